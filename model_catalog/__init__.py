@@ -1,0 +1,87 @@
+"""The catalog: models and GPUs as TOML data files, validated by pydantic schemas at load.
+
+``model_catalog/models/*.toml`` hold one model each (a :class:`CatalogModel`), ``model_catalog/gpus/*.toml``
+one GPU each (a :class:`planner.gpu.GpuSpec`). A file that does not validate raises
+:class:`CatalogError` naming the file and the field, so a broken entry is fixed where it is.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from model_catalog.schema import CatalogModel, ParameterReference
+from planner.errors import PlannerError
+from planner.gpu import GpuSpec
+
+__all__ = ["CatalogError", "CatalogModel", "ParameterReference", "load_gpus", "load_models", "get_model", "get_gpu"]
+
+CATALOG_DIR = Path(__file__).parent
+T = TypeVar("T", bound=BaseModel)
+
+
+class CatalogError(PlannerError):
+    """A catalog data file is malformed or an id is unknown; the message names the file and the field."""
+
+
+def _load_dir(directory: Path, schema: type[T]) -> list[tuple[Path, T]]:
+    entries = []
+    for path in sorted(directory.glob("*.toml")):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            entries.append((path, schema.model_validate(data)))
+        except tomllib.TOMLDecodeError as exc:
+            raise CatalogError(f"{path.name}: not valid TOML: {exc}") from None
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or '(entry)'}: {err['msg']}" for err in exc.errors()
+            )
+            raise CatalogError(f"{path.name}: {problems}") from None
+    return entries
+
+
+def _index(entries: list[tuple[Path, T]], key: str) -> dict[str, T]:
+    index: dict[str, T] = {}
+    for path, entry in entries:
+        entry_id = getattr(entry, key)
+        if entry_id in index:
+            raise CatalogError(f"{path.name}: duplicate id {entry_id!r}")
+        index[entry_id] = entry
+    return index
+
+
+@cache
+def load_models(directory: Path = CATALOG_DIR / "models") -> dict[str, CatalogModel]:
+    """Every catalog model by its Hugging Face repo id, validated."""
+    return _index(_load_dir(directory, CatalogModel), "id")
+
+
+@cache
+def load_gpus(directory: Path = CATALOG_DIR / "gpus") -> dict[str, GpuSpec]:
+    """Every catalog GPU by its slug (``h100-sxm-80gb``), validated."""
+    return _index(_load_dir(directory, GpuSpec), "id")
+
+
+def _lookup(index: dict[str, T], wanted: str, what: str) -> T:
+    if wanted in index:
+        return index[wanted]
+    lowered = {k.lower(): v for k, v in index.items()}
+    if wanted.lower() in lowered:
+        return lowered[wanted.lower()]
+    close = [k for k in index if wanted.lower().split("/")[-1] in k.lower()][:5]
+    hint = f"; did you mean {', '.join(close)}?" if close else f"; see `python -m planner {what}s`"
+    raise CatalogError(f"{what}: unknown id {wanted!r}{hint}")
+
+
+def get_model(model_id: str) -> CatalogModel:
+    """The catalog model with this Hugging Face id (case-insensitive)."""
+    return _lookup(load_models(), model_id, "model")
+
+
+def get_gpu(gpu_id: str) -> GpuSpec:
+    """The catalog GPU with this slug (case-insensitive)."""
+    return _lookup(load_gpus(), gpu_id, "gpu")

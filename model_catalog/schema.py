@@ -1,0 +1,52 @@
+"""Schemas of the catalog's data files: a model entry wraps a :class:`planner.model.ModelSpec` with its
+sources and the official figures the tests check the computed ones against."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field, model_validator
+
+from planner.model import ModelSpec
+
+Source = Annotated[str, Field(min_length=8)]
+
+
+class ParameterReference(BaseModel, frozen=True, extra="forbid"):
+    """Official parameter figures for a model, to check the computed counts against."""
+
+    # The Hub's safetensors total (GET /api/models/{id} -> safetensors.total), exact.
+    hub_safetensors_total: Annotated[int, Field(gt=0)] | None = None
+    # Entries of that total which are not model parameters (FP8 scale_inv tensors, rotary inv_freq
+    # buffers): hub total = computed total + this. Explained in `note`.
+    hub_total_non_parameters: int = 0
+    # The card's figure when no exact Hub total is known ("35B"), in parameters.
+    card_total: Annotated[int, Field(gt=0)] | None = None
+    card_active: Annotated[int, Field(gt=0)] | None = None
+    card_active_excludes_embedding: bool = False
+    source: Source
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> ParameterReference:
+        if self.hub_safetensors_total is None and self.card_total is None:
+            raise ValueError("reference: give hub_safetensors_total or card_total")
+        if self.hub_total_non_parameters and not self.note:
+            raise ValueError("reference.note: explain what hub_total_non_parameters counts")
+        return self
+
+
+class CatalogModel(BaseModel, frozen=True, extra="forbid"):
+    """One model of the catalog: the architecture, the official figures, and where each came from."""
+
+    spec: ModelSpec
+    reference: ParameterReference
+    # KV bytes per token in BF16 over all attention layers, from the reference data (MLA: the latent).
+    kv_bytes_per_token_bf16: Annotated[int, Field(ge=0)] | None = None
+    context_advertised: Annotated[int, Field(gt=0)] | None = None
+    sources: Annotated[tuple[Source, ...], Field(min_length=1)]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return self.spec.id

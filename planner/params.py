@@ -1,0 +1,265 @@
+"""Parameter counts from the architecture, split into the categories a weight format treats differently.
+
+The count is exact where the config describes every tensor: it reproduces the Hugging Face safetensors
+totals of the catalog models (``tests/catalog/test_model_counts.py``). Formulas follow the ``transformers``
+modeling files of each family (``modeling_llama.py``, ``modeling_qwen3_moe.py``, ``modeling_deepseek_v3.py``,
+``modeling_gpt_oss.py``, ``modeling_qwen3_next.py``, ``modeling_granitemoehybrid.py``, …).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from planner.model import ATTENTION_KINDS, GatedDeltaNetSpec, LayerKind, Mamba2Spec, ModelSpec
+
+Count = Annotated[int, Field(ge=0)]
+
+
+class ParameterBreakdown(BaseModel, frozen=True, extra="forbid"):
+    """Parameters by category. ``total`` is what the checkpoint holds; ``active`` what one token uses."""
+
+    embedding: Count = 0  # input token embedding (vocab x hidden)
+    lm_head: Count = 0  # output projection, 0 when tied to the embedding
+    attention: Count = 0  # q/k/v/o or MLA projections, and linear-attention / SSM mixers
+    dense_mlp: Count = 0  # dense MLP layers and MoE shared experts
+    experts: Count = 0  # routed experts, all of them (all are resident)
+    experts_active: Count = 0  # routed experts one token runs through
+    small: Count = 0  # norms, biases, routers, sinks, SSM scalars: kept in 16 bits by every quant format
+    replicated_under_tp: Count = 0  # the part of `attention`+`small` every tensor-parallel rank holds whole
+    attached_loaded: Count = 0  # vision tower and other modules the server loads (kept in 16 bits)
+    attached_not_loaded: Count = 0  # e.g. DeepSeek's MTP layer: in the checkpoint, not loaded by default
+
+    @property
+    def total(self) -> int:
+        """Every parameter in the checkpoint (what the Hub's safetensors total counts)."""
+        return self.served + self.attached_not_loaded
+
+    @property
+    def served(self) -> int:
+        """Parameters a server loads: the checkpoint minus modules it skips (MTP without speculation)."""
+        return (
+            self.embedding + self.lm_head + self.attention + self.dense_mlp + self.experts + self.small
+            + self.attached_loaded
+        )
+
+    @property
+    def active(self) -> int:
+        """Parameters one token passes through: all but the routed experts it is not sent to.
+
+        Counts the input embedding and the lm_head, as Mixtral's "12.9B active" does; vendors that quote
+        active parameters without the input embedding (gpt-oss, DeepSeek-V2-Lite) differ by vocab x hidden.
+        """
+        return self.served - self.attached_loaded - self.experts + self.experts_active
+
+    @property
+    def decoder(self) -> int:
+        """The decoder blocks alone: what pipeline stages split and tensor parallelism shards."""
+        return self.attention + self.dense_mlp + self.experts + self.small
+
+
+def _norm_params(model: ModelSpec, width: int) -> int:
+    """One norm over ``width`` features: RMSNorm has a weight, LayerNorm a weight and a bias."""
+    return width * (2 if model.norm_kind == "layer" else 1)
+
+
+def attention_layer_params(model: ModelSpec) -> tuple[int, int, int]:
+    """(projection weights, small parameters, of which replicated under TP) of one softmax-attention layer.
+
+    GQA/MQA/MHA: q = hidden x heads·d, k = v = hidden x kv·d, o = heads·d x hidden (LlamaAttention), plus
+    biases, q/k RMSNorm over d (Qwen3Attention, Gemma3Attention), the output gate doubling q (Qwen3-Next)
+    and per-head sinks (GptOssAttention). MLA (DeepseekV3Attention): q_a (hidden x q_lora) + q_a_layernorm
+    + q_b (q_lora x heads·(nope+rope)), or a plain q_proj; kv_a_proj_with_mqa (hidden x kv_lora+rope),
+    kv_a_layernorm, kv_b (kv_lora x heads·(nope+v)), o (heads·v x hidden).
+    """
+    h = model.hidden_size or 0
+    heads = model.num_attention_heads or 0
+    if model.mla is not None:
+        m = model.mla
+        qk = m.qk_nope_head_dim + m.qk_rope_head_dim
+        if m.q_lora_rank is not None:
+            q_a, q_b = h * m.q_lora_rank, m.q_lora_rank * heads * qk
+            q_norm = _norm_params(model, m.q_lora_rank)
+        else:
+            q_a, q_b, q_norm = 0, h * heads * qk, 0
+        kv_a = h * (m.kv_lora_rank + m.qk_rope_head_dim)
+        kv_b = m.kv_lora_rank * heads * (m.qk_nope_head_dim + m.v_head_dim)
+        o = heads * m.v_head_dim * h
+        small = q_norm + _norm_params(model, m.kv_lora_rank)
+        # vLLM: q_a_proj and kv_a_proj_with_mqa are ReplicatedLinear (deepseek_v2.py), as are the norms.
+        return q_a + q_b + kv_a + kv_b + o, small, q_a + kv_a + small
+    d = model.resolved_head_dim
+    kv = model.resolved_kv_heads
+    q_out = heads * d * (2 if model.attention_output_gate else 1)
+    weights = h * q_out + 2 * h * kv * d + heads * d * h
+    small = 0
+    if model.attention_bias:
+        small += q_out + 2 * kv * d
+    if model.attention_out_bias:
+        small += h
+    if model.qk_norm:
+        small += 2 * d
+    if model.attention_sinks:
+        small += heads
+    return weights, small, small
+
+
+def linear_attention_layer_params(model: ModelSpec) -> tuple[int, int]:
+    """(projection weights, small parameters) of one linear-attention / state-space mixer.
+
+    Mamba-2 (GraniteMoeHybridMambaLayer / Mamba2Mixer): in_proj hidden -> 2·d_inner + 2·groups·d_state +
+    heads, depthwise conv1d over d_inner + 2·groups·d_state channels (kernel d_conv, optional bias),
+    dt_bias, A_log and D (one per head), a gated RMSNorm over d_inner, out_proj d_inner -> hidden.
+    Gated DeltaNet (Qwen3NextGatedDeltaNet): in_proj_qkvz hidden -> 2·key_dim + 2·value_dim, in_proj_ba
+    hidden -> 2·v_heads, conv1d over 2·key_dim + value_dim channels (no bias), dt_bias and A_log per value
+    head, a gated RMSNorm over head_v_dim, out_proj value_dim -> hidden.
+    """
+    spec = model.linear_attention
+    h = model.hidden_size or 0
+    if isinstance(spec, Mamba2Spec):
+        d_inner = spec.mamba_n_heads * spec.mamba_d_head
+        conv_dim = d_inner + 2 * spec.mamba_n_groups * spec.mamba_d_state
+        in_out = d_inner + conv_dim + spec.mamba_n_heads
+        weights = h * in_out + d_inner * h + conv_dim * spec.mamba_d_conv
+        small = 3 * spec.mamba_n_heads + d_inner
+        if spec.mamba_conv_bias:
+            small += conv_dim
+        if spec.mamba_proj_bias:
+            small += in_out + h
+        return weights, small
+    if isinstance(spec, GatedDeltaNetSpec):
+        key_dim = spec.linear_num_key_heads * spec.linear_key_head_dim
+        value_dim = spec.linear_num_value_heads * spec.linear_value_head_dim
+        conv_dim = 2 * key_dim + value_dim
+        weights = (
+            h * (2 * key_dim + 2 * value_dim)
+            + h * 2 * spec.linear_num_value_heads
+            + conv_dim * spec.linear_conv_kernel_dim
+            + value_dim * h
+        )
+        small = 2 * spec.linear_num_value_heads + spec.linear_value_head_dim
+        return weights, small
+    return 0, 0
+
+
+def dense_mlp_params(model: ModelSpec, width: int) -> tuple[int, int]:
+    """(weights, biases) of one dense MLP of intermediate ``width``: 3·h·w gated (SwiGLU), 2·h·w plain."""
+    h = model.hidden_size or 0
+    if model.mlp_gated:
+        return 3 * h * width, (2 * width + h) if model.mlp_bias else 0
+    return 2 * h * width, (width + h) if model.mlp_bias else 0
+
+
+def moe_layer_params(model: ModelSpec) -> tuple[int, int, int, int]:
+    """(routed experts, active routed experts, shared expert weights, small) of one MoE layer.
+
+    Routed experts: E x 3·h·w (MixtralSparseMoeBlock, Qwen3MoeSparseMoeBlock, DeepseekV3MoE), with
+    gpt-oss's per-expert biases (2·w + h). Router: h x E (+ E bias in gpt-oss), DeepSeek-V3's
+    e_score_correction_bias (E), the shared expert (3·h·w_shared) and its sigmoid gate (h x 1).
+    """
+    moe = model.moe
+    assert moe is not None
+    h = model.hidden_size or 0
+    w = moe.moe_intermediate_size
+    per_expert = 3 * h * w + ((2 * w + h) if moe.expert_bias else 0)
+    experts = moe.num_experts * per_expert
+    active = moe.num_experts_per_tok * per_expert
+    shared, shared_bias = dense_mlp_params(model, moe.shared_width) if moe.shared_width else (0, 0)
+    small = h * moe.num_experts + shared_bias
+    if moe.router_bias:
+        small += moe.num_experts
+    if moe.score_correction_bias:
+        small += moe.num_experts
+    if moe.shared_expert_gate:
+        shared += h
+    return experts, active, shared, small
+
+
+def decoder_layer_params(model: ModelSpec, index: int) -> ParameterBreakdown:
+    """The parameters of decoder layer ``index`` (mixer + MLP or MoE + its norms)."""
+    kind = model.layers[index]
+    if kind in ATTENTION_KINDS:
+        attention, small, replicated = attention_layer_params(model)
+    else:
+        attention, small = linear_attention_layer_params(model)
+        replicated = small
+    norms = model.norms_per_layer * _norm_params(model, model.hidden_size or 0)
+    small += norms
+    replicated += norms
+    experts = experts_active = dense = 0
+    if model.is_moe_layer(index):
+        experts, experts_active, dense, moe_small = moe_layer_params(model)
+        small += moe_small
+        replicated += moe_small  # the router and its biases are ReplicatedLinear in vLLM
+    elif model.intermediate_size:
+        dense, bias = dense_mlp_params(model, model.intermediate_size)
+        small += bias
+    return ParameterBreakdown(
+        attention=attention,
+        dense_mlp=dense,
+        experts=experts,
+        experts_active=experts_active,
+        small=small,
+        replicated_under_tp=replicated,
+    )
+
+
+def _sum(parts: list[ParameterBreakdown]) -> ParameterBreakdown:
+    fields = ParameterBreakdown.model_fields
+    return ParameterBreakdown(**{f: sum(getattr(p, f) for p in parts) for f in fields})
+
+
+def mtp_params(model: ModelSpec) -> int:
+    """DeepSeek-V3 multi-token-prediction modules (DeepSeek-V3 README_WEIGHTS, ``model.layers.61``).
+
+    Each is one more MoE decoder layer plus enorm and hnorm (h each), eh_proj (2h x h), shared_head.norm
+    (h), and its own copies of the embedding and the head (vocab x h each) as the checkpoint stores them.
+    """
+    if not model.num_nextn_predict_layers:
+        return 0
+    h = model.hidden_size or 0
+    layer = decoder_layer_params(model, model.num_hidden_layers - 1)
+    vocab = model.vocab_size or 0
+    per_module = layer.attention + layer.dense_mlp + layer.experts + layer.small
+    per_module += 3 * h + 2 * h * h + 2 * vocab * h
+    return model.num_nextn_predict_layers * per_module
+
+
+def layer_breakdowns(model: ModelSpec) -> list[ParameterBreakdown]:
+    """One :class:`ParameterBreakdown` per decoder layer (pipeline stages sum a slice of these)."""
+    return [decoder_layer_params(model, i) for i in range(model.num_hidden_layers)]
+
+
+def parameter_breakdown(model: ModelSpec) -> ParameterBreakdown:
+    """Every parameter of ``model`` by category.
+
+    When the model gives ``num_parameters`` (a size known from its card, or config.json's
+    ``num_parameters``), that total wins: the difference from the computed count goes to ``attention`` +
+    ``dense_mlp`` proportionally, or, for a model known by its size alone, all parameters are treated as
+    quantizable linear weights (as the seed texts count "8B x 0.5 byte").
+    """
+    attached_loaded = sum(m.parameters for m in model.attached_modules if m.loaded_for_serving)
+    attached_other = sum(m.parameters for m in model.attached_modules if not m.loaded_for_serving)
+    if model.hidden_size is None or model.vocab_size is None:
+        total = model.num_parameters or 0
+        return ParameterBreakdown(dense_mlp=total - attached_loaded - attached_other,
+                                  attached_loaded=attached_loaded, attached_not_loaded=attached_other)
+    h, vocab = model.hidden_size, model.vocab_size
+    blocks = _sum(layer_breakdowns(model))
+    final_norm = _norm_params(model, h)
+    lm_head = 0 if model.tie_word_embeddings else vocab * h
+    breakdown = blocks.model_copy(
+        update={
+            "embedding": vocab * h,
+            "lm_head": lm_head,
+            "small": blocks.small + final_norm + (vocab if model.lm_head_bias else 0),
+            "replicated_under_tp": blocks.replicated_under_tp + final_norm,
+            "attached_loaded": attached_loaded,
+            "attached_not_loaded": attached_other + mtp_params(model),
+        }
+    )
+    if model.num_parameters is not None and model.num_parameters != breakdown.total:
+        delta = model.num_parameters - breakdown.total
+        breakdown = breakdown.model_copy(update={"dense_mlp": max(0, breakdown.dense_mlp + delta)})
+    return breakdown

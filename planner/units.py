@@ -1,0 +1,50 @@
+"""Byte units. Everything inside the planner is an ``int`` number of bytes; these helpers format at the edge.
+
+GB is the SI gigabyte (10**9 bytes, as GPU vendors market memory); GiB is 2**30 bytes (as ``nvidia-smi``,
+PyTorch and every serving engine report memory). A displayed number always says which one it is.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+KiB = 2**10
+MiB = 2**20
+GiB = 2**30
+KB = 10**3
+MB = 10**6
+GB = 10**9
+
+MemoryUnit = Literal["GiB", "GB"]
+UNIT_BYTES: dict[str, int] = {"GiB": GiB, "GB": GB, "MiB": MiB, "MB": MB, "KiB": KiB, "KB": KB}
+
+
+def to_unit(n_bytes: float, unit: str) -> float:
+    """``n_bytes`` expressed in ``unit`` (``"GiB"``, ``"GB"``, ``"MiB"``, …)."""
+    return n_bytes / UNIT_BYTES[unit]
+
+
+def format_bytes(n_bytes: float, unit: str = "GiB", digits: int = 2) -> str:
+    """``format_bytes(85_520_809_984) == '79.65 GiB'``: a fixed unit, so numbers on one page compare."""
+    return f"{to_unit(n_bytes, unit):,.{digits}f} {unit}"
+
+
+def format_bytes_auto(n_bytes: float, binary: bool = True) -> str:
+    """Human size with the unit picked by magnitude (like humanize's ``naturalsize(n, binary=True)``)."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB") if binary else ("B", "KB", "MB", "GB", "TB")
+    base = 1024 if binary else 1000
+    value = float(n_bytes)
+    for unit in units:
+        if abs(value) < base or unit == units[-1]:
+            return f"{value:,.0f} {unit}" if unit == "B" else f"{value:,.2f} {unit}"
+        value /= base
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def format_tokens(n_tokens: float) -> str:
+    """``1_234_567 -> '1.23 M'``, ``32_768 -> '32.8 k'``: token counts in a sentence."""
+    if abs(n_tokens) >= 1e6:
+        return f"{n_tokens / 1e6:.2f} M"
+    if abs(n_tokens) >= 1e4:
+        return f"{n_tokens / 1e3:.1f} k"
+    return f"{n_tokens:,.0f}"
