@@ -109,7 +109,7 @@ def kv_bytes_per_sequence(
     if tokens < 0:
         raise PlannerError(f"tokens: must be zero or more, got {tokens}")
     per_layer = kv_bytes_per_token_per_layer(model, kv_dtype, tensor_parallel)
-    state = linear_state_bytes_per_layer(model)
+    state = linear_state_bytes_per_layer(model) // tensor_parallel  # heads split over TP ranks
     total = 0
     for index in layers if layers is not None else range(model.num_hidden_layers):
         kind = model.layers[index]

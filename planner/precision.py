@@ -90,11 +90,12 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             ),
         ),
         WeightFormat(
-            name="int8", label="INT8 W8A8", bits_per_weight=8 + 32 / 4096, scope="linear",
+            name="int8", label="INT8 W8A8", bits_per_weight=8, scope="linear",
             quality_note="Small loss with SmoothQuant-style calibration (W8A8).",
             source=(
-                "llm-compressor W8A8 INT8: int8 weights with one fp32 scale per output channel "
-                "(compressed-tensors channel strategy); overhead counted for a 4096-wide input."
+                "llm-compressor / compressed-tensors W8A8 INT8 with a per-tensor weight scale: 1 byte per "
+                "weight (seed 001 counts 8-bit as 1 byte/param); per-channel variants add one fp32 per output "
+                "row, under 0.01 bit per weight."
             ),
         ),
         WeightFormat(

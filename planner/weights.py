@@ -1,0 +1,101 @@
+"""Weight memory: parameters x bits per parameter, per category, per GPU.
+
+``weight bytes = parameters x bytes per parameter`` (seed 000; seed 001: "8B x 2 bytes (FP16) = 16 GB").
+A quantization format stores its quantized categories at its bits per weight (scales and zero points
+included) and keeps the rest in 16 bits (:mod:`planner.precision`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from planner.model import ModelSpec
+from planner.params import ParameterBreakdown
+from planner.precision import WeightFormat, weight_format
+
+
+def category_bits(fmt: WeightFormat, has_experts: bool) -> dict[str, float]:
+    """Bits per parameter of each :class:`ParameterBreakdown` category under ``fmt``."""
+    q, u = fmt.bits_per_weight, float(fmt.unquantized_bits)
+    if fmt.scope == "none":
+        return dict.fromkeys(("embedding", "lm_head", "attention", "dense_mlp", "experts", "small", "attached"), q)
+    if fmt.scope == "all":
+        return {"embedding": q, "lm_head": q, "attention": q, "dense_mlp": q, "experts": q, "small": q,
+                "attached": u}
+    experts_only = fmt.scope == "experts" and has_experts
+    linear = u if experts_only else q
+    return {"embedding": u, "lm_head": u, "attention": linear, "dense_mlp": linear, "experts": q, "small": u,
+            "attached": u}
+
+
+def weights_bytes(params: ParameterBreakdown, precision: str) -> int:
+    """Bytes of every served parameter (one full copy of the model) in ``precision``.
+
+    Seed 001: 8e9 parameters in FP16 = 16.0 GB; in 4-bit = 4.0 GB; 70e9 in 8-bit = 70.0 GB.
+    """
+    bits = category_bits(weight_format(precision), params.experts > 0)
+    total_bits = (
+        params.embedding * bits["embedding"]
+        + params.lm_head * bits["lm_head"]
+        + params.attention * bits["attention"]
+        + params.dense_mlp * bits["dense_mlp"]
+        + params.experts * bits["experts"]
+        + params.small * bits["small"]
+        + params.attached_loaded * bits["attached"]
+    )
+    return math.ceil(total_bits / 8)
+
+
+def stage_weights_bytes_per_gpu(
+    model: ModelSpec,
+    layers: list[ParameterBreakdown],
+    whole: ParameterBreakdown,
+    precision: str,
+    tensor_parallel: int,
+    stage: range,
+    first: bool,
+    last: bool,
+) -> int:
+    """Weight bytes on one GPU of a pipeline stage holding decoder layers ``stage``.
+
+    Tensor parallelism shards attention, MLP, experts and the vocabulary-parallel embedding and lm_head
+    (vLLM ``VocabParallelEmbedding`` / ``ParallelLMHead``) over ``tp``; norms, routers and MLA's
+    down-projections stay whole on every rank (``ReplicatedLinear``); when TP exceeds the KV heads each rank
+    keeps a whole KV head, so its k/v projections are replicated (vLLM ``QKVParallelLinear``).
+    The first stage holds the embedding and attached modules (vision tower), the last the lm_head and
+    final norm.
+    """
+    bits = category_bits(weight_format(precision), whole.experts > 0)
+    tp = tensor_parallel
+    part = [layers[i] for i in stage]
+    sharded_bits = 0.0
+    replicated_bits = 0.0
+    for layer in part:
+        replicated_attention = max(0, layer.replicated_under_tp - layer.small)
+        replicated_small = min(layer.small, layer.replicated_under_tp)
+        sharded_bits += (layer.attention - replicated_attention) * bits["attention"]
+        sharded_bits += layer.dense_mlp * bits["dense_mlp"] + layer.experts * bits["experts"]
+        sharded_bits += (layer.small - replicated_small) * bits["small"]
+        replicated_bits += replicated_attention * bits["attention"] + replicated_small * bits["small"]
+    if first:
+        sharded_bits += whole.embedding * bits["embedding"] + whole.attached_loaded * bits["attached"]
+    if last:
+        sharded_bits += whole.lm_head * bits["lm_head"]
+        block_small = sum(layer.small for layer in layers)
+        replicated_bits += (whole.small - block_small) * bits["small"]  # final norm, lm_head bias
+    replicated_bits += kv_replication_extra(model, tp) * len(part) * bits["attention"]
+    return math.ceil((sharded_bits / tp + replicated_bits) / 8)
+
+
+def kv_replication_extra(model: ModelSpec, tensor_parallel: int) -> float:
+    """Extra k/v projection parameters per layer on one rank when TP exceeds the KV heads.
+
+    Each rank holds ``max(1, kv // tp)`` whole heads where an even split would give ``kv / tp``:
+    ``2 x hidden x head_dim x (heads held - kv / tp)``.
+    """
+    if model.mla is not None or model.hidden_size is None:
+        return 0.0
+    kv = model.resolved_kv_heads
+    held = max(1, kv // tensor_parallel)
+    # Parameters are later divided by tp with the sharded part, so express the extra in replicated terms.
+    return 2 * model.hidden_size * model.resolved_head_dim * (held - kv / tensor_parallel)

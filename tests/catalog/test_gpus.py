@@ -1,0 +1,214 @@
+"""Coverage test of the GPU catalog: every reference GPU (plus H20 96GB, H20-3e and RTX A5000) is present,
+every entry validates and cites a source, and the memory, bandwidth and TFLOPS figures equal the reference
+survey exactly."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import model_catalog
+from model_catalog import CatalogError, load_gpus
+from planner.gpu import GpuSpec
+
+REFERENCE = Path("/work/shared/reference/gpus-reference.json")
+GPU_DIR = model_catalog.CATALOG_DIR / "gpus"
+EXTRA_IDS = ["h20-96gb", "h20-141gb", "rtx-a5000"]
+
+GPUS = load_gpus()
+
+
+def _reference() -> dict[str, dict[str, Any]]:
+    if not REFERENCE.exists():
+        return {}
+    return {entry["id"]: entry for entry in json.loads(REFERENCE.read_text(encoding="utf-8"))}
+
+
+REF = _reference()
+needs_reference = pytest.mark.skipif(not REF, reason=f"{REFERENCE} not available")
+REF_IDS = sorted(REF)
+
+
+@needs_reference
+def test_reference_has_32_entries() -> None:
+    assert len(REF) == 32
+
+
+@needs_reference
+def test_catalog_has_every_reference_gpu() -> None:
+    missing = [gpu_id for gpu_id in REF_IDS if gpu_id not in GPUS]
+    assert not missing, f"missing GPUs: {missing}"
+
+
+def test_catalog_has_the_added_gpus() -> None:
+    missing = [gpu_id for gpu_id in EXTRA_IDS if gpu_id not in GPUS]
+    assert not missing, f"missing GPUs: {missing}"
+
+
+def test_ids_are_unique_slugs_matching_file_names() -> None:
+    files = sorted(GPU_DIR.glob("*.toml"))
+    assert len(files) == len(GPUS)  # _index raises on a duplicate id, so equal counts mean one id per file
+    for path in files:
+        gpu_id = path.stem
+        assert re.fullmatch(r"[a-z0-9][a-z0-9.-]*", gpu_id), gpu_id
+        assert gpu_id in GPUS, f"{path.name}: id does not match the file name"
+        assert GPUS[gpu_id].id == gpu_id
+
+
+def test_every_entry_validates_fresh() -> None:
+    # load_gpus is cached; load the directory again without the cache.
+    fresh = load_gpus.__wrapped__(GPU_DIR)
+    assert set(fresh) == set(GPUS)
+    for gpu in fresh.values():
+        assert isinstance(gpu, GpuSpec)
+
+
+@pytest.mark.parametrize("gpu_id", sorted(GPUS))
+def test_every_entry_has_sources(gpu_id: str) -> None:
+    gpu = GPUS[gpu_id]
+    assert gpu.sources and all(s.strip() for s in gpu.sources)
+    if gpu.memory_reported_bytes is not None:
+        assert gpu.memory_reported_source
+    if gpu.engine_visible_bytes is not None:
+        assert gpu.engine_visible_source
+        assert gpu.memory_reported_bytes is None or gpu.engine_visible_bytes <= gpu.memory_reported_bytes
+    if gpu.price is not None:
+        assert gpu.price.source.strip() and re.fullmatch(r"\d{4}(-\d{2})?", gpu.price.date)
+    for cloud in gpu.cloud_prices:
+        assert cloud.source.strip() and re.fullmatch(r"\d{4}(-\d{2})?", cloud.date)
+
+
+@pytest.mark.parametrize("gpu_id", sorted(GPUS))
+def test_unverified_fields_name_fields_that_hold_a_value(gpu_id: str) -> None:
+    gpu = GPUS[gpu_id]
+    for field in gpu.unverified_fields:
+        assert field in GpuSpec.model_fields, f"{gpu_id}: {field!r} is not a GpuSpec field"
+        assert getattr(gpu, field) not in (None, ()), f"{gpu_id}: {field} is unverified but empty"
+
+
+@needs_reference
+@pytest.mark.parametrize("gpu_id", REF_IDS)
+def test_entry_matches_reference(gpu_id: str) -> None:
+    ref, gpu = REF[gpu_id], GPUS[gpu_id]
+    assert gpu.vendor == ref["vendor"]
+    assert gpu.memory_marketed_gb == ref["memory_marketed_gb"]
+    mib = ref["memory_reported"]["nvidia_smi_total_mib"]
+    if mib is None:
+        assert gpu.memory_reported_bytes is None
+    else:
+        assert gpu.memory_reported_bytes == mib * 2**20
+    torch_bytes = ref["memory_reported"]["torch_total_memory_bytes"]
+    if torch_bytes is not None:
+        assert gpu.memory_reported_bytes == torch_bytes
+    gbps = ref["memory_bandwidth_gbps"]
+    assert gpu.bandwidth_bytes_per_s == (None if gbps is None else round(gbps * 10**9))
+    assert gpu.bf16_dense_tflops == ref["bf16_dense_tflops"]
+    assert gpu.fp8_dense_tflops == ref["fp8_dense_tflops"]
+    assert gpu.fp4_dense_tflops == ref.get("fp4_dense_tflops")
+    assert gpu.int8_dense_tops == ref["int8_dense_tops"]
+    assert gpu.tdp_watts == ref["tdp_w"]
+    assert gpu.launch_year == ref["launch_year"]
+    if ref["price"]["usd"] is None:
+        assert gpu.price is None
+    else:
+        assert gpu.price is not None and gpu.price.usd == ref["price"]["usd"]
+    dated = [
+        c for c in ref["cloud_on_demand_usd_per_gpu_hour"] if "usd" in c and re.fullmatch(r"\d{4}(-\d{2})?", c["date"])
+    ]
+    assert sorted(c.usd_per_gpu_hour for c in gpu.cloud_prices) == sorted(c["usd"] for c in dated)
+    for note in ref["notes"]:
+        assert note in gpu.notes
+
+
+def test_pinned_memory_facts() -> None:
+    assert GPUS["h100-sxm-80gb"].memory_reported_bytes == 81_559 * 2**20 == 85_520_809_984
+    assert GPUS["h200-sxm-141gb"].memory_reported_bytes == 150_754_820_096
+    assert GPUS["a100-sxm-80gb"].memory_reported_bytes == 85_899_345_920
+    # Engine-visible totals (vLLM start-up logs), GiB x 2^30 rounded.
+    assert GPUS["h100-sxm-80gb"].engine_visible_bytes == round(79.19 * 2**30)
+    assert GPUS["rtx-3090"].engine_visible_bytes == round(23.58 * 2**30)
+    assert GPUS["rtx-4090"].engine_visible_bytes == round(23.55 * 2**30)
+    assert GPUS["h20-141gb"].engine_visible_bytes == round(139.72 * 2**30)
+
+
+def test_added_gpus() -> None:
+    h20, h20e, a5000 = GPUS["h20-96gb"], GPUS["h20-141gb"], GPUS["rtx-a5000"]
+    assert h20.memory_reported_bytes == 97_871 * 2**20
+    assert h20e.memory_reported_bytes == 143_771 * 2**20 == GPUS["h200-sxm-141gb"].memory_reported_bytes
+    assert a5000.memory_reported_bytes == 24_564 * 2**20
+    assert h20.bandwidth_bytes_per_s == 4_000_000_000_000
+    assert h20.bf16_dense_tflops == 148
+    assert a5000.bandwidth_bytes_per_s == 768_000_000_000
+    assert a5000.tdp_watts == 230
+    assert all(g.vendor == "NVIDIA" for g in (h20, h20e, a5000))
+
+
+def test_vendors() -> None:
+    for gpu_id, gpu in GPUS.items():
+        if gpu_id.startswith("apple-"):
+            assert gpu.vendor == "Apple"
+        elif gpu_id.startswith("mi3"):
+            assert gpu.vendor == "AMD"
+        elif gpu_id.startswith("gaudi"):
+            assert gpu.vendor == "Intel"
+        else:
+            assert gpu.vendor == "NVIDIA"
+
+
+def test_memory_bytes_prefers_reported() -> None:
+    assert GPUS["h100-sxm-80gb"].memory_bytes == 85_520_809_984
+    assert GPUS["mi300x"].memory_bytes == 192 * 10**9  # no reported total: falls back to marketed GB
+
+
+_GOOD = """\
+id = "{id}"
+name = "Test GPU"
+vendor = "NVIDIA"
+memory_marketed_gb = 80
+sources = ["test"]
+"""
+
+
+def test_malformed_entry_names_file_and_field(tmp_path: Path) -> None:
+    (tmp_path / "fine.toml").write_text(_GOOD.format(id="fine"), encoding="utf-8")
+    (tmp_path / "broken.toml").write_text(_GOOD.format(id="broken") + "tdp_watts = -5\n", encoding="utf-8")
+    with pytest.raises(CatalogError) as info:
+        model_catalog._load_dir(tmp_path, GpuSpec)
+    assert "broken.toml" in str(info.value) and "tdp_watts" in str(info.value)
+
+
+def test_unknown_field_is_rejected(tmp_path: Path) -> None:
+    (tmp_path / "extra.toml").write_text(_GOOD.format(id="extra") + "memory_bandwidth_gbps = 3350\n", encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"extra\.toml.*memory_bandwidth_gbps"):
+        model_catalog._load_dir(tmp_path, GpuSpec)
+
+
+def test_engine_visible_above_reported_is_rejected(tmp_path: Path) -> None:
+    body = _GOOD.format(id="over") + (
+        'memory_reported_bytes = 85520809984\nmemory_reported_source = "x"\n'
+        'engine_visible_bytes = 85520809985\nengine_visible_source = "y"\n'
+    )
+    (tmp_path / "over.toml").write_text(body, encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"over\.toml.*engine_visible_bytes"):
+        model_catalog._load_dir(tmp_path, GpuSpec)
+
+
+def test_missing_sources_and_bad_toml_are_rejected(tmp_path: Path) -> None:
+    (tmp_path / "nosrc.toml").write_text(_GOOD.format(id="nosrc").replace('sources = ["test"]\n', ""), encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"nosrc\.toml.*sources"):
+        model_catalog._load_dir(tmp_path, GpuSpec)
+    (tmp_path / "nosrc.toml").unlink()
+    (tmp_path / "garbled.toml").write_text("id = \n", encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"garbled\.toml.*not valid TOML"):
+        model_catalog._load_dir(tmp_path, GpuSpec)
+
+
+def test_duplicate_id_is_rejected(tmp_path: Path) -> None:
+    (tmp_path / "a.toml").write_text(_GOOD.format(id="same"), encoding="utf-8")
+    (tmp_path / "b.toml").write_text(_GOOD.format(id="same"), encoding="utf-8")
+    with pytest.raises(CatalogError, match="duplicate id 'same'"):
+        load_gpus.__wrapped__(tmp_path)

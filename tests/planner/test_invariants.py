@@ -1,0 +1,113 @@
+"""Invariants of the capacity arithmetic, checked with hypothesis over catalog models and random inputs."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from model_catalog import load_models
+from planner.overhead import Estimate, SimpleFraction
+from planner.parallel import parallel_problem
+from planner.params import layer_breakdowns, parameter_breakdown
+from planner.plan import PlanRequest, plan
+from planner.precision import WEIGHT_FORMATS
+from planner.units import GB
+from planner.weights import stage_weights_bytes_per_gpu, weights_bytes
+
+MODELS = load_models()
+MODEL_IDS = sorted(MODELS)
+models = st.sampled_from(MODEL_IDS)
+contexts = st.integers(min_value=1, max_value=262_144)
+memories = st.integers(min_value=4 * GB, max_value=300 * GB)
+overheads = st.sampled_from([SimpleFraction(), Estimate(), SimpleFraction(fraction=0.0)])
+kv_dtypes = st.sampled_from(["fp32", "bf16", "fp8", "int8", "int4"])
+weight_names = st.sampled_from(sorted(WEIGHT_FORMATS))
+# Bits each format spends on its quantized tensors, to order them.
+ORDERED = sorted(WEIGHT_FORMATS, key=lambda n: WEIGHT_FORMATS[n].bits_per_weight)
+
+
+def _request(model_id: str, memory: int, context: int, **kw: object) -> PlanRequest:
+    return PlanRequest(model=MODELS[model_id].spec, gpu_memory_bytes=memory, context_tokens=context, **kw)  # type: ignore[arg-type]
+
+
+@settings(max_examples=150, deadline=None)
+@given(models, memories, contexts, contexts, kv_dtypes, overheads)
+def test_more_context_never_gives_more_sequences(model_id, memory, c1, c2, kv, overhead) -> None:
+    short, long = sorted((c1, c2))
+    a = plan(_request(model_id, memory, short, kv_dtype=kv, overhead=overhead)).capacity
+    b = plan(_request(model_id, memory, long, kv_dtype=kv, overhead=overhead)).capacity
+    assert b.sequences <= a.sequences + 1e-9
+    assert b.sequences_paged <= a.sequences_paged + 1e-9
+
+
+@settings(max_examples=150, deadline=None)
+@given(models, memories, memories, contexts, kv_dtypes)
+def test_more_memory_never_gives_fewer_sequences(model_id, m1, m2, context, kv) -> None:
+    small, big = sorted((m1, m2))
+    overhead = SimpleFraction()
+    a = plan(_request(model_id, small, context, kv_dtype=kv, overhead=overhead))
+    b = plan(_request(model_id, big, context, kv_dtype=kv, overhead=overhead))
+    assert b.capacity.sequences >= a.capacity.sequences - 1e-9
+    assert b.kv_budget_tokens >= a.kv_budget_tokens
+    assert b.fits or not a.fits
+
+
+SCOPES = sorted({f.scope for f in WEIGHT_FORMATS.values()})
+
+
+@settings(max_examples=200, deadline=None)
+@given(models, st.sampled_from(SCOPES), st.data(), memories)
+def test_smaller_weight_precision_never_leaves_less_free_memory(model_id, scope, data, memory) -> None:
+    """Among formats that quantize the same tensors, fewer bits never leave less room for the KV cache.
+
+    (Across scopes the order is not by bits alone: NVFP4 at 4.5 bits keeps a 1.4B-parameter embedding in
+    16 bits, where GGUF Q4_K_M at 4.84 bits quantizes it.)
+    """
+    family = [n for n in ORDERED if WEIGHT_FORMATS[n].scope == scope]
+    small, large = sorted(data.draw(st.lists(st.sampled_from(family), min_size=2, max_size=2)), key=ORDERED.index)
+    a = plan(_request(model_id, memory, 4096, weights=small, overhead=SimpleFraction()))
+    b = plan(_request(model_id, memory, 4096, weights=large, overhead=SimpleFraction()))
+    assert a.weights_bytes_total <= b.weights_bytes_total
+    assert a.per_gpu.headroom_bytes >= b.per_gpu.headroom_bytes
+    assert a.capacity.sequences >= b.capacity.sequences
+
+
+@settings(max_examples=100, deadline=None)
+@given(models, st.sampled_from([1, 2, 4, 8]), weight_names)
+def test_tensor_parallel_split_sums_back_to_the_whole(model_id, tp, precision) -> None:
+    """TP shards sum to the whole model, plus exactly the parts every rank keeps a copy of."""
+    spec = MODELS[model_id].spec
+    if parallel_problem(spec, tp, 1, tp) is not None:
+        return
+    params = parameter_breakdown(spec)
+    layers = layer_breakdowns(spec)
+    whole = stage_weights_bytes_per_gpu(spec, layers, params, precision, 1, range(spec.num_hidden_layers), True, True)
+    shard = stage_weights_bytes_per_gpu(spec, layers, params, precision, tp, range(spec.num_hidden_layers), True, True)
+    assert whole == weights_bytes(params, precision)
+    assert shard * tp >= whole - tp  # rounding up per rank
+    # Replicated parts are small: a few percent at most for every catalog model at TP <= 8.
+    assert shard * tp <= whole * 1.10 + tp
+
+
+@settings(max_examples=60, deadline=None)
+@given(models, st.sampled_from([1, 2, 4]), weight_names)
+def test_pipeline_stages_sum_back_to_the_whole(model_id, pp, precision) -> None:
+    spec = MODELS[model_id].spec
+    if pp > spec.num_hidden_layers:
+        return
+    result = plan(_request(model_id, 80 * GB, 4096, gpu_count=pp, tensor_parallel=1, pipeline_parallel=pp,
+                           weights=precision, overhead=SimpleFraction()))
+    total = sum(stage.weights_bytes for stage in result.stages)
+    assert abs(total - result.weights_bytes_total) <= pp  # per-stage rounding
+    assert sum(s.kv_bytes_per_token for s in result.stages) == result.kv_bytes_per_token
+
+
+@settings(max_examples=60, deadline=None)
+@given(models, st.sampled_from([1, 2, 4, 8]), contexts)
+def test_data_parallel_replicas_multiply_capacity(model_id, replicas, context) -> None:
+    one = plan(_request(model_id, 80 * GB, context, gpu_count=1, tensor_parallel=1, overhead=SimpleFraction()))
+    many = plan(_request(model_id, 80 * GB, context, gpu_count=replicas, tensor_parallel=1,
+                         overhead=SimpleFraction()))
+    assert many.replicas == replicas
+    assert many.capacity.sequences == pytest.approx(one.capacity.sequences * replicas)
