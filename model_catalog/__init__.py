@@ -18,7 +18,7 @@ from model_catalog.schema import CatalogModel, ParameterReference
 from planner.errors import PlannerError
 from planner.gpu import GpuSpec
 
-__all__ = ["CatalogError", "CatalogModel", "ParameterReference", "load_gpus", "load_models", "get_model", "get_gpu"]
+__all__ = ["CatalogError", "CatalogModel", "ParameterReference", "get_gpu", "get_model", "load_gpus", "load_models"]
 
 CATALOG_DIR = Path(__file__).parent
 T = TypeVar("T", bound=BaseModel)

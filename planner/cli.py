@@ -185,8 +185,11 @@ def cmd_fit(args: argparse.Namespace) -> int:
     _print_table(
         [
             ("model", f"{spec.display_name} in {result.weights}, KV cache {result.kv_dtype}"),
-            ("set-up", f"{result.gpu_count} x {gpu_label} (TP {result.tensor_parallel}, PP {result.pipeline_parallel}, "
-                       f"{result.replicas} replica{'s' if result.replicas > 1 else ''})"),
+            (
+                "set-up",
+                f"{result.gpu_count} x {gpu_label} (TP {result.tensor_parallel}, PP {result.pipeline_parallel}, "
+                f"{result.replicas} replica{'s' if result.replicas > 1 else ''})",
+            ),
             ("verdict", verdict),
             ("GPU memory", format_bytes(data["gpu_memory_bytes"], unit) + " per GPU"),
             ("weights", format_bytes(data["weights_bytes_per_gpu"], unit) + " per GPU"),

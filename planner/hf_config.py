@@ -28,10 +28,15 @@ QK_NORM_FAMILIES = {"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "qwen3_next",
 QKV_BIAS_FAMILIES = {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"}
 MULTIMODAL_TEXT_KEYS = ("text_config", "language_config", "llm_config")
 LAYER_TYPE_NAMES = {
-    "full_attention": "full", "attention": "full", "global": "full",
-    "sliding_attention": "sliding", "local": "sliding",
+    "full_attention": "full",
+    "attention": "full",
+    "global": "full",
+    "sliding_attention": "sliding",
+    "local": "sliding",
     "chunked_attention": "chunked",
-    "linear_attention": "linear", "mamba": "linear", "mamba2": "linear",
+    "linear_attention": "linear",
+    "mamba": "linear",
+    "mamba2": "linear",
 }
 
 
@@ -117,9 +122,9 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
         raise PlannerError("num_hidden_layers: missing or not a number in config.json") from None
     heads = _get(config, "num_attention_heads", "n_head")
     kv_heads = _get(config, "num_key_value_heads", "n_head_kv", "num_kv_heads")
-    if model_type in ("falcon", "RefinedWebModel", "RefinedWeb"):
-        if not config.get("new_decoder_architecture") and config.get("multi_query", True):
-            kv_heads = 1  # FalconAttention: multi_query means one KV head whatever num_kv_heads says
+    falcon = model_type in ("falcon", "RefinedWebModel", "RefinedWeb")
+    if falcon and not config.get("new_decoder_architecture") and config.get("multi_query", True):
+        kv_heads = 1  # FalconAttention: multi_query means one KV head whatever num_kv_heads says
     spec: dict[str, Any] = {
         "id": model_id,
         "model_type": model_type,
@@ -130,18 +135,30 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
         "head_dim": config.get("head_dim"),
         "intermediate_size": _get(config, "intermediate_size", "ffn_hidden_size"),
         "vocab_size": config.get("vocab_size"),
-        "tie_word_embeddings": bool(_get(outer, "tie_word_embeddings", default=config.get("tie_word_embeddings", False))),
+        "tie_word_embeddings": bool(
+            _get(outer, "tie_word_embeddings", default=config.get("tie_word_embeddings", False))
+        ),
         "max_position_embeddings": _get(config, "max_position_embeddings", "n_positions", "seq_length", default=4096),
         "num_parameters": config.get("num_parameters"),
     }
     if model_type in ("falcon", "RefinedWebModel", "RefinedWeb"):
-        spec.update(mlp_gated=False, norm_kind="layer", intermediate_size=spec["intermediate_size"]
-                    or 4 * (spec["hidden_size"] or 0),
-                    norms_per_layer=2 if config.get("new_decoder_architecture") else 1,
-                    tie_word_embeddings=True)
+        spec.update(
+            mlp_gated=False,
+            norm_kind="layer",
+            intermediate_size=spec["intermediate_size"] or 4 * (spec["hidden_size"] or 0),
+            norms_per_layer=2 if config.get("new_decoder_architecture") else 1,
+            tie_word_embeddings=True,
+        )
     if model_type == "phi":  # PhiDecoderLayer: parallel block, one LayerNorm, biased dense layers
-        spec.update(mlp_gated=False, mlp_bias=True, norm_kind="layer", norms_per_layer=1, attention_bias=True,
-                    attention_out_bias=True, lm_head_bias=True)
+        spec.update(
+            mlp_gated=False,
+            mlp_bias=True,
+            norm_kind="layer",
+            norms_per_layer=1,
+            attention_bias=True,
+            attention_out_bias=True,
+            lm_head_bias=True,
+        )
     if model_type == "cohere":  # CohereDecoderLayer: parallel block, one LayerNorm without bias
         spec.update(norms_per_layer=1)
     if model_type in FOUR_NORM_FAMILIES:
@@ -254,7 +271,9 @@ def parse_config_text(text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise PlannerError(f"config.json is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise PlannerError(
+            f"config.json is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
     if not isinstance(data, dict):
         raise PlannerError("config.json: expected a JSON object at the top level")
     return data

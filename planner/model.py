@@ -55,8 +55,7 @@ class MoESpec(BaseModel, frozen=True, extra="forbid"):
     def _check(self) -> MoESpec:
         if self.num_experts_per_tok > self.num_experts:
             raise ValueError(
-                f"moe.num_experts_per_tok ({self.num_experts_per_tok}) exceeds moe.num_experts "
-                f"({self.num_experts})"
+                f"moe.num_experts_per_tok ({self.num_experts_per_tok}) exceeds moe.num_experts ({self.num_experts})"
             )
         if self.moe_layer_offset >= self.moe_layer_period:
             raise ValueError("moe.moe_layer_offset must be smaller than moe.moe_layer_period")
@@ -178,26 +177,19 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
     @model_validator(mode="after")
     def _check_shape(self) -> ModelSpec:
         if self.num_parameters is None:
-            missing = [
-                f
-                for f in ("hidden_size", "num_attention_heads", "vocab_size")
-                if getattr(self, f) is None
-            ]
+            missing = [f for f in ("hidden_size", "num_attention_heads", "vocab_size") if getattr(self, f) is None]
             if self.intermediate_size is None and (self.moe is None or self.moe.first_k_dense_replace > 0):
                 missing.append("intermediate_size")
             if missing:
                 raise ValueError(
                     f"{', '.join(missing)}: required to count parameters; give them, or give num_parameters"
                 )
-        if self.num_key_value_heads is None and self.mla is None:
-            if self.num_attention_heads is None:
-                raise ValueError("num_key_value_heads: required (the KV cache size depends on it)")
+        if self.num_key_value_heads is None and self.mla is None and self.num_attention_heads is None:
+            raise ValueError("num_key_value_heads: required (the KV cache size depends on it)")
         heads = self.num_attention_heads
         kv = self.num_key_value_heads
         if heads is not None and kv is not None and heads % kv != 0:
-            raise ValueError(
-                f"num_attention_heads ({heads}) must be a multiple of num_key_value_heads ({kv})"
-            )
+            raise ValueError(f"num_attention_heads ({heads}) must be a multiple of num_key_value_heads ({kv})")
         if heads is not None and kv is not None and kv > heads:
             raise ValueError(f"num_key_value_heads ({kv}) exceeds num_attention_heads ({heads})")
         if self.head_dim is None and self.mla is None:
@@ -210,8 +202,7 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
                 )
         if self.layer_types is not None and len(self.layer_types) != self.num_hidden_layers:
             raise ValueError(
-                f"layer_types has {len(self.layer_types)} entries but num_hidden_layers is "
-                f"{self.num_hidden_layers}"
+                f"layer_types has {len(self.layer_types)} entries but num_hidden_layers is {self.num_hidden_layers}"
             )
         kinds = set(self.layer_types or ())
         if LayerKind.SLIDING in kinds and self.sliding_window is None:

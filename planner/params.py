@@ -12,7 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from planner.model import ATTENTION_KINDS, GatedDeltaNetSpec, LayerKind, Mamba2Spec, ModelSpec
+from planner.model import ATTENTION_KINDS, GatedDeltaNetSpec, Mamba2Spec, ModelSpec
 
 Count = Annotated[int, Field(ge=0)]
 
@@ -40,7 +40,12 @@ class ParameterBreakdown(BaseModel, frozen=True, extra="forbid"):
     def served(self) -> int:
         """Parameters a server loads: the checkpoint minus modules it skips (MTP without speculation)."""
         return (
-            self.embedding + self.lm_head + self.attention + self.dense_mlp + self.experts + self.small
+            self.embedding
+            + self.lm_head
+            + self.attention
+            + self.dense_mlp
+            + self.experts
+            + self.small
             + self.attached_loaded
         )
 
@@ -243,8 +248,11 @@ def parameter_breakdown(model: ModelSpec) -> ParameterBreakdown:
     attached_other = sum(m.parameters for m in model.attached_modules if not m.loaded_for_serving)
     if model.hidden_size is None or model.vocab_size is None:
         total = model.num_parameters or 0
-        return ParameterBreakdown(dense_mlp=total - attached_loaded - attached_other,
-                                  attached_loaded=attached_loaded, attached_not_loaded=attached_other)
+        return ParameterBreakdown(
+            dense_mlp=total - attached_loaded - attached_other,
+            attached_loaded=attached_loaded,
+            attached_not_loaded=attached_other,
+        )
     h, vocab = model.hidden_size, model.vocab_size
     blocks = _sum(layer_breakdowns(model))
     final_norm = _norm_params(model, h)

@@ -52,14 +52,17 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
 
     @property
     def resolved_weights(self) -> str:
-        return self.weights or self.model.native_dtype
+        """The weight precision: as asked, else the checkpoint's. FP32 checkpoints (Gemma 2) are served in
+        16 bits: vLLM ``--dtype auto`` casts float32 configs down (``_get_and_verify_dtype``)."""
+        if self.weights is not None:
+            return self.weights
+        return "bf16" if self.model.native_dtype == "fp32" else self.model.native_dtype
 
     @property
     def resolved_kv_dtype(self) -> str:
         if self.kv_dtype is not None:
             return self.kv_dtype
-        native = self.model.native_dtype
-        return native if native in ("fp16", "fp32") else "bf16"
+        return "fp16" if self.model.native_dtype == "fp16" else "bf16"
 
     @property
     def resolved_parallelism(self) -> tuple[int, int]:
@@ -93,8 +96,7 @@ class StageMemory(BaseModel, frozen=True, extra="forbid"):
     @property
     def used_bytes(self) -> int:
         return (
-            self.weights_bytes + self.activation_bytes + self.overhead_bytes + self.reserved_bytes
-            + self.kv_cache_bytes
+            self.weights_bytes + self.activation_bytes + self.overhead_bytes + self.reserved_bytes + self.kv_cache_bytes
         )
 
 
@@ -169,7 +171,9 @@ def _prepare(request: PlanRequest) -> _Prepared:
     for index, stage in enumerate(ranges):
         first, last = index == 0, index == pp - 1
         if layers is None:  # known by size alone: spread evenly over stages and ranks
-            weights = math.ceil(weights_bytes(params, request.resolved_weights) * len(stage) / model.num_hidden_layers / tp)
+            weights = math.ceil(
+                weights_bytes(params, request.resolved_weights) * len(stage) / model.num_hidden_layers / tp
+            )
         else:
             weights = stage_weights_bytes_per_gpu(
                 model, layers, params, request.resolved_weights, tp, stage, first, last
@@ -184,7 +188,10 @@ def _prepare(request: PlanRequest) -> _Prepared:
             )
         )
         headroom = (
-            request.gpu_memory_bytes - weights - overhead.activation_bytes - overhead.framework_bytes
+            request.gpu_memory_bytes
+            - weights
+            - overhead.activation_bytes
+            - overhead.framework_bytes
             - overhead.reserved_bytes
         )
         attention_layers = sum(1 for i in stage if model.layers[i] is not LayerKind.LINEAR)

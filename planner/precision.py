@@ -25,8 +25,22 @@ QuantScope = Literal["none", "linear", "experts", "all"]
 
 # The names, one per format: the same in the CLI, the URL and the UI (a test checks they match the tables).
 WeightPrecision = Literal[
-    "fp32", "bf16", "fp16", "fp8", "int8", "int4", "int4-gptq", "int4-awq", "mxfp4", "nvfp4",
-    "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k",
+    "fp32",
+    "bf16",
+    "fp16",
+    "fp8",
+    "int8",
+    "int4",
+    "int4-gptq",
+    "int4-awq",
+    "mxfp4",
+    "nvfp4",
+    "q8_0",
+    "q6_k",
+    "q5_k_m",
+    "q4_k_m",
+    "q3_k_m",
+    "q2_k",
 ]
 KvDtype = Literal["fp32", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2", "int8", "int4"]
 
@@ -67,22 +81,35 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
     f.name: f
     for f in [
         WeightFormat(
-            name="fp32", label="FP32", bits_per_weight=32, scope="none", unquantized_bits=32,
+            name="fp32",
+            label="FP32",
+            bits_per_weight=32,
+            scope="none",
+            unquantized_bits=32,
             quality_note="Reference precision; no serving benefit over BF16.",
             source="IEEE 754 binary32: 4 bytes per parameter (seed text 000: fp32 = 4 bytes/param).",
         ),
         WeightFormat(
-            name="bf16", label="BF16", bits_per_weight=16, scope="none",
+            name="bf16",
+            label="BF16",
+            bits_per_weight=16,
+            scope="none",
             quality_note="The training precision of most current models: the quality baseline.",
             source="bfloat16: 2 bytes per parameter (seed text 000: bf16 is also 2).",
         ),
         WeightFormat(
-            name="fp16", label="FP16", bits_per_weight=16, scope="none",
+            name="fp16",
+            label="FP16",
+            bits_per_weight=16,
+            scope="none",
             quality_note="Same size as BF16; a BF16-trained model can overflow in FP16 (Gemma, large Llamas).",
             source="IEEE 754 binary16: 2 bytes per parameter (seed text 000: fp16 = 2 bytes/param).",
         ),
         WeightFormat(
-            name="fp8", label="FP8 (block scales)", bits_per_weight=8 + 32 / (128 * 128), scope="linear",
+            name="fp8",
+            label="FP8 (block scales)",
+            bits_per_weight=8 + 32 / (128 * 128),
+            scope="linear",
             quality_note="Near-lossless on current models (DeepSeek-V3 and Qwen3 ship FP8 checkpoints).",
             source=(
                 "FP8 e4m3 with one fp32 weight_scale_inv per 128x128 block (DeepSeek-V3 README_WEIGHTS; "
@@ -90,7 +117,10 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             ),
         ),
         WeightFormat(
-            name="int8", label="INT8 W8A8", bits_per_weight=8, scope="linear",
+            name="int8",
+            label="INT8 W8A8",
+            bits_per_weight=8,
+            scope="linear",
             quality_note="Small loss with SmoothQuant-style calibration (W8A8).",
             source=(
                 "llm-compressor / compressed-tensors W8A8 INT8 with a per-tensor weight scale: 1 byte per "
@@ -99,12 +129,18 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             ),
         ),
         WeightFormat(
-            name="int4", label="INT4 (plain)", bits_per_weight=4, scope="none",
+            name="int4",
+            label="INT4 (plain)",
+            bits_per_weight=4,
+            scope="none",
             quality_note="Idealised 4 bits for every parameter, as the seed texts count it.",
             source="Seed text 000: int4 = 0.5 byte/param; seed 001's planner counts 4-bit weights as 0.5 byte.",
         ),
         WeightFormat(
-            name="int4-gptq", label="INT4 GPTQ g128", bits_per_weight=_group_bits(4, 128, 16, 4), scope="linear",
+            name="int4-gptq",
+            label="INT4 GPTQ g128",
+            bits_per_weight=_group_bits(4, 128, 16, 4),
+            scope="linear",
             quality_note="About 1 point of benchmark loss on 7B-70B models at group size 128.",
             source=(
                 "GPTQ (Frantar et al. 2022), group size 128: 4-bit qweight + fp16 scale + 4-bit zero per "
@@ -112,7 +148,10 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             ),
         ),
         WeightFormat(
-            name="int4-awq", label="INT4 AWQ g128", bits_per_weight=_group_bits(4, 128, 16, 4), scope="linear",
+            name="int4-awq",
+            label="INT4 AWQ g128",
+            bits_per_weight=_group_bits(4, 128, 16, 4),
+            scope="linear",
             quality_note="Activation-aware 4-bit; similar to or slightly better than GPTQ at g128.",
             source=(
                 "AWQ (Lin et al. 2023), group size 128: 4-bit qweight + fp16 scales + 4-bit qzeros per "
@@ -120,7 +159,10 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             ),
         ),
         WeightFormat(
-            name="mxfp4", label="MXFP4", bits_per_weight=4 + 8 / 32, scope="experts",
+            name="mxfp4",
+            label="MXFP4",
+            bits_per_weight=4 + 8 / 32,
+            scope="experts",
             quality_note="gpt-oss is trained for it (quantization-aware); post-hoc MXFP4 loses more.",
             source=(
                 "OCP Microscaling spec v1.0: FP4 e2m1 values with one e8m0 scale per 32 = 4.25 bits; "
@@ -128,37 +170,58 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             ),
         ),
         WeightFormat(
-            name="nvfp4", label="NVFP4", bits_per_weight=4 + 8 / 16, scope="linear",
+            name="nvfp4",
+            label="NVFP4",
+            bits_per_weight=4 + 8 / 16,
+            scope="linear",
             quality_note="Blackwell FP4 with finer scales than MXFP4; ~1% loss reported by NVIDIA.",
             source="NVIDIA NVFP4: FP4 e2m1 values with one FP8 e4m3 scale per 16 (+ per-tensor fp32) = 4.5 bits.",
         ),
         WeightFormat(
-            name="q8_0", label="GGUF Q8_0", bits_per_weight=8.5, scope="all",
+            name="q8_0",
+            label="GGUF Q8_0",
+            bits_per_weight=8.5,
+            scope="all",
             quality_note="Practically lossless (llama.cpp perplexity +0.0004 on Llama 2 7B).",
             source="ggml block_q8_0: 32 int8 + one fp16 scale = 34 bytes per 32 weights = 8.5 bits (ggml-common.h).",
         ),
         WeightFormat(
-            name="q6_k", label="GGUF Q6_K", bits_per_weight=6.56, scope="all",
+            name="q6_k",
+            label="GGUF Q6_K",
+            bits_per_weight=6.56,
+            scope="all",
             quality_note="Very small loss; the largest K-quant.",
             source="llama.cpp tools/quantize/README.md, Llama 2 7B table: Q6_K 6.56 bits per weight.",
         ),
         WeightFormat(
-            name="q5_k_m", label="GGUF Q5_K_M", bits_per_weight=5.68, scope="all",
+            name="q5_k_m",
+            label="GGUF Q5_K_M",
+            bits_per_weight=5.68,
+            scope="all",
             quality_note="Small loss; a common quality-first local choice.",
             source="llama.cpp tools/quantize/README.md, Llama 2 7B table: Q5_K_M 5.68 bits per weight.",
         ),
         WeightFormat(
-            name="q4_k_m", label="GGUF Q4_K_M", bits_per_weight=4.84, scope="all",
+            name="q4_k_m",
+            label="GGUF Q4_K_M",
+            bits_per_weight=4.84,
+            scope="all",
             quality_note="The usual local default: noticeable but modest loss.",
             source="llama.cpp tools/quantize/README.md, Llama 2 7B table: Q4_K_M 4.84 bits per weight.",
         ),
         WeightFormat(
-            name="q3_k_m", label="GGUF Q3_K_M", bits_per_weight=3.91, scope="all",
+            name="q3_k_m",
+            label="GGUF Q3_K_M",
+            bits_per_weight=3.91,
+            scope="all",
             quality_note="Clear quality loss, mostly for large models on small cards.",
             source="llama.cpp tools/quantize/README.md, Llama 2 7B table: Q3_K_M 3.91 bits per weight.",
         ),
         WeightFormat(
-            name="q2_k", label="GGUF Q2_K", bits_per_weight=3.35, scope="all",
+            name="q2_k",
+            label="GGUF Q2_K",
+            bits_per_weight=3.35,
+            scope="all",
             quality_note="Large quality loss; a last resort.",
             source=(
                 "llama.cpp tools/quantize/README.md, Llama 2 7B table: Q2_K 3.35 bits per weight "
@@ -172,37 +235,58 @@ KV_FORMATS: dict[str, KvFormat] = {
     f.name: f
     for f in [
         KvFormat(
-            name="fp32", label="FP32", bits_per_value=32, quality_note="No benefit for serving.",
+            name="fp32",
+            label="FP32",
+            bits_per_value=32,
+            quality_note="No benefit for serving.",
             source="vLLM --kv-cache-dtype float32 (4 bytes, kv_cache_interface.py dtype size).",
         ),
         KvFormat(
-            name="bf16", label="BF16", bits_per_value=16, quality_note="The default: the model's own dtype.",
+            name="bf16",
+            label="BF16",
+            bits_per_value=16,
+            quality_note="The default: the model's own dtype.",
             source="vLLM --kv-cache-dtype auto on a BF16 model: 2 bytes per value.",
         ),
         KvFormat(
-            name="fp16", label="FP16", bits_per_value=16, quality_note="Same size as BF16.",
+            name="fp16",
+            label="FP16",
+            bits_per_value=16,
+            quality_note="Same size as BF16.",
             source="2 bytes per value (seed text 000 formula with fp16).",
         ),
         KvFormat(
-            name="fp8", label="FP8", bits_per_value=8,
+            name="fp8",
+            label="FP8",
+            bits_per_value=8,
             quality_note="Halves the cache with negligible loss on most models (seed text 000).",
             source="vLLM --kv-cache-dtype fp8 (e4m3 on CUDA): 1 byte per value, per-tensor scales only.",
         ),
         KvFormat(
-            name="fp8_e4m3", label="FP8 e4m3", bits_per_value=8, quality_note="As fp8; more mantissa.",
+            name="fp8_e4m3",
+            label="FP8 e4m3",
+            bits_per_value=8,
+            quality_note="As fp8; more mantissa.",
             source="vLLM --kv-cache-dtype fp8_e4m3: 1 byte per value.",
         ),
         KvFormat(
-            name="fp8_e5m2", label="FP8 e5m2", bits_per_value=8, quality_note="As fp8; more range, less precision.",
+            name="fp8_e5m2",
+            label="FP8 e5m2",
+            bits_per_value=8,
+            quality_note="As fp8; more range, less precision.",
             source="vLLM --kv-cache-dtype fp8_e5m2: 1 byte per value.",
         ),
         KvFormat(
-            name="int8", label="INT8 (q8_0)", bits_per_value=8.5,
+            name="int8",
+            label="INT8 (q8_0)",
+            bits_per_value=8.5,
             quality_note="Near-lossless (llama.cpp q8_0 cache).",
             source="llama.cpp --cache-type-k/v q8_0: 34 bytes per 32 values = 8.5 bits (ggml block_q8_0).",
         ),
         KvFormat(
-            name="int4", label="INT4 (q4_0)", bits_per_value=4.5,
+            name="int4",
+            label="INT4 (q4_0)",
+            bits_per_value=4.5,
             quality_note="Measurable loss on long contexts; llama.cpp q4_0 cache.",
             source="llama.cpp --cache-type-k/v q4_0: 18 bytes per 32 values = 4.5 bits (ggml block_q4_0).",
         ),
@@ -210,15 +294,12 @@ KV_FORMATS: dict[str, KvFormat] = {
 }
 
 
-
 def weight_format(name: str) -> WeightFormat:
     """The weight format called ``name`` (``bf16``, ``int4-awq``, ``q4_k_m``, …)."""
     try:
         return WEIGHT_FORMATS[name]
     except KeyError:
-        raise PlannerError(
-            f"weights: unknown precision {name!r}; choose one of {', '.join(WEIGHT_FORMATS)}"
-        ) from None
+        raise PlannerError(f"weights: unknown precision {name!r}; choose one of {', '.join(WEIGHT_FORMATS)}") from None
 
 
 def kv_format(name: str) -> KvFormat:

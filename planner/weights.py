@@ -8,24 +8,40 @@ included) and keeps the rest in 16 bits (:mod:`planner.precision`).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from planner.model import ModelSpec
 from planner.params import ParameterBreakdown
 from planner.precision import WeightFormat, weight_format
 
 
-def category_bits(fmt: WeightFormat, has_experts: bool) -> dict[str, float]:
-    """Bits per parameter of each :class:`ParameterBreakdown` category under ``fmt``."""
-    q, u = fmt.bits_per_weight, float(fmt.unquantized_bits)
+def category_bits(fmt: WeightFormat, has_experts: bool) -> dict[str, Fraction]:
+    """Bits per parameter of each :class:`ParameterBreakdown` category under ``fmt`` (exact rationals, so that
+    sums in any order give the same byte count)."""
+    q, u = Fraction(fmt.bits_per_weight), Fraction(fmt.unquantized_bits)
     if fmt.scope == "none":
         return dict.fromkeys(("embedding", "lm_head", "attention", "dense_mlp", "experts", "small", "attached"), q)
     if fmt.scope == "all":
-        return {"embedding": q, "lm_head": q, "attention": q, "dense_mlp": q, "experts": q, "small": q,
-                "attached": u}
+        return {
+            "embedding": q,
+            "lm_head": q,
+            "attention": q,
+            "dense_mlp": q,
+            "experts": q,
+            "small": q,
+            "attached": u,
+        }
     experts_only = fmt.scope == "experts" and has_experts
     linear = u if experts_only else q
-    return {"embedding": u, "lm_head": u, "attention": linear, "dense_mlp": linear, "experts": q, "small": u,
-            "attached": u}
+    return {
+        "embedding": u,
+        "lm_head": u,
+        "attention": linear,
+        "dense_mlp": linear,
+        "experts": q,
+        "small": u,
+        "attached": u,
+    }
 
 
 def weights_bytes(params: ParameterBreakdown, precision: str) -> int:
@@ -67,35 +83,41 @@ def stage_weights_bytes_per_gpu(
     """
     bits = category_bits(weight_format(precision), whole.experts > 0)
     tp = tensor_parallel
-    part = [layers[i] for i in stage]
-    sharded_bits = 0.0
-    replicated_bits = 0.0
-    for layer in part:
-        replicated_attention = max(0, layer.replicated_under_tp - layer.small)
-        replicated_small = min(layer.small, layer.replicated_under_tp)
-        sharded_bits += (layer.attention - replicated_attention) * bits["attention"]
-        sharded_bits += layer.dense_mlp * bits["dense_mlp"] + layer.experts * bits["experts"]
-        sharded_bits += (layer.small - replicated_small) * bits["small"]
-        replicated_bits += replicated_attention * bits["attention"] + replicated_small * bits["small"]
+    attention = replicated_attention = dense = experts = small = replicated_small = 0
+    for index in stage:
+        layer = layers[index]
+        rep_small = min(layer.small, layer.replicated_under_tp)
+        attention += layer.attention
+        replicated_attention += layer.replicated_under_tp - rep_small
+        dense += layer.dense_mlp
+        experts += layer.experts
+        small += layer.small
+        replicated_small += rep_small
+    sharded_bits = (
+        (attention - replicated_attention) * bits["attention"]
+        + dense * bits["dense_mlp"]
+        + experts * bits["experts"]
+        + (small - replicated_small) * bits["small"]
+    )
+    replicated_bits = replicated_attention * bits["attention"] + replicated_small * bits["small"]
     if first:
         sharded_bits += whole.embedding * bits["embedding"] + whole.attached_loaded * bits["attached"]
     if last:
         sharded_bits += whole.lm_head * bits["lm_head"]
         block_small = sum(layer.small for layer in layers)
         replicated_bits += (whole.small - block_small) * bits["small"]  # final norm, lm_head bias
-    replicated_bits += kv_replication_extra(model, tp) * len(part) * bits["attention"]
+    replicated_bits += kv_replication_extra(model, tp) * len(stage) * bits["attention"]
     return math.ceil((sharded_bits / tp + replicated_bits) / 8)
 
 
-def kv_replication_extra(model: ModelSpec, tensor_parallel: int) -> float:
+def kv_replication_extra(model: ModelSpec, tensor_parallel: int) -> Fraction:
     """Extra k/v projection parameters per layer on one rank when TP exceeds the KV heads.
 
     Each rank holds ``max(1, kv // tp)`` whole heads where an even split would give ``kv / tp``:
     ``2 x hidden x head_dim x (heads held - kv / tp)``.
     """
     if model.mla is not None or model.hidden_size is None:
-        return 0.0
+        return Fraction(0)
     kv = model.resolved_kv_heads
     held = max(1, kv // tensor_parallel)
-    # Parameters are later divided by tp with the sharded part, so express the extra in replicated terms.
-    return 2 * model.hidden_size * model.resolved_head_dim * (held - kv / tensor_parallel)
+    return 2 * model.hidden_size * model.resolved_head_dim * (held - Fraction(kv, tensor_parallel))

@@ -96,8 +96,18 @@ def test_pipeline_stages_sum_back_to_the_whole(model_id, pp, precision) -> None:
     spec = MODELS[model_id].spec
     if pp > spec.num_hidden_layers:
         return
-    result = plan(_request(model_id, 80 * GB, 4096, gpu_count=pp, tensor_parallel=1, pipeline_parallel=pp,
-                           weights=precision, overhead=SimpleFraction()))
+    result = plan(
+        _request(
+            model_id,
+            80 * GB,
+            4096,
+            gpu_count=pp,
+            tensor_parallel=1,
+            pipeline_parallel=pp,
+            weights=precision,
+            overhead=SimpleFraction(),
+        )
+    )
     total = sum(stage.weights_bytes for stage in result.stages)
     assert abs(total - result.weights_bytes_total) <= pp  # per-stage rounding
     assert sum(s.kv_bytes_per_token for s in result.stages) == result.kv_bytes_per_token
@@ -107,7 +117,6 @@ def test_pipeline_stages_sum_back_to_the_whole(model_id, pp, precision) -> None:
 @given(models, st.sampled_from([1, 2, 4, 8]), contexts)
 def test_data_parallel_replicas_multiply_capacity(model_id, replicas, context) -> None:
     one = plan(_request(model_id, 80 * GB, context, gpu_count=1, tensor_parallel=1, overhead=SimpleFraction()))
-    many = plan(_request(model_id, 80 * GB, context, gpu_count=replicas, tensor_parallel=1,
-                         overhead=SimpleFraction()))
+    many = plan(_request(model_id, 80 * GB, context, gpu_count=replicas, tensor_parallel=1, overhead=SimpleFraction()))
     assert many.replicas == replicas
     assert many.capacity.sequences == pytest.approx(one.capacity.sequences * replicas)

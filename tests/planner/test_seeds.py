@@ -11,14 +11,40 @@ from planner.plan import PlanRequest, plan, reservation_waste
 from planner.units import GB, KiB
 
 # The seeds' models, known by size plus the KV fields ("8B, 32 layers, 8 KV heads, head dim 128").
-M8 = ModelSpec(id="seed/8B", num_parameters=8 * 10**9, num_hidden_layers=32, num_key_value_heads=8, head_dim=128,
-               native_dtype="fp16")
-M70 = ModelSpec(id="seed/70B", num_parameters=70 * 10**9, num_hidden_layers=80, num_key_value_heads=8,
-                head_dim=128, native_dtype="fp16")
-LLAMA2_7B = ModelSpec(id="seed/Llama-2-7B", num_parameters=7 * 10**9, num_hidden_layers=32,
-                      num_attention_heads=32, num_key_value_heads=32, head_dim=128, native_dtype="fp16")
-LLAMA3_8B = ModelSpec(id="seed/Llama-3-8B", num_parameters=8 * 10**9, num_hidden_layers=32,
-                      num_attention_heads=32, num_key_value_heads=8, head_dim=128, native_dtype="fp16")
+M8 = ModelSpec(
+    id="seed/8B",
+    num_parameters=8 * 10**9,
+    num_hidden_layers=32,
+    num_key_value_heads=8,
+    head_dim=128,
+    native_dtype="fp16",
+)
+M70 = ModelSpec(
+    id="seed/70B",
+    num_parameters=70 * 10**9,
+    num_hidden_layers=80,
+    num_key_value_heads=8,
+    head_dim=128,
+    native_dtype="fp16",
+)
+LLAMA2_7B = ModelSpec(
+    id="seed/Llama-2-7B",
+    num_parameters=7 * 10**9,
+    num_hidden_layers=32,
+    num_attention_heads=32,
+    num_key_value_heads=32,
+    head_dim=128,
+    native_dtype="fp16",
+)
+LLAMA3_8B = ModelSpec(
+    id="seed/Llama-3-8B",
+    num_parameters=8 * 10**9,
+    num_hidden_layers=32,
+    num_attention_heads=32,
+    num_key_value_heads=8,
+    head_dim=128,
+    native_dtype="fp16",
+)
 
 # Seed 001's golden table: (model, weights, kv dtype, GB per GPU, GPUs, tokens, weights GB, KV KiB, sequences
 # before rounding). None = "DOES NOT FIT".
@@ -36,8 +62,16 @@ GOLDEN = [
 
 def _seed_plan(model: ModelSpec, weights: str, kv: str, gb: float, gpus: int, tokens: int, **kw: object):
     return plan(
-        PlanRequest(model=model, gpu_memory_bytes=round(gb * GB), gpu_count=gpus, weights=weights,  # type: ignore[arg-type]
-                    kv_dtype=kv, context_tokens=tokens, overhead=SimpleFraction(fraction=0.10), **kw)  # type: ignore[arg-type]
+        PlanRequest(
+            model=model,
+            gpu_memory_bytes=round(gb * GB),
+            gpu_count=gpus,
+            weights=weights,  # type: ignore[arg-type]
+            kv_dtype=kv,
+            context_tokens=tokens,
+            overhead=SimpleFraction(fraction=0.10),
+            **kw,
+        )  # type: ignore[arg-type]
     )
 
 
@@ -87,8 +121,14 @@ def test_seed_001_per_token_and_conversation() -> None:
 def test_seed_000_24gb_card_accounting() -> None:
     """14 GB weights, ~1.5 GB framework, ~1 GB activations: ~16.5 GB fixed, ~7.5 GB KV, 3-4 users of 4,096."""
     result = plan(
-        PlanRequest(model=LLAMA2_7B, gpu_memory_bytes=24 * GB, weights="fp16", kv_dtype="fp16",
-                    context_tokens=4096, overhead=SimpleFixed())
+        PlanRequest(
+            model=LLAMA2_7B,
+            gpu_memory_bytes=24 * GB,
+            weights="fp16",
+            kv_dtype="fp16",
+            context_tokens=4096,
+            overhead=SimpleFixed(),
+        )
     )
     gpu = result.per_gpu
     assert gpu.weights_bytes == 14 * GB
@@ -143,8 +183,12 @@ def test_seed_001_eight_times_context_is_one_eighth_concurrency() -> None:
 def test_seed_001_pie_chart_80gb_8b() -> None:
     """The pie: 16 GB weights, 56 GB KV pool, 4 GB activations+overhead, 4 GB reserved on 80 GB."""
     result = plan(
-        PlanRequest(model=M8, gpu_memory_bytes=80 * GB, weights="fp16", overhead=SimpleFixed(
-            framework_bytes=2 * GB, activation_bytes=2 * GB))
+        PlanRequest(
+            model=M8,
+            gpu_memory_bytes=80 * GB,
+            weights="fp16",
+            overhead=SimpleFixed(framework_bytes=2 * GB, activation_bytes=2 * GB),
+        )
     )
     gpu = result.per_gpu
     assert gpu.weights_bytes == 16 * GB
@@ -171,8 +215,15 @@ def test_paged_block_rounding_and_contiguous_capacity() -> None:
     """Blocks of 16 tokens: a 4,100-token sequence takes 257 blocks (4,112 tokens); contiguous allocation
     reserves the maximum length for every sequence."""
     result = plan(
-        PlanRequest(model=M8, gpu_memory_bytes=80 * GB, weights="fp16", kv_dtype="fp16", context_tokens=4100,
-                    max_model_len=32768, overhead=SimpleFraction(fraction=0.10))
+        PlanRequest(
+            model=M8,
+            gpu_memory_bytes=80 * GB,
+            weights="fp16",
+            kv_dtype="fp16",
+            context_tokens=4100,
+            max_model_len=32768,
+            overhead=SimpleFraction(fraction=0.10),
+        )
     )
     pool = result.per_gpu.kv_cache_bytes
     assert result.capacity.sequences_paged == pytest.approx(pool / (131_072 * 4112))
@@ -182,8 +233,14 @@ def test_paged_block_rounding_and_contiguous_capacity() -> None:
 
 def test_shared_prefix_is_stored_once() -> None:
     """A 2,048-token system prompt shared by every sequence: its blocks are stored once."""
-    base = dict(model=M8, gpu_memory_bytes=80 * GB, weights="fp16", kv_dtype="fp16", context_tokens=4096,
-                overhead=SimpleFraction(fraction=0.10))
+    base = dict(
+        model=M8,
+        gpu_memory_bytes=80 * GB,
+        weights="fp16",
+        kv_dtype="fp16",
+        context_tokens=4096,
+        overhead=SimpleFraction(fraction=0.10),
+    )
     plain = plan(PlanRequest(**base)).capacity  # type: ignore[arg-type]
     shared = plan(PlanRequest(**base, shared_prefix_tokens=2048)).capacity  # type: ignore[arg-type]
     pool = 56 * GB

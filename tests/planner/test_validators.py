@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from pydantic import ValidationError
 
@@ -13,8 +15,15 @@ from planner.parallel import check_parallel, default_parallelism, parallel_probl
 from planner.plan import PlanRequest, concurrency_curve, plan, reservation_waste
 from planner.precision import kv_format, weight_format
 
-BASE = dict(id="t/m", hidden_size=4096, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
-            intermediate_size=14336, vocab_size=128256)
+BASE = dict(
+    id="t/m",
+    hidden_size=4096,
+    num_hidden_layers=32,
+    num_attention_heads=32,
+    num_key_value_heads=8,
+    intermediate_size=14336,
+    vocab_size=128256,
+)
 
 
 def _error(**changes: object) -> str:
@@ -28,8 +37,10 @@ def _error(**changes: object) -> str:
     [
         ({"num_key_value_heads": 7}, "num_attention_heads (32) must be a multiple of num_key_value_heads (7)"),
         ({"num_key_value_heads": 64, "num_attention_heads": 32}, "must be a multiple of num_key_value_heads"),
-        ({"hidden_size": 4000, "num_attention_heads": 48, "num_key_value_heads": 8},
-         "hidden_size (4000) is not divisible by num_attention_heads (48)"),
+        (
+            {"hidden_size": 4000, "num_attention_heads": 48, "num_key_value_heads": 8},
+            "hidden_size (4000) is not divisible by num_attention_heads (48)",
+        ),
         ({"layer_types": ["full"] * 31}, "layer_types has 31 entries but num_hidden_layers is 32"),
         ({"layer_pattern": ["sliding", "full"]}, "sliding_window: required"),
         ({"layer_pattern": ["chunked", "full"]}, "attention_chunk_size: required"),
@@ -37,10 +48,21 @@ def _error(**changes: object) -> str:
         ({"hidden_size": None}, "hidden_size: required to count parameters"),
         ({"vocab_size": None}, "vocab_size"),
         ({"num_hidden_layers": 0}, "num_hidden_layers"),
-        ({"moe": {"num_experts": 8, "num_experts_per_tok": 9, "moe_intermediate_size": 10}},
-         "moe.num_experts_per_tok (9) exceeds moe.num_experts (8)"),
-        ({"moe": {"num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 10,
-                  "first_k_dense_replace": 40}}, "first_k_dense_replace exceeds num_hidden_layers"),
+        (
+            {"moe": {"num_experts": 8, "num_experts_per_tok": 9, "moe_intermediate_size": 10}},
+            "moe.num_experts_per_tok (9) exceeds moe.num_experts (8)",
+        ),
+        (
+            {
+                "moe": {
+                    "num_experts": 8,
+                    "num_experts_per_tok": 2,
+                    "moe_intermediate_size": 10,
+                    "first_k_dense_replace": 40,
+                }
+            },
+            "first_k_dense_replace exceeds num_hidden_layers",
+        ),
         ({"layer_types": ["full"] * 31 + ["bogus"]}, "layer_types.31"),
         ({"surprise": 1}, "surprise"),
     ],
@@ -65,7 +87,7 @@ def test_size_only_model_needs_kv_fields() -> None:
 def test_gpu_validators() -> None:
     good = dict(id="g", name="G", vendor="NVIDIA", memory_marketed_gb=80, sources=["a source string"])
     GpuSpec.model_validate(good)
-    with pytest.raises(ValidationError, match="memory_reported_bytes .* implausible for a 80 GB device"):
+    with pytest.raises(ValidationError, match=r"memory_reported_bytes .* implausible for a 80 GB device"):
         GpuSpec.model_validate({**good, "memory_reported_bytes": 10**9, "memory_reported_source": "x"})
     with pytest.raises(ValidationError, match="memory_reported_source: required"):
         GpuSpec.model_validate({**good, "memory_reported_bytes": 85_520_809_984})
@@ -107,8 +129,7 @@ def test_parallel_rules() -> None:
     assert parallel_problem(model, 2, 1, 1) == "TP 2 x PP 1 needs 2 GPUs, but the set-up has 1"
     assert parallel_problem(model, 2, 2, 6) == "TP 2 x PP 2 = 4 does not divide 6 GPUs"
     assert parallel_problem(model, 16, 1, 16) is None  # 8 KV heads replicated, 2 ranks each
-    qwen = ModelSpec.model_validate({**BASE, "num_attention_heads": 28, "num_key_value_heads": 4,
-                                     "hidden_size": 3584})
+    qwen = ModelSpec.model_validate({**BASE, "num_attention_heads": 28, "num_key_value_heads": 4, "hidden_size": 3584})
     assert parallel_problem(qwen, 8, 1, 8) == "28 attention heads do not split evenly over TP 8"
     assert default_parallelism(qwen, 8) == (4, 1)  # TP 4 x 2 replicas
     with pytest.raises(PlannerError, match="tensor_parallel: 28 attention heads"):
@@ -125,7 +146,7 @@ def test_pipeline_stage_layers_follow_vllm() -> None:
     assert [len(r) for r in stage_layer_ranges(62, 4)] == [15, 16, 16, 15]
     ranges = stage_layer_ranges(126, 8)
     assert ranges[0].start == 0 and ranges[-1].stop == 126
-    assert all(a.stop == b.start for a, b in zip(ranges, ranges[1:], strict=False))
+    assert all(a.stop == b.start for a, b in itertools.pairwise(ranges))
 
 
 def test_does_not_fit_is_a_result_not_an_error() -> None:
