@@ -17,6 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from planner.engine_profiles import Calibrated, LlamacppProfile, SglangProfile, TrtllmProfile, VllmProfile
 from planner.model import ModelSpec
 from planner.units import GB, GiB
 
@@ -37,6 +38,8 @@ class StageContext(BaseModel, frozen=True, extra="forbid"):
     tensor_parallel: int
     pipeline_parallel: int
     is_last_stage: bool
+    weights_bytes: int = 0  # this GPU's weights (TensorRT-LLM sizes its pool from what is left after them)
+    max_model_len: int | None = None  # vLLM V0 profiles one sequence of it; llama.cpp allocates it
 
 
 class SimpleFraction(BaseModel, frozen=True, extra="forbid"):
@@ -126,4 +129,7 @@ class Estimate(BaseModel, frozen=True, extra="forbid"):
         )
 
 
-OverheadModel = Annotated[SimpleFraction | SimpleFixed | Estimate, Field(discriminator="kind")]
+OverheadModel = Annotated[
+    SimpleFraction | SimpleFixed | Estimate | VllmProfile | SglangProfile | TrtllmProfile | LlamacppProfile | Calibrated,
+    Field(discriminator="kind"),
+]

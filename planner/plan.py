@@ -185,6 +185,8 @@ def _prepare(request: PlanRequest) -> _Prepared:
                 tensor_parallel=tp,
                 pipeline_parallel=pp,
                 is_last_stage=last,
+                weights_bytes=weights,
+                max_model_len=request.max_model_len or request.context_tokens,
             )
         )
         headroom = (

@@ -1,0 +1,79 @@
+"""Catalog: the models and GPUs Headroom knows, searchable, with their sources."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from model_catalog import load_gpus, load_models
+from planner.kv import kv_bytes_per_token
+from planner.params import parameter_breakdown
+from ui.state import Selection
+
+PATH = "catalog"
+
+
+def model_rows() -> list[dict[str, object]]:
+    rows = []
+    for model_id, entry in sorted(load_models().items(), key=lambda kv: kv[0].lower()):
+        spec = entry.spec
+        params = parameter_breakdown(spec)
+        rows.append(
+            {
+                "id": model_id,
+                "attention": spec.attention_kind,
+                "layers": ", ".join(f"{n} {k}" for k, n in spec.layer_kind_counts.items() if n),
+                "parameters (B)": round(params.total / 1e9, 3),
+                "active (B)": round(params.active / 1e9, 3),
+                "KV per token, bf16 (KiB)": round(kv_bytes_per_token(spec, "bf16") / 1024, 1),
+                "max context": spec.max_position_embeddings,
+                "native": spec.native_dtype,
+                "sources": " | ".join(entry.sources),
+            }
+        )
+    return rows
+
+
+def gpu_rows() -> list[dict[str, object]]:
+    rows = []
+    for gpu_id, gpu in sorted(load_gpus().items()):
+        rows.append(
+            {
+                "id": gpu_id,
+                "name": gpu.name,
+                "memory (GiB, reported)": round(gpu.memory_bytes / 2**30, 2),
+                "marketed (GB)": gpu.memory_marketed_gb,
+                "bandwidth (TB/s)": round(gpu.bandwidth_bytes_per_s / 1e12, 2) if gpu.bandwidth_bytes_per_s else None,
+                "BF16 dense (TFLOPS)": gpu.bf16_dense_tflops,
+                "price (USD)": gpu.price.usd if gpu.price else None,
+                "cloud from ($/GPU-h)": gpu.cheapest_cloud_usd_per_hour,
+                "sources": " | ".join(gpu.sources),
+            }
+        )
+    return rows
+
+
+def _filter(rows: list[dict[str, object]], query: str) -> list[dict[str, object]]:
+    words = query.lower().split()
+    return [r for r in rows if all(w in " ".join(str(v) for v in r.values()).lower() for w in words)]
+
+
+def render_catalog_page(sel: Selection) -> None:
+    st.title("Catalog")
+    query = st.text_input("Search models and GPUs", placeholder="e.g. qwen3 moe, h100, mla", max_chars=100)
+    models, gpus = _filter(model_rows(), query), _filter(gpu_rows(), query)
+    st.subheader(f"Models ({len(models)})")
+    st.dataframe(models, hide_index=True, width="stretch")
+    st.subheader(f"GPUs ({len(gpus)})")
+    st.dataframe(gpus, hide_index=True, width="stretch")
+    st.caption(
+        "Unknown figures stay empty: nothing here is invented. Parameters are computed from the "
+        "architecture and checked against the Hugging Face safetensors totals in the tests."
+    )
+
+
+if __name__ == "__main__":
+    # Streamlit's legacy pages-directory mode runs a file of pages/ directly when a server's very first
+    # request is a page URL; hand over to the frame, which routes to this page through st.navigation.
+    from ui.frame import run_frame
+
+    run_frame()

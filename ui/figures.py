@@ -1,0 +1,229 @@
+"""Figure builders: pure functions of planner results, tested without a browser.
+
+The same memory component has the same colour on every chart. Curves take their x-axis (the context
+lengths) from the caller. Every axis states its unit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from planner.plan import CapacityAt, PlanResult, StageMemory
+from planner.units import UNIT_BYTES
+
+COMPONENTS: tuple[tuple[str, str, str], ...] = (
+    # (StageMemory field, legend name, colour)
+    ("weights_bytes", "Weights", "#2563eb"),
+    ("kv_cache_bytes", "KV cache pool", "#16a34a"),
+    ("activation_bytes", "Activations", "#f59e0b"),
+    ("overhead_bytes", "Framework overhead", "#a855f7"),
+    ("reserved_bytes", "Reserved headroom", "#94a3b8"),
+    ("free_bytes", "Free", "#e5e7eb"),
+)
+COLOURS = {name: colour for _, name, colour in COMPONENTS}
+SHORTFALL_COLOUR = "#dc2626"
+LAYOUT = dict(
+    template="plotly_white",
+    margin=dict(l=10, r=10, t=50, b=10),
+    legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
+    font=dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=13),
+    hoverlabel=dict(font_size=13),
+)
+
+
+def _in(n_bytes: float, unit: str) -> float:
+    return n_bytes / UNIT_BYTES[unit]
+
+
+def _gpu_rows(result: PlanResult) -> list[tuple[str, StageMemory]]:
+    """One row per GPU of one replica: every TP rank of every pipeline stage (identical within a stage)."""
+    rows = []
+    for stage in result.stages:
+        for rank in range(result.tensor_parallel):
+            label = f"GPU {stage.stage * result.tensor_parallel + rank}"
+            if result.pipeline_parallel > 1:
+                label += f" · stage {stage.stage}"
+            rows.append((label, stage))
+    return rows
+
+
+def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = None) -> go.Figure:
+    """A stacked bar per GPU of one replica against its capacity (a dashed line).
+
+    When it does not fit, the bar overflows the line and the shortfall is drawn in red.
+    """
+    rows = _gpu_rows(result)
+    labels = [label for label, _ in rows]
+    fig = go.Figure()
+    for field, name, colour in COMPONENTS:
+        values = [_in(getattr(stage, field), unit) for _, stage in rows]
+        fig.add_bar(
+            y=labels,
+            x=values,
+            name=name,
+            orientation="h",
+            marker_color=colour,
+            hovertemplate=f"{name}: %{{x:,.2f}} {unit}<extra>%{{y}}</extra>",
+        )
+    capacity = _in(result.per_gpu.gpu_memory_bytes, unit)
+    shortfall = [_in(max(0, -stage.headroom_bytes), unit) for _, stage in rows]
+    if any(shortfall):
+        fig.add_bar(
+            y=labels,
+            x=[0.0] * len(rows),
+            name="Shortfall",
+            orientation="h",
+            marker_color=SHORTFALL_COLOUR,
+            visible="legendonly",
+        )
+    fig.add_vline(
+        x=capacity,
+        line_dash="dash",
+        line_color="#111827",
+        annotation_text=f"capacity {capacity:,.1f} {unit}",
+        annotation_position="top",
+    )
+    for (label, _), short in zip(rows, shortfall, strict=True):
+        if short:
+            fig.add_annotation(
+                y=label,
+                x=capacity,
+                text=f"short by {short:,.1f} {unit}",
+                showarrow=False,
+                xanchor="left",
+                font=dict(color=SHORTFALL_COLOUR),
+            )
+    fig.update_layout(
+        barmode="stack",
+        title=title,
+        xaxis_title=f"Memory per GPU ({unit})",
+        height=max(220, 90 + 46 * len(rows)),
+        **LAYOUT,
+    )
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One line of the what-if chart: a label and the capacity at each context of the caller's x-axis."""
+
+    label: str
+    points: Sequence[CapacityAt]
+
+
+def concurrency_figure(
+    curves: Sequence[Curve], chosen_context: int, show_contiguous: bool = False, chosen_label: str | None = None
+) -> go.Figure:
+    """Max concurrent sequences against context length (log x axis), one line per curve, the chosen
+    point marked on the first (or ``chosen_label``) curve, paged solid and contiguous dashed."""
+    fig = go.Figure()
+    palette = ["#2563eb", "#16a34a", "#f59e0b", "#a855f7", "#0891b2", "#db2777", "#65a30d", "#7c3aed"]
+    for index, curve in enumerate(curves):
+        colour = palette[index % len(palette)]
+        xs = [p.context_tokens for p in curve.points]
+        fig.add_scatter(
+            x=xs,
+            y=[p.sequences_paged for p in curve.points],
+            name=curve.label,
+            mode="lines",
+            line=dict(color=colour, width=2.5),
+            hovertemplate="%{x:,} tokens: %{y:,.2f} sequences<extra>" + curve.label + " (paged)</extra>",
+        )
+        if show_contiguous:
+            fig.add_scatter(
+                x=xs,
+                y=[p.sequences_contiguous for p in curve.points],
+                name=f"{curve.label} — contiguous",
+                mode="lines",
+                line=dict(color=colour, width=1.5, dash="dash"),
+                hovertemplate="%{x:,} tokens: %{y:,} sequences<extra>" + curve.label + " (contiguous)</extra>",
+            )
+    target = next((c for c in curves if c.label == chosen_label), curves[0] if curves else None)
+    if target is not None:
+        point = min(target.points, key=lambda p: abs(p.context_tokens - chosen_context))
+        fig.add_scatter(
+            x=[point.context_tokens],
+            y=[point.sequences_paged],
+            name="Chosen context",
+            mode="markers",
+            marker=dict(size=13, color="#111827", symbol="diamond"),
+            hovertemplate="%{x:,} tokens: %{y:,.2f} sequences<extra>chosen</extra>",
+        )
+    fig.update_layout(
+        xaxis=dict(type="log", title="Context length per sequence (tokens, log scale)"),
+        yaxis=dict(title="Max concurrent sequences", rangemode="tozero"),
+        height=460,
+        hovermode="closest",
+        **LAYOUT,
+    )
+    return fig
+
+
+def heatmap_figure(
+    weights: Sequence[str], kv_dtypes: Sequence[str], grid: Sequence[Sequence[PlanResult]], context: int
+) -> go.Figure:
+    """Max concurrency for each weight precision (rows) x KV dtype (columns); "does not fit" where the
+    weights and working memory overflow."""
+    z: list[list[float | None]] = []
+    text: list[list[str]] = []
+    for row in grid:
+        z_row: list[float | None] = []
+        t_row: list[str] = []
+        for result in row:
+            if result.fit_status == "weights-do-not-fit":
+                z_row.append(None)
+                t_row.append("does not fit")
+            else:
+                z_row.append(result.max_concurrency)
+                t_row.append(f"{result.max_concurrency:,.1f}")
+        z.append(z_row)
+        text.append(t_row)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(kv_dtypes),
+            y=list(weights),
+            text=text,
+            texttemplate="%{text}",
+            colorscale="Greens",
+            colorbar=dict(title="sequences"),
+            hovertemplate="weights %{y}, KV %{x}: %{text} sequences<extra></extra>",
+            xgap=2,
+            ygap=2,
+        )
+    )
+    fig.update_layout(
+        title=f"Max concurrent sequences of {context:,} tokens",
+        xaxis_title="KV cache dtype",
+        yaxis_title="Weight precision",
+        height=max(320, 60 + 34 * len(weights)),
+        plot_bgcolor="#fee2e2",  # cells with no value (does not fit) show this pale red
+        **LAYOUT,
+    )
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+def compare_bars_figure(results: Sequence[tuple[str, PlanResult]], unit: str = "GiB") -> go.Figure:
+    """Side-by-side stacked bars of the limiting GPU of each combination."""
+    labels = [label for label, _ in results]
+    fig = go.Figure()
+    for field, name, colour in COMPONENTS:
+        fig.add_bar(
+            x=labels,
+            y=[_in(getattr(r.per_gpu, field), unit) for _, r in results],
+            name=name,
+            marker_color=colour,
+            hovertemplate=f"{name}: %{{y:,.2f}} {unit}<extra>%{{x}}</extra>",
+        )
+    if results:
+        capacity = _in(results[0][1].per_gpu.gpu_memory_bytes, unit)
+        fig.add_hline(
+            y=capacity, line_dash="dash", line_color="#111827", annotation_text=f"capacity {capacity:,.1f} {unit}"
+        )
+    fig.update_layout(barmode="stack", yaxis_title=f"Memory per GPU ({unit})", height=440, **LAYOUT)
+    return fig

@@ -1,0 +1,232 @@
+"""The dashboard's settings, declared once: each name is the widget key, the URL query parameter and the
+session-state key. Pure Python (no Streamlit) so it is tested without a browser.
+
+A shared link carries every setting that differs from its default; opening it reproduces the view.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
+from planner.gpu import GpuSpec
+from planner.overhead import Estimate, OverheadModel, SimpleFixed, SimpleFraction
+from planner.parallel import default_parallelism, parallel_problem
+from planner.plan import PlanRequest
+from planner.precision import KV_FORMATS, WEIGHT_FORMATS
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One piece of state: ``key`` is its widget key, URL parameter and session key."""
+
+    key: str
+    label: str
+    help: str
+
+
+MODEL = Setting("model", "Model", "A Hugging Face repo id from the catalog; type to search.")
+GPU = Setting("gpu", "GPU", "The accelerator; memory is what the device reports (nvidia-smi).")
+GPUS = Setting("gpus", "GPUs", "How many GPUs of this kind.")
+TP = Setting("tp", "Tensor parallel", "GPUs that split every layer; only legal splits are offered.")
+PP = Setting("pp", "Pipeline parallel", "GPUs that split the layers into stages.")
+WEIGHTS = Setting("weights", "Weight precision", "How the weights are stored; scales and zero points included.")
+KV = Setting("kv", "KV cache dtype", "How the cached keys and values are stored.")
+ENGINE = Setting("engine", "Engine / overhead profile", "How working memory and reserve are estimated.")
+CONTEXT = Setting("context", "Context length (tokens)", "Tokens per conversation: prompt plus reply.")
+USERS = Setting("users", "Target concurrent users", "Conversations you want to serve at once.")
+UNIT = Setting("unit", "Memory unit", "GiB (2^30 bytes) as nvidia-smi and engines print, or GB (10^9).")
+# Page settings
+CURVES = Setting("curves", "Precisions to compare", "Weight precision / KV dtype pairs, one curve each.")
+CURVE_GPUS = Setting("curve_gpus", "Other GPUs", "Add a curve for each of these GPUs.")
+CONTIGUOUS = Setting("contiguous", "Show contiguous reservation", "Also plot engines that reserve the full length.")
+COMBOS = Setting("combos", "Combinations side by side", "Two to four weight / KV pairs.")
+
+SIDEBAR_SETTINGS = (MODEL, GPU, GPUS, TP, PP, WEIGHTS, KV, ENGINE, CONTEXT, USERS, UNIT)
+PAGE_SETTINGS = (CURVES, CURVE_GPUS, CONTIGUOUS, COMBOS)
+ALL_KEYS = frozenset(s.key for s in SIDEBAR_SETTINGS + PAGE_SETTINGS)
+# Parameters read outside widgets (imports and calibrations) join this set when they exist.
+EXTRA_KEYS: frozenset[str] = frozenset()
+
+DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
+DEFAULT_GPU = "h100-sxm-80gb"
+GPU_COUNT_OPTIONS = (1, 2, 4, 8, 16)
+MIN_CONTEXT = 512
+DEFAULT_CONTEXT = 8192
+DEFAULT_USERS = 32
+MAX_USERS = 100_000
+UNITS = ("GiB", "GB")
+
+ENGINE_PROFILES: dict[str, str] = {
+    "generic": "Serving engine estimate (vLLM-like, 90 % of memory)",
+    "simple": "Simple: 10 % of memory for overhead (seed text 001)",
+    "simple-fixed": "Simple: 1.5 GB framework + 1 GB activations (seed text 000)",
+}
+
+
+def overhead_for(engine: str) -> OverheadModel:
+    """The overhead model behind an engine-profile name."""
+    if engine == "simple":
+        return SimpleFraction()
+    if engine == "simple-fixed":
+        return SimpleFixed()
+    return Estimate()
+
+
+class Selection(BaseModel, frozen=True, extra="forbid"):
+    """Every shared setting, validated: what a page plans with."""
+
+    model_id: str = DEFAULT_MODEL
+    gpu_id: str = DEFAULT_GPU
+    gpu_count: int = Field(default=1, ge=1)
+    tensor_parallel: int = Field(default=1, ge=1)
+    pipeline_parallel: int = Field(default=1, ge=1)
+    weights: str = "bf16"
+    kv_dtype: str = "bf16"
+    engine: str = "generic"
+    context_tokens: int = Field(default=DEFAULT_CONTEXT, ge=1)
+    users: int = Field(default=DEFAULT_USERS, ge=1)
+    unit: Literal["GiB", "GB"] = "GiB"
+
+    @property
+    def catalog_model(self) -> CatalogModel:
+        return get_model(self.model_id)
+
+    @property
+    def gpu(self) -> GpuSpec:
+        return get_gpu(self.gpu_id)
+
+    def request(
+        self,
+        *,
+        weights: str | None = None,
+        kv_dtype: str | None = None,
+        gpu_id: str | None = None,
+        context_tokens: int | None = None,
+    ) -> PlanRequest:
+        """The :class:`PlanRequest` of this selection, with optional what-if overrides."""
+        gpu = get_gpu(gpu_id) if gpu_id else self.gpu
+        return PlanRequest(
+            model=self.catalog_model.spec,
+            gpu=gpu,
+            gpu_memory_bytes=gpu.memory_bytes,
+            gpu_count=self.gpu_count,
+            tensor_parallel=self.tensor_parallel,
+            pipeline_parallel=self.pipeline_parallel,
+            weights=weights or self.weights,  # type: ignore[arg-type]
+            kv_dtype=kv_dtype or self.kv_dtype,  # type: ignore[arg-type]
+            context_tokens=context_tokens or self.context_tokens,
+            overhead=overhead_for(self.engine),
+        )
+
+
+# -- options offered for each setting (they depend on the model and the GPU count) ------------------------
+
+
+def model_options() -> list[str]:
+    return sorted(load_models(), key=str.lower)
+
+
+def gpu_options() -> list[str]:
+    return sorted(load_gpus())
+
+
+def native_weights(model_id: str) -> str:
+    native = get_model(model_id).spec.native_dtype
+    return "bf16" if native == "fp32" else native
+
+
+def native_kv(model_id: str) -> str:
+    return "fp16" if get_model(model_id).spec.native_dtype == "fp16" else "bf16"
+
+
+def weight_options() -> list[str]:
+    return list(WEIGHT_FORMATS)
+
+
+def kv_options() -> list[str]:
+    return list(KV_FORMATS)
+
+
+def tp_options(model_id: str, gpu_count: int) -> list[int]:
+    """Legal tensor-parallel sizes for this model on ``gpu_count`` GPUs (PP 1)."""
+    spec = get_model(model_id).spec
+    return [
+        tp for tp in range(1, gpu_count + 1) if gpu_count % tp == 0 and not parallel_problem(spec, tp, 1, gpu_count)
+    ]
+
+
+def pp_options(model_id: str, gpu_count: int, tensor_parallel: int) -> list[int]:
+    spec = get_model(model_id).spec
+    return [
+        pp
+        for pp in range(1, gpu_count // tensor_parallel + 1)
+        if not parallel_problem(spec, tensor_parallel, pp, gpu_count)
+    ]
+
+
+def default_tp(model_id: str, gpu_count: int) -> int:
+    return default_parallelism(get_model(model_id).spec, gpu_count)[0]
+
+
+def context_range(model_id: str) -> tuple[int, int]:
+    """(min, max) context tokens offered: 512 to the model's maximum position."""
+    return MIN_CONTEXT, max(MIN_CONTEXT * 2, get_model(model_id).spec.max_position_embeddings)
+
+
+def default_context(model_id: str) -> int:
+    return min(DEFAULT_CONTEXT, context_range(model_id)[1])
+
+
+def log_contexts(low: int, high: int, points: int = 64) -> list[int]:
+    """``points`` context lengths spaced evenly on a log axis from ``low`` to ``high`` (whole tokens)."""
+    if high <= low:
+        return [low]
+    ratio = math.log(high / low) / (points - 1)
+    values = sorted({round(low * math.exp(ratio * i)) for i in range(points)})
+    values[-1] = high
+    return values
+
+
+# -- which URL parameters were ignored -------------------------------------------------------------------
+
+
+def _same(raw: str, value: object) -> bool:
+    """Whether a raw URL value is what the widget ended up holding."""
+    if isinstance(value, bool):
+        return raw.lower() in (("true", "1") if value else ("false", "0"))
+    if isinstance(value, int | float):
+        try:
+            number = float(raw)
+        except ValueError:
+            return False
+        return math.isfinite(number) and number == float(value)
+    if isinstance(value, list | tuple):
+        return raw in {str(v) for v in value}
+    return raw == str(value)
+
+
+def ignored_parameters(
+    initial: Mapping[str, str | list[str]], rendered: Mapping[str, object], known: frozenset[str]
+) -> list[str]:
+    """Names of the URL parameters the view did not use: unknown names, and known ones whose value the
+    widget rejected (the widget then shows its default)."""
+    ignored = []
+    for name, raw in initial.items():
+        if name not in known:
+            ignored.append(name)
+        elif name in rendered:
+            values = raw if isinstance(raw, list) else [raw]
+            value = rendered[name]
+            if isinstance(value, list | tuple):
+                bad = any(not _same(str(v), value) for v in values)  # every entry must have been kept
+            else:
+                bad = not any(_same(str(v), value) for v in values)
+            if bad:
+                ignored.append(name)
+    return ignored
