@@ -57,9 +57,7 @@ def note_ignored_parameters() -> None:
     for name in ready:
         pending.pop(name, None)
     if ignored:
-        names = ", ".join(
-            f"`{escape_markdown(n[:40])}`" if n.isidentifier() else escape_markdown(n[:40]) for n in ignored
-        )
+        names = ", ".join(f"`{n[:40]}`" if n.isidentifier() else escape_markdown(n[:40]) for n in ignored)
         st.warning(
             f"Some link parameters were ignored and their defaults used instead: {names}.",
             icon=":material/link_off:",

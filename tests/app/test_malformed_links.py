@@ -1,0 +1,77 @@
+"""Thirty-odd malformed links: every page still opens, names the ignored parameters, and raises nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.conftest import PAGES, run_page
+from ui.common import escape_markdown
+
+# (parameters, names that must be reported as ignored)
+MALFORMED: list[tuple[dict[str, str | list[str]], set[str]]] = [
+    ({"model": "no-such/model"}, {"model"}),
+    ({"model": ""}, {"model"}),
+    ({"model": "<script>alert(1)</script>"}, {"model"}),
+    ({"model": "meta-llama/Llama-3.1-8B'; DROP TABLE"}, {"model"}),
+    ({"gpu": "h100"}, {"gpu"}),
+    ({"gpu": "H100-SXM-80GB"}, {"gpu"}),
+    ({"gpus": "-1"}, {"gpus"}),
+    ({"gpus": "0"}, {"gpus"}),
+    ({"gpus": "3"}, {"gpus"}),
+    ({"gpus": "1e9"}, {"gpus"}),
+    ({"gpus": "NaN"}, {"gpus"}),
+    ({"gpus": "two"}, {"gpus"}),
+    ({"tp": "3"}, {"tp"}),
+    ({"tp": "8"}, {"tp"}),
+    ({"pp": "0"}, {"pp"}),
+    ({"weights": "int3"}, {"weights"}),
+    ({"weights": "BF16"}, {"weights"}),
+    ({"kv": "fp4"}, {"kv"}),
+    ({"kv": "**bold**"}, {"kv"}),
+    ({"engine": "tensorrt"}, {"engine"}),
+    ({"context": "-4096"}, {"context"}),
+    ({"context": "0"}, {"context"}),
+    ({"context": "99999999999"}, {"context"}),
+    ({"context": "NaN"}, {"context"}),
+    ({"context": "inf"}, {"context"}),
+    ({"context": "4k"}, {"context"}),
+    ({"context": "4096.5"}, {"context"}),
+    ({"users": "-3"}, {"users"}),
+    ({"users": "1e12"}, {"users"}),
+    ({"users": "many"}, {"users"}),
+    ({"unit": "MB"}, {"unit"}),
+    ({"utm_source": "newsletter"}, {"utm_source"}),
+    ({"<b>x</b>": "1"}, {"<b>x</b>"}),
+    ({"model": "Qwen/Qwen3-8B", "gpu": "not-a-gpu", "context": "abc", "kv": "fp8"}, {"gpu", "context"}),
+    ({"gpus": "8", "tp": "5", "weights": "fp8"}, {"tp"}),
+]
+
+
+def _ignored_note(at) -> str:
+    notes = [w.value for w in at.warning if "ignored" in w.value]
+    assert len(notes) == 1, [w.value for w in at.warning]
+    return notes[0]
+
+
+@pytest.mark.parametrize(("params", "ignored"), MALFORMED, ids=[str(i) for i in range(len(MALFORMED))])
+def test_malformed_link_on_memory_page(params, ignored) -> None:
+    at = run_page("memory", params)
+    assert not at.exception, [e.value for e in at.exception]
+    note = _ignored_note(at)
+    for name in ignored:
+        shown = f"`{name}`" if name.isidentifier() else escape_markdown(name)
+        assert shown in note, (name, note)
+    assert at.title, "the page still draws its content"
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_every_page_survives_a_hostile_link(page: str) -> None:
+    params = {"model": "<img src=x onerror=alert(1)>", "gpus": "NaN", "context": "-1", "unit": "%00",
+              "curves": ["nope/nope"], "combos": ["x/y"], "junk": "1"}
+    at = run_page(page, params)
+    assert not at.exception
+    note = _ignored_note(at)
+    for name in ("model", "gpus", "context", "unit", "junk"):
+        assert name in note
+    rendered = " ".join(str(m.value) for m in at.markdown)
+    assert "<img" not in rendered

@@ -1,0 +1,96 @@
+"""Every page renders with defaults and with URL parameter sets, raises nothing, and shows the planner's
+numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.plan import plan
+from tests.app.conftest import PAGES, run_page
+from ui import text
+from ui.state import Selection
+
+PARAMETER_SETS: dict[str, dict[str, str]] = {
+    "defaults": {},
+    "does-not-fit": {"model": "meta-llama/Llama-3.1-70B", "gpu": "rtx-4090", "weights": "bf16"},
+    "mla": {"model": "deepseek-ai/DeepSeek-V2-Lite", "gpu": "a100-sxm-80gb", "context": "32768"},
+    "mla-tp8": {"model": "deepseek-ai/DeepSeek-V3", "gpu": "h200-sxm-141gb", "gpus": "8", "tp": "8",
+                "weights": "fp8"},
+    "sliding-window": {"model": "google/gemma-3-27b-it", "gpu": "l40s", "gpus": "2", "context": "65536"},
+    "moe-tp8": {"model": "Qwen/Qwen3-235B-A22B", "gpu": "h100-sxm-80gb", "gpus": "8", "tp": "8",
+                "weights": "fp8"},
+    "fp8-kv": {"model": "meta-llama/Llama-3.1-8B", "gpu": "rtx-4090", "kv": "fp8", "context": "16384"},
+    "gguf": {"model": "Qwen/Qwen2.5-32B", "gpu": "rtx-3090", "weights": "q4_k_m", "kv": "int8",
+             "context": "8192", "engine": "simple-fixed"},
+    "hybrid-linear": {"model": "Qwen/Qwen3-Next-80B-A3B-Instruct", "gpu": "h100-sxm-80gb", "gpus": "2",
+                      "weights": "fp8"},
+    "pipeline": {"model": "meta-llama/Llama-3.1-70B", "gpu": "a100-sxm-80gb", "gpus": "4", "tp": "2", "pp": "2"},
+    "gb-unit": {"model": "mistralai/Mistral-7B-v0.1", "gpu": "a10", "unit": "GB", "engine": "simple"},
+}
+
+
+def _selection(at) -> Selection:
+    state = at.session_state
+    return Selection(
+        model_id=state["model"], gpu_id=state["gpu"], gpu_count=state["gpus"], tensor_parallel=state["tp"],
+        pipeline_parallel=state["pp"], weights=state["weights"], kv_dtype=state["kv"], engine=state["engine"],
+        context_tokens=state["context"], users=state["users"], unit=state["unit"] or "GiB",
+    )
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+@pytest.mark.parametrize("name", sorted(PARAMETER_SETS))
+def test_page_renders(page: str, name: str) -> None:
+    params = PARAMETER_SETS[name]
+    at = run_page(page, params)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error or name == "does-not-fit" and page == "memory", [e.value for e in at.error]
+    assert not at.warning or all("ignored" not in w.value for w in at.warning), [w.value for w in at.warning]
+    for key, value in params.items():  # every parameter of the link was taken
+        assert str(at.session_state[key]) == value, key
+
+
+@pytest.mark.parametrize("name", sorted(PARAMETER_SETS))
+def test_memory_verdict_equals_the_planner(name: str) -> None:
+    at = run_page("memory", PARAMETER_SETS[name])
+    sel = _selection(at)
+    result = plan(sel.request())
+    expected = text.verdict(result, sel.catalog_model.spec.display_name, sel.gpu, sel.unit, sel.users)
+    shown = [e.value for e in (at.success if result.fits else at.error)]
+    assert expected in shown
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Fits"] == ("yes" if result.fits else "no")
+    assert metrics[f"Concurrent at {text.context_label(sel.context_tokens)}"] == f"{result.max_concurrency:,.1f}"
+
+
+def test_does_not_fit_offers_nearest_setups() -> None:
+    at = run_page("memory", {"model": "Qwen/Qwen2.5-14B", "gpu": "rtx-4090"})
+    assert any("does not fit" in e.value for e in at.error)
+    subheaders = [s.value for s in at.subheader]
+    assert "Nearest set-ups that fit" in subheaders
+    links = [m.value for m in at.markdown if "[open](?" in m.value]
+    assert links, "each alternative links to its view"
+    assert any("GPUs" in link for link in links) and any("weights in" in link for link in links)
+
+
+def test_what_if_marker_follows_the_context() -> None:
+    for context in ("4096", "32768"):
+        at = run_page("what_if", {"context": context})
+        sel = _selection(at)
+        result = plan(sel.request())
+        metric = at.metric[0]
+        assert metric.label.startswith(f"At {int(context):,} tokens")
+        assert metric.value == f"{result.max_concurrency:,.1f} concurrent sequences"
+
+
+def test_compare_page_pairs_from_the_link() -> None:
+    at = run_page("compare", {"combos": ["bf16/bf16", "fp8/fp8", "q4_k_m/int4"]})
+    assert list(at.session_state["combos"]) == ["bf16/bf16", "fp8/fp8", "q4_k_m/int4"]
+    assert not at.exception
+
+
+def test_context_exact_number_moves_the_slider() -> None:
+    at = run_page("memory")
+    at.number_input(key="context_exact").set_value(12345).run()
+    assert at.session_state["context"] == 12345
+    assert f"{12345:,}" in at.title[0].value or "12,345" in " ".join(c.value for c in at.caption)
