@@ -38,6 +38,9 @@ typecheck: $(BIN)/.dev
 bench: $(BIN)/.dev
 	$(BIN)/python -m bench
 
+fidelity: $(BIN)/.dev
+	$(BIN)/python -m bench.fidelity
+
 screenshots: $(BIN)/.dev
 	$(BIN)/python -m tests.browser.screenshots
 

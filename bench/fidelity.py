@@ -1,8 +1,9 @@
 """Engine fidelity: predicted start-up figures against real engine logs.
 
-``python -m bench.fidelity`` (``make fidelity``) runs every case of ``tests/fixtures``' public engine logs
-(``shared/reference/engine-logs-public.json``) and ``tests/fidelity/cases/*.json`` through the engine
-profiles and rewrites the table between ``<!-- fidelity:start -->`` and ``<!-- fidelity:end -->`` in
+``python -m bench.fidelity`` (``make fidelity``) runs every public engine log
+(``tests/fixtures/reference/engine-logs-public.json``, a copy of ``shared/reference``'s, and
+``tests/fidelity/cases/*.json``) through the engine profiles and rewrites the table between
+``<!-- fidelity:start -->`` and ``<!-- fidelity:end -->`` in
 README.md. ``--check`` only prints the table.
 
 Each case's set-up (catalog model, GPU, precision, engine settings) is written out in :data:`SETUPS`, with
@@ -29,8 +30,8 @@ from planner.units import GiB
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_PATHS = (
+    ROOT / "tests" / "fixtures" / "reference" / "engine-logs-public.json",  # a copy of shared/reference's
     Path("/work/shared/reference/engine-logs-public.json"),
-    ROOT / "tests" / "fixtures" / "engine-logs-public.json",
 )
 CASES_DIR = ROOT / "tests" / "fidelity" / "cases"
 README = ROOT / "README.md"
@@ -62,69 +63,141 @@ _V019 = {"engine_version": "0.19.0", "gpu_memory_utilization": 0.95}
 
 SETUPS: dict[str, Setup] = {
     "vllm-0.19-h100-llama-3-1-8b-instruct-tp1pp1-8192": Setup(
-        model=_LLAMA_8B, gpu="h100-sxm-80gb", engine="vllm", profile=_V019, weights="bf16", mapping_note=_INSTRUCT),
+        model=_LLAMA_8B, gpu="h100-sxm-80gb", engine="vllm", profile=_V019, weights="bf16", mapping_note=_INSTRUCT
+    ),
     "vllm-0.19-h100-llama-3-1-8b-instruct-tp2pp1-8192": Setup(
-        model=_LLAMA_8B, gpu="h100-sxm-80gb", engine="vllm", profile=_V019, weights="bf16", mapping_note=_INSTRUCT),
+        model=_LLAMA_8B, gpu="h100-sxm-80gb", engine="vllm", profile=_V019, weights="bf16", mapping_note=_INSTRUCT
+    ),
     "vllm-0.19-h100-llama-3-1-8b-instruct-tp1pp2-8192": Setup(
-        model=_LLAMA_8B, gpu="h100-sxm-80gb", engine="vllm", profile=_V019, weights="bf16", mapping_note=_INSTRUCT),
+        model=_LLAMA_8B, gpu="h100-sxm-80gb", engine="vllm", profile=_V019, weights="bf16", mapping_note=_INSTRUCT
+    ),
     "vllm-0.19-h100-llama-3-1-8b-instruct-tp1pp1-8192-kvfp8": Setup(
-        model=_LLAMA_8B, gpu="h100-sxm-80gb", engine="vllm", profile=_V019, weights="bf16", kv_dtype="fp8",
-        mapping_note=_INSTRUCT),
+        model=_LLAMA_8B,
+        gpu="h100-sxm-80gb",
+        engine="vllm",
+        profile=_V019,
+        weights="bf16",
+        kv_dtype="fp8",
+        mapping_note=_INSTRUCT,
+    ),
     "vllm-0.19-h100-qwen2-5-7b-instruct-tp1pp1-8192": Setup(
-        model="Qwen/Qwen2.5-7B", gpu="h100-sxm-80gb", engine="vllm", profile=_V019, weights="bf16",
-        mapping_note=_INSTRUCT),
+        model="Qwen/Qwen2.5-7B",
+        gpu="h100-sxm-80gb",
+        engine="vllm",
+        profile=_V019,
+        weights="bf16",
+        mapping_note=_INSTRUCT,
+    ),
     "vllm-0.19-h100-deepseek-v2-lite-chat-tp1pp1-8192": Setup(
-        model="deepseek-ai/DeepSeek-V2-Lite", gpu="h100-sxm-80gb", engine="vllm", profile=_V019, weights="bf16",
-        mapping_note="Chat log on the catalog base model (same architecture)"),
+        model="deepseek-ai/DeepSeek-V2-Lite",
+        gpu="h100-sxm-80gb",
+        engine="vllm",
+        profile=_V019,
+        weights="bf16",
+        mapping_note="Chat log on the catalog base model (same architecture)",
+    ),
     "vllm-0.19-h100-gemma-2-9b-it-tp1pp1-8192": Setup(
-        model="google/gemma-2-9b", gpu="h100-sxm-80gb", engine="vllm", profile=_V019, weights="bf16",
-        mapping_note="-it log on the catalog base model; fp32 checkpoint served in bf16"),
+        model="google/gemma-2-9b",
+        gpu="h100-sxm-80gb",
+        engine="vllm",
+        profile=_V019,
+        weights="bf16",
+        mapping_note="-it log on the catalog base model; fp32 checkpoint served in bf16",
+    ),
     "vllm-0.19-h100-mixtral-8x7b-instruct-v0-1-tp2pp1-8192": Setup(
-        model="mistralai/Mixtral-8x7B-v0.1", gpu="h100-sxm-80gb", engine="vllm", profile=_V019, weights="bf16",
-        mapping_note=_INSTRUCT),
+        model="mistralai/Mixtral-8x7B-v0.1",
+        gpu="h100-sxm-80gb",
+        engine="vllm",
+        profile=_V019,
+        weights="bf16",
+        mapping_note=_INSTRUCT,
+    ),
     "vllm-0.19-h100-gpt-oss-20b-tp2pp1-8192": Setup(
-        model="openai/gpt-oss-20b", gpu="h100-sxm-80gb", engine="vllm",
-        profile={"engine_version": "0.19.0", "gpu_memory_utilization": 0.9}, weights="mxfp4"),
+        model="openai/gpt-oss-20b",
+        gpu="h100-sxm-80gb",
+        engine="vllm",
+        profile={"engine_version": "0.19.0", "gpu_memory_utilization": 0.9},
+        weights="mxfp4",
+    ),
     "vllm-llama-3-1-8b-instruct-tp1pp1-vllmis10517": Setup(
-        model=_LLAMA_8B, gpu="rtx-3090", engine="vllm",
-        profile={"engine_version": "0.6.4", "gpu_memory_utilization": 0.9}, weights="bf16",
-        mapping_note=_INSTRUCT + "; V0 v0.6.4 inferred from the log format"),
+        model=_LLAMA_8B,
+        gpu="rtx-3090",
+        engine="vllm",
+        profile={"engine_version": "0.6.4", "gpu_memory_utilization": 0.9},
+        weights="bf16",
+        mapping_note=_INSTRUCT + "; V0 v0.6.4 inferred from the log format",
+    ),
     "vllm-llama-3-1-8b-instruct-tp1pp1-vllmis10517-2": Setup(
-        model=_LLAMA_8B, gpu="rtx-3090", engine="vllm",
-        profile={"engine_version": "0.6.4", "gpu_memory_utilization": 0.9}, weights="bf16",
-        mapping_note=_INSTRUCT + "; V0 v0.6.4 inferred from the log format"),
+        model=_LLAMA_8B,
+        gpu="rtx-3090",
+        engine="vllm",
+        profile={"engine_version": "0.6.4", "gpu_memory_utilization": 0.9},
+        weights="bf16",
+        mapping_note=_INSTRUCT + "; V0 v0.6.4 inferred from the log format",
+    ),
     "vllm-deepseek-r1-distill-qwen-14b-tp2pp1-vllmis13061": Setup(
-        model="deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", gpu="rtx-4090", engine="vllm",
-        profile={"engine_version": "0.7.2", "gpu_memory_utilization": 0.98}, weights="bf16",
-        mapping_note="V0 0.7.x inferred from the log format"),
+        model="deepseek-ai/DeepSeek-R1-Distill-Qwen-14B",
+        gpu="rtx-4090",
+        engine="vllm",
+        profile={"engine_version": "0.7.2", "gpu_memory_utilization": 0.98},
+        weights="bf16",
+        mapping_note="V0 0.7.x inferred from the log format",
+    ),
     "vllm-qwen3-0-6b-tp1pp1-vllmpu24577": Setup(
-        model="Qwen/Qwen3-0.6B", gpu="a100-sxm-80gb", engine="vllm",
+        model="Qwen/Qwen3-0.6B",
+        gpu="a100-sxm-80gb",
+        engine="vllm",
         profile={"engine_version": "0.10.2", "gpu_memory_utilization": 0.9, "usage_context": "llm-class"},
         weights="bf16",
         mapping_note="lm_eval runs the LLM class (A100 defaults: 8192 tokens, 256 seqs); device total: the catalog's "
-        "reported 80 GiB (no engine-visible figure for the A100)"),
+        "reported 80 GiB (no engine-visible figure for the A100)",
+    ),
     "vllm-gpt-oss-120b-tp1pp1-vllmis23278": Setup(
-        model="openai/gpt-oss-120b", gpu="h100-sxm-80gb", engine="vllm",
-        profile={"engine_version": "0.10.1", "gpu_memory_utilization": 0.9}, weights="mxfp4",
-        mapping_note="util and max_model_len not in the excerpt: vLLM defaults (0.9, the model's 131,072)"),
+        model="openai/gpt-oss-120b",
+        gpu="h100-sxm-80gb",
+        engine="vllm",
+        profile={"engine_version": "0.10.1", "gpu_memory_utilization": 0.9},
+        weights="mxfp4",
+        mapping_note="util and max_model_len not in the excerpt: vLLM defaults (0.9, the model's 131,072)",
+    ),
     "vllm-qwen3-8b-tp1pp1-lmcacheis3430": Setup(
-        model="Qwen/Qwen3-8B", gpu="rtx-a5000", engine="vllm",
-        profile={"engine_version": "0.21.0", "gpu_memory_utilization": 0.9764}, weights="bf16", total_gib=23.53,
-        mapping_note="device total from the log's notice: 0.52 GiB of graphs = (0.9764 - 0.9543) x total -> 23.53 GiB"),
+        model="Qwen/Qwen3-8B",
+        gpu="rtx-a5000",
+        engine="vllm",
+        profile={"engine_version": "0.21.0", "gpu_memory_utilization": 0.9764},
+        weights="bf16",
+        total_gib=23.53,
+        mapping_note="device total from the log's notice: 0.52 GiB of graphs = (0.9764 - 0.9543) x total -> 23.53 GiB",
+    ),
     "sglang-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": Setup(
-        model="Qwen/Qwen3-235B-A22B", gpu="h100-sxm-80gb", engine="sglang",
-        profile={"mem_fraction_static": 0.93}, weights="fp8",
-        mapping_note="FP8 checkpoint: the catalog base model with fp8 block-scaled weights"),
+        model="Qwen/Qwen3-235B-A22B",
+        gpu="h100-sxm-80gb",
+        engine="sglang",
+        profile={"mem_fraction_static": 0.93},
+        weights="fp8",
+        mapping_note="FP8 checkpoint: the catalog base model with fp8 block-scaled weights",
+    ),
     "tensorrt-llm-llama-2-7b-hf-tp1pp1-trtllmis224": Setup(
-        model="meta-llama/Llama-2-7b-hf", gpu="a10", engine="trtllm",
-        profile={"kv_cache_free_gpu_mem_fraction": 0.95, "max_batch_size": 25, "max_num_tokens": 25 * 1024,
-                 "tokens_per_block": 16},
+        model="meta-llama/Llama-2-7b-hf",
+        gpu="a10",
+        engine="trtllm",
+        profile={
+            "kv_cache_free_gpu_mem_fraction": 0.95,
+            "max_batch_size": 25,
+            "max_num_tokens": 25 * 1024,
+            "tokens_per_block": 16,
+        },
         weights="fp16",
-        mapping_note="build.py era without packed input: workspace for max_batch_size 25 x max_input_len 1024"),
+        mapping_note="build.py era without packed input: workspace for max_batch_size 25 x max_input_len 1024",
+    ),
     "llamacpp-glm-4-32b-0414-tp1pp1-ikllamapu344": Setup(
-        model="THUDM/GLM-4-32B-0414", gpu="rtx-3090", engine="llamacpp",
-        profile={"n_ctx": 32768, "cache_type_k": "f16", "cache_type_v": "f16"}, weights="q4_k_m",
-        mapping_note="RTX 3090 Ti logged: the catalog's RTX 3090 (same 24 GB); GGUF type unknown, Q4_K_M assumed"),
+        model="THUDM/GLM-4-32B-0414",
+        gpu="rtx-3090",
+        engine="llamacpp",
+        profile={"n_ctx": 32768, "cache_type_k": "f16", "cache_type_v": "f16"},
+        weights="q4_k_m",
+        mapping_note="RTX 3090 Ti logged: the catalog's RTX 3090 (same 24 GB); GGUF type unknown, Q4_K_M assumed",
+    ),
 }
 
 # Cases whose predicted figures miss the issue's tolerances, with the reason. The tests assert this list
@@ -253,8 +326,10 @@ def run_case(case: dict[str, Any]) -> CaseResult:
         setup.engine == "vllm"
         and isinstance(request.overhead, VllmProfile)
         and request.overhead.is_v1
-        and all(reported.get(k) is not None for k in ("total_gpu_memory_gib", "weights_gib", "activation_peak_gib",
-                                                      "non_torch_gib", "kv_cache_gib"))
+        and all(
+            reported.get(k) is not None
+            for k in ("total_gpu_memory_gib", "weights_gib", "activation_peak_gib", "non_torch_gib", "kv_cache_gib")
+        )
     )
     tokens = reported.get("kv_cache_tokens")
     if tokens is None and reported.get("gpu_blocks") and setup.engine == "vllm":
@@ -313,7 +388,9 @@ def markdown(results: list[CaseResult]) -> str:
         note = r.setup.mapping_note
         if r.id in UNMATCHED:
             note = (note + "; " if note else "") + "**unmatched**: " + UNMATCHED[r.id]
-        rows.append(f"| `{r.id}` | {r.engine} {r.engine_version} | {kv} | {tokens} | {blocks} | {conc} | {fits} | {note} |")
+        rows.append(
+            f"| `{r.id}` | {r.engine} {r.engine_version} | {kv} | {tokens} | {blocks} | {conc} | {fits} | {note} |"
+        )
     rows.append("")
     rows.append("| engine | cases with KV | median abs KV error (GiB) | worst abs KV error (GiB) |")
     rows.append("|---|---|---|---|")

@@ -12,7 +12,7 @@ from ui import figures, links, tables, text
 from ui.common import share_and_export
 from ui.state import Selection
 
-PATH = "memory"
+PATH = ""  # the default page lives at the root URL
 
 
 def render_memory_page(sel: Selection) -> None:

@@ -36,7 +36,10 @@ def longest_context_that_fits(request: PlanRequest, sequences: float = 1.0) -> i
     low, high = 0, request.model.max_position_embeddings
     while low < high:
         middle = (low + high + 1) // 2
-        if plan(request.model_copy(update={"context_tokens": middle, "shared_prefix_tokens": 0})).capacity.sequences >= sequences:
+        if (
+            plan(request.model_copy(update={"context_tokens": middle, "shared_prefix_tokens": 0})).capacity.sequences
+            >= sequences
+        ):
             low = middle
         else:
             high = middle - 1

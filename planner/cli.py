@@ -24,7 +24,7 @@ from planner.plan import PlanRequest, PlanResult, plan
 from planner.precision import KV_FORMATS, WEIGHT_FORMATS
 from planner.units import GB, format_bytes
 
-ENGINES = ("generic",)
+ENGINES = ("generic", "vllm", "sglang", "trtllm", "llamacpp")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,6 +43,14 @@ def _print_table(rows: Sequence[tuple[str, ...]]) -> None:
 def _model_from_args(args: argparse.Namespace) -> ModelSpec:
     if args.config:
         return load_config_file(args.config)
+    if getattr(args, "hf", None):
+        from planner.hub import fetch_model  # imported here: requests is only needed for --hf
+
+        hub = fetch_model(args.hf)
+        if hub.spec is None:
+            fields = ", ".join(m.field for m in hub.missing)
+            raise PlannerError(f"{hub.repo_id}: config.json lacks {fields}; pass a completed copy with --config")
+        return hub.spec
     return get_model(args.model).spec
 
 
@@ -112,7 +120,29 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _engine_profile(args: argparse.Namespace) -> OverheadModel:
+    """The ``--engine`` profile; ``--gpu-util`` is that engine's own memory fraction."""
+    from planner.engine_profiles import LlamacppProfile, SglangProfile, TrtllmProfile, VllmProfile
+
+    version = {"engine_version": args.engine_version} if args.engine_version else {}
+    util = args.gpu_util
+    if args.engine == "sglang":
+        return SglangProfile(mem_fraction_static=util, **version)
+    if args.engine == "trtllm":
+        return TrtllmProfile(**version, **({"kv_cache_free_gpu_mem_fraction": util} if util is not None else {}))
+    if args.engine == "llamacpp":
+        return LlamacppProfile(**version)
+    settings: dict[str, Any] = dict(version)
+    if util is not None:
+        settings["gpu_memory_utilization"] = util
+    if args.max_num_batched_tokens is not None:
+        settings["max_num_batched_tokens"] = args.max_num_batched_tokens
+    return VllmProfile(**settings)
+
+
 def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
+    if getattr(args, "engine", "generic") != "generic":
+        return _engine_profile(args)
     if args.overhead_fraction is not None:
         return SimpleFraction(fraction=args.overhead_fraction)
     settings: dict[str, Any] = {}
@@ -158,10 +188,30 @@ def fit_data(result: PlanResult) -> dict[str, Any]:
     }
 
 
+def engine_data(report: Any) -> dict[str, Any]:
+    """What ``fit --engine E --json`` adds or replaces: the figures the engine prints at start-up."""
+    return {
+        "engine": report.engine,
+        "engine_version": report.engine_version,
+        "fits": report.fits,
+        "fit_status": "fits" if report.fits else "engine-does-not-start",
+        "available_kv_cache_bytes_per_gpu": report.available_kv_cache_bytes_per_gpu,
+        "gpu_blocks": report.gpu_blocks,
+        "kv_budget_tokens": report.kv_cache_tokens,
+        "max_concurrency": report.max_concurrency,
+        "max_model_len": report.max_model_len,
+        "estimated_max_model_len": report.estimated_max_model_len,
+        "engine_lines": list(report.lines),
+    }
+
+
 def cmd_fit(args: argparse.Namespace) -> int:
     spec = _model_from_args(args)
     gpu = get_gpu(args.gpu) if args.gpu else None
     memory = gpu.memory_bytes if gpu is not None else round(args.gpu_memory_gb * GB)
+    engine = args.engine != "generic"
+    if engine and gpu is not None and gpu.engine_visible_bytes is not None:
+        memory = gpu.engine_visible_bytes  # the total the engine itself prints
     request = PlanRequest(
         model=spec,
         gpu=gpu,
@@ -172,10 +222,18 @@ def cmd_fit(args: argparse.Namespace) -> int:
         weights=args.weights,
         kv_dtype=args.kv_dtype,
         context_tokens=args.context,
+        max_model_len=args.context if engine else None,
         overhead=_overhead_from_args(args),
     )
     result = plan(request)
     data = fit_data(result)
+    report = None
+    if engine:
+        from planner.engines import engine_report
+
+        report = engine_report(request, result)
+        data.update(engine_data(report))
+        result = result.model_copy(update={"fits": report.fits})
     if args.json:
         print(json.dumps(data, indent=2))
         return 0 if result.fits else 1
@@ -202,6 +260,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             ("KV budget", f"{data['kv_budget_tokens']:,} tokens"),
             ("max concurrency", f"{data['max_concurrency']:.2f} sequences of {args.context:,} tokens"),
             *[("warning", w) for w in result.warnings],
+            *[(f"{args.engine} prints", line) for line in (report.lines if report else ())],
         ]
     )
     return 0 if result.fits else 1
@@ -218,6 +277,11 @@ def build_parser() -> argparse.ArgumentParser:
         group = p.add_mutually_exclusive_group(required=True)
         group.add_argument("--model", help="catalog model id (a Hugging Face repo id)")
         group.add_argument("--config", help="path to a Hugging Face config.json")
+        group.add_argument(
+            "--hf",
+            metavar="REPO[@REVISION]",
+            help="a model on the Hugging Face Hub (HF_ENDPOINT, HF_TOKEN for gated repos)",
+        )
         p.add_argument("--json", action="store_true")
 
     add_model(sub.add_parser("inspect", help="parameter counts, layer kinds and KV bytes per token"))
@@ -233,7 +297,13 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--kv-dtype", choices=list(KV_FORMATS), help="KV cache dtype (default: model dtype)")
     fit.add_argument("--context", type=int, default=4096, help="tokens per sequence (default 4096)")
     fit.add_argument("--engine", choices=ENGINES, default="generic", help="engine profile")
-    fit.add_argument("--gpu-util", type=float, help="share of GPU memory the engine may use (default 0.9)")
+    fit.add_argument("--engine-version", help="engine release, e.g. 0.19.0 (vLLM); default: the profile's")
+    fit.add_argument(
+        "--gpu-util",
+        type=float,
+        help="the engine's memory fraction: vLLM gpu_memory_utilization (default 0.9), SGLang mem_fraction_static "
+        "(default: its heuristic), TensorRT-LLM kv_cache_free_gpu_mem_fraction (default 0.9)",
+    )
     fit.add_argument("--overhead-fraction", type=float, help="simple model: this share of memory is overhead")
     fit.add_argument("--max-num-batched-tokens", type=int, help="tokens per forward step (default 8192)")
     return parser

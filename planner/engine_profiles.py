@@ -74,8 +74,10 @@ VLLM_TP_LOGITS_GATHER_BYTES = 2
 # Gemma 2's final_logit_softcapping (divide, tanh, multiply) keeps one more fp32-sized copy of the logits
 # (gemma-2-9b peak 3.65 GiB against 2.60 GiB without it).
 SOFTCAP_MODEL_TYPES = ("gemma2",)
-# MLA prefill expands the latent to per-head K (nope+rope), V and the kv_b_proj output in 16 bits.
-MLA_EXPANSION_FACTOR = 3
+# MLA prefill (vLLM ``MLACommonImpl._forward_prefill``) expands the latent per head in 16 bits: q, k, v padded
+# to the qk head size and the attention output (4 x qk_head_dim), the kv_b_proj output (nope + v) and the
+# output sliced back to v (v).
+MLA_QK_BUFFERS = 4
 # V0 profiles one long prefill without the V1 sampler buffers: its peak per token is 0.765 x the V1 layer
 # formula (vllm#10517: Llama-3.1-8B peak_torch 17.06 GiB at 20,000 tokens and 17.98 GiB at 29,000 tokens,
 # 14.99 GiB of weights: 2.07 and 2.99 GiB of activations, ~110 KB per token).
@@ -129,11 +131,13 @@ def vllm_activation_bytes(
     from planner.overhead import ACTIVATION_BYTES_PER_HIDDEN, ACTIVATION_BYTES_PER_INTERMEDIATE, LOGITS_COPIES
 
     hidden = model.hidden_size or 4096
-    per_token = ACTIVATION_BYTES_PER_HIDDEN * hidden + ACTIVATION_BYTES_PER_INTERMEDIATE * _moe_width(model) / tensor_parallel
+    per_token = (
+        ACTIVATION_BYTES_PER_HIDDEN * hidden + ACTIVATION_BYTES_PER_INTERMEDIATE * _moe_width(model) / tensor_parallel
+    )
     if model.mla is not None and model.num_attention_heads is not None:
         heads = max(1, model.num_attention_heads // tensor_parallel)
         qk = model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim
-        per_token += 2 * heads * (MLA_EXPANSION_FACTOR * qk + model.mla.qk_nope_head_dim + 2 * model.mla.v_head_dim)
+        per_token += 2 * heads * (MLA_QK_BUFFERS * qk + model.mla.qk_nope_head_dim + 2 * model.mla.v_head_dim)
     if not v1:
         return round(VLLM_V0_ACTIVATION_SCALE * max_num_batched_tokens * per_token)
     logits = 0.0
@@ -181,7 +185,9 @@ class VllmProfile(BaseModel, frozen=True, extra="forbid"):
     def cudagraph_in_budget(self) -> bool:
         return self.is_v1 and self.version >= VLLM_CUDAGRAPH_IN_BUDGET_FROM and not self.enforce_eager
 
-    def batch(self, gpu_memory_bytes: int, gpu_name: str | None = None, max_model_len: int | None = None) -> tuple[int, int]:
+    def batch(
+        self, gpu_memory_bytes: int, gpu_name: str | None = None, max_model_len: int | None = None
+    ) -> tuple[int, int]:
         """``(tokens per profile step, max_num_seqs)``. V0 without chunked prefill profiles
         ``max(max_model_len, 2048)`` tokens; V0 turns chunked prefill on from 32,768 tokens (then 2048)."""
         tokens, seqs = vllm_default_batch(gpu_memory_bytes, gpu_name, self.usage_context)
@@ -199,8 +205,13 @@ class VllmProfile(BaseModel, frozen=True, extra="forbid"):
         return VLLM_NON_TORCH_TP if tensor_parallel > 1 else VLLM_NON_TORCH_TP1
 
     def activation_bytes(
-        self, ctx_model: ModelSpec, gpu_memory_bytes: int, tensor_parallel: int, last_stage: bool,
-        gpu_name: str | None = None, max_model_len: int | None = None,
+        self,
+        ctx_model: ModelSpec,
+        gpu_memory_bytes: int,
+        tensor_parallel: int,
+        last_stage: bool,
+        gpu_name: str | None = None,
+        max_model_len: int | None = None,
     ) -> int:
         tokens, seqs = self.batch(gpu_memory_bytes, gpu_name, max_model_len)
         return vllm_activation_bytes(ctx_model, tokens, seqs, tensor_parallel, last_stage, v1=self.is_v1)
@@ -254,8 +265,12 @@ def sglang_defaults(gpu_memory_bytes: int, tensor_parallel: int) -> tuple[int, i
 
 
 def sglang_default_mem_fraction(
-    gpu_memory_bytes: int, tensor_parallel: int, pipeline_parallel: int = 1, version: str = SGLANG_DEFAULT_VERSION,
-    chunked_prefill_size: int | None = None, cuda_graph_max_bs: int | None = None,
+    gpu_memory_bytes: int,
+    tensor_parallel: int,
+    pipeline_parallel: int = 1,
+    version: str = SGLANG_DEFAULT_VERSION,
+    chunked_prefill_size: int | None = None,
+    cuda_graph_max_bs: int | None = None,
 ) -> float:
     """SGLang's ``mem_fraction_static`` when unset.
 
@@ -294,8 +309,12 @@ class SglangProfile(BaseModel, frozen=True, extra="forbid"):
         if self.mem_fraction_static is not None:
             return self.mem_fraction_static
         return sglang_default_mem_fraction(
-            gpu_memory_bytes, tensor_parallel, pipeline_parallel, self.engine_version,
-            self.chunked_prefill_size, self.cuda_graph_max_bs,
+            gpu_memory_bytes,
+            tensor_parallel,
+            pipeline_parallel,
+            self.engine_version,
+            self.chunked_prefill_size,
+            self.cuda_graph_max_bs,
         )
 
     @staticmethod
@@ -394,8 +413,13 @@ class LlamacppProfile(BaseModel, frozen=True, extra="forbid"):
 
 
 def llamacpp_kv_bytes(
-    model: ModelSpec, n_ctx: int, cache_type_k: str = "f16", cache_type_v: str = "f16", layers: int | None = None,
-    n_seq: int = 1, n_ubatch: int = 512,
+    model: ModelSpec,
+    n_ctx: int,
+    cache_type_k: str = "f16",
+    cache_type_v: str = "f16",
+    layers: int | None = None,
+    n_seq: int = 1,
+    n_ubatch: int = 512,
 ) -> int:
     """KV buffer llama.cpp allocates: ``n_ctx (padded to 256) x (n_embd_k_gqa x k bits + n_embd_v_gqa x v bits)``
     per full-attention layer (``llama_kv_cache`` in ``src/llama-kv-cache.cpp``); sliding-window layers get a
@@ -413,8 +437,10 @@ def llamacpp_kv_bytes(
         if kind is LayerKind.LINEAR:
             continue
         cells = ctx_padded
-        window = model.sliding_window if kind is LayerKind.SLIDING else (
-            model.attention_chunk_size if kind is LayerKind.CHUNKED else None
+        window = (
+            model.sliding_window
+            if kind is LayerKind.SLIDING
+            else (model.attention_chunk_size if kind is LayerKind.CHUNKED else None)
         )
         if window is not None:
             swa = math.ceil((window * n_seq + n_ubatch) / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
@@ -427,8 +453,11 @@ def llamacpp_kv_bytes(
 
 # The short form's fields, by letter (Calibrated.to_token).
 CALIBRATION_LETTERS = (
-    ("t", "total_memory_bytes"), ("w", "weights_bytes"), ("a", "activation_bytes"),
-    ("n", "non_torch_bytes"), ("g", "cuda_graph_bytes"),
+    ("t", "total_memory_bytes"),
+    ("w", "weights_bytes"),
+    ("a", "activation_bytes"),
+    ("n", "non_torch_bytes"),
+    ("g", "cuda_graph_bytes"),
 )
 
 
@@ -459,7 +488,9 @@ class Calibrated(BaseModel, frozen=True, extra="forbid"):
         activation = self.activation_bytes
         if activation is None:
             activation = base.activation_bytes(ctx.model, ctx.gpu_memory_bytes, ctx.tensor_parallel, ctx.is_last_stage)
-        framework = self.non_torch_bytes if self.non_torch_bytes is not None else base.non_torch_bytes(ctx.tensor_parallel)
+        framework = (
+            self.non_torch_bytes if self.non_torch_bytes is not None else base.non_torch_bytes(ctx.tensor_parallel)
+        )
         if base.cudagraph_in_budget:
             framework += self.cuda_graph_bytes if self.cuda_graph_bytes is not None else vllm_cudagraph_bytes(ctx.model)
         total = self.total_memory_bytes or ctx.gpu_memory_bytes
@@ -485,9 +516,7 @@ class Calibrated(BaseModel, frozen=True, extra="forbid"):
         parts = token.strip().split("~")
         if len(parts) < 4 or parts[0] != "cal1":
             raise PlannerError(f"calibration: expected 'cal1~engine~version~util~...', got {token!r}")
-        fields: dict[str, object] = {
-            "engine": parts[1], "engine_version": parts[2], "gpu_memory_utilization": parts[3]
-        }
+        fields: dict[str, object] = {"engine": parts[1], "engine_version": parts[2], "gpu_memory_utilization": parts[3]}
         names = dict(CALIBRATION_LETTERS)
         for part in parts[4:]:
             if not part or part[0] not in names or not part[1:].isdigit():

@@ -146,9 +146,16 @@ class _VllmStage(BaseModel, frozen=True, extra="forbid"):
 
 
 def _vllm_stage(
-    request: PlanRequest, result: PlanResult, profile: VllmProfile, stage_index: int, total: int,
-    activation_override: int | None = None, non_torch_override: int | None = None, weights_override: int | None = None,
-    graph_override: int | None = None, util_total: int | None = None,
+    request: PlanRequest,
+    result: PlanResult,
+    profile: VllmProfile,
+    stage_index: int,
+    total: int,
+    activation_override: int | None = None,
+    non_torch_override: int | None = None,
+    weights_override: int | None = None,
+    graph_override: int | None = None,
+    util_total: int | None = None,
 ) -> _VllmStage:
     model = request.model
     stage = result.stages[stage_index]
@@ -189,8 +196,17 @@ def _vllm_stage(
         groups = tuple(key for key, n in counts.items() for _ in range(math.ceil(n / group_size)))
     blocks = max(0, available) // page // group_size if page else 0
     return _VllmStage(
-        available=available, weights=weights, activation=activation, non_torch=non_torch, cuda_graph=graph,
-        page_bytes=page, block_size=block, group_size=group_size, groups=groups, layer_keys=keys, blocks=blocks,
+        available=available,
+        weights=weights,
+        activation=activation,
+        non_torch=non_torch,
+        cuda_graph=graph,
+        page_bytes=page,
+        block_size=block,
+        group_size=group_size,
+        groups=groups,
+        layer_keys=keys,
+        blocks=blocks,
     )
 
 
@@ -221,7 +237,9 @@ def _gib(n: float) -> str:
 # -- vLLM -------------------------------------------------------------------------------------------------
 
 
-def _vllm_report(request: PlanRequest, result: PlanResult, profile: VllmProfile, calibration: Calibrated | None) -> EngineReport:
+def _vllm_report(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, calibration: Calibrated | None
+) -> EngineReport:
     total = engine_total_bytes(request)
     util_total = None
     overrides: dict[str, int | None] = {}
@@ -281,7 +299,9 @@ def _vllm_report(request: PlanRequest, result: PlanResult, profile: VllmProfile,
                 f"is {estimated}."
             )
         elif min_available <= 0:
-            lines.append("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization`.")
+            lines.append(
+                "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization`."
+            )
     else:
         peak_torch = first.weights + first.activation
         lines.append(
@@ -368,7 +388,10 @@ def _sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProf
     ]
     if tokens <= 0:
         lines.append("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
-    notes = [f"mem_fraction_static = {fraction:.3f}" + (" (SGLang's default heuristic)" if profile.mem_fraction_static is None else "")]
+    notes = [
+        f"mem_fraction_static = {fraction:.3f}"
+        + (" (SGLang's default heuristic)" if profile.mem_fraction_static is None else "")
+    ]
     return EngineReport(
         engine="sglang",
         engine_version=profile.engine_version,
@@ -436,7 +459,8 @@ def _trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProf
         fits=tokens >= max_len,
         lines=(
             f"[TensorRT-LLM][INFO] Using {tokens} tokens in paged KV cache.",
-            f"[TensorRT-LLM][INFO] [MemUsageChange] Allocated {_gib(kv)} GiB for max tokens in paged KV cache ({tokens}).",
+            f"[TensorRT-LLM][INFO] [MemUsageChange] Allocated {_gib(kv)} GiB for max tokens in paged KV cache "
+            f"({tokens}).",
         ),
         notes=("Indicative: the activation workspace depends on how the engine was built (max_num_tokens).",),
     )
@@ -444,8 +468,16 @@ def _trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProf
 
 # -- llama.cpp --------------------------------------------------------------------------------------------
 
-LLAMACPP_CACHE_NAMES = {"bf16": "f16", "fp16": "f16", "fp32": "f16", "int8": "q8_0", "fp8": "q8_0",
-                        "fp8_e4m3": "q8_0", "fp8_e5m2": "q8_0", "int4": "q4_0"}
+LLAMACPP_CACHE_NAMES = {
+    "bf16": "f16",
+    "fp16": "f16",
+    "fp32": "f16",
+    "int8": "q8_0",
+    "fp8": "q8_0",
+    "fp8_e4m3": "q8_0",
+    "fp8_e5m2": "q8_0",
+    "int4": "q4_0",
+}
 
 
 def _llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) -> EngineReport:
@@ -458,10 +490,14 @@ def _llamacpp_report(request: PlanRequest, result: PlanResult, profile: Llamacpp
     kv = llamacpp_kv_bytes(
         model, n_ctx, profile.cache_type_k, profile.cache_type_v, gpu_layers, profile.n_parallel, profile.n_ubatch
     )
-    kv_all = llamacpp_kv_bytes(model, n_ctx, profile.cache_type_k, profile.cache_type_v, None, profile.n_parallel, profile.n_ubatch)
+    kv_all = llamacpp_kv_bytes(
+        model, n_ctx, profile.cache_type_k, profile.cache_type_v, None, profile.n_parallel, profile.n_ubatch
+    )
     weights_total = result.weights_bytes_total
-    weights = weights_total if gpu_layers >= model.num_hidden_layers else math.ceil(
-        weights_total * gpu_layers / model.num_hidden_layers
+    weights = (
+        weights_total
+        if gpu_layers >= model.num_hidden_layers
+        else math.ceil(weights_total * gpu_layers / model.num_hidden_layers)
     )
     compute = profile.compute_buffer_bytes(model, n_ctx)
     used = weights + kv + compute + LLAMACPP_CONTEXT_BYTES
@@ -569,11 +605,17 @@ def max_model_len_allowed(request: PlanRequest, result: PlanResult | None = None
 
 def _kv_flag(kv_dtype: str, engine: str) -> str:
     if engine == "vllm":
-        return {"fp8": " --kv-cache-dtype fp8", "fp8_e4m3": " --kv-cache-dtype fp8_e4m3",
-                "fp8_e5m2": " --kv-cache-dtype fp8_e5m2"}.get(kv_dtype, "")
+        return {
+            "fp8": " --kv-cache-dtype fp8",
+            "fp8_e4m3": " --kv-cache-dtype fp8_e4m3",
+            "fp8_e5m2": " --kv-cache-dtype fp8_e5m2",
+        }.get(kv_dtype, "")
     if engine == "sglang":
-        return {"fp8": " --kv-cache-dtype fp8_e4m3", "fp8_e4m3": " --kv-cache-dtype fp8_e4m3",
-                "fp8_e5m2": " --kv-cache-dtype fp8_e5m2"}.get(kv_dtype, "")
+        return {
+            "fp8": " --kv-cache-dtype fp8_e4m3",
+            "fp8_e4m3": " --kv-cache-dtype fp8_e4m3",
+            "fp8_e5m2": " --kv-cache-dtype fp8_e5m2",
+        }.get(kv_dtype, "")
     if engine == "trtllm":
         return ""
     cache = LLAMACPP_CACHE_NAMES.get(kv_dtype, "f16")
@@ -590,8 +632,10 @@ def launch_commands(request: PlanRequest, result: PlanResult) -> dict[str, str]:
     kv = result.kv_dtype
     profile = profile_of(request)
     total = engine_total_bytes(request)
-    vllm = profile if isinstance(profile, VllmProfile) else (
-        profile.base_profile() if isinstance(profile, Calibrated) else VllmProfile()
+    vllm = (
+        profile
+        if isinstance(profile, VllmProfile)
+        else (profile.base_profile() if isinstance(profile, Calibrated) else VllmProfile())
     )
     _, seqs = vllm.batch(total, request.gpu.name if request.gpu else None, max_len)
     vllm_cmd = f"vllm serve {model_id} --tensor-parallel-size {tp}"

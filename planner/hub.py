@@ -36,7 +36,7 @@ import struct
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, cast, get_args
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import requests
@@ -46,7 +46,7 @@ from planner.errors import PlannerError
 from planner.hf_config import MAX_CONFIG_BYTES, MULTIMODAL_TEXT_KEYS, quantization_precision, spec_from_hf_config
 from planner.model import AttachedModule, ModelSpec
 from planner.params import parameter_breakdown
-from planner.precision import WeightPrecision
+from planner.precision import TORCH_DTYPE_NAMES, WeightPrecision
 
 __all__ = [
     "DEFAULT_ENDPOINT",
@@ -86,17 +86,42 @@ SINGLE_FILE = "model.safetensors"
 
 # Bytes per element of each safetensors dtype (safetensors Dtype enum); F4/F6 pack below one byte.
 DTYPE_BYTES: dict[str, float] = {
-    "BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "E8M0": 1,
-    "I16": 2, "U16": 2, "F16": 2, "BF16": 2,
-    "I32": 4, "U32": 4, "F32": 4,
-    "I64": 8, "U64": 8, "F64": 8,
-    "F4": 0.5, "F6_E2M3": 0.75, "F6_E3M2": 0.75,
+    "BOOL": 1,
+    "U8": 1,
+    "I8": 1,
+    "F8_E4M3": 1,
+    "F8_E5M2": 1,
+    "F8_E8M0": 1,
+    "E8M0": 1,
+    "I16": 2,
+    "U16": 2,
+    "F16": 2,
+    "BF16": 2,
+    "I32": 4,
+    "U32": 4,
+    "F32": 4,
+    "I64": 8,
+    "U64": 8,
+    "F64": 8,
+    "F4": 0.5,
+    "F6_E2M3": 0.75,
+    "F6_E3M2": 0.75,
 }
 # Top-level prefixes (after an optional "model.") of a vision tower and its projector in multimodal checkpoints.
 VISION_PREFIXES = (
-    "vision_tower.", "vision_model.", "visual.", "vision_encoder.", "vision.", "multi_modal_projector.",
-    "mm_projector.", "vision_embed_tokens.", "embed_vision.", "image_newline", "vision_projection.",
-    "connector.", "mlp1.",
+    "vision_tower.",
+    "vision_model.",
+    "visual.",
+    "vision_encoder.",
+    "vision.",
+    "multi_modal_projector.",
+    "mm_projector.",
+    "vision_embed_tokens.",
+    "embed_vision.",
+    "image_newline",
+    "vision_projection.",
+    "connector.",
+    "mlp1.",
 )
 # Config keys that announce a vision tower.
 VISION_CONFIG_KEYS = ("vision_config", "vision_tower_config", "visual")
@@ -104,8 +129,11 @@ VISION_CONFIG_KEYS = ("vision_config", "vision_tower_config", "visual")
 FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
     # transformers Gemma3TextConfig.__init__: the official gemma-3-*-it text_config omits these.
     "gemma3_text": {
-        "vocab_size": 262_208, "max_position_embeddings": 131_072, "tie_word_embeddings": True,
-        "sliding_window": 4096, "sliding_window_pattern": 6,
+        "vocab_size": 262_208,
+        "max_position_embeddings": 131_072,
+        "tie_word_embeddings": True,
+        "sliding_window": 4096,
+        "sliding_window_pattern": 6,
     },
 }
 REQUIRED_FIELDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
@@ -290,8 +318,7 @@ def _check_repo_id(repo_id: str) -> str:
 def _check_revision(revision: str) -> str:
     if not _REVISION.match(revision) or ".." in revision or "//" in revision or revision.endswith("/"):
         raise HubError(
-            f"{revision!r} is not a valid revision: a branch, tag or commit sha (letters, digits, '.', '_', "
-            "'-', '/')"
+            f"{revision!r} is not a valid revision: a branch, tag or commit sha (letters, digits, '.', '_', '-', '/')"
         )
     return revision
 
@@ -410,9 +437,14 @@ class _Client:
         attempt = 0
         while True:
             try:
+                # requests drops a header whose per-request value is None; its stubs do not say so.
+                headers = cast("dict[str, str]", self._headers(with_token, extra))
                 response = self.session.get(
-                    url, headers=self._headers(with_token, extra), timeout=self.timeout,
-                    allow_redirects=False, stream=True,
+                    url,
+                    headers=headers,
+                    timeout=self.timeout,
+                    allow_redirects=False,
+                    stream=True,
                 )
             except requests.RequestException as exc:
                 raise self._connection_error(exc, what) from None
@@ -439,8 +471,16 @@ class _Client:
             )
         if isinstance(exc, requests.ConnectionError):
             lowered = text.lower()
-            if any(s in lowered for s in ("name or service not known", "nodename nor servname", "name resolution",
-                                          "getaddrinfo failed", "no address associated")):
+            if any(
+                s in lowered
+                for s in (
+                    "name or service not known",
+                    "nodename nor servname",
+                    "name resolution",
+                    "getaddrinfo failed",
+                    "no address associated",
+                )
+            ):
                 return HubConnectionError(
                     f"cannot resolve {host} (DNS failure) while reading {what}: are you offline? Set HF_ENDPOINT "
                     "to a reachable mirror, or pick a catalog model"
@@ -479,8 +519,11 @@ class _Client:
     def read(self, response: requests.Response, *, what: str, limit: int, exact: int | None = None) -> bytes:
         """The body, at most ``limit`` bytes (more is an error), or exactly the first ``exact`` bytes."""
         length = response.headers.get("Content-Length", "")
-        if exact is None and length.isdigit() and int(length) > limit and "gzip" not in response.headers.get(
-            "Content-Encoding", ""
+        if (
+            exact is None
+            and length.isdigit()
+            and int(length) > limit
+            and "gzip" not in response.headers.get("Content-Encoding", "")
         ):
             response.close()
             raise HubResponseError(f"{what} is {int(length):,} bytes, over the {limit:,}-byte limit; refused")
@@ -535,8 +578,7 @@ def _raise_for_status(
         if code == "GatedRepo":
             if client.token is None:
                 raise HubAccessError(
-                    f"{repo_id} is gated: request access at {page} and set HF_TOKEN to a token of the approved "
-                    "account"
+                    f"{repo_id} is gated: request access at {page} and set HF_TOKEN to a token of the approved account"
                 )
             raise HubAccessError(
                 f"{repo_id} is gated and this token's account has no access yet: request access at {page} "
@@ -647,11 +689,18 @@ def parse_safetensors_header(header: Any, what: str = "safetensors header") -> S
         count += 1
         if _is_vision_tensor(name):
             vision += numel
-        if name.removeprefix("model.") in ("lm_head.weight", "language_model.lm_head.weight") or name == "lm_head.weight":
+        if (
+            name.removeprefix("model.") in ("lm_head.weight", "language_model.lm_head.weight")
+            or name == "lm_head.weight"
+        ):
             lm_head += numel
     return SafetensorsSummary(
-        parameters_by_dtype=params, bytes_by_dtype=nbytes, tensor_count=count, data_bytes=end_max,
-        vision_parameters=vision, lm_head_parameters=lm_head,
+        parameters_by_dtype=params,
+        bytes_by_dtype=nbytes,
+        tensor_count=count,
+        data_bytes=end_max,
+        vision_parameters=vision,
+        lm_head_parameters=lm_head,
     )
 
 
@@ -672,7 +721,12 @@ def _read_safetensors_header(
     """The header of a single-file checkpoint by HTTP Range; None when the file does not exist."""
     path = f"/{repo_id}/resolve/{quote(revision, safe='')}/{quote(filename)}"
     what = f"{filename} header"
-    response = client.get(path, what=what, file_download=True, extra={"Range": f"bytes=0-{HEADER_PREFETCH - 1}"})
+    response = client.get(
+        path,
+        what=what,
+        file_download=True,
+        extra={"Range": f"bytes=0-{HEADER_PREFETCH - 1}", "Accept-Encoding": "identity"},
+    )
     if response.status_code == 404:
         response.close()
         return None
@@ -698,7 +752,12 @@ def _read_safetensors_header(
     if 8 + length <= len(first):
         raw = first[8 : 8 + length]
     else:
-        response = client.get(path, what=what, file_download=True, extra={"Range": f"bytes=8-{8 + length - 1}"})
+        response = client.get(
+            path,
+            what=what,
+            file_download=True,
+            extra={"Range": f"bytes=8-{8 + length - 1}", "Accept-Encoding": "identity"},
+        )
         _raise_for_status(response, client=client, repo_id=repo_id, revision=requested, what=what)
         if response.status_code == 200:  # Range ignored: the body starts at byte 0
             raw = client.read(response, what=what, limit=8 + length, exact=8 + length)[8:]
@@ -719,7 +778,9 @@ def _read_safetensors_header(
 
 
 # -- quantization and config ---------------------------------------------------------------------------
-def detect_quantization(config: Mapping[str, Any], source: str = "config.json quantization_config") -> QuantizationInfo | None:
+def detect_quantization(
+    config: Mapping[str, Any], source: str = "config.json quantization_config"
+) -> QuantizationInfo | None:
     """The checkpoint's quantization and the planner's precision name for it (AWQ, GPTQ, FP8, MXFP4, …)."""
     quant = config.get("quantization_config")
     if not isinstance(quant, dict):
@@ -727,9 +788,8 @@ def detect_quantization(config: Mapping[str, Any], source: str = "config.json qu
     method = str(quant.get("quant_method") or quant.get("quant_type") or "unknown").lower()
     precision = quantization_precision({"quantization_config": quant})
     if precision is None:
-        if method in ("fbgemm_fp8", "fp8_e4m3", "ptpc_fp8"):
-            precision = "fp8"
-        elif method in ("modelopt", "nvfp4") and "FP8" in str(quant.get("quant_algo", "")).upper():
+        fp8_modelopt = method in ("modelopt", "nvfp4") and "FP8" in str(quant.get("quant_algo", "")).upper()
+        if method in ("fbgemm_fp8", "fp8_e4m3", "ptpc_fp8") or fp8_modelopt:
             precision = "fp8"
         elif method in ("eetq", "int8"):
             precision = "int8"
@@ -744,7 +804,7 @@ def detect_quantization(config: Mapping[str, Any], source: str = "config.json qu
     group_size = quant.get("group_size") or quant.get("q_group_size")
     return QuantizationInfo(
         method=method,
-        precision=precision,  # type: ignore[arg-type]  # a WeightPrecision name from quantization_precision
+        precision=_precision_name(precision),
         bits=bits if isinstance(bits, int) and not isinstance(bits, bool) else None,
         group_size=group_size if isinstance(group_size, int) and not isinstance(group_size, bool) else None,
         source=source,
@@ -797,7 +857,9 @@ def _missing_fields(config: Mapping[str, Any], error: str) -> tuple[MissingField
     ]
     moe = _lookup(config, ("num_local_experts", "n_routed_experts", "num_experts"))
     if not moe and _lookup(config, ("intermediate_size", "ffn_hidden_size")) is None:
-        missing.append(MissingField(field="intermediate_size", reason="config.json has no intermediate_size (MLP width)"))
+        missing.append(
+            MissingField(field="intermediate_size", reason="config.json has no intermediate_size (MLP width)")
+        )
     if not missing:
         missing.append(MissingField(field="config", reason=error))
     return tuple(missing)
@@ -816,13 +878,18 @@ def _api_parameters(info: Mapping[str, Any]) -> tuple[int | None, dict[str, int]
     if not isinstance(st, dict):
         return None, {}
     by_dtype = {
-        str(k): int(v) for k, v in (st.get("parameters") or {}).items()
+        str(k): int(v)
+        for k, v in (st.get("parameters") or {}).items()
         if isinstance(v, int) and not isinstance(v, bool) and v >= 0
     }
     total = st.get("total")
     if isinstance(total, int) and not isinstance(total, bool) and total > 0:
         return total, by_dtype
     return (sum(by_dtype.values()) or None), by_dtype
+
+
+def _precision_name(name: str | None) -> WeightPrecision | None:
+    return cast("WeightPrecision", name) if name in get_args(WeightPrecision) else None
 
 
 def _sourced(value: int | None, source: str) -> SourcedCount | None:
@@ -862,8 +929,13 @@ def fetch_model(
     secret = _Secret(raw_token.strip()) if raw_token and raw_token.strip() else None
     own_session = session is None
     client = _Client(
-        endpoint=base, token=secret, session=session or requests.Session(), timeout=timeout,
-        total_timeout=total_timeout, retries=retries, backoff=backoff,
+        endpoint=base,
+        token=secret,
+        session=session or requests.Session(),
+        timeout=timeout,
+        total_timeout=total_timeout,
+        retries=retries,
+        backoff=backoff,
         cdn_hosts=frozenset(h.strip().lower() for h in cdn_hosts if h.strip()),
     )
     try:
@@ -876,12 +948,21 @@ def fetch_model(
 
 
 def _get_json(
-    client: _Client, path: str, *, what: str, limit: int, repo_id: str, revision: str | None, file_download: bool,
+    client: _Client,
+    path: str,
+    *,
+    what: str,
+    limit: int,
+    repo_id: str,
+    revision: str | None,
+    file_download: bool,
     optional: bool = False,
 ) -> Any:
     response = client.get(path, what=what, file_download=file_download)
-    if optional and response.status_code == 404 and response.headers.get("X-Error-Code", "EntryNotFound") in (
-        "EntryNotFound", ""
+    if (
+        optional
+        and response.status_code == 404
+        and response.headers.get("X-Error-Code", "EntryNotFound") in ("EntryNotFound", "")
     ):
         response.close()
         return None
@@ -892,15 +973,24 @@ def _get_json(
 def _fetch(client: _Client, repo_id: str, revision: str | None) -> HubModel:
     notes: list[str] = []
     api_path = f"/api/models/{repo_id}" + (f"/revision/{quote(revision, safe='')}" if revision else "")
-    info = _get_json(client, api_path, what=f"the Hub API entry of {repo_id}", limit=MAX_API_BYTES,
-                     repo_id=repo_id, revision=revision, file_download=False)
+    info = _get_json(
+        client,
+        api_path,
+        what=f"the Hub API entry of {repo_id}",
+        limit=MAX_API_BYTES,
+        repo_id=repo_id,
+        revision=revision,
+        file_download=False,
+    )
     if not isinstance(info, dict):
         raise HubResponseError(f"the Hub API entry of {repo_id} is not a JSON object")
     sha = info.get("sha") if isinstance(info.get("sha"), str) and _SHA.match(info["sha"]) else None
     file_rev = sha or revision or "main"
     siblings: set[str] | None = None
     if isinstance(info.get("siblings"), list):
-        siblings = {s["rfilename"] for s in info["siblings"] if isinstance(s, dict) and isinstance(s.get("rfilename"), str)}
+        siblings = {
+            s["rfilename"] for s in info["siblings"] if isinstance(s, dict) and isinstance(s.get("rfilename"), str)
+        }
 
     def has(name: str) -> bool:
         return siblings is None or name in siblings
@@ -910,19 +1000,37 @@ def _fetch(client: _Client, repo_id: str, revision: str | None) -> HubModel:
 
     config: dict[str, Any] | None = None
     if has("config.json"):
-        loaded = _get_json(client, file_path("config.json"), what="config.json", limit=MAX_CONFIG_BYTES,
-                           repo_id=repo_id, revision=revision, file_download=True, optional=True)
+        loaded = _get_json(
+            client,
+            file_path("config.json"),
+            what="config.json",
+            limit=MAX_CONFIG_BYTES,
+            repo_id=repo_id,
+            revision=revision,
+            file_download=True,
+            optional=True,
+        )
         if loaded is not None and not isinstance(loaded, dict):
             raise HubResponseError("config.json: expected a JSON object at the top level")
         config = loaded
     if config is None:
-        notes.append("the repository has no config.json (GGUF-only or a non-transformers layout): give the shape by hand")
+        notes.append(
+            "the repository has no config.json (GGUF-only or a non-transformers layout): give the shape by hand"
+        )
     quant: QuantizationInfo | None = None
     if config is not None:
         quant = detect_quantization(config)
         if quant is None and siblings is not None and "quantize_config.json" in siblings:
-            legacy = _get_json(client, file_path("quantize_config.json"), what="quantize_config.json", limit=100_000,
-                               repo_id=repo_id, revision=revision, file_download=True, optional=True)
+            legacy = _get_json(
+                client,
+                file_path("quantize_config.json"),
+                what="quantize_config.json",
+                limit=100_000,
+                repo_id=repo_id,
+                revision=revision,
+                file_download=True,
+                optional=True,
+            )
             if isinstance(legacy, dict):
                 legacy = {"quant_method": "gptq", **legacy}
                 config = {**config, "quantization_config": legacy}
@@ -931,8 +1039,16 @@ def _fetch(client: _Client, repo_id: str, revision: str | None) -> HubModel:
     index_total: int | None = None
     header: SafetensorsSummary | None = None
     if has(INDEX_FILE):
-        index = _get_json(client, file_path(INDEX_FILE), what=INDEX_FILE, limit=MAX_INDEX_BYTES, repo_id=repo_id,
-                          revision=revision, file_download=True, optional=True)
+        index = _get_json(
+            client,
+            file_path(INDEX_FILE),
+            what=INDEX_FILE,
+            limit=MAX_INDEX_BYTES,
+            repo_id=repo_id,
+            revision=revision,
+            file_download=True,
+            optional=True,
+        )
         if index is not None:
             total = index.get("metadata", {}).get("total_size") if isinstance(index, dict) else None
             if isinstance(total, int | float) and not isinstance(total, bool) and total > 0:
@@ -943,8 +1059,9 @@ def _fetch(client: _Client, repo_id: str, revision: str | None) -> HubModel:
         header = _read_safetensors_header(client, repo_id, file_rev, SINGLE_FILE, revision)
 
     api_total, api_by_dtype = _api_parameters(info)
-    return _assemble(client, info, repo_id, revision, sha, config, quant, index_total, header, api_total,
-                     api_by_dtype, notes)
+    return _assemble(
+        client, info, repo_id, revision, sha, config, quant, index_total, header, api_total, api_by_dtype, notes
+    )
 
 
 def _assemble(
@@ -980,13 +1097,10 @@ def _assemble(
     else:
         stored = None
     quantized = quant is not None
-    if quantized and checkpoint is not None:
-        notes.append(
-            f"{checkpoint.source} counts stored elements of a {quant.method if quant else ''} checkpoint (packed "
-            "weights, scales, zero points); the plan uses the count computed from config.json"
-        )
     if quant is not None and quant.precision is None:
-        notes.append(f"quantization {quant.method!r} is not one the planner models: choose the weight precision by hand")
+        notes.append(
+            f"quantization {quant.method!r} is not one the planner models: choose the weight precision by hand"
+        )
 
     # -- the spec
     spec: ModelSpec | None = None
@@ -1008,7 +1122,9 @@ def _assemble(
         except (ValidationError, TypeError, ValueError, AttributeError) as exc:
             missing = _missing_fields(filled, f"config.json has unexpected values ({type(exc).__name__})")
     else:
-        missing = tuple(MissingField(field=name, reason="no config.json in the repository") for name, _, _ in REQUIRED_FIELDS)
+        missing = tuple(
+            MissingField(field=name, reason="no config.json in the repository") for name, _, _ in REQUIRED_FIELDS
+        )
     if spec is not None and quant is not None and quant.precision is not None and spec.native_dtype != quant.precision:
         spec = ModelSpec.model_validate({**spec.model_dump(), "native_dtype": quant.precision})
 
@@ -1017,19 +1133,26 @@ def _assemble(
         if multimodal and config is not None and _has_vision(config):
             if header is not None and header.vision_parameters:
                 vision = AttachedModule(
-                    name="vision tower + projector", parameters=header.vision_parameters, loaded_for_serving=True,
+                    name="vision tower + projector",
+                    parameters=header.vision_parameters,
+                    loaded_for_serving=True,
                     source="safetensors header: tensors named vision_tower.* / multi_modal_projector.* (and similar)",
                 )
             elif checkpoint is not None and not quantized and checkpoint.value > text_total:
                 vision = AttachedModule(
-                    name="vision tower + projector", parameters=checkpoint.value - text_total, loaded_for_serving=True,
+                    name="vision tower + projector",
+                    parameters=checkpoint.value - text_total,
+                    loaded_for_serving=True,
                     source=f"{checkpoint.source} minus the text decoder computed from config.json",
                 )
             else:
                 notes.append("the vision tower's size is unknown (no exact checkpoint count): it is not counted")
             if vision is not None:
                 spec = ModelSpec.model_validate(
-                    {**spec.model_dump(), "attached_modules": [*spec.model_dump()["attached_modules"], vision.model_dump()]}
+                    {
+                        **spec.model_dump(),
+                        "attached_modules": [*spec.model_dump()["attached_modules"], vision.model_dump()],
+                    }
                 )
         total = parameter_breakdown(spec).total
         computed = SourcedCount(
@@ -1037,6 +1160,12 @@ def _assemble(
             source="computed from config.json" + (f" + vision tower ({vision.source})" if vision else ""),
         )
         parameters = computed
+        if quantized and checkpoint is not None and checkpoint.value != total:
+            notes.append(
+                f"{checkpoint.source} {checkpoint.value:,} counts the stored elements of the "
+                f"{quant.method if quant else ''} checkpoint (packed weights, scales, zero points); the plan uses "
+                f"{total:,}, computed from config.json"
+            )
         if checkpoint is not None and not quantized and checkpoint.value != total:
             diff = checkpoint.value - total
             vocab_h = (spec.vocab_size or 0) * (spec.hidden_size or 0)
@@ -1045,7 +1174,8 @@ def _assemble(
             ):
                 notes.append(
                     f"the checkpoint also stores lm_head.weight ({diff:,} values), a copy of the tied embedding: "
-                    f"{checkpoint.source} {checkpoint.value:,} counts it, servers load one copy; the plan uses {total:,}"
+                    f"{checkpoint.source} {checkpoint.value:,} counts it, servers load one copy; the plan uses "
+                    f"{total:,}"
                 )
             else:
                 notes.append(
@@ -1066,6 +1196,9 @@ def _assemble(
         precision = quant.precision
     elif spec is not None:
         precision = spec.native_dtype
+    elif config is not None:
+        dtype = _lookup(config, ("torch_dtype", "dtype"))
+        precision = _precision_name(TORCH_DTYPE_NAMES.get(str(dtype), "")) if dtype else None
     if precision is not None and spec is None:
         prefill["native_dtype"] = precision
 
@@ -1098,6 +1231,10 @@ def _assemble(
         vision=vision,
         notes=tuple(client._redact(n) for n in notes),
     )
-    logger.debug("read %s at %s: %s parameters", repo_id, sha or revision or "main",
-                 parameters.value if parameters else "unknown")
+    logger.debug(
+        "read %s at %s: %s parameters",
+        repo_id,
+        sha or revision or "main",
+        parameters.value if parameters else "unknown",
+    )
     return result

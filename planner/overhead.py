@@ -9,6 +9,9 @@ Three overhead models, chosen by ``kind`` (a discriminated union, so engine prof
 - ``estimate`` (the default): activations that scale with the tokens in flight per step and the logits
   buffer, a framework cost that grows once GPUs talk to each other (NCCL), and the share of memory a
   serving engine leaves unreserved. Its constants come from vLLM V1 start-up logs (see each function).
+
+Engine profiles (``vllm``, ``sglang``, ``trtllm``, ``llamacpp``) and measured ``calibrated`` overheads join the
+union from :mod:`planner.engine_profiles`.
 """
 
 from __future__ import annotations
@@ -130,6 +133,13 @@ class Estimate(BaseModel, frozen=True, extra="forbid"):
 
 
 OverheadModel = Annotated[
-    SimpleFraction | SimpleFixed | Estimate | VllmProfile | SglangProfile | TrtllmProfile | LlamacppProfile | Calibrated,
+    SimpleFraction
+    | SimpleFixed
+    | Estimate
+    | VllmProfile
+    | SglangProfile
+    | TrtllmProfile
+    | LlamacppProfile
+    | Calibrated,
     Field(discriminator="kind"),
 ]

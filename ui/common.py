@@ -42,7 +42,7 @@ def share_and_export(
         cols[0].download_button(
             "HTML report",
             html,
-            file_name=f"headroom-{page_path}.html",
+            file_name=f"headroom-{page_path or 'memory'}.html",
             mime="text/html",
             icon=":material/download:",
             on_click="ignore",
@@ -51,7 +51,7 @@ def share_and_export(
             col.download_button(
                 f"CSV: {name}",
                 report.csv_text(rows),
-                file_name=f"headroom-{page_path}-{name}.csv",
+                file_name=f"headroom-{page_path or 'memory'}-{name}.csv",
                 mime="text/csv",
                 icon=":material/table:",
                 on_click="ignore",

@@ -9,8 +9,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGES = {"memory": "pages/memory.py", "what_if": "pages/what_if.py", "compare": "pages/compare.py",
-         "catalog": "pages/catalog.py"}
+PAGES = {
+    "memory": "pages/memory.py",
+    "what_if": "pages/what_if.py",
+    "compare": "pages/compare.py",
+    "catalog": "pages/catalog.py",
+}
 
 
 def run_page(page: str, params: Mapping[str, str | list[str]] | None = None) -> AppTest:

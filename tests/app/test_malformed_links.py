@@ -66,8 +66,15 @@ def test_malformed_link_on_memory_page(params, ignored) -> None:
 
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_every_page_survives_a_hostile_link(page: str) -> None:
-    params = {"model": "<img src=x onerror=alert(1)>", "gpus": "NaN", "context": "-1", "unit": "%00",
-              "curves": ["nope/nope"], "combos": ["x/y"], "junk": "1"}
+    params = {
+        "model": "<img src=x onerror=alert(1)>",
+        "gpus": "NaN",
+        "context": "-1",
+        "unit": "%00",
+        "curves": ["nope/nope"],
+        "combos": ["x/y"],
+        "junk": "1",
+    }
     at = run_page(page, params)
     assert not at.exception
     note = _ignored_note(at)

@@ -14,16 +14,24 @@ PARAMETER_SETS: dict[str, dict[str, str]] = {
     "defaults": {},
     "does-not-fit": {"model": "meta-llama/Llama-3.1-70B", "gpu": "rtx-4090", "weights": "bf16"},
     "mla": {"model": "deepseek-ai/DeepSeek-V2-Lite", "gpu": "a100-sxm-80gb", "context": "32768"},
-    "mla-tp8": {"model": "deepseek-ai/DeepSeek-V3", "gpu": "h200-sxm-141gb", "gpus": "8", "tp": "8",
-                "weights": "fp8"},
+    "mla-tp8": {"model": "deepseek-ai/DeepSeek-V3", "gpu": "h200-sxm-141gb", "gpus": "8", "tp": "8", "weights": "fp8"},
     "sliding-window": {"model": "google/gemma-3-27b-it", "gpu": "l40s", "gpus": "2", "context": "65536"},
-    "moe-tp8": {"model": "Qwen/Qwen3-235B-A22B", "gpu": "h100-sxm-80gb", "gpus": "8", "tp": "8",
-                "weights": "fp8"},
+    "moe-tp8": {"model": "Qwen/Qwen3-235B-A22B", "gpu": "h100-sxm-80gb", "gpus": "8", "tp": "8", "weights": "fp8"},
     "fp8-kv": {"model": "meta-llama/Llama-3.1-8B", "gpu": "rtx-4090", "kv": "fp8", "context": "16384"},
-    "gguf": {"model": "Qwen/Qwen2.5-32B", "gpu": "rtx-3090", "weights": "q4_k_m", "kv": "int8",
-             "context": "8192", "engine": "simple-fixed"},
-    "hybrid-linear": {"model": "Qwen/Qwen3-Next-80B-A3B-Instruct", "gpu": "h100-sxm-80gb", "gpus": "2",
-                      "weights": "fp8"},
+    "gguf": {
+        "model": "Qwen/Qwen2.5-32B",
+        "gpu": "rtx-3090",
+        "weights": "q4_k_m",
+        "kv": "int8",
+        "context": "8192",
+        "engine": "simple-fixed",
+    },
+    "hybrid-linear": {
+        "model": "Qwen/Qwen3-Next-80B-A3B-Instruct",
+        "gpu": "h100-sxm-80gb",
+        "gpus": "2",
+        "weights": "fp8",
+    },
     "pipeline": {"model": "meta-llama/Llama-3.1-70B", "gpu": "a100-sxm-80gb", "gpus": "4", "tp": "2", "pp": "2"},
     "gb-unit": {"model": "mistralai/Mistral-7B-v0.1", "gpu": "a10", "unit": "GB", "engine": "simple"},
 }
@@ -32,9 +40,17 @@ PARAMETER_SETS: dict[str, dict[str, str]] = {
 def _selection(at) -> Selection:
     state = at.session_state
     return Selection(
-        model_id=state["model"], gpu_id=state["gpu"], gpu_count=state["gpus"], tensor_parallel=state["tp"],
-        pipeline_parallel=state["pp"], weights=state["weights"], kv_dtype=state["kv"], engine=state["engine"],
-        context_tokens=state["context"], users=state["users"], unit=state["unit"] or "GiB",
+        model_id=state["model"],
+        gpu_id=state["gpu"],
+        gpu_count=state["gpus"],
+        tensor_parallel=state["tp"],
+        pipeline_parallel=state["pp"],
+        weights=state["weights"],
+        kv_dtype=state["kv"],
+        engine=state["engine"],
+        context_tokens=state["context"],
+        users=state["users"],
+        unit=state["unit"] or "GiB",
     )
 
 
@@ -44,7 +60,7 @@ def test_page_renders(page: str, name: str) -> None:
     params = PARAMETER_SETS[name]
     at = run_page(page, params)
     assert not at.exception, [e.value for e in at.exception]
-    assert not at.error or name == "does-not-fit" and page == "memory", [e.value for e in at.error]
+    assert not at.error or (name == "does-not-fit" and page == "memory"), [e.value for e in at.error]
     assert not at.warning or all("ignored" not in w.value for w in at.warning), [w.value for w in at.warning]
     for key, value in params.items():  # every parameter of the link was taken
         assert str(at.session_state[key]) == value, key

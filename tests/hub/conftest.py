@@ -65,7 +65,7 @@ class HubServer:
 class Handler(BaseHTTPRequestHandler):
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
     # -- helpers
@@ -160,7 +160,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         if info.get("gated") and not self.authorized():
             if self.headers.get("Authorization"):
-                self.error(403, "GatedRepo", f"Access to model {repo} is restricted and you are not in the authorized list.")
+                self.error(
+                    403, "GatedRepo", f"Access to model {repo} is restricted and you are not in the authorized list."
+                )
             else:
                 self.error(401, "GatedRepo", f"Access to model {repo} is restricted. You must be authenticated.")
             return
@@ -177,7 +179,9 @@ class Handler(BaseHTTPRequestHandler):
         assert folder is not None
         if filename == "model.safetensors" and (folder / "model.safetensors.header.json").is_file():
             header = (folder / "model.safetensors.header.json").read_bytes()
-            data_end = max((e["data_offsets"][1] for k, e in json.loads(header).items() if k != "__metadata__"), default=0)
+            data_end = max(
+                (e["data_offsets"][1] for k, e in json.loads(header).items() if k != "__metadata__"), default=0
+            )
             prefix = struct.pack("<Q", len(header)) + header
             self.serve_bytes(prefix, len(prefix) + data_end)
             return

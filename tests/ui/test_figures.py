@@ -13,8 +13,15 @@ from ui.figures import COLOURS, COMPONENTS
 
 def _request(**kw: object) -> PlanRequest:
     gpu = get_gpu("h100-sxm-80gb")
-    base = dict(model=get_model("meta-llama/Llama-3.1-70B").spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes,
-                gpu_count=4, tensor_parallel=2, pipeline_parallel=2, context_tokens=32768)
+    base = dict(
+        model=get_model("meta-llama/Llama-3.1-70B").spec,
+        gpu=gpu,
+        gpu_memory_bytes=gpu.memory_bytes,
+        gpu_count=4,
+        tensor_parallel=2,
+        pipeline_parallel=2,
+        context_tokens=32768,
+    )
     return PlanRequest(**{**base, **kw})  # type: ignore[arg-type]
 
 
@@ -29,7 +36,7 @@ def test_memory_figure_traces_equal_the_breakdown() -> None:
         assert list(bars[name].x) == pytest.approx(expected)
         assert bars[name].marker.color == colour
     assert fig.layout.xaxis.title.text == "Memory per GPU (GiB)"
-    capacity = [s for s in fig.layout.shapes if s.type == "line"][0]
+    capacity = next(s for s in fig.layout.shapes if s.type == "line")
     assert capacity.x0 == pytest.approx(result.per_gpu.gpu_memory_bytes / GiB)
 
 
@@ -79,8 +86,10 @@ def test_curve_point_equals_a_plan_at_that_context() -> None:
 
 def test_heatmap_marks_does_not_fit() -> None:
     weights, kvs = ["bf16", "fp8"], ["bf16", "fp8"]
-    grid = [[plan(_request(gpu_count=1, tensor_parallel=1, pipeline_parallel=1, weights=w, kv_dtype=k))
-             for k in kvs] for w in weights]
+    grid = [
+        [plan(_request(gpu_count=1, tensor_parallel=1, pipeline_parallel=1, weights=w, kv_dtype=k)) for k in kvs]
+        for w in weights
+    ]
     fig = figures.heatmap_figure(weights, kvs, grid, 32768)
     heat = fig.data[0]
     assert list(heat.text[0]) == ["does not fit", "does not fit"]

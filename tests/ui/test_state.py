@@ -46,8 +46,9 @@ def test_tp_options_are_legal_and_default_is_largest() -> None:
 def test_verdict_sentences() -> None:
     gpu = get_gpu("h100-sxm-80gb")
     spec = get_model("meta-llama/Llama-3.1-70B").spec
-    request = PlanRequest(model=spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes, gpu_count=2, weights="fp8",
-                          context_tokens=32768)
+    request = PlanRequest(
+        model=spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes, gpu_count=2, weights="fp8", context_tokens=32768
+    )
     result = plan(request)
     sentence = text.verdict(result, "Llama 3.1 70B", gpu, "GiB", users=20)
     count = text.conversations(result)
@@ -62,10 +63,16 @@ def test_verdict_sentences() -> None:
 def test_html_report_is_self_contained_and_escaped() -> None:
     import plotly.graph_objects as go
 
-    html = report.html_report("T <1>", "V & W", {"model": "<x>"}, [go.Figure()], {"rows": [{"a": "<b>"}]},
-                              when=datetime(2026, 11, 29, tzinfo=UTC))
+    html = report.html_report(
+        "T <1>",
+        "V & W",
+        {"model": "<x>"},
+        [go.Figure()],
+        {"rows": [{"a": "<b>"}]},
+        when=datetime(2026, 11, 29, tzinfo=UTC),
+    )
     assert "T &lt;1&gt;" in html and "V &amp; W" in html and "&lt;x&gt;" in html and "&lt;b&gt;" in html
     assert "2026-11-29 00:00 UTC" in html
     # plotly.js is inlined (a few MB), no script is loaded from the network: the report works offline.
-    assert len(html) > 1_000_000 and "<script src=" not in html.replace("<script src=\"data:", "")
+    assert len(html) > 1_000_000 and "<script src=" not in html.replace('<script src="data:', "")
     assert report.csv_text([{"a": 1, "b": "x,y"}]) == 'a,b\r\n1,"x,y"\r\n'

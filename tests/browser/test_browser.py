@@ -1,0 +1,86 @@
+"""A real browser: a shared link reproduces the numbers, the slider moves the URL, every page draws."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from planner.plan import plan
+from tests.browser.server import wait_for_chart
+from ui import links, text
+from ui.state import Selection
+
+SHARED = Selection(
+    model_id="meta-llama/Llama-3.1-70B",
+    gpu_id="h100-sxm-80gb",
+    gpu_count=2,
+    tensor_parallel=2,
+    weights="fp8",
+    kv_dtype="fp8",
+    context_tokens=32768,
+    users=20,
+)
+
+
+def _verdict(sel: Selection) -> str:
+    result = plan(sel.request())
+    return text.verdict(result, sel.catalog_model.spec.display_name, sel.gpu, sel.unit, sel.users)
+
+
+def _alert_text(page) -> str:
+    return " ".join(page.locator("[data-testid='stAlert']").all_inner_texts())
+
+
+def test_shared_link_shows_the_same_numbers(page, app_url: str) -> None:
+    page.goto(f"{app_url}/{links.query_string(SHARED)}")
+    wait_for_chart(page)
+    assert _verdict(SHARED) in _alert_text(page)
+    result = plan(SHARED.request())
+    body = page.inner_text("body")
+    assert f"{result.max_concurrency:,.1f}" in body
+
+
+def test_slider_change_updates_url_and_the_new_link_reproduces(page, browser, app_url: str) -> None:
+    start = SHARED.model_copy(update={"context_tokens": 8192})
+    page.goto(f"{app_url}/{links.query_string(start)}")
+    wait_for_chart(page)
+    before = _alert_text(page)
+    slider = page.locator("input[type=range][aria-label='Context length (tokens)']")
+    slider.focus()
+    page.keyboard.press("End")  # the context slider to the model's maximum
+    page.wait_for_function("() => new URL(location.href).searchParams.get('context') !== '8192'", timeout=30_000)
+    wait_for_chart(page)
+    context = int(parse_qs(urlsplit(page.url).query)["context"][0])
+    assert context == start.catalog_model.spec.max_position_embeddings
+    moved = start.model_copy(update={"context_tokens": context})
+    page.wait_for_function("(t) => document.body.innerText.includes(t)", arg=_verdict(moved), timeout=30_000)
+    assert _alert_text(page) != before
+    fresh = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    fresh.goto(page.url)
+    wait_for_chart(fresh)
+    assert _verdict(moved) in _alert_text(fresh)
+    fresh.context.close()
+
+
+@pytest.mark.parametrize("path", ["", "what_if", "compare", "catalog"])
+def test_every_page_draws(page, app_url: str, path: str, tmp_path: Path) -> None:
+    page.goto(f"{app_url}/{path}{links.query_string(SHARED)}")
+    if path == "catalog":
+        page.wait_for_selector("[data-testid='stDataFrame']", timeout=30_000)
+    else:
+        wait_for_chart(page)
+    assert "Traceback" not in page.inner_text("body")
+    assert "Page not found" not in page.inner_text("body")
+    shot = tmp_path / f"{path or 'memory'}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 20_000
+
+
+def test_phone_width_has_no_traceback(browser, app_url: str) -> None:
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True).new_page()
+    phone.goto(f"{app_url}/{links.query_string(SHARED)}")
+    wait_for_chart(phone)
+    assert _verdict(SHARED) in _alert_text(phone)
+    phone.context.close()
