@@ -16,7 +16,7 @@ GRID_KV = ("bf16", "fp8", "int8", "int4")
 
 
 def render_compare_page(sel: Selection) -> None:
-    name = sel.catalog_model.spec.display_name
+    name = sel.spec.display_name
     st.title(f"Precisions compared: {name} on {sel.gpu_count} × {sel.gpu.name}")
     weights = list(WEIGHT_FORMATS)
     grid: list[list[PlanResult]] = []

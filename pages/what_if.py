@@ -20,9 +20,9 @@ def _curve_choices(sel: Selection) -> list[str]:
 
 
 def render_what_if_page(sel: Selection) -> None:
-    name = sel.catalog_model.spec.display_name
+    name = sel.spec.display_name
     st.title(f"What if conversations were longer? {name}")
-    low, high = state.context_range(sel.model_id)
+    low, high = state.context_range(sel.spec)
     contexts = state.log_contexts(low, high)
     if sel.context_tokens not in contexts:
         contexts = sorted({*contexts, sel.context_tokens})

@@ -13,6 +13,9 @@ def selection_params(sel: Selection) -> dict[str, str]:
     """Every shared setting as URL parameters (explicit, so a link survives changed defaults)."""
     return {
         state.MODEL.key: sel.model_id,
+        **({state.HF.key: sel.hf} if sel.hf else {}),
+        **({state.CUSTOM_SPEC.key: sel.custom_spec} if sel.custom_spec else {}),
+        **({state.CALIBRATION.key: sel.calibration} if sel.calibration else {}),
         state.GPU.key: sel.gpu_id,
         state.GPUS.key: str(sel.gpu_count),
         state.TP.key: str(sel.tensor_parallel),
@@ -20,6 +23,7 @@ def selection_params(sel: Selection) -> dict[str, str]:
         state.WEIGHTS.key: sel.weights,
         state.KV.key: sel.kv_dtype,
         state.ENGINE.key: sel.engine,
+        state.UTIL.key: f"{sel.util:g}",
         state.CONTEXT.key: str(sel.context_tokens),
         state.USERS.key: str(sel.users),
         state.UNIT.key: sel.unit,

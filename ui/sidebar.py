@@ -3,15 +3,23 @@ any view is a link. Returns a validated :class:`Selection`; pages never read wid
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
+from planner.engine_profiles import Calibrated
+from planner.errors import PlannerError
+from planner.model import ModelSpec
 from ui import state
+from ui.custom_spec import decode_spec
+from ui.imports import import_from_hub
 from ui.state import Selection
 
 EXACT_CONTEXT_KEY = "context_exact"  # the exact-number twin of the context slider (not in the URL)
+TOKEN_KEY = "hf_token_session"  # the access token: session only, never bound to the URL
 
 
-def _index(options: list, value: object) -> int:
+def _index(options: list[Any], value: object) -> int:
     return options.index(value) if value in options else 0
 
 
@@ -22,6 +30,60 @@ def _sync_context_from_exact() -> None:
 
 def _sync_exact_from_context() -> None:
     st.session_state[EXACT_CONTEXT_KEY] = st.session_state[state.CONTEXT.key]
+
+
+def _outside_model(sb: Any) -> tuple[ModelSpec | None, str | None, str | None]:
+    """A model from the link's ``spec`` (described by hand) or from the Hub import field.
+
+    Returns (spec, where it came from, the weight precision the checkpoint implies). A failure says why on
+    the page and leaves the catalog model in use.
+    """
+    custom = st.query_params.get(state.CUSTOM_SPEC.key)
+    if custom:
+        try:
+            spec = decode_spec(custom)
+        except PlannerError as exc:
+            sb.error(f"{exc}. Using the catalog model.", icon=":material/error:")
+        else:
+            return spec, "custom architecture described by hand (carried in the link)", None
+    reference = sb.text_input(
+        state.HF.label,
+        key=state.HF.key,
+        bind="query-params",
+        help=state.HF.help,
+        placeholder="owner/name or owner/name@revision",
+        max_chars=200,
+    ).strip()
+    with sb.expander("Access token for gated models", icon=":material/key:"):
+        token = st.text_input(
+            "Hugging Face token",
+            type="password",
+            key=TOKEN_KEY,
+            help="Used for this session only: never put in the link, the logs or the page.",
+        )
+    if not reference:
+        return None, None, None
+    try:
+        imported = import_from_hub(reference, token or None)
+    except PlannerError as exc:
+        sb.error(f"Import failed: {exc} The catalog model stays in use.", icon=":material/cloud_off:")
+        return None, None, None
+    if imported.spec is None:
+        missing = ", ".join(m.field for m in imported.missing)
+        sb.warning(
+            f"{imported.repo_id}: config.json lacks {missing}. Complete it on the Custom model page.",
+            icon=":material/edit_note:",
+        )
+        st.session_state["_hub_prefill"] = imported.prefill
+        return None, None, None
+    counts = imported.parameters
+    source = f"Hugging Face Hub {imported.repo_id}" + (f" @ {imported.sha[:10]}" if imported.sha else "")
+    if counts is not None:
+        source += f"; {counts.value:,} parameters from {counts.source}"
+    if imported.stored_bytes is not None:
+        source += f"; {imported.stored_bytes.value:,} bytes stored ({imported.stored_bytes.source})"
+    sb.success(f"Planning {imported.repo_id} from the Hub.", icon=":material/cloud_done:")
+    return imported.spec, source, imported.weight_precision
 
 
 def render_sidebar() -> Selection:
@@ -37,6 +99,8 @@ def render_sidebar() -> Selection:
         bind="query-params",
         help=state.MODEL.help,
     )
+    imported, imported_source, checkpoint_precision = _outside_model(sb)
+    spec = imported if imported is not None else state.get_model(model_id).spec
     gpus = state.gpu_options()
     gpu_id = sb.selectbox(
         state.GPU.label,
@@ -47,26 +111,26 @@ def render_sidebar() -> Selection:
         help=state.GPU.help,
     )
     gpu = state.get_gpu(gpu_id)
-    sb.caption(f"{gpu.name} · {gpu.memory_bytes / 2**30:,.1f} GiB as the device reports")
+    sb.caption(f"{gpu.name} · {gpu.memory_bytes / 2**30:,.2f} GiB as the device reports")
     counts = list(state.GPU_COUNT_OPTIONS)
     col1, col2, col3 = sb.columns(3)
     gpu_count = col1.selectbox(state.GPUS.label, counts, key=state.GPUS.key, bind="query-params", help=state.GPUS.help)
-    tps = state.tp_options(model_id, gpu_count)
+    tps = state.tp_options(spec, gpu_count)
     tp = col2.selectbox(
         "TP",
         tps,
-        index=_index(tps, state.default_tp(model_id, gpu_count)),
+        index=_index(tps, state.default_tp(spec, gpu_count)),
         key=state.TP.key,
         bind="query-params",
         help=state.TP.help,
     )
-    pps = state.pp_options(model_id, gpu_count, tp)
+    pps = state.pp_options(spec, gpu_count, tp)
     pp = col3.selectbox("PP", pps, key=state.PP.key, bind="query-params", help=state.PP.help)
     weights = state.weight_options()
     weight = sb.selectbox(
         state.WEIGHTS.label,
         weights,
-        index=_index(weights, state.native_weights(model_id)),
+        index=_index(weights, checkpoint_precision or state.native_weights(spec)),
         key=state.WEIGHTS.key,
         bind="query-params",
         help=state.WEIGHTS.help,
@@ -75,22 +139,47 @@ def render_sidebar() -> Selection:
     kv = sb.selectbox(
         state.KV.label,
         kvs,
-        index=_index(kvs, state.native_kv(model_id)),
+        index=_index(kvs, state.native_kv(spec)),
         key=state.KV.key,
         bind="query-params",
         help=state.KV.help,
     )
     engines = list(state.ENGINE_PROFILES)
     engine = sb.selectbox(
-        state.ENGINE.label, engines, key=state.ENGINE.key, bind="query-params", help=state.ENGINE.help
+        state.ENGINE.label,
+        engines,
+        index=_index(engines, state.DEFAULT_ENGINE),
+        key=state.ENGINE.key,
+        bind="query-params",
+        help=state.ENGINE.help,
     )
     sb.caption(state.ENGINE_PROFILES[engine])
-    low, high = state.context_range(model_id)
+    util = sb.number_input(
+        state.UTIL.label,
+        min_value=0.30,
+        max_value=0.99,
+        value=state.DEFAULT_UTIL,
+        step=0.01,
+        format="%.2f",
+        key=state.UTIL.key,
+        bind="query-params",
+        help=state.UTIL.help,
+    )
+    calibration = st.query_params.get(state.CALIBRATION.key) or None
+    if calibration:
+        try:
+            Calibrated.from_token(calibration)
+        except PlannerError as exc:
+            sb.error(f"{exc}. Estimates are used instead.", icon=":material/error:")
+            calibration = None
+        else:
+            sb.info("Overheads measured from a pasted start-up log are in use (Memory page).", icon=":material/tune:")
+    low, high = state.context_range(spec)
     context = sb.slider(
         state.CONTEXT.label,
         min_value=low,
         max_value=high,
-        value=state.default_context(model_id),
+        value=state.default_context(spec),
         step=1,
         key=state.CONTEXT.key,
         bind="query-params",
@@ -137,7 +226,15 @@ def render_sidebar() -> Selection:
         weights=weight,
         kv_dtype=kv,
         engine=engine,
+        util=float(util),
+        calibration=calibration,
         context_tokens=int(context),
         users=int(users),
         unit=unit,
+        imported=imported,
+        imported_source=imported_source,
+        hf=st.session_state.get(state.HF.key) or "",
+        custom_spec=st.query_params.get(state.CUSTOM_SPEC.key)
+        if imported_source and "by hand" in imported_source
+        else None,
     )

@@ -14,7 +14,9 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
+from planner.engine_profiles import Calibrated, LlamacppProfile, SglangProfile, TrtllmProfile, VllmProfile
 from planner.gpu import GpuSpec
+from planner.model import ModelSpec
 from planner.overhead import Estimate, OverheadModel, SimpleFixed, SimpleFraction
 from planner.parallel import default_parallelism, parallel_problem
 from planner.plan import PlanRequest
@@ -38,6 +40,20 @@ PP = Setting("pp", "Pipeline parallel", "GPUs that split the layers into stages.
 WEIGHTS = Setting("weights", "Weight precision", "How the weights are stored; scales and zero points included.")
 KV = Setting("kv", "KV cache dtype", "How the cached keys and values are stored.")
 ENGINE = Setting("engine", "Engine / overhead profile", "How working memory and reserve are estimated.")
+UTIL = Setting(
+    "util",
+    "Engine memory fraction",
+    "vLLM gpu_memory_utilization, TensorRT-LLM kv_cache_free_gpu_mem_fraction, or the generic estimate's share; "
+    "SGLang keeps its own mem_fraction_static heuristic.",
+)
+CALIBRATION = Setting("calib", "Calibration", "Figures measured from a pasted start-up log.")
+HF = Setting(
+    "hf",
+    "…or import from the Hugging Face Hub",
+    "A repo id (owner/name, owner/name@revision) or its https://huggingface.co/… address: the plan then uses "
+    "the repository's own config.json and checkpoint sizes.",
+)
+CUSTOM_SPEC = Setting("spec", "Custom model", "A model described by hand, packed into the link.")
 CONTEXT = Setting("context", "Context length (tokens)", "Tokens per conversation: prompt plus reply.")
 USERS = Setting("users", "Target concurrent users", "Conversations you want to serve at once.")
 UNIT = Setting("unit", "Memory unit", "GiB (2^30 bytes) as nvidia-smi and engines print, or GB (10^9).")
@@ -47,11 +63,11 @@ CURVE_GPUS = Setting("curve_gpus", "Other GPUs", "Add a curve for each of these 
 CONTIGUOUS = Setting("contiguous", "Show contiguous reservation", "Also plot engines that reserve the full length.")
 COMBOS = Setting("combos", "Combinations side by side", "Two to four weight / KV pairs.")
 
-SIDEBAR_SETTINGS = (MODEL, GPU, GPUS, TP, PP, WEIGHTS, KV, ENGINE, CONTEXT, USERS, UNIT)
+SIDEBAR_SETTINGS = (MODEL, HF, GPU, GPUS, TP, PP, WEIGHTS, KV, ENGINE, UTIL, CONTEXT, USERS, UNIT)
 PAGE_SETTINGS = (CURVES, CURVE_GPUS, CONTIGUOUS, COMBOS)
 ALL_KEYS = frozenset(s.key for s in SIDEBAR_SETTINGS + PAGE_SETTINGS)
 # Parameters read outside widgets (imports and calibrations) join this set when they exist.
-EXTRA_KEYS: frozenset[str] = frozenset()
+EXTRA_KEYS: frozenset[str] = frozenset({CALIBRATION.key, CUSTOM_SPEC.key})
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 DEFAULT_GPU = "h100-sxm-80gb"
@@ -63,19 +79,36 @@ MAX_USERS = 100_000
 UNITS = ("GiB", "GB")
 
 ENGINE_PROFILES: dict[str, str] = {
-    "generic": "Serving engine estimate (vLLM-like, 90 % of memory)",
+    "vllm": "vLLM V1 (0.19): profiled activations, non-torch memory, blocks of 16 tokens",
+    "sglang": "SGLang: mem_fraction_static of memory for weights + KV pool",
+    "trtllm": "TensorRT-LLM: a fraction of the memory free after the engine loads",
+    "llamacpp": "llama.cpp: contiguous KV for the whole context, compute buffers",
+    "generic": "Generic serving-engine estimate (vLLM-like)",
     "simple": "Simple: 10 % of memory for overhead (seed text 001)",
     "simple-fixed": "Simple: 1.5 GB framework + 1 GB activations (seed text 000)",
 }
+ENGINES = ("vllm", "sglang", "trtllm", "llamacpp")
+DEFAULT_ENGINE = "vllm"
+DEFAULT_UTIL = 0.90
 
 
-def overhead_for(engine: str) -> OverheadModel:
-    """The overhead model behind an engine-profile name."""
+def overhead_for(engine: str, util: float = DEFAULT_UTIL, calibration: str | None = None) -> OverheadModel:
+    """The overhead model behind an engine-profile name (a calibration token wins when given)."""
+    if calibration:
+        return Calibrated.from_token(calibration)
+    if engine == "vllm":
+        return VllmProfile(gpu_memory_utilization=util)
+    if engine == "sglang":
+        return SglangProfile()
+    if engine == "trtllm":
+        return TrtllmProfile(kv_cache_free_gpu_mem_fraction=util)
+    if engine == "llamacpp":
+        return LlamacppProfile()
     if engine == "simple":
         return SimpleFraction()
     if engine == "simple-fixed":
         return SimpleFixed()
-    return Estimate()
+    return Estimate(gpu_memory_utilization=util)
 
 
 class Selection(BaseModel, frozen=True, extra="forbid"):
@@ -88,14 +121,38 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     pipeline_parallel: int = Field(default=1, ge=1)
     weights: str = "bf16"
     kv_dtype: str = "bf16"
-    engine: str = "generic"
+    engine: str = DEFAULT_ENGINE
+    util: float = Field(default=DEFAULT_UTIL, gt=0, le=1)
+    calibration: str | None = None
     context_tokens: int = Field(default=DEFAULT_CONTEXT, ge=1)
     users: int = Field(default=DEFAULT_USERS, ge=1)
     unit: Literal["GiB", "GB"] = "GiB"
+    imported: ModelSpec | None = None  # a model imported from the Hub or described by hand
+    imported_source: str | None = None
+    hf: str = ""  # the Hub reference as typed (travels in the link)
+    custom_spec: str | None = None  # the hand-described model's link token
 
     @property
     def catalog_model(self) -> CatalogModel:
         return get_model(self.model_id)
+
+    @property
+    def spec(self) -> ModelSpec:
+        """The model planned: the imported one when there is one, else the catalog entry."""
+        return self.imported if self.imported is not None else self.catalog_model.spec
+
+    @property
+    def model_source(self) -> str:
+        """Where the architecture and parameter figures come from, for the page."""
+        if self.imported is not None:
+            return self.imported_source or "imported"
+        entry = self.catalog_model
+        return f"catalog entry; parameters checked against: {entry.reference.source}"
+
+    @property
+    def is_engine(self) -> bool:
+        """An engine profile (or a calibration): plans with the engine-visible memory and max model length."""
+        return self.engine in ENGINES or self.calibration is not None
 
     @property
     def gpu(self) -> GpuSpec:
@@ -111,17 +168,22 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     ) -> PlanRequest:
         """The :class:`PlanRequest` of this selection, with optional what-if overrides."""
         gpu = get_gpu(gpu_id) if gpu_id else self.gpu
+        memory = gpu.memory_bytes
+        if self.is_engine and gpu.engine_visible_bytes is not None:
+            memory = gpu.engine_visible_bytes  # the total the engine itself prints
+        context = context_tokens or self.context_tokens
         return PlanRequest(
-            model=self.catalog_model.spec,
+            model=self.spec,
             gpu=gpu,
-            gpu_memory_bytes=gpu.memory_bytes,
+            gpu_memory_bytes=memory,
             gpu_count=self.gpu_count,
             tensor_parallel=self.tensor_parallel,
             pipeline_parallel=self.pipeline_parallel,
             weights=weights or self.weights,  # type: ignore[arg-type]
             kv_dtype=kv_dtype or self.kv_dtype,  # type: ignore[arg-type]
-            context_tokens=context_tokens or self.context_tokens,
-            overhead=overhead_for(self.engine),
+            context_tokens=context,
+            max_model_len=context if self.is_engine else None,
+            overhead=overhead_for(self.engine, self.util, self.calibration),
         )
 
 
@@ -136,13 +198,13 @@ def gpu_options() -> list[str]:
     return sorted(load_gpus())
 
 
-def native_weights(model_id: str) -> str:
-    native = get_model(model_id).spec.native_dtype
-    return "bf16" if native == "fp32" else native
+def native_weights(spec: ModelSpec) -> str:
+    """The weight precision a model is served in by default (FP32 checkpoints are served in 16 bits)."""
+    return "bf16" if spec.native_dtype == "fp32" else spec.native_dtype
 
 
-def native_kv(model_id: str) -> str:
-    return "fp16" if get_model(model_id).spec.native_dtype == "fp16" else "bf16"
+def native_kv(spec: ModelSpec) -> str:
+    return "fp16" if spec.native_dtype == "fp16" else "bf16"
 
 
 def weight_options() -> list[str]:
@@ -153,16 +215,14 @@ def kv_options() -> list[str]:
     return list(KV_FORMATS)
 
 
-def tp_options(model_id: str, gpu_count: int) -> list[int]:
+def tp_options(spec: ModelSpec, gpu_count: int) -> list[int]:
     """Legal tensor-parallel sizes for this model on ``gpu_count`` GPUs (PP 1)."""
-    spec = get_model(model_id).spec
     return [
         tp for tp in range(1, gpu_count + 1) if gpu_count % tp == 0 and not parallel_problem(spec, tp, 1, gpu_count)
     ]
 
 
-def pp_options(model_id: str, gpu_count: int, tensor_parallel: int) -> list[int]:
-    spec = get_model(model_id).spec
+def pp_options(spec: ModelSpec, gpu_count: int, tensor_parallel: int) -> list[int]:
     return [
         pp
         for pp in range(1, gpu_count // tensor_parallel + 1)
@@ -170,17 +230,17 @@ def pp_options(model_id: str, gpu_count: int, tensor_parallel: int) -> list[int]
     ]
 
 
-def default_tp(model_id: str, gpu_count: int) -> int:
-    return default_parallelism(get_model(model_id).spec, gpu_count)[0]
+def default_tp(spec: ModelSpec, gpu_count: int) -> int:
+    return default_parallelism(spec, gpu_count)[0]
 
 
-def context_range(model_id: str) -> tuple[int, int]:
+def context_range(spec: ModelSpec) -> tuple[int, int]:
     """(min, max) context tokens offered: 512 to the model's maximum position."""
-    return MIN_CONTEXT, max(MIN_CONTEXT * 2, get_model(model_id).spec.max_position_embeddings)
+    return MIN_CONTEXT, max(MIN_CONTEXT * 2, spec.max_position_embeddings)
 
 
-def default_context(model_id: str) -> int:
-    return min(DEFAULT_CONTEXT, context_range(model_id)[1])
+def default_context(spec: ModelSpec) -> int:
+    return min(DEFAULT_CONTEXT, context_range(spec)[1])
 
 
 def log_contexts(low: int, high: int, points: int = 64) -> list[int]:

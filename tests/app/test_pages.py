@@ -71,7 +71,7 @@ def test_memory_verdict_equals_the_planner(name: str) -> None:
     at = run_page("memory", PARAMETER_SETS[name])
     sel = _selection(at)
     result = plan(sel.request())
-    expected = text.verdict(result, sel.catalog_model.spec.display_name, sel.gpu, sel.unit, sel.users)
+    expected = text.verdict(result, sel.spec.display_name, sel.gpu, sel.unit, sel.users)
     shown = [e.value for e in (at.success if result.fits else at.error)]
     assert expected in shown
     metrics = {m.label: m.value for m in at.metric}

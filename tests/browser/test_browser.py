@@ -26,7 +26,7 @@ SHARED = Selection(
 
 def _verdict(sel: Selection) -> str:
     result = plan(sel.request())
-    return text.verdict(result, sel.catalog_model.spec.display_name, sel.gpu, sel.unit, sel.users)
+    return text.verdict(result, sel.spec.display_name, sel.gpu, sel.unit, sel.users)
 
 
 def _alert_text(page) -> str:
@@ -53,7 +53,7 @@ def test_slider_change_updates_url_and_the_new_link_reproduces(page, browser, ap
     page.wait_for_function("() => new URL(location.href).searchParams.get('context') !== '8192'", timeout=30_000)
     wait_for_chart(page)
     context = int(parse_qs(urlsplit(page.url).query)["context"][0])
-    assert context == start.catalog_model.spec.max_position_embeddings
+    assert context == start.spec.max_position_embeddings
     moved = start.model_copy(update={"context_tokens": context})
     page.wait_for_function("(t) => document.body.innerText.includes(t)", arg=_verdict(moved), timeout=30_000)
     assert _alert_text(page) != before

@@ -14,7 +14,9 @@ from ui.state import Selection, ignored_parameters
 def test_every_setting_has_one_unique_name() -> None:
     keys = [s.key for s in state.SIDEBAR_SETTINGS + state.PAGE_SETTINGS]
     assert len(keys) == len(set(keys))
-    assert set(links.selection_params(Selection())) == {s.key for s in state.SIDEBAR_SETTINGS}
+    assert set(links.selection_params(Selection())) == {s.key for s in state.SIDEBAR_SETTINGS} - {"hf"}
+    with_all = Selection(hf="Qwen/Qwen3-8B", calibration="cal1~vllm~0.19.0~0.95", custom_spec="m1.x")
+    assert set(links.selection_params(with_all)) == {s.key for s in state.SIDEBAR_SETTINGS} | {"calib", "spec"}
 
 
 def test_ignored_parameters() -> None:
@@ -38,9 +40,10 @@ def test_link_round_trip() -> None:
 
 
 def test_tp_options_are_legal_and_default_is_largest() -> None:
-    assert state.tp_options("Qwen/Qwen2.5-7B", 8) == [1, 2, 4]  # 28 heads, 4 KV heads
-    assert state.default_tp("Qwen/Qwen2.5-7B", 8) == 4
-    assert state.tp_options("meta-llama/Llama-3.1-8B", 8) == [1, 2, 4, 8]
+    qwen = get_model("Qwen/Qwen2.5-7B").spec  # 28 heads, 4 KV heads
+    assert state.tp_options(qwen, 8) == [1, 2, 4]
+    assert state.default_tp(qwen, 8) == 4
+    assert state.tp_options(get_model("meta-llama/Llama-3.1-8B").spec, 8) == [1, 2, 4, 8]
 
 
 def test_verdict_sentences() -> None:
