@@ -9,6 +9,7 @@ from pages.compare import render_compare_page
 from pages.custom import render_custom_page
 from pages.memory import render_memory_page
 from pages.what_if import render_what_if_page
+from ui.frame import leave_legacy_pages_mode
 from ui.guard import guarded, note_ignored_parameters, remember_initial_parameters
 from ui.sidebar import render_sidebar
 
@@ -21,6 +22,7 @@ PAGES = [
     (render_custom_page, "Custom model", ":material/edit_note:", "custom"),
 ]
 
+leave_legacy_pages_mode()
 st.set_page_config(page_title="Headroom — LLM serving memory", page_icon=":material/memory:", layout="wide")
 remember_initial_parameters()
 notes = st.container()

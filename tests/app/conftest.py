@@ -14,6 +14,7 @@ PAGES = {
     "what_if": "pages/what_if.py",
     "compare": "pages/compare.py",
     "catalog": "pages/catalog.py",
+    "custom": "pages/custom.py",
 }
 
 
@@ -23,6 +24,9 @@ def run_page(page: str, params: Mapping[str, str | list[str]] | None = None) -> 
         at.query_params[key] = value
     if page != "memory":
         at.switch_page(PAGES[page])  # before the first run the page is found by its file name = url_path
+    at.run()
+    # AppTest puts Streamlit back into its legacy pages-directory mode before every run (see ui/frame.py), so
+    # widget ids of the first run differ from later ones; a second run settles them, as on a real server.
     at.run()
     return at
 

@@ -1,0 +1,139 @@
+"""The engine section, calibration from a pasted log, the Hub import and the custom model, through AppTest
+(the Hub is the loopback stand-in of tests/hub)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import streamlit as st
+
+from model_catalog import get_model
+from planner.engines import engine_report, launch_commands
+from planner.plan import plan
+from tests.app.conftest import run_page
+from tests.hub.conftest import TOKEN, HubServer, hub  # noqa: F401  (the fake Hub fixture)
+from ui import text
+from ui.custom_spec import encode_spec
+from ui.sidebar import TOKEN_KEY
+from ui.state import Selection
+
+LOGS = json.loads((Path(__file__).parents[1] / "fixtures" / "reference" / "engine-logs-public.json").read_text())
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    st.cache_data.clear()
+
+
+def _page_text(at) -> str:
+    parts = [
+        str(getattr(e, "value", ""))
+        for e in (*at.markdown, *at.code, *at.error, *at.warning, *at.success, *at.info, *at.caption, *at.title)
+    ]
+    return "\n".join(parts)
+
+
+def test_engine_lines_and_commands_equal_the_planner() -> None:
+    at = run_page("memory", {"engine": "vllm", "util": "0.95", "context": "8192"})
+    sel = Selection(engine="vllm", util=0.95, context_tokens=8192)
+    request = sel.request()
+    result = plan(request)
+    report = engine_report(request, result)
+    codes = [c.value for c in at.code]
+    assert "\n".join(report.lines) in codes
+    assert any(line.startswith("Available KV cache memory:") for line in report.lines)
+    commands = launch_commands(request, result)
+    assert commands["vllm"] in codes and commands["llamacpp"] in codes
+    assert "--gpu-memory-utilization 0.95 --max-model-len 8192" in commands["vllm"]
+
+
+def test_calibrate_from_a_pasted_log() -> None:
+    case = LOGS[0]
+    at = run_page("memory", {"engine": "vllm", "util": "0.95", "context": "8192"})
+    at.text_area(key="startup_log").set_value("\n".join(case["verbatim"])).run()
+    table = at.dataframe[-1].value
+    logged = dict(zip(table["figure"], table["log"], strict=True))
+    assert logged["KV cache per GPU (GiB)"] == pytest.approx(58.11)
+    assert logged["KV cache tokens"] == 476016
+    at.button[0].click().run()
+    calibration = at.query_params["calib"]
+    assert (calibration if isinstance(calibration, str) else calibration[0]).startswith("cal1~vllm~")
+    assert any("measured from a pasted start-up log" in i.value for i in at.info)
+
+
+def test_unreadable_log_says_what_was_expected() -> None:
+    at = run_page("memory", {"engine": "vllm"})
+    at.text_area(key="startup_log").set_value("hello, this is not a log").run()
+    assert any("Available KV cache memory" in e.value for e in at.error)
+    assert not at.exception
+
+
+def test_hub_import_plans_the_repository(hub: HubServer) -> None:  # noqa: F811
+    at = run_page("memory", {"hf": "Qwen/Qwen3-30B-A3B", "gpu": "h100-sxm-80gb"})
+    assert not at.exception
+    assert any("Planning Qwen/Qwen3-30B-A3B from the Hub" in s.value for s in at.success)
+    catalog = get_model("Qwen/Qwen3-30B-A3B").spec
+    assert at.title[0].value.startswith(catalog.display_name) or "Qwen3-30B-A3B" in at.title[0].value
+    assert TOKEN not in _page_text(at)
+
+
+def test_hub_import_preselects_the_checkpoint_precision(hub: HubServer) -> None:  # noqa: F811
+    at = run_page("memory", {"hf": "Qwen/Qwen2.5-7B-Instruct-AWQ"})
+    assert at.session_state["weights"] == "int4-awq"
+
+
+def test_hub_import_failure_keeps_the_view(hub: HubServer, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    monkeypatch.delenv("HF_TOKEN")
+    at = run_page("memory", {"hf": "meta-llama/Llama-3.1-8B", "context": "4096"})
+    assert any("Import failed" in e.value and "gated" in e.value for e in at.error)
+    assert at.session_state["context"] == 4096 and at.title, "the rest of the view stays"
+    missing = run_page("memory", {"hf": "nobody/nothing-here"})
+    assert any("Import failed" in e.value for e in missing.error)
+    garbage = run_page("memory", {"hf": "https://evil.example/x/y"})
+    assert any("Import failed" in e.value for e in garbage.error) and not garbage.exception
+
+
+def test_token_from_the_password_field_never_reaches_page_or_url(hub: HubServer, monkeypatch) -> None:  # noqa: F811
+    monkeypatch.delenv("HF_TOKEN")
+    at = run_page("memory", {"hf": "acme/private-model"})
+    assert any("Import failed" in e.value for e in at.error), (
+        [e.value for e in at.error],
+        [s.value for s in at.success],
+        at.exception,
+    )
+    at.text_input(key=TOKEN_KEY).set_value(TOKEN).run()
+    assert any("Planning acme/private-model" in s.value for s in at.success)
+    assert TOKEN not in _page_text(at)
+    assert all(TOKEN not in str(v) for v in at.query_params.values())
+
+
+def test_custom_model_travels_in_the_link() -> None:
+    spec = get_model("mistralai/Mistral-7B-v0.1").spec.model_copy(update={"id": "acme/my-7b", "name": "My 7B"})
+    at = run_page("memory", {"spec": encode_spec(spec), "gpu": "l4"})
+    assert at.title[0].value.startswith("My 7B on 1 × ")
+    result = plan(Selection(gpu_id="l4", imported=spec).request())
+    assert text.verdict(result, "My 7B", Selection(gpu_id="l4").gpu, "GiB", 32) in [s.value for s in at.success] + [
+        e.value for e in at.error
+    ]
+
+
+def test_damaged_custom_spec_and_calibration_are_reported() -> None:
+    at = run_page("memory", {"spec": "m1.AAAA", "calib": "cal9~nope"})
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "spec:" in errors and "calibration:" in errors
+    assert at.title, "the catalog model is planned instead"
+
+
+def test_custom_form_names_the_field() -> None:
+    at = run_page("custom")
+    form_inputs = {n.label: n for n in at.number_input}
+    form_inputs["num_key_value_heads"].set_value(7)
+    at.button[0].click().run()
+    assert any("num_attention_heads (32) must be a multiple of num_key_value_heads (7)" in e.value for e in at.error)
+    form_inputs = {n.label: n for n in at.number_input}
+    form_inputs["num_key_value_heads"].set_value(8)
+    at.button[0].click().run()
+    assert any("[Plan it on the Memory page](/?" in m.value for m in at.markdown)
