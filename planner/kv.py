@@ -12,6 +12,8 @@ Architecture changes it:
 from __future__ import annotations
 
 import math
+from collections import Counter
+from functools import lru_cache
 
 from planner.errors import PlannerError
 from planner.model import GatedDeltaNetSpec, LayerKind, Mamba2Spec, ModelSpec
@@ -99,6 +101,13 @@ def cached_tokens(model: ModelSpec, kind: LayerKind, tokens: int) -> int:
     return tokens
 
 
+@lru_cache(maxsize=4096)
+def kinds_in(model: ModelSpec, start: int, stop: int) -> tuple[tuple[LayerKind, int], ...]:
+    """How many layers of each kind lie in ``range(start, stop)`` (a pipeline stage), cached per model."""
+    counts = Counter(model.layers[start:stop])
+    return tuple((kind, counts[kind]) for kind in LayerKind if counts[kind])
+
+
 def kv_bytes_per_sequence(
     model: ModelSpec, kv_dtype: str, tokens: int, tensor_parallel: int = 1, layers: range | None = None
 ) -> int:
@@ -109,12 +118,11 @@ def kv_bytes_per_sequence(
     if tokens < 0:
         raise PlannerError(f"tokens: must be zero or more, got {tokens}")
     per_layer = kv_bytes_per_token_per_layer(model, kv_dtype, tensor_parallel)
-    state = linear_state_bytes_per_layer(model) // tensor_parallel  # heads split over TP ranks
+    span = layers if layers is not None else range(model.num_hidden_layers)
     total = 0
-    for index in layers if layers is not None else range(model.num_hidden_layers):
-        kind = model.layers[index]
+    for kind, count in kinds_in(model, span.start, span.stop):
         if kind is LayerKind.LINEAR:
-            total += state
+            total += count * (linear_state_bytes_per_layer(model) // tensor_parallel)  # heads split over TP
         else:
-            total += cached_tokens(model, kind, tokens) * per_layer
+            total += count * cached_tokens(model, kind, tokens) * per_layer
     return total

@@ -8,6 +8,7 @@ modeling files of each family (``modeling_llama.py``, ``modeling_qwen3_moe.py``,
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated
 
 from pydantic import BaseModel, Field
@@ -231,11 +232,18 @@ def mtp_params(model: ModelSpec) -> int:
     return model.num_nextn_predict_layers * per_module
 
 
+@lru_cache(maxsize=1024)
+def _layer_breakdowns(model: ModelSpec) -> tuple[ParameterBreakdown, ...]:
+    return tuple(decoder_layer_params(model, i) for i in range(model.num_hidden_layers))
+
+
 def layer_breakdowns(model: ModelSpec) -> list[ParameterBreakdown]:
-    """One :class:`ParameterBreakdown` per decoder layer (pipeline stages sum a slice of these)."""
-    return [decoder_layer_params(model, i) for i in range(model.num_hidden_layers)]
+    """One :class:`ParameterBreakdown` per decoder layer (pipeline stages sum a slice of these). Computed once
+    per model (specs are frozen)."""
+    return list(_layer_breakdowns(model))
 
 
+@lru_cache(maxsize=1024)
 def parameter_breakdown(model: ModelSpec) -> ParameterBreakdown:
     """Every parameter of ``model`` by category.
 

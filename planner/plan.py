@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from planner.errors import PlannerError
 from planner.gpu import GpuSpec
-from planner.kv import kv_bytes_per_sequence, kv_bytes_per_token, kv_bytes_per_token_per_layer
+from planner.kv import kinds_in, kv_bytes_per_sequence, kv_bytes_per_token, kv_bytes_per_token_per_layer
 from planner.model import LayerKind, ModelSpec
 from planner.overhead import Estimate, OverheadModel, StageContext
 from planner.parallel import check_parallel, default_parallelism, stage_layer_ranges
@@ -196,7 +196,9 @@ def _prepare(request: PlanRequest) -> _Prepared:
             - overhead.framework_bytes
             - overhead.reserved_bytes
         )
-        attention_layers = sum(1 for i in stage if model.layers[i] is not LayerKind.LINEAR)
+        attention_layers = sum(
+            n for kind, n in kinds_in(model, stage.start, stage.stop) if kind is not LayerKind.LINEAR
+        )
         stages.append(
             StageMemory(
                 stage=index,
