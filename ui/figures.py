@@ -28,7 +28,7 @@ SHORTFALL_COLOUR = "#dc2626"
 LAYOUT = dict(
     template="plotly_white",
     margin=dict(l=10, r=10, t=50, b=10),
-    legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
+    legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0, traceorder="normal"),
     font=dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=13),
     hoverlabel=dict(font_size=13),
 )
