@@ -137,3 +137,20 @@ def test_custom_form_names_the_field() -> None:
     form_inputs["num_key_value_heads"].set_value(8)
     at.button[0].click().run()
     assert any("[Plan it on the Memory page](/?" in m.value for m in at.markdown)
+
+
+def test_hub_import_is_fetched_once_per_hour(hub: HubServer) -> None:  # noqa: F811
+    run_page("memory", {"hf": "mistralai/Mistral-7B-v0.1"})
+    fetched = len(hub.requests)
+    assert fetched > 0
+    again = run_page("memory", {"hf": "mistralai/Mistral-7B-v0.1", "gpu": "l40s"})
+    assert len(hub.requests) == fetched, "a second session within the hour is served from the cache"
+    assert any("Planning mistralai/Mistral-7B-v0.1" in s.value for s in again.success)
+
+
+def test_failed_import_is_not_cached(hub: HubServer) -> None:  # noqa: F811
+    first = run_page("memory", {"hf": "acme/appears-later"})
+    assert any("Import failed" in e.value for e in first.error)
+    hub.aliases["acme/appears-later"] = "mistralai/Mistral-7B-v0.1"
+    second = run_page("memory", {"hf": "acme/appears-later"})
+    assert any("Planning acme/appears-later" in s.value for s in second.success)
