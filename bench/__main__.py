@@ -42,8 +42,13 @@ def median_ms(fn: Callable[[], Any], repeat: int, warmup: int = 2) -> float:
 
 def planner_benchmarks(repeat: int) -> dict[str, float]:
     gpu = get_gpu("h100-sxm-80gb")
-    request = PlanRequest(model=get_model("meta-llama/Llama-3.1-70B").spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes,
-                          gpu_count=2, context_tokens=32768)
+    request = PlanRequest(
+        model=get_model("meta-llama/Llama-3.1-70B").spec,
+        gpu=gpu,
+        gpu_memory_bytes=gpu.memory_bytes,
+        gpu_count=2,
+        context_tokens=32768,
+    )
     contexts = state.log_contexts(512, 131072, 64)
     models = load_models()
 
@@ -53,9 +58,17 @@ def planner_benchmarks(repeat: int) -> dict[str, float]:
             for gpus in (1, 2, 4, 8):
                 tp, pp = default_parallelism(entry.spec, gpus)
                 for precision in SWEEP_PRECISIONS:
-                    plan(PlanRequest(model=entry.spec, gpu_memory_bytes=gpu.memory_bytes, gpu_count=gpus,
-                                     tensor_parallel=tp, pipeline_parallel=pp, weights=precision,  # type: ignore[arg-type]
-                                     overhead=SimpleFraction()))
+                    plan(
+                        PlanRequest(
+                            model=entry.spec,
+                            gpu_memory_bytes=gpu.memory_bytes,
+                            gpu_count=gpus,
+                            tensor_parallel=tp,
+                            pipeline_parallel=pp,
+                            weights=precision,  # type: ignore[arg-type]
+                            overhead=SimpleFraction(),
+                        )
+                    )
                     count += 1
         return count
 

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from model_catalog import CatalogError, get_gpu, get_model, load_gpus, load_models
+from planner.advise_cli import add_advise_parser, cmd_advise
 from planner.errors import PlannerError
 from planner.hf_config import describe_validation_error, load_config_file
 from planner.kv import kv_bytes_per_token
@@ -306,10 +307,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fit.add_argument("--overhead-fraction", type=float, help="simple model: this share of memory is overhead")
     fit.add_argument("--max-num-batched-tokens", type=int, help="tokens per forward step (default 8192)")
+    add_advise_parser(sub)
     return parser
 
 
-COMMANDS = {"models": cmd_models, "gpus": cmd_gpus, "inspect": cmd_inspect, "fit": cmd_fit}
+COMMANDS = {"models": cmd_models, "gpus": cmd_gpus, "inspect": cmd_inspect, "fit": cmd_fit, "advise": cmd_advise}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,73 @@
+"""Advisor timings: medians in milliseconds (never asserted in tests; ``make bench`` calls :func:`run`).
+
+- the full ranking of one model over the catalog: every GPU x {1, 2, 4, 8} GPUs (every TP split) x 6 weight
+  precisions x 2 KV dtypes (target: under 300 ms on the 2-core machine), for a dense 8B, a dense 70B and a MoE;
+- the overflow report of the best option (binary searches for the 1 % and 5 % counts);
+- the recommendation text.
+
+``python -m bench.advisor`` prints them.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from model_catalog import get_model, load_gpus
+from planner.advisor import (
+    DEFAULT_COUNTS,
+    DEFAULT_KV_DTYPES,
+    DEFAULT_WEIGHTS,
+    Workload,
+    overflow_for,
+    rank,
+    recommendation,
+)
+
+MODELS = ("meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-70B", "Qwen/Qwen3-30B-A3B")
+
+
+def _median_ms(fn: Callable[[], Any], repeat: int, warmup: int = 1) -> float:
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def run(repeat: int = 7) -> dict[str, float]:
+    """Median milliseconds of each advisor operation."""
+    gpus = list(load_gpus().values())
+    workload = Workload.from_preset("support-chat", concurrent_conversations=100)
+    combos = len(gpus) * sum(len([d for d in range(1, c + 1) if c % d == 0]) for c in DEFAULT_COUNTS)
+    combos *= len(DEFAULT_WEIGHTS) * len(DEFAULT_KV_DTYPES)
+    results: dict[str, float] = {}
+    for model_id in MODELS:
+        spec = get_model(model_id).spec
+        results[f"full ranking, {model_id} ({combos:,} set-ups)"] = _median_ms(
+            lambda spec=spec: rank(spec, workload), repeat
+        )
+    spec = get_model(MODELS[0]).spec
+    ranking = rank(spec, workload)
+    best = ranking.options[0]
+    results["overflow report of the best option"] = _median_ms(lambda: overflow_for(best, workload), repeat)
+    results["recommendation text"] = _median_ms(lambda: recommendation(ranking), repeat * 5)
+    return results
+
+
+def main() -> int:
+    rows = run()
+    width = max(len(k) for k in rows)
+    print(f"{'advisor benchmark (median)'.ljust(width)}  milliseconds")
+    for name, value in rows.items():
+        print(f"{name.ljust(width)}  {value:12.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

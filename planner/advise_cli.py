@@ -1,0 +1,117 @@
+"""``python -m planner advise``: the ranking of :func:`planner.advisor.rank` as a table or as JSON.
+
+Registered by :mod:`planner.cli`; errors are one line on stderr and exit status 2 (handled there). Exit status
+1 when no set-up meets the workload, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from model_catalog import get_model
+from planner.advisor import PRESETS, Option, Ranking, Workload, rank, recommendation
+from planner.errors import PlannerError
+from planner.overflow import ContextDistribution
+
+
+def add_advise_parser(sub: Any) -> None:
+    """Add the ``advise`` sub-command to ``sub`` (an argparse sub-parsers action)."""
+    p = sub.add_parser("advise", help="what to buy for a model and a number of users, and what it costs")
+    p.add_argument("--model", required=True, help="catalog model id (a Hugging Face repo id)")
+    p.add_argument("--users", type=int, required=True, help="concurrent conversations to serve")
+    p.add_argument(
+        "--context",
+        type=int,
+        help="tokens per conversation (every conversation this long); with --preset: the cap (max_model_len)",
+    )
+    p.add_argument("--preset", choices=list(PRESETS), help="a context-length distribution instead of one length")
+    p.add_argument("--gpus-max", type=int, default=8, help="largest GPU count to consider: 1, 2, 4, 8 … (default 8)")
+    p.add_argument("--budget", type=float, help="USD: total purchase, or per month with --pricing cloud")
+    p.add_argument("--pricing", choices=["purchase", "cloud"], default="purchase")
+    p.add_argument("--gpu", action="append", help="only this catalog GPU id (repeatable)")
+    p.add_argument("--shared-prefix", type=int, default=0, help="tokens of a system prompt every conversation shares")
+    p.add_argument("--limit", type=int, default=10, help="rows of the table (default 10; JSON lists every option)")
+    p.add_argument("--json", action="store_true")
+
+
+def workload_from_args(args: argparse.Namespace) -> Workload:
+    """The :class:`Workload` the ``advise`` arguments describe."""
+    common: dict[str, Any] = {
+        "concurrent_conversations": args.users,
+        "pricing": args.pricing,
+        "budget_usd": args.budget,
+        "gpu_ids": tuple(args.gpu) if args.gpu else None,
+        "shared_prefix_tokens": args.shared_prefix,
+    }
+    if args.preset:
+        preset = PRESETS[args.preset]
+        context = preset.context
+        if args.context is not None:
+            context = ContextDistribution(
+                mean_tokens=context.mean_tokens, p95_tokens=context.p95_tokens, max_tokens=args.context
+            )
+        return Workload.from_preset(args.preset, context=context, **common)
+    if args.context is None:
+        raise PlannerError("context: give --context N (tokens per conversation) or --preset")
+    return Workload(
+        context=ContextDistribution(mean_tokens=args.context, p95_tokens=args.context, max_tokens=args.context),
+        mean_prompt_tokens=max(1, args.context * 3 // 4),
+        mean_output_tokens=max(1, min(1000, args.context // 4)),
+        **common,
+    )
+
+
+def ranking_data(ranking: Ranking) -> dict[str, Any]:
+    """What ``advise --json`` prints: the ranking and its recommendation."""
+    data = ranking.model_dump(mode="json")
+    data["recommendation"] = recommendation(ranking)
+    data["rejection_counts"] = ranking.rejection_counts()
+    return data
+
+
+def _fmt(value: float | None, spec: str, prefix: str = "") -> str:
+    return "?" if value is None else f"{prefix}{value:{spec}}"
+
+
+def _row(i: int, o: Option) -> tuple[str, ...]:
+    return (
+        str(i),
+        o.label,
+        f"{o.concurrency:,.0f}",
+        f"{o.headroom:+.0%}",
+        _fmt(o.decode_tokens_per_s_per_user, ",.0f"),
+        _fmt(o.prefill_seconds, ".2f"),
+        _fmt(o.cost, ",.2f" if o.price_basis.startswith("cloud") else ",.0f", "$"),
+        _fmt(o.usd_per_conversation, ",.2f", "$"),
+        _fmt(o.usd_per_million_output_tokens, ",.3f", "$"),
+    )
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    if args.gpus_max < 1:
+        raise PlannerError("gpus-max: must be at least 1")
+    if args.limit < 1:
+        raise PlannerError("limit: must be at least 1")
+    spec = get_model(args.model).spec
+    workload = workload_from_args(args)
+    counts = [c for c in (1, 2, 4, 8, 16, 32, 64) if c <= args.gpus_max]
+    ranking = rank(spec, workload, counts=counts)
+    if args.json:
+        print(json.dumps(ranking_data(ranking), indent=2))
+        return 0 if ranking.options else 1
+    cost = "$/hour" if workload.pricing == "cloud" else "purchase"
+    per_conv = "$/conv-hour" if workload.pricing == "cloud" else "$/conv"
+    header = ("#", "set-up", "conversations", "headroom", "tok/s/user", "TTFT s", cost, per_conv, "$/M out tok")
+    from planner.cli import _print_table  # the table printer of the other commands
+
+    print(f"{spec.display_name}: {ranking.target_note}, {ranking.context_tokens:,} tokens each")
+    if ranking.options:
+        _print_table([header, *[_row(i + 1, o) for i, o in enumerate(ranking.options[: args.limit])]])
+        print(f"({len(ranking.options):,} feasible, {len(ranking.rejected):,} rejected: {ranking.rejection_counts()})")
+    for warning in ranking.warnings:
+        print(f"warning: {warning}")
+    print()
+    print(recommendation(ranking))
+    return 0 if ranking.options else 1

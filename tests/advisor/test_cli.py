@@ -1,0 +1,97 @@
+"""``python -m planner advise``: JSON, the table, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from planner.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_ranking(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "50", "--json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["target_concurrency"] == 50 and data["context_tokens"] == 4096
+    assert data["options"] and data["recommendation"].startswith("Buy ")
+    first = data["options"][0]
+    assert first["concurrency"] >= 50 and first["assumptions"]["cost"]
+    assert {o["gpu_count"] for o in data["options"]} <= {1, 2, 4, 8}
+    assert data["rejected"] and all(r["reason"] and r["detail"] for r in data["rejected"])
+
+
+def test_gpus_max_and_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        "advise",
+        "--model",
+        "meta-llama/Llama-3.1-70B",
+        "--context",
+        "8192",
+        "--users",
+        "20",
+        "--gpus-max",
+        "2",
+        "--budget",
+        "40000",
+        "--json",
+    )
+    data = json.loads(out)
+    assert code == 0
+    assert all(o["gpu_count"] <= 2 and o["purchase_usd"] <= 40_000 for o in data["options"])
+
+
+def test_table_and_preset(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "advise", "--model", "meta-llama/Llama-3.1-8B", "--preset", "support-chat", "--users", "100"
+    )
+    assert code == 0
+    assert "conversations" in out and "Buy " in out
+
+
+def test_nothing_fits_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        "advise",
+        "--model",
+        "meta-llama/Llama-3.1-70B",
+        "--context",
+        "32768",
+        "--users",
+        "5000",
+        "--gpus-max",
+        "1",
+    )
+    assert code == 1 and "No set-up" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["advise", "--model", "no/such-model", "--context", "4096", "--users", "1"],
+        ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "0"],
+        ["advise", "--model", "meta-llama/Llama-3.1-8B", "--users", "3"],
+        ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "9999999", "--users", "3"],
+        ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--gpus-max", "0"],
+        ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--gpu", "nope"],
+        ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096"],
+    ],
+)
+def test_errors_are_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse usage errors
+        code = exc.code  # type: ignore[assignment]
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert err.startswith("error:") and err.count("\n") == 1
+    assert out == ""

@@ -1,0 +1,135 @@
+"""Overflow probability against a seeded Monte Carlo (numpy), within one percentage point."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from planner.errors import PlannerError
+from planner.overflow import (
+    EXACT_MAX_CONVERSATIONS,
+    MAX_P95_OVER_MEAN,
+    ContextDistribution,
+    conversations_at_risk,
+    deployment_overflow_probability,
+    lognormal_params,
+    overflow_probability,
+    overflow_report,
+)
+
+TRIALS = 200_000
+
+
+def monte_carlo(n: int, pool: float, dist: ContextDistribution, prefix: int = 0, replicas: int = 1) -> float:
+    """Draw each conversation's length from the fitted lognormal, cap it, take the prefix off, sum per replica."""
+    mu, sigma = lognormal_params(dist.mean_tokens, dist.p95_tokens)
+    rng = np.random.default_rng(20260101 + n)
+    q, r = divmod(n, replicas)
+    any_over = np.zeros(TRIALS, dtype=bool)
+    for replica in range(replicas):
+        total = np.zeros(TRIALS)
+        for _ in range(q + (1 if replica < r else 0)):
+            lengths = rng.lognormal(mu, sigma, TRIALS)
+            if dist.max_tokens is not None:
+                lengths = np.minimum(lengths, dist.max_tokens)
+            total += np.maximum(0.0, lengths - prefix)
+        any_over |= total > pool - prefix
+    return float(any_over.mean())
+
+
+CHAT = ContextDistribution(mean_tokens=2_000, p95_tokens=6_000, max_tokens=8_192)
+CHAT_UNCAPPED = ContextDistribution(mean_tokens=2_000, p95_tokens=6_000)
+RAG = ContextDistribution(mean_tokens=6_000, p95_tokens=12_000, max_tokens=32_768)
+AGENT = ContextDistribution(mean_tokens=24_000, p95_tokens=64_000, max_tokens=131_072)
+HEAVY = ContextDistribution(mean_tokens=1_000, p95_tokens=3_800)
+
+
+@pytest.mark.parametrize(
+    ("n", "pool", "dist", "prefix"),
+    [
+        (2, 9_000, HEAVY, 0),  # exact regime, two very skewed lengths
+        (4, 12_000, CHAT_UNCAPPED, 0),
+        (10, 300_000, AGENT, 0),
+        (20, 50_000, CHAT, 500),  # shared prefix
+        (100, 640_000, RAG, 0),
+        (250, 560_000, CHAT, 0),  # top of the exact regime
+        (300, 640_000, CHAT_UNCAPPED, 0),  # Edgeworth regime
+        (1_000, 2_100_000, CHAT_UNCAPPED, 0),
+        (2_000, 4_300_000, CHAT, 1_000),
+    ],
+)
+def test_probability_matches_monte_carlo(n: int, pool: int, dist: ContextDistribution, prefix: int) -> None:
+    predicted = overflow_probability(n, pool, dist, prefix)
+    simulated = monte_carlo(n, pool, dist, prefix, 1) if n <= 300 else monte_carlo_fast(n, pool, dist, prefix)
+    assert abs(predicted - simulated) < 0.01, (predicted, simulated)
+
+
+def monte_carlo_fast(n: int, pool: float, dist: ContextDistribution, prefix: int) -> float:
+    """As :func:`monte_carlo` for one replica, with fewer trials (40,000) to keep large N quick."""
+    mu, sigma = lognormal_params(dist.mean_tokens, dist.p95_tokens)
+    rng = np.random.default_rng(7 + n)
+    trials = 40_000
+    total = np.zeros(trials)
+    for _ in range(n):
+        lengths = rng.lognormal(mu, sigma, trials)
+        if dist.max_tokens is not None:
+            lengths = np.minimum(lengths, dist.max_tokens)
+        total += np.maximum(0.0, lengths - prefix)
+    return float((total > pool - prefix).mean())
+
+
+def test_replicas_match_monte_carlo() -> None:
+    predicted = deployment_overflow_probability(25, 60_000, CHAT, replicas=3)
+    assert abs(predicted - monte_carlo(25, 60_000, CHAT, 0, 3)) < 0.01
+
+
+def test_regimes_agree_at_the_boundary() -> None:
+    n = EXACT_MAX_CONVERSATIONS
+    pool = 2_000 * n * 1.05
+    exact = overflow_probability(n, pool, CHAT)
+    from planner.overflow import _edgeworth_probability
+
+    assert abs(exact - _edgeworth_probability(n, pool, CHAT, 0)) < 0.01
+
+
+def test_lognormal_fit_reproduces_mean_and_p95() -> None:
+    mu, sigma = lognormal_params(2_000, 6_000)
+    assert math.exp(mu + sigma**2 / 2) == pytest.approx(2_000)
+    assert math.exp(mu + 1.6448536269514722 * sigma) == pytest.approx(6_000)
+    assert lognormal_params(500, 500)[1] == 0
+
+
+def test_impossible_distributions_are_refused() -> None:
+    with pytest.raises(ValueError, match="at most"):
+        ContextDistribution(mean_tokens=1_000, p95_tokens=int(MAX_P95_OVER_MEAN * 1_000) + 10)
+    with pytest.raises(ValueError, match="at least mean"):
+        ContextDistribution(mean_tokens=1_000, p95_tokens=900)
+    with pytest.raises(PlannerError):
+        conversations_at_risk(10_000, CHAT, 1.5)
+
+
+def test_fixed_lengths_are_a_step() -> None:
+    fixed = ContextDistribution(mean_tokens=1_000, p95_tokens=1_000, max_tokens=1_000)
+    assert overflow_probability(10, 10_000, fixed) == 0.0
+    assert overflow_probability(11, 10_000, fixed) == 1.0
+    assert conversations_at_risk(10_000, fixed, 0.01) == 10
+
+
+def test_probability_grows_with_conversations() -> None:
+    probs = [overflow_probability(n, 200_000, CHAT) for n in (50, 80, 100, 120, 200)]
+    assert probs == sorted(probs)
+
+
+def test_report_orders_the_plans() -> None:
+    report = overflow_report(746_378, 100, CHAT)
+    # the sum of many lengths concentrates: the risk-based counts sit between the p95 plan and the mean plan
+    assert report.planned_at_max is not None
+    assert report.planned_at_max <= report.planned_at_p95 <= report.conversations_at_1pct
+    assert report.conversations_at_1pct <= report.conversations_at_5pct <= report.planned_at_mean
+    assert overflow_probability(report.conversations_at_1pct, 746_378, CHAT) <= 0.01
+    assert overflow_probability(report.conversations_at_1pct + 1, 746_378, CHAT) > 0.01
+    assert set(report.engine_behaviour) == {"vllm", "sglang", "llamacpp", "trtllm"}
+    assert "preempt" in report.engine_behaviour["vllm"] and "retract" in report.engine_behaviour["sglang"]
+    assert "slots" in report.engine_behaviour["llamacpp"]

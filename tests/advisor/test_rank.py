@@ -1,0 +1,229 @@
+"""rank(): agreement with plan(), invariants (hypothesis), costs, Pareto fronts, the recommendation."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from model_catalog import get_gpu, get_model, load_gpus
+from planner.advisor import (
+    PRESETS,
+    Option,
+    Workload,
+    overflow_for,
+    pareto_front,
+    rank,
+    recommendation,
+)
+from planner.errors import PlannerError
+from planner.overflow import ContextDistribution
+from planner.plan import PlanRequest, plan
+
+LLAMA_8B = get_model("meta-llama/Llama-3.1-8B").spec
+LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
+SMALL_GPUS = [get_gpu(g) for g in ("rtx-4090", "l40s", "h100-sxm-80gb", "a100-sxm-80gb", "apple-m4-max", "a10g")]
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def workload(users: int = 50, context: int = 4_096, **fields: object) -> Workload:
+    dist = ContextDistribution(mean_tokens=context, p95_tokens=context, max_tokens=context)
+    return Workload.model_validate({"concurrent_conversations": users, "context": dist, **fields})
+
+
+def keys(options: tuple[Option, ...]) -> set[tuple[str, int, int, str, str]]:
+    return {(o.gpu_id, o.gpu_count, o.tensor_parallel, o.weights, o.kv_dtype) for o in options}
+
+
+@pytest.mark.parametrize("model_id", ["meta-llama/Llama-3.1-8B", "google/gemma-3-27b-it", "Qwen/Qwen3-30B-A3B"])
+def test_fast_plan_matches_plan(model_id: str) -> None:
+    """Every option's memory figures equal a direct plan() of the same set-up."""
+    model = get_model(model_id).spec
+    w = workload(users=1, context=8_192, shared_prefix_tokens=1_000, min_tokens_per_s_per_user=None)
+    ranking = rank(model, w, gpus=list(load_gpus().values()), counts=(1, 2, 4))
+    checked = 0
+    for option in ranking.options[::7]:
+        result = plan(
+            PlanRequest(
+                model=model,
+                gpu_memory_bytes=get_gpu(option.gpu_id).memory_bytes,
+                gpu_count=option.gpu_count,
+                tensor_parallel=option.tensor_parallel,
+                weights=option.weights,  # type: ignore[arg-type]
+                kv_dtype=option.kv_dtype,  # type: ignore[arg-type]
+                context_tokens=8_192,
+                shared_prefix_tokens=1_000,
+            )
+        )
+        assert result.fits
+        assert result.capacity.sequences_with_shared_prefix == option.concurrency
+        assert result.kv_budget_tokens == option.kv_budget_tokens
+        assert result.per_gpu.weights_bytes == option.weights_bytes_per_gpu
+        assert result.per_gpu.kv_cache_bytes == option.kv_pool_bytes_per_gpu
+        checked += 1
+    for rejected in [r for r in ranking.rejected if r.reason == "does-not-fit"][::5]:
+        result = plan(
+            PlanRequest(
+                model=model,
+                gpu_memory_bytes=get_gpu(rejected.gpu_id).memory_bytes,
+                gpu_count=rejected.gpu_count,
+                tensor_parallel=rejected.tensor_parallel,
+                weights=rejected.weights,  # type: ignore[arg-type]
+                kv_dtype=rejected.kv_dtype,  # type: ignore[arg-type]
+                context_tokens=8_192,
+                shared_prefix_tokens=1_000,
+            )
+        )
+        assert not result.fits
+    assert checked > 20
+
+
+@FAST
+@given(
+    users=st.integers(1, 400),
+    context=st.sampled_from([512, 2_048, 8_192, 32_768]),
+    extra=st.sampled_from([2, 4, 8]),
+)
+def test_adding_a_gpu_count_never_removes_an_option(users: int, context: int, extra: int) -> None:
+    w = workload(users, context)
+    base = rank(LLAMA_8B, w, gpus=SMALL_GPUS, counts=(1,))
+    more = rank(LLAMA_8B, w, gpus=SMALL_GPUS, counts=(1, extra))
+    assert keys(base.options) <= keys(more.options)
+
+
+@FAST
+@given(
+    users=st.integers(1, 300),
+    budget=st.floats(1_000, 200_000),
+    factor=st.floats(1.0, 10.0),
+    pricing=st.sampled_from(["purchase", "cloud"]),
+)
+def test_a_larger_budget_never_shrinks_the_feasible_set(users: int, budget: float, factor: float, pricing: str) -> None:
+    small = rank(LLAMA_8B, workload(users, 4_096, budget_usd=budget, pricing=pricing), gpus=SMALL_GPUS)
+    large = rank(LLAMA_8B, workload(users, 4_096, budget_usd=budget * factor, pricing=pricing), gpus=SMALL_GPUS)
+    unlimited = rank(LLAMA_8B, workload(users, 4_096, pricing=pricing), gpus=SMALL_GPUS)
+    assert keys(small.options) <= keys(large.options) <= keys(unlimited.options)
+
+
+@FAST
+@given(short=st.integers(256, 60_000), longer=st.integers(0, 60_000))
+def test_a_longer_context_never_raises_concurrency(short: int, longer: int) -> None:
+    def capacity(context: int) -> dict[tuple[str, int, int, str, str], float]:
+        ranking = rank(LLAMA_8B, workload(1, context, min_tokens_per_s_per_user=None), gpus=SMALL_GPUS, counts=(1, 2))
+        return {k: o.concurrency for k, o in zip(keys_list(ranking.options), ranking.options, strict=True)}
+
+    a, b = capacity(short), capacity(short + longer)
+    assert set(b) <= set(a)
+    for k, held in b.items():
+        assert held <= a[k]
+
+
+def keys_list(options: tuple[Option, ...]) -> list[tuple[str, int, int, str, str]]:
+    return [(o.gpu_id, o.gpu_count, o.tensor_parallel, o.weights, o.kv_dtype) for o in options]
+
+
+def test_options_meet_the_target_and_are_sorted() -> None:
+    ranking = rank(LLAMA_70B, workload(40, 8_192))
+    assert ranking.options
+    costs = [o.cost for o in ranking.options if o.cost is not None]
+    assert costs == sorted(costs)
+    for o in ranking.options:
+        assert o.concurrency >= 40
+        assert o.decode_tokens_per_s_per_user is None or o.decode_tokens_per_s_per_user >= 10
+        assert set(o.assumptions) >= {"concurrency", "decode", "prefill", "cost"}
+    priced = [i for i, o in enumerate(ranking.options) if o.cost is not None]
+    unpriced = [i for i, o in enumerate(ranking.options) if o.cost is None]
+    assert not priced or not unpriced or max(priced) < min(unpriced)  # unknown prices sort last
+
+
+def test_every_reason_appears() -> None:
+    w = workload(200, 8_192, budget_usd=20_000, max_time_to_first_token_s=1.0)
+    ranking = rank(LLAMA_70B, w)
+    assert set(ranking.rejection_counts()) == {
+        "illegal-split",
+        "does-not-fit",
+        "below-target",
+        "latency-target-missed",
+        "unknown-price",
+        "over-budget",
+    }
+
+
+def test_unknown_prices_are_kept_without_a_budget_and_rejected_with_one() -> None:
+    a10g = [get_gpu("a10g")]  # no price in the catalog
+    kept = rank(LLAMA_8B, workload(4, 2_048), gpus=a10g)
+    assert kept.options and all(o.cost is None and o.usd_per_conversation is None for o in kept.options)
+    assert all("price unknown" in o.warnings for o in kept.options)
+    refused = rank(LLAMA_8B, workload(4, 2_048, budget_usd=1e9), gpus=a10g)
+    assert not refused.options and refused.rejection_counts().get("unknown-price")
+
+
+def test_cloud_uses_the_cheapest_dated_price() -> None:
+    h100 = get_gpu("h100-sxm-80gb")
+    ranking = rank(LLAMA_8B, workload(10, 4_096, pricing="cloud"), gpus=[h100], counts=(1,))
+    option = ranking.options[0]
+    cheapest = min(h100.cloud_prices, key=lambda c: c.usd_per_gpu_hour)
+    assert option.usd_per_hour == cheapest.usd_per_gpu_hour
+    assert cheapest.provider in option.price_basis and cheapest.date in option.price_basis
+    assert option.usd_per_million_output_tokens is not None
+
+
+def test_pareto_fronts_are_non_dominated() -> None:
+    ranking = rank(LLAMA_8B, workload(100, 4_096))
+    for front, figure in (
+        (ranking.pareto_cost_capacity, lambda o: o.concurrency),
+        (ranking.pareto_cost_throughput, lambda o: o.decode_tokens_per_s_total),
+    ):
+        assert front
+        for p in front:
+            for o in ranking.options:
+                if o.cost is None or figure(o) is None:
+                    continue
+                # nothing is both cheaper-or-equal and better, with one of the two strictly
+                assert not (o.cost <= p.cost and figure(o) > figure(p))
+                assert not (o.cost < p.cost and figure(o) >= figure(p))
+    assert pareto_front([], "capacity") == ()
+
+
+def test_pareto_front_is_pure() -> None:
+    ranking = rank(LLAMA_8B, workload(100, 4_096), gpus=SMALL_GPUS)
+    reversed_front = pareto_front(tuple(reversed(ranking.options)), "capacity")
+    assert [(o.cost, o.concurrency) for o in reversed_front] == [
+        (o.cost, o.concurrency) for o in ranking.pareto_cost_capacity
+    ]
+
+
+def test_recommendation_text() -> None:
+    ranking = rank(LLAMA_70B, workload(50, 8_192))
+    text = recommendation(ranking)
+    assert text.startswith("Buy ") and ranking.options[0].gpu_name in text and "$" in text
+    cloud = recommendation(rank(LLAMA_8B, workload(50, 4_096, pricing="cloud")))
+    assert cloud.startswith("Rent ")
+    impossible = recommendation(rank(LLAMA_70B, workload(10_000, 32_768), counts=(1,)))
+    assert impossible.startswith("No set-up")
+
+
+def test_presets_and_little_law() -> None:
+    for name, preset in PRESETS.items():
+        w = Workload.from_preset(name, concurrent_conversations=10)
+        assert w.context == preset.context and preset.justification
+    w = Workload.from_preset("support-chat", requests_per_s=2.0, min_tokens_per_s_per_user=30.0)
+    assert w.target_concurrency == 20  # 2/s x 300 tokens / 30 tokens/s
+    with pytest.raises(PlannerError):
+        Workload.from_preset("nope", concurrent_conversations=1)
+    with pytest.raises(ValueError, match="exactly one"):
+        Workload(context=PRESETS["rag"].context)
+
+
+def test_context_longer_than_the_model_is_an_error() -> None:
+    with pytest.raises(PlannerError, match="exceeds"):
+        rank(get_model("meta-llama/Llama-2-7b-hf").spec, workload(1, 8_192))
+
+
+def test_overflow_for_an_option() -> None:
+    w = Workload.from_preset("support-chat", concurrent_conversations=100)
+    ranking = rank(LLAMA_8B, w, gpus=SMALL_GPUS)
+    report = overflow_for(ranking.options[0], w)
+    assert report.conversations == 100
+    assert report.conversations_at_1pct >= 100  # sized at p95, the target is safe
+    assert report.probability < 0.01
