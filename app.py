@@ -4,6 +4,7 @@ from functools import partial
 
 import streamlit as st
 
+from pages.advisor import render_advisor_page
 from pages.catalog import render_catalog_page
 from pages.compare import render_compare_page
 from pages.custom import render_custom_page
@@ -18,6 +19,7 @@ PAGES = [
     (render_memory_page, "Memory", ":material/memory:", "memory"),
     (render_what_if_page, "Context what-if", ":material/timeline:", "what_if"),
     (render_compare_page, "Compare precisions", ":material/grid_view:", "compare"),
+    (render_advisor_page, "Which GPU to buy", ":material/shopping_cart:", "advisor"),
     (render_catalog_page, "Catalog", ":material/list:", "catalog"),
     (render_custom_page, "Custom model", ":material/edit_note:", "custom"),
 ]

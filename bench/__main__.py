@@ -84,7 +84,7 @@ def page_benchmarks(repeat: int) -> dict[str, float]:
     from tests.app.conftest import run_page
 
     results = {}
-    for page in ("memory", "what_if", "compare", "catalog", "custom"):
+    for page in ("memory", "what_if", "compare", "advisor", "catalog", "custom"):
         at = run_page(page, {"model": "meta-llama/Llama-3.1-70B", "gpus": "2", "context": "32768"})
         results[f"page rerun (AppTest): {page}"] = median_ms(lambda at=at: at.run(), repeat, warmup=1)
     return results

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
+from planner.advisor import Option
 from planner.plan import CapacityAt, PlanResult, StageMemory
 from planner.units import UNIT_BYTES
 
@@ -226,4 +227,68 @@ def compare_bars_figure(results: Sequence[tuple[str, PlanResult]], unit: str = "
             y=capacity, line_dash="dash", line_color="#111827", annotation_text=f"capacity {capacity:,.1f} {unit}"
         )
     fig.update_layout(barmode="stack", yaxis_title=f"Memory per GPU ({unit})", height=440, **LAYOUT)
+    return fig
+
+
+def pareto_figure(
+    options: Sequence[Option],
+    front: Sequence[Option],
+    against: str,
+    cost_label: str,
+    chosen: Option | None = None,
+) -> go.Figure:
+    """Cost against capacity (concurrent conversations) or against aggregate decode throughput.
+
+    Every priced option is a grey point, the Pareto front a line; each point carries its option index in
+    ``customdata`` so a click can open it. The chosen (recommended) option is a large diamond.
+    """
+    index = {id(o): i for i, o in enumerate(options)}
+
+    def y(o: Option) -> float:
+        return o.concurrency if against == "capacity" else (o.decode_tokens_per_s_total or 0.0)
+
+    y_title = "Concurrent conversations" if against == "capacity" else "Aggregate decode throughput (tokens/s)"
+    priced = [o for o in options if o.cost is not None]
+    fig = go.Figure()
+    fig.add_scatter(
+        x=[o.cost for o in priced],
+        y=[y(o) for o in priced],
+        mode="markers",
+        name="Set-ups that meet the target",
+        marker=dict(color="#94a3b8", size=7, opacity=0.6),
+        customdata=[index[id(o)] for o in priced],
+        text=[o.label for o in priced],
+        hovertemplate="%{text}<br>%{x:$,.0f}<br>%{y:,.1f}<extra></extra>",
+    )
+    line = sorted((o for o in front if o.cost is not None), key=lambda o: o.cost or 0.0)
+    fig.add_scatter(
+        x=[o.cost for o in line],
+        y=[y(o) for o in line],
+        mode="lines+markers",
+        name="Pareto front (nothing cheaper does more)",
+        line=dict(color="#2563eb", width=2),
+        marker=dict(size=10, color="#2563eb"),
+        customdata=[index[id(o)] for o in line],
+        text=[o.label for o in line],
+        hovertemplate="%{text}<br>%{x:$,.0f}<br>%{y:,.1f}<extra>Pareto front</extra>",
+    )
+    if chosen is not None and chosen.cost is not None:
+        fig.add_scatter(
+            x=[chosen.cost],
+            y=[y(chosen)],
+            mode="markers",
+            name="Recommended",
+            marker=dict(size=18, color="#16a34a", symbol="diamond", line=dict(color="#111827", width=1)),
+            customdata=[index[id(chosen)]],
+            text=[chosen.label],
+            hovertemplate="%{text}<br>%{x:$,.0f}<br>%{y:,.1f}<extra>recommended</extra>",
+        )
+    fig.update_layout(
+        xaxis=dict(title=cost_label, type="log"),
+        yaxis=dict(title=y_title, rangemode="tozero"),
+        height=460,
+        hovermode="closest",
+        clickmode="event+select",
+        **LAYOUT,
+    )
     return fig

@@ -64,7 +64,37 @@ CONTIGUOUS = Setting("contiguous", "Show contiguous reservation", "Also plot eng
 COMBOS = Setting("combos", "Combinations side by side", "Two to four weight / KV pairs.")
 
 SIDEBAR_SETTINGS = (MODEL, HF, GPU, GPUS, TP, PP, WEIGHTS, KV, ENGINE, UTIL, CONTEXT, USERS, UNIT)
-PAGE_SETTINGS = (CURVES, CURVE_GPUS, CONTIGUOUS, COMBOS)
+# Advisor page
+PRESET = Setting("preset", "Workload", "A context-length distribution with its figures stated, or your own.")
+CTX_MEAN = Setting("ctx_mean", "Mean conversation length (tokens)", "Tokens a conversation holds on average.")
+CTX_P95 = Setting("ctx_p95", "95th percentile (tokens)", "Nineteen conversations in twenty are at most this long.")
+PLAN_AT = Setting("plan_at", "Size each conversation at", "The mean, the 95th percentile or the maximum length.")
+PREFIX = Setting("prefix", "Shared system prompt (tokens)", "Stored once per replica (prefix caching).")
+RPS = Setting("rps", "…or requests per second", "0: plan for the target concurrent users in the sidebar.")
+PRICING = Setting("pricing", "Buy or rent", "Purchase price, or on-demand cloud dollars per GPU-hour.")
+BUDGET = Setting("budget", "Budget (USD; 0: none)", "Purchase: total. Cloud: per month (730 hours).")
+GPU_FILTER = Setting("gpu_filter", "Only these GPUs", "Empty: the whole catalog.")
+TTFT = Setting("ttft", "Max time to first token (s; 0: none)", "For a typical prompt, alone.")
+MIN_TPS = Setting("min_tps", "Min tokens/s per user (0: none)", "Reading speed is about 10 tokens per second.")
+PARETO = Setting("pareto", "Chart cost against", "Capacity (conversations) or throughput (tokens/s).")
+PAGE_SETTINGS = (
+    CURVES,
+    CURVE_GPUS,
+    CONTIGUOUS,
+    COMBOS,
+    PRESET,
+    CTX_MEAN,
+    CTX_P95,
+    PLAN_AT,
+    PREFIX,
+    RPS,
+    PRICING,
+    BUDGET,
+    GPU_FILTER,
+    TTFT,
+    MIN_TPS,
+    PARETO,
+)
 ALL_KEYS = frozenset(s.key for s in SIDEBAR_SETTINGS + PAGE_SETTINGS)
 # Parameters read outside widgets (imports and calibrations) join this set when they exist.
 EXTRA_KEYS: frozenset[str] = frozenset({CALIBRATION.key, CUSTOM_SPEC.key})

@@ -15,6 +15,7 @@ PAGES = {
     "compare": "pages/compare.py",
     "catalog": "pages/catalog.py",
     "custom": "pages/custom.py",
+    "advisor": "pages/advisor.py",
 }
 
 

@@ -84,3 +84,33 @@ def test_phone_width_has_no_traceback(browser, app_url: str) -> None:
     wait_for_chart(phone)
     assert _verdict(SHARED) in _alert_text(phone)
     phone.context.close()
+
+
+def test_pareto_point_click_opens_it_on_the_memory_page(page, app_url: str) -> None:
+    page.goto(f"{app_url}/advisor?users=40&preset=support-chat")
+    wait_for_chart(page)
+    recommended = page.locator("[data-testid='stPlotlyChart'] .scatterlayer .trace").nth(2).locator(".point").first
+    recommended.scroll_into_view_if_needed()
+    box = recommended.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    link = page.locator("[data-testid='stLinkButton'] a")
+    link.wait_for(timeout=30_000)
+    selected = " ".join(page.locator("[data-testid='stAlert']").all_inner_texts())
+    href = link.get_attribute("href") or ""
+    params = parse_qs(urlsplit(href).query)
+    with page.context.expect_page() as opened:
+        link.click()
+    memory = opened.value
+    wait_for_chart(memory)
+    sel = Selection(
+        gpu_id=params["gpu"][0],
+        gpu_count=int(params["gpus"][0]),
+        tensor_parallel=int(params["tp"][0]),
+        weights=params["weights"][0],
+        kv_dtype=params["kv"][0],
+        context_tokens=int(params["context"][0]),
+        users=40,
+    )
+    assert sel.gpu.name in selected
+    assert _verdict(sel) in _alert_text(memory)

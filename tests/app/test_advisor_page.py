@@ -1,0 +1,56 @@
+"""The advisor page with several workloads: it renders, and its recommendation is the planner's."""
+
+from __future__ import annotations
+
+import pytest
+
+from model_catalog import get_model, load_gpus
+from planner.advisor import Workload, rank, recommendation
+from planner.overflow import ContextDistribution
+from tests.app.conftest import run_page
+from ui.state import Selection
+
+WORKLOADS: dict[str, dict[str, str | list[str]]] = {
+    "support-chat": {"preset": "support-chat"},
+    "rag-cloud": {"preset": "rag", "pricing": "cloud"},
+    "coding-agent-70b": {"preset": "coding-agent", "model": "meta-llama/Llama-3.1-70B", "users": "16"},
+    "long-document-budget": {"preset": "long-document", "budget": "60000", "users": "4"},
+    "custom-mean": {"preset": "custom", "ctx_mean": "3000", "ctx_p95": "9000", "plan_at": "mean"},
+    "requests-per-second": {"rps": "5", "prefix": "1000", "gpu_filter": ["h100-sxm-80gb", "l40s", "a100-sxm-80gb"]},
+    "latency-targets": {"ttft": "0.5", "min_tps": "30", "model": "Qwen/Qwen3-30B-A3B"},
+    "nothing-fits": {"model": "deepseek-ai/DeepSeek-V3", "gpu_filter": ["rtx-4090"], "users": "500"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(WORKLOADS))
+def test_advisor_page_renders(name: str) -> None:
+    at = run_page("advisor", WORKLOADS[name])
+    assert not at.exception, [e.value for e in at.exception]
+    verdicts = [s.value for s in at.success] + [e.value for e in at.error]
+    assert verdicts, "a recommendation is always shown"
+    if name == "nothing-fits":
+        assert any(v.startswith("No set-up in the catalog serves") for v in verdicts)
+
+
+def test_recommendation_equals_the_planner() -> None:
+    at = run_page("advisor", {"preset": "custom", "ctx_mean": "3000", "ctx_p95": "9000", "users": "20"})
+    sel = Selection(users=20)
+    workload = Workload(
+        concurrent_conversations=20,
+        context=ContextDistribution(
+            mean_tokens=3000, p95_tokens=9000, max_tokens=get_model(sel.model_id).spec.max_position_embeddings
+        ),
+    )
+    expected = recommendation(
+        rank(sel.spec, workload, gpus=list(load_gpus().values()), overhead=sel.request().overhead)
+    )
+    assert expected in [s.value for s in at.success]
+    table = at.dataframe[0].value
+    assert list(table["#"][:3]) == [1, 2, 3]
+    assert table["open"][0].startswith("/?model=")
+
+
+def test_impossible_distribution_names_the_field() -> None:
+    at = run_page("advisor", {"preset": "custom", "ctx_mean": "1000", "ctx_p95": "9000"})
+    assert any("p95_tokens can be at most" in e.value for e in at.error)
+    assert not at.exception
