@@ -47,6 +47,34 @@ def _get(config: dict[str, Any], *names: str, default: Any = None) -> Any:
     return default
 
 
+# Fields a sparse config.json may leave to the transformers config class defaults.
+FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
+    # transformers Gemma3TextConfig.__init__: the official gemma-3-*-it text_config omits these.
+    "gemma3_text": {
+        "vocab_size": 262_208,
+        "max_position_embeddings": 131_072,
+        "tie_word_embeddings": True,
+        "sliding_window": 4096,
+        "sliding_window_pattern": 6,
+    },
+}
+
+
+def with_family_defaults(config: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Fill fields a sparse config leaves to its transformers config class (noted, never silently)."""
+    key = next((k for k in MULTIMODAL_TEXT_KEYS if isinstance(config.get(k), dict)), None)
+    text = dict(config[key]) if key else dict(config)
+    family = str(text.get("model_type") or "")
+    defaults = FAMILY_DEFAULTS.get(family, {})
+    filled = {name: value for name, value in defaults.items() if text.get(name) is None and config.get(name) is None}
+    if not filled:
+        return config, []
+    text.update(filled)
+    out = {**config, key: text} if key else text
+    listed = ", ".join(f"{k} {v}" for k, v in filled.items())
+    return out, [f"config.json omits {listed}: taken from the transformers {family} config defaults"]
+
+
 def quantization_precision(config: dict[str, Any]) -> str | None:
     """The weight precision a checkpoint's ``quantization_config`` implies (None when not quantized)."""
     quant = config.get("quantization_config")
@@ -110,6 +138,7 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
     """A :class:`ModelSpec` from a ``config.json`` dict (multimodal configs: their ``text_config``)."""
     if not isinstance(config, dict):
         raise PlannerError("config.json: expected a JSON object at the top level")
+    config, _ = with_family_defaults(config)
     outer = config
     for key in MULTIMODAL_TEXT_KEYS:
         if isinstance(config.get(key), dict):

@@ -43,7 +43,13 @@ import requests
 from pydantic import BaseModel, Field, ValidationError
 
 from planner.errors import PlannerError
-from planner.hf_config import MAX_CONFIG_BYTES, MULTIMODAL_TEXT_KEYS, quantization_precision, spec_from_hf_config
+from planner.hf_config import (
+    MAX_CONFIG_BYTES,
+    MULTIMODAL_TEXT_KEYS,
+    quantization_precision,
+    spec_from_hf_config,
+    with_family_defaults,
+)
 from planner.model import AttachedModule, ModelSpec
 from planner.params import parameter_breakdown
 from planner.precision import TORCH_DTYPE_NAMES, WeightPrecision
@@ -125,17 +131,6 @@ VISION_PREFIXES = (
 )
 # Config keys that announce a vision tower.
 VISION_CONFIG_KEYS = ("vision_config", "vision_tower_config", "visual")
-# Fields a sparse config.json may leave to the transformers config class defaults.
-FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
-    # transformers Gemma3TextConfig.__init__: the official gemma-3-*-it text_config omits these.
-    "gemma3_text": {
-        "vocab_size": 262_208,
-        "max_position_embeddings": 131_072,
-        "tie_word_embeddings": True,
-        "sliding_window": 4096,
-        "sliding_window_pattern": 6,
-    },
-}
 REQUIRED_FIELDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("num_hidden_layers", ("num_hidden_layers", "n_layer", "num_layers"), "number of decoder layers"),
     ("hidden_size", ("hidden_size", "n_embd", "d_model"), "model width"),
@@ -815,21 +810,6 @@ def _text_config_key(config: Mapping[str, Any]) -> str | None:
     return next((k for k in MULTIMODAL_TEXT_KEYS if isinstance(config.get(k), dict)), None)
 
 
-def _with_family_defaults(config: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Fill fields a sparse config leaves to its transformers config class (noted, never silently)."""
-    key = _text_config_key(config)
-    text = dict(config[key]) if key else dict(config)
-    family = str(text.get("model_type") or "")
-    defaults = FAMILY_DEFAULTS.get(family, {})
-    filled = {name: value for name, value in defaults.items() if text.get(name) is None and config.get(name) is None}
-    if not filled:
-        return config, []
-    text.update(filled)
-    out = {**config, key: text} if key else text
-    listed = ", ".join(f"{k} {v}" for k, v in filled.items())
-    return out, [f"config.json omits {listed}: taken from the transformers {family} config defaults"]
-
-
 def _lookup(config: Mapping[str, Any], keys: Iterable[str]) -> Any:
     key = _text_config_key(config)
     scopes = [config[key], config] if key else [config]
@@ -1111,7 +1091,7 @@ def _assemble(
     parameters: SourcedCount | None = None
     multimodal = config is not None and _is_multimodal(config)
     if config is not None:
-        filled, default_notes = _with_family_defaults(config)
+        filled, default_notes = with_family_defaults(config)
         notes.extend(default_notes)
         prefill = _prefill(filled)
         try:

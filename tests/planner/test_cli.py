@@ -1,0 +1,198 @@
+"""``python -m planner``: JSON fields, human tables, and one clear line with exit status 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str], status: int = 0) -> dict:
+    assert main(argv) == status
+    return json.loads(capsys.readouterr().out)
+
+
+def test_models_and_gpus_list_the_catalog(capsys) -> None:
+    models = _json(capsys, ["models", "--json"])
+    assert "meta-llama/Llama-3.1-8B" in models and len(models) >= 50
+    gpus = _json(capsys, ["gpus", "--json"])
+    assert {"h100-sxm-80gb", "rtx-4090", "mi300x", "h20-96gb", "rtx-a5000"} <= set(gpus)
+    assert main(["models"]) == 0
+    table = capsys.readouterr().out
+    assert "meta-llama/Llama-3.1-8B" in table and "8.03 B" in table and "GQA" in table
+
+
+def test_inspect_json(capsys) -> None:
+    data = _json(capsys, ["inspect", "--model", "deepseek-ai/DeepSeek-V3", "--json"])
+    assert data["parameters_total"] == 684_489_845_504  # 671,026,419,200 + the MTP layer
+    assert data["parameters_served"] == 671_026_419_200
+    assert data["layer_kinds"]["full"] == 61
+    assert data["kv_bytes_per_token"]["bf16"] == 70_272  # MLA: (512 + 64) x 2 bytes x 61 layers
+    assert data["kv_bytes_per_token"]["fp8"] == 35_136
+    gemma = _json(capsys, ["inspect", "--model", "google/gemma-3-27b-it", "--json"])
+    assert gemma["layer_kinds"] == {"full": 10, "sliding": 52, "chunked": 0, "linear": 0}
+
+
+def test_inspect_config_with_num_parameters_and_quantization(tmp_path: Path, capsys) -> None:
+    config = {
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "intermediate_size": 14336,
+        "vocab_size": 128256,
+        "torch_dtype": "float16",
+        "num_parameters": 8_000_000_000,
+        "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128},
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    data = _json(capsys, ["inspect", "--config", str(path), "--json"])
+    assert data["parameters_total"] == 8_000_000_000  # num_parameters overrides the computed 8,030,261,248
+    assert data["native_dtype"] == "int4-awq"
+    assert data["kv_bytes_per_token"]["bf16"] == 131_072
+
+
+def test_fit_json_fields(capsys) -> None:
+    data = _json(
+        capsys,
+        [
+            "fit",
+            "--model",
+            "meta-llama/Llama-3.1-8B",
+            "--gpu-memory-gb",
+            "80",
+            "--overhead-fraction",
+            "0.1",
+            "--context",
+            "4096",
+            "--json",
+        ],
+    )
+    for field in (
+        "fits",
+        "gpu_memory_bytes",
+        "weights_bytes_per_gpu",
+        "kv_cache_bytes_per_gpu",
+        "activation_bytes_per_gpu",
+        "overhead_bytes_per_gpu",
+        "kv_bytes_per_token",
+        "kv_budget_tokens",
+        "max_concurrency",
+    ):
+        assert field in data
+    assert data["fits"] is True and data["gpu_memory_bytes"] == 80 * 10**9
+    assert data["kv_bytes_per_token"] == 131_072
+    assert data["weights_bytes_per_gpu"] == 8_030_261_248 * 2
+    assert data["max_concurrency"] == pytest.approx((72e9 - 16_060_522_496) / (131_072 * 4096))
+
+
+def test_fit_engine_json(capsys) -> None:
+    data = _json(
+        capsys,
+        [
+            "fit",
+            "--model",
+            "meta-llama/Llama-3.1-8B",
+            "--gpu",
+            "h100-sxm-80gb",
+            "--engine",
+            "vllm",
+            "--engine-version",
+            "0.19.0",
+            "--gpu-util",
+            "0.95",
+            "--context",
+            "8192",
+            "--json",
+        ],
+    )
+    assert data["gpu_blocks"] == pytest.approx(29_751, rel=0.01)  # the vLLM 0.19 log prints 29,751
+    assert data["kv_budget_tokens"] == pytest.approx(476_016, rel=0.01)
+    assert data["max_concurrency"] == pytest.approx(58.11, abs=0.1)
+    assert data["available_kv_cache_bytes_per_gpu"] / 2**30 == pytest.approx(58.11, abs=0.25)
+
+
+def test_fit_that_does_not_fit_exits_1(capsys) -> None:
+    data = _json(capsys, ["fit", "--model", "meta-llama/Llama-3.1-70B", "--gpu", "rtx-4090", "--json"], status=1)
+    assert data["fits"] is False and data["headroom_bytes_per_gpu"] < 0
+    assert main(["fit", "--model", "meta-llama/Llama-3.1-70B", "--gpu", "rtx-4090"]) == 1
+    assert "DOES NOT FIT" in capsys.readouterr().out
+
+
+def _status(argv: list[str]) -> int:
+    """main()'s status; argparse's own usage errors leave through SystemExit(2)."""
+    try:
+        return main(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["fit", "--model", "no/such-model", "--gpu", "h100-sxm-80gb"], "model: unknown id 'no/such-model'"),
+        (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100"], "gpu: unknown id 'h100'; did you mean"),
+        (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu-memory-gb", "-3"], "--gpu-memory-gb must be a positive"),
+        (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu-memory-gb", "nan"], "--gpu-memory-gb must be a positive"),
+        (
+            ["fit", "--model", "Qwen/Qwen2.5-7B", "--gpu", "l40s", "--gpus", "8", "--tp", "8"],
+            "28 attention heads do not split evenly over TP 8",
+        ),
+        (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "l40s", "--context", "0"], "context_tokens"),
+        (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "l40s", "--weights", "int3"], "invalid choice"),
+        (["inspect"], "one of the arguments"),
+        (["inspect", "--config", "/nonexistent/config.json"], "cannot read"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(argv: list[str], message: str, capsys) -> None:
+    assert _status(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_malformed_config_json(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "config.json"
+    bad.write_text('{"hidden_size": 4096, ')
+    assert main(["inspect", "--config", str(bad)]) == 2
+    assert "config.json is not valid JSON" in capsys.readouterr().err
+    shape = tmp_path / "shape.json"
+    shape.write_text(
+        json.dumps(
+            {
+                "num_hidden_layers": 2,
+                "hidden_size": 100,
+                "num_attention_heads": 3,
+                "vocab_size": 10,
+                "intermediate_size": 10,
+            }
+        )
+    )
+    assert main(["inspect", "--config", str(shape)]) == 2
+    assert "hidden_size (100) is not divisible by num_attention_heads (3)" in capsys.readouterr().err
+    big = tmp_path / "big.json"
+    big.write_text(" " * 1_000_001 + "{}")
+    assert main(["inspect", "--config", str(big)]) == 2
+    assert "larger than a config.json can be" in capsys.readouterr().err
+
+
+def test_module_entry_point_exit_status() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "planner", "fit", "--model", "x/y", "--gpu-memory-gb", "24"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: model: unknown id 'x/y'")
