@@ -194,6 +194,45 @@ def _options_table(sel: Selection, ranking: Ranking, limit: int = 40) -> list[di
     return rows
 
 
+def _compare_models(
+    sel: Selection, workload: Workload, overhead: OverheadModel, ranking: Ranking
+) -> list[dict[str, object]]:
+    """The best set-up for each model of a short list, for the same workload."""
+    choices = [m for m in state.model_options() if m != sel.model_id]
+    others = st.multiselect(
+        state.COMPARE_MODELS.label,
+        choices,
+        key=state.COMPARE_MODELS.key,
+        bind="query-params",
+        max_selections=4,
+        help=state.COMPARE_MODELS.help,
+    )
+    if not others:
+        return []
+    cost_column = "cost (USD)" if workload.pricing == "purchase" else "USD / hour"
+    results = [(sel.spec.id, ranking)] + [
+        (m, _ranking(state.get_model(m).spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json()))
+        for m in others
+    ]
+    rows: list[dict[str, object]] = []
+    for model_id, result in results:
+        best = result.best
+        rows.append(
+            {
+                "model": model_id,
+                "best set-up": best.label if best else "nothing fits",
+                "conversations": round(best.concurrency, 1) if best else None,
+                "tokens/s per user": round(best.decode_tokens_per_s_per_user)
+                if best and best.decode_tokens_per_s_per_user
+                else None,
+                cost_column: round(best.cost, 2) if best and best.cost is not None else None,
+                "feasible set-ups": len(result.options),
+            }
+        )
+    st.dataframe(rows, hide_index=True, width="stretch")
+    return rows
+
+
 def _overflow(ranking: Ranking, option: Option) -> None:
     report = _overflow_report(option, ranking.workload)
     st.subheader("Average or maximum?")
@@ -274,6 +313,8 @@ def render_advisor_page(sel: Selection) -> None:
         _overflow(ranking, ranking.options[0])
     else:
         rows = []
+    st.subheader("Other models for the same workload")
+    compared = _compare_models(sel, workload, overhead, ranking)
     counts = ranking.rejection_counts()
     st.subheader(f"Rejected set-ups ({len(ranking.rejected):,})")
     st.markdown(", ".join(f"{n:,} {reason.replace('-', ' ')}" for reason, n in counts.items()) or "none")
@@ -317,7 +358,7 @@ def render_advisor_page(sel: Selection) -> None:
         f"Which GPU to buy for {name}",
         text,
         [figure] if figure else [],
-        {"ranking": rows, "rejected": rejected},
+        {"ranking": rows, "rejected": rejected, **({"models": compared} if compared else {})},
         extra,
     )
 

@@ -77,6 +77,7 @@ GPU_FILTER = Setting("gpu_filter", "Only these GPUs", "Empty: the whole catalog.
 TTFT = Setting("ttft", "Max time to first token (s; 0: none)", "For a typical prompt, alone.")
 MIN_TPS = Setting("min_tps", "Min tokens/s per user (0: none)", "Reading speed is about 10 tokens per second.")
 PARETO = Setting("pareto", "Chart cost against", "Capacity (conversations) or throughput (tokens/s).")
+COMPARE_MODELS = Setting("compare_models", "Compare with other models", "The best set-up for each, side by side.")
 PAGE_SETTINGS = (
     CURVES,
     CURVE_GPUS,
@@ -94,6 +95,7 @@ PAGE_SETTINGS = (
     TTFT,
     MIN_TPS,
     PARETO,
+    COMPARE_MODELS,
 )
 ALL_KEYS = frozenset(s.key for s in SIDEBAR_SETTINGS + PAGE_SETTINGS)
 # Parameters read outside widgets (imports and calibrations) join this set when they exist.

@@ -18,6 +18,7 @@ WORKLOADS: dict[str, dict[str, str | list[str]]] = {
     "custom-mean": {"preset": "custom", "ctx_mean": "3000", "ctx_p95": "9000", "plan_at": "mean"},
     "requests-per-second": {"rps": "5", "prefix": "1000", "gpu_filter": ["h100-sxm-80gb", "l40s", "a100-sxm-80gb"]},
     "latency-targets": {"ttft": "0.5", "min_tps": "30", "model": "Qwen/Qwen3-30B-A3B"},
+    "compare-models": {"compare_models": ["Qwen/Qwen3-8B", "mistralai/Mistral-7B-v0.3"]},
     "nothing-fits": {"model": "deepseek-ai/DeepSeek-V3", "gpu_filter": ["rtx-4090"], "users": "500"},
 }
 
@@ -28,6 +29,9 @@ def test_advisor_page_renders(name: str) -> None:
     assert not at.exception, [e.value for e in at.exception]
     verdicts = [s.value for s in at.success] + [e.value for e in at.error]
     assert verdicts, "a recommendation is always shown"
+    if name == "compare-models":
+        models = at.dataframe[1].value
+        assert list(models["model"]) == ["meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B", "mistralai/Mistral-7B-v0.3"]
     if name == "nothing-fits":
         assert any(v.startswith("No set-up in the catalog serves") for v in verdicts)
 
