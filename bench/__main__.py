@@ -17,9 +17,8 @@ import importlib
 import statistics
 import sys
 import time
-from collections.abc import Callable
-from typing import Any
 
+from bench.timing import median_ms
 from model_catalog import get_gpu, get_model, load_models
 from planner.overhead import SimpleFraction
 from planner.parallel import default_parallelism
@@ -27,17 +26,6 @@ from planner.plan import PlanRequest, concurrency_curve, plan
 from ui import state
 
 SWEEP_PRECISIONS = ("bf16", "fp8", "int8", "int4-awq", "q4_k_m", "nvfp4")
-
-
-def median_ms(fn: Callable[[], Any], repeat: int, warmup: int = 2) -> float:
-    for _ in range(warmup):
-        fn()
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
 
 
 def planner_benchmarks(repeat: int) -> dict[str, float]:

@@ -10,11 +10,7 @@
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Callable
-from typing import Any
-
+from bench.timing import median_ms
 from model_catalog import get_model, load_gpus
 from planner.advisor import (
     DEFAULT_COUNTS,
@@ -29,17 +25,6 @@ from planner.advisor import (
 MODELS = ("meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-70B", "Qwen/Qwen3-30B-A3B")
 
 
-def _median_ms(fn: Callable[[], Any], repeat: int, warmup: int = 1) -> float:
-    for _ in range(warmup):
-        fn()
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
-
-
 def run(repeat: int = 7) -> dict[str, float]:
     """Median milliseconds of each advisor operation."""
     gpus = list(load_gpus().values())
@@ -49,14 +34,14 @@ def run(repeat: int = 7) -> dict[str, float]:
     results: dict[str, float] = {}
     for model_id in MODELS:
         spec = get_model(model_id).spec
-        results[f"full ranking, {model_id} ({combos:,} set-ups)"] = _median_ms(
+        results[f"full ranking, {model_id} ({combos:,} set-ups)"] = median_ms(
             lambda spec=spec: rank(spec, workload), repeat
         )
     spec = get_model(MODELS[0]).spec
     ranking = rank(spec, workload)
     best = ranking.options[0]
-    results["overflow report of the best option"] = _median_ms(lambda: overflow_for(best, workload), repeat)
-    results["recommendation text"] = _median_ms(lambda: recommendation(ranking), repeat * 5)
+    results["overflow report of the best option"] = median_ms(lambda: overflow_for(best, workload), repeat)
+    results["recommendation text"] = median_ms(lambda: recommendation(ranking), repeat * 5)
     return results
 
 

@@ -36,20 +36,14 @@ def _workload(sel: Selection) -> tuple[Workload | None, dict[str, Any]]:
     """The workload widgets (all bound to the URL); returns the workload, or None with the problem shown."""
     presets = [*PRESETS, CUSTOM]
     c1, c2, c3 = st.columns(3)
-    preset = c1.selectbox(
-        state.PRESET.label, presets, key=state.PRESET.key, bind="query-params", help=state.PRESET.help
-    )
-    plan_at = c2.selectbox(
-        state.PLAN_AT.label, ["p95", "mean", "max"], key=state.PLAN_AT.key, bind="query-params", help=state.PLAN_AT.help
-    )
+    preset = c1.selectbox(state.PRESET.label, presets, **state.PRESET.bound())
+    plan_at = c2.selectbox(state.PLAN_AT.label, ["p95", "mean", "max"], **state.PLAN_AT.bound())
     pricing = (
         c3.segmented_control(
             state.PRICING.label,
             ["purchase", "cloud"],
             default="purchase",
-            key=state.PRICING.key,
-            bind="query-params",
-            help=state.PRICING.help,
+            **state.PRICING.bound(),
         )
         or "purchase"
     )
@@ -60,18 +54,14 @@ def _workload(sel: Selection) -> tuple[Workload | None, dict[str, Any]]:
             64,
             10_000_000,
             4000,
-            key=state.CTX_MEAN.key,
-            bind="query-params",
-            help=state.CTX_MEAN.help,
+            **state.CTX_MEAN.bound(),
         )
         p95 = c2.number_input(
             state.CTX_P95.label,
             64,
             10_000_000,
             12000,
-            key=state.CTX_P95.key,
-            bind="query-params",
-            help=state.CTX_P95.help,
+            **state.CTX_P95.bound(),
         )
     else:
         chosen = PRESETS[preset]
@@ -83,42 +73,30 @@ def _workload(sel: Selection) -> tuple[Workload | None, dict[str, Any]]:
         )
     with st.expander("Targets, budget and GPUs", icon=":material/tune:"):
         c1, c2, c3 = st.columns(3)
-        rps = c1.number_input(
-            state.RPS.label, 0.0, 100_000.0, 0.0, step=1.0, key=state.RPS.key, bind="query-params", help=state.RPS.help
-        )
-        prefix = c2.number_input(
-            state.PREFIX.label, 0, 1_000_000, 0, key=state.PREFIX.key, bind="query-params", help=state.PREFIX.help
-        )
+        rps = c1.number_input(state.RPS.label, 0.0, 100_000.0, 0.0, step=1.0, **state.RPS.bound())
+        prefix = c2.number_input(state.PREFIX.label, 0, 1_000_000, 0, **state.PREFIX.bound())
         budget = c3.number_input(
             state.BUDGET.label,
             0,
             1_000_000_000,
             0,
             step=1000,
-            key=state.BUDGET.key,
-            bind="query-params",
-            help=state.BUDGET.help,
+            **state.BUDGET.bound(),
         )
         c1, c2 = st.columns(2)
-        ttft = c1.number_input(
-            state.TTFT.label, 0.0, 600.0, 0.0, step=0.5, key=state.TTFT.key, bind="query-params", help=state.TTFT.help
-        )
+        ttft = c1.number_input(state.TTFT.label, 0.0, 600.0, 0.0, step=0.5, **state.TTFT.bound())
         min_tps = c2.number_input(
             state.MIN_TPS.label,
             0.0,
             10_000.0,
             10.0,
             step=1.0,
-            key=state.MIN_TPS.key,
-            bind="query-params",
-            help=state.MIN_TPS.help,
+            **state.MIN_TPS.bound(),
         )
         gpu_filter = st.multiselect(
             state.GPU_FILTER.label,
             state.gpu_options(),
-            key=state.GPU_FILTER.key,
-            bind="query-params",
-            help=state.GPU_FILTER.help,
+            **state.GPU_FILTER.bound(),
         )
     fields: dict[str, Any] = {
         "plan_at": plan_at,
@@ -202,10 +180,8 @@ def _compare_models(
     others = st.multiselect(
         state.COMPARE_MODELS.label,
         choices,
-        key=state.COMPARE_MODELS.key,
-        bind="query-params",
         max_selections=4,
-        help=state.COMPARE_MODELS.help,
+        **state.COMPARE_MODELS.bound(),
     )
     if not others:
         return []
@@ -272,9 +248,7 @@ def render_advisor_page(sel: Selection) -> None:
                 state.PARETO.label,
                 ["capacity", "throughput"],
                 default="capacity",
-                key=state.PARETO.key,
-                bind="query-params",
-                help=state.PARETO.help,
+                **state.PARETO.bound(),
             )
             or "capacity"
         )

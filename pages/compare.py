@@ -59,10 +59,8 @@ def render_compare_page(sel: Selection) -> None:
         state.COMBOS.label,
         pairs,
         default=default,
-        key=state.COMBOS.key,
-        bind="query-params",
         max_selections=4,
-        help=state.COMBOS.help,
+        **state.COMBOS.bound(),
     )
     by_pair = {
         f"{r['weights']}/{r['kv_dtype']}": res for r, res in zip(rows, [x for row in grid for x in row], strict=True)

@@ -32,22 +32,16 @@ def render_what_if_page(sel: Selection) -> None:
         state.CURVES.label,
         choices,
         default=[choices[0]],
-        key=state.CURVES.key,
-        bind="query-params",
-        help=state.CURVES.help,
+        **state.CURVES.bound(),
         max_selections=6,
     )
     others = c2.multiselect(
         state.CURVE_GPUS.label,
         [g for g in state.gpu_options() if g != sel.gpu_id],
-        key=state.CURVE_GPUS.key,
-        bind="query-params",
-        help=state.CURVE_GPUS.help,
+        **state.CURVE_GPUS.bound(),
         max_selections=4,
     )
-    contiguous = st.toggle(
-        state.CONTIGUOUS.label, key=state.CONTIGUOUS.key, bind="query-params", help=state.CONTIGUOUS.help
-    )
+    contiguous = st.toggle(state.CONTIGUOUS.label, **state.CONTIGUOUS.bound())
     curves: list[figures.Curve] = []
     skipped: list[str] = []
     for gpu_id in [sel.gpu_id, *others]:

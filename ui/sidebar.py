@@ -48,9 +48,7 @@ def _outside_model(sb: Any) -> tuple[ModelSpec | None, str | None, str | None]:
             return spec, "custom architecture described by hand (carried in the link)", None
     reference = sb.text_input(
         state.HF.label,
-        key=state.HF.key,
-        bind="query-params",
-        help=state.HF.help,
+        **state.HF.bound(),
         placeholder="owner/name or owner/name@revision",
         max_chars=200,
     ).strip()
@@ -95,9 +93,7 @@ def render_sidebar() -> Selection:
         state.MODEL.label,
         models,
         index=_index(models, state.DEFAULT_MODEL),
-        key=state.MODEL.key,
-        bind="query-params",
-        help=state.MODEL.help,
+        **state.MODEL.bound(),
     )
     imported, imported_source, checkpoint_precision = _outside_model(sb)
     spec = imported if imported is not None else state.get_model(model_id).spec
@@ -106,52 +102,42 @@ def render_sidebar() -> Selection:
         state.GPU.label,
         gpus,
         index=_index(gpus, state.DEFAULT_GPU),
-        key=state.GPU.key,
-        bind="query-params",
-        help=state.GPU.help,
+        **state.GPU.bound(),
     )
     gpu = state.get_gpu(gpu_id)
     sb.caption(f"{gpu.name} · {gpu.memory_bytes / 2**30:,.2f} GiB as the device reports")
     counts = list(state.GPU_COUNT_OPTIONS)
     col1, col2, col3 = sb.columns(3)
-    gpu_count = col1.selectbox(state.GPUS.label, counts, key=state.GPUS.key, bind="query-params", help=state.GPUS.help)
+    gpu_count = col1.selectbox(state.GPUS.label, counts, **state.GPUS.bound())
     tps = state.tp_options(spec, gpu_count)
     tp = col2.selectbox(
         "TP",
         tps,
         index=_index(tps, state.default_tp(spec, gpu_count)),
-        key=state.TP.key,
-        bind="query-params",
-        help=state.TP.help,
+        **state.TP.bound(),
     )
     pps = state.pp_options(spec, gpu_count, tp)
-    pp = col3.selectbox("PP", pps, key=state.PP.key, bind="query-params", help=state.PP.help)
+    pp = col3.selectbox("PP", pps, **state.PP.bound())
     weights = state.weight_options()
     weight = sb.selectbox(
         state.WEIGHTS.label,
         weights,
         index=_index(weights, checkpoint_precision or state.native_weights(spec)),
-        key=state.WEIGHTS.key,
-        bind="query-params",
-        help=state.WEIGHTS.help,
+        **state.WEIGHTS.bound(),
     )
     kvs = state.kv_options()
     kv = sb.selectbox(
         state.KV.label,
         kvs,
         index=_index(kvs, state.native_kv(spec)),
-        key=state.KV.key,
-        bind="query-params",
-        help=state.KV.help,
+        **state.KV.bound(),
     )
     engines = list(state.ENGINE_PROFILES)
     engine = sb.selectbox(
         state.ENGINE.label,
         engines,
         index=_index(engines, state.DEFAULT_ENGINE),
-        key=state.ENGINE.key,
-        bind="query-params",
-        help=state.ENGINE.help,
+        **state.ENGINE.bound(),
     )
     sb.caption(state.ENGINE_PROFILES[engine])
     util = sb.number_input(
@@ -161,9 +147,7 @@ def render_sidebar() -> Selection:
         value=state.DEFAULT_UTIL,
         step=0.01,
         format="%.2f",
-        key=state.UTIL.key,
-        bind="query-params",
-        help=state.UTIL.help,
+        **state.UTIL.bound(),
     )
     calibration = st.query_params.get(state.CALIBRATION.key) or None
     if calibration:
@@ -181,9 +165,7 @@ def render_sidebar() -> Selection:
         max_value=high,
         value=state.default_context(spec),
         step=1,
-        key=state.CONTEXT.key,
-        bind="query-params",
-        help=state.CONTEXT.help,
+        **state.CONTEXT.bound(),
         on_change=_sync_exact_from_context,
     )
     if st.session_state.get(EXACT_CONTEXT_KEY) != context:
@@ -202,18 +184,14 @@ def render_sidebar() -> Selection:
         max_value=state.MAX_USERS,
         value=state.DEFAULT_USERS,
         step=1,
-        key=state.USERS.key,
-        bind="query-params",
-        help=state.USERS.help,
+        **state.USERS.bound(),
     )
     unit = (
         sb.segmented_control(
             state.UNIT.label,
             list(state.UNITS),
             default="GiB",
-            key=state.UNIT.key,
-            bind="query-params",
-            help=state.UNIT.help,
+            **state.UNIT.bound(),
         )
         or "GiB"
     )

@@ -31,6 +31,10 @@ class Setting:
     label: str
     help: str
 
+    def bound(self) -> dict[str, str]:
+        """Widget keyword arguments: the key (= URL parameter = session key), bound to the URL, with its help."""
+        return {"key": self.key, "bind": "query-params", "help": self.help}
+
 
 MODEL = Setting("model", "Model", "A Hugging Face repo id from the catalog; type to search.")
 GPU = Setting("gpu", "GPU", "The accelerator; memory is what the device reports (nvidia-smi).")
