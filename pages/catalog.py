@@ -7,6 +7,7 @@ import streamlit as st
 from model_catalog import load_gpus, load_models
 from planner.kv import kv_bytes_per_token
 from planner.params import parameter_breakdown
+from ui.common import share_and_export
 from ui.state import Selection
 
 PATH = "catalog"
@@ -65,6 +66,14 @@ def render_catalog_page(sel: Selection) -> None:
     st.dataframe(models, hide_index=True, width="stretch")
     st.subheader(f"GPUs ({len(gpus)})")
     st.dataframe(gpus, hide_index=True, width="stretch")
+    share_and_export(
+        sel,
+        PATH,
+        "Headroom catalog",
+        f"{len(models)} models and {len(gpus)} GPUs",
+        [],
+        {"models": models, "gpus": gpus},
+    )
     st.caption(
         "Unknown figures stay empty: nothing here is invented. Parameters are computed from the "
         "architecture and checked against the Hugging Face safetensors totals in the tests."

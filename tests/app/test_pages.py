@@ -3,6 +3,8 @@ numbers."""
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
 from planner.plan import plan
@@ -110,3 +112,24 @@ def test_context_exact_number_moves_the_slider() -> None:
     at.number_input(key="context_exact").set_value(12345).run()
     assert at.session_state["context"] == 12345
     assert f"{12345:,}" in at.title[0].value or "12,345" in " ".join(c.value for c in at.caption)
+
+
+def test_copy_link_reproduces_the_view() -> None:
+    params = PARAMETER_SETS["moe-tp8"]
+    at = run_page("memory", params)
+    links = [c.value for c in at.code if "?model=" in c.value]
+    assert len(links) == 1
+    query = parse_qs(urlsplit(links[0]).query)
+    again = run_page("memory", {k: v[0] for k, v in query.items()})
+    first = [s.value for s in at.success] + [e.value for e in at.error]
+    second = [s.value for s in again.success] + [e.value for e in again.error]
+    assert first[0] == second[0]
+    assert {m.label: m.value for m in at.metric} == {m.label: m.value for m in again.metric}
+
+
+def test_every_page_offers_html_and_csv_exports() -> None:
+    for page in ("memory", "what_if", "compare", "advisor", "catalog"):
+        at = run_page(page)
+        labels = [b.label for b in at.get("download_button")]
+        assert "HTML report" in labels, page
+        assert any(label.startswith("CSV: ") for label in labels), page
