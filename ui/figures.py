@@ -71,21 +71,13 @@ def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = Non
         )
     capacity = _in(result.per_gpu.gpu_memory_bytes, unit)
     shortfall = [_in(max(0, -stage.headroom_bytes), unit) for _, stage in rows]
-    if any(shortfall):
-        fig.add_bar(
-            y=labels,
-            x=[0.0] * len(rows),
-            name="Shortfall",
-            orientation="h",
-            marker_color=SHORTFALL_COLOUR,
-            visible="legendonly",
-        )
     fig.add_vline(
         x=capacity,
         line_dash="dash",
         line_color="#111827",
         annotation_text=f"capacity {capacity:,.1f} {unit}",
-        annotation_position="top",
+        annotation_position="bottom right",
+        annotation_yshift=-18,
     )
     for (label, _), short in zip(rows, shortfall, strict=True):
         if short:
@@ -95,7 +87,11 @@ def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = Non
                 text=f"short by {short:,.1f} {unit}",
                 showarrow=False,
                 xanchor="left",
-                font=dict(color=SHORTFALL_COLOUR),
+                xshift=6,
+                font=dict(color=SHORTFALL_COLOUR, size=14),
+                bgcolor="rgba(255,255,255,0.92)",
+                bordercolor=SHORTFALL_COLOUR,
+                borderpad=3,
             )
     fig.update_layout(
         barmode="stack",
