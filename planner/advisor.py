@@ -289,8 +289,9 @@ def _costs(gpu: GpuSpec, count: int, pricing: Pricing) -> tuple[float | None, fl
         return (
             purchase,
             cheapest.usd_per_gpu_hour * count,
-            f"cloud: {cheapest.provider} ${cheapest.usd_per_gpu_hour:g}/GPU-hour on demand, {cheapest.date} "
-            f"(cheapest of {len(gpu.cloud_prices)} dated prices; {cheapest.source})",
+            f"cloud: {cheapest.label} on demand"
+            + (" (the low end of a published range)" if cheapest.usd_per_gpu_hour_high else "")
+            + f" (cheapest of {len(gpu.cloud_prices)} dated prices; {cheapest.source})",
         )
     if gpu.price is None:
         return None, None, "purchase: no price in the catalog (unknown)"

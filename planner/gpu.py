@@ -29,12 +29,24 @@ class Price(BaseModel, frozen=True, extra="forbid"):
 
 
 class CloudPrice(BaseModel, frozen=True, extra="forbid"):
-    """An on-demand cloud price per GPU-hour."""
+    """An on-demand cloud price per GPU-hour; a published range keeps its low end in ``usd_per_gpu_hour``."""
 
     provider: str
     usd_per_gpu_hour: PositiveFloat
+    usd_per_gpu_hour_high: PositiveFloat | None = None  # the top of a published range
     date: str
     source: Annotated[str, Field(min_length=1)]
+
+    @model_validator(mode="after")
+    def _check(self) -> CloudPrice:
+        if self.usd_per_gpu_hour_high is not None and self.usd_per_gpu_hour_high < self.usd_per_gpu_hour:
+            raise ValueError("cloud_prices: usd_per_gpu_hour_high is below usd_per_gpu_hour")
+        return self
+
+    @property
+    def label(self) -> str:
+        high = f"-{self.usd_per_gpu_hour_high:g}" if self.usd_per_gpu_hour_high else ""
+        return f"{self.provider} ${self.usd_per_gpu_hour:g}{high}/GPU-hour, {self.date}"
 
 
 class GpuSpec(BaseModel, frozen=True, extra="forbid"):

@@ -110,10 +110,9 @@ def test_entry_matches_reference(gpu_id: str) -> None:
         assert gpu.price is None
     else:
         assert gpu.price is not None and gpu.price.usd == ref["price"]["usd"]
-    dated = [
-        c for c in ref["cloud_on_demand_usd_per_gpu_hour"] if "usd" in c and re.fullmatch(r"\d{4}(-\d{2})?", c["date"])
-    ]
-    assert sorted(c.usd_per_gpu_hour for c in gpu.cloud_prices) == sorted(c["usd"] for c in dated)
+    dated = [c for c in ref["cloud_on_demand_usd_per_gpu_hour"] if re.fullmatch(r"\d{4}(-\d{2})?", c["date"])]
+    expected = sorted((c["usd"], 0.0) if "usd" in c else tuple(c["usd_range"]) for c in dated)
+    assert sorted((c.usd_per_gpu_hour, c.usd_per_gpu_hour_high or 0.0) for c in gpu.cloud_prices) == expected
     for note in ref["notes"]:
         assert note in gpu.notes
 
