@@ -215,6 +215,11 @@ UNMATCHED: dict[str, str] = {
         "KV: SGLang's free memory after loading depends on the FP8 loader and TP4 NCCL buffers the log does not "
         "print; predicted within ~1 GiB, outside the vLLM tolerance"
     ),
+    "vllm-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
+        "KV: printed 8.11 GiB, ~4.1 GiB less than predicted; the log gives no weights/activation/non-torch split, "
+        "and the run loads the LMCache KV connector and FP8 fused-MoE kernels whose profiling buffers the "
+        "0.19-fitted activation formula does not know"
+    ),
     "tensorrt-llm-llama-2-7b-hf-tp1pp1-trtllmis224": (
         "tokens: the activation workspace of a TensorRT engine depends on build flags not in the issue "
         "(max_input_len, packed input); indicative only"
