@@ -31,7 +31,7 @@ from planner.units import GiB
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_PATHS = (
     ROOT / "tests" / "fixtures" / "reference" / "engine-logs-public.json",  # a copy of shared/reference's
-    Path("/work/shared/reference/engine-logs-public.json"),
+    ROOT.parent / "shared" / "reference" / "engine-logs-public.json",  # the project's shared/, beside the clone
 )
 CASES_DIR = ROOT / "tests" / "fidelity" / "cases"
 README = ROOT / "README.md"
