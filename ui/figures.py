@@ -115,7 +115,7 @@ class Curve:
 def concurrency_figure(
     curves: Sequence[Curve], chosen_context: int, show_contiguous: bool = False, chosen_label: str | None = None
 ) -> go.Figure:
-    """Max concurrent sequences against context length (log x axis), one line per curve, the chosen
+    """Max concurrent sequences against context length (log-log axes), one line per curve, the chosen
     point marked on the first (or ``chosen_label``) curve, paged solid and contiguous dashed."""
     fig = go.Figure()
     palette = ["#2563eb", "#16a34a", "#f59e0b", "#a855f7", "#0891b2", "#db2777", "#65a30d", "#7c3aed"]
@@ -152,7 +152,9 @@ def concurrency_figure(
         )
     fig.update_layout(
         xaxis=dict(type="log", title="Context length per sequence (tokens, log scale)"),
-        yaxis=dict(title="Max concurrent sequences", rangemode="tozero"),
+        # Log-log: eight times the context is one eighth the sequences, a straight line; set-ups that do not
+        # fit (zero sequences) leave a gap rather than squashing every other curve against the axis.
+        yaxis=dict(title="Max concurrent sequences (log scale)", type="log"),
         height=460,
         hovermode="closest",
         **LAYOUT,
