@@ -64,11 +64,11 @@ def test_slider_change_updates_url_and_the_new_link_reproduces(page, browser, ap
     fresh.context.close()
 
 
-@pytest.mark.parametrize("path", ["", "what_if", "compare", "catalog"])
+@pytest.mark.parametrize("path", ["", "what_if", "compare", "advisor", "catalog", "custom"])
 def test_every_page_draws(page, app_url: str, path: str, tmp_path: Path) -> None:
     page.goto(f"{app_url}/{path}{links.query_string(SHARED)}")
-    if path == "catalog":
-        page.wait_for_selector("[data-testid='stDataFrame']", timeout=30_000)
+    if path in ("catalog", "custom"):
+        page.wait_for_selector("[data-testid='stDataFrame'], [data-testid='stForm']", timeout=30_000)
     else:
         wait_for_chart(page)
     assert "Traceback" not in page.inner_text("body")
