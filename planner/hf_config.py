@@ -8,6 +8,7 @@ Malformed input raises :class:`PlannerError` naming the field.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,13 @@ QK_NORM_FAMILIES = {"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "qwen3_next",
 # Qwen2 q/k/v projections carry a bias without a config flag (Qwen2Attention: bias=True).
 QKV_BIAS_FAMILIES = {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"}
 MULTIMODAL_TEXT_KEYS = ("text_config", "language_config", "llm_config")
+
+
+def text_config_key(config: Mapping[str, Any]) -> str | None:
+    """The key of a multimodal config's language-model section (``text_config``, …), or None."""
+    return next((k for k in MULTIMODAL_TEXT_KEYS if isinstance(config.get(k), dict)), None)
+
+
 LAYER_TYPE_NAMES = {
     "full_attention": "full",
     "attention": "full",
@@ -62,7 +70,7 @@ FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
 
 def with_family_defaults(config: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """Fill fields a sparse config leaves to its transformers config class (noted, never silently)."""
-    key = next((k for k in MULTIMODAL_TEXT_KEYS if isinstance(config.get(k), dict)), None)
+    key = text_config_key(config)
     text = dict(config[key]) if key else dict(config)
     family = str(text.get("model_type") or "")
     defaults = FAMILY_DEFAULTS.get(family, {})
@@ -140,10 +148,9 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
         raise PlannerError("config.json: expected a JSON object at the top level")
     config, _ = with_family_defaults(config)
     outer = config
-    for key in MULTIMODAL_TEXT_KEYS:
-        if isinstance(config.get(key), dict):
-            config = {**{k: v for k, v in outer.items() if k not in MULTIMODAL_TEXT_KEYS}, **config[key]}
-            break
+    key = text_config_key(outer)
+    if key is not None:
+        config = {**{k: v for k, v in outer.items() if k not in MULTIMODAL_TEXT_KEYS}, **outer[key]}
     model_type = str(config.get("model_type") or "custom")
     try:
         layers = int(_get(config, "num_hidden_layers", "n_layer", "num_layers"))

@@ -45,9 +45,9 @@ from pydantic import BaseModel, Field, ValidationError
 from planner.errors import PlannerError
 from planner.hf_config import (
     MAX_CONFIG_BYTES,
-    MULTIMODAL_TEXT_KEYS,
     quantization_precision,
     spec_from_hf_config,
+    text_config_key,
     with_family_defaults,
 )
 from planner.model import AttachedModule, ModelSpec
@@ -806,12 +806,8 @@ def detect_quantization(
     )
 
 
-def _text_config_key(config: Mapping[str, Any]) -> str | None:
-    return next((k for k in MULTIMODAL_TEXT_KEYS if isinstance(config.get(k), dict)), None)
-
-
 def _lookup(config: Mapping[str, Any], keys: Iterable[str]) -> Any:
-    key = _text_config_key(config)
+    key = text_config_key(config)
     scopes = [config[key], config] if key else [config]
     for scope in scopes:
         for name in keys:
@@ -846,7 +842,7 @@ def _missing_fields(config: Mapping[str, Any], error: str) -> tuple[MissingField
 
 
 def _is_multimodal(config: Mapping[str, Any]) -> bool:
-    return _text_config_key(config) is not None or any(isinstance(config.get(k), dict) for k in VISION_CONFIG_KEYS)
+    return text_config_key(config) is not None or any(isinstance(config.get(k), dict) for k in VISION_CONFIG_KEYS)
 
 
 def _has_vision(config: Mapping[str, Any]) -> bool:

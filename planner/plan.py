@@ -27,6 +27,17 @@ PositiveInt = Annotated[int, Field(gt=0)]
 FitStatus = Literal["fits", "weights-do-not-fit", "no-room-for-one-sequence"]
 
 
+def serving_weights(model: ModelSpec) -> str:
+    """The weight precision a model is served in by default: its checkpoint's, except that FP32 checkpoints
+    (Gemma 2) are served in 16 bits, as vLLM ``--dtype auto`` casts float32 configs down (``_get_and_verify_dtype``)."""
+    return "bf16" if model.native_dtype == "fp32" else model.native_dtype
+
+
+def serving_kv_dtype(model: ModelSpec) -> str:
+    """The KV-cache dtype by default: the activation dtype, FP16 for FP16 checkpoints, BF16 otherwise."""
+    return "fp16" if model.native_dtype == "fp16" else "bf16"
+
+
 class PlanRequest(BaseModel, frozen=True, extra="forbid"):
     """Everything a plan depends on."""
 
@@ -52,17 +63,13 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
 
     @property
     def resolved_weights(self) -> str:
-        """The weight precision: as asked, else the checkpoint's. FP32 checkpoints (Gemma 2) are served in
-        16 bits: vLLM ``--dtype auto`` casts float32 configs down (``_get_and_verify_dtype``)."""
-        if self.weights is not None:
-            return self.weights
-        return "bf16" if self.model.native_dtype == "fp32" else self.model.native_dtype
+        """The weight precision: as asked, else :func:`serving_weights`."""
+        return self.weights or serving_weights(self.model)
 
     @property
     def resolved_kv_dtype(self) -> str:
-        if self.kv_dtype is not None:
-            return self.kv_dtype
-        return "fp16" if self.model.native_dtype == "fp16" else "bf16"
+        """The KV-cache dtype: as asked, else :func:`serving_kv_dtype`."""
+        return self.kv_dtype or serving_kv_dtype(self.model)
 
     @property
     def resolved_parallelism(self) -> tuple[int, int]:

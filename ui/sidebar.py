@@ -10,6 +10,7 @@ import streamlit as st
 from planner.engine_profiles import Calibrated
 from planner.errors import PlannerError
 from planner.model import ModelSpec
+from planner.plan import serving_kv_dtype, serving_weights
 from ui import state
 from ui.custom_spec import decode_spec
 from ui.imports import import_from_hub
@@ -122,14 +123,14 @@ def render_sidebar() -> Selection:
     weight = sb.selectbox(
         state.WEIGHTS.label,
         weights,
-        index=_index(weights, checkpoint_precision or state.native_weights(spec)),
+        index=_index(weights, checkpoint_precision or serving_weights(spec)),
         **state.WEIGHTS.bound(),
     )
     kvs = state.kv_options()
     kv = sb.selectbox(
         state.KV.label,
         kvs,
-        index=_index(kvs, state.native_kv(spec)),
+        index=_index(kvs, serving_kv_dtype(spec)),
         **state.KV.bound(),
     )
     engines = list(state.ENGINE_PROFILES)

@@ -234,15 +234,6 @@ def gpu_options() -> list[str]:
     return sorted(load_gpus())
 
 
-def native_weights(spec: ModelSpec) -> str:
-    """The weight precision a model is served in by default (FP32 checkpoints are served in 16 bits)."""
-    return "bf16" if spec.native_dtype == "fp32" else spec.native_dtype
-
-
-def native_kv(spec: ModelSpec) -> str:
-    return "fp16" if spec.native_dtype == "fp16" else "bf16"
-
-
 def weight_options() -> list[str]:
     return list(WEIGHT_FORMATS)
 
