@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from model_catalog import CatalogError, get_gpu, get_model, load_gpus, load_models
 from planner.advise_cli import add_advise_parser, cmd_advise
+from planner.engine_profiles import ENGINE_NAMES, engine_profile
 from planner.errors import PlannerError
 from planner.hf_config import describe_validation_error, load_config_file
 from planner.kv import kv_bytes_per_token
@@ -25,7 +26,7 @@ from planner.plan import PlanRequest, PlanResult, plan
 from planner.precision import KV_FORMATS, WEIGHT_FORMATS
 from planner.units import GB, format_bytes
 
-ENGINES = ("generic", "vllm", "sglang", "trtllm", "llamacpp")
+ENGINES = ("generic", *ENGINE_NAMES)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -121,29 +122,16 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
-def _engine_profile(args: argparse.Namespace) -> OverheadModel:
-    """The ``--engine`` profile; ``--gpu-util`` is that engine's own memory fraction."""
-    from planner.engine_profiles import LlamacppProfile, SglangProfile, TrtllmProfile, VllmProfile
-
-    version = {"engine_version": args.engine_version} if args.engine_version else {}
-    util = args.gpu_util
-    if args.engine == "sglang":
-        return SglangProfile(mem_fraction_static=util, **version)
-    if args.engine == "trtllm":
-        return TrtllmProfile(**version, **({"kv_cache_free_gpu_mem_fraction": util} if util is not None else {}))
-    if args.engine == "llamacpp":
-        return LlamacppProfile(**version)
-    settings: dict[str, Any] = dict(version)
-    if util is not None:
-        settings["gpu_memory_utilization"] = util
-    if args.max_num_batched_tokens is not None:
-        settings["max_num_batched_tokens"] = args.max_num_batched_tokens
-    return VllmProfile(**settings)
-
-
 def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
+    """The ``--engine`` profile (``--gpu-util`` is that engine's own memory fraction), else ``generic``:
+    the simple fraction or the estimate."""
     if getattr(args, "engine", "generic") != "generic":
-        return _engine_profile(args)
+        return engine_profile(
+            args.engine,
+            fraction=args.gpu_util,
+            version=args.engine_version,
+            max_num_batched_tokens=args.max_num_batched_tokens,
+        )
     if args.overhead_fraction is not None:
         return SimpleFraction(fraction=args.overhead_fraction)
     settings: dict[str, Any] = {}
@@ -209,10 +197,8 @@ def engine_data(report: Any) -> dict[str, Any]:
 def cmd_fit(args: argparse.Namespace) -> int:
     spec = _model_from_args(args)
     gpu = get_gpu(args.gpu) if args.gpu else None
-    memory = gpu.memory_bytes if gpu is not None else round(args.gpu_memory_gb * GB)
     engine = args.engine != "generic"
-    if engine and gpu is not None and gpu.engine_visible_bytes is not None:
-        memory = gpu.engine_visible_bytes  # the total the engine itself prints
+    memory = gpu.memory_bytes_for(engine) if gpu is not None else round(args.gpu_memory_gb * GB)
     request = PlanRequest(
         model=spec,
         gpu=gpu,

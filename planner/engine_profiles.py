@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from planner.errors import PlannerError
 from planner.model import LayerKind, ModelSpec
 from planner.units import GiB, MiB
 
@@ -526,3 +527,35 @@ class Calibrated(BaseModel, frozen=True, extra="forbid"):
             return cls.model_validate(fields)
         except ValueError as exc:
             raise PlannerError(f"calibration: {exc}") from None
+
+
+EngineProfile = VllmProfile | SglangProfile | TrtllmProfile | LlamacppProfile
+ENGINE_NAMES = ("vllm", "sglang", "trtllm", "llamacpp")
+
+
+def engine_profile(
+    engine: str,
+    *,
+    fraction: float | None = None,
+    version: str | None = None,
+    max_num_batched_tokens: int | None = None,
+) -> EngineProfile:
+    """The profile of ``engine`` with its own memory fraction (vLLM ``gpu_memory_utilization``, SGLang
+    ``mem_fraction_static``, TensorRT-LLM ``kv_cache_free_gpu_mem_fraction``; llama.cpp has none); ``None``
+    keeps each engine's default."""
+    settings: dict[str, object] = {"engine_version": version} if version else {}
+    if engine == "sglang":
+        return SglangProfile.model_validate({**settings, "mem_fraction_static": fraction})
+    if engine == "trtllm":
+        if fraction is not None:
+            settings["kv_cache_free_gpu_mem_fraction"] = fraction
+        return TrtllmProfile.model_validate(settings)
+    if engine == "llamacpp":
+        return LlamacppProfile.model_validate(settings)
+    if engine != "vllm":
+        raise PlannerError(f"engine: unknown engine {engine!r}; choose one of {', '.join(ENGINE_NAMES)}")
+    if fraction is not None:
+        settings["gpu_memory_utilization"] = fraction
+    if max_num_batched_tokens is not None:
+        settings["max_num_batched_tokens"] = max_num_batched_tokens
+    return VllmProfile.model_validate(settings)

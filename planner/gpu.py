@@ -107,6 +107,13 @@ class GpuSpec(BaseModel, frozen=True, extra="forbid"):
             return self.memory_reported_bytes
         return round(self.memory_marketed_gb * GB)
 
+    def memory_bytes_for(self, engine: bool) -> int:
+        """The memory to plan with: for an engine profile the total that engine prints at start-up when
+        known (vLLM on an H100 80GB: 79.19 GiB), else :attr:`memory_bytes`."""
+        if engine and self.engine_visible_bytes is not None:
+            return self.engine_visible_bytes
+        return self.memory_bytes
+
     @property
     def cheapest_cloud_usd_per_hour(self) -> float | None:
         return min((c.usd_per_gpu_hour for c in self.cloud_prices), default=None)

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
-from planner.engine_profiles import Calibrated, LlamacppProfile, SglangProfile, TrtllmProfile, VllmProfile
+from planner.engine_profiles import ENGINE_NAMES, Calibrated, engine_profile
 from planner.gpu import GpuSpec
 from planner.model import ModelSpec
 from planner.overhead import Estimate, OverheadModel, SimpleFixed, SimpleFraction
@@ -123,7 +123,7 @@ ENGINE_PROFILES: dict[str, str] = {
     "simple": "Simple: 10 % of memory for overhead (seed text 001)",
     "simple-fixed": "Simple: 1.5 GB framework + 1 GB activations (seed text 000)",
 }
-ENGINES = ("vllm", "sglang", "trtllm", "llamacpp")
+ENGINES = ENGINE_NAMES
 DEFAULT_ENGINE = "vllm"
 DEFAULT_UTIL = 0.90
 
@@ -132,14 +132,8 @@ def overhead_for(engine: str, util: float = DEFAULT_UTIL, calibration: str | Non
     """The overhead model behind an engine-profile name (a calibration token wins when given)."""
     if calibration:
         return Calibrated.from_token(calibration)
-    if engine == "vllm":
-        return VllmProfile(gpu_memory_utilization=util)
-    if engine == "sglang":
-        return SglangProfile()
-    if engine == "trtllm":
-        return TrtllmProfile(kv_cache_free_gpu_mem_fraction=util)
-    if engine == "llamacpp":
-        return LlamacppProfile()
+    if engine in ENGINES:  # SGLang keeps its own mem_fraction_static heuristic (the field's help says so)
+        return engine_profile(engine, fraction=None if engine == "sglang" else util)
     if engine == "simple":
         return SimpleFraction()
     if engine == "simple-fixed":
@@ -204,14 +198,11 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     ) -> PlanRequest:
         """The :class:`PlanRequest` of this selection, with optional what-if overrides."""
         gpu = get_gpu(gpu_id) if gpu_id else self.gpu
-        memory = gpu.memory_bytes
-        if self.is_engine and gpu.engine_visible_bytes is not None:
-            memory = gpu.engine_visible_bytes  # the total the engine itself prints
         context = context_tokens or self.context_tokens
         return PlanRequest(
             model=self.spec,
             gpu=gpu,
-            gpu_memory_bytes=memory,
+            gpu_memory_bytes=gpu.memory_bytes_for(self.is_engine),
             gpu_count=self.gpu_count,
             tensor_parallel=self.tensor_parallel,
             pipeline_parallel=self.pipeline_parallel,
