@@ -20,7 +20,7 @@ import time
 
 from bench.timing import median_ms
 from model_catalog import get_gpu, get_model, load_models
-from planner.overhead import SimpleFraction
+from planner.engines.base import SimpleFraction
 from planner.parallel import default_parallelism
 from planner.plan import PlanRequest, concurrency_curve, plan
 from ui import state

@@ -22,9 +22,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from model_catalog import get_gpu, get_model
-from planner.engine_profiles import LlamacppProfile, SglangProfile, TrtllmProfile, VllmProfile
-from planner.engines import EngineReport, engine_report
-from planner.overhead import OverheadModel
+from planner.engines.base import OverheadModel
+from planner.engines.common import EngineReport
+from planner.engines.llamacpp import LlamacppProfile
+from planner.engines.registry import engine_report
+from planner.engines.sglang import SglangProfile
+from planner.engines.trtllm import TrtllmProfile
+from planner.engines.vllm.profile import VllmProfile
 from planner.plan import PlanRequest, plan
 from planner.units import GiB
 

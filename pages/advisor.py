@@ -10,11 +10,11 @@ from pydantic import ValidationError
 
 from model_catalog import load_gpus
 from planner.advisor import PRESETS, Option, Ranking, Workload, overflow_for, rank, recommendation
+from planner.engines.base import OverheadModel
 from planner.errors import PlannerError
 from planner.hf_config import describe_validation_error
 from planner.model import ModelSpec
 from planner.overflow import ContextDistribution, OverflowReport
-from planner.overhead import OverheadModel
 from planner.throughput import validation_rows
 from ui import figures, links, state
 from ui.common import share_and_export

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from planner.alternatives import nearest_fitting
-from planner.engines import engine_report, launch_commands, max_model_len_allowed
+from planner.engines.registry import engine_report, engines, get_engine, launch_commands, max_model_len_allowed
 from planner.errors import PlannerError
 from planner.logparse import calibrate, parse_log
 from planner.plan import PlanRequest, PlanResult, plan
@@ -42,7 +42,7 @@ def _alternatives(sel: Selection, request: PlanRequest) -> None:
 def _engine_section(sel: Selection, request: PlanRequest, result: PlanResult) -> list[dict[str, object]]:
     """What the engine prints at start-up, the launch commands, and calibration from a pasted log."""
     report = engine_report(request, result)
-    name = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp"}[report.engine]
+    name = get_engine(report.engine).label
     st.subheader(f"What {name} {report.engine_version} will print at start-up")
     st.code("\n".join(report.lines) or "(no KV-cache lines)", language=None)
     if not report.fits:
@@ -57,9 +57,10 @@ def _engine_section(sel: Selection, request: PlanRequest, result: PlanResult) ->
     allowed = max_model_len_allowed(request, result)
     st.markdown(f"Largest `--max-model-len` this set-up allows: **{allowed:,} tokens**.")
     commands = launch_commands(request, result)
-    tabs = st.tabs(["vLLM", "SGLang", "TensorRT-LLM", "llama.cpp"])
-    for tab, key in zip(tabs, ("vllm", "sglang", "trtllm", "llamacpp"), strict=True):
-        tab.code(commands[key], language="bash", wrap_lines=True)
+    registered = engines()
+    tabs = st.tabs([engine.label for engine in registered])
+    for tab, engine in zip(tabs, registered, strict=True):
+        tab.code(commands[engine.name], language="bash", wrap_lines=True)
     with st.expander("Calibrate from my log", icon=":material/tune:"):
         st.caption(
             "Paste a vLLM, SGLang or llama.cpp start-up log. Headroom reads the figures it printed, compares them "

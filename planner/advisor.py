@@ -35,12 +35,12 @@ from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, Field, model_validator
 
+from planner.engines.base import Estimate, OverheadModel, StageContext
 from planner.errors import PlannerError
 from planner.gpu import GpuSpec
 from planner.kv import kv_bytes_per_sequence, kv_bytes_per_token_per_layer
 from planner.model import LayerKind, ModelSpec
 from planner.overflow import ContextDistribution, OverflowReport, overflow_report
-from planner.overhead import Estimate, OverheadModel, StageContext
 from planner.parallel import parallel_problem
 from planner.params import ParameterBreakdown, parameter_breakdown
 from planner.plan import FitStatus, PlanRequest, plan

@@ -15,18 +15,16 @@ from pydantic import ValidationError
 
 from model_catalog import CatalogError, get_gpu, get_model, load_gpus, load_models
 from planner.advise_cli import add_advise_parser, cmd_advise
-from planner.engine_profiles import ENGINE_NAMES, engine_profile
+from planner.engines.base import OverheadModel
+from planner.engines.registry import engine_names, engine_report, overhead_profile
 from planner.errors import PlannerError
 from planner.hf_config import describe_validation_error, load_config_file
 from planner.kv import kv_bytes_per_token
 from planner.model import ModelSpec
-from planner.overhead import Estimate, OverheadModel, SimpleFraction
 from planner.params import parameter_breakdown
 from planner.plan import PlanRequest, PlanResult, plan
 from planner.precision import KV_FORMATS, WEIGHT_FORMATS
 from planner.units import GB, format_bytes
-
-ENGINES = ("generic", *ENGINE_NAMES)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -125,21 +123,14 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
     """The ``--engine`` profile (``--gpu-util`` is that engine's own memory fraction), else ``generic``:
     the simple fraction or the estimate."""
-    if getattr(args, "engine", "generic") != "generic":
-        return engine_profile(
-            args.engine,
-            fraction=args.gpu_util,
-            version=args.engine_version,
-            max_num_batched_tokens=args.max_num_batched_tokens,
-        )
-    if args.overhead_fraction is not None:
-        return SimpleFraction(fraction=args.overhead_fraction)
-    settings: dict[str, Any] = {}
-    if args.gpu_util is not None:
-        settings["gpu_memory_utilization"] = args.gpu_util
-    if args.max_num_batched_tokens is not None:
-        settings["max_num_batched_tokens"] = args.max_num_batched_tokens
-    return Estimate(**settings)
+    if args.engine == "generic" and args.overhead_fraction is not None:
+        return overhead_profile("simple", fraction=args.overhead_fraction)
+    return overhead_profile(
+        args.engine,
+        fraction=args.gpu_util,
+        version=args.engine_version,
+        max_num_batched_tokens=args.max_num_batched_tokens,
+    )
 
 
 def fit_data(result: PlanResult) -> dict[str, Any]:
@@ -216,8 +207,6 @@ def cmd_fit(args: argparse.Namespace) -> int:
     data = fit_data(result)
     report = None
     if engine:
-        from planner.engines import engine_report
-
         report = engine_report(request, result)
         data.update(engine_data(report))
         result = result.model_copy(update={"fits": report.fits})
@@ -283,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight precision (default: native)")
     fit.add_argument("--kv-dtype", choices=list(KV_FORMATS), help="KV cache dtype (default: model dtype)")
     fit.add_argument("--context", type=int, default=4096, help="tokens per sequence (default 4096)")
-    fit.add_argument("--engine", choices=ENGINES, default="generic", help="engine profile")
+    fit.add_argument("--engine", choices=("generic", *engine_names()), default="generic", help="engine profile")
     fit.add_argument("--engine-version", help="engine release, e.g. 0.19.0 (vLLM); default: the profile's")
     fit.add_argument(
         "--gpu-util",

@@ -12,7 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from planner.engine_profiles import VLLM_DEFAULT_VERSION, Calibrated
+from planner.engines.calibrated import Calibrated
+from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION
 from planner.errors import PlannerError
 from planner.units import GiB, MiB
 

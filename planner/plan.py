@@ -13,11 +13,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from planner.engines.base import Estimate, OverheadModel, StageContext
 from planner.errors import PlannerError
 from planner.gpu import GpuSpec
 from planner.kv import kinds_in, kv_bytes_per_sequence, kv_bytes_per_token, kv_bytes_per_token_per_layer
 from planner.model import LayerKind, ModelSpec
-from planner.overhead import Estimate, OverheadModel, StageContext
 from planner.parallel import check_parallel, default_parallelism, stage_layer_ranges
 from planner.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.precision import KvDtype, WeightPrecision, kv_format, weight_format

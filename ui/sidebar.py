@@ -7,7 +7,8 @@ from typing import Any
 
 import streamlit as st
 
-from planner.engine_profiles import Calibrated
+from planner.engines.calibrated import Calibrated
+from planner.engines.registry import profile_label
 from planner.errors import PlannerError
 from planner.model import ModelSpec
 from planner.plan import serving_kv_dtype, serving_weights
@@ -133,14 +134,14 @@ def render_sidebar() -> Selection:
         index=_index(kvs, serving_kv_dtype(spec)),
         **state.KV.bound(),
     )
-    engines = list(state.ENGINE_PROFILES)
+    engines = state.engine_options()
     engine = sb.selectbox(
         state.ENGINE.label,
         engines,
         index=_index(engines, state.DEFAULT_ENGINE),
         **state.ENGINE.bound(),
     )
-    sb.caption(state.ENGINE_PROFILES[engine])
+    sb.caption(profile_label(engine))
     util = sb.number_input(
         state.UTIL.label,
         min_value=0.30,

@@ -14,10 +14,11 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
-from planner.engine_profiles import ENGINE_NAMES, Calibrated, engine_profile
+from planner.engines.base import OverheadModel
+from planner.engines.calibrated import Calibrated
+from planner.engines.registry import engine_names, get_engine, overhead_profile, profile_names
 from planner.gpu import GpuSpec
 from planner.model import ModelSpec
-from planner.overhead import Estimate, OverheadModel, SimpleFixed, SimpleFraction
 from planner.parallel import default_parallelism, parallel_problem
 from planner.plan import PlanRequest
 from planner.precision import KV_FORMATS, WEIGHT_FORMATS
@@ -114,31 +115,26 @@ DEFAULT_USERS = 32
 MAX_USERS = 100_000
 UNITS = ("GiB", "GB")
 
-ENGINE_PROFILES: dict[str, str] = {
-    "vllm": "vLLM V1 (0.19): profiled activations, non-torch memory, blocks of 16 tokens",
-    "sglang": "SGLang: mem_fraction_static of memory for weights + KV pool",
-    "trtllm": "TensorRT-LLM: a fraction of the memory free after the engine loads",
-    "llamacpp": "llama.cpp: contiguous KV for the whole context, compute buffers",
-    "generic": "Generic serving-engine estimate (vLLM-like)",
-    "simple": "Simple: 10 % of memory for overhead (seed text 001)",
-    "simple-fixed": "Simple: 1.5 GB framework + 1 GB activations (seed text 000)",
-}
-ENGINES = ENGINE_NAMES
 DEFAULT_ENGINE = "vllm"
 DEFAULT_UTIL = 0.90
 
 
+def engine_options() -> list[str]:
+    """Profile names offered: every registered engine, then the generic profiles (from the registry)."""
+    return list(profile_names())
+
+
 def overhead_for(engine: str, util: float = DEFAULT_UTIL, calibration: str | None = None) -> OverheadModel:
-    """The overhead model behind an engine-profile name (a calibration token wins when given)."""
+    """The overhead model behind an engine-profile name (a calibration token wins when given). The util widget
+    sets an engine's memory fraction only when that engine has a fixed default (SGLang keeps its heuristic)."""
     if calibration:
         return Calibrated.from_token(calibration)
-    if engine in ENGINES:  # SGLang keeps its own mem_fraction_static heuristic (the field's help says so)
-        return engine_profile(engine, fraction=None if engine == "sglang" else util)
-    if engine == "simple":
-        return SimpleFraction()
-    if engine == "simple-fixed":
-        return SimpleFixed()
-    return Estimate(gpu_memory_utilization=util)
+    if engine in engine_names():
+        fixed_default = get_engine(engine).default_fraction is not None
+        return overhead_profile(engine, fraction=util if fixed_default else None)
+    if engine == "generic":
+        return overhead_profile(engine, fraction=util)
+    return overhead_profile(engine)
 
 
 class Selection(BaseModel, frozen=True, extra="forbid"):
@@ -182,7 +178,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     @property
     def is_engine(self) -> bool:
         """An engine profile (or a calibration): plans with the engine-visible memory and max model length."""
-        return self.engine in ENGINES or self.calibration is not None
+        return self.engine in engine_names() or self.calibration is not None
 
     @property
     def gpu(self) -> GpuSpec:

@@ -10,7 +10,7 @@ import pytest
 import streamlit as st
 
 from model_catalog import get_model
-from planner.engines import engine_report, launch_commands
+from planner.engines.registry import engine_report, launch_commands
 from planner.plan import plan
 from tests.app.conftest import run_page
 from tests.hub.conftest import TOKEN, HubServer, hub  # noqa: F401  (the fake Hub fixture)

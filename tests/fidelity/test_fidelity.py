@@ -100,7 +100,7 @@ def test_failed_startups_predicted_as_not_fitting(case_id: str) -> None:
 def test_exact_block_arithmetic_on_reported_memory() -> None:
     """Given the printed KV memory, the block, token and concurrency rules reproduce the printed figures
     (gemma-2-9b: 21,110 blocks -> 168,880 tokens, 20.60x; gpt-oss-20b TP2: 316.07x)."""
-    from planner.engines import _pages_per_request
+    from planner.engines.vllm.blocks import pages_per_request as _pages_per_request
 
     gemma = BY_ID["vllm-0.19-h100-gemma-2-9b-it-tp1pp1-8192"]
     assert gemma.report.kv_cache_groups == 2

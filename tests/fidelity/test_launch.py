@@ -5,15 +5,11 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.engine_profiles import (
-    LlamacppProfile,
-    SglangProfile,
-    TrtllmProfile,
-    VllmProfile,
-    llamacpp_kv_bytes,
-    sglang_default_mem_fraction,
-)
-from planner.engines import engine_report, launch_commands, max_model_len_allowed
+from planner.engines.llamacpp import LlamacppProfile, llamacpp_kv_bytes
+from planner.engines.registry import engine_report, launch_commands, max_model_len_allowed
+from planner.engines.sglang import SglangProfile, sglang_default_mem_fraction
+from planner.engines.trtllm import TrtllmProfile
+from planner.engines.vllm.profile import VllmProfile
 from planner.plan import PlanRequest, plan
 from planner.units import GiB
 

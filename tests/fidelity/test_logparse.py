@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.fidelity import load_cases
-from planner.engine_profiles import Calibrated
+from planner.engines.calibrated import Calibrated
 from planner.errors import PlannerError
 from planner.logparse import calibrate, parse_log
 from planner.units import GiB
@@ -112,7 +112,7 @@ def test_unparseable_text_names_what_was_expected(text: str) -> None:
 
 def test_calibration_round_trips_and_drives_a_plan() -> None:
     from model_catalog import get_gpu, get_model
-    from planner.engines import engine_report
+    from planner.engines.registry import engine_report
     from planner.plan import PlanRequest, plan
 
     case = next(c for c in CASES if c["id"] == "vllm-0.19-h100-deepseek-v2-lite-chat-tp1pp1-8192")

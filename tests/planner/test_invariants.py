@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model_catalog import load_models
-from planner.overhead import Estimate, SimpleFraction
+from planner.engines.base import Estimate, SimpleFraction
 from planner.parallel import parallel_problem
 from planner.params import layer_breakdowns, parameter_breakdown
 from planner.plan import PlanRequest, plan

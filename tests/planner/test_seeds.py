@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from planner.engines.base import SimpleFixed, SimpleFraction
 from planner.kv import kv_bytes_per_sequence, kv_bytes_per_token
 from planner.model import ModelSpec
-from planner.overhead import SimpleFixed, SimpleFraction
 from planner.plan import PlanRequest, plan, reservation_waste
 from planner.units import GB, KiB
 

@@ -1,28 +1,33 @@
-"""Working space: what a GPU holds besides the weights and the KV cache.
+"""Working space: what a GPU holds besides the weights and the KV cache, and the base of engine profiles.
 
-Three overhead models, chosen by ``kind`` (a discriminated union, so engine profiles can join it):
+Every overhead model is a frozen pydantic model with a ``kind`` and a ``per_gpu(ctx)`` giving
+:class:`OverheadBytes` for one GPU of one pipeline stage. Three generic models live here:
 
 - ``simple-fraction``: a fixed share of every GPU's memory for "activations, runtime, headroom" — the
-  reference planner of seed 001 (``const overhead = 0.10``).
-- ``simple-fixed``: fixed bytes for framework and activations — seed 000's accounting of a 24 GB card
-  ("framework + CUDA ~1.5 GB, peak activations ~1.0 GB").
+  reference planner of ``shared/seeds/001`` ("Memory Planning for LLMs": ``const overhead = 0.10``).
+- ``simple-fixed``: fixed bytes for framework and activations — ``shared/seeds/000`` ("The Memory Math of
+  Serving a Model") accounts a 24 GB card as "framework + CUDA ~1.5 GB, peak activations ~1.0 GB".
 - ``estimate`` (the default): activations that scale with the tokens in flight per step and the logits
   buffer, a framework cost that grows once GPUs talk to each other (NCCL), and the share of memory a
   serving engine leaves unreserved. Its constants come from vLLM V1 start-up logs (see each function).
 
-Engine profiles (``vllm``, ``sglang``, ``trtllm``, ``llamacpp``) and measured ``calibrated`` overheads join the
-union from :mod:`planner.engine_profiles`.
+Engine profiles (:class:`EngineProfile` subclasses, one per engine module) are overhead models too, so
+:func:`planner.plan.plan` sizes the KV pool the way the engine does.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from abc import abstractmethod
+from importlib import import_module
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field, SerializeAsAny
 
-from planner.engine_profiles import Calibrated, LlamacppProfile, SglangProfile, TrtllmProfile, VllmProfile
 from planner.model import ModelSpec
 from planner.units import GB, GiB
+
+Fraction = Annotated[float, Field(gt=0, le=1)]
+PositiveInt = Annotated[int, Field(gt=0)]
 
 
 class OverheadBytes(BaseModel, frozen=True, extra="forbid"):
@@ -45,7 +50,56 @@ class StageContext(BaseModel, frozen=True, extra="forbid"):
     max_model_len: int | None = None  # vLLM V0 profiles one sequence of it; llama.cpp allocates it
 
 
-class SimpleFraction(BaseModel, frozen=True, extra="forbid"):
+# Every overhead model class by its ``kind``, filled as the classes are defined (for reading a plan back).
+OVERHEAD_KINDS: dict[str, type[OverheadModelBase]] = {}
+
+
+class OverheadModelBase(BaseModel, frozen=True, extra="forbid"):
+    """An overhead model: ``kind`` names it, :meth:`per_gpu` sizes the working space of one GPU."""
+
+    kind: str
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        kind = cls.model_fields["kind"].default
+        if isinstance(kind, str):
+            OVERHEAD_KINDS.setdefault(kind, cls)
+
+    @abstractmethod
+    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
+        """The working space of one GPU of one pipeline stage."""
+
+
+class EngineProfile(OverheadModelBase, frozen=True, extra="forbid"):
+    """An engine's settings as an overhead model; ``kind`` is the engine's registry name."""
+
+    engine_version: str
+
+    @property
+    def engine_name(self) -> str:
+        """The registered engine that reports and launches this profile (its ``kind``)."""
+        return self.kind
+
+
+def _overhead_from_data(value: Any) -> Any:
+    """Read an overhead model back from its dump: the class is chosen by ``kind`` (engines register theirs
+    when :mod:`planner.engines.registry` is imported)."""
+    if not isinstance(value, dict):
+        return value
+    import_module("planner.engines.registry")  # defines every engine's profile class
+    cls = OVERHEAD_KINDS.get(str(value.get("kind")))
+    if cls is None:
+        raise ValueError(f"unknown overhead model kind {value.get('kind')!r}; known: {', '.join(OVERHEAD_KINDS)}")
+    return cls.model_validate(value)
+
+
+# Fields typed with the base class keep every subclass's fields when serialized (pydantic SerializeAsAny) and
+# are read back by their ``kind``.
+OverheadModel = Annotated[SerializeAsAny[OverheadModelBase], BeforeValidator(_overhead_from_data)]
+
+
+class SimpleFraction(OverheadModelBase, frozen=True, extra="forbid"):
     """A fixed fraction of each GPU's memory for activations, runtime and headroom (seed 001: 10 %)."""
 
     kind: Literal["simple-fraction"] = "simple-fraction"
@@ -58,7 +112,7 @@ class SimpleFraction(BaseModel, frozen=True, extra="forbid"):
         )
 
 
-class SimpleFixed(BaseModel, frozen=True, extra="forbid"):
+class SimpleFixed(OverheadModelBase, frozen=True, extra="forbid"):
     """Fixed framework and activation bytes per GPU (seed 000: ~1.5 GB framework, ~1 GB activations)."""
 
     kind: Literal["simple-fixed"] = "simple-fixed"
@@ -84,6 +138,24 @@ LOGITS_COPIES = 1.6
 # buffers; llm-d-planner PR #205 logs, vLLM PR #10511 1.79 -> 3.58 GiB).
 NON_TORCH_SINGLE_BYTES = round(0.25 * GiB)
 NON_TORCH_TP_BYTES = round(2.07 * GiB)
+DEFAULT_HIDDEN = 4096  # a model known by its size alone: a 7B-class width for the activation terms
+DEFAULT_VOCAB = 32000
+
+
+def mlp_width(model: ModelSpec) -> int:
+    """The MLP width one token passes through: the dense ``intermediate_size``, or for MoE the routed experts
+    a token uses plus the shared expert (at least the dense width, for models mixing both)."""
+    hidden = model.hidden_size or DEFAULT_HIDDEN
+    if model.moe is not None:
+        width = model.moe.moe_intermediate_size * model.moe.num_experts_per_tok + model.moe.shared_width
+        return max(width, model.intermediate_size or 0)
+    return model.intermediate_size or 4 * hidden
+
+
+def layer_activation_bytes_per_token(model: ModelSpec, tensor_parallel: int) -> float:
+    """Activation bytes of one token of a forward step: ``14 x hidden + 6 x MLP width / tp`` (constants above)."""
+    hidden = model.hidden_size or DEFAULT_HIDDEN
+    return ACTIVATION_BYTES_PER_HIDDEN * hidden + ACTIVATION_BYTES_PER_INTERMEDIATE * mlp_width(model) / tensor_parallel
 
 
 def activation_peak_bytes(
@@ -96,18 +168,12 @@ def activation_peak_bytes(
     ``max_num_seqs x vocab x 4 bytes x 1.6`` of sampler logits on the last pipeline stage. MoE layers use the
     width of the experts a token is routed to. Constants: fitted to vLLM V1 logs (module constants above).
     """
-    hidden = model.hidden_size or 4096
-    if model.moe is not None:
-        width = model.moe.moe_intermediate_size * model.moe.num_experts_per_tok + model.moe.shared_width
-        width = max(width, model.intermediate_size or 0)
-    else:
-        width = model.intermediate_size or 4 * hidden
-    per_token = ACTIVATION_BYTES_PER_HIDDEN * hidden + ACTIVATION_BYTES_PER_INTERMEDIATE * width / tensor_parallel
-    logits = max_num_seqs * (model.vocab_size or 32000) * 4 * LOGITS_COPIES if with_logits else 0
+    per_token = layer_activation_bytes_per_token(model, tensor_parallel)
+    logits = max_num_seqs * (model.vocab_size or DEFAULT_VOCAB) * 4 * LOGITS_COPIES if with_logits else 0
     return round(max_num_batched_tokens * per_token + logits)
 
 
-class Estimate(BaseModel, frozen=True, extra="forbid"):
+class Estimate(OverheadModelBase, frozen=True, extra="forbid"):
     """A serving engine in general: a memory fraction, activations per step, framework buffers.
 
     Defaults are vLLM's for an OpenAI-compatible server on a GPU of 70 GiB or more
@@ -132,14 +198,24 @@ class Estimate(BaseModel, frozen=True, extra="forbid"):
         )
 
 
-OverheadModel = Annotated[
-    SimpleFraction
-    | SimpleFixed
-    | Estimate
-    | VllmProfile
-    | SglangProfile
-    | TrtllmProfile
-    | LlamacppProfile
-    | Calibrated,
-    Field(discriminator="kind"),
-]
+def parse_version(version: str) -> tuple[int, int, int]:
+    """An engine release as a comparable triple; missing parts are 0.
+
+    >>> parse_version("0.19.0")
+    (0, 19, 0)
+    >>> parse_version("v0.10.2rc1")
+    (0, 10, 2)
+    >>> parse_version("~0.10")
+    (0, 10, 0)
+    """
+    parts: list[int] = []
+    for piece in version.strip().lstrip("v~").split(".")[:3]:
+        digits = ""
+        for char in piece:
+            if char not in "0123456789":  # str.isdigit() also accepts "²", which int() refuses
+                break
+            digits += char
+        parts.append(int(digits) if digits else 0)
+    while len(parts) < 3:
+        parts.append(0)
+    return parts[0], parts[1], parts[2]

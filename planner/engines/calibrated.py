@@ -1,0 +1,104 @@
+"""Overheads measured on a real start-up (see :func:`planner.logparse.calibrate`).
+
+The measured weights, activation peak, non-torch memory and device total replace vLLM's estimates; absent
+figures fall back to the vLLM profile's. A calibration travels in a shared link as a short string
+(:meth:`Calibrated.to_token`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from planner.engines.base import EngineProfile, Fraction, OverheadBytes, PositiveInt, StageContext
+from planner.engines.vllm.blocks import StageOverrides
+from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile, vllm_cudagraph_bytes
+from planner.errors import PlannerError
+
+# The short form's fields, by letter (Calibrated.to_token).
+CALIBRATION_LETTERS = (
+    ("t", "total_memory_bytes"),
+    ("w", "weights_bytes"),
+    ("a", "activation_bytes"),
+    ("n", "non_torch_bytes"),
+    ("g", "cuda_graph_bytes"),
+)
+NonNegative = Annotated[int, Field(ge=0)]
+
+
+class Calibrated(EngineProfile, frozen=True, extra="forbid"):
+    """A vLLM profile whose working space was measured: figures given replace the estimates."""
+
+    kind: Literal["calibrated"] = "calibrated"
+    engine: Literal["vllm", "sglang", "llamacpp"] = "vllm"  # the engine whose log it was
+    engine_version: str = VLLM_DEFAULT_VERSION
+    gpu_memory_utilization: Fraction = 0.90
+    total_memory_bytes: PositiveInt | None = None
+    weights_bytes: NonNegative | None = None
+    activation_bytes: NonNegative | None = None
+    non_torch_bytes: NonNegative | None = None
+    cuda_graph_bytes: NonNegative | None = None
+
+    @property
+    def engine_name(self) -> str:
+        """Calibrations are reported and launched through vLLM's accounting."""
+        return "vllm"
+
+    def base_profile(self) -> VllmProfile:
+        return VllmProfile(engine_version=self.engine_version, gpu_memory_utilization=self.gpu_memory_utilization)
+
+    def stage_overrides(self, pipeline_parallel: int) -> StageOverrides:
+        """The measured figures as overrides of vLLM's per-rank estimates (weights only without PP)."""
+        return StageOverrides(
+            activation=self.activation_bytes,
+            non_torch=self.non_torch_bytes,
+            weights=self.weights_bytes if pipeline_parallel == 1 else None,
+            cuda_graph=self.cuda_graph_bytes,
+            util_total=self.total_memory_bytes,
+        )
+
+    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
+        """Measured figures where given. The device total and the weights are folded into the reserve, which
+        stays non-negative: ``memory - util x total + (measured weights - estimated weights)``."""
+        base = self.base_profile()
+        activation = self.activation_bytes
+        if activation is None:
+            activation = base.activation_bytes(ctx.model, ctx.gpu_memory_bytes, ctx.tensor_parallel, ctx.is_last_stage)
+        framework = (
+            self.non_torch_bytes if self.non_torch_bytes is not None else base.non_torch_bytes(ctx.tensor_parallel)
+        )
+        if base.cudagraph_in_budget:
+            framework += self.cuda_graph_bytes if self.cuda_graph_bytes is not None else vllm_cudagraph_bytes(ctx.model)
+        total = self.total_memory_bytes or ctx.gpu_memory_bytes
+        reserved = ctx.gpu_memory_bytes - math.floor(self.gpu_memory_utilization * total)
+        if self.weights_bytes is not None and ctx.pipeline_parallel == 1:
+            reserved += self.weights_bytes - ctx.weights_bytes
+        return OverheadBytes(activation_bytes=activation, framework_bytes=framework, reserved_bytes=max(0, reserved))
+
+    def to_token(self) -> str:
+        """``"cal1~vllm~0.19.0~0.95~t85029615043~w16095..."``: short, URL-safe, round-trips exactly."""
+        parts = ["cal1", self.engine, self.engine_version, f"{self.gpu_memory_utilization:g}"]
+        for letter, name in CALIBRATION_LETTERS:
+            value = getattr(self, name)
+            if value is not None:
+                parts.append(f"{letter}{value}")
+        return "~".join(parts)
+
+    @classmethod
+    def from_token(cls, token: str) -> Calibrated:
+        """Inverse of :meth:`to_token`; a malformed string raises :class:`planner.errors.PlannerError`."""
+        parts = token.strip().split("~")
+        if len(parts) < 4 or parts[0] != "cal1":
+            raise PlannerError(f"calibration: expected 'cal1~engine~version~util~...', got {token!r}")
+        fields: dict[str, object] = {"engine": parts[1], "engine_version": parts[2], "gpu_memory_utilization": parts[3]}
+        names = dict(CALIBRATION_LETTERS)
+        for part in parts[4:]:
+            if not part or part[0] not in names or not part[1:].isdigit():
+                raise PlannerError(f"calibration: unreadable field {part!r} in {token!r}")
+            fields[names[part[0]]] = int(part[1:])
+        try:
+            return cls.model_validate(fields)
+        except ValueError as exc:
+            raise PlannerError(f"calibration: {exc}") from None

@@ -1,0 +1,124 @@
+"""What every engine module shares: the start-up report, the :class:`Engine` interface, loader helpers.
+
+An engine is registered by one module implementing :class:`Engine` and one line in
+:mod:`planner.engines.registry`; ``tests/planner/test_engine_registry.py`` proves each registered engine is
+complete (profile, report, launch command, labels, behaviour note).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from pydantic import BaseModel
+
+from planner.engines.base import EngineProfile
+from planner.plan import PlanRequest, PlanResult
+from planner.precision import weight_format
+from planner.units import GiB
+
+
+class EngineReport(BaseModel, frozen=True, extra="forbid"):
+    """What the engine prints (per GPU, bytes), and whether it starts."""
+
+    engine: str  # the registry name
+    engine_version: str
+    total_memory_bytes: int  # the device total as the engine sees it
+    budget_bytes: int  # util x total (vLLM), mem_fraction_static x total (SGLang), free memory (TRT-LLM)
+    weights_bytes: int  # as loaded on the printing rank (padding included)
+    activation_bytes: int
+    non_torch_bytes: int
+    cuda_graph_bytes: int  # subtracted from the budget (vLLM >= 0.21) or only estimated
+    available_kv_cache_bytes_per_gpu: int  # as printed by rank 0 (may be negative: the engine fails)
+    min_available_kv_cache_bytes: int  # the tightest rank
+    block_size: int
+    gpu_blocks: int
+    kv_cache_groups: int
+    kv_cache_tokens: int  # the engine's printed token capacity
+    max_model_len: int
+    max_concurrency: float  # as printed, at max_model_len
+    fits_max_model_len: bool
+    estimated_max_model_len: int | None  # when one request of max_model_len does not fit
+    fits: bool  # the engine starts and serves one request of max_model_len
+    lines: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+
+class Engine(ABC):
+    """A serving engine as the planner knows it. Subclasses set the labels and implement the four methods."""
+
+    name: ClassVar[str]  # the registry name, the profile's ``kind``, the CLI's ``--engine`` and the URL value
+    label: ClassVar[str]  # as people write it: "vLLM"
+    description: ClassVar[str]  # one line for the profile picker
+    profile_type: ClassVar[type[EngineProfile]]
+    fraction_flag: ClassVar[str | None]  # the engine's own memory-fraction setting, None when it has none
+    default_fraction: ClassVar[float | None]  # that setting's default; None: none, or a heuristic (SGLang)
+    full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
+
+    @abstractmethod
+    def profile(
+        self,
+        *,
+        fraction: float | None = None,
+        version: str | None = None,
+        max_num_batched_tokens: int | None = None,
+    ) -> EngineProfile:
+        """The profile with the engine's memory fraction and release; ``None`` keeps each default."""
+
+    @abstractmethod
+    def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
+        """What the engine prints at start-up for this plan."""
+
+    @abstractmethod
+    def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
+        """A ready-to-paste start command (``profile`` None: the engine's defaults)."""
+
+    @abstractmethod
+    def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
+        """The largest context the set-up accepts, capped at the model's maximum; 0 when nothing fits."""
+
+
+def engine_total_bytes(request: PlanRequest) -> int:
+    """The device total the engine prints: ``GpuSpec.engine_visible_bytes`` when known, else the request's."""
+    if request.gpu is not None and request.gpu.engine_visible_bytes is not None:
+        return request.gpu.engine_visible_bytes
+    return request.gpu_memory_bytes
+
+
+def round_up(value: int, multiple: int) -> int:
+    """``value`` rounded up to a multiple of ``multiple``.
+
+    >>> round_up(1440, 128)
+    1536
+    """
+    return math.ceil(value / multiple) * multiple
+
+
+def gib_text(n: float) -> str:
+    """Bytes as the GiB figure engines print: ``gib_text(2**30) == '1.00'``."""
+    return f"{n / GiB:.2f}"
+
+
+def loader_extra_bytes(request: PlanRequest, tensor_parallel: int, layers: range) -> int:
+    """Bytes an engine's loader adds to the checkpoint's weights on one GPU.
+
+    MXFP4 MoE experts on GPUs before Blackwell run through Marlin, which pads the per-rank intermediate size
+    to a multiple of 128 and the hidden size to 256 (vLLM ``Mxfp4MoEMethod.create_weights``,
+    ``vllm/model_executor/layers/quantization/mxfp4.py``); Blackwell's FlashInfer path pads both to 256.
+    gpt-oss-20b TP2: 1440 -> 1536 and 2880 -> 3072, +0.6 GiB per GPU as the 0.19 log shows (7.01 GiB).
+    """
+    model = request.model
+    moe = model.moe
+    if request.resolved_weights != "mxfp4" or moe is None or model.hidden_size is None:
+        return 0
+    blackwell = request.gpu is not None and (request.gpu.architecture or "").lower().startswith("blackwell")
+    inter = moe.moe_intermediate_size // tensor_parallel
+    inter_pad = round_up(inter, 256 if blackwell else 128)
+    hidden = model.hidden_size
+    hidden_pad = round_up(hidden, 256)
+    per_expert = 3 * inter * hidden
+    per_expert_pad = 3 * inter_pad * hidden_pad
+    moe_layers = sum(1 for i in layers if model.is_moe_layer(i))
+    bits = weight_format("mxfp4").bits_per_weight
+    return math.ceil((per_expert_pad - per_expert) * moe.num_experts * moe_layers * bits / 8)

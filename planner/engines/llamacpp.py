@@ -1,0 +1,237 @@
+"""llama.cpp (``llama-server``): no memory fraction; the KV cache for ``n_ctx`` tokens is allocated at load,
+split over ``--parallel`` slots; ``-ngl`` layers live on the GPU, the rest (weights and their KV) in system RAM.
+
+Source: ``src/llama-kv-cache.cpp`` (``llama_kv_cache``, ``llama_kv_cache_iswa``), ``src/llama-context.cpp``
+(``n_ctx`` padding), ``ggml/src/ggml-common.h`` (cache type block sizes).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import Field
+
+from planner.engines.base import EngineProfile, OverheadBytes, PositiveInt, StageContext, mlp_width
+from planner.engines.common import Engine, EngineReport, engine_total_bytes
+from planner.errors import PlannerError
+from planner.model import LayerKind, ModelSpec
+from planner.plan import PlanRequest, PlanResult
+from planner.units import GiB, MiB
+
+LlamacppCacheType = Literal["f16", "q8_0", "q4_0"]
+# ggml block sizes: f16 2 bytes; block_q8_0 34 bytes / 32 values; block_q4_0 18 bytes / 32 values (ggml-common.h).
+LLAMACPP_CACHE_BITS: dict[str, float] = {"f16": 16.0, "q8_0": 8.5, "q4_0": 4.5}
+LLAMACPP_CONTEXT_BYTES = round(0.3 * GiB)  # CUDA context + cuBLAS (indicative)
+LLAMACPP_CTX_PAD = 256  # n_ctx is padded to 256 (llama-context.cpp, with flash attention)
+# The planner's KV dtypes as llama.cpp cache types (--cache-type-k/-v).
+LLAMACPP_CACHE_NAMES = {
+    "bf16": "f16",
+    "fp16": "f16",
+    "fp32": "f16",
+    "int8": "q8_0",
+    "fp8": "q8_0",
+    "fp8_e4m3": "q8_0",
+    "fp8_e5m2": "q8_0",
+    "int4": "q4_0",
+}
+
+
+class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
+    """``llama-server`` settings: context, slots, cache types, GPU layers, micro-batch, flash attention."""
+
+    kind: Literal["llamacpp"] = "llamacpp"
+    engine_version: str = "b6000"
+    n_ctx: PositiveInt | None = None  # None: the request's max_model_len
+    n_parallel: PositiveInt = 1
+    cache_type_k: LlamacppCacheType = "f16"
+    cache_type_v: LlamacppCacheType = "f16"
+    n_gpu_layers: Annotated[int, Field(ge=0)] | None = None  # None: all (-ngl 99)
+    n_ubatch: PositiveInt = 512
+    flash_attn: bool = True
+
+    def gpu_layers(self, model: ModelSpec) -> int:
+        return model.num_hidden_layers if self.n_gpu_layers is None else min(self.n_gpu_layers, model.num_hidden_layers)
+
+    def compute_buffer_bytes(self, model: ModelSpec, n_ctx: int) -> int:
+        """The CUDA compute buffer (indicative): a micro-batch of ``n_ubatch`` tokens through one layer and
+        the output logits in fp32; without flash attention the ``n_ctx x n_ubatch`` score matrix per head."""
+        hidden = model.hidden_size or 4096
+        vocab = model.vocab_size or 32000
+        per_token = 4 * (vocab + 4 * hidden + 2 * mlp_width(model))
+        scores = 0 if self.flash_attn else 4 * n_ctx * (model.num_attention_heads or 32)
+        return self.n_ubatch * (per_token + scores)
+
+    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
+        return OverheadBytes(
+            activation_bytes=self.compute_buffer_bytes(ctx.model, self.n_ctx or ctx.max_model_len or 4096),
+            framework_bytes=LLAMACPP_CONTEXT_BYTES,
+            reserved_bytes=0,
+        )
+
+
+def llamacpp_kv_bytes(
+    model: ModelSpec,
+    n_ctx: int,
+    cache_type_k: str = "f16",
+    cache_type_v: str = "f16",
+    layers: int | None = None,
+    n_seq: int = 1,
+    n_ubatch: int = 512,
+) -> int:
+    """KV buffer llama.cpp allocates: ``n_ctx (padded to 256) x (n_embd_k_gqa x k bits + n_embd_v_gqa x v bits)``
+    per full-attention layer (``llama_kv_cache`` in ``src/llama-kv-cache.cpp``); sliding-window layers get a
+    cache of ``min(n_ctx, n_swa x n_seq + n_ubatch)`` cells (``llama_kv_cache_iswa``). MLA models cache the
+    K latent only (mainline PR #19067). ``layers``: how many layers (the first ones) are on this device."""
+    ctx_padded = math.ceil(n_ctx / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+    if model.mla is not None:
+        k_values, v_values = model.mla.latent_dim, 0
+    else:
+        k_values = v_values = model.resolved_kv_heads * model.resolved_head_dim
+    per_cell = k_values * LLAMACPP_CACHE_BITS[cache_type_k] / 8 + v_values * LLAMACPP_CACHE_BITS[cache_type_v] / 8
+    total = 0.0
+    count = model.num_hidden_layers if layers is None else layers
+    for kind in model.layers[:count]:
+        if kind is LayerKind.LINEAR:
+            continue
+        cells = ctx_padded
+        window = (
+            model.sliding_window
+            if kind is LayerKind.SLIDING
+            else (model.attention_chunk_size if kind is LayerKind.CHUNKED else None)
+        )
+        if window is not None:
+            swa = math.ceil((window * n_seq + n_ubatch) / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+            cells = min(ctx_padded, swa)
+        total += cells * per_cell
+    return math.ceil(total)
+
+
+def _lines(model: ModelSpec, profile: LlamacppProfile, n_ctx: int, weights: int, kv: int, compute: int) -> list[str]:
+    gpu_layers = profile.gpu_layers(model)
+    k_share = kv / 2 if model.mla is None else kv
+    return [
+        f"llm_load_tensors: offloaded {gpu_layers}/{model.num_hidden_layers} layers to GPU",
+        f"llm_load_tensors:      CUDA0 buffer size = {weights / MiB:.2f} MiB",
+        f"llama_new_context_with_model: n_ctx      = {math.ceil(n_ctx / 256) * 256}",
+        f"llama_kv_cache_init:      CUDA0 KV buffer size = {kv / MiB:.2f} MiB",
+        f"llama_new_context_with_model: KV self size  = {kv / MiB:.2f} MiB, K ({profile.cache_type_k}): "
+        f"{k_share / MiB:.2f} MiB, V ({profile.cache_type_v}): {(kv - k_share) / MiB:.2f} MiB",
+        f"llama_new_context_with_model:      CUDA0 compute buffer size = {compute / MiB:.2f} MiB",
+    ]
+
+
+def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) -> EngineReport:
+    """The buffer sizes ``llama-server`` prints; it fits when weights, KV, compute buffer and context fit."""
+    model, total = request.model, engine_total_bytes(request)
+    n_ctx = profile.n_ctx or result.max_model_len
+    gpu_layers = profile.gpu_layers(model)
+    kv_args = (profile.cache_type_k, profile.cache_type_v)
+    kv = llamacpp_kv_bytes(model, n_ctx, *kv_args, gpu_layers, profile.n_parallel, profile.n_ubatch)
+    kv_all = llamacpp_kv_bytes(model, n_ctx, *kv_args, None, profile.n_parallel, profile.n_ubatch)
+    weights_total = result.weights_bytes_total
+    layers = model.num_hidden_layers
+    weights = weights_total if gpu_layers >= layers else math.ceil(weights_total * gpu_layers / layers)
+    compute = profile.compute_buffer_bytes(model, n_ctx)
+    used = weights + kv + compute + LLAMACPP_CONTEXT_BYTES
+    fits = used <= total
+    notes = []
+    if gpu_layers < layers:
+        notes.append(
+            f"{layers - gpu_layers} layers stay in system RAM with their KV cache "
+            f"({(weights_total - weights) / GiB:.2f} GiB weights, {(kv_all - kv) / GiB:.2f} GiB KV)."
+        )
+    if not fits:
+        notes.append(f"needs {used / GiB:.2f} GiB on the GPU, {total / GiB:.2f} GiB available: cudaMalloc fails")
+    return EngineReport(
+        engine="llamacpp",
+        engine_version=profile.engine_version,
+        total_memory_bytes=total,
+        budget_bytes=total,
+        weights_bytes=weights,
+        activation_bytes=compute,
+        non_torch_bytes=LLAMACPP_CONTEXT_BYTES,
+        cuda_graph_bytes=0,
+        available_kv_cache_bytes_per_gpu=kv,
+        min_available_kv_cache_bytes=kv,
+        block_size=1,
+        gpu_blocks=0,
+        kv_cache_groups=1,
+        kv_cache_tokens=math.ceil(n_ctx / 256) * 256,
+        max_model_len=n_ctx // profile.n_parallel,
+        max_concurrency=float(profile.n_parallel),
+        fits_max_model_len=fits,
+        estimated_max_model_len=None,
+        fits=fits,
+        lines=tuple(_lines(model, profile, n_ctx, weights, kv, compute)),
+        notes=tuple(notes),
+    )
+
+
+def llamacpp_max_model_len(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) -> int:
+    """The largest ``-c`` per slot that still fits (a binary search over the report), capped at the model's
+    maximum."""
+    low, high = 0, request.model.max_position_embeddings
+    while low < high:
+        mid = (low + high + 1) // 2
+        trial = profile.model_copy(update={"n_ctx": mid * profile.n_parallel})
+        if llamacpp_report(request, result, trial).fits:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+class LlamacppEngine(Engine):
+    name: ClassVar[str] = "llamacpp"
+    label: ClassVar[str] = "llama.cpp"
+    description: ClassVar[str] = "llama.cpp: contiguous KV for the whole context, compute buffers"
+    profile_type: ClassVar[type[EngineProfile]] = LlamacppProfile
+    fraction_flag: ClassVar[str | None] = None
+    default_fraction: ClassVar[float | None] = None
+    full_pool_behaviour: ClassVar[str] = (
+        "llama-server splits its context (-c) into fixed slots (-np): each conversation owns ctx/np tokens and "
+        "cannot borrow from another, so the pool never overflows as a whole. A conversation that reaches its slot "
+        "size is stopped (or, with context shift on, loses its oldest tokens); requests beyond the number of slots "
+        "wait for a free one. It plans for the maximum by construction and pays for it in idle memory."
+    )
+
+    def profile(
+        self,
+        *,
+        fraction: float | None = None,
+        version: str | None = None,
+        max_num_batched_tokens: int | None = None,
+    ) -> EngineProfile:
+        return LlamacppProfile.model_validate({"engine_version": version} if version else {})
+
+    def _own(self, profile: EngineProfile | None) -> LlamacppProfile:
+        if profile is None:
+            return LlamacppProfile()
+        if not isinstance(profile, LlamacppProfile):
+            raise PlannerError(f"engine: a {profile.kind!r} profile is not a llama.cpp profile")
+        return profile
+
+    def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
+        return llamacpp_report(request, result, self._own(profile))
+
+    def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
+        lc = self._own(profile)
+        tp, pp = result.tensor_parallel, result.pipeline_parallel
+        ngl = 99 if lc.n_gpu_layers is None else lc.n_gpu_layers
+        gguf = request.model.id.split("/")[-1] + f"-{result.weights.upper()}.gguf"
+        cache = LLAMACPP_CACHE_NAMES.get(result.kv_dtype, "f16")
+        kv_flags = "" if cache == "f16" else f" --cache-type-k {cache} --cache-type-v {cache}"
+        command = (
+            f"llama-server -m {gguf} -c {result.max_model_len * lc.n_parallel} -np {lc.n_parallel} -ngl {ngl}"
+            f"{' -fa on' if lc.flash_attn else ''}{kv_flags}"
+        )
+        if tp > 1 or pp > 1:
+            command += f" --split-mode layer --tensor-split {','.join(['1'] * (tp * pp))}"
+        return command
+
+    def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
+        return llamacpp_max_model_len(request, result, self._own(profile))
+
+
+ENGINE = LlamacppEngine()

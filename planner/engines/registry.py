@@ -1,0 +1,150 @@
+"""The one list of serving engines. Adding an engine is one module implementing
+:class:`planner.engines.common.Engine` and one line in :data:`REGISTERED`.
+
+Every lookup by name goes through :func:`get_engine`: an unknown name raises :class:`PlannerError` naming the
+known ones (never a silent fallback to vLLM). Besides engines, three generic overhead profiles can be chosen by
+name (:data:`GENERIC_PROFILES`): they plan memory without predicting an engine's start-up lines.
+"""
+
+from __future__ import annotations
+
+from planner.engines import llamacpp, sglang, trtllm
+from planner.engines.base import (
+    EngineProfile,
+    Estimate,
+    OverheadModelBase,
+    SimpleFixed,
+    SimpleFraction,
+)
+from planner.engines.common import Engine, EngineReport
+from planner.engines.vllm import engine as vllm
+from planner.errors import PlannerError
+from planner.plan import PlanRequest, PlanResult, plan
+
+REGISTERED: tuple[Engine, ...] = (
+    vllm.ENGINE,
+    sglang.ENGINE,
+    trtllm.ENGINE,
+    llamacpp.ENGINE,
+)
+_ENGINES: dict[str, Engine] = {engine.name: engine for engine in REGISTERED}
+
+# Overhead profiles that are not an engine: name -> label (the seed texts' simple models and a vLLM-like estimate).
+GENERIC_PROFILES: dict[str, str] = {
+    "generic": "Generic serving-engine estimate (vLLM-like)",
+    "simple": "Simple: 10 % of memory for overhead (seed text 001)",
+    "simple-fixed": "Simple: 1.5 GB framework + 1 GB activations (seed text 000)",
+}
+
+
+def engines() -> tuple[Engine, ...]:
+    """Every registered engine, in registration order."""
+    return tuple(_ENGINES.values())
+
+
+def engine_names() -> tuple[str, ...]:
+    return tuple(_ENGINES)
+
+
+def register(engine: Engine) -> None:
+    """Add ``engine`` (a plug-in, or a test's toy engine); a second engine of the same name is refused."""
+    if engine.name in _ENGINES or engine.name in GENERIC_PROFILES:
+        raise PlannerError(f"engine: {engine.name!r} is already registered")
+    _ENGINES[engine.name] = engine
+
+
+def unregister(name: str) -> None:
+    """Remove a registered engine (tests)."""
+    get_engine(name)
+    del _ENGINES[name]
+
+
+def get_engine(name: str) -> Engine:
+    """The engine called ``name``; an unknown name raises :class:`PlannerError`."""
+    try:
+        return _ENGINES[name]
+    except KeyError:
+        raise PlannerError(f"engine: unknown engine {name!r}; choose one of {', '.join(_ENGINES)}") from None
+
+
+def profile_names() -> tuple[str, ...]:
+    """Every name a set-up may choose: the engines, then the generic profiles."""
+    return (*_ENGINES, *GENERIC_PROFILES)
+
+
+def profile_label(name: str) -> str:
+    """One line describing the profile called ``name``."""
+    if name in GENERIC_PROFILES:
+        return GENERIC_PROFILES[name]
+    return get_engine(name).description
+
+
+def engine_profile(
+    engine: str,
+    *,
+    fraction: float | None = None,
+    version: str | None = None,
+    max_num_batched_tokens: int | None = None,
+) -> EngineProfile:
+    """The profile of ``engine`` with its own memory fraction (vLLM ``gpu_memory_utilization``, SGLang
+    ``mem_fraction_static``, TensorRT-LLM ``kv_cache_free_gpu_mem_fraction``; llama.cpp has none); ``None``
+    keeps each engine's default."""
+    return get_engine(engine).profile(fraction=fraction, version=version, max_num_batched_tokens=max_num_batched_tokens)
+
+
+def overhead_profile(
+    name: str,
+    *,
+    fraction: float | None = None,
+    version: str | None = None,
+    max_num_batched_tokens: int | None = None,
+) -> OverheadModelBase:
+    """The overhead model called ``name``: an engine's profile, or a generic one (``generic``: the estimate
+    with ``fraction`` as its utilization; ``simple``: ``fraction`` of memory, 10 % by default; ``simple-fixed``:
+    seed 000's fixed bytes)."""
+    if name == "generic":
+        settings: dict[str, object] = {}
+        if fraction is not None:
+            settings["gpu_memory_utilization"] = fraction
+        if max_num_batched_tokens is not None:
+            settings["max_num_batched_tokens"] = max_num_batched_tokens
+        return Estimate.model_validate(settings)
+    if name == "simple":
+        return SimpleFraction() if fraction is None else SimpleFraction(fraction=fraction)
+    if name == "simple-fixed":
+        return SimpleFixed()
+    return engine_profile(name, fraction=fraction, version=version, max_num_batched_tokens=max_num_batched_tokens)
+
+
+def engine_of(overhead: OverheadModelBase) -> tuple[Engine, EngineProfile]:
+    """The engine that reports and launches ``overhead``, with the profile; a generic overhead model raises."""
+    if not isinstance(overhead, EngineProfile):
+        raise PlannerError(
+            f"engine: the {overhead.kind!r} overhead model is not an engine profile; choose one of "
+            f"{', '.join(_ENGINES)}"
+        )
+    return get_engine(overhead.engine_name), overhead
+
+
+def engine_report(request: PlanRequest, result: PlanResult) -> EngineReport:
+    """What the request's engine prints at start-up."""
+    engine, profile = engine_of(request.overhead)
+    return engine.report(request, result, profile)
+
+
+def launch_commands(request: PlanRequest, result: PlanResult) -> dict[str, str]:
+    """Ready-to-paste start commands for every engine, with the plan's parallelism, context and KV dtype; the
+    request's own engine uses its profile's settings, the others their defaults."""
+    own = request.overhead if isinstance(request.overhead, EngineProfile) else None
+    own_name = own.engine_name if own is not None else None
+    return {
+        engine.name: engine.launch_command(request, result, own if engine.name == own_name else None)
+        for engine in _ENGINES.values()
+    }
+
+
+def max_model_len_allowed(request: PlanRequest, result: PlanResult | None = None) -> int:
+    """The largest ``--max-model-len`` (SGLang ``--context-length``, llama.cpp ``-c`` per slot) the set-up
+    accepts, capped at the model's ``max_position_embeddings``; 0 when nothing fits."""
+    engine, profile = engine_of(request.overhead)
+    return engine.max_model_len(request, result or plan(request), profile)

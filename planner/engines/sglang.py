@@ -1,0 +1,239 @@
+"""SGLang: ``mem_fraction_static`` of total memory for weights plus the KV pool.
+
+Source: ``python/sglang/srt/model_executor/model_runner.py`` ``profile_max_num_token``: ``rest_memory =
+available_gpu_memory - total x (1 - mem_fraction_static)``, ``max_num_token = rest // cell_size``; activations
+and CUDA graphs live in the ``1 - mem_fraction_static`` rest, unprofiled. The default fraction comes from
+``server_args.py`` (a heuristic since v0.5.3, sglang PR #10975).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar, Literal
+
+from planner.engines.base import EngineProfile, Fraction, OverheadBytes, PositiveInt, StageContext, parse_version
+from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text, loader_extra_bytes
+from planner.errors import PlannerError
+from planner.kv import kv_bytes_per_token_per_layer
+from planner.model import LayerKind
+from planner.plan import PlanRequest, PlanResult
+from planner.units import GiB, MiB
+
+SGLANG_DEFAULT_VERSION = "0.5.4"
+# sglang PR #10975 (v0.5.3): mem_fraction_static from GPU memory, chunked prefill and CUDA-graph batch.
+SGLANG_HEURISTIC_FROM = (0, 5, 3)
+# Memory in use besides torch tensors when the pool is sized (CUDA context, NCCL / custom all-reduce).
+SGLANG_LOAD_OVERHEAD_TP1 = round(0.5 * GiB)
+SGLANG_LOAD_OVERHEAD_TP = round(1.5 * GiB)
+
+
+def sglang_defaults(gpu_memory_bytes: int, tensor_parallel: int) -> tuple[int, int]:
+    """``(chunked_prefill_size, cuda_graph_max_bs)`` by GPU memory (``server_args.py``
+    ``_handle_gpu_memory_settings``, v0.5.3+)."""
+    mib = gpu_memory_bytes / MiB
+    small_tp = tensor_parallel < 4
+    if mib < 20 * 1024:
+        return 2048, 8
+    if mib < 35 * 1024:
+        return 2048, (24 if small_tp else 80)
+    if mib < 60 * 1024:
+        return 4096, (32 if small_tp else 160)
+    if mib < 160 * 1024:
+        return 8192, (256 if small_tp else 512)
+    return 16384, 512
+
+
+def sglang_default_mem_fraction(
+    gpu_memory_bytes: int,
+    tensor_parallel: int,
+    pipeline_parallel: int = 1,
+    version: str = SGLANG_DEFAULT_VERSION,
+    chunked_prefill_size: int | None = None,
+    cuda_graph_max_bs: int | None = None,
+) -> float:
+    """SGLang's ``mem_fraction_static`` when unset.
+
+    v0.5.3+ (sglang PR #10975, ``server_args.py``): ``reserved MB = 512 + 1.5 x max(chunked_prefill_size,
+    2048) + 2 x cuda_graph_max_bs + tp x pp / 8 x 1024``, at least 10 GiB above 60 GiB of memory;
+    ``fraction = round((memory MB - reserved) / memory MB, 3)``. Earlier releases: 0.88 (TP1), 0.87 (TP2),
+    0.85 (TP4), 0.81 (TP8), 0.79 (TP16).
+    """
+    if parse_version(version) < SGLANG_HEURISTIC_FROM:
+        for tp, fraction in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87)):
+            if tensor_parallel >= tp:
+                return fraction
+        return 0.88
+    chunk, graph_bs = sglang_defaults(gpu_memory_bytes, tensor_parallel)
+    chunk = chunked_prefill_size or chunk
+    graph_bs = cuda_graph_max_bs or graph_bs
+    mib = gpu_memory_bytes / MiB
+    reserved = 512 + max(chunk, 2048) * 1.5 + graph_bs * 2 + tensor_parallel * pipeline_parallel / 8 * 1024
+    if mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return round((mib - reserved) / mib, 3)
+
+
+class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
+    """SGLang: ``mem_fraction_static`` of total memory for weights plus the KV pool."""
+
+    kind: Literal["sglang"] = "sglang"
+    engine_version: str = SGLANG_DEFAULT_VERSION
+    mem_fraction_static: Fraction | None = None  # None: SGLang's heuristic (sglang_default_mem_fraction)
+    chunked_prefill_size: PositiveInt | None = None
+    cuda_graph_max_bs: PositiveInt | None = None
+    page_size: PositiveInt = 1
+    max_total_tokens: PositiveInt | None = None
+
+    def fraction(self, gpu_memory_bytes: int, tensor_parallel: int, pipeline_parallel: int = 1) -> float:
+        if self.mem_fraction_static is not None:
+            return self.mem_fraction_static
+        return sglang_default_mem_fraction(
+            gpu_memory_bytes,
+            tensor_parallel,
+            pipeline_parallel,
+            self.engine_version,
+            self.chunked_prefill_size,
+            self.cuda_graph_max_bs,
+        )
+
+    @staticmethod
+    def load_overhead_bytes(tensor_parallel: int) -> int:
+        return SGLANG_LOAD_OVERHEAD_TP if tensor_parallel > 1 else SGLANG_LOAD_OVERHEAD_TP1
+
+    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
+        """Reserved ``(1 - mem_fraction_static) x memory`` (activations and graphs live there, unprofiled);
+        framework = the memory in use at load besides the weights."""
+        fraction = self.fraction(ctx.gpu_memory_bytes, ctx.tensor_parallel, ctx.pipeline_parallel)
+        return OverheadBytes(
+            activation_bytes=0,
+            framework_bytes=self.load_overhead_bytes(ctx.tensor_parallel),
+            reserved_bytes=ctx.gpu_memory_bytes - math.floor(fraction * ctx.gpu_memory_bytes),
+        )
+
+
+def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfile) -> tuple[int, int, int, int]:
+    """(tokens, KV bytes per token on the first rank, its rest memory, its weights): the tightest stage wins."""
+    model, total = request.model, engine_total_bytes(request)
+    tp, pp = result.tensor_parallel, result.pipeline_parallel
+    fraction = profile.fraction(total, tp, pp)
+    per_layer = kv_bytes_per_token_per_layer(model, request.resolved_kv_dtype, tp)
+    found: list[tuple[int, int, int, int]] = []
+    for stage in result.stages:
+        layers = range(*stage.layers)
+        weights = stage.weights_bytes + loader_extra_bytes(request, tp, layers)
+        available = total - weights - profile.load_overhead_bytes(tp)  # free after loading
+        rest = available - (total - math.floor(fraction * total))
+        cell = per_layer * sum(1 for i in layers if model.layers[i] is not LayerKind.LINEAR)
+        found.append((max(0, rest) // cell if cell else 0, cell, rest, weights))
+    tokens = min(t for t, _, _, _ in found) or 0
+    if profile.max_total_tokens is not None:
+        tokens = min(tokens, profile.max_total_tokens)
+    tokens = tokens // profile.page_size * profile.page_size
+    _, cell_first, rest_first, weights_first = found[0]
+    return tokens, cell_first, rest_first, weights_first
+
+
+def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfile) -> EngineReport:
+    """SGLang's ``KV Cache is allocated`` and scheduler lines (``max_running_requests`` default:
+    ``min(max(int(tokens / context_len x 512), 2048), 4096)``)."""
+    model, total = request.model, engine_total_bytes(request)
+    fraction = profile.fraction(total, result.tensor_parallel, result.pipeline_parallel)
+    tokens, cell_first, rest_first, weights_first = _pool_tokens(request, result, profile)
+    max_len = result.max_model_len
+    pool = tokens * cell_first
+    running = min(max(int(tokens / max_len * 512), 2048), 4096)
+    k_size = pool / 2 if model.mla is None else pool
+    lines = [
+        f"KV Cache is allocated. #tokens: {tokens}, K size: {gib_text(k_size)} GB, V size: {gib_text(pool - k_size)} GB"
+        if model.mla is None
+        else f"KV Cache is allocated. #tokens: {tokens}, KV size: {gib_text(pool)} GB",
+        f"max_total_num_tokens={tokens}, max_running_requests={running}, context_len={max_len}",
+    ]
+    if tokens <= 0:
+        lines.append("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+    default = " (SGLang's default heuristic)" if profile.mem_fraction_static is None else ""
+    return EngineReport(
+        engine="sglang",
+        engine_version=profile.engine_version,
+        total_memory_bytes=total,
+        budget_bytes=math.floor(fraction * total),
+        weights_bytes=weights_first,
+        activation_bytes=0,
+        non_torch_bytes=profile.load_overhead_bytes(result.tensor_parallel),
+        cuda_graph_bytes=0,
+        available_kv_cache_bytes_per_gpu=pool if tokens > 0 else rest_first,
+        min_available_kv_cache_bytes=pool if tokens > 0 else rest_first,
+        block_size=profile.page_size,
+        gpu_blocks=tokens // profile.page_size,
+        kv_cache_groups=1,
+        kv_cache_tokens=tokens,
+        max_model_len=max_len,
+        max_concurrency=tokens / max_len,
+        fits_max_model_len=tokens >= max_len,
+        estimated_max_model_len=None if tokens >= max_len else tokens,
+        fits=tokens >= max_len,
+        lines=tuple(lines),
+        notes=(f"mem_fraction_static = {fraction:.3f}{default}",),
+    )
+
+
+SGLANG_KV_FLAGS = {
+    "fp8": " --kv-cache-dtype fp8_e4m3",
+    "fp8_e4m3": " --kv-cache-dtype fp8_e4m3",
+    "fp8_e5m2": " --kv-cache-dtype fp8_e5m2",
+}
+
+
+class SglangEngine(Engine):
+    name: ClassVar[str] = "sglang"
+    label: ClassVar[str] = "SGLang"
+    description: ClassVar[str] = "SGLang: mem_fraction_static of memory for weights + KV pool"
+    profile_type: ClassVar[type[EngineProfile]] = SglangProfile
+    fraction_flag: ClassVar[str | None] = "--mem-fraction-static"
+    default_fraction: ClassVar[float | None] = None
+    full_pool_behaviour: ClassVar[str] = (
+        "SGLang first evicts cached prefixes nobody is using (radix cache); if the pool still cannot hold the next "
+        "decode step it retracts running requests back to the waiting queue, frees their KV and re-runs their "
+        "prefill later, and lowers the share of memory it reserves for new tokens so it admits fewer requests "
+        "at once. Users see a pause, not an error."
+    )
+
+    def profile(
+        self,
+        *,
+        fraction: float | None = None,
+        version: str | None = None,
+        max_num_batched_tokens: int | None = None,
+    ) -> EngineProfile:
+        settings: dict[str, object] = {"engine_version": version} if version else {}
+        return SglangProfile.model_validate({**settings, "mem_fraction_static": fraction})
+
+    def _own(self, profile: EngineProfile | None) -> SglangProfile:
+        if profile is None:
+            return SglangProfile()
+        if not isinstance(profile, SglangProfile):
+            raise PlannerError(f"engine: a {profile.kind!r} profile is not an SGLang profile")
+        return profile
+
+    def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
+        return sglang_report(request, result, self._own(profile))
+
+    def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
+        sg = self._own(profile)
+        tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
+        fraction = sg.fraction(engine_total_bytes(request), tp, pp)
+        command = f"python -m sglang.launch_server --model-path {request.model.id} --tp {tp}"
+        if pp > 1:
+            command += f" --pp-size {pp}"
+        if dp > 1:
+            command += f" --dp {dp}"
+        return (
+            command + f" --mem-fraction-static {fraction:g} --context-length {result.max_model_len}"
+            f"{SGLANG_KV_FLAGS.get(result.kv_dtype, '')}"
+        )
+
+    def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
+        return min(request.model.max_position_embeddings, self.report(request, result, profile).kv_cache_tokens)
+
+
+ENGINE = SglangEngine()

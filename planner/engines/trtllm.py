@@ -1,0 +1,133 @@
+"""TensorRT-LLM (C++ runtime / Triton backend): ``kv_cache_free_gpu_mem_fraction`` of the memory still free
+after the engine (weights + activation workspace) is loaded. Indicative: known from PR excerpts
+(``shared/reference/engine-memory-notes.md`` section 5)."""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar, Literal
+
+from planner.engines.base import EngineProfile, Fraction, OverheadBytes, PositiveInt, StageContext
+from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text
+from planner.engines.vllm.profile import vllm_activation_bytes
+from planner.errors import PlannerError
+from planner.model import ModelSpec
+from planner.plan import PlanRequest, PlanResult
+from planner.units import GiB
+
+TRTLLM_CONTEXT_BYTES = round(0.6 * GiB)  # CUDA context + cuBLAS/TensorRT runtime (indicative)
+
+
+class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
+    """TensorRT-LLM's memory settings (``trtllm-serve`` / the Triton backend's)."""
+
+    kind: Literal["trtllm"] = "trtllm"
+    engine_version: str = "0.5.0"
+    kv_cache_free_gpu_mem_fraction: Fraction = 0.90
+    max_batch_size: PositiveInt = 256
+    max_num_tokens: PositiveInt = 8192  # tokens per step the engine was built for (fixes the workspace)
+    tokens_per_block: PositiveInt = 64
+
+    def workspace_bytes(self, model: ModelSpec, tensor_parallel: int) -> int:
+        """The activation workspace of a built engine: the same layer formula as vLLM's over ``max_num_tokens``."""
+        return vllm_activation_bytes(model, self.max_num_tokens, self.max_batch_size, tensor_parallel, True, v1=False)
+
+    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
+        workspace = self.workspace_bytes(ctx.model, ctx.tensor_parallel)
+        free = max(0, ctx.gpu_memory_bytes - ctx.weights_bytes - workspace - TRTLLM_CONTEXT_BYTES)
+        return OverheadBytes(
+            activation_bytes=workspace,
+            framework_bytes=TRTLLM_CONTEXT_BYTES,
+            reserved_bytes=free - math.floor(self.kv_cache_free_gpu_mem_fraction * free),
+        )
+
+
+def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfile) -> EngineReport:
+    """``Using N tokens in paged KV cache`` and the ``[MemUsageChange]`` line, from the first rank."""
+    total = engine_total_bytes(request)
+    stage = result.stages[0]
+    workspace = profile.workspace_bytes(request.model, result.tensor_parallel)
+    free = total - stage.weights_bytes - workspace - TRTLLM_CONTEXT_BYTES
+    kv = math.floor(profile.kv_cache_free_gpu_mem_fraction * max(0, free))
+    block_bytes = stage.kv_bytes_per_token * profile.tokens_per_block
+    blocks = kv // block_bytes if block_bytes else 0
+    tokens = blocks * profile.tokens_per_block
+    max_len = result.max_model_len
+    return EngineReport(
+        engine="trtllm",
+        engine_version=profile.engine_version,
+        total_memory_bytes=total,
+        budget_bytes=max(0, free),
+        weights_bytes=stage.weights_bytes,
+        activation_bytes=workspace,
+        non_torch_bytes=TRTLLM_CONTEXT_BYTES,
+        cuda_graph_bytes=0,
+        available_kv_cache_bytes_per_gpu=kv if free > 0 else free,
+        min_available_kv_cache_bytes=kv if free > 0 else free,
+        block_size=profile.tokens_per_block,
+        gpu_blocks=blocks,
+        kv_cache_groups=1,
+        kv_cache_tokens=tokens,
+        max_model_len=max_len,
+        max_concurrency=blocks / math.ceil(max_len / profile.tokens_per_block),
+        fits_max_model_len=tokens >= max_len,
+        estimated_max_model_len=None if tokens >= max_len else tokens,
+        fits=tokens >= max_len,
+        lines=(
+            f"[TensorRT-LLM][INFO] Using {tokens} tokens in paged KV cache.",
+            f"[TensorRT-LLM][INFO] [MemUsageChange] Allocated {gib_text(kv)} GiB for max tokens in paged KV cache "
+            f"({tokens}).",
+        ),
+        notes=("Indicative: the activation workspace depends on how the engine was built (max_num_tokens).",),
+    )
+
+
+class TrtllmEngine(Engine):
+    name: ClassVar[str] = "trtllm"
+    label: ClassVar[str] = "TensorRT-LLM"
+    description: ClassVar[str] = "TensorRT-LLM: a fraction of the memory free after the engine loads"
+    profile_type: ClassVar[type[EngineProfile]] = TrtllmProfile
+    fraction_flag: ClassVar[str | None] = "--kv_cache_free_gpu_memory_fraction"
+    default_fraction: ClassVar[float | None] = 0.90
+    full_pool_behaviour: ClassVar[str] = (
+        "TensorRT-LLM's default scheduler policy (GUARANTEED_NO_EVICT) starts a request only when its maximum KV "
+        "need is guaranteed, i.e. it plans for the maximum; MAX_UTILIZATION packs more requests and pauses some "
+        "when the pool runs out."
+    )
+
+    def profile(
+        self,
+        *,
+        fraction: float | None = None,
+        version: str | None = None,
+        max_num_batched_tokens: int | None = None,
+    ) -> EngineProfile:
+        settings: dict[str, object] = {"engine_version": version} if version else {}
+        if fraction is not None:
+            settings["kv_cache_free_gpu_mem_fraction"] = fraction
+        return TrtllmProfile.model_validate(settings)
+
+    def _own(self, profile: EngineProfile | None) -> TrtllmProfile:
+        if profile is None:
+            return TrtllmProfile()
+        if not isinstance(profile, TrtllmProfile):
+            raise PlannerError(f"engine: a {profile.kind!r} profile is not a TensorRT-LLM profile")
+        return profile
+
+    def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
+        return trtllm_report(request, result, self._own(profile))
+
+    def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
+        trt = self._own(profile)
+        return (
+            f"trtllm-serve {request.model.id} --tp_size {result.tensor_parallel} --pp_size "
+            f"{result.pipeline_parallel} --max_seq_len {result.max_model_len}"
+            f" --max_batch_size {trt.max_batch_size} --max_num_tokens {trt.max_num_tokens}"
+            f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
+        )
+
+    def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
+        return min(request.model.max_position_embeddings, self.report(request, result, profile).kv_cache_tokens)
+
+
+ENGINE = TrtllmEngine()

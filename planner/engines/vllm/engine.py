@@ -1,0 +1,71 @@
+"""vLLM's registry entry: labels, profile construction, report, limit and launch command."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from planner.engines.base import EngineProfile
+from planner.engines.calibrated import Calibrated
+from planner.engines.common import Engine, EngineReport
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
+from planner.errors import PlannerError
+from planner.plan import PlanRequest, PlanResult
+
+
+def as_vllm(profile: EngineProfile | None) -> VllmProfile:
+    """The vLLM profile behind ``profile``: itself, a calibration's base profile, or vLLM's defaults."""
+    if isinstance(profile, VllmProfile):
+        return profile
+    if isinstance(profile, Calibrated):
+        return profile.base_profile()
+    if profile is None:
+        return VllmProfile()
+    raise PlannerError(f"engine: a {profile.kind!r} profile is not a vLLM profile")
+
+
+class VllmEngine(Engine):
+    name: ClassVar[str] = "vllm"
+    label: ClassVar[str] = "vLLM"
+    description: ClassVar[str] = "vLLM V1 (0.19): profiled activations, non-torch memory, blocks of 16 tokens"
+    profile_type: ClassVar[type[EngineProfile]] = VllmProfile
+    fraction_flag: ClassVar[str | None] = "--gpu-memory-utilization"
+    default_fraction: ClassVar[float | None] = 0.90
+    full_pool_behaviour: ClassVar[str] = (
+        "vLLM admits requests while free KV blocks remain. When a running sequence needs a new block and none is "
+        "free, the scheduler preempts the most recently admitted running request: its blocks are freed and it goes "
+        "back to the front of the waiting queue, to be recomputed from its prompt and the tokens generated so far "
+        "(V1 recomputes; V0 could also swap the blocks to CPU memory). New requests wait in the queue. Nothing "
+        "fails, but the preempted user's stream stalls and the recomputation costs GPU time; the log warns about "
+        "preemption."
+    )
+
+    def profile(
+        self,
+        *,
+        fraction: float | None = None,
+        version: str | None = None,
+        max_num_batched_tokens: int | None = None,
+    ) -> EngineProfile:
+        settings: dict[str, object] = {"engine_version": version} if version else {}
+        if fraction is not None:
+            settings["gpu_memory_utilization"] = fraction
+        if max_num_batched_tokens is not None:
+            settings["max_num_batched_tokens"] = max_num_batched_tokens
+        return VllmProfile.model_validate(settings)
+
+    def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
+        if isinstance(profile, Calibrated):
+            return vllm_report(
+                request, result, profile.base_profile(), profile.stage_overrides(result.pipeline_parallel)
+            )
+        return vllm_report(request, result, as_vllm(profile))
+
+    def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
+        return vllm_launch_command(request, result, as_vllm(profile))
+
+    def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
+        return vllm_max_model_len(request, result, as_vllm(profile))
+
+
+ENGINE = VllmEngine()

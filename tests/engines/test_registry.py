@@ -1,0 +1,194 @@
+"""The engine registry: every registered engine is complete, an unknown name is an error everywhere, and a new
+engine is one module plus one registry line (a toy engine registered here shows on the CLI and the Memory
+page)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from typing import ClassVar, Literal
+
+import pytest
+
+from model_catalog import get_gpu, get_model
+from planner.cli import main
+from planner.engines import registry
+from planner.engines.base import EngineProfile, Fraction, OverheadBytes, StageContext
+from planner.engines.common import Engine, EngineReport, engine_total_bytes
+from planner.errors import PlannerError
+from planner.plan import PlanRequest, PlanResult, plan
+from planner.units import GiB
+from tests.app.conftest import run_page
+
+MODEL = get_model("meta-llama/Llama-3.1-8B").spec
+H100 = get_gpu("h100-sxm-80gb")
+
+
+def _request(overhead: object, gpus: int = 1) -> PlanRequest:
+    return PlanRequest(
+        model=MODEL,
+        gpu=H100,
+        gpu_memory_bytes=H100.memory_bytes_for(True),
+        gpu_count=gpus,
+        context_tokens=8192,
+        max_model_len=8192,
+        overhead=overhead,  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize("engine", registry.engines(), ids=lambda e: e.name)
+def test_every_registered_engine_is_complete(engine: Engine) -> None:
+    assert engine.name and engine.name == engine.name.lower(), "a lower-case registry name"
+    assert engine.label and engine.description, f"{engine.name}: set label and description"
+    assert len(engine.full_pool_behaviour) > 40, f"{engine.name}: describe what it does when the KV pool is full"
+    profile = engine.profile()
+    assert isinstance(profile, engine.profile_type), f"{engine.name}: profile() must return its profile_type"
+    assert profile.kind == engine.name == profile.engine_name, f"{engine.name}: the profile's kind is the name"
+    for gpus in (1, 2):
+        request = _request(profile, gpus)
+        result = plan(request)
+        report = engine.report(request, result, profile)
+        assert isinstance(report, EngineReport) and report.engine == engine.name
+        assert report.lines, f"{engine.name}: the report prints the engine's start-up lines"
+        assert report.kv_cache_tokens > 0 and report.fits
+        command = engine.launch_command(request, result, None)
+        assert MODEL.id.split("/")[-1] in command, f"{engine.name}: the launch command names the model"
+        assert 0 < engine.max_model_len(request, result, profile) <= MODEL.max_position_embeddings
+    assert engine.name in registry.profile_names()
+
+
+def test_unknown_engine_names_are_errors_everywhere(capsys: pytest.CaptureFixture[str]) -> None:
+    for call in (
+        lambda: registry.get_engine("lmdeploy"),
+        lambda: registry.engine_profile("lmdeploy"),
+        lambda: registry.overhead_profile("lmdeploy"),
+        lambda: registry.profile_label("lmdeploy"),
+    ):
+        with pytest.raises(PlannerError, match="unknown engine 'lmdeploy'"):
+            call()
+
+
+def test_cli_refuses_an_unknown_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fit", "--model", MODEL.id, "--gpu", H100.id, "--engine", "lmdeploy"])
+    assert exit_info.value.code == 2
+    assert "lmdeploy" in capsys.readouterr().err
+
+
+class HalfAdded(EngineProfile, frozen=True, extra="forbid"):
+    """A profile whose engine was never registered (the review's half-added LMDeploy)."""
+
+    kind: Literal["lmdeploy"] = "lmdeploy"
+    engine_version: str = "0.6"
+
+    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
+        return OverheadBytes(activation_bytes=0, framework_bytes=0, reserved_bytes=0)
+
+
+def test_a_half_added_engine_never_borrows_vllms_figures() -> None:
+    request = _request(HalfAdded())
+    result = plan(request)
+    with pytest.raises(PlannerError, match="unknown engine 'lmdeploy'"):
+        registry.engine_report(request, result)
+    with pytest.raises(PlannerError, match="unknown engine 'lmdeploy'"):
+        registry.max_model_len_allowed(request, result)
+
+
+# -- a toy engine: a fixed share of memory for weights and KV, blocks of 32 tokens --------------------------
+
+
+class ToyProfile(EngineProfile, frozen=True, extra="forbid"):
+    kind: Literal["toy"] = "toy"
+    engine_version: str = "1.0"
+    share: Fraction = 0.8
+
+    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
+        return OverheadBytes(
+            activation_bytes=0,
+            framework_bytes=GiB,
+            reserved_bytes=ctx.gpu_memory_bytes - math.floor(self.share * ctx.gpu_memory_bytes),
+        )
+
+
+class ToyEngine(Engine):
+    name: ClassVar[str] = "toy"
+    label: ClassVar[str] = "ToyServe"
+    description: ClassVar[str] = "ToyServe: a fixed share of memory for weights + KV"
+    profile_type: ClassVar[type[EngineProfile]] = ToyProfile
+    fraction_flag: ClassVar[str | None] = "--share"
+    default_fraction: ClassVar[float | None] = 0.8
+    full_pool_behaviour: ClassVar[str] = "ToyServe queues new requests until a running one finishes; it never preempts."
+
+    def profile(
+        self, *, fraction: float | None = None, version: str | None = None, max_num_batched_tokens: int | None = None
+    ) -> EngineProfile:
+        return ToyProfile() if fraction is None else ToyProfile(share=fraction)
+
+    def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
+        assert isinstance(profile, ToyProfile)
+        stage = result.per_gpu
+        tokens = stage.kv_cache_bytes // stage.kv_bytes_per_token // 32 * 32
+        return EngineReport(
+            engine=self.name,
+            engine_version=profile.engine_version,
+            total_memory_bytes=engine_total_bytes(request),
+            budget_bytes=math.floor(profile.share * engine_total_bytes(request)),
+            weights_bytes=stage.weights_bytes,
+            activation_bytes=0,
+            non_torch_bytes=GiB,
+            cuda_graph_bytes=0,
+            available_kv_cache_bytes_per_gpu=stage.kv_cache_bytes,
+            min_available_kv_cache_bytes=stage.kv_cache_bytes,
+            block_size=32,
+            gpu_blocks=tokens // 32,
+            kv_cache_groups=1,
+            kv_cache_tokens=tokens,
+            max_model_len=result.max_model_len,
+            max_concurrency=tokens / result.max_model_len,
+            fits_max_model_len=tokens >= result.max_model_len,
+            estimated_max_model_len=None,
+            fits=tokens >= result.max_model_len,
+            lines=(f"[toy] KV pool: {tokens} tokens",),
+        )
+
+    def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
+        return f"toy-serve {request.model.id} --tp {result.tensor_parallel} --max-len {result.max_model_len}"
+
+    def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
+        return min(request.model.max_position_embeddings, self.report(request, result, profile).kv_cache_tokens)
+
+
+@pytest.fixture
+def toy() -> Iterator[ToyEngine]:
+    engine = ToyEngine()
+    registry.register(engine)  # the "one registry line"
+    yield engine
+    registry.unregister(engine.name)
+
+
+def test_a_registered_toy_engine_is_complete(toy: ToyEngine) -> None:
+    test_every_registered_engine_is_complete(toy)
+    with pytest.raises(PlannerError, match="already registered"):
+        registry.register(ToyEngine())
+
+
+def test_a_registered_toy_engine_shows_on_the_cli(toy: ToyEngine, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["fit", "--model", MODEL.id, "--gpu", H100.id, "--engine", "toy", "--context", "8192", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0 and data["engine"] == "toy"
+    request = _request(ToyProfile())
+    report = toy.report(request, plan(request), ToyProfile())
+    assert data["engine_lines"] == list(report.lines)
+    assert data["kv_budget_tokens"] == report.kv_cache_tokens
+
+
+def test_a_registered_toy_engine_shows_on_the_memory_page(toy: ToyEngine) -> None:
+    at = run_page("memory", {"engine": "toy", "context": "8192"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["engine"] == "toy"
+    assert "What ToyServe 1.0 will print at start-up" in [s.value for s in at.subheader]
+    codes = [c.value for c in at.code]
+    assert any(code.startswith("[toy] KV pool:") for code in codes)
+    assert any(code.startswith(f"toy-serve {MODEL.id} --tp 1") for code in codes)
+    assert "ToyServe" in [tab.label for tab in at.tabs]
