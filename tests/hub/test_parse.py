@@ -9,14 +9,14 @@ import pytest
 from planner.errors import PlannerError
 from planner.hub import (
     HubError,
-    _Client,
-    _Secret,
     detect_quantization,
     parse_repo_ref,
     parse_safetensors_header,
     redact,
     resolve_endpoint,
 )
+from planner.hub.tokens import _Secret
+from planner.hub.transport import _Client
 from tests.hub.conftest import TOKEN
 
 HF = "https://huggingface.co"

@@ -1,0 +1,51 @@
+"""Plan any model on the Hugging Face Hub: read its metadata, ``config.json`` and safetensors index over HTTP.
+
+Pure Python (no Streamlit): the dashboard caches :func:`fetch_model` with ``st.cache_data``. Every failure
+raises :class:`HubError` (a :class:`PlannerError`), so a failure is never cached as a result.
+
+The package, by concern (each module's docstring gives its rules and their sources):
+
+- :mod:`~planner.hub.errors`: :class:`HubError` and its subclasses, :func:`redact`, the log filter;
+- :mod:`~planner.hub.references`: the endpoint, repository ids, revisions and repository URLs;
+- :mod:`~planner.hub.tokens`: the access token, held so that it never prints;
+- :mod:`~planner.hub.transport`: the HTTP client (redirect rule, retries, bounded reads, status codes);
+- :mod:`~planner.hub.replies`: the API entry and the safetensors index, read as data;
+- :mod:`~planner.hub.safetensors`: a safetensors header, read by HTTP Range and summarised;
+- :mod:`~planner.hub.quantization`: the checkpoint's quantization from ``quantization_config``;
+- :mod:`~planner.hub.assembly`: from what was read to a :class:`HubModel` (pure);
+- :mod:`~planner.hub.fetch`: :func:`fetch_model`, which reads one repository at one commit.
+"""
+
+from planner.hub.errors import (
+    HubAccessError,
+    HubConnectionError,
+    HubError,
+    HubNotFoundError,
+    HubResponseError,
+    redact,
+)
+from planner.hub.fetch import fetch_model
+from planner.hub.quantization import detect_quantization
+from planner.hub.references import DEFAULT_ENDPOINT, parse_repo_ref, resolve_endpoint
+from planner.hub.results import HubModel, MissingField, QuantizationInfo, SourcedCount
+from planner.hub.safetensors import SafetensorsSummary, parse_safetensors_header
+
+__all__ = [
+    "DEFAULT_ENDPOINT",
+    "HubAccessError",
+    "HubConnectionError",
+    "HubError",
+    "HubModel",
+    "HubNotFoundError",
+    "HubResponseError",
+    "MissingField",
+    "QuantizationInfo",
+    "SafetensorsSummary",
+    "SourcedCount",
+    "detect_quantization",
+    "fetch_model",
+    "parse_repo_ref",
+    "parse_safetensors_header",
+    "redact",
+    "resolve_endpoint",
+]

@@ -1,0 +1,68 @@
+"""The checkpoint's quantization, read from ``config.json`` ``quantization_config`` as data.
+
+Methods and their fields follow what each quantizer writes into ``config.json``: ``quant_method`` and
+``bits`` / ``group_size`` (AutoGPTQ, AutoAWQ: ``w_bit`` / ``q_group_size``), ``config_groups.*.weights``
+(llm-compressor's compressed-tensors), ``quant_algo`` (NVIDIA ModelOpt), ``load_in_8bit`` (bitsandbytes).
+The precision names come from :func:`planner.hf_config.quantization_precision`, shared with config uploads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast, get_args
+
+from planner.hf_config import quantization_precision
+from planner.hub.results import QuantizationInfo
+from planner.precision import WeightPrecision
+
+__all__ = ["detect_quantization", "precision_name"]
+
+
+def precision_name(name: str | None) -> WeightPrecision | None:
+    """``name`` if it is one of the planner's weight precisions, else None."""
+    return cast("WeightPrecision", name) if name in get_args(WeightPrecision) else None
+
+
+def _fallback_precision(method: str, quant: Mapping[str, Any]) -> str | None:
+    """Precisions ``quantization_precision`` leaves out: FP8 and INT8 variants named by their method."""
+    fp8_modelopt = method in ("modelopt", "nvfp4") and "FP8" in str(quant.get("quant_algo", "")).upper()
+    if method in ("fbgemm_fp8", "fp8_e4m3", "ptpc_fp8") or fp8_modelopt:
+        return "fp8"
+    if method in ("eetq", "int8"):
+        return "int8"
+    return None
+
+
+def _bits(method: str, quant: Mapping[str, Any]) -> Any:
+    bits = quant.get("bits") or quant.get("w_bit") or quant.get("num_bits")
+    if bits is None and method == "compressed-tensors":
+        for group in (quant.get("config_groups") or {}).values():
+            if isinstance(group, dict) and isinstance(group.get("weights"), dict):
+                bits = group["weights"].get("num_bits")
+                break
+    if bits is None and method == "bitsandbytes":
+        bits = 8 if quant.get("load_in_8bit") else 4
+    return bits
+
+
+def _plain_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def detect_quantization(
+    config: Mapping[str, Any], source: str = "config.json quantization_config"
+) -> QuantizationInfo | None:
+    """The checkpoint's quantization and the planner's precision name for it (AWQ, GPTQ, FP8, MXFP4, …)."""
+    quant = config.get("quantization_config")
+    if not isinstance(quant, dict):
+        return None
+    method = str(quant.get("quant_method") or quant.get("quant_type") or "unknown").lower()
+    precision = quantization_precision({"quantization_config": quant}) or _fallback_precision(method, quant)
+    group_size = quant.get("group_size") or quant.get("q_group_size")
+    return QuantizationInfo(
+        method=method,
+        precision=precision_name(precision),
+        bits=_plain_int(_bits(method, quant)),
+        group_size=_plain_int(group_size),
+        source=source,
+    )
