@@ -9,7 +9,8 @@ minimum block count over ranks). Data-parallel replicas multiply the capacity.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from collections.abc import Sequence
+from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -152,19 +153,93 @@ class PlanResult(BaseModel, frozen=True, extra="forbid"):
         return self.per_gpu.headroom_bytes
 
 
-class _Prepared(BaseModel, frozen=True, extra="forbid"):
-    """The context-independent part of a plan, computed once and reused along a curve."""
+class SequenceBytes(NamedTuple):
+    """Bytes one sequence takes on one GPU of a pipeline stage (window caps and fixed states included)."""
+
+    exact: int  # context_tokens
+    paged: int  # context_tokens rounded up to whole blocks
+    shared_prefix: int  # the shared prefix's full blocks (stored once per replica with prefix caching)
+    reserved: int  # max(max_model_len, context_tokens): what a contiguous engine reserves up front
+
+
+class SequenceSizes(NamedTuple):
+    """One sequence of ``context_tokens``: its bytes per GPU of each stage, and for the whole model."""
+
+    context_tokens: int
+    whole_model_bytes: int  # all layers on one GPU, no TP split (the figure CapacityAt reports)
+    per_stage: tuple[SequenceBytes, ...]
+
+
+class PlanBasis(BaseModel, frozen=True, extra="forbid"):
+    """The memory-independent part of a plan: the parallel split, the weights and KV bytes per token on one GPU
+    of each pipeline stage, and the bytes one sequence takes there.
+
+    :func:`fit_at` evaluates it at a GPU memory size; :func:`plan` is :func:`plan_basis` then :func:`fit_at` at
+    ``request.gpu_memory_bytes``. The advisor calls :func:`fit_at` once per catalog memory size, so both use one
+    capacity formula. ``request.gpu_memory_bytes`` is not read here.
+    """
 
     request: PlanRequest
     tensor_parallel: int
     pipeline_parallel: int
-    replicas: int
+    replicas: int  # gpu_count // (tp x pp)
     params: ParameterBreakdown
     stage_ranges: tuple[tuple[int, int], ...]
-    stages: tuple[StageMemory, ...]
+    weights_bytes: tuple[int, ...]  # per GPU of each stage
+    kv_bytes_per_token: tuple[int, ...]  # per GPU of each stage, all its attention layers
+    sequences: SequenceSizes  # at request.context_tokens
 
 
-def _prepare(request: PlanRequest) -> _Prepared:
+def _stage_weights_bytes(
+    request: PlanRequest,
+    params: ParameterBreakdown,
+    layers: list[ParameterBreakdown] | None,
+    tensor_parallel: int,
+    stage: range,
+    first: bool,
+    last: bool,
+) -> int:
+    """Weight bytes on one GPU of ``stage`` (:func:`planner.weights.stage_weights_bytes_per_gpu`); a model known
+    by size alone is spread evenly over stages and ranks."""
+    model = request.model
+    if layers is None:
+        return math.ceil(
+            weights_bytes(params, request.resolved_weights) * len(stage) / model.num_hidden_layers / tensor_parallel
+        )
+    return stage_weights_bytes_per_gpu(
+        model, layers, params, request.resolved_weights, tensor_parallel, stage, first, last
+    )
+
+
+def sequence_sizes(
+    request: PlanRequest, tensor_parallel: int, stage_ranges: Sequence[tuple[int, int]], context_tokens: int
+) -> SequenceSizes:
+    """The bytes one sequence of ``context_tokens`` takes on one GPU of each stage: exact, paged in blocks of
+    ``request.block_size``, its shared prefix's full blocks, and the contiguous reservation."""
+    model, kv_dtype, block = request.model, request.resolved_kv_dtype, request.block_size
+    max_len = max(request.max_model_len or context_tokens, context_tokens)
+    paged = math.ceil(context_tokens / block) * block
+    shared = (request.shared_prefix_tokens // block) * block
+    per_stage = []
+    for start, stop in stage_ranges:
+        layers = range(start, stop)
+        per_stage.append(
+            SequenceBytes(
+                exact=kv_bytes_per_sequence(model, kv_dtype, context_tokens, tensor_parallel, layers),
+                paged=kv_bytes_per_sequence(model, kv_dtype, paged, tensor_parallel, layers),
+                shared_prefix=kv_bytes_per_sequence(model, kv_dtype, shared, tensor_parallel, layers),
+                reserved=kv_bytes_per_sequence(model, kv_dtype, max_len, tensor_parallel, layers),
+            )
+        )
+    return SequenceSizes(
+        context_tokens=context_tokens,
+        whole_model_bytes=kv_bytes_per_sequence(model, kv_dtype, context_tokens),
+        per_stage=tuple(per_stage),
+    )
+
+
+def plan_basis(request: PlanRequest) -> PlanBasis:
+    """Everything of a plan that does not depend on the GPU's memory size (raises on an illegal split)."""
     model = request.model
     tp, pp = request.resolved_parallelism
     check_parallel(model, tp, pp, request.gpu_count)
@@ -174,128 +249,139 @@ def _prepare(request: PlanRequest) -> _Prepared:
     layers = layer_breakdowns(model) if model.hidden_size and model.vocab_size else None
     ranges = stage_layer_ranges(model.num_hidden_layers, pp)
     per_layer_kv = kv_bytes_per_token_per_layer(model, request.resolved_kv_dtype, tp)
-    stages = []
+    weights = []
+    per_token = []
     for index, stage in enumerate(ranges):
-        first, last = index == 0, index == pp - 1
-        if layers is None:  # known by size alone: spread evenly over stages and ranks
-            weights = math.ceil(
-                weights_bytes(params, request.resolved_weights) * len(stage) / model.num_hidden_layers / tp
-            )
-        else:
-            weights = stage_weights_bytes_per_gpu(
-                model, layers, params, request.resolved_weights, tp, stage, first, last
-            )
-        overhead = request.overhead.per_gpu(
-            StageContext(
-                model=model,
-                gpu_memory_bytes=request.gpu_memory_bytes,
-                tensor_parallel=tp,
-                pipeline_parallel=pp,
-                is_last_stage=last,
-                weights_bytes=weights,
-                max_model_len=request.max_model_len or request.context_tokens,
-            )
-        )
-        headroom = (
-            request.gpu_memory_bytes
-            - weights
-            - overhead.activation_bytes
-            - overhead.framework_bytes
-            - overhead.reserved_bytes
-        )
+        weights.append(_stage_weights_bytes(request, params, layers, tp, stage, index == 0, index == pp - 1))
         attention_layers = sum(
             n for kind, n in kinds_in(model, stage.start, stage.stop) if kind is not LayerKind.LINEAR
         )
-        stages.append(
-            StageMemory(
-                stage=index,
-                layers=(stage.start, stage.stop),
-                gpu_memory_bytes=request.gpu_memory_bytes,
-                weights_bytes=weights,
-                activation_bytes=overhead.activation_bytes,
-                overhead_bytes=overhead.framework_bytes,
-                reserved_bytes=overhead.reserved_bytes,
-                kv_cache_bytes=max(0, headroom),
-                headroom_bytes=headroom,
-                kv_bytes_per_token=per_layer_kv * attention_layers,
-            )
-        )
-    return _Prepared(
+        per_token.append(per_layer_kv * attention_layers)
+    stage_ranges = tuple((r.start, r.stop) for r in ranges)
+    return PlanBasis(
         request=request,
         tensor_parallel=tp,
         pipeline_parallel=pp,
         replicas=request.gpu_count // (tp * pp),
         params=params,
-        stage_ranges=tuple((r.start, r.stop) for r in ranges),
-        stages=tuple(stages),
+        stage_ranges=stage_ranges,
+        weights_bytes=tuple(weights),
+        kv_bytes_per_token=tuple(per_token),
+        sequences=sequence_sizes(request, tp, stage_ranges, request.context_tokens),
     )
 
 
-def _sequence_bytes(prep: _Prepared, stage: int, tokens: int) -> int:
-    """Bytes one sequence of ``tokens`` takes on one GPU of ``stage`` (fixed linear states split over TP)."""
-    request = prep.request
-    start, stop = prep.stage_ranges[stage]
-    return kv_bytes_per_sequence(
-        request.model, request.resolved_kv_dtype, tokens, prep.tensor_parallel, range(start, stop)
+def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMemory:
+    """One GPU of ``stage`` with ``gpu_memory_bytes``: the overhead model's working space, and the signed
+    headroom ``memory - weights - activations - framework - reserved`` (the KV pool when positive; seed 001)."""
+    request = basis.request
+    start, stop = basis.stage_ranges[stage]
+    weights = basis.weights_bytes[stage]
+    overhead = request.overhead.per_gpu(
+        StageContext(
+            model=request.model,
+            gpu_memory_bytes=gpu_memory_bytes,
+            tensor_parallel=basis.tensor_parallel,
+            pipeline_parallel=basis.pipeline_parallel,
+            is_last_stage=stage == basis.pipeline_parallel - 1,
+            weights_bytes=weights,
+            max_model_len=request.max_model_len or request.context_tokens,
+        )
+    )
+    headroom = (
+        gpu_memory_bytes - weights - overhead.activation_bytes - overhead.framework_bytes - overhead.reserved_bytes
+    )
+    return StageMemory(
+        stage=stage,
+        layers=(start, stop),
+        gpu_memory_bytes=gpu_memory_bytes,
+        weights_bytes=weights,
+        activation_bytes=overhead.activation_bytes,
+        overhead_bytes=overhead.framework_bytes,
+        reserved_bytes=overhead.reserved_bytes,
+        kv_cache_bytes=max(0, headroom),
+        headroom_bytes=headroom,
+        kv_bytes_per_token=basis.kv_bytes_per_token[stage],
     )
 
 
-def _capacity(prep: _Prepared, context_tokens: int) -> CapacityAt:
-    """Sequences of ``context_tokens`` the limiting stage holds, times the replicas."""
-    request = prep.request
-    block = request.block_size
-    max_len = max(request.max_model_len or context_tokens, context_tokens)
-    paged_tokens = math.ceil(context_tokens / block) * block
-    prefix_shared = (request.shared_prefix_tokens // block) * block
+def capacity_of(stages: Sequence[StageMemory], sizes: SequenceSizes, replicas: int) -> CapacityAt:
+    """Sequences of ``sizes.context_tokens`` the limiting stage holds, times the replicas (seed 001:
+    ``KV pool / KV bytes per sequence``; paged, with the shared prefix stored once, and contiguous)."""
     exact = paged = prefix = math.inf
     contiguous = None
-    for stage in prep.stages:
+    for stage, per_seq in zip(stages, sizes.per_stage, strict=True):
         pool = stage.kv_cache_bytes if stage.headroom_bytes > 0 else 0
-        per_seq = _sequence_bytes(prep, stage.stage, context_tokens)
-        if per_seq == 0:  # a stage without any cache (all layers linear and none here): unlimited
+        if per_seq.exact == 0:  # a stage without any cache (all layers linear and none here): unlimited
             continue
-        exact = min(exact, pool / per_seq)
-        per_seq_paged = _sequence_bytes(prep, stage.stage, paged_tokens)
-        paged = min(paged, pool / per_seq_paged)
-        shared_bytes = _sequence_bytes(prep, stage.stage, prefix_shared)
-        own = per_seq_paged - shared_bytes
-        prefix = min(prefix, max(0.0, (pool - shared_bytes) / own) if own > 0 else math.inf)
-        reserve = _sequence_bytes(prep, stage.stage, max_len)
-        held = pool // reserve
+        exact = min(exact, pool / per_seq.exact)
+        paged = min(paged, pool / per_seq.paged)
+        own = per_seq.paged - per_seq.shared_prefix
+        prefix = min(prefix, max(0.0, (pool - per_seq.shared_prefix) / own) if own > 0 else math.inf)
+        held = pool // per_seq.reserved
         contiguous = held if contiguous is None else min(contiguous, held)
     if math.isinf(exact):
         exact = paged = prefix = 0.0
     return CapacityAt(
-        context_tokens=context_tokens,
-        kv_bytes_per_sequence=kv_bytes_per_sequence(request.model, request.resolved_kv_dtype, context_tokens),
-        sequences=exact * prep.replicas,
-        sequences_paged=paged * prep.replicas,
-        sequences_contiguous=(contiguous or 0) * prep.replicas,
-        sequences_with_shared_prefix=prefix * prep.replicas,
+        context_tokens=sizes.context_tokens,
+        kv_bytes_per_sequence=sizes.whole_model_bytes,
+        sequences=exact * replicas,
+        sequences_paged=paged * replicas,
+        sequences_contiguous=(contiguous or 0) * replicas,
+        sequences_with_shared_prefix=prefix * replicas,
     )
 
 
-def plan(request: PlanRequest) -> PlanResult:
-    """Plan ``request``: memory per GPU, whether it fits, and how many sequences it serves at once."""
-    prep = _prepare(request)
-    model = request.model
+class MemoryFit(NamedTuple):
+    """A :class:`PlanBasis` at one GPU memory size: memory per stage, capacity and whether it fits."""
+
+    stages: tuple[StageMemory, ...]
+    limiting: StageMemory  # the stage with the fewest tokens of room
+    capacity: CapacityAt
+    fit_status: FitStatus
+    kv_budget_tokens_per_replica: int
+    gpu_blocks: int  # per replica, on the limiting GPU
+    replicas: int
+
+
+def fit_at(basis: PlanBasis, gpu_memory_bytes: int, replicas: int | None = None) -> MemoryFit:
+    """Evaluate ``basis`` on GPUs of ``gpu_memory_bytes`` (``replicas``: default the request's).
+
+    Weights and overhead leave no room: ``weights-do-not-fit``; room for less than one sequence:
+    ``no-room-for-one-sequence``; else ``fits``.
+    """
+    replicas = basis.replicas if replicas is None else replicas
+    stages = tuple(stage_memory(basis, i, gpu_memory_bytes) for i in range(len(basis.stage_ranges)))
     limiting = min(
-        prep.stages, key=lambda s: (s.headroom_bytes / s.kv_bytes_per_token) if s.kv_bytes_per_token else math.inf
+        stages, key=lambda s: (s.headroom_bytes / s.kv_bytes_per_token) if s.kv_bytes_per_token else math.inf
     )
-    capacity = _capacity(prep, request.context_tokens)
-    kv_dtype = request.resolved_kv_dtype
+    capacity = capacity_of(stages, basis.sequences, replicas)
     per_token_gpu = limiting.kv_bytes_per_token
     pool = max(0, limiting.headroom_bytes)
-    tokens_per_replica = pool // per_token_gpu if per_token_gpu else 0
-    block_bytes = per_token_gpu * request.block_size
-    blocks = pool // block_bytes if block_bytes else 0
-    warnings: list[str] = []
+    block_bytes = per_token_gpu * basis.request.block_size
     if limiting.headroom_bytes <= 0:
         status: FitStatus = "weights-do-not-fit"
     elif capacity.sequences < 1:
         status = "no-room-for-one-sequence"
     else:
         status = "fits"
+    return MemoryFit(
+        stages=stages,
+        limiting=limiting,
+        capacity=capacity,
+        fit_status=status,
+        kv_budget_tokens_per_replica=pool // per_token_gpu if per_token_gpu else 0,
+        gpu_blocks=pool // block_bytes if block_bytes else 0,
+        replicas=replicas,
+    )
+
+
+def plan(request: PlanRequest) -> PlanResult:
+    """Plan ``request``: memory per GPU, whether it fits, and how many sequences it serves at once."""
+    basis = plan_basis(request)
+    fit = fit_at(basis, request.gpu_memory_bytes)
+    model = request.model
+    warnings: list[str] = []
     if model.max_position_embeddings < request.context_tokens:
         warnings.append(
             f"context of {request.context_tokens:,} tokens exceeds the model's maximum of "
@@ -304,28 +390,28 @@ def plan(request: PlanRequest) -> PlanResult:
     return PlanResult(
         model_id=model.id,
         weights=request.resolved_weights,
-        kv_dtype=kv_dtype,
+        kv_dtype=request.resolved_kv_dtype,
         gpu_count=request.gpu_count,
-        tensor_parallel=prep.tensor_parallel,
-        pipeline_parallel=prep.pipeline_parallel,
-        replicas=prep.replicas,
+        tensor_parallel=basis.tensor_parallel,
+        pipeline_parallel=basis.pipeline_parallel,
+        replicas=basis.replicas,
         context_tokens=request.context_tokens,
         max_model_len=request.max_model_len or request.context_tokens,
         block_size=request.block_size,
-        fits=status == "fits",
-        fit_status=status,
-        parameters_total=prep.params.total,
-        parameters_active=prep.params.active,
-        parameters_served=prep.params.served,
-        weights_bytes_total=weights_bytes(prep.params, request.resolved_weights),
-        per_gpu=limiting,
-        stages=prep.stages,
-        kv_bytes_per_token=kv_bytes_per_token(model, kv_dtype),
-        kv_budget_tokens=tokens_per_replica * prep.replicas,
-        kv_budget_tokens_per_replica=tokens_per_replica,
-        gpu_blocks=blocks,
-        capacity=capacity,
-        max_concurrency=capacity.sequences_paged,
+        fits=fit.fit_status == "fits",
+        fit_status=fit.fit_status,
+        parameters_total=basis.params.total,
+        parameters_active=basis.params.active,
+        parameters_served=basis.params.served,
+        weights_bytes_total=weights_bytes(basis.params, request.resolved_weights),
+        per_gpu=fit.limiting,
+        stages=fit.stages,
+        kv_bytes_per_token=kv_bytes_per_token(model, request.resolved_kv_dtype),
+        kv_budget_tokens=fit.kv_budget_tokens_per_replica * basis.replicas,
+        kv_budget_tokens_per_replica=fit.kv_budget_tokens_per_replica,
+        gpu_blocks=fit.gpu_blocks,
+        capacity=fit.capacity,
+        max_concurrency=fit.capacity.sequences_paged,
         warnings=tuple(warnings),
     )
 
@@ -337,8 +423,12 @@ def concurrency_curve(request: PlanRequest, contexts: list[int]) -> list[Capacit
     """
     if any(c <= 0 for c in contexts):
         raise PlannerError("contexts: every context length must be a positive number of tokens")
-    prep = _prepare(request)
-    return [_capacity(prep, c) for c in contexts]
+    basis = plan_basis(request)
+    stages = tuple(stage_memory(basis, i, request.gpu_memory_bytes) for i in range(len(basis.stage_ranges)))
+    return [
+        capacity_of(stages, sequence_sizes(request, basis.tensor_parallel, basis.stage_ranges, c), basis.replicas)
+        for c in contexts
+    ]
 
 
 def reservation_waste(used_tokens: int, reserved_tokens: int, block_size: int = 16) -> tuple[float, float]:
