@@ -25,17 +25,18 @@ def _alternatives(sel: Selection, request: PlanRequest) -> None:
     if not alternatives:
         st.info("Nothing close fits: try a GPU with more memory.", icon=":material/info:")
     for alt in alternatives:
+        result = alt.assessment.result
         changes = {
             state.GPUS.key: str(alt.request.gpu_count),
-            state.TP.key: str(alt.result.tensor_parallel),
-            state.PP.key: str(alt.result.pipeline_parallel),
-            state.WEIGHTS.key: alt.result.weights,
-            state.KV.key: alt.result.kv_dtype,
-            state.CONTEXT.key: str(alt.result.context_tokens),
+            state.TP.key: str(result.tensor_parallel),
+            state.PP.key: str(result.pipeline_parallel),
+            state.WEIGHTS.key: result.weights,
+            state.KV.key: result.kv_dtype,
+            state.CONTEXT.key: str(result.context_tokens),
         }
         st.markdown(
-            f"- **{alt.change}** → {alt.result.max_concurrency:,.1f} conversations of "
-            f"{text.context_label(alt.result.context_tokens)} tokens · [open]({links.query_string(sel, **changes)})"
+            f"- **{alt.change}** → {alt.assessment.conversations:,} conversations of "
+            f"{text.context_label(result.context_tokens)} tokens · [open]({links.query_string(sel, **changes)})"
         )
 
 

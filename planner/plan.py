@@ -109,14 +109,29 @@ class StageMemory(BaseModel, frozen=True, extra="forbid"):
 
 
 class CapacityAt(BaseModel, frozen=True, extra="forbid"):
-    """How many sequences of ``context_tokens`` the deployment holds at once."""
+    """How many sequences of ``context_tokens`` the deployment holds at once.
+
+    Totals are per replica times the replicas: a sequence lives in one replica's pool, so two replicas with
+    half a sequence of room each hold no conversation (``conversations`` counts whole ones per replica).
+    """
 
     context_tokens: int
     kv_bytes_per_sequence: int  # one sequence, whole model (window caps and fixed states included)
-    sequences: float  # exact token accounting (the seeds' formula)
+    replicas: int
+    sequences: float  # exact token accounting (the seeds' formula), all replicas
     sequences_paged: float  # blocks of block_size tokens, rounded up per sequence (vLLM, SGLang, TRT-LLM)
     sequences_contiguous: int  # each sequence reserves max_model_len up front (naive allocation)
     sequences_with_shared_prefix: float  # paged, the shared prefix's full blocks stored once per replica
+
+    @property
+    def sequences_per_replica(self) -> float:
+        """Paged sequences one replica's pool holds."""
+        return self.sequences_paged / self.replicas if self.replicas else 0.0
+
+    @property
+    def conversations(self) -> int:
+        """Whole conversations held at once: whole paged sequences per replica, times the replicas."""
+        return math.floor(self.sequences_per_replica + 1e-9) * self.replicas
 
 
 class PlanResult(BaseModel, frozen=True, extra="forbid"):
@@ -325,6 +340,7 @@ def capacity_of(stages: Sequence[StageMemory], sizes: SequenceSizes, replicas: i
     return CapacityAt(
         context_tokens=sizes.context_tokens,
         kv_bytes_per_sequence=sizes.whole_model_bytes,
+        replicas=replicas,
         sequences=exact * replicas,
         sequences_paged=paged * replicas,
         sequences_contiguous=(contiguous or 0) * replicas,
@@ -347,8 +363,8 @@ class MemoryFit(NamedTuple):
 def fit_at(basis: PlanBasis, gpu_memory_bytes: int, replicas: int | None = None) -> MemoryFit:
     """Evaluate ``basis`` on GPUs of ``gpu_memory_bytes`` (``replicas``: default the request's).
 
-    Weights and overhead leave no room: ``weights-do-not-fit``; room for less than one sequence:
-    ``no-room-for-one-sequence``; else ``fits``.
+    Weights and overhead leave no room: ``weights-do-not-fit``; room for less than one sequence in a replica
+    (replicas never share a sequence): ``no-room-for-one-sequence``; else ``fits``.
     """
     replicas = basis.replicas if replicas is None else replicas
     stages = tuple(stage_memory(basis, i, gpu_memory_bytes) for i in range(len(basis.stage_ranges)))
@@ -361,7 +377,7 @@ def fit_at(basis: PlanBasis, gpu_memory_bytes: int, replicas: int | None = None)
     block_bytes = per_token_gpu * basis.request.block_size
     if limiting.headroom_bytes <= 0:
         status: FitStatus = "weights-do-not-fit"
-    elif capacity.sequences < 1:
+    elif capacity.sequences < capacity.replicas:  # less than one exact sequence per replica
         status = "no-room-for-one-sequence"
     else:
         status = "fits"

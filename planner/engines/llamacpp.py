@@ -13,6 +13,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import Field
 
 from planner.engines.base import EngineProfile, OverheadBytes, PositiveInt, StageContext, mlp_width
+from planner.engines.checkpoints import weight_loading, with_note
 from planner.engines.common import Engine, EngineReport, engine_total_bytes
 from planner.errors import PlannerError
 from planner.model import LayerKind, ModelSpec
@@ -219,16 +220,16 @@ class LlamacppEngine(Engine):
         lc = self._own(profile)
         tp, pp = result.tensor_parallel, result.pipeline_parallel
         ngl = 99 if lc.n_gpu_layers is None else lc.n_gpu_layers
-        gguf = request.model.id.split("/")[-1] + f"-{result.weights.upper()}.gguf"
+        loading = weight_loading(self.name, request.model, result.weights)
         cache = LLAMACPP_CACHE_NAMES.get(result.kv_dtype, "f16")
         kv_flags = "" if cache == "f16" else f" --cache-type-k {cache} --cache-type-v {cache}"
         command = (
-            f"llama-server -m {gguf} -c {result.max_model_len * lc.n_parallel} -np {lc.n_parallel} -ngl {ngl}"
-            f"{' -fa on' if lc.flash_attn else ''}{kv_flags}"
+            f"llama-server -m {loading.model_argument} -c {result.max_model_len * lc.n_parallel}"
+            f" -np {lc.n_parallel} -ngl {ngl}{' -fa on' if lc.flash_attn else ''}{kv_flags}"
         )
         if tp > 1 or pp > 1:
             command += f" --split-mode layer --tensor-split {','.join(['1'] * (tp * pp))}"
-        return command
+        return with_note(command, loading)
 
     def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
         return llamacpp_max_model_len(request, result, self._own(profile))

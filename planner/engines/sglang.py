@@ -12,6 +12,7 @@ import math
 from typing import ClassVar, Literal
 
 from planner.engines.base import EngineProfile, Fraction, OverheadBytes, PositiveInt, StageContext, parse_version
+from planner.engines.checkpoints import weight_loading, with_note
 from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text, loader_extra_bytes
 from planner.errors import PlannerError
 from planner.kv import kv_bytes_per_token_per_layer
@@ -222,15 +223,17 @@ class SglangEngine(Engine):
         sg = self._own(profile)
         tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
         fraction = sg.fraction(engine_total_bytes(request), tp, pp)
-        command = f"python -m sglang.launch_server --model-path {request.model.id} --tp {tp}"
+        loading = weight_loading(self.name, request.model, result.weights)
+        command = f"python -m sglang.launch_server --model-path {loading.model_argument}{loading.flags} --tp {tp}"
         if pp > 1:
             command += f" --pp-size {pp}"
         if dp > 1:
             command += f" --dp {dp}"
-        return (
-            command + f" --mem-fraction-static {fraction:g} --context-length {result.max_model_len}"
+        command += (
+            f" --mem-fraction-static {fraction:g} --context-length {result.max_model_len}"
             f"{SGLANG_KV_FLAGS.get(result.kv_dtype, '')}"
         )
+        return with_note(command, loading)
 
     def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
         return min(request.model.max_position_embeddings, self.report(request, result, profile).kv_cache_tokens)

@@ -8,6 +8,7 @@ import math
 from typing import ClassVar, Literal
 
 from planner.engines.base import EngineProfile, Fraction, OverheadBytes, PositiveInt, StageContext
+from planner.engines.checkpoints import weight_loading, with_note
 from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text
 from planner.engines.vllm.profile import vllm_activation_bytes
 from planner.errors import PlannerError
@@ -16,6 +17,7 @@ from planner.plan import PlanRequest, PlanResult
 from planner.units import GiB
 
 TRTLLM_CONTEXT_BYTES = round(0.6 * GiB)  # CUDA context + cuBLAS/TensorRT runtime (indicative)
+TRTLLM_FP8_KV = ("fp8", "fp8_e4m3", "fp8_e5m2")
 
 
 class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
@@ -119,12 +121,16 @@ class TrtllmEngine(Engine):
 
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         trt = self._own(profile)
-        return (
-            f"trtllm-serve {request.model.id} --tp_size {result.tensor_parallel} --pp_size "
+        loading = weight_loading(self.name, request.model, result.weights)
+        command = (
+            f"trtllm-serve {loading.model_argument}{loading.flags} --tp_size {result.tensor_parallel} --pp_size "
             f"{result.pipeline_parallel} --max_seq_len {result.max_model_len}"
             f" --max_batch_size {trt.max_batch_size} --max_num_tokens {trt.max_num_tokens}"
             f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
         )
+        if result.kv_dtype in TRTLLM_FP8_KV:  # trtllm-serve --kv_cache_dtype (NVIDIA/TensorRT-LLM PR #11487)
+            command += " --kv_cache_dtype fp8"
+        return with_note(command, loading)
 
     def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
         return min(request.model.max_position_embeddings, self.report(request, result, profile).kv_cache_tokens)

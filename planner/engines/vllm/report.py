@@ -10,6 +10,7 @@ import math
 
 from pydantic import BaseModel
 
+from planner.engines.checkpoints import GGUF, weight_loading, with_note
 from planner.engines.common import EngineReport, engine_total_bytes, gib_text, loader_extra_bytes
 from planner.engines.vllm.blocks import (
     StageOverrides,
@@ -185,12 +186,16 @@ VLLM_KV_FLAGS = {
 
 
 def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str:
-    """``vllm serve`` with the plan's parallelism, memory fraction, context, batch and KV dtype."""
+    """``vllm serve`` with the plan's weights (:mod:`planner.engines.checkpoints`), parallelism, memory fraction,
+    context, batch and KV dtype."""
     tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
     _, seqs = profile.batch(
         engine_total_bytes(request), request.gpu.name if request.gpu else None, result.max_model_len
     )
-    command = f"vllm serve {request.model.id} --tensor-parallel-size {tp}"
+    loading = weight_loading("vllm", request.model, result.weights)
+    command = f"vllm serve {loading.model_argument}{loading.flags} --tensor-parallel-size {tp}"
+    if result.weights in GGUF:  # vLLM's GGUF loader takes the tokenizer from the original repository
+        command += f" --tokenizer {request.model.id}"
     if pp > 1:
         command += f" --pipeline-parallel-size {pp}"
     if dp > 1:
@@ -201,4 +206,4 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
     )
     if profile.max_num_batched_tokens:
         command += f" --max-num-batched-tokens {profile.max_num_batched_tokens}"
-    return command
+    return with_note(command, loading)
