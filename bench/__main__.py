@@ -53,7 +53,7 @@ def planner_benchmarks(repeat: int) -> dict[str, float]:
                             gpu_count=gpus,
                             tensor_parallel=tp,
                             pipeline_parallel=pp,
-                            weights=precision,  # type: ignore[arg-type]
+                            weights=precision,
                             overhead=SimpleFraction(),
                         )
                     )
@@ -74,7 +74,7 @@ def page_benchmarks(repeat: int) -> dict[str, float]:
     results = {}
     for page in ("memory", "what_if", "compare", "advisor", "catalog", "custom"):
         at = run_page(page, {"model": "meta-llama/Llama-3.1-70B", "gpus": "2", "context": "32768"})
-        results[f"page rerun (AppTest): {page}"] = median_ms(lambda at=at: at.run(), repeat, warmup=1)
+        results[f"page rerun (AppTest): {page}"] = median_ms(at.run, repeat, warmup=1)
     return results
 
 

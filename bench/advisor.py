@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from bench.timing import median_ms
 from model_catalog import get_model, load_gpus
 from planner.advisor import (
@@ -34,9 +36,7 @@ def run(repeat: int = 7) -> dict[str, float]:
     results: dict[str, float] = {}
     for model_id in MODELS:
         spec = get_model(model_id).spec
-        results[f"full ranking, {model_id} ({combos:,} set-ups)"] = median_ms(
-            lambda spec=spec: rank(spec, workload), repeat
-        )
+        results[f"full ranking, {model_id} ({combos:,} set-ups)"] = median_ms(partial(rank, spec, workload), repeat)
     spec = get_model(MODELS[0]).spec
     ranking = rank(spec, workload)
     best = ranking.options[0]

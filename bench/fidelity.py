@@ -315,8 +315,8 @@ def build_request(case: dict[str, Any], setup: Setup) -> PlanRequest:
         gpu_count=case.get("gpu_count") or 1,
         tensor_parallel=case.get("tp") or 1,
         pipeline_parallel=case.get("pp") or 1,
-        weights=setup.weights,  # type: ignore[arg-type]
-        kv_dtype=setup.kv_dtype,  # type: ignore[arg-type]
+        weights=setup.weights,
+        kv_dtype=setup.kv_dtype,
         context_tokens=max_len,
         max_model_len=max_len,
         overhead=overhead,

@@ -25,18 +25,6 @@ class Alternative(BaseModel, frozen=True, extra="forbid"):
     assessment: Assessment
 
 
-def with_context(request: PlanRequest, tokens: int) -> PlanRequest:
-    """``request`` at another context length (an engine's ``max_model_len`` follows it when it did before)."""
-    follows = request.max_model_len is not None and request.max_model_len == request.context_tokens
-    return request.model_copy(
-        update={
-            "context_tokens": tokens,
-            "shared_prefix_tokens": min(request.shared_prefix_tokens, tokens),
-            "max_model_len": tokens if follows else request.max_model_len,
-        }
-    )
-
-
 def _holds(request: PlanRequest, goal: int) -> Assessment | None:
     try:
         found = assess(request, goal)
@@ -59,7 +47,7 @@ def longest_context_that_fits(request: PlanRequest, conversations: int = 1) -> i
     low, high = 0, request.model.max_position_embeddings
     while low < high:
         middle = (low + high + 1) // 2
-        if _holds(with_context(request, middle), conversations) is not None:
+        if _holds(request.at_context(middle), conversations) is not None:
             low = middle
         else:
             high = middle - 1
@@ -106,7 +94,7 @@ def _shorter_context(request: PlanRequest, goal: int) -> Alternative | None:
     context = longest_context_that_fits(request, goal)
     if not 0 < context < request.context_tokens:
         return None
-    return _try(with_context(request, context), f"context of {context:,} tokens", goal)
+    return _try(request.at_context(context), f"context of {context:,} tokens", goal)
 
 
 def nearest_fitting(request: PlanRequest, target_users: int | None = None) -> list[Alternative]:

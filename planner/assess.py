@@ -206,3 +206,31 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
         else:
             text += f" That is {target - held:,} short of the target of {target:,} users."
     return text
+
+
+class CurvePoint(BaseModel, frozen=True, extra="forbid"):
+    """The set-up at one context length: the figures :func:`assess` gives there."""
+
+    context_tokens: int
+    concurrency: float  # all replicas
+    conversations: int  # whole conversations, all replicas
+    contiguous: int  # conversations if each reserved its whole length up front (naive allocation)
+    kv_bytes_per_sequence: int
+
+
+def concurrency_curve(request: PlanRequest, contexts: list[int]) -> list[CurvePoint]:
+    """:func:`assess` at each context length in ``contexts`` (an engine's ``max_model_len`` follows the context),
+    so the curve at the chosen context is the figure every other surface shows."""
+    points = []
+    for tokens in contexts:
+        a = assess(request.at_context(tokens))
+        points.append(
+            CurvePoint(
+                context_tokens=tokens,
+                concurrency=a.concurrency,
+                conversations=a.conversations,
+                contiguous=a.result.capacity.sequences_contiguous,
+                kv_bytes_per_sequence=a.result.capacity.kv_bytes_per_sequence,
+            )
+        )
+    return points

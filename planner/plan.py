@@ -72,6 +72,17 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
         """The KV-cache dtype: as asked, else :func:`serving_kv_dtype`."""
         return self.kv_dtype or serving_kv_dtype(self.model)
 
+    def at_context(self, tokens: int) -> PlanRequest:
+        """This request at another context length (an engine's ``max_model_len`` follows it when it did)."""
+        follows = self.max_model_len is not None and self.max_model_len == self.context_tokens
+        return self.model_copy(
+            update={
+                "context_tokens": tokens,
+                "shared_prefix_tokens": min(self.shared_prefix_tokens, tokens),
+                "max_model_len": tokens if follows else self.max_model_len,
+            }
+        )
+
     @property
     def resolved_parallelism(self) -> tuple[int, int]:
         if self.tensor_parallel is None:

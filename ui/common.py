@@ -1,22 +1,23 @@
-"""Streamlit pieces every page shares: the ignored-parameter note, the share link and the export buttons."""
+"""Streamlit pieces every page shares: the share link and the export buttons."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
+from urllib.parse import urlencode
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import links, report
+from ui import binding, frame, links, report
+from ui.settings import BY_URL
 from ui.state import Selection
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$])")
 
-
-def escape_markdown(text: str) -> str:
-    """Show user-supplied text literally (a URL parameter may hold markup)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+def readable_inputs(params: Mapping[str, str | list[str]]) -> dict[str, str]:
+    """The link's settings by their labels (``Context length (tokens)``: ``32768``), for reports."""
+    return {
+        (BY_URL[k].label if k in BY_URL else k): ", ".join(v) if isinstance(v, list) else v for k, v in params.items()
+    }
 
 
 def share_and_export(
@@ -26,17 +27,18 @@ def share_and_export(
     verdict: str,
     figures: Sequence[go.Figure],
     tables: Mapping[str, Sequence[Mapping[str, object]]],
-    extra: Mapping[str, str | Sequence[str]] | None = None,
+    extra: Mapping[str, str | list[str]] | None = None,
 ) -> None:
-    """A "Copy link" box (the code block has a copy button) and the HTML / CSV downloads."""
-    query = links.query_string(sel, extra)
+    """The page's settings join the address bar; a "Copy link" box (the code block has a copy button) and the
+    HTML / CSV downloads carry the same settings."""
+    frame.page_params(dict(extra or {}))
+    params = {**links.selection_params(sel), **binding.view_params()}
+    query = "?" + urlencode(params, doseq=True)
+    url = links.share_url(st.context.url, page_path, query)
     with st.expander("Share and export", expanded=False, icon=":material/share:"):
         st.markdown("**Copy link** — opening it shows this page with exactly these numbers:")
-        st.code(links.share_url(st.context.url, page_path, query), language=None, wrap_lines=True)
-        inputs = {
-            k: ", ".join(v) if isinstance(v, list | tuple) else str(v)
-            for k, v in {**links.selection_params(sel), **(extra or {})}.items()
-        }
+        st.code(url, language=None, wrap_lines=True)
+        inputs = readable_inputs(params)
         html = report.html_report(title, verdict, inputs, figures, tables)
         cols = st.columns(1 + len(tables))
         cols[0].download_button(

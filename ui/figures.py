@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from planner.advisor import Option
-from planner.plan import CapacityAt, PlanResult, StageMemory
+from planner.assess import Assessment, CurvePoint, VerdictState
+from planner.plan import PlanResult, StageMemory
 from planner.units import UNIT_BYTES
 
 COMPONENTS: tuple[tuple[str, str, str], ...] = (
@@ -109,7 +110,7 @@ class Curve:
     """One line of the what-if chart: a label and the capacity at each context of the caller's x-axis."""
 
     label: str
-    points: Sequence[CapacityAt]
+    points: Sequence[CurvePoint]
 
 
 def concurrency_figure(
@@ -124,7 +125,7 @@ def concurrency_figure(
         xs = [p.context_tokens for p in curve.points]
         fig.add_scatter(
             x=xs,
-            y=[p.sequences_paged for p in curve.points],
+            y=[p.concurrency for p in curve.points],
             name=curve.label,
             mode="lines",
             line=dict(color=colour, width=2.5),
@@ -133,7 +134,7 @@ def concurrency_figure(
         if show_contiguous:
             fig.add_scatter(
                 x=xs,
-                y=[p.sequences_contiguous for p in curve.points],
+                y=[p.contiguous for p in curve.points],
                 name=f"{curve.label} — contiguous",
                 mode="lines",
                 line=dict(color=colour, width=1.5, dash="dash"),
@@ -144,7 +145,7 @@ def concurrency_figure(
         point = min(target.points, key=lambda p: abs(p.context_tokens - chosen_context))
         fig.add_scatter(
             x=[point.context_tokens],
-            y=[point.sequences_paged],
+            y=[point.concurrency],
             name="Chosen context",
             mode="markers",
             marker=dict(size=13, color="#111827", symbol="diamond"),
@@ -163,22 +164,26 @@ def concurrency_figure(
 
 
 def heatmap_figure(
-    weights: Sequence[str], kv_dtypes: Sequence[str], grid: Sequence[Sequence[PlanResult]], context: int
+    weights: Sequence[str], kv_dtypes: Sequence[str], grid: Sequence[Sequence[Assessment]], context: int
 ) -> go.Figure:
-    """Max concurrency for each weight precision (rows) x KV dtype (columns); "does not fit" where the
-    weights and working memory overflow."""
+    """Whole conversations for each weight precision (rows) x KV dtype (columns), as the Memory page counts
+    them; "does not fit" where the weights and working memory overflow, "will not start" where the engine
+    refuses."""
     z: list[list[float | None]] = []
     text: list[list[str]] = []
     for row in grid:
         z_row: list[float | None] = []
         t_row: list[str] = []
-        for result in row:
-            if result.fit_status == "weights-do-not-fit":
+        for a in row:
+            if a.state is VerdictState.WEIGHTS_DO_NOT_FIT:
                 z_row.append(None)
                 t_row.append("does not fit")
+            elif a.state is VerdictState.ENGINE_REFUSES:
+                z_row.append(None)
+                t_row.append("will not start")
             else:
-                z_row.append(result.max_concurrency)
-                t_row.append(f"{result.max_concurrency:,.1f}")
+                z_row.append(a.conversations)
+                t_row.append(f"{a.conversations:,}")
         z.append(z_row)
         text.append(t_row)
     fig = go.Figure(
@@ -189,14 +194,14 @@ def heatmap_figure(
             text=text,
             texttemplate="%{text}",
             colorscale="Greens",
-            colorbar=dict(title="sequences"),
-            hovertemplate="weights %{y}, KV %{x}: %{text} sequences<extra></extra>",
+            colorbar=dict(title="conversations"),
+            hovertemplate="weights %{y}, KV %{x}: %{text} conversations<extra></extra>",
             xgap=2,
             ygap=2,
         )
     )
     fig.update_layout(
-        title=f"Max concurrent sequences of {context:,} tokens",
+        title=f"Concurrent conversations of {context:,} tokens",
         xaxis_title="KV cache dtype",
         yaxis_title="Weight precision",
         height=max(320, 60 + 34 * len(weights)),

@@ -1,36 +1,64 @@
-"""Streamlit's legacy pages-directory mode, and how the frame leaves it.
+"""The frame every page runs in: the run's beginning (the link read into the session), the shared set-up,
+the page, and the run's end (the address bar rewritten, ignored link parameters named).
 
-Streamlit treats a ``pages/`` folder beside the main script as the old (v1) multipage layout until a script
-calls ``st.navigation``. On a server's very first run it therefore either runs ``app.py`` inside a v1 frame
-or, for a page URL, runs a file of ``pages/`` directly (each file hands such a run over to the frame). Widget
-ids of that v1-framed first run would differ from every later run, so the first interaction of the first
-session would lose unbound widget values (the access token, a pasted log). The frame switches the mode off
-and restarts that one run before drawing anything: once per server process, on a session's first run only,
-so no button click is ever swallowed.
+Pages are files in ``app_pages/`` registered with ``st.Page`` by ``app.py`` (Streamlit's own multipage
+pattern). A page file calls :func:`run_page` with its render function, which receives the
+:class:`ui.state.Selection` the sidebar built in this run.
 """
 
 from __future__ import annotations
 
-import runpy
-from pathlib import Path
+import re
+from collections.abc import Callable, Mapping
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
+from ui import binding, links
+from ui.guard import guarded
+from ui.state import Selection
 
-
-_RESTARTED_KEY = "_left_legacy_pages_mode"
-
-
-def leave_legacy_pages_mode() -> None:
-    """Switch the pages-directory mode off; on a session's first run, start that run again in the new mode."""
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        if not st.session_state.get(_RESTARTED_KEY):
-            st.session_state[_RESTARTED_KEY] = True
-            st.rerun()
+SELECTION_KEY = "_selection"
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")
 
 
-def run_frame() -> None:
-    runpy.run_path(str(APP), run_name="__main__")
+def begin() -> None:
+    """Start a run: read the link on the session's first run."""
+    binding.begin_run()
+    binding.load_from_url()
+
+
+def publish(selection: Selection | None) -> None:
+    """Hand the sidebar's selection to this run's page, and put it in the address bar."""
+    st.session_state[SELECTION_KEY] = selection
+    if selection is not None:
+        binding.set_view_params(links.selection_params(selection))
+
+
+def run_page(render: Callable[[Selection], None]) -> None:
+    """Draw a page with this run's selection (nothing when the sidebar could not build one)."""
+    selection: Selection | None = st.session_state.get(SELECTION_KEY)
+    if selection is not None:
+        guarded(render, selection)
+
+
+def page_params(params: Mapping[str, str | list[str]]) -> None:
+    """A page's own settings join the address bar."""
+    binding.set_view_params(params)
+
+
+def safe_name(name: str) -> str:
+    """A link parameter's name as plain text: at most 40 characters of ``[A-Za-z0-9_.-]`` (others as ``?``)."""
+    return _SAFE_NAME.sub("?", name[:40])
+
+
+def finish(notes: st.delta_generator.DeltaGenerator) -> None:
+    """End a run: rewrite the address bar; name each link parameter that was not used, and why."""
+    binding.write_url()
+    ignored = binding.ignored_parameters()
+    if ignored:
+        # names come from the link: plain text in code spans; reasons are the parsers' own fixed sentences
+        lines = "; ".join(f"`{safe_name(item.name)}` ({item.reason})" for item in ignored)
+        notes.warning(
+            f"Some link parameters were ignored and their defaults used instead: {lines}.",
+            icon=":material/link_off:",
+        )

@@ -8,6 +8,7 @@ import hashlib
 import streamlit as st
 
 from planner.hub import HubModel, fetch_model, parse_repo_ref
+from planner.hub.errors import TOKEN_PATTERN
 
 HUB_TTL_SECONDS = 3600
 
@@ -25,3 +26,8 @@ def import_from_hub(reference: str, token: str | None) -> HubModel:
     repo, revision = parse_repo_ref(reference)
     fingerprint = hashlib.sha256(token.encode()).hexdigest()[:16] if token else ""
     return _fetch_cached(repo, revision, fingerprint, token or None)
+
+
+def looks_like_token(text: str) -> bool:
+    """Whether ``text`` holds something shaped like a Hugging Face access token (``hf_…``)."""
+    return TOKEN_PATTERN.search(text) is not None

@@ -1,43 +1,39 @@
-"""Shareable links: the query string that reproduces a view (pure)."""
+"""Shareable links: the query string that reproduces a view, and the absolute address to share (pure).
+
+The parameters come from the declarations of :mod:`ui.settings` (every setting, explicitly); a link is built
+on the address the reader used (``st.context.url``), so a colleague's browser opens the same host.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from ui import state
+from ui import settings
 from ui.state import Selection
 
 
-def selection_params(sel: Selection) -> dict[str, str]:
+def selection_params(sel: Selection) -> dict[str, str | list[str]]:
     """Every shared setting as URL parameters (explicit, so a link survives changed defaults)."""
-    return {
-        state.MODEL.key: sel.model_id,
-        **({state.HF.key: sel.hf} if sel.hf else {}),
-        **({state.CUSTOM_SPEC.key: sel.custom_spec} if sel.custom_spec else {}),
-        **({state.CALIBRATION.key: sel.calibration} if sel.calibration else {}),
-        state.GPU.key: sel.gpu_id,
-        state.GPUS.key: str(sel.gpu_count),
-        state.TP.key: str(sel.tensor_parallel),
-        state.PP.key: str(sel.pipeline_parallel),
-        state.WEIGHTS.key: sel.weights,
-        state.KV.key: sel.kv_dtype,
-        state.ENGINE.key: sel.engine,
-        state.UTIL.key: f"{sel.util:g}",
-        state.CONTEXT.key: str(sel.context_tokens),
-        state.USERS.key: str(sel.users),
-        state.UNIT.key: sel.unit,
-    }
+    return settings.params_of(settings.SIDEBAR_SETTINGS, sel.url_values())
 
 
-def query_string(sel: Selection, extra: Mapping[str, str | Sequence[str]] | None = None, **changes: str) -> str:
+def page_params(page: str, values: Mapping[str, Any]) -> dict[str, str | list[str]]:
+    """A page's own settings (``values`` by URL name) as URL parameters."""
+    return settings.params_of(settings.page_settings(page), values)
+
+
+def query_string(
+    sel: Selection, extra: Mapping[str, str | Sequence[str]] | None = None, **changes: str | Sequence[str]
+) -> str:
     """``?model=…&gpu=…``: the selection, then page settings in ``extra``, then ``changes`` on top."""
     params: dict[str, str | Sequence[str]] = {**selection_params(sel), **(extra or {}), **changes}
     return "?" + urlencode(params, doseq=True)
 
 
 def share_url(base_url: str | None, page_path: str, query: str) -> str:
-    """An absolute link to ``page_path`` with ``query``, on the host the user is on."""
+    """An absolute link to ``page_path`` with ``query``, on the host the user is on (relative without one)."""
     if not base_url:
         return f"/{page_path}{query}"
     parts = urlsplit(base_url)

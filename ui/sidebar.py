@@ -1,5 +1,5 @@
-"""The shared set-up in the sidebar: every widget bound to its URL parameter (``bind="query-params"``), so
-any view is a link. Returns a validated :class:`Selection`; pages never read widgets themselves."""
+"""The shared set-up in the sidebar. Every widget holds a declared setting (:mod:`ui.settings`), so any view is
+a link; returns a validated :class:`ui.state.Selection`. Pages never read widgets themselves."""
 
 from __future__ import annotations
 
@@ -7,52 +7,46 @@ from typing import Any
 
 import streamlit as st
 
+from model_catalog import get_gpu, get_model
+from planner.assess import context_label
 from planner.engines.calibrated import Calibrated
 from planner.engines.registry import profile_label
 from planner.errors import PlannerError
 from planner.model import ModelSpec
-from planner.plan import serving_kv_dtype, serving_weights
-from ui import state
+from planner.parallel import default_parallelism
+from ui import binding, settings, state
 from ui.custom_spec import decode_spec
-from ui.imports import import_from_hub
-from ui.state import Selection
+from ui.imports import import_from_hub, looks_like_token
+from ui.state import ModelOrigin, Selection
 
-EXACT_CONTEXT_KEY = "context_exact"  # the exact-number twin of the context slider (not in the URL)
-TOKEN_KEY = "hf_token_session"  # the access token: session only, never bound to the URL
-
-
-def _index(options: list[Any], value: object) -> int:
-    return options.index(value) if value in options else 0
+TOKEN_KEY = "hf_token_session"  # the access token: session only, never in the link (not a setting)
+LAST_MODEL_KEY = "_last_model"  # which model the previous run planned (a change resets its defaults)
+PICK_KEY, EXACT_KEY = settings.CONTEXT.views
 
 
-def _sync_context_from_exact() -> None:
-    """Typing an exact number moves the slider (the slider holds the URL-bound value)."""
-    st.session_state[state.CONTEXT.key] = st.session_state[EXACT_CONTEXT_KEY]
+class Outside:
+    """A model from outside the catalog: the spec, where it came from, and the precision its checkpoint implies."""
+
+    def __init__(self, spec: ModelSpec, origin: ModelOrigin, note: str, precision: str | None = None) -> None:
+        self.spec, self.origin, self.note, self.precision = spec, origin, note, precision
 
 
-def _sync_exact_from_context() -> None:
-    st.session_state[EXACT_CONTEXT_KEY] = st.session_state[state.CONTEXT.key]
+def _custom_model(sb: Any) -> Outside | None:
+    token = binding.value_of(settings.CUSTOM_SPEC)
+    if not token:
+        return None
+    try:
+        spec = decode_spec(str(token))
+    except PlannerError as exc:
+        sb.error(f"{exc}. Using the catalog model.", icon=":material/error:")
+        binding.drop_from_url(settings.CUSTOM_SPEC, "the model description is damaged")
+        return None
+    return Outside(spec, "custom", "custom architecture described by hand (carried in the link)")
 
 
-def _outside_model(sb: Any) -> tuple[ModelSpec | None, str | None, str | None]:
-    """A model from the link's ``spec`` (described by hand) or from the Hub import field.
-
-    Returns (spec, where it came from, the weight precision the checkpoint implies). A failure says why on
-    the page and leaves the catalog model in use.
-    """
-    custom = st.query_params.get(state.CUSTOM_SPEC.key)
-    if custom:
-        try:
-            spec = decode_spec(custom)
-        except PlannerError as exc:
-            sb.error(f"{exc}. Using the catalog model.", icon=":material/error:")
-        else:
-            return spec, "custom architecture described by hand (carried in the link)", None
-    reference = sb.text_input(
-        state.HF.label,
-        **state.HF.bound(),
-        placeholder="owner/name or owner/name@revision",
-        max_chars=200,
+def _hub_model(sb: Any) -> Outside | None:
+    reference = binding.text(
+        sb, settings.HF, "", placeholder="owner/name or owner/name@revision", max_chars=settings.MAX_TEXT_CHARS
     ).strip()
     with sb.expander("Access token for gated models", icon=":material/key:"):
         token = st.text_input(
@@ -62,159 +56,149 @@ def _outside_model(sb: Any) -> tuple[ModelSpec | None, str | None, str | None]:
             help="Used for this session only: never put in the link, the logs or the page.",
         )
     if not reference:
-        return None, None, None
+        return None
+    if looks_like_token(reference):
+        sb.error(
+            "That looks like an access token, not a repository: it was removed from the link.", icon=":material/key:"
+        )
+        binding.set_value(settings.HF, "")
+        return None
     try:
         imported = import_from_hub(reference, token or None)
     except PlannerError as exc:
-        sb.error(f"Import failed: {exc} The catalog model stays in use.", icon=":material/cloud_off:")
-        return None, None, None
+        sb.error(f"Import failed: {exc}. The catalog model stays in use.", icon=":material/cloud_off:")
+        return None
     if imported.spec is None:
         missing = ", ".join(m.field for m in imported.missing)
-        sb.warning(
-            f"{imported.repo_id}: config.json lacks {missing}. Complete it on the Custom model page.",
-            icon=":material/edit_note:",
-        )
+        sb.warning(f"{imported.repo_id}: config.json lacks {missing}. Complete it on the Custom model page.")
         st.session_state["_hub_prefill"] = imported.prefill
-        return None, None, None
-    counts = imported.parameters
-    source = f"Hugging Face Hub {imported.repo_id}" + (f" @ {imported.sha[:10]}" if imported.sha else "")
-    if counts is not None:
-        source += f"; {counts.value:,} parameters from {counts.source}"
+        return None
+    note = f"Hugging Face Hub {imported.repo_id}" + (f" @ {imported.sha[:10]}" if imported.sha else "")
+    if imported.parameters is not None:
+        note += f"; {imported.parameters.value:,} parameters from {imported.parameters.source}"
     if imported.stored_bytes is not None:
-        source += f"; {imported.stored_bytes.value:,} bytes stored ({imported.stored_bytes.source})"
+        note += f"; {imported.stored_bytes.value:,} bytes stored ({imported.stored_bytes.source})"
     sb.success(f"Planning {imported.repo_id} from the Hub.", icon=":material/cloud_done:")
-    return imported.spec, source, imported.weight_precision
+    return Outside(imported.spec, "hub", note, imported.weight_precision)
+
+
+def _reset_for_new_model(spec: ModelSpec, identity: str, precision: str | None) -> None:
+    """A different model than last run (not from the link): its serving precision, KV dtype and a context it has."""
+    last = st.session_state.get(LAST_MODEL_KEY)
+    st.session_state[LAST_MODEL_KEY] = identity
+    if last is None or last == identity:
+        return
+    for key, value in state.model_defaults(spec, precision).items():
+        st.session_state[key] = value
+
+
+def _parallelism(sb: Any, spec: ModelSpec) -> tuple[int, int | None, int]:
+    col1, col2, col3 = sb.columns(3)
+    count = binding.choose(col1, settings.GPUS, state.GPU_COUNT_OPTIONS, 1)
+    widest = default_parallelism(spec, count)[0]
+    tp = binding.choose(
+        col2,
+        settings.TP,
+        state.tp_options(spec, count),
+        None,
+        format_func=lambda v: f"auto ({widest})" if v is None else str(v),
+    )
+    pp = binding.choose(col3, settings.PP, state.pp_options(spec, count, tp), 1)
+    return count, tp, pp
+
+
+def _engine(sb: Any) -> tuple[str, float, str | None]:
+    engine = binding.choose(sb, settings.ENGINE, state.engine_options(), state.DEFAULT_ENGINE)
+    sb.caption(profile_label(engine))
+    util = binding.ensure(settings.UTIL, lambda v: isinstance(v, float) and 0.3 <= v <= 0.99, state.DEFAULT_UTIL)
+    if state.uses_fraction(engine):
+        util = binding.number(sb, settings.UTIL, 0.30, 0.99, state.DEFAULT_UTIL, step=0.01, format="%.2f")
+    calibration = binding.value_of(settings.CALIBRATION)
+    if calibration:
+        try:
+            Calibrated.from_token(str(calibration))
+        except PlannerError as exc:
+            sb.error(f"{exc}. Estimates are used instead.", icon=":material/error:")
+            binding.drop_from_url(settings.CALIBRATION, "not a calibration Headroom made")
+            calibration = None
+        else:
+            sb.info("Overheads measured from a pasted start-up log are in use (Memory page).", icon=":material/tune:")
+    return engine, float(util), str(calibration) if calibration else None
+
+
+def _from_pick() -> None:
+    st.session_state[settings.CONTEXT.url] = st.session_state[PICK_KEY]
+
+
+def _from_exact() -> None:
+    st.session_state[settings.CONTEXT.url] = st.session_state[EXACT_KEY]
+
+
+def _context(sb: Any, spec: ModelSpec) -> int:
+    """A log-scale slider snapping to common lengths, and a box for the exact number; one setting."""
+    low, high = state.context_range(spec)
+    context = int(
+        binding.ensure(
+            settings.CONTEXT,
+            lambda v: isinstance(v, int) and low <= v <= high,
+            state.default_context(spec),
+            f"outside this model's {low:,}–{high:,} tokens",
+        )
+    )
+    st.session_state[PICK_KEY] = context
+    st.session_state[EXACT_KEY] = context
+    sb.select_slider(
+        settings.CONTEXT.label,
+        state.context_snaps(spec, context),
+        key=PICK_KEY,
+        format_func=context_label,
+        help=settings.CONTEXT.help,
+        on_change=_from_pick,
+    )
+    sb.number_input(
+        "Exact context (tokens)", min_value=low, max_value=high, step=1, key=EXACT_KEY, on_change=_from_exact
+    )
+    return context
 
 
 def render_sidebar() -> Selection:
     """Draw the set-up widgets and return what they hold."""
     sb = st.sidebar
     sb.markdown("### Set-up")
-    models = state.model_options()
-    model_id = sb.selectbox(
-        state.MODEL.label,
-        models,
-        index=_index(models, state.DEFAULT_MODEL),
-        **state.MODEL.bound(),
-    )
-    imported, imported_source, checkpoint_precision = _outside_model(sb)
-    spec = imported if imported is not None else state.get_model(model_id).spec
-    gpus = state.gpu_options()
-    gpu_id = sb.selectbox(
-        state.GPU.label,
-        gpus,
-        index=_index(gpus, state.DEFAULT_GPU),
-        **state.GPU.bound(),
-    )
-    gpu = state.get_gpu(gpu_id)
+    model_id = binding.choose(sb, settings.MODEL, state.model_options(), state.DEFAULT_MODEL)
+    outside = _custom_model(sb) or _hub_model(sb)
+    spec = outside.spec if outside is not None else get_model(model_id).spec
+    _reset_for_new_model(spec, outside.note if outside else model_id, outside.precision if outside else None)
+    gpu_id = binding.choose(sb, settings.GPU, state.gpu_options(), state.DEFAULT_GPU)
+    gpu = get_gpu(gpu_id)
     sb.caption(f"{gpu.name} · {gpu.memory_bytes / 2**30:,.2f} GiB as the device reports")
-    counts = list(state.GPU_COUNT_OPTIONS)
-    col1, col2, col3 = sb.columns(3)
-    gpu_count = col1.selectbox(state.GPUS.label, counts, **state.GPUS.bound())
-    tps = state.tp_options(spec, gpu_count)
-    tp = col2.selectbox(
-        "TP",
-        tps,
-        index=_index(tps, state.default_tp(spec, gpu_count)),
-        **state.TP.bound(),
-    )
-    pps = state.pp_options(spec, gpu_count, tp)
-    pp = col3.selectbox("PP", pps, **state.PP.bound())
-    weights = state.weight_options()
-    weight = sb.selectbox(
-        state.WEIGHTS.label,
-        weights,
-        index=_index(weights, checkpoint_precision or serving_weights(spec)),
-        **state.WEIGHTS.bound(),
-    )
-    kvs = state.kv_options()
-    kv = sb.selectbox(
-        state.KV.label,
-        kvs,
-        index=_index(kvs, serving_kv_dtype(spec)),
-        **state.KV.bound(),
-    )
-    engines = state.engine_options()
-    engine = sb.selectbox(
-        state.ENGINE.label,
-        engines,
-        index=_index(engines, state.DEFAULT_ENGINE),
-        **state.ENGINE.bound(),
-    )
-    sb.caption(profile_label(engine))
-    util = sb.number_input(
-        state.UTIL.label,
-        min_value=0.30,
-        max_value=0.99,
-        value=state.DEFAULT_UTIL,
-        step=0.01,
-        format="%.2f",
-        **state.UTIL.bound(),
-    )
-    calibration = st.query_params.get(state.CALIBRATION.key) or None
-    if calibration:
-        try:
-            Calibrated.from_token(calibration)
-        except PlannerError as exc:
-            sb.error(f"{exc}. Estimates are used instead.", icon=":material/error:")
-            calibration = None
-        else:
-            sb.info("Overheads measured from a pasted start-up log are in use (Memory page).", icon=":material/tune:")
-    low, high = state.context_range(spec)
-    context = sb.slider(
-        state.CONTEXT.label,
-        min_value=low,
-        max_value=high,
-        value=state.default_context(spec),
-        step=1,
-        **state.CONTEXT.bound(),
-        on_change=_sync_exact_from_context,
-    )
-    if st.session_state.get(EXACT_CONTEXT_KEY) != context:
-        st.session_state[EXACT_CONTEXT_KEY] = context
-    sb.number_input(
-        "Exact context (tokens)",
-        min_value=low,
-        max_value=high,
-        step=1,
-        key=EXACT_CONTEXT_KEY,
-        on_change=_sync_context_from_exact,
-    )
-    users = sb.number_input(
-        state.USERS.label,
-        min_value=1,
-        max_value=state.MAX_USERS,
-        value=state.DEFAULT_USERS,
-        step=1,
-        **state.USERS.bound(),
-    )
-    unit = (
-        sb.segmented_control(
-            state.UNIT.label,
-            list(state.UNITS),
-            default="GiB",
-            **state.UNIT.bound(),
-        )
-        or "GiB"
-    )
+    count, tp, pp = _parallelism(sb, spec)
+    defaults = state.model_defaults(spec, outside.precision if outside else None)
+    weights = binding.choose(sb, settings.WEIGHTS, state.weight_options(), defaults[settings.WEIGHTS.url])
+    kv = binding.choose(sb, settings.KV, state.kv_options(), defaults[settings.KV.url])
+    engine, util, calibration = _engine(sb)
+    context = _context(sb, spec)
+    users = binding.number(sb, settings.USERS, 1, settings.MAX_USERS, state.DEFAULT_USERS, step=1)
+    unit = binding.segmented(sb, settings.UNIT, state.UNITS, "GiB")
     return Selection(
         model_id=model_id,
+        hub_reference=(binding.value_of(settings.HF) or None) if outside is None or outside.origin == "hub" else None,
+        custom_spec=binding.value_of(settings.CUSTOM_SPEC)
+        if outside is not None and outside.origin == "custom"
+        else None,
         gpu_id=gpu_id,
-        gpu_count=gpu_count,
+        gpu_count=count,
         tensor_parallel=tp,
         pipeline_parallel=pp,
-        weights=weight,
+        weights=weights,
         kv_dtype=kv,
         engine=engine,
-        util=float(util),
+        util=util,
         calibration=calibration,
-        context_tokens=int(context),
+        context_tokens=context,
         users=int(users),
-        unit=unit,
-        imported=imported,
-        imported_source=imported_source,
-        hf=st.session_state.get(state.HF.key) or "",
-        custom_spec=st.query_params.get(state.CUSTOM_SPEC.key)
-        if imported_source and "by hand" in imported_source
-        else None,
+        unit="GB" if unit == "GB" else "GiB",
+        imported=outside.spec if outside else None,
+        model_origin=outside.origin if outside else "catalog",
+        model_source_note=outside.note if outside else None,
     )

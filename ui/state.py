@@ -1,110 +1,26 @@
-"""The dashboard's settings, declared once: each name is the widget key, the URL query parameter and the
-session-state key. Pure Python (no Streamlit) so it is tested without a browser.
-
-A shared link carries every setting that differs from its default; opening it reproduces the view.
+"""The shared set-up every page plans with (:class:`Selection`), the options each setting offers, and the
+defaults; pure Python, tested without a browser. The settings themselves (URL names, parsing) are declared
+once in :mod:`ui.settings`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
+from planner.assess import Assessment, assess
 from planner.engines.base import OverheadModel
 from planner.engines.calibrated import Calibrated
 from planner.engines.registry import engine_names, get_engine, overhead_profile, profile_names
 from planner.gpu import GpuSpec
 from planner.model import ModelSpec
 from planner.parallel import default_parallelism, parallel_problem
-from planner.plan import PlanRequest
+from planner.plan import PlanRequest, serving_kv_dtype, serving_weights
 from planner.precision import KV_FORMATS, WEIGHT_FORMATS
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One piece of state: ``key`` is its widget key, URL parameter and session key."""
-
-    key: str
-    label: str
-    help: str
-
-    def bound(self) -> dict[str, str]:
-        """Widget keyword arguments: the key (= URL parameter = session key), bound to the URL, with its help."""
-        return {"key": self.key, "bind": "query-params", "help": self.help}
-
-
-MODEL = Setting("model", "Model", "A Hugging Face repo id from the catalog; type to search.")
-GPU = Setting("gpu", "GPU", "The accelerator; memory is what the device reports (nvidia-smi).")
-GPUS = Setting("gpus", "GPUs", "How many GPUs of this kind.")
-TP = Setting("tp", "Tensor parallel", "GPUs that split every layer; only legal splits are offered.")
-PP = Setting("pp", "Pipeline parallel", "GPUs that split the layers into stages.")
-WEIGHTS = Setting("weights", "Weight precision", "How the weights are stored; scales and zero points included.")
-KV = Setting("kv", "KV cache dtype", "How the cached keys and values are stored.")
-ENGINE = Setting("engine", "Engine / overhead profile", "How working memory and reserve are estimated.")
-UTIL = Setting(
-    "util",
-    "Engine memory fraction",
-    "vLLM gpu_memory_utilization, TensorRT-LLM kv_cache_free_gpu_mem_fraction, or the generic estimate's share; "
-    "SGLang keeps its own mem_fraction_static heuristic.",
-)
-CALIBRATION = Setting("calib", "Calibration", "Figures measured from a pasted start-up log.")
-HF = Setting(
-    "hf",
-    "…or import from the Hugging Face Hub",
-    "A repo id (owner/name, owner/name@revision) or its https://huggingface.co/… address: the plan then uses "
-    "the repository's own config.json and checkpoint sizes.",
-)
-CUSTOM_SPEC = Setting("spec", "Custom model", "A model described by hand, packed into the link.")
-CONTEXT = Setting("context", "Context length (tokens)", "Tokens per conversation: prompt plus reply.")
-USERS = Setting("users", "Target concurrent users", "Conversations you want to serve at once.")
-UNIT = Setting("unit", "Memory unit", "GiB (2^30 bytes) as nvidia-smi and engines print, or GB (10^9).")
-# Page settings
-CURVES = Setting("curves", "Precisions to compare", "Weight precision / KV dtype pairs, one curve each.")
-CURVE_GPUS = Setting("curve_gpus", "Other GPUs", "Add a curve for each of these GPUs.")
-CONTIGUOUS = Setting("contiguous", "Show contiguous reservation", "Also plot engines that reserve the full length.")
-COMBOS = Setting("combos", "Combinations side by side", "Two to four weight / KV pairs.")
-
-SIDEBAR_SETTINGS = (MODEL, HF, GPU, GPUS, TP, PP, WEIGHTS, KV, ENGINE, UTIL, CONTEXT, USERS, UNIT)
-# Advisor page
-PRESET = Setting("preset", "Workload", "A context-length distribution with its figures stated, or your own.")
-CTX_MEAN = Setting("ctx_mean", "Mean conversation length (tokens)", "Tokens a conversation holds on average.")
-CTX_P95 = Setting("ctx_p95", "95th percentile (tokens)", "Nineteen conversations in twenty are at most this long.")
-PLAN_AT = Setting("plan_at", "Size each conversation at", "The mean, the 95th percentile or the maximum length.")
-PREFIX = Setting("prefix", "Shared system prompt (tokens)", "Stored once per replica (prefix caching).")
-RPS = Setting("rps", "…or requests per second", "0: plan for the target concurrent users in the sidebar.")
-PRICING = Setting("pricing", "Buy or rent", "Purchase price, or on-demand cloud dollars per GPU-hour.")
-BUDGET = Setting("budget", "Budget (USD; 0: none)", "Purchase: total. Cloud: per month (730 hours).")
-GPU_FILTER = Setting("gpu_filter", "Only these GPUs", "Empty: the whole catalog.")
-TTFT = Setting("ttft", "Max time to first token (s; 0: none)", "For a typical prompt, alone.")
-MIN_TPS = Setting("min_tps", "Min tokens/s per user (0: none)", "Reading speed is about 10 tokens per second.")
-PARETO = Setting("pareto", "Chart cost against", "Capacity (conversations) or throughput (tokens/s).")
-COMPARE_MODELS = Setting("compare_models", "Compare with other models", "The best set-up for each, side by side.")
-PAGE_SETTINGS = (
-    CURVES,
-    CURVE_GPUS,
-    CONTIGUOUS,
-    COMBOS,
-    PRESET,
-    CTX_MEAN,
-    CTX_P95,
-    PLAN_AT,
-    PREFIX,
-    RPS,
-    PRICING,
-    BUDGET,
-    GPU_FILTER,
-    TTFT,
-    MIN_TPS,
-    PARETO,
-    COMPARE_MODELS,
-)
-ALL_KEYS = frozenset(s.key for s in SIDEBAR_SETTINGS + PAGE_SETTINGS)
-# Parameters read outside widgets (imports and calibrations) join this set when they exist.
-EXTRA_KEYS: frozenset[str] = frozenset({CALIBRATION.key, CUSTOM_SPEC.key})
+from ui import settings
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 DEFAULT_GPU = "h100-sxm-80gb"
@@ -112,16 +28,13 @@ GPU_COUNT_OPTIONS = (1, 2, 4, 8, 16)
 MIN_CONTEXT = 512
 DEFAULT_CONTEXT = 8192
 DEFAULT_USERS = 32
-MAX_USERS = 100_000
 UNITS = ("GiB", "GB")
-
 DEFAULT_ENGINE = "vllm"
 DEFAULT_UTIL = 0.90
+# Common context lengths the slider snaps to (log-spaced, as contexts are quoted: 2k, 4k, 8k …).
+CONTEXT_SNAPS = tuple(2**n for n in range(9, 24))
 
-
-def engine_options() -> list[str]:
-    """Profile names offered: every registered engine, then the generic profiles (from the registry)."""
-    return list(profile_names())
+ModelOrigin = Literal["catalog", "hub", "custom"]
 
 
 def overhead_for(engine: str, util: float = DEFAULT_UTIL, calibration: str | None = None) -> OverheadModel:
@@ -137,13 +50,22 @@ def overhead_for(engine: str, util: float = DEFAULT_UTIL, calibration: str | Non
     return overhead_profile(engine)
 
 
+def uses_fraction(engine: str) -> bool:
+    """Whether the memory-fraction setting changes this profile's numbers (hidden otherwise)."""
+    if engine in engine_names():
+        return get_engine(engine).default_fraction is not None
+    return engine == "generic"
+
+
 class Selection(BaseModel, frozen=True, extra="forbid"):
-    """Every shared setting, validated: what a page plans with."""
+    """Every shared setting, validated: what a page plans with. Field names are the settings' ``field``."""
 
     model_id: str = DEFAULT_MODEL
+    hub_reference: str | None = None  # the Hub import as typed (travels in the link)
+    custom_spec: str | None = None  # the hand-described model's link token
     gpu_id: str = DEFAULT_GPU
     gpu_count: int = Field(default=1, ge=1)
-    tensor_parallel: int = Field(default=1, ge=1)
+    tensor_parallel: int | None = Field(default=None, ge=1)  # None: auto, the largest legal split
     pipeline_parallel: int = Field(default=1, ge=1)
     weights: str = "bf16"
     kv_dtype: str = "bf16"
@@ -153,10 +75,9 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     context_tokens: int = Field(default=DEFAULT_CONTEXT, ge=1)
     users: int = Field(default=DEFAULT_USERS, ge=1)
     unit: Literal["GiB", "GB"] = "GiB"
-    imported: ModelSpec | None = None  # a model imported from the Hub or described by hand
-    imported_source: str | None = None
-    hf: str = ""  # the Hub reference as typed (travels in the link)
-    custom_spec: str | None = None  # the hand-described model's link token
+    imported: ModelSpec | None = None  # the model from the Hub or described by hand, when there is one
+    model_origin: ModelOrigin = "catalog"
+    model_source_note: str | None = None  # where an imported model's figures come from
 
     @property
     def catalog_model(self) -> CatalogModel:
@@ -171,9 +92,8 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     def model_source(self) -> str:
         """Where the architecture and parameter figures come from, for the page."""
         if self.imported is not None:
-            return self.imported_source or "imported"
-        entry = self.catalog_model
-        return f"catalog entry; parameters checked against: {entry.reference.source}"
+            return self.model_source_note or self.model_origin
+        return f"catalog entry; parameters checked against: {self.catalog_model.reference.source}"
 
     @property
     def is_engine(self) -> bool:
@@ -183,6 +103,10 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     @property
     def gpu(self) -> GpuSpec:
         return get_gpu(self.gpu_id)
+
+    def url_values(self) -> dict[str, Any]:
+        """Every sidebar setting by its URL name (for links)."""
+        return {s.url: getattr(self, s.field) for s in settings.SIDEBAR_SETTINGS}
 
     def request(
         self,
@@ -202,12 +126,16 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
             gpu_count=self.gpu_count,
             tensor_parallel=self.tensor_parallel,
             pipeline_parallel=self.pipeline_parallel,
-            weights=weights or self.weights,  # type: ignore[arg-type]
-            kv_dtype=kv_dtype or self.kv_dtype,  # type: ignore[arg-type]
+            weights=weights or self.weights,
+            kv_dtype=kv_dtype or self.kv_dtype,
             context_tokens=context,
             max_model_len=context if self.is_engine else None,
             overhead=overhead_for(self.engine, self.util, self.calibration),
         )
+
+    def assessment(self, **overrides: Any) -> Assessment:
+        """The one answer for this set-up (:func:`planner.assess.assess`) against the target users."""
+        return assess(self.request(**overrides), self.users)
 
 
 # -- options offered for each setting (they depend on the model and the GPU count) ------------------------
@@ -229,19 +157,24 @@ def kv_options() -> list[str]:
     return list(KV_FORMATS)
 
 
-def tp_options(spec: ModelSpec, gpu_count: int) -> list[int]:
-    """Legal tensor-parallel sizes for this model on ``gpu_count`` GPUs (PP 1)."""
-    return [
+def engine_options() -> list[str]:
+    """Profile names offered: every registered engine, then the generic profiles (from the registry)."""
+    return list(profile_names())
+
+
+def tp_options(spec: ModelSpec, gpu_count: int) -> list[int | None]:
+    """``None`` (auto: the largest legal split) and every legal tensor-parallel size on ``gpu_count`` GPUs."""
+    legal = [
         tp for tp in range(1, gpu_count + 1) if gpu_count % tp == 0 and not parallel_problem(spec, tp, 1, gpu_count)
     ]
+    return [None, *legal]
 
 
-def pp_options(spec: ModelSpec, gpu_count: int, tensor_parallel: int) -> list[int]:
-    return [
-        pp
-        for pp in range(1, gpu_count // tensor_parallel + 1)
-        if not parallel_problem(spec, tensor_parallel, pp, gpu_count)
-    ]
+def pp_options(spec: ModelSpec, gpu_count: int, tensor_parallel: int | None) -> list[int]:
+    tp = default_tp(spec, gpu_count) if tensor_parallel is None else tensor_parallel
+    if tensor_parallel is None:
+        return [1]  # auto splits every GPU with TP; choose a TP to pipeline the rest
+    return [pp for pp in range(1, gpu_count // tp + 1) if not parallel_problem(spec, tp, pp, gpu_count)]
 
 
 def default_tp(spec: ModelSpec, gpu_count: int) -> int:
@@ -257,6 +190,21 @@ def default_context(spec: ModelSpec) -> int:
     return min(DEFAULT_CONTEXT, context_range(spec)[1])
 
 
+def context_snaps(spec: ModelSpec, current: int) -> list[int]:
+    """The slider's stops: powers of two from 512 to the model's maximum, its maximum, and the current value."""
+    low, high = context_range(spec)
+    return sorted({*(s for s in CONTEXT_SNAPS if low <= s <= high), high, min(max(current, low), high)})
+
+
+def model_defaults(spec: ModelSpec, checkpoint_precision: str | None = None) -> dict[str, Any]:
+    """What changes with the model: its serving precision (or the checkpoint's), KV dtype and a context it has."""
+    return {
+        settings.WEIGHTS.url: checkpoint_precision or serving_weights(spec),
+        settings.KV.url: serving_kv_dtype(spec),
+        settings.CONTEXT.url: default_context(spec),
+    }
+
+
 def log_contexts(low: int, high: int, points: int = 64) -> list[int]:
     """``points`` context lengths spaced evenly on a log axis from ``low`` to ``high`` (whole tokens)."""
     if high <= low:
@@ -265,42 +213,3 @@ def log_contexts(low: int, high: int, points: int = 64) -> list[int]:
     values = sorted({round(low * math.exp(ratio * i)) for i in range(points)})
     values[-1] = high
     return values
-
-
-# -- which URL parameters were ignored -------------------------------------------------------------------
-
-
-def _same(raw: str, value: object) -> bool:
-    """Whether a raw URL value is what the widget ended up holding."""
-    if isinstance(value, bool):
-        return raw.lower() in (("true", "1") if value else ("false", "0"))
-    if isinstance(value, int | float):
-        try:
-            number = float(raw)
-        except ValueError:
-            return False
-        return math.isfinite(number) and number == float(value)
-    if isinstance(value, list | tuple):
-        return raw in {str(v) for v in value}
-    return raw == str(value)
-
-
-def ignored_parameters(
-    initial: Mapping[str, str | list[str]], rendered: Mapping[str, object], known: frozenset[str]
-) -> list[str]:
-    """Names of the URL parameters the view did not use: unknown names, and known ones whose value the
-    widget rejected (the widget then shows its default)."""
-    ignored = []
-    for name, raw in initial.items():
-        if name not in known:
-            ignored.append(name)
-        elif name in rendered:
-            values = raw if isinstance(raw, list) else [raw]
-            value = rendered[name]
-            if isinstance(value, list | tuple):
-                bad = any(not _same(str(v), value) for v in values)  # every entry must have been kept
-            else:
-                bad = not any(_same(str(v), value) for v in values)
-            if bad:
-                ignored.append(name)
-    return ignored

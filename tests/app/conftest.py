@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGES = {
-    "memory": "pages/memory.py",
-    "what_if": "pages/what_if.py",
-    "compare": "pages/compare.py",
-    "catalog": "pages/catalog.py",
-    "custom": "pages/custom.py",
-    "advisor": "pages/advisor.py",
+    "memory": "app_pages/memory.py",
+    "what_if": "app_pages/what_if.py",
+    "compare": "app_pages/compare.py",
+    "catalog": "app_pages/catalog.py",
+    "custom": "app_pages/custom.py",
+    "advisor": "app_pages/advisor.py",
 }
 
 
@@ -26,12 +28,19 @@ def run_page(page: str, params: Mapping[str, str | list[str]] | None = None) -> 
     if page != "memory":
         at.switch_page(PAGES[page])  # before the first run the page is found by its file name = url_path
     at.run()
-    # AppTest puts Streamlit back into its legacy pages-directory mode before every run (see ui/frame.py), so
-    # widget ids of the first run differ from later ones; a second run settles them, as on a real server.
-    at.run()
     return at
 
 
 @pytest.fixture
-def page_runner():
+def page_runner() -> Callable[..., AppTest]:
     return run_page
+
+
+def plain(text: str) -> str:
+    """A message as the reader sees it: the Markdown escapes of :func:`ui.guard.as_text` removed."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def texts(elements: Iterable[Any]) -> list[str]:
+    """The plain text of alert-like elements (success, warning, error, info, markdown)."""
+    return [plain(str(e.value)) for e in elements]

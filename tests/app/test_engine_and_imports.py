@@ -12,9 +12,8 @@ import streamlit as st
 from model_catalog import get_model
 from planner.engines.registry import engine_report, launch_commands
 from planner.plan import plan
-from tests.app.conftest import run_page
+from tests.app.conftest import run_page, texts
 from tests.hub.conftest import TOKEN, HubServer, hub  # noqa: F401  (the fake Hub fixture)
-from ui import text
 from ui.custom_spec import encode_spec
 from ui.sidebar import TOKEN_KEY
 from ui.state import Selection
@@ -113,16 +112,15 @@ def test_custom_model_travels_in_the_link() -> None:
     spec = get_model("mistralai/Mistral-7B-v0.1").spec.model_copy(update={"id": "acme/my-7b", "name": "My 7B"})
     at = run_page("memory", {"spec": encode_spec(spec), "gpu": "l4"})
     assert at.title[0].value.startswith("My 7B on 1 × ")
-    result = plan(Selection(gpu_id="l4", imported=spec).request())
-    assert text.verdict(result, "My 7B", Selection(gpu_id="l4").gpu, "GiB", 32) in [s.value for s in at.success] + [
-        e.value for e in at.error
-    ]
+    expected = Selection(gpu_id="l4", imported=spec, model_origin="custom").assessment().sentence("GiB")
+    assert expected in texts(at.success) + texts(at.warning) + texts(at.error)
+    assert at.query_params["spec"] == [encode_spec(spec)] or at.query_params["spec"] == encode_spec(spec)
 
 
 def test_damaged_custom_spec_and_calibration_are_reported() -> None:
     at = run_page("memory", {"spec": "m1.AAAA", "calib": "cal9~nope"})
     assert not at.exception
-    errors = " ".join(e.value for e in at.error)
+    errors = " ".join(texts(at.error))
     assert "spec:" in errors and "calibration:" in errors
     assert at.title, "the catalog model is planned instead"
 
@@ -132,7 +130,7 @@ def test_custom_form_names_the_field() -> None:
     form_inputs = {n.label: n for n in at.number_input}
     form_inputs["num_key_value_heads"].set_value(7)
     at.button[0].click().run()
-    assert any("num_attention_heads (32) must be a multiple of num_key_value_heads (7)" in e.value for e in at.error)
+    assert any("num_attention_heads (32) must be a multiple of num_key_value_heads (7)" in e for e in texts(at.error))
     form_inputs = {n.label: n for n in at.number_input}
     form_inputs["num_key_value_heads"].set_value(8)
     at.button[0].click().run()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app.conftest import PAGES, run_page
-from ui.common import escape_markdown
+from ui.frame import safe_name
 
 # (parameters, names that must be reported as ignored)
 MALFORMED: list[tuple[dict[str, str | list[str]], set[str]]] = [
@@ -59,8 +59,7 @@ def test_malformed_link_on_memory_page(params, ignored) -> None:
     assert not at.exception, [e.value for e in at.exception]
     note = _ignored_note(at)
     for name in ignored:
-        shown = f"`{name}`" if name.isidentifier() else escape_markdown(name)
-        assert shown in note, (name, note)
+        assert f"`{safe_name(name)}`" in note, (name, note)
     assert at.title, "the page still draws its content"
 
 

@@ -7,8 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from planner.plan import plan
-from tests.app.conftest import PAGES, run_page
+from tests.app.conftest import PAGES, run_page, texts
 from ui import text
 from ui.state import Selection
 
@@ -40,20 +39,10 @@ PARAMETER_SETS: dict[str, dict[str, str]] = {
 
 
 def _selection(at) -> Selection:
-    state = at.session_state
-    return Selection(
-        model_id=state["model"],
-        gpu_id=state["gpu"],
-        gpu_count=state["gpus"],
-        tensor_parallel=state["tp"],
-        pipeline_parallel=state["pp"],
-        weights=state["weights"],
-        kv_dtype=state["kv"],
-        engine=state["engine"],
-        context_tokens=state["context"],
-        users=state["users"],
-        unit=state["unit"] or "GiB",
-    )
+    """The selection the page planned (the frame hands it to the page)."""
+    selection = at.session_state["_selection"]
+    assert isinstance(selection, Selection)
+    return selection
 
 
 @pytest.mark.parametrize("page", sorted(PAGES))
@@ -64,21 +53,21 @@ def test_page_renders(page: str, name: str) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error or (name == "does-not-fit" and page == "memory"), [e.value for e in at.error]
     assert not at.warning or all("ignored" not in w.value for w in at.warning), [w.value for w in at.warning]
-    for key, value in params.items():  # every parameter of the link was taken
+    for key, value in params.items():  # every parameter of the link was taken, and is in the address bar
         assert str(at.session_state[key]) == value, key
+        assert at.query_params[key] in (value, [value]), key
 
 
 @pytest.mark.parametrize("name", sorted(PARAMETER_SETS))
 def test_memory_verdict_equals_the_planner(name: str) -> None:
     at = run_page("memory", PARAMETER_SETS[name])
     sel = _selection(at)
-    result = plan(sel.request())
-    expected = text.verdict(result, sel.spec.display_name, sel.gpu, sel.unit, sel.users)
-    shown = [e.value for e in (at.success if result.fits else at.error)]
-    assert expected in shown
+    a = sel.assessment()
+    shown = {"success": at.success, "warning": at.warning, "error": at.error}[a.tone]
+    assert a.sentence(sel.unit) in texts(shown)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Fits"] == ("yes" if result.fits else "no")
-    assert metrics[f"Concurrent at {text.context_label(sel.context_tokens)}"] == f"{result.max_concurrency:,.1f}"
+    assert metrics["Fits"] == ("yes" if a.fits else "no")
+    assert metrics[f"Conversations at {text.context_label(sel.context_tokens)}"] == f"{a.conversations:,}"
 
 
 def test_does_not_fit_offers_nearest_setups() -> None:
@@ -95,10 +84,9 @@ def test_what_if_marker_follows_the_context() -> None:
     for context in ("4096", "32768"):
         at = run_page("what_if", {"context": context})
         sel = _selection(at)
-        result = plan(sel.request())
         metric = at.metric[0]
         assert metric.label.startswith(f"At {int(context):,} tokens")
-        assert metric.value == f"{result.max_concurrency:,.1f} concurrent sequences"
+        assert metric.value == f"{sel.assessment().conversations:,} concurrent conversations"
 
 
 def test_compare_page_pairs_from_the_link() -> None:
@@ -111,6 +99,7 @@ def test_context_exact_number_moves_the_slider() -> None:
     at = run_page("memory")
     at.number_input(key="context_exact").set_value(12345).run()
     assert at.session_state["context"] == 12345
+    assert at.query_params["context"] in ("12345", ["12345"])
     assert f"{12345:,}" in at.title[0].value or "12,345" in " ".join(c.value for c in at.caption)
 
 

@@ -12,6 +12,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -90,7 +91,7 @@ def running_app(timeout_s: float = 60) -> Iterator[str]:
             process.stderr.close()
 
 
-def wait_for_chart(page, timeout_ms: int = 30_000) -> None:
+def wait_for_chart(page: Any, timeout_ms: int = 30_000) -> None:
     """Until Streamlit has finished the run and a Plotly chart has drawn its SVG."""
     page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=timeout_ms)
     page.wait_for_function("() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=timeout_ms)

@@ -7,9 +7,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from planner.plan import plan
 from tests.browser.server import wait_for_chart
-from ui import links, text
+from ui import links
 from ui.state import Selection
 
 SHARED = Selection(
@@ -25,8 +24,7 @@ SHARED = Selection(
 
 
 def _verdict(sel: Selection) -> str:
-    result = plan(sel.request())
-    return text.verdict(result, sel.spec.display_name, sel.gpu, sel.unit, sel.users)
+    return sel.assessment().sentence(sel.unit)
 
 
 def _alert_text(page) -> str:
@@ -37,9 +35,8 @@ def test_shared_link_shows_the_same_numbers(page, app_url: str) -> None:
     page.goto(f"{app_url}/{links.query_string(SHARED)}")
     wait_for_chart(page)
     assert _verdict(SHARED) in _alert_text(page)
-    result = plan(SHARED.request())
     body = page.inner_text("body")
-    assert f"{result.max_concurrency:,.1f}" in body
+    assert f"Conversations at 32k\n\n{SHARED.assessment().conversations:,}\n" in body
 
 
 def test_slider_change_updates_url_and_the_new_link_reproduces(page, browser, app_url: str) -> None:
@@ -47,7 +44,7 @@ def test_slider_change_updates_url_and_the_new_link_reproduces(page, browser, ap
     page.goto(f"{app_url}/{links.query_string(start)}")
     wait_for_chart(page)
     before = _alert_text(page)
-    slider = page.locator("input[type=range][aria-label='Context length (tokens)']")
+    slider = page.get_by_role("slider", name="Context length (tokens)")
     slider.focus()
     page.keyboard.press("End")  # the context slider to the model's maximum
     page.wait_for_function("() => new URL(location.href).searchParams.get('context') !== '8192'", timeout=30_000)

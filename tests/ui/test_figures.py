@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.plan import PlanRequest, concurrency_curve, plan
+from planner.assess import assess, concurrency_curve
+from planner.plan import PlanRequest, plan
 from planner.units import GB, GiB
 from ui import figures, state
 from ui.figures import COLOURS, COMPONENTS
@@ -69,29 +70,30 @@ def test_concurrency_figure_uses_the_callers_axis() -> None:
     fig = figures.concurrency_figure([figures.Curve("bf16/bf16", points)], 32768, show_contiguous=True)
     line, contiguous, marker = fig.data
     assert list(line.x) == contexts
-    assert list(line.y) == [p.sequences_paged for p in points]
-    assert list(contiguous.y) == [p.sequences_contiguous for p in points]
+    assert list(line.y) == [p.concurrency for p in points]
+    assert list(contiguous.y) == [p.contiguous for p in points]
     assert marker.x[0] == min(contexts, key=lambda c: abs(c - 32768))
     assert fig.layout.xaxis.type == "log"
     assert "tokens" in fig.layout.xaxis.title.text
 
 
-def test_curve_point_equals_a_plan_at_that_context() -> None:
+def test_curve_point_equals_the_assessment_at_that_context() -> None:
     request = _request()
     points = concurrency_curve(request, [1024, 8192, 65536])
     for point in points:
-        single = plan(request.model_copy(update={"context_tokens": point.context_tokens}))
-        assert point == single.capacity
+        single = assess(request.model_copy(update={"context_tokens": point.context_tokens}))
+        assert (point.concurrency, point.conversations) == (single.concurrency, single.conversations)
+        assert point.concurrency == single.result.capacity.sequences_paged
 
 
 def test_heatmap_marks_does_not_fit() -> None:
     weights, kvs = ["bf16", "fp8"], ["bf16", "fp8"]
     grid = [
-        [plan(_request(gpu_count=1, tensor_parallel=1, pipeline_parallel=1, weights=w, kv_dtype=k)) for k in kvs]
+        [assess(_request(gpu_count=1, tensor_parallel=1, pipeline_parallel=1, weights=w, kv_dtype=k)) for k in kvs]
         for w in weights
     ]
     fig = figures.heatmap_figure(weights, kvs, grid, 32768)
     heat = fig.data[0]
     assert list(heat.text[0]) == ["does not fit", "does not fit"]
-    assert heat.z[1][1] == pytest.approx(grid[1][1].max_concurrency)
-    assert heat.text[1][1] == f"{grid[1][1].max_concurrency:,.1f}"
+    assert heat.z[1][1] == grid[1][1].conversations
+    assert heat.text[1][1] == f"{grid[1][1].conversations:,}"

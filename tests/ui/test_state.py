@@ -5,26 +5,75 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+
 from model_catalog import get_gpu, get_model
-from planner.plan import PlanRequest, plan
-from ui import links, report, state, text
-from ui.state import Selection, ignored_parameters
+from planner.assess import assess, context_label
+from planner.plan import PlanRequest
+from ui import links, report, settings, state
+from ui.state import Selection
 
 
 def test_every_setting_has_one_unique_name() -> None:
-    keys = [s.key for s in state.SIDEBAR_SETTINGS + state.PAGE_SETTINGS]
+    keys = [key for s in settings.SETTINGS for key in s.widget_keys]
     assert len(keys) == len(set(keys))
-    assert set(links.selection_params(Selection())) == {s.key for s in state.SIDEBAR_SETTINGS} - {"hf"}
-    with_all = Selection(hf="Qwen/Qwen3-8B", calibration="cal1~vllm~0.19.0~0.95", custom_spec="m1.x")
-    assert set(links.selection_params(with_all)) == {s.key for s in state.SIDEBAR_SETTINGS} | {"calib", "spec"}
+    sidebar = {s.url for s in settings.SIDEBAR_SETTINGS}
+    optional = {s.url for s in settings.SIDEBAR_SETTINGS if s.optional}
+    assert optional == {"hf", "spec", "calib"}
+    assert set(links.selection_params(Selection())) == sidebar - optional
+    with_all = Selection(hub_reference="Qwen/Qwen3-8B", calibration="cal1~vllm~0.19.0~0.95", custom_spec="m1.x")
+    assert set(links.selection_params(with_all)) == sidebar
+    for setting in settings.SETTINGS:  # every field a setting fills exists on its model
+        if setting.scope == settings.SIDEBAR:
+            assert setting.field in Selection.model_fields, setting.url
 
 
-def test_ignored_parameters() -> None:
-    initial = {"model": ["x/y"], "gpus": ["2"], "context": ["4096.0"], "junk": ["1"], "curves": ["a", "zz"]}
-    rendered = {"model": "meta-llama/Llama-3.1-8B", "gpus": 2, "context": 4096, "curves": ["a"]}
-    assert ignored_parameters(initial, rendered, state.ALL_KEYS) == ["model", "junk", "curves"]
-    assert ignored_parameters({"context": ["nan"]}, {"context": 8192}, state.ALL_KEYS) == ["context"]
-    assert ignored_parameters({"contiguous": ["true"]}, {"contiguous": True}, state.ALL_KEYS) == []
+def test_the_address_always_says_auto_or_the_split() -> None:
+    assert links.selection_params(Selection())["tp"] == "auto"
+    assert links.selection_params(Selection(tensor_parallel=2))["tp"] == "2"
+
+
+@pytest.mark.parametrize(
+    ("url", "raw", "value"),
+    [
+        ("gpus", ["4"], 4),
+        ("tp", ["auto"], None),
+        ("tp", ["2"], 2),
+        ("util", ["0.95"], 0.95),
+        ("context", ["32768"], 32768),
+        ("contiguous", ["true"], True),
+        ("curves", ["bf16/bf16", "fp8/fp8", "bf16/bf16"], ["bf16/bf16", "fp8/fp8"]),
+        ("unit", ["GB"], "GB"),
+    ],
+)
+def test_settings_parse_what_links_carry(url: str, raw: list[str], value: object) -> None:
+    setting = settings.BY_URL[url]
+    assert setting.parse_values(raw) == value
+    assert setting.parse_values([*(setting.to_url(value) if setting.many else [setting.to_url(value)])]) == value
+
+
+@pytest.mark.parametrize(
+    ("url", "raw"),
+    [
+        ("gpus", "²"),
+        ("gpus", "1e9"),
+        ("gpus", "0"),
+        ("users", "9" * 400),
+        ("util", "nan"),
+        ("util", "inf"),
+        ("util", "1e-3"),
+        ("context", "-4096"),
+        ("context", "4096.5"),
+        ("model", "<script>"),
+        ("hf", "owner/name with space"),
+        ("hf", "x" * 300),
+        ("curves", "x/y"),
+        ("engine", "lmdeploy"),
+    ],
+)
+def test_settings_refuse_junk_with_a_reason(url: str, raw: str) -> None:
+    with pytest.raises(ValueError, match=r"\w"):
+        settings.BY_URL[url].parse_values([raw])
 
 
 def test_link_round_trip() -> None:
@@ -39,11 +88,17 @@ def test_link_round_trip() -> None:
     assert "old=1" not in url
 
 
-def test_tp_options_are_legal_and_default_is_largest() -> None:
+def test_tp_options_are_legal_and_auto_is_first() -> None:
     qwen = get_model("Qwen/Qwen2.5-7B").spec  # 28 heads, 4 KV heads
-    assert state.tp_options(qwen, 8) == [1, 2, 4]
+    assert state.tp_options(qwen, 8) == [None, 1, 2, 4]
     assert state.default_tp(qwen, 8) == 4
-    assert state.tp_options(get_model("meta-llama/Llama-3.1-8B").spec, 8) == [1, 2, 4, 8]
+    assert state.tp_options(get_model("meta-llama/Llama-3.1-8B").spec, 8) == [None, 1, 2, 4, 8]
+
+
+def test_two_gpus_of_a_70b_model_split_with_tp_2_by_default() -> None:
+    sel = Selection(model_id="meta-llama/Llama-3.1-70B", gpu_count=2, weights="fp8", kv_dtype="fp8")
+    assert sel.tensor_parallel is None
+    assert sel.assessment().result.tensor_parallel == 2
 
 
 def test_verdict_sentences() -> None:
@@ -52,15 +107,14 @@ def test_verdict_sentences() -> None:
     request = PlanRequest(
         model=spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes, gpu_count=2, weights="fp8", context_tokens=32768
     )
-    result = plan(request)
-    sentence = text.verdict(result, "Llama 3.1 70B", gpu, "GiB", users=20)
-    count = text.conversations(result)
+    a = assess(request, 20)
+    sentence = a.sentence("GiB")
     assert sentence.startswith("Llama 3.1 70B in FP8 on 2 × H100 SXM5 80GB holds ")
-    assert f": {count} concurrent conversations of 32k tokens." in sentence
+    assert f": {a.conversations} concurrent conversations of 32k tokens." in sentence
     assert "target of 20 users" in sentence
-    single = plan(request.model_copy(update={"gpu_count": 1, "weights": "bf16", "tensor_parallel": 1}))
-    assert "does not fit on 1 × H100 SXM5 80GB" in text.verdict(single, "Llama 3.1 70B", gpu, "GiB")
-    assert text.context_label(32768) == "32k" and text.context_label(5000) == "5,000"
+    single = assess(request.model_copy(update={"gpu_count": 1, "weights": "bf16", "tensor_parallel": 1}))
+    assert "does not fit on 1 × H100 SXM5 80GB" in single.sentence("GiB")
+    assert context_label(32768) == "32k" and context_label(5000) == "5,000"
 
 
 def test_html_report_is_self_contained_and_escaped() -> None:

@@ -7,10 +7,11 @@ import streamlit as st
 from model_catalog import load_gpus, load_models
 from planner.kv import kv_bytes_per_token
 from planner.params import parameter_breakdown
+from ui import binding, frame, links, settings
 from ui.common import share_and_export
 from ui.state import Selection
 
-PATH = "catalog"
+PATH = settings.CATALOG
 
 
 def model_rows() -> list[dict[str, object]]:
@@ -58,9 +59,9 @@ def _filter(rows: list[dict[str, object]], query: str) -> list[dict[str, object]
     return [r for r in rows if all(w in " ".join(str(v) for v in r.values()).lower() for w in words)]
 
 
-def render_catalog_page(sel: Selection) -> None:
+def render(sel: Selection) -> None:
     st.title("Catalog")
-    query = st.text_input("Search models and GPUs", placeholder="e.g. qwen3 moe, h100, mla", max_chars=100)
+    query = binding.text(st, settings.SEARCH, "", placeholder="e.g. qwen3 moe, h100, mla", max_chars=100)
     models, gpus = _filter(model_rows(), query), _filter(gpu_rows(), query)
     st.subheader(f"Models ({len(models)})")
     st.dataframe(models, hide_index=True, width="stretch")
@@ -73,6 +74,7 @@ def render_catalog_page(sel: Selection) -> None:
         f"{len(models)} models and {len(gpus)} GPUs",
         [],
         {"models": models, "gpus": gpus},
+        links.page_params(PATH, {settings.SEARCH.url: query}),
     )
     st.caption(
         "Unknown figures stay empty: nothing here is invented. Parameters are computed from the "
@@ -80,9 +82,4 @@ def render_catalog_page(sel: Selection) -> None:
     )
 
 
-if __name__ == "__main__":
-    # Streamlit's legacy pages-directory mode runs a file of pages/ directly when a server's very first
-    # request is a page URL; hand over to the frame, which routes to this page through st.navigation.
-    from ui.frame import run_frame
-
-    run_frame()
+frame.run_page(render)

@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 from pydantic import ValidationError
 
-from model_catalog import load_gpus
+from model_catalog import get_model, load_gpus
 from planner.advisor import PRESETS, Option, Ranking, Workload, overflow_for, rank, recommendation
 from planner.engines.base import OverheadModel
 from planner.errors import PlannerError
@@ -16,11 +16,12 @@ from planner.hf_config import describe_validation_error
 from planner.model import ModelSpec
 from planner.overflow import ContextDistribution, OverflowReport
 from planner.throughput import validation_rows
-from ui import figures, links, state
+from ui import binding, figures, frame, links, settings, state
 from ui.common import share_and_export
+from ui.guard import as_text
 from ui.state import Selection
 
-PATH = "advisor"
+PATH = settings.ADVISOR
 CUSTOM = "custom"
 
 
@@ -32,37 +33,23 @@ def _ranking(
     return rank(spec, workload, gpus=gpus, overhead=_overhead)
 
 
-def _workload(sel: Selection) -> tuple[Workload | None, dict[str, Any]]:
-    """The workload widgets (all bound to the URL); returns the workload, or None with the problem shown."""
-    presets = [*PRESETS, CUSTOM]
+def _workload(sel: Selection) -> tuple[Workload | None, dict[str, str | list[str]]]:
+    """The workload widgets (every one a declared setting); returns the workload (or None with the problem
+    shown) and the page's URL parameters."""
     c1, c2, c3 = st.columns(3)
-    preset = c1.selectbox(state.PRESET.label, presets, **state.PRESET.bound())
-    plan_at = c2.selectbox(state.PLAN_AT.label, ["p95", "mean", "max"], **state.PLAN_AT.bound())
-    pricing = (
-        c3.segmented_control(
-            state.PRICING.label,
-            ["purchase", "cloud"],
-            default="purchase",
-            **state.PRICING.bound(),
-        )
-        or "purchase"
-    )
+    preset = binding.choose(c1, settings.PRESET, [*PRESETS, CUSTOM], "support-chat")
+    plan_at = binding.choose(c2, settings.PLAN_AT, ["p95", "mean", "max"], "p95")
+    pricing = binding.segmented(c3, settings.PRICING, ["purchase", "cloud"], "purchase")
+    values: dict[str, object] = {
+        settings.PRESET.url: preset,
+        settings.PLAN_AT.url: plan_at,
+        settings.PRICING.url: pricing,
+    }
     if preset == CUSTOM:
         c1, c2 = st.columns(2)
-        mean = c1.number_input(
-            state.CTX_MEAN.label,
-            64,
-            10_000_000,
-            4000,
-            **state.CTX_MEAN.bound(),
-        )
-        p95 = c2.number_input(
-            state.CTX_P95.label,
-            64,
-            10_000_000,
-            12000,
-            **state.CTX_P95.bound(),
-        )
+        mean = binding.number(c1, settings.CTX_MEAN, 64, settings.MAX_CONTEXT, 4000)
+        p95 = binding.number(c2, settings.CTX_P95, 64, settings.MAX_CONTEXT, 12000)
+        values.update({settings.CTX_MEAN.url: int(mean), settings.CTX_P95.url: int(p95)})
     else:
         chosen = PRESETS[preset]
         st.caption(
@@ -73,31 +60,23 @@ def _workload(sel: Selection) -> tuple[Workload | None, dict[str, Any]]:
         )
     with st.expander("Targets, budget and GPUs", icon=":material/tune:"):
         c1, c2, c3 = st.columns(3)
-        rps = c1.number_input(state.RPS.label, 0.0, 100_000.0, 0.0, step=1.0, **state.RPS.bound())
-        prefix = c2.number_input(state.PREFIX.label, 0, 1_000_000, 0, **state.PREFIX.bound())
-        budget = c3.number_input(
-            state.BUDGET.label,
-            0,
-            1_000_000_000,
-            0,
-            step=1000,
-            **state.BUDGET.bound(),
-        )
+        rps = binding.number(c1, settings.RPS, 0.0, 100_000.0, 0.0, step=1.0)
+        prefix = binding.number(c2, settings.PREFIX, 0, 1_000_000, 0)
+        budget = binding.number(c3, settings.BUDGET, 0, 1_000_000_000, 0, step=1000)
         c1, c2 = st.columns(2)
-        ttft = c1.number_input(state.TTFT.label, 0.0, 600.0, 0.0, step=0.5, **state.TTFT.bound())
-        min_tps = c2.number_input(
-            state.MIN_TPS.label,
-            0.0,
-            10_000.0,
-            10.0,
-            step=1.0,
-            **state.MIN_TPS.bound(),
-        )
-        gpu_filter = st.multiselect(
-            state.GPU_FILTER.label,
-            state.gpu_options(),
-            **state.GPU_FILTER.bound(),
-        )
+        ttft = binding.number(c1, settings.TTFT, 0.0, 600.0, 0.0, step=0.5)
+        min_tps = binding.number(c2, settings.MIN_TPS, 0.0, 10_000.0, 10.0, step=1.0)
+        gpu_filter = binding.choose_many(st, settings.GPU_FILTER, state.gpu_options(), [])
+    values.update(
+        {
+            settings.RPS.url: float(rps),
+            settings.PREFIX.url: int(prefix),
+            settings.BUDGET.url: int(budget),
+            settings.TTFT.url: float(ttft),
+            settings.MIN_TPS.url: float(min_tps),
+            settings.GPU_FILTER.url: gpu_filter,
+        }
+    )
     fields: dict[str, Any] = {
         "plan_at": plan_at,
         "pricing": pricing,
@@ -111,18 +90,18 @@ def _workload(sel: Selection) -> tuple[Workload | None, dict[str, Any]]:
         fields["requests_per_s"] = float(rps)
     else:
         fields["concurrent_conversations"] = sel.users
-    extra = {k: str(v) for k, v in {"preset": preset, "plan_at": plan_at, "pricing": pricing}.items()}
+    params = links.page_params(PATH, values)
     try:
         if preset == CUSTOM:
             context = ContextDistribution(
                 mean_tokens=int(mean), p95_tokens=int(p95), max_tokens=max(int(p95), sel.spec.max_position_embeddings)
             )
-            return Workload(context=context, **fields), extra
-        return Workload.from_preset(preset, **fields), extra
+            return Workload(context=context, **fields), params
+        return Workload.from_preset(preset, **fields), params
     except (ValidationError, PlannerError) as exc:
         message = describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)
-        st.error(f"Workload: {message}", icon=":material/error:")
-        return None, extra
+        st.error(as_text(f"Workload: {message}"), icon=":material/error:")
+        return None, params
 
 
 @st.cache_data(ttl=3600, max_entries=64, show_spinner=False)
@@ -131,17 +110,20 @@ def _overflow_report(option: Option, workload: Workload) -> OverflowReport:
 
 
 def _option_link(sel: Selection, option: Option) -> str:
-    """The Memory page with this option's set-up, every other setting carried over."""
-    return "/" + links.query_string(
-        sel,
-        gpu=option.gpu_id,
-        gpus=str(option.gpu_count),
-        tp=str(option.tensor_parallel),
-        pp="1",
-        weights=option.weights,
-        kv=option.kv_dtype,
-        context=str(option.context_tokens),
+    """The Memory page with this option's set-up, every other setting carried over (absolute when the
+    address the reader used is known)."""
+    changed = sel.model_copy(
+        update={
+            "gpu_id": option.gpu_id,
+            "gpu_count": option.gpu_count,
+            "tensor_parallel": option.tensor_parallel,
+            "pipeline_parallel": 1,
+            "weights": option.weights,
+            "kv_dtype": option.kv_dtype,
+            "context_tokens": option.context_tokens,
+        }
     )
+    return links.share_url(st.context.url, "", links.query_string(changed))
 
 
 def _options_table(sel: Selection, ranking: Ranking, limit: int = 40) -> list[dict[str, object]]:
@@ -177,17 +159,13 @@ def _compare_models(
 ) -> list[dict[str, object]]:
     """The best set-up for each model of a short list, for the same workload."""
     choices = [m for m in state.model_options() if m != sel.model_id]
-    others = st.multiselect(
-        state.COMPARE_MODELS.label,
-        choices,
-        max_selections=4,
-        **state.COMPARE_MODELS.bound(),
-    )
+    others = binding.choose_many(st, settings.COMPARE_MODELS, choices, [], max_selections=4)
+    frame.page_params(links.page_params(PATH, {settings.COMPARE_MODELS.url: others}))
     if not others:
         return []
     cost_column = "cost (USD)" if workload.pricing == "purchase" else "USD / hour"
     results = [(sel.spec.id, ranking)] + [
-        (m, _ranking(state.get_model(m).spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json()))
+        (m, _ranking(get_model(m).spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json()))
         for m in others
     ]
     rows: list[dict[str, object]] = []
@@ -228,7 +206,7 @@ def _overflow(ranking: Ranking, option: Option) -> None:
             st.markdown(f"- **{engine}**: {behaviour}")
 
 
-def render_advisor_page(sel: Selection) -> None:
+def render(sel: Selection) -> None:
     name = sel.spec.display_name
     st.title(f"Which GPU to buy for {name}?")
     workload, extra = _workload(sel)
@@ -237,21 +215,14 @@ def render_advisor_page(sel: Selection) -> None:
     overhead = sel.request().overhead
     ranking = _ranking(sel.spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json())
     text = recommendation(ranking)
-    (st.success if ranking.options else st.error)(text, icon=":material/recommend:")
+    (st.success if ranking.options else st.error)(as_text(text), icon=":material/recommend:")
     st.caption(ranking.target_note)
     for warning in ranking.warnings:
         st.warning(warning, icon=":material/warning:")
     figure = None
     if ranking.options:
-        against = (
-            st.segmented_control(
-                state.PARETO.label,
-                ["capacity", "throughput"],
-                default="capacity",
-                **state.PARETO.bound(),
-            )
-            or "capacity"
-        )
+        against = binding.segmented(st, settings.PARETO, ["capacity", "throughput"], "capacity")
+        frame.page_params(links.page_params(PATH, {settings.PARETO.url: against}))
         front = ranking.pareto_cost_capacity if against == "capacity" else ranking.pareto_cost_throughput
         cost_label = (
             "Cloud cost (USD per hour, log scale)"
@@ -337,7 +308,4 @@ def render_advisor_page(sel: Selection) -> None:
     )
 
 
-if __name__ == "__main__":
-    from ui.frame import run_frame
-
-    run_frame()
+frame.run_page(render)

@@ -3,6 +3,7 @@ the link like any other setting."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import streamlit as st
@@ -14,8 +15,9 @@ from planner.kv import kv_bytes_per_token
 from planner.model import ModelSpec
 from planner.params import parameter_breakdown
 from planner.precision import WEIGHT_FORMATS
-from ui import links
+from ui import frame, links, settings
 from ui.custom_spec import encode_spec
+from ui.guard import as_text
 from ui.state import Selection
 
 PATH = "custom"
@@ -29,12 +31,22 @@ PATTERNS = {
 }
 
 
+def _number(where: Any, label: str, low: int, high: int, value: Any) -> int:
+    """A whole-number field whose starting value is clamped into its range (a prefill from the Hub or the
+    current model can lie outside it: Llama 4 Scout's 10,485,760-token context)."""
+    finite = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    start = max(low, min(high, int(value) if finite else low))
+    number: int = where.number_input(label, low, high, start)
+    return number
+
+
 def _form(base: ModelSpec, prefill: dict[str, Any]) -> dict[str, Any] | None:
     """The form; returns the entered fields on submit."""
 
-    def value(name: str, default: Any) -> Any:
+    def value(name: str, default: Any, high: int | None = None) -> Any:
         got = prefill.get(name, getattr(base, name, None))
-        return default if got is None else got
+        got = default if got is None else got
+        return min(got, high) if high is not None and isinstance(got, int) else got
 
     with st.form("custom_model"):
         c1, c2 = st.columns(2)
@@ -43,56 +55,53 @@ def _form(base: ModelSpec, prefill: dict[str, Any]) -> dict[str, Any] | None:
             "native_dtype": c2.selectbox("Checkpoint precision", list(WEIGHT_FORMATS), index=1),
         }
         c1, c2, c3, c4 = st.columns(4)
-        data["hidden_size"] = c1.number_input("hidden_size", 1, 65536, int(value("hidden_size", 4096)))
-        data["num_hidden_layers"] = c2.number_input("num_hidden_layers", 1, 1024, int(value("num_hidden_layers", 32)))
-        data["num_attention_heads"] = c3.number_input(
-            "num_attention_heads", 1, 1024, int(value("num_attention_heads", 32))
-        )
-        data["num_key_value_heads"] = c4.number_input(
-            "num_key_value_heads", 1, 1024, int(value("num_key_value_heads", 8))
-        )
+        data["hidden_size"] = _number(c1, "hidden_size", 1, 65536, value("hidden_size", 4096))
+        data["num_hidden_layers"] = _number(c2, "num_hidden_layers", 1, 1024, value("num_hidden_layers", 32))
+        data["num_attention_heads"] = _number(c3, "num_attention_heads", 1, 1024, value("num_attention_heads", 32))
+        data["num_key_value_heads"] = _number(c4, "num_key_value_heads", 1, 1024, value("num_key_value_heads", 8))
         c1, c2, c3, c4 = st.columns(4)
-        data["head_dim"] = c1.number_input("head_dim (0: hidden / heads)", 0, 4096, int(value("head_dim", 0) or 0))
-        data["intermediate_size"] = c2.number_input(
-            "intermediate_size", 1, 1_000_000, int(value("intermediate_size", 14336))
-        )
-        data["vocab_size"] = c3.number_input("vocab_size", 1, 2_000_000, int(value("vocab_size", 128256)))
-        data["max_position_embeddings"] = c4.number_input(
-            "max_position_embeddings", 512, 10_000_000, int(value("max_position_embeddings", 131072))
+        data["head_dim"] = _number(c1, "head_dim (0: hidden / heads)", 0, 4096, value("head_dim", 0) or 0)
+        data["intermediate_size"] = _number(c2, "intermediate_size", 1, 1_000_000, value("intermediate_size", 14336))
+        data["vocab_size"] = _number(c3, "vocab_size", 1, 2_000_000, value("vocab_size", 128256))
+        data["max_position_embeddings"] = _number(
+            c4,
+            "max_position_embeddings",
+            512,
+            settings.MAX_CONTEXT,
+            value("max_position_embeddings", 131072, settings.MAX_CONTEXT),
         )
         c1, c2, c3 = st.columns(3)
         data["tie_word_embeddings"] = c1.checkbox("tie_word_embeddings", bool(value("tie_word_embeddings", False)))
         data["attention_bias"] = c2.checkbox("q/k/v bias", bool(value("attention_bias", False)))
         data["qk_norm"] = c3.checkbox("q/k norm", bool(value("qk_norm", False)))
-        data["num_parameters"] = st.number_input(
-            "Total parameters, if known (0: compute from the shape)", 0, 10**13, int(value("num_parameters", 0) or 0)
+        data["num_parameters"] = _number(
+            st, "Total parameters, if known (0: compute from the shape)", 0, 10**13, value("num_parameters", 0) or 0
         )
         c1, c2 = st.columns(2)
         pattern = c1.selectbox("Attention layout", list(PATTERNS))
-        window = c2.number_input("Window / chunk (tokens)", 1, 10_000_000, int(value("sliding_window", 4096)))
+        window = _number(c2, "Window / chunk (tokens)", 1, 10_000_000, value("sliding_window", 4096))
         with st.expander("Mixture of experts"):
             moe_on = st.checkbox("MoE layers", bool(prefill.get("num_experts")))
             m1, m2, m3, m4 = st.columns(4)
-            experts = m1.number_input("experts", 1, 4096, int(prefill.get("num_experts", 8) or 8))
-            per_token = m2.number_input("experts per token", 1, 4096, int(prefill.get("num_experts_per_tok", 2) or 2))
-            width = m3.number_input(
-                "expert width", 1, 1_000_000, int(prefill.get("moe_intermediate_size", 1408) or 1408)
-            )
-            shared = m4.number_input("shared experts", 0, 64, int(prefill.get("n_shared_experts", 0) or 0))
+            experts = _number(m1, "experts", 1, 4096, prefill.get("num_experts", 8) or 8)
+            per_token = _number(m2, "experts per token", 1, 4096, prefill.get("num_experts_per_tok", 2) or 2)
+            width = _number(m3, "expert width", 1, 1_000_000, prefill.get("moe_intermediate_size", 1408) or 1408)
+            shared = _number(m4, "shared experts", 0, 64, prefill.get("n_shared_experts", 0) or 0)
         with st.expander("Multi-head latent attention (DeepSeek)"):
             mla_on = st.checkbox("MLA", bool(prefill.get("kv_lora_rank")))
             a1, a2, a3, a4 = st.columns(4)
-            kv_lora = a1.number_input("kv_lora_rank", 1, 65536, int(prefill.get("kv_lora_rank", 512) or 512))
-            rope = a2.number_input("qk_rope_head_dim", 1, 4096, int(prefill.get("qk_rope_head_dim", 64) or 64))
-            nope = a3.number_input("qk_nope_head_dim", 1, 4096, int(prefill.get("qk_nope_head_dim", 128) or 128))
-            v_dim = a4.number_input("v_head_dim", 1, 4096, int(prefill.get("v_head_dim", 128) or 128))
+            kv_lora = _number(a1, "kv_lora_rank", 1, 65536, prefill.get("kv_lora_rank", 512) or 512)
+            rope = _number(a2, "qk_rope_head_dim", 1, 4096, prefill.get("qk_rope_head_dim", 64) or 64)
+            nope = _number(a3, "qk_nope_head_dim", 1, 4096, prefill.get("qk_nope_head_dim", 128) or 128)
+            v_dim = _number(a4, "v_head_dim", 1, 4096, prefill.get("v_head_dim", 128) or 128)
         if not st.form_submit_button("Plan this model", icon=":material/play_arrow:", type="primary"):
             return None
     data["head_dim"] = data["head_dim"] or None
     data["num_parameters"] = data["num_parameters"] or None
-    if PATTERNS[pattern]:
-        data["layer_pattern"] = PATTERNS[pattern]
-        data["sliding_window" if "chunked" not in PATTERNS[pattern] else "attention_chunk_size"] = window
+    layout = PATTERNS[pattern]
+    if layout:
+        data["layer_pattern"] = layout
+        data["sliding_window" if "chunked" not in layout else "attention_chunk_size"] = window
     if moe_on:
         data["moe"] = {
             "num_experts": experts,
@@ -109,17 +118,17 @@ def _offer(sel: Selection, spec: ModelSpec) -> None:
     """Show what was understood and the link that plans it."""
     params = parameter_breakdown(spec)
     st.success(
-        f"{spec.display_name}: {params.total:,} parameters ({params.active:,} active), "
+        as_text(spec.display_name) + f": {params.total:,} parameters ({params.active:,} active), "
         f"{kv_bytes_per_token(spec, 'bf16'):,} bytes of KV cache per token in BF16, "
         f"{spec.num_hidden_layers} layers ({', '.join(f'{n} {k}' for k, n in spec.layer_kind_counts.items() if n)}).",
         icon=":material/check_circle:",
     )
     token = encode_spec(spec)
-    query = links.query_string(sel.model_copy(update={"custom_spec": token, "hf": ""}), hf="", spec=token)
+    query = links.query_string(sel.model_copy(update={"custom_spec": token, "hub_reference": None}))
     st.markdown(f"[Plan it on the Memory page](/{query}) — the link carries the whole description.")
 
 
-def render_custom_page(sel: Selection) -> None:
+def render(sel: Selection) -> None:
     st.title("Custom model")
     st.caption(
         "For a model that is in no catalog: upload its config.json or describe it field by field. Every field is "
@@ -136,7 +145,7 @@ def render_custom_page(sel: Selection) -> None:
             except UnicodeDecodeError:
                 st.error("The file is not UTF-8 text.", icon=":material/error:")
             except PlannerError as exc:
-                st.error(str(exc), icon=":material/error:")
+                st.error(as_text(str(exc)), icon=":material/error:")
             else:
                 _offer(sel, spec)
     prefill: dict[str, Any] = st.session_state.get(PREFILL_KEY, {})
@@ -148,7 +157,7 @@ def render_custom_page(sel: Selection) -> None:
             spec = ModelSpec.model_validate(data)
         except ValidationError as exc:
             for problem in describe_validation_error(exc).split("; "):
-                st.error(problem, icon=":material/error:")
+                st.error(as_text(problem), icon=":material/error:")
         else:
             _offer(sel, spec)
     if sel.custom_spec:
@@ -156,7 +165,4 @@ def render_custom_page(sel: Selection) -> None:
         st.markdown(f"A custom model is in use. [Back to the catalog model](/{back})")
 
 
-if __name__ == "__main__":
-    from ui.frame import run_frame
-
-    run_frame()
+frame.run_page(render)

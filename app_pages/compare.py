@@ -1,0 +1,87 @@
+"""Compare: every weight precision x KV dtype at the chosen context, and chosen pairs side by side."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from planner.assess import Assessment
+from planner.errors import PlannerError
+from planner.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.units import UNIT_BYTES
+from ui import binding, figures, frame, links, settings
+from ui.common import share_and_export
+from ui.guard import as_text
+from ui.state import Selection
+
+PATH = settings.COMPARE
+GRID_KV = ("bf16", "fp8", "int8", "int4")
+
+
+def _grid(sel: Selection) -> list[list[Assessment]] | None:
+    grid: list[list[Assessment]] = []
+    for w in WEIGHT_FORMATS:
+        row = []
+        for kv in GRID_KV:
+            try:
+                row.append(sel.assessment(weights=w, kv_dtype=kv))
+            except PlannerError as exc:  # every pair shares the split, so this is the same for all
+                st.error(as_text(str(exc)), icon=":material/error:")
+                return None
+        grid.append(row)
+    return grid
+
+
+def _row(sel: Selection, w: str, kv: str, a: Assessment) -> dict[str, object]:
+    unit = sel.unit
+    return {
+        "weights": w,
+        "kv_dtype": kv,
+        f"weights per GPU ({unit})": round(a.result.per_gpu.weights_bytes / UNIT_BYTES[unit], 2),
+        "KV budget (tokens)": a.kv_budget_tokens,
+        "conversations": a.conversations,
+        "verdict": a.state.value,
+        "weights quality": WEIGHT_FORMATS[w].quality_note,
+        "KV quality": KV_FORMATS[kv].quality_note,
+        "source": f"{WEIGHT_FORMATS[w].source} / {KV_FORMATS[kv].source}",
+    }
+
+
+def render(sel: Selection) -> None:
+    name = sel.spec.display_name
+    st.title(f"Precisions compared: {name} on {sel.gpu_count} × {sel.gpu.name}")
+    weights = list(WEIGHT_FORMATS)
+    grid = _grid(sel)
+    if grid is None:
+        return
+    heat = figures.heatmap_figure(weights, GRID_KV, grid, sel.context_tokens)
+    st.plotly_chart(heat, width="stretch", config={"displaylogo": False})
+    by_pair = {f"{w}/{kv}": a for w, row in zip(weights, grid, strict=True) for kv, a in zip(GRID_KV, row, strict=True)}
+    rows = [_row(sel, pair.split("/")[0], pair.split("/")[1], a) for pair, a in by_pair.items()]
+    st.dataframe(rows, hide_index=True, width="stretch", height=360)
+    current = f"{sel.weights}/{sel.kv_dtype}"
+    pairs = list(by_pair) if current in by_pair else [current, *by_pair]
+    default = list(dict.fromkeys(p for p in (current, "fp8/fp8", "int4-awq/fp8") if p in pairs))[:3]
+    picked = binding.choose_many(st, settings.COMBOS, pairs, default, max_selections=4)
+    chosen = [
+        (p, (by_pair.get(p) or sel.assessment(weights=p.split("/")[0], kv_dtype=p.split("/")[1])).result)
+        for p in picked
+    ]
+    bars = None
+    if len(chosen) < 2:
+        st.info("Pick two to four different combinations to see them side by side.")
+    else:
+        bars = figures.compare_bars_figure(chosen, sel.unit)
+        st.plotly_chart(bars, width="stretch", config={"displaylogo": False})
+    current_assessment = sel.assessment()
+    share_and_export(
+        sel,
+        PATH,
+        f"Precisions compared: {name}",
+        current_assessment.sentence(sel.unit),
+        [heat, *([bars] if bars else [])],
+        {"grid": rows},
+        links.page_params(PATH, {settings.COMBOS.url: picked}),
+    )
+
+
+frame.run_page(render)

@@ -1,0 +1,181 @@
+"""Memory: the landing page. Where every byte of each GPU goes, whether it fits, and how many conversations."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from planner.alternatives import nearest_fitting
+from planner.assess import Assessment, VerdictState
+from planner.engines.common import EngineReport
+from planner.engines.registry import engines, get_engine, launch_commands, max_model_len_allowed
+from planner.errors import PlannerError
+from planner.logparse import calibrate, parse_log
+from planner.precision import kv_format, weight_format
+from planner.units import GiB, format_bytes_auto, format_tokens
+from ui import binding, figures, frame, links, settings, tables, text
+from ui.common import share_and_export
+from ui.guard import as_text
+from ui.state import Selection
+
+PATH = ""  # the default page lives at the root URL
+LOG_KEY = "startup_log"  # a pasted log: not a setting (its result travels as `calib`)
+ALERTS = {"success": st.success, "warning": st.warning, "error": st.error}
+ICONS = {"success": ":material/check_circle:", "warning": ":material/warning:", "error": ":material/error:"}
+
+
+def _alternatives(sel: Selection, a: Assessment) -> None:
+    """The nearest set-ups that fit (or that meet the target, when it is missed), each a link."""
+    goal = sel.users if a.state is VerdictState.MISSES_TARGET else None
+    found = nearest_fitting(a.request, goal)
+    st.subheader("Nearest set-ups that meet the target" if goal else "Nearest set-ups that fit")
+    if not found:
+        st.info("Nothing close does: try a GPU with more memory.", icon=":material/info:")
+    for alt in found:
+        result = alt.assessment.result
+        changes: dict[str, str | list[str]] = {
+            settings.GPUS.url: str(alt.request.gpu_count),
+            settings.TP.url: settings.show_tp(alt.request.tensor_parallel),
+            settings.PP.url: str(alt.request.pipeline_parallel),
+            settings.WEIGHTS.url: result.weights,
+            settings.KV.url: result.kv_dtype,
+            settings.CONTEXT.url: str(result.context_tokens),
+        }
+        st.markdown(
+            f"- **{alt.change}** → {alt.assessment.conversations:,} conversations of "
+            f"{text.context_label(result.context_tokens)} tokens · [open]({links.query_string(sel, changes)})"
+        )
+
+
+def _comparison_rows(report: EngineReport, parsed_log: str) -> list[dict[str, object]]:
+    parsed = parse_log(parsed_log)
+    pairs = [
+        ("KV cache per GPU (GiB)", round(report.available_kv_cache_bytes_per_gpu / GiB, 2), parsed.kv_cache_gib),
+        ("GPU blocks", report.gpu_blocks, parsed.gpu_blocks),
+        ("KV cache tokens", report.kv_cache_tokens, parsed.kv_cache_tokens),
+        ("Max concurrency", round(report.max_concurrency, 2), parsed.max_concurrency),
+        ("Weights (GiB)", round(report.weights_bytes / GiB, 2), parsed.weights_gib),
+        ("Activation peak (GiB)", round(report.activation_bytes / GiB, 2), parsed.activation_peak_gib),
+        ("Non-torch (GiB)", round(report.non_torch_bytes / GiB, 2), parsed.non_torch_gib),
+    ]
+    return [
+        {
+            "figure": name,
+            "predicted": predicted,
+            "log": logged,
+            "difference": round(float(predicted) - float(logged), 2) if isinstance(logged, int | float) else None,
+        }
+        for name, predicted, logged in pairs
+    ]
+
+
+def _calibration(sel: Selection, report: EngineReport) -> None:
+    with st.expander("Calibrate from my log", icon=":material/tune:"):
+        st.caption(
+            "Paste a vLLM, SGLang or llama.cpp start-up log. Headroom reads the figures it printed, compares them "
+            "with its prediction, and can use the measured weights, activation peak, non-torch memory and device "
+            "total for the rest of the session and in the shared link."
+        )
+        log = st.text_area("Start-up log", key=LOG_KEY, height=160, max_chars=200_000)
+        if log.strip():
+            try:
+                rows = _comparison_rows(report, log)
+            except PlannerError as exc:
+                st.error(as_text(str(exc)), icon=":material/error:")
+            else:
+                st.dataframe(rows, hide_index=True, width="stretch")
+                if st.button("Use the measured figures", icon=":material/check:"):
+                    binding.set_value(settings.CALIBRATION, calibrate(parse_log(log)).to_token())
+                    st.rerun()
+        if sel.calibration and st.button("Go back to estimates", icon=":material/undo:"):
+            binding.set_value(settings.CALIBRATION, None)
+            st.rerun()
+
+
+def _engine_section(sel: Selection, a: Assessment) -> list[dict[str, object]]:
+    """What the engine prints at start-up, the launch commands, and calibration from a pasted log."""
+    report = a.report
+    assert report is not None
+    name = get_engine(report.engine).label
+    st.subheader(f"What {name} {report.engine_version} will print at start-up")
+    st.code("\n".join(report.lines) or "(no KV-cache lines)", language=None)
+    for note in report.notes:
+        st.caption(as_text(note))
+    allowed = max_model_len_allowed(a.request, a.result)
+    st.markdown(f"Largest `--max-model-len` this set-up allows: **{allowed:,} tokens**.")
+    commands = launch_commands(a.request, a.result)
+    registered = engines()
+    tabs = st.tabs([engine.label for engine in registered])
+    for tab, engine in zip(tabs, registered, strict=True):
+        tab.code(commands[engine.name], language="bash", wrap_lines=True)
+    _calibration(sel, report)
+    return [{"engine": report.engine, "version": report.engine_version, "line": line} for line in report.lines]
+
+
+def _metrics(sel: Selection, a: Assessment) -> None:
+    result = a.result
+    per_replica = f" ({format_tokens(a.kv_budget_tokens_per_replica)} per replica)" if a.replicas > 1 else ""
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Fits", "yes" if a.fits else "no", help="Weights, working memory and one conversation fit.")
+    c2.metric(
+        "KV budget",
+        f"{format_tokens(a.kv_budget_tokens)} tokens",
+        help=f"Tokens the KV cache pools hold across the deployment{per_replica}.",
+    )
+    c3.metric(
+        f"Conversations at {text.context_label(result.context_tokens)}",
+        f"{a.conversations:,}",
+        help="Whole conversations of the chosen context held at once, every replica counted.",
+    )
+    c4.metric(
+        "KV per token",
+        format_bytes_auto(result.kv_bytes_per_token, binary=sel.unit == "GiB"),
+        help="Whole model, every attention layer, before any sliding-window cap.",
+    )
+
+
+def render(sel: Selection) -> None:
+    a = sel.assessment()
+    result, request, unit = a.result, a.request, sel.unit
+    model_name = sel.spec.display_name
+    st.title(f"{model_name} on {text.setup_label(request)}")
+    st.caption(
+        f"{weight_format(result.weights).label} weights · {kv_format(result.kv_dtype).label} KV cache · "
+        f"TP {result.tensor_parallel} × PP {result.pipeline_parallel}"
+        + (f" · {result.replicas} replicas" if result.replicas > 1 else "")
+        + f" · {text.context_label(result.context_tokens)}-token conversations · {sel.engine} profile"
+    )
+    verdict = a.sentence(unit)
+    ALERTS[a.tone](as_text(verdict), icon=ICONS[a.tone])
+    _metrics(sel, a)
+    fig = figures.memory_figure(result, unit, title=f"Memory per GPU ({unit})")
+    st.plotly_chart(fig, width="stretch", config={"displaylogo": False})
+    rows = tables.breakdown_rows(result, unit)
+    st.dataframe(rows, hide_index=True, width="stretch")
+    for warning in result.warnings:
+        st.warning(as_text(warning), icon=":material/warning:")
+    if a.state is not VerdictState.MEETS_TARGET:
+        _alternatives(sel, a)
+    engine_rows = _engine_section(sel, a) if a.report is not None else []
+    with st.expander("Where the numbers come from"):
+        st.markdown(
+            f"- Model: {as_text(sel.model_source)}.\n"
+            f"- Parameters: {result.parameters_total:,} in the checkpoint, {result.parameters_served:,} loaded "
+            f"for serving, {result.parameters_active:,} active per token, computed from the architecture.\n"
+            f"- Weights: parameters × bits of {weight_format(result.weights).label} "
+            f"({weight_format(result.weights).source}).\n"
+            f"- KV per token: 2 × layers × KV heads × head dim × bytes = {result.kv_bytes_per_token:,} bytes "
+            f"in {kv_format(result.kv_dtype).label} ({kv_format(result.kv_dtype).source}).\n"
+            f"- GPU memory: {request.gpu_memory_bytes:,} bytes per GPU "
+            + ("(the total the engine reports)." if sel.is_engine else "(as the device reports it).")
+        )
+    share_and_export(
+        sel,
+        PATH,
+        f"{model_name} on {text.setup_label(request)}",
+        verdict,
+        [fig],
+        {"breakdown": rows, **({"engine": engine_rows} if engine_rows else {})},
+    )
+
+
+frame.run_page(render)

@@ -1,0 +1,206 @@
+"""The address bar and the widgets, kept in step (Streamlit glue over the declarations of :mod:`ui.settings`).
+
+- On a session's first run, or when the browser's address changed under it (back/forward), every declared
+  setting found in the link is parsed and put in the session under its key; an unknown parameter or a value
+  that does not parse is noted with its reason, never obeyed.
+- A widget is drawn with its setting's key and no default of its own: its value is the session's. When the
+  session holds no value, or one the widget cannot offer (a TP the new GPU count does not allow), the
+  setting's default is put there first — and a value that came from the link is named in the note.
+- At the end of every run the address bar is rewritten with every setting of the view, explicitly, so that
+  whatever is on screen is what the address (and the share link) opens cold.
+
+Widgets are not bound with Streamlit's ``bind="query-params"``: it drops a parameter whenever its widget holds
+its default, and defaults that depend on other settings (the TP a GPU count allows) then open another view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+import streamlit as st
+
+from ui.settings import BY_URL, STREAMLIT_PARAMETERS, Setting
+
+T = TypeVar("T")
+LOADED_KEY = "_url_loaded"
+WRITTEN_KEY = "_url_written"
+IGNORED_KEY = "_url_ignored"
+FROM_URL_KEY = "_url_pending"  # settings whose session value came from the link and is not yet checked
+PAGE_VALUES_KEY = "_page_values"  # page settings kept across page switches (Streamlit drops unrendered widgets)
+VIEW_PARAMS_KEY = "_view_params"  # what this run's view puts in the address bar
+MAX_PARAMETERS = 64  # a link with more parameters than every setting twice is not one Headroom made
+MAX_QUERY_CHARS = 16_000
+
+
+class Ignored(NamedTuple):
+    """A link parameter that was not used, and why."""
+
+    name: str
+    reason: str
+
+
+def _current_query() -> dict[str, list[str]]:
+    return {key: st.query_params.get_all(key) for key in st.query_params}
+
+
+def _note(name: str, reason: str) -> None:
+    ignored: list[Ignored] = st.session_state.setdefault(IGNORED_KEY, [])
+    if all(item.name != name for item in ignored):
+        ignored.append(Ignored(name, reason))
+
+
+def load_from_url() -> None:
+    """Copy the link's settings into the session (first run, or the address changed under the session)."""
+    query = _current_query()
+    written = st.session_state.get(WRITTEN_KEY)
+    if st.session_state.get(LOADED_KEY) and (not query or query == written):
+        return
+    st.session_state[LOADED_KEY] = True
+    st.session_state[IGNORED_KEY] = []
+    pending: set[str] = set()
+    size = sum(len(k) + sum(len(v) for v in values) for k, values in query.items())
+    if len(query) > MAX_PARAMETERS or size > MAX_QUERY_CHARS:
+        _note("link", f"longer than any link Headroom makes ({len(query)} parameters, {size:,} characters)")
+        query = {}
+    for name, raw in query.items():
+        if name in STREAMLIT_PARAMETERS:
+            continue
+        setting = BY_URL.get(name)
+        if setting is None:
+            _note(name, "not a Headroom setting")
+            continue
+        try:
+            value = setting.parse_values(raw)
+        except (ValueError, TypeError) as exc:
+            _note(name, str(exc))
+            continue
+        st.session_state[setting.url] = value
+        st.session_state.setdefault(PAGE_VALUES_KEY, {})[setting.url] = value
+        pending.add(setting.url)
+    st.session_state[FROM_URL_KEY] = pending
+
+
+def ensure(setting: Setting, valid: Callable[[Any], bool], default: Any, reason: str = "not offered here") -> Any:
+    """The session's value of ``setting`` when ``valid``, else ``default`` (noted when the link had asked for it)."""
+    pending: set[str] = st.session_state.setdefault(FROM_URL_KEY, set())
+    kept: dict[str, Any] = st.session_state.setdefault(PAGE_VALUES_KEY, {})
+    if setting.url not in st.session_state and setting.url in kept:
+        st.session_state[setting.url] = kept[setting.url]  # a page setting from an earlier visit of the page
+    value = st.session_state.get(setting.url, default)
+    if setting.url in st.session_state and not valid(value):
+        if setting.url in pending:
+            _note(setting.url, reason)
+        value = default
+    pending.discard(setting.url)
+    st.session_state[setting.url] = value
+    kept[setting.url] = value
+    return value
+
+
+def choose(where: Any, setting: Setting, options: Sequence[T], default: T, **kwargs: Any) -> T:
+    """A select box over ``options`` holding the setting's value."""
+    ensure(setting, lambda v: v in options, default)
+    value: T = where.selectbox(setting.label, list(options), key=setting.url, help=setting.help, **kwargs)
+    return value
+
+
+def choose_many(
+    where: Any, setting: Setting, options: Sequence[str], default: Sequence[str], **kwargs: Any
+) -> list[str]:
+    """A multiselect over ``options``; values it cannot offer are dropped (and noted when from the link)."""
+    limit = kwargs.get("max_selections")
+
+    def valid(value: Any) -> bool:
+        return isinstance(value, list) and all(v in options for v in value) and (limit is None or len(value) <= limit)
+
+    current = st.session_state.get(setting.url)
+    if isinstance(current, list) and not valid(current):
+        kept = [v for v in current if v in options][: limit or None]
+        if setting.url in st.session_state.get(FROM_URL_KEY, set()):
+            _note(setting.url, "some values are not offered here")
+        st.session_state[setting.url] = kept
+        st.session_state.get(FROM_URL_KEY, set()).discard(setting.url)
+    ensure(setting, valid, list(default))
+    values: list[str] = where.multiselect(setting.label, list(options), key=setting.url, help=setting.help, **kwargs)
+    return values
+
+
+def number(where: Any, setting: Setting, low: float, high: float, default: float, **kwargs: Any) -> Any:
+    """A number box within ``[low, high]`` holding the setting's value."""
+    ensure(setting, lambda v: isinstance(v, int | float) and low <= v <= high, default, f"outside {low:g}–{high:g}")
+    return where.number_input(
+        setting.label, min_value=low, max_value=high, key=setting.url, help=setting.help, **kwargs
+    )
+
+
+def toggle(where: Any, setting: Setting, default: bool) -> bool:
+    ensure(setting, lambda v: isinstance(v, bool), default)
+    value: bool = where.toggle(setting.label, key=setting.url, help=setting.help)
+    return value
+
+
+def segmented(where: Any, setting: Setting, options: Sequence[str], default: str) -> str:
+    """A segmented control that always holds one of ``options``."""
+    ensure(setting, lambda v: v in options, default)
+    value = where.segmented_control(setting.label, list(options), key=setting.url, help=setting.help)
+    if value is None:  # a second click deselects: keep the setting's value explicit
+        value = default
+    return str(value)
+
+
+def text(where: Any, setting: Setting, default: str, **kwargs: Any) -> str:
+    ensure(setting, lambda v: isinstance(v, str), default)
+    value: str = where.text_input(setting.label, key=setting.url, help=setting.help, **kwargs)
+    return value
+
+
+def value_of(setting: Setting, default: Any = None) -> Any:
+    """A setting without a widget (``spec``, ``calib``): its session value, else ``default``."""
+    st.session_state.get(FROM_URL_KEY, set()).discard(setting.url)
+    return st.session_state.get(setting.url, default)
+
+
+def set_value(setting: Setting, value: Any) -> None:
+    """Change a setting without a widget (the address bar follows at the end of the run)."""
+    if value is None:
+        st.session_state.pop(setting.url, None)
+    else:
+        st.session_state[setting.url] = value
+
+
+def drop_from_url(setting: Setting, reason: str) -> None:
+    """A setting the link carried that turned out unusable (a damaged model description): note and forget it."""
+    if setting.url in st.session_state.get(FROM_URL_KEY, set()) or setting.url in st.session_state:
+        _note(setting.url, reason)
+    st.session_state.pop(setting.url, None)
+
+
+def set_view_params(params: Mapping[str, str | list[str]]) -> None:
+    """What this run's view puts in the address bar (the sidebar's settings and the page's)."""
+    st.session_state.setdefault(VIEW_PARAMS_KEY, {}).update(params)
+
+
+def view_params() -> dict[str, str | list[str]]:
+    """Every parameter this run's view has put in the address bar so far."""
+    return dict(st.session_state.get(VIEW_PARAMS_KEY, {}))
+
+
+def begin_run() -> None:
+    st.session_state[VIEW_PARAMS_KEY] = {}
+
+
+def write_url() -> None:
+    """The address bar becomes exactly this view's settings."""
+    params: dict[str, str | list[str]] = st.session_state.get(VIEW_PARAMS_KEY, {})
+    if not params:
+        return
+    normalized = {k: (v if isinstance(v, list) else [v]) for k, v in params.items()}
+    if normalized != _current_query():
+        st.query_params.from_dict(params)
+    st.session_state[WRITTEN_KEY] = normalized
+
+
+def ignored_parameters() -> list[Ignored]:
+    """The link parameters this session did not use (also those a page found unusable)."""
+    return list(st.session_state.get(IGNORED_KEY, []))
