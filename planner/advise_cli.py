@@ -11,9 +11,8 @@ import json
 from typing import Any
 
 from model_catalog import get_model
-from planner.advisor import PRESETS, Option, Ranking, Workload, rank, recommendation
+from planner.advisor import PRESETS, ContextDistribution, Option, Ranking, Workload, rank, recommendation
 from planner.errors import PlannerError
-from planner.overflow import ContextDistribution
 
 
 def add_advise_parser(sub: Any) -> None:
