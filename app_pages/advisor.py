@@ -9,13 +9,22 @@ import streamlit as st
 from pydantic import ValidationError
 
 from model_catalog import get_model, load_gpus
-from planner.advisor import PRESETS, Option, Ranking, Workload, overflow_for, rank, recommendation
+from planner.advisor import (
+    PRESETS,
+    ContextDistribution,
+    Option,
+    OverflowReport,
+    Ranking,
+    Workload,
+    overflow_for,
+    rank,
+    recommendation,
+    validation_rows,
+)
 from planner.engines.base import OverheadModel
 from planner.errors import PlannerError
 from planner.hf_config import describe_validation_error
 from planner.model import ModelSpec
-from planner.overflow import ContextDistribution, OverflowReport
-from planner.throughput import validation_rows
 from ui import binding, figures, frame, links, settings, state
 from ui.common import share_and_export
 from ui.guard import as_text

@@ -371,17 +371,27 @@ class MemoryFit(NamedTuple):
     replicas: int
 
 
-def fit_at(basis: PlanBasis, gpu_memory_bytes: int, replicas: int | None = None) -> MemoryFit:
-    """Evaluate ``basis`` on GPUs of ``gpu_memory_bytes`` (``replicas``: default the request's).
+def stages_at(basis: PlanBasis, gpu_memory_bytes: int) -> tuple[StageMemory, ...]:
+    """Every stage of ``basis`` on GPUs of ``gpu_memory_bytes`` (:func:`stage_memory`)."""
+    return tuple(stage_memory(basis, i, gpu_memory_bytes) for i in range(len(basis.stage_ranges)))
+
+
+def _limiting(stages: tuple[StageMemory, ...]) -> StageMemory:
+    """The stage with the fewest tokens of room (vLLM takes the minimum block count over ranks)."""
+    if len(stages) == 1:
+        return stages[0]
+    return min(stages, key=lambda s: (s.headroom_bytes / s.kv_bytes_per_token) if s.kv_bytes_per_token else math.inf)
+
+
+def fit_of(basis: PlanBasis, stages: tuple[StageMemory, ...], replicas: int | None = None) -> MemoryFit:
+    """Capacity and fit of ``basis`` given its ``stages`` (from :func:`stages_at`), with ``replicas``
+    (default: the request's).
 
     Weights and overhead leave no room: ``weights-do-not-fit``; room for less than one sequence in a replica
     (replicas never share a sequence): ``no-room-for-one-sequence``; else ``fits``.
     """
     replicas = basis.replicas if replicas is None else replicas
-    stages = tuple(stage_memory(basis, i, gpu_memory_bytes) for i in range(len(basis.stage_ranges)))
-    limiting = min(
-        stages, key=lambda s: (s.headroom_bytes / s.kv_bytes_per_token) if s.kv_bytes_per_token else math.inf
-    )
+    limiting = _limiting(stages)
     capacity = capacity_of(stages, basis.sequences, replicas)
     per_token_gpu = limiting.kv_bytes_per_token
     pool = max(0, limiting.headroom_bytes)
@@ -401,6 +411,11 @@ def fit_at(basis: PlanBasis, gpu_memory_bytes: int, replicas: int | None = None)
         gpu_blocks=pool // block_bytes if block_bytes else 0,
         replicas=replicas,
     )
+
+
+def fit_at(basis: PlanBasis, gpu_memory_bytes: int, replicas: int | None = None) -> MemoryFit:
+    """Evaluate ``basis`` on GPUs of ``gpu_memory_bytes``: :func:`stages_at` then :func:`fit_of`."""
+    return fit_of(basis, stages_at(basis, gpu_memory_bytes), replicas)
 
 
 def plan(request: PlanRequest) -> PlanResult:
@@ -451,7 +466,7 @@ def concurrency_curve(request: PlanRequest, contexts: list[int]) -> list[Capacit
     if any(c <= 0 for c in contexts):
         raise PlannerError("contexts: every context length must be a positive number of tokens")
     basis = plan_basis(request)
-    stages = tuple(stage_memory(basis, i, request.gpu_memory_bytes) for i in range(len(basis.stage_ranges)))
+    stages = stages_at(basis, request.gpu_memory_bytes)
     return [
         capacity_of(stages, sequence_sizes(request, basis.tensor_parallel, basis.stage_ranges, c), basis.replicas)
         for c in contexts

@@ -7,8 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from planner.errors import PlannerError
-from planner.overflow import (
+from planner.advisor.overflow import (
     EXACT_MAX_CONVERSATIONS,
     MAX_P95_OVER_MEAN,
     ContextDistribution,
@@ -18,6 +17,7 @@ from planner.overflow import (
     overflow_probability,
     overflow_report,
 )
+from planner.errors import PlannerError
 
 TRIALS = 200_000
 
@@ -89,7 +89,7 @@ def test_regimes_agree_at_the_boundary() -> None:
     n = EXACT_MAX_CONVERSATIONS
     pool = 2_000 * n * 1.05
     exact = overflow_probability(n, pool, CHAT)
-    from planner.overflow import _edgeworth_probability
+    from planner.advisor.overflow import _edgeworth_probability
 
     assert abs(exact - _edgeworth_probability(n, pool, CHAT, 0)) < 0.01
 

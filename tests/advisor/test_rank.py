@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from model_catalog import get_gpu, get_model, load_gpus
 from planner.advisor import (
     PRESETS,
+    ContextDistribution,
     Option,
     Workload,
     overflow_for,
@@ -17,7 +18,6 @@ from planner.advisor import (
     recommendation,
 )
 from planner.errors import PlannerError
-from planner.overflow import ContextDistribution
 from planner.plan import PlanRequest, plan
 
 LLAMA_8B = get_model("meta-llama/Llama-3.1-8B").spec

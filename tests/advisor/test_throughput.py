@@ -1,4 +1,4 @@
-"""Speed estimates against published measurements (planner.throughput.MEASUREMENTS cites each source).
+"""Speed estimates against published measurements (planner/advisor/measurements.toml cites each source).
 
 | measurement | source | role | tolerance |
 | --- | --- | --- | --- |
@@ -15,16 +15,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.throughput import (
-    MEASUREMENTS,
-    decode_estimate,
-    log_rms_error,
-    prefill_seconds,
-    validation_rows,
-)
+from planner.advisor import decode_estimate, log_rms_error, measurements, prefill_seconds, validation_rows
+from planner.errors import PlannerError
 
 TOLERANCE = {
     "Llama 3 8B Q4_K_M, M2 Ultra 76-core, batch 1": (-0.10, 0.60),
@@ -46,10 +43,10 @@ ROWS = {row.label: row for row in validation_rows()}
 
 
 def test_at_least_five_published_measurements() -> None:
-    assert len(MEASUREMENTS) >= 5
-    assert len({m.source for m in MEASUREMENTS}) >= 3
-    assert sum(m.role == "held-out" for m in MEASUREMENTS) >= 5
-    assert all(m.source and m.engine for m in MEASUREMENTS)
+    assert len(measurements()) >= 5
+    assert len({m.source for m in measurements()}) >= 3
+    assert sum(m.role == "held-out" for m in measurements()) >= 5
+    assert all(m.source and m.engine for m in measurements())
 
 
 @pytest.mark.parametrize("label", sorted(ROWS))
@@ -99,3 +96,10 @@ def test_moe_reads_only_the_touched_experts() -> None:
     big = decode_estimate(model, gpu, "bf16", "bf16", 1, 256, 1_000)
     assert one is not None and big is not None
     assert one.weights_read_bytes_per_gpu < 0.3 * big.weights_read_bytes_per_gpu
+
+
+def test_a_bad_measurement_row_names_the_file_and_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "measurements.toml"
+    path.write_text('[[measurement]]\nlabel = "x"\nvalue = 1.0\n', encoding="utf-8")
+    with pytest.raises(PlannerError, match=r"measurements\.toml: .*measurement\.0\.source: Field required"):
+        measurements(path)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_model, load_gpus
-from planner.advisor import Workload, rank, recommendation
-from planner.overflow import ContextDistribution
+from planner.advisor import ContextDistribution, Workload, rank, recommendation
 from tests.app.conftest import run_page, texts
 from ui.state import Selection
 

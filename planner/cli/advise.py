@@ -1,4 +1,4 @@
-"""``python -m planner advise``: the ranking of :func:`planner.advisor.rank` as a table or as JSON.
+"""``advise``: the ranking of :func:`planner.advisor.rank` as a table or as JSON.
 
 Registered by :mod:`planner.cli`; errors are one line on stderr and exit status 2 (handled there). Exit status
 1 when no set-up meets the workload, 0 otherwise.
@@ -11,9 +11,9 @@ import json
 from typing import Any
 
 from model_catalog import get_model
-from planner.advisor import PRESETS, Option, Ranking, Workload, rank, recommendation
+from planner.advisor import PRESETS, ContextDistribution, Option, Ranking, Workload, rank, recommendation
+from planner.cli.table import print_table
 from planner.errors import PlannerError
-from planner.overflow import ContextDistribution
 
 
 def add_advise_parser(sub: Any) -> None:
@@ -104,11 +104,9 @@ def cmd_advise(args: argparse.Namespace) -> int:
     cost = "$/hour" if workload.pricing == "cloud" else "purchase"
     per_conv = "$/conv-hour" if workload.pricing == "cloud" else "$/conv"
     header = ("#", "set-up", "conversations", "headroom", "tok/s/user", "TTFT s", cost, per_conv, "$/M out tok")
-    from planner.cli import _print_table  # the table printer of the other commands
-
     print(f"{spec.display_name}: {ranking.target_note}, {ranking.context_tokens:,} tokens each")
     if ranking.options:
-        _print_table([header, *[_row(i + 1, o) for i, o in enumerate(ranking.options[: args.limit])]])
+        print_table([header, *[_row(i + 1, o) for i, o in enumerate(ranking.options[: args.limit])]])
         print(f"({len(ranking.options):,} feasible, {len(ranking.rejected):,} rejected: {ranking.rejection_counts()})")
     for warning in ranking.warnings:
         print(f"warning: {warning}")

@@ -1,0 +1,58 @@
+"""The GPU advisor: what to buy (or rent) to serve a model to a workload, what it costs, how fast it runs.
+
+Modules: :mod:`~planner.advisor.workload` (who is served, presets), :mod:`~planner.advisor.costs`,
+:mod:`~planner.advisor.options` (the result types), :mod:`~planner.advisor.ranking` (:func:`rank`),
+:mod:`~planner.advisor.throughput` (roofline speed estimates), :mod:`~planner.advisor.validation` (against the
+published measurements in ``measurements.toml``), :mod:`~planner.advisor.overflow` (average or maximum?) and
+:mod:`~planner.advisor.recommend` (the recommendation text). This package re-exports what callers use.
+"""
+
+from planner.advisor.costs import AMORTISATION_YEARS, HOURS_PER_MONTH, POWER_USD_PER_KWH, Costs, costs
+from planner.advisor.options import Option, Ranking, Rejected, RejectReason, SortKey, pareto_front
+from planner.advisor.overflow import ContextDistribution, OverflowReport, overflow_report
+from planner.advisor.ranking import DEFAULT_COUNTS, DEFAULT_KV_DTYPES, DEFAULT_WEIGHTS, rank
+from planner.advisor.recommend import overflow_for, recommendation
+from planner.advisor.throughput import decode_estimate, prefill_seconds
+from planner.advisor.validation import Measurement, ValidationRow, log_rms_error, measurements, validation_rows
+from planner.advisor.workload import (
+    DEFAULT_MIN_TOKENS_PER_S_PER_USER,
+    DEFAULT_TOKENS_PER_S_PER_USER,
+    PRESETS,
+    ContextPreset,
+    Workload,
+)
+
+__all__ = [
+    "AMORTISATION_YEARS",
+    "DEFAULT_COUNTS",
+    "DEFAULT_KV_DTYPES",
+    "DEFAULT_MIN_TOKENS_PER_S_PER_USER",
+    "DEFAULT_TOKENS_PER_S_PER_USER",
+    "DEFAULT_WEIGHTS",
+    "HOURS_PER_MONTH",
+    "POWER_USD_PER_KWH",
+    "PRESETS",
+    "ContextDistribution",
+    "ContextPreset",
+    "Costs",
+    "Measurement",
+    "Option",
+    "OverflowReport",
+    "Ranking",
+    "RejectReason",
+    "Rejected",
+    "SortKey",
+    "ValidationRow",
+    "Workload",
+    "costs",
+    "decode_estimate",
+    "log_rms_error",
+    "measurements",
+    "overflow_for",
+    "overflow_report",
+    "pareto_front",
+    "prefill_seconds",
+    "rank",
+    "recommendation",
+    "validation_rows",
+]

@@ -1,0 +1,133 @@
+"""The speed estimates against published measurements: the data file, its schema, and the error of each row.
+
+``measurements.toml`` (next to this module) holds one ``[[measurement]]`` per published figure, with its
+source, engine and role (``fit`` rows fix the constants of :mod:`planner.advisor.throughput`; ``held-out``
+rows only measure the error). :func:`measurements` loads and validates it; :func:`validation_rows` compares
+each with :func:`predict`.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from planner.advisor.throughput import decode_estimate, prefill_seconds
+from planner.errors import PlannerError
+from planner.gpu import GpuSpec
+from planner.model import ModelSpec
+from planner.params import parameter_breakdown
+
+MEASUREMENTS_FILE = Path(__file__).with_name("measurements.toml")
+
+Metric = Literal["decode_per_user", "output_total", "output_per_gpu", "ttft_seconds"]
+Role = Literal["fit", "held-out"]
+PositiveInt = Annotated[int, Field(gt=0)]
+
+
+class Measurement(BaseModel, frozen=True, extra="forbid"):
+    """A published speed figure and the set-up it maps to in the catalog."""
+
+    label: Annotated[str, Field(min_length=1)]
+    model_id: str  # a catalog model id
+    gpu_id: str  # a catalog GPU id
+    weights: str
+    kv_dtype: str
+    tensor_parallel: PositiveInt
+    batch: PositiveInt
+    prompt_tokens: Annotated[int, Field(ge=0)]
+    output_tokens: PositiveInt
+    metric: Metric
+    value: Annotated[float, Field(gt=0)]  # tokens/s, or seconds for ttft
+    engine: Annotated[str, Field(min_length=1)]
+    source: Annotated[str, Field(min_length=1)]
+    role: Role
+    note: str = ""
+
+
+class _MeasurementFile(BaseModel, frozen=True, extra="forbid"):
+    measurement: tuple[Measurement, ...]
+
+
+@cache
+def measurements(path: Path = MEASUREMENTS_FILE) -> tuple[Measurement, ...]:
+    """Every published measurement in ``path``, validated (a bad row raises :class:`PlannerError` naming it)."""
+    try:
+        data = _MeasurementFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+    except tomllib.TOMLDecodeError as exc:
+        raise PlannerError(f"{path.name}: not valid TOML: {exc}") from None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
+        raise PlannerError(f"{path.name}: {problems}") from None
+    labels = [m.label for m in data.measurement]
+    duplicates = sorted({label for label in labels if labels.count(label) > 1})
+    if duplicates:
+        raise PlannerError(f"{path.name}: duplicate labels {', '.join(duplicates)}")
+    return data.measurement
+
+
+def predict(measurement: Measurement, model: ModelSpec, gpu: GpuSpec) -> float | None:
+    """What the estimates give for a measurement's set-up, in its metric.
+
+    Static-batch throughput (``output_total``, ``output_per_gpu``): ``batch x output`` tokens over the prefill of
+    ``batch x prompt`` tokens plus ``output`` decode steps at the mean context ``prompt + output / 2`` (the KV
+    read grows linearly, so the mean step is the step at the mean context).
+    """
+    m = measurement
+    params = parameter_breakdown(model)
+    if m.metric == "ttft_seconds":
+        return prefill_seconds(model, gpu, m.weights, m.tensor_parallel, m.prompt_tokens, params)[0]
+    decode = decode_estimate(
+        model, gpu, m.weights, m.kv_dtype, m.tensor_parallel, m.batch, m.prompt_tokens + m.output_tokens // 2, params
+    )
+    if decode is None:
+        return None
+    if m.metric == "decode_per_user":
+        return decode.tokens_per_s_per_user
+    prefill = prefill_seconds(model, gpu, m.weights, m.tensor_parallel, m.prompt_tokens, params)[0] or 0.0
+    total_seconds = prefill * m.batch + decode.step_seconds * m.output_tokens
+    tokens_per_s = m.batch * m.output_tokens / total_seconds
+    return tokens_per_s / m.tensor_parallel if m.metric == "output_per_gpu" else tokens_per_s
+
+
+class ValidationRow(BaseModel, frozen=True, extra="forbid"):
+    label: str
+    metric: Metric
+    measured: float
+    predicted: float | None
+    error: float | None  # predicted / measured - 1
+    role: Role
+    engine: str
+    source: str
+
+
+def validation_rows() -> list[ValidationRow]:
+    """Every published measurement against the estimate (the catalog supplies the model and the GPU)."""
+    from model_catalog import get_gpu, get_model  # the catalog imports the planner: import late
+
+    rows = []
+    for m in measurements():
+        predicted = predict(m, get_model(m.model_id).spec, get_gpu(m.gpu_id))
+        rows.append(
+            ValidationRow(
+                label=m.label,
+                metric=m.metric,
+                measured=m.value,
+                predicted=predicted,
+                error=None if predicted is None else predicted / m.value - 1,
+                role=m.role,
+                engine=m.engine,
+                source=m.source,
+            )
+        )
+    return rows
+
+
+def log_rms_error(rows: list[ValidationRow]) -> float:
+    """Root-mean-square of ``ln(predicted / measured)`` over rows with a prediction."""
+    logs = [math.log(1 + r.error) for r in rows if r.error is not None]
+    return math.sqrt(sum(x * x for x in logs) / len(logs)) if logs else 0.0

@@ -1,0 +1,149 @@
+"""Who is served: a :class:`Workload` (how many at once, how long, at what price and speed) and named presets."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from planner.advisor.overflow import ContextDistribution
+from planner.errors import PlannerError
+
+PositiveInt = Annotated[int, Field(gt=0)]
+PositiveFloat = Annotated[float, Field(gt=0)]
+
+DEFAULT_TOKENS_PER_S_PER_USER = 20.0  # Little's law without a speed target: a comfortable reading stream
+DEFAULT_MIN_TOKENS_PER_S_PER_USER = 10.0  # the default speed floor of a Workload
+
+Pricing = Literal["purchase", "cloud"]
+PlanAt = Literal["mean", "p95", "max"]
+
+
+class ContextPreset(BaseModel, frozen=True, extra="forbid"):
+    """A named workload shape: its figures are judgement calls, stated with a one-line reason."""
+
+    name: str
+    label: str
+    context: ContextDistribution
+    mean_prompt_tokens: int
+    mean_output_tokens: int
+    justification: str
+
+
+PRESETS: dict[str, ContextPreset] = {
+    p.name: p
+    for p in (
+        ContextPreset(
+            name="support-chat",
+            label="Support chat",
+            context=ContextDistribution(mean_tokens=2_000, p95_tokens=6_000, max_tokens=8_192),
+            mean_prompt_tokens=1_500,
+            mean_output_tokens=300,
+            justification=(
+                "a ~1k-token system prompt plus a few short turns; the tail is users pasting logs or long emails"
+            ),
+        ),
+        ContextPreset(
+            name="rag",
+            label="RAG over documents",
+            context=ContextDistribution(mean_tokens=6_000, p95_tokens=12_000, max_tokens=32_768),
+            mean_prompt_tokens=5_000,
+            mean_output_tokens=400,
+            justification="5-10 retrieved chunks of 500-1,000 tokens plus the question; answers are short",
+        ),
+        ContextPreset(
+            name="coding-agent",
+            label="Coding agent",
+            context=ContextDistribution(mean_tokens=24_000, p95_tokens=64_000, max_tokens=131_072),
+            mean_prompt_tokens=20_000,
+            mean_output_tokens=800,
+            justification="repository files and tool outputs pile up over many agent steps; long sessions dominate",
+        ),
+        ContextPreset(
+            name="long-document",
+            label="Long-document analysis",
+            context=ContextDistribution(mean_tokens=40_000, p95_tokens=100_000, max_tokens=131_072),
+            mean_prompt_tokens=38_000,
+            mean_output_tokens=1_000,
+            justification="whole reports, contracts or filings in the prompt; one long read, a summary back",
+        ),
+    )
+}
+
+
+class Workload(BaseModel, frozen=True, extra="forbid"):
+    """Who is served: how many at once (or how many requests per second), how long, at what price and speed."""
+
+    concurrent_conversations: PositiveInt | None = None
+    requests_per_s: PositiveFloat | None = None
+    mean_prompt_tokens: PositiveInt = 1_000
+    mean_output_tokens: PositiveInt = 300
+    context: ContextDistribution
+    plan_at: PlanAt = "p95"  # the per-conversation length each option is sized for
+    shared_prefix_tokens: Annotated[int, Field(ge=0)] = 0  # a system prompt every conversation shares
+    pricing: Pricing = "purchase"
+    budget_usd: PositiveFloat | None = None  # purchase: total; cloud: per month (HOURS_PER_MONTH hours)
+    gpu_ids: tuple[str, ...] | None = None  # candidate GPUs; None: the whole catalog
+    max_time_to_first_token_s: PositiveFloat | None = None
+    # A floor below which streaming chat feels broken; None: no speed target.
+    min_tokens_per_s_per_user: PositiveFloat | None = DEFAULT_MIN_TOKENS_PER_S_PER_USER
+    preset: str | None = None  # the preset it came from, for labels
+
+    @model_validator(mode="after")
+    def _check(self) -> Workload:
+        if (self.concurrent_conversations is None) == (self.requests_per_s is None):
+            raise ValueError("give exactly one of concurrent_conversations and requests_per_s")
+        if self.shared_prefix_tokens > self.context_tokens:
+            raise ValueError("shared_prefix_tokens cannot exceed the planning context")
+        if self.plan_at == "max" and self.context.max_tokens is None:
+            raise ValueError("plan_at 'max' needs context.max_tokens")
+        return self
+
+    @classmethod
+    def from_preset(cls, name: str, **fields: object) -> Workload:
+        """A workload with a preset's context distribution and mean prompt and output lengths."""
+        if name not in PRESETS:
+            raise PlannerError(f"preset: unknown {name!r}; choose one of {', '.join(PRESETS)}")
+        preset = PRESETS[name]
+        data: dict[str, object] = {
+            "context": preset.context,
+            "mean_prompt_tokens": preset.mean_prompt_tokens,
+            "mean_output_tokens": preset.mean_output_tokens,
+            "preset": name,
+        }
+        data.update(fields)
+        return cls.model_validate(data)
+
+    @property
+    def context_tokens(self) -> int:
+        """The length each conversation is sized for (the distribution's mean, p95 or cap)."""
+        if self.plan_at == "mean":
+            return self.context.mean_tokens
+        if self.plan_at == "max":
+            assert self.context.max_tokens is not None  # validated
+            return self.context.max_tokens
+        return self.context.p95_tokens
+
+    @property
+    def target_concurrency(self) -> int:
+        """Conversations held at once: as given, or by Little's law from the request rate."""
+        if self.concurrent_conversations is not None:
+            return self.concurrent_conversations
+        assert self.requests_per_s is not None  # validated
+        speed = self.min_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER
+        seconds = self.mean_output_tokens / speed + (self.max_time_to_first_token_s or 0.0)
+        return max(1, math.ceil(self.requests_per_s * seconds))
+
+    @property
+    def target_note(self) -> str:
+        if self.concurrent_conversations is not None:
+            n = self.concurrent_conversations
+            return f"{n:,} concurrent conversation{'s' if n != 1 else ''} (given)"
+        speed = self.min_tokens_per_s_per_user or DEFAULT_TOKENS_PER_S_PER_USER
+        return (
+            f"{self.target_concurrency:,} concurrent conversations by Little's law: {self.requests_per_s:g} "
+            f"requests/s x ({self.mean_output_tokens:,} output tokens / {speed:g} tokens/s per user"
+            + (f" + {self.max_time_to_first_token_s:g} s to first token" if self.max_time_to_first_token_s else "")
+            + ")"
+        )

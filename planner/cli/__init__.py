@@ -1,0 +1,64 @@
+"""``python -m planner``: the catalog, a model's shape, capacity checks and GPU advice, for scripts and CI pipelines.
+
+One module per group of commands (:mod:`~planner.cli.catalog`: ``models``, ``gpus``, ``inspect``;
+:mod:`~planner.cli.fit`; :mod:`~planner.cli.advise`), one table printer (:mod:`~planner.cli.table`).
+Errors are one clear line on stderr and exit status 2; ``--json`` output is stable for scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from pydantic import ValidationError
+
+from model_catalog import CatalogError
+from planner.cli.advise import add_advise_parser, cmd_advise
+from planner.cli.catalog import add_catalog_parsers, cmd_gpus, cmd_inspect, cmd_models
+from planner.cli.fit import add_fit_parser, cmd_fit
+from planner.errors import PlannerError
+from planner.hf_config import describe_validation_error
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error as one line and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m planner", description="Headroom: LLM serving-memory planner")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    add_catalog_parsers(sub)
+    add_fit_parser(sub)
+    add_advise_parser(sub)
+    return parser
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "models": cmd_models,
+    "gpus": cmd_gpus,
+    "inspect": cmd_inspect,
+    "fit": cmd_fit,
+    "advise": cmd_advise,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "gpu_memory_gb", None) is not None and not args.gpu_memory_gb > 0:
+        print("error: --gpu-memory-gb must be a positive number", file=sys.stderr)
+        return 2
+    try:
+        return COMMANDS[args.command](args)
+    except (PlannerError, CatalogError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ValidationError as exc:
+        print(f"error: {describe_validation_error(exc)}", file=sys.stderr)
+        return 2

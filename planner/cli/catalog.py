@@ -1,0 +1,118 @@
+"""``models``, ``gpus`` and ``inspect``: the catalog and a model's shape; and the model arguments ``fit`` shares."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from model_catalog import get_model, load_gpus, load_models
+from planner.cli.table import print_table
+from planner.errors import PlannerError
+from planner.hf_config import load_config_file
+from planner.kv import kv_bytes_per_token
+from planner.model import ModelSpec
+from planner.params import parameter_breakdown
+from planner.precision import KV_FORMATS
+from planner.units import format_bytes
+
+
+def add_model_arguments(p: argparse.ArgumentParser) -> None:
+    """``--model``, ``--config`` or ``--hf`` (exactly one), and ``--json``."""
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--model", help="catalog model id (a Hugging Face repo id)")
+    group.add_argument("--config", help="path to a Hugging Face config.json")
+    group.add_argument(
+        "--hf",
+        metavar="REPO[@REVISION]",
+        help="a model on the Hugging Face Hub (HF_ENDPOINT, HF_TOKEN for gated repos)",
+    )
+    p.add_argument("--json", action="store_true")
+
+
+def add_catalog_parsers(sub: Any) -> None:
+    """Add ``models``, ``gpus`` and ``inspect`` to ``sub`` (an argparse sub-parsers action)."""
+    for name, helptext in (("models", "list catalog model ids"), ("gpus", "list catalog GPU ids")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--json", action="store_true")
+    add_model_arguments(sub.add_parser("inspect", help="parameter counts, layer kinds and KV bytes per token"))
+
+
+def model_from_args(args: argparse.Namespace) -> ModelSpec:
+    if args.config:
+        return load_config_file(args.config)
+    if getattr(args, "hf", None):
+        from planner.hub import fetch_model  # imported here: requests is only needed for --hf
+
+        hub = fetch_model(args.hf)
+        if hub.spec is None:
+            fields = ", ".join(m.field for m in hub.missing)
+            raise PlannerError(f"{hub.repo_id}: config.json lacks {fields}; pass a completed copy with --config")
+        return hub.spec
+    return get_model(args.model).spec
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    models = load_models()
+    if args.json:
+        print(json.dumps(sorted(models), indent=2))
+        return 0
+    rows = [("id", "parameters", "attention", "max context")]
+    for model_id in sorted(models):
+        spec = models[model_id].spec
+        total = parameter_breakdown(spec).total
+        rows.append((model_id, f"{total / 1e9:.2f} B", spec.attention_kind, f"{spec.max_position_embeddings:,}"))
+    print_table(rows)
+    return 0
+
+
+def cmd_gpus(args: argparse.Namespace) -> int:
+    gpus = load_gpus()
+    if args.json:
+        print(json.dumps(sorted(gpus), indent=2))
+        return 0
+    rows = [("id", "name", "memory")]
+    for gpu_id in sorted(gpus):
+        gpu = gpus[gpu_id]
+        rows.append((gpu_id, gpu.name, format_bytes(gpu.memory_bytes, "GiB")))
+    print_table(rows)
+    return 0
+
+
+def inspect_data(spec: ModelSpec) -> dict[str, Any]:
+    """What ``inspect --json`` prints: counts, layer kinds and KV bytes per token by KV dtype."""
+    params = parameter_breakdown(spec)
+    return {
+        "id": spec.id,
+        "model_type": spec.model_type,
+        "attention": spec.attention_kind,
+        "parameters_total": params.total,
+        "parameters_active": params.active,
+        "parameters_served": params.served,
+        "parameters_by_category": params.model_dump(),
+        "native_dtype": spec.native_dtype,
+        "num_hidden_layers": spec.num_hidden_layers,
+        "layer_kinds": spec.layer_kind_counts,
+        "sliding_window": spec.sliding_window,
+        "max_position_embeddings": spec.max_position_embeddings,
+        "kv_bytes_per_token": {name: kv_bytes_per_token(spec, name) for name in KV_FORMATS},
+    }
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    data = inspect_data(model_from_args(args))
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    kinds = ", ".join(f"{n} {k}" for k, n in data["layer_kinds"].items() if n)
+    print_table(
+        [
+            ("model", data["id"]),
+            ("attention", f"{data['attention']} ({kinds})"),
+            ("parameters", f"{data['parameters_total']:,} total, {data['parameters_active']:,} active"),
+            ("native dtype", data["native_dtype"]),
+            ("max context", f"{data['max_position_embeddings']:,} tokens"),
+            *[(f"KV/token {k}", f"{v:,} bytes") for k, v in data["kv_bytes_per_token"].items()],
+        ]
+    )
+    return 0

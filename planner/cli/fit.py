@@ -1,0 +1,164 @@
+"""``fit``: will a model fit on a GPU set-up, and how many sequences at once (with an engine profile: what that
+engine prints at start-up)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from model_catalog import get_gpu
+from planner.cli.catalog import add_model_arguments, model_from_args
+from planner.cli.table import print_table
+from planner.engines.base import OverheadModel
+from planner.engines.registry import engine_names, engine_report, overhead_profile
+from planner.plan import PlanRequest, PlanResult, plan
+from planner.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.units import GB, format_bytes
+
+
+def add_fit_parser(sub: Any) -> None:
+    """Add ``fit`` to ``sub`` (an argparse sub-parsers action)."""
+    fit = sub.add_parser("fit", help="will it fit, and how many sequences at once")
+    add_model_arguments(fit)
+    gpu = fit.add_mutually_exclusive_group(required=True)
+    gpu.add_argument("--gpu", help="catalog GPU id, e.g. h100-sxm-80gb")
+    gpu.add_argument("--gpu-memory-gb", type=float, help="GPU memory in GB (10^9 bytes)")
+    fit.add_argument("--gpus", type=int, default=1, help="number of GPUs (default 1)")
+    fit.add_argument("--tp", type=int, help="tensor-parallel size (default: the largest legal one)")
+    fit.add_argument("--pp", type=int, default=1, help="pipeline-parallel size (default 1)")
+    fit.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight precision (default: native)")
+    fit.add_argument("--kv-dtype", choices=list(KV_FORMATS), help="KV cache dtype (default: model dtype)")
+    fit.add_argument("--context", type=int, default=4096, help="tokens per sequence (default 4096)")
+    fit.add_argument("--engine", choices=("generic", *engine_names()), default="generic", help="engine profile")
+    fit.add_argument("--engine-version", help="engine release, e.g. 0.19.0 (vLLM); default: the profile's")
+    fit.add_argument(
+        "--gpu-util",
+        type=float,
+        help="the engine's memory fraction: vLLM gpu_memory_utilization (default 0.9), SGLang mem_fraction_static "
+        "(default: its heuristic), TensorRT-LLM kv_cache_free_gpu_mem_fraction (default 0.9)",
+    )
+    fit.add_argument("--overhead-fraction", type=float, help="simple model: this share of memory is overhead")
+    fit.add_argument("--max-num-batched-tokens", type=int, help="tokens per forward step (default 8192)")
+
+
+def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
+    """The ``--engine`` profile (``--gpu-util`` is that engine's own memory fraction), else ``generic``:
+    the simple fraction or the estimate."""
+    if args.engine == "generic" and args.overhead_fraction is not None:
+        return overhead_profile("simple", fraction=args.overhead_fraction)
+    return overhead_profile(
+        args.engine,
+        fraction=args.gpu_util,
+        version=args.engine_version,
+        max_num_batched_tokens=args.max_num_batched_tokens,
+    )
+
+
+def fit_data(result: PlanResult) -> dict[str, Any]:
+    """What ``fit --json`` prints (bytes are per GPU of the limiting stage unless named otherwise)."""
+    gpu = result.per_gpu
+    return {
+        "model": result.model_id,
+        "fits": result.fits,
+        "fit_status": result.fit_status,
+        "weights": result.weights,
+        "kv_dtype": result.kv_dtype,
+        "gpu_count": result.gpu_count,
+        "tensor_parallel": result.tensor_parallel,
+        "pipeline_parallel": result.pipeline_parallel,
+        "replicas": result.replicas,
+        "context_tokens": result.context_tokens,
+        "gpu_memory_bytes": gpu.gpu_memory_bytes,
+        "weights_bytes_per_gpu": gpu.weights_bytes,
+        "kv_cache_bytes_per_gpu": gpu.kv_cache_bytes,
+        "activation_bytes_per_gpu": gpu.activation_bytes,
+        "overhead_bytes_per_gpu": gpu.overhead_bytes,
+        "reserved_bytes_per_gpu": gpu.reserved_bytes,
+        "headroom_bytes_per_gpu": gpu.headroom_bytes,
+        "weights_bytes_total": result.weights_bytes_total,
+        "kv_bytes_per_token": result.kv_bytes_per_token,
+        "kv_bytes_per_sequence": result.capacity.kv_bytes_per_sequence,
+        "kv_budget_tokens": result.kv_budget_tokens,
+        "gpu_blocks": result.gpu_blocks,
+        "max_concurrency": result.max_concurrency,
+        "max_concurrency_exact": result.capacity.sequences,
+        "max_concurrency_contiguous": result.capacity.sequences_contiguous,
+        "parameters_total": result.parameters_total,
+        "parameters_active": result.parameters_active,
+        "warnings": list(result.warnings),
+    }
+
+
+def engine_data(report: Any) -> dict[str, Any]:
+    """What ``fit --engine E --json`` adds or replaces: the figures the engine prints at start-up."""
+    return {
+        "engine": report.engine,
+        "engine_version": report.engine_version,
+        "fits": report.fits,
+        "fit_status": "fits" if report.fits else "engine-does-not-start",
+        "available_kv_cache_bytes_per_gpu": report.available_kv_cache_bytes_per_gpu,
+        "gpu_blocks": report.gpu_blocks,
+        "kv_budget_tokens": report.kv_cache_tokens,
+        "max_concurrency": report.max_concurrency,
+        "max_model_len": report.max_model_len,
+        "estimated_max_model_len": report.estimated_max_model_len,
+        "engine_lines": list(report.lines),
+    }
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    spec = model_from_args(args)
+    gpu = get_gpu(args.gpu) if args.gpu else None
+    engine = args.engine != "generic"
+    memory = gpu.memory_bytes_for(engine) if gpu is not None else round(args.gpu_memory_gb * GB)
+    request = PlanRequest(
+        model=spec,
+        gpu=gpu,
+        gpu_memory_bytes=memory,
+        gpu_count=args.gpus,
+        tensor_parallel=args.tp,
+        pipeline_parallel=args.pp,
+        weights=args.weights,
+        kv_dtype=args.kv_dtype,
+        context_tokens=args.context,
+        max_model_len=args.context if engine else None,
+        overhead=_overhead_from_args(args),
+    )
+    result = plan(request)
+    data = fit_data(result)
+    report = None
+    if engine:
+        report = engine_report(request, result)
+        data.update(engine_data(report))
+        result = result.model_copy(update={"fits": report.fits})
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0 if result.fits else 1
+    unit = "GiB"
+    gpu_label = gpu.name if gpu else f"{args.gpu_memory_gb:g} GB GPU"
+    verdict = "FITS" if result.fits else f"DOES NOT FIT ({result.fit_status})"
+    print_table(
+        [
+            ("model", f"{spec.display_name} in {result.weights}, KV cache {result.kv_dtype}"),
+            (
+                "set-up",
+                f"{result.gpu_count} x {gpu_label} (TP {result.tensor_parallel}, PP {result.pipeline_parallel}, "
+                f"{result.replicas} replica{'s' if result.replicas > 1 else ''})",
+            ),
+            ("verdict", verdict),
+            ("GPU memory", format_bytes(data["gpu_memory_bytes"], unit) + " per GPU"),
+            ("weights", format_bytes(data["weights_bytes_per_gpu"], unit) + " per GPU"),
+            ("activations", format_bytes(data["activation_bytes_per_gpu"], unit) + " per GPU"),
+            ("framework", format_bytes(data["overhead_bytes_per_gpu"], unit) + " per GPU"),
+            ("reserved", format_bytes(data["reserved_bytes_per_gpu"], unit) + " per GPU"),
+            ("KV cache pool", format_bytes(data["kv_cache_bytes_per_gpu"], unit) + " per GPU"),
+            ("headroom", format_bytes(data["headroom_bytes_per_gpu"], unit) + " per GPU (signed)"),
+            ("KV per token", f"{data['kv_bytes_per_token']:,} bytes (whole model)"),
+            ("KV budget", f"{data['kv_budget_tokens']:,} tokens"),
+            ("max concurrency", f"{data['max_concurrency']:.2f} sequences of {args.context:,} tokens"),
+            *[("warning", w) for w in result.warnings],
+            *[(f"{args.engine} prints", line) for line in (report.lines if report else ())],
+        ]
+    )
+    return 0 if result.fits else 1
