@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test lint format typecheck bench screenshots fidelity clean
+.PHONY: run test test-fast lint format typecheck bench screenshots fidelity clean
 
 $(BIN)/.runtime: requirements.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ test: $(BIN)/.dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# The fast tier: the planner, the catalog, the pure UI modules, the engine registry and the house rules
+# (no AppTest, no browser); under 15 s on two cores.
+test-fast: $(BIN)/.dev
+	$(BIN)/python -m pytest -q -m "not apptest and not browser" tests/planner tests/catalog tests/ui tests/engines tests/test_architecture.py
 
 lint: $(BIN)/.dev
 	$(BIN)/ruff check .

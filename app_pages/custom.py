@@ -21,6 +21,8 @@ from ui.guard import as_text
 from ui.state import Selection
 
 PATH = "custom"
+FORM_KEY = "custom_form"  # the form's fields build the `spec` setting on submit (they are not settings)
+UPLOAD_KEY = "custom_upload"  # an uploaded config.json: the model it describes travels as `spec`
 PREFILL_KEY = "_hub_prefill"  # what a Hub import could read, set by the sidebar when fields are missing
 PATTERNS = {
     "all full attention": None,
@@ -36,81 +38,97 @@ def _number(where: Any, label: str, low: int, high: int, value: Any) -> int:
     current model can lie outside it: Llama 4 Scout's 10,485,760-token context)."""
     finite = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     start = max(low, min(high, int(value) if finite else low))
-    number: int = where.number_input(label, low, high, start)
+    number: int = where.number_input(label, low, high, start, key=f"{FORM_KEY}.{label}")
     return number
 
 
-def _form(base: ModelSpec, prefill: dict[str, Any]) -> dict[str, Any] | None:
-    """The form; returns the entered fields on submit."""
+def _shape(base: ModelSpec, prefill: dict[str, Any]) -> dict[str, Any]:
+    """The dense shape fields, pre-filled from the Hub import or the current model."""
 
-    def value(name: str, default: Any, high: int | None = None) -> Any:
+    def value(name: str, default: Any) -> Any:
         got = prefill.get(name, getattr(base, name, None))
-        got = default if got is None else got
-        return min(got, high) if high is not None and isinstance(got, int) else got
+        return default if got is None else got
 
-    with st.form("custom_model"):
-        c1, c2 = st.columns(2)
-        data: dict[str, Any] = {
-            "id": c1.text_input("Name / id", value=str(prefill.get("id", "my-org/my-model")), max_chars=120),
-            "native_dtype": c2.selectbox("Checkpoint precision", list(WEIGHT_FORMATS), index=1),
-        }
-        c1, c2, c3, c4 = st.columns(4)
-        data["hidden_size"] = _number(c1, "hidden_size", 1, 65536, value("hidden_size", 4096))
-        data["num_hidden_layers"] = _number(c2, "num_hidden_layers", 1, 1024, value("num_hidden_layers", 32))
-        data["num_attention_heads"] = _number(c3, "num_attention_heads", 1, 1024, value("num_attention_heads", 32))
-        data["num_key_value_heads"] = _number(c4, "num_key_value_heads", 1, 1024, value("num_key_value_heads", 8))
-        c1, c2, c3, c4 = st.columns(4)
-        data["head_dim"] = _number(c1, "head_dim (0: hidden / heads)", 0, 4096, value("head_dim", 0) or 0)
-        data["intermediate_size"] = _number(c2, "intermediate_size", 1, 1_000_000, value("intermediate_size", 14336))
-        data["vocab_size"] = _number(c3, "vocab_size", 1, 2_000_000, value("vocab_size", 128256))
-        data["max_position_embeddings"] = _number(
-            c4,
-            "max_position_embeddings",
-            512,
-            settings.MAX_CONTEXT,
-            value("max_position_embeddings", 131072, settings.MAX_CONTEXT),
-        )
-        c1, c2, c3 = st.columns(3)
-        data["tie_word_embeddings"] = c1.checkbox("tie_word_embeddings", bool(value("tie_word_embeddings", False)))
-        data["attention_bias"] = c2.checkbox("q/k/v bias", bool(value("attention_bias", False)))
-        data["qk_norm"] = c3.checkbox("q/k norm", bool(value("qk_norm", False)))
-        data["num_parameters"] = _number(
-            st, "Total parameters, if known (0: compute from the shape)", 0, 10**13, value("num_parameters", 0) or 0
-        )
-        c1, c2 = st.columns(2)
-        pattern = c1.selectbox("Attention layout", list(PATTERNS))
-        window = _number(c2, "Window / chunk (tokens)", 1, 10_000_000, value("sliding_window", 4096))
-        with st.expander("Mixture of experts"):
-            moe_on = st.checkbox("MoE layers", bool(prefill.get("num_experts")))
-            m1, m2, m3, m4 = st.columns(4)
-            experts = _number(m1, "experts", 1, 4096, prefill.get("num_experts", 8) or 8)
-            per_token = _number(m2, "experts per token", 1, 4096, prefill.get("num_experts_per_tok", 2) or 2)
-            width = _number(m3, "expert width", 1, 1_000_000, prefill.get("moe_intermediate_size", 1408) or 1408)
-            shared = _number(m4, "shared experts", 0, 64, prefill.get("n_shared_experts", 0) or 0)
-        with st.expander("Multi-head latent attention (DeepSeek)"):
-            mla_on = st.checkbox("MLA", bool(prefill.get("kv_lora_rank")))
-            a1, a2, a3, a4 = st.columns(4)
-            kv_lora = _number(a1, "kv_lora_rank", 1, 65536, prefill.get("kv_lora_rank", 512) or 512)
-            rope = _number(a2, "qk_rope_head_dim", 1, 4096, prefill.get("qk_rope_head_dim", 64) or 64)
-            nope = _number(a3, "qk_nope_head_dim", 1, 4096, prefill.get("qk_nope_head_dim", 128) or 128)
-            v_dim = _number(a4, "v_head_dim", 1, 4096, prefill.get("v_head_dim", 128) or 128)
-        if not st.form_submit_button("Plan this model", icon=":material/play_arrow:", type="primary"):
-            return None
-    data["head_dim"] = data["head_dim"] or None
-    data["num_parameters"] = data["num_parameters"] or None
-    layout = PATTERNS[pattern]
+    c1, c2 = st.columns(2)
+    data: dict[str, Any] = {
+        "id": c1.text_input(
+            "Name / id", value=str(prefill.get("id", "my-org/my-model"))[:120], max_chars=120, key=f"{FORM_KEY}.id"
+        ),
+        "native_dtype": c2.selectbox(
+            "Checkpoint precision", list(WEIGHT_FORMATS), index=1, key=f"{FORM_KEY}.native_dtype"
+        ),
+    }
+    c1, c2, c3, c4 = st.columns(4)
+    data["hidden_size"] = _number(c1, "hidden_size", 1, 65536, value("hidden_size", 4096))
+    data["num_hidden_layers"] = _number(c2, "num_hidden_layers", 1, 1024, value("num_hidden_layers", 32))
+    data["num_attention_heads"] = _number(c3, "num_attention_heads", 1, 1024, value("num_attention_heads", 32))
+    data["num_key_value_heads"] = _number(c4, "num_key_value_heads", 1, 1024, value("num_key_value_heads", 8))
+    c1, c2, c3, c4 = st.columns(4)
+    data["head_dim"] = _number(c1, "head_dim (0: hidden / heads)", 0, 4096, value("head_dim", 0) or 0) or None
+    data["intermediate_size"] = _number(c2, "intermediate_size", 1, 1_000_000, value("intermediate_size", 14336))
+    data["vocab_size"] = _number(c3, "vocab_size", 1, 2_000_000, value("vocab_size", 128256))
+    data["max_position_embeddings"] = _number(
+        c4, "max_position_embeddings", 512, settings.MAX_CONTEXT, value("max_position_embeddings", 131072)
+    )
+    c1, c2, c3 = st.columns(3)
+    for where, name, label in (
+        (c1, "tie_word_embeddings", "tie_word_embeddings"),
+        (c2, "attention_bias", "q/k/v bias"),
+        (c3, "qk_norm", "q/k norm"),
+    ):
+        data[name] = where.checkbox(label, bool(value(name, False)), key=f"{FORM_KEY}.{name}")
+    data["num_parameters"] = (
+        _number(st, "Total parameters, if known (0: compute from the shape)", 0, 10**13, value("num_parameters", 0))
+        or None
+    )
+    c1, c2 = st.columns(2)
+    layout = PATTERNS[c1.selectbox("Attention layout", list(PATTERNS), key=f"{FORM_KEY}.layout")]
+    window = _number(c2, "Window / chunk (tokens)", 1, settings.MAX_CONTEXT, value("sliding_window", 4096))
     if layout:
         data["layer_pattern"] = layout
         data["sliding_window" if "chunked" not in layout else "attention_chunk_size"] = window
-    if moe_on:
-        data["moe"] = {
-            "num_experts": experts,
-            "num_experts_per_tok": per_token,
-            "moe_intermediate_size": width,
-            "num_shared_experts": shared,
+    return data
+
+
+def _moe(prefill: dict[str, Any]) -> dict[str, Any] | None:
+    with st.expander("Mixture of experts"):
+        on = st.checkbox("MoE layers", bool(prefill.get("num_experts")), key=f"{FORM_KEY}.moe")
+        m1, m2, m3, m4 = st.columns(4)
+        moe = {
+            "num_experts": _number(m1, "experts", 1, 4096, prefill.get("num_experts") or 8),
+            "num_experts_per_tok": _number(m2, "experts per token", 1, 4096, prefill.get("num_experts_per_tok") or 2),
+            "moe_intermediate_size": _number(
+                m3, "expert width", 1, 1_000_000, prefill.get("moe_intermediate_size") or 1408
+            ),
+            "num_shared_experts": _number(m4, "shared experts", 0, 64, prefill.get("n_shared_experts") or 0),
         }
-    if mla_on:
-        data["mla"] = {"kv_lora_rank": kv_lora, "qk_rope_head_dim": rope, "qk_nope_head_dim": nope, "v_head_dim": v_dim}
+    return moe if on else None
+
+
+def _mla(prefill: dict[str, Any]) -> dict[str, Any] | None:
+    with st.expander("Multi-head latent attention (DeepSeek)"):
+        on = st.checkbox("MLA", bool(prefill.get("kv_lora_rank")), key=f"{FORM_KEY}.mla")
+        a1, a2, a3, a4 = st.columns(4)
+        mla = {
+            "kv_lora_rank": _number(a1, "kv_lora_rank", 1, 65536, prefill.get("kv_lora_rank") or 512),
+            "qk_rope_head_dim": _number(a2, "qk_rope_head_dim", 1, 4096, prefill.get("qk_rope_head_dim") or 64),
+            "qk_nope_head_dim": _number(a3, "qk_nope_head_dim", 1, 4096, prefill.get("qk_nope_head_dim") or 128),
+            "v_head_dim": _number(a4, "v_head_dim", 1, 4096, prefill.get("v_head_dim") or 128),
+        }
+    return mla if on else None
+
+
+def _form(base: ModelSpec, prefill: dict[str, Any]) -> dict[str, Any] | None:
+    """The form (its fields build the ``spec`` setting, which travels in the link); the fields on submit."""
+    with st.form("custom_model"):
+        data = _shape(base, prefill)
+        moe, mla = _moe(prefill), _mla(prefill)
+        if not st.form_submit_button("Plan this model", icon=":material/play_arrow:", type="primary"):
+            return None
+    if moe:
+        data["moe"] = moe
+    if mla:
+        data["mla"] = mla
     return data
 
 
@@ -134,7 +152,7 @@ def render(sel: Selection) -> None:
         "For a model that is in no catalog: upload its config.json or describe it field by field. Every field is "
         "validated and an error names the field."
     )
-    uploaded = st.file_uploader("Upload a config.json", type=["json"])
+    uploaded = st.file_uploader("Upload a config.json", type=["json"], key=UPLOAD_KEY)
     if uploaded is not None:
         if uploaded.size > MAX_CONFIG_BYTES:
             st.error(f"{uploaded.name} is larger than a config.json can be (1 MB).", icon=":material/error:")

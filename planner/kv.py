@@ -60,6 +60,13 @@ def kv_bytes_per_token(model: ModelSpec, kv_dtype: str, tensor_parallel: int = 1
 
     Llama-2-7B in fp16: 2 x 32 x 32 x 128 x 2 = 524,288 (seed 000); Llama-3-8B: 131,072 (seeds 000, 001).
     With ``tensor_parallel`` > 1 it is the bytes on one GPU.
+
+    >>> llama3_8b = ModelSpec(id="llama-3-8b", num_parameters=8 * 10**9, num_hidden_layers=32,
+    ...                       num_key_value_heads=8, head_dim=128)
+    >>> kv_bytes_per_token(llama3_8b, "bf16"), kv_bytes_per_token(llama3_8b, "fp8")
+    (131072, 65536)
+    >>> kv_bytes_per_token(llama3_8b, "bf16", tensor_parallel=2)
+    65536
     """
     return attention_layer_count(model) * kv_bytes_per_token_per_layer(model, kv_dtype, tensor_parallel)
 

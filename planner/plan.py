@@ -10,86 +10,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Annotated, Literal, NamedTuple
+from typing import NamedTuple
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel
 
-from planner.engines.base import Estimate, OverheadModel, StageContext
+from planner.engines.base import StageContext
 from planner.errors import PlannerError
-from planner.gpu import GpuSpec
 from planner.kv import kinds_in, kv_bytes_per_sequence, kv_bytes_per_token, kv_bytes_per_token_per_layer
-from planner.model import LayerKind, ModelSpec
-from planner.parallel import check_parallel, default_parallelism, stage_layer_ranges
+from planner.model import LayerKind
+from planner.parallel import check_parallel, stage_layer_ranges
 from planner.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
-from planner.precision import KvDtype, WeightPrecision, kv_format, weight_format
+from planner.precision import kv_format, weight_format
+from planner.request import FitStatus, PlanRequest
 from planner.weights import stage_weights_bytes_per_gpu, weights_bytes
 
-PositiveInt = Annotated[int, Field(gt=0)]
-FitStatus = Literal["fits", "weights-do-not-fit", "no-room-for-one-sequence"]
-
-
-def serving_weights(model: ModelSpec) -> str:
-    """The weight precision a model is served in by default: its checkpoint's, except that FP32 checkpoints
-    (Gemma 2) are served in 16 bits, as vLLM ``--dtype auto`` casts float32 configs down (``_get_and_verify_dtype``)."""
-    return "bf16" if model.native_dtype == "fp32" else model.native_dtype
-
-
-def serving_kv_dtype(model: ModelSpec) -> str:
-    """The KV-cache dtype by default: the activation dtype, FP16 for FP16 checkpoints, BF16 otherwise."""
-    return "fp16" if model.native_dtype == "fp16" else "bf16"
-
-
-class PlanRequest(BaseModel, frozen=True, extra="forbid"):
-    """Everything a plan depends on."""
-
-    model: ModelSpec
-    gpu_memory_bytes: PositiveInt
-    gpu: GpuSpec | None = None  # for labels; the memory used is gpu_memory_bytes
-    gpu_count: PositiveInt = 1
-    tensor_parallel: PositiveInt | None = None  # None: the largest legal TP for gpu_count
-    pipeline_parallel: PositiveInt = 1
-    weights: WeightPrecision | None = None  # None: the model's native precision
-    kv_dtype: KvDtype | None = None  # None: the model's activation dtype (bf16, or fp16/fp32 natives)
-    context_tokens: PositiveInt = 4096
-    max_model_len: PositiveInt | None = None  # what a contiguous engine reserves; default context_tokens
-    shared_prefix_tokens: Annotated[int, Field(ge=0)] = 0
-    block_size: PositiveInt = 16
-    overhead: OverheadModel = Estimate()
-
-    @model_validator(mode="after")
-    def _check(self) -> PlanRequest:
-        if self.shared_prefix_tokens > self.context_tokens:
-            raise ValueError("shared_prefix_tokens cannot exceed context_tokens")
-        return self
-
-    @property
-    def resolved_weights(self) -> str:
-        """The weight precision: as asked, else :func:`serving_weights`."""
-        return self.weights or serving_weights(self.model)
-
-    @property
-    def resolved_kv_dtype(self) -> str:
-        """The KV-cache dtype: as asked, else :func:`serving_kv_dtype`."""
-        return self.kv_dtype or serving_kv_dtype(self.model)
-
-    def at_context(self, tokens: int) -> PlanRequest:
-        """This request at another context length (an engine's ``max_model_len`` follows it when it did)."""
-        follows = self.max_model_len is not None and self.max_model_len == self.context_tokens
-        return self.model_copy(
-            update={
-                "context_tokens": tokens,
-                "shared_prefix_tokens": min(self.shared_prefix_tokens, tokens),
-                "max_model_len": tokens if follows else self.max_model_len,
-            }
-        )
-
-    @property
-    def resolved_parallelism(self) -> tuple[int, int]:
-        if self.tensor_parallel is None:
-            if self.pipeline_parallel == 1:
-                return default_parallelism(self.model, self.gpu_count)
-            return max(1, self.gpu_count // self.pipeline_parallel), self.pipeline_parallel
-        return self.tensor_parallel, self.pipeline_parallel
+__all__ = [
+    "CapacityAt",
+    "FitStatus",
+    "MemoryFit",
+    "PlanBasis",
+    "PlanRequest",
+    "PlanResult",
+    "StageMemory",
+    "concurrency_curve",
+    "fit_at",
+    "plan",
+    "plan_basis",
+]
 
 
 class StageMemory(BaseModel, frozen=True, extra="forbid"):
@@ -471,17 +418,3 @@ def concurrency_curve(request: PlanRequest, contexts: list[int]) -> list[Capacit
         capacity_of(stages, sequence_sizes(request, basis.tensor_parallel, basis.stage_ranges, c), basis.replicas)
         for c in contexts
     ]
-
-
-def reservation_waste(used_tokens: int, reserved_tokens: int, block_size: int = 16) -> tuple[float, float]:
-    """(contiguous, paged) fraction of reserved KV memory that holds no token.
-
-    Contiguous: a sequence reserves ``reserved_tokens`` up front and fills ``used_tokens`` (seed 000: "max
-    context 4,096 but the average reply is 300 tokens: you've reserved ten-plus times what you use"). Paged:
-    only the last block is partly empty (Kwon et al. 2023, PagedAttention).
-    """
-    if used_tokens <= 0 or reserved_tokens < used_tokens:
-        raise PlannerError("used_tokens must be positive and at most reserved_tokens")
-    contiguous = 1 - used_tokens / reserved_tokens
-    paged = 1 - used_tokens / (math.ceil(used_tokens / block_size) * block_size)
-    return contiguous, paged

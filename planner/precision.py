@@ -73,6 +73,9 @@ def _group_bits(value_bits: int, group_size: int, scale_bits: int, zero_bits: in
 
     Source: GPTQ/AWQ checkpoints store ``qweight`` (4 bit), one fp16 ``scales`` and one packed 4-bit
     ``qzeros`` per group of ``group_size`` input channels (AutoGPTQ ``QuantLinear``, AutoAWQ ``WQLinear``).
+
+    >>> _group_bits(4, 128, 16, 4)
+    4.15625
     """
     return value_bits + (scale_bits + zero_bits) / group_size
 
@@ -295,7 +298,11 @@ KV_FORMATS: dict[str, KvFormat] = {
 
 
 def weight_format(name: str) -> WeightFormat:
-    """The weight format called ``name`` (``bf16``, ``int4-awq``, ``q4_k_m``, …)."""
+    """The weight format called ``name`` (``bf16``, ``int4-awq``, ``q4_k_m``, …).
+
+    >>> weight_format("q4_k_m").bits_per_weight, weight_format("mxfp4").scope
+    (4.84, 'experts')
+    """
     try:
         return WEIGHT_FORMATS[name]
     except KeyError:
@@ -303,7 +310,15 @@ def weight_format(name: str) -> WeightFormat:
 
 
 def kv_format(name: str) -> KvFormat:
-    """The KV-cache format called ``name`` (``bf16``, ``fp8``, ``int4``, …)."""
+    """The KV-cache format called ``name`` (``bf16``, ``fp8``, ``int4``, …).
+
+    >>> kv_format("fp8").bits_per_value, kv_format("int8").bits_per_value
+    (8.0, 8.5)
+    >>> kv_format("fp4")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    planner.errors.PlannerError: kv_dtype: unknown KV cache dtype 'fp4'; choose one of fp32, bf16, ...
+    """
     try:
         return KV_FORMATS[name]
     except KeyError:

@@ -20,17 +20,31 @@ UNIT_BYTES: dict[str, int] = {"GiB": GiB, "GB": GB, "MiB": MiB, "MB": MB, "KiB":
 
 
 def to_unit(n_bytes: float, unit: str) -> float:
-    """``n_bytes`` expressed in ``unit`` (``"GiB"``, ``"GB"``, ``"MiB"``, …)."""
+    """``n_bytes`` expressed in ``unit`` (``"GiB"``, ``"GB"``, ``"MiB"``, …).
+
+    >>> to_unit(80 * 10**9, "GB"), round(to_unit(80 * 10**9, "GiB"), 2)
+    (80.0, 74.51)
+    """
     return n_bytes / UNIT_BYTES[unit]
 
 
 def format_bytes(n_bytes: float, unit: str = "GiB", digits: int = 2) -> str:
-    """``format_bytes(85_520_809_984) == '79.65 GiB'``: a fixed unit, so numbers on one page compare."""
+    """A fixed unit, so numbers on one page compare.
+
+    >>> format_bytes(85_520_809_984)
+    '79.65 GiB'
+    >>> format_bytes(85_520_809_984, "GB", 1)
+    '85.5 GB'
+    """
     return f"{to_unit(n_bytes, unit):,.{digits}f} {unit}"
 
 
 def format_bytes_auto(n_bytes: float, binary: bool = True) -> str:
-    """Human size with the unit picked by magnitude (like humanize's ``naturalsize(n, binary=True)``)."""
+    """Human size with the unit picked by magnitude (like humanize's ``naturalsize(n, binary=True)``).
+
+    >>> format_bytes_auto(131_072), format_bytes_auto(131_072, binary=False)
+    ('128.00 KiB', '131.07 KB')
+    """
     units = ("B", "KiB", "MiB", "GiB", "TiB") if binary else ("B", "KB", "MB", "GB", "TB")
     base = 1024 if binary else 1000
     value = float(n_bytes)
@@ -42,7 +56,11 @@ def format_bytes_auto(n_bytes: float, binary: bool = True) -> str:
 
 
 def format_tokens(n_tokens: float) -> str:
-    """``1_234_567 -> '1.23 M'``, ``32_768 -> '32.8 k'``: token counts in a sentence."""
+    """Token counts in a sentence.
+
+    >>> format_tokens(1_234_567), format_tokens(32_768), format_tokens(4_096)
+    ('1.23 M', '32.8 k', '4,096')
+    """
     if abs(n_tokens) >= 1e6:
         return f"{n_tokens / 1e6:.2f} M"
     if abs(n_tokens) >= 1e4:

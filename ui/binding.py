@@ -98,11 +98,20 @@ def ensure(setting: Setting, valid: Callable[[Any], bool], default: Any, reason:
     return value
 
 
+def record(setting: Setting, value: Any) -> Any:
+    """Put ``value`` in this run's address bar (every widget helper does: a drawn setting is always in the link;
+    an optional setting that is unset is left out)."""
+    if setting.optional and not value:
+        return value
+    set_view_params({setting.url: setting.to_url(value)})
+    return value
+
+
 def choose(where: Any, setting: Setting, options: Sequence[T], default: T, **kwargs: Any) -> T:
     """A select box over ``options`` holding the setting's value."""
     ensure(setting, lambda v: v in options, default)
     value: T = where.selectbox(setting.label, list(options), key=setting.url, help=setting.help, **kwargs)
-    return value
+    return record(setting, value)  # type: ignore[no-any-return]
 
 
 def choose_many(
@@ -123,21 +132,22 @@ def choose_many(
         st.session_state.get(FROM_URL_KEY, set()).discard(setting.url)
     ensure(setting, valid, list(default))
     values: list[str] = where.multiselect(setting.label, list(options), key=setting.url, help=setting.help, **kwargs)
-    return values
+    return record(setting, values)  # type: ignore[no-any-return]
 
 
 def number(where: Any, setting: Setting, low: float, high: float, default: float, **kwargs: Any) -> Any:
     """A number box within ``[low, high]`` holding the setting's value."""
     ensure(setting, lambda v: isinstance(v, int | float) and low <= v <= high, default, f"outside {low:g}–{high:g}")
-    return where.number_input(
+    value = where.number_input(
         setting.label, min_value=low, max_value=high, key=setting.url, help=setting.help, **kwargs
     )
+    return record(setting, value)
 
 
 def toggle(where: Any, setting: Setting, default: bool) -> bool:
     ensure(setting, lambda v: isinstance(v, bool), default)
     value: bool = where.toggle(setting.label, key=setting.url, help=setting.help)
-    return value
+    return record(setting, value)  # type: ignore[no-any-return]
 
 
 def segmented(where: Any, setting: Setting, options: Sequence[str], default: str) -> str:
@@ -146,13 +156,13 @@ def segmented(where: Any, setting: Setting, options: Sequence[str], default: str
     value = where.segmented_control(setting.label, list(options), key=setting.url, help=setting.help)
     if value is None:  # a second click deselects: keep the setting's value explicit
         value = default
-    return str(value)
+    return str(record(setting, str(value)))
 
 
 def text(where: Any, setting: Setting, default: str, **kwargs: Any) -> str:
     ensure(setting, lambda v: isinstance(v, str), default)
     value: str = where.text_input(setting.label, key=setting.url, help=setting.help, **kwargs)
-    return value
+    return record(setting, value)  # type: ignore[no-any-return]
 
 
 def value_of(setting: Setting, default: Any = None) -> Any:
@@ -162,11 +172,25 @@ def value_of(setting: Setting, default: Any = None) -> Any:
 
 
 def set_value(setting: Setting, value: Any) -> None:
-    """Change a setting without a widget (the address bar follows at the end of the run)."""
+    """Change a setting that has no widget (``calib``); the address bar follows at the end of the run, and an
+    optional setting set to nothing leaves the link."""
     if value is None:
         st.session_state.pop(setting.url, None)
     else:
         st.session_state[setting.url] = value
+    if setting.optional and not value:
+        st.session_state.get(VIEW_PARAMS_KEY, {}).pop(setting.url, None)
+    else:
+        record(setting, value)
+
+
+def scrub(setting: Setting, reason: str) -> None:
+    """Empty a widget's value before it is drawn (a token pasted into the repository field): it never reaches
+    the widget, the address bar or the share link, and the note says why without repeating it."""
+    st.session_state[setting.url] = ""
+    st.session_state.get(PAGE_VALUES_KEY, {}).pop(setting.url, None)
+    st.session_state.get(VIEW_PARAMS_KEY, {}).pop(setting.url, None)
+    _note(setting.url, reason)
 
 
 def drop_from_url(setting: Setting, reason: str) -> None:

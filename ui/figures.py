@@ -233,6 +233,23 @@ def compare_bars_figure(results: Sequence[tuple[str, PlanResult]], unit: str = "
     return fig
 
 
+def _pareto_value(o: Option, against: str) -> float:
+    return o.concurrency if against == "capacity" else (o.decode_tokens_per_s_total or 0.0)
+
+
+def _option_trace(
+    fig: go.Figure, points: Sequence[Option], index: dict[int, int], against: str, **style: object
+) -> None:
+    """One scatter trace of options; each point carries its option index in ``customdata``."""
+    fig.add_scatter(
+        x=[o.cost for o in points],
+        y=[_pareto_value(o, against) for o in points],
+        customdata=[index[id(o)] for o in points],
+        text=[o.label for o in points],
+        **style,
+    )
+
+
 def pareto_figure(
     options: Sequence[Option],
     front: Sequence[Option],
@@ -246,45 +263,40 @@ def pareto_figure(
     ``customdata`` so a click can open it. The chosen (recommended) option is a large diamond.
     """
     index = {id(o): i for i, o in enumerate(options)}
-
-    def y(o: Option) -> float:
-        return o.concurrency if against == "capacity" else (o.decode_tokens_per_s_total or 0.0)
-
     y_title = "Concurrent conversations" if against == "capacity" else "Aggregate decode throughput (tokens/s)"
-    priced = [o for o in options if o.cost is not None]
     fig = go.Figure()
-    fig.add_scatter(
-        x=[o.cost for o in priced],
-        y=[y(o) for o in priced],
+    hover = "%{text}<br>%{x:$,.0f}<br>%{y:,.1f}<extra>"
+    _option_trace(
+        fig,
+        [o for o in options if o.cost is not None],
+        index,
+        against,
         mode="markers",
         name="Set-ups that meet the target",
         marker=dict(color="#94a3b8", size=7, opacity=0.6),
-        customdata=[index[id(o)] for o in priced],
-        text=[o.label for o in priced],
-        hovertemplate="%{text}<br>%{x:$,.0f}<br>%{y:,.1f}<extra></extra>",
+        hovertemplate=hover + "</extra>",
     )
-    line = sorted((o for o in front if o.cost is not None), key=lambda o: o.cost or 0.0)
-    fig.add_scatter(
-        x=[o.cost for o in line],
-        y=[y(o) for o in line],
+    _option_trace(
+        fig,
+        sorted((o for o in front if o.cost is not None), key=lambda o: o.cost or 0.0),
+        index,
+        against,
         mode="lines+markers",
         name="Pareto front (nothing cheaper does more)",
         line=dict(color="#2563eb", width=2),
         marker=dict(size=10, color="#2563eb"),
-        customdata=[index[id(o)] for o in line],
-        text=[o.label for o in line],
-        hovertemplate="%{text}<br>%{x:$,.0f}<br>%{y:,.1f}<extra>Pareto front</extra>",
+        hovertemplate=hover + "Pareto front</extra>",
     )
     if chosen is not None and chosen.cost is not None:
-        fig.add_scatter(
-            x=[chosen.cost],
-            y=[y(chosen)],
+        _option_trace(
+            fig,
+            [chosen],
+            index,
+            against,
             mode="markers",
             name="Recommended",
             marker=dict(size=18, color="#16a34a", symbol="diamond", line=dict(color="#111827", width=1)),
-            customdata=[index[id(chosen)]],
-            text=[chosen.label],
-            hovertemplate="%{text}<br>%{x:$,.0f}<br>%{y:,.1f}<extra>recommended</extra>",
+            hovertemplate=hover + "recommended</extra>",
         )
     fig.update_layout(
         xaxis=dict(title=cost_label, type="log"),

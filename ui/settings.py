@@ -190,8 +190,10 @@ class Setting:
         return self.parse(raw[-1])
 
     def to_url(self, value: Any) -> str | list[str]:
+        """The URL text of ``value``; an empty list is one empty value (``?combos=``), so that "none chosen" is
+        said explicitly rather than left to a default."""
         if self.many:
-            return [self.show(v) for v in value]
+            return [self.show(v) for v in value] or [""]
         return self.show(value)
 
     @property

@@ -45,6 +45,9 @@ def _custom_model(sb: Any) -> Outside | None:
 
 
 def _hub_model(sb: Any) -> Outside | None:
+    typed = st.session_state.get(settings.HF.url)
+    if isinstance(typed, str) and looks_like_token(typed):
+        binding.scrub(settings.HF, "it looked like an access token, not a repository; it was removed")
     reference = binding.text(
         sb, settings.HF, "", placeholder="owner/name or owner/name@revision", max_chars=settings.MAX_TEXT_CHARS
     ).strip()

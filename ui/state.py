@@ -18,8 +18,9 @@ from planner.engines.registry import engine_names, get_engine, overhead_profile,
 from planner.gpu import GpuSpec
 from planner.model import ModelSpec
 from planner.parallel import default_parallelism, parallel_problem
-from planner.plan import PlanRequest, serving_kv_dtype, serving_weights
+from planner.plan import PlanRequest
 from planner.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.request import serving_kv_dtype, serving_weights
 from ui import settings
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"

@@ -21,6 +21,12 @@ PAGES = {
 }
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/app" in str(item.fspath):
+            item.add_marker(pytest.mark.apptest)
+
+
 def run_page(page: str, params: Mapping[str, str | list[str]] | None = None) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in (params or {}).items():

@@ -152,3 +152,14 @@ def test_failed_import_is_not_cached(hub: HubServer) -> None:  # noqa: F811
     hub.aliases["acme/appears-later"] = "mistralai/Mistral-7B-v0.1"
     second = run_page("memory", {"hf": "acme/appears-later"})
     assert any("Planning acme/appears-later" in s.value for s in second.success)
+
+
+def test_a_token_pasted_as_the_repository_leaves_the_link() -> None:
+    pasted = "hf_" + "Ab3" * 12
+    at = run_page("memory", {"hf": pasted})
+    assert not at.exception
+    assert "hf" not in at.query_params
+    assert at.session_state["hf"] == ""
+    shown = _page_text(at) + " ".join(texts(at.warning))
+    assert pasted not in shown and pasted not in str(dict(at.query_params))
+    assert any("looked like an access token" in w for w in texts(at.warning))

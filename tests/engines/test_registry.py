@@ -183,6 +183,7 @@ def test_a_registered_toy_engine_shows_on_the_cli(toy: ToyEngine, capsys: pytest
     assert data["kv_budget_tokens"] == report.kv_cache_tokens
 
 
+@pytest.mark.apptest
 def test_a_registered_toy_engine_shows_on_the_memory_page(toy: ToyEngine) -> None:
     at = run_page("memory", {"engine": "toy", "context": "8192"})
     assert not at.exception, [e.value for e in at.exception]

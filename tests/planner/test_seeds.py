@@ -7,7 +7,8 @@ import pytest
 from planner.engines.base import SimpleFixed, SimpleFraction
 from planner.kv import kv_bytes_per_sequence, kv_bytes_per_token
 from planner.model import ModelSpec
-from planner.plan import PlanRequest, plan, reservation_waste
+from planner.paging import reservation_waste
+from planner.plan import PlanRequest, plan
 from planner.units import GB, KiB
 
 # The seeds' models, known by size plus the KV fields ("8B, 32 layers, 8 KV heads, head dim 128").

@@ -11,8 +11,9 @@ from planner.errors import PlannerError
 from planner.gpu import GpuSpec
 from planner.kv import kv_bytes_per_sequence
 from planner.model import ModelSpec
+from planner.paging import reservation_waste
 from planner.parallel import check_parallel, default_parallelism, parallel_problem, stage_layer_ranges
-from planner.plan import PlanRequest, concurrency_curve, plan, reservation_waste
+from planner.plan import PlanRequest, concurrency_curve, plan
 from planner.precision import kv_format, weight_format
 
 BASE = dict(
