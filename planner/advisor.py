@@ -38,8 +38,8 @@ from pydantic import BaseModel, Field, model_validator
 from planner.engines.base import Estimate, OverheadModel, StageContext
 from planner.errors import PlannerError
 from planner.gpu import GpuSpec
-from planner.kv import kv_bytes_per_sequence, kv_bytes_per_token_per_layer
-from planner.model import LayerKind, ModelSpec
+from planner.kv import kv_bytes_per_sequence, kv_bytes_per_token
+from planner.model import ModelSpec
 from planner.overflow import ContextDistribution, OverflowReport, overflow_report
 from planner.parallel import parallel_problem
 from planner.params import ParameterBreakdown, parameter_breakdown
@@ -454,7 +454,6 @@ def rank(
     target = workload.target_concurrency
     prefix = workload.shared_prefix_tokens
     params: ParameterBreakdown = parameter_breakdown(model)
-    attention_layers = sum(1 for kind in model.layers if kind is not LayerKind.LINEAR)
     decode_context = min(context, workload.context.mean_tokens)
     prompt_tokens = max(0, workload.mean_prompt_tokens - prefix)
 
@@ -523,7 +522,7 @@ def rank(
                     for kv in kv_dtypes:
                         if (tp, kv) not in sizes:
                             sizes[(tp, kv)] = _sequence_sizes(model, kv, tp, context, block_size, prefix)
-                            per_token[(tp, kv)] = kv_bytes_per_token_per_layer(model, kv, tp) * attention_layers
+                            per_token[(tp, kv)] = kv_bytes_per_token(model, kv, tp)
                         stage = _stage(
                             memory, w_bytes, overheads[memory_key], replicas, sizes[(tp, kv)], per_token[(tp, kv)]
                         )

@@ -22,9 +22,34 @@ MAX_CONFIG_BYTES = 1_000_000
 
 # Families whose decoder layer has four norms (pre/post attention, pre/post MLP): Gemma2DecoderLayer,
 # Gemma3DecoderLayer, Glm4DecoderLayer.
-FOUR_NORM_FAMILIES = {"gemma2", "gemma3", "gemma3_text", "glm4"}
-# Families with RMSNorm over head_dim on q and k (Qwen3Attention, Gemma3Attention, Qwen3NextAttention, …).
-QK_NORM_FAMILIES = {"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "qwen3_next", "olmo2"}
+FOUR_NORM_FAMILIES = {"gemma2", "gemma3", "gemma3_text", "glm4", "gemma4", "gemma4_text"}
+# Families with RMSNorm over head_dim on q and k (Qwen3Attention, Gemma3Attention, Qwen3NextAttention,
+# Qwen3_5Attention, Qwen3VLTextAttention, Gemma4TextAttention, …).
+QK_NORM_FAMILIES = {
+    "qwen3",
+    "qwen3_moe",
+    "gemma3",
+    "gemma3_text",
+    "qwen3_next",
+    "olmo2",
+    "qwen3_5",
+    "qwen3_5_text",
+    "qwen3_5_moe",
+    "qwen3_5_moe_text",
+    "qwen3_vl",
+    "qwen3_vl_text",
+    "qwen3_vl_moe",
+    "qwen3_vl_moe_text",
+    "gemma4",
+    "gemma4_text",
+}
+# Qwen3.5 / 3.6 / 3.8 (modeling_qwen3_5.py): Qwen3-Next's gated attention and Gated DeltaNet, in a text_config.
+QWEN3_5_FAMILIES = {"qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"}
+# Routers with DeepSeek-V3's e_score_correction_bias (one per expert per MoE layer): DeepseekV3TopkRouter,
+# Glm4MoeTopkRouter, GlmMoeDsa, NemotronHTopkRouter; MiniMax-M2 with use_routing_bias.
+SCORE_BIAS_FAMILIES = {"deepseek_v3", "deepseek_v32", "kimi_k2", "glm4_moe", "glm_moe_dsa", "nemotron_h"}
+# Nemotron-H hybrid_override_pattern characters (configuration_nemotron_h.py): Mamba-2, attention, MLP, MoE.
+NEMOTRON_H_BLOCKS = {"M": "linear", "*": "full", "-": "none", "E": "none"}
 # Qwen2 q/k/v projections carry a bias without a config flag (Qwen2Attention: bias=True).
 QKV_BIAS_FAMILIES = {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"}
 MULTIMODAL_TEXT_KEYS = ("text_config", "language_config", "llm_config")
@@ -45,6 +70,8 @@ LAYER_TYPE_NAMES = {
     "linear_attention": "linear",
     "mamba": "linear",
     "mamba2": "linear",
+    "mlp": "none",
+    "moe": "none",
 }
 
 
@@ -98,18 +125,53 @@ def quantization_precision(config: dict[str, Any]) -> str | None:
         return "int4-awq" if bits in (4, None) else None
     if method in ("gptq", "gptq_marlin"):
         return "int4-gptq" if bits in (4, None) else ("int8" if bits == 8 else None)
-    if method in ("modelopt", "nvfp4") and "FP4" in str(quant.get("quant_algo", "")).upper():
-        return "nvfp4"
+    if method in ("modelopt", "nvfp4"):
+        return _modelopt_precision(quant)
     if method == "bitsandbytes":
         return "int8" if quant.get("load_in_8bit") else "int4"
+    if method in ("auto-round", "autoround"):  # Intel AutoRound exports (auto_round / auto_gptq packing)
+        return "int4-autoround" if bits == 4 and quant.get("group_size", 128) == 128 else None
     if method == "compressed-tensors":
+        ignored = " ".join(str(i) for i in quant.get("ignore") or [])
         for group in (quant.get("config_groups") or {}).values():
             weights = group.get("weights") or {}
             num_bits, kind = weights.get("num_bits"), weights.get("type")
             if num_bits == 8:
                 return "fp8" if kind == "float" else "int8"
+            if num_bits == 4 and kind != "float" and "self_attn" in ignored and "shared_experts" in ignored:
+                # Kimi-K2-Thinking / K2.5 / K2.6: W4A16 pack-quantized, group 32, symmetric, experts only
+                sym = weights.get("symmetric", True) and weights.get("group_size") == 32
+                return "int4-experts" if sym else None
             if num_bits == 4:
                 return "nvfp4" if kind == "float" else "int4-gptq"
+    return None
+
+
+def _modelopt_precision(quant: dict[str, Any]) -> str | None:
+    """NVIDIA ModelOpt checkpoints (``quant_method`` modelopt): which tensors NVFP4 covers.
+
+    ``quant_algo`` NVFP4 with ``ignore`` / ``exclude_modules`` naming the attention (``self_attn``,
+    ``linear_attn``) keeps attention in BF16; naming the shared experts too leaves only the routed experts in
+    NVFP4. ``MIXED_PRECISION`` with FP8 attention and NVFP4 feed-forward layers in ``quantized_layers`` is the
+    NVFP4 + FP8-attention mix. Anything else is not recognised (None).
+    """
+    algo = str(quant.get("quant_algo", "")).upper()
+    ignored = " ".join(str(i) for i in (quant.get("ignore") or quant.get("exclude_modules") or []))
+    if algo == "NVFP4":
+        if "shared_expert" in ignored:
+            return "nvfp4-experts"
+        if "self_attn" in ignored or "linear_attn" in ignored:
+            return "nvfp4-mlp"
+        return "nvfp4"
+    if algo == "MIXED_PRECISION":
+        layers = quant.get("quantized_layers") or {}
+        algos = {
+            ("attn" if "attn" in name else "mlp"): str(entry.get("quant_algo", "")).upper()
+            for name, entry in layers.items()
+            if isinstance(entry, dict)
+        }
+        if algos.get("attn") == "FP8" and "NVFP4" in algos.get("mlp", ""):
+            return "nvfp4-fp8attn"
     return None
 
 
@@ -121,13 +183,20 @@ def _layer_types(config: dict[str, Any], model_type: str, layers: int) -> list[s
             return [LAYER_TYPE_NAMES[str(t)] for t in explicit]
         except KeyError as exc:
             raise PlannerError(f"layer_types: unknown layer type {exc.args[0]!r}") from None
+    pattern = config.get("hybrid_override_pattern")
+    if model_type == "nemotron_h" and isinstance(pattern, str) and len(pattern) == layers:
+        try:
+            return [NEMOTRON_H_BLOCKS[c] for c in pattern]
+        except KeyError as exc:
+            raise PlannerError(f"hybrid_override_pattern: unknown block {exc.args[0]!r}") from None
     window = config.get("sliding_window")
     if model_type == "gemma2":  # Gemma2: even layers local (layer_idx % 2 == 0), odd global
         return ["sliding" if i % 2 == 0 else "full" for i in range(layers)]
     if model_type in ("gemma3", "gemma3_text"):  # 5 local : 1 global (sliding_window_pattern 6)
         period = int(config.get("sliding_window_pattern") or 6)
         return ["full" if (i + 1) % period == 0 else "sliding" for i in range(layers)]
-    if model_type == "qwen3_next":  # every full_attention_interval-th layer is softmax attention
+    if model_type == "qwen3_next" or model_type in QWEN3_5_FAMILIES:
+        # every full_attention_interval-th layer is softmax attention
         interval = int(config.get("full_attention_interval") or 4)
         return ["full" if (i + 1) % interval == 0 else "linear" for i in range(layers)]
     if model_type in ("llama4", "llama4_text") and config.get("attention_chunk_size"):
@@ -205,8 +274,36 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
         spec["attention_bias"] = True
     if model_type == "gpt_oss":
         spec.update(attention_bias=True, attention_out_bias=True, attention_sinks=True)
-    if model_type == "qwen3_next":
+    if model_type == "qwen3_next" or (model_type in QWEN3_5_FAMILIES and config.get("attn_output_gate", True)):
         spec["attention_output_gate"] = True
+    if model_type in QWEN3_5_FAMILIES and config.get("mtp_num_hidden_layers"):
+        # Qwen3_5MultiTokenPredictor (vLLM qwen3_5_mtp.py): fc, three norms and full-attention decoder layers,
+        # sharing the main embedding and lm_head.
+        spec.update(num_nextn_predict_layers=config["mtp_num_hidden_layers"], mtp_shares_embeddings=True)
+    if model_type in ("gemma4", "gemma4_text"):  # Gemma4TextAttention / Gemma4TextDecoderLayer / Gemma4TextModel
+        spec.update(
+            global_head_dim=config.get("global_head_dim"),
+            num_global_key_value_heads=config.get("num_global_key_value_heads")
+            if config.get("attention_k_eq_v")
+            else None,
+            attention_k_eq_v=bool(config.get("attention_k_eq_v")),
+            num_kv_shared_layers=config.get("num_kv_shared_layers") or 0,
+            double_wide_mlp_on_shared_kv=bool(config.get("use_double_wide_mlp")),
+            hidden_size_per_layer_input=config.get("hidden_size_per_layer_input") or 0,
+            vocab_size_per_layer_input=config.get("vocab_size_per_layer_input"),
+            layer_scalar=True,
+        )
+    if model_type == "glm4_moe":  # Glm4MoeAttention: q/k/v bias; q/k RMSNorm when use_qk_norm
+        spec["qk_norm"] = bool(config.get("use_qk_norm"))
+    if model_type == "minimax_m2" and config.get("use_qk_norm") and config.get("qk_norm_type") == "per_layer":
+        spec["qk_norm_over_heads"] = True  # MiniMaxM2Attention: q_norm over heads·d, k_norm over kv·d
+    if model_type == "nemotron_h":  # NemotronHBlock: one RMSNorm and one mixer (Mamba-2, attention, MLP or MoE)
+        spec.update(
+            mixer_blocks_without_mlp=True,
+            norms_per_layer=1,
+            mlp_gated=str(config.get("mlp_hidden_act", "relu2")) != "relu2",
+            mlp_bias=bool(config.get("mlp_bias")),
+        )
     types = _layer_types(config, model_type, layers)
     if types:
         spec["layer_types"] = types
@@ -221,7 +318,7 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
             moe_width = config.get("intermediate_size")
         moe: dict[str, Any] = {
             "num_experts": experts,
-            "num_experts_per_tok": _get(config, "num_experts_per_tok", "experts_per_token", default=2),
+            "num_experts_per_tok": _get(config, "num_experts_per_tok", "experts_per_token", "top_k_experts", default=2),
             "moe_intermediate_size": moe_width,
             "num_shared_experts": _get(config, "n_shared_experts", "num_shared_experts", default=0),
             "first_k_dense_replace": config.get("first_k_dense_replace") or 0,
@@ -230,6 +327,10 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
             moe["num_shared_experts"] = 1
             moe["shared_expert_intermediate_size"] = config["shared_expert_intermediate_size"]
             moe["shared_expert_gate"] = model_type.startswith("qwen")
+        if model_type == "nemotron_h" and config.get("moe_shared_expert_intermediate_size"):
+            moe["shared_expert_intermediate_size"] = config["moe_shared_expert_intermediate_size"]
+        if model_type in ("gemma4", "gemma4_text"):  # enable_moe_block: the dense MLP runs beside the experts
+            moe["parallel_dense_mlp"] = True
         if model_type in ("llama4", "llama4_text"):
             moe["num_shared_experts"] = 1
             moe["moe_layer_period"] = int(config.get("interleave_moe_layer_step") or 1)
@@ -237,7 +338,7 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
             spec["intermediate_size"] = config.get("intermediate_size_mlp") or spec["intermediate_size"]
         if model_type == "gpt_oss":
             moe.update(router_bias=True, expert_bias=True)
-        if model_type == "deepseek_v3":
+        if model_type in SCORE_BIAS_FAMILIES or (model_type == "minimax_m2" and config.get("use_routing_bias")):
             moe["score_correction_bias"] = True
         if model_type == "jamba":
             moe["moe_layer_period"] = int(config.get("expert_layer_period") or 2)
@@ -253,7 +354,17 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
         }
         spec["num_nextn_predict_layers"] = config.get("num_nextn_predict_layers") or 0
         spec["head_dim"] = None
-    if model_type == "qwen3_next":
+        if config.get("index_n_heads") and config.get("index_head_dim"):  # DeepSeek-V3.2 / GLM-5 sparse attention
+            spec["indexer"] = {
+                "index_n_heads": config["index_n_heads"],
+                "index_head_dim": config["index_head_dim"],
+                "index_topk": config.get("index_topk"),
+            }
+    elif model_type == "glm4_moe" and config.get("num_nextn_predict_layers"):
+        # Glm4MoeMTP layers (model.layers.<num_hidden_layers>), with their own embedding and head copies as
+        # GLM-4.5 and GLM-4.7 store them (GLM-4.6 does not: set mtp_shares_embeddings for it).
+        spec["num_nextn_predict_layers"] = config["num_nextn_predict_layers"]
+    if model_type == "qwen3_next" or model_type in QWEN3_5_FAMILIES:
         spec["linear_attention"] = {
             "kind": "gated_deltanet",
             "linear_num_key_heads": config.get("linear_num_key_heads"),
@@ -262,7 +373,18 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
             "linear_value_head_dim": config.get("linear_value_head_dim"),
             "linear_conv_kernel_dim": config.get("linear_conv_kernel_dim") or 4,
         }
-    if config.get("mamba_n_heads") or config.get("mamba_d_state"):
+    if model_type == "nemotron_h":  # NemotronHMamba2Mixer
+        spec["linear_attention"] = {
+            "kind": "mamba2",
+            "mamba_n_heads": config.get("mamba_num_heads"),
+            "mamba_d_head": config.get("mamba_head_dim"),
+            "mamba_d_state": config.get("ssm_state_size"),
+            "mamba_n_groups": config.get("n_groups") or 1,
+            "mamba_d_conv": config.get("conv_kernel") or 4,
+            "mamba_conv_bias": bool(config.get("use_conv_bias", True)),
+            "mamba_proj_bias": bool(config.get("use_bias", False)),
+        }
+    elif config.get("mamba_n_heads") or config.get("mamba_d_state"):
         spec["linear_attention"] = {
             "kind": "mamba2",
             "mamba_n_heads": config.get("mamba_n_heads"),

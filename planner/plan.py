@@ -16,8 +16,8 @@ from pydantic import BaseModel, Field, model_validator
 from planner.engines.base import Estimate, OverheadModel, StageContext
 from planner.errors import PlannerError
 from planner.gpu import GpuSpec
-from planner.kv import kinds_in, kv_bytes_per_sequence, kv_bytes_per_token, kv_bytes_per_token_per_layer
-from planner.model import LayerKind, ModelSpec
+from planner.kv import kv_bytes_per_sequence, kv_bytes_per_token, kv_bytes_per_token_in_layers
+from planner.model import ModelSpec
 from planner.parallel import check_parallel, default_parallelism, stage_layer_ranges
 from planner.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.precision import KvDtype, WeightPrecision, kv_format, weight_format
@@ -173,7 +173,6 @@ def _prepare(request: PlanRequest) -> _Prepared:
     params = parameter_breakdown(model)
     layers = layer_breakdowns(model) if model.hidden_size and model.vocab_size else None
     ranges = stage_layer_ranges(model.num_hidden_layers, pp)
-    per_layer_kv = kv_bytes_per_token_per_layer(model, request.resolved_kv_dtype, tp)
     stages = []
     for index, stage in enumerate(ranges):
         first, last = index == 0, index == pp - 1
@@ -203,9 +202,6 @@ def _prepare(request: PlanRequest) -> _Prepared:
             - overhead.framework_bytes
             - overhead.reserved_bytes
         )
-        attention_layers = sum(
-            n for kind, n in kinds_in(model, stage.start, stage.stop) if kind is not LayerKind.LINEAR
-        )
         stages.append(
             StageMemory(
                 stage=index,
@@ -217,7 +213,7 @@ def _prepare(request: PlanRequest) -> _Prepared:
                 reserved_bytes=overhead.reserved_bytes,
                 kv_cache_bytes=max(0, headroom),
                 headroom_bytes=headroom,
-                kv_bytes_per_token=per_layer_kv * attention_layers,
+                kv_bytes_per_token=kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, stage),
             )
         )
     return _Prepared(
