@@ -354,6 +354,8 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
         }
         spec["num_nextn_predict_layers"] = config.get("num_nextn_predict_layers") or 0
         spec["head_dim"] = None
+        if model_type == "glm_moe_dsa":  # GLM-5's MTP layer stores no embedding / head copies (its Hub total)
+            spec["mtp_shares_embeddings"] = True
         if config.get("index_n_heads") and config.get("index_head_dim"):  # DeepSeek-V3.2 / GLM-5 sparse attention
             spec["indexer"] = {
                 "index_n_heads": config["index_n_heads"],

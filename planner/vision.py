@@ -97,6 +97,8 @@ FAMILIES: dict[str, tuple[str, VisionCounter]] = {
     "qwen3_vl_moe": ("Qwen3-VL vision tower (deepstack mergers)", lambda v, c: qwen3_vl_vision_parameters(v)),
     "qwen3_5": ("Qwen3.5 vision tower + merger", lambda v, c: qwen3_vl_vision_parameters(v)),
     "qwen3_5_moe": ("Qwen3.5 vision tower + merger", lambda v, c: qwen3_vl_vision_parameters(v)),
+    "qwen3_5_vision": ("Qwen3.5 vision tower + merger", lambda v, c: qwen3_vl_vision_parameters(v)),
+    "qwen3_5_moe_vision": ("Qwen3.5 vision tower + merger", lambda v, c: qwen3_vl_vision_parameters(v)),
     "gemma4_vision": (
         "Gemma 4 vision tower + embed_vision",
         lambda v, c: gemma4_vision_parameters(v, _int(c.get("text_config") or {}, "hidden_size")),
