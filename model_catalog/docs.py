@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
+import tomllib
 from pathlib import Path
 
 from model_catalog import CatalogModel, load_gpus, load_models
@@ -17,6 +18,8 @@ from planner.model import ModelSpec
 from planner.params import parameter_breakdown
 
 DOCS_PATH = Path(__file__).resolve().parents[1] / "docs" / "catalog.md"
+NOT_CATALOGUED = Path(__file__).resolve().parent / "not-catalogued.toml"
+PENDING_GPUS = Path(__file__).resolve().parent / "gpus-pending"
 DATE = re.compile(r"\b(20\d\d-\d\d(?:-\d\d)?)\b")
 
 
@@ -167,7 +170,32 @@ def render() -> str:
     lines += ["## GPU entries", ""]
     for gpu_id in sorted(gpus):
         lines += _gpu_section(gpus[gpu_id])
+    lines += _not_catalogued(gpus)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _not_catalogued(gpus: dict[str, GpuSpec]) -> list[str]:
+    """Models of issue 16 left out (``not-catalogued.toml``) and machines waiting in ``gpus-pending/``."""
+    lines = ["## Not catalogued", ""]
+    left_out = tomllib.loads(NOT_CATALOGUED.read_text(encoding="utf-8")).get("model", [])
+    if left_out:
+        lines += ["Models left out, and why:", ""]
+        lines.extend(f"- **{item['name']}**: {item['reason']}" for item in left_out)
+        lines.append("")
+    pending = []
+    for path in sorted(PENDING_GPUS.glob("*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        if data["id"] not in gpus:
+            pending.append(f"- `{data['id']}`: {data['name']} ({len(data['sources'])} sources)")
+    if pending:
+        lines += [
+            "Machines researched but waiting for the reworked GPU schema (per-format TFLOPS, how a GPU is sold, "
+            "unified-memory share); their sourced figures are in `model_catalog/gpus-pending/`:",
+            "",
+            *pending,
+            "",
+        ]
+    return lines
 
 
 def _anchor(heading: str) -> str:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime
+import tomllib
 
 import pytest
 
 from model_catalog import load_gpus, load_models
-from model_catalog.docs import DOCS_PATH, main, render
+from model_catalog.docs import DOCS_PATH, NOT_CATALOGUED, main, render
 
 MODELS = load_models()
 GPUS = load_gpus()
@@ -50,3 +51,12 @@ def test_main_writes_the_page(tmp_path) -> None:
     target = tmp_path / "catalog.md"
     assert main([str(target)]) == 0
     assert target.read_text(encoding="utf-8") == render()
+
+
+def test_models_left_out_name_a_reason() -> None:
+    """The issue's families that are not catalogued are listed on the page with the reason."""
+    left_out = tomllib.loads(NOT_CATALOGUED.read_text(encoding="utf-8"))["model"]
+    page = render()
+    for item in left_out:
+        assert len(item["reason"]) > 20
+        assert item["name"] in page
