@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test test-fast lint format typecheck bench screenshots fidelity clean
+.PHONY: run test test-fast lint format typecheck bench screenshots fidelity catalog-docs clean
 
 $(BIN)/.runtime: requirements.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -45,6 +45,9 @@ bench: $(BIN)/.dev
 
 fidelity: $(BIN)/.dev
 	$(BIN)/python -m bench.fidelity
+
+catalog-docs: $(BIN)/.runtime
+	$(BIN)/python -m model_catalog.docs
 
 screenshots: $(BIN)/.dev
 	$(BIN)/python -m tests.browser.screenshots

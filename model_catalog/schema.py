@@ -3,11 +3,13 @@ sources and the official figures the tests check the computed ones against."""
 
 from __future__ import annotations
 
+import datetime
 from typing import Annotated
 
 from pydantic import BaseModel, Field, model_validator
 
 from planner.model import ModelSpec
+from planner.precision import WeightPrecision
 
 Source = Annotated[str, Field(min_length=8)]
 
@@ -24,15 +26,27 @@ class ParameterReference(BaseModel, frozen=True, extra="forbid"):
     card_total: Annotated[int, Field(gt=0)] | None = None
     card_active: Annotated[int, Field(gt=0)] | None = None
     card_active_excludes_embedding: bool = False
+    # An exact count published outside the Hub API (keras-hub preset "params", GGUF general.parameter_count, a
+    # model.safetensors.index.json metadata total), when no Hub total was found; checked as exactly.
+    published_total: Annotated[int, Field(gt=0)] | None = None
+    # A published checkpoint size (model.safetensors.index.json metadata total_size, in bytes) and the weight
+    # format the checkpoint stores: the planner's bytes for every stored parameter must agree within 0.1 %.
+    checkpoint_bytes: Annotated[int, Field(gt=0)] | None = None
+    checkpoint_precision: WeightPrecision | None = None
     source: Source
+    # When the figure was read: the date its source says it was taken (an API fetch date), else the day it was
+    # read from the source.
+    read_on: datetime.date
     note: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> ParameterReference:
-        if self.hub_safetensors_total is None and self.card_total is None:
-            raise ValueError("reference: give hub_safetensors_total or card_total")
+        if self.hub_safetensors_total is None and self.card_total is None and self.published_total is None:
+            raise ValueError("reference: give hub_safetensors_total, published_total or card_total")
         if self.hub_total_non_parameters and not self.note:
             raise ValueError("reference.note: explain what hub_total_non_parameters counts")
+        if (self.checkpoint_bytes is None) != (self.checkpoint_precision is None):
+            raise ValueError("reference: give checkpoint_bytes and checkpoint_precision together")
         return self
 
 
@@ -45,6 +59,7 @@ class CatalogModel(BaseModel, frozen=True, extra="forbid"):
     kv_bytes_per_token_bf16: Annotated[int, Field(ge=0)] | None = None
     context_advertised: Annotated[int, Field(gt=0)] | None = None
     sources: Annotated[tuple[Source, ...], Field(min_length=1)]
+    read_on: datetime.date  # when the sources above were read
     notes: tuple[str, ...] = ()
 
     @property

@@ -7,6 +7,9 @@ Architecture changes it:
   V, and not split by tensor parallelism (vLLM ``MLAAttentionSpec``; SGLang ``get_cell_size_per_token``).
 - Sliding-window / chunked layers hold at most ``window`` tokens per sequence.
 - Linear-attention / state-space layers hold a fixed state per sequence, whatever the context.
+- Per-layer geometry (Gemma 4): full-attention layers may have their own KV heads and head_dim; shared-KV layers
+  (Gemma 3n/4 E-models) and feed-forward-only blocks (Nemotron-H) cache nothing.
+- DeepSeek sparse attention (V3.2, GLM-5) adds its indexer's FP8 key cache to every MLA layer.
 """
 
 from __future__ import annotations
@@ -31,12 +34,15 @@ def kv_heads_per_gpu(model: ModelSpec, tensor_parallel: int) -> int:
     return max(1, model.resolved_kv_heads // tensor_parallel)
 
 
-def kv_values_per_token_per_layer(model: ModelSpec, tensor_parallel: int = 1) -> int:
-    """Cached values per token in one attention layer on one GPU: ``2 x kv_heads x head_dim``, or MLA's
-    ``kv_lora_rank + qk_rope_head_dim`` (vLLM ``AttentionSpec.real_page_size_bytes`` / ``MLAAttentionSpec``)."""
+def kv_values_per_token_per_layer(model: ModelSpec, tensor_parallel: int = 1, kind: LayerKind = LayerKind.FULL) -> int:
+    """Cached values per token in one attention layer of ``kind`` on one GPU: ``2 x kv_heads x head_dim``, or MLA's
+    ``kv_lora_rank + qk_rope_head_dim`` (vLLM ``AttentionSpec.real_page_size_bytes`` / ``MLAAttentionSpec``).
+    Gemma 4 full-attention layers use ``num_global_key_value_heads`` x ``global_head_dim``; under
+    ``attention_k_eq_v`` V comes from the K projection but is normalised apart, so K and V are both cached."""
     if model.mla is not None:
         return model.mla.latent_dim
-    return 2 * kv_heads_per_gpu(model, tensor_parallel) * model.resolved_head_dim
+    kv, head_dim = model.kv_geometry(kind)
+    return 2 * max(1, kv // tensor_parallel) * head_dim
 
 
 def bytes_for_values(values: int, kv_dtype: str) -> int:
@@ -44,22 +50,41 @@ def bytes_for_values(values: int, kv_dtype: str) -> int:
     return math.ceil(values * kv_format(kv_dtype).bits_per_value / 8)
 
 
-def kv_bytes_per_token_per_layer(model: ModelSpec, kv_dtype: str, tensor_parallel: int = 1) -> int:
-    """Bytes one token costs in one attention layer on one GPU."""
-    return bytes_for_values(kv_values_per_token_per_layer(model, tensor_parallel), kv_dtype)
+def kv_bytes_per_token_per_layer(
+    model: ModelSpec, kv_dtype: str, tensor_parallel: int = 1, kind: LayerKind = LayerKind.FULL
+) -> int:
+    """Bytes one token costs in one attention layer of ``kind`` on one GPU (with DeepSeek sparse attention, the
+    indexer's FP8 key cache too: :attr:`planner.model.IndexerSpec.cache_bytes_per_token`)."""
+    values = bytes_for_values(kv_values_per_token_per_layer(model, tensor_parallel, kind), kv_dtype)
+    if model.indexer is not None:
+        values += model.indexer.cache_bytes_per_token
+    return values
 
 
 def attention_layer_count(model: ModelSpec, kinds: tuple[LayerKind, ...] | None = None) -> int:
-    """Layers with a KV cache (full, sliding, chunked), or only those of ``kinds``."""
+    """Softmax-attention layers (full, sliding, chunked), or only those of ``kinds``; shared-KV layers count (they
+    attend), although they cache nothing (:func:`kv_bytes_per_token`)."""
     wanted = kinds or (LayerKind.FULL, LayerKind.SLIDING, LayerKind.CHUNKED)
     return sum(1 for kind in model.layers if kind in wanted)
+
+
+def kv_bytes_per_token_in_layers(
+    model: ModelSpec, kv_dtype: str, tensor_parallel: int = 1, layers: range | None = None
+) -> int:
+    """Bytes one token costs in the layers of ``layers`` (all by default) that keep a KV cache, on one GPU."""
+    span = layers if layers is not None else range(model.num_hidden_layers)
+    total = 0
+    for kind, count in kinds_in(model, span.start, span.stop):
+        if kind in (LayerKind.FULL, LayerKind.SLIDING, LayerKind.CHUNKED):
+            total += count * kv_bytes_per_token_per_layer(model, kv_dtype, tensor_parallel, kind)
+    return total
 
 
 def kv_bytes_per_token(model: ModelSpec, kv_dtype: str, tensor_parallel: int = 1) -> int:
     """Bytes one token costs across every attention layer, ignoring window caps (the seeds' per-token figure).
 
     Llama-2-7B in fp16: 2 x 32 x 32 x 128 x 2 = 524,288 (seed 000); Llama-3-8B: 131,072 (seeds 000, 001).
-    With ``tensor_parallel`` > 1 it is the bytes on one GPU.
+    With ``tensor_parallel`` > 1 it is the bytes on one GPU. Shared-KV layers add nothing.
 
     >>> llama3_8b = ModelSpec(id="llama-3-8b", num_parameters=8 * 10**9, num_hidden_layers=32,
     ...                       num_key_value_heads=8, head_dim=128)
@@ -68,7 +93,7 @@ def kv_bytes_per_token(model: ModelSpec, kv_dtype: str, tensor_parallel: int = 1
     >>> kv_bytes_per_token(llama3_8b, "bf16", tensor_parallel=2)
     65536
     """
-    return attention_layer_count(model) * kv_bytes_per_token_per_layer(model, kv_dtype, tensor_parallel)
+    return kv_bytes_per_token_in_layers(model, kv_dtype, tensor_parallel)
 
 
 def linear_state_bytes_per_layer(model: ModelSpec, state_bits: int = 16) -> int:
@@ -103,15 +128,16 @@ def cached_tokens(model: ModelSpec, kind: LayerKind, tokens: int) -> int:
     if kind is LayerKind.CHUNKED:
         assert model.attention_chunk_size is not None  # validated
         return min(tokens, model.attention_chunk_size)
-    if kind is LayerKind.LINEAR:
+    if kind in (LayerKind.LINEAR, LayerKind.NONE):
         return 0
     return tokens
 
 
 @lru_cache(maxsize=4096)
 def kinds_in(model: ModelSpec, start: int, stop: int) -> tuple[tuple[LayerKind, int], ...]:
-    """How many layers of each kind lie in ``range(start, stop)`` (a pipeline stage), cached per model."""
-    counts = Counter(model.layers[start:stop])
+    """How many layers of each kind lie in ``range(start, stop)`` (a pipeline stage), cached per model; shared-KV
+    layers count as NONE (they keep nothing)."""
+    counts = Counter(model.kv_kinds[start:stop])
     return tuple((kind, counts[kind]) for kind in LayerKind if counts[kind])
 
 
@@ -124,12 +150,12 @@ def kv_bytes_per_sequence(
     """
     if tokens < 0:
         raise PlannerError(f"tokens: must be zero or more, got {tokens}")
-    per_layer = kv_bytes_per_token_per_layer(model, kv_dtype, tensor_parallel)
     span = layers if layers is not None else range(model.num_hidden_layers)
     total = 0
     for kind, count in kinds_in(model, span.start, span.stop):
         if kind is LayerKind.LINEAR:
             total += count * (linear_state_bytes_per_layer(model) // tensor_parallel)  # heads split over TP
-        else:
+        elif kind is not LayerKind.NONE:
+            per_layer = kv_bytes_per_token_per_layer(model, kv_dtype, tensor_parallel, kind)
             total += count * cached_tokens(model, kind, tokens) * per_layer
     return total

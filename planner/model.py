@@ -29,6 +29,9 @@ class LayerKind(StrEnum):
     SLIDING = "sliding"  # attends to the last `sliding_window` tokens: KV capped at the window
     CHUNKED = "chunked"  # attends within chunks of `attention_chunk_size` (Llama 4 local layers)
     LINEAR = "linear"  # linear attention / state-space: a fixed state per sequence, no KV
+    # no token mixer, nothing cached: a feed-forward-only block (Nemotron-H "-" and "E" blocks,
+    # modeling_nemotron_h.py NemotronHBlock with block_type "mlp"/"moe")
+    NONE = "none"
 
 
 ATTENTION_KINDS = (LayerKind.FULL, LayerKind.SLIDING, LayerKind.CHUNKED)
@@ -50,6 +53,11 @@ class MoESpec(BaseModel, frozen=True, extra="forbid"):
     router_bias: bool = False  # gpt-oss router has a bias
     expert_bias: bool = False  # gpt-oss experts have biases
     score_correction_bias: bool = False  # DeepSeek-V3 e_score_correction_bias (one per expert per layer)
+    # Gemma 4 (modeling_gemma4.py Gemma4TextDecoderLayer with enable_moe_block): every layer runs its dense MLP
+    # *and* the routed experts side by side; the router has an RMSNorm without weight, a scale (hidden) and a
+    # per_expert_scale (E), and the layer three more RMSNorms (post_feedforward_layernorm_1/_2,
+    # pre_feedforward_layernorm_2).
+    parallel_dense_mlp: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> MoESpec:
@@ -110,6 +118,25 @@ class GatedDeltaNetSpec(BaseModel, frozen=True, extra="forbid"):
 LinearSpec = Annotated[Mamba2Spec | GatedDeltaNetSpec, Field(discriminator="kind")]
 
 
+class IndexerSpec(BaseModel, frozen=True, extra="forbid"):
+    """DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5): config ``index_*`` fields.
+
+    Weights per layer (vLLM ``deepseek_v2.py`` ``Indexer``): ``wq_b`` q_lora_rank -> heads x head_dim, ``wk``
+    hidden -> head_dim, ``k_norm`` (LayerNorm, weight and bias), ``weights_proj`` hidden -> heads. The indexer keeps
+    its own key cache: head_dim FP8 values + one fp32 scale per 128 values per token and layer (132 bytes for a
+    head_dim of 128: ``DeepseekV32IndexerCache(head_dim=head_dim + head_dim // 128 * 4)``), whatever the KV dtype.
+    """
+
+    index_n_heads: PositiveInt
+    index_head_dim: PositiveInt
+    index_topk: PositiveInt | None = None  # tokens each query attends to (compute, not memory)
+
+    @property
+    def cache_bytes_per_token(self) -> int:
+        """Bytes of the indexer's key cache per token and layer: FP8 keys + an fp32 scale per 128 values."""
+        return self.index_head_dim + -(-self.index_head_dim // 128) * 4
+
+
 class AttachedModule(BaseModel, frozen=True, extra="forbid"):
     """Weights that are not the text decoder but take memory (a vision tower) or sit in the checkpoint."""
 
@@ -155,6 +182,31 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
     sliding_window: PositiveInt | None = None
     attention_chunk_size: PositiveInt | None = None
     num_nextn_predict_layers: NonNegativeInt = 0  # DeepSeek-V3 multi-token-prediction layers in the checkpoint
+    # Qwen3.5 / GLM-4.6 MTP modules use the main embedding and lm_head (vLLM qwen3_next_mtp.py,
+    # glm4_moe_mtp.py): the checkpoint holds no copies of them, unlike DeepSeek-V3's and GLM-4.5's.
+    mtp_shares_embeddings: bool = False
+    indexer: IndexerSpec | None = None  # DeepSeek sparse attention (V3.2, GLM-5)
+    # -- per-layer attention geometry (Gemma 4, modeling_gemma4.py Gemma4TextAttention): full-attention layers use
+    # global_head_dim and num_global_key_value_heads; with attention_k_eq_v they have no v_proj (V is the K
+    # projection, normalised separately), the cache still holds K and V.
+    global_head_dim: PositiveInt | None = None
+    num_global_key_value_heads: PositiveInt | None = None
+    attention_k_eq_v: bool = False
+    # The last num_kv_shared_layers layers attend with the K/V of the last earlier layer of their type and cache
+    # nothing (Gemma 3n / Gemma 4 E-models); their k/v projections are not built, though the checkpoint may still
+    # store them (kv_shared_weights_in_checkpoint: attached, not loaded).
+    num_kv_shared_layers: NonNegativeInt = 0
+    kv_shared_weights_in_checkpoint: bool = False
+    double_wide_mlp_on_shared_kv: bool = False  # Gemma 4 use_double_wide_mlp: 2 x intermediate on shared-KV layers
+    # Per-layer embeddings (Gemma 3n/4 PLE): embed_tokens_per_layer (vocab_per_layer x layers*p), a projection
+    # hidden -> layers*p with its norm, and per layer a gate hidden -> p, a projection p -> hidden and a norm.
+    hidden_size_per_layer_input: NonNegativeInt = 0
+    vocab_size_per_layer_input: PositiveInt | None = None
+    layer_scalar: bool = False  # Gemma 4: one learned scalar per decoder layer (layer_scalar)
+    # MiniMax-M2 (qk_norm_type "per_layer"): q_norm over heads x head_dim and k_norm over kv x head_dim
+    qk_norm_over_heads: bool = False
+    # Nemotron-H: a block holds a token mixer (Mamba-2 or attention) *or* a feed-forward (NONE layers), never both
+    mixer_blocks_without_mlp: bool = False
     attached_modules: tuple[AttachedModule, ...] = ()
     # -- context and dtype
     max_position_embeddings: PositiveInt = 4096
@@ -215,6 +267,17 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
             raise ValueError("moe.first_k_dense_replace exceeds num_hidden_layers")
         if self.mla is not None and self.num_attention_heads is None:
             raise ValueError("num_attention_heads: required for multi-head latent attention")
+        if self.num_kv_shared_layers >= self.num_hidden_layers and self.num_kv_shared_layers:
+            raise ValueError("num_kv_shared_layers must leave at least one layer with its own KV cache")
+        if self.indexer is not None and self.mla is None:
+            raise ValueError("indexer: DeepSeek sparse attention needs multi-head latent attention (mla)")
+        if self.hidden_size_per_layer_input and self.vocab_size_per_layer_input is None:
+            raise ValueError("vocab_size_per_layer_input: required with hidden_size_per_layer_input")
+        global_kv = self.num_global_key_value_heads
+        if global_kv is not None and heads is not None and heads % global_kv != 0:
+            raise ValueError(
+                f"num_attention_heads ({heads}) must be a multiple of num_global_key_value_heads ({global_kv})"
+            )
         return self
 
     # -- derived shape -------------------------------------------------------------------------------
@@ -245,9 +308,35 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
         return self.layer_types or (LayerKind.FULL,) * self.num_hidden_layers
 
     @property
+    def first_kv_shared_layer(self) -> int:
+        """Index of the first layer that reuses an earlier layer's KV (num_hidden_layers when none does)."""
+        return self.num_hidden_layers - self.num_kv_shared_layers
+
+    def is_kv_shared_layer(self, index: int) -> bool:
+        """Whether layer ``index`` attends with an earlier layer's K/V and so caches nothing of its own."""
+        return self.num_kv_shared_layers > 0 and index >= self.first_kv_shared_layer
+
+    @property
+    def kv_kinds(self) -> tuple[LayerKind, ...]:
+        """What each layer keeps per sequence: its kind, or NONE for a shared-KV layer (Gemma 3n/4)."""
+        if not self.num_kv_shared_layers:
+            return self.layers
+        first = self.first_kv_shared_layer
+        return tuple(kind if i < first else LayerKind.NONE for i, kind in enumerate(self.layers))
+
+    def kv_geometry(self, kind: LayerKind = LayerKind.FULL) -> tuple[int, int]:
+        """(KV heads, head_dim) of a softmax-attention layer of ``kind``: full-attention layers may use
+        ``num_global_key_value_heads`` / ``global_head_dim`` (Gemma 4), the others the model's."""
+        if kind is LayerKind.FULL:
+            heads = self.num_global_key_value_heads or self.resolved_kv_heads
+            return heads, self.global_head_dim or self.resolved_head_dim
+        return self.resolved_kv_heads, self.resolved_head_dim
+
+    @property
     def layer_kind_counts(self) -> dict[str, int]:
+        """Layers of each kind; ``none`` (feed-forward-only blocks) appears only when the model has some."""
         counts = Counter(self.layers)
-        return {kind.value: counts.get(kind, 0) for kind in LayerKind}
+        return {kind.value: counts.get(kind, 0) for kind in LayerKind if kind is not LayerKind.NONE or counts[kind]}
 
     @property
     def attention_kind(self) -> str:
@@ -261,9 +350,16 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
             return "MHA"
         return "GQA"
 
+    def has_ffn(self, index: int) -> bool:
+        """Whether decoder layer ``index`` has a feed-forward (MLP or MoE): always, except Nemotron-H's mixer
+        blocks."""
+        return not self.mixer_blocks_without_mlp or self.layers[index] is LayerKind.NONE
+
     def is_moe_layer(self, index: int) -> bool:
         """Whether decoder layer ``index`` has routed experts in place of a dense MLP."""
         moe = self.moe
         if moe is None or index < moe.first_k_dense_replace:
             return False
+        if self.mixer_blocks_without_mlp:
+            return self.layers[index] is LayerKind.NONE
         return index % moe.moe_layer_period == moe.moe_layer_offset

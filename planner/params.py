@@ -13,7 +13,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from planner.model import ATTENTION_KINDS, GatedDeltaNetSpec, Mamba2Spec, ModelSpec
+from planner.model import ATTENTION_KINDS, GatedDeltaNetSpec, LayerKind, Mamba2Spec, ModelSpec
 
 Count = Annotated[int, Field(ge=0)]
 
@@ -70,7 +70,9 @@ def _norm_params(model: ModelSpec, width: int) -> int:
     return width * (2 if model.norm_kind == "layer" else 1)
 
 
-def attention_layer_params(model: ModelSpec) -> tuple[int, int, int]:
+def attention_layer_params(
+    model: ModelSpec, kind: LayerKind = LayerKind.FULL, kv_shared: bool = False
+) -> tuple[int, int, int]:
     """(projection weights, small parameters, of which replicated under TP) of one softmax-attention layer.
 
     GQA/MQA/MHA: q = hidden x heads·d, k = v = hidden x kv·d, o = heads·d x hidden (LlamaAttention), plus
@@ -78,6 +80,8 @@ def attention_layer_params(model: ModelSpec) -> tuple[int, int, int]:
     and per-head sinks (GptOssAttention). MLA (DeepseekV3Attention): q_a (hidden x q_lora) + q_a_layernorm
     + q_b (q_lora x heads·(nope+rope)), or a plain q_proj; kv_a_proj_with_mqa (hidden x kv_lora+rope),
     kv_a_layernorm, kv_b (kv_lora x heads·(nope+v)), o (heads·v x hidden).
+    Per-layer geometry (Gemma4TextAttention): ``kind`` FULL uses global_head_dim / num_global_key_value_heads,
+    without v_proj under attention_k_eq_v; a ``kv_shared`` layer has only q_proj, q_norm and o_proj.
     """
     h = model.hidden_size or 0
     heads = model.num_attention_heads or 0
@@ -93,22 +97,46 @@ def attention_layer_params(model: ModelSpec) -> tuple[int, int, int]:
         kv_b = m.kv_lora_rank * heads * (m.qk_nope_head_dim + m.v_head_dim)
         o = heads * m.v_head_dim * h
         small = q_norm + _norm_params(model, m.kv_lora_rank)
+        weights = q_a + q_b + kv_a + kv_b + o
+        if model.indexer is not None:  # DSA lightning indexer: wq_b, wk, weights_proj + k_norm (LayerNorm)
+            ix = model.indexer
+            weights += (m.q_lora_rank or h) * ix.index_n_heads * ix.index_head_dim
+            weights += h * ix.index_head_dim + h * ix.index_n_heads
+            small += 2 * ix.index_head_dim
         # vLLM: q_a_proj and kv_a_proj_with_mqa are ReplicatedLinear (deepseek_v2.py), as are the norms.
-        return q_a + q_b + kv_a + kv_b + o, small, q_a + kv_a + small
-    d = model.resolved_head_dim
-    kv = model.resolved_kv_heads
+        return weights, small, q_a + kv_a + small
+    kv, d = model.kv_geometry(kind)
+    no_v = model.attention_k_eq_v and kind is LayerKind.FULL
     q_out = heads * d * (2 if model.attention_output_gate else 1)
-    weights = h * q_out + 2 * h * kv * d + heads * d * h
+    kv_out = 0 if kv_shared else kv * d * (1 if no_v else 2)
+    weights = h * q_out + h * kv_out + heads * d * h
     small = 0
     if model.attention_bias:
-        small += q_out + 2 * kv * d
+        small += q_out + kv_out
     if model.attention_out_bias:
         small += h
     if model.qk_norm:
-        small += 2 * d
+        small += d if kv_shared else 2 * d
+    if model.qk_norm_over_heads:  # MiniMaxM2Attention: q_norm over heads·d, k_norm over kv·d
+        small += heads * d + kv * d
     if model.attention_sinks:
         small += heads
     return weights, small, small
+
+
+def shared_kv_checkpoint_params(model: ModelSpec) -> int:
+    """Weights of the shared-KV layers' k/v projections and k_norm that the checkpoint still stores although no
+    layer uses them (Gemma 4 E-models: ``Gemma4TextModel._keys_to_ignore_on_load_unexpected``)."""
+    if not (model.kv_shared_weights_in_checkpoint and model.num_kv_shared_layers):
+        return 0
+    h = model.hidden_size or 0
+    total = 0
+    for index in range(model.first_kv_shared_layer, model.num_hidden_layers):
+        kind = model.layers[index]
+        kv, d = model.kv_geometry(kind)
+        no_v = model.attention_k_eq_v and kind is LayerKind.FULL
+        total += h * kv * d * (1 if no_v else 2) + (d if model.qk_norm else 0)
+    return total
 
 
 def linear_attention_layer_params(model: ModelSpec) -> tuple[int, int]:
@@ -168,7 +196,8 @@ def moe_layer_params(model: ModelSpec) -> tuple[int, int, int, int]:
     assert moe is not None
     h = model.hidden_size or 0
     w = moe.moe_intermediate_size
-    per_expert = 3 * h * w + ((2 * w + h) if moe.expert_bias else 0)
+    # Experts follow the model's MLP form: gated (3 matrices) or plain up/down (Nemotron-H relu2, 2 matrices).
+    per_expert = (3 if model.mlp_gated else 2) * h * w + ((2 * w + h) if moe.expert_bias else 0)
     experts = moe.num_experts * per_expert
     active = moe.num_experts_per_tok * per_expert
     shared, shared_bias = dense_mlp_params(model, moe.shared_width) if moe.shared_width else (0, 0)
@@ -179,28 +208,48 @@ def moe_layer_params(model: ModelSpec) -> tuple[int, int, int, int]:
         small += moe.num_experts
     if moe.shared_expert_gate:
         shared += h
+    if moe.parallel_dense_mlp:  # Gemma4TextRouter scale (h) and per_expert_scale (E); three more RMSNorms
+        small += h + moe.num_experts + 3 * _norm_params(model, h)
     return experts, active, shared, small
 
 
 def decoder_layer_params(model: ModelSpec, index: int) -> ParameterBreakdown:
     """The parameters of decoder layer ``index`` (mixer + MLP or MoE + its norms)."""
     kind = model.layers[index]
+    h = model.hidden_size or 0
     if kind in ATTENTION_KINDS:
-        attention, small, replicated = attention_layer_params(model)
+        attention, small, replicated = attention_layer_params(model, kind, model.is_kv_shared_layer(index))
+    elif kind is LayerKind.NONE:  # a feed-forward-only block (Nemotron-H)
+        attention = small = replicated = 0
     else:
         attention, small = linear_attention_layer_params(model)
         replicated = small
-    norms = model.norms_per_layer * _norm_params(model, model.hidden_size or 0)
+    norms = model.norms_per_layer * _norm_params(model, h)
+    if model.layer_scalar:
+        norms += 1
     small += norms
     replicated += norms
     experts = experts_active = dense = 0
-    if model.is_moe_layer(index):
+    width = model.intermediate_size
+    if width and model.double_wide_mlp_on_shared_kv and model.is_kv_shared_layer(index):
+        width *= 2  # Gemma4TextMLP: use_double_wide_mlp on shared-KV layers
+    if not model.has_ffn(index):
+        pass
+    elif model.is_moe_layer(index):
         experts, experts_active, dense, moe_small = moe_layer_params(model)
         small += moe_small
         replicated += moe_small  # the router and its biases are ReplicatedLinear in vLLM
-    elif model.intermediate_size:
-        dense, bias = dense_mlp_params(model, model.intermediate_size)
+        if model.moe is not None and model.moe.parallel_dense_mlp and width:
+            mlp, bias = dense_mlp_params(model, width)
+            dense += mlp
+            small += bias
+    elif width:
+        dense, bias = dense_mlp_params(model, width)
         small += bias
+    if model.hidden_size_per_layer_input:  # Gemma 4 PLE: per_layer_input_gate, per_layer_projection, its norm
+        dense += 2 * h * model.hidden_size_per_layer_input
+        small += _norm_params(model, h)
+        replicated += _norm_params(model, h)
     return ParameterBreakdown(
         attention=attention,
         dense_mlp=dense,
@@ -228,7 +277,9 @@ def mtp_params(model: ModelSpec) -> int:
     layer = decoder_layer_params(model, model.num_hidden_layers - 1)
     vocab = model.vocab_size or 0
     per_module = layer.attention + layer.dense_mlp + layer.experts + layer.small
-    per_module += 3 * h + 2 * h * h + 2 * vocab * h
+    # Qwen3.5 (Qwen3_5MultiTokenPredictor: fc 2h->h, pre_fc_norm_embedding, pre_fc_norm_hidden, norm) and
+    # GLM-4.6 have the same three norms and projection but reuse the main embedding and lm_head.
+    per_module += 3 * h + 2 * h * h + (0 if model.mtp_shares_embeddings else 2 * vocab * h)
     return model.num_nextn_predict_layers * per_module
 
 
@@ -265,14 +316,25 @@ def parameter_breakdown(model: ModelSpec) -> ParameterBreakdown:
     blocks = _sum(layer_breakdowns(model))
     final_norm = _norm_params(model, h)
     lm_head = 0 if model.tie_word_embeddings else vocab * h
+    embedding = vocab * h
+    small = blocks.small + final_norm + (vocab if model.lm_head_bias else 0)
+    replicated = blocks.replicated_under_tp + final_norm
+    if model.hidden_size_per_layer_input:
+        # Gemma4TextModel PLE: embed_tokens_per_layer (vocab_per_layer x layers*p) and per_layer_model_projection
+        # (hidden x layers*p), counted with the embedding (first pipeline stage, kept in 16 bits), and
+        # per_layer_projection_norm (p).
+        packed = model.num_hidden_layers * model.hidden_size_per_layer_input
+        embedding += (model.vocab_size_per_layer_input or 0) * packed + h * packed
+        small += _norm_params(model, model.hidden_size_per_layer_input)
+        replicated += _norm_params(model, model.hidden_size_per_layer_input)
     breakdown = blocks.model_copy(
         update={
-            "embedding": vocab * h,
+            "embedding": embedding,
             "lm_head": lm_head,
-            "small": blocks.small + final_norm + (vocab if model.lm_head_bias else 0),
-            "replicated_under_tp": blocks.replicated_under_tp + final_norm,
+            "small": small,
+            "replicated_under_tp": replicated,
             "attached_loaded": attached_loaded,
-            "attached_not_loaded": attached_other + mtp_params(model),
+            "attached_not_loaded": attached_other + mtp_params(model) + shared_kv_checkpoint_params(model),
         }
     )
     if model.num_parameters is not None and model.num_parameters != breakdown.total:

@@ -16,8 +16,7 @@ from pydantic import BaseModel
 
 from planner.engines.base import StageContext
 from planner.errors import PlannerError
-from planner.kv import kinds_in, kv_bytes_per_sequence, kv_bytes_per_token, kv_bytes_per_token_per_layer
-from planner.model import LayerKind
+from planner.kv import kv_bytes_per_sequence, kv_bytes_per_token, kv_bytes_per_token_in_layers
 from planner.parallel import check_parallel, stage_layer_ranges
 from planner.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.precision import kv_format, weight_format
@@ -221,15 +220,11 @@ def plan_basis(request: PlanRequest) -> PlanBasis:
     params = parameter_breakdown(model)
     layers = layer_breakdowns(model) if model.hidden_size and model.vocab_size else None
     ranges = stage_layer_ranges(model.num_hidden_layers, pp)
-    per_layer_kv = kv_bytes_per_token_per_layer(model, request.resolved_kv_dtype, tp)
     weights = []
     per_token = []
     for index, stage in enumerate(ranges):
         weights.append(_stage_weights_bytes(request, params, layers, tp, stage, index == 0, index == pp - 1))
-        attention_layers = sum(
-            n for kind, n in kinds_in(model, stage.start, stage.stop) if kind is not LayerKind.LINEAR
-        )
-        per_token.append(per_layer_kv * attention_layers)
+        per_token.append(kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, stage))
     stage_ranges = tuple((r.start, r.stop) for r in ranges)
     return PlanBasis(
         request=request,

@@ -8,6 +8,9 @@ Weight formats say which parameters they quantize (their *scope*); the rest keep
   vLLM's fp8 leave them (vLLM ``LinearBase`` layers are the only quantized layers).
 - ``experts``: only the MoE expert weights (gpt-oss ships MXFP4 experts and BF16 attention; model card and
   ``config.json`` ``quantization_config.modules_to_not_convert``). On a dense model it acts as ``linear``.
+- ``mlp``: every feed-forward weight (dense MLPs, shared and routed experts) while attention keeps 16 bits, or
+  ``attention_bits`` (NVIDIA ModelOpt NVFP4 checkpoints list ``*self_attn*`` in ``exclude_modules``; its
+  ``MIXED_PRECISION`` ones store attention in FP8).
 - ``all``: every tensor but norms, with one effective bits-per-weight measured over the whole file
   (GGUF mixtures quantize embeddings and ``output.weight`` too).
 - ``none``: a plain dtype for everything (fp32, bf16, fp16) and the seeds' idealised ``int4``/``int8``.
@@ -21,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from planner.errors import PlannerError
 
-QuantScope = Literal["none", "linear", "experts", "all"]
+QuantScope = Literal["none", "linear", "experts", "mlp", "all"]
 
 # The names, one per format: the same in the CLI, the URL and the UI (a test checks they match the tables).
 WeightPrecision = Literal[
@@ -35,6 +38,11 @@ WeightPrecision = Literal[
     "int4-awq",
     "mxfp4",
     "nvfp4",
+    "nvfp4-fp8attn",
+    "nvfp4-mlp",
+    "nvfp4-experts",
+    "int4-experts",
+    "int4-autoround",
     "q8_0",
     "q6_k",
     "q5_k_m",
@@ -54,6 +62,9 @@ class WeightFormat(BaseModel, frozen=True, extra="forbid"):
     scope: QuantScope
     # Bits of what the format leaves unquantized (embeddings, lm_head, norms, routers).
     unquantized_bits: Annotated[int, Field(gt=0, le=32)] = 16
+    # Mixed checkpoints: attention projections / lm_head in another format than the rest (None: as the scope says).
+    attention_bits: Annotated[float, Field(gt=0, le=32)] | None = None
+    lm_head_bits: Annotated[float, Field(gt=0, le=32)] | None = None
     quality_note: str
     source: str
 
@@ -179,6 +190,72 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             scope="linear",
             quality_note="Blackwell FP4 with finer scales than MXFP4; ~1% loss reported by NVIDIA.",
             source="NVIDIA NVFP4: FP4 e2m1 values with one FP8 e4m3 scale per 16 (+ per-tensor fp32) = 4.5 bits.",
+        ),
+        # ModelOpt MIXED_PRECISION is listed before the NVFP4 formats of the same bits: it stores less (attention
+        # in FP8), and formats of equal bits keep this order where they are ranked.
+        WeightFormat(
+            name="nvfp4-fp8attn",
+            label="NVFP4 MLP + FP8 attention",
+            bits_per_weight=4 + 8 / 16,
+            scope="mlp",
+            attention_bits=8,
+            lm_head_bits=4 + 8 / 16,
+            quality_note="NVIDIA's mixed checkpoints: NVFP4 (W4A16) feed-forward, FP8 attention, NVFP4 lm_head.",
+            source=(
+                "NVIDIA ModelOpt hf_quant_config.json quant_algo MIXED_PRECISION (nvidia/Qwen3.6-27B-NVFP4, "
+                "nvidia/Qwen3.6-35B-A3B-NVFP4 in ai-dynamo/aiconfigurator model_configs): q/k/v/o and linear_attn "
+                "projections FP8 (1 byte + per-tensor scales), mlp / experts / lm_head W4A16_NVFP4 group 16 (FP4 "
+                "e2m1 + one FP8 e4m3 scale per 16 = 4.5 bits); embeddings, norms, gates BF16."
+            ),
+        ),
+        WeightFormat(
+            name="nvfp4-mlp",
+            label="NVFP4 MLP (BF16 attention)",
+            bits_per_weight=4 + 8 / 16,
+            scope="mlp",
+            quality_note="Attention kept in BF16; the usual layout of NVIDIA's published NVFP4 checkpoints.",
+            source=(
+                "NVIDIA ModelOpt hf_quant_config.json quant_algo NVFP4 group_size 16 with *self_attn* in "
+                "exclude_modules (nvidia/DeepSeek-V3.2-NVFP4, nvidia/Gemma-4-31B-IT-NVFP4, "
+                "nvidia/MiniMax-M2.5-NVFP4): every MLP and expert in NVFP4 (4.5 bits), attention, lm_head and "
+                "embeddings BF16."
+            ),
+        ),
+        WeightFormat(
+            name="nvfp4-experts",
+            label="NVFP4 experts only",
+            bits_per_weight=4 + 8 / 16,
+            scope="experts",
+            quality_note="Only the routed experts are quantized; shared experts and attention stay BF16.",
+            source=(
+                "NVIDIA ModelOpt hf_quant_config.json quant_algo NVFP4 group_size 16 excluding *self_attn*, "
+                "*linear_attn*, *shared_expert* and dense layers (nvidia/Qwen3.5-397B-A17B-NVFP4, "
+                "nvidia/Kimi-K2.6-NVFP4): routed experts 4.5 bits, the rest BF16."
+            ),
+        ),
+        WeightFormat(
+            name="int4-experts",
+            label="INT4 g32 experts (compressed-tensors)",
+            bits_per_weight=_group_bits(4, 32, 16),
+            scope="experts",
+            quality_note="Quantization-aware trained (Kimi-K2-Thinking ships it natively); attention stays BF16.",
+            source=(
+                "compressed-tensors pack-quantized W4A16: int4 symmetric, group 32, one BF16 weight_scale per 32 "
+                "(no zero point) = 4.5 bits; Kimi-K2-Thinking config.json quantization_config targets the routed "
+                "experts and ignores attention, shared experts, layer 0's dense MLP and lm_head."
+            ),
+        ),
+        WeightFormat(
+            name="int4-autoround",
+            label="INT4 AutoRound g128",
+            bits_per_weight=_group_bits(4, 128, 16, 4),
+            scope="linear",
+            quality_note="Sign-gradient rounding (Intel AutoRound); usually at or above GPTQ at g128.",
+            source=(
+                "AutoRound (Cheng et al. 2023) exported in the auto_round / auto_gptq packing: 4-bit qweight, fp16 "
+                "scales and 4-bit packed qzeros per group of 128 = 4.156 bits (quantization_config quant_method "
+                "auto-round, bits 4, group_size 128)."
+            ),
         ),
         WeightFormat(
             name="q8_0",

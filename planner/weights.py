@@ -31,6 +31,16 @@ def category_bits(fmt: WeightFormat, has_experts: bool) -> dict[str, Fraction]:
             "small": q,
             "attached": u,
         }
+    if fmt.scope == "mlp":  # feed-forward quantized; attention (and lm_head) kept or in their own format
+        return {
+            "embedding": u,
+            "lm_head": Fraction(fmt.lm_head_bits) if fmt.lm_head_bits is not None else u,
+            "attention": Fraction(fmt.attention_bits) if fmt.attention_bits is not None else u,
+            "dense_mlp": q,
+            "experts": q,
+            "small": u,
+            "attached": u,
+        }
     experts_only = fmt.scope == "experts" and has_experts
     linear = u if experts_only else q
     return {

@@ -85,16 +85,17 @@ def llamacpp_kv_bytes(
     cache of ``min(n_ctx, n_swa x n_seq + n_ubatch)`` cells (``llama_kv_cache_iswa``). MLA models cache the
     K latent only (mainline PR #19067). ``layers``: how many layers (the first ones) are on this device."""
     ctx_padded = math.ceil(n_ctx / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
-    if model.mla is not None:
-        k_values, v_values = model.mla.latent_dim, 0
-    else:
-        k_values = v_values = model.resolved_kv_heads * model.resolved_head_dim
-    per_cell = k_values * LLAMACPP_CACHE_BITS[cache_type_k] / 8 + v_values * LLAMACPP_CACHE_BITS[cache_type_v] / 8
     total = 0.0
     count = model.num_hidden_layers if layers is None else layers
-    for kind in model.layers[:count]:
-        if kind is LayerKind.LINEAR:
+    for kind in model.kv_kinds[:count]:
+        if kind in (LayerKind.LINEAR, LayerKind.NONE):
             continue
+        if model.mla is not None:
+            k_values, v_values = model.mla.latent_dim, 0
+        else:
+            kv_heads, head_dim = model.kv_geometry(kind)  # Gemma 4 full layers: their own heads and head_dim
+            k_values = v_values = kv_heads * head_dim
+        per_cell = k_values * LLAMACPP_CACHE_BITS[cache_type_k] / 8 + v_values * LLAMACPP_CACHE_BITS[cache_type_v] / 8
         cells = ctx_padded
         window = (
             model.sliding_window

@@ -15,8 +15,7 @@ from planner.engines.base import EngineProfile, Fraction, OverheadBytes, Positiv
 from planner.engines.checkpoints import weight_loading, with_note
 from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text, loader_extra_bytes
 from planner.errors import PlannerError
-from planner.kv import kv_bytes_per_token_per_layer
-from planner.model import LayerKind
+from planner.kv import kv_bytes_per_token_in_layers
 from planner.plan import PlanRequest, PlanResult
 from planner.units import GiB, MiB
 
@@ -117,14 +116,13 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
     model, total = request.model, engine_total_bytes(request)
     tp, pp = result.tensor_parallel, result.pipeline_parallel
     fraction = profile.fraction(total, tp, pp)
-    per_layer = kv_bytes_per_token_per_layer(model, request.resolved_kv_dtype, tp)
     found: list[tuple[int, int, int, int]] = []
     for stage in result.stages:
         layers = range(*stage.layers)
         weights = stage.weights_bytes + loader_extra_bytes(request, tp, layers)
         available = total - weights - profile.load_overhead_bytes(tp)  # free after loading
         rest = available - (total - math.floor(fraction * total))
-        cell = per_layer * sum(1 for i in layers if model.layers[i] is not LayerKind.LINEAR)
+        cell = kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, layers)
         found.append((max(0, rest) // cell if cell else 0, cell, rest, weights))
     tokens = min(t for t, _, _, _ in found) or 0
     if profile.max_total_tokens is not None:

@@ -8,6 +8,8 @@ import pytest
 from model_catalog import load_models
 from planner.kv import kv_bytes_per_token
 from planner.params import parameter_breakdown
+from planner.precision import weight_format
+from planner.weights import weights_bytes
 
 MODELS = load_models()
 IDS = sorted(MODELS)
@@ -89,19 +91,40 @@ def test_entry_cites_sources(model_id: str) -> None:
 
 @pytest.mark.parametrize("model_id", IDS)
 def test_total_parameters_match_official(model_id: str) -> None:
-    """Exact where the Hub total is known (after its documented non-parameter entries); 0.1 % of the card
-    figure otherwise is too loose for a rounded "35B", so card-only entries are checked at 2.5 %."""
+    """An exact published figure (the Hub total after its documented non-parameter entries, or another exact count:
+    keras-hub, GGUF, index metadata) must agree within 0.1 %, and exactly unless a note explains the difference. A
+    card's rounded "35B" carries two significant digits, so card-only entries are checked at 2.5 %."""
     entry = MODELS[model_id]
     ref = entry.reference
     computed = parameter_breakdown(entry.spec).total
-    if ref.hub_safetensors_total is not None:
-        expected = ref.hub_safetensors_total - ref.hub_total_non_parameters
+    if ref.hub_safetensors_total is not None or ref.published_total is not None:
+        if ref.hub_safetensors_total is not None:
+            expected = ref.hub_safetensors_total - ref.hub_total_non_parameters
+        else:
+            assert ref.published_total is not None
+            expected = ref.published_total
         assert computed == pytest.approx(expected, rel=1e-3), (computed, expected)
         if ref.note is None:
             assert computed == expected, "an inexact match needs a reference.note explaining the difference"
     else:
         assert ref.card_total is not None
         assert computed == pytest.approx(ref.card_total, rel=0.025), (computed, ref.card_total)
+
+
+@pytest.mark.parametrize("model_id", [i for i in IDS if MODELS[i].reference.checkpoint_bytes])
+def test_weight_bytes_match_the_published_checkpoint_size(model_id: str) -> None:
+    """Every stored parameter (served and attached-not-loaded) in the checkpoint's format gives its published
+    size (model.safetensors.index.json total_size) within 0.1 %."""
+    entry = MODELS[model_id]
+    ref = entry.reference
+    assert ref.checkpoint_precision is not None and ref.checkpoint_bytes is not None
+    fmt = weight_format(ref.checkpoint_precision)
+    b = parameter_breakdown(entry.spec)
+    if fmt.scope == "none":
+        predicted = b.total * fmt.bits_per_weight / 8
+    else:
+        predicted = weights_bytes(b, ref.checkpoint_precision) + b.attached_not_loaded * fmt.unquantized_bits / 8
+    assert predicted == pytest.approx(ref.checkpoint_bytes, rel=1e-3), (predicted, ref.checkpoint_bytes)
 
 
 @pytest.mark.parametrize("model_id", [i for i in IDS if MODELS[i].reference.card_active])

@@ -123,7 +123,10 @@ def vllm_stage(
     else:
         budget = math.floor(profile.gpu_memory_utilization * (o.util_total or total))
         available = budget - weights - activation - non_torch - in_budget_graph
-    keys = tuple(layer_key(model, model.layers[i], profile.hybrid_kv_manager) for i in layers)
+    kinds = model.kv_kinds  # shared-KV layers (Gemma 3n/4) and feed-forward blocks (Nemotron-H) hold no pages
+    keys = tuple(
+        layer_key(model, kinds[i], profile.hybrid_kv_manager) for i in layers if kinds[i] is not LayerKind.NONE
+    )
     per_token_layer = kv_bytes_per_token_per_layer(model, request.resolved_kv_dtype, tp)
     block = _block_size(request, keys, per_token_layer, tp)
     page = block * per_token_layer

@@ -1,0 +1,215 @@
+"""Write ``docs/catalog.md`` from the catalog data: every model and GPU with its figures, sources and dates.
+
+``python -m model_catalog.docs`` (``make catalog-docs``) rewrites the page; ``tests/catalog/test_docs.py`` fails when
+the page is stale. Nothing here is typed by hand: a figure the data files lack is shown as unknown.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+from model_catalog import CatalogModel, load_gpus, load_models
+from planner.gpu import GpuSpec
+from planner.kv import kv_bytes_per_token
+from planner.model import ModelSpec
+from planner.params import parameter_breakdown
+
+DOCS_PATH = Path(__file__).resolve().parents[1] / "docs" / "catalog.md"
+NOT_CATALOGUED = Path(__file__).resolve().parent / "not-catalogued.toml"
+PENDING_GPUS = Path(__file__).resolve().parent / "gpus-pending"
+DATE = re.compile(r"\b(20\d\d-\d\d(?:-\d\d)?)\b")
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _billions(count: int) -> str:
+    return f"{count / 1e9:,.2f} B"
+
+
+def _reference(entry: CatalogModel) -> str:
+    ref = entry.reference
+    if ref.hub_safetensors_total is not None:
+        text = f"Hub total {ref.hub_safetensors_total:,}"
+        if ref.hub_total_non_parameters:
+            text += f" ({ref.hub_total_non_parameters:+,} not parameters)"
+        return text
+    if ref.published_total is not None:
+        return f"published total {ref.published_total:,}"
+    assert ref.card_total is not None  # validated: one of the three is given
+    return f"card {_billions(ref.card_total)}"
+
+
+def _model_section(entry: CatalogModel) -> list[str]:
+    spec, ref = entry.spec, entry.reference
+    b = parameter_breakdown(spec)
+    lines = [f"### {spec.id}", ""]
+    lines.append(f"- **{spec.display_name}**, `{spec.model_type}`, {spec.num_hidden_layers} layers ({_layers(spec)}).")
+    lines.append(
+        f"- Parameters computed: {b.total:,} in the checkpoint, {b.served:,} served"
+        + (f", {b.attached_not_loaded:,} not loaded" if b.attached_not_loaded else "")
+        + f"; reference: {_reference(entry)}, read {ref.read_on.isoformat()}."
+    )
+    lines.append(f"- Reference source: {ref.source}")
+    if ref.note:
+        lines.append(f"- Reference note: {ref.note}")
+    if ref.checkpoint_bytes is not None:
+        lines.append(f"- Published checkpoint size: {ref.checkpoint_bytes:,} bytes ({ref.checkpoint_precision}).")
+    lines.append(
+        f"- KV cache per token in BF16: {kv_bytes_per_token(spec, 'bf16'):,} bytes; native weights: {spec.native_dtype}"
+        + (f"; context advertised: {entry.context_advertised:,} tokens." if entry.context_advertised else ".")
+    )
+    for module in spec.attached_modules:
+        loaded = "loaded" if module.loaded_for_serving else "not loaded"
+        lines.append(f"- Attached: {module.name}, {module.parameters:,} parameters ({loaded}): {module.source}")
+    lines.append(f"- Sources, read {entry.read_on.isoformat()}:")
+    lines.extend(f"  - {source}" for source in entry.sources)
+    if entry.notes:
+        lines.append("- Notes:")
+        lines.extend(f"  - {note}" for note in entry.notes)
+    lines.append("")
+    return lines
+
+
+def _layers(spec: ModelSpec) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in spec.layer_kind_counts.items() if n)
+
+
+def _gpu_dates(gpu: GpuSpec) -> list[str]:
+    found = {d for source in gpu.sources for d in DATE.findall(source)}
+    if gpu.price is not None:
+        found.add(gpu.price.date)
+    found.update(c.date for c in gpu.cloud_prices)
+    return sorted(found)
+
+
+def _gpu_section(gpu: GpuSpec) -> list[str]:
+    lines = [f"### {gpu.id}", ""]
+    memory = f"{gpu.memory_marketed_gb:g} GB marketed"
+    if gpu.memory_reported_bytes is not None:
+        memory += f", {gpu.memory_reported_bytes:,} bytes reported"
+    if gpu.engine_visible_bytes is not None:
+        memory += f", {gpu.engine_visible_bytes:,} bytes engine-visible"
+    lines.append(f"- **{gpu.name}** ({gpu.vendor}{', ' + gpu.form_factor if gpu.form_factor else ''}): {memory}.")
+    figures = [
+        ("bandwidth", f"{gpu.bandwidth_bytes_per_s / 1e9:,.0f} GB/s" if gpu.bandwidth_bytes_per_s else None),
+        ("BF16 dense", f"{gpu.bf16_dense_tflops:g} TFLOPS" if gpu.bf16_dense_tflops else None),
+        ("FP8 dense", f"{gpu.fp8_dense_tflops:g} TFLOPS" if gpu.fp8_dense_tflops else None),
+        ("FP4 dense", f"{gpu.fp4_dense_tflops:g} TFLOPS" if gpu.fp4_dense_tflops else None),
+        ("INT8 dense", f"{gpu.int8_dense_tops:g} TOPS" if gpu.int8_dense_tops else None),
+        ("TDP", f"{gpu.tdp_watts} W" if gpu.tdp_watts else None),
+    ]
+    lines.append("- " + "; ".join(f"{name}: {value or 'unknown'}" for name, value in figures) + ".")
+    if gpu.price is not None:
+        p = gpu.price
+        lines.append(f"- Price: ${p.usd:,.0f} ({p.kind}, {p.date}): {p.source}")
+    for cloud in gpu.cloud_prices:
+        lines.append(f"- Cloud: {cloud.label}: {cloud.source}")
+    if gpu.unverified_fields:
+        lines.append(f"- Unverified: {', '.join(gpu.unverified_fields)}.")
+    dates = _gpu_dates(gpu)
+    lines.append(
+        "- Dates the sources state: "
+        + (", ".join(dates) if dates else "none")
+        + " (GPU entries have no read_on field yet)."
+    )
+    lines.append("- Sources:")
+    lines.extend(f"  - {source}" for source in gpu.sources)
+    if gpu.memory_reported_source:
+        lines.append(f"  - reported memory: {gpu.memory_reported_source}")
+    if gpu.engine_visible_source:
+        lines.append(f"  - engine-visible memory: {gpu.engine_visible_source}")
+    if gpu.notes:
+        lines.append("- Notes:")
+        lines.extend(f"  - {note}" for note in gpu.notes)
+    lines.append("")
+    return lines
+
+
+def render() -> str:
+    """The whole page, from the catalog files."""
+    models, gpus = load_models(), load_gpus()
+    lines = [
+        "# Catalog",
+        "",
+        "<!-- Generated by `python -m model_catalog.docs` (make catalog-docs) from model_catalog/; do not edit. -->",
+        "",
+        f"{len(models)} models and {len(gpus)} GPUs. Every figure names its source; *read* is the day the figure was "
+        "read (for a Hub total, the day its source says it was taken from the Hub API). Parameter counts are "
+        "computed from the architecture and checked against the reference figure (exact published counts within "
+        "0.1 %, rounded card figures such as 35B within 2.5 %) by `tests/catalog/test_models.py`.",
+        "",
+        "## Models",
+        "",
+        "| model | parameters | reference | read | KV bytes/token (BF16) |",
+        "|---|---|---|---|---|",
+    ]
+    for model_id in sorted(models, key=str.lower):
+        entry = models[model_id]
+        lines.append(
+            f"| [{model_id}](#{_anchor(model_id)}) | {_billions(parameter_breakdown(entry.spec).total)} | "
+            f"{_cell(_reference(entry))} | {entry.reference.read_on.isoformat()} | "
+            f"{kv_bytes_per_token(entry.spec, 'bf16'):,} |"
+        )
+    lines += ["", "## GPUs", "", "| GPU | memory | bandwidth | BF16 dense TFLOPS | price |", "|---|---|---|---|---|"]
+    for gpu_id in sorted(gpus):
+        gpu = gpus[gpu_id]
+        price = f"${gpu.price.usd:,.0f} ({gpu.price.date})" if gpu.price else "unknown"
+        bandwidth = f"{gpu.bandwidth_bytes_per_s / 1e9:,.0f} GB/s" if gpu.bandwidth_bytes_per_s else "unknown"
+        tflops = f"{gpu.bf16_dense_tflops:g}" if gpu.bf16_dense_tflops else "unknown"
+        lines.append(
+            f"| [{gpu_id}](#{_anchor(gpu_id)}) | {gpu.memory_marketed_gb:g} GB | {bandwidth} | {tflops} | {price} |"
+        )
+    lines += ["", "## Model entries", ""]
+    for model_id in sorted(models, key=str.lower):
+        lines += _model_section(models[model_id])
+    lines += ["## GPU entries", ""]
+    for gpu_id in sorted(gpus):
+        lines += _gpu_section(gpus[gpu_id])
+    lines += _not_catalogued(gpus)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _not_catalogued(gpus: dict[str, GpuSpec]) -> list[str]:
+    """Models of issue 16 left out (``not-catalogued.toml``) and machines waiting in ``gpus-pending/``."""
+    lines = ["## Not catalogued", ""]
+    left_out = tomllib.loads(NOT_CATALOGUED.read_text(encoding="utf-8")).get("model", [])
+    if left_out:
+        lines += ["Models left out, and why:", ""]
+        lines.extend(f"- **{item['name']}**: {item['reason']}" for item in left_out)
+        lines.append("")
+    pending = []
+    for path in sorted(PENDING_GPUS.glob("*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        if data["id"] not in gpus:
+            pending.append(f"- `{data['id']}`: {data['name']} ({len(data['sources'])} sources)")
+    if pending:
+        lines += [
+            "Machines researched but waiting for the reworked GPU schema (per-format TFLOPS, how a GPU is sold, "
+            "unified-memory share); their sourced figures are in `model_catalog/gpus-pending/`:",
+            "",
+            *pending,
+            "",
+        ]
+    return lines
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation but '-' and '_' dropped, spaces to '-'."""
+    return re.sub(r"[^a-z0-9 _-]", "", heading.lower()).replace(" ", "-")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    path = Path(args[0]) if args else DOCS_PATH
+    path.write_text(render(), encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

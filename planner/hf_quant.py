@@ -1,0 +1,83 @@
+"""The weight precision a checkpoint's ``quantization_config`` implies: GPTQ, AWQ, FP8, MXFP4, NVFP4 (ModelOpt
+layouts), bitsandbytes, AutoRound and compressed-tensors (llm-compressor) configs, read as data.
+
+A config of the wrong shape (``config_groups`` as a list, a number where a table is expected) is read as "not
+recognised" (``None``), never as an exception: a hostile or odd repository cannot take the import down.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _table(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _names(value: Any) -> str:
+    return " ".join(str(item) for item in value) if isinstance(value, list) else ""
+
+
+def quantization_precision(config: dict[str, Any]) -> str | None:
+    """The weight precision a checkpoint's ``quantization_config`` implies (None when not quantized)."""
+    quant = config.get("quantization_config")
+    if not isinstance(quant, dict):
+        return None
+    method = str(quant.get("quant_method", "")).lower()
+    bits = quant.get("bits") or quant.get("w_bit")
+    if method == "fp8":
+        return "fp8"
+    if method == "mxfp4":
+        return "mxfp4"
+    if method in ("awq", "awq_marlin"):
+        return "int4-awq" if bits in (4, None) else None
+    if method in ("gptq", "gptq_marlin"):
+        return "int4-gptq" if bits in (4, None) else ("int8" if bits == 8 else None)
+    if method in ("modelopt", "nvfp4"):
+        return _modelopt_precision(quant)
+    if method == "bitsandbytes":
+        return "int8" if quant.get("load_in_8bit") else "int4"
+    if method in ("auto-round", "autoround"):  # Intel AutoRound exports (auto_round / auto_gptq packing)
+        return "int4-autoround" if bits == 4 and quant.get("group_size", 128) == 128 else None
+    if method == "compressed-tensors":
+        ignored = _names(quant.get("ignore"))
+        for group in _table(quant.get("config_groups")).values():
+            weights = _table(_table(group).get("weights"))
+            num_bits, kind = weights.get("num_bits"), weights.get("type")
+            if num_bits == 8:
+                return "fp8" if kind == "float" else "int8"
+            if num_bits == 4 and kind != "float" and "self_attn" in ignored and "shared_experts" in ignored:
+                # Kimi-K2-Thinking / K2.5 / K2.6: W4A16 pack-quantized, group 32, symmetric, experts only
+                sym = weights.get("symmetric", True) and weights.get("group_size") == 32
+                return "int4-experts" if sym else None
+            if num_bits == 4:
+                return "nvfp4" if kind == "float" else "int4-gptq"
+    return None
+
+
+def _modelopt_precision(quant: dict[str, Any]) -> str | None:
+    """NVIDIA ModelOpt checkpoints (``quant_method`` modelopt): which tensors NVFP4 covers.
+
+    ``quant_algo`` NVFP4 with ``ignore`` / ``exclude_modules`` naming the attention (``self_attn``,
+    ``linear_attn``) keeps attention in BF16; naming the shared experts too leaves only the routed experts in
+    NVFP4. ``MIXED_PRECISION`` with FP8 attention and NVFP4 feed-forward layers in ``quantized_layers`` is the
+    NVFP4 + FP8-attention mix. Anything else is not recognised (None).
+    """
+    algo = str(quant.get("quant_algo", "")).upper()
+    ignored = _names(quant.get("ignore") or quant.get("exclude_modules"))
+    if algo == "NVFP4":
+        if "shared_expert" in ignored:
+            return "nvfp4-experts"
+        if "self_attn" in ignored or "linear_attn" in ignored:
+            return "nvfp4-mlp"
+        return "nvfp4"
+    if algo == "MIXED_PRECISION":
+        layers = _table(quant.get("quantized_layers"))
+        algos = {
+            ("attn" if "attn" in name else "mlp"): str(entry.get("quant_algo", "")).upper()
+            for name, entry in layers.items()
+            if isinstance(entry, dict)
+        }
+        if algos.get("attn") == "FP8" and "NVFP4" in algos.get("mlp", ""):
+            return "nvfp4-fp8attn"
+    return None
