@@ -19,6 +19,9 @@ from planner.model import ModelSpec
 from planner.precision import TORCH_DTYPE_NAMES
 
 MAX_CONFIG_BYTES = 1_000_000
+# The most decoder layers accepted: released models have at most a few hundred (Llama 3.1 405B: 126), so
+# 10,000 is a wide margin that still bounds every per-layer list built from the count.
+MAX_LAYERS = 10_000
 
 # Families whose decoder layer has four norms (pre/post attention, pre/post MLP): Gemma2DecoderLayer,
 # Gemma3DecoderLayer, Glm4DecoderLayer.
@@ -102,9 +105,12 @@ def quantization_precision(config: dict[str, Any]) -> str | None:
         return "nvfp4"
     if method == "bitsandbytes":
         return "int8" if quant.get("load_in_8bit") else "int4"
-    if method == "compressed-tensors":
-        for group in (quant.get("config_groups") or {}).values():
-            weights = group.get("weights") or {}
+    groups = quant.get("config_groups")
+    if method == "compressed-tensors" and isinstance(groups, dict):
+        for group in groups.values():
+            weights = group.get("weights") if isinstance(group, dict) else None
+            if not isinstance(weights, dict):
+                continue
             num_bits, kind = weights.get("num_bits"), weights.get("type")
             if num_bits == 8:
                 return "fp8" if kind == "float" else "int8"
@@ -154,8 +160,10 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
     model_type = str(config.get("model_type") or "custom")
     try:
         layers = int(_get(config, "num_hidden_layers", "n_layer", "num_layers"))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise PlannerError("num_hidden_layers: missing or not a number in config.json") from None
+    if not 0 < layers <= MAX_LAYERS:  # bounds the per-layer lists built below
+        raise PlannerError(f"num_hidden_layers: must be from 1 to {MAX_LAYERS:,} in config.json")
     heads = _get(config, "num_attention_heads", "n_head")
     kv_heads = _get(config, "num_key_value_heads", "n_head_kv", "num_kv_heads")
     falcon = model_type in ("falcon", "RefinedWebModel", "RefinedWeb")

@@ -25,10 +25,10 @@ import requests
 
 from planner.hf_config import MAX_CONFIG_BYTES
 from planner.hub.assembly import Evidence, assemble
-from planner.hub.errors import HubConnectionError, HubError, HubResponseError
+from planner.hub.errors import HubConnectionError, HubError
 from planner.hub.quantization import detect_quantization
 from planner.hub.references import check_revision, parse_repo_ref, resolve_endpoint
-from planner.hub.replies import ApiInfo, index_total_size, parse_api_info
+from planner.hub.replies import ApiInfo, index_total_size, parse_api_info, parse_config, parse_quantize_config
 from planner.hub.results import HubModel, QuantizationInfo
 from planner.hub.safetensors import SafetensorsSummary, read_safetensors_header
 from planner.hub.tokens import _Secret
@@ -131,13 +131,12 @@ def _read_api(client: _Client, repo_id: str, revision: str | None) -> ApiInfo:
 
 def _read_config(repo: _Repo, notes: list[str]) -> dict[str, Any] | None:
     config = repo.json_file("config.json", MAX_CONFIG_BYTES)
-    if config is not None and not isinstance(config, dict):
-        raise HubResponseError("config.json: expected a JSON object at the top level")
     if config is None:
         notes.append(
             "the repository has no config.json (GGUF-only or a non-transformers layout): give the shape by hand"
         )
-    return config
+        return None
+    return parse_config(config)
 
 
 def _read_quantization(repo: _Repo, config: dict[str, Any]) -> tuple[dict[str, Any], QuantizationInfo | None]:
@@ -146,9 +145,9 @@ def _read_quantization(repo: _Repo, config: dict[str, Any]) -> tuple[dict[str, A
     if quant is not None or repo.api.siblings is None or "quantize_config.json" not in repo.api.siblings:
         return config, quant
     legacy = repo.json_file("quantize_config.json", MAX_QUANTIZE_CONFIG_BYTES)
-    if not isinstance(legacy, dict):
+    if legacy is None:
         return config, None
-    config = {**config, "quantization_config": {"quant_method": "gptq", **legacy}}
+    config = {**config, "quantization_config": parse_quantize_config(legacy)}
     return config, detect_quantization(config, source="quantize_config.json (AutoGPTQ)")
 
 

@@ -9,13 +9,13 @@
   URLs are pre-signed). It never appears in a URL, a log line, an exception message or a ``repr``: it lives
   in a :class:`~planner.hub.tokens._Secret`, and every message passes through :func:`redact`.
 - **Retries**: one retry on 429 and 5xx, honouring ``Retry-After`` up to 10 s.
-- **Bounded reads**: every body is read up to a stated limit (more is an error) within a time limit.
+- **Bounded reads**: every body is read up to a stated limit (more is an error) within a time limit, and
+  parsed by the bounded JSON loader (:func:`planner.safe_json.load_json`).
 - **Status codes** map to the :class:`HubError` subclasses, with what to do (request access, check the id).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Mapping
@@ -25,16 +25,19 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 
+from planner.errors import PlannerError
 from planner.hub.errors import (
     HubAccessError,
     HubConnectionError,
     HubError,
     HubNotFoundError,
     HubResponseError,
+    clip,
     logger,
     redact,
 )
 from planner.hub.tokens import _Secret
+from planner.safe_json import load_json
 
 __all__ = ["DEFAULT_TIMEOUT", "DEFAULT_TOTAL_TIMEOUT", "_Client", "parse_json", "raise_for_status"]
 
@@ -42,6 +45,7 @@ MAX_REDIRECTS = 5
 DEFAULT_TIMEOUT = (5.0, 20.0)  # (connect, read) seconds
 DEFAULT_TOTAL_TIMEOUT = 120.0  # seconds for one response body, however slowly it trickles
 MAX_RETRY_AFTER = 10.0
+MAX_ERROR_BODY = 2_000  # bytes of an error reply read for its "error" field
 CDN_HOST_SUFFIXES = ("hf.co", "huggingface.co")
 USER_AGENT = "headroom-planner (+config.json and safetensors metadata only)"
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -171,8 +175,8 @@ class _Client:
             if not location or allowed is None:
                 scheme, host, port = _origin(target)
                 raise HubResponseError(
-                    f"refusing to follow a redirect for {what} to {scheme}://{host}:{port}: only {self.endpoint} "
-                    "and, for file downloads, its CDN hosts are contacted"
+                    f"refusing to follow a redirect for {what} to {scheme}://{clip(host, 100)}:{port}: only "
+                    f"{self.endpoint} and, for file downloads, its CDN hosts are contacted"
                 )
             with_token = with_token and allowed
             url = target
@@ -225,18 +229,19 @@ class _Client:
             response.close()
             return None
         raise_for_status(response, client=self, repo_id=repo_id, revision=revision, what=what)
-        return parse_json(self.read(response, what=what, limit=limit), what)
+        return parse_json(self.read(response, what=what, limit=limit), what, limit)
 
 
 # -- status mapping ------------------------------------------------------------------------------------
 def _error_detail(response: requests.Response) -> str:
+    """The Hub's error text (``X-Error-Message``, else the reply's ``error`` field), for telling 404s apart."""
     detail = response.headers.get("X-Error-Message", "")
     if not detail:
         try:
-            body = response.raw.read(2000, decode_content=True) if response.raw else b""
-            data = json.loads(body.decode("utf-8", "replace"))
+            body = response.raw.read(MAX_ERROR_BODY, decode_content=True) if response.raw else b""
+            data = load_json(body, what="the error reply", max_bytes=MAX_ERROR_BODY)
             detail = str(data.get("error", "")) if isinstance(data, dict) else ""
-        except (ValueError, OSError, AttributeError):
+        except (PlannerError, OSError, AttributeError):
             detail = ""
     return detail[:200]
 
@@ -304,11 +309,9 @@ def _not_found_error(
     )
 
 
-def parse_json(body: bytes, what: str) -> Any:
-    """``body`` as JSON, or a :class:`HubResponseError` naming ``what`` and where the JSON breaks."""
+def parse_json(body: bytes, what: str, limit: int) -> Any:
+    """``body`` as JSON through the bounded loader, or a :class:`HubResponseError` naming ``what`` and the problem."""
     try:
-        return json.loads(body.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise HubResponseError(f"{what} is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise HubResponseError(f"{what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        return load_json(body, what=what, max_bytes=limit)
+    except PlannerError as exc:
+        raise HubResponseError(str(exc)) from None
