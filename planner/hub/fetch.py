@@ -11,6 +11,9 @@ What is fetched, from the configured endpoint only (``HF_ENDPOINT``, default htt
 - ``model.safetensors.index.json``: ``metadata.total_size`` is the exact byte size of the stored tensors;
 - without an index (a single-file checkpoint), the header of ``model.safetensors`` by HTTP Range
   (:mod:`planner.hub.safetensors`).
+
+One import is bounded as a whole: every reply by size and by the bounded JSON loader, every field by type
+(:mod:`planner.hub.replies`), and all requests together by one deadline (:mod:`planner.hub.deadline`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import requests
 
 from planner.hf_config import MAX_CONFIG_BYTES
 from planner.hub.assembly import Evidence, assemble
+from planner.hub.deadline import Deadline, active
 from planner.hub.errors import HubConnectionError, HubError
 from planner.hub.quantization import detect_quantization
 from planner.hub.references import check_revision, parse_repo_ref, resolve_endpoint
@@ -32,7 +36,7 @@ from planner.hub.replies import ApiInfo, index_total_size, parse_api_info, parse
 from planner.hub.results import HubModel, QuantizationInfo
 from planner.hub.safetensors import SafetensorsSummary, read_safetensors_header
 from planner.hub.tokens import _Secret
-from planner.hub.transport import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, _Client
+from planner.hub.transport import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, _Client, new_session
 
 __all__ = ["fetch_model"]
 
@@ -60,6 +64,8 @@ def fetch_model(
 
     ``token`` defaults to ``HF_TOKEN``, ``endpoint`` to ``HF_ENDPOINT``. Deterministic for one commit (files
     are read at the ``sha`` the API reports), so the UI may cache it; every failure raises :class:`HubError`.
+    ``total_timeout`` bounds the whole import, every request and retry wait included (with the default
+    session; a caller's ``session`` keeps its adapters, so the limit is then checked between reads).
     ``cdn_hosts`` adds hosts (``host`` or ``host:port``) that file downloads may be redirected to.
     """
     base = resolve_endpoint(endpoint)
@@ -71,15 +77,16 @@ def fetch_model(
     client = _Client(
         endpoint=base,
         token=secret,
-        session=session or requests.Session(),
+        session=session or new_session(),
         timeout=timeout,
-        total_timeout=total_timeout,
+        deadline=Deadline(total_timeout),
         retries=retries,
         backoff=backoff,
         cdn_hosts=frozenset(h.strip().lower() for h in cdn_hosts if h.strip()),
     )
     try:
-        return _fetch(client, repo_id, revision)
+        with active(client.deadline):
+            return _fetch(client, repo_id, revision)
     except HubError as exc:
         raise type(exc)(client._redact(str(exc))) from None
     finally:

@@ -27,8 +27,12 @@ _HF_HOSTS = {"huggingface.co", "hf.co", "www.huggingface.co"}
 def resolve_endpoint(endpoint: str | None = None) -> str:
     """The endpoint URL: the argument, else ``HF_ENDPOINT``, else https://huggingface.co (no trailing slash)."""
     raw = (endpoint or os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).strip().rstrip("/")
-    parts = urlsplit(raw)
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+    try:
+        parts = urlsplit(raw)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 0) >= 0
+    except ValueError:  # a port that is not a number, an unclosed IPv6 bracket
+        valid = False
+    if not valid or parts.query or parts.fragment:
         raise HubError(f"HF_ENDPOINT must be an http(s) URL such as {DEFAULT_ENDPOINT}, not {raw!r}")
     if parts.username or parts.password:
         raise HubError("HF_ENDPOINT must not contain credentials; set HF_TOKEN instead")
@@ -94,7 +98,11 @@ def parse_repo_ref(text: str, endpoint: str | None = None) -> tuple[str, str | N
 
 def _url_segments(ref: str, base: str) -> list[str]:
     """The path segments of a URL on the endpoint, below the endpoint's own path prefix."""
-    parts = urlsplit(ref)
+    try:
+        parts = urlsplit(ref)
+        _ = parts.port
+    except ValueError:  # a port that is not a number, an unclosed IPv6 bracket
+        raise HubError("the reference is not a valid URL: give owner/name or the repository's Hub URL") from None
     if parts.scheme not in ("http", "https") or (parts.netloc or "").lower() not in _endpoint_hosts(base):
         raise HubError(
             f"only repository URLs on {base} can be read (HF_ENDPOINT), not {parts.scheme}://{parts.netloc}/…"

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from planner.hub.checks import MAX_COUNT, quoted
 from planner.hub.errors import HubResponseError
-from planner.hub.transport import _Client, parse_json, raise_for_status
+from planner.hub.transport import _Client, ascii_int, parse_json, raise_for_status
 
 __all__ = ["DTYPE_BYTES", "SafetensorsSummary", "parse_safetensors_header", "read_safetensors_header"]
 
@@ -169,13 +169,10 @@ def parse_safetensors_header(header: Any, what: str = "safetensors header") -> S
 
 def _content_range_total(response: requests.Response) -> int | None:
     value = response.headers.get("Content-Range", "")
-    match = re.match(r"^bytes\s+\d+-\d+/(\d+)$", value.strip())
+    match = re.fullmatch(r"bytes\s+[0-9]+-[0-9]+/([0-9]{1,20})", value.strip())
     if match:
         return int(match.group(1))
-    length = response.headers.get("Content-Length", "")
-    if response.status_code == 200 and length.isdigit():
-        return int(length)
-    return None
+    return ascii_int(response.headers.get("Content-Length")) if response.status_code == 200 else None
 
 
 def _header_length(first: bytes, filename: str, file_size: int | None) -> int:
