@@ -13,7 +13,8 @@ What is fetched, from the configured endpoint only (``HF_ENDPOINT``, default htt
   (:mod:`planner.hub.safetensors`).
 
 One import is bounded as a whole: every reply by size and by the bounded JSON loader, every field by type
-(:mod:`planner.hub.replies`), and all requests together by one deadline (:mod:`planner.hub.deadline`).
+(:mod:`planner.hub.replies`), and all requests together by one deadline (:mod:`planner.hub.deadline`). The
+token is the caller's, or ``HF_TOKEN`` when the caller allows it (:mod:`planner.hub.tokens`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from planner.hub.references import check_revision, parse_repo_ref, resolve_endpo
 from planner.hub.replies import ApiInfo, index_total_size, parse_api_info, parse_config, parse_quantize_config
 from planner.hub.results import HubModel, QuantizationInfo
 from planner.hub.safetensors import SafetensorsSummary, read_safetensors_header
-from planner.hub.tokens import _Secret
+from planner.hub.tokens import resolve_token
 from planner.hub.transport import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, _Client, new_session
 
 __all__ = ["fetch_model"]
@@ -54,6 +55,7 @@ def fetch_model(
     endpoint: str | None = None,
     session: requests.Session | None = None,
     *,
+    use_env_token: bool = True,
     timeout: tuple[float, float] = DEFAULT_TIMEOUT,
     total_timeout: float = DEFAULT_TOTAL_TIMEOUT,
     retries: int = 1,
@@ -62,7 +64,9 @@ def fetch_model(
 ) -> HubModel:
     """Read ``repo`` (``owner/name``, ``owner/name@rev`` or its URL) from the Hub into a :class:`HubModel`.
 
-    ``token`` defaults to ``HF_TOKEN``, ``endpoint`` to ``HF_ENDPOINT``. Deterministic for one commit (files
+    ``token`` is the caller's; without one, ``HF_TOKEN`` is used only if ``use_env_token`` (the command line,
+    which runs as the operator; the dashboard passes False unless the operator opts in, see
+    :mod:`planner.hub.tokens`). ``endpoint`` defaults to ``HF_ENDPOINT``. Deterministic for one commit (files
     are read at the ``sha`` the API reports), so the UI may cache it; every failure raises :class:`HubError`.
     ``total_timeout`` bounds the whole import, every request and retry wait included (with the default
     session; a caller's ``session`` keeps its adapters, so the limit is then checked between reads).
@@ -72,11 +76,9 @@ def fetch_model(
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
         raise HubConnectionError("HF_HUB_OFFLINE is set: the Hub is not contacted; pick a catalog model or a config")
     repo_id, revision = _reference(repo, revision, base)
-    raw_token = token if token is not None else os.environ.get("HF_TOKEN")
-    secret = _Secret(raw_token.strip()) if raw_token and raw_token.strip() else None
     client = _Client(
         endpoint=base,
-        token=secret,
+        token=resolve_token(token, allow_env=use_env_token),
         session=session or new_session(),
         timeout=timeout,
         deadline=Deadline(total_timeout),

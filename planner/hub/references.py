@@ -4,6 +4,10 @@ Repository ids follow the Hub's naming rule (huggingface_hub ``validate_repo_id`
 ``_`` and ``.``, no ``--`` or ``..``, at most 96 characters per part); revisions are a branch, tag or commit
 sha. Only the configured endpoint (``HF_ENDPOINT``, default https://huggingface.co) is ever read, so a URL
 on any other host is refused here, before anything is contacted.
+
+A reference holding something shaped like an access token (``hf_`` and 30 or more letters and digits: real
+tokens have 34) is refused without quoting it: pasted into the model field by mistake, it would otherwise
+travel to the Hub in a URL path, and into a shared link.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import os
 import re
 from urllib.parse import unquote, urlsplit
 
-from planner.hub.errors import HubError
+from planner.hub.errors import HubAccessError, HubError
 
 __all__ = ["DEFAULT_ENDPOINT", "check_repo_id", "check_revision", "parse_repo_ref", "resolve_endpoint"]
 
@@ -22,6 +26,7 @@ _REPO_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,254}$")
 _RESERVED_OWNERS = {"datasets", "spaces", "api", "models", "docs", "blog", "settings", "organizations"}
 _HF_HOSTS = {"huggingface.co", "hf.co", "www.huggingface.co"}
+_TOKEN_IN_REFERENCE = re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}")
 
 
 def resolve_endpoint(endpoint: str | None = None) -> str:
@@ -84,6 +89,11 @@ def parse_repo_ref(text: str, endpoint: str | None = None) -> tuple[str, str | N
     ref = text.strip()
     if not ref:
         raise HubError("give a model repository: owner/name, owner/name@revision or its Hub URL")
+    if _TOKEN_IN_REFERENCE.search(unquote(ref)):
+        raise HubAccessError(
+            "the model reference contains an access token (hf_…): paste tokens only into the access-token "
+            "field, never into the model field or a link; if it was shared, revoke it in your Hub settings"
+        )
     base = resolve_endpoint(endpoint)
     if "://" not in ref and ref.split("/", 1)[0].lower() in _endpoint_hosts(base):
         ref = f"{urlsplit(base).scheme}://{ref}"

@@ -7,12 +7,13 @@ import time
 
 import pytest
 
+import planner.hub.tokens
 import planner.safe_json
 from planner.errors import PlannerError
 from planner.safe_json import load_json, nesting_depth
 
 
-@pytest.mark.parametrize("module", [planner.safe_json])
+@pytest.mark.parametrize("module", [planner.safe_json, planner.hub.tokens])
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)  # type: ignore[arg-type]
     assert result.attempted > 0 and result.failed == 0
