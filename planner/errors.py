@@ -7,3 +7,7 @@ raises :class:`PlannerError`. "Does not fit" is never an error: it is a result w
 
 class PlannerError(ValueError):
     """Invalid input to the planner. The message names the offending field and says what would be valid."""
+
+
+class BeyondLimitsError(PlannerError):
+    """A number larger than any real model has (:mod:`planner.limits`): hostile or corrupt input, named by field."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from planner.errors import PlannerError
+from planner.errors import BeyondLimitsError, PlannerError
 from planner.hf_families import (
     FALCON_FAMILIES,
     GEMMA4_FAMILIES,
@@ -76,9 +76,14 @@ def _count(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise PlannerError(f"config.json: {name}: expected a number, got {type(value).__name__}")
     if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
-        raise PlannerError(f"config.json: {name}: expected a whole number")
+        raise BeyondLimitsError(f"config.json: {name}: expected a whole, finite number")
     if not 0 <= value <= limit:
-        raise PlannerError(f"config.json: {name}: must be between 0 and {limit:,} (larger than any real model)")
+        shown = (
+            f"{value:,}"
+            if abs(value) < 10**15
+            else "a number with " + f"{abs(int(value)):e}".split("e+")[-1] + " digits"
+        )
+        raise BeyondLimitsError(f"config.json: {name} is {shown}; at most {limit:,} (more than any real model)")
     return int(value)
 
 

@@ -44,7 +44,7 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec:
     if getattr(args, "hf", None):
         from planner.hub import fetch_model  # imported here: requests is only needed for --hf
 
-        hub = fetch_model(args.hf)
+        hub = fetch_model(args.hf, use_env_token=True)  # the command line runs as the operator: HF_TOKEN applies
         if hub.spec is None:
             fields = ", ".join(m.field for m in hub.missing)
             raise PlannerError(f"{hub.repo_id}: config.json lacks {fields}; pass a completed copy with --config")

@@ -24,9 +24,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from planner.errors import PlannerError
+from planner.errors import BeyondLimitsError, PlannerError
 from planner.hf_config import spec_from_hf_config, text_config_key, with_family_defaults
-from planner.hub.errors import logger, redact
+from planner.hub.checks import MAX_COUNT, describe
+from planner.hub.errors import HubResponseError, clip, logger, redact
 from planner.hub.quantization import precision_name
 from planner.hub.replies import ApiInfo
 from planner.hub.results import HubModel, MissingField, QuantizationInfo, SourcedCount
@@ -47,15 +48,16 @@ REQUIRED_FIELDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("num_attention_heads", ("num_attention_heads", "n_head"), "query heads"),
     ("vocab_size", ("vocab_size",), "vocabulary size (embedding and lm_head rows)"),
 )
-PREFILL_FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    *((name, keys) for name, keys, _ in REQUIRED_FIELDS),
-    ("num_key_value_heads", ("num_key_value_heads", "n_head_kv", "num_kv_heads")),
-    ("head_dim", ("head_dim",)),
-    ("intermediate_size", ("intermediate_size", "ffn_hidden_size")),
-    ("max_position_embeddings", ("max_position_embeddings", "n_positions", "seq_length")),
-    ("tie_word_embeddings", ("tie_word_embeddings",)),
-    ("sliding_window", ("sliding_window",)),
-    ("model_type", ("model_type",)),
+# What the custom-model form may be prefilled with, and the one type each field takes (else it is left empty).
+PREFILL_FIELDS: tuple[tuple[str, tuple[str, ...], type], ...] = (
+    *((name, keys, int) for name, keys, _ in REQUIRED_FIELDS),
+    ("num_key_value_heads", ("num_key_value_heads", "n_head_kv", "num_kv_heads"), int),
+    ("head_dim", ("head_dim",), int),
+    ("intermediate_size", ("intermediate_size", "ffn_hidden_size"), int),
+    ("max_position_embeddings", ("max_position_embeddings", "n_positions", "seq_length"), int),
+    ("tie_word_embeddings", ("tie_word_embeddings",), bool),
+    ("sliding_window", ("sliding_window",), int),
+    ("model_type", ("model_type",), str),
 )
 Prefill = dict[str, int | float | str | bool]
 
@@ -85,11 +87,20 @@ def _lookup(config: Mapping[str, Any], keys: Iterable[str]) -> Any:
     return None
 
 
+def _fits(value: Any, kind: type) -> bool:
+    """Whether a config value can prefill a form field of type ``kind``."""
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_COUNT
+    if kind is str:
+        return isinstance(value, str) and len(value) <= 100
+    return isinstance(value, kind)
+
+
 def _prefill(config: Mapping[str, Any]) -> Prefill:
     out: Prefill = {}
-    for name, keys in PREFILL_FIELDS:
+    for name, keys, kind in PREFILL_FIELDS:
         value = _lookup(config, keys)
-        if isinstance(value, int | float | str | bool):
+        if _fits(value, kind):
             out[name] = value
     return out
 
@@ -119,7 +130,24 @@ def _has_vision(config: Mapping[str, Any]) -> bool:
 
 
 def _sourced(value: int | None, source: str) -> SourcedCount | None:
-    return SourcedCount(value=value, source=source) if value is not None and value >= 0 else None
+    """A count with its source; None when unknown (a zero count is no count: nothing to plan with)."""
+    return SourcedCount(value=value, source=source) if value is not None and value > 0 else None
+
+
+def _check_bounds(spec: ModelSpec) -> ModelSpec:
+    """``spec`` if every number in it is one a real model can have (at most :data:`MAX_COUNT`)."""
+    pending: list[tuple[str, Any]] = [("", spec.model_dump())]
+    while pending:
+        path, value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend((f"{path}.{k}".lstrip("."), v) for k, v in value.items())
+        elif isinstance(value, list | tuple):
+            pending.extend((f"{path}[{i}]", v) for i, v in enumerate(value))
+        elif isinstance(value, int) and value > MAX_COUNT:
+            raise HubResponseError(
+                f"config.json: {path} is {describe(value)}, more than any real model has (at most {MAX_COUNT:,})"
+            )
+    return spec
 
 
 # -- steps ---------------------------------------------------------------------------------------------
@@ -156,11 +184,15 @@ def _spec(ev: Evidence, notes: list[str]) -> tuple[ModelSpec | None, tuple[Missi
     spec: ModelSpec | None = None
     missing: tuple[MissingField, ...] = ()
     try:
-        spec = spec_from_hf_config(filled, ev.repo_id)
+        spec = _check_bounds(spec_from_hf_config(filled, ev.repo_id))
+    except HubResponseError:
+        raise
+    except BeyondLimitsError as exc:  # a count no real model has: a hostile or corrupt reply, named
+        raise HubResponseError(clip(str(exc))) from None
     except PlannerError as exc:
-        missing = _missing_fields(filled, str(exc))
+        missing = _missing_fields(filled, clip(str(exc)))
         notes.append(f"config.json cannot be planned as is ({exc}); complete the missing fields")
-    except (ValidationError, TypeError, ValueError, AttributeError) as exc:
+    except (ValidationError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
         missing = _missing_fields(filled, f"config.json has unexpected values ({type(exc).__name__})")
     quant = ev.quantization
     if spec is not None and quant is not None and quant.precision is not None and spec.native_dtype != quant.precision:
@@ -261,8 +293,11 @@ def _counts(
     vision = _vision_tower(ev, spec, checkpoint, notes)
     if vision is not None:
         spec = _with_module(spec, vision)
+    total = parameter_breakdown(spec).total
+    if total > MAX_COUNT:
+        raise HubResponseError(f"config.json describes {describe(total)} parameters, more than any real model has")
     computed = SourcedCount(
-        value=parameter_breakdown(spec).total,
+        value=total,
         source="computed from config.json" + (f" + vision tower ({vision.source})" if vision else ""),
     )
     spec, parameters = _reconcile(ev, spec, checkpoint, computed, notes)
@@ -270,7 +305,11 @@ def _counts(
 
 
 def assemble(ev: Evidence, notes: list[str], clean: Callable[[str], str] = redact) -> HubModel:
-    """The :class:`HubModel` of what was read; ``clean`` scrubs every note (the caller's token redaction)."""
+    """The :class:`HubModel` of what was read; ``clean`` scrubs every note (the caller's token redaction).
+
+    Raises :class:`HubResponseError` for a spec with numbers no real model has; a config that cannot be
+    planned is not an error: it gives ``missing`` fields and a ``prefill``.
+    """
     checkpoint, by_dtype = _checkpoint_counts(ev)
     quant = ev.quantization
     if quant is not None and quant.precision is None:
@@ -306,7 +345,7 @@ def assemble(ev: Evidence, notes: list[str], clean: Callable[[str], str] = redac
         quantization=quant,
         weight_precision=precision,
         vision=counts.vision,
-        notes=tuple(clean(n) for n in notes),
+        notes=tuple(clip(clean(n)) for n in notes),
     )
     logger.debug(
         "read %s at %s: %s parameters",

@@ -13,11 +13,13 @@ import re
 from planner.errors import PlannerError
 
 __all__ = [
+    "MAX_MESSAGE_CHARS",
     "HubAccessError",
     "HubConnectionError",
     "HubError",
     "HubNotFoundError",
     "HubResponseError",
+    "clip",
     "logger",
     "redact",
 ]
@@ -27,6 +29,9 @@ logger = logging.getLogger("planner.hub")
 
 # Hugging Face user access tokens are "hf_" and 34 letters and digits (huggingface_hub docs, "User access
 # tokens"); anything from 8 characters on is scrubbed, so a truncated or mistyped one is caught too.
+# The longest message or note: ten lines of the dashboard's error box. A hostile server's text (a tensor name,
+# an error body, a redirect target) is clipped where it is quoted, and every message once more here.
+MAX_MESSAGE_CHARS = 1_000
 TOKEN_PATTERN = re.compile(r"\bhf_[A-Za-z0-9]{8,}")
 
 
@@ -38,11 +43,22 @@ def redact(text: str, *secrets: str | None) -> str:
     return TOKEN_PATTERN.sub("hf_***", text)
 
 
+def clip(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` cut to at most ``limit`` characters, saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    kept = max(0, limit - len(f"… ({len(text):,} characters cut)"))
+    return text[:kept] + f"… ({len(text) - kept:,} characters cut)"
+
+
 class HubError(PlannerError):
-    """The Hub could not be read. The message says what failed and what to do; it never holds a token."""
+    """The Hub could not be read. The message says what failed and what to do; it never holds a token.
+
+    The message is redacted (:func:`redact`), then clipped to :data:`MAX_MESSAGE_CHARS`.
+    """
 
     def __init__(self, message: str) -> None:
-        super().__init__(redact(message))
+        super().__init__(clip(redact(message)))
 
 
 class HubConnectionError(HubError):

@@ -11,6 +11,10 @@ What is fetched, from the configured endpoint only (``HF_ENDPOINT``, default htt
 - ``model.safetensors.index.json``: ``metadata.total_size`` is the exact byte size of the stored tensors;
 - without an index (a single-file checkpoint), the header of ``model.safetensors`` by HTTP Range
   (:mod:`planner.hub.safetensors`).
+
+One import is bounded as a whole: every reply by size and by the bounded JSON loader, every field by type
+(:mod:`planner.hub.replies`), and all requests together by one deadline (:mod:`planner.hub.deadline`). The
+token is the caller's, or ``HF_TOKEN`` when the caller allows it (:mod:`planner.hub.tokens`).
 """
 
 from __future__ import annotations
@@ -25,14 +29,15 @@ import requests
 
 from planner.hf_config import MAX_CONFIG_BYTES
 from planner.hub.assembly import Evidence, assemble
-from planner.hub.errors import HubConnectionError, HubError, HubResponseError
+from planner.hub.deadline import Deadline, active
+from planner.hub.errors import HubConnectionError, HubError
 from planner.hub.quantization import detect_quantization
 from planner.hub.references import check_revision, parse_repo_ref, resolve_endpoint
-from planner.hub.replies import ApiInfo, index_total_size, parse_api_info
+from planner.hub.replies import ApiInfo, index_total_size, parse_api_info, parse_config, parse_quantize_config
 from planner.hub.results import HubModel, QuantizationInfo
 from planner.hub.safetensors import SafetensorsSummary, read_safetensors_header
-from planner.hub.tokens import _Secret
-from planner.hub.transport import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, _Client
+from planner.hub.tokens import resolve_token
+from planner.hub.transport import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT, _Client, new_session
 
 __all__ = ["fetch_model"]
 
@@ -50,6 +55,7 @@ def fetch_model(
     endpoint: str | None = None,
     session: requests.Session | None = None,
     *,
+    use_env_token: bool = True,
     timeout: tuple[float, float] = DEFAULT_TIMEOUT,
     total_timeout: float = DEFAULT_TOTAL_TIMEOUT,
     retries: int = 1,
@@ -58,28 +64,31 @@ def fetch_model(
 ) -> HubModel:
     """Read ``repo`` (``owner/name``, ``owner/name@rev`` or its URL) from the Hub into a :class:`HubModel`.
 
-    ``token`` defaults to ``HF_TOKEN``, ``endpoint`` to ``HF_ENDPOINT``. Deterministic for one commit (files
+    ``token`` is the caller's; without one, ``HF_TOKEN`` is used only if ``use_env_token`` (the command line,
+    which runs as the operator; the dashboard passes False unless the operator opts in, see
+    :mod:`planner.hub.tokens`). ``endpoint`` defaults to ``HF_ENDPOINT``. Deterministic for one commit (files
     are read at the ``sha`` the API reports), so the UI may cache it; every failure raises :class:`HubError`.
+    ``total_timeout`` bounds the whole import, every request and retry wait included (with the default
+    session; a caller's ``session`` keeps its adapters, so the limit is then checked between reads).
     ``cdn_hosts`` adds hosts (``host`` or ``host:port``) that file downloads may be redirected to.
     """
     base = resolve_endpoint(endpoint)
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
         raise HubConnectionError("HF_HUB_OFFLINE is set: the Hub is not contacted; pick a catalog model or a config")
     repo_id, revision = _reference(repo, revision, base)
-    raw_token = token if token is not None else os.environ.get("HF_TOKEN")
-    secret = _Secret(raw_token.strip()) if raw_token and raw_token.strip() else None
     client = _Client(
         endpoint=base,
-        token=secret,
-        session=session or requests.Session(),
+        token=resolve_token(token, allow_env=use_env_token),
+        session=session or new_session(),
         timeout=timeout,
-        total_timeout=total_timeout,
+        deadline=Deadline(total_timeout),
         retries=retries,
         backoff=backoff,
         cdn_hosts=frozenset(h.strip().lower() for h in cdn_hosts if h.strip()),
     )
     try:
-        return _fetch(client, repo_id, revision)
+        with active(client.deadline):
+            return _fetch(client, repo_id, revision)
     except HubError as exc:
         raise type(exc)(client._redact(str(exc))) from None
     finally:
@@ -131,13 +140,12 @@ def _read_api(client: _Client, repo_id: str, revision: str | None) -> ApiInfo:
 
 def _read_config(repo: _Repo, notes: list[str]) -> dict[str, Any] | None:
     config = repo.json_file("config.json", MAX_CONFIG_BYTES)
-    if config is not None and not isinstance(config, dict):
-        raise HubResponseError("config.json: expected a JSON object at the top level")
     if config is None:
         notes.append(
             "the repository has no config.json (GGUF-only or a non-transformers layout): give the shape by hand"
         )
-    return config
+        return None
+    return parse_config(config)
 
 
 def _read_quantization(repo: _Repo, config: dict[str, Any]) -> tuple[dict[str, Any], QuantizationInfo | None]:
@@ -146,9 +154,9 @@ def _read_quantization(repo: _Repo, config: dict[str, Any]) -> tuple[dict[str, A
     if quant is not None or repo.api.siblings is None or "quantize_config.json" not in repo.api.siblings:
         return config, quant
     legacy = repo.json_file("quantize_config.json", MAX_QUANTIZE_CONFIG_BYTES)
-    if not isinstance(legacy, dict):
+    if legacy is None:
         return config, None
-    config = {**config, "quantization_config": {"quant_method": "gptq", **legacy}}
+    config = {**config, "quantization_config": parse_quantize_config(legacy)}
     return config, detect_quantization(config, source="quantize_config.json (AutoGPTQ)")
 
 

@@ -4,6 +4,9 @@ Methods and their fields follow what each quantizer writes into ``config.json``:
 ``bits`` / ``group_size`` (AutoGPTQ, AutoAWQ: ``w_bit`` / ``q_group_size``), ``config_groups.*.weights``
 (llm-compressor's compressed-tensors), ``quant_algo`` (NVIDIA ModelOpt), ``load_in_8bit`` (bitsandbytes).
 The precision names come from :func:`planner.hf_config.quantization_precision`, shared with config uploads.
+``quant_method`` and ``config_groups`` decide the precision, so a wrong type there is a
+:class:`HubResponseError` naming the field; ``bits`` and ``group_size`` are shown only, so an implausible value
+is shown as unknown.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, cast, get_args
 
 from planner.hf_config import quantization_precision
+from planner.hub.checks import mapping, short_text
 from planner.hub.results import QuantizationInfo
 from planner.precision import WeightPrecision
 
@@ -33,10 +37,11 @@ def _fallback_precision(method: str, quant: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _bits(method: str, quant: Mapping[str, Any]) -> Any:
+def _bits(method: str, quant: Mapping[str, Any], source: str) -> Any:
     bits = quant.get("bits") or quant.get("w_bit") or quant.get("num_bits")
+    groups = mapping(quant.get("config_groups"), "quantization_config.config_groups", source) or {}
     if bits is None and method == "compressed-tensors":
-        for group in (quant.get("config_groups") or {}).values():
+        for group in groups.values():
             if isinstance(group, dict) and isinstance(group.get("weights"), dict):
                 bits = group["weights"].get("num_bits")
                 break
@@ -45,8 +50,15 @@ def _bits(method: str, quant: Mapping[str, Any]) -> Any:
     return bits
 
 
-def _plain_int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def _plain_int(value: Any, low: int, high: int) -> int | None:
+    """``value`` if it is an int in ``[low, high]``, else None (unknown)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high else None
+
+
+def _method(quant: Mapping[str, Any], source: str) -> str:
+    name = "quant_method" if quant.get("quant_method") else "quant_type"
+    raw = quant.get(name) or "unknown"
+    return short_text(raw, f"quantization_config.{name}", source, limit=64).lower()
 
 
 def detect_quantization(
@@ -56,13 +68,14 @@ def detect_quantization(
     quant = config.get("quantization_config")
     if not isinstance(quant, dict):
         return None
-    method = str(quant.get("quant_method") or quant.get("quant_type") or "unknown").lower()
+    method = _method(quant, source)
+    bits = _bits(method, quant, source)
     precision = quantization_precision({"quantization_config": quant}) or _fallback_precision(method, quant)
     group_size = quant.get("group_size") or quant.get("q_group_size")
     return QuantizationInfo(
         method=method,
         precision=precision_name(precision),
-        bits=_plain_int(_bits(method, quant)),
-        group_size=_plain_int(group_size),
+        bits=_plain_int(bits, 1, 64),
+        group_size=_plain_int(group_size, -1, 2**31),  # -1: one group per row (GPTQ)
         source=source,
     )

@@ -4,6 +4,10 @@ Repository ids follow the Hub's naming rule (huggingface_hub ``validate_repo_id`
 ``_`` and ``.``, no ``--`` or ``..``, at most 96 characters per part); revisions are a branch, tag or commit
 sha. Only the configured endpoint (``HF_ENDPOINT``, default https://huggingface.co) is ever read, so a URL
 on any other host is refused here, before anything is contacted.
+
+A reference holding something shaped like an access token (``hf_`` and 30 or more letters and digits: real
+tokens have 34) is refused without quoting it: pasted into the model field by mistake, it would otherwise
+travel to the Hub in a URL path, and into a shared link.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import os
 import re
 from urllib.parse import unquote, urlsplit
 
-from planner.hub.errors import HubError
+from planner.hub.errors import HubAccessError, HubError
 
 __all__ = ["DEFAULT_ENDPOINT", "check_repo_id", "check_revision", "parse_repo_ref", "resolve_endpoint"]
 
@@ -22,13 +26,18 @@ _REPO_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,254}$")
 _RESERVED_OWNERS = {"datasets", "spaces", "api", "models", "docs", "blog", "settings", "organizations"}
 _HF_HOSTS = {"huggingface.co", "hf.co", "www.huggingface.co"}
+_TOKEN_IN_REFERENCE = re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}")
 
 
 def resolve_endpoint(endpoint: str | None = None) -> str:
     """The endpoint URL: the argument, else ``HF_ENDPOINT``, else https://huggingface.co (no trailing slash)."""
     raw = (endpoint or os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).strip().rstrip("/")
-    parts = urlsplit(raw)
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+    try:
+        parts = urlsplit(raw)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 0) >= 0
+    except ValueError:  # a port that is not a number, an unclosed IPv6 bracket
+        valid = False
+    if not valid or parts.query or parts.fragment:
         raise HubError(f"HF_ENDPOINT must be an http(s) URL such as {DEFAULT_ENDPOINT}, not {raw!r}")
     if parts.username or parts.password:
         raise HubError("HF_ENDPOINT must not contain credentials; set HF_TOKEN instead")
@@ -80,6 +89,11 @@ def parse_repo_ref(text: str, endpoint: str | None = None) -> tuple[str, str | N
     ref = text.strip()
     if not ref:
         raise HubError("give a model repository: owner/name, owner/name@revision or its Hub URL")
+    if _TOKEN_IN_REFERENCE.search(unquote(ref)):
+        raise HubAccessError(
+            "the model reference contains an access token (hf_…): paste tokens only into the access-token "
+            "field, never into the model field or a link; if it was shared, revoke it in your Hub settings"
+        )
     base = resolve_endpoint(endpoint)
     if "://" not in ref and ref.split("/", 1)[0].lower() in _endpoint_hosts(base):
         ref = f"{urlsplit(base).scheme}://{ref}"
@@ -94,7 +108,11 @@ def parse_repo_ref(text: str, endpoint: str | None = None) -> tuple[str, str | N
 
 def _url_segments(ref: str, base: str) -> list[str]:
     """The path segments of a URL on the endpoint, below the endpoint's own path prefix."""
-    parts = urlsplit(ref)
+    try:
+        parts = urlsplit(ref)
+        _ = parts.port
+    except ValueError:  # a port that is not a number, an unclosed IPv6 bracket
+        raise HubError("the reference is not a valid URL: give owner/name or the repository's Hub URL") from None
     if parts.scheme not in ("http", "https") or (parts.netloc or "").lower() not in _endpoint_hosts(base):
         raise HubError(
             f"only repository URLs on {base} can be read (HF_ENDPOINT), not {parts.scheme}://{parts.netloc}/…"

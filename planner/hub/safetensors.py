@@ -16,12 +16,19 @@ from urllib.parse import quote
 import requests
 from pydantic import BaseModel
 
+from planner.hub.checks import MAX_COUNT, quoted
 from planner.hub.errors import HubResponseError
-from planner.hub.transport import _Client, parse_json, raise_for_status
+from planner.hub.transport import _Client, ascii_int, parse_json, raise_for_status
 
 __all__ = ["DTYPE_BYTES", "SafetensorsSummary", "parse_safetensors_header", "read_safetensors_header"]
 
-MAX_HEADER_BYTES = 100_000_000  # a safetensors header (the format's own reader caps it at 100 MB)
+# The largest header read. Headers take ~110-130 bytes per tensor (recorded: Qwen3-0.6B, 311 tensors in 36 kB;
+# a 7B GPTQ file, 963 tensors in 108 kB), and a single-file checkpoint is small: transformers splits files at
+# its 5 GB max_shard_size, and even a fine-grained 4-bit MoE in one file (~17k tensors) stays near 2 MB. 8 MB
+# (~65k tensors) leaves a 4x margin and parses in under a second and ~50 MB. The format's own reader allows
+# 100 MB, which costs ~10 s and over 1 GB per import: a hostile file is refused here before it is downloaded.
+MAX_HEADER_BYTES = 8_000_000
+MAX_DIMENSIONS = 8  # a tensor's rank (real checkpoints: 1 to 5)
 HEADER_PREFETCH = 65_536  # first Range request: the length prefix and, usually, the whole header
 
 # Bytes per element of each safetensors dtype (safetensors Dtype enum); F4/F6 pack below one byte.
@@ -90,31 +97,41 @@ def _is_vision_tensor(name: str) -> bool:
     return bare.startswith(VISION_PREFIXES)
 
 
+def _ints(value: Any, count: int | None, limit: int) -> list[int] | None:
+    """``value`` as a list of ints in ``[0, MAX_COUNT]`` (``count`` of them, or up to ``limit``), else None."""
+    if not isinstance(value, list) or len(value) > limit or (count is not None and len(value) != count):
+        return None
+    if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_COUNT for v in value):
+        return None
+    return value
+
+
 def _tensor(name: str, entry: Any, what: str) -> tuple[str, int, int, int]:
     """One header entry as ``(dtype, elements, bytes, data end)``, checked for shape and size consistency."""
     if not isinstance(entry, dict):
-        raise HubResponseError(f"{what}: tensor {name!r} is not an object")
+        raise HubResponseError(f"{what}: tensor {quoted(name)} is not an object")
     dtype, shape, offsets = entry.get("dtype"), entry.get("shape"), entry.get("data_offsets")
-    if (
-        not isinstance(dtype, str)
-        or not isinstance(shape, list)
-        or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)
-        or not isinstance(offsets, list)
-        or len(offsets) != 2
-        or not all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
-        or not 0 <= offsets[0] <= offsets[1]
-    ):
-        raise HubResponseError(f"{what}: tensor {name!r} has a malformed dtype, shape or data_offsets")
+    dims, span = _ints(shape, None, MAX_DIMENSIONS), _ints(offsets, 2, 2)
+    if not isinstance(dtype, str) or not 0 < len(dtype) <= 16 or not dtype.isprintable() or dims is None:
+        raise HubResponseError(f"{what}: tensor {quoted(name)} has a malformed dtype, shape or data_offsets")
     numel = 1
-    for dim in shape:
+    for dim in dims:
         numel *= dim
-    size = offsets[1] - offsets[0]
+        if numel > MAX_COUNT:
+            raise HubResponseError(
+                f"{what}: tensor {quoted(name)}: shape {dims} has more than {MAX_COUNT:,} elements, more than any "
+                "real checkpoint holds"
+            )
+    if span is None or span[0] > span[1]:
+        raise HubResponseError(f"{what}: tensor {quoted(name)} has a malformed dtype, shape or data_offsets")
+    size = span[1] - span[0]
     per = DTYPE_BYTES.get(dtype)
     if per is not None and size != int(numel * per + 0.999):
         raise HubResponseError(
-            f"{what}: tensor {name!r} claims {size:,} bytes for {numel:,} {dtype} values; the header is inconsistent"
+            f"{what}: tensor {quoted(name)} claims {size:,} bytes for {numel:,} {dtype} values; the header is "
+            "inconsistent"
         )
-    return dtype, numel, size, offsets[1]
+    return dtype, numel, size, span[1]
 
 
 def parse_safetensors_header(header: Any, what: str = "safetensors header") -> SafetensorsSummary:
@@ -136,6 +153,10 @@ def parse_safetensors_header(header: Any, what: str = "safetensors header") -> S
             vision += numel
         if name.removeprefix("model.") in _LM_HEAD_NAMES or name == "lm_head.weight":
             lm_head += numel
+    if sum(params.values()) > MAX_COUNT:
+        raise HubResponseError(
+            f"{what}: the tensors hold more than {MAX_COUNT:,} values, more than any real checkpoint"
+        )
     return SafetensorsSummary(
         parameters_by_dtype=params,
         bytes_by_dtype=nbytes,
@@ -148,13 +169,10 @@ def parse_safetensors_header(header: Any, what: str = "safetensors header") -> S
 
 def _content_range_total(response: requests.Response) -> int | None:
     value = response.headers.get("Content-Range", "")
-    match = re.match(r"^bytes\s+\d+-\d+/(\d+)$", value.strip())
+    match = re.fullmatch(r"bytes\s+[0-9]+-[0-9]+/([0-9]{1,20})", value.strip())
     if match:
         return int(match.group(1))
-    length = response.headers.get("Content-Length", "")
-    if response.status_code == 200 and length.isdigit():
-        return int(length)
-    return None
+    return ascii_int(response.headers.get("Content-Length")) if response.status_code == 200 else None
 
 
 def _header_length(first: bytes, filename: str, file_size: int | None) -> int:
@@ -221,7 +239,7 @@ def read_safetensors_header(
             f"{filename} claims a {length:,}-byte header but the server sent only {len(raw):,} bytes: the "
             "header length is wrong (corrupt or truncated file)"
         )
-    summary = parse_safetensors_header(parse_json(raw, what), what)
+    summary = parse_safetensors_header(parse_json(raw, what, MAX_HEADER_BYTES), what)
     if file_size is not None and 8 + length + summary.data_bytes > file_size:
         raise HubResponseError(
             f"{filename}: the header lists {summary.data_bytes:,} bytes of tensor data but the file holds only "

@@ -1,10 +1,25 @@
-"""The access token: held in a :class:`_Secret` that does not print, pickle or appear in a ``repr``."""
+"""The access token: where it may come from, what it may contain, and how it is held so that it never prints.
+
+- **Where from**: the caller's token, or ``HF_TOKEN`` only when the caller allows it (:func:`resolve_token`).
+  The command line runs as the operator and allows it; the dashboard does not by default, so an operator's
+  token never reads gated repositories for anonymous visitors (``HEADROOM_SHARE_SERVER_TOKEN=1`` opts in).
+- **What**: HTTP header values are Latin-1 bytes (RFC 9110 section 5.5; ``http.client`` encodes them so), and a
+  Hugging Face token is ASCII letters, digits and ``_``. Surrounding whitespace is stripped; anything else
+  outside printable ASCII (a pasted zero-width space, a smart quote, an inner space) is refused up front
+  with a message that names the problem and never the token.
+- **How held**: a :class:`_Secret`, whose ``repr``/``str`` show ``***`` and which refuses to be pickled.
+"""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-__all__ = ["_Secret"]
+from planner.hub.errors import HubAccessError
+
+__all__ = ["MAX_TOKEN_CHARS", "_Secret", "check_token", "resolve_token"]
+
+MAX_TOKEN_CHARS = 1_000  # Hugging Face tokens are 37 characters; an OAuth or JWT-style token stays well below
 
 
 class _Secret:
@@ -25,3 +40,34 @@ class _Secret:
 
     def __reduce__(self) -> Any:
         raise TypeError("a token is not picklable")
+
+
+def check_token(raw: str, source: str = "the access token") -> _Secret | None:
+    """``raw`` without surrounding whitespace, held as a :class:`_Secret`; None when empty.
+
+    >>> check_token("  hf_abc  ")
+    '***'
+    >>> check_token("hf_abc\\u200b")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    planner.hub.errors.HubAccessError: the access token contains a space or a character that is not printable ASCII ...
+    """
+    value = raw.strip()
+    if not value:
+        return None
+    if len(value) > MAX_TOKEN_CHARS:
+        raise HubAccessError(f"{source} is {len(value):,} characters long: that is not an access token")
+    if not all("!" <= c <= "~" for c in value):
+        raise HubAccessError(
+            f"{source} contains a space or a character that is not printable ASCII (often a zero-width space "
+            "or a smart quote pasted with it): paste it again, as plain text"
+        )
+    return _Secret(value)
+
+
+def resolve_token(explicit: str | None, allow_env: bool) -> _Secret | None:
+    """The token to send: ``explicit`` when given, else ``HF_TOKEN`` when ``allow_env``, else none."""
+    if explicit is not None:
+        return check_token(explicit)
+    if allow_env:
+        return check_token(os.environ.get("HF_TOKEN") or "", source="HF_TOKEN")
+    return None

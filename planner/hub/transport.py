@@ -8,15 +8,19 @@
 - **The token** is sent in the ``Authorization`` header to the endpoint's origin only, never to a CDN (its
   URLs are pre-signed). It never appears in a URL, a log line, an exception message or a ``repr``: it lives
   in a :class:`~planner.hub.tokens._Secret`, and every message passes through :func:`redact`.
-- **Retries**: one retry on 429 and 5xx, honouring ``Retry-After`` up to 10 s.
-- **Bounded reads**: every body is read up to a stated limit (more is an error) within a time limit.
+- **Retries**: one retry on 429 and 5xx, honouring ``Retry-After`` (whole seconds in ASCII digits, RFC 9110
+  section 10.2.3; an HTTP-date or anything else falls back to the backoff) up to 10 s, and never past the deadline.
+- **One deadline per import** (:mod:`planner.hub.deadline`): every connect and read time-out shrinks to what is
+  left, and every socket read of the session's :class:`DeadlineAdapter` stops when nothing is.
+- **Bounded reads**: every body is read up to a stated limit (more is an error), and parsed by the bounded
+  JSON loader (:func:`planner.safe_json.load_json`).
 - **Status codes** map to the :class:`HubError` subclasses, with what to do (request access, check the id).
 """
 
 from __future__ import annotations
 
-import json
 import logging
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,23 +29,36 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 
+from planner.errors import PlannerError
+from planner.hub.deadline import Deadline, DeadlineAdapter
 from planner.hub.errors import (
     HubAccessError,
     HubConnectionError,
     HubError,
     HubNotFoundError,
     HubResponseError,
+    clip,
     logger,
     redact,
 )
 from planner.hub.tokens import _Secret
+from planner.safe_json import load_json
 
-__all__ = ["DEFAULT_TIMEOUT", "DEFAULT_TOTAL_TIMEOUT", "_Client", "parse_json", "raise_for_status"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "DEFAULT_TOTAL_TIMEOUT",
+    "_Client",
+    "ascii_int",
+    "new_session",
+    "parse_json",
+    "raise_for_status",
+]
 
 MAX_REDIRECTS = 5
 DEFAULT_TIMEOUT = (5.0, 20.0)  # (connect, read) seconds
-DEFAULT_TOTAL_TIMEOUT = 120.0  # seconds for one response body, however slowly it trickles
+DEFAULT_TOTAL_TIMEOUT = 120.0  # seconds for one whole import (every request), however slowly a server trickles
 MAX_RETRY_AFTER = 10.0
+MAX_ERROR_BODY = 2_000  # bytes of an error reply read for its "error" field
 CDN_HOST_SUFFIXES = ("hf.co", "huggingface.co")
 USER_AGENT = "headroom-planner (+config.json and safetensors metadata only)"
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -55,9 +72,24 @@ _DNS_FAILURES = (
 
 
 def _origin(url: str) -> tuple[str, str, int]:
+    """``(scheme, host, port)`` of ``url``; a :class:`ValueError` for a malformed one (bad port or IPv6)."""
     parts = urlsplit(url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
     return parts.scheme, (parts.hostname or "").lower(), port
+
+
+def ascii_int(value: str | None, digits: int = 20) -> int | None:
+    """A header's non-negative integer in ASCII digits (``str.isdigit`` also accepts ``²``), else None."""
+    text = (value or "").strip()
+    return int(text) if re.fullmatch(f"[0-9]{{1,{digits}}}", text) else None
+
+
+def new_session() -> requests.Session:
+    """A session whose connections honour the import's deadline on every read (:class:`DeadlineAdapter`)."""
+    session = requests.Session()
+    session.mount("https://", DeadlineAdapter())
+    session.mount("http://", DeadlineAdapter())
+    return session
 
 
 @dataclass
@@ -68,7 +100,7 @@ class _Client:
     token: _Secret | None
     session: requests.Session
     timeout: tuple[float, float] = DEFAULT_TIMEOUT
-    total_timeout: float = DEFAULT_TOTAL_TIMEOUT
+    deadline: Deadline = field(default_factory=lambda: Deadline(DEFAULT_TOTAL_TIMEOUT))
     retries: int = 1
     backoff: float = 1.0
     cdn_hosts: frozenset[str] = field(default_factory=frozenset)
@@ -111,31 +143,44 @@ class _Client:
         """One GET with one retry on 429/5xx (honouring Retry-After up to 10 s), errors mapped to HubError."""
         attempt = 0
         while True:
+            if self.deadline.expired:
+                raise self._deadline_error(what)
             try:
                 # requests drops a header whose per-request value is None; its stubs do not say so.
                 headers = cast("dict[str, str]", self._headers(with_token, extra))
-                response = self.session.get(
-                    url, headers=headers, timeout=self.timeout, allow_redirects=False, stream=True
-                )
+                timeout = self.deadline.timeout(*self.timeout)
+                response = self.session.get(url, headers=headers, timeout=timeout, allow_redirects=False, stream=True)
             except requests.RequestException as exc:
                 raise self._connection_error(exc, what) from None
+            except ValueError:  # requests parses a redirect's Location even when not following it
+                raise HubResponseError(
+                    f"the reply for {what} is malformed (a redirect target or header); refused"
+                ) from None
             self._log("GET %s -> %s", url, response.status_code)
             if (response.status_code == 429 or response.status_code >= 500) and attempt < self.retries:
                 attempt += 1
-                wait = self.backoff * attempt
-                retry_after = response.headers.get("Retry-After", "")
-                if retry_after.strip().isdigit():
-                    wait = min(float(retry_after), MAX_RETRY_AFTER)
-                response.close()
-                self._log("retrying %s in %.2f s after HTTP %s", what, wait, response.status_code)
-                time.sleep(wait)
-                continue
+                retry_after = ascii_int(response.headers.get("Retry-After"), digits=6)
+                wait = self.backoff * attempt if retry_after is None else min(retry_after, MAX_RETRY_AFTER)
+                if wait < self.deadline.remaining():  # else the status is the answer: no retry can finish in time
+                    response.close()
+                    self._log("retrying %s in %.2f s after HTTP %s", what, wait, response.status_code)
+                    time.sleep(wait)
+                    continue
             return response
+
+    def _deadline_error(self, what: str) -> HubConnectionError:
+        return HubConnectionError(
+            f"timed out reading {what} from {urlsplit(self.endpoint).netloc}: the import did not finish within "
+            f"the {self.deadline.seconds:g} s limit; the Hub is slow or the server sends too slowly, try again later"
+        )
 
     def _connection_error(self, exc: requests.RequestException, what: str) -> HubError:
         host = urlsplit(self.endpoint).netloc
         text = str(exc)
-        if isinstance(exc, requests.Timeout) or "timed out" in text.lower():
+        timed_out = isinstance(exc, requests.Timeout) or "timed out" in text.lower()
+        if timed_out and self.deadline.remaining() < 0.05:
+            return self._deadline_error(what)
+        if timed_out:
             phase = "connecting to" if isinstance(exc, requests.ConnectTimeout) else "waiting for"
             return HubConnectionError(
                 f"timed out {phase} {host} while reading {what}: the Hub is slow or unreachable; try again later"
@@ -166,13 +211,16 @@ class _Client:
                 return response
             location = response.headers.get("Location", "")
             response.close()
-            target = urljoin(url, location)
-            allowed = self._allowed_target(target, file_download)
-            if not location or allowed is None:
+            try:
+                target = urljoin(url, location)
+                allowed = self._allowed_target(target, file_download)
                 scheme, host, port = _origin(target)
+            except ValueError:
+                raise HubResponseError(f"refusing to follow a malformed redirect for {what}") from None
+            if not location or allowed is None:
                 raise HubResponseError(
-                    f"refusing to follow a redirect for {what} to {scheme}://{host}:{port}: only {self.endpoint} "
-                    "and, for file downloads, its CDN hosts are contacted"
+                    f"refusing to follow a redirect for {what} to {scheme}://{clip(host, 100)}:{port}: only "
+                    f"{self.endpoint} and, for file downloads, its CDN hosts are contacted"
                 )
             with_token = with_token and allowed
             url = target
@@ -180,16 +228,15 @@ class _Client:
 
     def read(self, response: requests.Response, *, what: str, limit: int, exact: int | None = None) -> bytes:
         """The body, at most ``limit`` bytes (more is an error), or exactly the first ``exact`` bytes."""
-        length = response.headers.get("Content-Length", "")
+        length = ascii_int(response.headers.get("Content-Length"))
         if (
             exact is None
-            and length.isdigit()
-            and int(length) > limit
+            and length is not None
+            and length > limit
             and "gzip" not in response.headers.get("Content-Encoding", "")
         ):
             response.close()
-            raise HubResponseError(f"{what} is {int(length):,} bytes, over the {limit:,}-byte limit; refused")
-        deadline = time.monotonic() + self.total_timeout
+            raise HubResponseError(f"{what} is {length:,} bytes, over the {limit:,}-byte limit; refused")
         chunks: list[bytes] = []
         size = 0
         cap = exact if exact is not None else limit + 1
@@ -199,8 +246,8 @@ class _Client:
                 size += len(chunk)
                 if size >= cap:
                     break
-                if time.monotonic() > deadline:
-                    raise HubConnectionError(f"timed out reading {what}: the server sends too slowly")
+                if self.deadline.expired:  # also for a caller's session without the DeadlineAdapter
+                    raise self._deadline_error(what)
         except requests.RequestException as exc:
             raise self._connection_error(exc, what) from None
         finally:
@@ -225,18 +272,19 @@ class _Client:
             response.close()
             return None
         raise_for_status(response, client=self, repo_id=repo_id, revision=revision, what=what)
-        return parse_json(self.read(response, what=what, limit=limit), what)
+        return parse_json(self.read(response, what=what, limit=limit), what, limit)
 
 
 # -- status mapping ------------------------------------------------------------------------------------
 def _error_detail(response: requests.Response) -> str:
+    """The Hub's error text (``X-Error-Message``, else the reply's ``error`` field), for telling 404s apart."""
     detail = response.headers.get("X-Error-Message", "")
     if not detail:
         try:
-            body = response.raw.read(2000, decode_content=True) if response.raw else b""
-            data = json.loads(body.decode("utf-8", "replace"))
+            body = response.raw.read(MAX_ERROR_BODY, decode_content=True) if response.raw else b""
+            data = load_json(body, what="the error reply", max_bytes=MAX_ERROR_BODY)
             detail = str(data.get("error", "")) if isinstance(data, dict) else ""
-        except (ValueError, OSError, AttributeError):
+        except (PlannerError, OSError, AttributeError):
             detail = ""
     return detail[:200]
 
@@ -264,7 +312,7 @@ def raise_for_status(
     if status == 429:
         raise HubConnectionError(f"the Hub is rate-limiting requests (HTTP 429) while reading {what}; try later")
     if status >= 500:
-        raise HubConnectionError(f"the Hub failed (HTTP {status}) while reading {what}, twice; try again later")
+        raise HubConnectionError(f"the Hub failed (HTTP {status}) while reading {what}; try again later")
     raise HubResponseError(f"unexpected HTTP {status} while reading {what} of {repo_id}")
 
 
@@ -304,11 +352,9 @@ def _not_found_error(
     )
 
 
-def parse_json(body: bytes, what: str) -> Any:
-    """``body`` as JSON, or a :class:`HubResponseError` naming ``what`` and where the JSON breaks."""
+def parse_json(body: bytes, what: str, limit: int) -> Any:
+    """``body`` as JSON through the bounded loader, or a :class:`HubResponseError` naming ``what`` and the problem."""
     try:
-        return json.loads(body.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise HubResponseError(f"{what} is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise HubResponseError(f"{what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        return load_json(body, what=what, max_bytes=limit)
+    except PlannerError as exc:
+        raise HubResponseError(str(exc)) from None

@@ -18,6 +18,7 @@ import logging
 import re
 import struct
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -255,3 +256,95 @@ def _token_never_logged(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     yield
     assert TOKEN not in caplog.text
     assert "HeadroomTestToken" not in caplog.text
+
+
+# -- hostile behaviours (tests/hub/test_hostile.py) ------------------------------------------------------
+def trickle(handler: Handler, *, seconds: float, interval: float = 0.05, status_line: bool = False) -> bool:
+    """Send one byte every ``interval`` for at most ``seconds``, then close: too slow for any per-read time-out.
+
+    ``status_line``: trickle the status line itself (the client is still waiting for the headers); otherwise
+    send 200 with a 1 MB Content-Length and trickle the body.
+    """
+    head = b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\nContent-Type: application/json\r\n\r\n"
+    payload = head + b" " * 10_000 if status_line else b" " * 10_000
+    deadline = time.monotonic() + seconds
+    try:
+        if not status_line:
+            handler.wfile.write(head)
+        for byte in payload:
+            if time.monotonic() > deadline or handler.hub.release.wait(interval):
+                break
+            handler.wfile.write(bytes([byte]))
+    except OSError:
+        pass  # the client gave up, as it should
+    handler.close_connection = True
+    return True
+
+
+@dataclass
+class HostileRepo:
+    """A copy of fixture ``base`` served as ``name``, whose replies a test replaces one by one."""
+
+    hub: HubServer
+    name: str
+    base: str = "Qwen/Qwen3-0.6B"
+
+    def __post_init__(self) -> None:
+        self.hub.aliases[self.name] = self.base
+
+    @property
+    def sha(self) -> str:
+        return str(self.api_json()["sha"])
+
+    def api_json(self) -> dict[str, Any]:
+        return dict(json.loads((self.hub.root / self.base / "api.json").read_text()))
+
+    def file_json(self, filename: str) -> dict[str, Any]:
+        return dict(json.loads((self.hub.root / self.base / filename).read_text()))
+
+    def api(self, body: bytes | Any, headers: dict[str, str] | None = None) -> None:
+        """Replace the API entry: raw bytes as they are, anything else as JSON."""
+        self._serve(f"/api/models/{self.name}", body, headers)
+
+    def file(self, filename: str, body: bytes | Any, headers: dict[str, str] | None = None) -> None:
+        """Replace a file at the recorded commit: raw bytes as they are, anything else as JSON."""
+        self._serve(f"/{self.name}/resolve/{self.sha}/{filename}", body, headers)
+
+    def respond(self, path: str, respond: Callable[[Handler], object]) -> None:
+        """Answer ``path`` with ``respond``; it returns False to leave the request to the recorded reply."""
+        self.hub.overrides[path] = lambda h: respond(h) is not False
+
+    def safetensors(self, data: bytes, total: int | None = None, total_label: str | None = None) -> None:
+        """Serve ``model.safetensors`` as ``data`` followed by zeros up to ``total`` bytes, with HTTP Range."""
+        self.respond(
+            f"/{self.name}/resolve/{self.sha}/model.safetensors",
+            lambda h: h.serve_bytes(data, total, total_label=total_label),
+        )
+
+    def _serve(self, path: str, body: bytes | Any, headers: dict[str, str] | None) -> None:
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.respond(path, lambda h: h.send(200, raw, {"Content-Type": "application/json", **(headers or {})}))
+
+
+def fails(exc_type: type[Exception], fragment: str, call: Callable[[], object]) -> Exception:
+    """The error ``call`` raises: of ``exc_type`` (a PlannerError), naming ``fragment``, short, without the token."""
+    from planner.errors import PlannerError
+    from planner.hub.errors import MAX_MESSAGE_CHARS
+
+    with pytest.raises(exc_type) as info:
+        call()
+    message = str(info.value)
+    assert fragment in message, message[:2000]
+    assert isinstance(info.value, PlannerError)
+    assert TOKEN not in message and "HeadroomTestToken" not in message
+    assert len(message) <= MAX_MESSAGE_CHARS, f"{len(message):,} characters"
+    return info.value
+
+
+def timed(exc_type: type[Exception], fragment: str, call: Callable[[], object], limit: float) -> Exception:
+    """:func:`fails`, within ``limit`` seconds."""
+    start = time.monotonic()
+    error = fails(exc_type, fragment, call)
+    elapsed = time.monotonic() - start
+    assert elapsed < limit, f"took {elapsed:.1f} s"
+    return error

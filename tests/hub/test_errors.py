@@ -19,6 +19,7 @@ from planner.hub import (
     HubResponseError,
     fetch_model,
 )
+from planner.hub.safetensors import MAX_HEADER_BYTES
 from tests.hub.conftest import FIXTURES, TOKEN, Handler, HubServer
 
 FAST = {"timeout": (1.0, 0.3), "backoff": 0.01}
@@ -277,7 +278,7 @@ def test_header_longer_than_what_was_sent(hub: HubServer) -> None:
 
 def test_header_over_the_cap(hub: HubServer) -> None:
     _serve_safetensors(hub, "headroom-test/huge", lambda h: h.serve_bytes(struct.pack("<Q", 1 << 40), 1 << 50))
-    _fails(HubResponseError, "over the 100,000,000-byte limit", lambda: fetch_model("headroom-test/huge"))
+    _fails(HubResponseError, f"over the {MAX_HEADER_BYTES:,}-byte limit", lambda: fetch_model("headroom-test/huge"))
 
 
 def test_header_listing_data_beyond_the_file(hub: HubServer) -> None:
