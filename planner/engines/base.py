@@ -27,6 +27,23 @@ from planner.model import ModelSpec
 from planner.units import GB, GiB
 
 Fraction = Annotated[float, Field(gt=0, le=1)]
+# Why an engine does not start, machine-readable (EngineReport.failure_kind, ParsedLog.failure_kind):
+# free-memory: the GPU has less free memory than the fraction asks for (another process holds some);
+# sampler-oom: the sampler warm-up after CUDA-graph capture runs out of the headroom;
+# tp-indivisible: the tensor-parallel size does not divide the attention heads or the vocabulary;
+# max-model-len: the context is longer than the model's maximum;
+# kv-cache-too-small: one request of max_model_len does not fit the KV cache; no-kv-memory: nothing is left for
+# it; weights-oom: the weights alone do not fit; out-of-memory: any other CUDA out-of-memory error.
+FailureKind = Literal[
+    "free-memory",
+    "sampler-oom",
+    "tp-indivisible",
+    "max-model-len",
+    "kv-cache-too-small",
+    "no-kv-memory",
+    "weights-oom",
+    "out-of-memory",
+]
 PositiveInt = Annotated[int, Field(gt=0)]
 
 
