@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test lint format typecheck bench screenshots fidelity clean
+.PHONY: run test lint format typecheck bench screenshots calibrate fidelity clean
 
 $(BIN)/.runtime: requirements.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,9 @@ typecheck: $(BIN)/.dev
 
 bench: $(BIN)/.dev
 	$(BIN)/python -m bench
+
+calibrate: $(BIN)/.dev
+	$(BIN)/python -m bench.calibrate
 
 fidelity: $(BIN)/.dev
 	$(BIN)/python -m bench.fidelity

@@ -77,6 +77,14 @@ class _Lines:
     def __init__(self, text: str) -> None:
         self.lines = text.splitlines()
         self.text = text
+        self.rank = ""  # "(Worker_PP0 pid=441)": the process that printed the available KV memory
+
+    def find_rank(self, keyword: str) -> None:
+        """Remember which process printed ``keyword`` (multi-GPU logs repeat the profiling line per rank)."""
+        for line in self.lines:
+            if keyword in line and line.startswith("(") and ")" in line[:80]:
+                self.rank = line[: line.index(")") + 1]
+                return
 
     def has(self, keyword: str) -> bool:
         return keyword in self.text
@@ -90,6 +98,11 @@ class _Lines:
                 yield from reversed(list(pattern.finditer(line)))
 
     def last(self, keyword: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
+        """The last match, preferring the lines of the rank that printed the available KV memory."""
+        if self.rank:
+            for match in self.matches(keyword, pattern):
+                if match.string.startswith(self.rank):
+                    return match
         return next(self.matches(keyword, pattern), None)
 
     def number(self, keyword: str, pattern: re.Pattern[str], what: str, group: int = 1) -> float | None:
@@ -288,6 +301,7 @@ def _capacity(lines: _Lines, fields: dict[str, object]) -> None:
 
 def _parse_vllm(lines: _Lines) -> ParsedLog | None:
     fields: dict[str, object] = {}
+    lines.find_rank("Available KV cache memory")
     v0 = _v0_fields(lines, fields)
     _v1_profile(lines, fields)
     _capacity(lines, fields)

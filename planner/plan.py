@@ -194,6 +194,10 @@ def _prepare(request: PlanRequest) -> _Prepared:
                 is_last_stage=last,
                 weights_bytes=weights,
                 max_model_len=request.max_model_len or request.context_tokens,
+                stage_index=index,
+                layers=(stage.start, stage.stop),
+                weights_format=request.resolved_weights,
+                gpu_name=request.gpu.name if request.gpu is not None else None,
             )
         )
         headroom = (

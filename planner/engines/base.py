@@ -65,6 +65,10 @@ class StageContext(BaseModel, frozen=True, extra="forbid"):
     is_last_stage: bool
     weights_bytes: int = 0  # this GPU's weights (TensorRT-LLM sizes its pool from what is left after them)
     max_model_len: int | None = None  # vLLM V0 profiles one sequence of it; llama.cpp allocates it
+    stage_index: int = 0  # which pipeline stage (the first holds the embedding, the last the sampler)
+    layers: tuple[int, int] | None = None  # the decoder layers of the stage, [start, stop); None: all
+    weights_format: str = "bf16"  # the weight format (fp32 activations, MXFP4 experts change the profile run)
+    gpu_name: str | None = None  # engines pick batch defaults by device (vLLM: A100 vs H100)
 
 
 # Every overhead model class by its ``kind``, filled as the classes are defined (for reading a plan back).

@@ -141,8 +141,14 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
             f"{layers - gpu_layers} layers stay in system RAM with their KV cache "
             f"({(weights_total - weights) / GiB:.2f} GiB weights, {(kv_all - kv) / GiB:.2f} GiB KV)."
         )
+    failure = None
     if not fits:
-        notes.append(f"needs {used / GiB:.2f} GiB on the GPU, {total / GiB:.2f} GiB available: cudaMalloc fails")
+        kind = "weights-oom" if weights + LLAMACPP_CONTEXT_BYTES > total else "out-of-memory"
+        failure = (
+            kind,
+            f"ggml_backend_cuda_buffer_type_alloc_buffer: allocating {used / MiB:.2f} MiB on device 0: cudaMalloc "
+            f"failed: out of memory ({total / MiB:.2f} MiB on the GPU)",
+        )
     return EngineReport(
         engine="llamacpp",
         engine_version=profile.engine_version,
@@ -163,8 +169,10 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
         fits_max_model_len=fits,
         estimated_max_model_len=None,
         fits=fits,
-        lines=tuple(_lines(model, profile, n_ctx, weights, kv, compute)),
+        lines=tuple(_lines(model, profile, n_ctx, weights, kv, compute)) + ((failure[1],) if failure else ()),
         notes=tuple(notes),
+        failure_kind=failure[0] if failure else None,
+        failure=failure[1] if failure else None,
     )
 
 

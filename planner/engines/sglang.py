@@ -149,8 +149,17 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         else f"KV Cache is allocated. #tokens: {tokens}, KV size: {gib_text(pool)} GB",
         f"max_total_num_tokens={tokens}, max_running_requests={running}, context_len={max_len}",
     ]
+    failure = None
     if tokens <= 0:
-        lines.append("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+        failure = ("no-kv-memory", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+    elif tokens < max_len:
+        failure = (
+            "kv-cache-too-small",
+            f"KV pool of {tokens} tokens is shorter than context_len {max_len}: one request of the full context "
+            "cannot be admitted (lower --context-length or raise --mem-fraction-static)",
+        )
+    if failure is not None:
+        lines.append(failure[1])
     default = " (SGLang's default heuristic)" if profile.mem_fraction_static is None else ""
     return EngineReport(
         engine="sglang",
@@ -171,9 +180,11 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         max_concurrency=tokens / max_len,
         fits_max_model_len=tokens >= max_len,
         estimated_max_model_len=None if tokens >= max_len else tokens,
-        fits=tokens >= max_len,
+        fits=failure is None,
         lines=tuple(lines),
         notes=(f"mem_fraction_static = {fraction:.3f}{default}",),
+        failure_kind=failure[0] if failure else None,
+        failure=failure[1] if failure else None,
     )
 
 

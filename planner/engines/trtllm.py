@@ -53,6 +53,11 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
     blocks = kv // block_bytes if block_bytes else 0
     tokens = blocks * profile.tokens_per_block
     max_len = result.max_model_len
+    failure = None
+    if tokens <= 0:
+        failure = ("no-kv-memory", "[TensorRT-LLM][ERROR] no memory left for the paged KV cache")
+    elif tokens < max_len:
+        failure = ("kv-cache-too-small", f"[TensorRT-LLM] {tokens} KV tokens cannot hold one sequence of {max_len}")
     return EngineReport(
         engine="trtllm",
         engine_version=profile.engine_version,
@@ -72,7 +77,9 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
         max_concurrency=blocks / math.ceil(max_len / profile.tokens_per_block),
         fits_max_model_len=tokens >= max_len,
         estimated_max_model_len=None if tokens >= max_len else tokens,
-        fits=tokens >= max_len,
+        fits=failure is None,
+        failure_kind=failure[0] if failure else None,
+        failure=failure[1] if failure else None,
         lines=(
             f"[TensorRT-LLM][INFO] Using {tokens} tokens in paged KV cache.",
             f"[TensorRT-LLM][INFO] [MemUsageChange] Allocated {gib_text(kv)} GiB for max tokens in paged KV cache "
