@@ -15,7 +15,7 @@ from planner.engines.base import EngineProfile, Fraction, OverheadBytes, Positiv
 from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text, loader_extra_bytes
 from planner.errors import PlannerError
 from planner.kv import kv_bytes_per_token_per_layer
-from planner.model import LayerKind
+from planner.model import LayerKind, ModelSpec
 from planner.plan import PlanRequest, PlanResult
 from planner.units import GiB, MiB
 
@@ -25,6 +25,12 @@ SGLANG_HEURISTIC_FROM = (0, 5, 3)
 # Memory in use besides torch tensors when the pool is sized (CUDA context, NCCL / custom all-reduce).
 SGLANG_LOAD_OVERHEAD_TP1 = round(0.5 * GiB)
 SGLANG_LOAD_OVERHEAD_TP = round(1.5 * GiB)
+
+
+# python/sglang/srt/model_executor/model_runner.py ModelRunner.__init__: "Automatically reduce
+# --mem-fraction-static ... because this is a multimodal model" (self.mem_fraction_static *= 0.95), applied to
+# the given or the heuristic fraction alike (releases 0.3-0.5 read through public copies of the file).
+SGLANG_VLM_FACTOR = 0.95
 
 
 def sglang_defaults(gpu_memory_bytes: int, tensor_parallel: int) -> tuple[int, int]:
@@ -73,6 +79,11 @@ def sglang_default_mem_fraction(
     return round((mib - reserved) / mib, 3)
 
 
+def _vlm(model: ModelSpec) -> bool:
+    """A vision tower loaded for serving makes SGLang treat the model as multimodal."""
+    return any(module.loaded_for_serving for module in model.attached_modules)
+
+
 class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     """SGLang: ``mem_fraction_static`` of total memory for weights plus the KV pool."""
 
@@ -84,17 +95,21 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     page_size: PositiveInt = 1
     max_total_tokens: PositiveInt | None = None
 
-    def fraction(self, gpu_memory_bytes: int, tensor_parallel: int, pipeline_parallel: int = 1) -> float:
-        if self.mem_fraction_static is not None:
-            return self.mem_fraction_static
-        return sglang_default_mem_fraction(
-            gpu_memory_bytes,
-            tensor_parallel,
-            pipeline_parallel,
-            self.engine_version,
-            self.chunked_prefill_size,
-            self.cuda_graph_max_bs,
-        )
+    def fraction(
+        self, gpu_memory_bytes: int, tensor_parallel: int, pipeline_parallel: int = 1, multimodal: bool = False
+    ) -> float:
+        """The fraction in force: the given one or the heuristic, times 0.95 for a vision-language model."""
+        fraction = self.mem_fraction_static
+        if fraction is None:
+            fraction = sglang_default_mem_fraction(
+                gpu_memory_bytes,
+                tensor_parallel,
+                pipeline_parallel,
+                self.engine_version,
+                self.chunked_prefill_size,
+                self.cuda_graph_max_bs,
+            )
+        return fraction * SGLANG_VLM_FACTOR if multimodal else fraction
 
     @staticmethod
     def load_overhead_bytes(tensor_parallel: int) -> int:
@@ -103,7 +118,7 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """Reserved ``(1 - mem_fraction_static) x memory`` (activations and graphs live there, unprofiled);
         framework = the memory in use at load besides the weights."""
-        fraction = self.fraction(ctx.gpu_memory_bytes, ctx.tensor_parallel, ctx.pipeline_parallel)
+        fraction = self.fraction(ctx.gpu_memory_bytes, ctx.tensor_parallel, ctx.pipeline_parallel, _vlm(ctx.model))
         return OverheadBytes(
             activation_bytes=0,
             framework_bytes=self.load_overhead_bytes(ctx.tensor_parallel),
@@ -115,7 +130,7 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
     """(tokens, KV bytes per token on the first rank, its rest memory, its weights): the tightest stage wins."""
     model, total = request.model, engine_total_bytes(request)
     tp, pp = result.tensor_parallel, result.pipeline_parallel
-    fraction = profile.fraction(total, tp, pp)
+    fraction = profile.fraction(total, tp, pp, _vlm(model))
     per_layer = kv_bytes_per_token_per_layer(model, request.resolved_kv_dtype, tp)
     found: list[tuple[int, int, int, int]] = []
     for stage in result.stages:
@@ -137,7 +152,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     """SGLang's ``KV Cache is allocated`` and scheduler lines (``max_running_requests`` default:
     ``min(max(int(tokens / context_len x 512), 2048), 4096)``)."""
     model, total = request.model, engine_total_bytes(request)
-    fraction = profile.fraction(total, result.tensor_parallel, result.pipeline_parallel)
+    fraction = profile.fraction(total, result.tensor_parallel, result.pipeline_parallel, _vlm(model))
     tokens, cell_first, rest_first, weights_first = _pool_tokens(request, result, profile)
     max_len = result.max_model_len
     pool = tokens * cell_first
@@ -161,6 +176,8 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     if failure is not None:
         lines.append(failure[1])
     default = " (SGLang's default heuristic)" if profile.mem_fraction_static is None else ""
+    if _vlm(model):
+        default += f", x{SGLANG_VLM_FACTOR} for a vision-language model"
     return EngineReport(
         engine="sglang",
         engine_version=profile.engine_version,
@@ -232,7 +249,7 @@ class SglangEngine(Engine):
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         sg = self._own(profile)
         tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
-        fraction = sg.fraction(engine_total_bytes(request), tp, pp)
+        fraction = sg.fraction(engine_total_bytes(request), tp, pp, _vlm(request.model))
         command = f"python -m sglang.launch_server --model-path {request.model.id} --tp {tp}"
         if pp > 1:
             command += f" --pp-size {pp}"
