@@ -30,6 +30,8 @@ import numpy as np
 from bench.fidelity_cases import build_request, load_cases, setup_of
 from planner.engines.base import parse_version
 from planner.engines.common import engine_total_bytes
+from planner.engines.evidence import EVIDENCE_PATH
+from planner.engines.registry import get_engine
 from planner.engines.vllm.blocks import stage_context
 from planner.engines.vllm.failures import sampler_headroom
 from planner.engines.vllm.profile import VllmProfile, is_multimodal
@@ -354,21 +356,45 @@ def describe(constants: VllmConstants, out: Callable[[str], Any] = print) -> Non
     )
 
 
+def evidence(cases: list[Case]) -> dict[str, dict[str, int]]:
+    """Per engine and release, how many in-scope public logs the fixtures hold."""
+    counts: dict[str, dict[str, int]] = {}
+    for case in cases:
+        setup = setup_of(case)
+        if setup.out_of_scope:
+            continue
+        version = str(setup.profile.get("engine_version") or get_engine(setup.engine).profile().engine_version)
+        per_engine = counts.setdefault(setup.engine, {})
+        per_engine[version] = per_engine.get(version, 0) + 1
+    return {e: dict(sorted(v.items(), key=lambda kv: parse_version(kv[0]))) for e, v in sorted(counts.items())}
+
+
+def evidence_toml(counts: dict[str, dict[str, int]]) -> str:
+    lines = [
+        "# Written by `make calibrate` (bench/calibrate.py): public start-up logs per engine and release in tests/."
+    ]
+    for engine, versions in counts.items():
+        lines += ["", f"[{engine}]"] + [f"{_toml_value(v)} = {n}" for v, n in versions.items()]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.calibrate", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fit and print; fail if fitted.toml differs")
     args = parser.parse_args(argv)
-    constants = fit(load_cases())
+    cases = load_cases()
+    constants = fit(cases)
     describe(constants, lambda line: print(line, file=sys.stderr))
-    text = to_toml(constants)
-    if args.check:
-        current = FITTED_PATH.read_text(encoding="utf-8")
-        if current != text:
-            print("planner/engines/vllm/fitted.toml is not what `make calibrate` fits", file=sys.stderr)
-            return 1
-        return 0
-    FITTED_PATH.write_text(text, encoding="utf-8")
-    print(f"{FITTED_PATH.relative_to(FITTED_PATH.parents[3])}: written", file=sys.stderr)
+    outputs = {FITTED_PATH: to_toml(constants), EVIDENCE_PATH: evidence_toml(evidence(cases))}
+    for path, text in outputs.items():
+        name = path.relative_to(FITTED_PATH.parents[3])
+        if args.check:
+            if path.read_text(encoding="utf-8") != text:
+                print(f"{name} is not what `make calibrate` writes", file=sys.stderr)
+                return 1
+            continue
+        path.write_text(text, encoding="utf-8")
+        print(f"{name}: written", file=sys.stderr)
     return 0
 
 

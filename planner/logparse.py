@@ -13,7 +13,6 @@ refused with a :class:`PlannerError` (a real memory figure has a handful of digi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Literal
 
 from pydantic import BaseModel, ValidationError
@@ -22,13 +21,13 @@ from planner.engines.base import FailureKind
 from planner.engines.calibrated import Calibrated
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION
 from planner.errors import PlannerError
-from planner.units import GiB, MiB
+from planner.logparse_engines import parse_llamacpp, parse_sglang, parse_trtllm
+from planner.logscan import MAX_LOG_CHARS, MAX_NUMBER_DIGITS, NUM, Lines, find_failure, number, pattern
+from planner.units import GiB
+
+__all__ = ["MAX_LOG_CHARS", "MAX_NUMBER_DIGITS", "LogFormat", "ParsedLog", "calibrate", "parse_log"]
 
 LogFormat = Literal["vllm-v1", "vllm-v0", "sglang", "trtllm", "llamacpp"]
-
-MAX_LOG_CHARS = 4_000_000  # a whole DEBUG start-up log of a multi-GPU run is ~1 MB; the dashboard box takes 200,000
-MAX_NUMBER_DIGITS = 15
-_NUM = r"(-?\d[\d,]*(?:\.\d+)?)"  # one number: digits (thousands commas allowed), an optional fraction
 
 
 class ParsedLog(BaseModel, frozen=True, extra="forbid"):
@@ -36,6 +35,12 @@ class ParsedLog(BaseModel, frozen=True, extra="forbid"):
 
     format: LogFormat
     engine_version: str | None = None
+    model: str | None = None  # vLLM's config line: the served checkpoint
+    tensor_parallel: int | None = None
+    pipeline_parallel: int | None = None
+    dtype: str | None = None  # "bfloat16", "float16", "float32"
+    quantization: str | None = None  # "None", "fp8", "mxfp4", "compressed-tensors", "gptq_marlin", ...
+    kv_cache_dtype: str | None = None
     total_memory_gib: float | None = None
     free_memory_gib: float | None = None  # free on the device when the engine started
     gpu_memory_utilization: float | None = None
@@ -60,131 +65,62 @@ class ParsedLog(BaseModel, frozen=True, extra="forbid"):
     estimated_max_model_len: int | None = None
 
 
-def _number(text: str, what: str) -> float:
-    """A printed figure as a float; one with more than :data:`MAX_NUMBER_DIGITS` digits is refused."""
-    digits = sum(1 for char in text if char.isdigit())
-    if digits > MAX_NUMBER_DIGITS:
-        raise PlannerError(
-            f"log: the {what} figure has {digits} digits ({text[:24]}...); a memory figure has at most "
-            f"{MAX_NUMBER_DIGITS}, so this is not an engine's line"
-        )
-    return float(text.replace(",", ""))
-
-
-class _Lines:
-    """The text's lines, newest last; each regular expression meets only the lines holding its keyword."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
-        self.text = text
-        self.rank = ""  # "(Worker_PP0 pid=441)": the process that printed the available KV memory
-
-    def find_rank(self, keyword: str) -> None:
-        """Remember which process printed ``keyword`` (multi-GPU logs repeat the profiling line per rank)."""
-        for line in self.lines:
-            if keyword in line and line.startswith("(") and ")" in line[:80]:
-                self.rank = line[: line.index(")") + 1]
-                return
-
-    def has(self, keyword: str) -> bool:
-        return keyword in self.text
-
-    def matches(self, keyword: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
-        """Every match on the lines holding ``keyword``, the last line first."""
-        if keyword not in self.text:
-            return
-        for line in reversed(self.lines):
-            if keyword in line:
-                yield from reversed(list(pattern.finditer(line)))
-
-    def last(self, keyword: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
-        """The last match, preferring the lines of the rank that printed the available KV memory."""
-        if self.rank:
-            for match in self.matches(keyword, pattern):
-                if match.string.startswith(self.rank):
-                    return match
-        return next(self.matches(keyword, pattern), None)
-
-    def number(self, keyword: str, pattern: re.Pattern[str], what: str, group: int = 1) -> float | None:
-        match = self.last(keyword, pattern)
-        return None if match is None else _number(match.group(group), what)
-
-
-def _c(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern.replace("NUM", _NUM))
-
-
 # vLLM V1 (vllm/v1/worker/gpu_worker.py, vllm/v1/core/kv_cache_utils.py, vllm/v1/worker/gpu_model_runner.py).
-_PROFILING = _c(
+_PROFILING = pattern(
     r"Total non KV cache memory: NUM ?GiB; torch peak memory increase: NUM ?GiB; non-torch forward increase "
     r"memory: NUM ?GiB; weights memory: NUM ?GiB"
 )
-_AVAILABLE = _c(r"Available KV cache memory: NUM ?GiB")
-_TOKENS = _c(r"GPU KV cache size: NUM tokens")
-_BLOCKS = _c(r"num_gpu_blocks is: NUM")
-_V0_BLOCKS = _c(r"GPU blocks: NUM")
-_CONCURRENCY = _c(r"Maximum concurrency for NUM tokens per request: NUM ?x")
-_LOADED = _c(r"(?:Model loading took|Loading model weights took) NUM ?G")
-_GRAPH_ESTIMATE = _c(r"Estimated CUDA graph memory: NUM ?GiB")
-_GRAPH_TAKEN = _c(r"Graph capturing finished in \S{1,20} secs?, took NUM ?GiB")
-_ACTUAL = _c(
+_AVAILABLE = pattern(r"Available KV cache memory: NUM ?GiB")
+_TOKENS = pattern(r"GPU KV cache size: NUM tokens")
+_BLOCKS = pattern(r"num_gpu_blocks is: NUM")
+_V0_BLOCKS = pattern(r"GPU blocks: NUM")
+_CONCURRENCY = pattern(r"Maximum concurrency for NUM tokens per request: NUM ?x")
+_LOADED = pattern(r"(?:Model loading took|Loading model weights took) NUM ?G")
+_GRAPH_ESTIMATE = pattern(r"Estimated CUDA graph memory: NUM ?GiB")
+_GRAPH_TAKEN = pattern(r"Graph capturing finished in \S{1,20} secs?, took NUM ?GiB")
+_ACTUAL = pattern(
     r"Actual usage is NUM ?GiB for weight, NUM ?GiB for peak activation, NUM ?GiB for non-torch memory, and "
     r"NUM ?GiB for CUDAGraph memory"
 )
-_FREE_AT_START = _c(r"Free memory on device (?:cuda:\d{1,3} )?\(NUM ?/ ?NUM ?GiB\) on startup")
-_REQUESTED = _c(r"Requested memory: NUM \(util\)")
-_INITIAL_FREE = _c(r"Initial free memory:? NUM ?GiB")
-_TOTAL = _c(r"total_memory=NUM ?GiB")
-_UTIL_ARG = _c(r"gpu[-_]memory[-_]utilization['\"]?[:=] ?NUM")
-_UTIL_CURRENT = _c(r"current --gpu-memory-utilization=NUM")
-_BATCHED = _c(r"max_num_batched_tokens['\"]?[:=] ?NUM")
-_SEQS = _c(r"max_num_seqs['\"]?[:=] ?NUM")
-_SAMPLER_REQS = _c(r"warming up sampler with NUM dummy requests")
+_FREE_AT_START = pattern(r"Free memory on device (?:cuda:\d{1,3} )?\(NUM ?/ ?NUM ?GiB\) on startup")
+_REQUESTED = pattern(r"Requested memory: NUM \(util\)")
+_INITIAL_FREE = pattern(r"Initial free memory:? NUM ?GiB")
+_TOTAL = pattern(r"total_memory=NUM ?GiB")
+_UTIL_ARG = pattern(r"gpu[-_]memory[-_]utilization['\"]?[:=] ?NUM")
+_UTIL_CURRENT = pattern(r"current --gpu-memory-utilization=NUM")
+_BATCHED = pattern(r"max_num_batched_tokens['\"]?[:=] ?NUM")
+_SEQS = pattern(r"max_num_seqs['\"]?[:=] ?NUM")
+_SAMPLER_REQS = pattern(r"warming up sampler with NUM dummy requests")
 _VERSIONS = (  # the engine line, the API server line, the banner
     ("LLM engine (v", re.compile(r"LLM engine \(v(\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)")),
     ("vLLM API server version", re.compile(r"vLLM API server version (\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)")),
     ("\u2588  version", re.compile(r"\u2588 {1,4}version (\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)")),
 )
-_V1_TOO_LONG = _c(r"estimated maximum model length is NUM")
-_V0_TOO_LONG = _c(
+_V1_TOO_LONG = pattern(r"estimated maximum model length is NUM")
+_V0_TOO_LONG = pattern(
     r"max seq len \(NUM\) is larger than the maximum number of tokens that can be stored in KV cache \(NUM\)"
 )
 # vLLM V0 (vllm/worker/worker.py): v0.6.4 key=value line, v0.6.5+ sentence.
 _V064_KEYS = re.compile(
-    r"(total_gpu_memory|peak_torch_memory|non_torch_memory|kv_cache_size|gpu_memory_utilization)=" + _NUM
+    r"(total_gpu_memory|peak_torch_memory|non_torch_memory|kv_cache_size|gpu_memory_utilization)=" + NUM
 )
-_V065 = _c(
+_V065 = pattern(
     r"model weights take NUM ?GiB; non_torch_memory takes NUM ?GiB; PyTorch activation peak memory takes NUM ?GiB; "
     r"the rest of the memory reserved for KV Cache is NUM ?GiB"
 )
-_BUDGET = _c(r"total_gpu_memory \(NUM ?GiB\) x gpu_memory_utilization \(NUM\)")
-
-# Failures, by the engine's own wording: (keyword, kind).
-_FAILURES: tuple[tuple[str, FailureKind], ...] = (
-    ("on startup is less than desired GPU memory utilization", "free-memory"),
-    ("out of memory occurred when warming up sampler", "sampler-oom"),
-    ("is not divisible by", "tp-indivisible"),
-    ("must be divisible by tensor parallel size", "tp-indivisible"),
-    ("is greater than the derived max_model_len", "max-model-len"),
-    ("estimated maximum model length is", "kv-cache-too-small"),
-    ("is larger than the maximum number of tokens that can be stored in KV cache", "kv-cache-too-small"),
-    ("No available memory for the cache blocks", "no-kv-memory"),
-    ("Not enough memory. Please try to increase --mem-fraction-static", "no-kv-memory"),
-    ("CUDA out of memory", "out-of-memory"),
-)
+# The engine's config line: "Initializing a V1 LLM engine (v0.19.0) with config: model='...', ..., dtype=torch.bfloat16,
+# max_seq_len=8192, ..., tensor_parallel_size=2, pipeline_parallel_size=1, ..., quantization=None, ...".
+_MODEL = re.compile(r"with config: model='([^',]{1,200})'")
+_DTYPE = re.compile(r", dtype=(?:torch\.)?(\w{1,20})")
+_QUANT = re.compile(r", quantization=([\w-]{1,40})")
+_KV_DTYPE = re.compile(r", kv_cache_dtype=(\w{1,20})")
+_TP = pattern(r"tensor_parallel_size['\"]?[:=] ?NUM")
+_PP = pattern(r"pipeline_parallel_size['\"]?[:=] ?NUM")
+_MAX_SEQ_LEN = pattern(r"max_seq_len=NUM")
+_BUDGET = pattern(r"total_gpu_memory \(NUM ?GiB\) x gpu_memory_utilization \(NUM\)")
 
 
-def _failure(lines: _Lines) -> tuple[FailureKind, str] | None:
-    """The first failure the log shows, with the line that says it."""
-    for keyword, kind in _FAILURES:
-        if lines.has(keyword):
-            for line in lines.lines:
-                if keyword in line and ("rror" in line or kind == "kv-cache-too-small"):  # ValueError:, "Value error,"
-                    return kind, line.strip()[:400]
-    return None
-
-
-def _v0_fields(lines: _Lines, fields: dict[str, object]) -> bool:
+def _v0_fields(lines: Lines, fields: dict[str, object]) -> bool:
     """V0's profiling lines (v0.6.4 key=value, v0.6.5+ sentence); True when one is present."""
     found = False
     if lines.has("Memory profiling results"):
@@ -192,7 +128,7 @@ def _v0_fields(lines: _Lines, fields: dict[str, object]) -> bool:
         for line in lines.lines:
             if "Memory profiling results" in line:
                 for match in _V064_KEYS.finditer(line):
-                    values[match.group(1)] = _number(match.group(2), match.group(1))
+                    values[match.group(1)] = number(match.group(2), match.group(1))
         if {"total_gpu_memory", "kv_cache_size"} <= set(values):
             found = True
             fields.update(total_memory_gib=values["total_gpu_memory"], kv_cache_gib=values["kv_cache_size"])
@@ -206,30 +142,30 @@ def _v0_fields(lines: _Lines, fields: dict[str, object]) -> bool:
     if sentence:
         found = not lines.has("Available KV cache memory")
         names = ("weights_gib", "non_torch_gib", "activation_peak_gib", "kv_cache_gib")
-        fields.update({name: _number(sentence.group(i + 1), name) for i, name in enumerate(names)})
+        fields.update({name: number(sentence.group(i + 1), name) for i, name in enumerate(names)})
     budget = lines.last("total_gpu_memory (", _BUDGET)
     if budget:
         fields.update(
-            total_memory_gib=_number(budget.group(1), "total_gpu_memory"),
-            gpu_memory_utilization=_number(budget.group(2), "gpu_memory_utilization"),
+            total_memory_gib=number(budget.group(1), "total_gpu_memory"),
+            gpu_memory_utilization=number(budget.group(2), "gpu_memory_utilization"),
         )
     return found
 
 
-def _v1_profile(lines: _Lines, fields: dict[str, object]) -> None:
+def _v1_profile(lines: Lines, fields: dict[str, object]) -> None:
     """V1's profiling, budget and CUDA-graph lines."""
     profiling = lines.last("Total non KV cache memory", _PROFILING)
     if profiling:
         for i, name in ((2, "activation_peak_gib"), (3, "non_torch_gib"), (4, "weights_gib")):
-            fields[name] = _number(profiling.group(i), name)
+            fields[name] = number(profiling.group(i), name)
     actual = lines.last("Actual usage is", _ACTUAL)
     if actual:
         for i, name in ((1, "weights_gib"), (2, "activation_peak_gib"), (3, "non_torch_gib"), (4, "cuda_graph_gib")):
-            fields.setdefault(name, _number(actual.group(i), name))
+            fields.setdefault(name, number(actual.group(i), name))
     start = lines.last("on startup", _FREE_AT_START)
     if start:
         fields.update(
-            free_memory_gib=_number(start.group(1), "free memory"), total_memory_gib=_number(start.group(2), "total")
+            free_memory_gib=number(start.group(1), "free memory"), total_memory_gib=number(start.group(2), "total")
         )
     optional = (
         ("total_memory_gib", "total_memory=", _TOTAL),
@@ -241,9 +177,9 @@ def _v1_profile(lines: _Lines, fields: dict[str, object]) -> None:
         ("cuda_graph_estimate_gib", "Estimated CUDA graph memory", _GRAPH_ESTIMATE),
         ("cuda_graph_gib", "Graph capturing finished", _GRAPH_TAKEN),
     )
-    for name, keyword, pattern in optional:
+    for name, keyword, regex in optional:
         if name not in fields:
-            value = lines.number(keyword, pattern, name)
+            value = lines.number(keyword, regex, name)
             if value is not None:
                 fields[name] = value
     if lines.has("CUDA graph memory profiling is enabled"):
@@ -252,24 +188,31 @@ def _v1_profile(lines: _Lines, fields: dict[str, object]) -> None:
         fields["cudagraph_in_budget"] = False
 
 
-def _settings(lines: _Lines, fields: dict[str, object]) -> None:
-    """Engine version and batch settings printed at start-up."""
-    for keyword, pattern in _VERSIONS:
-        version = lines.last(keyword, pattern)
+def _settings(lines: Lines, fields: dict[str, object]) -> None:
+    """Engine version, model, parallelism, precision and batch settings printed at start-up."""
+    for keyword, regex in _VERSIONS:
+        version = lines.last(keyword, regex)
         if version:
             fields["engine_version"] = version.group(1)
             break
-    for name, keyword, pattern in (
+    for name, keyword, regex in (
         ("max_num_batched_tokens", "max_num_batched_tokens", _BATCHED),
         ("max_num_seqs", "max_num_seqs", _SEQS),
         ("max_num_seqs", "warming up sampler with", _SAMPLER_REQS),
+        ("tensor_parallel", "tensor_parallel_size", _TP),
+        ("pipeline_parallel", "pipeline_parallel_size", _PP),
+        ("max_model_len", "max_seq_len=", _MAX_SEQ_LEN),
     ):
-        value = lines.number(keyword, pattern, name)
+        value = lines.number(keyword, regex, name)
         if value is not None and name not in fields:
             fields[name] = int(value)
+    for name, regex in (("model", _MODEL), ("dtype", _DTYPE), ("quantization", _QUANT), ("kv_cache_dtype", _KV_DTYPE)):
+        match = lines.last("with config:", regex)
+        if match:
+            fields[name] = match.group(1)
 
 
-def _capacity(lines: _Lines, fields: dict[str, object]) -> None:
+def _capacity(lines: Lines, fields: dict[str, object]) -> None:
     """Available KV memory, blocks, tokens, concurrency and the too-long error."""
     available = lines.number("Available KV cache memory", _AVAILABLE, "Available KV cache memory")
     if available is not None:
@@ -284,14 +227,14 @@ def _capacity(lines: _Lines, fields: dict[str, object]) -> None:
         fields["gpu_blocks"] = int(blocks)
     concurrency = lines.last("Maximum concurrency for", _CONCURRENCY)
     if concurrency:
-        at = int(_number(concurrency.group(1), "max model len"))
-        concurrent = _number(concurrency.group(2), "maximum concurrency")
+        at = int(number(concurrency.group(1), "max model len"))
+        concurrent = number(concurrency.group(2), "maximum concurrency")
         fields.update(max_concurrency=concurrent, max_concurrency_at_tokens=at)
         fields.setdefault("max_model_len", at)
     too_long = lines.last("max seq len (", _V0_TOO_LONG)
     if too_long:
-        fields["max_model_len"] = int(_number(too_long.group(1), "max seq len"))
-        stored = int(_number(too_long.group(2), "tokens in KV cache"))
+        fields["max_model_len"] = int(number(too_long.group(1), "max seq len"))
+        stored = int(number(too_long.group(2), "tokens in KV cache"))
         fields.setdefault("kv_cache_tokens", stored)
         fields["estimated_max_model_len"] = stored
     estimated = lines.number("estimated maximum model length", _V1_TOO_LONG, "estimated maximum model length")
@@ -299,7 +242,7 @@ def _capacity(lines: _Lines, fields: dict[str, object]) -> None:
         fields["estimated_max_model_len"] = int(estimated)
 
 
-def _parse_vllm(lines: _Lines) -> ParsedLog | None:
+def _parse_vllm(lines: Lines) -> ParsedLog | None:
     fields: dict[str, object] = {}
     lines.find_rank("Available KV cache memory")
     v0 = _v0_fields(lines, fields)
@@ -309,7 +252,7 @@ def _parse_vllm(lines: _Lines) -> ParsedLog | None:
     peak = fields.pop("_peak_torch", None)
     if isinstance(peak, float) and isinstance(fields.get("weights_gib"), float):
         fields["activation_peak_gib"] = round(peak - float(fields["weights_gib"]), 4)  # type: ignore[arg-type]
-    failure = _failure(lines)
+    failure = find_failure(lines)
     if failure is None and not any(k in fields for k in ("kv_cache_gib", "kv_cache_tokens", "gpu_blocks")):
         return None
     if failure is not None:
@@ -322,92 +265,6 @@ def _parse_vllm(lines: _Lines) -> ParsedLog | None:
     if not lines.has("Available KV cache memory") and v0_wording:
         v0 = True
     return _validated({"format": "vllm-v0" if v0 else "vllm-v1", **fields})
-
-
-_SG_POOL = _c(r"KV Cache is allocated\. #tokens: NUM, K size: NUM GB, V size: NUM GB")
-_SG_MLA_POOL = _c(r"KV Cache is allocated\. #tokens: NUM, KV size: NUM GB")
-_SG_TOTAL = _c(r"max_total_num_tokens=NUM")
-_SG_WEIGHTS = _c(r"mem usage=NUM GB")
-_SG_CONTEXT = _c(r"context_len=NUM")
-_SG_FRACTION = _c(r"mem[-_]fraction[-_]static[= ]{1,3}NUM")
-
-
-def _parse_sglang(lines: _Lines) -> ParsedLog | None:
-    fields: dict[str, object] = {}
-    pool = lines.last("KV Cache is allocated", _SG_POOL)
-    mla = lines.last("KV Cache is allocated", _SG_MLA_POOL)
-    if pool:
-        k, v = _number(pool.group(2), "K size"), _number(pool.group(3), "V size")
-        fields.update(kv_cache_tokens=int(_number(pool.group(1), "#tokens")), kv_cache_gib=k + v)
-    elif mla:
-        fields.update(kv_cache_tokens=int(_number(mla.group(1), "#tokens")), kv_cache_gib=_number(mla.group(2), "KV"))
-    total = lines.number("max_total_num_tokens", _SG_TOTAL, "max_total_num_tokens")
-    if total is not None:
-        fields.setdefault("kv_cache_tokens", int(total))
-    weights = lines.number("Load weight end", _SG_WEIGHTS, "mem usage")
-    if weights is not None:
-        fields["weights_gib"] = weights
-    context = lines.number("context_len", _SG_CONTEXT, "context_len")
-    if context is not None:
-        fields["max_model_len"] = int(context)
-    fraction = lines.number("fraction", _SG_FRACTION, "mem_fraction_static")
-    if fraction is not None:
-        fields["gpu_memory_utilization"] = fraction
-    if "kv_cache_tokens" not in fields:
-        return None
-    failure = _failure(lines)
-    if failure is not None:
-        fields.update(fails=True, failure_kind=failure[0], failure=failure[1])
-    tokens = fields["kv_cache_tokens"]
-    if isinstance(tokens, int) and context:
-        fields.update(max_concurrency=tokens / context, max_concurrency_at_tokens=int(context))
-    return _validated({"format": "sglang", **fields})
-
-
-_TRT_TOKENS = _c(r"Using NUM tokens in paged KV cache")
-_TRT_ALLOCATED = _c(r"Allocated NUM GiB for max tokens in paged KV cache \(NUM\)")
-
-
-def _parse_trtllm(lines: _Lines) -> ParsedLog | None:
-    tokens = lines.number("tokens in paged KV cache", _TRT_TOKENS, "tokens in paged KV cache")
-    allocated = lines.last("for max tokens in paged KV cache", _TRT_ALLOCATED)
-    if tokens is None and allocated is None:
-        return None
-    fields: dict[str, object] = {}
-    if allocated:
-        fields.update(
-            kv_cache_gib=_number(allocated.group(1), "paged KV cache GiB"),
-            kv_cache_tokens=int(_number(allocated.group(2), "paged KV cache tokens")),
-        )
-    if tokens is not None:
-        fields["kv_cache_tokens"] = int(tokens)
-    return _validated({"format": "trtllm", **fields})
-
-
-_LC_KV = _c(r"CUDA0 KV buffer size = {0,20}NUM MiB")
-_LC_SELF = _c(r"KV self size {0,20}= {0,20}NUM MiB")
-_LC_WEIGHTS = _c(r"CUDA0 (?:model )?buffer size = {0,20}NUM MiB")
-_LC_COMPUTE = _c(r"CUDA0 compute buffer size = {0,20}NUM MiB")
-_LC_CTX = _c(r"n_ctx {0,20}= {0,20}NUM")
-
-
-def _parse_llamacpp(lines: _Lines) -> ParsedLog | None:
-    kv = lines.number("KV buffer size", _LC_KV, "KV buffer size")
-    if kv is None:
-        kv = lines.number("KV self size", _LC_SELF, "KV self size")
-    if kv is None:
-        return None
-    fields: dict[str, object] = {"kv_cache_gib": kv * MiB / GiB}
-    weights = lines.number("buffer size", _LC_WEIGHTS, "model buffer size")
-    if weights is not None:
-        fields["weights_gib"] = weights * MiB / GiB
-    compute = lines.number("compute buffer size", _LC_COMPUTE, "compute buffer size")
-    if compute is not None:
-        fields["compute_buffer_gib"] = compute * MiB / GiB
-    n_ctx = lines.number("n_ctx", _LC_CTX, "n_ctx")
-    if n_ctx is not None:
-        fields.update(kv_cache_tokens=int(n_ctx), max_model_len=int(n_ctx))
-    return _validated({"format": "llamacpp", **fields})
 
 
 def _validated(data: dict[str, object]) -> ParsedLog:
@@ -429,11 +286,14 @@ def parse_log(text: str) -> ParsedLog:
         raise PlannerError(
             f"log: {len(text):,} characters; paste at most {MAX_LOG_CHARS:,} (the start-up part of the log)"
         )
-    lines = _Lines(text)
-    for parser in (_parse_llamacpp, _parse_sglang, _parse_trtllm, _parse_vllm):
-        parsed = parser(lines)
-        if parsed is not None:
-            return parsed
+    lines = Lines(text)
+    for parser in (parse_llamacpp, parse_sglang, parse_trtllm):
+        fields = parser(lines)
+        if fields is not None:
+            return _validated(fields)
+    parsed = _parse_vllm(lines)
+    if parsed is not None:
+        return parsed
     raise PlannerError(
         "log: no memory figures found; expected a vLLM line ('Available KV cache memory: X GiB', "
         "'GPU KV cache size: N tokens', 'Memory profiling results: ...', '# GPU blocks: N'), an SGLang line "

@@ -86,6 +86,10 @@ class Engine(ABC):
     def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
         """The largest context the set-up accepts, capped at the model's maximum; 0 when nothing fits."""
 
+    def releases(self) -> tuple[str, ...]:
+        """The releases the engine's rules cover, oldest first (default: only the profile's default release)."""
+        return (self.profile().engine_version,)
+
 
 def engine_total_bytes(request: PlanRequest) -> int:
     """The device total the engine prints: ``GpuSpec.engine_visible_bytes`` when known, else the request's."""

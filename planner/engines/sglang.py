@@ -236,6 +236,10 @@ class SglangEngine(Engine):
         settings: dict[str, object] = {"engine_version": version} if version else {}
         return SglangProfile.model_validate({**settings, "mem_fraction_static": fraction})
 
+    def releases(self) -> tuple[str, ...]:
+        """Before 0.5.3 a fixed fraction by TP size; from 0.5.3 the memory heuristic (sglang PR #10975)."""
+        return ("0.5.2", "0.5.3", SGLANG_DEFAULT_VERSION)
+
     def _own(self, profile: EngineProfile | None) -> SglangProfile:
         if profile is None:
             return SglangProfile()

@@ -135,6 +135,10 @@ class TrtllmEngine(Engine):
             settings["kv_cache_free_gpu_mem_fraction"] = fraction
         return TrtllmProfile.model_validate(settings)
 
+    def releases(self) -> tuple[str, ...]:
+        """TensorRT engines (trtllm-build, C++ runtime) before 1.0; the PyTorch flow from 1.0."""
+        return ("0.5.0", "0.9.0", TRTLLM_DEFAULT_VERSION)
+
     def _own(self, profile: EngineProfile | None) -> TrtllmProfile:
         if profile is None:
             return TrtllmProfile()

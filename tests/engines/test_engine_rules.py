@@ -110,3 +110,20 @@ def test_llamacpp_gives_each_slot_its_own_padded_context() -> None:
     report = _report(overhead=LlamacppProfile(n_ctx=8000, n_parallel=3), context=2666)
     assert report.max_model_len == 2816 and report.kv_cache_tokens == 8448
     assert "llama_context: n_ctx_seq     = 2816" in report.lines
+
+
+def test_supported_versions_count_the_logs_behind_each_release() -> None:
+    from planner.engines.evidence import log_counts
+    from planner.engines.registry import engine_names, supported_versions, version_warning
+
+    for name in engine_names():
+        versions = supported_versions(name)
+        assert sum(v.default for v in versions) == 1
+        assert all(v.extrapolated == (v.logs == 0) for v in versions)
+    vllm = {v.version: v for v in supported_versions("vllm")}
+    assert vllm["0.19.0"].logs == log_counts()["vllm"]["0.19.0"] >= 75
+    default = next(v for v in vllm.values() if v.default)
+    assert default.version == VllmProfile().engine_version and not default.extrapolated
+    assert default.version == [v.version for v in vllm.values() if v.logs][-1]  # the newest release with a log
+    assert vllm["0.20.0"].extrapolated and "extrapolated" in (version_warning("vllm", "0.20.0") or "")
+    assert version_warning("vllm", None) is None and version_warning("vllm", "0.19.0") is None

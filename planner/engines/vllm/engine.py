@@ -9,7 +9,7 @@ from planner.engines.calibrated import Calibrated
 from planner.engines.common import Engine, EngineReport
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
-from planner.engines.vllm.versions import vllm_rules
+from planner.engines.vllm.versions import known_releases, vllm_rules
 from planner.errors import PlannerError
 from planner.plan import PlanRequest, PlanResult
 
@@ -63,6 +63,9 @@ class VllmEngine(Engine):
                 request, result, profile.base_profile(), profile.stage_overrides(result.pipeline_parallel)
             )
         return vllm_report(request, result, as_vllm(profile))
+
+    def releases(self) -> tuple[str, ...]:
+        return known_releases()
 
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         return vllm_launch_command(request, result, as_vllm(profile))
