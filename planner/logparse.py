@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from planner.engines.base import FailureKind
 from planner.engines.calibrated import Calibrated
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION
+from planner.engines.vllm.versions import vllm_rules
 from planner.errors import PlannerError
 from planner.logparse_engines import parse_llamacpp, parse_sglang, parse_trtllm
 from planner.logscan import MAX_LOG_CHARS, MAX_NUMBER_DIGITS, NUM, Lines, find_failure, number, pattern
@@ -316,7 +317,7 @@ def calibrate(
     )
     version = engine_version or parsed.engine_version
     version = version or ("0.6.4" if parsed.format == "vllm-v0" else VLLM_DEFAULT_VERSION)
-    util = gpu_memory_utilization or parsed.gpu_memory_utilization or 0.9
+    util = gpu_memory_utilization or parsed.gpu_memory_utilization or vllm_rules(version).default_gpu_memory_utilization
     graph = parsed.cuda_graph_estimate_gib if parsed.cudagraph_in_budget else parsed.cuda_graph_gib
     return Calibrated(
         engine=engine,
