@@ -10,7 +10,7 @@ with what it predicts in turn.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -18,6 +18,7 @@ from model_catalog import get_gpu, get_model, load_gpus, load_models
 from planner.engines.calibrated import Calibrated
 from planner.engines.common import EngineReport
 from planner.engines.registry import engine_profile, engine_report
+from planner.engines.vllm.profile import VllmProfile
 from planner.errors import PlannerError
 from planner.gpu import GpuSpec
 from planner.logparse import ParsedLog, calibrate, parse_log
@@ -134,6 +135,41 @@ def _float(value: int | None) -> float | None:
     return None if value is None else float(value)
 
 
+def _resolve_setup(parsed: ParsedLog, given: dict[str, Any]) -> tuple[ModelSpec, GpuSpec, CalibrationSetup]:
+    """The set-up to plan: each field as given, else as the log shows it, else the default."""
+    read: list[str] = []
+    model = given["model"]
+    if isinstance(model, ModelSpec):
+        spec = model
+    elif isinstance(model, str):
+        spec = get_model(model).spec
+    elif parsed.model is not None:
+        spec, read = _catalog_model(parsed.model), ["model"]
+    else:
+        raise PlannerError("calibration: the log does not name its model; name it (model=...)")
+    gpu = given["gpu"]
+    device = gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu) if isinstance(gpu, str) else _catalog_gpu(parsed)
+    read += [] if gpu is not None else ["gpu"]
+    defaults = {"tensor_parallel": 1, "pipeline_parallel": 1, "max_model_len": spec.max_position_embeddings}
+    values: dict[str, Any] = {}
+    for field in ("tensor_parallel", "pipeline_parallel", "max_model_len", "engine_version", "gpu_memory_utilization"):
+        from_log = getattr(parsed, field)
+        if given[field] is None and from_log is not None:
+            read.append(field)
+        values[field] = given[field] if given[field] is not None else from_log
+        values[field] = values[field] if values[field] is not None else defaults.get(field)
+    profile = engine_profile("vllm", fraction=values["gpu_memory_utilization"], version=values["engine_version"])
+    util = profile.utilization if isinstance(profile, VllmProfile) else values["gpu_memory_utilization"]
+    kv = given["kv_dtype"] or ("fp8" if (parsed.kv_cache_dtype or "").startswith("fp8") else None)
+    setup = CalibrationSetup(
+        model=spec.id, gpu=device.id, tensor_parallel=values["tensor_parallel"],
+        pipeline_parallel=values["pipeline_parallel"], weights=given["weights"] or _weights(parsed, spec),
+        kv_dtype=kv, max_model_len=values["max_model_len"], engine_version=profile.engine_version,
+        gpu_memory_utilization=util, from_log=tuple(read),
+    )  # fmt: skip
+    return spec, device, setup
+
+
 def calibrate_log(
     text: str,
     *,
@@ -155,52 +191,22 @@ def calibrate_log(
     parsed = parse_log(text)
     if parsed.format not in ("vllm-v1", "vllm-v0"):
         raise PlannerError(f"calibration: only vLLM logs are compared so far (this log is {parsed.format})")
-    read: list[str] = []
-    spec = model if isinstance(model, ModelSpec) else None
-    if spec is None:
-        name = model if isinstance(model, str) else parsed.model
-        if name is None:
-            raise PlannerError("calibration: the log does not name its model; name it (model=...)")
-        spec = get_model(name).spec if isinstance(model, str) else _catalog_model(name)
-        read += [] if isinstance(model, str) else ["model"]
-    device = gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu) if isinstance(gpu, str) else _catalog_gpu(parsed)
-    read += [] if gpu is not None else ["gpu"]
-
-    def pick(given: int | None, from_log: int | None, field: str, default: int) -> int:
-        if given is None and from_log is not None:
-            read.append(field)
-        return given if given is not None else from_log if from_log is not None else default
-
-    tp = pick(tensor_parallel, parsed.tensor_parallel, "tensor_parallel", 1)
-    pp = pick(pipeline_parallel, parsed.pipeline_parallel, "pipeline_parallel", 1)
-    length = pick(max_model_len, parsed.max_model_len, "max_model_len", spec.max_position_embeddings)
-    version = engine_version or parsed.engine_version
-    read += ["engine_version"] if engine_version is None and parsed.engine_version else []
-    util = gpu_memory_utilization or parsed.gpu_memory_utilization
-    read += ["gpu_memory_utilization"] if gpu_memory_utilization is None and parsed.gpu_memory_utilization else []
-    fmt = weights or _weights(parsed, spec)
-    kv = kv_dtype or ("fp8" if (parsed.kv_cache_dtype or "").startswith("fp8") else None)
-    profile = engine_profile("vllm", fraction=util, version=version)
-    memory = device.engine_visible_bytes or device.memory_bytes
+    given = dict(locals())
+    spec, device, setup = _resolve_setup(parsed, given)
+    profile = engine_profile("vllm", fraction=setup.gpu_memory_utilization, version=setup.engine_version)
+    tp, pp, length = setup.tensor_parallel, setup.pipeline_parallel, setup.max_model_len
     request = PlanRequest.model_validate(
         {
-            "model": spec, "gpu": device, "gpu_memory_bytes": memory, "gpu_count": tp * pp, "tensor_parallel": tp,
-            "pipeline_parallel": pp, "weights": fmt, "kv_dtype": kv, "context_tokens": length,
-            "max_model_len": length, "overhead": profile,
+            "model": spec, "gpu": device, "gpu_memory_bytes": device.engine_visible_bytes or device.memory_bytes,
+            "gpu_count": tp * pp, "tensor_parallel": tp, "pipeline_parallel": pp, "weights": setup.weights,
+            "kv_dtype": setup.kv_dtype, "context_tokens": length, "max_model_len": length, "overhead": profile,
         }
     )  # fmt: skip
     report = engine_report(request, plan(request))
-    calibrated = calibrate(parsed, engine_version=profile.engine_version, gpu_memory_utilization=util)
+    calibrated = calibrate(parsed, setup.engine_version, setup.gpu_memory_utilization)
     cal_request = request.model_copy(update={"overhead": calibrated})
     cal_report = engine_report(cal_request, plan(cal_request))
-    setup = CalibrationSetup(
-        model=spec.id, gpu=device.id, tensor_parallel=tp, pipeline_parallel=pp, weights=fmt, kv_dtype=kv,
-        max_model_len=length, engine_version=profile.engine_version,
-        gpu_memory_utilization=calibrated.gpu_memory_utilization, from_log=tuple(read),
-    )  # fmt: skip
-    notes = (
-        [] if parsed.model is None or parsed.model == spec.id else [f"log model {parsed.model} planned as {spec.id}"]
-    )
+    renamed = parsed.model is not None and parsed.model != spec.id
     return CalibrationResult(
         parsed=parsed,
         setup=setup,
@@ -210,5 +216,5 @@ def calibrate_log(
         calibrated=calibrated,
         calibration_token=calibrated.to_token(),
         calibrated_kv_gib=cal_report.available_kv_cache_bytes_per_gpu / GiB,
-        notes=tuple(notes + list(report.notes)),
+        notes=(*([f"log model {parsed.model} planned as {spec.id}"] if renamed else []), *report.notes),
     )

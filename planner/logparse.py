@@ -83,6 +83,13 @@ _ACTUAL = pattern(
     r"Actual usage is NUM ?GiB for weight, NUM ?GiB for peak activation, NUM ?GiB for non-torch memory, and "
     r"NUM ?GiB for CUDAGraph memory"
 )
+# Newer releases (vLLM ~0.27, club-3090 issue #1087): "Actual usage is X GiB for consumed memory (weights +
+# non-torch), Y GiB for peak activation, and Z GiB for CUDAGraph memory".
+_ACTUAL_CONSUMED = pattern(
+    r"Actual usage is NUM ?GiB for consumed memory \(weights \+ non-torch\), NUM ?GiB for peak activation, and "
+    r"NUM ?GiB for CUDAGraph memory"
+)
+_GRAPH_POOL = pattern(r"CUDA graph pool memory: NUM ?GiB \(actual\), NUM ?GiB \(estimated\)")
 _FREE_AT_START = pattern(r"Free memory on device (?:cuda:\d{1,3} )?\(NUM ?/ ?NUM ?GiB\) on startup")
 _REQUESTED = pattern(r"Requested memory: NUM \(util\)")
 _INITIAL_FREE = pattern(r"Initial free memory:? NUM ?GiB")
@@ -163,6 +170,10 @@ def _v1_profile(lines: Lines, fields: dict[str, object]) -> None:
     if actual:
         for i, name in ((1, "weights_gib"), (2, "activation_peak_gib"), (3, "non_torch_gib"), (4, "cuda_graph_gib")):
             fields.setdefault(name, number(actual.group(i), name))
+    pool = lines.last("CUDA graph pool memory", _GRAPH_POOL)
+    if pool:
+        fields.setdefault("cuda_graph_gib", number(pool.group(1), "CUDA graph pool"))
+        fields.setdefault("cuda_graph_estimate_gib", number(pool.group(2), "CUDA graph estimate"))
     start = lines.last("on startup", _FREE_AT_START)
     if start:
         fields.update(
@@ -183,6 +194,13 @@ def _v1_profile(lines: Lines, fields: dict[str, object]) -> None:
             value = lines.number(keyword, regex, name)
             if value is not None:
                 fields[name] = value
+    consumed = lines.last("for consumed memory", _ACTUAL_CONSUMED)
+    if consumed:
+        fields.setdefault("activation_peak_gib", number(consumed.group(2), "peak activation"))
+        fields.setdefault("cuda_graph_gib", number(consumed.group(3), "CUDAGraph memory"))
+        weights = fields.get("weights_gib")
+        if "non_torch_gib" not in fields and isinstance(weights, float):
+            fields["non_torch_gib"] = round(number(consumed.group(1), "consumed memory") - weights, 4)
     if lines.has("CUDA graph memory profiling is enabled"):
         fields["cudagraph_in_budget"] = True
     elif lines.has("CUDA graph memory profiling will be enabled by default"):

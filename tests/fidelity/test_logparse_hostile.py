@@ -166,3 +166,17 @@ def test_v019_graph_estimate_actual_usage_and_budget_lines() -> None:
 def test_failures_are_named(line: str, kind: str) -> None:
     p = parse_log("INFO Initializing a V1 LLM engine (v0.19.0) with config: x\n" + line)
     assert p.fails and p.failure_kind == kind and p.failure is not None and p.engine_version == "0.19.0"
+
+
+def test_newer_actual_usage_wording() -> None:
+    """vLLM ~0.27 (club-3090 issue #1087) prints weights + non-torch together as consumed memory."""
+    p = parse_log(
+        "INFO Model loading took 14.5 GiB memory and 6.3 seconds\n"
+        "INFO [gpu_worker.py:726] CUDA graph pool memory: 0.09 GiB (actual), 0.13 GiB (estimated)\n"
+        "INFO [gpu_worker.py:789] Free memory on device (30.27/31.4 GiB) on startup. Desired GPU memory utilization is "
+        "(0.92, 28.88 GiB). Actual usage is 15.03 GiB for consumed memory (weights + non-torch), 1.59 GiB for peak "
+        "activation, and 0.09 GiB for CUDAGraph memory. Replace ...\n"
+        "INFO Available KV cache memory: 12.26 GiB"
+    )
+    assert (p.activation_peak_gib, p.cuda_graph_gib, p.cuda_graph_estimate_gib) == (1.59, 0.09, 0.13)
+    assert p.non_torch_gib == pytest.approx(0.53) and p.total_memory_gib == 31.4 and p.free_memory_gib == 30.27
