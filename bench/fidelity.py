@@ -22,9 +22,9 @@ from pydantic import BaseModel
 from bench.calibrate import fit
 from bench.fidelity_cases import Setup, build_request, load_cases, setup_of
 from planner.engines.common import EngineReport
-from planner.engines.registry import engine_report
+from planner.engines.registry import engine_report, supported_versions
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.versions import VllmConstants
+from planner.engines.vllm.versions import VllmConstants, vllm_rules
 from planner.errors import PlannerError
 from planner.plan import plan
 from planner.units import GiB
@@ -307,6 +307,25 @@ def _case_row(r: CaseResult) -> str:
     return f"| `{r.id}` | {r.engine} {r.engine_version} | {r.family} | {kv} | {tokens} | {verdict} | {note} |"
 
 
+def release_rows() -> list[str]:
+    """vLLM's releases as the planner models them (versions.toml) with the logs behind each."""
+    rows = [
+        "| vLLM release | logs | default util | sampler | CUDA graphs | MoE workspace |",
+        "|---|---|---|---|---|---|",
+    ]
+    for v in supported_versions("vllm"):
+        rules = vllm_rules(v.version)
+        graphs = "in the budget" if rules.cudagraph_in_budget else "in the headroom"
+        sampler = rules.sampler if rules.v1 else "V0 (no warm-up)"
+        mark = " (default)" if v.default else ""
+        workspace = "persistent" if rules.moe_workspace_persistent else "transient"
+        rows.append(
+            f"| {v.version}{mark} | {v.logs or 'extrapolated'} | {rules.default_gpu_memory_utilization:g} | {sampler} "
+            f"| {graphs} | {workspace} |"
+        )
+    return rows
+
+
 def markdown(results: tuple[CaseResult, ...]) -> str:
     rows = [
         "KV cache GiB per GPU, predicted against printed: median / worst absolute error (cases). In sample: the "
@@ -323,6 +342,10 @@ def markdown(results: tuple[CaseResult, ...]) -> str:
         "| family | in sample | left out |",
         "|---|---|---|",
         *[f"| {f} | {i} | {o} |" for f, i, o in family_rows(results)],
+        "",
+        "vLLM releases (`planner/engines/vllm/versions.toml`, each rule with the source that shows it):",
+        "",
+        *release_rows(),
         "",
         "<details><summary>Every case</summary>",
         "",
