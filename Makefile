@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test test-fast lint format typecheck bench screenshots fidelity catalog-docs clean
+.PHONY: run test test-fast lint format typecheck bench screenshots calibrate fidelity catalog-docs clean
 
 $(BIN)/.runtime: requirements.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,9 @@ typecheck: $(BIN)/.dev
 
 bench: $(BIN)/.dev
 	$(BIN)/python -m bench
+
+calibrate: $(BIN)/.dev
+	$(BIN)/python -m bench.calibrate
 
 fidelity: $(BIN)/.dev
 	$(BIN)/python -m bench.fidelity

@@ -1,8 +1,13 @@
 """Read a pasted engine start-up log: the memory figures vLLM (V0 and V1), SGLang, TensorRT-LLM or llama.cpp
-print, and a calibrated overhead model made from them.
+print, why a start-up failed, and a calibrated overhead model made from them.
 
 Units: vLLM V0's and SGLang's "GB" are 2^30 bytes (they divide by ``1 << 30``), as is every "GiB"; llama.cpp
 prints MiB. Every figure is per GPU as the printing rank sees it.
+
+The parser is linear in the size of the text: the text is bounded (:data:`MAX_LOG_CHARS`), scanned line by
+line, only lines holding a keyword meet a regular expression, every expression is anchored on a literal and
+has no nested or unbounded-backtracking part, and a number longer than :data:`MAX_NUMBER_DIGITS` digits is
+refused with a :class:`PlannerError` (a real memory figure has a handful of digits).
 """
 
 from __future__ import annotations
@@ -10,28 +15,44 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from planner.engines.base import FailureKind
 from planner.engines.calibrated import Calibrated
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION
+from planner.engines.vllm.versions import vllm_rules
 from planner.errors import PlannerError
-from planner.units import GiB, MiB
+from planner.logparse_engines import parse_llamacpp, parse_sglang, parse_trtllm
+from planner.logscan import MAX_LOG_CHARS, MAX_NUMBER_DIGITS, NUM, Lines, find_failure, number, pattern
+from planner.units import GiB
+
+__all__ = ["MAX_LOG_CHARS", "MAX_NUMBER_DIGITS", "LogFormat", "ParsedLog", "calibrate", "parse_log"]
 
 LogFormat = Literal["vllm-v1", "vllm-v0", "sglang", "trtllm", "llamacpp"]
-
-_NUM = r"(-?[\d,]*\.?\d+)"
 
 
 class ParsedLog(BaseModel, frozen=True, extra="forbid"):
     """The figures a start-up log printed (GiB per GPU; ``None`` where the log does not say)."""
 
     format: LogFormat
+    engine_version: str | None = None
+    model: str | None = None  # vLLM's config line: the served checkpoint
+    tensor_parallel: int | None = None
+    pipeline_parallel: int | None = None
+    dtype: str | None = None  # "bfloat16", "float16", "float32"
+    quantization: str | None = None  # "None", "fp8", "mxfp4", "compressed-tensors", "gptq_marlin", ...
+    kv_cache_dtype: str | None = None
     total_memory_gib: float | None = None
+    free_memory_gib: float | None = None  # free on the device when the engine started
     gpu_memory_utilization: float | None = None
+    max_num_batched_tokens: int | None = None
+    max_num_seqs: int | None = None
     weights_gib: float | None = None
     activation_peak_gib: float | None = None
     non_torch_gib: float | None = None
-    cuda_graph_gib: float | None = None
+    cuda_graph_gib: float | None = None  # captured ("Graph capturing finished", "Actual usage ... CUDAGraph")
+    cuda_graph_estimate_gib: float | None = None  # "Estimated CUDA graph memory" (vLLM >= 0.18)
+    cudagraph_in_budget: bool | None = None  # the estimate was subtracted from the KV budget
     kv_cache_gib: float | None = None
     gpu_blocks: int | None = None
     kv_cache_tokens: int | None = None
@@ -39,227 +60,259 @@ class ParsedLog(BaseModel, frozen=True, extra="forbid"):
     max_concurrency_at_tokens: int | None = None
     max_model_len: int | None = None
     compute_buffer_gib: float | None = None
-    fails: bool = False  # the log shows the start-up failing for lack of KV memory
+    fails: bool = False  # the log shows the start-up failing
+    failure_kind: FailureKind | None = None
+    failure: str | None = None  # the engine's error line
     estimated_max_model_len: int | None = None
 
 
-def _num(text: str) -> float:
-    return float(text.replace(",", ""))
+# vLLM V1 (vllm/v1/worker/gpu_worker.py, vllm/v1/core/kv_cache_utils.py, vllm/v1/worker/gpu_model_runner.py).
+_PROFILING = pattern(
+    r"Total non KV cache memory: NUM ?GiB; torch peak memory increase: NUM ?GiB; non-torch forward increase "
+    r"memory: NUM ?GiB; weights memory: NUM ?GiB"
+)
+_AVAILABLE = pattern(r"Available KV cache memory: NUM ?GiB")
+_TOKENS = pattern(r"GPU KV cache size: NUM tokens")
+_BLOCKS = pattern(r"num_gpu_blocks is: NUM")
+_V0_BLOCKS = pattern(r"GPU blocks: NUM")
+_CONCURRENCY = pattern(r"Maximum concurrency for NUM tokens per request: NUM ?x")
+_LOADED = pattern(r"(?:Model loading took|Loading model weights took) NUM ?G")
+_GRAPH_ESTIMATE = pattern(r"Estimated CUDA graph memory: NUM ?GiB")
+_GRAPH_TAKEN = pattern(r"Graph capturing finished in \S{1,20} secs?, took NUM ?GiB")
+_ACTUAL = pattern(
+    r"Actual usage is NUM ?GiB for weight, NUM ?GiB for peak activation, NUM ?GiB for non-torch memory, and "
+    r"NUM ?GiB for CUDAGraph memory"
+)
+# Newer releases (vLLM ~0.27, club-3090 issue #1087): "Actual usage is X GiB for consumed memory (weights +
+# non-torch), Y GiB for peak activation, and Z GiB for CUDAGraph memory".
+_ACTUAL_CONSUMED = pattern(
+    r"Actual usage is NUM ?GiB for consumed memory \(weights \+ non-torch\), NUM ?GiB for peak activation, and "
+    r"NUM ?GiB for CUDAGraph memory"
+)
+_GRAPH_POOL = pattern(r"CUDA graph pool memory: NUM ?GiB \(actual\), NUM ?GiB \(estimated\)")
+_FREE_AT_START = pattern(r"Free memory on device (?:cuda:\d{1,3} )?\(NUM ?/ ?NUM ?GiB\) on startup")
+_REQUESTED = pattern(r"Requested memory: NUM \(util\)")
+_INITIAL_FREE = pattern(r"Initial free memory:? NUM ?GiB")
+_TOTAL = pattern(r"total_memory=NUM ?GiB")
+_UTIL_ARG = pattern(r"gpu[-_]memory[-_]utilization['\"]?[:=] ?NUM")
+_UTIL_CURRENT = pattern(r"current --gpu-memory-utilization=NUM")
+_BATCHED = pattern(r"max_num_batched_tokens['\"]?[:=] ?NUM")
+_SEQS = pattern(r"max_num_seqs['\"]?[:=] ?NUM")
+_SAMPLER_REQS = pattern(r"warming up sampler with NUM dummy requests")
+_VERSIONS = (  # the engine line, the API server line, the banner
+    ("LLM engine (v", re.compile(r"LLM engine \(v(\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)")),
+    ("vLLM API server version", re.compile(r"vLLM API server version (\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)")),
+    ("\u2588  version", re.compile(r"\u2588 {1,4}version (\d{1,3}\.\d{1,3}(?:\.\d{1,4})?)")),
+)
+_V1_TOO_LONG = pattern(r"estimated maximum model length is NUM")
+_V0_TOO_LONG = pattern(
+    r"max seq len \(NUM\) is larger than the maximum number of tokens that can be stored in KV cache \(NUM\)"
+)
+# vLLM V0 (vllm/worker/worker.py): v0.6.4 key=value line, v0.6.5+ sentence.
+_V064_KEYS = re.compile(
+    r"(total_gpu_memory|peak_torch_memory|non_torch_memory|kv_cache_size|gpu_memory_utilization)=" + NUM
+)
+_V065 = pattern(
+    r"model weights take NUM ?GiB; non_torch_memory takes NUM ?GiB; PyTorch activation peak memory takes NUM ?GiB; "
+    r"the rest of the memory reserved for KV Cache is NUM ?GiB"
+)
+# The engine's config line: "Initializing a V1 LLM engine (v0.19.0) with config: model='...', ..., dtype=torch.bfloat16,
+# max_seq_len=8192, ..., tensor_parallel_size=2, pipeline_parallel_size=1, ..., quantization=None, ...".
+_MODEL = re.compile(r"with config: model='([^',]{1,200})'")
+_DTYPE = re.compile(r", dtype=(?:torch\.)?(\w{1,20})")
+_QUANT = re.compile(r", quantization=([\w-]{1,40})")
+_KV_DTYPE = re.compile(r", kv_cache_dtype=(\w{1,20})")
+_TP = pattern(r"tensor_parallel_size['\"]?[:=] ?NUM")
+_PP = pattern(r"pipeline_parallel_size['\"]?[:=] ?NUM")
+_MAX_SEQ_LEN = pattern(r"max_seq_len=NUM")
+_BUDGET = pattern(r"total_gpu_memory \(NUM ?GiB\) x gpu_memory_utilization \(NUM\)")
 
 
-def _find(pattern: str, text: str) -> re.Match[str] | None:
-    """The last match (a log may repeat a line per rank or per retry)."""
-    matches = list(re.finditer(pattern, text))
-    return matches[-1] if matches else None
-
-
-def _float(pattern: str, text: str, group: int = 1) -> float | None:
-    match = _find(pattern, text)
-    return _num(match.group(group)) if match else None
-
-
-def _int(pattern: str, text: str, group: int = 1) -> int | None:
-    value = _float(pattern, text, group)
-    return None if value is None else int(value)
-
-
-def _parse_vllm(text: str) -> ParsedLog | None:
-    fields: dict[str, object] = {}
-    v0 = False
-    profiling = _find(
-        r"Total non KV cache memory: "
-        + _NUM
-        + r"\s*GiB; torch peak memory increase: "
-        + _NUM
-        + r"\s*GiB; non-torch forward increase memory: "
-        + _NUM
-        + r"\s*GiB; weights memory: "
-        + _NUM
-        + r"\s*GiB",
-        text,
-    )
-    if profiling:
-        fields.update(
-            activation_peak_gib=_num(profiling.group(2)),
-            non_torch_gib=_num(profiling.group(3)),
-            weights_gib=_num(profiling.group(4)),
-        )
-    v064 = _find(
-        r"Memory profiling results: total_gpu_memory="
-        + _NUM
-        + r"GiB.*?peak_torch_memory="
-        + _NUM
-        + r"GiB.*?non_torch_memory="
-        + _NUM
-        + r"GiB kv_cache_size="
-        + _NUM
-        + r"GiB gpu_memory_utilization="
-        + _NUM,
-        text,
-    )
-    if v064:
-        v0 = True
-        fields.update(
-            total_memory_gib=_num(v064.group(1)),
-            non_torch_gib=_num(v064.group(3)),
-            kv_cache_gib=_num(v064.group(4)),
-            gpu_memory_utilization=_num(v064.group(5)),
-        )
-        fields["_peak_torch"] = _num(v064.group(2))
-    v065 = _find(
-        r"model weights take "
-        + _NUM
-        + r"GiB; non_torch_memory takes "
-        + _NUM
-        + r"GiB; PyTorch activation peak memory takes "
-        + _NUM
-        + r"GiB; the rest of the memory reserved for KV "
-        r"Cache is " + _NUM + r"GiB",
-        text,
-    )
-    if v065:
-        v0 = "Available KV cache memory" not in text
-        fields.update(
-            weights_gib=_num(v065.group(1)),
-            non_torch_gib=_num(v065.group(2)),
-            activation_peak_gib=_num(v065.group(3)),
-            kv_cache_gib=_num(v065.group(4)),
-        )
-    budget = _find(r"total_gpu_memory \(" + _NUM + r"GiB\) x gpu_memory_utilization \(" + _NUM + r"\)", text)
+def _v0_fields(lines: Lines, fields: dict[str, object]) -> bool:
+    """V0's profiling lines (v0.6.4 key=value, v0.6.5+ sentence); True when one is present."""
+    found = False
+    if lines.has("Memory profiling results"):
+        values: dict[str, float] = {}
+        for line in lines.lines:
+            if "Memory profiling results" in line:
+                for match in _V064_KEYS.finditer(line):
+                    values[match.group(1)] = number(match.group(2), match.group(1))
+        if {"total_gpu_memory", "kv_cache_size"} <= set(values):
+            found = True
+            fields.update(total_memory_gib=values["total_gpu_memory"], kv_cache_gib=values["kv_cache_size"])
+            optional = (("non_torch_memory", "non_torch_gib"), ("gpu_memory_utilization", "gpu_memory_utilization"))
+            for key, name in optional:
+                if key in values:
+                    fields[name] = values[key]
+            if "peak_torch_memory" in values:
+                fields["_peak_torch"] = values["peak_torch_memory"]
+    sentence = lines.last("model weights take", _V065)
+    if sentence:
+        found = not lines.has("Available KV cache memory")
+        names = ("weights_gib", "non_torch_gib", "activation_peak_gib", "kv_cache_gib")
+        fields.update({name: number(sentence.group(i + 1), name) for i, name in enumerate(names)})
+    budget = lines.last("total_gpu_memory (", _BUDGET)
     if budget:
-        fields.update(total_memory_gib=_num(budget.group(1)), gpu_memory_utilization=_num(budget.group(2)))
-    total = _float(r"total_memory=" + _NUM + r"\s*GiB", text)
-    if total is not None:
-        fields.setdefault("total_memory_gib", total)
-    weights = _float(r"(?:Model loading took|Loading model weights took) " + _NUM + r"\s*G", text)
-    if weights is not None:
-        fields.setdefault("weights_gib", weights)
-    if "_peak_torch" in fields and fields.get("weights_gib") is not None:
-        fields["activation_peak_gib"] = round(float(fields["_peak_torch"]) - float(fields["weights_gib"]), 4)  # type: ignore[arg-type]
-    fields.pop("_peak_torch", None)
-    available = _float(r"Available KV cache memory: " + _NUM + r"\s*GiB", text)
+        fields.update(
+            total_memory_gib=number(budget.group(1), "total_gpu_memory"),
+            gpu_memory_utilization=number(budget.group(2), "gpu_memory_utilization"),
+        )
+    return found
+
+
+def _v1_profile(lines: Lines, fields: dict[str, object]) -> None:
+    """V1's profiling, budget and CUDA-graph lines."""
+    profiling = lines.last("Total non KV cache memory", _PROFILING)
+    if profiling:
+        for i, name in ((2, "activation_peak_gib"), (3, "non_torch_gib"), (4, "weights_gib")):
+            fields[name] = number(profiling.group(i), name)
+    actual = lines.last("Actual usage is", _ACTUAL)
+    if actual:
+        for i, name in ((1, "weights_gib"), (2, "activation_peak_gib"), (3, "non_torch_gib"), (4, "cuda_graph_gib")):
+            fields.setdefault(name, number(actual.group(i), name))
+    pool = lines.last("CUDA graph pool memory", _GRAPH_POOL)
+    if pool:
+        fields.setdefault("cuda_graph_gib", number(pool.group(1), "CUDA graph pool"))
+        fields.setdefault("cuda_graph_estimate_gib", number(pool.group(2), "CUDA graph estimate"))
+    start = lines.last("on startup", _FREE_AT_START)
+    if start:
+        fields.update(
+            free_memory_gib=number(start.group(1), "free memory"), total_memory_gib=number(start.group(2), "total")
+        )
+    optional = (
+        ("total_memory_gib", "total_memory=", _TOTAL),
+        ("free_memory_gib", "Initial free memory", _INITIAL_FREE),
+        ("gpu_memory_utilization", "Requested memory", _REQUESTED),
+        ("gpu_memory_utilization", "current --gpu-memory-utilization", _UTIL_CURRENT),
+        ("gpu_memory_utilization", "memory_utilization", _UTIL_ARG),
+        ("weights_gib", " took ", _LOADED),
+        ("cuda_graph_estimate_gib", "Estimated CUDA graph memory", _GRAPH_ESTIMATE),
+        ("cuda_graph_gib", "Graph capturing finished", _GRAPH_TAKEN),
+    )
+    for name, keyword, regex in optional:
+        if name not in fields:
+            value = lines.number(keyword, regex, name)
+            if value is not None:
+                fields[name] = value
+    consumed = lines.last("for consumed memory", _ACTUAL_CONSUMED)
+    if consumed:
+        fields.setdefault("activation_peak_gib", number(consumed.group(2), "peak activation"))
+        fields.setdefault("cuda_graph_gib", number(consumed.group(3), "CUDAGraph memory"))
+        weights = fields.get("weights_gib")
+        if "non_torch_gib" not in fields and isinstance(weights, float):
+            fields["non_torch_gib"] = round(number(consumed.group(1), "consumed memory") - weights, 4)
+    if lines.has("CUDA graph memory profiling is enabled"):
+        fields["cudagraph_in_budget"] = True
+    elif lines.has("CUDA graph memory profiling will be enabled by default"):
+        fields["cudagraph_in_budget"] = False
+
+
+def _settings(lines: Lines, fields: dict[str, object]) -> None:
+    """Engine version, model, parallelism, precision and batch settings printed at start-up."""
+    for keyword, regex in _VERSIONS:
+        version = lines.last(keyword, regex)
+        if version:
+            fields["engine_version"] = version.group(1)
+            break
+    for name, keyword, regex in (
+        ("max_num_batched_tokens", "max_num_batched_tokens", _BATCHED),
+        ("max_num_seqs", "max_num_seqs", _SEQS),
+        ("max_num_seqs", "warming up sampler with", _SAMPLER_REQS),
+        ("tensor_parallel", "tensor_parallel_size", _TP),
+        ("pipeline_parallel", "pipeline_parallel_size", _PP),
+        ("max_model_len", "max_seq_len=", _MAX_SEQ_LEN),
+    ):
+        value = lines.number(keyword, regex, name)
+        if value is not None and name not in fields:
+            fields[name] = int(value)
+    for name, regex in (("model", _MODEL), ("dtype", _DTYPE), ("quantization", _QUANT), ("kv_cache_dtype", _KV_DTYPE)):
+        match = lines.last("with config:", regex)
+        if match:
+            fields[name] = match.group(1)
+
+
+def _capacity(lines: Lines, fields: dict[str, object]) -> None:
+    """Available KV memory, blocks, tokens, concurrency and the too-long error."""
+    available = lines.number("Available KV cache memory", _AVAILABLE, "Available KV cache memory")
     if available is not None:
         fields["kv_cache_gib"] = available
-    util = _float(r"gpu[-_]memory[-_]utilization['\"]?[:=]\s*" + _NUM, text)
-    if util is not None:
-        fields.setdefault("gpu_memory_utilization", util)
-    tokens = _int(r"GPU KV cache size: " + _NUM + r" tokens", text)
+    tokens = lines.number("GPU KV cache size", _TOKENS, "GPU KV cache size")
     if tokens is not None:
-        fields["kv_cache_tokens"] = tokens
-    blocks = _int(r"num_gpu_blocks is: " + _NUM, text) or _int(r"#?\s*GPU blocks: " + _NUM, text)
+        fields["kv_cache_tokens"] = int(tokens)
+    blocks = lines.number("num_gpu_blocks is", _BLOCKS, "num_gpu_blocks")
+    if blocks is None:
+        blocks = lines.number("GPU blocks:", _V0_BLOCKS, "GPU blocks")
     if blocks is not None:
-        fields["gpu_blocks"] = blocks
-    concurrency = _find(r"Maximum concurrency for " + _NUM + r" tokens per request: " + _NUM + r"x", text)
+        fields["gpu_blocks"] = int(blocks)
+    concurrency = lines.last("Maximum concurrency for", _CONCURRENCY)
     if concurrency:
-        fields.update(
-            max_concurrency=_num(concurrency.group(2)), max_concurrency_at_tokens=int(_num(concurrency.group(1)))
-        )
-        fields.setdefault("max_model_len", int(_num(concurrency.group(1))))
-    graph = _float(r"Estimated CUDA graph memory: " + _NUM + r"\s*GiB", text)
-    if graph is None:
-        graph = _float(r"Graph capturing finished in \S+ secs?, took " + _NUM + r"\s*GiB", text)
-    if graph is not None:
-        fields["cuda_graph_gib"] = graph
-    too_long = _find(
-        r"max seq len \(" + _NUM + r"\) is larger than the maximum number of tokens that can be stored in KV "
-        r"cache \(" + _NUM + r"\)",
-        text,
-    )
+        at = int(number(concurrency.group(1), "max model len"))
+        concurrent = number(concurrency.group(2), "maximum concurrency")
+        fields.update(max_concurrency=concurrent, max_concurrency_at_tokens=at)
+        fields.setdefault("max_model_len", at)
+    too_long = lines.last("max seq len (", _V0_TOO_LONG)
     if too_long:
-        fields.update(fails=True, max_model_len=int(_num(too_long.group(1))))
-        fields.setdefault("kv_cache_tokens", int(_num(too_long.group(2))))
-        fields["estimated_max_model_len"] = int(_num(too_long.group(2)))
-    estimated = _int(r"estimated maximum model length is " + _NUM, text)
+        fields["max_model_len"] = int(number(too_long.group(1), "max seq len"))
+        stored = int(number(too_long.group(2), "tokens in KV cache"))
+        fields.setdefault("kv_cache_tokens", stored)
+        fields["estimated_max_model_len"] = stored
+    estimated = lines.number("estimated maximum model length", _V1_TOO_LONG, "estimated maximum model length")
     if estimated is not None:
-        fields.update(fails=True, estimated_max_model_len=estimated)
+        fields["estimated_max_model_len"] = int(estimated)
+
+
+def _parse_vllm(lines: Lines) -> ParsedLog | None:
+    fields: dict[str, object] = {}
+    lines.find_rank("Available KV cache memory")
+    v0 = _v0_fields(lines, fields)
+    _v1_profile(lines, fields)
+    _capacity(lines, fields)
+    _settings(lines, fields)
+    peak = fields.pop("_peak_torch", None)
+    if isinstance(peak, float) and isinstance(fields.get("weights_gib"), float):
+        fields["activation_peak_gib"] = round(peak - float(fields["weights_gib"]), 4)  # type: ignore[arg-type]
+    failure = find_failure(lines)
+    if failure is None and not any(k in fields for k in ("kv_cache_gib", "kv_cache_tokens", "gpu_blocks")):
+        return None
+    if failure is not None:
+        fields.update(fails=True, failure_kind=failure[0], failure=failure[1])
     kv = fields.get("kv_cache_gib")
     if isinstance(kv, float) and kv <= 0:
+        fields.setdefault("failure_kind", "no-kv-memory")
         fields["fails"] = True
-    if not any(k in fields for k in ("kv_cache_gib", "kv_cache_tokens", "gpu_blocks")):
-        return None
-    if "Available KV cache memory" not in text and (
-        "Loading model weights took" in text or re.search(r"#?\s*GPU blocks: ", text) or "max seq len" in text
-    ):
-        v0 = True  # the V0 worker's wording
-    return ParsedLog.model_validate({"format": "vllm-v0" if v0 else "vllm-v1", **fields})
+    v0_wording = lines.has("Loading model weights took") or lines.has("GPU blocks: ") or lines.has("max seq len (")
+    if not lines.has("Available KV cache memory") and v0_wording:
+        v0 = True
+    return _validated({"format": "vllm-v0" if v0 else "vllm-v1", **fields})
 
 
-def _parse_sglang(text: str) -> ParsedLog | None:
-    pool = _find(
-        r"KV Cache is allocated\. #tokens: " + _NUM + r", K size: " + _NUM + r" GB, V size: " + _NUM + " GB", text
-    )
-    fields: dict[str, object] = {}
-    if pool:
-        fields.update(kv_cache_tokens=int(_num(pool.group(1))), kv_cache_gib=_num(pool.group(2)) + _num(pool.group(3)))
-    else:
-        mla = _find(r"KV Cache is allocated\. #tokens: " + _NUM + r", KV size: " + _NUM + " GB", text)
-        if mla:
-            fields.update(kv_cache_tokens=int(_num(mla.group(1))), kv_cache_gib=_num(mla.group(2)))
-    total_tokens = _int(r"max_total_num_tokens=" + _NUM, text)
-    if total_tokens is not None:
-        fields.setdefault("kv_cache_tokens", total_tokens)
-    weights = _float(r"Load weight end\..*?mem usage=" + _NUM + " GB", text)
-    if weights is not None:
-        fields["weights_gib"] = weights
-    context = _int(r"context_len=" + _NUM, text)
-    if context is not None:
-        fields["max_model_len"] = context
-    fraction = _float(r"mem[-_]fraction[-_]static[= ]+" + _NUM, text)
-    if fraction is not None:
-        fields["gpu_memory_utilization"] = fraction
-    if "kv_cache_tokens" not in fields:
-        return None
-    if "Not enough memory" in text:
-        fields["fails"] = True
-    tokens = fields["kv_cache_tokens"]
-    if isinstance(tokens, int) and isinstance(context, int) and context:
-        fields.update(max_concurrency=tokens / context, max_concurrency_at_tokens=context)
-    return ParsedLog.model_validate({"format": "sglang", **fields})
-
-
-def _parse_trtllm(text: str) -> ParsedLog | None:
-    tokens = _int(r"Using " + _NUM + r" tokens in paged KV cache", text)
-    allocated = _find(r"Allocated " + _NUM + r" GiB for max tokens in paged KV cache \(" + _NUM + r"\)", text)
-    if tokens is None and allocated is None:
-        return None
-    fields: dict[str, object] = {}
-    if allocated:
-        fields.update(kv_cache_gib=_num(allocated.group(1)), kv_cache_tokens=int(_num(allocated.group(2))))
-    if tokens is not None:
-        fields["kv_cache_tokens"] = tokens
-    return ParsedLog.model_validate({"format": "trtllm", **fields})
-
-
-def _parse_llamacpp(text: str) -> ParsedLog | None:
-    kv = _float(r"CUDA0 KV buffer size =\s*" + _NUM + r" MiB", text)
-    if kv is None:
-        kv = _float(r"KV self size\s*=\s*" + _NUM + r" MiB", text)
-    if kv is None:
-        return None
-    fields: dict[str, object] = {"kv_cache_gib": kv * MiB / GiB}
-    weights = _float(r"CUDA0 (?:model )?buffer size =\s*" + _NUM + r" MiB", text)
-    if weights is not None:
-        fields["weights_gib"] = weights * MiB / GiB
-    compute = _float(r"CUDA0 compute buffer size =\s*" + _NUM + r" MiB", text)
-    if compute is not None:
-        fields["compute_buffer_gib"] = compute * MiB / GiB
-    n_ctx = _int(r"n_ctx\s*=\s*" + _NUM, text)
-    if n_ctx is not None:
-        fields.update(kv_cache_tokens=n_ctx, max_model_len=n_ctx)
-    return ParsedLog.model_validate({"format": "llamacpp", **fields})
+def _validated(data: dict[str, object]) -> ParsedLog:
+    try:
+        return ParsedLog.model_validate(data)
+    except ValidationError as exc:
+        raise PlannerError(f"log: unreadable figures ({exc.error_count()} errors: {exc.errors()[0]['msg']})") from None
 
 
 def parse_log(text: str) -> ParsedLog:
     """The figures of a vLLM (V0 or V1), SGLang, TensorRT-LLM or llama.cpp start-up log.
 
-    Raises :class:`PlannerError` naming the lines it looks for when none is present.
+    Raises :class:`PlannerError` when the text is longer than :data:`MAX_LOG_CHARS`, holds an absurd number,
+    or none of the lines it looks for.
     """
     if not text or not text.strip():
         raise PlannerError("log: empty; paste the engine's start-up output")
-    for parser in (_parse_llamacpp, _parse_sglang, _parse_trtllm, _parse_vllm):
-        parsed = parser(text)
-        if parsed is not None:
-            return parsed
+    if len(text) > MAX_LOG_CHARS:
+        raise PlannerError(
+            f"log: {len(text):,} characters; paste at most {MAX_LOG_CHARS:,} (the start-up part of the log)"
+        )
+    lines = Lines(text)
+    for parser in (parse_llamacpp, parse_sglang, parse_trtllm):
+        fields = parser(lines)
+        if fields is not None:
+            return _validated(fields)
+    parsed = _parse_vllm(lines)
+    if parsed is not None:
+        return parsed
     raise PlannerError(
         "log: no memory figures found; expected a vLLM line ('Available KV cache memory: X GiB', "
         "'GPU KV cache size: N tokens', 'Memory profiling results: ...', '# GPU blocks: N'), an SGLang line "
@@ -280,9 +333,10 @@ def calibrate(
     engine: Literal["vllm", "sglang", "llamacpp"] = (
         "sglang" if parsed.format == "sglang" else "llamacpp" if parsed.format == "llamacpp" else "vllm"
     )
-    version = engine_version or ("0.6.4" if parsed.format == "vllm-v0" else VLLM_DEFAULT_VERSION)
-    util = gpu_memory_utilization or parsed.gpu_memory_utilization or 0.9
-    graph = to_bytes(parsed.cuda_graph_gib)
+    version = engine_version or parsed.engine_version
+    version = version or ("0.6.4" if parsed.format == "vllm-v0" else VLLM_DEFAULT_VERSION)
+    util = gpu_memory_utilization or parsed.gpu_memory_utilization or vllm_rules(version).default_gpu_memory_utilization
+    graph = parsed.cuda_graph_estimate_gib if parsed.cudagraph_in_budget else parsed.cuda_graph_gib
     return Calibrated(
         engine=engine,
         engine_version=version,
@@ -291,5 +345,5 @@ def calibrate(
         weights_bytes=to_bytes(parsed.weights_gib),
         activation_bytes=to_bytes(parsed.activation_peak_gib),
         non_torch_bytes=to_bytes(parsed.non_torch_gib),
-        cuda_graph_bytes=graph,
+        cuda_graph_bytes=to_bytes(graph),
     )

@@ -254,6 +254,10 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
             is_last_stage=stage == basis.pipeline_parallel - 1,
             weights_bytes=weights,
             max_model_len=request.max_model_len or request.context_tokens,
+            stage_index=stage,
+            layers=(start, stop),
+            weights_format=request.resolved_weights,
+            gpu_name=request.gpu.name if request.gpu is not None else None,
         )
     )
     headroom = (

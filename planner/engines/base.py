@@ -27,6 +27,23 @@ from planner.model import ModelSpec
 from planner.units import GB, GiB
 
 Fraction = Annotated[float, Field(gt=0, le=1)]
+# Why an engine does not start, machine-readable (EngineReport.failure_kind, ParsedLog.failure_kind):
+# free-memory: the GPU has less free memory than the fraction asks for (another process holds some);
+# sampler-oom: the sampler warm-up after CUDA-graph capture runs out of the headroom;
+# tp-indivisible: the tensor-parallel size does not divide the attention heads or the vocabulary;
+# max-model-len: the context is longer than the model's maximum;
+# kv-cache-too-small: one request of max_model_len does not fit the KV cache; no-kv-memory: nothing is left for
+# it; weights-oom: the weights alone do not fit; out-of-memory: any other CUDA out-of-memory error.
+FailureKind = Literal[
+    "free-memory",
+    "sampler-oom",
+    "tp-indivisible",
+    "max-model-len",
+    "kv-cache-too-small",
+    "no-kv-memory",
+    "weights-oom",
+    "out-of-memory",
+]
 PositiveInt = Annotated[int, Field(gt=0)]
 
 
@@ -48,6 +65,10 @@ class StageContext(BaseModel, frozen=True, extra="forbid"):
     is_last_stage: bool
     weights_bytes: int = 0  # this GPU's weights (TensorRT-LLM sizes its pool from what is left after them)
     max_model_len: int | None = None  # vLLM V0 profiles one sequence of it; llama.cpp allocates it
+    stage_index: int = 0  # which pipeline stage (the first holds the embedding, the last the sampler)
+    layers: tuple[int, int] | None = None  # the decoder layers of the stage, [start, stop); None: all
+    weights_format: str = "bf16"  # the weight format (fp32 activations, MXFP4 experts change the profile run)
+    gpu_name: str | None = None  # engines pick batch defaults by device (vLLM: A100 vs H100)
 
 
 # Every overhead model class by its ``kind``, filled as the classes are defined (for reading a plan back).

@@ -65,9 +65,11 @@ class Calibrated(EngineProfile, frozen=True, extra="forbid"):
         base = self.base_profile()
         activation = self.activation_bytes
         if activation is None:
-            activation = base.activation_bytes(ctx.model, ctx.gpu_memory_bytes, ctx.tensor_parallel, ctx.is_last_stage)
+            activation = base.activation_bytes(ctx)
         framework = (
-            self.non_torch_bytes if self.non_torch_bytes is not None else base.non_torch_bytes(ctx.tensor_parallel)
+            self.non_torch_bytes
+            if self.non_torch_bytes is not None
+            else base.non_torch_bytes(ctx.tensor_parallel, ctx.pipeline_parallel)
         )
         if base.cudagraph_in_budget:
             framework += self.cuda_graph_bytes if self.cuda_graph_bytes is not None else vllm_cudagraph_bytes(ctx.model)

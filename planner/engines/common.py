@@ -11,9 +11,9 @@ import math
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
 
-from planner.engines.base import EngineProfile
+from planner.engines.base import EngineProfile, FailureKind
 from planner.plan import PlanRequest, PlanResult
 from planner.precision import weight_format
 from planner.units import GiB
@@ -40,9 +40,17 @@ class EngineReport(BaseModel, frozen=True, extra="forbid"):
     max_concurrency: float  # as printed, at max_model_len
     fits_max_model_len: bool
     estimated_max_model_len: int | None  # when one request of max_model_len does not fit
-    fits: bool  # the engine starts and serves one request of max_model_len
+    fits: bool  # the engine starts and serves one request of max_model_len; False exactly when failure is set
     lines: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    failure_kind: FailureKind | None = None  # why the engine does not start (machine-readable)
+    failure: str | None = None  # the engine's own error line for it
+
+    @model_validator(mode="after")
+    def _fits_iff_no_failure(self) -> EngineReport:
+        if self.fits != (self.failure_kind is None) or (self.failure_kind is None) != (self.failure is None):
+            raise ValueError("engine report: fits must be False exactly when failure_kind and failure are set")
+        return self
 
 
 class Engine(ABC):
@@ -77,6 +85,10 @@ class Engine(ABC):
     @abstractmethod
     def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
         """The largest context the set-up accepts, capped at the model's maximum; 0 when nothing fits."""
+
+    def releases(self) -> tuple[str, ...]:
+        """The releases the engine's rules cover, oldest first (default: only the profile's default release)."""
+        return (self.profile().engine_version,)
 
 
 def engine_total_bytes(request: PlanRequest) -> int:

@@ -2,7 +2,11 @@
 split over ``--parallel`` slots; ``-ngl`` layers live on the GPU, the rest (weights and their KV) in system RAM.
 
 Source: ``src/llama-kv-cache.cpp`` (``llama_kv_cache``, ``llama_kv_cache_iswa``), ``src/llama-context.cpp``
-(``n_ctx`` padding), ``ggml/src/ggml-common.h`` (cache type block sizes).
+(``n_ctx`` padding; ``n_ctx_seq = n_ctx / n_seq_max`` unless ``kv_unified``), ``ggml/src/ggml-common.h`` (cache
+type block sizes). Current builds keep ``kv_unified`` false by default, so each of the ``-np`` slots gets its own
+KV stream of ``n_ctx / np`` cells, padded to 256 (a b10644 launch prints ``n_seq_max = 4``, ``n_ctx = 8192``,
+``n_ctx_seq = 2048``, ``kv_unified = false``; public test fixture, find_string id 70266260822); with
+``--kv-unified`` (``-kvu``) the slots share one stream of the padded ``n_ctx``.
 """
 
 from __future__ import annotations
@@ -50,6 +54,20 @@ class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
     n_gpu_layers: Annotated[int, Field(ge=0)] | None = None  # None: all (-ngl 99)
     n_ubatch: PositiveInt = 512
     flash_attn: bool = True
+    kv_unified: bool = False  # --kv-unified: one KV stream shared by the slots instead of one per slot
+
+    def cells(self, n_ctx: int) -> int:
+        """KV cells allocated for a total context ``n_ctx``: one padded stream per slot, or one shared."""
+        if self.kv_unified or self.n_parallel == 1:
+            return math.ceil(n_ctx / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+        per_slot = math.ceil(n_ctx / self.n_parallel / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+        return per_slot * self.n_parallel
+
+    def slot_context(self, n_ctx: int) -> int:
+        """The context one request may use (``n_ctx_seq``)."""
+        if self.kv_unified:
+            return math.ceil(n_ctx / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+        return math.ceil(n_ctx / self.n_parallel / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
 
     def gpu_layers(self, model: ModelSpec) -> int:
         return model.num_hidden_layers if self.n_gpu_layers is None else min(self.n_gpu_layers, model.num_hidden_layers)
@@ -79,12 +97,22 @@ def llamacpp_kv_bytes(
     layers: int | None = None,
     n_seq: int = 1,
     n_ubatch: int = 512,
+    unified: bool = True,
 ) -> int:
     """KV buffer llama.cpp allocates: ``n_ctx (padded to 256) x (n_embd_k_gqa x k bits + n_embd_v_gqa x v bits)``
     per full-attention layer (``llama_kv_cache`` in ``src/llama-kv-cache.cpp``); sliding-window layers get a
-    cache of ``min(n_ctx, n_swa x n_seq + n_ubatch)`` cells (``llama_kv_cache_iswa``). MLA models cache the
-    K latent only (mainline PR #19067). ``layers``: how many layers (the first ones) are on this device."""
-    ctx_padded = math.ceil(n_ctx / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+    cache of ``min(n_ctx, n_swa x n_seq + n_ubatch)`` cells (``llama_kv_cache_iswa``). Without a unified cache
+    each of the ``n_seq`` slots has its own stream of ``n_ctx / n_seq`` cells padded to 256 (sliding-window
+    streams ``min(that, n_swa + n_ubatch)``). MLA models cache the K latent only (mainline PR #19067).
+    ``layers``: how many layers (the first ones) are on this device."""
+    pad = LLAMACPP_CTX_PAD
+    streams = 1 if unified else n_seq
+    ctx_padded = math.ceil(n_ctx / streams / pad) * pad
+    if model.mla is not None:
+        k_values, v_values = model.mla.latent_dim, 0
+    else:
+        k_values = v_values = model.resolved_kv_heads * model.resolved_head_dim
+    per_cell = k_values * LLAMACPP_CACHE_BITS[cache_type_k] / 8 + v_values * LLAMACPP_CACHE_BITS[cache_type_v] / 8
     total = 0.0
     count = model.num_hidden_layers if layers is None else layers
     for kind in model.kv_kinds[:count]:
@@ -103,9 +131,9 @@ def llamacpp_kv_bytes(
             else (model.attention_chunk_size if kind is LayerKind.CHUNKED else None)
         )
         if window is not None:
-            swa = math.ceil((window * n_seq + n_ubatch) / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+            swa = math.ceil((window * (n_seq // streams) + n_ubatch) / pad) * pad
             cells = min(ctx_padded, swa)
-        total += cells * per_cell
+        total += cells * streams * per_cell
     return math.ceil(total)
 
 
@@ -115,7 +143,10 @@ def _lines(model: ModelSpec, profile: LlamacppProfile, n_ctx: int, weights: int,
     return [
         f"llm_load_tensors: offloaded {gpu_layers}/{model.num_hidden_layers} layers to GPU",
         f"llm_load_tensors:      CUDA0 buffer size = {weights / MiB:.2f} MiB",
-        f"llama_new_context_with_model: n_ctx      = {math.ceil(n_ctx / 256) * 256}",
+        f"llama_context: n_seq_max     = {profile.n_parallel}",
+        f"llama_context: n_ctx         = {profile.cells(n_ctx)}",
+        f"llama_context: n_ctx_seq     = {profile.slot_context(n_ctx)}",
+        f"llama_context: kv_unified    = {'true' if profile.kv_unified else 'false'}",
         f"llama_kv_cache_init:      CUDA0 KV buffer size = {kv / MiB:.2f} MiB",
         f"llama_new_context_with_model: KV self size  = {kv / MiB:.2f} MiB, K ({profile.cache_type_k}): "
         f"{k_share / MiB:.2f} MiB, V ({profile.cache_type_v}): {(kv - k_share) / MiB:.2f} MiB",
@@ -129,8 +160,9 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
     n_ctx = profile.n_ctx or result.max_model_len
     gpu_layers = profile.gpu_layers(model)
     kv_args = (profile.cache_type_k, profile.cache_type_v)
-    kv = llamacpp_kv_bytes(model, n_ctx, *kv_args, gpu_layers, profile.n_parallel, profile.n_ubatch)
-    kv_all = llamacpp_kv_bytes(model, n_ctx, *kv_args, None, profile.n_parallel, profile.n_ubatch)
+    n_seq, ubatch, unified = profile.n_parallel, profile.n_ubatch, profile.kv_unified
+    kv = llamacpp_kv_bytes(model, n_ctx, *kv_args, gpu_layers, n_seq, ubatch, unified)
+    kv_all = llamacpp_kv_bytes(model, n_ctx, *kv_args, None, n_seq, ubatch, unified)
     weights_total = result.weights_bytes_total
     layers = model.num_hidden_layers
     weights = weights_total if gpu_layers >= layers else math.ceil(weights_total * gpu_layers / layers)
@@ -143,8 +175,14 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
             f"{layers - gpu_layers} layers stay in system RAM with their KV cache "
             f"({(weights_total - weights) / GiB:.2f} GiB weights, {(kv_all - kv) / GiB:.2f} GiB KV)."
         )
+    failure = None
     if not fits:
-        notes.append(f"needs {used / GiB:.2f} GiB on the GPU, {total / GiB:.2f} GiB available: cudaMalloc fails")
+        kind = "weights-oom" if weights + LLAMACPP_CONTEXT_BYTES > total else "out-of-memory"
+        failure = (
+            kind,
+            f"ggml_backend_cuda_buffer_type_alloc_buffer: allocating {used / MiB:.2f} MiB on device 0: cudaMalloc "
+            f"failed: out of memory ({total / MiB:.2f} MiB on the GPU)",
+        )
     return EngineReport(
         engine="llamacpp",
         engine_version=profile.engine_version,
@@ -159,14 +197,16 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
         block_size=1,
         gpu_blocks=0,
         kv_cache_groups=1,
-        kv_cache_tokens=math.ceil(n_ctx / 256) * 256,
-        max_model_len=n_ctx // profile.n_parallel,
+        kv_cache_tokens=profile.cells(n_ctx),
+        max_model_len=profile.slot_context(n_ctx),
         max_concurrency=float(profile.n_parallel),
         fits_max_model_len=fits,
         estimated_max_model_len=None,
         fits=fits,
-        lines=tuple(_lines(model, profile, n_ctx, weights, kv, compute)),
+        lines=tuple(_lines(model, profile, n_ctx, weights, kv, compute)) + ((failure[1],) if failure else ()),
         notes=tuple(notes),
+        failure_kind=failure[0] if failure else None,
+        failure=failure[1] if failure else None,
     )
 
 
@@ -226,7 +266,8 @@ class LlamacppEngine(Engine):
         kv_flags = "" if cache == "f16" else f" --cache-type-k {cache} --cache-type-v {cache}"
         command = (
             f"llama-server -m {loading.model_argument} -c {result.max_model_len * lc.n_parallel}"
-            f" -np {lc.n_parallel} -ngl {ngl}{' -fa on' if lc.flash_attn else ''}{kv_flags}"
+            f" -np {lc.n_parallel} -ngl {ngl}{' -kvu' if lc.kv_unified else ''}"
+            f"{' -fa on' if lc.flash_attn else ''}{kv_flags}"
         )
         if tp > 1 or pp > 1:
             command += f" --split-mode layer --tensor-split {','.join(['1'] * (tp * pp))}"

@@ -15,8 +15,10 @@ from planner.engines.base import (
     OverheadModelBase,
     SimpleFixed,
     SimpleFraction,
+    parse_version,
 )
 from planner.engines.common import Engine, EngineReport
+from planner.engines.evidence import SupportedVersion, log_counts
 from planner.engines.vllm import engine as vllm
 from planner.errors import PlannerError
 from planner.plan import PlanRequest, PlanResult, plan
@@ -65,6 +67,42 @@ def get_engine(name: str) -> Engine:
         return _ENGINES[name]
     except KeyError:
         raise PlannerError(f"engine: unknown engine {name!r}; choose one of {', '.join(_ENGINES)}") from None
+
+
+def supported_versions(engine: str) -> tuple[SupportedVersion, ...]:
+    """The releases ``engine`` can be planned for, oldest first, each with the number of public start-up logs
+    behind it, whether it is extrapolated (no log) and whether it is the default; releases seen only in logs are
+    included. The default is the engine profile's (the newest release with a log, where the engine has one)."""
+    chosen = get_engine(engine)
+    default = chosen.profile().engine_version
+    counts = log_counts().get(engine, {})
+    releases = sorted({*chosen.releases(), *counts, default}, key=parse_version)
+    return tuple(
+        SupportedVersion(
+            engine=engine,
+            version=version,
+            logs=counts.get(version, 0),
+            extrapolated=counts.get(version, 0) == 0,
+            default=version == default,
+        )
+        for version in releases
+    )
+
+
+def version_warning(engine: str, version: str | None) -> str | None:
+    """A sentence for the UI when ``version`` of ``engine`` has no public start-up log behind it (``None``: the
+    default release), else ``None``."""
+    chosen = get_engine(engine)
+    wanted = version or chosen.profile().engine_version
+    known = {v.version: v for v in supported_versions(engine)}
+    if wanted in known and not known[wanted].extrapolated:
+        return None
+    with_logs = [v.version for v in known.values() if not v.extrapolated]
+    nearest = ", ".join(with_logs[-3:]) or "none"
+    return (
+        f"{chosen.label} {wanted} is extrapolated: no public start-up log of it among the fixtures; its rules come "
+        f"from the engine's source and its fitted terms from the releases with logs ({nearest})."
+    )
 
 
 def profile_names() -> tuple[str, ...]:

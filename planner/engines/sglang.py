@@ -16,6 +16,7 @@ from planner.engines.checkpoints import weight_loading, with_note
 from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text, loader_extra_bytes
 from planner.errors import PlannerError
 from planner.kv import kv_bytes_per_token_in_layers
+from planner.model import ModelSpec
 from planner.plan import PlanRequest, PlanResult
 from planner.units import GiB, MiB
 
@@ -25,6 +26,12 @@ SGLANG_HEURISTIC_FROM = (0, 5, 3)
 # Memory in use besides torch tensors when the pool is sized (CUDA context, NCCL / custom all-reduce).
 SGLANG_LOAD_OVERHEAD_TP1 = round(0.5 * GiB)
 SGLANG_LOAD_OVERHEAD_TP = round(1.5 * GiB)
+
+
+# python/sglang/srt/model_executor/model_runner.py ModelRunner.__init__: "Automatically reduce
+# --mem-fraction-static ... because this is a multimodal model" (self.mem_fraction_static *= 0.95), applied to
+# the given or the heuristic fraction alike (releases 0.3-0.5 read through public copies of the file).
+SGLANG_VLM_FACTOR = 0.95
 
 
 def sglang_defaults(gpu_memory_bytes: int, tensor_parallel: int) -> tuple[int, int]:
@@ -73,6 +80,11 @@ def sglang_default_mem_fraction(
     return round((mib - reserved) / mib, 3)
 
 
+def _vlm(model: ModelSpec) -> bool:
+    """A vision tower loaded for serving makes SGLang treat the model as multimodal."""
+    return any(module.loaded_for_serving for module in model.attached_modules)
+
+
 class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     """SGLang: ``mem_fraction_static`` of total memory for weights plus the KV pool."""
 
@@ -84,17 +96,21 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     page_size: PositiveInt = 1
     max_total_tokens: PositiveInt | None = None
 
-    def fraction(self, gpu_memory_bytes: int, tensor_parallel: int, pipeline_parallel: int = 1) -> float:
-        if self.mem_fraction_static is not None:
-            return self.mem_fraction_static
-        return sglang_default_mem_fraction(
-            gpu_memory_bytes,
-            tensor_parallel,
-            pipeline_parallel,
-            self.engine_version,
-            self.chunked_prefill_size,
-            self.cuda_graph_max_bs,
-        )
+    def fraction(
+        self, gpu_memory_bytes: int, tensor_parallel: int, pipeline_parallel: int = 1, multimodal: bool = False
+    ) -> float:
+        """The fraction in force: the given one or the heuristic, times 0.95 for a vision-language model."""
+        fraction = self.mem_fraction_static
+        if fraction is None:
+            fraction = sglang_default_mem_fraction(
+                gpu_memory_bytes,
+                tensor_parallel,
+                pipeline_parallel,
+                self.engine_version,
+                self.chunked_prefill_size,
+                self.cuda_graph_max_bs,
+            )
+        return fraction * SGLANG_VLM_FACTOR if multimodal else fraction
 
     @staticmethod
     def load_overhead_bytes(tensor_parallel: int) -> int:
@@ -103,7 +119,7 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """Reserved ``(1 - mem_fraction_static) x memory`` (activations and graphs live there, unprofiled);
         framework = the memory in use at load besides the weights."""
-        fraction = self.fraction(ctx.gpu_memory_bytes, ctx.tensor_parallel, ctx.pipeline_parallel)
+        fraction = self.fraction(ctx.gpu_memory_bytes, ctx.tensor_parallel, ctx.pipeline_parallel, _vlm(ctx.model))
         return OverheadBytes(
             activation_bytes=0,
             framework_bytes=self.load_overhead_bytes(ctx.tensor_parallel),
@@ -115,7 +131,7 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
     """(tokens, KV bytes per token on the first rank, its rest memory, its weights): the tightest stage wins."""
     model, total = request.model, engine_total_bytes(request)
     tp, pp = result.tensor_parallel, result.pipeline_parallel
-    fraction = profile.fraction(total, tp, pp)
+    fraction = profile.fraction(total, tp, pp, _vlm(model))
     found: list[tuple[int, int, int, int]] = []
     for stage in result.stages:
         layers = range(*stage.layers)
@@ -136,7 +152,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     """SGLang's ``KV Cache is allocated`` and scheduler lines (``max_running_requests`` default:
     ``min(max(int(tokens / context_len x 512), 2048), 4096)``)."""
     model, total = request.model, engine_total_bytes(request)
-    fraction = profile.fraction(total, result.tensor_parallel, result.pipeline_parallel)
+    fraction = profile.fraction(total, result.tensor_parallel, result.pipeline_parallel, _vlm(model))
     tokens, cell_first, rest_first, weights_first = _pool_tokens(request, result, profile)
     max_len = result.max_model_len
     pool = tokens * cell_first
@@ -148,9 +164,20 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         else f"KV Cache is allocated. #tokens: {tokens}, KV size: {gib_text(pool)} GB",
         f"max_total_num_tokens={tokens}, max_running_requests={running}, context_len={max_len}",
     ]
+    failure = None
     if tokens <= 0:
-        lines.append("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+        failure = ("no-kv-memory", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+    elif tokens < max_len:
+        failure = (
+            "kv-cache-too-small",
+            f"KV pool of {tokens} tokens is shorter than context_len {max_len}: one request of the full context "
+            "cannot be admitted (lower --context-length or raise --mem-fraction-static)",
+        )
+    if failure is not None:
+        lines.append(failure[1])
     default = " (SGLang's default heuristic)" if profile.mem_fraction_static is None else ""
+    if _vlm(model):
+        default += f", x{SGLANG_VLM_FACTOR} for a vision-language model"
     return EngineReport(
         engine="sglang",
         engine_version=profile.engine_version,
@@ -170,9 +197,11 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         max_concurrency=tokens / max_len,
         fits_max_model_len=tokens >= max_len,
         estimated_max_model_len=None if tokens >= max_len else tokens,
-        fits=tokens >= max_len,
+        fits=failure is None,
         lines=tuple(lines),
         notes=(f"mem_fraction_static = {fraction:.3f}{default}",),
+        failure_kind=failure[0] if failure else None,
+        failure=failure[1] if failure else None,
     )
 
 
@@ -207,6 +236,10 @@ class SglangEngine(Engine):
         settings: dict[str, object] = {"engine_version": version} if version else {}
         return SglangProfile.model_validate({**settings, "mem_fraction_static": fraction})
 
+    def releases(self) -> tuple[str, ...]:
+        """Before 0.5.3 a fixed fraction by TP size; from 0.5.3 the memory heuristic (sglang PR #10975)."""
+        return ("0.5.2", "0.5.3", SGLANG_DEFAULT_VERSION)
+
     def _own(self, profile: EngineProfile | None) -> SglangProfile:
         if profile is None:
             return SglangProfile()
@@ -220,7 +253,7 @@ class SglangEngine(Engine):
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         sg = self._own(profile)
         tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
-        fraction = sg.fraction(engine_total_bytes(request), tp, pp)
+        fraction = sg.fraction(engine_total_bytes(request), tp, pp, _vlm(request.model))
         loading = weight_loading(self.name, request.model, result.weights)
         command = f"python -m sglang.launch_server --model-path {loading.model_argument}{loading.flags} --tp {tp}"
         if pp > 1:

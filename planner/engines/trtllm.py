@@ -1,13 +1,21 @@
-"""TensorRT-LLM (C++ runtime / Triton backend): ``kv_cache_free_gpu_mem_fraction`` of the memory still free
-after the engine (weights + activation workspace) is loaded. Indicative: known from PR excerpts
-(``shared/reference/engine-memory-notes.md`` section 5)."""
+"""TensorRT-LLM: ``free_gpu_memory_fraction`` of the memory still free after the model and its working space.
+
+- 1.x (PyTorch flow, ``trtllm-serve``; the default here): ``tensorrt_llm/_torch/pyexecutor/_util.py``
+  ``KvCacheCreator`` profiles a dummy batch of ``max_num_tokens`` with a small temporary KV cache, then sizes the
+  pool as ``(total - peak + temporary KV) x free_gpu_memory_fraction`` (0.9): what the profile left free. KV blocks
+  hold ``KvCacheConfig.tokens_per_block`` = 32 tokens (``tensorrt_llm/llmapi/llm_args.py``); ``max_batch_size``
+  defaults to 2048 and ``max_num_tokens`` to 8192 (``BaseLlmArgs``).
+- before 1.0 (TensorRT engines built by ``trtllm-build``, the C++ runtime / Triton backend):
+  ``kv_cache_free_gpu_mem_fraction`` of the memory free after the engine and its build-time workspace loaded;
+  blocks of 64 tokens. Indicative (``shared/reference/engine-memory-notes.md`` section 5).
+"""
 
 from __future__ import annotations
 
 import math
 from typing import ClassVar, Literal
 
-from planner.engines.base import EngineProfile, Fraction, OverheadBytes, PositiveInt, StageContext
+from planner.engines.base import EngineProfile, Fraction, OverheadBytes, PositiveInt, StageContext, parse_version
 from planner.engines.checkpoints import weight_loading, with_note
 from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text
 from planner.engines.vllm.profile import vllm_activation_bytes
@@ -18,21 +26,34 @@ from planner.units import GiB
 
 TRTLLM_CONTEXT_BYTES = round(0.6 * GiB)  # CUDA context + cuBLAS/TensorRT runtime (indicative)
 TRTLLM_FP8_KV = ("fp8", "fp8_e4m3", "fp8_e5m2")
+TRTLLM_DEFAULT_VERSION = "1.0.0"
 
 
 class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
     """TensorRT-LLM's memory settings (``trtllm-serve`` / the Triton backend's)."""
 
     kind: Literal["trtllm"] = "trtllm"
-    engine_version: str = "0.5.0"
+    engine_version: str = TRTLLM_DEFAULT_VERSION
     kv_cache_free_gpu_mem_fraction: Fraction = 0.90
-    max_batch_size: PositiveInt = 256
-    max_num_tokens: PositiveInt = 8192  # tokens per step the engine was built for (fixes the workspace)
-    tokens_per_block: PositiveInt = 64
+    max_batch_size: PositiveInt | None = None  # None: 2048 (1.x), 256 (TensorRT engines)
+    max_num_tokens: PositiveInt = 8192  # tokens per step (1.x: the profile batch; engines: the built workspace)
+    tokens_per_block: PositiveInt | None = None  # None: 32 (1.x KvCacheConfig), 64 (TensorRT engines)
+
+    @property
+    def pytorch_flow(self) -> bool:
+        return parse_version(self.engine_version) >= (1, 0, 0)
+
+    @property
+    def block_tokens(self) -> int:
+        return self.tokens_per_block or (32 if self.pytorch_flow else 64)
+
+    @property
+    def batch_size(self) -> int:
+        return self.max_batch_size or (2048 if self.pytorch_flow else 256)
 
     def workspace_bytes(self, model: ModelSpec, tensor_parallel: int) -> int:
         """The activation workspace of a built engine: the same layer formula as vLLM's over ``max_num_tokens``."""
-        return vllm_activation_bytes(model, self.max_num_tokens, self.max_batch_size, tensor_parallel, True, v1=False)
+        return vllm_activation_bytes(model, self.max_num_tokens, self.batch_size, tensor_parallel, True, v1=False)
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         workspace = self.workspace_bytes(ctx.model, ctx.tensor_parallel)
@@ -51,10 +72,15 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
     workspace = profile.workspace_bytes(request.model, result.tensor_parallel)
     free = total - stage.weights_bytes - workspace - TRTLLM_CONTEXT_BYTES
     kv = math.floor(profile.kv_cache_free_gpu_mem_fraction * max(0, free))
-    block_bytes = stage.kv_bytes_per_token * profile.tokens_per_block
+    block_bytes = stage.kv_bytes_per_token * profile.block_tokens
     blocks = kv // block_bytes if block_bytes else 0
-    tokens = blocks * profile.tokens_per_block
+    tokens = blocks * profile.block_tokens
     max_len = result.max_model_len
+    failure = None
+    if tokens <= 0:
+        failure = ("no-kv-memory", "[TensorRT-LLM][ERROR] no memory left for the paged KV cache")
+    elif tokens < max_len:
+        failure = ("kv-cache-too-small", f"[TensorRT-LLM] {tokens} KV tokens cannot hold one sequence of {max_len}")
     return EngineReport(
         engine="trtllm",
         engine_version=profile.engine_version,
@@ -66,15 +92,17 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
         cuda_graph_bytes=0,
         available_kv_cache_bytes_per_gpu=kv if free > 0 else free,
         min_available_kv_cache_bytes=kv if free > 0 else free,
-        block_size=profile.tokens_per_block,
+        block_size=profile.block_tokens,
         gpu_blocks=blocks,
         kv_cache_groups=1,
         kv_cache_tokens=tokens,
         max_model_len=max_len,
-        max_concurrency=blocks / math.ceil(max_len / profile.tokens_per_block),
+        max_concurrency=blocks / math.ceil(max_len / profile.block_tokens),
         fits_max_model_len=tokens >= max_len,
         estimated_max_model_len=None if tokens >= max_len else tokens,
-        fits=tokens >= max_len,
+        fits=failure is None,
+        failure_kind=failure[0] if failure else None,
+        failure=failure[1] if failure else None,
         lines=(
             f"[TensorRT-LLM][INFO] Using {tokens} tokens in paged KV cache.",
             f"[TensorRT-LLM][INFO] [MemUsageChange] Allocated {gib_text(kv)} GiB for max tokens in paged KV cache "
@@ -109,6 +137,10 @@ class TrtllmEngine(Engine):
             settings["kv_cache_free_gpu_mem_fraction"] = fraction
         return TrtllmProfile.model_validate(settings)
 
+    def releases(self) -> tuple[str, ...]:
+        """TensorRT engines (trtllm-build, C++ runtime) before 1.0; the PyTorch flow from 1.0."""
+        return ("0.5.0", "0.9.0", TRTLLM_DEFAULT_VERSION)
+
     def _own(self, profile: EngineProfile | None) -> TrtllmProfile:
         if profile is None:
             return TrtllmProfile()
@@ -125,7 +157,7 @@ class TrtllmEngine(Engine):
         command = (
             f"trtllm-serve {loading.model_argument}{loading.flags} --tp_size {result.tensor_parallel} --pp_size "
             f"{result.pipeline_parallel} --max_seq_len {result.max_model_len}"
-            f" --max_batch_size {trt.max_batch_size} --max_num_tokens {trt.max_num_tokens}"
+            f" --max_batch_size {trt.batch_size} --max_num_tokens {trt.max_num_tokens}"
             f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
         )
         if result.kv_dtype in TRTLLM_FP8_KV:  # trtllm-serve --kv_cache_dtype (NVIDIA/TensorRT-LLM PR #11487)

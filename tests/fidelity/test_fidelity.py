@@ -1,9 +1,9 @@
 """Every public start-up log through the engine profiles, against the issue's targets.
 
-Targets: complete vLLM V1 logs (total, weights, activation, non-torch and KV printed) predict the KV cache
-per GPU within 0.5 GiB, with a median error under 0.25 GiB; token capacity within 3 % where the log's KV
-is at least 10 GiB; every start-up that failed is predicted as failing. No case is dropped: a case that
-misses a target is in ``bench.fidelity.UNMATCHED`` with its reason, and that list is asserted exactly.
+Targets: KV per GPU within 0.5 GiB (vLLM, SGLang, TensorRT-LLM), tokens within 3 % (10 % for pools under
+10 GiB), the start-up verdict (starts, or fails for the same reason); for vLLM 0.19 left-one-family-out, a
+median KV error under 0.3 GiB and no family worse than 1 GiB. No case is dropped: a case that misses a target
+is in ``bench.fidelity.UNMATCHED`` with its reason, and that list is asserted exactly.
 """
 
 from __future__ import annotations
@@ -12,89 +12,76 @@ import statistics
 
 import pytest
 
+from bench import calibrate
 from bench.fidelity import (
-    KV_MEDIAN_TOLERANCE_GIB,
-    KV_TOLERANCE_GIB,
-    SETUPS,
-    TOKEN_CHECK_MIN_KV_GIB,
-    TOKEN_TOLERANCE,
     UNMATCHED,
-    CaseResult,
-    load_cases,
+    family_rows,
     markdown,
+    misses,
+    release_group,
     run_all,
+    summary_rows,
     update_readme,
 )
+from bench.fidelity_cases import load_cases, setup_of
 
 RESULTS = run_all()
 BY_ID = {r.id: r for r in RESULTS}
 
 
-def _misses(r: CaseResult) -> list[str]:
-    """The targets case ``r`` misses (empty when it meets every one that applies)."""
-    misses = []
-    if r.kv_error_gib is not None and r.engine != "llamacpp" and abs(r.kv_error_gib) > KV_TOLERANCE_GIB:
-        misses.append("kv")
-    if (
-        r.token_error is not None
-        and r.reported_kv_gib is not None
-        and r.reported_kv_gib >= TOKEN_CHECK_MIN_KV_GIB
-        and abs(r.token_error) > TOKEN_TOLERANCE
-    ):
-        misses.append("tokens")
-    if r.reported_tokens and r.reported_kv_gib is None and abs(r.token_error or 0) > TOKEN_TOLERANCE:
-        misses.append("tokens")
-    if r.reported_fails and not r.predicted_fails:
-        misses.append("fit")
-    small_pool = r.reported_kv_gib is not None and r.reported_tokens and r.reported_kv_gib < TOKEN_CHECK_MIN_KV_GIB
-    if small_pool and abs(r.token_error or 0) > 0.10:  # small pools: 10 %, the rank minimum of #13061 shows here
-        misses.append("tokens")
-    return misses
-
-
 def test_every_case_runs_and_has_a_setup() -> None:
     ids = [c["id"] for c in load_cases()]
-    assert len(ids) == len(set(ids)) >= 18
+    assert len(ids) == len(set(ids)) >= 110
     assert len(RESULTS) == len(ids)
-    assert set(ids) <= set(SETUPS) | {c["id"] for c in load_cases() if "setup" in c}
+    for case in load_cases():
+        setup = setup_of(case)
+        assert setup.family and (setup.out_of_scope or BY_ID[case["id"]].report or BY_ID[case["id"]].error)
 
 
 def test_unmatched_list_is_exact() -> None:
     """The cases missing a target are exactly the documented ones (a fix or a regression moves a case)."""
-    missing = {r.id for r in RESULTS if _misses(r)}
+    missing = {r.id for r in RESULTS if misses(r)}
     assert missing == set(UNMATCHED)
-    assert all(reason for reason in UNMATCHED.values())
+    assert all(len(reason) > 40 for reason in UNMATCHED.values())
 
 
-@pytest.mark.parametrize("case_id", sorted(r.id for r in RESULTS if r.complete_v1))
-def test_complete_vllm_v1_kv_within_half_gib(case_id: str) -> None:
-    r = BY_ID[case_id]
-    assert r.kv_error_gib is not None
-    assert abs(r.kv_error_gib) <= KV_TOLERANCE_GIB, f"{case_id}: {r.predicted_kv_gib:.2f} vs {r.reported_kv_gib}"
+def test_vllm_019_leave_one_family_out() -> None:
+    """The issue's bar: median under 0.3 GiB, no family worse than 1 GiB but for the documented weight gaps."""
+    errors = [abs(r.cv_error_gib) for r in RESULTS if release_group(r) == "0.19" and r.cv_error_gib is not None]
+    assert len(errors) >= 60 and statistics.median(errors) < 0.3
+    for r in RESULTS:
+        if release_group(r) == "0.19" and r.cv_error_gib is not None and abs(r.cv_error_gib) > 1.0:
+            assert r.id in UNMATCHED, r.id
+    assert {f for f, _, _ in family_rows(RESULTS)} >= {"gemma-3", "llama-3", "qwen2.5", "granite-3", "mixtral"}
 
 
-def test_complete_vllm_v1_median_kv_error() -> None:
-    errors = [abs(r.kv_error_gib) for r in RESULTS if r.complete_v1 and r.kv_error_gib is not None]
-    assert len(errors) >= 9
-    assert statistics.median(errors) < KV_MEDIAN_TOLERANCE_GIB
+def test_every_other_vllm_release_within_1_gib_or_listed() -> None:
+    for r in RESULTS:
+        if r.engine == "vllm" and release_group(r) != "0.19" and r.kv_error_gib is not None:
+            assert abs(r.kv_error_gib) <= 1.0 or r.id in UNMATCHED, r.id
 
 
-@pytest.mark.parametrize(
-    "case_id",
-    sorted(r.id for r in RESULTS if r.token_error is not None and (r.reported_kv_gib or 0) >= TOKEN_CHECK_MIN_KV_GIB),
-)
-def test_token_capacity_within_3_percent(case_id: str) -> None:
+@pytest.mark.parametrize("case_id", sorted(r.id for r in RESULTS if r.reported_failure and r.verdict_right is not None))
+def test_failed_startups_predicted_with_the_engines_reason(case_id: str) -> None:
     r = BY_ID[case_id]
     if case_id in UNMATCHED:
         pytest.xfail(UNMATCHED[case_id])
-    assert r.token_error is not None and abs(r.token_error) <= TOKEN_TOLERANCE
+    assert r.predicted_failure == r.reported_failure
+    if r.report is not None:
+        assert not r.report.fits and r.report.failure and r.report.failure in r.report.lines
 
 
-@pytest.mark.parametrize("case_id", sorted(r.id for r in RESULTS if r.reported_fails))
-def test_failed_startups_predicted_as_not_fitting(case_id: str) -> None:
-    r = BY_ID[case_id]
-    assert not r.report.fits
-    assert any("ValueError" in line or "Not enough memory" in line for line in r.report.lines)
+def test_out_of_scope_failures_say_why() -> None:
+    """Gated downloads, an unknown model type, a launcher error: failures no memory plan sees, and models the
+    catalog lacks (with the reason), are shown but not scored."""
+    out = [r for r in RESULTS if r.setup.out_of_scope]
+    assert all(r.report is None and r.verdict_right is None for r in out)
+    assert sum(r.reported_failure == "other" for r in out) >= 8
+
+
+def test_fitted_constants_are_what_make_calibrate_fits() -> None:
+    """fitted.toml is written by `make calibrate` from the fixtures, never by hand."""
+    assert calibrate.main(["--check"]) == 0
 
 
 def test_exact_block_arithmetic_on_reported_memory() -> None:
@@ -103,24 +90,29 @@ def test_exact_block_arithmetic_on_reported_memory() -> None:
     from planner.engines.vllm.blocks import pages_per_request as _pages_per_request
 
     gemma = BY_ID["vllm-0.19-h100-gemma-2-9b-it-tp1pp1-8192"]
-    assert gemma.report.kv_cache_groups == 2
+    assert gemma.report is not None and gemma.report.kv_cache_groups == 2
     assert 21110 // 2 * 16 == 168_880
     pages = _pages_per_request(("full", 0), 8192, 16, 8192) + _pages_per_request(("sliding", 4096), 8192, 16, 8192)
     assert round(21110 / pages, 2) == 20.60
     oss = BY_ID["vllm-0.19-h100-gpt-oss-20b-tp2pp1-8192"]
-    assert oss.report.kv_cache_groups == 2
+    assert oss.report is not None and oss.report.kv_cache_groups == 2
     pages = _pages_per_request(("full", 0), 8192, 16, 8192) + _pages_per_request(("sliding", 128), 8192, 16, 8192)
     assert round(323972 / pages, 2) == 316.07
-    llama = BY_ID["vllm-0.19-h100-llama-3-1-8b-instruct-tp1pp1-8192"]
-    assert llama.report.kv_cache_groups == 1 and round(29751 / 512, 2) == 58.11
 
 
 def test_pipeline_blocks_are_the_minimum_over_stages() -> None:
     """PP2: rank 0 prints its memory, the blocks come from the tighter last stage (lm_head, sampler)."""
     r = BY_ID["vllm-0.19-h100-llama-3-1-8b-instruct-tp1pp2-8192"]
+    assert r.report is not None
     page = 16 * 8 * 128 * 2 * 2 * 16  # 16 layers per stage
     assert r.report.gpu_blocks < r.report.available_kv_cache_bytes_per_gpu // page
     assert abs(r.report.gpu_blocks / 67207 - 1) < 0.002
+
+
+def test_summary_covers_every_engine_and_release() -> None:
+    rows = summary_rows(RESULTS)
+    assert {e for e, *_ in rows} == {"vllm", "sglang", "trtllm", "llamacpp"}
+    assert {g for e, g, *_ in rows if e == "vllm"} >= {"0.6", "0.10", "0.14", "0.17", "0.19", "0.21"}
 
 
 def test_markdown_table_and_readme_markers(tmp_path) -> None:

@@ -97,10 +97,13 @@ def test_mla_not_split_by_tp_and_gqa_replication() -> None:
     )
 
 
-def test_v021_subtracts_cuda_graphs() -> None:
-    old = engine_report(r := _request(overhead=VllmProfile(engine_version="0.20.0")), plan(r))
-    new = engine_report(r := _request(overhead=VllmProfile(engine_version="0.21.0")), plan(r))
+def test_v021_subtracts_cuda_graphs_and_raises_the_default_fraction() -> None:
+    same = {"gpu_memory_utilization": 0.95, "sampler": "triton"}
+    old = engine_report(r := _request(overhead=VllmProfile(engine_version="0.20.0", **same)), plan(r))
+    new = engine_report(r := _request(overhead=VllmProfile(engine_version="0.21.0", **same)), plan(r))
     assert old.available_kv_cache_bytes_per_gpu - new.available_kv_cache_bytes_per_gpu == new.cuda_graph_bytes > 0
+    assert VllmProfile(engine_version="0.20.0").utilization == 0.90
+    assert VllmProfile(engine_version="0.21.0").utilization == 0.92  # vllm PR #38284
 
 
 def test_profiles_are_overhead_models_and_round_trip() -> None:

@@ -19,8 +19,9 @@ from collections import Counter
 
 from pydantic import BaseModel
 
+from planner.engines.base import StageContext
 from planner.engines.common import loader_extra_bytes, round_up
-from planner.engines.vllm.profile import VllmProfile, vllm_cudagraph_bytes
+from planner.engines.vllm.profile import VllmProfile
 from planner.kv import kv_bytes_per_token_per_layer, linear_state_bytes_per_layer
 from planner.model import LayerKind, ModelSpec
 from planner.plan import PlanRequest, PlanResult
@@ -96,6 +97,24 @@ def _block_size(request: PlanRequest, keys: tuple[LayerKey, ...], per_token_laye
     return block
 
 
+def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, total: int) -> StageContext:
+    """The overhead context of one rank of pipeline stage ``stage_index`` (what :meth:`VllmProfile.terms` sees)."""
+    stage = result.stages[stage_index]
+    return StageContext(
+        model=request.model,
+        gpu_memory_bytes=total,
+        tensor_parallel=result.tensor_parallel,
+        pipeline_parallel=result.pipeline_parallel,
+        is_last_stage=stage_index == len(result.stages) - 1,
+        weights_bytes=stage.weights_bytes,
+        max_model_len=result.max_model_len,
+        stage_index=stage_index,
+        layers=stage.layers,
+        weights_format=request.resolved_weights,
+        gpu_name=request.gpu.name if request.gpu is not None else None,
+    )
+
+
 def vllm_stage(
     request: PlanRequest,
     result: PlanResult,
@@ -110,18 +129,16 @@ def vllm_stage(
     stage = result.stages[stage_index]
     tp = result.tensor_parallel
     layers = range(*stage.layers)
-    last = stage_index == len(result.stages) - 1
-    gpu_name = request.gpu.name if request.gpu is not None else None
+    ctx = stage_context(request, result, stage_index, total)
     weights = stage.weights_bytes + loader_extra_bytes(request, tp, layers) if o.weights is None else o.weights
-    activation = profile.activation_bytes(model, total, tp, last, gpu_name, result.max_model_len)
-    activation = activation if o.activation is None else o.activation
-    non_torch = profile.non_torch_bytes(tp) if o.non_torch is None else o.non_torch
-    graph = vllm_cudagraph_bytes(model, len(layers)) if o.cuda_graph is None else o.cuda_graph
+    activation = profile.activation_bytes(ctx) if o.activation is None else o.activation
+    non_torch = profile.non_torch_bytes(tp, result.pipeline_parallel) if o.non_torch is None else o.non_torch
+    graph = profile.cudagraph_estimate_bytes(len(layers)) if o.cuda_graph is None else o.cuda_graph
     in_budget_graph = graph if profile.cudagraph_in_budget else 0
     if profile.kv_cache_memory_bytes is not None:
         available = profile.kv_cache_memory_bytes
     else:
-        budget = math.floor(profile.gpu_memory_utilization * (o.util_total or total))
+        budget = math.floor(profile.utilization * (o.util_total or total))
         available = budget - weights - activation - non_torch - in_budget_graph
     kinds = model.kv_kinds  # shared-KV layers (Gemma 3n/4) and feed-forward blocks (Nemotron-H) hold no pages
     keys = tuple(

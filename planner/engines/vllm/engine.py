@@ -7,8 +7,9 @@ from typing import ClassVar
 from planner.engines.base import EngineProfile
 from planner.engines.calibrated import Calibrated
 from planner.engines.common import Engine, EngineReport
-from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
+from planner.engines.vllm.versions import known_releases, vllm_rules
 from planner.errors import PlannerError
 from planner.plan import PlanRequest, PlanResult
 
@@ -27,10 +28,12 @@ def as_vllm(profile: EngineProfile | None) -> VllmProfile:
 class VllmEngine(Engine):
     name: ClassVar[str] = "vllm"
     label: ClassVar[str] = "vLLM"
-    description: ClassVar[str] = "vLLM V1 (0.19): profiled activations, non-torch memory, blocks of 16 tokens"
+    description: ClassVar[str] = (
+        f"vLLM V1 ({VLLM_DEFAULT_VERSION}): profiled activations by release, non-torch memory, blocks of 16 tokens"
+    )
     profile_type: ClassVar[type[EngineProfile]] = VllmProfile
     fraction_flag: ClassVar[str | None] = "--gpu-memory-utilization"
-    default_fraction: ClassVar[float | None] = 0.90
+    default_fraction: ClassVar[float | None] = vllm_rules(VLLM_DEFAULT_VERSION).default_gpu_memory_utilization
     full_pool_behaviour: ClassVar[str] = (
         "vLLM admits requests while free KV blocks remain. When a running sequence needs a new block and none is "
         "free, the scheduler preempts the most recently admitted running request: its blocks are freed and it goes "
@@ -60,6 +63,9 @@ class VllmEngine(Engine):
                 request, result, profile.base_profile(), profile.stage_overrides(result.pipeline_parallel)
             )
         return vllm_report(request, result, as_vllm(profile))
+
+    def releases(self) -> tuple[str, ...]:
+        return known_releases()
 
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         return vllm_launch_command(request, result, as_vllm(profile))

@@ -1,25 +1,35 @@
-"""vLLM's memory settings and the working space of its profile run.
+"""vLLM's memory settings and its profile run, term by term, by release.
 
-Rules and their source files (read in the public repository; see ``shared/reference/engine-memory-notes.md``):
+The budget (``vllm/v1/worker/gpu_worker.py`` ``determine_available_memory``): available KV = total x
+``gpu_memory_utilization`` - (weights + torch activation peak + non-torch memory), minus the CUDA-graph estimate
+from the releases that subtract it (``versions.toml`` rule ``cudagraph_in_budget``). ``--kv-cache-memory``
+replaces the whole sizing. The activation peak is what ``GPUModelRunner.profile_run`` allocates
+(``vllm/v1/worker/gpu_model_runner.py``, 0.19 tree):
 
-- V1 (``vllm/v1/worker/gpu_worker.py`` ``determine_available_memory``): ``available KV = total x
-  gpu_memory_utilization - (weights + torch activation peak + non-torch memory)``; from v0.21 the estimated
-  CUDA-graph memory is subtracted too (``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` on by default), before
-  that graphs come out of the ``1 - util`` headroom. ``--kv-cache-memory`` replaces the whole sizing.
-- V0 v0.6.4-0.7 (``vllm/worker/worker.py`` ``determine_num_available_blocks``): the same budget, but the
-  profile batch is ``max(max_model_len, 2048)`` tokens unless chunked prefill is on.
+- the forward of a dummy batch of ``max_num_batched_tokens`` tokens (:func:`forward_bytes`);
+- on the last pipeline stage the sampler warm-up ``_dummy_sampler_run`` over ``num_reqs = min(max_num_seqs,
+  max_num_batched_tokens)`` rows of fp32 logits with top-k and top-p, while the batch's hidden states are
+  still held (:func:`sampler_bytes`; how many fp32 copies depends on the release's sampler);
+- the fused-MoE workspace, persistent from the release that keeps it in the workspace manager
+  (:func:`moe_workspace_bytes`), else transient inside the forward;
+- the multimodal encoder's outputs and cache held through the run (a fitted constant);
+- a pipeline stage after the first also holds the received hidden states and residual.
+
+The peak is the larger of the forward and the sampler, plus what is held throughout. Constants the source does
+not fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 (before 0.8,
+``vllm/worker/worker.py``) profiled one prefill of ``max(max_model_len, 2048)`` tokens without a sampler warm-up.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from planner.engines.base import (
+    DEFAULT_HIDDEN,
     DEFAULT_VOCAB,
-    LOGITS_COPIES,
     EngineProfile,
     Fraction,
     OverheadBytes,
@@ -28,52 +38,51 @@ from planner.engines.base import (
     layer_activation_bytes_per_token,
     parse_version,
 )
+from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 from planner.model import ModelSpec
 from planner.units import GiB
 
-VLLM_DEFAULT_VERSION = "0.19.0"
-# The V1 engine became the default in 0.8 and the only engine in 0.11; logs before 0.8 here are V0.
-VLLM_V1_FROM = (0, 8, 0)
-# Hybrid (sliding-window / full) KV cache manager: layers grouped by spec, from ~0.10
-# (vllm/v1/core/kv_cache_utils.py ``_get_kv_cache_groups_uniform_page_size``).
-VLLM_HYBRID_FROM = (0, 10, 0)
-# CUDA-graph memory estimated before KV sizing and subtracted from the budget (notes 2.3, LMCache#3430 log).
-VLLM_CUDAGRAPH_IN_BUDGET_FROM = (0, 21, 0)
-
-# With TP >= 2 the sampler's logits are all-gathered: the local shard and the gathered tensor, both in the
-# model dtype (Llama-3.1-8B TP2 peak 1.89 GiB = TP1 peak although the MLP shrinks).
-VLLM_TP_LOGITS_GATHER_BYTES = 2
-# Gemma 2's final_logit_softcapping (divide, tanh, multiply) keeps one more fp32-sized copy of the logits
-# (gemma-2-9b peak 3.65 GiB against 2.60 GiB without it).
-SOFTCAP_MODEL_TYPES = ("gemma2",)
+VLLM_DEFAULT_VERSION = default_version()
 # MLA prefill (vLLM ``MLACommonImpl._forward_prefill``) expands the latent per head in 16 bits: q, k, v padded
 # to the qk head size and the attention output (4 x qk_head_dim), the kv_b_proj output (nope + v) and the
 # output sliced back to v (v).
 MLA_QK_BUFFERS = 4
-# V0 profiles one long prefill without the V1 sampler buffers: its peak per token is 0.765 x the V1 layer
-# formula (vllm#10517: Llama-3.1-8B peak_torch 17.06 GiB at 20,000 tokens and 17.98 GiB at 29,000 tokens,
-# 14.99 GiB of weights: 2.07 and 2.99 GiB of activations, ~110 KB per token).
+# V0 profiles one long prefill without the V1 sampler buffers: its peak per token is 0.765 x the layer formula
+# of planner.engines.base (vllm#10517: Llama-3.1-8B peak_torch 17.06 GiB at 20,000 tokens and 17.98 GiB at 29,000
+# tokens with 14.99 GiB of weights: ~110 KB per token). Fitted to that issue's two V0 logs.
 VLLM_V0_ACTIVATION_SCALE = 0.765
-# Non-torch memory (CUDA context, cuBLAS workspace, NCCL and custom all-reduce buffers).
-VLLM_NON_TORCH_TP1 = round(0.25 * GiB)  # v0.19 H100 TP1 logs: 0.24-0.26 GiB
-VLLM_NON_TORCH_TP = round(2.07 * GiB)  # v0.19 H100 TP2 logs: 2.07 GiB
 VLLM_V0_NON_TORCH = round(0.35 * GiB)  # vllm#10517 (v0.6.4, RTX 3090): non_torch_memory=0.35GiB
-# v0.21+ CUDA-graph estimate per decoder layer: LMCache#3430 "Estimated CUDA graph memory: 0.52 GiB total" for
-# Qwen3-8B (36 layers). The measured captures of 0.19 (0.65-1.57 GiB on H100) only use the headroom.
-VLLM_CUDAGRAPH_BYTES_PER_LAYER = round(0.52 * GiB / 36)
+# The dense MLP's peak per token and unit of width on one rank: the gate_up GEMM output (2 x width x 2 bytes)
+# alive while SiluAndMul writes its output (width x 2 bytes) (vllm/model_executor/layers/activation.py
+# SiluAndMul, llama.py LlamaMLP). Derived, not fitted; the rest of the forward scales with the hidden size.
+FORWARD_BYTES_PER_MLP = 6.0
 
 
 def vllm_default_batch(
     gpu_memory_bytes: int, gpu_name: str | None = None, usage_context: str = "server"
 ) -> tuple[int, int]:
-    """``(max_num_batched_tokens, max_num_seqs)`` V1 picks when unset (``EngineArgs._set_default_args`` in
-    ``vllm/engine/arg_utils.py``): on GPUs of 70 GiB or more other than the A100, 8192 tokens for the
-    server and 16384 for the ``LLM`` class, 1024 sequences; otherwise 2048 (server) / 8192 (``LLM``) tokens and
-    256 sequences."""
+    """``(max_num_batched_tokens, max_num_seqs)`` V1 picks when unset (``EngineArgs._set_default_args``,
+    ``vllm/engine/arg_utils.py``, unchanged from 0.9 to the 0.19 tree): on GPUs of 70 GiB or more other than the
+    A100, 8192 tokens for the server and 16384 for the ``LLM`` class, 1024 sequences; otherwise 2048 (server) /
+    8192 (``LLM``) tokens and 256 sequences."""
     big = gpu_memory_bytes >= 70 * GiB and "a100" not in (gpu_name or "").lower()
     if big:
         return (8192 if usage_context == "server" else 16384), 1024
     return (2048 if usage_context == "server" else 8192), 256
+
+
+class ProfileTerms(BaseModel, frozen=True, extra="forbid"):
+    """The activation peak of one rank, by term (bytes)."""
+
+    forward: int = 0
+    sampler: int = 0
+    moe_workspace: int = 0  # persistent (counted on top of the peak) or transient (inside forward)
+    encoder: int = 0
+    pp_buffers: int = 0
+
+    @property
+    def peak(self) -> int:
+        return self.pp_buffers + max(self.forward, self.sampler) + self.moe_workspace + self.encoder
 
 
 def _mla_bytes_per_token(model: ModelSpec, tensor_parallel: int) -> float:
@@ -85,46 +94,57 @@ def _mla_bytes_per_token(model: ModelSpec, tensor_parallel: int) -> float:
     return 2 * heads * (MLA_QK_BUFFERS * qk + model.mla.qk_nope_head_dim + 2 * model.mla.v_head_dim)
 
 
-def vllm_activation_bytes(
-    model: ModelSpec,
-    max_num_batched_tokens: int,
-    max_num_seqs: int,
-    tensor_parallel: int,
-    with_logits: bool,
-    v1: bool = True,
-) -> int:
-    """The torch activation peak of vLLM's profile run on one GPU.
-
-    V1 (``GPUModelRunner.profile_run``): a dummy forward of ``max_num_batched_tokens`` tokens
-    (``tokens x (14 x hidden + 6 x MLP width / tp)``, :func:`planner.engines.base.activation_peak_bytes`), MLA's
-    expanded per-head K/V, then the sampler on ``max_num_seqs`` rows of fp32 logits (1.6 copies, one more
-    for Gemma 2's soft-capping) on the last pipeline stage, plus the all-gathered logits when TP >= 2.
-    V0: ``0.765 x`` the layer part over the whole profile batch, no sampler term.
-    """
-    per_token = layer_activation_bytes_per_token(model, tensor_parallel) + _mla_bytes_per_token(model, tensor_parallel)
-    if not v1:
-        return round(VLLM_V0_ACTIVATION_SCALE * max_num_batched_tokens * per_token)
-    logits = 0.0
-    if with_logits:
-        vocab = model.vocab_size or DEFAULT_VOCAB
-        copies = LOGITS_COPIES + (1.0 if model.model_type in SOFTCAP_MODEL_TYPES else 0.0)
-        logits = max_num_seqs * vocab * 4 * copies
-        if tensor_parallel > 1:
-            logits += max_num_seqs * vocab * VLLM_TP_LOGITS_GATHER_BYTES * (1 + 1 / tensor_parallel)
-    return round(max_num_batched_tokens * per_token + logits)
+def dense_mlp_width(model: ModelSpec) -> int:
+    """The MLP width the forward runs as ordinary matmuls: the dense ``intermediate_size``; for MoE models the
+    shared experts (and the dense layers of models mixing both), the routed experts being in the MoE workspace."""
+    hidden = model.hidden_size or DEFAULT_HIDDEN
+    if model.moe is None:
+        return model.intermediate_size or 4 * hidden
+    moe = model.moe
+    mixed = moe.first_k_dense_replace > 0 or moe.moe_layer_period > 1
+    return max(moe.shared_width, (model.intermediate_size or 0) if mixed else 0)
 
 
-def vllm_cudagraph_bytes(model: ModelSpec, layers: int | None = None) -> int:
-    """vLLM's estimate of CUDA-graph memory on one GPU (v0.21+ subtracts it from the KV budget)."""
-    return VLLM_CUDAGRAPH_BYTES_PER_LAYER * (layers if layers is not None else model.num_hidden_layers)
+def forward_bytes(model: ModelSpec, tokens: int, tp: int, act_bytes: int, constants: VllmConstants) -> int:
+    """The forward's own peak: ``tokens x (a x hidden + 6 x dense MLP width / tp)`` in 16-bit activations
+    (doubled for fp32), plus MLA's per-head expansion; ``a`` fitted (``forward_bytes_per_hidden``), 6 derived
+    (:data:`FORWARD_BYTES_PER_MLP`)."""
+    hidden = model.hidden_size or DEFAULT_HIDDEN
+    mlp = FORWARD_BYTES_PER_MLP * dense_mlp_width(model) / tp
+    per_token = constants.forward_bytes_per_hidden * hidden + mlp + _mla_bytes_per_token(model, tp)
+    return round(tokens * per_token * act_bytes / 2)
+
+
+def sampler_bytes(model: ModelSpec, tokens: int, seqs: int, act_bytes: int, copies: float) -> int:
+    """``_dummy_sampler_run``: ``copies`` fp32 arrays of ``min(max_num_seqs, tokens) x vocab`` while the batch's
+    hidden states (``tokens x hidden``) are held by ``profile_run``."""
+    vocab = model.vocab_size or DEFAULT_VOCAB
+    hidden = model.hidden_size or DEFAULT_HIDDEN
+    return round(min(seqs, tokens) * vocab * 4 * copies + tokens * hidden * act_bytes)
+
+
+def moe_workspace_bytes(model: ModelSpec, tokens: int, tp: int, act_bytes: int, layers: range) -> int:
+    """The fused-MoE scratch of ``TritonExperts``: ``tokens x topk x (max(I/tp, H) + max(2I/tp, H))`` activations
+    (``workspace13`` and ``workspace2`` of ``fused_moe/modular_kernel.py``); zero without MoE layers."""
+    moe = model.moe
+    if moe is None or not any(model.is_moe_layer(i) for i in layers):
+        return 0
+    hidden = model.hidden_size or DEFAULT_HIDDEN
+    inter = math.ceil(moe.moe_intermediate_size / tp)
+    return tokens * moe.num_experts_per_tok * (max(inter, hidden) + max(2 * inter, hidden)) * act_bytes
+
+
+def is_multimodal(model: ModelSpec) -> bool:
+    """An attached module loaded for serving (a vision tower) makes vLLM profile its encoder first."""
+    return any(module.loaded_for_serving for module in model.attached_modules)
 
 
 class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
-    """vLLM (V1 by default; V0 for versions before 0.8). Settings are the CLI flags of ``vllm serve``."""
+    """vLLM (V1 from 0.8, V0 before). Settings are the CLI flags of ``vllm serve``."""
 
     kind: Literal["vllm"] = "vllm"
     engine_version: str = VLLM_DEFAULT_VERSION
-    gpu_memory_utilization: Fraction = 0.90
+    gpu_memory_utilization: Fraction | None = None  # None: the release's default (0.9; 0.92 from 0.21)
     max_num_batched_tokens: PositiveInt | None = None  # None: vLLM's default for the GPU (vllm_default_batch)
     max_num_seqs: PositiveInt | None = None
     usage_context: Literal["server", "llm-class"] = "server"  # `vllm serve` or the offline `LLM` class
@@ -132,22 +152,46 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     kv_cache_memory_bytes: PositiveInt | None = None  # --kv-cache-memory: skips the profile-based sizing
     disable_hybrid_kv_cache_manager: bool = False  # sliding-window layers then cache the whole context
     enable_chunked_prefill: bool | None = Field(default=None)  # V0 only; None: on from max_model_len 32,768
+    sampler: Literal["native-sort", "triton", "flashinfer"] | None = None  # None: the release's default
+    estimate_cudagraphs: bool | None = None  # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; None: the release's
+    gpu_memory_in_use_bytes: Annotated[int, Field(ge=0)] = 0  # held on the GPU by other processes before vLLM starts
+    allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+    constants: VllmConstants | None = None  # None: the fitted constants of fitted.toml
 
     @property
     def version(self) -> tuple[int, int, int]:
         return parse_version(self.engine_version)
 
     @property
+    def rules(self) -> VllmRules:
+        return vllm_rules(self.engine_version)
+
+    @property
+    def fitted(self) -> VllmConstants:
+        return self.constants if self.constants is not None else fitted_constants()
+
+    @property
+    def utilization(self) -> float:
+        if self.gpu_memory_utilization is not None:
+            return self.gpu_memory_utilization
+        return self.rules.default_gpu_memory_utilization
+
+    @property
     def is_v1(self) -> bool:
-        return self.version >= VLLM_V1_FROM
+        return self.rules.v1
 
     @property
     def hybrid_kv_manager(self) -> bool:
-        return self.is_v1 and self.version >= VLLM_HYBRID_FROM and not self.disable_hybrid_kv_cache_manager
+        return self.rules.hybrid_kv_manager and not self.disable_hybrid_kv_cache_manager
 
     @property
     def cudagraph_in_budget(self) -> bool:
-        return self.is_v1 and self.version >= VLLM_CUDAGRAPH_IN_BUDGET_FROM and not self.enforce_eager
+        on = self.rules.cudagraph_in_budget if self.estimate_cudagraphs is None else self.estimate_cudagraphs
+        return self.is_v1 and on and not self.enforce_eager
+
+    @property
+    def sampler_kind(self) -> str:
+        return self.sampler or self.rules.sampler
 
     def batch(
         self, gpu_memory_bytes: int, gpu_name: str | None = None, max_model_len: int | None = None
@@ -163,34 +207,92 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
             tokens = 2048 if chunked else max(max_model_len or 2048, 2048)
         return (self.max_num_batched_tokens or tokens), (self.max_num_seqs or seqs)
 
-    def non_torch_bytes(self, tensor_parallel: int) -> int:
+    def non_torch_bytes(self, tensor_parallel: int, pipeline_parallel: int = 1) -> int:
+        """Non-torch memory of the profile run (CUDA context growth, cuBLAS, NCCL and all-reduce buffers)."""
         if not self.is_v1:
             return VLLM_V0_NON_TORCH
-        return VLLM_NON_TORCH_TP if tensor_parallel > 1 else VLLM_NON_TORCH_TP1
+        era = self.fitted.non_torch_era(self.version)
+        if tensor_parallel > 1:
+            return era.tp2 + era.per_extra_rank * (tensor_parallel - 2)
+        return era.pp if pipeline_parallel > 1 else era.tp1
 
-    def activation_bytes(
-        self,
-        model: ModelSpec,
-        gpu_memory_bytes: int,
-        tensor_parallel: int,
-        last_stage: bool,
-        gpu_name: str | None = None,
-        max_model_len: int | None = None,
-    ) -> int:
-        tokens, seqs = self.batch(gpu_memory_bytes, gpu_name, max_model_len)
-        return vllm_activation_bytes(model, tokens, seqs, tensor_parallel, last_stage, v1=self.is_v1)
+    def terms(self, model: ModelSpec, ctx: StageContext, tokens: int, seqs: int) -> ProfileTerms:
+        """The activation peak of one rank of stage ``ctx.stage_index``, by term."""
+        tp = ctx.tensor_parallel
+        act = 4 if ctx.weights_format == "fp32" else 2
+        first = ctx.stage_index == 0
+        layers = range(*(ctx.layers or (0, model.num_hidden_layers)))
+        if not self.is_v1:
+            per_token = layer_activation_bytes_per_token(model, tp) + _mla_bytes_per_token(model, tp)
+            return ProfileTerms(forward=round(VLLM_V0_ACTIVATION_SCALE * tokens * per_token))
+        constants = self.fitted
+        forward = forward_bytes(model, tokens, tp, act, constants)
+        workspace = 0 if ctx.weights_format == "mxfp4" else moe_workspace_bytes(model, tokens, tp, act, layers)
+        if not self.rules.moe_workspace_persistent:
+            forward, workspace = forward + workspace, 0
+        copies = constants.copies(self.sampler_kind)
+        return ProfileTerms(
+            forward=forward,
+            sampler=sampler_bytes(model, tokens, seqs, act, copies) if ctx.is_last_stage else 0,
+            moe_workspace=workspace,
+            encoder=constants.encoder_bytes if first and is_multimodal(model) else 0,
+            pp_buffers=0 if first else 2 * tokens * (model.hidden_size or DEFAULT_HIDDEN) * act,
+        )
+
+    def activation_bytes(self, ctx: StageContext) -> int:
+        tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len)
+        return self.terms(ctx.model, ctx, tokens, seqs).peak
+
+    def cudagraph_estimate_bytes(self, layers: int) -> int:
+        """What vLLM's CUDA-graph profiling estimates for a rank with ``layers`` decoder layers (fitted to the
+        printed "Estimated CUDA graph memory"); subtracted from the budget when :attr:`cudagraph_in_budget`."""
+        constants = self.fitted
+        return max(0, constants.graph_estimate_base + constants.graph_estimate_per_layer * layers)
+
+    def cudagraph_capture_bytes(self, layers: int) -> int:
+        """What capturing the graphs takes after KV sizing ("Graph capturing finished ... took X GiB")."""
+        if self.enforce_eager:
+            return 0
+        constants = self.fitted
+        return max(0, constants.graph_capture_base + constants.graph_capture_per_layer * layers)
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """Reserved ``(1 - util) x memory``; activations of the profile run; non-torch memory, plus the
-        CUDA-graph estimate from v0.21. With ``kv_cache_memory_bytes`` the reserve is whatever that leaves."""
-        activation = self.activation_bytes(
-            ctx.model, ctx.gpu_memory_bytes, ctx.tensor_parallel, ctx.is_last_stage, max_model_len=ctx.max_model_len
-        )
-        framework = self.non_torch_bytes(ctx.tensor_parallel)
+        CUDA-graph estimate where the release subtracts it. With ``kv_cache_memory_bytes`` the reserve is whatever
+        that leaves."""
+        activation = self.activation_bytes(ctx)
+        framework = self.non_torch_bytes(ctx.tensor_parallel, ctx.pipeline_parallel)
+        layers = ctx.layers or (0, ctx.model.num_hidden_layers)
         if self.cudagraph_in_budget:
-            framework += vllm_cudagraph_bytes(ctx.model, math.ceil(ctx.model.num_hidden_layers / ctx.pipeline_parallel))
+            framework += self.cudagraph_estimate_bytes(layers[1] - layers[0])
         if self.kv_cache_memory_bytes is not None:
             reserved = ctx.gpu_memory_bytes - ctx.weights_bytes - activation - framework - self.kv_cache_memory_bytes
         else:
-            reserved = ctx.gpu_memory_bytes - math.floor(self.gpu_memory_utilization * ctx.gpu_memory_bytes)
+            reserved = ctx.gpu_memory_bytes - math.floor(self.utilization * ctx.gpu_memory_bytes)
         return OverheadBytes(activation_bytes=activation, framework_bytes=framework, reserved_bytes=max(0, reserved))
+
+
+def vllm_activation_bytes(
+    model: ModelSpec,
+    max_num_batched_tokens: int,
+    max_num_seqs: int,
+    tensor_parallel: int,
+    with_logits: bool,
+    v1: bool = True,
+) -> int:
+    """The activation peak of a vLLM-like profile run on one GPU with the default release's constants
+    (TensorRT-LLM's engine workspace reuses the V0 form: ``v1=False``)."""
+    profile = VllmProfile(engine_version=VLLM_DEFAULT_VERSION if v1 else "0.6.4")
+    ctx = StageContext(
+        model=model,
+        gpu_memory_bytes=80 * GiB,
+        tensor_parallel=tensor_parallel,
+        pipeline_parallel=1,
+        is_last_stage=with_logits,
+    )
+    return profile.terms(model, ctx, max_num_batched_tokens, max_num_seqs).peak
+
+
+def vllm_cudagraph_bytes(model: ModelSpec, layers: int | None = None) -> int:
+    """vLLM's CUDA-graph estimate on one GPU with the default release's constants."""
+    return VllmProfile().cudagraph_estimate_bytes(layers if layers is not None else model.num_hidden_layers)

@@ -18,8 +18,10 @@ from planner.engines.vllm.blocks import (
     estimate_max_len,
     needed_bytes,
     pages_per_request,
+    stage_context,
     vllm_stage,
 )
+from planner.engines.vllm.failures import sampler_headroom, vllm_failure
 from planner.engines.vllm.profile import VllmProfile
 from planner.plan import PlanRequest, PlanResult
 
@@ -83,16 +85,6 @@ def _v1_lines(stages: list[VllmStage], cap: _Capacity, max_len: int) -> list[str
     if cap.min_available > 0:
         lines.append(f"GPU KV cache size: {cap.tokens:,} tokens")
         lines.append(f"Maximum concurrency for {max_len:,} tokens per request: {cap.concurrency:.2f}x")
-    if not cap.fits_len and cap.min_available > 0:
-        needed = max(needed_bytes(s, max_len, cap.batched) for s in stages)
-        lines.append(
-            f"ValueError: To serve at least one request with the models's max seq len ({max_len}), "
-            f"({gib_text(needed)} GiB KV cache is needed, which is larger than the available KV cache memory "
-            f"({gib_text(cap.min_available)} GiB). Based on the available memory, the estimated maximum model "
-            f"length is {cap.estimated}."
-        )
-    elif cap.min_available <= 0:
-        lines.append("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization`.")
     return lines
 
 
@@ -105,31 +97,55 @@ def _v0_lines(first: VllmStage, cap: _Capacity, max_len: int, total: int, util: 
         f"# GPU blocks: {cap.blocks}",
         f"Maximum concurrency for {max_len} tokens per request: {cap.concurrency:.2f}x",
     ]
-    if not cap.fits_len:
-        lines.append(
-            f"ValueError: The model's max seq len ({max_len}) is larger than the maximum number of tokens that "
-            f"can be stored in KV cache ({cap.tokens})."
-        )
     return lines
 
 
-def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> list[str]:
+def _sampler_note(request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage) -> str | None:
+    """A warning when the post-capture sampler warm-up has less room than logged warm-ups that ran out of it."""
+    free, need = sampler_headroom(request, result, profile, last)
+    ratio = free / need if need else math.inf
+    if not profile.is_v1 or profile.enforce_eager or ratio >= profile.fitted.sampler_risk_ratio or ratio < 1:
+        return None
+    return (
+        f"Sampler warm-up after CUDA-graph capture: {gib_text(free)} GiB free for a {gib_text(need)} GiB peak "
+        f"(x{ratio:.2f}); logged warm-ups ran out of memory up to x{profile.fitted.sampler_risk_ratio:.2f} (0.19 "
+        "gpt-oss-20b at util 0.95, allocator fragmentation). If start-up fails there, lower "
+        "--gpu-memory-utilization or --max-num-seqs."
+    )
+
+
+def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage]) -> list[str]:
+    first = stages[0]
     notes = []
     if loader_extra_bytes(request, result.tensor_parallel, range(*result.stages[0].layers)):
         notes.append("MXFP4 experts padded by the Marlin loader (weights as loaded exceed the checkpoint).")
     if not profile.cudagraph_in_budget and not profile.enforce_eager and profile.is_v1:
         notes.append(
-            f"CUDA graphs (~{gib_text(first.cuda_graph)} GiB) are captured after KV sizing and use the "
+            f"CUDA graphs (~{gib_text(first.cuda_graph)} GiB estimated) are captured after KV sizing and use the "
             f"(1 - gpu_memory_utilization) headroom in v{profile.engine_version}."
         )
+    if profile.is_v1:
+        ctx = stage_context(request, result, 0, engine_total_bytes(request))
+        tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len)
+        t = profile.terms(request.model, ctx, tokens, seqs)
+        notes.append(
+            f"Profile run of v{profile.engine_version} ({tokens} tokens, {min(seqs, tokens)} sampler rows, "
+            f"{profile.sampler_kind} sampler): forward {gib_text(t.forward)}, sampler {gib_text(t.sampler)}, "
+            f"MoE workspace {gib_text(t.moe_workspace)}, encoder {gib_text(t.encoder)}, pipeline buffers "
+            f"{gib_text(t.pp_buffers)} GiB -> peak {gib_text(t.peak)} GiB."
+        )
+        warning = _sampler_note(request, result, profile, stages[-1])
+        if warning:
+            notes.append(warning)
     return notes
 
 
 def vllm_report(
     request: PlanRequest, result: PlanResult, profile: VllmProfile, overrides: StageOverrides | None = None
 ) -> EngineReport:
-    """What vLLM prints: available KV memory per rank, KV cache tokens, maximum concurrency, and the start-up
-    check's error when one request of ``max_model_len`` does not fit (``overrides``: figures from a log)."""
+    """What vLLM prints: available KV memory per rank, KV cache tokens, maximum concurrency, and why it does not
+    start when it does not (:func:`planner.engines.vllm.failures.vllm_failure`; ``overrides``: figures from a
+    log)."""
     total = engine_total_bytes(request)
     util_total = overrides.util_total if overrides is not None else None
     stages = [vllm_stage(request, result, profile, i, total, overrides) for i in range(len(result.stages))]
@@ -138,12 +154,15 @@ def vllm_report(
     if profile.is_v1:
         lines = _v1_lines(stages, cap, max_len)
     else:
-        lines = _v0_lines(first, cap, max_len, total, profile.gpu_memory_utilization)
+        lines = _v0_lines(first, cap, max_len, total, profile.utilization)
+    failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated)
+    if failure is not None and failure[1] not in lines:
+        lines.append(failure[1])
     return EngineReport(
         engine="vllm",
         engine_version=profile.engine_version,
         total_memory_bytes=util_total or total,
-        budget_bytes=math.floor(profile.gpu_memory_utilization * (util_total or total)),
+        budget_bytes=math.floor(profile.utilization * (util_total or total)),
         weights_bytes=first.weights,
         activation_bytes=first.activation,
         non_torch_bytes=first.non_torch,
@@ -158,9 +177,11 @@ def vllm_report(
         max_concurrency=cap.concurrency,
         fits_max_model_len=cap.fits_len,
         estimated_max_model_len=cap.estimated,
-        fits=cap.fits_len and cap.min_available > 0,
+        fits=failure is None,
         lines=tuple(lines),
-        notes=tuple(_notes(request, result, profile, first)),
+        notes=tuple(_notes(request, result, profile, stages)),
+        failure_kind=failure[0] if failure else None,
+        failure=failure[1] if failure else None,
     )
 
 
@@ -201,7 +222,7 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
     if dp > 1:
         command += f" --data-parallel-size {dp}"
     command += (
-        f" --gpu-memory-utilization {profile.gpu_memory_utilization:g} --max-model-len {result.max_model_len}"
+        f" --gpu-memory-utilization {profile.utilization:g} --max-model-len {result.max_model_len}"
         f" --max-num-seqs {seqs}{VLLM_KV_FLAGS.get(result.kv_dtype, '')}"
     )
     if profile.max_num_batched_tokens:

@@ -1,0 +1,220 @@
+"""Compare a pasted start-up log with what the planner predicts for the same set-up, and calibrate from it.
+
+:func:`calibrate_log` is the pure function behind ``python -m planner calibrate --log FILE [--model ...]
+--json``: it parses the log (:func:`planner.logparse.parse_log`), rebuilds the set-up it shows (model, GPU,
+parallelism, precision, release, memory fraction; each taken from the log unless given), predicts what the
+engine prints, and returns every figure predicted / printed / difference, the start-up verdicts, and the
+calibrated profile (the printed weights, activation, non-torch and CUDA-graph terms replacing the estimates)
+with what it predicts in turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from model_catalog import get_gpu, get_model, load_gpus, load_models
+from planner.engines.calibrated import Calibrated
+from planner.engines.common import EngineReport
+from planner.engines.registry import engine_profile, engine_report
+from planner.engines.vllm.profile import VllmProfile
+from planner.errors import PlannerError
+from planner.gpu import GpuSpec
+from planner.logparse import ParsedLog, calibrate, parse_log
+from planner.model import ModelSpec
+from planner.plan import PlanRequest, plan
+from planner.units import GiB
+
+Unit = Literal["GiB", "tokens", "blocks", "x"]
+# vLLM's config-line precision -> the planner's weight format (None: the dtype decides).
+QUANTIZATION_WEIGHTS = {
+    "fp8": "fp8",
+    "mxfp4": "mxfp4",
+    "gptq": "int4-gptq",
+    "gptq_marlin": "int4-gptq",
+    "awq": "int4-awq",
+    "awq_marlin": "int4-awq",
+}
+DTYPE_WEIGHTS = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "half": "fp16"}
+
+
+class FigureComparison(BaseModel, frozen=True, extra="forbid"):
+    """One figure: what the planner predicts, what the log printed, predicted - printed."""
+
+    name: str
+    unit: Unit
+    predicted: float | None
+    printed: float | None
+
+    @property
+    def difference(self) -> float | None:
+        return None if self.predicted is None or self.printed is None else self.predicted - self.printed
+
+
+class CalibrationSetup(BaseModel, frozen=True, extra="forbid"):
+    """The set-up the comparison planned, and where each part came from."""
+
+    model: str
+    gpu: str
+    tensor_parallel: int
+    pipeline_parallel: int
+    weights: str
+    kv_dtype: str | None
+    max_model_len: int
+    engine_version: str
+    gpu_memory_utilization: float
+    from_log: tuple[str, ...]  # the fields read from the log rather than given
+
+
+class CalibrationResult(BaseModel, frozen=True, extra="forbid"):
+    """What :func:`calibrate_log` returns."""
+
+    parsed: ParsedLog
+    setup: CalibrationSetup
+    comparisons: tuple[FigureComparison, ...]
+    predicted_failure: str | None  # the planner's failure_kind for the set-up (None: starts)
+    printed_failure: str | None  # the log's
+    calibrated: Calibrated
+    calibration_token: str  # the calibrated profile in a shared link
+    calibrated_kv_gib: float  # the KV the calibrated profile predicts (the printed KV up to rounding)
+    notes: tuple[str, ...] = ()
+
+
+def _catalog_model(name: str) -> ModelSpec:
+    """The catalog model a log names, matched on the id with an -Instruct/-Chat/-it suffix removed if needed."""
+    models = {key.lower(): entry for key, entry in load_models().items()}
+    for candidate in (name, name.removesuffix("-Instruct"), name.removesuffix("-Chat"), name.removesuffix("-it")):
+        entry = models.get(candidate.lower())
+        if entry is not None:
+            return entry.spec
+    raise PlannerError(f"calibration: the log's model {name!r} is not in the catalog; name it (model=...)")
+
+
+def _catalog_gpu(parsed: ParsedLog) -> GpuSpec:
+    """The catalog GPU whose engine-visible total matches the printed one (to 0.01 GiB)."""
+    if parsed.total_memory_gib is not None:
+        for gpu in load_gpus().values():
+            visible = gpu.engine_visible_bytes
+            if visible is not None and abs(visible / GiB - parsed.total_memory_gib) < 0.011:
+                return gpu
+    raise PlannerError("calibration: the log does not say which GPU; name it (gpu=..., a catalog id)")
+
+
+def _weights(parsed: ParsedLog, model: ModelSpec) -> str:
+    quantization = (parsed.quantization or "None").lower()
+    if quantization in QUANTIZATION_WEIGHTS:
+        return QUANTIZATION_WEIGHTS[quantization]
+    if quantization not in ("none", ""):
+        raise PlannerError(
+            f"calibration: the log's checkpoint is {parsed.quantization}; name the weight format (weights=...)"
+        )
+    return DTYPE_WEIGHTS.get((parsed.dtype or "").lower(), model.native_dtype)
+
+
+def _comparisons(report: EngineReport, parsed: ParsedLog) -> tuple[FigureComparison, ...]:
+    def gib(n: int) -> float:
+        return n / GiB
+
+    graph = parsed.cuda_graph_estimate_gib if parsed.cuda_graph_estimate_gib is not None else parsed.cuda_graph_gib
+    rows: list[tuple[str, Unit, float | None, float | None]] = [
+        ("device total", "GiB", gib(report.total_memory_bytes), parsed.total_memory_gib),
+        ("weights", "GiB", gib(report.weights_bytes), parsed.weights_gib),
+        ("activation peak", "GiB", gib(report.activation_bytes), parsed.activation_peak_gib),
+        ("non-torch memory", "GiB", gib(report.non_torch_bytes), parsed.non_torch_gib),
+        ("CUDA-graph estimate", "GiB", gib(report.cuda_graph_bytes), graph),
+        ("available KV cache", "GiB", gib(report.available_kv_cache_bytes_per_gpu), parsed.kv_cache_gib),
+        ("KV cache tokens", "tokens", float(report.kv_cache_tokens), _float(parsed.kv_cache_tokens)),
+        ("GPU blocks", "blocks", float(report.gpu_blocks), _float(parsed.gpu_blocks)),
+        ("maximum concurrency", "x", report.max_concurrency, parsed.max_concurrency),
+    ]
+    return tuple(FigureComparison(name=n, unit=u, predicted=p, printed=q) for n, u, p, q in rows)
+
+
+def _float(value: int | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _resolve_setup(parsed: ParsedLog, given: dict[str, Any]) -> tuple[ModelSpec, GpuSpec, CalibrationSetup]:
+    """The set-up to plan: each field as given, else as the log shows it, else the default."""
+    read: list[str] = []
+    model = given["model"]
+    if isinstance(model, ModelSpec):
+        spec = model
+    elif isinstance(model, str):
+        spec = get_model(model).spec
+    elif parsed.model is not None:
+        spec, read = _catalog_model(parsed.model), ["model"]
+    else:
+        raise PlannerError("calibration: the log does not name its model; name it (model=...)")
+    gpu = given["gpu"]
+    device = gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu) if isinstance(gpu, str) else _catalog_gpu(parsed)
+    read += [] if gpu is not None else ["gpu"]
+    defaults = {"tensor_parallel": 1, "pipeline_parallel": 1, "max_model_len": spec.max_position_embeddings}
+    values: dict[str, Any] = {}
+    for field in ("tensor_parallel", "pipeline_parallel", "max_model_len", "engine_version", "gpu_memory_utilization"):
+        from_log = getattr(parsed, field)
+        if given[field] is None and from_log is not None:
+            read.append(field)
+        values[field] = given[field] if given[field] is not None else from_log
+        values[field] = values[field] if values[field] is not None else defaults.get(field)
+    profile = engine_profile("vllm", fraction=values["gpu_memory_utilization"], version=values["engine_version"])
+    util = profile.utilization if isinstance(profile, VllmProfile) else values["gpu_memory_utilization"]
+    kv = given["kv_dtype"] or ("fp8" if (parsed.kv_cache_dtype or "").startswith("fp8") else None)
+    setup = CalibrationSetup(
+        model=spec.id, gpu=device.id, tensor_parallel=values["tensor_parallel"],
+        pipeline_parallel=values["pipeline_parallel"], weights=given["weights"] or _weights(parsed, spec),
+        kv_dtype=kv, max_model_len=values["max_model_len"], engine_version=profile.engine_version,
+        gpu_memory_utilization=util, from_log=tuple(read),
+    )  # fmt: skip
+    return spec, device, setup
+
+
+def calibrate_log(
+    text: str,
+    *,
+    model: ModelSpec | str | None = None,
+    gpu: GpuSpec | str | None = None,
+    tensor_parallel: int | None = None,
+    pipeline_parallel: int | None = None,
+    max_model_len: int | None = None,
+    weights: str | None = None,
+    kv_dtype: str | None = None,
+    engine_version: str | None = None,
+    gpu_memory_utilization: float | None = None,
+) -> CalibrationResult:
+    """Parse a vLLM start-up log, predict the same set-up, compare figure by figure, and calibrate.
+
+    Every argument left ``None`` is read from the log (the model from vLLM's config line, matched in the
+    catalog; the GPU from the printed device total). Raises :class:`PlannerError` naming what is missing.
+    """
+    parsed = parse_log(text)
+    if parsed.format not in ("vllm-v1", "vllm-v0"):
+        raise PlannerError(f"calibration: only vLLM logs are compared so far (this log is {parsed.format})")
+    given = dict(locals())
+    spec, device, setup = _resolve_setup(parsed, given)
+    profile = engine_profile("vllm", fraction=setup.gpu_memory_utilization, version=setup.engine_version)
+    tp, pp, length = setup.tensor_parallel, setup.pipeline_parallel, setup.max_model_len
+    request = PlanRequest.model_validate(
+        {
+            "model": spec, "gpu": device, "gpu_memory_bytes": device.engine_visible_bytes or device.memory_bytes,
+            "gpu_count": tp * pp, "tensor_parallel": tp, "pipeline_parallel": pp, "weights": setup.weights,
+            "kv_dtype": setup.kv_dtype, "context_tokens": length, "max_model_len": length, "overhead": profile,
+        }
+    )  # fmt: skip
+    report = engine_report(request, plan(request))
+    calibrated = calibrate(parsed, setup.engine_version, setup.gpu_memory_utilization)
+    cal_request = request.model_copy(update={"overhead": calibrated})
+    cal_report = engine_report(cal_request, plan(cal_request))
+    renamed = parsed.model is not None and parsed.model != spec.id
+    return CalibrationResult(
+        parsed=parsed,
+        setup=setup,
+        comparisons=_comparisons(report, parsed),
+        predicted_failure=report.failure_kind,
+        printed_failure=parsed.failure_kind,
+        calibrated=calibrated,
+        calibration_token=calibrated.to_token(),
+        calibrated_kv_gib=cal_report.available_kv_cache_bytes_per_gpu / GiB,
+        notes=(*([f"log model {parsed.model} planned as {spec.id}"] if renamed else []), *report.notes),
+    )

@@ -1,0 +1,146 @@
+"""Why vLLM does not start, checked in the order the engine meets them, each with the engine's own message.
+
+- ``max-model-len``: ``ModelConfig`` refuses a ``max_model_len`` above the model's ``max_position_embeddings``
+  unless ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`` (``vllm/config/model.py``; the 0.19 phi-2 log);
+- ``tp-indivisible``: ``VocabParallelEmbedding`` pads the vocabulary to a multiple of 64 and divides it by the
+  TP size (``vllm/model_executor/layers/vocab_parallel_embedding.py``; "151936 is not divisible by 5"); the
+  head rules are the planner's own (:func:`planner.parallel.parallel_problem`, a :class:`PlannerError`);
+- ``free-memory``: the GPU has less free memory after NCCL init than ``util x total`` (``gpu_worker.init_device``,
+  rule ``startup_free_memory_check``), e.g. another process holds some;
+- ``weights-oom``: the weights do not fit what is free;
+- ``no-kv-memory`` / ``kv-cache-too-small``: nothing left for the KV cache, or not one request of
+  ``max_model_len`` (``check_enough_kv_cache_memory``, with the estimated maximum length);
+- ``sampler-oom``: after KV allocation and CUDA-graph capture, ``compile_or_warm_up_model`` runs the sampler on
+  ``min(max_num_seqs, max_num_batched_tokens)`` dummy requests in what is left of the ``1 - util`` headroom;
+  it fails when that is less than the sampler's profiled peak. Below :attr:`VllmConstants.sampler_risk_ratio`
+  times that peak the report warns: the 0.19 gpt-oss-20b runs at util 0.95 ran out of memory there with more
+  free memory than the peak (the caching allocator's fragmentation, which no configuration shows; the TP 4 run
+  with the same headroom started).
+"""
+
+from __future__ import annotations
+
+import math
+
+from planner.engines.base import FailureKind
+from planner.engines.common import engine_total_bytes, gib_text
+from planner.engines.vllm.blocks import VllmStage, needed_bytes, stage_context
+from planner.engines.vllm.profile import VllmProfile
+from planner.plan import PlanRequest, PlanResult
+
+Failure = tuple[FailureKind, str]
+VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
+
+
+def _config_failure(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> Failure | None:
+    model, max_len, tp = request.model, result.max_model_len, result.tensor_parallel
+    if max_len > model.max_position_embeddings and not profile.allow_long_max_model_len:
+        return "max-model-len", (
+            f"Value error, User-specified max_model_len ({max_len}) is greater than the derived max_model_len "
+            f"(max_position_embeddings={model.max_position_embeddings}). To allow overriding this maximum, set the "
+            "env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1."
+        )
+    padded = math.ceil((model.vocab_size or 0) / VOCAB_PADDING) * VOCAB_PADDING
+    if padded and padded % tp:
+        return "tp-indivisible", f"AssertionError: {padded} is not divisible by {tp}"
+    return None
+
+
+def init_baseline_bytes(profile: VllmProfile, world: int) -> int:
+    """What the worker holds before its memory snapshot: the CUDA context, and NCCL when ranks talk."""
+    constants = profile.fitted
+    return constants.init_baseline_tp if world > 1 else constants.init_baseline_tp1
+
+
+def _memory_failure(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> Failure | None:
+    total = engine_total_bytes(request)
+    world = result.tensor_parallel * result.pipeline_parallel
+    free = total - profile.gpu_memory_in_use_bytes - init_baseline_bytes(profile, world)
+    requested = math.floor(profile.utilization * total)
+    if profile.rules.startup_free_memory_check and profile.kv_cache_memory_bytes is None and free < requested:
+        return "free-memory", (
+            f"ValueError: Free memory on device ({gib_text(free)}/{gib_text(total)} GiB) on startup is less than "
+            f"desired GPU memory utilization ({profile.utilization:g}, {gib_text(requested)} GiB). Decrease GPU "
+            "memory utilization or reduce GPU memory used by other processes."
+        )
+    if first.weights > free:
+        return "weights-oom", (
+            f"torch.OutOfMemoryError: CUDA out of memory while loading the weights ({gib_text(first.weights)} GiB "
+            f"per GPU, {gib_text(free)} GiB free)."
+        )
+    return None
+
+
+def sampler_headroom(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage
+) -> tuple[int, int]:
+    """(free memory when the post-capture sampler warm-up starts, the sampler's profiled peak) on the last
+    stage's rank."""
+    total = engine_total_bytes(request)
+    index = len(result.stages) - 1
+    ctx = stage_context(request, result, index, total)
+    tokens, seqs = profile.batch(total, ctx.gpu_name, result.max_model_len)
+    terms = profile.terms(request.model, ctx, tokens, seqs)
+    world = result.tensor_parallel * result.pipeline_parallel
+    layers = result.stages[index].layers
+    count = layers[1] - layers[0]
+    # With the estimate in the budget the capture takes what was set aside for it.
+    in_budget = profile.cudagraph_in_budget
+    graphs = profile.cudagraph_estimate_bytes(count) if in_budget else profile.cudagraph_capture_bytes(count)
+    kv = last.blocks * last.page_bytes * last.group_size
+    used = (
+        init_baseline_bytes(profile, world)
+        + profile.gpu_memory_in_use_bytes
+        + last.weights
+        + kv
+        + last.non_torch
+        + graphs
+        + terms.moe_workspace
+    )
+    return total - used, terms.sampler
+
+
+def vllm_failure(
+    request: PlanRequest,
+    result: PlanResult,
+    profile: VllmProfile,
+    stages: list[VllmStage],
+    min_available: int,
+    fits_len: bool,
+    estimated: int | None,
+) -> Failure | None:
+    """The first reason vLLM does not start with this set-up, or ``None`` when it starts."""
+    failure = _config_failure(request, result, profile) or _memory_failure(request, result, profile, stages[0])
+    if failure is not None:
+        return failure
+    max_len = result.max_model_len
+    if min_available <= 0:
+        return "no-kv-memory", (
+            "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+            "initializing the engine."
+        )
+    if not fits_len:
+        if not profile.is_v1:
+            tokens = min(s.blocks for s in stages) * stages[0].block_size
+            return "kv-cache-too-small", (
+                f"ValueError: The model's max seq len ({max_len}) is larger than the maximum number of tokens that "
+                f"can be stored in KV cache ({tokens})."
+            )
+        batched, _ = profile.batch(engine_total_bytes(request), None, max_len)
+        needed = max(needed_bytes(s, max_len, batched) for s in stages)
+        return "kv-cache-too-small", (
+            f"ValueError: To serve at least one request with the models's max seq len ({max_len}), "
+            f"({gib_text(needed)} GiB KV cache is needed, which is larger than the available KV cache memory "
+            f"({gib_text(min_available)} GiB). Based on the available memory, the estimated maximum model "
+            f"length is {estimated}."
+        )
+    if profile.is_v1 and not profile.enforce_eager:
+        free, need = sampler_headroom(request, result, profile, stages[-1])
+        if free < need:
+            _, seqs = profile.batch(engine_total_bytes(request), None, max_len)
+            return "sampler-oom", (
+                "RuntimeError: CUDA out of memory occurred when warming up sampler with "
+                f"{min(seqs, profile.batch(engine_total_bytes(request), None, max_len)[0])} dummy requests. "
+                "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
+            )
+    return None

@@ -1,0 +1,130 @@
+"""vLLM by release: the rules read from the engine's source (``versions.toml``) and the constants fitted to
+public start-up logs by ``make calibrate`` (``fitted.toml``), both beside this module.
+
+:func:`vllm_rules` answers which rule holds for a release (a rule holds from its ``since`` release until a
+later entry of the same name replaces it). :func:`fitted_constants` gives the fitted terms; a profile may carry
+its own (:class:`VllmConstants`, e.g. a leave-one-family-out fit) instead.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from planner.engines.base import parse_version
+from planner.errors import PlannerError
+
+HERE = Path(__file__).parent
+VERSIONS_PATH = HERE / "versions.toml"
+FITTED_PATH = HERE / "fitted.toml"
+SamplerKind = Literal["none", "native-sort", "triton", "flashinfer"]
+# FlashInfer's top-k/top-p path holds 3 fp32 copies of num_reqs x vocab (the fp32 cast in Sampler.forward,
+# top_k_mask_logits, softmax): derived from vllm/v1/sample/ops/topk_topp_sampler.py flashinfer_sample, not fitted.
+FLASHINFER_SAMPLER_COPIES = 3.0
+
+
+class VllmRules(BaseModel, frozen=True, extra="forbid"):
+    """What a vLLM release does, by rule (each from ``versions.toml``)."""
+
+    version: tuple[int, int, int]
+    v1: bool = False
+    hybrid_kv_manager: bool = False
+    default_gpu_memory_utilization: float = 0.9
+    cudagraph_estimate_printed: bool = False
+    cudagraph_in_budget: bool = False
+    sampler: SamplerKind = "none"
+    moe_workspace_persistent: bool = False
+    startup_free_memory_check: bool = False
+
+
+class NonTorchEra(BaseModel, frozen=True, extra="forbid"):
+    """Non-torch memory of the profile run from a release on (bytes; fitted medians of printed figures)."""
+
+    since: str
+    tp1: int
+    tp2: int  # tensor parallel 2 (NCCL, custom and symmetric-memory all-reduce buffers)
+    per_extra_rank: int = 0  # added per TP rank beyond 2
+    pp: int  # a pipeline stage with TP 1
+    evidence: str = ""
+
+
+class VllmConstants(BaseModel, frozen=True, extra="forbid"):
+    """The terms of vLLM's profile run that the source does not fix, fitted by ``bench/calibrate.py``."""
+
+    forward_bytes_per_hidden: float  # per token of the profile batch, per hidden unit
+    sampler_copies: dict[str, float]  # fp32 copies of num_reqs x vocab, by sampler kind
+    encoder_bytes: Annotated[int, Field(ge=0)]  # multimodal models: encoder outputs and cache held in the profile
+    non_torch: tuple[NonTorchEra, ...]
+    graph_estimate_base: int  # "Estimated CUDA graph memory" = base + per_layer x decoder layers on the rank
+    graph_estimate_per_layer: int
+    graph_capture_base: int  # "Graph capturing finished ... took X GiB" (the headroom graphs take)
+    graph_capture_per_layer: int
+    init_baseline_tp1: int  # CUDA context before the worker's memory snapshot ("cuda_memory=" at init)
+    init_baseline_tp: int  # the same with NCCL initialised (TP or PP > 1)
+    sampler_risk_ratio: float  # post-capture free / sampler peak at which logged warm-ups still ran out of memory
+    fit: dict[str, Any] = Field(default_factory=dict)  # how the constants were fitted (cases, errors)
+
+    def non_torch_era(self, version: tuple[int, int, int]) -> NonTorchEra:
+        eras = [e for e in self.non_torch if parse_version(e.since) <= version]
+        return eras[-1] if eras else self.non_torch[0]
+
+    def copies(self, sampler: str) -> float:
+        if sampler == "flashinfer":
+            return self.sampler_copies.get(sampler, FLASHINFER_SAMPLER_COPIES)
+        if sampler == "none":
+            return 0.0
+        return self.sampler_copies[sampler]
+
+
+@cache
+def _versions_data() -> dict[str, Any]:
+    return tomllib.loads(VERSIONS_PATH.read_text(encoding="utf-8"))
+
+
+@cache
+def vllm_rules(version: str) -> VllmRules:
+    """The rules that hold for ``version`` (``"0.19.0"``, ``"v0.10.2rc1"``)."""
+    wanted = parse_version(version)
+    values: dict[str, Any] = {}
+    for rule in sorted(_versions_data()["rule"], key=lambda r: parse_version(r["since"])):
+        if parse_version(rule["since"]) <= wanted:
+            values[rule["name"]] = rule["value"]
+    return VllmRules.model_validate({"version": wanted, **values})
+
+
+def rule_sources(version: str) -> dict[str, str]:
+    """The source of each rule in force for ``version`` (for notes and the docs)."""
+    wanted = parse_version(version)
+    sources: dict[str, str] = {}
+    for rule in sorted(_versions_data()["rule"], key=lambda r: parse_version(r["since"])):
+        if parse_version(rule["since"]) <= wanted:
+            sources[rule["name"]] = f"since {rule['since']}: {rule['source']}"
+    return sources
+
+
+def default_version() -> str:
+    return str(_versions_data()["default_version"])
+
+
+def known_releases() -> tuple[str, ...]:
+    return tuple(str(v) for v in _versions_data()["releases"])
+
+
+def constants_from_data(data: dict[str, Any]) -> VllmConstants:
+    """Constants from the ``fitted.toml`` layout (``[constants]``, ``[[non_torch]]``, ``[fit]``)."""
+    try:
+        return VllmConstants.model_validate(
+            {**data["constants"], "non_torch": data.get("non_torch", []), "fit": data.get("fit", {})}
+        )
+    except (KeyError, ValueError) as exc:
+        raise PlannerError(f"vllm fitted constants: {exc}") from None
+
+
+@cache
+def fitted_constants() -> VllmConstants:
+    """The constants ``make calibrate`` fitted to every public log (``fitted.toml``)."""
+    return constants_from_data(tomllib.loads(FITTED_PATH.read_text(encoding="utf-8")))

@@ -1,0 +1,69 @@
+"""calibrate_log: a start-up log against the planner's prediction for the same set-up, and the calibration."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planner.calibration import calibrate_log
+from planner.engines.calibrated import Calibrated
+from planner.errors import PlannerError
+
+REFERENCE = Path(__file__).parents[1] / "fixtures" / "reference"
+EXTRA = {c["id"]: c for c in json.loads((REFERENCE / "engine-logs-llmd-extra.json").read_text(encoding="utf-8"))}
+
+
+def _log(case_id: str) -> str:
+    return "\n".join(EXTRA[case_id]["verbatim"])
+
+
+def test_a_complete_log_is_compared_figure_by_figure_and_calibrated() -> None:
+    result = calibrate_log(_log("vllm-0.19-h100-codellama-codellama-7b-h-h100-80gb-tp1pp1dp1-8192"))
+    setup = result.setup
+    assert (setup.model, setup.gpu, setup.tensor_parallel, setup.engine_version) == (
+        "codellama/CodeLlama-7b-hf",
+        "h100-sxm-80gb",
+        1,
+        "0.19.0",
+    )
+    assert {"model", "gpu", "engine_version", "gpu_memory_utilization"} <= set(setup.from_log)
+    by_name = {c.name: c for c in result.comparisons}
+    kv = by_name["available KV cache"]
+    assert kv.printed == 61.66 and kv.difference is not None and abs(kv.difference) < 0.5
+    assert by_name["activation peak"].printed == 0.77 and by_name["weights"].printed == 12.56
+    assert by_name["KV cache tokens"].printed == 126_256
+    assert result.predicted_failure is None and result.printed_failure is None
+    # The calibrated profile uses the printed terms: only rounding is left.
+    assert result.calibrated_kv_gib == pytest.approx(61.66, abs=0.03)
+    assert Calibrated.from_token(result.calibration_token) == result.calibrated
+
+
+def test_given_fields_win_over_the_log() -> None:
+    result = calibrate_log(
+        _log("vllm-0.19-h100-codellama-codellama-7b-h-h100-80gb-tp1pp1dp1-8192"),
+        gpu="h100-sxm-80gb",
+        gpu_memory_utilization=0.9,
+    )
+    assert "gpu" not in result.setup.from_log and result.setup.gpu_memory_utilization == 0.9
+
+
+def test_a_failed_start_up_is_compared_too() -> None:
+    result = calibrate_log(_log("vllm-0.19-h100-codellama-codellama-34b-h100-80gb-tp2pp1dp1-8192-failed"))
+    assert result.printed_failure == "free-memory" and result.setup.tensor_parallel == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("INFO Initializing a V1 LLM engine (v0.19.0) with config: model='acme/unknown-7b', dtype=torch.bfloat16\n"
+         "INFO Available KV cache memory: 10.0 GiB", "not in the catalog"),
+        ("INFO Initializing a V1 LLM engine (v0.19.0) with config: model='meta-llama/Llama-3.1-8B', dtype=x\n"
+         "INFO Available KV cache memory: 10.0 GiB", "which GPU"),
+        ("KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB", "only vLLM"),
+    ],
+)  # fmt: skip
+def test_missing_set_up_is_named(text: str, message: str) -> None:
+    with pytest.raises(PlannerError, match=message):
+        calibrate_log(text)
