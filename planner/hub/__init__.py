@@ -7,9 +7,12 @@ The package, by concern (each module's docstring gives its rules and their sourc
 
 - :mod:`~planner.hub.errors`: :class:`HubError` and its subclasses, :func:`redact`, the log filter;
 - :mod:`~planner.hub.references`: the endpoint, repository ids, revisions and repository URLs;
-- :mod:`~planner.hub.tokens`: the access token, held so that it never prints;
+- :mod:`~planner.hub.tokens`: the access token: where from (HF_TOKEN only when allowed), what it may
+  contain, held so that it never prints;
+- :mod:`~planner.hub.deadline`: one time limit for a whole import, enforced on every socket read;
 - :mod:`~planner.hub.transport`: the HTTP client (redirect rule, retries, bounded reads, status codes);
-- :mod:`~planner.hub.replies`: the API entry and the safetensors index, read as data;
+- :mod:`~planner.hub.checks`: type and range checks for every field read from a reply;
+- :mod:`~planner.hub.replies`: the API entry, the safetensors index and the configs, read as data;
 - :mod:`~planner.hub.safetensors`: a safetensors header, read by HTTP Range and summarised;
 - :mod:`~planner.hub.quantization`: the checkpoint's quantization from ``quantization_config``;
 - :mod:`~planner.hub.assembly`: from what was read to a :class:`HubModel` (pure);

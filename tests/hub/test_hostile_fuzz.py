@@ -225,6 +225,7 @@ def test_the_quantize_config_reader_raises_only_planner_errors(value: Any) -> No
         st.sampled_from(BASE_CONFIGS).flatmap(_mutated),
         st.builds(lambda q: {**BASE_CONFIGS[0], "quantization_config": q}, QUANT | VALUES),
         st.builds(lambda t: {**BASE_CONFIGS[2], "text_config": t}, VALUES),
+        st.builds(lambda a: {**BASE_CONFIGS[1], "architectures": a, "model_type": a}, VALUES),
     )
 )
 def test_the_config_reader_and_assembly_raise_only_planner_errors(value: Any) -> None:
