@@ -11,7 +11,7 @@ from planner.advisor.costs import AMORTISATION_YEARS, HOURS_PER_MONTH, POWER_USD
 from planner.advisor.options import Option, Ranking, Rejected, RejectReason, SortKey, pareto_front
 from planner.advisor.overflow import ContextDistribution, OverflowReport, overflow_report
 from planner.advisor.ranking import DEFAULT_COUNTS, DEFAULT_KV_DTYPES, DEFAULT_WEIGHTS, rank
-from planner.advisor.recommend import overflow_for, recommendation
+from planner.advisor.recommend import assumptions_line, overflow_for, recommendation, runner_up, verdict
 from planner.advisor.throughput import decode_estimate, prefill_seconds
 from planner.advisor.validation import Measurement, ValidationRow, log_rms_error, measurements, validation_rows
 from planner.advisor.workload import (
@@ -44,6 +44,7 @@ __all__ = [
     "SortKey",
     "ValidationRow",
     "Workload",
+    "assumptions_line",
     "costs",
     "decode_estimate",
     "log_rms_error",
@@ -54,5 +55,7 @@ __all__ = [
     "prefill_seconds",
     "rank",
     "recommendation",
+    "runner_up",
     "validation_rows",
+    "verdict",
 ]

@@ -89,6 +89,13 @@ class Workload(BaseModel, frozen=True, extra="forbid"):
     # A floor below which streaming chat feels broken; None: no speed target.
     min_tokens_per_s_per_user: PositiveFloat | None = DEFAULT_MIN_TOKENS_PER_S_PER_USER
     preset: str | None = None  # the preset it came from, for labels
+    # The buyer's constraints (None: no constraint).
+    weights: tuple[str, ...] | None = None  # weight precisions allowed (e.g. no 4-bit)
+    engines: tuple[str, ...] | None = None  # serving engines allowed (planner.advisor.support.ENGINE_PREFERENCE)
+    vendors: tuple[str, ...] | None = None  # GPU vendors allowed
+    form_factors: tuple[str, ...] | None = None  # purchase kinds allowed: card, pair, baseboard, machine, rack
+    # The GPU's share of a unified-memory machine's memory; None: each machine's OS default.
+    unified_memory_share: Annotated[float, Field(gt=0, le=1)] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Workload:
@@ -98,6 +105,9 @@ class Workload(BaseModel, frozen=True, extra="forbid"):
             raise ValueError("shared_prefix_tokens cannot exceed the planning context")
         if self.plan_at == "max" and self.context.max_tokens is None:
             raise ValueError("plan_at 'max' needs context.max_tokens")
+        for name in ("weights", "engines", "vendors", "form_factors"):
+            if getattr(self, name) == ():
+                raise ValueError(f"{name}: give at least one, or None for no constraint")
         return self
 
     @classmethod
