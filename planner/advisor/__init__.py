@@ -1,10 +1,14 @@
 """The GPU advisor: what to buy (or rent) to serve a model to a workload, what it costs, how fast it runs.
 
-Modules: :mod:`~planner.advisor.workload` (who is served, presets), :mod:`~planner.advisor.costs`,
-:mod:`~planner.advisor.options` (the result types), :mod:`~planner.advisor.ranking` (:func:`rank`),
-:mod:`~planner.advisor.throughput` (roofline speed estimates), :mod:`~planner.advisor.validation` (against the
-published measurements in ``measurements.toml``), :mod:`~planner.advisor.overflow` (average or maximum?) and
-:mod:`~planner.advisor.recommend` (the recommendation text). This package re-exports what callers use.
+Modules: :mod:`~planner.advisor.workload` (who is served, presets, the buyer's constraints),
+:mod:`~planner.advisor.ranking` (:func:`rank`: enumerate, evaluate, filter, sort), :mod:`~planner.advisor.evaluate`
+(one candidate), :mod:`~planner.advisor.options` (the result types), :mod:`~planner.advisor.costs`,
+:mod:`~planner.advisor.support` (which engine runs what, data in ``support.toml``),
+:mod:`~planner.advisor.throughput` (memory/compute roofline), :mod:`~planner.advisor.validation` and
+:mod:`~planner.advisor.fit` (against the published measurements in ``measurements.toml``),
+:mod:`~planner.advisor.quality` (caveats for 4-bit and GGUF weights), :mod:`~planner.advisor.overflow` (average
+or maximum?) and :mod:`~planner.advisor.recommend` (the verdict and the recommendation text). This package
+re-exports what callers use.
 """
 
 from planner.advisor.costs import AMORTISATION_YEARS, HOURS_PER_MONTH, POWER_USD_PER_KWH, Costs, costs

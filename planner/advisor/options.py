@@ -247,7 +247,7 @@ def build_option(
     cost = purchase if workload.pricing == "purchase" else hourly
     per_conversation = cost / concurrency if cost is not None and concurrency > 0 else None
     per_million = hourly / (total * 3600) * 1e6 if hourly is not None and total else None
-    return Option.model_construct(
+    return Option(
         gpu_id=c.gpu.id,
         gpu_name=c.gpu.name,
         vendor=c.gpu.vendor,

@@ -101,8 +101,11 @@ def runner(
 ) -> SupportRow | None:
     """The first row (engines in :data:`ENGINE_PREFERENCE` order, or only ``engines``) that runs the set-up."""
     fam = family(gpu)
-    if fam is None:
-        return None
+    return None if fam is None else _runner(fam, weights, kv_dtype, moe, engines)
+
+
+@cache
+def _runner(fam: Family, weights: str, kv_dtype: str, moe: bool, engines: tuple[str, ...] | None) -> SupportRow | None:
     rows = support_rows()
     for engine in ENGINE_PREFERENCE:
         if engines is not None and engine not in engines:
@@ -115,8 +118,12 @@ def runner(
 
 def why_not(gpu: GpuSpec, weights: str, kv_dtype: str, moe: bool, engines: tuple[str, ...] | None = None) -> str:
     """Why no engine (of ``engines``) runs the set-up, in one line."""
-    fam = family(gpu)
-    arch = gpu.architecture or "unknown"
+    return _why_not(gpu.architecture or "unknown", weights, kv_dtype, moe, engines)
+
+
+@cache
+def _why_not(arch: str, weights: str, kv_dtype: str, moe: bool, engines: tuple[str, ...] | None) -> str:
+    fam = ARCHITECTURE_FAMILIES.get(arch)
     if fam is None:
         return f"architecture {arch!r} is not in the support table"
     allowed = [e for e in ENGINE_PREFERENCE if engines is None or e in engines]
