@@ -10,7 +10,11 @@ from pydantic import ValidationError
 
 from model_catalog import load_gpus
 from planner.advisor import (
+    ENGINE_LABELS,
+    ENGINE_PREFERENCE,
+    FORM_FACTORS,
     PRESETS,
+    VENDORS,
     ContextDistribution,
     Option,
     OverflowReport,
@@ -20,17 +24,20 @@ from planner.advisor import (
     rank,
     recommendation,
     validation_rows,
+    verdict,
 )
 from planner.errors import PlannerError
 from planner.hf_config import describe_validation_error
 from planner.model import ModelSpec
 from planner.overhead import OverheadModel
+from planner.precision import WEIGHT_FORMATS
 from ui import figures, links, state
 from ui.common import share_and_export
 from ui.state import Selection
 
 PATH = "advisor"
 CUSTOM = "custom"
+SIDEBAR = "sidebar"  # the sidebar's context and users, every conversation that long
 
 
 @st.cache_data(ttl=3600, max_entries=64, show_spinner="Ranking every set-up in the catalog…")
@@ -43,7 +50,7 @@ def _ranking(
 
 def _workload(sel: Selection) -> tuple[Workload | None, dict[str, Any]]:
     """The workload widgets (all bound to the URL); returns the workload, or None with the problem shown."""
-    presets = [*PRESETS, CUSTOM]
+    presets = [SIDEBAR, *PRESETS, CUSTOM]
     c1, c2, c3 = st.columns(3)
     preset = c1.selectbox(state.PRESET.label, presets, **state.PRESET.bound())
     plan_at = c2.selectbox(state.PLAN_AT.label, ["p95", "mean", "max"], **state.PLAN_AT.bound())
@@ -72,13 +79,18 @@ def _workload(sel: Selection) -> tuple[Workload | None, dict[str, Any]]:
             12000,
             **state.CTX_P95.bound(),
         )
+    elif preset == SIDEBAR:
+        st.caption(
+            f"From the sidebar: {sel.users:,} users, every conversation {sel.context_tokens:,} tokens long (prompts "
+            "of three quarters of it); pick a workload above for a distribution of lengths."
+        )
     else:
         chosen = PRESETS[preset]
         st.caption(
             f"**{chosen.label}**: mean {chosen.context.mean_tokens:,} tokens, 95th percentile "
             f"{chosen.context.p95_tokens:,}, cap {chosen.context.max_tokens or 0:,}; prompts of "
             f"{chosen.mean_prompt_tokens:,} and replies of {chosen.mean_output_tokens:,} tokens on average — "
-            f"{chosen.justification}."
+            f"{chosen.justification}. This preset replaces the sidebar's context of {sel.context_tokens:,} tokens."
         )
     with st.expander("Targets, budget and GPUs", icon=":material/tune:"):
         c1, c2, c3 = st.columns(3)
@@ -107,6 +119,7 @@ def _workload(sel: Selection) -> tuple[Workload | None, dict[str, Any]]:
             state.gpu_options(),
             **state.GPU_FILTER.bound(),
         )
+    constraints = _constraints()
     fields: dict[str, Any] = {
         "plan_at": plan_at,
         "pricing": pricing,
@@ -115,6 +128,7 @@ def _workload(sel: Selection) -> tuple[Workload | None, dict[str, Any]]:
         "gpu_ids": tuple(gpu_filter) or None,
         "max_time_to_first_token_s": float(ttft) or None,
         "min_tokens_per_s_per_user": float(min_tps) or None,
+        **constraints,
     }
     if rps:
         fields["requests_per_s"] = float(rps)
@@ -122,6 +136,8 @@ def _workload(sel: Selection) -> tuple[Workload | None, dict[str, Any]]:
         fields["concurrent_conversations"] = sel.users
     extra = {k: str(v) for k, v in {"preset": preset, "plan_at": plan_at, "pricing": pricing}.items()}
     try:
+        if preset == SIDEBAR:
+            return Workload.fixed_length(sel.context_tokens, **fields), extra
         if preset == CUSTOM:
             context = ContextDistribution(
                 mean_tokens=int(mean), p95_tokens=int(p95), max_tokens=max(int(p95), sel.spec.max_position_embeddings)
@@ -132,6 +148,28 @@ def _workload(sel: Selection) -> tuple[Workload | None, dict[str, Any]]:
         message = describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)
         st.error(f"Workload: {message}", icon=":material/error:")
         return None, extra
+
+
+def _constraints() -> dict[str, Any]:
+    """The buyer's constraints (all bound to the URL): weight precisions, engines, vendors, how GPUs are sold,
+    and a Mac's GPU memory share."""
+    with st.expander("The buyer's constraints", icon=":material/rule:"):
+        c1, c2 = st.columns(2)
+        weights = c1.multiselect(state.ALLOW_WEIGHTS.label, list(WEIGHT_FORMATS), **state.ALLOW_WEIGHTS.bound())
+        engines = c2.multiselect(state.ENGINES_ALLOWED.label, list(ENGINE_PREFERENCE), **state.ENGINES_ALLOWED.bound())
+        c1, c2, c3 = st.columns(3)
+        vendors = c1.multiselect(state.VENDORS_ALLOWED.label, list(VENDORS), **state.VENDORS_ALLOWED.bound())
+        forms = c2.multiselect(
+            state.FORM_FACTORS_ALLOWED.label, list(FORM_FACTORS), **state.FORM_FACTORS_ALLOWED.bound()
+        )
+        share = c3.number_input(state.UNIFIED_SHARE.label, 0.0, 1.0, 0.0, step=0.05, **state.UNIFIED_SHARE.bound())
+    return {
+        "weights": tuple(weights) or None,
+        "engines": tuple(engines) or None,
+        "vendors": tuple(vendors) or None,
+        "form_factors": tuple(forms) or None,
+        "unified_memory_share": float(share) or None,
+    }
 
 
 @st.cache_data(ttl=3600, max_entries=64, show_spinner=False)
@@ -160,12 +198,17 @@ def _options_table(sel: Selection, ranking: Ranking, limit: int = 40) -> list[di
             {
                 "#": position,
                 "set-up": o.label,
+                "buy" if ranking.workload.pricing == "purchase" else "rent": o.purchase_unit
+                if ranking.workload.pricing == "purchase"
+                else f"{o.gpu_count} x {o.gpu_name}, per GPU-hour",
+                "engine": ENGINE_LABELS.get(o.engine, o.engine),
                 "GPUs": o.gpu_count,
                 "conversations": round(o.concurrency, 1),
                 "headroom": f"{o.headroom:+.0%}",
                 "tokens/s per user": None
                 if o.decode_tokens_per_s_per_user is None
                 else round(o.decode_tokens_per_s_per_user),
+                "bound": o.decode_bound or "?",
                 "tokens/s total": None if o.decode_tokens_per_s_total is None else round(o.decode_tokens_per_s_total),
                 "first token (s)": None if o.prefill_seconds is None else round(o.prefill_seconds, 2),
                 "purchase (USD)": None if o.purchase_usd is None else round(o.purchase_usd),
@@ -174,6 +217,7 @@ def _options_table(sel: Selection, ranking: Ranking, limit: int = 40) -> list[di
                 "USD per M output tokens": None
                 if o.usd_per_million_output_tokens is None
                 else round(o.usd_per_million_output_tokens, 3),
+                "quality": o.quality_caveat or "",
                 "price basis": o.price_basis,
                 "open": _option_link(sel, o),
             }
@@ -246,7 +290,9 @@ def render_advisor_page(sel: Selection) -> None:
     overhead = sel.request().overhead
     ranking = _ranking(sel.spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json())
     text = recommendation(ranking)
-    (st.success if ranking.options else st.error)(text, icon=":material/recommend:")
+    outcome = verdict(ranking)  # green only when the target is met on hardware an engine runs, speed estimated
+    show = {"met": st.success, "unverified": st.warning, "none": st.error}[outcome]
+    show(text, icon=":material/recommend:")
     st.caption(ranking.target_note)
     for warning in ranking.warnings:
         st.warning(warning, icon=":material/warning:")

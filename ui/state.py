@@ -82,6 +82,25 @@ TTFT = Setting("ttft", "Max time to first token (s; 0: none)", "For a typical pr
 MIN_TPS = Setting("min_tps", "Min tokens/s per user (0: none)", "Reading speed is about 10 tokens per second.")
 PARETO = Setting("pareto", "Chart cost against", "Capacity (conversations) or throughput (tokens/s).")
 COMPARE_MODELS = Setting("compare_models", "Compare with other models", "The best set-up for each, side by side.")
+ALLOW_WEIGHTS = Setting(
+    "allow_weights", "Weight precisions allowed", "Empty: every precision the advisor tries (drop 4-bit here)."
+)
+ENGINES_ALLOWED = Setting(
+    "engines", "Serving engines allowed", "Empty: the first engine of the support table that runs each set-up."
+)
+VENDORS_ALLOWED = Setting("vendors", "GPU vendors", "Empty: every vendor.")
+FORM_FACTORS_ALLOWED = Setting(
+    "form_factors",
+    "Sold as",
+    "card: PCIe cards one at a time; pair: NVLink pairs; baseboard: 4- or 8-GPU SXM/OAM boards in a server; "
+    "machine: a Mac; rack. Empty: all.",
+)
+UNIFIED_SHARE = Setting(
+    "unified_share",
+    "Mac GPU memory share (0: the macOS default)",
+    "The share of a Mac's memory the GPU may wire (macOS default about 75 %); raise it with "
+    "sudo sysctl iogpu.wired_limit_mb=<MB>.",
+)
 PAGE_SETTINGS = (
     CURVES,
     CURVE_GPUS,
@@ -100,6 +119,11 @@ PAGE_SETTINGS = (
     MIN_TPS,
     PARETO,
     COMPARE_MODELS,
+    ALLOW_WEIGHTS,
+    ENGINES_ALLOWED,
+    VENDORS_ALLOWED,
+    FORM_FACTORS_ALLOWED,
+    UNIFIED_SHARE,
 )
 ALL_KEYS = frozenset(s.key for s in SIDEBAR_SETTINGS + PAGE_SETTINGS)
 # Parameters read outside widgets (imports and calibrations) join this set when they exist.

@@ -16,12 +16,15 @@ from planner.advisor.options import Option, Ranking, Rejected, RejectReason, Sor
 from planner.advisor.overflow import ContextDistribution, OverflowReport, overflow_report
 from planner.advisor.ranking import DEFAULT_COUNTS, DEFAULT_KV_DTYPES, DEFAULT_WEIGHTS, rank
 from planner.advisor.recommend import assumptions_line, overflow_for, recommendation, runner_up, verdict
+from planner.advisor.support import ENGINE_LABELS, ENGINE_PREFERENCE
 from planner.advisor.throughput import decode_estimate, prefill_seconds
 from planner.advisor.validation import Measurement, ValidationRow, log_rms_error, measurements, validation_rows
 from planner.advisor.workload import (
     DEFAULT_MIN_TOKENS_PER_S_PER_USER,
     DEFAULT_TOKENS_PER_S_PER_USER,
+    FORM_FACTORS,
     PRESETS,
+    VENDORS,
     ContextPreset,
     Workload,
 )
@@ -33,9 +36,13 @@ __all__ = [
     "DEFAULT_MIN_TOKENS_PER_S_PER_USER",
     "DEFAULT_TOKENS_PER_S_PER_USER",
     "DEFAULT_WEIGHTS",
+    "ENGINE_LABELS",
+    "ENGINE_PREFERENCE",
+    "FORM_FACTORS",
     "HOURS_PER_MONTH",
     "POWER_USD_PER_KWH",
     "PRESETS",
+    "VENDORS",
     "ContextDistribution",
     "ContextPreset",
     "Costs",

@@ -182,8 +182,13 @@ def purchase_text(gpu: GpuSpec, count: int, priced: bool) -> str:
     return text if priced else f"rent-only, no sourced price: {text}"
 
 
-def _option_warnings(gpu: GpuSpec, cost: float | None, step: DecodeStep | None) -> tuple[str, ...]:
+def _option_warnings(gpu: GpuSpec, cost: float | None, step: DecodeStep | None, tp: int) -> tuple[str, ...]:
     warnings: list[str] = []
+    if tp > 1 and gpu.purchase.kind == "card":
+        warnings.append(
+            f"tensor parallel {tp} over PCIe: the all-reduce time is fitted on NVLink systems, so the speed is "
+            "likely optimistic"
+        )
     if cost is None:
         warnings.append("price unknown")
     if step is not None and step.bound == "unknown":
@@ -283,5 +288,5 @@ def build_option(
         usd_per_million_output_tokens=per_million,
         price_basis=basis,
         assumptions=_option_assumptions(workload, c.replicas, decode, prefill_note, basis, row),
-        warnings=_option_warnings(c.gpu, cost, decode),
+        warnings=_option_warnings(c.gpu, cost, decode, c.tensor_parallel),
     )

@@ -13,12 +13,10 @@ from typing import Any
 from model_catalog import get_model
 from planner.advisor import PRESETS, ContextDistribution, Option, Ranking, Workload, rank, recommendation, verdict
 from planner.advisor.support import ENGINE_PREFERENCE
+from planner.advisor.workload import FORM_FACTORS, VENDORS
 from planner.cli.table import print_table
 from planner.errors import PlannerError
 from planner.precision import WEIGHT_FORMATS
-
-VENDORS = ("NVIDIA", "AMD", "Intel", "Apple")
-FORM_FACTORS = ("card", "pair", "baseboard", "machine", "rack")
 
 
 def add_advise_parser(sub: Any) -> None:
@@ -88,12 +86,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         return Workload.from_preset(args.preset, context=context, **common)
     if args.context is None:
         raise PlannerError("context: give --context N (tokens per conversation) or --preset")
-    return Workload(
-        context=ContextDistribution(mean_tokens=args.context, p95_tokens=args.context, max_tokens=args.context),
-        mean_prompt_tokens=max(1, args.context * 3 // 4),
-        mean_output_tokens=max(1, min(1000, args.context // 4)),
-        **common,
-    )
+    return Workload.fixed_length(args.context, **common)
 
 
 def ranking_data(ranking: Ranking) -> dict[str, Any]:
