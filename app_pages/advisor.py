@@ -1,5 +1,6 @@
 """Which GPU to buy: every catalog set-up that serves the workload, ranked, with speed, cost and the risk
-of a full KV pool."""
+of a full KV pool. Every widget is a declared setting (:mod:`ui.settings`), so the address bar and the share
+link carry the whole workload."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from pydantic import ValidationError
 
 from model_catalog import get_model, load_gpus
 from planner.advisor import (
+    ENGINE_LABELS,
+    ENGINE_PREFERENCE,
+    FORM_FACTORS,
     PRESETS,
+    VENDORS,
     ContextDistribution,
     Option,
     OverflowReport,
@@ -20,11 +25,13 @@ from planner.advisor import (
     rank,
     recommendation,
     validation_rows,
+    verdict,
 )
 from planner.engines.base import OverheadModel
 from planner.errors import PlannerError
 from planner.hf_config import describe_validation_error
 from planner.model import ModelSpec
+from planner.precision import WEIGHT_FORMATS
 from ui import binding, figures, frame, links, settings, state
 from ui.common import share_and_export
 from ui.guard import as_text
@@ -32,6 +39,8 @@ from ui.state import Selection
 
 PATH = settings.ADVISOR
 CUSTOM = "custom"
+SIDEBAR = "sidebar"  # the sidebar's context and users, every conversation that long
+TONES = {"met": st.success, "unverified": st.warning, "none": st.error}
 
 
 @st.cache_data(ttl=3600, max_entries=64, show_spinner="Ranking every set-up in the catalog…")
@@ -42,31 +51,28 @@ def _ranking(
     return rank(spec, workload, gpus=gpus, overhead=_overhead)
 
 
-def _workload(sel: Selection) -> tuple[Workload | None, dict[str, str | list[str]]]:
-    """The workload widgets (every one a declared setting); returns the workload (or None with the problem
-    shown) and the page's URL parameters."""
+def _preset(sel: Selection) -> tuple[str, str, str]:
     c1, c2, c3 = st.columns(3)
-    preset = binding.choose(c1, settings.PRESET, [*PRESETS, CUSTOM], "support-chat")
+    preset = binding.choose(c1, settings.PRESET, [SIDEBAR, *PRESETS, CUSTOM], SIDEBAR)
     plan_at = binding.choose(c2, settings.PLAN_AT, ["p95", "mean", "max"], "p95")
     pricing = binding.segmented(c3, settings.PRICING, ["purchase", "cloud"], "purchase")
-    values: dict[str, object] = {
-        settings.PRESET.url: preset,
-        settings.PLAN_AT.url: plan_at,
-        settings.PRICING.url: pricing,
-    }
-    if preset == CUSTOM:
-        c1, c2 = st.columns(2)
-        mean = binding.number(c1, settings.CTX_MEAN, 64, settings.MAX_CONTEXT, 4000)
-        p95 = binding.number(c2, settings.CTX_P95, 64, settings.MAX_CONTEXT, 12000)
-        values.update({settings.CTX_MEAN.url: int(mean), settings.CTX_P95.url: int(p95)})
-    else:
+    if preset == SIDEBAR:
+        st.caption(
+            f"From the sidebar: {sel.users:,} users, every conversation {sel.context_tokens:,} tokens long (prompts "
+            "of three quarters of it); pick a workload above for a distribution of lengths."
+        )
+    elif preset != CUSTOM:
         chosen = PRESETS[preset]
         st.caption(
             f"**{chosen.label}**: mean {chosen.context.mean_tokens:,} tokens, 95th percentile "
             f"{chosen.context.p95_tokens:,}, cap {chosen.context.max_tokens or 0:,}; prompts of "
             f"{chosen.mean_prompt_tokens:,} and replies of {chosen.mean_output_tokens:,} tokens on average — "
-            f"{chosen.justification}."
+            f"{chosen.justification}. This preset replaces the sidebar's context of {sel.context_tokens:,} tokens."
         )
+    return preset, plan_at, pricing
+
+
+def _targets() -> dict[str, Any]:
     with st.expander("Targets, budget and GPUs", icon=":material/tune:"):
         c1, c2, c3 = st.columns(3)
         rps = binding.number(c1, settings.RPS, 0.0, 100_000.0, 0.0, step=1.0)
@@ -76,41 +82,57 @@ def _workload(sel: Selection) -> tuple[Workload | None, dict[str, str | list[str
         ttft = binding.number(c1, settings.TTFT, 0.0, 600.0, 0.0, step=0.5)
         min_tps = binding.number(c2, settings.MIN_TPS, 0.0, 10_000.0, 10.0, step=1.0)
         gpu_filter = binding.choose_many(st, settings.GPU_FILTER, state.gpu_options(), [])
-    values.update(
-        {
-            settings.RPS.url: float(rps),
-            settings.PREFIX.url: int(prefix),
-            settings.BUDGET.url: int(budget),
-            settings.TTFT.url: float(ttft),
-            settings.MIN_TPS.url: float(min_tps),
-            settings.GPU_FILTER.url: gpu_filter,
-        }
-    )
-    fields: dict[str, Any] = {
-        "plan_at": plan_at,
-        "pricing": pricing,
+    return {
+        "rps": float(rps),
         "shared_prefix_tokens": int(prefix),
         "budget_usd": float(budget) or None,
         "gpu_ids": tuple(gpu_filter) or None,
         "max_time_to_first_token_s": float(ttft) or None,
         "min_tokens_per_s_per_user": float(min_tps) or None,
     }
-    if rps:
-        fields["requests_per_s"] = float(rps)
-    else:
-        fields["concurrent_conversations"] = sel.users
-    params = links.page_params(PATH, values)
+
+
+def _constraints() -> dict[str, Any]:
+    """The buyer's constraints: weight precisions, engines, vendors, how GPUs are sold, a Mac's GPU share."""
+    with st.expander("The buyer's constraints", icon=":material/rule:"):
+        c1, c2 = st.columns(2)
+        weights = binding.choose_many(c1, settings.ALLOW_WEIGHTS, list(WEIGHT_FORMATS), [])
+        engines = binding.choose_many(c2, settings.ENGINES_ALLOWED, list(ENGINE_PREFERENCE), [])
+        c1, c2, c3 = st.columns(3)
+        vendors = binding.choose_many(c1, settings.VENDORS_ALLOWED, list(VENDORS), [])
+        forms = binding.choose_many(c2, settings.FORM_FACTORS_ALLOWED, list(FORM_FACTORS), [])
+        share = binding.number(c3, settings.UNIFIED_SHARE, 0.0, 1.0, 0.0, step=0.05)
+    return {
+        "weights": tuple(weights) or None,
+        "engines": tuple(engines) or None,
+        "vendors": tuple(vendors) or None,
+        "form_factors": tuple(forms) or None,
+        "unified_memory_share": float(share) or None,
+    }
+
+
+def _workload(sel: Selection) -> Workload | None:
+    """The workload the widgets describe, or None with the problem shown (as text)."""
+    preset, plan_at, pricing = _preset(sel)
+    if preset == CUSTOM:
+        c1, c2 = st.columns(2)
+        mean = int(binding.number(c1, settings.CTX_MEAN, 64, settings.MAX_CONTEXT, 4000))
+        p95 = int(binding.number(c2, settings.CTX_P95, 64, settings.MAX_CONTEXT, 12000))
+    fields: dict[str, Any] = {"plan_at": plan_at, "pricing": pricing, **_targets(), **_constraints()}
+    rps = fields.pop("rps")
+    fields["requests_per_s" if rps else "concurrent_conversations"] = float(rps) if rps else sel.users
     try:
+        if preset == SIDEBAR:
+            return Workload.fixed_length(sel.context_tokens, **fields)
         if preset == CUSTOM:
-            context = ContextDistribution(
-                mean_tokens=int(mean), p95_tokens=int(p95), max_tokens=max(int(p95), sel.spec.max_position_embeddings)
-            )
-            return Workload(context=context, **fields), params
-        return Workload.from_preset(preset, **fields), params
+            cap = max(p95, sel.spec.max_position_embeddings)
+            context = ContextDistribution(mean_tokens=mean, p95_tokens=p95, max_tokens=cap)
+            return Workload(context=context, **fields)
+        return Workload.from_preset(preset, **fields)
     except (ValidationError, PlannerError) as exc:
         message = describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)
         st.error(as_text(f"Workload: {message}"), icon=":material/error:")
-        return None, params
+        return None
 
 
 @st.cache_data(ttl=3600, max_entries=64, show_spinner=False)
@@ -135,32 +157,32 @@ def _option_link(sel: Selection, option: Option) -> str:
     return links.share_url(st.context.url, "", links.query_string(changed))
 
 
-def _options_table(sel: Selection, ranking: Ranking, limit: int = 40) -> list[dict[str, object]]:
-    rows = []
-    for position, o in enumerate(ranking.options[:limit], start=1):
-        rows.append(
-            {
-                "#": position,
-                "set-up": o.label,
-                "GPUs": o.gpu_count,
-                "conversations": round(o.concurrency, 1),
-                "headroom": f"{o.headroom:+.0%}",
-                "tokens/s per user": None
-                if o.decode_tokens_per_s_per_user is None
-                else round(o.decode_tokens_per_s_per_user),
-                "tokens/s total": None if o.decode_tokens_per_s_total is None else round(o.decode_tokens_per_s_total),
-                "first token (s)": None if o.prefill_seconds is None else round(o.prefill_seconds, 2),
-                "purchase (USD)": None if o.purchase_usd is None else round(o.purchase_usd),
-                "USD / hour": None if o.usd_per_hour is None else round(o.usd_per_hour, 2),
-                "USD per conversation": None if o.usd_per_conversation is None else round(o.usd_per_conversation, 2),
-                "USD per M output tokens": None
-                if o.usd_per_million_output_tokens is None
-                else round(o.usd_per_million_output_tokens, 3),
-                "price basis": o.price_basis,
-                "open": _option_link(sel, o),
-            }
-        )
-    return rows
+def _option_row(sel: Selection, position: int, o: Option, pricing: str) -> dict[str, object]:
+    def rounded(value: float | None, digits: int = 0) -> float | None:
+        return None if value is None else round(value, digits)
+
+    return {
+        "#": position,
+        "set-up": o.label,
+        "buy" if pricing == "purchase" else "rent": o.purchase_unit
+        if pricing == "purchase"
+        else f"{o.gpu_count} x {o.gpu_name}, per GPU-hour",
+        "engine": ENGINE_LABELS.get(o.engine, o.engine),
+        "GPUs": o.gpu_count,
+        "conversations": o.conversations,
+        "headroom": f"{o.headroom:+.0%}",
+        "tokens/s per user": rounded(o.decode_tokens_per_s_per_user),
+        "bound": o.decode_bound or "?",
+        "tokens/s total": rounded(o.decode_tokens_per_s_total),
+        "first token (s)": rounded(o.prefill_seconds, 2),
+        "purchase (USD)": rounded(o.purchase_usd),
+        "USD / hour": rounded(o.usd_per_hour, 2),
+        "USD per conversation": rounded(o.usd_per_conversation, 2),
+        "USD per M output tokens": rounded(o.usd_per_million_output_tokens, 3),
+        "quality": o.quality_caveat or "",
+        "price basis": o.price_basis,
+        "open": _option_link(sel, o),
+    }
 
 
 def _compare_models(
@@ -169,13 +191,12 @@ def _compare_models(
     """The best set-up for each model of a short list, for the same workload."""
     choices = [m for m in state.model_options() if m != sel.model_id]
     others = binding.choose_many(st, settings.COMPARE_MODELS, choices, [], max_selections=4)
-    frame.page_params(links.page_params(PATH, {settings.COMPARE_MODELS.url: others}))
     if not others:
         return []
     cost_column = "cost (USD)" if workload.pricing == "purchase" else "USD / hour"
+    key = overhead.model_dump_json()
     results = [(sel.spec.id, ranking)] + [
-        (m, _ranking(get_model(m).spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json()))
-        for m in others
+        (m, _ranking(get_model(m).spec, workload, workload.gpu_ids or (), overhead, key)) for m in others
     ]
     rows: list[dict[str, object]] = []
     for model_id, result in results:
@@ -184,7 +205,7 @@ def _compare_models(
             {
                 "model": model_id,
                 "best set-up": best.label if best else "nothing fits",
-                "conversations": round(best.concurrency, 1) if best else None,
+                "conversations": best.conversations if best else None,
                 "tokens/s per user": round(best.decode_tokens_per_s_per_user)
                 if best and best.decode_tokens_per_s_per_user
                 else None,
@@ -215,64 +236,40 @@ def _overflow(ranking: Ranking, option: Option) -> None:
             st.markdown(f"- **{engine}**: {behaviour}")
 
 
-def render(sel: Selection) -> None:
-    name = sel.spec.display_name
-    st.title(f"Which GPU to buy for {name}?")
-    workload, extra = _workload(sel)
-    if workload is None:
-        return
-    overhead = sel.request().overhead
-    ranking = _ranking(sel.spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json())
-    text = recommendation(ranking)
-    (st.success if ranking.options else st.error)(as_text(text), icon=":material/recommend:")
-    st.caption(ranking.target_note)
-    for warning in ranking.warnings:
-        st.warning(warning, icon=":material/warning:")
-    figure = None
-    if ranking.options:
-        against = binding.segmented(st, settings.PARETO, ["capacity", "throughput"], "capacity")
-        frame.page_params(links.page_params(PATH, {settings.PARETO.url: against}))
-        front = ranking.pareto_cost_capacity if against == "capacity" else ranking.pareto_cost_throughput
-        cost_label = (
-            "Cloud cost (USD per hour, log scale)"
-            if workload.pricing == "cloud"
-            else ("Purchase price of the GPUs (USD, log scale)")
+def _chart(sel: Selection, ranking: Ranking) -> Any:
+    """The Pareto chart; a clicked point offers a link that opens it on the Memory page."""
+    against = binding.segmented(st, settings.PARETO, ["capacity", "throughput"], "capacity")
+    front = ranking.pareto_cost_capacity if against == "capacity" else ranking.pareto_cost_throughput
+    cloud = ranking.workload.pricing == "cloud"
+    cost_label = "Cloud cost (USD per hour, log scale)" if cloud else "Purchase price of the GPUs (USD, log scale)"
+    figure = figures.pareto_figure(ranking.options, front, against, cost_label, chosen=ranking.options[0])
+    event = st.plotly_chart(
+        figure,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="points",
+        key="pareto_chart",
+        config={"displaylogo": False},
+    )
+    points = getattr(getattr(event, "selection", None), "points", None) or []
+    # The topmost trace wins where points overlap (the recommended diamond over the front over the rest).
+    points = sorted(points, key=lambda p: -int(p.get("curve_number", 0)))
+    picked = [p.get("customdata") for p in points if isinstance(p.get("customdata"), int)]
+    if picked:
+        option = ranking.options[picked[0]]
+        st.info(
+            f"Selected: **{as_text(option.label)}** — {option.conversations:,} conversations.",
+            icon=":material/ads_click:",
         )
-        figure = figures.pareto_figure(ranking.options, front, against, cost_label, chosen=ranking.options[0])
-        event = st.plotly_chart(
-            figure,
-            width="stretch",
-            on_select="rerun",
-            selection_mode="points",
-            key="pareto_chart",
-            config={"displaylogo": False},
-        )
-        points = getattr(getattr(event, "selection", None), "points", None) or []
-        # The topmost trace wins where points overlap (the recommended diamond over the front over the rest).
-        points = sorted(points, key=lambda p: -int(p.get("curve_number", 0)))
-        picked = [p.get("customdata") for p in points if isinstance(p.get("customdata"), int)]
-        if picked:
-            option = ranking.options[picked[0]]
-            st.info(
-                f"Selected: **{option.label}** — {option.concurrency:,.1f} conversations.", icon=":material/ads_click:"
-            )
-            st.link_button("Open it on the Memory page", _option_link(sel, option), icon=":material/open_in_new:")
-        rows = _options_table(sel, ranking)
-        st.dataframe(
-            rows,
-            hide_index=True,
-            width="stretch",
-            column_config={"open": st.column_config.LinkColumn("open", display_text="Memory page")},
-        )
-        _overflow(ranking, ranking.options[0])
-    else:
-        rows = []
-    st.subheader("Other models for the same workload")
-    compared = _compare_models(sel, workload, overhead, ranking)
+        st.link_button("Open it on the Memory page", _option_link(sel, option), icon=":material/open_in_new:")
+    return figure
+
+
+def _rejected(ranking: Ranking) -> list[dict[str, object]]:
     counts = ranking.rejection_counts()
     st.subheader(f"Rejected set-ups ({len(ranking.rejected):,})")
     st.markdown(", ".join(f"{n:,} {reason.replace('-', ' ')}" for reason, n in counts.items()) or "none")
-    rejected = [
+    rejected: list[dict[str, object]] = [
         {
             "GPU": r.gpu_id,
             "GPUs": r.gpu_count,
@@ -286,35 +283,56 @@ def render(sel: Selection) -> None:
     ]
     with st.expander("Every rejected set-up and why"):
         st.dataframe(rejected, hide_index=True, width="stretch")
+    return rejected
+
+
+def _assumptions(ranking: Ranking) -> None:
     with st.expander("What the figures assume"):
         for key, value in ranking.assumptions.items():
-            st.markdown(f"- **{key}**: {value}")
+            st.markdown(f"- **{key}**: {as_text(value)}")
         st.markdown("**Throughput estimates against published measurements**")
-        st.dataframe(
-            [
-                {
-                    "measurement": r.label,
-                    "metric": r.metric,
-                    "measured": r.measured,
-                    "predicted": r.predicted,
-                    "error": None if r.error is None else f"{r.error:+.1%}",
-                    "role": r.role,
-                    "source": r.source,
-                }
-                for r in validation_rows()
-            ],
-            hide_index=True,
-            width="stretch",
-        )
-    share_and_export(
-        sel,
-        PATH,
-        f"Which GPU to buy for {name}",
-        text,
-        [figure] if figure else [],
-        {"ranking": rows, "rejected": rejected, **({"models": compared} if compared else {})},
-        extra,
-    )
+        rows = [
+            {
+                "measurement": r.label,
+                "metric": r.metric,
+                "measured": r.measured,
+                "predicted": r.predicted,
+                "error": None if r.error is None else f"{r.error:+.1%}",
+                "role": r.role,
+                "source": r.source,
+            }
+            for r in validation_rows()
+        ]
+        st.dataframe(rows, hide_index=True, width="stretch")
+
+
+def render(sel: Selection) -> None:
+    name = sel.spec.display_name
+    st.title(f"Which GPU to buy for {name}?")
+    workload = _workload(sel)
+    if workload is None:
+        return
+    overhead = sel.request().overhead
+    ranking = _ranking(sel.spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json())
+    text = recommendation(ranking)
+    # green only when the target is met on hardware an engine runs, speed estimated; amber when unverified
+    TONES[verdict(ranking)](as_text(text), icon=":material/recommend:")
+    st.caption(as_text(ranking.target_note))
+    for warning in ranking.warnings:
+        st.warning(as_text(warning), icon=":material/warning:")
+    figure, rows = None, []
+    if ranking.options:
+        figure = _chart(sel, ranking)
+        rows = [_option_row(sel, i, o, workload.pricing) for i, o in enumerate(ranking.options[:40], start=1)]
+        config = {"open": st.column_config.LinkColumn("open", display_text="Memory page")}
+        st.dataframe(rows, hide_index=True, width="stretch", column_config=config)
+        _overflow(ranking, ranking.options[0])
+    st.subheader("Other models for the same workload")
+    compared = _compare_models(sel, workload, overhead, ranking)
+    rejected = _rejected(ranking)
+    _assumptions(ranking)
+    tables = {"ranking": rows, "rejected": rejected, **({"models": compared} if compared else {})}
+    share_and_export(sel, PATH, f"Which GPU to buy for {name}", text, [figure] if figure else [], tables)
 
 
 frame.run_page(render)

@@ -1,7 +1,8 @@
 """Advisor timings: medians in milliseconds (never asserted in tests; ``make bench`` calls :func:`run`).
 
-- the full ranking of one model over the catalog: every GPU x {1, 2, 4, 8} GPUs (every TP split) x 6 weight
-  precisions x 2 KV dtypes (target: under 300 ms on the 2-core machine), for a dense 8B, a dense 70B and a MoE;
+- the full ranking of one model over the catalog: every GPU x {1, 2, 4, 8} GPUs (every TP split) x the 7
+  default weight precisions x 2 KV dtypes (target: under 300 ms on the 2-core machine), for a dense 8B, a dense
+  70B and a MoE;
 - the overflow report of the best option (binary searches for the 1 % and 5 % counts);
 - the recommendation text.
 

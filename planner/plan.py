@@ -245,8 +245,9 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
     request = basis.request
     start, stop = basis.stage_ranges[stage]
     weights = basis.weights_bytes[stage]
+    # model_construct: every field is already validated (revalidating the ModelSpec costs ~60 us per stage).
     overhead = request.overhead.per_gpu(
-        StageContext(
+        StageContext.model_construct(
             model=request.model,
             gpu_memory_bytes=gpu_memory_bytes,
             tensor_parallel=basis.tensor_parallel,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from model_catalog import load_gpus, load_models
+from planner.advisor import ENGINE_PREFERENCE, FORM_FACTORS, VENDORS
 from planner.engines.registry import profile_names
 from planner.precision import KV_FORMATS, WEIGHT_FORMATS
 
@@ -207,6 +208,18 @@ def _models() -> list[str]:
 
 def _gpus() -> list[str]:
     return list(load_gpus())
+
+
+def _support_engines() -> list[str]:
+    return list(ENGINE_PREFERENCE)
+
+
+def _vendors() -> list[str]:
+    return list(VENDORS)
+
+
+def _form_factors() -> list[str]:
+    return list(FORM_FACTORS)
 
 
 def _pair(text: str) -> str:
@@ -448,6 +461,46 @@ COMPARE_MODELS = Setting(
     many=True,
     scope=ADVISOR,
 )
+ALLOW_WEIGHTS = Setting(
+    "allow_weights",
+    "allow_weights",
+    "Weight precisions allowed",
+    "Empty: every precision the advisor tries (drop 4-bit here).",
+    one_of(lambda: list(WEIGHT_FORMATS)),
+    many=True,
+    scope=ADVISOR,
+)
+ENGINES_ALLOWED = Setting(
+    "engines",
+    "engines",
+    "Serving engines allowed",
+    "Empty: the first engine of the support table that runs each set-up.",
+    one_of(_support_engines),
+    many=True,
+    scope=ADVISOR,
+)
+VENDORS_ALLOWED = Setting(
+    "vendors", "vendors", "GPU vendors", "Empty: every vendor.", one_of(_vendors), many=True, scope=ADVISOR
+)
+FORM_FACTORS_ALLOWED = Setting(
+    "form_factors",
+    "form_factors",
+    "Sold as",
+    "card: PCIe cards one at a time; pair: NVLink pairs; baseboard: 4- or 8-GPU SXM/OAM boards in a server; "
+    "machine: a Mac or a workstation; rack. Empty: all.",
+    one_of(_form_factors),
+    many=True,
+    scope=ADVISOR,
+)
+UNIFIED_SHARE = Setting(
+    "unified_share",
+    "unified_share",
+    "Mac GPU memory share (0: the macOS default)",
+    "The share of a Mac's memory the GPU may wire (macOS default about 75 %); raise it with "
+    "sudo sysctl iogpu.wired_limit_mb=<MB>.",
+    decimal(0, 1),
+    scope=ADVISOR,
+)
 SEARCH = Setting(
     "q",
     "search",
@@ -475,6 +528,11 @@ PAGE_SETTINGS = (
     MIN_TPS,
     PARETO,
     COMPARE_MODELS,
+    ALLOW_WEIGHTS,
+    ENGINES_ALLOWED,
+    VENDORS_ALLOWED,
+    FORM_FACTORS_ALLOWED,
+    UNIFIED_SHARE,
     SEARCH,
 )
 SETTINGS: tuple[Setting, ...] = SIDEBAR_SETTINGS + PAGE_SETTINGS

@@ -1,7 +1,8 @@
 """What a set-up costs: a purchase (amortised per hour, with power) or the cheapest dated cloud price.
 
-- ``purchase``: the catalog's purchase price (a launch MSRP or a widely reported street price, dated) x GPUs.
-  GPUs only: servers, networking, power and staff are not counted in the purchase total. The hourly figure
+- ``purchase``: whole purchase units (:class:`planner.gpu.PurchaseUnit`: a card, an NVLink pair, a 4- or 8-GPU
+  baseboard, a machine) at the catalog's price (a launch MSRP or a widely reported street price, dated) x GPUs
+  per unit. GPUs only (a Mac is the machine): servers, networking, power and staff are not counted. The hourly figure
   amortises the purchase over ``AMORTISATION_YEARS`` of continuous use and adds power at the GPU's TDP and
   ``POWER_USD_PER_KWH`` (when the TDP is known).
 - ``cloud``: the cheapest on-demand price per GPU-hour in the catalog (provider and date named) x GPUs; the
@@ -49,8 +50,9 @@ def cloud_costs(gpu: GpuSpec, count: int) -> Costs:
 def purchase_costs(gpu: GpuSpec, count: int) -> Costs:
     """``count`` GPUs at the catalog price; per hour: amortised over ``AMORTISATION_YEARS`` plus power at TDP."""
     if gpu.price is None:
-        return Costs(None, None, "purchase: no price in the catalog (unknown)")
+        return Costs(None, None, f"purchase: rent-only (no sourced price for {gpu.purchase.description})")
     purchase = gpu.price.usd * count
+    units = count // gpu.purchase.gpus_per_unit
     hourly = purchase / (AMORTISATION_YEARS * HOURS_PER_YEAR)
     power = ""
     if gpu.tdp_watts:
@@ -59,8 +61,9 @@ def purchase_costs(gpu: GpuSpec, count: int) -> Costs:
     return Costs(
         purchase,
         hourly,
-        f"purchase: ${gpu.price.usd:,.0f} per GPU ({gpu.price.kind}, {gpu.price.date}; {gpu.price.source}); "
-        f"GPUs only; per hour = amortised over {AMORTISATION_YEARS} years of continuous use{power}",
+        f"purchase: {units} x {gpu.purchase.description} at ${gpu.price.usd:,.0f} per GPU ({gpu.price.kind}, "
+        f"{gpu.price.date}; {gpu.price.source}); GPUs only; per hour = amortised over {AMORTISATION_YEARS} years "
+        f"of continuous use{power}",
     )
 
 

@@ -2,33 +2,27 @@
 
 Decode (one step produces one token for every sequence in the batch; per GPU of a tensor-parallel group):
 
-- **memory** ``= (weights read + KV read) / (bandwidth x BANDWIDTH_EFFICIENCY)``. Weights read once per step:
-  every linear layer, the lm_head (or the tied embedding), norms; not the input embedding table (a row
-  gather) nor a vision tower. MoE experts: the fraction of experts a batch of ``B`` tokens touches,
-  ``1 - (1 - k/E)^B`` (uniform routing, ``k`` of ``E`` experts per token). KV read: the whole cache of every
-  sequence of the batch at its current length (window caps and linear-attention states included).
-- **compute** ``= (2 x active parameters + 4 x context x q-width x attention layers) x B / (TFLOPS x MFU)``,
-  at the TFLOPS of the format's arithmetic (FP8 on FP8 tensor cores when the GPU has them, FP4 on FP4 ones,
-  INT8 on INT8 ones; everything else, weight-only formats included, at BF16). ``MFU_16BIT`` for BF16 figures,
-  ``MFU_FP8`` for 8- and 4-bit ones.
-- **step** ``= memory + compute + STEP_OVERHEAD_S + (TP > 1: 2 x layers x ALLREDUCE_S)``: the memory and
-  compute parts are *added*, not overlapped (a ``max()`` was 43 % high on the held-out Llama 2 70B TP 4 batch
-  64); the fixed part is kernel launches, sampling and scheduling; two all-reduces per layer. Per-user speed
-  is ``1 / step``; aggregate ``B / step``.
+- **memory** ``= (weights read + KV read) / (bandwidth x efficiency)``. Weights read once per step: every linear
+  layer, the lm_head (or the tied embedding), norms; not the input embedding table (a row gather) nor a vision
+  tower. MoE experts: the fraction of experts a batch of ``B`` tokens touches, ``1 - (1 - k/E)^B`` (uniform
+  routing, ``k`` of ``E`` experts per token). KV read: the whole cache of every sequence of the batch at its
+  current length (window caps and linear-attention states included). The efficiency is
+  ``bandwidth_efficiency`` for discrete GPUs and ``unified_bandwidth_efficiency`` for unified-memory machines.
+- **compute** ``= (2 x active parameters + 4 x context x q-width x attention layers) x B / (TFLOPS x MFU)``, at
+  the dense TFLOPS of the arithmetic the engine runs (:func:`compute_tflops`: the format's own tensor cores for
+  FP8 / INT8 / FP4 when the support table says so, else 16-bit: BF16, then FP16, then, for a GPU with no
+  16-bit matrix figure, its FP32 rate). ``mfu_16bit`` for 16-bit figures, ``mfu_low_bit`` for 8- and 4-bit ones.
+  A GPU without the figure has an *unknown* compute time: never counted as free.
+- **step** ``= max(memory, compute) + step_overhead_s + (TP > 1: 2 x layers x allreduce_s)``: a step waits for
+  the slower of the two (a roofline); the fixed part is kernel launches, sampling and scheduling; two
+  all-reduces per layer. Per-user speed is ``1 / step``; aggregate ``B / step``. ``bound`` names the larger part.
 
-Prefill (time to first token of one prompt, alone on the GPUs, no queueing):
+Prefill (time to first token of one prompt, alone on the GPUs, no queueing), compute-bound:
 ``(2 x active x tokens + 2 x tokens^2 x q-width x attention layers) / (TFLOPS x tp x MFU)``.
 
-Fitting (grid search on the log error of the ``fit`` rows of ``measurements.toml``, in this order):
-``MFU_16BIT`` on Llama 2 7B TTFT on A100 (0.69), ``MFU_FP8`` on the same on H100 FP8 (0.40);
-``BANDWIDTH_EFFICIENCY`` and ``STEP_OVERHEAD_S`` jointly on Llama 3 8B F16 batch 1 on RTX 4090 and Llama 2 7B
-FP16 batch 1 and batch 64 on A100 (0.95 and 2.8 ms); ``ALLREDUCE_S`` on Llama 2 70B TP 4 batch 1 on A100
-(63 us). A separate efficiency for dequantising 4-bit / GGUF kernels was tried on RTX 4090 Q4_K_M and fitted
-to 1.0 (no penalty), so it was dropped. Every other row is held out.
-:func:`planner.advisor.validation.validation_rows` gives the error
-against each; ``tests/advisor/test_throughput.py`` checks them with stated tolerances. Known misses (held
-out): Apple M2 Ultra +44 % (Metal reaches a smaller share of its bandwidth), TensorRT-LLM Llama 2 70B FP8
-TP 4 at batch 480 +68 %, L40S TTFT +34 %.
+The constants (:data:`FITTED`) are fitted by :func:`planner.advisor.fit.fit_roofline` to the ``fit`` rows of
+``measurements.toml`` (which row fixes which constant is stated there); every other row is held out, and
+:func:`planner.advisor.validation.family_errors` reports the error per GPU family.
 """
 
 from __future__ import annotations
@@ -44,37 +38,66 @@ from planner.params import ParameterBreakdown, parameter_breakdown
 from planner.precision import weight_format
 from planner.weights import category_bits
 
-# Fitted to the measurements (measurements.toml) with role "fit" (see the module docstring for which fixes which).
-BANDWIDTH_EFFICIENCY = 0.95
-STEP_OVERHEAD_S = 0.0028
-ALLREDUCE_S = 0.000063
-MFU_16BIT = 0.69
-MFU_FP8 = 0.40
+ComputePath = Literal["16-bit", "fp8", "int8", "fp4"]
+Bound = Literal["memory", "compute", "unknown"]
 
 
-def mfu(tflops_label: str) -> float:
-    """Share of the peak TFLOPS matmuls reach: 8- and 4-bit tensor cores reach a smaller share of their doubled
-    peak than 16-bit ones (``tflops_label`` as :func:`compute_tflops` names the figure)."""
-    return MFU_16BIT if tflops_label.startswith("BF16") else MFU_FP8
+class Roofline(NamedTuple):
+    """The fitted constants of the speed model (see the module docstring)."""
+
+    bandwidth_efficiency: float  # share of the datasheet bandwidth a decode step reaches, discrete GPUs
+    unified_bandwidth_efficiency: float  # the same on unified-memory machines (Apple)
+    step_overhead_s: float  # fixed time per decode step
+    allreduce_s: float  # one all-reduce under tensor parallelism
+    mfu_16bit: float  # share of the 16-bit peak matmuls reach
+    mfu_low_bit: float  # share of the 8- and 4-bit peak
 
 
-Bound = Literal["memory", "compute"]
+# Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_fit.py checks it).
+FITTED = Roofline(
+    bandwidth_efficiency=0.83,
+    unified_bandwidth_efficiency=0.74,
+    step_overhead_s=0.0017,
+    allreduce_s=0.000055,
+    mfu_16bit=0.69,
+    mfu_low_bit=0.40,
+)
 
 
-def compute_tflops(gpu: GpuSpec, weights: str) -> tuple[float | None, str]:
-    """Dense TFLOPS the format's matmuls run at on ``gpu``, and which figure that is."""
-    fp8, fp4, bf16 = gpu.fp8_dense_tflops, gpu.fp4_dense_tflops, gpu.bf16_dense_tflops
-    if weights == "fp8" and fp8:
-        return fp8, "FP8 dense"
-    if weights == "int8" and gpu.int8_dense_tops:
-        return gpu.int8_dense_tops, "INT8 dense"
-    if weights in ("nvfp4", "mxfp4") and fp4:
-        return fp4, "FP4 dense"
-    if weights in ("nvfp4", "mxfp4") and fp8:
-        return fp8, "FP8 dense (no FP4 tensor cores)"
-    if bf16:
-        return bf16, "BF16 dense"
-    return None, "no TFLOPS in the catalog"
+def compute_tflops(gpu: GpuSpec, path: ComputePath) -> tuple[float | None, str]:
+    """Dense TFLOPS the matmuls of ``path`` run at on ``gpu`` (``None``: unknown), and which figure that is."""
+    compute = gpu.compute
+    if path == "fp8" or path == "int8" or path == "fp4":
+        value = compute.tflops(path)
+        label = {"fp8": "FP8 dense", "int8": "INT8 dense", "fp4": "FP4 dense"}[path]
+        return (value, label) if value else (None, f"{label} unknown for this GPU")
+    for fmt, label in (("bf16", "BF16 dense"), ("fp16", "FP16 dense")):
+        value = compute.tflops(fmt)  # type: ignore[arg-type]
+        if value:
+            return value, label
+    fp32 = compute.tflops("fp32")
+    if fp32:
+        return fp32, "FP32 (no 16-bit matrix figure: 16-bit math at the FP32 rate)"
+    return None, "16-bit TFLOPS unknown for this GPU"
+
+
+def default_compute_path(gpu: GpuSpec, weights: str) -> ComputePath:
+    """The arithmetic a set-up runs when no support row says: the format's own tensor cores when the GPU has a
+    figure for them (FP8, INT8, FP4 for NVFP4 / MXFP4), else 16-bit (weight-only dequantisation)."""
+    own: dict[str, Literal["fp8", "int8", "fp4"]] = {"fp8": "fp8", "int8": "int8", "nvfp4": "fp4", "mxfp4": "fp4"}
+    path = own.get(weights)
+    if path is not None and gpu.compute.tflops(path):
+        return path
+    return "16-bit"
+
+
+def mfu(path: ComputePath, roofline: Roofline = FITTED) -> float:
+    """Share of the peak matmuls reach: 8- and 4-bit tensor cores reach a smaller share of their doubled peak."""
+    return roofline.mfu_16bit if path == "16-bit" else roofline.mfu_low_bit
+
+
+def bandwidth_efficiency(gpu: GpuSpec, roofline: Roofline = FITTED) -> float:
+    return roofline.unified_bandwidth_efficiency if gpu.unified_memory else roofline.bandwidth_efficiency
 
 
 def weight_read_bytes(model: ModelSpec, params: ParameterBreakdown, weights: str, batch: int) -> float:
@@ -138,6 +161,7 @@ def decode_load(
     batch: int,
     context_tokens: int,
     params: ParameterBreakdown | None = None,
+    roofline: Roofline = FITTED,
 ) -> DecodeLoad:
     """Bytes and FLOPs per GPU of one decode step of ``batch`` sequences at ``context_tokens``."""
     params = params or parameter_breakdown(model)
@@ -150,12 +174,15 @@ def decode_load(
         weights_read_bytes=weight_read_bytes(model, params, weights, batch) / tp,
         kv_read_bytes=batch * kv_bytes_per_sequence(model, kv_dtype, context_tokens, tp),
         flops=flops,
-        comm_seconds=2 * model.num_hidden_layers * ALLREDUCE_S if tp > 1 else 0.0,
+        comm_seconds=2 * model.num_hidden_layers * roofline.allreduce_s if tp > 1 else 0.0,
     )
 
 
 class DecodeStep(NamedTuple):
-    """The figures of :class:`DecodeEstimate` as a plain tuple (the ranking's inner loop builds thousands)."""
+    """The figures of :class:`DecodeEstimate` as a plain tuple (the ranking's inner loop builds thousands).
+
+    With ``bound`` "unknown" the GPU has no figure for the arithmetic: ``step_seconds`` counts memory only (a
+    lower bound on the time, so the speed is an upper bound)."""
 
     step_seconds: float
     memory_seconds: float
@@ -164,35 +191,37 @@ class DecodeStep(NamedTuple):
     assumption: str
 
 
-def decode_step(gpu: GpuSpec, weights: str, load: DecodeLoad) -> DecodeStep | None:
-    """The step time of ``load`` on ``gpu`` (``None`` without a bandwidth figure): memory + compute + fixed."""
+def decode_step(gpu: GpuSpec, path: ComputePath, load: DecodeLoad, roofline: Roofline = FITTED) -> DecodeStep | None:
+    """The step time of ``load`` on ``gpu`` (``None`` without a bandwidth figure): ``max(memory, compute)`` plus
+    the fixed time per step and the all-reduces."""
     if gpu.bandwidth_bytes_per_s is None:
         return None
-    eff = BANDWIDTH_EFFICIENCY
+    eff = bandwidth_efficiency(gpu, roofline)
     memory = (load.weights_read_bytes + load.kv_read_bytes) / (gpu.bandwidth_bytes_per_s * eff)
-    tflops, tflops_label = compute_tflops(gpu, weights)
-    compute = load.flops / (tflops * 1e12 * mfu(tflops_label)) if tflops else None
-    bound: Bound = "compute" if compute is not None and compute > memory else "memory"
-    step = memory + (compute or 0.0) + STEP_OVERHEAD_S + load.comm_seconds
+    tflops, tflops_label = compute_tflops(gpu, path)
+    compute = load.flops / (tflops * 1e12 * mfu(path, roofline)) if tflops else None
+    bound: Bound = "unknown" if compute is None else ("compute" if compute > memory else "memory")
+    step = max(memory, compute or 0.0) + roofline.step_overhead_s + load.comm_seconds
     assumption = (
         f"batch {load.batch} at {load.context_tokens:,} tokens: {load.weights_read_bytes / 1e9:.2f} GB weights + "
         f"{load.kv_read_bytes / 1e9:.2f} GB KV read per GPU per step at {eff:.0%} of "
-        f"{gpu.bandwidth_bytes_per_s / 1e9:,.0f} GB/s"
+        f"{gpu.bandwidth_bytes_per_s / 1e9:,.0f} GB/s ({memory * 1e3:.1f} ms)"
         + (
-            f" + compute at {mfu(tflops_label):.0%} of {tflops:,.0f} TFLOPS ({tflops_label})"
+            f"; {load.flops / 1e12:.2f} TFLOP per GPU at {mfu(path, roofline):.0%} of {tflops:,.1f} TFLOPS "
+            f"({tflops_label}; {(compute or 0.0) * 1e3:.1f} ms); the larger counts"
             if tflops
-            else "; compute not counted (no TFLOPS in the catalog)"
+            else f"; compute time unknown ({tflops_label}): memory only, so the speed is an upper bound"
         )
-        + f" + {STEP_OVERHEAD_S * 1e3:.1f} ms per step"
+        + f" + {roofline.step_overhead_s * 1e3:.1f} ms per step"
         + (f" + {load.comm_seconds * 1e3:.1f} ms all-reduce (TP {load.tensor_parallel})" if load.comm_seconds else "")
         + f"; {bound}-bound"
     )
     return DecodeStep(step, memory, compute, bound, assumption)
 
 
-def decode_on(gpu: GpuSpec, weights: str, load: DecodeLoad) -> DecodeEstimate | None:
+def decode_on(gpu: GpuSpec, path: ComputePath, load: DecodeLoad, roofline: Roofline = FITTED) -> DecodeEstimate | None:
     """:func:`decode_step` as a :class:`DecodeEstimate`."""
-    step = decode_step(gpu, weights, load)
+    step = decode_step(gpu, path, load, roofline)
     if step is None:
         return None
     return DecodeEstimate(
@@ -219,36 +248,35 @@ def decode_estimate(
     batch: int,
     context_tokens: int,
     params: ParameterBreakdown | None = None,
+    path: ComputePath | None = None,
+    roofline: Roofline = FITTED,
 ) -> DecodeEstimate | None:
-    """Decode speed of one replica (``tensor_parallel`` GPUs), or ``None`` without a bandwidth figure.
-
-    ``step = (weights read + KV read) / (bandwidth x BANDWIDTH_EFFICIENCY) + FLOPs / (TFLOPS x MFU) +
-    STEP_OVERHEAD_S + all-reduce``: the memory and compute parts are added, not overlapped (the additive form
-    matched the held-out mid-batch measurements; a max() was 43 % high on Llama 2 70B TP 4 at batch 64).
-    """
-    return decode_on(
-        gpu, weights, decode_load(model, weights, kv_dtype, tensor_parallel, batch, context_tokens, params)
-    )
+    """Decode speed of one replica (``tensor_parallel`` GPUs), or ``None`` without a bandwidth figure
+    (``path``: the arithmetic, default :func:`default_compute_path`)."""
+    load = decode_load(model, weights, kv_dtype, tensor_parallel, batch, context_tokens, params, roofline)
+    return decode_on(gpu, path or default_compute_path(gpu, weights), load, roofline)
 
 
 def prefill_seconds(
     model: ModelSpec,
     gpu: GpuSpec,
-    weights: str,
+    path: ComputePath,
     tensor_parallel: int,
     prompt_tokens: int,
     params: ParameterBreakdown | None = None,
+    roofline: Roofline = FITTED,
 ) -> tuple[float | None, str]:
     """Seconds to prefill one prompt of ``prompt_tokens`` alone (compute-bound), and what that assumes."""
-    tflops, label = compute_tflops(gpu, weights)
+    tflops, label = compute_tflops(gpu, path)
     if not tflops:
-        return None, "prefill not estimated: the catalog has no TFLOPS for this GPU"
+        return None, f"prefill not estimated: {label}"
     params = params or parameter_breakdown(model)
     n = max(0, prompt_tokens)
     flops = 2 * params.active * n + 2 * n * n * _q_width(model) * attention_layer_count(model)
-    seconds = flops / (tflops * 1e12 * tensor_parallel * mfu(label))
+    efficiency = mfu(path, roofline)
+    seconds = flops / (tflops * 1e12 * tensor_parallel * efficiency)
     return seconds, (
         f"compute-bound prefill of {n:,} tokens: 2 x {params.active / 1e9:.1f} B active parameters x tokens + "
-        f"causal attention, at {mfu(label):.0%} of {tflops:,.0f} TFLOPS ({label}) x TP {tensor_parallel}; "
+        f"causal attention, at {efficiency:.0%} of {tflops:,.1f} TFLOPS ({label}) x TP {tensor_parallel}; "
         "alone on the GPUs, no queueing"
     )

@@ -16,6 +16,8 @@ PositiveFloat = Annotated[float, Field(gt=0)]
 DEFAULT_TOKENS_PER_S_PER_USER = 20.0  # Little's law without a speed target: a comfortable reading stream
 DEFAULT_MIN_TOKENS_PER_S_PER_USER = 10.0  # the default speed floor of a Workload
 
+VENDORS = ("NVIDIA", "AMD", "Intel", "Apple")
+FORM_FACTORS = ("card", "pair", "baseboard", "machine", "rack")  # how a GPU is sold (planner.gpu.PurchaseUnit)
 Pricing = Literal["purchase", "cloud"]
 PlanAt = Literal["mean", "p95", "max"]
 
@@ -89,6 +91,13 @@ class Workload(BaseModel, frozen=True, extra="forbid"):
     # A floor below which streaming chat feels broken; None: no speed target.
     min_tokens_per_s_per_user: PositiveFloat | None = DEFAULT_MIN_TOKENS_PER_S_PER_USER
     preset: str | None = None  # the preset it came from, for labels
+    # The buyer's constraints (None: no constraint).
+    weights: tuple[str, ...] | None = None  # weight precisions allowed (e.g. no 4-bit)
+    engines: tuple[str, ...] | None = None  # serving engines allowed (planner.advisor.support.ENGINE_PREFERENCE)
+    vendors: tuple[str, ...] | None = None  # GPU vendors allowed
+    form_factors: tuple[str, ...] | None = None  # purchase kinds allowed: card, pair, baseboard, machine, rack
+    # The GPU's share of a unified-memory machine's memory; None: each machine's OS default.
+    unified_memory_share: Annotated[float, Field(gt=0, le=1)] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Workload:
@@ -98,6 +107,13 @@ class Workload(BaseModel, frozen=True, extra="forbid"):
             raise ValueError("shared_prefix_tokens cannot exceed the planning context")
         if self.plan_at == "max" and self.context.max_tokens is None:
             raise ValueError("plan_at 'max' needs context.max_tokens")
+        for name in ("weights", "engines", "vendors", "form_factors"):
+            if getattr(self, name) == ():
+                raise ValueError(f"{name}: give at least one, or None for no constraint")
+        bad = [v for v in self.vendors or () if v not in VENDORS]
+        bad += [f for f in self.form_factors or () if f not in FORM_FACTORS]
+        if bad:
+            raise ValueError(f"unknown vendor or form factor {', '.join(bad)}")
         return self
 
     @classmethod
@@ -111,6 +127,19 @@ class Workload(BaseModel, frozen=True, extra="forbid"):
             "mean_prompt_tokens": preset.mean_prompt_tokens,
             "mean_output_tokens": preset.mean_output_tokens,
             "preset": name,
+        }
+        data.update(fields)
+        return cls.model_validate(data)
+
+    @classmethod
+    def fixed_length(cls, context_tokens: int, **fields: object) -> Workload:
+        """Every conversation ``context_tokens`` long: prompts of three quarters of it, replies of a quarter (at
+        most 1,000 tokens)."""
+        dist = ContextDistribution(mean_tokens=context_tokens, p95_tokens=context_tokens, max_tokens=context_tokens)
+        data: dict[str, object] = {
+            "context": dist,
+            "mean_prompt_tokens": max(1, context_tokens * 3 // 4),
+            "mean_output_tokens": max(1, min(1000, context_tokens // 4)),
         }
         data.update(fields)
         return cls.model_validate(data)

@@ -11,9 +11,12 @@ import json
 from typing import Any
 
 from model_catalog import get_model
-from planner.advisor import PRESETS, ContextDistribution, Option, Ranking, Workload, rank, recommendation
+from planner.advisor import PRESETS, ContextDistribution, Option, Ranking, Workload, rank, recommendation, verdict
+from planner.advisor.support import ENGINE_PREFERENCE
+from planner.advisor.workload import FORM_FACTORS, VENDORS
 from planner.cli.table import print_table
 from planner.errors import PlannerError
+from planner.precision import WEIGHT_FORMATS
 
 
 def add_advise_parser(sub: Any) -> None:
@@ -32,6 +35,29 @@ def add_advise_parser(sub: Any) -> None:
     p.add_argument("--pricing", choices=["purchase", "cloud"], default="purchase")
     p.add_argument("--gpu", action="append", help="only this catalog GPU id (repeatable)")
     p.add_argument("--shared-prefix", type=int, default=0, help="tokens of a system prompt every conversation shares")
+    p.add_argument(
+        "--weights",
+        action="append",
+        choices=list(WEIGHT_FORMATS),
+        help="only this weight precision (repeatable; default: bf16, fp8, int8, int4-awq, nvfp4, q8_0, q4_k_m and "
+        "the model's own)",
+    )
+    p.add_argument(
+        "--engine", action="append", choices=list(ENGINE_PREFERENCE), help="only this serving engine (repeatable)"
+    )
+    p.add_argument("--vendor", action="append", choices=list(VENDORS), help="only GPUs of this vendor (repeatable)")
+    p.add_argument(
+        "--form-factor",
+        action="append",
+        choices=list(FORM_FACTORS),
+        help="only GPUs sold this way: card (PCIe), pair (NVLink pair), baseboard (SXM/OAM), machine (Mac), rack",
+    )
+    p.add_argument(
+        "--unified-memory-share",
+        type=float,
+        help="the GPU's share of a Mac's memory (default: the macOS default, 0.75; raise it with sudo sysctl "
+        "iogpu.wired_limit_mb=<MB>)",
+    )
     p.add_argument("--limit", type=int, default=10, help="rows of the table (default 10; JSON lists every option)")
     p.add_argument("--json", action="store_true")
 
@@ -44,6 +70,11 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "budget_usd": args.budget,
         "gpu_ids": tuple(args.gpu) if args.gpu else None,
         "shared_prefix_tokens": args.shared_prefix,
+        "weights": tuple(args.weights) if args.weights else None,
+        "engines": tuple(args.engine) if args.engine else None,
+        "vendors": tuple(args.vendor) if args.vendor else None,
+        "form_factors": tuple(args.form_factor) if args.form_factor else None,
+        "unified_memory_share": args.unified_memory_share,
     }
     if args.preset:
         preset = PRESETS[args.preset]
@@ -55,18 +86,14 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         return Workload.from_preset(args.preset, context=context, **common)
     if args.context is None:
         raise PlannerError("context: give --context N (tokens per conversation) or --preset")
-    return Workload(
-        context=ContextDistribution(mean_tokens=args.context, p95_tokens=args.context, max_tokens=args.context),
-        mean_prompt_tokens=max(1, args.context * 3 // 4),
-        mean_output_tokens=max(1, min(1000, args.context // 4)),
-        **common,
-    )
+    return Workload.fixed_length(args.context, **common)
 
 
 def ranking_data(ranking: Ranking) -> dict[str, Any]:
     """What ``advise --json`` prints: the ranking and its recommendation."""
     data = ranking.model_dump(mode="json")
     data["recommendation"] = recommendation(ranking)
+    data["verdict"] = verdict(ranking)
     data["rejection_counts"] = ranking.rejection_counts()
     return data
 
@@ -79,9 +106,11 @@ def _row(i: int, o: Option) -> tuple[str, ...]:
     return (
         str(i),
         o.label,
+        o.engine,
         f"{o.concurrency:,.0f}",
         f"{o.headroom:+.0%}",
         _fmt(o.decode_tokens_per_s_per_user, ",.0f"),
+        o.decode_bound or "?",
         _fmt(o.prefill_seconds, ".2f"),
         _fmt(o.cost, ",.2f" if o.price_basis.startswith("cloud") else ",.0f", "$"),
         _fmt(o.usd_per_conversation, ",.2f", "$"),
@@ -94,6 +123,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
         raise PlannerError("gpus-max: must be at least 1")
     if args.limit < 1:
         raise PlannerError("limit: must be at least 1")
+    if args.unified_memory_share is not None and not 0 < args.unified_memory_share <= 1:
+        raise PlannerError("unified-memory-share: a fraction in (0, 1]")
     spec = get_model(args.model).spec
     workload = workload_from_args(args)
     counts = [c for c in (1, 2, 4, 8, 16, 32, 64) if c <= args.gpus_max]
@@ -103,7 +134,19 @@ def cmd_advise(args: argparse.Namespace) -> int:
         return 0 if ranking.options else 1
     cost = "$/hour" if workload.pricing == "cloud" else "purchase"
     per_conv = "$/conv-hour" if workload.pricing == "cloud" else "$/conv"
-    header = ("#", "set-up", "conversations", "headroom", "tok/s/user", "TTFT s", cost, per_conv, "$/M out tok")
+    header = (
+        "#",
+        "set-up",
+        "engine",
+        "conversations",
+        "headroom",
+        "tok/s/user",
+        "bound",
+        "TTFT s",
+        cost,
+        per_conv,
+        "$/M out tok",
+    )
     print(f"{spec.display_name}: {ranking.target_note}, {ranking.context_tokens:,} tokens each")
     if ranking.options:
         print_table([header, *[_row(i + 1, o) for i, o in enumerate(ranking.options[: args.limit])]])

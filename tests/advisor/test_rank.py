@@ -46,7 +46,7 @@ def test_fast_plan_matches_plan(model_id: str) -> None:
         result = plan(
             PlanRequest(
                 model=model,
-                gpu_memory_bytes=get_gpu(option.gpu_id).memory_bytes,
+                gpu_memory_bytes=get_gpu(option.gpu_id).usable_memory_bytes(),
                 gpu_count=option.gpu_count,
                 tensor_parallel=option.tensor_parallel,
                 weights=option.weights,  # type: ignore[arg-type]
@@ -65,7 +65,7 @@ def test_fast_plan_matches_plan(model_id: str) -> None:
         result = plan(
             PlanRequest(
                 model=model,
-                gpu_memory_bytes=get_gpu(rejected.gpu_id).memory_bytes,
+                gpu_memory_bytes=get_gpu(rejected.gpu_id).usable_memory_bytes(),
                 gpu_count=rejected.gpu_count,
                 tensor_parallel=rejected.tensor_parallel,
                 weights=rejected.weights,  # type: ignore[arg-type]
@@ -125,14 +125,17 @@ def keys_list(options: tuple[Option, ...]) -> list[tuple[str, int, int, str, str
 def test_options_meet_the_target_and_are_sorted() -> None:
     ranking = rank(LLAMA_70B, workload(40, 8_192))
     assert ranking.options
-    costs = [o.cost for o in ranking.options if o.cost is not None]
+    known = [o for o in ranking.options if o.compute_known]
+    costs = [o.cost for o in known if o.cost is not None]
     assert costs == sorted(costs)
+    unknown = [i for i, o in enumerate(ranking.options) if not o.compute_known]
+    assert not unknown or min(unknown) == len(known)  # a GPU without a compute figure is ranked last
     for o in ranking.options:
         assert o.concurrency >= 40
         assert o.decode_tokens_per_s_per_user is None or o.decode_tokens_per_s_per_user >= 10
         assert set(o.assumptions) >= {"concurrency", "decode", "prefill", "cost"}
-    priced = [i for i, o in enumerate(ranking.options) if o.cost is not None]
-    unpriced = [i for i, o in enumerate(ranking.options) if o.cost is None]
+    priced = [i for i, o in enumerate(known) if o.cost is not None]
+    unpriced = [i for i, o in enumerate(known) if o.cost is None]
     assert not priced or not unpriced or max(priced) < min(unpriced)  # unknown prices sort last
 
 
@@ -141,6 +144,8 @@ def test_every_reason_appears() -> None:
     ranking = rank(LLAMA_70B, w)
     assert set(ranking.rejection_counts()) == {
         "illegal-split",
+        "not-for-sale",
+        "no-engine",
         "does-not-fit",
         "below-target",
         "latency-target-missed",
@@ -150,11 +155,11 @@ def test_every_reason_appears() -> None:
 
 
 def test_unknown_prices_are_kept_without_a_budget_and_rejected_with_one() -> None:
-    a10g = [get_gpu("a10g")]  # no price in the catalog
-    kept = rank(LLAMA_8B, workload(4, 2_048), gpus=a10g)
+    mi325x = [get_gpu("mi325x")]  # no price in the catalog: rent-only
+    kept = rank(LLAMA_8B, workload(4, 2_048), gpus=mi325x, counts=(8,))
     assert kept.options and all(o.cost is None and o.usd_per_conversation is None for o in kept.options)
-    assert all("price unknown" in o.warnings for o in kept.options)
-    refused = rank(LLAMA_8B, workload(4, 2_048, budget_usd=1e9), gpus=a10g)
+    assert all("price unknown" in o.warnings and o.purchase_unit.startswith("rent-only") for o in kept.options)
+    refused = rank(LLAMA_8B, workload(4, 2_048, budget_usd=1e9), gpus=mi325x, counts=(8,))
     assert not refused.options and refused.rejection_counts().get("unknown-price")
 
 

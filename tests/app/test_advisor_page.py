@@ -57,3 +57,43 @@ def test_impossible_distribution_names_the_field() -> None:
     at = run_page("advisor", {"preset": "custom", "ctx_mean": "1000", "ctx_p95": "9000"})
     assert any("p95_tokens can be at most" in e for e in texts(at.error))
     assert not at.exception
+
+
+def test_the_page_starts_from_the_sidebar() -> None:
+    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-70B", "context": "32768", "users": "50"})
+    assert not at.exception
+    assert any("From the sidebar: 50 users" in c.value and "32,768 tokens" in c.value for c in at.caption)
+    table = at.dataframe[0].value
+    assert {"buy", "engine", "bound"} <= set(table.columns)
+    assert all(unit and "x" in unit for unit in table["buy"])
+    preset = run_page("advisor", {"preset": "rag", "context": "16384"})
+    assert any("replaces the sidebar's context of 16,384 tokens" in c.value for c in preset.caption)
+
+
+def test_buyer_constraints_are_bound_to_the_url() -> None:
+    params: dict[str, str | list[str]] = {
+        "allow_weights": ["bf16", "fp8"],
+        "engines": ["sglang"],
+        "vendors": ["NVIDIA"],
+        "form_factors": ["card"],
+    }
+    at = run_page("advisor", params)
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert set(table["engine"]) == {"SGLang"}
+    assert all(" weights" in label and label.split(", ")[-2].split()[0] in ("bf16", "fp8") for label in table["set-up"])
+    assert all("PCIe card" in unit for unit in table["buy"])
+    for key, value in params.items():  # a one-element list travels as a plain value
+        assert at.query_params[key] == (value[0] if len(value) == 1 else value)
+
+
+def test_verdict_colour_is_amber_without_a_compute_figure() -> None:
+    at = run_page("advisor", {"gpu_filter": ["rtx-pro-6000-blackwell"], "users": "4"})
+    assert not at.exception
+    assert not at.success and any("speed is not estimated" in w.value for w in at.warning)
+
+
+def test_mac_memory_share_setting() -> None:
+    at = run_page("advisor", {"vendors": ["Apple"], "unified_share": "0.9", "users": "4"})
+    assert not at.exception
+    assert at.query_params["unified_share"] == "0.9"

@@ -81,8 +81,10 @@ def test_every_entry_has_sources(gpu_id: str) -> None:
 def test_unverified_fields_name_fields_that_hold_a_value(gpu_id: str) -> None:
     gpu = GPUS[gpu_id]
     for field in gpu.unverified_fields:
-        assert field in GpuSpec.model_fields, f"{gpu_id}: {field!r} is not a GpuSpec field"
-        assert getattr(gpu, field) not in (None, ()), f"{gpu_id}: {field} is unverified but empty"
+        head, _, tail = field.partition(".")
+        assert head in GpuSpec.model_fields, f"{gpu_id}: {field!r} is not a GpuSpec field"
+        value = getattr(getattr(gpu, head), tail) if tail else getattr(gpu, head)
+        assert value not in (None, (), "unknown", "none"), f"{gpu_id}: {field} is unverified but empty"
 
 
 @pytest.mark.parametrize("gpu_id", REF_IDS)
@@ -163,6 +165,8 @@ name = "Test GPU"
 vendor = "NVIDIA"
 memory_marketed_gb = 80
 sources = ["test"]
+compute = {{ bf16 = 100, fp16 = 100, fp8 = "none", int8 = "unknown", fp4 = "none", source = "test" }}
+purchase = {{ kind = "card", gpus_per_unit = 1, description = "one card", source = "test" }}
 """
 
 
@@ -205,3 +209,84 @@ def test_duplicate_id_is_rejected(tmp_path: Path) -> None:
     (tmp_path / "b.toml").write_text(_GOOD.format(id="same"), encoding="utf-8")
     with pytest.raises(CatalogError, match="duplicate id 'same'"):
         load_gpus.__wrapped__(tmp_path)
+
+
+# --- completeness: what the advisor needs from every GPU file (another engineer adds GPUs with this schema) --------
+
+TENSOR_FORMATS = ("bf16", "fp16", "fp8", "int8", "fp4")
+
+
+def _raw(path: Path) -> dict[str, Any]:
+    import tomllib
+
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", sorted(GPU_DIR.glob("*.toml")), ids=lambda p: p.name)
+def test_every_gpu_file_is_complete(path: Path) -> None:
+    """Compute per format (a figure, "none" or "unknown"), a purchase unit, and for unified-memory machines the
+    GPU's default share: each missing piece is named with its file, table and field."""
+    data = _raw(path)
+    compute = data.get("compute")
+    assert isinstance(compute, dict), f"{path.name}: add a [compute] table (dense TFLOPS per format, see GpuSpec)"
+    for fmt in TENSOR_FORMATS:
+        assert fmt in compute, (
+            f"{path.name}: [compute] {fmt} is missing: give the dense TFLOPS (halve NVIDIA's with-sparsity figure), "
+            '"none" if the GPU has no such format, or "unknown" if no source gives it'
+        )
+    assert str(compute.get("source", "")).strip(), (
+        f"{path.name}: [compute] source is missing: where the figures come from"
+    )
+    purchase = data.get("purchase")
+    assert isinstance(purchase, dict), (
+        f"{path.name}: add a [purchase] table (kind = card / pair / baseboard / machine / rack / cloud-only, "
+        "gpus_per_unit, description, source)"
+    )
+    for field in ("kind", "gpus_per_unit", "description", "source"):
+        assert field in purchase, f"{path.name}: [purchase] {field} is missing"
+    if data.get("vendor") == "Apple":
+        unified = data.get("unified_memory")
+        assert isinstance(unified, dict), (
+            f"{path.name}: add a [unified_memory] table (default_gpu_share, source, raise_command)"
+        )
+
+
+@pytest.mark.parametrize("gpu_id", sorted(GPUS))
+def test_compute_agrees_with_purchase_and_vendor(gpu_id: str) -> None:
+    gpu = GPUS[gpu_id]
+    if gpu.purchase.kind == "baseboard":
+        assert gpu.purchase.gpus_per_unit in (4, 8), f"{gpu_id}: SXM/OAM baseboards carry 4 or 8 GPUs"
+    if gpu.purchase.kind == "card":
+        assert gpu.purchase.gpus_per_unit == 1
+    known = [f for f in TENSOR_FORMATS if gpu.compute.status(f) == "known"]
+    if not known:  # nothing known: ranked last, and the reason must be visible
+        assert gpu.compute.note or "not verified" in gpu.compute.source, f"{gpu_id}: say why compute is unknown"
+
+
+def test_unknown_compute_is_a_state_not_a_number(tmp_path: Path) -> None:
+    body = _GOOD.format(id="bad").replace('fp8 = "none"', 'fp8 = "n/a"')
+    (tmp_path / "bad.toml").write_text(body, encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"bad\.toml.*compute\.fp8"):
+        model_catalog._load_dir(tmp_path, GpuSpec)
+    body = _GOOD.format(id="nounit")
+    body = "\n".join(line for line in body.splitlines() if not line.startswith("purchase"))
+    (tmp_path / "bad.toml").unlink()
+    (tmp_path / "nounit.toml").write_text(body + "\n", encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"nounit\.toml.*purchase"):
+        model_catalog._load_dir(tmp_path, GpuSpec)
+
+
+def test_apple_needs_unified_memory(tmp_path: Path) -> None:
+    body = _GOOD.format(id="mac").replace('vendor = "NVIDIA"', 'vendor = "Apple"')
+    (tmp_path / "mac.toml").write_text(body, encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"mac\.toml.*unified_memory"):
+        model_catalog._load_dir(tmp_path, GpuSpec)
+
+
+def test_unified_memory_share_is_planned() -> None:
+    mac = GPUS["apple-m2-ultra"]
+    assert mac.unified_memory is not None and mac.unified_memory.default_gpu_share == 0.75
+    assert mac.usable_memory_bytes() == round(mac.memory_bytes * 0.75)
+    assert mac.usable_memory_bytes(0.9) == round(mac.memory_bytes * 0.9)
+    assert "iogpu.wired_limit_mb" in mac.unified_memory.raise_command
+    assert GPUS["h100-sxm-80gb"].usable_memory_bytes() == GPUS["h100-sxm-80gb"].memory_bytes

@@ -86,7 +86,15 @@ def test_size_only_model_needs_kv_fields() -> None:
 
 
 def test_gpu_validators() -> None:
-    good = dict(id="g", name="G", vendor="NVIDIA", memory_marketed_gb=80, sources=["a source string"])
+    good = dict(
+        id="g",
+        name="G",
+        vendor="NVIDIA",
+        memory_marketed_gb=80,
+        sources=["a source string"],
+        compute={"bf16": 100, "fp16": 100, "fp8": "none", "int8": "unknown", "fp4": "none", "source": "s"},
+        purchase={"kind": "card", "gpus_per_unit": 1, "description": "a card", "source": "s"},
+    )
     GpuSpec.model_validate(good)
     with pytest.raises(ValidationError, match=r"memory_reported_bytes .* implausible for a 80 GB device"):
         GpuSpec.model_validate({**good, "memory_reported_bytes": 10**9, "memory_reported_source": "x"})

@@ -1,0 +1,38 @@
+"""One-line quality caveats for 4-bit and GGUF weights, each with its source (shown with every such pick)."""
+
+from __future__ import annotations
+
+_GGUF_PPL = (
+    "XiongjieDai/GPU-Benchmarks-on-LLM-Inference README, perplexity table on Llama 3 70B (wiki.test, credit "
+    "dranger003, ggml-org/llama.cpp#6745)"
+)
+_GGUF_DELTA = {"q8_0": 0.03, "q6_k": 0.47, "q5_k_m": 1.23, "q4_k_m": 4.83, "q3_k_m": 18.75, "q2_k": 68.73}
+
+CAVEATS: dict[str, str] = {
+    **{
+        name: f"GGUF {name.upper()}: perplexity +{delta:g} % against F16 on Llama 3 70B ({_GGUF_PPL})"
+        for name, delta in _GGUF_DELTA.items()
+    },
+    "int4-awq": (
+        "4-bit AWQ weights: a small, model-dependent quality loss; check your own evaluations (Lin et al. 2023, AWQ, "
+        "arXiv:2306.00978, INT4 group-128 perplexity tables)"
+    ),
+    "int4-gptq": (
+        "4-bit GPTQ weights: a small, model-dependent quality loss; check your own evaluations (Frantar et al. "
+        "2022, GPTQ, arXiv:2210.17323)"
+    ),
+    "int4": "idealised 4-bit weights (no calibration method): expect a quality loss; not a servable checkpoint",
+    "nvfp4": (
+        "NVFP4 weights: NVIDIA reports accuracy close to FP8, and advises evaluating your use case before deploying "
+        "(https://build.nvidia.com/playbooks/nvfp4-quantization/overview)"
+    ),
+    "mxfp4": (
+        "MXFP4 weights: lossless only for models trained for it (gpt-oss ships MXFP4 experts, model card); "
+        "post-hoc MXFP4 loses more"
+    ),
+}
+
+
+def quality_caveat(weights: str) -> str | None:
+    """The caveat for ``weights`` (``None``: 8 bits or more outside GGUF, no caveat)."""
+    return CAVEATS.get(weights)

@@ -1,0 +1,153 @@
+"""Advice a buyer can defend: purchase units, engines, unified memory, the buyer's filters, the verdict."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from model_catalog import get_gpu, get_model
+from planner.advisor import ContextDistribution, Workload, rank, recommendation, runner_up, verdict
+from planner.cli import main
+
+LLAMA_8B = get_model("meta-llama/Llama-3.1-8B").spec
+LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
+
+
+def workload(users: int, context: int, **fields: object) -> Workload:
+    dist = ContextDistribution(mean_tokens=context, p95_tokens=context, max_tokens=context)
+    return Workload.model_validate({"concurrent_conversations": users, "context": dist, **fields})
+
+
+def test_baseboard_gpus_are_bought_by_the_board() -> None:
+    mi300x = get_gpu("mi300x")
+    ranking = rank(LLAMA_70B, workload(20, 8_192), gpus=[mi300x])
+    assert ranking.options and all(o.gpu_count % 8 == 0 for o in ranking.options)
+    assert all("8-GPU" in o.purchase_unit and o.purchase_kind == "baseboard" for o in ranking.options)
+    two = [r for r in ranking.rejected if r.gpu_count == 2 and r.reason == "not-for-sale"]
+    assert two and "8 GPUs" in two[0].detail
+    rented = rank(LLAMA_70B, workload(20, 8_192, pricing="cloud"), gpus=[mi300x], counts=(2,))
+    assert not rented.rejection_counts().get("not-for-sale")  # renting is per GPU
+
+
+def test_cards_one_at_a_time_and_cloud_only_gpus() -> None:
+    l40s = rank(LLAMA_8B, workload(10, 4_096), gpus=[get_gpu("l40s")], counts=(1, 2))
+    assert {o.gpu_count for o in l40s.options} == {1, 2} and l40s.options[0].purchase_kind == "card"
+    a10g = rank(LLAMA_8B, workload(4, 2_048), gpus=[get_gpu("a10g")])
+    assert not a10g.options and set(a10g.rejection_counts()) <= {"not-for-sale", "illegal-split"}
+
+
+def test_every_option_names_its_engine_and_runs_there() -> None:
+    ranking = rank(LLAMA_70B, workload(50, 32_768))
+    assert ranking.options
+    for o in ranking.options:
+        assert o.engine and o.decode_bound in ("memory", "compute", "unknown") and o.purchase_unit
+        if o.vendor == "Apple":
+            assert o.engine == "llamacpp" and o.kv_dtype != "fp8" and o.weights.startswith("q")
+
+
+def test_the_issue_example_is_not_an_apple_recommendation() -> None:
+    """70B, 50 users, 32k: nothing unified-memory above the pick unless compute-bound fast enough."""
+    ranking = rank(LLAMA_70B, workload(50, 32_768))
+    best = ranking.options[0]
+    assert verdict(ranking) == "met" and best.vendor != "Apple"
+    assert best.decode_tokens_per_s_per_user is not None and best.decode_tokens_per_s_per_user >= 10
+    assert best.purchase_usd is not None
+    mac = rank(
+        LLAMA_70B, workload(50, 4_096, min_tokens_per_s_per_user=None), gpus=[get_gpu("apple-m2-ultra")], counts=(1,)
+    )
+    assert mac.options
+    for o in mac.options:  # compute-bound: ~50 x 2 x 70.6e9 FLOP per step at ~19 effective TFLOPS
+        assert o.decode_bound == "compute" and (o.decode_tokens_per_s_per_user or 0) < 4.0
+
+
+def test_unified_memory_is_planned_at_the_gpu_share() -> None:
+    mac = get_gpu("apple-m2-ultra")
+    default = rank(LLAMA_8B, workload(4, 8_192), gpus=[mac])
+    raised = rank(LLAMA_8B, workload(4, 8_192, unified_memory_share=0.9), gpus=[mac])
+    assert default.options[0].memory_bytes_per_gpu == round(mac.memory_bytes * 0.75)
+    assert raised.options[0].memory_bytes_per_gpu == round(mac.memory_bytes * 0.9)
+    assert raised.options[0].concurrency > default.options[0].concurrency
+    assert any("iogpu.wired_limit_mb" in w for w in default.options[0].warnings)
+
+
+def test_unknown_compute_is_ranked_last_with_the_reason() -> None:
+    gpus = [get_gpu("rtx-pro-6000-blackwell"), get_gpu("l40s")]  # the first has no sourced tensor figure
+    ranking = rank(LLAMA_8B, workload(10, 4_096), gpus=gpus, counts=(1,))
+    ids = [o.gpu_id for o in ranking.options]
+    assert ids.index("l40s") < ids.index("rtx-pro-6000-blackwell")
+    unknown = [o for o in ranking.options if o.gpu_id == "rtx-pro-6000-blackwell"]
+    assert all(o.decode_tokens_per_s_per_user is None and o.decode_bound == "unknown" for o in unknown)
+    assert all(any("ranked last" in w for w in o.warnings) for o in unknown)
+    only = rank(LLAMA_8B, workload(10, 4_096), gpus=gpus[:1], counts=(1,))
+    assert verdict(only) == "unverified"
+
+
+def test_buyer_filters() -> None:
+    w = workload(10, 4_096, weights=("bf16", "fp8"), engines=("vllm",), vendors=("NVIDIA",), form_factors=("card",))
+    ranking = rank(LLAMA_8B, w)
+    assert ranking.options
+    for o in ranking.options:
+        assert o.weights in ("bf16", "fp8") and o.engine == "vllm" and o.vendor == "NVIDIA"
+        assert o.purchase_kind == "card"
+
+
+def test_recommendation_names_runner_up_caveat_and_assumptions() -> None:
+    ranking = rank(LLAMA_70B, workload(50, 32_768))
+    text = recommendation(ranking)
+    alt = runner_up(ranking)
+    assert alt is not None and (alt.vendor != ranking.options[0].vendor or alt.purchase_kind != "card")
+    assert "Runner-up on other hardware" in text and "Assumes:" in text and "served with" in text
+    best = ranking.options[0]
+    if best.weights in ("int4-awq", "q4_k_m", "nvfp4"):
+        assert "Quality:" in text
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_cli_done_when(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(
+        capsys, "advise", "--model", "meta-llama/Llama-3.1-70B", "--context", "32768", "--users", "50", "--json"
+    )
+    data = json.loads(out)
+    assert code == 0 and data["verdict"] == "met"
+    for o in data["options"]:
+        assert o["engine"] and "decode_bound" in o and o["purchase_unit"] and o["purchase_kind"]
+    best = data["options"][0]
+    assert best["vendor"] != "Apple" and best["decode_tokens_per_s_per_user"] >= 10
+    if best["purchase_kind"] == "baseboard":
+        assert best["gpu_count"] % best["gpus_per_unit"] == 0
+
+
+def test_cli_filters(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(
+        capsys,
+        "advise",
+        "--model",
+        "meta-llama/Llama-3.1-8B",
+        "--context",
+        "4096",
+        "--users",
+        "20",
+        "--weights",
+        "bf16",
+        "--weights",
+        "fp8",
+        "--engine",
+        "sglang",
+        "--json",
+    )
+    data = json.loads(out)
+    assert code == 0 and data["options"]
+    assert {o["weights"] for o in data["options"]} <= {"bf16", "fp8"}
+    assert {o["engine"] for o in data["options"]} == {"sglang"}
+
+
+def test_cli_bad_share_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3",
+                 "--unified-memory-share", "1.5"])  # fmt: skip
+    _, err = capsys.readouterr()
+    assert code == 2 and err.startswith("error:") and err.count("\n") == 1

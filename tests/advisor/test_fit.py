@@ -1,0 +1,68 @@
+"""The speed model's constants are reproduced by code from the fit rows, and the support table is sound."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from model_catalog import get_gpu, load_gpus
+from planner.advisor.fit import FIT_ORDER, fit_roofline
+from planner.advisor.support import ARCHITECTURE_FAMILIES, runner, support_rows, why_not
+from planner.advisor.throughput import FITTED
+from planner.advisor.validation import measurements
+from planner.errors import PlannerError
+
+
+def test_fitted_constants_are_reproduced_by_the_fit() -> None:
+    assert fit_roofline() == FITTED
+
+
+def test_every_constant_is_fixed_by_fit_rows_only() -> None:
+    fixed = {name for m in measurements() if m.role == "fit" for name in m.fixes}
+    assert fixed == {name for group in FIT_ORDER for name in group} == set(FITTED._fields)
+    assert all(not m.fixes for m in measurements() if m.role == "held-out")
+
+
+def test_every_catalog_architecture_has_a_family() -> None:
+    for gpu in load_gpus().values():
+        assert gpu.architecture in ARCHITECTURE_FAMILIES, f"{gpu.id}: add {gpu.architecture!r} to the support table"
+
+
+def test_every_row_names_a_source() -> None:
+    assert all(row.source.strip() for row in support_rows())
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "weights", "kv", "engine"),
+    [
+        ("h100-sxm-80gb", "fp8", "fp8", "vllm"),
+        ("a100-sxm-80gb", "fp8", "bf16", "vllm"),  # weight-only FP8 (Marlin) on Ampere
+        ("b200-sxm", "nvfp4", "fp8", "vllm"),
+        ("mi300x", "fp8", "fp8", "vllm"),
+        ("apple-m2-ultra", "q4_k_m", "bf16", "llamacpp"),
+        ("gaudi3", "bf16", "bf16", "vllm-gaudi"),
+    ],
+)
+def test_runner(gpu_id: str, weights: str, kv: str, engine: str) -> None:
+    row = runner(get_gpu(gpu_id), weights, kv, moe=False)
+    assert row is not None and row.engine == engine
+
+
+def test_what_no_engine_runs_is_explained() -> None:
+    mac = get_gpu("apple-m2-ultra")
+    assert runner(mac, "int4-awq", "fp8", moe=False) is None  # the issue's Mac set-up
+    assert "int4-awq" in why_not(mac, "int4-awq", "fp8", moe=False)
+    assert runner(mac, "q4_k_m", "fp8", moe=False) is None  # llama.cpp has no FP8 KV cache
+    assert "fp8 KV cache" in why_not(mac, "q4_k_m", "fp8", moe=False)
+    a100 = get_gpu("a100-sxm-80gb")
+    assert runner(a100, "fp8", "bf16", moe=True) is None  # no FP8 MoE on Ampere
+    assert runner(get_gpu("mi300x"), "int4-awq", "bf16", moe=False) is None
+    assert runner(get_gpu("h100-sxm-80gb"), "fp8", "fp8", moe=False, engines=("llamacpp",)) is None
+
+
+def test_a_bad_support_row_names_the_file_and_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "support.toml"
+    path.write_text('[[row]]\nengine = "vllm"\nfamilies = ["hopper"]\nweights = ["fp9"]\n', encoding="utf-8")
+    with pytest.raises(PlannerError, match=r"support\.toml: .*row\.0"):
+        support_rows.__wrapped__(path)
