@@ -8,11 +8,13 @@ import json
 from typing import Any
 
 from model_catalog import get_gpu
+from planner.assess import Assessment, assess, setup_label
 from planner.cli.catalog import add_model_arguments, model_from_args
 from planner.cli.table import print_table
 from planner.engines.base import OverheadModel
-from planner.engines.registry import engine_names, engine_report, overhead_profile
-from planner.plan import PlanRequest, PlanResult, plan
+from planner.engines.common import EngineReport
+from planner.engines.registry import engine_names, overhead_profile
+from planner.plan import PlanRequest
 from planner.precision import KV_FORMATS, WEIGHT_FORMATS
 from planner.units import GB, format_bytes
 
@@ -40,6 +42,7 @@ def add_fit_parser(sub: Any) -> None:
     )
     fit.add_argument("--overhead-fraction", type=float, help="simple model: this share of memory is overhead")
     fit.add_argument("--max-num-batched-tokens", type=int, help="tokens per forward step (default 8192)")
+    fit.add_argument("--users", type=int, help="target concurrent users: the verdict says whether they are served")
 
 
 def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
@@ -55,13 +58,19 @@ def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
     )
 
 
-def fit_data(result: PlanResult) -> dict[str, Any]:
-    """What ``fit --json`` prints (bytes are per GPU of the limiting stage unless named otherwise)."""
-    gpu = result.per_gpu
+def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:
+    """What ``fit --json`` prints: the same figures and verdict as every page (:func:`planner.assess.assess`).
+    Bytes are per GPU of the limiting stage unless named otherwise; per-replica and total figures say which."""
+    result, gpu = a.result, a.result.per_gpu
+    status = a.report.failure_kind if a.report is not None and a.report.failure_kind else None
     return {
         "model": result.model_id,
-        "fits": result.fits,
-        "fit_status": result.fit_status,
+        "fits": a.fits,
+        "fit_status": status or ("fits" if a.fits else a.state.value),
+        "verdict": a.state.value,
+        "verdict_tone": a.tone,
+        "verdict_sentence": a.sentence(unit),
+        "target_users": a.target_users,
         "weights": result.weights,
         "kv_dtype": result.kv_dtype,
         "gpu_count": result.gpu_count,
@@ -79,41 +88,41 @@ def fit_data(result: PlanResult) -> dict[str, Any]:
         "weights_bytes_total": result.weights_bytes_total,
         "kv_bytes_per_token": result.kv_bytes_per_token,
         "kv_bytes_per_sequence": result.capacity.kv_bytes_per_sequence,
-        "kv_budget_tokens": result.kv_budget_tokens,
-        "gpu_blocks": result.gpu_blocks,
-        "max_concurrency": result.max_concurrency,
-        "max_concurrency_exact": result.capacity.sequences,
-        "max_concurrency_contiguous": result.capacity.sequences_contiguous,
+        "kv_budget_tokens_per_replica": a.kv_budget_tokens_per_replica,
+        "kv_budget_tokens_total": a.kv_budget_tokens,
+        "conversations_per_replica": a.conversations_per_replica,
+        "conversations_total": a.conversations,
+        "max_concurrency_total": a.concurrency,
+        "max_concurrency_contiguous_total": result.capacity.sequences_contiguous,
+        "gpu_blocks_per_replica": a.report.gpu_blocks if a.report is not None else result.gpu_blocks,
         "parameters_total": result.parameters_total,
         "parameters_active": result.parameters_active,
         "warnings": list(result.warnings),
+        **(engine_data(a.report) if a.report is not None else {}),
     }
 
 
-def engine_data(report: Any) -> dict[str, Any]:
-    """What ``fit --engine E --json`` adds or replaces: the figures the engine prints at start-up."""
+def engine_data(report: EngineReport) -> dict[str, Any]:
+    """What ``fit --engine E --json`` adds: what the engine prints at start-up, and why it would not start."""
     return {
         "engine": report.engine,
         "engine_version": report.engine_version,
-        "fits": report.fits,
-        "fit_status": "fits" if report.fits else "engine-does-not-start",
+        "engine_starts": report.fits,
+        "engine_failure": report.failure,
         "available_kv_cache_bytes_per_gpu": report.available_kv_cache_bytes_per_gpu,
-        "gpu_blocks": report.gpu_blocks,
-        "kv_budget_tokens": report.kv_cache_tokens,
-        "max_concurrency": report.max_concurrency,
         "max_model_len": report.max_model_len,
         "estimated_max_model_len": report.estimated_max_model_len,
         "engine_lines": list(report.lines),
+        "engine_notes": list(report.notes),
     }
 
 
-def cmd_fit(args: argparse.Namespace) -> int:
-    spec = model_from_args(args)
+def _request(args: argparse.Namespace) -> PlanRequest:
     gpu = get_gpu(args.gpu) if args.gpu else None
     engine = args.engine != "generic"
     memory = gpu.memory_bytes_for(engine) if gpu is not None else round(args.gpu_memory_gb * GB)
-    request = PlanRequest(
-        model=spec,
+    return PlanRequest(
+        model=model_from_args(args),
         gpu=gpu,
         gpu_memory_bytes=memory,
         gpu_count=args.gpus,
@@ -125,28 +134,25 @@ def cmd_fit(args: argparse.Namespace) -> int:
         max_model_len=args.context if engine else None,
         overhead=_overhead_from_args(args),
     )
-    result = plan(request)
-    data = fit_data(result)
-    report = None
-    if engine:
-        report = engine_report(request, result)
-        data.update(engine_data(report))
-        result = result.model_copy(update={"fits": report.fits})
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    request = _request(args)
+    a = assess(request, args.users)
+    data = fit_data(a)
     if args.json:
         print(json.dumps(data, indent=2))
-        return 0 if result.fits else 1
-    unit = "GiB"
-    gpu_label = gpu.name if gpu else f"{args.gpu_memory_gb:g} GB GPU"
-    verdict = "FITS" if result.fits else f"DOES NOT FIT ({result.fit_status})"
+        return 0 if a.fits else 1
+    result, unit = a.result, "GiB"
     print_table(
         [
-            ("model", f"{spec.display_name} in {result.weights}, KV cache {result.kv_dtype}"),
+            ("model", f"{request.model.display_name} in {result.weights}, KV cache {result.kv_dtype}"),
             (
                 "set-up",
-                f"{result.gpu_count} x {gpu_label} (TP {result.tensor_parallel}, PP {result.pipeline_parallel}, "
+                f"{setup_label(request)} (TP {result.tensor_parallel}, PP {result.pipeline_parallel}, "
                 f"{result.replicas} replica{'s' if result.replicas > 1 else ''})",
             ),
-            ("verdict", verdict),
+            ("verdict", f"{'FITS' if a.fits else 'DOES NOT FIT'} ({data['fit_status']}): {data['verdict_sentence']}"),
             ("GPU memory", format_bytes(data["gpu_memory_bytes"], unit) + " per GPU"),
             ("weights", format_bytes(data["weights_bytes_per_gpu"], unit) + " per GPU"),
             ("activations", format_bytes(data["activation_bytes_per_gpu"], unit) + " per GPU"),
@@ -155,10 +161,10 @@ def cmd_fit(args: argparse.Namespace) -> int:
             ("KV cache pool", format_bytes(data["kv_cache_bytes_per_gpu"], unit) + " per GPU"),
             ("headroom", format_bytes(data["headroom_bytes_per_gpu"], unit) + " per GPU (signed)"),
             ("KV per token", f"{data['kv_bytes_per_token']:,} bytes (whole model)"),
-            ("KV budget", f"{data['kv_budget_tokens']:,} tokens"),
-            ("max concurrency", f"{data['max_concurrency']:.2f} sequences of {args.context:,} tokens"),
+            ("KV budget", f"{a.kv_budget_tokens_per_replica:,} tokens per replica, {a.kv_budget_tokens:,} in total"),
+            ("conversations", f"{a.conversations:,} of {args.context:,} tokens at once ({a.concurrency:.2f} exact)"),
             *[("warning", w) for w in result.warnings],
-            *[(f"{args.engine} prints", line) for line in (report.lines if report else ())],
+            *[(f"{args.engine} prints", line) for line in (a.report.lines if a.report else ())],
         ]
     )
-    return 0 if result.fits else 1
+    return 0 if a.fits else 1

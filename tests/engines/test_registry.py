@@ -180,7 +180,7 @@ def test_a_registered_toy_engine_shows_on_the_cli(toy: ToyEngine, capsys: pytest
     request = _request(ToyProfile())
     report = toy.report(request, plan(request), ToyProfile())
     assert data["engine_lines"] == list(report.lines)
-    assert data["kv_budget_tokens"] == report.kv_cache_tokens
+    assert data["kv_budget_tokens_per_replica"] == report.kv_cache_tokens
 
 
 @pytest.mark.apptest

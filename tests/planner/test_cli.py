@@ -85,14 +85,19 @@ def test_fit_json_fields(capsys) -> None:
         "activation_bytes_per_gpu",
         "overhead_bytes_per_gpu",
         "kv_bytes_per_token",
-        "kv_budget_tokens",
-        "max_concurrency",
+        "kv_budget_tokens_per_replica",
+        "kv_budget_tokens_total",
+        "max_concurrency_total",
+        "conversations_total",
+        "verdict",
+        "verdict_sentence",
     ):
         assert field in data
     assert data["fits"] is True and data["gpu_memory_bytes"] == 80 * 10**9
     assert data["kv_bytes_per_token"] == 131_072
     assert data["weights_bytes_per_gpu"] == 8_030_261_248 * 2
-    assert data["max_concurrency"] == pytest.approx((72e9 - 16_060_522_496) / (131_072 * 4096))
+    assert data["max_concurrency_total"] == pytest.approx((72e9 - 16_060_522_496) / (131_072 * 4096))
+    assert data["conversations_total"] == 104  # seed 001's golden table: 8B FP16 on 80 GB, 104 of 4,096 tokens
 
 
 def test_fit_engine_json(capsys) -> None:
@@ -115,9 +120,10 @@ def test_fit_engine_json(capsys) -> None:
             "--json",
         ],
     )
-    assert data["gpu_blocks"] == pytest.approx(29_751, rel=0.01)  # the vLLM 0.19 log prints 29,751
-    assert data["kv_budget_tokens"] == pytest.approx(476_016, rel=0.01)
-    assert data["max_concurrency"] == pytest.approx(58.11, abs=0.1)
+    assert data["gpu_blocks_per_replica"] == pytest.approx(29_751, rel=0.01)  # the vLLM 0.19 log prints 29,751
+    assert data["kv_budget_tokens_per_replica"] == pytest.approx(476_016, rel=0.01)
+    assert data["max_concurrency_total"] == pytest.approx(58.11, abs=0.1)
+    assert data["conversations_total"] == 58 and data["engine_starts"] is True
     assert data["available_kv_cache_bytes_per_gpu"] / 2**30 == pytest.approx(58.11, abs=0.25)
 
 
@@ -196,3 +202,16 @@ def test_module_entry_point_exit_status() -> None:
     )
     assert done.returncode == 2
     assert done.stderr.startswith("error: model: unknown id 'x/y'")
+
+
+def test_fit_json_names_per_replica_and_total_and_the_engines_refusal(capsys) -> None:
+    """Issue "one answer", case 4: two replicas of half a conversation each hold no conversation, and vLLM
+    refuses to start; the command line says so in the same words as the Memory page."""
+    argv = ["fit", "--model", "meta-llama/Llama-3.1-70B", "--gpu", "h100-sxm-80gb", "--gpus", "2", "--tp", "1"]
+    argv += ["--weights", "fp8", "--kv-dtype", "fp8", "--context", "9000", "--engine", "vllm", "--users", "50"]
+    data = _json(capsys, [*argv, "--json"], status=1)
+    assert data["fits"] is False and data["engine_starts"] is False
+    assert data["fit_status"] == "kv-cache-too-small" and data["verdict"] == "engine-refuses-to-start"
+    assert data["conversations_total"] == 0 and data["replicas"] == 2
+    assert data["kv_budget_tokens_total"] == 2 * data["kv_budget_tokens_per_replica"]
+    assert "would refuse to start" in data["verdict_sentence"]
