@@ -308,7 +308,7 @@ def _assumptions(ranking: Ranking) -> None:
 
 def render(sel: Selection) -> None:
     name = sel.spec.display_name
-    st.title(f"Which GPU to buy for {name}?")
+    st.title(f"Which GPU to buy for {as_text(name)}?")
     workload = _workload(sel)
     if workload is None:
         return

@@ -48,7 +48,7 @@ def _row(sel: Selection, w: str, kv: str, a: Assessment) -> dict[str, object]:
 
 def render(sel: Selection) -> None:
     name = sel.spec.display_name
-    st.title(f"Precisions compared: {name} on {sel.gpu_count} × {sel.gpu.name}")
+    st.title(f"Precisions compared: {as_text(name)} on {sel.gpu_count} × {sel.gpu.name}")
     weights = list(WEIGHT_FORMATS)
     grid = _grid(sel)
     if grid is None:

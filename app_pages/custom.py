@@ -155,7 +155,7 @@ def render(sel: Selection) -> None:
     uploaded = st.file_uploader("Upload a config.json", type=["json"], key=UPLOAD_KEY)
     if uploaded is not None:
         if uploaded.size > MAX_CONFIG_BYTES:
-            st.error(f"{uploaded.name} is larger than a config.json can be (1 MB).", icon=":material/error:")
+            st.error(as_text(f"{uploaded.name} is larger than a config.json can be (1 MB)."), icon=":material/error:")
         else:
             try:
                 text = uploaded.getvalue().decode("utf-8")

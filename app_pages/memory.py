@@ -96,7 +96,7 @@ def _engine_section(sel: Selection, a: Assessment) -> list[dict[str, object]]:
     report = a.report
     assert report is not None
     name = get_engine(report.engine).label
-    st.subheader(f"What {name} {report.engine_version} will print at start-up")
+    st.subheader(as_text(f"What {name} {report.engine_version} will print at start-up"))
     st.code("\n".join(report.lines) or "(no KV-cache lines)", language=None)
     for note in report.notes:
         st.caption(as_text(note))
@@ -137,7 +137,7 @@ def render(sel: Selection) -> None:
     a = sel.assessment()
     result, request, unit = a.result, a.request, sel.unit
     model_name = sel.spec.display_name
-    st.title(f"{model_name} on {text.setup_label(request)}")
+    st.title(as_text(f"{model_name} on {text.setup_label(request)}"))
     st.caption(
         f"{weight_format(result.weights).label} weights · {kv_format(result.kv_dtype).label} KV cache · "
         f"TP {result.tensor_parallel} × PP {result.pipeline_parallel}"

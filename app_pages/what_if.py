@@ -22,7 +22,7 @@ def _curve_choices(sel: Selection) -> list[str]:
 
 def render(sel: Selection) -> None:
     name = sel.spec.display_name
-    st.title(f"What if conversations were longer? {name}")
+    st.title(f"What if conversations were longer? {as_text(name)}")
     low, high = state.context_range(sel.spec)
     contexts = sorted({*state.log_contexts(low, high, points=40), sel.context_tokens})
     choices = _curve_choices(sel)

@@ -25,6 +25,8 @@ DOCTESTED = (
     "planner.engines.common",
     "ui.settings",
     "ui.guard",
+    "ui.report",
+    "ui.text",
 )
 
 

@@ -54,11 +54,26 @@ def _html_table(rows: Sequence[Mapping[str, object]]) -> str:
     return f"<table><tr>{header}</tr>{body}</table>"
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A cell a spreadsheet shows as text: text that starts like a formula (``= + - @``, a tab) gets a leading
+    apostrophe (OWASP "CSV injection"); numbers stay numbers.
+
+    >>> print(csv_cell('=HYPERLINK("http://evil.example")'), csv_cell(-3), csv_cell("-3 GiB"))
+    '=HYPERLINK("http://evil.example") -3 '-3 GiB
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def csv_text(rows: Sequence[Mapping[str, object]]) -> str:
-    """Rows as CSV (header from the first row's keys)."""
+    """Rows as CSV (header from the first row's keys); every text cell neutralised (:func:`csv_cell`)."""
     out = io.StringIO()
     if rows:
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer = csv.DictWriter(out, fieldnames=[str(csv_cell(k)) for k in rows[0]])
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({str(csv_cell(k)): csv_cell(v) for k, v in row.items()} for row in rows)
     return out.getvalue()

@@ -16,8 +16,10 @@ from planner.model import ModelSpec
 from planner.parallel import default_parallelism
 from ui import binding, settings, state
 from ui.custom_spec import decode_spec
+from ui.guard import as_text
 from ui.imports import import_from_hub, looks_like_token
 from ui.state import ModelOrigin, Selection
+from ui.text import sentence
 
 TOKEN_KEY = "hf_token_session"  # the access token: session only, never in the link (not a setting)
 LAST_MODEL_KEY = "_last_model"  # which model the previous run planned (a change resets its defaults)
@@ -38,7 +40,7 @@ def _custom_model(sb: Any) -> Outside | None:
     try:
         spec = decode_spec(str(token))
     except PlannerError as exc:
-        sb.error(f"{exc}. Using the catalog model.", icon=":material/error:")
+        sb.error(as_text(f"{sentence(str(exc))} Using the catalog model."), icon=":material/error:")
         binding.drop_from_url(settings.CUSTOM_SPEC, "the model description is damaged")
         return None
     return Outside(spec, "custom", "custom architecture described by hand (carried in the link)")
@@ -69,11 +71,13 @@ def _hub_model(sb: Any) -> Outside | None:
     try:
         imported = import_from_hub(reference, token or None)
     except PlannerError as exc:
-        sb.error(f"Import failed: {exc}. The catalog model stays in use.", icon=":material/cloud_off:")
+        sb.error(
+            as_text(f"Import failed: {sentence(str(exc))} The catalog model stays in use."), icon=":material/cloud_off:"
+        )
         return None
     if imported.spec is None:
         missing = ", ".join(m.field for m in imported.missing)
-        sb.warning(f"{imported.repo_id}: config.json lacks {missing}. Complete it on the Custom model page.")
+        sb.warning(as_text(f"{imported.repo_id}: config.json lacks {missing}. Complete it on the Custom model page."))
         st.session_state["_hub_prefill"] = imported.prefill
         return None
     note = f"Hugging Face Hub {imported.repo_id}" + (f" @ {imported.sha[:10]}" if imported.sha else "")
@@ -81,7 +85,7 @@ def _hub_model(sb: Any) -> Outside | None:
         note += f"; {imported.parameters.value:,} parameters from {imported.parameters.source}"
     if imported.stored_bytes is not None:
         note += f"; {imported.stored_bytes.value:,} bytes stored ({imported.stored_bytes.source})"
-    sb.success(f"Planning {imported.repo_id} from the Hub.", icon=":material/cloud_done:")
+    sb.success(as_text(f"Planning {imported.repo_id} from the Hub."), icon=":material/cloud_done:")
     return Outside(imported.spec, "hub", note, imported.weight_precision)
 
 
@@ -121,7 +125,7 @@ def _engine(sb: Any) -> tuple[str, float, str | None]:
         try:
             Calibrated.from_token(str(calibration))
         except PlannerError as exc:
-            sb.error(f"{exc}. Estimates are used instead.", icon=":material/error:")
+            sb.error(as_text(f"{sentence(str(exc))} Estimates are used instead."), icon=":material/error:")
             binding.drop_from_url(settings.CALIBRATION, "not a calibration Headroom made")
             calibration = None
         else:

@@ -5,4 +5,14 @@ from __future__ import annotations
 
 from planner.assess import context_label, mem, setup_label, verdict_sentence
 
-__all__ = ["context_label", "mem", "setup_label", "verdict_sentence"]
+__all__ = ["context_label", "mem", "sentence", "setup_label", "verdict_sentence"]
+
+
+def sentence(text: str) -> str:
+    """``text`` ending like a sentence (a message from elsewhere may lack its full stop).
+
+    >>> sentence("the Hub did not answer"), sentence("done.")
+    ('the Hub did not answer.', 'done.')
+    """
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else text + "."
