@@ -98,6 +98,8 @@ def _engine_section(sel: Selection, a: Assessment) -> list[dict[str, object]]:
     name = get_engine(report.engine).label
     st.subheader(as_text(f"What {name} {report.engine_version} will print at start-up"))
     st.code("\n".join(report.lines) or "(no KV-cache lines)", language=None)
+    if report.failure:
+        st.error(as_text(f"{name} would stop with: {report.failure}"), icon=":material/block:")
     for note in report.notes:
         st.caption(as_text(note))
     allowed = max_model_len_allowed(a.request, a.result)

@@ -168,6 +168,27 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
+REFUSALS: dict[str, str] = {
+    "free-memory": "because less memory is free on the GPU than its memory fraction asks for (another process holds "
+    "some of it)",
+    "sampler-oom": "running out of memory while warming up its sampler (the memory fraction leaves too little)",
+    "tp-indivisible": "because the tensor-parallel size does not divide the model's heads or vocabulary",
+    "max-model-len": "because the context is longer than the model's maximum",
+    "kv-cache-too-small": "because one conversation of the chosen context needs more KV cache than is left",
+    "no-kv-memory": "because weights and working memory leave no room for the KV cache",
+    "weights-oom": "because the weights do not fit in its share of the memory",
+    "out-of-memory": "running out of memory at start-up",
+}
+
+
+def _refusal(report: EngineReport) -> str:
+    """Why the engine would not start, in words, with the longest context that would."""
+    reason = REFUSALS.get(report.failure_kind or "", "as its start-up check fails")
+    longest = report.estimated_max_model_len
+    tail = f"; the longest context that fits is about {longest:,} tokens." if longest else "."
+    return f"{reason}{tail if report.failure_kind in ('kv-cache-too-small', 'no-kv-memory', None) else '.'}"
+
+
 def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
     """One plain sentence (two when a target is given), with the numbers shown beside it."""
     result, request = a.result, a.request

@@ -284,12 +284,23 @@ ENGINE = Setting(
     "How working memory and reserve are estimated.",
     one_of(profile_names),
 )
+ENGINE_VERSION = Setting(
+    "engine_version",
+    "engine_version",
+    "Engine release",
+    "The release whose memory rules are planned; the number of public start-up logs behind each is shown, and a "
+    "release without one is extrapolated from the engine's source.",
+    word,
+    show=str,
+    optional=True,  # a generic profile has no release
+)
 UTIL = Setting(
     "util",
     "util",
     "Engine memory fraction",
     "vLLM gpu_memory_utilization, TensorRT-LLM kv_cache_free_gpu_mem_fraction, or the generic estimate's share.",
     decimal(0.3, 0.99),
+    optional=True,  # a profile without a memory fraction (llama.cpp, the simple ones) leaves it out
 )
 CALIBRATION = Setting(
     "calib",
@@ -330,6 +341,7 @@ SIDEBAR_SETTINGS = (
     WEIGHTS,
     KV,
     ENGINE,
+    ENGINE_VERSION,
     UTIL,
     CALIBRATION,
     CONTEXT,

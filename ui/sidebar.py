@@ -10,7 +10,7 @@ import streamlit as st
 from model_catalog import get_gpu, get_model
 from planner.assess import context_label
 from planner.engines.calibrated import Calibrated
-from planner.engines.registry import profile_label
+from planner.engines.registry import profile_label, version_warning
 from planner.errors import PlannerError
 from planner.model import ModelSpec
 from planner.parallel import default_parallelism
@@ -23,6 +23,7 @@ from ui.text import sentence
 
 TOKEN_KEY = "hf_token_session"  # the access token: session only, never in the link (not a setting)
 LAST_MODEL_KEY = "_last_model"  # which model the previous run planned (a change resets its defaults)
+LAST_ENGINE_KEY = "_last_engine"  # which engine release the previous run planned (its memory fraction follows)
 PICK_KEY, EXACT_KEY = settings.CONTEXT.views
 
 
@@ -89,14 +90,18 @@ def _hub_model(sb: Any) -> Outside | None:
     return Outside(imported.spec, "hub", note, imported.weight_precision)
 
 
+def _follow(memory_key: str, identity: str, defaults: dict[str, Any]) -> None:
+    """When what the settings depend on changed since the last run (not on the session's first run, where the
+    link's values hold), those settings take their new defaults (drawn later in this run)."""
+    last = st.session_state.get(memory_key)
+    st.session_state[memory_key] = identity
+    if last is not None and last != identity:
+        st.session_state.update(defaults)
+
+
 def _reset_for_new_model(spec: ModelSpec, identity: str, precision: str | None) -> None:
-    """A different model than last run (not from the link): its serving precision, KV dtype and a context it has."""
-    last = st.session_state.get(LAST_MODEL_KEY)
-    st.session_state[LAST_MODEL_KEY] = identity
-    if last is None or last == identity:
-        return
-    for key, value in state.model_defaults(spec, precision).items():
-        st.session_state[key] = value
+    """A different model than last run: its serving precision, KV dtype and a context it has."""
+    _follow(LAST_MODEL_KEY, identity, state.model_defaults(spec, precision))
 
 
 def _parallelism(sb: Any, spec: ModelSpec) -> tuple[int, int | None, int]:
@@ -114,12 +119,15 @@ def _parallelism(sb: Any, spec: ModelSpec) -> tuple[int, int | None, int]:
     return count, tp, pp
 
 
-def _engine(sb: Any) -> tuple[str, float, str | None]:
+def _engine(sb: Any) -> tuple[str, str | None, float | None, str | None]:
     engine = binding.choose(sb, settings.ENGINE, state.engine_options(), state.DEFAULT_ENGINE)
     sb.caption(profile_label(engine))
-    util = binding.ensure(settings.UTIL, lambda v: isinstance(v, float) and 0.3 <= v <= 0.99, state.DEFAULT_UTIL)
+    version = _engine_version(sb, engine)
+    default = state.default_util(engine, version)
+    _follow(LAST_ENGINE_KEY, f"{engine} {version}", {settings.UTIL.url: default})
+    util = binding.ensure(settings.UTIL, lambda v: isinstance(v, float) and 0.3 <= v <= 0.99, default)
     if state.uses_fraction(engine):
-        util = binding.number(sb, settings.UTIL, 0.30, 0.99, state.DEFAULT_UTIL, step=0.01, format="%.2f")
+        util = binding.number(sb, settings.UTIL, 0.30, 0.99, default, step=0.01, format="%.2f")
     calibration = binding.value_of(settings.CALIBRATION)
     if calibration:
         try:
@@ -130,7 +138,22 @@ def _engine(sb: Any) -> tuple[str, float, str | None]:
             calibration = None
         else:
             sb.info("Overheads measured from a pasted start-up log are in use (Memory page).", icon=":material/tune:")
-    return engine, float(util), str(calibration) if calibration else None
+    fraction = float(util) if state.uses_fraction(engine) else None
+    return engine, version, fraction, str(calibration) if calibration else None
+
+
+def _engine_version(sb: Any, engine: str) -> str | None:
+    """The engine's release (with the logs behind each); a warning when it is extrapolated."""
+    versions = state.engine_versions(engine)
+    if not versions:
+        return None
+    labels = {v.version: state.version_label(v) for v in versions}
+    default = next(v.version for v in versions if v.default)
+    version = binding.choose(sb, settings.ENGINE_VERSION, list(labels), default, format_func=labels.__getitem__)
+    warning = version_warning(engine, version)
+    if warning:
+        sb.warning(as_text(warning), icon=":material/science:")
+    return str(version)
 
 
 def _from_pick() -> None:
@@ -183,7 +206,7 @@ def render_sidebar() -> Selection:
     defaults = state.model_defaults(spec, outside.precision if outside else None)
     weights = binding.choose(sb, settings.WEIGHTS, state.weight_options(), defaults[settings.WEIGHTS.url])
     kv = binding.choose(sb, settings.KV, state.kv_options(), defaults[settings.KV.url])
-    engine, util, calibration = _engine(sb)
+    engine, version, util, calibration = _engine(sb)
     context = _context(sb, spec)
     users = binding.number(sb, settings.USERS, 1, settings.MAX_USERS, state.DEFAULT_USERS, step=1)
     unit = binding.segmented(sb, settings.UNIT, state.UNITS, "GiB")
@@ -200,6 +223,7 @@ def render_sidebar() -> Selection:
         weights=weights,
         kv_dtype=kv,
         engine=engine,
+        engine_version=version,
         util=util,
         calibration=calibration,
         context_tokens=context,

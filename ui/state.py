@@ -14,7 +14,14 @@ from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_mode
 from planner.assess import Assessment, assess
 from planner.engines.base import OverheadModel
 from planner.engines.calibrated import Calibrated
-from planner.engines.registry import engine_names, get_engine, overhead_profile, profile_names
+from planner.engines.evidence import SupportedVersion
+from planner.engines.registry import (
+    engine_names,
+    get_engine,
+    overhead_profile,
+    profile_names,
+    supported_versions,
+)
 from planner.gpu import GpuSpec
 from planner.model import ModelSpec
 from planner.parallel import default_parallelism, parallel_problem
@@ -38,17 +45,41 @@ CONTEXT_SNAPS = tuple(2**n for n in range(9, 24))
 ModelOrigin = Literal["catalog", "hub", "custom"]
 
 
-def overhead_for(engine: str, util: float = DEFAULT_UTIL, calibration: str | None = None) -> OverheadModel:
-    """The overhead model behind an engine-profile name (a calibration token wins when given). The util widget
-    sets an engine's memory fraction only when that engine has a fixed default (SGLang keeps its heuristic)."""
+def overhead_for(
+    engine: str, util: float | None = None, calibration: str | None = None, version: str | None = None
+) -> OverheadModel:
+    """The overhead model behind an engine-profile name and release (a calibration token wins when given). The
+    util widget sets an engine's memory fraction only when that engine has a fixed default (SGLang keeps its
+    heuristic)."""
     if calibration:
         return Calibrated.from_token(calibration)
     if engine in engine_names():
         fixed_default = get_engine(engine).default_fraction is not None
-        return overhead_profile(engine, fraction=util if fixed_default else None)
+        return overhead_profile(engine, fraction=util if fixed_default else None, version=version)
     if engine == "generic":
-        return overhead_profile(engine, fraction=util)
+        return overhead_profile(engine, fraction=util or DEFAULT_UTIL)
     return overhead_profile(engine)
+
+
+def engine_versions(engine: str) -> list[SupportedVersion]:
+    """The releases offered for ``engine`` (newest first), each with its evidence; none for a generic profile."""
+    if engine not in engine_names():
+        return []
+    return list(reversed(supported_versions(engine)))
+
+
+def version_label(version: SupportedVersion) -> str:
+    """``'0.19.0 · 81 logs'``, ``'0.21.0 · 1 log · default'``, ``'1.0.0 · extrapolated · default'``."""
+    evidence = "extrapolated" if version.extrapolated else f"{version.logs} log{'s' if version.logs != 1 else ''}"
+    return f"{version.version} · {evidence}" + (" · default" if version.default else "")
+
+
+def default_util(engine: str, version: str | None = None) -> float:
+    """The memory fraction a profile starts from: the engine's default in that release (vLLM 0.92 from 0.21), or
+    the generic estimate's 0.9."""
+    if engine in engine_names():
+        return get_engine(engine).fraction_default(version) or DEFAULT_UTIL
+    return DEFAULT_UTIL
 
 
 def uses_fraction(engine: str) -> bool:
@@ -71,7 +102,8 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     weights: str = "bf16"
     kv_dtype: str = "bf16"
     engine: str = DEFAULT_ENGINE
-    util: float = Field(default=DEFAULT_UTIL, gt=0, le=1)
+    engine_version: str | None = None  # None: the engine's default release (the newest with a public log)
+    util: float | None = Field(default=None, gt=0, le=1)  # None: the engine release's own default
     calibration: str | None = None
     context_tokens: int = Field(default=DEFAULT_CONTEXT, ge=1)
     users: int = Field(default=DEFAULT_USERS, ge=1)
@@ -131,7 +163,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
             kv_dtype=kv_dtype or self.kv_dtype,
             context_tokens=context,
             max_model_len=context if self.is_engine else None,
-            overhead=overhead_for(self.engine, self.util, self.calibration),
+            overhead=overhead_for(self.engine, self.util, self.calibration, self.engine_version),
         )
 
     def assessment(self, **overrides: Any) -> Assessment:

@@ -62,6 +62,12 @@ class Engine(ABC):
     profile_type: ClassVar[type[EngineProfile]]
     fraction_flag: ClassVar[str | None]  # the engine's own memory-fraction setting, None when it has none
     default_fraction: ClassVar[float | None]  # that setting's default; None: none, or a heuristic (SGLang)
+
+    def fraction_default(self, version: str | None = None) -> float | None:
+        """The memory fraction's default in ``version`` (``None``: the default release); engines whose default
+        changed between releases override this."""
+        return self.default_fraction
+
     full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
 
     @abstractmethod

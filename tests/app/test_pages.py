@@ -122,3 +122,39 @@ def test_every_page_offers_html_and_csv_exports() -> None:
         labels = [b.label for b in at.get("download_button")]
         assert "HTML report" in labels, page
         assert any(label.startswith("CSV: ") for label in labels), page
+
+
+def test_an_engine_that_would_not_start_is_red_everywhere_on_the_page() -> None:
+    """Issue "one answer", case 4: two replicas of half a conversation; the page must not show "fits" next to
+    "refuses to start", and the engine's own error line is shown."""
+    params = {
+        "model": "meta-llama/Llama-3.1-70B",
+        "gpus": "2",
+        "tp": "1",
+        "weights": "fp8",
+        "kv": "fp8",
+        "context": "9000",
+        "users": "50",
+        "engine": "vllm",
+    }
+    at = run_page("memory", params)
+    a = _selection(at).assessment()
+    assert a.state.value == "engine-refuses-to-start" and not a.fits
+    assert not at.success and not [w for w in texts(at.warning) if "short of the target" in w]
+    errors = texts(at.error)
+    assert a.sentence("GiB") in errors and "would refuse to start" in a.sentence("GiB")
+    assert any(e.startswith("vLLM would stop with:") for e in errors)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Fits"] == "no" and metrics["Conversations at 9,000"] == "0"
+    assert any("TP 2 on the same 2 GPUs" in m for m in texts(at.markdown)), "the wider split is offered"
+
+
+def test_a_missed_target_is_amber_not_green() -> None:
+    """Issue "one answer", case 5: "1 concurrent conversation … 49 short of the target" was a green box."""
+    at = run_page("memory", {"model": "meta-llama/Llama-3.1-70B", "gpus": "2", "weights": "fp8", "users": "500"})
+    a = _selection(at).assessment()
+    assert a.state.value == "misses-target"
+    assert not at.success and a.sentence("GiB") in texts(at.warning)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics[f"Conversations at {text.context_label(a.result.context_tokens)}"] == f"{a.conversations:,}"
+    assert f"{a.conversations:,} concurrent conversations" in a.sentence("GiB")

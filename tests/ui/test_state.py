@@ -19,9 +19,15 @@ def test_every_setting_has_one_unique_name() -> None:
     assert len(keys) == len(set(keys))
     sidebar = {s.url for s in settings.SIDEBAR_SETTINGS}
     optional = {s.url for s in settings.SIDEBAR_SETTINGS if s.optional}
-    assert optional == {"hf", "spec", "calib"}
+    assert optional == {"hf", "spec", "calib", "engine_version", "util"}
     assert set(links.selection_params(Selection())) == sidebar - optional
-    with_all = Selection(hub_reference="Qwen/Qwen3-8B", calibration="cal1~vllm~0.19.0~0.95", custom_spec="m1.x")
+    with_all = Selection(
+        hub_reference="Qwen/Qwen3-8B",
+        calibration="cal1~vllm~0.19.0~0.95",
+        custom_spec="m1.x",
+        engine_version="0.19.0",
+        util=0.9,
+    )
     assert set(links.selection_params(with_all)) == sidebar
     for setting in settings.SETTINGS:  # every field a setting fills exists on its model
         if setting.scope == settings.SIDEBAR:
