@@ -158,3 +158,11 @@ def test_a_missed_target_is_amber_not_green() -> None:
     metrics = {m.label: m.value for m in at.metric}
     assert metrics[f"Conversations at {text.context_label(a.result.context_tokens)}"] == f"{a.conversations:,}"
     assert f"{a.conversations:,} concurrent conversations" in a.sentence("GiB")
+
+
+def test_compare_never_shows_the_same_pair_twice() -> None:
+    """Case 6: the current pair was listed twice and drew two identical bars that read as twice the memory."""
+    for params in ({"weights": "fp8", "kv": "fp8"}, {"combos": ["fp8/fp8", "fp8/fp8", "bf16/bf16"]}):
+        at = run_page("compare", params)
+        combos = list(at.session_state["combos"])
+        assert len(combos) == len(set(combos)) >= 2, combos

@@ -111,3 +111,65 @@ def test_pareto_point_click_opens_it_on_the_memory_page(page, app_url: str) -> N
     )
     assert sel.gpu.name in selected
     assert _verdict(sel) in _alert_text(memory)
+
+
+def _fresh(browser, url: str):
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.goto(url)
+    wait_for_chart(page)
+    return page
+
+
+def _choose(page, label: str, option: str) -> None:
+    """Pick ``option`` in the select box labelled ``label`` (Streamlit renders it as an ARIA combobox)."""
+    page.get_by_role("combobox", name=label).click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def test_the_address_bar_after_a_change_opens_the_same_view(page, browser, app_url: str) -> None:
+    """Case 2: set GPUs to 4 in the sidebar; the address bar must describe the plan on the screen."""
+    start = "model=meta-llama%2FLlama-3.1-70B&gpus=2&weights=fp8&kv=fp8&context=32768&users=50"
+    page.goto(f"{app_url}/?{start}")
+    wait_for_chart(page)
+    _choose(page, "GPUs", "4")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('gpus') === '4'", timeout=30_000)
+    wait_for_chart(page)
+    shown = _alert_text(page)
+    assert "4 × H100" in shown
+    params = parse_qs(urlsplit(page.url).query)
+    assert params["tp"] == ["auto"] and params["gpus"] == ["4"], "every setting is in the address bar"
+    fresh = _fresh(browser, page.url)
+    assert _alert_text(fresh) == shown
+    fresh.context.close()
+
+
+def test_two_gpus_of_a_70b_model_split_with_tp_2(page, app_url: str) -> None:
+    """Case 3: choosing 2 GPUs for a 70B model plans TP 2 (the command line's default), not two copies."""
+    page.goto(f"{app_url}/?model=meta-llama%2FLlama-3.1-70B&weights=fp8&kv=fp8")
+    wait_for_chart(page)
+    _choose(page, "GPUs", "2")
+    page.wait_for_function("() => document.body.innerText.includes('TP 2 × PP 1')", timeout=30_000)
+    assert "2 × H100" in _alert_text(page)
+
+
+def test_the_advisors_share_link_reproduces_its_recommendation(page, browser, app_url: str) -> None:
+    """Case 1: the advisor's link kept only three settings; opened cold the recommendation changed."""
+    query = (
+        "model=meta-llama%2FLlama-3.1-70B&users=50&preset=custom&ctx_mean=24000&ctx_p95=32768"
+        "&gpu_filter=h100-sxm-80gb&gpu_filter=h200-sxm-141gb&gpu_filter=l40s&gpu_filter=rtx-4090"
+    )
+    page.goto(f"{app_url}/advisor?{query}")
+    wait_for_chart(page)
+    recommended = _alert_text(page)
+    page.get_by_text("Share and export").click()
+    shared = page.locator("[data-testid='stCode'] code").last.inner_text().strip()
+    params = parse_qs(urlsplit(shared).query)
+    for name, values in parse_qs(query).items():
+        assert params.get(name) == values, name
+    assert urlsplit(shared).netloc == urlsplit(app_url).netloc, "an absolute link on the address the reader used"
+    fresh = _fresh(browser, shared)
+    assert _alert_text(fresh) == recommended
+    address = _fresh(browser, page.url)  # the address bar opens the same view too
+    assert _alert_text(address) == recommended
+    fresh.context.close()
+    address.context.close()
