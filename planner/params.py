@@ -1,7 +1,7 @@
 """Parameter counts from the architecture, split into the categories a weight format treats differently.
 
 The count is exact where the config describes every tensor: it reproduces the Hugging Face safetensors
-totals of the catalog models (``tests/catalog/test_model_counts.py``). Formulas follow the ``transformers``
+totals of the catalog models (``tests/catalog/test_models.py``). Formulas follow the ``transformers``
 modeling files of each family (``modeling_llama.py``, ``modeling_qwen3_moe.py``, ``modeling_deepseek_v3.py``,
 ``modeling_gpt_oss.py``, ``modeling_qwen3_next.py``, ``modeling_granitemoehybrid.py``, …).
 """

@@ -1,7 +1,7 @@
 """What every engine module shares: the start-up report, the :class:`Engine` interface, loader helpers.
 
 An engine is registered by one module implementing :class:`Engine` and one line in
-:mod:`planner.engines.registry`; ``tests/planner/test_engine_registry.py`` proves each registered engine is
+:mod:`planner.engines.registry`; ``tests/engines/test_registry.py`` proves each registered engine is
 complete (profile, report, launch command, labels, behaviour note).
 """
 
