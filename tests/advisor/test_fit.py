@@ -48,7 +48,7 @@ def test_every_row_names_a_source() -> None:
         ("amd-ryzen-ai-max-plus-395", "bf16", "bf16", "vllm"),  # ROCm gfx1151
         ("amd-ryzen-ai-max-plus-395", "q4_k_m", "int8", "llamacpp"),
         ("intel-arc-pro-b60", "int4-awq", "bf16", "vllm"),  # vLLM XPU
-        ("intel-arc-pro-b60", "q4_k_m", "fp16", "llamacpp"),  # llama.cpp SYCL
+        ("intel-arc-pro-b60", "q4_k_m", "bf16", "llamacpp"),  # llama.cpp SYCL, its default 16-bit cache
         ("l20", "fp8", "fp8", "vllm"),  # Ada
         ("h800-sxm-80gb", "fp8", "fp8", "vllm"),  # Hopper
     ],
