@@ -12,14 +12,13 @@ import tomllib
 from pathlib import Path
 
 from model_catalog import CatalogModel, load_gpus, load_models
-from planner.gpu import GpuSpec
+from planner.gpu import ComputeFormat, GpuSpec
 from planner.kv import kv_bytes_per_token
 from planner.model import ModelSpec
 from planner.params import parameter_breakdown
 
 DOCS_PATH = Path(__file__).resolve().parents[1] / "docs" / "catalog.md"
 NOT_CATALOGUED = Path(__file__).resolve().parent / "not-catalogued.toml"
-PENDING_GPUS = Path(__file__).resolve().parent / "gpus-pending"
 DATE = re.compile(r"\b(20\d\d-\d\d(?:-\d\d)?)\b")
 
 
@@ -87,6 +86,26 @@ def _gpu_dates(gpu: GpuSpec) -> list[str]:
     return sorted(found)
 
 
+def _gpu_figures(gpu: GpuSpec) -> list[tuple[str, str]]:
+    """Bandwidth, dense compute per format ("none": no such format; "unknown": no sourced figure) and TDP."""
+    figures = [
+        ("bandwidth", f"{gpu.bandwidth_bytes_per_s / 1e9:,.0f} GB/s" if gpu.bandwidth_bytes_per_s else "unknown")
+    ]
+    formats: tuple[tuple[ComputeFormat, str], ...] = (("bf16", "BF16"), ("fp8", "FP8"), ("fp4", "FP4"))
+    for fmt, label in formats:
+        value = gpu.compute.tflops(fmt)
+        figures.append((f"{label} dense", f"{value:g} TFLOPS" if value else gpu.compute.status(fmt)))
+    int8 = gpu.compute.tflops("int8")
+    figures.append(("INT8 dense", f"{int8:g} TOPS" if int8 else gpu.compute.status("int8")))
+    figures.append(("TDP", f"{gpu.tdp_watts} W" if gpu.tdp_watts else "unknown"))
+    return figures
+
+
+def _gpu_read(gpu: GpuSpec) -> str:
+    """When the entry's sources were read; entries written before ``read_on`` existed say so."""
+    return f"read {gpu.read_on.isoformat()}" if gpu.read_on else "date read not recorded"
+
+
 def _gpu_section(gpu: GpuSpec) -> list[str]:
     lines = [f"### {gpu.id}", ""]
     memory = f"{gpu.memory_marketed_gb:g} GB marketed"
@@ -95,15 +114,16 @@ def _gpu_section(gpu: GpuSpec) -> list[str]:
     if gpu.engine_visible_bytes is not None:
         memory += f", {gpu.engine_visible_bytes:,} bytes engine-visible"
     lines.append(f"- **{gpu.name}** ({gpu.vendor}{', ' + gpu.form_factor if gpu.form_factor else ''}): {memory}.")
-    figures = [
-        ("bandwidth", f"{gpu.bandwidth_bytes_per_s / 1e9:,.0f} GB/s" if gpu.bandwidth_bytes_per_s else None),
-        ("BF16 dense", f"{gpu.bf16_dense_tflops:g} TFLOPS" if gpu.bf16_dense_tflops else None),
-        ("FP8 dense", f"{gpu.fp8_dense_tflops:g} TFLOPS" if gpu.fp8_dense_tflops else None),
-        ("FP4 dense", f"{gpu.fp4_dense_tflops:g} TFLOPS" if gpu.fp4_dense_tflops else None),
-        ("INT8 dense", f"{gpu.int8_dense_tops:g} TOPS" if gpu.int8_dense_tops else None),
-        ("TDP", f"{gpu.tdp_watts} W" if gpu.tdp_watts else None),
-    ]
-    lines.append("- " + "; ".join(f"{name}: {value or 'unknown'}" for name, value in figures) + ".")
+    lines.append("- " + "; ".join(f"{name}: {value}" for name, value in _gpu_figures(gpu)) + ".")
+    lines.append(f"- Compute source: {gpu.compute.source}" + (f"; {gpu.compute.note}" if gpu.compute.note else ""))
+    unit = gpu.purchase
+    lines.append(f"- Sold as: {unit.description} ({unit.kind}, {unit.gpus_per_unit} GPU(s) a unit): {unit.source}")
+    if gpu.unified_memory is not None:
+        um = gpu.unified_memory
+        lines.append(
+            f"- Unified memory: the GPU gets {um.default_gpu_share:.0%} by default ({um.source}); "
+            f"raise it with {um.raise_command}"
+        )
     if gpu.price is not None:
         p = gpu.price
         lines.append(f"- Price: ${p.usd:,.0f} ({p.kind}, {p.date}): {p.source}")
@@ -112,12 +132,8 @@ def _gpu_section(gpu: GpuSpec) -> list[str]:
     if gpu.unverified_fields:
         lines.append(f"- Unverified: {', '.join(gpu.unverified_fields)}.")
     dates = _gpu_dates(gpu)
-    lines.append(
-        "- Dates the sources state: "
-        + (", ".join(dates) if dates else "none")
-        + " (GPU entries have no read_on field yet)."
-    )
-    lines.append("- Sources:")
+    lines.append("- Dates the sources state: " + (", ".join(dates) if dates else "none") + ".")
+    lines.append(f"- Sources, {_gpu_read(gpu)}:")
     lines.extend(f"  - {source}" for source in gpu.sources)
     if gpu.memory_reported_source:
         lines.append(f"  - reported memory: {gpu.memory_reported_source}")
@@ -155,14 +171,23 @@ def render() -> str:
             f"{_cell(_reference(entry))} | {entry.reference.read_on.isoformat()} | "
             f"{kv_bytes_per_token(entry.spec, 'bf16'):,} |"
         )
-    lines += ["", "## GPUs", "", "| GPU | memory | bandwidth | BF16 dense TFLOPS | price |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## GPUs",
+        "",
+        "| GPU | memory | bandwidth | BF16 dense TFLOPS | price | sold as | read |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for gpu_id in sorted(gpus):
         gpu = gpus[gpu_id]
         price = f"${gpu.price.usd:,.0f} ({gpu.price.date})" if gpu.price else "unknown"
         bandwidth = f"{gpu.bandwidth_bytes_per_s / 1e9:,.0f} GB/s" if gpu.bandwidth_bytes_per_s else "unknown"
         tflops = f"{gpu.bf16_dense_tflops:g}" if gpu.bf16_dense_tflops else "unknown"
+        unit = f"{gpu.purchase.kind} of {gpu.purchase.gpus_per_unit}"
+        read = gpu.read_on.isoformat() if gpu.read_on else "not recorded"
         lines.append(
-            f"| [{gpu_id}](#{_anchor(gpu_id)}) | {gpu.memory_marketed_gb:g} GB | {bandwidth} | {tflops} | {price} |"
+            f"| [{gpu_id}](#{_anchor(gpu_id)}) | {gpu.memory_marketed_gb:g} GB | {bandwidth} | {tflops} | {price} "
+            f"| {unit} | {read} |"
         )
     lines += ["", "## Model entries", ""]
     for model_id in sorted(models, key=str.lower):
@@ -175,26 +200,19 @@ def render() -> str:
 
 
 def _not_catalogued(gpus: dict[str, GpuSpec]) -> list[str]:
-    """Models of issue 16 left out (``not-catalogued.toml``) and machines waiting in ``gpus-pending/``."""
+    """The models and machines of issue 16 left out (``not-catalogued.toml``), each with the reason."""
     lines = ["## Not catalogued", ""]
-    left_out = tomllib.loads(NOT_CATALOGUED.read_text(encoding="utf-8")).get("model", [])
+    data = tomllib.loads(NOT_CATALOGUED.read_text(encoding="utf-8"))
+    left_out = data.get("model", [])
     if left_out:
         lines += ["Models left out, and why:", ""]
         lines.extend(f"- **{item['name']}**: {item['reason']}" for item in left_out)
         lines.append("")
-    pending = []
-    for path in sorted(PENDING_GPUS.glob("*.toml")):
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        if data["id"] not in gpus:
-            pending.append(f"- `{data['id']}`: {data['name']} ({len(data['sources'])} sources)")
-    if pending:
-        lines += [
-            "Machines researched but waiting for the reworked GPU schema (per-format TFLOPS, how a GPU is sold, "
-            "unified-memory share); their sourced figures are in `model_catalog/gpus-pending/`:",
-            "",
-            *pending,
-            "",
-        ]
+    machines = [item for item in data.get("gpu", []) if item.get("id") not in gpus]
+    if machines:
+        lines += ["Machines without an entry of their own, and why:", ""]
+        lines.extend(f"- **{item['name']}**: {item['reason']}" for item in machines)
+        lines.append("")
     return lines
 
 

@@ -15,6 +15,7 @@ NVLink pair, a 4- or 8-GPU baseboard, a machine, a rack; or cloud only) and, for
 
 from __future__ import annotations
 
+import datetime
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -133,7 +134,8 @@ class GpuSpec(BaseModel, frozen=True, extra="forbid"):
     ``source``). Apple machines also need ``[unified_memory]`` (:class:`UnifiedMemory`). Optional figures
     (bandwidth, TDP, memory as reported, prices) stay absent when no source gives them; a figure taken from a
     single or unofficial source is listed in ``unverified_fields`` by its name (``"compute.fp8"`` for a
-    field of a table). ``tests/catalog/test_gpus.py`` checks every file against this.
+    field of a table). ``read_on`` is the day the sources were read. ``tests/catalog/test_gpus.py`` checks
+    every file against this.
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")]
@@ -158,6 +160,9 @@ class GpuSpec(BaseModel, frozen=True, extra="forbid"):
     price: Price | None = None
     cloud_prices: tuple[CloudPrice, ...] = ()
     sources: Annotated[tuple[str, ...], Field(min_length=1)]
+    # The day the sources above were read (or last re-checked). Entries written before the field existed have
+    # none: their reading date was not recorded, and it is shown as such rather than guessed.
+    read_on: datetime.date | None = None
     notes: tuple[str, ...] = ()
     unverified_fields: tuple[str, ...] = ()
 

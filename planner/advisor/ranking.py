@@ -68,12 +68,23 @@ def candidates(
         for tp, replicas in _splits(count):
             problem = parallel_problem(model, tp, 1, count)
             for gpu in gpus:
-                gpu_problem = problem
-                if gpu_problem is None and tp > 1 and gpu.vendor == "Apple":
-                    gpu_problem = "Apple silicon is one chip per machine: no tensor parallelism across Macs"
+                gpu_problem = problem if problem is not None or tp == 1 else _machine_tp_problem(gpu)
                 for w in weights:
                     for kv in kv_dtypes:
                         yield Candidate(gpu, count, tp, replicas, w, kv, gpu_problem)
+
+
+def _machine_tp_problem(gpu: GpuSpec) -> str | None:
+    """Tensor parallelism across machines that hold one GPU each (Macs, DGX Spark, Strix Halo boxes) would run its
+    all-reduces over Ethernet, which the speed model (NVLink / PCIe all-reduce times) does not cover."""
+    if gpu.vendor == "Apple":
+        return "Apple silicon is one chip per machine: no tensor parallelism across Macs"
+    if gpu.purchase.kind == "machine":
+        return (
+            f"{gpu.name} is one GPU per machine: tensor parallelism across machines would run over the network, "
+            "which the speed model does not cover"
+        )
+    return None
 
 
 def _latency_problem(option: Option, workload: Workload) -> str | None:

@@ -29,7 +29,9 @@ ENGINE_LABELS: dict[str, str] = {
     **{engine.name: engine.label for engine in engines()},
     "vllm-gaudi": "vLLM (Gaudi plugin)",
 }
-Family = Literal["volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna3", "cdna4", "gaudi3", "apple"]
+Family = Literal[
+    "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna3", "cdna4", "rdna35", "gaudi3", "xe2", "apple"
+]
 ComputePath = Literal["16-bit", "fp8", "int8", "fp4"]
 
 # The catalog's architecture names, by family.
@@ -42,9 +44,14 @@ ARCHITECTURE_FAMILIES: dict[str, Family] = {
     "Blackwell": "blackwell",
     "Blackwell Ultra": "blackwell",
     "Blackwell (GB202)": "blackwell",
+    # DGX Spark's GB10 (sm_121): NVIDIA's DGX Spark playbooks run vLLM, SGLang, TensorRT-LLM and llama.cpp on it
+    # (NVIDIA/dgx-spark-playbooks@019acc6a README.md), and vLLM verifies NVFP4 on it (vllm-project/recipes#632).
+    "Blackwell (GB10)": "blackwell",
     "CDNA 3": "cdna3",
     "CDNA 4": "cdna4",
+    "RDNA 3.5": "rdna35",  # Strix Halo's Radeon 8060S (gfx1151)
     "Gaudi 3": "gaudi3",
+    "Xe2 (Battlemage)": "xe2",  # Intel Arc B-series and Arc Pro B60 (BMG-G21)
     "Apple silicon": "apple",
 }
 

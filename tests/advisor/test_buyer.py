@@ -71,12 +71,31 @@ def test_unified_memory_is_planned_at_the_gpu_share() -> None:
     assert any("iogpu.wired_limit_mb" in w for w in default.options[0].warnings)
 
 
+def test_one_gpu_machines_are_not_split_by_tensor_parallelism() -> None:
+    """DGX Spark and Strix Halo boxes hold one GPU each: two of them serve replicas, not a TP group over Ethernet."""
+    for gpu_id in ("dgx-spark-gb10", "amd-ryzen-ai-max-plus-395"):
+        gpu = get_gpu(gpu_id)
+        ranking = rank(LLAMA_8B, workload(4, 4_096, pricing="cloud"), gpus=[gpu], counts=(2,))
+        split = [r for r in ranking.rejected if r.tensor_parallel == 2]
+        assert split and all(r.reason == "illegal-split" and "one GPU per machine" in r.detail for r in split)
+        assert all(o.tensor_parallel == 1 for o in ranking.options)
+
+
+def test_strix_halo_is_planned_at_the_linux_gpu_share() -> None:
+    halo = get_gpu("amd-ryzen-ai-max-plus-395")
+    default = rank(LLAMA_8B, workload(4, 8_192), gpus=[halo], counts=(1,))
+    raised = rank(LLAMA_8B, workload(4, 8_192, unified_memory_share=0.9), gpus=[halo], counts=(1,))
+    assert default.options and default.options[0].memory_bytes_per_gpu == round(halo.memory_bytes * 0.5)
+    assert raised.options[0].concurrency > default.options[0].concurrency
+    assert any("amd-ttm" in w for w in default.options[0].warnings)
+
+
 def test_unknown_compute_is_ranked_last_with_the_reason() -> None:
-    gpus = [get_gpu("rtx-pro-6000-blackwell"), get_gpu("l40s")]  # the first has no sourced tensor figure
+    gpus = [get_gpu("rtx-6000-ada"), get_gpu("l40s")]  # the first has no sourced tensor figure
     ranking = rank(LLAMA_8B, workload(10, 4_096), gpus=gpus, counts=(1,))
     ids = [o.gpu_id for o in ranking.options]
-    assert ids.index("l40s") < ids.index("rtx-pro-6000-blackwell")
-    unknown = [o for o in ranking.options if o.gpu_id == "rtx-pro-6000-blackwell"]
+    assert ids.index("l40s") < ids.index("rtx-6000-ada")
+    unknown = [o for o in ranking.options if o.gpu_id == "rtx-6000-ada"]
     assert all(o.decode_tokens_per_s_per_user is None and o.decode_bound == "unknown" for o in unknown)
     assert all(any("ranked last" in w for w in o.warnings) for o in unknown)
     only = rank(LLAMA_8B, workload(10, 4_096), gpus=gpus[:1], counts=(1,))

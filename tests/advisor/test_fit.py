@@ -42,6 +42,15 @@ def test_every_row_names_a_source() -> None:
         ("mi300x", "fp8", "fp8", "vllm"),
         ("apple-m2-ultra", "q4_k_m", "bf16", "llamacpp"),
         ("gaudi3", "bf16", "bf16", "vllm-gaudi"),
+        ("dgx-spark-gb10", "nvfp4", "fp8", "vllm"),  # GB10 is Blackwell (sm_121)
+        ("gb300", "nvfp4", "fp8", "vllm"),
+        ("mi350x", "fp8", "fp8", "vllm"),  # CDNA 4
+        ("amd-ryzen-ai-max-plus-395", "bf16", "bf16", "vllm"),  # ROCm gfx1151
+        ("amd-ryzen-ai-max-plus-395", "q4_k_m", "int8", "llamacpp"),
+        ("intel-arc-pro-b60", "int4-awq", "bf16", "vllm"),  # vLLM XPU
+        ("intel-arc-pro-b60", "q4_k_m", "bf16", "llamacpp"),  # llama.cpp SYCL, its default 16-bit cache
+        ("l20", "fp8", "fp8", "vllm"),  # Ada
+        ("h800-sxm-80gb", "fp8", "fp8", "vllm"),  # Hopper
     ],
 )
 def test_runner(gpu_id: str, weights: str, kv: str, engine: str) -> None:
@@ -59,6 +68,20 @@ def test_what_no_engine_runs_is_explained() -> None:
     assert runner(a100, "fp8", "bf16", moe=True) is None  # no FP8 MoE on Ampere
     assert runner(get_gpu("mi300x"), "int4-awq", "bf16", moe=False) is None
     assert runner(get_gpu("h100-sxm-80gb"), "fp8", "fp8", moe=False, engines=("llamacpp",)) is None
+
+
+def test_what_no_engine_runs_on_the_new_architectures_is_explained() -> None:
+    halo, b60 = get_gpu("amd-ryzen-ai-max-plus-395"), get_gpu("intel-arc-pro-b60")
+    assert runner(halo, "fp8", "bf16", moe=False) is None
+    assert why_not(halo, "fp8", "bf16", moe=False).startswith("no engine runs fp8 weights on RDNA 3.5")
+    assert runner(halo, "bf16", "bf16", moe=True, engines=("vllm",)) is None  # vLLM MoE on gfx1151: not documented
+    assert "mixture-of-experts" in why_not(halo, "bf16", "bf16", moe=True, engines=("vllm",))
+    row = runner(halo, "bf16", "bf16", moe=True)
+    assert row is not None and row.engine == "llamacpp"  # llama.cpp runs it (BF16 GGUF)
+    assert runner(b60, "fp8", "bf16", moe=False) is None
+    assert "Xe2 (Battlemage)" in why_not(b60, "fp8", "bf16", moe=False)
+    assert runner(b60, "q4_k_m", "int8", moe=False) is None  # no quantized KV cache claimed for SYCL
+    assert runner(b60, "bf16", "bf16", moe=False, engines=("sglang", "trtllm")) is None
 
 
 def test_a_bad_support_row_names_the_file_and_the_field(tmp_path: Path) -> None:

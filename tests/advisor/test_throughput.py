@@ -88,7 +88,7 @@ def test_unknown_figures_do_not_crash() -> None:
     model = get_model("meta-llama/Llama-3.1-8B").spec
     no_bandwidth = get_gpu("h100-sxm-80gb").model_copy(update={"bandwidth_bytes_per_s": None})
     assert decode_estimate(model, no_bandwidth, "bf16", "bf16", 1, 1, 1_000) is None
-    unknown = get_gpu("rtx-pro-6000-blackwell")  # no sourced tensor figure
+    unknown = get_gpu("rtx-6000-ada")  # no sourced tensor figure
     seconds, note = prefill_seconds(model, unknown, "16-bit", 1, 1_000)
     assert seconds is None and "unknown" in note
     decode = decode_estimate(model, unknown, "bf16", "bf16", 1, 64, 1_000)

@@ -88,7 +88,7 @@ def test_buyer_constraints_are_bound_to_the_url() -> None:
 
 
 def test_verdict_colour_is_amber_without_a_compute_figure() -> None:
-    at = run_page("advisor", {"gpu_filter": ["rtx-pro-6000-blackwell"], "users": "4"})
+    at = run_page("advisor", {"gpu_filter": ["rtx-6000-ada"], "users": "4"})
     assert not at.exception
     assert not at.success and any("speed is not estimated" in w.value for w in at.warning)
 

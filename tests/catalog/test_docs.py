@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 import tomllib
 
 import pytest
@@ -60,3 +61,22 @@ def test_models_left_out_name_a_reason() -> None:
     for item in left_out:
         assert len(item["reason"]) > 20
         assert item["name"] in page
+
+
+def test_machines_left_out_name_a_reason() -> None:
+    """Machines of issue 16 without an entry of their own are listed on the page with the reason."""
+    left_out = tomllib.loads(NOT_CATALOGUED.read_text(encoding="utf-8")).get("gpu", [])
+    page = render()
+    for item in left_out:
+        assert len(item["reason"]) > 20
+        assert item["name"] in page
+
+
+def test_readme_counts_match_the_catalog() -> None:
+    """Every count of models and GPUs the README states is the catalog's."""
+    readme = (DOCS_PATH.parents[1] / "README.md").read_text(encoding="utf-8")
+    stated = re.findall(r"(\d+) models and (\d+) GPUs", readme)
+    assert stated, "README.md: no 'N models and M GPUs' line"
+    assert all((int(m), int(g)) == (len(MODELS), len(GPUS)) for m, g in stated), stated
+    for count in re.findall(r"all (\d+) catalog models", readme):
+        assert int(count) == len(MODELS)
