@@ -161,6 +161,8 @@ def setup_label(request: PlanRequest) -> str:
     """``'2 × H100 SXM5 80GB'``."""
     gpu = request.gpu
     name = gpu.name if gpu is not None else f"{request.gpu_memory_bytes / 1e9:g} GB GPU"
+    if request.deployment is not None and request.deployment.stage_gpus:  # mixed GPUs, one per pipeline stage
+        return " + ".join(stage.name for stage in request.deployment.stage_gpus)
     return f"{request.gpu_count} × {name}"
 
 

@@ -116,8 +116,11 @@ def launch_settings(request: PlanRequest, a: Assessment) -> list[str]:
         out.append(f"{flag} {lora.max_loras} --max-lora-rank {lora.max_lora_rank}")
     if options.speculative is not None:
         spec = options.speculative
-        out.append(f'--speculative-config \'{{"method": "{spec.method}", "num_speculative_tokens": '
-                   f"{spec.num_speculative_tokens}}}'")  # fmt: skip
+        draft = f'"model": "{spec.draft_model.id}", ' if spec.draft_model is not None else ""
+        out.append(
+            f'--speculative-config \'{{{draft}"method": "{spec.method}", '
+            f'"num_speculative_tokens": {spec.num_speculative_tokens}}}\''
+        )
     return out
 
 
