@@ -360,3 +360,24 @@ def test_best_split_holds_at_least_as_many_as_the_even_split() -> None:
 def test_mixed_gpus_refuse_a_wrong_split() -> None:
     with pytest.raises(PlannerError, match="layer split"):
         plan(_mixed((10, 20)))
+
+
+def test_output_first_rule_on_a_hybrid_model_against_a_b9849_log() -> None:
+    """llama.cpp b9849 (after PR #18148), Qwen3.5-9B, -ngl 20 at n_ctx 8192 (public capture, find_string id
+    67369886488): 'offloading output layer to GPU', 19 repeating layers; 8 of 32 layers attend (every 4th), so the
+    GPU's layers 13-31 hold 5 of them: 'Vulkan1 KV buffer size = 160.00 MiB', 'CPU KV buffer size = 96.00 MiB'."""
+    from planner.engines.llamacpp import llamacpp_kv_bytes
+    from planner.model import GatedDeltaNetSpec, ModelSpec
+
+    qwen35 = ModelSpec(
+        id="qwen3.5-9b-like", num_hidden_layers=32, hidden_size=4096, num_attention_heads=16, num_key_value_heads=4,
+        head_dim=256, intermediate_size=12288, vocab_size=248320, max_position_embeddings=262144,
+        layer_pattern=["linear", "linear", "linear", "full"],
+        linear_attention=GatedDeltaNetSpec(linear_num_key_heads=16, linear_num_value_heads=32,
+                                           linear_key_head_dim=128, linear_value_head_dim=128),
+    )  # fmt: skip
+    gpu_layers, output = llamacpp_gpu_layers(32, 20, output_first=True)
+    assert gpu_layers == range(13, 32) and output
+    # 8,192 cells x 4 KV heads x 256 x 2 (K, V) x 2 bytes = 32 MiB per attention layer
+    assert llamacpp_kv_bytes(qwen35, 8192, layers=gpu_layers) == 5 * 32 * MiB == 160 * MiB
+    assert llamacpp_kv_bytes(qwen35, 8192, layers=range(0, 13)) == 3 * 32 * MiB == 96 * MiB
