@@ -218,7 +218,9 @@ def with_stages(request: PlanRequest, stages: list[GpuSpec], args: argparse.Name
 def colocated(request: PlanRequest, args: argparse.Namespace) -> tuple[Assessment, list[dict[str, Any]]]:
     """This engine after every ``--colocate MODEL[@UTIL]`` (vLLM instances on the same GPUs, started first)."""
     others = []
-    for item in (args.colocate or [])[:8]:
+    if len(args.colocate or []) > 8:
+        raise PlannerError("--colocate: at most 8 other engines")
+    for item in args.colocate or []:
         model_id, _, util_text = item.partition("@")
         if util_text and not (util_text.replace(".", "", 1).isdigit() and len(util_text) < 12):
             raise PlannerError(f"--colocate: {item[:60]!r} is not MODEL or MODEL@UTIL (a fraction such as 0.45)")

@@ -133,6 +133,19 @@ def test_llamacpp_partial_offload_against_the_public_log() -> None:
     assert deployment_data(a)["offloaded_weights_bytes_per_gpu"] > 0
 
 
+def test_decode_bound_is_above_the_logged_speed() -> None:
+    """The same log decodes 18.5 tokens/s on an RTX 4060 Laptop GPU (256 GB/s); every weight byte read once at the
+    GPU's and dual-channel DDR5's bandwidth bounds it from above (~34.6 tokens/s)."""
+    from planner.deploy.offload import decode_seconds, read_bytes
+
+    everything = read_bytes(MISTRAL, "q4_k_m", range(32), True)
+    gpu = read_bytes(MISTRAL, "q4_k_m", range(12, 32), False)
+    bound = 1 / decode_seconds(gpu, 256 * 10**9, everything - gpu, 89_600_000_000)
+    assert 18.5 < bound < 40
+    host = (12 * (4096 * 10240 + 3 * 4096 * 14336 + 2 * 4096) + 32000 * 4096) * 4.84 / 8  # 12 layers + output
+    assert everything - gpu == pytest.approx(host, abs=2)
+
+
 def test_llamacpp_output_first_build_puts_the_output_layer_on_the_gpu() -> None:
     """From the PR's build on, -ngl 20 is the output layer and 19 repeating layers."""
     old, new = assess(_mistral_ngl(20)).result, assess(_mistral_ngl(20, "b7500")).result
