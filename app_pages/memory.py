@@ -12,7 +12,7 @@ from planner.errors import PlannerError
 from planner.logparse import calibrate, parse_log
 from planner.precision import kv_format, weight_format
 from planner.units import GiB, format_bytes_auto, format_tokens
-from ui import binding, figures, frame, links, settings, tables, text
+from ui import binding, deployment, figures, frame, links, settings, tables, text
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -23,7 +23,7 @@ ALERTS = {"success": st.success, "warning": st.warning, "error": st.error}
 ICONS = {"success": ":material/check_circle:", "warning": ":material/warning:", "error": ":material/error:"}
 
 
-def _alternatives(sel: Selection, a: Assessment) -> None:
+def _alternatives(sel: Selection, a: Assessment, page: dict[str, str | list[str]]) -> None:
     """The nearest set-ups that fit (or that meet the target, when it is missed), each a link."""
     goal = sel.users if a.state is VerdictState.MISSES_TARGET else None
     found = nearest_fitting(a.request, goal)
@@ -40,9 +40,10 @@ def _alternatives(sel: Selection, a: Assessment) -> None:
             settings.KV.url: result.kv_dtype,
             settings.CONTEXT.url: str(result.context_tokens),
         }
+        link = links.query_string(sel, {**page, **changes})
         st.markdown(
             f"- **{alt.change}** → {alt.assessment.conversations:,} conversations of "
-            f"{text.context_label(result.context_tokens)} tokens · [open]({links.query_string(sel, changes)})"
+            f"{text.context_label(result.context_tokens)} tokens · [open]({link})"
         )
 
 
@@ -136,16 +137,19 @@ def _metrics(sel: Selection, a: Assessment) -> None:
 
 
 def render(sel: Selection) -> None:
-    a = sel.assessment()
+    head = st.container()  # drawn first, filled once the Deployment section below it has given its settings
+    box, options, page = deployment.section(sel)
+    a = sel.assessment(deployment=options)
     result, request, unit = a.result, a.request, sel.unit
     model_name = sel.spec.display_name
-    st.title(as_text(f"{model_name} on {text.setup_label(request)}"))
-    st.caption(
+    head.title(as_text(f"{model_name} on {text.setup_label(request)}"))
+    head.caption(
         f"{weight_format(result.weights).label} weights · {kv_format(result.kv_dtype).label} KV cache · "
         f"TP {result.tensor_parallel} × PP {result.pipeline_parallel}"
         + (f" · {result.replicas} replicas" if result.replicas > 1 else "")
         + f" · {text.context_label(result.context_tokens)}-token conversations · {sel.engine} profile"
     )
+    deployment.results(box, a)
     verdict = a.sentence(unit)
     ALERTS[a.tone](as_text(verdict), icon=ICONS[a.tone])
     _metrics(sel, a)
@@ -156,7 +160,7 @@ def render(sel: Selection) -> None:
     for warning in result.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
     if a.state is not VerdictState.MEETS_TARGET:
-        _alternatives(sel, a)
+        _alternatives(sel, a, page)
     engine_rows = _engine_section(sel, a) if a.report is not None else []
     with st.expander("Where the numbers come from"):
         st.markdown(
@@ -177,6 +181,7 @@ def render(sel: Selection) -> None:
         verdict,
         [fig],
         {"breakdown": rows, **({"engine": engine_rows} if engine_rows else {})},
+        page,
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from model_catalog import get_gpu, get_model
+from planner.deploy.options import DeploymentOptions
 from planner.engines.base import OverheadModel
 from planner.engines.llamacpp import LlamacppProfile
 from planner.engines.sglang import SglangProfile
@@ -43,6 +44,7 @@ class Setup(BaseModel, frozen=True, extra="forbid"):
     block_size: int | None = None  # --block-size when the run set one
     mapping_note: str = ""
     out_of_scope: str | None = None  # a start-up that failed for a reason no memory plan can see
+    deployment: dict[str, Any] | None = None  # planner.deploy.options.DeploymentOptions (partial offload, LoRA, ...)
 
 
 _LLAMA_8B = "meta-llama/Llama-3.1-8B"
@@ -292,4 +294,5 @@ def build_request(case: dict[str, Any], setup: Setup, overhead: OverheadModel | 
         max_model_len=max_len,
         block_size=setup.block_size or 16,
         overhead=overhead or _overhead(setup),
+        deployment=DeploymentOptions.model_validate(setup.deployment) if setup.deployment else None,
     )

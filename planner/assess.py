@@ -161,6 +161,8 @@ def setup_label(request: PlanRequest) -> str:
     """``'2 × H100 SXM5 80GB'``."""
     gpu = request.gpu
     name = gpu.name if gpu is not None else f"{request.gpu_memory_bytes / 1e9:g} GB GPU"
+    if request.deployment is not None and request.deployment.stage_gpus:  # mixed GPUs, one per pipeline stage
+        return " + ".join(stage.name for stage in request.deployment.stage_gpus)
     return f"{request.gpu_count} × {name}"
 
 
@@ -203,12 +205,7 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
         )
     if a.state is VerdictState.ENGINE_REFUSES:
         assert a.report is not None
-        longest = a.report.estimated_max_model_len
-        return (
-            f"{name} in {precision} loads on {where}, but {a.engine_label} would refuse to start with a "
-            f"maximum context of {a.report.max_model_len:,} tokens: one conversation needs more KV cache than it "
-            "has left" + (f"; the longest context that fits is about {longest:,} tokens." if longest else ".")
-        )
+        return f"{name} in {precision} on {where}: {a.engine_label} would refuse to start, {_refusal(a.report)}"
     tokens = format_tokens(a.kv_budget_tokens)
     replicas = f" ({format_tokens(a.kv_budget_tokens_per_replica)} per replica)" if a.replicas > 1 else ""
     if a.state is VerdictState.NO_ROOM:

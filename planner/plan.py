@@ -14,13 +14,16 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
+from planner.deploy.apply import StageExtras, check_deployment, layer_ranges, stage_extras
+from planner.deploy.mixed import stage_memory_bytes
 from planner.engines.base import StageContext
 from planner.errors import PlannerError
-from planner.kv import kv_bytes_per_sequence, kv_bytes_per_token, kv_bytes_per_token_in_layers
-from planner.parallel import check_parallel, stage_layer_ranges
+from planner.kv import kv_bytes_per_token, kv_bytes_per_token_in_layers
+from planner.parallel import check_parallel
 from planner.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.precision import kv_format, weight_format
 from planner.request import FitStatus, PlanRequest
+from planner.sequences import SequenceSizes, sequence_sizes
 from planner.weights import stage_weights_bytes_per_gpu, weights_bytes
 
 __all__ = [
@@ -51,7 +54,10 @@ class StageMemory(BaseModel, frozen=True, extra="forbid"):
     reserved_bytes: int
     kv_cache_bytes: int
     headroom_bytes: int
-    kv_bytes_per_token: int  # this GPU's share of one token, all its attention layers
+    kv_bytes_per_token: int  # this GPU's share of one token, all its attention layers (and a drafter's)
+    lora_bytes: int = 0  # LoRA adapter slots (planner.deploy.lora)
+    draft_bytes: int = 0  # a draft model, EAGLE/Medusa heads or MTP layers (planner.deploy.speculative)
+    other_bytes: int = 0  # held by other processes or engines before this one starts (planner.deploy.sharing)
 
     @property
     def free_bytes(self) -> int:
@@ -62,7 +68,7 @@ class StageMemory(BaseModel, frozen=True, extra="forbid"):
     def used_bytes(self) -> int:
         return (
             self.weights_bytes + self.activation_bytes + self.overhead_bytes + self.reserved_bytes + self.kv_cache_bytes
-        )
+        ) + (self.lora_bytes + self.draft_bytes + self.other_bytes)
 
 
 class CapacityAt(BaseModel, frozen=True, extra="forbid"):
@@ -119,27 +125,11 @@ class PlanResult(BaseModel, frozen=True, extra="forbid"):
     capacity: CapacityAt
     max_concurrency: float  # paged sequences of context_tokens, whole deployment
     warnings: tuple[str, ...] = ()
+    deployment_stages: tuple[StageExtras, ...] | None = None  # what request.deployment changed, per stage
 
     @property
     def headroom_bytes(self) -> int:
         return self.per_gpu.headroom_bytes
-
-
-class SequenceBytes(NamedTuple):
-    """Bytes one sequence takes on one GPU of a pipeline stage (window caps and fixed states included)."""
-
-    exact: int  # context_tokens
-    paged: int  # context_tokens rounded up to whole blocks
-    shared_prefix: int  # the shared prefix's full blocks (stored once per replica with prefix caching)
-    reserved: int  # max(max_model_len, context_tokens): what a contiguous engine reserves up front
-
-
-class SequenceSizes(NamedTuple):
-    """One sequence of ``context_tokens``: its bytes per GPU of each stage, and for the whole model."""
-
-    context_tokens: int
-    whole_model_bytes: int  # all layers on one GPU, no TP split (the figure CapacityAt reports)
-    per_stage: tuple[SequenceBytes, ...]
 
 
 class PlanBasis(BaseModel, frozen=True, extra="forbid"):
@@ -160,6 +150,7 @@ class PlanBasis(BaseModel, frozen=True, extra="forbid"):
     weights_bytes: tuple[int, ...]  # per GPU of each stage
     kv_bytes_per_token: tuple[int, ...]  # per GPU of each stage, all its attention layers
     sequences: SequenceSizes  # at request.context_tokens
+    extras: tuple[StageExtras, ...] | None = None  # per stage, what request.deployment changes
 
 
 def _stage_weights_bytes(
@@ -183,48 +174,30 @@ def _stage_weights_bytes(
     )
 
 
-def sequence_sizes(
-    request: PlanRequest, tensor_parallel: int, stage_ranges: Sequence[tuple[int, int]], context_tokens: int
-) -> SequenceSizes:
-    """The bytes one sequence of ``context_tokens`` takes on one GPU of each stage: exact, paged in blocks of
-    ``request.block_size``, its shared prefix's full blocks, and the contiguous reservation."""
-    model, kv_dtype, block = request.model, request.resolved_kv_dtype, request.block_size
-    max_len = max(request.max_model_len or context_tokens, context_tokens)
-    paged = math.ceil(context_tokens / block) * block
-    shared = (request.shared_prefix_tokens // block) * block
-    per_stage = []
-    for start, stop in stage_ranges:
-        layers = range(start, stop)
-        per_stage.append(
-            SequenceBytes(
-                exact=kv_bytes_per_sequence(model, kv_dtype, context_tokens, tensor_parallel, layers),
-                paged=kv_bytes_per_sequence(model, kv_dtype, paged, tensor_parallel, layers),
-                shared_prefix=kv_bytes_per_sequence(model, kv_dtype, shared, tensor_parallel, layers),
-                reserved=kv_bytes_per_sequence(model, kv_dtype, max_len, tensor_parallel, layers),
-            )
-        )
-    return SequenceSizes(
-        context_tokens=context_tokens,
-        whole_model_bytes=kv_bytes_per_sequence(model, kv_dtype, context_tokens),
-        per_stage=tuple(per_stage),
-    )
-
-
 def plan_basis(request: PlanRequest) -> PlanBasis:
     """Everything of a plan that does not depend on the GPU's memory size (raises on an illegal split)."""
     model = request.model
     tp, pp = request.resolved_parallelism
     check_parallel(model, tp, pp, request.gpu_count)
+    check_deployment(request, tp, pp)
     weight_format(request.resolved_weights)
     kv_format(request.resolved_kv_dtype)
     params = parameter_breakdown(model)
     layers = layer_breakdowns(model) if model.hidden_size and model.vocab_size else None
-    ranges = stage_layer_ranges(model.num_hidden_layers, pp)
+    ranges = layer_ranges(request, pp)
     weights = []
     per_token = []
     for index, stage in enumerate(ranges):
         weights.append(_stage_weights_bytes(request, params, layers, tp, stage, index == 0, index == pp - 1))
         per_token.append(kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, stage))
+    extras = stage_extras(request, params, layers, tp, ranges, weights)
+    if extras is not None:
+        weights = [e.weights_bytes for e in extras]
+        kv = request.resolved_kv_dtype
+        per_token = [
+            kv_bytes_per_token_in_layers(model, kv, tp, range(*e.kv_layers)) + e.draft_kv_bytes_per_token
+            for e in extras
+        ]
     stage_ranges = tuple((r.start, r.stop) for r in ranges)
     return PlanBasis(
         request=request,
@@ -236,6 +209,7 @@ def plan_basis(request: PlanRequest) -> PlanBasis:
         weights_bytes=tuple(weights),
         kv_bytes_per_token=tuple(per_token),
         sequences=sequence_sizes(request, tp, stage_ranges, request.context_tokens),
+        extras=extras,
     )
 
 
@@ -245,6 +219,8 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
     request = basis.request
     start, stop = basis.stage_ranges[stage]
     weights = basis.weights_bytes[stage]
+    gpu_memory_bytes = stage_memory_bytes(request.deployment, stage, gpu_memory_bytes)
+    extra = basis.extras[stage] if basis.extras is not None else None
     # model_construct: every field is already validated (revalidating the ModelSpec costs ~60 us per stage).
     overhead = request.overhead.per_gpu(
         StageContext.model_construct(
@@ -261,9 +237,12 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
             gpu_name=request.gpu.name if request.gpu is not None else None,
         )
     )
-    headroom = (
-        gpu_memory_bytes - weights - overhead.activation_bytes - overhead.framework_bytes - overhead.reserved_bytes
-    )
+    lora, draft, other = (extra.lora_bytes, extra.draft_bytes, extra.other_bytes) if extra else (0, 0, 0)
+    # Memory other processes hold comes out of a reserve the engine leaves unused (vLLM's 1 - util) first.
+    spare = min(other, overhead.reserved_bytes) if request.overhead.reserve_is_spare else 0
+    reserved = overhead.reserved_bytes - spare
+    headroom = gpu_memory_bytes - weights - overhead.activation_bytes - overhead.framework_bytes - reserved
+    headroom -= lora + draft + other
     return StageMemory(
         stage=stage,
         layers=(start, stop),
@@ -271,10 +250,13 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
         weights_bytes=weights,
         activation_bytes=overhead.activation_bytes,
         overhead_bytes=overhead.framework_bytes,
-        reserved_bytes=overhead.reserved_bytes,
+        reserved_bytes=reserved,
         kv_cache_bytes=max(0, headroom),
         headroom_bytes=headroom,
         kv_bytes_per_token=basis.kv_bytes_per_token[stage],
+        lora_bytes=lora,
+        draft_bytes=draft,
+        other_bytes=other,
     )
 
 
@@ -402,6 +384,7 @@ def plan(request: PlanRequest) -> PlanResult:
         capacity=fit.capacity,
         max_concurrency=fit.capacity.sequences_paged,
         warnings=tuple(warnings),
+        deployment_stages=basis.extras,
     )
 
 

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from planner.deploy.options import DeploymentOptions
 from planner.engines.base import Estimate, OverheadModel
 from planner.gpu import GpuSpec
 from planner.model import ModelSpec
@@ -44,6 +45,7 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
     shared_prefix_tokens: Annotated[int, Field(ge=0)] = 0
     block_size: PositiveInt = 16
     overhead: OverheadModel = Estimate()
+    deployment: DeploymentOptions | None = None  # offload, LoRA, speculation, shared or mixed GPUs (planner.deploy)
 
     @model_validator(mode="after")
     def _check(self) -> PlanRequest:

@@ -23,8 +23,13 @@ COMPONENTS: tuple[tuple[str, str, str], ...] = (
     ("activation_bytes", "Activations", "#f59e0b"),
     ("overhead_bytes", "Framework overhead", "#a855f7"),
     ("reserved_bytes", "Reserved headroom", "#94a3b8"),
+    # the deployment's components (planner.deploy), drawn when a GPU holds any
+    ("lora_bytes", "LoRA adapter slots", "#db2777"),
+    ("draft_bytes", "Draft model / MTP / heads", "#0891b2"),
+    ("other_bytes", "In use by other processes", "#78350f"),
     ("free_bytes", "Free", "#e5e7eb"),
 )
+DEPLOYMENT_FIELDS = frozenset({"lora_bytes", "draft_bytes", "other_bytes"})
 COLOURS = {name: colour for _, name, colour in COMPONENTS}
 SHORTFALL_COLOUR = "#dc2626"
 LAYOUT = dict(
@@ -38,6 +43,11 @@ LAYOUT = dict(
 
 def _in(n_bytes: float, unit: str) -> float:
     return n_bytes / UNIT_BYTES[unit]
+
+
+def shown_components(stages: Sequence[StageMemory]) -> list[tuple[str, str, str]]:
+    """:data:`COMPONENTS` without the deployment's that no GPU holds (a plain plan keeps its legend)."""
+    return [c for c in COMPONENTS if c[0] not in DEPLOYMENT_FIELDS or any(getattr(s, c[0]) for s in stages)]
 
 
 def _gpu_rows(result: PlanResult) -> list[tuple[str, StageMemory]]:
@@ -60,7 +70,7 @@ def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = Non
     rows = _gpu_rows(result)
     labels = [label for label, _ in rows]
     fig = go.Figure()
-    for field, name, colour in COMPONENTS:
+    for field, name, colour in shown_components(result.stages):
         values = [_in(getattr(stage, field), unit) for _, stage in rows]
         fig.add_bar(
             y=labels,
@@ -80,6 +90,7 @@ def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = Non
         annotation_position="bottom right",
         annotation_yshift=-18,
     )
+    _stage_capacities(fig, rows, unit)
     for (label, _), short in zip(rows, shortfall, strict=True):
         if short:
             fig.add_annotation(
@@ -101,8 +112,20 @@ def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = Non
         height=max(220, 90 + 46 * len(rows)),
         **LAYOUT,
     )
+    if len(shown_components(result.stages)) > len(COMPONENTS) - len(DEPLOYMENT_FIELDS):  # a longer legend
+        fig.update_layout(margin=dict(l=10, r=10, t=90, b=10), height=max(260, 130 + 46 * len(rows)))
     fig.update_yaxes(autorange="reversed")
     return fig
+
+
+def _stage_capacities(fig: go.Figure, rows: list[tuple[str, StageMemory]], unit: str) -> None:
+    """Mixed GPUs: each row's own capacity as a short dashed mark (the line above is the limiting GPU's)."""
+    if len({stage.gpu_memory_bytes for _, stage in rows}) < 2:
+        return
+    for index, (_, stage) in enumerate(rows):
+        x = _in(stage.gpu_memory_bytes, unit)
+        fig.add_shape(type="line", x0=x, x1=x, y0=index - 0.45, y1=index + 0.45, yref="y", xref="x",
+                      line=dict(color="#111827", width=2, dash="dot"))  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from pydantic import BaseModel, Field
 
 from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
 from planner.assess import Assessment, assess
+from planner.deploy.options import DeploymentOptions
+from planner.deploy.sharing import mig_gpu
 from planner.engines.base import OverheadModel
 from planner.engines.calibrated import Calibrated
 from planner.engines.evidence import SupportedVersion
@@ -148,22 +150,30 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
         kv_dtype: str | None = None,
         gpu_id: str | None = None,
         context_tokens: int | None = None,
+        deployment: DeploymentOptions | None = None,
     ) -> PlanRequest:
-        """The :class:`PlanRequest` of this selection, with optional what-if overrides."""
+        """The :class:`PlanRequest` of this selection, with optional what-if overrides and a deployment (the Memory
+        page's section: a MIG slice of the GPU, mixed GPUs as one pipeline stage each, ...)."""
         gpu = get_gpu(gpu_id) if gpu_id else self.gpu
         context = context_tokens or self.context_tokens
+        count, tp, pp = self.gpu_count, self.tensor_parallel, self.pipeline_parallel
+        if deployment is not None and deployment.mig_profile:
+            gpu = mig_gpu(gpu, gpu.id, deployment.mig_profile)
+        if deployment is not None and deployment.stage_gpus:
+            count, tp, pp = len(deployment.stage_gpus), 1, len(deployment.stage_gpus)
         return PlanRequest(
             model=self.spec,
             gpu=gpu,
             gpu_memory_bytes=gpu.memory_bytes_for(self.is_engine),
-            gpu_count=self.gpu_count,
-            tensor_parallel=self.tensor_parallel,
-            pipeline_parallel=self.pipeline_parallel,
+            gpu_count=count,
+            tensor_parallel=tp,
+            pipeline_parallel=pp,
             weights=weights or self.weights,
             kv_dtype=kv_dtype or self.kv_dtype,
             context_tokens=context,
             max_model_len=context if self.is_engine else None,
             overhead=overhead_for(self.engine, self.util, self.calibration, self.engine_version),
+            deployment=deployment,
         )
 
     def assessment(self, **overrides: Any) -> Assessment:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from planner.plan import PlanResult
 from planner.units import UNIT_BYTES
-from ui.figures import COMPONENTS
+from ui.figures import shown_components
 
 
 def breakdown_rows(result: PlanResult, unit: str) -> list[dict[str, object]]:
@@ -16,7 +16,7 @@ def breakdown_rows(result: PlanResult, unit: str) -> list[dict[str, object]]:
             "layers": f"{stage.layers[0]}–{stage.layers[1] - 1}",
             "GPUs": result.tensor_parallel,
         }
-        for field, name, _ in COMPONENTS:
+        for field, name, _ in shown_components(result.stages):
             row[f"{name} ({unit})"] = round(getattr(stage, field) / UNIT_BYTES[unit], 3)
         row[f"Capacity ({unit})"] = round(stage.gpu_memory_bytes / UNIT_BYTES[unit], 3)
         row[f"Headroom ({unit}, signed)"] = round(stage.headroom_bytes / UNIT_BYTES[unit], 3)

@@ -7,9 +7,18 @@ import argparse
 import json
 from typing import Any
 
-from model_catalog import get_gpu
-from planner.assess import Assessment, assess, setup_label
+from planner.assess import Assessment, setup_label
 from planner.cli.catalog import add_model_arguments, model_from_args
+from planner.cli.deploy import (
+    add_deployment_arguments,
+    answers,
+    colocated,
+    deployment_data,
+    deployment_from_args,
+    deployment_rows,
+    fit_gpus,
+    with_stages,
+)
 from planner.cli.table import print_table
 from planner.engines.base import OverheadModel
 from planner.engines.common import EngineReport
@@ -24,7 +33,9 @@ def add_fit_parser(sub: Any) -> None:
     fit = sub.add_parser("fit", help="will it fit, and how many sequences at once")
     add_model_arguments(fit)
     gpu = fit.add_mutually_exclusive_group(required=True)
-    gpu.add_argument("--gpu", help="catalog GPU id, e.g. h100-sxm-80gb")
+    gpu.add_argument(
+        "--gpu", action="append", help="catalog GPU id, e.g. h100-sxm-80gb; repeat for mixed GPUs (one per stage)"
+    )
     gpu.add_argument("--gpu-memory-gb", type=float, help="GPU memory in GB (10^9 bytes)")
     fit.add_argument("--gpus", type=int, default=1, help="number of GPUs (default 1)")
     fit.add_argument("--tp", type=int, help="tensor-parallel size (default: the largest legal one)")
@@ -43,6 +54,7 @@ def add_fit_parser(sub: Any) -> None:
     fit.add_argument("--overhead-fraction", type=float, help="simple model: this share of memory is overhead")
     fit.add_argument("--max-num-batched-tokens", type=int, help="tokens per forward step (default 8192)")
     fit.add_argument("--users", type=int, help="target concurrent users: the verdict says whether they are served")
+    add_deployment_arguments(fit)
 
 
 def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
@@ -98,6 +110,7 @@ def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:
         "parameters_total": result.parameters_total,
         "parameters_active": result.parameters_active,
         "warnings": list(result.warnings),
+        **deployment_data(a),
         **(engine_data(a.report) if a.report is not None else {}),
     }
 
@@ -118,10 +131,10 @@ def engine_data(report: EngineReport) -> dict[str, Any]:
 
 
 def _request(args: argparse.Namespace) -> PlanRequest:
-    gpu = get_gpu(args.gpu) if args.gpu else None
+    gpu, stages = fit_gpus(args)
     engine = args.engine != "generic"
     memory = gpu.memory_bytes_for(engine) if gpu is not None else round(args.gpu_memory_gb * GB)
-    return PlanRequest(
+    request = PlanRequest(
         model=model_from_args(args),
         gpu=gpu,
         gpu_memory_bytes=memory,
@@ -133,13 +146,15 @@ def _request(args: argparse.Namespace) -> PlanRequest:
         context_tokens=args.context,
         max_model_len=args.context if engine else None,
         overhead=_overhead_from_args(args),
+        deployment=deployment_from_args(args),
     )
+    return with_stages(request, stages, args) if stages else request
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
-    request = _request(args)
-    a = assess(request, args.users)
-    data = fit_data(a)
+    a, others = colocated(_request(args), args)
+    request = a.request
+    data = {**fit_data(a), **answers(a, args), **({"colocated": others} if others else {})}
     if args.json:
         print(json.dumps(data, indent=2))
         return 0 if a.fits else 1
@@ -163,6 +178,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             ("KV per token", f"{data['kv_bytes_per_token']:,} bytes (whole model)"),
             ("KV budget", f"{a.kv_budget_tokens_per_replica:,} tokens per replica, {a.kv_budget_tokens:,} in total"),
             ("conversations", f"{a.conversations:,} of {args.context:,} tokens at once ({a.concurrency:.2f} exact)"),
+            *deployment_rows(data, unit),
             *[("warning", w) for w in result.warnings],
             *[(f"{args.engine} prints", line) for line in (a.report.lines if a.report else ())],
         ]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from importlib import import_module
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, SerializeAsAny
 
@@ -79,6 +79,10 @@ class OverheadModelBase(BaseModel, frozen=True, extra="forbid"):
     """An overhead model: ``kind`` names it, :meth:`per_gpu` sizes the working space of one GPU."""
 
     kind: str
+    # Whether memory other processes hold comes out of ``reserved_bytes`` first: vLLM budgets ``util x total`` and
+    # leaves the rest unused, so another process may hold it (planner.deploy.sharing); SGLang's and TensorRT-LLM's
+    # reserve is their own working space.
+    reserve_is_spare: ClassVar[bool] = False
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -203,6 +207,7 @@ class Estimate(OverheadModelBase, frozen=True, extra="forbid"):
     """
 
     kind: Literal["estimate"] = "estimate"
+    reserve_is_spare: ClassVar[bool] = True
     gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)] = 0.90
     max_num_batched_tokens: Annotated[int, Field(gt=0)] = 8192
     max_num_seqs: Annotated[int, Field(gt=0)] = 1024

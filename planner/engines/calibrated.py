@@ -8,7 +8,7 @@ figures fall back to the vLLM profile's. A calibration travels in a shared link 
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
@@ -32,6 +32,7 @@ class Calibrated(EngineProfile, frozen=True, extra="forbid"):
     """A vLLM profile whose working space was measured: figures given replace the estimates."""
 
     kind: Literal["calibrated"] = "calibrated"
+    reserve_is_spare: ClassVar[bool] = True  # vLLM's accounting
     engine: Literal["vllm", "sglang", "llamacpp"] = "vllm"  # the engine whose log it was
     engine_version: str = VLLM_DEFAULT_VERSION
     gpu_memory_utilization: Fraction = 0.90

@@ -104,6 +104,14 @@ def engine_total_bytes(request: PlanRequest) -> int:
     return request.gpu_memory_bytes
 
 
+def stage_total_bytes(request: PlanRequest, result: PlanResult, index: int) -> int:
+    """The device total of pipeline stage ``index``: its own GPU's with mixed GPUs (``deployment.stage_gpus``), else
+    :func:`engine_total_bytes`."""
+    if request.deployment is not None and request.deployment.stage_gpus:
+        return result.stages[index].gpu_memory_bytes
+    return engine_total_bytes(request)
+
+
 def round_up(value: int, multiple: int) -> int:
     """``value`` rounded up to a multiple of ``multiple``.
 

@@ -12,15 +12,17 @@ KV stream of ``n_ctx / np`` cells, padded to 256 (a b10644 launch prints ``n_seq
 from __future__ import annotations
 
 import math
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal, NamedTuple
 
 from pydantic import Field
 
+from planner.deploy.apply import kv_layers, layer_offload
 from planner.engines.base import EngineProfile, OverheadBytes, PositiveInt, StageContext, mlp_width
 from planner.engines.checkpoints import weight_loading, with_note
-from planner.engines.common import Engine, EngineReport, engine_total_bytes
+from planner.engines.common import Engine, EngineReport, engine_total_bytes, stage_total_bytes
 from planner.errors import PlannerError
 from planner.model import LayerKind, ModelSpec
+from planner.parallel import stage_layer_ranges
 from planner.plan import PlanRequest, PlanResult
 from planner.units import GiB, MiB
 
@@ -94,7 +96,7 @@ def llamacpp_kv_bytes(
     n_ctx: int,
     cache_type_k: str = "f16",
     cache_type_v: str = "f16",
-    layers: int | None = None,
+    layers: int | range | None = None,
     n_seq: int = 1,
     n_ubatch: int = 512,
     unified: bool = True,
@@ -104,7 +106,7 @@ def llamacpp_kv_bytes(
     cache of ``min(n_ctx, n_swa x n_seq + n_ubatch)`` cells (``llama_kv_cache_iswa``). Without a unified cache
     each of the ``n_seq`` slots has its own stream of ``n_ctx / n_seq`` cells padded to 256 (sliding-window
     streams ``min(that, n_swa + n_ubatch)``). MLA models cache the K latent only (mainline PR #19067).
-    ``layers``: how many layers (the first ones) are on this device."""
+    ``layers``: how many layers (the first ones) are on this device, or which (a range)."""
     pad = LLAMACPP_CTX_PAD
     streams = 1 if unified else n_seq
     ctx_padded = math.ceil(n_ctx / streams / pad) * pad
@@ -114,8 +116,8 @@ def llamacpp_kv_bytes(
         k_values = v_values = model.resolved_kv_heads * model.resolved_head_dim
     per_cell = k_values * LLAMACPP_CACHE_BITS[cache_type_k] / 8 + v_values * LLAMACPP_CACHE_BITS[cache_type_v] / 8
     total = 0.0
-    count = model.num_hidden_layers if layers is None else layers
-    for kind in model.kv_kinds[:count]:
+    span = range(model.num_hidden_layers if layers is None else layers) if not isinstance(layers, range) else layers
+    for kind in model.kv_kinds[span.start : span.stop]:
         if kind in (LayerKind.LINEAR, LayerKind.NONE):
             continue
         if model.mla is not None:
@@ -137,76 +139,169 @@ def llamacpp_kv_bytes(
     return math.ceil(total)
 
 
-def _lines(model: ModelSpec, profile: LlamacppProfile, n_ctx: int, weights: int, kv: int, compute: int) -> list[str]:
+class _Device(NamedTuple):
+    """One GPU as llama.cpp fills it."""
+
+    weights: int  # model buffer (with a draft model's)
+    kv: int  # KV buffer of the layers on it
+    other: int  # held by other processes before llama-server starts
+    total: int
+
+
+def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile, n_ctx: int) -> list[_Device]:
+    """Each device's buffers: the plan's per-stage weights with mixed GPUs or a deployment's -ngl (planner.deploy),
+    else the profile's ``n_gpu_layers`` (the first layers, weights in proportion)."""
+    model, options = request.model, request.deployment
+
+    def kv(layers: int | range) -> int:
+        return _kv(request, profile, n_ctx, layers)
+
+    if options is not None and (options.stage_gpus or layer_offload(options)):
+        out = []
+        for index, stage in enumerate(result.stages):
+            gpu_kv = kv_layers(request, range(*stage.layers))
+            total = stage_total_bytes(request, result, index)
+            out.append(_Device(stage.weights_bytes + stage.draft_bytes, kv(gpu_kv), stage.other_bytes, total))
+        return out
     gpu_layers = profile.gpu_layers(model)
-    k_share = kv / 2 if model.mla is None else kv
-    return [
-        f"llm_load_tensors: offloaded {gpu_layers}/{model.num_hidden_layers} layers to GPU",
-        f"llm_load_tensors:      CUDA0 buffer size = {weights / MiB:.2f} MiB",
+    weights_total = result.weights_bytes_total
+    layers = model.num_hidden_layers
+    stage = result.stages[0]
+    devices = result.tensor_parallel * result.pipeline_parallel
+    if devices > 1 and gpu_layers >= layers:
+        # --split-mode layer --tensor-split 1,1,...: whole layers spread evenly over the devices
+        # (llama_model::load_tensors splits the layers by the split's cumulative fractions), weights in proportion
+        total = engine_total_bytes(request)
+        return [
+            _Device(math.ceil(weights_total * len(part) / layers), kv(part), stage.other_bytes, total)
+            for part in stage_layer_ranges(layers, devices)
+        ]
+    weights = weights_total if gpu_layers >= layers else math.ceil(weights_total * gpu_layers / layers)
+    return [_Device(weights + stage.draft_bytes, kv(gpu_layers), stage.other_bytes, engine_total_bytes(request))]
+
+
+def _offloaded_line(request: PlanRequest, profile: LlamacppProfile) -> str:
+    """``offloaded N/M layers``: M counts the output layer (``n_layer + 1``), N is ``min(-ngl, M)``."""
+    n = request.model.num_hidden_layers
+    options = request.deployment
+    if options is not None and options.gpu_layers is not None:
+        ngl = options.gpu_layers
+    else:
+        ngl = n + 1 if profile.n_gpu_layers is None else profile.n_gpu_layers
+    return f"llm_load_tensors: offloaded {min(ngl, n + 1)}/{n + 1} layers to GPU"
+
+
+def _lines(
+    request: PlanRequest, profile: LlamacppProfile, n_ctx: int, devices: list[_Device], compute: int, kv_all: int
+) -> list[str]:
+    kv = sum(d.kv for d in devices)
+    host_kv = kv_all - kv if profile.n_gpu_layers is None else 0
+    k_share = kv / 2 if request.model.mla is None else kv
+    lines = [_offloaded_line(request, profile)]
+    lines += [f"llm_load_tensors:      CUDA{i} buffer size = {d.weights / MiB:.2f} MiB" for i, d in enumerate(devices)]
+    lines += [
         f"llama_context: n_seq_max     = {profile.n_parallel}",
         f"llama_context: n_ctx         = {profile.cells(n_ctx)}",
         f"llama_context: n_ctx_seq     = {profile.slot_context(n_ctx)}",
         f"llama_context: kv_unified    = {'true' if profile.kv_unified else 'false'}",
-        f"llama_kv_cache_init:      CUDA0 KV buffer size = {kv / MiB:.2f} MiB",
+    ]
+    lines += [f"llama_kv_cache_init:      CUDA{i} KV buffer size = {d.kv / MiB:.2f} MiB" for i, d in enumerate(devices)]
+    if host_kv > 0:
+        lines.append(f"llama_kv_cache_init:        CPU KV buffer size = {host_kv / MiB:.2f} MiB")
+    lines += [
         f"llama_new_context_with_model: KV self size  = {kv / MiB:.2f} MiB, K ({profile.cache_type_k}): "
         f"{k_share / MiB:.2f} MiB, V ({profile.cache_type_v}): {(kv - k_share) / MiB:.2f} MiB",
         f"llama_new_context_with_model:      CUDA0 compute buffer size = {compute / MiB:.2f} MiB",
     ]
+    return lines
+
+
+def _host_note(request: PlanRequest, result: PlanResult, profile: LlamacppProfile, n_ctx: int, kv: int) -> str | None:
+    """What stays in system RAM: the weights and KV of the CPU layers (and experts kept there)."""
+    kv_all = _kv(request, profile, n_ctx, None)
+    device_weights = sum(s.weights_bytes for s in result.stages)
+    host_weights = max(0, result.weights_bytes_total - device_weights)
+    if kv_all - kv <= 0 and host_weights <= 0:
+        return None
+    return (
+        f"System RAM holds {host_weights / GiB:.2f} GiB of weights (token_embd and every CPU layer) and "
+        f"{(kv_all - kv) / GiB:.2f} GiB of KV cache (CPU layers' cache stays on the CPU)."
+    )
 
 
 def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) -> EngineReport:
-    """The buffer sizes ``llama-server`` prints; it fits when weights, KV, compute buffer and context fit."""
-    model, total = request.model, engine_total_bytes(request)
+    """The buffer sizes ``llama-server`` prints; it fits when weights, KV, compute buffer and context fit on every
+    device."""
     n_ctx = profile.n_ctx or result.max_model_len
-    gpu_layers = profile.gpu_layers(model)
-    kv_args = (profile.cache_type_k, profile.cache_type_v)
-    n_seq, ubatch, unified = profile.n_parallel, profile.n_ubatch, profile.kv_unified
-    kv = llamacpp_kv_bytes(model, n_ctx, *kv_args, gpu_layers, n_seq, ubatch, unified)
-    kv_all = llamacpp_kv_bytes(model, n_ctx, *kv_args, None, n_seq, ubatch, unified)
-    weights_total = result.weights_bytes_total
-    layers = model.num_hidden_layers
-    weights = weights_total if gpu_layers >= layers else math.ceil(weights_total * gpu_layers / layers)
-    compute = profile.compute_buffer_bytes(model, n_ctx)
-    used = weights + kv + compute + LLAMACPP_CONTEXT_BYTES
-    fits = used <= total
-    notes = []
-    if gpu_layers < layers:
-        notes.append(
-            f"{layers - gpu_layers} layers stay in system RAM with their KV cache "
-            f"({(weights_total - weights) / GiB:.2f} GiB weights, {(kv_all - kv) / GiB:.2f} GiB KV)."
-        )
+    compute = profile.compute_buffer_bytes(request.model, n_ctx)
+    devices = _devices(request, result, profile, n_ctx)
+    used = [d.weights + d.kv + compute + LLAMACPP_CONTEXT_BYTES + d.other for d in devices]
+    short = [i for i, d in enumerate(devices) if used[i] > d.total]
+    first, kv = devices[0], sum(d.kv for d in devices)
+    kv_all = _kv(request, profile, n_ctx, None)
+    note = _host_note(request, result, profile, n_ctx, kv) if profile.n_gpu_layers is None else None
     failure = None
-    if not fits:
-        kind = "weights-oom" if weights + LLAMACPP_CONTEXT_BYTES > total else "out-of-memory"
+    if short:
+        i, d = short[0], devices[short[0]]
+        kind = "weights-oom" if d.weights + LLAMACPP_CONTEXT_BYTES + d.other > d.total else "out-of-memory"
         failure = (
             kind,
-            f"ggml_backend_cuda_buffer_type_alloc_buffer: allocating {used / MiB:.2f} MiB on device 0: cudaMalloc "
-            f"failed: out of memory ({total / MiB:.2f} MiB on the GPU)",
+            f"ggml_backend_cuda_buffer_type_alloc_buffer: allocating {used[i] / MiB:.2f} MiB on device {i}: cudaMalloc "
+            f"failed: out of memory ({d.total / MiB:.2f} MiB on the GPU)",
         )
     return EngineReport(
         engine="llamacpp",
         engine_version=profile.engine_version,
-        total_memory_bytes=total,
-        budget_bytes=total,
-        weights_bytes=weights,
+        total_memory_bytes=first.total,
+        budget_bytes=first.total,
+        weights_bytes=first.weights,
         activation_bytes=compute,
         non_torch_bytes=LLAMACPP_CONTEXT_BYTES,
         cuda_graph_bytes=0,
-        available_kv_cache_bytes_per_gpu=kv,
-        min_available_kv_cache_bytes=kv,
+        available_kv_cache_bytes_per_gpu=first.kv,
+        min_available_kv_cache_bytes=max(kv, kv_all),  # the CPU layers' KV serves too
         block_size=1,
         gpu_blocks=0,
         kv_cache_groups=1,
         kv_cache_tokens=profile.cells(n_ctx),
         max_model_len=profile.slot_context(n_ctx),
         max_concurrency=float(profile.n_parallel),
-        fits_max_model_len=fits,
+        fits_max_model_len=not short,
         estimated_max_model_len=None,
-        fits=fits,
-        lines=tuple(_lines(model, profile, n_ctx, weights, kv, compute)) + ((failure[1],) if failure else ()),
-        notes=tuple(notes),
+        fits=not short,
+        lines=tuple(_lines(request, profile, n_ctx, devices, compute, kv_all)) + ((failure[1],) if failure else ()),
+        notes=tuple(n for n in (note, _legacy_note(request, result, profile, n_ctx)) if n),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
+    )
+
+
+def _kv(request: PlanRequest, profile: LlamacppProfile, n_ctx: int, layers: int | range | None) -> int:
+    """:func:`llamacpp_kv_bytes` with the profile's cache types, slots and micro-batch."""
+    return llamacpp_kv_bytes(
+        request.model,
+        n_ctx,
+        profile.cache_type_k,
+        profile.cache_type_v,
+        layers,
+        n_seq=profile.n_parallel,
+        n_ubatch=profile.n_ubatch,
+        unified=profile.kv_unified,
+    )
+
+
+def _legacy_note(request: PlanRequest, result: PlanResult, profile: LlamacppProfile, n_ctx: int) -> str | None:
+    """The profile's own ``n_gpu_layers`` (weights in proportion, the first layers' KV on the GPU)."""
+    model = request.model
+    gpu_layers = profile.gpu_layers(model)
+    if profile.n_gpu_layers is None or gpu_layers >= model.num_hidden_layers:
+        return None
+    kv, kv_all = _kv(request, profile, n_ctx, gpu_layers), _kv(request, profile, n_ctx, None)
+    weights_total = result.weights_bytes_total
+    weights = math.ceil(weights_total * gpu_layers / model.num_hidden_layers)
+    return (
+        f"{model.num_hidden_layers - gpu_layers} layers stay in system RAM with their KV cache "
+        f"({(weights_total - weights) / GiB:.2f} GiB weights, {(kv_all - kv) / GiB:.2f} GiB KV)."
     )
 
 

@@ -11,9 +11,17 @@ from __future__ import annotations
 import math
 from typing import ClassVar, Literal
 
+from planner.deploy.apply import stage_drafter
 from planner.engines.base import EngineProfile, Fraction, OverheadBytes, PositiveInt, StageContext, parse_version
 from planner.engines.checkpoints import weight_loading, with_note
-from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text, loader_extra_bytes
+from planner.engines.common import (
+    Engine,
+    EngineReport,
+    engine_total_bytes,
+    gib_text,
+    loader_extra_bytes,
+    stage_total_bytes,
+)
 from planner.errors import PlannerError
 from planner.kv import kv_bytes_per_token_in_layers
 from planner.model import ModelSpec
@@ -133,12 +141,15 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
     tp, pp = result.tensor_parallel, result.pipeline_parallel
     fraction = profile.fraction(total, tp, pp, _vlm(model))
     found: list[tuple[int, int, int, int]] = []
-    for stage in result.stages:
+    for index, stage in enumerate(result.stages):
         layers = range(*stage.layers)
-        weights = stage.weights_bytes + loader_extra_bytes(request, tp, layers)
-        available = total - weights - profile.load_overhead_bytes(tp)  # free after loading
+        # LoRA pool and draft weights are allocated before init_memory_pool; other processes' memory is not free.
+        weights = stage.weights_bytes + loader_extra_bytes(request, tp, layers) + stage.lora_bytes + stage.draft_bytes
+        total = stage_total_bytes(request, result, index)
+        available = total - weights - profile.load_overhead_bytes(tp) - stage.other_bytes  # free after loading
         rest = available - (total - math.floor(fraction * total))
         cell = kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, layers)
+        cell += stage_drafter(request, tp, index == len(result.stages) - 1).kv_bytes_per_token
         found.append((max(0, rest) // cell if cell else 0, cell, rest, weights))
     tokens = min(t for t, _, _, _ in found) or 0
     if profile.max_total_tokens is not None:

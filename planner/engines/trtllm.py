@@ -71,6 +71,7 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
     stage = result.stages[0]
     workspace = profile.workspace_bytes(request.model, result.tensor_parallel)
     free = total - stage.weights_bytes - workspace - TRTLLM_CONTEXT_BYTES
+    free -= stage.lora_bytes + stage.draft_bytes + stage.other_bytes  # planner.deploy: not free when it sizes
     kv = math.floor(profile.kv_cache_free_gpu_mem_fraction * max(0, free))
     block_bytes = stage.kv_bytes_per_token * profile.block_tokens
     blocks = kv // block_bytes if block_bytes else 0

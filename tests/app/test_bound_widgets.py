@@ -33,6 +33,7 @@ UNBOUND = {
     "hf_token_session": "an access token: for the session only, never in a link",
     "startup_log": "a pasted log: the measured figures it gives travel as `calib`",
     "custom_upload": "an uploaded config.json: the model it describes travels as `spec`",
+    "nvidia_smi_paste": "a pasted nvidia-smi table: the memory in use it gives travels as `used_mem`",
 }
 UNBOUND_PREFIXES = {"custom_form.": "the custom-model form: the model it describes travels as `spec` on submit"}
 DECLARED = {key for s in settings.SETTINGS for key in s.widget_keys}
@@ -123,7 +124,10 @@ def _change(widget: Any) -> bool:
 
 # The settings changed one at a time on each page (the sidebar's on the Memory page).
 CHANGED: dict[str, tuple[str, ...]] = {
-    "memory": ("model", "gpu", "gpus", "tp", "weights", "kv", "engine", "util", "context_pick", "users", "unit"),
+    "memory": (
+        *("model", "gpu", "gpus", "tp", "weights", "kv", "engine", "util", "context_pick", "users", "unit"),
+        *("loras", "spec_method", "used_mem", "mig", "kv_offload", "cpu_offload", "stage_gpus"),
+    ),
     "what_if": ("curves", "curve_gpus", "contiguous"),
     "compare": ("combos",),
     "advisor": ("preset", "plan_at", "pricing", "budget", "prefix", "min_tps", "gpu_filter"),

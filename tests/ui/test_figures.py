@@ -30,9 +30,9 @@ def test_memory_figure_traces_equal_the_breakdown() -> None:
     result = plan(_request())
     fig = figures.memory_figure(result, "GiB")
     bars = {trace.name: trace for trace in fig.data}
-    assert [name for _, name, _ in COMPONENTS] == list(bars)
+    assert [name for _, name, _ in figures.shown_components(result.stages)] == list(bars)
     assert list(bars["Weights"].y) == ["GPU 0 · stage 0", "GPU 1 · stage 0", "GPU 2 · stage 1", "GPU 3 · stage 1"]
-    for field, name, colour in COMPONENTS:
+    for field, name, colour in figures.shown_components(result.stages):
         expected = [getattr(result.stages[i // 2], field) / GiB for i in range(4)]
         assert list(bars[name].x) == pytest.approx(expected)
         assert bars[name].marker.color == colour

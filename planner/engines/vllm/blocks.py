@@ -19,6 +19,7 @@ from collections import Counter
 
 from pydantic import BaseModel
 
+from planner.deploy.apply import stage_drafter
 from planner.engines.base import StageContext
 from planner.engines.common import loader_extra_bytes, round_up
 from planner.engines.vllm.profile import VllmProfile
@@ -66,6 +67,8 @@ class VllmStage(BaseModel, frozen=True, extra="forbid"):
     groups: tuple[LayerKey, ...]  # the spec of each group
     layer_keys: tuple[LayerKey, ...]  # the spec of each layer of the stage
     blocks: int
+    draft_page_bytes: int = 0  # a speculative proposer's layers per block (their pages join the pool)
+    lookahead_tokens: int = 0  # slots reserved per request for speculative tokens
 
 
 class StageOverrides(BaseModel, frozen=True, extra="forbid"):
@@ -131,6 +134,7 @@ def vllm_stage(
     layers = range(*stage.layers)
     ctx = stage_context(request, result, stage_index, total)
     weights = stage.weights_bytes + loader_extra_bytes(request, tp, layers) if o.weights is None else o.weights
+    weights += stage.lora_bytes + stage.draft_bytes  # loaded with the model: "Model loading took" counts them
     activation = profile.activation_bytes(ctx) if o.activation is None else o.activation
     non_torch = profile.non_torch_bytes(tp, result.pipeline_parallel) if o.non_torch is None else o.non_torch
     graph = profile.cudagraph_estimate_bytes(len(layers)) if o.cuda_graph is None else o.cuda_graph
@@ -148,6 +152,8 @@ def vllm_stage(
     block = _block_size(request, keys, per_token_layer, tp)
     page = block * per_token_layer
     group_size, groups = _groups(keys)
+    proposer = stage_drafter(request, tp, stage_index == len(result.stages) - 1)
+    draft_page = block * proposer.kv_bytes_per_token
     return VllmStage(
         available=available,
         weights=weights,
@@ -159,16 +165,21 @@ def vllm_stage(
         group_size=group_size,
         groups=groups,
         layer_keys=keys,
-        blocks=max(0, available) // page // group_size if page else 0,
+        blocks=max(0, available) // (page * group_size + draft_page) if page else 0,
+        draft_page_bytes=draft_page,
+        lookahead_tokens=proposer.lookahead_tokens,
     )
 
 
 def needed_bytes(stage: VllmStage, max_model_len: int, batched_tokens: int) -> int:
-    """KV bytes one request of ``max_model_len`` needs on this rank (``check_enough_kv_cache_memory``)."""
-    return sum(
+    """KV bytes one request of ``max_model_len`` needs on this rank (``check_enough_kv_cache_memory``), a
+    speculative proposer's pages (with its look-ahead slots) included."""
+    own = sum(
         pages_per_request(key, max_model_len, stage.block_size, batched_tokens) * stage.page_bytes
         for key in stage.layer_keys
     )
+    draft = math.ceil((max_model_len + stage.lookahead_tokens) / stage.block_size) * stage.draft_page_bytes
+    return own + draft
 
 
 def estimate_max_len(stages: list[VllmStage], limit: int, batched_tokens: int) -> int:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 from planner.engines.base import FailureKind
-from planner.engines.common import engine_total_bytes, gib_text
+from planner.engines.common import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.vllm.blocks import VllmStage, needed_bytes, stage_context
 from planner.engines.vllm.profile import VllmProfile
 from planner.plan import PlanRequest, PlanResult
@@ -53,9 +53,10 @@ def init_baseline_bytes(profile: VllmProfile, world: int) -> int:
 
 
 def _memory_failure(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> Failure | None:
-    total = engine_total_bytes(request)
+    total = stage_total_bytes(request, result, 0)
     world = result.tensor_parallel * result.pipeline_parallel
-    free = total - profile.gpu_memory_in_use_bytes - init_baseline_bytes(profile, world)
+    in_use = profile.gpu_memory_in_use_bytes + result.stages[0].other_bytes  # another process or engine
+    free = total - in_use - init_baseline_bytes(profile, world)
     requested = math.floor(profile.utilization * total)
     if profile.rules.startup_free_memory_check and profile.kv_cache_memory_bytes is None and free < requested:
         return "free-memory", (
@@ -76,8 +77,8 @@ def sampler_headroom(
 ) -> tuple[int, int]:
     """(free memory when the post-capture sampler warm-up starts, the sampler's profiled peak) on the last
     stage's rank."""
-    total = engine_total_bytes(request)
     index = len(result.stages) - 1
+    total = stage_total_bytes(request, result, index)
     ctx = stage_context(request, result, index, total)
     tokens, seqs = profile.batch(total, ctx.gpu_name, result.max_model_len)
     terms = profile.terms(request.model, ctx, tokens, seqs)
@@ -87,10 +88,11 @@ def sampler_headroom(
     # With the estimate in the budget the capture takes what was set aside for it.
     in_budget = profile.cudagraph_in_budget
     graphs = profile.cudagraph_estimate_bytes(count) if in_budget else profile.cudagraph_capture_bytes(count)
-    kv = last.blocks * last.page_bytes * last.group_size
+    kv = last.blocks * (last.page_bytes * last.group_size + last.draft_page_bytes)
     used = (
         init_baseline_bytes(profile, world)
         + profile.gpu_memory_in_use_bytes
+        + result.stages[index].other_bytes
         + last.weights
         + kv
         + last.non_torch

@@ -23,7 +23,7 @@ not fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`).
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -143,6 +143,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     """vLLM (V1 from 0.8, V0 before). Settings are the CLI flags of ``vllm serve``."""
 
     kind: Literal["vllm"] = "vllm"
+    reserve_is_spare: ClassVar[bool] = True  # budget util x total; the rest is left to other processes
     engine_version: str = VLLM_DEFAULT_VERSION
     gpu_memory_utilization: Fraction | None = None  # None: the release's default (0.9; 0.92 from 0.21)
     max_num_batched_tokens: PositiveInt | None = None  # None: vLLM's default for the GPU (vllm_default_batch)

@@ -11,7 +11,7 @@ import math
 from pydantic import BaseModel
 
 from planner.engines.checkpoints import GGUF, weight_loading, with_note
-from planner.engines.common import EngineReport, engine_total_bytes, gib_text, loader_extra_bytes
+from planner.engines.common import EngineReport, engine_total_bytes, gib_text, loader_extra_bytes, stage_total_bytes
 from planner.engines.vllm.blocks import (
     StageOverrides,
     VllmStage,
@@ -148,7 +148,10 @@ def vllm_report(
     log)."""
     total = engine_total_bytes(request)
     util_total = overrides.util_total if overrides is not None else None
-    stages = [vllm_stage(request, result, profile, i, total, overrides) for i in range(len(result.stages))]
+    stages = [
+        vllm_stage(request, result, profile, i, stage_total_bytes(request, result, i), overrides)
+        for i in range(len(result.stages))
+    ]
     first, max_len = stages[0], result.max_model_len
     cap = _capacity(request, result, profile, stages)
     if profile.is_v1:
@@ -190,7 +193,8 @@ def vllm_max_model_len(request: PlanRequest, result: PlanResult, profile: VllmPr
     ``max_position_embeddings``; 0 when no KV memory is left."""
     limit = request.model.max_position_embeddings
     total = engine_total_bytes(request)
-    stages = [vllm_stage(request, result, profile, i, total) for i in range(len(result.stages))]
+    totals = [stage_total_bytes(request, result, i) for i in range(len(result.stages))]
+    stages = [vllm_stage(request, result, profile, i, stage_total) for i, stage_total in enumerate(totals)]
     if min(s.available for s in stages) <= 0:
         return 0
     batched, _ = profile.batch(total, request.gpu.name if request.gpu else None, result.max_model_len)

@@ -1,0 +1,73 @@
+"""Mixed GPUs: one pipeline stage per GPU (an RTX 4090 and a 3090), the layers split between them.
+
+vLLM: every rank sizes its own KV budget from its own device (``gpu_memory_utilization x`` its total,
+``determine_available_memory``) and the engine keeps the smallest block count of all ranks
+(``vllm/v1/core/kv_cache_utils.py`` ``get_kv_cache_configs``: ``min(num_blocks)``), so the stage with the fewest
+tokens of room limits. The layer split defaults to ``get_pp_indices`` (even, the remainder to the last stages)
+and is set with ``VLLM_PP_LAYER_PARTITION="20,12"`` (``vllm/distributed/utils.py``).
+
+llama.cpp ``--split-mode layer --tensor-split a,b``: the split fractions are made cumulative and layer ``il`` goes
+to the first device whose cumulative share exceeds ``il / act_gpu_layers`` (``std::upper_bound`` in
+``llama_model::load_tensors``), with ``act_gpu_layers = n_layer + 1`` counting the output layer, which goes to the
+last device. Giving the layer counts as the split (the last one plus the output layer) reproduces the split.
+
+The best split maximises the conversations the deployment holds: for two stages every split point is tried; for
+more, a local search moves one layer at a time between neighbouring stages while the limiting stage gains
+(:func:`planner.deploy.search.best_layer_split`).
+"""
+
+from __future__ import annotations
+
+from planner.deploy.options import DeploymentOptions, StageGpu
+from planner.errors import PlannerError
+from planner.gpu import GpuSpec
+
+
+def stage_gpu(gpu: GpuSpec, engine: bool) -> StageGpu:
+    """A catalog GPU as one stage: the memory an engine sees (or the device reports) and its bandwidth."""
+    memory = gpu.memory_bytes_for(engine)
+    return StageGpu(name=gpu.name, memory_bytes=memory, bandwidth_bytes_per_s=gpu.bandwidth_bytes_per_s)
+
+
+def check_split(split: tuple[int, ...], num_layers: int, stages: int) -> None:
+    """A layer split must give every stage at least one layer and sum to the model's layers."""
+    if len(split) != stages:
+        raise PlannerError(f"layer split: {len(split)} counts for {stages} pipeline stages")
+    if sum(split) != num_layers:
+        given = "+".join(map(str, split))
+        raise PlannerError(f"layer split: {given} = {sum(split)} layers, the model has {num_layers}")
+
+
+def ranges_of(split: tuple[int, ...]) -> list[range]:
+    """Consecutive layer ranges of a split: ``(20, 12)`` -> ``[range(0, 20), range(20, 32)]``.
+
+    >>> ranges_of((20, 12))
+    [range(0, 20), range(20, 32)]
+    """
+    out, start = [], 0
+    for count in split:
+        out.append(range(start, start + count))
+        start += count
+    return out
+
+
+def stage_memory_bytes(options: DeploymentOptions | None, stage: int, default: int) -> int:
+    """The memory of pipeline stage ``stage``'s GPU: its own when the GPUs are mixed, else ``default``."""
+    if options is None or not options.stage_gpus:
+        return default
+    return options.stage_gpus[stage].memory_bytes
+
+
+def vllm_partition(split: tuple[int, ...]) -> str:
+    """The environment variable that makes vLLM use ``split``."""
+    return f"VLLM_PP_LAYER_PARTITION={','.join(map(str, split))}"
+
+
+def llamacpp_tensor_split(split: tuple[int, ...]) -> str:
+    """``--tensor-split`` reproducing ``split`` (the last device also takes the output layer).
+
+    >>> llamacpp_tensor_split((20, 12))
+    '--split-mode layer --tensor-split 20,13'
+    """
+    counts = (*split[:-1], split[-1] + 1)
+    return f"--split-mode layer --tensor-split {','.join(map(str, counts))}"

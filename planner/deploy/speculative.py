@@ -1,0 +1,105 @@
+"""Speculative decoding: the proposer's weights and KV cache on the GPU, and the look-ahead slots per request.
+
+vLLM V1 (``vllm/v1/spec_decode/eagle.py`` ``EagleProposer.load_model``; ``vllm/v1/worker/gpu_model_runner.py``
+``load_model`` loads the drafter with the target, inside the "Model loading took" measurement):
+
+- a **draft model** (``--speculative-config '{"model": ..., "num_speculative_tokens": K}'``) is a whole second
+  model: its weights (split over the same TP ranks) and a KV cache for all of its attention layers;
+- an **EAGLE** head is one decoder layer of the target's shape plus ``fc`` (2 x hidden -> hidden); it shares the
+  target's ``embed_tokens`` when PP = 1 and the shapes match ("Assuming the EAGLE head shares the same vocab
+  embedding with the target model") and its ``lm_head`` (every method but ``eagle3``);
+- an **EAGLE-3** head reads 2 x hidden into its attention (embedding and fused hidden states), has ``fc`` from
+  3 x hidden and its own ``lm_head`` over a reduced draft vocabulary (32,000 for the published Llama heads);
+- **MTP** (``method: "mtp"``) loads the checkpoint's ``num_nextn_predict_layers`` modules (DeepSeek-V3's
+  ``model.layers.61``, Qwen3-Next / Qwen3.5 ``mtp.*``) with the target's embedding shared;
+- **Medusa** adds ``K`` heads, each a residual block (hidden x hidden + bias) and its own ``lm_head``; no cache.
+
+The drafter's attention layers are registered in the same forward context as the target's
+(``draft_attn_layer_names``), so ``get_kv_cache_spec`` gives them pages in the one KV pool: each token costs the
+target's bytes plus the drafter's. The scheduler reserves ``num_lookahead_tokens = K`` more slots per running
+request (``KVCacheManager.allocate_slots``). The drafter sits with the last pipeline stage.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from planner.deploy.options import SpeculativeOptions
+from planner.errors import PlannerError
+from planner.kv import kv_bytes_per_token, kv_bytes_per_token_per_layer
+from planner.model import LayerKind, ModelSpec
+from planner.params import decoder_layer_params, mtp_params, parameter_breakdown
+from planner.precision import weight_format
+from planner.request import serving_weights
+from planner.weights import weights_bytes
+
+HEAD_BITS = 16  # EAGLE and Medusa heads are published in 16 bits
+
+
+class Drafter(NamedTuple):
+    """What the proposer adds to one GPU of the last stage."""
+
+    weights_bytes: int
+    kv_bytes_per_token: int  # the drafter's attention layers, on one GPU
+    lookahead_tokens: int  # slots reserved per running request
+
+
+def _eagle_layer(model: ModelSpec) -> int:
+    """Parameters of one EAGLE decoder layer: the target's attention and a dense MLP of its width."""
+    if model.hidden_size is None:
+        raise PlannerError("speculative: an EAGLE or MTP head needs the model's hidden size")
+    layer = decoder_layer_params(model, 0)
+    width = model.intermediate_size or (model.moe.moe_intermediate_size if model.moe else 4 * model.hidden_size)
+    mlp = (3 if model.mlp_gated else 2) * model.hidden_size * width
+    return layer.attention + layer.small + mlp
+
+
+def head_parameters(model: ModelSpec, options: SpeculativeOptions) -> int:
+    """Parameters of an EAGLE, EAGLE-3 or Medusa head for ``model`` (module docstring)."""
+    h = model.hidden_size or 0
+    vocab = model.vocab_size or 0
+    if options.method == "eagle":
+        return _eagle_layer(model) + 2 * h * h + h
+    if options.method == "eagle3":
+        heads, kv, d = model.num_attention_heads or 0, model.resolved_kv_heads, model.resolved_head_dim
+        wider_qkv = h * (heads + 2 * kv) * d  # q/k/v read 2 x hidden: one more hidden's worth of input
+        return _eagle_layer(model) + wider_qkv + 3 * h * h + options.draft_vocab_size * h + 2 * h
+    if options.method == "medusa":
+        return options.num_speculative_tokens * (h * h + h + vocab * h)
+    raise PlannerError(f"speculative: {options.method!r} has no head of its own")
+
+
+def mtp_bytes(model: ModelSpec, precision: str) -> int:
+    """The checkpoint's MTP modules as vLLM loads them: at the target's linear-layer precision, the embedding
+    copy shared with the target (DeepSeek-V3 stores one per module; Qwen3.5 / GLM-4.6 store none)."""
+    if not model.num_nextn_predict_layers:
+        raise PlannerError(f"speculative: {model.display_name} carries no MTP layers (num_nextn_predict_layers = 0)")
+    params = mtp_params(model)
+    if not model.mtp_shares_embeddings:
+        params -= model.num_nextn_predict_layers * (model.vocab_size or 0) * (model.hidden_size or 0)
+    return math.ceil(params * weight_format(precision).bits_per_weight / 8)
+
+
+def drafter(
+    model: ModelSpec, options: SpeculativeOptions, precision: str, kv_dtype: str, tensor_parallel: int
+) -> Drafter:
+    """The proposer's weights and KV bytes per token on one GPU of the last stage (module docstring)."""
+    k = options.num_speculative_tokens
+    if options.method == "draft":
+        draft = options.draft_model
+        assert draft is not None  # validated
+        weights = weights_bytes(parameter_breakdown(draft), serving_weights(draft))
+        return Drafter(math.ceil(weights / tensor_parallel), kv_bytes_per_token(draft, kv_dtype, tensor_parallel), k)
+    per_layer = kv_bytes_per_token_per_layer(model, kv_dtype, tensor_parallel, LayerKind.FULL)
+    if options.method == "mtp":
+        weights = mtp_bytes(model, precision)
+        return Drafter(math.ceil(weights / tensor_parallel), model.num_nextn_predict_layers * per_layer, k)
+    weights = math.ceil(head_parameters(model, options) * HEAD_BITS / 8)
+    kv = 0 if options.method == "medusa" else per_layer
+    return Drafter(math.ceil(weights / tensor_parallel), kv, k if options.method != "medusa" else 0)
+
+
+def drafter_sequence_bytes(drafter_: Drafter, tokens: int) -> int:
+    """The drafter's KV for one sequence of ``tokens`` (its layers cache every token, plus the look-ahead)."""
+    return drafter_.kv_bytes_per_token * (tokens + drafter_.lookahead_tokens)

@@ -1,0 +1,241 @@
+"""The Memory page's Deployment section: partial offload, the KV offload tier, LoRA slots, speculative decoding,
+shared GPUs (memory in use, MIG, another engine) and mixed GPUs. Every widget is a declared setting
+(:data:`ui.settings.DEPLOYMENT_SETTINGS`), so the address bar and the share link carry the deployment; the figures
+are :func:`planner.deploy.summary.deployment_data` of the page's one assessment.
+
+:func:`options_from` (pure) turns the settings into :class:`planner.deploy.options.DeploymentOptions` for the
+selection's engine: a setting another engine owns is left out and said so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import streamlit as st
+
+from model_catalog import get_gpu, get_model
+from planner.assess import Assessment
+from planner.deploy.mixed import stage_gpu
+from planner.deploy.options import DeploymentOptions, KvOffloadOptions, LoraOptions, SpeculativeOptions
+from planner.deploy.search import (
+    best_layer_split,
+    cpu_offload_needed,
+    footprint_bytes,
+    gpu_layers_that_fit,
+    side_by_side,
+)
+from planner.deploy.sharing import mig_profiles, parse_nvidia_smi, used_memory_bytes
+from planner.deploy.summary import deployment_data
+from planner.engines.registry import engine_names, overhead_profile
+from planner.errors import PlannerError
+from planner.plan import plan_basis
+from planner.units import GB, GiB, format_bytes
+from ui import binding, links, settings
+from ui.guard import as_text
+from ui.state import Selection, gpu_options, model_options
+
+SMI_KEY = "nvidia_smi_paste"  # a pasted nvidia-smi: not a setting (the memory in use it gives travels as used_mem)
+S = settings
+DEFAULTS: dict[str, Any] = {
+    S.GPU_LAYERS.url: "all", S.CPU_MOE.url: 0, S.CPU_OFFLOAD.url: 0.0, S.HOST_BANDWIDTH.url: 89.6,
+    S.KV_OFFLOAD.url: 0.0, S.PREFIX_TOKENS.url: 0, S.HIT_RATE.url: 1.0, S.MAX_LORAS.url: 0, S.LORA_RANK.url: 16,
+    S.SPEC_METHOD.url: S.NONE, S.DRAFT_MODEL.url: S.NONE, S.SPEC_TOKENS.url: 1, S.USED_MEMORY.url: 0.0,
+    S.MIG.url: S.NONE, S.COLOCATE.url: S.NONE, S.COLOCATE_UTIL.url: 0.3, S.STAGE_GPUS.url: [],
+}  # fmt: skip
+LORA_RANKS = (8, 16, 32, 64, 128, 256, 512)
+
+
+class Built(NamedTuple):
+    options: DeploymentOptions | None
+    notes: list[str]  # settings left out, and why
+
+
+def _engine_kind(sel: Selection) -> str:
+    return sel.engine if sel.engine in engine_names() and sel.calibration is None else "generic"
+
+
+def _colocated_bytes(sel: Selection, values: dict[str, Any]) -> int:
+    """What the other vLLM engine holds on each GPU once started (:func:`planner.deploy.search.footprint_bytes`)."""
+    other_id = values[S.COLOCATE.url]
+    if other_id == S.NONE:
+        return 0
+    mine = sel.request()
+    overhead = overhead_profile("vllm", fraction=float(values[S.COLOCATE_UTIL.url]))
+    update = {"model": get_model(other_id).spec, "weights": None, "kv_dtype": None, "overhead": overhead}
+    return footprint_bytes(side_by_side([mine.model_copy(update=update)])[0])
+
+
+def _speculative(values: dict[str, Any]) -> SpeculativeOptions | None:
+    method = values[S.SPEC_METHOD.url]
+    if method == S.NONE:
+        return None
+    draft = values[S.DRAFT_MODEL.url]
+    if method == "draft" and draft == S.NONE:
+        raise PlannerError("speculative decoding: choose the draft model")
+    spec = get_model(draft).spec if method == "draft" else None
+    return SpeculativeOptions(method=method, draft_model=spec, num_speculative_tokens=int(values[S.SPEC_TOKENS.url]))
+
+
+def options_from(sel: Selection, values: dict[str, Any]) -> Built:
+    """The :class:`DeploymentOptions` of the section's ``values`` (by URL name) for ``sel``'s engine; settings
+    another engine owns are left out with a note. Raises :class:`PlannerError` on a combination no engine runs."""
+    engine, notes = _engine_kind(sel), []
+    v = {**DEFAULTS, **values}
+
+    def owned(url: str, engines: tuple[str, ...], label: str) -> bool:
+        if v[url] == DEFAULTS[url] or engine in engines:
+            return True
+        notes.append(f"{label} is left out: it is {' and '.join(engines)}'s, not {engine}'s.")
+        return False
+
+    layer = owned(S.GPU_LAYERS.url, ("llamacpp", "generic"), "-ngl") and owned(
+        S.CPU_MOE.url, ("llamacpp", "generic"), "--n-cpu-moe"
+    )
+    offload = owned(S.CPU_OFFLOAD.url, ("vllm", "sglang", "generic"), "--cpu-offload-gb")
+    lora = v[S.MAX_LORAS.url] and owned(S.MAX_LORAS.url, ("vllm", "sglang", "generic"), "LoRA slots")
+    tier = owned(S.KV_OFFLOAD.url, ("vllm", "generic"), "The KV offload tier") and owned(
+        S.PREFIX_TOKENS.url, ("vllm", "generic"), "The prefix working set"
+    )
+    kv = None
+    if tier and (v[S.KV_OFFLOAD.url] or v[S.PREFIX_TOKENS.url]):
+        kv = KvOffloadOptions(
+            size_bytes=round(float(v[S.KV_OFFLOAD.url]) * GiB), prefix_tokens=int(v[S.PREFIX_TOKENS.url]),
+            users=sel.users if v[S.PREFIX_TOKENS.url] else 0, hit_rate=float(v[S.HIT_RATE.url]),
+        )  # fmt: skip
+    stages = [sel.gpu_id, *v[S.STAGE_GPUS.url]] if v[S.STAGE_GPUS.url] else []
+    options = DeploymentOptions(
+        gpu_layers=None if not layer or v[S.GPU_LAYERS.url] == "all" else int(v[S.GPU_LAYERS.url]),
+        cpu_moe_layers=int(v[S.CPU_MOE.url]) if layer else 0,
+        cpu_offload_bytes=round(float(v[S.CPU_OFFLOAD.url]) * GiB) if offload else 0,
+        host_bandwidth_bytes_per_s=round(float(v[S.HOST_BANDWIDTH.url]) * GB),
+        kv_offload=kv,
+        lora=LoraOptions(max_loras=int(v[S.MAX_LORAS.url]), max_lora_rank=int(v[S.LORA_RANK.url])) if lora else None,
+        speculative=_speculative(v),
+        used_memory_bytes=round(float(v[S.USED_MEMORY.url]) * GiB) + _colocated_bytes(sel, v),
+        mig_profile=None if v[S.MIG.url] == S.NONE else v[S.MIG.url],
+        stage_gpus=tuple(stage_gpu(get_gpu(g), sel.is_engine) for g in stages),
+    )
+    if not options.active:
+        return Built(None, notes)
+    if options.stage_gpus and len(options.stage_gpus) > 1:
+        options = options.model_copy(update={"layer_split": best_layer_split(sel.request(deployment=options)).split})
+    plan_basis(sel.request(deployment=options))  # refuses what no engine runs (PlannerError)
+    return Built(options, notes)
+
+
+def _offload_widgets(box: Any, sel: Selection) -> dict[str, Any]:
+    n = sel.spec.num_hidden_layers
+    c1, c2, c3, c4 = box.columns(4)
+    ngl = binding.choose(c1, S.GPU_LAYERS, ["all", *map(str, range(n + 2))], "all")
+    moe = binding.number(c2, S.CPU_MOE, 0, n, 0, step=1)
+    gib = binding.number(c3, S.CPU_OFFLOAD, 0.0, S.MAX_GIB, 0.0, step=1.0, format="%.1f")
+    bw = binding.number(c4, S.HOST_BANDWIDTH, 1.0, 10_000.0, 89.6, step=10.0, format="%.1f")
+    return {S.GPU_LAYERS.url: ngl, S.CPU_MOE.url: moe, S.CPU_OFFLOAD.url: gib, S.HOST_BANDWIDTH.url: bw}
+
+
+def _tier_and_lora_widgets(box: Any) -> dict[str, Any]:
+    c1, c2, c3, c4, c5 = box.columns(5)
+    return {
+        S.KV_OFFLOAD.url: binding.number(c1, S.KV_OFFLOAD, 0.0, S.MAX_GIB, 0.0, step=8.0, format="%.1f"),
+        S.PREFIX_TOKENS.url: binding.number(c2, S.PREFIX_TOKENS, 0, S.MAX_CONTEXT, 0, step=256),
+        S.HIT_RATE.url: binding.number(c3, S.HIT_RATE, 0.0, 1.0, 1.0, step=0.05, format="%.2f"),
+        S.MAX_LORAS.url: binding.number(c4, S.MAX_LORAS, 0, 1024, 0, step=1),
+        S.LORA_RANK.url: binding.choose(c5, S.LORA_RANK, list(LORA_RANKS), 16),
+    }
+
+
+def _sharing_widgets(box: Any, sel: Selection) -> dict[str, Any]:
+    c1, c2, c3, c4, c5, c6 = box.columns(6)
+    methods = [S.NONE, "draft", "eagle", "eagle3", "medusa", "mtp"]
+    values = {
+        S.SPEC_METHOD.url: binding.choose(c1, S.SPEC_METHOD, methods, S.NONE),
+        S.DRAFT_MODEL.url: binding.choose(c2, S.DRAFT_MODEL, [S.NONE, *model_options()], S.NONE),
+        S.SPEC_TOKENS.url: binding.number(c3, S.SPEC_TOKENS, 1, 64, 1, step=1),
+        S.USED_MEMORY.url: binding.number(c4, S.USED_MEMORY, 0.0, S.MAX_GIB, 0.0, step=1.0, format="%.2f"),
+        S.MIG.url: binding.choose(c5, S.MIG, [S.NONE, *mig_profiles(sel.gpu_id)], S.NONE),
+        S.COLOCATE.url: binding.choose(c6, S.COLOCATE, [S.NONE, *model_options()], S.NONE),
+    }
+    c1, c2 = box.columns([1, 3])
+    values[S.COLOCATE_UTIL.url] = binding.number(c1, S.COLOCATE_UTIL, 0.05, 0.95, 0.3, step=0.05, format="%.2f")
+    others = [g for g in gpu_options() if g != sel.gpu_id]
+    values[S.STAGE_GPUS.url] = binding.choose_many(c2, S.STAGE_GPUS, others, [], max_selections=7)
+    return values
+
+
+def _smi(box: Any, sel: Selection) -> None:
+    text = box.text_area("Paste nvidia-smi (optional)", key=SMI_KEY, height=80, max_chars=50_000)
+    if not text.strip():
+        return
+    try:
+        used = used_memory_bytes(parse_nvidia_smi(text), sel.gpu_count)
+    except PlannerError as exc:
+        box.error(as_text(str(exc)), icon=":material/error:")
+        return
+    box.caption(f"nvidia-smi: {format_bytes(used, 'GiB')} in use on the fullest of the first {sel.gpu_count} GPU(s).")
+    if box.button("Use it as the memory already in use", icon=":material/check:"):
+        binding.set_value(S.USED_MEMORY, round(used / GiB, 2))
+        st.rerun()
+
+
+def section(sel: Selection) -> tuple[Any, DeploymentOptions | None, dict[str, str | list[str]]]:
+    """Draw the section's settings; (the expander, the options, the section's link parameters)."""
+    active = any(st.session_state.get(s.url, DEFAULTS[s.url]) != DEFAULTS[s.url] for s in S.DEPLOYMENT_SETTINGS)
+    box = st.expander("Deployment: offload, KV tier, LoRA, speculation, shared and mixed GPUs", expanded=active,
+                      icon=":material/hub:")  # fmt: skip
+    box.caption("Partial offload (llama.cpp -ngl / --n-cpu-moe; vLLM, SGLang --cpu-offload-gb) · KV offload tier")
+    values = _offload_widgets(box, sel)
+    values.update(_tier_and_lora_widgets(box))
+    box.caption("Speculative decoding · memory already in use, MIG slice, another engine · mixed GPUs")
+    values.update(_sharing_widgets(box, sel))
+    _smi(box, sel)
+    page = links.page_params(S.MEMORY, values)
+    try:
+        built = options_from(sel, values)
+    except PlannerError as exc:
+        box.error(as_text(f"{exc}. The deployment is left out of the plan."), icon=":material/error:")
+        return box, None, page
+    for note in built.notes:
+        box.caption(as_text(note))
+    if built.options is not None and built.options.stage_gpus:
+        box.caption("Mixed GPUs: one pipeline stage per GPU (TP 1); the sidebar's GPU count, TP and PP are not used.")
+    return box, built.options, page
+
+
+def results(box: Any, a: Assessment) -> None:
+    """What the deployment puts on each GPU and in host RAM, and what it answers."""
+    data = deployment_data(a)
+    details = data["deployment"]
+    if details is None:
+        return
+    unit = "GiB"
+    c1, c2, c3, c4 = box.columns(4)
+    c1.metric(
+        "On each GPU: LoRA + proposer", format_bytes(data["lora_bytes_per_gpu"] + data["draft_bytes_per_gpu"], unit)
+    )
+    c2.metric("Already in use per GPU", format_bytes(data["other_bytes_per_gpu"], unit))
+    host = data["host_weights_bytes"] + data["kv_offload_host_bytes"] + data["lora_host_bytes"]
+    c3.metric(
+        "Host RAM", format_bytes(host, unit), help=f"/dev/shm: {format_bytes(data['kv_offload_shm_bytes'], unit)}"
+    )
+    decode = details["decode"]
+    c4.metric("Decode bound", f"{decode['tokens_per_s']:.1f} tok/s" if decode else "—",
+              help="One sequence, every weight byte read once per token (all on the GPU: "
+              + (f"{decode['tokens_per_s_all_on_gpu']:.1f})" if decode else "n/a)"))  # fmt: skip
+    tier = details["kv_offload"]
+    if tier:
+        box.markdown(f"KV tier: **{tier['tokens']:,} tokens**, {tier['conversations']:,} conversations parked in host "
+                     f"RAM besides the {a.conversations:,} the GPUs hold at once.")  # fmt: skip
+    _answers(box, a)
+    if details["launch_settings"]:
+        box.code(" ".join(details["launch_settings"]), language="bash", wrap_lines=True)
+
+
+def _answers(box: Any, a: Assessment) -> None:
+    options = a.request.deployment
+    engine = a.report.engine if a.report else "generic"
+    if engine == "llamacpp" and options is not None and options.gpu_layers is not None:
+        fit = gpu_layers_that_fit(a.request)
+        box.markdown(f"Layers that fit on the GPU: **{'none' if fit is None else f'-ngl {fit}'}**.")
+    if engine in ("vllm", "sglang") and (not a.fits or (options is not None and options.cpu_offload_bytes)):
+        needed = cpu_offload_needed(a.request)
+        box.markdown(f"Offload needed: **{'more than the weights' if needed is None else f'{needed} GiB per GPU'}**.")
