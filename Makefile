@@ -27,7 +27,7 @@ test: $(BIN)/.dev
 # The fast tier: the planner, the catalog, the pure UI modules, the engine registry and the house rules
 # (no AppTest, no browser); under 15 s on two cores.
 test-fast: $(BIN)/.dev
-	$(BIN)/python -m pytest -q -m "not apptest and not browser" tests/planner tests/catalog tests/ui tests/engines tests/test_architecture.py
+	$(BIN)/python -m pytest -q -m "not apptest and not browser" tests/planner tests/catalog tests/ui tests/engines tests/hostile tests/test_architecture.py
 
 lint: $(BIN)/.dev
 	$(BIN)/ruff check .

@@ -213,12 +213,24 @@ def moe_layer_params(model: ModelSpec) -> tuple[int, int, int, int]:
     return experts, active, shared, small
 
 
+LayerSignature = tuple[LayerKind, bool, bool, bool]  # (kind, shares KV, has a feed-forward, has experts)
+
+
+def layer_signature(model: ModelSpec, index: int) -> LayerSignature:
+    """What decides the parameters of decoder layer ``index``: layers with equal signatures have equal counts."""
+    return model.layers[index], model.is_kv_shared_layer(index), model.has_ffn(index), model.is_moe_layer(index)
+
+
 def decoder_layer_params(model: ModelSpec, index: int) -> ParameterBreakdown:
     """The parameters of decoder layer ``index`` (mixer + MLP or MoE + its norms)."""
-    kind = model.layers[index]
+    return _signature_params(model, layer_signature(model, index))
+
+
+def _signature_params(model: ModelSpec, signature: LayerSignature) -> ParameterBreakdown:
+    kind, kv_shared, has_ffn, is_moe = signature
     h = model.hidden_size or 0
     if kind in ATTENTION_KINDS:
-        attention, small, replicated = attention_layer_params(model, kind, model.is_kv_shared_layer(index))
+        attention, small, replicated = attention_layer_params(model, kind, kv_shared)
     elif kind is LayerKind.NONE:  # a feed-forward-only block (Nemotron-H)
         attention = small = replicated = 0
     else:
@@ -231,11 +243,11 @@ def decoder_layer_params(model: ModelSpec, index: int) -> ParameterBreakdown:
     replicated += norms
     experts = experts_active = dense = 0
     width = model.intermediate_size
-    if width and model.double_wide_mlp_on_shared_kv and model.is_kv_shared_layer(index):
+    if width and model.double_wide_mlp_on_shared_kv and kv_shared:
         width *= 2  # Gemma4TextMLP: use_double_wide_mlp on shared-KV layers
-    if not model.has_ffn(index):
+    if not has_ffn:
         pass
-    elif model.is_moe_layer(index):
+    elif is_moe:
         experts, experts_active, dense, moe_small = moe_layer_params(model)
         small += moe_small
         replicated += moe_small  # the router and its biases are ReplicatedLinear in vLLM
@@ -283,9 +295,24 @@ def mtp_params(model: ModelSpec) -> int:
     return model.num_nextn_predict_layers * per_module
 
 
-@lru_cache(maxsize=1024)
+# Cache sizes, measured with tracemalloc for the largest spec planner.limits allows (1,024 layers of three kinds,
+# experts, shared-KV layers): the spec itself is ~11 kB (its layer_types tuple 8 kB); one entry of
+# _layer_breakdowns ~23 kB (a tuple of 1,024 references to the few distinct breakdowns), one of
+# parameter_breakdown ~1.5 kB. With the specs they keep alive the two caches hold at most 64 x 34 kB + 256 x 12.5 kB,
+# ~5.4 MB (tests/hostile/test_linear_planning.py measures it).
+@lru_cache(maxsize=64)
 def _layer_breakdowns(model: ModelSpec) -> tuple[ParameterBreakdown, ...]:
-    return tuple(decoder_layer_params(model, i) for i in range(model.num_hidden_layers))
+    """One breakdown per layer, computed once per distinct layer signature (a handful per model): linear in the
+    layers, and the tuple holds references to the same few objects."""
+    by_signature: dict[LayerSignature, ParameterBreakdown] = {}
+    out = []
+    for index in range(model.num_hidden_layers):
+        signature = layer_signature(model, index)
+        breakdown = by_signature.get(signature)
+        if breakdown is None:
+            breakdown = by_signature[signature] = _signature_params(model, signature)
+        out.append(breakdown)
+    return tuple(out)
 
 
 def layer_breakdowns(model: ModelSpec) -> list[ParameterBreakdown]:
@@ -294,7 +321,7 @@ def layer_breakdowns(model: ModelSpec) -> list[ParameterBreakdown]:
     return list(_layer_breakdowns(model))
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def parameter_breakdown(model: ModelSpec) -> ParameterBreakdown:
     """Every parameter of ``model`` by category.
 
