@@ -13,11 +13,12 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError
 
-from planner.engines.base import EngineProfile, EngineVersion, Fraction, OverheadBytes, PositiveInt, StageContext
+from planner.engines.base import EngineProfile, EngineVersion, Fraction, OverheadBytes, StageContext
 from planner.engines.vllm.blocks import StageOverrides
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile, vllm_cudagraph_bytes
 from planner.errors import PlannerError
 from planner.hf_config import describe_validation_error
+from planner.limits import MAX_GPU_MEMORY_BYTES, GpuMemoryBytes
 
 # The short form's fields, by letter (Calibrated.to_token).
 CALIBRATION_LETTERS = (
@@ -27,7 +28,8 @@ CALIBRATION_LETTERS = (
     ("n", "non_torch_bytes"),
     ("g", "cuda_graph_bytes"),
 )
-NonNegative = Annotated[int, Field(ge=0)]
+# Measured bytes: at most what one GPU may hold (planner.limits), so every calibration fits a link's 15 digits.
+NonNegative = Annotated[int, Field(ge=0, le=MAX_GPU_MEMORY_BYTES)]
 ENGINES = ("vllm", "sglang", "llamacpp")
 MAX_TOKEN_CHARS = 200  # ui.settings.MAX_TEXT_CHARS: what a link may carry
 MAX_FIGURE_DIGITS = 15  # bytes: 10^15 is a petabyte, beyond any GPU's memory
@@ -42,7 +44,7 @@ class Calibrated(EngineProfile, frozen=True, extra="forbid"):
     engine: Literal["vllm", "sglang", "llamacpp"] = "vllm"  # the engine whose log it was
     engine_version: EngineVersion = VLLM_DEFAULT_VERSION
     gpu_memory_utilization: Fraction = 0.90
-    total_memory_bytes: PositiveInt | None = None
+    total_memory_bytes: GpuMemoryBytes | None = None
     weights_bytes: NonNegative | None = None
     activation_bytes: NonNegative | None = None
     non_torch_bytes: NonNegative | None = None

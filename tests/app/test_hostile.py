@@ -1,0 +1,29 @@
+"""Hostile input through the dashboard (issue 11): every page opens, names what it refused, raises nothing."""
+
+from __future__ import annotations
+
+from tests.app.conftest import run_page, texts
+
+AVAILABLE = "INFO 04-22 00:04:20 [v1/worker/gpu_worker.py:436] Available KV cache memory: 58.11 GiB"
+
+
+def test_an_absurd_log_figure_is_named_before_the_measured_figures_are_offered() -> None:
+    """'Model loading took <400 digits> GiB' then 'Use the measured figures': a named error, no button, no crash;
+    a 15-digit figure (10^24 bytes) too, which before the fix made a calibration no link could carry."""
+    for figure in ("9" * 400, "999999999999999"):
+        at = run_page("memory", {"engine": "vllm"})
+        at.text_area(key="startup_log").set_value(f"{AVAILABLE}\nINFO Model loading took {figure} GiB in 5 s").run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert any("weights" in e for e in texts(at.error)), texts(at.error)
+        assert not [b for b in at.button if b.label == "Use the measured figures"]
+        assert "calib" not in at.query_params
+
+
+def test_a_sane_log_is_still_offered() -> None:
+    at = run_page("memory", {"engine": "vllm"})
+    at.text_area(key="startup_log").set_value(f"INFO Model loading took 14.99 GiB in 5 s\n{AVAILABLE}").run()
+    [use] = [b for b in at.button if b.label == "Use the measured figures"]
+    use.click().run()
+    assert not at.exception
+    calibration = at.query_params["calib"]
+    assert (calibration if isinstance(calibration, str) else calibration[0]).startswith("cal1~vllm~")
