@@ -21,6 +21,8 @@ And on a deployment (:class:`planner.request.PlanRequest`, the CLI's arguments):
 | GPUs in one set-up | 576 (an NVL576 rack), 72 (GB200 NVL72) | 4,096 |
 | tensor / pipeline parallel on the CLI | 8 to 72 in practice | 64 (the dashboard's) |
 | memory of one GPU | 288 GB (MI355X, B300); 512 GB (M3 Ultra) | 100,000 GB |
+| concurrent users on the CLI | thousands per deployment | 1,000,000 (the dashboard's 100,000) |
+| a purchase or monthly budget | millions of USD | 10^12 USD |
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ MAX_PARAMETERS = 100 * 10**12
 MAX_GPUS = 4_096
 MAX_PARALLEL = 64
 MAX_GPU_MEMORY_BYTES = 100_000 * 10**9
+MAX_USERS = 1_000_000
+MAX_BUDGET_USD = 10**12
 MAX_CONFIG_BYTES = 1_000_000  # a config.json (the largest real ones are ~10 kB)
 MAX_JSON_DEPTH = 32  # config.json nests three or four levels
 

@@ -1,7 +1,8 @@
 """``python -m planner``: the catalog, a model's shape, capacity checks and GPU advice, for scripts and CI pipelines.
 
 One module per group of commands (:mod:`~planner.cli.catalog`: ``models``, ``gpus``, ``inspect``;
-:mod:`~planner.cli.fit`; :mod:`~planner.cli.advise`), one table printer (:mod:`~planner.cli.table`).
+:mod:`~planner.cli.fit`; :mod:`~planner.cli.advise`; :mod:`~planner.cli.calibrate`), one table printer
+(:mod:`~planner.cli.table`), one set of bounded argument types (:mod:`~planner.cli.args`).
 Errors are one clear line on stderr and exit status 2; ``--json`` output is stable for scripts.
 """
 
@@ -16,6 +17,7 @@ from pydantic import ValidationError
 
 from model_catalog import CatalogError
 from planner.cli.advise import add_advise_parser, cmd_advise
+from planner.cli.calibrate import add_calibrate_parser, cmd_calibrate
 from planner.cli.catalog import add_catalog_parsers, cmd_gpus, cmd_inspect, cmd_models
 from planner.cli.fit import add_fit_parser, cmd_fit
 from planner.errors import PlannerError
@@ -37,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_catalog_parsers(sub)
     add_fit_parser(sub)
     add_advise_parser(sub)
+    add_calibrate_parser(sub)
     return parser
 
 
@@ -46,14 +49,12 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "inspect": cmd_inspect,
     "fit": cmd_fit,
     "advise": cmd_advise,
+    "calibrate": cmd_calibrate,
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "gpu_memory_gb", None) is not None and not args.gpu_memory_gb > 0:
-        print("error: --gpu-memory-gb must be a positive number", file=sys.stderr)
-        return 2
     try:
         return COMMANDS[args.command](args)
     except (PlannerError, CatalogError) as exc:

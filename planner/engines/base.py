@@ -51,7 +51,7 @@ _RELEASE = re.compile(r"[v~]?[0-9A-Za-z]{1,12}(?:[.+-][0-9A-Za-z]{1,12}){0,5}")
 MAX_RELEASE_CHARS = 32
 
 
-def _release(value: str) -> str:
+def check_release(value: str) -> str:
     """``value`` when it is a short release (ASCII letters and digits in dot-separated parts), else an error."""
     if len(value) > MAX_RELEASE_CHARS or not _RELEASE.fullmatch(value):
         shown = value[:20] + ("…" if len(value) > 20 else "")
@@ -61,7 +61,7 @@ def _release(value: str) -> str:
     return value
 
 
-EngineVersion = Annotated[str, AfterValidator(_release)]
+EngineVersion = Annotated[str, AfterValidator(check_release)]
 
 
 class OverheadBytes(BaseModel, frozen=True, extra="forbid"):
