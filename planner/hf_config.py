@@ -32,6 +32,7 @@ from planner.hf_families import (
 from planner.hf_quant import quantization_precision
 from planner.limits import DEFAULT_FIELD_LIMIT, FIELD_LIMITS, MAX_CONFIG_BYTES, MAX_JSON_DEPTH
 from planner.model import ModelSpec
+from planner.params import check_parameter_count
 from planner.precision import TORCH_DTYPE_NAMES
 from planner.safe_json import load_json
 
@@ -265,9 +266,14 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
     dtype = str(outer.raw("torch_dtype", "dtype") or r.raw("torch_dtype", "dtype") or "bfloat16")
     spec["native_dtype"] = quantization_precision(outer.data) or TORCH_DTYPE_NAMES.get(dtype, "bf16")
     try:
-        return ModelSpec.model_validate({k: v for k, v in spec.items() if v is not None})
+        model = ModelSpec.model_validate({k: v for k, v in spec.items() if v is not None})
     except ValidationError as exc:
         raise PlannerError(f"config.json: {describe_validation_error(exc)}") from None
+    try:
+        check_parameter_count(model)
+    except PlannerError as exc:
+        raise PlannerError(f"config.json: {exc}") from None
+    return model
 
 
 def describe_validation_error(exc: ValidationError) -> str:

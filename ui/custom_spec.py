@@ -3,7 +3,8 @@
 Decoding trusts nothing: the token's length is checked before anything else, the decompressed size is bounded
 while decompressing (a few kB of link can inflate to gigabytes), the JSON goes through the bounded loader
 (:func:`planner.safe_json.load_json`: nesting, digits, finite numbers) and the model through
-:class:`~planner.model.ModelSpec`'s bounds (:mod:`planner.limits`). Every refusal is a :class:`PlannerError`.
+:class:`~planner.model.ModelSpec`'s bounds (:mod:`planner.limits`) and the parameter-count check
+(:func:`planner.params.check_parameter_count`). Every refusal is a :class:`PlannerError`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from planner.errors import PlannerError
 from planner.hf_config import describe_validation_error
 from planner.limits import MAX_JSON_DEPTH
 from planner.model import ModelSpec
+from planner.params import check_parameter_count
 from planner.safe_json import load_json
 
 MAX_TOKEN_CHARS = 6000
@@ -66,6 +68,11 @@ def decode_spec(token: str) -> ModelSpec:
     if not isinstance(data, dict):
         raise PlannerError("spec: not a model description (a JSON object was expected)")
     try:
-        return ModelSpec.model_validate(data)
+        spec = ModelSpec.model_validate(data)
     except ValidationError as exc:
         raise PlannerError(f"spec: {describe_validation_error(exc)}") from None
+    try:
+        check_parameter_count(spec)
+    except PlannerError as exc:
+        raise PlannerError(f"spec: {exc}") from None
+    return spec

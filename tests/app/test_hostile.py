@@ -27,3 +27,21 @@ def test_a_sane_log_is_still_offered() -> None:
     assert not at.exception
     calibration = at.query_params["calib"]
     assert (calibration if isinstance(calibration, str) else calibration[0]).startswith("cal1~vllm~")
+
+
+def test_custom_page_opens_on_the_longest_context_model() -> None:
+    """/custom?model=meta-llama/Llama-4-Scout-17B-16E crashed: its 10,485,760-token context was above the form's
+    maximum."""
+    at = run_page("custom", {"model": "meta-llama/Llama-4-Scout-17B-16E"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.number_input(key="custom_form.max_position_embeddings").value == 10_485_760
+
+
+def test_custom_form_names_a_total_that_contradicts_the_shape() -> None:
+    at = run_page("custom", {"model": "meta-llama/Llama-3.1-8B"})
+    at.number_input(key="custom_form.Total parameters, if known (0: compute from the shape)").set_value(16 * 10**9)
+    at.button(key="FormSubmitter:custom_model-Plan this model").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = texts(at.error)
+    assert any("num_parameters (16,000,000,000) contradicts" in e for e in errors), errors
+    assert not at.success
