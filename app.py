@@ -31,6 +31,7 @@ navigation = st.navigation(
         for index, (path, title, icon, url) in enumerate(PAGES)
     ]
 )
-frame.publish(guarded(render_sidebar))
-navigation.run()
+with frame.run_budget():  # the sidebar and the page share one wall-clock budget per run
+    frame.publish(guarded(render_sidebar))
+    navigation.run()
 frame.finish(notes)

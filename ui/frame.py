@@ -9,15 +9,20 @@ pattern). A page file calls :func:`run_page` with its render function, which rec
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 
 import streamlit as st
 
+from planner.budget import budget
 from ui import binding, links
 from ui.guard import guarded
 from ui.state import Selection
 
 SELECTION_KEY = "_selection"
+# Every run of a page (sidebar and page) stops within this many seconds with a named error: a hostile link costs
+# a visitor's session at most this much of a core, and another visitor's page keeps its share.
+PAGE_BUDGET_SECONDS = 20.0
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")
 
 
@@ -25,6 +30,14 @@ def begin() -> None:
     """Start a run: read the link on the session's first run."""
     binding.begin_run()
     binding.load_from_url()
+
+
+@contextmanager
+def run_budget() -> Iterator[None]:
+    """The run's wall-clock budget (:mod:`planner.budget`): planning loops check it and stop with a named error,
+    which :func:`ui.guard.guarded` shows."""
+    with budget(PAGE_BUDGET_SECONDS, "drawing this page"):
+        yield
 
 
 def publish(selection: Selection | None) -> None:

@@ -16,6 +16,7 @@ from typing import NoReturn
 from pydantic import ValidationError
 
 from model_catalog import CatalogError
+from planner.budget import budget
 from planner.cli.advise import add_advise_parser, cmd_advise
 from planner.cli.calibrate import add_calibrate_parser, cmd_calibrate
 from planner.cli.catalog import add_catalog_parsers, cmd_gpus, cmd_inspect, cmd_models
@@ -43,6 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Every command runs under a wall-clock budget: anything that can grow stops with a named error (the Hub import
+# has its own deadline across the transfer, within this one).
+COMMAND_BUDGET_SECONDS = 60.0
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "models": cmd_models,
     "gpus": cmd_gpus,
@@ -56,7 +61,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        with budget(COMMAND_BUDGET_SECONDS, f"the {args.command} command"):
+            return COMMANDS[args.command](args)
     except (PlannerError, CatalogError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.app.conftest import run_page, texts
 
 AVAILABLE = "INFO 04-22 00:04:20 [v1/worker/gpu_worker.py:436] Available KV cache memory: 58.11 GiB"
@@ -45,3 +47,13 @@ def test_custom_form_names_a_total_that_contradicts_the_shape() -> None:
     errors = texts(at.error)
     assert any("num_parameters (16,000,000,000) contradicts" in e for e in errors), errors
     assert not at.success
+
+
+@pytest.mark.parametrize("page", ["memory", "what_if", "advisor"])
+def test_a_page_over_its_budget_names_it(monkeypatch: pytest.MonkeyPatch, page: str) -> None:
+    """Each page run has a wall-clock budget (ui.frame.PAGE_BUDGET_SECONDS): over it, the planning stops with a
+    named error instead of pinning a core."""
+    monkeypatch.setattr("ui.frame.PAGE_BUDGET_SECONDS", 0.0)
+    at = run_page(page)
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("took longer than its budget of 0 s" in e for e in texts(at.error)), texts(at.error)
