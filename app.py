@@ -6,6 +6,8 @@ page file draws itself with the :class:`ui.state.Selection` the sidebar built in
 its end (:mod:`ui.binding`).
 """
 
+from pathlib import Path
+
 import streamlit as st
 
 from ui import frame
@@ -22,7 +24,10 @@ PAGES = [
     ("app_pages/custom.py", "Custom model", ":material/edit_note:", "custom"),
 ]
 
-st.set_page_config(page_title="Headroom — LLM serving memory", page_icon=":material/memory:", layout="wide")
+# The favicon is a local SVG (sent inline as a data: URI): a ":material/…:" page icon makes every browser fetch
+# it from fonts.gstatic.com, which leaks each visit and fails offline. Everything else is served by the app.
+FAVICON = str(Path(__file__).resolve().parent / "ui" / "static" / "favicon.svg")
+st.set_page_config(page_title="Headroom — LLM serving memory", page_icon=FAVICON, layout="wide")
 frame.begin()
 notes = st.container()
 navigation = st.navigation(
