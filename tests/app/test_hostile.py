@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from tests.app.conftest import run_page, texts
@@ -57,3 +59,14 @@ def test_a_page_over_its_budget_names_it(monkeypatch: pytest.MonkeyPatch, page: 
     at = run_page(page)
     assert not at.exception, [e.value for e in at.exception]
     assert any("took longer than its budget of 0 s" in e for e in texts(at.error)), texts(at.error)
+
+
+def test_a_run_that_waits_its_whole_budget_for_a_turn_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At most ui.frame.CONCURRENT_RUNS runs draw at once; one that gets no turn within its budget says so."""
+    taken = threading.BoundedSemaphore(1)
+    taken.acquire()
+    monkeypatch.setattr("ui.frame._TURNS", taken)
+    monkeypatch.setattr("ui.frame.PAGE_BUDGET_SECONDS", 0.05)
+    at = run_page("memory")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("The server is busy" in e for e in texts(at.error)), texts(at.error)
