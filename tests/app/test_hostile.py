@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import threading
+import time
+import zlib
 
 import pytest
 
@@ -70,3 +74,47 @@ def test_a_run_that_waits_its_whole_budget_for_a_turn_says_so(monkeypatch: pytes
     at = run_page("memory")
     assert not at.exception, [e.value for e in at.exception]
     assert any("The server is busy" in e for e in texts(at.error)), texts(at.error)
+
+
+def _spec(data: object) -> str:
+    raw = data.encode() if isinstance(data, str) else json.dumps(data).encode()
+    return "m1." + base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+
+
+LLAMA = {
+    "id": "x/y",
+    "hidden_size": 4096,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "intermediate_size": 14336,
+    "vocab_size": 128256,
+}
+ISSUE_LINKS = {
+    "a million layers (pinned a core 15-20 min)": ({"spec": _spec({**LLAMA, "num_hidden_layers": 1e6})}, "spec"),
+    "ten million layers by pattern": (
+        {"spec": _spec({**LLAMA, "num_hidden_layers": 10**7, "layer_pattern": ["sliding", "full"]})},
+        "spec",
+    ),
+    "3M nested brackets": ({"spec": _spec("[" * 3_000_000)}, "spec"),
+    "context above 2^53": ({"spec": _spec({**LLAMA, "max_position_embeddings": 2**53 + 1})}, "spec"),
+    "hidden size of 10^400": ({"spec": _spec({**LLAMA, "hidden_size": 10**400})}, "spec"),
+    "16B parameters on an 8B shape": ({"spec": _spec({**LLAMA, "num_parameters": 16 * 10**9})}, "spec"),
+    "calib with w²": ({"calib": "cal1~vllm~0.19.0~0.9~w\u00b2"}, "calib"),
+    "calib with 400 digits": ({"calib": "cal1~vllm~0.19.0~0.9~w" + "9" * 400}, "calib"),
+    "calib with 5,000 digits": ({"calib": "cal1~vllm~0.19.0~0.9~w" + "9" * 5_000}, "calib"),
+    "calib with 16 digits": ({"calib": "cal1~vllm~0.19.0~0.9~w" + "9" * 16}, "calib"),
+}
+
+
+@pytest.mark.parametrize("case", list(ISSUE_LINKS))
+def test_the_issues_links_are_named_and_quick(case: str) -> None:
+    """Each crashed the dashboard (Streamlit's generic error) or pinned a core before the fixes."""
+    params, name = ISSUE_LINKS[case]
+    start = time.perf_counter()
+    at = run_page("memory", params)
+    assert time.perf_counter() - start < 15
+    assert not at.exception, [e.value for e in at.exception]
+    notes = " ".join(w.value for w in at.warning if "ignored" in w.value)
+    assert f"`{name}`" in notes, (texts(at.warning), texts(at.error))
+    assert at.title, "the page still draws the catalog model"
