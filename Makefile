@@ -24,8 +24,8 @@ test: $(BIN)/.dev
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
-# The fast tier: the planner, the catalog, the pure UI modules, the engine registry and the house rules
-# (no AppTest, no browser); under 15 s on two cores.
+# The fast tier: the planner, the catalog, the pure UI modules, the engine registry, the hostile-input cases and
+# the house rules (no AppTest, no browser); under 25 s on two cores.
 test-fast: $(BIN)/.dev
 	$(BIN)/python -m pytest -q -m "not apptest and not browser" tests/planner tests/catalog tests/ui tests/engines tests/hostile tests/test_architecture.py
 
