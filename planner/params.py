@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from planner.errors import PlannerError
+from planner.errors import BeyondLimitsError, PlannerError
 from planner.layer_params import (
     LayerSignature,
     ParameterBreakdown,
@@ -20,6 +20,7 @@ from planner.layer_params import (
     shared_kv_checkpoint_params,
     signature_params,
 )
+from planner.limits import MAX_PARAMETERS
 from planner.model import ModelSpec
 
 __all__ = [
@@ -87,10 +88,19 @@ PARAMETER_TOLERANCE = 0.10
 
 def check_parameter_count(model: ModelSpec) -> None:
     """Raise :class:`PlannerError` naming both figures when ``num_parameters`` and the count the full shape gives
-    differ by more than :data:`PARAMETER_TOLERANCE` (a model known by its size alone has nothing to contradict)."""
-    if model.num_parameters is None or not _full_shape(model):
+    differ by more than :data:`PARAMETER_TOLERANCE` (a model known by its size alone has nothing to contradict), and
+    :class:`BeyondLimitsError` when the shape, each field within its bound, adds up to more parameters than
+    :data:`~planner.limits.MAX_PARAMETERS`."""
+    if not _full_shape(model):
         return
-    given, computed = model.num_parameters, _shape_breakdown(model).total
+    computed = _shape_breakdown(model).total
+    if computed > MAX_PARAMETERS:
+        raise BeyondLimitsError(
+            f"the shape describes {computed:,} parameters; at most {MAX_PARAMETERS:,} (more than any real model)"
+        )
+    if model.num_parameters is None:
+        return
+    given = model.num_parameters
     if abs(given - computed) > PARAMETER_TOLERANCE * computed:
         raise PlannerError(
             f"num_parameters ({given:,}) contradicts the {computed:,} parameters the shape gives "
@@ -183,6 +193,7 @@ def parameter_breakdown(model: ModelSpec) -> ParameterBreakdown:
             attached_loaded=attached_loaded,
             attached_not_loaded=attached_other,
         )
+    check_parameter_count(model)
     breakdown = _shape_breakdown(model)
     if model.num_parameters is None or model.num_parameters == breakdown.total:
         return breakdown

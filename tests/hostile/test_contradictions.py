@@ -92,3 +92,18 @@ def test_a_hub_checkpoint_count_far_from_the_config_is_named_and_not_planned(che
     spec, count = _reconcile(ev, LLAMA, SourcedCount(value=checkpoint, source="API safetensors.total"), computed, notes)
     assert count.value == used and parameter_breakdown(spec).total == used
     assert f"{checkpoint:,}" in notes[0] and f"{COMPUTED:,}" in notes[0]
+
+
+def test_a_shape_beyond_any_real_model_in_total_is_named() -> None:
+    """Each field within its bound, the whole beyond any model: 16,384 experts of width 1,048,576 on 1,024 layers."""
+    spec = ModelSpec.model_validate(
+        {
+            **LLAMA.model_dump(exclude={"layer_types"}),
+            "num_hidden_layers": 1024,
+            "moe": {"num_experts": 16384, "num_experts_per_tok": 8, "moe_intermediate_size": 1_048_576},
+        }
+    )
+    with pytest.raises(PlannerError, match="parameters; at most 100,000,000,000,000"):
+        parameter_breakdown(spec)
+    with pytest.raises(PlannerError, match="spec: the shape describes"):
+        decode_spec(encode_spec(spec))
