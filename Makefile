@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test test-fast lint format typecheck bench screenshots calibrate fidelity catalog-docs clean
+.PHONY: run test test-fast fuzz lint format typecheck bench screenshots calibrate fidelity catalog-docs clean
 
 $(BIN)/.runtime: requirements.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -24,10 +24,15 @@ test: $(BIN)/.dev
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
-# The fast tier: the planner, the catalog, the pure UI modules, the engine registry and the house rules
-# (no AppTest, no browser); under 15 s on two cores.
+# The fast tier: the planner, the catalog, the pure UI modules, the engine registry, the hostile-input cases and
+# the house rules (no AppTest, no browser); under 25 s on two cores.
 test-fast: $(BIN)/.dev
-	$(BIN)/python -m pytest -q -m "not apptest and not browser" tests/planner tests/catalog tests/ui tests/engines tests/test_architecture.py
+	$(BIN)/python -m pytest -q -m "not apptest and not browser" tests/planner tests/catalog tests/ui tests/engines tests/hostile tests/test_architecture.py
+
+# The fuzz suite alone (tests/fuzz and the Hub and log fuzzers; part of make test): under a minute.
+# HEADROOM_FUZZ_EXAMPLES=2000 make fuzz runs it deeper.
+fuzz: $(BIN)/.dev
+	$(BIN)/python -m pytest -q -m fuzz
 
 lint: $(BIN)/.dev
 	$(BIN)/ruff check .

@@ -6,6 +6,9 @@ page file draws itself with the :class:`ui.state.Selection` the sidebar built in
 its end (:mod:`ui.binding`).
 """
 
+from importlib import import_module
+from pathlib import Path
+
 import streamlit as st
 
 from ui import frame
@@ -22,7 +25,15 @@ PAGES = [
     ("app_pages/custom.py", "Custom model", ":material/edit_note:", "custom"),
 ]
 
-st.set_page_config(page_title="Headroom — LLM serving memory", page_icon=":material/memory:", layout="wide")
+# pandas before any page draws: plotly looks it up in sys.modules without importing it (optional_imports, should_load
+# =False), so while one session's thread was still initialising pandas another session's chart saw a partial module
+# ("partially initialized module 'pandas' has no attribute 'Series'"; found by the load test, bench/load.py). An
+# import here makes every run wait for the whole module.
+import_module("pandas")
+# The favicon is a local SVG (sent inline as a data: URI): a ":material/…:" page icon makes every browser fetch
+# it from fonts.gstatic.com, which leaks each visit and fails offline. Everything else is served by the app.
+FAVICON = str(Path(__file__).resolve().parent / "ui" / "static" / "favicon.svg")
+st.set_page_config(page_title="Headroom — LLM serving memory", page_icon=FAVICON, layout="wide")
 frame.begin()
 notes = st.container()
 navigation = st.navigation(
@@ -31,6 +42,7 @@ navigation = st.navigation(
         for index, (path, title, icon, url) in enumerate(PAGES)
     ]
 )
-frame.publish(guarded(render_sidebar))
-navigation.run()
+with frame.run_budget():  # the sidebar and the page share one wall-clock budget per run
+    frame.publish(guarded(render_sidebar))
+    navigation.run()
 frame.finish(notes)

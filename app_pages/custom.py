@@ -13,7 +13,7 @@ from planner.errors import PlannerError
 from planner.hf_config import MAX_CONFIG_BYTES, describe_validation_error, parse_config_text, spec_from_hf_config
 from planner.kv import kv_bytes_per_token
 from planner.model import ModelSpec
-from planner.params import parameter_breakdown
+from planner.params import check_parameter_count, parameter_breakdown
 from planner.precision import WEIGHT_FORMATS
 from ui import frame, links, settings
 from ui.custom_spec import encode_spec
@@ -173,9 +173,12 @@ def render(sel: Selection) -> None:
     if data is not None:
         try:
             spec = ModelSpec.model_validate(data)
+            check_parameter_count(spec)  # a stated total that contradicts the shape is named, not planned
         except ValidationError as exc:
             for problem in describe_validation_error(exc).split("; "):
                 st.error(as_text(problem), icon=":material/error:")
+        except PlannerError as exc:
+            st.error(as_text(str(exc)), icon=":material/error:")
         else:
             _offer(sel, spec)
     if sel.custom_spec:

@@ -78,14 +78,14 @@ def _calibration(sel: Selection, report: EngineReport) -> None:
         )
         log = st.text_area("Start-up log", key=LOG_KEY, height=160, max_chars=200_000)
         if log.strip():
-            try:
-                rows = _comparison_rows(report, log)
+            try:  # the calibration is made (and any absurd figure named) before it is offered
+                rows, token = _comparison_rows(report, log), calibrate(parse_log(log)).to_token()
             except PlannerError as exc:
                 st.error(as_text(str(exc)), icon=":material/error:")
             else:
                 st.dataframe(rows, hide_index=True, width="stretch")
                 if st.button("Use the measured figures", icon=":material/check:"):
-                    binding.set_value(settings.CALIBRATION, calibrate(parse_log(log)).to_token())
+                    binding.set_value(settings.CALIBRATION, token)
                     st.rerun()
         if sel.calibration and st.button("Go back to estimates", icon=":material/undo:"):
             binding.set_value(settings.CALIBRATION, None)

@@ -5,7 +5,9 @@
 - dashboard: server-side rerun time of each page (AppTest; target under 150 ms);
 - browser: cold link to chart drawn (target under 3 s) and slider change to updated chart (under 500 ms),
   in Debian's Chromium (skipped with a note when it is not installed);
-- advisor: the full ranking over the catalog, when the advisor module is present (target under 300 ms).
+- advisor: the full ranking over the catalog, when the advisor module is present (target under 300 ms);
+- load: 25 concurrent sessions for 60 s opening normal and hostile links on loopback (:mod:`bench.load`): errors,
+  p50 / p95 page run and the server's peak memory (``--no-load`` skips it, ``--quick`` runs 10 s).
 
 ``python -m bench --quick`` does fewer repetitions.
 """
@@ -134,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--no-load", action="store_true", help="skip the load test")
     args = parser.parse_args(argv)
     repeat = 5 if args.quick else 15
     rows: dict[str, float] = {}
@@ -146,6 +149,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'benchmark (median)'.ljust(width)}  milliseconds")
     for name, value in rows.items():
         print(f"{name.ljust(width)}  {value:12.2f}")
+    if not args.no_load:
+        from bench import load
+
+        figures = load.run(sessions=25, seconds=10 if args.quick else 60)
+        print()
+        print("load test (bench/load.py): " + ", ".join(f"{name} {value}" for name, value in figures.items()))
+        if figures["errors"] or figures["server_tracebacks_logged"]:
+            return 1
     return 0
 
 

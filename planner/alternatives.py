@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from planner.assess import Assessment, assess
+from planner.budget import check
 from planner.errors import PlannerError
 from planner.parallel import default_parallelism
 from planner.plan import PlanRequest
@@ -46,6 +47,7 @@ def longest_context_that_fits(request: PlanRequest, conversations: int = 1) -> i
     """
     low, high = 0, request.model.max_position_embeddings
     while low < high:
+        check()
         middle = (low + high + 1) // 2
         if _holds(request.at_context(middle), conversations) is not None:
             low = middle

@@ -23,6 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from planner.budget import check
 from planner.engines.base import EngineProfile
 from planner.engines.common import EngineReport
 from planner.engines.registry import engine_of
@@ -103,6 +104,7 @@ def _state(result: PlanResult, report: EngineReport | None, per_replica: float, 
 
 def assess(request: PlanRequest, target_users: int | None = None, result: PlanResult | None = None) -> Assessment:
     """Plan ``request`` (or take its ``result``), ask its engine, and give the verdict against ``target_users``."""
+    check()  # every loop of assessments (curves, alternatives, the advisor) stops at the run's budget
     result = result or plan(request)
     report, label = None, None
     if isinstance(request.overhead, EngineProfile):

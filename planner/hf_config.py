@@ -10,14 +10,13 @@ differences that the config does not spell out come from the ``transformers`` mo
 from __future__ import annotations
 
 import math
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from planner.errors import BeyondLimitsError, PlannerError
+from planner.files import read_regular_file
 from planner.hf_families import (
     FALCON_FAMILIES,
     GEMMA4_FAMILIES,
@@ -33,6 +32,7 @@ from planner.hf_families import (
 from planner.hf_quant import quantization_precision
 from planner.limits import DEFAULT_FIELD_LIMIT, FIELD_LIMITS, MAX_CONFIG_BYTES, MAX_JSON_DEPTH
 from planner.model import ModelSpec
+from planner.params import check_parameter_count
 from planner.precision import TORCH_DTYPE_NAMES
 from planner.safe_json import load_json
 
@@ -266,9 +266,14 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
     dtype = str(outer.raw("torch_dtype", "dtype") or r.raw("torch_dtype", "dtype") or "bfloat16")
     spec["native_dtype"] = quantization_precision(outer.data) or TORCH_DTYPE_NAMES.get(dtype, "bf16")
     try:
-        return ModelSpec.model_validate({k: v for k, v in spec.items() if v is not None})
+        model = ModelSpec.model_validate({k: v for k, v in spec.items() if v is not None})
     except ValidationError as exc:
         raise PlannerError(f"config.json: {describe_validation_error(exc)}") from None
+    try:
+        check_parameter_count(model)
+    except PlannerError as exc:
+        raise PlannerError(f"config.json: {exc}") from None
+    return model
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -282,20 +287,7 @@ def describe_validation_error(exc: ValidationError) -> str:
 def read_config_bytes(path: str | Path) -> bytes:
     """At most :data:`MAX_CONFIG_BYTES` of a regular file: no device (``/dev/zero``), FIFO or directory, and
     nothing read past the bound."""
-    file = Path(path)
-    if not str(path):
-        raise PlannerError("config: no file given")
-    try:
-        mode = os.stat(file).st_mode
-        if not stat.S_ISREG(mode):
-            raise PlannerError(f"{file.name or path}: not a regular file (a device, FIFO or directory)")
-        with open(file, "rb") as handle:
-            data = handle.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise PlannerError(f"cannot read {str(file)[:200]}: {exc.strerror or exc}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise PlannerError(f"{file.name}: larger than a config.json can be ({MAX_CONFIG_BYTES:,} bytes)")
-    return data
+    return read_regular_file(path, MAX_CONFIG_BYTES, "a config.json")
 
 
 def load_config_file(path: str | Path, model_id: str | None = None) -> ModelSpec:

@@ -13,6 +13,16 @@ a hostile description ("a million layers") is refused by name instead of costing
 | experts | 512 (Qwen3.5-397B) | 16,384 |
 | context (positions) | 10,485,760 (Llama 4 Scout) | 16,777,216 |
 | parameters | 1.04 T (Kimi K2) | 100 T |
+
+And on a deployment (:class:`planner.request.PlanRequest`, the CLI's arguments):
+
+| field | largest real value (2026) | bound |
+|---|---|---|
+| GPUs in one set-up | 576 (an NVL576 rack), 72 (GB200 NVL72) | 4,096 |
+| tensor / pipeline parallel on the CLI | 8 to 72 in practice | 64 (the dashboard's) |
+| memory of one GPU | 288 GB (MI355X, B300); 512 GB (M3 Ultra) | 100,000 GB |
+| concurrent users on the CLI | thousands per deployment | 1,000,000 (the dashboard's 100,000) |
+| a purchase or monthly budget | millions of USD | 10^12 USD |
 """
 
 from __future__ import annotations
@@ -30,6 +40,11 @@ MAX_VOCAB = 4_194_304
 MAX_EXPERTS = 16_384
 MAX_CONTEXT = 16_777_216
 MAX_PARAMETERS = 100 * 10**12
+MAX_GPUS = 4_096
+MAX_PARALLEL = 64
+MAX_GPU_MEMORY_BYTES = 100_000 * 10**9
+MAX_USERS = 1_000_000
+MAX_BUDGET_USD = 10**12
 MAX_CONFIG_BYTES = 1_000_000  # a config.json (the largest real ones are ~10 kB)
 MAX_JSON_DEPTH = 32  # config.json nests three or four levels
 
@@ -42,6 +57,8 @@ Vocab = Annotated[int, Field(gt=0, le=MAX_VOCAB)]
 Experts = Annotated[int, Field(gt=0, le=MAX_EXPERTS)]
 Context = Annotated[int, Field(gt=0, le=MAX_CONTEXT)]
 Parameters = Annotated[int, Field(gt=0, le=MAX_PARAMETERS)]
+GpuCount = Annotated[int, Field(gt=0, le=MAX_GPUS)]
+GpuMemoryBytes = Annotated[int, Field(gt=0, le=MAX_GPU_MEMORY_BYTES)]
 
 # Upper bounds by config.json field name, for readers that check before building anything.
 FIELD_LIMITS: dict[str, int] = {

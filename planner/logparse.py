@@ -13,15 +13,17 @@ refused with a :class:`PlannerError` (a real memory figure has a handful of digi
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from planner.engines.base import FailureKind
 from planner.engines.calibrated import Calibrated
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION
 from planner.engines.vllm.versions import vllm_rules
 from planner.errors import PlannerError
+from planner.hf_config import describe_validation_error
+from planner.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS
 from planner.logparse_engines import parse_llamacpp, parse_sglang, parse_trtllm
 from planner.logscan import MAX_LOG_CHARS, MAX_NUMBER_DIGITS, NUM, Lines, find_failure, number, pattern
 from planner.units import GiB
@@ -29,6 +31,14 @@ from planner.units import GiB
 __all__ = ["MAX_LOG_CHARS", "MAX_NUMBER_DIGITS", "LogFormat", "ParsedLog", "calibrate", "parse_log"]
 
 LogFormat = Literal["vllm-v1", "vllm-v0", "sglang", "trtllm", "llamacpp"]
+# A printed memory figure is at most what one GPU may hold (planner.limits, 100,000 GB): a larger one is not an
+# engine's line, and would make a calibration whose bytes no link can carry. Negative figures are printed when a
+# start-up fails ("Available KV cache memory: -1.2 GiB").
+MAX_GIB = MAX_GPU_MEMORY_BYTES / GiB
+Gib = Annotated[float, Field(ge=-MAX_GIB, le=MAX_GIB)]
+Count = Annotated[int, Field(ge=0, le=10**15)]  # blocks, tokens, sequences: the parser reads at most 15 digits
+Ranks = Annotated[int, Field(gt=0, le=MAX_GPUS)]
+Tokens = Annotated[int, Field(gt=0, le=MAX_CONTEXT)]
 
 
 class ParsedLog(BaseModel, frozen=True, extra="forbid"):
@@ -37,33 +47,33 @@ class ParsedLog(BaseModel, frozen=True, extra="forbid"):
     format: LogFormat
     engine_version: str | None = None
     model: str | None = None  # vLLM's config line: the served checkpoint
-    tensor_parallel: int | None = None
-    pipeline_parallel: int | None = None
+    tensor_parallel: Ranks | None = None
+    pipeline_parallel: Ranks | None = None
     dtype: str | None = None  # "bfloat16", "float16", "float32"
     quantization: str | None = None  # "None", "fp8", "mxfp4", "compressed-tensors", "gptq_marlin", ...
     kv_cache_dtype: str | None = None
-    total_memory_gib: float | None = None
-    free_memory_gib: float | None = None  # free on the device when the engine started
+    total_memory_gib: Gib | None = None
+    free_memory_gib: Gib | None = None  # free on the device when the engine started
     gpu_memory_utilization: float | None = None
-    max_num_batched_tokens: int | None = None
-    max_num_seqs: int | None = None
-    weights_gib: float | None = None
-    activation_peak_gib: float | None = None
-    non_torch_gib: float | None = None
-    cuda_graph_gib: float | None = None  # captured ("Graph capturing finished", "Actual usage ... CUDAGraph")
-    cuda_graph_estimate_gib: float | None = None  # "Estimated CUDA graph memory" (vLLM >= 0.18)
+    max_num_batched_tokens: Count | None = None
+    max_num_seqs: Count | None = None
+    weights_gib: Gib | None = None
+    activation_peak_gib: Gib | None = None
+    non_torch_gib: Gib | None = None
+    cuda_graph_gib: Gib | None = None  # captured ("Graph capturing finished", "Actual usage ... CUDAGraph")
+    cuda_graph_estimate_gib: Gib | None = None  # "Estimated CUDA graph memory" (vLLM >= 0.18)
     cudagraph_in_budget: bool | None = None  # the estimate was subtracted from the KV budget
-    kv_cache_gib: float | None = None
-    gpu_blocks: int | None = None
-    kv_cache_tokens: int | None = None
+    kv_cache_gib: Gib | None = None
+    gpu_blocks: Count | None = None
+    kv_cache_tokens: Count | None = None
     max_concurrency: float | None = None
-    max_concurrency_at_tokens: int | None = None
-    max_model_len: int | None = None
-    compute_buffer_gib: float | None = None
+    max_concurrency_at_tokens: Count | None = None
+    max_model_len: Tokens | None = None
+    compute_buffer_gib: Gib | None = None
     fails: bool = False  # the log shows the start-up failing
     failure_kind: FailureKind | None = None
     failure: str | None = None  # the engine's error line
-    estimated_max_model_len: int | None = None
+    estimated_max_model_len: Count | None = None
 
 
 # vLLM V1 (vllm/v1/worker/gpu_worker.py, vllm/v1/core/kv_cache_utils.py, vllm/v1/worker/gpu_model_runner.py).
@@ -290,7 +300,7 @@ def _validated(data: dict[str, object]) -> ParsedLog:
     try:
         return ParsedLog.model_validate(data)
     except ValidationError as exc:
-        raise PlannerError(f"log: unreadable figures ({exc.error_count()} errors: {exc.errors()[0]['msg']})") from None
+        raise PlannerError(f"log: figures no engine prints: {describe_validation_error(exc)}") from None
 
 
 def parse_log(text: str) -> ParsedLog:

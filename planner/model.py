@@ -12,14 +12,34 @@ from __future__ import annotations
 
 from collections import Counter
 from enum import StrEnum
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from planner.limits import (
+    MAX_EXPERTS,
+    MAX_HIDDEN,
+    MAX_LAYERS,
+    Context,
+    Experts,
+    HeadDim,
+    Heads,
+    Hidden,
+    Layers,
+    Parameters,
+    Vocab,
+    Width,
+)
 from planner.precision import WeightPrecision
 
-PositiveInt = Annotated[int, Field(gt=0)]
-NonNegativeInt = Annotated[int, Field(ge=0)]
+# Counts of layers that may be zero (dense layers before the experts, MTP layers, shared-KV layers), experts that
+# may be zero (shared experts), a rank (MLA's latent), and a layer index.
+LayerCount = Annotated[int, Field(ge=0, le=MAX_LAYERS)]
+ExpertCount = Annotated[int, Field(ge=0, le=MAX_EXPERTS)]
+Rank = Annotated[int, Field(gt=0, le=MAX_HIDDEN)]
+Period = Annotated[int, Field(gt=0, le=MAX_LAYERS)]
+Name = Annotated[str, Field(max_length=512)]
 
 
 class LayerKind(StrEnum):
@@ -40,16 +60,16 @@ ATTENTION_KINDS = (LayerKind.FULL, LayerKind.SLIDING, LayerKind.CHUNKED)
 class MoESpec(BaseModel, frozen=True, extra="forbid"):
     """Mixture of experts: every expert is resident in memory, ``num_experts_per_tok`` run per token."""
 
-    num_experts: PositiveInt
-    num_experts_per_tok: PositiveInt
-    moe_intermediate_size: PositiveInt
-    num_shared_experts: NonNegativeInt = 0
+    num_experts: Experts
+    num_experts_per_tok: Experts
+    moe_intermediate_size: Width
+    num_shared_experts: ExpertCount = 0
     # Width of the shared expert MLP; default num_shared_experts * moe_intermediate_size (DeepSeek).
-    shared_expert_intermediate_size: PositiveInt | None = None
+    shared_expert_intermediate_size: Width | None = None
     shared_expert_gate: bool = False  # Qwen2-MoE / Qwen3-Next: a sigmoid gate (hidden -> 1) on the shared expert
-    first_k_dense_replace: NonNegativeInt = 0  # DeepSeek: the first k layers use a dense MLP
-    moe_layer_period: PositiveInt = 1  # Jamba expert_layer_period, Llama 4 interleave_moe_layer_step
-    moe_layer_offset: NonNegativeInt = 0  # Jamba expert_layer_offset
+    first_k_dense_replace: LayerCount = 0  # DeepSeek: the first k layers use a dense MLP
+    moe_layer_period: Period = 1  # Jamba expert_layer_period, Llama 4 interleave_moe_layer_step
+    moe_layer_offset: LayerCount = 0  # Jamba expert_layer_offset
     router_bias: bool = False  # gpt-oss router has a bias
     expert_bias: bool = False  # gpt-oss experts have biases
     score_correction_bias: bool = False  # DeepSeek-V3 e_score_correction_bias (one per expert per layer)
@@ -79,11 +99,11 @@ class MoESpec(BaseModel, frozen=True, extra="forbid"):
 class MLASpec(BaseModel, frozen=True, extra="forbid"):
     """Multi-head latent attention (DeepSeek-V2/V3): one compressed latent per token and layer is cached."""
 
-    kv_lora_rank: PositiveInt
-    q_lora_rank: PositiveInt | None = None  # None: q is a plain projection (DeepSeek-V2-Lite)
-    qk_nope_head_dim: PositiveInt
-    qk_rope_head_dim: PositiveInt
-    v_head_dim: PositiveInt
+    kv_lora_rank: Rank
+    q_lora_rank: Rank | None = None  # None: q is a plain projection (DeepSeek-V2-Lite)
+    qk_nope_head_dim: HeadDim
+    qk_rope_head_dim: HeadDim
+    v_head_dim: HeadDim
 
     @property
     def latent_dim(self) -> int:
@@ -95,11 +115,11 @@ class Mamba2Spec(BaseModel, frozen=True, extra="forbid"):
     """A Mamba-2 mixer (granite-4.0-h, Nemotron-H, Bamba): config fields ``mamba_*``."""
 
     kind: Literal["mamba2"] = "mamba2"
-    mamba_n_heads: PositiveInt
-    mamba_d_head: PositiveInt
-    mamba_d_state: PositiveInt
-    mamba_n_groups: PositiveInt = 1
-    mamba_d_conv: PositiveInt = 4
+    mamba_n_heads: Heads
+    mamba_d_head: HeadDim
+    mamba_d_state: HeadDim
+    mamba_n_groups: Heads = 1
+    mamba_d_conv: HeadDim = 4
     mamba_conv_bias: bool = True
     mamba_proj_bias: bool = False
 
@@ -108,11 +128,11 @@ class GatedDeltaNetSpec(BaseModel, frozen=True, extra="forbid"):
     """A Gated DeltaNet linear-attention mixer (Qwen3-Next): config fields ``linear_*``."""
 
     kind: Literal["gated_deltanet"] = "gated_deltanet"
-    linear_num_key_heads: PositiveInt
-    linear_num_value_heads: PositiveInt
-    linear_key_head_dim: PositiveInt
-    linear_value_head_dim: PositiveInt
-    linear_conv_kernel_dim: PositiveInt = 4
+    linear_num_key_heads: Heads
+    linear_num_value_heads: Heads
+    linear_key_head_dim: HeadDim
+    linear_value_head_dim: HeadDim
+    linear_conv_kernel_dim: HeadDim = 4
 
 
 LinearSpec = Annotated[Mamba2Spec | GatedDeltaNetSpec, Field(discriminator="kind")]
@@ -127,9 +147,9 @@ class IndexerSpec(BaseModel, frozen=True, extra="forbid"):
     head_dim of 128: ``DeepseekV32IndexerCache(head_dim=head_dim + head_dim // 128 * 4)``), whatever the KV dtype.
     """
 
-    index_n_heads: PositiveInt
-    index_head_dim: PositiveInt
-    index_topk: PositiveInt | None = None  # tokens each query attends to (compute, not memory)
+    index_n_heads: Heads
+    index_head_dim: HeadDim
+    index_topk: Context | None = None  # tokens each query attends to (compute, not memory)
 
     @property
     def cache_bytes_per_token(self) -> int:
@@ -140,28 +160,28 @@ class IndexerSpec(BaseModel, frozen=True, extra="forbid"):
 class AttachedModule(BaseModel, frozen=True, extra="forbid"):
     """Weights that are not the text decoder but take memory (a vision tower) or sit in the checkpoint."""
 
-    name: str
-    parameters: PositiveInt
+    name: Name
+    parameters: Parameters
     loaded_for_serving: bool = True  # a vision tower is loaded; an MTP head is not, without speculation
-    source: str
+    source: Annotated[str, Field(max_length=4096)]
 
 
 class ModelSpec(BaseModel, frozen=True, extra="forbid"):
     """A decoder-only language model, as far as memory is concerned."""
 
-    id: Annotated[str, Field(min_length=1)]
-    name: str | None = None
-    model_type: str = "custom"
+    id: Annotated[str, Field(min_length=1, max_length=512)]
+    name: Name | None = None
+    model_type: Annotated[str, Field(max_length=64)] = "custom"
     # -- the parameter count, when the model is known only by its size (seed texts, config "num_parameters").
-    num_parameters: PositiveInt | None = None
-    # -- dense shape
-    hidden_size: PositiveInt | None = None
-    num_hidden_layers: PositiveInt
-    num_attention_heads: PositiveInt | None = None
-    num_key_value_heads: PositiveInt | None = None
-    head_dim: PositiveInt | None = None
-    intermediate_size: PositiveInt | None = None
-    vocab_size: PositiveInt | None = None
+    num_parameters: Parameters | None = None
+    # -- dense shape (every count bounded by planner.limits: the largest real model, with a wide margin)
+    hidden_size: Hidden | None = None
+    num_hidden_layers: Layers
+    num_attention_heads: Heads | None = None
+    num_key_value_heads: Heads | None = None
+    head_dim: HeadDim | None = None
+    intermediate_size: Width | None = None
+    vocab_size: Vocab | None = None
     tie_word_embeddings: bool = False
     # -- details that change the parameter count
     attention_bias: bool = False  # q, k, v biases (Qwen2, phi-2, gpt-oss)
@@ -172,16 +192,17 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
     mlp_gated: bool = True  # SwiGLU/GeGLU (gate, up, down) vs a plain 2-matrix MLP (phi-2, falcon)
     mlp_bias: bool = False
     norm_kind: Literal["rms", "layer"] = "rms"  # LayerNorm also has a bias vector
-    norms_per_layer: NonNegativeInt = 2  # Gemma 2/3: 4; Falcon-7B, Command-R: 1
+    norms_per_layer: Annotated[int, Field(ge=0, le=16)] = 2  # Gemma 2/3: 4; Falcon-7B, Command-R: 1
     lm_head_bias: bool = False  # phi-2
     # -- architecture variants
     moe: MoESpec | None = None
     mla: MLASpec | None = None
     linear_attention: LinearSpec | None = None
-    layer_types: tuple[LayerKind, ...] | None = None  # one per layer; None means all full attention
-    sliding_window: PositiveInt | None = None
-    attention_chunk_size: PositiveInt | None = None
-    num_nextn_predict_layers: NonNegativeInt = 0  # DeepSeek-V3 multi-token-prediction layers in the checkpoint
+    # one per layer; None means all full attention
+    layer_types: Annotated[tuple[LayerKind, ...], Field(max_length=MAX_LAYERS)] | None = None
+    sliding_window: Context | None = None
+    attention_chunk_size: Context | None = None
+    num_nextn_predict_layers: LayerCount = 0  # DeepSeek-V3 multi-token-prediction layers in the checkpoint
     # Qwen3.5 / GLM-4.6 MTP modules use the main embedding and lm_head (vLLM qwen3_next_mtp.py,
     # glm4_moe_mtp.py): the checkpoint holds no copies of them, unlike DeepSeek-V3's and GLM-4.5's.
     mtp_shares_embeddings: bool = False
@@ -189,40 +210,48 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
     # -- per-layer attention geometry (Gemma 4, modeling_gemma4.py Gemma4TextAttention): full-attention layers use
     # global_head_dim and num_global_key_value_heads; with attention_k_eq_v they have no v_proj (V is the K
     # projection, normalised separately), the cache still holds K and V.
-    global_head_dim: PositiveInt | None = None
-    num_global_key_value_heads: PositiveInt | None = None
+    global_head_dim: HeadDim | None = None
+    num_global_key_value_heads: Heads | None = None
     attention_k_eq_v: bool = False
     # The last num_kv_shared_layers layers attend with the K/V of the last earlier layer of their type and cache
     # nothing (Gemma 3n / Gemma 4 E-models); their k/v projections are not built, though the checkpoint may still
     # store them (kv_shared_weights_in_checkpoint: attached, not loaded).
-    num_kv_shared_layers: NonNegativeInt = 0
+    num_kv_shared_layers: LayerCount = 0
     kv_shared_weights_in_checkpoint: bool = False
     double_wide_mlp_on_shared_kv: bool = False  # Gemma 4 use_double_wide_mlp: 2 x intermediate on shared-KV layers
     # Per-layer embeddings (Gemma 3n/4 PLE): embed_tokens_per_layer (vocab_per_layer x layers*p), a projection
     # hidden -> layers*p with its norm, and per layer a gate hidden -> p, a projection p -> hidden and a norm.
-    hidden_size_per_layer_input: NonNegativeInt = 0
-    vocab_size_per_layer_input: PositiveInt | None = None
+    hidden_size_per_layer_input: Annotated[int, Field(ge=0, le=MAX_HIDDEN)] = 0
+    vocab_size_per_layer_input: Vocab | None = None
     layer_scalar: bool = False  # Gemma 4: one learned scalar per decoder layer (layer_scalar)
     # MiniMax-M2 (qk_norm_type "per_layer"): q_norm over heads x head_dim and k_norm over kv x head_dim
     qk_norm_over_heads: bool = False
     # Nemotron-H: a block holds a token mixer (Mamba-2 or attention) *or* a feed-forward (NONE layers), never both
     mixer_blocks_without_mlp: bool = False
-    attached_modules: tuple[AttachedModule, ...] = ()
+    attached_modules: Annotated[tuple[AttachedModule, ...], Field(max_length=16)] = ()
     # -- context and dtype
-    max_position_embeddings: PositiveInt = 4096
+    max_position_embeddings: Context = 4096
     native_dtype: WeightPrecision = "bf16"
 
     @model_validator(mode="before")
     @classmethod
     def _expand_layer_pattern(cls, data: Any) -> Any:
-        """Accept ``layer_pattern`` (a repeating unit, e.g. 5 sliding + 1 full) in place of ``layer_types``."""
+        """Accept ``layer_pattern`` (a repeating unit, e.g. 5 sliding + 1 full) in place of ``layer_types``.
+
+        The pattern and the layer count are checked before anything is expanded: a pattern is a list of at most
+        :data:`~planner.limits.MAX_LAYERS` kinds, and a layer count beyond that is left for the field's own bound
+        to refuse by name (nothing is built from it)."""
         if isinstance(data, dict) and "layer_pattern" in data:
             data = dict(data)
-            pattern = list(data.pop("layer_pattern"))
-            layers = data.get("num_hidden_layers")
+            pattern = data.pop("layer_pattern")
+            if not isinstance(pattern, list | tuple):
+                raise ValueError(f"layer_pattern: a list of layer kinds, got {type(pattern).__name__}")
             if not pattern:
                 raise ValueError("layer_pattern must not be empty")
-            if isinstance(layers, int) and layers > 0:
+            if len(pattern) > MAX_LAYERS:
+                raise ValueError(f"layer_pattern has {len(pattern):,} entries; at most {MAX_LAYERS:,}")
+            layers = data.get("num_hidden_layers")
+            if isinstance(layers, int) and not isinstance(layers, bool) and 0 < layers <= MAX_LAYERS:
                 data["layer_types"] = tuple(pattern[i % len(pattern)] for i in range(layers))
         return data
 
@@ -304,8 +333,8 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
 
     @property
     def layers(self) -> tuple[LayerKind, ...]:
-        """The attention kind of every layer."""
-        return self.layer_types or (LayerKind.FULL,) * self.num_hidden_layers
+        """The attention kind of every layer (the same tuple on every call: per-layer lookups are O(1))."""
+        return self.layer_types or _all_full(self.num_hidden_layers)
 
     @property
     def first_kv_shared_layer(self) -> int:
@@ -321,8 +350,7 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
         """What each layer keeps per sequence: its kind, or NONE for a shared-KV layer (Gemma 3n/4)."""
         if not self.num_kv_shared_layers:
             return self.layers
-        first = self.first_kv_shared_layer
-        return tuple(kind if i < first else LayerKind.NONE for i, kind in enumerate(self.layers))
+        return _without_shared(self.layers, self.first_kv_shared_layer)
 
     def kv_geometry(self, kind: LayerKind = LayerKind.FULL) -> tuple[int, int]:
         """(KV heads, head_dim) of a softmax-attention layer of ``kind``: full-attention layers may use
@@ -363,3 +391,16 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
         if self.mixer_blocks_without_mlp:
             return self.layers[index] is LayerKind.NONE
         return index % moe.moe_layer_period == moe.moe_layer_offset
+
+
+# Layouts computed once: the attention kind of every layer is looked up per layer, so it must not be rebuilt per
+# lookup (an n-tuple per layer made planning quadratic in the layer count). Memory: a tuple of at most MAX_LAYERS
+# references is 8 kB; 128 of each cache hold at most ~2 MB.
+@lru_cache(maxsize=128)
+def _all_full(layers: int) -> tuple[LayerKind, ...]:
+    return (LayerKind.FULL,) * layers
+
+
+@lru_cache(maxsize=128)
+def _without_shared(layers: tuple[LayerKind, ...], first: int) -> tuple[LayerKind, ...]:
+    return layers[:first] + (LayerKind.NONE,) * (len(layers) - first)

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
+from planner.budget import check
 from planner.deploy.apply import StageExtras, check_deployment, layer_ranges, stage_extras
 from planner.deploy.mixed import stage_memory_bytes
 from planner.engines.base import StageContext
@@ -176,6 +177,7 @@ def _stage_weights_bytes(
 
 def plan_basis(request: PlanRequest) -> PlanBasis:
     """Everything of a plan that does not depend on the GPU's memory size (raises on an illegal split)."""
+    check()
     model = request.model
     tp, pp = request.resolved_parallelism
     check_parallel(model, tp, pp, request.gpu_count)
@@ -397,7 +399,10 @@ def concurrency_curve(request: PlanRequest, contexts: list[int]) -> list[Capacit
         raise PlannerError("contexts: every context length must be a positive number of tokens")
     basis = plan_basis(request)
     stages = stages_at(basis, request.gpu_memory_bytes)
-    return [
-        capacity_of(stages, sequence_sizes(request, basis.tensor_parallel, basis.stage_ranges, c), basis.replicas)
-        for c in contexts
-    ]
+    points = []
+    for c in contexts:
+        check()
+        points.append(
+            capacity_of(stages, sequence_sizes(request, basis.tensor_parallel, basis.stage_ranges, c), basis.replicas)
+        )
+    return points

@@ -10,11 +10,11 @@ from pydantic import BaseModel, Field, model_validator
 from planner.deploy.options import DeploymentOptions
 from planner.engines.base import Estimate, OverheadModel
 from planner.gpu import GpuSpec
+from planner.limits import MAX_CONTEXT, MAX_LAYERS, Context, GpuCount, GpuMemoryBytes
 from planner.model import ModelSpec
 from planner.parallel import default_parallelism
 from planner.precision import KvDtype, WeightPrecision
 
-PositiveInt = Annotated[int, Field(gt=0)]
 FitStatus = Literal["fits", "weights-do-not-fit", "no-room-for-one-sequence"]
 
 
@@ -33,17 +33,17 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
     """Everything a plan depends on."""
 
     model: ModelSpec
-    gpu_memory_bytes: PositiveInt
+    gpu_memory_bytes: GpuMemoryBytes
     gpu: GpuSpec | None = None  # for labels; the memory used is gpu_memory_bytes
-    gpu_count: PositiveInt = 1
-    tensor_parallel: PositiveInt | None = None  # None: the largest legal TP for gpu_count
-    pipeline_parallel: PositiveInt = 1
+    gpu_count: GpuCount = 1  # bounded (planner.limits): the default split tries every divisor of it
+    tensor_parallel: GpuCount | None = None  # None: the largest legal TP for gpu_count
+    pipeline_parallel: Annotated[int, Field(gt=0, le=MAX_LAYERS)] = 1
     weights: WeightPrecision | None = None  # None: the model's native precision
     kv_dtype: KvDtype | None = None  # None: the model's activation dtype (bf16, or fp16/fp32 natives)
-    context_tokens: PositiveInt = 4096
-    max_model_len: PositiveInt | None = None  # what a contiguous engine reserves; default context_tokens
-    shared_prefix_tokens: Annotated[int, Field(ge=0)] = 0
-    block_size: PositiveInt = 16
+    context_tokens: Context = 4096
+    max_model_len: Context | None = None  # what a contiguous engine reserves; default context_tokens
+    shared_prefix_tokens: Annotated[int, Field(ge=0, le=MAX_CONTEXT)] = 0
+    block_size: Context = 16
     overhead: OverheadModel = Estimate()
     deployment: DeploymentOptions | None = None  # offload, LoRA, speculation, shared or mixed GPUs (planner.deploy)
 

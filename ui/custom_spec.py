@@ -1,4 +1,11 @@
-"""A hand-described (or uploaded) model travels in the link as one compact URL parameter (pure)."""
+"""A hand-described (or uploaded) model travels in the link as one compact URL parameter (pure).
+
+Decoding trusts nothing: the token's length is checked before anything else, the decompressed size is bounded
+while decompressing (a few kB of link can inflate to gigabytes), the JSON goes through the bounded loader
+(:func:`planner.safe_json.load_json`: nesting, digits, finite numbers) and the model through
+:class:`~planner.model.ModelSpec`'s bounds (:mod:`planner.limits`) and the parameter-count check
+(:func:`planner.params.check_parameter_count`). Every refusal is a :class:`PlannerError`.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +18,13 @@ from pydantic import ValidationError
 
 from planner.errors import PlannerError
 from planner.hf_config import describe_validation_error
+from planner.limits import MAX_JSON_DEPTH
 from planner.model import ModelSpec
+from planner.params import check_parameter_count
+from planner.safe_json import load_json
 
 MAX_TOKEN_CHARS = 6000
+MAX_SPEC_JSON_BYTES = 200_000  # the largest catalog model's description is ~3 kB of JSON
 
 
 def encode_spec(spec: ModelSpec) -> str:
@@ -23,19 +34,45 @@ def encode_spec(spec: ModelSpec) -> str:
     return "m1." + base64.urlsafe_b64encode(packed).decode().rstrip("=")
 
 
+def _inflate(body: str) -> bytes:
+    """The token's body decompressed, at most :data:`MAX_SPEC_JSON_BYTES` of it (decompression stops there)."""
+    damaged = PlannerError("spec: the model description in the link is damaged")
+    if not body.isascii():
+        raise damaged
+    try:
+        packed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(packed, MAX_SPEC_JSON_BYTES + 1)
+    except (binascii.Error, zlib.error, ValueError):
+        raise damaged from None
+    if len(raw) > MAX_SPEC_JSON_BYTES or inflater.unconsumed_tail:
+        raise PlannerError(
+            f"spec: the model description is larger than any model needs ({MAX_SPEC_JSON_BYTES:,} bytes); refused"
+        )
+    if not inflater.eof:
+        raise damaged
+    return raw
+
+
 def decode_spec(token: str) -> ModelSpec:
     """Inverse of :func:`encode_spec`; anything malformed raises :class:`PlannerError` naming the problem."""
-    if not token.startswith("m1.") or len(token) > MAX_TOKEN_CHARS:
+    if len(token) > MAX_TOKEN_CHARS or not token.startswith("m1."):
         raise PlannerError("spec: not a model description made by Headroom")
-    body = token[3:]
+    raw = _inflate(token[3:])
     try:
-        raw = zlib.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)), bufsize=65536)
-        data = json.loads(raw)
-    except (binascii.Error, zlib.error, ValueError):
-        raise PlannerError("spec: the model description in the link is damaged") from None
-    if len(raw) > 200_000 or not isinstance(data, dict):
-        raise PlannerError("spec: the model description in the link is damaged")
+        data = load_json(raw, what="spec", max_bytes=MAX_SPEC_JSON_BYTES, max_depth=MAX_JSON_DEPTH)
+    except PlannerError as exc:
+        if "not UTF-8" in str(exc) or "not valid JSON" in str(exc):
+            raise PlannerError("spec: the model description in the link is damaged") from None
+        raise
+    if not isinstance(data, dict):
+        raise PlannerError("spec: not a model description (a JSON object was expected)")
     try:
-        return ModelSpec.model_validate(data)
+        spec = ModelSpec.model_validate(data)
     except ValidationError as exc:
         raise PlannerError(f"spec: {describe_validation_error(exc)}") from None
+    try:
+        check_parameter_count(spec)
+    except PlannerError as exc:
+        raise PlannerError(f"spec: {exc}") from None
+    return spec

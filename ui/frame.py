@@ -9,15 +9,27 @@ pattern). A page file calls :func:`run_page` with its render function, which rec
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 
 import streamlit as st
 
+from planner.budget import budget
 from ui import binding, links
 from ui.guard import guarded
 from ui.state import Selection
 
 SELECTION_KEY = "_selection"
+# Every run of a page (sidebar and page) stops within this many seconds with a named error: a hostile link costs
+# a visitor's session at most this much of a core, and another visitor's page keeps its share.
+PAGE_BUDGET_SECONDS = 20.0
+# At most this many runs draw at once, across every session: the others wait for a turn (within their budget). The
+# GIL serialises them anyway, so throughput is the same, and the server's memory is bounded by this many runs in
+# flight instead of by the number of visitors (the load test, bench/load.py, measures it).
+CONCURRENT_RUNS = 4
+_TURNS = threading.BoundedSemaphore(CONCURRENT_RUNS)
+BUSY = "The server is busy with other visitors' pages; this one waited its whole budget. Reload in a moment."
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")
 
 
@@ -25,6 +37,21 @@ def begin() -> None:
     """Start a run: read the link on the session's first run."""
     binding.begin_run()
     binding.load_from_url()
+
+
+@contextmanager
+def run_budget() -> Iterator[None]:
+    """The run's wall-clock budget (:mod:`planner.budget`): planning loops check it and stop with a named error,
+    which :func:`ui.guard.guarded` shows. The run first waits for one of :data:`CONCURRENT_RUNS` turns; a run that
+    waits its whole budget says so and stops."""
+    with budget(PAGE_BUDGET_SECONDS, "drawing this page"):
+        if not _TURNS.acquire(timeout=PAGE_BUDGET_SECONDS):
+            st.error(BUSY, icon=":material/hourglass_empty:")
+            st.stop()
+        try:
+            yield
+        finally:
+            _TURNS.release()
 
 
 def publish(selection: Selection | None) -> None:

@@ -34,6 +34,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from planner.budget import check
 from planner.errors import PlannerError
 
 Z95 = 1.6448536269514722  # standard normal 95th percentile
@@ -233,10 +234,12 @@ def conversations_at_risk(
 
     lo, hi = 0, max(1, replicas)
     while ok(hi):
+        check()
         lo, hi = hi, hi * 2
         if hi > 10**8:  # pragma: no cover - a pool this large is not a real deployment
             return lo
     while hi - lo > 1:
+        check()
         mid = (lo + hi) // 2
         if ok(mid):
             lo = mid

@@ -42,6 +42,7 @@ from planner.advisor.options import (
 )
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import Workload
+from planner.budget import check
 from planner.engines.base import Estimate, OverheadModel
 from planner.errors import PlannerError
 from planner.gpu import GpuSpec
@@ -265,6 +266,7 @@ def rank(
     options: list[Option] = []
     rejected: list[Rejected] = []
     for candidate in candidates(model, gpus, counts, weights, kv_dtypes):
+        check()
         outcome = evaluator.evaluate(candidate)
         if isinstance(outcome, Rejected):
             rejected.append(outcome)

@@ -1,7 +1,8 @@
 """``python -m planner``: the catalog, a model's shape, capacity checks and GPU advice, for scripts and CI pipelines.
 
 One module per group of commands (:mod:`~planner.cli.catalog`: ``models``, ``gpus``, ``inspect``;
-:mod:`~planner.cli.fit`; :mod:`~planner.cli.advise`), one table printer (:mod:`~planner.cli.table`).
+:mod:`~planner.cli.fit`; :mod:`~planner.cli.advise`; :mod:`~planner.cli.calibrate`), one table printer
+(:mod:`~planner.cli.table`), one set of bounded argument types (:mod:`~planner.cli.args`).
 Errors are one clear line on stderr and exit status 2; ``--json`` output is stable for scripts.
 """
 
@@ -15,7 +16,9 @@ from typing import NoReturn
 from pydantic import ValidationError
 
 from model_catalog import CatalogError
+from planner.budget import budget
 from planner.cli.advise import add_advise_parser, cmd_advise
+from planner.cli.calibrate import add_calibrate_parser, cmd_calibrate
 from planner.cli.catalog import add_catalog_parsers, cmd_gpus, cmd_inspect, cmd_models
 from planner.cli.fit import add_fit_parser, cmd_fit
 from planner.errors import PlannerError
@@ -37,8 +40,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_catalog_parsers(sub)
     add_fit_parser(sub)
     add_advise_parser(sub)
+    add_calibrate_parser(sub)
     return parser
 
+
+# Every command runs under a wall-clock budget: anything that can grow stops with a named error (the Hub import
+# has its own deadline across the transfer, within this one).
+COMMAND_BUDGET_SECONDS = 60.0
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "models": cmd_models,
@@ -46,16 +54,15 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "inspect": cmd_inspect,
     "fit": cmd_fit,
     "advise": cmd_advise,
+    "calibrate": cmd_calibrate,
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "gpu_memory_gb", None) is not None and not args.gpu_memory_gb > 0:
-        print("error: --gpu-memory-gb must be a positive number", file=sys.stderr)
-        return 2
     try:
-        return COMMANDS[args.command](args)
+        with budget(COMMAND_BUDGET_SECONDS, f"the {args.command} command"):
+            return COMMANDS[args.command](args)
     except (PlannerError, CatalogError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

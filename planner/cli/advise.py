@@ -14,8 +14,10 @@ from model_catalog import get_model
 from planner.advisor import PRESETS, ContextDistribution, Option, Ranking, Workload, rank, recommendation, verdict
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import FORM_FACTORS, VENDORS
+from planner.cli.args import decimal, whole
 from planner.cli.table import print_table
 from planner.errors import PlannerError
+from planner.limits import MAX_BUDGET_USD, MAX_CONTEXT, MAX_PARALLEL, MAX_USERS
 from planner.precision import WEIGHT_FORMATS
 
 
@@ -23,18 +25,30 @@ def add_advise_parser(sub: Any) -> None:
     """Add the ``advise`` sub-command to ``sub`` (an argparse sub-parsers action)."""
     p = sub.add_parser("advise", help="what to buy for a model and a number of users, and what it costs")
     p.add_argument("--model", required=True, help="catalog model id (a Hugging Face repo id)")
-    p.add_argument("--users", type=int, required=True, help="concurrent conversations to serve")
+    p.add_argument("--users", type=whole(1, MAX_USERS), required=True, help="concurrent conversations to serve")
     p.add_argument(
         "--context",
-        type=int,
+        type=whole(1, MAX_CONTEXT),
         help="tokens per conversation (every conversation this long); with --preset: the cap (max_model_len)",
     )
     p.add_argument("--preset", choices=list(PRESETS), help="a context-length distribution instead of one length")
-    p.add_argument("--gpus-max", type=int, default=8, help="largest GPU count to consider: 1, 2, 4, 8 … (default 8)")
-    p.add_argument("--budget", type=float, help="USD: total purchase, or per month with --pricing cloud")
+    p.add_argument(
+        "--gpus-max",
+        type=whole(1, MAX_PARALLEL),
+        default=8,
+        help="largest GPU count to consider: 1, 2, 4, 8 … (default 8)",
+    )
+    p.add_argument(
+        "--budget", type=decimal(0, MAX_BUDGET_USD), help="USD: total purchase, or per month with --pricing cloud"
+    )
     p.add_argument("--pricing", choices=["purchase", "cloud"], default="purchase")
     p.add_argument("--gpu", action="append", help="only this catalog GPU id (repeatable)")
-    p.add_argument("--shared-prefix", type=int, default=0, help="tokens of a system prompt every conversation shares")
+    p.add_argument(
+        "--shared-prefix",
+        type=whole(0, MAX_CONTEXT),
+        default=0,
+        help="tokens of a system prompt every conversation shares",
+    )
     p.add_argument(
         "--weights",
         action="append",
@@ -54,11 +68,13 @@ def add_advise_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--unified-memory-share",
-        type=float,
+        type=decimal(0, 1, above_low=True),
         help="the GPU's share of a Mac's memory (default: the macOS default, 0.75; raise it with sudo sysctl "
         "iogpu.wired_limit_mb=<MB>)",
     )
-    p.add_argument("--limit", type=int, default=10, help="rows of the table (default 10; JSON lists every option)")
+    p.add_argument(
+        "--limit", type=whole(1, 10_000), default=10, help="rows of the table (default 10; JSON lists every option)"
+    )
     p.add_argument("--json", action="store_true")
 
 

@@ -39,9 +39,9 @@ def add_catalog_parsers(sub: Any) -> None:
 
 
 def model_from_args(args: argparse.Namespace) -> ModelSpec:
-    if args.config:
+    if args.config is not None:  # '' too: a one-line error, not a fall-through to the catalog
         return load_config_file(args.config)
-    if getattr(args, "hf", None):
+    if getattr(args, "hf", None) is not None:
         from planner.hub import fetch_model  # imported here: requests is only needed for --hf
 
         hub = fetch_model(args.hf, use_env_token=True)  # the command line runs as the operator: HF_TOKEN applies

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from planner.assess import Assessment, setup_label
+from planner.cli.args import decimal, release, whole
 from planner.cli.catalog import add_model_arguments, model_from_args
 from planner.cli.deploy import (
     add_deployment_arguments,
@@ -23,6 +24,7 @@ from planner.cli.table import print_table
 from planner.engines.base import OverheadModel
 from planner.engines.common import EngineReport
 from planner.engines.registry import engine_names, overhead_profile
+from planner.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
 from planner.plan import PlanRequest
 from planner.precision import KV_FORMATS, WEIGHT_FORMATS
 from planner.units import GB, format_bytes
@@ -36,24 +38,40 @@ def add_fit_parser(sub: Any) -> None:
     gpu.add_argument(
         "--gpu", action="append", help="catalog GPU id, e.g. h100-sxm-80gb; repeat for mixed GPUs (one per stage)"
     )
-    gpu.add_argument("--gpu-memory-gb", type=float, help="GPU memory in GB (10^9 bytes)")
-    fit.add_argument("--gpus", type=int, default=1, help="number of GPUs (default 1)")
-    fit.add_argument("--tp", type=int, help="tensor-parallel size (default: the largest legal one)")
-    fit.add_argument("--pp", type=int, default=1, help="pipeline-parallel size (default 1)")
+    gpu.add_argument(
+        "--gpu-memory-gb",
+        type=decimal(0, MAX_GPU_MEMORY_BYTES / GB, above_low=True),
+        help="GPU memory in GB (10^9 bytes)",
+    )
+    fit.add_argument("--gpus", type=whole(1, MAX_GPUS), default=1, help="number of GPUs (default 1)")
+    fit.add_argument("--tp", type=whole(1, MAX_PARALLEL), help="tensor-parallel size (default: the largest legal one)")
+    fit.add_argument("--pp", type=whole(1, MAX_PARALLEL), default=1, help="pipeline-parallel size (default 1)")
     fit.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight precision (default: native)")
     fit.add_argument("--kv-dtype", choices=list(KV_FORMATS), help="KV cache dtype (default: model dtype)")
-    fit.add_argument("--context", type=int, default=4096, help="tokens per sequence (default 4096)")
+    fit.add_argument("--context", type=whole(1, MAX_CONTEXT), default=4096, help="tokens per sequence (default 4096)")
     fit.add_argument("--engine", choices=("generic", *engine_names()), default="generic", help="engine profile")
-    fit.add_argument("--engine-version", help="engine release, e.g. 0.19.0 (vLLM); default: the profile's")
+    fit.add_argument(
+        "--engine-version", type=release, help="engine release, e.g. 0.19.0 (vLLM); default: the profile's"
+    )
     fit.add_argument(
         "--gpu-util",
-        type=float,
+        type=decimal(0, 1, above_low=True),
         help="the engine's memory fraction: vLLM gpu_memory_utilization (default 0.9), SGLang mem_fraction_static "
         "(default: its heuristic), TensorRT-LLM kv_cache_free_gpu_mem_fraction (default 0.9)",
     )
-    fit.add_argument("--overhead-fraction", type=float, help="simple model: this share of memory is overhead")
-    fit.add_argument("--max-num-batched-tokens", type=int, help="tokens per forward step (default 8192)")
-    fit.add_argument("--users", type=int, help="target concurrent users: the verdict says whether they are served")
+    fit.add_argument(
+        "--overhead-fraction",
+        type=decimal(0, 1, below_high=True),
+        help="simple model: this share of memory is overhead",
+    )
+    fit.add_argument(
+        "--max-num-batched-tokens", type=whole(1, MAX_CONTEXT), help="tokens per forward step (default 8192)"
+    )
+    fit.add_argument(
+        "--users",
+        type=whole(1, MAX_USERS),
+        help="target concurrent users: the verdict says whether they are served",
+    )
     add_deployment_arguments(fit)
 
 

@@ -17,11 +17,12 @@ Engine profiles (:class:`EngineProfile` subclasses, one per engine module) are o
 
 from __future__ import annotations
 
+import re
 from abc import abstractmethod
 from importlib import import_module
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field, SerializeAsAny
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, SerializeAsAny
 
 from planner.model import ModelSpec
 from planner.units import GB, GiB
@@ -45,6 +46,22 @@ FailureKind = Literal[
     "out-of-memory",
 ]
 PositiveInt = Annotated[int, Field(gt=0)]
+# An engine release as engines print them: 0.19.0, v0.10.2rc1, ~0.10 (a range), b6000 (llama.cpp), 0.11.0+cu128.
+_RELEASE = re.compile(r"[v~]?[0-9A-Za-z]{1,12}(?:[.+-][0-9A-Za-z]{1,12}){0,5}")
+MAX_RELEASE_CHARS = 32
+
+
+def check_release(value: str) -> str:
+    """``value`` when it is a short release (ASCII letters and digits in dot-separated parts), else an error."""
+    if len(value) > MAX_RELEASE_CHARS or not _RELEASE.fullmatch(value):
+        shown = value[:20] + ("…" if len(value) > 20 else "")
+        raise ValueError(
+            f"{shown!r} is not an engine release (such as 0.19.0 or b6000, at most {MAX_RELEASE_CHARS} characters)"
+        )
+    return value
+
+
+EngineVersion = Annotated[str, AfterValidator(check_release)]
 
 
 class OverheadBytes(BaseModel, frozen=True, extra="forbid"):
@@ -99,7 +116,7 @@ class OverheadModelBase(BaseModel, frozen=True, extra="forbid"):
 class EngineProfile(OverheadModelBase, frozen=True, extra="forbid"):
     """An engine's settings as an overhead model; ``kind`` is the engine's registry name."""
 
-    engine_version: str
+    engine_version: EngineVersion
 
     @property
     def engine_name(self) -> str:

@@ -8,14 +8,17 @@ figures fall back to the vLLM profile's. A calibration travels in a shared link 
 from __future__ import annotations
 
 import math
+import re
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
-from planner.engines.base import EngineProfile, Fraction, OverheadBytes, PositiveInt, StageContext
+from planner.engines.base import EngineProfile, EngineVersion, Fraction, OverheadBytes, StageContext
 from planner.engines.vllm.blocks import StageOverrides
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile, vllm_cudagraph_bytes
 from planner.errors import PlannerError
+from planner.hf_config import describe_validation_error
+from planner.limits import MAX_GPU_MEMORY_BYTES, GpuMemoryBytes
 
 # The short form's fields, by letter (Calibrated.to_token).
 CALIBRATION_LETTERS = (
@@ -25,7 +28,13 @@ CALIBRATION_LETTERS = (
     ("n", "non_torch_bytes"),
     ("g", "cuda_graph_bytes"),
 )
-NonNegative = Annotated[int, Field(ge=0)]
+# Measured bytes: at most what one GPU may hold (planner.limits), so every calibration fits a link's 15 digits.
+NonNegative = Annotated[int, Field(ge=0, le=MAX_GPU_MEMORY_BYTES)]
+ENGINES = ("vllm", "sglang", "llamacpp")
+MAX_TOKEN_CHARS = 200  # ui.settings.MAX_TEXT_CHARS: what a link may carry
+MAX_FIGURE_DIGITS = 15  # bytes: 10^15 is a petabyte, beyond any GPU's memory
+_DIGITS = re.compile(r"[0-9]+")  # ASCII digits only (str.isdigit() accepts "²", which int() refuses)
+_FRACTION = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,16})?(?:e-?[0-9]{1,2})?")
 
 
 class Calibrated(EngineProfile, frozen=True, extra="forbid"):
@@ -34,9 +43,9 @@ class Calibrated(EngineProfile, frozen=True, extra="forbid"):
     kind: Literal["calibrated"] = "calibrated"
     reserve_is_spare: ClassVar[bool] = True  # vLLM's accounting
     engine: Literal["vllm", "sglang", "llamacpp"] = "vllm"  # the engine whose log it was
-    engine_version: str = VLLM_DEFAULT_VERSION
+    engine_version: EngineVersion = VLLM_DEFAULT_VERSION
     gpu_memory_utilization: Fraction = 0.90
-    total_memory_bytes: PositiveInt | None = None
+    total_memory_bytes: GpuMemoryBytes | None = None
     weights_bytes: NonNegative | None = None
     activation_bytes: NonNegative | None = None
     non_torch_bytes: NonNegative | None = None
@@ -91,17 +100,34 @@ class Calibrated(EngineProfile, frozen=True, extra="forbid"):
 
     @classmethod
     def from_token(cls, token: str) -> Calibrated:
-        """Inverse of :meth:`to_token`; a malformed string raises :class:`planner.errors.PlannerError`."""
-        parts = token.strip().split("~")
+        """Inverse of :meth:`to_token`; a malformed string raises :class:`planner.errors.PlannerError` naming the
+        part: at most :data:`MAX_TOKEN_CHARS` characters, a known engine, a short release, a fraction in (0, 1],
+        and figures of ASCII digits, at most :data:`MAX_FIGURE_DIGITS` each, each given once."""
+        text = token.strip()
+        if len(text) > MAX_TOKEN_CHARS:
+            raise PlannerError(f"calibration: longer than {MAX_TOKEN_CHARS} characters; not one Headroom made")
+        parts = text.split("~")
         if len(parts) < 4 or parts[0] != "cal1":
-            raise PlannerError(f"calibration: expected 'cal1~engine~version~util~...', got {token!r}")
-        fields: dict[str, object] = {"engine": parts[1], "engine_version": parts[2], "gpu_memory_utilization": parts[3]}
+            raise PlannerError(f"calibration: expected 'cal1~engine~version~util~...', got {text[:60]!r}")
+        engine, version, util = parts[1:4]
+        if engine not in ENGINES:
+            raise PlannerError(f"calibration: unknown engine {engine[:20]!r} (one of {', '.join(ENGINES)})")
+        if not _FRACTION.fullmatch(util) or not 0 < float(util) <= 1:
+            raise PlannerError(f"calibration: the memory fraction {util[:20]!r} is not a number in (0, 1]")
+        fields: dict[str, object] = {"engine": engine, "engine_version": version, "gpu_memory_utilization": float(util)}
         names = dict(CALIBRATION_LETTERS)
         for part in parts[4:]:
-            if not part or part[0] not in names or not part[1:].isdigit():
-                raise PlannerError(f"calibration: unreadable field {part!r} in {token!r}")
-            fields[names[part[0]]] = int(part[1:])
+            name, digits = names.get(part[:1]), part[1:]
+            if name is None or not _DIGITS.fullmatch(digits):
+                raise PlannerError(f"calibration: unreadable field {part[:20]!r}")
+            if len(digits) > MAX_FIGURE_DIGITS:
+                raise PlannerError(
+                    f"calibration: {name} has {len(digits)} digits; at most {MAX_FIGURE_DIGITS} (a petabyte)"
+                )
+            if name in fields:
+                raise PlannerError(f"calibration: {name} is given twice")
+            fields[name] = int(digits)
         try:
             return cls.model_validate(fields)
-        except ValueError as exc:
-            raise PlannerError(f"calibration: {exc}") from None
+        except ValidationError as exc:
+            raise PlannerError(f"calibration: {describe_validation_error(exc)}") from None

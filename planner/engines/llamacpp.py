@@ -17,7 +17,7 @@ from typing import Annotated, ClassVar, Literal, NamedTuple
 from pydantic import Field
 
 from planner.deploy.apply import kv_layers, layer_offload
-from planner.engines.base import EngineProfile, OverheadBytes, PositiveInt, StageContext, mlp_width
+from planner.engines.base import EngineProfile, EngineVersion, OverheadBytes, PositiveInt, StageContext, mlp_width
 from planner.engines.checkpoints import weight_loading, with_note
 from planner.engines.common import Engine, EngineReport, engine_total_bytes, stage_total_bytes
 from planner.errors import PlannerError
@@ -48,7 +48,7 @@ class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
     """``llama-server`` settings: context, slots, cache types, GPU layers, micro-batch, flash attention."""
 
     kind: Literal["llamacpp"] = "llamacpp"
-    engine_version: str = "b6000"
+    engine_version: EngineVersion = "b6000"
     n_ctx: PositiveInt | None = None  # None: the request's max_model_len
     n_parallel: PositiveInt = 1
     cache_type_k: LlamacppCacheType = "f16"

@@ -12,7 +12,15 @@ import math
 from typing import ClassVar, Literal
 
 from planner.deploy.apply import stage_drafter
-from planner.engines.base import EngineProfile, Fraction, OverheadBytes, PositiveInt, StageContext, parse_version
+from planner.engines.base import (
+    EngineProfile,
+    EngineVersion,
+    Fraction,
+    OverheadBytes,
+    PositiveInt,
+    StageContext,
+    parse_version,
+)
 from planner.engines.checkpoints import weight_loading, with_note
 from planner.engines.common import (
     Engine,
@@ -97,7 +105,7 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     """SGLang: ``mem_fraction_static`` of total memory for weights plus the KV pool."""
 
     kind: Literal["sglang"] = "sglang"
-    engine_version: str = SGLANG_DEFAULT_VERSION
+    engine_version: EngineVersion = SGLANG_DEFAULT_VERSION
     mem_fraction_static: Fraction | None = None  # None: SGLang's heuristic (sglang_default_mem_fraction)
     chunked_prefill_size: PositiveInt | None = None
     cuda_graph_max_bs: PositiveInt | None = None

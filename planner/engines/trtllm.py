@@ -15,7 +15,15 @@ from __future__ import annotations
 import math
 from typing import ClassVar, Literal
 
-from planner.engines.base import EngineProfile, Fraction, OverheadBytes, PositiveInt, StageContext, parse_version
+from planner.engines.base import (
+    EngineProfile,
+    EngineVersion,
+    Fraction,
+    OverheadBytes,
+    PositiveInt,
+    StageContext,
+    parse_version,
+)
 from planner.engines.checkpoints import weight_loading, with_note
 from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text
 from planner.engines.vllm.profile import vllm_activation_bytes
@@ -33,7 +41,7 @@ class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
     """TensorRT-LLM's memory settings (``trtllm-serve`` / the Triton backend's)."""
 
     kind: Literal["trtllm"] = "trtllm"
-    engine_version: str = TRTLLM_DEFAULT_VERSION
+    engine_version: EngineVersion = TRTLLM_DEFAULT_VERSION
     kv_cache_free_gpu_mem_fraction: Fraction = 0.90
     max_batch_size: PositiveInt | None = None  # None: 2048 (1.x), 256 (TensorRT engines)
     max_num_tokens: PositiveInt = 8192  # tokens per step (1.x: the profile batch; engines: the built workspace)

@@ -33,7 +33,7 @@ from planner.hub.replies import ApiInfo
 from planner.hub.results import HubModel, MissingField, QuantizationInfo, SourcedCount
 from planner.hub.safetensors import DTYPE_BYTES, SafetensorsSummary
 from planner.model import AttachedModule, ModelSpec
-from planner.params import parameter_breakdown
+from planner.params import PARAMETER_TOLERANCE, parameter_breakdown
 from planner.precision import TORCH_DTYPE_NAMES, WeightPrecision
 
 __all__ = ["Evidence", "assemble"]
@@ -253,6 +253,14 @@ def _reconcile(
         notes.append(
             f"the checkpoint also stores lm_head.weight ({diff:,} values), a copy of the tied embedding: "
             f"{checkpoint.source} {checkpoint.value:,} counts it, servers load one copy; the plan uses {total:,}"
+        )
+        return spec, computed
+    if abs(diff) > PARAMETER_TOLERANCE * total:  # not one model's two counts: named, and the shape's count kept
+        notes.append(
+            f"{checkpoint.source} gives {checkpoint.value:,} parameters but config.json describes {total:,} "
+            f"({diff / total:+.0%}, beyond the ±{PARAMETER_TOLERANCE:.0%} two counts of one model may differ): the "
+            "plan uses the count computed from config.json; the checkpoint holds modules it does not describe, or "
+            "the reply is wrong"
         )
         return spec, computed
     notes.append(

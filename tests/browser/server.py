@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import dataclasses
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -41,6 +44,29 @@ def free_port() -> int:
 @contextlib.contextmanager
 def running_app(timeout_s: float = 60) -> Iterator[str]:
     """``streamlit run app.py`` on 127.0.0.1:<free port>; yields the base URL and stops it afterwards."""
+    with running_server(timeout_s) as server:
+        yield server.base
+
+
+@dataclasses.dataclass
+class Server:
+    """A running dashboard: its base URL, its process, and the last lines it logged (stderr is drained, so a
+    chatty server never blocks on a full pipe)."""
+
+    base: str
+    process: subprocess.Popen[bytes]
+    log: collections.deque[str] = dataclasses.field(default_factory=lambda: collections.deque(maxlen=2_000))
+
+    def drain(self) -> None:
+        assert self.process.stderr is not None
+        with contextlib.suppress(ValueError, OSError):  # the pipe closed under the thread
+            for line in self.process.stderr:
+                self.log.append(line.decode("utf-8", errors="replace").rstrip())
+
+
+@contextlib.contextmanager
+def running_server(timeout_s: float = 60) -> Iterator[Server]:
+    """As :func:`running_app`, yielding the :class:`Server` (the load test reads its memory and its log)."""
     port = free_port()
     command = [
         sys.executable,
@@ -67,6 +93,7 @@ def running_app(timeout_s: float = 60) -> Iterator[str]:
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     base = f"http://127.0.0.1:{port}"
+    drain: threading.Thread | None = None
     try:
         deadline = time.monotonic() + timeout_s
         while True:
@@ -79,7 +106,10 @@ def running_app(timeout_s: float = 60) -> Iterator[str]:
                     error = process.stderr.read().decode() if process.stderr else ""
                     raise RuntimeError(f"the dashboard did not start: {error[-2000:]}") from None
                 time.sleep(0.2)
-        yield base
+        server = Server(base, process)
+        drain = threading.Thread(target=server.drain, daemon=True)
+        drain.start()
+        yield server
     finally:
         process.terminate()
         try:
@@ -87,8 +117,11 @@ def running_app(timeout_s: float = 60) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+        if drain is not None:
+            drain.join(timeout=5)  # the pipe reaches its end once the process has exited
         if process.stderr is not None:
-            process.stderr.close()
+            with contextlib.suppress(ValueError, OSError):
+                process.stderr.close()
 
 
 def wait_for_chart(page: Any, timeout_ms: int = 30_000) -> None:

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from planner.errors import PlannerError
 from planner.logparse import MAX_LOG_CHARS, ParsedLog, parse_log
 
+pytestmark = pytest.mark.fuzz  # part of the fuzz suite (tests/fuzz/conftest.py)
+
 SIZE = 200_000  # what the dashboard's box accepts
 PROFILING = (
     "Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB peak_torch_memory=17.06GiB "

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +23,8 @@ from planner.hub.assembly import Evidence, assemble
 from planner.hub.replies import ApiInfo, index_total_size, parse_api_info, parse_config, parse_quantize_config
 from planner.hub.transport import parse_json
 from tests.hub.conftest import FIXTURES
+
+pytestmark = pytest.mark.fuzz  # part of the fuzz suite (tests/fuzz/conftest.py)
 
 # HEADROOM_FUZZ_EXAMPLES=5000 for a deeper run than the default few seconds.
 FUZZ = settings(

@@ -147,13 +147,13 @@ def _status(argv: list[str]) -> int:
     [
         (["fit", "--model", "no/such-model", "--gpu", "h100-sxm-80gb"], "model: unknown id 'no/such-model'"),
         (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100"], "gpu: unknown id 'h100'; did you mean"),
-        (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu-memory-gb", "-3"], "--gpu-memory-gb must be a positive"),
-        (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu-memory-gb", "nan"], "--gpu-memory-gb must be a positive"),
+        (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu-memory-gb", "-3"], "argument --gpu-memory-gb: "),
+        (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu-memory-gb", "nan"], "argument --gpu-memory-gb: "),
         (
             ["fit", "--model", "Qwen/Qwen2.5-7B", "--gpu", "l40s", "--gpus", "8", "--tp", "8"],
             "28 attention heads do not split evenly over TP 8",
         ),
-        (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "l40s", "--context", "0"], "context_tokens"),
+        (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "l40s", "--context", "0"], "argument --context: "),
         (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "l40s", "--weights", "int3"], "invalid choice"),
         (["inspect"], "one of the arguments"),
         (["inspect", "--config", "/nonexistent/config.json"], "cannot read"),

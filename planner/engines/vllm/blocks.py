@@ -19,6 +19,7 @@ from collections import Counter
 
 from pydantic import BaseModel
 
+from planner.budget import check
 from planner.deploy.apply import stage_drafter
 from planner.engines.base import StageContext
 from planner.engines.common import loader_extra_bytes, round_up
@@ -186,6 +187,7 @@ def estimate_max_len(stages: list[VllmStage], limit: int, batched_tokens: int) -
     """The largest length whose request fits on every rank (``estimate_max_model_len``: a binary search)."""
     low, high = 0, limit
     while low < high:
+        check()
         mid = (low + high + 1) // 2
         if all(needed_bytes(s, mid, batched_tokens) <= s.available for s in stages):
             low = mid

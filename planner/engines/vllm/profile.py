@@ -31,6 +31,7 @@ from planner.engines.base import (
     DEFAULT_HIDDEN,
     DEFAULT_VOCAB,
     EngineProfile,
+    EngineVersion,
     Fraction,
     OverheadBytes,
     PositiveInt,
@@ -144,7 +145,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
 
     kind: Literal["vllm"] = "vllm"
     reserve_is_spare: ClassVar[bool] = True  # budget util x total; the rest is left to other processes
-    engine_version: str = VLLM_DEFAULT_VERSION
+    engine_version: EngineVersion = VLLM_DEFAULT_VERSION
     gpu_memory_utilization: Fraction | None = None  # None: the release's default (0.9; 0.92 from 0.21)
     max_num_batched_tokens: PositiveInt | None = None  # None: vLLM's default for the GPU (vllm_default_batch)
     max_num_seqs: PositiveInt | None = None

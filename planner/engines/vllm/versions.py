@@ -9,7 +9,7 @@ its own (:class:`VllmConstants`, e.g. a leave-one-family-out fit) instead.
 from __future__ import annotations
 
 import tomllib
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -85,7 +85,7 @@ def _versions_data() -> dict[str, Any]:
     return tomllib.loads(VERSIONS_PATH.read_text(encoding="utf-8"))
 
 
-@cache
+@lru_cache(maxsize=64)  # keyed by a user-given release: bounded (a few kB an entry)
 def vllm_rules(version: str) -> VllmRules:
     """The rules that hold for ``version`` (``"0.19.0"``, ``"v0.10.2rc1"``)."""
     wanted = parse_version(version)

@@ -1,0 +1,226 @@
+"""The load test of ``make bench``: the dashboard on loopback, many concurrent visitors opening normal and hostile
+links for a minute, and what the server did: errors, page-run times (p50 / p95) and its memory.
+
+Each visitor is a Streamlit session driven the way the browser drives it: a websocket to ``/_stcore/stream``
+speaking Streamlit's protobuf (``BackMsg.rerun_script`` with the link's query string and page; the server answers
+with ``ForwardMsg`` deltas until ``script_finished``). A visit opens three links in one session, then the next
+visitor connects. A page run is the time from the request to the run's end; an error is a run that did not
+finish within :data:`RUN_TIMEOUT_S`, a connection that failed, a traceback element, or the dashboard's generic
+apology (an unexpected exception caught by ``ui.guard``). The hostile links are the cases of issue 11: they must
+end with a named note or error, quickly, like any other link.
+
+``python -m bench.load --sessions 25 --seconds 60`` (the defaults); ``--json`` prints the figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import contextlib
+import json
+import random
+import statistics
+import time
+import zlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from streamlit.proto.Alert_pb2 import Alert
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import WebSocketException
+from websockets.typing import Origin, Subprotocol
+
+RUN_TIMEOUT_S = 40.0  # a page run's budget is 20 s (ui.frame.PAGE_BUDGET_SECONDS); queueing adds the rest
+LINKS_PER_VISIT = 3
+APOLOGY = "Something went wrong while drawing this view"  # ui.guard.guarded's message for an unexpected error
+
+
+def _packed_spec(data: Any) -> str:
+    raw = data.encode() if isinstance(data, str) else json.dumps(data).encode()
+    return "m1." + base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+
+
+LLAMA_8B = {
+    "id": "x/y",
+    "hidden_size": 4096,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "intermediate_size": 14336,
+    "vocab_size": 128256,
+}
+NORMAL: list[tuple[str, dict[str, str]]] = [
+    ("", {"model": "meta-llama/Llama-3.1-70B", "gpu": "h100-sxm-80gb", "gpus": "2", "context": "32768"}),
+    ("", {"model": "deepseek-ai/DeepSeek-V3", "gpu": "h200-sxm-141gb", "gpus": "8", "engine": "vllm"}),
+    ("", {"model": "Qwen/Qwen3-30B-A3B", "gpu": "rtx-4090", "engine": "llamacpp", "weights": "q4_k_m"}),
+    ("what_if", {"model": "Qwen/Qwen3-30B-A3B"}),
+    ("compare", {"model": "meta-llama/Llama-3.1-8B", "gpu": "rtx-4090"}),
+    ("advisor", {"model": "meta-llama/Llama-3.1-70B", "users": "50"}),
+    ("catalog", {}),
+    ("custom", {"model": "meta-llama/Llama-4-Scout-17B-16E"}),
+]
+HOSTILE: list[tuple[str, dict[str, str]]] = [
+    ("", {"spec": _packed_spec({**LLAMA_8B, "num_hidden_layers": 1e6})}),  # the 189-character link
+    ("", {"spec": _packed_spec({**LLAMA_8B, "num_hidden_layers": 10**7, "layer_pattern": ["sliding", "full"]})}),
+    ("", {"spec": _packed_spec("[" * 3_000_000)}),  # 3M nested brackets in a 3.9 kB link
+    ("", {"spec": _packed_spec({**LLAMA_8B, "num_parameters": 16 * 10**9})}),  # a contradiction
+    ("", {"spec": _packed_spec({**LLAMA_8B, "max_position_embeddings": 2**60})}),
+    ("", {"calib": "cal1~vllm~0.19.0~0.9~w\u00b2"}),
+    ("", {"calib": "cal1~vllm~0.19.0~0.9~w" + "9" * 150}),
+    ("", {"model": "<img src=x onerror=alert(1)>", "gpus": "NaN", "context": "-1", "junk": "1"}),
+    ("what_if", {"context": "99999999999", "gpus": "1e9", "tp": "3", "curves": "nope/nope"}),
+    ("advisor", {"users": "1e12", "ctx_mean": "0", "budget": "inf"}),
+    ("custom", {"spec": _packed_spec({**LLAMA_8B, "layer_pattern": ["full"] * 100_000})}),
+]
+
+
+@dataclass
+class Stats:
+    """What the visitors saw."""
+
+    runs: list[float] = field(default_factory=list)  # seconds per page run
+    hostile_runs: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    named_errors: int = 0  # st.error alerts (a hostile link's refusal is one)
+    visits: int = 0
+
+
+async def _run_once(ws: ClientConnection, page: str, query: str, stats: Stats) -> float:
+    """Ask for one page run with ``query``; the seconds until its end (a rerun the app asks for included)."""
+    message = BackMsg()
+    message.rerun_script.query_string = query
+    message.rerun_script.page_name = page
+    start = time.perf_counter()
+    await ws.send(message.SerializeToString())
+    async with asyncio.timeout(RUN_TIMEOUT_S):
+        while True:
+            data = await ws.recv()
+            reply = ForwardMsg()
+            reply.ParseFromString(data if isinstance(data, bytes) else data.encode())
+            kind = reply.WhichOneof("type")
+            if kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
+                element = reply.delta.new_element
+                if element.WhichOneof("type") == "exception":
+                    stats.errors["traceback shown"] += 1
+                elif element.WhichOneof("type") == "alert" and element.alert.format == Alert.ERROR:
+                    stats.named_errors += 1
+                    if APOLOGY in element.alert.body:
+                        stats.errors["unexpected exception (apology shown)"] += 1
+            elif kind == "script_finished":
+                if reply.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    continue
+                if reply.script_finished == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
+                    stats.errors["script error"] += 1
+                return time.perf_counter() - start
+
+
+async def _visitor(base: str, deadline: float, stats: Stats, rng: random.Random) -> None:
+    links = [(page, params, False) for page, params in NORMAL] + [(page, params, True) for page, params in HOSTILE]
+    stream = base.replace("http://", "ws://", 1) + "/_stcore/stream"
+    while time.monotonic() < deadline:
+        stats.visits += 1
+        try:
+            async with connect(
+                stream, subprotocols=[Subprotocol("streamlit")], origin=Origin(base), max_size=None, open_timeout=30
+            ) as ws:
+                for _ in range(LINKS_PER_VISIT):
+                    page, params, hostile = rng.choice(links)
+                    seconds = await _run_once(ws, page, urlencode(params), stats)
+                    (stats.hostile_runs if hostile else stats.runs).append(seconds)
+                    if time.monotonic() >= deadline:
+                        break
+        except TimeoutError:
+            stats.errors["run past the timeout"] += 1
+        except (OSError, WebSocketException) as exc:
+            stats.errors[f"connection: {type(exc).__name__}"] += 1
+
+
+def _rss_mb(pid: int, field_name: str = "VmRSS") -> float:
+    """A memory figure of process ``pid`` from /proc (MiB): VmRSS now, VmHWM its peak."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{field_name}:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def _sample_memory(pid: int, until: float, samples: list[float]) -> None:
+    while time.monotonic() < until:
+        samples.append(_rss_mb(pid))
+        await asyncio.sleep(0.5)
+
+
+async def load(base: str, sessions: int, seconds: float, pid: int | None = None, seed: int = 11) -> dict[str, Any]:
+    """``sessions`` concurrent visitors for ``seconds`` against the dashboard at ``base``; the figures."""
+    stats = Stats()
+    start = time.monotonic()
+    deadline = start + seconds
+    samples: list[float] = []
+    rss_start = _rss_mb(pid) if pid else None
+    sampler = asyncio.create_task(_sample_memory(pid, deadline + RUN_TIMEOUT_S, samples)) if pid else None
+    await asyncio.gather(*(_visitor(base, deadline, stats, random.Random(seed + i)) for i in range(sessions)))
+    if sampler is not None:
+        sampler.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sampler
+    elapsed = time.monotonic() - start
+    every = stats.runs + stats.hostile_runs
+    quantiles = statistics.quantiles(every, n=20, method="inclusive") if len(every) >= 2 else [float("nan")] * 19
+
+    def ms(values: list[float]) -> float:
+        return round(statistics.median(values) * 1000, 1) if values else float("nan")
+
+    return {
+        "sessions": sessions,
+        "seconds": round(elapsed, 1),
+        "visits": stats.visits,
+        "page_runs": len(every),
+        "hostile_runs": len(stats.hostile_runs),
+        "errors": sum(stats.errors.values()),
+        "errors_by_kind": dict(stats.errors),
+        "named_errors_shown": stats.named_errors,
+        "page_run_p50_ms": round(statistics.median(every) * 1000, 1) if every else float("nan"),
+        "page_run_p95_ms": round(quantiles[18] * 1000, 1),
+        "page_run_max_ms": round(max(every) * 1000, 1) if every else float("nan"),
+        "normal_p50_ms": ms(stats.runs),
+        "hostile_p50_ms": ms(stats.hostile_runs),
+        "server_rss_start_mb": round(rss_start, 1) if rss_start else None,
+        "server_rss_max_sampled_mb": round(max(samples), 1) if samples else None,
+        "server_peak_rss_mb": round(_rss_mb(pid, "VmHWM"), 1) if pid else None,
+    }
+
+
+def run(sessions: int = 25, seconds: float = 60) -> dict[str, Any]:
+    """Start the dashboard on loopback, load it, stop it; the figures and the server's logged tracebacks."""
+    from tests.browser.server import running_server
+
+    with running_server() as server:
+        figures = asyncio.run(load(server.base, sessions, seconds, server.process.pid))
+        time.sleep(0.5)  # the last log lines
+        figures["server_tracebacks_logged"] = sum("Traceback" in line for line in server.log)
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.load")
+    parser.add_argument("--sessions", type=int, default=25)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    figures = run(args.sessions, args.seconds)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        width = max(len(k) for k in figures)
+        for name, value in figures.items():
+            print(f"{name.ljust(width)}  {value}")
+    return 1 if figures["errors"] or figures["server_tracebacks_logged"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

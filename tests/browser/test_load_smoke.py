@@ -1,0 +1,17 @@
+"""A short load test (the full one is ``make bench``, bench/load.py): three concurrent sessions opening normal and
+hostile links for five seconds; every run ends, with no traceback and no generic apology."""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+from bench.load import load
+
+
+def test_three_sessions_open_normal_and_hostile_links_without_error(app_url: str) -> None:
+    # Its own thread and event loop: Playwright's sync API keeps one running in this thread for the browser tests.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        figures = pool.submit(lambda: asyncio.run(load(app_url, sessions=3, seconds=5))).result(timeout=120)
+    assert figures["page_runs"] >= 3, figures
+    assert figures["errors"] == 0, figures

@@ -1,0 +1,97 @@
+"""Planning cost is linear in the layers and the caches are bounded in bytes (issue 11: ``model.layers[index]``
+rebuilt an n-tuple per layer; ``lru_cache(1024)`` kept ~24 MB per distinct 20k-layer spec)."""
+
+from __future__ import annotations
+
+import gc
+import time
+import tracemalloc
+
+from model_catalog import get_gpu
+from planner import limits
+from planner.assess import assess
+from planner.engines.registry import overhead_profile
+from planner.kv import kinds_in
+from planner.model import ModelSpec
+from planner.params import _layer_breakdowns, decoder_layer_params, layer_breakdowns, parameter_breakdown
+from planner.plan import PlanRequest
+
+
+def largest(tag: str, layers: int = limits.MAX_LAYERS) -> ModelSpec:
+    """The largest description the limits allow, with every per-layer feature that varies by layer."""
+    return ModelSpec.model_validate(
+        {
+            "id": f"big/{tag}",
+            "hidden_size": 16384,
+            "num_hidden_layers": layers,
+            "num_attention_heads": 128,
+            "num_key_value_heads": 8,
+            "intermediate_size": 53248,
+            "vocab_size": limits.MAX_VOCAB,
+            "layer_pattern": ["sliding", "full", "chunked"],
+            "sliding_window": 4096,
+            "attention_chunk_size": 8192,
+            "num_kv_shared_layers": layers // 10,
+            "max_position_embeddings": limits.MAX_CONTEXT,
+            "moe": {"num_experts": 512, "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "moe_layer_period": 2},
+        }
+    )
+
+
+def test_the_layer_layout_is_built_once() -> None:
+    """Failed before the fix: ``layers`` and ``kv_kinds`` were new n-tuples on every access."""
+    full = ModelSpec(id="x", num_parameters=10**9, num_hidden_layers=1000, num_key_value_heads=8, head_dim=128)
+    assert full.layers is full.layers
+    shared = largest("layout")
+    assert shared.kv_kinds is shared.kv_kinds
+
+
+def test_layer_breakdowns_count_each_distinct_layer_once() -> None:
+    spec = largest("signatures")
+    layers = layer_breakdowns(spec)
+    assert len(layers) == spec.num_hidden_layers
+    assert len({id(layer) for layer in layers}) <= 16  # a handful of distinct layers, shared
+    assert all(layers[i] == decoder_layer_params(spec, i) for i in range(0, spec.num_hidden_layers, 37))
+
+
+def test_planning_the_largest_allowed_spec_is_fast() -> None:
+    spec = largest("timed")
+    gpu = get_gpu("h100-sxm-80gb")
+    request = PlanRequest(
+        model=spec,
+        gpu=gpu,
+        gpu_memory_bytes=gpu.memory_bytes_for(True),
+        gpu_count=64,
+        tensor_parallel=8,
+        pipeline_parallel=8,
+        context_tokens=limits.MAX_CONTEXT,
+        max_model_len=limits.MAX_CONTEXT,
+        overhead=overhead_profile("vllm"),
+    )
+    start = time.perf_counter()
+    assess(request)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_the_caches_stay_bounded_in_bytes() -> None:
+    """Many distinct largest-allowed specs: the planner's caches keep at most ~12 MB (the comments in params.py
+    and kv.py state the measured sizes per entry)."""
+    for cached in (_layer_breakdowns, parameter_breakdown, kinds_in):
+        cached.cache_clear()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for i in range(270):
+            spec = largest(str(i))
+            parameter_breakdown(spec)
+            for pp in (1, 2, 4):
+                step = spec.num_hidden_layers // pp
+                for stage in range(pp):
+                    kinds_in(spec, stage * step, (stage + 1) * step)
+            del spec
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert kept < 16 * 2**20, f"{kept / 2**20:.1f} MiB kept"
