@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 from pydantic import BaseModel
@@ -20,6 +21,7 @@ from planner.deploy.mixed import stage_memory_bytes
 from planner.engines.base import StageContext
 from planner.errors import PlannerError
 from planner.kv import kv_bytes_per_token, kv_bytes_per_token_in_layers
+from planner.model import ModelSpec
 from planner.parallel import check_parallel
 from planner.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.precision import kv_format, weight_format
@@ -154,24 +156,22 @@ class PlanBasis(BaseModel, frozen=True, extra="forbid"):
     extras: tuple[StageExtras, ...] | None = None  # per stage, what request.deployment changes
 
 
+# Keyed by the (frozen, hashable) spec: the advisor plans the same split on every catalog GPU, so each key recurs
+# ~45 times. An entry is an int plus references; with the largest spec (~11 kB, planner.limits) 256 entries keep
+# at most ~3 MB of specs alive.
+@lru_cache(maxsize=256)
 def _stage_weights_bytes(
-    request: PlanRequest,
-    params: ParameterBreakdown,
-    layers: list[ParameterBreakdown] | None,
-    tensor_parallel: int,
-    stage: range,
-    first: bool,
-    last: bool,
+    model: ModelSpec, precision: str, tensor_parallel: int, start: int, stop: int, first: bool, last: bool
 ) -> int:
-    """Weight bytes on one GPU of ``stage`` (:func:`planner.weights.stage_weights_bytes_per_gpu`); a model known
-    by size alone is spread evenly over stages and ranks."""
-    model = request.model
-    if layers is None:
-        return math.ceil(
-            weights_bytes(params, request.resolved_weights) * len(stage) / model.num_hidden_layers / tensor_parallel
-        )
+    """Weight bytes on one GPU of the stage holding layers ``[start, stop)``
+    (:func:`planner.weights.stage_weights_bytes_per_gpu`); a model known by size alone is spread evenly over
+    stages and ranks."""
+    params = parameter_breakdown(model)
+    if not (model.hidden_size and model.vocab_size):
+        return math.ceil(weights_bytes(params, precision) * (stop - start) / model.num_hidden_layers / tensor_parallel)
+    layers = layer_breakdowns(model)
     return stage_weights_bytes_per_gpu(
-        model, layers, params, request.resolved_weights, tensor_parallel, stage, first, last
+        model, layers, params, precision, tensor_parallel, range(start, stop), first, last
     )
 
 
@@ -190,7 +190,11 @@ def plan_basis(request: PlanRequest) -> PlanBasis:
     weights = []
     per_token = []
     for index, stage in enumerate(ranges):
-        weights.append(_stage_weights_bytes(request, params, layers, tp, stage, index == 0, index == pp - 1))
+        weights.append(
+            _stage_weights_bytes(
+                model, request.resolved_weights, tp, stage.start, stage.stop, index == 0, index == pp - 1
+            )
+        )
         per_token.append(kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, stage))
     extras = stage_extras(request, params, layers, tp, ranges, weights)
     if extras is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 
 from planner.model import ModelSpec
 from planner.params import ParameterBreakdown
@@ -54,6 +55,8 @@ def category_bits(fmt: WeightFormat, has_experts: bool) -> dict[str, Fraction]:
     }
 
 
+# An entry is a breakdown of ~10 ints and a string: 1,024 of them stay under 1 MB.
+@lru_cache(maxsize=1024)
 def weights_bytes(params: ParameterBreakdown, precision: str) -> int:
     """Bytes of every served parameter (one full copy of the model) in ``precision``.
 

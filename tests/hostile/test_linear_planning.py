@@ -14,7 +14,7 @@ from planner.engines.registry import overhead_profile
 from planner.kv import kinds_in
 from planner.model import ModelSpec
 from planner.params import _layer_breakdowns, decoder_layer_params, layer_breakdowns, parameter_breakdown
-from planner.plan import PlanRequest
+from planner.plan import PlanRequest, _stage_weights_bytes
 
 
 def largest(tag: str, layers: int = limits.MAX_LAYERS) -> ModelSpec:
@@ -74,9 +74,9 @@ def test_planning_the_largest_allowed_spec_is_fast() -> None:
 
 
 def test_the_caches_stay_bounded_in_bytes() -> None:
-    """Many distinct largest-allowed specs: the planner's caches keep at most ~12 MB (the comments in params.py
-    and kv.py state the measured sizes per entry)."""
-    for cached in (_layer_breakdowns, parameter_breakdown, kinds_in):
+    """Many distinct largest-allowed specs: the planner's caches keep at most ~12 MB (the comments in params.py,
+    plan.py and kv.py state the measured sizes per entry)."""
+    for cached in (_layer_breakdowns, parameter_breakdown, kinds_in, _stage_weights_bytes):
         cached.cache_clear()
     gc.collect()
     tracemalloc.start()
@@ -89,6 +89,7 @@ def test_the_caches_stay_bounded_in_bytes() -> None:
                 step = spec.num_hidden_layers // pp
                 for stage in range(pp):
                     kinds_in(spec, stage * step, (stage + 1) * step)
+                    _stage_weights_bytes(spec, "fp8", 8, stage * step, (stage + 1) * step, stage == 0, stage == pp - 1)
             del spec
         gc.collect()
         kept = tracemalloc.get_traced_memory()[0] - base
