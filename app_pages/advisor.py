@@ -154,6 +154,7 @@ def _option_link(sel: Selection, option: Option) -> str:
             "weights": option.weights,
             "kv_dtype": option.kv_dtype,
             "context_tokens": option.context_tokens,
+            "users": option.target_concurrency,  # the target the option was planned for (llama.cpp's -np)
         }
     )
     return links.share_url(st.context.url, "", links.query_string(changed))

@@ -40,7 +40,7 @@ def render(sel: Selection) -> None:
             label = pair if gpu_id == sel.gpu_id else f"{pair} · {gpu_id}"
             try:
                 request = sel.request(weights=weights, kv_dtype=kv, gpu_id=gpu_id)
-                curves.append(figures.Curve(label, concurrency_curve(request, contexts)))
+                curves.append(figures.Curve(label, concurrency_curve(request, contexts, sel.users)))
             except PlannerError as exc:
                 skipped.append(f"{label}: {exc}")
     chosen = sel.assessment()

@@ -2,7 +2,8 @@
 
 - the full ranking of one model over the catalog: every GPU x {1, 2, 4, 8} GPUs (every TP split) x the 7
   default weight precisions x 2 KV dtypes (target: under 300 ms on the 2-core machine), for a dense 8B, a dense
-  70B and a MoE;
+  70B and a MoE; for the 8B also with the vLLM and llama.cpp profiles (each fitting set-up is also checked the
+  way the engine starts: its report, failures and sampler headroom);
 - the overflow report of the best option (binary searches for the 1 % and 5 % counts);
 - the recommendation text.
 
@@ -24,6 +25,7 @@ from planner.advisor import (
     rank,
     recommendation,
 )
+from planner.engines.registry import overhead_profile
 
 MODELS = ("meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-70B", "Qwen/Qwen3-30B-A3B")
 
@@ -39,6 +41,9 @@ def run(repeat: int = 7) -> dict[str, float]:
         spec = get_model(model_id).spec
         results[f"full ranking, {model_id} ({combos:,} set-ups)"] = median_ms(partial(rank, spec, workload), repeat)
     spec = get_model(MODELS[0]).spec
+    for engine in ("vllm", "llamacpp"):
+        key = f"full ranking, {MODELS[0]}, {engine} profile (its start-up check per set-up)"
+        results[key] = median_ms(partial(rank, spec, workload, overhead=overhead_profile(engine)), max(3, repeat // 2))
     ranking = rank(spec, workload)
     best = ranking.options[0]
     results["overflow report of the best option"] = median_ms(lambda: overflow_for(best, workload), repeat)

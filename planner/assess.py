@@ -102,10 +102,23 @@ def _state(result: PlanResult, report: EngineReport | None, per_replica: float, 
     return VerdictState.MEETS_TARGET
 
 
+def for_users(request: PlanRequest, result: PlanResult, users: int | None) -> PlanRequest:
+    """``request`` as its engine is launched for ``users`` at once, spread over the replicas
+    (:meth:`planner.engines.common.Engine.for_users`: llama.cpp's ``-np``); unchanged without a target."""
+    if users is None or not isinstance(request.overhead, EngineProfile):
+        return request
+    engine, profile = engine_of(request.overhead)
+    sized = engine.for_users(request, result, profile, math.ceil(users / result.replicas))
+    return request if sized == profile else request.model_copy(update={"overhead": sized})
+
+
 def assess(request: PlanRequest, target_users: int | None = None, result: PlanResult | None = None) -> Assessment:
     """Plan ``request`` (or take its ``result``), ask its engine, and give the verdict against ``target_users``."""
     check()  # every loop of assessments (curves, alternatives, the advisor) stops at the run's budget
     result = result or plan(request)
+    launched = for_users(request, result, target_users)
+    if launched is not request:
+        request, result = launched, plan(launched)
     report, label = None, None
     if isinstance(request.overhead, EngineProfile):
         engine, profile = engine_of(request.overhead)
@@ -238,12 +251,12 @@ class CurvePoint(BaseModel, frozen=True, extra="forbid"):
     kv_bytes_per_sequence: int
 
 
-def concurrency_curve(request: PlanRequest, contexts: list[int]) -> list[CurvePoint]:
-    """:func:`assess` at each context length in ``contexts`` (an engine's ``max_model_len`` follows the context),
-    so the curve at the chosen context is the figure every other surface shows."""
+def concurrency_curve(request: PlanRequest, contexts: list[int], users: int | None = None) -> list[CurvePoint]:
+    """:func:`assess` at each context length in ``contexts`` against ``users`` (an engine's ``max_model_len``
+    follows the context), so the curve at the chosen context is the figure every other surface shows."""
     points = []
     for tokens in contexts:
-        a = assess(request.at_context(tokens))
+        a = assess(request.at_context(tokens), users)
         points.append(
             CurvePoint(
                 context_tokens=tokens,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from model_catalog import get_model
 from planner.advisor import ContextDistribution, Workload
 from planner.advisor.evaluate import Evaluator
-from planner.advisor.options import Candidate, Option
+from planner.advisor.options import Candidate, Option, Rejected
 from planner.assess import concurrency_curve
 from planner.cli import main
 from planner.errors import PlannerError
@@ -75,12 +75,13 @@ def _cli(sel: Selection, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     return data
 
 
-def _advisor_row(sel: Selection) -> Option | None:
-    """The advisor's evaluation of exactly this set-up (renting, so whole purchase units do not matter)."""
+def _advisor_row(sel: Selection) -> Option | Rejected:
+    """The advisor's evaluation of exactly this set-up against the same target users (renting, so whole purchase
+    units do not matter)."""
     result = sel.assessment().result
     request = sel.request()
     workload = Workload(
-        concurrent_conversations=1,
+        concurrent_conversations=sel.users,
         context=ContextDistribution(
             mean_tokens=sel.context_tokens, p95_tokens=sel.context_tokens, max_tokens=sel.context_tokens
         ),
@@ -91,8 +92,7 @@ def _advisor_row(sel: Selection) -> Option | None:
     candidate = Candidate(
         sel.gpu, sel.gpu_count, result.tensor_parallel, result.replicas, sel.weights, sel.kv_dtype, None
     )
-    outcome = evaluator.evaluate(candidate)
-    return outcome if isinstance(outcome, Option) else None
+    return evaluator.evaluate(candidate)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -107,7 +107,7 @@ def test_every_surface_gives_the_same_answer(sel: Selection, capsys: pytest.Capt
         return
     event(f"verdict {a.state.value}")
     # the what-if curve at the chosen context
-    point = concurrency_curve(sel.request(), [sel.context_tokens])[0]
+    point = concurrency_curve(sel.request(), [sel.context_tokens], sel.users)[0]
     assert (point.conversations, point.concurrency) == (a.conversations, a.concurrency)
     # the Compare page's cell for the same pair
     cell = sel.assessment(weights=sel.weights, kv_dtype=sel.kv_dtype)
@@ -122,7 +122,15 @@ def test_every_surface_gives_the_same_answer(sel: Selection, capsys: pytest.Capt
     # the advisor's row for the same set-up (PP 1; it plans every split it can rent)
     if sel.pipeline_parallel == 1 and a.fits and sel.engine != "simple":
         row = _advisor_row(sel)
-        event("advisor row" if row is not None else "advisor: no engine runs it")
-        if row is not None:  # None: no engine of the support table runs it (a reason the advisor states)
+        if isinstance(row, Option):
+            event("advisor row")
+            assert a.state.value == "meets-target"
             assert row.conversations == a.conversations
             assert row.concurrency == pytest.approx(a.concurrency, rel=1e-9)
+        elif row.reason == "below-target":  # the advisor's words for the Memory page's amber verdict
+            event("advisor: below the target")
+            assert a.state.value == "misses-target"
+            assert row.detail.startswith(f"holds {a.conversations:,} conversations")
+        else:  # no engine of the support table runs it: a reason the advisor states
+            event("advisor: no engine runs it")
+            assert row.reason == "no-engine", row

@@ -17,6 +17,7 @@ from planner.advisor.throughput import DecodeLoad, decode_load, prefill_seconds
 from planner.advisor.workload import Workload
 from planner.assess import assess
 from planner.engines.base import EngineProfile, OverheadModel
+from planner.engines.registry import engine_of
 from planner.gpu import GpuSpec
 from planner.model import ModelSpec
 from planner.params import parameter_breakdown
@@ -50,13 +51,15 @@ class Evaluator:
         self.prompt_tokens = max(0, workload.mean_prompt_tokens - workload.shared_prefix_tokens)
         self.moe = model.moe is not None
         self._bases: dict[tuple[int, str, str], PlanBasis] = {}
-        self._stages: dict[tuple[int, int, str, str], tuple[StageMemory, ...]] = {}
-        self._fits: dict[tuple[int, int, int, str, str], MemoryFit] = {}
+        self._stages: dict[tuple[int, int, str, str, str], tuple[StageMemory, ...]] = {}
+        self._fits: dict[tuple[int, int, int, str, str, str], MemoryFit] = {}
         self._loads: dict[tuple[int, int, str, str], DecodeLoad] = {}
         self._prefills: dict[tuple[str, str, int], tuple[float | None, str]] = {}
         self._costs: dict[tuple[str, int], Costs] = {}
-        self._held: dict[tuple[str, int, int, str, str], float] = {}
+        self._held: dict[tuple[str, int, int, str, str, int], float] = {}
         self.engine = isinstance(overhead, EngineProfile)
+        # An engine launched with a fixed number of slots (llama.cpp's -np) is sized for the target per replica.
+        self.slots = isinstance(overhead, EngineProfile) and engine_of(overhead)[0].fixed_slots
 
     def basis(self, tp: int, w: str, kv: str) -> PlanBasis:
         """The memory-independent plan of one replica of ``tp`` GPUs."""
@@ -87,10 +90,11 @@ class Evaluator:
         """Conversations one replica holds, the figure every surface shows: with an engine profile and no shared
         prefix, :func:`planner.assess.assess` (the engine's own accounting: block rounding, sliding-window groups,
         start-up check); otherwise the planner's paged capacity with the shared prefix stored once."""
-        if not self.engine or self.workload.shared_prefix_tokens:
+        if not self.engine or (self.workload.shared_prefix_tokens and not self.slots):  # llama.cpp shares none
             return fit.capacity.sequences_with_shared_prefix / c.replicas
         memory = self.memory(c.gpu)
-        key = (c.gpu.id, memory, c.tensor_parallel, c.weights, c.kv_dtype)
+        users = math.ceil(max(1, self.target) / c.replicas)  # an engine with fixed slots is launched for them
+        key = (c.gpu.id, memory, c.tensor_parallel, c.weights, c.kv_dtype, users if self.slots else 0)
         if key not in self._held:
             request = PlanRequest(
                 model=self.model,
@@ -105,21 +109,23 @@ class Evaluator:
                 block_size=self.block_size,
                 overhead=self.overhead,
             )
-            self._held[key] = assess(request).concurrency
+            self._held[key] = assess(request, users if self.slots else None).concurrency
         return self._held[key]
 
     def fit(self, c: Candidate) -> MemoryFit:
         """:func:`planner.plan.fit_of` the candidate's basis at its GPU's memory, with its replicas (the stages
         of :func:`planner.plan.stages_at` are shared by every replica count)."""
         memory = self.memory(c.gpu)
-        key = (memory, c.tensor_parallel, c.replicas, c.weights, c.kv_dtype)
+        gpu = c.gpu.name if self.engine else ""  # an engine's working space depends on the GPU (vLLM's batch)
+        key = (memory, c.tensor_parallel, c.replicas, c.weights, c.kv_dtype, gpu)
         fit = self._fits.get(key)
         if fit is None:
             basis = self.basis(c.tensor_parallel, c.weights, c.kv_dtype)
-            stage_key = (memory, c.tensor_parallel, c.weights, c.kv_dtype)
+            stage_key = (memory, c.tensor_parallel, c.weights, c.kv_dtype, gpu)
             stages = self._stages.get(stage_key)
             if stages is None:
-                stages = self._stages[stage_key] = stages_at(basis, memory)
+                on_gpu = basis.model_copy(update={"request": basis.request.model_copy(update={"gpu": c.gpu})})
+                stages = self._stages[stage_key] = stages_at(on_gpu if self.engine else basis, memory)
             fit = self._fits[key] = fit_of(basis, stages, c.replicas)
         return fit
 

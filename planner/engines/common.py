@@ -69,6 +69,7 @@ class Engine(ABC):
         return self.default_fraction
 
     full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
+    fixed_slots: ClassVar[bool] = False  # serves a number of conversations fixed at start-up (see for_users)
 
     @abstractmethod
     def profile(
@@ -91,6 +92,14 @@ class Engine(ABC):
     @abstractmethod
     def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
         """The largest context the set-up accepts, capped at the model's maximum; 0 when nothing fits."""
+
+    def for_users(
+        self, request: PlanRequest, result: PlanResult, profile: EngineProfile, users_per_replica: int
+    ) -> EngineProfile:
+        """``profile`` as launched to serve ``users_per_replica`` conversations at once. Engines that batch
+        whatever fits in their pool (vLLM, SGLang, TensorRT-LLM) need nothing; an engine that fixes its slots at
+        start-up (llama.cpp ``-np``) sets them, unless the profile already does."""
+        return profile
 
     def releases(self) -> tuple[str, ...]:
         """The releases the engine's rules cover, oldest first (default: only the profile's default release)."""

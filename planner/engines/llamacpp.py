@@ -21,6 +21,7 @@ from planner.engines.base import EngineProfile, EngineVersion, OverheadBytes, Po
 from planner.engines.checkpoints import weight_loading, with_note
 from planner.engines.common import Engine, EngineReport, engine_total_bytes, stage_total_bytes
 from planner.errors import PlannerError
+from planner.kv import kinds_in
 from planner.model import LayerKind, ModelSpec
 from planner.parallel import stage_layer_ranges
 from planner.plan import PlanRequest, PlanResult
@@ -50,7 +51,7 @@ class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
     kind: Literal["llamacpp"] = "llamacpp"
     engine_version: EngineVersion = "b6000"
     n_ctx: PositiveInt | None = None  # None: the request's max_model_len
-    n_parallel: PositiveInt = 1
+    n_parallel: PositiveInt | None = None  # -np; None: one slot, or one per target user (Engine.for_users)
     cache_type_k: LlamacppCacheType = "f16"
     cache_type_v: LlamacppCacheType = "f16"
     n_gpu_layers: Annotated[int, Field(ge=0)] | None = None  # None: all (-ngl 99)
@@ -58,18 +59,23 @@ class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
     flash_attn: bool = True
     kv_unified: bool = False  # --kv-unified: one KV stream shared by the slots instead of one per slot
 
+    @property
+    def slots(self) -> int:
+        """The ``-np`` slots launched (conversations served at once)."""
+        return self.n_parallel or 1
+
     def cells(self, n_ctx: int) -> int:
         """KV cells allocated for a total context ``n_ctx``: one padded stream per slot, or one shared."""
-        if self.kv_unified or self.n_parallel == 1:
+        if self.kv_unified or self.slots == 1:
             return math.ceil(n_ctx / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
-        per_slot = math.ceil(n_ctx / self.n_parallel / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
-        return per_slot * self.n_parallel
+        per_slot = math.ceil(n_ctx / self.slots / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+        return per_slot * self.slots
 
     def slot_context(self, n_ctx: int) -> int:
         """The context one request may use (``n_ctx_seq``)."""
         if self.kv_unified:
             return math.ceil(n_ctx / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
-        return math.ceil(n_ctx / self.n_parallel / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+        return math.ceil(n_ctx / self.slots / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
 
     def gpu_layers(self, model: ModelSpec) -> int:
         return model.num_hidden_layers if self.n_gpu_layers is None else min(self.n_gpu_layers, model.num_hidden_layers)
@@ -110,14 +116,10 @@ def llamacpp_kv_bytes(
     pad = LLAMACPP_CTX_PAD
     streams = 1 if unified else n_seq
     ctx_padded = math.ceil(n_ctx / streams / pad) * pad
-    if model.mla is not None:
-        k_values, v_values = model.mla.latent_dim, 0
-    else:
-        k_values = v_values = model.resolved_kv_heads * model.resolved_head_dim
-    per_cell = k_values * LLAMACPP_CACHE_BITS[cache_type_k] / 8 + v_values * LLAMACPP_CACHE_BITS[cache_type_v] / 8
-    total = 0.0
+    half_k, half_v = round(2 * LLAMACPP_CACHE_BITS[cache_type_k]), round(2 * LLAMACPP_CACHE_BITS[cache_type_v])
     span = range(model.num_hidden_layers if layers is None else layers) if not isinstance(layers, range) else layers
-    for kind in model.kv_kinds[span.start : span.stop]:
+    half_bits = 0  # exact: every cache type is a whole number of half bits per value
+    for kind, count in kinds_in(model, span.start, span.stop):  # a handful of kinds, cached per stage
         if kind in (LayerKind.LINEAR, LayerKind.NONE):
             continue
         if model.mla is not None:
@@ -125,7 +127,6 @@ def llamacpp_kv_bytes(
         else:
             kv_heads, head_dim = model.kv_geometry(kind)  # Gemma 4 full layers: their own heads and head_dim
             k_values = v_values = kv_heads * head_dim
-        per_cell = k_values * LLAMACPP_CACHE_BITS[cache_type_k] / 8 + v_values * LLAMACPP_CACHE_BITS[cache_type_v] / 8
         cells = ctx_padded
         window = (
             model.sliding_window
@@ -135,8 +136,8 @@ def llamacpp_kv_bytes(
         if window is not None:
             swa = math.ceil((window * (n_seq // streams) + n_ubatch) / pad) * pad
             cells = min(ctx_padded, swa)
-        total += cells * streams * per_cell
-    return math.ceil(total)
+        half_bits += count * cells * streams * (k_values * half_k + v_values * half_v)
+    return -(-half_bits // 16)
 
 
 class _Device(NamedTuple):
@@ -200,7 +201,7 @@ def _lines(
     lines = [_offloaded_line(request, profile)]
     lines += [f"llm_load_tensors:      CUDA{i} buffer size = {d.weights / MiB:.2f} MiB" for i, d in enumerate(devices)]
     lines += [
-        f"llama_context: n_seq_max     = {profile.n_parallel}",
+        f"llama_context: n_seq_max     = {profile.slots}",
         f"llama_context: n_ctx         = {profile.cells(n_ctx)}",
         f"llama_context: n_ctx_seq     = {profile.slot_context(n_ctx)}",
         f"llama_context: kv_unified    = {'true' if profile.kv_unified else 'false'}",
@@ -229,14 +230,40 @@ def _host_note(request: PlanRequest, result: PlanResult, profile: LlamacppProfil
     )
 
 
-def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) -> EngineReport:
-    """The buffer sizes ``llama-server`` prints; it fits when weights, KV, compute buffer and context fit on every
-    device."""
-    n_ctx = profile.n_ctx or result.max_model_len
+class _Fill(NamedTuple):
+    n_ctx: int  # -c as launched: max_model_len per slot unless the profile sets it
+    compute: int
+    devices: list[_Device]
+    used: list[int]  # per device
+    short: list[int]  # the devices it does not fit on
+
+
+def _fill(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) -> _Fill:
+    """What llama-server allocates on each device, and where it runs out."""
+    n_ctx = profile.n_ctx or result.max_model_len * profile.slots
     compute = profile.compute_buffer_bytes(request.model, n_ctx)
     devices = _devices(request, result, profile, n_ctx)
     used = [d.weights + d.kv + compute + LLAMACPP_CONTEXT_BYTES + d.other for d in devices]
-    short = [i for i, d in enumerate(devices) if used[i] > d.total]
+    return _Fill(n_ctx, compute, devices, used, [i for i, d in enumerate(devices) if used[i] > d.total])
+
+
+def _slots_note(profile: LlamacppProfile, n_ctx: int, device: _Device, used: int) -> str | None:
+    """With several slots out of memory: how many of them fit beside the weights and buffers (each slot's KV
+    stream is the same size)."""
+    if profile.slots < 2 or device.kv <= 0:
+        return None
+    per_slot = device.kv / profile.slots
+    fit = max(0, math.floor((device.total - (used - device.kv)) / per_slot))
+    return (
+        f"-np {profile.slots} slots of {profile.slot_context(n_ctx):,} tokens need {device.kv / GiB:.2f} GiB of KV "
+        f"cache on this GPU; {fit:,} slot{'' if fit == 1 else 's'} would fit."
+    )
+
+
+def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) -> EngineReport:
+    """The buffer sizes ``llama-server`` prints; it fits when weights, KV, compute buffer and context fit on every
+    device."""
+    n_ctx, compute, devices, used, short = _fill(request, result, profile)
     first, kv = devices[0], sum(d.kv for d in devices)
     kv_all = _kv(request, profile, n_ctx, None)
     note = _host_note(request, result, profile, n_ctx, kv) if profile.n_gpu_layers is None else None
@@ -249,6 +276,7 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
             f"ggml_backend_cuda_buffer_type_alloc_buffer: allocating {used[i] / MiB:.2f} MiB on device {i}: cudaMalloc "
             f"failed: out of memory ({d.total / MiB:.2f} MiB on the GPU)",
         )
+    slots = _slots_note(profile, n_ctx, devices[short[0]], used[short[0]]) if short else None
     return EngineReport(
         engine="llamacpp",
         engine_version=profile.engine_version,
@@ -265,12 +293,12 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
         kv_cache_groups=1,
         kv_cache_tokens=profile.cells(n_ctx),
         max_model_len=profile.slot_context(n_ctx),
-        max_concurrency=float(profile.n_parallel),
+        max_concurrency=float(profile.slots),
         fits_max_model_len=not short,
         estimated_max_model_len=None,
         fits=not short,
         lines=tuple(_lines(request, profile, n_ctx, devices, compute, kv_all)) + ((failure[1],) if failure else ()),
-        notes=tuple(n for n in (note, _legacy_note(request, result, profile, n_ctx)) if n),
+        notes=tuple(n for n in (note, _legacy_note(request, result, profile, n_ctx), slots) if n),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
     )
@@ -284,7 +312,7 @@ def _kv(request: PlanRequest, profile: LlamacppProfile, n_ctx: int, layers: int 
         profile.cache_type_k,
         profile.cache_type_v,
         layers,
-        n_seq=profile.n_parallel,
+        n_seq=profile.slots,
         n_ubatch=profile.n_ubatch,
         unified=profile.kv_unified,
     )
@@ -311,8 +339,21 @@ def llamacpp_max_model_len(request: PlanRequest, result: PlanResult, profile: Ll
     low, high = 0, request.model.max_position_embeddings
     while low < high:
         mid = (low + high + 1) // 2
-        trial = profile.model_copy(update={"n_ctx": mid * profile.n_parallel})
+        trial = profile.model_copy(update={"n_ctx": mid * profile.slots})
         if llamacpp_report(request, result, trial).fits:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def llamacpp_slots_that_fit(request: PlanRequest, result: PlanResult, profile: LlamacppProfile, most: int) -> int:
+    """The most ``-np`` slots, up to ``most``, whose KV fits beside the weights and buffers (a binary search over
+    the report: sliding-window caches do not grow in proportion); 1 when not even one fits."""
+    low, high = 1, max(1, most)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if not _fill(request, result, profile.model_copy(update={"n_parallel": mid})).short:
             low = mid
         else:
             high = mid - 1
@@ -326,6 +367,7 @@ class LlamacppEngine(Engine):
     profile_type: ClassVar[type[EngineProfile]] = LlamacppProfile
     fraction_flag: ClassVar[str | None] = None
     default_fraction: ClassVar[float | None] = None
+    fixed_slots: ClassVar[bool] = True
     full_pool_behaviour: ClassVar[str] = (
         "llama-server splits its context (-c) into fixed slots (-np): each conversation owns ctx/np tokens and "
         "cannot borrow from another, so the pool never overflows as a whole. A conversation that reaches its slot "
@@ -349,6 +391,17 @@ class LlamacppEngine(Engine):
             raise PlannerError(f"engine: a {profile.kind!r} profile is not a llama.cpp profile")
         return profile
 
+    def for_users(
+        self, request: PlanRequest, result: PlanResult, profile: EngineProfile, users_per_replica: int
+    ) -> EngineProfile:
+        """``-np``: one slot per target user, or the most that fit (each slot holds ``-c / -np`` tokens; the KV
+        of all of them is allocated at start). Without ``-np`` llama-server starts one slot, or in builds since
+        late 2025 four sharing one context (ggml-org/llama.cpp#16736, #17300): neither is sized for a target."""
+        lc = self._own(profile)
+        if lc.n_parallel is not None:
+            return lc
+        return lc.model_copy(update={"n_parallel": llamacpp_slots_that_fit(request, result, lc, users_per_replica)})
+
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
         return llamacpp_report(request, result, self._own(profile))
 
@@ -360,8 +413,8 @@ class LlamacppEngine(Engine):
         cache = LLAMACPP_CACHE_NAMES.get(result.kv_dtype, "f16")
         kv_flags = "" if cache == "f16" else f" --cache-type-k {cache} --cache-type-v {cache}"
         command = (
-            f"llama-server -m {loading.model_argument} -c {result.max_model_len * lc.n_parallel}"
-            f" -np {lc.n_parallel} -ngl {ngl}{' -kvu' if lc.kv_unified else ''}"
+            f"llama-server -m {loading.model_argument} -c {result.max_model_len * lc.slots}"
+            f" -np {lc.slots} -ngl {ngl}{' -kvu' if lc.kv_unified else ''}"
             f"{' -fa on' if lc.flash_attn else ''}{kv_flags}"
         )
         if tp > 1 or pp > 1:
