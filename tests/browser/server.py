@@ -39,19 +39,20 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_app(timeout_s: float = 60) -> Iterator[str]:
-    """``streamlit run app.py`` on 127.0.0.1:<free port>; yields the base URL and stops it afterwards."""
+def running_app(timeout_s: float = 60, script: Path = ROOT / "app.py", address: str = "127.0.0.1") -> Iterator[str]:
+    """``streamlit run <script>`` (the dashboard by default) on ``address``:<free port>; yields the base URL
+    (on ``address``; 127.0.0.1 when it binds every interface) and stops it afterwards."""
     port = free_port()
     command = [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        str(ROOT / "app.py"),
+        str(script),
         "--server.port",
         str(port),
         "--server.address",
-        "127.0.0.1",
+        address,
         "--server.headless",
         "true",
         "--browser.gatherUsageStats",
@@ -66,7 +67,7 @@ def running_app(timeout_s: float = 60) -> Iterator[str]:
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    base = f"http://127.0.0.1:{port}"
+    base = f"http://{'127.0.0.1' if address == '0.0.0.0' else address}:{port}"
     try:
         deadline = time.monotonic() + timeout_s
         while True:
