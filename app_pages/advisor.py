@@ -249,7 +249,7 @@ def _chart(sel: Selection, ranking: Ranking) -> Any:
         on_select="rerun",
         selection_mode="points",
         key="pareto_chart",
-        config={"displaylogo": False},
+        config=figures.CHART_CONFIG,
     )
     points = getattr(getattr(event, "selection", None), "points", None) or []
     # The topmost trace wins where points overlap (the recommended diamond over the front over the rest).

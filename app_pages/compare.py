@@ -54,7 +54,7 @@ def render(sel: Selection) -> None:
     if grid is None:
         return
     heat = figures.heatmap_figure(weights, GRID_KV, grid, sel.context_tokens)
-    st.plotly_chart(heat, width="stretch", config={"displaylogo": False})
+    st.plotly_chart(heat, width="stretch", config=figures.CHART_CONFIG)
     by_pair = {f"{w}/{kv}": a for w, row in zip(weights, grid, strict=True) for kv, a in zip(GRID_KV, row, strict=True)}
     rows = [_row(sel, pair.split("/")[0], pair.split("/")[1], a) for pair, a in by_pair.items()]
     st.dataframe(rows, hide_index=True, width="stretch", height=360)
@@ -71,7 +71,7 @@ def render(sel: Selection) -> None:
         st.info("Pick two to four different combinations to see them side by side.")
     else:
         bars = figures.compare_bars_figure(chosen, sel.unit)
-        st.plotly_chart(bars, width="stretch", config={"displaylogo": False})
+        st.plotly_chart(bars, width="stretch", config=figures.CHART_CONFIG)
     current_assessment = sel.assessment()
     share_and_export(
         sel,

@@ -148,7 +148,7 @@ def render(sel: Selection) -> None:
     ALERTS[a.tone](as_text(verdict), icon=ICONS[a.tone])
     _metrics(sel, a)
     fig = figures.memory_figure(result, unit, title=f"Memory per GPU ({unit})")
-    st.plotly_chart(fig, width="stretch", config={"displaylogo": False})
+    st.plotly_chart(fig, width="stretch", config=figures.CHART_CONFIG)
     rows = tables.breakdown_rows(result, unit)
     st.dataframe(rows, hide_index=True, width="stretch")
     for warning in result.warnings:

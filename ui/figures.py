@@ -1,18 +1,20 @@
 """Figure builders: pure functions of planner results, tested without a browser.
 
-The same memory component has the same colour on every chart. Curves take their x-axis (the context
-lengths) from the caller. Every axis states its unit.
+The same memory component has the same colour on every chart, and so has the same weight / KV precision pair
+(:func:`pair_colour`). Every axis states its unit. Every chart has the same frame (:func:`frame`), laid out so
+that nothing overlaps at any width, a phone's included: the title sits below the Plotly toolbar, the legend
+below the plot (both placed in the figure's container, which reserves their room), capacities are legend
+entries rather than labels beside the axis.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
 from planner.advisor import Option
-from planner.assess import Assessment, CurvePoint, VerdictState
+from planner.assess import Assessment, VerdictState, context_label
 from planner.plan import PlanResult, StageMemory
 from planner.units import UNIT_BYTES
 
@@ -27,13 +29,88 @@ COMPONENTS: tuple[tuple[str, str, str], ...] = (
 )
 COLOURS = {name: colour for _, name, colour in COMPONENTS}
 SHORTFALL_COLOUR = "#dc2626"
-LAYOUT = dict(
-    template="plotly_white",
-    margin=dict(l=10, r=10, t=50, b=10),
-    legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0, traceorder="normal"),
-    font=dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=13),
-    hoverlabel=dict(font_size=13),
-)
+CAPACITY_COLOUR = "#111827"
+# The weight / KV pairs people compare most, each its own colour on every chart; any other pair takes one of
+# the spare colours by its name (the same one everywhere).
+PAIR_COLOURS = {
+    "bf16/bf16": "#1f77b4",
+    "bf16/fp8": "#0e9aa7",
+    "fp8/bf16": "#9467bd",
+    "fp8/fp8": "#e8650a",
+    "int4-awq/bf16": "#2ca02c",
+    "int4-awq/fp8": "#d62728",
+    "q4_k_m/bf16": "#8c564b",
+    "q4_k_m/fp8": "#d0509f",
+}
+SPARE_COLOURS = ("#8a8b12", "#5b6b8c", "#136f63", "#7b2d43", "#283d7a", "#556b2f", "#5b3fa8", "#475569")
+TOOLBAR_PX = 34  # Plotly's toolbar (modebar) row at the top right: the title starts below it
+# What st.plotly_chart is given on every page: no logo, and only the toolbar buttons people use.
+CHART_CONFIG: dict[str, object] = {
+    "displaylogo": False,
+    "modeBarButtonsToRemove": ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "pan2d"],
+}
+FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=13)
+
+
+def pair_colour(pair: str) -> str:
+    """The colour of a ``weights/kv`` pair on every chart: its own for the common pairs, else a spare colour
+    chosen by the pair's name (stable across runs, pages and processes).
+
+    >>> pair_colour("fp8/fp8"), pair_colour("nvfp4/fp8") == pair_colour("nvfp4/fp8")
+    ('#e8650a', True)
+    """
+    if pair in PAIR_COLOURS:
+        return PAIR_COLOURS[pair]
+    return SPARE_COLOURS[sum(pair.encode()) % len(SPARE_COLOURS)]
+
+
+def frame(fig: go.Figure, title: str | None, height: int, legend: bool = True, right: int = 10) -> go.Figure:
+    """The layout every chart shares. The title (in the figure's container) starts below the toolbar row and
+    pushes the plot down; the legend is a row (or a column, on a phone) at the bottom of the container, which
+    reserves its room below the axis title; nothing is placed relative to the plot area's edges."""
+    fig.update_layout(
+        template="plotly_white",
+        font=FONT,
+        hoverlabel=dict(font_size=13),
+        height=height,
+        margin=dict(l=10, r=right, t=TOOLBAR_PX + (8 if title else 0), b=10, autoexpand=True),
+        showlegend=legend,
+        legend=dict(
+            orientation="h",
+            xref="container",
+            yref="container",
+            x=0,
+            y=0,
+            xanchor="left",
+            yanchor="bottom",
+            traceorder="normal",
+            maxheight=1,
+        ),
+    )
+    if title:
+        fig.update_layout(
+            title=dict(
+                text=title,
+                xref="container",
+                yref="container",
+                x=0,
+                y=1,
+                xanchor="left",
+                yanchor="top",
+                pad=dict(t=TOOLBAR_PX, l=10),
+                automargin=True,
+                font=dict(size=16),
+            )
+        )
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+def legend_line(fig: go.Figure, name: str, colour: str = CAPACITY_COLOUR, dash: str = "dash") -> None:
+    """A legend entry for a line drawn as a shape (a capacity): the label lives in the legend, never beside
+    the axis where it could cover the tick labels."""
+    fig.add_scatter(x=[None], y=[None], mode="lines", name=name, line=dict(color=colour, dash=dash), hoverinfo="skip")
 
 
 def _in(n_bytes: float, unit: str) -> float:
@@ -72,14 +149,8 @@ def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = Non
         )
     capacity = _in(result.per_gpu.gpu_memory_bytes, unit)
     shortfall = [_in(max(0, -stage.headroom_bytes), unit) for _, stage in rows]
-    fig.add_vline(
-        x=capacity,
-        line_dash="dash",
-        line_color="#111827",
-        annotation_text=f"capacity {capacity:,.1f} {unit}",
-        annotation_position="bottom right",
-        annotation_yshift=-18,
-    )
+    fig.add_vline(x=capacity, line_dash="dash", line_color=CAPACITY_COLOUR)
+    legend_line(fig, f"Capacity: {capacity:,.1f} {unit} per GPU")
     for (label, _), short in zip(rows, shortfall, strict=True):
         if short:
             fig.add_annotation(
@@ -94,72 +165,9 @@ def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = Non
                 bordercolor=SHORTFALL_COLOUR,
                 borderpad=3,
             )
-    fig.update_layout(
-        barmode="stack",
-        title=title,
-        xaxis_title=f"Memory per GPU ({unit})",
-        height=max(220, 90 + 46 * len(rows)),
-        **LAYOUT,
-    )
+    fig.update_layout(barmode="stack", xaxis_title=f"Memory per GPU ({unit})")
+    frame(fig, title, height=max(330, 250 + 40 * len(rows)))
     fig.update_yaxes(autorange="reversed")
-    return fig
-
-
-@dataclass(frozen=True)
-class Curve:
-    """One line of the what-if chart: a label and the capacity at each context of the caller's x-axis."""
-
-    label: str
-    points: Sequence[CurvePoint]
-
-
-def concurrency_figure(
-    curves: Sequence[Curve], chosen_context: int, show_contiguous: bool = False, chosen_label: str | None = None
-) -> go.Figure:
-    """Max concurrent sequences against context length (log-log axes), one line per curve, the chosen
-    point marked on the first (or ``chosen_label``) curve, paged solid and contiguous dashed."""
-    fig = go.Figure()
-    palette = ["#2563eb", "#16a34a", "#f59e0b", "#a855f7", "#0891b2", "#db2777", "#65a30d", "#7c3aed"]
-    for index, curve in enumerate(curves):
-        colour = palette[index % len(palette)]
-        xs = [p.context_tokens for p in curve.points]
-        fig.add_scatter(
-            x=xs,
-            y=[p.concurrency for p in curve.points],
-            name=curve.label,
-            mode="lines",
-            line=dict(color=colour, width=2.5),
-            hovertemplate="%{x:,} tokens: %{y:,.2f} sequences<extra>" + curve.label + " (paged)</extra>",
-        )
-        if show_contiguous:
-            fig.add_scatter(
-                x=xs,
-                y=[p.contiguous for p in curve.points],
-                name=f"{curve.label} — contiguous",
-                mode="lines",
-                line=dict(color=colour, width=1.5, dash="dash"),
-                hovertemplate="%{x:,} tokens: %{y:,} sequences<extra>" + curve.label + " (contiguous)</extra>",
-            )
-    target = next((c for c in curves if c.label == chosen_label), curves[0] if curves else None)
-    if target is not None:
-        point = min(target.points, key=lambda p: abs(p.context_tokens - chosen_context))
-        fig.add_scatter(
-            x=[point.context_tokens],
-            y=[point.concurrency],
-            name="Chosen context",
-            mode="markers",
-            marker=dict(size=13, color="#111827", symbol="diamond"),
-            hovertemplate="%{x:,} tokens: %{y:,.2f} sequences<extra>chosen</extra>",
-        )
-    fig.update_layout(
-        xaxis=dict(type="log", title="Context length per sequence (tokens, log scale)"),
-        # Log-log: eight times the context is one eighth the sequences, a straight line; set-ups that do not
-        # fit (zero sequences) leave a gap rather than squashing every other curve against the axis.
-        yaxis=dict(title="Max concurrent sequences (log scale)", type="log"),
-        height=460,
-        hovermode="closest",
-        **LAYOUT,
-    )
     return fig
 
 
@@ -167,8 +175,8 @@ def heatmap_figure(
     weights: Sequence[str], kv_dtypes: Sequence[str], grid: Sequence[Sequence[Assessment]], context: int
 ) -> go.Figure:
     """Whole conversations for each weight precision (rows) x KV dtype (columns), as the Memory page counts
-    them; "does not fit" where the weights and working memory overflow, "will not start" where the engine
-    refuses."""
+    them; "no fit" where the weights and working memory overflow, "no start" where the engine refuses. The colour
+    bar lies under the chart, so that a phone keeps the cells wide enough to read."""
     z: list[list[float | None]] = []
     text: list[list[str]] = []
     for row in grid:
@@ -177,10 +185,10 @@ def heatmap_figure(
         for a in row:
             if a.state is VerdictState.WEIGHTS_DO_NOT_FIT:
                 z_row.append(None)
-                t_row.append("does not fit")
+                t_row.append("no fit")
             elif a.state is VerdictState.ENGINE_REFUSES:
                 z_row.append(None)
-                t_row.append("will not start")
+                t_row.append("no start")
             else:
                 z_row.append(a.conversations)
                 t_row.append(f"{a.conversations:,}")
@@ -193,27 +201,38 @@ def heatmap_figure(
             y=list(weights),
             text=text,
             texttemplate="%{text}",
+            textfont=dict(size=12),
             colorscale="Greens",
-            colorbar=dict(title="conversations"),
+            colorbar=dict(
+                title=dict(text="conversations", side="top"),
+                orientation="h",
+                xref="container",
+                yref="container",
+                x=0,
+                xanchor="left",
+                y=0,
+                yanchor="bottom",
+                thickness=10,
+                len=220,
+                lenmode="pixels",
+            ),
             hovertemplate="weights %{y}, KV %{x}: %{text} conversations<extra></extra>",
             xgap=2,
             ygap=2,
         )
     )
     fig.update_layout(
-        title=f"Concurrent conversations of {context:,} tokens",
         xaxis_title="KV cache dtype",
         yaxis_title="Weight precision",
-        height=max(320, 60 + 34 * len(weights)),
         plot_bgcolor="#fee2e2",  # cells with no value (does not fit) show this pale red
-        **LAYOUT,
     )
+    frame(fig, f"Conversations of {context_label(context)} tokens", height=max(340, 110 + 34 * len(weights)))
     fig.update_yaxes(autorange="reversed")
     return fig
 
 
 def compare_bars_figure(results: Sequence[tuple[str, PlanResult]], unit: str = "GiB") -> go.Figure:
-    """Side-by-side stacked bars of the limiting GPU of each combination."""
+    """Side-by-side stacked bars of the limiting GPU of each combination; each pair's name in its colour."""
     labels = [label for label, _ in results]
     fig = go.Figure()
     for field, name, colour in COMPONENTS:
@@ -226,10 +245,15 @@ def compare_bars_figure(results: Sequence[tuple[str, PlanResult]], unit: str = "
         )
     if results:
         capacity = _in(results[0][1].per_gpu.gpu_memory_bytes, unit)
-        fig.add_hline(
-            y=capacity, line_dash="dash", line_color="#111827", annotation_text=f"capacity {capacity:,.1f} {unit}"
-        )
-    fig.update_layout(barmode="stack", yaxis_title=f"Memory per GPU ({unit})", height=440, **LAYOUT)
+        fig.add_hline(y=capacity, line_dash="dash", line_color=CAPACITY_COLOUR)
+        legend_line(fig, f"Capacity: {capacity:,.1f} {unit} per GPU")
+    fig.update_layout(barmode="stack", yaxis_title=f"Memory per GPU ({unit})")
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=labels,
+        ticktext=[f"<b><span style='color:{pair_colour(label)}'>{label}</span></b>" for label in labels],
+    )
+    frame(fig, f"The fullest GPU of each pair ({unit})", height=480)
     return fig
 
 
@@ -301,9 +325,7 @@ def pareto_figure(
     fig.update_layout(
         xaxis=dict(title=cost_label, type="log"),
         yaxis=dict(title=y_title, rangemode="tozero"),
-        height=460,
         hovermode="closest",
         clickmode="event+select",
-        **LAYOUT,
     )
-    return fig
+    return frame(fig, None, height=500)
