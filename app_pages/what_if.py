@@ -9,7 +9,7 @@ import streamlit as st
 from model_catalog import get_gpu
 from planner.assess import context_label
 from planner.errors import PlannerError
-from ui import binding, curves, frame, links, settings, state
+from ui import binding, curves, exports, frame, links, settings, state
 from ui.common import share_and_export
 from ui.figures import CHART_CONFIG
 from ui.guard import as_text
@@ -101,9 +101,41 @@ def render(sel: Selection) -> None:
         "crosses the target; the dotted line is the sidebar's context, the diamond the sidebar's own set-up; a name "
         "struck out holds not even one conversation of the shortest length."
     )
-    rows = [
+    page = links.page_params(
+        PATH,
+        {settings.CURVES.url: picked, settings.CURVE_GPUS.url: others, settings.CONTIGUOUS.url: contiguous},
+    )
+    chosen = sel.assessment()
+    exported = {"longest": _longest_csv(sel, panels, [sel.gpu_id, *others], high), "curves": _curves_csv(sel, panels)}
+    names = {g: get_gpu(g).name for g in others}
+    share_and_export(
+        sel, PATH, f"Context what-if: {name}", chosen.sentence(sel.unit), figs, exported, page, names=names
+    )
+
+
+def _longest_csv(sel: Selection, panels: list[curves.Panel], gpu_ids: list[str], high: int) -> list[dict[str, object]]:
+    """A row per GPU and pair: the set-up at the chosen context, the longest context for the target, the
+    answer in words, and the verdict at the chosen context."""
+    rows: list[dict[str, object]] = []
+    for gpu_id, panel in zip(gpu_ids, panels, strict=True):
+        for curve in panel.curves:
+            weights, kv = curve.pair.split("/")
+            a = sel.assessment(weights=weights, kv_dtype=kv, gpu_id=gpu_id)
+            answer = {
+                f"longest context for {sel.users:,} users (tokens)": curve.longest,
+                "answer": curves.longest_sentence(curve, panel.title, sel.users, sel.context_tokens, high),
+            }
+            rows += exports.with_setup(sel, a, [answer])
+    return rows
+
+
+def _curves_csv(sel: Selection, panels: list[curves.Panel]) -> list[dict[str, object]]:
+    """Every point drawn: the shared inputs, the GPU and pair, and the figures at that context."""
+    shared = exports.shared_columns(sel, sel.assessment())
+    return [
         {
-            "GPUs": panel.title,
+            **shared,
+            "GPU set-up": panel.title,
             "weights / KV": c.pair,
             "context (tokens)": p.context_tokens,
             "conversations at once (fractional)": round(p.concurrency, 3),
@@ -115,12 +147,6 @@ def render(sel: Selection) -> None:
         for c in panel.curves
         for p in c.points
     ]
-    page = links.page_params(
-        PATH,
-        {settings.CURVES.url: picked, settings.CURVE_GPUS.url: others, settings.CONTIGUOUS.url: contiguous},
-    )
-    verdict = sel.assessment().sentence(sel.unit)
-    share_and_export(sel, PATH, f"Context what-if: {name}", verdict, figs, {"longest": answers, "curves": rows}, page)
 
 
 frame.run_page(render)

@@ -24,7 +24,7 @@ COMPONENTS: tuple[tuple[str, str, str], ...] = (
     ("kv_cache_bytes", "KV cache pool", "#16a34a"),
     ("activation_bytes", "Activations", "#f59e0b"),
     ("overhead_bytes", "Framework overhead", "#a855f7"),
-    ("reserved_bytes", "Reserved headroom", "#94a3b8"),
+    ("reserved_bytes", "Reserved (kept free)", "#94a3b8"),
     ("free_bytes", "Free", "#e5e7eb"),
 )
 COLOURS = {name: colour for _, name, colour in COMPONENTS}

@@ -19,7 +19,7 @@ from ui.custom_spec import decode_spec
 from ui.guard import as_text
 from ui.imports import import_from_hub, looks_like_token
 from ui.state import ModelOrigin, Selection
-from ui.text import sentence
+from ui.text import device_memory, sentence
 
 TOKEN_KEY = "hf_token_session"  # the access token: session only, never in the link (not a setting)
 LAST_MODEL_KEY = "_last_model"  # which model the previous run planned (a change resets its defaults)
@@ -109,6 +109,7 @@ def _parallelism(sb: Any, spec: ModelSpec) -> tuple[int, int | None, int]:
         state.tp_options(spec, count),
         None,
         format_func=lambda v: f"auto ({widest})" if v is None else str(v),
+        placeholder=f"auto ({widest})",  # Streamlit shows a None value as the placeholder, not as its option
     )
     pp = binding.choose(col3, settings.PP, state.pp_options(spec, count, tp), 1)
     return count, tp, pp
@@ -178,7 +179,7 @@ def render_sidebar() -> Selection:
     _reset_for_new_model(spec, outside.note if outside else model_id, outside.precision if outside else None)
     gpu_id = binding.choose(sb, settings.GPU, state.gpu_options(), state.DEFAULT_GPU)
     gpu = get_gpu(gpu_id)
-    sb.caption(f"{gpu.name} · {gpu.memory_bytes / 2**30:,.2f} GiB as the device reports")
+    sb.caption(device_memory(gpu, "GB" if st.session_state.get(settings.UNIT.url) == "GB" else "GiB"))
     count, tp, pp = _parallelism(sb, spec)
     defaults = state.model_defaults(spec, outside.precision if outside else None)
     weights = binding.choose(sb, settings.WEIGHTS, state.weight_options(), defaults[settings.WEIGHTS.url])

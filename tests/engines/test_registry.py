@@ -19,7 +19,7 @@ from planner.engines.common import Engine, EngineReport, engine_total_bytes
 from planner.errors import PlannerError
 from planner.plan import PlanRequest, PlanResult, plan
 from planner.units import GiB
-from tests.app.conftest import run_page
+from tests.app.conftest import plain, run_page
 
 MODEL = get_model("meta-llama/Llama-3.1-8B").spec
 H100 = get_gpu("h100-sxm-80gb")
@@ -188,7 +188,7 @@ def test_a_registered_toy_engine_shows_on_the_memory_page(toy: ToyEngine) -> Non
     at = run_page("memory", {"engine": "toy", "context": "8192"})
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["engine"] == "toy"
-    assert "What ToyServe 1.0 will print at start-up" in [s.value for s in at.subheader]
+    assert "What ToyServe 1.0 will print at start-up" in [plain(s.value) for s in at.subheader]
     codes = [c.value for c in at.code]
     assert any(code.startswith("[toy] KV pool:") for code in codes)
     assert any(code.startswith(f"toy-serve {MODEL.id} --tp 1") for code in codes)
