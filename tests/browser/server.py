@@ -38,17 +38,24 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def serve_flags(port: int, address: str) -> list[str]:
+    """The options ``make serve`` passes to ``streamlit run`` (read from the Makefile, so that a test serves the
+    dashboard exactly as a team would), with the port and the address filled in."""
+    recipe = (ROOT / "Makefile").read_text().split("\nserve:", 1)[1].split("\n\n", 1)[0]
+    command = " ".join(line.strip().rstrip("\\") for line in recipe.splitlines()[1:])
+    flags = command.split("app.py", 1)[1].split()
+    return [flag.replace("$(PORT)", str(port)).replace("$(ADDRESS)", address) for flag in flags]
+
+
 @contextlib.contextmanager
-def running_app(timeout_s: float = 60, script: Path = ROOT / "app.py", address: str = "127.0.0.1") -> Iterator[str]:
+def running_app(
+    timeout_s: float = 60, script: Path = ROOT / "app.py", address: str = "127.0.0.1", production: bool = False
+) -> Iterator[str]:
     """``streamlit run <script>`` (the dashboard by default) on ``address``:<free port>; yields the base URL
-    (on ``address``; 127.0.0.1 when it binds every interface) and stops it afterwards."""
+    (on ``address``; 127.0.0.1 when it binds every interface) and stops it afterwards. ``production``: with the
+    options of ``make serve``."""
     port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(script),
+    flags = [
         "--server.port",
         str(port),
         "--server.address",
@@ -59,6 +66,14 @@ def running_app(timeout_s: float = 60, script: Path = ROOT / "app.py", address: 
         "false",
         "--server.fileWatcherType",
         "none",
+    ]
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        *(serve_flags(port, address) if production else flags),
     ]
     process = subprocess.Popen(
         command,
