@@ -97,16 +97,19 @@ def _engine_section(sel: Selection, a: Assessment) -> None:
     assert report is not None
     name = get_engine(report.engine).label
     st.subheader(as_text(f"What {name} {report.engine_version} will print at start-up"))
-    st.code("\n".join(report.lines) or "(no KV-cache lines)", language=None)
+    st.html(tables.preformatted(report.lines or ["(no KV-cache lines)"]))  # monospace, no highlighter to load
     for note in report.notes:
         st.caption(as_text(note))
     allowed = max_model_len_allowed(a.request, a.result)
     st.markdown(f"Largest `--max-model-len` this set-up allows: **{allowed:,} tokens**.")
     commands = launch_commands(a.request, a.result)
     registered = engines()
-    tabs = st.tabs([engine.label for engine in registered])
-    for tab, engine in zip(tabs, registered, strict=True):
-        tab.code(commands[engine.name], language="bash", wrap_lines=True)
+    # In a popover: its code blocks (and their highlighter, 1.5 MB of script) load when it is opened, not
+    # on the page's first paint.
+    with st.popover("Launch commands", icon=":material/terminal:"):
+        tabs = st.tabs([engine.label for engine in registered])
+        for tab, engine in zip(tabs, registered, strict=True):
+            tab.code(commands[engine.name], language="bash", wrap_lines=True)
     _calibration(sel, report)
 
 
@@ -141,8 +144,7 @@ def render(sel: Selection) -> None:
     _metrics(sel, a)
     fig = figures.memory_figure(result, unit, title=f"Memory per GPU ({unit})")
     st.plotly_chart(fig, width="stretch", config=figures.CHART_CONFIG)
-    rows = tables.breakdown_rows(result, unit)
-    st.dataframe(rows, hide_index=True, width="stretch")
+    st.html(tables.html_table(tables.breakdown_rows(result, unit)))  # no data grid to load before the chart
     for warning in result.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
     if a.state is not VerdictState.MEETS_TARGET:

@@ -9,6 +9,7 @@ import streamlit as st
 from model_catalog import get_gpu
 from planner.assess import context_label
 from planner.errors import PlannerError
+from planner.plan import PlanRequest
 from ui import binding, curves, exports, frame, links, settings, state
 from ui.common import share_and_export
 from ui.figures import CHART_CONFIG
@@ -25,9 +26,15 @@ def _curve_choices(sel: Selection) -> list[str]:
     return [current, *[c for c in CURVE_OPTIONS if c != current]]
 
 
+@st.cache_data(max_entries=256, show_spinner=False)
+def _curve(request: PlanRequest, pair: str, contexts: tuple[int, ...], users: int) -> curves.Curve:
+    """One curve, kept across reruns: moving the context slider recomputes only the chosen point."""
+    return curves.build_curve(request, pair, contexts, users)
+
+
 def _panels(sel: Selection, pairs: list[str], gpu_ids: list[str]) -> tuple[list[curves.Panel], list[str]]:
     low, high = state.context_range(sel.spec)
-    contexts = sorted({*state.log_contexts(low, high, points=POINTS), sel.context_tokens})
+    contexts = state.log_contexts(low, high, points=POINTS)
     panels, skipped = [], []
     for gpu_id in gpu_ids:
         title = f"{sel.gpu_count} × {get_gpu(gpu_id).name}"
@@ -38,7 +45,7 @@ def _panels(sel: Selection, pairs: list[str], gpu_ids: list[str]) -> tuple[list[
                 requests.append((pair, sel.request(weights=weights, kv_dtype=kv, gpu_id=gpu_id)))
             except PlannerError as exc:
                 skipped.append(f"{pair} on {title}: {exc}")
-        panel, notes = curves.build_panel(title, requests, contexts, sel.users)
+        panel, notes = curves.build_panel(title, requests, contexts, sel.users, sel.context_tokens, _curve)
         panels.append(panel)
         skipped += notes
     return panels, skipped

@@ -32,7 +32,8 @@ def share_and_export(
     params = {**links.selection_params(sel), **binding.view_params()}
     query = "?" + urlencode(params, doseq=True)
     url = links.share_url(st.context.url, page_path, query)
-    with st.expander("Share and export", expanded=False, icon=":material/share:"):
+    # A popover: nothing in it is drawn (nor its code block's highlighter loaded) until it is opened.
+    with st.popover("Share and export", icon=":material/share:"):
         st.markdown("**Copy link** — opening it shows this page with exactly these numbers:")
         st.code(url, language=None, wrap_lines=True)
         cols = st.columns(1 + len(tables))

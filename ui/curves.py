@@ -10,7 +10,7 @@ its end in its pair's colour (:func:`ui.figures.pair_colour`), labels pushed apa
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -59,17 +59,36 @@ def build_curve(request: PlanRequest, pair: str, contexts: Sequence[int], users:
     return Curve(pair, concurrency_curve(request, xs), longest)
 
 
+def with_context(curve: Curve, request: PlanRequest, context: int) -> Curve:
+    """``curve`` with its point at ``context`` (the chosen one), computed when the curve lacks it."""
+    if curve.at(context) is not None:
+        return curve
+    points = sorted([*curve.points, *concurrency_curve(request, [context])], key=lambda p: p.context_tokens)
+    return Curve(curve.pair, points, curve.longest)
+
+
+CurveMaker = Callable[[PlanRequest, str, tuple[int, ...], int], Curve]
+
+
 def build_panel(
-    title: str, requests: Sequence[tuple[str, PlanRequest]], contexts: Sequence[int], users: int
+    title: str,
+    requests: Sequence[tuple[str, PlanRequest]],
+    contexts: Sequence[int],
+    users: int,
+    chosen: int | None = None,
+    make: CurveMaker = build_curve,
 ) -> tuple[Panel, list[str]]:
-    """A panel of every pair that plans, and a note for each one that does not."""
-    curves, skipped = [], []
+    """A panel of every pair that plans (each with its point at ``chosen``), and a note for each one that does
+    not. ``make`` builds a curve (a cached :func:`build_curve` on the page: the curve does not depend on the
+    chosen context, so moving the slider recomputes one point per curve)."""
+    built, skipped = [], []
     for pair, request in requests:
         try:
-            curves.append(build_curve(request, pair, contexts, users))
+            curve = make(request.at_context(contexts[0]), pair, tuple(contexts), users)
+            built.append(with_context(curve, request, chosen) if chosen else curve)
         except PlannerError as exc:
             skipped.append(f"{pair} on {title}: {exc}")
-    return Panel(title, curves), skipped
+    return Panel(title, built), skipped
 
 
 def spread(wanted: Sequence[float], gap: float, low: float = 0.0, high: float = 1.0) -> list[float]:

@@ -67,7 +67,8 @@ def html_report(
     parts += [f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in inputs.items()]
     parts.append("</table></div>")
     config = {"displaylogo": False, "responsive": True}
-    for index, figure in enumerate(figures):
+    for index, shown in enumerate(figures):
+        figure = go.Figure(shown).update_layout(template="plotly_white")  # the dashboard's theme is not here
         chart = figure.to_html(
             full_html=False, include_plotlyjs="inline" if index == 0 else False, config=config, default_width="100%"
         )

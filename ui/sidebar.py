@@ -53,6 +53,8 @@ def _hub_model(sb: Any) -> Outside | None:
     reference = binding.text(
         sb, settings.HF, "", placeholder="owner/name or owner/name@revision", max_chars=settings.MAX_TEXT_CHARS
     ).strip()
+    if not reference:  # the token box only with a repository to read: one expander less on every first paint
+        return None
     with sb.expander("Access token for gated models", icon=":material/key:"):
         token = st.text_input(
             "Hugging Face token",
@@ -60,8 +62,6 @@ def _hub_model(sb: Any) -> Outside | None:
             key=TOKEN_KEY,
             help="Used for this session only: never put in the link, the logs or the page.",
         )
-    if not reference:
-        return None
     if looks_like_token(reference):
         sb.error(
             "That looks like an access token, not a repository: it was removed from the link.", icon=":material/key:"
