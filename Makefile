@@ -5,6 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 ADDRESS ?= 0.0.0.0
+SERVE_OPTIONS ?=
 
 .PHONY: run serve test test-fast lint format typecheck bench screenshots calibrate fidelity catalog-docs clean
 
@@ -22,11 +23,12 @@ run: $(BIN)/.runtime
 
 # Serve the dashboard to colleagues (README: "Running it for a team"): every interface, no browser, XSRF
 # protection, 1 MB uploads (a config.json), no usage statistics, no tracebacks to visitors, no file watching.
+# SERVE_OPTIONS adds Streamlit options (e.g. "--server.baseUrlPath headroom" behind a proxy's path prefix).
 serve: $(BIN)/.runtime
 	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT) --server.headless true \
 		--server.enableXsrfProtection true --server.enableCORS true --server.maxUploadSize 1 \
 		--server.fileWatcherType none --server.runOnSave false --browser.gatherUsageStats false \
-		--client.showErrorDetails none --client.toolbarMode minimal
+		--client.showErrorDetails none --client.toolbarMode minimal $(SERVE_OPTIONS)
 
 test: $(BIN)/.dev
 	$(BIN)/ruff check .

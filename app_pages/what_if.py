@@ -10,7 +10,7 @@ from model_catalog import get_gpu
 from planner.assess import context_label
 from planner.errors import PlannerError
 from planner.plan import PlanRequest
-from ui import binding, curves, exports, frame, links, settings, state
+from ui import binding, curves, exports, frame, links, settings, state, tables
 from ui.common import share_and_export
 from ui.figures import CHART_CONFIG
 from ui.guard import as_text
@@ -78,7 +78,12 @@ def render(sel: Selection) -> None:
     c1, c2 = st.columns([3, 2])
     picked = binding.choose_many(c1, settings.CURVES, choices, [choices[0]], max_selections=6) or [choices[0]]
     others = binding.choose_many(
-        c2, settings.CURVE_GPUS, [g for g in state.gpu_options() if g != sel.gpu_id], [], max_selections=4
+        c2,
+        settings.CURVE_GPUS,
+        [g for g in state.gpu_options() if g != sel.gpu_id],
+        [],
+        max_selections=4,
+        format_func=lambda g: get_gpu(g).name,
     )
     contiguous = binding.toggle(st, settings.CONTIGUOUS, False)
     low, high = state.context_range(sel.spec)
@@ -100,7 +105,7 @@ def render(sel: Selection) -> None:
     for note in skipped:
         st.warning(as_text(note), icon=":material/warning:")
     answers = _answer_rows(sel, panels, high)
-    st.dataframe(answers, hide_index=True, width="stretch", height=35 * (len(answers) + 1) + 3)
+    st.html(tables.html_table(answers))
     st.caption(
         "Solid: paged engines (vLLM, SGLang, TensorRT-LLM) take blocks of 16 tokens as a conversation grows"
         + ("; dashed: each conversation reserves the full length up front (llama.cpp slots)" if contiguous else "")

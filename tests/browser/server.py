@@ -44,16 +44,21 @@ def serve_flags(port: int, address: str) -> list[str]:
     recipe = (ROOT / "Makefile").read_text().split("\nserve:", 1)[1].split("\n\n", 1)[0]
     command = " ".join(line.strip().rstrip("\\") for line in recipe.splitlines()[1:])
     flags = command.split("app.py", 1)[1].split()
-    return [flag.replace("$(PORT)", str(port)).replace("$(ADDRESS)", address) for flag in flags]
+    filled = [flag.replace("$(PORT)", str(port)).replace("$(ADDRESS)", address) for flag in flags]
+    return [flag for flag in filled if flag != "$(SERVE_OPTIONS)"]
 
 
 @contextlib.contextmanager
 def running_app(
-    timeout_s: float = 60, script: Path = ROOT / "app.py", address: str = "127.0.0.1", production: bool = False
+    timeout_s: float = 60,
+    script: Path = ROOT / "app.py",
+    address: str = "127.0.0.1",
+    production: bool = False,
+    base_path: str = "",
 ) -> Iterator[str]:
     """``streamlit run <script>`` (the dashboard by default) on ``address``:<free port>; yields the base URL
-    (on ``address``; 127.0.0.1 when it binds every interface) and stops it afterwards. ``production``: with the
-    options of ``make serve``."""
+    (on ``address``; 127.0.0.1 when it binds every interface; with ``base_path``, the prefix a reverse proxy
+    would add) and stops it afterwards. ``production``: with the options of ``make serve``."""
     port = free_port()
     flags = [
         "--server.port",
@@ -82,7 +87,7 @@ def running_app(
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    base = f"http://{'127.0.0.1' if address == '0.0.0.0' else address}:{port}"
+    base = f"http://{'127.0.0.1' if address == '0.0.0.0' else address}:{port}" + (f"/{base_path}" if base_path else "")
     try:
         deadline = time.monotonic() + timeout_s
         while True:

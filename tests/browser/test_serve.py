@@ -88,3 +88,16 @@ def test_advisor_open_links_carry_the_readers_address(browser: Any, team_url: st
     assert ranking
     assert all(row["open"].startswith(f"{team_url}/?model=") for row in ranking), ranking[0]["open"]
     context.close()
+
+
+def test_links_keep_a_proxys_path_prefix(browser: Any) -> None:
+    """Behind a reverse proxy under /headroom (``make serve SERVE_OPTIONS="--server.baseUrlPath headroom"``) the
+    share box keeps the prefix."""
+    with running_app(address="127.0.0.2", production=True, base_path="headroom") as base:
+        assert base.endswith("/headroom")
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.goto(f"{base}/what_if{links.query_string(VIEW)}")
+        wait_for_chart(page)
+        assert _share_box(page).startswith(f"{base}/what_if?model=")
+        context.close()
