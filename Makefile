@@ -1,10 +1,13 @@
-# Headroom: `make run` opens the dashboard, `make test` runs every test. Both create .venv on first use.
+# Headroom: `make run` opens the dashboard, `make serve` serves it to a team, `make test` runs every test.
+# Each creates .venv on first use.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
+ADDRESS ?= 0.0.0.0
+SERVE_OPTIONS ?=
 
-.PHONY: run test test-fast fuzz lint format typecheck bench screenshots calibrate fidelity catalog-docs clean
+.PHONY: run serve test test-fast fuzz lint format typecheck bench screenshots calibrate fidelity catalog-docs clean
 
 $(BIN)/.runtime: requirements.txt
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -17,6 +20,15 @@ $(BIN)/.dev: requirements-dev.txt requirements.txt $(BIN)/.runtime
 
 run: $(BIN)/.runtime
 	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+# Serve the dashboard to colleagues (README: "Running it for a team"): every interface, no browser, XSRF
+# protection, 1 MB uploads (a config.json), no usage statistics, no tracebacks to visitors, no file watching.
+# SERVE_OPTIONS adds Streamlit options (e.g. "--server.baseUrlPath headroom" behind a proxy's path prefix).
+serve: $(BIN)/.runtime
+	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT) --server.headless true \
+		--server.enableXsrfProtection true --server.enableCORS true --server.maxUploadSize 1 \
+		--server.fileWatcherType none --server.runOnSave false --browser.gatherUsageStats false \
+		--client.showErrorDetails none --client.toolbarMode minimal $(SERVE_OPTIONS)
 
 test: $(BIN)/.dev
 	$(BIN)/ruff check .

@@ -11,18 +11,18 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import frame
+from ui import frame, settings
 from ui.guard import guarded
 from ui.sidebar import render_sidebar
 
 # (file, title, icon, url path); the first page is the landing page, at the root URL.
 PAGES = [
-    ("app_pages/memory.py", "Memory", ":material/memory:", "memory"),
-    ("app_pages/what_if.py", "Context what-if", ":material/timeline:", "what_if"),
-    ("app_pages/compare.py", "Compare precisions", ":material/grid_view:", "compare"),
-    ("app_pages/advisor.py", "Which GPU to buy", ":material/shopping_cart:", "advisor"),
-    ("app_pages/catalog.py", "Catalog", ":material/list:", "catalog"),
-    ("app_pages/custom.py", "Custom model", ":material/edit_note:", "custom"),
+    ("app_pages/memory.py", "Memory", ":material/memory:", settings.MEMORY),
+    ("app_pages/what_if.py", "Context what-if", ":material/timeline:", settings.WHAT_IF),
+    ("app_pages/compare.py", "Compare precisions", ":material/grid_view:", settings.COMPARE),
+    ("app_pages/advisor.py", "Which GPU to buy", ":material/shopping_cart:", settings.ADVISOR),
+    ("app_pages/catalog.py", "Catalog", ":material/list:", settings.CATALOG),
+    ("app_pages/custom.py", "Custom model", ":material/edit_note:", settings.CUSTOM),
 ]
 
 # pandas before any page draws: plotly looks it up in sys.modules without importing it (optional_imports, should_load

@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 from pydantic import ValidationError
 
-from model_catalog import get_model, load_gpus
+from model_catalog import get_gpu, get_model, load_gpus
 from planner.advisor import (
     ENGINE_LABELS,
     ENGINE_PREFERENCE,
@@ -32,7 +32,7 @@ from planner.errors import PlannerError
 from planner.hf_config import describe_validation_error
 from planner.model import ModelSpec
 from planner.precision import WEIGHT_FORMATS
-from ui import binding, figures, frame, links, settings, state
+from ui import binding, figures, frame, links, settings, state, tables
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -216,7 +216,7 @@ def _compare_models(
                 "feasible set-ups": len(result.options),
             }
         )
-    st.dataframe(rows, hide_index=True, width="stretch")
+    st.dataframe(tables.shown(rows), hide_index=True, width="stretch")
     return rows
 
 
@@ -252,7 +252,7 @@ def _chart(sel: Selection, ranking: Ranking) -> Any:
         on_select="rerun",
         selection_mode="points",
         key="pareto_chart",
-        config={"displaylogo": False},
+        config=figures.CHART_CONFIG,
     )
     points = getattr(getattr(event, "selection", None), "points", None) or []
     # The topmost trace wins where points overlap (the recommended diamond over the front over the rest).
@@ -285,7 +285,7 @@ def _rejected(ranking: Ranking) -> list[dict[str, object]]:
         for r in ranking.rejected[:500]
     ]
     with st.expander("Every rejected set-up and why"):
-        st.dataframe(rejected, hide_index=True, width="stretch")
+        st.dataframe(tables.shown(rejected), hide_index=True, width="stretch")
     return rejected
 
 
@@ -306,7 +306,7 @@ def _assumptions(ranking: Ranking) -> None:
             }
             for r in validation_rows()
         ]
-        st.dataframe(rows, hide_index=True, width="stretch")
+        st.dataframe(tables.shown(rows), hide_index=True, width="stretch")
 
 
 def render(sel: Selection) -> None:
@@ -328,14 +328,17 @@ def render(sel: Selection) -> None:
         figure = _chart(sel, ranking)
         rows = [_option_row(sel, i, o, workload.pricing) for i, o in enumerate(ranking.options[:40], start=1)]
         config = {"open": st.column_config.LinkColumn("open", display_text="Memory page")}
-        st.dataframe(rows, hide_index=True, width="stretch", column_config=config)
+        st.dataframe(tables.shown(rows), hide_index=True, width="stretch", column_config=config)
         _overflow(ranking, ranking.options[0])
     st.subheader("Other models for the same workload")
     compared = _compare_models(sel, workload, overhead, ranking)
     rejected = _rejected(ranking)
     _assumptions(ranking)
-    tables = {"ranking": rows, "rejected": rejected, **({"models": compared} if compared else {})}
-    share_and_export(sel, PATH, f"Which GPU to buy for {name}", text, [figure] if figure else [], tables)
+    exported = {"ranking": rows, "rejected": rejected, **({"models": compared} if compared else {})}
+    gpu_names = {g: get_gpu(g).name for g in state.gpu_options()}
+    share_and_export(
+        sel, PATH, f"Which GPU to buy for {name}", text, [figure] if figure else [], exported, names=gpu_names
+    )
 
 
 frame.run_page(render)

@@ -7,7 +7,7 @@ import streamlit as st
 from model_catalog import load_gpus, load_models
 from planner.kv import kv_bytes_per_token
 from planner.params import parameter_breakdown
-from ui import binding, frame, links, settings
+from ui import binding, frame, links, settings, tables
 from ui.common import share_and_export
 from ui.state import Selection
 
@@ -64,9 +64,9 @@ def render(sel: Selection) -> None:
     query = binding.text(st, settings.SEARCH, "", placeholder="e.g. qwen3 moe, h100, mla", max_chars=100)
     models, gpus = _filter(model_rows(), query), _filter(gpu_rows(), query)
     st.subheader(f"Models ({len(models)})")
-    st.dataframe(models, hide_index=True, width="stretch")
+    st.dataframe(tables.shown(models), hide_index=True, width="stretch")
     st.subheader(f"GPUs ({len(gpus)})")
-    st.dataframe(gpus, hide_index=True, width="stretch")
+    st.dataframe(tables.shown(gpus), hide_index=True, width="stretch")
     share_and_export(
         sel,
         PATH,
@@ -75,6 +75,7 @@ def render(sel: Selection) -> None:
         [],
         {"models": models, "gpus": gpus},
         links.page_params(PATH, {settings.SEARCH.url: query}),
+        about_setup=False,
     )
     st.caption(
         "Unknown figures stay empty: nothing here is invented. Parameters are computed from the "

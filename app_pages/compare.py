@@ -8,7 +8,7 @@ from planner.assess import Assessment
 from planner.errors import PlannerError
 from planner.precision import KV_FORMATS, WEIGHT_FORMATS
 from planner.units import UNIT_BYTES
-from ui import binding, figures, frame, links, settings
+from ui import binding, exports, figures, frame, links, settings
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -35,7 +35,7 @@ def _row(sel: Selection, w: str, kv: str, a: Assessment) -> dict[str, object]:
     unit = sel.unit
     return {
         "weights": w,
-        "kv_dtype": kv,
+        "KV cache dtype": kv,
         f"weights per GPU ({unit})": round(a.result.per_gpu.weights_bytes / UNIT_BYTES[unit], 2),
         "KV budget (tokens)": a.kv_budget_tokens,
         "conversations": a.conversations,
@@ -46,6 +46,18 @@ def _row(sel: Selection, w: str, kv: str, a: Assessment) -> dict[str, object]:
     }
 
 
+def _csv_row(sel: Selection, a: Assessment) -> dict[str, object]:
+    """A grid cell for the CSV: the set-up it is (its own weights and KV dtype), its figures and its verdict."""
+    w, kv = a.result.weights, a.result.kv_dtype
+    quality = {
+        "weights quality": WEIGHT_FORMATS[w].quality_note,
+        "KV quality": KV_FORMATS[kv].quality_note,
+        "source": f"{WEIGHT_FORMATS[w].source} / {KV_FORMATS[kv].source}",
+        f"weights per GPU ({sel.unit})": round(a.result.per_gpu.weights_bytes / UNIT_BYTES[sel.unit], 3),
+    }
+    return exports.with_setup(sel, a, [quality])[0]
+
+
 def render(sel: Selection) -> None:
     name = sel.spec.display_name
     st.title(f"Precisions compared: {as_text(name)} on {sel.gpu_count} × {sel.gpu.name}")
@@ -54,7 +66,7 @@ def render(sel: Selection) -> None:
     if grid is None:
         return
     heat = figures.heatmap_figure(weights, GRID_KV, grid, sel.context_tokens)
-    st.plotly_chart(heat, width="stretch", config={"displaylogo": False})
+    st.plotly_chart(heat, width="stretch", config=figures.CHART_CONFIG)
     by_pair = {f"{w}/{kv}": a for w, row in zip(weights, grid, strict=True) for kv, a in zip(GRID_KV, row, strict=True)}
     rows = [_row(sel, pair.split("/")[0], pair.split("/")[1], a) for pair, a in by_pair.items()]
     st.dataframe(rows, hide_index=True, width="stretch", height=360)
@@ -71,7 +83,7 @@ def render(sel: Selection) -> None:
         st.info("Pick two to four different combinations to see them side by side.")
     else:
         bars = figures.compare_bars_figure(chosen, sel.unit)
-        st.plotly_chart(bars, width="stretch", config={"displaylogo": False})
+        st.plotly_chart(bars, width="stretch", config=figures.CHART_CONFIG)
     current_assessment = sel.assessment()
     share_and_export(
         sel,
@@ -79,7 +91,7 @@ def render(sel: Selection) -> None:
         f"Precisions compared: {name}",
         current_assessment.sentence(sel.unit),
         [heat, *([bars] if bars else [])],
-        {"grid": rows},
+        {"grid": [_csv_row(sel, a) for a in by_pair.values()]},
         links.page_params(PATH, {settings.COMBOS.url: picked}),
     )
 

@@ -11,8 +11,8 @@ from planner.engines.registry import engines, get_engine, launch_commands, max_m
 from planner.errors import PlannerError
 from planner.logparse import calibrate, parse_log
 from planner.precision import kv_format, weight_format
-from planner.units import GiB, format_bytes_auto, format_tokens
-from ui import binding, deployment, figures, frame, links, settings, tables, text
+from planner.units import GiB, format_tokens
+from ui import binding, deployment, exports, figures, frame, links, settings, tables, text
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -83,7 +83,7 @@ def _calibration(sel: Selection, report: EngineReport) -> None:
             except PlannerError as exc:
                 st.error(as_text(str(exc)), icon=":material/error:")
             else:
-                st.dataframe(rows, hide_index=True, width="stretch")
+                st.dataframe(tables.shown(rows), hide_index=True, width="stretch")
                 if st.button("Use the measured figures", icon=":material/check:"):
                     binding.set_value(settings.CALIBRATION, token)
                     st.rerun()
@@ -92,13 +92,13 @@ def _calibration(sel: Selection, report: EngineReport) -> None:
             st.rerun()
 
 
-def _engine_section(sel: Selection, a: Assessment) -> list[dict[str, object]]:
+def _engine_section(sel: Selection, a: Assessment) -> None:
     """What the engine prints at start-up, the launch commands, and calibration from a pasted log."""
     report = a.report
     assert report is not None
     name = get_engine(report.engine).label
     st.subheader(as_text(f"What {name} {report.engine_version} will print at start-up"))
-    st.code("\n".join(report.lines) or "(no KV-cache lines)", language=None)
+    st.html(tables.preformatted(report.lines or ["(no KV-cache lines)"]))  # monospace, no highlighter to load
     if report.failure:
         st.error(as_text(f"{name} would stop with: {report.failure}"), icon=":material/block:")
     for note in report.notes:
@@ -107,33 +107,28 @@ def _engine_section(sel: Selection, a: Assessment) -> list[dict[str, object]]:
     st.markdown(f"Largest `--max-model-len` this set-up allows: **{allowed:,} tokens**.")
     commands = launch_commands(a.request, a.result)
     registered = engines()
-    tabs = st.tabs([engine.label for engine in registered])
-    for tab, engine in zip(tabs, registered, strict=True):
-        tab.code(commands[engine.name], language="bash", wrap_lines=True)
+    # In a popover: its code blocks (and their highlighter, 1.5 MB of script) load when it is opened, not
+    # on the page's first paint.
+    with st.popover("Launch commands", icon=":material/terminal:"):
+        tabs = st.tabs([engine.label for engine in registered])
+        for tab, engine in zip(tabs, registered, strict=True):
+            tab.code(commands[engine.name], language="bash", wrap_lines=True)
     _calibration(sel, report)
-    return [{"engine": report.engine, "version": report.engine_version, "line": line} for line in report.lines]
 
 
 def _metrics(sel: Selection, a: Assessment) -> None:
-    result = a.result
+    """The headline figures (the same the HTML report leads with)."""
     per_replica = f" ({format_tokens(a.kv_budget_tokens_per_replica)} per replica)" if a.replicas > 1 else ""
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Fits", "yes" if a.fits else "no", help="Weights, working memory and one conversation fit.")
-    c2.metric(
-        "KV budget",
-        f"{format_tokens(a.kv_budget_tokens)} tokens",
-        help=f"Tokens the KV cache pools hold across the deployment{per_replica}.",
+    helps = (
+        "Weights, working memory and one conversation fit.",
+        f"Tokens the KV cache pools hold across the deployment{per_replica}.",
+        "Whole conversations of the chosen context held at once, every replica counted.",
+        "Whole model, every attention layer, before any sliding-window cap.",
     )
-    c3.metric(
-        f"Conversations at {text.context_label(result.context_tokens)}",
-        f"{a.conversations:,}",
-        help="Whole conversations of the chosen context held at once, every replica counted.",
-    )
-    c4.metric(
-        "KV per token",
-        format_bytes_auto(result.kv_bytes_per_token, binary=sel.unit == "GiB"),
-        help="Whole model, every attention layer, before any sliding-window cap.",
-    )
+    for column, (label, value), help_text in zip(
+        st.columns(4), exports.headline_figures(a, sel.unit), helps, strict=True
+    ):
+        column.metric(label, value, help=help_text)
 
 
 def render(sel: Selection) -> None:
@@ -154,14 +149,14 @@ def render(sel: Selection) -> None:
     ALERTS[a.tone](as_text(verdict), icon=ICONS[a.tone])
     _metrics(sel, a)
     fig = figures.memory_figure(result, unit, title=f"Memory per GPU ({unit})")
-    st.plotly_chart(fig, width="stretch", config={"displaylogo": False})
-    rows = tables.breakdown_rows(result, unit)
-    st.dataframe(rows, hide_index=True, width="stretch")
+    st.plotly_chart(fig, width="stretch", config=figures.CHART_CONFIG)
+    st.html(tables.html_table(tables.breakdown_rows(result, unit)))  # no data grid to load before the chart
     for warning in result.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
     if a.state is not VerdictState.MEETS_TARGET:
         _alternatives(sel, a, page)
-    engine_rows = _engine_section(sel, a) if a.report is not None else []
+    if a.report is not None:
+        _engine_section(sel, a)
     with st.expander("Where the numbers come from"):
         st.markdown(
             f"- Model: {as_text(sel.model_source)}.\n"
@@ -171,17 +166,22 @@ def render(sel: Selection) -> None:
             f"({weight_format(result.weights).source}).\n"
             f"- KV per token: 2 × layers × KV heads × head dim × bytes = {result.kv_bytes_per_token:,} bytes "
             f"in {kv_format(result.kv_dtype).label} ({kv_format(result.kv_dtype).source}).\n"
-            f"- GPU memory: {request.gpu_memory_bytes:,} bytes per GPU "
-            + ("(the total the engine reports)." if sel.is_engine else "(as the device reports it).")
+            f"- GPU memory: {request.gpu_memory_bytes:,} bytes per GPU ({text.memory_source(sel.gpu, sel.is_engine)})."
         )
+    named = deployment.changed(page)  # the deployment settings a report and a CSV row name
     share_and_export(
         sel,
         PATH,
         f"{model_name} on {text.setup_label(request)}",
         verdict,
         [fig],
-        {"breakdown": rows, **({"engine": engine_rows} if engine_rows else {})},
+        {
+            "breakdown": exports.breakdown_csv(sel, a, named),
+            **({"engine": exports.engine_csv(sel, a, named)} if a.report else {}),
+        },
         page,
+        assessment=a,
+        worded=named,
     )
 
 

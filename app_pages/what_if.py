@@ -1,18 +1,24 @@
-"""Context what-if: how many conversations at each context length, per precision and per GPU."""
+"""Context what-if: how long can conversations get before the target users no longer fit? One chart per GPU,
+one line per weight / KV pair (coloured as on every page), the target users as a line, and the answer per line
+as a sentence and a table."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from planner.assess import concurrency_curve
+from model_catalog import get_gpu
+from planner.assess import context_label
 from planner.errors import PlannerError
-from ui import binding, figures, frame, links, settings, state
+from planner.plan import PlanRequest
+from ui import binding, curves, exports, frame, links, settings, state, tables
 from ui.common import share_and_export
+from ui.figures import CHART_CONFIG
 from ui.guard import as_text
 from ui.state import Selection
 
 PATH = settings.WHAT_IF
 CURVE_OPTIONS = [f"{w}/{kv}" for w in ("bf16", "fp8", "int4-awq", "q4_k_m") for kv in ("bf16", "fp8")]
+POINTS = 40
 
 
 def _curve_choices(sel: Selection) -> list[str]:
@@ -20,62 +26,139 @@ def _curve_choices(sel: Selection) -> list[str]:
     return [current, *[c for c in CURVE_OPTIONS if c != current]]
 
 
+@st.cache_data(max_entries=256, show_spinner=False)
+def _curve(request: PlanRequest, pair: str, contexts: tuple[int, ...], users: int) -> curves.Curve:
+    """One curve, kept across reruns: moving the context slider recomputes only the chosen point."""
+    return curves.build_curve(request, pair, contexts, users)
+
+
+def _panels(sel: Selection, pairs: list[str], gpu_ids: list[str]) -> tuple[list[curves.Panel], list[str]]:
+    low, high = state.context_range(sel.spec)
+    contexts = state.log_contexts(low, high, points=POINTS)
+    panels, skipped = [], []
+    for gpu_id in gpu_ids:
+        title = f"{sel.gpu_count} × {get_gpu(gpu_id).name}"
+        requests = []
+        for pair in pairs:
+            weights, kv = pair.split("/")
+            try:
+                requests.append((pair, sel.request(weights=weights, kv_dtype=kv, gpu_id=gpu_id)))
+            except PlannerError as exc:
+                skipped.append(f"{pair} on {title}: {exc}")
+        panel, notes = curves.build_panel(title, requests, contexts, sel.users, sel.context_tokens, _curve)
+        panels.append(panel)
+        skipped += notes
+    return panels, skipped
+
+
+def _answer_rows(sel: Selection, panels: list[curves.Panel], high: int) -> list[dict[str, object]]:
+    users, context = sel.users, sel.context_tokens
+    rows: list[dict[str, object]] = []
+    for panel in panels:
+        for curve in panel.curves:
+            point = curve.at(context)
+            longest = curve.longest
+            rows.append(
+                {
+                    "GPUs": panel.title,
+                    "weights / KV": curve.pair,
+                    f"longest context for {users:,} users": "none"
+                    if longest <= 0
+                    else (f"every length (to {high:,})" if longest >= high else f"{longest:,} tokens"),
+                    f"conversations at {context_label(context)}": point.conversations if point else 0,
+                }
+            )
+    return rows
+
+
 def render(sel: Selection) -> None:
     name = sel.spec.display_name
-    st.title(f"What if conversations were longer? {as_text(name)}")
-    low, high = state.context_range(sel.spec)
-    contexts = sorted({*state.log_contexts(low, high, points=40), sel.context_tokens})
+    st.title(f"How long can conversations get? {as_text(name)}")
     choices = _curve_choices(sel)
     c1, c2 = st.columns([3, 2])
     picked = binding.choose_many(c1, settings.CURVES, choices, [choices[0]], max_selections=6) or [choices[0]]
     others = binding.choose_many(
-        c2, settings.CURVE_GPUS, [g for g in state.gpu_options() if g != sel.gpu_id], [], max_selections=4
+        c2,
+        settings.CURVE_GPUS,
+        [g for g in state.gpu_options() if g != sel.gpu_id],
+        [],
+        max_selections=4,
+        format_func=lambda g: get_gpu(g).name,
     )
     contiguous = binding.toggle(st, settings.CONTIGUOUS, False)
-    curves: list[figures.Curve] = []
-    skipped: list[str] = []
-    for gpu_id in [sel.gpu_id, *others]:
-        for pair in picked:
-            weights, kv = pair.split("/")
-            label = pair if gpu_id == sel.gpu_id else f"{pair} · {gpu_id}"
-            try:
-                request = sel.request(weights=weights, kv_dtype=kv, gpu_id=gpu_id)
-                curves.append(figures.Curve(label, concurrency_curve(request, contexts, sel.users)))
-            except PlannerError as exc:
-                skipped.append(f"{label}: {exc}")
-    chosen = sel.assessment()
-    st.metric(
-        f"At {sel.context_tokens:,} tokens ({sel.weights}/{sel.kv_dtype})",
-        f"{chosen.conversations:,} concurrent conversations",
-        help="Move the context slider in the sidebar: the marker and this number follow.",
-    )
-    fig = figures.concurrency_figure(curves, sel.context_tokens, contiguous, chosen_label=choices[0])
-    st.plotly_chart(fig, width="stretch", config={"displaylogo": False})
+    low, high = state.context_range(sel.spec)
+    panels, skipped = _panels(sel, picked, [sel.gpu_id, *others])
+    users, context = sel.users, sel.context_tokens
+    st.markdown(f"**Before {users:,} users no longer fit** (the sidebar's target, the dashed line):")
+    own = next((c for c in panels[0].curves if c.pair == choices[0]), None) if panels else None
+    if own is None:  # the sidebar's pair is not drawn: answer for it all the same
+        own = curves.build_curve(sel.request(), choices[0], [context], users)
+    st.markdown(as_text(curves.longest_sentence(own, f"{sel.gpu_count} × {sel.gpu.name}", users, context, high)))
+    y_top = max((p.concurrency for panel in panels for c in panel.curves for p in c.points), default=1.0)
+    figs = []
+    for index, panel in enumerate(panels):
+        fig = curves.what_if_figure(
+            panel, context, users, (low, high), y_top, contiguous, marked=choices[0] if index == 0 else None
+        )
+        st.plotly_chart(fig, width="stretch", config=CHART_CONFIG)
+        figs.append(fig)
     for note in skipped:
         st.warning(as_text(note), icon=":material/warning:")
-    verdict = chosen.sentence(sel.unit)
+    answers = _answer_rows(sel, panels, high)
+    st.html(tables.html_table(answers))
     st.caption(
-        "Paged engines (vLLM, SGLang, TensorRT-LLM) allocate blocks of 16 tokens as a sequence grows; "
-        "contiguous allocation reserves the maximum length for every sequence up front. "
-        "Eight times the context is one eighth the concurrency (seed text 001). " + as_text(verdict)
+        "Solid: paged engines (vLLM, SGLang, TensorRT-LLM) take blocks of 16 tokens as a conversation grows"
+        + ("; dashed: each conversation reserves the full length up front (llama.cpp slots)" if contiguous else "")
+        + ". Eight times the context is an eighth of the conversations (seed text 001). Each dot is where its line "
+        "crosses the target; the dotted line is the sidebar's context, the diamond the sidebar's own set-up; a name "
+        "struck out holds not even one conversation of the shortest length."
     )
-    rows = [
-        {
-            "curve": c.label,
-            "context_tokens": p.context_tokens,
-            "concurrency": round(p.concurrency, 3),
-            "conversations": p.conversations,
-            "conversations_contiguous": p.contiguous,
-            "kv_bytes_per_sequence": p.kv_bytes_per_sequence,
-        }
-        for c in curves
-        for p in c.points
-    ]
     page = links.page_params(
         PATH,
         {settings.CURVES.url: picked, settings.CURVE_GPUS.url: others, settings.CONTIGUOUS.url: contiguous},
     )
-    share_and_export(sel, PATH, f"Context what-if: {name}", verdict, [fig], {"curves": rows}, page)
+    chosen = sel.assessment()
+    exported = {"longest": _longest_csv(sel, panels, [sel.gpu_id, *others], high), "curves": _curves_csv(sel, panels)}
+    names = {g: get_gpu(g).name for g in others}
+    share_and_export(
+        sel, PATH, f"Context what-if: {name}", chosen.sentence(sel.unit), figs, exported, page, names=names
+    )
+
+
+def _longest_csv(sel: Selection, panels: list[curves.Panel], gpu_ids: list[str], high: int) -> list[dict[str, object]]:
+    """A row per GPU and pair: the set-up at the chosen context, the longest context for the target, the
+    answer in words, and the verdict at the chosen context."""
+    rows: list[dict[str, object]] = []
+    for gpu_id, panel in zip(gpu_ids, panels, strict=True):
+        for curve in panel.curves:
+            weights, kv = curve.pair.split("/")
+            a = sel.assessment(weights=weights, kv_dtype=kv, gpu_id=gpu_id)
+            answer = {
+                f"longest context for {sel.users:,} users (tokens)": curve.longest,
+                "answer": curves.longest_sentence(curve, panel.title, sel.users, sel.context_tokens, high),
+            }
+            rows += exports.with_setup(sel, a, [answer])
+    return rows
+
+
+def _curves_csv(sel: Selection, panels: list[curves.Panel]) -> list[dict[str, object]]:
+    """Every point drawn: the shared inputs, the GPU and pair, and the figures at that context."""
+    shared = exports.shared_columns(sel, sel.assessment())
+    return [
+        {
+            **shared,
+            "GPU set-up": panel.title,
+            "weights / KV": c.pair,
+            "context (tokens)": p.context_tokens,
+            "conversations at once (fractional)": round(p.concurrency, 3),
+            "conversations (whole)": p.conversations,
+            "conversations, reserved up front": p.contiguous,
+            "KV cache per conversation (bytes)": p.kv_bytes_per_sequence,
+        }
+        for panel in panels
+        for c in panel.curves
+        for p in c.points
+    ]
 
 
 frame.run_page(render)

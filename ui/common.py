@@ -8,16 +8,9 @@ from urllib.parse import urlencode
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import binding, frame, links, report
-from ui.settings import BY_URL
+from planner.assess import Assessment
+from ui import binding, exports, frame, links, report
 from ui.state import Selection
-
-
-def readable_inputs(params: Mapping[str, str | list[str]]) -> dict[str, str]:
-    """The link's settings by their labels (``Context length (tokens)``: ``32768``), for reports."""
-    return {
-        (BY_URL[k].label if k in BY_URL else k): ", ".join(v) if isinstance(v, list) else v for k, v in params.items()
-    }
 
 
 def share_and_export(
@@ -28,22 +21,41 @@ def share_and_export(
     figures: Sequence[go.Figure],
     tables: Mapping[str, Sequence[Mapping[str, object]]],
     extra: Mapping[str, str | list[str]] | None = None,
+    about_setup: bool = True,
+    names: Mapping[str, str] | None = None,
+    assessment: Assessment | None = None,
+    worded: Mapping[str, str | list[str]] | None = None,
 ) -> None:
     """The page's settings join the address bar; a "Copy link" box (the code block has a copy button) and the
-    HTML / CSV downloads carry the same settings."""
+    HTML / CSV downloads carry the same settings. The link is absolute, on the address the reader used. The
+    report is written when its button is pressed (it inlines plotly.js: megabytes no page run should build).
+    ``about_setup``: the report shows the sidebar's set-up and its headline figures; ``names`` words the page
+    settings' values (GPU ids as names); ``assessment``: the page's answer when it is not the sidebar's plain set-up
+    (the Memory page's deployment); ``worded``: the page settings the report words (all of ``extra`` when not
+    given; the Memory page words only the deployment settings that were changed)."""
     frame.page_params(dict(extra or {}))
     params = {**links.selection_params(sel), **binding.view_params()}
     query = "?" + urlencode(params, doseq=True)
     url = links.share_url(st.context.url, page_path, query)
-    with st.expander("Share and export", expanded=False, icon=":material/share:"):
+    # A popover: nothing in it is drawn (nor its code block's highlighter loaded) until it is opened.
+    with st.popover("Share and export", icon=":material/share:"):
         st.markdown("**Copy link** — opening it shows this page with exactly these numbers:")
         st.code(url, language=None, wrap_lines=True)
-        inputs = readable_inputs(params)
-        html = report.html_report(title, verdict, inputs, figures, tables)
         cols = st.columns(1 + len(tables))
         cols[0].download_button(
             "HTML report",
-            html,
+            lambda: exports.report_html(
+                sel,
+                title,
+                verdict,
+                figures,
+                tables,
+                dict((extra or {}) if worded is None else worded),
+                url,
+                about_setup,
+                names,
+                assessment,
+            ),
             file_name=f"headroom-{page_path or 'memory'}.html",
             mime="text/html",
             icon=":material/download:",

@@ -45,6 +45,13 @@ DEFAULTS: dict[str, Any] = {
 LORA_RANKS = (8, 16, 32, 64, 128, 256, 512)
 
 
+def changed(page: dict[str, str | list[str]]) -> dict[str, str | list[str]]:
+    """The section's settings in ``page`` (URL parameters) that differ from the defaults: what a report or a
+    CSV row names (a plain set-up names none)."""
+    defaults = links.page_params(S.MEMORY, DEFAULTS)
+    return {key: value for key, value in page.items() if defaults.get(key) != value}
+
+
 class Built(NamedTuple):
     options: DeploymentOptions | None
     notes: list[str]  # settings left out, and why

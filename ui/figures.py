@@ -1,18 +1,21 @@
 """Figure builders: pure functions of planner results, tested without a browser.
 
-The same memory component has the same colour on every chart. Curves take their x-axis (the context
-lengths) from the caller. Every axis states its unit.
+The same memory component has the same colour on every chart, and so has the same weight / KV precision pair
+(:func:`pair_colour`). Every axis states its unit. Every chart has the same frame (:func:`frame`), laid out so
+that nothing overlaps at any width, a phone's included: the title sits below the Plotly toolbar, the legend
+below the plot (both placed in the figure's container, which reserves their room), capacities are legend
+entries rather than labels beside the axis.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Any
 
 import plotly.graph_objects as go
 
 from planner.advisor import Option
-from planner.assess import Assessment, CurvePoint, VerdictState
+from planner.assess import Assessment, VerdictState, context_label
 from planner.plan import PlanResult, StageMemory
 from planner.units import UNIT_BYTES
 
@@ -22,7 +25,7 @@ COMPONENTS: tuple[tuple[str, str, str], ...] = (
     ("kv_cache_bytes", "KV cache pool", "#16a34a"),
     ("activation_bytes", "Activations", "#f59e0b"),
     ("overhead_bytes", "Framework overhead", "#a855f7"),
-    ("reserved_bytes", "Reserved headroom", "#94a3b8"),
+    ("reserved_bytes", "Reserved (kept free)", "#94a3b8"),
     # the deployment's components (planner.deploy), drawn when a GPU holds any
     ("lora_bytes", "LoRA adapter slots", "#db2777"),
     ("draft_bytes", "Draft model / MTP / heads", "#0891b2"),
@@ -32,13 +35,106 @@ COMPONENTS: tuple[tuple[str, str, str], ...] = (
 DEPLOYMENT_FIELDS = frozenset({"lora_bytes", "draft_bytes", "other_bytes"})
 COLOURS = {name: colour for _, name, colour in COMPONENTS}
 SHORTFALL_COLOUR = "#dc2626"
-LAYOUT = dict(
-    template="plotly_white",
-    margin=dict(l=10, r=10, t=50, b=10),
-    legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0, traceorder="normal"),
-    font=dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=13),
-    hoverlabel=dict(font_size=13),
-)
+CAPACITY_COLOUR = "#111827"
+# The weight / KV pairs people compare most, each its own colour on every chart; any other pair takes one of
+# the spare colours by its name (the same one everywhere).
+PAIR_COLOURS = {
+    "bf16/bf16": "#1f77b4",
+    "bf16/fp8": "#0e9aa7",
+    "fp8/bf16": "#9467bd",
+    "fp8/fp8": "#e8650a",
+    "int4-awq/bf16": "#2ca02c",
+    "int4-awq/fp8": "#d62728",
+    "q4_k_m/bf16": "#8c564b",
+    "q4_k_m/fp8": "#d0509f",
+}
+SPARE_COLOURS = ("#8a8b12", "#5b6b8c", "#136f63", "#7b2d43", "#283d7a", "#556b2f", "#5b3fa8", "#475569")
+TOOLBAR_PX = 34  # Plotly's toolbar (modebar) row at the top right: the title starts below it
+# What st.plotly_chart is given on every page: no logo, and only the toolbar buttons people use.
+CHART_CONFIG: dict[str, object] = {
+    "displaylogo": False,
+    "modeBarButtonsToRemove": ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "pan2d"],
+}
+FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=13)
+
+
+def pair_colour(pair: str) -> str:
+    """The colour of a ``weights/kv`` pair on every chart: its own for the common pairs, else a spare colour
+    chosen by the pair's name (stable across runs, pages and processes).
+
+    >>> pair_colour("fp8/fp8"), pair_colour("nvfp4/fp8") == pair_colour("nvfp4/fp8")
+    ('#e8650a', True)
+    """
+    if pair in PAIR_COLOURS:
+        return PAIR_COLOURS[pair]
+    return SPARE_COLOURS[sum(pair.encode()) % len(SPARE_COLOURS)]
+
+
+def frame_layout(title: str | None, height: int, legend: bool = True, right: int = 10) -> dict[str, Any]:
+    """The layout every chart shares, as a plain dict. The title (in the figure's container) starts below the
+    toolbar row and pushes the plot down; the legend is a row (or a column, on a phone) at the bottom of the
+    container, which reserves its room below the axis title; nothing is placed relative to the plot area's
+    edges. No template: the dashboard's theme styles the charts (the HTML report adds a light one), and
+    resolving a template costs a page run tens of milliseconds."""
+    layout: dict[str, Any] = {
+        "font": FONT,
+        "hoverlabel": {"font": {"size": 13}},
+        "height": height,
+        "margin": {"l": 10, "r": right, "t": TOOLBAR_PX + (8 if title else 0), "b": 10, "autoexpand": True},
+        "showlegend": legend,
+        "legend": {
+            "orientation": "h",
+            "xref": "container",
+            "yref": "container",
+            "x": 0,
+            "y": 0,
+            "xanchor": "left",
+            "yanchor": "bottom",
+            "traceorder": "normal",
+            "maxheight": 1,
+        },
+        "xaxis": {"automargin": True},
+        "yaxis": {"automargin": True},
+    }
+    if title:
+        layout["title"] = {
+            "text": title,
+            "xref": "container",
+            "yref": "container",
+            "x": 0,
+            "y": 1,
+            "xanchor": "left",
+            "yanchor": "top",
+            "pad": {"t": TOOLBAR_PX, "l": 10},
+            "automargin": True,
+            "font": {"size": 16},
+        }
+    return layout
+
+
+def frame(fig: go.Figure, title: str | None, height: int, legend: bool = True, right: int = 10) -> go.Figure:
+    """:func:`frame_layout` applied to a figure built trace by trace."""
+    fig.update_layout(frame_layout(title, height, legend, right))
+    return fig
+
+
+def _legend_line(name: str, colour: str = CAPACITY_COLOUR, dash: str = "dash") -> dict[str, Any]:
+    """A legend entry for a line drawn as a shape (a capacity): the label lives in the legend, never beside
+    the axis where it could cover the tick labels."""
+    return {
+        "type": "scatter",
+        "x": [None],
+        "y": [None],
+        "mode": "lines",
+        "name": name,
+        "line": {"color": colour, "dash": dash},
+        "hoverinfo": "skip",
+    }
+
+
+def legend_line(fig: go.Figure, name: str, colour: str = CAPACITY_COLOUR, dash: str = "dash") -> None:
+    """:func:`_legend_line` added to a figure built trace by trace."""
+    fig.add_trace(_legend_line(name, colour, dash))
 
 
 def _in(n_bytes: float, unit: str) -> float:
@@ -63,135 +159,73 @@ def _gpu_rows(result: PlanResult) -> list[tuple[str, StageMemory]]:
 
 
 def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = None) -> go.Figure:
-    """A stacked bar per GPU of one replica against its capacity (a dashed line).
+    """A stacked bar per GPU of one replica against its capacity (a dashed line, named in the legend).
 
-    When it does not fit, the bar overflows the line and the shortfall is drawn in red.
+    When it does not fit, the bar overflows the line and the shortfall is drawn in red. Built as one dict and
+    checked once: it is on the landing page's first paint, where building it trace by trace cost ~40 ms.
     """
     rows = _gpu_rows(result)
     labels = [label for label, _ in rows]
-    fig = go.Figure()
-    for field, name, colour in shown_components(result.stages):
-        values = [_in(getattr(stage, field), unit) for _, stage in rows]
-        fig.add_bar(
-            y=labels,
-            x=values,
-            name=name,
-            orientation="h",
-            marker_color=colour,
-            hovertemplate=f"{name}: %{{x:,.2f}} {unit}<extra>%{{y}}</extra>",
-        )
+    data: list[dict[str, Any]] = [
+        {
+            "type": "bar",
+            "y": labels,
+            "x": [_in(getattr(stage, field), unit) for _, stage in rows],
+            "name": name,
+            "orientation": "h",
+            "marker": {"color": colour},
+            "hovertemplate": f"{name}: %{{x:,.2f}} {unit}<extra>%{{y}}</extra>",
+        }
+        for field, name, colour in shown_components(result.stages)
+    ]
     capacity = _in(result.per_gpu.gpu_memory_bytes, unit)
-    shortfall = [_in(max(0, -stage.headroom_bytes), unit) for _, stage in rows]
-    fig.add_vline(
-        x=capacity,
-        line_dash="dash",
-        line_color="#111827",
-        annotation_text=f"capacity {capacity:,.1f} {unit}",
-        annotation_position="bottom right",
-        annotation_yshift=-18,
-    )
-    _stage_capacities(fig, rows, unit)
-    for (label, _), short in zip(rows, shortfall, strict=True):
-        if short:
-            fig.add_annotation(
-                y=label,
-                x=capacity,
-                text=f"short by {short:,.1f} {unit}",
-                showarrow=False,
-                xanchor="left",
-                xshift=6,
-                font=dict(color=SHORTFALL_COLOUR, size=14),
-                bgcolor="rgba(255,255,255,0.92)",
-                bordercolor=SHORTFALL_COLOUR,
-                borderpad=3,
-            )
-    fig.update_layout(
-        barmode="stack",
-        title=title,
-        xaxis_title=f"Memory per GPU ({unit})",
-        height=max(220, 90 + 46 * len(rows)),
-        **LAYOUT,
-    )
-    if len(shown_components(result.stages)) > len(COMPONENTS) - len(DEPLOYMENT_FIELDS):  # a longer legend
-        fig.update_layout(margin=dict(l=10, r=10, t=90, b=10), height=max(260, 130 + 46 * len(rows)))
-    fig.update_yaxes(autorange="reversed")
-    return fig
+    data.append(_legend_line(f"Capacity: {capacity:,.1f} {unit} per GPU"))
+    line = {"color": CAPACITY_COLOUR, "dash": "dash"}
+    shapes = [
+        {"type": "line", "xref": "x", "yref": "paper", "x0": capacity, "x1": capacity, "y0": 0, "y1": 1, "line": line}
+    ]
+    annotations = [
+        {
+            "y": label,
+            "x": capacity,
+            "text": f"short by {_in(-stage.headroom_bytes, unit):,.1f} {unit}",
+            "showarrow": False,
+            "xanchor": "left",
+            "xshift": 6,
+            "font": {"color": SHORTFALL_COLOUR, "size": 14},
+            "bgcolor": "rgba(255,255,255,0.92)",
+            "bordercolor": SHORTFALL_COLOUR,
+            "borderpad": 3,
+        }
+        for label, stage in rows
+        if stage.headroom_bytes < 0
+    ]
+    shapes += _stage_capacities(rows, unit)
+    layout = frame_layout(title, height=max(330, 250 + 40 * len(rows)))
+    layout.update(barmode="stack", shapes=shapes, annotations=annotations)
+    layout["xaxis"] = {**layout["xaxis"], "title": {"text": f"Memory per GPU ({unit})"}}
+    layout["yaxis"] = {**layout["yaxis"], "autorange": "reversed"}
+    return go.Figure({"data": data, "layout": layout})
 
 
-def _stage_capacities(fig: go.Figure, rows: list[tuple[str, StageMemory]], unit: str) -> None:
-    """Mixed GPUs: each row's own capacity as a short dashed mark (the line above is the limiting GPU's)."""
+def _stage_capacities(rows: list[tuple[str, StageMemory]], unit: str) -> list[dict[str, Any]]:
+    """Mixed GPUs: each row's own capacity as a short dotted mark (the dashed line is the limiting GPU's)."""
     if len({stage.gpu_memory_bytes for _, stage in rows}) < 2:
-        return
-    for index, (_, stage) in enumerate(rows):
-        x = _in(stage.gpu_memory_bytes, unit)
-        fig.add_shape(type="line", x0=x, x1=x, y0=index - 0.45, y1=index + 0.45, yref="y", xref="x",
-                      line=dict(color="#111827", width=2, dash="dot"))  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Curve:
-    """One line of the what-if chart: a label and the capacity at each context of the caller's x-axis."""
-
-    label: str
-    points: Sequence[CurvePoint]
-
-
-def concurrency_figure(
-    curves: Sequence[Curve], chosen_context: int, show_contiguous: bool = False, chosen_label: str | None = None
-) -> go.Figure:
-    """Max concurrent sequences against context length (log-log axes), one line per curve, the chosen
-    point marked on the first (or ``chosen_label``) curve, paged solid and contiguous dashed."""
-    fig = go.Figure()
-    palette = ["#2563eb", "#16a34a", "#f59e0b", "#a855f7", "#0891b2", "#db2777", "#65a30d", "#7c3aed"]
-    for index, curve in enumerate(curves):
-        colour = palette[index % len(palette)]
-        xs = [p.context_tokens for p in curve.points]
-        fig.add_scatter(
-            x=xs,
-            y=[p.concurrency for p in curve.points],
-            name=curve.label,
-            mode="lines",
-            line=dict(color=colour, width=2.5),
-            hovertemplate="%{x:,} tokens: %{y:,.2f} sequences<extra>" + curve.label + " (paged)</extra>",
-        )
-        if show_contiguous:
-            fig.add_scatter(
-                x=xs,
-                y=[p.contiguous for p in curve.points],
-                name=f"{curve.label} — contiguous",
-                mode="lines",
-                line=dict(color=colour, width=1.5, dash="dash"),
-                hovertemplate="%{x:,} tokens: %{y:,} sequences<extra>" + curve.label + " (contiguous)</extra>",
-            )
-    target = next((c for c in curves if c.label == chosen_label), curves[0] if curves else None)
-    if target is not None:
-        point = min(target.points, key=lambda p: abs(p.context_tokens - chosen_context))
-        fig.add_scatter(
-            x=[point.context_tokens],
-            y=[point.concurrency],
-            name="Chosen context",
-            mode="markers",
-            marker=dict(size=13, color="#111827", symbol="diamond"),
-            hovertemplate="%{x:,} tokens: %{y:,.2f} sequences<extra>chosen</extra>",
-        )
-    fig.update_layout(
-        xaxis=dict(type="log", title="Context length per sequence (tokens, log scale)"),
-        # Log-log: eight times the context is one eighth the sequences, a straight line; set-ups that do not
-        # fit (zero sequences) leave a gap rather than squashing every other curve against the axis.
-        yaxis=dict(title="Max concurrent sequences (log scale)", type="log"),
-        height=460,
-        hovermode="closest",
-        **LAYOUT,
-    )
-    return fig
+        return []
+    line = {"color": CAPACITY_COLOUR, "width": 2, "dash": "dot"}
+    return [
+        {"type": "line", "xref": "x", "yref": "y", "y0": index - 0.45, "y1": index + 0.45,
+         "x0": _in(stage.gpu_memory_bytes, unit), "x1": _in(stage.gpu_memory_bytes, unit), "line": line}
+        for index, (_, stage) in enumerate(rows)
+    ]  # fmt: skip
 
 
 def heatmap_figure(
     weights: Sequence[str], kv_dtypes: Sequence[str], grid: Sequence[Sequence[Assessment]], context: int
 ) -> go.Figure:
     """Whole conversations for each weight precision (rows) x KV dtype (columns), as the Memory page counts
-    them; "does not fit" where the weights and working memory overflow, "will not start" where the engine
-    refuses."""
+    them; "no fit" where the weights and working memory overflow, "no start" where the engine refuses. The colour
+    bar lies under the chart, so that a phone keeps the cells wide enough to read."""
     z: list[list[float | None]] = []
     text: list[list[str]] = []
     for row in grid:
@@ -200,10 +234,10 @@ def heatmap_figure(
         for a in row:
             if a.state is VerdictState.WEIGHTS_DO_NOT_FIT:
                 z_row.append(None)
-                t_row.append("does not fit")
+                t_row.append("no fit")
             elif a.state is VerdictState.ENGINE_REFUSES:
                 z_row.append(None)
-                t_row.append("will not start")
+                t_row.append("no start")
             else:
                 z_row.append(a.conversations)
                 t_row.append(f"{a.conversations:,}")
@@ -216,27 +250,38 @@ def heatmap_figure(
             y=list(weights),
             text=text,
             texttemplate="%{text}",
+            textfont=dict(size=12),
             colorscale="Greens",
-            colorbar=dict(title="conversations"),
+            colorbar=dict(
+                title=dict(text="conversations", side="top"),
+                orientation="h",
+                xref="container",
+                yref="container",
+                x=0,
+                xanchor="left",
+                y=0,
+                yanchor="bottom",
+                thickness=10,
+                len=220,
+                lenmode="pixels",
+            ),
             hovertemplate="weights %{y}, KV %{x}: %{text} conversations<extra></extra>",
             xgap=2,
             ygap=2,
         )
     )
     fig.update_layout(
-        title=f"Concurrent conversations of {context:,} tokens",
         xaxis_title="KV cache dtype",
         yaxis_title="Weight precision",
-        height=max(320, 60 + 34 * len(weights)),
         plot_bgcolor="#fee2e2",  # cells with no value (does not fit) show this pale red
-        **LAYOUT,
     )
+    frame(fig, f"Conversations of {context_label(context)} tokens", height=max(340, 110 + 34 * len(weights)))
     fig.update_yaxes(autorange="reversed")
     return fig
 
 
 def compare_bars_figure(results: Sequence[tuple[str, PlanResult]], unit: str = "GiB") -> go.Figure:
-    """Side-by-side stacked bars of the limiting GPU of each combination."""
+    """Side-by-side stacked bars of the limiting GPU of each combination; each pair's name in its colour."""
     labels = [label for label, _ in results]
     fig = go.Figure()
     for field, name, colour in COMPONENTS:
@@ -249,10 +294,15 @@ def compare_bars_figure(results: Sequence[tuple[str, PlanResult]], unit: str = "
         )
     if results:
         capacity = _in(results[0][1].per_gpu.gpu_memory_bytes, unit)
-        fig.add_hline(
-            y=capacity, line_dash="dash", line_color="#111827", annotation_text=f"capacity {capacity:,.1f} {unit}"
-        )
-    fig.update_layout(barmode="stack", yaxis_title=f"Memory per GPU ({unit})", height=440, **LAYOUT)
+        fig.add_hline(y=capacity, line_dash="dash", line_color=CAPACITY_COLOUR)
+        legend_line(fig, f"Capacity: {capacity:,.1f} {unit} per GPU")
+    fig.update_layout(barmode="stack", yaxis_title=f"Memory per GPU ({unit})")
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=labels,
+        ticktext=[f"<b><span style='color:{pair_colour(label)}'>{label}</span></b>" for label in labels],
+    )
+    frame(fig, f"The fullest GPU of each pair ({unit})", height=480)
     return fig
 
 
@@ -324,9 +374,7 @@ def pareto_figure(
     fig.update_layout(
         xaxis=dict(title=cost_label, type="log"),
         yaxis=dict(title=y_title, rangemode="tozero"),
-        height=460,
         hovermode="closest",
         clickmode="event+select",
-        **LAYOUT,
     )
-    return fig
+    return frame(fig, None, height=500)

@@ -33,8 +33,19 @@ def query_string(
 
 
 def share_url(base_url: str | None, page_path: str, query: str) -> str:
-    """An absolute link to ``page_path`` with ``query``, on the host the user is on (relative without one)."""
+    """An absolute link to ``page_path`` with ``query`` on the address the reader used (``st.context.url``: the
+    page in the browser, without its query; the page's own path is dropped, a reverse proxy's path prefix kept);
+    relative without one.
+
+    >>> share_url("https://tools.example/headroom/advisor", "what_if", "?users=50")
+    'https://tools.example/headroom/what_if?users=50'
+    >>> share_url("http://127.0.0.2:8501/", "", "?users=50")
+    'http://127.0.0.2:8501/?users=50'
+    """
     if not base_url:
         return f"/{page_path}{query}"
     parts = urlsplit(base_url)
-    return urlunsplit((parts.scheme, parts.netloc, f"/{page_path}", query.lstrip("?"), ""))
+    prefix, _, last = parts.path.rstrip("/").rpartition("/")
+    app = prefix if last in settings.PAGE_PATHS else parts.path.rstrip("/")
+    path = f"{app}/{page_path}"
+    return urlunsplit((parts.scheme, parts.netloc, path, query.lstrip("?"), ""))

@@ -10,6 +10,27 @@ from datetime import UTC, datetime
 
 import plotly.graph_objects as go
 
+from ui.tables import cell_text
+
+STYLE = (
+    "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:1.5rem auto;"
+    "padding:0 1rem;color:#1f2937;line-height:1.45}"
+    "h1{font-size:1.6rem;line-height:1.25;margin:.2rem 0 .6rem}h2{font-size:1.2rem;margin:1.6rem 0 .5rem}"
+    ".meta{color:#4b5563;font-size:.95rem}.meta a{word-break:break-all}"
+    ".verdict{font-size:1.1rem;background:#eff6ff;border-left:4px solid #2563eb;padding:.8rem 1rem;margin:1rem 0}"
+    ".figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(9.5rem,1fr));gap:.6rem;margin:1rem 0}"
+    ".figure{border:1px solid #e5e7eb;border-radius:.4rem;padding:.5rem .7rem}"
+    ".figure .label{color:#4b5563;font-size:.85rem}.figure .value{font-size:1.35rem;font-weight:600}"
+    ".scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;max-width:100%}"
+    "table{border-collapse:collapse;margin:.5rem 0;font-size:.92rem}"
+    "td,th{border:1px solid #d1d5db;padding:.3rem .6rem;text-align:left;vertical-align:top;white-space:nowrap}"
+    "td.long{white-space:normal;min-width:18rem}"
+    "table.inputs th{white-space:nowrap;background:#f9fafb}"
+    ".chart{width:100%;margin:1rem 0}"
+    "@media (max-width:600px){body{margin:.8rem auto;padding:0 .6rem}h1{font-size:1.3rem}"
+    "td,th{padding:.25rem .4rem}table.inputs th,table.inputs td{white-space:normal;min-width:0}}"
+)
+
 
 def html_report(
     title: str,
@@ -18,27 +39,40 @@ def html_report(
     figures: Sequence[go.Figure],
     tables: Mapping[str, Sequence[Mapping[str, object]]] | None = None,
     when: datetime | None = None,
+    headline: Sequence[tuple[str, str]] = (),
+    link: str | None = None,
 ) -> str:
-    """One HTML file: title, date, verdict, inputs, interactive figures and tables. Text is escaped."""
+    """One HTML file a manager can forward: title, date, a link back to the live view, the verdict, the headline
+    figures, the inputs in words, interactive figures and tables. Text is escaped; wide tables scroll inside
+    themselves on a phone instead of widening the page."""
     stamp = (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        f"<title>{html.escape(title)}</title>",
-        "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2rem auto;padding:0 1rem;color:#1f2937}"
-        "table{border-collapse:collapse;margin:1rem 0}"
-        "td,th{border:1px solid #d1d5db;padding:.3rem .6rem;text-align:left}"
-        ".verdict{font-size:1.15rem;background:#eff6ff;border-left:4px solid #2563eb;padding:.8rem 1rem}</style>",
-        "</head><body>",
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        f"<p>Headroom report, {html.escape(stamp)}</p>",
+        f"<p class='meta'>Headroom report, {html.escape(stamp)}."
+        + (f" Live view: <a href='{html.escape(link, quote=True)}'>{html.escape(link)}</a>" if link else "")
+        + "</p>",
         f"<p class='verdict'>{html.escape(verdict)}</p>",
-        "<h2>Inputs</h2><table>",
-        *[f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in inputs.items()],
-        "</table>",
     ]
-    for index, figure in enumerate(figures):
-        parts.append(figure.to_html(full_html=False, include_plotlyjs="inline" if index == 0 else False))
+    if headline:
+        cells = "".join(
+            f"<div class='figure'><div class='label'>{html.escape(k)}</div>"
+            f"<div class='value'>{html.escape(v)}</div></div>"
+            for k, v in headline
+        )
+        parts.append(f"<div class='figures'>{cells}</div>")
+    parts.append("<h2>Inputs</h2><div class='scroll'><table class='inputs'>")
+    parts += [f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in inputs.items()]
+    parts.append("</table></div>")
+    config = {"displaylogo": False, "responsive": True}
+    for index, shown in enumerate(figures):
+        figure = go.Figure(shown).update_layout(template="plotly_white")  # the dashboard's theme is not here
+        chart = figure.to_html(
+            full_html=False, include_plotlyjs="inline" if index == 0 else False, config=config, default_width="100%"
+        )
+        parts.append(f"<div class='chart'>{chart}</div>")
     for name, rows in (tables or {}).items():
         parts.append(f"<h2>{html.escape(name)}</h2>")
         parts.append(_html_table(rows))
@@ -46,12 +80,27 @@ def html_report(
     return "\n".join(parts)
 
 
+def _cell(value: object) -> str:
+    text = cell_text(value)
+    return f"<td class='long'>{html.escape(text)}</td>" if len(text) > 48 else f"<td>{html.escape(text)}</td>"
+
+
 def _html_table(rows: Sequence[Mapping[str, object]]) -> str:
+    """A table for reading: one row as a column of name / value; several rows without the columns that are the
+    same on every row (said once above the table; the CSV keeps them). Wide tables scroll sideways."""
     if not rows:
         return "<p>(empty)</p>"
-    header = "".join(f"<th>{html.escape(str(k))}</th>" for k in rows[0])
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row.values()) + "</tr>" for row in rows)
-    return f"<table><tr>{header}</tr>{body}</table>"
+    if len(rows) == 1:
+        body = "".join(f"<tr><th>{html.escape(str(k))}</th>{_cell(v)}</tr>" for k, v in rows[0].items())
+        return f"<div class='scroll'><table class='inputs'>{body}</table></div>"
+    keys = list(rows[0])
+    same = [k for k in keys if all(row.get(k) == rows[0][k] for row in rows)]
+    varying = [k for k in keys if k not in same] or keys
+    header = "".join(f"<th>{html.escape(str(k))}</th>" for k in varying)
+    body = "".join("<tr>" + "".join(_cell(row.get(k)) for k in varying) + "</tr>" for row in rows)
+    common = "; ".join(f"{k}: {cell_text(rows[0][k])}" for k in same if k not in varying)
+    note = f"<p class='meta'>Every row: {html.escape(common)}.</p>" if common else ""
+    return f"{note}<div class='scroll'><table><tr>{header}</tr>{body}</table></div>"
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

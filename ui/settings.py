@@ -350,7 +350,7 @@ SIDEBAR_SETTINGS = (
 )
 
 # -- page settings ------------------------------------------------------------------------------------------
-WHAT_IF, COMPARE, ADVISOR, CATALOG = "what_if", "compare", "advisor", "catalog"
+WHAT_IF, COMPARE, ADVISOR, CATALOG, CUSTOM = "what_if", "compare", "advisor", "catalog", "custom"
 CURVES = Setting(
     "curves", "curves", "Precisions to compare", "Weight / KV pairs, one colour each.", _pair, many=True, scope=WHAT_IF
 )
@@ -524,6 +524,7 @@ SEARCH = Setting(
 )
 # -- the Memory page's Deployment section (planner.deploy) ------------------------------------------------------
 MEMORY = "memory"
+PAGE_PATHS = (MEMORY, WHAT_IF, COMPARE, ADVISOR, CATALOG, CUSTOM)  # every page's URL path (app.py)
 NONE = "none"
 MAX_GIB = 100_000.0
 

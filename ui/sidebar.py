@@ -19,7 +19,7 @@ from ui.custom_spec import decode_spec
 from ui.guard import as_text
 from ui.imports import import_from_hub, looks_like_token
 from ui.state import ModelOrigin, Selection
-from ui.text import sentence
+from ui.text import device_memory, sentence
 
 TOKEN_KEY = "hf_token_session"  # the access token: session only, never in the link (not a setting)
 LAST_MODEL_KEY = "_last_model"  # which model the previous run planned (a change resets its defaults)
@@ -54,6 +54,8 @@ def _hub_model(sb: Any) -> Outside | None:
     reference = binding.text(
         sb, settings.HF, "", placeholder="owner/name or owner/name@revision", max_chars=settings.MAX_TEXT_CHARS
     ).strip()
+    if not reference:  # the token box only with a repository to read: one expander less on every first paint
+        return None
     with sb.expander("Access token for gated models", icon=":material/key:"):
         token = st.text_input(
             "Hugging Face token",
@@ -61,8 +63,6 @@ def _hub_model(sb: Any) -> Outside | None:
             key=TOKEN_KEY,
             help="Used for this session only: never put in the link, the logs or the page.",
         )
-    if not reference:
-        return None
     if looks_like_token(reference):
         sb.error(
             "That looks like an access token, not a repository: it was removed from the link.", icon=":material/key:"
@@ -114,6 +114,7 @@ def _parallelism(sb: Any, spec: ModelSpec) -> tuple[int, int | None, int]:
         state.tp_options(spec, count),
         None,
         format_func=lambda v: f"auto ({widest})" if v is None else str(v),
+        placeholder=f"auto ({widest})",  # Streamlit shows a None value as the placeholder, not as its option
     )
     pp = binding.choose(col3, settings.PP, state.pp_options(spec, count, tp), 1)
     return count, tp, pp
@@ -201,7 +202,7 @@ def render_sidebar() -> Selection:
     _reset_for_new_model(spec, outside.note if outside else model_id, outside.precision if outside else None)
     gpu_id = binding.choose(sb, settings.GPU, state.gpu_options(), state.DEFAULT_GPU)
     gpu = get_gpu(gpu_id)
-    sb.caption(f"{gpu.name} · {gpu.memory_bytes / 2**30:,.2f} GiB as the device reports")
+    sb.caption(device_memory(gpu, "GB" if st.session_state.get(settings.UNIT.url) == "GB" else "GiB"))
     count, tp, pp = _parallelism(sb, spec)
     defaults = state.model_defaults(spec, outside.precision if outside else None)
     weights = binding.choose(sb, settings.WEIGHTS, state.weight_options(), defaults[settings.WEIGHTS.url])

@@ -139,6 +139,12 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     def gpu(self) -> GpuSpec:
         return get_gpu(self.gpu_id)
 
+    @property
+    def fraction(self) -> float:
+        """The memory fraction planned with: the one set, else the engine release's default (as the sidebar
+        shows it)."""
+        return self.util if self.util is not None else default_util(self.engine, self.engine_version)
+
     def url_values(self) -> dict[str, Any]:
         """Every sidebar setting by its URL name (for links)."""
         return {s.url: getattr(self, s.field) for s in settings.SIDEBAR_SETTINGS}

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
 from planner.plan import PlanResult
 from planner.units import UNIT_BYTES
 from ui.figures import shown_components
@@ -19,6 +24,75 @@ def breakdown_rows(result: PlanResult, unit: str) -> list[dict[str, object]]:
         for field, name, _ in shown_components(result.stages):
             row[f"{name} ({unit})"] = round(getattr(stage, field) / UNIT_BYTES[unit], 3)
         row[f"Capacity ({unit})"] = round(stage.gpu_memory_bytes / UNIT_BYTES[unit], 3)
-        row[f"Headroom ({unit}, signed)"] = round(stage.headroom_bytes / UNIT_BYTES[unit], 3)
+        row[f"Room for the KV cache ({unit}; negative: short by)"] = round(stage.headroom_bytes / UNIT_BYTES[unit], 3)
         rows.append(row)
     return rows
+
+
+def cell_text(value: object) -> str:
+    """A table cell as people read it: nothing for a missing figure (never "None" or "nan"), whole numbers
+    with thousands separators, other numbers to six significant digits.
+
+    >>> [cell_text(v) for v in (None, float("nan"), 30000, 93.58, 0.1234567, 2_500_000.0, "H100")]
+    ['', '', '30,000', '93.58', '0.123457', '2,500,000', 'H100']
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.0f}" if abs(value) >= 1e5 else f"{value:,.6g}"
+    return str(value)
+
+
+def shown(rows: Sequence[Mapping[str, object]]) -> Any:
+    """``rows`` for ``st.dataframe``: the numbers stay numbers (sorting works) but each cell shows
+    :func:`cell_text`, so a figure no source gives is an empty cell."""
+    import pandas as pd  # type: ignore[import-untyped]  # Streamlit brings pandas; no stubs are installed
+
+    return pd.DataFrame(list(rows)).style.format(cell_text)
+
+
+TABLE_STYLE = (
+    "<style>.hr-table{overflow-x:auto;max-width:100%;margin:.25rem 0 1rem}"
+    ".hr-table table{border-collapse:collapse;font-size:.875rem;white-space:nowrap}"
+    ".hr-table th,.hr-table td{border:1px solid rgba(49,51,63,.12);padding:.3rem .6rem;text-align:right}"
+    ".hr-table th{background:#f3f5f9;font-weight:600}.hr-table td.text,.hr-table th.text{text-align:left}</style>"
+)
+
+
+def html_table(rows: Sequence[Mapping[str, object]]) -> str:
+    """A small table as plain HTML (for ``st.html``): no data-grid code to load on a page's first paint, and it
+    scrolls sideways inside itself on a phone. Cells as :func:`cell_text`, escaped; numbers right-aligned.
+
+    >>> html_table([{"stage": 0, "Weights (GiB)": 33.842, "name": "<b>"}]).count("<td")
+    3
+    """
+    if not rows:
+        return ""
+    keys = list(rows[0])
+    numeric = {k: all(isinstance(r.get(k), int | float) or r.get(k) is None for r in rows) for k in keys}
+
+    def cls(key: str) -> str:
+        return "" if numeric[key] else " class='text'"
+
+    head = "".join(f"<th{cls(k)}>{escape(str(k))}</th>" for k in keys)
+    body = "".join(
+        "<tr>" + "".join(f"<td{cls(k)}>{escape(cell_text(r.get(k)))}</td>" for k in keys) + "</tr>" for r in rows
+    )
+    return f"{TABLE_STYLE}<div class='hr-table'><table><tr>{head}</tr>{body}</table></div>"
+
+
+def preformatted(lines: Sequence[str]) -> str:
+    """Lines as a program prints them (for ``st.html``): monospace, escaped, wrapped on a narrow screen.
+
+    >>> preformatted(["a < b"])
+    "<pre class='hr-pre' style='white-space:pre-wrap;...'>a &lt; b</pre>"
+    """
+    style = (
+        "white-space:pre-wrap;word-break:break-word;font-size:.875rem;background:#f3f5f9;padding:.75rem 1rem;"
+        "border-radius:.5rem"
+    )
+    return f"<pre class='hr-pre' style='{style}'>" + escape("\n".join(lines)) + "</pre>"

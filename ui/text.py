@@ -4,8 +4,18 @@ the dashboard's unit choice. Every memory figure names its unit (GiB = 2^30 byte
 from __future__ import annotations
 
 from planner.assess import context_label, mem, setup_label, verdict_sentence
+from planner.gpu import GpuSpec
+from planner.units import format_bytes
 
-__all__ = ["context_label", "mem", "sentence", "setup_label", "verdict_sentence"]
+__all__ = [
+    "context_label",
+    "device_memory",
+    "mem",
+    "memory_source",
+    "sentence",
+    "setup_label",
+    "verdict_sentence",
+]
 
 
 def sentence(text: str) -> str:
@@ -16,3 +26,43 @@ def sentence(text: str) -> str:
     """
     text = text.rstrip()
     return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _device_basis(gpu: GpuSpec) -> str:
+    if gpu.memory_reported_bytes is not None:
+        return "as the device reports it"
+    return f"marketed {gpu.memory_marketed_gb:g} GB; the device's own total is not in the catalog"
+
+
+def device_memory(gpu: GpuSpec, unit: str = "GiB") -> str:
+    """The sidebar's line under the GPU: its memory and where that figure comes from (the device's own total,
+    or the marketed size when the catalog has no device-reported total).
+
+    >>> from model_catalog import get_gpu
+    >>> device_memory(get_gpu("h100-sxm-80gb"))
+    'H100 SXM5 80GB · 79.65 GiB as the device reports it'
+    >>> device_memory(get_gpu("l40"))
+    "L40 · 44.70 GiB (marketed 48 GB; the device's own total is not in the catalog)"
+    """
+    figure = format_bytes(gpu.memory_bytes, unit, digits=2)
+    basis = _device_basis(gpu)
+    return f"{gpu.name} · {figure} " + (basis if gpu.memory_reported_bytes is not None else f"({basis})")
+
+
+def memory_source(gpu: GpuSpec, engine: bool) -> str:
+    """Where the per-GPU memory a plan uses comes from (:meth:`planner.gpu.GpuSpec.memory_bytes_for`): the total
+    an engine prints at start-up when the catalog has it, else the device's total (or the marketed size), and
+    for a unified-memory machine the GPU's default share of it.
+
+    >>> from model_catalog import get_gpu
+    >>> memory_source(get_gpu("h100-sxm-80gb"), engine=True)
+    'the total the engine reports at start-up'
+    >>> memory_source(get_gpu("h100-pcie-80gb"), engine=True)
+    'as the device reports it'
+    """
+    if engine and gpu.engine_visible_bytes is not None:
+        return "the total the engine reports at start-up"
+    basis = _device_basis(gpu)
+    if gpu.unified_memory is not None:
+        basis += f"; the GPU's default share of it, {gpu.unified_memory.default_gpu_share:.0%}"
+    return basis

@@ -17,6 +17,7 @@ from tests.hub.conftest import TOKEN, HubServer, hub  # noqa: F401  (the fake Hu
 from ui.custom_spec import encode_spec
 from ui.sidebar import TOKEN_KEY
 from ui.state import Selection
+from ui.tables import preformatted
 
 LOGS = json.loads((Path(__file__).parents[1] / "fixtures" / "reference" / "engine-logs-public.json").read_text())
 
@@ -29,7 +30,17 @@ def _fresh_cache() -> None:
 def _page_text(at) -> str:
     parts = [
         str(getattr(e, "value", ""))
-        for e in (*at.markdown, *at.code, *at.error, *at.warning, *at.success, *at.info, *at.caption, *at.title)
+        for e in (
+            *at.markdown,
+            *at.code,
+            *at.get("html"),
+            *at.error,
+            *at.warning,
+            *at.success,
+            *at.info,
+            *at.caption,
+            *at.title,
+        )
     ]
     return "\n".join(parts)
 
@@ -41,7 +52,8 @@ def test_engine_lines_and_commands_equal_the_planner() -> None:
     result = plan(request)
     report = engine_report(request, result)
     codes = [c.value for c in at.code]
-    assert "\n".join(report.lines) in codes
+    printed = [h.proto.body for h in at.get("html") if "hr-pre" in h.proto.body]
+    assert printed == [preformatted(report.lines)]  # monospace, escaped; no code highlighter to load
     assert any(line.startswith("Available KV cache memory:") for line in report.lines)
     commands = launch_commands(request, result)
     assert commands["vllm"] in codes and commands["llamacpp"] in codes

@@ -1,5 +1,5 @@
 """The pages show the one answer: on a sample of random set-ups (the strategy of tests/test_one_answer.py) the
-Memory page's metrics and verdict, the what-if metric, the Compare grid's row and the advisor's row for the same
+Memory page's metrics and verdict, the what-if sentence, the Compare grid's row and the advisor's row for the same
 set-up equal :func:`planner.assess.assess` (issue "one answer everywhere", cases 5 to 7)."""
 
 from __future__ import annotations
@@ -34,10 +34,11 @@ def test_memory_what_if_and_compare_pages_show_the_planners_answer(sel: Selectio
     shown = {"success": at.success, "warning": at.warning, "error": at.error}[a.tone]
     assert a.sentence(sel.unit) in texts(shown)
     what_if = run_page("what_if", _params(sel))
-    assert what_if.metric[0].value == f"{a.conversations:,} concurrent conversations"
+    said = " ".join(texts(what_if.markdown))
+    assert f"at the chosen {label} it holds {a.conversations:,}." in said, said
     compare = run_page("compare", _params(sel))
     grid = compare.dataframe[0].value
-    row = grid[(grid["weights"] == sel.weights) & (grid["kv_dtype"] == sel.kv_dtype)].iloc[0]
+    row = grid[(grid["weights"] == sel.weights) & (grid["KV cache dtype"] == sel.kv_dtype)].iloc[0]
     assert (int(row["conversations"]), row["verdict"]) == (a.conversations, a.state.value)
 
 

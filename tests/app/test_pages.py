@@ -7,7 +7,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.app.conftest import PAGES, run_page, texts
+from planner.alternatives import longest_context_that_fits
+from planner.assess import assess
+from tests.app.conftest import PAGES, plain, run_page, texts
 from ui import text
 from ui.state import Selection
 
@@ -80,13 +82,26 @@ def test_does_not_fit_offers_nearest_setups() -> None:
     assert any("GPUs" in link for link in links) and any("weights in" in link for link in links)
 
 
-def test_what_if_marker_follows_the_context() -> None:
+def test_what_if_answers_with_the_planners_numbers() -> None:
+    """The page's question (how long can conversations get before the target no longer fits?) answered per
+    curve, in a sentence and a table, with the planner's longest context and the Memory page's count."""
     for context in ("4096", "32768"):
-        at = run_page("what_if", {"context": context})
+        at = run_page("what_if", {"context": context, "users": "20", "curves": ["bf16/bf16", "fp8/fp8"]})
         sel = _selection(at)
-        metric = at.metric[0]
-        assert metric.label.startswith(f"At {int(context):,} tokens")
-        assert metric.value == f"{sel.assessment().conversations:,} concurrent conversations"
+        assert not at.exception, [e.value for e in at.exception]
+        longest = longest_context_that_fits(sel.request(), 20)
+        shown = " ".join(plain(m.value) for m in at.markdown)
+        assert f"holds 20 conversations up to {longest:,} tokens each" in shown
+        assert f"at the chosen {text.context_label(int(context))} it holds {sel.assessment().conversations:,}" in shown
+        (table,) = [h.proto.body for h in at.get("html") if "hr-table" in h.proto.body]
+        fp8 = sel.request(weights="fp8", kv_dtype="fp8")
+        assert "<th class='text'>longest context for 20 users</th>" in table
+        for pair, request in (("bf16/bf16", sel.request()), ("fp8/fp8", fp8)):
+            row = (
+                f"<td class='text'>{pair}</td><td class='text'>{longest_context_that_fits(request, 20):,} tokens</td>"
+                f"<td>{assess(request, 20).conversations:,}</td>"
+            )
+            assert row in table, (row, table)
 
 
 def test_compare_page_pairs_from_the_link() -> None:

@@ -41,10 +41,28 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def serve_flags(port: int, address: str) -> list[str]:
+    """The options ``make serve`` passes to ``streamlit run`` (read from the Makefile, so that a test serves the
+    dashboard exactly as a team would), with the port and the address filled in."""
+    recipe = (ROOT / "Makefile").read_text().split("\nserve:", 1)[1].split("\n\n", 1)[0]
+    command = " ".join(line.strip().rstrip("\\") for line in recipe.splitlines()[1:])
+    flags = command.split("app.py", 1)[1].split()
+    filled = [flag.replace("$(PORT)", str(port)).replace("$(ADDRESS)", address) for flag in flags]
+    return [flag for flag in filled if flag != "$(SERVE_OPTIONS)"]
+
+
 @contextlib.contextmanager
-def running_app(timeout_s: float = 60) -> Iterator[str]:
-    """``streamlit run app.py`` on 127.0.0.1:<free port>; yields the base URL and stops it afterwards."""
-    with running_server(timeout_s) as server:
+def running_app(
+    timeout_s: float = 60,
+    script: Path = ROOT / "app.py",
+    address: str = "127.0.0.1",
+    production: bool = False,
+    base_path: str = "",
+) -> Iterator[str]:
+    """``streamlit run <script>`` (the dashboard by default) on ``address``:<free port>; yields the base URL
+    (on ``address``; 127.0.0.1 when it binds every interface; with ``base_path``, the prefix a reverse proxy
+    would add) and stops it afterwards. ``production``: with the options of ``make serve``."""
+    with running_server(timeout_s, script, address, production, base_path) as server:
         yield server.base
 
 
@@ -65,25 +83,35 @@ class Server:
 
 
 @contextlib.contextmanager
-def running_server(timeout_s: float = 60) -> Iterator[Server]:
+def running_server(
+    timeout_s: float = 60,
+    script: Path = ROOT / "app.py",
+    address: str = "127.0.0.1",
+    production: bool = False,
+    base_path: str = "",
+) -> Iterator[Server]:
     """As :func:`running_app`, yielding the :class:`Server` (the load test reads its memory and its log)."""
     port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(ROOT / "app.py"),
+    flags = [
         "--server.port",
         str(port),
         "--server.address",
-        "127.0.0.1",
+        address,
         "--server.headless",
         "true",
         "--browser.gatherUsageStats",
         "false",
         "--server.fileWatcherType",
         "none",
+    ]
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        *(serve_flags(port, address) if production else flags),
+        *(["--server.baseUrlPath", base_path] if base_path else []),
     ]
     process = subprocess.Popen(
         command,
@@ -92,7 +120,7 @@ def running_server(timeout_s: float = 60) -> Iterator[Server]:
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    base = f"http://127.0.0.1:{port}"
+    base = f"http://{'127.0.0.1' if address == '0.0.0.0' else address}:{port}" + (f"/{base_path}" if base_path else "")
     drain: threading.Thread | None = None
     try:
         deadline = time.monotonic() + timeout_s

@@ -190,6 +190,6 @@ def test_a_registered_toy_engine_shows_on_the_memory_page(toy: ToyEngine) -> Non
     assert at.session_state["engine"] == "toy"
     assert "What ToyServe 1.0 will print at start-up" in texts(at.subheader)
     codes = [c.value for c in at.code]
-    assert any(code.startswith("[toy] KV pool:") for code in codes)
+    assert any("<pre class='hr-pre'" in h.proto.body and "[toy] KV pool:" in h.proto.body for h in at.get("html"))
     assert any(code.startswith(f"toy-serve {MODEL.id} --tp 1") for code in codes)
     assert "ToyServe" in [tab.label for tab in at.tabs]

@@ -8,7 +8,7 @@ import pytest
 from planner.errors import PlannerError
 from planner.plan import plan
 from planner.units import GiB
-from ui import figures, settings, tables
+from ui import deployment, figures, settings, tables
 from ui.deployment import DEFAULTS, options_from
 from ui.state import Selection
 
@@ -81,3 +81,11 @@ def test_gpu_layers_setting_parses_all_and_counts() -> None:
     assert S.GPU_LAYERS.parse_values(["all"]) == "all" and S.GPU_LAYERS.parse_values(["12"]) == "12"
     with pytest.raises(ValueError):
         S.GPU_LAYERS.parse_values(["-1"])
+
+
+def test_changed_names_only_the_settings_moved_from_their_defaults() -> None:
+    from ui import links
+
+    assert deployment.changed(links.page_params(S.MEMORY, DEFAULTS)) == {}
+    page = links.page_params(S.MEMORY, {**DEFAULTS, S.MAX_LORAS.url: 4, S.STAGE_GPUS.url: ["a100-sxm-80gb"]})
+    assert deployment.changed(page) == {S.MAX_LORAS.url: "4", S.STAGE_GPUS.url: ["a100-sxm-80gb"]}

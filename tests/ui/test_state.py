@@ -88,10 +88,18 @@ def test_link_round_trip() -> None:
     params = parse_qs(query[1:])
     assert params["model"] == ["Qwen/Qwen3-8B"] and params["context"] == ["4096"]
     assert params["combos"] == ["bf16/bf16", "fp8/fp8"]
-    url = links.share_url("http://example.test:8501/memory?old=1", "compare", query)
+    url = links.share_url("http://example.test:8501?old=1", "compare", query)
     parts = urlsplit(url)
     assert (parts.scheme, parts.netloc, parts.path) == ("http", "example.test:8501", "/compare")
     assert "old=1" not in url
+    # behind a reverse proxy under a path prefix, the prefix stays in the link (st.context.url carries it)
+    proxied = urlsplit(links.share_url("https://tools.example/headroom", "compare", query))
+    assert (proxied.scheme, proxied.netloc, proxied.path) == ("https", "tools.example", "/headroom/compare")
+    # st.context.url is the page the reader is on: its own path is replaced, never repeated
+    for current in ("what_if", "advisor/", "memory"):
+        on_page = urlsplit(links.share_url(f"https://tools.example/headroom/{current}", "compare", query))
+        assert on_page.path == "/headroom/compare", current
+        assert urlsplit(links.share_url(f"http://h:8501/{current}", "", query)).path == "/"
 
 
 def test_tp_options_are_legal_and_auto_is_first() -> None:

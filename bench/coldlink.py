@@ -1,0 +1,53 @@
+"""The cold link against the floor: one run, alternating tries, each in a fresh browser context (empty cache).
+
+For the Memory page it times the verdict (the first alert) and the chart; for the floor page
+(:mod:`bench.floor_page`, one Plotly chart, served the same way) the chart. The ratio of the medians is
+Headroom's own cost of a first paint.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+from tests.browser.server import ROOT
+
+FLOOR_SCRIPT = ROOT / "bench" / "floor_page.py"
+CHART = "[data-testid='stPlotlyChart'] .main-svg"
+ALERT = "[data-testid='stAlert']"
+RATIO = "browser: cold link ratio, Memory chart / floor chart"
+
+
+def cold(browser: Any, url: str, marks: dict[str, str]) -> dict[str, float]:
+    """Open ``url`` in a fresh context; milliseconds from navigation until each selector of ``marks`` shows."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    found: dict[str, float] = {}
+    start = time.perf_counter()
+    page.goto(url, wait_until="commit")
+    for name, selector in marks.items():
+        page.wait_for_selector(selector, timeout=60_000)
+        found[name] = (time.perf_counter() - start) * 1000
+    context.close()
+    return found
+
+
+def compare(browser: Any, memory_url: str, floor_url: str, tries: int) -> dict[str, float]:
+    """Medians of ``tries`` alternating cold links (floor, Memory, floor, …) after one untimed warm-up each."""
+    cold(browser, floor_url, {"chart": CHART})
+    cold(browser, memory_url, {"chart": CHART})
+    floor: list[float] = []
+    verdict: list[float] = []
+    chart: list[float] = []
+    for _ in range(tries):
+        floor.append(cold(browser, floor_url, {"chart": CHART})["chart"])
+        found = cold(browser, memory_url, {"verdict": ALERT, "chart": CHART})
+        verdict.append(found["verdict"])
+        chart.append(found["chart"])
+    return {
+        "browser: cold link, floor page (one Plotly chart) to chart drawn": statistics.median(floor),
+        "browser: cold link, Memory page to verdict shown": statistics.median(verdict),
+        "browser: cold link, Memory page to chart drawn": statistics.median(chart),
+        RATIO: statistics.median(chart) / statistics.median(floor),
+    }

@@ -1,0 +1,55 @@
+"""The small things people notice (issue 14): what the dashboard says about a GPU's memory, empty cells that
+are empty, the TP box that says "auto", the same words for the same thing on every page."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from model_catalog import get_gpu
+from tests.app.conftest import plain, run_page
+
+
+def _captions(at) -> list[str]:
+    return [plain(c.value) for c in at.sidebar.caption]
+
+
+def test_sidebar_says_where_a_gpus_memory_comes_from() -> None:
+    at = run_page("memory", {"gpu": "l40"})
+    captions = _captions(at)
+    assert any("marketed 48 GB; the device's own total is not in the catalog" in c for c in captions), captions
+    assert not any("as the device reports" in c for c in captions)
+    reported = _captions(run_page("memory", {"gpu": "h100-pcie-80gb"}))
+    assert "H100 PCIe 80GB · 79.65 GiB as the device reports it" in reported  # nvidia-smi's 81,559 MiB
+
+
+def test_memory_page_does_not_claim_an_engine_total_it_does_not_have() -> None:
+    at = run_page("memory", {"gpu": "l40", "engine": "vllm"})
+    sources = " ".join(plain(m.value) for m in at.markdown if "GPU memory:" in m.value)
+    assert "marketed 48 GB; the device's own total is not in the catalog" in sources
+    assert "the total the engine reports" not in sources
+    h100 = run_page("memory", {"gpu": "h100-sxm-80gb", "engine": "vllm"})
+    assert "the total the engine reports at start-up" in " ".join(plain(m.value) for m in h100.markdown)
+
+
+def test_sidebar_memory_follows_the_unit() -> None:
+    captions = _captions(run_page("memory", {"gpu": "h100-pcie-80gb", "unit": "GB"}))
+    assert (
+        f"H100 PCIe 80GB · {get_gpu('h100-pcie-80gb').memory_bytes / 1e9:,.2f} GB as the device reports it" in captions
+    )
+
+
+def test_auto_tensor_parallel_shows_auto_not_a_placeholder() -> None:
+    at = run_page("memory", {"model": "meta-llama/Llama-3.1-70B", "gpus": "2"})
+    tp = at.selectbox(key="tp")
+    assert tp.value is None and tp.proto.placeholder == "auto (2)"
+
+
+def test_catalog_cells_without_a_figure_are_empty() -> None:
+    at = run_page("catalog", {"q": "h100"})
+    for frame in at.dataframe:
+        shown = pa.ipc.open_stream(frame.proto.arrow_data.styler.display_values).read_all().to_pylist()
+        cells = [str(v) for row in shown for v in row.values()]
+        assert "None" not in cells and "nan" not in cells
+    gpus = pa.ipc.open_stream(at.dataframe[1].proto.arrow_data.styler.display_values).read_all().to_pylist()
+    nvl = next(row for row in gpus if "h100-nvl-94gb" in row.values())
+    assert "" in nvl.values(), "the H100 NVL has no sourced BF16 figure: an empty cell"

@@ -1,0 +1,148 @@
+"""Exports a manager can forward: each CSV row carries the inputs, the figures with their units and the
+verdict; the HTML report has the headline figures, the inputs in words, the engine and its version, the date,
+a link back to the live view, and a layout that fits a phone."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, datetime
+
+import pytest
+
+from planner.units import GB, GiB
+from ui import exports, report, tables
+from ui.state import Selection
+
+SEL = Selection(
+    model_id="meta-llama/Llama-3.1-70B",
+    gpu_count=2,
+    tensor_parallel=2,
+    weights="fp8",
+    kv_dtype="fp8",
+    context_tokens=32768,
+    users=50,
+)
+LINK = "http://127.0.0.2:8501/?model=meta-llama%2FLlama-3.1-70B&gpus=2"
+
+
+def _read(rows: list[dict[str, object]]) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(report.csv_text(rows))))
+
+
+@pytest.mark.parametrize("unit", ["GiB", "GB"])
+def test_memory_csv_row_has_inputs_figures_units_and_verdict(unit: str) -> None:
+    sel = SEL.model_copy(update={"unit": unit})
+    a = sel.assessment()
+    (row,) = _read(exports.breakdown_csv(sel, a))
+    assert row["model"] == "meta-llama/Llama-3.1-70B" and row["GPU"] == "H100 SXM5 80GB" and row["GPUs"] == "2"
+    assert (row["weights"], row["KV cache dtype"], row["context (tokens)"], row["target users"]) == (
+        "fp8",
+        "fp8",
+        "32768",
+        "50",
+    )
+    assert row["engine"] == f"vLLM {a.report.engine_version}" if a.report else False
+    size = GiB if unit == "GiB" else GB
+    assert float(row[f"Weights ({unit})"]) == pytest.approx(a.result.per_gpu.weights_bytes / size, abs=1e-3)
+    assert float(row[f"GPU memory per GPU ({unit})"]) == pytest.approx(a.request.gpu_memory_bytes / size, abs=1e-3)
+    assert not [k for k in row if ("GiB" in k and unit == "GB") or ("(GB" in k and unit == "GiB")]
+    assert int(row["conversations (whole, all replicas)"]) == a.conversations
+    assert int(row["KV budget (tokens)"]) == a.kv_budget_tokens
+    assert row["verdict"] == a.state.value and row["verdict in words"] == a.sentence(unit)
+    # the reserve and the room left for the KV cache are named apart
+    assert f"Reserved (kept free) ({unit})" in row and f"Room for the KV cache ({unit}; negative: short by)" in row
+
+
+def test_engine_csv_is_figures_with_units_not_quoted_log_lines() -> None:
+    a = SEL.assessment()
+    assert a.report is not None
+    rows = _read(exports.engine_csv(SEL, a))
+    figures = {r["figure"]: r for r in rows}
+    kv = figures["KV cache memory per GPU"]
+    assert (kv["unit"], float(kv["value"])) == (
+        "GiB",
+        pytest.approx(a.report.available_kv_cache_bytes_per_gpu / GiB, abs=1e-3),
+    )
+    assert int(figures["KV cache tokens (one replica)"]["value"]) == a.report.kv_cache_tokens
+    assert figures["GPU blocks"]["unit"] == "blocks"
+    assert [r["value"] for r in rows if r["figure"].startswith("printed line")] == list(a.report.lines)
+    assert all(r["verdict"] == a.state.value and r["model"] == SEL.spec.id for r in rows)
+
+
+def test_report_inputs_are_words_not_link_keys() -> None:
+    a = SEL.assessment()
+    inputs = exports.report_inputs(SEL, a)
+    assert not {"tp", "pp", "util", "kv", "gpus", "context"} & set(inputs)
+    assert inputs["GPUs"].startswith("2 × H100 SXM5 80GB, 79.19 GiB each (the total the engine reports")
+    assert inputs["Parallelism"] == "tensor parallel 2 × pipeline parallel 1"
+    assert inputs["Engine"] == f"vLLM {a.report.engine_version}" if a.report else False
+    assert inputs["Engine memory fraction"] == "0.92"  # vLLM 0.21 (the default release) defaults to 0.92
+    assert inputs["Conversation length"] == "32,768 tokens (32k)"
+    assert inputs["Target"] == "50 concurrent users"
+    simple = SEL.model_copy(update={"engine": "simple"})
+    words = exports.report_inputs(simple, simple.assessment())
+    assert "Engine memory fraction" not in words, "the simple profile does not use it"
+    assert words["Engine"].startswith("Simple: 10 % of memory")
+
+
+def test_page_settings_in_words() -> None:
+    page = {"curves": ["fp8/fp8", "bf16/bf16"], "curve_gpus": ["a100-sxm-80gb"], "contiguous": "true", "model": "x"}
+    words = exports.page_inputs(page, {"a100-sxm-80gb": "A100 SXM4 80GB"})
+    assert words == {
+        "Precisions to compare": "fp8/fp8, bf16/bf16",
+        "Other GPUs": "A100 SXM4 80GB",
+        "Contiguous reservation": "yes",
+    }
+    assert exports.page_inputs({"curve_gpus": [""]}) == {"Other GPUs": "none"}
+
+
+def test_html_report_has_the_headline_link_date_and_fits_a_phone() -> None:
+    a = SEL.assessment()
+    html = exports.report_html(SEL, "Llama 3.1 70B on 2 × H100", a.sentence(), [], {"breakdown": []}, {}, LINK)
+    for label, value in exports.headline_figures(a, "GiB"):
+        assert f"<div class='label'>{label}</div><div class='value'>{value}</div>" in html
+    assert f"Live view: <a href='{LINK.replace('&', '&amp;')}'>" in html
+    assert f"vLLM {a.report.engine_version}" in html if a.report else False
+    assert "<th>Engine memory fraction</th><td>0.92</td>"  # vLLM 0.21 (the default release) defaults to 0.92 in html
+    assert "<meta name='viewport' content='width=device-width, initial-scale=1'>" in html
+    assert "@media (max-width:600px)" in html and ".scroll{overflow-x:auto" in html
+    stamped = report.html_report("t", "v", {}, [], when=datetime(2026, 11, 30, 9, 5, tzinfo=UTC))
+    assert "Headroom report, 2026-11-30 09:05 UTC." in stamped
+
+
+def test_report_tables_scroll_and_show_missing_figures_as_empty() -> None:
+    html = report.html_report("t", "v", {}, [], {"gpus": [{"id": "x", "price (USD)": None, "memory": 30000}]})
+    assert "<div class='scroll'><table class='inputs'>" in html
+    assert "<td></td>" in html and "None" not in html and "<td>30,000</td>" in html
+    assert tables.cell_text(None) == "" and tables.cell_text(float("nan")) == ""
+
+
+def test_report_tables_say_once_what_every_row_shares() -> None:
+    html = report.html_report("t", "v", {}, [], {"curves": [{"model": "m", "x": 1}, {"model": "m", "x": 2}]})
+    assert "<p class='meta'>Every row: model: m.</p>" in html
+    assert "<tr><th>x</th></tr><tr><td>1</td></tr><tr><td>2</td></tr>" in html
+
+
+def test_report_and_csv_of_a_deployment_are_the_pages_answer() -> None:
+    """The Memory page with a Deployment section (4 LoRA slots, 6 GiB in use by other processes) judges one
+    assessment; its HTML report leads with that assessment's figures (not the plain set-up's) and every CSV row
+    names the deployment settings."""
+    from ui import settings as S
+    from ui.deployment import options_from
+
+    built = options_from(SEL, {S.MAX_LORAS.url: 4, S.USED_MEMORY.url: 6.0})
+    a = SEL.assessment(deployment=built.options)
+    plain = SEL.assessment()
+    assert a.kv_budget_tokens < plain.kv_budget_tokens  # the deployment changes the answer
+    page = {S.MAX_LORAS.url: "4", S.USED_MEMORY.url: "6.0"}
+    html = exports.report_html(SEL, "t", a.sentence(), [], {}, page, LINK, assessment=a)
+    budget = dict(exports.headline_figures(a, "GiB"))["KV budget"]
+    assert f"<div class='label'>KV budget</div><div class='value'>{budget}</div>" in html
+    assert f"<div class='value'>{dict(exports.headline_figures(plain, 'GiB'))['KV budget']}</div>" not in html
+    assert f"<th>{S.MAX_LORAS.label}</th><td>4</td>" in html
+    (row,) = _read(exports.breakdown_csv(SEL, a, page))
+    assert row[S.MAX_LORAS.label] == "4" and row[S.USED_MEMORY.label] == "6.0"
+    assert int(row["KV budget (tokens)"]) == a.kv_budget_tokens
+    engine_rows = _read(exports.engine_csv(SEL, a, page))
+    assert all(r[S.MAX_LORAS.label] == "4" for r in engine_rows)

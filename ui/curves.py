@@ -1,0 +1,303 @@
+"""The context what-if, pure: for each GPU and each weight / KV pair, the conversations held at each context
+length and the longest context that still holds the target users; one small chart per GPU.
+
+Every figure comes from :func:`planner.assess.concurrency_curve` and
+:func:`planner.alternatives.longest_context_that_fits` (both judged by :func:`planner.assess.assess`), so the
+point at the chosen context is the Memory page's number. The charts have no legend: each line is labelled at
+its end in its pair's colour (:func:`ui.figures.pair_colour`), labels pushed apart so they never overlap.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from planner.alternatives import longest_context_that_fits
+from planner.assess import CurvePoint, concurrency_curve, context_label
+from planner.errors import PlannerError
+from planner.plan import PlanRequest
+from ui.figures import CAPACITY_COLOUR, TOOLBAR_PX, frame, pair_colour
+
+FLOOR = 0.8  # the y-axis starts just under one conversation: fewer is "does not serve"
+PANEL_HEIGHT = 380
+LABEL_PX = 17  # a label's height: labels closer than this are pushed apart
+CHAR_PX = 7.4  # a label character's width at 12 px
+PLOT_PX = PANEL_HEIGHT - TOOLBAR_PX - 8 - 24 - 62  # the plot area's height: title above, ticks and axis title below
+TARGET_COLOUR = CAPACITY_COLOUR
+CHOSEN_COLOUR = "#6b7280"
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One line: a ``weights/kv`` pair, its points, and the longest context holding the target users (0: not
+    even the shortest; the model's maximum when every length does)."""
+
+    pair: str
+    points: Sequence[CurvePoint]
+    longest: int = 0
+
+    def at(self, context: int) -> CurvePoint | None:
+        return next((p for p in self.points if p.context_tokens == context), None)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One GPU's chart: its title (``2 × H100 SXM5 80GB``) and a curve per pair."""
+
+    title: str
+    curves: Sequence[Curve]
+
+
+def build_curve(request: PlanRequest, pair: str, contexts: Sequence[int], users: int) -> Curve:
+    """The pair's curve over ``contexts``, plus the exact point where it stops holding ``users`` (so the marker
+    lies on the line). Raises :class:`PlannerError` when the set-up is not valid (a pair the model refuses)."""
+    longest = longest_context_that_fits(request, users)
+    xs = sorted({*contexts, *([longest] if contexts[0] <= longest <= contexts[-1] else [])})
+    return Curve(pair, concurrency_curve(request, xs, users), longest)
+
+
+def with_context(curve: Curve, request: PlanRequest, context: int, users: int | None = None) -> Curve:
+    """``curve`` with its point at ``context`` (the chosen one, judged against ``users``), computed when the
+    curve lacks it."""
+    if curve.at(context) is not None:
+        return curve
+    points = sorted([*curve.points, *concurrency_curve(request, [context], users)], key=lambda p: p.context_tokens)
+    return Curve(curve.pair, points, curve.longest)
+
+
+CurveMaker = Callable[[PlanRequest, str, tuple[int, ...], int], Curve]
+
+
+def build_panel(
+    title: str,
+    requests: Sequence[tuple[str, PlanRequest]],
+    contexts: Sequence[int],
+    users: int,
+    chosen: int | None = None,
+    make: CurveMaker = build_curve,
+) -> tuple[Panel, list[str]]:
+    """A panel of every pair that plans (each with its point at ``chosen``), and a note for each one that does
+    not. ``make`` builds a curve (a cached :func:`build_curve` on the page: the curve does not depend on the
+    chosen context, so moving the slider recomputes one point per curve)."""
+    built, skipped = [], []
+    for pair, request in requests:
+        try:
+            curve = make(request.at_context(contexts[0]), pair, tuple(contexts), users)
+            built.append(with_context(curve, request, chosen, users) if chosen else curve)
+        except PlannerError as exc:
+            skipped.append(f"{pair} on {title}: {exc}")
+    return Panel(title, built), skipped
+
+
+def spread(wanted: Sequence[float], gap: float, low: float = 0.0, high: float = 1.0) -> list[float]:
+    """Positions as close to ``wanted`` as they can be with at least ``gap`` between any two, kept inside
+    [``low``, ``high``] while they fit; in the order given.
+
+    >>> [round(y, 2) for y in spread([0.5, 0.52, 0.9], 0.1)]
+    [0.5, 0.6, 0.9]
+    >>> [round(y, 2) for y in spread([0.99, 0.98], 0.1)]
+    [1.0, 0.9]
+    """
+    order = sorted(range(len(wanted)), key=lambda i: wanted[i])
+    ys = [max(low, min(high, wanted[i])) for i in order]
+    for i in range(1, len(ys)):  # push up
+        ys[i] = max(ys[i], ys[i - 1] + gap)
+    if ys and ys[-1] > high:  # then down from the top
+        ys[-1] = high
+        for i in range(len(ys) - 2, -1, -1):
+            ys[i] = min(ys[i], ys[i + 1] - gap)
+    placed = [0.0] * len(ys)
+    for rank, index in enumerate(order):
+        placed[index] = ys[rank]
+    return placed
+
+
+def _log(value: float) -> float:
+    return math.log10(value)
+
+
+def _end(curve: Curve) -> CurvePoint | None:
+    """The last point drawn (at least :data:`FLOOR` conversations)."""
+    shown = [p for p in curve.points if p.concurrency >= FLOOR]
+    return shown[-1] if shown else None
+
+
+def _line(fig: go.Figure, curve: Curve, contiguous: bool) -> None:
+    colour = pair_colour(curve.pair)
+    xs = [p.context_tokens for p in curve.points]
+    fig.add_scatter(
+        x=xs,
+        y=[p.concurrency if p.concurrency >= FLOOR else None for p in curve.points],
+        mode="lines",
+        name=curve.pair,
+        line=dict(color=colour, width=2.5),
+        customdata=[p.conversations for p in curve.points],
+        hovertemplate="%{x:,} tokens: %{customdata:,} conversations<extra>" + curve.pair + "</extra>",
+    )
+    if contiguous:
+        fig.add_scatter(
+            x=xs,
+            y=[p.contiguous if p.contiguous >= 1 else None for p in curve.points],
+            mode="lines",
+            name=f"{curve.pair}, reserved up front",
+            line=dict(color=colour, width=1.5, dash="dash"),
+            hovertemplate="%{x:,} tokens: %{y:,} conversations<extra>" + curve.pair + ", reserved up front</extra>",
+        )
+
+
+def _labels(fig: go.Figure, curves: Sequence[Curve], y_range: tuple[float, float], x_max: int) -> None:
+    """Each pair's name at its line's end, in its colour; names pushed apart so that none overlaps another. A
+    pair with no line (not even one conversation at the shortest length) is named at the bottom, struck out."""
+    span = y_range[1] - y_range[0]
+    ends = [(c, _end(c)) for c in curves]
+    wanted = [(_log(end.concurrency) - y_range[0]) / span if end else 0.0 for _, end in ends]
+    gap = LABEL_PX / PLOT_PX
+    placed = spread(wanted, gap, low=gap / 2, high=1 - gap / 2)  # whole labels inside the plot's height
+    for (curve, end), y in zip(ends, placed, strict=True):
+        inside = end is not None and end.context_tokens < x_max
+        fig.add_annotation(
+            text=f"<b>{curve.pair}</b>" if end else f"<s>{curve.pair}</s>",
+            xref="x" if inside else "paper",
+            x=_log(end.context_tokens) if end and inside else 1,
+            yref="paper",
+            y=y,
+            xanchor="left",
+            yanchor="middle",
+            xshift=4,
+            showarrow=False,
+            font=dict(color=pair_colour(curve.pair), size=12),
+            bgcolor="rgba(255,255,255,0.85)",
+        )
+
+
+def _target(fig: go.Figure, curves: Sequence[Curve], users: int, x_range: tuple[int, int]) -> None:
+    """The target as a dashed line, and on each curve the longest context that still holds it."""
+    fig.add_scatter(
+        x=list(x_range),
+        y=[users, users],
+        mode="lines",
+        name=f"target: {users:,} users",
+        line=dict(color=TARGET_COLOUR, width=1.5, dash="dash"),
+        hovertemplate=f"target: {users:,} users<extra></extra>",
+    )
+    fig.add_annotation(
+        text=f"target {users:,} users",
+        xref="paper",
+        x=0,
+        y=_log(users),
+        xanchor="left",
+        yanchor="bottom",
+        showarrow=False,
+        font=dict(color=TARGET_COLOUR, size=12),
+        bgcolor="rgba(255,255,255,0.85)",
+    )
+    for curve in curves:
+        if x_range[0] <= curve.longest < x_range[1]:
+            fig.add_scatter(
+                x=[curve.longest],
+                y=[users],
+                mode="markers",
+                name=f"{curve.pair}: longest for {users:,} users",
+                marker=dict(size=11, color=pair_colour(curve.pair), line=dict(color="white", width=2)),
+                hovertemplate=f"{curve.pair}: {users:,} users up to {curve.longest:,} tokens<extra></extra>",
+            )
+
+
+def _chosen(fig: go.Figure, context: int, marked: Curve | None, y_range: tuple[float, float]) -> None:
+    """The chosen context as a dotted line (labelled), and the sidebar's own pair marked on it."""
+    fig.add_scatter(
+        x=[context, context],
+        y=[10 ** y_range[0], 10 ** y_range[1]],
+        mode="lines",
+        name=f"chosen: {context:,} tokens",
+        line=dict(color=CHOSEN_COLOUR, width=1.5, dash="dot"),
+        hoverinfo="skip",
+    )
+    point = marked.at(context) if marked else None
+    if marked is not None and point is not None and point.concurrency >= FLOOR:
+        fig.add_scatter(
+            x=[context],
+            y=[point.concurrency],
+            mode="markers",
+            name=f"{marked.pair} at {context:,} tokens",
+            marker=dict(size=13, color=CAPACITY_COLOUR, symbol="diamond"),
+            hovertemplate=f"{marked.pair}, chosen: %{{x:,}} tokens, {point.conversations:,} conversations"
+            "<extra></extra>",
+        )
+
+
+def what_if_figure(
+    panel: Panel,
+    context: int,
+    users: int,
+    x_range: tuple[int, int],
+    y_top: float,
+    contiguous: bool = False,
+    marked: str | None = None,
+) -> go.Figure:
+    """One GPU's chart: conversations against context (log-log: eight times the context is an eighth of the
+    conversations, a straight line), the target users as a dashed line with the longest context that holds them
+    marked on each curve, the chosen context dotted, the ``marked`` pair's chosen point a diamond. ``x_range``
+    and ``y_top`` are shared by every panel so that they compare at a glance."""
+    y_range = (_log(FLOOR), _log(max(y_top, users) * 1.6))
+    fig = go.Figure()
+    for curve in panel.curves:
+        _line(fig, curve, contiguous)
+    _target(fig, panel.curves, users, x_range)
+    _chosen(fig, context, next((c for c in panel.curves if c.pair == marked), None), y_range)
+    _labels(fig, panel.curves, y_range, x_range[1])
+    ticks = context_ticks(*x_range)
+    fig.update_layout(
+        xaxis=dict(
+            type="log",
+            title="Tokens per conversation (log scale)",
+            range=[_log(x_range[0]), _log(x_range[1])],
+            tickvals=ticks,
+            ticktext=[short_tokens(t) for t in ticks],
+        ),
+        yaxis=dict(type="log", title="Conversations at once (log)", range=list(y_range), dtick=1),
+        hovermode="closest",
+    )
+    widest = max((len(c.pair) for c in panel.curves), default=4)
+    return frame(fig, panel.title, PANEL_HEIGHT, legend=False, right=round(widest * CHAR_PX) + 14)
+
+
+def context_ticks(low: int, high: int) -> list[int]:
+    """Ticks at every second power of two (512, 2k, 8k, 32k, 128k …): few enough for a phone.
+
+    >>> context_ticks(512, 131072)
+    [512, 2048, 8192, 32768, 131072]
+    """
+    return [2**n for n in range(9, 31, 2) if low <= 2**n <= high]
+
+
+def short_tokens(tokens: int) -> str:
+    """``512``, ``8k``, ``1M`` (k = 1,024, M = 1,048,576), as context lengths are quoted.
+
+    >>> short_tokens(512), short_tokens(32768), short_tokens(2**21)
+    ('512', '32k', '2M')
+    """
+    if tokens >= 2**20 and tokens % 2**20 == 0:
+        return f"{tokens // 2**20}M"
+    return context_label(tokens)
+
+
+def longest_sentence(curve: Curve, where: str, users: int, context: int, x_max: int) -> str:
+    """The page's question answered for one curve, in a sentence.
+
+    >>> from planner.assess import CurvePoint
+    >>> p = CurvePoint(context_tokens=32768, concurrency=12.4, conversations=12, contiguous=9, kv_bytes_per_sequence=1)
+    >>> longest_sentence(Curve("fp8/fp8", [p], 8384), "2 × H100", 50, 32768, 131072)
+    'fp8/fp8 on 2 × H100 holds 50 conversations up to 8,384 tokens each (8.2k); at the chosen 32k it holds 12.'
+    """
+    point = curve.at(context)
+    now = f"; at the chosen {context_label(context)} it holds {point.conversations:,}" if point else ""
+    if curve.longest <= 0:
+        return f"{curve.pair} on {where} cannot hold {users:,} conversations at any length{now}."
+    if curve.longest >= x_max:
+        return f"{curve.pair} on {where} holds {users:,} conversations at every length up to {x_max:,} tokens{now}."
+    size = f"{curve.longest / 1024:.1f}k"
+    return f"{curve.pair} on {where} holds {users:,} conversations up to {curve.longest:,} tokens each ({size}){now}."

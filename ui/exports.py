@@ -1,0 +1,197 @@
+"""What a manager forwards: the set-up and its answer in words and in CSV columns (pure; no Streamlit).
+
+Every CSV row starts with the set-up (inputs) and ends with the answer (outputs and the verdict), so a row
+pasted into a spreadsheet or an email still says what it is about; every column names its unit, every memory
+figure is in the unit chosen (GiB or GB). The HTML report shows the same inputs in words, the headline figures
+the Memory page shows, the engine and its version, and a link back to the live view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import plotly.graph_objects as go
+
+from planner.assess import Assessment
+from planner.engines.registry import get_engine, profile_label
+from planner.precision import kv_format, weight_format
+from planner.units import UNIT_BYTES, format_bytes_auto, format_tokens
+from ui import report, settings, tables
+from ui.state import Selection, uses_fraction
+from ui.text import context_label, memory_source
+
+UNIT_WORDS = {"GiB": "GiB (2^30 bytes, as nvidia-smi and the engines print)", "GB": "GB (10^9 bytes)"}
+
+
+def engine_name(sel: Selection, a: Assessment) -> str:
+    """``vLLM 0.21.0`` for an engine profile (the release the report is for), else the profile's label."""
+    if a.report is not None:
+        return f"{get_engine(a.report.engine).label} {a.report.engine_version}"
+    return profile_label(sel.engine)
+
+
+def headline_figures(a: Assessment, unit: str) -> list[tuple[str, str]]:
+    """The figures at the top of the Memory page, in its words: (label, value)."""
+    return [
+        ("Fits", "yes" if a.fits else "no"),
+        ("KV budget", f"{format_tokens(a.kv_budget_tokens)} tokens"),
+        (f"Conversations at {context_label(a.result.context_tokens)}", f"{a.conversations:,}"),
+        ("KV per token", format_bytes_auto(a.result.kv_bytes_per_token, binary=unit == "GiB")),
+    ]
+
+
+def report_inputs(sel: Selection, a: Assessment) -> dict[str, str]:
+    """The set-up in words (never the link's raw keys): what a reader needs to trust the figures."""
+    request, result, gpu = a.request, a.result, sel.gpu
+    memory = (
+        f"{request.gpu_memory_bytes / UNIT_BYTES[sel.unit]:,.2f} {sel.unit} each ({memory_source(gpu, sel.is_engine)})"
+    )
+    split = f"tensor parallel {result.tensor_parallel} × pipeline parallel {result.pipeline_parallel}"
+    if sel.tensor_parallel is None:
+        split += " (the largest split the model allows)"
+    if result.replicas > 1:
+        split += f"; {result.replicas} replicas"
+    inputs = {
+        "Model": f"{sel.spec.display_name} ({sel.model_id}, from the catalog)"
+        if sel.imported is None
+        else f"{sel.spec.display_name} ({sel.model_source})",
+        "GPUs": f"{request.gpu_count} × {gpu.name}, {memory}",
+        "Parallelism": split,
+        "Weights": weight_format(result.weights).label,
+        "KV cache": kv_format(result.kv_dtype).label,
+        "Engine": engine_name(sel, a),
+    }
+    if uses_fraction(sel.engine) and not sel.calibration:
+        inputs["Engine memory fraction"] = f"{sel.fraction:.2f}"
+    if sel.calibration:
+        inputs["Overheads"] = "measured from a pasted start-up log"
+    inputs["Conversation length"] = f"{sel.context_tokens:,} tokens ({context_label(sel.context_tokens)})"
+    inputs["Target"] = f"{sel.users:,} concurrent users"
+    inputs["Memory unit"] = UNIT_WORDS[sel.unit]
+    return inputs
+
+
+def page_inputs(params: Mapping[str, str | list[str]], names: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A page's own settings in words: the setting's label, its values joined (``names`` renames values, e.g.
+    GPU ids to their names); ``true``/``false`` as yes/no; an empty list as "none"."""
+    shown: dict[str, str] = {}
+    for key, value in params.items():
+        setting = settings.BY_URL.get(key)
+        if setting is None or setting.scope == settings.SIDEBAR:
+            continue
+        values = [v for v in (value if isinstance(value, list) else [value]) if v != ""]
+        words = [{"true": "yes", "false": "no"}.get(v, (names or {}).get(v, v)) for v in values]
+        shown[setting.label] = ", ".join(words) or "none"
+    return shown
+
+
+def shared_columns(sel: Selection, a: Assessment) -> dict[str, object]:
+    """The inputs every row of a page shares when the rows vary the GPU, the precisions and the context."""
+    return {
+        "model": sel.spec.id,
+        "GPUs": a.request.gpu_count,
+        "tensor parallel": a.result.tensor_parallel,
+        "pipeline parallel": a.result.pipeline_parallel,
+        "engine": engine_name(sel, a),
+        "target users": sel.users,
+    }
+
+
+def setup_columns(sel: Selection, a: Assessment) -> dict[str, object]:
+    """The inputs of one set-up as CSV columns (units in the names)."""
+    result = a.result
+    return {
+        "model": sel.spec.id,
+        "GPU": a.request.gpu.name if a.request.gpu else sel.gpu.name,
+        "GPUs": a.request.gpu_count,
+        "tensor parallel": result.tensor_parallel,
+        "pipeline parallel": result.pipeline_parallel,
+        "replicas": result.replicas,
+        "weights": result.weights,
+        "KV cache dtype": result.kv_dtype,
+        "engine": engine_name(sel, a),
+        "engine memory fraction": sel.fraction if uses_fraction(sel.engine) and not sel.calibration else "",
+        f"GPU memory per GPU ({sel.unit})": round(a.request.gpu_memory_bytes / UNIT_BYTES[sel.unit], 3),
+        "context (tokens)": result.context_tokens,
+        "target users": sel.users,
+    }
+
+
+def answer_columns(sel: Selection, a: Assessment) -> dict[str, object]:
+    """The answer for one set-up as CSV columns: the figures, the verdict, and its sentence."""
+    return {
+        "fits": "yes" if a.fits else "no",
+        "KV budget (tokens)": a.kv_budget_tokens,
+        "KV budget per replica (tokens)": a.kv_budget_tokens_per_replica,
+        "conversations (whole, all replicas)": a.conversations,
+        "KV per token (bytes)": a.result.kv_bytes_per_token,
+        "verdict": a.state.value,
+        "verdict in words": a.sentence(sel.unit),
+    }
+
+
+def with_setup(
+    sel: Selection,
+    a: Assessment,
+    rows: Sequence[Mapping[str, object]],
+    page: Mapping[str, str | list[str]] | None = None,
+) -> list[dict[str, object]]:
+    """``rows`` each between the set-up's inputs (with the page's own settings in words, e.g. the Memory page's
+    deployment) and its answer (the CSV of a page about one set-up)."""
+    before = {**setup_columns(sel, a), **page_inputs(page or {})}
+    after = answer_columns(sel, a)
+    return [{**before, **row, **after} for row in rows]
+
+
+def breakdown_csv(
+    sel: Selection, a: Assessment, page: Mapping[str, str | list[str]] | None = None
+) -> list[dict[str, object]]:
+    """The Memory page's CSV: a row per pipeline stage, every component in the chosen unit."""
+    return with_setup(sel, a, tables.breakdown_rows(a.result, sel.unit), page)
+
+
+def engine_csv(
+    sel: Selection, a: Assessment, page: Mapping[str, str | list[str]] | None = None
+) -> list[dict[str, object]]:
+    """What the engine will print, as figures with units (one row each), then the lines themselves."""
+    report = a.report
+    if report is None:
+        return []
+    unit, size = sel.unit, UNIT_BYTES[sel.unit]
+    figures: list[tuple[str, object, str]] = [
+        ("KV cache memory per GPU", round(report.available_kv_cache_bytes_per_gpu / size, 3), unit),
+        ("GPU blocks", report.gpu_blocks, "blocks"),
+        ("KV cache tokens (one replica)", report.kv_cache_tokens, "tokens"),
+        ("Maximum concurrency at the context (one replica)", round(report.max_concurrency, 3), "conversations"),
+        ("Maximum model length", report.max_model_len, "tokens"),
+        ("Weights per GPU", round(report.weights_bytes / size, 3), unit),
+        ("Activation peak per GPU", round(report.activation_bytes / size, 3), unit),
+        ("Non-torch memory per GPU", round(report.non_torch_bytes / size, 3), unit),
+    ]
+    rows: list[dict[str, object]] = [{"figure": f, "value": v, "unit": u} for f, v, u in figures]
+    rows += [{"figure": f"printed line {i}", "value": line, "unit": ""} for i, line in enumerate(report.lines, 1)]
+    return with_setup(sel, a, rows, page)
+
+
+def report_html(
+    sel: Selection,
+    title: str,
+    verdict: str,
+    figures: Sequence[go.Figure],
+    tables: Mapping[str, Sequence[Mapping[str, object]]],
+    page: Mapping[str, str | list[str]],
+    link: str,
+    about_setup: bool = True,
+    names: Mapping[str, str] | None = None,
+    assessment: Assessment | None = None,
+) -> str:
+    """The HTML report of a view: with ``about_setup``, the sidebar's set-up in words and the headline figures
+    of ``assessment`` (the page's own answer; the sidebar's set-up when not given); then the page's own settings
+    in words."""
+    inputs: dict[str, str] = {}
+    headline: list[tuple[str, str]] = []
+    if about_setup:
+        a = assessment if assessment is not None else sel.assessment()
+        inputs, headline = report_inputs(sel, a), headline_figures(a, sel.unit)
+    inputs.update(page_inputs(page, names))
+    return report.html_report(title, verdict, inputs, figures, tables, headline=headline, link=link)
