@@ -20,6 +20,7 @@ from planner.assess import concurrency_curve
 from planner.cli import main
 from planner.errors import PlannerError
 from planner.parallel import parallel_problem
+from ui import exports
 from ui.state import Selection
 
 MODELS = (
@@ -119,6 +120,16 @@ def test_every_surface_gives_the_same_answer(sel: Selection, capsys: pytest.Capt
     assert data["kv_budget_tokens_total"] == a.kv_budget_tokens
     assert data["verdict"] == a.state.value and data["verdict_sentence"] == a.sentence("GiB")
     assert data["fits"] == a.fits
+    # the Memory page's CSV (a row per stage) and its HTML report's headline
+    for row in exports.breakdown_csv(sel, a):
+        assert (row["KV budget (tokens)"], row["conversations (whole, all replicas)"]) == (
+            a.kv_budget_tokens,
+            a.conversations,
+        )
+        assert (row["verdict"], row["fits"]) == (a.state.value, "yes" if a.fits else "no")
+    html = exports.report_html(sel, "set-up", a.sentence(sel.unit), [], {}, {}, "http://127.0.0.2:8501/")
+    for label, value in exports.headline_figures(a, sel.unit):
+        assert f"<div class='label'>{label}</div><div class='value'>{value}</div>" in html
     # the advisor's row for the same set-up (PP 1; it plans every split it can rent)
     if sel.pipeline_parallel == 1 and a.fits and sel.engine != "simple":
         row = _advisor_row(sel)
