@@ -67,12 +67,6 @@ UNMATCHED: dict[str, str] = {
         "(its gpt-oss-20b row likewise prints 0.19 GiB under the padded figure). The row's release and its MXFP4 "
         "MoE backend line would settle it"
     ),
-    "vllm-0.19-h100-meta-llama-llama-4-scout-h100-80gb-tp4pp1dp1-8192": (
-        "weights: vLLM loads 53.12 GiB per GPU, the catalog's 108.6B parameters split 4 ways give 50.60; ~2.5 GiB "
-        "per rank held beyond the split (replicated parts of Llama4ForConditionalGeneration) that the planner's "
-        "weight split does not know; the per-rank parameter shapes of vllm/model_executor/models/mllama4.py would "
-        "settle it (activation, non-torch and blocks match the log)"
-    ),
     "vllm-0.19-h100-mistralai-mistral-small--h100-80gb-tp4pp1dp1-8192-run": (
         "weights: printed 11.86 GiB per GPU at TP 4 (22.80 at TP 2) against 11.18 (22.36) computed: ~0.6 GiB per "
         "rank of Mistral3ForConditionalGeneration not split by TP; the run's log (not published) would settle it"

@@ -167,6 +167,8 @@ def family_fields(config: Mapping[str, Any], model_type: str, spec: Mapping[str,
         out["qk_norm"] = bool(config.get("use_qk_norm"))
     if model_type == "minimax_m2" and config.get("use_qk_norm") and config.get("qk_norm_type") == "per_layer":
         out["qk_norm_over_heads"] = True  # MiniMaxM2Attention: q_norm over heads·d, k_norm over kv·d
+    if model_type == "nemotron_h" or config.get("alibi") or config.get("position_embedding_type") in ("nope", "none"):
+        out["rope"] = False  # vLLM nemotron_h.py builds no rotary embedding; granitemoehybrid.py only for "rope"
     if model_type == "nemotron_h":  # NemotronHBlock: one RMSNorm and one mixer (Mamba-2, attention, MLP or MoE)
         out.update(
             mixer_blocks_without_mlp=True,

@@ -230,6 +230,9 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
     mixer_blocks_without_mlp: bool = False
     attached_modules: Annotated[tuple[AttachedModule, ...], Field(max_length=16)] = ()
     # -- context and dtype
+    # Attention applies rotary position embeddings (vLLM keeps their cos/sin cache per GPU); False for NoPE, ALiBi
+    # or learned positions (Nemotron-H, Granite-4.0-H position_embedding_type "nope", Falcon with alibi).
+    rope: bool = True
     max_position_embeddings: Context = 4096
     native_dtype: WeightPrecision = "bf16"
 

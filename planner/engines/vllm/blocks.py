@@ -24,6 +24,7 @@ from planner.deploy.apply import stage_drafter
 from planner.engines.base import StageContext
 from planner.engines.common import loader_extra_bytes, round_up
 from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.rope import rope_cache_bytes
 from planner.kv import kv_bytes_per_token_per_layer, linear_state_bytes_per_layer
 from planner.model import LayerKind, ModelSpec
 from planner.plan import PlanRequest, PlanResult
@@ -134,7 +135,11 @@ def vllm_stage(
     tp = result.tensor_parallel
     layers = range(*stage.layers)
     ctx = stage_context(request, result, stage_index, total)
-    weights = stage.weights_bytes + loader_extra_bytes(request, tp, layers) if o.weights is None else o.weights
+    if o.weights is None:  # as loaded: the checkpoint, the loader's padding and the RoPE cos/sin cache
+        rope = rope_cache_bytes(model, 4 if request.resolved_weights == "fp32" else 2, layers)
+        weights = stage.weights_bytes + loader_extra_bytes(request, tp, layers) + rope
+    else:
+        weights = o.weights
     weights += stage.lora_bytes + stage.draft_bytes  # loaded with the model: "Model loading took" counts them
     activation = profile.activation_bytes(ctx) if o.activation is None else o.activation
     non_torch = profile.non_torch_bytes(tp, result.pipeline_parallel) if o.non_torch is None else o.non_torch

@@ -1,0 +1,96 @@
+"""What vLLM's "Model loading took X GiB" counts per GPU, computed by hand from the shapes.
+
+vLLM 0.19 keeps, besides the parameters, one cos/sin cache of ``max_position_embeddings x rotary_dim`` values in
+the model dtype on every rank (``planner.engines.vllm.rope``). Llama 4 Scout's 10M positions make it 2.5 GiB:
+the public 0.19 log of Scout at TP 4 prints 53.12 GiB where the parameters alone give 50.60.
+"""
+
+from __future__ import annotations
+
+from model_catalog import get_gpu, get_model
+from planner.engines.common import engine_total_bytes
+from planner.engines.registry import engine_profile
+from planner.engines.vllm.blocks import vllm_stage
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.rope import rope_cache_bytes
+from planner.hf_config import spec_from_hf_config
+from planner.model import ModelSpec
+from planner.plan import PlanRequest, plan
+from planner.units import GiB
+
+H100 = get_gpu("h100-sxm-80gb")
+
+
+def _loaded_bytes(model: ModelSpec, tp: int, weights: str = "bf16") -> int:
+    profile = engine_profile("vllm", version="0.19.0")
+    assert isinstance(profile, VllmProfile)
+    request = PlanRequest(
+        model=model,
+        gpu=H100,
+        gpu_memory_bytes=H100.memory_bytes_for(True),
+        gpu_count=tp,
+        tensor_parallel=tp,
+        weights=weights,  # type: ignore[arg-type]
+        context_tokens=8192,
+        max_model_len=8192,
+        overhead=profile,
+    )
+    return vllm_stage(request, plan(request), profile, 0, engine_total_bytes(request)).weights
+
+
+def test_llama4_scout_tp4_per_rank_loaded_bytes_by_hand() -> None:
+    """Scout (Llama4ForConditionalGeneration) on one of 4 ranks, tensor by tensor (vllm llama4.py, mllama4.py)."""
+    h, layers, vocab, heads, kv, hd = 5120, 48, 202048, 40, 8, 128
+    experts, width, shared_width = 16, 8192, 8192
+    tp = 4
+    attention = (heads * hd * h * 2 + 2 * kv * hd * h) // tp  # QKVParallelLinear + RowParallelLinear o_proj
+    routed = experts * 3 * h * width // tp  # FusedMoE w13 / w2: intermediate split over TP
+    shared = 3 * h * shared_width // tp  # shared_expert LlamaMLP: column / row parallel
+    router = h * experts  # ReplicatedLinear: whole on every rank
+    norms = 2 * h  # input_layernorm, post_attention_layernorm
+    per_layer = attention + routed + shared + router + norms
+    embeddings = 2 * vocab * h // tp  # VocabParallelEmbedding + ParallelLMHead (202048 = 64 x 3157: no padding)
+    vision = 871_932_416 // tp  # vision tower + projector, TP-sharded (mm_encoder_tp_mode "weights")
+    params = layers * per_layer + embeddings + h + vision  # + the final norm
+    rope = 10_485_760 * hd * 2  # cos_sin_cache: max_position_embeddings x head_dim, bf16
+    assert rope == int(2.5 * GiB)
+    expected = params * 2 + rope
+    assert _loaded_bytes(get_model("meta-llama/Llama-4-Scout-17B-16E").spec, tp) == expected
+    assert abs(expected / GiB - 53.12) < 0.03  # the log: "Model loading took 53.12 GiB"
+
+
+def test_llama31_8b_loaded_bytes_include_the_rope_cache() -> None:
+    """Llama 3.1 8B in bf16 at TP 1: 8,030,261,248 parameters x 2 + 131,072 x 128 x 2 = 14.99 GiB (the 0.19 logs)."""
+    loaded = _loaded_bytes(get_model("meta-llama/Llama-3.1-8B").spec, 1)
+    assert loaded == 8_030_261_248 * 2 + 131_072 * 128 * 2
+    assert round(loaded / GiB, 2) == 14.99
+
+
+def test_rope_cache_follows_dtype_mla_and_nope() -> None:
+    llama = get_model("meta-llama/Llama-3.1-8B").spec
+    assert rope_cache_bytes(llama, 4) == 131_072 * 128 * 4  # served in fp32: the cache is fp32 too
+    deepseek = get_model("deepseek-ai/DeepSeek-V2-Lite").spec
+    assert rope_cache_bytes(deepseek, 2) == 163_840 * 64 * 2  # MLA: qk_rope_head_dim
+    nemotron = get_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2").spec
+    assert not nemotron.rope and rope_cache_bytes(nemotron, 2) == 0
+    granite = get_model("ibm-granite/granite-4.0-h-small").spec  # attention at layers 5, 15, 25, 35
+    assert not granite.rope and rope_cache_bytes(granite, 2) == 0
+    with_rope = granite.model_copy(update={"rope": True})
+    assert rope_cache_bytes(with_rope, 2, range(0, 5)) == 0  # a pipeline stage of Mamba layers builds no RoPE
+    assert rope_cache_bytes(with_rope, 2, range(0, 6)) == 131_072 * 128 * 2
+
+
+def test_hf_config_marks_models_without_rope() -> None:
+    """NoPE, ALiBi and Nemotron-H attention build no rotary embedding in vLLM: no cache."""
+    base = {
+        "model_type": "granitemoehybrid",
+        "hidden_size": 512,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 8,
+        "intermediate_size": 1024,
+        "vocab_size": 1000,
+    }
+    assert not spec_from_hf_config({**base, "position_embedding_type": "nope"}).rope
+    assert spec_from_hf_config({**base, "position_embedding_type": "rope"}).rope
+    assert spec_from_hf_config({**base, "model_type": "llama"}).rope
