@@ -132,7 +132,10 @@ def _metrics(sel: Selection, a: Assessment) -> None:
 
 
 def render(sel: Selection) -> None:
-    head = st.container()  # drawn first, filled once the Deployment section below it has given its settings
+    # The answer (title, verdict, figures, chart) comes first on the page but is filled once the Deployment
+    # section below it has given its settings: on a cold link the chart is then requested before the section's
+    # widgets, whose scripts the browser would otherwise fetch first.
+    head = st.container()
     box, options, page = deployment.section(sel)
     a = sel.assessment(deployment=options)
     result, request, unit = a.result, a.request, sel.unit
@@ -146,11 +149,12 @@ def render(sel: Selection) -> None:
     )
     deployment.results(box, a)
     verdict = a.sentence(unit)
-    ALERTS[a.tone](as_text(verdict), icon=ICONS[a.tone])
-    _metrics(sel, a)
-    fig = figures.memory_figure(result, unit, title=f"Memory per GPU ({unit})")
-    st.plotly_chart(fig, width="stretch", config=figures.CHART_CONFIG)
-    st.html(tables.html_table(tables.breakdown_rows(result, unit)))  # no data grid to load before the chart
+    with head:
+        ALERTS[a.tone](as_text(verdict), icon=ICONS[a.tone])
+        _metrics(sel, a)
+        fig = figures.memory_figure(result, unit, title=f"Memory per GPU ({unit})")
+        st.plotly_chart(fig, width="stretch", config=figures.CHART_CONFIG)
+        st.html(tables.html_table(tables.breakdown_rows(result, unit)))  # no data grid to load before the chart
     for warning in result.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
     if a.state is not VerdictState.MEETS_TARGET:
