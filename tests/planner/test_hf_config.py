@@ -163,7 +163,9 @@ def test_gemma3_rope_scaling_and_local_rope_in_both_layouts() -> None:
 
 
 def test_partial_rotary_factor_read_from_every_place_vllm_reads_it() -> None:
-    assert spec_from_hf_config({**_SMALL, "model_type": "phi", "partial_rotary_factor": 0.4}).partial_rotary_factor == 0.4
+    assert (
+        spec_from_hf_config({**_SMALL, "model_type": "phi", "partial_rotary_factor": 0.4}).partial_rotary_factor == 0.4
+    )
     nested = {**_SMALL, "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.25}}
     assert spec_from_hf_config(nested).partial_rotary_factor == 0.25
     assert spec_from_hf_config({**_SMALL, "model_type": "glm4"}).partial_rotary_factor == 0.5  # glm4.py default
@@ -198,29 +200,31 @@ def test_rope_scaling_kinds_that_do_not_change_the_cache_are_not_carried() -> No
 
 
 @pytest.mark.parametrize(
-    ("config", "message"),
+    ("config", "message", "error"),
     [
-        ({**_SMALL, "rope_scaling": {"rope_type": "linear", "factor": 1e9}}, "rope_scaling.factor"),
-        ({**_SMALL, "rope_scaling": {"rope_type": "linear", "factor": 0.5}}, "rope_scaling.factor"),
-        ({**_SMALL, "rope_scaling": {"rope_type": "dynamic", "factor": "8"}}, "rope_scaling.factor"),
-        ({**_SMALL, "rope_scaling": {"rope_type": "linear", "factor": True}}, "rope_scaling.factor"),
-        ({**_SMALL, "rope_scaling": {"rope_type": "linear"}}, "rope_scaling.factor"),
-        ({**_SMALL, "rope_scaling": "linear"}, "rope_scaling"),
-        ({**_SMALL, "partial_rotary_factor": 0}, "partial_rotary_factor"),
-        ({**_SMALL, "partial_rotary_factor": 1.5}, "partial_rotary_factor"),
-        ({**_SMALL, "partial_rotary_factor": -0.25}, "partial_rotary_factor"),
-        ({**_SMALL, "rope_parameters": {"partial_rotary_factor": [0.5]}}, "partial_rotary_factor"),
-        ({**_SMALL, "model_type": "minimax_m2", "head_dim": 64, "rotary_dim": 128}, "rotary_dim"),
+        ({**_SMALL, "rope_scaling": {"rope_type": "linear", "factor": 1e9}}, "rope_scaling.factor", BeyondLimitsError),
+        ({**_SMALL, "rope_scaling": {"rope_type": "linear", "factor": 0.5}}, "rope_scaling.factor", BeyondLimitsError),
+        ({**_SMALL, "rope_scaling": {"rope_type": "dynamic", "factor": "8"}}, "rope_scaling.factor", PlannerError),
+        ({**_SMALL, "rope_scaling": {"rope_type": "linear", "factor": True}}, "rope_scaling.factor", PlannerError),
+        ({**_SMALL, "rope_scaling": {"rope_type": "linear"}}, "rope_scaling.factor", PlannerError),
+        ({**_SMALL, "rope_scaling": "linear"}, "rope_scaling", PlannerError),
+        ({**_SMALL, "partial_rotary_factor": 0}, "partial_rotary_factor", BeyondLimitsError),
+        ({**_SMALL, "partial_rotary_factor": 1.5}, "partial_rotary_factor", BeyondLimitsError),
+        ({**_SMALL, "partial_rotary_factor": -0.25}, "partial_rotary_factor", BeyondLimitsError),
+        ({**_SMALL, "rope_parameters": {"partial_rotary_factor": [0.5]}}, "partial_rotary_factor", PlannerError),
+        ({**_SMALL, "model_type": "minimax_m2", "head_dim": 64, "rotary_dim": 128}, "rotary_dim", BeyondLimitsError),
     ],
 )
-def test_out_of_bound_rope_fields_are_refused_by_name(config: dict, message: str) -> None:
-    with pytest.raises(BeyondLimitsError, match=message):
+def test_out_of_bound_rope_fields_are_refused_by_name(config: dict, message: str, error: type[Exception]) -> None:
+    with pytest.raises(error, match=message):
         spec_from_hf_config(config, "x/y")
 
 
 def test_model_spec_bounds_rope_fields() -> None:
     base = {"id": "x", "num_parameters": 10**9, "num_hidden_layers": 2, "num_key_value_heads": 2, "head_dim": 64}
-    ModelSpec.model_validate({**base, "partial_rotary_factor": 0.5, "rope_scaling": {"rope_type": "linear", "factor": 8}})
+    ModelSpec.model_validate(
+        {**base, "partial_rotary_factor": 0.5, "rope_scaling": {"rope_type": "linear", "factor": 8}}
+    )
     for bad in (
         {"partial_rotary_factor": 0.0},
         {"partial_rotary_factor": float("nan")},
