@@ -143,3 +143,10 @@ def test_gpt_oss_cache_is_fp32() -> None:
     """gpt_oss.py lines 82-98: get_rope(..., dtype=torch.float32), YaRN over original 4,096 x factor 32 positions."""
     spec = get_model("openai/gpt-oss-20b").spec
     assert rope_cache_bytes(spec, 2) == 131_072 * 64 * 4  # 32 MiB, not 16
+
+
+def test_gemma4_caches_per_layer_type() -> None:
+    """Gemma 4 (gemma4.py lines 321-328): sliding layers' default RoPE over head_dim 256, global layers'
+    proportional RoPE cached over the whole global_head_dim 512 (gemma4_rope.py lines 44-50)."""
+    spec = get_model("google/gemma-4-31B-it").spec
+    assert rope_cache_bytes(spec, 2) == 262_144 * (256 + 512) * 2
