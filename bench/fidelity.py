@@ -71,14 +71,6 @@ UNMATCHED: dict[str, str] = {
         "weights: printed 11.86 GiB per GPU at TP 4 (22.80 at TP 2) against 11.18 (22.36) computed: ~0.6 GiB per "
         "rank of Mistral3ForConditionalGeneration not split by TP; the run's log (not published) would settle it"
     ),
-    "vllm-0.19-h100-google-gemma-3-12b-it-h100-80gb-tp1pp1dp1-8192": (
-        "weights: vLLM loads 23.31 GiB, 0.61 more than the catalog's parameters in bf16 (gemma-3-4b +0.57, "
-        "27b +0.35 likewise); the activation fits the log to 0.05 GiB. Gemma3ForConditionalGeneration's loaded "
-        "parameter list would settle it"
-    ),
-    "vllm-0.19-h100-google-gemma-3-4b-it-h100-80gb-tp1pp1dp1-8192": (
-        "weights: vLLM loads 8.58 GiB, 0.57 more than the catalog's parameters in bf16 (see gemma-3-12b)"
-    ),
     "vllm-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
         "KV: printed 8.11 GiB, ~1.8 GiB less than predicted; the log gives no weights/activation/non-torch split, "
         "and the run loads the LMCache KV connector and FP8 block-scaled MoE weights whose loaded size the planner "

@@ -19,9 +19,11 @@ from planner.errors import BeyondLimitsError, PlannerError
 from planner.files import read_regular_file
 from planner.hf_families import (
     FALCON_FAMILIES,
+    GEMMA3_FAMILIES,
     GEMMA4_FAMILIES,
     LLAMA4_FAMILIES,
     MULTIMODAL_TEXT_KEYS,
+    PARTIAL_ROTARY_DEFAULTS,
     QWEN3_5_FAMILIES,
     SCORE_BIAS_FAMILIES,
     family_fields,
@@ -30,7 +32,7 @@ from planner.hf_families import (
     with_family_defaults,
 )
 from planner.hf_quant import quantization_precision
-from planner.limits import DEFAULT_FIELD_LIMIT, FIELD_LIMITS, MAX_CONFIG_BYTES, MAX_JSON_DEPTH
+from planner.limits import DEFAULT_FIELD_LIMIT, FIELD_LIMITS, MAX_CONFIG_BYTES, MAX_JSON_DEPTH, MAX_ROPE_FACTOR
 from planner.model import ModelSpec
 from planner.params import check_parameter_count
 from planner.precision import TORCH_DTYPE_NAMES
@@ -85,6 +87,67 @@ def _count(name: str, value: Any) -> int:
         )
         raise BeyondLimitsError(f"config.json: {name} is {shown}; at most {limit:,} (more than any real model)")
     return int(value)
+
+
+def _real(name: str, value: Any, low: float, high: float, *, low_open: bool = False) -> float:
+    """A finite number in [low, high] (``(low, high]`` with ``low_open``), or an error naming the field."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PlannerError(f"config.json: {name}: expected a number, got {type(value).__name__}")
+    if not math.isfinite(value) or value > high or value < low or (low_open and value == low):
+        shown = f"{value:g}" if math.isfinite(value) and abs(value) < 10**15 else "not a bounded number"
+        bound = f"{'above' if low_open else 'at least'} {low:g} and at most {high:g}"
+        raise BeyondLimitsError(f"config.json: {name} is {shown}; expected {bound}")
+    return float(value)
+
+
+def _rope(r: Reader, model_type: str) -> dict[str, Any]:
+    """What sizes vLLM's RoPE cos/sin caches (planner.engines.vllm.rope): the rotated share of head_dim, a linear or
+    dynamic scaling, MRoPE sections, and whether sliding layers have a RoPE of their own. Read as vLLM v0.19.0
+    reads them: ``patch_rope_parameters`` (transformers_utils/config.py lines 377-426) turns ``rope_scaling`` into
+    ``rope_parameters`` and copies ``partial_rotary_factor`` / ``rotary_pct`` / ``rotary_emb_fraction`` into it;
+    transformers v5 configs nest one ``rope_parameters`` per layer type (Gemma 3 and 4)."""
+    params = r.raw("rope_parameters", "rope_scaling")
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise PlannerError(f"config.json: rope_scaling: expected an object, got {type(params).__name__}")
+    if params and all(isinstance(v, dict) for v in params.values()):  # {"full_attention": {...}, ...}
+        full = params.get("full_attention") or {}
+        local = params.get("sliding_attention")
+        sliding_rope = local is not None and local != full
+    else:
+        full = params
+        # gemma3.py lines 176-179: local layers get_rope(rope_type "default", rope_theta=rope_local_base_freq)
+        sliding_rope = model_type in GEMMA3_FAMILIES
+    out: dict[str, Any] = {"sliding_rope": sliding_rope, "mrope": "mrope_section" in full}
+    kind = full.get("rope_type") or full.get("type")
+    if kind in ("linear", "dynamic") and not (kind == "dynamic" and "alpha" in full):
+        factor = _real("rope_scaling.factor", full.get("factor"), 1, MAX_ROPE_FACTOR)
+        out["rope_scaling"] = {"rope_type": kind, "factor": factor}
+    out["partial_rotary_factor"] = _partial_rotary_factor(r, model_type, full)
+    return out
+
+
+def _partial_rotary_factor(r: Reader, model_type: str, full: dict[str, Any]) -> float:
+    """The top-level names first (vLLM copies them over ``rope_parameters``), then ``rope_parameters``', then
+    MiniMax's ``rotary_dim / head_dim`` (minimax_m2.py line 204), then the family's default."""
+    if full.get("rope_type") == "proportional":  # Gemma 4 global layers: the cache spans head_dim (gemma4_rope.py)
+        return 1.0
+    value = r.raw("partial_rotary_factor", "rotary_pct", "rotary_emb_fraction")
+    if value is None:
+        value = full.get("partial_rotary_factor")
+    if value is None and model_type.startswith("minimax") and r.raw("rotary_dim") is not None:
+        rotary = r.count("rotary_dim") or 0
+        heads = r.count("num_attention_heads") or 1
+        head_dim = r.count("head_dim") or (r.count("hidden_size") or 0) // heads
+        if not 0 < rotary <= head_dim:
+            raise BeyondLimitsError(
+                f"config.json: rotary_dim ({rotary:,}) must be positive and at most head_dim ({head_dim:,})"
+            )
+        value = rotary / head_dim
+    if value is None:
+        value = PARTIAL_ROTARY_DEFAULTS.get(model_type, 1.0)
+    return _real("partial_rotary_factor", value, 0, 1, low_open=True)
 
 
 def _base(r: Reader, outer: Reader, model_id: str, model_type: str, layers: int) -> dict[str, Any]:
@@ -260,6 +323,8 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
     if model_type in GEMMA4_FAMILIES:
         spec.update(_gemma4(r))
     spec.update(_layout(r, model_type, layers))
+    if spec.get("rope", True):
+        spec.update(_rope(r, model_type))
     spec["moe"] = _moe(r, model_type, spec)
     spec.update(_mla(r, model_type))
     spec["linear_attention"] = _linear(r, model_type)

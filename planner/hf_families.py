@@ -44,6 +44,15 @@ QKV_BIAS_FAMILIES = {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"}
 FALCON_FAMILIES = ("falcon", "RefinedWebModel", "RefinedWeb")
 LLAMA4_FAMILIES = ("llama4", "llama4_text")
 GEMMA4_FAMILIES = ("gemma4", "gemma4_text")
+GEMMA3_FAMILIES = ("gemma3", "gemma3_text")
+# partial_rotary_factor where the config may omit it (vLLM v0.19.0): glm4.py line 97 and glm4_moe.py line 287
+# setdefault 0.5; transformers_utils/configs/qwen3_next.py line 240, qwen3_5.py line 86, qwen3_5_moe.py line 92: 0.25.
+PARTIAL_ROTARY_DEFAULTS: dict[str, float] = {
+    "glm4": 0.5,
+    "glm4_moe": 0.5,
+    "qwen3_next": 0.25,
+    **dict.fromkeys(("qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"), 0.25),
+}
 MULTIMODAL_TEXT_KEYS = ("text_config", "language_config", "llm_config")
 LAYER_TYPE_NAMES = {
     "full_attention": "full",

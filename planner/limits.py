@@ -13,6 +13,7 @@ a hostile description ("a million layers") is refused by name instead of costing
 | experts | 512 (Qwen3.5-397B) | 16,384 |
 | context (positions) | 10,485,760 (Llama 4 Scout) | 16,777,216 |
 | parameters | 1.04 T (Kimi K2) | 100 T |
+| RoPE scaling factor | 64 (YaRN, Kimi / DeepSeek); 8 (Gemma 3 linear) | 1,024 |
 
 And on a deployment (:class:`planner.request.PlanRequest`, the CLI's arguments):
 
@@ -40,6 +41,7 @@ MAX_VOCAB = 4_194_304
 MAX_EXPERTS = 16_384
 MAX_CONTEXT = 16_777_216
 MAX_PARAMETERS = 100 * 10**12
+MAX_ROPE_FACTOR = 1_024  # a RoPE scaling factor (rope_scaling.factor)
 MAX_GPUS = 4_096
 MAX_PARALLEL = 64
 MAX_GPU_MEMORY_BYTES = 100_000 * 10**9

@@ -21,6 +21,7 @@ from planner.limits import (
     MAX_EXPERTS,
     MAX_HIDDEN,
     MAX_LAYERS,
+    MAX_ROPE_FACTOR,
     Context,
     Experts,
     HeadDim,
@@ -157,6 +158,16 @@ class IndexerSpec(BaseModel, frozen=True, extra="forbid"):
         return self.index_head_dim + -(-self.index_head_dim // 128) * 4
 
 
+class RopeScaling(BaseModel, frozen=True, extra="forbid"):
+    """A RoPE scaling whose cos/sin cache holds ``factor`` times the positions (vLLM v0.19.0
+    ``LinearScalingRotaryEmbedding``, ``linear_scaling_rope.py`` line 90, and ``DynamicNTKScalingRotaryEmbedding``,
+    ``dynamic_ntk_scaling_rope.py`` line 56: ``max_len = max_position_embeddings x scaling_factor``). YaRN, Llama 3
+    and LongRoPE caches span ``max_position_embeddings`` as configs set them, and are not carried."""
+
+    rope_type: Literal["linear", "dynamic"]
+    factor: Annotated[float, Field(ge=1, le=MAX_ROPE_FACTOR, allow_inf_nan=False)]
+
+
 class AttachedModule(BaseModel, frozen=True, extra="forbid"):
     """Weights that are not the text decoder but take memory (a vision tower) or sit in the checkpoint."""
 
@@ -233,6 +244,16 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
     # Attention applies rotary position embeddings (vLLM keeps their cos/sin cache per GPU); False for NoPE, ALiBi
     # or learned positions (Nemotron-H, Granite-4.0-H position_embedding_type "nope", Falcon with alibi).
     rope: bool = True
+    # The share of head_dim rotated (vLLM get_rope: rotary_dim = int(head_dim x partial_rotary_factor)): phi-2 0.4,
+    # GLM-4 / GLM-4.5 0.5, Qwen3-Next / Qwen3.5 0.25, MiniMax-M2 rotary_dim 64 of 128.
+    partial_rotary_factor: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = 1.0
+    # A linear or dynamic RoPE scaling of the full-attention layers (all layers unless sliding_rope): Gemma 3 linear x8.
+    rope_scaling: RopeScaling | None = None
+    # Multimodal RoPE sections (rope mrope_section: Qwen2-VL ... Qwen3-VL, Qwen3.5): vLLM caches 4x the positions.
+    mrope: bool = False
+    # Sliding-window layers use their own unscaled RoPE (Gemma 3 rope_local_base_freq, Gemma 4 per layer type):
+    # a second cos/sin cache beside the full-attention layers'.
+    sliding_rope: bool = False
     max_position_embeddings: Context = 4096
     native_dtype: WeightPrecision = "bf16"
 

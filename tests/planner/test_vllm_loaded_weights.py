@@ -94,3 +94,59 @@ def test_hf_config_marks_models_without_rope() -> None:
     assert not spec_from_hf_config({**base, "position_embedding_type": "nope"}).rope
     assert spec_from_hf_config({**base, "position_embedding_type": "rope"}).rope
     assert spec_from_hf_config({**base, "model_type": "llama"}).rope
+
+
+# -- RoPE caches that are not max_position_embeddings x head_dim (vLLM v0.19.0, see planner.engines.vllm.rope) --
+
+
+def test_partial_rotary_factor_shrinks_the_cache() -> None:
+    """get_rope: rotary_dim = int(head_size x partial_rotary_factor) (rotary_embedding/__init__.py line 66)."""
+    nxt = get_model("Qwen/Qwen3-Next-80B-A3B-Instruct").spec  # head_dim 256, factor 0.25 (no MRoPE)
+    assert nxt.partial_rotary_factor == 0.25
+    assert rope_cache_bytes(nxt, 2) == 262_144 * 64 * 2  # 32 MiB, not 128
+    air = get_model("zai-org/GLM-4.5-Air").spec  # head_dim 128, factor 0.5 (glm4_moe.py line 287)
+    assert rope_cache_bytes(air, 2) == 131_072 * 64 * 2
+    glm4 = get_model("THUDM/GLM-4-32B-0414").spec  # head_dim 128, factor 0.5 (glm4.py line 97)
+    assert rope_cache_bytes(glm4, 2) == 32_768 * 64 * 2
+    phi2 = get_model("microsoft/phi-2").spec  # head_dim 80, factor 0.4
+    assert rope_cache_bytes(phi2, 2) == 2_048 * 32 * 2
+    minimax = get_model("MiniMaxAI/MiniMax-M2.5").spec  # rotary_dim 64 of head_dim 128 (minimax_m2.py line 204)
+    assert rope_cache_bytes(minimax, 2) == 196_608 * 64 * 2
+
+
+def test_qwen3_5_35b_mrope_cache_by_hand() -> None:
+    """Qwen3.5-35B-A3B: partial 0.25 of head_dim 256 = 64, and MRotaryEmbedding caches 4 x max_position_embeddings
+    (mrope.py line 238): 262,144 x 4 x 64 x 2 = 128 MiB. (The old head_dim count gave the same bytes by
+    coincidence, 262,144 x 256 x 2; Qwen3-Next, without MRoPE, is where the factor shows.)"""
+    spec = get_model("Qwen/Qwen3.5-35B-A3B").spec
+    assert spec.partial_rotary_factor == 0.25 and spec.mrope
+    assert rope_cache_bytes(spec, 2) == 262_144 * 4 * 64 * 2 == 128 * 2**20
+    vl = get_model("Qwen/Qwen3-VL-8B-Instruct").spec  # full head_dim 128, MRoPE: 4 x 262,144 positions
+    assert rope_cache_bytes(vl, 2) == 262_144 * 4 * 128 * 2
+
+
+def test_gemma3_two_caches_one_linearly_scaled() -> None:
+    """Gemma 3: global layers get_rope(rope_parameters={"rope_type": "linear", "factor": 8}), caching
+    max_position x factor positions (linear_scaling_rope.py line 90); local layers an unscaled RoPE with
+    rope_local_base_freq (gemma3.py lines 168-179), a second cache."""
+    spec = get_model("google/gemma-3-12b-it").spec
+    assert rope_cache_bytes(spec, 2) == 131_072 * 256 * (8 + 1) * 2  # 0.5625 GiB
+    assert rope_cache_bytes(spec, 2, range(0, 5)) == 131_072 * 256 * 2  # a stage of local layers only
+    assert rope_cache_bytes(spec, 2, range(5, 6)) == 131_072 * 256 * 8 * 2  # a stage of one global layer
+    assert rope_cache_bytes(get_model("google/gemma-3-4b-it").spec, 2) == 131_072 * 256 * 9 * 2
+    assert rope_cache_bytes(get_model("google/gemma-3-27b-it").spec, 2) == 131_072 * 128 * 9 * 2
+    loaded = _loaded_bytes(spec, 1)
+    assert loaded == _loaded_bytes(spec.model_copy(update={"rope": False}), 1) + 131_072 * 256 * 9 * 2
+
+
+def test_gpt_oss_cache_is_fp32() -> None:
+    """gpt_oss.py lines 82-98: get_rope(..., dtype=torch.float32), YaRN over original 4,096 x factor 32 positions."""
+    spec = get_model("openai/gpt-oss-20b").spec
+    assert rope_cache_bytes(spec, 2) == 131_072 * 64 * 4  # 32 MiB, not 16
+
+
+def test_gemma4_caches_per_layer_type() -> None:
+    """Gemma 4 (gemma4.py lines 321-328): sliding layers' default RoPE over head_dim 256, global layers'
+    proportional RoPE cached over the whole global_head_dim 512 (gemma4_rope.py lines 44-50)."""
+    spec = get_model("google/gemma-4-31B-it").spec
+    assert rope_cache_bytes(spec, 2) == 262_144 * (256 + 512) * 2
