@@ -53,6 +53,16 @@ def _ranking(
     return rank(spec, workload, gpus=gpus, overhead=_overhead)
 
 
+# The rankings last shown, kept as objects: reading one back from st.cache_data unpickles it (~45 ms of every
+# rerun for Llama-3.1-70B). A ranking is frozen and no page changes it, so runs and sessions can share it; ~10 MB
+# live each, so only 4 (the pickled cache above keeps 16).
+@st.cache_resource(ttl=3600, max_entries=4, show_spinner=False)
+def _shown_ranking(
+    spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...], _overhead: OverheadModel, overhead_key: str
+) -> Ranking:
+    return _ranking(spec, workload, gpu_ids, _overhead, overhead_key)
+
+
 def _preset(sel: Selection) -> tuple[str, str, str]:
     c1, c2, c3 = st.columns(3)
     preset = binding.choose(c1, settings.PRESET, [SIDEBAR, *PRESETS, CUSTOM], SIDEBAR)
@@ -316,7 +326,7 @@ def render(sel: Selection) -> None:
     if workload is None:
         return
     overhead = sel.request().overhead
-    ranking = _ranking(sel.spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json())
+    ranking = _shown_ranking(sel.spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json())
     text = recommendation(ranking)
     # green only when the target is met on hardware an engine runs, speed estimated; amber when unverified
     TONES[verdict(ranking)](as_text(text), icon=":material/recommend:")
