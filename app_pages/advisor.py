@@ -198,6 +198,16 @@ def _option_row(sel: Selection, position: int, o: Option, pricing: str) -> dict[
     }
 
 
+@st.cache_data(ttl=3600, max_entries=64, show_spinner=False)
+def _best_of(
+    spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...], _overhead: OverheadModel, overhead_key: str
+) -> tuple[Option | None, int]:
+    """A compared model's best set-up and how many serve the workload: a small pickle to read back on each run,
+    where the whole ranking (~2 MB) took ~45 ms to unpickle per model."""
+    ranking = _ranking(spec, workload, gpu_ids, _overhead, overhead_key)
+    return ranking.best, len(ranking.options)
+
+
 def _compare_models(
     sel: Selection, workload: Workload, overhead: OverheadModel, ranking: Ranking
 ) -> list[dict[str, object]]:
@@ -208,12 +218,11 @@ def _compare_models(
         return []
     cost_column = "cost (USD)" if workload.pricing == "purchase" else "USD / hour"
     key = overhead.model_dump_json()
-    results = [(sel.spec.id, ranking)] + [
-        (m, _ranking(get_model(m).spec, workload, workload.gpu_ids or (), overhead, key)) for m in others
+    results = [(sel.spec.id, (ranking.best, len(ranking.options)))] + [
+        (m, _best_of(get_model(m).spec, workload, workload.gpu_ids or (), overhead, key)) for m in others
     ]
     rows: list[dict[str, object]] = []
-    for model_id, result in results:
-        best = result.best
+    for model_id, (best, feasible) in results:
         rows.append(
             {
                 "model": model_id,
@@ -223,7 +232,7 @@ def _compare_models(
                 if best and best.decode_tokens_per_s_per_user
                 else None,
                 cost_column: round(best.cost, 2) if best and best.cost is not None else None,
-                "feasible set-ups": len(result.options),
+                "feasible set-ups": feasible,
             }
         )
     st.dataframe(tables.shown(rows), hide_index=True, width="stretch")
