@@ -56,7 +56,7 @@ def _shown_as_is(column: Sequence[object]) -> bool:
     """
     if all(isinstance(v, str) for v in column):
         return True
-    return all(type(v) is int and -1000 < v < 1000 for v in column)  # type: ignore[operator]  # ints, checked
+    return all(isinstance(v, int) and not isinstance(v, bool) and -1000 < v < 1000 for v in column)
 
 
 def shown(rows: Sequence[Mapping[str, object]]) -> Any:
