@@ -53,6 +53,16 @@ def _ranking(
     return rank(spec, workload, gpus=gpus, overhead=_overhead)
 
 
+# The rankings last shown, kept as objects: reading one back from st.cache_data unpickles it (~45 ms of every
+# rerun for Llama-3.1-70B). A ranking is frozen and no page changes it, so runs and sessions can share it; ~10 MB
+# live each, so only 4 (the pickled cache above keeps 16).
+@st.cache_resource(ttl=3600, max_entries=4, show_spinner=False)
+def _shown_ranking(
+    spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...], _overhead: OverheadModel, overhead_key: str
+) -> Ranking:
+    return _ranking(spec, workload, gpu_ids, _overhead, overhead_key)
+
+
 def _preset(sel: Selection) -> tuple[str, str, str]:
     c1, c2, c3 = st.columns(3)
     preset = binding.choose(c1, settings.PRESET, [SIDEBAR, *PRESETS, CUSTOM], SIDEBAR)
@@ -188,6 +198,16 @@ def _option_row(sel: Selection, position: int, o: Option, pricing: str) -> dict[
     }
 
 
+@st.cache_data(ttl=3600, max_entries=64, show_spinner=False)
+def _best_of(
+    spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...], _overhead: OverheadModel, overhead_key: str
+) -> tuple[Option | None, int]:
+    """A compared model's best set-up and how many serve the workload: a small pickle to read back on each run,
+    where the whole ranking (~2 MB) took ~45 ms to unpickle per model."""
+    ranking = _ranking(spec, workload, gpu_ids, _overhead, overhead_key)
+    return ranking.best, len(ranking.options)
+
+
 def _compare_models(
     sel: Selection, workload: Workload, overhead: OverheadModel, ranking: Ranking
 ) -> list[dict[str, object]]:
@@ -198,12 +218,11 @@ def _compare_models(
         return []
     cost_column = "cost (USD)" if workload.pricing == "purchase" else "USD / hour"
     key = overhead.model_dump_json()
-    results = [(sel.spec.id, ranking)] + [
-        (m, _ranking(get_model(m).spec, workload, workload.gpu_ids or (), overhead, key)) for m in others
+    results = [(sel.spec.id, (ranking.best, len(ranking.options)))] + [
+        (m, _best_of(get_model(m).spec, workload, workload.gpu_ids or (), overhead, key)) for m in others
     ]
     rows: list[dict[str, object]] = []
-    for model_id, result in results:
-        best = result.best
+    for model_id, (best, feasible) in results:
         rows.append(
             {
                 "model": model_id,
@@ -213,7 +232,7 @@ def _compare_models(
                 if best and best.decode_tokens_per_s_per_user
                 else None,
                 cost_column: round(best.cost, 2) if best and best.cost is not None else None,
-                "feasible set-ups": len(result.options),
+                "feasible set-ups": feasible,
             }
         )
     st.dataframe(tables.shown(rows), hide_index=True, width="stretch")
@@ -289,12 +308,12 @@ def _rejected(ranking: Ranking) -> list[dict[str, object]]:
     return rejected
 
 
-def _assumptions(ranking: Ranking) -> None:
-    with st.expander("What the figures assume"):
-        for key, value in ranking.assumptions.items():
-            st.markdown(f"- **{key}**: {as_text(value)}")
-        st.markdown("**Throughput estimates against published measurements**")
-        rows = [
+@st.cache_data(max_entries=1, show_spinner=False)
+def _validation_table() -> str:
+    """The throughput estimates against every published measurement, as an HTML table: the same for every
+    workload, so built once (a styled data grid of its 47 rows cost each run ~10 ms)."""
+    return tables.html_table(
+        [
             {
                 "measurement": r.label,
                 "metric": r.metric,
@@ -306,7 +325,15 @@ def _assumptions(ranking: Ranking) -> None:
             }
             for r in validation_rows()
         ]
-        st.dataframe(tables.shown(rows), hide_index=True, width="stretch")
+    )
+
+
+def _assumptions(ranking: Ranking) -> None:
+    with st.expander("What the figures assume"):
+        for key, value in ranking.assumptions.items():
+            st.markdown(f"- **{key}**: {as_text(value)}")
+        st.markdown("**Throughput estimates against published measurements**")
+        st.html(_validation_table())
 
 
 def render(sel: Selection) -> None:
@@ -316,7 +343,7 @@ def render(sel: Selection) -> None:
     if workload is None:
         return
     overhead = sel.request().overhead
-    ranking = _ranking(sel.spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json())
+    ranking = _shown_ranking(sel.spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json())
     text = recommendation(ranking)
     # green only when the target is met on hardware an engine runs, speed estimated; amber when unverified
     TONES[verdict(ranking)](as_text(text), icon=":material/recommend:")

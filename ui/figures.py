@@ -310,17 +310,16 @@ def _pareto_value(o: Option, against: str) -> float:
     return o.concurrency if against == "capacity" else (o.decode_tokens_per_s_total or 0.0)
 
 
-def _option_trace(
-    fig: go.Figure, points: Sequence[Option], index: dict[int, int], against: str, **style: object
-) -> None:
+def _option_trace(points: Sequence[Option], index: dict[int, int], against: str, **style: object) -> dict[str, Any]:
     """One scatter trace of options; each point carries its option index in ``customdata``."""
-    fig.add_scatter(
-        x=[o.cost for o in points],
-        y=[_pareto_value(o, against) for o in points],
-        customdata=[index[id(o)] for o in points],
-        text=[o.label for o in points],
+    return {
+        "type": "scatter",
+        "x": [o.cost for o in points],
+        "y": [_pareto_value(o, against) for o in points],
+        "customdata": [index[id(o)] for o in points],
+        "text": [o.label for o in points],
         **style,
-    )
+    }
 
 
 def pareto_figure(
@@ -333,48 +332,47 @@ def pareto_figure(
     """Cost against capacity (concurrent conversations) or against aggregate decode throughput.
 
     Every priced option is a grey point, the Pareto front a line; each point carries its option index in
-    ``customdata`` so a click can open it. The chosen (recommended) option is a large diamond.
+    ``customdata`` so a click can open it. The chosen (recommended) option is a large diamond. Built as one dict
+    and checked once (trace by trace and then laid out, it cost the advisor's rerun ~12 ms).
     """
     index = {id(o): i for i, o in enumerate(options)}
     y_title = "Concurrent conversations" if against == "capacity" else "Aggregate decode throughput (tokens/s)"
-    fig = go.Figure()
     hover = "%{text}<br>%{x:$,.0f}<br>%{y:,.1f}<extra>"
-    _option_trace(
-        fig,
-        [o for o in options if o.cost is not None],
-        index,
-        against,
-        mode="markers",
-        name="Set-ups that meet the target",
-        marker=dict(color="#94a3b8", size=7, opacity=0.6),
-        hovertemplate=hover + "</extra>",
-    )
-    _option_trace(
-        fig,
-        sorted((o for o in front if o.cost is not None), key=lambda o: o.cost or 0.0),
-        index,
-        against,
-        mode="lines+markers",
-        name="Pareto front (nothing cheaper does more)",
-        line=dict(color="#2563eb", width=2),
-        marker=dict(size=10, color="#2563eb"),
-        hovertemplate=hover + "Pareto front</extra>",
-    )
-    if chosen is not None and chosen.cost is not None:
+    data = [
         _option_trace(
-            fig,
-            [chosen],
+            [o for o in options if o.cost is not None],
             index,
             against,
             mode="markers",
-            name="Recommended",
-            marker=dict(size=18, color="#16a34a", symbol="diamond", line=dict(color="#111827", width=1)),
-            hovertemplate=hover + "recommended</extra>",
+            name="Set-ups that meet the target",
+            marker={"color": "#94a3b8", "size": 7, "opacity": 0.6},
+            hovertemplate=hover + "</extra>",
+        ),
+        _option_trace(
+            sorted((o for o in front if o.cost is not None), key=lambda o: o.cost or 0.0),
+            index,
+            against,
+            mode="lines+markers",
+            name="Pareto front (nothing cheaper does more)",
+            line={"color": "#2563eb", "width": 2},
+            marker={"size": 10, "color": "#2563eb"},
+            hovertemplate=hover + "Pareto front</extra>",
+        ),
+    ]
+    if chosen is not None and chosen.cost is not None:
+        data.append(
+            _option_trace(
+                [chosen],
+                index,
+                against,
+                mode="markers",
+                name="Recommended",
+                marker={"size": 18, "color": "#16a34a", "symbol": "diamond", "line": {"color": "#111827", "width": 1}},
+                hovertemplate=hover + "recommended</extra>",
+            )
         )
-    fig.update_layout(
-        xaxis=dict(title=cost_label, type="log"),
-        yaxis=dict(title=y_title, rangemode="tozero"),
-        hovermode="closest",
-        clickmode="event+select",
-    )
-    return frame(fig, None, height=500)
+    layout = frame_layout(None, height=500)
+    layout.update(hovermode="closest", clickmode="event+select")
+    layout["xaxis"] = {**layout["xaxis"], "title": {"text": cost_label}, "type": "log"}
+    layout["yaxis"] = {**layout["yaxis"], "title": {"text": y_title}, "rangemode": "tozero"}
+    return go.Figure({"data": data, "layout": layout})

@@ -3,9 +3,11 @@ rebuilt an n-tuple per layer; ``lru_cache(1024)`` kept ~24 MB per distinct 20k-l
 
 from __future__ import annotations
 
+import ast
 import gc
 import time
 import tracemalloc
+from pathlib import Path
 
 from model_catalog import get_gpu
 from planner import limits
@@ -96,3 +98,23 @@ def test_the_caches_stay_bounded_in_bytes() -> None:
     finally:
         tracemalloc.stop()
     assert kept < 16 * 2**20, f"{kept / 2**20:.1f} MiB kept"
+
+
+def test_every_streamlit_cache_is_bounded() -> None:
+    """Every ``st.cache_data`` / ``st.cache_resource`` of the dashboard keeps a bounded number of entries (the
+    advisor's rankings: 16 pickled, ~2 MB each, and the last 4 as objects, ~10 MB each)."""
+    root = Path(__file__).resolve().parents[2]
+    found: dict[str, int] = {}
+    for path in [root / "app.py", *sorted((root / "app_pages").glob("*.py")), *sorted((root / "ui").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for decorator in node.decorator_list:
+                call = decorator if isinstance(decorator, ast.Call) else None
+                name = ast.unparse(call.func if call else decorator)
+                if name in ("st.cache_data", "st.cache_resource"):
+                    bound = next((k.value for k in (call.keywords if call else []) if k.arg == "max_entries"), None)
+                    assert isinstance(bound, ast.Constant), f"{path.name}:{node.name} has no max_entries"
+                    found[f"{path.name}:{node.name}"] = bound.value
+    assert found["advisor.py:_ranking"] == 16 and found["advisor.py:_shown_ranking"] == 4, found
+    assert all(0 < n <= 256 for n in found.values()), found
