@@ -34,6 +34,7 @@ from ui import binding, links, settings
 from ui.guard import as_text
 from ui.state import Selection, gpu_options, model_options
 
+OPEN_KEY = "deployment_open"  # whether the section is open: a view state, not a setting (the link opens it when set)
 SMI_KEY = "nvidia_smi_paste"  # a pasted nvidia-smi: not a setting (the memory in use it gives travels as used_mem)
 S = settings
 DEFAULTS: dict[str, Any] = {
@@ -187,8 +188,12 @@ def _smi(box: Any, sel: Selection) -> None:
 def section(sel: Selection) -> tuple[Any, DeploymentOptions | None, dict[str, str | list[str]]]:
     """Draw the section's settings; (the expander, the options, the section's link parameters)."""
     active = any(st.session_state.get(s.url, DEFAULTS[s.url]) != DEFAULTS[s.url] for s in S.DEPLOYMENT_SETTINGS)
+    # Streamlit's lazy expander (``on_change="rerun"``, ``.open``): while it is closed and every setting is at its
+    # default, its ~20 widgets are not drawn, so a cold link's first paint does not render them (make bench).
     box = st.expander("Deployment: offload, KV tier, LoRA, speculation, shared and mixed GPUs", expanded=active,
-                      icon=":material/hub:")  # fmt: skip
+                      icon=":material/hub:", on_change="rerun", key=OPEN_KEY)  # fmt: skip
+    if not (active or box.open):
+        return box, None, links.page_params(S.MEMORY, DEFAULTS)
     box.caption("Partial offload (llama.cpp -ngl / --n-cpu-moe; vLLM, SGLang --cpu-offload-gb) · KV offload tier")
     values = _offload_widgets(box, sel)
     values.update(_tier_and_lora_widgets(box))

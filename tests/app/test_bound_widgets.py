@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import PAGES, plain, run_page
-from ui import settings
+from ui import deployment, settings
 
 WIDGET_KINDS = (
     "selectbox",
@@ -48,6 +48,15 @@ OPENED: dict[str, dict[str, str | list[str]]] = {
 }
 
 
+def _open_sections(at: AppTest) -> AppTest:
+    """Open the Memory page's Deployment section (drawn lazily: closed, with every setting at its default, it
+    draws no widget) so that its widgets are checked too."""
+    if deployment.OPEN_KEY in at.session_state and not at.session_state[deployment.OPEN_KEY]:
+        at.session_state[deployment.OPEN_KEY] = True
+        at.run()
+    return at
+
+
 def _widgets(at: AppTest) -> list[Any]:
     found = []
     for kind in WIDGET_KINDS:
@@ -57,8 +66,11 @@ def _widgets(at: AppTest) -> list[Any]:
 
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_every_widget_is_a_declared_setting(page: str) -> None:
-    at = run_page(page, OPENED[page])
+    at = _open_sections(run_page(page, OPENED[page]))
     assert not at.exception
+    keys = {widget.key for widget in _widgets(at)}
+    if page == "memory":
+        assert {s.url for s in settings.DEPLOYMENT_SETTINGS} <= keys | {settings.STAGE_GPUS.url}, "section not drawn"
     for widget in _widgets(at):
         key = widget.key
         if key in UNBOUND or any(str(key).startswith(p) for p in UNBOUND_PREFIXES):
@@ -75,7 +87,11 @@ def _fingerprint(at: AppTest) -> dict[str, object]:
         "title": [t.value for t in at.title],
         "alerts": sorted(plain(str(e.value)) for e in (*at.success, *at.warning, *at.error, *at.info)),
         "metrics": [(m.label, m.value) for m in at.metric],
-        "settings": {k: at.session_state[k] for k in settings.BY_URL if k in at.session_state},
+        # a closed Deployment section draws no widget: its settings then hold their defaults
+        "settings": {
+            **deployment.DEFAULTS,
+            **{k: at.session_state[k] for k in settings.BY_URL if k in at.session_state},
+        },
     }
 
 
@@ -138,6 +154,8 @@ CHANGED: dict[str, tuple[str, ...]] = {
 def test_after_any_change_the_address_bar_opens_the_same_view(page: str, key: str) -> None:
     start = {"model": "meta-llama/Llama-3.1-70B", "gpus": "2", "weights": "fp8", "kv": "fp8", "users": "50"}
     at = run_page(page, {**start, **OPENED[page]})
+    if key in deployment.DEFAULTS:
+        at = _open_sections(at)
     widget = next((w for w in _widgets(at) if w.key == key), None)
     assert widget is not None, f"{page}: no widget {key}"
     before = _fingerprint(at)
