@@ -240,6 +240,9 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
     # Nemotron-H: a block holds a token mixer (Mamba-2 or attention) *or* a feed-forward (NONE layers), never both
     mixer_blocks_without_mlp: bool = False
     attached_modules: Annotated[tuple[AttachedModule, ...], Field(max_length=16)] = ()
+    # The Hub repo also ships Mistral's native files (params.json + consolidated*.safetensors), which vLLM loads
+    # by default (config_format / load_format "auto"): Mistral Small 3.1 / 3.2. See planner.engines.vllm.towers.
+    mistral_native_files: bool = False
     # -- context and dtype
     # Attention applies rotary position embeddings (vLLM keeps their cos/sin cache per GPU); False for NoPE, ALiBi
     # or learned positions (Nemotron-H, Granite-4.0-H position_embedding_type "nope", Falcon with alibi).
