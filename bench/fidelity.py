@@ -67,10 +67,6 @@ UNMATCHED: dict[str, str] = {
         "(its gpt-oss-20b row likewise prints 0.19 GiB under the padded figure). The row's release and its MXFP4 "
         "MoE backend line would settle it"
     ),
-    "vllm-0.19-h100-mistralai-mistral-small--h100-80gb-tp4pp1dp1-8192-run": (
-        "weights: printed 11.86 GiB per GPU at TP 4 (22.80 at TP 2) against 11.18 (22.36) computed: ~0.6 GiB per "
-        "rank of Mistral3ForConditionalGeneration not split by TP; the run's log (not published) would settle it"
-    ),
     "vllm-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
         "KV: printed 8.11 GiB, ~1.8 GiB less than predicted; the log gives no weights/activation/non-torch split, "
         "and the run loads the LMCache KV connector and FP8 block-scaled MoE weights whose loaded size the planner "

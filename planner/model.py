@@ -74,10 +74,9 @@ class MoESpec(BaseModel, frozen=True, extra="forbid"):
     router_bias: bool = False  # gpt-oss router has a bias
     expert_bias: bool = False  # gpt-oss experts have biases
     score_correction_bias: bool = False  # DeepSeek-V3 e_score_correction_bias (one per expert per layer)
-    # Gemma 4 (modeling_gemma4.py Gemma4TextDecoderLayer with enable_moe_block): every layer runs its dense MLP
-    # *and* the routed experts side by side; the router has an RMSNorm without weight, a scale (hidden) and a
-    # per_expert_scale (E), and the layer three more RMSNorms (post_feedforward_layernorm_1/_2,
-    # pre_feedforward_layernorm_2).
+    # Gemma 4 (modeling_gemma4.py Gemma4TextDecoderLayer with enable_moe_block): every layer runs its dense MLP *and*
+    # the routed experts side by side; the router has an RMSNorm without weight, a scale (hidden) and a per_expert_scale
+    # (E), and the layer three more RMSNorms (post_feedforward_layernorm_1/_2, pre_feedforward_layernorm_2).
     parallel_dense_mlp: bool = False
 
     @model_validator(mode="after")
@@ -240,6 +239,7 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
     # Nemotron-H: a block holds a token mixer (Mamba-2 or attention) *or* a feed-forward (NONE layers), never both
     mixer_blocks_without_mlp: bool = False
     attached_modules: Annotated[tuple[AttachedModule, ...], Field(max_length=16)] = ()
+    mistral_native_files: bool = False  # the repo ships params.json + consolidated*.safetensors (engines.vllm.towers)
     # -- context and dtype
     # Attention applies rotary position embeddings (vLLM keeps their cos/sin cache per GPU); False for NoPE, ALiBi
     # or learned positions (Nemotron-H, Granite-4.0-H position_embedding_type "nope", Falcon with alibi).

@@ -197,7 +197,19 @@ def _spec(ev: Evidence, notes: list[str]) -> tuple[ModelSpec | None, tuple[Missi
     quant = ev.quantization
     if spec is not None and quant is not None and quant.precision is not None and spec.native_dtype != quant.precision:
         spec = ModelSpec.model_validate({**spec.model_dump(), "native_dtype": quant.precision})
+    if spec is not None and has_mistral_native_files(ev.api.siblings):
+        spec = ModelSpec.model_validate({**spec.model_dump(), "mistral_native_files": True})
+        notes.append("the repository also ships Mistral-format files (params.json, consolidated*.safetensors)")
     return spec, missing, prefill
+
+
+def has_mistral_native_files(siblings: frozenset[str] | None) -> bool:
+    """Whether the repository's files are what vLLM reads as Mistral format by default: ``params.json`` and a
+    ``consolidated*.safetensors`` (``vllm/transformers_utils/config.py`` lines 637-646 and ``repo_utils.py`` lines
+    151-163 at v0.19.0). False when the API entry lists no files."""
+    if not siblings or "params.json" not in siblings:
+        return False
+    return any(name.startswith("consolidated") and name.endswith(".safetensors") for name in siblings)
 
 
 def _vision_tower(

@@ -9,6 +9,7 @@ import pytest
 
 from model_catalog import get_model
 from planner.hub import HubModel, fetch_model
+from planner.hub.assembly import has_mistral_native_files
 from planner.kv import kv_bytes_per_token
 from planner.params import parameter_breakdown
 from planner.plan import PlanRequest, plan
@@ -216,3 +217,15 @@ def test_explicit_token_and_session(hub: HubServer, monkeypatch: pytest.MonkeyPa
     with requests.Session() as session:
         model = fetch_model("meta-llama/Llama-3.1-8B", token=TOKEN, endpoint=hub.url, session=session)
     assert model.gated == "manual" and model.parameters is not None
+
+
+def test_mistral_native_files_detected_from_the_file_list(hub: HubServer) -> None:
+    """vLLM reads params.json + consolidated*.safetensors as Mistral format by default (the Pixtral vision tower is
+    then whole on every TP rank, planner.engines.vllm.towers); both files are needed, and a plain HF repo has none."""
+    assert has_mistral_native_files(frozenset({"config.json", "params.json", "consolidated.safetensors"}))
+    assert has_mistral_native_files(frozenset({"params.json", "consolidated-00001-of-00002.safetensors"}))
+    assert not has_mistral_native_files(frozenset({"params.json", "model-00001-of-00002.safetensors"}))
+    assert not has_mistral_native_files(frozenset({"consolidated.safetensors", "config.json"}))
+    assert not has_mistral_native_files(None)
+    spec = fetch_model("headroom-test/tiny-vlm").spec
+    assert spec is not None and not spec.mistral_native_files

@@ -150,3 +150,50 @@ def test_gemma4_caches_per_layer_type() -> None:
     proportional RoPE cached over the whole global_head_dim 512 (gemma4_rope.py lines 44-50)."""
     spec = get_model("google/gemma-4-31B-it").spec
     assert rope_cache_bytes(spec, 2) == 262_144 * (256 + 512) * 2
+
+
+def _mistral_small_text_params(tp: int) -> int:
+    """Mistral Small 3.1's text decoder on one of ``tp`` ranks (vllm llama.py via MistralForCausalLM): attention
+    and MLP column/row parallel, the embedding and untied lm_head vocabulary-parallel, norms whole."""
+    h, layers, vocab, heads, kv, hd, inter = 5120, 40, 131072, 32, 8, 128, 32768
+    per_layer = (heads * hd * h * 2 + 2 * kv * hd * h) // tp + 3 * h * inter // tp + 2 * h
+    return layers * per_layer + 2 * vocab * h // tp + h  # + the final norm
+
+
+def _pixtral_native_vision_params() -> int:
+    """PixtralForConditionalGeneration's vision side from Mistral Small 3.1's vision_config, tensor by tensor
+    (vllm pixtral.py at v0.19.0): patch_conv 3 x 14² -> 1024 (no bias) and ln_pre; 24 blocks of attention_norm,
+    ffn_norm, wq/wk/wv/wo 1024² and w1/w2/w3 1024 x 4096 (no bias); pre_mm_projector_norm; the patch merger's
+    merging_layer 4 x 1024 -> 1024; the adapter w_in 1024 -> 5120 and w_out 5120 -> 5120 (adapter_bias false)."""
+    h, inner = 1024, 4096
+    block = 2 * h + 4 * h * h + 3 * h * inner
+    encoder = 3 * 14 * 14 * h + h + 24 * block
+    projector = h + 4 * h * h + h * 5120 + 5120 * 5120
+    return encoder + projector
+
+
+def test_mistral_small_vision_replicated_per_rank_by_hand() -> None:
+    """vLLM 0.19 serves mistralai/Mistral-Small-3.1 from its Mistral-format files (params.json +
+    consolidated.safetensors, chosen by default): PixtralForConditionalGeneration builds the vision encoder, patch
+    merger and adapter from nn.Linear / Conv2dLayer / RMSNorm, whole on every rank. The 0.19 runs print 44.76 GiB
+    at TP 1, 22.80 at TP 2 and 11.86 at TP 4."""
+    vision = _pixtral_native_vision_params()
+    assert vision == 438_958_080  # the catalog's attached module (Hub total minus the text decoder)
+    rope = 131_072 * 128 * 2  # cos_sin_cache, bf16
+    spec = get_model("mistralai/Mistral-Small-3.1-24B-Instruct-2503").spec
+    for tp, printed in ((1, 44.76), (2, 22.80), (4, 11.86)):
+        expected = (_mistral_small_text_params(tp) + vision) * 2 + rope  # the vision side is not divided by tp
+        assert _loaded_bytes(spec, tp) == expected
+        assert abs(expected / GiB - printed) < 0.04
+    assert _loaded_bytes(spec, 2) == 24_484_288_512
+    assert _loaded_bytes(spec, 4) == 12_698_294_272
+
+
+def test_mistral_small_hf_format_quantized_checkpoint_splits_the_vision_tower() -> None:
+    """A quantized checkpoint of the model (RedHatAI's W8A8: config.json and model-*.safetensors only) loads as
+    Mistral3ForConditionalGeneration, whose Pixtral-HF encoder and projector linears are TP-split
+    (mm_encoder_tp_mode "weights"): no replicated vision term."""
+    spec = get_model("mistralai/Mistral-Small-3.1-24B-Instruct-2503").spec
+    one, two = _loaded_bytes(spec, 1, "int8"), _loaded_bytes(spec, 2, "int8")
+    rope = 131_072 * 128 * 2
+    assert abs((one - rope) / 2 - (two - rope)) < 64 * 2**20  # halves up to the whole norms

@@ -25,6 +25,7 @@ from planner.engines.base import StageContext
 from planner.engines.common import loader_extra_bytes, round_up
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.rope import rope_cache_bytes
+from planner.engines.vllm.towers import replicated_tower_extra_bytes
 from planner.kv import kv_bytes_per_token_per_layer, linear_state_bytes_per_layer
 from planner.model import LayerKind, ModelSpec
 from planner.plan import PlanRequest, PlanResult
@@ -135,9 +136,11 @@ def vllm_stage(
     tp = result.tensor_parallel
     layers = range(*stage.layers)
     ctx = stage_context(request, result, stage_index, total)
-    if o.weights is None:  # as loaded: the checkpoint, the loader's padding and the RoPE cos/sin cache
+    if o.weights is None:  # as loaded: the checkpoint, the loader's padding, the RoPE cos/sin cache and the
+        # vision tower vLLM keeps whole where the plan split it (Mistral-format Pixtral)
         rope = rope_cache_bytes(model, 4 if request.resolved_weights == "fp32" else 2, layers)
-        weights = stage.weights_bytes + loader_extra_bytes(request, tp, layers) + rope
+        tower = replicated_tower_extra_bytes(model, request.resolved_weights, tp, stage_index == 0)
+        weights = stage.weights_bytes + loader_extra_bytes(request, tp, layers) + rope + tower
     else:
         weights = o.weights
     weights += stage.lora_bytes + stage.draft_bytes  # loaded with the model: "Model loading took" counts them

@@ -23,6 +23,7 @@ from planner.engines.vllm.blocks import (
 )
 from planner.engines.vllm.failures import sampler_headroom, vllm_failure
 from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.towers import replicated_tower_extra_bytes
 from planner.plan import PlanRequest, PlanResult
 
 
@@ -119,6 +120,11 @@ def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stage
     notes = []
     if loader_extra_bytes(request, result.tensor_parallel, range(*result.stages[0].layers)):
         notes.append("MXFP4 experts padded by the Marlin loader (weights as loaded exceed the checkpoint).")
+    if replicated_tower_extra_bytes(request.model, request.resolved_weights, result.tensor_parallel, True):
+        notes.append(
+            "Vision encoder whole on every GPU: vLLM loads this repo's Mistral-format files "
+            "(PixtralForConditionalGeneration, plain nn.Linear layers), so the tower is not split by TP."
+        )
     if not profile.cudagraph_in_budget and not profile.enforce_eager and profile.is_v1:
         notes.append(
             f"CUDA graphs (~{gib_text(first.cuda_graph)} GiB estimated) are captured after KV sizing and use the "

@@ -1,0 +1,56 @@
+"""Vision-tower weights vLLM keeps whole on every tensor-parallel rank, where the generic plan splits them.
+
+The generic plan (:func:`planner.weights.stage_weights_bytes_per_gpu`) divides a loaded attached module (a vision
+tower) by TP on the first pipeline stage, as vLLM's vision encoders built from ``QKVParallelLinear`` /
+``ColumnParallelLinear`` / ``RowParallelLinear`` are split under the default ``mm_encoder_tp_mode = "weights"``
+(``vllm/config/multimodal.py`` line 144 at v0.19.0; Pixtral-HF ``pixtral.py`` lines 1010 and 1052, SigLIP
+``siglip.py`` lines 383-463, Llama 4 ``mllama4.py`` lines 130-287, Qwen3-VL ``qwen3_vl.py`` lines 190-300).
+
+One implementation is not split: ``PixtralForConditionalGeneration``, which vLLM builds when it reads a model in
+Mistral's own format. With ``config_format`` "auto" a repo holding ``consolidated*.safetensors`` and
+``params.json`` is read as Mistral format (``vllm/transformers_utils/config.py`` lines 637-646,
+``repo_utils.py`` lines 151-163), whose multimodal config names ``PixtralForConditionalGeneration``
+(``transformers_utils/configs/mistral.py`` lines 96-105), and ``load_format`` "auto" then loads the consolidated
+files (``model_executor/model_loader/default_loader.py`` lines 110-123). That class builds its vision encoder,
+patch merger and adapter from plain ``nn.Linear`` / ``Conv2dLayer`` / ``RMSNorm`` (``pixtral.py`` lines 328-345,
+620-639, 733-740, 825-831, 855): every rank holds all of them.
+
+Not counted: the HF-format ``Mistral3ForConditionalGeneration`` path (a quantized checkpoint's) keeps only its
+norms, ``patch_conv`` and the patch merger's ``merging_layer`` whole (``mistral3.py`` line 88; 4.8 M parameters,
+under 5 MiB per rank at TP 2); Kimi-VL's ``ReplicatedLinear`` projector (``kimi_vl.py`` lines 110-120) and
+Gemma 4's ``embedding_projection`` (``gemma4_mm.py`` line 823) are small and not planned here either.
+"""
+
+from __future__ import annotations
+
+import math
+
+from planner.model import ModelSpec
+from planner.params import parameter_breakdown
+from planner.precision import weight_format
+from planner.request import serving_weights
+from planner.weights import category_bits
+
+
+def serves_mistral_native_files(model: ModelSpec, weights: str) -> bool:
+    """Whether vLLM loads the model from its Mistral-format files: the repo ships them
+    (``ModelSpec.mistral_native_files``) and the weights served are the repo's own (its native precision). A
+    quantized checkpoint of these models (RedHatAI's W8A8, FP8, GPTQ) is a separate repo of ``config.json`` and
+    ``model-*.safetensors``, read as Hugging Face format (``Mistral3ForConditionalGeneration``)."""
+    return model.mistral_native_files and weights == serving_weights(model)
+
+
+def replicated_tower_extra_bytes(model: ModelSpec, weights: str, tensor_parallel: int, first_stage: bool) -> int:
+    """Bytes one rank of the first pipeline stage holds beyond the generic plan's split of the vision tower when
+    vLLM serves the Mistral-format files: ``tower bytes x (1 - 1 / tp)`` (the plan counted ``tower bytes / tp``,
+    vLLM holds it whole). Zero otherwise.
+
+    Mistral Small 3.1 (438,958,080 vision parameters, bf16): 0.41 GiB more per rank at TP 2, 0.61 at TP 4; the
+    0.19 runs print 22.80 and 11.86 GiB where the split tower gives 22.39 and 11.21.
+    """
+    if not first_stage or tensor_parallel == 1 or not serves_mistral_native_files(model, weights):
+        return 0
+    params = parameter_breakdown(model)
+    bits = category_bits(weight_format(weights), params.experts > 0)["attached"]
+    tower_bits = params.attached_loaded * bits
+    return math.ceil(tower_bits / 8) - math.ceil(tower_bits / tensor_parallel / 8)
