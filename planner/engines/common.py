@@ -9,14 +9,27 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from pydantic import BaseModel, model_validator
 
 from planner.engines.base import EngineProfile, FailureKind
+from planner.errors import PlannerError
 from planner.plan import PlanRequest, PlanResult
 from planner.precision import weight_format
 from planner.units import GiB
+
+P = TypeVar("P", bound=EngineProfile)
+
+
+def own_profile(profile: EngineProfile | None, kind: type[P], what: str) -> P:
+    """``profile`` when it is of the engine's own ``kind``, ``kind``'s defaults when ``None``; another engine's
+    profile is a :class:`PlannerError` (``what``: the engine's profile in words, "an SGLang profile")."""
+    if profile is None:
+        return kind.model_validate({})  # the defaults
+    if not isinstance(profile, kind):
+        raise PlannerError(f"engine: a {profile.kind!r} profile is not {what}")
+    return profile
 
 
 class EngineReport(BaseModel, frozen=True, extra="forbid"):

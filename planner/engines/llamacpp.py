@@ -19,8 +19,7 @@ from pydantic import Field
 from planner.deploy.apply import kv_layers, layer_offload
 from planner.engines.base import EngineProfile, EngineVersion, OverheadBytes, PositiveInt, StageContext, mlp_width
 from planner.engines.checkpoints import weight_loading, with_note
-from planner.engines.common import Engine, EngineReport, engine_total_bytes, stage_total_bytes
-from planner.errors import PlannerError
+from planner.engines.common import Engine, EngineReport, engine_total_bytes, own_profile, stage_total_bytes
 from planner.kv import kinds_in
 from planner.model import LayerKind, ModelSpec
 from planner.parallel import stage_layer_ranges
@@ -385,11 +384,7 @@ class LlamacppEngine(Engine):
         return LlamacppProfile.model_validate({"engine_version": version} if version else {})
 
     def _own(self, profile: EngineProfile | None) -> LlamacppProfile:
-        if profile is None:
-            return LlamacppProfile()
-        if not isinstance(profile, LlamacppProfile):
-            raise PlannerError(f"engine: a {profile.kind!r} profile is not a llama.cpp profile")
-        return profile
+        return own_profile(profile, LlamacppProfile, "a llama.cpp profile")
 
     def for_users(
         self, request: PlanRequest, result: PlanResult, profile: EngineProfile, users_per_replica: int

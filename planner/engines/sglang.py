@@ -28,9 +28,9 @@ from planner.engines.common import (
     engine_total_bytes,
     gib_text,
     loader_extra_bytes,
+    own_profile,
     stage_total_bytes,
 )
-from planner.errors import PlannerError
 from planner.kv import kv_bytes_per_token_in_layers
 from planner.model import ModelSpec
 from planner.plan import PlanRequest, PlanResult
@@ -260,11 +260,7 @@ class SglangEngine(Engine):
         return ("0.5.2", "0.5.3", SGLANG_DEFAULT_VERSION)
 
     def _own(self, profile: EngineProfile | None) -> SglangProfile:
-        if profile is None:
-            return SglangProfile()
-        if not isinstance(profile, SglangProfile):
-            raise PlannerError(f"engine: a {profile.kind!r} profile is not an SGLang profile")
-        return profile
+        return own_profile(profile, SglangProfile, "an SGLang profile")
 
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
         return sglang_report(request, result, self._own(profile))

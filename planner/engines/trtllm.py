@@ -25,9 +25,8 @@ from planner.engines.base import (
     parse_version,
 )
 from planner.engines.checkpoints import weight_loading, with_note
-from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text
+from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text, own_profile
 from planner.engines.vllm.profile import vllm_activation_bytes
-from planner.errors import PlannerError
 from planner.model import ModelSpec
 from planner.plan import PlanRequest, PlanResult
 from planner.units import GiB
@@ -151,11 +150,7 @@ class TrtllmEngine(Engine):
         return ("0.5.0", "0.9.0", TRTLLM_DEFAULT_VERSION)
 
     def _own(self, profile: EngineProfile | None) -> TrtllmProfile:
-        if profile is None:
-            return TrtllmProfile()
-        if not isinstance(profile, TrtllmProfile):
-            raise PlannerError(f"engine: a {profile.kind!r} profile is not a TensorRT-LLM profile")
-        return profile
+        return own_profile(profile, TrtllmProfile, "a TensorRT-LLM profile")
 
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
         return trtllm_report(request, result, self._own(profile))

@@ -193,3 +193,15 @@ def test_a_registered_toy_engine_shows_on_the_memory_page(toy: ToyEngine) -> Non
     assert any("<pre class='hr-pre'" in h.proto.body and "[toy] KV pool:" in h.proto.body for h in at.get("html"))
     assert any(code.startswith(f"toy-serve {MODEL.id} --tp 1") for code in codes)
     assert "ToyServe" in [tab.label for tab in at.tabs]
+
+
+def test_every_engine_takes_its_own_profile_and_refuses_another() -> None:
+    """``report`` and ``launch_command`` take the engine's own profile (its defaults when none is given) and name
+    another engine's profile as a PlannerError."""
+    request = PlanRequest(model=MODEL, gpu=H100, gpu_memory_bytes=H100.memory_bytes, context_tokens=8192)
+    result = plan(request)
+    for engine in registry.engines():
+        assert engine.launch_command(request, result, None).strip()
+        foreign = registry.get_engine("trtllm" if engine.name == "sglang" else "sglang").profile()
+        with pytest.raises(PlannerError, match=f"engine: a '{foreign.kind}' profile is not"):
+            engine.launch_command(request, result, foreign)
