@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
 import json
 import random
 import statistics
 import time
-import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +34,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 from websockets.typing import Origin, Subprotocol
 
+from ui.custom_spec import pack_token
+
 RUN_TIMEOUT_S = 40.0  # a page run's budget is 20 s (ui.frame.PAGE_BUDGET_SECONDS); queueing adds the rest
 LINKS_PER_VISIT = 3
 APOLOGY = "Something went wrong while drawing this view"  # ui.guard.guarded's message for an unexpected error
@@ -43,7 +43,7 @@ APOLOGY = "Something went wrong while drawing this view"  # ui.guard.guarded's m
 
 def _packed_spec(data: Any) -> str:
     raw = data.encode() if isinstance(data, str) else json.dumps(data).encode()
-    return "m1." + base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+    return pack_token(raw)
 
 
 LLAMA_8B = {

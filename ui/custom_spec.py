@@ -27,11 +27,19 @@ MAX_TOKEN_CHARS = 6000
 MAX_SPEC_JSON_BYTES = 200_000  # the largest catalog model's description is ~3 kB of JSON
 
 
+def pack_token(raw: bytes) -> str:
+    """``raw`` (a model description's JSON) as a link token: ``'m1.<base64url(zlib(raw))>'``, padding dropped.
+
+    >>> pack_token(b"[]")
+    'm1.eNqLjgUAARUAuQ'
+    """
+    return "m1." + base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+
+
 def encode_spec(spec: ModelSpec) -> str:
     """``ModelSpec -> 'm1.<base64url(zlib(json))>'``: only fields that differ from their defaults."""
     data = spec.model_dump(mode="json", exclude_defaults=True)
-    packed = zlib.compress(json.dumps(data, separators=(",", ":"), sort_keys=True).encode(), 9)
-    return "m1." + base64.urlsafe_b64encode(packed).decode().rstrip("=")
+    return pack_token(json.dumps(data, separators=(",", ":"), sort_keys=True).encode())
 
 
 def _inflate(body: str) -> bytes:

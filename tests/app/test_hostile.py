@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import threading
 import time
-import zlib
 
 import pytest
 
 from tests.app.conftest import run_page, texts
+from ui.custom_spec import pack_token
 
 AVAILABLE = "INFO 04-22 00:04:20 [v1/worker/gpu_worker.py:436] Available KV cache memory: 58.11 GiB"
 
@@ -78,7 +77,7 @@ def test_a_run_that_waits_its_whole_budget_for_a_turn_says_so(monkeypatch: pytes
 
 def _spec(data: object) -> str:
     raw = data.encode() if isinstance(data, str) else json.dumps(data).encode()
-    return "m1." + base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+    return pack_token(raw)
 
 
 LLAMA = {

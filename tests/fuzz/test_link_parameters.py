@@ -4,9 +4,7 @@ page names the parameter); a token with a PlannerError; nothing else, and fast."
 
 from __future__ import annotations
 
-import base64
 import json
-import zlib
 from typing import Any
 
 from hypothesis import given
@@ -15,7 +13,7 @@ from hypothesis import strategies as st
 from planner.engines.calibrated import CALIBRATION_LETTERS, Calibrated
 from planner.errors import PlannerError
 from tests.fuzz.conftest import FUZZ, only_named_refusals
-from ui.custom_spec import decode_spec, encode_spec
+from ui.custom_spec import decode_spec, encode_spec, pack_token
 from ui.settings import SETTINGS
 
 CRAFTED = st.sampled_from(
@@ -61,7 +59,7 @@ def test_every_setting_parses_or_names_its_reason(setting: Any, raw: list[str]) 
 
 
 def _pack(data: bytes) -> str:
-    return "m1." + base64.urlsafe_b64encode(zlib.compress(data, 9)).decode().rstrip("=")
+    return pack_token(data)
 
 
 SPEC_KEYS = [

@@ -4,10 +4,8 @@ refusal a named :class:`PlannerError` (issue 11: ``w²``, 5,000 and 400 digits, 
 
 from __future__ import annotations
 
-import base64
 import json
 import time
-import zlib
 
 import pytest
 from pydantic import ValidationError
@@ -16,12 +14,11 @@ from model_catalog import get_model
 from planner.engines.calibrated import Calibrated
 from planner.engines.registry import engine_profile
 from planner.errors import PlannerError
-from ui.custom_spec import decode_spec, encode_spec
+from ui.custom_spec import decode_spec, encode_spec, pack_token
 
 
-def pack(text: str | bytes, level: int = 9) -> str:
-    raw = text.encode() if isinstance(text, str) else text
-    return "m1." + base64.urlsafe_b64encode(zlib.compress(raw, level)).decode().rstrip("=")
+def pack(text: str | bytes) -> str:
+    return pack_token(text.encode() if isinstance(text, str) else text)
 
 
 LLAMA = get_model("meta-llama/Llama-3.1-8B").spec.model_dump(mode="json", exclude_defaults=True)
