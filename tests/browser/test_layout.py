@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.layout import chart_overlaps
+from tests.browser.screenshots import FOUR_BY_THREE
 from tests.browser.server import wait_for_chart
 from ui import links
 from ui.state import Selection
@@ -19,12 +20,7 @@ VIEW = Selection(
     context_tokens=32768,
     users=50,
 )
-WHAT_IF = {
-    "curves": ["fp8/fp8", "bf16/bf16", "int4-awq/fp8", "fp8/bf16"],
-    "curve_gpus": ["a100-sxm-80gb", "h100-pcie-80gb"],
-    "contiguous": ["true"],
-}
-VIEWS = {"memory": ("", {}), "what_if": ("what_if", WHAT_IF), "compare": ("compare", {})}
+VIEWS = {"memory": ("", {}), "what_if": ("what_if", FOUR_BY_THREE), "compare": ("compare", {})}
 
 
 @pytest.mark.parametrize("width", [390, 1400])
