@@ -36,17 +36,21 @@ def _device_basis(gpu: GpuSpec) -> str:
 
 def device_memory(gpu: GpuSpec, unit: str = "GiB") -> str:
     """The sidebar's line under the GPU: its memory and where that figure comes from (the device's own total,
-    or the marketed size when the catalog has no device-reported total).
+    or the marketed size when the catalog has no device-reported total), and the total an engine prints at
+    start-up when the catalog has it (what engine profiles plan with, the capacity line of the Memory chart).
 
     >>> from model_catalog import get_gpu
     >>> device_memory(get_gpu("h100-sxm-80gb"))
-    'H100 SXM5 80GB · 79.65 GiB as the device reports it'
+    'H100 SXM5 80GB · 79.65 GiB as the device reports it; engines see 79.19 GiB'
     >>> device_memory(get_gpu("l40"))
     "L40 · 44.70 GiB (marketed 48 GB; the device's own total is not in the catalog)"
     """
     figure = format_bytes(gpu.memory_bytes, unit, digits=2)
     basis = _device_basis(gpu)
-    return f"{gpu.name} · {figure} " + (basis if gpu.memory_reported_bytes is not None else f"({basis})")
+    line = f"{gpu.name} · {figure} " + (basis if gpu.memory_reported_bytes is not None else f"({basis})")
+    if gpu.engine_visible_bytes is not None:
+        line += f"; engines see {format_bytes(gpu.engine_visible_bytes, unit, digits=2)}"
+    return line
 
 
 def memory_source(gpu: GpuSpec, engine: bool) -> str:

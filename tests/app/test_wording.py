@@ -53,3 +53,13 @@ def test_catalog_cells_without_a_figure_are_empty() -> None:
     gpus = pa.ipc.open_stream(at.dataframe[1].proto.arrow_data.styler.display_values).read_all().to_pylist()
     nvl = next(row for row in gpus if "h100-nvl-94gb" in row.values())
     assert "" in nvl.values(), "the H100 NVL has no sourced BF16 figure: an empty cell"
+
+
+def test_sidebar_names_the_total_engine_profiles_plan_with() -> None:
+    """The H100 SXM's device total (81,559 MiB) and the total vLLM prints (79.19 GiB) differ; the chart's capacity
+    under an engine profile is the second, so the sidebar names both."""
+    at = run_page("memory", {"gpu": "h100-sxm-80gb", "engine": "vllm"})
+    captions = _captions(at)
+    assert "H100 SXM5 80GB · 79.65 GiB as the device reports it; engines see 79.19 GiB" in captions, captions
+    chart = at.get("plotly_chart")[0].proto.spec
+    assert "Capacity: 79.2 GiB per GPU" in chart
