@@ -27,11 +27,11 @@ from planner.advisor import (
     validation_rows,
     verdict,
 )
-from planner.engines.base import OverheadModel
-from planner.errors import PlannerError
-from planner.hf_config import describe_validation_error
-from planner.model import ModelSpec
-from planner.precision import WEIGHT_FORMATS
+from planner.bounds.errors import PlannerError
+from planner.core.model import ModelSpec
+from planner.core.overhead import OverheadModel
+from planner.core.precision import WEIGHT_FORMATS
+from planner.sources.config import describe_validation_error
 from ui import binding, figures, frame, links, settings, state, tables
 from ui.common import share_and_export
 from ui.guard import as_text

@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from model_catalog import load_gpus, load_models
-from planner.kv import kv_bytes_per_token
-from planner.params import parameter_breakdown
+from planner.core.kv import kv_bytes_per_token
+from planner.core.params import parameter_breakdown
 from ui import binding, frame, links, settings, tables
 from ui.common import share_and_export
 from ui.state import Selection

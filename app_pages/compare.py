@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.assess import Assessment
-from planner.errors import PlannerError
-from planner.precision import KV_FORMATS, WEIGHT_FORMATS
-from planner.units import UNIT_BYTES
+from planner.assessment.assess import Assessment
+from planner.bounds.errors import PlannerError
+from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.core.units import UNIT_BYTES
 from ui import binding, exports, figures, frame, links, settings
 from ui.common import share_and_export
 from ui.guard import as_text

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.alternatives import nearest_fitting
-from planner.assess import Assessment, VerdictState
-from planner.engines.common import EngineReport
+from planner.assessment.alternatives import nearest_fitting
+from planner.assessment.assess import Assessment, VerdictState
+from planner.bounds.errors import PlannerError
+from planner.core.precision import kv_format, weight_format
+from planner.core.units import GiB, format_tokens
+from planner.engines.base import EngineReport
 from planner.engines.registry import engines, get_engine, launch_commands, max_model_len_allowed
-from planner.errors import PlannerError
-from planner.logparse import calibrate, parse_log
-from planner.precision import kv_format, weight_format
-from planner.units import GiB, format_tokens
+from planner.sources.logs import calibrate, parse_log
 from ui import binding, deployment, exports, figures, frame, links, settings, tables, text
 from ui.common import share_and_export
 from ui.guard import as_text

@@ -7,9 +7,9 @@ from __future__ import annotations
 import streamlit as st
 
 from model_catalog import get_gpu
-from planner.assess import context_label
-from planner.errors import PlannerError
-from planner.plan import PlanRequest
+from planner.assessment.assess import context_label
+from planner.bounds.errors import PlannerError
+from planner.planning.plan import PlanRequest
 from ui import binding, curves, exports, frame, links, settings, state, tables
 from ui.common import share_and_export
 from ui.figures import CHART_CONFIG

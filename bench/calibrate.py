@@ -28,17 +28,17 @@ from typing import Any
 import numpy as np
 
 from bench.fidelity_cases import build_request, load_cases, setup_of
-from planner.engines.base import parse_version
-from planner.engines.common import engine_total_bytes
+from planner.bounds.errors import PlannerError
+from planner.core.overhead import parse_version
+from planner.core.units import GiB
+from planner.engines.base import engine_total_bytes
 from planner.engines.evidence import EVIDENCE_PATH
 from planner.engines.registry import get_engine
 from planner.engines.vllm.blocks import stage_context
 from planner.engines.vllm.failures import sampler_headroom
 from planner.engines.vllm.profile import VllmProfile, is_multimodal
 from planner.engines.vllm.versions import FITTED_PATH, NonTorchEra, VllmConstants
-from planner.errors import PlannerError
-from planner.plan import PlanRequest, PlanResult, plan
-from planner.units import GiB
+from planner.planning.plan import PlanRequest, PlanResult, plan
 
 # Release eras of non-torch memory: the version sweep prints 0.13 GiB at 0.15-0.17 and 0.25 GiB from 0.18.
 NON_TORCH_ERAS = ("0.8.0", "0.18.0")

@@ -21,13 +21,13 @@ from pydantic import BaseModel
 
 from bench.calibrate import fit
 from bench.fidelity_cases import Setup, build_request, load_cases, setup_of
-from planner.engines.common import EngineReport
+from planner.bounds.errors import PlannerError
+from planner.core.units import GiB
+from planner.engines.base import EngineReport
 from planner.engines.registry import engine_report, supported_versions
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import VllmConstants, vllm_rules
-from planner.errors import PlannerError
-from planner.plan import plan
-from planner.units import GiB
+from planner.planning.plan import plan
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

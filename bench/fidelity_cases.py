@@ -15,14 +15,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from model_catalog import get_gpu, get_model
+from planner.core.overhead import OverheadModel
+from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions
-from planner.engines.base import OverheadModel
 from planner.engines.llamacpp import LlamacppProfile
 from planner.engines.sglang import SglangProfile
 from planner.engines.trtllm import TrtllmProfile
 from planner.engines.vllm.profile import VllmProfile
-from planner.plan import PlanRequest
-from planner.units import GiB
+from planner.planning.plan import PlanRequest
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "tests" / "fixtures" / "reference"

@@ -1,7 +1,7 @@
 """The catalog: models and GPUs as TOML data files, validated by pydantic schemas at load.
 
 ``model_catalog/models/*.toml`` hold one model each (a :class:`CatalogModel`), ``model_catalog/gpus/*.toml``
-one GPU each (a :class:`planner.gpu.GpuSpec`). A file that does not validate raises
+one GPU each (a :class:`planner.core.gpu.GpuSpec`). A file that does not validate raises
 :class:`CatalogError` naming the file and the field, so a broken entry is fixed where it is.
 """
 
@@ -15,8 +15,8 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from model_catalog.schema import CatalogModel, ParameterReference
-from planner.errors import PlannerError
-from planner.gpu import GpuSpec
+from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
 
 __all__ = ["CatalogError", "CatalogModel", "ParameterReference", "get_gpu", "get_model", "load_gpus", "load_models"]
 

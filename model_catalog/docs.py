@@ -12,10 +12,10 @@ import tomllib
 from pathlib import Path
 
 from model_catalog import CatalogModel, load_gpus, load_models
-from planner.gpu import ComputeFormat, GpuSpec
-from planner.kv import kv_bytes_per_token
-from planner.model import ModelSpec
-from planner.params import parameter_breakdown
+from planner.core.gpu import ComputeFormat, GpuSpec
+from planner.core.kv import kv_bytes_per_token
+from planner.core.model import ModelSpec
+from planner.core.params import parameter_breakdown
 
 DOCS_PATH = Path(__file__).resolve().parents[1] / "docs" / "catalog.md"
 NOT_CATALOGUED = Path(__file__).resolve().parent / "not-catalogued.toml"

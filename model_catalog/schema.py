@@ -1,4 +1,4 @@
-"""Schemas of the catalog's data files: a model entry wraps a :class:`planner.model.ModelSpec` with its
+"""Schemas of the catalog's data files: a model entry wraps a :class:`planner.core.model.ModelSpec` with its
 sources and the official figures the tests check the computed ones against."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, model_validator
 
-from planner.model import ModelSpec
-from planner.precision import WeightPrecision
+from planner.core.model import ModelSpec
+from planner.core.precision import WeightPrecision
 
 Source = Annotated[str, Field(min_length=8)]
 

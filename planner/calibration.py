@@ -1,7 +1,7 @@
 """Compare a pasted start-up log with what the planner predicts for the same set-up, and calibrate from it.
 
 :func:`calibrate_log` is the pure function behind ``python -m planner calibrate --log FILE [--model ...]
---json``: it parses the log (:func:`planner.logparse.parse_log`), rebuilds the set-up it shows (model, GPU,
+--json``: it parses the log (:func:`planner.sources.logs.parse_log`), rebuilds the set-up it shows (model, GPU,
 parallelism, precision, release, memory fraction; each taken from the log unless given), predicts what the
 engine prints, and returns every figure predicted / printed / difference, the start-up verdicts, and the
 calibrated profile (the printed weights, activation, non-torch and CUDA-graph terms replacing the estimates)
@@ -15,16 +15,16 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from model_catalog import get_gpu, get_model, load_gpus, load_models
-from planner.engines.calibrated import Calibrated
-from planner.engines.common import EngineReport
+from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
+from planner.core.units import GiB
+from planner.engines.base import EngineReport
 from planner.engines.registry import engine_profile, engine_report
+from planner.engines.vllm.calibrated import Calibrated
 from planner.engines.vllm.profile import VllmProfile
-from planner.errors import PlannerError
-from planner.gpu import GpuSpec
-from planner.logparse import ParsedLog, calibrate, parse_log
-from planner.model import ModelSpec
-from planner.plan import PlanRequest, plan
-from planner.units import GiB
+from planner.planning.plan import PlanRequest, plan
+from planner.sources.logs import ParsedLog, calibrate, parse_log
 
 Unit = Literal["GiB", "tokens", "blocks", "x"]
 # vLLM's config-line precision -> the planner's weight format (None: the dtype decides).

@@ -16,10 +16,10 @@ from model_catalog import get_model
 from planner.advisor import ContextDistribution, Workload
 from planner.advisor.evaluate import Evaluator
 from planner.advisor.options import Candidate, Option, Rejected
-from planner.assess import concurrency_curve
+from planner.assessment.assess import concurrency_curve
+from planner.bounds.errors import PlannerError
 from planner.cli import main
-from planner.errors import PlannerError
-from planner.parallel import parallel_problem
+from planner.core.parallel import parallel_problem
 from ui import exports
 from ui.state import Selection
 

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 import plotly.graph_objects as go
 import streamlit as st
 
-from planner.assess import Assessment
+from planner.assessment.assess import Assessment
 from ui import binding, exports, frame, links, report
 from ui.state import Selection
 

@@ -2,9 +2,9 @@
 
 Decoding trusts nothing: the token's length is checked before anything else, the decompressed size is bounded
 while decompressing (a few kB of link can inflate to gigabytes), the JSON goes through the bounded loader
-(:func:`planner.safe_json.load_json`: nesting, digits, finite numbers) and the model through
-:class:`~planner.model.ModelSpec`'s bounds (:mod:`planner.limits`) and the parameter-count check
-(:func:`planner.params.check_parameter_count`). Every refusal is a :class:`PlannerError`.
+(:func:`planner.bounds.safe_json.load_json`: nesting, digits, finite numbers) and the model through
+:class:`~planner.core.model.ModelSpec`'s bounds (:mod:`planner.bounds.limits`) and the parameter-count check
+(:func:`planner.core.params.check_parameter_count`). Every refusal is a :class:`PlannerError`.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import zlib
 
 from pydantic import ValidationError
 
-from planner.errors import PlannerError
-from planner.hf_config import describe_validation_error
-from planner.limits import MAX_JSON_DEPTH
-from planner.model import ModelSpec
-from planner.params import check_parameter_count
-from planner.safe_json import load_json
+from planner.bounds.errors import PlannerError
+from planner.bounds.limits import MAX_JSON_DEPTH
+from planner.bounds.safe_json import load_json
+from planner.core.model import ModelSpec
+from planner.core.params import check_parameter_count
+from planner.sources.config import describe_validation_error
 
 MAX_TOKEN_CHARS = 6000
 MAX_SPEC_JSON_BYTES = 200_000  # the largest catalog model's description is ~3 kB of JSON

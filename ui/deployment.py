@@ -1,7 +1,7 @@
 """The Memory page's Deployment section: partial offload, the KV offload tier, LoRA slots, speculative decoding,
 shared GPUs (memory in use, MIG, another engine) and mixed GPUs. Every widget is a declared setting
 (:data:`ui.settings.DEPLOYMENT_SETTINGS`), so the address bar and the share link carry the deployment; the figures
-are :func:`planner.deploy.summary.deployment_data` of the page's one assessment.
+are :func:`planner.assessment.summary.deployment_data` of the page's one assessment.
 
 :func:`options_from` (pure) turns the settings into :class:`planner.deploy.options.DeploymentOptions` for the
 selection's engine: a setting another engine owns is left out and said so.
@@ -14,22 +14,22 @@ from typing import Any, NamedTuple
 import streamlit as st
 
 from model_catalog import get_gpu, get_model
-from planner.assess import Assessment
-from planner.deploy.mixed import stage_gpu
-from planner.deploy.options import DeploymentOptions, KvOffloadOptions, LoraOptions, SpeculativeOptions
-from planner.deploy.search import (
+from planner.assessment.assess import Assessment
+from planner.assessment.search import (
     best_layer_split,
     cpu_offload_needed,
     footprint_bytes,
     gpu_layers_that_fit,
     side_by_side,
 )
+from planner.assessment.summary import deployment_data
+from planner.bounds.errors import PlannerError
+from planner.core.units import GB, GiB, format_bytes
+from planner.deploy.mixed import stage_gpu
+from planner.deploy.options import DeploymentOptions, KvOffloadOptions, LoraOptions, SpeculativeOptions
 from planner.deploy.sharing import mig_profiles, parse_nvidia_smi, used_memory_bytes
-from planner.deploy.summary import deployment_data
 from planner.engines.registry import engine_names, overhead_profile
-from planner.errors import PlannerError
-from planner.plan import plan_basis
-from planner.units import GB, GiB, format_bytes
+from planner.planning.plan import plan_basis
 from ui import binding, links, settings
 from ui.guard import as_text
 from ui.state import Selection, gpu_options, model_options
@@ -63,7 +63,7 @@ def _engine_kind(sel: Selection) -> str:
 
 
 def _colocated_bytes(sel: Selection, values: dict[str, Any]) -> int:
-    """What the other vLLM engine holds on each GPU once started (:func:`planner.deploy.search.footprint_bytes`)."""
+    """What the other vLLM engine holds on each GPU once started (:func:`planner.assessment.search.footprint_bytes`)."""
     other_id = values[S.COLOCATE.url]
     if other_id == S.NONE:
         return 0

@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from planner.assess import Assessment
+from planner.assessment.assess import Assessment
+from planner.core.precision import kv_format, weight_format
+from planner.core.units import UNIT_BYTES, format_bytes_auto, format_tokens
 from planner.engines.registry import get_engine, profile_label
-from planner.precision import kv_format, weight_format
-from planner.units import UNIT_BYTES, format_bytes_auto, format_tokens
 from ui import report, settings, tables
 from ui.state import Selection, uses_fraction
 from ui.text import context_label, memory_source

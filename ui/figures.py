@@ -15,9 +15,9 @@ from typing import Any
 import plotly.graph_objects as go
 
 from planner.advisor import Option
-from planner.assess import Assessment, VerdictState, context_label
-from planner.plan import PlanResult, StageMemory
-from planner.units import UNIT_BYTES
+from planner.assessment.assess import Assessment, VerdictState, context_label
+from planner.core.units import UNIT_BYTES
+from planner.planning.plan import PlanResult, StageMemory
 
 COMPONENTS: tuple[tuple[str, str, str], ...] = (
     # (StageMemory field, legend name, colour)

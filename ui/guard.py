@@ -10,7 +10,7 @@ from typing import ParamSpec, TypeVar
 
 import streamlit as st
 
-from planner.errors import PlannerError
+from planner.bounds.errors import PlannerError
 
 P = ParamSpec("P")
 R = TypeVar("R")

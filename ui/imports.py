@@ -1,5 +1,5 @@
 """Models from outside the catalog: a Hub import (cached one hour across sessions, failures never cached)
-and a hand-described model carried in the link. Streamlit glue over :mod:`planner.hub`."""
+and a hand-described model carried in the link. Streamlit glue over :mod:`planner.sources.hub`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import os
 
 import streamlit as st
 
-from planner.hub import HubModel, fetch_model, parse_repo_ref
-from planner.hub.errors import TOKEN_PATTERN
+from planner.sources.hub import HubModel, fetch_model, parse_repo_ref
+from planner.sources.hub.errors import TOKEN_PATTERN
 
 HUB_TTL_SECONDS = 3600
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from model_catalog import load_gpus, load_models
 from planner.advisor import ENGINE_PREFERENCE, FORM_FACTORS, VENDORS
+from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
 from planner.engines.registry import profile_names
-from planner.precision import KV_FORMATS, WEIGHT_FORMATS
 
 SIDEBAR = "sidebar"  # the scope of settings every page shares
 MAX_LIST_ITEMS = 16  # at most this many values for a repeated parameter

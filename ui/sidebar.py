@@ -8,12 +8,12 @@ from typing import Any
 import streamlit as st
 
 from model_catalog import get_gpu, get_model
-from planner.assess import context_label
-from planner.engines.calibrated import Calibrated
+from planner.assessment.assess import context_label
+from planner.bounds.errors import PlannerError
+from planner.core.model import ModelSpec
+from planner.core.parallel import default_parallelism
 from planner.engines.registry import profile_label, version_warning
-from planner.errors import PlannerError
-from planner.model import ModelSpec
-from planner.parallel import default_parallelism
+from planner.engines.vllm.calibrated import Calibrated
 from ui import binding, settings, state
 from ui.custom_spec import decode_spec
 from ui.guard import as_text

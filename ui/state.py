@@ -11,11 +11,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
-from planner.assess import Assessment, assess
+from planner.assessment.assess import Assessment, assess
+from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
+from planner.core.overhead import OverheadModel
+from planner.core.parallel import default_parallelism, parallel_problem
+from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
 from planner.deploy.options import DeploymentOptions
 from planner.deploy.sharing import mig_gpu
-from planner.engines.base import OverheadModel
-from planner.engines.calibrated import Calibrated
 from planner.engines.evidence import SupportedVersion
 from planner.engines.registry import (
     engine_names,
@@ -24,12 +27,9 @@ from planner.engines.registry import (
     profile_names,
     supported_versions,
 )
-from planner.gpu import GpuSpec
-from planner.model import ModelSpec
-from planner.parallel import default_parallelism, parallel_problem
-from planner.plan import PlanRequest
-from planner.precision import KV_FORMATS, WEIGHT_FORMATS
-from planner.request import serving_kv_dtype, serving_weights
+from planner.engines.vllm.calibrated import Calibrated
+from planner.planning.plan import PlanRequest
+from planner.planning.request import serving_kv_dtype, serving_weights
 from ui import settings
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
@@ -183,7 +183,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
         )
 
     def assessment(self, **overrides: Any) -> Assessment:
-        """The one answer for this set-up (:func:`planner.assess.assess`) against the target users."""
+        """The one answer for this set-up (:func:`planner.assessment.assess.assess`) against the target users."""
         return assess(self.request(**overrides), self.users)
 
 

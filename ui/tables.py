@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from planner.plan import PlanResult
-from planner.units import UNIT_BYTES
+from planner.core.units import UNIT_BYTES
+from planner.planning.plan import PlanResult
 from ui.figures import shown_components
 
 

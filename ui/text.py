@@ -1,11 +1,11 @@
-"""Words and numbers for people, shared by the pages: the planner's own wording (:mod:`planner.assess`) with
+"""Words and numbers for people, shared by the pages: the planner's own wording (:mod:`planner.assessment.assess`) with
 the dashboard's unit choice. Every memory figure names its unit (GiB = 2^30 bytes, GB = 10^9)."""
 
 from __future__ import annotations
 
-from planner.assess import context_label, mem, setup_label, verdict_sentence
-from planner.gpu import GpuSpec
-from planner.units import format_bytes
+from planner.assessment.assess import context_label, mem, setup_label, verdict_sentence
+from planner.core.gpu import GpuSpec
+from planner.core.units import format_bytes
 
 __all__ = [
     "context_label",
@@ -54,7 +54,7 @@ def device_memory(gpu: GpuSpec, unit: str = "GiB") -> str:
 
 
 def memory_source(gpu: GpuSpec, engine: bool) -> str:
-    """Where the per-GPU memory a plan uses comes from (:meth:`planner.gpu.GpuSpec.memory_bytes_for`): the total
+    """Where the per-GPU memory a plan uses comes from (:meth:`planner.core.gpu.GpuSpec.memory_bytes_for`): the total
     an engine prints at start-up when the catalog has it, else the device's total (or the marketed size), and
     for a unified-memory machine the GPU's default share of it.
 

@@ -1,6 +1,6 @@
 """What a set-up costs: a purchase (amortised per hour, with power) or the cheapest dated cloud price.
 
-- ``purchase``: whole purchase units (:class:`planner.gpu.PurchaseUnit`: a card, an NVLink pair, a 4- or 8-GPU
+- ``purchase``: whole purchase units (:class:`planner.core.gpu.PurchaseUnit`: a card, an NVLink pair, a 4- or 8-GPU
   baseboard, a machine) at the catalog's price (a launch MSRP or a widely reported street price, dated) x GPUs
   per unit. GPUs only (a Mac is the machine): servers, networking, power and staff are not counted. The hourly figure
   amortises the purchase over ``AMORTISATION_YEARS`` of continuous use and adds power at the GPU's TDP and
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from planner.advisor.workload import Pricing
-from planner.gpu import GpuSpec
+from planner.core.gpu import GpuSpec
 
 AMORTISATION_YEARS = 3
 HOURS_PER_YEAR = 8760

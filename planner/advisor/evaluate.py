@@ -2,7 +2,7 @@
 
 :class:`Evaluator` answers, in this order: can it be bought as planned (whole purchase units)? which engine runs
 it (:mod:`planner.advisor.support`)? does it fit, and how many conversations does it hold (the planner's own
-:func:`planner.plan.plan_basis` / :func:`planner.plan.stages_at` / :func:`planner.plan.fit_of`)? how fast is it
+:func:`planner.planning.plan.plan_basis` / :func:`planner.planning.plan.stages_at` / :func:`planner.planning.plan.fit_of`)? how fast is it
 and what does it cost (:func:`planner.advisor.options.build_option`)? It caches what candidates share.
 """
 
@@ -15,13 +15,13 @@ from planner.advisor.options import Candidate, Option, Rejected, RejectReason, b
 from planner.advisor.support import SupportRow, runner, why_not
 from planner.advisor.throughput import DecodeLoad, decode_load, prefill_seconds
 from planner.advisor.workload import Workload
-from planner.assess import assess
-from planner.engines.base import EngineProfile, OverheadModel
+from planner.assessment.assess import assess
+from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
+from planner.core.overhead import EngineProfile, OverheadModel
+from planner.core.params import parameter_breakdown
 from planner.engines.registry import engine_of
-from planner.gpu import GpuSpec
-from planner.model import ModelSpec
-from planner.params import parameter_breakdown
-from planner.plan import MemoryFit, PlanBasis, PlanRequest, StageMemory, fit_of, plan_basis, stages_at
+from planner.planning.plan import MemoryFit, PlanBasis, PlanRequest, StageMemory, fit_of, plan_basis, stages_at
 
 REFERENCE_MEMORY_BYTES = 10**12  # the memory size of the basis requests (plan_basis does not read it)
 
@@ -88,7 +88,7 @@ class Evaluator:
 
     def held_per_replica(self, c: Candidate, fit: MemoryFit) -> float:
         """Conversations one replica holds, the figure every surface shows: with an engine profile and no shared
-        prefix, :func:`planner.assess.assess` (the engine's own accounting: block rounding, sliding-window groups,
+        prefix, :func:`planner.assessment.assess.assess` (the engine's own accounting: block rounding, sliding-window groups,
         start-up check); otherwise the planner's paged capacity with the shared prefix stored once."""
         if not self.engine or (self.workload.shared_prefix_tokens and not self.slots):  # llama.cpp shares none
             return fit.capacity.sequences_with_shared_prefix / c.replicas
@@ -113,8 +113,8 @@ class Evaluator:
         return self._held[key]
 
     def fit(self, c: Candidate) -> MemoryFit:
-        """:func:`planner.plan.fit_of` the candidate's basis at its GPU's memory, with its replicas (the stages
-        of :func:`planner.plan.stages_at` are shared by every replica count)."""
+        """:func:`planner.planning.plan.fit_of` the candidate's basis at its GPU's memory, with its replicas (the stages
+        of :func:`planner.planning.plan.stages_at` are shared by every replica count)."""
         memory = self.memory(c.gpu)
         gpu = c.gpu.name if self.engine else ""  # an engine's working space depends on the GPU (vLLM's batch)
         key = (memory, c.tensor_parallel, c.replicas, c.weights, c.kv_dtype, gpu)

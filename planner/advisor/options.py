@@ -16,8 +16,8 @@ from planner.advisor.quality import quality_caveat
 from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.throughput import Bound, DecodeLoad, DecodeStep, bandwidth_efficiency, decode_step
 from planner.advisor.workload import Workload
-from planner.gpu import GpuSpec
-from planner.plan import MemoryFit
+from planner.core.gpu import GpuSpec
+from planner.planning.plan import MemoryFit
 
 RejectReason = Literal[
     "illegal-split",

@@ -1,7 +1,7 @@
 """Average or maximum? The chance that N conversations of random length overflow a KV pool.
 
 A conversation's length (the tokens it holds in the KV cache: system prompt, turns so far, the reply being
-written) is random. The planner's capacity (:mod:`planner.plan`) divides the pool by one fixed length; this
+written) is random. The planner's capacity (:mod:`planner.planning.plan`) divides the pool by one fixed length; this
 module says what happens when the lengths vary.
 
 Model (stated, not measured):
@@ -34,8 +34,8 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
-from planner.budget import check
-from planner.errors import PlannerError
+from planner.bounds.errors import PlannerError
+from planner.bounds.walltime import check
 
 Z95 = 1.6448536269514722  # standard normal 95th percentile
 MAX_P95_OVER_MEAN = math.exp(Z95 * Z95 / 2)  # 3.87: the largest p95/mean a lognormal can have

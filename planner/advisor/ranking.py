@@ -14,9 +14,9 @@ for one model and one :class:`Workload`, in four steps, each a function:
 4. **sort** (:func:`sort_options`): set-ups whose speed could be estimated first (a GPU without a compute
    figure is ranked last, with that reason), then cheapest by the sort key; ties: more headroom, fewer GPUs.
 
-Memory and capacity are :mod:`planner.plan`'s: :func:`planner.plan.plan_basis` runs once per (tensor-parallel
+Memory and capacity are :mod:`planner.planning.plan`'s: :func:`planner.planning.plan.plan_basis` runs once per (tensor-parallel
 size, weight precision, KV dtype) (weights per GPU and KV bytes per sequence do not depend on the GPU's
-memory) and :func:`planner.plan.stages_at` / :func:`planner.plan.fit_of` (together :func:`planner.plan.fit_at`)
+memory) and :func:`planner.planning.plan.stages_at` / :func:`planner.planning.plan.fit_of` (together :func:`planner.planning.plan.fit_at`)
 evaluate it at each catalog memory size and replica count (pipeline parallel 1), so
 ``plan()`` and the advisor share one capacity formula; ``tests/advisor/test_rank.py`` checks that every figure
 equals a direct ``plan()`` of the same set-up.
@@ -42,14 +42,14 @@ from planner.advisor.options import (
 )
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import Workload
-from planner.budget import check
-from planner.engines.base import Estimate, OverheadModel
-from planner.errors import PlannerError
-from planner.gpu import GpuSpec
-from planner.model import ModelSpec
-from planner.parallel import parallel_problem
-from planner.precision import KV_FORMATS, WEIGHT_FORMATS
-from planner.request import serving_weights
+from planner.bounds.errors import PlannerError
+from planner.bounds.walltime import check
+from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
+from planner.core.overhead import Estimate, OverheadModel
+from planner.core.parallel import parallel_problem
+from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.planning.request import serving_weights
 
 DEFAULT_COUNTS = (1, 2, 4, 8)
 DEFAULT_WEIGHTS = ("bf16", "fp8", "int8", "int4-awq", "nvfp4", "q8_0", "q4_k_m")
@@ -212,7 +212,7 @@ def _global_assumptions(workload: Workload, overhead: OverheadModel) -> dict[str
         "engine": "the first engine of the support table (planner/advisor/support.toml) that runs the set-up"
         + (f", among {', '.join(workload.engines)}" if workload.engines else ""),
         "memory": (
-            f"planner.plan.plan with the {overhead.kind} overhead model; PP 1; capacity in 16-token blocks; "
+            f"planner.planning.plan.plan with the {overhead.kind} overhead model; PP 1; capacity in 16-token blocks; "
             "unified-memory machines with "
             + (
                 f"{workload.unified_memory_share:.0%} of their memory"

@@ -14,10 +14,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
+from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
 from planner.engines.registry import engines
-from planner.errors import PlannerError
-from planner.gpu import GpuSpec
-from planner.precision import KV_FORMATS, WEIGHT_FORMATS
 
 SUPPORT_FILE = Path(__file__).with_name("support.toml")
 

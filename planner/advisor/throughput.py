@@ -31,12 +31,12 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel
 
-from planner.gpu import GpuSpec
-from planner.kv import attention_layer_count, kv_bytes_per_sequence
-from planner.model import ModelSpec
-from planner.params import ParameterBreakdown, parameter_breakdown
-from planner.precision import weight_format
-from planner.weights import category_bits
+from planner.core.gpu import GpuSpec
+from planner.core.kv import attention_layer_count, kv_bytes_per_sequence
+from planner.core.model import ModelSpec
+from planner.core.params import ParameterBreakdown, parameter_breakdown
+from planner.core.precision import weight_format
+from planner.core.weights import category_bits
 
 ComputePath = Literal["16-bit", "fp8", "int8", "fp4"]
 Bound = Literal["memory", "compute", "unknown"]

@@ -18,10 +18,10 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from planner.advisor.support import family
 from planner.advisor.throughput import FITTED, Roofline, decode_estimate, default_compute_path, prefill_seconds
-from planner.errors import PlannerError
-from planner.gpu import GpuSpec
-from planner.model import ModelSpec
-from planner.params import parameter_breakdown
+from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
+from planner.core.params import parameter_breakdown
 
 MEASUREMENTS_FILE = Path(__file__).with_name("measurements.toml")
 

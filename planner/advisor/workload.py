@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from planner.advisor.overflow import ContextDistribution
-from planner.errors import PlannerError
+from planner.bounds.errors import PlannerError
 
 PositiveInt = Annotated[int, Field(gt=0)]
 PositiveFloat = Annotated[float, Field(gt=0)]
@@ -17,7 +17,7 @@ DEFAULT_TOKENS_PER_S_PER_USER = 20.0  # Little's law without a speed target: a c
 DEFAULT_MIN_TOKENS_PER_S_PER_USER = 10.0  # the default speed floor of a Workload
 
 VENDORS = ("NVIDIA", "AMD", "Intel", "Apple")
-FORM_FACTORS = ("card", "pair", "baseboard", "machine", "rack")  # how a GPU is sold (planner.gpu.PurchaseUnit)
+FORM_FACTORS = ("card", "pair", "baseboard", "machine", "rack")  # how a GPU is sold (planner.core.gpu.PurchaseUnit)
 Pricing = Literal["purchase", "cloud"]
 PlanAt = Literal["mean", "p95", "max"]
 

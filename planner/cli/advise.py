@@ -14,11 +14,11 @@ from model_catalog import get_model
 from planner.advisor import PRESETS, ContextDistribution, Option, Ranking, Workload, rank, recommendation, verdict
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import FORM_FACTORS, VENDORS
+from planner.bounds.errors import PlannerError
+from planner.bounds.limits import MAX_BUDGET_USD, MAX_CONTEXT, MAX_PARALLEL, MAX_USERS
 from planner.cli.args import decimal, whole
 from planner.cli.table import print_table
-from planner.errors import PlannerError
-from planner.limits import MAX_BUDGET_USD, MAX_CONTEXT, MAX_PARALLEL, MAX_USERS
-from planner.precision import WEIGHT_FORMATS
+from planner.core.precision import WEIGHT_FORMATS
 
 
 def add_advise_parser(sub: Any) -> None:

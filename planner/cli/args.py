@@ -1,5 +1,5 @@
 """Argument types of every command: each number parsed strictly (ASCII digits, a bounded length, finite) and within
-the bounds of :mod:`planner.limits`, so that a hostile argument is one line naming it (argparse prints
+the bounds of :mod:`planner.bounds.limits`, so that a hostile argument is one line naming it (argparse prints
 ``error: argument --gpus: ...`` and exits with status 2) before any work."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import math
 import re
 from collections.abc import Callable
 
-from planner.engines.base import check_release
+from planner.core.overhead import check_release
 
 _WHOLE = re.compile(r"[-+]?[0-9]{1,20}")
 _DECIMAL = re.compile(r"[-+]?(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:[eE][-+]?[0-9]{1,3})?")

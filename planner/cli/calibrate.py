@@ -8,13 +8,13 @@ import argparse
 import json
 from typing import Any
 
+from planner.bounds.files import read_regular_file
+from planner.bounds.limits import MAX_CONTEXT, MAX_PARALLEL
 from planner.calibration import CalibrationResult, calibrate_log
 from planner.cli.args import decimal, release, whole
 from planner.cli.table import print_table
-from planner.files import read_regular_file
-from planner.limits import MAX_CONTEXT, MAX_PARALLEL
-from planner.logparse import MAX_LOG_CHARS
-from planner.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.sources.logs import MAX_LOG_CHARS
 
 
 def add_calibrate_parser(sub: Any) -> None:
@@ -34,7 +34,7 @@ def add_calibrate_parser(sub: Any) -> None:
 
 
 def read_log(path: str) -> str:
-    """The log at ``path``: a regular file of at most :data:`~planner.logparse.MAX_LOG_CHARS` bytes; bytes that
+    """The log at ``path``: a regular file of at most :data:`~planner.sources.logs.MAX_LOG_CHARS` bytes; bytes that
     are not UTF-8 (a terminal's colour codes cut in two) are replaced, not refused."""
     return read_regular_file(path, MAX_LOG_CHARS, "a start-up log").decode("utf-8", errors="replace")
 

@@ -7,14 +7,14 @@ import json
 from typing import Any
 
 from model_catalog import get_model, load_gpus, load_models
+from planner.bounds.errors import PlannerError
 from planner.cli.table import print_table
-from planner.errors import PlannerError
-from planner.hf_config import load_config_file
-from planner.kv import kv_bytes_per_token
-from planner.model import ModelSpec
-from planner.params import parameter_breakdown
-from planner.precision import KV_FORMATS
-from planner.units import format_bytes
+from planner.core.kv import kv_bytes_per_token
+from planner.core.model import ModelSpec
+from planner.core.params import parameter_breakdown
+from planner.core.precision import KV_FORMATS
+from planner.core.units import format_bytes
+from planner.sources.config import load_config_file
 
 
 def add_model_arguments(p: argparse.ArgumentParser) -> None:
@@ -42,7 +42,7 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec:
     if args.config is not None:  # '' too: a one-line error, not a fall-through to the catalog
         return load_config_file(args.config)
     if getattr(args, "hf", None) is not None:
-        from planner.hub import fetch_model  # imported here: requests is only needed for --hf
+        from planner.sources.hub import fetch_model  # imported here: requests is only needed for --hf
 
         hub = fetch_model(args.hf, use_env_token=True)  # the command line runs as the operator: HF_TOKEN applies
         if hub.spec is None:

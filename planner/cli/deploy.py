@@ -10,7 +10,19 @@ from pathlib import Path
 from typing import Any
 
 from model_catalog import get_gpu, get_model
-from planner.assess import Assessment, assess
+from planner.assessment.assess import Assessment, assess
+from planner.assessment.search import (
+    best_layer_split,
+    cpu_offload_needed,
+    footprint_bytes,
+    gpu_layers_that_fit,
+    side_by_side,
+)
+from planner.assessment.summary import deployment_data
+from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
+from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.mixed import stage_gpu
 from planner.deploy.options import (
     LORA_MODULES,
@@ -19,21 +31,9 @@ from planner.deploy.options import (
     LoraOptions,
     SpeculativeOptions,
 )
-from planner.deploy.search import (
-    best_layer_split,
-    cpu_offload_needed,
-    footprint_bytes,
-    gpu_layers_that_fit,
-    side_by_side,
-)
 from planner.deploy.sharing import MAX_SMI_CHARS, mig_gpu, parse_nvidia_smi, used_memory_bytes
-from planner.deploy.summary import deployment_data
 from planner.engines.registry import overhead_profile
-from planner.errors import PlannerError
-from planner.gpu import GpuSpec
-from planner.model import ModelSpec
-from planner.request import PlanRequest
-from planner.units import GB, GiB, format_bytes
+from planner.planning.request import PlanRequest
 
 MAX_GB = 1_000_000.0  # a petabyte: nothing planned here comes near
 SPECULATIVE_METHODS = ("draft", "eagle", "eagle3", "medusa", "mtp")
@@ -249,7 +249,7 @@ def answers(a: Assessment, args: argparse.Namespace) -> dict[str, Any]:
     """What the deployment flags ask the planner: how many layers fit (llama.cpp), how much to offload (vLLM,
     SGLang) — asked when the flag is given or the set-up does not fit."""
     out: dict[str, Any] = {}
-    one_gpu = a.request.gpu_count == 1  # llama.cpp's -ngl is planned on one GPU (planner.deploy.apply)
+    one_gpu = a.request.gpu_count == 1  # llama.cpp's -ngl is planned on one GPU (planner.planning.extras)
     if args.engine == "llamacpp" and one_gpu and (args.gpu_layers is not None or not a.fits):
         out["gpu_layers_that_fit"] = gpu_layers_that_fit(a.request, args.users)
     if args.engine in ("vllm", "sglang") and (args.cpu_offload_gb or not a.fits):

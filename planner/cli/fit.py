@@ -7,7 +7,8 @@ import argparse
 import json
 from typing import Any
 
-from planner.assess import Assessment, setup_label
+from planner.assessment.assess import Assessment, setup_label
+from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
 from planner.cli.args import decimal, release, whole
 from planner.cli.catalog import add_model_arguments, model_from_args
 from planner.cli.deploy import (
@@ -21,13 +22,12 @@ from planner.cli.deploy import (
     with_stages,
 )
 from planner.cli.table import print_table
-from planner.engines.base import OverheadModel
-from planner.engines.common import EngineReport
+from planner.core.overhead import OverheadModel
+from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.core.units import GB, format_bytes
+from planner.engines.base import EngineReport
 from planner.engines.registry import engine_names, overhead_profile
-from planner.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
-from planner.plan import PlanRequest
-from planner.precision import KV_FORMATS, WEIGHT_FORMATS
-from planner.units import GB, format_bytes
+from planner.planning.plan import PlanRequest
 
 
 def add_fit_parser(sub: Any) -> None:
@@ -89,7 +89,7 @@ def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
 
 
 def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:
-    """What ``fit --json`` prints: the same figures and verdict as every page (:func:`planner.assess.assess`).
+    """What ``fit --json`` prints: the same figures and verdict as every page (:func:`planner.assessment.assess.assess`).
     Bytes are per GPU of the limiting stage unless named otherwise; per-replica and total figures say which."""
     result, gpu = a.result, a.result.per_gpu
     status = a.report.failure_kind if a.report is not None and a.report.failure_kind else None

@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from planner.core.units import GiB
 from planner.deploy.options import KvOffloadOptions
-from planner.units import GiB
 
 
 class KvOffloadTier(NamedTuple):

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from planner.core.model import ATTENTION_KINDS, ModelSpec
 from planner.deploy.options import LoraOptions
-from planner.model import ATTENTION_KINDS, ModelSpec
 
 LORA_DTYPE_BYTES = 2  # lora_dtype "auto": the model's 16-bit activation dtype
 
@@ -113,7 +113,7 @@ def _targeted(linear: Linear, options: LoraOptions) -> bool:
 def lora_slot_bytes(model: ModelSpec, options: LoraOptions, tensor_parallel: int, layers: range, slots: int) -> int:
     """GPU bytes of ``slots`` adapter slots on one GPU holding decoder ``layers`` (module docstring).
 
-    >>> from planner.model import ModelSpec
+    >>> from planner.core.model import ModelSpec
     >>> m = ModelSpec(id="t", num_hidden_layers=1, hidden_size=8, num_attention_heads=2, num_key_value_heads=1,
     ...               head_dim=4, intermediate_size=16, vocab_size=10, max_position_embeddings=64)
     >>> # qkv 3x(2x8) + 2x(8+4+4) = 80, o 2x8 + 8x2 = 32, gate_up 2x(2x8) + 2x(16+16) = 96, down 2x16 + 8x2 = 48

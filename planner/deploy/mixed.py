@@ -13,14 +13,14 @@ last device. Giving the layer counts as the split (the last one plus the output 
 
 The best split maximises the conversations the deployment holds: for two stages every split point is tried; for
 more, a local search moves one layer at a time between neighbouring stages while the limiting stage gains
-(:func:`planner.deploy.search.best_layer_split`).
+(:func:`planner.assessment.search.best_layer_split`).
 """
 
 from __future__ import annotations
 
+from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
 from planner.deploy.options import DeploymentOptions, StageGpu
-from planner.errors import PlannerError
-from planner.gpu import GpuSpec
 
 
 def stage_gpu(gpu: GpuSpec, engine: bool) -> StageGpu:

@@ -30,10 +30,10 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
-from planner.model import ModelSpec
-from planner.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
-from planner.precision import weight_format
-from planner.weights import category_bits, stage_weights_bytes_per_gpu, weights_bytes
+from planner.core.model import ModelSpec
+from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
+from planner.core.precision import weight_format
+from planner.core.weights import category_bits, stage_weights_bytes_per_gpu, weights_bytes
 
 # The first llama.cpp build with PR #18148 (output layer offloaded first). Builds are numbered tags b<N>; the
 # PR merged on 2025-12-17, and tags of that week are ~b7470 (approximate: the tag list is not in reach here).

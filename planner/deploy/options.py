@@ -1,4 +1,4 @@
-"""How a model is deployed beyond "whole, on identical GPUs": the options a :class:`planner.request.PlanRequest`
+"""How a model is deployed beyond "whole, on identical GPUs": the options a :class:`planner.planning.request.PlanRequest`
 may carry (``deployment``). Each option is read by one module of :mod:`planner.deploy`, which cites the engine
 rule it follows:
 
@@ -19,7 +19,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from planner.model import ModelSpec
+from planner.core.model import ModelSpec
 
 NonNegative = Annotated[int, Field(ge=0)]
 Positive = Annotated[int, Field(gt=0)]

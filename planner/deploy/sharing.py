@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from planner.errors import PlannerError
-from planner.gpu import GpuSpec
-from planner.units import GiB, MiB
+from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
+from planner.core.units import GiB, MiB
 
 MAX_SMI_CHARS = 200_000
 MAX_SMI_LINES = 5_000

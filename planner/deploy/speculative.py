@@ -25,14 +25,14 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from planner.bounds.errors import PlannerError
+from planner.core.kv import kv_bytes_per_token, kv_bytes_per_token_per_layer
+from planner.core.model import LayerKind, ModelSpec
+from planner.core.params import decoder_layer_params, mtp_params, parameter_breakdown
+from planner.core.precision import weight_format
+from planner.core.weights import weights_bytes
 from planner.deploy.options import SpeculativeOptions
-from planner.errors import PlannerError
-from planner.kv import kv_bytes_per_token, kv_bytes_per_token_per_layer
-from planner.model import LayerKind, ModelSpec
-from planner.params import decoder_layer_params, mtp_params, parameter_breakdown
-from planner.precision import weight_format
-from planner.request import serving_weights
-from planner.weights import weights_bytes
+from planner.planning.request import serving_weights
 
 HEAD_BITS = 16  # EAGLE and Medusa heads are published in 16 bits
 

@@ -1,15 +1,15 @@
 """Serving engines: how each turns its memory setting into a KV pool, what it prints, how it is launched.
 
-- :mod:`planner.engines.base`: the overhead terms every plan has (:class:`~planner.engines.base.OverheadBytes`),
-  the context an overhead model sees (:class:`~planner.engines.base.StageContext`), the generic overhead
+- :mod:`planner.core.overhead`: the overhead terms every plan has (:class:`~planner.core.overhead.OverheadBytes`),
+  the context an overhead model sees (:class:`~planner.core.overhead.StageContext`), the generic overhead
   models (the seed texts' simple fractions and a vLLM-like estimate) and the base of every engine profile.
-- :mod:`planner.engines.common`: what every engine module shares: the start-up report model, the
-  :class:`~planner.engines.common.Engine` interface a registered engine implements, and loader helpers.
+- :mod:`planner.engines.base`: what every engine module shares: the start-up report model, the
+  :class:`~planner.engines.base.Engine` interface a registered engine implements, and loader helpers.
 - one module per engine (:mod:`~planner.engines.vllm`, :mod:`~planner.engines.sglang`,
   :mod:`~planner.engines.trtllm`, :mod:`~planner.engines.llamacpp`) holding its profile, start-up report,
-  launch command and labels, and :mod:`~planner.engines.calibrated` (figures measured from a log).
+  launch command and labels, and :mod:`~planner.engines.vllm.calibrated` (figures measured from a log).
 - :mod:`planner.engines.registry`: the one list of engines; every lookup by name goes through it, and an
-  unknown name raises :class:`planner.errors.PlannerError`.
+  unknown name raises :class:`planner.bounds.errors.PlannerError`.
 
-This package's ``__init__`` imports nothing, so :mod:`planner.plan` can import the base without a cycle.
+This package's ``__init__`` imports nothing, so :mod:`planner.planning.plan` can import the base without a cycle.
 """

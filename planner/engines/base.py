@@ -1,264 +1,172 @@
-"""Working space: what a GPU holds besides the weights and the KV cache, and the base of engine profiles.
+"""What every engine module shares: the start-up report, the :class:`Engine` interface, loader helpers.
 
-Every overhead model is a frozen pydantic model with a ``kind`` and a ``per_gpu(ctx)`` giving
-:class:`OverheadBytes` for one GPU of one pipeline stage. Three generic models live here:
-
-- ``simple-fraction``: a fixed share of every GPU's memory for "activations, runtime, headroom" — the
-  reference planner of ``shared/seeds/001`` ("Memory Planning for LLMs": ``const overhead = 0.10``).
-- ``simple-fixed``: fixed bytes for framework and activations — ``shared/seeds/000`` ("The Memory Math of
-  Serving a Model") accounts a 24 GB card as "framework + CUDA ~1.5 GB, peak activations ~1.0 GB".
-- ``estimate`` (the default): activations that scale with the tokens in flight per step and the logits
-  buffer, a framework cost that grows once GPUs talk to each other (NCCL), and the share of memory a
-  serving engine leaves unreserved. Its constants come from vLLM V1 start-up logs (see each function).
-
-Engine profiles (:class:`EngineProfile` subclasses, one per engine module) are overhead models too, so
-:func:`planner.plan.plan` sizes the KV pool the way the engine does.
+An engine is registered by one module implementing :class:`Engine` and one line in
+:mod:`planner.engines.registry`; ``tests/engines/test_registry.py`` proves each registered engine is
+complete (profile, report, launch command, labels, behaviour note).
 """
 
 from __future__ import annotations
 
-import re
-from abc import abstractmethod
-from importlib import import_module
-from typing import Annotated, Any, ClassVar, Literal
+import math
+from abc import ABC, abstractmethod
+from typing import ClassVar, TypeVar
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, SerializeAsAny
+from pydantic import BaseModel, model_validator
 
-from planner.model import ModelSpec
-from planner.units import GB, GiB
+from planner.bounds.errors import PlannerError
+from planner.core.overhead import EngineProfile, FailureKind
+from planner.core.precision import weight_format
+from planner.core.units import GiB
+from planner.planning.plan import PlanRequest, PlanResult
 
-Fraction = Annotated[float, Field(gt=0, le=1)]
-# Why an engine does not start, machine-readable (EngineReport.failure_kind, ParsedLog.failure_kind):
-# free-memory: the GPU has less free memory than the fraction asks for (another process holds some);
-# sampler-oom: the sampler warm-up after CUDA-graph capture runs out of the headroom;
-# tp-indivisible: the tensor-parallel size does not divide the attention heads or the vocabulary;
-# max-model-len: the context is longer than the model's maximum;
-# kv-cache-too-small: one request of max_model_len does not fit the KV cache; no-kv-memory: nothing is left for
-# it; weights-oom: the weights alone do not fit; out-of-memory: any other CUDA out-of-memory error.
-FailureKind = Literal[
-    "free-memory",
-    "sampler-oom",
-    "tp-indivisible",
-    "max-model-len",
-    "kv-cache-too-small",
-    "no-kv-memory",
-    "weights-oom",
-    "out-of-memory",
-]
-PositiveInt = Annotated[int, Field(gt=0)]
-# An engine release as engines print them: 0.19.0, v0.10.2rc1, ~0.10 (a range), b6000 (llama.cpp), 0.11.0+cu128.
-_RELEASE = re.compile(r"[v~]?[0-9A-Za-z]{1,12}(?:[.+-][0-9A-Za-z]{1,12}){0,5}")
-MAX_RELEASE_CHARS = 32
+P = TypeVar("P", bound=EngineProfile)
 
 
-def check_release(value: str) -> str:
-    """``value`` when it is a short release (ASCII letters and digits in dot-separated parts), else an error."""
-    if len(value) > MAX_RELEASE_CHARS or not _RELEASE.fullmatch(value):
-        shown = value[:20] + ("…" if len(value) > 20 else "")
-        raise ValueError(
-            f"{shown!r} is not an engine release (such as 0.19.0 or b6000, at most {MAX_RELEASE_CHARS} characters)"
-        )
-    return value
+def own_profile(profile: EngineProfile | None, kind: type[P], what: str) -> P:
+    """``profile`` when it is of the engine's own ``kind``, ``kind``'s defaults when ``None``; another engine's
+    profile is a :class:`PlannerError` (``what``: the engine's profile in words, "an SGLang profile")."""
+    if profile is None:
+        return kind.model_validate({})  # the defaults
+    if not isinstance(profile, kind):
+        raise PlannerError(f"engine: a {profile.kind!r} profile is not {what}")
+    return profile
 
 
-EngineVersion = Annotated[str, AfterValidator(check_release)]
+class EngineReport(BaseModel, frozen=True, extra="forbid"):
+    """What the engine prints (per GPU, bytes), and whether it starts."""
+
+    engine: str  # the registry name
+    engine_version: str
+    total_memory_bytes: int  # the device total as the engine sees it
+    budget_bytes: int  # util x total (vLLM), mem_fraction_static x total (SGLang), free memory (TRT-LLM)
+    weights_bytes: int  # as loaded on the printing rank (padding included)
+    activation_bytes: int
+    non_torch_bytes: int
+    cuda_graph_bytes: int  # subtracted from the budget (vLLM >= 0.21) or only estimated
+    available_kv_cache_bytes_per_gpu: int  # as printed by rank 0 (may be negative: the engine fails)
+    min_available_kv_cache_bytes: int  # the tightest rank
+    block_size: int
+    gpu_blocks: int
+    kv_cache_groups: int
+    kv_cache_tokens: int  # the engine's printed token capacity
+    max_model_len: int
+    max_concurrency: float  # as printed, at max_model_len
+    fits_max_model_len: bool
+    estimated_max_model_len: int | None  # when one request of max_model_len does not fit
+    fits: bool  # the engine starts and serves one request of max_model_len; False exactly when failure is set
+    lines: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+    failure_kind: FailureKind | None = None  # why the engine does not start (machine-readable)
+    failure: str | None = None  # the engine's own error line for it
+
+    @model_validator(mode="after")
+    def _fits_iff_no_failure(self) -> EngineReport:
+        if self.fits != (self.failure_kind is None) or (self.failure_kind is None) != (self.failure is None):
+            raise ValueError("engine report: fits must be False exactly when failure_kind and failure are set")
+        return self
 
 
-class OverheadBytes(BaseModel, frozen=True, extra="forbid"):
-    """Per-GPU working space, in bytes."""
+class Engine(ABC):
+    """A serving engine as the planner knows it. Subclasses set the labels and implement the four methods."""
 
-    activation_bytes: Annotated[int, Field(ge=0)]
-    framework_bytes: Annotated[int, Field(ge=0)]  # CUDA context, library workspaces, NCCL buffers
-    reserved_bytes: Annotated[int, Field(ge=0)]  # left unused on purpose (gpu_memory_utilization < 1)
+    name: ClassVar[str]  # the registry name, the profile's ``kind``, the CLI's ``--engine`` and the URL value
+    label: ClassVar[str]  # as people write it: "vLLM"
+    description: ClassVar[str]  # one line for the profile picker
+    profile_type: ClassVar[type[EngineProfile]]
+    fraction_flag: ClassVar[str | None]  # the engine's own memory-fraction setting, None when it has none
+    default_fraction: ClassVar[float | None]  # that setting's default; None: none, or a heuristic (SGLang)
 
+    def fraction_default(self, version: str | None = None) -> float | None:
+        """The memory fraction's default in ``version`` (``None``: the default release); engines whose default
+        changed between releases override this."""
+        return self.default_fraction
 
-class StageContext(BaseModel, frozen=True, extra="forbid"):
-    """What an overhead model may depend on: the model and where this GPU sits in the deployment."""
-
-    model: ModelSpec
-    gpu_memory_bytes: int
-    tensor_parallel: int
-    pipeline_parallel: int
-    is_last_stage: bool
-    weights_bytes: int = 0  # this GPU's weights (TensorRT-LLM sizes its pool from what is left after them)
-    max_model_len: int | None = None  # vLLM V0 profiles one sequence of it; llama.cpp allocates it
-    stage_index: int = 0  # which pipeline stage (the first holds the embedding, the last the sampler)
-    layers: tuple[int, int] | None = None  # the decoder layers of the stage, [start, stop); None: all
-    weights_format: str = "bf16"  # the weight format (fp32 activations, MXFP4 experts change the profile run)
-    gpu_name: str | None = None  # engines pick batch defaults by device (vLLM: A100 vs H100)
-
-
-# Every overhead model class by its ``kind``, filled as the classes are defined (for reading a plan back).
-OVERHEAD_KINDS: dict[str, type[OverheadModelBase]] = {}
-
-
-class OverheadModelBase(BaseModel, frozen=True, extra="forbid"):
-    """An overhead model: ``kind`` names it, :meth:`per_gpu` sizes the working space of one GPU."""
-
-    kind: str
-    # Whether memory other processes hold comes out of ``reserved_bytes`` first: vLLM budgets ``util x total`` and
-    # leaves the rest unused, so another process may hold it (planner.deploy.sharing); SGLang's and TensorRT-LLM's
-    # reserve is their own working space.
-    reserve_is_spare: ClassVar[bool] = False
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        kind = cls.model_fields["kind"].default
-        if isinstance(kind, str):
-            OVERHEAD_KINDS.setdefault(kind, cls)
+    full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
+    fixed_slots: ClassVar[bool] = False  # serves a number of conversations fixed at start-up (see for_users)
 
     @abstractmethod
-    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
-        """The working space of one GPU of one pipeline stage."""
+    def profile(
+        self,
+        *,
+        fraction: float | None = None,
+        version: str | None = None,
+        max_num_batched_tokens: int | None = None,
+    ) -> EngineProfile:
+        """The profile with the engine's memory fraction and release; ``None`` keeps each default."""
+
+    @abstractmethod
+    def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
+        """What the engine prints at start-up for this plan."""
+
+    @abstractmethod
+    def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
+        """A ready-to-paste start command (``profile`` None: the engine's defaults)."""
+
+    @abstractmethod
+    def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
+        """The largest context the set-up accepts, capped at the model's maximum; 0 when nothing fits."""
+
+    def for_users(
+        self, request: PlanRequest, result: PlanResult, profile: EngineProfile, users_per_replica: int
+    ) -> EngineProfile:
+        """``profile`` as launched to serve ``users_per_replica`` conversations at once. Engines that batch
+        whatever fits in their pool (vLLM, SGLang, TensorRT-LLM) need nothing; an engine that fixes its slots at
+        start-up (llama.cpp ``-np``) sets them, unless the profile already does."""
+        return profile
+
+    def releases(self) -> tuple[str, ...]:
+        """The releases the engine's rules cover, oldest first (default: only the profile's default release)."""
+        return (self.profile().engine_version,)
 
 
-class EngineProfile(OverheadModelBase, frozen=True, extra="forbid"):
-    """An engine's settings as an overhead model; ``kind`` is the engine's registry name."""
-
-    engine_version: EngineVersion
-
-    @property
-    def engine_name(self) -> str:
-        """The registered engine that reports and launches this profile (its ``kind``)."""
-        return self.kind
+def engine_total_bytes(request: PlanRequest) -> int:
+    """The device total the engine prints: ``GpuSpec.engine_visible_bytes`` when known, else the request's."""
+    if request.gpu is not None and request.gpu.engine_visible_bytes is not None:
+        return request.gpu.engine_visible_bytes
+    return request.gpu_memory_bytes
 
 
-def _overhead_from_data(value: Any) -> Any:
-    """Read an overhead model back from its dump: the class is chosen by ``kind`` (engines register theirs
-    when :mod:`planner.engines.registry` is imported)."""
-    if not isinstance(value, dict):
-        return value
-    import_module("planner.engines.registry")  # defines every engine's profile class
-    cls = OVERHEAD_KINDS.get(str(value.get("kind")))
-    if cls is None:
-        raise ValueError(f"unknown overhead model kind {value.get('kind')!r}; known: {', '.join(OVERHEAD_KINDS)}")
-    return cls.model_validate(value)
+def stage_total_bytes(request: PlanRequest, result: PlanResult, index: int) -> int:
+    """The device total of pipeline stage ``index``: its own GPU's with mixed GPUs (``deployment.stage_gpus``), else
+    :func:`engine_total_bytes`."""
+    if request.deployment is not None and request.deployment.stage_gpus:
+        return result.stages[index].gpu_memory_bytes
+    return engine_total_bytes(request)
 
 
-# Fields typed with the base class keep every subclass's fields when serialized (pydantic SerializeAsAny) and
-# are read back by their ``kind``.
-OverheadModel = Annotated[SerializeAsAny[OverheadModelBase], BeforeValidator(_overhead_from_data)]
+def round_up(value: int, multiple: int) -> int:
+    """``value`` rounded up to a multiple of ``multiple``.
 
-
-class SimpleFraction(OverheadModelBase, frozen=True, extra="forbid"):
-    """A fixed fraction of each GPU's memory for activations, runtime and headroom (seed 001: 10 %)."""
-
-    kind: Literal["simple-fraction"] = "simple-fraction"
-    fraction: Annotated[float, Field(ge=0, lt=1)] = 0.10
-
-    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
-        """``fraction x memory`` reserved, as seed 001's ``total*(1-overhead)`` does."""
-        return OverheadBytes(
-            activation_bytes=0, framework_bytes=0, reserved_bytes=round(self.fraction * ctx.gpu_memory_bytes)
-        )
-
-
-class SimpleFixed(OverheadModelBase, frozen=True, extra="forbid"):
-    """Fixed framework and activation bytes per GPU (seed 000: ~1.5 GB framework, ~1 GB activations)."""
-
-    kind: Literal["simple-fixed"] = "simple-fixed"
-    framework_bytes: Annotated[int, Field(ge=0)] = round(1.5 * GB)
-    activation_bytes: Annotated[int, Field(ge=0)] = 1 * GB
-
-    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
-        return OverheadBytes(
-            activation_bytes=self.activation_bytes, framework_bytes=self.framework_bytes, reserved_bytes=0
-        )
-
-
-# Fitted to vLLM 0.19 "torch peak memory increase" at max_num_batched_tokens=8192 on H100 (shared/reference/
-# engine-logs-public.json): Llama-3.1-8B 1.89 GiB in total and 1.10 GiB on a pipeline stage without the
-# lm_head, Qwen2.5-7B 2.21 GiB. Two unknowns, two stages: ~14 bytes per hidden unit (residual, norms, q/k/v,
-# attention output in 16 bits) and ~6 bytes per MLP unit (gate+up output and the activated product) per token.
-ACTIVATION_BYTES_PER_HIDDEN = 14
-ACTIVATION_BYTES_PER_INTERMEDIATE = 6
-# Logits for the sampler: fp32 rows of the whole vocabulary for max_num_seqs sequences, ~1.6 live copies
-# (logits, probabilities, log-probabilities) — the same fit (0.79 GiB for 1024 x 128,256 fp32).
-LOGITS_COPIES = 1.6
-# vLLM 0.19 non-torch memory: 0.25 GiB on one GPU, 2.07 GiB with TP >= 2 (NCCL and custom all-reduce
-# buffers; llm-d-planner PR #205 logs, vLLM PR #10511 1.79 -> 3.58 GiB).
-NON_TORCH_SINGLE_BYTES = round(0.25 * GiB)
-NON_TORCH_TP_BYTES = round(2.07 * GiB)
-DEFAULT_HIDDEN = 4096  # a model known by its size alone: a 7B-class width for the activation terms
-DEFAULT_VOCAB = 32000
-
-
-def mlp_width(model: ModelSpec) -> int:
-    """The MLP width one token passes through: the dense ``intermediate_size``, or for MoE the routed experts
-    a token uses plus the shared expert (at least the dense width, for models mixing both)."""
-    hidden = model.hidden_size or DEFAULT_HIDDEN
-    if model.moe is not None:
-        width = model.moe.moe_intermediate_size * model.moe.num_experts_per_tok + model.moe.shared_width
-        return max(width, model.intermediate_size or 0)
-    return model.intermediate_size or 4 * hidden
-
-
-def layer_activation_bytes_per_token(model: ModelSpec, tensor_parallel: int) -> float:
-    """Activation bytes of one token of a forward step: ``14 x hidden + 6 x MLP width / tp`` (constants above)."""
-    hidden = model.hidden_size or DEFAULT_HIDDEN
-    return ACTIVATION_BYTES_PER_HIDDEN * hidden + ACTIVATION_BYTES_PER_INTERMEDIATE * mlp_width(model) / tensor_parallel
-
-
-def activation_peak_bytes(
-    model: ModelSpec, max_num_batched_tokens: int, max_num_seqs: int, tensor_parallel: int, with_logits: bool
-) -> int:
-    """Peak transient memory of one forward step on one GPU.
-
-    ``tokens x (14 x hidden + 6 x intermediate / tp)`` for the layer activations of a step of
-    ``max_num_batched_tokens`` (chunked prefill bounds a step, so the context length does not matter), plus
-    ``max_num_seqs x vocab x 4 bytes x 1.6`` of sampler logits on the last pipeline stage. MoE layers use the
-    width of the experts a token is routed to. Constants: fitted to vLLM V1 logs (module constants above).
+    >>> round_up(1440, 128)
+    1536
     """
-    per_token = layer_activation_bytes_per_token(model, tensor_parallel)
-    logits = max_num_seqs * (model.vocab_size or DEFAULT_VOCAB) * 4 * LOGITS_COPIES if with_logits else 0
-    return round(max_num_batched_tokens * per_token + logits)
+    return math.ceil(value / multiple) * multiple
 
 
-class Estimate(OverheadModelBase, frozen=True, extra="forbid"):
-    """A serving engine in general: a memory fraction, activations per step, framework buffers.
+def gib_text(n: float) -> str:
+    """Bytes as the GiB figure engines print: ``gib_text(2**30) == '1.00'``."""
+    return f"{n / GiB:.2f}"
 
-    Defaults are vLLM's for an OpenAI-compatible server on a GPU of 70 GiB or more
-    (``max_num_batched_tokens`` 8192, ``max_num_seqs`` 1024; ``EngineArgs._set_default_args``) with the
-    ``gpu_memory_utilization`` default of 0.9.
+
+def loader_extra_bytes(request: PlanRequest, tensor_parallel: int, layers: range) -> int:
+    """Bytes an engine's loader adds to the checkpoint's weights on one GPU.
+
+    MXFP4 MoE experts on GPUs before Blackwell run through Marlin, which pads the per-rank intermediate size
+    to a multiple of 128 and the hidden size to 256 (vLLM ``Mxfp4MoEMethod.create_weights``,
+    ``vllm/model_executor/layers/quantization/mxfp4.py``); Blackwell's FlashInfer path pads both to 256.
+    gpt-oss-20b TP2: 1440 -> 1536 and 2880 -> 3072, +0.6 GiB per GPU as the 0.19 log shows (7.01 GiB).
     """
-
-    kind: Literal["estimate"] = "estimate"
-    reserve_is_spare: ClassVar[bool] = True
-    gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)] = 0.90
-    max_num_batched_tokens: Annotated[int, Field(gt=0)] = 8192
-    max_num_seqs: Annotated[int, Field(gt=0)] = 1024
-
-    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
-        """Reserved ``(1 - util) x memory``; framework = vLLM's non-torch memory; activations as
-        :func:`activation_peak_bytes`."""
-        return OverheadBytes(
-            activation_bytes=activation_peak_bytes(
-                ctx.model, self.max_num_batched_tokens, self.max_num_seqs, ctx.tensor_parallel, ctx.is_last_stage
-            ),
-            framework_bytes=NON_TORCH_TP_BYTES if ctx.tensor_parallel > 1 else NON_TORCH_SINGLE_BYTES,
-            reserved_bytes=round((1 - self.gpu_memory_utilization) * ctx.gpu_memory_bytes),
-        )
-
-
-def parse_version(version: str) -> tuple[int, int, int]:
-    """An engine release as a comparable triple; missing parts are 0.
-
-    >>> parse_version("0.19.0")
-    (0, 19, 0)
-    >>> parse_version("v0.10.2rc1")
-    (0, 10, 2)
-    >>> parse_version("~0.10")
-    (0, 10, 0)
-    """
-    parts: list[int] = []
-    for piece in version.strip().lstrip("v~").split(".")[:3]:
-        digits = ""
-        for char in piece:
-            if char not in "0123456789":  # str.isdigit() also accepts "²", which int() refuses
-                break
-            digits += char
-        parts.append(int(digits) if digits else 0)
-    while len(parts) < 3:
-        parts.append(0)
-    return parts[0], parts[1], parts[2]
+    model = request.model
+    moe = model.moe
+    if request.resolved_weights != "mxfp4" or moe is None or model.hidden_size is None:
+        return 0
+    blackwell = request.gpu is not None and (request.gpu.architecture or "").lower().startswith("blackwell")
+    inter = moe.moe_intermediate_size // tensor_parallel
+    inter_pad = round_up(inter, 256 if blackwell else 128)
+    hidden = model.hidden_size
+    hidden_pad = round_up(hidden, 256)
+    per_expert = 3 * inter * hidden
+    per_expert_pad = 3 * inter_pad * hidden_pad
+    moe_layers = sum(1 for i in layers if model.is_moe_layer(i))
+    bits = weight_format("mxfp4").bits_per_weight
+    return math.ceil((per_expert_pad - per_expert) * moe.num_experts * moe_layers * bits / 8)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from planner.model import ModelSpec
+from planner.core.model import ModelSpec
 
 GGUF = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k")
 # The checkpoint kind a format needs when the engine cannot make it while loading.

@@ -16,15 +16,15 @@ from typing import Annotated, ClassVar, Literal, NamedTuple
 
 from pydantic import Field
 
-from planner.deploy.apply import kv_layers, layer_offload
-from planner.engines.base import EngineProfile, EngineVersion, OverheadBytes, PositiveInt, StageContext, mlp_width
+from planner.core.kv import kinds_in
+from planner.core.model import LayerKind, ModelSpec
+from planner.core.overhead import EngineProfile, EngineVersion, OverheadBytes, PositiveInt, StageContext, mlp_width
+from planner.core.parallel import stage_layer_ranges
+from planner.core.units import GiB, MiB
+from planner.engines.base import Engine, EngineReport, engine_total_bytes, own_profile, stage_total_bytes
 from planner.engines.checkpoints import weight_loading, with_note
-from planner.engines.common import Engine, EngineReport, engine_total_bytes, own_profile, stage_total_bytes
-from planner.kv import kinds_in
-from planner.model import LayerKind, ModelSpec
-from planner.parallel import stage_layer_ranges
-from planner.plan import PlanRequest, PlanResult
-from planner.units import GiB, MiB
+from planner.planning.extras import kv_layers, layer_offload
+from planner.planning.plan import PlanRequest, PlanResult
 
 LlamacppCacheType = Literal["f16", "q8_0", "q4_0"]
 # ggml block sizes: f16 2 bytes; block_q8_0 34 bytes / 32 values; block_q4_0 18 bytes / 32 values (ggml-common.h).

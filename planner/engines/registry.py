@@ -1,5 +1,5 @@
 """The one list of serving engines. Adding an engine is one module implementing
-:class:`planner.engines.common.Engine` and one line in :data:`REGISTERED`.
+:class:`planner.engines.base.Engine` and one line in :data:`REGISTERED`.
 
 Every lookup by name goes through :func:`get_engine`: an unknown name raises :class:`PlannerError` naming the
 known ones (never a silent fallback to vLLM). Besides engines, three generic overhead profiles can be chosen by
@@ -8,8 +8,8 @@ name (:data:`GENERIC_PROFILES`): they plan memory without predicting an engine's
 
 from __future__ import annotations
 
-from planner.engines import llamacpp, sglang, trtllm
-from planner.engines.base import (
+from planner.bounds.errors import PlannerError
+from planner.core.overhead import (
     EngineProfile,
     Estimate,
     OverheadModelBase,
@@ -17,11 +17,11 @@ from planner.engines.base import (
     SimpleFraction,
     parse_version,
 )
-from planner.engines.common import Engine, EngineReport
+from planner.engines import llamacpp, sglang, trtllm
+from planner.engines.base import Engine, EngineReport
 from planner.engines.evidence import SupportedVersion, log_counts
 from planner.engines.vllm import engine as vllm
-from planner.errors import PlannerError
-from planner.plan import PlanRequest, PlanResult, plan
+from planner.planning.plan import PlanRequest, PlanResult, plan
 
 REGISTERED: tuple[Engine, ...] = (
     vllm.ENGINE,

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from typing import ClassVar, Literal
 
-from planner.deploy.apply import stage_drafter
-from planner.engines.base import (
+from planner.core.kv import kv_bytes_per_token_in_layers
+from planner.core.model import ModelSpec
+from planner.core.overhead import (
     EngineProfile,
     EngineVersion,
     Fraction,
@@ -21,8 +22,8 @@ from planner.engines.base import (
     StageContext,
     parse_version,
 )
-from planner.engines.checkpoints import weight_loading, with_note
-from planner.engines.common import (
+from planner.core.units import GiB, MiB
+from planner.engines.base import (
     Engine,
     EngineReport,
     engine_total_bytes,
@@ -31,10 +32,9 @@ from planner.engines.common import (
     own_profile,
     stage_total_bytes,
 )
-from planner.kv import kv_bytes_per_token_in_layers
-from planner.model import ModelSpec
-from planner.plan import PlanRequest, PlanResult
-from planner.units import GiB, MiB
+from planner.engines.checkpoints import weight_loading, with_note
+from planner.planning.extras import stage_drafter
+from planner.planning.plan import PlanRequest, PlanResult
 
 SGLANG_DEFAULT_VERSION = "0.5.4"
 # sglang PR #10975 (v0.5.3): mem_fraction_static from GPU memory, chunked prefill and CUDA-graph batch.

@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 from typing import ClassVar, Literal
 
-from planner.engines.base import (
+from planner.core.model import ModelSpec
+from planner.core.overhead import (
     EngineProfile,
     EngineVersion,
     Fraction,
@@ -24,12 +25,11 @@ from planner.engines.base import (
     StageContext,
     parse_version,
 )
+from planner.core.units import GiB
+from planner.engines.base import Engine, EngineReport, engine_total_bytes, gib_text, own_profile
 from planner.engines.checkpoints import weight_loading, with_note
-from planner.engines.common import Engine, EngineReport, engine_total_bytes, gib_text, own_profile
 from planner.engines.vllm.profile import vllm_activation_bytes
-from planner.model import ModelSpec
-from planner.plan import PlanRequest, PlanResult
-from planner.units import GiB
+from planner.planning.plan import PlanRequest, PlanResult
 
 TRTLLM_CONTEXT_BYTES = round(0.6 * GiB)  # CUDA context + cuBLAS/TensorRT runtime (indicative)
 TRTLLM_FP8_KV = ("fp8", "fp8_e4m3", "fp8_e5m2")

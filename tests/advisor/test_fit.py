@@ -11,7 +11,7 @@ from planner.advisor.fit import FIT_ORDER, fit_roofline
 from planner.advisor.support import ARCHITECTURE_FAMILIES, runner, support_rows, why_not
 from planner.advisor.throughput import FITTED
 from planner.advisor.validation import measurements
-from planner.errors import PlannerError
+from planner.bounds.errors import PlannerError
 
 
 def test_fitted_constants_are_reproduced_by_the_fit() -> None:

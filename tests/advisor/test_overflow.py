@@ -17,7 +17,7 @@ from planner.advisor.overflow import (
     overflow_probability,
     overflow_report,
 )
-from planner.errors import PlannerError
+from planner.bounds.errors import PlannerError
 
 TRIALS = 200_000
 

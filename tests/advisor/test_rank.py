@@ -17,8 +17,8 @@ from planner.advisor import (
     rank,
     recommendation,
 )
-from planner.errors import PlannerError
-from planner.plan import PlanRequest, plan
+from planner.bounds.errors import PlannerError
+from planner.planning.plan import PlanRequest, plan
 
 LLAMA_8B = get_model("meta-llama/Llama-3.1-8B").spec
 LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec

@@ -18,7 +18,7 @@ import pytest
 from model_catalog import get_gpu, get_model
 from planner.advisor import decode_estimate, log_rms_error, measurements, prefill_seconds, validation_rows
 from planner.advisor.validation import family_errors
-from planner.errors import PlannerError
+from planner.bounds.errors import PlannerError
 
 KNOWN_MISSES = {
     "LLaMA 70B FP8, 4 x H100 SXM TP 4, batch 480": (0.0, 1.60),

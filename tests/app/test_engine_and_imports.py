@@ -11,7 +11,7 @@ import streamlit as st
 
 from model_catalog import get_model
 from planner.engines.registry import engine_report, launch_commands
-from planner.plan import plan
+from planner.planning.plan import plan
 from tests.app.conftest import plain, run_page, texts
 from tests.hub.conftest import TOKEN, HubServer, hub  # noqa: F401  (the fake Hub fixture)
 from ui.custom_spec import encode_spec

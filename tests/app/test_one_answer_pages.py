@@ -1,13 +1,13 @@
 """The pages show the one answer: on a sample of random set-ups (the strategy of tests/test_one_answer.py) the
 Memory page's metrics and verdict, the what-if sentence, the Compare grid's row and the advisor's row for the same
-set-up equal :func:`planner.assess.assess` (issue "one answer everywhere", cases 5 to 7)."""
+set-up equal :func:`planner.assessment.assess.assess` (issue "one answer everywhere", cases 5 to 7)."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from planner.errors import PlannerError
+from planner.bounds.errors import PlannerError
 from tests.app.conftest import run_page, texts
 from tests.test_one_answer import setups
 from ui import links, text

@@ -7,8 +7,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from planner.alternatives import longest_context_that_fits
-from planner.assess import assess
+from planner.assessment.alternatives import longest_context_that_fits
+from planner.assessment.assess import assess
 from tests.app.conftest import PAGES, plain, run_page, texts
 from ui import text
 from ui.state import Selection

@@ -13,7 +13,7 @@ import pytest
 
 import model_catalog
 from model_catalog import CatalogError, load_gpus
-from planner.gpu import GpuSpec
+from planner.core.gpu import GpuSpec
 
 REFERENCE = Path(__file__).parents[1] / "fixtures" / "reference" / "gpus-reference.json"
 GPU_DIR = model_catalog.CATALOG_DIR / "gpus"

@@ -13,7 +13,7 @@ import pytest
 from model_catalog import get_gpu, load_gpus
 from model_catalog.docs import NOT_CATALOGUED, render
 from planner.cli import main
-from planner.units import GB, GiB
+from planner.core.units import GB, GiB
 
 # Every machine the issue names, by the id it is planned with (None: planned through another entry, and named in
 # not-catalogued.toml with the reason).

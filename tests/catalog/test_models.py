@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import load_models
-from planner.kv import kv_bytes_per_token
-from planner.params import parameter_breakdown
-from planner.precision import weight_format
-from planner.weights import weights_bytes
+from planner.core.kv import kv_bytes_per_token
+from planner.core.params import parameter_breakdown
+from planner.core.precision import weight_format
+from planner.core.weights import weights_bytes
 
 MODELS = load_models()
 IDS = sorted(MODELS)

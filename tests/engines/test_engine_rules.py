@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model
+from planner.core.units import GiB
 from planner.engines.llamacpp import LlamacppProfile, llamacpp_kv_bytes
 from planner.engines.registry import engine_report
 from planner.engines.sglang import SGLANG_VLM_FACTOR, SglangProfile
 from planner.engines.trtllm import TrtllmProfile
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import vllm_rules
-from planner.plan import PlanRequest, plan
-from planner.units import GiB
+from planner.planning.plan import PlanRequest, plan
 
 H100 = get_gpu("h100-sxm-80gb")
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model
+from planner.core.precision import WEIGHT_FORMATS
 from planner.engines.checkpoints import GGUF
 from planner.engines.registry import engine_profile, launch_commands
-from planner.plan import PlanRequest, plan
-from planner.precision import WEIGHT_FORMATS
+from planner.planning.plan import PlanRequest, plan
 
 LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
 DEEPSEEK = get_model("deepseek-ai/DeepSeek-V3").spec  # ships an FP8 checkpoint

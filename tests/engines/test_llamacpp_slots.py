@@ -13,12 +13,12 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.advisor import ContextDistribution, Workload, rank
-from planner.assess import assess
+from planner.assessment.assess import assess
 from planner.cli import main
+from planner.core.units import GiB
 from planner.engines.llamacpp import LLAMACPP_CONTEXT_BYTES, LlamacppProfile
 from planner.engines.registry import engine_profile, launch_commands
-from planner.plan import PlanRequest
-from planner.units import GiB
+from planner.planning.plan import PlanRequest
 
 H100 = get_gpu("h100-sxm-80gb")
 LLAMA_8B = get_model("meta-llama/Llama-3.1-8B").spec

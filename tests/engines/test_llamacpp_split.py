@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.assess import assess
+from planner.assessment.assess import assess
+from planner.core.units import MiB
 from planner.engines.registry import engine_profile, launch_commands
-from planner.plan import PlanRequest
-from planner.units import MiB
+from planner.planning.plan import PlanRequest
 
 H100 = get_gpu("h100-sxm-80gb")
 

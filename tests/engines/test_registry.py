@@ -12,13 +12,13 @@ from typing import ClassVar, Literal
 import pytest
 
 from model_catalog import get_gpu, get_model
+from planner.bounds.errors import PlannerError
 from planner.cli import main
+from planner.core.overhead import EngineProfile, Fraction, OverheadBytes, StageContext
+from planner.core.units import GiB
 from planner.engines import registry
-from planner.engines.base import EngineProfile, Fraction, OverheadBytes, StageContext
-from planner.engines.common import Engine, EngineReport, engine_total_bytes
-from planner.errors import PlannerError
-from planner.plan import PlanRequest, PlanResult, plan
-from planner.units import GiB
+from planner.engines.base import Engine, EngineReport, engine_total_bytes
+from planner.planning.plan import PlanRequest, PlanResult, plan
 from tests.app.conftest import run_page, texts
 
 MODEL = get_model("meta-llama/Llama-3.1-8B").spec

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model
+from planner.core.units import GiB
 from planner.engines.llamacpp import LlamacppProfile, llamacpp_kv_bytes
 from planner.engines.registry import engine_report, launch_commands, max_model_len_allowed
 from planner.engines.sglang import SglangProfile, sglang_default_mem_fraction
 from planner.engines.trtllm import TrtllmProfile
 from planner.engines.vllm.profile import VllmProfile
-from planner.plan import PlanRequest, plan
-from planner.units import GiB
+from planner.planning.plan import PlanRequest, plan
 
 H100 = get_gpu("h100-sxm-80gb")
 LLAMA = get_model("meta-llama/Llama-3.1-8B").spec

@@ -6,10 +6,10 @@ import pytest
 
 from bench.fidelity import reported_failure
 from bench.fidelity_cases import load_cases
-from planner.engines.calibrated import Calibrated
-from planner.errors import PlannerError
-from planner.logparse import calibrate, parse_log
-from planner.units import GiB
+from planner.bounds.errors import PlannerError
+from planner.core.units import GiB
+from planner.engines.vllm.calibrated import Calibrated
+from planner.sources.logs import calibrate, parse_log
 
 CASES = load_cases()
 LOGGED = [c for c in CASES if c.get("verbatim")]  # the run summaries of other cases print no log lines
@@ -121,7 +121,7 @@ def test_unparseable_text_names_what_was_expected(text: str) -> None:
 def test_calibration_round_trips_and_drives_a_plan() -> None:
     from model_catalog import get_gpu, get_model
     from planner.engines.registry import engine_report
-    from planner.plan import PlanRequest, plan
+    from planner.planning.plan import PlanRequest, plan
 
     case = next(c for c in CASES if c["id"] == "vllm-0.19-h100-deepseek-v2-lite-chat-tp1pp1-8192")
     parsed = parse_log("\n".join(case["verbatim"]))

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.errors import PlannerError
-from planner.logparse import MAX_LOG_CHARS, ParsedLog, parse_log
+from planner.bounds.errors import PlannerError
+from planner.sources.logs import MAX_LOG_CHARS, ParsedLog, parse_log
 
 pytestmark = pytest.mark.fuzz  # part of the fuzz suite (tests/fuzz/conftest.py)
 

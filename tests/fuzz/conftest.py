@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from planner.errors import PlannerError
+from planner.bounds.errors import PlannerError
 
 EXAMPLES = int(os.environ.get("HEADROOM_FUZZ_EXAMPLES", "0")) or None
 FUZZ = settings(

@@ -11,12 +11,12 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.assess import assess
-from planner.budget import budget
+from planner.assessment.assess import assess
+from planner.bounds.limits import FIELD_LIMITS
+from planner.bounds.walltime import budget
 from planner.engines.registry import overhead_profile
-from planner.hf_config import parse_config_text, spec_from_hf_config
-from planner.limits import FIELD_LIMITS
-from planner.plan import PlanRequest
+from planner.planning.plan import PlanRequest
+from planner.sources.config import parse_config_text, spec_from_hf_config
 from tests.fuzz.conftest import FEW, FUZZ, only_named_refusals
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.engines.calibrated import CALIBRATION_LETTERS, Calibrated
-from planner.errors import PlannerError
+from planner.bounds.errors import PlannerError
+from planner.engines.vllm.calibrated import CALIBRATION_LETTERS, Calibrated
 from tests.fuzz.conftest import FUZZ, only_named_refusals
 from ui.custom_spec import decode_spec, encode_spec, pack_token
 from ui.settings import SETTINGS

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from planner.calibration import calibrate_log
-from planner.engines.calibrated import Calibrated
-from planner.logparse import calibrate, parse_log
+from planner.engines.vllm.calibrated import Calibrated
+from planner.sources.logs import calibrate, parse_log
 from tests.fuzz.conftest import FEW, FUZZ, only_named_refusals
 
 NUMBER = st.one_of(

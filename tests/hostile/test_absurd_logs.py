@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from planner.engines.calibrated import Calibrated
-from planner.errors import PlannerError
-from planner.logparse import calibrate, parse_log
+from planner.bounds.errors import PlannerError
+from planner.engines.vllm.calibrated import Calibrated
+from planner.sources.logs import calibrate, parse_log
 
 AVAILABLE = "INFO 04-22 00:04:20 [v1/worker/gpu_worker.py:436] Available KV cache memory: 58.11 GiB"
 

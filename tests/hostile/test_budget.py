@@ -8,16 +8,16 @@ import time
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner import budget as budget_module
 from planner.advisor import Workload, rank
-from planner.alternatives import longest_context_that_fits, nearest_fitting
-from planner.assess import assess, concurrency_curve
-from planner.budget import BudgetExceeded, budget, check, remaining
+from planner.assessment.alternatives import longest_context_that_fits, nearest_fitting
+from planner.assessment.assess import assess, concurrency_curve
+from planner.bounds import walltime as budget_module
+from planner.bounds.errors import PlannerError
+from planner.bounds.walltime import BudgetExceeded, budget, check, remaining
 from planner.cli import main
 from planner.engines.registry import overhead_profile
-from planner.errors import PlannerError
-from planner.plan import PlanRequest
-from planner.plan import concurrency_curve as capacity_curve
+from planner.planning.plan import PlanRequest
+from planner.planning.plan import concurrency_curve as capacity_curve
 
 GPU = get_gpu("h100-sxm-80gb")
 REQUEST = PlanRequest(

@@ -8,14 +8,14 @@ import json
 import pytest
 
 from model_catalog import get_model, load_models
-from planner.errors import PlannerError
-from planner.hf_config import spec_from_hf_config
-from planner.hub.assembly import Evidence, _reconcile
-from planner.hub.replies import ApiInfo
-from planner.hub.results import SourcedCount
-from planner.model import ModelSpec
-from planner.params import PARAMETER_TOLERANCE, check_parameter_count, layer_breakdowns, parameter_breakdown
-from planner.plan import PlanRequest, plan
+from planner.bounds.errors import PlannerError
+from planner.core.model import ModelSpec
+from planner.core.params import PARAMETER_TOLERANCE, check_parameter_count, layer_breakdowns, parameter_breakdown
+from planner.planning.plan import PlanRequest, plan
+from planner.sources.config import spec_from_hf_config
+from planner.sources.hub.assembly import Evidence, _reconcile
+from planner.sources.hub.replies import ApiInfo
+from planner.sources.hub.results import SourcedCount
 from ui.custom_spec import decode_spec, encode_spec
 
 LLAMA = get_model("meta-llama/Llama-3.1-8B").spec

@@ -10,13 +10,13 @@ import tracemalloc
 from pathlib import Path
 
 from model_catalog import get_gpu
-from planner import limits
-from planner.assess import assess
+from planner.assessment.assess import assess
+from planner.bounds import limits
+from planner.core.kv import kinds_in
+from planner.core.model import ModelSpec
+from planner.core.params import _layer_breakdowns, decoder_layer_params, layer_breakdowns, parameter_breakdown
 from planner.engines.registry import overhead_profile
-from planner.kv import kinds_in
-from planner.model import ModelSpec
-from planner.params import _layer_breakdowns, decoder_layer_params, layer_breakdowns, parameter_breakdown
-from planner.plan import PlanRequest, _stage_weights_bytes
+from planner.planning.plan import PlanRequest, _stage_weights_bytes
 
 
 def largest(tag: str, layers: int = limits.MAX_LAYERS) -> ModelSpec:

@@ -11,9 +11,9 @@ import pytest
 from pydantic import ValidationError
 
 from model_catalog import get_model
-from planner.engines.calibrated import Calibrated
+from planner.bounds.errors import PlannerError
 from planner.engines.registry import engine_profile
-from planner.errors import PlannerError
+from planner.engines.vllm.calibrated import Calibrated
 from ui.custom_spec import decode_spec, encode_spec, pack_token
 
 

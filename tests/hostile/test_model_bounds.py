@@ -1,4 +1,4 @@
-"""Every path that builds a ModelSpec is bounded by planner.limits: a description beyond any real model is refused
+"""Every path that builds a ModelSpec is bounded by planner.bounds.limits: a description beyond any real model is refused
 by name before any work (issue 11: a million layers, a 10^400 hidden size, a context above 2^53)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from pydantic import ValidationError
 
 from model_catalog import load_models
-from planner import limits
-from planner.model import ModelSpec
-from planner.plan import PlanRequest
+from planner.bounds import limits
+from planner.core.model import ModelSpec
+from planner.planning.plan import PlanRequest
 
 BASE = dict(
     id="t/m",

@@ -328,8 +328,8 @@ class HostileRepo:
 
 def fails(exc_type: type[Exception], fragment: str, call: Callable[[], object]) -> Exception:
     """The error ``call`` raises: of ``exc_type`` (a PlannerError), naming ``fragment``, short, without the token."""
-    from planner.errors import PlannerError
-    from planner.hub.errors import MAX_MESSAGE_CHARS
+    from planner.bounds.errors import PlannerError
+    from planner.sources.hub.errors import MAX_MESSAGE_CHARS
 
     with pytest.raises(exc_type) as info:
         call()

@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from planner.errors import PlannerError
-from planner.hub import (
+from planner.bounds.errors import PlannerError
+from planner.sources.hub import (
     HubAccessError,
     HubConnectionError,
     HubError,
@@ -19,7 +19,7 @@ from planner.hub import (
     HubResponseError,
     fetch_model,
 )
-from planner.hub.safetensors import MAX_HEADER_BYTES
+from planner.sources.hub.safetensors import MAX_HEADER_BYTES
 from tests.hub.conftest import FIXTURES, TOKEN, Handler, HubServer
 
 FAST = {"timeout": (1.0, 0.3), "backoff": 0.01}

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from model_catalog import get_model
-from planner.hub import HubModel, fetch_model
-from planner.hub.assembly import has_mistral_native_files
-from planner.kv import kv_bytes_per_token
-from planner.params import parameter_breakdown
-from planner.plan import PlanRequest, plan
+from planner.core.kv import kv_bytes_per_token
+from planner.core.params import parameter_breakdown
+from planner.planning.plan import PlanRequest, plan
+from planner.sources.hub import HubModel, fetch_model
+from planner.sources.hub.assembly import has_mistral_native_files
 from tests.hub.conftest import FIXTURES, TOKEN, HubServer
 
 INDEX = "safetensors index total_size"

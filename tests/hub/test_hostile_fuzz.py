@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.errors import PlannerError
-from planner.hub import detect_quantization, parse_safetensors_header
-from planner.hub.assembly import Evidence, assemble
-from planner.hub.replies import ApiInfo, index_total_size, parse_api_info, parse_config, parse_quantize_config
-from planner.hub.transport import parse_json
+from planner.bounds.errors import PlannerError
+from planner.sources.hub import detect_quantization, parse_safetensors_header
+from planner.sources.hub.assembly import Evidence, assemble
+from planner.sources.hub.replies import ApiInfo, index_total_size, parse_api_info, parse_config, parse_quantize_config
+from planner.sources.hub.transport import parse_json
 from tests.hub.conftest import FIXTURES
 
 pytestmark = pytest.mark.fuzz  # part of the fuzz suite (tests/fuzz/conftest.py)

@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 import pytest
 
-from planner.hub import HubResponseError, fetch_model, parse_safetensors_header
-from planner.hub.errors import MAX_MESSAGE_CHARS
-from planner.hub.safetensors import MAX_HEADER_BYTES
+from planner.sources.hub import HubResponseError, fetch_model, parse_safetensors_header
+from planner.sources.hub.errors import MAX_MESSAGE_CHARS
+from planner.sources.hub.safetensors import MAX_HEADER_BYTES
 from tests.hub.conftest import HostileRepo, HubServer, fails, timed
 
 DEEP = b"[" * 40_000 + b"]" * 40_000  # 80 kB: under every size cap, 40x deeper than recursion allows

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from planner.hub import HubConnectionError, HubError, HubResponseError, fetch_model, parse_repo_ref
+from planner.sources.hub import HubConnectionError, HubError, HubResponseError, fetch_model, parse_repo_ref
 from tests.hub.conftest import TOKEN, Handler, HostileRepo, HubServer, fails, timed, trickle
 
 FAST = {"timeout": (1.0, 0.3), "backoff": 0.01}

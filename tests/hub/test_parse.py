@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from planner.errors import PlannerError
-from planner.hub import (
+from planner.bounds.errors import PlannerError
+from planner.sources.hub import (
     HubError,
     detect_quantization,
     parse_repo_ref,
@@ -15,8 +15,8 @@ from planner.hub import (
     redact,
     resolve_endpoint,
 )
-from planner.hub.tokens import _Secret
-from planner.hub.transport import _Client
+from planner.sources.hub.tokens import _Secret
+from planner.sources.hub.transport import _Client
 from tests.hub.conftest import TOKEN
 
 HF = "https://huggingface.co"
@@ -106,7 +106,7 @@ def test_hub_error_never_holds_a_token() -> None:
 
 
 def test_logger_filter_scrubs_token_shaped_strings(caplog: pytest.LogCaptureFixture) -> None:
-    logging.getLogger("planner.hub").warning("leaked %s", TOKEN)
+    logging.getLogger("planner.sources.hub").warning("leaked %s", TOKEN)
     assert "leaked hf_***" in caplog.text
 
 

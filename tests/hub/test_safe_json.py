@@ -1,4 +1,4 @@
-"""planner.safe_json: the bounded JSON loader every outside input goes through (its doctests run here too)."""
+"""planner.bounds.safe_json: the bounded JSON loader every outside input goes through (its doctests run here too)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import time
 
 import pytest
 
-import planner.hub.tokens
-import planner.safe_json
-from planner.errors import PlannerError
-from planner.safe_json import load_json, nesting_depth
+import planner.bounds.safe_json
+import planner.sources.hub.tokens
+from planner.bounds.errors import PlannerError
+from planner.bounds.safe_json import load_json, nesting_depth
 
 
-@pytest.mark.parametrize("module", [planner.safe_json, planner.hub.tokens])
+@pytest.mark.parametrize("module", [planner.bounds.safe_json, planner.sources.hub.tokens])
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)  # type: ignore[arg-type]
     assert result.attempted > 0 and result.failed == 0

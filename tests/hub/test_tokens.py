@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from planner.bounds.errors import PlannerError
 from planner.cli import main
-from planner.errors import PlannerError
-from planner.hub import HubAccessError, HubError, fetch_model, parse_repo_ref
+from planner.sources.hub import HubAccessError, HubError, fetch_model, parse_repo_ref
 from tests.hub.conftest import TOKEN, HubServer
 
 HF = "https://huggingface.co"

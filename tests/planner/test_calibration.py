@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from planner.bounds.errors import PlannerError
 from planner.calibration import calibrate_log
-from planner.engines.calibrated import Calibrated
-from planner.errors import PlannerError
+from planner.engines.vllm.calibrated import Calibrated
 
 REFERENCE = Path(__file__).parents[1] / "fixtures" / "reference"
 EXTRA = {c["id"]: c for c in json.loads((REFERENCE / "engine-logs-llmd-extra.json").read_text(encoding="utf-8"))}

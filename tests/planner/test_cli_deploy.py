@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from planner.cli import main
-from planner.units import GiB, MiB
+from planner.core.units import GiB, MiB
 
 FIELDS = (
     "lora_bytes_per_gpu",

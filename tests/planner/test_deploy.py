@@ -8,7 +8,11 @@ import math
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.assess import assess
+from planner.assessment.assess import assess
+from planner.assessment.search import best_layer_split, cpu_offload_needed, gpu_layers_that_fit, side_by_side
+from planner.assessment.summary import deployment_data
+from planner.bounds.errors import PlannerError
+from planner.core.units import GiB, MiB
 from planner.deploy.kv_offload import kv_offload_tier
 from planner.deploy.lora import lora_slot_bytes
 from planner.deploy.offload import expert_bytes, llamacpp_gpu_layers
@@ -19,15 +23,11 @@ from planner.deploy.options import (
     SpeculativeOptions,
     StageGpu,
 )
-from planner.deploy.search import best_layer_split, cpu_offload_needed, gpu_layers_that_fit, side_by_side
 from planner.deploy.sharing import mig_gpu, parse_nvidia_smi, used_memory_bytes
-from planner.deploy.summary import deployment_data
 from planner.engines.llamacpp import LlamacppProfile
 from planner.engines.registry import overhead_profile
 from planner.engines.vllm.profile import VllmProfile
-from planner.errors import PlannerError
-from planner.plan import PlanRequest, plan
-from planner.units import GiB, MiB
+from planner.planning.plan import PlanRequest, plan
 
 LLAMA_8B = get_model("meta-llama/Llama-3.1-8B").spec
 H100 = get_gpu("h100-sxm-80gb")
@@ -379,8 +379,8 @@ def test_output_first_rule_on_a_hybrid_model_against_a_b9849_log() -> None:
     """llama.cpp b9849 (after PR #18148), Qwen3.5-9B, -ngl 20 at n_ctx 8192 (public capture, find_string id
     67369886488): 'offloading output layer to GPU', 19 repeating layers; 8 of 32 layers attend (every 4th), so the
     GPU's layers 13-31 hold 5 of them: 'Vulkan1 KV buffer size = 160.00 MiB', 'CPU KV buffer size = 96.00 MiB'."""
+    from planner.core.model import GatedDeltaNetSpec, ModelSpec
     from planner.engines.llamacpp import llamacpp_kv_bytes
-    from planner.model import GatedDeltaNetSpec, ModelSpec
 
     qwen35 = ModelSpec(
         id="qwen3.5-9b-like", num_hidden_layers=32, hidden_size=4096, num_attention_heads=16, num_key_value_heads=4,

@@ -9,11 +9,11 @@ import pytest
 from pydantic import ValidationError
 
 from model_catalog import load_models
-from planner.errors import BeyondLimitsError, PlannerError
-from planner.hf_config import parse_config_text, quantization_precision, spec_from_hf_config
-from planner.kv import kv_bytes_per_token
-from planner.model import ModelSpec
-from planner.params import parameter_breakdown
+from planner.bounds.errors import BeyondLimitsError, PlannerError
+from planner.core.kv import kv_bytes_per_token
+from planner.core.model import ModelSpec
+from planner.core.params import parameter_breakdown
+from planner.sources.config import parse_config_text, quantization_precision, spec_from_hf_config
 
 HUB = Path(__file__).resolve().parents[1] / "fixtures" / "hub"
 # Recorded config.json of a repository -> the catalog entry with the same language model.

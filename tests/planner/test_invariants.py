@@ -7,13 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model_catalog import load_models
-from planner.engines.base import Estimate, SimpleFraction
-from planner.parallel import parallel_problem
-from planner.params import layer_breakdowns, parameter_breakdown
-from planner.plan import PlanRequest, plan
-from planner.precision import WEIGHT_FORMATS
-from planner.units import GB
-from planner.weights import stage_weights_bytes_per_gpu, weights_bytes
+from planner.core.overhead import Estimate, SimpleFraction
+from planner.core.parallel import parallel_problem
+from planner.core.params import layer_breakdowns, parameter_breakdown
+from planner.core.precision import WEIGHT_FORMATS
+from planner.core.units import GB
+from planner.core.weights import stage_weights_bytes_per_gpu, weights_bytes
+from planner.planning.plan import PlanRequest, plan
 
 MODELS = load_models()
 MODEL_IDS = sorted(MODELS)

@@ -1,7 +1,7 @@
 """The architectures of the late-2026 catalog models, each checked against a hand computation from its config.
 
 Every figure below is worked out by hand from the config.json fields (``tests/fixtures/configs/``) and the modeling
-file cited in ``planner/params.py`` / ``planner/kv.py``; the catalog entries hold the official totals.
+file cited in ``planner/core/params.py`` / ``planner/core/kv.py``; the catalog entries hold the official totals.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from model_catalog import load_models
-from planner.hf_config import quantization_precision, spec_from_hf_config
-from planner.kv import kv_bytes_per_sequence, kv_bytes_per_token, linear_state_bytes_per_layer
-from planner.model import LayerKind
-from planner.params import decoder_layer_params, parameter_breakdown
-from planner.vision import vision_tower
-from planner.weights import weights_bytes
+from planner.core.kv import kv_bytes_per_sequence, kv_bytes_per_token, linear_state_bytes_per_layer
+from planner.core.model import LayerKind
+from planner.core.params import decoder_layer_params, parameter_breakdown
+from planner.core.weights import weights_bytes
+from planner.sources.config import quantization_precision, spec_from_hf_config
+from planner.sources.vision import vision_tower
 
 CONFIGS = Path(__file__).resolve().parents[1] / "fixtures" / "configs"
 MODELS = load_models()
@@ -84,7 +84,7 @@ def test_qwen3_5_27b_by_hand() -> None:
     breakdown = parameter_breakdown(spec)
     assert breakdown.served - breakdown.attached_loaded == text
     assert breakdown.attached_not_loaded == mtp == 424_699_392
-    assert spec.attached_modules[0].parameters == 460_730_096  # Qwen3.5 vision tower, planner/vision.py
+    assert spec.attached_modules[0].parameters == 460_730_096  # Qwen3.5 vision tower, planner/sources/vision.py
     assert breakdown.total == 27_781_427_952  # the Hub total
     assert kv_bytes_per_token(spec, "bf16") == 16 * 2 * kv * d * 2  # only the 16 full-attention layers cache
     # each DeltaNet layer keeps (kernel-1) x conv channels + v_heads x k_dim x v_dim, whatever the context

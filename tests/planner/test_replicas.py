@@ -4,7 +4,7 @@ replicas (issue "one answer", case 4)."""
 from __future__ import annotations
 
 from model_catalog import get_gpu, get_model
-from planner.plan import PlanRequest, plan
+from planner.planning.plan import PlanRequest, plan
 
 LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
 H100 = get_gpu("h100-sxm-80gb")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from planner.engines.base import SimpleFixed, SimpleFraction
-from planner.kv import kv_bytes_per_sequence, kv_bytes_per_token
-from planner.model import ModelSpec
-from planner.paging import reservation_waste
-from planner.plan import PlanRequest, plan
-from planner.units import GB, KiB
+from planner.core.kv import kv_bytes_per_sequence, kv_bytes_per_token
+from planner.core.model import ModelSpec
+from planner.core.overhead import SimpleFixed, SimpleFraction
+from planner.core.paging import reservation_waste
+from planner.core.units import GB, KiB
+from planner.planning.plan import PlanRequest, plan
 
 # The seeds' models, known by size plus the KV fields ("8B, 32 layers, 8 KV heads, head dim 128").
 M8 = ModelSpec(
@@ -148,8 +148,8 @@ def test_seed_000_100_users_need_200gb() -> None:
 
 def test_seed_000_weights_by_precision() -> None:
     """7B: fp16 14 GB, int8 ~7 GB, int4 ~3.5 GB, fp32 28 GB."""
-    from planner.params import parameter_breakdown
-    from planner.weights import weights_bytes
+    from planner.core.params import parameter_breakdown
+    from planner.core.weights import weights_bytes
 
     params = parameter_breakdown(LLAMA2_7B)
     assert weights_bytes(params, "fp16") == 14 * GB

@@ -7,14 +7,14 @@ import itertools
 import pytest
 from pydantic import ValidationError
 
-from planner.errors import PlannerError
-from planner.gpu import GpuSpec
-from planner.kv import kv_bytes_per_sequence
-from planner.model import ModelSpec
-from planner.paging import reservation_waste
-from planner.parallel import check_parallel, default_parallelism, parallel_problem, stage_layer_ranges
-from planner.plan import PlanRequest, concurrency_curve, plan
-from planner.precision import kv_format, weight_format
+from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
+from planner.core.kv import kv_bytes_per_sequence
+from planner.core.model import ModelSpec
+from planner.core.paging import reservation_waste
+from planner.core.parallel import check_parallel, default_parallelism, parallel_problem, stage_layer_ranges
+from planner.core.precision import kv_format, weight_format
+from planner.planning.plan import PlanRequest, concurrency_curve, plan
 
 BASE = dict(
     id="t/m",

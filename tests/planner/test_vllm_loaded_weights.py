@@ -8,15 +8,15 @@ the public 0.19 log of Scout at TP 4 prints 53.12 GiB where the parameters alone
 from __future__ import annotations
 
 from model_catalog import get_gpu, get_model
-from planner.engines.common import engine_total_bytes
+from planner.core.model import ModelSpec
+from planner.core.units import GiB
+from planner.engines.base import engine_total_bytes
 from planner.engines.registry import engine_profile
 from planner.engines.vllm.blocks import vllm_stage
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.rope import rope_cache_bytes
-from planner.hf_config import spec_from_hf_config
-from planner.model import ModelSpec
-from planner.plan import PlanRequest, plan
-from planner.units import GiB
+from planner.planning.plan import PlanRequest, plan
+from planner.sources.config import spec_from_hf_config
 
 H100 = get_gpu("h100-sxm-80gb")
 

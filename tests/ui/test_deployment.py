@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from planner.errors import PlannerError
-from planner.plan import plan
-from planner.units import GiB
+from planner.bounds.errors import PlannerError
+from planner.core.units import GiB
+from planner.planning.plan import plan
 from ui import deployment, figures, settings, tables
 from ui.deployment import DEFAULTS, options_from
 from ui.state import Selection

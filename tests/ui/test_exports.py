@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from planner.units import GB, GiB
+from planner.core.units import GB, GiB
 from ui import exports, report, tables
 from ui.state import Selection
 

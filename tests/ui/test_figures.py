@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.assess import assess, concurrency_curve
-from planner.plan import PlanRequest, plan
-from planner.units import GB, GiB
+from planner.assessment.assess import assess, concurrency_curve
+from planner.core.units import GB, GiB
+from planner.planning.plan import PlanRequest, plan
 from ui import figures
 from ui.figures import COLOURS, COMPONENTS
 

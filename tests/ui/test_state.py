@@ -8,8 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.assess import assess, context_label
-from planner.plan import PlanRequest
+from planner.assessment.assess import assess, context_label
+from planner.planning.plan import PlanRequest
 from ui import links, report, settings, state
 from ui.state import Selection
 

@@ -19,16 +19,16 @@ from collections import Counter
 
 from pydantic import BaseModel
 
-from planner.budget import check
-from planner.deploy.apply import stage_drafter
-from planner.engines.base import StageContext
-from planner.engines.common import loader_extra_bytes, round_up
+from planner.bounds.walltime import check
+from planner.core.kv import kv_bytes_per_token_per_layer, linear_state_bytes_per_layer
+from planner.core.model import LayerKind, ModelSpec
+from planner.core.overhead import StageContext
+from planner.engines.base import loader_extra_bytes, round_up
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.rope import rope_cache_bytes
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
-from planner.kv import kv_bytes_per_token_per_layer, linear_state_bytes_per_layer
-from planner.model import LayerKind, ModelSpec
-from planner.plan import PlanRequest, PlanResult
+from planner.planning.extras import stage_drafter
+from planner.planning.plan import PlanRequest, PlanResult
 
 LayerKey = tuple[str, int]  # (spec type, window) of one layer as vLLM groups it
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from planner.engines.base import EngineProfile
-from planner.engines.calibrated import Calibrated
-from planner.engines.common import Engine, EngineReport
+from planner.bounds.errors import PlannerError
+from planner.core.overhead import EngineProfile
+from planner.engines.base import Engine, EngineReport
+from planner.engines.vllm.calibrated import Calibrated
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
 from planner.engines.vllm.versions import known_releases, vllm_rules
-from planner.errors import PlannerError
-from planner.plan import PlanRequest, PlanResult
+from planner.planning.plan import PlanRequest, PlanResult
 
 
 def as_vllm(profile: EngineProfile | None) -> VllmProfile:

@@ -4,7 +4,7 @@
   unless ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`` (``vllm/config/model.py``; the 0.19 phi-2 log);
 - ``tp-indivisible``: ``VocabParallelEmbedding`` pads the vocabulary to a multiple of 64 and divides it by the
   TP size (``vllm/model_executor/layers/vocab_parallel_embedding.py``; "151936 is not divisible by 5"); the
-  head rules are the planner's own (:func:`planner.parallel.parallel_problem`, a :class:`PlannerError`);
+  head rules are the planner's own (:func:`planner.core.parallel.parallel_problem`, a :class:`PlannerError`);
 - ``free-memory``: the GPU has less free memory after NCCL init than ``util x total`` (``gpu_worker.init_device``,
   rule ``startup_free_memory_check``), e.g. another process holds some;
 - ``weights-oom``: the weights do not fit what is free;
@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import math
 
-from planner.engines.base import FailureKind
-from planner.engines.common import engine_total_bytes, gib_text, stage_total_bytes
+from planner.core.overhead import FailureKind
+from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.vllm.blocks import VllmStage, needed_bytes, stage_context
 from planner.engines.vllm.profile import VllmProfile
-from planner.plan import PlanRequest, PlanResult
+from planner.planning.plan import PlanRequest, PlanResult
 
 Failure = tuple[FailureKind, str]
 VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE

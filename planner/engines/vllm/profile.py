@@ -27,7 +27,8 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from planner.engines.base import (
+from planner.core.model import ModelSpec
+from planner.core.overhead import (
     DEFAULT_HIDDEN,
     DEFAULT_VOCAB,
     EngineProfile,
@@ -39,9 +40,8 @@ from planner.engines.base import (
     layer_activation_bytes_per_token,
     parse_version,
 )
+from planner.core.units import GiB
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
-from planner.model import ModelSpec
-from planner.units import GiB
 
 VLLM_DEFAULT_VERSION = default_version()
 # MLA prefill (vLLM ``MLACommonImpl._forward_prefill``) expands the latent per head in 16 bits: q, k, v padded
@@ -49,7 +49,7 @@ VLLM_DEFAULT_VERSION = default_version()
 # output sliced back to v (v).
 MLA_QK_BUFFERS = 4
 # V0 profiles one long prefill without the V1 sampler buffers: its peak per token is 0.765 x the layer formula
-# of planner.engines.base (vllm#10517: Llama-3.1-8B peak_torch 17.06 GiB at 20,000 tokens and 17.98 GiB at 29,000
+# of planner.core.overhead (vllm#10517: Llama-3.1-8B peak_torch 17.06 GiB at 20,000 tokens and 17.98 GiB at 29,000
 # tokens with 14.99 GiB of weights: ~110 KB per token). Fitted to that two V0 logs.
 VLLM_V0_ACTIVATION_SCALE = 0.765
 VLLM_V0_NON_TORCH = round(0.35 * GiB)  # vllm#10517 (v0.6.4, RTX 3090): non_torch_memory=0.35GiB

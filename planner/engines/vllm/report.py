@@ -10,8 +10,8 @@ import math
 
 from pydantic import BaseModel
 
+from planner.engines.base import EngineReport, engine_total_bytes, gib_text, loader_extra_bytes, stage_total_bytes
 from planner.engines.checkpoints import GGUF, weight_loading, with_note
-from planner.engines.common import EngineReport, engine_total_bytes, gib_text, loader_extra_bytes, stage_total_bytes
 from planner.engines.vllm.blocks import (
     StageOverrides,
     VllmStage,
@@ -24,7 +24,7 @@ from planner.engines.vllm.blocks import (
 from planner.engines.vllm.failures import sampler_headroom, vllm_failure
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
-from planner.plan import PlanRequest, PlanResult
+from planner.planning.plan import PlanRequest, PlanResult
 
 
 class _Capacity(BaseModel, frozen=True, extra="forbid"):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from planner.model import ATTENTION_KINDS, LayerKind, ModelSpec
+from planner.core.model import ATTENTION_KINDS, LayerKind, ModelSpec
 
 
 def rope_cache_bytes(model: ModelSpec, dtype_bytes: int, layers: range | None = None) -> int:

@@ -1,6 +1,6 @@
 """Vision-tower weights vLLM keeps whole on every tensor-parallel rank, where the generic plan splits them.
 
-The generic plan (:func:`planner.weights.stage_weights_bytes_per_gpu`) divides a loaded attached module (a vision
+The generic plan (:func:`planner.core.weights.stage_weights_bytes_per_gpu`) divides a loaded attached module (a vision
 tower) by TP on the first pipeline stage, as vLLM's vision encoders built from ``QKVParallelLinear`` /
 ``ColumnParallelLinear`` / ``RowParallelLinear`` are split under the default ``mm_encoder_tp_mode = "weights"``
 (``vllm/config/multimodal.py`` line 144 at v0.19.0; Pixtral-HF ``pixtral.py`` lines 1010 and 1052, SigLIP
@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import math
 
-from planner.model import ModelSpec
-from planner.params import parameter_breakdown
-from planner.precision import weight_format
-from planner.request import serving_weights
-from planner.weights import category_bits
+from planner.core.model import ModelSpec
+from planner.core.params import parameter_breakdown
+from planner.core.precision import weight_format
+from planner.core.weights import category_bits
+from planner.planning.request import serving_weights
 
 
 def serves_mistral_native_files(model: ModelSpec, weights: str) -> bool:

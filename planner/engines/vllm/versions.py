@@ -15,8 +15,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from planner.engines.base import parse_version
-from planner.errors import PlannerError
+from planner.bounds.errors import PlannerError
+from planner.core.overhead import parse_version
 
 HERE = Path(__file__).parent
 VERSIONS_PATH = HERE / "versions.toml"

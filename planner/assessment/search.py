@@ -1,0 +1,137 @@
+"""Answers that try set-ups through :func:`planner.assessment.assess.assess`, so every one is the verdict every surface shows:
+how many layers fit on the GPU, how much to offload, the layer split of mixed GPUs that holds the most
+conversations, and engines started side by side on the same GPUs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from planner.assessment.assess import Assessment, assess
+from planner.bounds.errors import PlannerError
+from planner.core.overhead import EngineProfile
+from planner.core.units import GiB
+from planner.deploy.options import DeploymentOptions
+from planner.engines.vllm.engine import as_vllm
+from planner.planning.request import PlanRequest
+
+MAX_SEARCH_LAYERS = 1024  # a split search tries O(layers) set-ups; no model comes near
+
+
+def _with(request: PlanRequest, **changes: object) -> PlanRequest:
+    options = request.deployment or DeploymentOptions()
+    return request.model_copy(update={"deployment": options.model_copy(update=changes)})
+
+
+def _largest(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
+    """The largest value in ``[low, high]`` for which ``fits`` holds (monotone), None when none does."""
+    if not fits(low):
+        return None
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def gpu_layers_that_fit(request: PlanRequest, target: int | None = None) -> int | None:
+    """The largest ``-ngl`` with which the set-up starts and holds a conversation (or ``target`` users), from 0 to
+    ``n_layer + 1`` (the output layer counts); None when not even ``-ngl 0`` does."""
+    n = request.model.num_hidden_layers
+    return _largest(0, n + 1, lambda ngl: assess(_with(request, gpu_layers=ngl), target).fits)
+
+
+def cpu_offload_needed(request: PlanRequest, target: int | None = None) -> int | None:
+    """The smallest ``--cpu-offload-gb`` (whole GiB) with which the set-up starts and holds a conversation (or
+    ``target`` users); 0 when it does without, None when offloading all the weights is not enough."""
+
+    def fits(gib: int) -> bool:
+        return assess(_with(request, cpu_offload_bytes=gib * GiB), target).fits
+
+    most = assess(request).result.weights_bytes_total // GiB + 1
+    if not fits(most):
+        return None
+    low, high = 0, most
+    while low < high:
+        mid = (low + high) // 2
+        if fits(mid):
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
+class SplitChoice(NamedTuple):
+    split: tuple[int, ...]
+    assessment: Assessment
+
+
+def _score(a: Assessment) -> tuple[int, float, int]:
+    limiting = a.result.per_gpu
+    room = limiting.headroom_bytes / limiting.kv_bytes_per_token if limiting.kv_bytes_per_token else 0.0
+    return (a.conversations, room, 1 if a.fits else 0)
+
+
+def best_layer_split(request: PlanRequest) -> SplitChoice:
+    """The layer split over ``deployment.stage_gpus`` that holds the most conversations (then the most tokens of
+    room on the limiting stage): every split point for two stages, a one-layer-at-a-time local search for more
+    (:mod:`planner.deploy.mixed`)."""
+    options = request.deployment
+    if options is None or len(options.stage_gpus) < 2:
+        raise PlannerError("layer split: give two or more GPUs (one per pipeline stage)")
+    n, stages = request.model.num_hidden_layers, len(options.stage_gpus)
+    if n > MAX_SEARCH_LAYERS or stages > n:
+        raise PlannerError(f"layer split: {stages} stages for {n} layers cannot be searched")
+
+    def evaluate(split: tuple[int, ...]) -> SplitChoice:
+        return SplitChoice(split, assess(_with(request, layer_split=split)))
+
+    if stages == 2:
+        return max((evaluate((k, n - k)) for k in range(1, n)), key=lambda c: _score(c.assessment))
+    base, extra = divmod(n, stages)
+    best = evaluate(tuple(base + (1 if i < extra else 0) for i in range(stages)))
+    improved = True
+    while improved:
+        improved = False
+        for i in range(stages - 1):
+            for step in (1, -1):
+                split = list(best.split)
+                split[i], split[i + 1] = split[i] + step, split[i + 1] - step
+                if min(split) < 1:
+                    continue
+                trial = evaluate(tuple(split))
+                if _score(trial.assessment) > _score(best.assessment):
+                    best, improved = trial, True
+    return best
+
+
+def footprint_bytes(a: Assessment) -> int:
+    """What a started engine holds on each GPU. vLLM: its budget ``util x total``, plus the CUDA graphs of releases
+    that capture them after sizing the KV cache (outside the budget). Other engines: everything but the memory they
+    leave free, and but a reserve they leave unused (``reserve_is_spare``)."""
+    stage, overhead = a.result.per_gpu, a.request.overhead
+    report = a.report
+    if report is not None and report.engine == "vllm":
+        profile = as_vllm(overhead if isinstance(overhead, EngineProfile) else None)
+        layers = stage.layers[1] - stage.layers[0]
+        graphs = 0 if profile.cudagraph_in_budget else profile.cudagraph_capture_bytes(layers)
+        return report.budget_bytes + graphs
+    spare = stage.reserved_bytes if overhead.reserve_is_spare else 0
+    return stage.gpu_memory_bytes - stage.free_bytes - spare
+
+
+def side_by_side(requests: Sequence[PlanRequest], target: int | None = None) -> list[Assessment]:
+    """Engines started one after the other on the same GPUs: each meets the memory the earlier ones hold (their
+    :func:`footprint_bytes`) on top of its own ``used_memory_bytes`` — vLLM's start-up check compares free memory
+    with ``util x total`` (``gpu_worker.init_device``), so the fractions must leave room for one another."""
+    out: list[Assessment] = []
+    held = 0
+    for request in requests:
+        own = request.deployment.used_memory_bytes if request.deployment else 0
+        a = assess(_with(request, used_memory_bytes=own + held), target)
+        out.append(a)
+        held += footprint_bytes(a)
+    return out

@@ -1,0 +1,179 @@
+"""The deployment's figures for every surface (``fit --json``, the CLI table, the Memory page): what each option
+puts on the GPU and in host RAM, the decode-speed bound of partial offload, the KV offload tier, the LoRA host
+cache, the proposer, memory already in use, the MIG slice and the mixed-GPU split with its launch settings.
+Everything comes from one :class:`planner.assessment.assess.Assessment`, so the numbers are the page's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from planner.assessment.assess import Assessment
+from planner.core.kv import kv_bytes_per_token
+from planner.deploy.kv_offload import KvOffloadTier, kv_offload_tier
+from planner.deploy.lora import adapter_bytes
+from planner.deploy.mixed import llamacpp_tensor_split, vllm_partition
+from planner.deploy.offload import active_fraction, decode_seconds, llamacpp_placement, read_bytes
+from planner.deploy.options import DeploymentOptions
+from planner.planning.extras import layer_offload, output_first
+from planner.planning.request import PlanRequest
+
+
+class DecodeBound(BaseModel, frozen=True, extra="forbid"):
+    """Decoded tokens per second of one sequence at best (every weight byte read once per token)."""
+
+    tokens_per_s: float
+    tokens_per_s_all_on_gpu: float
+    gpu_read_bytes: int
+    host_read_bytes: int
+    host_link: str  # "host RAM" (llama.cpp computes CPU layers there) or "PCIe" (vLLM streams offloaded weights)
+
+
+def _gpu_bandwidth(request: PlanRequest) -> int | None:
+    return request.gpu.bandwidth_bytes_per_s if request.gpu is not None else None
+
+
+def offloaded_per_gpu(a: Assessment) -> int:
+    """The most weight bytes one GPU keeps in host RAM (``--cpu-offload-gb``, llama.cpp's CPU layers)."""
+    return max((e.host_weights_bytes for e in a.result.deployment_stages or ()), default=0)
+
+
+def decode_bound(request: PlanRequest, a: Assessment) -> DecodeBound | None:
+    """The decode-speed consequence of partial offload (:mod:`planner.deploy.offload`), None without offload or
+    without the GPU's bandwidth."""
+    options, bandwidth = request.deployment, _gpu_bandwidth(request)
+    if options is None or bandwidth is None:
+        return None
+    model, precision = request.model, request.resolved_weights
+    everything = read_bytes(model, precision, range(model.num_hidden_layers), True)
+    tp = a.result.tensor_parallel
+    all_on_gpu = 1 / decode_seconds(everything // (tp * a.result.pipeline_parallel), bandwidth, 0, 1)
+    if layer_offload(options):
+        placement = llamacpp_placement(
+            model, precision, options.gpu_layers, options.cpu_moe_layers, output_first(request)
+        )
+        moved = int(placement.host_expert_bytes * active_fraction(model))
+        gpu = read_bytes(model, precision, placement.gpu_layers, placement.output_on_gpu) - moved
+        host = everything - gpu
+        seconds = decode_seconds(gpu, bandwidth, host, options.host_bandwidth_bytes_per_s)
+        return DecodeBound(
+            tokens_per_s=1 / seconds,
+            tokens_per_s_all_on_gpu=all_on_gpu,
+            gpu_read_bytes=gpu,
+            host_read_bytes=host,
+            host_link="host RAM",
+        )
+    offloaded = (
+        max(stage.host_weights_bytes for stage in a.result.deployment_stages) if a.result.deployment_stages else 0
+    )
+    if not offloaded:
+        return None
+    share = everything / max(1, a.result.weights_bytes_total)  # the part of the weights a token reads
+    host = int(offloaded * share)
+    gpu = everything // tp - host
+    seconds = decode_seconds(gpu, bandwidth, host, options.pcie_bandwidth_bytes_per_s)
+    return DecodeBound(
+        tokens_per_s=1 / seconds,
+        tokens_per_s_all_on_gpu=all_on_gpu,
+        gpu_read_bytes=gpu,
+        host_read_bytes=host,
+        host_link="PCIe",
+    )
+
+
+def offload_tier(request: PlanRequest, a: Assessment) -> KvOffloadTier | None:
+    """The KV offload tier of ``request`` (:mod:`planner.deploy.kv_offload`)."""
+    options = request.deployment
+    if options is None or options.kv_offload is None:
+        return None
+    result = a.result
+    per_token = kv_bytes_per_token(request.model, result.kv_dtype)
+    ranks = result.tensor_parallel * result.pipeline_parallel
+    return kv_offload_tier(options.kv_offload, per_token, result.block_size, ranks, result.context_tokens)
+
+
+def launch_settings(request: PlanRequest, a: Assessment) -> list[str]:
+    """Engine settings the deployment needs besides the launch command's (split, offload, LoRA, speculation)."""
+    options, engine = request.deployment or DeploymentOptions(), a.report.engine if a.report else "vllm"
+    split = tuple(b - s for s, b in (stage.layers for stage in a.result.stages))
+    out = []
+    if options.stage_gpus:
+        out.append(llamacpp_tensor_split(split) if engine == "llamacpp" else vllm_partition(split))
+    if options.gpu_layers is not None:
+        out.append(f"-ngl {options.gpu_layers}")
+    if options.cpu_moe_layers:
+        out.append(f"--n-cpu-moe {options.cpu_moe_layers}")
+    if options.cpu_offload_bytes:
+        out.append(f"--cpu-offload-gb {options.cpu_offload_bytes / 2**30:g}")
+    if options.kv_offload is not None:
+        tier = offload_tier(request, a)
+        size = (tier.host_bytes if tier else 0) / 2**30
+        out.append(f"--kv-offloading-size {size:.1f} --kv-offloading-backend {options.kv_offload.backend}")
+    if options.lora is not None:
+        lora = options.lora
+        flag = "--max-loras-per-batch" if engine == "sglang" else "--enable-lora --max-loras"
+        out.append(f"{flag} {lora.max_loras} --max-lora-rank {lora.max_lora_rank}")
+    if options.speculative is not None:
+        spec = options.speculative
+        draft = f'"model": "{spec.draft_model.id}", ' if spec.draft_model is not None else ""
+        out.append(
+            f'--speculative-config \'{{{draft}"method": "{spec.method}", '
+            f'"num_speculative_tokens": {spec.num_speculative_tokens}}}\''
+        )
+    return out
+
+
+def host_bytes(request: PlanRequest, a: Assessment) -> dict[str, int]:
+    """Host RAM by component, the whole deployment (every GPU's process)."""
+    result, options = a.result, request.deployment
+    gpus_per_stage = result.tensor_parallel * result.replicas
+    extras = a.result.deployment_stages or ()
+    weights = sum(stage.host_weights_bytes for stage in extras) * gpus_per_stage
+    tier = offload_tier(request, a)
+    lora = 0
+    if options is not None and options.lora is not None:
+        lora = (options.lora.max_cpu_loras or options.lora.max_loras) * adapter_bytes(request.model, options.lora)
+    return {
+        "host_weights_bytes": weights,
+        "kv_offload_host_bytes": (tier.host_bytes if tier else 0) * result.replicas,
+        "kv_offload_shm_bytes": (tier.shm_bytes if tier else 0) * result.replicas,
+        "lora_host_bytes": lora * result.replicas,
+    }
+
+
+def deployment_data(a: Assessment) -> dict[str, Any]:
+    """``fit --json``'s deployment fields: one per component, bytes per GPU (the limiting stage's, or the stage
+    that holds it) and host bytes; details under ``deployment`` (None without one)."""
+    request, result = a.request, a.result
+    stages = result.stages
+    data: dict[str, Any] = {
+        "lora_bytes_per_gpu": max(s.lora_bytes for s in stages),
+        "draft_bytes_per_gpu": max(s.draft_bytes for s in stages),
+        "other_bytes_per_gpu": max(s.other_bytes for s in stages),
+        "offloaded_weights_bytes_per_gpu": max(
+            (e.host_weights_bytes for e in a.result.deployment_stages or ()), default=0
+        ),
+        **host_bytes(request, a),
+    }
+    options = request.deployment
+    if options is None or not options.active:
+        data["deployment"] = None
+        return data
+    tier, bound = offload_tier(request, a), decode_bound(request, a)
+    data["deployment"] = {
+        "gpu_layers": options.gpu_layers,
+        "cpu_moe_layers": options.cpu_moe_layers,
+        "cpu_offload_bytes_per_gpu": options.cpu_offload_bytes,
+        "decode": bound.model_dump() if bound else None,
+        "kv_offload": tier._asdict() if tier else None,
+        "used_memory_bytes_per_gpu": options.used_memory_bytes,
+        "mig_profile": options.mig_profile,
+        "stage_gpus": [
+            {"name": g.name, "memory_bytes": g.memory_bytes, "layers": list(s.layers)}
+            for g, s in zip(options.stage_gpus, stages, strict=False)
+        ],
+        "layer_split": [s.layers[1] - s.layers[0] for s in stages],
+        "launch_settings": launch_settings(request, a),
+    }
+    return data

@@ -1,0 +1,13 @@
+"""The one error type of the planner.
+
+Invalid input (an impossible model shape, an unknown precision name, an illegal tensor-parallel split)
+raises :class:`PlannerError`. "Does not fit" is never an error: it is a result with ``fits=False``.
+"""
+
+
+class PlannerError(ValueError):
+    """Invalid input to the planner. The message names the offending field and says what would be valid."""
+
+
+class BeyondLimitsError(PlannerError):
+    """A number larger than any real model has (:mod:`planner.bounds.limits`): hostile or corrupt input, named by field."""

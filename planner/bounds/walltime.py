@@ -1,0 +1,69 @@
+"""A wall-clock budget for a piece of work that can grow (a page run, a CLI command): a deadline kept in a
+:class:`contextvars.ContextVar`, and :func:`check`, called in every loop whose length depends on the input,
+raising :class:`BudgetExceeded` (a :class:`PlannerError`, so every surface names it) once the deadline has passed.
+
+Pure: no thread, no signal. A budget only stops work that checks it, so the loops that can grow call
+:func:`check` (the advisor's enumeration, curves, binary searches, every plan and assessment). Budgets nest; the
+earlier deadline wins.
+
+>>> with budget(60, "this example"):
+...     check()
+>>> with budget(0, "an empty budget"):
+...     check()
+Traceback (most recent call last):
+planner.bounds.walltime.BudgetExceeded: an empty budget took longer than its budget of 0 s and was stopped; ...
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from planner.bounds.errors import PlannerError
+
+__all__ = ["BudgetExceeded", "budget", "check", "remaining"]
+
+
+class BudgetExceeded(PlannerError):
+    """The work took longer than its wall-clock budget and was stopped."""
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    at: float  # time.monotonic()
+    seconds: float
+    what: str
+
+
+_DEADLINE: ContextVar[_Deadline | None] = ContextVar("headroom_deadline", default=None)
+
+
+@contextmanager
+def budget(seconds: float, what: str = "the request") -> Iterator[None]:
+    """Run the block under a deadline ``seconds`` from now (an enclosing earlier deadline stays in force)."""
+    deadline = _Deadline(time.monotonic() + seconds, seconds, what)
+    current = _DEADLINE.get()
+    token = _DEADLINE.set(deadline if current is None or deadline.at < current.at else current)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def check() -> None:
+    """Raise :class:`BudgetExceeded` when the current deadline has passed (nothing without a budget)."""
+    deadline = _DEADLINE.get()
+    if deadline is not None and time.monotonic() >= deadline.at:
+        raise BudgetExceeded(
+            f"{deadline.what} took longer than its budget of {deadline.seconds:g} s and was stopped; a shorter "
+            "context, fewer GPU counts or a smaller model plan faster"
+        )
+
+
+def remaining() -> float | None:
+    """Seconds left in the current budget (``None`` without one)."""
+    deadline = _DEADLINE.get()
+    return None if deadline is None else deadline.at - time.monotonic()

@@ -1,0 +1,136 @@
+"""Weight memory: parameters x bits per parameter, per category, per GPU.
+
+``weight bytes = parameters x bytes per parameter`` (seed 000; seed 001: "8B x 2 bytes (FP16) = 16 GB").
+A quantization format stores its quantized categories at its bits per weight (scales and zero points
+included) and keeps the rest in 16 bits (:mod:`planner.core.precision`).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import lru_cache
+
+from planner.core.model import ModelSpec
+from planner.core.params import ParameterBreakdown
+from planner.core.precision import WeightFormat, weight_format
+
+
+def category_bits(fmt: WeightFormat, has_experts: bool) -> dict[str, Fraction]:
+    """Bits per parameter of each :class:`ParameterBreakdown` category under ``fmt`` (exact rationals, so that
+    sums in any order give the same byte count)."""
+    q, u = Fraction(fmt.bits_per_weight), Fraction(fmt.unquantized_bits)
+    if fmt.scope == "none":
+        return dict.fromkeys(("embedding", "lm_head", "attention", "dense_mlp", "experts", "small", "attached"), q)
+    if fmt.scope == "all":
+        return {
+            "embedding": q,
+            "lm_head": q,
+            "attention": q,
+            "dense_mlp": q,
+            "experts": q,
+            "small": q,
+            "attached": u,
+        }
+    if fmt.scope == "mlp":  # feed-forward quantized; attention (and lm_head) kept or in their own format
+        return {
+            "embedding": u,
+            "lm_head": Fraction(fmt.lm_head_bits) if fmt.lm_head_bits is not None else u,
+            "attention": Fraction(fmt.attention_bits) if fmt.attention_bits is not None else u,
+            "dense_mlp": q,
+            "experts": q,
+            "small": u,
+            "attached": u,
+        }
+    experts_only = fmt.scope == "experts" and has_experts
+    linear = u if experts_only else q
+    return {
+        "embedding": u,
+        "lm_head": u,
+        "attention": linear,
+        "dense_mlp": linear,
+        "experts": q,
+        "small": u,
+        "attached": u,
+    }
+
+
+# An entry is a breakdown of ~10 ints and a string: 1,024 of them stay under 1 MB.
+@lru_cache(maxsize=1024)
+def weights_bytes(params: ParameterBreakdown, precision: str) -> int:
+    """Bytes of every served parameter (one full copy of the model) in ``precision``.
+
+    Seed 001: 8e9 parameters in FP16 = 16.0 GB; in 4-bit = 4.0 GB; 70e9 in 8-bit = 70.0 GB.
+    """
+    bits = category_bits(weight_format(precision), params.experts > 0)
+    total_bits = (
+        params.embedding * bits["embedding"]
+        + params.lm_head * bits["lm_head"]
+        + params.attention * bits["attention"]
+        + params.dense_mlp * bits["dense_mlp"]
+        + params.experts * bits["experts"]
+        + params.small * bits["small"]
+        + params.attached_loaded * bits["attached"]
+    )
+    return math.ceil(total_bits / 8)
+
+
+def stage_weights_bytes_per_gpu(
+    model: ModelSpec,
+    layers: list[ParameterBreakdown],
+    whole: ParameterBreakdown,
+    precision: str,
+    tensor_parallel: int,
+    stage: range,
+    first: bool,
+    last: bool,
+) -> int:
+    """Weight bytes on one GPU of a pipeline stage holding decoder layers ``stage``.
+
+    Tensor parallelism shards attention, MLP, experts and the vocabulary-parallel embedding and lm_head
+    (vLLM ``VocabParallelEmbedding`` / ``ParallelLMHead``) over ``tp``; norms, routers and MLA's
+    down-projections stay whole on every rank (``ReplicatedLinear``); when TP exceeds the KV heads each rank
+    keeps a whole KV head, so its k/v projections are replicated (vLLM ``QKVParallelLinear``).
+    The first stage holds the embedding and attached modules (vision tower), the last the lm_head and
+    final norm.
+    """
+    bits = category_bits(weight_format(precision), whole.experts > 0)
+    tp = tensor_parallel
+    attention = replicated_attention = dense = experts = small = replicated_small = 0
+    for index in stage:
+        layer = layers[index]
+        rep_small = min(layer.small, layer.replicated_under_tp)
+        attention += layer.attention
+        replicated_attention += layer.replicated_under_tp - rep_small
+        dense += layer.dense_mlp
+        experts += layer.experts
+        small += layer.small
+        replicated_small += rep_small
+    sharded_bits = (
+        (attention - replicated_attention) * bits["attention"]
+        + dense * bits["dense_mlp"]
+        + experts * bits["experts"]
+        + (small - replicated_small) * bits["small"]
+    )
+    replicated_bits = replicated_attention * bits["attention"] + replicated_small * bits["small"]
+    if first:
+        sharded_bits += whole.embedding * bits["embedding"] + whole.attached_loaded * bits["attached"]
+    if last:
+        sharded_bits += whole.lm_head * bits["lm_head"]
+        block_small = sum(layer.small for layer in layers)
+        replicated_bits += (whole.small - block_small) * bits["small"]  # final norm, lm_head bias
+    replicated_bits += kv_replication_extra(model, tp) * len(stage) * bits["attention"]
+    return math.ceil((sharded_bits / tp + replicated_bits) / 8)
+
+
+def kv_replication_extra(model: ModelSpec, tensor_parallel: int) -> Fraction:
+    """Extra k/v projection parameters per layer on one rank when TP exceeds the KV heads.
+
+    Each rank holds ``max(1, kv // tp)`` whole heads where an even split would give ``kv / tp``:
+    ``2 x hidden x head_dim x (heads held - kv / tp)``.
+    """
+    if model.mla is not None or model.hidden_size is None:
+        return Fraction(0)
+    kv = model.resolved_kv_heads
+    held = max(1, kv // tensor_parallel)
+    return 2 * model.hidden_size * model.resolved_head_dim * (held - Fraction(kv, tensor_parallel))

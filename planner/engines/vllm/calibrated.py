@@ -1,0 +1,133 @@
+"""Overheads measured on a real start-up (see :func:`planner.sources.logs.calibrate`).
+
+The measured weights, activation peak, non-torch memory and device total replace vLLM's estimates; absent
+figures fall back to the vLLM profile's. A calibration travels in a shared link as a short string
+(:meth:`Calibrated.to_token`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import Field, ValidationError
+
+from planner.bounds.errors import PlannerError
+from planner.bounds.limits import MAX_GPU_MEMORY_BYTES, GpuMemoryBytes
+from planner.core.overhead import EngineProfile, EngineVersion, Fraction, OverheadBytes, StageContext
+from planner.engines.vllm.blocks import StageOverrides
+from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile, vllm_cudagraph_bytes
+from planner.sources.config import describe_validation_error
+
+# The short form's fields, by letter (Calibrated.to_token).
+CALIBRATION_LETTERS = (
+    ("t", "total_memory_bytes"),
+    ("w", "weights_bytes"),
+    ("a", "activation_bytes"),
+    ("n", "non_torch_bytes"),
+    ("g", "cuda_graph_bytes"),
+)
+# Measured bytes: at most what one GPU may hold (planner.bounds.limits), so every calibration fits a link's 15 digits.
+NonNegative = Annotated[int, Field(ge=0, le=MAX_GPU_MEMORY_BYTES)]
+ENGINES = ("vllm", "sglang", "llamacpp")
+MAX_TOKEN_CHARS = 200  # ui.settings.MAX_TEXT_CHARS: what a link may carry
+MAX_FIGURE_DIGITS = 15  # bytes: 10^15 is a petabyte, beyond any GPU's memory
+_DIGITS = re.compile(r"[0-9]+")  # ASCII digits only (str.isdigit() accepts "²", which int() refuses)
+_FRACTION = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,16})?(?:e-?[0-9]{1,2})?")
+
+
+class Calibrated(EngineProfile, frozen=True, extra="forbid"):
+    """A vLLM profile whose working space was measured: figures given replace the estimates."""
+
+    kind: Literal["calibrated"] = "calibrated"
+    reserve_is_spare: ClassVar[bool] = True  # vLLM's accounting
+    engine: Literal["vllm", "sglang", "llamacpp"] = "vllm"  # the engine whose log it was
+    engine_version: EngineVersion = VLLM_DEFAULT_VERSION
+    gpu_memory_utilization: Fraction = 0.90
+    total_memory_bytes: GpuMemoryBytes | None = None
+    weights_bytes: NonNegative | None = None
+    activation_bytes: NonNegative | None = None
+    non_torch_bytes: NonNegative | None = None
+    cuda_graph_bytes: NonNegative | None = None
+
+    @property
+    def engine_name(self) -> str:
+        """Calibrations are reported and launched through vLLM's accounting."""
+        return "vllm"
+
+    def base_profile(self) -> VllmProfile:
+        return VllmProfile(engine_version=self.engine_version, gpu_memory_utilization=self.gpu_memory_utilization)
+
+    def stage_overrides(self, pipeline_parallel: int) -> StageOverrides:
+        """The measured figures as overrides of vLLM's per-rank estimates (weights only without PP)."""
+        return StageOverrides(
+            activation=self.activation_bytes,
+            non_torch=self.non_torch_bytes,
+            weights=self.weights_bytes if pipeline_parallel == 1 else None,
+            cuda_graph=self.cuda_graph_bytes,
+            util_total=self.total_memory_bytes,
+        )
+
+    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
+        """Measured figures where given. The device total and the weights are folded into the reserve, which
+        stays non-negative: ``memory - util x total + (measured weights - estimated weights)``."""
+        base = self.base_profile()
+        activation = self.activation_bytes
+        if activation is None:
+            activation = base.activation_bytes(ctx)
+        framework = (
+            self.non_torch_bytes
+            if self.non_torch_bytes is not None
+            else base.non_torch_bytes(ctx.tensor_parallel, ctx.pipeline_parallel)
+        )
+        if base.cudagraph_in_budget:
+            framework += self.cuda_graph_bytes if self.cuda_graph_bytes is not None else vllm_cudagraph_bytes(ctx.model)
+        total = self.total_memory_bytes or ctx.gpu_memory_bytes
+        reserved = ctx.gpu_memory_bytes - math.floor(self.gpu_memory_utilization * total)
+        if self.weights_bytes is not None and ctx.pipeline_parallel == 1:
+            reserved += self.weights_bytes - ctx.weights_bytes
+        return OverheadBytes(activation_bytes=activation, framework_bytes=framework, reserved_bytes=max(0, reserved))
+
+    def to_token(self) -> str:
+        """``"cal1~vllm~0.19.0~0.95~t85029615043~w16095..."``: short, URL-safe, round-trips exactly."""
+        parts = ["cal1", self.engine, self.engine_version, f"{self.gpu_memory_utilization:g}"]
+        for letter, name in CALIBRATION_LETTERS:
+            value = getattr(self, name)
+            if value is not None:
+                parts.append(f"{letter}{value}")
+        return "~".join(parts)
+
+    @classmethod
+    def from_token(cls, token: str) -> Calibrated:
+        """Inverse of :meth:`to_token`; a malformed string raises :class:`planner.bounds.errors.PlannerError` naming the
+        part: at most :data:`MAX_TOKEN_CHARS` characters, a known engine, a short release, a fraction in (0, 1],
+        and figures of ASCII digits, at most :data:`MAX_FIGURE_DIGITS` each, each given once."""
+        text = token.strip()
+        if len(text) > MAX_TOKEN_CHARS:
+            raise PlannerError(f"calibration: longer than {MAX_TOKEN_CHARS} characters; not one Headroom made")
+        parts = text.split("~")
+        if len(parts) < 4 or parts[0] != "cal1":
+            raise PlannerError(f"calibration: expected 'cal1~engine~version~util~...', got {text[:60]!r}")
+        engine, version, util = parts[1:4]
+        if engine not in ENGINES:
+            raise PlannerError(f"calibration: unknown engine {engine[:20]!r} (one of {', '.join(ENGINES)})")
+        if not _FRACTION.fullmatch(util) or not 0 < float(util) <= 1:
+            raise PlannerError(f"calibration: the memory fraction {util[:20]!r} is not a number in (0, 1]")
+        fields: dict[str, object] = {"engine": engine, "engine_version": version, "gpu_memory_utilization": float(util)}
+        names = dict(CALIBRATION_LETTERS)
+        for part in parts[4:]:
+            name, digits = names.get(part[:1]), part[1:]
+            if name is None or not _DIGITS.fullmatch(digits):
+                raise PlannerError(f"calibration: unreadable field {part[:20]!r}")
+            if len(digits) > MAX_FIGURE_DIGITS:
+                raise PlannerError(
+                    f"calibration: {name} has {len(digits)} digits; at most {MAX_FIGURE_DIGITS} (a petabyte)"
+                )
+            if name in fields:
+                raise PlannerError(f"calibration: {name} is given twice")
+            fields[name] = int(digits)
+        try:
+            return cls.model_validate(fields)
+        except ValidationError as exc:
+            raise PlannerError(f"calibration: {describe_validation_error(exc)}") from None

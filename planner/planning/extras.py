@@ -1,0 +1,148 @@
+"""A plan's deployment, stage by stage: what :mod:`planner.planning.plan` reads from a request's ``deployment``.
+
+For each pipeline stage (one GPU of it): the weights that stay on the GPU and those in host RAM
+(:mod:`.offload`), the layers whose KV cache is on the GPU, the LoRA slots (:mod:`.lora`), the proposer's weights
+and KV bytes per token (:mod:`.speculative`, on the last stage) and the memory other processes hold. Mixed GPUs
+(:mod:`.mixed`) give each stage its own memory and, optionally, its own number of layers.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from planner.bounds.errors import PlannerError
+from planner.core.parallel import stage_layer_ranges
+from planner.core.params import ParameterBreakdown
+from planner.core.weights import stage_weights_bytes_per_gpu
+from planner.deploy.lora import lora_slot_bytes
+from planner.deploy.mixed import check_split, ranges_of
+from planner.deploy.offload import (
+    LLAMACPP_OUTPUT_FIRST_BUILD,
+    llamacpp_build,
+    llamacpp_gpu_layers,
+    llamacpp_placement,
+    vllm_offloaded_bytes,
+)
+from planner.deploy.options import DeploymentOptions
+from planner.deploy.speculative import Drafter, drafter
+from planner.planning.request import PlanRequest
+
+NO_DRAFTER = Drafter(0, 0, 0)
+
+
+class StageExtras(NamedTuple):
+    """One GPU of one pipeline stage, as the deployment changes it (bytes)."""
+
+    weights_bytes: int  # the model's weights resident on this GPU
+    host_weights_bytes: int  # this GPU's weights kept in host RAM (offloaded)
+    kv_layers: tuple[int, int]  # the stage's layers whose KV cache is on this GPU, [start, stop)
+    lora_bytes: int
+    draft_bytes: int
+    draft_kv_bytes_per_token: int
+    lookahead_tokens: int
+    other_bytes: int  # held by other processes before the engine starts
+
+
+def output_first(request: PlanRequest) -> bool:
+    """Whether the llama.cpp build offloads the output layer first (PR #18148; other engines: not asked)."""
+    version = str(getattr(request.overhead, "engine_version", ""))
+    return request.overhead.kind == "llamacpp" and llamacpp_build(version) >= LLAMACPP_OUTPUT_FIRST_BUILD
+
+
+def layer_offload(options: DeploymentOptions | None) -> bool:
+    """llama.cpp's per-layer placement is asked for (``-ngl`` or ``--n-cpu-moe``)."""
+    return options is not None and (options.gpu_layers is not None or options.cpu_moe_layers > 0)
+
+
+def check_deployment(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int) -> None:
+    """Combinations no engine runs, refused with a :class:`PlannerError` naming the options."""
+    options = request.deployment
+    if options is None:
+        return
+    if layer_offload(options) and (tensor_parallel > 1 or pipeline_parallel > 1):
+        raise PlannerError("gpu layers: llama.cpp's -ngl / --n-cpu-moe are planned on one GPU (TP 1, PP 1)")
+    if layer_offload(options) and options.cpu_offload_bytes:
+        raise PlannerError("offload: -ngl (llama.cpp) and --cpu-offload-gb (vLLM, SGLang) are different engines")
+    if options.stage_gpus and (pipeline_parallel != len(options.stage_gpus) or tensor_parallel != 1):
+        raise PlannerError(
+            f"mixed GPUs: {len(options.stage_gpus)} GPUs are {len(options.stage_gpus)} pipeline stages of TP 1, "
+            f"not TP {tensor_parallel} x PP {pipeline_parallel}"
+        )
+
+
+def layer_ranges(request: PlanRequest, pipeline_parallel: int) -> list[range]:
+    """The decoder layers of each stage: the deployment's split, else vLLM's ``get_pp_indices``."""
+    options = request.deployment
+    if options is not None and options.layer_split is not None:
+        check_split(options.layer_split, request.model.num_hidden_layers, pipeline_parallel)
+        return ranges_of(options.layer_split)
+    return stage_layer_ranges(request.model.num_hidden_layers, pipeline_parallel)
+
+
+def kv_layers(request: PlanRequest, stage: range) -> range:
+    """The layers of ``stage`` whose KV cache sits on the GPU (llama.cpp keeps a CPU layer's KV on the CPU)."""
+    options = request.deployment
+    if not layer_offload(options):
+        return stage
+    assert options is not None
+    n = request.model.num_hidden_layers
+    ngl = n + 1 if options.gpu_layers is None else options.gpu_layers
+    return llamacpp_gpu_layers(n, ngl, output_first(request) or options.gpu_layers is None)[0]
+
+
+def stage_drafter(request: PlanRequest, tensor_parallel: int, last: bool) -> Drafter:
+    """The proposer on one GPU of a stage (the last one holds it)."""
+    options = request.deployment
+    if options is None or options.speculative is None or not last:
+        return NO_DRAFTER
+    precision, kv = request.resolved_weights, request.resolved_kv_dtype
+    return drafter(request.model, options.speculative, precision, kv, tensor_parallel)
+
+
+def _stage(
+    request: PlanRequest, params: ParameterBreakdown, layers: list[ParameterBreakdown] | None, tp: int,
+    stage: range, weights: int, last: bool,
+) -> StageExtras:  # fmt: skip
+    options = request.deployment
+    assert options is not None
+    model, precision = request.model, request.resolved_weights
+    host = 0
+    if layer_offload(options):
+        ngl = options.gpu_layers
+        placement = llamacpp_placement(model, precision, ngl, options.cpu_moe_layers, output_first(request))
+        weights, host = placement.gpu_bytes, placement.host_bytes
+    elif options.cpu_offload_bytes and layers is not None:
+        decoder = stage_weights_bytes_per_gpu(model, layers, params, precision, tp, stage, False, False)
+        host = vllm_offloaded_bytes(decoder, options.cpu_offload_bytes)
+        weights -= host
+    lora = 0
+    if options.lora is not None:
+        lora = lora_slot_bytes(model, options.lora, tp, stage, options.lora.max_loras)
+    proposer = stage_drafter(request, tp, last)
+    return StageExtras(
+        weights_bytes=weights,
+        host_weights_bytes=host,
+        kv_layers=(kv_layers(request, stage).start, kv_layers(request, stage).stop),
+        lora_bytes=lora,
+        draft_bytes=proposer.weights_bytes,
+        draft_kv_bytes_per_token=proposer.kv_bytes_per_token,
+        lookahead_tokens=proposer.lookahead_tokens,
+        other_bytes=options.used_memory_bytes,
+    )
+
+
+def stage_extras(
+    request: PlanRequest,
+    params: ParameterBreakdown,
+    layers: list[ParameterBreakdown] | None,
+    tensor_parallel: int,
+    ranges: list[range],
+    weights: list[int],
+) -> tuple[StageExtras, ...] | None:
+    """Every stage's :class:`StageExtras` (None without a deployment); ``weights`` are the stages' whole weights."""
+    if request.deployment is None:
+        return None
+    last = len(ranges) - 1
+    return tuple(
+        _stage(request, params, layers, tensor_parallel, stage, weights[i], i == last) for i, stage in enumerate(ranges)
+    )

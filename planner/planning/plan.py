@@ -1,0 +1,412 @@
+"""The one calculation: a model, a GPU set-up, precisions and a workload in; a per-GPU memory breakdown and
+a capacity out.
+
+Capacity (seed 001): ``concurrent sequences = (GPU memory - weights - overhead) / (KV per token x tokens
+per sequence)``. Everything is per GPU and per pipeline stage; the fullest stage limits (vLLM uses the
+minimum block count over ranks). Data-parallel replicas multiply the capacity.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import NamedTuple
+
+from pydantic import BaseModel
+
+from planner.bounds.errors import PlannerError
+from planner.bounds.walltime import check
+from planner.core.kv import kv_bytes_per_token, kv_bytes_per_token_in_layers
+from planner.core.model import ModelSpec
+from planner.core.overhead import StageContext
+from planner.core.parallel import check_parallel
+from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
+from planner.core.precision import kv_format, weight_format
+from planner.core.weights import stage_weights_bytes_per_gpu, weights_bytes
+from planner.deploy.mixed import stage_memory_bytes
+from planner.planning.extras import StageExtras, check_deployment, layer_ranges, stage_extras
+from planner.planning.request import FitStatus, PlanRequest
+from planner.planning.sequences import SequenceSizes, sequence_sizes
+
+__all__ = [
+    "CapacityAt",
+    "FitStatus",
+    "MemoryFit",
+    "PlanBasis",
+    "PlanRequest",
+    "PlanResult",
+    "StageMemory",
+    "concurrency_curve",
+    "fit_at",
+    "plan",
+    "plan_basis",
+]
+
+
+class StageMemory(BaseModel, frozen=True, extra="forbid"):
+    """One GPU of one pipeline stage, in bytes. ``headroom_bytes`` is signed: the KV pool when positive,
+    the shortfall when negative."""
+
+    stage: int
+    layers: tuple[int, int]  # first and last+1 decoder layer
+    gpu_memory_bytes: int
+    weights_bytes: int
+    activation_bytes: int
+    overhead_bytes: int
+    reserved_bytes: int
+    kv_cache_bytes: int
+    headroom_bytes: int
+    kv_bytes_per_token: int  # this GPU's share of one token, all its attention layers (and a drafter's)
+    lora_bytes: int = 0  # LoRA adapter slots (planner.deploy.lora)
+    draft_bytes: int = 0  # a draft model, EAGLE/Medusa heads or MTP layers (planner.deploy.speculative)
+    other_bytes: int = 0  # held by other processes or engines before this one starts (planner.deploy.sharing)
+
+    @property
+    def free_bytes(self) -> int:
+        """Memory left after everything, the KV pool included (0 when the pool takes the rest)."""
+        return max(0, self.gpu_memory_bytes - self.used_bytes)
+
+    @property
+    def used_bytes(self) -> int:
+        return (
+            self.weights_bytes + self.activation_bytes + self.overhead_bytes + self.reserved_bytes + self.kv_cache_bytes
+        ) + (self.lora_bytes + self.draft_bytes + self.other_bytes)
+
+
+class CapacityAt(BaseModel, frozen=True, extra="forbid"):
+    """How many sequences of ``context_tokens`` the deployment holds at once.
+
+    Totals are per replica times the replicas: a sequence lives in one replica's pool, so two replicas with
+    half a sequence of room each hold no conversation (``conversations`` counts whole ones per replica).
+    """
+
+    context_tokens: int
+    kv_bytes_per_sequence: int  # one sequence, whole model (window caps and fixed states included)
+    replicas: int
+    sequences: float  # exact token accounting (the seeds' formula), all replicas
+    sequences_paged: float  # blocks of block_size tokens, rounded up per sequence (vLLM, SGLang, TRT-LLM)
+    sequences_contiguous: int  # each sequence reserves max_model_len up front (naive allocation)
+    sequences_with_shared_prefix: float  # paged, the shared prefix's full blocks stored once per replica
+
+    @property
+    def sequences_per_replica(self) -> float:
+        """Paged sequences one replica's pool holds."""
+        return self.sequences_paged / self.replicas if self.replicas else 0.0
+
+    @property
+    def conversations(self) -> int:
+        """Whole conversations held at once: whole paged sequences per replica, times the replicas."""
+        return math.floor(self.sequences_per_replica + 1e-9) * self.replicas
+
+
+class PlanResult(BaseModel, frozen=True, extra="forbid"):
+    """A plan: ``fits`` and the signed headroom are data, never exceptions."""
+
+    model_id: str
+    weights: str
+    kv_dtype: str
+    gpu_count: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    replicas: int
+    context_tokens: int
+    max_model_len: int
+    block_size: int
+    fits: bool
+    fit_status: FitStatus
+    parameters_total: int
+    parameters_active: int
+    parameters_served: int
+    weights_bytes_total: int  # one copy of the served model
+    per_gpu: StageMemory  # the limiting GPU
+    stages: tuple[StageMemory, ...]
+    kv_bytes_per_token: int  # whole model, all GPUs of a replica, ignoring window caps
+    kv_budget_tokens: int  # whole deployment: tokens the KV pools hold (0 when it does not fit)
+    kv_budget_tokens_per_replica: int
+    gpu_blocks: int  # per replica: blocks of block_size tokens on the limiting GPU
+    capacity: CapacityAt
+    max_concurrency: float  # paged sequences of context_tokens, whole deployment
+    warnings: tuple[str, ...] = ()
+    deployment_stages: tuple[StageExtras, ...] | None = None  # what request.deployment changed, per stage
+
+    @property
+    def headroom_bytes(self) -> int:
+        return self.per_gpu.headroom_bytes
+
+
+class PlanBasis(BaseModel, frozen=True, extra="forbid"):
+    """The memory-independent part of a plan: the parallel split, the weights and KV bytes per token on one GPU
+    of each pipeline stage, and the bytes one sequence takes there.
+
+    :func:`fit_at` evaluates it at a GPU memory size; :func:`plan` is :func:`plan_basis` then :func:`fit_at` at
+    ``request.gpu_memory_bytes``. The advisor calls :func:`fit_at` once per catalog memory size, so both use one
+    capacity formula. ``request.gpu_memory_bytes`` is not read here.
+    """
+
+    request: PlanRequest
+    tensor_parallel: int
+    pipeline_parallel: int
+    replicas: int  # gpu_count // (tp x pp)
+    params: ParameterBreakdown
+    stage_ranges: tuple[tuple[int, int], ...]
+    weights_bytes: tuple[int, ...]  # per GPU of each stage
+    kv_bytes_per_token: tuple[int, ...]  # per GPU of each stage, all its attention layers
+    sequences: SequenceSizes  # at request.context_tokens
+    extras: tuple[StageExtras, ...] | None = None  # per stage, what request.deployment changes
+
+
+# Keyed by the (frozen, hashable) spec: the advisor plans the same split on every catalog GPU, so each key recurs
+# ~45 times. An entry is an int plus references; with the largest spec (~11 kB, planner.bounds.limits) 256 entries keep
+# at most ~3 MB of specs alive.
+@lru_cache(maxsize=256)
+def _stage_weights_bytes(
+    model: ModelSpec, precision: str, tensor_parallel: int, start: int, stop: int, first: bool, last: bool
+) -> int:
+    """Weight bytes on one GPU of the stage holding layers ``[start, stop)``
+    (:func:`planner.core.weights.stage_weights_bytes_per_gpu`); a model known by size alone is spread evenly over
+    stages and ranks."""
+    params = parameter_breakdown(model)
+    if not (model.hidden_size and model.vocab_size):
+        return math.ceil(weights_bytes(params, precision) * (stop - start) / model.num_hidden_layers / tensor_parallel)
+    layers = layer_breakdowns(model)
+    return stage_weights_bytes_per_gpu(
+        model, layers, params, precision, tensor_parallel, range(start, stop), first, last
+    )
+
+
+def plan_basis(request: PlanRequest) -> PlanBasis:
+    """Everything of a plan that does not depend on the GPU's memory size (raises on an illegal split)."""
+    check()
+    model = request.model
+    tp, pp = request.resolved_parallelism
+    check_parallel(model, tp, pp, request.gpu_count)
+    check_deployment(request, tp, pp)
+    weight_format(request.resolved_weights)
+    kv_format(request.resolved_kv_dtype)
+    params = parameter_breakdown(model)
+    layers = layer_breakdowns(model) if model.hidden_size and model.vocab_size else None
+    ranges = layer_ranges(request, pp)
+    weights = []
+    per_token = []
+    for index, stage in enumerate(ranges):
+        weights.append(
+            _stage_weights_bytes(
+                model, request.resolved_weights, tp, stage.start, stage.stop, index == 0, index == pp - 1
+            )
+        )
+        per_token.append(kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, stage))
+    extras = stage_extras(request, params, layers, tp, ranges, weights)
+    if extras is not None:
+        weights = [e.weights_bytes for e in extras]
+        kv = request.resolved_kv_dtype
+        per_token = [
+            kv_bytes_per_token_in_layers(model, kv, tp, range(*e.kv_layers)) + e.draft_kv_bytes_per_token
+            for e in extras
+        ]
+    stage_ranges = tuple((r.start, r.stop) for r in ranges)
+    return PlanBasis(
+        request=request,
+        tensor_parallel=tp,
+        pipeline_parallel=pp,
+        replicas=request.gpu_count // (tp * pp),
+        params=params,
+        stage_ranges=stage_ranges,
+        weights_bytes=tuple(weights),
+        kv_bytes_per_token=tuple(per_token),
+        sequences=sequence_sizes(request, tp, stage_ranges, request.context_tokens),
+        extras=extras,
+    )
+
+
+def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMemory:
+    """One GPU of ``stage`` with ``gpu_memory_bytes``: the overhead model's working space, and the signed
+    headroom ``memory - weights - activations - framework - reserved`` (the KV pool when positive; seed 001)."""
+    request = basis.request
+    start, stop = basis.stage_ranges[stage]
+    weights = basis.weights_bytes[stage]
+    gpu_memory_bytes = stage_memory_bytes(request.deployment, stage, gpu_memory_bytes)
+    extra = basis.extras[stage] if basis.extras is not None else None
+    # model_construct: every field is already validated (revalidating the ModelSpec costs ~60 us per stage).
+    overhead = request.overhead.per_gpu(
+        StageContext.model_construct(
+            model=request.model,
+            gpu_memory_bytes=gpu_memory_bytes,
+            tensor_parallel=basis.tensor_parallel,
+            pipeline_parallel=basis.pipeline_parallel,
+            is_last_stage=stage == basis.pipeline_parallel - 1,
+            weights_bytes=weights,
+            max_model_len=request.max_model_len or request.context_tokens,
+            stage_index=stage,
+            layers=(start, stop),
+            weights_format=request.resolved_weights,
+            gpu_name=request.gpu.name if request.gpu is not None else None,
+        )
+    )
+    lora, draft, other = (extra.lora_bytes, extra.draft_bytes, extra.other_bytes) if extra else (0, 0, 0)
+    # Memory other processes hold comes out of a reserve the engine leaves unused (vLLM's 1 - util) first.
+    spare = min(other, overhead.reserved_bytes) if request.overhead.reserve_is_spare else 0
+    reserved = overhead.reserved_bytes - spare
+    headroom = gpu_memory_bytes - weights - overhead.activation_bytes - overhead.framework_bytes - reserved
+    headroom -= lora + draft + other
+    return StageMemory(
+        stage=stage,
+        layers=(start, stop),
+        gpu_memory_bytes=gpu_memory_bytes,
+        weights_bytes=weights,
+        activation_bytes=overhead.activation_bytes,
+        overhead_bytes=overhead.framework_bytes,
+        reserved_bytes=reserved,
+        kv_cache_bytes=max(0, headroom),
+        headroom_bytes=headroom,
+        kv_bytes_per_token=basis.kv_bytes_per_token[stage],
+        lora_bytes=lora,
+        draft_bytes=draft,
+        other_bytes=other,
+    )
+
+
+def capacity_of(stages: Sequence[StageMemory], sizes: SequenceSizes, replicas: int) -> CapacityAt:
+    """Sequences of ``sizes.context_tokens`` the limiting stage holds, times the replicas (seed 001:
+    ``KV pool / KV bytes per sequence``; paged, with the shared prefix stored once, and contiguous)."""
+    exact = paged = prefix = math.inf
+    contiguous = None
+    for stage, per_seq in zip(stages, sizes.per_stage, strict=True):
+        pool = stage.kv_cache_bytes if stage.headroom_bytes > 0 else 0
+        if per_seq.exact == 0:  # a stage without any cache (all layers linear and none here): unlimited
+            continue
+        exact = min(exact, pool / per_seq.exact)
+        paged = min(paged, pool / per_seq.paged)
+        own = per_seq.paged - per_seq.shared_prefix
+        prefix = min(prefix, max(0.0, (pool - per_seq.shared_prefix) / own) if own > 0 else math.inf)
+        held = pool // per_seq.reserved
+        contiguous = held if contiguous is None else min(contiguous, held)
+    if math.isinf(exact):
+        exact = paged = prefix = 0.0
+    return CapacityAt(
+        context_tokens=sizes.context_tokens,
+        kv_bytes_per_sequence=sizes.whole_model_bytes,
+        replicas=replicas,
+        sequences=exact * replicas,
+        sequences_paged=paged * replicas,
+        sequences_contiguous=(contiguous or 0) * replicas,
+        sequences_with_shared_prefix=prefix * replicas,
+    )
+
+
+class MemoryFit(NamedTuple):
+    """A :class:`PlanBasis` at one GPU memory size: memory per stage, capacity and whether it fits."""
+
+    stages: tuple[StageMemory, ...]
+    limiting: StageMemory  # the stage with the fewest tokens of room
+    capacity: CapacityAt
+    fit_status: FitStatus
+    kv_budget_tokens_per_replica: int
+    gpu_blocks: int  # per replica, on the limiting GPU
+    replicas: int
+
+
+def stages_at(basis: PlanBasis, gpu_memory_bytes: int) -> tuple[StageMemory, ...]:
+    """Every stage of ``basis`` on GPUs of ``gpu_memory_bytes`` (:func:`stage_memory`)."""
+    return tuple(stage_memory(basis, i, gpu_memory_bytes) for i in range(len(basis.stage_ranges)))
+
+
+def _limiting(stages: tuple[StageMemory, ...]) -> StageMemory:
+    """The stage with the fewest tokens of room (vLLM takes the minimum block count over ranks)."""
+    if len(stages) == 1:
+        return stages[0]
+    return min(stages, key=lambda s: (s.headroom_bytes / s.kv_bytes_per_token) if s.kv_bytes_per_token else math.inf)
+
+
+def fit_of(basis: PlanBasis, stages: tuple[StageMemory, ...], replicas: int | None = None) -> MemoryFit:
+    """Capacity and fit of ``basis`` given its ``stages`` (from :func:`stages_at`), with ``replicas``
+    (default: the request's).
+
+    Weights and overhead leave no room: ``weights-do-not-fit``; room for less than one sequence in a replica
+    (replicas never share a sequence): ``no-room-for-one-sequence``; else ``fits``.
+    """
+    replicas = basis.replicas if replicas is None else replicas
+    limiting = _limiting(stages)
+    capacity = capacity_of(stages, basis.sequences, replicas)
+    per_token_gpu = limiting.kv_bytes_per_token
+    pool = max(0, limiting.headroom_bytes)
+    block_bytes = per_token_gpu * basis.request.block_size
+    if limiting.headroom_bytes <= 0:
+        status: FitStatus = "weights-do-not-fit"
+    elif capacity.sequences < capacity.replicas:  # less than one exact sequence per replica
+        status = "no-room-for-one-sequence"
+    else:
+        status = "fits"
+    return MemoryFit(
+        stages=stages,
+        limiting=limiting,
+        capacity=capacity,
+        fit_status=status,
+        kv_budget_tokens_per_replica=pool // per_token_gpu if per_token_gpu else 0,
+        gpu_blocks=pool // block_bytes if block_bytes else 0,
+        replicas=replicas,
+    )
+
+
+def fit_at(basis: PlanBasis, gpu_memory_bytes: int, replicas: int | None = None) -> MemoryFit:
+    """Evaluate ``basis`` on GPUs of ``gpu_memory_bytes``: :func:`stages_at` then :func:`fit_of`."""
+    return fit_of(basis, stages_at(basis, gpu_memory_bytes), replicas)
+
+
+def plan(request: PlanRequest) -> PlanResult:
+    """Plan ``request``: memory per GPU, whether it fits, and how many sequences it serves at once."""
+    basis = plan_basis(request)
+    fit = fit_at(basis, request.gpu_memory_bytes)
+    model = request.model
+    warnings: list[str] = []
+    if model.max_position_embeddings < request.context_tokens:
+        warnings.append(
+            f"context of {request.context_tokens:,} tokens exceeds the model's maximum of "
+            f"{model.max_position_embeddings:,}"
+        )
+    return PlanResult(
+        model_id=model.id,
+        weights=request.resolved_weights,
+        kv_dtype=request.resolved_kv_dtype,
+        gpu_count=request.gpu_count,
+        tensor_parallel=basis.tensor_parallel,
+        pipeline_parallel=basis.pipeline_parallel,
+        replicas=basis.replicas,
+        context_tokens=request.context_tokens,
+        max_model_len=request.max_model_len or request.context_tokens,
+        block_size=request.block_size,
+        fits=fit.fit_status == "fits",
+        fit_status=fit.fit_status,
+        parameters_total=basis.params.total,
+        parameters_active=basis.params.active,
+        parameters_served=basis.params.served,
+        weights_bytes_total=weights_bytes(basis.params, request.resolved_weights),
+        per_gpu=fit.limiting,
+        stages=fit.stages,
+        kv_bytes_per_token=kv_bytes_per_token(model, request.resolved_kv_dtype),
+        kv_budget_tokens=fit.kv_budget_tokens_per_replica * basis.replicas,
+        kv_budget_tokens_per_replica=fit.kv_budget_tokens_per_replica,
+        gpu_blocks=fit.gpu_blocks,
+        capacity=fit.capacity,
+        max_concurrency=fit.capacity.sequences_paged,
+        warnings=tuple(warnings),
+        deployment_stages=basis.extras,
+    )
+
+
+def concurrency_curve(request: PlanRequest, contexts: list[int]) -> list[CapacityAt]:
+    """Capacity at each context length in ``contexts`` (the caller chooses the x-axis).
+
+    The fixed costs are computed once; each point only sizes one sequence.
+    """
+    if any(c <= 0 for c in contexts):
+        raise PlannerError("contexts: every context length must be a positive number of tokens")
+    basis = plan_basis(request)
+    stages = stages_at(basis, request.gpu_memory_bytes)
+    points = []
+    for c in contexts:
+        check()
+        points.append(
+            capacity_of(stages, sequence_sizes(request, basis.tensor_parallel, basis.stage_ranges, c), basis.replicas)
+        )
+    return points

@@ -1,0 +1,83 @@
+"""What a plan depends on (:class:`PlanRequest`), and the serving defaults a request resolves once: the weight
+precision and KV dtype a checkpoint is served in, and the tensor-parallel split of a GPU count."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from planner.bounds.limits import MAX_CONTEXT, MAX_LAYERS, Context, GpuCount, GpuMemoryBytes
+from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
+from planner.core.overhead import Estimate, OverheadModel
+from planner.core.parallel import default_parallelism
+from planner.core.precision import KvDtype, WeightPrecision
+from planner.deploy.options import DeploymentOptions
+
+FitStatus = Literal["fits", "weights-do-not-fit", "no-room-for-one-sequence"]
+
+
+def serving_weights(model: ModelSpec) -> str:
+    """The weight precision a model is served in by default: its checkpoint's, except that FP32 checkpoints
+    (Gemma 2) are served in 16 bits, as vLLM ``--dtype auto`` casts float32 configs down (``_get_and_verify_dtype``)."""
+    return "bf16" if model.native_dtype == "fp32" else model.native_dtype
+
+
+def serving_kv_dtype(model: ModelSpec) -> str:
+    """The KV-cache dtype by default: the activation dtype, FP16 for FP16 checkpoints, BF16 otherwise."""
+    return "fp16" if model.native_dtype == "fp16" else "bf16"
+
+
+class PlanRequest(BaseModel, frozen=True, extra="forbid"):
+    """Everything a plan depends on."""
+
+    model: ModelSpec
+    gpu_memory_bytes: GpuMemoryBytes
+    gpu: GpuSpec | None = None  # for labels; the memory used is gpu_memory_bytes
+    gpu_count: GpuCount = 1  # bounded (planner.bounds.limits): the default split tries every divisor of it
+    tensor_parallel: GpuCount | None = None  # None: the largest legal TP for gpu_count
+    pipeline_parallel: Annotated[int, Field(gt=0, le=MAX_LAYERS)] = 1
+    weights: WeightPrecision | None = None  # None: the model's native precision
+    kv_dtype: KvDtype | None = None  # None: the model's activation dtype (bf16, or fp16/fp32 natives)
+    context_tokens: Context = 4096
+    max_model_len: Context | None = None  # what a contiguous engine reserves; default context_tokens
+    shared_prefix_tokens: Annotated[int, Field(ge=0, le=MAX_CONTEXT)] = 0
+    block_size: Context = 16
+    overhead: OverheadModel = Estimate()
+    deployment: DeploymentOptions | None = None  # offload, LoRA, speculation, shared or mixed GPUs (planner.deploy)
+
+    @model_validator(mode="after")
+    def _check(self) -> PlanRequest:
+        if self.shared_prefix_tokens > self.context_tokens:
+            raise ValueError("shared_prefix_tokens cannot exceed context_tokens")
+        return self
+
+    @property
+    def resolved_weights(self) -> str:
+        """The weight precision: as asked, else :func:`serving_weights`."""
+        return self.weights or serving_weights(self.model)
+
+    @property
+    def resolved_kv_dtype(self) -> str:
+        """The KV-cache dtype: as asked, else :func:`serving_kv_dtype`."""
+        return self.kv_dtype or serving_kv_dtype(self.model)
+
+    def at_context(self, tokens: int) -> PlanRequest:
+        """This request at another context length (an engine's ``max_model_len`` follows it when it did)."""
+        follows = self.max_model_len is not None and self.max_model_len == self.context_tokens
+        return self.model_copy(
+            update={
+                "context_tokens": tokens,
+                "shared_prefix_tokens": min(self.shared_prefix_tokens, tokens),
+                "max_model_len": tokens if follows else self.max_model_len,
+            }
+        )
+
+    @property
+    def resolved_parallelism(self) -> tuple[int, int]:
+        if self.tensor_parallel is None:
+            if self.pipeline_parallel == 1:
+                return default_parallelism(self.model, self.gpu_count)
+            return max(1, self.gpu_count // self.pipeline_parallel), self.pipeline_parallel
+        return self.tensor_parallel, self.pipeline_parallel

@@ -1,0 +1,70 @@
+"""What an import returns: :class:`HubModel` and the small models it is made of (pure data, picklable).
+
+The dashboard caches a :class:`HubModel` with ``st.cache_data``, which pickles it: every model here is a
+frozen pydantic model without a token in any field.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from planner.core.model import AttachedModule, ModelSpec
+from planner.core.precision import WeightPrecision
+
+__all__ = ["HubModel", "MissingField", "QuantizationInfo", "SourcedCount"]
+
+
+class SourcedCount(BaseModel, frozen=True, extra="forbid"):
+    """A number and where it came from (``"safetensors index total_size"``, ``"API safetensors.total"``, …)."""
+
+    value: int = Field(ge=0)
+    source: str
+
+
+class MissingField(BaseModel, frozen=True, extra="forbid"):
+    """A ModelSpec field config.json does not give: ask for it in a custom form."""
+
+    field: str
+    reason: str
+
+
+class QuantizationInfo(BaseModel, frozen=True, extra="forbid"):
+    """The checkpoint's quantization, from ``quantization_config`` (or an old GPTQ ``quantize_config.json``)."""
+
+    method: str  # quant_method as written: awq, gptq, fp8, compressed-tensors, mxfp4, bitsandbytes, …
+    precision: WeightPrecision | None  # the planner's weight precision name; None when not recognised
+    bits: int | None = None
+    group_size: int | None = None
+    source: str
+
+
+class HubModel(BaseModel, frozen=True, extra="forbid"):
+    """What the Hub says about one model at one commit, ready to plan (``spec``) or to complete by hand."""
+
+    repo_id: str
+    revision: str | None  # as requested (None: the default branch)
+    sha: str | None  # the commit every file was read at
+    endpoint: str
+    url: str  # the repository page
+    gated: str | None = None  # "auto" / "manual" when access must be requested
+    private: bool = False
+    model_type: str | None = None
+    architectures: tuple[str, ...] = ()
+    multimodal: bool = False
+    spec: ModelSpec | None  # None when config.json lacks what a plan needs: see `missing` and `prefill`
+    missing: tuple[MissingField, ...] = ()
+    prefill: dict[str, int | float | str | bool] = Field(default_factory=dict)
+    parameters: SourcedCount | None = None  # the count the plan uses (see `notes` when sources disagree)
+    checkpoint_parameters: SourcedCount | None = None  # stored elements: packed ints and scales count too
+    computed_parameters: SourcedCount | None = None  # from config.json (+ attached vision tower)
+    parameters_by_dtype: dict[str, int] = Field(default_factory=dict)
+    stored_bytes: SourcedCount | None = None  # the checkpoint's tensor bytes (the weights' download size)
+    stored_bytes_by_dtype: dict[str, int] = Field(default_factory=dict)
+    quantization: QuantizationInfo | None = None
+    weight_precision: WeightPrecision | None = None  # what the UI should pre-select
+    vision: AttachedModule | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def plannable(self) -> bool:
+        return self.spec is not None

@@ -1,0 +1,94 @@
+"""The primitives of the log parser: a bounded, line-by-line scan with keyword-gated anchored patterns, numbers of
+bounded length, and the failures engines print (see :mod:`planner.sources.logs`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from planner.bounds.errors import PlannerError
+from planner.core.overhead import FailureKind
+
+MAX_LOG_CHARS = 4_000_000  # a whole DEBUG start-up log of a multi-GPU run is ~1 MB; the dashboard box takes 200,000
+MAX_NUMBER_DIGITS = 15
+NUM = r"(-?\d[\d,]*(?:\.\d+)?)"  # one number: digits (thousands commas allowed), an optional fraction
+
+
+def number(text: str, what: str) -> float:
+    """A printed figure as a float; one with more than :data:`MAX_NUMBER_DIGITS` digits is refused."""
+    digits = sum(1 for char in text if char.isdigit())
+    if digits > MAX_NUMBER_DIGITS:
+        raise PlannerError(
+            f"log: the {what} figure has {digits} digits ({text[:24]}...); a memory figure has at most "
+            f"{MAX_NUMBER_DIGITS}, so this is not an engine's line"
+        )
+    return float(text.replace(",", ""))
+
+
+class Lines:
+    """The text's lines, newest last; each regular expression meets only the lines holding its keyword."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        self.text = text
+        self.rank = ""  # "(Worker_PP0 pid=441)": the process that printed the available KV memory
+
+    def find_rank(self, keyword: str) -> None:
+        """Remember which process printed ``keyword`` (multi-GPU logs repeat the profiling line per rank)."""
+        for line in self.lines:
+            if keyword in line and line.startswith("(") and ")" in line[:80]:
+                self.rank = line[: line.index(")") + 1]
+                return
+
+    def has(self, keyword: str) -> bool:
+        return keyword in self.text
+
+    def matches(self, keyword: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+        """Every match on the lines holding ``keyword``, the last line first."""
+        if keyword not in self.text:
+            return
+        for line in reversed(self.lines):
+            if keyword in line:
+                yield from reversed(list(pattern.finditer(line)))
+
+    def last(self, keyword: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
+        """The last match, preferring the lines of the rank that printed the available KV memory."""
+        if self.rank:
+            for match in self.matches(keyword, pattern):
+                if match.string.startswith(self.rank):
+                    return match
+        return next(self.matches(keyword, pattern), None)
+
+    def number(self, keyword: str, pattern: re.Pattern[str], what: str, group: int = 1) -> float | None:
+        match = self.last(keyword, pattern)
+        return None if match is None else number(match.group(group), what)
+
+
+def pattern(text: str) -> re.Pattern[str]:
+    """``text`` compiled, each ``NUM`` standing for one bounded number."""
+    return re.compile(text.replace("NUM", NUM))
+
+
+# Failures, by the engine's own wording: (keyword, kind).
+_FAILURES: tuple[tuple[str, FailureKind], ...] = (
+    ("on startup is less than desired GPU memory utilization", "free-memory"),
+    ("out of memory occurred when warming up sampler", "sampler-oom"),
+    ("is not divisible by", "tp-indivisible"),
+    ("must be divisible by tensor parallel size", "tp-indivisible"),
+    ("is greater than the derived max_model_len", "max-model-len"),
+    ("estimated maximum model length is", "kv-cache-too-small"),
+    ("is larger than the maximum number of tokens that can be stored in KV cache", "kv-cache-too-small"),
+    ("No available memory for the cache blocks", "no-kv-memory"),
+    ("Not enough memory. Please try to increase --mem-fraction-static", "no-kv-memory"),
+    ("CUDA out of memory", "out-of-memory"),
+)
+
+
+def find_failure(lines: Lines) -> tuple[FailureKind, str] | None:
+    """The first failure the log shows, with the line that says it."""
+    for keyword, kind in _FAILURES:
+        if lines.has(keyword):
+            for line in lines.lines:
+                if keyword in line and ("rror" in line or kind == "kv-cache-too-small"):  # ValueError:, "Value error,"
+                    return kind, line.strip()[:400]
+    return None
