@@ -27,11 +27,10 @@ from planner.advisor import (
     validation_rows,
     verdict,
 )
-from planner.bounds.errors import PlannerError
+from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.precision import WEIGHT_FORMATS
-from planner.sources.config import describe_validation_error
 from ui import binding, figures, frame, links, settings, state, tables
 from ui.common import share_and_export
 from ui.guard import as_text

@@ -9,12 +9,12 @@ from typing import Any
 import streamlit as st
 from pydantic import ValidationError
 
-from planner.bounds.errors import PlannerError
+from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.core.kv import kv_bytes_per_token
 from planner.core.model import ModelSpec
 from planner.core.params import check_parameter_count, parameter_breakdown
 from planner.core.precision import WEIGHT_FORMATS
-from planner.sources.config import MAX_CONFIG_BYTES, describe_validation_error, parse_config_text, spec_from_hf_config
+from planner.sources.config import MAX_CONFIG_BYTES, parse_config_text, spec_from_hf_config
 from ui import frame, links, settings
 from ui.custom_spec import encode_spec
 from ui.guard import as_text

@@ -1,6 +1,7 @@
 """Headroom's planner: how much GPU memory a served LLM takes, and how many conversations fit.
 
-Pure Python (no Streamlit): pydantic models in and out, bytes as integers, one :class:`planner.bounds.errors.PlannerError`
+Pure Python (no Streamlit): pydantic models in and out, bytes as integers, one
+:class:`planner.bounds.errors.PlannerError`
 for invalid input; "does not fit" is a result. See ``docs/architecture.md`` for the layers and where each
 formula lives.
 

@@ -2,7 +2,8 @@
 length and the longest context that still holds the target users; one small chart per GPU.
 
 Every figure comes from :func:`planner.assessment.assess.concurrency_curve` and
-:func:`planner.assessment.alternatives.longest_context_that_fits` (both judged by :func:`planner.assessment.assess.assess`), so the
+:func:`planner.assessment.alternatives.longest_context_that_fits` (both judged by
+:func:`planner.assessment.assess.assess`), so the
 point at the chosen context is the Memory page's number. The charts have no legend: each line is labelled at
 its end in its pair's colour (:func:`ui.figures.pair_colour`), labels pushed apart so they never overlap.
 """

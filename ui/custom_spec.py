@@ -16,12 +16,11 @@ import zlib
 
 from pydantic import ValidationError
 
-from planner.bounds.errors import PlannerError
+from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.bounds.limits import MAX_JSON_DEPTH
 from planner.bounds.safe_json import load_json
 from planner.core.model import ModelSpec
 from planner.core.params import check_parameter_count
-from planner.sources.config import describe_validation_error
 
 MAX_TOKEN_CHARS = 6000
 MAX_SPEC_JSON_BYTES = 200_000  # the largest catalog model's description is ~3 kB of JSON

@@ -41,7 +41,8 @@ def begin() -> None:
 
 @contextmanager
 def run_budget() -> Iterator[None]:
-    """The run's wall-clock budget (:mod:`planner.bounds.walltime`): planning loops check it and stop with a named error,
+    """The run's wall-clock budget (:mod:`planner.bounds.walltime`): planning loops check it and stop with a named
+    error,
     which :func:`ui.guard.guarded` shows. The run first waits for one of :data:`CONCURRENT_RUNS` turns; a run that
     waits its whole budget says so and stops."""
     with budget(PAGE_BUDGET_SECONDS, "drawing this page"):

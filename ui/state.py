@@ -17,6 +17,7 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.parallel import default_parallelism, parallel_problem
 from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.core.serving import serving_kv_dtype, serving_weights
 from planner.deploy.options import DeploymentOptions
 from planner.deploy.sharing import mig_gpu
 from planner.engines.evidence import SupportedVersion
@@ -29,7 +30,6 @@ from planner.engines.registry import (
 )
 from planner.engines.vllm.calibrated import Calibrated
 from planner.planning.plan import PlanRequest
-from planner.planning.request import serving_kv_dtype, serving_weights
 from ui import settings
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"

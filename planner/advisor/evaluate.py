@@ -2,7 +2,8 @@
 
 :class:`Evaluator` answers, in this order: can it be bought as planned (whole purchase units)? which engine runs
 it (:mod:`planner.advisor.support`)? does it fit, and how many conversations does it hold (the planner's own
-:func:`planner.planning.plan.plan_basis` / :func:`planner.planning.plan.stages_at` / :func:`planner.planning.plan.fit_of`)? how fast is it
+:func:`planner.planning.plan.plan_basis` / :func:`planner.planning.plan.stages_at` /
+:func:`planner.planning.plan.fit_of`)? how fast is it
 and what does it cost (:func:`planner.advisor.options.build_option`)? It caches what candidates share.
 """
 
@@ -88,7 +89,8 @@ class Evaluator:
 
     def held_per_replica(self, c: Candidate, fit: MemoryFit) -> float:
         """Conversations one replica holds, the figure every surface shows: with an engine profile and no shared
-        prefix, :func:`planner.assessment.assess.assess` (the engine's own accounting: block rounding, sliding-window groups,
+        prefix, :func:`planner.assessment.assess.assess` (the engine's own accounting: block rounding, sliding-window
+        groups,
         start-up check); otherwise the planner's paged capacity with the shared prefix stored once."""
         if not self.engine or (self.workload.shared_prefix_tokens and not self.slots):  # llama.cpp shares none
             return fit.capacity.sequences_with_shared_prefix / c.replicas

@@ -14,9 +14,11 @@ for one model and one :class:`Workload`, in four steps, each a function:
 4. **sort** (:func:`sort_options`): set-ups whose speed could be estimated first (a GPU without a compute
    figure is ranked last, with that reason), then cheapest by the sort key; ties: more headroom, fewer GPUs.
 
-Memory and capacity are :mod:`planner.planning.plan`'s: :func:`planner.planning.plan.plan_basis` runs once per (tensor-parallel
+Memory and capacity are :mod:`planner.planning.plan`'s: :func:`planner.planning.plan.plan_basis` runs once per
+(tensor-parallel
 size, weight precision, KV dtype) (weights per GPU and KV bytes per sequence do not depend on the GPU's
-memory) and :func:`planner.planning.plan.stages_at` / :func:`planner.planning.plan.fit_of` (together :func:`planner.planning.plan.fit_at`)
+memory) and :func:`planner.planning.plan.stages_at` / :func:`planner.planning.plan.fit_of` (together
+:func:`planner.planning.plan.fit_at`)
 evaluate it at each catalog memory size and replica count (pipeline parallel 1), so
 ``plan()`` and the advisor share one capacity formula; ``tests/advisor/test_rank.py`` checks that every figure
 equals a direct ``plan()`` of the same set-up.
@@ -49,7 +51,7 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import Estimate, OverheadModel
 from planner.core.parallel import parallel_problem
 from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
-from planner.planning.request import serving_weights
+from planner.core.serving import serving_weights
 
 DEFAULT_COUNTS = (1, 2, 4, 8)
 DEFAULT_WEIGHTS = ("bf16", "fp8", "int8", "int4-awq", "nvfp4", "q8_0", "q4_k_m")

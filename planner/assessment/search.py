@@ -1,4 +1,5 @@
-"""Answers that try set-ups through :func:`planner.assessment.assess.assess`, so every one is the verdict every surface shows:
+"""Answers that try set-ups through :func:`planner.assessment.assess.assess`, so every one is the verdict every surface
+shows:
 how many layers fit on the GPU, how much to offload, the layer split of mixed GPUs that holds the most
 conversations, and engines started side by side on the same GPUs.
 """

@@ -16,13 +16,12 @@ from typing import NoReturn
 from pydantic import ValidationError
 
 from model_catalog import CatalogError
-from planner.bounds.errors import PlannerError
+from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.bounds.walltime import budget
 from planner.cli.advise import add_advise_parser, cmd_advise
 from planner.cli.calibrate import add_calibrate_parser, cmd_calibrate
 from planner.cli.catalog import add_catalog_parsers, cmd_gpus, cmd_inspect, cmd_models
 from planner.cli.fit import add_fit_parser, cmd_fit
-from planner.sources.config import describe_validation_error
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 

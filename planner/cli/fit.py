@@ -89,7 +89,8 @@ def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
 
 
 def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:
-    """What ``fit --json`` prints: the same figures and verdict as every page (:func:`planner.assessment.assess.assess`).
+    """What ``fit --json`` prints: the same figures and verdict as every page
+    (:func:`planner.assessment.assess.assess`).
     Bytes are per GPU of the limiting stage unless named otherwise; per-replica and total figures say which."""
     result, gpu = a.result, a.result.per_gpu
     status = a.report.failure_kind if a.report is not None and a.report.failure_kind else None

@@ -133,7 +133,8 @@ def cached_tokens(model: ModelSpec, kind: LayerKind, tokens: int) -> int:
     return tokens
 
 
-# Memory: one entry is ~0.4 kB and keeps its spec alive (~11 kB for the largest planner.bounds.limits allows, 1,024 layers):
+# Memory: one entry is ~0.4 kB and keeps its spec alive (~11 kB for the largest planner.bounds.limits allows, 1,024
+# layers):
 # at most ~6 MB for 512 entries; the advisor asks for ~127 stage ranges per model (PP 1 to 64).
 @lru_cache(maxsize=512)
 def kinds_in(model: ModelSpec, start: int, stop: int) -> tuple[tuple[LayerKind, int], ...]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from abc import abstractmethod
-from importlib import import_module
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, SerializeAsAny
@@ -125,11 +124,11 @@ class EngineProfile(OverheadModelBase, frozen=True, extra="forbid"):
 
 
 def _overhead_from_data(value: Any) -> Any:
-    """Read an overhead model back from its dump: the class is chosen by ``kind`` (engines register theirs
-    when :mod:`planner.engines.registry` is imported)."""
+    """Read an overhead model back from its dump: the class is chosen by ``kind``. Engines register their profile
+    classes when :mod:`planner.engines` is imported (its ``__init__`` imports the registry), so a dump naming an
+    engine is read back wherever engines are in use; the core itself never imports an engine."""
     if not isinstance(value, dict):
         return value
-    import_module("planner.engines.registry")  # defines every engine's profile class
     cls = OVERHEAD_KINDS.get(str(value.get("kind")))
     if cls is None:
         raise ValueError(f"unknown overhead model kind {value.get('kind')!r}; known: {', '.join(OVERHEAD_KINDS)}")

@@ -1,4 +1,5 @@
-"""How a model is deployed beyond "whole, on identical GPUs": the options a :class:`planner.planning.request.PlanRequest`
+"""How a model is deployed beyond "whole, on identical GPUs": the options a
+:class:`planner.planning.request.PlanRequest`
 may carry (``deployment``). Each option is read by one module of :mod:`planner.deploy`, which cites the engine
 rule it follows:
 

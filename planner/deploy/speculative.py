@@ -30,9 +30,9 @@ from planner.core.kv import kv_bytes_per_token, kv_bytes_per_token_per_layer
 from planner.core.model import LayerKind, ModelSpec
 from planner.core.params import decoder_layer_params, mtp_params, parameter_breakdown
 from planner.core.precision import weight_format
+from planner.core.serving import serving_weights
 from planner.core.weights import weights_bytes
 from planner.deploy.options import SpeculativeOptions
-from planner.planning.request import serving_weights
 
 HEAD_BITS = 16  # EAGLE and Medusa heads are published in 16 bits
 

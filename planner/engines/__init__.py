@@ -11,5 +11,9 @@
 - :mod:`planner.engines.registry`: the one list of engines; every lookup by name goes through it, and an
   unknown name raises :class:`planner.bounds.errors.PlannerError`.
 
-This package's ``__init__`` imports nothing, so :mod:`planner.planning.plan` can import the base without a cycle.
+Importing this package imports the registry, so every registered engine's profile class is known to
+:data:`planner.core.overhead.OVERHEAD_KINDS` (a plan dump naming an engine reads back) before any engine module is
+used; the core below never imports an engine.
 """
+
+from planner.engines import registry as registry

@@ -8,6 +8,10 @@ name (:data:`GENERIC_PROFILES`): they plan memory without predicting an engine's
 
 from __future__ import annotations
 
+import planner.engines.llamacpp as llamacpp
+import planner.engines.sglang as sglang
+import planner.engines.trtllm as trtllm
+import planner.engines.vllm.engine as vllm
 from planner.bounds.errors import PlannerError
 from planner.core.overhead import (
     EngineProfile,
@@ -17,10 +21,8 @@ from planner.core.overhead import (
     SimpleFraction,
     parse_version,
 )
-from planner.engines import llamacpp, sglang, trtllm
 from planner.engines.base import Engine, EngineReport
 from planner.engines.evidence import SupportedVersion, log_counts
-from planner.engines.vllm import engine as vllm
 from planner.planning.plan import PlanRequest, PlanResult, plan
 
 REGISTERED: tuple[Engine, ...] = (

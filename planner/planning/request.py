@@ -13,20 +13,10 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import Estimate, OverheadModel
 from planner.core.parallel import default_parallelism
 from planner.core.precision import KvDtype, WeightPrecision
+from planner.core.serving import serving_kv_dtype, serving_weights
 from planner.deploy.options import DeploymentOptions
 
 FitStatus = Literal["fits", "weights-do-not-fit", "no-room-for-one-sequence"]
-
-
-def serving_weights(model: ModelSpec) -> str:
-    """The weight precision a model is served in by default: its checkpoint's, except that FP32 checkpoints
-    (Gemma 2) are served in 16 bits, as vLLM ``--dtype auto`` casts float32 configs down (``_get_and_verify_dtype``)."""
-    return "bf16" if model.native_dtype == "fp32" else model.native_dtype
-
-
-def serving_kv_dtype(model: ModelSpec) -> str:
-    """The KV-cache dtype by default: the activation dtype, FP16 for FP16 checkpoints, BF16 otherwise."""
-    return "fp16" if model.native_dtype == "fp16" else "bf16"
 
 
 class PlanRequest(BaseModel, frozen=True, extra="forbid"):

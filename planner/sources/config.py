@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from planner.bounds.errors import BeyondLimitsError, PlannerError
+from planner.bounds.errors import BeyondLimitsError, PlannerError, describe_validation_error
 from planner.bounds.files import read_regular_file
 from planner.bounds.limits import DEFAULT_FIELD_LIMIT, FIELD_LIMITS, MAX_CONFIG_BYTES, MAX_JSON_DEPTH, MAX_ROPE_FACTOR
 from planner.bounds.safe_json import load_json
@@ -339,14 +339,6 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
     except PlannerError as exc:
         raise PlannerError(f"config.json: {exc}") from None
     return model
-
-
-def describe_validation_error(exc: ValidationError) -> str:
-    """One line per problem, each naming its field: ``moe.num_experts: Input should be greater than 0``."""
-    return "; ".join(
-        f"{'.'.join(str(p) for p in err['loc']) or 'model'}: {err['msg'].removeprefix('Value error, ')}"[:300]
-        for err in exc.errors()[:10]
-    )
 
 
 def read_config_bytes(path: str | Path) -> bytes:

@@ -17,14 +17,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from planner.bounds.errors import PlannerError
+from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS
 from planner.core.overhead import FailureKind
 from planner.core.units import GiB
 from planner.engines.vllm.calibrated import Calibrated
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION
 from planner.engines.vllm.versions import vllm_rules
-from planner.sources.config import describe_validation_error
 from planner.sources.logformats import parse_llamacpp, parse_sglang, parse_trtllm
 from planner.sources.logscan import MAX_LOG_CHARS, MAX_NUMBER_DIGITS, NUM, Lines, find_failure, number, pattern
 

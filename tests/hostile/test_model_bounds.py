@@ -1,4 +1,5 @@
-"""Every path that builds a ModelSpec is bounded by planner.bounds.limits: a description beyond any real model is refused
+"""Every path that builds a ModelSpec is bounded by planner.bounds.limits: a description beyond any real model is
+refused
 by name before any work (issue 11: a million layers, a 10^400 hidden size, a context above 2^53)."""
 
 from __future__ import annotations

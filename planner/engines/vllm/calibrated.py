@@ -13,12 +13,11 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, ValidationError
 
-from planner.bounds.errors import PlannerError
+from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.bounds.limits import MAX_GPU_MEMORY_BYTES, GpuMemoryBytes
 from planner.core.overhead import EngineProfile, EngineVersion, Fraction, OverheadBytes, StageContext
 from planner.engines.vllm.blocks import StageOverrides
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile, vllm_cudagraph_bytes
-from planner.sources.config import describe_validation_error
 
 # The short form's fields, by letter (Calibrated.to_token).
 CALIBRATION_LETTERS = (

@@ -28,8 +28,8 @@ import math
 from planner.core.model import ModelSpec
 from planner.core.params import parameter_breakdown
 from planner.core.precision import weight_format
+from planner.core.serving import serving_weights
 from planner.core.weights import category_bits
-from planner.planning.request import serving_weights
 
 
 def serves_mistral_native_files(model: ModelSpec, weights: str) -> bool:

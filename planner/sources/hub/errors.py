@@ -78,7 +78,8 @@ class HubResponseError(HubError):
 
 
 class _RedactingFilter(logging.Filter):
-    """Scrubs token-shaped strings from every record of the ``planner.sources.hub`` logger (a second line of defence)."""
+    """Scrubs token-shaped strings from every record of the ``planner.sources.hub`` logger (a second line of
+    defence)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()

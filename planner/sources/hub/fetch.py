@@ -13,7 +13,8 @@ What is fetched, from the configured endpoint only (``HF_ENDPOINT``, default htt
   (:mod:`planner.sources.hub.safetensors`).
 
 One import is bounded as a whole: every reply by size and by the bounded JSON loader, every field by type
-(:mod:`planner.sources.hub.replies`), and all requests together by one deadline (:mod:`planner.sources.hub.deadline`). The
+(:mod:`planner.sources.hub.replies`), and all requests together by one deadline (:mod:`planner.sources.hub.deadline`).
+The
 token is the caller's, or ``HF_TOKEN`` when the caller allows it (:mod:`planner.sources.hub.tokens`).
 """
 

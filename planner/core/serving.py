@@ -1,0 +1,17 @@
+"""The precisions a model is served in when none is asked for: its checkpoint's weights and its activation dtype
+for the KV cache (vLLM ``--dtype auto``, ``--kv-cache-dtype auto``)."""
+
+from __future__ import annotations
+
+from planner.core.model import ModelSpec
+
+
+def serving_weights(model: ModelSpec) -> str:
+    """The weight precision a model is served in by default: its checkpoint's, except that FP32 checkpoints
+    (Gemma 2) are served in 16 bits, as vLLM ``--dtype auto`` casts float32 configs down (``_get_and_verify_dtype``)."""
+    return "bf16" if model.native_dtype == "fp32" else model.native_dtype
+
+
+def serving_kv_dtype(model: ModelSpec) -> str:
+    """The KV-cache dtype by default: the activation dtype, FP16 for FP16 checkpoints, BF16 otherwise."""
+    return "fp16" if model.native_dtype == "fp16" else "bf16"
