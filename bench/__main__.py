@@ -25,9 +25,10 @@ import time
 from bench.coldlink import RATIO
 from bench.timing import median_ms
 from model_catalog import get_gpu, get_model, load_models
+from planner.assessment.assess import concurrency_curve
 from planner.core.overhead import SimpleFraction
 from planner.core.parallel import default_parallelism
-from planner.planning.plan import PlanRequest, concurrency_curve, plan
+from planner.planning.plan import PlanRequest, plan
 from ui import state
 
 SWEEP_PRECISIONS = ("bf16", "fp8", "int8", "int4-awq", "q4_k_m", "nvfp4")

@@ -38,7 +38,8 @@ from planner.engines.vllm.blocks import stage_context
 from planner.engines.vllm.failures import sampler_headroom
 from planner.engines.vllm.profile import VllmProfile, is_multimodal
 from planner.engines.vllm.versions import FITTED_PATH, NonTorchEra, VllmConstants
-from planner.planning.plan import PlanRequest, PlanResult, plan
+from planner.planning.plan import PlanRequest, plan
+from planner.planning.results import PlanResult
 
 # Release eras of non-torch memory: the version sweep prints 0.13 GiB at 0.15-0.17 and 0.25 GiB from 0.18.
 NON_TORCH_ERAS = ("0.8.0", "0.18.0")

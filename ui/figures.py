@@ -17,14 +17,14 @@ import plotly.graph_objects as go
 from planner.advisor import Option
 from planner.assessment.assess import Assessment, VerdictState, context_label
 from planner.core.units import UNIT_BYTES
-from planner.planning.plan import PlanResult, StageMemory
+from planner.planning.results import PlanResult, StageMemory
 
 COMPONENTS: tuple[tuple[str, str, str], ...] = (
     # (StageMemory field, legend name, colour)
     ("weights_bytes", "Weights", "#2563eb"),
     ("kv_cache_bytes", "KV cache pool", "#16a34a"),
     ("activation_bytes", "Activations", "#f59e0b"),
-    ("overhead_bytes", "Framework overhead", "#a855f7"),
+    ("framework_bytes", "Framework overhead", "#a855f7"),
     ("reserved_bytes", "Reserved (kept free)", "#94a3b8"),
     # the deployment's components (planner.deploy), drawn when a GPU holds any
     ("lora_bytes", "LoRA adapter slots", "#db2777"),

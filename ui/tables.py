@@ -8,7 +8,7 @@ from html import escape
 from typing import Any
 
 from planner.core.units import UNIT_BYTES
-from planner.planning.plan import PlanResult
+from planner.planning.results import PlanResult
 from ui.figures import shown_components
 
 

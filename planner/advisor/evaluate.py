@@ -22,7 +22,8 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import parameter_breakdown
 from planner.engines.registry import engine_of
-from planner.planning.plan import MemoryFit, PlanBasis, PlanRequest, StageMemory, fit_of, plan_basis, stages_at
+from planner.planning.plan import MemoryFit, PlanBasis, PlanRequest, fit_of, plan_basis, stages_at
+from planner.planning.results import StageMemory
 
 REFERENCE_MEMORY_BYTES = 10**12  # the memory size of the basis requests (plan_basis does not read it)
 

@@ -23,12 +23,14 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import check
 from planner.core.overhead import EngineProfile
 from planner.core.units import format_bytes, format_tokens
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_of
-from planner.planning.plan import PlanRequest, PlanResult, plan
+from planner.planning.plan import PlanRequest, plan
+from planner.planning.results import PlanResult
 
 
 class VerdictState(StrEnum):
@@ -254,6 +256,8 @@ class CurvePoint(BaseModel, frozen=True, extra="forbid"):
 def concurrency_curve(request: PlanRequest, contexts: list[int], users: int | None = None) -> list[CurvePoint]:
     """:func:`assess` at each context length in ``contexts`` against ``users`` (an engine's ``max_model_len``
     follows the context), so the curve at the chosen context is the figure every other surface shows."""
+    if any(c <= 0 for c in contexts):
+        raise PlannerError("contexts: every context length must be a positive number of tokens")
     points = []
     for tokens in contexts:
         a = assess(request.at_context(tokens), users)

@@ -9,10 +9,9 @@ from typing import Any
 from model_catalog import get_model, load_gpus, load_models
 from planner.bounds.errors import PlannerError
 from planner.cli.table import print_table
-from planner.core.kv import kv_bytes_per_token
+from planner.core.inspection import inspect
 from planner.core.model import ModelSpec
 from planner.core.params import parameter_breakdown
-from planner.core.precision import KV_FORMATS
 from planner.core.units import format_bytes
 from planner.sources.config import load_config_file
 
@@ -80,23 +79,8 @@ def cmd_gpus(args: argparse.Namespace) -> int:
 
 
 def inspect_data(spec: ModelSpec) -> dict[str, Any]:
-    """What ``inspect --json`` prints: counts, layer kinds and KV bytes per token by KV dtype."""
-    params = parameter_breakdown(spec)
-    return {
-        "id": spec.id,
-        "model_type": spec.model_type,
-        "attention": spec.attention_kind,
-        "parameters_total": params.total,
-        "parameters_active": params.active,
-        "parameters_served": params.served,
-        "parameters_by_category": params.model_dump(),
-        "native_dtype": spec.native_dtype,
-        "num_hidden_layers": spec.num_hidden_layers,
-        "layer_kinds": spec.layer_kind_counts,
-        "sliding_window": spec.sliding_window,
-        "max_position_embeddings": spec.max_position_embeddings,
-        "kv_bytes_per_token": {name: kv_bytes_per_token(spec, name) for name in KV_FORMATS},
-    }
+    """What ``inspect --json`` prints: :func:`planner.core.inspection.inspect` as JSON."""
+    return inspect(spec).model_dump()
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:

@@ -113,7 +113,7 @@ def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:
         "weights_bytes_per_gpu": gpu.weights_bytes,
         "kv_cache_bytes_per_gpu": gpu.kv_cache_bytes,
         "activation_bytes_per_gpu": gpu.activation_bytes,
-        "overhead_bytes_per_gpu": gpu.overhead_bytes,
+        "overhead_bytes_per_gpu": gpu.framework_bytes,
         "reserved_bytes_per_gpu": gpu.reserved_bytes,
         "headroom_bytes_per_gpu": gpu.headroom_bytes,
         "weights_bytes_total": result.weights_bytes_total,

@@ -17,7 +17,8 @@ from planner.bounds.errors import PlannerError
 from planner.core.overhead import EngineProfile, FailureKind
 from planner.core.precision import weight_format
 from planner.core.units import GiB
-from planner.planning.plan import PlanRequest, PlanResult
+from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
 
 P = TypeVar("P", bound=EngineProfile)
 

@@ -24,7 +24,8 @@ from planner.core.units import GiB, MiB
 from planner.engines.base import Engine, EngineReport, engine_total_bytes, own_profile, stage_total_bytes
 from planner.engines.checkpoints import weight_loading, with_note
 from planner.planning.extras import kv_layers, layer_offload
-from planner.planning.plan import PlanRequest, PlanResult
+from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
 
 LlamacppCacheType = Literal["f16", "q8_0", "q4_0"]
 # ggml block sizes: f16 2 bytes; block_q8_0 34 bytes / 32 values; block_q4_0 18 bytes / 32 values (ggml-common.h).

@@ -23,7 +23,8 @@ from planner.core.overhead import (
 )
 from planner.engines.base import Engine, EngineReport
 from planner.engines.evidence import SupportedVersion, log_counts
-from planner.planning.plan import PlanRequest, PlanResult, plan
+from planner.planning.plan import PlanRequest, plan
+from planner.planning.results import PlanResult
 
 REGISTERED: tuple[Engine, ...] = (
     vllm.ENGINE,

@@ -34,7 +34,8 @@ from planner.engines.base import (
 )
 from planner.engines.checkpoints import weight_loading, with_note
 from planner.planning.extras import stage_drafter
-from planner.planning.plan import PlanRequest, PlanResult
+from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
 
 SGLANG_DEFAULT_VERSION = "0.5.4"
 # sglang PR #10975 (v0.5.3): mem_fraction_static from GPU memory, chunked prefill and CUDA-graph batch.

@@ -29,7 +29,8 @@ from planner.core.units import GiB
 from planner.engines.base import Engine, EngineReport, engine_total_bytes, gib_text, own_profile
 from planner.engines.checkpoints import weight_loading, with_note
 from planner.engines.vllm.profile import vllm_activation_bytes
-from planner.planning.plan import PlanRequest, PlanResult
+from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
 
 TRTLLM_CONTEXT_BYTES = round(0.6 * GiB)  # CUDA context + cuBLAS/TensorRT runtime (indicative)
 TRTLLM_FP8_KV = ("fp8", "fp8_e4m3", "fp8_e5m2")

@@ -15,7 +15,6 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import check
 from planner.core.kv import kv_bytes_per_token, kv_bytes_per_token_in_layers
 from planner.core.model import ModelSpec
@@ -27,6 +26,7 @@ from planner.core.weights import stage_weights_bytes_per_gpu, weights_bytes
 from planner.deploy.mixed import stage_memory_bytes
 from planner.planning.extras import StageExtras, check_deployment, layer_ranges, stage_extras
 from planner.planning.request import FitStatus, PlanRequest
+from planner.planning.results import CapacityAt, PlanResult, StageMemory
 from planner.planning.sequences import SequenceSizes, sequence_sizes
 
 __all__ = [
@@ -37,102 +37,10 @@ __all__ = [
     "PlanRequest",
     "PlanResult",
     "StageMemory",
-    "concurrency_curve",
     "fit_at",
     "plan",
     "plan_basis",
 ]
-
-
-class StageMemory(BaseModel, frozen=True, extra="forbid"):
-    """One GPU of one pipeline stage, in bytes. ``headroom_bytes`` is signed: the KV pool when positive,
-    the shortfall when negative."""
-
-    stage: int
-    layers: tuple[int, int]  # first and last+1 decoder layer
-    gpu_memory_bytes: int
-    weights_bytes: int
-    activation_bytes: int
-    overhead_bytes: int
-    reserved_bytes: int
-    kv_cache_bytes: int
-    headroom_bytes: int
-    kv_bytes_per_token: int  # this GPU's share of one token, all its attention layers (and a drafter's)
-    lora_bytes: int = 0  # LoRA adapter slots (planner.deploy.lora)
-    draft_bytes: int = 0  # a draft model, EAGLE/Medusa heads or MTP layers (planner.deploy.speculative)
-    other_bytes: int = 0  # held by other processes or engines before this one starts (planner.deploy.sharing)
-
-    @property
-    def free_bytes(self) -> int:
-        """Memory left after everything, the KV pool included (0 when the pool takes the rest)."""
-        return max(0, self.gpu_memory_bytes - self.used_bytes)
-
-    @property
-    def used_bytes(self) -> int:
-        return (
-            self.weights_bytes + self.activation_bytes + self.overhead_bytes + self.reserved_bytes + self.kv_cache_bytes
-        ) + (self.lora_bytes + self.draft_bytes + self.other_bytes)
-
-
-class CapacityAt(BaseModel, frozen=True, extra="forbid"):
-    """How many sequences of ``context_tokens`` the deployment holds at once.
-
-    Totals are per replica times the replicas: a sequence lives in one replica's pool, so two replicas with
-    half a sequence of room each hold no conversation (``conversations`` counts whole ones per replica).
-    """
-
-    context_tokens: int
-    kv_bytes_per_sequence: int  # one sequence, whole model (window caps and fixed states included)
-    replicas: int
-    sequences: float  # exact token accounting (the seeds' formula), all replicas
-    sequences_paged: float  # blocks of block_size tokens, rounded up per sequence (vLLM, SGLang, TRT-LLM)
-    sequences_contiguous: int  # each sequence reserves max_model_len up front (naive allocation)
-    sequences_with_shared_prefix: float  # paged, the shared prefix's full blocks stored once per replica
-
-    @property
-    def sequences_per_replica(self) -> float:
-        """Paged sequences one replica's pool holds."""
-        return self.sequences_paged / self.replicas if self.replicas else 0.0
-
-    @property
-    def conversations(self) -> int:
-        """Whole conversations held at once: whole paged sequences per replica, times the replicas."""
-        return math.floor(self.sequences_per_replica + 1e-9) * self.replicas
-
-
-class PlanResult(BaseModel, frozen=True, extra="forbid"):
-    """A plan: ``fits`` and the signed headroom are data, never exceptions."""
-
-    model_id: str
-    weights: str
-    kv_dtype: str
-    gpu_count: int
-    tensor_parallel: int
-    pipeline_parallel: int
-    replicas: int
-    context_tokens: int
-    max_model_len: int
-    block_size: int
-    fits: bool
-    fit_status: FitStatus
-    parameters_total: int
-    parameters_active: int
-    parameters_served: int
-    weights_bytes_total: int  # one copy of the served model
-    per_gpu: StageMemory  # the limiting GPU
-    stages: tuple[StageMemory, ...]
-    kv_bytes_per_token: int  # whole model, all GPUs of a replica, ignoring window caps
-    kv_budget_tokens: int  # whole deployment: tokens the KV pools hold (0 when it does not fit)
-    kv_budget_tokens_per_replica: int
-    gpu_blocks: int  # per replica: blocks of block_size tokens on the limiting GPU
-    capacity: CapacityAt
-    max_concurrency: float  # paged sequences of context_tokens, whole deployment
-    warnings: tuple[str, ...] = ()
-    deployment_stages: tuple[StageExtras, ...] | None = None  # what request.deployment changed, per stage
-
-    @property
-    def headroom_bytes(self) -> int:
-        return self.per_gpu.headroom_bytes
 
 
 class PlanBasis(BaseModel, frozen=True, extra="forbid"):
@@ -255,7 +163,7 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
         gpu_memory_bytes=gpu_memory_bytes,
         weights_bytes=weights,
         activation_bytes=overhead.activation_bytes,
-        overhead_bytes=overhead.framework_bytes,
+        framework_bytes=overhead.framework_bytes,
         reserved_bytes=reserved,
         kv_cache_bytes=max(0, headroom),
         headroom_bytes=headroom,
@@ -392,21 +300,3 @@ def plan(request: PlanRequest) -> PlanResult:
         warnings=tuple(warnings),
         deployment_stages=basis.extras,
     )
-
-
-def concurrency_curve(request: PlanRequest, contexts: list[int]) -> list[CapacityAt]:
-    """Capacity at each context length in ``contexts`` (the caller chooses the x-axis).
-
-    The fixed costs are computed once; each point only sizes one sequence.
-    """
-    if any(c <= 0 for c in contexts):
-        raise PlannerError("contexts: every context length must be a positive number of tokens")
-    basis = plan_basis(request)
-    stages = stages_at(basis, request.gpu_memory_bytes)
-    points = []
-    for c in contexts:
-        check()
-        points.append(
-            capacity_of(stages, sequence_sizes(request, basis.tensor_parallel, basis.stage_ranges, c), basis.replicas)
-        )
-    return points

@@ -18,7 +18,8 @@ from planner.core.overhead import EngineProfile, Fraction, OverheadBytes, StageC
 from planner.core.units import GiB
 from planner.engines import registry
 from planner.engines.base import Engine, EngineReport, engine_total_bytes
-from planner.planning.plan import PlanRequest, PlanResult, plan
+from planner.planning.plan import PlanRequest, plan
+from planner.planning.results import PlanResult
 from tests.app.conftest import run_page, texts
 
 MODEL = get_model("meta-llama/Llama-3.1-8B").spec

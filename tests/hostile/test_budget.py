@@ -17,7 +17,6 @@ from planner.bounds.walltime import BudgetExceeded, budget, check, remaining
 from planner.cli import main
 from planner.engines.registry import overhead_profile
 from planner.planning.plan import PlanRequest
-from planner.planning.plan import concurrency_curve as capacity_curve
 
 GPU = get_gpu("h100-sxm-80gb")
 REQUEST = PlanRequest(
@@ -49,12 +48,11 @@ def test_the_budget_is_a_planner_error_and_nests() -> None:
     [
         lambda: assess(REQUEST),
         lambda: concurrency_curve(REQUEST, [1024 * n for n in range(1, 64)]),
-        lambda: capacity_curve(REQUEST, [1024 * n for n in range(1, 64)]),
         lambda: longest_context_that_fits(REQUEST, 10),
         lambda: nearest_fitting(REQUEST, 10_000),
         lambda: rank(REQUEST.model, Workload.fixed_length(8192, concurrent_conversations=50)),
     ],
-    ids=["assess", "curve", "capacity-curve", "binary-search", "alternatives", "advisor"],
+    ids=["assess", "curve", "binary-search", "alternatives", "advisor"],
 )
 def test_every_loop_that_can_grow_stops_at_the_budget(work) -> None:
     start = time.perf_counter()

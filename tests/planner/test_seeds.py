@@ -133,9 +133,9 @@ def test_seed_000_24gb_card_accounting() -> None:
     )
     gpu = result.per_gpu
     assert gpu.weights_bytes == 14 * GB
-    assert gpu.overhead_bytes == 1.5 * GB
+    assert gpu.framework_bytes == 1.5 * GB
     assert gpu.activation_bytes == 1 * GB
-    assert gpu.weights_bytes + gpu.overhead_bytes + gpu.activation_bytes == 16.5 * GB
+    assert gpu.weights_bytes + gpu.framework_bytes + gpu.activation_bytes == 16.5 * GB
     assert gpu.kv_cache_bytes == 7.5 * GB
     assert 3 <= result.capacity.sequences <= 4
     assert result.capacity.sequences == pytest.approx(7.5e9 / (524_288 * 4096), rel=1e-9)
@@ -193,7 +193,7 @@ def test_seed_001_pie_chart_80gb_8b() -> None:
     )
     gpu = result.per_gpu
     assert gpu.weights_bytes == 16 * GB
-    assert gpu.activation_bytes + gpu.overhead_bytes == 4 * GB
+    assert gpu.activation_bytes + gpu.framework_bytes == 4 * GB
     assert gpu.kv_cache_bytes == 60 * GB  # with no reserve; the pie keeps 4 GB of headroom besides
     reserved = plan(
         PlanRequest(model=M8, gpu_memory_bytes=80 * GB, weights="fp16", overhead=SimpleFraction(fraction=0.05))

@@ -28,7 +28,8 @@ from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.rope import rope_cache_bytes
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
 from planner.planning.extras import stage_drafter
-from planner.planning.plan import PlanRequest, PlanResult
+from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
 
 LayerKey = tuple[str, int]  # (spec type, window) of one layer as vLLM groups it
 

@@ -11,7 +11,8 @@ from planner.engines.vllm.calibrated import Calibrated
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
 from planner.engines.vllm.versions import known_releases, vllm_rules
-from planner.planning.plan import PlanRequest, PlanResult
+from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
 
 
 def as_vllm(profile: EngineProfile | None) -> VllmProfile:

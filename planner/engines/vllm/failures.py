@@ -26,7 +26,8 @@ from planner.core.overhead import FailureKind
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.vllm.blocks import VllmStage, needed_bytes, stage_context
 from planner.engines.vllm.profile import VllmProfile
-from planner.planning.plan import PlanRequest, PlanResult
+from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
 
 Failure = tuple[FailureKind, str]
 VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE

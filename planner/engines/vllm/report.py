@@ -24,7 +24,8 @@ from planner.engines.vllm.blocks import (
 from planner.engines.vllm.failures import sampler_headroom, vllm_failure
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
-from planner.planning.plan import PlanRequest, PlanResult
+from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
 
 
 class _Capacity(BaseModel, frozen=True, extra="forbid"):
