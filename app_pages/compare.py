@@ -6,7 +6,8 @@ import streamlit as st
 
 from planner.assessment.assess import Assessment
 from planner.bounds.errors import PlannerError
-from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.core.kv_formats import KV_FORMATS
+from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import UNIT_BYTES
 from ui import binding, exports, figures, frame, links, settings
 from ui.common import share_and_export

@@ -7,7 +7,8 @@ import streamlit as st
 from planner.assessment.alternatives import nearest_fitting
 from planner.assessment.assess import Assessment, VerdictState
 from planner.bounds.errors import PlannerError
-from planner.core.precision import kv_format, weight_format
+from planner.core.kv_formats import kv_format
+from planner.core.precision import weight_format
 from planner.core.units import GiB, format_tokens
 from planner.engines.base import EngineReport
 from planner.engines.registry import engines, get_engine, launch_commands, max_model_len_allowed

@@ -18,7 +18,7 @@ from model_catalog import get_gpu, get_model
 from planner.core.overhead import OverheadModel
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions
-from planner.engines.llamacpp import LlamacppProfile
+from planner.engines.llamacpp.profile import LlamacppProfile
 from planner.engines.sglang import SglangProfile
 from planner.engines.trtllm import TrtllmProfile
 from planner.engines.vllm.profile import VllmProfile

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 import plotly.graph_objects as go
 
 from planner.assessment.assess import Assessment
-from planner.core.precision import kv_format, weight_format
+from planner.core.kv_formats import kv_format
+from planner.core.precision import weight_format
 from planner.core.units import UNIT_BYTES, format_bytes_auto, format_tokens
 from planner.engines.registry import get_engine, profile_label
 from ui import report, settings, tables

@@ -20,7 +20,8 @@ from typing import Any
 
 from model_catalog import load_gpus, load_models
 from planner.advisor import ENGINE_PREFERENCE, FORM_FACTORS, VENDORS
-from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.core.kv_formats import KV_FORMATS
+from planner.core.precision import WEIGHT_FORMATS
 from planner.engines.registry import profile_names
 
 SIDEBAR = "sidebar"  # the scope of settings every page shares

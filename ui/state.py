@@ -13,10 +13,11 @@ from pydantic import BaseModel, Field
 from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
 from planner.assessment.assess import Assessment, assess
 from planner.core.gpu import GpuSpec
+from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.parallel import default_parallelism, parallel_problem
-from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.core.precision import WEIGHT_FORMATS
 from planner.core.serving import serving_kv_dtype, serving_weights
 from planner.deploy.options import DeploymentOptions
 from planner.deploy.sharing import mig_gpu

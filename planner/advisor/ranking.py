@@ -47,10 +47,11 @@ from planner.advisor.workload import Workload
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import check
 from planner.core.gpu import GpuSpec
+from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.overhead import Estimate, OverheadModel
 from planner.core.parallel import parallel_problem
-from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.core.precision import WEIGHT_FORMATS
 from planner.core.serving import serving_weights
 
 DEFAULT_COUNTS = (1, 2, 4, 8)

@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
-from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.core.kv_formats import KV_FORMATS
+from planner.core.precision import WEIGHT_FORMATS
 from planner.engines.registry import engines
 
 SUPPORT_FILE = Path(__file__).with_name("support.toml")

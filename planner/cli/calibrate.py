@@ -13,7 +13,8 @@ from planner.bounds.limits import MAX_CONTEXT, MAX_PARALLEL
 from planner.calibration import CalibrationResult, calibrate_log
 from planner.cli.args import decimal, release, whole
 from planner.cli.table import print_table
-from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.core.kv_formats import KV_FORMATS
+from planner.core.precision import WEIGHT_FORMATS
 from planner.sources.logs import MAX_LOG_CHARS
 
 

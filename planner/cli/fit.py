@@ -22,8 +22,9 @@ from planner.cli.deploy import (
     with_stages,
 )
 from planner.cli.table import print_table
+from planner.core.kv_formats import KV_FORMATS
 from planner.core.overhead import OverheadModel
-from planner.core.precision import KV_FORMATS, WEIGHT_FORMATS
+from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, format_bytes
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_names, overhead_profile

@@ -13,9 +13,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from planner.core.kv import kv_bytes_per_token
+from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.params import ParameterBreakdown, parameter_breakdown
-from planner.core.precision import KV_FORMATS
 
 
 class ModelInspection(BaseModel, frozen=True, extra="forbid"):

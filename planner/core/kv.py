@@ -19,8 +19,9 @@ from collections import Counter
 from functools import lru_cache
 
 from planner.bounds.errors import PlannerError
-from planner.core.model import GatedDeltaNetSpec, LayerKind, Mamba2Spec, ModelSpec
-from planner.core.precision import kv_format
+from planner.core.blocks import GatedDeltaNetSpec, LayerKind, Mamba2Spec
+from planner.core.kv_formats import kv_format
+from planner.core.model import ModelSpec
 
 
 def kv_heads_per_gpu(model: ModelSpec, tensor_parallel: int) -> int:

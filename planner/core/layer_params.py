@@ -13,7 +13,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from planner.core.model import ATTENTION_KINDS, GatedDeltaNetSpec, LayerKind, Mamba2Spec, ModelSpec
+from planner.core.blocks import ATTENTION_KINDS, GatedDeltaNetSpec, LayerKind, Mamba2Spec
+from planner.core.model import ModelSpec
 
 Count = Annotated[int, Field(ge=0)]
 

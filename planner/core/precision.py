@@ -50,7 +50,6 @@ WeightPrecision = Literal[
     "q3_k_m",
     "q2_k",
 ]
-KvDtype = Literal["fp32", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2", "int8", "int4"]
 
 
 class WeightFormat(BaseModel, frozen=True, extra="forbid"):
@@ -65,16 +64,6 @@ class WeightFormat(BaseModel, frozen=True, extra="forbid"):
     # Mixed checkpoints: attention projections / lm_head in another format than the rest (None: as the scope says).
     attention_bits: Annotated[float, Field(gt=0, le=32)] | None = None
     lm_head_bits: Annotated[float, Field(gt=0, le=32)] | None = None
-    quality_note: str
-    source: str
-
-
-class KvFormat(BaseModel, frozen=True, extra="forbid"):
-    """A KV-cache storage format: bits per cached value, scale overhead included."""
-
-    name: str
-    label: str
-    bits_per_value: Annotated[float, Field(gt=0, le=32)]
     quality_note: str
     source: str
 
@@ -311,68 +300,6 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
     ]
 }
 
-KV_FORMATS: dict[str, KvFormat] = {
-    f.name: f
-    for f in [
-        KvFormat(
-            name="fp32",
-            label="FP32",
-            bits_per_value=32,
-            quality_note="No benefit for serving.",
-            source="vLLM --kv-cache-dtype float32 (4 bytes, kv_cache_interface.py dtype size).",
-        ),
-        KvFormat(
-            name="bf16",
-            label="BF16",
-            bits_per_value=16,
-            quality_note="The default: the model's own dtype.",
-            source="vLLM --kv-cache-dtype auto on a BF16 model: 2 bytes per value.",
-        ),
-        KvFormat(
-            name="fp16",
-            label="FP16",
-            bits_per_value=16,
-            quality_note="Same size as BF16.",
-            source="2 bytes per value (seed text 000 formula with fp16).",
-        ),
-        KvFormat(
-            name="fp8",
-            label="FP8",
-            bits_per_value=8,
-            quality_note="Halves the cache with negligible loss on most models (seed text 000).",
-            source="vLLM --kv-cache-dtype fp8 (e4m3 on CUDA): 1 byte per value, per-tensor scales only.",
-        ),
-        KvFormat(
-            name="fp8_e4m3",
-            label="FP8 e4m3",
-            bits_per_value=8,
-            quality_note="As fp8; more mantissa.",
-            source="vLLM --kv-cache-dtype fp8_e4m3: 1 byte per value.",
-        ),
-        KvFormat(
-            name="fp8_e5m2",
-            label="FP8 e5m2",
-            bits_per_value=8,
-            quality_note="As fp8; more range, less precision.",
-            source="vLLM --kv-cache-dtype fp8_e5m2: 1 byte per value.",
-        ),
-        KvFormat(
-            name="int8",
-            label="INT8 (q8_0)",
-            bits_per_value=8.5,
-            quality_note="Near-lossless (llama.cpp q8_0 cache).",
-            source="llama.cpp --cache-type-k/v q8_0: 34 bytes per 32 values = 8.5 bits (ggml block_q8_0).",
-        ),
-        KvFormat(
-            name="int4",
-            label="INT4 (q4_0)",
-            bits_per_value=4.5,
-            quality_note="Measurable loss on long contexts; llama.cpp q4_0 cache.",
-            source="llama.cpp --cache-type-k/v q4_0: 18 bytes per 32 values = 4.5 bits (ggml block_q4_0).",
-        ),
-    ]
-}
-
 
 def weight_format(name: str) -> WeightFormat:
     """The weight format called ``name`` (``bf16``, ``int4-awq``, ``q4_k_m``, …).
@@ -384,24 +311,6 @@ def weight_format(name: str) -> WeightFormat:
         return WEIGHT_FORMATS[name]
     except KeyError:
         raise PlannerError(f"weights: unknown precision {name!r}; choose one of {', '.join(WEIGHT_FORMATS)}") from None
-
-
-def kv_format(name: str) -> KvFormat:
-    """The KV-cache format called ``name`` (``bf16``, ``fp8``, ``int4``, …).
-
-    >>> kv_format("fp8").bits_per_value, kv_format("int8").bits_per_value
-    (8.0, 8.5)
-    >>> kv_format("fp4")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    planner.bounds.errors.PlannerError: kv_dtype: unknown KV cache dtype 'fp4'; choose one of fp32, bf16, ...
-    """
-    try:
-        return KV_FORMATS[name]
-    except KeyError:
-        raise PlannerError(
-            f"kv_dtype: unknown KV cache dtype {name!r}; choose one of {', '.join(KV_FORMATS)}"
-        ) from None
 
 
 # The native dtype names a Hugging Face config.json uses (torch_dtype / dtype), mapped to ours.

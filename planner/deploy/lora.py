@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from planner.core.model import ATTENTION_KINDS, ModelSpec
+from planner.core.blocks import ATTENTION_KINDS
+from planner.core.model import ModelSpec
 from planner.deploy.options import LoraOptions
 
 LORA_DTYPE_BYTES = 2  # lora_dtype "auto": the model's 16-bit activation dtype

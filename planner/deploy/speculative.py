@@ -26,8 +26,9 @@ import math
 from typing import NamedTuple
 
 from planner.bounds.errors import PlannerError
+from planner.core.blocks import LayerKind
 from planner.core.kv import kv_bytes_per_token, kv_bytes_per_token_per_layer
-from planner.core.model import LayerKind, ModelSpec
+from planner.core.model import ModelSpec
 from planner.core.params import decoder_layer_params, mtp_params, parameter_breakdown
 from planner.core.precision import weight_format
 from planner.core.serving import serving_weights

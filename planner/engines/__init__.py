@@ -6,7 +6,7 @@
 - :mod:`planner.engines.base`: what every engine module shares: the start-up report model, the
   :class:`~planner.engines.base.Engine` interface a registered engine implements, and loader helpers.
 - one module per engine (:mod:`~planner.engines.vllm`, :mod:`~planner.engines.sglang`,
-  :mod:`~planner.engines.trtllm`, :mod:`~planner.engines.llamacpp`) holding its profile, start-up report,
+  :mod:`~planner.engines.trtllm`, :mod:`~planner.engines.llamacpp.engine`) holding its profile, start-up report,
   launch command and labels, and :mod:`~planner.engines.vllm.calibrated` (figures measured from a log).
 - :mod:`planner.engines.registry`: the one list of engines; every lookup by name goes through it, and an
   unknown name raises :class:`planner.bounds.errors.PlannerError`.

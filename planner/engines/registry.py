@@ -8,7 +8,7 @@ name (:data:`GENERIC_PROFILES`): they plan memory without predicting an engine's
 
 from __future__ import annotations
 
-import planner.engines.llamacpp as llamacpp
+import planner.engines.llamacpp.engine as llamacpp
 import planner.engines.sglang as sglang
 import planner.engines.trtllm as trtllm
 import planner.engines.vllm.engine as vllm

@@ -17,11 +17,12 @@ from pydantic import BaseModel
 
 from planner.bounds.walltime import check
 from planner.core.kv import kv_bytes_per_token, kv_bytes_per_token_in_layers
+from planner.core.kv_formats import kv_format
 from planner.core.model import ModelSpec
 from planner.core.overhead import StageContext
 from planner.core.parallel import check_parallel
 from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
-from planner.core.precision import kv_format, weight_format
+from planner.core.precision import weight_format
 from planner.core.weights import stage_weights_bytes_per_gpu, weights_bytes
 from planner.deploy.mixed import stage_memory_bytes
 from planner.planning.extras import StageExtras, check_deployment, layer_ranges, stage_extras

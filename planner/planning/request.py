@@ -9,10 +9,11 @@ from pydantic import BaseModel, Field, model_validator
 
 from planner.bounds.limits import MAX_CONTEXT, MAX_LAYERS, Context, GpuCount, GpuMemoryBytes
 from planner.core.gpu import GpuSpec
+from planner.core.kv_formats import KvDtype
 from planner.core.model import ModelSpec
 from planner.core.overhead import Estimate, OverheadModel
 from planner.core.parallel import default_parallelism
-from planner.core.precision import KvDtype, WeightPrecision
+from planner.core.precision import WeightPrecision
 from planner.core.serving import serving_kv_dtype, serving_weights
 from planner.deploy.options import DeploymentOptions
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from planner.core.model import AttachedModule
+from planner.core.blocks import AttachedModule
 
 
 def _int(config: Mapping[str, Any], key: str, default: int | None = None) -> int:

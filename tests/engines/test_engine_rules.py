@@ -7,7 +7,7 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.core.units import GiB
-from planner.engines.llamacpp import LlamacppProfile, llamacpp_kv_bytes
+from planner.engines.llamacpp.profile import LlamacppProfile, llamacpp_kv_bytes
 from planner.engines.registry import engine_report
 from planner.engines.sglang import SGLANG_VLM_FACTOR, SglangProfile
 from planner.engines.trtllm import TrtllmProfile

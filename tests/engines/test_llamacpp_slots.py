@@ -16,7 +16,7 @@ from planner.advisor import ContextDistribution, Workload, rank
 from planner.assessment.assess import assess
 from planner.cli import main
 from planner.core.units import GiB
-from planner.engines.llamacpp import LLAMACPP_CONTEXT_BYTES, LlamacppProfile
+from planner.engines.llamacpp.profile import LLAMACPP_CONTEXT_BYTES, LlamacppProfile
 from planner.engines.registry import engine_profile, launch_commands
 from planner.planning.plan import PlanRequest
 

@@ -24,7 +24,7 @@ from planner.deploy.options import (
     StageGpu,
 )
 from planner.deploy.sharing import mig_gpu, parse_nvidia_smi, used_memory_bytes
-from planner.engines.llamacpp import LlamacppProfile
+from planner.engines.llamacpp.profile import LlamacppProfile
 from planner.engines.registry import overhead_profile
 from planner.engines.vllm.profile import VllmProfile
 from planner.planning.plan import PlanRequest, plan
@@ -379,8 +379,9 @@ def test_output_first_rule_on_a_hybrid_model_against_a_b9849_log() -> None:
     """llama.cpp b9849 (after PR #18148), Qwen3.5-9B, -ngl 20 at n_ctx 8192 (public capture, find_string id
     67369886488): 'offloading output layer to GPU', 19 repeating layers; 8 of 32 layers attend (every 4th), so the
     GPU's layers 13-31 hold 5 of them: 'Vulkan1 KV buffer size = 160.00 MiB', 'CPU KV buffer size = 96.00 MiB'."""
-    from planner.core.model import GatedDeltaNetSpec, ModelSpec
-    from planner.engines.llamacpp import llamacpp_kv_bytes
+    from planner.core.blocks import GatedDeltaNetSpec
+    from planner.core.model import ModelSpec
+    from planner.engines.llamacpp.profile import llamacpp_kv_bytes
 
     qwen35 = ModelSpec(
         id="qwen3.5-9b-like", num_hidden_layers=32, hidden_size=4096, num_attention_heads=16, num_key_value_heads=4,

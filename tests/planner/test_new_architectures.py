@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from model_catalog import load_models
+from planner.core.blocks import LayerKind
 from planner.core.kv import kv_bytes_per_sequence, kv_bytes_per_token, linear_state_bytes_per_layer
-from planner.core.model import LayerKind
 from planner.core.params import decoder_layer_params, parameter_breakdown
 from planner.core.weights import weights_bytes
 from planner.sources.config import quantization_precision, spec_from_hf_config

@@ -11,10 +11,11 @@ from planner.assessment.assess import concurrency_curve
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.kv import kv_bytes_per_sequence
+from planner.core.kv_formats import kv_format
 from planner.core.model import ModelSpec
 from planner.core.paging import reservation_waste
 from planner.core.parallel import check_parallel, default_parallelism, parallel_problem, stage_layer_ranges
-from planner.core.precision import kv_format, weight_format
+from planner.core.precision import weight_format
 from planner.planning.plan import PlanRequest, plan
 
 BASE = dict(

@@ -20,8 +20,9 @@ from collections import Counter
 from pydantic import BaseModel
 
 from planner.bounds.walltime import check
+from planner.core.blocks import LayerKind
 from planner.core.kv import kv_bytes_per_token_per_layer, linear_state_bytes_per_layer
-from planner.core.model import LayerKind, ModelSpec
+from planner.core.model import ModelSpec
 from planner.core.overhead import StageContext
 from planner.engines.base import loader_extra_bytes, round_up
 from planner.engines.vllm.profile import VllmProfile

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import math
 
-from planner.core.model import ATTENTION_KINDS, LayerKind, ModelSpec
+from planner.core.blocks import ATTENTION_KINDS, LayerKind
+from planner.core.model import ModelSpec
 
 
 def rope_cache_bytes(model: ModelSpec, dtype_bytes: int, layers: range | None = None) -> int:

@@ -25,7 +25,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from planner.bounds.errors import BeyondLimitsError, PlannerError
-from planner.core.model import AttachedModule, ModelSpec
+from planner.core.blocks import AttachedModule
+from planner.core.model import ModelSpec
 from planner.core.params import PARAMETER_TOLERANCE, parameter_breakdown
 from planner.core.precision import TORCH_DTYPE_NAMES, WeightPrecision
 from planner.sources.config import spec_from_hf_config, text_config_key, with_family_defaults

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from planner.core.model import AttachedModule, ModelSpec
+from planner.core.blocks import AttachedModule
+from planner.core.model import ModelSpec
 from planner.core.precision import WeightPrecision
 
 __all__ = ["HubModel", "MissingField", "QuantizationInfo", "SourcedCount"]

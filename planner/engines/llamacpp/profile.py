@@ -1,0 +1,133 @@
+"""llama.cpp's settings as an overhead model (:class:`LlamacppProfile`) and its KV-cache formula: contiguous cells
+per slot, the layers on each device, K and V types (``llama-kv-cache.cpp``, ``llama-context.cpp``)."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from planner.core.blocks import LayerKind
+from planner.core.kv import kinds_in
+from planner.core.model import ModelSpec
+from planner.core.overhead import EngineProfile, EngineVersion, OverheadBytes, PositiveInt, StageContext, mlp_width
+from planner.core.units import GiB
+
+LlamacppCacheType = Literal["f16", "q8_0", "q4_0"]
+# ggml block sizes: f16 2 bytes; block_q8_0 34 bytes / 32 values; block_q4_0 18 bytes / 32 values (ggml-common.h).
+LLAMACPP_CACHE_BITS: dict[str, float] = {"f16": 16.0, "q8_0": 8.5, "q4_0": 4.5}
+
+
+LLAMACPP_CONTEXT_BYTES = round(0.3 * GiB)  # CUDA context + cuBLAS (indicative)
+
+
+LLAMACPP_CTX_PAD = 256  # n_ctx is padded to 256 (llama-context.cpp, with flash attention)
+
+
+# The planner's KV dtypes as llama.cpp cache types (--cache-type-k/-v).
+LLAMACPP_CACHE_NAMES = {
+    "bf16": "f16",
+    "fp16": "f16",
+    "fp32": "f16",
+    "int8": "q8_0",
+    "fp8": "q8_0",
+    "fp8_e4m3": "q8_0",
+    "fp8_e5m2": "q8_0",
+    "int4": "q4_0",
+}
+
+
+class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
+    """``llama-server`` settings: context, slots, cache types, GPU layers, micro-batch, flash attention."""
+
+    kind: Literal["llamacpp"] = "llamacpp"
+    engine_version: EngineVersion = "b6000"
+    n_ctx: PositiveInt | None = None  # None: the request's max_model_len
+    n_parallel: PositiveInt | None = None  # -np; None: one slot, or one per target user (Engine.for_users)
+    cache_type_k: LlamacppCacheType = "f16"
+    cache_type_v: LlamacppCacheType = "f16"
+    n_gpu_layers: Annotated[int, Field(ge=0)] | None = None  # None: all (-ngl 99)
+    n_ubatch: PositiveInt = 512
+    flash_attn: bool = True
+    kv_unified: bool = False  # --kv-unified: one KV stream shared by the slots instead of one per slot
+
+    @property
+    def slots(self) -> int:
+        """The ``-np`` slots launched (conversations served at once)."""
+        return self.n_parallel or 1
+
+    def cells(self, n_ctx: int) -> int:
+        """KV cells allocated for a total context ``n_ctx``: one padded stream per slot, or one shared."""
+        if self.kv_unified or self.slots == 1:
+            return math.ceil(n_ctx / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+        per_slot = math.ceil(n_ctx / self.slots / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+        return per_slot * self.slots
+
+    def slot_context(self, n_ctx: int) -> int:
+        """The context one request may use (``n_ctx_seq``)."""
+        if self.kv_unified:
+            return math.ceil(n_ctx / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+        return math.ceil(n_ctx / self.slots / LLAMACPP_CTX_PAD) * LLAMACPP_CTX_PAD
+
+    def gpu_layers(self, model: ModelSpec) -> int:
+        return model.num_hidden_layers if self.n_gpu_layers is None else min(self.n_gpu_layers, model.num_hidden_layers)
+
+    def compute_buffer_bytes(self, model: ModelSpec, n_ctx: int) -> int:
+        """The CUDA compute buffer (indicative): a micro-batch of ``n_ubatch`` tokens through one layer and
+        the output logits in fp32; without flash attention the ``n_ctx x n_ubatch`` score matrix per head."""
+        hidden = model.hidden_size or 4096
+        vocab = model.vocab_size or 32000
+        per_token = 4 * (vocab + 4 * hidden + 2 * mlp_width(model))
+        scores = 0 if self.flash_attn else 4 * n_ctx * (model.num_attention_heads or 32)
+        return self.n_ubatch * (per_token + scores)
+
+    def per_gpu(self, ctx: StageContext) -> OverheadBytes:
+        return OverheadBytes(
+            activation_bytes=self.compute_buffer_bytes(ctx.model, self.n_ctx or ctx.max_model_len or 4096),
+            framework_bytes=LLAMACPP_CONTEXT_BYTES,
+            reserved_bytes=0,
+        )
+
+
+def llamacpp_kv_bytes(
+    model: ModelSpec,
+    n_ctx: int,
+    cache_type_k: str = "f16",
+    cache_type_v: str = "f16",
+    layers: int | range | None = None,
+    n_seq: int = 1,
+    n_ubatch: int = 512,
+    unified: bool = True,
+) -> int:
+    """KV buffer llama.cpp allocates: ``n_ctx (padded to 256) x (n_embd_k_gqa x k bits + n_embd_v_gqa x v bits)``
+    per full-attention layer (``llama_kv_cache`` in ``src/llama-kv-cache.cpp``); sliding-window layers get a
+    cache of ``min(n_ctx, n_swa x n_seq + n_ubatch)`` cells (``llama_kv_cache_iswa``). Without a unified cache
+    each of the ``n_seq`` slots has its own stream of ``n_ctx / n_seq`` cells padded to 256 (sliding-window
+    streams ``min(that, n_swa + n_ubatch)``). MLA models cache the K latent only (mainline PR #19067).
+    ``layers``: how many layers (the first ones) are on this device, or which (a range)."""
+    pad = LLAMACPP_CTX_PAD
+    streams = 1 if unified else n_seq
+    ctx_padded = math.ceil(n_ctx / streams / pad) * pad
+    half_k, half_v = round(2 * LLAMACPP_CACHE_BITS[cache_type_k]), round(2 * LLAMACPP_CACHE_BITS[cache_type_v])
+    span = range(model.num_hidden_layers if layers is None else layers) if not isinstance(layers, range) else layers
+    half_bits = 0  # exact: every cache type is a whole number of half bits per value
+    for kind, count in kinds_in(model, span.start, span.stop):  # a handful of kinds, cached per stage
+        if kind in (LayerKind.LINEAR, LayerKind.NONE):
+            continue
+        if model.mla is not None:
+            k_values, v_values = model.mla.latent_dim, 0
+        else:
+            kv_heads, head_dim = model.kv_geometry(kind)  # Gemma 4 full layers: their own heads and head_dim
+            k_values = v_values = kv_heads * head_dim
+        cells = ctx_padded
+        window = (
+            model.sliding_window
+            if kind is LayerKind.SLIDING
+            else (model.attention_chunk_size if kind is LayerKind.CHUNKED else None)
+        )
+        if window is not None:
+            swa = math.ceil((window * (n_seq // streams) + n_ubatch) / pad) * pad
+            cells = min(ctx_padded, swa)
+        half_bits += count * cells * streams * (k_values * half_k + v_values * half_v)
+    return -(-half_bits // 16)
