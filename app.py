@@ -1,6 +1,7 @@
 """Headroom: the frame. Page config, the shared set-up in the sidebar, and the navigation.
 
-Pages are the files of ``app_pages/``, registered with ``st.Page`` (Streamlit's own multipage pattern); each
+Pages are the files of ``pages/``, listed once in :data:`ui.page_registry.PAGES` and registered with ``st.Page``
+(Streamlit's own multipage pattern); each
 page file draws itself with the :class:`ui.state.Selection` the sidebar built in this run
 (:func:`ui.frame.run_page`). Every run reads the link on a session's first run and writes the address bar at
 its end (:mod:`ui.binding`).
@@ -11,19 +12,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import frame, settings
+from ui import frame
 from ui.guard import guarded
+from ui.page_registry import PAGES
 from ui.sidebar import render_sidebar
-
-# (file, title, icon, url path); the first page is the landing page, at the root URL.
-PAGES = [
-    ("app_pages/memory.py", "Memory", ":material/memory:", settings.MEMORY),
-    ("app_pages/what_if.py", "Context what-if", ":material/timeline:", settings.WHAT_IF),
-    ("app_pages/compare.py", "Compare precisions", ":material/grid_view:", settings.COMPARE),
-    ("app_pages/advisor.py", "Which GPU to buy", ":material/shopping_cart:", settings.ADVISOR),
-    ("app_pages/catalog.py", "Catalog", ":material/list:", settings.CATALOG),
-    ("app_pages/custom.py", "Custom model", ":material/edit_note:", settings.CUSTOM),
-]
 
 # pandas before any page draws: plotly looks it up in sys.modules without importing it (optional_imports, should_load
 # =False), so while one session's thread was still initialising pandas another session's chart saw a partial module
@@ -33,13 +25,14 @@ import_module("pandas")
 # The favicon is a local SVG (sent inline as a data: URI): a ":material/…:" page icon makes every browser fetch
 # it from fonts.gstatic.com, which leaks each visit and fails offline. Everything else is served by the app.
 FAVICON = str(Path(__file__).resolve().parent / "ui" / "static" / "favicon.svg")
+frame.leave_legacy_pages_mode()  # before anything is drawn (see its docstring)
 st.set_page_config(page_title="Headroom — LLM serving memory", page_icon=FAVICON, layout="wide")
 frame.begin()
 notes = st.container()
 navigation = st.navigation(
     [
-        st.Page(path, title=title, icon=icon, url_path=url, default=index == 0)
-        for index, (path, title, icon, url) in enumerate(PAGES)
+        st.Page(page.file, title=page.title, icon=page.icon, url_path=page.path, default=index == 0)
+        for index, page in enumerate(PAGES)
     ]
 )
 with frame.run_budget():  # the sidebar and the page share one wall-clock budget per run

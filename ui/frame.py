@@ -1,7 +1,7 @@
 """The frame every page runs in: the run's beginning (the link read into the session), the shared set-up,
 the page, and the run's end (the address bar rewritten, ignored link parameters named).
 
-Pages are files in ``app_pages/`` registered with ``st.Page`` by ``app.py`` (Streamlit's own multipage
+Pages are files in ``pages/`` registered with ``st.Page`` by ``app.py`` (Streamlit's own multipage
 pattern). A page file calls :func:`run_page` with its render function, which receives the
 :class:`ui.state.Selection` the sidebar built in this run.
 """
@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from planner.bounds.walltime import budget
 from ui import binding, links
@@ -31,6 +32,23 @@ CONCURRENT_RUNS = 4
 _TURNS = threading.BoundedSemaphore(CONCURRENT_RUNS)
 BUSY = "The server is busy with other visitors' pages; this one waited its whole budget. Reload in a moment."
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")
+
+
+def leave_legacy_pages_mode() -> None:
+    """Run as a ``st.navigation`` app even on a fresh server's first session.
+
+    Streamlit decides once per server process, when the first session starts, whether the app is a legacy
+    (v1) multipage app: it is when a ``pages/`` folder sits beside the entry script
+    (``PagesManager.uses_pages_directory``), and then the first run executes the page file a cold deep link
+    names on its own (``_mpa_v1`` in the script runner), without ``app.py``'s frame: a blank page, file-name
+    navigation. The first ``st.navigation`` call clears the flag for good, so only the first session of each
+    process is affected. ``app.py`` and every page call this before drawing anything: it clears the flag and
+    reruns, and the rerun executes ``app.py`` on the same URL path (a page's script hash is its URL path, the same
+    in both modes). ``tests/browser/test_cold_deep_link.py`` opens a deep link first on fresh servers.
+    """
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
 
 
 def begin() -> None:
@@ -64,6 +82,7 @@ def publish(selection: Selection | None) -> None:
 
 def run_page(render: Callable[[Selection], None]) -> None:
     """Draw a page with this run's selection (nothing when the sidebar could not build one)."""
+    leave_legacy_pages_mode()
     selection: Selection | None = st.session_state.get(SELECTION_KEY)
     if selection is not None:
         guarded(render, selection)

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from ui import settings
+from ui.page_registry import PAGE_PATHS
 from ui.state import Selection
 
 
@@ -46,6 +47,6 @@ def share_url(base_url: str | None, page_path: str, query: str) -> str:
         return f"/{page_path}{query}"
     parts = urlsplit(base_url)
     prefix, _, last = parts.path.rstrip("/").rpartition("/")
-    app = prefix if last in settings.PAGE_PATHS else parts.path.rstrip("/")
+    app = prefix if last in PAGE_PATHS else parts.path.rstrip("/")
     path = f"{app}/{page_path}"
     return urlunsplit((parts.scheme, parts.netloc, path, query.lstrip("?"), ""))

@@ -10,15 +10,10 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ui.page_registry import PAGES as REGISTERED_PAGES
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGES = {
-    "memory": "app_pages/memory.py",
-    "what_if": "app_pages/what_if.py",
-    "compare": "app_pages/compare.py",
-    "catalog": "app_pages/catalog.py",
-    "custom": "app_pages/custom.py",
-    "advisor": "app_pages/advisor.py",
-}
+PAGES = {page.path: page.file for page in REGISTERED_PAGES}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -82,29 +83,16 @@ class Server:
                 self.log.append(line.decode("utf-8", errors="replace").rstrip())
 
 
-@contextlib.contextmanager
-def running_server(
-    timeout_s: float = 60,
-    script: Path = ROOT / "app.py",
-    address: str = "127.0.0.1",
-    production: bool = False,
-    base_path: str = "",
-) -> Iterator[Server]:
-    """As :func:`running_app`, yielding the :class:`Server` (the load test reads its memory and its log)."""
-    port = free_port()
+def streamlit_command(
+    port: int, script: Path = ROOT / "app.py", address: str = "127.0.0.1", production: bool = False, base_path: str = ""
+) -> list[str]:
+    """``python -m streamlit run <script>`` on ``address``:``port``, with the options of ``make serve`` when
+    ``production``."""
     flags = [
-        "--server.port",
-        str(port),
-        "--server.address",
-        address,
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
+        *("--server.port", str(port), "--server.address", address, "--server.headless", "true"),
+        *("--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"),
     ]
-    command = [
+    return [
         sys.executable,
         "-m",
         "streamlit",
@@ -113,43 +101,79 @@ def running_server(
         *(serve_flags(port, address) if production else flags),
         *(["--server.baseUrlPath", base_path] if base_path else []),
     ]
+
+
+def make_command(target: str, port: int, address: str = "127.0.0.1") -> list[str]:
+    """``make <target>`` as a person types it (``make run``, ``make serve``), on ``port``, with this interpreter's
+    virtual environment as the Makefile's ``VENV`` (it is already installed, so make only starts the server)."""
+    venv = Path(sys.executable).resolve().parents[1] if sys.prefix != sys.base_prefix else ROOT / ".venv"
+    return ["make", "-s", "-C", str(ROOT), target, f"PORT={port}", f"ADDRESS={address}", f"VENV={venv}"]
+
+
+@contextlib.contextmanager
+def running_server(
+    timeout_s: float = 60,
+    script: Path = ROOT / "app.py",
+    address: str = "127.0.0.1",
+    production: bool = False,
+    base_path: str = "",
+    command: list[str] | None = None,
+    port: int | None = None,
+) -> Iterator[Server]:
+    """As :func:`running_app`, yielding the :class:`Server` (the load test reads its memory and its log).
+    ``command`` (with its ``port``) replaces ``streamlit run`` (a ``make`` target); the whole process group is
+    stopped afterwards."""
+    port = port or free_port()
+    command = command or streamlit_command(port, script, address, production, base_path)
     process = subprocess.Popen(
         command,
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        start_new_session=True,  # make's child streamlit is stopped with it
     )
     base = f"http://{'127.0.0.1' if address == '0.0.0.0' else address}:{port}" + (f"/{base_path}" if base_path else "")
     drain: threading.Thread | None = None
     try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
-                    if response.read() == b"ok":
-                        break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    error = process.stderr.read().decode() if process.stderr else ""
-                    raise RuntimeError(f"the dashboard did not start: {error[-2000:]}") from None
-                time.sleep(0.2)
+        _wait_until_healthy(base, process, timeout_s)
         server = Server(base, process)
         drain = threading.Thread(target=server.drain, daemon=True)
         drain.start()
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        _stop(process)
         if drain is not None:
             drain.join(timeout=5)  # the pipe reaches its end once the process has exited
         if process.stderr is not None:
             with contextlib.suppress(ValueError, OSError):
                 process.stderr.close()
+
+
+def _wait_until_healthy(base: str, process: subprocess.Popen[bytes], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
+                if response.read() == b"ok":
+                    return
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                error = process.stderr.read().decode() if process.stderr else ""
+                raise RuntimeError(f"the dashboard did not start: {error[-2000:]}") from None
+            time.sleep(0.2)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the process group (make and the server it started), then SIGKILL after 10 s."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def wait_for_chart(page: Any, timeout_ms: int = 30_000) -> None:

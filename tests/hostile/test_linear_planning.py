@@ -105,7 +105,7 @@ def test_every_streamlit_cache_is_bounded() -> None:
     advisor's rankings: 16 pickled, ~2 MB each, and the last 4 as objects, ~10 MB each)."""
     root = Path(__file__).resolve().parents[2]
     found: dict[str, int] = {}
-    for path in [root / "app.py", *sorted((root / "app_pages").glob("*.py")), *sorted((root / "ui").glob("*.py"))]:
+    for path in [root / "app.py", *sorted((root / "pages").glob("*.py")), *sorted((root / "ui").glob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.FunctionDef):
                 continue

@@ -49,8 +49,7 @@ def check_token(raw: str, source: str = "the access token") -> _Secret | None:
     '***'
     >>> check_token("hf_abc\\u200b")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    planner.sources.hub.errors.HubAccessError: the access token contains a space or a character that is not printable
-    ASCII ...
+    planner.sources.hub.errors.HubAccessError: the access token contains a space or a character ...
     """
     value = raw.strip()
     if not value:

@@ -1,0 +1,176 @@
+"""The Memory page's Deployment section (:mod:`planner.deploy`): partial offload, KV offload, LoRA, speculative
+decoding, memory in use, MIG, another engine beside this one, mixed GPUs."""
+
+from __future__ import annotations
+
+from model_catalog import load_models
+from ui.page_registry import MEMORY
+from ui.settings.parsing import Setting, decimal, integer, one_of, word
+from ui.settings.sidebar import MAX_CONTEXT, _gpus
+
+# -- the Memory page's Deployment section (planner.deploy) ------------------------------------------------------
+NONE = "none"
+MAX_GIB = 100_000.0
+
+
+def gpu_layers_choice(text: str) -> str:
+    """``all`` (every layer on the GPU, llama.cpp ``-ngl 99``) or a layer count, as the select box offers them.
+
+    >>> gpu_layers_choice("all"), gpu_layers_choice("020")
+    ('all', '20')
+    """
+    return "all" if text.strip() == "all" else str(integer(0, 100_000)(text))
+
+
+def _models_or_none() -> list[str]:
+    return [NONE, *load_models()]
+
+
+GPU_LAYERS = Setting(
+    "ngl",
+    "gpu_layers",
+    "GPU layers (llama.cpp -ngl)",
+    "Layers kept on the GPU, the output layer counting as one; the rest (and their KV cache) stay in host RAM. "
+    "all: every layer.",
+    gpu_layers_choice,
+    show=str,
+    scope=MEMORY,
+)
+CPU_MOE = Setting(
+    "cpu_moe",
+    "cpu_moe_layers",
+    "Experts on the CPU (--n-cpu-moe)",
+    "llama.cpp keeps the routed experts of the first N layers in host RAM.",
+    integer(0, 100_000),
+    scope=MEMORY,
+)
+CPU_OFFLOAD = Setting(
+    "cpu_offload",
+    "cpu_offload_gib",
+    "Weights offloaded per GPU (GiB, --cpu-offload-gb)",
+    "vLLM / SGLang move this many GiB of each GPU's decoder weights to pinned host memory, read over PCIe every step.",
+    decimal(0, MAX_GIB),
+    scope=MEMORY,
+)
+HOST_BANDWIDTH = Setting(
+    "host_bw",
+    "host_bandwidth_gbs",
+    "Host RAM bandwidth (GB/s)",
+    "For the decode-speed bound of layers on the CPU (dual-channel DDR5-5600: 89.6).",
+    decimal(1, 10_000),
+    scope=MEMORY,
+)
+KV_OFFLOAD = Setting(
+    "kv_offload",
+    "kv_offload_gib",
+    "KV offload tier (GiB, --kv-offloading-size)",
+    "Host memory for KV blocks, all ranks (vLLM native offloading; 0: sized by the working set below).",
+    decimal(0, MAX_GIB),
+    scope=MEMORY,
+)
+PREFIX_TOKENS = Setting(
+    "prefix_tokens",
+    "prefix_tokens",
+    "Prefix kept per user (tokens)",
+    "The working set of the tier: these tokens x the target users x the hit rate.",
+    integer(0, MAX_CONTEXT),
+    scope=MEMORY,
+)
+HIT_RATE = Setting(
+    "hit_rate",
+    "hit_rate",
+    "Prefix hit rate",
+    "Share of users whose prefix the tier must still hold.",
+    decimal(0, 1),
+    scope=MEMORY,
+)
+MAX_LORAS = Setting(
+    "loras",
+    "max_loras",
+    "LoRA slots (--max-loras; 0: off)",
+    "Adapters served in one batch: vLLM --max-loras, SGLang --max-loras-per-batch.",
+    integer(0, 1024),
+    scope=MEMORY,
+)
+LORA_RANK = Setting(
+    "lora_rank",
+    "max_lora_rank",
+    "Largest LoRA rank",
+    "vLLM --max-lora-rank: every slot is sized for it.",
+    integer(1, 4096),
+    scope=MEMORY,
+)
+SPEC_METHOD = Setting(
+    "spec_method",
+    "speculative_method",
+    "Speculative decoding",
+    "none, a draft model, EAGLE / EAGLE-3 / Medusa heads, or the checkpoint's MTP layers.",
+    one_of(lambda: [NONE, "draft", "eagle", "eagle3", "medusa", "mtp"]),
+    show=str,
+    scope=MEMORY,
+)
+DRAFT_MODEL = Setting(
+    "draft",
+    "draft_model",
+    "Draft model",
+    "The small model proposing tokens (method draft).",
+    one_of(_models_or_none),
+    show=str,
+    scope=MEMORY,
+)
+SPEC_TOKENS = Setting(
+    "spec_tokens",
+    "num_speculative_tokens",
+    "Speculative tokens per step",
+    "num_speculative_tokens.",
+    integer(1, 64),
+    scope=MEMORY,
+)
+USED_MEMORY = Setting(
+    "used_mem",
+    "used_memory_gib",
+    "Already in use per GPU (GiB)",
+    "Held by other processes before the engine starts (paste nvidia-smi below to read it).",
+    decimal(0, MAX_GIB),
+    scope=MEMORY,
+)
+MIG = Setting(
+    "mig",
+    "mig_profile",
+    "MIG slice",
+    "Plan on a MIG GPU instance of the sidebar's GPU (NVIDIA's profiles).",
+    word,
+    show=str,
+    scope=MEMORY,
+)
+COLOCATE = Setting(
+    "colocate",
+    "colocate_model",
+    "Another vLLM on the same GPUs",
+    "Started first with its own memory fraction; this engine then meets vLLM's free-memory check.",
+    one_of(_models_or_none),
+    show=str,
+    scope=MEMORY,
+)
+COLOCATE_UTIL = Setting(
+    "colocate_util",
+    "colocate_util",
+    "Its memory fraction",
+    "The other engine's --gpu-memory-utilization.",
+    decimal(0.05, 0.95),
+    scope=MEMORY,
+)
+STAGE_GPUS = Setting(
+    "stage_gpus",
+    "stage_gpus",
+    "More GPUs, one pipeline stage each",
+    "Mixed GPUs: the sidebar's GPU is stage 0, these follow; the layer split that holds the most conversations "
+    "is used.",
+    one_of(_gpus),
+    many=True,
+    scope=MEMORY,
+)
+DEPLOYMENT_SETTINGS = (
+    GPU_LAYERS, CPU_MOE, CPU_OFFLOAD, HOST_BANDWIDTH, KV_OFFLOAD, PREFIX_TOKENS, HIT_RATE, MAX_LORAS, LORA_RANK,
+    SPEC_METHOD, DRAFT_MODEL, SPEC_TOKENS, USED_MEMORY, MIG, COLOCATE, COLOCATE_UTIL, STAGE_GPUS,
+)  # fmt: skip

@@ -1,0 +1,189 @@
+"""How a setting is read from and written to the address bar: strict, bounded parsers (ASCII digits, a fixed
+number of digits, finite numbers within the widget's range, known names) and :class:`Setting`, the declaration
+every view, link and widget key derives from."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+SIDEBAR = "sidebar"  # the scope of settings every page shares
+MAX_LIST_ITEMS = 16  # at most this many values for a repeated parameter
+MAX_TEXT_CHARS = 200
+MAX_SPEC_CHARS = 6000  # ui.custom_spec.MAX_TOKEN_CHARS: a packed model description
+
+_DIGITS = re.compile(r"[0-9]{1,12}")
+_DECIMAL = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,9})?")
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~/:@-]{0,199}")
+_PACKED = re.compile(r"[A-Za-z0-9._~-]+")
+
+
+def integer(low: int, high: int) -> Callable[[str], int]:
+    """A parser of whole numbers in ``[low, high]`` written with ASCII digits.
+
+    >>> integer(1, 16)("4")
+    4
+    >>> integer(1, 16)("²")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a whole number
+    """
+
+    def parse(text: str) -> int:
+        text = text.strip()
+        if not _DIGITS.fullmatch(text):
+            raise ValueError("not a whole number")
+        value = int(text)
+        if not low <= value <= high:
+            raise ValueError(f"outside {low:,}–{high:,}")
+        return value
+
+    return parse
+
+
+def decimal(low: float, high: float) -> Callable[[str], float]:
+    """A parser of plain decimal numbers in ``[low, high]`` (no exponent, no NaN, no infinity).
+
+    >>> decimal(0.3, 0.99)("0.95")
+    0.95
+    >>> decimal(0.3, 0.99)("nan")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a number
+    """
+
+    def parse(text: str) -> float:
+        text = text.strip()
+        if not _DECIMAL.fullmatch(text):
+            raise ValueError("not a number")
+        value = float(text)
+        if not (math.isfinite(value) and low <= value <= high):
+            raise ValueError(f"outside {low:g}–{high:g}")
+        return value
+
+    return parse
+
+
+def one_of(options: Callable[[], Sequence[str]]) -> Callable[[str], str]:
+    """A parser of one name among ``options()`` (called at parse time: the catalog and the engine registry).
+
+    >>> one_of(lambda: ["GiB", "GB"])("GB")
+    'GB'
+    """
+
+    def parse(text: str) -> str:
+        text = text.strip()
+        if text not in options():
+            raise ValueError("not one of the offered values")
+        return text
+
+    return parse
+
+
+def flag(text: str) -> bool:
+    """``true``/``false`` (also ``1``/``0``).
+
+    >>> flag("true"), flag("0")
+    (True, False)
+    """
+    lowered = text.strip().lower()
+    if lowered in ("true", "1"):
+        return True
+    if lowered in ("false", "0"):
+        return False
+    raise ValueError("not true or false")
+
+
+def word(text: str) -> str:
+    """A short printable token (ids, references); anything with spaces, markup or over 200 characters is refused.
+
+    >>> word("owner/name@main")
+    'owner/name@main'
+    """
+    text = text.strip()
+    if not _WORD.fullmatch(text):
+        raise ValueError("not a plain identifier")
+    return text
+
+
+def packed(max_chars: int) -> Callable[[str], str]:
+    """A parser of a URL-safe packed token (a model description, a calibration) of at most ``max_chars``.
+
+    >>> packed(20)("cal1~vllm~0.19.0")
+    'cal1~vllm~0.19.0'
+    """
+
+    def parse(text: str) -> str:
+        text = text.strip()
+        if len(text) > max_chars:
+            raise ValueError(f"longer than {max_chars:,} characters")
+        if not _PACKED.fullmatch(text):
+            raise ValueError("not a packed Headroom token")
+        return text
+
+    return parse
+
+
+def tp_choice(text: str) -> int | None:
+    """``auto`` (the largest legal split, resolved by the planner) or a tensor-parallel size.
+
+    >>> tp_choice("auto") is None, tp_choice("2")
+    (True, 2)
+    """
+    return None if text.strip() == "auto" else integer(1, 64)(text)
+
+
+def show_tp(value: object) -> str:
+    return "auto" if value is None else str(value)
+
+
+def show_number(value: object) -> str:
+    """Numbers as the address bar shows them: ``0.95``, ``8192``."""
+    if isinstance(value, float):
+        return f"{value:g}" if not value.is_integer() else str(int(value))
+    return str(value)
+
+
+def show_flag(value: object) -> str:
+    return "true" if value else "false"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One piece of a view: ``url`` is its URL parameter, widget key and session key."""
+
+    url: str
+    field: str  # the Selection / page-model field it fills
+    label: str
+    help: str
+    parse: Callable[[str], Any]
+    show: Callable[[Any], str] = show_number
+    many: bool = False  # a repeated parameter (``?curves=a&curves=b``)
+    scope: str = SIDEBAR  # SIDEBAR, or the path of the page it belongs to
+    views: tuple[str, ...] = ()  # other widgets editing it (the context slider and box)
+    optional: bool = False  # absent from the link when unset (a Hub import, a custom model, a calibration)
+
+    def parse_values(self, raw: Sequence[str]) -> Any:
+        """The value of ``raw`` (every occurrence of the parameter); raises ``ValueError`` with the reason."""
+        if self.many:
+            if len(raw) > MAX_LIST_ITEMS:
+                raise ValueError(f"more than {MAX_LIST_ITEMS} values")
+            values = [self.parse(item) for item in raw if item.strip()]
+            return list(dict.fromkeys(values))  # once each, in order
+        if not raw:
+            raise ValueError("empty")
+        return self.parse(raw[-1])
+
+    def to_url(self, value: Any) -> str | list[str]:
+        """The URL text of ``value``; an empty list is one empty value (``?combos=``), so that "none chosen" is
+        said explicitly rather than left to a default."""
+        if self.many:
+            return [self.show(v) for v in value] or [""]
+        return self.show(value)
+
+    @property
+    def widget_keys(self) -> tuple[str, ...]:
+        return (self.url, *self.views)
