@@ -1,0 +1,23 @@
+"""Fixtures for every test."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from streamlit.runtime.pages_manager import PagesManager
+
+
+@pytest.fixture(autouse=True)
+def _not_a_legacy_pages_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AppTest resets ``PagesManager.uses_pages_directory`` before every run, so every run would start in
+    Streamlit's legacy ``pages/`` mode, which :func:`ui.frame.leave_legacy_pages_mode` leaves with a rerun that
+    drops the run's button clicks and form submissions. A server decides that mode once per process, on its first
+    session; ``tests/browser/test_cold_deep_link.py`` proves it is left there. Here every run starts past it."""
+    original = PagesManager.__init__
+
+    def init(self: PagesManager, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
