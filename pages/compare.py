@@ -15,14 +15,18 @@ from ui.guard import as_text
 from ui.state import Selection
 
 PATH = settings.COMPARE
-GRID_KV = ("bf16", "fp8", "int8", "int4")
 
 
-def _grid(sel: Selection) -> list[list[Assessment]] | None:
-    grid: list[list[Assessment]] = []
-    for w in WEIGHT_FORMATS:
-        row = []
-        for kv in GRID_KV:
+def _grid(sel: Selection, weights: list[str], kvs: list[str]) -> list[list[Assessment | None]] | None:
+    """The assessment of each pair the engine runs (``None`` where it does not: "not run" in the heatmap)."""
+    runs = sel.runnable_pairs()
+    grid: list[list[Assessment | None]] = []
+    for w in weights:
+        row: list[Assessment | None] = []
+        for kv in kvs:
+            if f"{w}/{kv}" not in runs:
+                row.append(None)
+                continue
             try:
                 row.append(sel.assessment(weights=w, kv_dtype=kv))
             except PlannerError as exc:  # every pair shares the split, so this is the same for all
@@ -62,22 +66,29 @@ def _csv_row(sel: Selection, a: Assessment) -> dict[str, object]:
 def render(sel: Selection) -> None:
     name = sel.spec.display_name
     st.title(f"Precisions compared: {as_text(name)} on {sel.gpu_count} × {sel.gpu.name}")
-    weights = list(WEIGHT_FORMATS)
-    grid = _grid(sel)
+    weights, kvs = sel.grid_formats()  # what the engine runs on this GPU (every format for a generic profile)
+    st.caption(as_text(sel.grid_caption()))
+    grid = _grid(sel, weights, kvs)
     if grid is None:
         return
-    heat = figures.heatmap_figure(weights, GRID_KV, grid, sel.context_tokens)
+    heat = figures.heatmap_figure(weights, kvs, grid, sel.context_tokens)
     st.plotly_chart(heat, width="stretch", config=figures.CHART_CONFIG)
-    by_pair = {f"{w}/{kv}": a for w, row in zip(weights, grid, strict=True) for kv, a in zip(GRID_KV, row, strict=True)}
+    by_pair = {
+        f"{w}/{kv}": a
+        for w, row in zip(weights, grid, strict=True)
+        for kv, a in zip(kvs, row, strict=True)
+        if a is not None
+    }
     rows = [_row(sel, pair.split("/")[0], pair.split("/")[1], a) for pair, a in by_pair.items()]
     st.dataframe(rows, hide_index=True, width="stretch", height=360)
     current = f"{sel.weights}/{sel.kv_dtype}"
-    pairs = list(by_pair) if current in by_pair else [current, *by_pair]
-    default = list(dict.fromkeys(p for p in (current, "fp8/fp8", "int4-awq/fp8") if p in pairs))[:3]
+    pairs = list(by_pair) if current in by_pair or current not in sel.runnable_pairs() else [current, *by_pair]
+    default = list(dict.fromkeys(p for p in (current, "fp8/fp8", "int4-awq/fp8", "q4_k_m/bf16") if p in pairs))[:3]
     picked = binding.choose_many(st, settings.COMBOS, pairs, default, max_selections=4)
     chosen = [
         (p, (by_pair.get(p) or sel.assessment(weights=p.split("/")[0], kv_dtype=p.split("/")[1])).result)
         for p in picked
+        if p in pairs
     ]
     bars = None
     if len(chosen) < 2:

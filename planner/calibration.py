@@ -20,7 +20,7 @@ from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.units import GiB
 from planner.engines.base import EngineReport
-from planner.engines.registry import engine_profile, engine_report
+from planner.engines.registry import engine_profile, engine_report, get_engine
 from planner.engines.vllm.calibrated import Calibrated
 from planner.engines.vllm.profile import VllmProfile
 from planner.planning.plan import PlanRequest, plan
@@ -158,7 +158,7 @@ def _resolve_setup(parsed: ParsedLog, given: dict[str, Any]) -> tuple[ModelSpec,
             read.append(field)
         values[field] = given[field] if given[field] is not None else from_log
         values[field] = values[field] if values[field] is not None else defaults.get(field)
-    profile = engine_profile("vllm", fraction=values["gpu_memory_utilization"], version=values["engine_version"])
+    profile = engine_profile(parsed.engine, fraction=values["gpu_memory_utilization"], version=values["engine_version"])
     util = profile.utilization if isinstance(profile, VllmProfile) else values["gpu_memory_utilization"]
     kv = given["kv_dtype"] or ("fp8" if (parsed.kv_cache_dtype or "").startswith("fp8") else None)
     setup = CalibrationSetup(
@@ -189,11 +189,11 @@ def calibrate_log(
     catalog; the GPU from the printed device total). Raises :class:`PlannerError` naming what is missing.
     """
     parsed = parse_log(text)
-    if parsed.format not in ("vllm-v1", "vllm-v0"):
+    if not isinstance(get_engine(parsed.engine).profile(), VllmProfile):
         raise PlannerError(f"calibration: only vLLM logs are compared so far (this log is {parsed.format})")
     given = dict(locals())
     spec, device, setup = _resolve_setup(parsed, given)
-    profile = engine_profile("vllm", fraction=setup.gpu_memory_utilization, version=setup.engine_version)
+    profile = engine_profile(parsed.engine, fraction=setup.gpu_memory_utilization, version=setup.engine_version)
     tp, pp, length = setup.tensor_parallel, setup.pipeline_parallel, setup.max_model_len
     request = PlanRequest.model_validate(
         {

@@ -28,7 +28,7 @@ from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.mixed import stage_gpu
 from planner.deploy.options import DeploymentOptions, KvOffloadOptions, LoraOptions, SpeculativeOptions
 from planner.deploy.sharing import mig_profiles, parse_nvidia_smi, used_memory_bytes
-from planner.engines.registry import engine_names, overhead_profile
+from planner.engines.registry import default_engine, engine_names, get_engine, overhead_profile
 from planner.planning.plan import plan_basis
 from ui import binding, links, settings
 from ui.guard import as_text
@@ -68,7 +68,7 @@ def _colocated_bytes(sel: Selection, values: dict[str, Any]) -> int:
     if other_id == S.NONE:
         return 0
     mine = sel.request()
-    overhead = overhead_profile("vllm", fraction=float(values[S.COLOCATE_UTIL.url]))
+    overhead = overhead_profile(default_engine(), fraction=float(values[S.COLOCATE_UTIL.url]))
     update = {"model": get_model(other_id).spec, "weights": None, "kv_dtype": None, "overhead": overhead}
     return footprint_bytes(side_by_side([mine.model_copy(update=update)])[0])
 
@@ -88,21 +88,23 @@ def options_from(sel: Selection, values: dict[str, Any]) -> Built:
     """The :class:`DeploymentOptions` of the section's ``values`` (by URL name) for ``sel``'s engine; settings
     another engine owns are left out with a note. Raises :class:`PlannerError` on a combination no engine runs."""
     engine, notes = _engine_kind(sel), []
+    support = get_engine(engine).support if engine in engine_names() else None  # a generic profile takes all
     v = {**DEFAULTS, **values}
 
-    def owned(url: str, engines: tuple[str, ...], label: str) -> bool:
-        if v[url] == DEFAULTS[url] or engine in engines:
+    def owned(url: str, takes: bool, label: str) -> bool:
+        if v[url] == DEFAULTS[url] or support is None or takes:
             return True
-        notes.append(f"{label} is left out: it is {' and '.join(engines)}'s, not {engine}'s.")
+        notes.append(f"{label} is left out: {support.label} has no such option.")
         return False
 
-    layer = owned(S.GPU_LAYERS.url, ("llamacpp", "generic"), "-ngl") and owned(
-        S.CPU_MOE.url, ("llamacpp", "generic"), "--n-cpu-moe"
+    layer = owned(S.GPU_LAYERS.url, bool(support and support.layer_offload_flags), "-ngl") and owned(
+        S.CPU_MOE.url, bool(support and support.layer_offload_flags), "--n-cpu-moe"
     )
-    offload = owned(S.CPU_OFFLOAD.url, ("vllm", "sglang", "generic"), "--cpu-offload-gb")
-    lora = v[S.MAX_LORAS.url] and owned(S.MAX_LORAS.url, ("vllm", "sglang", "generic"), "LoRA slots")
-    tier = owned(S.KV_OFFLOAD.url, ("vllm", "generic"), "The KV offload tier") and owned(
-        S.PREFIX_TOKENS.url, ("vllm", "generic"), "The prefix working set"
+    offload = owned(S.CPU_OFFLOAD.url, bool(support and support.cpu_offload_flag), "--cpu-offload-gb")
+    lora = v[S.MAX_LORAS.url] and owned(S.MAX_LORAS.url, bool(support and support.lora_flag), "LoRA slots")
+    takes_tier = bool(support and support.kv_offload_backends)
+    tier = owned(S.KV_OFFLOAD.url, takes_tier, "The KV offload tier") and owned(
+        S.PREFIX_TOKENS.url, takes_tier, "The prefix working set"
     )
     kv = None
     if tier and (v[S.KV_OFFLOAD.url] or v[S.PREFIX_TOKENS.url]):
@@ -244,10 +246,12 @@ def results(box: Any, a: Assessment) -> None:
 
 def _answers(box: Any, a: Assessment) -> None:
     options = a.request.deployment
-    engine = a.report.engine if a.report else "generic"
-    if engine == "llamacpp" and options is not None and options.gpu_layers is not None:
+    support = get_engine(a.report.engine).support if a.report else None
+    if support is None:
+        return
+    if support.layer_offload_flags and options is not None and options.gpu_layers is not None:
         fit = gpu_layers_that_fit(a.request)
         box.markdown(f"Layers that fit on the GPU: **{'none' if fit is None else f'-ngl {fit}'}**.")
-    if engine in ("vllm", "sglang") and (not a.fits or (options is not None and options.cpu_offload_bytes)):
+    if support.cpu_offload_flag and (not a.fits or (options is not None and options.cpu_offload_bytes)):
         needed = cpu_offload_needed(a.request)
         box.markdown(f"Offload needed: **{'more than the weights' if needed is None else f'{needed} GiB per GPU'}**.")

@@ -220,29 +220,27 @@ def _stage_capacities(rows: list[tuple[str, StageMemory]], unit: str) -> list[di
     ]  # fmt: skip
 
 
+def _heat_cell(a: Assessment | None) -> tuple[int | None, str]:
+    """A heatmap cell's value and text: whole conversations, or why there are none."""
+    if a is None:
+        return None, "not run"
+    if a.state is VerdictState.WEIGHTS_DO_NOT_FIT:
+        return None, "no fit"
+    if a.state is VerdictState.ENGINE_REFUSES:
+        return None, "no start"
+    return a.conversations, f"{a.conversations:,}"
+
+
 def heatmap_figure(
-    weights: Sequence[str], kv_dtypes: Sequence[str], grid: Sequence[Sequence[Assessment]], context: int
+    weights: Sequence[str], kv_dtypes: Sequence[str], grid: Sequence[Sequence[Assessment | None]], context: int
 ) -> go.Figure:
     """Whole conversations for each weight precision (rows) x KV dtype (columns), as the Memory page counts
-    them; "no fit" where the weights and working memory overflow, "no start" where the engine refuses. The colour
-    bar lies under the chart, so that a phone keeps the cells wide enough to read."""
-    z: list[list[float | None]] = []
-    text: list[list[str]] = []
-    for row in grid:
-        z_row: list[float | None] = []
-        t_row: list[str] = []
-        for a in row:
-            if a.state is VerdictState.WEIGHTS_DO_NOT_FIT:
-                z_row.append(None)
-                t_row.append("no fit")
-            elif a.state is VerdictState.ENGINE_REFUSES:
-                z_row.append(None)
-                t_row.append("no start")
-            else:
-                z_row.append(a.conversations)
-                t_row.append(f"{a.conversations:,}")
-        z.append(z_row)
-        text.append(t_row)
+    them; "no fit" where the weights and working memory overflow, "no start" where the engine refuses, "not run"
+    where the engine does not run the pair (``None``). The colour bar lies under the chart, so that a phone keeps the
+    cells wide enough to read."""
+    cells = [[_heat_cell(a) for a in row] for row in grid]
+    z = [[value for value, _ in row] for row in cells]
+    text = [[label for _, label in row] for row in cells]
     fig = go.Figure(
         go.Heatmap(
             z=z,

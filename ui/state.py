@@ -23,9 +23,12 @@ from planner.deploy.options import DeploymentOptions
 from planner.deploy.sharing import mig_gpu
 from planner.engines.evidence import SupportedVersion
 from planner.engines.registry import (
+    default_engine,
     engine_names,
+    formats_run,
     get_engine,
     overhead_profile,
+    pair_runs,
     profile_names,
     supported_versions,
 )
@@ -40,7 +43,7 @@ MIN_CONTEXT = 512
 DEFAULT_CONTEXT = 8192
 DEFAULT_USERS = 32
 UNITS = ("GiB", "GB")
-DEFAULT_ENGINE = "vllm"
+DEFAULT_ENGINE = default_engine()  # the registry's first engine
 DEFAULT_UTIL = 0.90
 # Common context lengths the slider snaps to (log-spaced, as contexts are quoted: 2k, 4k, 8k …).
 CONTEXT_SNAPS = tuple(2**n for n in range(9, 24))
@@ -182,6 +185,25 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
             overhead=overhead_for(self.engine, self.util, self.calibration, self.engine_version),
             deployment=deployment,
         )
+
+    def grid_formats(self) -> tuple[list[str], list[str]]:
+        """The weight formats and KV dtypes a comparison shows: those the engine runs on this GPU
+        (:func:`planner.engines.registry.formats_run`)."""
+        weights, kvs = formats_run(self.engine, self.gpu, self.spec.moe is not None)
+        return list(weights), list(kvs)
+
+    def grid_caption(self) -> str:
+        weights, kvs = self.grid_formats()
+        if self.engine not in engine_names():
+            return "Every weight format and KV dtype (a generic profile runs them all)."
+        label = get_engine(self.engine).label
+        return f"What {label} runs on {self.gpu.name}: {len(weights)} weight formats, KV cache in {', '.join(kvs)}."
+
+    def runnable_pairs(self) -> set[str]:
+        """Every ``weights/kv`` pair of :meth:`grid_formats` the engine runs on this GPU."""
+        weights, kvs = self.grid_formats()
+        moe = self.spec.moe is not None
+        return {f"{w}/{k}" for w in weights for k in kvs if pair_runs(self.engine, w, k, self.gpu, moe)}
 
     def assessment(self, **overrides: Any) -> Assessment:
         """The one answer for this set-up (:func:`planner.assessment.assess.assess`) against the target users."""

@@ -21,7 +21,7 @@ from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import parameter_breakdown
-from planner.engines.registry import engine_of
+from planner.engines.registry import engine_of, get_engine
 from planner.planning.plan import MemoryFit, PlanBasis, PlanRequest, fit_of, plan_basis, stages_at
 from planner.planning.results import StageMemory
 
@@ -88,16 +88,19 @@ class Evaluator:
         engine-visible total for an engine profile, a unified-memory machine's GPU share."""
         return gpu.memory_bytes_for(self.engine, self.workload.unified_memory_share)
 
-    def held_per_replica(self, c: Candidate, fit: MemoryFit) -> float:
+    def held_per_replica(self, c: Candidate, fit: MemoryFit, engine: str) -> float:
         """Conversations one replica holds, the figure every surface shows: with an engine profile and no shared
         prefix, :func:`planner.assessment.assess.assess` (the engine's own accounting: block rounding, sliding-window
         groups,
-        start-up check); otherwise the planner's paged capacity with the shared prefix stored once."""
+        start-up check) of ``engine``, the row's (the ranking's profile when it is that engine's, else the row
+        engine's defaults); otherwise the planner's paged capacity with the shared prefix stored once."""
         if not self.engine or (self.workload.shared_prefix_tokens and not self.slots):  # llama.cpp shares none
             return fit.capacity.sequences_with_shared_prefix / c.replicas
         memory = self.memory(c.gpu)
         users = math.ceil(max(1, self.target) / c.replicas)  # an engine with fixed slots is launched for them
         key = (c.gpu.id, memory, c.tensor_parallel, c.weights, c.kv_dtype, users if self.slots else 0)
+        own = isinstance(self.overhead, EngineProfile) and self.overhead.engine_name == engine
+        overhead = self.overhead if own else get_engine(engine).profile()
         if key not in self._held:
             request = PlanRequest(
                 model=self.model,
@@ -110,7 +113,7 @@ class Evaluator:
                 context_tokens=self.context,
                 max_model_len=self.context,
                 block_size=self.block_size,
-                overhead=self.overhead,
+                overhead=overhead,
             )
             self._held[key] = assess(request, users if self.slots else None).concurrency
         return self._held[key]
@@ -176,7 +179,8 @@ class Evaluator:
         not_for_sale = self.purchase_problem(c)
         if not_for_sale is not None:
             return reject(c, "not-for-sale", not_for_sale)
-        row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
+        prefer = self.overhead.engine_name if isinstance(self.overhead, EngineProfile) else None
+        row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines, prefer)
         if row is None:
             return reject(c, "no-engine", why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines))
         fit = self.fit(c)
@@ -189,7 +193,7 @@ class Evaluator:
                 else f"the KV pool holds less than one {self.context:,}-token conversation"
             )
             return reject(c, "does-not-fit", detail)
-        per_replica = self.held_per_replica(c, fit)
+        per_replica = self.held_per_replica(c, fit, row.engine)
         whole = math.floor(per_replica + 1e-9) * c.replicas
         if whole < max(1, self.target):
             detail = f"holds {whole:,} conversations of {self.context:,} tokens, target {self.target:,}"

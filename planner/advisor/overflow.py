@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Annotated, Literal
+from typing import Annotated
 
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import check
+from planner.engines.registry import engines
 
 Z95 = 1.6448536269514722  # standard normal 95th percentile
 MAX_P95_OVER_MEAN = math.exp(Z95 * Z95 / 2)  # 3.87: the largest p95/mean a lognormal can have
@@ -248,37 +249,6 @@ def conversations_at_risk(
     return lo
 
 
-EngineName = Literal["vllm", "sglang", "llamacpp", "trtllm"]
-
-ENGINE_BEHAVIOUR: dict[str, str] = {
-    "vllm": (
-        "vLLM admits requests while free KV blocks remain. When a running sequence needs a new block and none is "
-        "free, the scheduler preempts the most recently admitted running request: its blocks are freed and it goes "
-        "back to the front of the waiting queue, to be recomputed from its prompt and the tokens generated so far "
-        "(V1 recomputes; V0 could also swap the blocks to CPU memory). New requests wait in the queue. Nothing "
-        "fails, but the preempted user's stream stalls and the recomputation costs GPU time; the log warns about "
-        "preemption."
-    ),
-    "sglang": (
-        "SGLang first evicts cached prefixes nobody is using (radix cache); if the pool still cannot hold the next "
-        "decode step it retracts running requests back to the waiting queue, frees their KV and re-runs their "
-        "prefill later, and lowers the share of memory it reserves for new tokens so it admits fewer requests "
-        "at once. Users see a pause, not an error."
-    ),
-    "llamacpp": (
-        "llama-server splits its context (-c) into fixed slots (-np): each conversation owns ctx/np tokens and "
-        "cannot borrow from another, so the pool never overflows as a whole. A conversation that reaches its slot "
-        "size is stopped (or, with context shift on, loses its oldest tokens); requests beyond the number of slots "
-        "wait for a free one. It plans for the maximum by construction and pays for it in idle memory."
-    ),
-    "trtllm": (
-        "TensorRT-LLM's default scheduler policy (GUARANTEED_NO_EVICT) starts a request only when its maximum KV "
-        "need is guaranteed, i.e. it plans for the maximum; MAX_UTILIZATION packs more requests and pauses some "
-        "when the pool runs out."
-    ),
-}
-
-
 class OverflowReport(BaseModel, frozen=True, extra="forbid"):
     """Average or maximum: what a KV pool holds when conversation lengths vary."""
 
@@ -294,7 +264,7 @@ class OverflowReport(BaseModel, frozen=True, extra="forbid"):
     planned_at_p95: int
     planned_at_max: int | None  # None when uncapped
     method: str
-    engine_behaviour: dict[str, str]
+    engine_behaviour: dict[str, str]  # each registered engine's full_pool_behaviour, by name
     explanation: str
 
 
@@ -355,6 +325,6 @@ def overflow_report(
         planned_at_p95=at_p95,
         planned_at_max=at_max,
         method=method,
-        engine_behaviour=dict(ENGINE_BEHAVIOUR),
+        engine_behaviour={engine.name: engine.full_pool_behaviour for engine in engines()},
         explanation=explanation,
     )

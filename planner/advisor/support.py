@@ -1,150 +1,132 @@
-"""What each engine runs on each GPU: the support table (``support.toml``), its schema, and the look-ups.
+"""Which registered engine runs a set-up on a GPU, for the advisor: the engines' own platform rows
+(:class:`planner.engines.support.EngineSupport`), asked in the registry's order.
 
 :func:`runner` answers "which engine runs these weights with this KV dtype on this GPU, and how do its matmuls
-run?" with the first :class:`SupportRow` that covers the set-up, engines tried in :data:`ENGINE_PREFERENCE`
-order (or only those asked for); :func:`why_not` says why none does. Every row names its source.
+run?" with the first row that covers the set-up, engines tried in the registry's order (or only those asked for);
+:func:`why_not` says why none does. Every row names its source. :data:`ENGINE_PREFERENCE` and
+:data:`ENGINE_LABELS` are live views of the registry, so an engine registered later (a plug-in) is offered too.
 """
 
 from __future__ import annotations
 
-import tomllib
-from functools import cache
-from pathlib import Path
-from typing import Annotated, Literal
+from collections.abc import Iterator, Mapping, Sequence
+from typing import overload
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
-
-from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
-from planner.core.kv_formats import KV_FORMATS
-from planner.core.precision import WEIGHT_FORMATS
-from planner.engines.registry import engines
+from planner.engines.registry import engine_names, get_engine
+from planner.engines.registry import engines as registered
+from planner.engines.support import ARCHITECTURE_FAMILIES, ComputePath, Family, PlatformRow, family
 
-SUPPORT_FILE = Path(__file__).with_name("support.toml")
-
-Engine = Literal["vllm", "sglang", "trtllm", "llamacpp", "vllm-gaudi"]
-ENGINE_PREFERENCE: tuple[Engine, ...] = ("vllm", "sglang", "trtllm", "llamacpp", "vllm-gaudi")
-# Labels from the engine registry (one place per engine), plus vLLM's Gaudi plugin, which the support table
-# names apart because it is its own install (vllm-project/vllm-gaudi) and is not planned as an engine profile.
-ENGINE_LABELS: dict[str, str] = {
-    **{engine.name: engine.label for engine in engines()},
-    "vllm-gaudi": "vLLM (Gaudi plugin)",
-}
-Family = Literal[
-    "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna3", "cdna4", "rdna35", "gaudi3", "xe2", "apple"
+__all__ = [
+    "ARCHITECTURE_FAMILIES",
+    "ENGINE_LABELS",
+    "ENGINE_PREFERENCE",
+    "ComputePath",
+    "Family",
+    "SupportRow",
+    "family",
+    "runner",
+    "support_rows",
+    "why_not",
 ]
-ComputePath = Literal["16-bit", "fp8", "int8", "fp4"]
-
-# The catalog's architecture names, by family.
-ARCHITECTURE_FAMILIES: dict[str, Family] = {
-    "Volta": "volta",
-    "Turing": "turing",
-    "Ampere": "ampere",
-    "Ada Lovelace": "ada",
-    "Hopper": "hopper",
-    "Blackwell": "blackwell",
-    "Blackwell Ultra": "blackwell",
-    "Blackwell (GB202)": "blackwell",
-    # DGX Spark's GB10 (sm_121): NVIDIA's DGX Spark playbooks run vLLM, SGLang, TensorRT-LLM and llama.cpp on it
-    # (NVIDIA/dgx-spark-playbooks@019acc6a README.md), and vLLM verifies NVFP4 on it (vllm-project/recipes#632).
-    "Blackwell (GB10)": "blackwell",
-    "CDNA 3": "cdna3",
-    "CDNA 4": "cdna4",
-    "RDNA 3.5": "rdna35",  # Strix Halo's Radeon 8060S (gfx1151)
-    "Gaudi 3": "gaudi3",
-    "Xe2 (Battlemage)": "xe2",  # Intel Arc B-series and Arc Pro B60 (BMG-G21)
-    "Apple silicon": "apple",
-}
 
 
-class SupportRow(BaseModel, frozen=True, extra="forbid"):
-    """One engine on some architecture families: the weight formats and KV dtypes it runs, and how."""
+class _Preference(Sequence[str]):
+    """The registered engines' names, in the registry's order (the order the advisor tries them)."""
 
-    engine: Engine
-    families: Annotated[tuple[Family, ...], Field(min_length=1)]
-    weights: Annotated[tuple[str, ...], Field(min_length=1)]
-    kv_dtypes: Annotated[tuple[str, ...], Field(min_length=1)]
-    compute: ComputePath  # the arithmetic of the matmuls: 16-bit (weight-only dequantisation) or the format's own
-    moe: bool = True  # mixture-of-experts models covered
-    source: Annotated[str, Field(min_length=1)]
-    note: str = ""
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return engine_names()[index]
 
-    @model_validator(mode="after")
-    def _check(self) -> SupportRow:
-        unknown = [w for w in self.weights if w not in WEIGHT_FORMATS]
-        unknown += [k for k in self.kv_dtypes if k not in KV_FORMATS]
-        if unknown:
-            raise ValueError(f"unknown weight format or KV dtype {', '.join(unknown)}")
-        return self
-
-    def covers(self, family: Family, weights: str, kv_dtype: str, moe: bool) -> bool:
-        return (
-            family in self.families and weights in self.weights and kv_dtype in self.kv_dtypes and (self.moe or not moe)
-        )
+    def __len__(self) -> int:
+        return len(engine_names())
 
 
-class _SupportFile(BaseModel, frozen=True, extra="forbid"):
-    row: tuple[SupportRow, ...]
+class _Labels(Mapping[str, str]):
+    """Each registered engine's label by its name."""
+
+    def __getitem__(self, name: str) -> str:
+        if name not in engine_names():
+            raise KeyError(name)
+        return get_engine(name).label
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(engine_names())
+
+    def __len__(self) -> int:
+        return len(engine_names())
 
 
-@cache
-def support_rows(path: Path = SUPPORT_FILE) -> tuple[SupportRow, ...]:
-    """Every row of the support table, validated (a bad row raises :class:`PlannerError` naming it)."""
-    try:
-        return _SupportFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8"))).row
-    except tomllib.TOMLDecodeError as exc:
-        raise PlannerError(f"{path.name}: not valid TOML: {exc}") from None
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
-        raise PlannerError(f"{path.name}: {problems}") from None
+ENGINE_PREFERENCE: Sequence[str] = _Preference()
+ENGINE_LABELS: Mapping[str, str] = _Labels()
 
 
-def family(gpu: GpuSpec) -> Family | None:
-    """The GPU's architecture family, ``None`` when the support table does not know its architecture."""
-    return ARCHITECTURE_FAMILIES.get(gpu.architecture or "")
+class SupportRow(PlatformRow, frozen=True, extra="forbid"):
+    """A platform row of one engine, with the engine's registry name and label (the variant's, where named)."""
+
+    engine: str
+    label: str
+
+
+def _with_engine(name: str, row: PlatformRow) -> SupportRow:
+    label = get_engine(name).label + (f" ({row.variant})" if row.variant else "")
+    return SupportRow(engine=name, label=label, **row.model_dump())
+
+
+def support_rows() -> tuple[SupportRow, ...]:
+    """Every registered engine's platform rows, in the registry's order."""
+    return tuple(_with_engine(e.name, row) for e in registered() for row in e.support.platforms)
 
 
 def runner(
-    gpu: GpuSpec, weights: str, kv_dtype: str, moe: bool, engines: tuple[str, ...] | None = None
+    gpu: GpuSpec,
+    weights: str,
+    kv_dtype: str,
+    moe: bool,
+    engines: tuple[str, ...] | None = None,
+    prefer: str | None = None,
 ) -> SupportRow | None:
-    """The first row (engines in :data:`ENGINE_PREFERENCE` order, or only ``engines``) that runs the set-up."""
+    """The first row (engines in the registry's order, ``prefer`` first, or only ``engines``) that runs the set-up;
+    an engine that refuses the weights or KV dtype outright (its ``weight_refusals``/``kv_refusals``) runs nothing."""
     fam = family(gpu)
-    return None if fam is None else _runner(fam, weights, kv_dtype, moe, engines)
-
-
-@cache
-def _runner(fam: Family, weights: str, kv_dtype: str, moe: bool, engines: tuple[str, ...] | None) -> SupportRow | None:
-    rows = support_rows()
-    for engine in ENGINE_PREFERENCE:
-        if engines is not None and engine not in engines:
+    if fam is None:
+        return None
+    for engine in sorted(registered(), key=lambda e: e.name != prefer):
+        if engines is not None and engine.name not in engines:
             continue
-        for row in rows:
-            if row.engine == engine and row.covers(fam, weights, kv_dtype, moe):
-                return row
+        support = engine.support
+        if weights in support.weight_refusals or kv_dtype not in support.kv_cache_names:
+            continue
+        for row in support.platforms:
+            if row.covers(fam, weights, kv_dtype, moe):
+                return _with_engine(engine.name, row)
     return None
 
 
 def why_not(gpu: GpuSpec, weights: str, kv_dtype: str, moe: bool, engines: tuple[str, ...] | None = None) -> str:
     """Why no engine (of ``engines``) runs the set-up, in one line."""
-    return _why_not(gpu.architecture or "unknown", weights, kv_dtype, moe, engines)
-
-
-@cache
-def _why_not(arch: str, weights: str, kv_dtype: str, moe: bool, engines: tuple[str, ...] | None) -> str:
-    fam = ARCHITECTURE_FAMILIES.get(arch)
+    arch = gpu.architecture or "unknown"
+    fam = family(gpu)
     if fam is None:
-        return f"architecture {arch!r} is not in the support table"
-    allowed = [e for e in ENGINE_PREFERENCE if engines is None or e in engines]
-    scope = "" if engines is None else f" of {', '.join(ENGINE_LABELS[e] for e in allowed) or 'those asked for'}"
-    rows = [r for r in support_rows() if r.engine in allowed and fam in r.families]
+        return f"architecture {arch!r} is not in any engine's platform table"
+    allowed = [e for e in registered() if engines is None or e.name in engines]
+    scope = "" if engines is None else f" of {', '.join(e.label for e in allowed) or 'those asked for'}"
+    rows = [r for e in allowed for r in e.support.platforms if fam in r.families]
     if not rows:
         return f"no engine{scope} runs on {arch}"
-    with_weights = [r for r in rows if weights in r.weights]
+    with_weights = [r for r in rows if row_runs(r, weights)]
     if not with_weights:
         formats = ", ".join(sorted({w for r in rows for w in r.weights}))
         return f"no engine{scope} runs {weights} weights on {arch} (there: {formats})"
-    with_kv = [r for r in with_weights if kv_dtype in r.kv_dtypes]
+    with_kv = [r for r in with_weights if r.covers(fam, weights, kv_dtype, moe=False)]
     if not with_kv:
         kvs = " / ".join(sorted({k for r in with_weights for k in r.kv_dtypes}))
         return f"no engine{scope} runs {weights} weights with a {kv_dtype} KV cache on {arch} (only {kvs})"
     return f"no engine{scope} runs {weights} weights for a mixture-of-experts model on {arch}"
+
+
+def row_runs(row: PlatformRow, weights: str) -> bool:
+    return any(row.covers(family_, weights, kv, moe=False) for family_ in row.families for kv in row.kv_dtypes)

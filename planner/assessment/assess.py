@@ -115,8 +115,12 @@ def for_users(request: PlanRequest, result: PlanResult, users: int | None) -> Pl
 
 
 def assess(request: PlanRequest, target_users: int | None = None, result: PlanResult | None = None) -> Assessment:
-    """Plan ``request`` (or take its ``result``), ask its engine, and give the verdict against ``target_users``."""
+    """Plan ``request`` (or take its ``result``), ask its engine, and give the verdict against ``target_users``.
+    A request its engine does not run (weights, KV dtype or deployment options on this GPU) raises
+    :class:`PlannerError` with the engine's reason (:meth:`planner.engines.base.Engine.refusal`)."""
     check()  # every loop of assessments (curves, alternatives, the advisor) stops at the run's budget
+    if isinstance(request.overhead, EngineProfile):
+        engine_of(request.overhead)[0].check(request)  # what the engine does not run is refused, with its reason
     result = result or plan(request)
     launched = for_users(request, result, target_users)
     if launched is not request:

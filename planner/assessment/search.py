@@ -14,7 +14,7 @@ from planner.bounds.errors import PlannerError
 from planner.core.overhead import EngineProfile
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions
-from planner.engines.vllm.engine import as_vllm
+from planner.engines.registry import get_engine
 from planner.planning.request import PlanRequest
 
 MAX_SEARCH_LAYERS = 1024  # a split search tries O(layers) set-ups; no model comes near
@@ -110,16 +110,12 @@ def best_layer_split(request: PlanRequest) -> SplitChoice:
 
 
 def footprint_bytes(a: Assessment) -> int:
-    """What a started engine holds on each GPU. vLLM: its budget ``util x total``, plus the CUDA graphs of releases
-    that capture them after sizing the KV cache (outside the budget). Other engines: everything but the memory they
-    leave free, and but a reserve they leave unused (``reserve_is_spare``)."""
+    """What a started engine holds on each GPU (:meth:`planner.engines.base.Engine.footprint_bytes`): vLLM its budget
+    ``util x total`` plus graphs captured outside it; others everything but what they leave free or unused. A
+    generic profile: everything but the free memory."""
     stage, overhead = a.result.per_gpu, a.request.overhead
-    report = a.report
-    if report is not None and report.engine == "vllm":
-        profile = as_vllm(overhead if isinstance(overhead, EngineProfile) else None)
-        layers = stage.layers[1] - stage.layers[0]
-        graphs = 0 if profile.cudagraph_in_budget else profile.cudagraph_capture_bytes(layers)
-        return report.budget_bytes + graphs
+    if a.report is not None and isinstance(overhead, EngineProfile):
+        return get_engine(a.report.engine).footprint_bytes(a.report, stage, overhead)
     spare = stage.reserved_bytes if overhead.reserve_is_spare else 0
     return stage.gpu_memory_bytes - stage.free_bytes - spare
 

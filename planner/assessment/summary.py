@@ -13,9 +13,8 @@ from planner.assessment.assess import Assessment
 from planner.core.kv import kv_bytes_per_token
 from planner.deploy.kv_offload import KvOffloadTier, kv_offload_tier
 from planner.deploy.lora import adapter_bytes
-from planner.deploy.mixed import llamacpp_tensor_split, vllm_partition
 from planner.deploy.offload import active_fraction, decode_seconds, llamacpp_placement, read_bytes
-from planner.deploy.options import DeploymentOptions
+from planner.engines.registry import get_engine
 from planner.planning.extras import layer_offload, output_first
 from planner.planning.request import PlanRequest
 
@@ -94,34 +93,12 @@ def offload_tier(request: PlanRequest, a: Assessment) -> KvOffloadTier | None:
 
 
 def launch_settings(request: PlanRequest, a: Assessment) -> list[str]:
-    """Engine settings the deployment needs besides the launch command's (split, offload, LoRA, speculation)."""
-    options, engine = request.deployment or DeploymentOptions(), a.report.engine if a.report else "vllm"
-    split = tuple(b - s for s, b in (stage.layers for stage in a.result.stages))
-    out = []
-    if options.stage_gpus:
-        out.append(llamacpp_tensor_split(split) if engine == "llamacpp" else vllm_partition(split))
-    if options.gpu_layers is not None:
-        out.append(f"-ngl {options.gpu_layers}")
-    if options.cpu_moe_layers:
-        out.append(f"--n-cpu-moe {options.cpu_moe_layers}")
-    if options.cpu_offload_bytes:
-        out.append(f"--cpu-offload-gb {options.cpu_offload_bytes / 2**30:g}")
-    if options.kv_offload is not None:
-        tier = offload_tier(request, a)
-        size = (tier.host_bytes if tier else 0) / 2**30
-        out.append(f"--kv-offloading-size {size:.1f} --kv-offloading-backend {options.kv_offload.backend}")
-    if options.lora is not None:
-        lora = options.lora
-        flag = "--max-loras-per-batch" if engine == "sglang" else "--enable-lora --max-loras"
-        out.append(f"{flag} {lora.max_loras} --max-lora-rank {lora.max_lora_rank}")
-    if options.speculative is not None:
-        spec = options.speculative
-        draft = f'"model": "{spec.draft_model.id}", ' if spec.draft_model is not None else ""
-        out.append(
-            f'--speculative-config \'{{{draft}"method": "{spec.method}", '
-            f'"num_speculative_tokens": {spec.num_speculative_tokens}}}\''
-        )
-    return out
+    """Engine settings the deployment needs besides the launch command's (split, offload, LoRA, speculation), in
+    the engine's own flags (:meth:`planner.engines.base.Engine.deployment_flags`); none without an engine."""
+    if a.report is None:
+        return []
+    tier = offload_tier(request, a)
+    return get_engine(a.report.engine).deployment_flags(request, a.result, tier.host_bytes if tier else 0)
 
 
 def host_bytes(request: PlanRequest, a: Assessment) -> dict[str, int]:

@@ -32,7 +32,8 @@ from planner.deploy.options import (
     SpeculativeOptions,
 )
 from planner.deploy.sharing import MAX_SMI_CHARS, mig_gpu, parse_nvidia_smi, used_memory_bytes
-from planner.engines.registry import overhead_profile
+from planner.engines.options import options_refusal
+from planner.engines.registry import default_engine, engine_names, get_engine, overhead_profile
 from planner.planning.request import PlanRequest
 
 MAX_GB = 1_000_000.0  # a petabyte: nothing planned here comes near
@@ -146,16 +147,14 @@ def _used_memory(args: argparse.Namespace) -> int:
     return used
 
 
-def check_engine(args: argparse.Namespace) -> None:
-    """Flags that belong to another engine than ``--engine``."""
-    engine = args.engine
-    llamacpp_only = args.gpu_layers is not None or args.cpu_moe_layers
-    if llamacpp_only and engine not in ("generic", "llamacpp"):
-        raise PlannerError("--gpu-layers / --cpu-moe-layers are llama.cpp's; vLLM and SGLang take --cpu-offload-gb")
-    if args.cpu_offload_gb and engine in ("llamacpp", "trtllm"):
-        raise PlannerError("--cpu-offload-gb is vLLM's and SGLang's; llama.cpp offloads with --gpu-layers")
-    if args.max_loras is not None and engine in ("llamacpp", "trtllm"):
-        raise PlannerError("--max-loras plans vLLM's or SGLang's adapter slots, not this engine's")
+def check_engine(args: argparse.Namespace, options: DeploymentOptions) -> None:
+    """Flags the ``--engine`` does not take (:func:`planner.engines.options.options_refusal`): one line naming the
+    engine's own alternative. A generic profile takes every option."""
+    if args.engine not in engine_names():
+        return
+    reason = options_refusal(get_engine(args.engine).support, options)
+    if reason is not None:
+        raise PlannerError(f"--engine {args.engine}: {reason}")
 
 
 def deployment_from_args(args: argparse.Namespace) -> DeploymentOptions | None:
@@ -172,8 +171,8 @@ def deployment_from_args(args: argparse.Namespace) -> DeploymentOptions | None:
         **_rate(args.host_bandwidth_gbs, "--host-bandwidth-gbs"),
         **_rate(args.pcie_bandwidth_gbs, "--pcie-bandwidth-gbs"),
     }
-    check_engine(args)
     options = DeploymentOptions.model_validate(settings)
+    check_engine(args, options)
     return options if options.active else None
 
 
@@ -226,7 +225,7 @@ def colocated(request: PlanRequest, args: argparse.Namespace) -> tuple[Assessmen
             raise PlannerError(f"--colocate: {item[:60]!r} is not MODEL or MODEL@UTIL (a fraction such as 0.45)")
         util = _amount(float(util_text) if util_text else 0.9, "--colocate utilisation", 1.0, 0.01)
         model: ModelSpec = get_model(model_id).spec
-        overhead = overhead_profile("vllm", fraction=util)
+        overhead = overhead_profile(default_engine(), fraction=util)  # another instance of the default engine
         update = {"model": model, "weights": None, "kv_dtype": None, "overhead": overhead, "deployment": None}
         others.append(request.model_copy(update=update))
     if not others:
@@ -249,10 +248,13 @@ def answers(a: Assessment, args: argparse.Namespace) -> dict[str, Any]:
     """What the deployment flags ask the planner: how many layers fit (llama.cpp), how much to offload (vLLM,
     SGLang) — asked when the flag is given or the set-up does not fit."""
     out: dict[str, Any] = {}
+    if args.engine not in engine_names():
+        return out
+    support = get_engine(args.engine).support
     one_gpu = a.request.gpu_count == 1  # llama.cpp's -ngl is planned on one GPU (planner.planning.extras)
-    if args.engine == "llamacpp" and one_gpu and (args.gpu_layers is not None or not a.fits):
+    if support.layer_offload_flags and one_gpu and (args.gpu_layers is not None or not a.fits):
         out["gpu_layers_that_fit"] = gpu_layers_that_fit(a.request, args.users)
-    if args.engine in ("vllm", "sglang") and (args.cpu_offload_gb or not a.fits):
+    if support.cpu_offload_flag and (args.cpu_offload_gb or not a.fits):
         out["cpu_offload_gib_needed"] = cpu_offload_needed(a.request, args.users)
     return out
 

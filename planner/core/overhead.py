@@ -111,6 +111,12 @@ class OverheadModelBase(BaseModel, frozen=True, extra="forbid"):
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """The working space of one GPU of one pipeline stage."""
 
+    @property
+    def offloads_output_first(self) -> bool:
+        """Whether partial offload keeps the output layer on the GPU before any decoder layer (llama.cpp builds
+        since PR #18148 do; an engine whose profile says so overrides this)."""
+        return False
+
 
 class EngineProfile(OverheadModelBase, frozen=True, extra="forbid"):
     """An engine's settings as an overhead model; ``kind`` is the engine's registry name."""

@@ -56,18 +56,3 @@ def stage_memory_bytes(options: DeploymentOptions | None, stage: int, default: i
     if options is None or not options.stage_gpus:
         return default
     return options.stage_gpus[stage].memory_bytes
-
-
-def vllm_partition(split: tuple[int, ...]) -> str:
-    """The environment variable that makes vLLM use ``split``."""
-    return f"VLLM_PP_LAYER_PARTITION={','.join(map(str, split))}"
-
-
-def llamacpp_tensor_split(split: tuple[int, ...]) -> str:
-    """``--tensor-split`` reproducing ``split`` (the last device also takes the output layer).
-
-    >>> llamacpp_tensor_split((20, 12))
-    '--split-mode layer --tensor-split 20,13'
-    """
-    counts = (*split[:-1], split[-1] + 1)
-    return f"--split-mode layer --tensor-split {','.join(map(str, counts))}"

@@ -14,11 +14,16 @@ from typing import ClassVar, TypeVar
 from pydantic import BaseModel, model_validator
 
 from planner.bounds.errors import PlannerError
+from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, FailureKind
 from planner.core.precision import weight_format
 from planner.core.units import GiB
+from planner.engines.checkpoints import WeightLoading, weight_loading
+from planner.engines.logscan import Lines
+from planner.engines.options import deployment_flags, options_refusal
+from planner.engines.support import EngineSupport, family
 from planner.planning.plan import PlanRequest
-from planner.planning.results import PlanResult
+from planner.planning.results import PlanResult, StageMemory
 
 P = TypeVar("P", bound=EngineProfile)
 
@@ -68,7 +73,10 @@ class EngineReport(BaseModel, frozen=True, extra="forbid"):
 
 
 class Engine(ABC):
-    """A serving engine as the planner knows it. Subclasses set the labels and implement the four methods."""
+    """A serving engine as the planner knows it. A subclass sets the labels, its profile type, the settings it
+    takes (:attr:`setting_fields`) and what it supports (:attr:`support`), and writes :meth:`report` and
+    :meth:`launch_command`; the base class builds profiles, checks requests against the support and sizes the
+    largest context from the report."""
 
     name: ClassVar[str]  # the registry name, the profile's ``kind``, the CLI's ``--engine`` and the URL value
     label: ClassVar[str]  # as people write it: "vLLM"
@@ -76,24 +84,38 @@ class Engine(ABC):
     profile_type: ClassVar[type[EngineProfile]]
     fraction_flag: ClassVar[str | None]  # the engine's own memory-fraction setting, None when it has none
     default_fraction: ClassVar[float | None]  # that setting's default; None: none, or a heuristic (SGLang)
+    # The settings a profile is built from, by their generic name (the CLI's and the link's): the profile field
+    # each fills. ``fraction`` is the memory fraction; a setting the engine has no field for is refused.
+    setting_fields: ClassVar[dict[str, str]] = {}
+    support: ClassVar[EngineSupport]  # what it runs (platforms, KV dtypes) and which options it takes
+    full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
+    log_hint: ClassVar[str] = ""  # a start-up line the log reader looks for, for the message when none is found
+    fixed_slots: ClassVar[bool] = False  # serves a number of conversations fixed at start-up (see for_users)
 
     def fraction_default(self, version: str | None = None) -> float | None:
         """The memory fraction's default in ``version`` (``None``: the default release); engines whose default
         changed between releases override this."""
         return self.default_fraction
 
-    full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
-    fixed_slots: ClassVar[bool] = False  # serves a number of conversations fixed at start-up (see for_users)
-
-    @abstractmethod
     def profile(
-        self,
-        *,
-        fraction: float | None = None,
-        version: str | None = None,
-        max_num_batched_tokens: int | None = None,
+        self, *, fraction: float | None = None, version: str | None = None, **settings: object
     ) -> EngineProfile:
-        """The profile with the engine's memory fraction and release; ``None`` keeps each default."""
+        """The profile with these settings (``None`` keeps each default); a setting the engine does not take is a
+        :class:`PlannerError` that says so."""
+        data: dict[str, object] = {"engine_version": version} if version else {}
+        for setting, value in {"fraction": fraction, **settings}.items():
+            if value is None:
+                continue
+            field = self.setting_fields.get(setting)
+            if field is None:
+                what = "memory fraction" if setting == "fraction" else setting.replace("_", " ")
+                raise PlannerError(f"engine: {self.label} has no {what} setting")
+            data[field] = value
+        return self.profile_type.model_validate(data)
+
+    def own(self, profile: EngineProfile | None) -> EngineProfile:
+        """``profile`` when it is this engine's, the defaults when ``None``; another engine's is refused."""
+        return own_profile(profile, self.profile_type, f"a {self.label} profile")
 
     @abstractmethod
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
@@ -101,11 +123,51 @@ class Engine(ABC):
 
     @abstractmethod
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
-        """A ready-to-paste start command (``profile`` None: the engine's defaults)."""
+        """A ready-to-paste start command (``profile`` None: the engine's defaults); every value in it is shell-quoted
+        (:mod:`planner.engines.commands`)."""
 
-    @abstractmethod
     def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
-        """The largest context the set-up accepts, capped at the model's maximum; 0 when nothing fits."""
+        """The largest context the set-up accepts, capped at the model's maximum; 0 when nothing fits. By default the
+        tokens the KV pool holds (engines that size a context otherwise override it)."""
+        return min(request.model.max_position_embeddings, max(0, self.report(request, result, profile).kv_cache_tokens))
+
+    def refusal(self, request: PlanRequest) -> str | None:
+        """Why this engine does not run ``request`` as planned (its weights, KV dtype or deployment options on this
+        GPU), in the engine's terms; ``None`` when it does."""
+        fam, moe = family(request.gpu), request.model.moe is not None
+        weights, kv = request.resolved_weights, request.resolved_kv_dtype
+        found = self.support.weights_refusal(weights, fam, moe) or self.support.kv_refusal(kv, weights, fam)
+        return found or options_refusal(self.support, request.deployment)
+
+    def check(self, request: PlanRequest) -> None:
+        """:meth:`refusal` as an error: a request the engine cannot run is invalid input for it."""
+        reason = self.refusal(request)
+        if reason is not None:
+            raise PlannerError(f"engine: {reason}")
+
+    def weight_loading(self, model: ModelSpec, weights: str) -> WeightLoading:
+        """How the launch command gets the planned weights (:func:`planner.engines.checkpoints.weight_loading`)."""
+        return weight_loading(self.support, model, weights)
+
+    def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:
+        """The launch arguments that store the KV cache in ``kv_dtype`` (none for the engine's default)."""
+        return ()
+
+    def parse_log(self, lines: Lines) -> dict[str, object] | None:
+        """The figures this engine's start-up log prints (``None`` when ``lines`` are not its log); the fields of
+        :class:`planner.sources.logs.ParsedLog`, with ``format`` naming the log kind."""
+        return None
+
+    def footprint_bytes(self, report: EngineReport, stage: StageMemory, profile: EngineProfile) -> int:
+        """What the started engine holds on each GPU, seen by another engine started after it: everything but the
+        memory it leaves free, and but a reserve it leaves unused (``reserve_is_spare``)."""
+        spare = stage.reserved_bytes if profile.reserve_is_spare else 0
+        return stage.gpu_memory_bytes - stage.free_bytes - spare
+
+    def deployment_flags(self, request: PlanRequest, result: PlanResult, kv_offload_host_bytes: int) -> list[str]:
+        """The launch arguments the request's deployment options add (split, offload, LoRA, speculation), each
+        a shell-quoted argument list joined by spaces."""
+        return deployment_flags(self.support, request, result, kv_offload_host_bytes)
 
     def for_users(
         self, request: PlanRequest, result: PlanResult, profile: EngineProfile, users_per_replica: int

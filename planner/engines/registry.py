@@ -13,6 +13,7 @@ import planner.engines.sglang as sglang
 import planner.engines.trtllm as trtllm
 import planner.engines.vllm.engine as vllm
 from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
 from planner.core.overhead import (
     EngineProfile,
     Estimate,
@@ -21,8 +22,10 @@ from planner.core.overhead import (
     SimpleFraction,
     parse_version,
 )
+from planner.core.precision import WEIGHT_FORMATS
 from planner.engines.base import Engine, EngineReport
 from planner.engines.evidence import SupportedVersion, log_counts
+from planner.engines.support import family
 from planner.planning.plan import PlanRequest, plan
 from planner.planning.results import PlanResult
 
@@ -40,6 +43,34 @@ GENERIC_PROFILES: dict[str, str] = {
     "simple": "Simple: 10 % of memory for overhead (seed text 001)",
     "simple-fixed": "Simple: 1.5 GB framework + 1 GB activations (seed text 000)",
 }
+
+
+def default_engine() -> str:
+    """The engine a new view starts with, and the one another instance beside the plan (``--colocate``) is taken
+    to be: the first registered."""
+    return next(iter(_ENGINES))
+
+
+# The KV dtypes a comparison shows, one per storage size (planner.core.kv_formats): 16-bit, FP8, INT8, 4-bit.
+COMPARED_KV_DTYPES = ("bf16", "fp8", "int8", "int4")
+
+
+def formats_run(name: str, gpu: GpuSpec | None, moe: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The weight formats and the compared KV dtypes (:data:`COMPARED_KV_DTYPES`) the engine ``name`` runs on
+    ``gpu`` (every format, when ``name`` is a generic profile rather than an engine)."""
+    if name not in _ENGINES:
+        return tuple(WEIGHT_FORMATS), COMPARED_KV_DTYPES
+    support, fam = _ENGINES[name].support, family(gpu)
+    weights = tuple(w for w in WEIGHT_FORMATS if any(support.runs(w, k, fam, moe) for k in support.kv_dtypes()))
+    kvs = tuple(k for k in COMPARED_KV_DTYPES if any(support.runs(w, k, fam, moe) for w in weights))
+    return weights, kvs
+
+
+def pair_runs(name: str, weights: str, kv_dtype: str, gpu: GpuSpec | None, moe: bool) -> bool:
+    """Whether the engine ``name`` runs ``weights`` with a ``kv_dtype`` cache on ``gpu`` (a generic profile: always)."""
+    if name not in _ENGINES:
+        return True
+    return _ENGINES[name].support.runs(weights, kv_dtype, family(gpu), moe)
 
 
 def engines() -> tuple[Engine, ...]:
@@ -175,13 +206,16 @@ def engine_report(request: PlanRequest, result: PlanResult) -> EngineReport:
 
 def launch_commands(request: PlanRequest, result: PlanResult) -> dict[str, str]:
     """Ready-to-paste start commands for every engine, with the plan's parallelism, context and KV dtype; the
-    request's own engine uses its profile's settings, the others their defaults."""
+    request's own engine uses its profile's settings, the others their defaults. An engine that does not run the
+    plan (:meth:`Engine.refusal`) gets its reason as a comment above the command."""
     own = request.overhead if isinstance(request.overhead, EngineProfile) else None
     own_name = own.engine_name if own is not None else None
-    return {
-        engine.name: engine.launch_command(request, result, own if engine.name == own_name else None)
-        for engine in _ENGINES.values()
-    }
+    commands = {}
+    for engine in _ENGINES.values():
+        command = engine.launch_command(request, result, own if engine.name == own_name else None)
+        reason = engine.refusal(request)  # an engine that does not run the plan says so above its command
+        commands[engine.name] = command if reason is None else f"# not runnable as planned: {reason}\n{command}"
+    return commands
 
 
 def max_model_len_allowed(request: PlanRequest, result: PlanResult | None = None) -> int:

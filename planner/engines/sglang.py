@@ -32,7 +32,9 @@ from planner.engines.base import (
     own_profile,
     stage_total_bytes,
 )
-from planner.engines.checkpoints import weight_loading, with_note
+from planner.engines.checkpoints import GGUF, with_note
+from planner.engines.logscan import Lines, find_failure, number, pattern
+from planner.engines.support import EngineSupport, platform_rows
 from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -225,11 +227,64 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     )
 
 
-SGLANG_KV_FLAGS = {
-    "fp8": " --kv-cache-dtype fp8_e4m3",
-    "fp8_e4m3": " --kv-cache-dtype fp8_e4m3",
-    "fp8_e5m2": " --kv-cache-dtype fp8_e5m2",
-}
+# -- the start-up log: 'KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB' (model_runner.py) --
+_SG_POOL = pattern(r"KV Cache is allocated\. #tokens: NUM, K size: NUM GB, V size: NUM GB")
+_SG_MLA_POOL = pattern(r"KV Cache is allocated\. #tokens: NUM, KV size: NUM GB")
+_SG_TOTAL = pattern(r"max_total_num_tokens=NUM")
+_SG_WEIGHTS = pattern(r"mem usage=NUM GB")
+_SG_CONTEXT = pattern(r"context_len=NUM")
+_SG_FRACTION = pattern(r"mem[-_]fraction[-_]static[= ]{1,3}NUM")
+
+
+def parse_sglang(lines: Lines) -> dict[str, object] | None:
+    fields: dict[str, object] = {}
+    pool = lines.last("KV Cache is allocated", _SG_POOL)
+    mla = lines.last("KV Cache is allocated", _SG_MLA_POOL)
+    if pool:
+        k, v = number(pool.group(2), "K size"), number(pool.group(3), "V size")
+        fields.update(kv_cache_tokens=int(number(pool.group(1), "#tokens")), kv_cache_gib=k + v)
+    elif mla:
+        fields.update(kv_cache_tokens=int(number(mla.group(1), "#tokens")), kv_cache_gib=number(mla.group(2), "KV"))
+    total = lines.number("max_total_num_tokens", _SG_TOTAL, "max_total_num_tokens")
+    if total is not None:
+        fields.setdefault("kv_cache_tokens", int(total))
+    weights = lines.number("Load weight end", _SG_WEIGHTS, "mem usage")
+    if weights is not None:
+        fields["weights_gib"] = weights
+    context = lines.number("context_len", _SG_CONTEXT, "context_len")
+    if context is not None:
+        fields["max_model_len"] = int(context)
+    fraction = lines.number("fraction", _SG_FRACTION, "mem_fraction_static")
+    if fraction is not None:
+        fields["gpu_memory_utilization"] = fraction
+    if "kv_cache_tokens" not in fields:
+        return None
+    failure = find_failure(lines)
+    if failure is not None:
+        fields.update(fails=True, failure_kind=failure[0], failure=failure[1])
+    tokens = fields["kv_cache_tokens"]
+    if isinstance(tokens, int) and context:
+        fields.update(max_concurrency=tokens / context, max_concurrency_at_tokens=int(context))
+    return {"format": "sglang", **fields}
+
+
+SGLANG_SUPPORT = EngineSupport(
+    label="SGLang",
+    platforms=platform_rows("sglang"),
+    # server_args.py --kv-cache-dtype choices: auto, fp8_e5m2, fp8_e4m3 (no integer KV cache).
+    kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8_e4m3", "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2"},
+    kv_refusals={
+        "int8": "SGLang has no INT8 KV cache; its 8-bit cache is FP8 (--kv-cache-dtype fp8_e4m3)",
+        "int4": "SGLang has no 4-bit KV cache; its smallest is FP8 (--kv-cache-dtype fp8_e4m3)",
+    },
+    weight_refusals={g: "SGLang does not serve GGUF files; use llama.cpp" for g in GGUF},
+    online_quantization={"fp8": "--quantization fp8", "fp16": "--dtype float16", "bf16": "--dtype bfloat16"},
+    context_flag="--context-length",
+    cpu_offload_flag="--cpu-offload-gb",  # server_args.py cpu_offload_gb
+    lora_flag="--max-loras-per-batch",  # server_args.py; adapter pool in sglang/srt/lora/mem_pool.py
+    # server_args.py speculative_algorithm: EAGLE, EAGLE3, NEXTN (MTP), STANDALONE (a draft model).
+    speculative_methods=("draft", "eagle", "eagle3", "mtp"),
+)
 
 
 class SglangEngine(Engine):
@@ -239,6 +294,7 @@ class SglangEngine(Engine):
     profile_type: ClassVar[type[EngineProfile]] = SglangProfile
     fraction_flag: ClassVar[str | None] = "--mem-fraction-static"
     default_fraction: ClassVar[float | None] = None
+    log_hint: ClassVar[str] = "'KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB'"
     full_pool_behaviour: ClassVar[str] = (
         "SGLang first evicts cached prefixes nobody is using (radix cache); if the pool still cannot hold the next "
         "decode step it retracts running requests back to the waiting queue, frees their KV and re-runs their "
@@ -246,15 +302,15 @@ class SglangEngine(Engine):
         "at once. Users see a pause, not an error."
     )
 
-    def profile(
-        self,
-        *,
-        fraction: float | None = None,
-        version: str | None = None,
-        max_num_batched_tokens: int | None = None,
-    ) -> EngineProfile:
-        settings: dict[str, object] = {"engine_version": version} if version else {}
-        return SglangProfile.model_validate({**settings, "mem_fraction_static": fraction})
+    setting_fields: ClassVar[dict[str, str]] = {"fraction": "mem_fraction_static"}
+    support: ClassVar[EngineSupport] = SGLANG_SUPPORT
+
+    def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:
+        name = self.support.kv_cache_names.get(kv_dtype, "auto")
+        return () if name == "auto" else ("--kv-cache-dtype", name)
+
+    def parse_log(self, lines: Lines) -> dict[str, object] | None:
+        return parse_sglang(lines)
 
     def releases(self) -> tuple[str, ...]:
         """Before 0.5.3 a fixed fraction by TP size; from 0.5.3 the memory heuristic (sglang PR #10975)."""
@@ -270,20 +326,15 @@ class SglangEngine(Engine):
         sg = self._own(profile)
         tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
         fraction = sg.fraction(engine_total_bytes(request), tp, pp, _vlm(request.model))
-        loading = weight_loading(self.name, request.model, result.weights)
+        loading = self.weight_loading(request.model, result.weights)
         command = f"python -m sglang.launch_server --model-path {loading.model_argument}{loading.flags} --tp {tp}"
         if pp > 1:
             command += f" --pp-size {pp}"
         if dp > 1:
             command += f" --dp {dp}"
-        command += (
-            f" --mem-fraction-static {fraction:g} --context-length {result.max_model_len}"
-            f"{SGLANG_KV_FLAGS.get(result.kv_dtype, '')}"
-        )
+        command += f" --mem-fraction-static {fraction:g} --context-length {result.max_model_len}"
+        command = " ".join((command, *self.kv_cache_flags(result.kv_dtype)))
         return with_note(command, loading)
-
-    def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
-        return min(request.model.max_position_embeddings, self.report(request, result, profile).kv_cache_tokens)
 
 
 ENGINE = SglangEngine()

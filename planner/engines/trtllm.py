@@ -27,13 +27,14 @@ from planner.core.overhead import (
 )
 from planner.core.units import GiB
 from planner.engines.base import Engine, EngineReport, engine_total_bytes, gib_text, own_profile
-from planner.engines.checkpoints import weight_loading, with_note
+from planner.engines.checkpoints import GGUF, with_note
+from planner.engines.logscan import Lines, number, pattern
+from planner.engines.support import EngineSupport, platform_rows
 from planner.engines.vllm.profile import vllm_activation_bytes
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
 TRTLLM_CONTEXT_BYTES = round(0.6 * GiB)  # CUDA context + cuBLAS/TensorRT runtime (indicative)
-TRTLLM_FP8_KV = ("fp8", "fp8_e4m3", "fp8_e5m2")
 TRTLLM_DEFAULT_VERSION = "1.0.0"
 
 
@@ -121,6 +122,44 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
     )
 
 
+# -- the start-up log: 'Using N tokens in paged KV cache', 'Allocated X GiB for max tokens in paged KV cache (N)' --
+_TRT_TOKENS = pattern(r"Using NUM tokens in paged KV cache")
+_TRT_ALLOCATED = pattern(r"Allocated NUM GiB for max tokens in paged KV cache \(NUM\)")
+
+
+def parse_trtllm(lines: Lines) -> dict[str, object] | None:
+    tokens = lines.number("tokens in paged KV cache", _TRT_TOKENS, "tokens in paged KV cache")
+    allocated = lines.last("for max tokens in paged KV cache", _TRT_ALLOCATED)
+    if tokens is None and allocated is None:
+        return None
+    fields: dict[str, object] = {}
+    if allocated:
+        fields.update(
+            kv_cache_gib=number(allocated.group(1), "paged KV cache GiB"),
+            kv_cache_tokens=int(number(allocated.group(2), "paged KV cache tokens")),
+        )
+    if tokens is not None:
+        fields["kv_cache_tokens"] = int(tokens)
+    return {"format": "trtllm", **fields}
+
+
+TRTLLM_SUPPORT = EngineSupport(
+    label="TensorRT-LLM",
+    platforms=platform_rows("trtllm"),
+    # trtllm-serve --kv_cache_dtype fp8 (NVIDIA/TensorRT-LLM PR #11487); an INT8 cache comes with a ModelOpt
+    # checkpoint quantized with kv_cache_quant_algo INT8 (no flag).
+    kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8", "fp8_e4m3": "fp8", "int8": "auto"},
+    kv_refusals={"int4": "TensorRT-LLM has no 4-bit KV cache in its PyTorch flow; its smallest are FP8 and INT8"},
+    weight_refusals={
+        **{g: "TensorRT-LLM does not load GGUF files; use llama.cpp" for g in GGUF},
+        "int4-gptq": "TensorRT-LLM's PyTorch flow loads ModelOpt checkpoints (FP8, NVFP4, INT4-AWQ), not GPTQ",
+    },
+    context_flag="--max_seq_len",
+    # TensorRT-LLM speculative decoding: draft-target, EAGLE / EAGLE-3, Medusa, MTP (docs/source/features).
+    speculative_methods=("draft", "eagle", "eagle3", "medusa", "mtp"),
+)
+
+
 class TrtllmEngine(Engine):
     name: ClassVar[str] = "trtllm"
     label: ClassVar[str] = "TensorRT-LLM"
@@ -128,23 +167,22 @@ class TrtllmEngine(Engine):
     profile_type: ClassVar[type[EngineProfile]] = TrtllmProfile
     fraction_flag: ClassVar[str | None] = "--kv_cache_free_gpu_memory_fraction"
     default_fraction: ClassVar[float | None] = 0.90
+    log_hint: ClassVar[str] = "'Using N tokens in paged KV cache'"
     full_pool_behaviour: ClassVar[str] = (
         "TensorRT-LLM's default scheduler policy (GUARANTEED_NO_EVICT) starts a request only when its maximum KV "
         "need is guaranteed, i.e. it plans for the maximum; MAX_UTILIZATION packs more requests and pauses some "
         "when the pool runs out."
     )
 
-    def profile(
-        self,
-        *,
-        fraction: float | None = None,
-        version: str | None = None,
-        max_num_batched_tokens: int | None = None,
-    ) -> EngineProfile:
-        settings: dict[str, object] = {"engine_version": version} if version else {}
-        if fraction is not None:
-            settings["kv_cache_free_gpu_mem_fraction"] = fraction
-        return TrtllmProfile.model_validate(settings)
+    setting_fields: ClassVar[dict[str, str]] = {"fraction": "kv_cache_free_gpu_mem_fraction"}
+    support: ClassVar[EngineSupport] = TRTLLM_SUPPORT
+
+    def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:
+        name = self.support.kv_cache_names.get(kv_dtype, "auto")
+        return () if name == "auto" else ("--kv_cache_dtype", name)
+
+    def parse_log(self, lines: Lines) -> dict[str, object] | None:
+        return parse_trtllm(lines)
 
     def releases(self) -> tuple[str, ...]:
         """TensorRT engines (trtllm-build, C++ runtime) before 1.0; the PyTorch flow from 1.0."""
@@ -158,19 +196,15 @@ class TrtllmEngine(Engine):
 
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         trt = self._own(profile)
-        loading = weight_loading(self.name, request.model, result.weights)
+        loading = self.weight_loading(request.model, result.weights)
         command = (
             f"trtllm-serve {loading.model_argument}{loading.flags} --tp_size {result.tensor_parallel} --pp_size "
             f"{result.pipeline_parallel} --max_seq_len {result.max_model_len}"
             f" --max_batch_size {trt.batch_size} --max_num_tokens {trt.max_num_tokens}"
             f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
         )
-        if result.kv_dtype in TRTLLM_FP8_KV:  # trtllm-serve --kv_cache_dtype (NVIDIA/TensorRT-LLM PR #11487)
-            command += " --kv_cache_dtype fp8"
+        command = " ".join((command, *self.kv_cache_flags(result.kv_dtype)))
         return with_note(command, loading)
-
-    def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
-        return min(request.model.max_position_embeddings, self.report(request, result, profile).kv_cache_tokens)
 
 
 ENGINE = TrtllmEngine()

@@ -17,8 +17,6 @@ from planner.core.weights import stage_weights_bytes_per_gpu
 from planner.deploy.lora import lora_slot_bytes
 from planner.deploy.mixed import check_split, ranges_of
 from planner.deploy.offload import (
-    LLAMACPP_OUTPUT_FIRST_BUILD,
-    llamacpp_build,
     llamacpp_gpu_layers,
     llamacpp_placement,
     vllm_offloaded_bytes,
@@ -44,9 +42,8 @@ class StageExtras(NamedTuple):
 
 
 def output_first(request: PlanRequest) -> bool:
-    """Whether the llama.cpp build offloads the output layer first (PR #18148; other engines: not asked)."""
-    version = str(getattr(request.overhead, "engine_version", ""))
-    return request.overhead.kind == "llamacpp" and llamacpp_build(version) >= LLAMACPP_OUTPUT_FIRST_BUILD
+    """Whether the engine offloads the output layer first (its profile says: llama.cpp builds since PR #18148)."""
+    return request.overhead.offloads_output_first
 
 
 def layer_offload(options: DeploymentOptions | None) -> bool:

@@ -21,11 +21,11 @@ from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS
 from planner.core.overhead import FailureKind
 from planner.core.units import GiB
+from planner.engines.logscan import MAX_LOG_CHARS, MAX_NUMBER_DIGITS, NUM, Lines, find_failure, number, pattern
+from planner.engines.registry import engines
 from planner.engines.vllm.calibrated import Calibrated
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION
 from planner.engines.vllm.versions import vllm_rules
-from planner.sources.logformats import parse_llamacpp, parse_sglang, parse_trtllm
-from planner.sources.logscan import MAX_LOG_CHARS, MAX_NUMBER_DIGITS, NUM, Lines, find_failure, number, pattern
 
 __all__ = ["MAX_LOG_CHARS", "MAX_NUMBER_DIGITS", "LogFormat", "ParsedLog", "calibrate", "parse_log"]
 
@@ -44,6 +44,7 @@ class ParsedLog(BaseModel, frozen=True, extra="forbid"):
     """The figures a start-up log printed (GiB per GPU; ``None`` where the log does not say)."""
 
     format: LogFormat
+    engine: str = "vllm"  # the registered engine whose lines these are (planner.engines.registry)
     engine_version: str | None = None
     model: str | None = None  # vLLM's config line: the served checkpoint
     tensor_parallel: Ranks | None = None
@@ -315,19 +316,15 @@ def parse_log(text: str) -> ParsedLog:
             f"log: {len(text):,} characters; paste at most {MAX_LOG_CHARS:,} (the start-up part of the log)"
         )
     lines = Lines(text)
-    for parser in (parse_llamacpp, parse_sglang, parse_trtllm):
-        fields = parser(lines)
+    for engine in engines():  # each registered engine reads its own start-up lines
+        fields = engine.parse_log(lines)
         if fields is not None:
-            return _validated(fields)
+            return _validated({"engine": engine.name, **fields})
     parsed = _parse_vllm(lines)
     if parsed is not None:
         return parsed
-    raise PlannerError(
-        "log: no memory figures found; expected a vLLM line ('Available KV cache memory: X GiB', "
-        "'GPU KV cache size: N tokens', 'Memory profiling results: ...', '# GPU blocks: N'), an SGLang line "
-        "('KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB'), a TensorRT-LLM line ('Using N tokens "
-        "in paged KV cache') or a llama.cpp line ('CUDA0 KV buffer size = X MiB')"
-    )
+    hints = "; ".join(f"{engine.label}: {engine.log_hint}" for engine in engines() if engine.log_hint)
+    raise PlannerError(f"log: no memory figures found; expected a line such as {hints}")
 
 
 def calibrate(
@@ -339,9 +336,7 @@ def calibrate(
     def to_bytes(gib: float | None) -> int | None:
         return None if gib is None or gib < 0 else round(gib * GiB)
 
-    engine: Literal["vllm", "sglang", "llamacpp"] = (
-        "sglang" if parsed.format == "sglang" else "llamacpp" if parsed.format == "llamacpp" else "vllm"
-    )
+    engine = parsed.engine
     version = engine_version or parsed.engine_version
     version = version or ("0.6.4" if parsed.format == "vllm-v0" else VLLM_DEFAULT_VERSION)
     util = gpu_memory_utilization or parsed.gpu_memory_utilization or vllm_rules(version).default_gpu_memory_utilization

@@ -12,6 +12,7 @@ from planner.advisor.support import ARCHITECTURE_FAMILIES, runner, support_rows,
 from planner.advisor.throughput import FITTED
 from planner.advisor.validation import measurements
 from planner.bounds.errors import PlannerError
+from planner.engines.support import platform_rows
 
 
 def test_fitted_constants_are_reproduced_by_the_fit() -> None:
@@ -41,7 +42,7 @@ def test_every_row_names_a_source() -> None:
         ("b200-sxm", "nvfp4", "fp8", "vllm"),
         ("mi300x", "fp8", "fp8", "vllm"),
         ("apple-m2-ultra", "q4_k_m", "bf16", "llamacpp"),
-        ("gaudi3", "bf16", "bf16", "vllm-gaudi"),
+        ("gaudi3", "bf16", "bf16", "vllm"),  # the vLLM-Gaudi plugin (its rows name the variant)
         ("dgx-spark-gb10", "nvfp4", "fp8", "vllm"),  # GB10 is Blackwell (sm_121)
         ("gb300", "nvfp4", "fp8", "vllm"),
         ("mi350x", "fp8", "fp8", "vllm"),  # CDNA 4
@@ -56,6 +57,8 @@ def test_every_row_names_a_source() -> None:
 def test_runner(gpu_id: str, weights: str, kv: str, engine: str) -> None:
     row = runner(get_gpu(gpu_id), weights, kv, moe=False)
     assert row is not None and row.engine == engine
+    if gpu_id == "gaudi3":
+        assert row.label == "vLLM (Gaudi plugin)"
 
 
 def test_what_no_engine_runs_is_explained() -> None:
@@ -84,8 +87,8 @@ def test_what_no_engine_runs_on_the_new_architectures_is_explained() -> None:
     assert runner(b60, "bf16", "bf16", moe=False, engines=("sglang", "trtllm")) is None
 
 
-def test_a_bad_support_row_names_the_file_and_the_field(tmp_path: Path) -> None:
-    path = tmp_path / "support.toml"
-    path.write_text('[[row]]\nengine = "vllm"\nfamilies = ["hopper"]\nweights = ["fp9"]\n', encoding="utf-8")
-    with pytest.raises(PlannerError, match=r"support\.toml: .*row\.0"):
-        support_rows.__wrapped__(path)
+def test_a_bad_platform_row_names_the_file_and_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "toy.toml"
+    path.write_text('[[row]]\nfamilies = ["hopper"]\nweights = ["fp9"]\n', encoding="utf-8")
+    with pytest.raises(PlannerError, match=r"toy\.toml: .*row\.0"):
+        platform_rows.__wrapped__("toy", tmp_path)

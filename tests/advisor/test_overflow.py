@@ -18,6 +18,7 @@ from planner.advisor.overflow import (
     overflow_report,
 )
 from planner.bounds.errors import PlannerError
+from planner.engines import registry
 
 TRIALS = 200_000
 
@@ -130,6 +131,6 @@ def test_report_orders_the_plans() -> None:
     assert report.conversations_at_1pct <= report.conversations_at_5pct <= report.planned_at_mean
     assert overflow_probability(report.conversations_at_1pct, 746_378, CHAT) <= 0.01
     assert overflow_probability(report.conversations_at_1pct + 1, 746_378, CHAT) > 0.01
-    assert set(report.engine_behaviour) == {"vllm", "sglang", "llamacpp", "trtllm"}
+    assert report.engine_behaviour == {e.name: e.full_pool_behaviour for e in registry.engines()}
     assert "preempt" in report.engine_behaviour["vllm"] and "retract" in report.engine_behaviour["sglang"]
     assert "slots" in report.engine_behaviour["llamacpp"]

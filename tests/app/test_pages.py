@@ -3,6 +3,7 @@ numbers."""
 
 from __future__ import annotations
 
+import json
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -105,9 +106,20 @@ def test_what_if_answers_with_the_planners_numbers() -> None:
 
 
 def test_compare_page_pairs_from_the_link() -> None:
-    at = run_page("compare", {"combos": ["bf16/bf16", "fp8/fp8", "q4_k_m/int4"]})
-    assert list(at.session_state["combos"]) == ["bf16/bf16", "fp8/fp8", "q4_k_m/int4"]
+    at = run_page("compare", {"engine": "llamacpp", "combos": ["bf16/bf16", "q8_0/int8", "q4_k_m/int4"]})
+    assert list(at.session_state["combos"]) == ["bf16/bf16", "q8_0/int8", "q4_k_m/int4"]
     assert not at.exception
+
+
+def test_compare_page_offers_only_what_the_engine_runs() -> None:
+    """Under vLLM neither a GGUF file nor an INT8/INT4 KV cache is offered (they are llama.cpp's); a link asking for
+    one keeps the rest and says what it left out."""
+    at = run_page("compare", {"engine": "vllm", "combos": ["bf16/bf16", "fp8/fp8", "q4_k_m/int4"]})
+    assert not at.exception
+    assert list(at.session_state["combos"]) == ["bf16/bf16", "fp8/fp8"]
+    heat = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert heat["x"] == ["bf16", "fp8"] and "q4_k_m" not in heat["y"]
+    assert any("What vLLM runs on" in c for c in texts(at.caption))
 
 
 def test_context_exact_number_moves_the_slider() -> None:

@@ -7,6 +7,7 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.core.precision import WEIGHT_FORMATS
+from planner.engines import registry
 from planner.engines.checkpoints import GGUF
 from planner.engines.registry import engine_profile, launch_commands
 from planner.planning.plan import PlanRequest, plan
@@ -17,7 +18,12 @@ H100 = get_gpu("h100-sxm-80gb")
 
 
 def _commands(weights: str, kv: str = "bf16", model=LLAMA_70B) -> dict[str, str]:
-    request = PlanRequest(
+    request = _request(weights, kv, model)
+    return launch_commands(request, plan(request))
+
+
+def _request(weights: str, kv: str = "bf16", model=LLAMA_70B) -> PlanRequest:
+    return PlanRequest(
         model=model,
         gpu=H100,
         gpu_memory_bytes=H100.memory_bytes_for(True),
@@ -28,7 +34,6 @@ def _commands(weights: str, kv: str = "bf16", model=LLAMA_70B) -> dict[str, str]
         max_model_len=8192,
         overhead=engine_profile("vllm"),
     )
-    return launch_commands(request, plan(request))
 
 
 def _command_line(text: str) -> str:
@@ -57,6 +62,8 @@ EXPECTED: dict[tuple[str, str], str] = {
 UNRUNNABLE = (
     {("sglang", g) for g in GGUF}
     | {("trtllm", g) for g in GGUF}
+    | {("vllm", g) for g in GGUF}  # vLLM's GGUF loader is experimental: GGUF is llama.cpp's
+    | {(e, "nvfp4") for e in ("sglang", "trtllm")}  # NVFP4 on Hopper: vLLM's Marlin path only
     | {
         ("trtllm", "int4-gptq"),
         ("llamacpp", "fp8"),
@@ -77,15 +84,19 @@ def test_every_engine_loads_the_planned_weights(weights: str) -> None:
         expected = EXPECTED.get((engine, weights))
         if expected is not None:
             assert expected in text, (engine, weights, text)
+        refused = registry.get_engine(engine).refusal(_request(weights))
+        assert text.startswith("# not runnable as planned:") == (refused is not None), (engine, weights, text)
         if (engine, weights) in UNRUNNABLE:
-            assert text.startswith("# not runnable as planned:"), (engine, weights, text)
+            assert refused is not None and text.startswith(f"# not runnable as planned: {refused}"), (engine, weights)
+            continue
+        if refused is not None:
             continue
         if weights not in ("bf16", "fp32") and engine != "llamacpp":
             # never the bare 16-bit checkpoint without a flag: that loads two to four times the planned bytes
             bare = f" {LLAMA_70B.id} --t" in line or f" {LLAMA_70B.id} --tp" in line
             assert not bare, (engine, weights, text)
         if "<" in line:
-            assert text.startswith("# needs "), "a placeholder is explained in the comment above"
+            assert any(c.startswith("# needs ") for c in text.splitlines()[:-1]), "a placeholder is explained above"
 
 
 def test_a_checkpoint_in_the_planned_format_needs_no_flag() -> None:
@@ -100,12 +111,19 @@ def test_a_checkpoint_in_the_planned_format_needs_no_flag() -> None:
         ("vllm", "--kv-cache-dtype fp8"),
         ("sglang", "--kv-cache-dtype fp8_e4m3"),
         ("trtllm", "--kv_cache_dtype fp8"),
-        ("llamacpp", "--cache-type-k q8_0 --cache-type-v q8_0"),
     ],
 )
-def test_fp8_kv_reaches_every_engine(engine: str, flag: str) -> None:
+def test_fp8_kv_reaches_every_engine_that_has_one(engine: str, flag: str) -> None:
     assert flag in _commands("bf16", kv="fp8")[engine]
     assert flag not in _commands("bf16", kv="bf16")[engine]
+
+
+def test_an_engine_without_the_kv_dtype_says_so_instead_of_mapping_it() -> None:
+    """llama.cpp has no FP8 cache: its command for an FP8-KV plan says so (it used to print q8_0 silently)."""
+    command = _commands("bf16", kv="fp8")["llamacpp"]
+    assert command.startswith("# not runnable as planned: llama.cpp has no FP8 KV cache; its 8-bit cache is q8_0")
+    assert "--cache-type-k" not in command
+    assert "--cache-type-k q8_0 --cache-type-v q8_0" in _commands("bf16", kv="int8")["llamacpp"]
 
 
 def test_parallelism_flags() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 import pytest
 
@@ -18,6 +18,8 @@ from planner.core.overhead import EngineProfile, Fraction, OverheadBytes, StageC
 from planner.core.units import GiB
 from planner.engines import registry
 from planner.engines.base import Engine, EngineReport, engine_total_bytes
+from planner.engines.commands import command
+from planner.engines.support import EngineSupport, Family, PlatformRow
 from planner.planning.plan import PlanRequest, plan
 from planner.planning.results import PlanResult
 from tests.app.conftest import run_page, texts
@@ -119,12 +121,22 @@ class ToyEngine(Engine):
     profile_type: ClassVar[type[EngineProfile]] = ToyProfile
     fraction_flag: ClassVar[str | None] = "--share"
     default_fraction: ClassVar[float | None] = 0.8
+    setting_fields: ClassVar[dict[str, str]] = {"fraction": "share"}
+    support: ClassVar[EngineSupport] = EngineSupport(
+        label="ToyServe",
+        platforms=(
+            PlatformRow(
+                families=tuple(get_args(Family)),
+                weights=("bf16", "fp16", "fp8"),
+                kv_dtypes=("bf16", "fp16", "fp8"),
+                compute="16-bit",
+                source="the toy engine of this test",
+            ),
+        ),
+        kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8"},
+        context_flag="--max-len",
+    )
     full_pool_behaviour: ClassVar[str] = "ToyServe queues new requests until a running one finishes; it never preempts."
-
-    def profile(
-        self, *, fraction: float | None = None, version: str | None = None, max_num_batched_tokens: int | None = None
-    ) -> EngineProfile:
-        return ToyProfile() if fraction is None else ToyProfile(share=fraction)
 
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
         assert isinstance(profile, ToyProfile)
@@ -154,10 +166,7 @@ class ToyEngine(Engine):
         )
 
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
-        return f"toy-serve {request.model.id} --tp {result.tensor_parallel} --max-len {result.max_model_len}"
-
-    def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
-        return min(request.model.max_position_embeddings, self.report(request, result, profile).kv_cache_tokens)
+        return command("toy-serve", request.model.id, "--tp", result.tensor_parallel, "--max-len", result.max_model_len)
 
 
 @pytest.fixture

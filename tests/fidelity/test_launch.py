@@ -6,6 +6,7 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.core.units import GiB
+from planner.engines import registry
 from planner.engines.llamacpp.profile import LlamacppProfile, llamacpp_kv_bytes
 from planner.engines.registry import engine_report, launch_commands, max_model_len_allowed
 from planner.engines.sglang import SglangProfile, sglang_default_mem_fraction
@@ -42,10 +43,15 @@ def test_vllm_command() -> None:
 def test_other_engines_commands() -> None:
     request = _request(gpu_count=4, tensor_parallel=2, kv_dtype="int8")
     cmds = launch_commands(request, plan(request))
-    assert set(cmds) == {"vllm", "sglang", "trtllm", "llamacpp"}
-    assert "--data-parallel-size 2" in cmds["vllm"] and "--kv-cache-dtype" not in cmds["vllm"]
-    assert cmds["sglang"].startswith(
-        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --tp 2 --dp 2"
+    assert set(cmds) == set(registry.engine_names())
+    # An INT8 KV cache is llama.cpp's q8_0; vLLM and SGLang have none, and their commands say so above the line.
+    assert cmds["vllm"].startswith("# not runnable as planned: vLLM has no INT8 KV cache")
+    assert "--data-parallel-size 2" in cmds["vllm"].splitlines()[-1]
+    assert "--kv-cache-dtype" not in cmds["vllm"].splitlines()[-1]
+    assert (
+        cmds["sglang"]
+        .splitlines()[-1]
+        .startswith("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --tp 2 --dp 2")
     )
     assert "--context-length 8192" in cmds["sglang"] and "--mem-fraction-static 0.8" in cmds["sglang"]
     assert "--kv_cache_free_gpu_memory_fraction 0.9" in cmds["trtllm"] and "--tp_size 2" in cmds["trtllm"]

@@ -13,13 +13,42 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile
 from planner.engines.base import Engine, EngineReport, own_profile
-from planner.engines.checkpoints import weight_loading, with_note
-from planner.engines.llamacpp.profile import LLAMACPP_CACHE_NAMES, LlamacppProfile
+from planner.engines.checkpoints import CHECKPOINT_KIND, GGUF, WeightLoading, gguf_file, with_note
+from planner.engines.llamacpp.logparse import parse_llamacpp
+from planner.engines.llamacpp.profile import LlamacppProfile
 from planner.engines.llamacpp.report import llamacpp_max_model_len, llamacpp_report, llamacpp_slots_that_fit
+from planner.engines.logscan import Lines
+from planner.engines.support import EngineSupport, platform_rows
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
+
+LLAMACPP_SUPPORT = EngineSupport(
+    label="llama.cpp",
+    platforms=platform_rows("llamacpp"),
+    # llama-server --cache-type-k/-v (tools/server/README.md): f32, f16, bf16, q8_0, q4_0, ...; 16-bit caches are
+    # its default f16 (same size).
+    kv_cache_names={"bf16": "f16", "fp16": "f16", "fp32": "f32", "int8": "q8_0", "int4": "q4_0"},
+    kv_refusals={
+        kv: "llama.cpp has no FP8 KV cache; its 8-bit cache is q8_0 (int8 here, 8.5 bits a value)"
+        for kv in ("fp8", "fp8_e4m3", "fp8_e5m2")
+    },
+    weight_refusals={
+        "int4": "llama.cpp has no plain 4-bit weights; the nearest GGUF types are Q4_0 (4.5 bits) and Q4_K_M",
+        "fp8": "llama.cpp has no FP8 weights; the nearest GGUF type is Q8_0",
+        "int8": "llama.cpp has no W8A8 weights; the nearest GGUF type is Q8_0",
+        "int4-awq": "llama.cpp does not load AWQ checkpoints; the nearest GGUF type is Q4_K_M",
+        "int4-gptq": "llama.cpp does not load GPTQ checkpoints; the nearest GGUF type is Q4_K_M",
+        "nvfp4": "llama.cpp has no NVFP4 weights; the nearest GGUF type is Q4_K_M",
+    },
+    parallelism="layer-split",  # --split-mode layer (default): whole layers per device, run one after another
+    context_flag="-c",  # the whole context, split over -np slots
+    layer_offload_flags=("-ngl", "--n-cpu-moe"),
+    speculative_methods=("draft",),  # llama-server --model-draft
+    stage_split="tensor-split",
+)
 
 
 class LlamacppEngine(Engine):
@@ -30,6 +59,7 @@ class LlamacppEngine(Engine):
     fraction_flag: ClassVar[str | None] = None
     default_fraction: ClassVar[float | None] = None
     fixed_slots: ClassVar[bool] = True
+    log_hint: ClassVar[str] = "'CUDA0 KV buffer size = X MiB'"
     full_pool_behaviour: ClassVar[str] = (
         "llama-server splits its context (-c) into fixed slots (-np): each conversation owns ctx/np tokens and "
         "cannot borrow from another, so the pool never overflows as a whole. A conversation that reaches its slot "
@@ -37,14 +67,30 @@ class LlamacppEngine(Engine):
         "wait for a free one. It plans for the maximum by construction and pays for it in idle memory."
     )
 
-    def profile(
-        self,
-        *,
-        fraction: float | None = None,
-        version: str | None = None,
-        max_num_batched_tokens: int | None = None,
-    ) -> EngineProfile:
-        return LlamacppProfile.model_validate({"engine_version": version} if version else {})
+    setting_fields: ClassVar[dict[str, str]] = {}  # no memory fraction: -c and -np size the cache
+    support: ClassVar[EngineSupport] = LLAMACPP_SUPPORT
+
+    def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:
+        cache = self.support.kv_cache_names.get(kv_dtype, "f16")
+        return () if cache == "f16" else ("--cache-type-k", cache, "--cache-type-v", cache)
+
+    def weight_loading(self, model: ModelSpec, weights: str) -> WeightLoading:
+        """llama.cpp loads GGUF files only: a 16-bit checkpoint is converted, a GGUF type downloaded or quantized."""
+        if weights in GGUF:
+            return WeightLoading(
+                model_argument=gguf_file(model, weights.upper()),
+                flags="",
+                note=f"{CHECKPOINT_KIND[weights]} of {model.id}",
+                supported=True,
+            )
+        if weights in ("bf16", "fp16", "fp32"):
+            name = gguf_file(model, "BF16" if weights != "fp16" else "F16")
+            note = f"convert the checkpoint with llama.cpp's convert_hf_to_gguf.py to {name}"
+            return WeightLoading(model_argument=name, flags="", note=note, supported=True)
+        return super().weight_loading(model, weights)
+
+    def parse_log(self, lines: Lines) -> dict[str, object] | None:
+        return parse_llamacpp(lines)
 
     def _own(self, profile: EngineProfile | None) -> LlamacppProfile:
         return own_profile(profile, LlamacppProfile, "a llama.cpp profile")
@@ -67,9 +113,8 @@ class LlamacppEngine(Engine):
         lc = self._own(profile)
         tp, pp = result.tensor_parallel, result.pipeline_parallel
         ngl = 99 if lc.n_gpu_layers is None else lc.n_gpu_layers
-        loading = weight_loading(self.name, request.model, result.weights)
-        cache = LLAMACPP_CACHE_NAMES.get(result.kv_dtype, "f16")
-        kv_flags = "" if cache == "f16" else f" --cache-type-k {cache} --cache-type-v {cache}"
+        loading = self.weight_loading(request.model, result.weights)
+        kv_flags = "".join(f" {flag}" for flag in self.kv_cache_flags(result.kv_dtype))
         command = (
             f"llama-server -m {loading.model_argument} -c {result.max_model_len * lc.slots}"
             f" -np {lc.slots} -ngl {ngl}{' -kvu' if lc.kv_unified else ''}"

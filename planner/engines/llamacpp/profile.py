@@ -13,6 +13,7 @@ from planner.core.kv import kinds_in
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, EngineVersion, OverheadBytes, PositiveInt, StageContext, mlp_width
 from planner.core.units import GiB
+from planner.deploy.offload import LLAMACPP_OUTPUT_FIRST_BUILD, llamacpp_build
 
 LlamacppCacheType = Literal["f16", "q8_0", "q4_0"]
 # ggml block sizes: f16 2 bytes; block_q8_0 34 bytes / 32 values; block_q4_0 18 bytes / 32 values (ggml-common.h).
@@ -81,6 +82,11 @@ class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
         per_token = 4 * (vocab + 4 * hidden + 2 * mlp_width(model))
         scores = 0 if self.flash_attn else 4 * n_ctx * (model.num_attention_heads or 32)
         return self.n_ubatch * (per_token + scores)
+
+    @property
+    def offloads_output_first(self) -> bool:
+        """Builds from b7470 keep the output layer on the GPU first under ``-ngl`` (ggml-org/llama.cpp PR #18148)."""
+        return llamacpp_build(self.engine_version) >= LLAMACPP_OUTPUT_FIRST_BUILD
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         return OverheadBytes(

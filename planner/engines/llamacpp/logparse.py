@@ -1,0 +1,34 @@
+"""What a ``llama-server`` start-up log prints: the CUDA0 model, KV and compute buffers and ``n_ctx``
+(``llama-model.cpp``, ``llama-kv-cache.cpp``, ``llama-context.cpp``)."""
+
+from __future__ import annotations
+
+from planner.core.units import GiB, MiB
+from planner.engines.logscan import Lines, pattern
+
+Fields = dict[str, object]
+
+_LC_KV = pattern(r"CUDA0 KV buffer size = {0,20}NUM MiB")
+_LC_SELF = pattern(r"KV self size {0,20}= {0,20}NUM MiB")
+_LC_WEIGHTS = pattern(r"CUDA0 (?:model )?buffer size = {0,20}NUM MiB")
+_LC_COMPUTE = pattern(r"CUDA0 compute buffer size = {0,20}NUM MiB")
+_LC_CTX = pattern(r"n_ctx {0,20}= {0,20}NUM")
+
+
+def parse_llamacpp(lines: Lines) -> Fields | None:
+    kv = lines.number("KV buffer size", _LC_KV, "KV buffer size")
+    if kv is None:
+        kv = lines.number("KV self size", _LC_SELF, "KV self size")
+    if kv is None:
+        return None
+    fields: dict[str, object] = {"kv_cache_gib": kv * MiB / GiB}
+    weights = lines.number("buffer size", _LC_WEIGHTS, "model buffer size")
+    if weights is not None:
+        fields["weights_gib"] = weights * MiB / GiB
+    compute = lines.number("compute buffer size", _LC_COMPUTE, "compute buffer size")
+    if compute is not None:
+        fields["compute_buffer_gib"] = compute * MiB / GiB
+    n_ctx = lines.number("n_ctx", _LC_CTX, "n_ctx")
+    if n_ctx is not None:
+        fields.update(kv_cache_tokens=int(n_ctx), max_model_len=int(n_ctx))
+    return {"format": "llamacpp", **fields}

@@ -1,0 +1,187 @@
+"""What an engine runs and takes: its platforms (weight formats x KV dtypes per GPU architecture family) and its
+options. Every registered engine declares an :class:`EngineSupport`; :meth:`EngineSupport.refusal` says, in the
+engine's own terms, why a request is not something it runs (``None`` when it is), and the advisor picks engines
+from the same rows. Adding an engine declares its support here, in its own module.
+
+Platform rows are data (``platforms/<engine>.toml``, one row per claim, each with its source), read by
+:func:`platform_rows`.
+
+>>> row = PlatformRow(families=("hopper",), weights=("fp8",), kv_dtypes=("bf16", "fp8"), compute="fp8", source="s")
+>>> row.covers("hopper", "fp8", "fp8_e5m2", moe=True), row.covers("ampere", "fp8", "bf16", moe=False)
+(True, False)
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
+from planner.core.kv_formats import KV_FORMATS
+from planner.core.precision import WEIGHT_FORMATS
+
+PLATFORMS = Path(__file__).with_name("platforms")
+
+Family = Literal[
+    "volta", "turing", "ampere", "ada", "hopper", "blackwell", "cdna3", "cdna4", "rdna35", "gaudi3", "xe2", "apple"
+]
+ComputePath = Literal["16-bit", "fp8", "int8", "fp4"]
+
+# The catalog's architecture names, by family.
+ARCHITECTURE_FAMILIES: dict[str, Family] = {
+    "Volta": "volta",
+    "Turing": "turing",
+    "Ampere": "ampere",
+    "Ada Lovelace": "ada",
+    "Hopper": "hopper",
+    "Blackwell": "blackwell",
+    "Blackwell Ultra": "blackwell",
+    "Blackwell (GB202)": "blackwell",
+    # DGX Spark's GB10 (sm_121): NVIDIA's DGX Spark playbooks run vLLM, SGLang, TensorRT-LLM and llama.cpp on it
+    # (NVIDIA/dgx-spark-playbooks@019acc6a README.md), and vLLM verifies NVFP4 on it (vllm-project/recipes#632).
+    "Blackwell (GB10)": "blackwell",
+    "CDNA 3": "cdna3",
+    "CDNA 4": "cdna4",
+    "RDNA 3.5": "rdna35",  # Strix Halo's Radeon 8060S (gfx1151)
+    "Gaudi 3": "gaudi3",
+    "Xe2 (Battlemage)": "xe2",  # Intel Arc B-series and Arc Pro B60 (BMG-G21)
+    "Apple silicon": "apple",
+}
+
+# Formats looked up in the platform rows by the format they are a variant of: the same kernels load them (NVFP4
+# with FP8 or 16-bit attention, MoE-only NVFP4 are ModelOpt NVFP4 checkpoints; AutoRound and expert-only INT4
+# export the GPTQ layout Marlin loads, auto-round README "export formats"; the seeds' idealised int4 is a 4-bit
+# GPTQ/AWQ checkpoint in practice), and the FP8 KV variants are FP8 caches.
+BASE_WEIGHTS: dict[str, str] = {
+    "nvfp4-fp8attn": "nvfp4",
+    "nvfp4-mlp": "nvfp4",
+    "nvfp4-experts": "nvfp4",
+    "int4-autoround": "int4-gptq",
+    "int4-experts": "int4-gptq",
+    "int4": "int4-gptq",
+}
+BASE_KV: dict[str, str] = {"fp8_e4m3": "fp8", "fp8_e5m2": "fp8"}
+
+
+def base_weights(name: str) -> str:
+    """The weight format ``name`` is looked up as in the platform rows (itself for a base format)."""
+    return BASE_WEIGHTS.get(name, name)
+
+
+def base_kv(name: str) -> str:
+    """The KV dtype ``name`` is looked up as in the platform rows (itself for a base dtype)."""
+    return BASE_KV.get(name, name)
+
+
+class PlatformRow(BaseModel, frozen=True, extra="forbid"):
+    """The engine on some architecture families: the weight formats and KV dtypes it runs, and how."""
+
+    families: Annotated[tuple[Family, ...], Field(min_length=1)]
+    weights: Annotated[tuple[str, ...], Field(min_length=1)]
+    kv_dtypes: Annotated[tuple[str, ...], Field(min_length=1)]
+    compute: ComputePath  # the arithmetic of the matmuls: 16-bit (weight-only dequantisation) or the format's own
+    moe: bool = True  # mixture-of-experts models covered
+    variant: str | None = None  # an install of its own (vLLM's Gaudi plugin), named in labels
+    source: Annotated[str, Field(min_length=1)]
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _check(self) -> PlatformRow:
+        unknown = [w for w in self.weights if w not in WEIGHT_FORMATS]
+        unknown += [k for k in self.kv_dtypes if k not in KV_FORMATS]
+        if unknown:
+            raise ValueError(f"unknown weight format or KV dtype {', '.join(unknown)}")
+        return self
+
+    def covers(self, family: Family, weights: str, kv_dtype: str, moe: bool) -> bool:
+        return (
+            family in self.families
+            and base_weights(weights) in self.weights
+            and base_kv(kv_dtype) in self.kv_dtypes
+            and (self.moe or not moe)
+        )
+
+
+class _PlatformFile(BaseModel, frozen=True, extra="forbid"):
+    row: tuple[PlatformRow, ...]
+
+
+@cache
+def platform_rows(name: str, folder: Path = PLATFORMS) -> tuple[PlatformRow, ...]:
+    """The rows of ``platforms/<name>.toml``, validated (a bad row raises :class:`PlannerError` naming it)."""
+    path = folder / f"{name}.toml"
+    try:
+        return _PlatformFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8"))).row
+    except tomllib.TOMLDecodeError as exc:
+        raise PlannerError(f"{path.name}: not valid TOML: {exc}") from None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
+        raise PlannerError(f"{path.name}: {problems}") from None
+
+
+def family(gpu: GpuSpec | None) -> Family | None:
+    """The GPU's architecture family, ``None`` when unknown (no GPU, or an architecture no table names)."""
+    return None if gpu is None else ARCHITECTURE_FAMILIES.get(gpu.architecture or "")
+
+
+Parallelism = Literal["tensor", "layer-split"]
+
+
+class EngineSupport(BaseModel, frozen=True, extra="forbid"):
+    """What an engine runs and which deployment options it takes. Flags are the engine's own spelling; an empty
+    flag means the engine has no such option, and a request asking for it is refused with ``label``'s reason."""
+
+    label: str  # the engine as people write it ("vLLM"), for the reasons
+    platforms: tuple[PlatformRow, ...]
+    kv_cache_names: dict[str, str]  # planner KV dtype -> the engine's own name for it (a dtype absent: refused)
+    kv_refusals: dict[str, str] = {}  # why a KV dtype is absent, where the engine has something close
+    weight_refusals: dict[str, str] = {}  # why a weight format cannot be loaded at all
+    online_quantization: dict[str, str] = {}  # format -> the flag that makes it from a 16-bit checkpoint
+    parallelism: Parallelism = "tensor"  # llama.cpp splits layers across devices instead
+    context_flag: str  # --max-model-len, --context-length, --max_seq_len, -c
+    layer_offload_flags: tuple[str, ...] = ()  # llama.cpp -ngl / --n-cpu-moe
+    cpu_offload_flag: str = ""  # vLLM / SGLang --cpu-offload-gb
+    lora_flag: str = ""
+    kv_offload_backends: tuple[str, ...] = ()  # vLLM --kv-offloading-backend values
+    speculative_methods: tuple[str, ...] = ()
+    stage_split: Literal["", "partition", "tensor-split"] = ""  # how uneven pipeline stages are given (mixed GPUs)
+
+    def rows_for(self, fam: Family | None) -> tuple[PlatformRow, ...]:
+        """The rows of ``fam`` (every row when the family is unknown)."""
+        return self.platforms if fam is None else tuple(r for r in self.platforms if fam in r.families)
+
+    def weights_refusal(self, weights: str, fam: Family | None, moe: bool) -> str | None:
+        if weights in self.weight_refusals:
+            return self.weight_refusals[weights]
+        rows = [r for r in self.rows_for(fam) if base_weights(weights) in r.weights]
+        where = f" on {fam}" if fam is not None else ""
+        if not rows:
+            known = sorted({w for r in self.rows_for(fam) for w in r.weights})
+            return f"{self.label} does not run {weights} weights{where} (it runs {', '.join(known) or 'nothing'})"
+        if moe and not any(r.moe for r in rows):
+            return f"{self.label} runs {weights} weights{where} for dense models only, not mixture-of-experts"
+        return None
+
+    def kv_refusal(self, kv_dtype: str, weights: str, fam: Family | None) -> str | None:
+        if kv_dtype not in self.kv_cache_names:
+            if kv_dtype in self.kv_refusals:
+                return self.kv_refusals[kv_dtype]
+            return f"{self.label} has no {kv_dtype} KV cache (it stores {', '.join(self.kv_cache_names)})"
+        rows = [r for r in self.rows_for(fam) if base_weights(weights) in r.weights]
+        if rows and not any(base_kv(kv_dtype) in r.kv_dtypes for r in rows):
+            kvs = ", ".join(sorted({k for r in rows for k in r.kv_dtypes}))
+            return f"{self.label} keeps a {kv_dtype} KV cache with {weights} weights nowhere on {fam} (only {kvs})"
+        return None
+
+    def kv_dtypes(self) -> tuple[str, ...]:
+        """The KV dtypes the engine stores, in the planner's names."""
+        return tuple(self.kv_cache_names)
+
+    def runs(self, weights: str, kv_dtype: str, fam: Family | None, moe: bool) -> bool:
+        """Whether the engine runs ``weights`` with a ``kv_dtype`` cache (on ``fam``; any family when unknown)."""
+        return self.weights_refusal(weights, fam, moe) is None and self.kv_refusal(kv_dtype, weights, fam) is None

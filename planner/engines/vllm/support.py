@@ -1,0 +1,32 @@
+"""What vLLM runs and takes (:class:`planner.engines.support.EngineSupport`): its platforms (``platforms/vllm.toml``),
+KV-cache dtypes, online quantization and deployment flags."""
+
+from __future__ import annotations
+
+from planner.engines.checkpoints import GGUF
+from planner.engines.support import EngineSupport, platform_rows
+
+VLLM_SUPPORT = EngineSupport(
+    label="vLLM",
+    platforms=platform_rows("vllm"),
+    # vllm/config/cache.py CacheDType: "auto" keeps the model's dtype; fp8 (= fp8_e4m3 on CUDA), fp8_e5m2.
+    kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8", "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2"},
+    kv_refusals={
+        "int8": "vLLM has no INT8 KV cache; its 8-bit cache is FP8 (--kv-cache-dtype fp8)",
+        "int4": "vLLM has no 4-bit KV cache; its smallest is FP8 (--kv-cache-dtype fp8)",
+    },
+    # Online quantization of a 16-bit checkpoint while loading (docs.vllm.ai "FP8 W8A8": --quantization fp8).
+    # vLLM's GGUF loader (docs.vllm.ai features/quantization/gguf: "highly experimental and under-optimized",
+    # single-file only): GGUF is planned with llama.cpp.
+    weight_refusals={
+        g: "vLLM's GGUF loader is experimental (single-file, under-optimized); plan GGUF with llama.cpp" for g in GGUF
+    },
+    online_quantization={"fp8": "--quantization fp8", "fp16": "--dtype float16", "bf16": "--dtype bfloat16"},
+    context_flag="--max-model-len",
+    cpu_offload_flag="--cpu-offload-gb",
+    lora_flag="--enable-lora --max-loras",
+    kv_offload_backends=("native", "lmcache"),
+    # vllm/config/speculative.py SpeculativeMethod: draft_model, eagle, eagle3, medusa, mtp (and n-gram).
+    speculative_methods=("draft", "eagle", "eagle3", "medusa", "mtp"),
+    stage_split="partition",
+)
