@@ -215,3 +215,26 @@ def test_every_engine_takes_its_own_profile_and_refuses_another() -> None:
         foreign = registry.get_engine("trtllm" if engine.name == "sglang" else "sglang").profile()
         with pytest.raises(PlannerError, match=f"engine: a '{foreign.kind}' profile is not"):
             engine.launch_command(request, result, foreign)
+
+
+def test_a_registered_toy_engine_is_advised(toy: ToyEngine, capsys: pytest.CaptureFixture[str]) -> None:
+    """``advise --engine toy`` is accepted and plans on the toy engine's own platforms (no list to edit)."""
+    argv = ["advise", "--model", MODEL.id, "--context", "8192", "--users", "4", "--engine", "toy", "--json"]
+    assert main([*argv, "--gpu", "h100-sxm-80gb"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    best = data["options"][0]
+    assert best["engine"] == "toy" and best["gpu_id"] == "h100-sxm-80gb"
+    assert all(option["engine"] == "toy" for option in data["options"])
+
+
+def test_a_registered_toy_engine_has_a_launch_command_everywhere(toy: ToyEngine) -> None:
+    request = _request(registry.engine_profile("vllm"))
+    commands = registry.launch_commands(request, plan(request))
+    assert commands["toy"] == f"toy-serve {MODEL.id} --tp 1 --max-len 8192"
+
+
+@pytest.mark.apptest
+def test_a_registered_toy_engine_shows_on_the_advisor_page(toy: ToyEngine) -> None:
+    at = run_page("advisor", {"engines": "toy", "gpu_filter": "h100-sxm-80gb", "users": "4"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("ToyServe" in text for text in texts(at.success) + texts(at.warning)), texts(at.success)
