@@ -39,7 +39,7 @@ test: $(BIN)/.dev
 # The fast tier: the planner, the catalog, the pure UI modules, the engine registry, the hostile-input cases and
 # the house rules (no AppTest, no browser); under 25 s on two cores.
 test-fast: $(BIN)/.dev
-	$(BIN)/python -m pytest -q -m "not apptest and not browser" tests/planner tests/catalog tests/ui tests/engines tests/hostile tests/test_architecture.py
+	$(BIN)/python -m pytest -q -m "not apptest and not browser and not slow" tests/planner tests/catalog tests/ui tests/engines tests/hostile tests/test_architecture.py
 
 # The fuzz suite alone (tests/fuzz and the Hub and log fuzzers; part of make test): under a minute.
 # HEADROOM_FUZZ_EXAMPLES=2000 make fuzz runs it deeper.

@@ -9,6 +9,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from model_catalog import get_gpu
 from planner.assessment.assess import assess
 from planner.bounds import limits
@@ -75,6 +77,7 @@ def test_planning_the_largest_allowed_spec_is_fast() -> None:
     assert time.perf_counter() - start < 1.0
 
 
+@pytest.mark.slow
 def test_the_caches_stay_bounded_in_bytes() -> None:
     """Many distinct largest-allowed specs: the planner's caches keep at most ~12 MB (the comments in params.py,
     plan.py and kv.py state the measured sizes per entry)."""

@@ -191,6 +191,7 @@ def test_malformed_config_json(tmp_path: Path, capsys) -> None:
     assert "larger than a config.json can be" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_module_entry_point_exit_status() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "planner", "fit", "--model", "x/y", "--gpu-memory-gb", "24"],

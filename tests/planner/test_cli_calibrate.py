@@ -56,6 +56,7 @@ def test_calibrate_table_and_given_set_up(log_file: Path, capsys) -> None:
     assert "available KV cache" in out and "calibrated: cal1~vllm~" in out
 
 
+@pytest.mark.slow
 def test_calibrate_runs_as_a_module(log_file: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "planner", "calibrate", "--log", str(log_file), *SETUP, "--json"],
