@@ -21,7 +21,8 @@ from pydantic import BaseModel
 from bench.calibrate import fit
 from bench.derived import printed_kv
 from bench.fidelity_cases import Setup, build_request, load_cases, setup_of
-from bench.fidelity_tables import markdown
+from bench.fidelity_tables import family_rows, markdown, release_group, summary_rows
+from bench.fidelity_unmatched import UNMATCHED
 from planner.bounds.errors import PlannerError
 from planner.core.units import GiB
 from planner.engines.base import EngineReport
@@ -30,6 +31,17 @@ from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import VllmConstants
 from planner.planning.plan import plan
 
+__all__ = [
+    "UNMATCHED",
+    "CaseResult",
+    "family_rows",
+    "markdown",
+    "misses",
+    "release_group",
+    "run_all",
+    "summary_rows",
+    "update_readme",
+]
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 START, END = "<!-- fidelity:start -->", "<!-- fidelity:end -->"
@@ -56,6 +68,7 @@ class CaseResult(BaseModel, frozen=True, extra="forbid"):
     cv_kv_gib: float | None = None  # leave-one-family-out prediction (vLLM V1)
     loro_kv_gib: float | None = None  # leave-one-release-out prediction (vLLM V1)
     kv_how: str = ""  # how the log gives its KV budget: printed, from blocks, from tokens (bench.derived)
+    reported_weights_gib: float | None = None
 
     @property
     def predicted_kv_gib(self) -> float | None:
@@ -78,6 +91,14 @@ class CaseResult(BaseModel, frozen=True, extra="forbid"):
         if self.reported_kv_gib is None or self.loro_kv_gib is None:
             return None
         return self.loro_kv_gib - self.reported_kv_gib
+
+    @property
+    def weights_error_gib(self) -> float | None:
+        """Weights as loaded on the printing rank, predicted less printed ("Model loading took")."""
+        printed = self.reported_weights_gib
+        if printed is None or self.report is None:
+            return None
+        return self.report.weights_bytes / GiB - printed
 
     @property
     def token_error(self) -> float | None:
@@ -184,6 +205,7 @@ def run_case(
         cv_kv_gib=cv,
         loro_kv_gib=loro,
         kv_how=how if kv is not None else "",
+        reported_weights_gib=reported.get("weights_gib"),
     )
 
 
@@ -225,8 +247,11 @@ def run_all() -> tuple[CaseResult, ...]:
 
 def misses(r: CaseResult) -> list[str]:
     """The targets case ``r`` misses: KV within 0.5 GiB (vLLM, SGLang, TensorRT-LLM), tokens within 3 % where
-    the log's pool is at least 10 GiB (10 % below), and the start-up verdict."""
+    the log's pool is at least 10 GiB (10 % below), vLLM's loaded weights within 0.5 GiB where printed, and the
+    start-up verdict."""
     found = []
+    if r.engine == "vllm" and r.weights_error_gib is not None and abs(r.weights_error_gib) > KV_TOLERANCE_GIB:
+        found.append("weights")
     if r.kv_error_gib is not None and r.engine != "llamacpp" and abs(r.kv_error_gib) > KV_TOLERANCE_GIB:
         found.append("kv")
     if r.token_error is not None and r.reported_failure is None:

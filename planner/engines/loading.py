@@ -14,6 +14,11 @@ for a fallback kernel shows in it (vLLM; SGLang shares the kernels):
   ``2 / 128 - 4 / 128^2`` bytes more per FP8 weight (~1.5 %). Per-tensor or per-channel FP8 grows negligibly.
 - **NVFP4 before Blackwell**: Marlin FP4 keeps the 4-bit values and re-encodes the FP8 group-16 scales to 8 bits
   (``nvfp4_marlin_process_scales``, ``utils/marlin_utils_fp4.py:61-120``): no growth.
+- **An MTP head NVIDIA's ModelOpt mixed exports leave in BF16**: nvidia/Qwen3.6-27B-NVFP4's ``hf_quant_config``
+  ignores ``mtp*`` ("the mtp.* head kept UNQUANTIZED", club-3090 ``scripts/lib/profiles/models/qwen3.6-27b.yml``),
+  and vLLM loads it as stored; the drafter of :mod:`planner.deploy.speculative` is sized at the target's precision,
+  so the difference is added here. The GB10 log of that checkpoint with MTP 2 prints 20.57 GiB, 0.6 GiB above the
+  planned NVFP4 head.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from planner.core.params import parameter_breakdown
+from planner.core.params import mtp_params, parameter_breakdown
 from planner.core.precision import weight_format
 from planner.core.weights import category_bits
 from planner.engines.platform import vllm_platform
@@ -69,8 +74,23 @@ def marlin_fp8_scale_bytes(request: PlanRequest, tensor_parallel: int, layers: r
     return math.ceil(fp8 * share * MARLIN_FP8_SCALE_BYTES / tensor_parallel)
 
 
-def loader_extra(request: PlanRequest, tensor_parallel: int, layers: range) -> int:
-    """Bytes the loader adds to the checkpoint's weights on one GPU holding decoder ``layers``."""
-    return mxfp4_padding_bytes(request, tensor_parallel, layers) + marlin_fp8_scale_bytes(
+def bf16_mtp_extra_bytes(request: PlanRequest, tensor_parallel: int) -> int:
+    """The MTP head of a ModelOpt mixed checkpoint (``nvfp4-fp8attn``) in BF16 rather than at the target's bits
+    (module docstring), on one GPU of the last stage; 0 without an MTP drafter."""
+    options = request.deployment
+    if options is None or options.speculative is None or options.speculative.method != "mtp":
+        return 0
+    if request.resolved_weights != "nvfp4-fp8attn":
+        return 0
+    params = mtp_params(request.model)
+    quantized = Fraction(weight_format("nvfp4-fp8attn").bits_per_weight)
+    return math.ceil(params * (16 - quantized) / 8 / tensor_parallel)
+
+
+def loader_extra(request: PlanRequest, tensor_parallel: int, layers: range, last: bool = False) -> int:
+    """Bytes the loader adds to the checkpoint's weights on one GPU holding decoder ``layers`` (``last``: the
+    last pipeline stage, which holds the drafter)."""
+    extra = mxfp4_padding_bytes(request, tensor_parallel, layers) + marlin_fp8_scale_bytes(
         request, tensor_parallel, layers
     )
+    return extra + (bf16_mtp_extra_bytes(request, tensor_parallel) if last else 0)

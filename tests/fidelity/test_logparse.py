@@ -22,6 +22,8 @@ FIELDS = (
     "non_torch_gib",
     "activation_peak_gib",
     "total_gpu_memory_gib",
+    "cuda_graph_estimate_gib",
+    "consumed_gib",
 )
 
 

@@ -20,6 +20,7 @@ from planner.core.blocks import LayerKind
 from planner.core.kv import kv_bytes_per_token_per_layer
 from planner.core.overhead import StageContext
 from planner.engines.base import loader_extra_bytes
+from planner.engines.loading import bf16_mtp_extra_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import LayerKey, StageOverrides, VllmStage, groups_of, layer_key
 from planner.engines.vllm.graphs import GraphSet
@@ -79,7 +80,9 @@ def loaded_weights(request: PlanRequest, result: PlanResult, profile: VllmProfil
     tower = replicated_tower_extra_bytes(model, request.resolved_weights, tp, first)
     if first and not profile.loads_encoder(model):
         tower -= tower_bytes_per_rank(model, request.resolved_weights, tp)
-    weights = stage.weights_bytes + loader_extra_bytes(request, tp, layers) + rope + tower
+    last = stage_index == len(result.stages) - 1
+    extra = loader_extra_bytes(request, tp, layers) + (bf16_mtp_extra_bytes(request, tp) if last else 0)
+    weights = stage.weights_bytes + extra + rope + tower
     return weights + stage.lora_bytes + stage.draft_bytes
 
 
