@@ -127,9 +127,7 @@ def _graph_fit(vllm: list[VllmCase]) -> tuple[tuple[int, int, int], tuple[int, i
         [(n, g, rep["cuda_graph_estimate_gib"]) for n, g, rep, _ in layers if _graph_point(rep, q_est=True)]
     )
     recent = [(n, g, rep, p) for n, g, rep, p in layers if (0, 18, 0) <= p.version < (0, 27, 0)]
-    capture = fit_graphs(
-        [(n, g, rep["cuda_graph_gib"]) for n, g, rep, _ in recent if _graph_point(rep, q_est=False)]
-    )
+    capture = fit_graphs([(n, g, rep["cuda_graph_gib"]) for n, g, rep, _ in recent if _graph_point(rep, q_est=False)])
     return estimate, capture
 
 
@@ -225,9 +223,7 @@ def fit(cases: list[Case]) -> VllmConstants:
     return constants.model_copy(update={"sampler_risk_ratio": ratio, "fit": fit_stats})
 
 
-def _sampler_labels(
-    vllm: list[VllmCase], constants: VllmConstants
-) -> list[tuple[float, bool]]:
+def _sampler_labels(vllm: list[VllmCase], constants: VllmConstants) -> list[tuple[float, bool]]:
     """(post-capture free memory / sampler warm-up peak, failed there) for the 0.19 start-ups that printed their
     KV budget: the ones that started and the ones that ran out of memory warming up the sampler."""
     labels = []

@@ -100,8 +100,6 @@ class ActivationRow:
         return float(self.held + max(forward, sampler) + theta["encoder_bytes"] * self.multimodal)
 
 
-
-
 def fit_activation(rows: list[ActivationRow]) -> tuple[dict[str, float], dict[str, Any]]:
     """Alternating least squares on ``max(forward, sampler)`` (see the module docstring)."""
     names = ["forward_bytes_per_hidden", *SAMPLER_KINDS, "encoder_bytes"]
@@ -134,12 +132,8 @@ def fit_activation(rows: list[ActivationRow]) -> tuple[dict[str, float], dict[st
     return theta, stats
 
 
-
-
 def median_bytes(values: list[float]) -> int | None:
     return round(statistics.median(values) * GiB) if values else None
-
-
 
 
 class NonTorchPoint(NamedTuple):
@@ -167,7 +161,11 @@ def _era_fields(points: list[NonTorchPoint]) -> dict[str, Any]:
     tp2 = [p.gib for p in own if p.tp == 2 and p.peer_access]
     no_peer = [p.gib for p in own if p.tp == 2 and not p.peer_access]
     base = {True: statistics.median(tp2) if tp2 else None, False: statistics.median(no_peer) if no_peer else None}
-    extra = [(p.gib - base[p.peer_access]) / (p.tp - 2) for p in own if p.tp > 2 and base[p.peer_access] is not None]
+    extra = []
+    for p in own:
+        class_base = base[p.peer_access]
+        if p.tp > 2 and class_base is not None:
+            extra.append((p.gib - class_base) / (p.tp - 2))
     pps = [p.gib for p in own if p.tp == 1 and p.pp > 1]
     return {
         "tp1": median_bytes(tp1),
@@ -243,6 +241,3 @@ def fit_line(points: list[tuple[float, float]]) -> tuple[int, int]:
     a = np.array([[1.0, x] for x, _ in points])
     base, slope = np.linalg.lstsq(a, np.array([y for _, y in points]), rcond=None)[0]
     return round(float(base) * GiB), round(float(slope) * GiB)
-
-
-

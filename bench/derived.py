@@ -47,8 +47,9 @@ def printed_kv(
     per_block = block_bytes(stage)
     blocks = reported.get("gpu_blocks")
     how = "from blocks"
-    tokens, max_len = reported.get("kv_cache_tokens"), reported.get("max_concurrency_at_tokens") or case.get(
-        "max_model_len"
+    tokens, max_len = (
+        reported.get("kv_cache_tokens"),
+        reported.get("max_concurrency_at_tokens") or case.get("max_model_len"),
     )
     if blocks is None and tokens and max_len and profile.rules.printed_tokens == "concurrency":
         batched, _ = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)

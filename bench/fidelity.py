@@ -49,6 +49,7 @@ KV_TOLERANCE_GIB = 0.5
 TOKEN_TOLERANCE = 0.03
 TOKEN_CHECK_MIN_KV_GIB = 10.0
 
+
 class CaseResult(BaseModel, frozen=True, extra="forbid"):
     """One case: what the log printed, what the profiles predict (in sample and left out), and the errors."""
 

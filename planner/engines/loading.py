@@ -67,9 +67,7 @@ def marlin_fp8_scale_bytes(request: PlanRequest, tensor_parallel: int, layers: r
     model = request.model
     params = parameter_breakdown(model)
     bits = category_bits(weight_format("fp8"), params.experts > 0)
-    fp8 = sum(
-        getattr(params, name) for name in ("attention", "dense_mlp", "experts") if bits[name] < 16
-    )
+    fp8: int = sum(int(getattr(params, name)) for name in ("attention", "dense_mlp", "experts") if bits[name] < 16)
     share = Fraction(len(layers), max(1, model.num_hidden_layers))
     return math.ceil(fp8 * share * MARLIN_FP8_SCALE_BYTES / tensor_parallel)
 

@@ -40,9 +40,7 @@ def layer_key(model: ModelSpec, kind: LayerKind, hybrid: bool) -> LayerKey:
     return ("full", 0)
 
 
-def pages_per_request(
-    key: LayerKey, max_model_len: int, block: int, batched_tokens: int, mamba_pages: int = 1
-) -> int:
+def pages_per_request(key: LayerKey, max_model_len: int, block: int, batched_tokens: int, mamba_pages: int = 1) -> int:
     """Pages one request of ``max_model_len`` needs in one layer of this spec (``max_memory_usage_bytes``; a
     linear layer's ``mamba_pages`` from :func:`planner.engines.vllm.mamba.state_pages_per_request`)."""
     kind, window = key

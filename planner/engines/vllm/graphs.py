@@ -11,10 +11,10 @@ Which graphs (``v1/cudagraph_dispatcher.py`` ``initialize_cudagraph_keys``, 0.24
 mode FULL_AND_PIECEWISE captures a PIECEWISE graph of every size and a FULL decode graph of every size from
 ``1 + k`` to ``(1 + k) x max_num_seqs``; with speculative decoding and FULL graphs every size is first rounded up
 to a multiple of ``1 + k`` (``config/compilation.py`` ``adjust_cudagraph_sizes_for_spec_decode``; club-3090 issue
-#434: "PIECEWISE=3 (largest=16), FULL=2 (largest=8)" for 2 sequences and MTP 3). FlashInfer without TRT-LLM attention (off
-compute capability 10) supports FULL graphs only for single-token decodes, so with speculative decoding the mode
-drops to PIECEWISE ("CUDAGraphMode.FULL_AND_PIECEWISE is not supported with spec-decode for FlashInferBackend;
-setting cudagraph_mode=PIECEWISE", GB10 and 4 x RTX 3090 logs). ``--enforce-eager`` captures none.
+#434: "PIECEWISE=3 (largest=16), FULL=2 (largest=8)" for 2 sequences and MTP 3). FlashInfer without TRT-LLM
+attention (off compute capability 10) supports FULL graphs only for single-token decodes, so with speculative
+decoding the mode drops to PIECEWISE ("CUDAGraphMode.FULL_AND_PIECEWISE is not supported with spec-decode for
+FlashInferBackend; setting cudagraph_mode=PIECEWISE", GB10 and 4 x RTX 3090 logs). ``--enforce-eager`` captures none.
 
 The estimate (``GPUModelRunner.profile_cudagraph_memory``, 0.24.0 ``v1/worker/gpu_model_runner.py:6447-6560``)
 captures the two largest graphs of each mode into a scratch pool: ``first capture + per graph x (n - 1)`` per mode,
@@ -101,7 +101,8 @@ def graph_set(
     if piecewise_only:
         return GraphSet(sizes=sizes, piecewise=len(sizes), mode="PIECEWISE")
     if query > 1 and rules.spec_capture_grid == "tokens":  # adjust_cudagraph_sizes_for_spec_decode
-        sizes = tuple(sorted({math.ceil(s / query) * query for s in sizes if math.ceil(s / query) * query <= sizes[-1]}))
+        rounded = {math.ceil(size / query) * query for size in sizes}
+        sizes = tuple(sorted(size for size in rounded if size <= sizes[-1]))
     decode = [s for s in sizes if query <= s <= query * max_num_seqs]
     return GraphSet(sizes=sizes, full=len(decode), piecewise=len(sizes), mode="FULL_AND_PIECEWISE")
 

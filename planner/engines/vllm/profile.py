@@ -27,6 +27,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
     DEFAULT_HIDDEN,
@@ -35,7 +36,6 @@ from planner.core.overhead import (
     EngineVersion,
     Fraction,
     OverheadBytes,
-    PositiveInt,
     StageContext,
     layer_activation_bytes_per_token,
     parse_version,
@@ -47,6 +47,12 @@ from planner.engines.vllm.runner import uses_model_runner_v2
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 
 VLLM_DEFAULT_VERSION = default_version()
+# Settings bounds: a batch and a capture size no longer than the longest context the planner takes; at most a million
+# sequences (vLLM's defaults are 256 / 1024); a fixed KV cache no larger than one GPU may hold.
+BatchTokens = Annotated[int, Field(gt=0, le=MAX_CONTEXT)]
+Sequences = Annotated[int, Field(gt=0, le=1_048_576)]
+CaptureSize = Annotated[int, Field(gt=0, le=65_536)]
+KvBytes = Annotated[int, Field(gt=0, le=MAX_GPU_MEMORY_BYTES)]
 # MLA prefill (vLLM ``MLACommonImpl._forward_prefill``) expands the latent per head in 16 bits: q, k, v padded
 # to the qk head size and the attention output (4 x qk_head_dim), the kv_b_proj output (nope + v) and the
 # output sliced back to v (v).
@@ -148,12 +154,12 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     reserve_is_spare: ClassVar[bool] = True  # budget util x total; the rest is left to other processes
     engine_version: EngineVersion = VLLM_DEFAULT_VERSION
     gpu_memory_utilization: Fraction | None = None  # None: the release's default (0.9; 0.92 from 0.21)
-    max_num_batched_tokens: PositiveInt | None = None  # None: vLLM's default for the GPU (vllm_default_batch)
-    max_num_seqs: PositiveInt | None = None
+    max_num_batched_tokens: BatchTokens | None = None  # None: vLLM's default for the GPU (vllm_default_batch)
+    max_num_seqs: Sequences | None = None  # --max-num-seqs; None: vLLM's default for the GPU and release
     usage_context: Literal["server", "llm-class"] = "server"  # `vllm serve` or the offline `LLM` class
     enforce_eager: bool = False  # --enforce-eager: no CUDA graphs, no graph estimate
-    max_cudagraph_capture_size: PositiveInt | None = None  # --max-cudagraph-capture-size; None: from max_num_seqs
-    kv_cache_memory_bytes: PositiveInt | None = None  # --kv-cache-memory: skips the profile-based sizing
+    max_cudagraph_capture_size: CaptureSize | None = None  # --max-cudagraph-capture-size; None: from max_num_seqs
+    kv_cache_memory_bytes: KvBytes | None = None  # --kv-cache-memory: skips the profile-based sizing
     language_model_only: bool = False  # --language-model-only: no vision tower loaded, no encoder profile
     limit_mm_per_prompt: Annotated[int, Field(ge=0, le=1024)] | None = None  # items of each modality; 0: text only
     enable_prefix_caching: bool | None = None  # None: the release's default (hybrids: off until 0.25.1)

@@ -145,9 +145,10 @@ def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stage
         ctx = stage_context(request, result, 0, engine_total_bytes(request))
         tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len)
         t = profile.terms(request.model, ctx, tokens, seqs)
+        sampler = profile.sampler_for(request.model, request.resolved_weights)
         notes.append(
             f"Profile run of v{profile.engine_version} ({tokens} tokens, {min(seqs, tokens)} sampler rows, "
-            f"{profile.sampler_for(request.model, request.resolved_weights)} sampler): forward {gib_text(t.forward)}, sampler {gib_text(t.sampler)}, "
+            f"{sampler} sampler): forward {gib_text(t.forward)}, sampler {gib_text(t.sampler)}, "
             f"MoE workspace {gib_text(t.moe_workspace)}, encoder {gib_text(t.encoder)}, pipeline buffers "
             f"{gib_text(t.pp_buffers)} GiB -> peak {gib_text(t.peak)} GiB."
         )
@@ -246,9 +247,7 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
         command += f" --kv-cache-memory {profile.kv_cache_memory_bytes}"
     else:
         command += f" --gpu-memory-utilization {profile.utilization:g}"
-    command += (
-        f" --max-model-len {result.max_model_len} --max-num-seqs {seqs}{VLLM_KV_FLAGS.get(result.kv_dtype, '')}"
-    )
+    command += f" --max-model-len {result.max_model_len} --max-num-seqs {seqs}{VLLM_KV_FLAGS.get(result.kv_dtype, '')}"
     return with_note(command + knob_flags(profile), loading)
 
 
@@ -266,7 +265,7 @@ def knob_flags(profile: VllmProfile) -> str:
         flags += " --language-model-only"
     elif profile.limit_mm_per_prompt is not None:
         n = profile.limit_mm_per_prompt
-        flags += f" --limit-mm-per-prompt '{{\"image\": {n}, \"video\": {n}}}'"
+        flags += f' --limit-mm-per-prompt \'{{"image": {n}, "video": {n}}}\''
     if profile.enable_prefix_caching is not None:
         flags += " --enable-prefix-caching" if profile.enable_prefix_caching else " --no-enable-prefix-caching"
     return flags
