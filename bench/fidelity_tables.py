@@ -5,15 +5,12 @@ the release rules, and every case."""
 from __future__ import annotations
 
 import statistics
-from typing import TYPE_CHECKING
 
+from bench.fidelity_result import CaseResult
 from bench.fidelity_unmatched import UNMATCHED
 from planner.core.overhead import parse_version
 from planner.engines.registry import supported_versions
 from planner.engines.vllm.versions import vllm_rules
-
-if TYPE_CHECKING:
-    from bench.fidelity import CaseResult
 
 RECENT = (0, 22, 0)  # the headline covers vLLM 0.22 and later
 

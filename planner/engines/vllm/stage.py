@@ -93,6 +93,13 @@ def _keys(request: PlanRequest, profile: VllmProfile, layers: range, draft_layer
     return (*keys, *([("full", 0)] * draft_layers))
 
 
+def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> int:
+    platform = vllm_platform(request.gpu)
+    gb202 = platform.capability == (12, 0)
+    tp, pp = result.tensor_parallel, result.pipeline_parallel
+    return profile.non_torch_bytes(tp, pp, platform.peer_access, platform.integrated, gb202)
+
+
 def vllm_stage(
     request: PlanRequest,
     result: PlanResult,
@@ -106,16 +113,11 @@ def vllm_stage(
     model, tp = request.model, result.tensor_parallel
     layers = range(*result.stages[stage_index].layers)
     ctx = stage_context(request, result, stage_index, total)
-    platform = vllm_platform(request.gpu)
     weights = loaded_weights(request, result, profile, stage_index) if o.weights is None else o.weights
     if o.weights is not None:
         weights += result.stages[stage_index].lora_bytes + result.stages[stage_index].draft_bytes
     activation = profile.activation_bytes(ctx) if o.activation is None else o.activation
-    non_torch = o.non_torch
-    if non_torch is None:
-        non_torch = profile.non_torch_bytes(
-            tp, result.pipeline_parallel, platform.peer_access, platform.integrated, platform.capability == (12, 0)
-        )
+    non_torch = _non_torch(request, result, profile) if o.non_torch is None else o.non_torch
     graphs = stage_graphs(request, profile, total)
     graph = profile.cudagraph_estimate_bytes(len(layers), graphs) if o.cuda_graph is None else o.cuda_graph
     in_budget_graph = graph if profile.cudagraph_in_budget else 0
