@@ -80,3 +80,14 @@ def vllm_platform(gpu: GpuSpec | None) -> VllmPlatform:
         integrated=capability == (12, 1),
         peer_access=not consumer,
     )
+
+
+def platform_by_name(name: str | None) -> VllmPlatform:
+    """The facts an overhead model can read from the device name alone (``StageContext.gpu_name``): GeForce cards
+    have no peer access, a GB10 is integrated, the RTX 5090 and RTX PRO 6000 are GB202 (compute capability 12.0).
+    The engine report reads the catalog GPU itself (:func:`vllm_platform`)."""
+    text = (name or "").lower()
+    if "gb10" in text:
+        return VllmPlatform(capability=(12, 1), integrated=True)
+    gb202 = "rtx 5090" in text or "rtx pro 6000" in text
+    return VllmPlatform(capability=(12, 0) if gb202 else None, peer_access="geforce" not in text)

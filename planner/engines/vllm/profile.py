@@ -41,6 +41,7 @@ from planner.core.overhead import (
     parse_version,
 )
 from planner.core.units import GiB
+from planner.engines.platform import platform_by_name
 from planner.engines.vllm.defaults import default_batch
 from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
 from planner.engines.vllm.runner import uses_model_runner_v2
@@ -331,7 +332,14 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         CUDA-graph estimate where the release subtracts it. With ``kv_cache_memory_bytes`` the reserve is whatever
         that leaves."""
         activation = self.activation_bytes(ctx)
-        framework = self.non_torch_bytes(ctx.tensor_parallel, ctx.pipeline_parallel)
+        platform = platform_by_name(ctx.gpu_name)
+        framework = self.non_torch_bytes(
+            ctx.tensor_parallel,
+            ctx.pipeline_parallel,
+            platform.peer_access,
+            platform.integrated,
+            platform.capability == (12, 0),
+        )
         layers = ctx.layers or (0, ctx.model.num_hidden_layers)
         if self.cudagraph_in_budget:
             graphs = self.default_graphs(ctx.gpu_memory_bytes, ctx.gpu_name)
