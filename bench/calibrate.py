@@ -6,14 +6,21 @@ print (``make calibrate`` = ``python -m bench.calibrate``; writes ``planner/engi
   branch of the max holds. Alternating least squares: assign each case to its larger branch, solve the linear
   least squares, repeat until the assignment is stable. Unknowns: bytes per hidden and per MLP unit of the
   forward, fp32 copies of each sampler kind with evidence, and the multimodal encoder term;
-- non-torch memory: the median of the printed figures per release era and TP/PP class;
-- CUDA graphs: ``base + per layer x layers`` least squares on the printed estimate and on the captured size;
+- non-torch memory: the median of the figures per release era and TP/PP class (TP 2 with and without peer
+  access), then two platform extras (GB202 cards, unified memory) as medians of what their figures exceed their
+  class by. A figure is the printed one (0.19's DEBUG line), from 0.27 the printed "consumed" memory less the
+  weights, and from 0.20, for the logs that print only their KV budget (or blocks, or tokens: bench/derived.py),
+  what the budget leaves after the weights, the activation peak and the graph estimate: the only term those logs
+  leave open;
+- CUDA graphs: ``base + a x layers + b x layers x (graphs beyond the first of each mode)`` least squares on the
+  printed estimates (graph counts from the capture sizes of planner/engines/vllm/graphs.py) and on the captured
+  size;
 - the worker's baseline before its memory snapshot: the median printed ``cuda_memory`` at init;
 - the sampler warm-up risk ratio: the largest post-capture free / sampler peak at which a logged warm-up still ran
   out of memory (the report warns below it; it fails only below 1, where the warm-up cannot fit at all).
 
-Only cases with the printed term enter each fit; KV is never fitted directly. :func:`fit` takes any subset of
-cases (the leave-one-family-out errors of ``make fidelity`` refit without each family).
+Cases whose setup says ``not_fitted`` (a mapping known to be uncertain) stay out. :func:`fit` takes any subset
+of cases (``make fidelity`` refits without each release and without each family to cross-validate).
 """
 
 from __future__ import annotations

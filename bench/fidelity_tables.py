@@ -84,6 +84,7 @@ def headline(results: tuple[CaseResult, ...]) -> list[str]:
         return f"{statistics.median(present):.2f}" if present else "–"
 
     worst = max((abs(r.cv_error_gib or 0.0), r.family) for r in scored) if scored else (0.0, "–")
+    mapped = [r for r in scored if r.id not in UNMATCHED]
     starts = [r for r in members if r.verdict_right is not None and r.reported_failure is None]
     refuses = [r for r in members if r.verdict_right is not None and r.reported_failure is not None]
     return [
@@ -92,7 +93,10 @@ def headline(results: tuple[CaseResult, ...]) -> list[str]:
         f"sample, {median([r.loro_error_gib for r in scored])} GiB leaving the release out, "
         f"{median([r.cv_error_gib for r in scored])} GiB leaving the model family out**; the worst left-out "
         f"family case: {worst[0]:.2f} GiB ({worst[1]}). Verdicts right: **{_verdicts(members)}** (starts "
-        f"{_verdicts(starts)}, refuses with the engine's own reason {_verdicts(refuses)}).",
+        f"{_verdicts(starts)}, refuses with the engine's own reason {_verdicts(refuses)}). Without the "
+        f"{len(scored) - len(mapped)} unmatched cases (each with its reason below): {len(mapped)} start-ups, "
+        f"{median([r.kv_error_gib for r in mapped])} / {median([r.loro_error_gib for r in mapped])} / "
+        f"{median([r.cv_error_gib for r in mapped])} GiB.",
     ]
 
 

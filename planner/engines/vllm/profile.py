@@ -15,8 +15,12 @@ replaces the whole sizing. The activation peak is what ``GPUModelRunner.profile_
 - the multimodal encoder's outputs and cache held through the run (a fitted constant);
 - a pipeline stage after the first also holds the received hidden states and residual.
 
-The peak is the larger of the forward and the sampler, plus what is held throughout. Constants the source does
-not fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 (before 0.8,
+The peak is the larger of the forward and the sampler, plus what is held throughout. Model Runner V2 (the default
+for dense models from 0.25, for all from 0.29: :mod:`planner.engines.vllm.runner`) warms its own sampler (kind
+``v2``). From 0.20 the CUDA-graph estimate is subtracted from the budget and depends on the graphs captured
+(:mod:`planner.engines.vllm.graphs`: ``max_num_seqs``, speculative tokens, ``--max-cudagraph-capture-size``,
+``--enforce-eager``); hybrid models' pages are :mod:`planner.engines.vllm.mamba`'s. Constants the source does not
+fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 (before 0.8,
 ``vllm/worker/worker.py``) profiled one prefill of ``max(max_model_len, 2048)`` tokens without a sampler warm-up.
 """
 
