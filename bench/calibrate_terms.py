@@ -132,6 +132,14 @@ def fit_activation(rows: list[ActivationRow]) -> tuple[dict[str, float], dict[st
     return theta, stats
 
 
+MIN_CLASS_POINTS = 2  # start-ups a class value of an era needs; fewer, and the nearest era's value is taken
+
+
+def class_median(values: list[float]) -> int | None:
+    """The median of a class's figures in one era, when at least :data:`MIN_CLASS_POINTS` give one."""
+    return median_bytes(values) if len(values) >= MIN_CLASS_POINTS else None
+
+
 def median_bytes(values: list[float]) -> int | None:
     return round(statistics.median(values) * GiB) if values else None
 
@@ -168,18 +176,18 @@ def _era_fields(points: list[NonTorchPoint]) -> dict[str, Any]:
             extra.append((p.gib - class_base) / (p.tp - 2))
     pps = [p.gib for p in own if p.tp == 1 and p.pp > 1]
     return {
-        "tp1": median_bytes(tp1),
-        "tp2": median_bytes(tp2),
-        "tp2_no_peer": median_bytes(no_peer),
-        "per_extra_rank": median_bytes(extra),
-        "pp": median_bytes(pps),
+        "tp1": class_median(tp1),
+        "tp2": class_median(tp2),
+        "tp2_no_peer": class_median(no_peer),
+        "per_extra_rank": class_median(extra),
+        "pp": class_median(pps),
         "counts": (len(tp1), len(tp2), len(no_peer), len(extra), len(pps)),
     }
 
 
 def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...], int, int]:
-    """Medians of the non-torch figures per era and TP/PP class on discrete GPUs (a class without figures in an era
-    takes the nearest earlier, else later, era's, and says so; TP 2 without peer access falls back to TP 2), then
+    """Medians of the non-torch figures per era and TP/PP class on discrete GPUs (a class with fewer than two
+    figures in an era takes the nearest earlier, else later, era's, and says so; TP 2 without peer access falls back to TP 2), then
     two platform extras, each the median of what that platform's figures exceed their class by: GB202 cards (RTX
     5090, RTX PRO 6000: 1.5-2.3 GiB at TP 1 from 0.24 on, where an H100, A100 or RTX A5000 holds ~0.25; 0.2-0.6 GiB
     per rank at TP 2, so the extra is taken per rank at TP 1 and divided by TP) and unified memory (the host's own

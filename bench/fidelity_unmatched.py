@@ -75,4 +75,9 @@ UNMATCHED: dict[str, str] = {
         "util 0.85 with the same model and settings, which the planner matches; not fitted, and a second log of "
         "this setting would settle which run is the outlier"
     ),
+    "vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-club3090-dual-max": (
+        "tokens +10 % (KV +0.49 GiB, derived from the tokens of a 4.8 GiB pool): this run's non-torch memory is "
+        "~0.5 GiB above the AutoRound INT4 runs on the same two RTX 3090s; whether Marlin's FP8 path or 0.27.1 holds "
+        "it is not settled by one log (a class value needs two); a DEBUG 'Memory profiling takes' line would"
+    ),
 }
