@@ -187,11 +187,11 @@ def _era_fields(points: list[NonTorchPoint]) -> dict[str, Any]:
 
 def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...], int, int]:
     """Medians of the non-torch figures per era and TP/PP class on discrete GPUs (a class with fewer than two
-    figures in an era takes the nearest earlier, else later, era's, and says so; TP 2 without peer access falls back to TP 2), then
-    two platform extras, each the median of what that platform's figures exceed their class by: GB202 cards (RTX
-    5090, RTX PRO 6000: 1.5-2.3 GiB at TP 1 from 0.24 on, where an H100, A100 or RTX A5000 holds ~0.25; 0.2-0.6 GiB
-    per rank at TP 2, so the extra is taken per rank at TP 1 and divided by TP) and unified memory (the host's own
-    growth while profiling, vllm issue #46307)."""
+    figures in an era takes the nearest earlier, else later, era's, and says so; TP 2 without peer access falls
+    back to TP 2), then two platform extras, each the median of what that platform's figures exceed their class
+    by: GB202 cards (RTX 5090, RTX PRO 6000: 1.5-2.3 GiB at TP 1 from 0.24 on, where an H100, A100 or RTX A5000
+    holds ~0.25; 0.2-0.6 GiB per rank at TP 2, so the extra is taken per rank at TP 1 and divided by TP) and
+    unified memory (the host's own growth while profiling, vllm issue #46307)."""
     found = []
     for i, since in enumerate(NON_TORCH_ERAS):
         found.append({"since": since, **_era_fields([p for p in points if _in_era(p.version, i)])})
