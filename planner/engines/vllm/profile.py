@@ -273,7 +273,10 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         workspace = 0 if ctx.weights_format == "mxfp4" else moe_workspace_bytes(model, tokens, tp, act, layers)
         if not self.rules.moe_workspace_persistent:
             forward, workspace = forward + workspace, 0
-        copies = constants.copies(self.sampler_for(model, ctx.weights_format))
+        kind = self.sampler_for(model, ctx.weights_format)
+        copies = constants.copies(kind)
+        if kind == "flashinfer" and self.rules.sampler_warms_native:
+            copies = max(copies, constants.copies("triton"))
         return ProfileTerms(
             forward=forward,
             sampler=sampler_bytes(model, tokens, seqs, act, copies) if ctx.is_last_stage else 0,

@@ -49,6 +49,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     batch_defaults: Literal["v1", "v028", "v033"] = "v1"
     capture_cap_sm100: int = 512
     spec_capture_grid: Literal["tokens", "requests"] = "tokens"
+    sampler_warms_native: bool = False  # the warm-up also runs forward_native (Triton top-k/top-p from 8 rows)
 
 
 class NonTorchEra(BaseModel, frozen=True, extra="forbid"):
@@ -89,9 +90,8 @@ class VllmConstants(BaseModel, frozen=True, extra="forbid"):
         return eras[-1] if eras else self.non_torch[0]
 
     def copies(self, sampler: str) -> float:
-        if sampler == "flashinfer":  # the warm-up also runs forward_native (Triton top-k/top-p from 8 rows)
-            native = self.sampler_copies.get("triton", 0.0)
-            return max(self.sampler_copies.get(sampler, FLASHINFER_SAMPLER_COPIES), native)
+        if sampler == "flashinfer":
+            return self.sampler_copies.get(sampler, FLASHINFER_SAMPLER_COPIES)
         if sampler == "none":
             return 0.0
         if sampler == "v2" and sampler not in self.sampler_copies:  # no log fitted yet: FlashInfer's derived form
