@@ -158,7 +158,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     kind: Literal["vllm"] = "vllm"
     reserve_is_spare: ClassVar[bool] = True  # budget util x total; the rest is left to other processes
     engine_version: EngineVersion = VLLM_DEFAULT_VERSION
-    gpu_memory_utilization: Fraction | None = None  # None: the release's default (0.9; 0.92 from 0.21)
+    gpu_memory_utilization: Fraction | None = None  # None: the release's default (0.9; 0.92 from 0.20.0)
     max_num_batched_tokens: BatchTokens | None = None  # None: vLLM's default for the GPU (vllm_default_batch)
     max_num_seqs: Sequences | None = None  # --max-num-seqs; None: vLLM's default for the GPU and release
     usage_context: Literal["server", "llm-class"] = "server"  # `vllm serve` or the offline `LLM` class
