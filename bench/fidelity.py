@@ -3,9 +3,11 @@
 ``python -m bench.fidelity`` (``make fidelity``) runs every case of :mod:`bench.fidelity_cases` through the
 engine profiles and rewrites the tables between ``<!-- fidelity:start -->`` and ``<!-- fidelity:end -->`` in
 README.md (``--check`` only prints them). Per engine and release it reports the KV error in sample (the shipped
-constants of ``planner/engines/vllm/fitted.toml``, fitted on every log) and leave-one-model-family-out (the vLLM
-constants refitted by :func:`bench.calibrate.fit` without the family, then the family predicted), and whether
-each start-up's verdict (starts / does not, and why) matches the log.
+constants of ``planner/engines/vllm/fitted.toml``, fitted on every log), leaving the release out and leaving the
+model family out (the vLLM constants refitted by :func:`bench.calibrate.fit` without that release or family, then
+its cases predicted), and whether each start-up's verdict (starts / does not, and why) matches the log; the tables
+are :mod:`bench.fidelity_tables`. A log without a printed KV budget but with blocks or tokens is compared with the
+budget they imply (:mod:`bench.derived`).
 """
 
 from __future__ import annotations
