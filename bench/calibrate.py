@@ -6,119 +6,68 @@ print (``make calibrate`` = ``python -m bench.calibrate``; writes ``planner/engi
   branch of the max holds. Alternating least squares: assign each case to its larger branch, solve the linear
   least squares, repeat until the assignment is stable. Unknowns: bytes per hidden and per MLP unit of the
   forward, fp32 copies of each sampler kind with evidence, and the multimodal encoder term;
-- non-torch memory: the median of the printed figures per release era and TP/PP class;
-- CUDA graphs: ``base + per layer x layers`` least squares on the printed estimate and on the captured size;
+- non-torch memory: the median of the figures per release era and TP/PP class (TP 2 with and without peer
+  access), then two platform extras (GB202 cards, unified memory) as medians of what their figures exceed their
+  class by. A figure is the printed one (0.19's DEBUG line), from 0.27 the printed "consumed" memory less the
+  weights, and from 0.20, for the logs that print only their KV budget (or blocks, or tokens: bench/derived.py),
+  what the budget leaves after the weights, the activation peak and the graph estimate: the only term those logs
+  leave open;
+- CUDA graphs: ``base + a x layers + b x layers x (graphs beyond the first of each mode)`` least squares on the
+  printed estimates (graph counts from the capture sizes of planner/engines/vllm/graphs.py) and on the captured
+  size;
 - the worker's baseline before its memory snapshot: the median printed ``cuda_memory`` at init;
 - the sampler warm-up risk ratio: the largest post-capture free / sampler peak at which a logged warm-up still ran
   out of memory (the report warns below it; it fails only below 1, where the warm-up cannot fit at all).
 
-Only cases with the printed term enter each fit; KV is never fitted directly. :func:`fit` takes any subset of
-cases (the leave-one-family-out errors of ``make fidelity`` refit without each family).
+Cases whose setup says ``not_fitted`` (a mapping known to be uncertain) stay out. :func:`fit` takes any subset
+of cases (``make fidelity`` refits without each release and without each family to cross-validate).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import re
-import statistics
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import numpy as np
-
+from bench.calibrate_terms import (
+    SAMPLER_KINDS,
+    ActivationRow,
+    NonTorchPoint,
+    base_constants,
+    fit_activation,
+    fit_graphs,
+    fit_non_torch,
+    median_bytes,
+)
+from bench.derived import printed_kv
 from bench.fidelity_cases import build_request, load_cases, setup_of
 from planner.bounds.errors import PlannerError
 from planner.core.overhead import parse_version
 from planner.core.units import GiB
 from planner.engines.base import engine_total_bytes
 from planner.engines.evidence import EVIDENCE_PATH
+from planner.engines.platform import vllm_platform
 from planner.engines.registry import get_engine
-from planner.engines.vllm.blocks import stage_context
 from planner.engines.vllm.failures import sampler_headroom
-from planner.engines.vllm.profile import VllmProfile, is_multimodal
-from planner.engines.vllm.versions import FITTED_PATH, NonTorchEra, VllmConstants
+from planner.engines.vllm.graphs import GraphSet
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.stage import stage_graphs, vllm_stage
+from planner.engines.vllm.versions import FITTED_PATH, VllmConstants
 from planner.planning.plan import PlanRequest, plan
 from planner.planning.results import PlanResult
 
-# Release eras of non-torch memory: the version sweep prints 0.13 GiB at 0.15-0.17 and 0.25 GiB from 0.18.
-NON_TORCH_ERAS = ("0.8.0", "0.18.0")
-SAMPLER_KINDS = ("native-sort", "triton")
-START = {  # the starting point of the alternating least squares
-    "forward_bytes_per_hidden": 4.0,
-    "native-sort": 9.6,
-    "triton": 3.7,
-    "encoder_bytes": 0.0,
-}
 Case = dict[str, Any]
+_CUDA_MEMORY = re.compile(r"cuda_memory=(\d{1,3}\.\d{1,3})GiB")
+VllmCase = tuple[Case, PlanRequest, PlanResult, VllmProfile]
 
 
-def _base_constants(**changes: Any) -> VllmConstants:
-    """Constants for feature extraction: every fitted term zero unless changed."""
-    data: dict[str, Any] = {
-        "forward_bytes_per_hidden": 0.0,
-        "sampler_copies": {kind: 0.0 for kind in (*SAMPLER_KINDS, "flashinfer")},
-        "encoder_bytes": 0,
-        "non_torch": [NonTorchEra(since="0.0.0", tp1=0, tp2=0, pp=0)],
-        "graph_estimate_base": 0,
-        "graph_estimate_per_layer": 0,
-        "graph_capture_base": 0,
-        "graph_capture_per_layer": 0,
-        "init_baseline_tp1": 0,
-        "init_baseline_tp": 0,
-        "sampler_risk_ratio": 0.0,
-    }
-    data.update(changes)
-    return VllmConstants.model_validate(data)
-
-
-class _Row:
-    """One case's activation features on the printing rank (stage 0)."""
-
-    def __init__(self, case: Case, request: PlanRequest, result: PlanResult, profile: VllmProfile) -> None:
-        ctx = stage_context(request, result, 0, engine_total_bytes(request))
-        tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len)
-        kind = profile.sampler_kind
-
-        def terms(**changes: Any) -> Any:
-            return profile.model_copy(update={"constants": _base_constants(**changes)}).terms(
-                request.model, ctx, tokens, seqs
-            )
-
-        zero = terms()
-        self.kind = kind
-        self.fixed_forward = zero.forward  # MLA expansion, transient MoE workspace
-        self.hidden = zero.sampler  # the held hidden states (last stage only)
-        self.held = zero.pp_buffers + zero.moe_workspace
-        self.x_hidden = terms(forward_bytes_per_hidden=1.0).forward - zero.forward
-        copies = {k: (1.0 if k == kind else 0.0) for k in (*SAMPLER_KINDS, "flashinfer")}
-        self.x_sampler = (terms(sampler_copies=copies).sampler - zero.sampler) if ctx.is_last_stage else 0
-        self.last = ctx.is_last_stage
-        self.multimodal = 1.0 if is_multimodal(request.model) and ctx.stage_index == 0 else 0.0
-        self.y = case["reported"]["activation_peak_gib"] * GiB
-        self.key = (
-            request.model.id,
-            result.tensor_parallel,
-            result.pipeline_parallel,
-            request.resolved_weights,
-            profile.engine_version,
-            round(self.y),
-        )
-
-    def branches(self, theta: dict[str, float]) -> tuple[float, float]:
-        forward = theta["forward_bytes_per_hidden"] * self.x_hidden
-        sampler = theta.get(self.kind, 0.0) * self.x_sampler + self.hidden if self.last else 0.0
-        return forward + self.fixed_forward, sampler
-
-    def predict(self, theta: dict[str, float]) -> float:
-        forward, sampler = self.branches(theta)
-        return float(self.held + max(forward, sampler) + theta["encoder_bytes"] * self.multimodal)
-
-
-def _vllm_cases(cases: Iterable[Case]) -> Iterable[tuple[Case, PlanRequest, PlanResult, VllmProfile]]:
+def _vllm_cases(cases: Iterable[Case]) -> Iterable[VllmCase]:
     for case in cases:
         setup = setup_of(case)
-        if setup.engine != "vllm" or setup.out_of_scope:
+        if setup.engine != "vllm" or setup.out_of_scope or setup.not_fitted:
             continue
         try:
             request = build_request(case, setup)
@@ -130,92 +79,7 @@ def _vllm_cases(cases: Iterable[Case]) -> Iterable[tuple[Case, PlanRequest, Plan
             yield case, request, result, profile
 
 
-def fit_activation(rows: list[_Row]) -> tuple[dict[str, float], dict[str, Any]]:
-    """Alternating least squares on ``max(forward, sampler)`` (see the module docstring)."""
-    names = ["forward_bytes_per_hidden", *SAMPLER_KINDS, "encoder_bytes"]
-    present = {r.kind for r in rows if r.last and r.x_sampler}
-    names = [n for n in names if n not in SAMPLER_KINDS or n in present]
-    if not any(r.multimodal for r in rows):
-        names.remove("encoder_bytes")
-    theta = dict(START)
-    assignment: list[bool] = []
-    for _ in range(30):
-        sides = [r.branches(theta)[0] >= r.branches(theta)[1] for r in rows]
-        if sides == assignment:
-            break
-        assignment = sides
-        matrix, target = [], []
-        for row, forward in zip(rows, sides, strict=True):
-            features = {"encoder_bytes": row.multimodal}
-            if forward:
-                features.update(forward_bytes_per_hidden=row.x_hidden)
-                base = row.fixed_forward
-            else:
-                features[row.kind] = row.x_sampler
-                base = row.hidden
-            matrix.append([features.get(n, 0.0) / GiB for n in names])
-            target.append((row.y - row.held - base) / GiB)
-        solution = np.linalg.lstsq(np.array(matrix), np.array(target), rcond=None)[0]
-        theta.update({n: max(0.0, float(v)) for n, v in zip(names, solution, strict=True)})
-    errors = [abs(r.predict(theta) - r.y) / GiB for r in rows]
-    stats = {"cases": len(rows), "median_abs_gib": statistics.median(errors), "worst_abs_gib": max(errors)}
-    return theta, stats
-
-
-def _median_bytes(values: list[float]) -> int | None:
-    return round(statistics.median(values) * GiB) if values else None
-
-
-def fit_non_torch(triples: list[tuple[str, int, int, float]]) -> tuple[NonTorchEra, ...]:
-    """Medians of the printed non-torch figures (version, tp, pp, GiB) per era and TP/PP class; an era without
-    a class's figures takes the nearest earlier (else later) era's, and says so."""
-    found: list[dict[str, Any]] = []
-    for i, since in enumerate(NON_TORCH_ERAS):
-        until = NON_TORCH_ERAS[i + 1] if i + 1 < len(NON_TORCH_ERAS) else "999.0.0"
-        inside = [t for t in triples if parse_version(since) <= parse_version(t[0]) < parse_version(until)]
-        tp1 = [g for _, tp, pp, g in inside if tp == 1 and pp == 1]
-        tp2 = [g for _, tp, pp, g in inside if tp == 2]
-        extra = [(g - statistics.median(tp2)) / (tp - 2) for _, tp, _, g in inside if tp > 2 and tp2]
-        pps = [g for _, tp, pp, g in inside if tp == 1 and pp > 1]
-        found.append(
-            {
-                "since": since,
-                "tp1": _median_bytes(tp1),
-                "tp2": _median_bytes(tp2),
-                "per_extra_rank": _median_bytes(extra),
-                "pp": _median_bytes(pps),
-                "counts": (len(tp1), len(tp2), len(extra), len(pps)),
-            }
-        )
-    eras = []
-    for i, era in enumerate(found):
-        notes = [f"cases tp1/tp2/tp>2/pp: {'/'.join(map(str, era['counts']))}"]
-        values: dict[str, int] = {}
-        for field in ("tp1", "tp2", "per_extra_rank", "pp"):
-            order = [*reversed(found[:i]), *found[i + 1 :]]
-            donor = next((e for e in order if e[field] is not None), None) if era[field] is None else era
-            values[field] = donor[field] if donor and donor[field] is not None else 0
-            if donor is not era:
-                notes.append(f"{field} from era {donor['since'] if donor else '-'} (no figure in this era)")
-        eras.append(NonTorchEra(since=era["since"], evidence="; ".join(notes), **values))
-    return tuple(eras)
-
-
-def fit_line(points: list[tuple[float, float]]) -> tuple[int, int]:
-    """``(base, per_unit)`` bytes from (units, GiB) points by least squares (one point: through the origin)."""
-    if not points:
-        return 0, 0
-    if len({x for x, _ in points}) < 2:
-        return 0, round(statistics.median(y / x for x, y in points) * GiB)
-    a = np.array([[1.0, x] for x, _ in points])
-    base, slope = np.linalg.lstsq(a, np.array([y for _, y in points]), rcond=None)[0]
-    return round(float(base) * GiB), round(float(slope) * GiB)
-
-
-_CUDA_MEMORY = re.compile(r"cuda_memory=(\d{1,3}\.\d{1,3})GiB")
-
-
-def init_baselines(cases: list[tuple[Case, PlanRequest, PlanResult, VllmProfile]]) -> tuple[int, int]:
+def init_baselines(cases: list[VllmCase]) -> tuple[int, int]:
     """Median ``cuda_memory`` of the ``worker init memory snapshot`` lines: (one GPU, NCCL initialised)."""
     single: list[float] = []
     multi: list[float] = []
@@ -226,7 +90,7 @@ def init_baselines(cases: list[tuple[Case, PlanRequest, PlanResult, VllmProfile]
                 world = result.tensor_parallel * result.pipeline_parallel
                 (multi if world > 1 else single).append(float(match.group(1)))
                 break
-    return _median_bytes(single) or round(0.5 * GiB), _median_bytes(multi) or round(1.5 * GiB)
+    return median_bytes(single) or round(0.5 * GiB), median_bytes(multi) or round(1.5 * GiB)
 
 
 def risk_ratio(labelled: list[tuple[float, bool]]) -> tuple[float, dict[str, int]]:
@@ -242,40 +106,120 @@ def risk_ratio(labelled: list[tuple[float, bool]]) -> tuple[float, dict[str, int
     }
 
 
-def _unique(rows: list[_Row]) -> list[_Row]:
-    seen: dict[tuple[Any, ...], _Row] = {}
+def _unique(rows: list[ActivationRow]) -> list[ActivationRow]:
+    seen: dict[tuple[Any, ...], ActivationRow] = {}
     for row in rows:
         seen.setdefault(row.key, row)
     return list(seen.values())
 
 
-def fit(cases: list[Case]) -> VllmConstants:
-    """Every fitted vLLM constant from ``cases`` (any subset of the public cases)."""
-    vllm = list(_vllm_cases(cases))
-    printed = [(c, q, r, p) for c, q, r, p in vllm if c["reported"].get("activation_peak_gib") is not None]
-    rows = _unique([_Row(c, q, r, p) for c, q, r, p in printed])
-    theta, activation_stats = fit_activation(rows)
-    triples = [
-        (p.engine_version, r.tensor_parallel, r.pipeline_parallel, c["reported"]["non_torch_gib"])
-        for c, _, r, p in vllm
-        if c["reported"].get("non_torch_gib") is not None
+def _graphs(request: PlanRequest, profile: VllmProfile) -> GraphSet:
+    return stage_graphs(request, profile, engine_total_bytes(request))
+
+
+def _graph_point(reported: dict[str, Any], q_est: bool) -> bool:
+    """A printed graph figure to fit: positive (a negative estimate is a unified-memory free-memory drift, not
+    graphs: the GB10 log's -0.81 GiB)."""
+    value = reported.get("cuda_graph_estimate_gib" if q_est else "cuda_graph_gib")
+    return value is not None and value > 0
+
+
+def _graph_fit(vllm: list[VllmCase]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(estimate, capture) graph terms from the printed positive figures."""
+    layers = [
+        (r.stages[0].layers[1] - r.stages[0].layers[0], _graphs(q, p).extra_graphs, c["reported"], p)
+        for c, q, r, p in vllm
     ]
-    layers = [(r.stages[0].layers[1] - r.stages[0].layers[0], c["reported"], p) for c, _, r, p in vllm]
-    estimate = fit_line(
-        [(n, rep["cuda_graph_estimate_gib"]) for n, rep, _ in layers if rep.get("cuda_graph_estimate_gib")]
+    estimate = fit_graphs(
+        [(n, g, rep["cuda_graph_estimate_gib"]) for n, g, rep, _ in layers if _graph_point(rep, q_est=True)]
     )
-    recent = [(n, rep, p) for n, rep, p in layers if p.version >= (0, 18, 0)]  # captures after KV sizing
-    capture = fit_line([(n, rep["cuda_graph_gib"]) for n, rep, _ in recent if rep.get("cuda_graph_gib")])
+    recent = [(n, g, rep, p) for n, g, rep, p in layers if (0, 18, 0) <= p.version < (0, 27, 0)]
+    capture = fit_graphs([(n, g, rep["cuda_graph_gib"]) for n, g, rep, _ in recent if _graph_point(rep, q_est=False)])
+    return estimate, capture
+
+
+def _estimate_bytes(case: Case, request: PlanRequest, result: PlanResult, profile: VllmProfile) -> float:
+    """The graph estimate of the printing rank: printed, else predicted with ``profile``'s constants."""
+    printed = case["reported"].get("cuda_graph_estimate_gib")
+    if printed is not None:
+        return float(printed) * GiB
+    layers = result.stages[0].layers
+    return profile.cudagraph_estimate_bytes(layers[1] - layers[0], _graphs(request, profile))
+
+
+def _activation_rows(vllm: list[VllmCase], probe: VllmConstants) -> list[ActivationRow]:
+    """The torch peak of 0.19-style logs, and the transient peak of >= 0.27 logs ("peak activation" less the graph
+    estimate it includes: gpu_worker.py peak_activation_memory = transient + estimate applied)."""
+    rows = []
+    for c, q, r, p in vllm:
+        reported = c["reported"]
+        if reported.get("activation_peak_gib") is not None:
+            rows.append(ActivationRow(c, q, r, p, float(reported["activation_peak_gib"])))
+        elif reported.get("transient_plus_graphs_gib") is not None and p.cudagraph_in_budget:
+            fitted = p.model_copy(update={"constants": probe})
+            target = float(reported["transient_plus_graphs_gib"]) - _estimate_bytes(c, q, r, fitted) / GiB
+            rows.append(ActivationRow(c, q, r, p, target))
+    return _unique(rows)
+
+
+def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTorchPoint]:
+    """Printed non-torch figures; from 0.27 consumed less weights; from 0.20, for logs that print neither, what
+    their KV budget leaves after the weights, the activation peak and the graph estimate."""
+    points = []
+    for c, q, r, p in vllm:
+        reported = c["reported"]
+        platform = vllm_platform(q.gpu)
+        fitted = p.model_copy(update={"constants": probe})
+        total = engine_total_bytes(q)
+        stage = vllm_stage(q, r, fitted, 0, total)
+        weights = reported.get("weights_gib")
+        weights_bytes = float(weights) * GiB if weights is not None else stage.weights
+        gib = reported.get("non_torch_gib")
+        if gib is None and reported.get("consumed_gib") is not None:
+            gib = float(reported["consumed_gib"]) - weights_bytes / GiB
+        if gib is None and p.version >= (0, 20, 0) and p.kv_cache_memory_bytes is None:
+            kv, _ = printed_kv(c, q, r, fitted)
+            if kv is not None:
+                graph = _estimate_bytes(c, q, r, fitted) if p.cudagraph_in_budget else 0
+                budget = math.floor(p.utilization * total)
+                gib = (budget - kv * GiB - weights_bytes - stage.activation - graph) / GiB
+        if gib is not None:
+            gb202 = platform.capability == (12, 0)
+            points.append(
+                NonTorchPoint(p.engine_version, r.tensor_parallel, r.pipeline_parallel, platform.peer_access,
+                              platform.integrated, float(gib), gb202)
+            )  # fmt: skip
+    return points
+
+
+def fit(cases: list[Case]) -> VllmConstants:
+    """Every fitted vLLM constant from ``cases`` (any subset of the public cases): the graph terms, then the
+    activation terms (which need the graph estimate for >= 0.27 logs), then the non-torch memory (which needs both
+    for the logs that print only their KV budget)."""
+    vllm = list(_vllm_cases(cases))
+    estimate, capture = _graph_fit(vllm)
+    graphs = {
+        "graph_estimate_base": estimate[0],
+        "graph_estimate_per_layer": estimate[1],
+        "graph_estimate_per_graph_layer": estimate[2],
+        "graph_capture_base": capture[0],
+        "graph_capture_per_layer": capture[1],
+        "graph_capture_per_graph_layer": capture[2],
+    }
+    theta, activation_stats = fit_activation(_activation_rows(vllm, base_constants(**graphs)))
+    activation = {
+        "forward_bytes_per_hidden": round(theta["forward_bytes_per_hidden"], 4),
+        "sampler_copies": {k: round(theta[k], 4) for k in SAMPLER_KINDS if k in theta},
+        "encoder_bytes": round(theta.get("encoder_bytes", 0.0)),
+    }
+    eras, uma_extra, gb202_extra = fit_non_torch(_non_torch_points(vllm, base_constants(**graphs, **activation)))
     base_tp1, base_tp = init_baselines(vllm)
     constants = VllmConstants(
-        forward_bytes_per_hidden=round(theta["forward_bytes_per_hidden"], 4),
-        sampler_copies={k: round(theta[k], 4) for k in SAMPLER_KINDS if k in theta},
-        encoder_bytes=round(theta.get("encoder_bytes", 0.0)),
-        non_torch=fit_non_torch(triples),
-        graph_estimate_base=estimate[0],
-        graph_estimate_per_layer=estimate[1],
-        graph_capture_base=capture[0],
-        graph_capture_per_layer=capture[1],
+        **activation,
+        **graphs,
+        non_torch=eras,
+        uma_extra=uma_extra,
+        gb202_extra=gb202_extra,
         init_baseline_tp1=base_tp1,
         init_baseline_tp=base_tp,
         sampler_risk_ratio=0.0,
@@ -286,13 +230,9 @@ def fit(cases: list[Case]) -> VllmConstants:
     return constants.model_copy(update={"sampler_risk_ratio": ratio, "fit": fit_stats})
 
 
-def _sampler_labels(
-    vllm: list[tuple[Case, PlanRequest, PlanResult, VllmProfile]], constants: VllmConstants
-) -> list[tuple[float, bool]]:
+def _sampler_labels(vllm: list[VllmCase], constants: VllmConstants) -> list[tuple[float, bool]]:
     """(post-capture free memory / sampler warm-up peak, failed there) for the 0.19 start-ups that printed their
     KV budget: the ones that started and the ones that ran out of memory warming up the sampler."""
-    from planner.engines.vllm.blocks import vllm_stage
-
     labels = []
     for case, request, result, profile in vllm:
         if case["reported"].get("kv_cache_gib") is None or not profile.rules.v1 or profile.enforce_eager:
@@ -329,7 +269,8 @@ def to_toml(constants: VllmConstants) -> str:
     lines += ["", "[constants.sampler_copies]"]
     lines += [f"{_toml_value(k)} = {_toml_value(v)}" for k, v in constants.sampler_copies.items()]
     for era in constants.non_torch:
-        lines += ["", "[[non_torch]]"] + [f"{k} = {_toml_value(v)}" for k, v in era.model_dump().items()]
+        fields = era.model_dump(exclude_none=True).items()
+        lines += ["", "[[non_torch]]"] + [f"{k} = {_toml_value(v)}" for k, v in fields]
     for section, stats in constants.fit.items():
         lines += ["", f"[fit.{section}]"] + [f"{k} = {_toml_value(_rounded(v))}" for k, v in stats.items()]
     return "\n".join(lines) + "\n"
@@ -349,8 +290,9 @@ def describe(constants: VllmConstants, out: Callable[[str], Any] = print) -> Non
             f"+{era.per_extra_rank / GiB:.3f}/rank, pp {era.pp / GiB:.3f} GiB ({era.evidence})"
         )
     out(
-        f"graph estimate {c.graph_estimate_base / GiB:.3f} + {c.graph_estimate_per_layer / GiB:.4f}/layer GiB; "
-        f"capture {c.graph_capture_base / GiB:.3f} + {c.graph_capture_per_layer / GiB:.4f}/layer GiB"
+        f"graph estimate {c.graph_estimate_base / GiB:.3f} + {c.graph_estimate_per_layer / GiB:.4f}/layer + "
+        f"{c.graph_estimate_per_graph_layer / 2**20:.3f} MiB/layer/graph; capture {c.graph_capture_base / GiB:.3f} + "
+        f"{c.graph_capture_per_layer / GiB:.4f}/layer + {c.graph_capture_per_graph_layer / 2**20:.3f} MiB/layer/graph"
     )
     out(
         f"init baseline {constants.init_baseline_tp1 / GiB:.2f} / {constants.init_baseline_tp / GiB:.2f} GiB; "

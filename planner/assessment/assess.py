@@ -201,6 +201,8 @@ REFUSALS: dict[str, str] = {
     "no-kv-memory": "because weights and working memory leave no room for the KV cache",
     "weights-oom": "because the weights do not fit in its share of the memory",
     "out-of-memory": "running out of memory at start-up",
+    "mamba-blocks": "because more sequences may run at once (max_num_seqs) than its KV pool has state blocks; lower "
+    "max_num_seqs or raise the memory fraction",
 }
 
 

@@ -33,7 +33,9 @@ Fraction = Annotated[float, Field(gt=0, le=1)]
 # tp-indivisible: the tensor-parallel size does not divide the attention heads or the vocabulary;
 # max-model-len: the context is longer than the model's maximum;
 # kv-cache-too-small: one request of max_model_len does not fit the KV cache; no-kv-memory: nothing is left for
-# it; weights-oom: the weights alone do not fit; out-of-memory: any other CUDA out-of-memory error.
+# it; weights-oom: the weights alone do not fit; out-of-memory: any other CUDA out-of-memory error;
+# mamba-blocks: a hybrid (Mamba / Gated DeltaNet) model's max_num_seqs exceeds the blocks of its KV pool (vLLM
+# >= 0.20 with FULL CUDA graphs: one state block per decoding sequence).
 FailureKind = Literal[
     "free-memory",
     "sampler-oom",
@@ -43,6 +45,7 @@ FailureKind = Literal[
     "no-kv-memory",
     "weights-oom",
     "out-of-memory",
+    "mamba-blocks",
 ]
 PositiveInt = Annotated[int, Field(gt=0)]
 # An engine release as engines print them: 0.19.0, v0.10.2rc1, ~0.10 (a range), b6000 (llama.cpp), 0.11.0+cu128.

@@ -16,9 +16,9 @@ from pydantic import BaseModel, model_validator
 from planner.bounds.errors import PlannerError
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, FailureKind
-from planner.core.precision import weight_format
 from planner.core.units import GiB
 from planner.engines.checkpoints import WeightLoading, weight_loading
+from planner.engines.loading import loader_extra
 from planner.engines.logscan import Lines
 from planner.engines.options import deployment_flags, options_refusal
 from planner.engines.support import EngineSupport, family
@@ -212,24 +212,6 @@ def gib_text(n: float) -> str:
 
 
 def loader_extra_bytes(request: PlanRequest, tensor_parallel: int, layers: range) -> int:
-    """Bytes an engine's loader adds to the checkpoint's weights on one GPU.
-
-    MXFP4 MoE experts on GPUs before Blackwell run through Marlin, which pads the per-rank intermediate size
-    to a multiple of 128 and the hidden size to 256 (vLLM ``Mxfp4MoEMethod.create_weights``,
-    ``vllm/model_executor/layers/quantization/mxfp4.py``); Blackwell's FlashInfer path pads both to 256.
-    gpt-oss-20b TP2: 1440 -> 1536 and 2880 -> 3072, +0.6 GiB per GPU as the 0.19 log shows (7.01 GiB).
-    """
-    model = request.model
-    moe = model.moe
-    if request.resolved_weights != "mxfp4" or moe is None or model.hidden_size is None:
-        return 0
-    blackwell = request.gpu is not None and (request.gpu.architecture or "").lower().startswith("blackwell")
-    inter = moe.moe_intermediate_size // tensor_parallel
-    inter_pad = round_up(inter, 256 if blackwell else 128)
-    hidden = model.hidden_size
-    hidden_pad = round_up(hidden, 256)
-    per_expert = 3 * inter * hidden
-    per_expert_pad = 3 * inter_pad * hidden_pad
-    moe_layers = sum(1 for i in layers if model.is_moe_layer(i))
-    bits = weight_format("mxfp4").bits_per_weight
-    return math.ceil((per_expert_pad - per_expert) * moe.num_experts * moe_layers * bits / 8)
+    """Bytes an engine's loader adds to the checkpoint's weights on one GPU, by platform
+    (:mod:`planner.engines.loading`: MXFP4 expert padding, Marlin's FP8 scales before Ada)."""
+    return loader_extra(request, tensor_parallel, layers)

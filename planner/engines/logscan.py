@@ -79,6 +79,7 @@ _FAILURES: tuple[tuple[str, FailureKind], ...] = (
     ("estimated maximum model length is", "kv-cache-too-small"),
     ("is larger than the maximum number of tokens that can be stored in KV cache", "kv-cache-too-small"),
     ("No available memory for the cache blocks", "no-kv-memory"),
+    ("exceeds available Mamba cache blocks", "mamba-blocks"),
     ("Not enough memory. Please try to increase --mem-fraction-static", "no-kv-memory"),
     ("CUDA out of memory", "out-of-memory"),
 )
@@ -89,6 +90,6 @@ def find_failure(lines: Lines) -> tuple[FailureKind, str] | None:
     for keyword, kind in _FAILURES:
         if lines.has(keyword):
             for line in lines.lines:
-                if keyword in line and ("rror" in line or kind == "kv-cache-too-small"):  # ValueError:, "Value error,"
+                if keyword in line and ("rror" in line or kind in ("kv-cache-too-small", "mamba-blocks")):
                     return kind, line.strip()[:400]
     return None

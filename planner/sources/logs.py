@@ -62,6 +62,8 @@ class ParsedLog(BaseModel, frozen=True, extra="forbid"):
     non_torch_gib: Gib | None = None
     cuda_graph_gib: Gib | None = None  # captured ("Graph capturing finished", "Actual usage ... CUDAGraph")
     cuda_graph_estimate_gib: Gib | None = None  # "Estimated CUDA graph memory" (vLLM >= 0.18)
+    consumed_gib: Gib | None = None  # vLLM >= 0.27: weights + non-torch, the free-memory drop ("consumed memory")
+    peak_includes_graphs: bool = False  # vLLM >= 0.27's "peak activation" adds the graph estimate it subtracted
     cudagraph_in_budget: bool | None = None  # the estimate was subtracted from the KV budget
     kv_cache_gib: Gib | None = None
     gpu_blocks: Count | None = None
@@ -99,6 +101,13 @@ _ACTUAL_CONSUMED = pattern(
     r"Actual usage is NUM ?GiB for consumed memory \(weights \+ non-torch\), NUM ?GiB for peak activation, and "
     r"NUM ?GiB for CUDAGraph memory"
 )
+# vLLM >= 0.27 (utils/mem_utils.py:220-230): the DEBUG line measures "total consumed" instead of non-torch memory.
+_PROFILING_027 = pattern(
+    r"Total non KV cache memory: NUM ?GiB; torch peak memory increase: NUM ?GiB; total consumed \(from "
+    r"mem_get_info\): NUM ?GiB; weights memory: NUM ?GiB"
+)
+_KV_IN_USE = pattern(r"Current kv cache memory in use is NUM ?GiB")
+_MAMBA_REFUSAL = pattern(r"max_num_seqs \(NUM\) exceeds available Mamba cache blocks \(NUM\)")
 _GRAPH_POOL = pattern(r"CUDA graph pool memory: NUM ?GiB \(actual\), NUM ?GiB \(estimated\)")
 _FREE_AT_START = pattern(r"Free memory on device (?:cuda:\d{1,3} )?\(NUM ?/ ?NUM ?GiB\) on startup")
 _REQUESTED = pattern(r"Requested memory: NUM \(util\)")
@@ -204,17 +213,35 @@ def _v1_profile(lines: Lines, fields: dict[str, object]) -> None:
             value = lines.number(keyword, regex, name)
             if value is not None:
                 fields[name] = value
-    consumed = lines.last("for consumed memory", _ACTUAL_CONSUMED)
-    if consumed:
-        fields.setdefault("activation_peak_gib", number(consumed.group(2), "peak activation"))
-        fields.setdefault("cuda_graph_gib", number(consumed.group(3), "CUDAGraph memory"))
-        weights = fields.get("weights_gib")
-        if "non_torch_gib" not in fields and isinstance(weights, float):
-            fields["non_torch_gib"] = round(number(consumed.group(1), "consumed memory") - weights, 4)
+    _consumed(lines, fields)
     if lines.has("CUDA graph memory profiling is enabled"):
         fields["cudagraph_in_budget"] = True
     elif lines.has("CUDA graph memory profiling will be enabled by default"):
         fields["cudagraph_in_budget"] = False
+
+
+def _consumed(lines: Lines, fields: dict[str, object]) -> None:
+    """vLLM >= 0.27's accounting (utils/mem_utils.py:306-326): consumed = weights + non-torch (the free-memory drop
+    from the init snapshot); the post-capture "peak activation" is the transient peak plus the graph estimate the
+    budget subtracted (gpu_worker.py peak_activation_memory), so the estimate is not counted a second time."""
+    debug = lines.last("total consumed (from mem_get_info)", _PROFILING_027)
+    if debug:
+        fields.setdefault("activation_peak_gib", number(debug.group(2), "torch peak memory increase"))
+        fields["consumed_gib"] = number(debug.group(3), "total consumed")
+        fields.setdefault("weights_gib", number(debug.group(4), "weights memory"))
+    actual = lines.last("for consumed memory", _ACTUAL_CONSUMED)
+    if actual:
+        fields["consumed_gib"] = number(actual.group(1), "consumed memory")
+        fields.setdefault("cuda_graph_gib", number(actual.group(3), "CUDAGraph memory"))
+        if "activation_peak_gib" not in fields:
+            fields.update(activation_peak_gib=number(actual.group(2), "peak activation"), peak_includes_graphs=True)
+    consumed, weights = fields.get("consumed_gib"), fields.get("weights_gib")
+    if "non_torch_gib" not in fields and isinstance(consumed, float) and isinstance(weights, float):
+        fields["non_torch_gib"] = round(consumed - weights, 4)
+    if "kv_cache_gib" not in fields and lines.has("Current kv cache memory in use"):
+        value = lines.number("Current kv cache memory in use", _KV_IN_USE, "kv cache memory in use")
+        if value is not None:
+            fields["kv_cache_gib"] = value
 
 
 def _settings(lines: Lines, fields: dict[str, object]) -> None:
@@ -269,6 +296,10 @@ def _capacity(lines: Lines, fields: dict[str, object]) -> None:
     estimated = lines.number("estimated maximum model length", _V1_TOO_LONG, "estimated maximum model length")
     if estimated is not None:
         fields["estimated_max_model_len"] = int(estimated)
+    refusal = lines.last("exceeds available Mamba cache blocks", _MAMBA_REFUSAL)
+    if refusal:
+        fields.setdefault("max_num_seqs", int(number(refusal.group(1), "max_num_seqs")))
+        fields.setdefault("gpu_blocks", int(number(refusal.group(2), "Mamba cache blocks")))
 
 
 def _parse_vllm(lines: Lines) -> ParsedLog | None:
@@ -341,6 +372,8 @@ def calibrate(
     version = version or ("0.6.4" if parsed.format == "vllm-v0" else VLLM_DEFAULT_VERSION)
     util = gpu_memory_utilization or parsed.gpu_memory_utilization or vllm_rules(version).default_gpu_memory_utilization
     graph = parsed.cuda_graph_estimate_gib if parsed.cudagraph_in_budget else parsed.cuda_graph_gib
+    if parsed.peak_includes_graphs:  # the activation figure holds the estimate the budget subtracted
+        graph = 0.0
     return Calibrated(
         engine=engine,
         engine_version=version,

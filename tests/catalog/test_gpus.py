@@ -137,7 +137,10 @@ def test_pinned_memory_facts() -> None:
     assert GPUS["a100-sxm-80gb"].memory_reported_bytes == 85_899_345_920
     # Engine-visible totals (vLLM start-up logs), GiB x 2^30 rounded.
     assert GPUS["h100-sxm-80gb"].engine_visible_bytes == round(79.19 * 2**30)
-    assert GPUS["rtx-3090"].engine_visible_bytes == round(23.58 * 2**30)
+    assert GPUS["rtx-3090"].engine_visible_bytes == round(23.56 * 2**30)  # 2026 drivers (the 0.6.4 log: 23.58)
+    assert GPUS["rtx-5090"].engine_visible_bytes == round(31.36 * 2**30)
+    assert GPUS["rtx-pro-6000-blackwell"].engine_visible_bytes == round(94.97 * 2**30)
+    assert GPUS["dgx-spark-gb10"].engine_visible_bytes == round(121.69 * 2**30)
     assert GPUS["rtx-4090"].engine_visible_bytes == round(23.55 * 2**30)
     assert GPUS["h20-141gb"].engine_visible_bytes == round(139.72 * 2**30)
 

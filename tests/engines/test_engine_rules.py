@@ -37,7 +37,11 @@ def _report(model: str = "meta-llama/Llama-3.1-8B", **kw: object):  # type: igno
 def test_release_rules_follow_the_source() -> None:
     assert vllm_rules("0.16.0").sampler == "native-sort" and vllm_rules("0.17.0").sampler == "triton"
     assert not vllm_rules("0.12.0").moe_workspace_persistent and vllm_rules("0.13.0").moe_workspace_persistent
-    assert not vllm_rules("0.20.0").cudagraph_in_budget and vllm_rules("0.21.0").cudagraph_in_budget
+    # In the wheels: the estimate is subtracted and 0.92 is the default from 0.20.0 (0.20.0 envs.py:1724-1725,
+    # config/cache.py:66), not 0.21.0 as the log's notice says.
+    assert not vllm_rules("0.19.1").cudagraph_in_budget and vllm_rules("0.20.0").cudagraph_in_budget
+    assert vllm_rules("0.19.1").default_gpu_memory_utilization == 0.9
+    assert vllm_rules("0.20.0").default_gpu_memory_utilization == 0.92
     assert vllm_rules("0.6.4").v1 is False and vllm_rules("0.19.0").hybrid_kv_manager
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from model_catalog import get_gpu, get_model
@@ -85,12 +87,19 @@ def test_max_model_len_allowed_llamacpp_is_the_largest_that_fits() -> None:
 
 
 def test_hybrid_grouping_gemma_3() -> None:
-    """gemma-3-27b: 52 sliding + 10 full layers -> groups of 10, 6 sliding groups (2 padding layers) + 1 full."""
+    """gemma-3-27b: 52 sliding + 10 full layers -> groups of 10, 6 sliding groups (2 padding layers) + 1 full.
+    0.19 prints blocks // groups x 16 tokens; from 0.20.1 int(concurrency x max_model_len), concurrency = blocks /
+    pages one request holds (8192 / 16 = 512 full + 6 x (cdiv(min(1023 + batched, 8192), 16) + 1) sliding)."""
     spec = get_model("google/gemma-3-27b-it").spec
-    request = _request(model=spec, weights="bf16", gpu_count=2, tensor_parallel=2)
-    report = engine_report(request, plan(request))
+    old = _request(model=spec, weights="bf16", gpu_count=2, tensor_parallel=2, overhead=VllmProfile(
+        engine_version="0.19.0", gpu_memory_utilization=0.95))  # fmt: skip
+    report = engine_report(old, plan(old))
     assert report.kv_cache_groups == 7
     assert report.kv_cache_tokens == report.gpu_blocks // 7 * 16
+    new = _request(model=spec, weights="bf16", gpu_count=2, tensor_parallel=2)
+    report = engine_report(new, plan(new))
+    assert report.kv_cache_tokens == int(report.max_concurrency * 8192)
+    assert report.max_concurrency == report.gpu_blocks / (512 + 6 * (math.ceil(min(1023 + 8192, 8192) / 16) + 1))
 
 
 def test_mla_not_split_by_tp_and_gqa_replication() -> None:
@@ -103,13 +112,17 @@ def test_mla_not_split_by_tp_and_gqa_replication() -> None:
     )
 
 
-def test_v021_subtracts_cuda_graphs_and_raises_the_default_fraction() -> None:
+def test_v020_subtracts_cuda_graphs_and_raises_the_default_fraction() -> None:
+    """vllm PR #38284 ships in the 0.20.0 wheel (envs.py:1724, config/cache.py:66), not 0.21.0 as its notice says."""
     same = {"gpu_memory_utilization": 0.95, "sampler": "triton"}
-    old = engine_report(r := _request(overhead=VllmProfile(engine_version="0.20.0", **same)), plan(r))
-    new = engine_report(r := _request(overhead=VllmProfile(engine_version="0.21.0", **same)), plan(r))
-    assert old.available_kv_cache_bytes_per_gpu - new.available_kv_cache_bytes_per_gpu == new.cuda_graph_bytes > 0
-    assert VllmProfile(engine_version="0.20.0").utilization == 0.90
-    assert VllmProfile(engine_version="0.21.0").utilization == 0.92  # vllm PR #38284
+    old = engine_report(r := _request(overhead=VllmProfile(engine_version="0.19.1", **same)), plan(r))
+    new = engine_report(r := _request(overhead=VllmProfile(engine_version="0.20.0", **same)), plan(r))
+    terms = old.budget_bytes - old.weights_bytes - old.activation_bytes - old.non_torch_bytes
+    assert old.available_kv_cache_bytes_per_gpu == terms
+    terms = new.budget_bytes - new.weights_bytes - new.activation_bytes - new.non_torch_bytes - new.cuda_graph_bytes
+    assert new.available_kv_cache_bytes_per_gpu == terms and new.cuda_graph_bytes > 0
+    assert VllmProfile(engine_version="0.19.1").utilization == 0.90
+    assert VllmProfile(engine_version="0.20.0").utilization == 0.92
 
 
 def test_profiles_are_overhead_models_and_round_trip() -> None:

@@ -22,6 +22,8 @@ FIELDS = (
     "non_torch_gib",
     "activation_peak_gib",
     "total_gpu_memory_gib",
+    "cuda_graph_estimate_gib",
+    "consumed_gib",
 )
 
 
@@ -148,3 +150,51 @@ def test_calibration_round_trips_and_drives_a_plan() -> None:
 def test_bad_calibration_tokens(bad: str) -> None:
     with pytest.raises(PlannerError):
         Calibrated.from_token(bad)
+
+
+def test_vllm_027_and_later_lines() -> None:
+    """0.27's DEBUG line measures total consumed (utils/mem_utils.py:220-230); the post-capture line's 'peak
+    activation' adds the graph estimate the budget subtracted, so a calibration does not count it twice; 0.28
+    prints tokens and concurrency on one line (kv_cache_utils.py:1869)."""
+    log = "\n".join(
+        [
+            "(EngineCore pid=326) INFO 10-06 17:00:11 [model_runner.py:407] Model loading took 15.0 GiB memory and "
+            "5.420225 seconds",
+            "(EngineCore pid=326) INFO 10-06 17:00:33 [kv_cache_utils.py:2464] GPU KV cache size: 460,496 tokens, "
+            "Maximum concurrency for 131,072 tokens per request: 3.51x",
+            "(EngineCore pid=326) INFO 10-06 17:00:41 [gpu_worker.py:955] Free memory on device (78.84/79.25 GiB) on "
+            "startup. Desired GPU memory utilization is (0.92, 72.91 GiB). Actual usage is 15.26 GiB for consumed "
+            "memory (weights + non-torch), 1.44 GiB for peak activation, and 0.23 GiB for CUDAGraph memory.",
+            "(EngineCore pid=326) INFO 10-06 17:00:33 [gpu_worker.py:692] Available KV cache memory: 56.21 GiB",
+        ]
+    )
+    p = parse_log(log)
+    assert (p.kv_cache_tokens, p.max_concurrency, p.max_concurrency_at_tokens) == (460_496, 3.51, 131_072)
+    assert (p.consumed_gib, p.weights_gib, p.non_torch_gib) == (15.26, 15.0, pytest.approx(0.26))
+    assert p.activation_peak_gib == 1.44 and p.peak_includes_graphs and p.cuda_graph_gib == 0.23
+    assert (p.total_memory_gib, p.free_memory_gib) == (79.25, 78.84)
+    cal = calibrate(p, engine_version="0.31.0", gpu_memory_utilization=0.92)
+    assert cal.cuda_graph_bytes == 0 and cal.activation_bytes == round(1.44 * GiB)
+    debug = parse_log(
+        "DEBUG 08-01 10:00:00 [gpu_worker.py:560] Memory profiling takes 9.10 seconds. Total non KV cache memory: "
+        "12.50GiB; torch peak memory increase: 1.10GiB; total consumed (from mem_get_info): 11.40GiB; weights "
+        "memory: 10.20GiB.\nINFO 08-01 10:00:00 [gpu_worker.py:563] Available KV cache memory: 7.15 GiB"
+    )
+    assert (debug.activation_peak_gib, debug.consumed_gib, debug.weights_gib) == (1.10, 11.40, 10.20)
+    assert debug.non_torch_gib == pytest.approx(1.20) and not debug.peak_includes_graphs
+
+
+def test_mamba_refusal_and_kv_in_use() -> None:
+    refusal = parse_log(
+        "(EngineCore pid=9) ERROR 09-03 10:00:00 [core.py:1346] ValueError: max_num_seqs (1024) exceeds available "
+        "Mamba cache blocks (969). Each decode sequence requires one Mamba cache block, so CUDA graph capture cannot "
+        "proceed. Please lower max_num_seqs to at most 969 or increase gpu_memory_utilization."
+    )
+    assert refusal.fails and refusal.failure_kind == "mamba-blocks"
+    assert (refusal.gpu_blocks, refusal.max_num_seqs) == (969, 1024)
+    in_use = parse_log(
+        "INFO [gpu_worker.py:789] Free memory on device (22.45/23.99 GiB) on startup. Desired GPU memory utilization "
+        "is (0.85, 20.39 GiB). Actual usage is 1.49 GiB for consumed memory (weights + non-torch), 0.25 GiB for peak "
+        "activation, and 0.37 GiB for CUDAGraph memory. Current kv cache memory in use is 18.65 GiB."
+    )
+    assert in_use.kv_cache_gib == 18.65 and in_use.consumed_gib == 1.49

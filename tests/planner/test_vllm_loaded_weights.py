@@ -12,9 +12,9 @@ from planner.core.model import ModelSpec
 from planner.core.units import GiB
 from planner.engines.base import engine_total_bytes
 from planner.engines.registry import engine_profile
-from planner.engines.vllm.blocks import vllm_stage
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.rope import rope_cache_bytes
+from planner.engines.vllm.stage import vllm_stage
 from planner.planning.plan import PlanRequest, plan
 from planner.sources.config import spec_from_hf_config
 

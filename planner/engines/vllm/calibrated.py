@@ -81,7 +81,8 @@ class Calibrated(EngineProfile, frozen=True, extra="forbid"):
             else base.non_torch_bytes(ctx.tensor_parallel, ctx.pipeline_parallel)
         )
         if base.cudagraph_in_budget:
-            framework += self.cuda_graph_bytes if self.cuda_graph_bytes is not None else vllm_cudagraph_bytes(ctx.model)
+            graph = self.cuda_graph_bytes
+            framework += graph if graph is not None else vllm_cudagraph_bytes(ctx.model, ctx, base)
         total = self.total_memory_bytes or ctx.gpu_memory_bytes
         reserved = ctx.gpu_memory_bytes - math.floor(self.gpu_memory_utilization * total)
         if self.weights_bytes is not None and ctx.pipeline_parallel == 1:

@@ -52,7 +52,7 @@ class VllmEngine(Engine):
     )
 
     def fraction_default(self, version: str | None = None) -> float | None:
-        """``gpu_memory_utilization``'s default: 0.9, 0.92 from v0.21 (vllm PR #38284; ``versions.toml``)."""
+        """``gpu_memory_utilization``'s default: 0.9, 0.92 from v0.20.0 (vllm PR #38284; ``versions.toml``)."""
         return vllm_rules(version or VLLM_DEFAULT_VERSION).default_gpu_memory_utilization
 
     setting_fields: ClassVar[dict[str, str]] = {

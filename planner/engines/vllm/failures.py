@@ -7,9 +7,14 @@
   head rules are the planner's own (:func:`planner.core.parallel.parallel_problem`, a :class:`PlannerError`);
 - ``free-memory``: the GPU has less free memory after NCCL init than ``util x total`` (``gpu_worker.init_device``,
   rule ``startup_free_memory_check``), e.g. another process holds some;
-- ``weights-oom``: the weights do not fit what is free;
+- ``weights-oom``: the weights do not fit what is free; on a unified-memory device (GB10) "free" is the host's
+  ``MemAvailable`` (``MemorySnapshot.measure``, 0.20.0 ``utils/mem_utils.py:109-116``): total less what the OS and
+  other programs hold (``VllmProfile.unified_memory_host_bytes``);
 - ``no-kv-memory`` / ``kv-cache-too-small``: nothing left for the KV cache, or not one request of
   ``max_model_len`` (``check_enough_kv_cache_memory``, with the estimated maximum length);
+- ``mamba-blocks``: a hybrid model captured with FULL CUDA graphs refuses when ``max_num_seqs`` exceeds the pool's
+  blocks (rule ``mamba_block_refusal``, from 0.20.0: "max_num_seqs (1024) exceeds available Mamba cache blocks
+  (969)", vllm issue #49064);
 - ``sampler-oom``: after KV allocation and CUDA-graph capture, ``compile_or_warm_up_model`` runs the sampler on
   ``min(max_num_seqs, max_num_batched_tokens)`` dummy requests in what is left of the ``1 - util`` headroom;
   it fails when that is less than the sampler's profiled peak. Below :attr:`VllmConstants.sampler_risk_ratio`
@@ -24,8 +29,10 @@ import math
 
 from planner.core.overhead import FailureKind
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
-from planner.engines.vllm.blocks import VllmStage, needed_bytes, stage_context
+from planner.engines.platform import vllm_platform
+from planner.engines.vllm.blocks import VllmStage, needed_bytes
 from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.stage import stage_context
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -57,6 +64,8 @@ def _memory_failure(request: PlanRequest, result: PlanResult, profile: VllmProfi
     total = stage_total_bytes(request, result, 0)
     world = result.tensor_parallel * result.pipeline_parallel
     in_use = profile.gpu_memory_in_use_bytes + result.stages[0].other_bytes  # another process or engine
+    if vllm_platform(request.gpu).integrated:
+        in_use += profile.host_bytes
     free = total - in_use - init_baseline_bytes(profile, world)
     requested = math.floor(profile.utilization * total)
     if profile.rules.startup_free_memory_check and profile.kv_cache_memory_bytes is None and free < requested:
@@ -88,7 +97,12 @@ def sampler_headroom(
     count = layers[1] - layers[0]
     # With the estimate in the budget the capture takes what was set aside for it.
     in_budget = profile.cudagraph_in_budget
-    graphs = profile.cudagraph_estimate_bytes(count) if in_budget else profile.cudagraph_capture_bytes(count)
+    graph_set = last.graphs
+    graphs = (
+        profile.cudagraph_estimate_bytes(count, graph_set)
+        if in_budget
+        else profile.cudagraph_capture_bytes(count, graph_set)
+    )
     kv = last.blocks * (last.page_bytes * last.group_size + last.draft_page_bytes)
     used = (
         init_baseline_bytes(profile, world)
@@ -101,6 +115,22 @@ def sampler_headroom(
         + terms.moe_workspace
     )
     return total - used, terms.sampler
+
+
+def mamba_refusal(request: PlanRequest, profile: VllmProfile, stages: list[VllmStage]) -> Failure | None:
+    """``max_num_seqs`` above the pool's blocks for a hybrid model with FULL CUDA graphs (module docstring)."""
+    blocks = min(s.blocks for s in stages)
+    hybrid = any(key[0] == "mamba" for key in stages[0].layer_keys)
+    if not (profile.rules.mamba_block_refusal and hybrid and stages[0].graphs.full > 0):
+        return None
+    _, seqs = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)
+    if seqs <= blocks:
+        return None
+    return "mamba-blocks", (
+        f"ValueError: max_num_seqs ({seqs}) exceeds available Mamba cache blocks ({blocks}). Each decode sequence "
+        "requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at "
+        f"most {blocks} or increase gpu_memory_utilization."
+    )
 
 
 def vllm_failure(
@@ -137,6 +167,9 @@ def vllm_failure(
             f"({gib_text(min_available)} GiB). Based on the available memory, the estimated maximum model "
             f"length is {estimated}."
         )
+    refusal = mamba_refusal(request, profile, stages)
+    if refusal is not None:
+        return refusal
     if profile.is_v1 and not profile.enforce_eager:
         free, need = sampler_headroom(request, result, profile, stages[-1])
         if free < need:

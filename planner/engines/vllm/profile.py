@@ -15,8 +15,12 @@ replaces the whole sizing. The activation peak is what ``GPUModelRunner.profile_
 - the multimodal encoder's outputs and cache held through the run (a fitted constant);
 - a pipeline stage after the first also holds the received hidden states and residual.
 
-The peak is the larger of the forward and the sampler, plus what is held throughout. Constants the source does
-not fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 (before 0.8,
+The peak is the larger of the forward and the sampler, plus what is held throughout. Model Runner V2 (the default
+for dense models from 0.25, for all from 0.29: :mod:`planner.engines.vllm.runner`) warms its own sampler (kind
+``v2``). From 0.20 the CUDA-graph estimate is subtracted from the budget and depends on the graphs captured
+(:mod:`planner.engines.vllm.graphs`: ``max_num_seqs``, speculative tokens, ``--max-cudagraph-capture-size``,
+``--enforce-eager``); hybrid models' pages are :mod:`planner.engines.vllm.mamba`'s. Constants the source does not
+fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 (before 0.8,
 ``vllm/worker/worker.py``) profiled one prefill of ``max(max_model_len, 2048)`` tokens without a sampler warm-up.
 """
 
@@ -27,6 +31,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
     DEFAULT_HIDDEN,
@@ -35,15 +40,24 @@ from planner.core.overhead import (
     EngineVersion,
     Fraction,
     OverheadBytes,
-    PositiveInt,
     StageContext,
     layer_activation_bytes_per_token,
     parse_version,
 )
 from planner.core.units import GiB
+from planner.engines.platform import platform_by_name
+from planner.engines.vllm.defaults import default_batch
+from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
+from planner.engines.vllm.runner import uses_model_runner_v2
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 
 VLLM_DEFAULT_VERSION = default_version()
+# Settings bounds: a batch and a capture size no longer than the longest context the planner takes; at most a million
+# sequences (vLLM's defaults are 256 / 1024); a fixed KV cache no larger than one GPU may hold.
+BatchTokens = Annotated[int, Field(gt=0, le=MAX_CONTEXT)]
+Sequences = Annotated[int, Field(gt=0, le=1_048_576)]
+CaptureSize = Annotated[int, Field(gt=0, le=65_536)]
+KvBytes = Annotated[int, Field(gt=0, le=MAX_GPU_MEMORY_BYTES)]
 # MLA prefill (vLLM ``MLACommonImpl._forward_prefill``) expands the latent per head in 16 bits: q, k, v padded
 # to the qk head size and the attention output (4 x qk_head_dim), the kv_b_proj output (nope + v) and the
 # output sliced back to v (v).
@@ -57,19 +71,17 @@ VLLM_V0_NON_TORCH = round(0.35 * GiB)  # vllm#10517 (v0.6.4, RTX 3090): non_torc
 # alive while SiluAndMul writes its output (width x 2 bytes) (vllm/model_executor/layers/activation.py
 # SiluAndMul, llama.py LlamaMLP). Derived, not fitted; the rest of the forward scales with the hidden size.
 FORWARD_BYTES_PER_MLP = 6.0
+# A DGX Spark's OS and desktop at vLLM's start: "Free memory on device (111.38/121.69 GiB) on startup" (a public
+# Qwen3.8-Flash-Next DGX Spark playbook, search-index file id 67408821894; vLLM 0.29): 10.31 GiB held. Busier hosts
+# hold more (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks issue #47: 101.3-102.2 GiB free of 121.69).
+UMA_HOST_DEFAULT_BYTES = round(10.31 * GiB)
 
 
 def vllm_default_batch(
-    gpu_memory_bytes: int, gpu_name: str | None = None, usage_context: str = "server"
+    gpu_memory_bytes: int, gpu_name: str | None = None, usage_context: str = "server", tiers: str = "v1"
 ) -> tuple[int, int]:
-    """``(max_num_batched_tokens, max_num_seqs)`` V1 picks when unset (``EngineArgs._set_default_args``,
-    ``vllm/engine/arg_utils.py``, unchanged from 0.9 to the 0.19 tree): on GPUs of 70 GiB or more other than the
-    A100, 8192 tokens for the server and 16384 for the ``LLM`` class, 1024 sequences; otherwise 2048 (server) /
-    8192 (``LLM``) tokens and 256 sequences."""
-    big = gpu_memory_bytes >= 70 * GiB and "a100" not in (gpu_name or "").lower()
-    if big:
-        return (8192 if usage_context == "server" else 16384), 1024
-    return (2048 if usage_context == "server" else 8192), 256
+    """``(max_num_batched_tokens, max_num_seqs)`` V1 picks when unset (:mod:`planner.engines.vllm.defaults`)."""
+    return default_batch(gpu_memory_bytes, gpu_name, usage_context, tiers)
 
 
 class ProfileTerms(BaseModel, frozen=True, extra="forbid"):
@@ -146,17 +158,24 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     kind: Literal["vllm"] = "vllm"
     reserve_is_spare: ClassVar[bool] = True  # budget util x total; the rest is left to other processes
     engine_version: EngineVersion = VLLM_DEFAULT_VERSION
-    gpu_memory_utilization: Fraction | None = None  # None: the release's default (0.9; 0.92 from 0.21)
-    max_num_batched_tokens: PositiveInt | None = None  # None: vLLM's default for the GPU (vllm_default_batch)
-    max_num_seqs: PositiveInt | None = None
+    gpu_memory_utilization: Fraction | None = None  # None: the release's default (0.9; 0.92 from 0.20.0)
+    max_num_batched_tokens: BatchTokens | None = None  # None: vLLM's default for the GPU (vllm_default_batch)
+    max_num_seqs: Sequences | None = None  # --max-num-seqs; None: vLLM's default for the GPU and release
     usage_context: Literal["server", "llm-class"] = "server"  # `vllm serve` or the offline `LLM` class
-    enforce_eager: bool = False  # no CUDA graphs
-    kv_cache_memory_bytes: PositiveInt | None = None  # --kv-cache-memory: skips the profile-based sizing
+    enforce_eager: bool = False  # --enforce-eager: no CUDA graphs, no graph estimate
+    max_cudagraph_capture_size: CaptureSize | None = None  # --max-cudagraph-capture-size; None: from max_num_seqs
+    kv_cache_memory_bytes: KvBytes | None = None  # --kv-cache-memory: skips the profile-based sizing
+    language_model_only: bool = False  # --language-model-only: no vision tower loaded, no encoder profile
+    limit_mm_per_prompt: Annotated[int, Field(ge=0, le=1024)] | None = None  # items of each modality; 0: text only
+    enable_prefix_caching: bool | None = None  # None: the release's default (hybrids: off until 0.25.1)
     disable_hybrid_kv_cache_manager: bool = False  # sliding-window layers then cache the whole context
     enable_chunked_prefill: bool | None = Field(default=None)  # V0 only; None: on from max_model_len 32,768
     sampler: Literal["native-sort", "triton", "flashinfer"] | None = None  # None: the release's default
     estimate_cudagraphs: bool | None = None  # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; None: the release's
     gpu_memory_in_use_bytes: Annotated[int, Field(ge=0)] = 0  # held on the GPU by other processes before vLLM starts
+    # Unified memory (GB10): what the OS and other programs hold of the shared pool at start (MemAvailable = total
+    # less it); None: UMA_HOST_DEFAULT_BYTES
+    unified_memory_host_bytes: Annotated[int, Field(ge=0, le=1 << 44)] | None = None
     allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
     constants: VllmConstants | None = None  # None: the fitted constants of fitted.toml
 
@@ -192,15 +211,25 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         return self.is_v1 and on and not self.enforce_eager
 
     @property
+    def host_bytes(self) -> int:
+        """What the host holds of a unified-memory device's pool at start (:data:`UMA_HOST_DEFAULT_BYTES`)."""
+        return UMA_HOST_DEFAULT_BYTES if self.unified_memory_host_bytes is None else self.unified_memory_host_bytes
+
+    @property
     def sampler_kind(self) -> str:
         return self.sampler or self.rules.sampler
+
+    def sampler_for(self, model: ModelSpec, weights: str) -> str:
+        """The sampler the profile run warms up: Model Runner V2's own (``v2``) where it runs
+        (:mod:`planner.engines.vllm.runner`), else :attr:`sampler_kind`."""
+        return "v2" if uses_model_runner_v2(self.rules, model, weights) else self.sampler_kind
 
     def batch(
         self, gpu_memory_bytes: int, gpu_name: str | None = None, max_model_len: int | None = None
     ) -> tuple[int, int]:
         """``(tokens per profile step, max_num_seqs)``. V0 without chunked prefill profiles
         ``max(max_model_len, 2048)`` tokens; V0 turns chunked prefill on from 32,768 tokens (then 2048)."""
-        tokens, seqs = vllm_default_batch(gpu_memory_bytes, gpu_name, self.usage_context)
+        tokens, seqs = vllm_default_batch(gpu_memory_bytes, gpu_name, self.usage_context, self.rules.batch_defaults)
         if not self.is_v1:
             seqs = 256
             chunked = self.enable_chunked_prefill
@@ -209,14 +238,26 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
             tokens = 2048 if chunked else max(max_model_len or 2048, 2048)
         return (self.max_num_batched_tokens or tokens), (self.max_num_seqs or seqs)
 
-    def non_torch_bytes(self, tensor_parallel: int, pipeline_parallel: int = 1) -> int:
-        """Non-torch memory of the profile run (CUDA context growth, cuBLAS, NCCL and all-reduce buffers)."""
+    def non_torch_bytes(
+        self,
+        tensor_parallel: int,
+        pipeline_parallel: int = 1,
+        peer_access: bool = True,
+        integrated: bool = False,
+        gb202: bool = False,
+    ) -> int:
+        """Non-torch memory of the profile run (CUDA context growth, cuBLAS, NCCL and all-reduce buffers); on
+        cards without peer access TP runs without the custom all-reduce buffers; on unified memory the host's
+        own growth during profiling counts too (vllm issue #46307, eugr/spark-vllm-docker PR #286); GB202 cards
+        (RTX 5090, RTX PRO 6000) show more, a share that falls with TP (fitted, ``VllmConstants.gb202_extra``)."""
         if not self.is_v1:
             return VLLM_V0_NON_TORCH
         era = self.fitted.non_torch_era(self.version)
+        extra = self.fitted.uma_extra if integrated else (self.fitted.gb202_extra // tensor_parallel if gb202 else 0)
         if tensor_parallel > 1:
-            return era.tp2 + era.per_extra_rank * (tensor_parallel - 2)
-        return era.pp if pipeline_parallel > 1 else era.tp1
+            tp2 = era.tp2 if peer_access or era.tp2_no_peer is None else era.tp2_no_peer
+            return tp2 + era.per_extra_rank * (tensor_parallel - 2) + extra
+        return (era.pp if pipeline_parallel > 1 else era.tp1) + extra
 
     def terms(self, model: ModelSpec, ctx: StageContext, tokens: int, seqs: int) -> ProfileTerms:
         """The activation peak of one rank of stage ``ctx.stage_index``, by term."""
@@ -232,12 +273,15 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         workspace = 0 if ctx.weights_format == "mxfp4" else moe_workspace_bytes(model, tokens, tp, act, layers)
         if not self.rules.moe_workspace_persistent:
             forward, workspace = forward + workspace, 0
-        copies = constants.copies(self.sampler_kind)
+        kind = self.sampler_for(model, ctx.weights_format)
+        copies = constants.copies(kind)
+        if kind == "flashinfer" and self.rules.sampler_warms_native:
+            copies = max(copies, constants.copies("triton"))
         return ProfileTerms(
             forward=forward,
             sampler=sampler_bytes(model, tokens, seqs, act, copies) if ctx.is_last_stage else 0,
             moe_workspace=workspace,
-            encoder=constants.encoder_bytes if first and is_multimodal(model) else 0,
+            encoder=constants.encoder_bytes if first and self.loads_encoder(model) else 0,
             pp_buffers=0 if first else 2 * tokens * (model.hidden_size or DEFAULT_HIDDEN) * act,
         )
 
@@ -245,28 +289,68 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len)
         return self.terms(ctx.model, ctx, tokens, seqs).peak
 
-    def cudagraph_estimate_bytes(self, layers: int) -> int:
-        """What vLLM's CUDA-graph profiling estimates for a rank with ``layers`` decoder layers (fitted to the
-        printed "Estimated CUDA graph memory"); subtracted from the budget when :attr:`cudagraph_in_budget`."""
-        constants = self.fitted
-        return max(0, constants.graph_estimate_base + constants.graph_estimate_per_layer * layers)
+    def loads_encoder(self, model: ModelSpec) -> bool:
+        """Whether the vision tower is loaded and its encoder profiled: not with ``--language-model-only`` or a
+        limit of 0 items per prompt (``config/multimodal.py``, 0.21.0 :77-79 and :315-316)."""
+        text_only = self.language_model_only or self.limit_mm_per_prompt == 0
+        return is_multimodal(model) and not text_only
 
-    def cudagraph_capture_bytes(self, layers: int) -> int:
-        """What capturing the graphs takes after KV sizing ("Graph capturing finished ... took X GiB")."""
-        if self.enforce_eager:
-            return 0
-        constants = self.fitted
-        return max(0, constants.graph_capture_base + constants.graph_capture_per_layer * layers)
+    def graphs(
+        self, seqs: int, batched: int, spec_tokens: int = 0, sm100: bool = False, flashinfer: bool = False
+    ) -> GraphSet:
+        """The CUDA graphs one rank captures (:mod:`planner.engines.vllm.graphs`)."""
+        return graph_set(
+            self.rules,
+            max_num_seqs=seqs,
+            spec_tokens=spec_tokens,
+            batched=batched,
+            max_capture=self.max_cudagraph_capture_size,
+            sm100=sm100,
+            flashinfer=flashinfer,
+            enforce_eager=self.enforce_eager or not self.is_v1,
+        )
+
+    def default_graphs(self, gpu_memory_bytes: int, gpu_name: str | None) -> GraphSet:
+        """The graphs of a start-up without speculative decoding at this profile's batch settings."""
+        batched, seqs = self.batch(gpu_memory_bytes, gpu_name)
+        return self.graphs(seqs, batched)
+
+    def cudagraph_estimate_bytes(self, layers: int, graphs: GraphSet | None = None) -> int:
+        """What vLLM's CUDA-graph profiling estimates for a rank with ``layers`` decoder layers capturing
+        ``graphs`` (fitted to the printed "Estimated CUDA graph memory"; None: the graphs of an 80 GiB device at
+        this profile's settings); subtracted from the budget when :attr:`cudagraph_in_budget`."""
+        c = self.fitted
+        graphs = graphs if graphs is not None else self.default_graphs(80 * GiB, None)
+        return graph_estimate_bytes(
+            graphs, layers, c.graph_estimate_base, c.graph_estimate_per_layer, c.graph_estimate_per_graph_layer
+        )
+
+    def cudagraph_capture_bytes(self, layers: int, graphs: GraphSet | None = None) -> int:
+        """What capturing the graphs takes after KV sizing ("Graph capturing finished ... took X GiB"; ``graphs``
+        as for :meth:`cudagraph_estimate_bytes`)."""
+        c = self.fitted
+        graphs = graphs if graphs is not None else self.default_graphs(80 * GiB, None)
+        return graph_estimate_bytes(
+            graphs, layers, c.graph_capture_base, c.graph_capture_per_layer, c.graph_capture_per_graph_layer
+        )
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """Reserved ``(1 - util) x memory``; activations of the profile run; non-torch memory, plus the
         CUDA-graph estimate where the release subtracts it. With ``kv_cache_memory_bytes`` the reserve is whatever
         that leaves."""
         activation = self.activation_bytes(ctx)
-        framework = self.non_torch_bytes(ctx.tensor_parallel, ctx.pipeline_parallel)
+        platform = platform_by_name(ctx.gpu_name)
+        framework = self.non_torch_bytes(
+            ctx.tensor_parallel,
+            ctx.pipeline_parallel,
+            platform.peer_access,
+            platform.integrated,
+            platform.capability == (12, 0),
+        )
         layers = ctx.layers or (0, ctx.model.num_hidden_layers)
         if self.cudagraph_in_budget:
-            framework += self.cudagraph_estimate_bytes(layers[1] - layers[0])
+            graphs = self.default_graphs(ctx.gpu_memory_bytes, ctx.gpu_name)
+            framework += self.cudagraph_estimate_bytes(layers[1] - layers[0], graphs)
         if self.kv_cache_memory_bytes is not None:
             reserved = ctx.gpu_memory_bytes - ctx.weights_bytes - activation - framework - self.kv_cache_memory_bytes
         else:
@@ -295,6 +379,9 @@ def vllm_activation_bytes(
     return profile.terms(model, ctx, max_num_batched_tokens, max_num_seqs).peak
 
 
-def vllm_cudagraph_bytes(model: ModelSpec, layers: int | None = None) -> int:
-    """vLLM's CUDA-graph estimate on one GPU with the default release's constants."""
-    return VllmProfile().cudagraph_estimate_bytes(layers if layers is not None else model.num_hidden_layers)
+def vllm_cudagraph_bytes(model: ModelSpec, ctx: StageContext, profile: VllmProfile | None = None) -> int:
+    """vLLM's CUDA-graph estimate on one GPU of ``ctx`` (the default release's profile unless given)."""
+    profile = profile or VllmProfile()
+    layers = ctx.layers or (0, model.num_hidden_layers)
+    graphs = profile.default_graphs(ctx.gpu_memory_bytes, ctx.gpu_name)
+    return profile.cudagraph_estimate_bytes(layers[1] - layers[0], graphs)

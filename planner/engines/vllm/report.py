@@ -12,17 +12,10 @@ from pydantic import BaseModel
 
 from planner.engines.base import EngineReport, engine_total_bytes, gib_text, loader_extra_bytes, stage_total_bytes
 from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
-from planner.engines.vllm.blocks import (
-    StageOverrides,
-    VllmStage,
-    estimate_max_len,
-    needed_bytes,
-    pages_per_request,
-    stage_context,
-    vllm_stage,
-)
+from planner.engines.vllm.blocks import StageOverrides, VllmStage, estimate_max_len, needed_bytes, pages_per_request
 from planner.engines.vllm.failures import sampler_headroom, vllm_failure
 from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.stage import stage_context, vllm_stage
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
 from planner.planning.plan import PlanRequest
@@ -64,9 +57,11 @@ def _capacity(request: PlanRequest, result: PlanResult, profile: VllmProfile, st
             batched=batched,
         )
     if profile.hybrid_kv_manager:
-        tokens = blocks // groups * block
-        per_request = sum(pages_per_request(k, max_len, block, batched) for k in first.groups)
+        pages = (pages_per_request(k, max_len, block, batched, first.mamba_pages) for k in first.groups)
+        per_request = sum(pages)
         concurrency = blocks / per_request if per_request else 0.0
+        by_concurrency = profile.rules.printed_tokens == "concurrency"
+        tokens = int(concurrency * max_len) if by_concurrency else blocks // groups * block
     else:
         tokens = blocks * block
         concurrency = tokens / max_len
@@ -120,8 +115,23 @@ def _sampler_note(request: PlanRequest, result: PlanResult, profile: VllmProfile
 def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage]) -> list[str]:
     first = stages[0]
     notes = []
-    if loader_extra_bytes(request, result.tensor_parallel, range(*result.stages[0].layers)):
-        notes.append("MXFP4 experts padded by the Marlin loader (weights as loaded exceed the checkpoint).")
+    extra = loader_extra_bytes(request, result.tensor_parallel, range(*result.stages[0].layers))
+    if extra:
+        notes.append(
+            f"Weights as loaded exceed the checkpoint by {gib_text(extra)} GiB per GPU on this GPU (MXFP4 experts "
+            "padded for the MoE kernels, or Marlin's 16-bit FP8 scales on GPUs without FP8)."
+        )
+    graphs = first.graphs
+    if graphs.total:
+        notes.append(
+            f"CUDA graphs: {graphs.mode}, {graphs.piecewise} piecewise + {graphs.full} full (sizes up to "
+            f"{graphs.sizes[-1]}), estimated {gib_text(first.cuda_graph)} GiB per GPU."
+        )
+    if any(key[0] == "mamba" for key in first.layer_keys):
+        notes.append(
+            f"Hybrid model: attention blocks of {first.block_size} tokens (one state page per block), "
+            f"{first.mamba_pages} state page(s) per running sequence in each linear-attention group."
+        )
     if replicated_tower_extra_bytes(request.model, request.resolved_weights, result.tensor_parallel, True):
         notes.append(
             "Vision encoder whole on every GPU: vLLM loads this repo's Mistral-format files "
@@ -136,9 +146,10 @@ def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stage
         ctx = stage_context(request, result, 0, engine_total_bytes(request))
         tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len)
         t = profile.terms(request.model, ctx, tokens, seqs)
+        sampler = profile.sampler_for(request.model, request.resolved_weights)
         notes.append(
             f"Profile run of v{profile.engine_version} ({tokens} tokens, {min(seqs, tokens)} sampler rows, "
-            f"{profile.sampler_kind} sampler): forward {gib_text(t.forward)}, sampler {gib_text(t.sampler)}, "
+            f"{sampler} sampler): forward {gib_text(t.forward)}, sampler {gib_text(t.sampler)}, "
             f"MoE workspace {gib_text(t.moe_workspace)}, encoder {gib_text(t.encoder)}, pipeline buffers "
             f"{gib_text(t.pp_buffers)} GiB -> peak {gib_text(t.peak)} GiB."
         )
@@ -233,10 +244,29 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
         command += f" --pipeline-parallel-size {pp}"
     if dp > 1:
         command += f" --data-parallel-size {dp}"
-    command += (
-        f" --gpu-memory-utilization {profile.utilization:g} --max-model-len {result.max_model_len}"
-        f" --max-num-seqs {seqs}{VLLM_KV_FLAGS.get(result.kv_dtype, '')}"
-    )
+    if profile.kv_cache_memory_bytes is not None:
+        command += f" --kv-cache-memory {profile.kv_cache_memory_bytes}"
+    else:
+        command += f" --gpu-memory-utilization {profile.utilization:g}"
+    command += f" --max-model-len {result.max_model_len} --max-num-seqs {seqs}{VLLM_KV_FLAGS.get(result.kv_dtype, '')}"
+    return with_note(command + knob_flags(profile), loading)
+
+
+def knob_flags(profile: VllmProfile) -> str:
+    """The settings a plan carries beyond the defaults, as ``vllm serve`` flags (the speculative config is a
+    deployment setting: :func:`planner.assessment.summary.launch_settings`)."""
+    flags = ""
     if profile.max_num_batched_tokens:
-        command += f" --max-num-batched-tokens {profile.max_num_batched_tokens}"
-    return with_note(command, loading)
+        flags += f" --max-num-batched-tokens {profile.max_num_batched_tokens}"
+    if profile.enforce_eager:
+        flags += " --enforce-eager"
+    elif profile.max_cudagraph_capture_size is not None:
+        flags += f" --max-cudagraph-capture-size {profile.max_cudagraph_capture_size}"
+    if profile.language_model_only:
+        flags += " --language-model-only"
+    elif profile.limit_mm_per_prompt is not None:
+        n = profile.limit_mm_per_prompt
+        flags += f' --limit-mm-per-prompt \'{{"image": {n}, "video": {n}}}\''
+    if profile.enable_prefix_caching is not None:
+        flags += " --enable-prefix-caching" if profile.enable_prefix_caching else " --no-enable-prefix-caching"
+    return flags

@@ -54,3 +54,11 @@ def replicated_tower_extra_bytes(model: ModelSpec, weights: str, tensor_parallel
     bits = category_bits(weight_format(weights), params.experts > 0)["attached"]
     tower_bits = params.attached_loaded * bits
     return math.ceil(tower_bits / 8) - math.ceil(tower_bits / tensor_parallel / 8)
+
+
+def tower_bytes_per_rank(model: ModelSpec, weights: str, tensor_parallel: int) -> int:
+    """The loaded attached modules (vision tower) on one rank of the first stage as the generic plan splits them
+    (``attached_loaded / tp`` at the attached modules' bits): what ``--language-model-only`` leaves unloaded."""
+    params = parameter_breakdown(model)
+    bits = category_bits(weight_format(weights), params.experts > 0)["attached"]
+    return math.ceil(params.attached_loaded * bits / tensor_parallel / 8)

@@ -21,7 +21,8 @@ from planner.core.overhead import parse_version
 HERE = Path(__file__).parent
 VERSIONS_PATH = HERE / "versions.toml"
 FITTED_PATH = HERE / "fitted.toml"
-SamplerKind = Literal["none", "native-sort", "triton", "flashinfer"]
+SamplerKind = Literal["none", "native-sort", "triton", "flashinfer", "v2"]
+ModelRunner = Literal["v1", "v2-listed", "v2-dense", "v2-all"]
 # FlashInfer's top-k/top-p path holds 3 fp32 copies of num_reqs x vocab (the fp32 cast in Sampler.forward,
 # top_k_mask_logits, softmax): derived from vllm/v1/sample/ops/topk_topp_sampler.py flashinfer_sample, not fitted.
 FLASHINFER_SAMPLER_COPIES = 3.0
@@ -39,6 +40,16 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     sampler: SamplerKind = "none"
     moe_workspace_persistent: bool = False
     startup_free_memory_check: bool = False
+    printed_tokens: Literal["blocks", "concurrency"] = "blocks"
+    mamba_block_refusal: bool = False
+    hybrid_prefix_caching: bool = False  # prefix caching on by default for attention + Mamba/GDN models
+    mamba_align_always: bool = False  # with prefix caching: 'align' even where the model supports 'all'
+    non_kv_formula: Literal["split", "consumed"] = "split"
+    model_runner: ModelRunner = "v1"
+    batch_defaults: Literal["v1", "v028", "v033"] = "v1"
+    capture_cap_sm100: int = 512
+    spec_capture_grid: Literal["tokens", "requests"] = "tokens"
+    sampler_warms_native: bool = False  # the warm-up also runs forward_native (Triton top-k/top-p from 8 rows)
 
 
 class NonTorchEra(BaseModel, frozen=True, extra="forbid"):
@@ -49,6 +60,7 @@ class NonTorchEra(BaseModel, frozen=True, extra="forbid"):
     tp2: int  # tensor parallel 2 (NCCL, custom and symmetric-memory all-reduce buffers)
     per_extra_rank: int = 0  # added per TP rank beyond 2
     pp: int  # a pipeline stage with TP 1
+    tp2_no_peer: int | None = None  # TP 2 on cards without peer access (GeForce: NCCL only, no custom all-reduce)
     evidence: str = ""
 
 
@@ -59,13 +71,18 @@ class VllmConstants(BaseModel, frozen=True, extra="forbid"):
     sampler_copies: dict[str, float]  # fp32 copies of num_reqs x vocab, by sampler kind
     encoder_bytes: Annotated[int, Field(ge=0)]  # multimodal models: encoder outputs and cache held in the profile
     non_torch: tuple[NonTorchEra, ...]
-    graph_estimate_base: int  # "Estimated CUDA graph memory" = base + per_layer x decoder layers on the rank
+    # "Estimated CUDA graph memory" = base + per_layer x layers + per_graph_layer x layers x (graphs - 1 per mode)
+    graph_estimate_base: int
     graph_estimate_per_layer: int
-    graph_capture_base: int  # "Graph capturing finished ... took X GiB" (the headroom graphs take)
+    graph_estimate_per_graph_layer: int
+    graph_capture_base: int  # "Graph capturing finished ... took X GiB" (the headroom graphs take), same form
     graph_capture_per_layer: int
+    graph_capture_per_graph_layer: int
     init_baseline_tp1: int  # CUDA context before the worker's memory snapshot ("cuda_memory=" at init)
     init_baseline_tp: int  # the same with NCCL initialised (TP or PP > 1)
     sampler_risk_ratio: float  # post-capture free / sampler peak at which logged warm-ups still ran out of memory
+    uma_extra: int = 0  # non-torch added on unified-memory devices (host memory counted as the GPU's in profiling)
+    gb202_extra: int = 0  # non-torch added on GB202 cards (RTX 5090, RTX PRO 6000; compute capability 12.0)
     fit: dict[str, Any] = Field(default_factory=dict)  # how the constants were fitted (cases, errors)
 
     def non_torch_era(self, version: tuple[int, int, int]) -> NonTorchEra:
@@ -77,6 +94,8 @@ class VllmConstants(BaseModel, frozen=True, extra="forbid"):
             return self.sampler_copies.get(sampler, FLASHINFER_SAMPLER_COPIES)
         if sampler == "none":
             return 0.0
+        if sampler == "v2" and sampler not in self.sampler_copies:  # no log fitted yet: FlashInfer's derived form
+            return FLASHINFER_SAMPLER_COPIES
         return self.sampler_copies[sampler]
 
 

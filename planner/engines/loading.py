@@ -1,0 +1,94 @@
+"""Weights as an engine's loader leaves them on one GPU, beyond the checkpoint's bytes, by platform.
+
+What "Model loading took X GiB" counts is the torch memory after ``process_weights_after_loading``, so repacking
+for a fallback kernel shows in it (vLLM; SGLang shares the kernels):
+
+- **MXFP4 MoE experts** (gpt-oss): Marlin on Ampere and Ada pads the per-rank intermediate size to a multiple of
+  128 and the hidden size to 256 (``mxfp4_round_up_hidden_size_and_intermediate_size``, 0.29.0
+  ``model_executor/layers/fused_moe/oracle/mxfp4.py:713-767``); the Hopper path of the 0.19 logs pads the same
+  (gpt-oss-20b TP 2 prints 7.01 GiB: 1440 -> 1536, 2880 -> 3072); Blackwell's FlashInfer path pads both to 256.
+  gpt-oss-20b on one A100: x 3072 x 2944 / 2880^2 on the experts, 13.72 GiB printed.
+- **Block-FP8 on GPUs without FP8 (compute capability < 8.9)**: Marlin W8A16 keeps the FP8 bytes and turns the
+  fp32 128 x 128 block scales into 16-bit scales per output channel and group of 128 inputs
+  (``prepare_fp8_layer_for_marlin``, 0.29.0 ``model_executor/layers/quantization/utils/marlin_utils_fp8.py:107-190``):
+  ``2 / 128 - 4 / 128^2`` bytes more per FP8 weight (~1.5 %). Per-tensor or per-channel FP8 grows negligibly.
+- **NVFP4 before Blackwell**: Marlin FP4 keeps the 4-bit values and re-encodes the FP8 group-16 scales to 8 bits
+  (``nvfp4_marlin_process_scales``, ``utils/marlin_utils_fp4.py:61-120``): no growth.
+- **An MTP head NVIDIA's ModelOpt mixed exports leave in BF16**: nvidia/Qwen3.6-27B-NVFP4's ``hf_quant_config``
+  ignores ``mtp*`` ("the mtp.* head kept UNQUANTIZED", club-3090 ``scripts/lib/profiles/models/qwen3.6-27b.yml``),
+  and vLLM loads it as stored; the drafter of :mod:`planner.deploy.speculative` is sized at the target's precision,
+  so the difference is added here. The GB10 log of that checkpoint with MTP 2 prints 20.57 GiB, 0.6 GiB above the
+  planned NVFP4 head.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from planner.core.params import mtp_params, parameter_breakdown
+from planner.core.precision import weight_format
+from planner.core.weights import category_bits
+from planner.engines.platform import vllm_platform
+from planner.planning.plan import PlanRequest
+
+MARLIN_FP8_SCALE_BYTES = Fraction(2, 128) - Fraction(4, 128 * 128)  # per FP8 weight (module docstring)
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return math.ceil(value / multiple) * multiple
+
+
+def mxfp4_padding_bytes(request: PlanRequest, tensor_parallel: int, layers: range) -> int:
+    """MXFP4 experts padded by the MoE kernels (module docstring); 0 for other weights."""
+    model = request.model
+    moe = model.moe
+    if request.resolved_weights != "mxfp4" or moe is None or model.hidden_size is None:
+        return 0
+    blackwell = vllm_platform(request.gpu).fp4_native
+    inter = moe.moe_intermediate_size // tensor_parallel
+    inter_pad = _round_up(inter, 256 if blackwell else 128)
+    hidden = model.hidden_size
+    hidden_pad = _round_up(hidden, 256)
+    per_expert = 3 * inter * hidden
+    per_expert_pad = 3 * inter_pad * hidden_pad
+    moe_layers = sum(1 for i in layers if model.is_moe_layer(i))
+    bits = weight_format("mxfp4").bits_per_weight
+    return math.ceil((per_expert_pad - per_expert) * moe.num_experts * moe_layers * bits / 8)
+
+
+def marlin_fp8_scale_bytes(request: PlanRequest, tensor_parallel: int, layers: range) -> int:
+    """Block-FP8 weights on a GPU without FP8 (module docstring): the 16-bit per-channel scales Marlin keeps."""
+    if request.resolved_weights != "fp8" or request.gpu is None:
+        return 0
+    platform = vllm_platform(request.gpu)
+    if platform.capability is None or platform.fp8_native:
+        return 0
+    model = request.model
+    params = parameter_breakdown(model)
+    bits = category_bits(weight_format("fp8"), params.experts > 0)
+    fp8: int = sum(int(getattr(params, name)) for name in ("attention", "dense_mlp", "experts") if bits[name] < 16)
+    share = Fraction(len(layers), max(1, model.num_hidden_layers))
+    return math.ceil(fp8 * share * MARLIN_FP8_SCALE_BYTES / tensor_parallel)
+
+
+def bf16_mtp_extra_bytes(request: PlanRequest, tensor_parallel: int) -> int:
+    """The MTP head of a ModelOpt mixed checkpoint (``nvfp4-fp8attn``) in BF16 rather than at the target's bits
+    (module docstring), on one GPU of the last stage; 0 without an MTP drafter."""
+    options = request.deployment
+    if options is None or options.speculative is None or options.speculative.method != "mtp":
+        return 0
+    if request.resolved_weights != "nvfp4-fp8attn":
+        return 0
+    params = mtp_params(request.model)
+    quantized = Fraction(weight_format("nvfp4-fp8attn").bits_per_weight)
+    return math.ceil(params * (16 - quantized) / 8 / tensor_parallel)
+
+
+def loader_extra(request: PlanRequest, tensor_parallel: int, layers: range, last: bool = False) -> int:
+    """Bytes the loader adds to the checkpoint's weights on one GPU holding decoder ``layers`` (``last``: the
+    last pipeline stage, which holds the drafter)."""
+    extra = mxfp4_padding_bytes(request, tensor_parallel, layers) + marlin_fp8_scale_bytes(
+        request, tensor_parallel, layers
+    )
+    return extra + (bf16_mtp_extra_bytes(request, tensor_parallel) if last else 0)

@@ -1,0 +1,35 @@
+"""vLLM's defaults for ``max_num_batched_tokens`` and ``max_num_seqs`` by release, device and usage context
+(``EngineArgs.get_batch_defaults``; rule ``batch_defaults`` in ``versions.toml``).
+
+``device memory`` is ``current_platform.get_device_total_memory()`` (the total the engine prints) and the device
+name is lower-cased:
+
+- every release: 70 GiB or more and not an A100: 1024 sequences, 8192 tokens for ``vllm serve`` and 16384 for the
+  ``LLM`` class; otherwise 256 sequences and 2048 / 8192 tokens (0.19.0 ``engine/arg_utils.py:2024-2091``, 0.24.0
+  ``:2375-2420``);
+- from 0.28.0: 160 GiB or more (B200, B300, MI300X): 1024 sequences and 16384 tokens for both (0.28.0 ``:2582``);
+- from 0.33.0: the GB10 (DGX Spark) is left out of the 70 GiB tier (0.33.0 ``:2963-2986``).
+"""
+
+from __future__ import annotations
+
+from planner.core.units import GiB
+
+SMALL = ((2048, 8192), 256)  # (server, LLM-class) tokens, sequences
+LARGE = ((8192, 16384), 1024)
+LARGEST = ((16384, 16384), 1024)
+
+
+def default_batch(
+    gpu_memory_bytes: int, gpu_name: str | None, usage_context: str = "server", tiers: str = "v1"
+) -> tuple[int, int]:
+    """``(max_num_batched_tokens, max_num_seqs)`` vLLM picks when neither is set (module docstring)."""
+    name = (gpu_name or "").lower()
+    gb10 = tiers == "v033" and "gb10" in name
+    if tiers != "v1" and gpu_memory_bytes >= 160 * GiB:
+        tokens, seqs = LARGEST
+    elif gpu_memory_bytes >= 70 * GiB and "a100" not in name and not gb10:
+        tokens, seqs = LARGE
+    else:
+        tokens, seqs = SMALL
+    return tokens[0] if usage_context == "server" else tokens[1], seqs

@@ -1,0 +1,116 @@
+"""The CUDA graphs vLLM captures and what its profiler estimates they take.
+
+Capture sizes (``VllmConfig._set_cudagraph_sizes``, 0.24.0 ``config/vllm.py:1635-1790``): unless
+``--max-cudagraph-capture-size`` is set, the largest size is ``min(max_num_seqs x (1 + k) x 2, 512)`` (``k``
+speculative tokens; 1024 on compute capability 10 from 0.28.0, rule ``capture_cap_sm100``), capped by
+``max_num_batched_tokens``; the sizes are ``[1, 2, 4] + 8..248 by 8 + 256.. by 16`` up to it, plus
+``max_num_batched_tokens`` when it fits. From 0.29.0, with speculative decoding, every request count of the same
+grid (and ``max_num_seqs`` itself) times ``1 + k`` is added (rule ``spec_capture_grid``, 0.29.0 ``:2002-2090``).
+
+Which graphs (``v1/cudagraph_dispatcher.py`` ``initialize_cudagraph_keys``, 0.24.0 ``:166-233``): the default
+mode FULL_AND_PIECEWISE captures a PIECEWISE graph of every size and a FULL decode graph of every size from
+``1 + k`` to ``(1 + k) x max_num_seqs``; with speculative decoding and FULL graphs every size is first rounded up
+to a multiple of ``1 + k`` (``config/compilation.py`` ``adjust_cudagraph_sizes_for_spec_decode``; club-3090 issue
+#434: "PIECEWISE=3 (largest=16), FULL=2 (largest=8)" for 2 sequences and MTP 3). FlashInfer without TRT-LLM
+attention (off compute capability 10) supports FULL graphs only for single-token decodes, so with speculative
+decoding the mode drops to PIECEWISE ("CUDAGraphMode.FULL_AND_PIECEWISE is not supported with spec-decode for
+FlashInferBackend; setting cudagraph_mode=PIECEWISE", GB10 and 4 x RTX 3090 logs). ``--enforce-eager`` captures none.
+
+The estimate (``GPUModelRunner.profile_cudagraph_memory``, 0.24.0 ``v1/worker/gpu_model_runner.py:6447-6560``)
+captures the two largest graphs of each mode into a scratch pool: ``first capture + per graph x (n - 1)`` per mode,
+the first capture counted once. The planner's form: ``first = base + a x layers`` and ``per graph = b x layers``
+(each captured graph holds one piece per layer), ``base``, ``a`` and ``b`` fitted by ``make calibrate`` to the
+printed "Estimated CUDA graph memory" lines (H100 at 51 + 51 graphs, RTX 3090 / 5090 at 5 to 9).
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel
+
+from planner.engines.vllm.versions import VllmRules
+
+MIN_PER_GRAPH = 1 << 20  # "Use at least 1 MiB per graph for driver overhead" (gpu_model_runner.py:6531)
+
+
+class GraphSet(BaseModel, frozen=True, extra="forbid"):
+    """The capture sizes and how many graphs of each mode one rank captures."""
+
+    sizes: tuple[int, ...] = ()
+    full: int = 0
+    piecewise: int = 0
+    mode: str = "NONE"
+
+    @property
+    def total(self) -> int:
+        return self.full + self.piecewise
+
+    @property
+    def extra_graphs(self) -> int:
+        """Graphs beyond the first of each mode (what the per-graph estimate multiplies)."""
+        return max(0, self.full - 1) + max(0, self.piecewise - 1)
+
+
+def _grid(limit: int) -> list[int]:
+    sizes = [n for n in (1, 2, 4) if n <= limit]
+    if limit >= 8:
+        sizes += list(range(8, min(limit + 1, 256), 8))
+    if limit >= 256:
+        sizes += list(range(256, limit + 1, 16))
+    return sizes
+
+
+def capture_sizes(
+    rules: VllmRules, max_num_seqs: int, spec_tokens: int, batched: int, max_capture: int | None, sm100: bool
+) -> tuple[int, ...]:
+    """The capture sizes of one release (module docstring)."""
+    query = 1 + spec_tokens
+    ceiling = rules.capture_cap_sm100 if sm100 else 512
+    limit = max_capture if max_capture is not None else min(max_num_seqs * query * 2, ceiling)
+    uniform: set[int] = set()
+    if max_capture is None and query > 1 and rules.spec_capture_grid == "requests":
+        reqs = min(max_num_seqs, ceiling)
+        counts = set(_grid(reqs)) | {reqs}
+        uniform = {n * query for n in counts if n * query <= limit}
+    limit = min(batched, limit)
+    sizes = set(_grid(limit))
+    if batched <= limit:
+        sizes.add(batched)
+    sizes |= {s for s in uniform if s <= batched}
+    return tuple(sorted(sizes))
+
+
+def graph_set(
+    rules: VllmRules,
+    *,
+    max_num_seqs: int,
+    spec_tokens: int,
+    batched: int,
+    max_capture: int | None,
+    sm100: bool,
+    flashinfer: bool,
+    enforce_eager: bool,
+) -> GraphSet:
+    """The graphs one rank captures (module docstring)."""
+    if enforce_eager:
+        return GraphSet()
+    sizes = capture_sizes(rules, max_num_seqs, spec_tokens, batched, max_capture, sm100)
+    query = 1 + spec_tokens
+    piecewise_only = spec_tokens > 0 and flashinfer and not sm100
+    if piecewise_only:
+        return GraphSet(sizes=sizes, piecewise=len(sizes), mode="PIECEWISE")
+    if query > 1 and rules.spec_capture_grid == "tokens":  # adjust_cudagraph_sizes_for_spec_decode
+        rounded = {math.ceil(size / query) * query for size in sizes}
+        sizes = tuple(sorted(size for size in rounded if size <= sizes[-1]))
+    decode = [s for s in sizes if query <= s <= query * max_num_seqs]
+    return GraphSet(sizes=sizes, full=len(decode), piecewise=len(sizes), mode="FULL_AND_PIECEWISE")
+
+
+def graph_estimate_bytes(graphs: GraphSet, layers: int, base: int, first_per_layer: int, per_graph_layer: int) -> int:
+    """``first capture + per graph x (n - 1)`` per mode for a rank with ``layers`` decoder layers (0 when
+    nothing is captured)."""
+    if graphs.total == 0:
+        return 0
+    per_graph = max(MIN_PER_GRAPH, per_graph_layer * layers)
+    return max(0, base + first_per_layer * layers + per_graph * graphs.extra_graphs)

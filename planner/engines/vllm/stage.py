@@ -1,0 +1,161 @@
+"""One rank of one pipeline stage as vLLM sizes it: weights as loaded, the profile's terms, the CUDA-graph
+estimate, the KV budget, and the blocks of its pages (:mod:`planner.engines.vllm.blocks`,
+:mod:`planner.engines.vllm.mamba`).
+
+- Weights: the plan's stage weights, the loader's platform padding (:mod:`planner.engines.loading`), the RoPE
+  cache, a vision tower vLLM keeps whole (Mistral-format Pixtral) or does not load at all (``--language-model-only``
+  or ``--limit-mm-per-prompt`` of 0), LoRA slots and the drafter ("Model loading took" counts them).
+- Budget: ``util x total - weights - activation peak - non-torch - CUDA-graph estimate`` (the estimate from the
+  releases that subtract it), or ``--kv-cache-memory``.
+- Pages: layers keyed by spec; an MTP or EAGLE drafter's attention layers have the target's spec and join the
+  full-attention layers before grouping (the GB10 log's "Add 3 padding layers" for 16 + 1 full and 48 linear
+  layers); a separate draft model keeps its own pages per block.
+"""
+
+from __future__ import annotations
+
+import math
+
+from planner.core.blocks import LayerKind
+from planner.core.kv import kv_bytes_per_token_per_layer
+from planner.core.overhead import StageContext
+from planner.engines.base import loader_extra_bytes
+from planner.engines.loading import bf16_mtp_extra_bytes
+from planner.engines.platform import vllm_platform
+from planner.engines.vllm.blocks import LayerKey, StageOverrides, VllmStage, groups_of, layer_key
+from planner.engines.vllm.graphs import GraphSet
+from planner.engines.vllm.mamba import hybrid_block_size, mamba_mode, state_page_bytes, state_pages_per_request
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.rope import rope_cache_bytes
+from planner.engines.vllm.towers import replicated_tower_extra_bytes, tower_bytes_per_rank
+from planner.planning.extras import stage_drafter
+from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
+
+SHARED_SPEC_DRAFTERS = ("mtp", "eagle", "eagle3")  # drafter layers of the target's attention shape
+
+
+def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, total: int) -> StageContext:
+    """The overhead context of one rank of pipeline stage ``stage_index`` (what :meth:`VllmProfile.terms` sees)."""
+    stage = result.stages[stage_index]
+    return StageContext(
+        model=request.model,
+        gpu_memory_bytes=total,
+        tensor_parallel=result.tensor_parallel,
+        pipeline_parallel=result.pipeline_parallel,
+        is_last_stage=stage_index == len(result.stages) - 1,
+        weights_bytes=stage.weights_bytes,
+        max_model_len=result.max_model_len,
+        stage_index=stage_index,
+        layers=stage.layers,
+        weights_format=request.resolved_weights,
+        gpu_name=request.gpu.name if request.gpu is not None else None,
+    )
+
+
+def spec_tokens(request: PlanRequest) -> int:
+    """Speculative tokens per step (0 without speculative decoding)."""
+    options = request.deployment
+    if options is None or options.speculative is None or options.speculative.method == "medusa":
+        return 0
+    return options.speculative.num_speculative_tokens
+
+
+def stage_graphs(request: PlanRequest, profile: VllmProfile, total: int) -> GraphSet:
+    """The CUDA graphs each rank captures for this request (:mod:`planner.engines.vllm.graphs`)."""
+    platform = vllm_platform(request.gpu)
+    batched, seqs = profile.batch(total, request.gpu.name if request.gpu is not None else None)
+    kv_fp8 = request.resolved_kv_dtype.startswith("fp8")
+    flashinfer = platform.attention_backend(kv_fp8) == "flashinfer"
+    return profile.graphs(seqs, batched, spec_tokens(request), platform.sm100_family, flashinfer)
+
+
+def loaded_weights(request: PlanRequest, result: PlanResult, profile: VllmProfile, stage_index: int) -> int:
+    """The weights one rank of the stage holds after loading (module docstring), LoRA and drafter included."""
+    model, tp = request.model, result.tensor_parallel
+    stage = result.stages[stage_index]
+    layers = range(*stage.layers)
+    first = stage_index == 0
+    rope = rope_cache_bytes(model, 4 if request.resolved_weights == "fp32" else 2, layers)
+    tower = replicated_tower_extra_bytes(model, request.resolved_weights, tp, first)
+    if first and not profile.loads_encoder(model):
+        tower -= tower_bytes_per_rank(model, request.resolved_weights, tp)
+    last = stage_index == len(result.stages) - 1
+    extra = loader_extra_bytes(request, tp, layers) + (bf16_mtp_extra_bytes(request, tp) if last else 0)
+    weights = stage.weights_bytes + extra + rope + tower
+    return weights + stage.lora_bytes + stage.draft_bytes
+
+
+def _keys(request: PlanRequest, profile: VllmProfile, layers: range, draft_layers: int) -> tuple[LayerKey, ...]:
+    model = request.model
+    kinds = model.kv_kinds  # shared-KV layers (Gemma 3n/4) and feed-forward blocks (Nemotron-H) hold no pages
+    keys = [layer_key(model, kinds[i], profile.hybrid_kv_manager) for i in layers if kinds[i] is not LayerKind.NONE]
+    return (*keys, *([("full", 0)] * draft_layers))
+
+
+def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> int:
+    platform = vllm_platform(request.gpu)
+    gb202 = platform.capability == (12, 0)
+    tp, pp = result.tensor_parallel, result.pipeline_parallel
+    return profile.non_torch_bytes(tp, pp, platform.peer_access, platform.integrated, gb202)
+
+
+def vllm_stage(
+    request: PlanRequest,
+    result: PlanResult,
+    profile: VllmProfile,
+    stage_index: int,
+    total: int,
+    overrides: StageOverrides | None = None,
+) -> VllmStage:
+    """Available KV memory, page size, groups and blocks of one rank of pipeline stage ``stage_index``."""
+    o = overrides or StageOverrides()
+    model, tp = request.model, result.tensor_parallel
+    layers = range(*result.stages[stage_index].layers)
+    ctx = stage_context(request, result, stage_index, total)
+    weights = loaded_weights(request, result, profile, stage_index) if o.weights is None else o.weights
+    if o.weights is not None:
+        weights += result.stages[stage_index].lora_bytes + result.stages[stage_index].draft_bytes
+    activation = profile.activation_bytes(ctx) if o.activation is None else o.activation
+    non_torch = _non_torch(request, result, profile) if o.non_torch is None else o.non_torch
+    graphs = stage_graphs(request, profile, total)
+    graph = profile.cudagraph_estimate_bytes(len(layers), graphs) if o.cuda_graph is None else o.cuda_graph
+    in_budget_graph = graph if profile.cudagraph_in_budget else 0
+    if profile.kv_cache_memory_bytes is not None:
+        available = profile.kv_cache_memory_bytes
+    else:
+        budget = math.floor(profile.utilization * (o.util_total or total))
+        available = budget - weights - activation - non_torch - in_budget_graph
+    k = spec_tokens(request)
+    proposer = stage_drafter(request, tp, stage_index == len(result.stages) - 1)
+    per_token_layer = kv_bytes_per_token_per_layer(model, request.resolved_kv_dtype, tp)
+    options = request.deployment
+    shared = options is not None and options.speculative is not None
+    shared = shared and options.speculative.method in SHARED_SPEC_DRAFTERS  # type: ignore[union-attr]
+    draft_layers = proposer.kv_bytes_per_token // per_token_layer if shared and per_token_layer else 0
+    keys = _keys(request, profile, layers, draft_layers)
+    block = request.block_size
+    if any(key[0] == "mamba" for key in keys):
+        block = hybrid_block_size(block, state_page_bytes(model, tp, k), per_token_layer)
+    mode = mamba_mode(profile.rules, model, profile.enable_prefix_caching)
+    page = block * per_token_layer
+    group_size, groups = groups_of(keys)
+    draft_page = 0 if shared else block * proposer.kv_bytes_per_token
+    return VllmStage(
+        available=available,
+        weights=weights,
+        activation=activation,
+        non_torch=non_torch,
+        cuda_graph=graph,
+        page_bytes=page,
+        block_size=block,
+        group_size=group_size,
+        groups=groups,
+        layer_keys=keys,
+        blocks=max(0, available) // (page * group_size + draft_page) if page else 0,
+        draft_page_bytes=draft_page,
+        lookahead_tokens=0 if shared else proposer.lookahead_tokens,
+        mamba_pages=state_pages_per_request(mode, k, result.max_model_len, block),
+        spec_tokens=k,
+        graphs=graphs,
+    )
