@@ -25,9 +25,10 @@ from planner.cli.table import print_table
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.overhead import OverheadModel
 from planner.core.precision import WEIGHT_FORMATS
-from planner.core.units import GB, format_bytes
+from planner.core.units import GB, GiB, format_bytes
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_names, overhead_profile
+from planner.engines.settings import ENGINE_SETTINGS
 from planner.planning.plan import PlanRequest
 
 
@@ -65,9 +66,7 @@ def add_fit_parser(sub: Any) -> None:
         type=decimal(0, 1, below_high=True),
         help="simple model: this share of memory is overhead",
     )
-    fit.add_argument(
-        "--max-num-batched-tokens", type=whole(1, MAX_CONTEXT), help="tokens per forward step (default 8192)"
-    )
+    add_engine_setting_arguments(fit)
     fit.add_argument(
         "--users",
         type=whole(1, MAX_USERS),
@@ -81,12 +80,31 @@ def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
     the simple fraction or the estimate."""
     if args.engine == "generic" and args.overhead_fraction is not None:
         return overhead_profile("simple", fraction=args.overhead_fraction)
-    return overhead_profile(
-        args.engine,
-        fraction=args.gpu_util,
-        version=args.engine_version,
-        max_num_batched_tokens=args.max_num_batched_tokens,
-    )
+    return overhead_profile(args.engine, fraction=args.gpu_util, version=args.engine_version, **engine_settings(args))
+
+
+def add_engine_setting_arguments(parser: argparse.ArgumentParser) -> None:
+    """The launch settings of :mod:`planner.engines.settings` as flags (``--kv-cache-memory`` in GiB, as a person
+    types it; the engine takes bytes)."""
+    for setting in ENGINE_SETTINGS:
+        if setting.kind == "flag":
+            parser.add_argument(setting.flag, action="store_true", default=None, help=setting.help)
+        elif setting.kind == "bytes":
+            parser.add_argument(
+                setting.flag + "-gib", type=decimal(0, setting.high / GiB, above_low=True), help=setting.help + " (GiB)"
+            )
+        else:
+            parser.add_argument(setting.flag, type=whole(setting.low, setting.high), help=setting.help)
+
+
+def engine_settings(args: argparse.Namespace) -> dict[str, object]:
+    """The launch settings given on the command line, by their :meth:`Engine.profile` names."""
+    values: dict[str, object] = {}
+    for setting in ENGINE_SETTINGS:
+        value = getattr(args, setting.name.removesuffix("_bytes") + ("_gib" if setting.kind == "bytes" else ""))
+        if value is not None:
+            values[setting.name] = round(value * GiB) if setting.kind == "bytes" else value
+    return values
 
 
 def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:

@@ -152,40 +152,36 @@ def profile_label(name: str) -> str:
 
 
 def engine_profile(
-    engine: str,
-    *,
-    fraction: float | None = None,
-    version: str | None = None,
-    max_num_batched_tokens: int | None = None,
+    engine: str, *, fraction: float | None = None, version: str | None = None, **settings: object
 ) -> EngineProfile:
     """The profile of ``engine`` with its own memory fraction (vLLM ``gpu_memory_utilization``, SGLang
     ``mem_fraction_static``, TensorRT-LLM ``kv_cache_free_gpu_mem_fraction``; llama.cpp has none); ``None``
     keeps each engine's default."""
-    return get_engine(engine).profile(fraction=fraction, version=version, max_num_batched_tokens=max_num_batched_tokens)
+    return get_engine(engine).profile(fraction=fraction, version=version, **settings)
 
 
 def overhead_profile(
-    name: str,
-    *,
-    fraction: float | None = None,
-    version: str | None = None,
-    max_num_batched_tokens: int | None = None,
+    name: str, *, fraction: float | None = None, version: str | None = None, **settings: object
 ) -> OverheadModelBase:
     """The overhead model called ``name``: an engine's profile, or a generic one (``generic``: the estimate
     with ``fraction`` as its utilization; ``simple``: ``fraction`` of memory, 10 % by default; ``simple-fixed``:
     seed 000's fixed bytes)."""
     if name == "generic":
-        settings: dict[str, object] = {}
-        if fraction is not None:
-            settings["gpu_memory_utilization"] = fraction
-        if max_num_batched_tokens is not None:
-            settings["max_num_batched_tokens"] = max_num_batched_tokens
-        return Estimate.model_validate(settings)
+        values: dict[str, object] = {"gpu_memory_utilization": fraction} if fraction is not None else {}
+        for setting, value in settings.items():
+            if value is None:
+                continue
+            if setting != "max_num_batched_tokens":
+                raise PlannerError(f"engine: the generic profile has no {setting.replace('_', ' ')} setting")
+            values[setting] = value
+        return Estimate.model_validate(values)
+    if name in GENERIC_PROFILES and any(value is not None for value in settings.values()):
+        raise PlannerError(f"engine: the {name} profile takes no engine settings; choose an engine")
     if name == "simple":
         return SimpleFraction() if fraction is None else SimpleFraction(fraction=fraction)
     if name == "simple-fixed":
         return SimpleFixed()
-    return engine_profile(name, fraction=fraction, version=version, max_num_batched_tokens=max_num_batched_tokens)
+    return engine_profile(name, fraction=fraction, version=version, **settings)
 
 
 def engine_of(overhead: OverheadModelBase) -> tuple[Engine, EngineProfile]:

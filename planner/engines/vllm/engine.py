@@ -8,6 +8,7 @@ from planner.bounds.errors import PlannerError
 from planner.core.overhead import EngineProfile
 from planner.engines.base import Engine, EngineReport
 from planner.engines.logscan import Lines
+from planner.engines.settings import BY_NAME
 from planner.engines.support import EngineSupport
 from planner.engines.vllm.calibrated import Calibrated
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
@@ -57,7 +58,7 @@ class VllmEngine(Engine):
 
     setting_fields: ClassVar[dict[str, str]] = {
         "fraction": "gpu_memory_utilization",
-        "max_num_batched_tokens": "max_num_batched_tokens",
+        **{name: name for name in BY_NAME},  # every launch setting of planner.engines.settings is a VllmProfile field
     }
     support: ClassVar[EngineSupport] = VLLM_SUPPORT
 

@@ -1,0 +1,55 @@
+"""The engine settings people set at launch, declared once: each with its generic name (the keyword of
+:meth:`planner.engines.base.Engine.profile`), the command-line flag and link parameter it is written as, its kind
+and bounds, and what it does. An engine takes a setting when its ``setting_fields`` name a profile field for it;
+any other engine refuses it with its own reason.
+
+Bounds follow vLLM's argument checks (``vllm/engine/arg_utils.py``, ``vllm/config/scheduler.py``,
+``vllm/config/compilation.py``): a sequence count and capture size are positive; ``--kv-cache-memory`` is bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES
+
+SettingKind = Literal["count", "flag", "bytes"]
+
+
+class EngineSetting(NamedTuple):
+    name: str  # Engine.profile() keyword
+    flag: str  # as the CLI and the engine spell it
+    kind: SettingKind
+    low: int  # counts and bytes (flags: 0)
+    high: int
+    help: str
+
+
+ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
+    EngineSetting(
+        "max_num_batched_tokens", "--max-num-batched-tokens", "count", 1, MAX_CONTEXT,
+        "tokens per forward step (vLLM's default by GPU and release)",
+    ),
+    EngineSetting(
+        "max_num_seqs", "--max-num-seqs", "count", 1, 1_048_576,
+        "sequences run at once; sizes the CUDA-graph captures and, for hybrid models, the Mamba blocks needed",
+    ),
+    EngineSetting("enforce_eager", "--enforce-eager", "flag", 0, 1, "no CUDA graphs (no graph memory)"),
+    EngineSetting(
+        "max_cudagraph_capture_size", "--max-cudagraph-capture-size", "count", 1, 65_536,
+        "the largest batch a CUDA graph is captured for",
+    ),
+    EngineSetting(
+        "kv_cache_memory_bytes", "--kv-cache-memory", "bytes", 1, MAX_GPU_MEMORY_BYTES,
+        "a fixed KV-cache size per GPU in bytes, instead of the memory fraction",
+    ),
+    EngineSetting(
+        "language_model_only", "--language-model-only", "flag", 0, 1,
+        "load the language model alone: no vision tower, no encoder profile",
+    ),
+    EngineSetting(
+        "limit_mm_per_prompt", "--limit-mm-per-prompt", "count", 0, 1024,
+        "images (and videos) per prompt the encoder is profiled for; 0: text only",
+    ),
+)  # fmt: skip
+BY_NAME: dict[str, EngineSetting] = {s.name: s for s in ENGINE_SETTINGS}

@@ -1,0 +1,55 @@
+"""The launch settings people set (planner.engines.settings) reach the plan, the engine's figures and its launch
+command from the CLI; an engine without the setting refuses it with one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from model_catalog import get_gpu, get_model
+from planner.cli import main
+from planner.engines.registry import engine_profile, launch_commands
+from planner.planning.plan import PlanRequest, plan
+
+BASE = ["fit", "--model", "Qwen/Qwen3.6-27B", "--gpu", "rtx-3090", "--gpus", "2", "--weights", "fp8"]
+BASE += ["--context", "32768", "--json"]
+
+
+def _vllm_command(**settings: object) -> str:
+    """The vLLM launch command of the same set-up with these settings (as the Memory page shows it)."""
+    gpu = get_gpu("rtx-3090")
+    request = PlanRequest(
+        model=get_model("Qwen/Qwen3.6-27B").spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True), gpu_count=2,
+        weights="fp8", context_tokens=32768, max_model_len=32768, overhead=engine_profile("vllm", **settings),
+    )  # fmt: skip
+    return launch_commands(request, plan(request))["vllm"]
+
+
+def _fit(capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, object]:
+    main([*BASE, "--engine", "vllm", *extra])
+    data: dict[str, object] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def test_max_num_seqs_fits_a_hybrid_model_on_two_3090s(capsys: pytest.CaptureFixture[str]) -> None:
+    """The default 256 sequences need 256 Mamba blocks a GPU, more than the pool has: vLLM refuses to start (as the
+    2 x RTX 3090 users of issue 20 found); at --max-num-seqs 2 it starts and serves."""
+    default = _fit(capsys)
+    assert default["verdict"] == "engine-refuses-to-start"
+    assert "exceeds available Mamba cache blocks" in str(default["engine_failure"])
+    two = _fit(capsys, "--max-num-seqs", "2")
+    assert two["verdict"] != "engine-refuses-to-start" and int(str(two["conversations_total"])) >= 1
+    assert "--max-num-seqs 2" in _vllm_command(max_num_seqs=2)
+
+
+def test_a_fixed_kv_size_replaces_the_fraction(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _fit(capsys, "--max-num-seqs", "2", "--kv-cache-memory-gib", "4")
+    assert "Available KV cache memory: 4.00 GiB" in data["engine_lines"]  # type: ignore[operator]
+    command = _vllm_command(max_num_seqs=2, kv_cache_memory_bytes=4 * 2**30)
+    assert f"--kv-cache-memory {4 * 2**30}" in command and "--gpu-memory-utilization" not in command
+
+
+def test_an_engine_without_the_setting_refuses_it(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*BASE, "--engine", "sglang", "--max-num-seqs", "2"]) == 2
+    assert capsys.readouterr().err.strip() == "error: engine: SGLang has no max num seqs setting"
