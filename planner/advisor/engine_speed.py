@@ -9,8 +9,8 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
   family and arithmetic (16-bit; 8- and 4-bit tensor cores; llama.cpp's own kernels for GGUF quants); a GPU
   without the figure has an unknown compute time, never a free one;
 - **vLLM, SGLang, TensorRT-LLM** (continuous batching, tensor parallel): ``max(memory, compute)`` + a fixed time
-  per step + two all-reduces per layer, each ``latency + bytes x 2(G-1)/G / link`` (NVLink, or PCIe at its
-  measured all-reduce share: :func:`planner.advisor.throughput.link`);
+  per step (and per sequence, per MoE layer) + two all-reduces per layer: over NVLink a fitted latency and
+  ``bytes x 2(G-1)/G / link``, over PCIe measured NCCL times (:data:`PCIE_ALLREDUCE_LATENCY_S`);
 - **llama.cpp** (layer split: the GPUs run one after another, each over its own layers): ``G x max(memory,
   compute)`` of one GPU's share, i.e. the time of the whole model on one GPU, + a fixed time per step and per layer
   (kernel launches) + a hop per extra GPU. Bandwidth is not multiplied by ``G``; slots decoding together share
@@ -30,7 +30,14 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-from planner.advisor.throughput import Load, Setup, compute_tflops, fp16_accumulate_factor, memory_class
+from planner.advisor.throughput import (
+    Load,
+    Setup,
+    compute_tflops,
+    fp16_accumulate_factor,
+    memory_class,
+    pcie_generation,
+)
 
 Bound = Literal["memory", "compute", "unknown"]
 # Tokens of prompt a serving engine prefills per step (vLLM max_num_batched_tokens on GPUs of 70 GiB and more,
@@ -59,8 +66,8 @@ class Roofline(NamedTuple):
     cb_mfu_fp4: float  # FP4 tensor cores (NVFP4 / MXFP4 on Blackwell)
     ll_mfu_16: float
     ll_mfu_quant: float
-    ar_nvlink_s: float  # latency of one all-reduce
-    ar_pcie_s: float
+    ll_mfu_alu: float  # llama.cpp on a GPU without matrix units (Apple): its matmuls on the FP32 ALUs
+    ar_nvlink_s: float  # latency of one all-reduce over NVLink / Infinity Fabric (PCIe: measured, not fitted)
     trt_seq_s: float  # per sequence per step (scheduling, sampling, attention launches)
     vllm_seq_s: float
     moe_locality: float  # a batch of B tokens touches experts as B ** locality independent tokens would
@@ -84,10 +91,10 @@ FITTED = Roofline(
     cb_mfu_16=0.53,
     cb_mfu_low=0.67,
     cb_mfu_fp4=0.23,
-    ll_mfu_16=0.23,
+    ll_mfu_16=0.14,
     ll_mfu_quant=0.36,
+    ll_mfu_alu=0.76,
     ar_nvlink_s=3.3e-05,
-    ar_pcie_s=3e-05,
     trt_seq_s=1.6e-05,
     vllm_seq_s=3.85e-05,
     moe_locality=0.74,
@@ -104,6 +111,8 @@ def bandwidth_efficiency(setup: Setup, r: Roofline = FITTED) -> float:
 
 def mfu(setup: Setup, r: Roofline = FITTED) -> float:
     if setup.family == "llamacpp":
+        if setup.gpu.vendor == "Apple":  # Apple GPUs' catalog rate is their FP32 ALUs' (no tensor cores)
+            return r.ll_mfu_alu
         return r.ll_mfu_quant if setup.quantized_gguf else r.ll_mfu_16
     if setup.path == "fp4":
         return r.cb_mfu_fp4
@@ -121,14 +130,28 @@ def step_overhead(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
     return fixed + load.moe_layers * r.moe_layer_s + (per_sequence * load.tokens if load.kv_bytes else 0.0)
 
 
+# All-reduce over PCIe, measured: NCCL between RTX PRO 6000s on PCIe Gen5 through switches takes 15.4 us for
+# 4 KB on 4 GPUs and 65.6 us on 8, 109.2 us for 1 MB on 4 GPUs and 2,976 us for 32 MB on 8: a latency per GPU
+# count and ~10.7 GB/s of algorithm bandwidth (voipmonitor/rtx6kpro@070506ff96a2
+# hardware/asus-esc8000a-e13p-broadcom-switches.md, "AllReduce: Custom vs NCCL"). Gen4 links move half.
+PCIE_ALLREDUCE_LATENCY_S = {2: 15.4e-6, 4: 15.4e-6, 8: 65.6e-6}
+PCIE_ALLREDUCE_BYTES_PER_S_GEN5 = (1_048_576 - 4_096) / ((109.2 - 15.4) * 1e-6)  # 11.1 GB/s
+
+
 def allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
-    """Two all-reduces per layer under tensor parallelism (none for one GPU, a layer split or a pipeline)."""
+    """Two all-reduces per layer under tensor parallelism (none for one GPU, a layer split or a pipeline): over
+    NVLink a fitted latency and the fabric's bandwidth, over PCIe the measured NCCL times above."""
     g = setup.gpus
     if setup.split != "tensor" or g < 2:
         return 0.0
     kind, bytes_per_s = setup.link
-    latency = r.ar_nvlink_s if kind == "nvlink" else r.ar_pcie_s
-    return 2 * load.layers * (latency + load.allreduce_bytes * 2 * (g - 1) / g / bytes_per_s)
+    if kind == "nvlink":
+        one = r.ar_nvlink_s + load.allreduce_bytes * 2 * (g - 1) / g / bytes_per_s
+    else:
+        latency = PCIE_ALLREDUCE_LATENCY_S.get(g, PCIE_ALLREDUCE_LATENCY_S[8] * g / 8)
+        generation = pcie_generation(setup.gpu)
+        one = latency + load.allreduce_bytes / (PCIE_ALLREDUCE_BYTES_PER_S_GEN5 * 2 ** (generation - 5))
+    return 2 * load.layers * one
 
 
 class Step(NamedTuple):

@@ -35,7 +35,9 @@ def default_weights(model: ModelSpec) -> tuple[str, ...]:
     shipped in 4 bits, gpt-oss's MXFP4, is not inflated to 8)."""
     native = serving_weights(model)
     bits = weight_format(native).bits_per_weight
-    return (native, *[w for w in EIGHT_BIT if w != native and weight_format(w).bits_per_weight <= max(bits, 8.5)])
+    if bits < 8:
+        return (native,)
+    return (native, *[w for w in EIGHT_BIT if w != native])
 
 
 def fallback_weights(model: ModelSpec) -> tuple[str, ...]:
