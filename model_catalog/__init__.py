@@ -92,7 +92,9 @@ def running_costs(path: Path = CATALOG_DIR / "running_costs.toml") -> RunningCos
     except tomllib.TOMLDecodeError as exc:
         raise CatalogError(f"{path.name}: not valid TOML: {exc}") from None
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or '(entry)'}: {err['msg']}" for err in exc.errors())
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(entry)'}: {err['msg']}" for err in exc.errors()
+        )
         raise CatalogError(f"{path.name}: {problems}") from None
 
 

@@ -221,7 +221,9 @@ def _hosts_section() -> list[str]:
         )
     lines.append("")
     for host in sorted(hosts.values(), key=lambda h: h.id):
-        lines.append(f"- **{host.id}**: {_cell(host.description)}. Price: {_cell(host.price.kind)}; {host.price.source}")
+        lines.append(
+            f"- **{host.id}**: {_cell(host.description)}. Price: {_cell(host.price.kind)}; {host.price.source}"
+        )
         lines.extend(f"  - {_cell(s)}" for s in host.sources)
         lines.extend(f"  - {_cell(n)}" for n in host.notes)
     costs = running_costs()

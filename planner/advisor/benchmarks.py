@@ -54,8 +54,9 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     default ``layer`` split runs them one after another). ``concurrency``: sequences in flight, or ``"max"`` when
     the engine fills its KV pool (an offline or max-throughput run). ``depth_tokens``: context already in the cache
     before the measured phase (llama-bench ``-d``). ``weights_bits``: the bits per weight of a GGUF type the planner
-    has no format for (Q4_0: 4.5), scaling the bytes of ``weights``; ``other_bits``: the bits of the tensors other than the
-    routed experts in a GGUF that keeps them apart (ggml-org's gpt-oss files: MXFP4 experts, Q8_0 the rest).
+    has no format for (Q4_0: 4.5), scaling the bytes of ``weights``; ``other_bits``: the bits of the tensors other
+    than the routed experts in a GGUF that keeps them apart (ggml-org's gpt-oss files: MXFP4 experts, Q8_0 the
+    rest).
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]

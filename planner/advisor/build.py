@@ -143,7 +143,11 @@ def _assumptions(b: Built, c: Candidate, row: SupportRow, s: Speed, a: Assessmen
         "memory": (
             f"assess() under {a.engine_label or 'the estimate'}'s own profile at its defaults: the Memory page's "
             f"answer for this set-up ({w.context_tokens:,}-token conversations"
-            + (f", {math.ceil(w.target_concurrency / c.replicas):,} slots per replica" if s.setup.family == "llamacpp" else "")
+            + (
+                f", {math.ceil(w.target_concurrency / c.replicas):,} slots per replica"
+                if s.setup.family == "llamacpp"
+                else ""
+            )
             + ")"
         ),
         "decode": (
@@ -185,9 +189,7 @@ def build_option(
     version, fraction = _engine_settings(overhead)
     conversations = a.conversations * c.replicas
     sort_cost = cost.tco_usd if w.pricing == "purchase" else cost.usd_per_hour
-    per_million = (
-        cost.usd_per_hour / (s.total * 3600) * 1e6 if cost.usd_per_hour is not None and s.total else None
-    )
+    per_million = cost.usd_per_hour / (s.total * 3600) * 1e6 if cost.usd_per_hour is not None and s.total else None
     pool = a.report.available_kv_cache_bytes_per_gpu if a.report is not None else a.result.per_gpu.kv_cache_bytes
     return Option(
         gpu_id=c.gpu.id,

@@ -69,7 +69,7 @@ class HostChoice(NamedTuple):
     """The hosts a purchase needs: which, how many, what they add."""
 
     host: HostSpec | None  # None: the GPU is its own machine (Mac, DGX Spark, Strix Halo)
-    count: int
+    units: int  # hosts (or machines)
 
 
 def choose_host(
@@ -120,13 +120,13 @@ def _hosts_text(choice: HostChoice) -> str:
     if choice.host is None:
         return "no host (the machine is the purchase)"
     h = choice.host
-    return f"{choice.count} x {h.name} at ${h.price.usd:,.0f} each ({h.price.kind}, {h.price.date}; {h.price.source})"
+    return f"{choice.units} x {h.name} at ${h.price.usd:,.0f} each ({h.price.kind}, {h.price.date}; {h.price.source})"
 
 
 def purchase_cost(gpu: GpuSpec, count: int, choice: HostChoice | None, a: Assumptions) -> SystemCost:
     """The purchase (GPUs + hosts), its power and its total cost of ownership over ``a.life_years``."""
     host = choice.host if choice else None
-    hosts = choice.count if choice and host else 0
+    hosts = choice.units if choice and host else 0
     hosts_usd = hosts * host.price.usd if host else 0.0
     gpus_usd = gpu.price.usd * count if gpu.price is not None else None
     gpu_watts = (gpu.tdp_watts or 0) * count

@@ -6,6 +6,7 @@ in a pick shows up as a failing test.
 
 from __future__ import annotations
 
+import itertools
 from typing import NamedTuple
 
 from planner.advisor.options import Option, Ranking
@@ -99,7 +100,9 @@ def example_section(example: Example, ranking: Ranking) -> str:
     """One workload: what it is, the reasoning, the top three and why each beats the next."""
     w = ranking.workload
     what = f"{example.model_id}, {example.users} users, " + (
-        f"every conversation {example.context:,} tokens" if example.context else f"{w.preset} ({w.context_tokens:,} at p95)"
+        f"every conversation {example.context:,} tokens"
+        if example.context
+        else f"{w.preset} ({w.context_tokens:,} at p95)"
     )
     constraints = ", ".join(f"{k} {v}" for k, v in example.fields.items() if k != "preset")
     lines = [f"**{example.name}** — {what}" + (f"; {constraints}" if constraints else "") + ".", ""]
@@ -112,7 +115,7 @@ def example_section(example: Example, ranking: Ranking) -> str:
     lines += ["", f"Verdict: {verdict(ranking)}" + (f" ({'; '.join(found)})" if found else "") + ".", ""]
     lines += [_pick_line(i, o) for i, o in enumerate(picks, start=1)]
     lines.append("")
-    lines += [f"- {why_beats(a, b, False)}" for a, b in zip(picks, picks[1:], strict=False)]
+    lines += [f"- {why_beats(a, b, False)}" for a, b in itertools.pairwise(picks)]
     return "\n".join(lines)
 
 

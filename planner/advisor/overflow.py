@@ -133,7 +133,7 @@ def slots_report(
     """What a fixed-slot engine's slots hold, and how often a conversation outgrows its slot."""
     mu, sigma = lognormal_params(dist.mean_tokens, dist.p95_tokens)
     capped = dist.max_tokens is not None and dist.max_tokens <= slot_tokens
-    exceed = 0.0 if capped or sigma == 0 and dist.mean_tokens <= slot_tokens else 1.0 - _cdf(slot_tokens, mu, sigma)
+    exceed = 0.0 if capped or (sigma == 0 and dist.mean_tokens <= slot_tokens) else 1.0 - _cdf(slot_tokens, mu, sigma)
     held = slots * replicas
     explanation = (
         f"llama.cpp gives each of its {slots:,} slots per replica ({replicas} replica{'s' if replicas > 1 else ''}) "
@@ -196,7 +196,8 @@ def overflow_report(
     tokens = pool_tokens_per_replica if pool_tokens_per_replica is not None else round(pool)
     method = (
         f"exact convolution on a grid (N <= {EXACT_MAX_CONVERSATIONS} per replica), else a normal approximation "
-        "with an Edgeworth correction; lengths from a " + dist.describe()
+        "with an Edgeworth correction; lengths from a "
+        + dist.describe()
         + ("" if cost == TOKENS else "; each conversation's cost in the pool from its length, window caps included")
     )
     max_text = (

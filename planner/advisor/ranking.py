@@ -135,7 +135,16 @@ def sort_options(options: list[Option], sort_by: SortKey) -> list[Option]:
     def key(o: Option) -> tuple[bool, bool, bool, float, float, float, int, str]:
         value = _sort_value(o, sort_by)
         speed = -(o.decode_tokens_per_s_per_user or 0.0)
-        return (not o.compute_known, bool(o.undermining), value is None, value or 0.0, speed, -o.headroom, o.gpu_count, o.label)
+        return (
+            not o.compute_known,
+            bool(o.undermining),
+            value is None,
+            value or 0.0,
+            speed,
+            -o.headroom,
+            o.gpu_count,
+            o.label,
+        )
 
     return sorted(options, key=key)
 
@@ -263,7 +272,11 @@ def _warnings(options: list[Option], workload: Workload, gpus: Sequence[GpuSpec]
 
 
 def _evaluate_all(
-    evaluator: Evaluator, model: ModelSpec, gpus: list[GpuSpec], counts: Sequence[int], weights: Sequence[str],
+    evaluator: Evaluator,
+    model: ModelSpec,
+    gpus: list[GpuSpec],
+    counts: Sequence[int],
+    weights: Sequence[str],
     kv_dtypes: Sequence[str],
 ) -> tuple[list[Option], list[Rejected]]:
     options: list[Option] = []

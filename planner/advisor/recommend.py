@@ -124,7 +124,9 @@ def summary_lines(ranking: Ranking) -> list[str]:
     price = (
         f"{_money(best.usd_per_hour or 0)} per hour ({_money((best.usd_per_hour or 0) * 730)} a month)"
         if cloud
-        else f"{cost_text(best, cloud)}" if best.cost is not None else "unknown (no sourced price)"
+        else f"{cost_text(best, cloud)}"
+        if best.cost is not None
+        else "unknown (no sourced price)"
     )
     return [
         f"What to {'rent' if cloud else 'buy'}: {best.purchase_unit if not cloud else best.label}, served with "
@@ -187,9 +189,11 @@ def recommendation(ranking: Ranking) -> str:
     alts = alternatives(ranking)
     alternative = ""
     if alts:
-        alternative = " On other hardware: " + "; ".join(
-            f"{o.label} with {o.engine_label} at {cost_text(o, cloud)}, {speed_text(o)}" for o in alts
-        ) + "."
+        alternative = (
+            " On other hardware: "
+            + "; ".join(f"{o.label} with {o.engine_label} at {cost_text(o, cloud)}, {speed_text(o)}" for o in alts)
+            + "."
+        )
     found = caveats(ranking)
     caveat_text = f" Caveats: {'; '.join(found)}." if found else ""
     notes = [x for x in best.warnings if x not in best.undermining]
@@ -199,6 +203,10 @@ def recommendation(ranking: Ranking) -> str:
         f"{verb} {what}, served with {best.engine_label}. It holds {best.conversations:,} conversations of "
         f"{context:,} tokens at once against a target of {target:,} ({best.headroom:+.0%} headroom)."
         f"{_speed_sentence(best)} It costs {cost_text(best, cloud)}"
-        + (f", about {_money(best.usd_per_million_output_tokens)} per million output tokens at that load" if best.usd_per_million_output_tokens else "")
+        + (
+            f", about {_money(best.usd_per_million_output_tokens)} per million output tokens at that load"
+            if best.usd_per_million_output_tokens
+            else ""
+        )
         + f".{alternative}{caveat_text}{note_text}{quality} {assumptions_line(ranking, best)}"
     )

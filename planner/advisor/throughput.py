@@ -26,8 +26,8 @@ from collections import Counter
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from planner.core.gpu import GpuSpec
 from planner.core.blocks import ATTENTION_KINDS, LayerKind
+from planner.core.gpu import GpuSpec
 from planner.core.kv import cached_tokens, kv_bytes_per_sequence
 from planner.core.model import ModelSpec
 from planner.core.params import ParameterBreakdown, parameter_breakdown
@@ -169,8 +169,8 @@ class Load(NamedTuple):
         """Weights read this step: the dense part and the share of the experts the tokens touch."""
         if not self.experts_bytes:
             return self.dense_bytes
-        touched = 1.0 - (1.0 - self.expert_share) ** (max(1, self.tokens) ** locality)
-        return self.dense_bytes + self.experts_bytes * touched
+        touched = 1.0 - (1.0 - self.expert_share) ** (float(max(1, self.tokens)) ** locality)
+        return float(self.dense_bytes + self.experts_bytes * touched)
 
 
 # Routed experts a batch touches grow slower than under uniform routing: tokens of one batch share experts. The
@@ -185,7 +185,7 @@ def experts_touched(params: ParameterBreakdown, tokens: int, locality: float = D
     if not params.experts:
         return 0.0
     share = params.experts_active / params.experts
-    return 1.0 - (1.0 - share) ** (max(1, tokens) ** locality)
+    return float(1.0 - (1.0 - share) ** (float(max(1, tokens)) ** locality))
 
 
 class WeightBytes(NamedTuple):

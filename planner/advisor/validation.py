@@ -60,7 +60,6 @@ def _max_batch(row: BenchmarkRow) -> int:
     """Sequences of ``input + output`` tokens one replica's KV pool holds under the row's engine (its own
     accounting), capped at the engine's batch limit."""
     from model_catalog import get_gpu, get_model
-
     from planner.assessment.assess import assess
     from planner.engines.registry import engine_profile
     from planner.engines.vllm.profile import vllm_default_batch
@@ -100,13 +99,13 @@ def case(row: BenchmarkRow) -> Case:
     setup = _setup(row)
     bits, other = row.weights_bits, row.other_bits
     if row.metric in ("prefill_per_s", "ttft_seconds"):
-        prefill = prefill_load(spec, row.weights, row.input_tokens, row.depth_tokens, params, bits, other)
-        return Case(row, setup, None, prefill, 1)
+        alone = prefill_load(spec, row.weights, row.input_tokens, row.depth_tokens, params, bits, other)
+        return Case(row, setup, None, alone, 1)
     per_replica = row.concurrency if row.concurrency != "max" else _max_batch(row) * row.replicas
     batch = max(1, math.ceil(per_replica / row.replicas))
     context = row.depth_tokens + row.input_tokens + row.output_tokens // 2
     decode = decode_load(spec, row.weights, row.kv_dtype, batch, context, params, bits, other)
-    prefill = None
+    prefill: Load | None = None
     if row.metric in ("output_total", "output_per_gpu") and row.input_tokens:
         prefill = prefill_load(spec, row.weights, row.input_tokens, 0, params, bits, other)
     return Case(row, setup, decode, prefill, batch)

@@ -72,9 +72,24 @@ def test_overall_errors_and_the_named_misses() -> None:
 def test_another_file_is_scored_the_same_way(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Cases the fit never saw, in a file of the same schema: python -m planner.advisor.validation FILE."""
     row = next(r for r in ROWS if r.id == "xd-2x3090-70b-q4km-tg512")
-    data = row.model_dump(exclude_defaults=True, include={"regime", "engine", "family", "model_id", "gpu_id",
-                                                          "gpu_count", "gpus_per_replica", "split", "weights",
-                                                          "kv_dtype", "output_tokens", "metric", "value"})
+    data = row.model_dump(
+        exclude_defaults=True,
+        include={
+            "regime",
+            "engine",
+            "family",
+            "model_id",
+            "gpu_id",
+            "gpu_count",
+            "gpus_per_replica",
+            "split",
+            "weights",
+            "kv_dtype",
+            "output_tokens",
+            "metric",
+            "value",
+        },
+    )
     data |= {"id": "unseen-2x3090-70b", "role": "held-out", "source": "a test", "source_date": "2026"}
     lines = ["[[row]]"] + [f"{k} = {json.dumps(v)}" for k, v in data.items()]
     path = tmp_path / "unseen.toml"

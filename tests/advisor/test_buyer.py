@@ -109,7 +109,9 @@ def test_one_gpu_machines_are_not_split_by_tensor_parallelism() -> None:
 def test_strix_halo_is_planned_at_the_linux_gpu_share() -> None:
     halo = get_gpu("amd-ryzen-ai-max-plus-395")
     default = rank(LLAMA_8B, workload(4, 8_192, include_personal=True), gpus=[halo], counts=(1,))
-    raised = rank(LLAMA_8B, workload(4, 8_192, unified_memory_share=0.9, include_personal=True), gpus=[halo], counts=(1,))
+    raised = rank(
+        LLAMA_8B, workload(4, 8_192, unified_memory_share=0.9, include_personal=True), gpus=[halo], counts=(1,)
+    )
     assert default.options and default.options[0].memory_bytes_per_gpu == round(halo.memory_bytes * 0.5)
     assert raised.options[0].memory_bytes_per_gpu > default.options[0].memory_bytes_per_gpu
     assert any("amd-ttm" in w for w in default.options[0].warnings)

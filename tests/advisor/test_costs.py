@@ -52,7 +52,7 @@ def test_the_host_feeds_the_cards() -> None:
     assert home is not None and home.host is not None and home.host.id == "epyc-open-frame-4-gpu"
     assert rack is not None and rack.host is not None and rack.host.rack_mounted
     eight = choose_host(rtx3090, 8, 4, HOSTS, rack_only=True)  # two TP-4 replicas
-    assert eight is not None and eight.host is not None and eight.count * eight.host.gpu_slots >= 8
+    assert eight is not None and eight.host is not None and eight.units * eight.host.gpu_slots >= 8
     assert choose_host(get_gpu("apple-m4-max"), 1, 1, HOSTS) == (None, 1)  # a Mac is its own machine
     h100 = choose_host(get_gpu("h100-sxm-80gb"), 8, 8, HOSTS)
     assert h100 is not None and h100.host is not None and h100.host.id == "hgx-8-gpu-hopper"

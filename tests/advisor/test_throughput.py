@@ -43,9 +43,10 @@ def test_moe_batch_reads_the_experts_it_touches() -> None:
     one = decode_load(GPT_OSS, "mxfp4", "fp8", 1, 4_096)
     fifty = decode_load(GPT_OSS, "mxfp4", "fp8", 50, 4_096)
     assert fifty.weights_bytes(FITTED.moe_locality) > 5 * one.weights_bytes(FITTED.moe_locality)
-    assert fifty.weights_bytes(FITTED.moe_locality) <= weight_bytes(params, "mxfp4").dense + weight_bytes(
-        params, "mxfp4"
-    ).experts
+    assert (
+        fifty.weights_bytes(FITTED.moe_locality)
+        <= weight_bytes(params, "mxfp4").dense + weight_bytes(params, "mxfp4").experts
+    )
 
 
 def test_tensor_parallel_over_pcie_costs_more_than_over_nvlink() -> None:
