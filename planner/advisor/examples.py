@@ -104,7 +104,11 @@ def example_section(example: Example, ranking: Ranking) -> str:
         if example.context
         else f"{w.preset} ({w.context_tokens:,} at p95)"
     )
-    constraints = ", ".join(f"{k} {v}" for k, v in example.fields.items() if k != "preset")
+    constraints = ", ".join(
+        f"{k} {' / '.join(map(str, v)) if isinstance(v, tuple) else v} only"
+        for k, v in example.fields.items()
+        if k != "preset"
+    )
     lines = [f"**{example.name}** — {what}" + (f"; {constraints}" if constraints else "") + ".", ""]
     lines.append(f"Reasoning: {example.reasoning}.")
     picks = top_picks(ranking)
