@@ -46,22 +46,11 @@ def share_and_export(
         st.markdown("**Copy link** — opening it shows this page with exactly these numbers:")
         st.code(url, language=None, wrap_lines=True)
         cols = st.columns(1 + len(tables))
+        worded_settings = dict((extra or {}) if worded is None else worded)
+        report_args = (sel, title, verdict, figures, tables, worded_settings, url, about_setup, names, assessment)
         cols[0].download_button(
             "HTML report",
-            (lambda: html(url))
-            if html is not None
-            else lambda: exports.report_html(
-                sel,
-                title,
-                verdict,
-                figures,
-                tables,
-                dict((extra or {}) if worded is None else worded),
-                url,
-                about_setup,
-                names,
-                assessment,
-            ),
+            (lambda: html(url)) if html is not None else partial(exports.report_html, *report_args),
             file_name=f"headroom-{page_path or 'memory'}.html",
             mime="text/html",
             icon=":material/download:",

@@ -183,8 +183,7 @@ def deployment_summary(sel: Selection, a: Assessment) -> list[str]:
         f"Set-up: {a.request.gpu_count} x {(a.request.gpu or sel.gpu).name}, {result.weights} weights, "
         f"{result.kv_dtype} KV cache, {engine_name(sel, a)}.",
         f"Fits: {'yes' if a.fits else 'no'} ({a.state.value}).",
-        f"Holds: {a.conversations:,} conversations of {result.context_tokens:,} tokens at once (target "
-        f"{sel.users:,}).",
+        f"Holds: {a.conversations:,} conversations of {result.context_tokens:,} tokens at once (target {sel.users:,}).",
         f"KV budget: {format_tokens(a.kv_budget_tokens)} tokens.",
         f"Main caveat: {caveat}.",
     ]

@@ -6,7 +6,7 @@ figures assume."""
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
 from planner.advisor.engine_speed import Step, bandwidth_efficiency, prefill_alone, serving, step
@@ -188,9 +188,6 @@ def build_option(
     warnings, undermining = _warnings(c, s, cost, w, row)
     version, fraction = _engine_settings(overhead)
     conversations = a.conversations * c.replicas
-    sort_cost = cost.tco_usd if w.pricing == "purchase" else cost.usd_per_hour
-    per_million = cost.usd_per_hour / (s.total * 3600) * 1e6 if cost.usd_per_hour is not None and s.total else None
-    pool = a.report.available_kv_cache_bytes_per_gpu if a.report is not None else a.result.per_gpu.kv_cache_bytes
     return Option(
         gpu_id=c.gpu.id,
         gpu_name=c.gpu.name,
@@ -206,44 +203,68 @@ def build_option(
         engine_label=ENGINE_LABELS[row.engine],
         engine_version=version,
         engine_fraction=fraction,
-        concurrency=a.concurrency * c.replicas,
-        conversations=conversations,
-        target_concurrency=w.target_concurrency,
-        headroom=conversations / w.target_concurrency - 1,
-        slots=batch if s.setup.family == "llamacpp" else None,
-        kv_pool_bytes_per_gpu=max(0, pool),
-        kv_budget_tokens=a.kv_budget_tokens_per_replica * c.replicas,
-        kv_budget_tokens_per_replica=a.kv_budget_tokens_per_replica,
-        weights_bytes_per_gpu=a.result.per_gpu.weights_bytes,
-        memory_bytes_per_gpu=a.request.gpu_memory_bytes,
-        batch_per_replica=batch,
-        decode_tokens_per_s_per_user=s.per_user,
-        decode_tokens_per_s_total=s.total,
-        decode_bound=s.decode.bound,
-        step_seconds=s.decode.seconds,
-        prefill_seconds=s.prefill,
-        prefill_share=s.prefill_share,
-        compute_path=row.compute,
-        bandwidth_efficiency=bandwidth_efficiency(s.setup),
-        purchase_unit=purchase_text(c.gpu, c.gpu_count, cost.host_name, cost.hosts, c.gpu.price is not None),
-        purchase_kind=c.gpu.purchase.kind,
-        gpus_per_unit=c.gpu.purchase.gpus_per_unit,
-        host_id=cost.host_id,
-        host_name=cost.host_name,
-        hosts=cost.hosts,
-        rack_units=cost.rack_units,
-        power_watts=cost.power_watts,
-        gpus_usd=cost.gpus_usd,
-        hosts_usd=cost.hosts_usd,
-        purchase_usd=cost.purchase_usd,
-        energy_usd=cost.energy_usd,
-        tco_usd=cost.tco_usd,
-        usd_per_hour=cost.usd_per_hour,
-        usd_per_conversation=sort_cost / conversations if sort_cost is not None and conversations else None,
-        usd_per_million_output_tokens=per_million,
-        price_basis=cost.basis,
+        **_capacity(c, a, w, s, batch),
+        **_speed_fields(s, row),
+        **_cost_fields(c, cost, s, conversations, w),
         quality_caveat=None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
         assumptions=_assumptions(b, c, row, s, a, cost),
         warnings=tuple(warnings),
         undermining=tuple(undermining),
     )
+
+
+def _capacity(c: Candidate, a: Assessment, w: Workload, s: Speed, batch: int) -> dict[str, Any]:
+    """What the set-up holds, as assess() gives it under its engine (all replicas counted)."""
+    conversations = a.conversations * c.replicas
+    pool = a.report.available_kv_cache_bytes_per_gpu if a.report is not None else a.result.per_gpu.kv_cache_bytes
+    return {
+        "concurrency": a.concurrency * c.replicas,
+        "conversations": conversations,
+        "target_concurrency": w.target_concurrency,
+        "headroom": conversations / w.target_concurrency - 1,
+        "slots": batch if s.setup.family == "llamacpp" else None,
+        "kv_pool_bytes_per_gpu": max(0, pool),
+        "kv_budget_tokens": a.kv_budget_tokens_per_replica * c.replicas,
+        "kv_budget_tokens_per_replica": a.kv_budget_tokens_per_replica,
+        "weights_bytes_per_gpu": a.result.per_gpu.weights_bytes,
+        "memory_bytes_per_gpu": a.request.gpu_memory_bytes,
+        "batch_per_replica": batch,
+    }
+
+
+def _speed_fields(s: Speed, row: SupportRow) -> dict[str, Any]:
+    return {
+        "decode_tokens_per_s_per_user": s.per_user,
+        "decode_tokens_per_s_total": s.total,
+        "decode_bound": s.decode.bound,
+        "step_seconds": s.decode.seconds,
+        "prefill_seconds": s.prefill,
+        "prefill_share": s.prefill_share,
+        "compute_path": row.compute,
+        "bandwidth_efficiency": bandwidth_efficiency(s.setup),
+    }
+
+
+def _cost_fields(c: Candidate, cost: SystemCost, s: Speed, conversations: int, w: Workload) -> dict[str, Any]:
+    """The purchase, the hosts, power over the life and the rates derived from them."""
+    sort_cost = cost.tco_usd if w.pricing == "purchase" else cost.usd_per_hour
+    per_million = cost.usd_per_hour / (s.total * 3600) * 1e6 if cost.usd_per_hour is not None and s.total else None
+    return {
+        "purchase_unit": purchase_text(c.gpu, c.gpu_count, cost.host_name, cost.hosts, c.gpu.price is not None),
+        "purchase_kind": c.gpu.purchase.kind,
+        "gpus_per_unit": c.gpu.purchase.gpus_per_unit,
+        "host_id": cost.host_id,
+        "host_name": cost.host_name,
+        "hosts": cost.hosts,
+        "rack_units": cost.rack_units,
+        "power_watts": cost.power_watts,
+        "gpus_usd": cost.gpus_usd,
+        "hosts_usd": cost.hosts_usd,
+        "purchase_usd": cost.purchase_usd,
+        "energy_usd": cost.energy_usd,
+        "tco_usd": cost.tco_usd,
+        "usd_per_hour": cost.usd_per_hour,
+        "usd_per_conversation": sort_cost / conversations if sort_cost is not None and conversations else None,
+        "usd_per_million_output_tokens": per_million,
+        "price_basis": cost.basis,
+    }

@@ -173,6 +173,39 @@ def _cdf(x: float, mu: float, sigma: float) -> float:
     return 0.5 * (1.0 + math.erf((math.log(max(x, 1e-9)) - mu) / (sigma * math.sqrt(2.0))))
 
 
+def _explanation(
+    tokens: int,
+    replicas: int,
+    dist: ContextDistribution,
+    conversations: int,
+    planned: tuple[int, int, int | None],
+    at_risk: tuple[int, int],
+    prob: float,
+) -> str:
+    """Why planning at the mean, the p95 or the maximum gives what it gives, in words."""
+    at_mean, at_p95, at_max = planned
+    at1, at5 = at_risk
+    max_text = (
+        f"Planning for the maximum ({dist.max_tokens:,} tokens each) gives {at_max:,}: nothing can ever overflow, "
+        "but most of the reserved memory stays empty because few conversations get that long."
+        if at_max is not None
+        else "There is no maximum to plan for: the lengths are uncapped."
+    )
+    return (
+        f"The pool holds {tokens:,} tokens per replica ({replicas} replica{'s' if replicas > 1 else ''}). "
+        f"Planning for the average length ({dist.mean_tokens:,} tokens) gives {at_mean:,} conversations, but at "
+        "that number the total is above the pool about half the time, because half the time the lengths add up "
+        f"to more than the average. Planning for the p95 ({dist.p95_tokens:,} tokens each) gives {at_p95:,}: "
+        f"safe, but wasteful, because {max(conversations, 2):,} conversations rarely all sit in their longest 5 % at "
+        "once; the sum of many lengths is much less spread out than one length. "
+        f"{max_text} "
+        f"Counting on the spread of the sum, {at5:,} conversations run out of memory with 5 % probability and "
+        f"{at1:,} with 1 %. With {conversations:,} conversations the chance is "
+        f"{'below 0.1 %' if prob < 0.001 else f'{prob:.1%}'}. When it happens the "
+        "engine does not crash: it pauses or re-queues someone (see the engine notes)."
+    )
+
+
 def overflow_report(
     pool_per_replica: float,
     conversations: int,
@@ -200,25 +233,7 @@ def overflow_report(
         + dist.describe()
         + ("" if cost == TOKENS else "; each conversation's cost in the pool from its length, window caps included")
     )
-    max_text = (
-        f"Planning for the maximum ({dist.max_tokens:,} tokens each) gives {at_max:,}: nothing can ever overflow, "
-        "but most of the reserved memory stays empty because few conversations get that long."
-        if at_max is not None
-        else "There is no maximum to plan for: the lengths are uncapped."
-    )
-    explanation = (
-        f"The pool holds {tokens:,} tokens per replica ({replicas} replica{'s' if replicas > 1 else ''}). "
-        f"Planning for the average length ({dist.mean_tokens:,} tokens) gives {at_mean:,} conversations, but at "
-        "that number the total is above the pool about half the time, because half the time the lengths add up "
-        f"to more than the average. Planning for the p95 ({dist.p95_tokens:,} tokens each) gives {at_p95:,}: "
-        f"safe, but wasteful, because {max(conversations, 2):,} conversations rarely all sit in their longest 5 % at "
-        "once; the sum of many lengths is much less spread out than one length. "
-        f"{max_text} "
-        f"Counting on the spread of the sum, {at5:,} conversations run out of memory with 5 % probability and "
-        f"{at1:,} with 1 %. With {conversations:,} conversations the chance is "
-        f"{'below 0.1 %' if prob < 0.001 else f'{prob:.1%}'}. When it happens the "
-        "engine does not crash: it pauses or re-queues someone (see the engine notes)."
-    )
+    explanation = _explanation(tokens, replicas, dist, conversations, (at_mean, at_p95, at_max), (at1, at5), prob)
     return OverflowReport(
         pool_kind="shared",
         pool_per_replica=pool,

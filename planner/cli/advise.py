@@ -85,6 +85,15 @@ def add_advise_parser(sub: Any) -> None:
         help="the GPU's share of a Mac's memory (default: the macOS default, 0.75; raise it with sudo sysctl "
         "iogpu.wired_limit_mb=<MB>)",
     )
+    _add_offer_arguments(p)
+    p.add_argument(
+        "--limit", type=whole(1, 10_000), default=10, help="rows of the table (default 10; JSON lists every option)"
+    )
+    p.add_argument("--json", action="store_true")
+
+
+def _add_offer_arguments(p: Any) -> None:
+    """What is offered only when asked for, and the running-cost assumptions."""
     p.add_argument(
         "--include-restricted",
         action="store_true",
@@ -100,10 +109,6 @@ def add_advise_parser(sub: Any) -> None:
     p.add_argument(
         "--life-years", type=decimal(0, 20, above_low=True), help="years the purchase is planned over (default 3)"
     )
-    p.add_argument(
-        "--limit", type=whole(1, 10_000), default=10, help="rows of the table (default 10; JSON lists every option)"
-    )
-    p.add_argument("--json", action="store_true")
 
 
 def workload_from_args(args: argparse.Namespace) -> Workload:

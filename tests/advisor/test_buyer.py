@@ -203,3 +203,20 @@ def test_cli_bad_share_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     code = exit_.value.code
     _, err = capsys.readouterr()
     assert code == 2 and err.startswith("error:") and err.count("\n") == 1
+
+
+def test_every_path_an_engine_runs_has_a_compute_figure() -> None:
+    """Issue 21: no option goes without a compute bound: every catalog GPU has a dense TFLOPS figure for every
+    arithmetic a support-table row runs on its architecture (B300, GB10, H100 NVL, H20, RTX 6000 Ada included)."""
+    from model_catalog import load_gpus
+    from planner.advisor.support import family, support_rows
+    from planner.advisor.throughput import compute_tflops
+
+    missing = []
+    for gpu in load_gpus().values():
+        for row in support_rows():
+            if family(gpu) in row.families and compute_tflops(gpu, row.compute)[0] is None:
+                missing.append((gpu.id, row.engine, row.compute))
+    assert not missing, missing
+    for gpu_id in ("b300-sxm", "dgx-spark-gb10", "h100-nvl-94gb", "h20-141gb", "rtx-6000-ada"):
+        assert get_gpu(gpu_id).compute.tflops("fp8"), gpu_id

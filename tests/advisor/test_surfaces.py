@@ -107,7 +107,7 @@ def check_surfaces(model_id: str, ranking: Ranking) -> None:
 
 @pytest.mark.parametrize("seed", range(100))
 def test_every_surface_agrees(seed: int) -> None:
-    model_id, workload, gpus = random_workload(seed)
+    model_id, workload, _ = random_workload(seed)
     ranking = rank(get_model(model_id).spec, workload)
     check_surfaces(model_id, ranking)
 
