@@ -129,8 +129,9 @@ def summary_lines(ranking: Ranking) -> list[str]:
         else "unknown (no sourced price)"
     )
     return [
-        f"What to {'rent' if cloud else 'buy'}: {best.purchase_unit if not cloud else best.label}, served with "
-        f"{best.engine_label} ({best.weights} weights, {best.kv_dtype} KV cache).",
+        f"What to {'rent' if cloud else 'buy'}: "
+        + (f"{best.gpu_count} x {best.gpu_name} ({best.split_text})" if cloud else best.purchase_unit)
+        + f", served with {best.engine_label} ({best.weights} weights, {best.kv_dtype} KV cache).",
         f"Total price: {price}.",
         f"Users held: {best.conversations:,} conversations of {best.context_tokens:,} tokens at once (target "
         f"{ranking.target_concurrency:,}).",
