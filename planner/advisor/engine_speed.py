@@ -9,7 +9,7 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
   family and arithmetic (16-bit; 8- and 4-bit tensor cores; llama.cpp's own kernels for GGUF quants); a GPU
   without the figure has an unknown compute time, never a free one;
 - **vLLM, SGLang, TensorRT-LLM** (continuous batching, tensor parallel): ``max(memory, compute)`` + a fixed time
-  per step (and per sequence, per MoE layer) + two all-reduces per layer: over NVLink a fitted latency and
+  per step (and per sequence) + two all-reduces per layer: over NVLink a fitted latency and
   ``bytes x 2(G-1)/G / link``, over PCIe measured NCCL times (:data:`PCIE_ALLREDUCE_LATENCY_S`);
 - **llama.cpp** (layer split: the GPUs run one after another, each over its own layers): ``G x max(memory,
   compute)`` of one GPU's share, i.e. the time of the whole model on one GPU, + a fixed time per step and per layer
@@ -61,6 +61,7 @@ class Roofline(NamedTuple):
     ll_step_s: float
     ll_layer_s: float  # llama.cpp: per layer per step (kernel launches)
     ll_hop_s: float  # llama.cpp layer split: per extra GPU per step
+    ll_moe_layer_s: float  # llama.cpp: per MoE layer per step (routing, expert selection, mul_mat_id launches)
     cb_mfu_16: float  # share of the dense peak matmuls reach (vLLM, SGLang, TensorRT-LLM: the same GEMM kernels)
     cb_mfu_low: float  # FP8 / INT8 tensor cores
     cb_mfu_fp4: float  # FP4 tensor cores (NVFP4 / MXFP4 on Blackwell)
@@ -71,34 +72,33 @@ class Roofline(NamedTuple):
     trt_seq_s: float  # per sequence per step (scheduling, sampling, attention launches)
     vllm_seq_s: float
     moe_locality: float  # a batch of B tokens touches experts as B ** locality independent tokens would
-    moe_layer_s: float  # continuous batching: per MoE layer per step (routing, permutation, grouped-GEMM launches)
 
 
 # Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_fit.py checks it).
 FITTED = Roofline(
-    cb_bw_hbm=0.83,
-    cb_bw_gddr=0.71,
+    cb_bw_hbm=0.84,
+    cb_bw_gddr=0.72,
     cb_bw_lpddr=0.7,
     ll_bw_hbm=0.5,
-    ll_bw_gddr=0.91,
+    ll_bw_gddr=0.92,
     ll_bw_apple=0.7,
-    ll_bw_lpddr=0.72,
-    trt_step_s=0.0006,
-    vllm_step_s=0.001,
-    ll_step_s=0.0007,
-    ll_layer_s=5e-05,
-    ll_hop_s=0.0006,
-    cb_mfu_16=0.53,
-    cb_mfu_low=0.67,
+    ll_bw_lpddr=0.76,
+    trt_step_s=0.0009,
+    vllm_step_s=0.0011,
+    ll_step_s=0.0003,
+    ll_layer_s=5.6e-05,
+    ll_hop_s=0.0009,
+    ll_moe_layer_s=5.8e-05,
+    cb_mfu_16=0.54,
+    cb_mfu_low=0.72,
     cb_mfu_fp4=0.23,
     ll_mfu_16=0.14,
     ll_mfu_quant=0.36,
     ll_mfu_alu=0.76,
-    ar_nvlink_s=3.3e-05,
-    trt_seq_s=1.6e-05,
-    vllm_seq_s=3.85e-05,
-    moe_locality=0.74,
-    moe_layer_s=0.0,
+    ar_nvlink_s=3.2e-05,
+    trt_seq_s=1.8e-05,
+    vllm_seq_s=4.15e-05,
+    moe_locality=0.75,
 )
 
 
@@ -123,11 +123,12 @@ def step_overhead(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
     """The fixed time of one step: per step, and for llama.cpp per layer and per extra GPU of its split; for the
     continuous-batching engines per sequence of a decode batch."""
     if setup.family == "llamacpp":
-        return r.ll_step_s + load.layers * r.ll_layer_s + (setup.gpus - 1) * r.ll_hop_s
+        hops = (setup.gpus - 1) * r.ll_hop_s
+        return r.ll_step_s + load.layers * r.ll_layer_s + hops + load.moe_layers * r.ll_moe_layer_s
     trt = setup.family == "trtllm"
     fixed = r.trt_step_s if trt else r.vllm_step_s
     per_sequence = r.trt_seq_s if trt else r.vllm_seq_s
-    return fixed + load.moe_layers * r.moe_layer_s + (per_sequence * load.tokens if load.kv_bytes else 0.0)
+    return fixed + (per_sequence * load.tokens if load.kv_bytes else 0.0)
 
 
 # All-reduce over PCIe, measured: NCCL between RTX PRO 6000s on PCIe Gen5 through switches takes 15.4 us for

@@ -29,6 +29,7 @@ START = Roofline(
     ll_step_s=0.001,
     ll_layer_s=0.00005,
     ll_hop_s=0.001,
+    ll_moe_layer_s=0.00005,
     cb_mfu_16=0.6,
     cb_mfu_low=0.45,
     cb_mfu_fp4=0.3,
@@ -39,7 +40,6 @@ START = Roofline(
     trt_seq_s=0.00001,
     vllm_seq_s=0.00001,
     moe_locality=0.8,
-    moe_layer_s=0.00005,
 )
 # (first, last, step) of each constant's grid; the step is the precision the constant is stated to.
 GRIDS: dict[str, tuple[float, float, float]] = {
@@ -55,6 +55,7 @@ GRIDS: dict[str, tuple[float, float, float]] = {
     "ll_step_s": (0.0, 0.010, 0.0001),
     "ll_layer_s": (0.0, 0.000200, 0.000002),
     "ll_hop_s": (0.0, 0.005, 0.0001),
+    "ll_moe_layer_s": (0.0, 0.000300, 0.000002),
     "cb_mfu_16": (0.10, 1.00, 0.01),
     "cb_mfu_low": (0.10, 1.00, 0.01),
     "cb_mfu_fp4": (0.05, 1.00, 0.01),
@@ -65,7 +66,6 @@ GRIDS: dict[str, tuple[float, float, float]] = {
     "trt_seq_s": (0.0, 0.000050, 0.0000005),
     "vllm_seq_s": (0.0, 0.000050, 0.0000005),
     "moe_locality": (0.50, 1.00, 0.01),
-    "moe_layer_s": (0.0, 0.000300, 0.000002),
 }
 
 

@@ -22,7 +22,6 @@ DECODE_REGIMES = ("single_stream", "batched", "long_context")
 # fails. Prompt processing is reported, not held to the 50 % bound (README: llama.cpp's MoE and datacenter-card
 # prompt speeds vary by a factor the model does not explain).
 KNOWN_MISSES = {
-    "gg-m3ultra-gptoss20b",  # gpt-oss MoE on Metal: routing and expert kernels slower than their bytes
     "vllm-h100-gptoss20b-c1-itl-vs-context-at-1000",  # vLLM's gpt-oss: ~2 ms per step the model does not see
 }
 
