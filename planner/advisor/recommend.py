@@ -102,6 +102,10 @@ def why_beats(a: Option, b: Option, cloud: bool) -> str:
         reasons.append(f"{_money(abs(diff))}{unit} {'less' if diff >= 0 else 'more'} ({cost_text(b, cloud)})")
     if not a.undermining and b.undermining:
         reasons.append(f"{b.gpu_name} carries a caveat: {b.undermining[0]}")
+    if a.conversations > b.conversations:
+        reasons.append(f"holds {a.conversations:,} against {b.conversations:,}")
+    if (a.decode_tokens_per_s_per_user or 0) > (b.decode_tokens_per_s_per_user or 0) * 1.1:
+        reasons.append(f"faster ({speed_text(a)} against {speed_text(b)})")
     gains = []
     if b.conversations > a.conversations:
         gains.append(f"holds {b.conversations:,} against {a.conversations:,}")
