@@ -96,3 +96,33 @@ def test_another_file_is_scored_the_same_way(tmp_path: Path, capsys: pytest.Capt
     assert main([str(path)]) == 0
     out = capsys.readouterr().out
     assert "llama.cpp | single_stream" in out and "held-out: 1 rows" in out
+
+
+def check_unseen(path: Path) -> None:
+    """Rows of one file scored as the held-out rows are: median <= 20 % per engine and decode regime, none > 50 %."""
+    results = scored(load_rows((path,)))
+    for family in ("llamacpp", "trtllm", "vllm"):
+        for regime in DECODE_REGIMES:
+            errors = [
+                abs(s.error) for s in results if s.family == family and s.regime == regime and s.error is not None
+            ]
+            if len(errors) >= 2:
+                assert statistics.median(errors) <= 0.20, (path.name, family, regime)
+    assert all(s.predicted is not None for s in results), path.name
+    worst = [s.id for s in results if s.regime in DECODE_REGIMES and s.error is not None and abs(s.error) > 0.5]
+    assert not worst, (path.name, worst)
+
+
+def test_unseen_rows_meet_the_same_targets(tmp_path: Path) -> None:
+    """Rows dropped in tests/advisor/benchmarks/ (see its README) are scored as the held-out rows are; a file of
+    the package's own held-out decode rows that meet the bound shows the check works."""
+    own = tmp_path / "own.toml"
+    picked = [s.id for s in RESULTS if s.role == "held-out" and s.regime in DECODE_REGIMES and abs(s.error or 1) <= 0.5]
+    rows = [r for r in ROWS if r.id in picked]
+    own.write_text("\n".join(_toml(r.model_dump(exclude_defaults=True)) for r in rows), encoding="utf-8")
+    for path in (own, *sorted((Path(__file__).parent / "benchmarks").glob("*.toml"))):
+        check_unseen(path)
+
+
+def _toml(data: dict[str, object]) -> str:
+    return "\n".join(["[[row]]", *(f"{k} = {json.dumps(v)}" for k, v in data.items())]) + "\n"
