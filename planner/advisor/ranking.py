@@ -1,30 +1,25 @@
 """What should I buy to serve this model to this many people, and what will it cost?
 
-:func:`rank` plans every catalog GPU x GPU count x legal tensor-parallel split x weight precision x KV dtype
-for one model and one :class:`Workload`, in four steps, each a function:
+:func:`rank` plans every catalog GPU x GPU count x legal split x weight precision x KV dtype for one model and
+one :class:`Workload`, in four steps, each a function:
 
 1. **enumerate** (:func:`candidates`): every set-up the buyer allows (GPUs of the allowed vendors and form
-   factors, the allowed weight precisions), with the reason when its split is illegal;
+   factors, offered by default or asked for: :mod:`planner.advisor.suitability`; the model's own precision and
+   8-bit formats, 4-bit ones only when asked or when nothing else serves), with the reason when its split is
+   illegal;
 2. **evaluate** (:class:`planner.advisor.evaluate.Evaluator`): whether it can be bought as planned (whole
-   purchase units: PCIe cards one at a time, NVLink pairs, 4- or 8-GPU baseboards, machines), which engine
-   runs it (the support table of :mod:`planner.advisor.support`), memory and capacity by the planner's own
-   formula (a unified-memory machine with the GPU's share of its memory), speed by the memory/compute roofline
-   of :mod:`planner.advisor.throughput`, costs by :mod:`planner.advisor.costs`;
+   purchase units in a catalog host that holds them), which engine runs it (:mod:`planner.advisor.support`) and
+   whether that engine suits the workload, what it holds by :func:`planner.assessment.assess.assess` under that
+   engine's own profile (the Memory page's answer), its speed under that engine
+   (:mod:`planner.advisor.engine_speed`), its whole-system cost (:mod:`planner.advisor.costs`) and its caveats
+   (:mod:`planner.advisor.build`);
 3. **filter** (:func:`filter_reason`): latency targets and the budget;
-4. **sort** (:func:`sort_options`): set-ups whose speed could be estimated first (a GPU without a compute
-   figure is ranked last, with that reason), then cheapest by the sort key; ties: more headroom, fewer GPUs.
+4. **sort** (:func:`sort_options`): set-ups whose speed could be estimated first, then those no caveat
+   undermines, then cheapest by the sort key (the total cost of ownership of a purchase, dollars per hour of a
+   rental); ties: faster per user, more headroom, fewer GPUs.
 
-Memory and capacity are :mod:`planner.planning.plan`'s: :func:`planner.planning.plan.plan_basis` runs once per
-(tensor-parallel
-size, weight precision, KV dtype) (weights per GPU and KV bytes per sequence do not depend on the GPU's
-memory) and :func:`planner.planning.plan.stages_at` / :func:`planner.planning.plan.fit_of` (together
-:func:`planner.planning.plan.fit_at`)
-evaluate it at each catalog memory size and replica count (pipeline parallel 1), so
-``plan()`` and the advisor share one capacity formula; ``tests/advisor/test_rank.py`` checks that every figure
-equals a direct ``plan()`` of the same set-up.
-
-Per conversation: purchase dollars (or dollars per hour) / conversations held at once. Per million output
-tokens: dollars per hour / (aggregate decode tokens per second at the target load x 3,600) x 10^6.
+Per conversation: total cost of ownership (or dollars per hour) / conversations held at once. Per million output
+tokens: dollars per hour / (output tokens per second at the target load x 3,600) x 10^6.
 """
 
 from __future__ import annotations
