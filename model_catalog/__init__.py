@@ -17,8 +17,20 @@ from pydantic import BaseModel, ValidationError
 from model_catalog.schema import CatalogModel, ParameterReference
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
+from planner.core.host import HostSpec, RunningCosts
 
-__all__ = ["CatalogError", "CatalogModel", "ParameterReference", "get_gpu", "get_model", "load_gpus", "load_models"]
+__all__ = [
+    "CatalogError",
+    "CatalogModel",
+    "ParameterReference",
+    "get_gpu",
+    "get_host",
+    "get_model",
+    "load_gpus",
+    "load_hosts",
+    "load_models",
+    "running_costs",
+]
 
 CATALOG_DIR = Path(__file__).parent
 T = TypeVar("T", bound=BaseModel)
@@ -66,6 +78,26 @@ def load_gpus(directory: Path = CATALOG_DIR / "gpus") -> dict[str, GpuSpec]:
     return _index(_load_dir(directory, GpuSpec), "id")
 
 
+@cache
+def load_hosts(directory: Path = CATALOG_DIR / "hosts") -> dict[str, HostSpec]:
+    """Every catalog host (what holds the GPUs a buyer orders) by its slug, validated."""
+    return _index(_load_dir(directory, HostSpec), "id")
+
+
+@cache
+def running_costs(path: Path = CATALOG_DIR / "running_costs.toml") -> RunningCosts:
+    """The running-cost assumptions (electricity, PUE, life), validated."""
+    try:
+        return RunningCosts.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"{path.name}: not valid TOML: {exc}") from None
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(entry)'}: {err['msg']}" for err in exc.errors()
+        )
+        raise CatalogError(f"{path.name}: {problems}") from None
+
+
 def _lookup(index: dict[str, T], wanted: str, what: str) -> T:
     if wanted in index:
         return index[wanted]
@@ -85,3 +117,8 @@ def get_model(model_id: str) -> CatalogModel:
 def get_gpu(gpu_id: str) -> GpuSpec:
     """The catalog GPU with this slug (case-insensitive)."""
     return _lookup(load_gpus(), gpu_id, "gpu")
+
+
+def get_host(host_id: str) -> HostSpec:
+    """The catalog host with this slug (case-insensitive)."""
+    return _lookup(load_hosts(), host_id, "host")

@@ -11,7 +11,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from model_catalog import CatalogModel, load_gpus, load_models
+from model_catalog import CatalogModel, load_gpus, load_hosts, load_models, running_costs
 from planner.core.gpu import ComputeFormat, GpuSpec
 from planner.core.kv import kv_bytes_per_token
 from planner.core.model import ModelSpec
@@ -195,8 +195,48 @@ def render() -> str:
     lines += ["## GPU entries", ""]
     for gpu_id in sorted(gpus):
         lines += _gpu_section(gpus[gpu_id])
+    lines += _hosts_section()
     lines += _not_catalogued(gpus)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _hosts_section() -> list[str]:
+    """What holds the GPUs (``model_catalog/hosts/``) and the running-cost assumptions, with their sources."""
+    lines = [
+        "## Hosts and running costs",
+        "",
+        "What a buyer orders around the GPUs (prices without the GPUs; a Mac, a DGX Spark or a Strix Halo desktop is "
+        "its own machine). Unverified figures rest on an assumption stated in the entry.",
+        "",
+        "| host | takes | GPUs | price (no GPUs) | own power | rack | unverified |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    hosts = load_hosts()
+    for host in sorted(hosts.values(), key=lambda h: (h.kind, h.gpu_slots, h.price.usd)):
+        power = f"{host.power_watts:,} W" if host.power_watts else "not sourced"
+        rack = f"{host.rack_units}U" if host.rack_units else "not rack-mounted"
+        lines.append(
+            f"| {host.id} | {', '.join(host.takes)} | {host.gpu_slots} | ${host.price.usd:,.0f} ({host.price.date}) "
+            f"| {power} | {rack} | {', '.join(host.unverified_fields) or '-'} |"
+        )
+    lines.append("")
+    for host in sorted(hosts.values(), key=lambda h: h.id):
+        lines.append(
+            f"- **{host.id}**: {_cell(host.description)}. Price: {_cell(host.price.kind)}; {host.price.source}"
+        )
+        lines.extend(f"  - {_cell(s)}" for s in host.sources)
+        lines.extend(f"  - {_cell(n)}" for n in host.notes)
+    costs = running_costs()
+    lines += ["", "Running-cost defaults (editable on the advisor page and the CLI):", ""]
+    for name, figure in (
+        ("electricity (USD/kWh)", costs.usd_per_kwh),
+        ("PUE, data centre", costs.pue_datacenter),
+        ("PUE, office", costs.pue_office),
+        ("life (years)", costs.life_years),
+    ):
+        lines.append(f"- {name}: {figure.value:g} ({figure.date}): {_cell(figure.source)}")
+    lines.append("")
+    return lines
 
 
 def _not_catalogued(gpus: dict[str, GpuSpec]) -> list[str]:

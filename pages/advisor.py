@@ -4,6 +4,7 @@ link carry the whole workload."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import streamlit as st
@@ -11,7 +12,6 @@ from pydantic import ValidationError
 
 from model_catalog import get_gpu, get_model, load_gpus
 from planner.advisor import (
-    ENGINE_LABELS,
     ENGINE_PREFERENCE,
     FORM_FACTORS,
     PRESETS,
@@ -24,14 +24,18 @@ from planner.advisor import (
     overflow_for,
     rank,
     recommendation,
-    validation_rows,
+    summary_lines,
+    top_picks,
     verdict,
+    why_beats,
 )
+from planner.advisor.validation import scored
 from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.core.model import ModelSpec
-from planner.core.overhead import OverheadModel
 from planner.core.precision import WEIGHT_FORMATS
-from ui import binding, figures, frame, links, settings, state, tables
+from ui import binding, figures, frame, settings, state, tables
+from ui.advisor_report import advisor_report_html
+from ui.advisor_rows import option_link, ranking_rows, rejected_rows
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -39,27 +43,23 @@ from ui.state import Selection
 PATH = settings.ADVISOR
 CUSTOM = "custom"
 SIDEBAR = "sidebar"  # the sidebar's context and users, every conversation that long
-TONES = {"met": st.success, "unverified": st.warning, "none": st.error}
+TONES = {"met": st.success, "caution": st.warning, "none": st.error}
 
 
-# A ranking is ~2 MB (1.9 MB pickled for Llama-3.1-70B over the catalog, 4,900 set-ups): 16 entries, ~32 MB at
-# most, however many distinct links arrive; a ranking not cached takes ~0.25 s.
+# A ranking is ~2 MB pickled: 16 entries, ~32 MB at most, however many distinct links arrive. Every set-up is
+# planned under its own engine's profile at that engine's defaults, as `advise` does on the CLI: the sidebar's
+# engine and memory fraction do not apply here (the row's Memory-page link carries the option's own).
 @st.cache_data(ttl=3600, max_entries=16, show_spinner="Ranking every set-up in the catalog…")
-def _ranking(
-    spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...], _overhead: OverheadModel, overhead_key: str
-) -> Ranking:
+def _ranking(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> Ranking:
     gpus = [g for i, g in load_gpus().items() if not gpu_ids or i in gpu_ids]
-    return rank(spec, workload, gpus=gpus, overhead=_overhead)
+    return rank(spec, workload, gpus=gpus)
 
 
-# The rankings last shown, kept as objects: reading one back from st.cache_data unpickles it (~45 ms of every
-# rerun for Llama-3.1-70B). A ranking is frozen and no page changes it, so runs and sessions can share it; ~10 MB
-# live each, so only 4 (the pickled cache above keeps 16).
+# The rankings last shown, kept as objects: reading one back from st.cache_data unpickles it. A ranking is frozen
+# and no page changes it, so runs and sessions can share it; ~10 MB live each, so only 4.
 @st.cache_resource(ttl=3600, max_entries=4, show_spinner=False)
-def _shown_ranking(
-    spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...], _overhead: OverheadModel, overhead_key: str
-) -> Ranking:
-    return _ranking(spec, workload, gpu_ids, _overhead, overhead_key)
+def _shown_ranking(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> Ranking:
+    return _ranking(spec, workload, gpu_ids)
 
 
 def _preset(sel: Selection) -> tuple[str, str, str]:
@@ -113,12 +113,31 @@ def _constraints() -> dict[str, Any]:
         vendors = binding.choose_many(c1, settings.VENDORS_ALLOWED, list(VENDORS), [])
         forms = binding.choose_many(c2, settings.FORM_FACTORS_ALLOWED, list(FORM_FACTORS), [])
         share = binding.number(c3, settings.UNIFIED_SHARE, 0.0, 1.0, 0.0, step=0.05)
+        c1, c2 = st.columns(2)
+        restricted = binding.toggle(c1, settings.RESTRICTED, False)
+        personal = binding.toggle(c2, settings.PERSONAL, False)
     return {
         "weights": tuple(weights) or None,
         "engines": tuple(engines) or None,
         "vendors": tuple(vendors) or None,
         "form_factors": tuple(forms) or None,
         "unified_memory_share": float(share) or None,
+        "include_restricted": restricted,
+        "include_personal": personal,
+    }
+
+
+def _running_costs() -> dict[str, Any]:
+    """The running-cost assumptions (0: the catalog's, shown in "What the figures assume")."""
+    with st.expander("Power and life (total cost of ownership)", icon=":material/bolt:"):
+        c1, c2, c3 = st.columns(3)
+        kwh = binding.number(c1, settings.KWH, 0.0, 10.0, 0.0, step=0.01)
+        pue = binding.number(c2, settings.PUE, 0.0, 5.0, 0.0, step=0.05)
+        life = binding.number(c3, settings.LIFE, 0.0, 20.0, 0.0, step=0.5)
+    return {
+        "usd_per_kwh": float(kwh) or None,
+        "pue": float(pue) if pue and pue >= 1 else None,
+        "life_years": float(life) or None,
     }
 
 
@@ -129,7 +148,13 @@ def _workload(sel: Selection) -> Workload | None:
         c1, c2 = st.columns(2)
         mean = int(binding.number(c1, settings.CTX_MEAN, 64, settings.MAX_CONTEXT, 4000))
         p95 = int(binding.number(c2, settings.CTX_P95, 64, settings.MAX_CONTEXT, 12000))
-    fields: dict[str, Any] = {"plan_at": plan_at, "pricing": pricing, **_targets(), **_constraints()}
+    fields: dict[str, Any] = {
+        "plan_at": plan_at,
+        "pricing": pricing,
+        **_targets(),
+        **_constraints(),
+        **_running_costs(),
+    }
     rps = fields.pop("rps")
     fields["requests_per_s" if rps else "concurrent_conversations"] = float(rps) if rps else sel.users
     try:
@@ -147,78 +172,26 @@ def _workload(sel: Selection) -> Workload | None:
 
 
 @st.cache_data(ttl=3600, max_entries=64, show_spinner=False)
-def _overflow_report(option: Option, workload: Workload) -> OverflowReport:
-    return overflow_for(option, workload)
-
-
-def _option_link(sel: Selection, option: Option) -> str:
-    """The Memory page with this option's set-up, every other setting carried over (absolute when the
-    address the reader used is known)."""
-    changed = sel.model_copy(
-        update={
-            "gpu_id": option.gpu_id,
-            "gpu_count": option.gpu_count,
-            "tensor_parallel": option.tensor_parallel,
-            "pipeline_parallel": 1,
-            "weights": option.weights,
-            "kv_dtype": option.kv_dtype,
-            "context_tokens": option.context_tokens,
-            "users": option.target_concurrency,  # the target the option was planned for (llama.cpp's -np)
-        }
-    )
-    return links.share_url(st.context.url, "", links.query_string(changed))
-
-
-def _option_row(sel: Selection, position: int, o: Option, pricing: str) -> dict[str, object]:
-    def rounded(value: float | None, digits: int = 0) -> float | None:
-        return None if value is None else round(value, digits)
-
-    return {
-        "#": position,
-        "set-up": o.label,
-        "buy" if pricing == "purchase" else "rent": o.purchase_unit
-        if pricing == "purchase"
-        else f"{o.gpu_count} x {o.gpu_name}, per GPU-hour",
-        "engine": ENGINE_LABELS.get(o.engine, o.engine),
-        "GPUs": o.gpu_count,
-        "conversations": o.conversations,
-        "headroom": f"{o.headroom:+.0%}",
-        "tokens/s per user": rounded(o.decode_tokens_per_s_per_user),
-        "bound": o.decode_bound or "?",
-        "tokens/s total": rounded(o.decode_tokens_per_s_total),
-        "first token (s)": rounded(o.prefill_seconds, 2),
-        "purchase (USD)": rounded(o.purchase_usd),
-        "USD / hour": rounded(o.usd_per_hour, 2),
-        "USD per conversation": rounded(o.usd_per_conversation, 2),
-        "USD per M output tokens": rounded(o.usd_per_million_output_tokens, 3),
-        "quality": o.quality_caveat or "",
-        "price basis": o.price_basis,
-        "open": _option_link(sel, o),
-    }
+def _overflow_report(option: Option, workload: Workload, spec: ModelSpec) -> OverflowReport:
+    return overflow_for(option, workload, spec)
 
 
 @st.cache_data(ttl=3600, max_entries=64, show_spinner=False)
-def _best_of(
-    spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...], _overhead: OverheadModel, overhead_key: str
-) -> tuple[Option | None, int]:
-    """A compared model's best set-up and how many serve the workload: a small pickle to read back on each run,
-    where the whole ranking (~2 MB) took ~45 ms to unpickle per model."""
-    ranking = _ranking(spec, workload, gpu_ids, _overhead, overhead_key)
+def _best_of(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> tuple[Option | None, int]:
+    """A compared model's best set-up and how many serve the workload: a small pickle to read back on each run."""
+    ranking = _ranking(spec, workload, gpu_ids)
     return ranking.best, len(ranking.options)
 
 
-def _compare_models(
-    sel: Selection, workload: Workload, overhead: OverheadModel, ranking: Ranking
-) -> list[dict[str, object]]:
+def _compare_models(sel: Selection, workload: Workload, ranking: Ranking) -> list[dict[str, object]]:
     """The best set-up for each model of a short list, for the same workload."""
     choices = [m for m in state.model_options() if m != sel.model_id]
     others = binding.choose_many(st, settings.COMPARE_MODELS, choices, [], max_selections=4)
     if not others:
         return []
-    cost_column = "cost (USD)" if workload.pricing == "purchase" else "USD / hour"
-    key = overhead.model_dump_json()
+    cost_column = "total cost of ownership (USD)" if workload.pricing == "purchase" else "USD / hour"
     results = [(sel.spec.id, (ranking.best, len(ranking.options)))] + [
-        (m, _best_of(get_model(m).spec, workload, workload.gpu_ids or (), overhead, key)) for m in others
+        (m, _best_of(get_model(m).spec, workload, workload.gpu_ids or ())) for m in others
     ]
     rows: list[dict[str, object]] = []
     for model_id, (best, feasible) in results:
@@ -238,14 +211,21 @@ def _compare_models(
     return rows
 
 
-def _overflow(ranking: Ranking, option: Option) -> None:
-    report = _overflow_report(option, ranking.workload)
+def _overflow(ranking: Ranking, option: Option, spec: ModelSpec) -> None:
+    """Average or maximum, on the pool and per-conversation cost the planner computes; fixed slots say what a
+    slot holds."""
+    report = _overflow_report(option, ranking.workload, spec)
     st.subheader("Average or maximum?")
     c1, c2, c3 = st.columns(3)
-    c1.metric(f"Chance the KV pool runs out at {report.conversations:,}", f"{report.probability:.1%}")
-    c2.metric("Conversations at 1 % risk", f"{report.conversations_at_1pct:,}")
-    c3.metric("Conversations at 5 % risk", f"{report.conversations_at_5pct:,}")
-    st.markdown(report.explanation)
+    if report.pool_kind == "slots":
+        c1.metric("Slots (each its own context)", f"{(report.slots or 0) * report.replicas:,}")
+        c2.metric("Tokens a slot holds", f"{report.slot_tokens or 0:,}")
+        c3.metric("Conversations that outgrow a slot", f"{report.exceed_slot_probability or 0:.1%}")
+    else:
+        c1.metric(f"Chance the KV pool runs out at {report.conversations:,}", f"{report.probability or 0:.1%}")
+        c2.metric("Conversations at 1 % risk", f"{report.conversations_at_1pct:,}")
+        c3.metric("Conversations at 5 % risk", f"{report.conversations_at_5pct:,}")
+    st.markdown(as_text(report.explanation))
     st.caption(
         f"Planned at the mean: {report.planned_at_mean:,} conversations; at the 95th percentile: "
         f"{report.planned_at_p95:,}; at the maximum: "
@@ -262,7 +242,7 @@ def _chart(sel: Selection, ranking: Ranking) -> Any:
     against = binding.segmented(st, settings.PARETO, ["capacity", "throughput"], "capacity")
     front = ranking.pareto_cost_capacity if against == "capacity" else ranking.pareto_cost_throughput
     cloud = ranking.workload.pricing == "cloud"
-    cost_label = "Cloud cost (USD per hour, log scale)" if cloud else "Purchase price of the GPUs (USD, log scale)"
+    cost_label = "Cloud cost (USD per hour, log scale)" if cloud else "Total cost of ownership (USD, log scale)"
     figure = figures.pareto_figure(ranking.options, front, against, cost_label, chosen=ranking.options[0])
     event = st.plotly_chart(
         figure,
@@ -282,39 +262,35 @@ def _chart(sel: Selection, ranking: Ranking) -> Any:
             f"Selected: **{as_text(option.label)}** — {option.conversations:,} conversations.",
             icon=":material/ads_click:",
         )
-        st.link_button("Open it on the Memory page", _option_link(sel, option), icon=":material/open_in_new:")
+        st.link_button(
+            "Open it on the Memory page", option_link(sel, option, st.context.url), icon=":material/open_in_new:"
+        )
     return figure
 
 
 def _rejected(ranking: Ranking) -> list[dict[str, object]]:
+    """The count by reason and the first 500 on the page; every rejected set-up in the CSV."""
     counts = ranking.rejection_counts()
     st.subheader(f"Rejected set-ups ({len(ranking.rejected):,})")
     st.markdown(", ".join(f"{n:,} {reason.replace('-', ' ')}" for reason, n in counts.items()) or "none")
-    rejected: list[dict[str, object]] = [
-        {
-            "GPU": r.gpu_id,
-            "GPUs": r.gpu_count,
-            "TP": r.tensor_parallel,
-            "weights": r.weights,
-            "KV": r.kv_dtype,
-            "reason": r.reason,
-            "detail": r.detail,
-        }
-        for r in ranking.rejected[:500]
-    ]
+    if ranking.left_out:
+        st.caption(as_text("Offered only when asked for (see the buyer's constraints): " + "; ".join(ranking.left_out)))
+    rejected = rejected_rows(ranking.rejected)
     with st.expander("Every rejected set-up and why"):
-        st.dataframe(tables.shown(rejected), hide_index=True, width="stretch")
+        st.dataframe(tables.shown(rejected[:500]), hide_index=True, width="stretch")
     return rejected
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
 def _validation_table() -> str:
-    """The throughput estimates against every published measurement, as an HTML table: the same for every
-    workload, so built once (a styled data grid of its 47 rows cost each run ~10 ms)."""
+    """The speed model against every public measurement, as an HTML table: the same for every workload, so built
+    once."""
     return tables.html_table(
         [
             {
-                "measurement": r.label,
+                "measurement": r.id,
+                "engine": r.family,
+                "regime": r.regime,
                 "metric": r.metric,
                 "measured": r.measured,
                 "predicted": r.predicted,
@@ -322,7 +298,7 @@ def _validation_table() -> str:
                 "role": r.role,
                 "source": r.source,
             }
-            for r in validation_rows()
+            for r in scored()
         ]
     )
 
@@ -331,8 +307,18 @@ def _assumptions(ranking: Ranking) -> None:
     with st.expander("What the figures assume"):
         for key, value in ranking.assumptions.items():
             st.markdown(f"- **{key}**: {as_text(value)}")
-        st.markdown("**Throughput estimates against published measurements**")
+        st.markdown('**The speed model against public measurements** (README, "Speed")')
         st.html(_validation_table())
+
+
+def _picks(ranking: Ranking) -> None:
+    """The top picks (one per GPU model) and why each beats the next."""
+    picks = top_picks(ranking)
+    if len(picks) < 2:
+        return
+    cloud = ranking.workload.pricing == "cloud"
+    st.subheader("Top picks")
+    st.markdown("\n".join(f"- {as_text(why_beats(a, b, cloud))}" for a, b in itertools.pairwise(picks)))
 
 
 def render(sel: Selection) -> None:
@@ -341,29 +327,43 @@ def render(sel: Selection) -> None:
     workload = _workload(sel)
     if workload is None:
         return
-    overhead = sel.request().overhead
-    ranking = _shown_ranking(sel.spec, workload, workload.gpu_ids or (), overhead, overhead.model_dump_json())
+    ranking = _shown_ranking(sel.spec, workload, workload.gpu_ids or ())
     text = recommendation(ranking)
-    # green only when the target is met on hardware an engine runs, speed estimated; amber when unverified
-    TONES[verdict(ranking)](as_text(text), icon=":material/recommend:")
-    st.caption(as_text(ranking.target_note))
+    tone = verdict(ranking)  # green only when nothing undermines the target or the speed floor
+    TONES[tone](as_text(text), icon=":material/recommend:")
+    st.markdown("\n".join(f"- {as_text(line)}" for line in summary_lines(ranking)))
+    st.caption(
+        as_text(ranking.target_note)
+        + ". Each set-up is planned under its own engine at that engine's defaults (the sidebar's engine settings "
+        "apply on the Memory page); its link opens it there with the same engine, release and memory fraction."
+    )
     for warning in ranking.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
-    figure, rows = None, []
+    figure, rows, shown = None, [], []
     if ranking.options:
         figure = _chart(sel, ranking)
-        rows = [_option_row(sel, i, o, workload.pricing) for i, o in enumerate(ranking.options[:40], start=1)]
+        _picks(ranking)
+        rows = ranking_rows(ranking, sel, st.context.url)
+        shown = rows[:40]
         config = {"open": st.column_config.LinkColumn("open", display_text="Memory page")}
-        st.dataframe(tables.shown(rows), hide_index=True, width="stretch", column_config=config)
-        _overflow(ranking, ranking.options[0])
+        st.dataframe(tables.shown(shown), hide_index=True, width="stretch", column_config=config)
+        _overflow(ranking, ranking.options[0], sel.spec)
     st.subheader("Other models for the same workload")
-    compared = _compare_models(sel, workload, overhead, ranking)
+    compared = _compare_models(sel, workload, ranking)
     rejected = _rejected(ranking)
     _assumptions(ranking)
     exported = {"ranking": rows, "rejected": rejected, **({"models": compared} if compared else {})}
     gpu_names = {g: get_gpu(g).name for g in state.gpu_options()}
+    links_by_position = {int(str(r["#"])): str(r["open"]) for r in rows[:10]}
     share_and_export(
-        sel, PATH, f"Which GPU to buy for {name}", text, [figure] if figure else [], exported, names=gpu_names
+        sel,
+        PATH,
+        f"Which GPU to buy for {name}",
+        text,
+        [figure] if figure else [],
+        exported,
+        names=gpu_names,
+        html=lambda url: advisor_report_html(ranking, name, url, links_by_position),
     )
 
 

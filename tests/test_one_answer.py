@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from model_catalog import get_model
-from planner.advisor import ContextDistribution, Workload
+from model_catalog import get_model, running_costs
+from planner.advisor import Assumptions, ContextDistribution, Workload
 from planner.advisor.evaluate import Evaluator
 from planner.advisor.options import Candidate, Option, Rejected
 from planner.assessment.assess import concurrency_curve
@@ -93,7 +93,8 @@ def _advisor_row(sel: Selection) -> Option | Rejected:
         pricing="cloud",
         min_tokens_per_s_per_user=None,
     )
-    evaluator = Evaluator(request.model, workload, request.overhead, request.block_size)
+    costs = Assumptions.from_catalog(running_costs())
+    evaluator = Evaluator(request.model, workload, request.overhead, request.block_size, (), costs)
     candidate = Candidate(
         sel.gpu, sel.gpu_count, result.tensor_parallel, result.replicas, sel.weights, sel.kv_dtype, None
     )
@@ -146,6 +147,6 @@ def test_every_surface_gives_the_same_answer(sel: Selection, capsys: pytest.Capt
             event("advisor: below the target")
             assert a.state.value == "misses-target"
             assert row.detail.startswith(f"holds {a.conversations:,} conversations")
-        else:  # no engine of the support table runs it: a reason the advisor states
-            event("advisor: no engine runs it")
-            assert row.reason == "no-engine", row
+        else:  # no engine of the support table runs it, or it suits too few users: a reason the advisor states
+            event(f"advisor: {row.reason}")
+            assert row.reason in ("no-engine", "engine-unsuited"), row

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from urllib.parse import urlencode
 
@@ -26,6 +26,7 @@ def share_and_export(
     names: Mapping[str, str] | None = None,
     assessment: Assessment | None = None,
     worded: Mapping[str, str | list[str]] | None = None,
+    html: Callable[[str], str] | None = None,
 ) -> None:
     """The page's settings join the address bar; a "Copy link" box (the code block has a copy button) and the
     HTML / CSV downloads carry the same settings. The link is absolute, on the address the reader used. The
@@ -34,7 +35,8 @@ def share_and_export(
     ``about_setup``: the report shows the sidebar's set-up and its headline figures; ``names`` words the page
     settings' values (GPU ids as names); ``assessment``: the page's answer when it is not the sidebar's plain set-up
     (the Memory page's deployment); ``worded``: the page settings the report words (all of ``extra`` when not
-    given; the Memory page words only the deployment settings that were changed)."""
+    given; the Memory page words only the deployment settings that were changed); ``html``: the page's own report,
+    given the share link (the advisor's)."""
     frame.page_params(dict(extra or {}))
     params = {**links.selection_params(sel), **binding.view_params()}
     query = "?" + urlencode(params, doseq=True)
@@ -44,20 +46,11 @@ def share_and_export(
         st.markdown("**Copy link** — opening it shows this page with exactly these numbers:")
         st.code(url, language=None, wrap_lines=True)
         cols = st.columns(1 + len(tables))
+        worded_settings = dict((extra or {}) if worded is None else worded)
+        report_args = (sel, title, verdict, figures, tables, worded_settings, url, about_setup, names, assessment)
         cols[0].download_button(
             "HTML report",
-            lambda: exports.report_html(
-                sel,
-                title,
-                verdict,
-                figures,
-                tables,
-                dict((extra or {}) if worded is None else worded),
-                url,
-                about_setup,
-                names,
-                assessment,
-            ),
+            (lambda: html(url)) if html is not None else partial(exports.report_html, *report_args),
             file_name=f"headroom-{page_path or 'memory'}.html",
             mime="text/html",
             icon=":material/download:",

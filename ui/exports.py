@@ -174,6 +174,21 @@ def engine_csv(
     return with_setup(sel, a, rows, page)
 
 
+def deployment_summary(sel: Selection, a: Assessment) -> list[str]:
+    """Five lines for a deployment's report: the set-up, whether it fits, what it holds, the KV budget, the main
+    caveat (the same figures the Memory page leads with)."""
+    result = a.result
+    caveat = result.warnings[0] if result.warnings else (a.report.notes[0] if a.report and a.report.notes else "none")
+    return [
+        f"Set-up: {a.request.gpu_count} x {(a.request.gpu or sel.gpu).name}, {result.weights} weights, "
+        f"{result.kv_dtype} KV cache, {engine_name(sel, a)}.",
+        f"Fits: {'yes' if a.fits else 'no'} ({a.state.value}).",
+        f"Holds: {a.conversations:,} conversations of {result.context_tokens:,} tokens at once (target {sel.users:,}).",
+        f"KV budget: {format_tokens(a.kv_budget_tokens)} tokens.",
+        f"Main caveat: {caveat}.",
+    ]
+
+
 def report_html(
     sel: Selection,
     title: str,
@@ -188,11 +203,26 @@ def report_html(
 ) -> str:
     """The HTML report of a view: with ``about_setup``, the sidebar's set-up in words and the headline figures
     of ``assessment`` (the page's own answer; the sidebar's set-up when not given); then the page's own settings
-    in words."""
+    in words. With a deployment set (``assessment`` and page settings worded: the Memory page's Deployment
+    section), the report leads with the deployment's own five-line summary in the verdict's colour and leaves the
+    plotting library out, so it stays small enough to forward."""
     inputs: dict[str, str] = {}
     headline: list[tuple[str, str]] = []
-    if about_setup:
-        a = assessment if assessment is not None else sel.assessment()
+    a = assessment if assessment is not None else (sel.assessment() if about_setup else None)
+    if about_setup and a is not None:
         inputs, headline = report_inputs(sel, a), headline_figures(a, sel.unit)
     inputs.update(page_inputs(page, names))
+    deployment = assessment is not None and bool(page)
+    if deployment and a is not None:
+        return report.html_report(
+            title,
+            verdict,
+            inputs,
+            [],
+            tables,
+            headline=headline,
+            link=link,
+            tone=a.tone,
+            summary=deployment_summary(sel, a),
+        )
     return report.html_report(title, verdict, inputs, figures, tables, headline=headline, link=link)

@@ -18,6 +18,9 @@ STYLE = (
     "h1{font-size:1.6rem;line-height:1.25;margin:.2rem 0 .6rem}h2{font-size:1.2rem;margin:1.6rem 0 .5rem}"
     ".meta{color:#4b5563;font-size:.95rem}.meta a{word-break:break-all}"
     ".verdict{font-size:1.1rem;background:#eff6ff;border-left:4px solid #2563eb;padding:.8rem 1rem;margin:1rem 0}"
+    ".verdict.success{background:#ecfdf5;border-color:#059669}.verdict.warning{background:#fffbeb;border-color:#d97706}"
+    ".verdict.error{background:#fef2f2;border-color:#dc2626}"
+    ".summary{font-size:1.05rem;margin:.4rem 0 1rem 1.2rem}.summary li{margin:.15rem 0}"
     ".figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(9.5rem,1fr));gap:.6rem;margin:1rem 0}"
     ".figure{border:1px solid #e5e7eb;border-radius:.4rem;padding:.5rem .7rem}"
     ".figure .label{color:#4b5563;font-size:.85rem}.figure .value{font-size:1.35rem;font-weight:600}"
@@ -41,11 +44,17 @@ def html_report(
     when: datetime | None = None,
     headline: Sequence[tuple[str, str]] = (),
     link: str | None = None,
+    tone: str | None = None,
+    summary: Sequence[str] = (),
+    sections: Sequence[tuple[str, Sequence[str]]] = (),
 ) -> str:
-    """One HTML file a manager can forward: title, date, a link back to the live view, the verdict, the headline
-    figures, the inputs in words, interactive figures and tables. Text is escaped; wide tables scroll inside
-    themselves on a phone instead of widening the page."""
+    """One HTML file a manager can forward: title, date, a link back to the live view, the verdict in its colour
+    (``tone``: success, warning, error; neutral without), a short ``summary`` list, the headline figures, the
+    inputs in words, ``sections`` (a heading and its points), interactive figures (plotly.js inlined, megabytes:
+    give none for a light report) and tables. Text is escaped; wide tables scroll inside themselves on a phone
+    instead of widening the page."""
     stamp = (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    tone_class = f" {tone}" if tone in ("success", "warning", "error") else ""
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
@@ -54,8 +63,10 @@ def html_report(
         f"<p class='meta'>Headroom report, {html.escape(stamp)}."
         + (f" Live view: <a href='{html.escape(link, quote=True)}'>{html.escape(link)}</a>" if link else "")
         + "</p>",
-        f"<p class='verdict'>{html.escape(verdict)}</p>",
+        f"<p class='verdict{tone_class}'>{html.escape(verdict)}</p>",
     ]
+    if summary:
+        parts.append("<ul class='summary'>" + "".join(f"<li>{html.escape(s)}</li>" for s in summary) + "</ul>")
     if headline:
         cells = "".join(
             f"<div class='figure'><div class='label'>{html.escape(k)}</div>"
@@ -66,6 +77,10 @@ def html_report(
     parts.append("<h2>Inputs</h2><div class='scroll'><table class='inputs'>")
     parts += [f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in inputs.items()]
     parts.append("</table></div>")
+    for heading, points in sections:
+        parts.append(f"<h2>{html.escape(heading)}</h2><ul>")
+        parts += [f"<li>{html.escape(p)}</li>" for p in points]
+        parts.append("</ul>")
     config = {"displaylogo": False, "responsive": True}
     for index, shown in enumerate(figures):
         figure = go.Figure(shown).update_layout(template="plotly_white")  # the dashboard's theme is not here

@@ -2,23 +2,40 @@
 
 Modules: :mod:`~planner.advisor.workload` (who is served, presets, the buyer's constraints),
 :mod:`~planner.advisor.ranking` (:func:`rank`: enumerate, evaluate, filter, sort), :mod:`~planner.advisor.evaluate`
-(one candidate), :mod:`~planner.advisor.options` (the result types), :mod:`~planner.advisor.costs`,
-:mod:`~planner.advisor.support` (which engine runs what, data in ``support.toml``),
-:mod:`~planner.advisor.throughput` (memory/compute roofline), :mod:`~planner.advisor.validation` and
-:mod:`~planner.advisor.fit` (against the published measurements in ``measurements.toml``),
-:mod:`~planner.advisor.quality` (caveats for 4-bit and GGUF weights), :mod:`~planner.advisor.overflow` (average
-or maximum?) and :mod:`~planner.advisor.recommend` (the verdict and the recommendation text). This package
-re-exports what callers use.
+(one candidate under its engine's own profile), :mod:`~planner.advisor.build` (its speed, costs and warnings),
+:mod:`~planner.advisor.options` (the result types), :mod:`~planner.advisor.suitability` (the defaults: precisions,
+GPUs and engines offered), :mod:`~planner.advisor.costs` (GPUs + hosts + power over the life, or cloud
+instances), :mod:`~planner.advisor.support` (which engine runs what, data in ``support.toml``),
+:mod:`~planner.advisor.throughput` and :mod:`~planner.advisor.engine_speed` (the speed model per engine),
+:mod:`~planner.advisor.benchmarks`, :mod:`~planner.advisor.validation` and :mod:`~planner.advisor.fit` (public
+measurements in ``benchmarks/``, the error per engine and regime, the fitted constants),
+:mod:`~planner.advisor.quality` (caveats for 4-bit and GGUF weights), :mod:`~planner.advisor.overflow` /
+:mod:`~planner.advisor.risk` (average or maximum?) and :mod:`~planner.advisor.recommend` (the verdict, the top picks
+and the summary). This package re-exports what callers use.
 """
 
-from planner.advisor.costs import AMORTISATION_YEARS, HOURS_PER_MONTH, POWER_USD_PER_KWH, Costs, costs
+from planner.advisor.costs import HOURS_PER_MONTH, Assumptions, SystemCost
+from planner.advisor.engine_speed import FITTED, Roofline
 from planner.advisor.options import Option, Ranking, Rejected, RejectReason, SortKey, pareto_front
 from planner.advisor.overflow import ContextDistribution, OverflowReport, overflow_report
-from planner.advisor.ranking import DEFAULT_COUNTS, DEFAULT_KV_DTYPES, DEFAULT_WEIGHTS, rank
-from planner.advisor.recommend import assumptions_line, overflow_for, recommendation, runner_up, verdict
+from planner.advisor.ranking import DEFAULT_COUNTS, DEFAULT_KV_DTYPES, rank
+from planner.advisor.recommend import (
+    Verdict,
+    alternatives,
+    assumptions_line,
+    caveats,
+    cost_text,
+    recommendation,
+    runner_up,
+    speed_text,
+    summary_lines,
+    top_picks,
+    verdict,
+    why_beats,
+)
+from planner.advisor.risk import overflow_for
+from planner.advisor.suitability import EIGHT_BIT, FEW_USERS, FOUR_BIT
 from planner.advisor.support import ENGINE_LABELS, ENGINE_PREFERENCE
-from planner.advisor.throughput import decode_estimate, prefill_seconds
-from planner.advisor.validation import Measurement, ValidationRow, log_rms_error, measurements, validation_rows
 from planner.advisor.workload import (
     DEFAULT_MIN_TOKENS_PER_S_PER_USER,
     DEFAULT_TOKENS_PER_S_PER_USER,
@@ -30,43 +47,46 @@ from planner.advisor.workload import (
 )
 
 __all__ = [
-    "AMORTISATION_YEARS",
     "DEFAULT_COUNTS",
     "DEFAULT_KV_DTYPES",
     "DEFAULT_MIN_TOKENS_PER_S_PER_USER",
     "DEFAULT_TOKENS_PER_S_PER_USER",
-    "DEFAULT_WEIGHTS",
+    "EIGHT_BIT",
     "ENGINE_LABELS",
     "ENGINE_PREFERENCE",
+    "FEW_USERS",
+    "FITTED",
     "FORM_FACTORS",
+    "FOUR_BIT",
     "HOURS_PER_MONTH",
-    "POWER_USD_PER_KWH",
     "PRESETS",
     "VENDORS",
+    "Assumptions",
     "ContextDistribution",
     "ContextPreset",
-    "Costs",
-    "Measurement",
     "Option",
     "OverflowReport",
     "Ranking",
     "RejectReason",
     "Rejected",
+    "Roofline",
     "SortKey",
-    "ValidationRow",
+    "SystemCost",
+    "Verdict",
     "Workload",
+    "alternatives",
     "assumptions_line",
-    "costs",
-    "decode_estimate",
-    "log_rms_error",
-    "measurements",
+    "caveats",
+    "cost_text",
     "overflow_for",
     "overflow_report",
     "pareto_front",
-    "prefill_seconds",
     "rank",
     "recommendation",
     "runner_up",
-    "validation_rows",
+    "speed_text",
+    "summary_lines",
+    "top_picks",
     "verdict",
+    "why_beats",
 ]

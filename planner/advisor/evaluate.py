@@ -1,27 +1,31 @@
 """Step 2 of the ranking: evaluate one candidate set-up (see :mod:`planner.advisor.ranking`).
 
-:class:`Evaluator` answers, in this order: can it be bought as planned (whole purchase units)? which engine runs
-it (:mod:`planner.advisor.support`)? does it fit, and how many conversations does it hold (the planner's own
-:func:`planner.planning.plan.plan_basis` / :func:`planner.planning.plan.stages_at` /
-:func:`planner.planning.plan.fit_of`)? how fast is it
-and what does it cost (:func:`planner.advisor.options.build_option`)? It caches what candidates share.
+:class:`Evaluator` answers, in this order: can it be bought as planned (whole purchase units, a catalog host
+that holds them)? which engine runs it (:func:`planner.advisor.support.runner`), and does that engine suit the
+workload (:mod:`planner.advisor.suitability`)? does it fit, and how many conversations does it hold — by
+:func:`planner.assessment.assess.assess` under THAT engine's own profile at its defaults, the answer the Memory
+page gives for the same set-up? Then :func:`planner.advisor.build.build_option` adds speed and costs. It caches
+what candidates share (plan bases per engine, memory fits, assessments, loads).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
-from planner.advisor.costs import Costs, costs
-from planner.advisor.options import Candidate, Option, Rejected, RejectReason, build_option
+from planner.advisor.build import Built, build_option
+from planner.advisor.costs import Assumptions, HostChoice, choose_host
+from planner.advisor.options import Candidate, Option, Rejected, RejectReason
+from planner.advisor.suitability import engine_problem, rack_only
 from planner.advisor.support import SupportRow, runner, why_not
-from planner.advisor.throughput import DecodeLoad, decode_load, prefill_seconds
 from planner.advisor.workload import Workload
-from planner.assessment.assess import assess
+from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.core.gpu import GpuSpec
+from planner.core.host import HostSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import parameter_breakdown
-from planner.engines.registry import engine_of, get_engine
+from planner.engines.registry import default_engine, engine_names, engine_of, engine_profile
 from planner.planning.plan import MemoryFit, PlanBasis, PlanRequest, fit_of, plan_basis, stages_at
 from planner.planning.results import StageMemory
 
@@ -40,122 +44,92 @@ def reject(c: Candidate, reason: RejectReason, detail: str) -> Rejected:
     )
 
 
-class Evaluator:
-    """Evaluates candidates of one model and workload; caches what several candidates share (plan bases,
-    fits per memory size, decode loads, prefill times, costs)."""
+def profile_engine(engine: str) -> str:
+    """The registry engine whose profile plans a support-table engine (vLLM's Gaudi plugin: vLLM's)."""
+    return engine if engine in engine_names() else default_engine()
 
-    def __init__(self, model: ModelSpec, workload: Workload, overhead: OverheadModel, block_size: int) -> None:
-        self.model, self.workload, self.overhead, self.block_size = model, workload, overhead, block_size
+
+class Evaluator:
+    """Evaluates candidates of one model and workload (see the module docstring). ``overhead``: one overhead model
+    for every set-up instead of each engine's own profile (tests comparing with a plain ``plan()``)."""
+
+    def __init__(
+        self,
+        model: ModelSpec,
+        workload: Workload,
+        overhead: OverheadModel | None,
+        block_size: int,
+        hosts: Sequence[HostSpec],
+        assumptions: Assumptions,
+    ) -> None:
+        self.model, self.workload, self.fixed, self.block_size = model, workload, overhead, block_size
+        self.hosts, self.assumptions = tuple(hosts), assumptions
         self.context = workload.context_tokens
         self.target = workload.target_concurrency
         self.params = parameter_breakdown(model)
-        self.decode_context = min(self.context, workload.context.mean_tokens)
-        self.prompt_tokens = max(0, workload.mean_prompt_tokens - workload.shared_prefix_tokens)
         self.moe = model.moe is not None
-        self._bases: dict[tuple[int, str, str], PlanBasis] = {}
-        self._stages: dict[tuple[int, int, str, str, str], tuple[StageMemory, ...]] = {}
-        self._fits: dict[tuple[int, int, int, str, str, str], MemoryFit] = {}
-        self._loads: dict[tuple[int, int, str, str], DecodeLoad] = {}
-        self._prefills: dict[tuple[str, str, int], tuple[float | None, str]] = {}
-        self._costs: dict[tuple[str, int], Costs] = {}
-        self._held: dict[tuple[str, int, int, str, str, int], float] = {}
-        self.engine = isinstance(overhead, EngineProfile)
-        # An engine launched with a fixed number of slots (llama.cpp's -np) is sized for the target per replica.
-        self.slots = isinstance(overhead, EngineProfile) and engine_of(overhead)[0].fixed_slots
+        self._profiles: dict[str, OverheadModel] = {}
+        self._bases: dict[tuple[str, int, str, str], PlanBasis] = {}
+        self._stages: dict[tuple[str, int, int, str, str, str], tuple[StageMemory, ...]] = {}
+        self._held: dict[tuple[str, str, int, int, str, str, int], Assessment] = {}
+        self.built = Built(model, workload, self.params)
 
-    def basis(self, tp: int, w: str, kv: str) -> PlanBasis:
-        """The memory-independent plan of one replica of ``tp`` GPUs."""
-        key = (tp, w, kv)
+    def profile(self, engine: str) -> OverheadModel:
+        """The overhead model a set-up run by ``engine`` is planned with: the engine's profile at its defaults."""
+        if self.fixed is not None:
+            return self.fixed
+        name = profile_engine(engine)
+        if name not in self._profiles:
+            self._profiles[name] = engine_profile(name)
+        return self._profiles[name]
+
+    def memory(self, gpu: GpuSpec, overhead: OverheadModel) -> int:
+        """The memory planned per GPU, as the Memory page plans it (:meth:`GpuSpec.memory_bytes_for`)."""
+        return gpu.memory_bytes_for(isinstance(overhead, EngineProfile), self.workload.unified_memory_share)
+
+    def request(self, c: Candidate, overhead: OverheadModel, memory: int) -> PlanRequest:
+        """One replica of the candidate, as the Memory page plans it."""
+        engine = isinstance(overhead, EngineProfile)
+        return PlanRequest(
+            model=self.model,
+            gpu=c.gpu,
+            gpu_memory_bytes=memory,
+            gpu_count=c.tensor_parallel,
+            tensor_parallel=c.tensor_parallel,
+            weights=c.weights,
+            kv_dtype=c.kv_dtype,
+            context_tokens=self.context,
+            max_model_len=self.context if engine else None,
+            block_size=self.block_size,
+            overhead=overhead,
+        )
+
+    def weights_fit(self, c: Candidate, engine: str) -> MemoryFit:
+        """A cheap first check: the planner's fit of one replica (weights, working memory, one sequence)."""
+        overhead = self.profile(engine)
+        memory = self.memory(c.gpu, overhead)
+        key = (engine, c.tensor_parallel, c.weights, c.kv_dtype)
         if key not in self._bases:
-            self._bases[key] = plan_basis(
-                PlanRequest(
-                    model=self.model,
-                    gpu_memory_bytes=REFERENCE_MEMORY_BYTES,
-                    gpu_count=tp,
-                    tensor_parallel=tp,
-                    weights=w,
-                    kv_dtype=kv,
-                    context_tokens=self.context,
-                    shared_prefix_tokens=self.workload.shared_prefix_tokens,
-                    block_size=self.block_size,
-                    overhead=self.overhead,
-                )
-            )
-        return self._bases[key]
+            base = self.request(c, overhead, REFERENCE_MEMORY_BYTES).model_copy(update={"gpu": None})
+            self._bases[key] = plan_basis(base)
+        basis = self._bases[key]
+        stage_key = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
+        if stage_key not in self._stages:
+            on_gpu = basis.model_copy(update={"request": basis.request.model_copy(update={"gpu": c.gpu})})
+            self._stages[stage_key] = stages_at(on_gpu, memory)
+        return fit_of(basis, self._stages[stage_key], 1)
 
-    def memory(self, gpu: GpuSpec) -> int:
-        """The memory planned per GPU, as the Memory page plans it (:meth:`GpuSpec.memory_bytes_for`): the
-        engine-visible total for an engine profile, a unified-memory machine's GPU share."""
-        return gpu.memory_bytes_for(self.engine, self.workload.unified_memory_share)
-
-    def held_per_replica(self, c: Candidate, fit: MemoryFit, engine: str) -> float:
-        """Conversations one replica holds, the figure every surface shows: with an engine profile and no shared
-        prefix, :func:`planner.assessment.assess.assess` (the engine's own accounting: block rounding, sliding-window
-        groups,
-        start-up check) of ``engine``, the row's (the ranking's profile when it is that engine's, else the row
-        engine's defaults); otherwise the planner's paged capacity with the shared prefix stored once."""
-        if not self.engine or (self.workload.shared_prefix_tokens and not self.slots):  # llama.cpp shares none
-            return fit.capacity.sequences_with_shared_prefix / c.replicas
-        memory = self.memory(c.gpu)
-        users = math.ceil(max(1, self.target) / c.replicas)  # an engine with fixed slots is launched for them
-        key = (c.gpu.id, memory, c.tensor_parallel, c.weights, c.kv_dtype, users if self.slots else 0)
-        own = isinstance(self.overhead, EngineProfile) and self.overhead.engine_name == engine
-        overhead = self.overhead if own else get_engine(engine).profile()
+    def assessment(self, c: Candidate, engine: str) -> Assessment:
+        """:func:`planner.assessment.assess.assess` of one replica under the engine's profile, launched for the
+        target (an engine with fixed slots gets one per user of its replica)."""
+        overhead = self.profile(engine)
+        memory = self.memory(c.gpu, overhead)
+        fixed_slots = isinstance(overhead, EngineProfile) and engine_of(overhead)[0].fixed_slots
+        users = math.ceil(max(1, self.target) / c.replicas) if fixed_slots else 0
+        key = (engine, c.gpu.id, memory, c.tensor_parallel, c.weights, c.kv_dtype, users)
         if key not in self._held:
-            request = PlanRequest(
-                model=self.model,
-                gpu=c.gpu,
-                gpu_memory_bytes=memory,
-                gpu_count=c.tensor_parallel,
-                tensor_parallel=c.tensor_parallel,
-                weights=c.weights,
-                kv_dtype=c.kv_dtype,
-                context_tokens=self.context,
-                max_model_len=self.context,
-                block_size=self.block_size,
-                overhead=overhead,
-            )
-            self._held[key] = assess(request, users if self.slots else None).concurrency
+            self._held[key] = assess(self.request(c, overhead, memory), users or None)
         return self._held[key]
-
-    def fit(self, c: Candidate) -> MemoryFit:
-        """:func:`planner.planning.plan.fit_of` the candidate's basis at its GPU's memory, with its replicas (the stages
-        of :func:`planner.planning.plan.stages_at` are shared by every replica count)."""
-        memory = self.memory(c.gpu)
-        gpu = c.gpu.name if self.engine else ""  # an engine's working space depends on the GPU (vLLM's batch)
-        key = (memory, c.tensor_parallel, c.replicas, c.weights, c.kv_dtype, gpu)
-        fit = self._fits.get(key)
-        if fit is None:
-            basis = self.basis(c.tensor_parallel, c.weights, c.kv_dtype)
-            stage_key = (memory, c.tensor_parallel, c.weights, c.kv_dtype, gpu)
-            stages = self._stages.get(stage_key)
-            if stages is None:
-                on_gpu = basis.model_copy(update={"request": basis.request.model_copy(update={"gpu": c.gpu})})
-                stages = self._stages[stage_key] = stages_at(on_gpu if self.engine else basis, memory)
-            fit = self._fits[key] = fit_of(basis, stages, c.replicas)
-        return fit
-
-    def costs(self, c: Candidate) -> Costs:
-        key = (c.gpu.id, c.gpu_count)
-        if key not in self._costs:
-            self._costs[key] = costs(c.gpu, c.gpu_count, self.workload.pricing)
-        return self._costs[key]
-
-    def load(self, c: Candidate, batch: int) -> DecodeLoad:
-        key = (c.tensor_parallel, batch, c.weights, c.kv_dtype)
-        if key not in self._loads:
-            self._loads[key] = decode_load(
-                self.model, c.weights, c.kv_dtype, c.tensor_parallel, batch, self.decode_context, self.params
-            )
-        return self._loads[key]
-
-    def prefill(self, c: Candidate, row: SupportRow) -> tuple[float | None, str]:
-        key = (c.gpu.id, row.compute, c.tensor_parallel)
-        if key not in self._prefills:
-            self._prefills[key] = prefill_seconds(
-                self.model, c.gpu, row.compute, c.tensor_parallel, self.prompt_tokens, self.params
-            )
-        return self._prefills[key]
 
     def purchase_problem(self, c: Candidate) -> str | None:
         """Why the set-up cannot be bought as planned (purchase pricing only; renting is per GPU)."""
@@ -171,34 +145,59 @@ class Evaluator:
             )
         return None
 
+    def host(self, c: Candidate) -> HostChoice | None:
+        return choose_host(c.gpu, c.gpu_count, c.tensor_parallel, self.hosts, rack_only(self.workload))
+
+    def _misfit(self, c: Candidate, a: Assessment) -> tuple[RejectReason, str] | None:
+        if a.state is VerdictState.WEIGHTS_DO_NOT_FIT:
+            stage = a.result.per_gpu
+            return "does-not-fit", (
+                f"weights and working memory exceed {stage.gpu_memory_bytes / 2**30:.1f} GiB per GPU by "
+                f"{max(0, -stage.headroom_bytes) / 2**30:.2f} GiB (under {a.engine_label or 'the estimate'})"
+            )
+        if a.state is VerdictState.ENGINE_REFUSES:
+            failure = a.report.failure if a.report is not None else None
+            return "does-not-fit", f"{a.engine_label} would not start: {failure}"
+        whole = a.conversations * c.replicas
+        if whole < max(1, self.target):
+            detail = f"holds {whole:,} conversations of {self.context:,} tokens, target {self.target:,}"
+            return ("below-target" if whole else "does-not-fit"), detail
+        return None
+
     def evaluate(self, c: Candidate) -> Option | Rejected:
-        """The candidate as an :class:`Option`, or rejected: illegal split, not for sale that way, no engine runs
-        it, does not fit, below the target."""
+        """The candidate as an :class:`Option`, or rejected (in the order of
+        :data:`planner.advisor.options.RejectReason`)."""
         if c.problem is not None:
             return reject(c, "illegal-split", c.problem)
         not_for_sale = self.purchase_problem(c)
         if not_for_sale is not None:
             return reject(c, "not-for-sale", not_for_sale)
-        prefer = self.overhead.engine_name if isinstance(self.overhead, EngineProfile) else None
-        row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines, prefer)
+        row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
         if row is None:
             return reject(c, "no-engine", why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines))
-        fit = self.fit(c)
-        if fit.fit_status != "fits":
-            memory = self.memory(c.gpu)
-            detail = (
-                f"weights and overhead exceed {memory / 2**30:.1f} GiB per GPU by "
-                f"{-fit.limiting.headroom_bytes / 2**30:.2f} GiB"
-                if fit.fit_status == "weights-do-not-fit"
-                else f"the KV pool holds less than one {self.context:,}-token conversation"
+        unsuited = engine_problem(row.engine, self.workload)
+        if unsuited is not None:
+            return reject(c, "engine-unsuited", unsuited)
+        host = self.host(c)
+        if host is None and self.workload.pricing == "purchase":
+            where = " in a rack" if rack_only(self.workload) else ""
+            return reject(
+                c, "no-host", f"no catalog host{where} holds {c.tensor_parallel} x {c.gpu.name} and feeds their power"
             )
-            return reject(c, "does-not-fit", detail)
-        per_replica = self.held_per_replica(c, fit, row.engine)
-        whole = math.floor(per_replica + 1e-9) * c.replicas
-        if whole < max(1, self.target):
-            detail = f"holds {whole:,} conversations of {self.context:,} tokens, target {self.target:,}"
-            return reject(c, "below-target" if whole else "does-not-fit", detail)
-        batch = max(1, math.ceil(self.target / c.replicas))
-        load = self.load(c, batch)
-        held = (per_replica * c.replicas, whole)
-        return build_option(self.workload, c, fit, held, self.target, load, self.prefill(c, row), self.costs(c), row)
+        return self._evaluate_fit(c, row, host)
+
+    def _evaluate_fit(self, c: Candidate, row: SupportRow, host: HostChoice | None) -> Option | Rejected:
+        fit = self.weights_fit(c, row.engine)
+        if fit.fit_status == "weights-do-not-fit":  # the planner's own fit, as assess would find it
+            stage = fit.limiting
+            return reject(
+                c,
+                "does-not-fit",
+                f"weights and working memory exceed {stage.gpu_memory_bytes / 2**30:.1f} GiB per GPU by "
+                f"{-stage.headroom_bytes / 2**30:.2f} GiB",
+            )
+        a = self.assessment(c, row.engine)
+        misfit = self._misfit(c, a)
+        if misfit is not None:
+            return reject(c, *misfit)
+        return build_option(self.built, c, row, a, self.profile(row.engine), host, self.assumptions)

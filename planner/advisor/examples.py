@@ -1,17 +1,19 @@
-"""Ten worked workloads for the README: the advisor's top pick for each and why, and the speed model's error per
-GPU family. ``python -m planner.advisor.examples`` prints both tables; ``tests/advisor/test_examples.py``
-checks that the README holds exactly what this prints, so a change in a pick shows up as a failing test.
+"""Five worked workloads for the README: the advisor's top three picks for each, their whole-system prices and why
+each beats the next; and the speed model's error per engine and regime. ``python -m planner.advisor.examples``
+prints both; ``tests/advisor/test_examples.py`` checks that the README holds exactly what this prints, so a change
+in a pick shows up as a failing test.
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import NamedTuple
 
-from planner.advisor.options import Ranking
+from planner.advisor.options import Option, Ranking
 from planner.advisor.ranking import rank
-from planner.advisor.recommend import runner_up, verdict
-from planner.advisor.support import ENGINE_LABELS
-from planner.advisor.validation import family_errors, validation_rows
+from planner.advisor.recommend import caveats, cost_text, speed_text, top_picks, verdict, why_beats
+from planner.advisor.validation import errors_table as speed_errors_table
+from planner.advisor.validation import scored, summary
 from planner.advisor.workload import Workload
 
 
@@ -21,19 +23,53 @@ class Example(NamedTuple):
     users: int
     context: int | None  # every conversation this long; None: the preset's distribution
     fields: dict[str, object]
+    reasoning: str  # what an engineer would weigh, in a sentence
 
 
 EXAMPLES: tuple[Example, ...] = (
-    Example("small model on a budget", "meta-llama/Llama-3.1-8B", 20, 4_096, {"budget_usd": 5_000}),
-    Example("team assistant on a Mac", "Qwen/Qwen3-8B", 4, 8_192, {"vendors": ("Apple",)}),
-    Example("70B chat, long context (issue 12)", "meta-llama/Llama-3.1-70B", 50, 32_768, {}),
-    Example("70B support chat, 200 users", "meta-llama/Llama-3.3-70B-Instruct", 200, None, {"preset": "support-chat"}),
-    Example("70B chat, no 4-bit weights", "meta-llama/Llama-3.1-70B", 50, 8_192, {"weights": ("bf16", "fp8", "int8")}),
-    Example("long-document RAG", "Qwen/Qwen2.5-72B", 10, None, {"preset": "long-document"}),
-    Example("small MoE, RAG", "Qwen/Qwen3-30B-A3B", 100, None, {"preset": "rag"}),
-    Example("large MoE, RAG", "Qwen/Qwen3-235B-A22B", 50, None, {"preset": "rag"}),
-    Example("MoE coding agent", "Qwen/Qwen3-Coder-480B-A35B-Instruct", 8, None, {"preset": "coding-agent"}),
-    Example("DeepSeek-class", "deepseek-ai/DeepSeek-V3", 32, 8_192, {}),
+    Example(
+        "70B chat, 50 users, 32k context",
+        "meta-llama/Llama-3.1-70B",
+        50,
+        32_768,
+        {},
+        "50 conversations of 32k tokens need ~270 GB of FP8 KV cache besides 70 GB of FP8 weights, and every "
+        "decode step reads that cache: capacity and bandwidth decide, and 4-bit weights are not needed",
+    ),
+    Example(
+        "120B MoE chat, 50 users, 32k context",
+        "openai/gpt-oss-120b",
+        50,
+        32_768,
+        {},
+        "gpt-oss ships MXFP4 experts (63 GB) and attends over full context on half its layers only, so its KV cache "
+        "is small; at 50 users a step reads most experts, not its 5 B active parameters",
+    ),
+    Example(
+        "Team assistant on a Mac, 4 users",
+        "Qwen/Qwen3-8B",
+        4,
+        8_192,
+        {"vendors": ("Apple",)},
+        "a few users on one machine: the buyer asks for a Mac, so desktops and llama.cpp are in play",
+    ),
+    Example(
+        "70B support chat, 200 users",
+        "meta-llama/Llama-3.3-70B-Instruct",
+        200,
+        None,
+        {"preset": "support-chat"},
+        "short conversations (6k tokens at p95) but many of them: batching decides the speed per user",
+    ),
+    Example(
+        "235B MoE over documents (RAG), 50 users",
+        "Qwen/Qwen3-235B-A22B",
+        50,
+        None,
+        {"preset": "rag"},
+        "470 GB of BF16 weights (235 GB in FP8) before any cache: an 8-GPU server, and prompts of 5k new tokens "
+        "per answer make prefill compute count",
+    ),
 )
 
 
@@ -52,66 +88,60 @@ def example_ranking(example: Example) -> Ranking:
     return rank(get_model(example.model_id).spec, example_workload(example))
 
 
-def _constraint(name: str, value: object) -> str:
-    if name == "budget_usd" and isinstance(value, int | float):
-        return f"budget ${value:,.0f}"
-    if isinstance(value, tuple):
-        return f"{name} {' / '.join(str(v) for v in value)} only"
-    return f"{name} {value}"
+def _pick_line(position: int, o: Option) -> str:
+    return (
+        f"{position}. **{o.purchase_unit}**, {o.engine_label}, {o.weights} weights / {o.kv_dtype} KV ({o.split_text}): "
+        f"{cost_text(o, False)}; holds {o.conversations:,}; {speed_text(o)}; first token {o.prefill_seconds or 0:.1f} s"
+        + (f"; caveat: {o.undermining[0]}" if o.undermining else "")
+    )
 
 
-def _row(example: Example, ranking: Ranking) -> str:
-    best = ranking.best
+def example_section(example: Example, ranking: Ranking) -> str:
+    """One workload: what it is, the reasoning, the top three and why each beats the next."""
     w = ranking.workload
-    what = f"{example.model_id.split('/')[-1]}, {example.users} users, " + (
-        f"{example.context:,} tokens" if example.context else f"{w.preset} ({w.context_tokens:,} at p95)"
+    what = f"{example.model_id}, {example.users} users, " + (
+        f"every conversation {example.context:,} tokens"
+        if example.context
+        else f"{w.preset} ({w.context_tokens:,} at p95)"
     )
-    constraints = ", ".join(_constraint(k, v) for k, v in example.fields.items() if k != "preset")
-    if constraints:
-        what += f"; {constraints}"
-    if best is None:
-        return f"| {example.name} | {what} | nothing fits | {', '.join(ranking.rejection_counts())} |"
-    cost = "price unknown" if best.cost is None else f"${best.cost:,.0f}" + ("/h" if w.pricing == "cloud" else "")
-    speed = (
-        "speed not estimated (no compute figure)"
-        if best.decode_tokens_per_s_per_user is None
-        else f"{best.decode_tokens_per_s_per_user:.0f} tok/s/user, {best.decode_bound}-bound"
+    constraints = ", ".join(
+        f"{k} {' / '.join(map(str, v)) if isinstance(v, tuple) else v} only"
+        for k, v in example.fields.items()
+        if k != "preset"
     )
-    alt = runner_up(ranking)
-    why = (
-        f"{verdict(ranking)}: cheapest of {len(ranking.options):,} that hold the target; {best.concurrency:,.0f} "
-        f"conversations, {speed}, {cost}; {ENGINE_LABELS[best.engine]}"
-        + (f"; runner-up {alt.gpu_count} x {alt.gpu_name} {alt.weights}" if alt else "")
-    )
-    pick = f"{best.gpu_count} x {best.gpu_name}, {best.weights} / {best.kv_dtype} KV ({best.purchase_kind})"
-    return f"| {example.name} | {what} | {pick} | {why} |"
-
-
-def examples_table() -> str:
-    """The markdown table of :data:`EXAMPLES`."""
-    lines = ["| workload | model, users, context | top pick | why |", "|---|---|---|---|"]
-    lines += [_row(example, example_ranking(example)) for example in EXAMPLES]
+    lines = [f"**{example.name}** — {what}" + (f"; {constraints}" if constraints else "") + ".", ""]
+    lines.append(f"Reasoning: {example.reasoning}.")
+    picks = top_picks(ranking)
+    if not picks:
+        lines += ["", f"Nothing fits: {ranking.rejection_counts()}."]
+        return "\n".join(lines)
+    found = caveats(ranking)
+    lines += ["", f"Verdict: {verdict(ranking)}" + (f" ({'; '.join(found)})" if found else "") + ".", ""]
+    lines += [_pick_line(i, o) for i, o in enumerate(picks, start=1)]
+    lines.append("")
+    lines += [f"- {why_beats(a, b, False)}" for a, b in itertools.pairwise(picks)]
     return "\n".join(lines)
 
 
-def errors_table() -> str:
-    """The markdown table of the speed model's log-RMS error per GPU family (fit and held-out rows)."""
-    lines = [
-        "| GPU family | fit rows (log-RMS) | held-out rows (log-RMS) | worst held-out row |",
-        "|---|---|---|---|",
-    ]
-    for fam in family_errors(validation_rows()):
-        fit = "none" if fam.fit_log_rms is None else f"{fam.fit_rows} ({fam.fit_log_rms:.3f})"
-        held = "none" if fam.held_out_log_rms is None else f"{fam.held_out_rows} ({fam.held_out_log_rms:.3f})"
-        worst = f"{fam.worst_label}: {fam.worst_error:+.0%}" if fam.worst_error is not None else ""
-        lines.append(f"| {fam.gpu_family} | {fit} | {held} | {worst} |")
+def examples_text() -> str:
+    """The markdown of every example, separated by blank lines."""
+    return "\n\n".join(example_section(e, example_ranking(e)) for e in EXAMPLES)
+
+
+def errors_text() -> str:
+    """The speed model's error per engine and regime, fit and held-out rows apart, and the totals."""
+    results = scored()
+    lines = [speed_errors_table(results), ""]
+    for role in ("fit", "held-out"):
+        n, median, worst = summary(results, role)
+        lines.append(f"- {role} rows: {n}, median |error| {median:.1%}, worst {worst:.0%}")
     return "\n".join(lines)
 
 
 def main() -> int:
-    print(examples_table())
+    print(examples_text())
     print()
-    print(errors_table())
+    print(errors_text())
     return 0
 
 

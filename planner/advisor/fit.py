@@ -1,74 +1,107 @@
-"""Fitting the speed model's constants to the ``fit`` rows of ``measurements.toml``, reproducibly.
+"""Fitting the speed model's constants to the ``fit`` rows of ``planner/advisor/benchmarks/*.toml``, reproducibly.
 
-:func:`fit_roofline` fixes the constants of :class:`~planner.advisor.throughput.Roofline` one group at a time, in
-:data:`FIT_ORDER`, each by a grid search over :data:`GRIDS` that minimises the sum of squared log errors of the
-fit rows naming that constant in their ``fixes`` field (the other constants held at their current values),
-and repeats the sweep until nothing changes. Held-out rows are never read. ``python -m planner.advisor.fit``
-prints the fitted constants and the error per GPU family; ``tests/advisor/test_fit.py`` checks that
-:data:`planner.advisor.throughput.FITTED` is what this returns.
+:func:`fit_roofline` minimises the sum of squared log errors of the fit rows (held-out rows are never read) by
+coordinate descent: each constant in turn takes the best value of its grid (:data:`GRIDS`, the others held), and
+the sweep repeats until nothing changes. Every row's loads are computed once (:func:`planner.advisor.validation.case`),
+so a sweep is arithmetic. ``python -m planner.advisor.fit`` prints the constants and the error table;
+``tests/advisor/test_fit.py`` checks that :data:`planner.advisor.engine_speed.FITTED` is what this returns.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
-from planner.advisor.throughput import FITTED, Roofline
-from planner.advisor.validation import Measurement, family_errors, measurements, validation_rows
+from planner.advisor.benchmarks import BenchmarkRow, load_rows
+from planner.advisor.engine_speed import Roofline
+from planner.advisor.validation import errors_table, predict, scored, summary
 
-# Groups fitted together, in this order: prefill (compute only) first, then decode.
-FIT_ORDER: tuple[tuple[str, ...], ...] = (
-    ("mfu_16bit",),
-    ("mfu_low_bit",),
-    ("bandwidth_efficiency", "step_overhead_s"),
-    ("allreduce_s",),
-    ("unified_bandwidth_efficiency",),
+# Where the descent starts: round, physically plausible values (no fitting behind them).
+START = Roofline(
+    cb_bw_hbm=0.80,
+    cb_bw_gddr=0.80,
+    cb_bw_lpddr=0.70,
+    ll_bw_hbm=0.65,
+    ll_bw_gddr=0.90,
+    ll_bw_apple=0.60,
+    ll_bw_lpddr=0.80,
+    trt_step_s=0.002,
+    vllm_step_s=0.003,
+    ll_step_s=0.001,
+    ll_layer_s=0.00005,
+    ll_hop_s=0.001,
+    ll_moe_layer_s=0.00005,
+    cb_mfu_16=0.6,
+    cb_mfu_low=0.45,
+    cb_mfu_fp4=0.3,
+    ll_mfu_16=0.5,
+    ll_mfu_quant=0.3,
+    ll_mfu_alu=0.5,
+    ar_nvlink_s=0.00001,
+    trt_seq_s=0.00001,
+    vllm_seq_s=0.00001,
+    moe_locality=0.8,
 )
 # (first, last, step) of each constant's grid; the step is the precision the constant is stated to.
 GRIDS: dict[str, tuple[float, float, float]] = {
-    "mfu_16bit": (0.20, 1.00, 0.01),
-    "mfu_low_bit": (0.20, 1.00, 0.01),
-    "bandwidth_efficiency": (0.50, 1.00, 0.01),
-    "step_overhead_s": (0.0, 0.0060, 0.0001),
-    "allreduce_s": (0.0, 0.000200, 0.000001),
-    "unified_bandwidth_efficiency": (0.40, 1.00, 0.01),
+    "cb_bw_hbm": (0.40, 1.00, 0.01),
+    "cb_bw_gddr": (0.40, 1.00, 0.01),
+    "cb_bw_lpddr": (0.40, 1.00, 0.01),
+    "ll_bw_hbm": (0.30, 1.00, 0.01),
+    "ll_bw_gddr": (0.30, 1.00, 0.01),
+    "ll_bw_apple": (0.30, 1.00, 0.01),
+    "ll_bw_lpddr": (0.30, 1.00, 0.01),
+    "trt_step_s": (0.0, 0.010, 0.0001),
+    "vllm_step_s": (0.0, 0.010, 0.0001),
+    "ll_step_s": (0.0, 0.010, 0.0001),
+    "ll_layer_s": (0.0, 0.000200, 0.000002),
+    "ll_hop_s": (0.0, 0.005, 0.0001),
+    "ll_moe_layer_s": (0.0, 0.000300, 0.000002),
+    "cb_mfu_16": (0.10, 1.00, 0.01),
+    "cb_mfu_low": (0.10, 1.00, 0.01),
+    "cb_mfu_fp4": (0.05, 1.00, 0.01),
+    "ll_mfu_16": (0.05, 1.00, 0.01),
+    "ll_mfu_quant": (0.05, 1.00, 0.01),
+    "ll_mfu_alu": (0.05, 1.00, 0.01),
+    "ar_nvlink_s": (0.0, 0.000100, 0.000001),
+    "trt_seq_s": (0.0, 0.000050, 0.0000005),
+    "vllm_seq_s": (0.0, 0.000050, 0.0000005),
+    "moe_locality": (0.50, 1.00, 0.01),
 }
 
 
 def _grid(name: str) -> list[float]:
     first, last, step = GRIDS[name]
     n = round((last - first) / step)
-    digits = max(0, -math.floor(math.log10(step)))
+    digits = max(0, -math.floor(math.log10(step))) + 1
     return [round(first + i * step, digits) for i in range(n + 1)]
 
 
-def _loss(roofline: Roofline, rows: tuple[Measurement, ...]) -> float:
-    errors = [r.error for r in validation_rows(roofline, rows)]
-    if any(e is None for e in errors):
-        return math.inf
-    return sum(math.log(1 + e) ** 2 for e in errors if e is not None)
+def loss(roofline: Roofline, rows: tuple[BenchmarkRow, ...]) -> float:
+    """Sum of absolute log errors: the median error is what is minimised, and one outlier cannot drag every
+    constant (a row without a prediction counts as a large miss)."""
+    total = 0.0
+    for row in rows:
+        p = predict(row, roofline)
+        total += 5.0 if p is None or p <= 0 else abs(math.log(p / row.value))
+    return total
 
 
-def _candidates(current: Roofline, group: tuple[str, ...]) -> Iterator[Roofline]:
-    if len(group) == 1:
-        for value in _grid(group[0]):
-            yield current._replace(**{group[0]: value})
-        return
-    first, second = group
-    for a in _grid(first):
-        for b in _grid(second):
-            yield current._replace(**{first: a, second: b})
+def fit_rows() -> tuple[BenchmarkRow, ...]:
+    return tuple(r for r in load_rows() if r.role == "fit")
 
 
-def fit_roofline(start: Roofline = FITTED, rounds: int = 3) -> Roofline:
-    """The constants that minimise the log error of the fit rows, group by group (see the module docstring)."""
-    fit_rows = tuple(m for m in measurements() if m.role == "fit")
-    current = start
-    for _ in range(rounds):
+def fit_roofline(start: Roofline = START, sweeps: int = 12) -> Roofline:
+    """The constants that minimise :func:`loss` over the fit rows (see the module docstring)."""
+    rows = fit_rows()
+    current, best = start, loss(start, rows)
+    for _ in range(sweeps):
         before = current
-        for group in FIT_ORDER:
-            rows = tuple(m for m in fit_rows if set(m.fixes) & set(group))
-            current = min(_candidates(current, group), key=lambda r: _loss(r, rows))
+        for name in Roofline._fields:
+            for value in _grid(name):
+                trial = current._replace(**{name: value})
+                value_loss = loss(trial, rows)
+                if value_loss < best - 1e-12:
+                    current, best = trial, value_loss
         if current == before:
             break
     return current
@@ -78,13 +111,12 @@ def main() -> int:
     fitted = fit_roofline()
     print("fitted constants:")
     for name, value in fitted._asdict().items():
-        print(f"  {name} = {value:g}")
-    print("log-RMS error by GPU family (fit rows / held-out rows; worst held-out row):")
-    for fam in family_errors(validation_rows(fitted)):
-        fit = "-" if fam.fit_log_rms is None else f"{fam.fit_log_rms:.3f} ({fam.fit_rows})"
-        held = "-" if fam.held_out_log_rms is None else f"{fam.held_out_log_rms:.3f} ({fam.held_out_rows})"
-        worst = f"{fam.worst_label}: {fam.worst_error:+.0%}" if fam.worst_label and fam.worst_error is not None else ""
-        print(f"  {fam.gpu_family:10} fit {fit:12} held-out {held:12} {worst}")
+        print(f"    {name}={value:g},")
+    results = scored(r=fitted)
+    print(errors_table(results))
+    for role in ("fit", "held-out"):
+        n, median, worst = summary(results, role)
+        print(f"{role}: {n} rows, median |error| {median:.1%}, worst {worst:.1%}")
     return 0
 
 

@@ -1,6 +1,5 @@
-"""What the ranking returns: feasible set-ups (:class:`Option`, built by :func:`build_option` from a
-:class:`Candidate`), rejected ones with a reason (:class:`Rejected`), the whole :class:`Ranking`, and its Pareto
-fronts."""
+"""What the ranking returns: feasible set-ups (:class:`Option`), rejected ones with a reason (:class:`Rejected`), the
+whole :class:`Ranking`, and its Pareto fronts. Options are built in :mod:`planner.advisor.build`."""
 
 from __future__ import annotations
 
@@ -11,18 +10,16 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel
 
-from planner.advisor.costs import Costs
-from planner.advisor.quality import quality_caveat
-from planner.advisor.support import ENGINE_LABELS, SupportRow
-from planner.advisor.throughput import Bound, DecodeLoad, DecodeStep, bandwidth_efficiency, decode_step
+from planner.advisor.engine_speed import Bound
 from planner.advisor.workload import Workload
 from planner.core.gpu import GpuSpec
-from planner.planning.plan import MemoryFit
 
 RejectReason = Literal[
     "illegal-split",
     "not-for-sale",
     "no-engine",
+    "engine-unsuited",
+    "no-host",
     "does-not-fit",
     "below-target",
     "latency-target-missed",
@@ -30,58 +27,92 @@ RejectReason = Literal[
     "over-budget",
 ]
 SortKey = Literal["cost", "cost_per_conversation", "cost_per_million_tokens"]
+Split = Literal["tensor", "layer"]
 
 
 class Option(BaseModel, frozen=True, extra="forbid"):
-    """One feasible set-up, with every figure and what it assumes (``assumptions`` by figure name)."""
+    """One feasible set-up, with every figure every surface shows and what it assumes (``assumptions`` by figure).
+
+    Memory and capacity are :func:`planner.assessment.assess.assess` of the set-up under its own engine's profile
+    at that engine's defaults (``engine``, ``engine_version``, ``engine_fraction``): the Memory page opened on the
+    row's link shows the same numbers. ``warnings`` are every caveat; ``undermining`` those that keep the verdict
+    from green (they cast doubt on the target or the speed floor being met)."""
 
     gpu_id: str
     gpu_name: str
     vendor: str
     gpu_count: int
-    tensor_parallel: int
+    tensor_parallel: int  # GPUs one replica spans (tensor parallel, or llama.cpp's layer split)
     replicas: int
+    split: Split
     weights: str
     kv_dtype: str
     context_tokens: int
-    concurrency: float  # sequences of context_tokens held at once, all replicas (the Memory page's figure)
-    conversations: int  # whole conversations held at once, all replicas
+    engine: str  # registry name (or "vllm-gaudi")
+    engine_label: str
+    engine_version: str | None  # the release the memory was planned for (None: a plugin without a profile)
+    engine_fraction: float | None  # the engine's memory fraction planned with (its default); None: none
+    concurrency: float  # sequences of context_tokens held at once, all replicas (the engine's accounting)
+    conversations: int  # whole conversations held at once, all replicas: THE figure every surface shows
     target_concurrency: int
-    headroom: float  # concurrency / target - 1: the spare share
+    headroom: float  # conversations / target - 1
+    slots: int | None  # llama.cpp: -np slots per replica (each holds context_tokens); None: a shared pool
     kv_pool_bytes_per_gpu: int
-    kv_budget_tokens: int  # whole deployment
+    kv_budget_tokens: int  # all replicas, as the engine prints it
     kv_budget_tokens_per_replica: int
     weights_bytes_per_gpu: int
+    memory_bytes_per_gpu: int  # the memory planned per GPU (the engine-visible total; a Mac: the GPU's share)
     batch_per_replica: int  # sequences decoding together at the target load
     decode_tokens_per_s_per_user: float | None
     decode_tokens_per_s_total: float | None
-    decode_bound: Bound | None  # "unknown": no compute figure, the speed is not estimated (ranked last)
+    decode_bound: Bound | None
+    step_seconds: float | None
     prefill_seconds: float | None  # a typical prompt, alone
-    engine: str  # the serving engine the set-up assumes (planner.advisor.support)
-    compute_path: str  # the arithmetic of its matmuls: 16-bit, fp8, int8, fp4
-    memory_bytes_per_gpu: int  # the memory planned per GPU (a unified-memory machine: the GPU's share)
-    bandwidth_efficiency: float  # the share of the datasheet bandwidth a decode step is assumed to reach
-    purchase_unit: str  # what is bought: e.g. "1 x NVIDIA HGX 8-GPU baseboard …", or "rent-only …"
+    prefill_share: float | None  # share of the GPU time prompts take at the target load
+    compute_path: str
+    bandwidth_efficiency: float
+    purchase_unit: str  # what is bought, in words
     purchase_kind: str  # card, pair, baseboard, machine, rack, cloud-only
     gpus_per_unit: int
-    quality_caveat: str | None = None  # 4-bit and GGUF weights
-    purchase_usd: float | None
-    usd_per_hour: float | None
-    usd_per_conversation: float | None  # purchase: dollars; cloud: dollars per hour
+    host_id: str | None
+    host_name: str | None
+    hosts: int
+    rack_units: int | None
+    power_watts: float
+    gpus_usd: float | None
+    hosts_usd: float
+    purchase_usd: float | None  # GPUs + hosts
+    energy_usd: float | None  # power over the life
+    tco_usd: float | None  # purchase + power over the life
+    usd_per_hour: float | None  # purchase: TCO / hours of the life; cloud: the rent
+    usd_per_conversation: float | None  # purchase: TCO dollars; cloud: dollars per hour
     usd_per_million_output_tokens: float | None
     price_basis: str
+    quality_caveat: str | None = None
     assumptions: dict[str, str]
     warnings: tuple[str, ...] = ()
+    undermining: tuple[str, ...] = ()
+
+    @property
+    def split_text(self) -> str:
+        if self.split == "layer" and self.tensor_parallel > 1:
+            text = f"layer split over {self.tensor_parallel} GPUs"
+        else:
+            text = f"TP {self.tensor_parallel}"
+        return text + (f" x {self.replicas} replicas" if self.replicas > 1 else "")
 
     @property
     def label(self) -> str:
-        split = f"TP {self.tensor_parallel}" + (f" x {self.replicas} replicas" if self.replicas > 1 else "")
-        return f"{self.gpu_count} x {self.gpu_name} ({split}), {self.weights} weights, {self.kv_dtype} KV"
+        return f"{self.gpu_count} x {self.gpu_name} ({self.split_text}), {self.weights} weights, {self.kv_dtype} KV"
+
+    @property
+    def key(self) -> tuple[str, int, int, str, str]:
+        return (self.gpu_id, self.gpu_count, self.tensor_parallel, self.weights, self.kv_dtype)
 
     @property
     def cost(self) -> float | None:
-        """The cost the ranking sorts by: purchase dollars, or cloud dollars per hour."""
-        return self.purchase_usd if self.price_basis.startswith("purchase") else self.usd_per_hour
+        """The cost the ranking sorts by: the total cost of ownership of a purchase, or cloud dollars per hour."""
+        return self.tco_usd if self.price_basis.startswith("purchase") else self.usd_per_hour
 
     @property
     def compute_known(self) -> bool:
@@ -116,6 +147,9 @@ class Ranking(BaseModel, frozen=True, extra="forbid"):
     pareto_cost_throughput: tuple[Option, ...]
     assumptions: dict[str, str]
     warnings: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()  # GPUs offered only when asked for (region-restricted, desktops and laptops)
+    four_bit_fallback: bool = False  # nothing served at 8 bits or more, so 4-bit weights were tried
+    best_overflow_probability: float | None = None  # the best option's pool running out at the target
 
     @property
     def best(self) -> Option | None:
@@ -131,7 +165,7 @@ def pareto_front(options: Iterable[Option], against: Literal["capacity", "throug
     cost; among equal (cost, figure) pairs the first in the input is kept."""
 
     def figure(o: Option) -> float | None:
-        return o.concurrency if against == "capacity" else o.decode_tokens_per_s_total
+        return float(o.conversations) if against == "capacity" else o.decode_tokens_per_s_total
 
     known: list[tuple[float, float, int, Option]] = []
     for i, o in enumerate(options):
@@ -148,9 +182,6 @@ def pareto_front(options: Iterable[Option], against: Literal["capacity", "throug
     return tuple(front)
 
 
-# --- building an option -----------------------------------------------------------------------------------------
-
-
 class Candidate(NamedTuple):
     """One set-up to evaluate; ``problem`` says why its split is illegal (``None``: legal)."""
 
@@ -163,8 +194,8 @@ class Candidate(NamedTuple):
     problem: str | None
 
 
-def purchase_text(gpu: GpuSpec, count: int, priced: bool) -> str:
-    """What is bought, in whole units ("1 x 8-GPU MI300X baseboard in a server (…)"), or why it is rent-only."""
+def purchase_text(gpu: GpuSpec, count: int, host: str | None, hosts: int, priced: bool) -> str:
+    """What is bought, in whole units with the machine around them, or why it is rent-only."""
     unit = gpu.purchase
     if not unit.buyable:
         return f"rent-only: {unit.description}"
@@ -173,121 +204,13 @@ def purchase_text(gpu: GpuSpec, count: int, priced: bool) -> str:
         size = 8  # a 4-GPU board family also comes with 8: buy the larger boards
     n = max(1, count // size)
     s = "s" if n > 1 else ""
-    text = {
-        "card": f"{count} x {gpu.name} PCIe card{s}, bought one at a time (host not included)",
-        "pair": f"{n} x {gpu.name} NVLink pair{s} ({unit.description})",
-        "baseboard": f"{n} x {size}-GPU {gpu.name} baseboard{s} ({unit.description})",
+    gpus = {
+        "card": f"{count} x {gpu.name} PCIe card{'s' if count > 1 else ''}",
+        "pair": f"{n} x {gpu.name} NVLink pair{s}",
+        "baseboard": f"{n} x {size}-GPU {gpu.name} baseboard{s}",
         "machine": f"{n} x {gpu.name} machine{s} ({unit.description})",
         "rack": f"{n} x {size}-GPU {gpu.name} rack{s} ({unit.description})",
     }[unit.kind]
-    return text if priced else f"rent-only, no sourced price: {text}"
-
-
-def _option_warnings(gpu: GpuSpec, cost: float | None, step: DecodeStep | None, tp: int) -> tuple[str, ...]:
-    warnings: list[str] = []
-    if tp > 1 and gpu.purchase.kind == "card":
-        warnings.append(
-            f"tensor parallel {tp} over PCIe: the all-reduce time is fitted on NVLink systems, so the speed is "
-            "likely optimistic"
-        )
-    if cost is None:
-        warnings.append("price unknown")
-    if step is not None and step.bound == "unknown":
-        warnings.append("ranked last: no sourced compute figure for its arithmetic, so its speed is not estimated")
-    if gpu.unified_memory is not None:
-        warnings.append(
-            f"unified memory: planned with the GPU's default {gpu.unified_memory.default_gpu_share:.0%} share; "
-            f"raise it with {gpu.unified_memory.raise_command}"
-        )
-    if gpu.unverified_fields:
-        warnings.append(f"unverified catalog fields: {', '.join(gpu.unverified_fields)}")
-    return tuple(warnings)
-
-
-def _option_assumptions(
-    workload: Workload, replicas: int, decode: DecodeStep | None, prefill_note: str, basis: str, row: SupportRow
-) -> dict[str, str]:
-    prompt_tokens = max(0, workload.mean_prompt_tokens - workload.shared_prefix_tokens)
-    return {
-        "engine": f"{ENGINE_LABELS[row.engine]}, {row.compute} matmuls"
-        + (f" ({row.note})" if row.note else "")
-        + f"; source: {row.source}",
-        "concurrency": (
-            f"KV pool / paged {workload.context_tokens:,}-token conversations x {replicas} replica(s)"
-            + (f", {workload.shared_prefix_tokens:,}-token prefix stored once" if workload.shared_prefix_tokens else "")
-        ),
-        "decode": (
-            decode.assumption + " (the mean context)"
-            if decode
-            else "decode not estimated: no bandwidth figure in the catalog"
-        ),
-        "prefill": prefill_note + f"; prompt {prompt_tokens:,} tokens (shared prefix cached)",
-        "cost": basis,
-        "cost per conversation": (
-            ("purchase dollars" if workload.pricing == "purchase" else "dollars per hour")
-            + " / conversations held at once"
-        ),
-        "cost per million output tokens": "dollars per hour / (aggregate decode tokens/s at the target load x 3,600)",
-    }
-
-
-def build_option(
-    workload: Workload,
-    c: Candidate,
-    fit: MemoryFit,
-    held: tuple[float, int],
-    target: int,
-    load: DecodeLoad,
-    prefill_result: tuple[float | None, str],
-    costs: Costs,
-    row: SupportRow,
-) -> Option:
-    """A feasible candidate with its engine, speed (decode at the target load from the memory / compute bound,
-    prefill of a typical prompt), purchase unit and costs. Without a compute figure the speed is not estimated."""
-    purchase, hourly, basis = costs
-    decode = decode_step(c.gpu, row.compute, load)
-    (prefill, prefill_note), (concurrency, conversations) = prefill_result, held
-    speed_known = decode is not None and decode.bound != "unknown"
-    per_user = 1.0 / decode.step_seconds if decode and speed_known else None
-    total = load.batch / decode.step_seconds * c.replicas if decode and speed_known else None
-    cost = purchase if workload.pricing == "purchase" else hourly
-    per_million = hourly / (total * 3600) * 1e6 if hourly is not None and total else None
-    return Option(
-        gpu_id=c.gpu.id,
-        gpu_name=c.gpu.name,
-        vendor=c.gpu.vendor,
-        gpu_count=c.gpu_count,
-        tensor_parallel=c.tensor_parallel,
-        replicas=c.replicas,
-        weights=c.weights,
-        kv_dtype=c.kv_dtype,
-        context_tokens=workload.context_tokens,
-        concurrency=concurrency,
-        conversations=conversations,
-        target_concurrency=target,
-        headroom=concurrency / target - 1,
-        kv_pool_bytes_per_gpu=max(0, fit.limiting.headroom_bytes),
-        kv_budget_tokens=fit.kv_budget_tokens_per_replica * c.replicas,
-        kv_budget_tokens_per_replica=fit.kv_budget_tokens_per_replica,
-        weights_bytes_per_gpu=fit.limiting.weights_bytes,
-        batch_per_replica=load.batch,
-        decode_tokens_per_s_per_user=per_user,
-        decode_tokens_per_s_total=total,
-        decode_bound=decode.bound if decode else None,
-        prefill_seconds=prefill,
-        engine=row.engine,
-        compute_path=row.compute,
-        memory_bytes_per_gpu=fit.limiting.gpu_memory_bytes,
-        bandwidth_efficiency=bandwidth_efficiency(c.gpu),
-        purchase_unit=purchase_text(c.gpu, c.gpu_count, c.gpu.price is not None),
-        purchase_kind=c.gpu.purchase.kind,
-        gpus_per_unit=c.gpu.purchase.gpus_per_unit,
-        quality_caveat=quality_caveat(c.weights),
-        purchase_usd=purchase,
-        usd_per_hour=hourly,
-        usd_per_conversation=cost / concurrency if cost is not None and concurrency > 0 else None,
-        usd_per_million_output_tokens=per_million,
-        price_basis=basis,
-        assumptions=_option_assumptions(workload, c.replicas, decode, prefill_note, basis, row),
-        warnings=_option_warnings(c.gpu, cost, decode, c.tensor_parallel),
-    )
+    if host is not None:
+        gpus += f" in {hosts} x {host}"
+    return gpus if priced else f"rent-only, no sourced price: {gpus}"

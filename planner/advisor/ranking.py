@@ -1,37 +1,32 @@
 """What should I buy to serve this model to this many people, and what will it cost?
 
-:func:`rank` plans every catalog GPU x GPU count x legal tensor-parallel split x weight precision x KV dtype
-for one model and one :class:`Workload`, in four steps, each a function:
+:func:`rank` plans every catalog GPU x GPU count x legal split x weight precision x KV dtype for one model and
+one :class:`Workload`, in four steps, each a function:
 
 1. **enumerate** (:func:`candidates`): every set-up the buyer allows (GPUs of the allowed vendors and form
-   factors, the allowed weight precisions), with the reason when its split is illegal;
+   factors, offered by default or asked for: :mod:`planner.advisor.suitability`; the model's own precision and
+   8-bit formats, 4-bit ones only when asked or when nothing else serves), with the reason when its split is
+   illegal;
 2. **evaluate** (:class:`planner.advisor.evaluate.Evaluator`): whether it can be bought as planned (whole
-   purchase units: PCIe cards one at a time, NVLink pairs, 4- or 8-GPU baseboards, machines), which engine
-   runs it (the support table of :mod:`planner.advisor.support`), memory and capacity by the planner's own
-   formula (a unified-memory machine with the GPU's share of its memory), speed by the memory/compute roofline
-   of :mod:`planner.advisor.throughput`, costs by :mod:`planner.advisor.costs`;
+   purchase units in a catalog host that holds them), which engine runs it (:mod:`planner.advisor.support`) and
+   whether that engine suits the workload, what it holds by :func:`planner.assessment.assess.assess` under that
+   engine's own profile (the Memory page's answer), its speed under that engine
+   (:mod:`planner.advisor.engine_speed`), its whole-system cost (:mod:`planner.advisor.costs`) and its caveats
+   (:mod:`planner.advisor.build`);
 3. **filter** (:func:`filter_reason`): latency targets and the budget;
-4. **sort** (:func:`sort_options`): set-ups whose speed could be estimated first (a GPU without a compute
-   figure is ranked last, with that reason), then cheapest by the sort key; ties: more headroom, fewer GPUs.
+4. **sort** (:func:`sort_options`): set-ups whose speed could be estimated first, then those no caveat
+   undermines, then cheapest by the sort key (the total cost of ownership of a purchase, dollars per hour of a
+   rental); ties: faster per user, more headroom, fewer GPUs.
 
-Memory and capacity are :mod:`planner.planning.plan`'s: :func:`planner.planning.plan.plan_basis` runs once per
-(tensor-parallel
-size, weight precision, KV dtype) (weights per GPU and KV bytes per sequence do not depend on the GPU's
-memory) and :func:`planner.planning.plan.stages_at` / :func:`planner.planning.plan.fit_of` (together
-:func:`planner.planning.plan.fit_at`)
-evaluate it at each catalog memory size and replica count (pipeline parallel 1), so
-``plan()`` and the advisor share one capacity formula; ``tests/advisor/test_rank.py`` checks that every figure
-equals a direct ``plan()`` of the same set-up.
-
-Per conversation: purchase dollars (or dollars per hour) / conversations held at once. Per million output
-tokens: dollars per hour / (aggregate decode tokens per second at the target load x 3,600) x 10^6.
+Per conversation: total cost of ownership (or dollars per hour) / conversations held at once. Per million output
+tokens: dollars per hour / (output tokens per second at the target load x 3,600) x 10^6.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from planner.advisor.costs import HOURS_PER_MONTH
+from planner.advisor.costs import HOURS_PER_MONTH, Assumptions
 from planner.advisor.evaluate import Evaluator, reject
 from planner.advisor.options import (
     Candidate,
@@ -42,20 +37,21 @@ from planner.advisor.options import (
     SortKey,
     pareto_front,
 )
+from planner.advisor.risk import pool_probability
+from planner.advisor.suitability import default_weights, fallback_weights, left_out
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import Workload
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import check
 from planner.core.gpu import GpuSpec
+from planner.core.host import HostSpec
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
-from planner.core.overhead import Estimate, OverheadModel
+from planner.core.overhead import OverheadModel
 from planner.core.parallel import parallel_problem
 from planner.core.precision import WEIGHT_FORMATS
-from planner.core.serving import serving_weights
 
 DEFAULT_COUNTS = (1, 2, 4, 8)
-DEFAULT_WEIGHTS = ("bf16", "fp8", "int8", "int4-awq", "nvfp4", "q8_0", "q4_k_m")
 DEFAULT_KV_DTYPES = ("bf16", "fp8")
 
 
@@ -127,12 +123,23 @@ def _sort_value(option: Option, sort_by: SortKey) -> float | None:
 
 
 def sort_options(options: list[Option], sort_by: SortKey) -> list[Option]:
-    """Options whose speed counts compute first (a GPU without a compute figure is ranked last), then cheapest by
-    ``sort_by`` (unknown last); ties: more headroom, fewer GPUs, then the label."""
+    """Options whose speed counts compute first (a GPU without a compute figure is ranked last), then those no
+    warning undermines, then cheapest by ``sort_by`` (unknown last); ties: faster per user, more headroom, fewer
+    GPUs, the label."""
 
-    def key(o: Option) -> tuple[bool, bool, float, float, int, str]:
+    def key(o: Option) -> tuple[bool, bool, bool, float, float, float, int, str]:
         value = _sort_value(o, sort_by)
-        return (not o.compute_known, value is None, value or 0.0, -o.headroom, o.gpu_count, o.label)
+        speed = -(o.decode_tokens_per_s_per_user or 0.0)
+        return (
+            not o.compute_known,
+            bool(o.undermining),
+            value is None,
+            value or 0.0,
+            speed,
+            -o.headroom,
+            o.gpu_count,
+            o.label,
+        )
 
     return sorted(options, key=key)
 
@@ -144,10 +151,13 @@ def _allowed(gpu: GpuSpec, workload: Workload) -> bool:
     )
 
 
-def _catalog_gpus(workload: Workload, gpus: Sequence[GpuSpec] | None) -> list[GpuSpec]:
-    """``gpus`` (default: the catalog), filtered by ``workload.gpu_ids``, vendors and form factors; unknown ids
-    are an error."""
-    return [g for g in _listed_gpus(workload, gpus) if _allowed(g, workload)]
+def _catalog_gpus(workload: Workload, gpus: Sequence[GpuSpec] | None) -> tuple[list[GpuSpec], tuple[str, ...]]:
+    """``gpus`` (default: the catalog), filtered by ``workload.gpu_ids``, vendors and form factors, and by the
+    defaults of :func:`planner.advisor.suitability.left_out` (with what those left out); unknown ids are an
+    error."""
+    listed = [g for g in _listed_gpus(workload, gpus) if _allowed(g, workload)]
+    reasons = {g.id: left_out(g, workload) for g in listed}
+    return [g for g in listed if reasons[g.id] is None], tuple(r for r in reasons.values() if r is not None)
 
 
 def _listed_gpus(workload: Workload, gpus: Sequence[GpuSpec] | None) -> list[GpuSpec]:
@@ -164,13 +174,11 @@ def _listed_gpus(workload: Workload, gpus: Sequence[GpuSpec] | None) -> list[Gpu
     return [catalog[g] for g in workload.gpu_ids]
 
 
-def _weights(model: ModelSpec, workload: Workload, weights: Sequence[str] | None) -> tuple[str, ...]:
+def _weights(model: ModelSpec, workload: Workload, weights: Sequence[str] | None) -> tuple[str, ...] | None:
+    """The weight precisions asked for (``None``: the defaults of :mod:`planner.advisor.suitability`)."""
     if weights is not None:
         return tuple(weights)
-    if workload.weights is not None:
-        return workload.weights
-    native = serving_weights(model)
-    return DEFAULT_WEIGHTS if native in DEFAULT_WEIGHTS else (*DEFAULT_WEIGHTS, native)
+    return workload.weights
 
 
 def _check_inputs(
@@ -194,7 +202,7 @@ def _check_inputs(
         )
 
 
-def _global_assumptions(workload: Workload, overhead: OverheadModel) -> dict[str, str]:
+def _global_assumptions(workload: Workload, overhead: OverheadModel | None, costs: Assumptions) -> dict[str, str]:
     return {
         "target": workload.target_note,
         "context": (
@@ -202,46 +210,84 @@ def _global_assumptions(workload: Workload, overhead: OverheadModel) -> dict[str
             + workload.context.describe()
         ),
         "shared prefix": (
-            f"{workload.shared_prefix_tokens:,}-token shared system prompt stored once per replica (prefix caching)"
+            f"{workload.shared_prefix_tokens:,}-token shared system prompt: stored once per replica in the risk "
+            "section (prefix caching); the capacity counts each conversation whole, as the engine reports it"
             if workload.shared_prefix_tokens
             else "no shared prefix"
         ),
         "speed": (
-            "roofline: each decode step takes the larger of its memory time and its compute time "
-            "(planner.advisor.throughput); held-out errors per GPU family in the README and "
-            "planner.advisor.validation_rows; a GPU without a compute figure is ranked last, its speed not "
-            "estimated"
+            "per engine (planner.advisor.engine_speed): vLLM / SGLang / TensorRT-LLM batch continuously under "
+            "tensor parallelism (all-reduces over NVLink or PCIe counted), llama.cpp splits layers (GPUs one after "
+            "another) and batches its slots; MoE models read the experts their batch touches; KV reads at the mean "
+            "length; constants fitted to public measurements, errors per engine and regime in the README"
         ),
         "engine": "the first engine of the support table (planner/advisor/support.toml) that runs the set-up"
-        + (f", among {', '.join(workload.engines)}" if workload.engines else ""),
+        + (f", among {', '.join(workload.engines)}" if workload.engines else "")
+        + "; llama.cpp only for a few users unless asked for (planner.advisor.suitability)",
         "memory": (
-            f"planner.planning.plan.plan with the {overhead.kind} overhead model; PP 1; capacity in 16-token blocks; "
-            "unified-memory machines with "
-            + (
-                f"{workload.unified_memory_share:.0%} of their memory"
-                if workload.unified_memory_share
-                else "the GPU share the OS allows by default"
-            )
+            "each set-up under its engine's own profile at the engine's defaults (planner.assessment.assess: what "
+            "the Memory page shows for it)"
+            if overhead is None
+            else f"every set-up under the {overhead.kind} overhead model"
+        )
+        + "; PP 1; unified-memory machines with "
+        + (
+            f"{workload.unified_memory_share:.0%} of their memory"
+            if workload.unified_memory_share
+            else "the GPU share the OS allows by default"
         ),
-        "purchase": "whole purchase units: PCIe cards one at a time, NVLink pairs, 4- or 8-GPU baseboards, machines",
+        "purchase": (
+            "whole purchase units (PCIe cards, NVLink pairs, 4- or 8-GPU baseboards, machines) in the cheapest catalog "
+            "host that holds them and feeds their power (model_catalog/hosts)"
+        ),
         "prices": (
-            "catalog prices as dated there; GPUs only"
+            f"catalog prices as dated there; total cost of ownership = GPUs + hosts + power over the life: "
+            f"{costs.describe()}"
             if workload.pricing == "purchase"
-            else f"cheapest dated cloud price per GPU-hour; budget per month of {HOURS_PER_MONTH} hours"
+            else f"cheapest dated cloud offer in whole instances; budget per month of {HOURS_PER_MONTH} hours"
         ),
     }
 
 
-def _warnings(options: list[Option], workload: Workload, gpus: Sequence[GpuSpec]) -> tuple[str, ...]:
+def _warnings(options: list[Option], workload: Workload, gpus: Sequence[GpuSpec], fallback: bool) -> tuple[str, ...]:
     warnings: list[str] = []
     if not options:
         warnings.append("no set-up meets the workload: see the rejected options")
+    if fallback:
+        warnings.append(
+            "no set-up serves this at 8 bits or more: the options below use 4-bit weights (a quality loss: see each "
+            "option's caveat)"
+        )
     priced = sum(1 for g in gpus if g.cloud_prices)
     if workload.pricing == "cloud" and priced < len(gpus):
         warnings.append(
             f"only {priced} of {len(gpus)} GPUs have a dated cloud price in the catalog; the others are unpriced"
         )
     return tuple(warnings)
+
+
+def _evaluate_all(
+    evaluator: Evaluator,
+    model: ModelSpec,
+    gpus: list[GpuSpec],
+    counts: Sequence[int],
+    weights: Sequence[str],
+    kv_dtypes: Sequence[str],
+) -> tuple[list[Option], list[Rejected]]:
+    options: list[Option] = []
+    rejected: list[Rejected] = []
+    for candidate in candidates(model, gpus, counts, weights, kv_dtypes):
+        check()
+        outcome = evaluator.evaluate(candidate)
+        if isinstance(outcome, Rejected):
+            rejected.append(outcome)
+            continue
+        reason = filter_reason(outcome, evaluator.workload)
+        if reason is not None:
+            rejected.append(reject(candidate, *reason))
+            continue
+        options.append(outcome)
+    return options, rejected
 
 
 def rank(
@@ -254,32 +300,33 @@ def rank(
     overhead: OverheadModel | None = None,
     sort_by: SortKey = "cost",
     block_size: int = 16,
+    hosts: Sequence[HostSpec] | None = None,
 ) -> Ranking:
     """Plan every GPU x count x legal TP split (PP 1, leftover GPUs as data-parallel replicas) x weight precision
     x KV dtype and rank the feasible ones: enumerate, evaluate, filter, sort (see the module docstring).
 
-    ``gpus`` defaults to the catalog, filtered by ``workload.gpu_ids``; ``weights`` to ``workload.weights``, else
-    :data:`DEFAULT_WEIGHTS` plus the model's own serving precision.
+    ``gpus`` defaults to the catalog, filtered by ``workload.gpu_ids`` and the defaults of
+    :mod:`planner.advisor.suitability`; ``weights`` to ``workload.weights``, else the model's own precision and the
+    8-bit formats, and the 4-bit ones only when nothing else serves the workload. ``overhead``: one overhead
+    model for every set-up (default: each engine's own profile, as the Memory page plans it).
     """
-    overhead = overhead if overhead is not None else Estimate()
-    weights = _weights(model, workload, weights)
-    gpus = _catalog_gpus(workload, gpus)
-    _check_inputs(model, workload, counts, weights, kv_dtypes)
-    evaluator = Evaluator(model, workload, overhead, block_size)
-    options: list[Option] = []
-    rejected: list[Rejected] = []
-    for candidate in candidates(model, gpus, counts, weights, kv_dtypes):
-        check()
-        outcome = evaluator.evaluate(candidate)
-        if isinstance(outcome, Rejected):
-            rejected.append(outcome)
-            continue
-        reason = filter_reason(outcome, workload)
-        if reason is not None:
-            rejected.append(reject(candidate, *reason))
-            continue
-        options.append(outcome)
+    from model_catalog import load_hosts, running_costs  # the catalog imports the planner: import late
+
+    asked = _weights(model, workload, weights)
+    tried = asked if asked is not None else default_weights(model)
+    gpus, left = _catalog_gpus(workload, gpus)
+    _check_inputs(model, workload, counts, tried, kv_dtypes)
+    costs = Assumptions.from_catalog(running_costs(), workload.usd_per_kwh, workload.pue, workload.life_years)
+    host_list = list(load_hosts().values()) if hosts is None else list(hosts)
+    evaluator = Evaluator(model, workload, overhead, block_size, host_list, costs)
+    options, rejected = _evaluate_all(evaluator, model, gpus, counts, tried, kv_dtypes)
+    fallback = False
+    if not options and asked is None:
+        extra = [w for w in fallback_weights(model) if w not in tried]
+        more, more_rejected = _evaluate_all(evaluator, model, gpus, counts, extra, kv_dtypes)
+        options, rejected, fallback = more, rejected + more_rejected, bool(more)
     options = sort_options(options, sort_by)
+    risk = pool_probability(options[0], workload, model) if options else None
     return Ranking(
         model_id=model.id,
         workload=workload,
@@ -291,6 +338,9 @@ def rank(
         rejected=tuple(rejected),
         pareto_cost_capacity=pareto_front(options, "capacity"),
         pareto_cost_throughput=pareto_front(options, "throughput"),
-        assumptions=_global_assumptions(workload, overhead),
-        warnings=_warnings(options, workload, gpus),
+        assumptions=_global_assumptions(workload, overhead, costs),
+        warnings=_warnings(options, workload, gpus, fallback),
+        left_out=left,
+        four_bit_fallback=fallback,
+        best_overflow_probability=risk,
     )

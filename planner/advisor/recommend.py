@@ -1,4 +1,6 @@
-"""What to tell the buyer: the recommendation paragraph, and the overflow risk of one option."""
+"""What to tell the buyer: the verdict and its colour, the recommendation paragraph, the top picks with why each
+beats the next, the alternatives on other hardware, and the five-line summary a report leads with. Every figure is
+the option's own (:class:`~planner.advisor.options.Option`), so the page, the CLI, the CSV and the report agree."""
 
 from __future__ import annotations
 
@@ -6,97 +8,175 @@ from collections import Counter
 from typing import Literal
 
 from planner.advisor.options import Option, Ranking
-from planner.advisor.overflow import OverflowReport, overflow_report
-from planner.advisor.support import ENGINE_LABELS
-from planner.advisor.workload import DEFAULT_TOKENS_PER_S_PER_USER, Workload
+from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER
 
-
-def overflow_for(option: Option, workload: Workload) -> OverflowReport:
-    """Average or maximum for one option: its pool per replica, the target conversations, the distribution."""
-    return overflow_report(
-        option.kv_budget_tokens_per_replica,
-        option.target_concurrency,
-        workload.context,
-        option.replicas,
-        workload.shared_prefix_tokens,
-    )
+Verdict = Literal["met", "caution", "none"]
+READING_SPEED = DEFAULT_MIN_TOKENS_PER_S_PER_USER  # tokens/s: about reading speed (the page's help says so)
+RISK_LIMIT = 0.05  # a pool that runs out more often than this at the target is not green
 
 
 def _money(value: float) -> str:
     return f"${value:,.0f}" if value >= 100 else f"${value:,.2f}"
 
 
-Verdict = Literal["met", "unverified", "none"]
+def caveats(ranking: Ranking) -> list[str]:
+    """What keeps the best option's verdict from green: its undermining warnings, a 4-bit fallback, a pool that
+    runs out too often at the target."""
+    best = ranking.best
+    if best is None:
+        return []
+    found = list(best.undermining)
+    if ranking.four_bit_fallback:
+        found.append("4-bit weights: nothing serves the workload at 8 bits or more")
+    risk = ranking.best_overflow_probability
+    if risk is not None and risk > RISK_LIMIT:
+        found.append(f"the KV pool runs out {risk:.0%} of the time at {ranking.target_concurrency:,} conversations")
+    return found
 
 
 def verdict(ranking: Ranking) -> Verdict:
-    """``met``: the best set-up holds the target on hardware an engine runs, with its speed estimated from the
-    memory and compute bounds (and any speed target checked); ``unverified``: it fits, but its speed could not
-    be estimated (no compute figure); ``none``: nothing serves the workload."""
+    """``met`` (green): the best set-up holds the target and clears the speed floor with nothing that undermines
+    either (:func:`caveats`); ``caution`` (amber): it does, with a caveat that casts doubt on it; ``none`` (red):
+    nothing serves the workload."""
+    if ranking.best is None:
+        return "none"
+    return "caution" if caveats(ranking) else "met"
+
+
+def top_picks(ranking: Ranking, n: int = 3) -> list[Option]:
+    """The best option of each of the first ``n`` GPU models (variants of one GPU are one pick)."""
+    picks: list[Option] = []
+    for option in ranking.options:
+        if all(option.gpu_id != p.gpu_id for p in picks):
+            picks.append(option)
+        if len(picks) == n:
+            break
+    return picks
+
+
+def alternatives(ranking: Ranking, n: int = 2) -> list[Option]:
+    """The best options on another vendor or form factor than the recommendation (and than each other)."""
     best = ranking.best
     if best is None:
-        return "none"
-    return "met" if best.compute_known and best.decode_tokens_per_s_per_user is not None else "unverified"
+        return []
+    seen = {(best.vendor, best.purchase_kind)}
+    found: list[Option] = []
+    for option in ranking.options[1:]:
+        kind = (option.vendor, option.purchase_kind)
+        if kind not in seen and (option.vendor != best.vendor or option.purchase_kind != best.purchase_kind):
+            found.append(option)
+            seen.add(kind)
+        if len(found) == n:
+            break
+    return found
 
 
 def runner_up(ranking: Ranking) -> Option | None:
-    """The best set-up on a different vendor or form factor than the recommendation (with a known speed first)."""
+    """The best set-up on a different vendor or form factor than the recommendation."""
+    found = alternatives(ranking, 1)
+    return found[0] if found else None
+
+
+def cost_text(option: Option, cloud: bool) -> str:
+    if option.cost is None:
+        return "price unknown"
+    if cloud:
+        return f"{_money(option.usd_per_hour or 0)} per hour"
+    return f"{_money(option.purchase_usd or 0)} to buy, {_money(option.tco_usd or 0)} with power over the life"
+
+
+def speed_text(option: Option) -> str:
+    if option.decode_tokens_per_s_per_user is None:
+        return "speed not estimated"
+    return f"{option.decode_tokens_per_s_per_user:.0f} tokens/s per user"
+
+
+def why_beats(a: Option, b: Option, cloud: bool) -> str:
+    """Why ``a`` ranks above ``b``, in one sentence: the cost difference, then what ``b`` offers instead."""
+    reasons: list[str] = []
+    if a.undermining and not b.undermining:
+        reasons.append("cheaper, though with a caveat")
+    if a.cost is not None and b.cost is not None:
+        diff = b.cost - a.cost
+        unit = " per hour" if cloud else " over the life"
+        reasons.append(f"{_money(abs(diff))}{unit} {'less' if diff >= 0 else 'more'} ({cost_text(b, cloud)})")
+    if not a.undermining and b.undermining:
+        reasons.append(f"{b.gpu_name} carries a caveat: {b.undermining[0]}")
+    if a.conversations > b.conversations:
+        reasons.append(f"holds {a.conversations:,} against {b.conversations:,}")
+    if (a.decode_tokens_per_s_per_user or 0) > (b.decode_tokens_per_s_per_user or 0) * 1.1:
+        reasons.append(f"faster ({speed_text(a)} against {speed_text(b)})")
+    gains = []
+    if b.conversations > a.conversations:
+        gains.append(f"holds {b.conversations:,} against {a.conversations:,}")
+    if (b.decode_tokens_per_s_per_user or 0) > (a.decode_tokens_per_s_per_user or 0) * 1.1:
+        gains.append(f"is faster ({speed_text(b)} against {speed_text(a)})")
+    text = f"{a.gpu_count} x {a.gpu_name} over {b.gpu_count} x {b.gpu_name}: " + "; ".join(reasons or ["ranked first"])
+    if gains:
+        text += f"; the second {' and '.join(gains)}"
+    return text + "."
+
+
+def summary_lines(ranking: Ranking) -> list[str]:
+    """Five lines for a VP: what to buy, the total price, users held, tokens/s per user, the main caveat."""
     best = ranking.best
     if best is None:
-        return None
-    for option in ranking.options[1:]:
-        if option.purchase_kind != best.purchase_kind or option.vendor != best.vendor:
-            return option
-    return None
+        return [recommendation(ranking)]
+    cloud = ranking.workload.pricing == "cloud"
+    found = caveats(ranking)
+    caveat = found[0] if found else (best.quality_caveat or (best.warnings[0] if best.warnings else "none"))
+    price = (
+        f"{_money(best.usd_per_hour or 0)} per hour ({_money((best.usd_per_hour or 0) * 730)} a month)"
+        if cloud
+        else f"{cost_text(best, cloud)}"
+        if best.cost is not None
+        else "unknown (no sourced price)"
+    )
+    return [
+        f"What to {'rent' if cloud else 'buy'}: "
+        + (f"{best.gpu_count} x {best.gpu_name} ({best.split_text})" if cloud else best.purchase_unit)
+        + f", served with {best.engine_label} ({best.weights} weights, {best.kv_dtype} KV cache).",
+        f"Total price: {price}.",
+        f"Users held: {best.conversations:,} conversations of {best.context_tokens:,} tokens at once (target "
+        f"{ranking.target_concurrency:,}).",
+        f"Speed: {speed_text(best)} at that load"
+        + (f", first token after about {best.prefill_seconds:.2g} s" if best.prefill_seconds is not None else "")
+        + ".",
+        f"Main caveat: {caveat}.",
+    ]
 
 
 def assumptions_line(ranking: Ranking, option: Option) -> str:
     """The assumptions behind an option's figures, in one line: engine, batch, bandwidth share, memory."""
-    engine = ENGINE_LABELS.get(option.engine, option.engine)
     return (
-        f"Assumes: {engine} with {option.compute_path} matmuls; {option.batch_per_replica} conversations decoding "
-        f"together per replica; {option.bandwidth_efficiency:.0%} of the memory bandwidth reached; "
-        f"{option.memory_bytes_per_gpu / 2**30:,.0f} GiB planned per GPU; each conversation sized at its "
+        f"Assumes: {option.engine_label} {option.engine_version or ''} with {option.compute_path} matmuls "
+        f"({option.split_text}); {option.batch_per_replica} conversations decoding together per replica; "
+        f"{option.bandwidth_efficiency:.0%} of the memory bandwidth reached; "
+        f"{option.memory_bytes_per_gpu / 2**30:,.1f} GiB planned per GPU; each conversation sized at its "
         f"{ranking.workload.plan_at} length."
-    )
+    ).replace("  ", " ")
 
 
-def _speed_text(best: Option) -> str:
+def _speed_sentence(best: Option) -> str:
     if best.decode_tokens_per_s_per_user is None:
         return (
             " Its speed is not estimated: the catalog has no compute figure for its arithmetic, so it is listed "
             "last (the memory bound alone would overstate it)."
         )
-    slow = best.decode_tokens_per_s_per_user < DEFAULT_TOKENS_PER_S_PER_USER
+    per_user = best.decode_tokens_per_s_per_user
     text = (
-        f" Each user should see roughly {best.decode_tokens_per_s_per_user:.0f} tokens per second "
-        f"({best.decode_bound}-bound at {best.batch_per_replica} conversations per replica)"
+        f" Each user should see about {per_user:.0f} tokens per second ({best.decode_bound}-bound at "
+        f"{best.batch_per_replica} conversations per replica)"
     )
-    text += " (slower than reading speed)" if slow else ""
+    text += f" (below the {READING_SPEED:g} tokens/s of reading speed)" if per_user < READING_SPEED else ""
     if best.prefill_seconds is not None:
         text += f" and the first token after about {best.prefill_seconds:.2g} s for a typical prompt"
     return text + "."
 
 
-def _cost_text(best: Option, cloud: bool) -> str:
-    if best.cost is None:
-        return " Its price is not in the catalog (rent-only), so cost could not be compared."
-    if cloud:
-        text = (
-            f" It costs about {_money(best.usd_per_hour or 0)} per hour ({_money((best.usd_per_hour or 0) * 730)} a "
-            f"month; {best.price_basis.removeprefix('cloud: ').split(' (')[0]})"
-        )
-    else:
-        text = f" The GPUs cost about {_money(best.purchase_usd or 0)} (catalog prices, GPUs only)"
-    if best.usd_per_million_output_tokens is not None:
-        return text + f", about {_money(best.usd_per_million_output_tokens)} per million output tokens at that load."
-    return text + "."
-
-
 def recommendation(ranking: Ranking) -> str:
-    """One paragraph a manager can read: what to buy and how it is sold, the engine, what it holds, how fast
-    (memory or compute bound), what it costs, the runner-up on other hardware, the quality caveat and the
-    assumptions."""
+    """One paragraph a manager can read: what to buy, the engine, what it holds, how fast, what it costs, the
+    alternatives on other hardware, every caveat, and the assumptions."""
     w = ranking.workload
     target, context = ranking.target_concurrency, ranking.context_tokens
     best = ranking.best
@@ -111,23 +191,27 @@ def recommendation(ranking: Ranking) -> str:
     cloud = w.pricing == "cloud"
     verb = "Rent" if cloud else "Buy"
     what = best.label if cloud else f"{best.purchase_unit} and run {best.label}"
-    engine = ENGINE_LABELS.get(best.engine, best.engine)
-    alt = runner_up(ranking)
+    alts = alternatives(ranking)
     alternative = ""
-    if alt is not None:
-        alt_cost = "" if alt.cost is None else f" at {_money(alt.cost)}{' per hour' if cloud else ''}"
-        alt_speed = (
-            f", {alt.decode_tokens_per_s_per_user:.0f} tokens/s per user"
-            if alt.decode_tokens_per_s_per_user is not None
-            else ", speed not estimated"
+    if alts:
+        alternative = (
+            " On other hardware: "
+            + "; ".join(f"{o.label} with {o.engine_label} at {cost_text(o, cloud)}, {speed_text(o)}" for o in alts)
+            + "."
         )
-        alternative = f" Runner-up on other hardware: {alt.label} with {ENGINE_LABELS.get(alt.engine, alt.engine)}"
-        alternative += f"{alt_cost}{alt_speed}."
-    caveat = f" Quality: {best.quality_caveat}." if best.quality_caveat else ""
+    found = caveats(ranking)
+    caveat_text = f" Caveats: {'; '.join(found)}." if found else ""
+    notes = [x for x in best.warnings if x not in best.undermining]
+    note_text = f" Notes: {'; '.join(notes)}." if notes else ""
+    quality = f" Quality: {best.quality_caveat}." if best.quality_caveat else ""
     return (
-        f"{verb} {what}, served with {engine}. It holds {best.concurrency:,.0f} conversations of {context:,} tokens "
-        f"at once against a target of {target:,} ({best.headroom:+.0%} headroom).{_speed_text(best)}"
-        f"{_cost_text(best, cloud)}{alternative}{caveat} {assumptions_line(ranking, best)} Sizing each conversation "
-        f"at its {w.plan_at} length leaves margin for long conversations; when the cache does fill, vLLM and "
-        "SGLang pause and re-queue a request rather than fail."
+        f"{verb} {what}, served with {best.engine_label}. It holds {best.conversations:,} conversations of "
+        f"{context:,} tokens at once against a target of {target:,} ({best.headroom:+.0%} headroom)."
+        f"{_speed_sentence(best)} It costs {cost_text(best, cloud)}"
+        + (
+            f", about {_money(best.usd_per_million_output_tokens)} per million output tokens at that load"
+            if best.usd_per_million_output_tokens
+            else ""
+        )
+        + f".{alternative}{caveat_text}{note_text}{quality} {assumptions_line(ranking, best)}"
     )

@@ -1,73 +1,107 @@
-"""Speed estimates: decode tokens per second (per user and in aggregate) and prefill time, from rooflines.
+"""What a step of a serving engine asks of the hardware: bytes read, FLOPs, all-reduce traffic (no constants fitted).
 
-Decode (one step produces one token for every sequence in the batch; per GPU of a tensor-parallel group):
+:class:`Setup` is a set-up as the speed model sees it: the GPU, the engine family, the arithmetic of the matmuls,
+how many GPUs one replica spans and how they share the model (``tensor`` parallel, llama.cpp's ``layer`` split,
+``pipeline`` stages). :func:`decode_load` and :func:`prefill_load` give the bytes and FLOPs of one decode step of a
+batch and of one prompt, for the whole replica:
 
-- **memory** ``= (weights read + KV read) / (bandwidth x efficiency)``. Weights read once per step: every linear
-  layer, the lm_head (or the tied embedding), norms; not the input embedding table (a row gather) nor a vision
-  tower. MoE experts: the fraction of experts a batch of ``B`` tokens touches, ``1 - (1 - k/E)^B`` (uniform
-  routing, ``k`` of ``E`` experts per token). KV read: the whole cache of every sequence of the batch at its
-  current length (window caps and linear-attention states included). The efficiency is
-  ``bandwidth_efficiency`` for discrete GPUs and ``unified_bandwidth_efficiency`` for unified-memory machines.
-- **compute** ``= (2 x active parameters + 4 x context x q-width x attention layers) x B / (TFLOPS x MFU)``, at
-  the dense TFLOPS of the arithmetic the engine runs (:func:`compute_tflops`: the format's own tensor cores for
-  FP8 / INT8 / FP4 when the support table says so, else 16-bit: BF16, then FP16, then, for a GPU with no
-  16-bit matrix figure, its FP32 rate). ``mfu_16bit`` for 16-bit figures, ``mfu_low_bit`` for 8- and 4-bit ones.
-  A GPU without the figure has an *unknown* compute time: never counted as free.
-- **step** ``= max(memory, compute) + step_overhead_s + (TP > 1: 2 x layers x allreduce_s)``: a step waits for
-  the slower of the two (a roofline); the fixed part is kernel launches, sampling and scheduling; two
-  all-reduces per layer. Per-user speed is ``1 / step``; aggregate ``B / step``. ``bound`` names the larger part.
+- **weights read** per decode step: every linear layer, the lm_head (or the tied embedding), norms; not the input
+  embedding (a row gather) nor a vision tower. Routed experts: the share a batch of ``B`` tokens touches,
+  ``1 - (1 - k/E)^B`` with uniform routing (``k`` of ``E`` experts per token): at batch 50 gpt-oss-120b (4 of
+  128) reads 80 % of its experts, not its 5 B active parameters;
+- **KV read**: each sequence's whole cache at its current length, window caps and linear-attention states
+  included (:func:`planner.core.kv.kv_bytes_per_sequence`);
+- **FLOPs**: ``2 x`` the parameters a token multiplies (the embedding gather excluded) plus attention,
+  ``4 x q-width x`` the tokens each attention layer attends to (a sliding window caps them);
+- **all-reduce bytes**: tensor parallelism sums the ``B x hidden`` activations twice a layer.
 
-Prefill (time to first token of one prompt, alone on the GPUs, no queueing), compute-bound:
-``(2 x active x tokens + 2 x tokens^2 x q-width x attention layers) / (TFLOPS x tp x MFU)``.
-
-The constants (:data:`FITTED`) are fitted by :func:`planner.advisor.fit.fit_roofline` to the ``fit`` rows of
-``measurements.toml`` (which row fixes which constant is stated there); every other row is held out, and
-:func:`planner.advisor.validation.family_errors` reports the error per GPU family.
+:mod:`planner.advisor.engine_speed` turns these into seconds with the constants fitted to published measurements
+(:mod:`planner.advisor.fit`).
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel
-
+from planner.core.blocks import ATTENTION_KINDS, LayerKind
 from planner.core.gpu import GpuSpec
-from planner.core.kv import attention_layer_count, kv_bytes_per_sequence
+from planner.core.kv import cached_tokens, kv_bytes_per_sequence
 from planner.core.model import ModelSpec
 from planner.core.params import ParameterBreakdown, parameter_breakdown
 from planner.core.precision import weight_format
 from planner.core.weights import category_bits
+from planner.engines.registry import get_engine
+from planner.engines.support import SpeedFamily
 
 ComputePath = Literal["16-bit", "fp8", "int8", "fp4"]
-Bound = Literal["memory", "compute", "unknown"]
+Family = SpeedFamily
+Split = Literal["tensor", "layer", "pipeline"]
+MemoryClass = Literal["hbm", "gddr", "apple", "lpddr"]
+LinkKind = Literal["nvlink", "pcie"]
+GGUF_QUANTS = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k", "int4")
+
+# Per-direction PCIe x16 bandwidth by generation (PCI-SIG: 16 / 32 / 64 GT/s x 16 lanes, 128b/130b coding).
+PCIE_BYTES_PER_S = {3: 15.75e9, 4: 31.5e9, 5: 63.0e9}
+# Share of the PCIe bandwidth a ring all-reduce reaches: NCCL all-reduce bus bandwidth 39.3 GB/s over Gen5 x16
+# between 4 RTX PRO 6000s (voipmonitor/rtx6kpro@070506ff96a2 hardware/asus-esc8000a-e13p-broadcom-switches.md,
+# "AllReduce Bus Bandwidth (32M, 4 GPU)"): 39.3 / 63 = 0.62.
+PCIE_ALLREDUCE_EFFICIENCY = 0.62
 
 
-class Roofline(NamedTuple):
-    """The fitted constants of the speed model (see the module docstring)."""
+def memory_class(gpu: GpuSpec) -> MemoryClass:
+    """HBM, GDDR, Apple unified memory, or other LPDDR shared with a CPU (DGX Spark, Strix Halo): the share of the
+    datasheet bandwidth a decode step reaches differs by class (Apple quotes the whole chip's bandwidth, which its
+    GPU alone does not reach)."""
+    kind = (gpu.memory_type or "").upper()
+    if gpu.vendor == "Apple":
+        return "apple"
+    if gpu.unified_memory is not None or "LPDDR" in kind or "UNIFIED" in kind:
+        return "lpddr"
+    return "hbm" if "HBM" in kind else "gddr"
 
-    bandwidth_efficiency: float  # share of the datasheet bandwidth a decode step reaches, discrete GPUs
-    unified_bandwidth_efficiency: float  # the same on unified-memory machines (Apple)
-    step_overhead_s: float  # fixed time per decode step
-    allreduce_s: float  # one all-reduce under tensor parallelism
-    mfu_16bit: float  # share of the 16-bit peak matmuls reach
-    mfu_low_bit: float  # share of the 8- and 4-bit peak
+
+def fp16_accumulate_factor(gpu: GpuSpec) -> float:
+    """GeForce cards run FP16 matmuls with FP16 accumulation at twice the FP32-accumulate rate the catalog gives
+    (NVIDIA Ada whitepaper Appendix A and RTX Blackwell whitepaper Table 3: RTX 4090 165.2 / 330.4, RTX 5090
+    209.5 / 419 dense; /work/research/advisor/tflops.toml accumulator note). llama.cpp's CUDA matmuls accumulate
+    in FP16 (its README's 'FP16 accumulation' and the earlier README note on RTX 3090/4090 prompt speeds), so
+    llama.cpp gets the doubled rate on GeForce parts; datacenter and workstation parts are not halved."""
+    return 2.0 if "GEFORCE" in gpu.name.upper() else 1.0
 
 
-# Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_fit.py checks it).
-FITTED = Roofline(
-    bandwidth_efficiency=0.83,
-    unified_bandwidth_efficiency=0.74,
-    step_overhead_s=0.0017,
-    allreduce_s=0.000055,
-    mfu_16bit=0.69,
-    mfu_low_bit=0.40,
-)
+def pcie_generation(gpu: GpuSpec) -> int:
+    """The PCIe generation the card's link runs (from its form factor or interconnect text; Gen4 when unstated)."""
+    text = f"{gpu.form_factor or ''} {gpu.interconnect or ''}"
+    found = re.search(r"(?:Gen\s?|PCIe\s)([345])", text)
+    return int(found.group(1)) if found else 4
+
+
+def pcie_lanes(gpu: GpuSpec) -> int:
+    return 8 if re.search(r"\bx8\b", gpu.form_factor or "") else 16
+
+
+def link(gpu: GpuSpec, gpus: int) -> tuple[LinkKind, float]:
+    """How ``gpus`` GPUs of one replica exchange activations, and the bytes per second an all-reduce moves:
+    NVLink / Infinity Fabric on baseboards (half the quoted bidirectional figure), an NVLink bridge for a pair
+    only, else PCIe at :data:`PCIE_ALLREDUCE_EFFICIENCY` of the link."""
+    text = (gpu.interconnect or "").lower()
+    fabric = gpu.interconnect_bandwidth_bytes_per_s
+    bridged = "bridge" in text
+    if fabric and ("nvlink" in text or "infinity" in text) and (not bridged or gpus <= 2):
+        return "nvlink", fabric / 2
+    if gpu.purchase.kind == "baseboard" and ("infinity" in text or fabric):
+        return "nvlink", (fabric or 2 * PCIE_BYTES_PER_S[5]) / 2
+    per_direction = PCIE_BYTES_PER_S[pcie_generation(gpu)] * pcie_lanes(gpu) / 16
+    return "pcie", per_direction * PCIE_ALLREDUCE_EFFICIENCY
 
 
 def compute_tflops(gpu: GpuSpec, path: ComputePath) -> tuple[float | None, str]:
     """Dense TFLOPS the matmuls of ``path`` run at on ``gpu`` (``None``: unknown), and which figure that is."""
     compute = gpu.compute
-    if path == "fp8" or path == "int8" or path == "fp4":
+    if path in ("fp8", "int8", "fp4"):
         value = compute.tflops(path)
         label = {"fp8": "FP8 dense", "int8": "INT8 dense", "fp4": "FP4 dense"}[path]
         return (value, label) if value else (None, f"{label} unknown for this GPU")
@@ -82,8 +116,8 @@ def compute_tflops(gpu: GpuSpec, path: ComputePath) -> tuple[float | None, str]:
 
 
 def default_compute_path(gpu: GpuSpec, weights: str) -> ComputePath:
-    """The arithmetic a set-up runs when no support row says: the format's own tensor cores when the GPU has a
-    figure for them (FP8, INT8, FP4 for NVFP4 / MXFP4), else 16-bit (weight-only dequantisation)."""
+    """The arithmetic when no support row says: the format's own tensor cores when the GPU has a figure for them
+    (FP8, INT8, FP4 for NVFP4 / MXFP4), else 16-bit (weight-only dequantisation)."""
     own: dict[str, Literal["fp8", "int8", "fp4"]] = {"fp8": "fp8", "int8": "int8", "nvfp4": "fp4", "mxfp4": "fp4"}
     path = own.get(weights)
     if path is not None and gpu.compute.tflops(path):
@@ -91,30 +125,106 @@ def default_compute_path(gpu: GpuSpec, weights: str) -> ComputePath:
     return "16-bit"
 
 
-def mfu(path: ComputePath, roofline: Roofline = FITTED) -> float:
-    """Share of the peak matmuls reach: 8- and 4-bit tensor cores reach a smaller share of their doubled peak."""
-    return roofline.mfu_16bit if path == "16-bit" else roofline.mfu_low_bit
+class Setup(NamedTuple):
+    """A set-up as the speed model sees it (one replica)."""
+
+    gpu: GpuSpec
+    family: Family
+    path: ComputePath
+    gpus: int  # GPUs one replica spans
+    split: Split
+    quantized_gguf: bool  # llama.cpp running a GGUF quant (its own matmul kernels)
+
+    @property
+    def link(self) -> tuple[LinkKind, float]:
+        return link(self.gpu, self.gpus)
 
 
-def bandwidth_efficiency(gpu: GpuSpec, roofline: Roofline = FITTED) -> float:
-    return roofline.unified_bandwidth_efficiency if gpu.unified_memory else roofline.bandwidth_efficiency
+def setup_for(gpu: GpuSpec, engine: str, path: ComputePath, gpus: int, weights: str) -> Setup:
+    """The :class:`Setup` of a registered serving engine: its speed family and how it splits a model (llama.cpp's
+    layers, one GPU after another)."""
+    support = get_engine(engine).support
+    split: Split = "layer" if support.parallelism == "layer-split" else "tensor"
+    family = support.speed_family
+    return Setup(gpu, family, path, gpus, split, family == "layer-split" and weights in GGUF_QUANTS)
 
 
-def weight_read_bytes(model: ModelSpec, params: ParameterBreakdown, weights: str, batch: int) -> float:
-    """Bytes of weights one decode step reads, whole model (one replica)."""
+class Load(NamedTuple):
+    """What one step (a decode step of ``batch`` sequences, or one prompt) asks of a whole replica."""
+
+    tokens: int  # tokens processed: the batch for a decode step, the prompt for a prefill
+    dense_bytes: float  # weights every step reads whole (attention, dense MLP, lm_head, norms)
+    experts_bytes: float  # every routed expert (a step reads the share its tokens touch)
+    expert_share: float  # k / E: the share of the routed experts one token uses (0: dense model)
+    kv_bytes: float
+    flops: float
+    allreduce_bytes: float  # bytes one all-reduce sums (tokens x hidden x 2)
+    layers: int
+    moe_layers: int  # layers with routed experts (each adds routing and grouped-GEMM launches)
+
+    def weights_bytes(self, locality: float) -> float:
+        """Weights read this step: the dense part and the share of the experts the tokens touch."""
+        if not self.experts_bytes:
+            return self.dense_bytes
+        touched = 1.0 - (1.0 - self.expert_share) ** (float(max(1, self.tokens)) ** locality)
+        return float(self.dense_bytes + self.experts_bytes * touched)
+
+
+# Routed experts a batch touches grow slower than under uniform routing: tokens of one batch share experts. The
+# batch counts as ``B ** MOE_LOCALITY`` independent tokens (fitted with the speed constants: llama-batched-bench
+# on DGX Spark, gpt-oss-120b at batch 8 and 32 and Qwen3-Coder-30B at 16 read 74 %, 55 % and 77 % of what uniform
+# routing predicts; planner/advisor/benchmarks/llamacpp.toml).
+DEFAULT_MOE_LOCALITY = 0.8
+
+
+def experts_touched(params: ParameterBreakdown, tokens: int, locality: float = DEFAULT_MOE_LOCALITY) -> float:
+    """The share of the routed experts one step of ``tokens`` tokens reads (0 for a dense model)."""
+    if not params.experts:
+        return 0.0
+    share = params.experts_active / params.experts
+    return float(1.0 - (1.0 - share) ** (float(max(1, tokens)) ** locality))
+
+
+class WeightBytes(NamedTuple):
+    """Bytes of a model's weights: what every step reads, and all the routed experts."""
+
+    dense: float  # attention, dense MLP, norms, lm_head (or the tied embedding)
+    experts: float  # every routed expert
+
+
+def weight_bytes(
+    params: ParameterBreakdown, weights: str, bits_per_weight: float | None = None, other_bits: float | None = None
+) -> WeightBytes:
+    """The bytes of ``weights``: ``bits_per_weight`` rescales a GGUF type the planner has no format for (Q4_0:
+    4.5), ``other_bits`` gives the tensors other than the experts their own bits (a GGUF that keeps MXFP4 experts
+    and Q8_0 attention)."""
     bits = category_bits(weight_format(weights), params.experts > 0)
-    read = (
-        params.attention * bits["attention"]
-        + params.dense_mlp * bits["dense_mlp"]
-        + params.small * bits["small"]
-        + (params.lm_head * bits["lm_head"] if params.lm_head else params.embedding * bits["embedding"])
-    )
-    total = float(read) / 8
-    if params.experts:
-        share = params.experts_active / params.experts
-        touched = 1.0 - (1.0 - share) ** max(1, batch)
-        total += float(params.experts * bits["experts"]) / 8 * touched
-    return total
+    scale = 1.0 if bits_per_weight is None else bits_per_weight / float(weight_format(weights).bits_per_weight)
+    head = params.lm_head or params.embedding
+    head_bits = bits["lm_head"] if params.lm_head else bits["embedding"]
+    if other_bits is not None:
+        dense = (params.attention + params.dense_mlp + head) * other_bits + params.small * 16
+    else:
+        dense = float(
+            params.attention * bits["attention"]
+            + params.dense_mlp * bits["dense_mlp"]
+            + params.small * bits["small"]
+            + head * head_bits
+        )
+    return WeightBytes(float(dense) / 8 * scale, float(params.experts * bits["experts"]) / 8 * scale)
+
+
+def weight_read_bytes(
+    params: ParameterBreakdown,
+    weights: str,
+    tokens: int,
+    bits_per_weight: float | None = None,
+    other_bits: float | None = None,
+    locality: float = DEFAULT_MOE_LOCALITY,
+) -> float:
+    """Bytes of weights one step of ``tokens`` tokens reads, whole model (one replica)."""
+    w = weight_bytes(params, weights, bits_per_weight, other_bits)
+    return w.dense + w.experts * experts_touched(params, tokens, locality)
 
 
 def _q_width(model: ModelSpec) -> int:
@@ -125,158 +235,88 @@ def _q_width(model: ModelSpec) -> int:
     return model.num_attention_heads * model.resolved_head_dim
 
 
-class DecodeEstimate(BaseModel, frozen=True, extra="forbid"):
-    """One decode step of a replica at a batch and context."""
-
-    batch: int
-    context_tokens: int
-    step_seconds: float
-    tokens_per_s_per_user: float
-    tokens_per_s_replica: float
-    bound: Bound
-    memory_seconds: float
-    compute_seconds: float | None
-    weights_read_bytes_per_gpu: float
-    kv_read_bytes_per_gpu: float
-    assumption: str
+@lru_cache(maxsize=256)
+def _attention_layers(model: ModelSpec) -> tuple[tuple[LayerKind, int], ...]:
+    """Softmax-attention layers by kind (shared-KV layers attend too)."""
+    return tuple((kind, n) for kind, n in Counter(model.layers).items() if kind in ATTENTION_KINDS)
 
 
-class DecodeLoad(NamedTuple):
-    """What one decode step of a replica asks of each GPU, independent of the GPU."""
+def attended_tokens(model: ModelSpec, context: int) -> int:
+    """Tokens the attention layers attend to at ``context``, summed over layers (a window caps its layers)."""
+    return sum(count * cached_tokens(model, kind, context) for kind, count in _attention_layers(model))
 
-    batch: int
-    context_tokens: int
-    tensor_parallel: int
-    weights_read_bytes: float  # per GPU
-    kv_read_bytes: float  # per GPU
-    flops: float  # per GPU
-    comm_seconds: float
+
+def matmul_parameters(params: ParameterBreakdown) -> int:
+    """Parameters a token multiplies: the active ones without the input embedding (a gather), the lm_head or the
+    tied embedding in its place."""
+    head = params.lm_head or params.embedding
+    return params.attention + params.dense_mlp + params.experts_active + params.small + head
+
+
+@lru_cache(maxsize=256)
+def _moe_layers(model: ModelSpec) -> int:
+    """Layers with routed experts (all of a MoE model's layers but its leading dense ones)."""
+    if model.moe is None:
+        return 0
+    return sum(1 for i in range(model.num_hidden_layers) if model.is_moe_layer(i))
+
+
+def _share(params: ParameterBreakdown) -> float:
+    return params.experts_active / params.experts if params.experts else 0.0
 
 
 def decode_load(
     model: ModelSpec,
     weights: str,
     kv_dtype: str,
-    tensor_parallel: int,
     batch: int,
-    context_tokens: int,
+    context: int,
     params: ParameterBreakdown | None = None,
-    roofline: Roofline = FITTED,
-) -> DecodeLoad:
-    """Bytes and FLOPs per GPU of one decode step of ``batch`` sequences at ``context_tokens``."""
+    bits_per_weight: float | None = None,
+    other_bits: float | None = None,
+) -> Load:
+    """One decode step of ``batch`` sequences at ``context`` tokens, whole replica."""
     params = params or parameter_breakdown(model)
-    tp, batch = tensor_parallel, max(1, batch)
-    flops = (2 * params.active + 4 * context_tokens * _q_width(model) * attention_layer_count(model)) * batch / tp
-    return DecodeLoad(
-        batch=batch,
-        context_tokens=context_tokens,
-        tensor_parallel=tp,
-        weights_read_bytes=weight_read_bytes(model, params, weights, batch) / tp,
-        kv_read_bytes=batch * kv_bytes_per_sequence(model, kv_dtype, context_tokens, tp),
-        flops=flops,
-        comm_seconds=2 * model.num_hidden_layers * roofline.allreduce_s if tp > 1 else 0.0,
+    batch = max(1, batch)
+    per_token = 2 * matmul_parameters(params) + 4 * _q_width(model) * attended_tokens(model, context)
+    w = weight_bytes(params, weights, bits_per_weight, other_bits)
+    return Load(
+        tokens=batch,
+        dense_bytes=w.dense,
+        experts_bytes=w.experts,
+        expert_share=_share(params),
+        kv_bytes=float(batch * kv_bytes_per_sequence(model, kv_dtype, context)),
+        flops=float(per_token * batch),
+        allreduce_bytes=float(batch * (model.hidden_size or 0) * 2),
+        layers=model.num_hidden_layers,
+        moe_layers=_moe_layers(model),
     )
 
 
-class DecodeStep(NamedTuple):
-    """The figures of :class:`DecodeEstimate` as a plain tuple (the ranking's inner loop builds thousands).
-
-    With ``bound`` "unknown" the GPU has no figure for the arithmetic: ``step_seconds`` counts memory only (a
-    lower bound on the time, so the speed is an upper bound)."""
-
-    step_seconds: float
-    memory_seconds: float
-    compute_seconds: float | None
-    bound: Bound
-    assumption: str
-
-
-def decode_step(gpu: GpuSpec, path: ComputePath, load: DecodeLoad, roofline: Roofline = FITTED) -> DecodeStep | None:
-    """The step time of ``load`` on ``gpu`` (``None`` without a bandwidth figure): ``max(memory, compute)`` plus
-    the fixed time per step and the all-reduces."""
-    if gpu.bandwidth_bytes_per_s is None:
-        return None
-    eff = bandwidth_efficiency(gpu, roofline)
-    memory = (load.weights_read_bytes + load.kv_read_bytes) / (gpu.bandwidth_bytes_per_s * eff)
-    tflops, tflops_label = compute_tflops(gpu, path)
-    compute = load.flops / (tflops * 1e12 * mfu(path, roofline)) if tflops else None
-    bound: Bound = "unknown" if compute is None else ("compute" if compute > memory else "memory")
-    step = max(memory, compute or 0.0) + roofline.step_overhead_s + load.comm_seconds
-    assumption = (
-        f"batch {load.batch} at {load.context_tokens:,} tokens: {load.weights_read_bytes / 1e9:.2f} GB weights + "
-        f"{load.kv_read_bytes / 1e9:.2f} GB KV read per GPU per step at {eff:.0%} of "
-        f"{gpu.bandwidth_bytes_per_s / 1e9:,.0f} GB/s ({memory * 1e3:.1f} ms)"
-        + (
-            f"; {load.flops / 1e12:.2f} TFLOP per GPU at {mfu(path, roofline):.0%} of {tflops:,.1f} TFLOPS "
-            f"({tflops_label}; {(compute or 0.0) * 1e3:.1f} ms); the larger counts"
-            if tflops
-            else f"; compute time unknown ({tflops_label}): memory only, so the speed is an upper bound"
-        )
-        + f" + {roofline.step_overhead_s * 1e3:.1f} ms per step"
-        + (f" + {load.comm_seconds * 1e3:.1f} ms all-reduce (TP {load.tensor_parallel})" if load.comm_seconds else "")
-        + f"; {bound}-bound"
-    )
-    return DecodeStep(step, memory, compute, bound, assumption)
-
-
-def decode_on(gpu: GpuSpec, path: ComputePath, load: DecodeLoad, roofline: Roofline = FITTED) -> DecodeEstimate | None:
-    """:func:`decode_step` as a :class:`DecodeEstimate`."""
-    step = decode_step(gpu, path, load, roofline)
-    if step is None:
-        return None
-    return DecodeEstimate(
-        batch=load.batch,
-        context_tokens=load.context_tokens,
-        step_seconds=step.step_seconds,
-        tokens_per_s_per_user=1.0 / step.step_seconds,
-        tokens_per_s_replica=load.batch / step.step_seconds,
-        bound=step.bound,
-        memory_seconds=step.memory_seconds,
-        compute_seconds=step.compute_seconds,
-        weights_read_bytes_per_gpu=load.weights_read_bytes,
-        kv_read_bytes_per_gpu=load.kv_read_bytes,
-        assumption=step.assumption,
-    )
-
-
-def decode_estimate(
+def prefill_load(
     model: ModelSpec,
-    gpu: GpuSpec,
     weights: str,
-    kv_dtype: str,
-    tensor_parallel: int,
-    batch: int,
-    context_tokens: int,
+    prompt: int,
+    depth: int = 0,
     params: ParameterBreakdown | None = None,
-    path: ComputePath | None = None,
-    roofline: Roofline = FITTED,
-) -> DecodeEstimate | None:
-    """Decode speed of one replica (``tensor_parallel`` GPUs), or ``None`` without a bandwidth figure
-    (``path``: the arithmetic, default :func:`default_compute_path`)."""
-    load = decode_load(model, weights, kv_dtype, tensor_parallel, batch, context_tokens, params, roofline)
-    return decode_on(gpu, path or default_compute_path(gpu, weights), load, roofline)
-
-
-def prefill_seconds(
-    model: ModelSpec,
-    gpu: GpuSpec,
-    path: ComputePath,
-    tensor_parallel: int,
-    prompt_tokens: int,
-    params: ParameterBreakdown | None = None,
-    roofline: Roofline = FITTED,
-) -> tuple[float | None, str]:
-    """Seconds to prefill one prompt of ``prompt_tokens`` alone (compute-bound), and what that assumes."""
-    tflops, label = compute_tflops(gpu, path)
-    if not tflops:
-        return None, f"prefill not estimated: {label}"
+    bits_per_weight: float | None = None,
+    other_bits: float | None = None,
+) -> Load:
+    """One prompt of ``prompt`` tokens after ``depth`` tokens already cached, whole replica: every weight read
+    once, causal attention over the prompt and the cached tokens."""
     params = params or parameter_breakdown(model)
-    n = max(0, prompt_tokens)
-    flops = 2 * params.active * n + 2 * n * n * _q_width(model) * attention_layer_count(model)
-    efficiency = mfu(path, roofline)
-    seconds = flops / (tflops * 1e12 * tensor_parallel * efficiency)
-    return seconds, (
-        f"compute-bound prefill of {n:,} tokens: 2 x {params.active / 1e9:.1f} B active parameters x tokens + "
-        f"causal attention, at {efficiency:.0%} of {tflops:,.1f} TFLOPS ({label}) x TP {tensor_parallel}; "
-        "alone on the GPUs, no queueing"
+    n = max(1, prompt)
+    attended = attended_tokens(model, depth + n) + attended_tokens(model, depth)  # mean over the prompt, x 2
+    attention = 2 * _q_width(model) * n * attended
+    w = weight_bytes(params, weights, bits_per_weight, other_bits)
+    return Load(
+        tokens=n,
+        dense_bytes=w.dense,
+        experts_bytes=w.experts,
+        expert_share=_share(params),
+        kv_bytes=0.0,
+        flops=float(2 * matmul_parameters(params) * n + attention),
+        allreduce_bytes=float(n * (model.hidden_size or 0) * 2),
+        layers=model.num_hidden_layers,
+        moe_layers=_moe_layers(model),
     )

@@ -1,187 +1,255 @@
-"""The speed estimates against published measurements: the data file, its schema, and the error of each row.
+"""The speed model against published measurements: each benchmark row's prediction, its error, and the error per
+engine family and regime, fit rows and held-out rows apart.
 
-``measurements.toml`` (next to this module) holds one ``[[measurement]]`` per published figure, with its
-source, engine and role (``fit`` rows fix the constants of :mod:`planner.advisor.throughput`; ``held-out``
-rows only measure the error). :func:`measurements` loads and validates it; :func:`validation_rows` compares
-each with :func:`predict`.
+:func:`case` turns a :class:`~planner.advisor.benchmarks.BenchmarkRow` into the loads of
+:mod:`planner.advisor.throughput` once (they do not depend on the fitted constants): the catalog supplies the model
+and the GPU, the support table the arithmetic, the planner the KV pool of a run that fills it (``concurrency =
+"max"``: the engine's own accounting at the run's context, capped at the engine's default batch limit).
+:func:`predict` then applies :mod:`planner.advisor.engine_speed` with a set of constants.
+
+``python -m planner.advisor.validation [FILE ...]`` prints the table for the package's rows, or scores other files
+of the same schema (cases the fit never saw) the same way.
 """
 
 from __future__ import annotations
 
 import math
-import tomllib
+import statistics
+import sys
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import NamedTuple
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel
 
-from planner.advisor.support import family
-from planner.advisor.throughput import FITTED, Roofline, decode_estimate, default_compute_path, prefill_seconds
+from planner.advisor.benchmarks import FAMILY_LABELS, BenchmarkRow, load_rows
+from planner.advisor.engine_speed import FITTED, Roofline, prefill_alone, serving, step
+from planner.advisor.support import runner
+from planner.advisor.throughput import GGUF_QUANTS, Load, Setup, decode_load, default_compute_path, prefill_load
 from planner.bounds.errors import PlannerError
-from planner.core.gpu import GpuSpec
-from planner.core.model import ModelSpec
 from planner.core.params import parameter_breakdown
+from planner.engines.registry import engines
 
-MEASUREMENTS_FILE = Path(__file__).with_name("measurements.toml")
-
-Metric = Literal["decode_per_user", "output_total", "output_per_gpu", "ttft_seconds", "prefill_per_s"]
-Role = Literal["fit", "held-out"]
-PositiveInt = Annotated[int, Field(gt=0)]
-
-
-class Measurement(BaseModel, frozen=True, extra="forbid"):
-    """A published speed figure and the set-up it maps to in the catalog."""
-
-    label: Annotated[str, Field(min_length=1)]
-    model_id: str  # a catalog model id
-    gpu_id: str  # a catalog GPU id
-    weights: str
-    kv_dtype: str
-    tensor_parallel: PositiveInt
-    batch: PositiveInt
-    prompt_tokens: Annotated[int, Field(ge=0)]
-    output_tokens: PositiveInt
-    metric: Metric
-    value: Annotated[float, Field(gt=0)]  # tokens/s, or seconds for ttft
-    engine: Annotated[str, Field(min_length=1)]
-    source: Annotated[str, Field(min_length=1)]
-    role: Role
-    fixes: tuple[str, ...] = ()  # the Roofline constants a fit row fixes
-    note: str = ""
-
-    @model_validator(mode="after")
-    def _check(self) -> Measurement:
-        if (self.role == "fit") != bool(self.fixes):
-            raise ValueError("fixes: a fit row names the constants it fixes, a held-out row none")
-        unknown = [f for f in self.fixes if f not in Roofline._fields]
-        if unknown:
-            raise ValueError(f"fixes: {', '.join(unknown)} is not a constant of planner.advisor.throughput.Roofline")
-        return self
+# The batch limit an engine runs a max-throughput run at when its KV pool holds more (TensorRT-LLM 1.x
+# max_batch_size default 2048: planner.engines.trtllm.TrtllmProfile; vLLM max_num_seqs: planner.engines.vllm).
+TRTLLM_MAX_BATCH = 2048
 
 
-class _MeasurementFile(BaseModel, frozen=True, extra="forbid"):
-    measurement: tuple[Measurement, ...]
+class Case(NamedTuple):
+    """A benchmark row as loads (independent of the fitted constants)."""
+
+    row: BenchmarkRow
+    setup: Setup
+    decode: Load | None
+    prefill: Load | None
+    batch: int
+
+
+def _setup(row: BenchmarkRow) -> Setup:
+    from model_catalog import get_gpu, get_model  # the catalog imports the planner: import late
+
+    gpu, spec = get_gpu(row.gpu_id), get_model(row.model_id).spec
+    engine = engine_of_family(row.family)
+    found = runner(gpu, row.weights, row.kv_dtype, spec.moe is not None, (engine,))
+    path = (
+        found.compute if found is not None and row.family != "layer-split" else default_compute_path(gpu, row.weights)
+    )
+    if row.family == "layer-split":
+        path = "16-bit"
+    quantized = row.family == "layer-split" and row.weights in GGUF_QUANTS
+    return Setup(gpu, row.family, path, row.gpus_per_replica, row.split, quantized)
+
+
+def _max_batch(row: BenchmarkRow) -> int:
+    """Sequences of ``input + output`` tokens one replica's KV pool holds under the row's engine (its own
+    accounting), capped at the engine's batch limit."""
+    from model_catalog import get_gpu, get_model
+    from planner.assessment.assess import assess
+    from planner.engines.registry import engine_profile
+    from planner.engines.vllm.profile import vllm_default_batch
+    from planner.planning.plan import PlanRequest
+
+    gpu, spec = get_gpu(row.gpu_id), get_model(row.model_id).spec
+    context = row.input_tokens + row.output_tokens
+    trt = row.family == "fused"
+    # TensorRT-LLM's performance runs set kv_cache_free_gpu_mem_fraction 0.95 "where it fits" (perf-overview.md).
+    profile = engine_profile(engine_of_family(row.family), fraction=0.95 if trt else None)
+    pipeline = row.split == "pipeline"
+    request = PlanRequest(
+        model=spec,
+        gpu=gpu,
+        gpu_memory_bytes=gpu.memory_bytes_for(True),
+        gpu_count=row.gpus_per_replica,
+        tensor_parallel=1 if pipeline else row.gpus_per_replica,
+        pipeline_parallel=row.gpus_per_replica if pipeline else 1,
+        weights=row.weights,
+        kv_dtype=row.kv_dtype,
+        context_tokens=context,
+        max_model_len=context,
+        overhead=profile,
+    )
+    held = max(1, math.floor(assess(request).concurrency))
+    limit = TRTLLM_MAX_BATCH if trt else vllm_default_batch(gpu.memory_bytes_for(True), gpu.name)[1]
+    return min(held, limit)
 
 
 @cache
-def measurements(path: Path = MEASUREMENTS_FILE) -> tuple[Measurement, ...]:
-    """Every published measurement in ``path``, validated (a bad row raises :class:`PlannerError` naming it)."""
-    try:
-        data = _MeasurementFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
-    except tomllib.TOMLDecodeError as exc:
-        raise PlannerError(f"{path.name}: not valid TOML: {exc}") from None
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
-        raise PlannerError(f"{path.name}: {problems}") from None
-    labels = [m.label for m in data.measurement]
-    duplicates = sorted({label for label in labels if labels.count(label) > 1})
-    if duplicates:
-        raise PlannerError(f"{path.name}: duplicate labels {', '.join(duplicates)}")
-    return data.measurement
+def case(row: BenchmarkRow) -> Case:
+    """The loads of ``row`` (cached: the fit evaluates every row many times)."""
+    from model_catalog import get_model
+
+    spec = get_model(row.model_id).spec
+    params = parameter_breakdown(spec)
+    setup = _setup(row)
+    bits, other = row.weights_bits, row.other_bits
+    if row.metric in ("prefill_per_s", "ttft_seconds"):
+        alone = prefill_load(spec, row.weights, row.input_tokens, row.depth_tokens, params, bits, other)
+        return Case(row, setup, None, alone, 1)
+    per_replica = row.concurrency if row.concurrency != "max" else _max_batch(row) * row.replicas
+    batch = max(1, math.ceil(per_replica / row.replicas))
+    context = row.depth_tokens + row.input_tokens + row.output_tokens // 2
+    decode = decode_load(spec, row.weights, row.kv_dtype, batch, context, params, bits, other)
+    prefill: Load | None = None
+    if row.metric in ("output_total", "output_per_gpu") and row.input_tokens:
+        prefill = prefill_load(spec, row.weights, row.input_tokens, 0, params, bits, other)
+    return Case(row, setup, decode, prefill, batch)
 
 
-def predict(measurement: Measurement, model: ModelSpec, gpu: GpuSpec, roofline: Roofline = FITTED) -> float | None:
-    """What the estimates give for a measurement's set-up, in its metric (arithmetic: the format's own tensor
-    cores when the GPU has a figure for them, else 16-bit, :func:`default_compute_path`).
-
-    Static-batch throughput (``output_total``, ``output_per_gpu``): ``batch x output`` tokens over the prefill of
-    ``batch x prompt`` tokens plus ``output`` decode steps at the mean context ``prompt + output / 2`` (the KV
-    read grows linearly, so the mean step is the step at the mean context).
-    """
-    m = measurement
-    params = parameter_breakdown(model)
-    path = default_compute_path(gpu, m.weights)
-    if m.metric in ("ttft_seconds", "prefill_per_s"):
-        seconds = prefill_seconds(model, gpu, path, m.tensor_parallel, m.prompt_tokens, params, roofline)[0]
-        if seconds is None or m.metric == "ttft_seconds":
-            return seconds
-        return m.prompt_tokens / seconds
-    context = m.prompt_tokens + m.output_tokens // 2
-    decode = decode_estimate(
-        model, gpu, m.weights, m.kv_dtype, m.tensor_parallel, m.batch, context, params, path, roofline
-    )
-    if decode is None:
-        return None
-    if m.metric == "decode_per_user":
-        return decode.tokens_per_s_per_user
-    prefill = prefill_seconds(model, gpu, path, m.tensor_parallel, m.prompt_tokens, params, roofline)[0] or 0.0
-    total_seconds = prefill * m.batch + decode.step_seconds * m.output_tokens
-    tokens_per_s = m.batch * m.output_tokens / total_seconds
-    return tokens_per_s / m.tensor_parallel if m.metric == "output_per_gpu" else tokens_per_s
+def predict(row: BenchmarkRow, r: Roofline = FITTED) -> float | None:
+    """What the speed model gives for ``row``, in its metric (``None``: a figure the catalog lacks)."""
+    c = case(row)
+    if c.decode is None:
+        assert c.prefill is not None
+        seconds = prefill_alone(c.setup, c.prefill, r)
+        if seconds is None:
+            return None
+        return seconds if row.metric == "ttft_seconds" else row.input_tokens / seconds
+    if row.metric == "decode_per_user":
+        return 1.0 / step(c.setup, c.decode, r).seconds
+    if row.metric == "decode_total":
+        return c.batch / step(c.setup, c.decode, r).seconds
+    if row.concurrency == 1 and c.prefill is not None:  # one request at a time: its prefill runs alone
+        first = prefill_alone(c.setup, c.prefill, r) or 0.0
+        total = row.output_tokens / (first + row.output_tokens * step(c.setup, c.decode, r).seconds)
+    else:
+        total = serving(c.setup, c.decode, c.prefill, row.output_tokens, r).total_tokens_per_s
+    total *= row.replicas
+    return total / row.gpu_count if row.metric == "output_per_gpu" else total
 
 
-class ValidationRow(BaseModel, frozen=True, extra="forbid"):
-    label: str
-    gpu_family: str
-    metric: Metric
+class Scored(BaseModel, frozen=True, extra="forbid"):
+    id: str
+    family: str
+    regime: str
+    role: str
+    metric: str
     measured: float
     predicted: float | None
-    error: float | None  # predicted / measured - 1
-    role: Role
-    engine: str
+    error: float | None  # predicted / measured - 1 (for ttft_seconds: measured / predicted - 1, a speed error)
     source: str
 
 
-def validation_rows(roofline: Roofline = FITTED, rows: tuple[Measurement, ...] | None = None) -> list[ValidationRow]:
-    """Every published measurement against the estimate (the catalog supplies the model and the GPU)."""
-    from model_catalog import get_gpu, get_model  # the catalog imports the planner: import late
-
+def scored(rows: tuple[BenchmarkRow, ...] | None = None, r: Roofline = FITTED) -> list[Scored]:
+    """Every row against its prediction."""
     out = []
-    for m in measurements() if rows is None else rows:
-        gpu = get_gpu(m.gpu_id)
-        predicted = predict(m, get_model(m.model_id).spec, gpu, roofline)
+    for row in load_rows() if rows is None else rows:
+        p = predict(row, r)
+        error = None
+        if p is not None:
+            error = row.value / p - 1 if row.metric == "ttft_seconds" else p / row.value - 1
         out.append(
-            ValidationRow(
-                label=m.label,
-                gpu_family=family(gpu) or "other",
-                metric=m.metric,
-                measured=m.value,
-                predicted=predicted,
-                error=None if predicted is None else predicted / m.value - 1,
-                role=m.role,
-                engine=m.engine,
-                source=m.source,
+            Scored(
+                id=row.id,
+                family=row.family,
+                regime=row.regime,
+                role=row.role,
+                metric=row.metric,
+                measured=row.value,
+                predicted=p,
+                error=error,
+                source=row.source,
             )
         )
     return out
 
 
-def log_rms_error(rows: list[ValidationRow]) -> float:
-    """Root-mean-square of ``ln(predicted / measured)`` over rows with a prediction."""
-    logs = [math.log(1 + r.error) for r in rows if r.error is not None]
-    return math.sqrt(sum(x * x for x in logs) / len(logs)) if logs else 0.0
+class GroupError(BaseModel, frozen=True, extra="forbid"):
+    """The error of one engine family in one regime over the fit or the held-out rows."""
+
+    family: str
+    regime: str
+    role: str
+    rows: int
+    median_abs_error: float
+    worst_abs_error: float
+    worst_id: str
 
 
-class FamilyError(BaseModel, frozen=True, extra="forbid"):
-    """The error of the estimates on one GPU family: log-RMS over the fit rows and the held-out rows, and the
-    held-out row the model misses most."""
-
-    gpu_family: str
-    fit_rows: int
-    fit_log_rms: float | None
-    held_out_rows: int
-    held_out_log_rms: float | None
-    worst_label: str | None
-    worst_error: float | None
-
-
-def family_errors(rows: list[ValidationRow]) -> list[FamilyError]:
-    """:func:`log_rms_error` per GPU family, fit and held-out rows apart."""
+def group_errors(results: list[Scored]) -> list[GroupError]:
+    """Median and worst ``|predicted / measured - 1|`` per family, regime and role (rows with a prediction)."""
+    groups: dict[tuple[str, str, str], list[Scored]] = {}
+    for s in results:
+        if s.error is not None:
+            groups.setdefault((s.family, s.regime, s.role), []).append(s)
     out = []
-    for fam in sorted({r.gpu_family for r in rows}):
-        fit = [r for r in rows if r.gpu_family == fam and r.role == "fit" and r.error is not None]
-        held = [r for r in rows if r.gpu_family == fam and r.role == "held-out" and r.error is not None]
-        worst = max(held, key=lambda r: abs(math.log(1 + (r.error or 0.0))), default=None)
+    for (family, regime, role), members in sorted(groups.items()):
+        worst = max(members, key=lambda s: abs(s.error or 0.0))
         out.append(
-            FamilyError(
-                gpu_family=fam,
-                fit_rows=len(fit),
-                fit_log_rms=log_rms_error(fit) if fit else None,
-                held_out_rows=len(held),
-                held_out_log_rms=log_rms_error(held) if held else None,
-                worst_label=worst.label if worst else None,
-                worst_error=worst.error if worst else None,
+            GroupError(
+                family=family,
+                regime=regime,
+                role=role,
+                rows=len(members),
+                median_abs_error=statistics.median(abs(s.error or 0.0) for s in members),
+                worst_abs_error=abs(worst.error or 0.0),
+                worst_id=worst.id,
             )
         )
     return out
+
+
+def summary(results: list[Scored], role: str) -> tuple[int, float, float]:
+    """(rows, median |error|, worst |error|) over the rows of ``role`` with a prediction."""
+    errors = [abs(s.error) for s in results if s.role == role and s.error is not None]
+    return len(errors), (statistics.median(errors) if errors else 0.0), max(errors, default=0.0)
+
+
+def errors_table(results: list[Scored]) -> str:
+    """The markdown table of :func:`group_errors`: per engine family and regime, fit and held-out side by side."""
+    lines = [
+        "| engine | regime | fit rows: median / worst | held-out rows: median / worst | worst held-out row |",
+        "|---|---|---|---|---|",
+    ]
+    index = {(g.family, g.regime, g.role): g for g in group_errors(results)}
+    for family, regime in sorted({(g.family, g.regime) for g in index.values()}):
+        fit, held = index.get((family, regime, "fit")), index.get((family, regime, "held-out"))
+
+        def cell(g: GroupError | None) -> str:
+            return "none" if g is None else f"{g.rows}: {g.median_abs_error:.0%} / {g.worst_abs_error:.0%}"
+
+        worst = "" if held is None else held.worst_id
+        lines.append(f"| {FAMILY_LABELS[family]} | {regime} | {cell(fit)} | {cell(held)} | {worst} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    rows = load_rows(tuple(Path(a) for a in args)) if args else None
+    results = scored(rows)
+    print(errors_table(results))
+    for role in ("fit", "held-out"):
+        n, median, worst = summary(results, role)
+        print(f"{role}: {n} rows, median |error| {median:.1%}, worst {worst:.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+def engine_of_family(family: str) -> str:
+    """The first registered engine whose speed is modelled as ``family`` (the benchmark rows name the family)."""
+    for engine in engines():
+        if engine.support.speed_family == family:
+            return engine.name
+    raise PlannerError(f"benchmarks: no registered engine has the {family!r} speed family")

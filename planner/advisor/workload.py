@@ -81,6 +81,9 @@ class Workload(BaseModel, frozen=True, extra="forbid"):
     requests_per_s: PositiveFloat | None = None
     mean_prompt_tokens: PositiveInt = 1_000
     mean_output_tokens: PositiveInt = 300
+    # Tokens of each prompt the engine has not cached (prefix caching keeps a chat's earlier turns); None: the
+    # whole prompt but the shared prefix.
+    new_prompt_tokens: PositiveInt | None = None
     context: ContextDistribution
     plan_at: PlanAt = "p95"  # the per-conversation length each option is sized for
     shared_prefix_tokens: Annotated[int, Field(ge=0)] = 0  # a system prompt every conversation shares
@@ -98,6 +101,14 @@ class Workload(BaseModel, frozen=True, extra="forbid"):
     form_factors: tuple[str, ...] | None = None  # purchase kinds allowed: card, pair, baseboard, machine, rack
     # The GPU's share of a unified-memory machine's memory; None: each machine's OS default.
     unified_memory_share: Annotated[float, Field(gt=0, le=1)] | None = None
+    # Offered only when asked for (also when named in gpu_ids, or by vendor / form factor): parts sold in one
+    # market only (China's export-compliance SKUs) and desktops or laptops (Macs, DGX Spark, Strix Halo).
+    include_restricted: bool = False
+    include_personal: bool = False
+    # Running-cost assumptions; None: the catalog's (model_catalog/running_costs.toml).
+    usd_per_kwh: Annotated[float, Field(gt=0, le=10)] | None = None
+    pue: Annotated[float, Field(ge=1, le=5)] | None = None
+    life_years: Annotated[float, Field(gt=0, le=20)] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Workload:
@@ -105,6 +116,8 @@ class Workload(BaseModel, frozen=True, extra="forbid"):
             raise ValueError("give exactly one of concurrent_conversations and requests_per_s")
         if self.shared_prefix_tokens > self.context_tokens:
             raise ValueError("shared_prefix_tokens cannot exceed the planning context")
+        if self.new_prompt_tokens is not None and self.new_prompt_tokens > self.mean_prompt_tokens:
+            raise ValueError("new_prompt_tokens cannot exceed mean_prompt_tokens")
         if self.plan_at == "max" and self.context.max_tokens is None:
             raise ValueError("plan_at 'max' needs context.max_tokens")
         for name in ("weights", "engines", "vendors", "form_factors"):
@@ -133,13 +146,16 @@ class Workload(BaseModel, frozen=True, extra="forbid"):
 
     @classmethod
     def fixed_length(cls, context_tokens: int, **fields: object) -> Workload:
-        """Every conversation ``context_tokens`` long: prompts of three quarters of it, replies of a quarter (at
-        most 1,000 tokens)."""
+        """Every conversation ``context_tokens`` long, a chat: prompts of three quarters of it (a cold start reads
+        them whole), replies of a quarter (at most 1,000 tokens); each turn adds a user message about as long as a
+        reply, the earlier turns being in the prefix cache (vLLM, SGLang and TensorRT-LLM reuse cached prefixes)."""
         dist = ContextDistribution(mean_tokens=context_tokens, p95_tokens=context_tokens, max_tokens=context_tokens)
+        output = max(1, min(1000, context_tokens // 4))
         data: dict[str, object] = {
             "context": dist,
             "mean_prompt_tokens": max(1, context_tokens * 3 // 4),
-            "mean_output_tokens": max(1, min(1000, context_tokens // 4)),
+            "mean_output_tokens": output,
+            "new_prompt_tokens": output,
         }
         data.update(fields)
         return cls.model_validate(data)
@@ -176,3 +192,10 @@ class Workload(BaseModel, frozen=True, extra="forbid"):
             + (f" + {self.max_time_to_first_token_s:g} s to first token" if self.max_time_to_first_token_s else "")
             + ")"
         )
+
+    @property
+    def uncached_prompt_tokens(self) -> int:
+        """Tokens of a prompt the engine prefills at the target load (the rest is in its prefix cache)."""
+        if self.new_prompt_tokens is not None:
+            return self.new_prompt_tokens
+        return max(1, self.mean_prompt_tokens - self.shared_prefix_tokens)

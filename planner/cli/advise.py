@@ -11,7 +11,20 @@ import json
 from typing import Any
 
 from model_catalog import get_model
-from planner.advisor import PRESETS, ContextDistribution, Option, Ranking, Workload, rank, recommendation, verdict
+from planner.advisor import (
+    PRESETS,
+    ContextDistribution,
+    Option,
+    Ranking,
+    Workload,
+    caveats,
+    rank,
+    recommendation,
+    summary_lines,
+    top_picks,
+    verdict,
+    why_beats,
+)
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import FORM_FACTORS, VENDORS
 from planner.bounds.errors import PlannerError
@@ -72,10 +85,30 @@ def add_advise_parser(sub: Any) -> None:
         help="the GPU's share of a Mac's memory (default: the macOS default, 0.75; raise it with sudo sysctl "
         "iogpu.wired_limit_mb=<MB>)",
     )
+    _add_offer_arguments(p)
     p.add_argument(
         "--limit", type=whole(1, 10_000), default=10, help="rows of the table (default 10; JSON lists every option)"
     )
     p.add_argument("--json", action="store_true")
+
+
+def _add_offer_arguments(p: Any) -> None:
+    """What is offered only when asked for, and the running-cost assumptions."""
+    p.add_argument(
+        "--include-restricted",
+        action="store_true",
+        help="also offer parts sold in one market only (China's H20, L20, H800, A800)",
+    )
+    p.add_argument(
+        "--include-personal",
+        action="store_true",
+        help="also offer desktops and laptops (Macs, DGX Spark, Strix Halo) and non-rack hosts",
+    )
+    p.add_argument("--usd-per-kwh", type=decimal(0, 10, above_low=True), help="electricity price (default: catalog)")
+    p.add_argument("--pue", type=decimal(1, 5), help="data-centre PUE for rack-mounted hosts (default: catalog)")
+    p.add_argument(
+        "--life-years", type=decimal(0, 20, above_low=True), help="years the purchase is planned over (default 3)"
+    )
 
 
 def workload_from_args(args: argparse.Namespace) -> Workload:
@@ -91,6 +124,11 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "vendors": tuple(args.vendor) if args.vendor else None,
         "form_factors": tuple(args.form_factor) if args.form_factor else None,
         "unified_memory_share": args.unified_memory_share,
+        "include_restricted": args.include_restricted,
+        "include_personal": args.include_personal,
+        "usd_per_kwh": args.usd_per_kwh,
+        "pue": args.pue,
+        "life_years": args.life_years,
     }
     if args.preset:
         preset = PRESETS[args.preset]
@@ -106,10 +144,19 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
 
 
 def ranking_data(ranking: Ranking) -> dict[str, Any]:
-    """What ``advise --json`` prints: the ranking and its recommendation."""
+    """What ``advise --json`` prints: the ranking, its verdict and recommendation, the summary and the top picks
+    with why each beats the next (the same words the page shows)."""
     data = ranking.model_dump(mode="json")
+    cloud = ranking.workload.pricing == "cloud"
+    picks = top_picks(ranking)
     data["recommendation"] = recommendation(ranking)
     data["verdict"] = verdict(ranking)
+    data["caveats"] = caveats(ranking)
+    data["summary"] = summary_lines(ranking)
+    data["top_picks"] = [
+        {"label": o.label, "why": why_beats(o, picks[i + 1], cloud) if i + 1 < len(picks) else None}
+        for i, o in enumerate(picks)
+    ]
     data["rejection_counts"] = ranking.rejection_counts()
     return data
 
@@ -118,19 +165,19 @@ def _fmt(value: float | None, spec: str, prefix: str = "") -> str:
     return "?" if value is None else f"{prefix}{value:{spec}}"
 
 
-def _row(i: int, o: Option) -> tuple[str, ...]:
+def _row(i: int, o: Option, cloud: bool) -> tuple[str, ...]:
     return (
         str(i),
         o.label,
         o.engine,
-        f"{o.concurrency:,.0f}",
+        f"{o.conversations:,}",
         f"{o.headroom:+.0%}",
         _fmt(o.decode_tokens_per_s_per_user, ",.0f"),
-        o.decode_bound or "?",
         _fmt(o.prefill_seconds, ".2f"),
-        _fmt(o.cost, ",.2f" if o.price_basis.startswith("cloud") else ",.0f", "$"),
+        _fmt(o.usd_per_hour if cloud else o.purchase_usd, ",.2f" if cloud else ",.0f", "$"),
+        "" if cloud else _fmt(o.tco_usd, ",.0f", "$"),
         _fmt(o.usd_per_conversation, ",.2f", "$"),
-        _fmt(o.usd_per_million_output_tokens, ",.3f", "$"),
+        str(len(o.undermining)) if o.undermining else "",
     )
 
 
@@ -148,8 +195,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(ranking_data(ranking), indent=2))
         return 0 if ranking.options else 1
-    cost = "$/hour" if workload.pricing == "cloud" else "purchase"
-    per_conv = "$/conv-hour" if workload.pricing == "cloud" else "$/conv"
+    cloud = workload.pricing == "cloud"
     header = (
         "#",
         "set-up",
@@ -157,18 +203,22 @@ def cmd_advise(args: argparse.Namespace) -> int:
         "conversations",
         "headroom",
         "tok/s/user",
-        "bound",
         "TTFT s",
-        cost,
-        per_conv,
-        "$/M out tok",
+        "$/hour" if cloud else "purchase",
+        "" if cloud else "TCO",
+        "$/conv-hour" if cloud else "$/conv",
+        "caveats",
     )
     print(f"{spec.display_name}: {ranking.target_note}, {ranking.context_tokens:,} tokens each")
     if ranking.options:
-        print_table([header, *[_row(i + 1, o) for i, o in enumerate(ranking.options[: args.limit])]])
+        print_table([header, *[_row(i + 1, o, cloud) for i, o in enumerate(ranking.options[: args.limit])]])
         print(f"({len(ranking.options):,} feasible, {len(ranking.rejected):,} rejected: {ranking.rejection_counts()})")
     for warning in ranking.warnings:
         print(f"warning: {warning}")
+    print()
+    print(f"verdict: {verdict(ranking)}")
+    for line in summary_lines(ranking):
+        print(line)
     print()
     print(recommendation(ranking))
     return 0 if ranking.options else 1

@@ -105,11 +105,14 @@ class Price(BaseModel, frozen=True, extra="forbid"):
 
 
 class CloudPrice(BaseModel, frozen=True, extra="forbid"):
-    """An on-demand cloud price per GPU-hour; a published range keeps its low end in ``usd_per_gpu_hour``."""
+    """An on-demand cloud price per GPU-hour; a published range keeps its low end in ``usd_per_gpu_hour``.
+    ``gpus_per_instance``: the GPUs of the smallest instance the price is for (AWS p5.48xlarge: 8 H100s), so a
+    plan rents whole instances."""
 
     provider: str
     usd_per_gpu_hour: PositiveFloat
     usd_per_gpu_hour_high: PositiveFloat | None = None  # the top of a published range
+    gpus_per_instance: PositiveInt = 1
     date: str
     source: Annotated[str, Field(min_length=1)]
 
@@ -122,7 +125,8 @@ class CloudPrice(BaseModel, frozen=True, extra="forbid"):
     @property
     def label(self) -> str:
         high = f"-{self.usd_per_gpu_hour_high:g}" if self.usd_per_gpu_hour_high else ""
-        return f"{self.provider} ${self.usd_per_gpu_hour:g}{high}/GPU-hour, {self.date}"
+        instance = f" ({self.gpus_per_instance}-GPU instances)" if self.gpus_per_instance > 1 else ""
+        return f"{self.provider} ${self.usd_per_gpu_hour:g}{high}/GPU-hour{instance}, {self.date}"
 
 
 class GpuSpec(BaseModel, frozen=True, extra="forbid"):
@@ -165,6 +169,9 @@ class GpuSpec(BaseModel, frozen=True, extra="forbid"):
     read_on: datetime.date | None = None
     notes: tuple[str, ...] = ()
     unverified_fields: tuple[str, ...] = ()
+    # The one market a part is sold in when it is not sold everywhere (an export-compliance SKU: "China"); the
+    # advisor offers such parts only when asked for.
+    restricted_market: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> GpuSpec:

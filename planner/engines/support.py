@@ -130,6 +130,10 @@ def family(gpu: GpuSpec | None) -> Family | None:
 
 
 Parallelism = Literal["tensor", "layer-split"]
+# How an engine's decode speed is modelled (planner.advisor.engine_speed): a paged pool with continuous batching
+# (vLLM, SGLang), a fused C++ runtime (TensorRT-LLM, whose kernels run closer to the roofline), or llama.cpp's layer
+# split with per-slot contexts, the GPUs running one after another.
+SpeedFamily = Literal["paged", "fused", "layer-split"]
 
 
 class EngineSupport(BaseModel, frozen=True, extra="forbid"):
@@ -150,6 +154,10 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     kv_offload_backends: tuple[str, ...] = ()  # vLLM --kv-offloading-backend values
     speculative_methods: tuple[str, ...] = ()
     stage_split: Literal["", "partition", "tensor-split"] = ""  # how uneven pipeline stages are given (mixed GPUs)
+    speed_family: SpeedFamily = "paged"
+    # The most concurrent users the advisor offers the engine for unless the buyer names it, with why (None: any).
+    advised_max_users: int | None = None
+    advised_max_users_reason: str = ""
 
     def rows_for(self, fam: Family | None) -> tuple[PlatformRow, ...]:
         """The rows of ``fam`` (every row when the family is unknown)."""

@@ -157,6 +157,7 @@ TRTLLM_SUPPORT = EngineSupport(
     context_flag="--max_seq_len",
     # TensorRT-LLM speculative decoding: draft-target, EAGLE / EAGLE-3, Medusa, MTP (docs/source/features).
     speculative_methods=("draft", "eagle", "eagle3", "medusa", "mtp"),
+    speed_family="fused",
 )
 
 

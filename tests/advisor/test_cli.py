@@ -95,3 +95,18 @@ def test_errors_are_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: li
     assert code == 2
     assert err.startswith("error:") and err.count("\n") == 1
     assert out == ""
+
+
+def test_running_costs_and_asked_for_parts(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3"]
+    code, out, _ = run(capsys, *argv, "--usd-per-kwh", "0.3", "--life-years", "5", "--include-personal", "--json")
+    data = json.loads(out)
+    assert code == 0 and "$0.3/kWh" in data["assumptions"]["prices"] and "5 years" in data["assumptions"]["prices"]
+    assert data["workload"]["include_personal"] and all("China" in x for x in data["left_out"])
+    assert data["summary"][0].startswith("What to buy:") and len(data["summary"]) == 5
+    picks = data["top_picks"]
+    assert picks and picks[0]["why"] and picks[-1]["why"] is None
+    with pytest.raises(SystemExit) as exit_:  # a PUE below 1 is refused by the argument's own type
+        main([*argv, "--pue", "0.5"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.startswith("error:")

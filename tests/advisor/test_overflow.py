@@ -11,11 +11,13 @@ from planner.advisor.overflow import (
     EXACT_MAX_CONVERSATIONS,
     MAX_P95_OVER_MEAN,
     ContextDistribution,
+    CostCurve,
     conversations_at_risk,
     deployment_overflow_probability,
     lognormal_params,
     overflow_probability,
     overflow_report,
+    slots_report,
 )
 from planner.bounds.errors import PlannerError
 from planner.engines import registry
@@ -90,7 +92,7 @@ def test_regimes_agree_at_the_boundary() -> None:
     n = EXACT_MAX_CONVERSATIONS
     pool = 2_000 * n * 1.05
     exact = overflow_probability(n, pool, CHAT)
-    from planner.advisor.overflow import _edgeworth_probability
+    from planner.advisor.sums import _edgeworth_probability
 
     assert abs(exact - _edgeworth_probability(n, pool, CHAT, 0)) < 0.01
 
@@ -134,3 +136,43 @@ def test_report_orders_the_plans() -> None:
     assert report.engine_behaviour == {e.name: e.full_pool_behaviour for e in registry.engines()}
     assert "preempt" in report.engine_behaviour["vllm"] and "retract" in report.engine_behaviour["sglang"]
     assert "slots" in report.engine_behaviour["llamacpp"]
+
+
+WINDOWED = CostCurve(per_token=2.0, windows=((1_024, 6.0),), fixed=100.0)  # 2 B/token + 6 B/token up to 1k + state
+
+
+def test_cost_curve_inverts_itself() -> None:
+    for tokens in (1, 500, 1_024, 1_025, 20_000):
+        assert WINDOWED.inverse(WINDOWED.at(tokens)) == pytest.approx(tokens)
+    assert WINDOWED.at(0) == 0 and WINDOWED.inverse(50) == 0
+    flat = CostCurve(per_token=0.0, windows=((128, 1.0),))  # every layer windowed: the cost stops at the window
+    assert flat.at(10_000) == flat.at(128) == 128 and flat.inverse(200) == math.inf
+
+
+def test_windowed_cost_matches_monte_carlo() -> None:
+    """With a cost curve the sum is of costs, not tokens: Monte Carlo through the same curve."""
+    mu, sigma = lognormal_params(CHAT.mean_tokens, CHAT.p95_tokens)
+    rng = np.random.default_rng(20260102)
+    lengths = np.minimum(rng.lognormal(mu, sigma, (40_000, 30)), CHAT.max_tokens or math.inf)
+    cost = 2.0 * lengths + 6.0 * np.minimum(lengths, 1_024) + 100.0
+    pool = 30 * 2.0 * 2_600 + 30 * 6_000
+    simulated = float((cost.sum(axis=1) > pool).mean())
+    assert abs(overflow_probability(30, pool, CHAT, 0, WINDOWED) - simulated) < 0.01
+
+
+def test_report_on_a_cost_curve_counts_the_planning_length_exactly() -> None:
+    """The advisor's pool is the engine's capacity at the planning length times that length's cost: the count at
+    the p95 is the capacity, whatever the curve (the figure every surface shows)."""
+    pool = 58.55 * WINDOWED.at(CHAT.p95_tokens)
+    report = overflow_report(pool, 50, CHAT, cost=WINDOWED, unit="bytes per GPU")
+    assert report.planned_at_p95 == 58 and report.pool_unit == "bytes per GPU"
+    assert report.planned_at_mean > report.planned_at_p95 > (report.planned_at_max or 0)
+
+
+def test_slots_say_what_a_slot_holds() -> None:
+    report = slots_report(4, 8_192, 4, RAG, 1, 32_768)
+    assert report.pool_kind == "slots" and report.probability is None and report.conversations_at_1pct == 4
+    assert report.exceed_slot_probability is not None and 0.05 < report.exceed_slot_probability < 0.5
+    assert "8,192 tokens" in report.explanation
+    capped = slots_report(4, 8_192, 4, CHAT, 2, 65_536)
+    assert capped.exceed_slot_probability == 0.0 and capped.conversations_at_5pct == 8

@@ -1,126 +1,107 @@
-"""Speed estimates against published measurements (planner/advisor/measurements.toml cites each source).
-
-Tolerances (stated, not tuned per row): the fit rows within 10 %; every held-out row within 35 %, except the
-known misses below, which stay listed with their own bound so a change shows; and the held-out log-RMS error of
-each GPU family under the bound in FAMILY_HELD_OUT (the README reports the same figures).
-
-Known misses, both predicted too fast: TensorRT-LLM Llama 2 70B FP8 at TP 4 and batch 480, and at TP 2, batch 64,
-2,048 tokens in and out. The max(memory, compute) roofline assumes the two overlap perfectly, and the all-reduce
-time does not grow with the batch.
-"""
+"""The speed model's structure: what each engine's step reads and waits for (the fitted constants are checked
+against public measurements in test_benchmarks.py)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.advisor import decode_estimate, log_rms_error, measurements, prefill_seconds, validation_rows
-from planner.advisor.validation import family_errors
-from planner.bounds.errors import PlannerError
+from planner.advisor.engine_speed import FITTED, prefill_alone, serving, step
+from planner.advisor.throughput import (
+    decode_load,
+    experts_touched,
+    link,
+    memory_class,
+    prefill_load,
+    setup_for,
+    weight_bytes,
+)
+from planner.core.params import parameter_breakdown
 
-KNOWN_MISSES = {
-    "LLaMA 70B FP8, 4 x H100 SXM TP 4, batch 480": (0.0, 1.60),
-    "LLaMA 70B FP8, 2 x H100 SXM TP 2, batch 64, 2,048 in / 2,048 out": (0.0, 0.85),
-}
-FAMILY_HELD_OUT = {"ada": 0.20, "ampere": 0.22, "apple": 0.20, "hopper": 0.40}
-
-
-def _tolerance(label: str, role: str) -> tuple[float, float]:
-    if label in KNOWN_MISSES:
-        return KNOWN_MISSES[label]
-    return (-0.10, 0.10) if role == "fit" else (-0.35, 0.35)
-
-
-ROWS = {row.label: row for row in validation_rows()}
+LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
+GPT_OSS = get_model("openai/gpt-oss-120b").spec
+GEMMA_3 = get_model("google/gemma-3-27b-it").spec
 
 
-def test_at_least_five_published_measurements() -> None:
-    assert len(measurements()) >= 5
-    assert len({m.source for m in measurements()}) >= 3
-    assert sum(m.role == "held-out" for m in measurements()) >= 5
-    assert all(m.source and m.engine for m in measurements())
+def test_llamacpp_layer_split_gains_no_bandwidth() -> None:
+    """llama.cpp's layer split runs the GPUs one after another: two RTX 3090s decode no faster than one would
+    (the XiongjieDai scoreboard: 2 x 3090 16.6 tok/s, 4 x 3090 17.1 tok/s on 70B Q4_K_M)."""
+    gpu = get_gpu("rtx-3090")
+    load = decode_load(LLAMA_70B, "q4_k_m", "fp16", 1, 512)
+    two = step(setup_for(gpu, "llamacpp", "16-bit", 2, "q4_k_m"), load)
+    four = step(setup_for(gpu, "llamacpp", "16-bit", 4, "q4_k_m"), load)
+    assert four.seconds >= two.seconds  # a hop per extra GPU, no bandwidth gained
+    tensor = step(setup_for(gpu, "vllm", "16-bit", 2, "int4-awq"), decode_load(LLAMA_70B, "int4-awq", "fp8", 1, 512))
+    assert tensor.memory_seconds < two.memory_seconds / 1.5  # tensor parallelism reads half a model per GPU
 
 
-@pytest.mark.parametrize("label", sorted(ROWS))
-def test_estimate_within_stated_tolerance(label: str) -> None:
-    row = ROWS[label]
-    low, high = _tolerance(label, row.role)
-    assert row.error is not None
-    assert low <= row.error <= high, (
-        f"{label}: predicted {row.predicted:.3f}, measured {row.measured} ({row.error:+.1%})"
+def test_moe_batch_reads_the_experts_it_touches() -> None:
+    params = parameter_breakdown(GPT_OSS)
+    share = params.experts_active / params.experts
+    assert experts_touched(params, 1) == pytest.approx(share)
+    assert experts_touched(params, 50) > 0.5  # at 50 users most experts are read, not the 5 B active
+    one = decode_load(GPT_OSS, "mxfp4", "fp8", 1, 4_096)
+    fifty = decode_load(GPT_OSS, "mxfp4", "fp8", 50, 4_096)
+    assert fifty.weights_bytes(FITTED.moe_locality) > 5 * one.weights_bytes(FITTED.moe_locality)
+    assert (
+        fifty.weights_bytes(FITTED.moe_locality)
+        <= weight_bytes(params, "mxfp4").dense + weight_bytes(params, "mxfp4").experts
     )
 
 
-def test_held_out_error_overall_and_per_family() -> None:
-    held = [r for r in ROWS.values() if r.role == "held-out"]
-    fitted = [r for r in ROWS.values() if r.role == "fit"]
-    assert log_rms_error(fitted) < 0.06
-    assert log_rms_error(held) < 0.30
-    for fam in family_errors(list(ROWS.values())):
-        assert fam.held_out_log_rms is not None and fam.held_out_log_rms < FAMILY_HELD_OUT[fam.gpu_family], fam
+def test_tensor_parallel_over_pcie_costs_more_than_over_nvlink() -> None:
+    load = decode_load(LLAMA_70B, "fp8", "fp8", 50, 32_768)
+    pcie = step(setup_for(get_gpu("rtx-pro-6000-blackwell"), "vllm", "fp8", 4, "fp8"), load)
+    nvlink = step(setup_for(get_gpu("h100-sxm-80gb"), "vllm", "fp8", 4, "fp8"), load)
+    assert link(get_gpu("rtx-pro-6000-blackwell"), 4)[0] == "pcie" and link(get_gpu("h100-sxm-80gb"), 4)[0] == "nvlink"
+    assert pcie.comm_seconds > 2 * nvlink.comm_seconds > 0
+    assert link(get_gpu("rtx-3090"), 2)[0] == "nvlink" and link(get_gpu("rtx-3090"), 4)[0] == "pcie"  # a bridged pair
 
 
-def test_compute_bound_rows_are_covered() -> None:
-    """The measurements stress the compute bound: large batches, long prompts, Apple silicon, prompt processing."""
-    rows = measurements()
-    assert sum(m.batch >= 256 for m in rows) >= 3
-    assert sum(m.prompt_tokens >= 2048 and m.metric != "ttft_seconds" for m in rows) >= 4
-    assert sum(m.gpu_id.startswith("apple-") for m in rows) >= 8
-    assert sum(m.metric == "prefill_per_s" for m in rows) >= 6
+def test_kv_reads_grow_with_context_and_stop_at_a_window() -> None:
+    short = decode_load(LLAMA_70B, "fp8", "fp8", 8, 4_096)
+    long = decode_load(LLAMA_70B, "fp8", "fp8", 8, 32_768)
+    assert long.kv_bytes == pytest.approx(8 * short.kv_bytes)
+    windowed_short = decode_load(GEMMA_3, "bf16", "bf16", 8, 4_096)
+    windowed_long = decode_load(GEMMA_3, "bf16", "bf16", 8, 32_768)
+    assert windowed_long.kv_bytes < 5 * windowed_short.kv_bytes  # 52 of 62 layers stop at their 1,024 window
 
 
-def test_decode_shape() -> None:
-    model = get_model("meta-llama/Llama-3.1-8B").spec
+def test_a_step_waits_for_the_slower_of_memory_and_compute() -> None:
     gpu = get_gpu("h100-sxm-80gb")
-    one = decode_estimate(model, gpu, "bf16", "bf16", 1, 1, 2_000)
-    many = decode_estimate(model, gpu, "bf16", "bf16", 1, 64, 2_000)
-    assert one is not None and many is not None
-    assert many.tokens_per_s_per_user < one.tokens_per_s_per_user  # sharing the GPU slows each user
-    assert many.tokens_per_s_replica > one.tokens_per_s_replica  # but the aggregate grows
-    quantized = decode_estimate(model, gpu, "int4-awq", "bf16", 1, 1, 2_000)
-    assert quantized is not None and quantized.tokens_per_s_per_user > one.tokens_per_s_per_user
-    assert "GB/s" in one.assumption
-
-
-def test_unknown_figures_do_not_crash() -> None:
-    model = get_model("meta-llama/Llama-3.1-8B").spec
-    no_bandwidth = get_gpu("h100-sxm-80gb").model_copy(update={"bandwidth_bytes_per_s": None})
-    assert decode_estimate(model, no_bandwidth, "bf16", "bf16", 1, 1, 1_000) is None
-    unknown = get_gpu("rtx-6000-ada")  # no sourced tensor figure
-    seconds, note = prefill_seconds(model, unknown, "16-bit", 1, 1_000)
-    assert seconds is None and "unknown" in note
-    decode = decode_estimate(model, unknown, "bf16", "bf16", 1, 64, 1_000)
-    assert decode is not None and decode.bound == "unknown" and decode.compute_seconds is None
-    assert "upper bound" in decode.assumption  # never as if compute were free
-
-
-def test_decode_takes_the_larger_bound() -> None:
-    model = get_model("meta-llama/Llama-3.1-70B").spec
-    h100 = get_gpu("h100-sxm-80gb")
-    small = decode_estimate(model, h100, "fp8", "fp8", 4, 1, 2_000)
-    large = decode_estimate(model, h100, "fp8", "fp8", 4, 512, 2_000)
-    assert small is not None and large is not None
+    setup = setup_for(gpu, "vllm", "fp8", 1, "fp8")
+    small = step(setup, decode_load(get_model("meta-llama/Llama-3.1-8B").spec, "fp8", "fp8", 1, 1_024))
+    large = step(setup, decode_load(get_model("meta-llama/Llama-3.1-8B").spec, "fp8", "fp8", 1_024, 128))
     assert small.bound == "memory" and large.bound == "compute"
-    for d in (small, large):
-        assert d.step_seconds >= max(d.memory_seconds, d.compute_seconds or 0.0)
-    mac = get_gpu("apple-m2-ultra")  # the issue's example: 50 users of a 70B model on an M2 Ultra
-    busy = decode_estimate(model, mac, "q4_k_m", "bf16", 1, 50, 4_000)
-    assert busy is not None and busy.bound == "compute" and busy.tokens_per_s_per_user < 4.0
+    assert small.seconds >= small.memory_seconds and large.seconds >= (large.compute_seconds or 0)
 
 
-def test_moe_reads_only_the_touched_experts() -> None:
-    model = get_model("Qwen/Qwen3-30B-A3B").spec
-    gpu = get_gpu("h100-sxm-80gb")
-    one = decode_estimate(model, gpu, "bf16", "bf16", 1, 1, 1_000)
-    big = decode_estimate(model, gpu, "bf16", "bf16", 1, 256, 1_000)
-    assert one is not None and big is not None
-    assert one.weights_read_bytes_per_gpu < 0.3 * big.weights_read_bytes_per_gpu
+def test_unknown_compute_is_never_free() -> None:
+    gpu = get_gpu("l40s")
+    blank = gpu.model_copy(update={"compute": gpu.compute.model_copy(update={"fp8": "unknown"})})
+    result = step(setup_for(blank, "vllm", "fp8", 1, "fp8"), decode_load(LLAMA_70B, "fp8", "fp8", 4, 1_024))
+    assert result.bound == "unknown" and result.compute_seconds is None
+    assert prefill_alone(setup_for(blank, "vllm", "fp8", 1, "fp8"), prefill_load(LLAMA_70B, "fp8", 1_000)) is None
 
 
-def test_a_bad_measurement_row_names_the_file_and_the_field(tmp_path: Path) -> None:
-    path = tmp_path / "measurements.toml"
-    path.write_text('[[measurement]]\nlabel = "x"\nvalue = 1.0\n', encoding="utf-8")
-    with pytest.raises(PlannerError, match=r"measurements\.toml: .*measurement\.0\.source: Field required"):
-        measurements(path)
+def test_serving_counts_the_prompts_of_a_full_batch() -> None:
+    setup = setup_for(get_gpu("h100-sxm-80gb"), "trtllm", "fp8", 2, "fp8")
+    decode = decode_load(LLAMA_70B, "fp8", "fp8", 50, 5_250)
+    without = serving(setup, decode, None, 500)
+    with_prompts = serving(setup, decode, prefill_load(LLAMA_70B, "fp8", 5_000), 500)
+    assert with_prompts.per_user_tokens_per_s < without.per_user_tokens_per_s
+    assert with_prompts.total_tokens_per_s == pytest.approx(50 * with_prompts.per_user_tokens_per_s)
+
+
+def test_pipeline_stages_pay_a_bubble() -> None:
+    gpu = get_gpu("rtx-pro-6000-blackwell")
+    load = decode_load(LLAMA_70B, "nvfp4", "fp8", 64, 1_500)
+    tensor = setup_for(gpu, "trtllm", "fp4", 8, "nvfp4")
+    pipeline = tensor._replace(split="pipeline")
+    no_comm = step(tensor, load)
+    assert step(pipeline, load).seconds > no_comm.seconds - no_comm.comm_seconds
+
+
+def test_memory_classes() -> None:
+    assert memory_class(get_gpu("h100-sxm-80gb")) == "hbm" and memory_class(get_gpu("rtx-4090")) == "gddr"
+    assert memory_class(get_gpu("apple-m4-max")) == "apple" and memory_class(get_gpu("dgx-spark-gb10")) == "lpddr"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
 from model_catalog import get_model, load_gpus
 from planner.advisor import ContextDistribution, Workload, rank, recommendation
 from tests.app.conftest import run_page, texts
+from ui.advisor_report import advisor_report_html
 from ui.state import Selection
 
 WORKLOADS: dict[str, dict[str, str | list[str]]] = {
@@ -44,9 +47,7 @@ def test_recommendation_equals_the_planner() -> None:
             mean_tokens=3000, p95_tokens=9000, max_tokens=get_model(sel.model_id).spec.max_position_embeddings
         ),
     )
-    expected = recommendation(
-        rank(sel.spec, workload, gpus=list(load_gpus().values()), overhead=sel.request().overhead)
-    )
+    expected = recommendation(rank(sel.spec, workload, gpus=list(load_gpus().values())))
     assert expected in texts(at.success) + texts(at.warning)
     table = at.dataframe[0].value
     assert list(table["#"][:3]) == [1, 2, 3]
@@ -80,20 +81,50 @@ def test_buyer_constraints_are_bound_to_the_url() -> None:
     at = run_page("advisor", params)
     assert not at.exception
     table = at.dataframe[0].value
-    assert set(table["engine"]) == {"SGLang"}
+    assert all(engine.startswith("SGLang ") for engine in table["engine"])
     assert all(" weights" in label and label.split(", ")[-2].split()[0] in ("bf16", "fp8") for label in table["set-up"])
     assert all("PCIe card" in unit for unit in table["buy"])
     for key, value in params.items():  # a one-element list travels as a plain value
         assert at.query_params[key] == (value[0] if len(value) == 1 else value)
 
 
-def test_verdict_colour_is_amber_without_a_compute_figure() -> None:
-    at = run_page("advisor", {"gpu_filter": ["rtx-6000-ada"], "users": "4"})
+def test_verdict_colour_is_amber_with_an_undermining_caveat() -> None:
+    """The L40's bandwidth and tensor figures rest on one third-party table: its verdict cannot be green, and the
+    caveat is in the verdict, the table and the CSV columns."""
+    at = run_page("advisor", {"gpu_filter": ["l40"], "users": "4"})
     assert not at.exception
-    assert not at.success and any("speed is not estimated" in w.value for w in at.warning)
+    assert not at.success and any("unverified catalog figures" in w for w in texts(at.warning))
+    table = at.dataframe[0].value
+    assert all("unverified catalog figures" in c for c in table["caveats"])
 
 
 def test_mac_memory_share_setting() -> None:
     at = run_page("advisor", {"vendors": ["Apple"], "unified_share": "0.9", "users": "4"})
+    assert at.dataframe[0].value["engine"][0].startswith("llama.cpp")
     assert not at.exception
     assert at.query_params["unified_share"] == "0.9"
+
+
+def test_the_row_link_opens_the_same_answer_on_the_memory_page() -> None:
+    """The first row's Memory-page link carries the option's engine, release, memory fraction and users: the
+    Memory page shows the same conversations as the advisor's table."""
+    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-70B", "context": "32768", "users": "50", "util": "0.7"})
+    table = at.dataframe[0].value
+    link = table["open"][0]
+    params = {k: v[0] if len(v) == 1 else v for k, v in parse_qs(urlsplit(link).query).items()}
+    assert params["engine"] in ("vllm", "sglang", "trtllm", "llamacpp") and params["util"] != "0.7"
+    memory = run_page("memory", params)
+    assert not memory.exception
+    held = [m.value for m in memory.metric if m.label.startswith("Conversations at")]
+    assert held and int(str(held[0]).replace(",", "")) == int(table["conversations"][0])
+
+
+def test_the_report_is_small_and_leads_with_the_answer() -> None:
+    """What a VP receives: the summary first, the verdict's colour, no plotting library, no rejected set-ups."""
+    workload = Workload.fixed_length(32_768, concurrent_conversations=50)
+    ranking = rank(get_model("openai/gpt-oss-120b").spec, workload)
+    html = advisor_report_html(ranking, "gpt-oss-120b", "https://example.test/advisor", {})
+    assert len(html.encode()) < 1_000_000
+    assert "class='verdict success'" in html and "Main caveat:" in html and "Total price:" in html
+    assert html.index("What to buy:") < html.index("<h2>Inputs</h2>") and "plotly" not in html.lower()
+    assert "Rejected" not in html and "On another vendor or form factor" in html

@@ -120,12 +120,13 @@ def test_unified_memory_shares() -> None:
 def test_dense_figures_follow_the_vendors_sparse_ones() -> None:
     """NVIDIA prints with-sparsity figures: dense is half; AMD's platform figure is for 8 GPUs."""
     assert get_gpu("dgx-spark-gb10").compute.fp4 == 1000 / 2  # "1 PFLOP FP4 with sparsity"
-    assert get_gpu("dgx-spark-gb10").compute.status("bf16") == "unknown"  # not published
+    spark = get_gpu("dgx-spark-gb10")  # 16-bit: not published; NVIDIA's measured peak, marked unverified
+    assert spark.compute.bf16 == 213 and "compute.bf16" in spark.unverified_fields
     assert get_gpu("rtx-5090").compute.fp4 == 3352 / 2  # 3,352 "AI TOPS" (FP4, sparse)
     assert get_gpu("rtx-pro-6000-blackwell").compute.fp4 == 2015  # The Register's dense table
     gb300 = get_gpu("gb300")
     assert (gb300.compute.bf16, gb300.compute.fp8, gb300.compute.fp4) == (2500, 5000, 15000)
-    assert gb300.compute.status("int8") == "unknown"  # 5,000 vs 165 TOPS by source
+    assert gb300.compute.int8 == 330 / 2  # NVIDIA's per-GPU row: 330 TOPS with sparsity (Blackwell Ultra cut)
     mi350x = get_gpu("mi350x")
     assert (mi350x.compute.bf16, mi350x.compute.fp8, mi350x.compute.fp4) == (18_500 / 8, 37_000 / 8, 74_000 / 8)
     h800, h100 = get_gpu("h800-sxm-80gb"), get_gpu("h100-sxm-80gb")

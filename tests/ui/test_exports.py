@@ -146,3 +146,21 @@ def test_report_and_csv_of_a_deployment_are_the_pages_answer() -> None:
     assert int(row["KV budget (tokens)"]) == a.kv_budget_tokens
     engine_rows = _read(exports.engine_csv(SEL, a, page))
     assert all(r[S.MAX_LORAS.label] == "4" for r in engine_rows)
+
+
+def test_a_deployment_report_leads_with_its_summary_in_its_colour_and_stays_small() -> None:
+    """Issue 21: with a deployment set, the Memory page's report starts from the deployment's own five-line
+    summary in the verdict's colour, and leaves plotly out (under 1 MB even with the page's chart given)."""
+    import plotly.graph_objects as go
+
+    from ui import settings as S
+    from ui.deployment import options_from
+
+    built = options_from(SEL, {S.MAX_LORAS.url: 4})
+    a = SEL.assessment(deployment=built.options)
+    chart = go.Figure(go.Bar(x=[1], y=[1]))
+    html = exports.report_html(SEL, "t", a.sentence(), [chart], {}, {S.MAX_LORAS.url: "4"}, LINK, assessment=a)
+    assert len(html.encode()) < 1_000_000 and "plotly" not in html.lower()
+    assert f"class='verdict {a.tone}'" in html and "<ul class='summary'>" in html
+    assert f"Holds: {a.conversations:,} conversations" in html
+    assert html.index("<ul class='summary'>") < html.index("<h2>Inputs</h2>")

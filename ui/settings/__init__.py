@@ -223,12 +223,15 @@ from ui.settings.views import (
 from ui.settings.views import (
     GPU_FILTER as GPU_FILTER,
 )
+from ui.settings.views import KWH as KWH
+from ui.settings.views import LIFE as LIFE
 from ui.settings.views import (
     MIN_TPS as MIN_TPS,
 )
 from ui.settings.views import (
     PARETO as PARETO,
 )
+from ui.settings.views import PERSONAL as PERSONAL
 from ui.settings.views import (
     PLAN_AT as PLAN_AT,
 )
@@ -241,6 +244,8 @@ from ui.settings.views import (
 from ui.settings.views import (
     PRICING as PRICING,
 )
+from ui.settings.views import PUE as PUE
+from ui.settings.views import RESTRICTED as RESTRICTED
 from ui.settings.views import (
     RPS as RPS,
 )
@@ -281,6 +286,11 @@ PAGE_SETTINGS = (
     VENDORS_ALLOWED,
     FORM_FACTORS_ALLOWED,
     UNIFIED_SHARE,
+    KWH,
+    PUE,
+    LIFE,
+    RESTRICTED,
+    PERSONAL,
     SEARCH,
 )
 SETTINGS: tuple[Setting, ...] = SIDEBAR_SETTINGS + PAGE_SETTINGS

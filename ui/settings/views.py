@@ -170,6 +170,48 @@ UNIFIED_SHARE = Setting(
     decimal(0, 1),
     scope=ADVISOR,
 )
+KWH = Setting(
+    "kwh",
+    "kwh",
+    "Electricity (USD per kWh; 0: the catalog's)",
+    "Power over the life at this price; the default is the 2022 US commercial average (EIA, $0.1241).",
+    decimal(0, 10),
+    scope=ADVISOR,
+)
+PUE = Setting(
+    "pue",
+    "pue",
+    "Data-centre PUE (0: the catalog's)",
+    "Facility power / IT power for rack-mounted servers (Uptime Institute 2023 average 1.58; new sites ~1.3).",
+    decimal(0, 5),
+    scope=ADVISOR,
+)
+LIFE = Setting(
+    "life",
+    "life",
+    "Years of use (0: 3)",
+    "The purchase and its power are counted over this many years.",
+    decimal(0, 20),
+    scope=ADVISOR,
+)
+RESTRICTED = Setting(
+    "restricted",
+    "restricted",
+    "Offer China-only parts",
+    "H20, L20, H800, A800: sold in one market only.",
+    flag,
+    show=show_flag,
+    scope=ADVISOR,
+)
+PERSONAL = Setting(
+    "personal",
+    "personal",
+    "Offer desktops and laptops",
+    "Macs, DGX Spark, Strix Halo machines, and hosts that are not rack-mounted.",
+    flag,
+    show=show_flag,
+    scope=ADVISOR,
+)
 SEARCH = Setting(
     "q",
     "search",

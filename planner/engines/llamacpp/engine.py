@@ -48,6 +48,12 @@ LLAMACPP_SUPPORT = EngineSupport(
     layer_offload_flags=("-ngl", "--n-cpu-moe"),
     speculative_methods=("draft",),  # llama-server --model-draft
     stage_split="tensor-split",
+    speed_family="layer-split",
+    advised_max_users=4,
+    advised_max_users_reason=(
+        "its slots each hold their own context, its layer split runs the GPUs one after another, and it batches "
+        "without the paged pool and continuous batching of a serving engine"
+    ),
 )
 
 

@@ -1,4 +1,5 @@
-"""The speed model's constants are reproduced by code from the fit rows, and the support table is sound."""
+"""Which engine runs what on each GPU: the engines' platform rows (planner.engines.support), as the advisor asks
+them (planner.advisor.support)."""
 
 from __future__ import annotations
 
@@ -7,22 +8,9 @@ from pathlib import Path
 import pytest
 
 from model_catalog import get_gpu, load_gpus
-from planner.advisor.fit import FIT_ORDER, fit_roofline
 from planner.advisor.support import ARCHITECTURE_FAMILIES, runner, support_rows, why_not
-from planner.advisor.throughput import FITTED
-from planner.advisor.validation import measurements
 from planner.bounds.errors import PlannerError
 from planner.engines.support import platform_rows
-
-
-def test_fitted_constants_are_reproduced_by_the_fit() -> None:
-    assert fit_roofline() == FITTED
-
-
-def test_every_constant_is_fixed_by_fit_rows_only() -> None:
-    fixed = {name for m in measurements() if m.role == "fit" for name in m.fixes}
-    assert fixed == {name for group in FIT_ORDER for name in group} == set(FITTED._fields)
-    assert all(not m.fixes for m in measurements() if m.role == "held-out")
 
 
 def test_every_catalog_architecture_has_a_family() -> None:

@@ -1,0 +1,144 @@
+"""Public measured speed figures the speed model is fitted to and checked against: their schema and loader.
+
+``planner/advisor/benchmarks/*.toml`` hold one ``[[row]]`` per published figure (a llama.cpp scoreboard cell, a
+TensorRT-LLM performance-overview cell, an open serving benchmark at a concurrency), each with the set-up it maps
+to in the catalog, its source (repository, path and commit, or address), the date of the source and its
+``role``. Rows a source gives but the catalog or the model cannot reproduce are listed under ``[[excluded]]``
+with the reason, so every published row is accounted for.
+
+The role is not chosen by hand: :func:`assigned_role` holds a row out when the first byte of the SHA-1 of its id
+is even (about half of every engine and regime), and ``tests/advisor/test_benchmarks.py`` checks every row
+against it. :func:`planner.advisor.fit.fit_roofline` reads only the ``fit`` rows. Any other file of the same
+schema (``tests/advisor/benchmarks/*.toml``, or one given to ``python -m planner.advisor.validation``) is scored
+the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from planner.bounds.errors import PlannerError
+
+BENCHMARKS_DIR = Path(__file__).with_name("benchmarks")
+
+Regime = Literal["single_stream", "batched", "long_context", "prefill"]
+Family = Literal["fused", "paged", "layer-split"]
+Metric = Literal[
+    "decode_per_user",  # tokens/s of one sequence while it decodes (prefill excluded)
+    "decode_total",  # tokens/s of a batch of ``concurrency`` sequences decoding together (llama-batched-bench S_TG)
+    "output_total",  # output tokens/s of the whole deployment at a load (prefill of every request included)
+    "output_per_gpu",  # output_total / GPUs
+    "prefill_per_s",  # prompt tokens/s of one prompt (llama-bench pp)
+    "ttft_seconds",  # time to the first token of one prompt, alone
+]
+Split = Literal["tensor", "layer", "pipeline"]
+PositiveInt = Annotated[int, Field(gt=0)]
+FAMILY_LABELS: dict[str, str] = {
+    "fused": "TensorRT-LLM (and NIM, lmdeploy TurboMind)",
+    "paged": "vLLM / SGLang",
+    "layer-split": "llama.cpp",
+}
+
+
+class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
+    """One published figure and the set-up it maps to (catalog model and GPU ids, planner format names).
+
+    ``family``: the speed model that applies (:data:`planner.engines.support.SpeedFamily`: ``fused`` for
+    TensorRT-LLM, NVIDIA NIM and lmdeploy TurboMind, fused C++ runtimes; ``paged`` for vLLM and SGLang; ``layer-split``
+    for llama.cpp). ``split``: how the GPUs of one replica share the model (llama.cpp's
+    default ``layer`` split runs them one after another). ``concurrency``: sequences in flight, or ``"max"`` when
+    the engine fills its KV pool (an offline or max-throughput run). ``depth_tokens``: context already in the cache
+    before the measured phase (llama-bench ``-d``). ``weights_bits``: the bits per weight of a GGUF type the planner
+    has no format for (Q4_0: 4.5), scaling the bytes of ``weights``; ``other_bits``: the bits of the tensors other
+    than the routed experts in a GGUF that keeps them apart (ggml-org's gpt-oss files: MXFP4 experts, Q8_0 the
+    rest).
+    """
+
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+    regime: Regime
+    engine: Annotated[str, Field(min_length=1)]  # as published, with its version where stated
+    family: Family
+    model_id: str
+    gpu_id: str
+    gpu_count: PositiveInt = 1
+    gpus_per_replica: PositiveInt = 1  # the width of the split: tensor-parallel size, or GPUs a layer split spans
+    replicas: PositiveInt = 1
+    split: Split = "tensor"
+    weights: str
+    weights_bits: Annotated[float, Field(gt=0)] | None = None
+    other_bits: Annotated[float, Field(gt=0)] | None = None  # non-expert tensors' bits in a mixed GGUF
+    kv_dtype: str = "bf16"
+    concurrency: PositiveInt | Literal["max"] = 1
+    input_tokens: Annotated[int, Field(ge=0)] = 0
+    output_tokens: Annotated[int, Field(ge=0)] = 0
+    depth_tokens: Annotated[int, Field(ge=0)] = 0
+    metric: Metric
+    value: Annotated[float, Field(gt=0)]
+    source: Annotated[str, Field(min_length=1)]
+    source_date: Annotated[str, Field(min_length=4)]
+    excerpt: str = ""
+    note: str = ""
+    role: Literal["fit", "held-out"]
+
+    @model_validator(mode="after")
+    def _check(self) -> BenchmarkRow:
+        if self.gpus_per_replica * self.replicas != self.gpu_count:
+            raise ValueError("gpus_per_replica x replicas must equal gpu_count")
+        if self.metric in ("prefill_per_s", "ttft_seconds") and self.input_tokens == 0:
+            raise ValueError(f"{self.metric}: give input_tokens")
+        if self.metric not in ("prefill_per_s", "ttft_seconds") and self.output_tokens == 0:
+            raise ValueError(f"{self.metric}: give output_tokens")
+        return self
+
+
+class ExcludedRow(BaseModel, frozen=True, extra="forbid"):
+    """A published row left out, and why (not in the catalog, a setting the source does not state, …)."""
+
+    id: str
+    source: str
+    reason: Annotated[str, Field(min_length=1)]
+
+
+class _BenchmarkFile(BaseModel, frozen=True, extra="forbid"):
+    row: tuple[BenchmarkRow, ...] = ()
+    excluded: tuple[ExcludedRow, ...] = ()
+
+
+def assigned_role(row_id: str) -> Literal["fit", "held-out"]:
+    """``held-out`` when the first byte of SHA-1(id) is even, else ``fit``: a split nobody picks."""
+    return "held-out" if hashlib.sha1(row_id.encode()).digest()[0] % 2 == 0 else "fit"
+
+
+@cache
+def _load_file(path: Path) -> _BenchmarkFile:
+    try:
+        return _BenchmarkFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+    except tomllib.TOMLDecodeError as exc:
+        raise PlannerError(f"{path.name}: not valid TOML: {exc}") from None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
+        raise PlannerError(f"{path.name}: {problems}") from None
+
+
+def benchmark_files(directory: Path = BENCHMARKS_DIR) -> tuple[Path, ...]:
+    return tuple(sorted(directory.glob("*.toml")))
+
+
+def load_rows(paths: tuple[Path, ...] | None = None) -> tuple[BenchmarkRow, ...]:
+    """Every row of ``paths`` (default: the package's files), ids unique across them."""
+    rows = [row for path in (paths if paths is not None else benchmark_files()) for row in _load_file(path).row]
+    ids = [r.id for r in rows]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise PlannerError(f"benchmarks: duplicate ids {', '.join(duplicates)}")
+    return tuple(rows)
+
+
+def excluded_rows(paths: tuple[Path, ...] | None = None) -> tuple[ExcludedRow, ...]:
+    return tuple(e for path in (paths if paths is not None else benchmark_files()) for e in _load_file(path).excluded)

@@ -1,0 +1,270 @@
+"""Step 2b of the ranking: a set-up that fits becomes an :class:`~planner.advisor.options.Option`: its speed
+(:mod:`planner.advisor.engine_speed`, at the target load, under its engine), its whole-system cost
+(:mod:`planner.advisor.costs`), its warnings (every caveat, and which of them undermine the verdict) and what its
+figures assume."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
+from planner.advisor.engine_speed import Step, bandwidth_efficiency, prefill_alone, serving, step
+from planner.advisor.options import Candidate, Option, purchase_text
+from planner.advisor.quality import quality_caveat
+from planner.advisor.support import ENGINE_LABELS, SupportRow
+from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, setup_for
+from planner.advisor.workload import Workload
+from planner.assessment.assess import Assessment
+from planner.core.model import ModelSpec
+from planner.core.overhead import EngineProfile, OverheadModel
+from planner.core.params import ParameterBreakdown
+from planner.core.serving import serving_weights
+from planner.engines.registry import get_engine
+
+# The verdict is green only when the speed clears the floor by this margin: the speed model's held-out median
+# error is 13 % and its errors above 20 % are not rare (README, "Speed"), so a closer call is not a promise.
+SPEED_MARGIN = 1.25
+# Prompts taking more of the GPU than this at the target load are worth a note (their pauses are in the speed).
+PREFILL_SHARE_LIMIT = 0.5
+FIGURES = ("bandwidth_bytes_per_s", "memory_reported_bytes", "engine_visible_bytes")
+
+
+class Built:
+    """What every option of one model and workload shares: the loads of a decode step and of a prompt."""
+
+    def __init__(self, model: ModelSpec, workload: Workload, params: ParameterBreakdown) -> None:
+        self.model, self.workload, self.params = model, workload, params
+        self.decode_context = min(workload.context_tokens, workload.context.mean_tokens)
+        self.prompt_tokens = max(1, workload.mean_prompt_tokens - workload.shared_prefix_tokens)
+        self.new_tokens = workload.uncached_prompt_tokens
+        self._decode: dict[tuple[str, str, int], Load] = {}
+        self._prefill: dict[tuple[str, int], Load] = {}
+
+    def decode(self, weights: str, kv_dtype: str, batch: int) -> Load:
+        key = (weights, kv_dtype, batch)
+        if key not in self._decode:
+            self._decode[key] = decode_load(self.model, weights, kv_dtype, batch, self.decode_context, self.params)
+        return self._decode[key]
+
+    def prefill(self, weights: str, tokens: int) -> Load:
+        """One prompt of ``tokens`` tokens (the whole prompt for a cold start, the new ones under load)."""
+        key = (weights, tokens)
+        if key not in self._prefill:
+            self._prefill[key] = prefill_load(self.model, weights, tokens, 0, self.params)
+        return self._prefill[key]
+
+
+class Speed(NamedTuple):
+    setup: Setup
+    decode: Step
+    per_user: float | None
+    total: float | None
+    prefill: float | None
+    prefill_share: float | None
+
+
+def speed_of(b: Built, c: Candidate, row: SupportRow, batch: int) -> Speed:
+    """Decode at the target load (``batch`` users per replica) and a typical prompt, under the option's engine.
+    A user's speed counts the pauses for the other users' prompts (each user sends one prompt per reply): a cycle
+    of ``output`` decode steps and ``batch`` prefills (:func:`planner.advisor.engine_speed.serving`), what a
+    serving benchmark's time per output token measures at that concurrency."""
+    setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel, c.weights)
+    decode_load = b.decode(c.weights, c.kv_dtype, batch)
+    decode = step(setup, decode_load)
+    alone = prefill_alone(setup, b.prefill(c.weights, b.prompt_tokens))
+    if decode.bound == "unknown":
+        return Speed(setup, decode, None, None, alone, None)
+    served = serving(setup, decode_load, b.prefill(c.weights, b.new_tokens), b.workload.mean_output_tokens)
+    cycle = b.workload.mean_output_tokens / served.per_user_tokens_per_s
+    share = 1.0 - b.workload.mean_output_tokens * decode.seconds / cycle
+    return Speed(setup, decode, served.per_user_tokens_per_s, served.total_tokens_per_s * c.replicas, alone, share)
+
+
+def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None]:
+    """The engine release and memory fraction the option was planned with (what the Memory-page link carries)."""
+    if not isinstance(overhead, EngineProfile):
+        return None, None
+    engine = get_engine(overhead.engine_name)
+    fraction = engine.fraction_default(overhead.engine_version) if engine.default_fraction is not None else None
+    return overhead.engine_version, fraction
+
+
+def _warnings(c: Candidate, s: Speed, cost: SystemCost, w: Workload, row: SupportRow) -> tuple[list[str], list[str]]:
+    """(every warning, the ones that undermine the verdict)."""
+    notes: list[str] = []
+    undermining: list[str] = []
+    gpu = c.gpu
+    path = {"16-bit": ("compute.bf16", "compute.fp16", "compute.fp32"), "fp8": ("compute.fp8",)}.get(
+        row.compute, (f"compute.{row.compute}",)
+    )
+    figures = [f for f in gpu.unverified_fields if f in FIGURES or f in path]
+    if figures:
+        undermining.append(f"unverified catalog figures for {gpu.name}: {', '.join(figures)}")
+    if s.per_user is None:
+        undermining.append("speed not estimated: no sourced compute figure for its arithmetic")
+    floor = w.min_tokens_per_s_per_user
+    if floor is not None and s.per_user is not None and s.per_user < floor * SPEED_MARGIN:
+        undermining.append(
+            f"{s.per_user:.0f} tokens/s per user is within {SPEED_MARGIN - 1:.0%} of the {floor:g} floor (the speed "
+            "model's typical error)"
+        )
+    if s.prefill_share is not None and s.prefill_share > PREFILL_SHARE_LIMIT:
+        notes.append(
+            f"prompts take {s.prefill_share:.0%} of the GPU time at the target load (counted in the speed per user)"
+        )
+    kind, _ = s.setup.link
+    if c.tensor_parallel > 1 and s.setup.split == "tensor" and kind == "pcie":
+        notes.append(
+            f"tensor parallel {c.tensor_parallel} over PCIe: {s.decode.comm_seconds * 1e3:.1f} ms of all-reduce per "
+            "step (counted)"
+        )
+    if s.setup.split == "layer" and c.tensor_parallel > 1:
+        notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
+    if cost.unverified:
+        notes.append(f"cost rests on assumed figures: {', '.join(cost.unverified)}")
+    if gpu.unified_memory is not None:
+        notes.append(
+            f"unified memory: planned with the GPU's default {gpu.unified_memory.default_gpu_share:.0%} share; "
+            f"raise it with {gpu.unified_memory.raise_command}"
+        )
+    if cost.usd_per_hour is None:
+        notes.append("price unknown")
+    return undermining + notes, undermining
+
+
+def _assumptions(b: Built, c: Candidate, row: SupportRow, s: Speed, a: Assessment, cost: SystemCost) -> dict[str, str]:
+    w = b.workload
+    d = s.decode
+    return {
+        "engine": f"{ENGINE_LABELS[row.engine]}, {row.compute} matmuls"
+        + (f" ({row.note})" if row.note else "")
+        + f"; source: {row.source}",
+        "memory": (
+            f"assess() under {a.engine_label or 'the estimate'}'s own profile at its defaults: the Memory page's "
+            f"answer for this set-up ({w.context_tokens:,}-token conversations"
+            + (
+                f", {math.ceil(w.target_concurrency / c.replicas):,} slots per replica"
+                if s.setup.family == "layer-split"
+                else ""
+            )
+            + ")"
+        ),
+        "decode": (
+            f"batch {math.ceil(w.target_concurrency / c.replicas)} per replica at {b.decode_context:,} tokens: "
+            f"memory {d.memory_seconds * 1e3:.1f} ms, compute "
+            + ("unknown" if d.compute_seconds is None else f"{d.compute_seconds * 1e3:.1f} ms")
+            + f", all-reduce {d.comm_seconds * 1e3:.1f} ms; {d.bound}-bound; {d.seconds * 1e3:.1f} ms per step "
+            f"({bandwidth_efficiency(s.setup):.0%} of the bandwidth; planner.advisor.engine_speed)"
+        ),
+        "prefill": (
+            f"first token: one prompt of {b.prompt_tokens:,} tokens alone on the GPUs (compute-bound, no queueing); "
+            f"under load each user's reply of {w.mean_output_tokens:,} tokens follows {b.new_tokens:,} new prompt "
+            "tokens (the rest in the prefix cache), their prefill counted in the speed per user"
+        ),
+        "cost": cost.basis,
+        "cost per conversation": "total cost of ownership (or dollars per hour) / conversations held at once",
+        "cost per million output tokens": "dollars per hour / (output tokens/s at the target load x 3,600) x 10^6",
+    }
+
+
+def build_option(
+    b: Built,
+    c: Candidate,
+    row: SupportRow,
+    a: Assessment,
+    overhead: OverheadModel,
+    host: HostChoice | None,
+    assumptions: Assumptions,
+) -> Option:
+    """A set-up that holds the target, with its speed, costs, warnings and assumptions."""
+    w = b.workload
+    batch = max(1, math.ceil(w.target_concurrency / c.replicas))
+    s = speed_of(b, c, row, batch)
+    if w.pricing == "purchase":
+        cost = purchase_cost(c.gpu, c.gpu_count, host, assumptions)
+    else:
+        cost = cloud_cost(c.gpu, c.gpu_count)
+    warnings, undermining = _warnings(c, s, cost, w, row)
+    version, fraction = _engine_settings(overhead)
+    conversations = a.conversations * c.replicas
+    return Option(
+        gpu_id=c.gpu.id,
+        gpu_name=c.gpu.name,
+        vendor=c.gpu.vendor,
+        gpu_count=c.gpu_count,
+        tensor_parallel=c.tensor_parallel,
+        replicas=c.replicas,
+        split="layer" if s.setup.split == "layer" else "tensor",
+        weights=c.weights,
+        kv_dtype=c.kv_dtype,
+        context_tokens=w.context_tokens,
+        engine=row.engine,
+        engine_label=ENGINE_LABELS[row.engine],
+        engine_version=version,
+        engine_fraction=fraction,
+        **_capacity(c, a, w, s, batch),
+        **_speed_fields(s, row),
+        **_cost_fields(c, cost, s, conversations, w),
+        quality_caveat=None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
+        assumptions=_assumptions(b, c, row, s, a, cost),
+        warnings=tuple(warnings),
+        undermining=tuple(undermining),
+    )
+
+
+def _capacity(c: Candidate, a: Assessment, w: Workload, s: Speed, batch: int) -> dict[str, Any]:
+    """What the set-up holds, as assess() gives it under its engine (all replicas counted)."""
+    conversations = a.conversations * c.replicas
+    pool = a.report.available_kv_cache_bytes_per_gpu if a.report is not None else a.result.per_gpu.kv_cache_bytes
+    return {
+        "concurrency": a.concurrency * c.replicas,
+        "conversations": conversations,
+        "target_concurrency": w.target_concurrency,
+        "headroom": conversations / w.target_concurrency - 1,
+        "slots": batch if s.setup.family == "layer-split" else None,
+        "kv_pool_bytes_per_gpu": max(0, pool),
+        "kv_budget_tokens": a.kv_budget_tokens_per_replica * c.replicas,
+        "kv_budget_tokens_per_replica": a.kv_budget_tokens_per_replica,
+        "weights_bytes_per_gpu": a.result.per_gpu.weights_bytes,
+        "memory_bytes_per_gpu": a.request.gpu_memory_bytes,
+        "batch_per_replica": batch,
+    }
+
+
+def _speed_fields(s: Speed, row: SupportRow) -> dict[str, Any]:
+    return {
+        "decode_tokens_per_s_per_user": s.per_user,
+        "decode_tokens_per_s_total": s.total,
+        "decode_bound": s.decode.bound,
+        "step_seconds": s.decode.seconds,
+        "prefill_seconds": s.prefill,
+        "prefill_share": s.prefill_share,
+        "compute_path": row.compute,
+        "bandwidth_efficiency": bandwidth_efficiency(s.setup),
+    }
+
+
+def _cost_fields(c: Candidate, cost: SystemCost, s: Speed, conversations: int, w: Workload) -> dict[str, Any]:
+    """The purchase, the hosts, power over the life and the rates derived from them."""
+    sort_cost = cost.tco_usd if w.pricing == "purchase" else cost.usd_per_hour
+    per_million = cost.usd_per_hour / (s.total * 3600) * 1e6 if cost.usd_per_hour is not None and s.total else None
+    return {
+        "purchase_unit": purchase_text(c.gpu, c.gpu_count, cost.host_name, cost.hosts, c.gpu.price is not None),
+        "purchase_kind": c.gpu.purchase.kind,
+        "gpus_per_unit": c.gpu.purchase.gpus_per_unit,
+        "host_id": cost.host_id,
+        "host_name": cost.host_name,
+        "hosts": cost.hosts,
+        "rack_units": cost.rack_units,
+        "power_watts": cost.power_watts,
+        "gpus_usd": cost.gpus_usd,
+        "hosts_usd": cost.hosts_usd,
+        "purchase_usd": cost.purchase_usd,
+        "energy_usd": cost.energy_usd,
+        "tco_usd": cost.tco_usd,
+        "usd_per_hour": cost.usd_per_hour,
+        "usd_per_conversation": sort_cost / conversations if sort_cost is not None and conversations else None,
+        "usd_per_million_output_tokens": per_million,
+        "price_basis": cost.basis,
+    }

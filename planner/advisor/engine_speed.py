@@ -1,0 +1,237 @@
+"""Seconds per step, per engine: the speed model the advisor ranks with and :mod:`planner.advisor.validation`
+checks against published measurements.
+
+A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`` GPUs):
+
+- **memory** ``= (weights + KV) / G / (bandwidth x efficiency)``, the efficiency per engine family and memory
+  class (HBM, GDDR, unified);
+- **compute** ``= FLOPs / G / (TFLOPS x MFU)``, the dense TFLOPS of the arithmetic the engine runs, the MFU per
+  family and arithmetic (16-bit; 8- and 4-bit tensor cores; llama.cpp's own kernels for GGUF quants); a GPU
+  without the figure has an unknown compute time, never a free one;
+- **vLLM, SGLang, TensorRT-LLM** (continuous batching, tensor parallel): ``max(memory, compute)`` + a fixed time
+  per step (and per sequence) + two all-reduces per layer: over NVLink a fitted latency and
+  ``bytes x 2(G-1)/G / link``, over PCIe measured NCCL times (:data:`PCIE_ALLREDUCE_LATENCY_S`);
+- **llama.cpp** (layer split: the GPUs run one after another, each over its own layers): ``G x max(memory,
+  compute)`` of one GPU's share, i.e. the time of the whole model on one GPU, + a fixed time per step and per layer
+  (kernel launches) + a hop per extra GPU. Bandwidth is not multiplied by ``G``; slots decoding together share
+  one pass over the weights;
+- **pipeline stages** (an ideal pipeline, enough micro-batches in flight): as tensor parallel without all-reduces.
+
+A prompt (prefill) is compute-bound with every weight read once; in a serving run its weights are read once per
+chunk of :data:`PREFILL_CHUNK_TOKENS`. :func:`serving` puts them together for ``B`` users in flight, each
+reading a prompt and writing a reply: a cycle of ``output`` decode steps at batch ``B`` plus ``B`` prefills,
+``B x output`` tokens per cycle (what continuous batching sustains once the batch is full).
+
+The constants (:data:`FITTED`) are fitted by :func:`planner.advisor.fit.fit_roofline` to the ``fit`` rows of
+``planner/advisor/benchmarks/*.toml``; the ``held-out`` rows measure the error (README, "Speed").
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+from planner.advisor.throughput import (
+    Load,
+    Setup,
+    compute_tflops,
+    fp16_accumulate_factor,
+    memory_class,
+    pcie_generation,
+)
+
+Bound = Literal["memory", "compute", "unknown"]
+# Tokens of prompt a serving engine prefills per step (vLLM max_num_batched_tokens on GPUs of 70 GiB and more,
+# vllm/engine/arg_utils.py _set_default_args; TensorRT-LLM max_num_tokens default, planner.engines.trtllm).
+PREFILL_CHUNK_TOKENS = 8192
+
+
+class Roofline(NamedTuple):
+    """The fitted constants of the speed model (see the module docstring). ``cb_``: the continuous-batching
+    engines (vLLM, SGLang, TensorRT-LLM); ``ll_``: llama.cpp."""
+
+    cb_bw_hbm: float  # share of the datasheet bandwidth a decode step reaches
+    cb_bw_gddr: float
+    cb_bw_lpddr: float
+    ll_bw_hbm: float
+    ll_bw_gddr: float
+    ll_bw_apple: float
+    ll_bw_lpddr: float
+    trt_step_s: float  # fixed time per step (scheduling, sampling, launches)
+    vllm_step_s: float
+    ll_step_s: float
+    ll_layer_s: float  # llama.cpp: per layer per step (kernel launches)
+    ll_hop_s: float  # llama.cpp layer split: per extra GPU per step
+    ll_moe_layer_s: float  # llama.cpp: per MoE layer per step (routing, expert selection, mul_mat_id launches)
+    cb_mfu_16: float  # share of the dense peak matmuls reach (vLLM, SGLang, TensorRT-LLM: the same GEMM kernels)
+    cb_mfu_low: float  # FP8 / INT8 tensor cores
+    cb_mfu_fp4: float  # FP4 tensor cores (NVFP4 / MXFP4 on Blackwell)
+    ll_mfu_16: float
+    ll_mfu_quant: float
+    ll_mfu_alu: float  # llama.cpp on a GPU without matrix units (Apple): its matmuls on the FP32 ALUs
+    ar_nvlink_s: float  # latency of one all-reduce over NVLink / Infinity Fabric (PCIe: measured, not fitted)
+    trt_seq_s: float  # per sequence per step (scheduling, sampling, attention launches)
+    vllm_seq_s: float
+    moe_locality: float  # a batch of B tokens touches experts as B ** locality independent tokens would
+
+
+# Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_fit.py checks it).
+FITTED = Roofline(
+    cb_bw_hbm=0.84,
+    cb_bw_gddr=0.72,
+    cb_bw_lpddr=0.7,
+    ll_bw_hbm=0.5,
+    ll_bw_gddr=0.92,
+    ll_bw_apple=0.7,
+    ll_bw_lpddr=0.76,
+    trt_step_s=0.0009,
+    vllm_step_s=0.0011,
+    ll_step_s=0.0003,
+    ll_layer_s=5.6e-05,
+    ll_hop_s=0.0009,
+    ll_moe_layer_s=5.8e-05,
+    cb_mfu_16=0.54,
+    cb_mfu_low=0.72,
+    cb_mfu_fp4=0.23,
+    ll_mfu_16=0.14,
+    ll_mfu_quant=0.36,
+    ll_mfu_alu=0.76,
+    ar_nvlink_s=3.2e-05,
+    trt_seq_s=1.8e-05,
+    vllm_seq_s=4.15e-05,
+    moe_locality=0.75,
+)
+
+
+def bandwidth_efficiency(setup: Setup, r: Roofline = FITTED) -> float:
+    cls = memory_class(setup.gpu)
+    if setup.family == "layer-split":
+        return float(getattr(r, f"ll_bw_{cls}"))
+    return float(getattr(r, f"cb_bw_{'lpddr' if cls == 'apple' else cls}"))
+
+
+def mfu(setup: Setup, r: Roofline = FITTED) -> float:
+    if setup.family == "layer-split":
+        if setup.gpu.vendor == "Apple":  # Apple GPUs' catalog rate is their FP32 ALUs' (no tensor cores)
+            return r.ll_mfu_alu
+        return r.ll_mfu_quant if setup.quantized_gguf else r.ll_mfu_16
+    if setup.path == "fp4":
+        return r.cb_mfu_fp4
+    return r.cb_mfu_16 if setup.path == "16-bit" else r.cb_mfu_low
+
+
+def step_overhead(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
+    """The fixed time of one step: per step, and for llama.cpp per layer and per extra GPU of its split; for the
+    continuous-batching engines per sequence of a decode batch."""
+    if setup.family == "layer-split":
+        hops = (setup.gpus - 1) * r.ll_hop_s
+        return r.ll_step_s + load.layers * r.ll_layer_s + hops + load.moe_layers * r.ll_moe_layer_s
+    trt = setup.family == "fused"
+    fixed = r.trt_step_s if trt else r.vllm_step_s
+    per_sequence = r.trt_seq_s if trt else r.vllm_seq_s
+    return fixed + (per_sequence * load.tokens if load.kv_bytes else 0.0)
+
+
+# All-reduce over PCIe, measured: NCCL between RTX PRO 6000s on PCIe Gen5 through switches takes 15.4 us for
+# 4 KB on 4 GPUs and 65.6 us on 8, 109.2 us for 1 MB on 4 GPUs and 2,976 us for 32 MB on 8: a latency per GPU
+# count and ~10.7 GB/s of algorithm bandwidth (voipmonitor/rtx6kpro@070506ff96a2
+# hardware/asus-esc8000a-e13p-broadcom-switches.md, "AllReduce: Custom vs NCCL"). Gen4 links move half.
+PCIE_ALLREDUCE_LATENCY_S = {2: 15.4e-6, 4: 15.4e-6, 8: 65.6e-6}
+PCIE_ALLREDUCE_BYTES_PER_S_GEN5 = (1_048_576 - 4_096) / ((109.2 - 15.4) * 1e-6)  # 11.1 GB/s
+
+
+def allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
+    """Two all-reduces per layer under tensor parallelism (none for one GPU, a layer split or a pipeline): over
+    NVLink a fitted latency and the fabric's bandwidth, over PCIe the measured NCCL times above."""
+    g = setup.gpus
+    if setup.split != "tensor" or g < 2:
+        return 0.0
+    kind, bytes_per_s = setup.link
+    if kind == "nvlink":
+        one = r.ar_nvlink_s + load.allreduce_bytes * 2 * (g - 1) / g / bytes_per_s
+    else:
+        latency = PCIE_ALLREDUCE_LATENCY_S.get(g, PCIE_ALLREDUCE_LATENCY_S[8] * g / 8)
+        generation = pcie_generation(setup.gpu)
+        one = latency + load.allreduce_bytes / (PCIE_ALLREDUCE_BYTES_PER_S_GEN5 * 2 ** (generation - 5))
+    return 2 * load.layers * one
+
+
+class Step(NamedTuple):
+    """One step of a replica: its time, the memory and compute parts, which bounds it, what it assumes."""
+
+    seconds: float
+    memory_seconds: float
+    compute_seconds: float | None
+    comm_seconds: float
+    bound: Bound
+
+
+def compute_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float | None:
+    """The matmul time of ``load`` on one GPU holding the whole model (``None``: no TFLOPS figure)."""
+    tflops, _ = compute_tflops(setup.gpu, setup.path)
+    if not tflops:
+        return None
+    if setup.family == "layer-split" and setup.path == "16-bit":
+        tflops *= fp16_accumulate_factor(setup.gpu)
+    return load.flops / (tflops * 1e12 * mfu(setup, r))
+
+
+def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -> Step:
+    """The time of ``load`` on ``setup`` (see the module docstring); ``None`` compute when TFLOPS are unknown."""
+    gpu = setup.gpu
+    bandwidth = (gpu.bandwidth_bytes_per_s or 0) * bandwidth_efficiency(setup, r)
+    read = load.weights_bytes(r.moe_locality) + (load.kv_bytes if with_kv else 0.0)
+    memory = read / bandwidth if bandwidth else 0.0
+    compute = compute_seconds(setup, load, r)
+    if setup.split != "layer":  # tensor or pipeline: each GPU holds 1/G and they work at once
+        memory, compute = memory / setup.gpus, None if compute is None else compute / setup.gpus
+    comm = allreduce_seconds(setup, load, r)
+    bound: Bound = "unknown" if compute is None else ("compute" if compute > memory else "memory")
+    seconds = max(memory, compute or 0.0) + step_overhead(setup, load, r) + comm
+    if setup.split == "pipeline":  # G micro-batches through G stages: (2G - 1) / G stage times (GPipe's bubble)
+        seconds *= (2 * setup.gpus - 1) / setup.gpus
+    return Step(seconds, memory, compute, comm, bound)
+
+
+def prefill_alone(setup: Setup, load: Load, r: Roofline = FITTED) -> float | None:
+    """Seconds to prefill one prompt alone (time to first token, no queue); ``None`` without a compute figure.
+    The weights are read once per :data:`PREFILL_CHUNK_TOKENS` (llama.cpp: per 512-token micro-batch)."""
+    chunk = 512 if setup.family == "layer-split" else PREFILL_CHUNK_TOKENS
+    passes = -(-load.tokens // chunk)
+    scaled = load._replace(dense_bytes=load.dense_bytes * passes, experts_bytes=load.experts_bytes * passes)
+    result = step(setup, scaled, r, with_kv=False)
+    if result.compute_seconds is None:
+        return None
+    return result.seconds + (passes - 1) * step_overhead(setup, load, r)
+
+
+def prefill_in_serving(setup: Setup, load: Load, r: Roofline = FITTED) -> float | None:
+    """GPU seconds one prompt costs inside a serving run: its compute, its share of a chunk's weight read and
+    its all-reduces (chunked prefill rides along the decode steps)."""
+    result = step(setup, load._replace(dense_bytes=0.0, experts_bytes=0.0), r, with_kv=False)
+    if result.compute_seconds is None:
+        return None
+    share = load.tokens / PREFILL_CHUNK_TOKENS
+    weights = step(setup, load._replace(flops=0.0, allreduce_bytes=0.0), r, with_kv=False).memory_seconds
+    return result.compute_seconds + result.comm_seconds + share * weights
+
+
+class Serving(NamedTuple):
+    """Users in flight on one replica and what they get."""
+
+    batch: int
+    per_user_tokens_per_s: float  # output tokens/s one user sees while generating (prefill stalls counted)
+    total_tokens_per_s: float  # output tokens/s of the replica
+    decode: Step
+
+
+def serving(setup: Setup, decode: Load, prefill: Load | None, output_tokens: int, r: Roofline = FITTED) -> Serving:
+    """``decode.tokens`` users in flight, each writing ``output_tokens`` after a prompt (``prefill``; ``None``:
+    decode only): a cycle of ``output_tokens`` steps and the batch's prefills."""
+    d = step(setup, decode, r)
+    batch = decode.tokens
+    prefill_seconds = 0.0
+    if prefill is not None:
+        prefill_seconds = (prefill_in_serving(setup, prefill, r) or 0.0) * batch
+    cycle = output_tokens * d.seconds + prefill_seconds
+    per_user = output_tokens / cycle
+    return Serving(batch, per_user, per_user * batch, d)

@@ -1,0 +1,116 @@
+"""What holds the GPUs a buyer orders, and what running them costs: :class:`HostSpec` and :class:`RunningCosts`.
+
+A PCIe card needs a machine around it, an SXM or OAM baseboard a server built for it: ``model_catalog/hosts/*.toml``
+holds one such host each (a workstation for one or two cards, a 4- or 8-slot PCIe server, an HGX or OAM
+8-GPU server) with its price WITHOUT the GPUs, the power its own parts draw, its rack space and what it takes.
+A Mac, a DGX Spark or a Strix Halo desktop is its own machine (the GPU catalog prices the machine): no host.
+
+``model_catalog/running_costs.toml`` holds the running-cost assumptions (:class:`RunningCosts`): the price of a
+kWh, the data centre's power usage effectiveness, the years a purchase is planned over. Every figure names its
+source and date; an arithmetic step on sourced figures says so (``derivation``); a figure that rests on an
+assumption rather than a measurement is listed in ``unverified_fields``.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from planner.core.gpu import PurchaseKind
+
+PositiveFloat = Annotated[float, Field(gt=0)]
+PositiveInt = Annotated[int, Field(gt=0)]
+Source = Annotated[str, Field(min_length=1)]
+HostKind = Literal["workstation", "pcie-server", "baseboard-server"]
+Date = Annotated[str, Field(pattern=r"^\d{4}(-\d{2})?(-\d{2})?$")]
+
+
+class HostPrice(BaseModel, frozen=True, extra="forbid"):
+    """The host's price without GPUs: a list price, a bill of materials, or a system price minus its GPUs."""
+
+    usd: PositiveFloat
+    kind: Source  # "derived: build price minus its GPUs", "bill of materials", …
+    date: Date
+    source: Source
+    derivation: str = ""  # the arithmetic, when the figure is derived from sourced ones
+
+
+class HostSpec(BaseModel, frozen=True, extra="forbid"):
+    """One machine that holds GPUs (a TOML file in ``model_catalog/hosts/``; file name = ``id``).
+
+    ``takes``: the purchase kinds it holds (``card``, ``pair``, ``baseboard``); ``gpu_slots``: how many GPUs;
+    ``vendors`` / ``architectures``: the GPUs a baseboard server is built for (empty: any). ``psu_watts``: the
+    power supplies' rating, which the GPUs' TDP must stay under (``None``: not limiting, a server sized for its
+    GPUs). ``power_watts``: what the host's own parts draw at load, GPUs excluded (``None``: no sourced figure;
+    the running cost then counts the GPUs only and says so). ``rack_units``: ``None`` when it is not
+    rack-mounted (a desktop, a tower, an open frame).
+    """
+
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")]
+    name: Source
+    kind: HostKind
+    takes: Annotated[tuple[PurchaseKind, ...], Field(min_length=1)]
+    gpu_slots: PositiveInt
+    vendors: tuple[Literal["NVIDIA", "AMD", "Intel"], ...] = ()
+    architectures: tuple[str, ...] = ()
+    psu_watts: PositiveInt | None = None
+    power_watts: PositiveInt | None = None
+    power_source: str = ""
+    rack_units: PositiveInt | None = None
+    price: HostPrice
+    description: Source  # what it is, in a line a buyer recognises
+    sources: Annotated[tuple[Source, ...], Field(min_length=1)]
+    read_on: datetime.date
+    notes: tuple[str, ...] = ()
+    unverified_fields: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _check(self) -> HostSpec:
+        if self.power_watts is not None and not self.power_source:
+            raise ValueError("power_source: required when power_watts is given")
+        if "baseboard" in self.takes and self.kind != "baseboard-server":
+            raise ValueError("takes: only a baseboard-server holds SXM / OAM baseboards")
+        for name in self.unverified_fields:
+            if name.split(".")[0] not in HostSpec.model_fields:
+                raise ValueError(f"unverified_fields: {name!r} is not a field")
+        return self
+
+    @property
+    def rack_mounted(self) -> bool:
+        return self.rack_units is not None
+
+    def holds(self, kind: str, vendor: str, architecture: str | None) -> bool:
+        """Whether GPUs sold as ``kind`` by ``vendor`` (of ``architecture``) go in this host."""
+        return (
+            kind in self.takes
+            and (not self.vendors or vendor in self.vendors)
+            and (not self.architectures or (architecture or "") in self.architectures)
+        )
+
+
+class SourcedFigure(BaseModel, frozen=True, extra="forbid"):
+    """A number with its date and source."""
+
+    value: PositiveFloat
+    date: Date
+    source: Source
+    note: str = ""
+
+
+class RunningCosts(BaseModel, frozen=True, extra="forbid"):
+    """The running-cost assumptions (``model_catalog/running_costs.toml``), each editable on the page and CLI.
+
+    ``usd_per_kwh``: the electricity price; ``pue_datacenter``: the data centre's power usage effectiveness
+    (facility power / IT power), applied to rack-mounted hosts; ``pue_office``: the same for a desktop or a
+    workstation under a desk; ``life_years``: the years a purchase is planned over (its power counted for them,
+    the purchase spread over them per hour). GPUs and hosts are counted at their rated power around the clock,
+    an upper bound for a server that is busy all day.
+    """
+
+    usd_per_kwh: SourcedFigure
+    pue_datacenter: SourcedFigure
+    pue_office: SourcedFigure
+    life_years: SourcedFigure
+    read_on: datetime.date

@@ -1,0 +1,128 @@
+"""The speed model against public measurements: the data is complete and sourced, the split into fit and
+held-out rows is nobody's choice, the fitted constants are reproducible, and the errors meet the targets of
+issue 21 on the rows the fit never saw (median |error| <= 20 % per engine and decode regime)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+from planner.advisor.benchmarks import assigned_role, excluded_rows, load_rows
+from planner.advisor.engine_speed import FITTED
+from planner.advisor.fit import fit_roofline
+from planner.advisor.validation import main, scored, summary
+
+ROWS = load_rows()
+RESULTS = scored()
+DECODE_REGIMES = ("single_stream", "batched", "long_context")
+# Held-out decode rows missed by more than 50 %, each with its reason (README "Speed", "The misses"); a new one
+# fails. Prompt processing is reported, not held to the 50 % bound (README: llama.cpp's MoE and datacenter-card
+# prompt speeds vary by a factor the model does not explain).
+KNOWN_MISSES = {
+    "vllm-h100-gptoss20b-c1-itl-vs-context-at-1000",  # vLLM's gpt-oss: ~2 ms per step the model does not see
+}
+
+
+def test_every_published_row_is_scored_or_excluded_with_a_reason() -> None:
+    assert len(ROWS) == 166 and len(excluded_rows()) == 26
+    for row in ROWS:
+        assert row.source and row.source_date and row.value > 0
+    assert all(e.reason for e in excluded_rows())
+
+
+def test_roles_are_the_hash_of_the_id() -> None:
+    assert all(row.role == assigned_role(row.id) for row in ROWS)
+    held = sum(row.role == "held-out" for row in ROWS)
+    assert 0.4 < held / len(ROWS) < 0.7
+
+
+def test_fitted_constants_are_what_the_fit_returns() -> None:
+    assert fit_roofline() == FITTED, "run python -m planner.advisor.fit and paste its constants into FITTED"
+
+
+@pytest.mark.parametrize("regime", DECODE_REGIMES)
+def test_held_out_median_error_per_engine_and_decode_regime(regime: str) -> None:
+    for family in ("llamacpp", "trtllm", "vllm"):
+        errors = [
+            abs(s.error)
+            for s in RESULTS
+            if s.family == family and s.regime == regime and s.role == "held-out" and s.error is not None
+        ]
+        if len(errors) >= 2:  # a single row is reported, not a median
+            assert statistics.median(errors) <= 0.20, (family, regime, statistics.median(errors))
+
+
+def test_overall_errors_and_the_named_misses() -> None:
+    for role in ("fit", "held-out"):
+        _, median, _ = summary(RESULTS, role)
+        assert median <= 0.20, role
+    misses = {
+        s.id
+        for s in RESULTS
+        if s.role == "held-out" and s.regime in DECODE_REGIMES and s.error is not None and abs(s.error) > 0.5
+    }
+    assert misses <= KNOWN_MISSES, misses - KNOWN_MISSES
+    assert all(s.predicted is not None for s in RESULTS)
+
+
+def test_another_file_is_scored_the_same_way(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Cases the fit never saw, in a file of the same schema: python -m planner.advisor.validation FILE."""
+    row = next(r for r in ROWS if r.id == "xd-2x3090-70b-q4km-tg512")
+    data = row.model_dump(
+        exclude_defaults=True,
+        include={
+            "regime",
+            "engine",
+            "family",
+            "model_id",
+            "gpu_id",
+            "gpu_count",
+            "gpus_per_replica",
+            "split",
+            "weights",
+            "kv_dtype",
+            "output_tokens",
+            "metric",
+            "value",
+        },
+    )
+    data |= {"id": "unseen-2x3090-70b", "role": "held-out", "source": "a test", "source_date": "2026"}
+    lines = ["[[row]]"] + [f"{k} = {json.dumps(v)}" for k, v in data.items()]
+    path = tmp_path / "unseen.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "llama.cpp | single_stream" in out and "held-out: 1 rows" in out
+
+
+def check_unseen(path: Path) -> None:
+    """Rows of one file scored as the held-out rows are: median <= 20 % per engine and decode regime, none > 50 %."""
+    results = scored(load_rows((path,)))
+    for family in ("llamacpp", "trtllm", "vllm"):
+        for regime in DECODE_REGIMES:
+            errors = [
+                abs(s.error) for s in results if s.family == family and s.regime == regime and s.error is not None
+            ]
+            if len(errors) >= 2:
+                assert statistics.median(errors) <= 0.20, (path.name, family, regime)
+    assert all(s.predicted is not None for s in results), path.name
+    worst = [s.id for s in results if s.regime in DECODE_REGIMES and s.error is not None and abs(s.error) > 0.5]
+    assert not worst, (path.name, worst)
+
+
+def test_unseen_rows_meet_the_same_targets(tmp_path: Path) -> None:
+    """Rows dropped in tests/advisor/benchmarks/ (see its README) are scored as the held-out rows are; a file of
+    the package's own held-out decode rows that meet the bound shows the check works."""
+    own = tmp_path / "own.toml"
+    picked = [s.id for s in RESULTS if s.role == "held-out" and s.regime in DECODE_REGIMES and abs(s.error or 1) <= 0.5]
+    rows = [r for r in ROWS if r.id in picked]
+    own.write_text("\n".join(_toml(r.model_dump(exclude_defaults=True)) for r in rows), encoding="utf-8")
+    for path in (own, *sorted((Path(__file__).parent / "benchmarks").glob("*.toml"))):
+        check_unseen(path)
+
+
+def _toml(data: dict[str, object]) -> str:
+    return "\n".join(["[[row]]", *(f"{k} = {json.dumps(v)}" for k, v in data.items())]) + "\n"

@@ -1,0 +1,114 @@
+"""Whole-system cost: the hosts that hold the GPUs, power over the life, cloud instances, and the catalog data
+behind them (sourced, dated, validated)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from model_catalog import get_gpu, get_model, load_gpus, load_hosts, running_costs
+from planner.advisor import ContextDistribution, Workload, rank
+from planner.advisor.costs import HOURS_PER_YEAR, Assumptions, choose_host, cloud_cost, purchase_cost
+from planner.core.host import HostSpec
+
+LLAMA_8B = get_model("meta-llama/Llama-3.1-8B").spec
+HOSTS = list(load_hosts().values())
+DEFAULTS = Assumptions.from_catalog(running_costs())
+
+
+def workload(users: int, context: int, **fields: object) -> Workload:
+    dist = ContextDistribution(mean_tokens=context, p95_tokens=context, max_tokens=context)
+    return Workload.model_validate({"concurrent_conversations": users, "context": dist, **fields})
+
+
+def test_every_host_is_sourced_and_dated() -> None:
+    assert len(HOSTS) >= 7
+    for host in HOSTS:
+        assert host.sources and host.price.source and host.price.date and host.read_on
+        assert host.power_watts is None or host.power_source
+    costs = running_costs()
+    assert costs.usd_per_kwh.value == 0.1241 and costs.pue_datacenter.value == 1.58  # EIA 2022, Uptime 2023
+
+
+def test_every_buyable_gpu_has_a_host() -> None:
+    for gpu in load_gpus().values():
+        if gpu.price is None or gpu.purchase.kind in ("machine", "cloud-only"):
+            continue
+        assert choose_host(gpu, gpu.purchase.gpus_per_unit, 1, HOSTS) is not None, gpu.id
+
+
+def test_the_host_feeds_the_cards() -> None:
+    """Four 600 W RTX PRO 6000s overload the 4-slot servers' 2,000 W supply: an 8-slot server holds them; two fit
+    the 4U Threadripper; 350 W RTX 3090s fit the open-frame build, allowed for a few users only."""
+    pro = get_gpu("rtx-pro-6000-blackwell")
+    four = choose_host(pro, 4, 4, HOSTS, rack_only=True)
+    two = choose_host(pro, 2, 2, HOSTS, rack_only=True)
+    assert four is not None and four.host is not None and four.host.gpu_slots == 8
+    assert two is not None and two.host is not None and two.host.id == "threadripper-pro-4u-4-gpu"
+    rtx3090 = get_gpu("rtx-3090")
+    home = choose_host(rtx3090, 4, 4, HOSTS)
+    rack = choose_host(rtx3090, 4, 4, HOSTS, rack_only=True)
+    assert home is not None and home.host is not None and home.host.id == "epyc-open-frame-4-gpu"
+    assert rack is not None and rack.host is not None and rack.host.rack_mounted
+    eight = choose_host(rtx3090, 8, 4, HOSTS, rack_only=True)  # two TP-4 replicas
+    assert eight is not None and eight.host is not None and eight.units * eight.host.gpu_slots >= 8
+    assert choose_host(get_gpu("apple-m4-max"), 1, 1, HOSTS) == (None, 1)  # a Mac is its own machine
+    h100 = choose_host(get_gpu("h100-sxm-80gb"), 8, 8, HOSTS)
+    assert h100 is not None and h100.host is not None and h100.host.id == "hgx-8-gpu-hopper"
+    assert choose_host(get_gpu("mi300x"), 8, 8, HOSTS) is not None
+
+
+def test_power_over_the_life_is_the_arithmetic() -> None:
+    h100 = get_gpu("h100-sxm-80gb")
+    host = load_hosts()["hgx-8-gpu-hopper"]
+    cost = purchase_cost(h100, 8, choose_host(h100, 8, 8, HOSTS), DEFAULTS)
+    watts = 8 * 700 + 4_600
+    energy = watts / 1000 * 1.58 * 3 * HOURS_PER_YEAR * 0.1241
+    assert cost.power_watts == watts and cost.energy_usd == pytest.approx(energy)
+    assert cost.purchase_usd == 8 * 30_000 + host.price.usd and cost.rack_units == 8
+    assert cost.tco_usd == pytest.approx(cost.purchase_usd + energy)
+    assert cost.usd_per_hour == pytest.approx(cost.tco_usd / (3 * HOURS_PER_YEAR))
+    cheaper = purchase_cost(h100, 8, choose_host(h100, 8, 8, HOSTS), Assumptions.from_catalog(
+        running_costs(), usd_per_kwh=0.05, pue=1.2, life_years=5))  # fmt: skip
+    assert cheaper.energy_usd == pytest.approx(watts / 1000 * 1.2 * 5 * HOURS_PER_YEAR * 0.05)
+    mac = get_gpu("apple-m4-max")  # under a desk: the office PUE
+    desk = purchase_cost(mac, 1, choose_host(mac, 1, 1, HOSTS), DEFAULTS)
+    assert desk.energy_usd == pytest.approx((mac.tdp_watts or 0) / 1000 * 3 * HOURS_PER_YEAR * 0.1241)
+
+
+def test_cloud_rents_whole_instances() -> None:
+    h100 = get_gpu("h100-sxm-80gb")
+    one = cloud_cost(h100, 1)
+    eight = cloud_cost(h100, 8)
+    cheapest = min(c.usd_per_gpu_hour for c in h100.cloud_prices if c.gpus_per_instance == 1)
+    assert one.usd_per_hour == pytest.approx(cheapest)
+    a100 = get_gpu("a100-sxm-40gb")  # only 8-GPU AWS instances: two GPUs rent a whole instance
+    assert cloud_cost(a100, 2).usd_per_hour == pytest.approx(8 * 1.844)
+    assert "8-GPU instance" in cloud_cost(a100, 2).basis and eight.usd_per_hour is not None
+
+
+def test_the_workload_edits_the_assumptions() -> None:
+    base = rank(LLAMA_8B, workload(20, 4_096), gpus=[get_gpu("l40s")], counts=(1,))
+    edited = rank(LLAMA_8B, workload(20, 4_096, usd_per_kwh=0.3, life_years=5), gpus=[get_gpu("l40s")], counts=(1,))
+    a, b = base.options[0], edited.options[0]
+    assert a.purchase_usd == b.purchase_usd and (b.energy_usd or 0) > (a.energy_usd or 0)
+    assert "$0.3/kWh" in edited.assumptions["prices"] and "5 years" in edited.assumptions["prices"]
+    assert math.isclose((b.energy_usd or 0) / (a.energy_usd or 1), 0.3 / 0.1241 * 5 / 3, rel_tol=1e-9)
+
+
+def test_restricted_and_personal_parts_only_when_asked() -> None:
+    w = workload(10, 4_096)
+    ranking = rank(LLAMA_8B, w, counts=(1,))
+    assert not any(get_gpu(o.gpu_id).restricted_market for o in ranking.options)
+    assert not any(o.purchase_kind == "machine" for o in ranking.options)
+    asked = rank(LLAMA_8B, workload(10, 4_096, include_restricted=True, include_personal=True), counts=(1,))
+    assert any(get_gpu(o.gpu_id).restricted_market for o in asked.options)
+    named = rank(LLAMA_8B, workload(4, 4_096, gpu_ids=("apple-m4-max",)), counts=(1,))
+    assert named.options and not named.left_out
+
+
+def test_host_schema_refuses_a_baseboard_in_a_pcie_server() -> None:
+    data = load_hosts()["pcie-server-8-gpu"].model_dump() | {"takes": ("baseboard",)}
+    with pytest.raises(ValueError, match="baseboard-server"):
+        HostSpec.model_validate(data)

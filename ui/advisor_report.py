@@ -1,0 +1,117 @@
+"""The advisor's HTML report (pure): what a VP receives. The recommended set-up's own figures and the workload
+first, five lines to forward (what to buy, the total price, the users held, the speed per user, the main caveat),
+the verdict in its colour, the top picks with why each beats the next, the alternatives on another vendor and
+form factor, every caveat; no figure library and no rejected set-ups (those are in the CSV), so it stays small
+(a few tens of kB)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+
+from planner.advisor import (
+    Ranking,
+    alternatives,
+    caveats,
+    cost_text,
+    recommendation,
+    speed_text,
+    summary_lines,
+    top_picks,
+    verdict,
+    why_beats,
+)
+from ui import report
+from ui.advisor_rows import option_row
+
+TONES = {"met": "success", "caution": "warning", "none": "error"}
+
+
+def _headline(ranking: Ranking) -> list[tuple[str, str]]:
+    best = ranking.best
+    if best is None:
+        return []
+    cloud = ranking.workload.pricing == "cloud"
+    price = (
+        [("Cloud cost", f"${best.usd_per_hour or 0:,.2f} per hour")]
+        if cloud
+        else [
+            ("Purchase", f"${best.purchase_usd or 0:,.0f}"),
+            ("Total cost of ownership", f"${best.tco_usd or 0:,.0f}"),
+        ]
+    )
+    return [
+        *price,
+        ("Users held", f"{best.conversations:,} of {best.context_tokens:,} tokens"),
+        ("Tokens/s per user", speed_text(best).split(" tokens")[0]),
+        ("First token", f"{best.prefill_seconds or 0:.1f} s"),
+        ("Power", f"{best.power_watts:,.0f} W"),
+        ("Rack space", f"{best.rack_units}U" if best.rack_units else "not rack-mounted"),
+    ]
+
+
+def _inputs(ranking: Ranking, model_name: str) -> dict[str, str]:
+    w = ranking.workload
+    inputs = {
+        "Model": model_name,
+        "Users": ranking.target_note,
+        "Conversation length": ranking.assumptions["context"],
+        "Buy or rent": w.pricing,
+        "Speed floor": f"{w.min_tokens_per_s_per_user:g} tokens/s per user" if w.min_tokens_per_s_per_user else "none",
+    }
+    if w.budget_usd:
+        inputs["Budget"] = f"${w.budget_usd:,.0f}" + (" per month" if w.pricing == "cloud" else "")
+    inputs |= {f"Assumption: {k}": v for k, v in ranking.assumptions.items() if k not in ("target", "context")}
+    return inputs
+
+
+def _sections(ranking: Ranking) -> list[tuple[str, list[str]]]:
+    cloud = ranking.workload.pricing == "cloud"
+    picks = top_picks(ranking)
+    sections: list[tuple[str, list[str]]] = []
+    if picks:
+        sections.append(
+            (
+                "Top picks and why each beats the next",
+                [
+                    f"{i}. {o.label} with {o.engine_label}: {cost_text(o, cloud)}; holds {o.conversations:,}; "
+                    f"{speed_text(o)}."
+                    for i, o in enumerate(picks, start=1)
+                ]
+                + [why_beats(a, b, cloud) for a, b in itertools.pairwise(picks)],
+            )
+        )
+    alts = alternatives(ranking)
+    if alts:
+        sections.append(
+            (
+                "On another vendor or form factor",
+                [f"{o.label} with {o.engine_label}: {cost_text(o, cloud)}; {speed_text(o)}." for o in alts],
+            )
+        )
+    best = ranking.best
+    notes = [*caveats(ranking), *([] if best is None else [w for w in best.warnings if w not in best.undermining])]
+    if ranking.left_out:
+        notes.append("Offered only when asked for: " + "; ".join(ranking.left_out))
+    if notes:
+        sections.append(("Caveats and notes", notes))
+    return sections
+
+
+def advisor_report_html(ranking: Ranking, model_name: str, link: str, option_links: Mapping[int, str]) -> str:
+    """The report of one ranking (see the module docstring); ``option_links``: the Memory-page link of the first
+    options, by position."""
+    cloud = ranking.workload.pricing == "cloud"
+    rows = [option_row(i, o, cloud, option_links.get(i)) for i, o in enumerate(ranking.options[:10], start=1)]
+    return report.html_report(
+        f"Which GPU to buy for {model_name}",
+        recommendation(ranking),
+        _inputs(ranking, model_name),
+        [],
+        {"the ten best set-ups (every option and every rejected one: the CSVs)": rows} if rows else {},
+        headline=_headline(ranking),
+        link=link,
+        tone=TONES[verdict(ranking)],
+        summary=summary_lines(ranking),
+        sections=_sections(ranking),
+    )

@@ -1,0 +1,107 @@
+"""The advisor's rows (pure): one option as a table row and a CSV row, the Memory-page link that reproduces it,
+the rejected set-ups. Every figure is the option's own (:class:`planner.advisor.Option`), so the table, the CSV,
+the report and ``advise --json`` agree."""
+
+from __future__ import annotations
+
+from planner.advisor import Option, Ranking
+from planner.advisor.options import Rejected
+from planner.engines.registry import default_engine, engine_names
+from ui import links
+from ui.state import Selection
+
+
+def option_selection(sel: Selection, option: Option) -> Selection:
+    """The sidebar set to the option: its GPUs and split, precisions, context, the users it was planned for
+    (llama.cpp's -np), its engine with the release and memory fraction it was planned with; every other setting
+    (the model, the unit) kept, a calibration dropped (it belongs to another set-up)."""
+    engine = option.engine if option.engine in engine_names() else default_engine()
+    return sel.model_copy(
+        update={
+            "gpu_id": option.gpu_id,
+            "gpu_count": option.gpu_count,
+            "tensor_parallel": option.tensor_parallel,
+            "pipeline_parallel": 1,
+            "weights": option.weights,
+            "kv_dtype": option.kv_dtype,
+            "context_tokens": option.context_tokens,
+            "users": option.target_concurrency,
+            "engine": engine,
+            "engine_version": option.engine_version,
+            "util": option.engine_fraction,
+            "calibration": None,
+        }
+    )
+
+
+def option_link(sel: Selection, option: Option, base_url: str | None) -> str:
+    """The Memory page with this option's set-up (absolute when the address the reader used is known)."""
+    return links.share_url(base_url, "", links.query_string(option_selection(sel, option)))
+
+
+def _rounded(value: float | None, digits: int = 0) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def option_row(position: int, o: Option, cloud: bool, link: str | None = None) -> dict[str, object]:
+    """One option in words and figures (units in the column names), its caveats included."""
+    row: dict[str, object] = {
+        "#": position,
+        "set-up": o.label,
+        "rent" if cloud else "buy": f"{o.gpu_count} x {o.gpu_name}, per GPU-hour" if cloud else o.purchase_unit,
+        "engine": f"{o.engine_label} {o.engine_version or ''}".strip(),
+        "GPUs": o.gpu_count,
+        "conversations": o.conversations,
+        "headroom": f"{o.headroom:+.0%}",
+        "tokens/s per user": _rounded(o.decode_tokens_per_s_per_user),
+        "tokens/s total": _rounded(o.decode_tokens_per_s_total),
+        "first token (s)": _rounded(o.prefill_seconds, 2),
+        "bound": o.decode_bound or "?",
+    }
+    if cloud:
+        row["USD / hour"] = _rounded(o.usd_per_hour, 2)
+    else:
+        row |= {
+            "GPUs (USD)": _rounded(o.gpus_usd),
+            "hosts (USD)": _rounded(o.hosts_usd),
+            "purchase (USD)": _rounded(o.purchase_usd),
+            "power over the life (USD)": _rounded(o.energy_usd),
+            "total cost of ownership (USD)": _rounded(o.tco_usd),
+            "power (W)": round(o.power_watts),
+            "rack units": o.rack_units if o.rack_units is not None else "not rack-mounted",
+        }
+    row |= {
+        "USD per conversation": _rounded(o.usd_per_conversation, 2),
+        "USD per M output tokens": _rounded(o.usd_per_million_output_tokens, 3),
+        "caveats": "; ".join(o.undermining),
+        "notes": "; ".join(w for w in o.warnings if w not in o.undermining),
+        "quality": o.quality_caveat or "",
+        "price basis": o.price_basis,
+    }
+    if link is not None:
+        row["open"] = link
+    return row
+
+
+def ranking_rows(
+    ranking: Ranking, sel: Selection, base_url: str | None, limit: int | None = None
+) -> list[dict[str, object]]:
+    """The options as rows, each with its Memory-page link (``limit``: the first ones)."""
+    cloud = ranking.workload.pricing == "cloud"
+    options = ranking.options if limit is None else ranking.options[:limit]
+    return [option_row(i, o, cloud, option_link(sel, o, base_url)) for i, o in enumerate(options, start=1)]
+
+
+def rejected_rows(rejected: tuple[Rejected, ...]) -> list[dict[str, object]]:
+    return [
+        {
+            "GPU": r.gpu_id,
+            "GPUs": r.gpu_count,
+            "TP": r.tensor_parallel,
+            "weights": r.weights,
+            "KV": r.kv_dtype,
+            "reason": r.reason,
+            "detail": r.detail,
+        }
+        for r in rejected
+    ]
