@@ -1,4 +1,4 @@
-"""Overheads measured on a real start-up (see :func:`planner.sources.logs.calibrate`).
+"""Overheads measured on a real start-up (:func:`calibrated_from_log`, behind :func:`planner.sources.logs.calibrate`).
 
 The measured weights, activation peak, non-torch memory and device total replace vLLM's estimates; absent
 figures fall back to the vLLM profile's. A calibration travels in a shared link as a short string
@@ -15,9 +15,13 @@ from pydantic import Field, ValidationError
 
 from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.bounds.limits import MAX_GPU_MEMORY_BYTES, GpuMemoryBytes
-from planner.core.overhead import EngineProfile, EngineVersion, Fraction, OverheadBytes, StageContext
+from planner.core.overhead import EngineVersion, Fraction, OverheadBytes, StageContext
+from planner.core.units import GiB
+from planner.engines.base import CalibratedProfile
+from planner.engines.logfigures import ParsedLog
 from planner.engines.vllm.blocks import StageOverrides
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile, vllm_cudagraph_bytes
+from planner.engines.vllm.versions import vllm_rules
 
 # The short form's fields, by letter (Calibrated.to_token).
 CALIBRATION_LETTERS = (
@@ -36,7 +40,7 @@ _DIGITS = re.compile(r"[0-9]+")  # ASCII digits only (str.isdigit() accepts "²"
 _FRACTION = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,16})?(?:e-?[0-9]{1,2})?")
 
 
-class Calibrated(EngineProfile, frozen=True, extra="forbid"):
+class Calibrated(CalibratedProfile, frozen=True, extra="forbid"):
     """A vLLM profile whose working space was measured: figures given replace the estimates."""
 
     kind: Literal["calibrated"] = "calibrated"
@@ -131,3 +135,35 @@ class Calibrated(EngineProfile, frozen=True, extra="forbid"):
             return cls.model_validate(fields)
         except ValidationError as exc:
             raise PlannerError(f"calibration: {describe_validation_error(exc)}") from None
+
+
+V0_RELEASE = "0.6.4"  # a V0 log that names no release: the V0 rules the planner has (vllm#10517's v0.6.4 lines)
+
+
+def calibrated_from_log(
+    parsed: ParsedLog, engine_version: str | None = None, gpu_memory_utilization: float | None = None
+) -> Calibrated:
+    """A calibrated profile from a parsed log: the measured weights, activation peak, non-torch memory, CUDA-graph
+    memory and device total replace the estimates (any engine's log; vLLM's accounting)."""
+
+    def to_bytes(gib: float | None) -> int | None:
+        return None if gib is None or gib < 0 else round(gib * GiB)
+
+    if parsed.engine not in ENGINES:
+        raise PlannerError(f"calibration: {parsed.engine}'s figures are not calibrated (one of {', '.join(ENGINES)})")
+    version = engine_version or parsed.engine_version
+    version = version or (V0_RELEASE if parsed.format == "vllm-v0" else VLLM_DEFAULT_VERSION)
+    util = gpu_memory_utilization or parsed.gpu_memory_utilization or vllm_rules(version).default_gpu_memory_utilization
+    graph = parsed.cuda_graph_estimate_gib if parsed.cudagraph_in_budget else parsed.cuda_graph_gib
+    if parsed.peak_includes_graphs:  # the activation figure holds the estimate the budget subtracted
+        graph = 0.0
+    return Calibrated(
+        engine=parsed.engine,
+        engine_version=version,
+        gpu_memory_utilization=util,
+        total_memory_bytes=to_bytes(parsed.total_memory_gib) or None,
+        weights_bytes=to_bytes(parsed.weights_gib),
+        activation_bytes=to_bytes(parsed.activation_peak_gib),
+        non_torch_bytes=to_bytes(parsed.non_torch_gib),
+        cuda_graph_bytes=to_bytes(graph),
+    )

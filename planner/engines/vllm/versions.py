@@ -115,16 +115,6 @@ def vllm_rules(version: str) -> VllmRules:
     return VllmRules.model_validate({"version": wanted, **values})
 
 
-def rule_sources(version: str) -> dict[str, str]:
-    """The source of each rule in force for ``version`` (for notes and the docs)."""
-    wanted = parse_version(version)
-    sources: dict[str, str] = {}
-    for rule in sorted(_versions_data()["rule"], key=lambda r: parse_version(r["since"])):
-        if parse_version(rule["since"]) <= wanted:
-            sources[rule["name"]] = f"since {rule['since']}: {rule['source']}"
-    return sources
-
-
 def default_version() -> str:
     return str(_versions_data()["default_version"])
 
