@@ -18,7 +18,6 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, FailureKind
 from planner.core.units import GiB
 from planner.engines.checkpoints import WeightLoading, weight_loading
-from planner.engines.loading import loader_extra
 from planner.engines.logfigures import ParsedLog
 from planner.engines.logscan import Lines
 from planner.engines.options import deployment_flags, options_refusal
@@ -228,9 +227,3 @@ def round_up(value: int, multiple: int) -> int:
 def gib_text(n: float) -> str:
     """Bytes as the GiB figure engines print: ``gib_text(2**30) == '1.00'``."""
     return f"{n / GiB:.2f}"
-
-
-def loader_extra_bytes(request: PlanRequest, tensor_parallel: int, layers: range) -> int:
-    """Bytes an engine's loader adds to the checkpoint's weights on one GPU, by platform
-    (:mod:`planner.engines.loading`: MXFP4 expert padding, Marlin's FP8 scales before Ada)."""
-    return loader_extra(request, tensor_parallel, layers)

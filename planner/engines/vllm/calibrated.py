@@ -15,7 +15,7 @@ from pydantic import Field, ValidationError
 
 from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.bounds.limits import MAX_GPU_MEMORY_BYTES, GpuMemoryBytes
-from planner.core.overhead import EngineVersion, Fraction, OverheadBytes, StageContext
+from planner.core.overhead import EngineVersion, Fraction, LoadContext, OverheadBytes, StageContext
 from planner.core.units import GiB
 from planner.engines.base import CalibratedProfile
 from planner.engines.logfigures import ParsedLog
@@ -63,18 +63,24 @@ class Calibrated(CalibratedProfile, frozen=True, extra="forbid"):
         return VllmProfile(engine_version=self.engine_version, gpu_memory_utilization=self.gpu_memory_utilization)
 
     def stage_overrides(self, pipeline_parallel: int) -> StageOverrides:
-        """The measured figures as overrides of vLLM's per-rank estimates (weights only without PP)."""
+        """The measured figures as overrides of vLLM's per-rank estimates (the weights reach the plan:
+        :meth:`loaded_weights_bytes`)."""
         return StageOverrides(
             activation=self.activation_bytes,
             non_torch=self.non_torch_bytes,
-            weights=self.weights_bytes if pipeline_parallel == 1 else None,
             cuda_graph=self.cuda_graph_bytes,
             util_total=self.total_memory_bytes,
         )
 
+    def loaded_weights_bytes(self, ctx: LoadContext) -> int:
+        """The measured weights ("Model loading took", one stage: the log's rank holds them all), else vLLM's."""
+        if self.weights_bytes is not None and ctx.pipeline_parallel == 1:
+            return self.weights_bytes
+        return self.base_profile().loaded_weights_bytes(ctx)
+
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
-        """Measured figures where given. The device total and the weights are folded into the reserve, which
-        stays non-negative: ``memory - util x total + (measured weights - estimated weights)``."""
+        """Measured figures where given. The device total is folded into the reserve, which stays non-negative:
+        ``memory - util x total``."""
         base = self.base_profile()
         activation = self.activation_bytes
         if activation is None:
@@ -89,8 +95,6 @@ class Calibrated(CalibratedProfile, frozen=True, extra="forbid"):
             framework += graph if graph is not None else vllm_cudagraph_bytes(ctx.model, ctx, base)
         total = self.total_memory_bytes or ctx.gpu_memory_bytes
         reserved = ctx.gpu_memory_bytes - math.floor(self.gpu_memory_utilization * total)
-        if self.weights_bytes is not None and ctx.pipeline_parallel == 1:
-            reserved += self.weights_bytes - ctx.weights_bytes
         return OverheadBytes(activation_bytes=activation, framework_bytes=framework, reserved_bytes=max(0, reserved))
 
     def to_token(self) -> str:

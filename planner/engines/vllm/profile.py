@@ -39,15 +39,17 @@ from planner.core.overhead import (
     EngineProfile,
     EngineVersion,
     Fraction,
+    LoadContext,
     OverheadBytes,
     StageContext,
     layer_activation_bytes_per_token,
     parse_version,
 )
 from planner.core.units import GiB
-from planner.engines.platform import platform_by_name
+from planner.engines.platform import platform_of
 from planner.engines.vllm.defaults import default_batch
 from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
+from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
 from planner.engines.vllm.runner import uses_model_runner_v2
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 
@@ -285,6 +287,10 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
             pp_buffers=0 if first else 2 * tokens * (model.hidden_size or DEFAULT_HIDDEN) * act,
         )
 
+    def loaded_weights_bytes(self, ctx: LoadContext) -> int:
+        """ "Model loading took": :func:`planner.engines.vllm.loaded.vllm_loaded_weights_bytes`."""
+        return vllm_loaded_weights_bytes(ctx, self.loads_encoder(ctx.model))
+
     def activation_bytes(self, ctx: StageContext) -> int:
         tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len)
         return self.terms(ctx.model, ctx, tokens, seqs).peak
@@ -339,7 +345,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         CUDA-graph estimate where the release subtracts it. With ``kv_cache_memory_bytes`` the reserve is whatever
         that leaves."""
         activation = self.activation_bytes(ctx)
-        platform = platform_by_name(ctx.gpu_name)
+        platform = platform_of(ctx.platform)
         framework = self.non_torch_bytes(
             ctx.tensor_parallel,
             ctx.pipeline_parallel,
