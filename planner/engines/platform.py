@@ -22,12 +22,17 @@ class VllmPlatform(DevicePlatform, frozen=True, extra="forbid"):
     """The device facts vLLM's rules turn on (``None`` capability: not a CUDA device the catalog can name)."""
 
     def attention_backend(self, kv_fp8: bool) -> str:
-        """FlashInfer first on compute capability 10; elsewhere FlashAttention unless the KV cache is FP8 off
-        Hopper (FlashAttention 2 takes no FP8 KV cache; ``platforms/cuda.py`` ``_get_backend_priorities``,
-        0.24.0 :143-158), or on the GB10 / GB202 parts, whose logs show FlashInfer."""
+        """FlashInfer first on compute capability 10; elsewhere FlashAttention, unless the KV cache is FP8 and
+        the device has no FlashAttention 3 (Hopper) or 4 (compute capability 10): FlashAttention 2, the one on
+        Ampere, Ada and the 12.x parts (GB202, GB10), takes no FP8 KV cache, so FlashInfer serves it
+        (``platforms/cuda.py`` ``_get_backend_priorities``, 0.20.0 :136-157, 0.27.1 :145-161;
+        ``v1/attention/backends/fa_utils.py`` ``flash_attn_supports_kv_cache_dtype``, 0.27.1 :296-316). The
+        GB10 and GB202 logs with an FP8 KV cache show FlashInfer; with a BF16 cache the RTX PRO 6000's MTP runs
+        keep FULL_AND_PIECEWISE graphs, which FlashInfer would drop with speculative decoding (vllm-project/recipes
+        commit 2297292)."""
         if self.capability is None:
             return "flash_attn"
-        if self.capability[0] in (10, 12) or (kv_fp8 and self.capability != (9, 0)):
+        if self.capability[0] == 10 or (kv_fp8 and self.capability != (9, 0)):
             return "flashinfer"
         return "flash_attn"
 
