@@ -158,7 +158,8 @@ def _activation_rows(vllm: list[VllmCase], probe: VllmConstants) -> list[Activat
         elif reported.get("transient_plus_graphs_gib") is not None and p.cudagraph_in_budget:
             fitted = p.model_copy(update={"constants": probe})
             target = float(reported["transient_plus_graphs_gib"]) - _estimate_bytes(c, q, r, fitted) / GiB
-            rows.append(ActivationRow(c, q, r, p, target))
+            if target > 0:  # a peak below nothing means the graph estimate taken off it is wrong, not the peak
+                rows.append(ActivationRow(c, q, r, p, target))
     return _unique(rows)
 
 
@@ -184,11 +185,11 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
                 budget = math.floor(p.utilization * total)
                 gib = (budget - kv * GiB - weights_bytes - stage.activation - graph) / GiB
         if gib is not None:
-            gb202 = platform.capability == (12, 0)
             points.append(
-                NonTorchPoint(p.engine_version, r.tensor_parallel, r.pipeline_parallel, platform.peer_access,
-                              platform.integrated, float(gib), gb202)
-            )  # fmt: skip
+                NonTorchPoint(
+                    p.engine_version, r.tensor_parallel, r.pipeline_parallel, platform, float(gib), weights_bytes / GiB
+                )
+            )
     return points
 
 
@@ -212,14 +213,14 @@ def fit(cases: list[Case]) -> VllmConstants:
         "sampler_copies": {k: round(theta[k], 4) for k in SAMPLER_KINDS if k in theta},
         "encoder_bytes": round(theta.get("encoder_bytes", 0.0)),
     }
-    eras, uma_extra, gb202_extra = fit_non_torch(_non_torch_points(vllm, base_constants(**graphs, **activation)))
+    eras, uma_share, graphics_extra = fit_non_torch(_non_torch_points(vllm, base_constants(**graphs, **activation)))
     base_tp1, base_tp = init_baselines(vllm)
     constants = VllmConstants(
         **activation,
         **graphs,
         non_torch=eras,
-        uma_extra=uma_extra,
-        gb202_extra=gb202_extra,
+        uma_weights_share=uma_share,
+        graphics_extra=graphics_extra,
         init_baseline_tp1=base_tp1,
         init_baseline_tp=base_tp,
         sampler_risk_ratio=0.0,
@@ -287,7 +288,8 @@ def describe(constants: VllmConstants, out: Callable[[str], Any] = print) -> Non
     for era in c.non_torch:
         out(
             f"non-torch from {era.since}: tp1 {era.tp1 / GiB:.3f}, tp2 {era.tp2 / GiB:.3f}, "
-            f"+{era.per_extra_rank / GiB:.3f}/rank, pp {era.pp / GiB:.3f} GiB ({era.evidence})"
+            f"tp2 nccl {(era.tp2_nccl or 0) / GiB:.3f}, +{era.per_extra_rank / GiB:.3f}/rank, pp {era.pp / GiB:.3f} "
+            f"GiB ({era.evidence})"
         )
     out(
         f"graph estimate {c.graph_estimate_base / GiB:.3f} + {c.graph_estimate_per_layer / GiB:.4f}/layer + "

@@ -41,6 +41,9 @@ AMPERE_80 = ("a100", "a800", "a30")
 # CUDA GPUs that share the host's memory (integrated): Orin 8.7, Thor 11.0, GB10 12.1 (vLLM 0.19.0
 # utils/mem_utils.py:105-122 `shared_sysmem_device_mem_sms`; torch's `is_integrated` from 0.21).
 INTEGRATED_CAPABILITIES = ((8, 7), (11, 0), (12, 1))
+# The graphics dies (GA10x 8.6, AD10x 8.9, GB20x 12.0: GeForce, RTX workstation, A10/L4/L40-class cards), as against
+# the compute dies of the datacenter parts (GA100 8.0, GH100 9.0, GB100/GB110 10.x) (developer.nvidia.com/cuda-gpus).
+GRAPHICS_CAPABILITIES = ((8, 6), (8, 9), (12, 0))
 
 
 class DevicePlatform(BaseModel, frozen=True, extra="forbid"):
@@ -66,6 +69,11 @@ class DevicePlatform(BaseModel, frozen=True, extra="forbid"):
     def sm100_family(self) -> bool:
         """Datacenter Blackwell (compute capability 10.x)."""
         return self.capability is not None and self.capability[0] == 10
+
+    @property
+    def graphics_die(self) -> bool:
+        """A graphics die (:data:`GRAPHICS_CAPABILITIES`) rather than a datacenter compute die."""
+        return self.capability in GRAPHICS_CAPABILITIES
 
 
 def compute_capability(vendor: str, architecture: str | None, name: str) -> tuple[int, int] | None:

@@ -21,6 +21,20 @@ from planner.core.gpu import DevicePlatform, GpuSpec
 class VllmPlatform(DevicePlatform, frozen=True, extra="forbid"):
     """The device facts vLLM's rules turn on (``None`` capability: not a CUDA device the catalog can name)."""
 
+    @property
+    def nvlink_collectives(self) -> bool:
+        """Whether tensor parallelism brings vLLM's NVLink collectives beside NCCL: on compute capability 9.0 and
+        10.x only, the FlashInfer all-reduce + RMSNorm fusion workspace (0.19.0 ``config/vllm.py:116-135``
+        ``enable_allreduce_rms_fusion``: TP > 1 on Hopper / datacenter Blackwell) and the symmetric-memory
+        all-reduce buffers (0.22.0 ``distributed/device_communicators/all_reduce_utils.py:52-71``, capabilities
+        9.0 / 10.0 / 10.3), on top of NCCL, which vLLM leaves free to use cuMem (and with it NVLink SHARP buffers on
+        NVSwitch systems) since vllm PR #24141. Elsewhere (Ampere, Ada, the 12.x parts) TP is NCCL and, with peer
+        access, the custom all-reduce's small IPC buffers. A device without a capability (not one the catalog
+        names) is taken as the datacenter default, an H100."""
+        if not self.peer_access:
+            return False
+        return self.capability is None or self.capability == (9, 0) or self.sm100_family
+
     def attention_backend(self, kv_fp8: bool) -> str:
         """FlashInfer first on compute capability 10; elsewhere FlashAttention, unless the KV cache is FP8 and
         the device has no FlashAttention 3 (Hopper) or 4 (compute capability 10): FlashAttention 2, the one on

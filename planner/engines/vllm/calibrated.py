@@ -19,6 +19,7 @@ from planner.core.overhead import EngineVersion, Fraction, LoadContext, Overhead
 from planner.core.units import GiB
 from planner.engines.base import CalibratedProfile
 from planner.engines.logfigures import ParsedLog
+from planner.engines.platform import platform_of
 from planner.engines.vllm.blocks import StageOverrides
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile, vllm_cudagraph_bytes
 from planner.engines.vllm.versions import vllm_rules
@@ -88,7 +89,9 @@ class Calibrated(CalibratedProfile, frozen=True, extra="forbid"):
         framework = (
             self.non_torch_bytes
             if self.non_torch_bytes is not None
-            else base.non_torch_bytes(ctx.tensor_parallel, ctx.pipeline_parallel)
+            else base.non_torch_bytes(
+                ctx.tensor_parallel, ctx.pipeline_parallel, platform_of(ctx.platform), ctx.weights_bytes
+            )
         )
         if base.cudagraph_in_budget:
             graph = self.cuda_graph_bytes

@@ -80,11 +80,9 @@ def _keys(request: PlanRequest, profile: VllmProfile, layers: range, draft_layer
     return (*keys, *([("full", 0)] * draft_layers))
 
 
-def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> int:
+def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile, weights: int) -> int:
     platform = vllm_platform(request.gpu)
-    gb202 = platform.capability == (12, 0)
-    tp, pp = result.tensor_parallel, result.pipeline_parallel
-    return profile.non_torch_bytes(tp, pp, platform.peer_access, platform.integrated, gb202)
+    return profile.non_torch_bytes(result.tensor_parallel, result.pipeline_parallel, platform, weights)
 
 
 def vllm_stage(
@@ -102,7 +100,7 @@ def vllm_stage(
     ctx = stage_context(request, result, stage_index, total)
     weights = loaded_weights(result, stage_index)
     activation = profile.activation_bytes(ctx) if o.activation is None else o.activation
-    non_torch = _non_torch(request, result, profile) if o.non_torch is None else o.non_torch
+    non_torch = _non_torch(request, result, profile, weights) if o.non_torch is None else o.non_torch
     graphs = stage_graphs(request, profile, total)
     graph = profile.cudagraph_estimate_bytes(len(layers), graphs) if o.cuda_graph is None else o.cuda_graph
     in_budget_graph = graph if profile.cudagraph_in_budget else 0
