@@ -4,10 +4,6 @@ reason and the source that would settle it. ``tests/fidelity`` asserts this list
 from __future__ import annotations
 
 UNMATCHED: dict[str, str] = {
-    "vllm-qwen3-0-6b-tp1pp1-vllmpu24577": (
-        "KV +0.65 GiB: the A100 80GB's engine-visible total is not in the catalog, so 80 GiB is used where torch "
-        "sees ~79.25 (0.9 x 0.75 = 0.68 GiB); an A100 80GB log line 'total_memory=X GiB' would settle it"
-    ),
     "sglang-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
         "KV +0.56 GiB: SGLang's free memory after loading depends on the FP8 loader and TP4 NCCL buffers the log "
         "does not print ('Load weight end ... avail mem' would settle it)"
