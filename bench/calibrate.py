@@ -6,15 +6,16 @@ print (``make calibrate`` = ``python -m bench.calibrate``; writes ``planner/engi
   branch of the max holds. Alternating least squares: assign each case to its larger branch, solve the linear
   least squares, repeat until the assignment is stable. Unknowns: bytes per hidden and per MLP unit of the
   forward, fp32 copies of each sampler kind with evidence, and the multimodal encoder term;
-- non-torch memory: the median of the figures per release era and TP/PP class (TP 2 with and without peer
-  access), then two platform extras (GB202 cards, unified memory) as medians of what their figures exceed their
-  class by. A figure is the printed one (0.19's DEBUG line), from 0.27 the printed "consumed" memory less the
-  weights, and from 0.20, for the logs that print only their KV budget (or blocks, or tokens: bench/derived.py),
-  what the budget leaves after the weights, the activation peak and the graph estimate: the only term those logs
-  leave open;
+- non-torch memory by device class (:func:`bench.calibrate_terms.fit_non_torch`): per release era the medians of
+  the datacenter dies' figures (TP 1, a pipeline stage, TP 2 with vLLM's NVLink collectives), then the graphics
+  dies' share over that base at TP 1 (divided by TP), TP 2 on NCCL alone, and unified memory's share of the
+  loaded weights. A figure is the printed one (0.19's DEBUG line), from 0.27 the printed "consumed" memory less
+  the weights, and from 0.20, for the logs that print only their KV budget (or blocks, or tokens:
+  bench/derived.py), what the budget leaves after the weights, the activation peak and the graph estimate: the
+  only term those logs leave open;
 - CUDA graphs: ``base + a x layers + b x layers x (graphs beyond the first of each mode)`` least squares on the
   printed estimates (graph counts from the capture sizes of planner/engines/vllm/graphs.py) and on the captured
-  size;
+  size; with a single graph count among them, the slope goes to the graphs (``a = 0``);
 - the worker's baseline before its memory snapshot: the median printed ``cuda_memory`` at init;
 - the sampler warm-up risk ratio: the largest post-capture free / sampler peak at which a logged warm-up still ran
   out of memory (the report warns below it; it fails only below 1, where the warm-up cannot fit at all).

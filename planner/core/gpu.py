@@ -16,6 +16,7 @@ NVLink pair, a 4- or 8-GPU baseboard, a machine, a rack; or cloud only) and, for
 from __future__ import annotations
 
 import datetime
+from functools import lru_cache
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -74,6 +75,17 @@ class DevicePlatform(BaseModel, frozen=True, extra="forbid"):
     def graphics_die(self) -> bool:
         """A graphics die (:data:`GRAPHICS_CAPABILITIES`) rather than a datacenter compute die."""
         return self.capability in GRAPHICS_CAPABILITIES
+
+
+@lru_cache(maxsize=256)  # keyed by a catalog entry's strings: at most a few hundred GPUs, a small model each
+def device_platform(vendor: str, architecture: str | None, name: str, form_factor: str | None) -> DevicePlatform:
+    """:attr:`GpuSpec.platform` from the entry's fields (``name``: the id and the product name)."""
+    capability = compute_capability(vendor, architecture, name)
+    return DevicePlatform(
+        capability=capability,
+        integrated=capability in INTEGRATED_CAPABILITIES,
+        peer_access="consumer" not in (form_factor or "").lower(),
+    )
 
 
 def compute_capability(vendor: str, architecture: str | None, name: str) -> tuple[int, int] | None:
@@ -252,12 +264,7 @@ class GpuSpec(BaseModel, frozen=True, extra="forbid"):
     def platform(self) -> DevicePlatform:
         """The device facts software reads (:class:`DevicePlatform`): compute capability from the architecture,
         integrated from it, no peer access between GeForce ("consumer") cards."""
-        capability = compute_capability(self.vendor, self.architecture, f"{self.id} {self.name}")
-        return DevicePlatform(
-            capability=capability,
-            integrated=capability in INTEGRATED_CAPABILITIES,
-            peer_access="consumer" not in (self.form_factor or "").lower(),
-        )
+        return device_platform(self.vendor, self.architecture, f"{self.id} {self.name}", self.form_factor)
 
     @property
     def bf16_dense_tflops(self) -> float | None:

@@ -15,6 +15,8 @@ architecture and the product name, from which :attr:`planner.core.gpu.GpuSpec.pl
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from planner.core.gpu import DevicePlatform, GpuSpec
 
 
@@ -51,6 +53,7 @@ class VllmPlatform(DevicePlatform, frozen=True, extra="forbid"):
         return "flash_attn"
 
 
+@lru_cache(maxsize=64)  # a handful of distinct device facts (frozen, hashable)
 def platform_of(platform: DevicePlatform | None) -> VllmPlatform:
     """vLLM's view of ``platform`` (``None``: an unnamed CUDA device, datacenter defaults)."""
     return VllmPlatform() if platform is None else VllmPlatform(**platform.model_dump())

@@ -296,7 +296,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
 
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """ "Model loading took": :func:`planner.engines.vllm.loaded.vllm_loaded_weights_bytes`."""
-        return vllm_loaded_weights_bytes(ctx, self.loads_encoder(ctx.model))
+        return vllm_loaded_weights_bytes(ctx, is_multimodal(ctx.model), self.loads_encoder(ctx.model))
 
     def activation_bytes(self, ctx: StageContext) -> int:
         tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len)
