@@ -6,15 +6,16 @@ print (``make calibrate`` = ``python -m bench.calibrate``; writes ``planner/engi
   branch of the max holds. Alternating least squares: assign each case to its larger branch, solve the linear
   least squares, repeat until the assignment is stable. Unknowns: bytes per hidden and per MLP unit of the
   forward, fp32 copies of each sampler kind with evidence, and the multimodal encoder term;
-- non-torch memory: the median of the figures per release era and TP/PP class (TP 2 with and without peer
-  access), then two platform extras (GB202 cards, unified memory) as medians of what their figures exceed their
-  class by. A figure is the printed one (0.19's DEBUG line), from 0.27 the printed "consumed" memory less the
-  weights, and from 0.20, for the logs that print only their KV budget (or blocks, or tokens: bench/derived.py),
-  what the budget leaves after the weights, the activation peak and the graph estimate: the only term those logs
-  leave open;
+- non-torch memory by device class (:func:`bench.calibrate_terms.fit_non_torch`): per release era the medians of
+  the datacenter dies' figures (TP 1, a pipeline stage, TP 2 with vLLM's NVLink collectives), then the graphics
+  dies' share over that base at TP 1 (divided by TP), TP 2 on NCCL alone, and unified memory's share of the
+  loaded weights. A figure is the printed one (0.19's DEBUG line), from 0.27 the printed "consumed" memory less
+  the weights, and from 0.20, for the logs that print only their KV budget (or blocks, or tokens:
+  bench/derived.py), what the budget leaves after the weights, the activation peak and the graph estimate: the
+  only term those logs leave open;
 - CUDA graphs: ``base + a x layers + b x layers x (graphs beyond the first of each mode)`` least squares on the
   printed estimates (graph counts from the capture sizes of planner/engines/vllm/graphs.py) and on the captured
-  size;
+  size; with a single graph count among them, the slope goes to the graphs (``a = 0``);
 - the worker's baseline before its memory snapshot: the median printed ``cuda_memory`` at init;
 - the sampler warm-up risk ratio: the largest post-capture free / sampler peak at which a logged warm-up still ran
   out of memory (the report warns below it; it fails only below 1, where the warm-up cannot fit at all).
@@ -158,7 +159,8 @@ def _activation_rows(vllm: list[VllmCase], probe: VllmConstants) -> list[Activat
         elif reported.get("transient_plus_graphs_gib") is not None and p.cudagraph_in_budget:
             fitted = p.model_copy(update={"constants": probe})
             target = float(reported["transient_plus_graphs_gib"]) - _estimate_bytes(c, q, r, fitted) / GiB
-            rows.append(ActivationRow(c, q, r, p, target))
+            if target > 0:  # a peak below nothing means the graph estimate taken off it is wrong, not the peak
+                rows.append(ActivationRow(c, q, r, p, target))
     return _unique(rows)
 
 
@@ -184,11 +186,11 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
                 budget = math.floor(p.utilization * total)
                 gib = (budget - kv * GiB - weights_bytes - stage.activation - graph) / GiB
         if gib is not None:
-            gb202 = platform.capability == (12, 0)
             points.append(
-                NonTorchPoint(p.engine_version, r.tensor_parallel, r.pipeline_parallel, platform.peer_access,
-                              platform.integrated, float(gib), gb202)
-            )  # fmt: skip
+                NonTorchPoint(
+                    p.engine_version, r.tensor_parallel, r.pipeline_parallel, platform, float(gib), weights_bytes / GiB
+                )
+            )
     return points
 
 
@@ -212,14 +214,14 @@ def fit(cases: list[Case]) -> VllmConstants:
         "sampler_copies": {k: round(theta[k], 4) for k in SAMPLER_KINDS if k in theta},
         "encoder_bytes": round(theta.get("encoder_bytes", 0.0)),
     }
-    eras, uma_extra, gb202_extra = fit_non_torch(_non_torch_points(vllm, base_constants(**graphs, **activation)))
+    eras, uma_share, graphics_extra = fit_non_torch(_non_torch_points(vllm, base_constants(**graphs, **activation)))
     base_tp1, base_tp = init_baselines(vllm)
     constants = VllmConstants(
         **activation,
         **graphs,
         non_torch=eras,
-        uma_extra=uma_extra,
-        gb202_extra=gb202_extra,
+        uma_weights_share=uma_share,
+        graphics_extra=graphics_extra,
         init_baseline_tp1=base_tp1,
         init_baseline_tp=base_tp,
         sampler_risk_ratio=0.0,
@@ -287,7 +289,8 @@ def describe(constants: VllmConstants, out: Callable[[str], Any] = print) -> Non
     for era in c.non_torch:
         out(
             f"non-torch from {era.since}: tp1 {era.tp1 / GiB:.3f}, tp2 {era.tp2 / GiB:.3f}, "
-            f"+{era.per_extra_rank / GiB:.3f}/rank, pp {era.pp / GiB:.3f} GiB ({era.evidence})"
+            f"tp2 nccl {(era.tp2_nccl or 0) / GiB:.3f}, +{era.per_extra_rank / GiB:.3f}/rank, pp {era.pp / GiB:.3f} "
+            f"GiB ({era.evidence})"
         )
     out(
         f"graph estimate {c.graph_estimate_base / GiB:.3f} + {c.graph_estimate_per_layer / GiB:.4f}/layer + "

@@ -12,6 +12,7 @@ import numpy as np
 from planner.core.overhead import parse_version
 from planner.core.units import GiB
 from planner.engines.base import engine_total_bytes
+from planner.engines.platform import VllmPlatform
 from planner.engines.vllm.profile import VllmProfile, is_multimodal
 from planner.engines.vllm.stage import stage_context
 from planner.engines.vllm.versions import NonTorchEra, VllmConstants
@@ -150,10 +151,14 @@ class NonTorchPoint(NamedTuple):
     version: str
     tp: int
     pp: int
-    peer_access: bool
-    integrated: bool
+    platform: VllmPlatform
     gib: float
-    gb202: bool = False  # RTX 5090 / RTX PRO 6000 (compute capability 12.0)
+    weights_gib: float  # what the rank loaded (unified memory counts a share of it again)
+
+    @property
+    def datacenter(self) -> bool:
+        """A discrete compute die (not a graphics die, not unified memory): where the era's base is read."""
+        return not self.platform.integrated and not self.platform.graphics_die
 
 
 def _in_era(version: str, index: int) -> bool:
@@ -163,77 +168,123 @@ def _in_era(version: str, index: int) -> bool:
 
 
 def _era_fields(points: list[NonTorchPoint]) -> dict[str, Any]:
-    """Medians per TP/PP class of one era's points on discrete GPUs other than GB202."""
-    own = [p for p in points if not p.integrated and not p.gb202]
+    """Medians per TP/PP class of one era's points on datacenter compute dies (the NVLink-collective class at TP 2
+    and beyond)."""
+    own = [p for p in points if p.datacenter]
     tp1 = [p.gib for p in own if p.tp == 1 and p.pp == 1]
-    tp2 = [p.gib for p in own if p.tp == 2 and p.peer_access]
-    no_peer = [p.gib for p in own if p.tp == 2 and not p.peer_access]
-    base = {True: statistics.median(tp2) if tp2 else None, False: statistics.median(no_peer) if no_peer else None}
-    extra = []
-    for p in own:
-        class_base = base[p.peer_access]
-        if p.tp > 2 and class_base is not None:
-            extra.append((p.gib - class_base) / (p.tp - 2))
+    tp2 = [p.gib for p in own if p.tp == 2 and p.platform.nvlink_collectives]
+    base = statistics.median(tp2) if tp2 else None
+    extra = [(p.gib - base) / (p.tp - 2) for p in own if p.tp > 2 and p.platform.nvlink_collectives and base]
     pps = [p.gib for p in own if p.tp == 1 and p.pp > 1]
     return {
         "tp1": class_median(tp1),
         "tp2": class_median(tp2),
-        "tp2_no_peer": class_median(no_peer),
         "per_extra_rank": class_median(extra),
         "pp": class_median(pps),
-        "counts": (len(tp1), len(tp2), len(no_peer), len(extra), len(pps)),
+        "counts": (len(tp1), len(tp2), len(extra), len(pps)),
     }
 
 
-def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...], int, int]:
-    """Medians of the non-torch figures per era and TP/PP class on discrete GPUs (a class with fewer than two
-    figures in an era takes the nearest earlier, else later, era's, and says so; TP 2 without peer access falls
-    back to TP 2), then two platform extras, each the median of what that platform's figures exceed their class
-    by: GB202 cards (RTX 5090, RTX PRO 6000: 1.5-2.3 GiB at TP 1 from 0.24 on, where an H100, A100 or RTX A5000
-    holds ~0.25; 0.2-0.6 GiB per rank at TP 2, so the extra is taken per rank at TP 1 and divided by TP) and
-    unified memory (the host's own growth while profiling, vllm issue #46307)."""
-    found = []
-    for i, since in enumerate(NON_TORCH_ERAS):
-        found.append({"since": since, **_era_fields([p for p in points if _in_era(p.version, i)])})
-    eras = []
+def _donated(found: list[dict[str, Any]], fields: tuple[str, ...]) -> list[tuple[dict[str, int], list[str]]]:
+    """Each era's values of ``fields``: its own, else the nearest earlier (then later) era's, with a note."""
+    out = []
     for i, era in enumerate(found):
-        notes = [f"cases tp1/tp2/tp2 no peer/tp>2/pp: {'/'.join(map(str, era['counts']))}"]
         values: dict[str, int] = {}
-        for field in ("tp1", "tp2", "tp2_no_peer", "per_extra_rank", "pp"):
+        notes: list[str] = []
+        for field in fields:
             order = [*reversed(found[:i]), *found[i + 1 :]]
-            donor = next((e for e in order if e[field] is not None), None) if era[field] is None else era
-            if donor is None and field == "tp2_no_peer":
-                continue  # TP 2 without peer access: as with it
-            values[field] = donor[field] if donor and donor[field] is not None else 0
+            donor = era if era.get(field) is not None else next((e for e in order if e.get(field) is not None), None)
+            if donor is None:
+                continue
+            values[field] = donor[field]
             if donor is not era:
-                notes.append(f"{field} from era {donor['since'] if donor else '-'} (no figure in this era)")
-        eras.append(NonTorchEra(since=era["since"], evidence="; ".join(notes), **values))
+                notes.append(f"{field} from era {donor['since']} (no figure in this era)")
+        out.append((values, notes))
+    return out
+
+
+def _graphics_extra(points: list[NonTorchPoint], eras: tuple[NonTorchEra, ...]) -> int:
+    """What graphics dies hold at TP 1 beyond the era's datacenter base (all eras pooled)."""
+    probe = base_constants(non_torch=list(eras))
+    over = [
+        p.gib - VllmProfile(engine_version=p.version, constants=probe).non_torch_bytes(1) / GiB
+        for p in points
+        if p.platform.graphics_die and p.tp == 1 and p.pp == 1
+    ]
+    return median_bytes(over) or 0
+
+
+def _nccl_tp2(points: list[NonTorchPoint], graphics_extra: int) -> list[int | None]:
+    """Per era, TP 2 without vLLM's NVLink collectives: the median of those figures less the graphics share."""
+    values = []
+    for i in range(len(NON_TORCH_ERAS)):
+        own = [
+            p.gib - (graphics_extra / GiB / 2 if p.platform.graphics_die else 0)
+            for p in points
+            if _in_era(p.version, i) and p.tp == 2 and not p.platform.integrated and not p.platform.nvlink_collectives
+        ]
+        value = class_median(own)
+        values.append(None if value is None else max(0, value))  # a total, never below nothing
+    return values
+
+
+def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...], float, int]:
+    """The non-torch memory by era and device class, in order: (1) per era the medians of the datacenter compute
+    dies' figures at TP 1, with a pipeline stage, and at TP 2 and per rank beyond with vLLM's NVLink collectives
+    (an H100 at TP 2: 2.07 GiB in 0.19, against 0.25 at TP 1); (2) what graphics dies (RTX 3090, RTX 5090,
+    RTX PRO 6000) hold beyond that base at TP 1, a share taken to divide with TP (the RTX 5090's 35B-A3B runs:
+    1.55 GiB at TP 1, 1.06-1.22 at TP 2); (3) per era TP 2 on NCCL alone (GeForce and workstation cards), its
+    figures less the graphics share, never below nothing; (4) what unified memory adds, as a share of the weights
+    the rank loaded (the loaded checkpoint's host-side footprint lowers the MemAvailable vLLM reads there: a DGX
+    Spark's TP 1 start-up with safetensors prefetch shows 0.30 of its weights, a two-Spark TP 2 one with
+    fastsafetensors 0.24). A class with fewer than two figures in an era takes the nearest earlier, else later,
+    era's and says so; TP 2 on NCCL alone without any figure in any era takes the era's TP 1 (NCCL's buffers being
+    small beside the NVLink collectives')."""
+    found = [{"since": since, **_era_fields([p for p in points if _in_era(p.version, i)])}
+             for i, since in enumerate(NON_TORCH_ERAS)]  # fmt: skip
+    donated = _donated(found, ("tp1", "tp2", "per_extra_rank", "pp"))
+    base = tuple(
+        NonTorchEra(since=era["since"], **{"tp1": 0, "tp2": 0, "pp": 0, **values})
+        for era, (values, _) in zip(found, donated, strict=True)
+    )
+    graphics = _graphics_extra(points, base)
+    nccl = _nccl_tp2(points, graphics)
+    nccl_found = [{"since": era["since"], "tp2_nccl": value} for era, value in zip(found, nccl, strict=True)]
+    nccl_donated = _donated(nccl_found, ("tp2_nccl",))
+    eras = []
+    for era, (values, notes), (nccl_values, nccl_notes) in zip(found, donated, nccl_donated, strict=True):
+        if not nccl_values:
+            nccl_values = {"tp2_nccl": values.get("tp1", 0)}
+            nccl_notes = ["tp2_nccl: the era's tp1 (no NCCL-only TP 2 figure in any era)"]
+        counts = "/".join(map(str, era["counts"]))
+        evidence = "; ".join([f"datacenter tp1/tp2/tp>2/pp: {counts}", *notes, *nccl_notes])
+        eras.append(
+            NonTorchEra(since=era["since"], evidence=evidence, **{"tp1": 0, "tp2": 0, "pp": 0, **values, **nccl_values})
+        )
     fitted = tuple(eras)
-    probe = base_constants(non_torch=list(fitted))
-
-    def excess(select: bool) -> int:
-        over = []
-        for p in points:
-            if select if p.integrated else (p.gb202 and not select):
-                profile = VllmProfile(engine_version=p.version, constants=probe)
-                scale = 1 if select else p.tp  # GB202: per rank, it shrinks with TP (one GPU's share at TP 1)
-                over.append((p.gib - profile.non_torch_bytes(p.tp, p.pp, p.peer_access) / GiB) * scale)
-        return median_bytes(over) or 0
-
-    return fitted, excess(True), excess(False)
+    probe = base_constants(non_torch=list(fitted), graphics_extra=graphics)
+    shares = [
+        (p.gib - VllmProfile(engine_version=p.version, constants=probe).non_torch_bytes(p.tp, p.pp, p.platform) / GiB)
+        / p.weights_gib
+        for p in points
+        if p.platform.integrated and p.weights_gib > 0
+    ]
+    return fitted, round(statistics.median(shares), 4) if shares else 0.0, graphics
 
 
 def fit_graphs(points: list[tuple[int, int, float]]) -> tuple[int, int, int]:
     """``(base, per layer, per graph and layer)`` bytes from (layers, graphs beyond the first per mode, GiB) by
     least squares on ``base + a x layers + b x layers x graphs``; while fewer than :data:`MIN_OFF_GRID` points
-    capture another number of graphs than the most common one, the per-graph term is folded into the per-layer
-    one (``b = 0``)."""
+    capture another number of graphs than the most common one, the layers cannot tell the first capture from the
+    graphs after it, and the slope is given to the graphs (``a = 0``): vLLM's estimate is ``first capture + per
+    graph x (n - 1)`` per mode (``profile_cudagraph_memory``), and at the common count (the 0.19 logs' 51 sizes of
+    each mode) the graphs after the first carry it, so a start-up capturing two graphs is not charged fifty."""
     if not points:
         return 0, 0, 0
     common = Counter(g for _, g, _ in points).most_common(1)[0][0]
     if sum(g != common for _, g, _ in points) < MIN_OFF_GRID:
-        base, slope = fit_line([(float(n), y) for n, _, y in points])
-        return base, slope, 0
+        base, slope = fit_line([(float(n * max(g, 1)), y) for n, g, y in points])
+        return base, 0, max(0, slope)
     a = np.array([[1.0, n, n * g] for n, g, _ in points])
     solution = np.linalg.lstsq(a, np.array([y for _, _, y in points]), rcond=None)[0]
     base, per_layer, per_graph = (round(float(v) * GiB) for v in solution)

@@ -126,7 +126,7 @@ SETUPS: dict[str, Setup] = {
         family="qwen3",
         mapping_note="lm_eval runs the LLM class (A100 defaults: 8192 tokens, 256 seqs); FlashInfer installed "
         "(VLLM_ATTENTION_BACKEND=FLASHINFER), so before vllm PR #26859 its top-k/top-p sampler was V1's default; "
-        "device total: the catalog's reported 80 GiB (no engine-visible figure for the A100)",
+        "device total: the catalog's engine-visible 79.25 GiB (a vLLM 0.31 start-up line on an A100 80GB)",
     ),
     "vllm-gpt-oss-120b-tp1pp1-vllmis23278": Setup(
         model="openai/gpt-oss-120b",

@@ -4,10 +4,6 @@ reason and the source that would settle it. ``tests/fidelity`` asserts this list
 from __future__ import annotations
 
 UNMATCHED: dict[str, str] = {
-    "vllm-qwen3-0-6b-tp1pp1-vllmpu24577": (
-        "KV +0.65 GiB: the A100 80GB's engine-visible total is not in the catalog, so 80 GiB is used where torch "
-        "sees ~79.25 (0.9 x 0.75 = 0.68 GiB); an A100 80GB log line 'total_memory=X GiB' would settle it"
-    ),
     "sglang-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
         "KV +0.56 GiB: SGLang's free memory after loading depends on the FP8 loader and TP4 NCCL buffers the log "
         "does not print ('Load weight end ... avail mem' would settle it)"
@@ -37,47 +33,49 @@ UNMATCHED: dict[str, str] = {
         "and the run loads the LMCache KV connector and FP8 block-scaled MoE weights whose loaded size the planner "
         "does not pin; the full start-up log would settle it"
     ),
-    "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
-        "KV -5.8 GiB: on unified memory vLLM reads free memory from the host's MemAvailable, so the profile's "
-        "non-torch growth takes in the host's page cache and compiler heap of the moment (vllm issue #46307, "
-        "eugr/spark-vllm-docker PR #286); the log's own graph estimate is -0.81 GiB for the same reason. The planner "
-        "adds one fitted unified-memory share; a MemAvailable trace across this start-up would settle it"
-    ),
-    "vllm-0.28-h100-qwen38-27b-bf16-mamba-refusal-49064": (
-        "KV (derived from the printed 969 blocks, ~46 GiB): cannot sit beside bf16 weights (51 GiB) in 0.9 x 79.19 "
-        "GiB, so the comment's run used a smaller checkpoint it does not name; the refusal itself is predicted. The "
-        "run's 'Model loading took' line would settle it"
+    "vllm-qwen3-8b-tp1pp1-lmcacheis3430": (
+        "KV -1.49 GiB: this RTX A5000 (a GA102 graphics die) start-up at util 0.9764 with LMCache's connector holds "
+        "none of the ~1.3 GiB more non-torch memory the graphics dies of the 0.24-0.30 logs hold at TP 1 (RTX 3090, "
+        "RTX 5090, RTX PRO 6000), which the planner adds; its budget-derived non-torch (0.04 GiB) is below even the "
+        "H100's 0.25. Whether LMCache's start-up or the 0.21 release makes the difference is not settled by one log; "
+        "its 'Memory profiling takes' DEBUG line would"
     ),
     "vllm-0.27-rtxpro6000-qwen38-27b-fp8-mamba-refusal-recipes831": (
-        "KV +7.1 GiB, verdict: the recipe's arguments (max_model_len, max_num_batched_tokens, multimodal limits) "
-        "are not in the PR, and the planner's defaults leave 1,090 blocks where the log has 939 < 1024; the recipe "
-        "file at that commit would settle it"
-    ),
-    "vllm-0.27-rtxpro6000-qwen38-27b-nvfp4-mamba-refusal-recipes831": (
-        "KV +12.4 GiB, verdict: as the FP8 row (recipe arguments not in the PR); 1,011 blocks logged, the planner "
-        "has ~1,270; the NVFP4 checkpoint's FlashInfer FP4 GEMM workspaces on sm_120 are not modelled either"
+        "KV +3.2 GiB (the refusal is predicted): the refused runs' MTP head is inferred (see the set-up); at "
+        "max_num_seqs 1024 the dummy sampler run's speculative branch (the 2R x vocab logits and the rejection "
+        "sampler's fp32 copies, 0.27.1 gpu_model_runner.py:6313-6343, rejection_sampler.py:92-201) holds ~7 fp32 "
+        "copies of 1,024 x 248,320 where the planner's sampler term holds ~3.7; not modelled, since the same author's "
+        "MTP runs at 256 sequences are matched without it. The refused run's 'Memory profiling' line would settle it"
     ),
     "vllm-0.27-rtxpro6000-qwen38-27b-bf16-mamba-refusal-recipes831": (
-        "KV +5.6 GiB (the refusal is predicted): as the FP8 row, the recipe's own arguments are not in the PR"
+        "KV +2.9 GiB (the refusal is predicted): as the FP8 row; the two refusals leave the same residual, which "
+        "depends on max_num_seqs, not on the weights"
     ),
-    "vllm-0.25-2x5090-qwen36-27b-nvfp4-mtp3-club3090-849": (
-        "KV -0.82 GiB: the GB202 non-torch share (fitted 1.6 GiB at TP 1, halved at TP 2) is too much for this "
-        "TP 2 start-up, where the 35B-A3B TP 2 runs on the same cards need it; a DEBUG 'Memory profiling takes' "
-        "line of a TP 2 run on RTX 5090s would settle how that share splits"
-    ),
-    "vllm-0.25-2x3090-qwen-agentworld-35b-a3b-awq-club3090": (
-        "KV +1.95 GiB (derived from the tokens): cyankiwi's AWQ layout (which layers stay BF16) is not in the "
-        "sources, and the planner quantizes every linear layer; the checkpoint's quantization_config would settle it"
+    "vllm-0.25-2x5090-qwen36-35b-a3b-autoround-club3090-851": (
+        "KV +0.58 GiB: at TP 2 on RTX 5090s the 35B-A3B MoE start-ups hold ~0.5 GiB more non-torch memory than the "
+        "27B dense hybrids on the same cards and release (849) and on two RTX 3090s, which set the NCCL-only TP 2 "
+        "value; an MoE kernel workspace of the AutoRound / NVFP4 MoE paths on sm_120 beyond the Triton one the "
+        "planner sizes is the likely holder; a DEBUG 'Memory profiling takes' line of one of them would settle it"
     ),
     "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k": (
-        "KV -2.6 GiB, verdict (predicted not to fit one 8,192-token request): this run's non-torch (~0.6 GiB) and "
-        "peak activation (0.33 GiB with the graph estimate) are a third and a quarter of the same card's run at "
-        "util 0.85 with the same model and settings, which the planner matches; not fitted, and a second log of "
-        "this setting would settle which run is the outlier"
+        "KV -2.4 GiB, verdict (predicted not to fit one 8,192-token request): this run's consumed memory (18.62 GiB "
+        "for ~18.0 of weights) and peak activation (0.33 GiB with the graph estimate) are 1.4 and 1.1 GiB below the "
+        "same card's run at util 0.85 with the same model and settings, which the planner matches within 0.2; not "
+        "fitted, and a second log of this setting would settle which run is the outlier"
     ),
-    "vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-club3090-dual-max": (
-        "tokens +10 % (KV +0.49 GiB, derived from the tokens of a 4.8 GiB pool): this run's non-torch memory is "
-        "~0.5 GiB above the AutoRound INT4 runs on the same two RTX 3090s; whether Marlin's FP8 path or 0.27.1 holds "
-        "it is not settled by one log (a class value needs two); a DEBUG 'Memory profiling takes' line would"
+    "vllm-0.30-rtx3090-qwen3-30b-a3b-2507-w4a16-8k": (
+        "tokens -12 % (KV -0.49 GiB of a 4.2 GiB pool): this MoE start-up holds ~0.5 GiB less than the graphics-die "
+        "share the planner adds, which the same card's dense runs of this document match within 0.13 GiB; the "
+        "document gives weights and KV only, and its server log would settle it"
+    ),
+    "vllm-0.30-rtx3090-qwen38-27b-w4a16-redhat-8k": (
+        "KV +0.96 GiB: on this RTX 3090 at 0.30 the hybrid (Gated DeltaNet) start-ups hold ~1 GiB more than the "
+        "dense ones of the same document and settings (which the planner matches within 0.13 GiB), where the RTX PRO "
+        "6000's hybrids at 0.27-0.28 hold no more than the card's dense runs; what holds it (the FLA kernels' "
+        "autotuning at the profile's warm-up, 0.27.1 qwen_gdn_linear_attn.py:988-1090, or Model Runner V2's hybrid "
+        "state) is not in the document; its server log would settle it"
+    ),
+    "vllm-0.30-rtx3090-qwen36-27b-gptq-groxaxo-8k": (
+        "KV +1.03 GiB: as the RedHatAI Qwen3.8-27B row of the same document (a hybrid at 0.30 on an RTX 3090)"
     ),
 }

@@ -204,6 +204,8 @@ def calibrate_log(
     )  # fmt: skip
     report = engine_report(request, plan(request))
     calibrated = calibrate(parsed, setup.engine_version, setup.gpu_memory_utilization)
+    if not isinstance(calibrated, Calibrated):  # the registry's calibrating engine is vLLM (checked above)
+        raise PlannerError(f"calibration: a {parsed.format} log gives no vLLM calibration")
     cal_request = request.model_copy(update={"overhead": calibrated})
     cal_report = engine_report(cal_request, plan(cal_request))
     renamed = parsed.model is not None and parsed.model != spec.id

@@ -16,6 +16,7 @@ NVLink pair, a 4- or 8-GPU baseboard, a machine, a rack; or cloud only) and, for
 from __future__ import annotations
 
 import datetime
+from functools import lru_cache
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -32,6 +33,75 @@ TensorFigure = PositiveFloat | Literal["none", "unknown"]
 ComputeFormat = Literal["bf16", "fp16", "fp8", "int8", "fp4", "fp32"]
 COMPUTE_FORMATS: tuple[ComputeFormat, ...] = ("bf16", "fp16", "fp8", "int8", "fp4", "fp32")
 PurchaseKind = Literal["card", "pair", "baseboard", "machine", "rack", "cloud-only"]
+# CUDA compute capability by architecture (NVIDIA, "CUDA GPUs - Compute Capability", developer.nvidia.com/cuda-gpus):
+# Volta 7.0, Turing 7.5, Ampere 8.0 (A100, A800, A30) or 8.6 (GeForce RTX 30, RTX A-series, A10, A10G), Ada 8.9,
+# Hopper 9.0, Blackwell 10.0 (B200, B300, GB200, GB300), 12.0 (GB202: RTX 5090, RTX PRO 6000), 12.1 (GB10).
+_CAPABILITY = {"volta": (7, 0), "turing": (7, 5), "ada lovelace": (8, 9), "hopper": (9, 0)}
+DATACENTER_BLACKWELL = ("b200", "b300", "gb200", "gb300")  # compute capability 10.x
+AMPERE_80 = ("a100", "a800", "a30")
+# CUDA GPUs that share the host's memory (integrated): Orin 8.7, Thor 11.0, GB10 12.1 (vLLM 0.19.0
+# utils/mem_utils.py:105-122 `shared_sysmem_device_mem_sms`; torch's `is_integrated` from 0.21).
+INTEGRATED_CAPABILITIES = ((8, 7), (11, 0), (12, 1))
+# The graphics dies (GA10x 8.6, AD10x 8.9, GB20x 12.0: GeForce, RTX workstation, A10/L4/L40-class cards), as against
+# the compute dies of the datacenter parts (GA100 8.0, GH100 9.0, GB100/GB110 10.x) (developer.nvidia.com/cuda-gpus).
+GRAPHICS_CAPABILITIES = ((8, 6), (8, 9), (12, 0))
+
+
+class DevicePlatform(BaseModel, frozen=True, extra="forbid"):
+    """What software reads from the device it runs on, as the catalog entry determines it: the CUDA compute
+    capability (``None``: not an NVIDIA CUDA device), whether the GPU shares the host's memory, and whether cards
+    reach each other directly (peer-to-peer: GeForce cards have none without an NVLink bridge)."""
+
+    capability: tuple[int, int] | None = None
+    integrated: bool = False
+    peer_access: bool = True
+
+    @property
+    def fp8_native(self) -> bool:
+        """FP8 tensor cores: compute capability 8.9 (Ada) and later."""
+        return self.capability is not None and self.capability >= (8, 9)
+
+    @property
+    def fp4_native(self) -> bool:
+        """FP4 tensor cores: Blackwell, compute capability 10.0 and later."""
+        return self.capability is not None and self.capability >= (10, 0)
+
+    @property
+    def sm100_family(self) -> bool:
+        """Datacenter Blackwell (compute capability 10.x)."""
+        return self.capability is not None and self.capability[0] == 10
+
+    @property
+    def graphics_die(self) -> bool:
+        """A graphics die (:data:`GRAPHICS_CAPABILITIES`) rather than a datacenter compute die."""
+        return self.capability in GRAPHICS_CAPABILITIES
+
+
+@lru_cache(maxsize=256)  # keyed by a catalog entry's strings: at most a few hundred GPUs, a small model each
+def device_platform(vendor: str, architecture: str | None, name: str, form_factor: str | None) -> DevicePlatform:
+    """:attr:`GpuSpec.platform` from the entry's fields (``name``: the id and the product name)."""
+    capability = compute_capability(vendor, architecture, name)
+    return DevicePlatform(
+        capability=capability,
+        integrated=capability in INTEGRATED_CAPABILITIES,
+        peer_access="consumer" not in (form_factor or "").lower(),
+    )
+
+
+def compute_capability(vendor: str, architecture: str | None, name: str) -> tuple[int, int] | None:
+    """The CUDA compute capability of an NVIDIA part from its architecture and product name (``name``: the id
+    and the product name); ``None`` for other vendors or an architecture the table does not hold."""
+    arch = (architecture or "").lower()
+    name = name.lower()
+    if vendor != "NVIDIA":
+        return None
+    if "gb10" in arch or "gb10" in name:
+        return (12, 1)
+    if arch.startswith("blackwell"):
+        return (10, 0) if any(key in name for key in DATACENTER_BLACKWELL) else (12, 0)
+    if arch == "ampere":
+        return (8, 0) if any(key in name for key in AMPERE_80) else (8, 6)
+    return _CAPABILITY.get(arch)
 
 
 class ComputeSpec(BaseModel, frozen=True, extra="forbid"):
@@ -196,6 +266,12 @@ class GpuSpec(BaseModel, frozen=True, extra="forbid"):
         if self.vendor == "Apple" and self.unified_memory is None:
             raise ValueError("unified_memory: required for Apple machines (the GPU's default share of memory)")
         return self
+
+    @property
+    def platform(self) -> DevicePlatform:
+        """The device facts software reads (:class:`DevicePlatform`): compute capability from the architecture,
+        integrated from it, no peer access between GeForce ("consumer") cards."""
+        return device_platform(self.vendor, self.architecture, f"{self.id} {self.name}", self.form_factor)
 
     @property
     def bf16_dense_tflops(self) -> float | None:

@@ -23,6 +23,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, SerializeAsAny
 
+from planner.core.gpu import DevicePlatform
 from planner.core.model import ModelSpec
 from planner.core.units import GB, GiB
 
@@ -88,6 +89,30 @@ class StageContext(BaseModel, frozen=True, extra="forbid"):
     layers: tuple[int, int] | None = None  # the decoder layers of the stage, [start, stop); None: all
     weights_format: str = "bf16"  # the weight format (fp32 activations, MXFP4 experts change the profile run)
     gpu_name: str | None = None  # engines pick batch defaults by device (vLLM: A100 vs H100)
+    platform: DevicePlatform | None = None  # the device's facts (compute capability, ...); None: not named
+
+
+class LoadContext(BaseModel, frozen=True, extra="forbid"):
+    """What the weights one GPU holds after loading may depend on (:meth:`OverheadModelBase.loaded_weights_bytes`):
+    the checkpoint's bytes there, the model and format, where the GPU sits, the device, and the drafter."""
+
+    model: ModelSpec
+    weights_bytes: int  # the checkpoint's weights on this GPU of this stage (planner.core.weights)
+    weights_format: str
+    tensor_parallel: int
+    pipeline_parallel: int
+    stage_index: int
+    layers: tuple[int, int]  # the stage's decoder layers, [start, stop)
+    platform: DevicePlatform | None = None  # None: a device the catalog does not name
+    drafter: str | None = None  # the speculative method of a drafter loaded with the model ("mtp", "eagle", ...)
+
+    @property
+    def is_first_stage(self) -> bool:
+        return self.stage_index == 0
+
+    @property
+    def is_last_stage(self) -> bool:
+        return self.stage_index == self.pipeline_parallel - 1
 
 
 # Every overhead model class by its ``kind``, filled as the classes are defined (for reading a plan back).
@@ -113,6 +138,13 @@ class OverheadModelBase(BaseModel, frozen=True, extra="forbid"):
     @abstractmethod
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """The working space of one GPU of one pipeline stage."""
+
+    def loaded_weights_bytes(self, ctx: LoadContext) -> int:
+        """The weights one GPU holds once the engine has loaded them: the checkpoint's bytes (``ctx.weights_bytes``)
+        unless the engine repacks or pads them for its kernels on this device, or builds buffers with the model
+        (an engine profile overrides this). The plan's per-GPU weights are this figure, so every surface shows the
+        weights the engine prints."""
+        return ctx.weights_bytes
 
     @property
     def offloads_output_first(self) -> bool:

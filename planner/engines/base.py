@@ -18,7 +18,7 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, FailureKind
 from planner.core.units import GiB
 from planner.engines.checkpoints import WeightLoading, weight_loading
-from planner.engines.loading import loader_extra
+from planner.engines.logfigures import ParsedLog
 from planner.engines.logscan import Lines
 from planner.engines.options import deployment_flags, options_refusal
 from planner.engines.support import EngineSupport, family
@@ -72,6 +72,15 @@ class EngineReport(BaseModel, frozen=True, extra="forbid"):
         return self
 
 
+class CalibratedProfile(EngineProfile, frozen=True, extra="forbid"):
+    """An engine profile whose working space was measured on a real start-up (:meth:`Engine.calibrate`); it
+    travels in a shared link as a short string."""
+
+    @abstractmethod
+    def to_token(self) -> str:
+        """The profile as a short, URL-safe string that reads back to it."""
+
+
 class Engine(ABC):
     """A serving engine as the planner knows it. A subclass sets the labels, its profile type, the settings it
     takes (:attr:`setting_fields`) and what it supports (:attr:`support`), and writes :meth:`report` and
@@ -91,6 +100,8 @@ class Engine(ABC):
     full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
     log_hint: ClassVar[str] = ""  # a start-up line the log reader looks for, for the message when none is found
     fixed_slots: ClassVar[bool] = False  # serves a number of conversations fixed at start-up (see for_users)
+    # Its log reader also takes a log that shows nothing but a failure line, so it reads after the others.
+    log_fallback: ClassVar[bool] = False
 
     def fraction_default(self, version: str | None = None) -> float | None:
         """The memory fraction's default in ``version`` (``None``: the default release); engines whose default
@@ -155,7 +166,14 @@ class Engine(ABC):
 
     def parse_log(self, lines: Lines) -> dict[str, object] | None:
         """The figures this engine's start-up log prints (``None`` when ``lines`` are not its log); the fields of
-        :class:`planner.sources.logs.ParsedLog`, with ``format`` naming the log kind."""
+        :class:`planner.engines.logfigures.ParsedLog`, with ``format`` naming the log kind."""
+        return None
+
+    def calibrate(
+        self, parsed: ParsedLog, engine_version: str | None, gpu_memory_utilization: float | None
+    ) -> CalibratedProfile | None:
+        """A profile whose measured figures (weights, activation peak, non-torch, CUDA graphs, device total) from
+        ``parsed`` replace the estimates; ``None`` when this engine makes none."""
         return None
 
     def footprint_bytes(self, report: EngineReport, stage: StageMemory, profile: EngineProfile) -> int:
@@ -209,9 +227,3 @@ def round_up(value: int, multiple: int) -> int:
 def gib_text(n: float) -> str:
     """Bytes as the GiB figure engines print: ``gib_text(2**30) == '1.00'``."""
     return f"{n / GiB:.2f}"
-
-
-def loader_extra_bytes(request: PlanRequest, tensor_parallel: int, layers: range) -> int:
-    """Bytes an engine's loader adds to the checkpoint's weights on one GPU, by platform
-    (:mod:`planner.engines.loading`: MXFP4 expert padding, Marlin's FP8 scales before Ada)."""
-    return loader_extra(request, tensor_parallel, layers)

@@ -26,11 +26,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from planner.core.overhead import LoadContext
 from planner.core.params import mtp_params, parameter_breakdown
 from planner.core.precision import weight_format
 from planner.core.weights import category_bits
-from planner.engines.platform import vllm_platform
-from planner.planning.plan import PlanRequest
 
 MARLIN_FP8_SCALE_BYTES = Fraction(2, 128) - Fraction(4, 128 * 128)  # per FP8 weight (module docstring)
 
@@ -39,56 +38,48 @@ def _round_up(value: int, multiple: int) -> int:
     return math.ceil(value / multiple) * multiple
 
 
-def mxfp4_padding_bytes(request: PlanRequest, tensor_parallel: int, layers: range) -> int:
+def mxfp4_padding_bytes(ctx: LoadContext) -> int:
     """MXFP4 experts padded by the MoE kernels (module docstring); 0 for other weights."""
-    model = request.model
+    model = ctx.model
     moe = model.moe
-    if request.resolved_weights != "mxfp4" or moe is None or model.hidden_size is None:
+    if ctx.weights_format != "mxfp4" or moe is None or model.hidden_size is None:
         return 0
-    blackwell = vllm_platform(request.gpu).fp4_native
-    inter = moe.moe_intermediate_size // tensor_parallel
+    blackwell = ctx.platform is not None and ctx.platform.fp4_native
+    inter = moe.moe_intermediate_size // ctx.tensor_parallel
     inter_pad = _round_up(inter, 256 if blackwell else 128)
     hidden = model.hidden_size
     hidden_pad = _round_up(hidden, 256)
     per_expert = 3 * inter * hidden
     per_expert_pad = 3 * inter_pad * hidden_pad
-    moe_layers = sum(1 for i in layers if model.is_moe_layer(i))
+    moe_layers = sum(1 for i in range(*ctx.layers) if model.is_moe_layer(i))
     bits = weight_format("mxfp4").bits_per_weight
     return math.ceil((per_expert_pad - per_expert) * moe.num_experts * moe_layers * bits / 8)
 
 
-def marlin_fp8_scale_bytes(request: PlanRequest, tensor_parallel: int, layers: range) -> int:
+def marlin_fp8_scale_bytes(ctx: LoadContext) -> int:
     """Block-FP8 weights on a GPU without FP8 (module docstring): the 16-bit per-channel scales Marlin keeps."""
-    if request.resolved_weights != "fp8" or request.gpu is None:
+    platform = ctx.platform
+    if ctx.weights_format != "fp8" or platform is None or platform.capability is None or platform.fp8_native:
         return 0
-    platform = vllm_platform(request.gpu)
-    if platform.capability is None or platform.fp8_native:
-        return 0
-    model = request.model
+    model = ctx.model
     params = parameter_breakdown(model)
     bits = category_bits(weight_format("fp8"), params.experts > 0)
     fp8: int = sum(int(getattr(params, name)) for name in ("attention", "dense_mlp", "experts") if bits[name] < 16)
-    share = Fraction(len(layers), max(1, model.num_hidden_layers))
-    return math.ceil(fp8 * share * MARLIN_FP8_SCALE_BYTES / tensor_parallel)
+    share = Fraction(ctx.layers[1] - ctx.layers[0], max(1, model.num_hidden_layers))
+    return math.ceil(fp8 * share * MARLIN_FP8_SCALE_BYTES / ctx.tensor_parallel)
 
 
-def bf16_mtp_extra_bytes(request: PlanRequest, tensor_parallel: int) -> int:
+def bf16_mtp_extra_bytes(ctx: LoadContext) -> int:
     """The MTP head of a ModelOpt mixed checkpoint (``nvfp4-fp8attn``) in BF16 rather than at the target's bits
     (module docstring), on one GPU of the last stage; 0 without an MTP drafter."""
-    options = request.deployment
-    if options is None or options.speculative is None or options.speculative.method != "mtp":
+    if ctx.drafter != "mtp" or ctx.weights_format != "nvfp4-fp8attn" or not ctx.is_last_stage:
         return 0
-    if request.resolved_weights != "nvfp4-fp8attn":
-        return 0
-    params = mtp_params(request.model)
+    params = mtp_params(ctx.model)
     quantized = Fraction(weight_format("nvfp4-fp8attn").bits_per_weight)
-    return math.ceil(params * (16 - quantized) / 8 / tensor_parallel)
+    return math.ceil(params * (16 - quantized) / 8 / ctx.tensor_parallel)
 
 
-def loader_extra(request: PlanRequest, tensor_parallel: int, layers: range, last: bool = False) -> int:
-    """Bytes the loader adds to the checkpoint's weights on one GPU holding decoder ``layers`` (``last``: the
-    last pipeline stage, which holds the drafter)."""
-    extra = mxfp4_padding_bytes(request, tensor_parallel, layers) + marlin_fp8_scale_bytes(
-        request, tensor_parallel, layers
-    )
-    return extra + (bf16_mtp_extra_bytes(request, tensor_parallel) if last else 0)
+def kernel_padding_bytes(ctx: LoadContext) -> int:
+    """Bytes the MoE and Marlin kernels' repacking adds to the checkpoint's weights on one GPU (MXFP4 expert
+    padding, Marlin's FP8 scales before Ada): what vLLM and SGLang, which share these kernels, both load."""
+    return mxfp4_padding_bytes(ctx) + marlin_fp8_scale_bytes(ctx)

@@ -1,93 +1,64 @@
-"""What an engine reads from the device it starts on: compute capability, unified memory, native FP8 / FP4, peer access.
+"""What vLLM reads from the device it starts on, on top of the catalog's device facts
+(:class:`planner.core.gpu.DevicePlatform`: compute capability, integrated memory, peer access).
 
 vLLM asks the driver (``current_platform.get_device_capability()``, ``is_integrated_gpu``); the catalog holds the
-architecture and the product name (:class:`planner.core.gpu.GpuSpec`), from which the capability follows:
+architecture and the product name, from which :attr:`planner.core.gpu.GpuSpec.platform` derives them:
 
-- Ampere 8.0 (A100, A800, A30) and 8.6 (GeForce RTX 30, RTX A-series, A10, A10G); Ada 8.9; Hopper 9.0;
-- Blackwell 10.0 (B200, B300, GB200, GB300: ``is_device_capability_family(100)``), 12.0 (GB202: RTX 5090, RTX PRO
-  6000), 12.1 (GB10, DGX Spark: integrated, unified memory);
 - native FP8 GEMMs from 8.9, native FP4 from 10.0 (``Fp8LinearMethod`` / ``ModelOptNvFp4`` fall back to the
   Marlin weight-only kernels below: "Your GPU does not have native support for FP8 computation ...");
 - GeForce cards (form factor "consumer") have no peer-to-peer access between cards without an NVLink bridge, so
   vLLM's custom all-reduce is off there ("Custom allreduce is disabled because your platform lacks GPU P2P
   capability", ``distributed/device_communicators/custom_all_reduce.py``) and tensor parallelism runs on NCCL
-  alone.
+  alone;
+- the attention backend it picks (:meth:`VllmPlatform.attention_backend`).
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from functools import lru_cache
 
-from planner.core.gpu import GpuSpec
-
-DATACENTER_BLACKWELL = ("b200", "b300", "gb200", "gb300")  # compute capability 10.x
-AMPERE_80 = ("a100", "a800", "a30")
+from planner.core.gpu import DevicePlatform, GpuSpec
 
 
-class VllmPlatform(BaseModel, frozen=True, extra="forbid"):
+class VllmPlatform(DevicePlatform, frozen=True, extra="forbid"):
     """The device facts vLLM's rules turn on (``None`` capability: not a CUDA device the catalog can name)."""
 
-    capability: tuple[int, int] | None = None
-    integrated: bool = False  # unified memory: free memory read from MemAvailable (utils/mem_utils.py)
-    peer_access: bool = True  # custom all-reduce possible between cards
-
     @property
-    def fp8_native(self) -> bool:
-        return self.capability is not None and self.capability >= (8, 9)
-
-    @property
-    def fp4_native(self) -> bool:
-        return self.capability is not None and self.capability >= (10, 0)
-
-    @property
-    def sm100_family(self) -> bool:
-        return self.capability is not None and self.capability[0] == 10
+    def nvlink_collectives(self) -> bool:
+        """Whether tensor parallelism brings vLLM's NVLink collectives beside NCCL: on compute capability 9.0 and
+        10.x only, the FlashInfer all-reduce + RMSNorm fusion workspace (0.19.0 ``config/vllm.py:116-135``
+        ``enable_allreduce_rms_fusion``: TP > 1 on Hopper / datacenter Blackwell) and the symmetric-memory
+        all-reduce buffers (0.22.0 ``distributed/device_communicators/all_reduce_utils.py:52-71``, capabilities
+        9.0 / 10.0 / 10.3), on top of NCCL, which vLLM leaves free to use cuMem (and with it NVLink SHARP buffers on
+        NVSwitch systems) since vllm PR #24141. Elsewhere (Ampere, Ada, the 12.x parts) TP is NCCL and, with peer
+        access, the custom all-reduce's small IPC buffers. A device without a capability (not one the catalog
+        names) is taken as the datacenter default, an H100."""
+        if not self.peer_access:
+            return False
+        return self.capability is None or self.capability == (9, 0) or self.sm100_family
 
     def attention_backend(self, kv_fp8: bool) -> str:
-        """FlashInfer first on compute capability 10; elsewhere FlashAttention unless the KV cache is FP8 off
-        Hopper (FlashAttention 2 takes no FP8 KV cache; ``platforms/cuda.py`` ``_get_backend_priorities``,
-        0.24.0 :143-158), or on the GB10 / GB202 parts, whose logs show FlashInfer."""
+        """FlashInfer first on compute capability 10; elsewhere FlashAttention, unless the KV cache is FP8 and
+        the device has no FlashAttention 3 (Hopper) or 4 (compute capability 10): FlashAttention 2, the one on
+        Ampere, Ada and the 12.x parts (GB202, GB10), takes no FP8 KV cache, so FlashInfer serves it
+        (``platforms/cuda.py`` ``_get_backend_priorities``, 0.20.0 :136-157, 0.27.1 :145-161;
+        ``v1/attention/backends/fa_utils.py`` ``flash_attn_supports_kv_cache_dtype``, 0.27.1 :296-316). The
+        GB10 and GB202 logs with an FP8 KV cache show FlashInfer; with a BF16 cache the RTX PRO 6000's MTP runs
+        keep FULL_AND_PIECEWISE graphs, which FlashInfer would drop with speculative decoding (vllm-project/recipes
+        commit 2297292)."""
         if self.capability is None:
             return "flash_attn"
-        if self.capability[0] in (10, 12) or (kv_fp8 and self.capability != (9, 0)):
+        if self.capability[0] == 10 or (kv_fp8 and self.capability != (9, 0)):
             return "flashinfer"
         return "flash_attn"
 
 
-def _capability(gpu: GpuSpec) -> tuple[int, int] | None:
-    arch = (gpu.architecture or "").lower()
-    name = f"{gpu.id} {gpu.name}".lower()
-    if gpu.vendor != "NVIDIA":
-        return None
-    if "gb10" in arch or "gb10" in name:
-        return (12, 1)
-    if arch.startswith("blackwell"):
-        return (10, 0) if any(key in name for key in DATACENTER_BLACKWELL) else (12, 0)
-    table = {"volta": (7, 0), "turing": (7, 5), "ada lovelace": (8, 9), "hopper": (9, 0)}
-    if arch == "ampere":
-        return (8, 0) if any(key in name for key in AMPERE_80) else (8, 6)
-    return table.get(arch)
+@lru_cache(maxsize=64)  # a handful of distinct device facts (frozen, hashable)
+def platform_of(platform: DevicePlatform | None) -> VllmPlatform:
+    """vLLM's view of ``platform`` (``None``: an unnamed CUDA device, datacenter defaults)."""
+    return VllmPlatform() if platform is None else VllmPlatform(**platform.model_dump())
 
 
 def vllm_platform(gpu: GpuSpec | None) -> VllmPlatform:
     """The platform facts of catalog GPU ``gpu`` (``None``: an unnamed CUDA device, datacenter defaults)."""
-    if gpu is None:
-        return VllmPlatform()
-    capability = _capability(gpu)
-    consumer = "consumer" in (gpu.form_factor or "").lower()
-    return VllmPlatform(
-        capability=capability,
-        integrated=capability == (12, 1),
-        peer_access=not consumer,
-    )
-
-
-def platform_by_name(name: str | None) -> VllmPlatform:
-    """The facts an overhead model can read from the device name alone (``StageContext.gpu_name``): GeForce cards
-    have no peer access, a GB10 is integrated, the RTX 5090 and RTX PRO 6000 are GB202 (compute capability 12.0).
-    The engine report reads the catalog GPU itself (:func:`vllm_platform`)."""
-    text = (name or "").lower()
-    if "gb10" in text:
-        return VllmPlatform(capability=(12, 1), integrated=True)
-    gb202 = "rtx 5090" in text or "rtx pro 6000" in text
-    return VllmPlatform(capability=(12, 0) if gb202 else None, peer_access="geforce" not in text)
+    return platform_of(gpu.platform if gpu is not None else None)

@@ -17,6 +17,7 @@ from planner.core.overhead import (
     EngineProfile,
     EngineVersion,
     Fraction,
+    LoadContext,
     OverheadBytes,
     PositiveInt,
     StageContext,
@@ -28,11 +29,11 @@ from planner.engines.base import (
     EngineReport,
     engine_total_bytes,
     gib_text,
-    loader_extra_bytes,
     own_profile,
     stage_total_bytes,
 )
 from planner.engines.checkpoints import GGUF, with_note
+from planner.engines.loading import kernel_padding_bytes
 from planner.engines.logscan import Lines, find_failure, number, pattern
 from planner.engines.support import EngineSupport, platform_rows
 from planner.planning.extras import stage_drafter
@@ -135,6 +136,11 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     def load_overhead_bytes(tensor_parallel: int) -> int:
         return SGLANG_LOAD_OVERHEAD_TP if tensor_parallel > 1 else SGLANG_LOAD_OVERHEAD_TP1
 
+    def loaded_weights_bytes(self, ctx: LoadContext) -> int:
+        """The checkpoint's bytes and the padding of the MoE and Marlin kernels SGLang shares with vLLM
+        (:func:`planner.engines.loading.kernel_padding_bytes`)."""
+        return ctx.weights_bytes + kernel_padding_bytes(ctx)
+
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """Reserved ``(1 - mem_fraction_static) x memory`` (activations and graphs live there, unprofiled);
         framework = the memory in use at load besides the weights."""
@@ -155,7 +161,7 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
     for index, stage in enumerate(result.stages):
         layers = range(*stage.layers)
         # LoRA pool and draft weights are allocated before init_memory_pool; other processes' memory is not free.
-        weights = stage.weights_bytes + loader_extra_bytes(request, tp, layers) + stage.lora_bytes + stage.draft_bytes
+        weights = stage.weights_bytes + stage.lora_bytes + stage.draft_bytes  # as loaded (loaded_weights_bytes)
         total = stage_total_bytes(request, result, index)
         available = total - weights - profile.load_overhead_bytes(tp) - stage.other_bytes  # free after loading
         rest = available - (total - math.floor(fraction * total))

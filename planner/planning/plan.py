@@ -19,7 +19,7 @@ from planner.bounds.walltime import check
 from planner.core.kv import kv_bytes_per_token, kv_bytes_per_token_in_layers
 from planner.core.kv_formats import kv_format
 from planner.core.model import ModelSpec
-from planner.core.overhead import StageContext
+from planner.core.overhead import LoadContext, StageContext
 from planner.core.parallel import check_parallel
 from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.core.precision import weight_format
@@ -84,6 +84,37 @@ def _stage_weights_bytes(
     )
 
 
+def load_context(
+    request: PlanRequest, checkpoint_bytes: int, tensor_parallel: int, pipeline_parallel: int, stage: int, layers: range
+) -> LoadContext:
+    """What the overhead model sizes the loaded weights of one GPU of ``stage`` from (``checkpoint_bytes``: the
+    checkpoint's weights there)."""
+    options = request.deployment
+    speculative = options.speculative if options is not None else None
+    # model_construct: every field is already validated (as in stage_memory)
+    return LoadContext.model_construct(
+        model=request.model,
+        weights_bytes=checkpoint_bytes,
+        weights_format=request.resolved_weights,
+        tensor_parallel=tensor_parallel,
+        pipeline_parallel=pipeline_parallel,
+        stage_index=stage,
+        layers=(layers.start, layers.stop),
+        platform=request.gpu.platform if request.gpu is not None else None,
+        drafter=speculative.method if speculative is not None else None,
+    )
+
+
+def loaded_weights_bytes(
+    request: PlanRequest, checkpoint_bytes: int, tensor_parallel: int, pipeline_parallel: int, stage: int, layers: range
+) -> int:
+    """The weights one GPU of ``stage`` holds once loaded: the overhead model's answer
+    (:meth:`planner.core.overhead.OverheadModelBase.loaded_weights_bytes`: an engine's kernels may pad or repack
+    the checkpoint's ``checkpoint_bytes`` on this device), so the plan shows the weights the engine prints."""
+    ctx = load_context(request, checkpoint_bytes, tensor_parallel, pipeline_parallel, stage, layers)
+    return request.overhead.loaded_weights_bytes(ctx)
+
+
 def plan_basis(request: PlanRequest) -> PlanBasis:
     """Everything of a plan that does not depend on the GPU's memory size (raises on an illegal split)."""
     check()
@@ -99,11 +130,10 @@ def plan_basis(request: PlanRequest) -> PlanBasis:
     weights = []
     per_token = []
     for index, stage in enumerate(ranges):
-        weights.append(
-            _stage_weights_bytes(
-                model, request.resolved_weights, tp, stage.start, stage.stop, index == 0, index == pp - 1
-            )
+        checkpoint = _stage_weights_bytes(
+            model, request.resolved_weights, tp, stage.start, stage.stop, index == 0, index == pp - 1
         )
+        weights.append(loaded_weights_bytes(request, checkpoint, tp, pp, index, stage))
         per_token.append(kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, stage))
     extras = stage_extras(request, params, layers, tp, ranges, weights)
     if extras is not None:
@@ -150,6 +180,7 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
             layers=(start, stop),
             weights_format=request.resolved_weights,
             gpu_name=request.gpu.name if request.gpu is not None else None,
+            platform=request.gpu.platform if request.gpu is not None else None,
         )
     )
     lora, draft, other = (extra.lora_bytes, extra.draft_bytes, extra.other_bytes) if extra else (0, 0, 0)

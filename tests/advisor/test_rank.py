@@ -102,9 +102,12 @@ def test_a_fixed_overhead_model_plans_as_plan_does() -> None:
     extra=st.sampled_from([2, 4, 8]),
 )
 def test_adding_a_gpu_count_never_removes_an_option(users: int, context: int, extra: int) -> None:
+    """With the formats named (the 4-bit fallback is offered only when nothing else fits, so a second GPU that lets
+    8-bit fit rightly withdraws it), a larger count only adds options."""
     w = workload(users, context)
-    base = rank(LLAMA_8B, w, gpus=SMALL_GPUS, counts=(1,))
-    more = rank(LLAMA_8B, w, gpus=SMALL_GPUS, counts=(1, extra))
+    formats = ["bf16", "fp8", "int8", "int4-awq", "nvfp4"]
+    base = rank(LLAMA_8B, w, gpus=SMALL_GPUS, counts=(1,), weights=formats)
+    more = rank(LLAMA_8B, w, gpus=SMALL_GPUS, counts=(1, extra), weights=formats)
     assert keys(base.options) <= keys(more.options)
 
 

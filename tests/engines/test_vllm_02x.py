@@ -9,17 +9,19 @@ import math
 import pytest
 
 from model_catalog import get_gpu, get_model
+from planner.core.overhead import Estimate
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions, SpeculativeOptions
 from planner.engines.loading import bf16_mtp_extra_bytes, marlin_fp8_scale_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.registry import engine_report, launch_commands
+from planner.engines.sglang import SglangProfile
 from planner.engines.vllm.defaults import default_batch
 from planner.engines.vllm.graphs import capture_sizes, graph_set
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.runner import uses_model_runner_v2
 from planner.engines.vllm.versions import known_releases, vllm_rules
-from planner.planning.plan import PlanRequest, plan
+from planner.planning.plan import PlanRequest, load_context, plan
 
 QWEN36 = get_model("Qwen/Qwen3.6-27B").spec
 QWEN38 = get_model("Qwen/Qwen3.8-27B").spec
@@ -188,12 +190,13 @@ def test_weights_as_loaded_by_platform() -> None:
     oss = _report(model="openai/gpt-oss-20b", gpu="a100-sxm-80gb", weights="mxfp4", context=8192)
     assert oss.weights_bytes / GiB == pytest.approx(13.72, abs=0.1)
     fp8 = _request(model="Qwen/Qwen3.8-27B", weights="fp8")
-    extra = marlin_fp8_scale_bytes(fp8, 1, range(64))
+    extra = marlin_fp8_scale_bytes(load_context(fp8, 0, 1, 1, 0, range(64)))
     assert 0.3 * GiB < extra < 0.45 * GiB  # ~1.5 % of ~25 GB of FP8 weights
-    assert marlin_fp8_scale_bytes(fp8.model_copy(update={"gpu": get_gpu("rtx-4090")}), 1, range(64)) == 0
+    on_ada = fp8.model_copy(update={"gpu": get_gpu("rtx-4090")})
+    assert marlin_fp8_scale_bytes(load_context(on_ada, 0, 1, 1, 0, range(64))) == 0
     mtp = DeploymentOptions(speculative=SpeculativeOptions(method="mtp", num_speculative_tokens=2))
     nvfp4 = _request(gpu="dgx-spark-gb10", weights="nvfp4-fp8attn", deployment=mtp)
-    assert bf16_mtp_extra_bytes(nvfp4, 1) / GiB == pytest.approx(0.6, abs=0.05)
+    assert bf16_mtp_extra_bytes(load_context(nvfp4, 0, 1, 1, 0, range(64))) / GiB == pytest.approx(0.6, abs=0.05)
     gb10 = _report(
         gpu="dgx-spark-gb10", weights="nvfp4-fp8attn", kv_dtype="fp8", deployment=mtp, context=262144,
         overhead=VllmProfile(engine_version="0.24.0", gpu_memory_utilization=0.7, max_num_seqs=8,
@@ -201,6 +204,30 @@ def test_weights_as_loaded_by_platform() -> None:
     )  # fmt: skip
     assert gb10.weights_bytes / GiB == pytest.approx(20.57, abs=0.15)
     assert gb10.block_size == 1600
+
+
+@pytest.mark.parametrize(
+    ("gpu", "weights", "model", "printed_gib"),
+    [
+        ("a100-sxm-80gb", "mxfp4", "openai/gpt-oss-20b", 13.72),  # Marlin MXFP4 padding (0.19-era A100 log)
+        ("rtx-3090", "fp8", "Qwen/Qwen3.8-27B", None),  # Marlin's 16-bit FP8 scales on Ampere
+        ("h100-sxm-80gb", "bf16", "meta-llama/Llama-3.1-8B", 14.99),  # the RoPE cache only
+    ],
+)
+def test_the_plan_shows_the_weights_as_loaded(gpu: str, weights: str, model: str, printed_gib: float | None) -> None:
+    """One answer: the plan's per-GPU weights (the CLI's weights line, the Memory chart) are the bytes the engine
+    report prints, padding and repacking included, for vLLM and for SGLang (which shares the MoE and Marlin
+    kernels); a generic overhead model keeps the checkpoint's bytes."""
+    request = _request(model=model, gpu=gpu, weights=weights, context=8192)
+    result = plan(request)
+    report = engine_report(request, result)
+    assert result.per_gpu.weights_bytes == report.weights_bytes
+    if printed_gib is not None:
+        assert report.weights_bytes / GiB == pytest.approx(printed_gib, abs=0.1)
+    checkpoint = plan(request.model_copy(update={"overhead": Estimate()})).per_gpu.weights_bytes
+    assert result.per_gpu.weights_bytes > checkpoint
+    sglang = request.model_copy(update={"overhead": SglangProfile()})
+    assert plan(sglang).per_gpu.weights_bytes == engine_report(sglang, plan(sglang)).weights_bytes
 
 
 def test_unified_memory_reads_memavailable() -> None:

@@ -75,11 +75,11 @@ class VllmStage(BaseModel, frozen=True, extra="forbid"):
 
 
 class StageOverrides(BaseModel, frozen=True, extra="forbid"):
-    """Figures measured from a log that replace the estimates (``None``: estimate)."""
+    """Figures measured from a log that replace the estimates (``None``: estimate); measured weights reach the plan
+    itself (:meth:`planner.engines.vllm.calibrated.Calibrated.loaded_weights_bytes`)."""
 
     activation: int | None = None
     non_torch: int | None = None
-    weights: int | None = None
     cuda_graph: int | None = None
     util_total: int | None = None  # the device total the log printed
 

@@ -1,4 +1,4 @@
-"""Overheads measured on a real start-up (see :func:`planner.sources.logs.calibrate`).
+"""Overheads measured on a real start-up (:func:`calibrated_from_log`, behind :func:`planner.sources.logs.calibrate`).
 
 The measured weights, activation peak, non-torch memory and device total replace vLLM's estimates; absent
 figures fall back to the vLLM profile's. A calibration travels in a shared link as a short string
@@ -15,9 +15,14 @@ from pydantic import Field, ValidationError
 
 from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.bounds.limits import MAX_GPU_MEMORY_BYTES, GpuMemoryBytes
-from planner.core.overhead import EngineProfile, EngineVersion, Fraction, OverheadBytes, StageContext
+from planner.core.overhead import EngineVersion, Fraction, LoadContext, OverheadBytes, StageContext
+from planner.core.units import GiB
+from planner.engines.base import CalibratedProfile
+from planner.engines.logfigures import ParsedLog
+from planner.engines.platform import platform_of
 from planner.engines.vllm.blocks import StageOverrides
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile, vllm_cudagraph_bytes
+from planner.engines.vllm.versions import vllm_rules
 
 # The short form's fields, by letter (Calibrated.to_token).
 CALIBRATION_LETTERS = (
@@ -36,7 +41,7 @@ _DIGITS = re.compile(r"[0-9]+")  # ASCII digits only (str.isdigit() accepts "²"
 _FRACTION = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,16})?(?:e-?[0-9]{1,2})?")
 
 
-class Calibrated(EngineProfile, frozen=True, extra="forbid"):
+class Calibrated(CalibratedProfile, frozen=True, extra="forbid"):
     """A vLLM profile whose working space was measured: figures given replace the estimates."""
 
     kind: Literal["calibrated"] = "calibrated"
@@ -59,18 +64,24 @@ class Calibrated(EngineProfile, frozen=True, extra="forbid"):
         return VllmProfile(engine_version=self.engine_version, gpu_memory_utilization=self.gpu_memory_utilization)
 
     def stage_overrides(self, pipeline_parallel: int) -> StageOverrides:
-        """The measured figures as overrides of vLLM's per-rank estimates (weights only without PP)."""
+        """The measured figures as overrides of vLLM's per-rank estimates (the weights reach the plan:
+        :meth:`loaded_weights_bytes`)."""
         return StageOverrides(
             activation=self.activation_bytes,
             non_torch=self.non_torch_bytes,
-            weights=self.weights_bytes if pipeline_parallel == 1 else None,
             cuda_graph=self.cuda_graph_bytes,
             util_total=self.total_memory_bytes,
         )
 
+    def loaded_weights_bytes(self, ctx: LoadContext) -> int:
+        """The measured weights ("Model loading took", one stage: the log's rank holds them all), else vLLM's."""
+        if self.weights_bytes is not None and ctx.pipeline_parallel == 1:
+            return self.weights_bytes
+        return self.base_profile().loaded_weights_bytes(ctx)
+
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
-        """Measured figures where given. The device total and the weights are folded into the reserve, which
-        stays non-negative: ``memory - util x total + (measured weights - estimated weights)``."""
+        """Measured figures where given. The device total is folded into the reserve, which stays non-negative:
+        ``memory - util x total``."""
         base = self.base_profile()
         activation = self.activation_bytes
         if activation is None:
@@ -78,15 +89,15 @@ class Calibrated(EngineProfile, frozen=True, extra="forbid"):
         framework = (
             self.non_torch_bytes
             if self.non_torch_bytes is not None
-            else base.non_torch_bytes(ctx.tensor_parallel, ctx.pipeline_parallel)
+            else base.non_torch_bytes(
+                ctx.tensor_parallel, ctx.pipeline_parallel, platform_of(ctx.platform), ctx.weights_bytes
+            )
         )
         if base.cudagraph_in_budget:
             graph = self.cuda_graph_bytes
             framework += graph if graph is not None else vllm_cudagraph_bytes(ctx.model, ctx, base)
         total = self.total_memory_bytes or ctx.gpu_memory_bytes
         reserved = ctx.gpu_memory_bytes - math.floor(self.gpu_memory_utilization * total)
-        if self.weights_bytes is not None and ctx.pipeline_parallel == 1:
-            reserved += self.weights_bytes - ctx.weights_bytes
         return OverheadBytes(activation_bytes=activation, framework_bytes=framework, reserved_bytes=max(0, reserved))
 
     def to_token(self) -> str:
@@ -131,3 +142,35 @@ class Calibrated(EngineProfile, frozen=True, extra="forbid"):
             return cls.model_validate(fields)
         except ValidationError as exc:
             raise PlannerError(f"calibration: {describe_validation_error(exc)}") from None
+
+
+V0_RELEASE = "0.6.4"  # a V0 log that names no release: the V0 rules the planner has (vllm#10517's v0.6.4 lines)
+
+
+def calibrated_from_log(
+    parsed: ParsedLog, engine_version: str | None = None, gpu_memory_utilization: float | None = None
+) -> Calibrated:
+    """A calibrated profile from a parsed log: the measured weights, activation peak, non-torch memory, CUDA-graph
+    memory and device total replace the estimates (any engine's log; vLLM's accounting)."""
+
+    def to_bytes(gib: float | None) -> int | None:
+        return None if gib is None or gib < 0 else round(gib * GiB)
+
+    if parsed.engine not in ENGINES:
+        raise PlannerError(f"calibration: {parsed.engine}'s figures are not calibrated (one of {', '.join(ENGINES)})")
+    version = engine_version or parsed.engine_version
+    version = version or (V0_RELEASE if parsed.format == "vllm-v0" else VLLM_DEFAULT_VERSION)
+    util = gpu_memory_utilization or parsed.gpu_memory_utilization or vllm_rules(version).default_gpu_memory_utilization
+    graph = parsed.cuda_graph_estimate_gib if parsed.cudagraph_in_budget else parsed.cuda_graph_gib
+    if parsed.peak_includes_graphs:  # the activation figure holds the estimate the budget subtracted
+        graph = 0.0
+    return Calibrated(
+        engine=parsed.engine,
+        engine_version=version,
+        gpu_memory_utilization=util,
+        total_memory_bytes=to_bytes(parsed.total_memory_gib) or None,
+        weights_bytes=to_bytes(parsed.weights_gib),
+        activation_bytes=to_bytes(parsed.activation_peak_gib),
+        non_torch_bytes=to_bytes(parsed.non_torch_gib),
+        cuda_graph_bytes=to_bytes(graph),
+    )

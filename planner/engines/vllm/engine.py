@@ -6,11 +6,13 @@ from typing import ClassVar
 
 from planner.bounds.errors import PlannerError
 from planner.core.overhead import EngineProfile
-from planner.engines.base import Engine, EngineReport
+from planner.engines.base import CalibratedProfile, Engine, EngineReport
+from planner.engines.logfigures import ParsedLog
 from planner.engines.logscan import Lines
 from planner.engines.settings import BY_NAME
 from planner.engines.support import EngineSupport
-from planner.engines.vllm.calibrated import Calibrated
+from planner.engines.vllm.calibrated import Calibrated, calibrated_from_log
+from planner.engines.vllm.logparse import parse_vllm
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
 from planner.engines.vllm.support import VLLM_SUPPORT
@@ -66,8 +68,17 @@ class VllmEngine(Engine):
         name = self.support.kv_cache_names.get(kv_dtype, "auto")
         return () if name == "auto" else ("--kv-cache-dtype", name)
 
+    log_fallback: ClassVar[bool] = True  # a log showing only a failure line (CUDA out of memory) reads as vLLM's
+
     def parse_log(self, lines: Lines) -> dict[str, object] | None:
-        return None  # planner.sources.logs parses vLLM's own lines (V0 and V1)
+        """V0's and V1's start-up lines (:mod:`planner.engines.vllm.logparse`)."""
+        return parse_vllm(lines)
+
+    def calibrate(
+        self, parsed: ParsedLog, engine_version: str | None, gpu_memory_utilization: float | None
+    ) -> CalibratedProfile | None:
+        """:func:`planner.engines.vllm.calibrated.calibrated_from_log`: any engine's figures, vLLM's accounting."""
+        return calibrated_from_log(parsed, engine_version, gpu_memory_utilization)
 
     def footprint_bytes(self, report: EngineReport, stage: StageMemory, profile: EngineProfile) -> int:
         """vLLM's budget ``util x total``, plus the CUDA graphs of releases that capture them after sizing the KV

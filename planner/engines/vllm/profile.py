@@ -39,15 +39,17 @@ from planner.core.overhead import (
     EngineProfile,
     EngineVersion,
     Fraction,
+    LoadContext,
     OverheadBytes,
     StageContext,
     layer_activation_bytes_per_token,
     parse_version,
 )
 from planner.core.units import GiB
-from planner.engines.platform import platform_by_name
+from planner.engines.platform import VllmPlatform, platform_of
 from planner.engines.vllm.defaults import default_batch
 from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
+from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
 from planner.engines.vllm.runner import uses_model_runner_v2
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 
@@ -242,20 +244,27 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         self,
         tensor_parallel: int,
         pipeline_parallel: int = 1,
-        peer_access: bool = True,
-        integrated: bool = False,
-        gb202: bool = False,
+        platform: VllmPlatform | None = None,
+        weights_bytes: int = 0,
     ) -> int:
-        """Non-torch memory of the profile run (CUDA context growth, cuBLAS, NCCL and all-reduce buffers); on
-        cards without peer access TP runs without the custom all-reduce buffers; on unified memory the host's
-        own growth during profiling counts too (vllm issue #46307, eugr/spark-vllm-docker PR #286); GB202 cards
-        (RTX 5090, RTX PRO 6000) show more, a share that falls with TP (fitted, ``VllmConstants.gb202_extra``)."""
+        """Non-torch memory of the profile run (CUDA context growth, cuBLAS, NCCL and all-reduce buffers), by
+        release era: at TP 2 and more, vLLM's NVLink collectives where the device has them
+        (:attr:`VllmPlatform.nvlink_collectives`), NCCL alone elsewhere; graphics dies (GeForce, RTX workstation)
+        hold more at TP 1, a share that divides with TP (fitted, ``VllmConstants.graphics_extra``). On unified
+        memory vLLM reads free memory as the host's MemAvailable (``utils/mem_utils.py`` ``MemorySnapshot.measure``,
+        0.27.0 :147-155), which the loaded checkpoint's host-side footprint (its page cache, the loader's staging)
+        lowers as well, so the profile counts a share of the ``weights_bytes`` this GPU loaded again (fitted,
+        ``VllmConstants.uma_weights_share``; vllm issue #46307, eugr/spark-vllm-docker PR #286). ``platform``
+        None: a datacenter device."""
         if not self.is_v1:
             return VLLM_V0_NON_TORCH
+        device = platform or VllmPlatform()
         era = self.fitted.non_torch_era(self.version)
-        extra = self.fitted.uma_extra if integrated else (self.fitted.gb202_extra // tensor_parallel if gb202 else 0)
+        extra = round(self.fitted.uma_weights_share * weights_bytes) if device.integrated else 0
+        if device.graphics_die:
+            extra += self.fitted.graphics_extra // tensor_parallel
         if tensor_parallel > 1:
-            tp2 = era.tp2 if peer_access or era.tp2_no_peer is None else era.tp2_no_peer
+            tp2 = era.tp2 if device.nvlink_collectives or era.tp2_nccl is None else era.tp2_nccl
             return tp2 + era.per_extra_rank * (tensor_parallel - 2) + extra
         return (era.pp if pipeline_parallel > 1 else era.tp1) + extra
 
@@ -284,6 +293,10 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
             encoder=constants.encoder_bytes if first and self.loads_encoder(model) else 0,
             pp_buffers=0 if first else 2 * tokens * (model.hidden_size or DEFAULT_HIDDEN) * act,
         )
+
+    def loaded_weights_bytes(self, ctx: LoadContext) -> int:
+        """ "Model loading took": :func:`planner.engines.vllm.loaded.vllm_loaded_weights_bytes`."""
+        return vllm_loaded_weights_bytes(ctx, is_multimodal(ctx.model), self.loads_encoder(ctx.model))
 
     def activation_bytes(self, ctx: StageContext) -> int:
         tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len)
@@ -339,13 +352,8 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         CUDA-graph estimate where the release subtracts it. With ``kv_cache_memory_bytes`` the reserve is whatever
         that leaves."""
         activation = self.activation_bytes(ctx)
-        platform = platform_by_name(ctx.gpu_name)
         framework = self.non_torch_bytes(
-            ctx.tensor_parallel,
-            ctx.pipeline_parallel,
-            platform.peer_access,
-            platform.integrated,
-            platform.capability == (12, 0),
+            ctx.tensor_parallel, ctx.pipeline_parallel, platform_of(ctx.platform), ctx.weights_bytes
         )
         layers = ctx.layers or (0, ctx.model.num_hidden_layers)
         if self.cudagraph_in_budget:

@@ -10,15 +10,16 @@ import math
 
 from pydantic import BaseModel
 
-from planner.engines.base import EngineReport, engine_total_bytes, gib_text, loader_extra_bytes, stage_total_bytes
+from planner.engines.base import EngineReport, engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
+from planner.engines.loading import kernel_padding_bytes
 from planner.engines.vllm.blocks import StageOverrides, VllmStage, estimate_max_len, needed_bytes, pages_per_request
 from planner.engines.vllm.failures import sampler_headroom, vllm_failure
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import stage_context, vllm_stage
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
-from planner.planning.plan import PlanRequest
+from planner.planning.plan import PlanRequest, load_context
 from planner.planning.results import PlanResult
 
 
@@ -115,7 +116,8 @@ def _sampler_note(request: PlanRequest, result: PlanResult, profile: VllmProfile
 def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage]) -> list[str]:
     first = stages[0]
     notes = []
-    extra = loader_extra_bytes(request, result.tensor_parallel, range(*result.stages[0].layers))
+    layers = range(*result.stages[0].layers)
+    extra = kernel_padding_bytes(load_context(request, 0, result.tensor_parallel, result.pipeline_parallel, 0, layers))
     if extra:
         notes.append(
             f"Weights as loaded exceed the checkpoint by {gib_text(extra)} GiB per GPU on this GPU (MXFP4 experts "

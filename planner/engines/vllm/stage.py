@@ -2,9 +2,9 @@
 estimate, the KV budget, and the blocks of its pages (:mod:`planner.engines.vllm.blocks`,
 :mod:`planner.engines.vllm.mamba`).
 
-- Weights: the plan's stage weights, the loader's platform padding (:mod:`planner.engines.loading`), the RoPE
-  cache, a vision tower vLLM keeps whole (Mistral-format Pixtral) or does not load at all (``--language-model-only``
-  or ``--limit-mm-per-prompt`` of 0), LoRA slots and the drafter ("Model loading took" counts them).
+- Weights: the plan's stage weights, already as vLLM loads them (:meth:`VllmProfile.loaded_weights_bytes`: the
+  kernels' padding, the RoPE cache, the vision tower as vLLM holds it), LoRA slots and the drafter ("Model loading
+  took" counts them).
 - Budget: ``util x total - weights - activation peak - non-torch - CUDA-graph estimate`` (the estimate from the
   releases that subtract it), or ``--kv-cache-memory``.
 - Pages: layers keyed by spec; an MTP or EAGLE drafter's attention layers have the target's spec and join the
@@ -19,15 +19,11 @@ import math
 from planner.core.blocks import LayerKind
 from planner.core.kv import kv_bytes_per_token_per_layer
 from planner.core.overhead import StageContext
-from planner.engines.base import loader_extra_bytes
-from planner.engines.loading import bf16_mtp_extra_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import LayerKey, StageOverrides, VllmStage, groups_of, layer_key
 from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.mamba import hybrid_block_size, mamba_mode, state_page_bytes, state_pages_per_request
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.rope import rope_cache_bytes
-from planner.engines.vllm.towers import replicated_tower_extra_bytes, tower_bytes_per_rank
 from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -50,6 +46,7 @@ def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, to
         layers=stage.layers,
         weights_format=request.resolved_weights,
         gpu_name=request.gpu.name if request.gpu is not None else None,
+        platform=request.gpu.platform if request.gpu is not None else None,
     )
 
 
@@ -70,20 +67,10 @@ def stage_graphs(request: PlanRequest, profile: VllmProfile, total: int) -> Grap
     return profile.graphs(seqs, batched, spec_tokens(request), platform.sm100_family, flashinfer)
 
 
-def loaded_weights(request: PlanRequest, result: PlanResult, profile: VllmProfile, stage_index: int) -> int:
-    """The weights one rank of the stage holds after loading (module docstring), LoRA and drafter included."""
-    model, tp = request.model, result.tensor_parallel
+def loaded_weights(result: PlanResult, stage_index: int) -> int:
+    """The weights one rank of the stage holds after loading: the plan's (as loaded), LoRA slots and the drafter."""
     stage = result.stages[stage_index]
-    layers = range(*stage.layers)
-    first = stage_index == 0
-    rope = rope_cache_bytes(model, 4 if request.resolved_weights == "fp32" else 2, layers)
-    tower = replicated_tower_extra_bytes(model, request.resolved_weights, tp, first)
-    if first and not profile.loads_encoder(model):
-        tower -= tower_bytes_per_rank(model, request.resolved_weights, tp)
-    last = stage_index == len(result.stages) - 1
-    extra = loader_extra_bytes(request, tp, layers) + (bf16_mtp_extra_bytes(request, tp) if last else 0)
-    weights = stage.weights_bytes + extra + rope + tower
-    return weights + stage.lora_bytes + stage.draft_bytes
+    return stage.weights_bytes + stage.lora_bytes + stage.draft_bytes
 
 
 def _keys(request: PlanRequest, profile: VllmProfile, layers: range, draft_layers: int) -> tuple[LayerKey, ...]:
@@ -93,11 +80,9 @@ def _keys(request: PlanRequest, profile: VllmProfile, layers: range, draft_layer
     return (*keys, *([("full", 0)] * draft_layers))
 
 
-def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> int:
+def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile, weights: int) -> int:
     platform = vllm_platform(request.gpu)
-    gb202 = platform.capability == (12, 0)
-    tp, pp = result.tensor_parallel, result.pipeline_parallel
-    return profile.non_torch_bytes(tp, pp, platform.peer_access, platform.integrated, gb202)
+    return profile.non_torch_bytes(result.tensor_parallel, result.pipeline_parallel, platform, weights)
 
 
 def vllm_stage(
@@ -113,11 +98,9 @@ def vllm_stage(
     model, tp = request.model, result.tensor_parallel
     layers = range(*result.stages[stage_index].layers)
     ctx = stage_context(request, result, stage_index, total)
-    weights = loaded_weights(request, result, profile, stage_index) if o.weights is None else o.weights
-    if o.weights is not None:
-        weights += result.stages[stage_index].lora_bytes + result.stages[stage_index].draft_bytes
+    weights = loaded_weights(result, stage_index)
     activation = profile.activation_bytes(ctx) if o.activation is None else o.activation
-    non_torch = _non_torch(request, result, profile) if o.non_torch is None else o.non_torch
+    non_torch = _non_torch(request, result, profile, weights) if o.non_torch is None else o.non_torch
     graphs = stage_graphs(request, profile, total)
     graph = profile.cudagraph_estimate_bytes(len(layers), graphs) if o.cuda_graph is None else o.cuda_graph
     in_budget_graph = graph if profile.cudagraph_in_budget else 0

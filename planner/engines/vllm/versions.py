@@ -57,10 +57,10 @@ class NonTorchEra(BaseModel, frozen=True, extra="forbid"):
 
     since: str
     tp1: int
-    tp2: int  # tensor parallel 2 (NCCL, custom and symmetric-memory all-reduce buffers)
+    tp2: int  # tensor parallel 2 with vLLM's NVLink collectives (VllmPlatform.nvlink_collectives: 9.0, 10.x)
     per_extra_rank: int = 0  # added per TP rank beyond 2
     pp: int  # a pipeline stage with TP 1
-    tp2_no_peer: int | None = None  # TP 2 on cards without peer access (GeForce: NCCL only, no custom all-reduce)
+    tp2_nccl: int | None = None  # TP 2 elsewhere: NCCL (and the custom all-reduce with peer access); None: tp2
     evidence: str = ""
 
 
@@ -81,8 +81,10 @@ class VllmConstants(BaseModel, frozen=True, extra="forbid"):
     init_baseline_tp1: int  # CUDA context before the worker's memory snapshot ("cuda_memory=" at init)
     init_baseline_tp: int  # the same with NCCL initialised (TP or PP > 1)
     sampler_risk_ratio: float  # post-capture free / sampler peak at which logged warm-ups still ran out of memory
-    uma_extra: int = 0  # non-torch added on unified-memory devices (host memory counted as the GPU's in profiling)
-    gb202_extra: int = 0  # non-torch added on GB202 cards (RTX 5090, RTX PRO 6000; compute capability 12.0)
+    # Non-torch added on unified memory, as a share of the weights one GPU loads: the loaded checkpoint's host-side
+    # footprint lowers MemAvailable, which vLLM reads as the device's free memory there (VllmProfile.non_torch_bytes)
+    uma_weights_share: Annotated[float, Field(ge=0, le=2)] = 0.0
+    graphics_extra: int = 0  # non-torch added on graphics dies at TP 1 (DevicePlatform.graphics_die), shared by TP
     fit: dict[str, Any] = Field(default_factory=dict)  # how the constants were fitted (cases, errors)
 
     def non_torch_era(self, version: tuple[int, int, int]) -> NonTorchEra:
@@ -113,16 +115,6 @@ def vllm_rules(version: str) -> VllmRules:
         if parse_version(rule["since"]) <= wanted:
             values[rule["name"]] = rule["value"]
     return VllmRules.model_validate({"version": wanted, **values})
-
-
-def rule_sources(version: str) -> dict[str, str]:
-    """The source of each rule in force for ``version`` (for notes and the docs)."""
-    wanted = parse_version(version)
-    sources: dict[str, str] = {}
-    for rule in sorted(_versions_data()["rule"], key=lambda r: parse_version(r["since"])):
-        if parse_version(rule["since"]) <= wanted:
-            sources[rule["name"]] = f"since {rule['since']}: {rule['source']}"
-    return sources
 
 
 def default_version() -> str:

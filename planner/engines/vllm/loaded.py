@@ -1,0 +1,25 @@
+"""The weights one GPU holds once vLLM has loaded them ("Model loading took X GiB"): the checkpoint's bytes, the
+kernels' padding and repacking on this device (:mod:`planner.engines.loading`), an MTP head a ModelOpt export keeps
+in BF16, the RoPE cos/sin cache each rotary layer builds (:mod:`planner.engines.vllm.rope`), and a vision tower vLLM
+keeps whole (Mistral-format Pixtral) or does not load at all (``--language-model-only`` or ``--limit-mm-per-prompt``
+of 0; :mod:`planner.engines.vllm.towers`). LoRA slots and a drafter's own weights are the plan's separate rows.
+"""
+
+from __future__ import annotations
+
+from planner.core.overhead import LoadContext
+from planner.engines.loading import bf16_mtp_extra_bytes, kernel_padding_bytes
+from planner.engines.vllm.rope import rope_cache_bytes
+from planner.engines.vllm.towers import replicated_tower_extra_bytes, tower_bytes_per_rank
+
+
+def vllm_loaded_weights_bytes(ctx: LoadContext, multimodal: bool, loads_encoder: bool) -> int:
+    """The weights of one GPU as vLLM loads them (module docstring); ``multimodal``: the model has a vision tower
+    to serve, ``loads_encoder``: vLLM loads it (not with ``--language-model-only``)."""
+    model, tp, weights = ctx.model, ctx.tensor_parallel, ctx.weights_format
+    first = ctx.is_first_stage
+    rope = rope_cache_bytes(model, 4 if weights == "fp32" else 2, range(*ctx.layers))
+    tower = replicated_tower_extra_bytes(model, weights, tp, first) if multimodal else 0
+    if first and multimodal and not loads_encoder:
+        tower -= tower_bytes_per_rank(model, weights, tp)
+    return ctx.weights_bytes + kernel_padding_bytes(ctx) + bf16_mtp_extra_bytes(ctx) + rope + tower
