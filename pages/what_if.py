@@ -109,9 +109,9 @@ def render(sel: Selection) -> None:
     st.caption(
         "Solid: paged engines (vLLM, SGLang, TensorRT-LLM) take blocks of 16 tokens as a conversation grows"
         + ("; dashed: each conversation reserves the full length up front (llama.cpp slots)" if contiguous else "")
-        + ". Eight times the context is an eighth of the conversations (seed text 001). Each dot is where its line "
-        "crosses the target; the dotted line is the sidebar's context, the diamond the sidebar's own set-up; a name "
-        "struck out holds not even one conversation of the shortest length."
+        + ". Eight times the context is an eighth of the conversations (“Memory Planning for LLMs”). Each dot is "
+        "where its line crosses the target; the dotted line is the sidebar's context, the diamond the sidebar's own "
+        "set-up; a name struck out holds not even one conversation of the shortest length."
     )
     page = links.page_params(
         PATH,

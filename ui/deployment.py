@@ -17,12 +17,13 @@ from model_catalog import get_gpu, get_model
 from planner.assessment.assess import Assessment
 from planner.assessment.search import (
     best_layer_split,
-    cpu_offload_needed,
+    deployment_answers,
     footprint_bytes,
-    gpu_layers_that_fit,
+    offload_cures,
     side_by_side,
 )
 from planner.assessment.summary import deployment_data
+from planner.assessment.words import refusal
 from planner.bounds.errors import PlannerError
 from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.mixed import stage_gpu
@@ -245,13 +246,28 @@ def results(box: Any, a: Assessment) -> None:
 
 
 def _answers(box: Any, a: Assessment) -> None:
+    """The section's answers (:func:`planner.assessment.search.deployment_answers`, the CLI's): layers that fit,
+    the offload needed — or, when memory in use stops the engine, that offloading does not cure it and the memory
+    fraction that does."""
     options = a.request.deployment
-    support = get_engine(a.report.engine).support if a.report else None
-    if support is None:
+    if a.report is None:
         return
-    if support.layer_offload_flags and options is not None and options.gpu_layers is not None:
-        fit = gpu_layers_that_fit(a.request)
+    asked_layers = options is not None and options.gpu_layers is not None
+    asked_offload = options is not None and bool(options.cpu_offload_bytes)
+    found = deployment_answers(a, None, asked_layers, asked_offload)
+    if "gpu_layers_that_fit" in found:
+        fit = found["gpu_layers_that_fit"]
         box.markdown(f"Layers that fit on the GPU: **{'none' if fit is None else f'-ngl {fit}'}**.")
-    if support.cpu_offload_flag and (not a.fits or (options is not None and options.cpu_offload_bytes)):
-        needed = cpu_offload_needed(a.request)
-        box.markdown(f"Offload needed: **{'more than the weights' if needed is None else f'{needed} GiB per GPU'}**.")
+    if "cpu_offload_gib_needed" in found:
+        needed = found["cpu_offload_gib_needed"]
+        if needed is not None:
+            box.markdown(f"Offload needed: **{needed} GiB per GPU**.")
+        elif offload_cures(a):
+            box.markdown("Offload needed: **more than the weights** (offloading them all does not start it).")
+    if not offload_cures(a):
+        label = a.engine_label
+        box.markdown(f"Offloading weights does not cure this: {label} would refuse to start {refusal(a.report)}")
+    if found.get("memory_fraction_that_starts") is not None:
+        fraction = found["memory_fraction_that_starts"]
+        flag = get_engine(a.report.engine).fraction_flag or "its memory fraction"
+        box.markdown(f"A memory fraction of **{fraction:.2f}** ({flag}) starts it (see the nearest set-ups).")

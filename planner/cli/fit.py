@@ -92,8 +92,9 @@ def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
 def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:
     """What ``fit --json`` prints: the same figures and verdict as every page
     (:func:`planner.assessment.assess.assess`).
-    Bytes are per GPU of the limiting stage unless named otherwise; per-replica and total figures say which."""
-    result, gpu = a.result, a.result.per_gpu
+    Bytes are per GPU of the limiting stage unless named otherwise, as the engine leaves it (no KV pool when it
+    refuses to start: :attr:`Assessment.allocated`); per-replica and total figures say which."""
+    result, gpu = a.result, a.allocated.per_gpu
     status = a.report.failure_kind if a.report is not None and a.report.failure_kind else None
     return {
         "model": result.model_id,
@@ -200,7 +201,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             ("conversations", f"{a.conversations:,} of {args.context:,} tokens at once ({a.concurrency:.2f} exact)"),
             *deployment_rows(data, unit),
             *[("warning", w) for w in result.warnings],
-            *[(f"{args.engine} prints", line) for line in (a.report.lines if a.report else ())],
+            *[(f"{a.engine_label} prints", line) for line in (a.report.lines if a.report else ())],
         ]
     )
     return 0 if a.fits else 1

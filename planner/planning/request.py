@@ -69,6 +69,8 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
     def resolved_parallelism(self) -> tuple[int, int]:
         if self.tensor_parallel is None:
             if self.pipeline_parallel == 1:
+                if self.overhead.splits_layers and 1 < self.gpu_count <= self.model.num_hidden_layers:
+                    return 1, self.gpu_count  # whole layers on each GPU (llama.cpp --split-mode layer)
                 return default_parallelism(self.model, self.gpu_count)
             return max(1, self.gpu_count // self.pipeline_parallel), self.pipeline_parallel
         return self.tensor_parallel, self.pipeline_parallel
