@@ -17,6 +17,7 @@ from planner.advisor.workload import FORM_FACTORS, VENDORS
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_BUDGET_USD, MAX_CONTEXT, MAX_PARALLEL, MAX_USERS
 from planner.cli.args import decimal, whole
+from planner.cli.schema import SCHEMA_VERSION
 from planner.cli.table import print_table
 from planner.core.precision import WEIGHT_FORMATS
 
@@ -107,7 +108,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
 
 def ranking_data(ranking: Ranking) -> dict[str, Any]:
     """What ``advise --json`` prints: the ranking and its recommendation."""
-    data = ranking.model_dump(mode="json")
+    data = {"schema_version": SCHEMA_VERSION, **ranking.model_dump(mode="json")}
     data["recommendation"] = recommendation(ranking)
     data["verdict"] = verdict(ranking)
     data["rejection_counts"] = ranking.rejection_counts()

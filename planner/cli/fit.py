@@ -21,6 +21,7 @@ from planner.cli.deploy import (
     fit_gpus,
     with_stages,
 )
+from planner.cli.schema import with_deprecated_names
 from planner.cli.table import print_table
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.overhead import OverheadModel
@@ -175,7 +176,7 @@ def _request(args: argparse.Namespace) -> PlanRequest:
 def cmd_fit(args: argparse.Namespace) -> int:
     a, others = colocated(_request(args), args)
     request = a.request
-    data = {**fit_data(a), **answers(a, args), **({"colocated": others} if others else {})}
+    data = with_deprecated_names({**fit_data(a), **answers(a, args), **({"colocated": others} if others else {})})
     if args.json:
         print(json.dumps(data, indent=2))
         return 0 if a.fits else 1
