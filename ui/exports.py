@@ -85,7 +85,7 @@ def page_inputs(params: Mapping[str, str | list[str]], names: Mapping[str, str] 
         if setting is None or setting.scope == settings.SIDEBAR:
             continue
         values = [v for v in (value if isinstance(value, list) else [value]) if v != ""]
-        words = [{"true": "yes", "false": "no"}.get(v, (names or {}).get(v, v)) for v in values]
+        words = [{"true": "yes", "false": "no"}.get(v, (names or {}).get(v, setting.word(v))) for v in values]
         shown[setting.label] = ", ".join(words) or "none"
     return shown
 

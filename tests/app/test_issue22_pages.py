@@ -154,3 +154,9 @@ def test_compare_shows_only_the_kv_dtypes_the_engine_keeps() -> None:
     assert {"int8", "int4"}.isdisjoint(vllm["x"]) and "fp8" in vllm["x"]
     llama = json.loads(run_page("compare", {"engine": "llamacpp"}).get("plotly_chart")[0].proto.spec)["data"][0]
     assert "fp8" not in llama["x"] and {"int8", "int4"} <= set(llama["x"])
+
+
+def test_the_advisor_workload_choice_is_in_words() -> None:
+    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-8B", "context": "4096", "users": "8"})
+    options = at.selectbox(key="preset").options
+    assert "sidebar" not in options and "the sidebar's context and users" in options
