@@ -43,6 +43,15 @@ def _key(name: str) -> str:
     return f"{FORM_KEY}.{name}"
 
 
+def _seeded(name: str, value: Any) -> str:
+    """The field's key, its starting value put in the session first: a field starts from the model shown (the
+    browser would otherwise keep what it showed for the previous model, since a keyed field keeps its identity)."""
+    key = _key(name)
+    if key not in st.session_state:
+        st.session_state[key] = value
+    return key
+
+
 def _start_from(spec: ModelSpec) -> None:
     """When the model planned changed since the form was last drawn (an upload, a submitted form, the sidebar),
     the fields start again from its figures: their old values are forgotten."""
@@ -58,7 +67,7 @@ def _number(where: Any, label: str, low: int, high: int, value: Any) -> int:
     current model can lie outside it: Llama 4 Scout's 10,485,760-token context)."""
     finite = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     start = max(low, min(high, int(value) if finite else low))
-    number: int = where.number_input(label, low, high, start, key=_key(label))
+    number: int = where.number_input(label, low, high, key=_seeded(label, start))
     return number
 
 
@@ -72,13 +81,12 @@ def _shape(base: ModelSpec, prefill: dict[str, Any]) -> dict[str, Any]:
     c1, c2 = st.columns(2)
     data: dict[str, Any] = {
         "id": c1.text_input(
-            "Name / id", value=str(prefill.get("id", "my-org/my-model"))[:120], max_chars=120, key=_key("id")
+            "Name / id", max_chars=120, key=_seeded("id", str(prefill.get("id", "my-org/my-model"))[:120])
         ),
         "native_dtype": c2.selectbox(
             "Checkpoint precision",
             list(WEIGHT_FORMATS),
-            index=list(WEIGHT_FORMATS).index(base.native_dtype) if base.native_dtype in WEIGHT_FORMATS else 1,
-            key=_key("native_dtype"),
+            key=_seeded("native_dtype", base.native_dtype if base.native_dtype in WEIGHT_FORMATS else "bf16"),
         ),
     }
     c1, c2, c3, c4 = st.columns(4)
@@ -99,13 +107,13 @@ def _shape(base: ModelSpec, prefill: dict[str, Any]) -> dict[str, Any]:
         (c2, "attention_bias", "q/k/v bias"),
         (c3, "qk_norm", "q/k norm"),
     ):
-        data[name] = where.checkbox(label, bool(value(name, False)), key=_key(name))
+        data[name] = where.checkbox(label, key=_seeded(name, bool(value(name, False))))
     data["num_parameters"] = (
         _number(st, "Total parameters, if known (0: compute from the shape)", 0, 10**13, value("num_parameters", 0))
         or None
     )
     c1, c2 = st.columns(2)
-    layout = PATTERNS[c1.selectbox("Attention layout", list(PATTERNS), key=_key("layout"))]
+    layout = PATTERNS[c1.selectbox("Attention layout", list(PATTERNS), key=_seeded("layout", next(iter(PATTERNS))))]
     window = _number(c2, "Window / chunk (tokens)", 1, settings.MAX_CONTEXT, value("sliding_window", 4096))
     if layout:
         data["layer_pattern"] = layout
@@ -115,7 +123,7 @@ def _shape(base: ModelSpec, prefill: dict[str, Any]) -> dict[str, Any]:
 
 def _moe(prefill: dict[str, Any]) -> dict[str, Any] | None:
     with st.expander("Mixture of experts"):
-        on = st.checkbox("MoE layers", bool(prefill.get("num_experts")), key=_key("moe"))
+        on = st.checkbox("MoE layers", key=_seeded("moe", bool(prefill.get("num_experts"))))
         m1, m2, m3, m4 = st.columns(4)
         moe = {
             "num_experts": _number(m1, "experts", 1, 4096, prefill.get("num_experts") or 8),
@@ -130,7 +138,7 @@ def _moe(prefill: dict[str, Any]) -> dict[str, Any] | None:
 
 def _mla(prefill: dict[str, Any]) -> dict[str, Any] | None:
     with st.expander("Multi-head latent attention (DeepSeek)"):
-        on = st.checkbox("MLA", bool(prefill.get("kv_lora_rank")), key=_key("mla"))
+        on = st.checkbox("MLA", key=_seeded("mla", bool(prefill.get("kv_lora_rank"))))
         a1, a2, a3, a4 = st.columns(4)
         mla = {
             "kv_lora_rank": _number(a1, "kv_lora_rank", 1, 65536, prefill.get("kv_lora_rank") or 512),

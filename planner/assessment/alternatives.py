@@ -121,7 +121,7 @@ def _wider_split(request: PlanRequest, goal: int, found: Assessment) -> Alternat
     wide_tp, wide_pp = auto.resolved_parallelism
     if wide_tp * wide_pp <= tp * pp or (request.deployment is not None and request.deployment.stage_gpus):
         return None
-    return _try(auto, f"{split_label(auto)} on the same {request.gpu_count} GPUs", goal)
+    return _try(auto, f"{split_label(auto, short=True)} on the same {request.gpu_count} GPUs", goal)
 
 
 def _more_gpus(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
@@ -138,7 +138,7 @@ def _more_gpus(request: PlanRequest, goal: int, found: Assessment) -> Alternativ
     adds = [] if found.state is VerdictState.WEIGHTS_DO_NOT_FIT else more
     for count in sorted([*wider[:MORE_GPU_TRIALS], *adds[:MORE_GPU_TRIALS]])[:MORE_GPU_TRIALS]:
         changed = _split(request, count)
-        alternative = _try(changed, f"{count} GPUs ({split_label(changed)})", goal)
+        alternative = _try(changed, f"{count} GPUs ({split_label(changed, short=True)})", goal)
         if alternative:
             return alternative
     return None

@@ -50,10 +50,11 @@ def setup_label(request: PlanRequest) -> str:
     return f"{request.gpu_count} × {name}"
 
 
-def split_label(request: PlanRequest, result: PlanResult | None = None) -> str:
+def split_label(request: PlanRequest, result: PlanResult | None = None, short: bool = False) -> str:
     """How the model is spread over the GPUs, in the engine's terms: ``'TP 2 × PP 1'`` for an engine that splits
     every layer (vLLM, SGLang, TensorRT-LLM), ``'layers split over 2 GPUs'`` for one that splits whole layers
-    (llama.cpp ``--split-mode layer``), with the data-parallel replicas (the plan's, else the request's split)."""
+    (llama.cpp ``--split-mode layer``), with the data-parallel replicas (the plan's, else the request's split);
+    ``short`` leaves out "× PP 1"."""
     if result is not None:
         tp, pp, replicas = result.tensor_parallel, result.pipeline_parallel, result.replicas
     else:
@@ -62,7 +63,7 @@ def split_label(request: PlanRequest, result: PlanResult | None = None) -> str:
     if request.overhead.splits_layers and tp == 1:
         split = f"layers split over {pp} GPUs" if pp > 1 else "whole model on one GPU"
     else:
-        split = f"TP {tp} × PP {pp}"
+        split = f"TP {tp}" if short and pp == 1 else f"TP {tp} × PP {pp}"
     return split + (f" · {replicas} replicas" if replicas > 1 else "")
 
 
