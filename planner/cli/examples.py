@@ -66,9 +66,10 @@ def rewrite(text: str) -> str:
     """``text`` with every example section replaced by what the planner says now."""
     for name, example in EXAMPLES.items():
         section(text, name)  # the markers exist
-        text = re.sub(
-            rf"(<!-- {name} -->)(.*?)(<!-- /{name} -->)", lambda m, e=example: m[1] + e() + m[3], text, flags=re.S
-        )
+        start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+        before, _, rest = text.partition(start)
+        _, _, after = rest.partition(end)
+        text = f"{before}{start}{example()}{end}{after}"
     return text
 
 
