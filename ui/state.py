@@ -201,6 +201,10 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
         label = get_engine(self.engine).label
         return f"What {label} runs on {self.gpu.name}: {len(weights)} weight formats, KV cache in {', '.join(kvs)}."
 
+    def runs(self, weights: str, kv_dtype: str) -> bool:
+        """Whether the selection's engine runs ``weights`` with a ``kv_dtype`` cache on its GPU."""
+        return pair_runs(self.engine, weights, kv_dtype, self.gpu, self.spec.moe is not None)
+
     def runnable_pairs(self) -> set[str]:
         """Every ``weights/kv`` pair of :meth:`grid_formats` the engine runs on this GPU."""
         weights, kvs = self.grid_formats()

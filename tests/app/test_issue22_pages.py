@@ -160,3 +160,10 @@ def test_the_advisor_workload_choice_is_in_words() -> None:
     at = run_page("advisor", {"model": "meta-llama/Llama-3.1-8B", "context": "4096", "users": "8"})
     options = at.selectbox(key="preset").options
     assert "sidebar" not in options and "the sidebar's context and users" in options
+
+
+def test_the_what_if_curves_are_pairs_the_engine_runs() -> None:
+    vllm = run_page("what_if", {"engine": "vllm"}).multiselect(key="curves").options
+    assert not any(o.startswith("q4_k_m") or o.endswith("/int8") for o in vllm) and "fp8/fp8" in vllm
+    llama = run_page("what_if", {"engine": "llamacpp"}).multiselect(key="curves").options
+    assert not any("fp8" in o or "int4-awq" in o for o in llama) and "q4_k_m/int8" in llama
