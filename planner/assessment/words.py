@@ -60,8 +60,8 @@ def split_label(request: PlanRequest, result: PlanResult | None = None, short: b
     else:
         tp, pp = request.resolved_parallelism
         replicas = max(1, request.gpu_count // (tp * pp))
-    if request.overhead.splits_layers and tp == 1:
-        split = f"layers split over {pp} GPUs" if pp > 1 else "whole model on one GPU"
+    if request.overhead.splits_layers:  # one llama-server over tp x pp GPUs: --tensor-split, whole layers each
+        split = f"layers split over {tp * pp} GPUs" if tp * pp > 1 else "whole model on one GPU"
     else:
         split = f"TP {tp}" if short and pp == 1 else f"TP {tp} × PP {pp}"
     return split + (f" · {replicas} replicas" if replicas > 1 else "")

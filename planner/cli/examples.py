@@ -15,14 +15,15 @@ from planner.assessment.alternatives import nearest_fitting
 from planner.assessment.assess import assess
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions
-from planner.engines.registry import engine_profile
+from planner.engines.registry import default_engine, engine_profile
 from planner.planning.plan import PlanRequest
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _llama_70b_fp8(used_gib: float = 0.0) -> PlanRequest:
-    """The README's running example: Llama-3.1-70B, FP8 weights and KV cache, 32k tokens, 2 x H100 SXM, vLLM."""
+    """The README's running example: Llama-3.1-70B, FP8 weights and KV cache, 32k tokens, 2 x H100 SXM, the default
+    engine."""
     gpu = get_gpu("h100-sxm-80gb")
     return PlanRequest(
         model=get_model("meta-llama/Llama-3.1-70B").spec,
@@ -33,7 +34,7 @@ def _llama_70b_fp8(used_gib: float = 0.0) -> PlanRequest:
         kv_dtype="fp8",
         context_tokens=32768,
         max_model_len=32768,
-        overhead=engine_profile("vllm"),
+        overhead=engine_profile(default_engine()),  # the first registered engine (vLLM)
         deployment=DeploymentOptions(used_memory_bytes=round(used_gib * GiB)) if used_gib else None,
     )
 
