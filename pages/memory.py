@@ -6,12 +6,14 @@ import streamlit as st
 
 from planner.assessment.alternatives import nearest_fitting
 from planner.assessment.assess import Assessment, VerdictState
+from planner.assessment.search import current_fraction
+from planner.assessment.words import refusal, split_label
 from planner.bounds.errors import PlannerError
 from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
 from planner.core.units import GiB, format_tokens
 from planner.engines.base import EngineReport
-from planner.engines.registry import engines, get_engine, launch_commands, max_model_len_allowed
+from planner.engines.registry import engines, get_engine, launch_commands, max_model_len_allowed, profile_label
 from planner.sources.logs import calibrate, parse_log
 from ui import binding, deployment, exports, figures, frame, links, settings, tables, text
 from ui.common import share_and_export
@@ -30,7 +32,11 @@ def _alternatives(sel: Selection, a: Assessment, page: dict[str, str | list[str]
     found = nearest_fitting(a.request, goal)
     st.subheader("Nearest set-ups that meet the target" if goal else "Nearest set-ups that fit")
     if not found:
-        st.info("Nothing close does: try a GPU with more memory.", icon=":material/info:")
+        st.info(
+            "Nothing close does — not another memory fraction, more GPUs (up to 64), a smaller format or a shorter "
+            "context: try a GPU with more memory.",
+            icon=":material/info:",
+        )
     for alt in found:
         result = alt.assessment.result
         changes: dict[str, str | list[str]] = {
@@ -41,6 +47,9 @@ def _alternatives(sel: Selection, a: Assessment, page: dict[str, str | list[str]
             settings.KV.url: result.kv_dtype,
             settings.CONTEXT.url: str(result.context_tokens),
         }
+        fraction = current_fraction(alt.request)
+        if fraction is not None and fraction != current_fraction(a.request):
+            changes[settings.UTIL.url] = f"{fraction:g}"  # the memory-fraction lever
         link = links.query_string(sel, {**page, **changes})
         st.markdown(
             f"- **{alt.change}** → {alt.assessment.conversations:,} conversations of "
@@ -105,7 +114,11 @@ def _engine_section(sel: Selection, a: Assessment) -> None:
     for note in report.notes:
         st.caption(as_text(note))
     allowed = max_model_len_allowed(a.request, a.result)
-    st.markdown(f"Largest `--max-model-len` this set-up allows: **{allowed:,} tokens**.")
+    words = get_engine(report.engine).context_limit_words()
+    if allowed == 0 and report.failure is not None:
+        st.markdown(f"No {words} starts this set-up: {name} would refuse to start, {refusal(report)}")
+    else:
+        st.markdown(f"Largest {words} this set-up allows: **{allowed:,} tokens**.")
     commands = launch_commands(a.request, a.result)
     registered = engines()
     # In a popover: its code blocks (and their highlighter, 1.5 MB of script) load when it is opened, not
@@ -144,18 +157,17 @@ def render(sel: Selection) -> None:
     head.title(as_text(f"{model_name} on {text.setup_label(request)}"))
     head.caption(
         f"{weight_format(result.weights).label} weights · {kv_format(result.kv_dtype).label} KV cache · "
-        f"TP {result.tensor_parallel} × PP {result.pipeline_parallel}"
-        + (f" · {result.replicas} replicas" if result.replicas > 1 else "")
-        + f" · {text.context_label(result.context_tokens)}-token conversations · {sel.engine} profile"
+        f"{split_label(request, result)} · {text.context_label(result.context_tokens)}-token conversations · "
+        + (f"{a.engine_label} {a.report.engine_version}" if a.report else profile_label(sel.engine))
     )
     deployment.results(box, a)
     verdict = a.sentence(unit)
     with head:
         ALERTS[a.tone](as_text(verdict), icon=ICONS[a.tone])
         _metrics(sel, a)
-        fig = figures.memory_figure(result, unit, title=f"Memory per GPU ({unit})")
+        fig = figures.memory_figure(a.allocated, unit, title=text.chart_title(a, unit))
         st.plotly_chart(fig, width="stretch", config=figures.CHART_CONFIG)
-        st.html(tables.html_table(tables.breakdown_rows(result, unit)))  # no data grid to load before the chart
+        st.html(tables.html_table(tables.breakdown_rows(a.allocated, unit)))  # no data grid before the chart
     for warning in result.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
     if a.state is not VerdictState.MEETS_TARGET:

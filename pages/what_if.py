@@ -17,13 +17,15 @@ from ui.guard import as_text
 from ui.state import Selection
 
 PATH = settings.WHAT_IF
-CURVE_OPTIONS = [f"{w}/{kv}" for w in ("bf16", "fp8", "int4-awq", "q4_k_m") for kv in ("bf16", "fp8")]
+# The pairs offered besides the sidebar's: of these, the ones the engine runs on the sidebar's GPU.
+CURVE_OPTIONS = [f"{w}/{kv}" for w in ("bf16", "fp8", "int4-awq", "q8_0", "q4_k_m") for kv in ("bf16", "fp8", "int8")]
 POINTS = 40
 
 
 def _curve_choices(sel: Selection) -> list[str]:
     current = f"{sel.weights}/{sel.kv_dtype}"
-    return [current, *[c for c in CURVE_OPTIONS if c != current]]
+    runs = [c for c in CURVE_OPTIONS if c != current and sel.runs(*c.split("/"))]
+    return [current, *runs]
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -109,9 +111,9 @@ def render(sel: Selection) -> None:
     st.caption(
         "Solid: paged engines (vLLM, SGLang, TensorRT-LLM) take blocks of 16 tokens as a conversation grows"
         + ("; dashed: each conversation reserves the full length up front (llama.cpp slots)" if contiguous else "")
-        + ". Eight times the context is an eighth of the conversations (seed text 001). Each dot is where its line "
-        "crosses the target; the dotted line is the sidebar's context, the diamond the sidebar's own set-up; a name "
-        "struck out holds not even one conversation of the shortest length."
+        + ". Eight times the context is an eighth of the conversations (“Memory Planning for LLMs”). Each dot is "
+        "where its line crosses the target; the dotted line is the sidebar's context, the diamond the sidebar's own "
+        "set-up; a name struck out holds not even one conversation of the shortest length."
     )
     page = links.page_params(
         PATH,

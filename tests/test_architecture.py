@@ -36,7 +36,7 @@ DOCTESTED = (
     "planner.core.inspection",
     "planner.core.kv",
     "planner.core.precision",
-    "planner.assessment.assess",
+    "planner.assessment.words",
     "planner.core.overhead",
     "planner.engines.base",
     "ui.settings.parsing",

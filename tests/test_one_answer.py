@@ -136,7 +136,7 @@ def test_every_surface_gives_the_same_answer(sel: Selection, capsys: pytest.Capt
     for label, value in exports.headline_figures(a, sel.unit):
         assert f"<div class='label'>{label}</div><div class='value'>{value}</div>" in html
     # the advisor's row for the same set-up (PP 1; it plans every split it can rent)
-    if sel.pipeline_parallel == 1 and a.fits and sel.engine != "simple":
+    if a.result.pipeline_parallel == 1 and a.fits and sel.engine != "simple":
         row = _advisor_row(sel)
         if isinstance(row, Option):
             event("advisor row")

@@ -108,8 +108,10 @@ def record(setting: Setting, value: Any) -> Any:
 
 
 def choose(where: Any, setting: Setting, options: Sequence[T], default: T, **kwargs: Any) -> T:
-    """A select box over ``options`` holding the setting's value."""
+    """A select box over ``options`` holding the setting's value (shown in the setting's words, when it has some)."""
     ensure(setting, lambda v: v in options, default)
+    if setting.words and "format_func" not in kwargs:
+        kwargs["format_func"] = setting.word
     value: T = where.selectbox(setting.label, list(options), key=setting.url, help=setting.help, **kwargs)
     return record(setting, value)  # type: ignore[no-any-return]
 

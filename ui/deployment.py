@@ -17,12 +17,13 @@ from model_catalog import get_gpu, get_model
 from planner.assessment.assess import Assessment
 from planner.assessment.search import (
     best_layer_split,
-    cpu_offload_needed,
+    deployment_answers,
     footprint_bytes,
-    gpu_layers_that_fit,
+    offload_cures,
     side_by_side,
 )
 from planner.assessment.summary import deployment_data
+from planner.assessment.words import refusal
 from planner.bounds.errors import PlannerError
 from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.mixed import stage_gpu
@@ -133,34 +134,78 @@ def options_from(sel: Selection, values: dict[str, Any]) -> Built:
     return Built(options, notes)
 
 
-def _offload_widgets(box: Any, sel: Selection) -> dict[str, Any]:
+def not_taken(sel: Selection) -> dict[str, str]:
+    """The section's settings the selection's engine has no option for (URL name -> the engine's reason): they
+    are drawn disabled at their defaults. A generic profile takes them all."""
+    engine = _engine_kind(sel)
+    if engine not in engine_names():
+        return {}
+    support = get_engine(engine).support
+    label, off = support.label, {}
+    if not support.layer_offload_flags:
+        for s in (S.GPU_LAYERS, S.CPU_MOE, S.HOST_BANDWIDTH):
+            off[s.url] = f"{label} does not keep layers in system RAM (-ngl / --n-cpu-moe)"
+    if not support.cpu_offload_flag:
+        off[S.CPU_OFFLOAD.url] = f"{label} has no --cpu-offload-gb" + (
+            f"; it keeps layers in system RAM with {support.layer_offload_flags[0]}"
+            if support.layer_offload_flags
+            else ""
+        )
+    if not support.kv_offload_backends:
+        for s in (S.KV_OFFLOAD, S.PREFIX_TOKENS, S.HIT_RATE):
+            off[s.url] = f"{label} has no KV offload tier planned here"
+    if not support.lora_flag:
+        off[S.MAX_LORAS.url] = off[S.LORA_RANK.url] = f"{label}'s LoRA adapter slots are not planned here"
+    if not support.speculative_methods:
+        for s in (S.SPEC_METHOD, S.DRAFT_MODEL, S.SPEC_TOKENS):
+            off[s.url] = f"{label} runs no speculative decoding here"
+    elif "draft" not in support.speculative_methods:
+        off[S.DRAFT_MODEL.url] = f"{label} takes no draft model"
+    if not support.stage_split:
+        off[S.STAGE_GPUS.url] = f"{label} does not split layers unevenly over mixed GPUs"
+    return off
+
+
+def _draw(where: Any, setting: settings.Setting, off: dict[str, str], draw: Any, *args: Any, **kwargs: Any) -> Any:
+    """A section widget: disabled at its default when the engine does not take it (a link's value is noted)."""
+    if setting.url in off:
+        default = DEFAULTS[setting.url]
+        binding.ensure(setting, lambda v: v == default, default, as_text(off[setting.url]))
+        kwargs["disabled"] = True
+    return draw(where, setting, *args, **kwargs)
+
+
+def _offload_widgets(box: Any, sel: Selection, off: dict[str, str]) -> dict[str, Any]:
     n = sel.spec.num_hidden_layers
     c1, c2, c3, c4 = box.columns(4)
-    ngl = binding.choose(c1, S.GPU_LAYERS, ["all", *map(str, range(n + 2))], "all")
-    moe = binding.number(c2, S.CPU_MOE, 0, n, 0, step=1)
-    gib = binding.number(c3, S.CPU_OFFLOAD, 0.0, S.MAX_GIB, 0.0, step=1.0, format="%.1f")
-    bw = binding.number(c4, S.HOST_BANDWIDTH, 1.0, 10_000.0, 89.6, step=10.0, format="%.1f")
+    ngl = _draw(c1, S.GPU_LAYERS, off, binding.choose, ["all", *map(str, range(n + 2))], "all")
+    moe = _draw(c2, S.CPU_MOE, off, binding.number, 0, n, 0, step=1)
+    gib = _draw(c3, S.CPU_OFFLOAD, off, binding.number, 0.0, S.MAX_GIB, 0.0, step=1.0, format="%.1f")
+    bw = _draw(c4, S.HOST_BANDWIDTH, off, binding.number, 1.0, 10_000.0, 89.6, step=10.0, format="%.1f")
     return {S.GPU_LAYERS.url: ngl, S.CPU_MOE.url: moe, S.CPU_OFFLOAD.url: gib, S.HOST_BANDWIDTH.url: bw}
 
 
-def _tier_and_lora_widgets(box: Any) -> dict[str, Any]:
+def _tier_and_lora_widgets(box: Any, off: dict[str, str]) -> dict[str, Any]:
     c1, c2, c3, c4, c5 = box.columns(5)
     return {
-        S.KV_OFFLOAD.url: binding.number(c1, S.KV_OFFLOAD, 0.0, S.MAX_GIB, 0.0, step=8.0, format="%.1f"),
-        S.PREFIX_TOKENS.url: binding.number(c2, S.PREFIX_TOKENS, 0, S.MAX_CONTEXT, 0, step=256),
-        S.HIT_RATE.url: binding.number(c3, S.HIT_RATE, 0.0, 1.0, 1.0, step=0.05, format="%.2f"),
-        S.MAX_LORAS.url: binding.number(c4, S.MAX_LORAS, 0, 1024, 0, step=1),
-        S.LORA_RANK.url: binding.choose(c5, S.LORA_RANK, list(LORA_RANKS), 16),
+        S.KV_OFFLOAD.url: _draw(c1, S.KV_OFFLOAD, off, binding.number, 0.0, S.MAX_GIB, 0.0, step=8.0, format="%.1f"),
+        S.PREFIX_TOKENS.url: _draw(c2, S.PREFIX_TOKENS, off, binding.number, 0, S.MAX_CONTEXT, 0, step=256),
+        S.HIT_RATE.url: _draw(c3, S.HIT_RATE, off, binding.number, 0.0, 1.0, 1.0, step=0.05, format="%.2f"),
+        S.MAX_LORAS.url: _draw(c4, S.MAX_LORAS, off, binding.number, 0, 1024, 0, step=1),
+        S.LORA_RANK.url: _draw(c5, S.LORA_RANK, off, binding.choose, list(LORA_RANKS), 16),
     }
 
 
-def _sharing_widgets(box: Any, sel: Selection) -> dict[str, Any]:
+def _sharing_widgets(box: Any, sel: Selection, off: dict[str, str]) -> dict[str, Any]:
     c1, c2, c3, c4, c5, c6 = box.columns(6)
-    methods = [S.NONE, "draft", "eagle", "eagle3", "medusa", "mtp"]
+    engine = _engine_kind(sel)
+    every = ["draft", "eagle", "eagle3", "medusa", "mtp"]
+    taken = get_engine(engine).support.speculative_methods if engine in engine_names() else every
+    methods = [S.NONE, *(m for m in every if m in taken)]  # what the engine runs (llama.cpp: a draft model)
     values = {
-        S.SPEC_METHOD.url: binding.choose(c1, S.SPEC_METHOD, methods, S.NONE),
-        S.DRAFT_MODEL.url: binding.choose(c2, S.DRAFT_MODEL, [S.NONE, *model_options()], S.NONE),
-        S.SPEC_TOKENS.url: binding.number(c3, S.SPEC_TOKENS, 1, 64, 1, step=1),
+        S.SPEC_METHOD.url: _draw(c1, S.SPEC_METHOD, off, binding.choose, methods, S.NONE),
+        S.DRAFT_MODEL.url: _draw(c2, S.DRAFT_MODEL, off, binding.choose, [S.NONE, *model_options()], S.NONE),
+        S.SPEC_TOKENS.url: _draw(c3, S.SPEC_TOKENS, off, binding.number, 1, 64, 1, step=1),
         S.USED_MEMORY.url: binding.number(c4, S.USED_MEMORY, 0.0, S.MAX_GIB, 0.0, step=1.0, format="%.2f"),
         S.MIG.url: binding.choose(c5, S.MIG, [S.NONE, *mig_profiles(sel.gpu_id)], S.NONE),
         S.COLOCATE.url: binding.choose(c6, S.COLOCATE, [S.NONE, *model_options()], S.NONE),
@@ -168,7 +213,7 @@ def _sharing_widgets(box: Any, sel: Selection) -> dict[str, Any]:
     c1, c2 = box.columns([1, 3])
     values[S.COLOCATE_UTIL.url] = binding.number(c1, S.COLOCATE_UTIL, 0.05, 0.95, 0.3, step=0.05, format="%.2f")
     others = [g for g in gpu_options() if g != sel.gpu_id]
-    values[S.STAGE_GPUS.url] = binding.choose_many(c2, S.STAGE_GPUS, others, [], max_selections=7)
+    values[S.STAGE_GPUS.url] = _draw(c2, S.STAGE_GPUS, off, binding.choose_many, others, [], max_selections=7)
     return values
 
 
@@ -196,11 +241,15 @@ def section(sel: Selection) -> tuple[Any, DeploymentOptions | None, dict[str, st
                       icon=":material/hub:", on_change="rerun", key=OPEN_KEY)  # fmt: skip
     if not (active or box.open):
         return box, None, links.page_params(S.MEMORY, DEFAULTS)
+    off = not_taken(sel)
     box.caption("Partial offload (llama.cpp -ngl / --n-cpu-moe; vLLM, SGLang --cpu-offload-gb) · KV offload tier")
-    values = _offload_widgets(box, sel)
-    values.update(_tier_and_lora_widgets(box))
+    values = _offload_widgets(box, sel, off)
+    values.update(_tier_and_lora_widgets(box, off))
     box.caption("Speculative decoding · memory already in use, MIG slice, another engine · mixed GPUs")
-    values.update(_sharing_widgets(box, sel))
+    values.update(_sharing_widgets(box, sel, off))
+    if off:
+        reasons = "; ".join(dict.fromkeys(off.values()))
+        box.caption(as_text(f"Greyed out: {reasons}."))
     _smi(box, sel)
     page = links.page_params(S.MEMORY, values)
     try:
@@ -245,13 +294,28 @@ def results(box: Any, a: Assessment) -> None:
 
 
 def _answers(box: Any, a: Assessment) -> None:
+    """The section's answers (:func:`planner.assessment.search.deployment_answers`, the CLI's): layers that fit,
+    the offload needed — or, when memory in use stops the engine, that offloading does not cure it and the memory
+    fraction that does."""
     options = a.request.deployment
-    support = get_engine(a.report.engine).support if a.report else None
-    if support is None:
+    if a.report is None:
         return
-    if support.layer_offload_flags and options is not None and options.gpu_layers is not None:
-        fit = gpu_layers_that_fit(a.request)
+    asked_layers = options is not None and options.gpu_layers is not None
+    asked_offload = options is not None and bool(options.cpu_offload_bytes)
+    found = deployment_answers(a, None, asked_layers, asked_offload)
+    if "gpu_layers_that_fit" in found:
+        fit = found["gpu_layers_that_fit"]
         box.markdown(f"Layers that fit on the GPU: **{'none' if fit is None else f'-ngl {fit}'}**.")
-    if support.cpu_offload_flag and (not a.fits or (options is not None and options.cpu_offload_bytes)):
-        needed = cpu_offload_needed(a.request)
-        box.markdown(f"Offload needed: **{'more than the weights' if needed is None else f'{needed} GiB per GPU'}**.")
+    if "cpu_offload_gib_needed" in found:
+        needed = found["cpu_offload_gib_needed"]
+        if needed is not None:
+            box.markdown(f"Offload needed: **{needed} GiB per GPU**.")
+        elif offload_cures(a):
+            box.markdown("Offload needed: **more than the weights** (offloading them all does not start it).")
+    if not offload_cures(a):
+        label = a.engine_label
+        box.markdown(f"Offloading weights does not cure this: {label} would refuse to start {refusal(a.report)}")
+    if found.get("memory_fraction_that_starts") is not None:
+        fraction = found["memory_fraction_that_starts"]
+        flag = get_engine(a.report.engine).fraction_flag or "its memory fraction"
+        box.markdown(f"A memory fraction of **{fraction:.2f}** ({flag}) starts it (see the nearest set-ups).")

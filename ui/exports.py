@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from planner.assessment.assess import Assessment
+from planner.assessment.assess import Assessment, VerdictState
 from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
 from planner.core.units import UNIT_BYTES, format_bytes_auto, format_tokens
@@ -32,10 +32,14 @@ def engine_name(sel: Selection, a: Assessment) -> str:
 
 
 def headline_figures(a: Assessment, unit: str) -> list[tuple[str, str]]:
-    """The figures at the top of the Memory page, in its words: (label, value)."""
+    """The figures at the top of the Memory page, in its words: (label, value). An engine that refuses to start
+    allocates no KV cache: its budget says so rather than show a pool that is never made."""
+    budget = f"{format_tokens(a.kv_budget_tokens)} tokens"
+    if a.state is VerdictState.ENGINE_REFUSES:
+        budget = f"none: {a.engine_label} does not start"
     return [
         ("Fits", "yes" if a.fits else "no"),
-        ("KV budget", f"{format_tokens(a.kv_budget_tokens)} tokens"),
+        ("KV budget", budget),
         (f"Conversations at {context_label(a.result.context_tokens)}", f"{a.conversations:,}"),
         ("KV per token", format_bytes_auto(a.result.kv_bytes_per_token, binary=unit == "GiB")),
     ]
@@ -81,7 +85,7 @@ def page_inputs(params: Mapping[str, str | list[str]], names: Mapping[str, str] 
         if setting is None or setting.scope == settings.SIDEBAR:
             continue
         values = [v for v in (value if isinstance(value, list) else [value]) if v != ""]
-        words = [{"true": "yes", "false": "no"}.get(v, (names or {}).get(v, v)) for v in values]
+        words = [{"true": "yes", "false": "no"}.get(v, (names or {}).get(v, setting.word(v))) for v in values]
         shown[setting.label] = ", ".join(words) or "none"
     return shown
 
@@ -148,7 +152,7 @@ def breakdown_csv(
     sel: Selection, a: Assessment, page: Mapping[str, str | list[str]] | None = None
 ) -> list[dict[str, object]]:
     """The Memory page's CSV: a row per pipeline stage, every component in the chosen unit."""
-    return with_setup(sel, a, tables.breakdown_rows(a.result, sel.unit), page)
+    return with_setup(sel, a, tables.breakdown_rows(a.allocated, sel.unit), page)
 
 
 def engine_csv(

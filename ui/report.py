@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
@@ -133,9 +134,42 @@ def csv_cell(value: object) -> object:
     return value
 
 
+PERCENT = re.compile(r"^[+-]?\d+(?:\.\d+)?%$")
+
+
+def _as_number(text: str) -> int | float:
+    value = float(text.rstrip("%"))
+    return int(value) if value.is_integer() else value
+
+
+def numeric_columns(rows: Sequence[Mapping[str, object]]) -> list[dict[str, object]]:
+    """``rows`` with every column of percentages written as text on a page (``'+17%'``) turned into numbers, the
+    unit moved to the header (``headroom (%)``: 17), so a spreadsheet reads numbers, not apostrophe-guarded text.
+
+    >>> numeric_columns([{"headroom": "+17%", "gpu": "H100"}, {"headroom": "-5.5%", "gpu": "L4"}])
+    [{'headroom (%)': 17, 'gpu': 'H100'}, {'headroom (%)': -5.5, 'gpu': 'L4'}]
+    """
+    if not rows:
+        return []
+    percent = {
+        key
+        for key in rows[0]
+        if all(isinstance(row.get(key), str) and PERCENT.match(str(row.get(key))) for row in rows)
+    }
+    return [
+        {
+            (f"{key} (%)" if key in percent else key): (_as_number(str(value)) if key in percent else value)
+            for key, value in row.items()
+        }
+        for row in rows
+    ]
+
+
 def csv_text(rows: Sequence[Mapping[str, object]]) -> str:
-    """Rows as CSV (header from the first row's keys); every text cell neutralised (:func:`csv_cell`)."""
+    """Rows as CSV (header from the first row's keys): numbers as numbers with their unit in the header
+    (:func:`numeric_columns`), every text cell neutralised (:func:`csv_cell`)."""
     out = io.StringIO()
+    rows = numeric_columns(rows)
     if rows:
         writer = csv.DictWriter(out, fieldnames=[str(csv_cell(k)) for k in rows[0]])
         writer.writeheader()

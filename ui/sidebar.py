@@ -3,6 +3,7 @@ a link; returns a validated :class:`ui.state.Selection`. Pages never read widget
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -10,9 +11,12 @@ import streamlit as st
 from model_catalog import get_gpu, get_model
 from planner.assessment.assess import context_label
 from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
+from planner.core.kv_formats import KV_FORMATS, kv_format
 from planner.core.model import ModelSpec
 from planner.core.parallel import default_parallelism
-from planner.engines.registry import profile_label, version_warning
+from planner.core.precision import WEIGHT_FORMATS, weight_format
+from planner.engines.registry import get_engine, profile_label, version_warning
 from planner.engines.vllm.calibrated import Calibrated
 from ui import binding, settings, state
 from ui.custom_spec import decode_spec
@@ -44,6 +48,12 @@ def _custom_model(sb: Any) -> Outside | None:
         sb.error(as_text(f"{sentence(str(exc))} Using the catalog model."), icon=":material/error:")
         binding.drop_from_url(settings.CUSTOM_SPEC, "the model description is damaged")
         return None
+    sb.info(
+        as_text(
+            f"Planning {spec.display_name}, a custom model (Custom model page): the model chosen above is not used."
+        ),
+        icon=":material/edit_note:",
+    )
     return Outside(spec, "custom", "custom architecture described by hand (carried in the link)")
 
 
@@ -104,9 +114,17 @@ def _reset_for_new_model(spec: ModelSpec, identity: str, precision: str | None) 
     _follow(LAST_MODEL_KEY, identity, state.model_defaults(spec, precision))
 
 
-def _parallelism(sb: Any, spec: ModelSpec) -> tuple[int, int | None, int]:
+def _parallelism(sb: Any, spec: ModelSpec, engine: str) -> tuple[int, int | None, int]:
+    """Any number of GPUs up to 64 (tensor and pipeline splits the model allows, data-parallel replicas for the
+    rest); an engine that splits whole layers (llama.cpp) has no split to choose and says so."""
     col1, col2, col3 = sb.columns(3)
-    count = binding.choose(col1, settings.GPUS, state.GPU_COUNT_OPTIONS, 1)
+    count = int(binding.number(col1, settings.GPUS, 1, state.MAX_GPU_COUNT, 1, step=1))
+    if state.splits_layers(engine):
+        label = get_engine(engine).support.label
+        binding.record(settings.TP, binding.ensure(settings.TP, lambda v: v is None, None, f"{label} splits layers"))
+        binding.record(settings.PP, binding.ensure(settings.PP, lambda v: v == 1, 1, f"{label} splits layers"))
+        col2.caption(f"{label} splits whole layers over the GPUs (--split-mode layer): no TP or PP to choose.")
+        return count, None, 1
     widest = default_parallelism(spec, count)[0]
     tp = binding.choose(
         col2,
@@ -120,15 +138,57 @@ def _parallelism(sb: Any, spec: ModelSpec) -> tuple[int, int | None, int]:
     return count, tp, pp
 
 
+def _offered(
+    sb: Any, setting: settings.Setting, options: list[str], wanted: str, size: Callable[[str], float], why: str | None
+) -> str:
+    """A select box over what the engine runs; a value it does not run (from the link, or kept from another
+    engine) gives way to the one of the nearest size it does, and ``why`` (the engine's reason) is said."""
+    current = st.session_state.get(setting.url)
+    default = state.nearest(wanted, options, size)
+    if isinstance(current, str) and current not in options and why is not None:
+        default = state.nearest(current, options, size)
+        reason = f"{why}; planned with {default}"
+        binding.ensure(setting, lambda v: v in options, default, as_text(reason))
+        sb.caption(as_text(sentence(reason)))
+    return str(binding.choose(sb, setting, options, default))
+
+
+def _formats(sb: Any, spec: ModelSpec, engine: str, gpu: GpuSpec, defaults: dict[str, Any]) -> tuple[str, str]:
+    """The weight format and KV dtype, among those the engine runs on this GPU with this model."""
+    moe = spec.moe is not None
+
+    def why(name: str, value: object, weights: str = "") -> str | None:
+        known = isinstance(value, str) and value in (WEIGHT_FORMATS if name == "weights" else KV_FORMATS)
+        return state.not_offered(engine, name, str(value), weights, gpu, moe) if known else None
+
+    options = state.weight_options(engine, gpu, moe)
+    current = st.session_state.get(settings.WEIGHTS.url)
+    weights = _offered(
+        sb, settings.WEIGHTS, options, defaults[settings.WEIGHTS.url], _weight_bits, why("weights", current)
+    )
+    kvs = state.kv_options(engine, weights, gpu, moe)
+    current = st.session_state.get(settings.KV.url)
+    kv = _offered(sb, settings.KV, kvs, defaults[settings.KV.url], _kv_bits, why("kv", current, weights))
+    return weights, kv
+
+
+def _weight_bits(name: str) -> float:
+    return weight_format(name).bits_per_weight
+
+
+def _kv_bits(name: str) -> float:
+    return kv_format(name).bits_per_value
+
+
 def _engine(sb: Any) -> tuple[str, str | None, float | None, str | None]:
     engine = binding.choose(sb, settings.ENGINE, state.engine_options(), state.DEFAULT_ENGINE)
     sb.caption(profile_label(engine))
     version = _engine_version(sb, engine)
     default = state.default_util(engine, version)
     _follow(LAST_ENGINE_KEY, f"{engine} {version}", {settings.UTIL.url: default})
-    util = binding.ensure(settings.UTIL, lambda v: isinstance(v, float) and 0.3 <= v <= 0.99, default)
+    util = binding.ensure(settings.UTIL, lambda v: isinstance(v, float) and 0.05 <= v <= 0.99, default)
     if state.uses_fraction(engine):
-        util = binding.number(sb, settings.UTIL, 0.30, 0.99, default, step=0.01, format="%.2f")
+        util = binding.number(sb, settings.UTIL, 0.05, 0.99, default, step=0.01, format="%.2f")
     calibration = binding.value_of(settings.CALIBRATION)
     if calibration:
         try:
@@ -203,11 +263,10 @@ def render_sidebar() -> Selection:
     gpu_id = binding.choose(sb, settings.GPU, state.gpu_options(), state.DEFAULT_GPU)
     gpu = get_gpu(gpu_id)
     sb.caption(device_memory(gpu, "GB" if st.session_state.get(settings.UNIT.url) == "GB" else "GiB"))
-    count, tp, pp = _parallelism(sb, spec)
+    engine, version, util, calibration = _engine(sb)  # first: what it runs decides the options below
+    count, tp, pp = _parallelism(sb, spec, engine)
     defaults = state.model_defaults(spec, outside.precision if outside else None)
-    weights = binding.choose(sb, settings.WEIGHTS, state.weight_options(), defaults[settings.WEIGHTS.url])
-    kv = binding.choose(sb, settings.KV, state.kv_options(), defaults[settings.KV.url])
-    engine, version, util, calibration = _engine(sb)
+    weights, kv = _formats(sb, spec, engine, gpu, defaults)
     context = _context(sb, spec)
     users = binding.number(sb, settings.USERS, 1, settings.MAX_USERS, state.DEFAULT_USERS, step=1)
     unit = binding.segmented(sb, settings.UNIT, state.UNITS, "GiB")

@@ -6,6 +6,7 @@ once in :mod:`ui.settings`.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -13,11 +14,9 @@ from pydantic import BaseModel, Field
 from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
 from planner.assessment.assess import Assessment, assess
 from planner.core.gpu import GpuSpec
-from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.parallel import default_parallelism, parallel_problem
-from planner.core.precision import WEIGHT_FORMATS
 from planner.core.serving import serving_kv_dtype, serving_weights
 from planner.deploy.options import DeploymentOptions
 from planner.deploy.sharing import mig_gpu
@@ -27,18 +26,21 @@ from planner.engines.registry import (
     engine_names,
     formats_run,
     get_engine,
+    kv_dtypes_run,
     overhead_profile,
     pair_runs,
     profile_names,
     supported_versions,
+    weights_run,
 )
+from planner.engines.support import family
 from planner.engines.vllm.calibrated import Calibrated
 from planner.planning.plan import PlanRequest
 from ui import settings
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 DEFAULT_GPU = "h100-sxm-80gb"
-GPU_COUNT_OPTIONS = (1, 2, 4, 8, 16)
+MAX_GPU_COUNT = 64  # eight 8-GPU machines (the GPUs setting's bound, ui.settings.GPUS)
 MIN_CONTEXT = 512
 DEFAULT_CONTEXT = 8192
 DEFAULT_USERS = 32
@@ -199,6 +201,10 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
         label = get_engine(self.engine).label
         return f"What {label} runs on {self.gpu.name}: {len(weights)} weight formats, KV cache in {', '.join(kvs)}."
 
+    def runs(self, weights: str, kv_dtype: str) -> bool:
+        """Whether the selection's engine runs ``weights`` with a ``kv_dtype`` cache on its GPU."""
+        return pair_runs(self.engine, weights, kv_dtype, self.gpu, self.spec.moe is not None)
+
     def runnable_pairs(self) -> set[str]:
         """Every ``weights/kv`` pair of :meth:`grid_formats` the engine runs on this GPU."""
         weights, kvs = self.grid_formats()
@@ -221,12 +227,44 @@ def gpu_options() -> list[str]:
     return sorted(load_gpus())
 
 
-def weight_options() -> list[str]:
-    return list(WEIGHT_FORMATS)
+def weight_options(engine: str, gpu: GpuSpec | None, moe: bool) -> list[str]:
+    """The weight formats offered: those ``engine`` runs on ``gpu`` (every one for a generic profile)."""
+    return list(weights_run(engine, gpu, moe))
 
 
-def kv_options() -> list[str]:
-    return list(KV_FORMATS)
+def kv_options(engine: str, weights: str, gpu: GpuSpec | None, moe: bool) -> list[str]:
+    """The KV dtypes offered: those ``engine`` keeps with ``weights`` on ``gpu`` (every one for a generic profile)."""
+    return list(kv_dtypes_run(engine, weights, gpu, moe))
+
+
+def nearest(wanted: str, options: list[str], bits: Callable[[str], float]) -> str:
+    """``wanted`` when offered, else the offered option of the nearest size (the larger on a tie): what an engine
+    that does not run a format is planned with instead (FP8 weights under llama.cpp: its Q8_0).
+
+    >>> from planner.core.precision import weight_format
+    >>> nearest("fp8", ["bf16", "q8_0", "q4_k_m"], lambda w: weight_format(w).bits_per_weight)
+    'q8_0'
+    """
+    if wanted in options or not options:
+        return wanted
+    return min(options, key=lambda o: (abs(bits(o) - bits(wanted)), -bits(o)))
+
+
+def not_offered(engine: str, setting: str, value: str, weights: str, gpu: GpuSpec | None, moe: bool) -> str:
+    """Why ``engine`` does not offer ``value`` for ``setting`` (``weights`` or ``kv``), in the engine's words."""
+    if engine not in engine_names():
+        return f"{value} is not offered here"
+    support, fam = get_engine(engine).support, family(gpu)
+    if setting == "weights":
+        found = support.weights_refusal(value, fam, moe)
+    else:
+        found = support.kv_refusal(value, weights, fam)
+    return found or f"{support.label} does not run {value} here"
+
+
+def splits_layers(engine: str) -> bool:
+    """Whether the engine splits whole layers over its GPUs (llama.cpp): no tensor or pipeline sizes to choose."""
+    return engine in engine_names() and get_engine(engine).support.parallelism == "layer-split"
 
 
 def engine_options() -> list[str]:

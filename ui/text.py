@@ -3,11 +3,12 @@ the dashboard's unit choice. Every memory figure names its unit (GiB = 2^30 byte
 
 from __future__ import annotations
 
-from planner.assessment.assess import context_label, mem, setup_label, verdict_sentence
+from planner.assessment.assess import Assessment, VerdictState, context_label, mem, setup_label, verdict_sentence
 from planner.core.gpu import GpuSpec
 from planner.core.units import format_bytes
 
 __all__ = [
+    "chart_title",
     "context_label",
     "device_memory",
     "mem",
@@ -70,3 +71,12 @@ def memory_source(gpu: GpuSpec, engine: bool) -> str:
     if gpu.unified_memory is not None:
         basis += f"; the GPU's default share of it, {gpu.unified_memory.default_gpu_share:.0%}"
     return basis
+
+
+def chart_title(a: Assessment, unit: str) -> str:
+    """The Memory chart's title: when the engine refuses to start, that it allocates no KV cache (the chart then
+    shows no pool, :attr:`planner.assessment.assess.Assessment.allocated`)."""
+    title = f"Memory per GPU ({unit})"
+    if a.state is VerdictState.ENGINE_REFUSES:
+        title += f": {a.engine_label} would not start, so no KV cache is allocated"
+    return title

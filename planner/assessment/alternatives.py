@@ -1,27 +1,50 @@
-"""When a set-up does not fit, or misses its target: the nearest ones that do, each changing one thing.
+"""When a set-up does not fit, its engine refuses to start, or it misses its target: the nearest ones that do, each
+changing one thing the engine itself takes.
 
 Every candidate is judged by :func:`planner.assessment.assess.assess`, the same verdict the pages and the command line
-show, so a suggestion's figures are the figures its link opens.
+show, so a suggestion's figures are the figures its link opens. The levers, in the order they are offered:
+
+- the engine's memory fraction (vLLM ``--gpu-memory-utilization``, ...): lower when memory is already in use or the
+  sampler warm-up runs out of memory, higher when the pool is too small — the engine's own advice in its error;
+- a wider split of the same GPUs, then more GPUs (any count the engine runs: tensor and pipeline splits,
+  data-parallel replicas, llama.cpp's layer split), before anything that changes the model;
+- a smaller weight format and a smaller KV cache among those the engine runs on this GPU;
+- a shorter context.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
-from planner.assessment.assess import Assessment, assess
+from planner.assessment.assess import Assessment, VerdictState, assess
+from planner.assessment.search import (
+    FRACTION_STEP,
+    HIGHER_CURES,
+    HIGHEST_FRACTION,
+    LOWER_CURES,
+    LOWEST_FRACTION,
+    current_fraction,
+    fraction_that_starts,
+    with_fraction,
+)
+from planner.assessment.words import split_label
 from planner.bounds.errors import PlannerError
-from planner.bounds.walltime import check
-from planner.core.parallel import default_parallelism
+from planner.bounds.walltime import BudgetExceeded, check
+from planner.core.kv_formats import kv_format
+from planner.core.overhead import EngineProfile
+from planner.core.precision import weight_format
+from planner.engines.registry import formats_run, get_engine, kv_dtypes_run
 from planner.planning.plan import PlanRequest
 
-FALLBACK_WEIGHTS = ("fp8", "int4-awq", "q4_k_m", "q3_k_m")
-GPU_COUNTS = (2, 4, 8, 16)
+MOST_GPUS = 64  # eight 8-GPU machines: the largest set-up suggested (the dashboard's GPU count goes as far)
+MORE_GPU_TRIALS = 6  # counts tried above the current one (each an assessment)
+SMALLER_TRIALS = 4  # weight formats or KV dtypes tried below the current one
 
 
 class Alternative(BaseModel, frozen=True, extra="forbid"):
     """A changed set-up that meets the goal, with what was changed."""
 
-    change: str  # "TP 2 on the same 2 GPUs", "4 GPUs (TP 4)", "weights in int4-awq", "context of 16,384 tokens"
+    change: str  # "memory fraction 0.80", "4 GPUs (TP 4 × PP 1)", "weights in int4-awq", "context of 16,384 tokens"
     request: PlanRequest
     assessment: Assessment
 
@@ -29,6 +52,8 @@ class Alternative(BaseModel, frozen=True, extra="forbid"):
 def _holds(request: PlanRequest, goal: int) -> Assessment | None:
     try:
         found = assess(request, goal)
+    except BudgetExceeded:
+        raise  # the run's time is up: never taken for a set-up that does not fit
     except PlannerError:
         return None
     return found if found.fits and found.conversations >= goal else None
@@ -56,43 +81,104 @@ def longest_context_that_fits(request: PlanRequest, conversations: int = 1) -> i
     return low
 
 
-def _wider_split(request: PlanRequest, goal: int) -> Alternative | None:
+def _engine_name(request: PlanRequest) -> str:
+    overhead = request.overhead
+    return overhead.engine_name if isinstance(overhead, EngineProfile) else overhead.kind
+
+
+def _fraction(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+    """The highest memory fraction below the current one that starts the engine (memory in use, the sampler), or
+    the lowest above it, up to :data:`HIGHEST_FRACTION`, that holds the goal (a pool too small)."""
+    current = current_fraction(request)
+    if current is None or found.report is None:  # no fraction, or the engine's own heuristic (SGLang)
+        return None
+    engine = get_engine(_engine_name(request))
+    flag = f" ({engine.fraction_flag})" if engine.fraction_flag else ""
+    failure = found.report.failure_kind
+    if failure in LOWER_CURES:
+        fraction = fraction_that_starts(request, LOWEST_FRACTION, current - FRACTION_STEP)
+        if fraction is None:
+            return None
+        return _try(with_fraction(request, fraction), f"memory fraction {fraction:.2f}{flag}", goal)
+    if failure in HIGHER_CURES or found.state in (VerdictState.MISSES_TARGET, VerdictState.NO_ROOM):
+        steps = round((HIGHEST_FRACTION - current) / FRACTION_STEP)
+        for step in range(1, min(steps, SMALLER_TRIALS * 3) + 1):
+            fraction = round(current + step * FRACTION_STEP, 2)
+            alternative = _try(with_fraction(request, fraction), f"memory fraction {fraction:.2f}{flag}", goal)
+            if alternative:
+                return alternative
+    return None
+
+
+def _split(request: PlanRequest, count: int) -> PlanRequest:
+    """``request`` on ``count`` GPUs, split as the engine does by default (the widest legal TP, or whole layers)."""
+    return request.model_copy(update={"gpu_count": count, "tensor_parallel": None, "pipeline_parallel": 1})
+
+
+def _wider_split(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
     tp, pp = request.resolved_parallelism
-    widest, _ = default_parallelism(request.model, request.gpu_count)
-    if pp != 1 or widest <= tp:
+    auto = _split(request, request.gpu_count)
+    wide_tp, wide_pp = auto.resolved_parallelism
+    if wide_tp * wide_pp <= tp * pp or (request.deployment is not None and request.deployment.stage_gpus):
         return None
-    changed = request.model_copy(update={"tensor_parallel": widest})
-    return _try(changed, f"TP {widest} on the same {request.gpu_count} GPUs", goal)
+    return _try(auto, f"{split_label(auto, short=True)} on the same {request.gpu_count} GPUs", goal)
 
 
-def _more_gpus(request: PlanRequest, goal: int) -> Alternative | None:
-    for count in GPU_COUNTS:
-        if count <= request.gpu_count:
-            continue
-        tp, pp = default_parallelism(request.model, count)
-        changed = request.model_copy(update={"gpu_count": count, "tensor_parallel": tp, "pipeline_parallel": pp})
-        found = _try(changed, f"{count} GPUs (TP {tp})", goal)
-        if found:
-            return found
+def _more_gpus(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+    """The fewest more GPUs that hold the goal: counts that split the model wider first (they cure weights that do
+    not fit), then counts that add replicas (they add conversations)."""
+    if request.deployment is not None and request.deployment.stage_gpus:
+        return None  # mixed GPUs: each GPU is chosen by name
+    tp, pp = request.resolved_parallelism
+    wider: list[int] = []
+    more: list[int] = []
+    for count in range(request.gpu_count + 1, MOST_GPUS + 1):
+        t, p = _split(request, count).resolved_parallelism
+        (wider if t * p > tp * pp else more).append(count)
+    adds = [] if found.state is VerdictState.WEIGHTS_DO_NOT_FIT else more
+    for count in sorted([*wider[:MORE_GPU_TRIALS], *adds[:MORE_GPU_TRIALS]])[:MORE_GPU_TRIALS]:
+        changed = _split(request, count)
+        alternative = _try(changed, f"{count} GPUs ({split_label(changed, short=True)})", goal)
+        if alternative:
+            return alternative
     return None
 
 
-def _smaller_weights(request: PlanRequest, goal: int) -> Alternative | None:
-    for weights in FALLBACK_WEIGHTS:
-        if weights != request.resolved_weights:
-            found = _try(request.model_copy(update={"weights": weights}), f"weights in {weights}", goal)
-            if found:
-                return found
+def _moe(request: PlanRequest) -> bool:
+    return request.model.moe is not None
+
+
+def _smaller_weights(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+    bits = weight_format(request.resolved_weights).bits_per_weight
+    runs, _ = formats_run(_engine_name(request), request.gpu, _moe(request))
+    smaller = sorted((w for w in runs if weight_format(w).bits_per_weight < bits), key=_weight_bits, reverse=True)
+    for weights in smaller[:SMALLER_TRIALS]:
+        alternative = _try(request.model_copy(update={"weights": weights}), f"weights in {weights}", goal)
+        if alternative:
+            return alternative
     return None
 
 
-def _fp8_kv(request: PlanRequest, goal: int) -> Alternative | None:
-    if request.resolved_kv_dtype in ("fp8", "fp8_e4m3", "fp8_e5m2", "int4"):
-        return None
-    return _try(request.model_copy(update={"kv_dtype": "fp8"}), "KV cache in fp8", goal)
+def _weight_bits(weights: str) -> float:
+    return weight_format(weights).bits_per_weight
 
 
-def _shorter_context(request: PlanRequest, goal: int) -> Alternative | None:
+def _smaller_kv(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+    bits = kv_format(request.resolved_kv_dtype).bits_per_value
+    runs = kv_dtypes_run(_engine_name(request), request.resolved_weights, request.gpu, _moe(request))
+    smaller = sorted((k for k in runs if kv_format(k).bits_per_value < bits), key=_kv_bits, reverse=True)
+    for kv in smaller[:SMALLER_TRIALS]:
+        alternative = _try(request.model_copy(update={"kv_dtype": kv}), f"KV cache in {kv}", goal)
+        if alternative:
+            return alternative
+    return None
+
+
+def _kv_bits(kv: str) -> float:
+    return kv_format(kv).bits_per_value
+
+
+def _shorter_context(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
     context = longest_context_that_fits(request, goal)
     if not 0 < context < request.context_tokens:
         return None
@@ -100,9 +186,15 @@ def _shorter_context(request: PlanRequest, goal: int) -> Alternative | None:
 
 
 def nearest_fitting(request: PlanRequest, target_users: int | None = None) -> list[Alternative]:
-    """Up to one alternative per lever, each changing one thing — a wider tensor-parallel split of the same
-    GPUs, more GPUs, a smaller weight precision, an FP8 KV cache, a shorter context — that holds
+    """Up to one alternative per lever, each changing one thing the engine takes — its memory fraction, a wider
+    split of the same GPUs, more GPUs, a smaller weight format, a smaller KV cache, a shorter context — that holds
     ``target_users`` conversations (one when no target is given)."""
     goal = max(1, target_users or 1)
-    levers = (_wider_split, _more_gpus, _smaller_weights, _fp8_kv, _shorter_context)
-    return [found for lever in levers if (found := lever(request, goal)) is not None]
+    try:
+        found = assess(request, goal)
+    except BudgetExceeded:
+        raise  # the run's time is up: never taken for a set-up that does not fit
+    except PlannerError:
+        return []
+    levers = (_fraction, _wider_split, _more_gpus, _smaller_weights, _smaller_kv, _shorter_context)
+    return [alternative for lever in levers if (alternative := lever(request, goal, found)) is not None]

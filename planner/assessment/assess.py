@@ -23,14 +23,27 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from planner.assessment.words import context_label, mem, plural, refusal, setup_label, why_not_divided
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import check
 from planner.core.overhead import EngineProfile
-from planner.core.units import format_bytes, format_tokens
+from planner.core.units import format_tokens
 from planner.engines.base import EngineReport
-from planner.engines.registry import engine_of
+from planner.engines.registry import engine_of, get_engine
 from planner.planning.plan import PlanRequest, plan
 from planner.planning.results import PlanResult
+
+__all__ = [
+    "Assessment",
+    "CurvePoint",
+    "VerdictState",
+    "assess",
+    "concurrency_curve",
+    "context_label",
+    "mem",
+    "setup_label",
+    "verdict_sentence",
+]
 
 
 class VerdictState(StrEnum):
@@ -78,6 +91,27 @@ class Assessment(BaseModel, frozen=True, extra="forbid"):
     @property
     def conversations_per_replica(self) -> int:
         return self.conversations // self.replicas if self.replicas else 0
+
+    @property
+    def allocated(self) -> PlanResult:
+        """The plan as the engine leaves each GPU (what the Memory chart, its table and ``fit --json`` show): no
+        KV pool when the engine refuses to start (it allocates none), the cache an engine sizes itself when it
+        starts (llama.cpp's ``-c`` cells, not everything that is free), otherwise the plan."""
+        if self.state is VerdictState.ENGINE_REFUSES:
+            sized: tuple[int, ...] = (0,) * len(self.result.stages)
+        elif self.report is not None and self.report.kv_cache_bytes_per_stage:
+            sized = self.report.kv_cache_bytes_per_stage
+        else:
+            return self.result
+        stages = tuple(
+            s.model_copy(update={"kv_cache_bytes": max(0, min(s.kv_cache_bytes, kv))})
+            for s, kv in zip(self.result.stages, sized, strict=True)
+        )
+        limiting = next(s for s in stages if s.stage == self.result.per_gpu.stage)
+        update: dict[str, object] = {"stages": stages, "per_gpu": limiting}
+        if self.state is VerdictState.ENGINE_REFUSES:
+            update |= {"kv_budget_tokens": 0, "kv_budget_tokens_per_replica": 0, "max_concurrency": 0.0}
+        return self.result.model_copy(update=update)
 
     def sentence(self, unit: str = "GiB") -> str:
         """The verdict in one or two sentences a manager can paste into an email."""
@@ -135,7 +169,7 @@ def assess(request: PlanRequest, target_users: int | None = None, result: PlanRe
     replicas = result.replicas
     state = _state(result, report, per_replica, target_users)
     if state in (VerdictState.WEIGHTS_DO_NOT_FIT, VerdictState.ENGINE_REFUSES):
-        per_replica = 0.0  # nothing is served: the engine does not start or the weights do not load
+        tokens, per_replica = 0, 0.0  # nothing is served: the engine does not start or the weights do not load
     return Assessment(
         request=request,
         result=result,
@@ -154,66 +188,6 @@ def assess(request: PlanRequest, target_users: int | None = None, result: PlanRe
 # -- words ------------------------------------------------------------------------------------------------
 
 
-def context_label(tokens: int) -> str:
-    """Context sizes as they are quoted (k = 1,024 tokens).
-
-    >>> context_label(32768)
-    '32k'
-    >>> context_label(5000)
-    '5,000'
-    """
-    if tokens >= 1024 and tokens % 1024 == 0:
-        return f"{tokens // 1024}k"
-    return f"{tokens:,}"
-
-
-def mem(n_bytes: float, unit: str) -> str:
-    """A memory figure in the chosen unit, one decimal from 10 GiB up.
-
-    >>> mem(80 * 2**30, "GiB")
-    '80.0 GiB'
-    >>> mem(1.5e9, "GB")
-    '1.50 GB'
-    """
-    return format_bytes(n_bytes, unit, digits=1 if abs(n_bytes) >= 10 * 2**30 else 2)
-
-
-def setup_label(request: PlanRequest) -> str:
-    """``'2 × H100 SXM5 80GB'``."""
-    gpu = request.gpu
-    name = gpu.name if gpu is not None else f"{request.gpu_memory_bytes / 1e9:g} GB GPU"
-    if request.deployment is not None and request.deployment.stage_gpus:  # mixed GPUs, one per pipeline stage
-        return " + ".join(stage.name for stage in request.deployment.stage_gpus)
-    return f"{request.gpu_count} × {name}"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
-REFUSALS: dict[str, str] = {
-    "free-memory": "because less memory is free on the GPU than its memory fraction asks for (another process holds "
-    "some of it)",
-    "sampler-oom": "running out of memory while warming up its sampler (the memory fraction leaves too little)",
-    "tp-indivisible": "because the tensor-parallel size does not divide the model's heads or vocabulary",
-    "max-model-len": "because the context is longer than the model's maximum",
-    "kv-cache-too-small": "because one conversation of the chosen context needs more KV cache than is left",
-    "no-kv-memory": "because weights and working memory leave no room for the KV cache",
-    "weights-oom": "because the weights do not fit in its share of the memory",
-    "out-of-memory": "running out of memory at start-up",
-    "mamba-blocks": "because more sequences may run at once (max_num_seqs) than its KV pool has state blocks; lower "
-    "max_num_seqs or raise the memory fraction",
-}
-
-
-def _refusal(report: EngineReport) -> str:
-    """Why the engine would not start, in words, with the longest context that would."""
-    reason = REFUSALS.get(report.failure_kind or "", "as its start-up check fails")
-    longest = report.estimated_max_model_len
-    tail = f"; the longest context that fits is about {longest:,} tokens." if longest else "."
-    return f"{reason}{tail if report.failure_kind in ('kv-cache-too-small', 'no-kv-memory', None) else '.'}"
-
-
 def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
     """One plain sentence (two when a target is given), with the numbers shown beside it."""
     result, request = a.result, a.request
@@ -228,7 +202,7 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
         )
     if a.state is VerdictState.ENGINE_REFUSES:
         assert a.report is not None
-        return f"{name} in {precision} on {where}: {a.engine_label} would refuse to start, {_refusal(a.report)}"
+        return f"{name} in {precision} on {where}: {a.engine_label} would refuse to start, {refusal(a.report)}"
     tokens = format_tokens(a.kv_budget_tokens)
     replicas = f" ({format_tokens(a.kv_budget_tokens_per_replica)} per replica)" if a.replicas > 1 else ""
     if a.state is VerdictState.NO_ROOM:
@@ -236,16 +210,25 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
             f"{name} in {precision} loads on {where}, but its {tokens} tokens of KV cache{replicas} cannot hold "
             f"one conversation of {context} tokens."
         )
+    allotment = f"whole blocks of {result.block_size} tokens"
+    if a.report is not None:
+        slots = get_engine(a.report.engine).fixed_slots  # llama.cpp: one slot of -c / -np tokens each
+        allotment = (
+            f"a slot of {a.report.max_model_len:,} tokens" if slots else f"whole blocks of {a.report.block_size} tokens"
+        )
+    why = why_not_divided(
+        request.model, a.kv_budget_tokens_per_replica, result.context_tokens, a.conversations, a.replicas, allotment
+    )
     text = (
         f"{name} in {precision} on {where} holds {tokens} tokens of KV cache{replicas}: "
-        f"{_plural(a.conversations, 'concurrent conversation')} of {context} tokens."
+        f"{plural(a.conversations, 'concurrent conversation')} of {context} tokens{why}."
     )
     if a.target_users:
         target, held = a.target_users, a.conversations
         if a.state is VerdictState.MEETS_TARGET:
-            text += f" That covers the target of {target:,} users with {held - target:,} to spare."
+            text += f" That covers the target of {plural(target, 'user')} with {held - target:,} to spare."
         else:
-            text += f" That is {target - held:,} short of the target of {target:,} users."
+            text += f" That is {target - held:,} short of the target of {plural(target, 'user')}."
     return text
 
 

@@ -9,15 +9,25 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from planner.assessment.assess import Assessment, assess
+from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.bounds.errors import PlannerError
+from planner.bounds.walltime import BudgetExceeded, check
 from planner.core.overhead import EngineProfile
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions
-from planner.engines.registry import get_engine
+from planner.engines.registry import engine_names, get_engine
 from planner.planning.request import PlanRequest
 
 MAX_SEARCH_LAYERS = 1024  # a split search tries O(layers) set-ups; no model comes near
+FRACTION_STEP = 0.01  # memory fractions are tried in hundredths, as the engines' flags are written
+LOWEST_FRACTION = 0.05
+HIGHEST_FRACTION = 0.95  # above it vLLM's sampler warm-up and CUDA graphs have next to no room
+# Failures a lower memory fraction cures (it leaves more of the GPU to others and to the sampler), those a higher
+# one may cure (a larger pool), and those offloading weights cures (it frees the GPU of weights); memory in use
+# or a sampler without room is not cured by offloading: the engine still asks for its fraction of the GPU.
+LOWER_CURES = frozenset({"free-memory", "sampler-oom"})
+HIGHER_CURES = frozenset({"kv-cache-too-small", "no-kv-memory"})
+OFFLOAD_CURES = frozenset({"weights-oom", "no-kv-memory", "kv-cache-too-small", "out-of-memory"})
 
 
 def _with(request: PlanRequest, **changes: object) -> PlanRequest:
@@ -63,6 +73,95 @@ def cpu_offload_needed(request: PlanRequest, target: int | None = None) -> int |
         else:
             low = mid + 1
     return low
+
+
+def fraction_field(request: PlanRequest) -> str | None:
+    """The profile field of the engine's memory fraction, ``None`` when the engine has none (llama.cpp) or the
+    overhead model is not an engine profile."""
+    overhead = request.overhead
+    if not isinstance(overhead, EngineProfile) or overhead.engine_name not in engine_names():
+        return None
+    field = get_engine(overhead.engine_name).setting_fields.get("fraction")
+    return field if field is not None and field in type(overhead).model_fields else None
+
+
+def current_fraction(request: PlanRequest) -> float | None:
+    """The memory fraction the engine runs with (the release's default when unset); ``None`` when it has none or
+    uses its own heuristic (SGLang's ``mem_fraction_static``)."""
+    field = fraction_field(request)
+    if field is None:
+        return None
+    value = getattr(request.overhead, field)
+    if value is None:
+        profile = request.overhead
+        assert isinstance(profile, EngineProfile)
+        value = get_engine(profile.engine_name).fraction_default(profile.engine_version)
+    return None if value is None else float(value)
+
+
+def with_fraction(request: PlanRequest, fraction: float) -> PlanRequest:
+    """``request`` with the engine's memory fraction set to ``fraction``."""
+    field = fraction_field(request)
+    if field is None:
+        raise PlannerError("memory fraction: this engine has no memory-fraction setting")
+    overhead = request.overhead.model_copy(update={field: round(fraction, 2)})
+    return request.model_copy(update={"overhead": overhead})
+
+
+def _starts(request: PlanRequest) -> bool:
+    try:
+        return assess(request).state is not VerdictState.ENGINE_REFUSES
+    except BudgetExceeded:
+        raise  # the run's time is up: never taken for a set-up that does not fit
+    except PlannerError:
+        return False
+
+
+def fraction_that_starts(request: PlanRequest, low: float, high: float) -> float | None:
+    """The highest memory fraction in ``[low, high]`` (hundredths) with which the engine starts, assuming it starts
+    at every fraction below one that does (memory in use, the sampler's headroom); ``None`` when none does."""
+    steps = round((high - low) / FRACTION_STEP)
+    if steps < 0 or not _starts(with_fraction(request, low)):
+        return None
+    first, last = 0, steps
+    while first < last:
+        check()
+        middle = (first + last + 1) // 2
+        if _starts(with_fraction(request, low + middle * FRACTION_STEP)):
+            first = middle
+        else:
+            last = middle - 1
+    return round(low + first * FRACTION_STEP, 2)
+
+
+def offload_cures(a: Assessment) -> bool:
+    """Whether moving weights off the GPU (llama.cpp ``-ngl``, ``--cpu-offload-gb``) can cure what keeps ``a`` from
+    serving: weights or a pool that do not fit, not memory that other processes hold or a memory fraction."""
+    if a.report is not None and a.report.failure_kind is not None:
+        return a.report.failure_kind in OFFLOAD_CURES
+    return True
+
+
+def deployment_answers(
+    a: Assessment, target: int | None = None, layers_asked: bool = False, offload_asked: bool = False
+) -> dict[str, int | float | None]:
+    """What the Deployment section and ``fit`` answer for ``a`` (asked, or when it does not serve): the most
+    layers on the GPU (llama.cpp ``-ngl``), the least ``--cpu-offload-gb`` (whole GiB) — both only where moving
+    weights off the GPU can cure it (:func:`offload_cures`) — and the highest memory fraction that starts the
+    engine when memory in use or the sampler is what stops it. ``None``: nothing in range does."""
+    out: dict[str, int | float | None] = {}
+    if a.report is None:
+        return out
+    support = get_engine(a.report.engine).support
+    cures = not a.fits and offload_cures(a)
+    if support.layer_offload_flags and a.request.gpu_count == 1 and (layers_asked or cures):
+        out["gpu_layers_that_fit"] = gpu_layers_that_fit(a.request, target)
+    if support.cpu_offload_flag and (offload_asked or cures):
+        out["cpu_offload_gib_needed"] = cpu_offload_needed(a.request, target)
+    current = current_fraction(a.request)
+    if a.report.failure_kind in LOWER_CURES and current is not None:
+        out["memory_fraction_that_starts"] = fraction_that_starts(a.request, LOWEST_FRACTION, current - FRACTION_STEP)
+    return out
 
 
 class SplitChoice(NamedTuple):

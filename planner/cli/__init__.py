@@ -22,6 +22,7 @@ from planner.cli.advise import add_advise_parser, cmd_advise
 from planner.cli.calibrate import add_calibrate_parser, cmd_calibrate
 from planner.cli.catalog import add_catalog_parsers, cmd_gpus, cmd_inspect, cmd_models
 from planner.cli.fit import add_fit_parser, cmd_fit
+from planner.cli.schema import DOCUMENTS, schema_text, write_schemas
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -40,7 +41,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_fit_parser(sub)
     add_advise_parser(sub)
     add_calibrate_parser(sub)
+    schema = sub.add_parser("schema", help="the JSON Schema of a command's --json output (draft 2020-12)")
+    schema.add_argument("document", nargs="?", choices=list(DOCUMENTS), help="fit, advise, inspect or calibrate")
+    schema.add_argument("--write", action="store_true", help="write docs/schema/COMMAND.json for every command")
     return parser
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    """Print one command's output schema, or write them all (``--write``)."""
+    if args.write:
+        for path in write_schemas():
+            print(path)
+        return 0
+    if args.document is None:
+        raise PlannerError(f"schema: name a command ({', '.join(DOCUMENTS)}) or give --write")
+    print(schema_text(args.document), end="")
+    return 0
 
 
 # Every command runs under a wall-clock budget: anything that can grow stops with a named error (the Hub import
@@ -54,6 +70,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "fit": cmd_fit,
     "advise": cmd_advise,
     "calibrate": cmd_calibrate,
+    "schema": cmd_schema,
 }
 
 

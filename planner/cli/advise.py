@@ -30,6 +30,7 @@ from planner.advisor.workload import FORM_FACTORS, VENDORS
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_BUDGET_USD, MAX_CONTEXT, MAX_PARALLEL, MAX_USERS
 from planner.cli.args import decimal, whole
+from planner.cli.schema import SCHEMA_VERSION
 from planner.cli.table import print_table
 from planner.core.precision import WEIGHT_FORMATS
 
@@ -146,7 +147,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
 def ranking_data(ranking: Ranking) -> dict[str, Any]:
     """What ``advise --json`` prints: the ranking, its verdict and recommendation, the summary and the top picks
     with why each beats the next (the same words the page shows)."""
-    data = ranking.model_dump(mode="json")
+    data = {"schema_version": SCHEMA_VERSION, **ranking.model_dump(mode="json")}
     cloud = ranking.workload.pricing == "cloud"
     picks = top_picks(ranking)
     data["recommendation"] = recommendation(ranking)

@@ -12,6 +12,7 @@ from planner.bounds.files import read_regular_file
 from planner.bounds.limits import MAX_CONTEXT, MAX_PARALLEL
 from planner.calibration import CalibrationResult, calibrate_log
 from planner.cli.args import decimal, release, whole
+from planner.cli.schema import SCHEMA_VERSION
 from planner.cli.table import print_table
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.precision import WEIGHT_FORMATS
@@ -44,6 +45,7 @@ def calibration_data(result: CalibrationResult) -> dict[str, Any]:
     """What ``calibrate --json`` prints: the set-up, every figure predicted / printed / difference, the start-up
     verdicts, and the calibrated profile with its link token."""
     return {
+        "schema_version": SCHEMA_VERSION,
         "setup": result.setup.model_dump(mode="json"),
         "comparisons": [
             {"name": c.name, "unit": c.unit, "predicted": c.predicted, "printed": c.printed, "difference": c.difference}

@@ -8,6 +8,7 @@ from typing import Any
 
 from model_catalog import get_model, load_gpus, load_models
 from planner.bounds.errors import PlannerError
+from planner.cli.schema import SCHEMA_VERSION
 from planner.cli.table import print_table
 from planner.core.inspection import inspect
 from planner.core.model import ModelSpec
@@ -80,7 +81,7 @@ def cmd_gpus(args: argparse.Namespace) -> int:
 
 def inspect_data(spec: ModelSpec) -> dict[str, Any]:
     """What ``inspect --json`` prints: :func:`planner.core.inspection.inspect` as JSON."""
-    return inspect(spec).model_dump()
+    return {"schema_version": SCHEMA_VERSION, **inspect(spec).model_dump()}
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:

@@ -13,9 +13,8 @@ from model_catalog import get_gpu, get_model
 from planner.assessment.assess import Assessment, assess
 from planner.assessment.search import (
     best_layer_split,
-    cpu_offload_needed,
+    deployment_answers,
     footprint_bytes,
-    gpu_layers_that_fit,
     side_by_side,
 )
 from planner.assessment.summary import deployment_data
@@ -245,18 +244,13 @@ def colocated(request: PlanRequest, args: argparse.Namespace) -> tuple[Assessmen
 
 
 def answers(a: Assessment, args: argparse.Namespace) -> dict[str, Any]:
-    """What the deployment flags ask the planner: how many layers fit (llama.cpp), how much to offload (vLLM,
-    SGLang) — asked when the flag is given or the set-up does not fit."""
-    out: dict[str, Any] = {}
+    """What the deployment flags ask the planner (:func:`planner.assessment.search.deployment_answers`): how many
+    layers fit (llama.cpp), how much to offload (vLLM, SGLang) — asked when the flag is given or the set-up does
+    not fit and offloading can cure it — and the memory fraction that starts the engine when memory in use stops
+    it."""
     if args.engine not in engine_names():
-        return out
-    support = get_engine(args.engine).support
-    one_gpu = a.request.gpu_count == 1  # llama.cpp's -ngl is planned on one GPU (planner.planning.extras)
-    if support.layer_offload_flags and one_gpu and (args.gpu_layers is not None or not a.fits):
-        out["gpu_layers_that_fit"] = gpu_layers_that_fit(a.request, args.users)
-    if support.cpu_offload_flag and (args.cpu_offload_gb or not a.fits):
-        out["cpu_offload_gib_needed"] = cpu_offload_needed(a.request, args.users)
-    return out
+        return {}
+    return deployment_answers(a, args.users, args.gpu_layers is not None, bool(args.cpu_offload_gb))
 
 
 def deployment_rows(data: dict[str, Any], unit: str = "GiB") -> list[tuple[str, str]]:
@@ -288,9 +282,13 @@ def deployment_rows(data: dict[str, Any], unit: str = "GiB") -> list[tuple[str, 
         rows.append(
             ("KV tier holds", f"{tier['tokens']:,} tokens = {tier['conversations']:,} more conversations parked")
         )
-    for key, label in (("gpu_layers_that_fit", "layers that fit"), ("cpu_offload_gib_needed", "offload needed (GiB)")):
+    for key, label in (
+        ("gpu_layers_that_fit", "layers that fit"),
+        ("cpu_offload_gib_needed", "offload needed (GiB)"),
+        ("memory_fraction_that_starts", "memory fraction that starts"),
+    ):
         if key in data:
-            rows.append((label, "none fits" if data[key] is None else str(data[key])))
+            rows.append((label, "none fits" if data[key] is None else f"{data[key]:g}"))
     if details.get("launch_settings"):
         rows.append(("engine settings", " ".join(details["launch_settings"])))
     for other in data.get("colocated", []):

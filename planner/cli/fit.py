@@ -21,6 +21,7 @@ from planner.cli.deploy import (
     fit_gpus,
     with_stages,
 )
+from planner.cli.schema import with_deprecated_names
 from planner.cli.table import print_table
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.overhead import OverheadModel
@@ -110,8 +111,9 @@ def engine_settings(args: argparse.Namespace) -> dict[str, object]:
 def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:
     """What ``fit --json`` prints: the same figures and verdict as every page
     (:func:`planner.assessment.assess.assess`).
-    Bytes are per GPU of the limiting stage unless named otherwise; per-replica and total figures say which."""
-    result, gpu = a.result, a.result.per_gpu
+    Bytes are per GPU of the limiting stage unless named otherwise, as the engine leaves it (no KV pool when it
+    refuses to start: :attr:`Assessment.allocated`); per-replica and total figures say which."""
+    result, gpu = a.result, a.allocated.per_gpu
     status = a.report.failure_kind if a.report is not None and a.report.failure_kind else None
     return {
         "model": result.model_id,
@@ -192,7 +194,7 @@ def _request(args: argparse.Namespace) -> PlanRequest:
 def cmd_fit(args: argparse.Namespace) -> int:
     a, others = colocated(_request(args), args)
     request = a.request
-    data = {**fit_data(a), **answers(a, args), **({"colocated": others} if others else {})}
+    data = with_deprecated_names({**fit_data(a), **answers(a, args), **({"colocated": others} if others else {})})
     if args.json:
         print(json.dumps(data, indent=2))
         return 0 if a.fits else 1
@@ -218,7 +220,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             ("conversations", f"{a.conversations:,} of {args.context:,} tokens at once ({a.concurrency:.2f} exact)"),
             *deployment_rows(data, unit),
             *[("warning", w) for w in result.warnings],
-            *[(f"{args.engine} prints", line) for line in (a.report.lines if a.report else ())],
+            *[(f"{a.engine_label} prints", line) for line in (a.report.lines if a.report else ())],
         ]
     )
     return 0 if a.fits else 1

@@ -127,6 +127,9 @@ class OverheadModelBase(BaseModel, frozen=True, extra="forbid"):
     # leaves the rest unused, so another process may hold it (planner.deploy.sharing); SGLang's and TensorRT-LLM's
     # reserve is their own working space.
     reserve_is_spare: ClassVar[bool] = False
+    # Whether the engine splits whole layers over its GPUs instead of splitting every layer (llama.cpp's default
+    # ``--split-mode layer``): an unset tensor-parallel size then plans one stage per GPU, with no head rule.
+    splits_layers: ClassVar[bool] = False
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:

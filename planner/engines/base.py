@@ -64,6 +64,9 @@ class EngineReport(BaseModel, frozen=True, extra="forbid"):
     notes: tuple[str, ...] = ()
     failure_kind: FailureKind | None = None  # why the engine does not start (machine-readable)
     failure: str | None = None  # the engine's own error line for it
+    # The KV cache the engine allocates on one GPU of each pipeline stage when it sizes the cache itself
+    # (llama.cpp: -c cells); empty when it takes the pool the plan leaves (vLLM, SGLang, TensorRT-LLM).
+    kv_cache_bytes_per_stage: tuple[int, ...] = ()
 
     @model_validator(mode="after")
     def _fits_iff_no_failure(self) -> EngineReport:
@@ -142,6 +145,10 @@ class Engine(ABC):
         tokens the KV pool holds (engines that size a context otherwise override it)."""
         return min(request.model.max_position_embeddings, max(0, self.report(request, result, profile).kv_cache_tokens))
 
+    def context_limit_words(self) -> str:
+        """The largest-context setting in the engine's own words, for "Largest … this set-up allows"."""
+        return f"`{self.support.context_flag}`"
+
     def refusal(self, request: PlanRequest) -> str | None:
         """Why this engine does not run ``request`` as planned (its weights, KV dtype or deployment options on this
         GPU), in the engine's terms; ``None`` when it does."""
@@ -198,6 +205,17 @@ class Engine(ABC):
     def releases(self) -> tuple[str, ...]:
         """The releases the engine's rules cover, oldest first (default: only the profile's default release)."""
         return (self.profile().engine_version,)
+
+
+# Failures met before the engine sizes its KV cache: it prints none of its cache lines, only the error
+# (vLLM's free-memory check runs in ``gpu_worker.init_device``, before the model loads; the context and TP checks
+# in ``ModelConfig``; a weights OOM while loading, before the profile run).
+BEFORE_KV_CACHE: frozenset[FailureKind] = frozenset({"max-model-len", "tp-indivisible", "free-memory", "weights-oom"})
+# Failures a shorter context cures (a smaller pool, or one conversation's cache, fits); the others (memory in use,
+# the TP split, the weights, the sampler's room) stop the engine at any context.
+CONTEXT_CURES: frozenset[FailureKind] = frozenset(
+    {"kv-cache-too-small", "no-kv-memory", "max-model-len", "out-of-memory"}
+)
 
 
 def engine_total_bytes(request: PlanRequest) -> int:

@@ -14,6 +14,7 @@ import planner.engines.trtllm as trtllm
 import planner.engines.vllm.engine as vllm
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
+from planner.core.kv_formats import KV_FORMATS
 from planner.core.overhead import (
     EngineProfile,
     Estimate,
@@ -23,7 +24,7 @@ from planner.core.overhead import (
     parse_version,
 )
 from planner.core.precision import WEIGHT_FORMATS
-from planner.engines.base import Engine, EngineReport
+from planner.engines.base import CONTEXT_CURES, Engine, EngineReport
 from planner.engines.evidence import SupportedVersion, log_counts
 from planner.engines.support import family
 from planner.planning.plan import PlanRequest, plan
@@ -40,8 +41,8 @@ _ENGINES: dict[str, Engine] = {engine.name: engine for engine in REGISTERED}
 # Overhead profiles that are not an engine: name -> label (the seed texts' simple models and a vLLM-like estimate).
 GENERIC_PROFILES: dict[str, str] = {
     "generic": "Generic serving-engine estimate (vLLM-like)",
-    "simple": "Simple: 10 % of memory for overhead (seed text 001)",
-    "simple-fixed": "Simple: 1.5 GB framework + 1 GB activations (seed text 000)",
+    "simple": "Simple: 10 % of memory for overhead (as in “Memory Planning for LLMs”)",
+    "simple-fixed": "Simple: 1.5 GB framework + 1 GB activations (as in “The Memory Math of Serving a Model”)",
 }
 
 
@@ -64,6 +65,20 @@ def formats_run(name: str, gpu: GpuSpec | None, moe: bool) -> tuple[tuple[str, .
     weights = tuple(w for w in WEIGHT_FORMATS if any(support.runs(w, k, fam, moe) for k in support.kv_dtypes()))
     kvs = tuple(k for k in COMPARED_KV_DTYPES if any(support.runs(w, k, fam, moe) for w in weights))
     return weights, kvs
+
+
+def kv_dtypes_run(name: str, weights: str, gpu: GpuSpec | None, moe: bool) -> tuple[str, ...]:
+    """Every KV dtype (:data:`planner.core.kv_formats.KV_FORMATS`) the engine ``name`` keeps with ``weights`` on
+    ``gpu`` (every one, when ``name`` is a generic profile)."""
+    if name not in _ENGINES:
+        return tuple(KV_FORMATS)
+    support, fam = _ENGINES[name].support, family(gpu)
+    return tuple(k for k in KV_FORMATS if support.runs(weights, k, fam, moe))
+
+
+def weights_run(name: str, gpu: GpuSpec | None, moe: bool) -> tuple[str, ...]:
+    """Every weight format the engine ``name`` runs on ``gpu`` with some KV dtype (all, for a generic profile)."""
+    return formats_run(name, gpu, moe)[0]
 
 
 def pair_runs(name: str, weights: str, kv_dtype: str, gpu: GpuSpec | None, moe: bool) -> bool:
@@ -216,6 +231,11 @@ def launch_commands(request: PlanRequest, result: PlanResult) -> dict[str, str]:
 
 def max_model_len_allowed(request: PlanRequest, result: PlanResult | None = None) -> int:
     """The largest ``--max-model-len`` (SGLang ``--context-length``, llama.cpp ``-c`` per slot) the set-up
-    accepts, capped at the model's ``max_position_embeddings``; 0 when nothing fits."""
+    accepts, capped at the model's ``max_position_embeddings``; 0 when nothing fits or the engine refuses to
+    start for a reason no context cures."""
     engine, profile = engine_of(request.overhead)
-    return engine.max_model_len(request, result or plan(request), profile)
+    result = result or plan(request)
+    failure = engine.report(request, result, profile).failure_kind
+    if failure is not None and failure not in CONTEXT_CURES:
+        return 0  # it does not start at any context (memory in use, the split, the weights)
+    return engine.max_model_len(request, result, profile)

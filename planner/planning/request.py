@@ -69,6 +69,11 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
     def resolved_parallelism(self) -> tuple[int, int]:
         if self.tensor_parallel is None:
             if self.pipeline_parallel == 1:
-                return default_parallelism(self.model, self.gpu_count)
+                widest = default_parallelism(self.model, self.gpu_count)
+                if self.overhead.splits_layers and widest[0] < self.gpu_count <= self.model.num_hidden_layers:
+                    # llama.cpp splits whole layers over every GPU (--split-mode layer), whatever the heads allow:
+                    # where no TP uses them all, one pipeline stage per GPU (else TP, which sizes it the same way)
+                    return 1, self.gpu_count
+                return widest
             return max(1, self.gpu_count // self.pipeline_parallel), self.pipeline_parallel
         return self.tensor_parallel, self.pipeline_parallel

@@ -147,7 +147,9 @@ def test_custom_form_names_the_field() -> None:
     form_inputs = {n.label: n for n in at.number_input}
     form_inputs["num_key_value_heads"].set_value(8)
     at.button[0].click().run()
-    assert any("[Plan it on the Memory page](/?" in m.value for m in at.markdown)
+    # the model described is planned at once, in this tab (it used to be only a link that opened a new one)
+    assert at.session_state["spec"] and at.query_params["spec"]
+    assert any("Planning my-model, a custom model" in i for i in texts(at.info))
 
 
 def test_hub_import_is_fetched_once_per_hour(hub: HubServer) -> None:  # noqa: F811

@@ -17,7 +17,7 @@ MALFORMED: list[tuple[dict[str, str | list[str]], set[str]]] = [
     ({"gpu": "H100-SXM-80GB"}, {"gpu"}),
     ({"gpus": "-1"}, {"gpus"}),
     ({"gpus": "0"}, {"gpus"}),
-    ({"gpus": "3"}, {"gpus"}),
+    ({"gpus": "65"}, {"gpus"}),  # any count up to 64 is a setting (3 used to be refused: issue 22)
     ({"gpus": "1e9"}, {"gpus"}),
     ({"gpus": "NaN"}, {"gpus"}),
     ({"gpus": "two"}, {"gpus"}),

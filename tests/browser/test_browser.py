@@ -126,12 +126,19 @@ def _choose(page, label: str, option: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
 
 
+def _gpus(page, count: int) -> None:
+    """Type ``count`` in the sidebar's GPUs box (any count up to 64; it was a select box of 1, 2, 4, 8, 16)."""
+    box = page.get_by_label("GPUs", exact=True)
+    box.fill(str(count))
+    box.press("Enter")
+
+
 def test_the_address_bar_after_a_change_opens_the_same_view(page, browser, app_url: str) -> None:
     """Case 2: set GPUs to 4 in the sidebar; the address bar must describe the plan on the screen."""
     start = "model=meta-llama%2FLlama-3.1-70B&gpus=2&weights=fp8&kv=fp8&context=32768&users=50"
     page.goto(f"{app_url}/?{start}")
     wait_for_chart(page)
-    _choose(page, "GPUs", "4")
+    _gpus(page, 4)
     page.wait_for_function("() => new URL(location.href).searchParams.get('gpus') === '4'", timeout=30_000)
     wait_for_chart(page)
     shown = _alert_text(page)
@@ -147,7 +154,7 @@ def test_two_gpus_of_a_70b_model_split_with_tp_2(page, app_url: str) -> None:
     """Case 3: choosing 2 GPUs for a 70B model plans TP 2 (the command line's default), not two copies."""
     page.goto(f"{app_url}/?model=meta-llama%2FLlama-3.1-70B&weights=fp8&kv=fp8")
     wait_for_chart(page)
-    _choose(page, "GPUs", "2")
+    _gpus(page, 2)
     page.wait_for_function("() => document.body.innerText.includes('TP 2 × PP 1')", timeout=30_000)
     assert "2 × H100" in _alert_text(page)
 

@@ -165,6 +165,11 @@ class Setting:
     scope: str = SIDEBAR  # SIDEBAR, or the path of the page it belongs to
     views: tuple[str, ...] = ()  # other widgets editing it (the context slider and box)
     optional: bool = False  # absent from the link when unset (a Hub import, a custom model, a calibration)
+    words: tuple[tuple[str, str], ...] = ()  # values shown in words, not as their link text ("sidebar": ...)
+
+    def word(self, value: Any) -> str:
+        """``value`` as people read it: its words when the setting names some, else itself."""
+        return dict(self.words).get(str(value), str(value))
 
     def parse_values(self, raw: Sequence[str]) -> Any:
         """The value of ``raw`` (every occurrence of the parameter); raises ``ValueError`` with the reason."""

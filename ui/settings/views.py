@@ -34,6 +34,7 @@ PRESET = Setting(
     word,
     show=str,
     scope=ADVISOR,
+    words=(("sidebar", "the sidebar's context and users"), ("custom", "your own distribution")),
 )
 CTX_MEAN = Setting(
     "ctx_mean",

@@ -130,6 +130,9 @@ class LlamacppEngine(Engine):
             command += f" --split-mode layer --tensor-split {','.join(['1'] * (tp * pp))}"
         return with_note(command, loading)
 
+    def context_limit_words(self) -> str:
+        return "context per slot (`-c` ÷ `-np`)"
+
     def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
         return llamacpp_max_model_len(request, result, self._own(profile))
 

@@ -4,7 +4,7 @@ per slot, the layers on each device, K and V types (``llama-kv-cache.cpp``, ``ll
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
@@ -15,9 +15,10 @@ from planner.core.overhead import EngineProfile, EngineVersion, OverheadBytes, P
 from planner.core.units import GiB
 from planner.deploy.offload import LLAMACPP_OUTPUT_FIRST_BUILD, llamacpp_build
 
-LlamacppCacheType = Literal["f16", "q8_0", "q4_0"]
-# ggml block sizes: f16 2 bytes; block_q8_0 34 bytes / 32 values; block_q4_0 18 bytes / 32 values (ggml-common.h).
-LLAMACPP_CACHE_BITS: dict[str, float] = {"f16": 16.0, "q8_0": 8.5, "q4_0": 4.5}
+LlamacppCacheType = Literal["f32", "f16", "q8_0", "q4_0"]
+# ggml block sizes: f32 4 bytes, f16 2 bytes; block_q8_0 34 bytes / 32 values; block_q4_0 18 bytes / 32 values
+# (ggml-common.h).
+LLAMACPP_CACHE_BITS: dict[str, float] = {"f32": 32.0, "f16": 16.0, "q8_0": 8.5, "q4_0": 4.5}
 
 
 LLAMACPP_CONTEXT_BYTES = round(0.3 * GiB)  # CUDA context + cuBLAS (indicative)
@@ -26,15 +27,14 @@ LLAMACPP_CONTEXT_BYTES = round(0.3 * GiB)  # CUDA context + cuBLAS (indicative)
 LLAMACPP_CTX_PAD = 256  # n_ctx is padded to 256 (llama-context.cpp, with flash attention)
 
 
-# The planner's KV dtypes as llama.cpp cache types (--cache-type-k/-v).
-LLAMACPP_CACHE_NAMES = {
+# The planner's KV dtypes as llama.cpp cache types (llama-server --cache-type-k/-v, tools/server/README.md: f32,
+# f16, bf16, q8_0, q4_0, ...); a 16-bit cache is its default f16 (the same size). No FP8 cache type: an FP8 KV
+# cache is refused (planner.engines.llamacpp.engine), never stored as something else.
+LLAMACPP_CACHE_NAMES: dict[str, LlamacppCacheType] = {
     "bf16": "f16",
     "fp16": "f16",
-    "fp32": "f16",
+    "fp32": "f32",
     "int8": "q8_0",
-    "fp8": "q8_0",
-    "fp8_e4m3": "q8_0",
-    "fp8_e5m2": "q8_0",
     "int4": "q4_0",
 }
 
@@ -43,15 +43,27 @@ class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
     """``llama-server`` settings: context, slots, cache types, GPU layers, micro-batch, flash attention."""
 
     kind: Literal["llamacpp"] = "llamacpp"
+    splits_layers: ClassVar[bool] = True  # --split-mode layer (the default): whole layers per device
     engine_version: EngineVersion = "b6000"
     n_ctx: PositiveInt | None = None  # None: the request's max_model_len
     n_parallel: PositiveInt | None = None  # -np; None: one slot, or one per target user (Engine.for_users)
-    cache_type_k: LlamacppCacheType = "f16"
-    cache_type_v: LlamacppCacheType = "f16"
+    cache_type_k: LlamacppCacheType | None = None  # None: the request's KV dtype (LLAMACPP_CACHE_NAMES)
+    cache_type_v: LlamacppCacheType | None = None
     n_gpu_layers: Annotated[int, Field(ge=0)] | None = None  # None: all (-ngl 99)
     n_ubatch: PositiveInt = 512
     flash_attn: bool = True
     kv_unified: bool = False  # --kv-unified: one KV stream shared by the slots instead of one per slot
+
+    def for_kv_dtype(self, kv_dtype: str) -> LlamacppProfile:
+        """This profile with the cache types of the planned KV dtype where it leaves them unset: what
+        ``--cache-type-k/-v`` the launch command passes (an FP8 dtype is not one: f16, never reached, as
+        :meth:`planner.engines.base.Engine.check` refuses it first)."""
+        if self.cache_type_k is not None and self.cache_type_v is not None:
+            return self
+        cache = LLAMACPP_CACHE_NAMES.get(kv_dtype, "f16")
+        return self.model_copy(
+            update={"cache_type_k": self.cache_type_k or cache, "cache_type_v": self.cache_type_v or cache}
+        )
 
     @property
     def slots(self) -> int:

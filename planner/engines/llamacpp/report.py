@@ -9,7 +9,12 @@ from typing import NamedTuple
 from planner.core.parallel import stage_layer_ranges
 from planner.core.units import GiB, MiB
 from planner.engines.base import EngineReport, engine_total_bytes, stage_total_bytes
-from planner.engines.llamacpp.profile import LLAMACPP_CONTEXT_BYTES, LlamacppProfile, llamacpp_kv_bytes
+from planner.engines.llamacpp.profile import (
+    LLAMACPP_CACHE_BITS,
+    LLAMACPP_CONTEXT_BYTES,
+    LlamacppProfile,
+    llamacpp_kv_bytes,
+)
 from planner.planning.extras import kv_layers, layer_offload
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -72,7 +77,8 @@ def _lines(
 ) -> list[str]:
     kv = sum(d.kv for d in devices)
     host_kv = kv_all - kv if profile.n_gpu_layers is None else 0
-    k_share = kv / 2 if request.model.mla is None else kv
+    k_bits, v_bits = (LLAMACPP_CACHE_BITS[t or "f16"] for t in (profile.cache_type_k, profile.cache_type_v))
+    k_share = kv * k_bits / (k_bits + v_bits) if request.model.mla is None else kv
     lines = [_offloaded_line(request, profile)]
     lines += [f"llm_load_tensors:      CUDA{i} buffer size = {d.weights / MiB:.2f} MiB" for i, d in enumerate(devices)]
     lines += [
@@ -93,9 +99,10 @@ def _lines(
 
 
 def _host_note(request: PlanRequest, result: PlanResult, profile: LlamacppProfile, n_ctx: int, kv: int) -> str | None:
-    """What stays in system RAM: the weights and KV of the CPU layers (and experts kept there)."""
+    """What stays in system RAM: the weights and KV of the CPU layers (and experts kept there). Every GPU of a
+    stage holds its own share of the weights, so the GPUs' part is each stage's times its GPUs."""
     kv_all = _kv(request, profile, n_ctx, None)
-    device_weights = sum(s.weights_bytes for s in result.stages)
+    device_weights = sum(s.weights_bytes for s in result.stages) * result.tensor_parallel
     host_weights = max(0, result.weights_bytes_total - device_weights)
     if kv_all - kv <= 0 and host_weights <= 0:
         return None
@@ -115,6 +122,7 @@ class _Fill(NamedTuple):
 
 def _fill(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) -> _Fill:
     """What llama-server allocates on each device, and where it runs out."""
+    profile = profile.for_kv_dtype(request.resolved_kv_dtype)
     n_ctx = profile.n_ctx or result.max_model_len * profile.slots
     compute = profile.compute_buffer_bytes(request.model, n_ctx)
     devices = _devices(request, result, profile, n_ctx)
@@ -137,7 +145,8 @@ def _slots_note(profile: LlamacppProfile, n_ctx: int, device: _Device, used: int
 
 def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) -> EngineReport:
     """The buffer sizes ``llama-server`` prints; it fits when weights, KV, compute buffer and context fit on every
-    device."""
+    device; the cache types are the planned KV dtype's unless the profile sets them."""
+    profile = profile.for_kv_dtype(request.resolved_kv_dtype)
     n_ctx, compute, devices, used, short = _fill(request, result, profile)
     first, kv = devices[0], sum(d.kv for d in devices)
     kv_all = _kv(request, profile, n_ctx, None)
@@ -176,7 +185,18 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
         notes=tuple(n for n in (note, _legacy_note(request, result, profile, n_ctx), slots) if n),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
+        kv_cache_bytes_per_stage=_per_stage(result, devices),
     )
+
+
+def _per_stage(result: PlanResult, devices: list[_Device]) -> tuple[int, ...]:
+    """The KV buffer on one GPU of each of the plan's stages (the fullest GPU of a stage's ranks)."""
+    stages, tp = len(result.stages), result.tensor_parallel
+    if len(devices) == stages:
+        return tuple(d.kv for d in devices)
+    if len(devices) == stages * tp:
+        return tuple(max(d.kv for d in devices[i * tp : (i + 1) * tp]) for i in range(stages))
+    return (max(d.kv for d in devices),) * stages
 
 
 def _kv(request: PlanRequest, profile: LlamacppProfile, n_ctx: int, layers: int | range | None) -> int:
@@ -184,8 +204,8 @@ def _kv(request: PlanRequest, profile: LlamacppProfile, n_ctx: int, layers: int 
     return llamacpp_kv_bytes(
         request.model,
         n_ctx,
-        profile.cache_type_k,
-        profile.cache_type_v,
+        profile.cache_type_k or "f16",
+        profile.cache_type_v or "f16",
         layers,
         n_seq=profile.slots,
         n_ubatch=profile.n_ubatch,

@@ -10,7 +10,7 @@ import math
 
 from pydantic import BaseModel
 
-from planner.engines.base import EngineReport, engine_total_bytes, gib_text, stage_total_bytes
+from planner.engines.base import BEFORE_KV_CACHE, EngineReport, engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
 from planner.engines.loading import kernel_padding_bytes
 from planner.engines.vllm.blocks import StageOverrides, VllmStage, estimate_max_len, needed_bytes, pages_per_request
@@ -180,6 +180,8 @@ def vllm_report(
     else:
         lines = _v0_lines(first, cap, max_len, total, profile.utilization)
     failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated)
+    if failure is not None and failure[0] in BEFORE_KV_CACHE:
+        lines = []  # it stops before sizing the cache: only the error is printed
     if failure is not None and failure[1] not in lines:
         lines.append(failure[1])
     return EngineReport(

@@ -1,0 +1,143 @@
+"""The words every surface uses for a set-up: context sizes, memory figures, the GPUs and how the model is split
+over them, why an engine would not start, and why a pool of N tokens holds more (or fewer) conversations than
+N divided by the context. :func:`planner.assessment.assess.verdict_sentence` builds the verdict from them.
+"""
+
+from __future__ import annotations
+
+from planner.core.blocks import LayerKind
+from planner.core.model import ModelSpec
+from planner.core.units import format_bytes, format_tokens
+from planner.engines.base import EngineReport
+from planner.planning.request import PlanRequest
+from planner.planning.results import PlanResult
+
+MEBI_TOKENS = 2**20  # contexts are quoted in binary units: 1k = 1,024 tokens, 1M = 1,048,576
+
+
+def context_label(tokens: int) -> str:
+    """Context sizes as they are quoted (k = 1,024 tokens, M = 1,024k).
+
+    >>> context_label(32768), context_label(1048576), context_label(10485760), context_label(1572864)
+    ('32k', '1M', '10M', '1536k')
+    >>> context_label(5000)
+    '5,000'
+    """
+    if tokens >= MEBI_TOKENS and tokens % MEBI_TOKENS == 0:
+        return f"{tokens // MEBI_TOKENS}M"
+    if tokens >= 1024 and tokens % 1024 == 0:
+        return f"{tokens // 1024}k"
+    return f"{tokens:,}"
+
+
+def mem(n_bytes: float, unit: str) -> str:
+    """A memory figure in the chosen unit, one decimal from 10 GiB up.
+
+    >>> mem(80 * 2**30, "GiB")
+    '80.0 GiB'
+    >>> mem(1.5e9, "GB")
+    '1.50 GB'
+    """
+    return format_bytes(n_bytes, unit, digits=1 if abs(n_bytes) >= 10 * 2**30 else 2)
+
+
+def setup_label(request: PlanRequest) -> str:
+    """``'2 × H100 SXM5 80GB'``."""
+    gpu = request.gpu
+    name = gpu.name if gpu is not None else f"{request.gpu_memory_bytes / 1e9:g} GB GPU"
+    if request.deployment is not None and request.deployment.stage_gpus:  # mixed GPUs, one per pipeline stage
+        return " + ".join(stage.name for stage in request.deployment.stage_gpus)
+    return f"{request.gpu_count} × {name}"
+
+
+def split_label(request: PlanRequest, result: PlanResult | None = None, short: bool = False) -> str:
+    """How the model is spread over the GPUs, in the engine's terms: ``'TP 2 × PP 1'`` for an engine that splits
+    every layer (vLLM, SGLang, TensorRT-LLM), ``'layers split over 2 GPUs'`` for one that splits whole layers
+    (llama.cpp ``--split-mode layer``), with the data-parallel replicas (the plan's, else the request's split);
+    ``short`` leaves out "× PP 1"."""
+    if result is not None:
+        tp, pp, replicas = result.tensor_parallel, result.pipeline_parallel, result.replicas
+    else:
+        tp, pp = request.resolved_parallelism
+        replicas = max(1, request.gpu_count // (tp * pp))
+    if request.overhead.splits_layers:  # one llama-server over tp x pp GPUs: --tensor-split, whole layers each
+        split = f"layers split over {tp * pp} GPUs" if tp * pp > 1 else "whole model on one GPU"
+    else:
+        split = f"TP {tp}" if short and pp == 1 else f"TP {tp} × PP {pp}"
+    return split + (f" · {replicas} replicas" if replicas > 1 else "")
+
+
+def plural(n: int, word: str) -> str:
+    """``'1 concurrent conversation'``, ``'2 concurrent conversations'``."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+REFUSALS: dict[str, str] = {
+    "free-memory": "because less memory is free on the GPU than its memory fraction asks for (another process holds "
+    "some of it)",
+    "sampler-oom": "running out of memory while warming up its sampler (the memory fraction leaves too little)",
+    "tp-indivisible": "because the tensor-parallel size does not divide the model's heads or vocabulary",
+    "max-model-len": "because the context is longer than the model's maximum",
+    "kv-cache-too-small": "because one conversation of the chosen context needs more KV cache than is left",
+    "no-kv-memory": "because weights and working memory leave no room for the KV cache",
+    "weights-oom": "because the weights do not fit in its share of the memory",
+    "out-of-memory": "running out of memory at start-up",
+    "mamba-blocks": "because more sequences may run at once (max_num_seqs) than its KV pool has state blocks; lower "
+    "max_num_seqs or raise the memory fraction",
+}
+# Failures a shorter context cures: the engine starts at the longest context that fits.
+CONTEXT_FAILURES = frozenset({"kv-cache-too-small", "no-kv-memory", "max-model-len"})
+
+
+def refusal(report: EngineReport) -> str:
+    """Why the engine would not start, in words, with the longest context that would."""
+    reason = REFUSALS.get(report.failure_kind or "", "as its start-up check fails")
+    longest = report.estimated_max_model_len
+    tail = f"; the longest context that fits is about {longest:,} tokens." if longest else "."
+    return f"{reason}{tail if report.failure_kind in ('kv-cache-too-small', 'no-kv-memory', None) else '.'}"
+
+
+def _cache_reasons(model: ModelSpec) -> list[str]:
+    """What a model's layers keep per conversation instead of the whole context."""
+    counts = model.layer_kind_counts
+    reasons = []
+    if counts.get(LayerKind.SLIDING.value) and model.sliding_window is not None:
+        reasons.append(
+            f"its {counts[LayerKind.SLIDING.value]} sliding-window layers keep only the last "
+            f"{model.sliding_window:,} tokens of each conversation"
+        )
+    if counts.get(LayerKind.CHUNKED.value) and model.attention_chunk_size is not None:
+        reasons.append(
+            f"its {counts[LayerKind.CHUNKED.value]} chunked-attention layers keep only the current "
+            f"{model.attention_chunk_size:,}-token chunk of each conversation"
+        )
+    if counts.get(LayerKind.LINEAR.value):
+        reasons.append(
+            f"its {counts[LayerKind.LINEAR.value]} linear-attention layers keep a fixed state, not a growing cache"
+        )
+    if model.num_kv_shared_layers:
+        reasons.append(f"its last {model.num_kv_shared_layers} layers reuse earlier layers' cache")
+    return reasons
+
+
+def why_not_divided(
+    model: ModelSpec, tokens_per_replica: int, context: int, conversations: int, replicas: int, allotment: str
+) -> str:
+    """Why ``conversations`` is not the KV pool's tokens divided by the context (per replica), as a clause that
+    finishes the verdict's sentence; empty when it is. ``allotment``: what one conversation is given ("whole
+    blocks of 16 tokens", "a slot of 5,120 tokens").
+
+    >>> from model_catalog import get_model
+    >>> why_not_divided(get_model("meta-llama/Llama-3.1-8B").spec, 65536, 8192, 8, 1, "whole blocks of 16 tokens")
+    ''
+    >>> why_not_divided(get_model("meta-llama/Llama-3.1-8B").spec, 50000, 5000, 9, 1, "whole blocks of 16 tokens")
+    ', fewer than 50.0 k ÷ 5,000 because each conversation takes whole blocks of 16 tokens'
+    """
+    divided = tokens_per_replica // context * replicas if context else 0
+    if conversations == divided:
+        return ""
+    quotient = f"{format_tokens(tokens_per_replica)} ÷ {context_label(context)}"
+    if conversations > divided:
+        reasons = _cache_reasons(model) or ["the engine counts its pool per group of layers"]
+        return f", more than {quotient} because {' and '.join(reasons)}"
+    return f", fewer than {quotient} because each conversation takes {allotment}"

@@ -1,0 +1,94 @@
+"""Issue 22, llama.cpp: what it prints and what the pages say match what it runs.
+
+- The KV cache is stored as the planned dtype (``--cache-type-k/-v``, which the launch command passes): an INT8
+  cache is q8_0, 8.5 bits a value (``block_q8_0``: 34 bytes per 32 values, ggml-common.h), not the f16 the start-up
+  lines used to print whatever was planned.
+- Several GPUs with every layer on them keep no weights in system RAM (the CLI's host figure is 0; the note used
+  to subtract one GPU's weights from the whole model's: "System RAM holds 19.88 GiB").
+- The split is named as llama.cpp does it (whole layers per GPU, ``--split-mode layer``), not "TP 2", its context
+  flag is ``-c``, and any GPU count splits the layers (no head rule), so more GPUs come before "a GPU with more
+  memory".
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from model_catalog import get_gpu, get_model
+from planner.assessment.alternatives import nearest_fitting
+from planner.assessment.assess import VerdictState, assess
+from planner.assessment.words import split_label
+from planner.cli import main
+from planner.core.units import MiB
+from planner.engines.llamacpp.profile import llamacpp_kv_bytes
+from planner.engines.registry import engine_profile, get_engine, launch_commands
+from planner.planning.plan import PlanRequest
+
+H100 = get_gpu("h100-sxm-80gb")
+T4 = get_gpu("t4")
+LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
+
+
+def _request(model: str, gpu_id: str, count: int, weights: str, kv: str, context: int) -> PlanRequest:
+    gpu = get_gpu(gpu_id)
+    return PlanRequest(
+        model=get_model(model).spec,
+        gpu=gpu,
+        gpu_memory_bytes=gpu.memory_bytes_for(True),
+        gpu_count=count,
+        weights=weights,
+        kv_dtype=kv,
+        context_tokens=context,
+        max_model_len=context,
+        overhead=engine_profile("llamacpp"),
+    )
+
+
+def test_the_cache_type_printed_is_the_one_planned_and_launched() -> None:
+    request = _request("meta-llama/Llama-3.1-70B", "h100-sxm-80gb", 2, "q4_k_m", "int8", 8192)
+    a = assess(request, 32)
+    assert a.report is not None and a.fits
+    kv_line = next(line for line in a.report.lines if "KV self size" in line)
+    assert "K (q8_0)" in kv_line and "V (q8_0)" in kv_line, kv_line  # was K (f16), V (f16)
+    slots = 32
+    per_device = llamacpp_kv_bytes(LLAMA_70B, 8192 * slots, "q8_0", "q8_0", range(0, 40), n_seq=slots, unified=False)
+    assert per_device == 40 * 8 * 128 * 2 * 8192 * slots * 34 // 32  # 40 of the 80 layers, 34 bytes per 32 values
+    assert f"CUDA0 KV buffer size = {per_device / MiB:.2f} MiB" in "\n".join(a.report.lines)  # 21760.00 MiB
+    assert "--cache-type-k q8_0 --cache-type-v q8_0" in launch_commands(a.request, a.result)["llamacpp"]
+    assert a.allocated.per_gpu.kv_cache_bytes == per_device  # the chart shows the buffer, not all that is free
+
+
+def test_every_layer_on_the_gpus_keeps_no_weights_in_system_ram(capsys: pytest.CaptureFixture[str]) -> None:
+    a = assess(_request("meta-llama/Llama-3.1-70B", "h100-sxm-80gb", 2, "q4_k_m", "int8", 8192), 32)
+    assert a.report is not None
+    assert not any("System RAM holds" in note for note in a.report.notes), a.report.notes  # was 19.88 GiB
+    argv = ["fit", "--model", LLAMA_70B.id, "--gpu", "h100-sxm-80gb", "--gpus", "2", "--weights", "q4_k_m"]
+    main([*argv, "--kv-dtype", "int8", "--engine", "llamacpp", "--context", "8192", "--users", "32", "--json"])
+    assert json.loads(capsys.readouterr().out)["host_weights_bytes"] == 0
+
+
+def test_the_split_and_the_context_are_named_as_llamacpp_names_them() -> None:
+    a = assess(_request("meta-llama/Llama-3.1-70B", "h100-sxm-80gb", 2, "q4_k_m", "bf16", 8192))
+    label = split_label(a.request, a.result)
+    assert label == "layers split over 2 GPUs" and "TP" not in label  # was "TP 2"
+    assert "-c" in get_engine("llamacpp").context_limit_words()  # was "--max-model-len"
+    assert get_engine("vllm").context_limit_words() == "`--max-model-len`"
+
+
+def test_a_gpu_count_tensor_parallel_cannot_use_is_a_layer_split() -> None:
+    """phi-4's 40 heads and 10 KV heads allow TP 2 at most: on 3 GPUs vLLM runs 3 replicas, llama.cpp splits the
+    layers over the 3 GPUs (it used to be planned as 3 replicas of a model that fits on none)."""
+    a = assess(_request("microsoft/phi-4", "t4", 3, "bf16", "bf16", 4096))
+    assert (a.result.tensor_parallel, a.result.pipeline_parallel, a.result.replicas) == (1, 3, 1)
+    assert a.state is VerdictState.MEETS_TARGET
+    assert "--split-mode layer --tensor-split 1,1,1" in launch_commands(a.request, a.result)["llamacpp"]
+
+
+def test_more_gpus_come_before_a_gpu_with_more_memory() -> None:
+    request = _request("microsoft/phi-4", "t4", 1, "bf16", "bf16", 4096)
+    assert assess(request).state is VerdictState.WEIGHTS_DO_NOT_FIT
+    found = nearest_fitting(request)
+    assert found[0].change == "2 GPUs (layers split over 2 GPUs)", [f.change for f in found]
+    assert all("TP" not in f.change for f in found)

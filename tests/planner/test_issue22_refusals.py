@@ -1,0 +1,94 @@
+"""Issue 22: when the engine refuses to start, every figure says so and the nearest set-ups offer what works.
+
+The case from the issue: Llama-3.1-70B FP8 (FP8 KV cache, 32k context) on 2 × H100 SXM with 10 GiB already in use
+per GPU. vLLM's start-up check compares free memory with ``util x total`` (``gpu_worker.init_device``): 67.65 GiB
+free < 0.92 x 79.19 GiB, so it stops before loading anything. Before this change the verdict was red while the KV
+budget said 440,192 tokens, the start-up lines printed cache sizes before the error, the largest context was
+131,072 tokens, the offload answer said "more than the weights" and no nearest set-up was found.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from model_catalog import get_gpu, get_model
+from planner.assessment.alternatives import nearest_fitting
+from planner.assessment.assess import VerdictState, assess
+from planner.assessment.search import deployment_answers, offload_cures
+from planner.cli import main
+from planner.core.units import GiB
+from planner.deploy.options import DeploymentOptions
+from planner.engines.registry import engine_profile, max_model_len_allowed
+from planner.planning.plan import PlanRequest
+
+H100 = get_gpu("h100-sxm-80gb")
+SETUP = ["--model", "meta-llama/Llama-3.1-70B", "--gpu", "h100-sxm-80gb", "--gpus", "2", "--weights", "fp8"]
+SETUP += ["--kv-dtype", "fp8", "--engine", "vllm", "--context", "32768"]
+
+
+def _request(used_gib: float = 10.0) -> PlanRequest:
+    return PlanRequest(
+        model=get_model("meta-llama/Llama-3.1-70B").spec,
+        gpu=H100,
+        gpu_memory_bytes=H100.memory_bytes_for(True),
+        gpu_count=2,
+        weights="fp8",
+        kv_dtype="fp8",
+        context_tokens=32768,
+        max_model_len=32768,
+        overhead=engine_profile("vllm"),
+        deployment=DeploymentOptions(used_memory_bytes=round(used_gib * GiB)),
+    )
+
+
+def _fit(capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, object]:
+    main(["fit", *SETUP, *extra, "--json"])
+    data: dict[str, object] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def test_a_refused_start_has_no_kv_pool_anywhere(capsys: pytest.CaptureFixture[str]) -> None:
+    a = assess(_request())
+    assert a.state is VerdictState.ENGINE_REFUSES and a.report is not None
+    assert a.report.failure_kind == "free-memory"
+    assert a.kv_budget_tokens == 0 and a.kv_budget_tokens_per_replica == 0  # was 440,192
+    assert all(stage.kv_cache_bytes == 0 for stage in a.allocated.stages)  # the chart and its table
+    assert a.report.lines == (a.report.failure,)  # the check runs before the cache is sized: only the error
+    assert max_model_len_allowed(a.request, a.result) == 0  # was 131,072: no context starts it
+    data = _fit(capsys, "--used-memory-gb", "10")
+    assert data["kv_budget_tokens_total"] == 0 and data["kv_cache_bytes_per_gpu"] == 0
+    assert data["engine_lines"] == [a.report.failure]
+
+
+def test_the_memory_fraction_that_starts_it_is_offered_and_the_cli_agrees(capsys: pytest.CaptureFixture[str]) -> None:
+    found = nearest_fitting(_request())
+    assert found, "was: 'Nothing close does: try a GPU with more memory'"
+    first = found[0]
+    assert first.change == "memory fraction 0.85 (--gpu-memory-utilization)"
+    assert first.assessment.fits and first.assessment.conversations == 11
+    assert _fit(capsys, "--used-memory-gb", "10")["memory_fraction_that_starts"] == 0.85
+    lowered = _fit(capsys, "--used-memory-gb", "10", "--gpu-util", "0.85")
+    assert lowered["fits"] and lowered["conversations_total"] == 11
+    assert _fit(capsys, "--used-memory-gb", "10", "--gpu-util", "0.86")["verdict"] == "engine-refuses-to-start"
+    assert _fit(capsys, "--used-memory-gb", "10", "--gpu-util", "0.80")["conversations_total"] == 9  # the issue's
+
+
+def test_another_engine_on_the_same_gpus_is_answered_the_same_way(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _fit(capsys, "--colocate", "meta-llama/Llama-3.1-8B@0.3")
+    assert data["verdict"] == "engine-refuses-to-start" and data["kv_budget_tokens_total"] == 0
+    fraction = data["memory_fraction_that_starts"]
+    assert isinstance(fraction, float) and 0.05 <= fraction < 0.92
+    started = _fit(capsys, "--colocate", "meta-llama/Llama-3.1-8B@0.3", "--gpu-util", f"{fraction:g}")
+    assert started["fits"] and isinstance(started["conversations_total"], int) and started["conversations_total"] > 0
+
+
+def test_offloading_weights_is_not_the_answer_to_memory_in_use() -> None:
+    a = assess(_request())
+    assert not offload_cures(a)
+    answers = deployment_answers(a)
+    assert "cpu_offload_gib_needed" not in answers  # was "more than the weights"
+    assert answers["memory_fraction_that_starts"] == 0.85
+    fits = assess(_request(used_gib=0.0))
+    assert deployment_answers(fits) == {}  # nothing asked, nothing to cure
