@@ -21,6 +21,7 @@ from planner.advisor import (
     OverflowReport,
     Ranking,
     Workload,
+    headline,
     overflow_for,
     rank,
     recommendation,
@@ -328,9 +329,10 @@ def render(sel: Selection) -> None:
     if workload is None:
         return
     ranking = _shown_ranking(sel.spec, workload, workload.gpu_ids or ())
-    text = recommendation(ranking)
     tone = verdict(ranking)  # green only when nothing undermines the target or the speed floor
-    TONES[tone](as_text(text), icon=":material/recommend:")
+    TONES[tone](as_text(headline(ranking)), icon=":material/recommend:")  # one sentence; the details below
+    with st.expander("Why, the alternatives, every caveat and the assumptions"):
+        st.markdown(as_text(recommendation(ranking)))
     st.markdown("\n".join(f"- {as_text(line)}" for line in summary_lines(ranking)))
     st.caption(
         as_text(ranking.target_note)
@@ -359,7 +361,7 @@ def render(sel: Selection) -> None:
         sel,
         PATH,
         f"Which GPU to buy for {name}",
-        text,
+        recommendation(ranking),
         [figure] if figure else [],
         exported,
         names=gpu_names,

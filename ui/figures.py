@@ -371,6 +371,14 @@ def pareto_figure(
         )
     layout = frame_layout(None, height=500)
     layout.update(hovermode="closest", clickmode="event+select")
-    layout["xaxis"] = {**layout["xaxis"], "title": {"text": cost_label}, "type": "log"}
+    # Dollars at every power of ten ("$10k"), not the log axis's bare minor digits ("2 3 4 … 100k 2 3").
+    layout["xaxis"] = {
+        **layout["xaxis"],
+        "title": {"text": cost_label},
+        "type": "log",
+        "dtick": 1,
+        "tickprefix": "$",
+        "tickformat": "~s",
+    }
     layout["yaxis"] = {**layout["yaxis"], "title": {"text": y_title}, "rangemode": "tozero"}
     return go.Figure({"data": data, "layout": layout})

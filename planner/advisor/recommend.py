@@ -174,6 +174,29 @@ def _speed_sentence(best: Option) -> str:
     return text + "."
 
 
+def headline(ranking: Ranking) -> str:
+    """The verdict in one sentence a phone shows without scrolling: what to buy (or rent) and run, what it holds
+    against the target, how fast for each user, what it costs; :func:`recommendation` has the details.
+
+    With nothing that serves the target, the first sentence of :func:`recommendation`."""
+    best = ranking.best
+    if best is None:
+        return recommendation(ranking).split(". ")[0] + "."
+    cloud = ranking.workload.pricing == "cloud"
+    what = f"Rent {best.label}" if cloud else f"Buy {best.purchase_unit}"
+    price = (
+        f"{_money(best.usd_per_hour or 0)} per hour"
+        if cloud
+        else f"{_money(best.purchase_usd or 0)} ({_money(best.tco_usd or 0)} with power over the life)"
+    )
+    price = price if best.cost is not None else "price unknown"
+    caveat = f"; caveat: {best.undermining[0]}" if best.undermining else ""
+    return (
+        f"{what}, {best.weights} weights on {best.engine_label}: {best.conversations:,} conversations against "
+        f"{ranking.target_concurrency:,}, {speed_text(best)}, {price}{caveat}."
+    )
+
+
 def recommendation(ranking: Ranking) -> str:
     """One paragraph a manager can read: what to buy, the engine, what it holds, how fast, what it costs, the
     alternatives on other hardware, every caveat, and the assumptions."""

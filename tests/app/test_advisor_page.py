@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from model_catalog import get_model, load_gpus
-from planner.advisor import ContextDistribution, Workload, rank, recommendation
+from planner.advisor import ContextDistribution, Workload, headline, rank, recommendation
 from tests.app.conftest import run_page, texts
 from ui.advisor_report import advisor_report_html
 from ui.state import Selection
@@ -47,8 +48,10 @@ def test_recommendation_equals_the_planner() -> None:
             mean_tokens=3000, p95_tokens=9000, max_tokens=get_model(sel.model_id).spec.max_position_embeddings
         ),
     )
-    expected = recommendation(rank(sel.spec, workload, gpus=list(load_gpus().values())))
-    assert expected in texts(at.success) + texts(at.warning)
+    expected = rank(sel.spec, workload, gpus=list(load_gpus().values()))
+    assert headline(expected) in texts(at.success) + texts(at.warning)
+    details = next(e for e in at.expander if e.label.startswith("Why, the alternatives"))
+    assert recommendation(expected) in texts(details.markdown)
     table = at.dataframe[0].value
     assert list(table["#"][:3]) == [1, 2, 3]
     assert table["open"][0].startswith("/?model=")
@@ -128,3 +131,20 @@ def test_the_report_is_small_and_leads_with_the_answer() -> None:
     assert "class='verdict success'" in html and "Main caveat:" in html and "Total price:" in html
     assert html.index("What to buy:") < html.index("<h2>Inputs</h2>") and "plotly" not in html.lower()
     assert "Rejected" not in html and "On another vendor or form factor" in html
+
+
+def test_the_verdict_is_one_sentence_with_the_details_below() -> None:
+    """Issue 22: the verdict was a 230-word paragraph (a wall on a phone); it leads with one sentence now and the
+    paragraph (alternatives, caveats, assumptions) sits in an expander below it."""
+    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-70B", "context": "32768", "users": "50"})
+    assert not at.exception
+    verdict = (texts(at.success) + texts(at.warning))[0]
+    assert len(verdict.split()) <= 60 and verdict.count(". ") == 0, verdict
+    details = " ".join(texts(next(e for e in at.expander if e.label.startswith("Why")).markdown))
+    assert "It holds" in details and "On other hardware" in details
+
+
+def test_the_pareto_cost_axis_reads_in_dollars() -> None:
+    at = run_page("advisor", {"pareto": "capacity"})
+    layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["xaxis"]
+    assert layout["tickprefix"] == "$" and layout["type"] == "log" and layout["dtick"] == 1
