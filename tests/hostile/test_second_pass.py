@@ -1,0 +1,69 @@
+"""Hostile input, second pass (issue 25): a model without any KV cache under speculative decoding, a raced file
+check, and what a failed Hub import tells whoever reads it."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from model_catalog import get_gpu, get_model
+from planner.cli import main
+from planner.core.model import ModelSpec
+from planner.deploy.options import DeploymentOptions, SpeculativeOptions
+from planner.planning.plan import PlanRequest, plan
+from planner.sources.config import spec_from_hf_config
+
+NO_CACHE = {
+    "model_type": "llama",
+    "hidden_size": 4096,
+    "num_hidden_layers": 4,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "intermediate_size": 14336,
+    "vocab_size": 128256,
+    "layer_types": ["mlp"] * 4,
+}
+PROPOSERS = {
+    "eagle": SpeculativeOptions(method="eagle"),
+    "eagle3": SpeculativeOptions(method="eagle3"),
+    "draft": SpeculativeOptions(method="draft", draft_model=get_model("meta-llama/Llama-3.2-1B").spec),
+}
+
+
+def _no_cache_spec() -> ModelSpec:
+    return spec_from_hf_config(NO_CACHE, "x/mlp-only")
+
+
+@pytest.mark.parametrize("method", list(PROPOSERS))
+def test_a_model_without_kv_cache_plans_with_a_proposer(method: str) -> None:
+    """Finding 5: every layer without a KV cache and an EAGLE / EAGLE-3 / draft proposer divided by zero in
+    ``capacity_of`` (the contiguous reservation left the proposer's cache out). The proposer's cache is the
+    sequence's whole cache then, and a contiguous engine reserves it too, at max_model_len."""
+    gpu = get_gpu("h100-sxm-80gb")
+    request = PlanRequest(
+        model=_no_cache_spec(),
+        gpu=gpu,
+        gpu_memory_bytes=gpu.memory_bytes,
+        context_tokens=4096,
+        deployment=DeploymentOptions(speculative=PROPOSERS[method]),
+    )
+    capacity = plan(request).capacity
+    assert capacity.sequences > 0 and math.isfinite(capacity.sequences)
+    # the proposer's cache at 4,096 tokens is the only per-sequence cache: the contiguous count cannot exceed it
+    assert 0 < capacity.sequences_contiguous <= capacity.sequences_paged
+
+
+@pytest.mark.parametrize("method", ["eagle", "eagle3"])
+def test_the_cli_plans_a_model_without_kv_cache_with_a_proposer(
+    method: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``fit`` printed a 31-line traceback (exit 1) for the same model."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(NO_CACHE))
+    code = main(["fit", "--config", str(config), "--gpu", "h100-sxm-80gb", "--speculative-method", method])
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err and code == 0, out.err[-800:]
+    assert "conversations" in out.out
