@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
+import threading
 from pathlib import Path
 
 import pytest
 
 from model_catalog import get_gpu, get_model
+from planner.bounds.errors import PlannerError
+from planner.bounds.files import read_regular_file
 from planner.cli import main
 from planner.core.model import ModelSpec
 from planner.deploy.options import DeploymentOptions, SpeculativeOptions
@@ -67,3 +72,54 @@ def test_the_cli_plans_a_model_without_kv_cache_with_a_proposer(
     out = capsys.readouterr()
     assert "Traceback" not in out.err and code == 0, out.err[-800:]
     assert "conversations" in out.out
+
+
+def _read_in_thread(path: Path, seconds: float) -> str:
+    """What :func:`read_regular_file` does with ``path`` within ``seconds``: the error's text, ``"read"``, or
+    ``"hung"`` (a reader blocked on a FIFO is then released by opening it for writing)."""
+    outcome: list[str] = []
+
+    def work() -> None:
+        try:
+            read_regular_file(path, 1_000, "a config.json")
+            outcome.append("read")
+        except PlannerError as exc:
+            outcome.append(str(exc))
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if not outcome and stat.S_ISFIFO(os.lstat(path).st_mode):  # let a reader blocked on the FIFO go
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join(seconds)
+        return "hung"
+    return outcome[0] if outcome else "hung"
+
+
+def test_a_fifo_swapped_in_after_the_check_is_refused_not_waited_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding 6: the file was checked with ``stat`` and then opened by path, so a symlink swapped from a regular
+    file to a FIFO between the two blocked ``open()`` for good. The race is made certain here: ``os.stat`` answers
+    for a regular file while the path is a FIFO with no writer."""
+    fifo = tmp_path / "config.json"
+    os.mkfifo(fifo)
+    regular = tmp_path / "regular.json"
+    regular.write_text("{}")
+    real_stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda path, *a, **k: real_stat(regular) if Path(path) == fifo else real_stat(path))
+    outcome = _read_in_thread(fifo, 3.0)
+    assert outcome != "hung", "open() blocked on a FIFO"
+    assert "not a regular file" in outcome, outcome
+
+
+def test_a_fifo_and_a_directory_are_refused_and_a_file_is_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert "not a regular file" in _read_in_thread(fifo, 3.0)
+    assert "not a regular file" in _read_in_thread(tmp_path, 3.0)
+    (tmp_path / "log.txt").write_bytes(b"x" * 1_000)
+    assert read_regular_file(tmp_path / "log.txt", 1_000, "a log") == b"x" * 1_000
+    (tmp_path / "big.txt").write_bytes(b"x" * 1_001)
+    with pytest.raises(PlannerError, match="larger than a log can be"):
+        read_regular_file(tmp_path / "big.txt", 1_000, "a log")
