@@ -30,6 +30,7 @@ import requests
 
 from planner.sources.config import MAX_CONFIG_BYTES
 from planner.sources.hub.assembly import Evidence, assemble
+from planner.sources.hub.audience import to_a_visitor
 from planner.sources.hub.deadline import Deadline, active
 from planner.sources.hub.errors import HubConnectionError, HubError
 from planner.sources.hub.quantization import detect_quantization
@@ -75,7 +76,11 @@ def fetch_model(
     """
     base = resolve_endpoint(endpoint)
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
-        raise HubConnectionError("HF_HUB_OFFLINE is set: the Hub is not contacted; pick a catalog model or a config")
+        raise HubConnectionError(
+            "this server does not contact the Hub: pick a catalog model or describe one on the Custom model page"
+            if to_a_visitor()
+            else "HF_HUB_OFFLINE is set: the Hub is not contacted; pick a catalog model or a config"
+        )
     repo_id, revision = _reference(repo, revision, base)
     client = _Client(
         endpoint=base,
