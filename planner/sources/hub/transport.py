@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 from urllib.parse import urljoin, urlsplit
@@ -226,52 +226,67 @@ class _Client:
             url = target
         raise HubResponseError(f"too many redirects while reading {what}")
 
-    def read(self, response: requests.Response, *, what: str, limit: int, exact: int | None = None) -> bytes:
-        """The body, at most ``limit`` bytes (more is an error), or exactly the first ``exact`` bytes."""
+    def stream(
+        self, response: requests.Response, *, what: str, limit: int | None, may_stop: bool = False
+    ) -> Generator[bytes]:
+        """The body in chunks, at most ``limit`` bytes in all (more is an error; None: no limit, the caller stops).
+        ``may_stop``: the caller may have what it needs before the end, so a longer declared length is not refused
+        up front. The response is closed at the end, on an error, or when the caller stops iterating."""
         length = ascii_int(response.headers.get("Content-Length"))
-        if (
-            exact is None
-            and length is not None
-            and length > limit
-            and "gzip" not in response.headers.get("Content-Encoding", "")
-        ):
+        gzip = "gzip" in response.headers.get("Content-Encoding", "")
+        if limit is not None and length is not None and length > limit and not (gzip or may_stop):
             response.close()
             raise HubResponseError(f"{what} is {length:,} bytes, over the {limit:,}-byte limit; refused")
-        chunks: list[bytes] = []
         size = 0
-        cap = exact if exact is not None else limit + 1
         try:
             for chunk in response.iter_content(chunk_size=65_536):
-                chunks.append(chunk)
                 size += len(chunk)
-                if size >= cap:
-                    break
+                if limit is not None and size > limit:
+                    raise HubResponseError(f"{what} is larger than the {limit:,}-byte limit; refused")
+                yield chunk
                 if self.deadline.expired:  # also for a caller's session without the DeadlineAdapter
                     raise self._deadline_error(what)
         except requests.RequestException as exc:
             raise self._connection_error(exc, what) from None
         finally:
             response.close()
-        body = b"".join(chunks)
-        if exact is not None:
-            return body[:exact]
-        if len(body) > limit:
-            raise HubResponseError(f"{what} is larger than the {limit:,}-byte limit; refused")
-        return body
+
+    def read(self, response: requests.Response, *, what: str, limit: int, exact: int | None = None) -> bytes:
+        """The body, at most ``limit`` bytes (more is an error), or exactly the first ``exact`` bytes."""
+        if exact is None:
+            return b"".join(self.stream(response, what=what, limit=limit))
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in self.stream(response, what=what, limit=None):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size >= exact:
+                break
+        return b"".join(chunks)[:exact]
+
+    def get_file(self, path: str, *, what: str, repo_id: str, revision: str | None) -> requests.Response | None:
+        """GET a repository file (a download): the response to read, None when the file does not exist."""
+        response = self.get(path, what=what, file_download=True)
+        if response.status_code == 404 and response.headers.get("X-Error-Code", "EntryNotFound") in (
+            "EntryNotFound",
+            "",
+        ):
+            response.close()
+            return None
+        raise_for_status(response, client=self, repo_id=repo_id, revision=revision, what=what)
+        return response
 
     def get_json(
         self, path: str, *, what: str, limit: int, repo_id: str, revision: str | None, file: bool = False
     ) -> Any:
         """GET and parse a JSON document: an API entry, or (``file``) a repository file, None when missing."""
-        response = self.get(path, what=what, file_download=file)
-        if (
-            file
-            and response.status_code == 404
-            and response.headers.get("X-Error-Code", "EntryNotFound") in ("EntryNotFound", "")
-        ):
-            response.close()
-            return None
-        raise_for_status(response, client=self, repo_id=repo_id, revision=revision, what=what)
+        if file:
+            response = self.get_file(path, what=what, repo_id=repo_id, revision=revision)
+            if response is None:
+                return None
+        else:
+            response = self.get(path, what=what, file_download=False)
+            raise_for_status(response, client=self, repo_id=repo_id, revision=revision, what=what)
         return parse_json(self.read(response, what=what, limit=limit), what, limit)
 
 
