@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import streamlit as st
+from pydantic import ValidationError
 
 from model_catalog import get_gpu, get_model
 from planner.assessment.assess import Assessment
@@ -23,7 +24,7 @@ from planner.assessment.search import (
     side_by_side,
 )
 from planner.assessment.summary import deployment_data
-from planner.bounds.errors import PlannerError
+from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.mixed import stage_gpu
 from planner.deploy.options import DeploymentOptions, KvOffloadOptions, LoraOptions, SpeculativeOptions
@@ -86,7 +87,16 @@ def _speculative(values: dict[str, Any]) -> SpeculativeOptions | None:
 
 def options_from(sel: Selection, values: dict[str, Any]) -> Built:
     """The :class:`DeploymentOptions` of the section's ``values`` (by URL name) for ``sel``'s engine; settings
-    another engine owns are left out with a note. Raises :class:`PlannerError` on a combination no engine runs."""
+    another engine owns are left out with a note. Raises :class:`PlannerError` on a combination no engine runs,
+    and on one the options refuse: each setting is within its option's range (:mod:`ui.settings.deployment`), but
+    two may add up past it (the memory in use plus another engine's)."""
+    try:
+        return _options_from(sel, values)
+    except ValidationError as exc:
+        raise PlannerError(f"deployment: {describe_validation_error(exc)}") from None
+
+
+def _options_from(sel: Selection, values: dict[str, Any]) -> Built:
     engine, notes = _engine_kind(sel), []
     v = {**DEFAULTS, **values}
 
@@ -136,18 +146,18 @@ def _offload_widgets(box: Any, sel: Selection) -> dict[str, Any]:
     c1, c2, c3, c4 = box.columns(4)
     ngl = binding.choose(c1, S.GPU_LAYERS, ["all", *map(str, range(n + 2))], "all")
     moe = binding.number(c2, S.CPU_MOE, 0, n, 0, step=1)
-    gib = binding.number(c3, S.CPU_OFFLOAD, 0.0, S.MAX_GIB, 0.0, step=1.0, format="%.1f")
-    bw = binding.number(c4, S.HOST_BANDWIDTH, 1.0, 10_000.0, 89.6, step=10.0, format="%.1f")
+    gib = binding.number(c3, S.CPU_OFFLOAD, *S.CPU_OFFLOAD.range, 0.0, step=1.0, format="%.1f")
+    bw = binding.number(c4, S.HOST_BANDWIDTH, *S.HOST_BANDWIDTH.range, 89.6, step=10.0, format="%.3g")
     return {S.GPU_LAYERS.url: ngl, S.CPU_MOE.url: moe, S.CPU_OFFLOAD.url: gib, S.HOST_BANDWIDTH.url: bw}
 
 
 def _tier_and_lora_widgets(box: Any) -> dict[str, Any]:
     c1, c2, c3, c4, c5 = box.columns(5)
     return {
-        S.KV_OFFLOAD.url: binding.number(c1, S.KV_OFFLOAD, 0.0, S.MAX_GIB, 0.0, step=8.0, format="%.1f"),
-        S.PREFIX_TOKENS.url: binding.number(c2, S.PREFIX_TOKENS, 0, S.MAX_CONTEXT, 0, step=256),
-        S.HIT_RATE.url: binding.number(c3, S.HIT_RATE, 0.0, 1.0, 1.0, step=0.05, format="%.2f"),
-        S.MAX_LORAS.url: binding.number(c4, S.MAX_LORAS, 0, 1024, 0, step=1),
+        S.KV_OFFLOAD.url: binding.number(c1, S.KV_OFFLOAD, *S.KV_OFFLOAD.range, 0.0, step=8.0, format="%.1f"),
+        S.PREFIX_TOKENS.url: binding.number(c2, S.PREFIX_TOKENS, *S.PREFIX_TOKENS.range, 0, step=256),
+        S.HIT_RATE.url: binding.number(c3, S.HIT_RATE, *S.HIT_RATE.range, 1.0, step=0.05, format="%.2f"),
+        S.MAX_LORAS.url: binding.number(c4, S.MAX_LORAS, *S.MAX_LORAS.range, 0, step=1),
         S.LORA_RANK.url: binding.choose(c5, S.LORA_RANK, list(LORA_RANKS), 16),
     }
 
@@ -158,13 +168,15 @@ def _sharing_widgets(box: Any, sel: Selection) -> dict[str, Any]:
     values = {
         S.SPEC_METHOD.url: binding.choose(c1, S.SPEC_METHOD, methods, S.NONE),
         S.DRAFT_MODEL.url: binding.choose(c2, S.DRAFT_MODEL, [S.NONE, *model_options()], S.NONE),
-        S.SPEC_TOKENS.url: binding.number(c3, S.SPEC_TOKENS, 1, 64, 1, step=1),
-        S.USED_MEMORY.url: binding.number(c4, S.USED_MEMORY, 0.0, S.MAX_GIB, 0.0, step=1.0, format="%.2f"),
+        S.SPEC_TOKENS.url: binding.number(c3, S.SPEC_TOKENS, *S.SPEC_TOKENS.range, 1, step=1),
+        S.USED_MEMORY.url: binding.number(c4, S.USED_MEMORY, *S.USED_MEMORY.range, 0.0, step=1.0, format="%.2f"),
         S.MIG.url: binding.choose(c5, S.MIG, [S.NONE, *mig_profiles(sel.gpu_id)], S.NONE),
         S.COLOCATE.url: binding.choose(c6, S.COLOCATE, [S.NONE, *model_options()], S.NONE),
     }
     c1, c2 = box.columns([1, 3])
-    values[S.COLOCATE_UTIL.url] = binding.number(c1, S.COLOCATE_UTIL, 0.05, 0.95, 0.3, step=0.05, format="%.2f")
+    values[S.COLOCATE_UTIL.url] = binding.number(
+        c1, S.COLOCATE_UTIL, *S.COLOCATE_UTIL.range, 0.3, step=0.05, format="%.2f"
+    )
     others = [g for g in gpu_options() if g != sel.gpu_id]
     values[S.STAGE_GPUS.url] = binding.choose_many(c2, S.STAGE_GPUS, others, [], max_selections=7)
     return values
