@@ -3,6 +3,7 @@ a failed import read from the Hub once for every session that opens it."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -10,6 +11,7 @@ import streamlit as st
 
 from tests.app.conftest import run_page, texts
 from tests.hub.conftest import FIXTURES, HostileRepo, HubServer, _start, _stop
+from ui.custom_spec import pack_token
 from ui.imports import FAILURES
 
 
@@ -68,3 +70,23 @@ def test_a_failed_import_is_read_from_the_hub_once_for_every_session(hub: HubSer
         assert any("metadata.total_size" in m for m in again), again
     assert any("metadata.total_size" in m for m in first), first
     assert sum(r.path == index_path for r in hub.requests) == 1, [r.path for r in hub.requests]
+
+
+@pytest.mark.parametrize("method", ["eagle", "eagle3"])
+def test_a_model_without_kv_cache_with_a_proposer_draws_the_memory_page(method: str) -> None:
+    """Finding 5: every layer without a KV cache and an EAGLE proposer divided by zero; the page apologised."""
+    shape = {
+        "id": "x/mlp-only",
+        "hidden_size": 4096,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "intermediate_size": 14336,
+        "vocab_size": 128256,
+        "layer_types": ["none"] * 4,
+    }
+    at = run_page("memory", {"spec": pack_token(json.dumps(shape).encode()), "spec_method": method})
+    assert not at.exception, [e.value for e in at.exception]
+    errors = texts(at.error)
+    assert not any("Something went wrong" in e for e in errors), errors
+    assert at.title, "the page draws"
