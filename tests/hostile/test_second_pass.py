@@ -123,3 +123,11 @@ def test_a_fifo_and_a_directory_are_refused_and_a_file_is_read(tmp_path: Path) -
     (tmp_path / "big.txt").write_bytes(b"x" * 1_001)
     with pytest.raises(PlannerError, match="larger than a log can be"):
         read_regular_file(tmp_path / "big.txt", 1_000, "a log")
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400), 10**5000], ids=["400 digits", "minus 400", "5000 digits"])
+def test_a_count_too_large_for_a_float_is_refused_by_name(value: int) -> None:
+    """Found by the config fuzzer (a dict need not come from JSON): the message's digit count formatted the integer
+    as a float and raised OverflowError past 10^308."""
+    with pytest.raises(PlannerError, match="num_hidden_layers is a number with"):
+        spec_from_hf_config({**NO_CACHE, "layer_types": None, "num_hidden_layers": value}, "x/y")
