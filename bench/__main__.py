@@ -9,7 +9,9 @@
   (skipped with a note when it is not installed);
 - advisor: the full ranking over the catalog, when the advisor module is present (target under 300 ms);
 - load: 25 concurrent sessions for 60 s opening normal and hostile links on loopback (:mod:`bench.load`): errors,
-  p50 / p95 page run and the server's peak memory (``--no-load`` skips it, ``--quick`` runs 10 s).
+  p50 / p95 page run and the server's peak memory (``--no-load`` skips it, ``--quick`` runs 10 s);
+- attack: a plain visitor's Memory page beside sessions looping heavy advisor links and a failing Hub import, and
+  the same visits without them (:mod:`bench.attack`; target: at most 2x plus 1 s; ``--no-load`` skips it too).
 
 ``python -m bench --quick`` does fewer repetitions.
 """
@@ -165,7 +167,11 @@ def main(argv: list[str] | None = None) -> int:
         figures = load.run(sessions=25, seconds=10 if args.quick else 60)
         print()
         print("load test (bench/load.py): " + ", ".join(f"{name} {value}" for name, value in figures.items()))
-        if figures["errors"] or figures["server_tracebacks_logged"]:
+        from bench import attack
+
+        attacked = attack.run(visits=4 if args.quick else 8)
+        print("attacker mix (bench/attack.py): " + ", ".join(f"{name} {value}" for name, value in attacked.items()))
+        if figures["errors"] or figures["server_tracebacks_logged"] or not attacked["within_bound"]:
             return 1
     return 0
 

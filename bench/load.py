@@ -9,7 +9,8 @@ finish within :data:`RUN_TIMEOUT_S`, a connection that failed, a traceback eleme
 apology (an unexpected exception caught by ``ui.guard``). The hostile links are the cases of issue 11: they must
 end with a named note or error, quickly, like any other link.
 
-``python -m bench.load --sessions 25 --seconds 60`` (the defaults); ``--json`` prints the figures as JSON.
+``python -m bench.load --sessions 25 --seconds 60`` (the defaults); ``--json`` prints the figures as JSON. The attacker
+mix (a visitor beside sessions looping the heaviest links) is :mod:`bench.attack`, which reuses :func:`_run_once`.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from ui.custom_spec import pack_token
 RUN_TIMEOUT_S = 40.0  # a page run's budget is 20 s (ui.frame.PAGE_BUDGET_SECONDS); queueing adds the rest
 LINKS_PER_VISIT = 3
 APOLOGY = "Something went wrong while drawing this view"  # ui.guard.guarded's message for an unexpected error
+BUSY = "The server is busy"  # ui.turns: a run that got no turn within its budget, or stopped for lighter pages
 
 
 def _packed_spec(data: Any) -> str:
@@ -88,6 +90,7 @@ class Stats:
     hostile_runs: list[float] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
     named_errors: int = 0  # st.error alerts (a hostile link's refusal is one)
+    busy: int = 0  # of which the server's "busy" (ui.turns)
     visits: int = 0
 
 
@@ -110,6 +113,7 @@ async def _run_once(ws: ClientConnection, page: str, query: str, stats: Stats) -
                     stats.errors["traceback shown"] += 1
                 elif element.WhichOneof("type") == "alert" and element.alert.format == Alert.ERROR:
                     stats.named_errors += 1
+                    stats.busy += BUSY in element.alert.body
                     if APOLOGY in element.alert.body:
                         stats.errors["unexpected exception (apology shown)"] += 1
             elif kind == "script_finished":
@@ -184,6 +188,7 @@ async def load(base: str, sessions: int, seconds: float, pid: int | None = None,
         "errors": sum(stats.errors.values()),
         "errors_by_kind": dict(stats.errors),
         "named_errors_shown": stats.named_errors,
+        "busy_shown": stats.busy,
         "page_run_p50_ms": round(statistics.median(every) * 1000, 1) if every else float("nan"),
         "page_run_p95_ms": round(quantiles[18] * 1000, 1),
         "page_run_max_ms": round(max(every) * 1000, 1) if every else float("nan"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import streamlit as st
+from pydantic import ValidationError
 
 from model_catalog import get_gpu, get_model
 from planner.assessment.assess import Assessment
@@ -24,7 +25,7 @@ from planner.assessment.search import (
 )
 from planner.assessment.summary import deployment_data
 from planner.assessment.words import refusal
-from planner.bounds.errors import PlannerError
+from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.mixed import stage_gpu
 from planner.deploy.options import DeploymentOptions, KvOffloadOptions, LoraOptions, SpeculativeOptions
@@ -87,7 +88,16 @@ def _speculative(values: dict[str, Any]) -> SpeculativeOptions | None:
 
 def options_from(sel: Selection, values: dict[str, Any]) -> Built:
     """The :class:`DeploymentOptions` of the section's ``values`` (by URL name) for ``sel``'s engine; settings
-    another engine owns are left out with a note. Raises :class:`PlannerError` on a combination no engine runs."""
+    another engine owns are left out with a note. Raises :class:`PlannerError` on a combination no engine runs,
+    and on one the options refuse: each setting is within its option's range (:mod:`ui.settings.deployment`), but
+    two may add up past it (the memory in use plus another engine's)."""
+    try:
+        return _options_from(sel, values)
+    except ValidationError as exc:
+        raise PlannerError(f"deployment: {describe_validation_error(exc)}") from None
+
+
+def _options_from(sel: Selection, values: dict[str, Any]) -> Built:
     engine, notes = _engine_kind(sel), []
     support = get_engine(engine).support if engine in engine_names() else None  # a generic profile takes all
     v = {**DEFAULTS, **values}
@@ -180,18 +190,20 @@ def _offload_widgets(box: Any, sel: Selection, off: dict[str, str]) -> dict[str,
     c1, c2, c3, c4 = box.columns(4)
     ngl = _draw(c1, S.GPU_LAYERS, off, binding.choose, ["all", *map(str, range(n + 2))], "all")
     moe = _draw(c2, S.CPU_MOE, off, binding.number, 0, n, 0, step=1)
-    gib = _draw(c3, S.CPU_OFFLOAD, off, binding.number, 0.0, S.MAX_GIB, 0.0, step=1.0, format="%.1f")
-    bw = _draw(c4, S.HOST_BANDWIDTH, off, binding.number, 1.0, 10_000.0, 89.6, step=10.0, format="%.1f")
+    gib = _draw(c3, S.CPU_OFFLOAD, off, binding.number, *S.CPU_OFFLOAD.range, 0.0, step=1.0, format="%.1f")
+    bw = _draw(c4, S.HOST_BANDWIDTH, off, binding.number, *S.HOST_BANDWIDTH.range, 89.6, step=10.0, format="%.3g")
     return {S.GPU_LAYERS.url: ngl, S.CPU_MOE.url: moe, S.CPU_OFFLOAD.url: gib, S.HOST_BANDWIDTH.url: bw}
 
 
 def _tier_and_lora_widgets(box: Any, off: dict[str, str]) -> dict[str, Any]:
     c1, c2, c3, c4, c5 = box.columns(5)
     return {
-        S.KV_OFFLOAD.url: _draw(c1, S.KV_OFFLOAD, off, binding.number, 0.0, S.MAX_GIB, 0.0, step=8.0, format="%.1f"),
-        S.PREFIX_TOKENS.url: _draw(c2, S.PREFIX_TOKENS, off, binding.number, 0, S.MAX_CONTEXT, 0, step=256),
-        S.HIT_RATE.url: _draw(c3, S.HIT_RATE, off, binding.number, 0.0, 1.0, 1.0, step=0.05, format="%.2f"),
-        S.MAX_LORAS.url: _draw(c4, S.MAX_LORAS, off, binding.number, 0, 1024, 0, step=1),
+        S.KV_OFFLOAD.url: _draw(
+            c1, S.KV_OFFLOAD, off, binding.number, *S.KV_OFFLOAD.range, 0.0, step=8.0, format="%.1f"
+        ),
+        S.PREFIX_TOKENS.url: _draw(c2, S.PREFIX_TOKENS, off, binding.number, *S.PREFIX_TOKENS.range, 0, step=256),
+        S.HIT_RATE.url: _draw(c3, S.HIT_RATE, off, binding.number, *S.HIT_RATE.range, 1.0, step=0.05, format="%.2f"),
+        S.MAX_LORAS.url: _draw(c4, S.MAX_LORAS, off, binding.number, *S.MAX_LORAS.range, 0, step=1),
         S.LORA_RANK.url: _draw(c5, S.LORA_RANK, off, binding.choose, list(LORA_RANKS), 16),
     }
 
@@ -205,13 +217,15 @@ def _sharing_widgets(box: Any, sel: Selection, off: dict[str, str]) -> dict[str,
     values = {
         S.SPEC_METHOD.url: _draw(c1, S.SPEC_METHOD, off, binding.choose, methods, S.NONE),
         S.DRAFT_MODEL.url: _draw(c2, S.DRAFT_MODEL, off, binding.choose, [S.NONE, *model_options()], S.NONE),
-        S.SPEC_TOKENS.url: _draw(c3, S.SPEC_TOKENS, off, binding.number, 1, 64, 1, step=1),
-        S.USED_MEMORY.url: binding.number(c4, S.USED_MEMORY, 0.0, S.MAX_GIB, 0.0, step=1.0, format="%.2f"),
+        S.SPEC_TOKENS.url: _draw(c3, S.SPEC_TOKENS, off, binding.number, *S.SPEC_TOKENS.range, 1, step=1),
+        S.USED_MEMORY.url: binding.number(c4, S.USED_MEMORY, *S.USED_MEMORY.range, 0.0, step=1.0, format="%.2f"),
         S.MIG.url: binding.choose(c5, S.MIG, [S.NONE, *mig_profiles(sel.gpu_id)], S.NONE),
         S.COLOCATE.url: binding.choose(c6, S.COLOCATE, [S.NONE, *model_options()], S.NONE),
     }
     c1, c2 = box.columns([1, 3])
-    values[S.COLOCATE_UTIL.url] = binding.number(c1, S.COLOCATE_UTIL, 0.05, 0.95, 0.3, step=0.05, format="%.2f")
+    values[S.COLOCATE_UTIL.url] = binding.number(
+        c1, S.COLOCATE_UTIL, *S.COLOCATE_UTIL.range, 0.3, step=0.05, format="%.2f"
+    )
     others = [g for g in gpu_options() if g != sel.gpu_id]
     values[S.STAGE_GPUS.url] = _draw(c2, S.STAGE_GPUS, off, binding.choose_many, others, [], max_selections=7)
     return values

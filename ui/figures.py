@@ -369,16 +369,15 @@ def pareto_figure(
                 hovertemplate=hover + "recommended</extra>",
             )
         )
+    return go.Figure({"data": data, "layout": _pareto_layout(cost_label, y_title)})
+
+
+def _pareto_layout(cost_label: str, y_title: str) -> dict[str, Any]:
+    """The Pareto chart's frame: dollars at every power of ten on the cost axis ("$10k"), not the log axis's bare
+    minor digits ("2 3 4 … 100k 2 3")."""
     layout = frame_layout(None, height=500)
     layout.update(hovermode="closest", clickmode="event+select")
-    # Dollars at every power of ten ("$10k"), not the log axis's bare minor digits ("2 3 4 … 100k 2 3").
-    layout["xaxis"] = {
-        **layout["xaxis"],
-        "title": {"text": cost_label},
-        "type": "log",
-        "dtick": 1,
-        "tickprefix": "$",
-        "tickformat": "~s",
-    }
+    cost_axis = {"title": {"text": cost_label}, "type": "log", "dtick": 1, "tickprefix": "$", "tickformat": "~s"}
+    layout["xaxis"] = {**layout["xaxis"], **cost_axis}
     layout["yaxis"] = {**layout["yaxis"], "title": {"text": y_title}, "rangemode": "tozero"}
-    return go.Figure({"data": data, "layout": layout})
+    return layout

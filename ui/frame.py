@@ -9,15 +9,15 @@ pattern). A page file calls :func:`run_page` with its render function, which rec
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from planner.bounds.walltime import budget
-from ui import binding, links
+from ui import binding, links, turns
 from ui.guard import guarded
 from ui.state import Selection
 
@@ -25,12 +25,13 @@ SELECTION_KEY = "_selection"
 # Every run of a page (sidebar and page) stops within this many seconds with a named error: a hostile link costs
 # a visitor's session at most this much of a core, and another visitor's page keeps its share.
 PAGE_BUDGET_SECONDS = 20.0
-# At most this many runs draw at once, across every session: the others wait for a turn (within their budget). The
-# GIL serialises them anyway, so throughput is the same, and the server's memory is bounded by this many runs in
-# flight instead of by the number of visitors (the load test, bench/load.py, measures it).
-CONCURRENT_RUNS = 4
-_TURNS = threading.BoundedSemaphore(CONCURRENT_RUNS)
-BUSY = "The server is busy with other visitors' pages; this one waited its whole budget. Reload in a moment."
+# At most this many runs draw at once, across every session: the others wait for a turn (within their budget), in
+# fair order between sessions, heavy pages yielding to light ones (ui.turns). The GIL serialises them anyway, so
+# throughput is the same, and the server's memory is bounded by runs in flight instead of by the number of visitors
+# (the load test, bench/load.py, measures it; bench/attack.py a visitor's page beside sessions looping heavy links).
+CONCURRENT_RUNS = turns.SLOTS
+TURNS = turns.TURNS
+BUSY = turns.BUSY
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")
 
 
@@ -60,17 +61,17 @@ def begin() -> None:
 @contextmanager
 def run_budget() -> Iterator[None]:
     """The run's wall-clock budget (:mod:`planner.bounds.walltime`): planning loops check it and stop with a named
-    error,
-    which :func:`ui.guard.guarded` shows. The run first waits for one of :data:`CONCURRENT_RUNS` turns; a run that
-    waits its whole budget says so and stops."""
+    error, which :func:`ui.guard.guarded` shows. The run first waits for one of :data:`CONCURRENT_RUNS` turns
+    (:mod:`ui.turns`: fair between sessions); a run that waits its whole budget says so and stops."""
+    ctx = get_script_run_ctx(suppress_warning=True)
     with budget(PAGE_BUDGET_SECONDS, "drawing this page"):
-        if not _TURNS.acquire(timeout=PAGE_BUDGET_SECONDS):
-            st.error(BUSY, icon=":material/hourglass_empty:")
-            st.stop()
         try:
+            run = TURNS.admit(ctx.session_id if ctx else "", PAGE_BUDGET_SECONDS, ctx.yield_check if ctx else None)
+        except turns.Busy as exc:
+            st.error(str(exc), icon=":material/hourglass_empty:")
+            st.stop()
+        with TURNS.running(run):
             yield
-        finally:
-            _TURNS.release()
 
 
 def publish(selection: Selection | None) -> None:

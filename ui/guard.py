@@ -17,16 +17,28 @@ R = TypeVar("R")
 log = logging.getLogger("headroom")
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:=&])")
+# GFM autolink literals: remark-gfm, which Streamlit's Markdown uses, links "www." + a domain, "http://" or
+# "https://" + a domain, and an e-mail address found in plain text, twice over: in the tokenizer
+# (micromark-extension-gfm-autolink-literal) and again in the text after every escape is resolved
+# (mdast-util-gfm-autolink-literal's findAndReplace, /(https?:\/\/|www(?=\.))([-.\w]+)…/gi and /…@([-\w]+…)/),
+# so escaping the punctuation does not stop the second. A WORD JOINER (U+2060: invisible, no break, not a word
+# character) inside each trigger does: after "www" (the dot must follow it), after "http" (the colon or "s:"
+# must), after "@" (a domain character must).
+_AUTOLINK_TRIGGER = re.compile(r"(?i)(?<=www)(?=\.)|(?<=http)(?=s?:)|(?<=@)")
+WORD_JOINER = "\u2060"
 
 
 def as_text(text: str) -> str:
-    """``text`` escaped so that Streamlit's Markdown shows it literally: no link, image, emphasis, HTML entity,
-    icon or colour directive can come out of it.
+    """``text`` escaped so that Streamlit's Markdown shows it literally: no link (written or bare: a URL, a
+    ``www.`` name, an e-mail address), image, emphasis, HTML entity, icon or colour directive can come out of it.
+    It reads the same: the only additions are backslashes Markdown removes and invisible word joiners.
 
     >>> as_text("[click](https://evil.example)")
-    '\\\\[click\\\\]\\\\(https\\\\://evil\\\\.example\\\\)'
+    '\\\\[click\\\\]\\\\(http\u2060s\\\\://evil\\\\.example\\\\)'
+    >>> as_text("www.example-login.test").replace(WORD_JOINER, "|")
+    'www|\\\\.example\\\\-login\\\\.test'
     """
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", _AUTOLINK_TRIGGER.sub(WORD_JOINER, text))
 
 
 def guarded(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R | None:

@@ -87,8 +87,8 @@ def _hub_model(sb: Any) -> Outside | None:
         )
         return None
     if imported.spec is None:
-        missing = ", ".join(m.field for m in imported.missing)
-        sb.warning(as_text(f"{imported.repo_id}: config.json lacks {missing}. Complete it on the Custom model page."))
+        reason = sentence(imported.unplannable_reason)
+        sb.warning(as_text(f"{imported.repo_id}: {reason} Complete it on the Custom model page."))
         st.session_state["_hub_prefill"] = imported.prefill
         return None
     note = f"Hugging Face Hub {imported.repo_id}" + (f" @ {imported.sha[:10]}" if imported.sha else "")

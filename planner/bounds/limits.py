@@ -28,9 +28,13 @@ And on a deployment (:class:`planner.planning.request.PlanRequest`, the CLI's ar
 
 from __future__ import annotations
 
-from typing import Annotated
+import math
+import types
+from typing import Annotated, Any, NamedTuple, Union, get_args, get_origin
 
-from pydantic import Field
+import annotated_types
+from pydantic import BaseModel, Field
+from pydantic.fields import FieldInfo
 
 MAX_LAYERS = 1_024
 MAX_HIDDEN = 131_072
@@ -81,3 +85,50 @@ FIELD_LIMITS: dict[str, int] = {
     "num_parameters": MAX_PARAMETERS,
 }
 DEFAULT_FIELD_LIMIT = MAX_CONTEXT  # any other count in a config (ranks, dims, periods)
+
+
+def _unwrap(annotation: Any) -> tuple[Any, list[Any]]:
+    """The base type of ``annotation`` and the ``annotated_types`` constraints around it: through
+    ``Annotated[int, Field(ge=0)]`` and the non-None member of an optional one."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        base, *extras = get_args(annotation)
+        kind, found = _unwrap(base)
+        for extra in extras:
+            found.extend(extra.metadata if isinstance(extra, FieldInfo) else [extra])
+        return kind, found
+    if origin in (Union, types.UnionType):
+        members = [_unwrap(arg) for arg in get_args(annotation) if arg is not type(None)]
+        return (members[0][0] if members else None), [c for _, found in members for c in found]
+    return annotation, []
+
+
+class FieldRange(NamedTuple):
+    low: Any  # an int for a whole-number field's integer bound
+    high: Any
+    whole: bool  # the field holds whole numbers
+
+
+def field_range(model: type[BaseModel], name: str) -> FieldRange:
+    """The closed range pydantic validates ``model.name`` against (``ge``/``gt``/``le``/``lt``; a whole-number
+    field's ``gt`` is the next whole number): what a surface taking the value from outside (a dashboard setting,
+    a command-line flag) accepts, so that it never accepts what the model then refuses.
+
+    >>> class Tier(BaseModel):
+    ...     hit_rate: Annotated[float, Field(ge=0, le=1)] = 1.0
+    ...     slots: Annotated[int, Field(gt=0, le=4096)] | None = None
+    >>> field_range(Tier, "hit_rate"), field_range(Tier, "slots")
+    (FieldRange(low=0, high=1, whole=False), FieldRange(low=1, high=4096, whole=True))
+    """
+    info = model.model_fields[name]
+    kind, constraints = _unwrap(info.annotation)
+    step = 1 if kind is int else 0
+    low: Any = -math.inf
+    high: Any = math.inf
+    for c in [*info.metadata, *constraints]:
+        bound: Any = getattr(c, type(c).__name__.lower(), None)  # Ge(ge=0).ge, Lt(lt=1).lt, …
+        if isinstance(c, annotated_types.Ge | annotated_types.Gt):
+            low = max(low, bound + (step if isinstance(c, annotated_types.Gt) else 0))
+        elif isinstance(c, annotated_types.Le | annotated_types.Lt):
+            high = min(high, bound - (step if isinstance(c, annotated_types.Lt) else 0))
+    return FieldRange(low, high, whole=kind is int)

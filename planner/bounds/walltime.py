@@ -6,6 +6,9 @@ Pure: no thread, no signal. A budget only stops work that checks it, so the loop
 :func:`check` (the advisor's enumeration, curves, binary searches, every plan and assessment). Budgets nest; the
 earlier deadline wins.
 
+The same checks are where long work can let other work go first: inside :func:`pausing`, :func:`check` also calls
+the given hook (the dashboard's fair sharing of the server between visitors, ``ui.turns``), which may wait.
+
 >>> with budget(60, "this example"):
 ...     check()
 >>> with budget(0, "an empty budget"):
@@ -17,14 +20,14 @@ planner.bounds.walltime.BudgetExceeded: an empty budget took longer than its bud
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
 from planner.bounds.errors import PlannerError
 
-__all__ = ["BudgetExceeded", "budget", "check", "remaining"]
+__all__ = ["BudgetExceeded", "budget", "check", "pausing", "remaining"]
 
 
 class BudgetExceeded(PlannerError):
@@ -39,6 +42,7 @@ class _Deadline:
 
 
 _DEADLINE: ContextVar[_Deadline | None] = ContextVar("headroom_deadline", default=None)
+_PAUSE: ContextVar[Callable[[], None] | None] = ContextVar("headroom_pause", default=None)
 
 
 @contextmanager
@@ -53,14 +57,28 @@ def budget(seconds: float, what: str = "the request") -> Iterator[None]:
         _DEADLINE.reset(token)
 
 
+@contextmanager
+def pausing(hook: Callable[[], None]) -> Iterator[None]:
+    """Call ``hook`` at every :func:`check` in the block (it may wait, or raise a :class:`PlannerError`)."""
+    token = _PAUSE.set(hook)
+    try:
+        yield
+    finally:
+        _PAUSE.reset(token)
+
+
 def check() -> None:
-    """Raise :class:`BudgetExceeded` when the current deadline has passed (nothing without a budget)."""
+    """Raise :class:`BudgetExceeded` when the current deadline has passed (nothing without a budget); inside
+    :func:`pausing`, then call its hook."""
     deadline = _DEADLINE.get()
     if deadline is not None and time.monotonic() >= deadline.at:
         raise BudgetExceeded(
             f"{deadline.what} took longer than its budget of {deadline.seconds:g} s and was stopped; a shorter "
             "context, fewer GPU counts or a smaller model plan faster"
         )
+    hook = _PAUSE.get()
+    if hook is not None:
+        hook()
 
 
 def remaining() -> float | None:

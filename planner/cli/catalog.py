@@ -46,8 +46,7 @@ def model_from_args(args: argparse.Namespace) -> ModelSpec:
 
         hub = fetch_model(args.hf, use_env_token=True)  # the command line runs as the operator: HF_TOKEN applies
         if hub.spec is None:
-            fields = ", ".join(m.field for m in hub.missing)
-            raise PlannerError(f"{hub.repo_id}: config.json lacks {fields}; pass a completed copy with --config")
+            raise PlannerError(f"{hub.repo_id}: {hub.unplannable_reason}; pass a completed copy with --config")
         return hub.spec
     return get_model(args.model).spec
 

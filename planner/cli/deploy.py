@@ -19,6 +19,7 @@ from planner.assessment.search import (
 )
 from planner.assessment.summary import deployment_data
 from planner.bounds.errors import PlannerError
+from planner.bounds.limits import field_range
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.units import GB, GiB, format_bytes
@@ -84,10 +85,10 @@ def _gib(value: float | None, flag: str) -> int:
 
 
 def _rate(value: float | None, flag: str) -> dict[str, int]:
-    amount = _amount(value, flag, high=100_000.0, low=0.001)
-    return (
-        {} if amount is None else {flag.strip("-").replace("-", "_").replace("gbs", "bytes_per_s"): round(amount * GB)}
-    )
+    field = flag.strip("-").replace("-", "_").replace("gbs", "bytes_per_s")
+    low, high, _ = field_range(DeploymentOptions, field)  # the option's own range, in GB/s
+    amount = _amount(value, flag, high=high / GB, low=low / GB)
+    return {} if amount is None else {field: round(amount * GB)}
 
 
 def _lora(args: argparse.Namespace) -> LoraOptions | None:
@@ -125,7 +126,7 @@ def _speculative(args: argparse.Namespace) -> SpeculativeOptions | None:
 
 def _kv_offload(args: argparse.Namespace) -> KvOffloadOptions | None:
     size = _gib(args.kv_offload_gb, "--kv-offload-gb")
-    prefix = _count(args.prefix_tokens, "--prefix-tokens", 0, 10_485_760) or 0
+    prefix = _count(args.prefix_tokens, "--prefix-tokens", *field_range(KvOffloadOptions, "prefix_tokens")[:2]) or 0
     if not size and not prefix:
         return None
     users = _count(args.prefix_users, "--prefix-users", 1) or args.users or 1

@@ -20,17 +20,24 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from planner.bounds.limits import MAX_CONTEXT
 from planner.core.model import ModelSpec
 
 NonNegative = Annotated[int, Field(ge=0)]
 Positive = Annotated[int, Field(gt=0)]
-# Bounds: nothing real comes near them; they keep hostile values out of the arithmetic.
+# Bounds: nothing real comes near them; they keep hostile values out of the arithmetic. They are the one
+# declaration of each option's range: the dashboard's settings and the command line's flags read them
+# (planner.bounds.limits.field_range), so neither accepts what validation here then refuses (issue 25).
 MAX_BYTES = 2**50  # 1 PiB
 MAX_COUNT = 100_000
+# A link between memories: from 1 MB/s to 100 TB/s (real ones: PCIe 3.0 x1 ~1 GB/s to HBM3e ~8 TB/s per GPU).
+MIN_RATE = 10**6
+MAX_RATE = 10**14
 Bytes = Annotated[int, Field(ge=0, le=MAX_BYTES)]
 Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 PositiveCount = Annotated[int, Field(gt=0, le=MAX_COUNT)]
-Rate = Annotated[int, Field(gt=0, le=MAX_BYTES)]  # bytes per second
+Rate = Annotated[int, Field(ge=MIN_RATE, le=MAX_RATE)]  # bytes per second
+Tokens = Annotated[int, Field(ge=0, le=MAX_CONTEXT)]  # a token count within one conversation
 
 # Dual-channel DDR5-5600: 2 channels x 8 bytes x 5600 MT/s = 89.6 GB/s (JEDEC JESD79-5 transfer rate; a desktop).
 DEFAULT_HOST_BANDWIDTH = 89_600_000_000
@@ -82,7 +89,7 @@ class KvOffloadOptions(BaseModel, frozen=True, extra="forbid"):
 
     size_bytes: Bytes = 0  # 0: sized from the working set
     backend: KvOffloadBackend = "native"
-    prefix_tokens: Count = 0  # tokens of the prompt prefix each user comes back with
+    prefix_tokens: Tokens = 0  # tokens of the prompt prefix each user comes back with
     users: Count = 0  # users whose prefixes are kept
     hit_rate: Annotated[float, Field(ge=0, le=1)] = 1.0  # share of those prefixes the tier must still hold
 

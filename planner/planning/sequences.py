@@ -21,7 +21,7 @@ class SequenceBytes(NamedTuple):
     exact: int  # context_tokens
     paged: int  # context_tokens rounded up to whole blocks
     shared_prefix: int  # the shared prefix's full blocks (stored once per replica with prefix caching)
-    reserved: int  # max(max_model_len, context_tokens): what a contiguous engine reserves up front
+    reserved: int  # max(max_model_len, context_tokens): what a contiguous engine reserves up front (proposer too)
 
 
 class SequenceSizes(NamedTuple):
@@ -45,13 +45,13 @@ def sequence_sizes(
     for index, (start, stop) in enumerate(stage_ranges):
         layers = kv_layers(request, range(start, stop))
         proposer = stage_drafter(request, tensor_parallel, index == len(stage_ranges) - 1)
-        draft = (drafter_sequence_bytes(proposer, context_tokens), drafter_sequence_bytes(proposer, paged))
+        draft = [drafter_sequence_bytes(proposer, tokens) for tokens in (context_tokens, paged, max_len)]
         per_stage.append(
             SequenceBytes(
                 exact=kv_bytes_per_sequence(model, kv_dtype, context_tokens, tensor_parallel, layers) + draft[0],
                 paged=kv_bytes_per_sequence(model, kv_dtype, paged, tensor_parallel, layers) + draft[1],
                 shared_prefix=kv_bytes_per_sequence(model, kv_dtype, shared, tensor_parallel, layers),
-                reserved=kv_bytes_per_sequence(model, kv_dtype, max_len, tensor_parallel, layers),
+                reserved=kv_bytes_per_sequence(model, kv_dtype, max_len, tensor_parallel, layers) + draft[2],
             )
         )
     return SequenceSizes(

@@ -80,11 +80,12 @@ def _count(name: str, value: Any) -> int:
     if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
         raise BeyondLimitsError(f"config.json: {name}: expected a whole, finite number")
     if not 0 <= value <= limit:
-        shown = (
-            f"{value:,}"
-            if abs(value) < 10**15
-            else "a number with " + f"{abs(int(value)):e}".split("e+")[-1] + " digits"
-        )
+        # the digits counted from the bit length: formatting a huge int as a float overflows past 10^308, and as
+        # text is refused past 4,300 digits (sys.int_info); a dict need not come from the bounded JSON loader
+        magnitude = abs(int(value))
+        digits = int(magnitude.bit_length() * math.log10(2)) + 1
+        digits -= 10 ** (digits - 1) > magnitude  # the estimate is one too many just below a power of ten
+        shown = f"{value:,}" if abs(value) < 10**15 else f"a number with {digits:,} digits"
         raise BeyondLimitsError(f"config.json: {name} is {shown}; at most {limit:,} (more than any real model)")
     return int(value)
 

@@ -104,7 +104,8 @@ def _named_layers(values: list[Any], table: Mapping[str, str], field: str) -> li
     try:
         return [table[str(v)] for v in values]
     except KeyError as exc:
-        raise PlannerError(f"{field}: unknown layer type {str(exc.args[0])[:40]!r}") from None
+        known = ", ".join(sorted(set(table)))
+        raise PlannerError(f"{field}: unknown layer type {str(exc.args[0])[:40]!r} (known: {known})") from None
 
 
 def _periodic(layers: int, period: int, every: str, otherwise: str) -> list[str]:

@@ -15,6 +15,7 @@ from planner.planning.plan import plan
 from tests.app.conftest import plain, run_page, texts
 from tests.hub.conftest import TOKEN, HubServer, hub  # noqa: F401  (the fake Hub fixture)
 from ui.custom_spec import encode_spec
+from ui.imports import FAILURES, HUB_FAILURE_TTL_SECONDS
 from ui.sidebar import TOKEN_KEY
 from ui.state import Selection
 from ui.tables import preformatted
@@ -25,6 +26,7 @@ LOGS = json.loads((Path(__file__).parents[1] / "fixtures" / "reference" / "engin
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
     st.cache_data.clear()
+    FAILURES.clear()
 
 
 def _page_text(at) -> str:
@@ -161,12 +163,20 @@ def test_hub_import_is_fetched_once_per_hour(hub: HubServer) -> None:  # noqa: F
     assert any("Planning mistralai/Mistral-7B-v0.1" in s for s in texts(again.success))
 
 
-def test_failed_import_is_not_cached(hub: HubServer) -> None:  # noqa: F811
+def test_a_failed_import_is_remembered_for_a_while(hub: HubServer, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """A failure is kept with its error for HUB_FAILURE_TTL_SECONDS (issue 25: a looping link to a failing repository
+    downloaded it on every run), then the Hub is asked again."""
     first = run_page("memory", {"hf": "acme/appears-later"})
     assert any("Import failed" in e for e in texts(first.error))
+    asked = len(hub.requests)
     hub.aliases["acme/appears-later"] = "mistralai/Mistral-7B-v0.1"
     second = run_page("memory", {"hf": "acme/appears-later"})
-    assert any("Planning acme/appears-later" in s for s in texts(second.success))
+    assert any("not found" in e and "it is asked again after 300 s" in e for e in texts(second.error))
+    assert len(hub.requests) == asked
+    now = FAILURES.clock()
+    monkeypatch.setattr(FAILURES, "clock", lambda: now + HUB_FAILURE_TTL_SECONDS)
+    third = run_page("memory", {"hf": "acme/appears-later"})
+    assert any("Planning acme/appears-later" in s for s in texts(third.success))
 
 
 def test_a_token_pasted_as_the_repository_leaves_the_link() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 
 import pytest
@@ -11,6 +10,7 @@ import streamlit as st
 
 from tests.app.conftest import run_page, texts
 from ui.custom_spec import pack_token
+from ui.turns import Turns
 
 AVAILABLE = "INFO 04-22 00:04:20 [v1/worker/gpu_worker.py:436] Available KV cache memory: 58.11 GiB"
 
@@ -69,10 +69,11 @@ def test_a_page_over_its_budget_names_it(monkeypatch: pytest.MonkeyPatch, page: 
 
 
 def test_a_run_that_waits_its_whole_budget_for_a_turn_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    """At most ui.frame.CONCURRENT_RUNS runs draw at once; one that gets no turn within its budget says so."""
-    taken = threading.BoundedSemaphore(1)
-    taken.acquire()
-    monkeypatch.setattr("ui.frame._TURNS", taken)
+    """At most ui.frame.CONCURRENT_RUNS runs draw at once (ui.turns); one that gets no turn within its budget says
+    so."""
+    taken = Turns(slots=1)
+    taken.admit("another visitor", 1.0)
+    monkeypatch.setattr("ui.frame.TURNS", taken)
     monkeypatch.setattr("ui.frame.PAGE_BUDGET_SECONDS", 0.05)
     at = run_page("memory")
     assert not at.exception, [e.value for e in at.exception]

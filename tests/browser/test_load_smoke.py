@@ -15,3 +15,15 @@ def test_three_sessions_open_normal_and_hostile_links_without_error(app_url: str
         figures = pool.submit(lambda: asyncio.run(load(app_url, sessions=3, seconds=5))).result(timeout=120)
     assert figures["page_runs"] >= 3, figures
     assert figures["errors"] == 0, figures
+
+
+def test_the_attacker_mix_runs_and_reads_the_failing_repository_once() -> None:
+    """A short attacker mix (the full one is ``make bench``, bench/attack.py): one session looping a heavy advisor
+    link, two looping a failing Hub import, two visits; every run ends without error, and the failing index is
+    downloaded once (the failure is remembered). Its page times are ``make bench``'s to judge, not a test's."""
+    from bench import attack
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        figures = pool.submit(lambda: attack.run(heavy=1, hub=2, visits=2)).result(timeout=600)
+    assert not figures["visitor_errors"] and figures["server_tracebacks_logged"] == 0, figures
+    assert figures["attacker_runs"] > 0 and figures["hostile_index_downloads"] == 1, figures

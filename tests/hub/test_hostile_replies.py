@@ -59,6 +59,8 @@ def test_deep_nesting_is_a_named_error(hub: HubServer, where: str) -> None:
         repo.safetensors(struct.pack("<Q", len(DEEP)) + DEEP)
     elif where == "quantize_config.json":
         _deep_quantize_config(repo)
+    elif "index" in where:  # only the metadata is parsed (the weight map is scanned, never recursed into)
+        repo.file(where, b'{"metadata": ' + DEEP[:20_000] + DEEP[-20_000:] + b"}")
     else:
         repo.file(where, DEEP)
     timed(HubResponseError, "nested deeper than", lambda: fetch_model(repo.name), 2.0)

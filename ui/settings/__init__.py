@@ -56,9 +56,6 @@ from ui.settings.deployment import (
     LORA_RANK as LORA_RANK,
 )
 from ui.settings.deployment import (
-    MAX_GIB as MAX_GIB,
-)
-from ui.settings.deployment import (
     MAX_LORAS as MAX_LORAS,
 )
 from ui.settings.deployment import (

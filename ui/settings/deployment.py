@@ -4,13 +4,18 @@ decoding, memory in use, MIG, another engine beside this one, mixed GPUs."""
 from __future__ import annotations
 
 from model_catalog import load_models
+from planner.core.units import GB, GiB
+from planner.deploy.options import DeploymentOptions, KvOffloadOptions, LoraOptions, SpeculativeOptions
 from ui.page_registry import MEMORY
-from ui.settings.parsing import Setting, decimal, integer, one_of, word
-from ui.settings.sidebar import MAX_CONTEXT, _gpus
+from ui.settings.parsing import Setting, decimal, declared, integer, one_of, word
+from ui.settings.sidebar import _gpus
 
 # -- the Memory page's Deployment section (planner.deploy) ------------------------------------------------------
+# Each setting's range is the one the planner validates its option against (planner.deploy.options, read by
+# ui.settings.parsing.declared), in the setting's unit: a link can ask for nothing the planner then refuses.
 NONE = "none"
-MAX_GIB = 100_000.0
+_LAYERS = declared(DeploymentOptions, "gpu_layers")
+_LORA_SLOTS = declared(LoraOptions, "max_loras")
 
 
 def gpu_layers_choice(text: str) -> str:
@@ -19,7 +24,7 @@ def gpu_layers_choice(text: str) -> str:
     >>> gpu_layers_choice("all"), gpu_layers_choice("020")
     ('all', '20')
     """
-    return "all" if text.strip() == "all" else str(integer(0, 100_000)(text))
+    return "all" if text.strip() == "all" else str(_LAYERS(text))
 
 
 def _models_or_none() -> list[str]:
@@ -35,13 +40,14 @@ GPU_LAYERS = Setting(
     gpu_layers_choice,
     show=str,
     scope=MEMORY,
+    numbers=_LAYERS,
 )
 CPU_MOE = Setting(
     "cpu_moe",
     "cpu_moe_layers",
     "Experts on the CPU (--n-cpu-moe)",
     "llama.cpp keeps the routed experts of the first N layers in host RAM.",
-    integer(0, 100_000),
+    declared(DeploymentOptions, "cpu_moe_layers"),
     scope=MEMORY,
 )
 CPU_OFFLOAD = Setting(
@@ -49,7 +55,7 @@ CPU_OFFLOAD = Setting(
     "cpu_offload_gib",
     "Weights offloaded per GPU (GiB, --cpu-offload-gb)",
     "vLLM / SGLang move this many GiB of each GPU's decoder weights to pinned host memory, read over PCIe every step.",
-    decimal(0, MAX_GIB),
+    declared(DeploymentOptions, "cpu_offload_bytes", GiB),
     scope=MEMORY,
 )
 HOST_BANDWIDTH = Setting(
@@ -57,7 +63,7 @@ HOST_BANDWIDTH = Setting(
     "host_bandwidth_gbs",
     "Host RAM bandwidth (GB/s)",
     "For the decode-speed bound of layers on the CPU (dual-channel DDR5-5600: 89.6).",
-    decimal(1, 10_000),
+    declared(DeploymentOptions, "host_bandwidth_bytes_per_s", GB),
     scope=MEMORY,
 )
 KV_OFFLOAD = Setting(
@@ -65,7 +71,7 @@ KV_OFFLOAD = Setting(
     "kv_offload_gib",
     "KV offload tier (GiB, --kv-offloading-size)",
     "Host memory for KV blocks, all ranks (vLLM native offloading; 0: sized by the working set below).",
-    decimal(0, MAX_GIB),
+    declared(KvOffloadOptions, "size_bytes", GiB),
     scope=MEMORY,
 )
 PREFIX_TOKENS = Setting(
@@ -73,7 +79,7 @@ PREFIX_TOKENS = Setting(
     "prefix_tokens",
     "Prefix kept per user (tokens)",
     "The working set of the tier: these tokens x the target users x the hit rate.",
-    integer(0, MAX_CONTEXT),
+    declared(KvOffloadOptions, "prefix_tokens"),
     scope=MEMORY,
 )
 HIT_RATE = Setting(
@@ -81,7 +87,7 @@ HIT_RATE = Setting(
     "hit_rate",
     "Prefix hit rate",
     "Share of users whose prefix the tier must still hold.",
-    decimal(0, 1),
+    declared(KvOffloadOptions, "hit_rate"),
     scope=MEMORY,
 )
 MAX_LORAS = Setting(
@@ -89,7 +95,7 @@ MAX_LORAS = Setting(
     "max_loras",
     "LoRA slots (--max-loras; 0: off)",
     "Adapters served in one batch: vLLM --max-loras, SGLang --max-loras-per-batch.",
-    integer(0, 1024),
+    integer(0, int(_LORA_SLOTS.high)),  # 0: no LoRA
     scope=MEMORY,
 )
 LORA_RANK = Setting(
@@ -97,7 +103,7 @@ LORA_RANK = Setting(
     "max_lora_rank",
     "Largest LoRA rank",
     "vLLM --max-lora-rank: every slot is sized for it.",
-    integer(1, 4096),
+    declared(LoraOptions, "max_lora_rank"),
     scope=MEMORY,
 )
 SPEC_METHOD = Setting(
@@ -123,7 +129,7 @@ SPEC_TOKENS = Setting(
     "num_speculative_tokens",
     "Speculative tokens per step",
     "num_speculative_tokens.",
-    integer(1, 64),
+    declared(SpeculativeOptions, "num_speculative_tokens"),
     scope=MEMORY,
 )
 USED_MEMORY = Setting(
@@ -131,7 +137,7 @@ USED_MEMORY = Setting(
     "used_memory_gib",
     "Already in use per GPU (GiB)",
     "Held by other processes before the engine starts (paste nvidia-smi below to read it).",
-    decimal(0, MAX_GIB),
+    declared(DeploymentOptions, "used_memory_bytes", GiB),
     scope=MEMORY,
 )
 MIG = Setting(
@@ -157,7 +163,7 @@ COLOCATE_UTIL = Setting(
     "colocate_util",
     "Its memory fraction",
     "The other engine's --gpu-memory-utilization.",
-    decimal(0.05, 0.95),
+    decimal(0.05, 0.95),  # within the planner's (0, 1] (EngineProfile.gpu_memory_utilization): a usable share
     scope=MEMORY,
 )
 STAGE_GPUS = Setting(

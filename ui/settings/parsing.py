@@ -10,6 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
+from planner.bounds.limits import field_range
+
 SIDEBAR = "sidebar"  # the scope of settings every page shares
 MAX_LIST_ITEMS = 16  # at most this many values for a repeated parameter
 MAX_TEXT_CHARS = 200
@@ -21,7 +25,33 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~/:@-]{0,199}")
 _PACKED = re.compile(r"[A-Za-z0-9._~-]+")
 
 
-def integer(low: int, high: int) -> Callable[[str], int]:
+@dataclass(frozen=True)
+class Bounded:
+    """A parser of numbers in ``[low, high]``: whole ones (``whole``) in ASCII digits, or plain decimals (no
+    exponent, no NaN, no infinity). The range is readable, so widgets and tests use the parser's own."""
+
+    low: float
+    high: float
+    whole: bool
+
+    def __call__(self, text: str) -> Any:
+        text = text.strip()
+        if self.whole:
+            if not _DIGITS.fullmatch(text):
+                raise ValueError("not a whole number")
+            number: float = int(text)
+            if not self.low <= number <= self.high:
+                raise ValueError(f"outside {self.low:,}–{self.high:,}")
+            return number
+        if not _DECIMAL.fullmatch(text):
+            raise ValueError("not a number")
+        number = float(text)
+        if not (math.isfinite(number) and self.low <= number <= self.high):
+            raise ValueError(f"outside {self.low:g}–{self.high:g}")
+        return number
+
+
+def integer(low: int, high: int) -> Bounded:
     """A parser of whole numbers in ``[low, high]`` written with ASCII digits.
 
     >>> integer(1, 16)("4")
@@ -31,20 +61,10 @@ def integer(low: int, high: int) -> Callable[[str], int]:
     ...
     ValueError: not a whole number
     """
-
-    def parse(text: str) -> int:
-        text = text.strip()
-        if not _DIGITS.fullmatch(text):
-            raise ValueError("not a whole number")
-        value = int(text)
-        if not low <= value <= high:
-            raise ValueError(f"outside {low:,}–{high:,}")
-        return value
-
-    return parse
+    return Bounded(low, high, whole=True)
 
 
-def decimal(low: float, high: float) -> Callable[[str], float]:
+def decimal(low: float, high: float) -> Bounded:
     """A parser of plain decimal numbers in ``[low, high]`` (no exponent, no NaN, no infinity).
 
     >>> decimal(0.3, 0.99)("0.95")
@@ -54,17 +74,21 @@ def decimal(low: float, high: float) -> Callable[[str], float]:
     ...
     ValueError: not a number
     """
+    return Bounded(low, high, whole=False)
 
-    def parse(text: str) -> float:
-        text = text.strip()
-        if not _DECIMAL.fullmatch(text):
-            raise ValueError("not a number")
-        value = float(text)
-        if not (math.isfinite(value) and low <= value <= high):
-            raise ValueError(f"outside {low:g}–{high:g}")
-        return value
 
-    return parse
+def declared(model: type[BaseModel], field: str, unit: float = 1) -> Bounded:
+    """The parser of the range the planner validates ``model.field`` against (:func:`field_range`), in ``unit``
+    (a setting in GiB of a field in bytes: ``unit=GiB``); whole numbers when both are.
+
+    >>> from planner.deploy.options import KvOffloadOptions
+    >>> declared(KvOffloadOptions, "hit_rate")("1")
+    1.0
+    """
+    low, high, whole = field_range(model, field)
+    if whole and unit == 1:
+        return integer(low, high)
+    return decimal(low / unit, high / unit)
 
 
 def one_of(options: Callable[[], Sequence[str]]) -> Callable[[str], str]:
@@ -127,13 +151,16 @@ def packed(max_chars: int) -> Callable[[str], str]:
     return parse
 
 
+TP_SIZES = integer(1, 64)
+
+
 def tp_choice(text: str) -> int | None:
     """``auto`` (the largest legal split, resolved by the planner) or a tensor-parallel size.
 
     >>> tp_choice("auto") is None, tp_choice("2")
     (True, 2)
     """
-    return None if text.strip() == "auto" else integer(1, 64)(text)
+    return None if text.strip() == "auto" else int(TP_SIZES(text))
 
 
 def show_tp(value: object) -> str:
@@ -170,6 +197,20 @@ class Setting:
     def word(self, value: Any) -> str:
         """``value`` as people read it: its words when the setting names some, else itself."""
         return dict(self.words).get(str(value), str(value))
+
+    numbers: Bounded | None = None  # the numbers a parser that also takes a word (auto, all) accepts
+
+    @property
+    def bounds(self) -> Bounded | None:
+        """The numbers the setting accepts (its parser's range), None for a setting of names."""
+        return self.parse if isinstance(self.parse, Bounded) else self.numbers
+
+    @property
+    def range(self) -> tuple[Any, Any]:
+        """``(low, high)`` of :attr:`bounds`, for the widget that edits the setting."""
+        if self.bounds is None:
+            raise AttributeError(f"{self.url} is not a number")
+        return self.bounds.low, self.bounds.high
 
     def parse_values(self, raw: Sequence[str]) -> Any:
         """The value of ``raw`` (every occurrence of the parameter); raises ``ValueError`` with the reason."""

@@ -11,6 +11,7 @@ from planner.engines.registry import profile_names
 from ui.settings.parsing import (
     MAX_SPEC_CHARS,
     MAX_TEXT_CHARS,
+    TP_SIZES,
     Setting,
     decimal,
     integer,
@@ -83,6 +84,7 @@ TP = Setting(
     "Tensor parallel: GPUs that split every layer. auto: the largest legal split of the GPUs.",
     tp_choice,
     show=show_tp,
+    numbers=TP_SIZES,
 )
 PP = Setting(
     "pp", "pipeline_parallel", "PP", "Pipeline parallel: GPUs that split the layers into stages.", integer(1, 64)

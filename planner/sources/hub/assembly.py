@@ -34,7 +34,7 @@ from planner.sources.hub.checks import MAX_COUNT, describe
 from planner.sources.hub.errors import HubResponseError, clip, logger, redact
 from planner.sources.hub.quantization import precision_name
 from planner.sources.hub.replies import ApiInfo
-from planner.sources.hub.results import HubModel, MissingField, QuantizationInfo, SourcedCount
+from planner.sources.hub.results import UNPLANNABLE, HubModel, MissingField, QuantizationInfo, SourcedCount
 from planner.sources.hub.safetensors import DTYPE_BYTES, SafetensorsSummary
 
 __all__ = ["Evidence", "assemble"]
@@ -118,7 +118,7 @@ def _missing_fields(config: Mapping[str, Any], error: str) -> tuple[MissingField
             MissingField(field="intermediate_size", reason="config.json has no intermediate_size (MLP width)")
         )
     if not missing:
-        missing.append(MissingField(field="config", reason=error))
+        missing.append(MissingField(field=UNPLANNABLE, reason=error))
     return tuple(missing)
 
 

@@ -8,7 +8,8 @@ What is fetched, from the configured endpoint only (``HF_ENDPOINT``, default htt
 - ``GET /{repo}/resolve/{sha}/config.json`` (at most 1 MB), parsed as data by :mod:`planner.sources.config`;
   nothing a repository serves is executed (no ``trust_remote_code``); an old AutoGPTQ checkpoint's
   ``quantize_config.json`` when ``config.json`` names no quantization;
-- ``model.safetensors.index.json``: ``metadata.total_size`` is the exact byte size of the stored tensors;
+- ``model.safetensors.index.json``: ``metadata.total_size`` is the exact byte size of the stored tensors (read as
+  a stream up to the metadata, :mod:`planner.sources.hub.index`);
 - without an index (a single-file checkpoint), the header of ``model.safetensors`` by HTTP Range
   (:mod:`planner.sources.hub.safetensors`).
 
@@ -30,11 +31,13 @@ import requests
 
 from planner.sources.config import MAX_CONFIG_BYTES
 from planner.sources.hub.assembly import Evidence, assemble
+from planner.sources.hub.audience import to_a_visitor
 from planner.sources.hub.deadline import Deadline, active
 from planner.sources.hub.errors import HubConnectionError, HubError
+from planner.sources.hub.index import read_index_total_size
 from planner.sources.hub.quantization import detect_quantization
 from planner.sources.hub.references import check_revision, parse_repo_ref, resolve_endpoint
-from planner.sources.hub.replies import ApiInfo, index_total_size, parse_api_info, parse_config, parse_quantize_config
+from planner.sources.hub.replies import INDEX_FILE, ApiInfo, parse_api_info, parse_config, parse_quantize_config
 from planner.sources.hub.results import HubModel, QuantizationInfo
 from planner.sources.hub.safetensors import SafetensorsSummary, read_safetensors_header
 from planner.sources.hub.tokens import resolve_token
@@ -43,9 +46,7 @@ from planner.sources.hub.transport import DEFAULT_TIMEOUT, DEFAULT_TOTAL_TIMEOUT
 __all__ = ["fetch_model"]
 
 MAX_API_BYTES = 10_000_000  # /api/models responses (DeepSeek-V3, with 170 siblings, is ~30 kB)
-MAX_INDEX_BYTES = 50_000_000  # model.safetensors.index.json (DeepSeek-V3's 91k tensors: ~9 MB)
 MAX_QUANTIZE_CONFIG_BYTES = 100_000  # quantize_config.json (AutoGPTQ: a dozen keys)
-INDEX_FILE = "model.safetensors.index.json"
 SINGLE_FILE = "model.safetensors"
 
 
@@ -75,7 +76,11 @@ def fetch_model(
     """
     base = resolve_endpoint(endpoint)
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
-        raise HubConnectionError("HF_HUB_OFFLINE is set: the Hub is not contacted; pick a catalog model or a config")
+        raise HubConnectionError(
+            "this server does not contact the Hub: pick a catalog model or describe one on the Custom model page"
+            if to_a_visitor()
+            else "HF_HUB_OFFLINE is set: the Hub is not contacted; pick a catalog model or a config"
+        )
     repo_id, revision = _reference(repo, revision, base)
     client = _Client(
         endpoint=base,
@@ -164,10 +169,9 @@ def _read_quantization(repo: _Repo, config: dict[str, Any]) -> tuple[dict[str, A
 def _read_checkpoint_size(repo: _Repo, notes: list[str]) -> tuple[int | None, SafetensorsSummary | None]:
     """The index's total_size; without an index, the single file's header."""
     index_total: int | None = None
-    index = repo.json_file(INDEX_FILE, MAX_INDEX_BYTES)
-    if index is not None:
-        index_total = index_total_size(index)
-        if index_total is None:
+    if repo.api.has(INDEX_FILE):
+        found, index_total = read_index_total_size(repo.client, repo.path(INDEX_FILE), repo.repo_id, repo.revision)
+        if found and index_total is None:
             notes.append(f"{INDEX_FILE} has no metadata.total_size")
     if index_total is None and repo.api.has(SINGLE_FILE):
         header = read_safetensors_header(repo.client, repo.repo_id, repo.file_revision, SINGLE_FILE, repo.revision)

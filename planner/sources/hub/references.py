@@ -16,11 +16,10 @@ import os
 import re
 from urllib.parse import unquote, urlsplit
 
+from planner.sources.hub.audience import DEFAULT_ENDPOINT, hub_name, to_a_visitor
 from planner.sources.hub.errors import HubAccessError, HubError
 
 __all__ = ["DEFAULT_ENDPOINT", "check_repo_id", "check_revision", "parse_repo_ref", "resolve_endpoint"]
-
-DEFAULT_ENDPOINT = "https://huggingface.co"
 
 _REPO_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,254}$")
@@ -37,6 +36,8 @@ def resolve_endpoint(endpoint: str | None = None) -> str:
         valid = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 0) >= 0
     except ValueError:  # a port that is not a number, an unclosed IPv6 bracket
         valid = False
+    if (not valid or parts.query or parts.fragment or parts.username or parts.password) and to_a_visitor():
+        raise HubError("this server's Hub address is misconfigured: tell its operator, or pick a catalog model")
     if not valid or parts.query or parts.fragment:
         raise HubError(f"HF_ENDPOINT must be an http(s) URL such as {DEFAULT_ENDPOINT}, not {raw!r}")
     if parts.username or parts.password:
@@ -106,6 +107,12 @@ def parse_repo_ref(text: str, endpoint: str | None = None) -> tuple[str, str | N
     return repo_id, None
 
 
+def _shown(base: str) -> str:
+    """The endpoint as a message shows it: its URL, or for a visitor of a server reading a mirror, its name."""
+    name = hub_name(base)
+    return base if name == urlsplit(base).netloc else name
+
+
 def _url_segments(ref: str, base: str) -> list[str]:
     """The path segments of a URL on the endpoint, below the endpoint's own path prefix."""
     try:
@@ -114,6 +121,8 @@ def _url_segments(ref: str, base: str) -> list[str]:
     except ValueError:  # a port that is not a number, an unclosed IPv6 bracket
         raise HubError("the reference is not a valid URL: give owner/name or the repository's Hub URL") from None
     if parts.scheme not in ("http", "https") or (parts.netloc or "").lower() not in _endpoint_hosts(base):
+        if to_a_visitor():
+            raise HubError(f"only repository URLs on {hub_name(base)} can be read: give owner/name instead")
         raise HubError(
             f"only repository URLs on {base} can be read (HF_ENDPOINT), not {parts.scheme}://{parts.netloc}/…"
         )
@@ -121,7 +130,7 @@ def _url_segments(ref: str, base: str) -> list[str]:
     path = parts.path.strip("/")
     if prefix:
         if not path.startswith(prefix + "/"):
-            raise HubError(f"the URL is not under {base}")
+            raise HubError(f"the URL is not under {_shown(base)}")
         path = path[len(prefix) + 1 :]
     return [s for s in path.split("/") if s]
 
@@ -132,7 +141,7 @@ def _parse_url(ref: str, base: str) -> tuple[str, str | None]:
     if len(segments) >= 1 and segments[0] in ("datasets", "spaces"):
         raise HubError("only model repositories can be planned (not datasets or spaces)")
     if len(segments) < 2:
-        raise HubError(f"the URL does not name a repository: expected {base}/owner/name")
+        raise HubError(f"the URL does not name a repository: expected {_shown(base)}/owner/name")
     repo_id = check_repo_id(f"{segments[0]}/{segments[1]}")
     rest = segments[2:]
     if not rest:
@@ -140,5 +149,6 @@ def _parse_url(ref: str, base: str) -> tuple[str, str | None]:
     if rest[0] in ("tree", "blob", "resolve") and len(rest) >= 2:
         return repo_id, check_revision(unquote(rest[1]))
     raise HubError(
-        f"the URL is not a repository page: expected {base}/owner/name, …/tree/<revision> or …/blob/<revision>/<file>"
+        f"the URL is not a repository page: expected {_shown(base)}/owner/name, …/tree/<revision> or "
+        "…/blob/<revision>/<file>"
     )

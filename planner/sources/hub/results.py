@@ -12,7 +12,7 @@ from planner.core.blocks import AttachedModule
 from planner.core.model import ModelSpec
 from planner.core.precision import WeightPrecision
 
-__all__ = ["HubModel", "MissingField", "QuantizationInfo", "SourcedCount"]
+__all__ = ["UNPLANNABLE", "HubModel", "MissingField", "QuantizationInfo", "SourcedCount"]
 
 
 class SourcedCount(BaseModel, frozen=True, extra="forbid"):
@@ -22,8 +22,13 @@ class SourcedCount(BaseModel, frozen=True, extra="forbid"):
     source: str
 
 
+# The ``field`` of a :class:`MissingField` when every field is there but the config cannot be planned as written.
+UNPLANNABLE = "config"
+
+
 class MissingField(BaseModel, frozen=True, extra="forbid"):
-    """A ModelSpec field config.json does not give: ask for it in a custom form."""
+    """A ModelSpec field config.json does not give: ask for it in a custom form (``field`` :data:`UNPLANNABLE`:
+    none is missing, ``reason`` says what cannot be planned)."""
 
     field: str
     reason: str
@@ -69,3 +74,19 @@ class HubModel(BaseModel, frozen=True, extra="forbid"):
     @property
     def plannable(self) -> bool:
         return self.spec is not None
+
+    @property
+    def unplannable_reason(self) -> str:
+        """Why ``spec`` is None, as one sentence: the fields config.json lacks, or why the config as written cannot
+        be planned (every field there, but a value no planner rule reads, such as an unknown layer type).
+
+        >>> HubModel(repo_id="a/b", revision=None, sha=None, endpoint="", url="", spec=None,
+        ...          missing=(MissingField(field="config", reason="layer_types: unknown layer type 'x'"),)
+        ...          ).unplannable_reason
+        "config.json cannot be planned as written: layer_types: unknown layer type 'x'"
+        """
+        fields = [m.field for m in self.missing if m.field != UNPLANNABLE]
+        if fields:
+            return f"config.json lacks {', '.join(fields)}"
+        reasons = "; ".join(m.reason for m in self.missing) or "no config.json"
+        return f"config.json cannot be planned as written: {reasons}"

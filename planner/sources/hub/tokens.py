@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from planner.sources.hub.audience import server_token_name
 from planner.sources.hub.errors import HubAccessError
 
 __all__ = ["MAX_TOKEN_CHARS", "_Secret", "check_token", "resolve_token"]
@@ -69,5 +70,5 @@ def resolve_token(explicit: str | None, allow_env: bool) -> _Secret | None:
     if explicit is not None:
         return check_token(explicit)
     if allow_env:
-        return check_token(os.environ.get("HF_TOKEN") or "", source="HF_TOKEN")
+        return check_token(os.environ.get("HF_TOKEN") or "", source=server_token_name())
     return None

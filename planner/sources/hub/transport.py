@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 from urllib.parse import urljoin, urlsplit
@@ -31,6 +31,7 @@ import requests
 
 from planner.bounds.errors import PlannerError
 from planner.bounds.safe_json import load_json
+from planner.sources.hub.audience import endpoint_advice, hub_name, repo_page, to_a_visitor, token_advice
 from planner.sources.hub.deadline import Deadline, DeadlineAdapter
 from planner.sources.hub.errors import (
     HubAccessError,
@@ -170,12 +171,12 @@ class _Client:
 
     def _deadline_error(self, what: str) -> HubConnectionError:
         return HubConnectionError(
-            f"timed out reading {what} from {urlsplit(self.endpoint).netloc}: the import did not finish within "
+            f"timed out reading {what} from {hub_name(self.endpoint)}: the import did not finish within "
             f"the {self.deadline.seconds:g} s limit; the Hub is slow or the server sends too slowly, try again later"
         )
 
     def _connection_error(self, exc: requests.RequestException, what: str) -> HubError:
-        host = urlsplit(self.endpoint).netloc
+        host = hub_name(self.endpoint)
         text = str(exc)
         timed_out = isinstance(exc, requests.Timeout) or "timed out" in text.lower()
         if timed_out and self.deadline.remaining() < 0.05:
@@ -189,15 +190,14 @@ class _Client:
             lowered = text.lower()
             if any(s in lowered for s in _DNS_FAILURES):
                 return HubConnectionError(
-                    f"cannot resolve {host} (DNS failure) while reading {what}: are you offline? Set HF_ENDPOINT "
-                    "to a reachable mirror, or pick a catalog model"
+                    f"cannot resolve {host} (DNS failure) while reading {what}: {endpoint_advice()}"
                 )
             if "refused" in lowered:
-                return HubConnectionError(
-                    f"connection to {host} refused while reading {what}: is HF_ENDPOINT right and the server up?"
-                )
-            return HubConnectionError(f"cannot connect to {host} while reading {what}: are you offline?")
-        return HubConnectionError(f"request to {host} failed while reading {what} ({type(exc).__name__})")
+                return HubConnectionError(f"connection to {host} refused while reading {what}: {endpoint_advice()}")
+            return HubConnectionError(f"cannot connect to {host} while reading {what}: {endpoint_advice()}")
+        return HubConnectionError(
+            f"request to {host} failed while reading {what} ({type(exc).__name__}): try again later"
+        )
 
     def get(
         self, path: str, *, what: str, file_download: bool, extra: Mapping[str, str] | None = None
@@ -220,58 +220,73 @@ class _Client:
             if not location or allowed is None:
                 raise HubResponseError(
                     f"refusing to follow a redirect for {what} to {scheme}://{clip(host, 100)}:{port}: only "
-                    f"{self.endpoint} and, for file downloads, its CDN hosts are contacted"
+                    f"{hub_name(self.endpoint)} and, for file downloads, its CDN hosts are contacted"
                 )
             with_token = with_token and allowed
             url = target
         raise HubResponseError(f"too many redirects while reading {what}")
 
-    def read(self, response: requests.Response, *, what: str, limit: int, exact: int | None = None) -> bytes:
-        """The body, at most ``limit`` bytes (more is an error), or exactly the first ``exact`` bytes."""
+    def stream(
+        self, response: requests.Response, *, what: str, limit: int | None, may_stop: bool = False
+    ) -> Generator[bytes]:
+        """The body in chunks, at most ``limit`` bytes in all (more is an error; None: no limit, the caller stops).
+        ``may_stop``: the caller may have what it needs before the end, so a longer declared length is not refused
+        up front. The response is closed at the end, on an error, or when the caller stops iterating."""
         length = ascii_int(response.headers.get("Content-Length"))
-        if (
-            exact is None
-            and length is not None
-            and length > limit
-            and "gzip" not in response.headers.get("Content-Encoding", "")
-        ):
+        gzip = "gzip" in response.headers.get("Content-Encoding", "")
+        if limit is not None and length is not None and length > limit and not (gzip or may_stop):
             response.close()
             raise HubResponseError(f"{what} is {length:,} bytes, over the {limit:,}-byte limit; refused")
-        chunks: list[bytes] = []
         size = 0
-        cap = exact if exact is not None else limit + 1
         try:
             for chunk in response.iter_content(chunk_size=65_536):
-                chunks.append(chunk)
                 size += len(chunk)
-                if size >= cap:
-                    break
+                if limit is not None and size > limit:
+                    raise HubResponseError(f"{what} is larger than the {limit:,}-byte limit; refused")
+                yield chunk
                 if self.deadline.expired:  # also for a caller's session without the DeadlineAdapter
                     raise self._deadline_error(what)
         except requests.RequestException as exc:
             raise self._connection_error(exc, what) from None
         finally:
             response.close()
-        body = b"".join(chunks)
-        if exact is not None:
-            return body[:exact]
-        if len(body) > limit:
-            raise HubResponseError(f"{what} is larger than the {limit:,}-byte limit; refused")
-        return body
+
+    def read(self, response: requests.Response, *, what: str, limit: int, exact: int | None = None) -> bytes:
+        """The body, at most ``limit`` bytes (more is an error), or exactly the first ``exact`` bytes."""
+        if exact is None:
+            return b"".join(self.stream(response, what=what, limit=limit))
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in self.stream(response, what=what, limit=None):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size >= exact:
+                break
+        return b"".join(chunks)[:exact]
+
+    def get_file(self, path: str, *, what: str, repo_id: str, revision: str | None) -> requests.Response | None:
+        """GET a repository file (a download): the response to read, None when the file does not exist."""
+        response = self.get(path, what=what, file_download=True)
+        if response.status_code == 404 and response.headers.get("X-Error-Code", "EntryNotFound") in (
+            "EntryNotFound",
+            "",
+        ):
+            response.close()
+            return None
+        raise_for_status(response, client=self, repo_id=repo_id, revision=revision, what=what)
+        return response
 
     def get_json(
         self, path: str, *, what: str, limit: int, repo_id: str, revision: str | None, file: bool = False
     ) -> Any:
         """GET and parse a JSON document: an API entry, or (``file``) a repository file, None when missing."""
-        response = self.get(path, what=what, file_download=file)
-        if (
-            file
-            and response.status_code == 404
-            and response.headers.get("X-Error-Code", "EntryNotFound") in ("EntryNotFound", "")
-        ):
-            response.close()
-            return None
-        raise_for_status(response, client=self, repo_id=repo_id, revision=revision, what=what)
+        if file:
+            response = self.get_file(path, what=what, repo_id=repo_id, revision=revision)
+            if response is None:
+                return None
+        else:
+            response = self.get(path, what=what, file_download=False)
+            raise_for_status(response, client=self, repo_id=repo_id, revision=revision, what=what)
         return parse_json(self.read(response, what=what, limit=limit), what, limit)
 
 
@@ -299,13 +314,13 @@ def raise_for_status(
     code = response.headers.get("X-Error-Code", "")
     detail = _error_detail(response)
     response.close()
-    page = f"{client.endpoint}/{repo_id}"
+    page = repo_page(client.endpoint, repo_id)
     if status == 401 or (status == 403 and code == "GatedRepo"):
         raise _access_error(repo_id, page, code, has_token=client.token is not None)
     if status == 403:
         raise HubAccessError(
-            f"{repo_id}: access forbidden (HTTP 403) while reading {what}; request access at {page} and set "
-            "HF_TOKEN to a token with read permission"
+            f"{repo_id}: access forbidden (HTTP 403) while reading {what}; request access at {page} and "
+            f"{token_advice()}"
         )
     if status == 404:
         raise _not_found_error(repo_id, revision, what, code, detail, client.endpoint)
@@ -321,7 +336,7 @@ def _access_error(repo_id: str, page: str, code: str, *, has_token: bool) -> Hub
     if code == "GatedRepo":
         if not has_token:
             return HubAccessError(
-                f"{repo_id} is gated: request access at {page} and set HF_TOKEN to a token of the approved account"
+                f"{repo_id} is gated: request access at {page} and {token_advice('a token of the approved account')}"
             )
         return HubAccessError(
             f"{repo_id} is gated and this token's account has no access yet: request access at {page} "
@@ -330,11 +345,12 @@ def _access_error(repo_id: str, page: str, code: str, *, has_token: bool) -> Hub
     if not has_token:
         return HubAccessError(
             f"{repo_id} is private or gated, or does not exist: if you have access, request it at {page} "
-            "and set HF_TOKEN"
+            f"and {token_advice('a token of that account')}"
         )
+    checked = "the token" if to_a_visitor() else "HF_TOKEN"
     return HubAccessError(
         f"{repo_id}: the token was rejected (HTTP 401: invalid, expired, or without read access to this repo); "
-        f"check HF_TOKEN and access at {page}"
+        f"check {checked} and access at {page}"
     )
 
 
@@ -347,7 +363,7 @@ def _not_found_error(
     if code == "EntryNotFound":
         return HubNotFoundError(f"{what} not found in {repo_id}")
     return HubNotFoundError(
-        f"model repository {repo_id} not found on {endpoint}: check the spelling (owner/name)"
+        f"model repository {repo_id} not found on {hub_name(endpoint)}: check the spelling (owner/name)"
         + (f" and the revision {revision!r}" if revision and code != "RepoNotFound" else "")
     )
 

@@ -1,0 +1,207 @@
+"""ui.turns: who draws next (issue 25 finding 3). Each rule driven with threads, a clock the test moves and a CPU
+clock it sets; nothing here is timed (the effect on a visitor's page is measured by ``make bench``,
+bench/attack.py)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import ClassVar
+
+import pytest
+
+from planner.bounds.walltime import check
+from ui import turns
+from ui.turns import Busy, Run, Turns
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def cpu() -> Clock:
+    return Clock()
+
+
+def _turns(clock: Clock, cpu: Clock, slots: int = 2) -> Turns:
+    return Turns(slots=slots, heavy_slots=1, clock=clock, cpu=cpu)
+
+
+def _use(t: Turns, clock: Clock, session: str, seconds: float) -> None:
+    """``session`` holds a slot for ``seconds``."""
+    run = t.admit(session, 60)
+    with t.running(run):
+        clock.now += seconds
+
+
+class Waiter:
+    """``admit`` in a thread: whether and when it got its turn, or what it raised."""
+
+    order: ClassVar[list[str]] = []
+
+    def __init__(self, t: Turns, session: str, seconds: float = 60) -> None:
+        self.t, self.session, self.run, self.error = t, session, None, None
+        self.started = threading.Event()
+        self.thread = threading.Thread(target=self._admit, args=(seconds,), daemon=True)
+        self.thread.start()
+        _until(lambda: any(w.session == session for w in t._waiting) or self.started.is_set() or self.error)
+
+    def _admit(self, seconds: float) -> None:
+        try:
+            self.run = self.t.admit(self.session, seconds)
+            Waiter.order.append(self.session)
+        except Busy as exc:
+            self.error = exc
+        self.started.set()
+
+    def done(self) -> None:
+        assert self.run is not None
+        with self.t.running(self.run):
+            pass
+
+
+def _until(condition, seconds: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the scheduler"
+        time.sleep(0.005)
+
+
+@contextmanager
+def _held(t: Turns, session: str) -> Iterator[Run]:
+    run = t.admit(session, 60)
+    with t.running(run):
+        yield run
+
+
+def test_a_visitor_who_used_little_goes_before_a_session_that_loops(clock: Clock, cpu: Clock) -> None:
+    t = _turns(clock, cpu, slots=1)
+    _use(t, clock, "looper", 0.3)  # fresh still (under FRESH_S), but it has used the server
+    Waiter.order = []
+    with _held(t, "someone"):
+        looper = Waiter(t, "looper")
+        clock.now += 0.01
+        fresh = Waiter(t, "fresh")
+    _until(lambda: fresh.started.is_set())
+    assert Waiter.order == ["fresh"] and not looper.started.is_set()
+    fresh.done()
+    _until(lambda: looper.started.is_set())
+    looper.done()
+
+
+def test_heavy_sessions_share_one_lane_and_wait_for_light_pages(clock: Clock, cpu: Clock) -> None:
+    t = _turns(clock, cpu, slots=4)
+    for session in ("a", "b"):
+        _use(t, clock, session, turns.FRESH_S + 1)
+    a = t.admit("a", 60)
+    assert a.heavy
+    with t.running(a):
+        b = Waiter(t, "b")
+        with _held(t, "fresh") as fresh:  # a light page draws beside the heavy one, a slot being free
+            assert not fresh.heavy
+        assert not b.started.is_set()  # the lane is taken
+    _until(lambda: b.started.is_set())
+    b.done()
+
+
+def test_a_heavy_run_waits_while_a_light_page_draws_unless_it_has_waited_long(clock: Clock, cpu: Clock) -> None:
+    t = _turns(clock, cpu, slots=4)
+    _use(t, clock, "looper", turns.FRESH_S + 1)
+    with _held(t, "fresh"):
+        looper = Waiter(t, "looper")
+        time.sleep(2 * turns.POLL_S)
+        assert not looper.started.is_set()
+        clock.now += turns.PATIENCE_S  # waited long enough: a stream of light pages does not starve it
+        _until(lambda: looper.started.is_set())
+    looper.done()
+
+
+def test_one_run_per_session_and_the_newer_request_wins(clock: Clock, cpu: Clock) -> None:
+    t = _turns(clock, cpu, slots=2)
+    with _held(t, "s"):
+        older = Waiter(t, "s")  # a free slot, but its session already draws
+        newer = Waiter(t, "s")
+        _until(lambda: older.error is not None)
+        assert "stopped" in str(older.error)
+        assert not newer.started.is_set()
+    _until(lambda: newer.started.is_set())
+    newer.done()
+
+
+def test_a_run_without_a_turn_within_its_budget_is_told_so() -> None:
+    t = Turns(slots=1)
+    with _held(t, "someone"), pytest.raises(Busy, match="waited its whole budget"):
+        t.admit("late", 0.05)
+
+
+def test_a_run_that_turns_heavy_gives_its_slot_up_while_the_lane_is_taken(clock: Clock, cpu: Clock) -> None:
+    t = _turns(clock, cpu, slots=2)
+    _use(t, clock, "heavy", turns.FRESH_S + 1)
+    lane = t.admit("heavy", 60)
+    run = t.admit("grows", 60)
+    outcome: list[str] = []
+
+    def draw() -> None:
+        with t.running(run):
+            cpu.now += turns.HEAVY_AFTER_S  # its own CPU use passes the mark
+            clock.now += turns.CHECK_EVERY_S
+            check()  # a planning loop's check: it waits here for the lane
+            outcome.append("resumed")
+
+    thread = threading.Thread(target=draw, daemon=True)
+    with t.running(lane):
+        thread.start()
+        _until(lambda: run in t._waiting)
+        assert run.heavy and run.paused and run not in t._running
+        third = t.admit("third", 1)  # its slot went to another page
+        with t.running(third):
+            pass
+        assert not outcome
+    _until(lambda: outcome == ["resumed"])
+    thread.join(5)
+
+
+def test_past_max_paused_the_costliest_paused_run_is_stopped(clock: Clock, cpu: Clock, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(turns, "MAX_PAUSED", 1)
+    t = _turns(clock, cpu, slots=3)
+    _use(t, clock, "heavy", turns.FRESH_S + 1)
+    _use(t, clock, "costly", 0.4)
+    lane = t.admit("heavy", 60)
+    errors: list[str] = []
+
+    def grow(session: str) -> None:
+        run = t.admit(session, 60)
+        with t.running(run):
+            cpu.now += turns.HEAVY_AFTER_S
+            clock.now += turns.CHECK_EVERY_S
+            try:
+                check()
+            except Busy as exc:
+                errors.append(f"{session}: {exc}")
+
+    with t.running(lane):
+        costly = threading.Thread(target=grow, args=("costly",), daemon=True)
+        costly.start()
+        _until(lambda: any(w.session == "costly" for w in t._waiting))
+        cheap = threading.Thread(target=grow, args=("cheap",), daemon=True)
+        cheap.start()
+        _until(lambda: bool(errors))
+        assert errors[0].startswith("costly: The server is busy with other visitors' heavy pages")
+    costly.join(5)
+    cheap.join(5)
+
+
+def test_checks_outside_a_run_do_nothing() -> None:
+    check()  # no budget, no hook: the planner without the dashboard
