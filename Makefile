@@ -37,9 +37,9 @@ test: $(BIN)/.dev
 	$(BIN)/python -m pytest
 
 # The fast tier: the planner, the catalog, the pure UI modules, the engine registry, the hostile-input cases and
-# the house rules (no AppTest, no browser); under 25 s on two cores.
+# the house rules (no AppTest, no browser, no fuzzing, nothing marked slow); under 25 s on two cores.
 test-fast: $(BIN)/.dev
-	$(BIN)/python -m pytest -q -m "not apptest and not browser and not slow" tests/planner tests/catalog tests/ui tests/engines tests/hostile tests/test_architecture.py
+	$(BIN)/python -m pytest -q -m "not apptest and not browser and not slow and not fuzz" tests/core tests/planning tests/deploy tests/assessment tests/sources tests/cli tests/calibration tests/catalog tests/ui tests/engines tests/hostile tests/test_architecture.py
 
 # The fuzz suite alone (tests/fuzz and the Hub and log fuzzers; part of make test): under a minute.
 # HEADROOM_FUZZ_EXAMPLES=2000 make fuzz runs it deeper.

@@ -4,7 +4,7 @@ loop the heaviest links there are, beside the same visits without them.
 - **heavy advisor links**: sessions that rank the catalog for a model and four compared models (2-3 s of CPU a
   run), with a different user count each time so that no cache answers;
 - **failing Hub imports**: sessions that import a repository whose 49 MB safetensors index fails validation, from
-  a fake Hub on loopback (tests/hub/conftest.py) the dashboard reads as its ``HF_ENDPOINT``.
+  a fake Hub on loopback (tests/sources/hub/conftest.py) the dashboard reads as its ``HF_ENDPOINT``.
 
 The visitor opens plain Memory links one after another, each in a new session (a person following a link), first
 alone, then under attack (after a warm-up). The attackers run in a process of their own, reading only what tells
@@ -185,7 +185,7 @@ def _hostile_index() -> bytes:
 def run(heavy: int = 10, hub: int = 8, visits: int = 8) -> dict[str, Any]:
     """Start a fake Hub and the dashboard reading it, run :func:`scenario`, stop both."""
     from tests.browser.server import running_server
-    from tests.hub.conftest import FIXTURES, HostileRepo, HubServer, _start, _stop
+    from tests.sources.hub.conftest import FIXTURES, HostileRepo, HubServer, _start, _stop
 
     fake = _start(HubServer(FIXTURES))
     repo = HostileRepo(fake, HOSTILE_REPO, base="mistralai/Mistral-7B-v0.1")

@@ -1,6 +1,6 @@
 """The README's example figures, computed rather than typed: each lives between ``<!-- name -->`` and
 ``<!-- /name -->`` markers and is what :func:`planner.assessment.assess.assess` says today.
-``python -m planner.cli.examples`` rewrites them; ``tests/planner/test_readme_examples.py`` fails when one is stale.
+``python -m planner.cli.examples`` rewrites them; ``tests/cli/test_examples.py`` fails when one is stale.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ with the same figure, for one more version and listed under ``deprecated`` with 
   names kept until version 3.
 
 The documents are generated from the models below, which mirror what each command prints; the tests validate real
-outputs against the published files (``tests/planner/test_cli_schema.py``).
+outputs against the published files (``tests/cli/test_schema.py``).
 """
 
 from __future__ import annotations

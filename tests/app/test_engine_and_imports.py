@@ -1,5 +1,5 @@
 """The engine section, calibration from a pasted log, the Hub import and the custom model, through AppTest
-(the Hub is the loopback stand-in of tests/hub)."""
+(the Hub is the loopback stand-in of tests/sources/hub)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from model_catalog import get_model
 from planner.engines.registry import engine_report, launch_commands
 from planner.planning.plan import plan
 from tests.app.conftest import plain, run_page, texts
-from tests.hub.conftest import TOKEN, HubServer, hub  # noqa: F401  (the fake Hub fixture)
+from tests.sources.hub.conftest import TOKEN, HubServer, hub  # noqa: F401  (the fake Hub fixture)
 from ui.custom_spec import encode_spec
 from ui.imports import FAILURES, HUB_FAILURE_TTL_SECONDS
 from ui.sidebar import TOKEN_KEY

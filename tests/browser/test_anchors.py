@@ -15,7 +15,7 @@ import pytest
 
 from tests.anchors import allowed
 from tests.browser.server import running_app
-from tests.hub.conftest import FIXTURES, HostileRepo, HubServer, _start, _stop
+from tests.sources.hub.conftest import FIXTURES, HostileRepo, HubServer, _start, _stop
 from ui.custom_spec import pack_token
 
 PHISHING = "https://example-login.test/verify-your-account"
@@ -50,7 +50,7 @@ LINKS = {
 
 @pytest.fixture(scope="module")
 def hostile_app() -> Iterator[str]:
-    """The dashboard reading a fake Hub (tests/hub) whose ``hostile/tensor-url`` names a tensor after a URL."""
+    """The dashboard reading a fake Hub (tests/sources/hub) whose ``hostile/tensor-url`` names a tensor after a URL."""
     hub = _start(HubServer(FIXTURES))
     repo = HostileRepo(hub, TENSOR_REPO)
     header = json.dumps({PHISHING: {"dtype": "BF16", "shape": [2], "data_offsets": [0, 3]}}).encode()

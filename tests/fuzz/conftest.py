@@ -1,7 +1,7 @@
 """The fuzz suite (issue 11): hostile input at every boundary where outside text enters — link parameters, the
 packed ``spec`` and ``calib`` tokens, config.json, pasted logs, Hub replies — asserting that only a named refusal
 comes out (a :class:`PlannerError`, or a setting parser's ``ValueError`` with its reason), within a time bound per
-example and a memory bound per test. ``pytest -m fuzz`` runs it (the Hub and log fuzzers in tests/hub and
+example and a memory bound per test. ``pytest -m fuzz`` runs it (the Hub and log fuzzers in tests/sources/hub and
 tests/fidelity carry the marker too); ``HEADROOM_FUZZ_EXAMPLES=2000`` runs it deeper."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from hypothesis import strategies as hst
 from tests.anchors import foreign_anchors, markdown_anchors, unescape
 from tests.app.conftest import PAGES, run_page
 from tests.fuzz.conftest import FUZZ
-from tests.hub.conftest import FIXTURES, HostileRepo, HubServer, _start, _stop
+from tests.sources.hub.conftest import FIXTURES, HostileRepo, HubServer, _start, _stop
 from ui.custom_spec import pack_token
 from ui.guard import WORD_JOINER, as_text
 

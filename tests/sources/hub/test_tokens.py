@@ -9,7 +9,7 @@ import pytest
 from planner.bounds.errors import PlannerError
 from planner.cli import main
 from planner.sources.hub import HubAccessError, HubError, fetch_model, parse_repo_ref
-from tests.hub.conftest import TOKEN, HubServer
+from tests.sources.hub.conftest import TOKEN, HubServer
 
 HF = "https://huggingface.co"
 

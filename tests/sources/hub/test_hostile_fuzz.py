@@ -22,7 +22,7 @@ from planner.sources.hub import detect_quantization, parse_safetensors_header
 from planner.sources.hub.assembly import Evidence, assemble
 from planner.sources.hub.replies import ApiInfo, index_total_size, parse_api_info, parse_config, parse_quantize_config
 from planner.sources.hub.transport import parse_json
-from tests.hub.conftest import FIXTURES
+from tests.sources.hub.conftest import FIXTURES
 
 pytestmark = pytest.mark.fuzz  # part of the fuzz suite (tests/fuzz/conftest.py)
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "hub"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "hub"
 TOKEN = "hf_HeadroomTestToken0123456789abcdefXYZ"  # shaped like a real token; never valid anywhere
 Override = Callable[["Handler"], bool]
 
@@ -258,7 +258,7 @@ def _token_never_logged(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     assert "HeadroomTestToken" not in caplog.text
 
 
-# -- hostile behaviours (tests/hub/test_hostile.py) ------------------------------------------------------
+# -- hostile behaviours (tests/sources/hub/test_hostile.py) ------------------------------------------------------
 def trickle(handler: Handler, *, seconds: float, interval: float = 0.05, status_line: bool = False) -> bool:
     """Send one byte every ``interval`` for at most ``seconds``, then close: too slow for any per-read time-out.
 

@@ -20,7 +20,7 @@ from planner.sources.hub import (
     fetch_model,
 )
 from planner.sources.hub.safetensors import MAX_HEADER_BYTES
-from tests.hub.conftest import FIXTURES, TOKEN, Handler, HubServer
+from tests.sources.hub.conftest import FIXTURES, TOKEN, Handler, HubServer
 
 FAST = {"timeout": (1.0, 0.3), "backoff": 0.01}
 

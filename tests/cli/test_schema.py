@@ -84,6 +84,7 @@ def test_a_field_the_schema_does_not_know_is_refused(capsys: pytest.CaptureFixtu
     assert not validator.is_valid({k: v for k, v in data.items() if k != "conversations_total"})
 
 
+@pytest.mark.slow
 def test_inspect_advise_and_calibrate_outputs_validate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for model in ("meta-llama/Llama-3.1-8B", "deepseek-ai/DeepSeek-V3", "google/gemma-4-31B-it"):
         _valid("inspect", _json(capsys, "inspect", "--model", model))

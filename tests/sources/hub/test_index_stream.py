@@ -17,7 +17,7 @@ from planner.sources.hub import HubResponseError, fetch_model
 from planner.sources.hub.index import MAX_INDEX_BYTES, IndexScan
 from planner.sources.hub.replies import index_total_size
 from tests.fuzz.conftest import FUZZ
-from tests.hub.conftest import HostileRepo, HubServer
+from tests.sources.hub.conftest import HostileRepo, HubServer
 
 pytestmark = pytest.mark.fuzz
 SHARD = "model-00001-of-00163.safetensors"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from planner.sources.hub import HubConnectionError, HubError, HubResponseError, fetch_model, parse_repo_ref
-from tests.hub.conftest import TOKEN, Handler, HostileRepo, HubServer, fails, timed, trickle
+from tests.sources.hub.conftest import TOKEN, Handler, HostileRepo, HubServer, fails, timed, trickle
 
 FAST = {"timeout": (1.0, 0.3), "backoff": 0.01}
 DEADLINE = 2.0  # seconds: the import's total time limit in these tests (120 s by default)
@@ -20,6 +20,7 @@ MARGIN = 1.0  # seconds allowed past the deadline (connection set-up, thread sch
 
 
 # -- 1. one deadline for the whole import --------------------------------------------------------------
+@pytest.mark.slow
 def test_trickling_body_fails_at_the_import_deadline(hub: HubServer) -> None:
     repo = HostileRepo(hub, "hostile/trickle-body")
     repo.respond(f"/{repo.name}/resolve/{repo.sha}/config.json", lambda h: trickle(h, seconds=8))
@@ -27,6 +28,7 @@ def test_trickling_body_fails_at_the_import_deadline(hub: HubServer) -> None:
     timed(HubConnectionError, f"the {DEADLINE:g} s limit", call, DEADLINE + MARGIN)
 
 
+@pytest.mark.slow
 def test_trickling_status_line_fails_at_the_import_deadline(hub: HubServer) -> None:
     repo = HostileRepo(hub, "hostile/trickle-head")
     repo.respond(f"/api/models/{repo.name}", lambda h: trickle(h, seconds=8, status_line=True))
@@ -34,6 +36,7 @@ def test_trickling_status_line_fails_at_the_import_deadline(hub: HubServer) -> N
     timed(HubConnectionError, f"the {DEADLINE:g} s limit", call, DEADLINE + MARGIN)
 
 
+@pytest.mark.slow
 def test_the_deadline_spans_every_request_of_an_import(hub: HubServer) -> None:
     """Each reply arrives within its own read time-out, but together they take longer than the deadline."""
     repo = HostileRepo(hub, "hostile/slow-steps")

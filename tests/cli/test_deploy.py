@@ -38,7 +38,7 @@ def test_every_component_field_is_always_there(capsys) -> None:
 
 def test_lora_flags(capsys) -> None:
     data = _fit(capsys, [*LLAMA, "--gpu", "h100-sxm-80gb", "--engine", "vllm", "--max-loras", "4"])
-    assert data["lora_bytes_per_gpu"] == 335_544_320  # tests/planner/test_deploy.py, by hand
+    assert data["lora_bytes_per_gpu"] == 335_544_320  # tests/deploy/test_deploy.py, by hand
     assert data["lora_host_bytes"] == 4 * 335_544_320 // 4  # max_cpu_loras = max_loras: 4 whole adapters
     assert "--enable-lora --max-loras 4 --max-lora-rank 16" in data["deployment"]["launch_settings"]
 

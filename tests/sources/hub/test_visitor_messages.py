@@ -12,7 +12,7 @@ import pytest
 from planner.cli import main
 from planner.sources.hub import HubError, fetch_model, parse_repo_ref
 from planner.sources.hub.audience import for_visitors
-from tests.hub.conftest import TOKEN, Handler, HostileRepo, HubServer
+from tests.sources.hub.conftest import TOKEN, Handler, HostileRepo, HubServer
 
 FAST = {"timeout": (1.0, 0.3), "backoff": 0.01}
 OPERATOR_ONLY = ("HF_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE")

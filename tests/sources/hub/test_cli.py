@@ -7,7 +7,7 @@ import json
 import pytest
 
 from planner.cli import main
-from tests.hub.conftest import TOKEN, HubServer
+from tests.sources.hub.conftest import TOKEN, HubServer
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

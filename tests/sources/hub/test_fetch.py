@@ -13,7 +13,7 @@ from planner.core.params import parameter_breakdown
 from planner.planning.plan import PlanRequest, plan
 from planner.sources.hub import HubModel, fetch_model
 from planner.sources.hub.assembly import has_mistral_native_files
-from tests.hub.conftest import FIXTURES, TOKEN, HubServer
+from tests.sources.hub.conftest import FIXTURES, TOKEN, HubServer
 
 INDEX = "safetensors index total_size"
 API = "API safetensors.total"

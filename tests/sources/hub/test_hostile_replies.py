@@ -17,7 +17,7 @@ import pytest
 from planner.sources.hub import HubResponseError, fetch_model, parse_safetensors_header
 from planner.sources.hub.errors import MAX_MESSAGE_CHARS
 from planner.sources.hub.safetensors import MAX_HEADER_BYTES
-from tests.hub.conftest import HostileRepo, HubServer, fails, timed
+from tests.sources.hub.conftest import HostileRepo, HubServer, fails, timed
 
 DEEP = b"[" * 40_000 + b"]" * 40_000  # 80 kB: under every size cap, 40x deeper than recursion allows
 HUGE_INT = b"1" * 5_000  # over Python's 4,300-digit int() limit

@@ -10,14 +10,15 @@ import pytest
 import streamlit as st
 
 from tests.app.conftest import run_page, texts
-from tests.hub.conftest import FIXTURES, HostileRepo, HubServer, _start, _stop
+from tests.sources.hub.conftest import FIXTURES, HostileRepo, HubServer, _start, _stop
 from ui.custom_spec import pack_token
 from ui.imports import FAILURES
 
 
 @pytest.fixture
 def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[HubServer]:
-    """The fake Hub of tests/hub standing in for an internal mirror (HF_ENDPOINT on loopback), no server token."""
+    """The fake Hub of tests/sources/hub standing in for an internal mirror (HF_ENDPOINT on loopback), no server
+    token."""
     server = _start(HubServer(FIXTURES))
     monkeypatch.setenv("HF_ENDPOINT", server.url)
     monkeypatch.delenv("HF_TOKEN", raising=False)

@@ -17,7 +17,7 @@ from planner.sources.hub import (
 )
 from planner.sources.hub.tokens import _Secret
 from planner.sources.hub.transport import _Client
-from tests.hub.conftest import TOKEN
+from tests.sources.hub.conftest import TOKEN
 
 HF = "https://huggingface.co"
 

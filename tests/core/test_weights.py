@@ -1,0 +1,63 @@
+"""Weight bytes (planner.core.weights) of mixed-format checkpoints, by hand from their quantization configs."""
+
+from __future__ import annotations
+
+import pytest
+
+from model_catalog import load_models
+from planner.core.params import parameter_breakdown
+from planner.core.weights import weights_bytes
+
+MODELS = load_models()
+
+
+def _entry(model_id: str):
+    return MODELS[model_id].spec
+
+
+def test_mixed_formats_weight_bytes_by_hand() -> None:
+    spec = _entry("moonshotai/Kimi-K2-Thinking")
+    b = parameter_breakdown(spec)
+    experts = 60 * 384 * 3 * 7168 * 2048
+    assert b.experts == experts
+    assert spec.native_dtype == "int4-experts"
+    assert weights_bytes(b, "int4-experts") == experts * 9 // 16 + (b.served - experts) * 2  # 4.5 bits vs BF16
+    qwen = parameter_breakdown(_entry("Qwen/Qwen3.6-27B"))
+    mixed = (qwen.attention * 8 + (qwen.dense_mlp + qwen.lm_head) * 4.5) / 8  # FP8 attention, NVFP4 MLP + head
+    rest = (qwen.embedding + qwen.small + qwen.attached_loaded) * 2
+    assert weights_bytes(qwen, "nvfp4-fp8attn") == pytest.approx(mixed + rest, abs=1)
+    mlp_only = (qwen.dense_mlp * 4.5) / 8 + (qwen.served - qwen.dense_mlp) * 2
+    assert weights_bytes(qwen, "nvfp4-mlp") == pytest.approx(mlp_only, abs=1)
+
+
+def test_a_16_bit_checkpoint_is_two_bytes_a_parameter() -> None:
+    """Llama 3.1 8B: 8,030,261,248 parameters (the Hub's safetensors total) x 2 bytes."""
+    b = parameter_breakdown(_entry("meta-llama/Llama-3.1-8B"))
+    assert weights_bytes(b, "bf16") == 2 * 8_030_261_248 == 16_060_522_496
+
+
+def test_awq_and_gptq_store_scales_beside_the_4_bit_values() -> None:
+    """AutoAWQ / GPTQ at group 128: 4-bit values, an FP16 scale and a 4-bit zero per group of 128 input weights
+    (4 + 20 / 128 = 4.15625 bits); only the decoder's linear layers are quantized, embeddings and lm_head stay BF16."""
+    b = parameter_breakdown(_entry("meta-llama/Llama-3.1-8B"))
+    linear = b.attention + b.dense_mlp
+    expected = linear * 4.15625 / 8 + (b.served - linear) * 2
+    assert weights_bytes(b, "int4-awq") == pytest.approx(expected, abs=1)
+    assert weights_bytes(b, "int4-gptq") == weights_bytes(b, "int4-awq")
+
+
+def test_mxfp4_quantizes_the_experts_only() -> None:
+    """gpt-oss ships MXFP4 experts (4-bit values with one 8-bit exponent per 32: 4.25 bits) and BF16 for the rest
+    (model card; config.json quantization_config.modules_to_not_convert)."""
+    b = parameter_breakdown(_entry("openai/gpt-oss-20b"))
+    assert b.experts + b.embedding + b.lm_head + b.attention + b.small == 20_914_757_184  # the Hub's total
+    expected = b.experts * 4.25 / 8 + (b.served - b.experts) * 2
+    assert weights_bytes(b, "mxfp4") == pytest.approx(expected, abs=1)
+
+
+def test_seed_figures_in_gigabytes() -> None:
+    """Memory Planning for LLMs: 8B parameters are 16.0 GB in FP16 and 4.0 GB in 4-bit; 70B are 70.0 GB in 8-bit
+    (the idealised formats int4 / int8 of the reference planner)."""
+    eight = parameter_breakdown(_entry("meta-llama/Llama-3.1-8B")).model_copy()
+    assert weights_bytes(eight, "fp16") / 1e9 == pytest.approx(16.06, abs=0.01)
+    assert weights_bytes(eight, "int4") / 1e9 == pytest.approx(4.02, abs=0.01)

@@ -1,0 +1,98 @@
+"""config.json to ModelSpec (planner.sources.config, planner.sources.vision) for the late-2026 architectures: each
+fixture config reproduces its catalog entry, quantized checkpoints map to their formats, vision towers are counted
+from vision_config."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from model_catalog import load_models
+from planner.core.kv import kv_bytes_per_token
+from planner.core.params import parameter_breakdown
+from planner.sources.config import quantization_precision, spec_from_hf_config
+from planner.sources.vision import vision_tower
+
+CONFIGS = Path(__file__).resolve().parents[1] / "fixtures" / "configs"
+
+MODELS = load_models()
+
+
+def _config(name: str) -> dict:
+    return json.loads((CONFIGS / f"{name}.json").read_text())
+
+
+def _entry(model_id: str):
+    return MODELS[model_id].spec
+
+
+# fixture -> catalog entry with the same checkpoint
+ROUND_TRIP = {
+    "Qwen--Qwen3.5-27B": "Qwen/Qwen3.5-27B",
+    "Qwen--Qwen3.5-35B-A3B": "Qwen/Qwen3.5-35B-A3B",
+    "Qwen--Qwen3.5-397B-A17B": "Qwen/Qwen3.5-397B-A17B",
+    "Qwen--Qwen3.6-35B-A3B": "Qwen/Qwen3.6-35B-A3B",
+    "Qwen--Qwen3-VL-8B-Instruct": "Qwen/Qwen3-VL-8B-Instruct",
+    "Qwen--Qwen3-VL-30B-A3B-Instruct": "Qwen/Qwen3-VL-30B-A3B-Instruct",
+    "google--gemma-4-26B-A4B": "google/gemma-4-26B-A4B-it",
+    "moonshotai--Kimi-K2-Instruct": "moonshotai/Kimi-K2-Instruct",
+    "deepseek-ai--DeepSeek-V3.2": "deepseek-ai/DeepSeek-V3.2",
+    "zai-org--GLM-5": "zai-org/GLM-5",
+    "MiniMaxAI--MiniMax-M2.5": "MiniMaxAI/MiniMax-M2.5",
+    "nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_TRIP))
+def test_config_json_gives_the_catalog_entry(name: str) -> None:
+    """config.json -> ModelSpec (+ the vision tower from vision_config) reproduces the catalog entry exactly."""
+    config = _config(name)
+    spec = spec_from_hf_config(config, ROUND_TRIP[name])
+    tower = vision_tower(config)
+    entry = _entry(ROUND_TRIP[name])
+    total = parameter_breakdown(spec).total + (tower.parameters if tower else 0)
+    assert total == parameter_breakdown(entry).total
+    assert kv_bytes_per_token(spec, "bf16") == kv_bytes_per_token(entry, "bf16")
+    assert spec.layer_kind_counts == entry.layer_kind_counts
+    assert spec.native_dtype == entry.native_dtype
+
+
+def test_maverick_text_decoder_from_config() -> None:
+    """Llama 4 Maverick: 24 MoE layers (128 experts + shared) interleaved with 24 dense 16,384-wide layers."""
+    spec = spec_from_hf_config(_config("meta-llama--Llama-4-Maverick-17B-128E-Instruct"))
+    entry = _entry("meta-llama/Llama-4-Maverick-17B-128E-Instruct")
+    assert parameter_breakdown(spec).served == parameter_breakdown(entry).served - 871_932_416  # vision: attached
+    assert sum(spec.is_moe_layer(i) for i in range(48)) == 24 and spec.is_moe_layer(1) and not spec.is_moe_layer(0)
+
+
+def test_qwen3_vl_deepstack_vision_tower_by_hand() -> None:
+    vision = _config("Qwen--Qwen3-VL-8B-Instruct")["vision_config"]
+    h, inner, merged, out = 1152, 4304, 4 * 1152, 4096
+    blocks = 27 * (4 * h + 3 * h * h + 3 * h + h * h + h + h * inner + inner + inner * h + h)
+    fcs = merged * merged + merged + merged * out + out
+    expected = 3 * 2 * 16 * 16 * h + h + 2304 * h + blocks + 2 * h + fcs + 3 * (2 * merged + fcs)
+    tower = vision_tower({"vision_config": vision})
+    assert tower is not None and tower.parameters == expected == 576_388_336
+
+
+# -- weight formats of the new checkpoints ----------------------------------------------------------------------
+def test_quantized_checkpoints_map_to_their_formats() -> None:
+    assert quantization_precision(_config("nvidia--Qwen3.5-397B-A17B-NVFP4")) == "nvfp4-experts"
+    assert quantization_precision(_config("nvidia--Gemma-4-31B-IT-NVFP4")) == "nvfp4-mlp"
+    assert quantization_precision(_config("nvidia--MiniMax-M2.5-NVFP4")) == "nvfp4-mlp"
+    assert quantization_precision(_config("nvidia--Qwen3.6-27B-NVFP4")) == "nvfp4-fp8attn"
+    kimi_int4 = {
+        "quantization_config": {
+            "quant_method": "compressed-tensors",
+            "format": "pack-quantized",
+            "ignore": ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|down)_proj.*"],
+            "config_groups": {
+                "group_0": {"weights": {"num_bits": 4, "type": "int", "group_size": 32, "symmetric": True}}
+            },
+        }
+    }
+    assert quantization_precision(kimi_int4) == "int4-experts"
+    autoround = {"quantization_config": {"quant_method": "auto-round", "bits": 4, "group_size": 128, "sym": True}}
+    assert quantization_precision(autoround) == "int4-autoround"
