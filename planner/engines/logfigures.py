@@ -43,7 +43,7 @@ class ParsedLog(BaseModel, frozen=True, extra="forbid"):
     kv_cache_dtype: str | None = None
     total_memory_gib: Gib | None = None
     free_memory_gib: Gib | None = None  # free on the device when the engine started
-    gpu_memory_utilization: float | None = None
+    gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)] | None = None  # a fraction, as every engine takes it
     max_num_batched_tokens: Count | None = None
     max_num_seqs: Count | None = None
     weights_gib: Gib | None = None

@@ -4,9 +4,11 @@ random-text fuzzing is tests/fidelity/test_logparse_hostile.py, part of this sui
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from planner.bounds.errors import PlannerError
 from planner.calibration import calibrate_log
 from planner.engines.vllm.calibrated import Calibrated
 from planner.sources.logs import calibrate, parse_log
@@ -57,3 +59,14 @@ def test_a_log_calibrates_or_is_refused_by_name(text: str) -> None:
 @given(LOG)
 def test_a_log_compares_with_the_plan_or_is_refused_by_name(text: str) -> None:
     only_named_refusals(lambda: calibrate_log(text, model="meta-llama/Llama-3.1-8B", gpu="h100-sxm-80gb"))
+
+
+def test_a_memory_fraction_above_one_is_refused_by_name() -> None:
+    """Found by the fuzzer: a log whose settings line says gpu_memory_utilization 2 reached the calibrated profile's
+    validation (a ValidationError, not a named refusal)."""
+    text = (
+        "INFO 04-22 00:04:20 [worker.py:1] Available KV cache memory: 0.00 GiB\n"
+        "INFO 04-22 00:04:20 [worker.py:1] non-default args: {'gpu_memory_utilization': 2, 'tensor_parallel_size': 1}"
+    )
+    with pytest.raises(PlannerError, match="gpu_memory_utilization"):
+        calibrate(parse_log(text))
