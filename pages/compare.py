@@ -9,27 +9,21 @@ from planner.bounds.errors import PlannerError
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import UNIT_BYTES
-from ui import binding, exports, figures, frame, links, settings
+from ui import answers, binding, exports, figures, frame, links, settings
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
 
 PATH = settings.COMPARE
-GRID_KV = ("bf16", "fp8", "int8", "int4")
+GRID_KV = answers.GRID_KV
 
 
 def _grid(sel: Selection) -> list[list[Assessment]] | None:
-    grid: list[list[Assessment]] = []
-    for w in WEIGHT_FORMATS:
-        row = []
-        for kv in GRID_KV:
-            try:
-                row.append(sel.assessment(weights=w, kv_dtype=kv))
-            except PlannerError as exc:  # every pair shares the split, so this is the same for all
-                st.error(as_text(str(exc)), icon=":material/error:")
-                return None
-        grid.append(row)
-    return grid
+    try:
+        return answers.compare_grid(sel)
+    except PlannerError as exc:  # every pair shares the split, so this is the same for all
+        st.error(as_text(str(exc)), icon=":material/error:")
+        return None
 
 
 def _row(sel: Selection, w: str, kv: str, a: Assessment) -> dict[str, object]:
