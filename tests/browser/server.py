@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from deploy.config import serve_flags as production_flags
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -43,13 +45,10 @@ def free_port() -> int:
 
 
 def serve_flags(port: int, address: str) -> list[str]:
-    """The options ``make serve`` passes to ``streamlit run`` (read from the Makefile, so that a test serves the
-    dashboard exactly as a team would), with the port and the address filled in."""
-    recipe = (ROOT / "Makefile").read_text().split("\nserve:", 1)[1].split("\n\n", 1)[0]
-    command = " ".join(line.strip().rstrip("\\") for line in recipe.splitlines()[1:])
-    flags = command.split("app.py", 1)[1].split()
-    filled = [flag.replace("$(PORT)", str(port)).replace("$(ADDRESS)", address) for flag in flags]
-    return [flag for flag in filled if flag != "$(SERVE_OPTIONS)"]
+    """The options ``make serve`` passes to ``streamlit run`` (the Makefile's ``SERVE_FLAGS``, read by
+    :func:`deploy.config.serve_flags`, so that a test serves the dashboard exactly as a team would), with the port
+    and the address filled in."""
+    return ["--server.address", address, "--server.port", str(port), *production_flags()]
 
 
 @contextlib.contextmanager
@@ -103,11 +102,12 @@ def streamlit_command(
     ]
 
 
-def make_command(target: str, port: int, address: str = "127.0.0.1") -> list[str]:
-    """``make <target>`` as a person types it (``make run``, ``make serve``), on ``port``, with this interpreter's
-    virtual environment as the Makefile's ``VENV`` (it is already installed, so make only starts the server)."""
+def make_command(target: str, port: int, address: str = "127.0.0.1", *variables: str) -> list[str]:
+    """``make <target>`` as a person types it (``make run``, ``make serve``, with ``variables`` such as
+    ``REPLICAS=2``), on ``port``, with this interpreter's virtual environment as the Makefile's ``VENV`` (it is
+    already installed, so make only starts the server)."""
     venv = Path(sys.executable).resolve().parents[1] if sys.prefix != sys.base_prefix else ROOT / ".venv"
-    return ["make", "-s", "-C", str(ROOT), target, f"PORT={port}", f"ADDRESS={address}", f"VENV={venv}"]
+    return ["make", "-s", "-C", str(ROOT), target, f"PORT={port}", f"ADDRESS={address}", f"VENV={venv}", *variables]
 
 
 @contextlib.contextmanager
