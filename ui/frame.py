@@ -15,9 +15,11 @@ from contextlib import contextmanager
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from planner.bounds.walltime import budget
 from ui import binding, links
+from ui.deferred import Deferred
 from ui.guard import guarded
 from ui.state import Selection
 
@@ -71,6 +73,18 @@ def run_budget() -> Iterator[None]:
             yield
         finally:
             _TURNS.release()
+
+
+@contextmanager
+def drawn_after(later: Deferred) -> Iterator[None]:
+    """Draw ``later`` (the sidebar) after the page: also when the page stops early (``st.stop``), not when it
+    reruns (the rerun draws it)."""
+    try:
+        yield
+    except StopException:
+        guarded(later.draw)
+        raise
+    guarded(later.draw)
 
 
 def publish(selection: Selection | None) -> None:
