@@ -18,7 +18,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from planner.bounds.walltime import budget
-from ui import binding, links
+from ui import binding, heap, links
 from ui.deferred import Deferred
 from ui.guard import guarded
 from ui.state import Selection
@@ -113,7 +113,9 @@ def safe_name(name: str) -> str:
 
 
 def finish(notes: st.delta_generator.DeltaGenerator) -> None:
-    """End a run: rewrite the address bar; name each link parameter that was not used, and why."""
+    """End a run: rewrite the address bar; name each link parameter that was not used, and why; leave what this
+    run imported out of the cycle collector's work (:mod:`ui.heap`)."""
+    heap.freeze_new_imports()
     binding.write_url()
     ignored = binding.ignored_parameters()
     if ignored:

@@ -34,6 +34,14 @@ CHROMIUM_ARGS = [
 ]
 
 
+# Every widget kind of the sidebar's set-up is drawn (in the DOM: a phone's collapsed sidebar holds them too).
+SETUP_KINDS = ("stSelectbox", "stTextInput", "stNumberInput", "stSlider", "stButtonGroup")
+SETUP_DRAWN = (
+    f"() => {list(SETUP_KINDS)}"
+    ".every(kind => document.querySelector(`[data-testid='stSidebar'] [data-testid=${kind}]`))"
+)
+
+
 def chromium_path() -> str | None:
     return CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
 
@@ -177,6 +185,9 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def wait_for_chart(page: Any, timeout_ms: int = 30_000) -> None:
-    """Until Streamlit has finished the run and a Plotly chart has drawn its SVG."""
+    """Until Streamlit has finished the run, a Plotly chart has drawn its SVG and the set-up's widgets are drawn
+    (the frame draws them after the page's answer, :mod:`ui.deferred`, and each widget kind's script is fetched when
+    it is first drawn, so on a cold link they may come a moment after the chart)."""
     page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=timeout_ms)
     page.wait_for_function("() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=timeout_ms)
+    page.wait_for_function(SETUP_DRAWN, timeout=timeout_ms)
