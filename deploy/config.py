@@ -13,6 +13,7 @@ COOKIE = "headroom_replica"  # the sticky-session cookie (nginx here, the ingres
 MAX_BODY = "2m"  # Streamlit's 1 MB upload limit (.streamlit/config.toml) and the multipart envelope
 READ_TIMEOUT_S = 3600  # an idle websocket (an open tab) is kept this long by the proxy
 STREAMLIT_PORT = 8501  # inside a container or pod
+_ADDRESS = re.compile(r"\d{1,3}(\.\d{1,3}){3}:\d{1,5}")
 HEALTH = "/_stcore/health"
 COOKIE_SECRET_ENV = "STREAMLIT_SERVER_COOKIE_SECRET"  # one secret for every replica (XSRF tokens, cookies)
 
@@ -38,14 +39,17 @@ def base_path(flags: Sequence[str]) -> str:
 
 
 def nginx_config(servers: Sequence[str], listen: str, run_dir: str, prefix: str = "") -> str:
-    """The nginx configuration for ``servers`` (``host:port`` of each Streamlit process), listening on ``listen``
-    (``address:port`` or a port), its pid and temporary files under ``run_dir``; with a path ``prefix``, the bare
-    root redirects to it."""
-    if not servers:
-        raise ValueError("at least one Streamlit process")
+    """The nginx configuration for ``servers`` (``IPv4:port`` of each Streamlit process, as nginx names the
+    upstream that answered), listening on ``listen`` (``address:port`` or a port), its pid and temporary files
+    under ``run_dir``; with a path ``prefix``, the bare root redirects to it."""
+    if not servers or any(not _ADDRESS.fullmatch(server) for server in servers):
+        raise ValueError(f"Streamlit processes as IPv4:port, at least one: {list(servers)}")
     redirect = f"        location = / {{\n            return 302 /{prefix}/;\n        }}\n" if prefix else ""
     fields = {
         "@SERVERS@": "\n".join(f"        server {server} max_fails=3 fail_timeout=10s;" for server in servers),
+        "@PINNED@": "\n".join(_pinned(index, servers) for index in range(len(servers))),
+        "@PINNED_MAP@": "\n".join(f'        "{i + 1}" headroom_{i + 1};' for i in range(len(servers))),
+        "@ADDRESS_MAP@": "\n".join(f'        "{server}" "{i + 1}";' for i, server in enumerate(servers)),
         "@LISTEN@": listen,
         "@RUN_DIR@": run_dir,
         "@COOKIE@": COOKIE,
@@ -59,3 +63,11 @@ def nginx_config(servers: Sequence[str], listen: str, run_dir: str, prefix: str 
     if "@" in re.sub(r"#.*", "", text):
         raise RuntimeError("a field of the nginx template was left unfilled")
     return text
+
+
+def _pinned(index: int, servers: Sequence[str]) -> str:
+    """Replica ``index + 1``'s own upstream: its sessions go there, to the next replicas only while it is down."""
+    others = [*servers[index + 1 :], *servers[:index]]
+    lines = [f"        server {servers[index]} max_fails=3 fail_timeout=10s;"]
+    lines += [f"        server {other} backup;" for other in others]
+    return f"    upstream headroom_{index + 1} {{\n" + "\n".join(lines) + "\n        keepalive 4;\n    }"

@@ -28,7 +28,8 @@ from deploy.config import (
 )
 
 DEPLOY = ROOT / "deploy"
-REPLICAS = 2  # one per core of a 2-core host; scale with the cores (compose --scale, kubectl scale)
+REPLICAS = 2  # one per core of a 2-core host (kubectl scale; for compose, change it and rerun this module)
+SUBNET = "172.28.0.0/24"  # the compose network (change it if the host already routes it)
 IMAGE = "headroom:latest"  # built from deploy/Dockerfile
 PROXY_IMAGE = "nginx:1.22"  # the release Debian 12 ships (make serve uses Debian's)
 SECRET = "headroom-cookie-secret"
@@ -47,36 +48,46 @@ def _health_command() -> list[str]:
     return ["CMD", "python", "-c", probe]
 
 
-def compose() -> dict[str, Any]:
-    """``docker compose -f deploy/compose.yaml up``: the replicas and nginx in front on port 8501."""
+def _replica_address(index: int) -> str:
+    """Replica ``index`` (from 1)'s fixed address on the compose network: nginx names a session's replica by it."""
+    return f"{SUBNET.rsplit('.', 1)[0]}.{10 + index}"
+
+
+def _replica_service(index: int) -> dict[str, Any]:
     return {
-        "name": "headroom",
-        "services": {
-            "headroom": {
-                "build": {"context": "..", "dockerfile": "deploy/Dockerfile"},
-                "image": IMAGE,
-                "command": streamlit_args(),
-                "environment": {COOKIE_SECRET_ENV: "${HEADROOM_COOKIE_SECRET:?one secret for every replica}"},
-                "expose": [str(STREAMLIT_PORT)],
-                "healthcheck": {"test": _health_command(), "interval": "10s", "timeout": "3s", "retries": 3},
-                "deploy": {"replicas": REPLICAS, "resources": {"limits": {"cpus": CPU, "memory": "1g"}}},
-                "restart": "unless-stopped",
-            },
-            "proxy": {
-                "image": PROXY_IMAGE,
-                "command": ["nginx", "-c", "/etc/headroom/nginx.conf", "-g", "daemon off;"],
-                "volumes": ["./nginx.compose.conf:/etc/headroom/nginx.conf:ro"],
-                "ports": [f"8501:{STREAMLIT_PORT}"],
-                "depends_on": {"headroom": {"condition": "service_healthy"}},
-                "restart": "unless-stopped",
-            },
-        },
+        "build": {"context": "..", "dockerfile": "deploy/Dockerfile"},
+        "image": IMAGE,
+        "command": streamlit_args(),
+        "environment": {COOKIE_SECRET_ENV: "${HEADROOM_COOKIE_SECRET:?one secret for every replica}"},
+        "expose": [str(STREAMLIT_PORT)],
+        "networks": {"headroom": {"ipv4_address": _replica_address(index)}},
+        "healthcheck": {"test": _health_command(), "interval": "10s", "timeout": "3s", "retries": 3},
+        "deploy": {"resources": {"limits": {"cpus": CPU, "memory": "1g"}}},
+        "restart": "unless-stopped",
     }
 
 
+def compose() -> dict[str, Any]:
+    """``docker compose -f deploy/compose.yaml up``: :data:`REPLICAS` replicas, each a service at a fixed address
+    (nginx pins a session to its replica by address), and nginx in front on port 8501."""
+    replicas = {f"headroom-{i}": _replica_service(i) for i in range(1, REPLICAS + 1)}
+    proxy = {
+        "image": PROXY_IMAGE,
+        "command": ["nginx", "-c", "/etc/headroom/nginx.conf", "-g", "daemon off;"],
+        "volumes": ["./nginx.compose.conf:/etc/headroom/nginx.conf:ro"],
+        "ports": [f"8501:{STREAMLIT_PORT}"],
+        "networks": ["headroom"],
+        "depends_on": {name: {"condition": "service_healthy"} for name in replicas},
+        "restart": "unless-stopped",
+    }
+    network = {"ipam": {"config": [{"subnet": SUBNET}]}}
+    return {"name": "headroom", "services": {**replicas, "proxy": proxy}, "networks": {"headroom": network}}
+
+
 def compose_nginx() -> str:
-    """nginx in the compose file: ``headroom:8501`` resolves to every replica when nginx starts."""
-    return nginx_config([f"headroom:{STREAMLIT_PORT}"], str(STREAMLIT_PORT), "/tmp")
+    """nginx in the compose file: every replica at its fixed address."""
+    servers = [f"{_replica_address(i)}:{STREAMLIT_PORT}" for i in range(1, REPLICAS + 1)]
+    return nginx_config(servers, str(STREAMLIT_PORT), "/tmp")
 
 
 def _deployment() -> dict[str, Any]:

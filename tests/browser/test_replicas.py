@@ -6,11 +6,13 @@ its replica and its settings, across a page switch. Behind a path prefix the sam
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from deploy.config import COOKIE
 from tests.browser.server import free_port, make_command, running_server, wait_for_chart
 from ui import links
 from ui.page_registry import PAGES
@@ -110,6 +112,37 @@ def test_a_session_keeps_its_websocket_and_settings_across_a_page_switch(browser
     assert page.get_by_role("spinbutton", name="Target concurrent users").input_value() == "41"  # the session's
     assert "users=41" in page.url
     assert len(sockets) == 1 and not closed, "the page switch kept the session's one websocket (its replica)"
+    replica = [c["value"] for c in context.cookies() if c["name"] == COOKIE]
+    assert replica in (["1"], ["2"]), context.cookies()  # the websocket's answer named the session's replica
+    context.close()
+
+
+LLAMA_CONFIG = {
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 4096,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "intermediate_size": 14336,
+    "vocab_size": 128256,
+    "max_position_embeddings": 131072,
+    "torch_dtype": "bfloat16",
+}
+
+
+def test_an_upload_reaches_the_sessions_replica(browser: Any, team: str) -> None:
+    """The Custom page's config.json upload is an HTTP request of its own: the sticky cookie takes it to the process
+    that holds the session (elsewhere the session, and so the upload, would be unknown)."""
+    context = _fresh(browser)
+    page = context.new_page()
+    page.goto(f"{team}/custom")
+    page.get_by_text("Custom model", exact=True).first.wait_for(timeout=60_000)
+    page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(
+        files=[{"name": "config.json", "mimeType": "application/json", "buffer": json.dumps(LLAMA_CONFIG).encode()}]
+    )
+    page.get_by_text("Plan it on the Memory page").wait_for(timeout=30_000)
+    assert "8,030,261,248 parameters" in page.locator("[data-testid='stAlert']").first.inner_text()
     context.close()
 
 

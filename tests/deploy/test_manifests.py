@@ -53,15 +53,20 @@ def test_make_serve_and_its_replicas_use_the_flags_every_manifest_uses() -> None
 
 def test_compose_runs_the_replicas_behind_the_same_nginx() -> None:
     services = manifests.compose()["services"]
-    app, proxy = services["headroom"], services["proxy"]
-    assert app["command"] == manifests.streamlit_args()
-    assert app["deploy"]["replicas"] >= 2 and app["deploy"]["resources"]["limits"]["cpus"] == "1"
-    assert COOKIE_SECRET_ENV in app["environment"] and ":?" in app["environment"][COOKIE_SECRET_ENV]  # required
-    assert HEALTH in " ".join(app["healthcheck"]["test"])
-    assert proxy["volumes"] == ["./nginx.compose.conf:/etc/headroom/nginx.conf:ro"]
+    replicas = {name: service for name, service in services.items() if name.startswith("headroom-")}
+    proxy = services["proxy"]
+    assert len(replicas) == manifests.REPLICAS >= 2
     conf = (DEPLOY / "nginx.compose.conf").read_text()
-    assert re.search(r"server headroom:8501 ", conf) and "listen 8501;" in conf
-    assert proxy["ports"] == ["8501:8501"] and proxy["depends_on"]["headroom"]["condition"] == "service_healthy"
+    for app in replicas.values():
+        assert app["command"] == manifests.streamlit_args()
+        assert app["deploy"]["resources"]["limits"]["cpus"] == "1"
+        assert COOKIE_SECRET_ENV in app["environment"] and ":?" in app["environment"][COOKIE_SECRET_ENV]  # required
+        assert HEALTH in " ".join(app["healthcheck"]["test"])
+        address = app["networks"]["headroom"]["ipv4_address"]
+        assert re.search(rf"upstream headroom_\d+ {{\n        server {re.escape(address)}:8501 ", conf), address
+    assert proxy["volumes"] == ["./nginx.compose.conf:/etc/headroom/nginx.conf:ro"] and "listen 8501;" in conf
+    assert proxy["ports"] == ["8501:8501"]
+    assert all(proxy["depends_on"][name]["condition"] == "service_healthy" for name in replicas)
 
 
 def test_kubernetes_runs_the_pods_behind_an_ingress_with_the_same_stickiness() -> None:
@@ -86,7 +91,7 @@ def test_kubernetes_runs_the_pods_behind_an_ingress_with_the_same_stickiness() -
 
 def test_the_nginx_template_carries_the_same_settings() -> None:
     conf = manifests.compose_nginx()
-    assert f"$cookie_{COOKIE}" in conf and "hash $headroom_replica;" in conf
+    assert f"$cookie_{COOKIE}" in conf and "least_conn;" in conf
     assert f"client_max_body_size {MAX_BODY};" in conf and f"proxy_read_timeout {READ_TIMEOUT_S}s;" in conf
     assert "proxy_set_header Upgrade $http_upgrade;" in conf
 

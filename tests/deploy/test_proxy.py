@@ -1,7 +1,8 @@
 """The nginx in front of the replicas (deploy/nginx.conf.template), run for real in front of two small backends that
-say who they are: a browser's first request is placed at random and gets the sticky cookie, every request that
-carries the cookie reaches the same backend, sessions without one spread over both, the websocket upgrade and the
-reader's address are passed on, and uploads are limited before a backend sees them."""
+say who they are: a new session's websocket goes to the backend holding the fewest connections and is told its
+replica in the sticky cookie, every request that carries the cookie reaches the same backend (the next one while it
+is down), the websocket upgrade and the reader's address are passed on, and uploads are limited before a backend
+sees them."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ class _Backend(BaseHTTPRequestHandler):
     def _answer(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         self.rfile.read(length)
+        if self.path.endswith("?hold"):  # a session holding its connection open
+            time.sleep(1.5)
         body = json.dumps(
             {
                 "backend": self.server.server_port,  # type: ignore[attr-defined]
@@ -48,7 +51,7 @@ class _Backend(BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def _proxy(nginx: str, tmp: Path, prefix: str = "") -> Iterator[tuple[int, list[int]]]:
+def _proxy(nginx: str, tmp: Path, prefix: str = "") -> Iterator[tuple[int, list[Any]]]:
     backends = [ThreadingHTTPServer(("127.0.0.1", 0), _Backend) for _ in range(2)]
     for backend in backends:
         threading.Thread(target=backend.serve_forever, daemon=True).start()
@@ -64,13 +67,14 @@ def _proxy(nginx: str, tmp: Path, prefix: str = "") -> Iterator[tuple[int, list[
                 break
             assert time.monotonic() < deadline and process.poll() is None, "nginx did not start"
             time.sleep(0.05)
-        yield port, ports
+        yield port, backends
     finally:
         process.terminate()
         process.wait(timeout=10)
         for backend in backends:
-            backend.shutdown()
-            backend.server_close()
+            with contextlib.suppress(OSError):
+                backend.shutdown()
+                backend.server_close()
 
 
 def _get(port: int, path: str = "/", headers: dict[str, str] | None = None, body: bytes | None = None) -> Any:
@@ -92,23 +96,48 @@ def test_the_nginx_template_is_valid(nginx: str, tmp_path: Path) -> None:
         assert checked.returncode == 0, checked.stderr
 
 
-def test_sessions_stick_to_a_replica_and_spread_over_them(nginx: str, tmp_path: Path) -> None:
-    with _proxy(nginx, tmp_path) as (port, ports):
+def test_new_sessions_spread_and_stick_to_their_replica(nginx: str, tmp_path: Path) -> None:
+    with _proxy(nginx, tmp_path) as (port, backends):
+        ports = [backend.server_port for backend in backends]
+        response, _ = _get(port, "/")
+        assert response.getheader("Set-Cookie") is None  # the page and its scripts come from any replica
         first: collections.Counter[int] = collections.Counter()
         cookies = []
-        for _ in range(40):  # 40 browsers' first requests, no cookie yet
-            response, seen = _get(port)
+        for _ in range(40):  # 40 new sessions' websockets, no cookie yet
+            response, seen = _get(port, "/_stcore/stream")
             first[seen["backend"]] += 1
             cookie = response.getheader("Set-Cookie")
-            assert cookie and cookie.startswith(f"{COOKIE}=") and "HttpOnly" in cookie, cookie
-            cookies.append((cookie.split(";")[0], seen["backend"]))
-        assert set(first) == set(ports), first  # both replicas take new sessions
-        assert min(first.values()) >= 8, first  # about evenly (a fair split gives fewer than 8 of 40 once in 23,000)
-        for cookie, backend in cookies[:10]:  # the page's scripts, its websocket, its uploads: the same replica
-            for path in ("/static/js/x.js", "/_stcore/stream", "/_stcore/upload_file/s/f"):
+            assert cookie and "HttpOnly" in cookie, cookie
+            replica = cookie.split(";")[0]
+            assert replica == f"{COOKIE}={ports.index(seen['backend']) + 1}", (replica, seen)
+            cookies.append((replica, seen["backend"]))
+        assert set(first) == set(ports) and min(first.values()) >= 15, first  # both, about evenly
+        for cookie, backend in cookies[:10]:  # uploads, scripts, a reconnect: the same replica
+            for path in ("/_stcore/upload_file/s/f", "/static/js/x.js", "/_stcore/stream"):
                 response, seen = _get(port, path, {"Cookie": cookie})
                 assert seen["backend"] == backend, (cookie, path)
-                assert response.getheader("Set-Cookie") is None  # the cookie is set once
+                assert response.getheader("Set-Cookie") is None  # told once
+        response, _ = _get(port, "/_stcore/stream", {"Cookie": f"{COOKIE}=9"})  # a replica not here: a new session
+        assert response.getheader("Set-Cookie", "").startswith(f"{COOKIE}=")
+
+
+def test_a_new_session_goes_to_the_replica_with_the_fewest_connections(nginx: str, tmp_path: Path) -> None:
+    with _proxy(nginx, tmp_path) as (port, _):
+        held: list[Any] = []
+        holder = threading.Thread(target=lambda: held.append(_get(port, "/_stcore/stream?hold")[1]))
+        holder.start()  # one session holds its connection to one replica
+        time.sleep(0.5)
+        placed = [_get(port, "/_stcore/stream")[1]["backend"] for _ in range(6)]
+        holder.join()
+        assert held and all(backend != held[0]["backend"] for backend in placed), (held, placed)
+
+
+def test_a_replica_that_is_down_hands_its_sessions_to_the_next(nginx: str, tmp_path: Path) -> None:
+    with _proxy(nginx, tmp_path) as (port, backends):
+        backends[0].shutdown()
+        backends[0].server_close()
+        response, seen = _get(port, "/_stcore/stream", {"Cookie": f"{COOKIE}=1"})
+        assert response.status == 200 and seen["backend"] == backends[1].server_port
 
 
 def test_the_websocket_upgrade_and_the_readers_address_are_passed_on(nginx: str, tmp_path: Path) -> None:
