@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 ADDRESS ?= 0.0.0.0
 SERVE_OPTIONS ?=
+REPLICAS ?= 1
 
 .PHONY: run serve test test-fast fuzz lint format typecheck bench screenshots calibrate fidelity catalog-docs clean
 
@@ -21,14 +22,23 @@ $(BIN)/.dev: requirements-dev.txt requirements.txt $(BIN)/.runtime
 run: $(BIN)/.runtime
 	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
-# Serve the dashboard to colleagues (README: "Running it for a team"): every interface, no browser, XSRF
-# protection, 1 MB uploads (a config.json), no usage statistics, no tracebacks to visitors, no file watching.
-# SERVE_OPTIONS adds Streamlit options (e.g. "--server.baseUrlPath headroom" behind a proxy's path prefix).
+# Streamlit's production options (README: "Running it for a team"): headless, XSRF protection, 1 MB uploads (a
+# config.json), no usage statistics, no tracebacks to visitors, no file watching. make serve, its replicas behind
+# nginx, the compose file and the Kubernetes manifest all take them from here (deploy/config.py reads this line).
+SERVE_FLAGS := --server.headless true --server.enableXsrfProtection true --server.enableCORS true \
+	--server.maxUploadSize 1 --server.fileWatcherType none --server.runOnSave false \
+	--browser.gatherUsageStats false --client.showErrorDetails none --client.toolbarMode minimal
+
+# Serve the dashboard to colleagues on every interface. SERVE_OPTIONS adds Streamlit options (e.g.
+# "--server.baseUrlPath headroom" behind a proxy's path prefix). REPLICAS=N (N > 1) starts N Streamlit processes,
+# one per core, behind nginx on ADDRESS:PORT with sticky sessions (deploy/serve.py; needs Debian's nginx).
 serve: $(BIN)/.runtime
-	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT) --server.headless true \
-		--server.enableXsrfProtection true --server.enableCORS true --server.maxUploadSize 1 \
-		--server.fileWatcherType none --server.runOnSave false --browser.gatherUsageStats false \
-		--client.showErrorDetails none --client.toolbarMode minimal $(SERVE_OPTIONS)
+ifeq ($(REPLICAS),1)
+	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT) $(SERVE_FLAGS) $(SERVE_OPTIONS)
+else
+	$(BIN)/python -m deploy.serve --replicas $(REPLICAS) --address $(ADDRESS) --port $(PORT) -- \
+		$(SERVE_FLAGS) $(SERVE_OPTIONS)
+endif
 
 test: $(BIN)/.dev
 	$(BIN)/ruff check .

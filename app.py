@@ -13,6 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from ui import frame
+from ui.deferred import Deferred
 from ui.guard import guarded
 from ui.page_registry import PAGES
 from ui.sidebar import render_sidebar
@@ -35,7 +36,9 @@ navigation = st.navigation(
         for index, page in enumerate(PAGES)
     ]
 )
+sidebar = Deferred(lambda: st.sidebar)
 with frame.run_budget():  # the sidebar and the page share one wall-clock budget per run
-    frame.publish(guarded(render_sidebar))
-    navigation.run()
+    frame.publish(guarded(render_sidebar, sidebar))
+    with frame.drawn_after(sidebar):  # the answer first, the set-up's widgets after it
+        navigation.run()
 frame.finish(notes)

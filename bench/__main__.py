@@ -5,11 +5,14 @@
 - dashboard: server-side rerun time of each page (AppTest; target under 150 ms);
 - browser: the cold link of the Memory page (verdict shown, chart drawn) against a one-chart Streamlit + Plotly
   page served the same way (:mod:`bench.coldlink`; target: the ratio of the medians at most 1.15, the verdict
-  no later than the floor's chart), and slider change to updated chart (under 500 ms), in Debian's Chromium
-  (skipped with a note when it is not installed);
+  no later than the floor's chart), the page weight of a cold link (served directly, and compressed by the nginx
+  of ``make serve REPLICAS=N``), and slider change to updated chart on every page with a chart (:mod:`bench.slider`;
+  target under 300 ms), in Debian's Chromium (skipped with a note when it is not installed);
 - advisor: the full ranking over the catalog, when the advisor module is present (target under 300 ms);
-- load: 25 concurrent sessions for 60 s opening normal and hostile links on loopback (:mod:`bench.load`): errors,
-  p50 / p95 page run and the server's peak memory (``--no-load`` skips it, ``--quick`` runs 10 s);
+- load (:mod:`bench.load`), 25 concurrent sessions for 60 s each: normal and hostile links on one process (errors,
+  p50 / p95 page run, the server's peak memory); one shared link (target: p95 under 2 s); normal and hostile links
+  behind nginx with 1 and 2 replicas, alternating (target: p95 with 2 at most 0.6 x with 1). ``--no-load`` skips
+  them, ``--quick`` runs 10 s each.
 - attack: a plain visitor's Memory page beside sessions looping heavy advisor links and a failing Hub import, and
   the same visits without them (:mod:`bench.attack`; target: at most 2x plus 1 s; ``--no-load`` skips it too).
 
@@ -19,10 +22,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
-import statistics
 import sys
-import time
+from collections.abc import Iterator
 
 from bench.coldlink import RATIO
 from bench.timing import median_ms
@@ -31,9 +34,19 @@ from planner.assessment.assess import concurrency_curve
 from planner.core.overhead import SimpleFraction
 from planner.core.parallel import default_parallelism
 from planner.planning.plan import PlanRequest, plan
-from ui import state
+from ui import links, state
+from ui.state import Selection
 
 SWEEP_PRECISIONS = ("bf16", "fp8", "int8", "int4-awq", "q4_k_m", "nvfp4")
+# The browser benchmarks' link: Llama-3.1-70B in FP8 on 2 x H100 under vLLM (the landing page's engine lines).
+BROWSER_VIEW = Selection(
+    model_id="meta-llama/Llama-3.1-70B",
+    gpu_count=2,
+    tensor_parallel=2,
+    weights="fp8",
+    kv_dtype="fp8",
+    context_tokens=8192,
+)
 
 
 def planner_benchmarks(repeat: int) -> dict[str, float]:
@@ -87,10 +100,9 @@ def page_benchmarks(repeat: int) -> dict[str, float]:
 
 
 def browser_benchmarks(repeat: int) -> dict[str, float]:
-    from bench.coldlink import FLOOR_SCRIPT, compare
-    from tests.browser.server import CHROMIUM_ARGS, chromium_path, running_app, wait_for_chart
-    from ui import links
-    from ui.state import Selection
+    from bench import slider
+    from bench.coldlink import FLOOR_SCRIPT, WEIGHT, compare, page_weight
+    from tests.browser.server import CHROMIUM_ARGS, chromium_path, running_app
 
     path = chromium_path()
     if path is None:
@@ -98,39 +110,35 @@ def browser_benchmarks(repeat: int) -> dict[str, float]:
         return {}
     from playwright.sync_api import sync_playwright
 
-    sel = Selection(
-        model_id="meta-llama/Llama-3.1-70B",
-        gpu_count=2,
-        tensor_parallel=2,
-        weights="fp8",
-        kv_dtype="fp8",
-        context_tokens=8192,
-    )
-    slider: list[float] = []
-    with running_app() as base, running_app(script=FLOOR_SCRIPT) as floor, sync_playwright() as playwright:
+    query = links.query_string(BROWSER_VIEW)
+    # Both served as make serve serves them (the Makefile's SERVE_FLAGS and .streamlit/config.toml).
+    with (
+        running_app(production=True) as base,
+        running_app(script=FLOOR_SCRIPT, production=True) as floor,
+        sync_playwright() as playwright,
+    ):
         browser = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        rows = compare(browser, f"{base}/{links.query_string(sel)}", f"{floor}/", max(repeat, 7))
-        for index in range(repeat):
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            page = context.new_page()
-            page.goto(f"{base}/{links.query_string(sel)}")
-            wait_for_chart(page)
-            marker = page.locator("[data-testid='stAlert']").first.inner_text()
-            knob = page.get_by_role("slider", name="Context length (tokens)")
-            knob.focus()
-            start = time.perf_counter()
-            page.keyboard.press("End" if index % 2 == 0 else "Home")
-            page.wait_for_function(
-                "(before) => { const a = document.querySelector(\"[data-testid='stAlert']\");"
-                " return a && a.innerText !== before; }",
-                arg=marker,
-                timeout=30_000,
-            )
-            wait_for_chart(page)
-            slider.append((time.perf_counter() - start) * 1000)
-            context.close()
+        rows = compare(browser, f"{base}/{query}", f"{floor}/", max(repeat, 7))
+        rows[WEIGHT.format("Memory page")] = page_weight(browser, f"{base}/{query}")
+        rows[WEIGHT.format("floor page")] = page_weight(browser, f"{floor}/")
+        with proxied() as team:
+            rows[WEIGHT.format("Memory page through nginx")] = page_weight(browser, f"{team}/{query}")
+        rows.update(slider.run(browser, base, query, repeat))
         browser.close()
-    return {**rows, "browser: slider change to updated chart": statistics.median(slider)}
+    return rows
+
+
+@contextlib.contextmanager
+def proxied(replicas: int = 1) -> Iterator[str]:
+    """The dashboard behind nginx as ``make serve REPLICAS=n`` serves it; its base URL."""
+    from deploy.config import serve_flags
+    from tests.browser.server import free_port, running_server
+
+    port = free_port()
+    command = [sys.executable, "-m", "deploy.serve", "--replicas", str(replicas), "--address", "127.0.0.1",
+               "--port", str(port), "--", *serve_flags()]  # fmt: skip
+    with running_server(command=command, port=port) as server:
+        yield server.base
 
 
 def advisor_benchmarks() -> dict[str, float]:
@@ -139,6 +147,30 @@ def advisor_benchmarks() -> dict[str, float]:
     except ModuleNotFoundError:
         return {}
     return {f"advisor: {k}": float(v) for k, v in module.run().items()}
+
+
+def load_benchmarks(seconds: float) -> int:
+    """The load tests (bench/load.py): 25 sessions on normal and hostile links (one process, as before); 25 on one
+    shared link; 25 on normal and hostile links behind nginx with 1 and with 2 replicas, alternating. Non-zero
+    when any visitor saw an error or the server logged a traceback."""
+    from bench import load
+
+    runs = {
+        "normal and hostile links, one process": load.run(sessions=25, seconds=seconds),
+        "one shared link, one process (make serve)": load.same_link(sessions=25, seconds=seconds),
+        **{
+            f"normal and hostile links behind nginx, {n} replica{'s' if n > 1 else ''}": figures
+            for n, figures in load.replicas_compared((1, 2), sessions=25, seconds=seconds).items()
+        },
+    }
+    failed = False
+    for name, figures in runs.items():
+        print()
+        print(f"load test, {name} (bench/load.py): " + ", ".join(f"{k} {v}" for k, v in figures.items()))
+        failed |= bool(figures["errors"] or figures["server_tracebacks_logged"])
+    one, two = (runs[k]["page_run_p95_ms"] for k in list(runs)[2:])
+    print(f"\nload test: p95 page run with 2 replicas / with 1: {two / one:.2f} (target at most 0.6)")
+    return 1 if failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,20 +191,15 @@ def main(argv: list[str] | None = None) -> int:
     width = max(len(k) for k in rows)
     print(f"{'benchmark (median)'.ljust(width)}  milliseconds")
     for name, value in rows.items():
-        shown = f"{value:11.2f}x" if name == RATIO else f"{value:12.2f}"
+        shown = f"{value:11.2f}x" if name == RATIO else f"{value:10.2f}MB" if "(MB" in name else f"{value:12.2f}"
         print(f"{name.ljust(width)}  {shown}")
     if not (args.no_load or args.browser_only):
-        from bench import load
-
-        figures = load.run(sessions=25, seconds=10 if args.quick else 60)
-        print()
-        print("load test (bench/load.py): " + ", ".join(f"{name} {value}" for name, value in figures.items()))
+        status = load_benchmarks(10 if args.quick else 60)
         from bench import attack
 
         attacked = attack.run(visits=4 if args.quick else 8)
         print("attacker mix (bench/attack.py): " + ", ".join(f"{name} {value}" for name, value in attacked.items()))
-        if figures["errors"] or figures["server_tracebacks_logged"] or not attacked["within_bound"]:
-            return 1
+        return status or (0 if attacked["within_bound"] else 1)
     return 0
 
 

@@ -17,6 +17,7 @@ FLOOR_SCRIPT = ROOT / "bench" / "floor_page.py"
 CHART = "[data-testid='stPlotlyChart'] .main-svg"
 ALERT = "[data-testid='stAlert']"
 RATIO = "browser: cold link ratio, Memory chart / floor chart"
+WEIGHT = "browser: page weight of a cold link, {} (MB transferred)"
 
 
 def cold(browser: Any, url: str, marks: dict[str, str]) -> dict[str, float]:
@@ -51,3 +52,21 @@ def compare(browser: Any, memory_url: str, floor_url: str, tries: int) -> dict[s
         "browser: cold link, Memory page to chart drawn": statistics.median(chart),
         RATIO: statistics.median(chart) / statistics.median(floor),
     }
+
+
+def page_weight(browser: Any, url: str) -> float:
+    """Megabytes a fresh browser transfers to show ``url`` (every response's headers and body as sent, so
+    compressed when the server compresses), counted until the chart is drawn and the page is idle."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    finished: list[Any] = []
+    page.on("requestfinished", lambda request: finished.append(request))
+    page.goto(url, wait_until="commit")
+    page.wait_for_selector(CHART, timeout=60_000)
+    page.wait_for_load_state("networkidle")
+    total = 0
+    for request in finished:
+        sizes = request.sizes()
+        total += sizes["responseHeadersSize"] + sizes["responseBodySize"]
+    context.close()
+    return total / 1e6

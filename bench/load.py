@@ -19,8 +19,11 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import random
+import re
 import statistics
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -124,8 +127,15 @@ async def _run_once(ws: ClientConnection, page: str, query: str, stats: Stats) -
                 return time.perf_counter() - start
 
 
-async def _visitor(base: str, deadline: float, stats: Stats, rng: random.Random) -> None:
-    links = [(page, params, False) for page, params in NORMAL] + [(page, params, True) for page, params in HOSTILE]
+Link = tuple[str, dict[str, str], bool]  # page, parameters, hostile
+
+
+def mixed_links() -> list[Link]:
+    """The default mix: every normal and every hostile link, each as likely."""
+    return [(page, params, False) for page, params in NORMAL] + [(page, params, True) for page, params in HOSTILE]
+
+
+async def _visitor(base: str, deadline: float, stats: Stats, rng: random.Random, links: list[Link]) -> None:
     stream = base.replace("http://", "ws://", 1) + "/_stcore/stream"
     while time.monotonic() < deadline:
         stats.visits += 1
@@ -159,20 +169,17 @@ async def _sample_memory(pid: int, until: float, samples: list[float]) -> None:
         await asyncio.sleep(0.5)
 
 
-async def load(base: str, sessions: int, seconds: float, pid: int | None = None, seed: int = 11) -> dict[str, Any]:
-    """``sessions`` concurrent visitors for ``seconds`` against the dashboard at ``base``; the figures."""
+async def measure(base: str, sessions: int, seconds: float, links: list[Link], seed: int = 11) -> Stats:
+    """``sessions`` concurrent visitors for ``seconds`` against the dashboard at ``base``, each opening ``links``
+    at random; what they saw."""
     stats = Stats()
-    start = time.monotonic()
-    deadline = start + seconds
-    samples: list[float] = []
-    rss_start = _rss_mb(pid) if pid else None
-    sampler = asyncio.create_task(_sample_memory(pid, deadline + RUN_TIMEOUT_S, samples)) if pid else None
-    await asyncio.gather(*(_visitor(base, deadline, stats, random.Random(seed + i)) for i in range(sessions)))
-    if sampler is not None:
-        sampler.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await sampler
-    elapsed = time.monotonic() - start
+    deadline = time.monotonic() + seconds
+    await asyncio.gather(*(_visitor(base, deadline, stats, random.Random(seed + i), links) for i in range(sessions)))
+    return stats
+
+
+def run_times(stats: Stats) -> dict[str, Any]:
+    """The page-run figures of ``stats`` (milliseconds)."""
     every = stats.runs + stats.hostile_runs
     quantiles = statistics.quantiles(every, n=20, method="inclusive") if len(every) >= 2 else [float("nan")] * 19
 
@@ -180,8 +187,6 @@ async def load(base: str, sessions: int, seconds: float, pid: int | None = None,
         return round(statistics.median(values) * 1000, 1) if values else float("nan")
 
     return {
-        "sessions": sessions,
-        "seconds": round(elapsed, 1),
         "visits": stats.visits,
         "page_runs": len(every),
         "hostile_runs": len(stats.hostile_runs),
@@ -189,11 +194,32 @@ async def load(base: str, sessions: int, seconds: float, pid: int | None = None,
         "errors_by_kind": dict(stats.errors),
         "named_errors_shown": stats.named_errors,
         "busy_shown": stats.busy,
-        "page_run_p50_ms": round(statistics.median(every) * 1000, 1) if every else float("nan"),
+        "page_run_p50_ms": ms(every),
         "page_run_p95_ms": round(quantiles[18] * 1000, 1),
         "page_run_max_ms": round(max(every) * 1000, 1) if every else float("nan"),
         "normal_p50_ms": ms(stats.runs),
         "hostile_p50_ms": ms(stats.hostile_runs),
+    }
+
+
+async def load(
+    base: str, sessions: int, seconds: float, pid: int | None = None, seed: int = 11, links: list[Link] | None = None
+) -> dict[str, Any]:
+    """``sessions`` concurrent visitors for ``seconds`` against the dashboard at ``base`` (the mix of normal and
+    hostile links unless ``links``); the figures, with the memory of process ``pid``."""
+    start = time.monotonic()
+    samples: list[float] = []
+    rss_start = _rss_mb(pid) if pid else None
+    sampler = asyncio.create_task(_sample_memory(pid, start + seconds + RUN_TIMEOUT_S, samples)) if pid else None
+    stats = await measure(base, sessions, seconds, mixed_links() if links is None else links, seed)
+    if sampler is not None:
+        sampler.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sampler
+    return {
+        "sessions": sessions,
+        "seconds": round(time.monotonic() - start, 1),
+        **run_times(stats),
         "server_rss_start_mb": round(rss_start, 1) if rss_start else None,
         "server_rss_max_sampled_mb": round(max(samples), 1) if samples else None,
         "server_peak_rss_mb": round(_rss_mb(pid, "VmHWM"), 1) if pid else None,
@@ -209,6 +235,90 @@ def run(sessions: int = 25, seconds: float = 60) -> dict[str, Any]:
         time.sleep(0.5)  # the last log lines
         figures["server_tracebacks_logged"] = sum("Traceback" in line for line in server.log)
     return figures
+
+
+# The team's case (issue 24): everyone opens the same shared link (the 70B link of NORMAL).
+SAME_LINK: list[Link] = [("", dict(NORMAL[0][1]), False)]
+_REPLICA = re.compile(r"replica (\d+) pid (\d+) port (\d+)")
+
+
+def same_link(sessions: int = 25, seconds: float = 60) -> dict[str, Any]:
+    """``sessions`` visitors opening one link on one Streamlit process served as ``make serve`` serves it (the
+    answer is planned once and shared, :mod:`ui.shared_cache`)."""
+    from tests.browser.server import running_server
+
+    with running_server(production=True) as server:
+        figures = asyncio.run(load(server.base, sessions, seconds, server.process.pid, links=SAME_LINK))
+        time.sleep(0.5)
+        figures["server_tracebacks_logged"] = sum("Traceback" in line for line in server.log)
+    return figures
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process ``pid`` (/proc/<pid>/stat, clock ticks of 1/100 s)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _replica_pids(server: Any, count: int) -> list[int]:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        found = [int(m.group(2)) for line in list(server.log) if (m := _REPLICA.search(line))]
+        if len(found) >= count:
+            return found[:count]
+        time.sleep(0.1)
+    raise RuntimeError("the replicas' pids were not logged")
+
+
+def replicas_compared(
+    counts: tuple[int, ...] = (1, 2), sessions: int = 25, seconds: float = 60, links: list[Link] | None = None
+) -> dict[int, dict[str, Any]]:
+    """The load test against ``make serve REPLICAS=n`` (nginx and n Streamlit processes) for each n of
+    ``counts``, all started at once and loaded in turn, in two alternating rounds (1, 2, 2, 1) of half the time
+    each so that the machine's other work weighs on both alike; each count's figures over both rounds, with the
+    CPU seconds each replica used (how evenly the proxy spread the sessions)."""
+    from deploy.config import serve_flags
+    from tests.browser.server import free_port, running_server
+
+    chosen = mixed_links() if links is None else links
+    order = [*counts, *reversed(counts)]
+    with contextlib.ExitStack() as stack:
+        servers, pids = {}, {}
+        for count in counts:
+            port = free_port()
+            command = [sys.executable, "-m", "deploy.serve", "--replicas", str(count), "--address", "127.0.0.1",
+                       "--port", str(port), "--", *serve_flags()]  # fmt: skip
+            servers[count] = stack.enter_context(running_server(command=command, port=port))
+            pids[count] = _replica_pids(servers[count], count)
+            asyncio.run(measure(servers[count].base, 3, 3, chosen))  # warm: imports, the catalog, the planner
+        stats = {count: Stats() for count in counts}
+        cpu = {count: [0.0] * count for count in counts}
+        for round_index, count in enumerate(order):
+            before = [_cpu_seconds(pid) for pid in pids[count]]
+            got = asyncio.run(measure(servers[count].base, sessions, seconds / 2, chosen, seed=11 + 100 * round_index))
+            cpu[count] = [c + _cpu_seconds(pid) - b for c, pid, b in zip(cpu[count], pids[count], before, strict=True)]
+            _merge(stats[count], got)
+        time.sleep(0.5)
+        return {
+            count: {
+                "replicas": count,
+                "sessions": sessions,
+                "seconds": seconds,
+                **run_times(stats[count]),
+                "replica_cpu_seconds": [round(c, 1) for c in cpu[count]],
+                "replica_peak_rss_mb": [round(_rss_mb(pid, "VmHWM"), 1) for pid in pids[count]],
+                "server_tracebacks_logged": sum("Traceback" in line for line in servers[count].log),
+            }
+            for count in counts
+        }
+
+
+def _merge(into: Stats, more: Stats) -> None:
+    into.runs += more.runs
+    into.hostile_runs += more.hostile_runs
+    into.errors.update(more.errors)
+    into.named_errors += more.named_errors
+    into.visits += more.visits
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from planner.bounds.errors import PlannerError
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import UNIT_BYTES
-from ui import binding, exports, figures, frame, links, settings
+from ui import answers, binding, exports, figures, frame, links, settings
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -17,23 +17,14 @@ from ui.state import Selection
 PATH = settings.COMPARE
 
 
-def _grid(sel: Selection, weights: list[str], kvs: list[str]) -> list[list[Assessment | None]] | None:
-    """The assessment of each pair the engine runs (``None`` where it does not: "not run" in the heatmap)."""
-    runs = sel.runnable_pairs()
-    grid: list[list[Assessment | None]] = []
-    for w in weights:
-        row: list[Assessment | None] = []
-        for kv in kvs:
-            if f"{w}/{kv}" not in runs:
-                row.append(None)
-                continue
-            try:
-                row.append(sel.assessment(weights=w, kv_dtype=kv))
-            except PlannerError as exc:  # every pair shares the split, so this is the same for all
-                st.error(as_text(str(exc)), icon=":material/error:")
-                return None
-        grid.append(row)
-    return grid
+def _grid(sel: Selection) -> answers.CompareAnswer | None:
+    """Each pair the engine runs assessed once for every visitor asking the same (:func:`ui.answers.compare_grid`);
+    ``None`` in a cell where the engine does not run the pair ("not run" in the heatmap)."""
+    try:
+        return answers.compare_grid(sel)
+    except PlannerError as exc:  # every pair shares the split, so this is the same for all
+        st.error(as_text(str(exc)), icon=":material/error:")
+        return None
 
 
 def _row(sel: Selection, w: str, kv: str, a: Assessment) -> dict[str, object]:
@@ -66,11 +57,11 @@ def _csv_row(sel: Selection, a: Assessment) -> dict[str, object]:
 def render(sel: Selection) -> None:
     name = sel.spec.display_name
     st.title(f"Precisions compared: {as_text(name)} on {sel.gpu_count} × {sel.gpu.name}")
-    weights, kvs = sel.grid_formats()  # what the engine runs on this GPU (every format for a generic profile)
     st.caption(as_text(sel.grid_caption()))
-    grid = _grid(sel, weights, kvs)
-    if grid is None:
+    answer = _grid(sel)  # what the engine runs on this GPU (every format for a generic profile)
+    if answer is None:
         return
+    weights, kvs, grid = answer
     heat = figures.heatmap_figure(weights, kvs, grid, sel.context_tokens)
     st.plotly_chart(heat, width="stretch", config=figures.CHART_CONFIG)
     by_pair = {

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.assessment.alternatives import nearest_fitting
 from planner.assessment.assess import Assessment, VerdictState
 from planner.assessment.search import current_fraction
 from planner.assessment.words import refusal, split_label
@@ -13,9 +12,9 @@ from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
 from planner.core.units import GiB, format_tokens
 from planner.engines.base import EngineReport
-from planner.engines.registry import engines, get_engine, launch_commands, max_model_len_allowed, profile_label
+from planner.engines.registry import engines, get_engine, profile_label
 from planner.sources.logs import calibrate, parse_log
-from ui import binding, deployment, exports, figures, frame, links, settings, tables, text
+from ui import answers, binding, deployment, exports, figures, frame, links, settings, tables, text
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -26,18 +25,17 @@ ALERTS = {"success": st.success, "warning": st.warning, "error": st.error}
 ICONS = {"success": ":material/check_circle:", "warning": ":material/warning:", "error": ":material/error:"}
 
 
-def _alternatives(sel: Selection, a: Assessment, page: dict[str, str | list[str]]) -> None:
+def _alternatives(sel: Selection, answer: answers.MemoryAnswer, page: dict[str, str | list[str]]) -> None:
     """The nearest set-ups that fit (or that meet the target, when it is missed), each a link."""
-    goal = sel.users if a.state is VerdictState.MISSES_TARGET else None
-    found = nearest_fitting(a.request, goal)
+    goal = answer.assessment.state is VerdictState.MISSES_TARGET
     st.subheader("Nearest set-ups that meet the target" if goal else "Nearest set-ups that fit")
-    if not found:
+    if not answer.nearest:
         st.info(
             "Nothing close does — not another memory fraction, more GPUs (up to 64), a smaller format or a shorter "
             "context: try a GPU with more memory.",
             icon=":material/info:",
         )
-    for alt in found:
+    for alt in answer.nearest:
         result = alt.assessment.result
         changes: dict[str, str | list[str]] = {
             settings.GPUS.url: str(alt.request.gpu_count),
@@ -48,7 +46,7 @@ def _alternatives(sel: Selection, a: Assessment, page: dict[str, str | list[str]
             settings.CONTEXT.url: str(result.context_tokens),
         }
         fraction = current_fraction(alt.request)
-        if fraction is not None and fraction != current_fraction(a.request):
+        if fraction is not None and fraction != current_fraction(answer.assessment.request):
             changes[settings.UTIL.url] = f"{fraction:g}"  # the memory-fraction lever
         link = links.query_string(sel, {**page, **changes})
         st.markdown(
@@ -102,10 +100,10 @@ def _calibration(sel: Selection, report: EngineReport) -> None:
             st.rerun()
 
 
-def _engine_section(sel: Selection, a: Assessment) -> None:
+def _engine_section(sel: Selection, answer: answers.MemoryAnswer) -> None:
     """What the engine prints at start-up, the launch commands, and calibration from a pasted log."""
-    report = a.report
-    assert report is not None
+    report, allowed, commands = answer.assessment.report, answer.max_model_len, answer.commands
+    assert report is not None and allowed is not None and commands is not None
     name = get_engine(report.engine).label
     st.subheader(as_text(f"What {name} {report.engine_version} will print at start-up"))
     st.html(tables.preformatted(report.lines or ["(no KV-cache lines)"]))  # monospace, no highlighter to load
@@ -113,13 +111,11 @@ def _engine_section(sel: Selection, a: Assessment) -> None:
         st.error(as_text(f"{name} would stop with: {report.failure}"), icon=":material/block:")
     for note in report.notes:
         st.caption(as_text(note))
-    allowed = max_model_len_allowed(a.request, a.result)
     words = get_engine(report.engine).context_limit_words()
     if allowed == 0 and report.failure is not None:
         st.markdown(f"No {words} starts this set-up: {name} would refuse to start, {refusal(report)}")
     else:
         st.markdown(f"Largest {words} this set-up allows: **{allowed:,} tokens**.")
-    commands = launch_commands(a.request, a.result)
     registered = engines()
     # In a popover: its code blocks (and their highlighter, 1.5 MB of script) load when it is opened, not
     # on the page's first paint.
@@ -151,7 +147,8 @@ def render(sel: Selection) -> None:
     # widgets, whose scripts the browser would otherwise fetch first.
     head = st.container()
     box, options, page = deployment.section(sel)
-    a = sel.assessment(deployment=options)
+    answer = answers.memory(sel, options)
+    a = answer.assessment
     result, request, unit = a.result, a.request, sel.unit
     model_name = sel.spec.display_name
     head.title(as_text(f"{model_name} on {text.setup_label(request)}"))
@@ -165,15 +162,15 @@ def render(sel: Selection) -> None:
     with head:
         ALERTS[a.tone](as_text(verdict), icon=ICONS[a.tone])
         _metrics(sel, a)
-        fig = figures.memory_figure(a.allocated, unit, title=text.chart_title(a, unit))
+        fig = answer.figure
         st.plotly_chart(fig, width="stretch", config=figures.CHART_CONFIG)
         st.html(tables.html_table(tables.breakdown_rows(a.allocated, unit)))  # no data grid before the chart
     for warning in result.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
     if a.state is not VerdictState.MEETS_TARGET:
-        _alternatives(sel, a, page)
+        _alternatives(sel, answer, page)
     if a.report is not None:
-        _engine_section(sel, a)
+        _engine_section(sel, answer)
     with st.expander("Where the numbers come from"):
         st.markdown(
             f"- Model: {as_text(sel.model_source)}.\n"

@@ -98,6 +98,12 @@ def ensure(setting: Setting, valid: Callable[[Any], bool], default: Any, reason:
     return value
 
 
+def drawn(setting: Setting) -> Any:
+    """A widget's value: its session state, which is what the widget returns once drawn and what it will show
+    when its drawing is put off to the end of the run (:mod:`ui.deferred`)."""
+    return st.session_state[setting.url]
+
+
 def record(setting: Setting, value: Any) -> Any:
     """Put ``value`` in this run's address bar (every widget helper does: a drawn setting is always in the link;
     an optional setting that is unset is left out)."""
@@ -112,8 +118,8 @@ def choose(where: Any, setting: Setting, options: Sequence[T], default: T, **kwa
     ensure(setting, lambda v: v in options, default)
     if setting.words and "format_func" not in kwargs:
         kwargs["format_func"] = setting.word
-    value: T = where.selectbox(setting.label, list(options), key=setting.url, help=setting.help, **kwargs)
-    return record(setting, value)  # type: ignore[no-any-return]
+    where.selectbox(setting.label, list(options), key=setting.url, help=setting.help, **kwargs)
+    return record(setting, drawn(setting))  # type: ignore[no-any-return]
 
 
 def choose_many(
@@ -133,29 +139,28 @@ def choose_many(
         st.session_state[setting.url] = kept
         st.session_state.get(FROM_URL_KEY, set()).discard(setting.url)
     ensure(setting, valid, list(default))
-    values: list[str] = where.multiselect(setting.label, list(options), key=setting.url, help=setting.help, **kwargs)
-    return record(setting, values)  # type: ignore[no-any-return]
+    where.multiselect(setting.label, list(options), key=setting.url, help=setting.help, **kwargs)
+    return record(setting, drawn(setting))  # type: ignore[no-any-return]
 
 
 def number(where: Any, setting: Setting, low: float, high: float, default: float, **kwargs: Any) -> Any:
     """A number box within ``[low, high]`` holding the setting's value."""
     ensure(setting, lambda v: isinstance(v, int | float) and low <= v <= high, default, f"outside {low:g}–{high:g}")
-    value = where.number_input(
-        setting.label, min_value=low, max_value=high, key=setting.url, help=setting.help, **kwargs
-    )
-    return record(setting, value)
+    where.number_input(setting.label, min_value=low, max_value=high, key=setting.url, help=setting.help, **kwargs)
+    return record(setting, drawn(setting))
 
 
 def toggle(where: Any, setting: Setting, default: bool) -> bool:
     ensure(setting, lambda v: isinstance(v, bool), default)
-    value: bool = where.toggle(setting.label, key=setting.url, help=setting.help)
-    return record(setting, value)  # type: ignore[no-any-return]
+    where.toggle(setting.label, key=setting.url, help=setting.help)
+    return record(setting, drawn(setting))  # type: ignore[no-any-return]
 
 
 def segmented(where: Any, setting: Setting, options: Sequence[str], default: str) -> str:
     """A segmented control that always holds one of ``options``."""
     ensure(setting, lambda v: v in options, default)
-    value = where.segmented_control(setting.label, list(options), key=setting.url, help=setting.help)
+    where.segmented_control(setting.label, list(options), key=setting.url, help=setting.help)
+    value = drawn(setting)
     if value is None:  # a second click deselects: keep the setting's value explicit
         value = default
     return str(record(setting, str(value)))
@@ -163,8 +168,8 @@ def segmented(where: Any, setting: Setting, options: Sequence[str], default: str
 
 def text(where: Any, setting: Setting, default: str, **kwargs: Any) -> str:
     ensure(setting, lambda v: isinstance(v, str), default)
-    value: str = where.text_input(setting.label, key=setting.url, help=setting.help, **kwargs)
-    return record(setting, value)  # type: ignore[no-any-return]
+    where.text_input(setting.label, key=setting.url, help=setting.help, **kwargs)
+    return record(setting, drawn(setting))  # type: ignore[no-any-return]
 
 
 def value_of(setting: Setting, default: Any = None) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -20,7 +21,7 @@ from planner.assessment.alternatives import longest_context_that_fits
 from planner.assessment.assess import CurvePoint, concurrency_curve, context_label
 from planner.bounds.errors import PlannerError
 from planner.planning.plan import PlanRequest
-from ui.figures import CAPACITY_COLOUR, TOOLBAR_PX, frame, pair_colour
+from ui.figures import CAPACITY_COLOUR, TOOLBAR_PX, frame_layout, pair_colour
 
 FLOOR = 0.8  # the y-axis starts just under one conversation: fewer is "does not serve"
 PANEL_HEIGHT = 380
@@ -126,30 +127,39 @@ def _end(curve: Curve) -> CurvePoint | None:
     return shown[-1] if shown else None
 
 
-def _line(fig: go.Figure, curve: Curve, contiguous: bool) -> None:
+def _line(curve: Curve, contiguous: bool) -> list[dict[str, Any]]:
     colour = pair_colour(curve.pair)
     xs = [p.context_tokens for p in curve.points]
-    fig.add_scatter(
-        x=xs,
-        y=[p.concurrency if p.concurrency >= FLOOR else None for p in curve.points],
-        mode="lines",
-        name=curve.pair,
-        line=dict(color=colour, width=2.5),
-        customdata=[p.conversations for p in curve.points],
-        hovertemplate="%{x:,} tokens: %{customdata:,} conversations<extra>" + curve.pair + "</extra>",
-    )
+    traces: list[dict[str, Any]] = [
+        {
+            "type": "scatter",
+            "x": xs,
+            "y": [p.concurrency if p.concurrency >= FLOOR else None for p in curve.points],
+            "mode": "lines",
+            "name": curve.pair,
+            "line": {"color": colour, "width": 2.5},
+            "customdata": [p.conversations for p in curve.points],
+            "hovertemplate": "%{x:,} tokens: %{customdata:,} conversations<extra>" + curve.pair + "</extra>",
+        }
+    ]
     if contiguous:
-        fig.add_scatter(
-            x=xs,
-            y=[p.contiguous if p.contiguous >= 1 else None for p in curve.points],
-            mode="lines",
-            name=f"{curve.pair}, reserved up front",
-            line=dict(color=colour, width=1.5, dash="dash"),
-            hovertemplate="%{x:,} tokens: %{y:,} conversations<extra>" + curve.pair + ", reserved up front</extra>",
+        traces.append(
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": [p.contiguous if p.contiguous >= 1 else None for p in curve.points],
+                "mode": "lines",
+                "name": f"{curve.pair}, reserved up front",
+                "line": {"color": colour, "width": 1.5, "dash": "dash"},
+                "hovertemplate": "%{x:,} tokens: %{y:,} conversations<extra>"
+                + curve.pair
+                + ", reserved up front</extra>",
+            }
         )
+    return traces
 
 
-def _labels(fig: go.Figure, curves: Sequence[Curve], y_range: tuple[float, float], x_max: int) -> None:
+def _labels(curves: Sequence[Curve], y_range: tuple[float, float], x_max: int) -> list[dict[str, Any]]:
     """Each pair's name at its line's end, in its colour; names pushed apart so that none overlaps another. A
     pair with no line (not even one conversation at the shortest length) is named at the bottom, struck out."""
     span = y_range[1] - y_range[0]
@@ -157,77 +167,97 @@ def _labels(fig: go.Figure, curves: Sequence[Curve], y_range: tuple[float, float
     wanted = [(_log(end.concurrency) - y_range[0]) / span if end else 0.0 for _, end in ends]
     gap = LABEL_PX / PLOT_PX
     placed = spread(wanted, gap, low=gap / 2, high=1 - gap / 2)  # whole labels inside the plot's height
+    labels = []
     for (curve, end), y in zip(ends, placed, strict=True):
         inside = end is not None and end.context_tokens < x_max
-        fig.add_annotation(
-            text=f"<b>{curve.pair}</b>" if end else f"<s>{curve.pair}</s>",
-            xref="x" if inside else "paper",
-            x=_log(end.context_tokens) if end and inside else 1,
-            yref="paper",
-            y=y,
-            xanchor="left",
-            yanchor="middle",
-            xshift=4,
-            showarrow=False,
-            font=dict(color=pair_colour(curve.pair), size=12),
-            bgcolor="rgba(255,255,255,0.85)",
+        labels.append(
+            {
+                "text": f"<b>{curve.pair}</b>" if end else f"<s>{curve.pair}</s>",
+                "xref": "x" if inside else "paper",
+                "x": _log(end.context_tokens) if end and inside else 1,
+                "yref": "paper",
+                "y": y,
+                "xanchor": "left",
+                "yanchor": "middle",
+                "xshift": 4,
+                "showarrow": False,
+                "font": {"color": pair_colour(curve.pair), "size": 12},
+                "bgcolor": "rgba(255,255,255,0.85)",
+            }
         )
+    return labels
 
 
-def _target(fig: go.Figure, curves: Sequence[Curve], users: int, x_range: tuple[int, int]) -> None:
-    """The target as a dashed line, and on each curve the longest context that still holds it."""
-    fig.add_scatter(
-        x=list(x_range),
-        y=[users, users],
-        mode="lines",
-        name=f"target: {users:,} users",
-        line=dict(color=TARGET_COLOUR, width=1.5, dash="dash"),
-        hovertemplate=f"target: {users:,} users<extra></extra>",
-    )
-    fig.add_annotation(
-        text=f"target {users:,} users",
-        xref="paper",
-        x=0,
-        y=_log(users),
-        xanchor="left",
-        yanchor="bottom",
-        showarrow=False,
-        font=dict(color=TARGET_COLOUR, size=12),
-        bgcolor="rgba(255,255,255,0.85)",
-    )
+def _target(
+    curves: Sequence[Curve], users: int, x_range: tuple[int, int]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The target as a dashed line (and its label), and on each curve the longest context that still holds it."""
+    traces: list[dict[str, Any]] = [
+        {
+            "type": "scatter",
+            "x": list(x_range),
+            "y": [users, users],
+            "mode": "lines",
+            "name": f"target: {users:,} users",
+            "line": {"color": TARGET_COLOUR, "width": 1.5, "dash": "dash"},
+            "hovertemplate": f"target: {users:,} users<extra></extra>",
+        }
+    ]
+    label = {
+        "text": f"target {users:,} users",
+        "xref": "paper",
+        "x": 0,
+        "y": _log(users),
+        "xanchor": "left",
+        "yanchor": "bottom",
+        "showarrow": False,
+        "font": {"color": TARGET_COLOUR, "size": 12},
+        "bgcolor": "rgba(255,255,255,0.85)",
+    }
     for curve in curves:
         if x_range[0] <= curve.longest < x_range[1]:
-            fig.add_scatter(
-                x=[curve.longest],
-                y=[users],
-                mode="markers",
-                name=f"{curve.pair}: longest for {users:,} users",
-                marker=dict(size=11, color=pair_colour(curve.pair), line=dict(color="white", width=2)),
-                hovertemplate=f"{curve.pair}: {users:,} users up to {curve.longest:,} tokens<extra></extra>",
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": [curve.longest],
+                    "y": [users],
+                    "mode": "markers",
+                    "name": f"{curve.pair}: longest for {users:,} users",
+                    "marker": {"size": 11, "color": pair_colour(curve.pair), "line": {"color": "white", "width": 2}},
+                    "hovertemplate": f"{curve.pair}: {users:,} users up to {curve.longest:,} tokens<extra></extra>",
+                }
             )
+    return traces, label
 
 
-def _chosen(fig: go.Figure, context: int, marked: Curve | None, y_range: tuple[float, float]) -> None:
+def _chosen(context: int, marked: Curve | None, y_range: tuple[float, float]) -> list[dict[str, Any]]:
     """The chosen context as a dotted line (labelled), and the sidebar's own pair marked on it."""
-    fig.add_scatter(
-        x=[context, context],
-        y=[10 ** y_range[0], 10 ** y_range[1]],
-        mode="lines",
-        name=f"chosen: {context:,} tokens",
-        line=dict(color=CHOSEN_COLOUR, width=1.5, dash="dot"),
-        hoverinfo="skip",
-    )
+    traces: list[dict[str, Any]] = [
+        {
+            "type": "scatter",
+            "x": [context, context],
+            "y": [10 ** y_range[0], 10 ** y_range[1]],
+            "mode": "lines",
+            "name": f"chosen: {context:,} tokens",
+            "line": {"color": CHOSEN_COLOUR, "width": 1.5, "dash": "dot"},
+            "hoverinfo": "skip",
+        }
+    ]
     point = marked.at(context) if marked else None
     if marked is not None and point is not None and point.concurrency >= FLOOR:
-        fig.add_scatter(
-            x=[context],
-            y=[point.concurrency],
-            mode="markers",
-            name=f"{marked.pair} at {context:,} tokens",
-            marker=dict(size=13, color=CAPACITY_COLOUR, symbol="diamond"),
-            hovertemplate=f"{marked.pair}, chosen: %{{x:,}} tokens, {point.conversations:,} conversations"
-            "<extra></extra>",
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [context],
+                "y": [point.concurrency],
+                "mode": "markers",
+                "name": f"{marked.pair} at {context:,} tokens",
+                "marker": {"size": 13, "color": CAPACITY_COLOUR, "symbol": "diamond"},
+                "hovertemplate": f"{marked.pair}, chosen: %{{x:,}} tokens, {point.conversations:,} conversations"
+                "<extra></extra>",
+            }
         )
+    return traces
 
 
 def what_if_figure(
@@ -242,28 +272,33 @@ def what_if_figure(
     """One GPU's chart: conversations against context (log-log: eight times the context is an eighth of the
     conversations, a straight line), the target users as a dashed line with the longest context that holds them
     marked on each curve, the chosen context dotted, the ``marked`` pair's chosen point a diamond. ``x_range``
-    and ``y_top`` are shared by every panel so that they compare at a glance."""
+    and ``y_top`` are shared by every panel so that they compare at a glance. Built as one dict and checked once
+    (trace by trace and then laid out, it cost each run ~12 ms of plotly's checks)."""
     y_range = (_log(FLOOR), _log(max(y_top, users) * 1.6))
-    fig = go.Figure()
-    for curve in panel.curves:
-        _line(fig, curve, contiguous)
-    _target(fig, panel.curves, users, x_range)
-    _chosen(fig, context, next((c for c in panel.curves if c.pair == marked), None), y_range)
-    _labels(fig, panel.curves, y_range, x_range[1])
+    target, target_label = _target(panel.curves, users, x_range)
+    data = [trace for curve in panel.curves for trace in _line(curve, contiguous)]
+    data += target + _chosen(context, next((c for c in panel.curves if c.pair == marked), None), y_range)
     ticks = context_ticks(*x_range)
-    fig.update_layout(
-        xaxis=dict(
-            type="log",
-            title="Tokens per conversation (log scale)",
-            range=[_log(x_range[0]), _log(x_range[1])],
-            tickvals=ticks,
-            ticktext=[short_tokens(t) for t in ticks],
-        ),
-        yaxis=dict(type="log", title="Conversations at once (log)", range=list(y_range), dtick=1),
-        hovermode="closest",
-    )
     widest = max((len(c.pair) for c in panel.curves), default=4)
-    return frame(fig, panel.title, PANEL_HEIGHT, legend=False, right=round(widest * CHAR_PX) + 14)
+    layout = frame_layout(panel.title, PANEL_HEIGHT, legend=False, right=round(widest * CHAR_PX) + 14)
+    layout["xaxis"] = {
+        **layout["xaxis"],
+        "type": "log",
+        "title": {"text": "Tokens per conversation (log scale)"},
+        "range": [_log(x_range[0]), _log(x_range[1])],
+        "tickvals": ticks,
+        "ticktext": [short_tokens(t) for t in ticks],
+    }
+    layout["yaxis"] = {
+        **layout["yaxis"],
+        "type": "log",
+        "title": {"text": "Conversations at once (log)"},
+        "range": list(y_range),
+        "dtick": 1,
+    }
+    layout["hovermode"] = "closest"
+    layout["annotations"] = [target_label, *_labels(panel.curves, y_range, x_range[1])]
+    return go.Figure({"data": data, "layout": layout})
 
 
 def context_ticks(low: int, high: int) -> list[int]:

@@ -112,12 +112,6 @@ def frame_layout(title: str | None, height: int, legend: bool = True, right: int
     return layout
 
 
-def frame(fig: go.Figure, title: str | None, height: int, legend: bool = True, right: int = 10) -> go.Figure:
-    """:func:`frame_layout` applied to a figure built trace by trace."""
-    fig.update_layout(frame_layout(title, height, legend, right))
-    return fig
-
-
 def _legend_line(name: str, colour: str = CAPACITY_COLOUR, dash: str = "dash") -> dict[str, Any]:
     """A legend entry for a line drawn as a shape (a capacity): the label lives in the legend, never beside
     the axis where it could cover the tick labels."""
@@ -130,11 +124,6 @@ def _legend_line(name: str, colour: str = CAPACITY_COLOUR, dash: str = "dash") -
         "line": {"color": colour, "dash": dash},
         "hoverinfo": "skip",
     }
-
-
-def legend_line(fig: go.Figure, name: str, colour: str = CAPACITY_COLOUR, dash: str = "dash") -> None:
-    """:func:`_legend_line` added to a figure built trace by trace."""
-    fig.add_trace(_legend_line(name, colour, dash))
 
 
 def _in(n_bytes: float, unit: str) -> float:
@@ -241,67 +230,80 @@ def heatmap_figure(
     cells = [[_heat_cell(a) for a in row] for row in grid]
     z = [[value for value, _ in row] for row in cells]
     text = [[label for _, label in row] for row in cells]
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=list(kv_dtypes),
-            y=list(weights),
-            text=text,
-            texttemplate="%{text}",
-            textfont=dict(size=12),
-            colorscale="Greens",
-            colorbar=dict(
-                title=dict(text="conversations", side="top"),
-                orientation="h",
-                xref="container",
-                yref="container",
-                x=0,
-                xanchor="left",
-                y=0,
-                yanchor="bottom",
-                thickness=10,
-                len=220,
-                lenmode="pixels",
-            ),
-            hovertemplate="weights %{y}, KV %{x}: %{text} conversations<extra></extra>",
-            xgap=2,
-            ygap=2,
-        )
-    )
-    fig.update_layout(
-        xaxis_title="KV cache dtype",
-        yaxis_title="Weight precision",
-        plot_bgcolor="#fee2e2",  # cells with no value (does not fit) show this pale red
-    )
-    frame(fig, f"Conversations of {context_label(context)} tokens", height=max(340, 110 + 34 * len(weights)))
-    fig.update_yaxes(autorange="reversed")
-    return fig
+    heatmap = {
+        "type": "heatmap",
+        "z": z,
+        "x": list(kv_dtypes),
+        "y": list(weights),
+        "text": text,
+        "texttemplate": "%{text}",
+        "textfont": {"size": 12},
+        "colorscale": "Greens",
+        "colorbar": {
+            "title": {"text": "conversations", "side": "top"},
+            "orientation": "h",
+            "xref": "container",
+            "yref": "container",
+            "x": 0,
+            "xanchor": "left",
+            "y": 0,
+            "yanchor": "bottom",
+            "thickness": 10,
+            "len": 220,
+            "lenmode": "pixels",
+        },
+        "hovertemplate": "weights %{y}, KV %{x}: %{text} conversations<extra></extra>",
+        "xgap": 2,
+        "ygap": 2,
+    }
+    layout = frame_layout(f"Conversations of {context_label(context)} tokens", height=max(340, 110 + 34 * len(weights)))
+    layout["xaxis"] = {"title": {"text": "KV cache dtype"}, **layout["xaxis"]}
+    layout["yaxis"] = {"title": {"text": "Weight precision"}, **layout["yaxis"], "autorange": "reversed"}
+    layout["plot_bgcolor"] = "#fee2e2"  # cells with no value (does not fit) show this pale red
+    return go.Figure({"data": [heatmap], "layout": layout})
 
 
 def compare_bars_figure(results: Sequence[tuple[str, PlanResult]], unit: str = "GiB") -> go.Figure:
-    """Side-by-side stacked bars of the limiting GPU of each combination; each pair's name in its colour."""
+    """Side-by-side stacked bars of the limiting GPU of each combination; each pair's name in its colour. Built as
+    one dict and checked once."""
     labels = [label for label, _ in results]
-    fig = go.Figure()
-    for field, name, colour in COMPONENTS:
-        fig.add_bar(
-            x=labels,
-            y=[_in(getattr(r.per_gpu, field), unit) for _, r in results],
-            name=name,
-            marker_color=colour,
-            hovertemplate=f"{name}: %{{y:,.2f}} {unit}<extra>%{{x}}</extra>",
-        )
+    data: list[dict[str, Any]] = [
+        {
+            "type": "bar",
+            "x": labels,
+            "y": [_in(getattr(r.per_gpu, field), unit) for _, r in results],
+            "name": name,
+            "marker": {"color": colour},
+            "hovertemplate": f"{name}: %{{y:,.2f}} {unit}<extra>%{{x}}</extra>",
+        }
+        for field, name, colour in COMPONENTS
+    ]
+    layout = frame_layout(f"The fullest GPU of each pair ({unit})", height=480)
     if results:
         capacity = _in(results[0][1].per_gpu.gpu_memory_bytes, unit)
-        fig.add_hline(y=capacity, line_dash="dash", line_color=CAPACITY_COLOUR)
-        legend_line(fig, f"Capacity: {capacity:,.1f} {unit} per GPU")
-    fig.update_layout(barmode="stack", yaxis_title=f"Memory per GPU ({unit})")
-    fig.update_xaxes(
-        tickmode="array",
-        tickvals=labels,
-        ticktext=[f"<b><span style='color:{pair_colour(label)}'>{label}</span></b>" for label in labels],
-    )
-    frame(fig, f"The fullest GPU of each pair ({unit})", height=480)
-    return fig
+        line = {"color": CAPACITY_COLOUR, "dash": "dash"}
+        layout["shapes"] = [
+            {
+                "type": "line",
+                "xref": "x domain",
+                "yref": "y",
+                "x0": 0,
+                "x1": 1,
+                "y0": capacity,
+                "y1": capacity,
+                "line": line,
+            }
+        ]
+        data.append(_legend_line(f"Capacity: {capacity:,.1f} {unit} per GPU"))
+    layout["barmode"] = "stack"
+    layout["yaxis"] = {"title": {"text": f"Memory per GPU ({unit})"}, **layout["yaxis"]}
+    layout["xaxis"] = {
+        **layout["xaxis"],
+        "tickmode": "array",
+        "tickvals": labels,
+        "ticktext": [f"<b><span style='color:{pair_colour(label)}'>{label}</span></b>" for label in labels],
+    }
+    return go.Figure({"data": data, "layout": layout})
 
 
 def _pareto_value(o: Option, against: str) -> float:

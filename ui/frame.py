@@ -14,10 +14,12 @@ from contextlib import contextmanager
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from planner.bounds.walltime import budget
-from ui import binding, links, turns
+from ui import binding, heap, links, turns
+from ui.deferred import Deferred
 from ui.guard import guarded
 from ui.state import Selection
 
@@ -74,6 +76,18 @@ def run_budget() -> Iterator[None]:
             yield
 
 
+@contextmanager
+def drawn_after(later: Deferred) -> Iterator[None]:
+    """Draw ``later`` (the sidebar) after the page: also when the page stops early (``st.stop``), not when it
+    reruns (the rerun draws it)."""
+    try:
+        yield
+    except StopException:
+        guarded(later.draw)
+        raise
+    guarded(later.draw)
+
+
 def publish(selection: Selection | None) -> None:
     """Hand the sidebar's selection to this run's page, and put it in the address bar."""
     st.session_state[SELECTION_KEY] = selection
@@ -100,7 +114,9 @@ def safe_name(name: str) -> str:
 
 
 def finish(notes: st.delta_generator.DeltaGenerator) -> None:
-    """End a run: rewrite the address bar; name each link parameter that was not used, and why."""
+    """End a run: rewrite the address bar; name each link parameter that was not used, and why; leave what this
+    run imported out of the cycle collector's work (:mod:`ui.heap`)."""
+    heap.freeze_new_imports()
     binding.write_url()
     ignored = binding.ignored_parameters()
     if ignored:

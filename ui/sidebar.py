@@ -66,13 +66,13 @@ def _hub_model(sb: Any) -> Outside | None:
     ).strip()
     if not reference:  # the token box only with a repository to read: one expander less on every first paint
         return None
-    with sb.expander("Access token for gated models", icon=":material/key:"):
-        token = st.text_input(
-            "Hugging Face token",
-            type="password",
-            key=TOKEN_KEY,
-            help="Used for this session only: never put in the link, the logs or the page.",
-        )
+    sb.expander("Access token for gated models", icon=":material/key:").text_input(
+        "Hugging Face token",
+        type="password",
+        key=TOKEN_KEY,
+        help="Used for this session only: never put in the link, the logs or the page.",
+    )
+    token = st.session_state.get(TOKEN_KEY, "")
     if looks_like_token(reference):
         sb.error(
             "That looks like an access token, not a repository: it was removed from the link.", icon=":material/key:"
@@ -252,9 +252,10 @@ def _context(sb: Any, spec: ModelSpec) -> int:
     return context
 
 
-def render_sidebar() -> Selection:
-    """Draw the set-up widgets and return what they hold."""
-    sb = st.sidebar
+def render_sidebar(sb: Any = None) -> Selection:
+    """Draw the set-up widgets in ``sb`` (the sidebar, or a :class:`ui.deferred.Deferred` standing in for it) and
+    return what they hold."""
+    sb = st.sidebar if sb is None else sb
     sb.markdown("### Set-up")
     model_id = binding.choose(sb, settings.MODEL, state.model_options(), state.DEFAULT_MODEL)
     outside = _custom_model(sb) or _hub_model(sb)

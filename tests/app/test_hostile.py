@@ -10,6 +10,7 @@ import streamlit as st
 
 from tests.app.conftest import run_page, texts
 from ui.custom_spec import pack_token
+from ui.shared_cache import ANSWERS
 from ui.turns import Turns
 
 AVAILABLE = "INFO 04-22 00:04:20 [v1/worker/gpu_worker.py:436] Available KV cache memory: 58.11 GiB"
@@ -58,10 +59,11 @@ def test_custom_form_names_a_total_that_contradicts_the_shape() -> None:
 @pytest.mark.parametrize("page", ["memory", "what_if", "advisor"])
 def test_a_page_over_its_budget_names_it(monkeypatch: pytest.MonkeyPatch, page: str) -> None:
     """Each page run has a wall-clock budget (ui.frame.PAGE_BUDGET_SECONDS): over it, the planning stops with a
-    named error instead of pinning a core. The caches are emptied first: a ranking another test left in the
-    process-wide cache would let the advisor page draw without planning anything."""
+    named error instead of pinning a core. The caches are emptied first: a ranking or an answer another test left in
+    a process-wide cache (Streamlit's, ui.shared_cache's) would let the page draw without planning anything."""
     st.cache_data.clear()
     st.cache_resource.clear()
+    ANSWERS.clear()
     monkeypatch.setattr("ui.frame.PAGE_BUDGET_SECONDS", 0.0)
     at = run_page(page)
     assert not at.exception, [e.value for e in at.exception]

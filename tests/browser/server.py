@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from deploy.config import serve_flags as production_flags
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -32,6 +34,14 @@ CHROMIUM_ARGS = [
 ]
 
 
+# Every widget kind of the sidebar's set-up is drawn (in the DOM: a phone's collapsed sidebar holds them too).
+SETUP_KINDS = ("stSelectbox", "stTextInput", "stNumberInput", "stSlider", "stButtonGroup")
+SETUP_DRAWN = (
+    f"() => {list(SETUP_KINDS)}"
+    ".every(kind => document.querySelector(`[data-testid='stSidebar'] [data-testid=${kind}]`))"
+)
+
+
 def chromium_path() -> str | None:
     return CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
 
@@ -43,13 +53,10 @@ def free_port() -> int:
 
 
 def serve_flags(port: int, address: str) -> list[str]:
-    """The options ``make serve`` passes to ``streamlit run`` (read from the Makefile, so that a test serves the
-    dashboard exactly as a team would), with the port and the address filled in."""
-    recipe = (ROOT / "Makefile").read_text().split("\nserve:", 1)[1].split("\n\n", 1)[0]
-    command = " ".join(line.strip().rstrip("\\") for line in recipe.splitlines()[1:])
-    flags = command.split("app.py", 1)[1].split()
-    filled = [flag.replace("$(PORT)", str(port)).replace("$(ADDRESS)", address) for flag in flags]
-    return [flag for flag in filled if flag != "$(SERVE_OPTIONS)"]
+    """The options ``make serve`` passes to ``streamlit run`` (the Makefile's ``SERVE_FLAGS``, read by
+    :func:`deploy.config.serve_flags`, so that a test serves the dashboard exactly as a team would), with the port
+    and the address filled in."""
+    return ["--server.address", address, "--server.port", str(port), *production_flags()]
 
 
 @contextlib.contextmanager
@@ -103,11 +110,12 @@ def streamlit_command(
     ]
 
 
-def make_command(target: str, port: int, address: str = "127.0.0.1") -> list[str]:
-    """``make <target>`` as a person types it (``make run``, ``make serve``), on ``port``, with this interpreter's
-    virtual environment as the Makefile's ``VENV`` (it is already installed, so make only starts the server)."""
+def make_command(target: str, port: int, address: str = "127.0.0.1", *variables: str) -> list[str]:
+    """``make <target>`` as a person types it (``make run``, ``make serve``, with ``variables`` such as
+    ``REPLICAS=2``), on ``port``, with this interpreter's virtual environment as the Makefile's ``VENV`` (it is
+    already installed, so make only starts the server)."""
     venv = Path(sys.executable).resolve().parents[1] if sys.prefix != sys.base_prefix else ROOT / ".venv"
-    return ["make", "-s", "-C", str(ROOT), target, f"PORT={port}", f"ADDRESS={address}", f"VENV={venv}"]
+    return ["make", "-s", "-C", str(ROOT), target, f"PORT={port}", f"ADDRESS={address}", f"VENV={venv}", *variables]
 
 
 @contextlib.contextmanager
@@ -177,6 +185,9 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def wait_for_chart(page: Any, timeout_ms: int = 30_000) -> None:
-    """Until Streamlit has finished the run and a Plotly chart has drawn its SVG."""
+    """Until Streamlit has finished the run, a Plotly chart has drawn its SVG and the set-up's widgets are drawn
+    (the frame draws them after the page's answer, :mod:`ui.deferred`, and each widget kind's script is fetched when
+    it is first drawn, so on a cold link they may come a moment after the chart)."""
     page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=timeout_ms)
     page.wait_for_function("() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=timeout_ms)
+    page.wait_for_function(SETUP_DRAWN, timeout=timeout_ms)

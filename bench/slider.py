@@ -1,0 +1,78 @@
+"""Slider to chart: the sidebar's context slider moved on each page with a chart, until the page shows the new run.
+
+Each try opens the page's link in a fresh browser context, waits for its chart, moves the context slider with the
+keyboard (End or Home, alternately) and times until the server has finished the run (its ``script_finished``
+message, read off the page's websocket), the browser has dropped the running indicator, the chart is drawn and two
+animation frames have passed (the new figures are painted).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from tests.browser.server import wait_for_chart
+
+SLIDER = "Context length (tokens)"
+# Every page with a chart; the sidebar (and its context slider) is on every page.
+PAGES = ("", "what_if", "compare", "advisor")
+DRAWN = (
+    "() => !document.querySelector(\"[data-testid='stStatusWidget']\")"
+    " && document.querySelector(\"[data-testid='stPlotlyChart'] .main-svg\")"
+)
+PAINTED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+
+
+def _finished_runs(page: Any) -> list[float]:
+    """A list that grows by one (the time) each time the server reports a finished run on ``page``'s websocket."""
+    finished: list[float] = []
+
+    def frame(payload: bytes | str) -> None:
+        message = ForwardMsg()
+        try:
+            message.ParseFromString(payload if isinstance(payload, bytes) else payload.encode())
+        except Exception:  # noqa: BLE001 - a frame that is not a ForwardMsg is not a finished run
+            return
+        if message.WhichOneof("type") == "script_finished":
+            finished.append(time.perf_counter())
+
+    page.on("websocket", lambda socket: socket.on("framereceived", frame))
+    return finished
+
+
+def slider_ms(browser: Any, url: str, tries: int) -> float:
+    """The median milliseconds from a slider key press to the updated page, over ``tries`` fresh contexts."""
+    samples: list[float] = []
+    for index in range(tries):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        finished = _finished_runs(page)
+        page.goto(url)
+        wait_for_chart(page, 60_000)
+        knob = page.get_by_role("slider", name=SLIDER)
+        knob.focus()
+        before = len(finished)
+        start = time.perf_counter()
+        page.keyboard.press("End" if index % 2 == 0 else "Home")
+        while len(finished) == before:
+            page.wait_for_timeout(2)
+            if time.perf_counter() - start > 30:
+                raise TimeoutError(f"no run finished after the slider moved on {url}")
+        page.wait_for_function(DRAWN, timeout=30_000)
+        page.evaluate(PAINTED)
+        samples.append((time.perf_counter() - start) * 1000)
+        context.close()
+    return statistics.median(samples)
+
+
+def run(browser: Any, base: str, query: str, tries: int) -> dict[str, float]:
+    """Slider to chart on every page of :data:`PAGES` (the same set-up's link)."""
+    return {
+        f"browser: slider change to updated chart, {page or 'memory'}": slider_ms(
+            browser, f"{base}/{page}{query}", tries
+        )
+        for page in PAGES
+    }

@@ -1,0 +1,70 @@
+"""Each page's planning in one piece, shared by every visitor asking the same question (:mod:`ui.shared_cache`).
+
+A page draws from its answer and plans nothing else: the Memory page's assessment, its nearest set-ups that fit,
+the engine's largest max-model-len and launch commands and the figure; the Compare page's grid of every weight
+precision by KV dtype. The answer is keyed by the whole selection and the page's own options, so a link opened by
+25 people is planned once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from planner.assessment.alternatives import Alternative, nearest_fitting
+from planner.assessment.assess import Assessment, VerdictState
+from planner.deploy.options import DeploymentOptions
+from planner.engines.registry import launch_commands, max_model_len_allowed
+from ui import figures, text
+from ui.shared_cache import ANSWERS, key_of
+from ui.state import Selection
+
+
+class MemoryAnswer(NamedTuple):
+    """What the Memory page shows for one set-up and deployment."""
+
+    assessment: Assessment
+    nearest: list[Alternative]  # the nearest set-ups that fit (or meet the target); none when it is met
+    max_model_len: int | None  # the largest --max-model-len, under an engine profile
+    commands: dict[str, str] | None  # launch commands per engine, under an engine profile
+    figure: Any  # the memory chart (a plotly Figure; drawn, never changed, by every session)
+
+
+def _memory(sel: Selection, options: DeploymentOptions | None) -> MemoryAnswer:
+    a = sel.assessment(deployment=options)
+    goal = sel.users if a.state is VerdictState.MISSES_TARGET else None
+    nearest = [] if a.state is VerdictState.MEETS_TARGET else nearest_fitting(a.request, goal)
+    engine = a.report is not None
+    return MemoryAnswer(
+        assessment=a,
+        nearest=nearest,
+        max_model_len=max_model_len_allowed(a.request, a.result) if engine else None,
+        commands=launch_commands(a.request, a.result) if engine else None,
+        figure=figures.memory_figure(a.allocated, sel.unit, title=text.chart_title(a, sel.unit)),
+    )
+
+
+def memory(sel: Selection, options: DeploymentOptions | None) -> MemoryAnswer:
+    """The Memory page's answer for ``sel`` with the deployment ``options`` (planned once per distinct pair)."""
+    return ANSWERS.get(key_of("memory", sel, options), lambda: _memory(sel, options))
+
+
+class CompareAnswer(NamedTuple):
+    """The Compare page's grid: the weight formats (rows) and KV dtypes (columns) the engine runs on the GPU, and
+    each pair's assessment (``None`` where the engine does not run that pair: "not run")."""
+
+    weights: list[str]
+    kv_dtypes: list[str]
+    grid: list[list[Assessment | None]]
+
+
+def _grid(sel: Selection) -> CompareAnswer:
+    weights, kvs = sel.grid_formats()
+    runs = sel.runnable_pairs()
+    grid = [[sel.assessment(weights=w, kv_dtype=kv) if f"{w}/{kv}" in runs else None for kv in kvs] for w in weights]
+    return CompareAnswer(weights, kvs, grid)
+
+
+def compare_grid(sel: Selection) -> CompareAnswer:
+    """What the engine runs on this GPU (:meth:`ui.state.Selection.grid_formats`), every pair assessed once per
+    distinct selection; raises the planner's error when the split itself is invalid (every pair shares it)."""
+    return ANSWERS.get(key_of("compare", sel), lambda: _grid(sel))
