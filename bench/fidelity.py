@@ -2,7 +2,8 @@
 
 ``python -m bench.fidelity`` (``make fidelity``) runs every case of :mod:`bench.fidelity_cases` through the
 engine profiles and rewrites the tables between ``<!-- fidelity:start -->`` and ``<!-- fidelity:end -->`` in
-README.md (``--check`` only prints them). Per engine and release it reports the KV error in sample (the shipped
+docs/fidelity.md (``--check`` only prints them; ``make docs`` rewrites them with every other generated file).
+Per engine and release it reports the KV error in sample (the shipped
 constants of ``planner/engines/vllm/fitted.toml``, fitted on every log), leaving the release out and leaving the
 model family out (the vLLM constants refitted by :func:`bench.calibrate.fit` without that release or family, then
 its cases predicted), and whether each start-up's verdict (starts / does not, and why) matches the log; the tables
@@ -44,7 +45,7 @@ __all__ = [
     "update_readme",
 ]
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+README = ROOT / "docs" / "fidelity.md"
 START, END = "<!-- fidelity:start -->", "<!-- fidelity:end -->"
 KV_TOLERANCE_GIB = 0.5
 TOKEN_TOLERANCE = 0.03
@@ -207,14 +208,14 @@ def update_readme(table: str, path: Path = README) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.fidelity", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="print the tables, do not touch README.md")
+    parser.add_argument("--check", action="store_true", help="print the tables, do not touch docs/fidelity.md")
     args = parser.parse_args(argv)
     table = markdown(run_all())
     if args.check:
         print(table)
         return 0
     update_readme(table)
-    print(f"README.md: fidelity tables updated ({table.count(chr(10)) + 1} lines)", file=sys.stderr)
+    print(f"docs/fidelity.md: fidelity tables updated ({table.count(chr(10)) + 1} lines)", file=sys.stderr)
     return 0
 
 

@@ -1,7 +1,7 @@
 """The public start-up logs the engine models are checked and fitted against, and how each maps onto the planner.
 
 Cases: ``tests/fixtures/reference/engine-logs-public.json`` and ``engine-logs-llmd-extra.json`` (copies of
-``shared/reference``'s) and every ``tests/fidelity/cases/*.json``. A case's set-up (catalog model, GPU,
+the project's reference data) and every ``tests/fidelity/cases/*.json``. A case's set-up (catalog model, GPU,
 precision, engine settings, model family) is written in the case (``setup``) or, for the two reference files,
 in :data:`SETUPS` / :func:`extra_setup` here, with the reason for every mapping.
 """

@@ -183,7 +183,7 @@ def markdown(results: tuple[CaseResult, ...]) -> str:
         "",
         "</details>",
         "",
-        "Logs: `tests/fixtures/reference/engine-logs-*.json` (copies of `shared/reference`) and "
+        "Logs: `tests/fixtures/reference/engine-logs-*.json` and "
         "`tests/fidelity/cases/` (sources per case). Regenerate with `make calibrate` then `make fidelity`.",
     ]
     return "\n".join(rows)

@@ -1,7 +1,7 @@
-"""Five worked workloads for the README: the advisor's top three picks for each, their whole-system prices and why
-each beats the next; and the speed model's error per engine and regime. ``python -m planner.advisor.examples``
-prints both; ``tests/advisor/test_examples.py`` checks that the README holds exactly what this prints, so a change
-in a pick shows up as a failing test.
+"""Five worked workloads for docs/advisor.md: the advisor's top three picks for each, their whole-system prices
+and why each beats the next; and the speed model's error per engine and regime. ``python -m
+planner.advisor.examples`` prints both; ``tests/advisor/test_examples.py`` checks that docs/advisor.md holds
+exactly what this prints (``make docs`` rewrites it), so a change in a pick shows up as a failing test.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 :func:`assess` plans a request and, when it uses an engine profile, asks that engine what it prints at
 start-up. The engine's accounting then decides the KV budget and the concurrency (vLLM's hybrid sliding-window
 groups, block rounding and start-up check are what a deployment gets), and a start-up failure is part of the
-verdict; a generic overhead model keeps the planner's own paged capacity (seed 001's formula in blocks).
+verdict; a generic overhead model keeps the planner's own paged capacity (Memory Planning for LLMs' formula in blocks).
 
 The verdict has explicit states, each with one tone:
 

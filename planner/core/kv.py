@@ -1,6 +1,7 @@
 """KV cache size: per token, per layer, per sequence, per GPU.
 
-The seeds' formula (seed 000, seed 001): ``KV bytes per token = 2 x layers x kv_heads x head_dim x bytes``.
+The founding texts' formula (The Memory Math of Serving a Model; Memory Planning for LLMs):
+``KV bytes per token = 2 x layers x kv_heads x head_dim x bytes``.
 Architecture changes it:
 - GQA/MQA: ``kv_heads`` is ``num_key_value_heads``, not the query heads.
 - MLA (DeepSeek-V2/V3): one latent of ``kv_lora_rank + qk_rope_head_dim`` values per layer, no separate
@@ -84,7 +85,8 @@ def kv_bytes_per_token_in_layers(
 def kv_bytes_per_token(model: ModelSpec, kv_dtype: str, tensor_parallel: int = 1) -> int:
     """Bytes one token costs across every attention layer, ignoring window caps (the seeds' per-token figure).
 
-    Llama-2-7B in fp16: 2 x 32 x 32 x 128 x 2 = 524,288 (seed 000); Llama-3-8B: 131,072 (seeds 000, 001).
+    Llama-2-7B in fp16: 2 x 32 x 32 x 128 x 2 = 524,288 (The Memory Math of Serving a Model); Llama-3-8B: 131,072
+    (both founding texts).
     With ``tensor_parallel`` > 1 it is the bytes on one GPU. Shared-KV layers add nothing.
 
     >>> llama3_8b = ModelSpec(id="llama-3-8b", num_parameters=8 * 10**9, num_hidden_layers=32,

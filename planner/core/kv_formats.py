@@ -46,13 +46,13 @@ KV_FORMATS: dict[str, KvFormat] = {
             label="FP16",
             bits_per_value=16,
             quality_note="Same size as BF16.",
-            source="2 bytes per value (seed text 000 formula with fp16).",
+            source="2 bytes per value (The Memory Math of Serving a Model formula with fp16).",
         ),
         KvFormat(
             name="fp8",
             label="FP8",
             bits_per_value=8,
-            quality_note="Halves the cache with negligible loss on most models (seed text 000).",
+            quality_note="Halves the cache with negligible loss on most models (The Memory Math of Serving a Model).",
             source="vLLM --kv-cache-dtype fp8 (e4m3 on CUDA): 1 byte per value, per-tensor scales only.",
         ),
         KvFormat(

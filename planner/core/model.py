@@ -2,7 +2,7 @@
 
 Field names follow ``transformers`` configs (``hidden_size``, ``num_key_value_heads``, …) so that a config
 maps onto the schema with few renames (see :mod:`planner.sources.config`). A model can also be given by its
-parameter count plus the KV-relevant fields alone, as the seed texts do ("8B, 32 layers, 8 KV heads, head
+parameter count plus the KV-relevant fields alone, as the founding texts do ("8B, 32 layers, 8 KV heads, head
 dim 128"): then ``num_parameters`` is set and the dense shape fields may be left out.
 
 Validators reject impossible shapes with a message that names the field.
@@ -51,7 +51,7 @@ class ModelSpec(BaseModel, frozen=True, extra="forbid"):
     id: Annotated[str, Field(min_length=1, max_length=512)]
     name: Name | None = None
     model_type: Annotated[str, Field(max_length=64)] = "custom"
-    # -- the parameter count, when the model is known only by its size (seed texts, config "num_parameters").
+    # -- the parameter count, when the model is known only by its size (the founding texts, config "num_parameters").
     num_parameters: Parameters | None = None
     # -- dense shape (every count bounded by planner.bounds.limits: the largest real model, with a wide margin)
     hidden_size: Hidden | None = None

@@ -4,9 +4,9 @@ Every overhead model is a frozen pydantic model with a ``kind`` and a ``per_gpu(
 :class:`OverheadBytes` for one GPU of one pipeline stage. Three generic models live here:
 
 - ``simple-fraction``: a fixed share of every GPU's memory for "activations, runtime, headroom" — the
-  reference planner of ``shared/seeds/001`` ("Memory Planning for LLMs": ``const overhead = 0.10``).
-- ``simple-fixed``: fixed bytes for framework and activations — ``shared/seeds/000`` ("The Memory Math of
-  Serving a Model") accounts a 24 GB card as "framework + CUDA ~1.5 GB, peak activations ~1.0 GB".
+  reference planner of *Memory Planning for LLMs* (``const overhead = 0.10``).
+- ``simple-fixed``: fixed bytes for framework and activations — *The Memory Math of Serving a Model* accounts a
+  24 GB card as "framework + CUDA ~1.5 GB, peak activations ~1.0 GB".
 - ``estimate`` (the default): activations that scale with the tokens in flight per step and the logits
   buffer, a framework cost that grows once GPUs talk to each other (NCCL), and the share of memory a
   serving engine leaves unreserved. Its constants come from vLLM V1 start-up logs (see each function).
@@ -185,20 +185,21 @@ OverheadModel = Annotated[SerializeAsAny[OverheadModelBase], BeforeValidator(_ov
 
 
 class SimpleFraction(OverheadModelBase, frozen=True, extra="forbid"):
-    """A fixed fraction of each GPU's memory for activations, runtime and headroom (seed 001: 10 %)."""
+    """A fixed fraction of each GPU's memory for activations, runtime and headroom (Memory Planning for LLMs: 10 %)."""
 
     kind: Literal["simple-fraction"] = "simple-fraction"
     fraction: Annotated[float, Field(ge=0, lt=1)] = 0.10
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
-        """``fraction x memory`` reserved, as seed 001's ``total*(1-overhead)`` does."""
+        """``fraction x memory`` reserved, as Memory Planning for LLMs' ``total*(1-overhead)`` does."""
         return OverheadBytes(
             activation_bytes=0, framework_bytes=0, reserved_bytes=round(self.fraction * ctx.gpu_memory_bytes)
         )
 
 
 class SimpleFixed(OverheadModelBase, frozen=True, extra="forbid"):
-    """Fixed framework and activation bytes per GPU (seed 000: ~1.5 GB framework, ~1 GB activations)."""
+    """Fixed framework and activation bytes per GPU (The Memory Math of Serving a Model: ~1.5 GB framework, ~1 GB
+    activations)."""
 
     kind: Literal["simple-fixed"] = "simple-fixed"
     framework_bytes: Annotated[int, Field(ge=0)] = round(1.5 * GB)
@@ -210,7 +211,7 @@ class SimpleFixed(OverheadModelBase, frozen=True, extra="forbid"):
         )
 
 
-# Fitted to vLLM 0.19 "torch peak memory increase" at max_num_batched_tokens=8192 on H100 (shared/reference/
+# Fitted to vLLM 0.19 "torch peak memory increase" at max_num_batched_tokens=8192 on H100 (tests/fixtures/reference/
 # engine-logs-public.json): Llama-3.1-8B 1.89 GiB in total and 1.10 GiB on a pipeline stage without the
 # lm_head, Qwen2.5-7B 2.21 GiB. Two unknowns, two stages: ~14 bytes per hidden unit (residual, norms, q/k/v,
 # attention output in 16 bits) and ~6 bytes per MLP unit (gate+up output and the activated product) per token.

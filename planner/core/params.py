@@ -185,7 +185,7 @@ def parameter_breakdown(model: ModelSpec) -> ParameterBreakdown:
     beside a full shape, that total wins if it is within :data:`PARAMETER_TOLERANCE` of the computed count (a
     :class:`PlannerError` naming both otherwise): the difference is spread over the layers' MLPs, the same in the
     total and in every pipeline stage. A model known by its size alone has all its parameters treated as
-    quantizable linear weights (as the seed texts count "8B x 0.5 byte").
+    quantizable linear weights (as the founding texts count "8B x 0.5 byte").
     """
     if not _full_shape(model):
         attached_loaded = sum(m.parameters for m in model.attached_modules if m.loaded_for_serving)

@@ -90,7 +90,9 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             scope="none",
             unquantized_bits=32,
             quality_note="Reference precision; no serving benefit over BF16.",
-            source="IEEE 754 binary32: 4 bytes per parameter (seed text 000: fp32 = 4 bytes/param).",
+            source=(
+                "IEEE 754 binary32: 4 bytes per parameter (The Memory Math of Serving a Model: fp32 = 4 bytes/param)."
+            ),
         ),
         WeightFormat(
             name="bf16",
@@ -98,7 +100,7 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             bits_per_weight=16,
             scope="none",
             quality_note="The training precision of most current models: the quality baseline.",
-            source="bfloat16: 2 bytes per parameter (seed text 000: bf16 is also 2).",
+            source="bfloat16: 2 bytes per parameter (The Memory Math of Serving a Model: bf16 is also 2).",
         ),
         WeightFormat(
             name="fp16",
@@ -106,7 +108,9 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             bits_per_weight=16,
             scope="none",
             quality_note="Same size as BF16; a BF16-trained model can overflow in FP16 (Gemma, large Llamas).",
-            source="IEEE 754 binary16: 2 bytes per parameter (seed text 000: fp16 = 2 bytes/param).",
+            source=(
+                "IEEE 754 binary16: 2 bytes per parameter (The Memory Math of Serving a Model: fp16 = 2 bytes/param)."
+            ),
         ),
         WeightFormat(
             name="fp8",
@@ -127,7 +131,8 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             quality_note="Small loss with SmoothQuant-style calibration (W8A8).",
             source=(
                 "llm-compressor / compressed-tensors W8A8 INT8 with a per-tensor weight scale: 1 byte per "
-                "weight (seed 001 counts 8-bit as 1 byte/param); per-channel variants add one fp32 per output "
+                "weight (Memory Planning for LLMs counts 8-bit as 1 byte/param); per-channel variants add one fp32 "
+                "per output "
                 "row, under 0.01 bit per weight."
             ),
         ),
@@ -136,8 +141,11 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             label="INT4 (plain)",
             bits_per_weight=4,
             scope="none",
-            quality_note="Idealised 4 bits for every parameter, as the seed texts count it.",
-            source="Seed text 000: int4 = 0.5 byte/param; seed 001's planner counts 4-bit weights as 0.5 byte.",
+            quality_note="Idealised 4 bits for every parameter, as the founding texts count it.",
+            source=(
+                "The Memory Math of Serving a Model: int4 = 0.5 byte/param; Memory Planning for LLMs' planner counts "
+                "4-bit weights as 0.5 byte."
+            ),
         ),
         WeightFormat(
             name="int4-gptq",

@@ -1,6 +1,7 @@
 """Weight memory: parameters x bits per parameter, per category, per GPU.
 
-``weight bytes = parameters x bytes per parameter`` (seed 000; seed 001: "8B x 2 bytes (FP16) = 16 GB").
+``weight bytes = parameters x bytes per parameter`` (The Memory Math of Serving a Model; Memory Planning for LLMs:
+"8B x 2 bytes (FP16) = 16 GB").
 A quantization format stores its quantized categories at its bits per weight (scales and zero points
 included) and keeps the rest in 16 bits (:mod:`planner.core.precision`).
 """
@@ -60,7 +61,7 @@ def category_bits(fmt: WeightFormat, has_experts: bool) -> dict[str, Fraction]:
 def weights_bytes(params: ParameterBreakdown, precision: str) -> int:
     """Bytes of every served parameter (one full copy of the model) in ``precision``.
 
-    Seed 001: 8e9 parameters in FP16 = 16.0 GB; in 4-bit = 4.0 GB; 70e9 in 8-bit = 70.0 GB.
+    Memory Planning for LLMs: 8e9 parameters in FP16 = 16.0 GB; in 4-bit = 4.0 GB; 70e9 in 8-bit = 70.0 GB.
     """
     bits = category_bits(weight_format(precision), params.experts > 0)
     total_bits = (

@@ -2,7 +2,7 @@
 
 - :mod:`planner.core.overhead`: the overhead terms every plan has (:class:`~planner.core.overhead.OverheadBytes`),
   the context an overhead model sees (:class:`~planner.core.overhead.StageContext`), the generic overhead
-  models (the seed texts' simple fractions and a vLLM-like estimate) and the base of every engine profile.
+  models (the founding texts' simple fractions and a vLLM-like estimate) and the base of every engine profile.
 - :mod:`planner.engines.base`: what every engine module shares: the start-up report model, the
   :class:`~planner.engines.base.Engine` interface a registered engine implements, and loader helpers.
 - one module per engine (:mod:`~planner.engines.vllm`, :mod:`~planner.engines.sglang`,

@@ -38,7 +38,7 @@ REGISTERED: tuple[Engine, ...] = (
 )
 _ENGINES: dict[str, Engine] = {engine.name: engine for engine in REGISTERED}
 
-# Overhead profiles that are not an engine: name -> label (the seed texts' simple models and a vLLM-like estimate).
+# Overhead profiles that are not an engine: name -> label (the founding texts' simple models and a vLLM-like estimate).
 GENERIC_PROFILES: dict[str, str] = {
     "generic": "Generic serving-engine estimate (vLLM-like)",
     "simple": "Simple: 10 % of memory for overhead (as in “Memory Planning for LLMs”)",
@@ -180,7 +180,7 @@ def overhead_profile(
 ) -> OverheadModelBase:
     """The overhead model called ``name``: an engine's profile, or a generic one (``generic``: the estimate
     with ``fraction`` as its utilization; ``simple``: ``fraction`` of memory, 10 % by default; ``simple-fixed``:
-    seed 000's fixed bytes)."""
+    The Memory Math of Serving a Model's fixed bytes)."""
     if name == "generic":
         values: dict[str, object] = {"gpu_memory_utilization": fraction} if fraction is not None else {}
         for setting, value in settings.items():

@@ -7,7 +7,7 @@
   defaults to 2048 and ``max_num_tokens`` to 8192 (``BaseLlmArgs``).
 - before 1.0 (TensorRT engines built by ``trtllm-build``, the C++ runtime / Triton backend):
   ``kv_cache_free_gpu_mem_fraction`` of the memory free after the engine and its build-time workspace loaded;
-  blocks of 64 tokens. Indicative (``shared/reference/engine-memory-notes.md`` section 5).
+  blocks of 64 tokens. Indicative (``tests/fixtures/reference/engine-memory-notes.md`` section 5).
 """
 
 from __future__ import annotations

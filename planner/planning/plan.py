@@ -1,7 +1,7 @@
 """The one calculation: a model, a GPU set-up, precisions and a workload in; a per-GPU memory breakdown and
 a capacity out.
 
-Capacity (seed 001): ``concurrent sequences = (GPU memory - weights - overhead) / (KV per token x tokens
+Capacity (Memory Planning for LLMs): ``concurrent sequences = (GPU memory - weights - overhead) / (KV per token x tokens
 per sequence)``. Everything is per GPU and per pipeline stage; the fullest stage limits (vLLM uses the
 minimum block count over ranks). Data-parallel replicas multiply the capacity.
 """
@@ -160,7 +160,8 @@ def plan_basis(request: PlanRequest) -> PlanBasis:
 
 def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMemory:
     """One GPU of ``stage`` with ``gpu_memory_bytes``: the overhead model's working space, and the signed
-    headroom ``memory - weights - activations - framework - reserved`` (the KV pool when positive; seed 001)."""
+    headroom ``memory - weights - activations - framework - reserved`` (the KV pool when positive; Memory Planning
+    for LLMs)."""
     request = basis.request
     start, stop = basis.stage_ranges[stage]
     weights = basis.weights_bytes[stage]
@@ -207,7 +208,7 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
 
 
 def capacity_of(stages: Sequence[StageMemory], sizes: SequenceSizes, replicas: int) -> CapacityAt:
-    """Sequences of ``sizes.context_tokens`` the limiting stage holds, times the replicas (seed 001:
+    """Sequences of ``sizes.context_tokens`` the limiting stage holds, times the replicas (Memory Planning for LLMs:
     ``KV pool / KV bytes per sequence``; paged, with the shared prefix stored once, and contiguous)."""
     exact = paged = prefix = math.inf
     contiguous = None

@@ -1,4 +1,4 @@
-"""The README's worked workloads and the speed model's error table are what the code prints (a changed pick or a
+"""docs/advisor.md's worked workloads and the speed model's error table are what the code prints (a changed pick or a
 changed error fails here)."""
 
 from __future__ import annotations
@@ -9,22 +9,22 @@ from pathlib import Path
 from planner.advisor import top_picks, verdict
 from planner.advisor.examples import EXAMPLES, errors_text, example_ranking, examples_text
 
-README = Path(__file__).parents[2] / "README.md"
+ADVISOR_DOC = Path(__file__).parents[2] / "docs" / "advisor.md"
 
 
 def _section(name: str) -> str:
-    text = README.read_text(encoding="utf-8")
+    text = ADVISOR_DOC.read_text(encoding="utf-8")
     match = re.search(rf"<!-- {name}:start -->\n(.*?)\n<!-- {name}:end -->", text, re.S)
-    assert match, f"README.md: the {name} markers are missing"
+    assert match, f"docs/advisor.md: the {name} markers are missing"
     return match.group(1).strip()
 
 
 def test_readme_examples_are_current() -> None:
-    assert _section("examples") == examples_text(), "run python -m planner.advisor.examples and update README.md"
+    assert _section("examples") == examples_text(), "run make docs"
 
 
 def test_readme_errors_are_current() -> None:
-    assert _section("errors") == errors_text(), "run python -m planner.advisor.examples and update README.md"
+    assert _section("errors") == errors_text(), "run make docs"
 
 
 def test_five_workloads_each_with_three_defensible_picks() -> None:

@@ -16,8 +16,8 @@ GPUS = load_gpus()
 
 
 def test_catalog_page_is_current() -> None:
-    """Fails when a catalog file changed and `make catalog-docs` was not run."""
-    assert DOCS_PATH.read_text(encoding="utf-8") == render(), "docs/catalog.md is stale: run `make catalog-docs`"
+    """Fails when a catalog file changed and `make docs` was not run."""
+    assert DOCS_PATH.read_text(encoding="utf-8") == render(), "docs/catalog.md is stale: run `make docs`"
 
 
 def test_page_lists_every_model_and_gpu_with_its_sources() -> None:

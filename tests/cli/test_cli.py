@@ -97,7 +97,9 @@ def test_fit_json_fields(capsys) -> None:
     assert data["kv_bytes_per_token"] == 131_072
     assert data["weights_bytes_per_gpu"] == 8_030_261_248 * 2
     assert data["max_concurrency_total"] == pytest.approx((72e9 - 16_060_522_496) / (131_072 * 4096))
-    assert data["conversations_total"] == 104  # seed 001's golden table: 8B FP16 on 80 GB, 104 of 4,096 tokens
+    assert (
+        data["conversations_total"] == 104
+    )  # Memory Planning for LLMs' golden table: 8B FP16 on 80 GB, 104 of 4,096 tokens
 
 
 def test_fit_engine_json(capsys) -> None:

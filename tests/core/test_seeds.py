@@ -1,4 +1,5 @@
-"""Every number the two reference texts state (../shared/seeds), reproduced through the `simple` overheads."""
+"""Every number the two founding texts state (The Memory Math of Serving a Model; Memory Planning for LLMs),
+reproduced through the `simple` overheads."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ LLAMA3_8B = ModelSpec(
     native_dtype="fp16",
 )
 
-# Seed 001's golden table: (model, weights, kv dtype, GB per GPU, GPUs, tokens, weights GB, KV KiB, sequences
+# Memory Planning for LLMs' golden table: (model, weights, kv dtype, GB per GPU, GPUs, tokens, weights GB, KV KiB,
+# sequences
 # before rounding). None = "DOES NOT FIT".
 GOLDEN = [
     (M8, "fp16", "fp16", 24, 1, 4096, 16.0, 128, 10.43),
@@ -142,7 +144,8 @@ def test_seed_000_24gb_card_accounting() -> None:
 
 
 def test_seed_000_100_users_need_200gb() -> None:
-    """Seed 000: "Serve 100 long-context users" would demand 100 x 2 GB = 200 GB of KV cache."""
+    """The Memory Math of Serving a Model: "Serve 100 long-context users" would demand 100 x 2 GB = 200 GB of KV
+    cache."""
     assert 100 * kv_bytes_per_sequence(LLAMA2_7B, "fp16", 4096) / GB == pytest.approx(200, rel=0.08)
 
 
@@ -159,7 +162,7 @@ def test_seed_000_weights_by_precision() -> None:
 
 
 def test_fp8_kv_halves_the_cache_and_doubles_capacity() -> None:
-    """Seed 000: "Store the KV cache in fp8 or int8 instead of fp16 and you halve it."."""
+    """The Memory Math of Serving a Model: "Store the KV cache in fp8 or int8 instead of fp16 and you halve it."."""
     assert kv_bytes_per_token(LLAMA3_8B, "fp8") * 2 == kv_bytes_per_token(LLAMA3_8B, "fp16")
     fp16 = _seed_plan(M8, "fp16", "fp16", 80, 1, 4096).capacity.sequences
     fp8 = _seed_plan(M8, "fp16", "fp8", 80, 1, 4096).capacity.sequences
