@@ -33,11 +33,6 @@ def _gpu_bandwidth(request: PlanRequest) -> int | None:
     return request.gpu.bandwidth_bytes_per_s if request.gpu is not None else None
 
 
-def offloaded_per_gpu(a: Assessment) -> int:
-    """The most weight bytes one GPU keeps in host RAM (``--cpu-offload-gb``, llama.cpp's CPU layers)."""
-    return max((e.host_weights_bytes for e in a.result.deployment_stages or ()), default=0)
-
-
 def decode_bound(request: PlanRequest, a: Assessment) -> DecodeBound | None:
     """The decode-speed consequence of partial offload (:mod:`planner.deploy.offload`), None without offload or
     without the GPU's bandwidth."""
