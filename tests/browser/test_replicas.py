@@ -141,8 +141,9 @@ def test_an_upload_reaches_the_sessions_replica(browser: Any, team: str) -> None
     page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(
         files=[{"name": "config.json", "mimeType": "application/json", "buffer": json.dumps(LLAMA_CONFIG).encode()}]
     )
-    page.get_by_text("Plan it on the Memory page").wait_for(timeout=30_000)
-    assert "8,030,261,248 parameters" in page.locator("[data-testid='stAlert']").first.inner_text()
+    page.get_by_text("See its memory plan").wait_for(timeout=30_000)
+    understood = page.locator("[data-testid='stAlert']").filter(has_text="on every page").first.inner_text()
+    assert "8,030,261,248 parameters" in understood, understood
     context.close()
 
 
