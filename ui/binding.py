@@ -106,8 +106,8 @@ def drawn(setting: Setting) -> Any:
 
 def record(setting: Setting, value: Any) -> Any:
     """Put ``value`` in this run's address bar (every widget helper does: a drawn setting is always in the link;
-    an optional setting that is unset is left out)."""
-    if setting.optional and not value:
+    an optional setting that is unset is left out: nothing, or no text; a 0 or a ``false`` it holds is said)."""
+    if setting.optional and (value is None or value == ""):
         return value
     set_view_params({setting.url: setting.to_url(value)})
     return value

@@ -22,6 +22,7 @@ from ui import binding, settings, state
 from ui.custom_spec import decode_spec
 from ui.guard import as_text
 from ui.imports import import_from_hub, looks_like_token
+from ui.sidebar_launch import render_launch
 from ui.state import ModelOrigin, Selection
 from ui.text import device_memory, sentence
 
@@ -265,6 +266,7 @@ def render_sidebar(sb: Any = None) -> Selection:
     gpu = get_gpu(gpu_id)
     sb.caption(device_memory(gpu, "GB" if st.session_state.get(settings.UNIT.url) == "GB" else "GiB"))
     engine, version, util, calibration = _engine(sb)  # first: what it runs decides the options below
+    launch = render_launch(sb, engine, version, calibration)
     count, tp, pp = _parallelism(sb, spec, engine)
     defaults = state.model_defaults(spec, outside.precision if outside else None)
     weights, kv = _formats(sb, spec, engine, gpu, defaults)
@@ -287,6 +289,7 @@ def render_sidebar(sb: Any = None) -> Selection:
         engine_version=version,
         util=util,
         calibration=calibration,
+        **launch,
         context_tokens=context,
         users=int(users),
         unit="GB" if unit == "GB" else "GiB",

@@ -6,7 +6,7 @@ once in :mod:`ui.settings`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -30,9 +30,11 @@ from planner.engines.registry import (
     overhead_profile,
     pair_runs,
     profile_names,
+    settings_taken,
     supported_versions,
     weights_run,
 )
+from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, profile_value, shown_name
 from planner.engines.support import family
 from planner.engines.vllm.calibrated import Calibrated
 from planner.planning.plan import PlanRequest
@@ -54,19 +56,40 @@ ModelOrigin = Literal["catalog", "hub", "custom"]
 
 
 def overhead_for(
-    engine: str, util: float | None = None, calibration: str | None = None, version: str | None = None
+    engine: str,
+    util: float | None = None,
+    calibration: str | None = None,
+    version: str | None = None,
+    launch: Mapping[str, object] | None = None,
 ) -> OverheadModel:
-    """The overhead model behind an engine-profile name and release (a calibration token wins when given). The
-    util widget sets an engine's memory fraction only when that engine has a fixed default (SGLang keeps its
-    heuristic)."""
+    """The overhead model behind an engine-profile name and release (a calibration token wins when given: it
+    measured the overheads with the logged run's own launch settings). The util widget sets an engine's memory
+    fraction only when that engine has a fixed default (SGLang keeps its heuristic); ``launch`` holds the launch
+    settings set (:meth:`Selection.launch_settings`, by their :meth:`Engine.profile` names)."""
     if calibration:
         return Calibrated.from_token(calibration)
+    taken: dict[str, Any] = dict(launch or {})
     if engine in engine_names():
         fixed_default = get_engine(engine).default_fraction is not None
-        return overhead_profile(engine, fraction=util if fixed_default else None, version=version)
+        return overhead_profile(engine, fraction=util if fixed_default else None, version=version, **taken)
     if engine == "generic":
-        return overhead_profile(engine, fraction=util or DEFAULT_UTIL)
-    return overhead_profile(engine)
+        return overhead_profile(engine, fraction=util or DEFAULT_UTIL, **taken)
+    return overhead_profile(engine, **taken)
+
+
+def launch_values(values: Mapping[str, object]) -> dict[str, int | bool]:
+    """The launch settings among ``values`` (keyed by the names a person types: ``kv_cache_memory_gib``), as
+    :meth:`Engine.profile` takes them (``kv_cache_memory_bytes``); unset ones are left out.
+
+    >>> launch_values({"max_num_seqs": 2, "kv_cache_memory_gib": 1.5, "enforce_eager": None})
+    {'max_num_seqs': 2, 'kv_cache_memory_bytes': 1610612736}
+    """
+    taken: dict[str, int | bool] = {}
+    for declared in ENGINE_SETTINGS:
+        shown = values.get(shown_name(declared))
+        if shown is not None and isinstance(shown, int | float | bool):
+            taken[declared.name] = profile_value(declared, shown)
+    return taken
 
 
 def engine_versions(engine: str) -> list[SupportedVersion]:
@@ -88,6 +111,11 @@ def default_util(engine: str, version: str | None = None) -> float:
     if engine in engine_names():
         return get_engine(engine).fraction_default(version) or DEFAULT_UTIL
     return DEFAULT_UTIL
+
+
+def launch_settings_taken(engine: str) -> tuple[EngineSetting, ...]:
+    """The launch settings the profile ``engine`` takes (the sidebar draws these; a link's others are dropped)."""
+    return settings_taken(engine)
 
 
 def uses_fraction(engine: str) -> bool:
@@ -113,6 +141,14 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     engine_version: str | None = None  # None: the engine's default release (the newest with a public log)
     util: float | None = Field(default=None, gt=0, le=1)  # None: the engine release's own default
     calibration: str | None = None
+    # The engine's launch settings (planner.engines.settings; None: not given, the engine's own default)
+    max_num_batched_tokens: int | None = Field(default=None, ge=1)
+    max_num_seqs: int | None = Field(default=None, ge=1)
+    enforce_eager: bool | None = None
+    max_cudagraph_capture_size: int | None = Field(default=None, ge=1)
+    kv_cache_memory_gib: float | None = Field(default=None, gt=0)
+    language_model_only: bool | None = None
+    limit_mm_per_prompt: int | None = Field(default=None, ge=0)
     context_tokens: int = Field(default=DEFAULT_CONTEXT, ge=1)
     users: int = Field(default=DEFAULT_USERS, ge=1)
     unit: Literal["GiB", "GB"] = "GiB"
@@ -151,6 +187,13 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
         shows it)."""
         return self.util if self.util is not None else default_util(self.engine, self.engine_version)
 
+    @property
+    def launch_settings(self) -> dict[str, int | bool]:
+        """The launch settings given (by their :meth:`Engine.profile` names), as ``fit``'s flags pass them."""
+        return launch_values(
+            {shown_name(declared): getattr(self, shown_name(declared)) for declared in ENGINE_SETTINGS}
+        )
+
     def url_values(self) -> dict[str, Any]:
         """Every sidebar setting by its URL name (for links)."""
         return {s.url: getattr(self, s.field) for s in settings.SIDEBAR_SETTINGS}
@@ -184,7 +227,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
             kv_dtype=kv_dtype or self.kv_dtype,
             context_tokens=context,
             max_model_len=context if self.is_engine else None,
-            overhead=overhead_for(self.engine, self.util, self.calibration, self.engine_version),
+            overhead=overhead_for(self.engine, self.util, self.calibration, self.engine_version, self.launch_settings),
             deployment=deployment,
         )
 

@@ -29,7 +29,7 @@ from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, GiB, format_bytes
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_names, overhead_profile
-from planner.engines.settings import ENGINE_SETTINGS
+from planner.engines.settings import ENGINE_SETTINGS, profile_value, shown_name
 from planner.planning.plan import PlanRequest
 
 
@@ -102,9 +102,9 @@ def engine_settings(args: argparse.Namespace) -> dict[str, object]:
     """The launch settings given on the command line, by their :meth:`Engine.profile` names."""
     values: dict[str, object] = {}
     for setting in ENGINE_SETTINGS:
-        value = getattr(args, setting.name.removesuffix("_bytes") + ("_gib" if setting.kind == "bytes" else ""))
+        value = getattr(args, shown_name(setting))
         if value is not None:
-            values[setting.name] = round(value * GiB) if setting.kind == "bytes" else value
+            values[setting.name] = profile_value(setting, value)
     return values
 
 

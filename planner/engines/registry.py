@@ -26,6 +26,7 @@ from planner.core.overhead import (
 from planner.core.precision import WEIGHT_FORMATS
 from planner.engines.base import CONTEXT_CURES, Engine, EngineReport
 from planner.engines.evidence import SupportedVersion, log_counts
+from planner.engines.settings import BY_NAME, ENGINE_SETTINGS, EngineSetting
 from planner.engines.support import family
 from planner.planning.plan import PlanRequest, plan
 from planner.planning.results import PlanResult
@@ -159,6 +160,24 @@ def profile_names() -> tuple[str, ...]:
     return (*_ENGINES, *GENERIC_PROFILES)
 
 
+# The launch settings a generic profile takes (planner.core.overhead.Estimate; the simple ones take none).
+GENERIC_SETTINGS: dict[str, tuple[str, ...]] = {"generic": ("max_num_batched_tokens",)}
+
+
+def settings_taken(name: str) -> tuple[EngineSetting, ...]:
+    """The launch settings (:mod:`planner.engines.settings`) the profile called ``name`` takes, in their declared
+    order: an engine's are those its :attr:`Engine.setting_fields` name; any other is refused by
+    :func:`overhead_profile` with the engine's own reason.
+
+    >>> [s.flag for s in settings_taken("generic")], settings_taken("simple")
+    (['--max-num-batched-tokens'], ())
+    """
+    if name in GENERIC_PROFILES:
+        return tuple(BY_NAME[field] for field in GENERIC_SETTINGS.get(name, ()))
+    fields = get_engine(name).setting_fields
+    return tuple(setting for setting in ENGINE_SETTINGS if setting.name in fields)
+
+
 def profile_label(name: str) -> str:
     """One line describing the profile called ``name``."""
     if name in GENERIC_PROFILES:
@@ -186,7 +205,7 @@ def overhead_profile(
         for setting, value in settings.items():
             if value is None:
                 continue
-            if setting != "max_num_batched_tokens":
+            if setting not in GENERIC_SETTINGS["generic"]:
                 raise PlannerError(f"engine: the generic profile has no {setting.replace('_', ' ')} setting")
             values[setting] = value
         return Estimate.model_validate(values)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Literal, NamedTuple
 
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES
+from planner.core.units import GiB
 
 SettingKind = Literal["count", "flag", "bytes"]
 
@@ -53,3 +54,26 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
     ),
 )  # fmt: skip
 BY_NAME: dict[str, EngineSetting] = {s.name: s for s in ENGINE_SETTINGS}
+
+
+def shown_name(setting: EngineSetting) -> str:
+    """The name a person types the setting under (a link parameter, a CLI destination): sizes in GiB.
+
+    >>> shown_name(BY_NAME["kv_cache_memory_bytes"]), shown_name(BY_NAME["max_num_seqs"])
+    ('kv_cache_memory_gib', 'max_num_seqs')
+    """
+    return setting.name.removesuffix("_bytes") + "_gib" if setting.kind == "bytes" else setting.name
+
+
+def profile_value(setting: EngineSetting, shown: float | bool) -> int | bool:
+    """The :meth:`Engine.profile` value of a setting as a person gives it (``--kv-cache-memory-gib 4``, a link's
+    ``kv_cache_memory_gib=4``): bytes for a size, whole numbers for a count.
+
+    >>> profile_value(BY_NAME["kv_cache_memory_bytes"], 1.5), profile_value(BY_NAME["enforce_eager"], True)
+    (1610612736, True)
+    """
+    if setting.kind == "flag":
+        return bool(shown)
+    if setting.kind == "bytes":
+        return round(float(shown) * GiB)
+    return int(shown)

@@ -9,6 +9,9 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.assessment.assess import assess, context_label
+from planner.bounds.errors import PlannerError
+from planner.engines.registry import overhead_profile
+from planner.engines.settings import ENGINE_SETTINGS, shown_name
 from planner.planning.plan import PlanRequest
 from ui import links, report, settings, state
 from ui.state import Selection
@@ -19,7 +22,8 @@ def test_every_setting_has_one_unique_name() -> None:
     assert len(keys) == len(set(keys))
     sidebar = {s.url for s in settings.SIDEBAR_SETTINGS}
     optional = {s.url for s in settings.SIDEBAR_SETTINGS if s.optional}
-    assert optional == {"hf", "spec", "calib", "engine_version", "util"}
+    launch = {shown_name(declared) for declared in ENGINE_SETTINGS}
+    assert optional == {"hf", "spec", "calib", "engine_version", "util"} | launch
     assert set(links.selection_params(Selection())) == sidebar - optional
     with_all = Selection(
         hub_reference="Qwen/Qwen3-8B",
@@ -27,11 +31,45 @@ def test_every_setting_has_one_unique_name() -> None:
         custom_spec="m1.x",
         engine_version="0.19.0",
         util=0.9,
+        max_num_batched_tokens=4096,
+        max_num_seqs=2,
+        enforce_eager=True,
+        max_cudagraph_capture_size=16,
+        kv_cache_memory_gib=4.5,
+        language_model_only=True,
+        limit_mm_per_prompt=0,
     )
     assert set(links.selection_params(with_all)) == sidebar
     for setting in settings.SETTINGS:  # every field a setting fills exists on its model
         if setting.scope == settings.SIDEBAR:
             assert setting.field in Selection.model_fields, setting.url
+
+
+def test_every_launch_setting_is_a_link_setting_and_a_selection_field() -> None:
+    """An engine setting declared once (planner.engines.settings) is a link parameter under the name the CLI
+    takes and a Selection field; what a link holds reaches the engine profile in its own units."""
+    for declared in ENGINE_SETTINGS:
+        name = shown_name(declared)
+        assert name in Selection.model_fields, f"add a Selection field {name!r} for {declared.flag}"
+        assert settings.LAUNCH_BY_NAME[declared.name].url == name
+    params = links.selection_params(
+        Selection(engine="vllm", max_num_seqs=2, kv_cache_memory_gib=1.5, enforce_eager=False)
+    )
+    assert (params["max_num_seqs"], params["kv_cache_memory_gib"], params["enforce_eager"]) == ("2", "1.5", "false")
+    taken = Selection(engine="vllm", max_num_seqs=2, kv_cache_memory_gib=1.5).launch_settings
+    assert taken == {"max_num_seqs": 2, "kv_cache_memory_bytes": 1_610_612_736}
+
+
+def test_launch_settings_change_the_plan_as_the_cli_flags_do() -> None:
+    """``max_num_seqs=2&enforce_eager=true`` in a link plans what ``fit --max-num-seqs 2 --enforce-eager`` does:
+    the same engine profile, so the same KV pool (no CUDA-graph memory, a sampler sized for 2 sequences)."""
+    base = Selection(model_id="Qwen/Qwen3-8B", gpu_id="rtx-3090", engine="vllm", context_tokens=8192)
+    tuned = base.model_copy(update={"max_num_seqs": 2, "enforce_eager": True})
+    profile = overhead_profile("vllm", max_num_seqs=2, enforce_eager=True)  # fit without --gpu-memory-utilization
+    assert tuned.request().overhead == profile
+    assert tuned.assessment().kv_budget_tokens > base.assessment().kv_budget_tokens
+    with pytest.raises(PlannerError, match="generic profile has no"):
+        Selection(engine="generic", max_num_seqs=2).request()
 
 
 def test_the_address_always_says_auto_or_the_split() -> None:

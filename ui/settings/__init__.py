@@ -82,6 +82,8 @@ from ui.settings.deployment import (
 from ui.settings.deployment import (
     gpu_layers_choice as gpu_layers_choice,
 )
+from ui.settings.launch import LAUNCH_BY_NAME as LAUNCH_BY_NAME
+from ui.settings.launch import LAUNCH_SETTINGS as LAUNCH_SETTINGS
 from ui.settings.parsing import (
     MAX_LIST_ITEMS as MAX_LIST_ITEMS,
 )

@@ -8,6 +8,7 @@ from planner.advisor import ENGINE_PREFERENCE, FORM_FACTORS, VENDORS
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.precision import WEIGHT_FORMATS
 from planner.engines.registry import profile_names
+from ui.settings.launch import LAUNCH_SETTINGS
 from ui.settings.parsing import (
     MAX_SPEC_CHARS,
     MAX_TEXT_CHARS,
@@ -165,6 +166,7 @@ SIDEBAR_SETTINGS = (
     ENGINE,
     ENGINE_VERSION,
     UTIL,
+    *LAUNCH_SETTINGS,
     CALIBRATION,
     CONTEXT,
     USERS,

@@ -1,0 +1,66 @@
+"""Issue 20, the launch settings people set (``--max-num-seqs``, ``--enforce-eager``, ``--kv-cache-memory`` …) on
+the Memory page and in links: a link that carries them plans what ``fit`` plans with the same flags, the launch
+command carries them, and an engine without the flag drops it and says why.
+
+Before: the CLI took these flags but the dashboard could not be told them; a set-up run with ``--max-num-seqs 2``
+on a 24 GB card was planned with vLLM's default batch (and its CUDA-graph memory).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from planner.cli import main
+from tests.app.conftest import plain, run_page, texts
+
+HOME = {"model": "Qwen/Qwen3-8B", "gpu": "rtx-3090", "engine": "vllm", "context": "8192", "users": "2"}
+FLAGS = ["--model", "Qwen/Qwen3-8B", "--gpu", "rtx-3090", "--engine", "vllm", "--context", "8192", "--users", "2"]
+
+
+def _metrics(at: Any) -> dict[str, str]:
+    return {m.label: str(m.value) for m in at.metric}
+
+
+def _codes(at: Any) -> str:
+    return "\n".join(str(c.value) for c in at.code)
+
+
+def _cli(capsys: Any, *flags: str) -> dict[str, Any]:
+    assert main(["fit", *FLAGS, *flags, "--json"]) == 0
+    answer: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return answer
+
+
+def test_a_link_with_launch_settings_plans_what_fit_plans_with_the_flags(capsys: Any) -> None:
+    plain_run = run_page("memory", HOME)
+    tuned = run_page("memory", {**HOME, "max_num_seqs": "2", "enforce_eager": "true"})
+    assert not tuned.exception and not tuned.error, texts(tuned.error)
+    cli = _cli(capsys, "--max-num-seqs", "2", "--enforce-eager")
+    default = _cli(capsys)
+    assert cli["kv_budget_tokens"] > default["kv_budget_tokens"]  # no graph memory: a larger pool
+    shown = _metrics(tuned)["KV budget"]
+    assert f"{cli['kv_budget_tokens'] / 1000:.1f} k" in shown, (shown, cli["kv_budget_tokens"])
+    assert f"{default['kv_budget_tokens'] / 1000:.1f} k" in _metrics(plain_run)["KV budget"]
+    assert cli["verdict_sentence"] in texts(tuned.success) + texts(tuned.warning)
+    command = _codes(tuned)
+    assert "--max-num-seqs 2" in command and "--enforce-eager" in command
+    assert tuned.number_input(key="max_num_seqs").value == 2 and tuned.checkbox(key="enforce_eager").value
+    assert tuned.query_params["max_num_seqs"] == "2" and tuned.query_params["enforce_eager"] == "true"
+    assert "max_num_seqs" not in plain_run.query_params  # unset: not in the link, the engine's default
+
+
+def test_a_fixed_kv_cache_size_is_the_pool(capsys: Any) -> None:
+    at = run_page("memory", {**HOME, "kv_cache_memory_gib": "4"})
+    cli = _cli(capsys, "--kv-cache-memory-gib", "4")
+    assert f"{cli['kv_budget_tokens'] / 1000:.1f} k" in _metrics(at)["KV budget"]
+    assert "--kv-cache-memory 4294967296" in _codes(at) and "--gpu-memory-utilization" not in _codes(at)
+
+
+def test_an_engine_without_the_flag_drops_it_and_says_why() -> None:
+    at = run_page("memory", {**HOME, "engine": "sglang", "max_num_seqs": "2", "enforce_eager": "true"})
+    assert not at.exception
+    notes = " ".join(texts(at.warning) + texts(at.info) + [plain(c.value) for c in at.caption])
+    assert "SGLang has no --max-num-seqs setting" in notes, notes
+    assert "max_num_seqs" not in at.query_params and "enforce_eager" not in at.query_params
+    assert "--max-num-seqs 2 " not in _codes(at) and "--enforce-eager" not in _codes(at)

@@ -1,0 +1,84 @@
+"""The sidebar's launch settings: the flags people start an engine with (``--max-num-seqs``, ``--enforce-eager``,
+``--kv-cache-memory`` …), drawn for the engine that takes them (:func:`planner.engines.registry.settings_taken`).
+A link's value for a flag the chosen engine has no use for is dropped and said so; an unset box is the engine's
+own default, as when the flag is not given."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from planner.bounds.errors import PlannerError
+from planner.core.units import GiB
+from planner.engines.registry import engine_names, get_engine
+from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, shown_name
+from ui import binding, settings, state
+from ui.guard import as_text
+from ui.settings.launch import MIN_GIB
+from ui.text import sentence
+
+
+def _valid(declared: EngineSetting) -> Any:
+    def valid(value: object) -> bool:
+        if value is None:
+            return True
+        if declared.kind == "flag":
+            return isinstance(value, bool)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        if declared.kind == "bytes":
+            return MIN_GIB <= value <= declared.high / GiB
+        return isinstance(value, int) and declared.low <= value <= declared.high
+
+    return valid
+
+
+def _draw(box: Any, declared: EngineSetting) -> Any:
+    """One launch setting's widget; returns what it holds (``None``: not given)."""
+    setting = settings.LAUNCH_BY_NAME[declared.name]
+    value = binding.ensure(setting, _valid(declared), None, "outside what the engine accepts")
+    if declared.kind == "flag":  # a box ticked or not: unticked is the flag not given
+        st.session_state[setting.url] = bool(value)
+        box.checkbox(setting.label, key=setting.url, help=setting.help)
+        return binding.record(setting, True if binding.drawn(setting) else None)
+    if declared.kind == "bytes":
+        box.number_input(
+            setting.label, min_value=MIN_GIB, max_value=declared.high / GiB, value=None, step=0.5, format="%.2f",
+            key=setting.url, help=setting.help, placeholder="not set: the memory fraction sizes the cache",
+        )  # fmt: skip
+    else:
+        box.number_input(
+            setting.label, min_value=declared.low, max_value=declared.high, value=None, step=1, key=setting.url,
+            help=setting.help, placeholder="not set: the engine's default",
+        )  # fmt: skip
+    return binding.record(setting, binding.drawn(setting))
+
+
+def _refuse(engine: str, declared: EngineSetting) -> None:
+    """A link's value for a setting ``engine`` does not take is dropped, with the reason."""
+    setting = settings.LAUNCH_BY_NAME[declared.name]
+    label = get_engine(engine).label if engine in engine_names() else f"The {engine} profile"
+    binding.ensure(setting, lambda v: v is None, None, f"{label} has no {declared.flag} setting")
+
+
+def render_launch(sb: Any, engine: str, version: str | None, calibration: str | None) -> dict[str, Any]:
+    """The launch settings for ``engine`` (by the names a link and the CLI use: ``kv_cache_memory_gib``), the
+    ones it does not take dropped; a combination the engine refuses is said and left out."""
+    taken = {declared.name for declared in state.launch_settings_taken(engine)}
+    for declared in ENGINE_SETTINGS:
+        if declared.name not in taken:
+            _refuse(engine, declared)
+    if not taken:
+        return {}
+    is_set = any(st.session_state.get(shown_name(d)) not in (None, False) for d in ENGINE_SETTINGS)
+    box = sb.expander("Launch settings", icon=":material/terminal:", expanded=is_set)
+    if calibration:
+        box.caption("A calibration measured the overheads with its log's own launch settings: these are not used.")
+    values = {shown_name(d): _draw(box, d) for d in ENGINE_SETTINGS if d.name in taken}
+    try:
+        state.overhead_for(engine, None, None, version, state.launch_values(values))
+    except PlannerError as exc:
+        box.error(as_text(f"{sentence(str(exc))} Planned without the launch settings."), icon=":material/error:")
+        return {}
+    return values
