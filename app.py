@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import frame
+from ui import frame, setup_summary
 from ui.deferred import Deferred
 from ui.guard import guarded
 from ui.page_registry import PAGES
@@ -38,7 +38,9 @@ navigation = st.navigation(
 )
 sidebar = Deferred(lambda: st.sidebar)
 with frame.run_budget():  # the sidebar and the page share one wall-clock budget per run
-    frame.publish(guarded(render_sidebar, sidebar))
-    with frame.drawn_after(sidebar):  # the answer first, the set-up's widgets after it
+    selection = guarded(render_sidebar, sidebar)
+    frame.publish(selection)
+    # the answer first, the set-up after it: on a cold link its summary, the full editor one click away
+    with frame.drawn_after(setup_summary.shown(sidebar, selection)):
         navigation.run()
 frame.finish(notes)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from tests.browser.server import ROOT
@@ -34,23 +35,34 @@ def cold(browser: Any, url: str, marks: dict[str, str]) -> dict[str, float]:
     return found
 
 
+def alternating(browser: Any, links: Mapping[str, tuple[str, Mapping[str, str]]], tries: int) -> dict[str, Any]:
+    """For each named link (its URL and the marks it is timed to), the milliseconds of ``tries`` cold opens, taken
+    in turn (one of each, then again), after one untimed open each: ``{name: {mark: [ms, ...]}}``."""
+    for url, marks in links.values():
+        cold(browser, url, dict(marks))
+    samples: dict[str, dict[str, list[float]]] = {
+        name: {mark: [] for mark in marks} for name, (_, marks) in links.items()
+    }
+    for _ in range(tries):
+        for name, (url, marks) in links.items():
+            for mark, ms in cold(browser, url, dict(marks)).items():
+                samples[name][mark].append(ms)
+    return samples
+
+
 def compare(browser: Any, memory_url: str, floor_url: str, tries: int) -> dict[str, float]:
     """Medians of ``tries`` alternating cold links (floor, Memory, floor, …) after one untimed warm-up each."""
-    cold(browser, floor_url, {"chart": CHART})
-    cold(browser, memory_url, {"chart": CHART})
-    floor: list[float] = []
-    verdict: list[float] = []
-    chart: list[float] = []
-    for _ in range(tries):
-        floor.append(cold(browser, floor_url, {"chart": CHART})["chart"])
-        found = cold(browser, memory_url, {"verdict": ALERT, "chart": CHART})
-        verdict.append(found["verdict"])
-        chart.append(found["chart"])
+    found = alternating(
+        browser,
+        {"floor": (floor_url, {"chart": CHART}), "memory": (memory_url, {"verdict": ALERT, "chart": CHART})},
+        tries,
+    )
+    floor, memory = found["floor"]["chart"], found["memory"]
     return {
         "browser: cold link, floor page (one Plotly chart) to chart drawn": statistics.median(floor),
-        "browser: cold link, Memory page to verdict shown": statistics.median(verdict),
-        "browser: cold link, Memory page to chart drawn": statistics.median(chart),
-        RATIO: statistics.median(chart) / statistics.median(floor),
+        "browser: cold link, Memory page to verdict shown": statistics.median(memory["verdict"]),
+        "browser: cold link, Memory page to chart drawn": statistics.median(memory["chart"]),
+        RATIO: statistics.median(memory["chart"]) / statistics.median(floor),
     }
 
 

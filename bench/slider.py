@@ -1,9 +1,10 @@
 """Slider to chart: the sidebar's context slider moved on each page with a chart, until the page shows the new run.
 
-Each try opens the page's link in a fresh browser context, waits for its chart, moves the context slider with the
-keyboard (End or Home, alternately) and times until the server has finished the run (its ``script_finished``
-message, read off the page's websocket), the browser has dropped the running indicator, the chart is drawn and two
-animation frames have passed (the new figures are painted).
+Each try opens the page's link in a fresh browser context, waits for its chart, opens the set-up's editor (a cold
+link shows its summary, :mod:`ui.setup_summary`), moves the context slider with the keyboard (End or Home,
+alternately) and times until the server has finished the run (its ``script_finished`` message, read off the page's
+websocket), the browser has dropped the running indicator, the chart is drawn and two animation frames have passed
+(the new figures are painted).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.browser.server import wait_for_chart
+from tests.browser.server import open_setup, wait_for_chart
 
 SLIDER = "Context length (tokens)"
 # Every page with a chart; the sidebar (and its context slider) is on every page.
@@ -43,29 +44,34 @@ def _finished_runs(page: Any) -> list[float]:
     return finished
 
 
+def slider_once(browser: Any, url: str, index: int) -> float:
+    """Milliseconds from a slider key press (End on even ``index``, Home on odd) to the updated page, in a fresh
+    context, after the set-up's editor is opened (a cold link shows its summary, :mod:`ui.setup_summary`)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    finished = _finished_runs(page)
+    page.goto(url)
+    wait_for_chart(page, 60_000)
+    open_setup(page)
+    knob = page.get_by_role("slider", name=SLIDER)
+    knob.focus()
+    before = len(finished)
+    start = time.perf_counter()
+    page.keyboard.press("End" if index % 2 == 0 else "Home")
+    while len(finished) == before:
+        page.wait_for_timeout(2)
+        if time.perf_counter() - start > 30:
+            raise TimeoutError(f"no run finished after the slider moved on {url}")
+    page.wait_for_function(DRAWN, timeout=30_000)
+    page.evaluate(PAINTED)
+    elapsed = (time.perf_counter() - start) * 1000
+    context.close()
+    return elapsed
+
+
 def slider_ms(browser: Any, url: str, tries: int) -> float:
     """The median milliseconds from a slider key press to the updated page, over ``tries`` fresh contexts."""
-    samples: list[float] = []
-    for index in range(tries):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
-        finished = _finished_runs(page)
-        page.goto(url)
-        wait_for_chart(page, 60_000)
-        knob = page.get_by_role("slider", name=SLIDER)
-        knob.focus()
-        before = len(finished)
-        start = time.perf_counter()
-        page.keyboard.press("End" if index % 2 == 0 else "Home")
-        while len(finished) == before:
-            page.wait_for_timeout(2)
-            if time.perf_counter() - start > 30:
-                raise TimeoutError(f"no run finished after the slider moved on {url}")
-        page.wait_for_function(DRAWN, timeout=30_000)
-        page.evaluate(PAINTED)
-        samples.append((time.perf_counter() - start) * 1000)
-        context.close()
-    return statistics.median(samples)
+    return statistics.median(slider_once(browser, url, index) for index in range(tries))
 
 
 def run(browser: Any, base: str, query: str, tries: int) -> dict[str, float]:

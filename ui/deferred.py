@@ -16,14 +16,19 @@ from typing import Any
 
 # Calls that return a container (their own calls are recorded against the container made at drawing time).
 CONTAINERS = frozenset({"expander", "container", "popover", "empty"})
+# Calls that tell the reader something about the set-up (a failed import, a replaced value, an extrapolated release).
+ALERTS = frozenset({"error", "warning", "info", "success", "exception", "toast"})
 
 
 class Deferred:
     """Calls on a container, recorded now and made by :meth:`draw`."""
 
-    def __init__(self, resolve: Callable[[], Any], steps: list[Callable[[], None]] | None = None) -> None:
+    def __init__(
+        self, resolve: Callable[[], Any], steps: list[Callable[[], None]] | None = None, names: list[str] | None = None
+    ) -> None:
         self._resolve = resolve
         self._steps: list[Callable[[], None]] = [] if steps is None else steps
+        self._names: list[str] = [] if names is None else names  # what was called, on this container or within
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_"):
@@ -32,7 +37,8 @@ class Deferred:
         def call(*args: Any, **kwargs: Any) -> Deferred | None:
             made: list[Any] = []
             self._steps.append(lambda: made.append(getattr(self._resolve(), name)(*args, **kwargs)))
-            return Deferred(lambda: made[0], self._steps) if name in CONTAINERS else None
+            self._names.append(name)
+            return Deferred(lambda: made[0], self._steps, self._names) if name in CONTAINERS else None
 
         return call
 
@@ -40,8 +46,16 @@ class Deferred:
         """``st.columns``: one recorded container per column."""
         made: list[Any] = []
         self._steps.append(lambda: made.extend(self._resolve().columns(spec, **kwargs)))
+        self._names.append("columns")
         count = spec if isinstance(spec, int) else len(spec)
-        return [Deferred(lambda index=index: made[index], self._steps) for index in range(count)]  # type: ignore[misc]
+        return [
+            Deferred(lambda index=index: made[index], self._steps, self._names)  # type: ignore[misc]
+            for index in range(count)
+        ]
+
+    def alerts(self) -> bool:
+        """Whether any recorded call is an alert (:data:`ALERTS`)."""
+        return not ALERTS.isdisjoint(self._names)
 
     def draw(self) -> None:
         """Make every recorded call, in the order recorded (once)."""

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui.page_registry import PAGES as REGISTERED_PAGES
+from ui.setup_summary import EDITOR_KEY
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGES = {page.path: page.file for page in REGISTERED_PAGES}
@@ -22,10 +23,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.apptest)
 
 
-def run_page(page: str, params: Mapping[str, str | list[str]] | None = None) -> AppTest:
+def run_page(page: str, params: Mapping[str, str | list[str]] | None = None, *, editor: bool = False) -> AppTest:
+    """A cold link to ``page`` with ``params``, run once: the sidebar shows the set-up's summary
+    (:mod:`ui.setup_summary`), or with ``editor`` the full editor, as it is after the reader's first click on the
+    summary (or any other change): every test that drives or reads a sidebar widget asks for it."""
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in (params or {}).items():
         at.query_params[key] = value
+    if editor:
+        at.session_state[EDITOR_KEY] = True
     if page != "memory":
         at.switch_page(PAGES[page])  # before the first run the page is found by its file name = url_path
     at.run()

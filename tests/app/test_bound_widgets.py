@@ -37,6 +37,9 @@ UNBOUND = {
 }
 UNBOUND_PREFIXES = {"custom_form.": "the custom-model form: the model it describes travels as `spec` on submit"}
 DECLARED = {key for s in settings.SETTINGS for key in s.widget_keys}
+# Set-up settings without a widget of their own: the context is drawn as its two views (a slider and a box), the
+# custom model and the calibration travel in the link only.
+NO_WIDGET = {settings.CONTEXT.url, settings.CUSTOM_SPEC.url, settings.CALIBRATION.url}
 # Each page with a link that draws all of its widgets.
 OPENED: dict[str, dict[str, str | list[str]]] = {
     "memory": {"engine": "vllm"},
@@ -66,9 +69,10 @@ def _widgets(at: AppTest) -> list[Any]:
 
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_every_widget_is_a_declared_setting(page: str) -> None:
-    at = _open_sections(run_page(page, OPENED.get(page, {})))
+    at = _open_sections(run_page(page, OPENED.get(page, {}), editor=True))
     assert not at.exception
     keys = {widget.key for widget in _widgets(at)}
+    assert {s.url for s in settings.SIDEBAR_SETTINGS if s.url not in NO_WIDGET} <= keys, "the set-up not drawn"
     if page == "memory":
         assert {s.url for s in settings.DEPLOYMENT_SETTINGS} <= keys | {settings.STAGE_GPUS.url}, "section not drawn"
     for widget in _widgets(at):
@@ -153,7 +157,7 @@ CHANGED: dict[str, tuple[str, ...]] = {
 @pytest.mark.parametrize(("page", "key"), [(p, k) for p, keys in CHANGED.items() for k in keys])
 def test_after_any_change_the_address_bar_opens_the_same_view(page: str, key: str) -> None:
     start = {"model": "meta-llama/Llama-3.1-70B", "gpus": "2", "weights": "fp8", "kv": "fp8", "users": "50"}
-    at = run_page(page, {**start, **OPENED.get(page, {})})
+    at = run_page(page, {**start, **OPENED.get(page, {})}, editor=True)
     if key in deployment.DEFAULTS:
         at = _open_sections(at)
     widget = next((w for w in _widgets(at) if w.key == key), None)

@@ -99,10 +99,10 @@ def test_a_link_asking_llamacpp_for_fp8_is_planned_as_what_it_runs() -> None:
 
 
 def test_the_sidebar_offers_only_what_the_engine_runs() -> None:
-    vllm = run_page("memory", {"engine": "vllm"})
+    vllm = run_page("memory", {"engine": "vllm"}, editor=True)
     assert "q4_k_m" not in vllm.selectbox(key="weights").options  # GGUF is llama.cpp's
     assert {"int8", "int4"}.isdisjoint(vllm.selectbox(key="kv").options)  # vLLM has no INT8 or 4-bit KV cache
-    llama = run_page("memory", {"engine": "llamacpp"})
+    llama = run_page("memory", {"engine": "llamacpp"}, editor=True)
     assert {"fp8", "int4-awq"}.isdisjoint(llama.selectbox(key="weights").options)
     assert "fp8" not in llama.selectbox(key="kv").options and "int8" in llama.selectbox(key="kv").options
 

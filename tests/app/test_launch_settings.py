@@ -34,7 +34,7 @@ def _cli(capsys: Any, *flags: str) -> dict[str, Any]:
 
 def test_a_link_with_launch_settings_plans_what_fit_plans_with_the_flags(capsys: Any) -> None:
     plain_run = run_page("memory", HOME)
-    tuned = run_page("memory", {**HOME, "max_num_seqs": "2", "enforce_eager": "true"})
+    tuned = run_page("memory", {**HOME, "max_num_seqs": "2", "enforce_eager": "true"}, editor=True)
     assert not tuned.exception and not tuned.error, texts(tuned.error)
     cli = _cli(capsys, "--max-num-seqs", "2", "--enforce-eager")
     default = _cli(capsys)
@@ -64,3 +64,9 @@ def test_an_engine_without_the_flag_drops_it_and_says_why() -> None:
     assert "SGLang has no --max-num-seqs setting" in notes, notes
     assert "max_num_seqs" not in at.query_params and "enforce_eager" not in at.query_params
     assert "--max-num-seqs 2 " not in _codes(at) and "--enforce-eager" not in _codes(at)
+
+
+def test_a_cold_link_says_its_launch_settings_in_the_set_up_summary() -> None:
+    at = run_page("memory", {**HOME, "max_num_seqs": "2", "enforce_eager": "true", "kv_cache_memory_gib": "4.5"})
+    summary = "\n".join(plain(str(m.value)) for m in at.markdown)
+    assert "**Launch:** --max-num-seqs 2 --enforce-eager --kv-cache-memory 4.5 GiB" in summary, summary

@@ -123,7 +123,7 @@ def test_compare_page_offers_only_what_the_engine_runs() -> None:
 
 
 def test_context_exact_number_moves_the_slider() -> None:
-    at = run_page("memory")
+    at = run_page("memory", editor=True)
     at.number_input(key="context_exact").set_value(12345).run()
     assert at.session_state["context"] == 12345
     assert at.query_params["context"] in ("12345", ["12345"])

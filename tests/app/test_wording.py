@@ -10,15 +10,16 @@ from tests.app.conftest import plain, run_page
 
 
 def _captions(at) -> list[str]:
+    """The sidebar's captions (the set-up's editor: the tests open it)."""
     return [plain(c.value) for c in at.sidebar.caption]
 
 
 def test_sidebar_says_where_a_gpus_memory_comes_from() -> None:
-    at = run_page("memory", {"gpu": "l40"})
+    at = run_page("memory", {"gpu": "l40"}, editor=True)
     captions = _captions(at)
     assert any("marketed 48 GB; the device's own total is not in the catalog" in c for c in captions), captions
     assert not any("as the device reports" in c for c in captions)
-    reported = _captions(run_page("memory", {"gpu": "h100-pcie-80gb"}))
+    reported = _captions(run_page("memory", {"gpu": "h100-pcie-80gb"}, editor=True))
     assert "H100 PCIe 80GB · 79.65 GiB as the device reports it" in reported  # nvidia-smi's 81,559 MiB
 
 
@@ -32,14 +33,14 @@ def test_memory_page_does_not_claim_an_engine_total_it_does_not_have() -> None:
 
 
 def test_sidebar_memory_follows_the_unit() -> None:
-    captions = _captions(run_page("memory", {"gpu": "h100-pcie-80gb", "unit": "GB"}))
+    captions = _captions(run_page("memory", {"gpu": "h100-pcie-80gb", "unit": "GB"}, editor=True))
     assert (
         f"H100 PCIe 80GB · {get_gpu('h100-pcie-80gb').memory_bytes / 1e9:,.2f} GB as the device reports it" in captions
     )
 
 
 def test_auto_tensor_parallel_shows_auto_not_a_placeholder() -> None:
-    at = run_page("memory", {"model": "meta-llama/Llama-3.1-70B", "gpus": "2"})
+    at = run_page("memory", {"model": "meta-llama/Llama-3.1-70B", "gpus": "2"}, editor=True)
     tp = at.selectbox(key="tp")
     assert tp.value is None and tp.proto.placeholder == "auto (2)"
 
@@ -58,7 +59,7 @@ def test_catalog_cells_without_a_figure_are_empty() -> None:
 def test_sidebar_names_the_total_engine_profiles_plan_with() -> None:
     """The H100 SXM's device total (81,559 MiB) and the total vLLM prints (79.19 GiB) differ; the chart's capacity
     under an engine profile is the second, so the sidebar names both."""
-    at = run_page("memory", {"gpu": "h100-sxm-80gb", "engine": "vllm"})
+    at = run_page("memory", {"gpu": "h100-sxm-80gb", "engine": "vllm"}, editor=True)
     captions = _captions(at)
     assert "H100 SXM5 80GB · 79.65 GiB as the device reports it; engines see 79.19 GiB" in captions, captions
     chart = at.get("plotly_chart")[0].proto.spec

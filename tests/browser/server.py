@@ -41,6 +41,10 @@ SETUP_DRAWN = (
     f"() => {list(SETUP_KINDS)}"
     ".every(kind => document.querySelector(`[data-testid='stSidebar'] [data-testid=${kind}]`))"
 )
+# The set-up's summary (a cold link's first run, ui.setup_summary) and the expander that opens the editor.
+SUMMARY = "[data-testid='stSidebar'] .st-key-setup_summary"
+SUMMARY_OPEN = f"{SUMMARY} [data-testid='stExpander'] summary"
+SETUP_SHOWN = f'() => !!document.querySelector("{SUMMARY}") || ({SETUP_DRAWN})()'
 
 
 def chromium_path() -> str | None:
@@ -186,9 +190,25 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def wait_for_chart(page: Any, timeout_ms: int = 30_000) -> None:
-    """Until Streamlit has finished the run, a Plotly chart has drawn its SVG and the set-up's widgets are drawn
-    (the frame draws them after the page's answer, :mod:`ui.deferred`, and each widget kind's script is fetched when
-    it is first drawn, so on a cold link they may come a moment after the chart)."""
+    """Until Streamlit has finished the run, a Plotly chart has drawn its SVG and the set-up is drawn: its summary
+    (a cold link's first run) or the editor's widgets (the frame draws them after the page's answer,
+    :mod:`ui.deferred`, and each widget kind's script is fetched when it is first drawn, so on a cold link they may
+    come a moment after the chart)."""
     page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=timeout_ms)
     page.wait_for_function("() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=timeout_ms)
+    page.wait_for_function(SETUP_SHOWN, timeout=timeout_ms)
+
+
+def setup_visible(page: Any) -> bool:
+    """Whether the shared set-up is on screen: its summary (a cold link) or the editor (its Model box)."""
+    return bool(page.locator(SUMMARY).is_visible() or page.get_by_role("combobox", name="Model").is_visible())
+
+
+def open_setup(page: Any, timeout_ms: int = 30_000) -> None:
+    """Open the set-up's editor the way a reader does (one click on the summary's expander, when the summary is
+    shown) and wait until its widgets are drawn and the run has finished. Every test that drives a sidebar widget
+    calls it first."""
+    if page.locator(SUMMARY).count():
+        page.locator(SUMMARY_OPEN).click()
     page.wait_for_function(SETUP_DRAWN, timeout=timeout_ms)
+    page.wait_for_function("() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=timeout_ms)

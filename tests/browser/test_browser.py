@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.browser.server import wait_for_chart
+from tests.browser.server import open_setup, wait_for_chart
 from ui import links
 from ui.state import Selection
 
@@ -44,6 +44,7 @@ def test_slider_change_updates_url_and_the_new_link_reproduces(page, browser, ap
     page.goto(f"{app_url}/{links.query_string(start)}")
     wait_for_chart(page)
     before = _alert_text(page)
+    open_setup(page)
     slider = page.get_by_role("slider", name="Context length (tokens)")
     slider.focus()
     page.keyboard.press("End")  # the context slider to the model's maximum
@@ -122,12 +123,14 @@ def _fresh(browser, url: str):
 
 def _choose(page, label: str, option: str) -> None:
     """Pick ``option`` in the select box labelled ``label`` (Streamlit renders it as an ARIA combobox)."""
+    open_setup(page)
     page.get_by_role("combobox", name=label).click()
     page.get_by_role("option", name=option, exact=True).click()
 
 
 def _gpus(page, count: int) -> None:
     """Type ``count`` in the sidebar's GPUs box (any count up to 64; it was a select box of 1, 2, 4, 8, 16)."""
+    open_setup(page)
     box = page.get_by_label("GPUs", exact=True)
     box.fill(str(count))
     box.press("Enter")

@@ -13,7 +13,14 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.browser.server import free_port, make_command, running_server, streamlit_command, wait_for_chart
+from tests.browser.server import (
+    free_port,
+    make_command,
+    running_server,
+    setup_visible,
+    streamlit_command,
+    wait_for_chart,
+)
 from ui.page_registry import PAGES, page
 
 LAUNCHES: dict[str, Callable[[int], list[str]]] = {
@@ -38,7 +45,7 @@ def test_a_cold_deep_link_draws_its_page_in_the_frame(browser, launch: str) -> N
                 navigation = tab.locator("[data-testid='stSidebarNav']").inner_text()
                 for entry in PAGES:  # the registry's titles, not file names ("what if", "app")
                     assert entry.title in navigation, (launch, path, navigation)
-                assert tab.get_by_role("combobox", name="Model").is_visible(), (launch, path)  # the shared frame
+                assert setup_visible(tab), (launch, path)  # the shared frame
                 assert tab.url.split("?")[0].rstrip("/").endswith(page(path).path)
         finally:
             context.close()

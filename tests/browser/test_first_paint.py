@@ -1,15 +1,18 @@
 """A cold link to the Memory page loads only what its first paint draws: no data-grid or code-highlighter
-script (megabytes to parse on the same core that draws the chart; ``make bench`` times the difference)."""
+script (megabytes to parse on the same core that draws the chart; ``make bench`` times the difference), and none
+of the set-up's widget scripts: the sidebar summarises the set-up, and one click opens the editor
+(:mod:`ui.setup_summary`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tests.browser.server import wait_for_chart
+from tests.browser.server import SUMMARY, open_setup, wait_for_chart
 from ui import links
 from ui.state import Selection
 
 HEAVY = ("StreamlitSyntaxHighlighter", "DataFrame", "arrowFormatUtils")
+SETUP_SCRIPTS = ("Selectbox", "NumberInput", "Slider", "TextInput", "ButtonGroup")  # the editor's widget kinds
 
 
 def test_memory_first_paint_loads_no_grid_or_highlighter(browser: Any, app_url: str) -> None:
@@ -24,4 +27,25 @@ def test_memory_first_paint_loads_no_grid_or_highlighter(browser: Any, app_url: 
     assert any(name.startswith("PlotlyChart") for name in scripts)
     assert [name for name in scripts if name.startswith(HEAVY)] == []
     assert page.get_by_text("Available KV cache memory:").count() == 1, "the engine's lines are on the page"
+    context.close()
+
+
+def test_a_cold_links_set_up_is_a_summary_and_one_click_opens_the_editor(browser: Any, app_url: str) -> None:
+    sel = Selection(model_id="meta-llama/Llama-3.1-70B", gpu_count=2, weights="fp8", kv_dtype="fp8", users=50)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    scripts: list[str] = []
+    page.on("request", lambda request: scripts.append(request.url.rsplit("/", 1)[-1]))
+    page.goto(f"{app_url}/{links.query_string(sel)}")
+    wait_for_chart(page)
+    page.wait_for_timeout(1000)
+    assert [name for name in scripts if name.startswith(SETUP_SCRIPTS)] == []
+    summary = page.locator(SUMMARY).inner_text()
+    assert "Llama 3.1 70B" in summary and "2 × H100 SXM5 80GB" in summary and "50 at once" in summary
+    address = page.url
+    open_setup(page)
+    assert {name.split(".")[0] for name in scripts} >= set(SETUP_SCRIPTS)
+    assert page.locator(SUMMARY).count() == 0
+    assert page.get_by_role("spinbutton", name="Target concurrent users").input_value() == "50"
+    assert page.url == address, "opening the editor changes no setting"
     context.close()

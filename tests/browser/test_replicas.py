@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from deploy.config import COOKIE
-from tests.browser.server import free_port, make_command, running_server, wait_for_chart
+from tests.browser.server import free_port, make_command, open_setup, running_server, setup_visible, wait_for_chart
 from ui import links
 from ui.page_registry import PAGES
 from ui.state import Selection
@@ -58,7 +58,7 @@ def _in_the_frame(tab: Any, path: str) -> None:
     assert DEEP[path] in tab.locator("h1").first.inner_text(), path
     navigation = tab.locator("[data-testid='stSidebarNav']").inner_text()
     assert all(entry.title in navigation for entry in PAGES), navigation
-    assert tab.get_by_role("combobox", name="Model").is_visible()
+    assert setup_visible(tab)
 
 
 def test_cold_deep_links_through_the_proxy_draw_in_the_frame(browser: Any, team: str) -> None:
@@ -100,6 +100,7 @@ def test_a_session_keeps_its_websocket_and_settings_across_a_page_switch(browser
     page.on("websocket", lambda socket: (sockets.append(socket), socket.on("close", lambda s: closed.append(s))))
     page.goto(f"{team}/{links.query_string(VIEW)}")
     wait_for_chart(page)
+    open_setup(page)
     users = page.get_by_role("spinbutton", name="Target concurrent users")
     users.fill("41")
     users.press("Enter")

@@ -48,3 +48,15 @@ def test_calls_are_made_in_order_when_drawn_and_once() -> None:
     ]
     sidebar.draw()
     assert len(log) == 7  # drawn once
+
+
+def test_alerts_are_known_across_containers() -> None:
+    """The set-up's summary is drawn only when the recorded sidebar says nothing (ui.setup_summary)."""
+    quiet = Deferred(lambda: Recorder("sidebar", []))
+    quiet.markdown("### Set-up")
+    quiet.columns(2)[1].caption("TP")
+    assert not quiet.alerts()
+    said = Deferred(lambda: Recorder("sidebar", []))
+    said.columns(3)[2].selectbox("PP")
+    said.expander("Token").warning("a release without a public log")
+    assert said.alerts()

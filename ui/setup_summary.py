@@ -1,0 +1,96 @@
+"""The set-up on a cold link: a summary in words, with the editor one click away.
+
+A link opened cold draws its answer with the set-up summarised at the top of the sidebar (model, GPUs, precisions,
+engine, launch settings, context, users, unit) and an expander that opens the full editor; every later run of the
+session (the expander opened, any widget changed, another page) draws the full editor, which then stays. The set-up's
+~15 widgets are five widget kinds, each a script the browser fetches, evaluates and renders on the same main thread that
+draws the chart: on a cold link they cost the first chart ~25 % (``make bench``, :mod:`bench.coldlink`), a summary in
+two Markdown elements almost nothing. Nothing is lost: the settings are read, checked and put in the address bar and the
+share link the same way whichever is drawn (:func:`ui.sidebar.render_sidebar` runs either way), and a set-up with
+anything to say (an import, a replaced value, an extrapolated release: an alert) draws the editor at once.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from planner.assessment.words import context_label, split_label
+from planner.core.kv_formats import kv_format
+from planner.core.precision import weight_format
+from planner.engines.registry import engine_names, get_engine, profile_label
+from planner.engines.settings import ENGINE_SETTINGS, shown_name
+from ui.deferred import Deferred
+from ui.guard import as_text
+from ui.state import Selection
+
+EDITOR_KEY = "_setup_editor"  # the session has drawn its set-up once: the full editor from now on (view state)
+OPEN_KEY = "setup_open"  # the summary's expander: opening it reruns the page with the editor (view state)
+OPEN_LABEL = "Change the set-up"
+SUMMARY_KEY = "setup_summary"  # the summary's container (its CSS class st-key-setup_summary finds it in a browser)
+
+
+def _model(sel: Selection) -> str:
+    spec = sel.spec
+    if sel.model_origin == "hub":
+        return f"{spec.display_name} (Hugging Face Hub {sel.hub_reference})"
+    if sel.model_origin == "custom":
+        return f"{spec.display_name} (a custom model, described by hand)"
+    return f"{spec.display_name} ({sel.model_id})"
+
+
+def _engine(sel: Selection) -> str:
+    if sel.calibration:
+        return "overheads measured from a pasted start-up log"
+    if sel.engine not in engine_names():
+        return profile_label(sel.engine)
+    words = get_engine(sel.engine).support.label + (f" {sel.engine_version}" if sel.engine_version else "")
+    return words + (f", memory fraction {sel.util:.2f}" if sel.util is not None else "")
+
+
+def _launch(sel: Selection) -> list[tuple[str, str]]:
+    """The launch settings given (``--max-num-seqs 2 --enforce-eager``), as the engine is started with them."""
+    given = [(d, getattr(sel, shown_name(d))) for d in ENGINE_SETTINGS if getattr(sel, shown_name(d)) is not None]
+    if not given:
+        return []
+    words = [d.flag if d.kind == "flag" else f"{d.flag} {value:g}" + (" GiB" if d.kind == "bytes" else "")
+             for d, value in given if value is not False]  # fmt: skip
+    return [("Launch", " ".join(words))] if words else []
+
+
+def lines(sel: Selection) -> list[tuple[str, str]]:
+    """The set-up in words: (what, the setting's value), one pair per line of the summary."""
+    request = sel.request()
+    split = split_label(request, short=True)
+    if sel.tensor_parallel is None and not request.overhead.splits_layers:
+        split += " (auto: the largest legal split)"
+    return [
+        ("Model", _model(sel)),
+        ("GPUs", f"{sel.gpu_count} × {sel.gpu.name}, {split}"),
+        ("Precisions", f"weights {weight_format(sel.weights).label}, KV cache {kv_format(sel.kv_dtype).label}"),
+        ("Engine", _engine(sel)),
+        *_launch(sel),
+        ("Context", f"{context_label(sel.context_tokens)} tokens ({sel.context_tokens:,})"),
+        ("Users", f"{sel.users:,} at once"),
+        ("Unit", "GiB (2^30 bytes)" if sel.unit == "GiB" else "GB (10^9 bytes)"),
+    ]
+
+
+def summary(sel: Selection) -> Deferred:
+    """The summary and the expander that opens the editor, recorded for the sidebar (drawn after the page)."""
+    sidebar = Deferred(lambda: st.sidebar)
+    box = sidebar.container(key=SUMMARY_KEY)
+    box.markdown("### Set-up")
+    box.markdown("  \n".join(f"**{what}:** {as_text(value)}" for what, value in lines(sel)))
+    # Streamlit's lazy expander (on_change="rerun"): opening it reruns the page, and the rerun draws the editor.
+    box.expander(OPEN_LABEL, icon=":material/tune:", on_change="rerun", key=OPEN_KEY)
+    return sidebar
+
+
+def shown(editor: Deferred, sel: Selection | None) -> Deferred:
+    """What the sidebar draws this run: on the session's first run with nothing to say, the summary; otherwise
+    (and from then on) ``editor``, the full set-up as :func:`ui.sidebar.render_sidebar` recorded it."""
+    first = not st.session_state.get(EDITOR_KEY)
+    st.session_state[EDITOR_KEY] = True
+    if first and sel is not None and not editor.alerts():
+        return summary(sel)
+    return editor
