@@ -72,6 +72,7 @@ class Evaluator:
         self._bases: dict[tuple[str, int, str, str], PlanBasis] = {}
         self._stages: dict[tuple[str, int, int, str, str, str], tuple[StageMemory, ...]] = {}
         self._held: dict[tuple[str, str, int, int, str, str, int], Assessment] = {}
+        self._runners: dict[tuple[str | None, str, str], SupportRow | str] = {}
         self.built = Built(model, workload, self.params)
 
     def profile(self, engine: str) -> OverheadModel:
@@ -131,6 +132,16 @@ class Evaluator:
             self._held[key] = assess(self.request(c, overhead, memory), users or None)
         return self._held[key]
 
+    def runner(self, c: Candidate) -> SupportRow | str:
+        """The engine that runs the candidate (:func:`planner.advisor.support.runner`), or why none does: both read
+        the GPU only through its architecture, so they are asked once per architecture, weights and KV dtype."""
+        key = (c.gpu.architecture, c.weights, c.kv_dtype)
+        if key not in self._runners:
+            row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
+            why = why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines) if row is None else None
+            self._runners[key] = row if why is None else why
+        return self._runners[key]
+
     def purchase_problem(self, c: Candidate) -> str | None:
         """Why the set-up cannot be bought as planned (purchase pricing only; renting is per GPU)."""
         unit = c.gpu.purchase
@@ -172,9 +183,9 @@ class Evaluator:
         not_for_sale = self.purchase_problem(c)
         if not_for_sale is not None:
             return reject(c, "not-for-sale", not_for_sale)
-        row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
-        if row is None:
-            return reject(c, "no-engine", why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines))
+        row = self.runner(c)
+        if isinstance(row, str):
+            return reject(c, "no-engine", row)
         unsuited = engine_problem(row.engine, self.workload)
         if unsuited is not None:
             return reject(c, "engine-unsuited", unsuited)
