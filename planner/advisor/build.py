@@ -40,12 +40,33 @@ class Built:
         self.new_tokens = workload.uncached_prompt_tokens
         self._decode: dict[tuple[str, str, int], Load] = {}
         self._prefill: dict[tuple[str, int], Load] = {}
+        self._setups: dict[tuple[str, str, str, int, str], tuple[Setup, float | None]] = {}
+        self._costs: dict[tuple[str, int, HostChoice | None], SystemCost] = {}
 
     def decode(self, weights: str, kv_dtype: str, batch: int) -> Load:
         key = (weights, kv_dtype, batch)
         if key not in self._decode:
             self._decode[key] = decode_load(self.model, weights, kv_dtype, batch, self.decode_context, self.params)
         return self._decode[key]
+
+    def setup(self, c: Candidate, row: SupportRow) -> tuple[Setup, float | None]:
+        """The set-up as the speed model sees it, and one prompt alone on it (neither reads the KV dtype or the
+        replicas): once per GPU, engine, compute path, split and weights."""
+        key = (c.gpu.id, row.engine, row.compute, c.tensor_parallel, c.weights)
+        if key not in self._setups:
+            setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel, c.weights)
+            self._setups[key] = setup, prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens))
+        return self._setups[key]
+
+    def cost(self, c: Candidate, host: HostChoice | None, assumptions: Assumptions) -> SystemCost:
+        """The purchase or the rent of ``c.gpu_count`` GPUs in ``host`` (the same for every precision and split)."""
+        key = (c.gpu.id, c.gpu_count, host)
+        if key not in self._costs:
+            if self.workload.pricing == "purchase":
+                self._costs[key] = purchase_cost(c.gpu, c.gpu_count, host, assumptions)
+            else:
+                self._costs[key] = cloud_cost(c.gpu, c.gpu_count)
+        return self._costs[key]
 
     def prefill(self, weights: str, tokens: int) -> Load:
         """One prompt of ``tokens`` tokens (the whole prompt for a cold start, the new ones under load)."""
@@ -69,10 +90,9 @@ def speed_of(b: Built, c: Candidate, row: SupportRow, batch: int) -> Speed:
     A user's speed counts the pauses for the other users' prompts (each user sends one prompt per reply): a cycle
     of ``output`` decode steps and ``batch`` prefills (:func:`planner.advisor.engine_speed.serving`), what a
     serving benchmark's time per output token measures at that concurrency."""
-    setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel, c.weights)
+    setup, alone = b.setup(c, row)
     decode_load = b.decode(c.weights, c.kv_dtype, batch)
     decode = step(setup, decode_load)
-    alone = prefill_alone(setup, b.prefill(c.weights, b.prompt_tokens))
     if decode.bound == "unknown":
         return Speed(setup, decode, None, None, alone, None)
     served = serving(setup, decode_load, b.prefill(c.weights, b.new_tokens), b.workload.mean_output_tokens)
@@ -181,10 +201,7 @@ def build_option(
     w = b.workload
     batch = max(1, math.ceil(w.target_concurrency / c.replicas))
     s = speed_of(b, c, row, batch)
-    if w.pricing == "purchase":
-        cost = purchase_cost(c.gpu, c.gpu_count, host, assumptions)
-    else:
-        cost = cloud_cost(c.gpu, c.gpu_count)
+    cost = b.cost(c, host, assumptions)
     warnings, undermining = _warnings(c, s, cost, w, row)
     version, fraction = _engine_settings(overhead)
     conversations = a.conversations * c.replicas

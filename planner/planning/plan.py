@@ -41,6 +41,7 @@ __all__ = [
     "fit_at",
     "plan",
     "plan_basis",
+    "plan_from",
 ]
 
 
@@ -297,7 +298,14 @@ def fit_at(basis: PlanBasis, gpu_memory_bytes: int, replicas: int | None = None)
 def plan(request: PlanRequest) -> PlanResult:
     """Plan ``request``: memory per GPU, whether it fits, and how many sequences it serves at once."""
     basis = plan_basis(request)
-    fit = fit_at(basis, request.gpu_memory_bytes)
+    return plan_from(basis, stages_at(basis, request.gpu_memory_bytes))
+
+
+def plan_from(basis: PlanBasis, stages: tuple[StageMemory, ...]) -> PlanResult:
+    """The plan of ``basis.request`` from its basis and its stages at ``request.gpu_memory_bytes``
+    (:func:`stages_at`): what :func:`plan` returns, for a caller that already has them (the advisor)."""
+    request = basis.request
+    fit = fit_of(basis, stages)
     model = request.model
     warnings: list[str] = []
     if model.max_position_embeddings < request.context_tokens:
