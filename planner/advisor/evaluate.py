@@ -155,7 +155,7 @@ class Evaluator:
         if key not in self._held:
             planned = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
             request = self._requests.get(planned) or self.request(c, overhead, memory)
-            self._held[key] = assess(request, users or None, self._plans.get(planned))
+            self._held[key] = assess(request, users or None, self._plans.get(planned), notes=False)
         return self._held[key]
 
     def runner(self, c: Candidate) -> SupportRow | str:

@@ -135,6 +135,12 @@ class Engine(ABC):
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
         """What the engine prints at start-up for this plan."""
 
+    def report_figures(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
+        """:meth:`report` without its notes (``notes`` empty): the same figures, lines and verdict, for a caller that
+        reads no notes (the advisor assesses hundreds of set-ups). An engine whose notes cost work overrides it to
+        skip them."""
+        return self.report(request, result, profile).model_copy(update={"notes": ()})
+
     @abstractmethod
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         """A ready-to-paste start command (``profile`` None: the engine's defaults); every value in it is shell-quoted
