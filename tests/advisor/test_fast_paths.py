@@ -23,7 +23,7 @@ from planner.advisor import Workload, rank
 from planner.advisor import ranking as ranking_module
 from planner.advisor.build import Built
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, choose_host, cloud_cost, purchase_cost
-from planner.advisor.engine_speed import prefill_alone
+from planner.advisor.engine_speed import prefill_alone, prefill_in_serving
 from planner.advisor.evaluate import Evaluator
 from planner.advisor.options import Candidate
 from planner.advisor.suitability import rack_only
@@ -129,9 +129,10 @@ def test_evaluator_matches_the_plain_calls(
 class _PlainBuilt(Built):
     """Every set-up and cost computed afresh."""
 
-    def setup(self, c: Candidate, row: SupportRow) -> tuple[Setup, float | None]:
+    def setup(self, c: Candidate, row: SupportRow) -> tuple[Setup, float | None, float]:
         setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel, c.weights)
-        return setup, prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens))
+        alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens))
+        return setup, alone, prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens)) or 0.0
 
     def cost(self, c: Candidate, host: HostChoice | None, assumptions: Assumptions) -> SystemCost:
         if self.workload.pricing == "purchase":

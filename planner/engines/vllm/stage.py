@@ -76,7 +76,8 @@ def loaded_weights(result: PlanResult, stage_index: int) -> int:
 def _keys(request: PlanRequest, profile: VllmProfile, layers: range, draft_layers: int) -> tuple[LayerKey, ...]:
     model = request.model
     kinds = model.kv_kinds  # shared-KV layers (Gemma 3n/4) and feed-forward blocks (Nemotron-H) hold no pages
-    keys = [layer_key(model, kinds[i], profile.hybrid_kv_manager) for i in layers if kinds[i] is not LayerKind.NONE]
+    hybrid = profile.hybrid_kv_manager
+    keys = [layer_key(model, kinds[i], hybrid) for i in layers if kinds[i] is not LayerKind.NONE]
     return (*keys, *([("full", 0)] * draft_layers))
 
 
