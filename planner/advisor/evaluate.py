@@ -139,7 +139,7 @@ class Evaluator:
         full = plan_basis(request)
         stages = stages_at(full, memory)
         self._plans[key] = plan_from(full, stages)
-        if full.model_copy(update={"request": basis.request}) == basis:
+        if all(getattr(full, f) == getattr(basis, f) for f in PlanBasis.model_fields if f != "request"):
             return stages
         on_gpu = basis.model_copy(update={"request": basis.request.model_copy(update={"gpu": c.gpu})})
         return stages_at(on_gpu, memory)
