@@ -136,7 +136,7 @@ class Evaluator:
         the stages are the same (:func:`stage_memory` reads the request's GPU, overhead, lengths and deployment,
         which both share, and not its memory size) and are not computed twice."""
         request = self._requests[key] = self.request(c, overhead, memory)
-        full = plan_basis(request)
+        full = plan_basis(request, like=basis)  # only what reads the GPU is computed again
         stages = stages_at(full, memory)
         self._plans[key] = plan_from(full, stages)
         if all(getattr(full, f) == getattr(basis, f) for f in PlanBasis.model_fields if f != "request"):

@@ -1,6 +1,7 @@
 """The advisor's shortcuts give exactly what the plain calls give (hypothesis over models, GPUs, splits, precisions,
 lengths, targets and engines).
 
+- ``plan_basis(request, like=...)``: the basis of the same request without its GPU, the GPU's parts re-read;
 - :class:`planner.advisor.evaluate.Evaluator`: its first check (the GPU-less basis on the GPU) and its assessment (a
   plan made once with that check, the engine's report without its notes) against ``plan_basis``/``stages_at`` and
   ``assess()`` of the same request; its engine choice against ``runner``/``why_not``;
@@ -15,7 +16,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from model_catalog import get_model, load_gpus, load_hosts, running_costs
@@ -91,6 +92,9 @@ def _users(ev: Evaluator, c: Candidate, overhead: OverheadModel) -> int | None:
     users=st.integers(1, 400),
     engines=st.sampled_from(ENGINES),
 )
+# The GPU changes the weights as loaded: Marlin's FP8 scales on Ampere, MXFP4 experts padded on Blackwell.
+@example("meta-llama/Llama-3.1-8B", "a100-sxm-80gb", 1, 2, "fp8", "bf16", 8192, 20, None)
+@example("openai/gpt-oss-20b", "b200-sxm", 2, 1, "mxfp4", "fp8", 32768, 100, None)
 def test_evaluator_matches_the_plain_calls(
     model: str,
     gpu: str,
@@ -115,6 +119,11 @@ def test_evaluator_matches_the_plain_calls(
     overhead = ev.profile(row.engine)
     memory = ev.memory(c.gpu, overhead)
     assert ev.weights_fit(c, row.engine) == _plain_fit(ev, c, overhead, memory)
+    request = ev.request(c, overhead, memory)
+    gpu_less = plan_basis(ev.request(c, overhead, 10**12).model_copy(update={"gpu": None}))
+    assert plan_basis(request, like=gpu_less) == plan_basis(request)
+    longer = request.model_copy(update={"context_tokens": request.context_tokens + 1})
+    assert plan_basis(longer, like=gpu_less) == plan_basis(longer)  # another length: ``like`` is not used
     try:
         expected = assess(ev.request(c, overhead, memory), _users(ev, c, overhead))
     except PlannerError as refused:
