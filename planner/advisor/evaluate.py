@@ -70,7 +70,7 @@ class Evaluator:
         self.moe = model.moe is not None
         self._profiles: dict[str, OverheadModel] = {}
         self._bases: dict[tuple[str, int, str, str], PlanBasis] = {}
-        self._stages: dict[tuple[str, int, int, str, str, str], tuple[StageMemory, ...]] = {}
+        self._fits: dict[tuple[str, int, int, str, str, str], MemoryFit] = {}
         self._plans: dict[tuple[str, int, int, str, str, str], PlanResult] = {}
         self._held: dict[tuple[str, str, int, int, str, str, int], Assessment] = {}
         self._runners: dict[tuple[str | None, str, str], SupportRow | str] = {}
@@ -118,9 +118,9 @@ class Evaluator:
             self._bases[key] = plan_basis(base)
         basis = self._bases[key]
         stage_key = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
-        if stage_key not in self._stages:
-            self._stages[stage_key] = self._stages_on(c, overhead, memory, basis, stage_key)
-        return fit_of(basis, self._stages[stage_key], 1)
+        if stage_key not in self._fits:
+            self._fits[stage_key] = fit_of(basis, self._stages_on(c, overhead, memory, basis, stage_key), 1)
+        return self._fits[stage_key]
 
     def _stages_on(
         self,

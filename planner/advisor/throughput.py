@@ -72,6 +72,7 @@ def fp16_accumulate_factor(gpu: GpuSpec) -> float:
     return 2.0 if "GEFORCE" in gpu.name.upper() else 1.0
 
 
+@lru_cache(maxsize=256)  # pure in the (frozen) GPU entry; asked for every step of every option
 def pcie_generation(gpu: GpuSpec) -> int:
     """The PCIe generation the card's link runs (from its form factor or interconnect text; Gen4 when unstated)."""
     text = f"{gpu.form_factor or ''} {gpu.interconnect or ''}"
@@ -83,6 +84,7 @@ def pcie_lanes(gpu: GpuSpec) -> int:
     return 8 if re.search(r"\bx8\b", gpu.form_factor or "") else 16
 
 
+@lru_cache(maxsize=1024)  # pure in the (frozen) GPU entry and a count; asked for every step of every option
 def link(gpu: GpuSpec, gpus: int) -> tuple[LinkKind, float]:
     """How ``gpus`` GPUs of one replica exchange activations, and the bytes per second an all-reduce moves:
     NVLink / Infinity Fabric on baseboards (half the quoted bidirectional figure), an NVLink bridge for a pair
