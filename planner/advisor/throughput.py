@@ -72,7 +72,6 @@ def fp16_accumulate_factor(gpu: GpuSpec) -> float:
     return 2.0 if "GEFORCE" in gpu.name.upper() else 1.0
 
 
-@lru_cache(maxsize=256)  # pure in the (frozen) GPU entry; asked for every step of every option
 def pcie_generation(gpu: GpuSpec) -> int:
     """The PCIe generation the card's link runs (from its form factor or interconnect text; Gen4 when unstated)."""
     text = f"{gpu.form_factor or ''} {gpu.interconnect or ''}"
