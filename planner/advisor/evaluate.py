@@ -164,8 +164,10 @@ class Evaluator:
         key = (c.gpu.architecture, c.weights, c.kv_dtype)
         if key not in self._runners:
             row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
-            why = why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines) if row is None else None
-            self._runners[key] = row if why is None else why
+            if row is None:
+                self._runners[key] = why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
+            else:
+                self._runners[key] = row
         return self._runners[key]
 
     def purchase_problem(self, c: Candidate) -> str | None:

@@ -165,14 +165,17 @@ class Engine(ABC):
     def _format_refusal(self, weights: str, kv: str, fam: Family | None, moe: bool) -> str | None:
         """The support table's refusal of the weights and KV dtype on ``fam``, asked once per engine and set of them
         (every assessment asks it; the table is the engine's constant, and a new table starts a new memo)."""
+        support = self.support
+        memo: tuple[EngineSupport, dict[tuple[str, str, Family | None, bool], str | None]] | None
         memo = self.__dict__.get("_format_refusals")
-        if memo is None or memo[0] is not self.support:
-            memo = self.__dict__["_format_refusals"] = (self.support, {})
+        if memo is None or memo[0] is not support:
+            memo = (support, {})
+            self.__dict__["_format_refusals"] = memo
+        found = memo[1]
         key = (weights, kv, fam, moe)
-        if key not in memo[1]:
-            support = self.support
-            memo[1][key] = support.weights_refusal(weights, fam, moe) or support.kv_refusal(kv, weights, fam)
-        return memo[1][key]
+        if key not in found:
+            found[key] = support.weights_refusal(weights, fam, moe) or support.kv_refusal(kv, weights, fam)
+        return found[key]
 
     def check(self, request: PlanRequest) -> None:
         """:meth:`refusal` as an error: a request the engine cannot run is invalid input for it."""
