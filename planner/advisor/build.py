@@ -9,7 +9,7 @@ import math
 from typing import Any, NamedTuple
 
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
-from planner.advisor.engine_speed import Step, bandwidth_efficiency, prefill_alone, serving, step
+from planner.advisor.engine_speed import Step, bandwidth_efficiency, prefill_alone, prefill_in_serving, served, step
 from planner.advisor.options import Candidate, Option, purchase_text
 from planner.advisor.quality import quality_caveat
 from planner.advisor.support import ENGINE_LABELS, SupportRow
@@ -40,12 +40,36 @@ class Built:
         self.new_tokens = workload.uncached_prompt_tokens
         self._decode: dict[tuple[str, str, int], Load] = {}
         self._prefill: dict[tuple[str, int], Load] = {}
+        self._setups: dict[tuple[str, str, str, int, str], tuple[Setup, float | None, float]] = {}
+        self._costs: dict[tuple[str, int, HostChoice | None], SystemCost] = {}
 
     def decode(self, weights: str, kv_dtype: str, batch: int) -> Load:
         key = (weights, kv_dtype, batch)
         if key not in self._decode:
             self._decode[key] = decode_load(self.model, weights, kv_dtype, batch, self.decode_context, self.params)
         return self._decode[key]
+
+    def setup(self, c: Candidate, row: SupportRow) -> tuple[Setup, float | None, float]:
+        """The set-up as the speed model sees it, one prompt alone on it and the GPU seconds of one prompt inside a
+        serving run (:func:`planner.advisor.engine_speed.serving`'s; none reads the KV dtype, the batch or the
+        replicas): once per GPU, engine, compute path, split and weights."""
+        key = (c.gpu.id, row.engine, row.compute, c.tensor_parallel, c.weights)
+        if key not in self._setups:
+            setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel, c.weights)
+            alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens))
+            per_prompt = prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens)) or 0.0
+            self._setups[key] = setup, alone, per_prompt
+        return self._setups[key]
+
+    def cost(self, c: Candidate, host: HostChoice | None, assumptions: Assumptions) -> SystemCost:
+        """The purchase or the rent of ``c.gpu_count`` GPUs in ``host`` (the same for every precision and split)."""
+        key = (c.gpu.id, c.gpu_count, host)
+        if key not in self._costs:
+            if self.workload.pricing == "purchase":
+                self._costs[key] = purchase_cost(c.gpu, c.gpu_count, host, assumptions)
+            else:
+                self._costs[key] = cloud_cost(c.gpu, c.gpu_count)
+        return self._costs[key]
 
     def prefill(self, weights: str, tokens: int) -> Load:
         """One prompt of ``tokens`` tokens (the whole prompt for a cold start, the new ones under load)."""
@@ -69,16 +93,15 @@ def speed_of(b: Built, c: Candidate, row: SupportRow, batch: int) -> Speed:
     A user's speed counts the pauses for the other users' prompts (each user sends one prompt per reply): a cycle
     of ``output`` decode steps and ``batch`` prefills (:func:`planner.advisor.engine_speed.serving`), what a
     serving benchmark's time per output token measures at that concurrency."""
-    setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel, c.weights)
+    setup, alone, per_prompt = b.setup(c, row)
     decode_load = b.decode(c.weights, c.kv_dtype, batch)
     decode = step(setup, decode_load)
-    alone = prefill_alone(setup, b.prefill(c.weights, b.prompt_tokens))
     if decode.bound == "unknown":
         return Speed(setup, decode, None, None, alone, None)
-    served = serving(setup, decode_load, b.prefill(c.weights, b.new_tokens), b.workload.mean_output_tokens)
-    cycle = b.workload.mean_output_tokens / served.per_user_tokens_per_s
+    run = served(decode, decode_load.tokens, per_prompt, b.workload.mean_output_tokens)  # what serving() gives
+    cycle = b.workload.mean_output_tokens / run.per_user_tokens_per_s
     share = 1.0 - b.workload.mean_output_tokens * decode.seconds / cycle
-    return Speed(setup, decode, served.per_user_tokens_per_s, served.total_tokens_per_s * c.replicas, alone, share)
+    return Speed(setup, decode, run.per_user_tokens_per_s, run.total_tokens_per_s * c.replicas, alone, share)
 
 
 def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None]:
@@ -181,10 +204,7 @@ def build_option(
     w = b.workload
     batch = max(1, math.ceil(w.target_concurrency / c.replicas))
     s = speed_of(b, c, row, batch)
-    if w.pricing == "purchase":
-        cost = purchase_cost(c.gpu, c.gpu_count, host, assumptions)
-    else:
-        cost = cloud_cost(c.gpu, c.gpu_count)
+    cost = b.cost(c, host, assumptions)
     warnings, undermining = _warnings(c, s, cost, w, row)
     version, fraction = _engine_settings(overhead)
     conversations = a.conversations * c.replicas

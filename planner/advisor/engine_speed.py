@@ -227,11 +227,13 @@ class Serving(NamedTuple):
 def serving(setup: Setup, decode: Load, prefill: Load | None, output_tokens: int, r: Roofline = FITTED) -> Serving:
     """``decode.tokens`` users in flight, each writing ``output_tokens`` after a prompt (``prefill``; ``None``:
     decode only): a cycle of ``output_tokens`` steps and the batch's prefills."""
-    d = step(setup, decode, r)
-    batch = decode.tokens
-    prefill_seconds = 0.0
-    if prefill is not None:
-        prefill_seconds = (prefill_in_serving(setup, prefill, r) or 0.0) * batch
-    cycle = output_tokens * d.seconds + prefill_seconds
+    per_prompt = 0.0 if prefill is None else (prefill_in_serving(setup, prefill, r) or 0.0)
+    return served(step(setup, decode, r), decode.tokens, per_prompt, output_tokens)
+
+
+def served(d: Step, batch: int, per_prompt: float, output_tokens: int) -> Serving:
+    """:func:`serving` from its parts: the decode step ``d`` of ``batch`` users and the GPU seconds of one prompt
+    in the run (:func:`prefill_in_serving`, 0 when unknown or without prompts), for a caller that has them."""
+    cycle = output_tokens * d.seconds + per_prompt * batch
     per_user = output_tokens / cycle
     return Serving(batch, per_user, per_user * batch, d)

@@ -26,8 +26,8 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import parameter_breakdown
 from planner.engines.registry import default_engine, engine_names, engine_of, engine_profile
-from planner.planning.plan import MemoryFit, PlanBasis, PlanRequest, fit_of, plan_basis, stages_at
-from planner.planning.results import StageMemory
+from planner.planning.plan import MemoryFit, PlanBasis, PlanRequest, fit_of, plan_basis, plan_from, stages_at
+from planner.planning.results import PlanResult, StageMemory
 
 REFERENCE_MEMORY_BYTES = 10**12  # the memory size of the basis requests (plan_basis does not read it)
 
@@ -70,8 +70,12 @@ class Evaluator:
         self.moe = model.moe is not None
         self._profiles: dict[str, OverheadModel] = {}
         self._bases: dict[tuple[str, int, str, str], PlanBasis] = {}
-        self._stages: dict[tuple[str, int, int, str, str, str], tuple[StageMemory, ...]] = {}
+        self._fits: dict[tuple[str, int, int, str, str, str], MemoryFit] = {}
+        self._plans: dict[tuple[str, int, int, str, str, str], PlanResult] = {}
         self._held: dict[tuple[str, str, int, int, str, str, int], Assessment] = {}
+        self._runners: dict[tuple[str | None, str, str], SupportRow | str] = {}
+        self._hosts: dict[tuple[str, int, int], HostChoice | None] = {}
+        self._requests: dict[tuple[str, int, int, str, str, str], PlanRequest] = {}
         self.built = Built(model, workload, self.params)
 
     def profile(self, engine: str) -> OverheadModel:
@@ -114,10 +118,31 @@ class Evaluator:
             self._bases[key] = plan_basis(base)
         basis = self._bases[key]
         stage_key = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
-        if stage_key not in self._stages:
-            on_gpu = basis.model_copy(update={"request": basis.request.model_copy(update={"gpu": c.gpu})})
-            self._stages[stage_key] = stages_at(on_gpu, memory)
-        return fit_of(basis, self._stages[stage_key], 1)
+        if stage_key not in self._fits:
+            self._fits[stage_key] = fit_of(basis, self._stages_on(c, overhead, memory, basis, stage_key), 1)
+        return self._fits[stage_key]
+
+    def _stages_on(
+        self,
+        c: Candidate,
+        overhead: OverheadModel,
+        memory: int,
+        basis: PlanBasis,
+        key: tuple[str, int, int, str, str, str],
+    ) -> tuple[StageMemory, ...]:
+        """The stages of the first check on the candidate's GPU. The plan of the candidate's own request (its basis
+        with the GPU: the kernels' padding on this device) is made here once and kept for :meth:`assessment`
+        (:func:`plan_from`: what ``plan()`` returns). When that basis equals the GPU-less one but for the request,
+        the stages are the same (:func:`stage_memory` reads the request's GPU, overhead, lengths and deployment,
+        which both share, and not its memory size) and are not computed twice."""
+        request = self._requests[key] = self.request(c, overhead, memory)
+        full = plan_basis(request, like=basis)  # only what reads the GPU is computed again
+        stages = stages_at(full, memory)
+        self._plans[key] = plan_from(full, stages)
+        if all(getattr(full, f) == getattr(basis, f) for f in PlanBasis.model_fields if f != "request"):
+            return stages
+        on_gpu = basis.model_copy(update={"request": basis.request.model_copy(update={"gpu": c.gpu})})
+        return stages_at(on_gpu, memory)
 
     def assessment(self, c: Candidate, engine: str) -> Assessment:
         """:func:`planner.assessment.assess.assess` of one replica under the engine's profile, launched for the
@@ -128,8 +153,22 @@ class Evaluator:
         users = math.ceil(max(1, self.target) / c.replicas) if fixed_slots else 0
         key = (engine, c.gpu.id, memory, c.tensor_parallel, c.weights, c.kv_dtype, users)
         if key not in self._held:
-            self._held[key] = assess(self.request(c, overhead, memory), users or None)
+            planned = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
+            request = self._requests.get(planned) or self.request(c, overhead, memory)
+            self._held[key] = assess(request, users or None, self._plans.get(planned), notes=False)
         return self._held[key]
+
+    def runner(self, c: Candidate) -> SupportRow | str:
+        """The engine that runs the candidate (:func:`planner.advisor.support.runner`), or why none does: both read
+        the GPU only through its architecture, so they are asked once per architecture, weights and KV dtype."""
+        key = (c.gpu.architecture, c.weights, c.kv_dtype)
+        if key not in self._runners:
+            row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
+            if row is None:
+                self._runners[key] = why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
+            else:
+                self._runners[key] = row
+        return self._runners[key]
 
     def purchase_problem(self, c: Candidate) -> str | None:
         """Why the set-up cannot be bought as planned (purchase pricing only; renting is per GPU)."""
@@ -146,7 +185,11 @@ class Evaluator:
         return None
 
     def host(self, c: Candidate) -> HostChoice | None:
-        return choose_host(c.gpu, c.gpu_count, c.tensor_parallel, self.hosts, rack_only(self.workload))
+        """The hosts of the purchase (:func:`choose_host`), once per GPU, count and split."""
+        key = (c.gpu.id, c.gpu_count, c.tensor_parallel)
+        if key not in self._hosts:
+            self._hosts[key] = choose_host(c.gpu, c.gpu_count, c.tensor_parallel, self.hosts, rack_only(self.workload))
+        return self._hosts[key]
 
     def _misfit(self, c: Candidate, a: Assessment) -> tuple[RejectReason, str] | None:
         if a.state is VerdictState.WEIGHTS_DO_NOT_FIT:
@@ -172,9 +215,9 @@ class Evaluator:
         not_for_sale = self.purchase_problem(c)
         if not_for_sale is not None:
             return reject(c, "not-for-sale", not_for_sale)
-        row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
-        if row is None:
-            return reject(c, "no-engine", why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines))
+        row = self.runner(c)
+        if isinstance(row, str):
+            return reject(c, "no-engine", row)
         unsuited = engine_problem(row.engine, self.workload)
         if unsuited is not None:
             return reject(c, "engine-unsuited", unsuited)

@@ -83,6 +83,7 @@ def pcie_lanes(gpu: GpuSpec) -> int:
     return 8 if re.search(r"\bx8\b", gpu.form_factor or "") else 16
 
 
+@lru_cache(maxsize=1024)  # pure in the (frozen) GPU entry and a count; asked for every step of every option
 def link(gpu: GpuSpec, gpus: int) -> tuple[LinkKind, float]:
     """How ``gpus`` GPUs of one replica exchange activations, and the bytes per second an all-reduce moves:
     NVLink / Infinity Fabric on baseboards (half the quoted bidirectional figure), an NVLink bridge for a pair

@@ -148,10 +148,14 @@ def for_users(request: PlanRequest, result: PlanResult, users: int | None) -> Pl
     return request if sized == profile else request.model_copy(update={"overhead": sized})
 
 
-def assess(request: PlanRequest, target_users: int | None = None, result: PlanResult | None = None) -> Assessment:
+def assess(
+    request: PlanRequest, target_users: int | None = None, result: PlanResult | None = None, *, notes: bool = True
+) -> Assessment:
     """Plan ``request`` (or take its ``result``), ask its engine, and give the verdict against ``target_users``.
     A request its engine does not run (weights, KV dtype or deployment options on this GPU) raises
-    :class:`PlannerError` with the engine's reason (:meth:`planner.engines.base.Engine.refusal`)."""
+    :class:`PlannerError` with the engine's reason (:meth:`planner.engines.base.Engine.refusal`). ``notes`` False:
+    the engine's report without its notes (:meth:`planner.engines.base.Engine.report_figures`), every figure and
+    the verdict the same (the advisor reads no notes)."""
     check()  # every loop of assessments (curves, alternatives, the advisor) stops at the run's budget
     if isinstance(request.overhead, EngineProfile):
         engine_of(request.overhead)[0].check(request)  # what the engine does not run is refused, with its reason
@@ -162,7 +166,8 @@ def assess(request: PlanRequest, target_users: int | None = None, result: PlanRe
     report, label = None, None
     if isinstance(request.overhead, EngineProfile):
         engine, profile = engine_of(request.overhead)
-        report, label = engine.report(request, result, profile), engine.label
+        report = engine.report(request, result, profile) if notes else engine.report_figures(request, result, profile)
+        label = engine.label
         tokens, per_replica = _engine_capacity(report)
     else:
         tokens, per_replica = result.kv_budget_tokens_per_replica, result.capacity.sequences_per_replica

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from abc import abstractmethod
+from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, SerializeAsAny
@@ -285,6 +286,7 @@ class Estimate(OverheadModelBase, frozen=True, extra="forbid"):
         )
 
 
+@lru_cache(maxsize=256)  # pure, called per stage of every plan; keyed by a release string: bounded
 def parse_version(version: str) -> tuple[int, int, int]:
     """An engine release as a comparable triple; missing parts are 0.
 

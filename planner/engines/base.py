@@ -21,7 +21,7 @@ from planner.engines.checkpoints import WeightLoading, weight_loading
 from planner.engines.logfigures import ParsedLog
 from planner.engines.logscan import Lines
 from planner.engines.options import deployment_flags, options_refusal
-from planner.engines.support import EngineSupport, family
+from planner.engines.support import EngineSupport, Family, family
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult, StageMemory
 
@@ -135,6 +135,12 @@ class Engine(ABC):
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
         """What the engine prints at start-up for this plan."""
 
+    def report_figures(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
+        """:meth:`report` without its notes (``notes`` empty): the same figures, lines and verdict, for a caller that
+        reads no notes (the advisor assesses hundreds of set-ups). An engine whose notes cost work overrides it to
+        skip them."""
+        return self.report(request, result, profile).model_copy(update={"notes": ()})
+
     @abstractmethod
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         """A ready-to-paste start command (``profile`` None: the engine's defaults); every value in it is shell-quoted
@@ -153,9 +159,23 @@ class Engine(ABC):
         """Why this engine does not run ``request`` as planned (its weights, KV dtype or deployment options on this
         GPU), in the engine's terms; ``None`` when it does."""
         fam, moe = family(request.gpu), request.model.moe is not None
-        weights, kv = request.resolved_weights, request.resolved_kv_dtype
-        found = self.support.weights_refusal(weights, fam, moe) or self.support.kv_refusal(kv, weights, fam)
+        found = self._format_refusal(request.resolved_weights, request.resolved_kv_dtype, fam, moe)
         return found or options_refusal(self.support, request.deployment)
+
+    def _format_refusal(self, weights: str, kv: str, fam: Family | None, moe: bool) -> str | None:
+        """The support table's refusal of the weights and KV dtype on ``fam``, asked once per engine and set of them
+        (every assessment asks it; the table is the engine's constant, and a new table starts a new memo)."""
+        support = self.support
+        memo: tuple[EngineSupport, dict[tuple[str, str, Family | None, bool], str | None]] | None
+        memo = self.__dict__.get("_format_refusals")
+        if memo is None or memo[0] is not support:
+            memo = (support, {})
+            self.__dict__["_format_refusals"] = memo
+        found = memo[1]
+        key = (weights, kv, fam, moe)
+        if key not in found:
+            found[key] = support.weights_refusal(weights, fam, moe) or support.kv_refusal(kv, weights, fam)
+        return found[key]
 
     def check(self, request: PlanRequest) -> None:
         """:meth:`refusal` as an error: a request the engine cannot run is invalid input for it."""

@@ -41,6 +41,7 @@ __all__ = [
     "fit_at",
     "plan",
     "plan_basis",
+    "plan_from",
 ]
 
 
@@ -115,9 +116,13 @@ def loaded_weights_bytes(
     return request.overhead.loaded_weights_bytes(ctx)
 
 
-def plan_basis(request: PlanRequest) -> PlanBasis:
-    """Everything of a plan that does not depend on the GPU's memory size (raises on an illegal split)."""
+def plan_basis(request: PlanRequest, like: PlanBasis | None = None) -> PlanBasis:
+    """Everything of a plan that does not depend on the GPU's memory size (raises on an illegal split). ``like``:
+    the basis of a request that differs from ``request`` at most in its GPU and memory size (else it is not
+    used), taken as it is but for what reads the GPU (:func:`_on_gpu`)."""
     check()
+    if like is not None and request.deployment is None and _but_gpu(like.request, request) == request:
+        return _on_gpu(like, request)
     model = request.model
     tp, pp = request.resolved_parallelism
     check_parallel(model, tp, pp, request.gpu_count)
@@ -156,6 +161,25 @@ def plan_basis(request: PlanRequest) -> PlanBasis:
         sequences=sequence_sizes(request, tp, stage_ranges, request.context_tokens),
         extras=extras,
     )
+
+
+def _but_gpu(like: PlanRequest, request: PlanRequest) -> PlanRequest:
+    return like.model_copy(update={"gpu": request.gpu, "gpu_memory_bytes": request.gpu_memory_bytes})
+
+
+def _on_gpu(like: PlanBasis, request: PlanRequest) -> PlanBasis:
+    """``like`` for ``request`` (the same but for its GPU and memory size, without deployment options): in
+    :func:`plan_basis` only the weights as loaded read the GPU (its platform: the kernels' padding); the split,
+    the parameters, the stage ranges, the KV bytes per token and the sequence sizes read the model, the precisions
+    and the lengths, which both share."""
+    tp, pp = like.tensor_parallel, like.pipeline_parallel
+    weights = []
+    for index, (start, stop) in enumerate(like.stage_ranges):
+        checkpoint = _stage_weights_bytes(
+            request.model, request.resolved_weights, tp, start, stop, index == 0, index == pp - 1
+        )
+        weights.append(loaded_weights_bytes(request, checkpoint, tp, pp, index, range(start, stop)))
+    return like.model_copy(update={"request": request, "weights_bytes": tuple(weights)})
 
 
 def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMemory:
@@ -297,7 +321,14 @@ def fit_at(basis: PlanBasis, gpu_memory_bytes: int, replicas: int | None = None)
 def plan(request: PlanRequest) -> PlanResult:
     """Plan ``request``: memory per GPU, whether it fits, and how many sequences it serves at once."""
     basis = plan_basis(request)
-    fit = fit_at(basis, request.gpu_memory_bytes)
+    return plan_from(basis, stages_at(basis, request.gpu_memory_bytes))
+
+
+def plan_from(basis: PlanBasis, stages: tuple[StageMemory, ...]) -> PlanResult:
+    """The plan of ``basis.request`` from its basis and its stages at ``request.gpu_memory_bytes``
+    (:func:`stages_at`): what :func:`plan` returns, for a caller that already has them (the advisor)."""
+    request = basis.request
+    fit = fit_of(basis, stages)
     model = request.model
     warnings: list[str] = []
     if model.max_position_embeddings < request.context_tokens:

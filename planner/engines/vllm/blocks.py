@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from functools import lru_cache
 
 from pydantic import BaseModel
 
@@ -94,12 +95,19 @@ def groups_of(keys: tuple[LayerKey, ...]) -> tuple[int, tuple[LayerKey, ...]]:
     return group_size, tuple(key for key, n in counts.items() for _ in range(math.ceil(n / group_size)))
 
 
+@lru_cache(maxsize=256)  # a stage's layer keys recur in every plan of its split
+def _spec_counts(keys: tuple[LayerKey, ...]) -> tuple[tuple[LayerKey, int], ...]:
+    return tuple(Counter(keys).items())
+
+
 def needed_bytes(stage: VllmStage, max_model_len: int, batched_tokens: int) -> int:
     """KV bytes one request of ``max_model_len`` needs on this rank (``check_enough_kv_cache_memory``), a
     speculative proposer's pages (with its look-ahead slots) included."""
-    own = sum(
-        pages_per_request(key, max_model_len, stage.block_size, batched_tokens, stage.mamba_pages) * stage.page_bytes
-        for key in stage.layer_keys
+    own = sum(  # layers of one spec need the same pages: counted once per spec (integers: the same sum)
+        n
+        * pages_per_request(key, max_model_len, stage.block_size, batched_tokens, stage.mamba_pages)
+        * stage.page_bytes
+        for key, n in _spec_counts(stage.layer_keys)
     )
     draft = math.ceil((max_model_len + stage.lookahead_tokens) / stage.block_size) * stage.draft_page_bytes
     return own + draft

@@ -13,6 +13,8 @@ name is lower-cased:
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from planner.core.units import GiB
 
 SMALL = ((2048, 8192), 256)  # (server, LLM-class) tokens, sequences
@@ -20,6 +22,7 @@ LARGE = ((8192, 16384), 1024)
 LARGEST = ((16384, 16384), 1024)
 
 
+@lru_cache(maxsize=1024)  # pure, asked several times per stage of every plan; bounded
 def default_batch(
     gpu_memory_bytes: int, gpu_name: str | None, usage_context: str = "server", tiers: str = "v1"
 ) -> tuple[int, int]:

@@ -94,6 +94,12 @@ class VllmEngine(Engine):
             )
         return vllm_report(request, result, as_vllm(profile))
 
+    def report_figures(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
+        if isinstance(profile, Calibrated):
+            overrides = profile.stage_overrides(result.pipeline_parallel)
+            return vllm_report(request, result, profile.base_profile(), overrides, notes=False)
+        return vllm_report(request, result, as_vllm(profile), notes=False)
+
     def releases(self) -> tuple[str, ...]:
         return known_releases()
 

@@ -26,6 +26,7 @@ printed "Estimated CUDA graph memory" lines (H100 at 51 + 51 graphs, RTX 3090 / 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from pydantic import BaseModel
 
@@ -81,6 +82,7 @@ def capture_sizes(
     return tuple(sorted(sizes))
 
 
+@lru_cache(maxsize=1024)  # pure in its few small arguments (none is a model or a length); asked per stage of a plan
 def graph_set(
     rules: VllmRules,
     *,

@@ -162,11 +162,15 @@ def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stage
 
 
 def vllm_report(
-    request: PlanRequest, result: PlanResult, profile: VllmProfile, overrides: StageOverrides | None = None
+    request: PlanRequest,
+    result: PlanResult,
+    profile: VllmProfile,
+    overrides: StageOverrides | None = None,
+    notes: bool = True,
 ) -> EngineReport:
     """What vLLM prints: available KV memory per rank, KV cache tokens, maximum concurrency, and why it does not
     start when it does not (:func:`planner.engines.vllm.failures.vllm_failure`; ``overrides``: figures from a
-    log)."""
+    log; ``notes`` False: without the notes, nothing else changes)."""
     total = engine_total_bytes(request)
     util_total = overrides.util_total if overrides is not None else None
     stages = [
@@ -205,7 +209,7 @@ def vllm_report(
         estimated_max_model_len=cap.estimated,
         fits=failure is None,
         lines=tuple(lines),
-        notes=tuple(_notes(request, result, profile, stages)),
+        notes=tuple(_notes(request, result, profile, stages)) if notes else (),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
     )

@@ -15,9 +15,11 @@ estimate, the KV budget, and the blocks of its pages (:mod:`planner.engines.vllm
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from planner.core.blocks import LayerKind
 from planner.core.kv import kv_bytes_per_token_per_layer
+from planner.core.model import ModelSpec
 from planner.core.overhead import StageContext
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import LayerKey, StageOverrides, VllmStage, groups_of, layer_key
@@ -74,9 +76,14 @@ def loaded_weights(result: PlanResult, stage_index: int) -> int:
 
 
 def _keys(request: PlanRequest, profile: VllmProfile, layers: range, draft_layers: int) -> tuple[LayerKey, ...]:
-    model = request.model
+    return _layer_keys(request.model, profile.hybrid_kv_manager, layers.start, layers.stop, draft_layers)
+
+
+# Pure in the (frozen, hashable) spec and a few ints, none a length: every plan of a split asks the same stage.
+@lru_cache(maxsize=256)
+def _layer_keys(model: ModelSpec, hybrid: bool, start: int, stop: int, draft_layers: int) -> tuple[LayerKey, ...]:
     kinds = model.kv_kinds  # shared-KV layers (Gemma 3n/4) and feed-forward blocks (Nemotron-H) hold no pages
-    keys = [layer_key(model, kinds[i], profile.hybrid_kv_manager) for i in layers if kinds[i] is not LayerKind.NONE]
+    keys = [layer_key(model, kinds[i], hybrid) for i in range(start, stop) if kinds[i] is not LayerKind.NONE]
     return (*keys, *([("full", 0)] * draft_layers))
 
 
