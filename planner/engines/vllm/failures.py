@@ -10,6 +10,8 @@
 - ``weights-oom``: the weights do not fit what is free; on a unified-memory device (GB10) "free" is the host's
   ``MemAvailable`` (``MemorySnapshot.measure``, 0.20.0 ``utils/mem_utils.py:109-116``): total less what the OS and
   other programs hold (``VllmProfile.unified_memory_host_bytes``);
+- ``out-of-memory``: a fixed ``--kv-cache-memory`` larger than what the weights and non-torch memory leave free
+  (:func:`_fixed_kv_failure`);
 - ``no-kv-memory`` / ``kv-cache-too-small``: nothing left for the KV cache, or not one request of
   ``max_model_len`` (``check_enough_kv_cache_memory``, with the estimated maximum length);
 - ``mamba-blocks``: a hybrid model captured with FULL CUDA graphs refuses when ``max_num_seqs`` exceeds the pool's
@@ -60,13 +62,38 @@ def init_baseline_bytes(profile: VllmProfile, world: int) -> int:
     return constants.init_baseline_tp if world > 1 else constants.init_baseline_tp1
 
 
-def _memory_failure(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> Failure | None:
+def free_at_start(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> tuple[int, int]:
+    """(the first rank's device total, what is free on it when the worker starts)."""
     total = stage_total_bytes(request, result, 0)
     world = result.tensor_parallel * result.pipeline_parallel
     in_use = profile.gpu_memory_in_use_bytes + result.stages[0].other_bytes  # another process or engine
     if vllm_platform(request.gpu).integrated:
         in_use += profile.host_bytes
-    free = total - in_use - init_baseline_bytes(profile, world)
+    return total, total - in_use - init_baseline_bytes(profile, world)
+
+
+def _fixed_kv_failure(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage
+) -> Failure | None:
+    """``--kv-cache-memory`` skips the profile-based sizing: the worker allocates that many bytes of KV cache after
+    the profile run (``Worker.determine_available_memory``, 0.31.0 ``v1/worker/gpu_worker.py:586-607``, whose log
+    line says "If OOM'ed, check the difference of initial free memory"), so a size above what the weights and
+    non-torch memory leave free runs out of memory there."""
+    if profile.kv_cache_memory_bytes is None:
+        return None
+    _, free = free_at_start(request, result, profile)
+    left = free - first.weights - first.non_torch
+    if profile.kv_cache_memory_bytes <= left:
+        return None
+    return "out-of-memory", (
+        f"torch.OutOfMemoryError: CUDA out of memory allocating the KV cache: --kv-cache-memory asks for "
+        f"{gib_text(profile.kv_cache_memory_bytes)} GiB per GPU, {gib_text(max(0, left))} GiB is free after the "
+        "weights and non-torch memory."
+    )
+
+
+def _memory_failure(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> Failure | None:
+    total, free = free_at_start(request, result, profile)
     requested = math.floor(profile.utilization * total)
     if profile.rules.startup_free_memory_check and profile.kv_cache_memory_bytes is None and free < requested:
         return "free-memory", (
@@ -143,7 +170,11 @@ def vllm_failure(
     estimated: int | None,
 ) -> Failure | None:
     """The first reason vLLM does not start with this set-up, or ``None`` when it starts."""
-    failure = _config_failure(request, result, profile) or _memory_failure(request, result, profile, stages[0])
+    failure = (
+        _config_failure(request, result, profile)
+        or _memory_failure(request, result, profile, stages[0])
+        or _fixed_kv_failure(request, result, profile, stages[0])
+    )
     if failure is not None:
         return failure
     max_len = result.max_model_len

@@ -14,7 +14,7 @@ from planner.engines.base import BEFORE_KV_CACHE, EngineReport, engine_total_byt
 from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
 from planner.engines.loading import kernel_padding_bytes
 from planner.engines.vllm.blocks import StageOverrides, VllmStage, estimate_max_len, needed_bytes, pages_per_request
-from planner.engines.vllm.failures import sampler_headroom, vllm_failure
+from planner.engines.vllm.failures import free_at_start, sampler_headroom, vllm_failure
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import stage_context, vllm_stage
 from planner.engines.vllm.support import VLLM_SUPPORT
@@ -79,8 +79,16 @@ def _capacity(request: PlanRequest, result: PlanResult, profile: VllmProfile, st
     )
 
 
-def _v1_lines(stages: list[VllmStage], cap: _Capacity, max_len: int) -> list[str]:
+def _v1_lines(stages: list[VllmStage], cap: _Capacity, max_len: int, fixed_free: int | None = None) -> list[str]:
+    """The V1 engine's lines; ``fixed_free``: the free memory at start when ``--kv-cache-memory`` fixes the cache,
+    which skips the profiling and its "Available KV cache memory" line for its own (0.19.0-0.31.0
+    ``vllm/v1/worker/gpu_worker.py`` ``determine_available_memory``)."""
     lines = [f"Available KV cache memory: {gib_text(stages[0].available)} GiB"]
+    if fixed_free is not None:
+        lines = [
+            f"Initial free memory {gib_text(fixed_free)} GiB, reserved {gib_text(stages[0].available)} GiB memory "
+            "for KV Cache as specified by kv_cache_memory_bytes config and skipped memory profiling."
+        ]
     if cap.min_available > 0:
         lines.append(f"GPU KV cache size: {cap.tokens:,} tokens")
         lines.append(f"Maximum concurrency for {max_len:,} tokens per request: {cap.concurrency:.2f}x")
@@ -180,7 +188,8 @@ def vllm_report(
     first, max_len = stages[0], result.max_model_len
     cap = _capacity(request, result, profile, stages)
     if profile.is_v1:
-        lines = _v1_lines(stages, cap, max_len)
+        fixed = free_at_start(request, result, profile)[1] if profile.kv_cache_memory_bytes is not None else None
+        lines = _v1_lines(stages, cap, max_len, fixed)
     else:
         lines = _v0_lines(first, cap, max_len, total, profile.utilization)
     failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated)
