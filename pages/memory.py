@@ -14,7 +14,7 @@ from planner.core.units import GiB, format_tokens
 from planner.engines.base import EngineReport
 from planner.engines.registry import engines, get_engine, profile_label
 from planner.sources.logs import calibrate, parse_log
-from ui import answers, binding, deployment, exports, figures, frame, links, settings, tables, text
+from ui import answers, binding, deployment, exports, figures, frame, links, settings, state, tables, text
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -48,6 +48,7 @@ def _alternatives(sel: Selection, answer: answers.MemoryAnswer, page: dict[str, 
         fraction = current_fraction(alt.request)
         if fraction is not None and fraction != current_fraction(answer.assessment.request):
             changes[settings.UTIL.url] = f"{fraction:g}"  # the memory-fraction lever
+        changes.update(state.fixed_kv_change(answer.assessment.request, alt.request))  # the fixed KV size lever
         link = links.query_string(sel, {**page, **changes})
         st.markdown(
             f"- **{alt.change}** → {alt.assessment.conversations:,} conversations of "

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
 from planner.assessment.assess import Assessment, assess
+from planner.assessment.fixed_kv import fixed_kv_bytes
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
@@ -34,7 +35,7 @@ from planner.engines.registry import (
     supported_versions,
     weights_run,
 )
-from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, profile_value, shown_name
+from planner.engines.settings import BY_NAME, ENGINE_SETTINGS, EngineSetting, profile_shown, profile_value, shown_name
 from planner.engines.support import family
 from planner.engines.vllm.calibrated import Calibrated
 from planner.planning.plan import PlanRequest
@@ -90,6 +91,14 @@ def launch_values(values: Mapping[str, object]) -> dict[str, int | bool]:
         if shown is not None and isinstance(shown, int | float | bool):
             taken[declared.name] = profile_value(declared, shown)
     return taken
+
+
+def fixed_kv_change(before: PlanRequest, after: PlanRequest) -> dict[str, str]:
+    """The link parameter of a changed fixed KV-cache size (``kv_cache_memory_gib``), none when it is the same."""
+    size = fixed_kv_bytes(after)
+    if size is None or size == fixed_kv_bytes(before):
+        return {}
+    return {shown_name(BY_NAME["kv_cache_memory_bytes"]): f"{profile_shown(BY_NAME['kv_cache_memory_bytes'], size):g}"}
 
 
 def engine_versions(engine: str) -> list[SupportedVersion]:

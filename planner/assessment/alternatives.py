@@ -4,6 +4,8 @@ changing one thing the engine itself takes.
 Every candidate is judged by :func:`planner.assessment.assess.assess`, the same verdict the pages and the command line
 show, so a suggestion's figures are the figures its link opens. The levers, in the order they are offered:
 
+- a fixed KV-cache size (vLLM ``--kv-cache-memory``), when one is set: it replaces the memory fraction
+  (:mod:`planner.assessment.fixed_kv`);
 - the engine's memory fraction (vLLM ``--gpu-memory-utilization``, ...): lower when memory is already in use or the
   sampler warm-up runs out of memory, higher when the pool is too small — the engine's own advice in its error;
 - a wider split of the same GPUs, then more GPUs (any count the engine runs: tensor and pipeline splits,
@@ -17,6 +19,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from planner.assessment.assess import Assessment, VerdictState, assess
+from planner.assessment.fixed_kv import fixed_kv_bytes, size_for_goal, with_fixed_kv
 from planner.assessment.search import (
     FRACTION_STEP,
     HIGHER_CURES,
@@ -33,6 +36,7 @@ from planner.bounds.walltime import BudgetExceeded, check
 from planner.core.kv_formats import kv_format
 from planner.core.overhead import EngineProfile
 from planner.core.precision import weight_format
+from planner.core.units import GiB
 from planner.engines.registry import formats_run, get_engine, kv_dtypes_run
 from planner.planning.plan import PlanRequest
 
@@ -86,12 +90,22 @@ def _engine_name(request: PlanRequest) -> str:
     return overhead.engine_name if isinstance(overhead, EngineProfile) else overhead.kind
 
 
+def _kv_size(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+    """A fixed KV-cache size (vLLM ``--kv-cache-memory``) that starts and holds the goal
+    (:func:`planner.assessment.fixed_kv.size_for_goal`)."""
+    sized = size_for_goal(request, goal, found)
+    if sized is None:
+        return None
+    size, why = sized
+    return _try(with_fixed_kv(request, size), f"--kv-cache-memory {size / GiB:g} GiB ({why})", goal)
+
+
 def _fraction(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
     """The highest memory fraction below the current one that starts the engine (memory in use, the sampler), or
     the lowest above it, up to :data:`HIGHEST_FRACTION`, that holds the goal (a pool too small)."""
     current = current_fraction(request)
-    if current is None or found.report is None:  # no fraction, or the engine's own heuristic (SGLang)
-        return None
+    if current is None or found.report is None or fixed_kv_bytes(request) is not None:
+        return None  # no fraction, the engine's own heuristic (SGLang), or a fixed KV size that ignores it
     engine = get_engine(_engine_name(request))
     flag = f" ({engine.fraction_flag})" if engine.fraction_flag else ""
     failure = found.report.failure_kind
@@ -196,5 +210,5 @@ def nearest_fitting(request: PlanRequest, target_users: int | None = None) -> li
         raise  # the run's time is up: never taken for a set-up that does not fit
     except PlannerError:
         return []
-    levers = (_fraction, _wider_split, _more_gpus, _smaller_weights, _smaller_kv, _shorter_context)
+    levers = (_kv_size, _fraction, _wider_split, _more_gpus, _smaller_weights, _smaller_kv, _shorter_context)
     return [alternative for lever in levers if (alternative := lever(request, goal, found)) is not None]

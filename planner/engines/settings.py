@@ -77,3 +77,16 @@ def profile_value(setting: EngineSetting, shown: float | bool) -> int | bool:
     if setting.kind == "bytes":
         return round(float(shown) * GiB)
     return int(shown)
+
+
+def profile_shown(setting: EngineSetting, value: int | bool) -> float | bool:
+    """The inverse of :func:`profile_value`: a profile's value as a person gives it (GiB for a size).
+
+    >>> profile_shown(BY_NAME["kv_cache_memory_bytes"], 1610612736), profile_shown(BY_NAME["max_num_seqs"], 2)
+    (1.5, 2)
+    """
+    if setting.kind == "flag":
+        return bool(value)
+    if setting.kind == "bytes":
+        return round(int(value) / GiB, 2)
+    return int(value)

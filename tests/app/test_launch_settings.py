@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from planner.cli import main
 from tests.app.conftest import plain, run_page, texts
@@ -70,3 +71,22 @@ def test_a_cold_link_says_its_launch_settings_in_the_set_up_summary() -> None:
     at = run_page("memory", {**HOME, "max_num_seqs": "2", "enforce_eager": "true", "kv_cache_memory_gib": "4.5"})
     summary = "\n".join(plain(str(m.value)) for m in at.markdown)
     assert "**Launch:** --max-num-seqs 2 --enforce-eager --kv-cache-memory 4.5 GiB" in summary, summary
+
+
+def test_a_fixed_kv_size_the_gpu_cannot_hold_offers_the_size_that_starts() -> None:
+    """``--kv-cache-memory`` larger than the GPU: vLLM runs out of memory allocating the cache. The nearest set-up
+    is a size that starts (not another memory fraction, which a fixed size ignores, nor "a GPU with more memory"),
+    and its link opens a page that starts with that size."""
+    at = run_page("memory", {**HOME, "model": "meta-llama/Llama-3.1-8B", "gpu": "h100-sxm-80gb", "users": "40",
+                             "kv_cache_memory_gib": "500"})  # fmt: skip
+    assert any("CUDA out of memory allocating the KV cache" in e for e in texts(at.error)), texts(at.error)
+    assert not any("Nothing close does" in i for i in texts(at.info))
+    shown = "\n".join(plain(str(m.value)) for m in at.markdown)
+    line = next(line for line in shown.splitlines() if "--kv-cache-memory" in line and "open" in line)
+    offered = [line for line in shown.splitlines() if "[open](" in line]
+    assert "(the largest that starts)" in line and not any("memory fraction" in o for o in offered), offered
+    query = line[line.index("[open](?") + 7 : line.rindex(")")]
+    params = {k: v[0] for k, v in parse_qs(urlsplit(query).query).items()}
+    opened = run_page("memory", params)
+    assert not opened.error, texts(opened.error)
+    assert float(params["kv_cache_memory_gib"]) < 500 and _metrics(opened)["Fits"] == "yes"
