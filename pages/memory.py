@@ -48,7 +48,7 @@ def _alternatives(sel: Selection, answer: answers.MemoryAnswer, page: dict[str, 
         fraction = current_fraction(alt.request)
         if fraction is not None and fraction != current_fraction(answer.assessment.request):
             changes[settings.UTIL.url] = f"{fraction:g}"  # the memory-fraction lever
-        changes.update(state.fixed_kv_change(answer.assessment.request, alt.request))  # the fixed KV size lever
+        changes.update(state.launch_changes(answer.assessment.request, alt.request))  # the launch-setting levers
         link = links.query_string(sel, {**page, **changes})
         st.markdown(
             f"- **{alt.change}** → {alt.assessment.conversations:,} conversations of "

@@ -13,7 +13,6 @@ from pydantic import BaseModel, Field
 
 from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
 from planner.assessment.assess import Assessment, assess
-from planner.assessment.fixed_kv import fixed_kv_bytes
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
@@ -35,11 +34,12 @@ from planner.engines.registry import (
     supported_versions,
     weights_run,
 )
-from planner.engines.settings import BY_NAME, ENGINE_SETTINGS, EngineSetting, profile_shown, profile_value, shown_name
+from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, profile_shown, profile_value, shown_name
 from planner.engines.support import family
 from planner.engines.vllm.calibrated import Calibrated
 from planner.planning.plan import PlanRequest
 from ui import settings
+from ui.settings.parsing import show_flag
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 DEFAULT_GPU = "h100-sxm-80gb"
@@ -93,12 +93,16 @@ def launch_values(values: Mapping[str, object]) -> dict[str, int | bool]:
     return taken
 
 
-def fixed_kv_change(before: PlanRequest, after: PlanRequest) -> dict[str, str]:
-    """The link parameter of a changed fixed KV-cache size (``kv_cache_memory_gib``), none when it is the same."""
-    size = fixed_kv_bytes(after)
-    if size is None or size == fixed_kv_bytes(before):
-        return {}
-    return {shown_name(BY_NAME["kv_cache_memory_bytes"]): f"{profile_shown(BY_NAME['kv_cache_memory_bytes'], size):g}"}
+def launch_changes(before: PlanRequest, after: PlanRequest) -> dict[str, str]:
+    """The link parameters of the launch settings ``after`` starts its engine with differently from ``before``
+    (a nearest set-up's ``--kv-cache-memory`` or ``--max-num-seqs``), by the names a link uses."""
+    changes: dict[str, str] = {}
+    for declared in ENGINE_SETTINGS:
+        value = getattr(after.overhead, declared.name, None)
+        if value is not None and value != getattr(before.overhead, declared.name, None):
+            shown = profile_shown(declared, value)
+            changes[shown_name(declared)] = show_flag(shown) if isinstance(shown, bool) else f"{shown:g}"
+    return changes
 
 
 def engine_versions(engine: str) -> list[SupportedVersion]:

@@ -6,6 +6,8 @@ show, so a suggestion's figures are the figures its link opens. The levers, in t
 
 - a fixed KV-cache size (vLLM ``--kv-cache-memory``), when one is set: it replaces the memory fraction
   (:mod:`planner.assessment.fixed_kv`);
+- the batch (vLLM ``--max-num-seqs``), when the engine's refusal advises lowering it
+  (:mod:`planner.assessment.batch_lever`);
 - the engine's memory fraction (vLLM ``--gpu-memory-utilization``, ...): lower when memory is already in use or the
   sampler warm-up runs out of memory, higher when the pool is too small — the engine's own advice in its error;
 - a wider split of the same GPUs, then more GPUs (any count the engine runs: tensor and pipeline splits,
@@ -19,6 +21,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from planner.assessment.assess import Assessment, VerdictState, assess
+from planner.assessment.batch_lever import seqs_that_start, with_max_num_seqs
 from planner.assessment.fixed_kv import fixed_kv_bytes, size_for_goal, with_fixed_kv
 from planner.assessment.search import (
     FRACTION_STEP,
@@ -98,6 +101,15 @@ def _kv_size(request: PlanRequest, goal: int, found: Assessment) -> Alternative 
         return None
     size, why = sized
     return _try(with_fixed_kv(request, size), f"--kv-cache-memory {size / GiB:g} GiB ({why})", goal)
+
+
+def _batch(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+    """The largest ``--max-num-seqs`` that starts the engine, when its refusal advises lowering it
+    (:func:`planner.assessment.batch_lever.seqs_that_start`)."""
+    seqs = seqs_that_start(request, found)
+    if seqs is None:
+        return None
+    return _try(with_max_num_seqs(request, seqs), f"--max-num-seqs {seqs} (the largest that starts)", goal)
 
 
 def _fraction(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
@@ -210,5 +222,5 @@ def nearest_fitting(request: PlanRequest, target_users: int | None = None) -> li
         raise  # the run's time is up: never taken for a set-up that does not fit
     except PlannerError:
         return []
-    levers = (_kv_size, _fraction, _wider_split, _more_gpus, _smaller_weights, _smaller_kv, _shorter_context)
+    levers = (_kv_size, _batch, _fraction, _wider_split, _more_gpus, _smaller_weights, _smaller_kv, _shorter_context)
     return [alternative for lever in levers if (alternative := lever(request, goal, found)) is not None]

@@ -90,3 +90,18 @@ def test_a_fixed_kv_size_the_gpu_cannot_hold_offers_the_size_that_starts() -> No
     opened = run_page("memory", params)
     assert not opened.error, texts(opened.error)
     assert float(params["kv_cache_memory_gib"]) < 500 and _metrics(opened)["Fits"] == "yes"
+
+
+def test_a_hybrid_refused_for_its_mamba_blocks_offers_the_batch_vllm_advises() -> None:
+    """2 x RTX 3090, Qwen3.6-27B in FP8 (issue 20's home set-up): vLLM refuses at its default 256 sequences for
+    want of Mamba blocks and says to lower --max-num-seqs. The page offers it, and the link opens a page that
+    starts with it in the launch command."""
+    at = run_page("memory", {**HOME, "model": "Qwen/Qwen3.6-27B", "gpus": "2", "weights": "fp8", "users": "1"})
+    assert any("exceeds available Mamba cache blocks" in e for e in texts(at.error)), texts(at.error)
+    shown = "\n".join(plain(str(m.value)) for m in at.markdown)
+    line = next(line for line in shown.splitlines() if "--max-num-seqs" in line and "[open](" in line)
+    query = line[line.index("[open](?") + 7 : line.rindex(")")]
+    params = {k: v[0] for k, v in parse_qs(urlsplit(query).query).items()}
+    opened = run_page("memory", params)
+    assert not opened.error and _metrics(opened)["Fits"] == "yes", texts(opened.error)
+    assert f"--max-num-seqs {params['max_num_seqs']}" in _codes(opened)

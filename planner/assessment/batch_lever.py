@@ -1,0 +1,55 @@
+"""The batch-size lever (vLLM ``--max-num-seqs``): what vLLM itself advises when a hybrid model's running
+sequences outnumber its Mamba cache blocks ("Please lower max_num_seqs to at most N", rule ``mamba_block_refusal``,
+vllm issue #49064) or when the sampler warm-up after graph capture runs out of memory ("Please try lowering
+``max_num_seqs``", ``compile_or_warm_up_model``). Fewer sequences need fewer Mamba blocks, fewer CUDA-graph
+captures and a smaller sampler warm-up, so starting is monotone in it: a binary search finds the largest that
+starts, judged by :func:`planner.assessment.assess.assess`.
+"""
+
+from __future__ import annotations
+
+from planner.assessment.assess import Assessment, VerdictState, assess
+from planner.bounds.errors import PlannerError
+from planner.bounds.walltime import BudgetExceeded, check
+from planner.planning.plan import PlanRequest
+
+FIELD = "max_num_seqs"  # the launch setting's profile field (planner.engines.settings)
+CURES = frozenset({"mamba-blocks", "sampler-oom"})  # refusals whose own message advises lowering it
+HIGHEST = 1024  # vLLM's largest default max_num_seqs (vllm/engine/arg_utils.py, _set_default_args)
+
+
+def takes_max_num_seqs(request: PlanRequest) -> bool:
+    """Whether the request's engine profile has the setting."""
+    return FIELD in type(request.overhead).model_fields
+
+
+def with_max_num_seqs(request: PlanRequest, seqs: int) -> PlanRequest:
+    """``request`` with its engine started with ``--max-num-seqs seqs``."""
+    return request.model_copy(update={"overhead": request.overhead.model_copy(update={FIELD: seqs})})
+
+
+def _starts(request: PlanRequest) -> bool:
+    try:
+        return assess(request).state is not VerdictState.ENGINE_REFUSES
+    except BudgetExceeded:
+        raise  # the run's time is up: never taken for a set-up that does not fit
+    except PlannerError:
+        return False
+
+
+def seqs_that_start(request: PlanRequest, found: Assessment) -> int | None:
+    """The largest ``--max-num-seqs`` below the one the engine refused with that starts it; ``None`` when the
+    refusal is not one it cures, the engine has no such setting, or not even one sequence starts."""
+    kind = found.report.failure_kind if found.report is not None else None
+    if kind not in CURES or not takes_max_num_seqs(request):
+        return None
+    current = getattr(request.overhead, FIELD, None)
+    high = (current - 1) if isinstance(current, int) else HIGHEST
+    low = 1
+    if high < low or not _starts(with_max_num_seqs(request, low)):
+        return None
+    while low < high:
+        check()
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if _starts(with_max_num_seqs(request, middle)) else (low, middle - 1)
+    return low
