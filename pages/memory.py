@@ -31,8 +31,8 @@ def _alternatives(sel: Selection, answer: answers.MemoryAnswer, page: dict[str, 
     st.subheader("Nearest set-ups that meet the target" if goal else "Nearest set-ups that fit")
     if not answer.nearest:
         st.info(
-            "Nothing close does — not another memory fraction, more GPUs (up to 64), a smaller format or a shorter "
-            "context: try a GPU with more memory.",
+            "Nothing close does — not a launch setting, another memory fraction, more GPUs (up to 64), a smaller "
+            "format or a shorter context: try a GPU with more memory.",
             icon=":material/info:",
         )
     for alt in answer.nearest:
