@@ -44,6 +44,8 @@ def _engine(sel: Selection) -> str:
     if sel.engine not in engine_names():
         return profile_label(sel.engine)
     words = get_engine(sel.engine).support.label + (f" {sel.engine_version}" if sel.engine_version else "")
+    if sel.kv_cache_memory_gib is not None:  # a fixed KV size: the fraction sizes nothing
+        return words + ", a fixed KV-cache size (the memory fraction is not used)"
     return words + (f", memory fraction {sel.util:.2f}" if sel.util is not None else "")
 
 

@@ -71,6 +71,7 @@ def test_a_cold_link_says_its_launch_settings_in_the_set_up_summary() -> None:
     at = run_page("memory", {**HOME, "max_num_seqs": "2", "enforce_eager": "true", "kv_cache_memory_gib": "4.5"})
     summary = "\n".join(plain(str(m.value)) for m in at.markdown)
     assert "**Launch:** --max-num-seqs 2 --enforce-eager --kv-cache-memory 4.5 GiB" in summary, summary
+    assert "a fixed KV-cache size (the memory fraction is not used)" in summary and "fraction 0.92" not in summary
 
 
 def test_a_fixed_kv_size_the_gpu_cannot_hold_offers_the_size_that_starts() -> None:
