@@ -5,6 +5,7 @@ own default, as when the flag is not given."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -19,7 +20,9 @@ from ui.settings.launch import MIN_GIB
 from ui.text import sentence
 
 
-def _valid(declared: EngineSetting) -> Any:
+def _valid(declared: EngineSetting) -> Callable[[object], bool]:
+    """Whether a session value is one the setting's box can hold (``None``: not given)."""
+
     def valid(value: object) -> bool:
         if value is None:
             return True
