@@ -269,6 +269,9 @@ def _chart(sel: Selection, ranking: Ranking) -> Any:
     return figure
 
 
+REJECTED_OPEN_KEY = "rejected_open"  # whether the rejected table is open: a view state, not a setting
+
+
 def _rejected(ranking: Ranking) -> list[dict[str, object]]:
     """The count by reason and the first 500 on the page; every rejected set-up in the CSV."""
     counts = ranking.rejection_counts()
@@ -277,8 +280,11 @@ def _rejected(ranking: Ranking) -> list[dict[str, object]]:
     if ranking.left_out:
         st.caption(as_text("Offered only when asked for (see the buyer's constraints): " + "; ".join(ranking.left_out)))
     rejected = rejected_rows(ranking.rejected)
-    with st.expander("Every rejected set-up and why"):
-        st.dataframe(tables.shown(rejected[:500]), hide_index=True, width="stretch")
+    # Streamlit's lazy expander: the 500-row table is built and sent only when opened (closed, a collapsed grid of
+    # 500 rows still cost every run its formatting and the browser its rendering).
+    box = st.expander("Every rejected set-up and why", on_change="rerun", key=REJECTED_OPEN_KEY)
+    if box.open:
+        box.dataframe(tables.shown(rejected[:500]), hide_index=True, width="stretch")
     return rejected
 
 

@@ -148,3 +148,13 @@ def test_the_pareto_cost_axis_reads_in_dollars() -> None:
     at = run_page("advisor", {"pareto": "capacity"})
     layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["xaxis"]
     assert layout["tickprefix"] == "$" and layout["type"] == "log" and layout["dtick"] == 1
+
+
+def test_the_rejected_table_is_built_only_when_opened() -> None:
+    """The 500-row table of rejected set-ups sits in a lazy expander: closed (every run, every slider move) it is
+    neither formatted nor sent; opened, it shows the first 500 (every one stays in the CSV)."""
+    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-70B", "gpu": "h100-sxm-80gb", "context": "8192"})
+    assert not at.exception and len(at.dataframe) == 1  # the ranking alone (was: the ranking and 500 rejected)
+    at.session_state["rejected_open"] = True
+    at.run()
+    assert [len(table.value) for table in at.dataframe] == [40, 500]
