@@ -15,6 +15,7 @@ estimate, the KV budget, and the blocks of its pages (:mod:`planner.engines.vllm
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from functools import lru_cache
 
 from planner.core.blocks import LayerKind
@@ -92,6 +93,51 @@ def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile, w
     return profile.non_torch_bytes(result.tensor_parallel, result.pipeline_parallel, platform, weights)
 
 
+# The stages of one model and workload planned again at another context (the advisor's context slider): ~600 per
+# ranking of one model; an entry is one VllmStage (~1 kB), so 4,096 keep about six models' worth (~4 MB).
+LENGTH_FREE_ENTRIES = 4096
+_LENGTH_FREE: OrderedDict[tuple[object, ...], VllmStage] = OrderedDict()
+
+
+def clear_length_free() -> None:
+    """Forget the stages kept by :func:`vllm_stage`."""
+    _LENGTH_FREE.clear()
+
+
+def _length_free_key(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, stage_index: int, total: int, overrides: object
+) -> tuple[object, ...] | None:
+    """Everything :func:`_vllm_stage` reads but ``max_model_len`` (``None``: it may read that too). The length reaches
+    it twice: as the :class:`StageContext`'s ``max_model_len``, which :meth:`VllmProfile.activation_bytes` reads
+    only through :meth:`VllmProfile.batch`, and that only when not :attr:`VllmProfile.is_v1`; and as the state
+    pages of a hybrid model's running request (:func:`state_pages_per_request`), computed again on every call.
+    The request is read through its model, GPU, KV dtype, block size and deployment; the result through its split,
+    its stage count and the stage's layers and weights (with LoRA slots and the drafter). Only the
+    :class:`VllmProfile` itself qualifies (a subclass may read more)."""
+    if type(profile) is not VllmProfile or not profile.is_v1:
+        return None
+    stage = result.stages[stage_index]
+    return (
+        profile,
+        request.model,
+        request.gpu,
+        request.resolved_kv_dtype,
+        request.resolved_weights,
+        request.block_size,
+        request.deployment,
+        result.tensor_parallel,
+        result.pipeline_parallel,
+        len(result.stages),
+        stage_index,
+        stage.layers,
+        stage.weights_bytes,
+        stage.lora_bytes,
+        stage.draft_bytes,
+        total,
+        overrides,
+    )
+
+
 def vllm_stage(
     request: PlanRequest,
     result: PlanResult,
@@ -100,7 +146,32 @@ def vllm_stage(
     total: int,
     overrides: StageOverrides | None = None,
 ) -> VllmStage:
-    """Available KV memory, page size, groups and blocks of one rank of pipeline stage ``stage_index``."""
+    """Available KV memory, page size, groups and blocks of one rank of pipeline stage ``stage_index``; what reads
+    no length is kept across calls (bounded: :data:`LENGTH_FREE_ENTRIES`, least recently used out;
+    :func:`_length_free_key`)."""
+    key = _length_free_key(request, result, profile, stage_index, total, overrides)
+    if key is None:
+        return _vllm_stage(request, result, profile, stage_index, total, overrides)
+    kept = _LENGTH_FREE.get(key)
+    if kept is None:
+        kept = _LENGTH_FREE[key] = _vllm_stage(request, result, profile, stage_index, total, overrides)
+        while len(_LENGTH_FREE) > LENGTH_FREE_ENTRIES:
+            _LENGTH_FREE.popitem(last=False)
+        return kept
+    _LENGTH_FREE.move_to_end(key)
+    mode = mamba_mode(profile.rules, request.model, profile.enable_prefix_caching)
+    pages = state_pages_per_request(mode, kept.spec_tokens, result.max_model_len, kept.block_size)
+    return kept if pages == kept.mamba_pages else kept.model_copy(update={"mamba_pages": pages})
+
+
+def _vllm_stage(
+    request: PlanRequest,
+    result: PlanResult,
+    profile: VllmProfile,
+    stage_index: int,
+    total: int,
+    overrides: StageOverrides | None = None,
+) -> VllmStage:
     o = overrides or StageOverrides()
     model, tp = request.model, result.tensor_parallel
     layers = range(*result.stages[stage_index].layers)
