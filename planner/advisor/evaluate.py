@@ -100,6 +100,7 @@ class Evaluator:
         self._runners: dict[tuple[str | None, str, str], SupportRow | str] = {}
         self._hosts: dict[tuple[str, int, int], HostChoice | None] = {}
         self._requests: dict[tuple[str, int, int, str, str, str], PlanRequest] = {}
+        self._memos: dict[int, reuse.StagesMemo | None] = {}
         self.built = Built(model, workload, self.params)
 
     def profile(self, engine: str) -> OverheadModel:
@@ -159,15 +160,23 @@ class Evaluator:
         with the GPU: the kernels' padding on this device) is made here once and kept for :meth:`assessment`
         (:func:`plan_from`: what ``plan()`` returns); it reads the lengths and is made at every context."""
         request = self._requests[key] = self.request(c, overhead, memory)
-        memo_key = reuse.stage_key(request)
-        kept = reuse.STAGES.get(memo_key) if memo_key is not None else None
+        memo = self._memo(overhead)
+        memo_key = reuse.stage_key(c.gpu, memory, c.tensor_parallel, c.weights, c.kv_dtype)
+        kept = memo.get(memo_key) if memo is not None else None
         if kept is None:
             kept = _gpu_stages(request, basis, memory, c.gpu)
-            if memo_key is not None:
-                reuse.STAGES.put(memo_key, kept)
+            if memo is not None:
+                memo.put(memo_key, kept)
         full = with_loaded_weights(basis, request, kept.weights_bytes)  # what plan_basis(request, like=basis) gives
         self._plans[key] = plan_from(full, kept.stages)
         return kept.fit_stages
+
+    def _memo(self, overhead: OverheadModel) -> reuse.StagesMemo | None:
+        """The stages kept across rankings for this model under ``overhead`` (:func:`reuse.stages_memo`)."""
+        key = id(overhead)  # the evaluator holds its overhead models: an id is one of them while it lives
+        if key not in self._memos:
+            self._memos[key] = reuse.stages_memo(self.model, overhead, self.block_size)
+        return self._memos[key]
 
     def assessment(self, c: Candidate, engine: str) -> Assessment:
         """:func:`planner.assessment.assess.assess` of one replica under the engine's profile, launched for the

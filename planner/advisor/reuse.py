@@ -16,53 +16,29 @@ stages are kept by the engine itself (:func:`planner.engines.vllm.stage.vllm_sta
   read none. A subclass could read more, so only ``type(profile) is VllmProfile`` qualifies. The advisor's
   requests carry no deployment options (:func:`stage_memory_bytes` and the stage extras are then the identity).
 
-The key is everything of the request but its two lengths (:func:`stage_key`); the memo is bounded
-(:data:`MAX_ENTRIES`, least recently used out) and :func:`clear` empties it (tests compare with a cold ranking).
+Keys: one scope per model, overhead model and block size (:func:`stages_memo`, hashed once per ranking and
+engine), and in it the rest of the advisor's request but its two lengths (:func:`stage_key`:
+:meth:`planner.advisor.evaluate.Evaluator.request` builds every request from exactly these). Both levels are
+bounded (:data:`SCOPES` x :data:`SCOPE_ENTRIES`, least recently used out); :func:`clear` empties them (tests
+compare with a cold ranking).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from typing import Generic, NamedTuple, TypeVar
+from typing import NamedTuple
 
+from planner.bounds.memo import BoundedMemo
+from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import clear_length_free
-from planner.planning.plan import PlanRequest
+from planner.engines.vllm.stage import clear_length_free, gpu_fields
 from planner.planning.results import StageMemory
 
-# A ranking plans ~600 distinct (GPU, memory, split, weights, KV dtype) under vLLM per model; an entry is two
-# tuples of one StageMemory each (~1 kB), so 4,096 entries (~4 MB) keep about six models' worth.
-MAX_ENTRIES = 4096
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class BoundedMemo(Generic[K, V]):
-    """A dict that keeps at most ``max_entries`` entries, dropping the least recently used."""
-
-    def __init__(self, max_entries: int) -> None:
-        self.max_entries = max_entries
-        self._data: OrderedDict[K, V] = OrderedDict()
-
-    def get(self, key: K) -> V | None:
-        value = self._data.get(key)
-        if value is not None:
-            self._data.move_to_end(key)
-        return value
-
-    def put(self, key: K, value: V) -> None:
-        self._data[key] = value
-        self._data.move_to_end(key)
-        while len(self._data) > self.max_entries:
-            self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        self._data.clear()
-
-    def __len__(self) -> int:
-        return len(self._data)
+# A ranking plans at most ~1,500 distinct (GPU, split, weights, KV dtype) under one engine (~600 for Llama 3.1 8B
+# over the catalog); an entry is two tuples of one StageMemory each (~1 kB): 4 scopes of 2,048 keep ~8 MB at most.
+SCOPES = 4
+SCOPE_ENTRIES = 2048
 
 
 class GpuStages(NamedTuple):
@@ -75,7 +51,8 @@ class GpuStages(NamedTuple):
 
 
 StageKey = tuple[object, ...]
-STAGES: BoundedMemo[StageKey, GpuStages] = BoundedMemo(MAX_ENTRIES)
+StagesMemo = BoundedMemo[StageKey, GpuStages]
+_SCOPES: BoundedMemo[tuple[ModelSpec, OverheadModel, int], StagesMemo] = BoundedMemo(SCOPES)
 
 
 def stages_reusable(overhead: OverheadModel) -> bool:
@@ -83,17 +60,24 @@ def stages_reusable(overhead: OverheadModel) -> bool:
     return type(overhead) is VllmProfile and overhead.is_v1
 
 
-def stage_key(request: PlanRequest) -> StageKey | None:
-    """Every field of ``request`` but ``context_tokens`` and ``max_model_len`` (``None``: not kept, see
-    :func:`stages_reusable`; a request with deployment options is never kept)."""
-    if request.deployment is not None or not stages_reusable(request.overhead):
+def stages_memo(model: ModelSpec, overhead: OverheadModel, block_size: int) -> StagesMemo | None:
+    """The kept stages of ``model`` under ``overhead`` (``None``: not kept, :func:`stages_reusable`)."""
+    if not stages_reusable(overhead):
         return None
-    fields = type(request).model_fields
-    return tuple(getattr(request, f) for f in fields if f not in ("context_tokens", "max_model_len"))
+    key = (model, overhead, block_size)
+    memo = _SCOPES.get(key)
+    return memo if memo is not None else _SCOPES.put(key, BoundedMemo(SCOPE_ENTRIES))
+
+
+def stage_key(gpu: GpuSpec, memory: int, tensor_parallel: int, weights: str, kv_dtype: str) -> StageKey:
+    """The rest of an advisor request (one replica: GPU count = TP, PP 1, no shared prefix or deployment): the
+    GPU's fields the plan reads (:func:`planner.engines.vllm.stage.gpu_fields`), its memory, split and
+    precisions."""
+    return (*gpu_fields(gpu), memory, tensor_parallel, weights, kv_dtype)
 
 
 def clear() -> None:
     """Forget everything kept: here and the vLLM stages the engine keeps (:func:`planner.engines.vllm.stage.vllm_stage`,
     the same argument: only V1 profiles, every input but ``max_model_len``, state pages computed again)."""
-    STAGES.clear()
+    _SCOPES.clear()
     clear_length_free()

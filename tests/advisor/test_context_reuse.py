@@ -35,13 +35,14 @@ MODELS = (
 def _keeping_nothing() -> Iterator[None]:
     """Both memos hold no entry: every candidate computed from scratch (a key too coarse would make a cleared memo
     alias candidates within one ranking too, the same way cold and warm)."""
-    saved = reuse.STAGES.max_entries, vllm_stage.LENGTH_FREE_ENTRIES
+    saved = reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES
     reuse.clear()
-    reuse.STAGES.max_entries = vllm_stage.LENGTH_FREE_ENTRIES = 0
+    reuse.SCOPE_ENTRIES = vllm_stage.LENGTH_FREE_ENTRIES = 0
     try:
         yield
     finally:
-        reuse.STAGES.max_entries, vllm_stage.LENGTH_FREE_ENTRIES = saved
+        reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES = saved
+        reuse.clear()
 
 
 def _cold(spec: ModelSpec, workload: Workload, **kw: Any) -> str:
@@ -128,12 +129,16 @@ def test_a_set_up_refused_at_one_context_starts_at_another() -> None:
     assert warm.model_dump_json() == _cold(spec, short, gpus=GPUS)
 
 
-def test_the_memo_is_bounded() -> None:
-    spec = get_model("meta-llama/Llama-3.1-8B").spec
+def test_the_memos_are_bounded() -> None:
+    """One scope per model (and overhead model): a seventh model leaves at most SCOPES; each scope holds at most
+    SCOPE_ENTRIES (a ranking of the 8B over the catalog needs fewer)."""
     reuse.clear()
-    for context in (1024, 2048):
-        rank(spec, Workload.fixed_length(context, concurrent_conversations=4), gpus=GPUS)
-    assert 0 < len(reuse.STAGES) <= reuse.MAX_ENTRIES
+    for model_id in MODELS[:7]:
+        rank(get_model(model_id).spec, Workload.fixed_length(1024, concurrent_conversations=4), gpus=GPUS)
+    scopes = reuse._SCOPES.values()
+    assert len(scopes) == reuse.SCOPES
+    assert all(0 < len(memo) <= reuse.SCOPE_ENTRIES for memo in scopes)
+    assert len(vllm_stage._SCOPES) == vllm_stage.LENGTH_FREE_SCOPES
 
 
 def test_llamacpp_whose_working_memory_reads_the_context() -> None:
