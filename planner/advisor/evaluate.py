@@ -13,11 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from planner.advisor import reuse
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
 from planner.advisor.options import Candidate, Option, Rejected, RejectReason
-from planner.advisor.reuse import GpuStages
+from planner.advisor.reuse import GpuStages, StagesMemo, stage_key, stages_memo
 from planner.advisor.suitability import engine_problem, rack_only
 from planner.advisor.support import SupportRow, runner, why_not
 from planner.advisor.workload import Workload
@@ -61,10 +60,11 @@ def profile_engine(engine: str) -> str:
 
 
 def _gpu_stages(request: PlanRequest, basis: PlanBasis, memory: int, gpu: GpuSpec) -> GpuStages:
-    """The candidate's memory on its GPU (kept across rankings when it reads no length: :mod:`reuse`): its basis
-    there (only what reads the GPU is computed again), the stages of its plan, and those of the GPU-less basis on
-    the GPU (the same as the plan's when the two bases differ only in their request: :func:`stage_memory` reads the
-    request's GPU, overhead, lengths and deployment, which both share, and not its memory size)."""
+    """The candidate's memory on its GPU (kept across rankings when it reads no length:
+    :mod:`planner.advisor.reuse`): its basis there (only what reads the GPU is computed again), the stages of its
+    plan, and those of the GPU-less basis on the GPU (the same as the plan's when the two bases differ only in their
+    request: :func:`stage_memory` reads the request's GPU, overhead, lengths and deployment, which both share, and
+    not its memory size)."""
     full = plan_basis(request, like=basis)
     stages = stages_at(full, memory)
     if all(getattr(full, f) == getattr(basis, f) for f in PlanBasis.model_fields if f != "request"):
@@ -100,7 +100,7 @@ class Evaluator:
         self._runners: dict[tuple[str | None, str, str], SupportRow | str] = {}
         self._hosts: dict[tuple[str, int, int], HostChoice | None] = {}
         self._requests: dict[tuple[str, int, int, str, str, str], PlanRequest] = {}
-        self._memos: dict[int, reuse.StagesMemo | None] = {}
+        self._memos: dict[int, StagesMemo | None] = {}
         self.built = Built(model, workload, self.params)
 
     def profile(self, engine: str) -> OverheadModel:
@@ -161,7 +161,7 @@ class Evaluator:
         (:func:`plan_from`: what ``plan()`` returns); it reads the lengths and is made at every context."""
         request = self._requests[key] = self.request(c, overhead, memory)
         memo = self._memo(overhead)
-        memo_key = reuse.stage_key(c.gpu, memory, c.tensor_parallel, c.weights, c.kv_dtype)
+        memo_key = stage_key(c.gpu, memory, c.tensor_parallel, c.weights, c.kv_dtype)
         kept = memo.get(memo_key) if memo is not None else None
         if kept is None:
             kept = _gpu_stages(request, basis, memory, c.gpu)
@@ -171,11 +171,12 @@ class Evaluator:
         self._plans[key] = plan_from(full, kept.stages)
         return kept.fit_stages
 
-    def _memo(self, overhead: OverheadModel) -> reuse.StagesMemo | None:
-        """The stages kept across rankings for this model under ``overhead`` (:func:`reuse.stages_memo`)."""
+    def _memo(self, overhead: OverheadModel) -> StagesMemo | None:
+        """The stages kept across rankings for this model under ``overhead``
+        (:func:`planner.advisor.reuse.stages_memo`)."""
         key = id(overhead)  # the evaluator holds its overhead models: an id is one of them while it lives
         if key not in self._memos:
-            self._memos[key] = reuse.stages_memo(self.model, overhead, self.block_size)
+            self._memos[key] = stages_memo(self.model, overhead, self.block_size)
         return self._memos[key]
 
     def assessment(self, c: Candidate, engine: str) -> Assessment:

@@ -100,13 +100,15 @@ LENGTH_FREE_SCOPES = 4
 LENGTH_FREE_ENTRIES = 2048
 StageKey = tuple[object, ...]
 _SCOPES: BoundedMemo[tuple[VllmProfile, ModelSpec], BoundedMemo[StageKey, VllmStage]] = BoundedMemo(LENGTH_FREE_SCOPES)
-_LAST: list[object] = [None, None, None]  # the last (profile, model, scope): held, so identity is equality
+# The last (profile, model, scope) asked for, as one tuple read and replaced whole (the dashboard ranks in several
+# threads): it holds the profile and model, so identity is equality.
+_LAST: list[tuple[VllmProfile, ModelSpec, BoundedMemo[StageKey, VllmStage]] | None] = [None]
 
 
 def clear_length_free() -> None:
     """Forget the stages kept by :func:`vllm_stage`."""
     _SCOPES.clear()
-    _LAST[:] = [None, None, None]
+    _LAST[0] = None
 
 
 def gpu_fields(gpu: GpuSpec | None) -> tuple[str | None, ...]:
@@ -118,12 +120,13 @@ def gpu_fields(gpu: GpuSpec | None) -> tuple[str | None, ...]:
 
 def _scope(profile: VllmProfile, model: ModelSpec) -> BoundedMemo[StageKey, VllmStage]:
     """The kept stages of ``model`` under ``profile`` (the last one asked for without hashing either again)."""
-    if _LAST[0] is profile and _LAST[1] is model:
-        return _LAST[2]  # type: ignore[return-value]
+    last = _LAST[0]
+    if last is not None and last[0] is profile and last[1] is model:
+        return last[2]
     memo = _SCOPES.get((profile, model))
     if memo is None:
         memo = _SCOPES.put((profile, model), BoundedMemo(LENGTH_FREE_ENTRIES))
-    _LAST[:] = [profile, model, memo]
+    _LAST[0] = (profile, model, memo)
     return memo
 
 
