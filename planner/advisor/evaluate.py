@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
 from planner.advisor.options import Candidate, Option, Rejected, RejectReason
+from planner.advisor.reuse import GpuStages, StagesMemo, stage_key, stages_memo
 from planner.advisor.suitability import engine_problem, rack_only
 from planner.advisor.support import SupportRow, runner, why_not
 from planner.advisor.workload import Workload
@@ -26,7 +27,16 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import parameter_breakdown
 from planner.engines.registry import default_engine, engine_names, engine_of, engine_profile
-from planner.planning.plan import MemoryFit, PlanBasis, PlanRequest, fit_of, plan_basis, plan_from, stages_at
+from planner.planning.plan import (
+    MemoryFit,
+    PlanBasis,
+    PlanRequest,
+    fit_of,
+    plan_basis,
+    plan_from,
+    stages_at,
+    with_loaded_weights,
+)
 from planner.planning.results import PlanResult, StageMemory
 
 REFERENCE_MEMORY_BYTES = 10**12  # the memory size of the basis requests (plan_basis does not read it)
@@ -47,6 +57,20 @@ def reject(c: Candidate, reason: RejectReason, detail: str) -> Rejected:
 def profile_engine(engine: str) -> str:
     """The registry engine whose profile plans a support-table engine (vLLM's Gaudi plugin: vLLM's)."""
     return engine if engine in engine_names() else default_engine()
+
+
+def _gpu_stages(request: PlanRequest, basis: PlanBasis, memory: int, gpu: GpuSpec) -> GpuStages:
+    """The candidate's memory on its GPU (kept across rankings when it reads no length:
+    :mod:`planner.advisor.reuse`): its basis there (only what reads the GPU is computed again), the stages of its
+    plan, and those of the GPU-less basis on the GPU (the same as the plan's when the two bases differ only in their
+    request: :func:`stage_memory` reads the request's GPU, overhead, lengths and deployment, which both share, and
+    not its memory size)."""
+    full = plan_basis(request, like=basis)
+    stages = stages_at(full, memory)
+    if all(getattr(full, f) == getattr(basis, f) for f in PlanBasis.model_fields if f != "request"):
+        return GpuStages(full.weights_bytes, stages, stages)
+    on_gpu = basis.model_copy(update={"request": basis.request.model_copy(update={"gpu": gpu})})
+    return GpuStages(full.weights_bytes, stages, stages_at(on_gpu, memory))
 
 
 class Evaluator:
@@ -76,6 +100,7 @@ class Evaluator:
         self._runners: dict[tuple[str | None, str, str], SupportRow | str] = {}
         self._hosts: dict[tuple[str, int, int], HostChoice | None] = {}
         self._requests: dict[tuple[str, int, int, str, str, str], PlanRequest] = {}
+        self._memos: dict[int, StagesMemo | None] = {}
         self.built = Built(model, workload, self.params)
 
     def profile(self, engine: str) -> OverheadModel:
@@ -130,19 +155,29 @@ class Evaluator:
         basis: PlanBasis,
         key: tuple[str, int, int, str, str, str],
     ) -> tuple[StageMemory, ...]:
-        """The stages of the first check on the candidate's GPU. The plan of the candidate's own request (its basis
+        """The stages of the first check on the candidate's GPU (:func:`_gpu_stages`, kept across rankings by
+        :mod:`planner.advisor.reuse` when they read no length). The plan of the candidate's own request (its basis
         with the GPU: the kernels' padding on this device) is made here once and kept for :meth:`assessment`
-        (:func:`plan_from`: what ``plan()`` returns). When that basis equals the GPU-less one but for the request,
-        the stages are the same (:func:`stage_memory` reads the request's GPU, overhead, lengths and deployment,
-        which both share, and not its memory size) and are not computed twice."""
+        (:func:`plan_from`: what ``plan()`` returns); it reads the lengths and is made at every context."""
         request = self._requests[key] = self.request(c, overhead, memory)
-        full = plan_basis(request, like=basis)  # only what reads the GPU is computed again
-        stages = stages_at(full, memory)
-        self._plans[key] = plan_from(full, stages)
-        if all(getattr(full, f) == getattr(basis, f) for f in PlanBasis.model_fields if f != "request"):
-            return stages
-        on_gpu = basis.model_copy(update={"request": basis.request.model_copy(update={"gpu": c.gpu})})
-        return stages_at(on_gpu, memory)
+        memo = self._memo(overhead)
+        memo_key = stage_key(c.gpu, memory, c.tensor_parallel, c.weights, c.kv_dtype)
+        kept = memo.get(memo_key) if memo is not None else None
+        if kept is None:
+            kept = _gpu_stages(request, basis, memory, c.gpu)
+            if memo is not None:
+                memo.put(memo_key, kept)
+        full = with_loaded_weights(basis, request, kept.weights_bytes)  # what plan_basis(request, like=basis) gives
+        self._plans[key] = plan_from(full, kept.stages)
+        return kept.fit_stages
+
+    def _memo(self, overhead: OverheadModel) -> StagesMemo | None:
+        """The stages kept across rankings for this model under ``overhead``
+        (:func:`planner.advisor.reuse.stages_memo`)."""
+        key = id(overhead)  # the evaluator holds its overhead models: an id is one of them while it lives
+        if key not in self._memos:
+            self._memos[key] = stages_memo(self.model, overhead, self.block_size)
+        return self._memos[key]
 
     def assessment(self, c: Candidate, engine: str) -> Assessment:
         """:func:`planner.assessment.assess.assess` of one replica under the engine's profile, launched for the

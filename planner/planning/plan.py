@@ -42,6 +42,7 @@ __all__ = [
     "plan",
     "plan_basis",
     "plan_from",
+    "with_loaded_weights",
 ]
 
 
@@ -179,7 +180,13 @@ def _on_gpu(like: PlanBasis, request: PlanRequest) -> PlanBasis:
             request.model, request.resolved_weights, tp, start, stop, index == 0, index == pp - 1
         )
         weights.append(loaded_weights_bytes(request, checkpoint, tp, pp, index, range(start, stop)))
-    return like.model_copy(update={"request": request, "weights_bytes": tuple(weights)})
+    return with_loaded_weights(like, request, tuple(weights))
+
+
+def with_loaded_weights(like: PlanBasis, request: PlanRequest, weights_bytes: tuple[int, ...]) -> PlanBasis:
+    """``like`` for ``request`` with the weights as loaded on its GPU (what :func:`_on_gpu` computes), for a caller
+    that kept them (the advisor: they read no length, :mod:`planner.advisor.reuse`)."""
+    return like.model_copy(update={"request": request, "weights_bytes": weights_bytes})
 
 
 def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMemory:

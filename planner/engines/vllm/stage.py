@@ -17,7 +17,9 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from planner.bounds.memo import BoundedMemo
 from planner.core.blocks import LayerKind
+from planner.core.gpu import GpuSpec
 from planner.core.kv import kv_bytes_per_token_per_layer
 from planner.core.model import ModelSpec
 from planner.core.overhead import StageContext
@@ -92,6 +94,72 @@ def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile, w
     return profile.non_torch_bytes(result.tensor_parallel, result.pipeline_parallel, platform, weights)
 
 
+# The stages of one model planned again at another context (the advisor's context slider): ~600 per ranking of one
+# model over the catalog, up to ~1,500; an entry is one VllmStage (~1 kB): 4 scopes of 2,048 keep ~8 MB at most.
+LENGTH_FREE_SCOPES = 4
+LENGTH_FREE_ENTRIES = 2048
+StageKey = tuple[object, ...]
+_SCOPES: BoundedMemo[tuple[VllmProfile, ModelSpec], BoundedMemo[StageKey, VllmStage]] = BoundedMemo(LENGTH_FREE_SCOPES)
+# The last (profile, model, scope) asked for, as one tuple read and replaced whole (the dashboard ranks in several
+# threads): it holds the profile and model, so identity is equality.
+_LAST: list[tuple[VllmProfile, ModelSpec, BoundedMemo[StageKey, VllmStage]] | None] = [None]
+
+
+def clear_length_free() -> None:
+    """Forget the stages kept by :func:`vllm_stage`."""
+    _SCOPES.clear()
+    _LAST[0] = None
+
+
+def gpu_fields(gpu: GpuSpec | None) -> tuple[str | None, ...]:
+    """What a plan reads of a GPU: its name and the fields of its platform (:attr:`GpuSpec.platform`)."""
+    if gpu is None:
+        return (None,)
+    return (gpu.id, gpu.name, gpu.vendor, gpu.architecture, gpu.form_factor)
+
+
+def _scope(profile: VllmProfile, model: ModelSpec) -> BoundedMemo[StageKey, VllmStage]:
+    """The kept stages of ``model`` under ``profile`` (the last one asked for without hashing either again)."""
+    last = _LAST[0]
+    if last is not None and last[0] is profile and last[1] is model:
+        return last[2]
+    memo = _SCOPES.get((profile, model))
+    if memo is None:
+        memo = _SCOPES.put((profile, model), BoundedMemo(LENGTH_FREE_ENTRIES))
+    _LAST[0] = (profile, model, memo)
+    return memo
+
+
+def _length_free_key(
+    request: PlanRequest, result: PlanResult, stage_index: int, total: int, overrides: StageOverrides | None
+) -> StageKey:
+    """Everything :func:`_vllm_stage` reads but the profile and model (the scope: :func:`_scope`) and
+    ``max_model_len``. The length reaches it twice: as the :class:`StageContext`'s ``max_model_len``, which
+    :meth:`VllmProfile.activation_bytes` reads only through :meth:`VllmProfile.batch`, and that only when not
+    :attr:`VllmProfile.is_v1`; and as the state pages of a hybrid model's running request
+    (:func:`state_pages_per_request`), computed again on every call. The request is read through its GPU (name and
+    platform: :func:`gpu_fields`), KV dtype, weights, block size and deployment; the result through its split, its
+    stage count and the stage's layers and weights (with LoRA slots and the drafter)."""
+    stage = result.stages[stage_index]
+    return (
+        *gpu_fields(request.gpu),
+        request.resolved_kv_dtype,
+        request.resolved_weights,
+        request.block_size,
+        request.deployment,
+        result.tensor_parallel,
+        result.pipeline_parallel,
+        len(result.stages),
+        stage_index,
+        stage.layers,
+        stage.weights_bytes,
+        stage.lora_bytes,
+        stage.draft_bytes,
+        total,
+        overrides,
+    )
+
+
 def vllm_stage(
     request: PlanRequest,
     result: PlanResult,
@@ -100,7 +168,29 @@ def vllm_stage(
     total: int,
     overrides: StageOverrides | None = None,
 ) -> VllmStage:
-    """Available KV memory, page size, groups and blocks of one rank of pipeline stage ``stage_index``."""
+    """Available KV memory, page size, groups and blocks of one rank of pipeline stage ``stage_index``. Under a V1
+    :class:`VllmProfile` itself (a subclass may read more) what reads no length is kept across calls (bounded:
+    :data:`LENGTH_FREE_SCOPES` x :data:`LENGTH_FREE_ENTRIES`, least recently used out; :func:`_length_free_key`)."""
+    if type(profile) is not VllmProfile or not profile.is_v1:
+        return _vllm_stage(request, result, profile, stage_index, total, overrides)
+    memo = _scope(profile, request.model)
+    key = _length_free_key(request, result, stage_index, total, overrides)
+    kept = memo.get(key)
+    if kept is None:
+        return memo.put(key, _vllm_stage(request, result, profile, stage_index, total, overrides))
+    mode = mamba_mode(profile.rules, request.model, profile.enable_prefix_caching)
+    pages = state_pages_per_request(mode, kept.spec_tokens, result.max_model_len, kept.block_size)
+    return kept if pages == kept.mamba_pages else kept.model_copy(update={"mamba_pages": pages})
+
+
+def _vllm_stage(
+    request: PlanRequest,
+    result: PlanResult,
+    profile: VllmProfile,
+    stage_index: int,
+    total: int,
+    overrides: StageOverrides | None = None,
+) -> VllmStage:
     o = overrides or StageOverrides()
     model, tp = request.model, result.tensor_parallel
     layers = range(*result.stages[stage_index].layers)

@@ -1,0 +1,83 @@
+"""What the ranking keeps across :func:`planner.advisor.ranking.rank` calls: the parts of an option that read no
+length, so a ranking at a new context (the dashboard's context slider) recomputes only what does (the plan's
+sequence sizes and capacity, the engine's KV checks against ``max_model_len``, the speed, the verdicts).
+
+Kept: :class:`GpuStages`, a candidate's memory per stage on its GPU (weights as loaded, working memory, reserve,
+KV headroom), for set-ups planned under vLLM V1's profile only (:func:`stages_reusable`); the assessment's vLLM
+stages are kept by the engine itself (:func:`planner.engines.vllm.stage.vllm_stage`). Why the stages read no length:
+
+- the weights as loaded (:func:`planner.planning.plan.loaded_weights_bytes`): the overhead model reads a
+  :class:`~planner.core.overhead.LoadContext`, which holds no length;
+- :func:`planner.planning.plan.stage_memory` reads the request's lengths once, as the ``max_model_len`` of the
+  :class:`~planner.core.overhead.StageContext` it gives ``overhead.per_gpu``; :meth:`VllmProfile.per_gpu` reads that
+  only through :meth:`VllmProfile.activation_bytes` -> :meth:`VllmProfile.batch`, which reads ``max_model_len``
+  only when not :attr:`VllmProfile.is_v1` (V0's ``max(max_model_len, 2048)`` profile batch and its chunked-prefill
+  switch at 32,768); its non-torch memory, default CUDA graphs (``batch`` without a length) and their estimate
+  read none. A subclass could read more, so only ``type(profile) is VllmProfile`` qualifies. The advisor's
+  requests carry no deployment options (:func:`stage_memory_bytes` and the stage extras are then the identity).
+
+Keys: one scope per model, overhead model and block size (:func:`stages_memo`, hashed once per ranking and
+engine), and in it the rest of the advisor's request but its two lengths (:func:`stage_key`:
+:meth:`planner.advisor.evaluate.Evaluator.request` builds every request from exactly these). Both levels are
+bounded (:data:`SCOPES` x :data:`SCOPE_ENTRIES`, least recently used out); :func:`clear` empties them (tests
+compare with a cold ranking).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from planner.bounds.memo import BoundedMemo
+from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
+from planner.core.overhead import OverheadModel
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.stage import clear_length_free, gpu_fields
+from planner.planning.results import StageMemory
+
+# A ranking plans at most ~1,500 distinct (GPU, split, weights, KV dtype) under one engine (~600 for Llama 3.1 8B
+# over the catalog); an entry is two tuples of one StageMemory each (~1 kB): 4 scopes of 2,048 keep ~8 MB at most.
+SCOPES = 4
+SCOPE_ENTRIES = 2048
+
+
+class GpuStages(NamedTuple):
+    """A candidate's memory on its GPU: the weights as loaded per stage (its basis on that GPU), the stages of its
+    plan, and the stages of the advisor's first check (the GPU-less basis on the GPU)."""
+
+    weights_bytes: tuple[int, ...]
+    stages: tuple[StageMemory, ...]
+    fit_stages: tuple[StageMemory, ...]
+
+
+StageKey = tuple[object, ...]
+StagesMemo = BoundedMemo[StageKey, GpuStages]
+_SCOPES: BoundedMemo[tuple[ModelSpec, OverheadModel, int], StagesMemo] = BoundedMemo(SCOPES)
+
+
+def stages_reusable(overhead: OverheadModel) -> bool:
+    """Whether a plan's stage memory under ``overhead`` reads no length (the module docstring)."""
+    return type(overhead) is VllmProfile and overhead.is_v1
+
+
+def stages_memo(model: ModelSpec, overhead: OverheadModel, block_size: int) -> StagesMemo | None:
+    """The kept stages of ``model`` under ``overhead`` (``None``: not kept, :func:`stages_reusable`)."""
+    if not stages_reusable(overhead):
+        return None
+    key = (model, overhead, block_size)
+    memo = _SCOPES.get(key)
+    return memo if memo is not None else _SCOPES.put(key, BoundedMemo(SCOPE_ENTRIES))
+
+
+def stage_key(gpu: GpuSpec, memory: int, tensor_parallel: int, weights: str, kv_dtype: str) -> StageKey:
+    """The rest of an advisor request (one replica: GPU count = TP, PP 1, no shared prefix or deployment): the
+    GPU's fields the plan reads (:func:`planner.engines.vllm.stage.gpu_fields`), its memory, split and
+    precisions."""
+    return (*gpu_fields(gpu), memory, tensor_parallel, weights, kv_dtype)
+
+
+def clear() -> None:
+    """Forget everything kept: here and the vLLM stages the engine keeps (:func:`planner.engines.vllm.stage.vllm_stage`,
+    the same argument: only V1 profiles, every input but ``max_model_len``, state pages computed again)."""
+    _SCOPES.clear()
+    clear_length_free()

@@ -1,0 +1,159 @@
+"""A ranking at a new context after one at another equals a cold ranking at the new one (planner.advisor.reuse keeps
+what reads no length across rank() calls: the plan's stages on each GPU, and vLLM's stages in the engine)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from model_catalog import get_model, load_gpus
+from planner.advisor import Workload, rank, reuse
+from planner.core.model import ModelSpec
+from planner.engines.vllm import stage as vllm_stage
+from planner.engines.vllm.profile import VllmProfile
+
+GPUS = list(load_gpus().values())
+# dense, MoE, hybrids (Mamba / linear attention), sliding-window (Gemma 2 / 3, gpt-oss: also MoE)
+MODELS = (
+    "meta-llama/Llama-3.1-8B",
+    "meta-llama/Llama-3.1-70B",
+    "Qwen/Qwen3-30B-A3B",
+    "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    "ibm-granite/granite-4.0-h-small",
+    "nvidia/NVIDIA-Nemotron-Nano-9B-v2",
+    "google/gemma-2-9b",
+    "google/gemma-3-27b-it",
+    "openai/gpt-oss-20b",
+)
+
+
+@contextmanager
+def _keeping_nothing() -> Iterator[None]:
+    """Both memos hold no entry: every candidate computed from scratch (a key too coarse would make a cleared memo
+    alias candidates within one ranking too, the same way cold and warm)."""
+    saved = reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES
+    reuse.clear()
+    reuse.SCOPE_ENTRIES = vllm_stage.LENGTH_FREE_ENTRIES = 0
+    try:
+        yield
+    finally:
+        reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES = saved
+        reuse.clear()
+
+
+def _cold(spec: ModelSpec, workload: Workload, **kw: Any) -> str:
+    """The ranking with every memo cleared first, which must equal the one computed keeping nothing."""
+    reuse.clear()
+    cold = rank(spec, workload, **kw).model_dump_json()
+    with _keeping_nothing():
+        assert rank(spec, workload, **kw).model_dump_json() == cold
+    return cold
+
+
+def _after(spec: ModelSpec, first: Workload, then: Workload, **kw: Any) -> str:
+    reuse.clear()
+    rank(spec, first, **kw)
+    return rank(spec, then, **kw).model_dump_json()
+
+
+def _workloads(a: int, b: int, **fields: Any) -> tuple[Workload, Workload]:
+    return Workload.fixed_length(a, **fields), Workload.fixed_length(b, **fields)
+
+
+Case = tuple[ModelSpec, Workload, Workload, dict[str, Any]]
+
+
+@st.composite
+def _cases(draw: st.DrawFn) -> Case:
+    spec = get_model(draw(st.sampled_from(MODELS))).spec
+    top = min(spec.max_position_embeddings, 131072)
+    contexts = st.integers(256, top) | st.sampled_from(sorted({c for c in (512, 4096, 32768, top) if c <= top}))
+    fields: dict[str, Any] = {
+        "concurrent_conversations": draw(st.integers(1, 300)),
+        "pricing": draw(st.sampled_from(["purchase", "cloud"])),
+        "include_personal": draw(st.booleans()),
+        "min_tokens_per_s_per_user": draw(st.sampled_from([None, 10.0])),
+    }
+    engines = draw(st.sampled_from([None, ("llamacpp",), ("sglang", "vllm"), ("trtllm", "vllm")]))
+    if engines is not None:
+        fields["engines"] = engines
+    first, then = _workloads(draw(contexts), draw(contexts), **fields)
+    gpus = draw(st.lists(st.sampled_from(GPUS), min_size=3, max_size=10, unique_by=lambda g: g.id))
+    kv = draw(st.sampled_from([("bf16", "fp8"), ("fp8",), ("bf16",)]))
+    return spec, first, then, {"gpus": gpus, "kv_dtypes": kv}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_cases())
+def test_ranking_after_another_context_equals_a_cold_one(case: Case) -> None:
+    spec, first, then, kw = case
+    assert _after(spec, first, then, **kw) == _cold(spec, then, **kw)
+
+
+def test_long_then_tiny_and_back_over_the_catalog() -> None:
+    spec = get_model("meta-llama/Llama-3.1-8B").spec
+    long, tiny = _workloads(131072, 512, concurrent_conversations=8)
+    assert _after(spec, long, tiny, gpus=GPUS) == _cold(spec, tiny, gpus=GPUS)
+    assert _after(spec, tiny, long, gpus=GPUS) == _cold(spec, long, gpus=GPUS)
+
+
+def test_hybrid_state_pages_follow_the_context() -> None:
+    """A Mamba-2 hybrid under vLLM 0.26-0.28 (prefix caching on for hybrids, not yet always 'align': versions.toml)
+    holds ceil(max_model_len / block) state pages per request (mode "all"): computed again on a kept vLLM stage."""
+    spec = get_model("ibm-granite/granite-4.0-h-small").spec
+    short, long = _workloads(2048, 131072, concurrent_conversations=16)
+    for kw in ({"gpus": GPUS}, {"gpus": GPUS, "overhead": VllmProfile(engine_version="0.27.0")}):
+        assert _after(spec, short, long, **kw) == _cold(spec, long, **kw)
+        assert _after(spec, long, short, **kw) == _cold(spec, short, **kw)
+
+
+def test_a_set_up_refused_at_one_context_starts_at_another() -> None:
+    """At 131,072 tokens vLLM refuses the 70B on a 2 x 80 GB split (one request's KV cache does not fit); at 4,096
+    it starts: the ranking at 4,096 after the one at 131,072 is the cold one."""
+    spec = get_model("meta-llama/Llama-3.1-70B").spec
+    long, short = _workloads(131072, 4096, concurrent_conversations=4)
+    reuse.clear()
+    refused = {
+        (r.gpu_id, r.gpu_count, r.tensor_parallel, r.weights, r.kv_dtype)
+        for r in rank(spec, long, gpus=GPUS).rejected
+        if "To serve at least one request" in r.detail
+    }
+    assert refused
+    warm = rank(spec, short, gpus=GPUS)
+    started = {(o.gpu_id, o.gpu_count, o.tensor_parallel, o.weights, o.kv_dtype) for o in warm.options}
+    assert refused & started
+    assert warm.model_dump_json() == _cold(spec, short, gpus=GPUS)
+
+
+def test_the_memos_are_bounded() -> None:
+    """One scope per model (and overhead model): a seventh model leaves at most SCOPES; each scope holds at most
+    SCOPE_ENTRIES (a ranking of the 8B over the catalog needs fewer)."""
+    reuse.clear()
+    for model_id in MODELS[:7]:
+        rank(get_model(model_id).spec, Workload.fixed_length(1024, concurrent_conversations=4), gpus=GPUS)
+    scopes = reuse._SCOPES.values()
+    assert len(scopes) == reuse.SCOPES
+    assert all(0 < len(memo) <= reuse.SCOPE_ENTRIES for memo in scopes)
+    assert len(vllm_stage._SCOPES) == vllm_stage.LENGTH_FREE_SCOPES
+
+
+def test_llamacpp_whose_working_memory_reads_the_context() -> None:
+    """llama.cpp's compute buffer grows with n_ctx: its stages are never kept (reuse.stages_reusable)."""
+    spec = get_model("meta-llama/Llama-3.1-8B").spec
+    fields: dict[str, Any] = {"concurrent_conversations": 2, "engines": ("llamacpp",), "include_personal": True}
+    long, short = _workloads(131072, 2048, **fields)
+    assert _after(spec, short, long, gpus=GPUS) == _cold(spec, long, gpus=GPUS)
+    assert _after(spec, long, short, gpus=GPUS) == _cold(spec, short, gpus=GPUS)
+
+
+def test_vllm_v0_whose_profile_batch_reads_the_context() -> None:
+    """vLLM V0 profiles max(max_model_len, 2048) tokens and chunks prefill from 32,768: never kept."""
+    spec = get_model("meta-llama/Llama-3.1-8B").spec
+    v0 = VllmProfile(engine_version="0.6.4")
+    short, long = _workloads(4096, 24576, concurrent_conversations=8)
+    assert _after(spec, short, long, gpus=GPUS, overhead=v0) == _cold(spec, long, gpus=GPUS, overhead=v0)
+    assert _after(spec, long, short, gpus=GPUS, overhead=v0) == _cold(spec, short, gpus=GPUS, overhead=v0)
