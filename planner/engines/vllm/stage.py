@@ -173,7 +173,10 @@ def vllm_stage(
     :data:`LENGTH_FREE_SCOPES` x :data:`LENGTH_FREE_ENTRIES`, least recently used out; :func:`_length_free_key`)."""
     if type(profile) is not VllmProfile or not profile.is_v1:
         return _vllm_stage(request, result, profile, stage_index, total, overrides)
-    memo = _scope(profile, request.model)
+    try:
+        memo = _scope(profile, request.model)
+    except TypeError:  # a profile a calibration fit builds holds its trial constants in a dict: planned afresh
+        return _vllm_stage(request, result, profile, stage_index, total, overrides)
     key = _length_free_key(request, result, stage_index, total, overrides)
     kept = memo.get(key)
     if kept is None:
