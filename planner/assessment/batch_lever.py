@@ -8,9 +8,8 @@ starts, judged by :func:`planner.assessment.assess.assess`.
 
 from __future__ import annotations
 
-from planner.assessment.assess import Assessment, VerdictState, assess
-from planner.bounds.errors import PlannerError
-from planner.bounds.walltime import BudgetExceeded, check
+from planner.assessment.assess import Assessment
+from planner.assessment.search import largest_where, starts
 from planner.planning.plan import PlanRequest
 
 FIELD = "max_num_seqs"  # the launch setting's profile field (planner.engines.settings)
@@ -28,15 +27,6 @@ def with_max_num_seqs(request: PlanRequest, seqs: int) -> PlanRequest:
     return request.model_copy(update={"overhead": request.overhead.model_copy(update={FIELD: seqs})})
 
 
-def _starts(request: PlanRequest) -> bool:
-    try:
-        return assess(request).state is not VerdictState.ENGINE_REFUSES
-    except BudgetExceeded:
-        raise  # the run's time is up: never taken for a set-up that does not fit
-    except PlannerError:
-        return False
-
-
 def seqs_that_start(request: PlanRequest, found: Assessment) -> int | None:
     """The largest ``--max-num-seqs`` below the one the engine refused with that starts it; ``None`` when the
     refusal is not one it cures, the engine has no such setting, or not even one sequence starts."""
@@ -45,11 +35,4 @@ def seqs_that_start(request: PlanRequest, found: Assessment) -> int | None:
         return None
     current = getattr(request.overhead, FIELD, None)
     high = (current - 1) if isinstance(current, int) else HIGHEST
-    low = 1
-    if high < low or not _starts(with_max_num_seqs(request, low)):
-        return None
-    while low < high:
-        check()
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if _starts(with_max_num_seqs(request, middle)) else (low, middle - 1)
-    return low
+    return largest_where(1, high, lambda seqs: starts(with_max_num_seqs(request, seqs)))

@@ -10,12 +10,10 @@ failure to start here), and the conversations held grow with the size.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from planner.assessment.assess import Assessment, VerdictState, assess
-from planner.assessment.search import HIGHER_CURES
+from planner.assessment.search import HIGHER_CURES, largest_where, smallest_where
 from planner.bounds.errors import PlannerError
-from planner.bounds.walltime import BudgetExceeded, check
+from planner.bounds.walltime import BudgetExceeded
 from planner.core.units import GiB
 from planner.planning.plan import PlanRequest
 
@@ -44,28 +42,6 @@ def _judged(request: PlanRequest, goal: int) -> Assessment | None:
         return None
 
 
-def _last_true(low: int, high: int, holds: Callable[[int], bool]) -> int | None:
-    """The largest step in ``[low, high]`` for which ``holds`` (true up to some step, false after); None if none."""
-    if low > high or not holds(low):
-        return None
-    while low < high:
-        check()
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if holds(middle) else (low, middle - 1)
-    return low
-
-
-def _first_true(low: int, high: int, holds: Callable[[int], bool]) -> int | None:
-    """The smallest step in ``[low, high]`` for which ``holds`` (false up to some step, true after); None if none."""
-    if low > high or not holds(high):
-        return None
-    while low < high:
-        check()
-        middle = (low + high) // 2
-        low, high = (low, middle) if holds(middle) else (middle + 1, high)
-    return low
-
-
 def size_for_goal(request: PlanRequest, goal: int, found: Assessment) -> tuple[int, str] | None:
     """``(size, why)``: the fixed size nearest the one asked for that starts and holds ``goal`` conversations — the
     largest that starts when the engine refuses the size asked for, else the smallest larger one that holds the
@@ -89,8 +65,8 @@ def size_for_goal(request: PlanRequest, goal: int, found: Assessment) -> tuple[i
 
     asked_step = max(1, asked // KV_SIZE_STEP_BYTES)
     if found.state is VerdictState.ENGINE_REFUSES:
-        largest = _last_true(1, asked_step, starts)
+        largest = largest_where(1, asked_step, starts)
         return (largest * KV_SIZE_STEP_BYTES, "the largest that starts") if largest and holds(largest) else None
-    largest = _last_true(asked_step, request.gpu_memory_bytes // KV_SIZE_STEP_BYTES, starts)
-    smallest = None if largest is None else _first_true(asked_step, largest, holds)
+    largest = largest_where(asked_step, request.gpu_memory_bytes // KV_SIZE_STEP_BYTES, starts)
+    smallest = None if largest is None else smallest_where(asked_step, largest, holds)
     return None if smallest is None else (smallest * KV_SIZE_STEP_BYTES, f"the smallest that holds {goal:,}")

@@ -35,16 +35,27 @@ def _with(request: PlanRequest, **changes: object) -> PlanRequest:
     return request.model_copy(update={"deployment": options.model_copy(update=changes)})
 
 
-def _largest(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
-    """The largest value in ``[low, high]`` for which ``fits`` holds (monotone), None when none does."""
-    if not fits(low):
+def largest_where(low: int, high: int, holds: Callable[[int], bool]) -> int | None:
+    """The largest value in ``[low, high]`` for which ``holds`` (true up to some value, false after), None when
+    none does; the run's budget is checked at each step."""
+    if low > high or not holds(low):
         return None
     while low < high:
-        mid = (low + high + 1) // 2
-        if fits(mid):
-            low = mid
-        else:
-            high = mid - 1
+        check()
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if holds(middle) else (low, middle - 1)
+    return low
+
+
+def smallest_where(low: int, high: int, holds: Callable[[int], bool]) -> int | None:
+    """The smallest value in ``[low, high]`` for which ``holds`` (false up to some value, true after), None when
+    none does; the run's budget is checked at each step."""
+    if low > high or not holds(high):
+        return None
+    while low < high:
+        check()
+        middle = (low + high) // 2
+        low, high = (low, middle) if holds(middle) else (middle + 1, high)
     return low
 
 
@@ -52,7 +63,7 @@ def gpu_layers_that_fit(request: PlanRequest, target: int | None = None) -> int 
     """The largest ``-ngl`` with which the set-up starts and holds a conversation (or ``target`` users), from 0 to
     ``n_layer + 1`` (the output layer counts); None when not even ``-ngl 0`` does."""
     n = request.model.num_hidden_layers
-    return _largest(0, n + 1, lambda ngl: assess(_with(request, gpu_layers=ngl), target).fits)
+    return largest_where(0, n + 1, lambda ngl: assess(_with(request, gpu_layers=ngl), target).fits)
 
 
 def cpu_offload_needed(request: PlanRequest, target: int | None = None) -> int | None:
@@ -108,7 +119,8 @@ def with_fraction(request: PlanRequest, fraction: float) -> PlanRequest:
     return request.model_copy(update={"overhead": overhead})
 
 
-def _starts(request: PlanRequest) -> bool:
+def starts(request: PlanRequest) -> bool:
+    """Whether the engine starts with ``request`` (an invalid request does not)."""
     try:
         return assess(request).state is not VerdictState.ENGINE_REFUSES
     except BudgetExceeded:
@@ -121,17 +133,8 @@ def fraction_that_starts(request: PlanRequest, low: float, high: float) -> float
     """The highest memory fraction in ``[low, high]`` (hundredths) with which the engine starts, assuming it starts
     at every fraction below one that does (memory in use, the sampler's headroom); ``None`` when none does."""
     steps = round((high - low) / FRACTION_STEP)
-    if steps < 0 or not _starts(with_fraction(request, low)):
-        return None
-    first, last = 0, steps
-    while first < last:
-        check()
-        middle = (first + last + 1) // 2
-        if _starts(with_fraction(request, low + middle * FRACTION_STEP)):
-            first = middle
-        else:
-            last = middle - 1
-    return round(low + first * FRACTION_STEP, 2)
+    step = largest_where(0, steps, lambda i: starts(with_fraction(request, low + i * FRACTION_STEP)))
+    return None if step is None else round(low + step * FRACTION_STEP, 2)
 
 
 def offload_cures(a: Assessment) -> bool:
