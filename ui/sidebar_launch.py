@@ -13,7 +13,7 @@ import streamlit as st
 from planner.bounds.errors import PlannerError
 from planner.core.units import GiB
 from planner.engines.registry import engine_names, get_engine
-from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, shown_name
+from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, profile_values, shown_name
 from ui import binding, settings, state
 from ui.guard import as_text
 from ui.settings.launch import MIN_GIB
@@ -80,7 +80,7 @@ def render_launch(sb: Any, engine: str, version: str | None, calibration: str | 
         box.caption("A calibration measured the overheads with its log's own launch settings: these are not used.")
     values = {shown_name(d): _draw(box, d) for d in ENGINE_SETTINGS if d.name in taken}
     try:
-        state.overhead_for(engine, None, None, version, state.launch_values(values))
+        state.overhead_for(engine, None, None, version, profile_values(values))
     except PlannerError as exc:
         box.error(as_text(f"{sentence(str(exc))} Planned without the launch settings."), icon=":material/error:")
         return {}

@@ -34,7 +34,7 @@ from planner.engines.registry import (
     supported_versions,
     weights_run,
 )
-from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, profile_shown, profile_value, shown_name
+from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, profile_shown, profile_values, shown_name
 from planner.engines.support import family
 from planner.engines.vllm.calibrated import Calibrated
 from planner.planning.plan import PlanRequest
@@ -76,21 +76,6 @@ def overhead_for(
     if engine == "generic":
         return overhead_profile(engine, fraction=util or DEFAULT_UTIL, **taken)
     return overhead_profile(engine, **taken)
-
-
-def launch_values(values: Mapping[str, object]) -> dict[str, int | bool]:
-    """The launch settings among ``values`` (keyed by the names a person types: ``kv_cache_memory_gib``), as
-    :meth:`Engine.profile` takes them (``kv_cache_memory_bytes``); unset ones are left out.
-
-    >>> launch_values({"max_num_seqs": 2, "kv_cache_memory_gib": 1.5, "enforce_eager": None})
-    {'max_num_seqs': 2, 'kv_cache_memory_bytes': 1610612736}
-    """
-    taken: dict[str, int | bool] = {}
-    for declared in ENGINE_SETTINGS:
-        shown = values.get(shown_name(declared))
-        if shown is not None and isinstance(shown, int | float | bool):
-            taken[declared.name] = profile_value(declared, shown)
-    return taken
 
 
 def launch_changes(before: PlanRequest, after: PlanRequest) -> dict[str, str]:
@@ -203,7 +188,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     @property
     def launch_settings(self) -> dict[str, int | bool]:
         """The launch settings given (by their :meth:`Engine.profile` names), as ``fit``'s flags pass them."""
-        return launch_values(
+        return profile_values(
             {shown_name(declared): getattr(self, shown_name(declared)) for declared in ENGINE_SETTINGS}
         )
 

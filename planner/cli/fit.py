@@ -29,7 +29,7 @@ from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, GiB, format_bytes
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_names, overhead_profile
-from planner.engines.settings import ENGINE_SETTINGS, profile_value, shown_name
+from planner.engines.settings import ENGINE_SETTINGS, profile_values
 from planner.planning.plan import PlanRequest
 
 
@@ -98,14 +98,9 @@ def add_engine_setting_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(setting.flag, type=whole(setting.low, setting.high), help=setting.help)
 
 
-def engine_settings(args: argparse.Namespace) -> dict[str, object]:
+def engine_settings(args: argparse.Namespace) -> dict[str, int | bool]:
     """The launch settings given on the command line, by their :meth:`Engine.profile` names."""
-    values: dict[str, object] = {}
-    for setting in ENGINE_SETTINGS:
-        value = getattr(args, shown_name(setting))
-        if value is not None:
-            values[setting.name] = profile_value(setting, value)
-    return values
+    return profile_values(vars(args))
 
 
 def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:

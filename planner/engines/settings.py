@@ -9,6 +9,7 @@ Bounds follow vLLM's argument checks (``vllm/engine/arg_utils.py``, ``vllm/confi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal, NamedTuple
 
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES
@@ -90,3 +91,19 @@ def profile_shown(setting: EngineSetting, value: int | bool) -> float | bool:
     if setting.kind == "bytes":
         return round(int(value) / GiB, 2)
     return int(value)
+
+
+def profile_values(shown: Mapping[str, object]) -> dict[str, int | bool]:
+    """The launch settings among ``shown`` (keyed by the names a person types: ``kv_cache_memory_gib``, as the
+    CLI's options and the dashboard's links hold them), as :meth:`Engine.profile` takes them
+    (``kv_cache_memory_bytes``); unset ones are left out.
+
+    >>> profile_values({"max_num_seqs": 2, "kv_cache_memory_gib": 1.5, "enforce_eager": None})
+    {'max_num_seqs': 2, 'kv_cache_memory_bytes': 1610612736}
+    """
+    taken: dict[str, int | bool] = {}
+    for declared in ENGINE_SETTINGS:
+        value = shown.get(shown_name(declared))
+        if value is not None and isinstance(value, int | float | bool):
+            taken[declared.name] = profile_value(declared, value)
+    return taken
