@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -51,3 +52,11 @@ def plain(text: str) -> str:
 def texts(elements: Iterable[Any]) -> list[str]:
     """The plain text of alert-like elements (success, warning, error, info, markdown)."""
     return [plain(str(e.value)) for e in elements]
+
+
+def nearest_link(text: str, change: str) -> dict[str, str]:
+    """The URL parameters of the nearest set-up whose line in ``text`` (the page's Markdown) names ``change``."""
+    line = next(line for line in text.splitlines() if change in line and "[open](" in line)
+    query = re.search(r"\[open\]\((\?[^)]*)\)", line)
+    assert query is not None, line
+    return {k: v[0] for k, v in parse_qs(urlsplit(query.group(1)).query, keep_blank_values=True).items()}

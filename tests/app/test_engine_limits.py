@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from planner.cli import main
-from tests.app.conftest import plain, run_page, texts
+from tests.app.conftest import nearest_link, plain, run_page, texts
 
 ISSUE = {
     "model": "meta-llama/Llama-3.1-70B", "gpu": "h100-sxm-80gb", "gpus": "2", "weights": "fp8", "kv": "fp8",
@@ -37,14 +35,6 @@ def _printed(at: Any) -> str:
     return "\n".join(html.unescape(h.proto.body) for h in at.get("html") if "hr-pre" in h.proto.body)
 
 
-def _link(text: str, change: str) -> dict[str, str]:
-    """The query of the nearest set-up whose change is ``change``, as URL parameters."""
-    line = next(line for line in text.splitlines() if change in line)
-    query = re.search(r"\[open\]\((\?[^)]*)\)", line)
-    assert query is not None, line
-    return {k: v[0] for k, v in parse_qs(urlsplit(query.group(1)).query, keep_blank_values=True).items()}
-
-
 def test_memory_in_use_shows_no_pool_and_offers_the_fraction_that_starts(capsys: Any) -> None:
     at = run_page("memory", {**ISSUE, "used_mem": "10"})
     assert not at.exception
@@ -60,7 +50,7 @@ def test_memory_in_use_shows_no_pool_and_offers_the_fraction_that_starts(capsys:
     assert "more than the weights" not in shown and "Offloading weights does not cure this" in shown
     assert "Largest `--max-model-len`" not in shown and "No `--max-model-len` starts this set-up" in shown
     assert not any("Nothing close does" in i for i in texts(at.info))
-    params = _link(shown, "memory fraction 0.85")
+    params = nearest_link(shown, "memory fraction 0.85")
     assert params["util"] == "0.85"
     opened = run_page("memory", params)
     assert main(["fit", *_cli(params), "--json"]) == 0

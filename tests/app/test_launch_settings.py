@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from planner.cli import main
-from tests.app.conftest import plain, run_page, texts
+from tests.app.conftest import nearest_link, plain, run_page, texts
 
 HOME = {"model": "Qwen/Qwen3-8B", "gpu": "rtx-3090", "engine": "vllm", "context": "8192", "users": "2"}
 FLAGS = ["--model", "Qwen/Qwen3-8B", "--gpu", "rtx-3090", "--engine", "vllm", "--context", "8192", "--users", "2"]
@@ -83,11 +82,10 @@ def test_a_fixed_kv_size_the_gpu_cannot_hold_offers_the_size_that_starts() -> No
     assert any("CUDA out of memory allocating the KV cache" in e for e in texts(at.error)), texts(at.error)
     assert not any("Nothing close does" in i for i in texts(at.info))
     shown = "\n".join(plain(str(m.value)) for m in at.markdown)
-    line = next(line for line in shown.splitlines() if "--kv-cache-memory" in line and "open" in line)
     offered = [line for line in shown.splitlines() if "[open](" in line]
-    assert "(the largest that starts)" in line and not any("memory fraction" in o for o in offered), offered
-    query = line[line.index("[open](?") + 7 : line.rindex(")")]
-    params = {k: v[0] for k, v in parse_qs(urlsplit(query).query).items()}
+    assert not any("memory fraction" in o for o in offered), offered
+    params = nearest_link(shown, "--kv-cache-memory")
+    assert any("--kv-cache-memory" in o and "(the largest that starts)" in o for o in offered), offered
     opened = run_page("memory", params)
     assert not opened.error, texts(opened.error)
     assert float(params["kv_cache_memory_gib"]) < 500 and _metrics(opened)["Fits"] == "yes"
@@ -100,9 +98,7 @@ def test_a_hybrid_refused_for_its_mamba_blocks_offers_the_batch_vllm_advises() -
     at = run_page("memory", {**HOME, "model": "Qwen/Qwen3.6-27B", "gpus": "2", "weights": "fp8", "users": "1"})
     assert any("exceeds available Mamba cache blocks" in e for e in texts(at.error)), texts(at.error)
     shown = "\n".join(plain(str(m.value)) for m in at.markdown)
-    line = next(line for line in shown.splitlines() if "--max-num-seqs" in line and "[open](" in line)
-    query = line[line.index("[open](?") + 7 : line.rindex(")")]
-    params = {k: v[0] for k, v in parse_qs(urlsplit(query).query).items()}
+    params = nearest_link(shown, "--max-num-seqs")
     opened = run_page("memory", params)
     assert not opened.error and _metrics(opened)["Fits"] == "yes", texts(opened.error)
     assert f"--max-num-seqs {params['max_num_seqs']}" in _codes(opened)
