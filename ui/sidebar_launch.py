@@ -48,12 +48,12 @@ def _draw(box: Any, declared: EngineSetting) -> Any:
     if declared.kind == "bytes":
         box.number_input(
             setting.label, min_value=MIN_GIB, max_value=declared.high / GiB, value=None, step=0.5, format="%.2f",
-            key=setting.url, help=setting.help, placeholder="not set: the memory fraction sizes the cache",
+            key=setting.url, help=setting.help, placeholder="not set: from the fraction",
         )  # fmt: skip
     else:
         box.number_input(
             setting.label, min_value=declared.low, max_value=declared.high, value=None, step=1, key=setting.url,
-            help=setting.help, placeholder="not set: the engine's default",
+            help=setting.help, placeholder="engine default",
         )  # fmt: skip
     return binding.record(setting, binding.drawn(setting))
 
