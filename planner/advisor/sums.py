@@ -115,6 +115,19 @@ def _moments(
     return mean, var, skew, kurt
 
 
+def _point_cost(dist: ContextDistribution, shared_prefix: int, cost: CostCurve) -> float | None:
+    """One conversation's own cost when every conversation is one length (95th percentile = mean: the lognormal
+    of :func:`lognormal_params` has no spread, as the sidebar's fixed-length workload), else None.
+
+    >>> fixed = ContextDistribution(mean_tokens=1_000, p95_tokens=1_000, max_tokens=1_000)
+    >>> _point_cost(fixed, 200, TOKENS), _point_cost(fixed, 2_000, TOKENS)
+    (800.0, 0.0)
+    """
+    if dist.p95_tokens != dist.mean_tokens:
+        return None
+    return max(0.0, cost.at(dist.mean_tokens) - cost.at(shared_prefix))
+
+
 def _exact_probability(
     n: int, pool: float, dist: ContextDistribution, shared_prefix: int, cost: CostCurve = TOKENS
 ) -> float:
@@ -154,7 +167,8 @@ def overflow_probability(
     """P(the own cost of ``conversations`` independent conversations exceeds one pool of ``pool_tokens``, in the
     unit of ``cost``: tokens by default).
 
-    The shared prefix (stored once) is taken out of the pool here.
+    The shared prefix (stored once) is taken out of the pool here. Conversations all of one length overflow
+    exactly when the sum of their costs exceeds the pool.
     """
     if conversations < 0:
         raise PlannerError("conversations: must be zero or more")
@@ -163,6 +177,9 @@ def overflow_probability(
         return 0.0
     if pool < 0 or (pool == 0 and _own_support(dist, shared_prefix_tokens, cost) > 0):
         return 1.0
+    point = _point_cost(dist, shared_prefix_tokens, cost)
+    if point is not None:  # a step at the sum, exactly (a grid would round the cost to its step)
+        return 1.0 if conversations * point > pool else 0.0
     if conversations <= EXACT_MAX_CONVERSATIONS:
         return _exact_probability(conversations, pool, dist, shared_prefix_tokens, cost)
     return _edgeworth_probability(conversations, pool, dist, shared_prefix_tokens, cost)

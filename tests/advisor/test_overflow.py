@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from planner.advisor.overflow import (
     EXACT_MAX_CONVERSATIONS,
@@ -176,3 +178,26 @@ def test_slots_say_what_a_slot_holds() -> None:
     assert "8,192 tokens" in report.explanation
     capped = slots_report(4, 8_192, 4, CHAT, 2, 65_536)
     assert capped.exceed_slot_probability == 0.0 and capped.conversations_at_5pct == 8
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    length=st.integers(1, 200_000),
+    n=st.integers(1, 2_000),
+    prefix=st.integers(0, 4_096),
+    slack=st.integers(-3, 3),
+    curve=st.sampled_from([CostCurve(), WINDOWED, CostCurve(per_token=0.5, windows=((4_096, 3.0),), fixed=7.0)]),
+)
+def test_every_conversation_the_same_length_overflows_exactly_at_the_sum(
+    length: int, n: int, prefix: int, slack: int, curve: CostCurve
+) -> None:
+    """All conversations one length (the advisor's sidebar workload): each owns the same cost ``c``, so ``n`` of
+    them overflow a pool exactly when ``n x c`` exceeds it — a step, at the byte, in either regime (a grid
+    rounds ``c`` to its step and an Edgeworth tail smooths the step)."""
+    fixed = ContextDistribution(mean_tokens=length, p95_tokens=length, max_tokens=length)
+    own = max(0.0, curve.at(length) - curve.at(prefix))
+    pool = n * own + slack + curve.at(prefix)
+    expected = 1.0 if n * own > pool - curve.at(prefix) else 0.0
+    assert overflow_probability(n, pool, fixed, prefix, curve) == expected
+    at_risk = conversations_at_risk(pool, fixed, 0.01, 1, prefix, curve)
+    assert own == 0 or at_risk == max(0, math.floor((pool - curve.at(prefix)) / own + 1e-9))
