@@ -37,7 +37,7 @@ from planner.core.precision import WEIGHT_FORMATS
 from ui import binding, figures, frame, settings, state, tables
 from ui.advisor_report import advisor_report_html
 from ui.advisor_rows import option_link, ranking_rows, rejected_rows
-from ui.common import share_and_export
+from ui.common import Rows, share_and_export
 from ui.guard import as_text
 from ui.state import Selection
 
@@ -269,23 +269,22 @@ def _chart(sel: Selection, ranking: Ranking) -> Any:
     return figure
 
 
+SHOWN_ROWS = 40  # the ranking's first rows on the page (every option is in the CSV)
 REJECTED_OPEN_KEY = "rejected_open"  # whether the rejected table is open: a view state, not a setting
 
 
-def _rejected(ranking: Ranking) -> list[dict[str, object]]:
-    """The count by reason and the first 500 on the page; every rejected set-up in the CSV."""
+def _rejected(ranking: Ranking) -> None:
+    """The count by reason and the first 500 on the page (every rejected set-up is in the CSV)."""
     counts = ranking.rejection_counts()
     st.subheader(f"Rejected set-ups ({len(ranking.rejected):,})")
     st.markdown(", ".join(f"{n:,} {reason.replace('-', ' ')}" for reason, n in counts.items()) or "none")
     if ranking.left_out:
         st.caption(as_text("Offered only when asked for (see the buyer's constraints): " + "; ".join(ranking.left_out)))
-    rejected = rejected_rows(ranking.rejected)
     # Streamlit's lazy expander: the 500-row table is built and sent only when opened (closed, a collapsed grid of
     # 500 rows still cost every run its formatting and the browser its rendering).
     box = st.expander("Every rejected set-up and why", on_change="rerun", key=REJECTED_OPEN_KEY)
     if box.open:
-        box.dataframe(tables.shown(rejected[:500]), hide_index=True, width="stretch")
-    return rejected
+        box.dataframe(tables.shown(rejected_rows(ranking.rejected[:500])), hide_index=True, width="stretch")
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
@@ -347,22 +346,27 @@ def render(sel: Selection) -> None:
     )
     for warning in ranking.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
-    figure, rows, shown = None, [], []
+    figure, shown = None, []
+    base_url = st.context.url  # read in this run: the CSV's links are made when its button is pressed
     if ranking.options:
         figure = _chart(sel, ranking)
         _picks(ranking)
-        rows = ranking_rows(ranking, sel, st.context.url)
-        shown = rows[:40]
+        shown = ranking_rows(ranking, sel, base_url, limit=SHOWN_ROWS)
         config = {"open": st.column_config.LinkColumn("open", display_text="Memory page")}
         st.dataframe(tables.shown(shown), hide_index=True, width="stretch", column_config=config)
         _overflow(ranking, ranking.options[0], sel.spec)
     st.subheader("Other models for the same workload")
     compared = _compare_models(sel, workload, ranking)
-    rejected = _rejected(ranking)
+    _rejected(ranking)
     _assumptions(ranking)
-    exported = {"ranking": rows, "rejected": rejected, **({"models": compared} if compared else {})}
+    # Every option with its link and every rejected set-up go to the CSVs, made when a button is pressed.
+    exported: dict[str, Rows] = {
+        "ranking": lambda: ranking_rows(ranking, sel, base_url),
+        "rejected": lambda: rejected_rows(ranking.rejected),
+        **({"models": compared} if compared else {}),
+    }
     gpu_names = {g: get_gpu(g).name for g in state.gpu_options()}
-    links_by_position = {int(str(r["#"])): str(r["open"]) for r in rows[:10]}
+    links_by_position = {int(str(r["#"])): str(r["open"]) for r in shown[:10]}
     share_and_export(
         sel,
         PATH,

@@ -13,6 +13,23 @@ from planner.assessment.assess import Assessment
 from ui import binding, exports, frame, links, report
 from ui.state import Selection
 
+# A table to export: its rows, or what makes them when its button is pressed (a page whose CSV holds more than it
+# shows: the advisor's every option with its link, every rejected set-up).
+Rows = Sequence[Mapping[str, object]] | Callable[[], Sequence[Mapping[str, object]]]
+
+
+def rows_of(table: Rows) -> Sequence[Mapping[str, object]]:
+    """The rows of an export table, made now if they were deferred.
+
+    >>> rows_of([{"a": 1}]), rows_of(lambda: [{"a": 2}])
+    ([{'a': 1}], [{'a': 2}])
+    """
+    return table() if callable(table) else table
+
+
+def _csv(table: Rows) -> str:
+    return report.csv_text(rows_of(table))
+
 
 def share_and_export(
     sel: Selection,
@@ -20,7 +37,7 @@ def share_and_export(
     title: str,
     verdict: str,
     figures: Sequence[go.Figure],
-    tables: Mapping[str, Sequence[Mapping[str, object]]],
+    tables: Mapping[str, Rows],
     extra: Mapping[str, str | list[str]] | None = None,
     about_setup: bool = True,
     names: Mapping[str, str] | None = None,
@@ -47,10 +64,15 @@ def share_and_export(
         st.code(url, language=None, wrap_lines=True)
         cols = st.columns(1 + len(tables))
         worded_settings = dict((extra or {}) if worded is None else worded)
-        report_args = (sel, title, verdict, figures, tables, worded_settings, url, about_setup, names, assessment)
+
+        def view_report() -> str:
+            shown = {name: rows_of(rows) for name, rows in tables.items()}
+            args = (sel, title, verdict, figures, shown, worded_settings, url, about_setup, names, assessment)
+            return exports.report_html(*args)
+
         cols[0].download_button(
             "HTML report",
-            (lambda: html(url)) if html is not None else partial(exports.report_html, *report_args),
+            (lambda: html(url)) if html is not None else view_report,
             file_name=f"headroom-{page_path or 'memory'}.html",
             mime="text/html",
             icon=":material/download:",
@@ -59,7 +81,7 @@ def share_and_export(
         for col, (name, rows) in zip(cols[1:], tables.items(), strict=True):
             col.download_button(
                 f"CSV: {name}",
-                partial(report.csv_text, rows),  # written when pressed, like the report (a 500-row table: ~5 ms)
+                partial(_csv, rows),  # written when pressed, like the report
                 file_name=f"headroom-{page_path or 'memory'}-{name}.csv",
                 mime="text/csv",
                 icon=":material/table:",
