@@ -123,7 +123,7 @@ def browser_benchmarks(repeat: int) -> dict[str, float]:
         rows[WEIGHT.format("floor page")] = page_weight(browser, f"{floor}/")
         with proxied() as team:
             rows[WEIGHT.format("Memory page through nginx")] = page_weight(browser, f"{team}/{query}")
-        rows.update(slider.run(browser, base, query, repeat))
+        rows.update(slider.run(browser, base, BROWSER_VIEW, repeat))
         browser.close()
     return rows
 

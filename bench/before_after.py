@@ -25,6 +25,7 @@ from typing import Any
 from bench import slider
 from bench.coldlink import ALERT, CHART, FLOOR_SCRIPT, alternating, page_weight
 from tests.browser.server import CHROMIUM_ARGS, ROOT, chromium_path, running_app
+from ui.state import Selection
 
 
 @contextlib.contextmanager
@@ -52,12 +53,14 @@ def cold_links(browser: Any, urls: dict[str, str], floor: str, tries: int) -> di
     return rows
 
 
-def sliders(browser: Any, bases: dict[str, str], query: str, tries: int) -> dict[str, float]:
-    """Slider to chart on every page of :data:`bench.slider.PAGES`, the trees in turn, medians."""
+def sliders(browser: Any, bases: dict[str, str], selection: Selection, tries: int) -> dict[str, float]:
+    """Slider to chart on every page of :data:`bench.slider.PAGES`, the trees in turn, medians (each try on its
+    own link: :func:`bench.slider.fresh_queries`)."""
     rows = {}
+    queries = slider.fresh_queries(selection, tries)
     for page in slider.PAGES:
         samples: dict[str, list[float]] = {name: [] for name in bases}
-        for index in range(tries):
+        for index, query in enumerate(queries):
             for name, base in bases.items():
                 samples[name].append(slider.slider_once(browser, f"{base}/{page}{query}", index))
         for name, values in samples.items():
@@ -85,7 +88,7 @@ def run(commit: str, tries: int, slider_tries: int) -> dict[str, float]:
         for name, base in named.items():
             rows[f"page weight of a cold link, {name} (MB)"] = page_weight(browser, f"{base}/{query}")
         if slider_tries:
-            rows.update(sliders(browser, named, query, slider_tries))
+            rows.update(sliders(browser, named, BROWSER_VIEW, slider_tries))
         browser.close()
     return rows
 

@@ -2,9 +2,9 @@
 
 Each try opens the page's link in a fresh browser context, waits for its chart, opens the set-up's editor (a cold
 link shows its summary, :mod:`ui.setup_summary`), moves the context slider with the keyboard (End or Home,
-alternately) and times until the server has finished the run (its ``script_finished`` message, read off the page's
-websocket), the browser has dropped the running indicator, the chart is drawn and two animation frames have passed
-(the new figures are painted).
+alternately; each try's link asks for another user count, :func:`fresh_queries`) and times until the server has
+finished the run (its ``script_finished`` message, read off the page's websocket), the browser has dropped the
+running indicator, the chart is drawn and two animation frames have passed (the new figures are painted).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from typing import Any
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.browser.server import open_setup, wait_for_chart
+from ui import links
+from ui.state import Selection
 
 SLIDER = "Context length (tokens)"
 # Every page with a chart; the sidebar (and its context slider) is on every page.
@@ -79,16 +81,27 @@ def slider_once(browser: Any, url: str, index: int) -> float:
     return elapsed
 
 
-def slider_ms(browser: Any, url: str, tries: int) -> float:
+def fresh_queries(selection: Selection, tries: int) -> list[str]:
+    """One link per try, each with another target user count (one more each time): the pages keep results across
+    sessions keyed by every setting (the advisor's ranking, the plans), so without it every press after the first
+    End and Home would be served from what an earlier try computed, and the time would not be that of a reader
+    moving to a length for the first time.
+
+    >>> [q.split("users=")[1].split("&")[0] for q in fresh_queries(Selection(users=32), 3)]
+    ['32', '33', '34']
+    """
+    return [links.query_string(selection.model_copy(update={"users": selection.users + i})) for i in range(tries)]
+
+
+def slider_ms(browser: Any, base: str, page: str, selection: Selection, tries: int) -> float:
     """The median milliseconds from a slider key press to the updated page, over ``tries`` fresh contexts."""
-    return statistics.median(slider_once(browser, url, index) for index in range(tries))
+    queries = fresh_queries(selection, tries)
+    return statistics.median(slider_once(browser, f"{base}/{page}{q}", i) for i, q in enumerate(queries))
 
 
-def run(browser: Any, base: str, query: str, tries: int) -> dict[str, float]:
-    """Slider to chart on every page of :data:`PAGES` (the same set-up's link)."""
+def run(browser: Any, base: str, selection: Selection, tries: int) -> dict[str, float]:
+    """Slider to chart on every page of :data:`PAGES` (the same set-up's link, :func:`fresh_queries`)."""
     return {
-        f"browser: slider change to updated chart, {page or 'memory'}": slider_ms(
-            browser, f"{base}/{page}{query}", tries
-        )
+        f"browser: slider change to updated chart, {page or 'memory'}": slider_ms(browser, base, page, selection, tries)
         for page in PAGES
     }
