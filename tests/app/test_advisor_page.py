@@ -9,6 +9,7 @@ import pytest
 
 from model_catalog import get_model, load_gpus
 from planner.advisor import ContextDistribution, Workload, headline, rank, recommendation
+from planner.advisor.validation import scored
 from tests.app.conftest import run_page, texts
 from ui.advisor_report import advisor_report_html
 from ui.state import Selection
@@ -158,3 +159,19 @@ def test_the_rejected_table_is_built_only_when_opened() -> None:
     at.session_state["rejected_open"] = True
     at.run()
     assert [len(table.value) for table in at.dataframe] == [40, 500]
+
+
+def test_the_assumptions_are_drawn_only_when_opened() -> None:
+    """"What the figures assume" holds the speed model against 166 public measurements as a table of ~1,700 nodes:
+    a lazy expander, so closed (every run, every slider move) the browser neither receives nor rebuilds it;
+    opened, it shows every assumption and the whole table."""
+    params = {"model": "meta-llama/Llama-3.1-70B", "gpu": "h100-sxm-80gb", "context": "8192"}
+    at = run_page("advisor", params)
+    assert not at.exception
+    assert not [h for h in at.get("html") if "hr-table" in h.proto.body]
+    at.session_state["assumptions_open"] = True
+    at.run()
+    (table,) = [h.proto.body for h in at.get("html") if "hr-table" in h.proto.body]
+    assert table.count("<tr>") == len(scored()) + 1
+    shown = " ".join(m.value for m in next(e for e in at.expander if e.label == "What the figures assume").markdown)
+    assert "**prices**" in shown and "**purchase**" in shown
