@@ -76,6 +76,7 @@ class ActivationRow:
         self.fixed_forward = zero.forward  # MLA expansion, transient MoE workspace
         self.hidden = zero.sampler  # the held hidden states (last stage only)
         self.held = zero.pp_buffers + zero.moe_workspace
+        self.rejection = zero.rejection  # derived, not fitted (planner.engines.vllm.terms)
         self.x_hidden = terms(forward_bytes_per_hidden=1.0).forward - zero.forward
         copies = {k: (1.0 if k == kind else 0.0) for k in (*SAMPLER_KINDS, "flashinfer")}
         self.x_sampler = (terms(sampler_copies=copies).sampler - zero.sampler) if ctx.is_last_stage else 0
@@ -98,7 +99,7 @@ class ActivationRow:
 
     def predict(self, theta: dict[str, float]) -> float:
         forward, sampler = self.branches(theta)
-        return float(self.held + max(forward, sampler) + theta["encoder_bytes"] * self.multimodal)
+        return float(self.held + max(forward, sampler, self.rejection) + theta["encoder_bytes"] * self.multimodal)
 
 
 def fit_activation(rows: list[ActivationRow]) -> tuple[dict[str, float], dict[str, Any]]:
@@ -117,6 +118,8 @@ def fit_activation(rows: list[ActivationRow]) -> tuple[dict[str, float], dict[st
         assignment = sides
         matrix, target = [], []
         for row, forward in zip(rows, sides, strict=True):
+            if row.rejection >= max(row.branches(theta)):
+                continue  # the derived rejection warm-up sets this peak: nothing of theta to fit
             features = {"encoder_bytes": row.multimodal}
             if forward:
                 features.update(forward_bytes_per_hidden=row.x_hidden)

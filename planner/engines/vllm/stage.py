@@ -51,6 +51,7 @@ def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, to
         weights_format=request.resolved_weights,
         gpu_name=request.gpu.name if request.gpu is not None else None,
         platform=request.gpu.platform if request.gpu is not None else None,
+        speculative=spec_tokens(request) > 0,
     )
 
 
