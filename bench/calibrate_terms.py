@@ -238,11 +238,11 @@ def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...],
     RTX PRO 6000) hold beyond that base at TP 1, a share taken to divide with TP (the RTX 5090's 35B-A3B runs:
     1.55 GiB at TP 1, 1.06-1.22 at TP 2); (3) per era TP 2 on NCCL alone (GeForce and workstation cards), its
     figures less the graphics share, never below nothing; (4) what unified memory adds, as a share of the weights
-    the rank loaded (the loaded checkpoint's host-side footprint lowers the MemAvailable vLLM reads there: a DGX
-    Spark's TP 1 start-up with safetensors prefetch shows 0.30 of its weights, a two-Spark TP 2 one with
-    fastsafetensors 0.24). A class with fewer than two figures in an era takes the nearest earlier, else later,
-    era's and says so; TP 2 on NCCL alone without any figure in any era takes the era's TP 1 (NCCL's buffers being
-    small beside the NVLink collectives')."""
+    the rank loaded (what the host stops counting in the MemAvailable vLLM reads there: a DGX Spark's TP 1
+    start-up with safetensors prefetch shows 0.30 of its weights, a two-Spark TP 2 one with fastsafetensors 0.24;
+    an empirical share that two set-ups cannot pin, docs/fidelity.md). A class with fewer than two figures in an
+    era takes the nearest earlier, else later, era's and says so; TP 2 on NCCL alone without any figure in any era
+    takes the era's TP 1 (NCCL's buffers being small beside the NVLink collectives')."""
     found = [{"since": since, **_era_fields([p for p in points if _in_era(p.version, i)])}
              for i, since in enumerate(NON_TORCH_ERAS)]  # fmt: skip
     donated = _donated(found, ("tp1", "tp2", "per_extra_rank", "pp"))

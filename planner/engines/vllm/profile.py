@@ -189,9 +189,13 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         (:attr:`VllmPlatform.nvlink_collectives`), NCCL alone elsewhere; graphics dies (GeForce, RTX workstation)
         hold more at TP 1, a share that divides with TP (fitted, ``VllmConstants.graphics_extra``). On unified
         memory vLLM reads free memory as the host's MemAvailable (``utils/mem_utils.py`` ``MemorySnapshot.measure``,
-        0.27.0 :147-155), which the loaded checkpoint's host-side footprint (its page cache, the loader's staging)
-        lowers as well, so the profile counts a share of the ``weights_bytes`` this GPU loaded again (fitted,
-        ``VllmConstants.uma_weights_share``; vllm issue #46307, eugr/spark-vllm-docker PR #286). ``platform``
+        0.27.0 :147-155), so whatever the host stops counting as available between the worker's first snapshot and
+        the end of the profile run is non-torch there. The loaders keep nothing of their own after loading
+        (safetensors' prefetch only reads blocks into the page cache, 0.24.0 ``weight_utils.py`` :728-741;
+        fastsafetensors closes its staging, 0.29.0 :1098-1104), so what the start-ups show (0.30 and 0.24 of the
+        loaded weights) is the host's state (page cache, compiler heaps), which the source does not fix: a share
+        of the ``weights_bytes`` this GPU loaded, fitted on the GB10 start-ups (``VllmConstants.uma_weights_share``;
+        docs/fidelity.md says what two set-ups leave open). ``platform``
         None: a datacenter device."""
         if not self.is_v1:
             return VLLM_V0_NON_TORCH
