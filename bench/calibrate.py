@@ -57,7 +57,7 @@ from planner.engines.registry import get_engine
 from planner.engines.vllm.failures import sampler_headroom
 from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import stage_graphs, vllm_stage
+from planner.engines.vllm.stage import stage_context, stage_graphs, vllm_stage
 from planner.engines.vllm.versions import FITTED_PATH, VllmConstants
 from planner.planning.plan import PlanRequest, plan
 from planner.planning.results import PlanResult
@@ -188,6 +188,7 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
                 budget = math.floor(p.utilization * total)
                 gib = (budget - kv * GiB - weights_bytes - stage.activation - graph) / GiB
         if gib is not None:
+            gib -= fitted.sampler_state_bytes(stage_context(q, r, 0, total)) / GiB  # derived, not fitted
             points.append(
                 NonTorchPoint(
                     p.engine_version, r.tensor_parallel, r.pipeline_parallel, platform, float(gib), weights_bytes / GiB

@@ -40,6 +40,13 @@ UNMATCHED: dict[str, str] = {
         "H100's 0.25. Whether LMCache's start-up or the 0.21 release makes the difference is not settled by one log; "
         "its 'Memory profiling takes' DEBUG line would"
     ),
+    "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
+        "KV +0.67 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
+        "start-ups of two set-ups: this one shows 0.30, the two MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors) "
+        "0.22 once Model Runner V2's penalty state is counted, so the median is theirs. The source fixes no loader "
+        "footprint to model instead (docs/fidelity.md, 'Unified memory'); GB10 start-ups with /proc/meminfo read "
+        "around loading and profiling, per loader and page-cache state, would pin it"
+    ),
     "vllm-0.27-rtxpro6000-qwen38-27b-fp8-mamba-refusal-recipes831": (
         "KV +0.78 GiB (the refusal is predicted): with the rejection sampler's warm-up at 1,024 sequences "
         "(planner.engines.vllm.terms) the BF16 refusal is within 0.43 GiB; the same author's FP8 and BF16 runs "
@@ -60,16 +67,17 @@ UNMATCHED: dict[str, str] = {
         "fitted, and a second log of this setting would settle which run is the outlier"
     ),
     "vllm-0.28-rtx5090-qwen3-14b-awq-util070-16k": (
-        "KV +0.69 GiB: graphics dies take one fitted share over the datacenter base (the median of the 0.24-0.30 "
+        "KV +0.54 GiB: graphics dies take one fitted share over the datacenter base (the median of the 0.24-0.30 "
         "TP 1 start-ups on RTX 3090, RTX 5090 and RTX PRO 6000: 1.31 GiB of non-torch in all), and this document's "
-        "RTX 5090 runs hold more (1.92-2.03 GiB) where the RTX 3090 and RTX PRO 6000 ones hold 1.0-1.3. From 0.27 "
-        "the budget counts the device-wide drop in free memory ('total consumed', utils/mem_utils.py 0.27.0 "
-        ":147 and :317-318), so whatever another process on the card takes during the start-up counts too, and the "
-        "document's 'free at startup 30.86 of 31.36 GiB' shows one on it; a start-up of the same box with the card "
-        "otherwise idle, or its 'Memory profiling takes' DEBUG line, would settle it"
+        "RTX 5090 runs hold more (1.77-1.88 GiB besides Model Runner V2's penalty state) where the RTX 3090 and "
+        "RTX PRO 6000 ones hold 1.0-1.3. From 0.27 the budget counts the device-wide drop in free memory ('total "
+        "consumed', utils/mem_utils.py 0.27.0 :147 and :317-318), so whatever another process on the card takes "
+        "during the start-up counts too, and the document's 'free at startup 30.86 of 31.36 GiB' shows one on it; "
+        "a start-up of the same box with the card otherwise idle, or its 'Memory profiling takes' DEBUG line, "
+        "would settle it"
     ),
     "vllm-0.28-rtx5090-qwen3-14b-awq-util070-32k": (
-        "KV +0.69 GiB: as the 16k row of the same document (the same budget: max_model_len does not enter it)"
+        "KV +0.54 GiB: as the 16k row of the same document (the same budget: max_model_len does not enter it)"
     ),
     "vllm-0.30-rtx3090-qwen38-27b-w4a16-redhat-8k": (
         "KV +0.96 GiB: on this RTX 3090 at 0.30 the hybrid (Gated DeltaNet) start-ups hold ~1 GiB more than the "

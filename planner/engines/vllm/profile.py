@@ -56,6 +56,7 @@ from planner.engines.vllm.terms import (
     forward_bytes,
     mla_bytes_per_token,
     moe_workspace_bytes,
+    penalty_state_bytes,
     rejection_bytes,
     sampler_bytes,
 )
@@ -237,6 +238,18 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
             pp_buffers=0 if first else 2 * tokens * (model.hidden_size or DEFAULT_HIDDEN) * act,
         )
 
+    def sampler_state_bytes(self, ctx: StageContext) -> int:
+        """Persistent sampler state the budget counts with the non-torch memory: Model Runner V2's penalty
+        statistics (:func:`penalty_state_bytes`) on the last stage, where the release takes the device's drop in
+        free memory (``non_kv_formula`` "consumed", from 0.27: torch memory allocated before the profile is in it;
+        the earlier split formula counts torch's increase during the profile only, 0.25.1 ``gpu_worker.py``)."""
+        if not ctx.is_last_stage or self.rules.non_kv_formula != "consumed":
+            return 0
+        if not uses_model_runner_v2(self.rules, ctx.model, ctx.weights_format):
+            return 0
+        _, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name)
+        return penalty_state_bytes(ctx.model, seqs)
+
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """ "Model loading took": :func:`planner.engines.vllm.loaded.vllm_loaded_weights_bytes`."""
         return vllm_loaded_weights_bytes(ctx, is_multimodal(ctx.model), self.loads_encoder(ctx.model))
@@ -297,7 +310,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         activation = self.activation_bytes(ctx)
         framework = self.non_torch_bytes(
             ctx.tensor_parallel, ctx.pipeline_parallel, platform_of(ctx.platform), ctx.weights_bytes
-        )
+        ) + self.sampler_state_bytes(ctx)
         layers = ctx.layers or (0, ctx.model.num_hidden_layers)
         if self.cudagraph_in_budget:
             graphs = self.default_graphs(ctx.gpu_memory_bytes, ctx.gpu_name)

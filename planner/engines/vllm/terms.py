@@ -107,3 +107,12 @@ def rejection_bytes(model: ModelSpec, tokens: int, seqs: int, act_bytes: int) ->
     hidden = model.hidden_size or DEFAULT_HIDDEN
     rows = min(seqs, tokens) * vocab
     return rows * (REJECTION_ACT_ROWS * act_bytes + REJECTION_FP32_ROWS * 4) + tokens * hidden * act_bytes
+
+
+def penalty_state_bytes(model: ModelSpec, seqs: int) -> int:
+    """Model Runner V2's penalty statistics, on the GPU from ``load_model`` on: ``output_bin_counts`` (``max_num_reqs
+    x vocab`` int32) and ``prompt_bin_mask`` (``max_num_reqs x ceil(vocab / 32)`` int32) (``v1/worker/gpu/sample/
+    penalties.py`` 0.25.1-0.30.0 :32-42, 0.31.0 :40-47; the sampler that makes them is built after "Model loading
+    took" is measured, 0.29.0 ``v1/worker/gpu/model_runner.py`` :405 and :437). Derived, not fitted."""
+    vocab = model.vocab_size or DEFAULT_VOCAB
+    return seqs * (vocab + math.ceil(vocab / 32)) * 4
