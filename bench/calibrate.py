@@ -4,8 +4,10 @@ print (``make calibrate`` = ``python -m bench.calibrate``; writes ``planner/engi
 - activation (``torch peak memory increase``): ``pp + max(forward, sampler) + persistent MoE workspace +
   encoder`` (:mod:`planner.engines.vllm.profile`), linear in the fitted coefficients once it is known which
   branch of the max holds. Alternating least squares: assign each case to its larger branch, solve the linear
-  least squares, repeat until the assignment is stable. Unknowns: bytes per hidden and per MLP unit of the
-  forward, fp32 copies of each sampler kind with evidence, and the multimodal encoder term;
+  least squares, repeat until the assignment is stable (a case whose peak the derived rejection-sampler warm-up
+  sets, :func:`planner.engines.vllm.terms.rejection_bytes`, has nothing to fit and is left out). Unknowns: bytes
+  per hidden and per MLP unit of the forward, fp32 copies of each sampler kind with evidence, and the multimodal
+  encoder term;
 - non-torch memory by device class (:func:`bench.calibrate_terms.fit_non_torch`): per release era the medians of
   the datacenter dies' figures (TP 1, a pipeline stage, TP 2 with vLLM's NVLink collectives), then the graphics
   dies' share over that base at TP 1 (divided by TP), TP 2 on NCCL alone, and unified memory's share of the
@@ -55,7 +57,7 @@ from planner.engines.registry import get_engine
 from planner.engines.vllm.failures import sampler_headroom
 from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import stage_graphs, vllm_stage
+from planner.engines.vllm.stage import stage_context, stage_graphs, vllm_stage
 from planner.engines.vllm.versions import FITTED_PATH, VllmConstants
 from planner.planning.plan import PlanRequest, plan
 from planner.planning.results import PlanResult
@@ -186,6 +188,7 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
                 budget = math.floor(p.utilization * total)
                 gib = (budget - kv * GiB - weights_bytes - stage.activation - graph) / GiB
         if gib is not None:
+            gib -= fitted.sampler_state_bytes(stage_context(q, r, 0, total)) / GiB  # derived, not fitted
             points.append(
                 NonTorchPoint(
                     p.engine_version, r.tensor_parallel, r.pipeline_parallel, platform, float(gib), weights_bytes / GiB

@@ -76,6 +76,7 @@ class ActivationRow:
         self.fixed_forward = zero.forward  # MLA expansion, transient MoE workspace
         self.hidden = zero.sampler  # the held hidden states (last stage only)
         self.held = zero.pp_buffers + zero.moe_workspace
+        self.rejection = zero.rejection  # derived, not fitted (planner.engines.vllm.terms)
         self.x_hidden = terms(forward_bytes_per_hidden=1.0).forward - zero.forward
         copies = {k: (1.0 if k == kind else 0.0) for k in (*SAMPLER_KINDS, "flashinfer")}
         self.x_sampler = (terms(sampler_copies=copies).sampler - zero.sampler) if ctx.is_last_stage else 0
@@ -98,7 +99,7 @@ class ActivationRow:
 
     def predict(self, theta: dict[str, float]) -> float:
         forward, sampler = self.branches(theta)
-        return float(self.held + max(forward, sampler) + theta["encoder_bytes"] * self.multimodal)
+        return float(self.held + max(forward, sampler, self.rejection) + theta["encoder_bytes"] * self.multimodal)
 
 
 def fit_activation(rows: list[ActivationRow]) -> tuple[dict[str, float], dict[str, Any]]:
@@ -117,6 +118,8 @@ def fit_activation(rows: list[ActivationRow]) -> tuple[dict[str, float], dict[st
         assignment = sides
         matrix, target = [], []
         for row, forward in zip(rows, sides, strict=True):
+            if row.rejection >= max(row.branches(theta)):
+                continue  # the derived rejection warm-up sets this peak: nothing of theta to fit
             features = {"encoder_bytes": row.multimodal}
             if forward:
                 features.update(forward_bytes_per_hidden=row.x_hidden)
@@ -235,11 +238,11 @@ def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...],
     RTX PRO 6000) hold beyond that base at TP 1, a share taken to divide with TP (the RTX 5090's 35B-A3B runs:
     1.55 GiB at TP 1, 1.06-1.22 at TP 2); (3) per era TP 2 on NCCL alone (GeForce and workstation cards), its
     figures less the graphics share, never below nothing; (4) what unified memory adds, as a share of the weights
-    the rank loaded (the loaded checkpoint's host-side footprint lowers the MemAvailable vLLM reads there: a DGX
-    Spark's TP 1 start-up with safetensors prefetch shows 0.30 of its weights, a two-Spark TP 2 one with
-    fastsafetensors 0.24). A class with fewer than two figures in an era takes the nearest earlier, else later,
-    era's and says so; TP 2 on NCCL alone without any figure in any era takes the era's TP 1 (NCCL's buffers being
-    small beside the NVLink collectives')."""
+    the rank loaded (what the host stops counting in the MemAvailable vLLM reads there: a DGX Spark's TP 1
+    start-up with safetensors prefetch shows 0.30 of its weights, a two-Spark TP 2 one with fastsafetensors 0.24;
+    an empirical share that two set-ups cannot pin, docs/fidelity.md). A class with fewer than two figures in an
+    era takes the nearest earlier, else later, era's and says so; TP 2 on NCCL alone without any figure in any era
+    takes the era's TP 1 (NCCL's buffers being small beside the NVLink collectives')."""
     found = [{"since": since, **_era_fields([p for p in points if _in_era(p.version, i)])}
              for i, since in enumerate(NON_TORCH_ERAS)]  # fmt: skip
     donated = _donated(found, ("tp1", "tp2", "per_extra_rank", "pp"))

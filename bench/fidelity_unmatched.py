@@ -35,21 +35,24 @@ UNMATCHED: dict[str, str] = {
     ),
     "vllm-qwen3-8b-tp1pp1-lmcacheis3430": (
         "KV -1.49 GiB: this RTX A5000 (a GA102 graphics die) start-up at util 0.9764 with LMCache's connector holds "
-        "none of the ~1.3 GiB more non-torch memory the graphics dies of the 0.24-0.30 logs hold at TP 1 (RTX 3090, "
+        "none of the ~1.1 GiB more non-torch memory the graphics dies of the 0.24-0.30 logs hold at TP 1 (RTX 3090, "
         "RTX 5090, RTX PRO 6000), which the planner adds; its budget-derived non-torch (0.04 GiB) is below even the "
         "H100's 0.25. Whether LMCache's start-up or the 0.21 release makes the difference is not settled by one log; "
         "its 'Memory profiling takes' DEBUG line would"
     ),
-    "vllm-0.27-rtxpro6000-qwen38-27b-fp8-mamba-refusal-recipes831": (
-        "KV +3.2 GiB (the refusal is predicted): the refused runs' MTP head is inferred (see the set-up); at "
-        "max_num_seqs 1024 the dummy sampler run's speculative branch (the 2R x vocab logits and the rejection "
-        "sampler's fp32 copies, 0.27.1 gpu_model_runner.py:6313-6343, rejection_sampler.py:92-201) holds ~7 fp32 "
-        "copies of 1,024 x 248,320 where the planner's sampler term holds ~3.7; not modelled, since the same author's "
-        "MTP runs at 256 sequences are matched without it. The refused run's 'Memory profiling' line would settle it"
+    "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
+        "KV +0.67 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
+        "start-ups of two set-ups: this one shows 0.30, the two MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors) "
+        "0.22 once Model Runner V2's penalty state is counted, so the median is theirs. The source fixes no loader "
+        "footprint to model instead (docs/fidelity.md, 'Unified memory'); GB10 start-ups with /proc/meminfo read "
+        "around loading and profiling, per loader and page-cache state, would pin it"
     ),
-    "vllm-0.27-rtxpro6000-qwen38-27b-bf16-mamba-refusal-recipes831": (
-        "KV +2.9 GiB (the refusal is predicted): as the FP8 row; the two refusals leave the same residual, which "
-        "depends on max_num_seqs, not on the weights"
+    "vllm-0.27-rtxpro6000-qwen38-27b-fp8-mamba-refusal-recipes831": (
+        "KV +0.78 GiB (the refusal is predicted): with the rejection sampler's warm-up at 1,024 sequences "
+        "(planner.engines.vllm.terms) the BF16 refusal is within 0.43 GiB; the same author's FP8 and BF16 runs "
+        "differ by the same ~0.35 GiB at 256 sequences (0.00 / -0.35) and at 1,024 (+0.78 / +0.43), so the rest "
+        "is in what the FP8 checkpoint loads or holds, not in the sampler. The refused run's MTP head is inferred "
+        "(see the set-up); its 'Model loading took' line would settle it"
     ),
     "vllm-0.25-2x5090-qwen36-35b-a3b-autoround-club3090-851": (
         "KV +0.58 GiB: at TP 2 on RTX 5090s the 35B-A3B MoE start-ups hold ~0.5 GiB more non-torch memory than the "
@@ -63,10 +66,18 @@ UNMATCHED: dict[str, str] = {
         "same card's run at util 0.85 with the same model and settings, which the planner matches within 0.2; not "
         "fitted, and a second log of this setting would settle which run is the outlier"
     ),
-    "vllm-0.30-rtx3090-qwen3-30b-a3b-2507-w4a16-8k": (
-        "tokens -12 % (KV -0.49 GiB of a 4.2 GiB pool): this MoE start-up holds ~0.5 GiB less than the graphics-die "
-        "share the planner adds, which the same card's dense runs of this document match within 0.13 GiB; the "
-        "document gives weights and KV only, and its server log would settle it"
+    "vllm-0.28-rtx5090-qwen3-14b-awq-util070-16k": (
+        "KV +0.54 GiB: graphics dies take one fitted share over the datacenter base (the median of the 0.24-0.30 "
+        "TP 1 start-ups on RTX 3090, RTX 5090 and RTX PRO 6000: 1.31 GiB of non-torch in all), and this document's "
+        "RTX 5090 runs hold more (1.77-1.88 GiB besides Model Runner V2's penalty state) where the RTX 3090 and "
+        "RTX PRO 6000 ones hold 1.0-1.3. From 0.27 the budget counts the device-wide drop in free memory ('total "
+        "consumed', utils/mem_utils.py 0.27.0 :147 and :317-318), so whatever another process on the card takes "
+        "during the start-up counts too, and the document's 'free at startup 30.86 of 31.36 GiB' shows one on it; "
+        "a start-up of the same box with the card otherwise idle, or its 'Memory profiling takes' DEBUG line, "
+        "would settle it"
+    ),
+    "vllm-0.28-rtx5090-qwen3-14b-awq-util070-32k": (
+        "KV +0.54 GiB: as the 16k row of the same document (the same budget: max_model_len does not enter it)"
     ),
     "vllm-0.30-rtx3090-qwen38-27b-w4a16-redhat-8k": (
         "KV +0.96 GiB: on this RTX 3090 at 0.30 the hybrid (Gated DeltaNet) start-ups hold ~1 GiB more than the "
@@ -77,5 +88,11 @@ UNMATCHED: dict[str, str] = {
     ),
     "vllm-0.30-rtx3090-qwen36-27b-gptq-groxaxo-8k": (
         "KV +1.03 GiB: as the RedHatAI Qwen3.8-27B row of the same document (a hybrid at 0.30 on an RTX 3090)"
+    ),
+    "vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-club3090-dual-max": (
+        "tokens +10.3 % (KV +0.49 GiB of a 4.8 GiB pool derived from its tokens): within the 0.5 GiB KV target, "
+        "past the 10 % token target of a pool under 10 GiB; at TP 2 on NCCL the planner adds half the fitted "
+        "graphics share (0.53 GiB), which moved with that share's median (see the RTX 5090 rows); the compose "
+        "file's server log ('Available KV cache memory') would settle it"
     ),
 }

@@ -91,6 +91,7 @@ class StageContext(BaseModel, frozen=True, extra="forbid"):
     weights_format: str = "bf16"  # the weight format (fp32 activations, MXFP4 experts change the profile run)
     gpu_name: str | None = None  # engines pick batch defaults by device (vLLM: A100 vs H100)
     platform: DevicePlatform | None = None  # the device's facts (compute capability, ...); None: not named
+    speculative: bool = False  # a drafter proposes tokens (vLLM then warms its rejection sampler too)
 
 
 class LoadContext(BaseModel, frozen=True, extra="forbid"):

@@ -141,7 +141,7 @@ def sampler_headroom(
         + graphs
         + terms.moe_workspace
     )
-    return total - used, terms.sampler
+    return total - used, max(terms.sampler, terms.rejection)
 
 
 def mamba_refusal(request: PlanRequest, profile: VllmProfile, stages: list[VllmStage]) -> Failure | None:

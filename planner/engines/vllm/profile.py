@@ -9,13 +9,14 @@ replaces the whole sizing. The activation peak is what ``GPUModelRunner.profile_
 - the forward of a dummy batch of ``max_num_batched_tokens`` tokens (:func:`forward_bytes`);
 - on the last pipeline stage the sampler warm-up ``_dummy_sampler_run`` over ``num_reqs = min(max_num_seqs,
   max_num_batched_tokens)`` rows of fp32 logits with top-k and top-p, while the batch's hidden states are
-  still held (:func:`sampler_bytes`; how many fp32 copies depends on the release's sampler);
+  still held (:func:`sampler_bytes`; how many fp32 copies depends on the release's sampler); with speculative
+  decoding the V1 runner then warms the rejection sampler on as many requests (:func:`rejection_bytes`, derived);
 - the fused-MoE workspace, persistent from the release that keeps it in the workspace manager
   (:func:`moe_workspace_bytes`), else transient inside the forward;
 - the multimodal encoder's outputs and cache held through the run (a fitted constant);
 - a pipeline stage after the first also holds the received hidden states and residual.
 
-The peak is the larger of the forward and the sampler, plus what is held throughout. Model Runner V2 (the default
+The peak is the largest of the forward and the two samplers, plus what is held throughout. Model Runner V2 (the default
 for dense models from 0.25, for all from 0.29: :mod:`planner.engines.vllm.runner`) warms its own sampler (kind
 ``v2``). From 0.20 the CUDA-graph estimate is subtracted from the budget and depends on the graphs captured
 (:mod:`planner.engines.vllm.graphs`: ``max_num_seqs``, speculative tokens, ``--max-cudagraph-capture-size``,
@@ -29,13 +30,12 @@ from __future__ import annotations
 import math
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
     DEFAULT_HIDDEN,
-    DEFAULT_VOCAB,
     EngineProfile,
     EngineVersion,
     Fraction,
@@ -51,6 +51,15 @@ from planner.engines.vllm.defaults import default_batch
 from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
 from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
 from planner.engines.vllm.runner import uses_model_runner_v2
+from planner.engines.vllm.terms import (
+    ProfileTerms,
+    forward_bytes,
+    mla_bytes_per_token,
+    moe_workspace_bytes,
+    penalty_state_bytes,
+    rejection_bytes,
+    sampler_bytes,
+)
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 
 VLLM_DEFAULT_VERSION = default_version()
@@ -60,19 +69,11 @@ BatchTokens = Annotated[int, Field(gt=0, le=MAX_CONTEXT)]
 Sequences = Annotated[int, Field(gt=0, le=1_048_576)]
 CaptureSize = Annotated[int, Field(gt=0, le=65_536)]
 KvBytes = Annotated[int, Field(gt=0, le=MAX_GPU_MEMORY_BYTES)]
-# MLA prefill (vLLM ``MLACommonImpl._forward_prefill``) expands the latent per head in 16 bits: q, k, v padded
-# to the qk head size and the attention output (4 x qk_head_dim), the kv_b_proj output (nope + v) and the
-# output sliced back to v (v).
-MLA_QK_BUFFERS = 4
 # V0 profiles one long prefill without the V1 sampler buffers: its peak per token is 0.765 x the layer formula
 # of planner.core.overhead (vllm#10517: Llama-3.1-8B peak_torch 17.06 GiB at 20,000 tokens and 17.98 GiB at 29,000
 # tokens with 14.99 GiB of weights: ~110 KB per token). Fitted to that issue's two V0 logs.
 VLLM_V0_ACTIVATION_SCALE = 0.765
 VLLM_V0_NON_TORCH = round(0.35 * GiB)  # vllm#10517 (v0.6.4, RTX 3090): non_torch_memory=0.35GiB
-# The dense MLP's peak per token and unit of width on one rank: the gate_up GEMM output (2 x width x 2 bytes)
-# alive while SiluAndMul writes its output (width x 2 bytes) (vllm/model_executor/layers/activation.py
-# SiluAndMul, llama.py LlamaMLP). Derived, not fitted; the rest of the forward scales with the hidden size.
-FORWARD_BYTES_PER_MLP = 6.0
 # A DGX Spark's OS and desktop at vLLM's start: "Free memory on device (111.38/121.69 GiB) on startup" (a public
 # Qwen3.8-Flash-Next DGX Spark playbook, search-index file id 67408821894; vLLM 0.29): 10.31 GiB held. Busier hosts
 # hold more (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks issue #47: 101.3-102.2 GiB free of 121.69).
@@ -84,69 +85,6 @@ def vllm_default_batch(
 ) -> tuple[int, int]:
     """``(max_num_batched_tokens, max_num_seqs)`` V1 picks when unset (:mod:`planner.engines.vllm.defaults`)."""
     return default_batch(gpu_memory_bytes, gpu_name, usage_context, tiers)
-
-
-class ProfileTerms(BaseModel, frozen=True, extra="forbid"):
-    """The activation peak of one rank, by term (bytes)."""
-
-    forward: int = 0
-    sampler: int = 0
-    moe_workspace: int = 0  # persistent (counted on top of the peak) or transient (inside forward)
-    encoder: int = 0
-    pp_buffers: int = 0
-
-    @property
-    def peak(self) -> int:
-        return self.pp_buffers + max(self.forward, self.sampler) + self.moe_workspace + self.encoder
-
-
-def _mla_bytes_per_token(model: ModelSpec, tensor_parallel: int) -> float:
-    """MLA prefill's per-head K/V expansion per token on one GPU (16 bits; :data:`MLA_QK_BUFFERS`)."""
-    if model.mla is None or model.num_attention_heads is None:
-        return 0.0
-    heads = max(1, model.num_attention_heads // tensor_parallel)
-    qk = model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim
-    return 2 * heads * (MLA_QK_BUFFERS * qk + model.mla.qk_nope_head_dim + 2 * model.mla.v_head_dim)
-
-
-def dense_mlp_width(model: ModelSpec) -> int:
-    """The MLP width the forward runs as ordinary matmuls: the dense ``intermediate_size``; for MoE models the
-    shared experts (and the dense layers of models mixing both), the routed experts being in the MoE workspace."""
-    hidden = model.hidden_size or DEFAULT_HIDDEN
-    if model.moe is None:
-        return model.intermediate_size or 4 * hidden
-    moe = model.moe
-    mixed = moe.first_k_dense_replace > 0 or moe.moe_layer_period > 1
-    return max(moe.shared_width, (model.intermediate_size or 0) if mixed else 0)
-
-
-def forward_bytes(model: ModelSpec, tokens: int, tp: int, act_bytes: int, constants: VllmConstants) -> int:
-    """The forward's own peak: ``tokens x (a x hidden + 6 x dense MLP width / tp)`` in 16-bit activations
-    (doubled for fp32), plus MLA's per-head expansion; ``a`` fitted (``forward_bytes_per_hidden``), 6 derived
-    (:data:`FORWARD_BYTES_PER_MLP`)."""
-    hidden = model.hidden_size or DEFAULT_HIDDEN
-    mlp = FORWARD_BYTES_PER_MLP * dense_mlp_width(model) / tp
-    per_token = constants.forward_bytes_per_hidden * hidden + mlp + _mla_bytes_per_token(model, tp)
-    return round(tokens * per_token * act_bytes / 2)
-
-
-def sampler_bytes(model: ModelSpec, tokens: int, seqs: int, act_bytes: int, copies: float) -> int:
-    """``_dummy_sampler_run``: ``copies`` fp32 arrays of ``min(max_num_seqs, tokens) x vocab`` while the batch's
-    hidden states (``tokens x hidden``) are held by ``profile_run``."""
-    vocab = model.vocab_size or DEFAULT_VOCAB
-    hidden = model.hidden_size or DEFAULT_HIDDEN
-    return round(min(seqs, tokens) * vocab * 4 * copies + tokens * hidden * act_bytes)
-
-
-def moe_workspace_bytes(model: ModelSpec, tokens: int, tp: int, act_bytes: int, layers: range) -> int:
-    """The fused-MoE scratch of ``TritonExperts``: ``tokens x topk x (max(I/tp, H) + max(2I/tp, H))`` activations
-    (``workspace13`` and ``workspace2`` of ``fused_moe/modular_kernel.py``); zero without MoE layers."""
-    moe = model.moe
-    if moe is None or not any(model.is_moe_layer(i) for i in layers):
-        return 0
-    hidden = model.hidden_size or DEFAULT_HIDDEN
-    inter = math.ceil(moe.moe_intermediate_size / tp)
-    return tokens * moe.num_experts_per_tok * (max(inter, hidden) + max(2 * inter, hidden)) * act_bytes
 
 
 def is_multimodal(model: ModelSpec) -> bool:
@@ -252,9 +190,13 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         (:attr:`VllmPlatform.nvlink_collectives`), NCCL alone elsewhere; graphics dies (GeForce, RTX workstation)
         hold more at TP 1, a share that divides with TP (fitted, ``VllmConstants.graphics_extra``). On unified
         memory vLLM reads free memory as the host's MemAvailable (``utils/mem_utils.py`` ``MemorySnapshot.measure``,
-        0.27.0 :147-155), which the loaded checkpoint's host-side footprint (its page cache, the loader's staging)
-        lowers as well, so the profile counts a share of the ``weights_bytes`` this GPU loaded again (fitted,
-        ``VllmConstants.uma_weights_share``; vllm issue #46307, eugr/spark-vllm-docker PR #286). ``platform``
+        0.27.0 :147-155), so whatever the host stops counting as available between the worker's first snapshot and
+        the end of the profile run is non-torch there. The loaders keep nothing of their own after loading
+        (safetensors' prefetch only reads blocks into the page cache, 0.24.0 ``weight_utils.py`` :728-741;
+        fastsafetensors closes its staging, 0.29.0 :1098-1104), so what the start-ups show (0.30 and 0.24 of the
+        loaded weights) is the host's state (page cache, compiler heaps), which the source does not fix: a share
+        of the ``weights_bytes`` this GPU loaded, fitted on the GB10 start-ups (``VllmConstants.uma_weights_share``;
+        docs/fidelity.md says what two set-ups leave open). ``platform``
         None: a datacenter device."""
         if not self.is_v1:
             return VLLM_V0_NON_TORCH
@@ -275,7 +217,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         first = ctx.stage_index == 0
         layers = range(*(ctx.layers or (0, model.num_hidden_layers)))
         if not self.is_v1:
-            per_token = layer_activation_bytes_per_token(model, tp) + _mla_bytes_per_token(model, tp)
+            per_token = layer_activation_bytes_per_token(model, tp) + mla_bytes_per_token(model, tp)
             return ProfileTerms(forward=round(VLLM_V0_ACTIVATION_SCALE * tokens * per_token))
         constants = self.fitted
         forward = forward_bytes(model, tokens, tp, act, constants)
@@ -286,13 +228,27 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         copies = constants.copies(kind)
         if kind == "flashinfer" and self.rules.sampler_warms_native:
             copies = max(copies, constants.copies("triton"))
+        rejection = ctx.is_last_stage and ctx.speculative and kind != "v2"  # terms.REJECTION_FP32_ROWS
         return ProfileTerms(
             forward=forward,
             sampler=sampler_bytes(model, tokens, seqs, act, copies) if ctx.is_last_stage else 0,
+            rejection=rejection_bytes(model, tokens, seqs, act) if rejection else 0,
             moe_workspace=workspace,
             encoder=constants.encoder_bytes if first and self.loads_encoder(model) else 0,
             pp_buffers=0 if first else 2 * tokens * (model.hidden_size or DEFAULT_HIDDEN) * act,
         )
+
+    def sampler_state_bytes(self, ctx: StageContext) -> int:
+        """Persistent sampler state the budget counts with the non-torch memory: Model Runner V2's penalty
+        statistics (:func:`penalty_state_bytes`) on the last stage, where the release takes the device's drop in
+        free memory (``non_kv_formula`` "consumed", from 0.27: torch memory allocated before the profile is in it;
+        the earlier split formula counts torch's increase during the profile only, 0.25.1 ``gpu_worker.py``)."""
+        if not ctx.is_last_stage or self.rules.non_kv_formula != "consumed":
+            return 0
+        if not uses_model_runner_v2(self.rules, ctx.model, ctx.weights_format):
+            return 0
+        _, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name)
+        return penalty_state_bytes(ctx.model, seqs)
 
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """ "Model loading took": :func:`planner.engines.vllm.loaded.vllm_loaded_weights_bytes`."""
@@ -354,7 +310,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         activation = self.activation_bytes(ctx)
         framework = self.non_torch_bytes(
             ctx.tensor_parallel, ctx.pipeline_parallel, platform_of(ctx.platform), ctx.weights_bytes
-        )
+        ) + self.sampler_state_bytes(ctx)
         layers = ctx.layers or (0, ctx.model.num_hidden_layers)
         if self.cudagraph_in_budget:
             graphs = self.default_graphs(ctx.gpu_memory_bytes, ctx.gpu_name)

@@ -51,6 +51,7 @@ def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, to
         weights_format=request.resolved_weights,
         gpu_name=request.gpu.name if request.gpu is not None else None,
         platform=request.gpu.platform if request.gpu is not None else None,
+        speculative=spec_tokens(request) > 0,
     )
 
 
@@ -200,7 +201,8 @@ def _vllm_stage(
     ctx = stage_context(request, result, stage_index, total)
     weights = loaded_weights(result, stage_index)
     activation = profile.activation_bytes(ctx) if o.activation is None else o.activation
-    non_torch = _non_torch(request, result, profile, weights) if o.non_torch is None else o.non_torch
+    state = profile.sampler_state_bytes(ctx)
+    non_torch = _non_torch(request, result, profile, weights) + state if o.non_torch is None else o.non_torch
     graphs = stage_graphs(request, profile, total)
     graph = profile.cudagraph_estimate_bytes(len(layers), graphs) if o.cuda_graph is None else o.cuda_graph
     in_budget_graph = graph if profile.cudagraph_in_budget else 0

@@ -81,8 +81,9 @@ class VllmConstants(BaseModel, frozen=True, extra="forbid"):
     init_baseline_tp1: int  # CUDA context before the worker's memory snapshot ("cuda_memory=" at init)
     init_baseline_tp: int  # the same with NCCL initialised (TP or PP > 1)
     sampler_risk_ratio: float  # post-capture free / sampler peak at which logged warm-ups still ran out of memory
-    # Non-torch added on unified memory, as a share of the weights one GPU loads: the loaded checkpoint's host-side
-    # footprint lowers MemAvailable, which vLLM reads as the device's free memory there (VllmProfile.non_torch_bytes)
+    # Non-torch added on unified memory, as a share of the weights one GPU loads: what the host stops counting in
+    # MemAvailable during the start-up, which vLLM reads as the device's free memory there; an empirical share of two
+    # set-ups, not a rule of the source (VllmProfile.non_torch_bytes, docs/fidelity.md)
     uma_weights_share: Annotated[float, Field(ge=0, le=2)] = 0.0
     graphics_extra: int = 0  # non-torch added on graphics dies at TP 1 (DevicePlatform.graphics_die), shared by TP
     fit: dict[str, Any] = Field(default_factory=dict)  # how the constants were fitted (cases, errors)

@@ -1,0 +1,118 @@
+"""The terms of vLLM's profile run on one rank (:mod:`planner.engines.vllm.profile` adds them up): the forward,
+the sampler warm-up, the rejection sampler's warm-up with speculative decoding, the fused-MoE workspace."""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel
+
+from planner.core.model import ModelSpec
+from planner.core.overhead import DEFAULT_HIDDEN, DEFAULT_VOCAB
+from planner.engines.vllm.versions import VllmConstants
+
+# MLA prefill (vLLM ``MLACommonImpl._forward_prefill``) expands the latent per head in 16 bits: q, k, v padded
+# to the qk head size and the attention output (4 x qk_head_dim), the kv_b_proj output (nope + v) and the
+# output sliced back to v (v).
+MLA_QK_BUFFERS = 4
+
+# The dense MLP's peak per token and unit of width on one rank: the gate_up GEMM output (2 x width x 2 bytes)
+# alive while SiluAndMul writes its output (width x 2 bytes) (vllm/model_executor/layers/activation.py
+# SiluAndMul, llama.py LlamaMLP). Derived, not fitted; the rest of the forward scales with the hidden size.
+FORWARD_BYTES_PER_MLP = 6.0
+
+
+class ProfileTerms(BaseModel, frozen=True, extra="forbid"):
+    """The activation peak of one rank, by term (bytes)."""
+
+    forward: int = 0
+    sampler: int = 0
+    moe_workspace: int = 0  # persistent (counted on top of the peak) or transient (inside forward)
+    encoder: int = 0
+    pp_buffers: int = 0
+    rejection: int = 0  # the rejection sampler's warm-up after the sampler's (speculative decoding, V1 runner)
+
+    @property
+    def peak(self) -> int:
+        return self.pp_buffers + max(self.forward, self.sampler, self.rejection) + self.moe_workspace + self.encoder
+
+
+def mla_bytes_per_token(model: ModelSpec, tensor_parallel: int) -> float:
+    """MLA prefill's per-head K/V expansion per token on one GPU (16 bits; :data:`MLA_QK_BUFFERS`)."""
+    if model.mla is None or model.num_attention_heads is None:
+        return 0.0
+    heads = max(1, model.num_attention_heads // tensor_parallel)
+    qk = model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim
+    return 2 * heads * (MLA_QK_BUFFERS * qk + model.mla.qk_nope_head_dim + 2 * model.mla.v_head_dim)
+
+
+def dense_mlp_width(model: ModelSpec) -> int:
+    """The MLP width the forward runs as ordinary matmuls: the dense ``intermediate_size``; for MoE models the
+    shared experts (and the dense layers of models mixing both), the routed experts being in the MoE workspace."""
+    hidden = model.hidden_size or DEFAULT_HIDDEN
+    if model.moe is None:
+        return model.intermediate_size or 4 * hidden
+    moe = model.moe
+    mixed = moe.first_k_dense_replace > 0 or moe.moe_layer_period > 1
+    return max(moe.shared_width, (model.intermediate_size or 0) if mixed else 0)
+
+
+def forward_bytes(model: ModelSpec, tokens: int, tp: int, act_bytes: int, constants: VllmConstants) -> int:
+    """The forward's own peak: ``tokens x (a x hidden + 6 x dense MLP width / tp)`` in 16-bit activations
+    (doubled for fp32), plus MLA's per-head expansion; ``a`` fitted (``forward_bytes_per_hidden``), 6 derived
+    (:data:`FORWARD_BYTES_PER_MLP`)."""
+    hidden = model.hidden_size or DEFAULT_HIDDEN
+    mlp = FORWARD_BYTES_PER_MLP * dense_mlp_width(model) / tp
+    per_token = constants.forward_bytes_per_hidden * hidden + mlp + mla_bytes_per_token(model, tp)
+    return round(tokens * per_token * act_bytes / 2)
+
+
+def sampler_bytes(model: ModelSpec, tokens: int, seqs: int, act_bytes: int, copies: float) -> int:
+    """``_dummy_sampler_run``: ``copies`` fp32 arrays of ``min(max_num_seqs, tokens) x vocab`` while the batch's
+    hidden states (``tokens x hidden``) are held by ``profile_run``."""
+    vocab = model.vocab_size or DEFAULT_VOCAB
+    hidden = model.hidden_size or DEFAULT_HIDDEN
+    return round(min(seqs, tokens) * vocab * 4 * copies + tokens * hidden * act_bytes)
+
+
+def moe_workspace_bytes(model: ModelSpec, tokens: int, tp: int, act_bytes: int, layers: range) -> int:
+    """The fused-MoE scratch of ``TritonExperts``: ``tokens x topk x (max(I/tp, H) + max(2I/tp, H))`` activations
+    (``workspace13`` and ``workspace2`` of ``fused_moe/modular_kernel.py``); zero without MoE layers."""
+    moe = model.moe
+    if moe is None or not any(model.is_moe_layer(i) for i in layers):
+        return 0
+    hidden = model.hidden_size or DEFAULT_HIDDEN
+    inter = math.ceil(moe.moe_intermediate_size / tp)
+    return tokens * moe.num_experts_per_tok * (max(inter, hidden) + max(2 * inter, hidden)) * act_bytes
+
+
+# With speculative decoding the V1 runner's ``_dummy_sampler_run`` then warms the rejection sampler on R requests
+# of one draft token each (``gpu_model_runner.py`` 0.27.1 :6313-6343; the same branch 0.19.0 :5609-5631, 0.28.0
+# :6423-6468; Model Runner V2's ``_dummy_sampler_run``, 0.29.0 ``v1/worker/gpu/model_runner.py`` :832-843, has
+# none). When ``rejection_sample`` draws the recovered tokens, R x vocab rows are held in the logits' dtype: the
+# dummy logits of 2R rows (``torch.randn(num_tokens + num_reqs, ...)``, 0.27.1 :6332-6337) and the R bonus rows
+# (``rejection_sampler.py`` 0.27.1 :133); and in fp32: the bonus sampler's raw logits, kept for the full-vocab
+# logprobs (``max_num_logprobs=-1`` with ``raw_logits``, ``sampler.py`` 0.27.1 :93 and :125), the target rows
+# (:152-154), their clone (:160), ``target_probs`` (:472) and the exponential draws ``q`` (:682-687).
+REJECTION_ACT_ROWS = 3
+REJECTION_FP32_ROWS = 5
+
+
+def rejection_bytes(model: ModelSpec, tokens: int, seqs: int, act_bytes: int) -> int:
+    """The rejection sampler's warm-up (:data:`REJECTION_FP32_ROWS`, :data:`REJECTION_ACT_ROWS`) over
+    ``min(max_num_seqs, tokens)`` requests, while ``profile_run`` holds the batch's hidden states. Derived from the
+    source, not fitted; its top-k/top-p pass (an fp32 copy under the Triton kernel) ends before these are all
+    held."""
+    vocab = model.vocab_size or DEFAULT_VOCAB
+    hidden = model.hidden_size or DEFAULT_HIDDEN
+    rows = min(seqs, tokens) * vocab
+    return rows * (REJECTION_ACT_ROWS * act_bytes + REJECTION_FP32_ROWS * 4) + tokens * hidden * act_bytes
+
+
+def penalty_state_bytes(model: ModelSpec, seqs: int) -> int:
+    """Model Runner V2's penalty statistics, on the GPU from ``load_model`` on: ``output_bin_counts`` (``max_num_reqs
+    x vocab`` int32) and ``prompt_bin_mask`` (``max_num_reqs x ceil(vocab / 32)`` int32) (``v1/worker/gpu/sample/
+    penalties.py`` 0.25.1-0.30.0 :32-42, 0.31.0 :40-47; the sampler that makes them is built after "Model loading
+    took" is measured, 0.29.0 ``v1/worker/gpu/model_runner.py`` :405 and :437). Derived, not fitted."""
+    vocab = model.vocab_size or DEFAULT_VOCAB
+    return seqs * (vocab + math.ceil(vocab / 32)) * 4

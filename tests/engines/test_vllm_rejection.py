@@ -1,0 +1,54 @@
+"""The rejection sampler's warm-up in vLLM's profile run with speculative decoding (planner.engines.vllm.terms).
+
+Source, vLLM 0.27.1: ``v1/worker/gpu_model_runner.py`` :6313-6343 (``_dummy_sampler_run`` builds 2R x vocab dummy
+logits and runs the rejection sampler on R requests of one draft token each); ``v1/sample/rejection_sampler.py``
+:133, :152-160, :472, :682-687 and ``v1/sample/sampler.py`` :93, :125 (what is held when the recovered tokens are
+drawn). Model Runner V2 has no such branch (0.29.0 ``v1/worker/gpu/model_runner.py`` :832-843)."""
+
+from __future__ import annotations
+
+from bench.fidelity import run_all
+from model_catalog import get_model
+from planner.core.overhead import StageContext
+from planner.core.units import GiB
+from planner.engines.vllm.profile import VllmProfile
+
+QWEN38 = get_model("Qwen/Qwen3.8-27B").spec
+
+
+def _ctx(speculative: bool) -> StageContext:
+    return StageContext(
+        model=QWEN38, gpu_memory_bytes=95 * GiB, tensor_parallel=1, pipeline_parallel=1, is_last_stage=True,
+        speculative=speculative,
+    )  # fmt: skip
+
+
+def test_rejection_warm_up_holds_three_logits_rows_and_five_fp32_rows() -> None:
+    """R = 1,024 requests x 248,320 vocab: 2R + R rows of bf16 logits and five fp32 rows, plus the 8,192 tokens'
+    hidden states held by profile_run (6.24 GiB where the sampler term holds 3.71 copies, 3.59 GiB)."""
+    terms = VllmProfile(engine_version="0.27.1").terms(QWEN38, _ctx(True), 8192, 1024)
+    rows = 1024 * 248_320
+    assert terms.rejection == rows * (3 * 2 + 5 * 4) + 8192 * 5120 * 2
+    assert round(terms.rejection / GiB, 2) == 6.24
+    assert terms.peak >= terms.rejection > terms.sampler > terms.forward
+
+
+def test_no_rejection_warm_up_without_a_drafter_or_on_model_runner_v2() -> None:
+    """Without speculative decoding the branch is skipped (``if self.speculative_config``); Model Runner V2 (every
+    model from 0.29) warms only its sampler."""
+    assert VllmProfile(engine_version="0.27.1").terms(QWEN38, _ctx(False), 8192, 1024).rejection == 0
+    assert VllmProfile(engine_version="0.29.0").terms(QWEN38, _ctx(True), 8192, 1024).rejection == 0
+
+
+def test_refused_recipes831_runs_within_a_gib() -> None:
+    """The refused runs at max_num_seqs 1,024 (vllm-project/recipes PR #831: RTX PRO 6000, Qwen3.8-27B, MTP 3,
+    0.27.1) leave 28.87 GiB (BF16) and 48.74 GiB (FP8) by their printed blocks (bench.derived); without the
+    rejection warm-up the planner gave +2.9 and +3.2 GiB. The same author's 256-sequence runs stay within 0.5 GiB:
+    there the forward, not the sampler, sets the peak."""
+    results = {r.id: r for r in run_all()}
+    for kind in ("bf16", "fp8"):
+        refused = results[f"vllm-0.27-rtxpro6000-qwen38-27b-{kind}-mamba-refusal-recipes831"]
+        started = results[f"vllm-0.27-rtxpro6000-qwen38-27b-{kind}-mtp3-seqs256-recipes831"]
+        assert refused.kv_error_gib is not None and abs(refused.kv_error_gib) < 1.0
+        assert refused.verdict_right
+        assert started.kv_error_gib is not None and abs(started.kv_error_gib) < 0.5
