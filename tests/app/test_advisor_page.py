@@ -162,7 +162,7 @@ def test_the_rejected_table_is_built_only_when_opened() -> None:
 
 
 def test_the_assumptions_are_drawn_only_when_opened() -> None:
-    """"What the figures assume" holds the speed model against 166 public measurements as a table of ~1,700 nodes:
+    """ "What the figures assume" holds the speed model against 166 public measurements as a table of ~1,700 nodes:
     a lazy expander, so closed (every run, every slider move) the browser neither receives nor rebuilds it;
     opened, it shows every assumption and the whole table."""
     params = {"model": "meta-llama/Llama-3.1-70B", "gpu": "h100-sxm-80gb", "context": "8192"}
