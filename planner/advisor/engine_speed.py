@@ -77,27 +77,27 @@ class Roofline(NamedTuple):
 # Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_fit.py checks it).
 FITTED = Roofline(
     cb_bw_hbm=0.84,
-    cb_bw_gddr=0.72,
+    cb_bw_gddr=0.71,
     cb_bw_lpddr=0.7,
     ll_bw_hbm=0.5,
     ll_bw_gddr=0.92,
     ll_bw_apple=0.7,
     ll_bw_lpddr=0.76,
-    trt_step_s=0.0009,
+    trt_step_s=0.0007,
     vllm_step_s=0.0011,
     ll_step_s=0.0003,
     ll_layer_s=5.6e-05,
     ll_hop_s=0.0009,
     ll_moe_layer_s=5.8e-05,
     cb_mfu_16=0.54,
-    cb_mfu_low=0.72,
+    cb_mfu_low=0.75,
     cb_mfu_fp4=0.23,
     ll_mfu_16=0.14,
     ll_mfu_quant=0.36,
     ll_mfu_alu=0.76,
-    ar_nvlink_s=3.2e-05,
-    trt_seq_s=1.8e-05,
-    vllm_seq_s=4.15e-05,
+    ar_nvlink_s=3.4e-05,
+    trt_seq_s=1.85e-05,
+    vllm_seq_s=3.75e-05,
     moe_locality=0.75,
 )
 
@@ -140,8 +140,9 @@ PCIE_ALLREDUCE_BYTES_PER_S_GEN5 = (1_048_576 - 4_096) / ((109.2 - 15.4) * 1e-6) 
 
 
 def allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
-    """Two all-reduces per layer under tensor parallelism (none for one GPU, a layer split or a pipeline): over
-    NVLink a fitted latency and the fabric's bandwidth, over PCIe the measured NCCL times above."""
+    """The step's all-reduces under tensor parallelism (two per layer, :func:`allreduces_per_step`; none for one
+    GPU, a layer split or a pipeline): over NVLink a fitted latency and the fabric's bandwidth, over PCIe the
+    measured NCCL times above."""
     g = setup.gpus
     if setup.split != "tensor" or g < 2:
         return 0.0
@@ -152,7 +153,7 @@ def allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
         latency = PCIE_ALLREDUCE_LATENCY_S.get(g, PCIE_ALLREDUCE_LATENCY_S[8] * g / 8)
         generation = pcie_generation(setup.gpu)
         one = latency + load.allreduce_bytes / (PCIE_ALLREDUCE_BYTES_PER_S_GEN5 * 2 ** (generation - 5))
-    return 2 * load.layers * one
+    return load.allreduces * one
 
 
 class Step(NamedTuple):

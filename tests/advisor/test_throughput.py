@@ -105,3 +105,16 @@ def test_pipeline_stages_pay_a_bubble() -> None:
 def test_memory_classes() -> None:
     assert memory_class(get_gpu("h100-sxm-80gb")) == "hbm" and memory_class(get_gpu("rtx-4090")) == "gddr"
     assert memory_class(get_gpu("apple-m4-max")) == "apple" and memory_class(get_gpu("dgx-spark-gb10")) == "lpddr"
+
+
+def test_tensor_parallel_reduces_once_per_row_parallel_block() -> None:
+    """Two all-reduces per transformer layer (attention's o_proj, the MLP's down projection); a Nemotron-H block
+    holds a Mamba mixer, an attention or a MoE and reduces once (vLLM nemotron_h.py): Nemotron-3 Nano's 52 blocks
+    reduce 52 times a step, Llama-3.1-70B's 80 layers 160 times, and two B200s spend half the time on them."""
+    nano = get_model("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16").spec
+    assert decode_load(nano, "fp8", "fp8", 1, 1_000).allreduces == 52
+    assert decode_load(LLAMA_70B, "fp8", "fp8", 1, 1_000).allreduces == 160
+    setup = setup_for(get_gpu("b200-sxm"), "vllm", "fp8", 2, "fp8")
+    load = decode_load(nano, "fp8", "fp8", 1, 1_000)
+    one = FITTED.ar_nvlink_s + load.allreduce_bytes * 2 * (2 - 1) / 2 / setup.link[1]  # ring: 2(G-1)/G
+    assert step(setup, load).comm_seconds == pytest.approx(52 * one)
