@@ -43,7 +43,11 @@ Family = SpeedFamily
 Split = Literal["tensor", "layer", "pipeline"]
 MemoryClass = Literal["hbm", "gddr", "apple", "lpddr"]
 LinkKind = Literal["nvlink", "pcie"]
-GGUF_QUANTS = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k", "int4")
+# GGUF weight types llama.cpp multiplies with its own quantized kernels (MMQ on CUDA, quantized shaders on Vulkan
+# and Metal), not the 16-bit GEMMs of F16 / BF16 files. MXFP4 (gpt-oss's experts) is one: GGML_TYPE_MXFP4 in
+# ggml (ggml-org/llama.cpp PR 15091, 2025-08-05: a new ggml type for CUDA, Vulkan, Metal) with its MMQ instance
+# (PR 15880, generate_cu_files.py "add missing mxfp4").
+GGUF_QUANTS = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k", "int4", "mxfp4")
 
 # Per-direction PCIe x16 bandwidth by generation (PCI-SIG: 16 / 32 / 64 GT/s x 16 lanes, 128b/130b coding).
 PCIE_BYTES_PER_S = {3: 15.75e9, 4: 31.5e9, 5: 63.0e9}
@@ -161,6 +165,7 @@ class Load(NamedTuple):
     expert_share: float  # k / E: the share of the routed experts one token uses (0: dense model)
     kv_bytes: float
     flops: float
+    expert_flops: float  # the part of ``flops`` the routed experts' matmuls do
     allreduce_bytes: float  # bytes one all-reduce sums (tokens x hidden x 2)
     layers: int
     allreduces: int  # all-reduces one step runs under tensor parallelism (:func:`allreduces_per_step`)
@@ -305,6 +310,7 @@ def decode_load(
         expert_share=_share(params),
         kv_bytes=float(batch * kv_bytes_per_sequence(model, kv_dtype, context)),
         flops=float(per_token * batch),
+        expert_flops=float(2 * params.experts_active * batch),
         allreduce_bytes=float(batch * (model.hidden_size or 0) * 2),
         layers=model.num_hidden_layers,
         allreduces=allreduces_per_step(model),
@@ -335,6 +341,7 @@ def prefill_load(
         expert_share=_share(params),
         kv_bytes=0.0,
         flops=float(2 * matmul_parameters(params) * n + attention),
+        expert_flops=float(2 * params.experts_active * n),
         allreduce_bytes=float(n * (model.hidden_size or 0) * 2),
         layers=model.num_hidden_layers,
         allreduces=allreduces_per_step(model),

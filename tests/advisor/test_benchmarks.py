@@ -20,11 +20,11 @@ ROWS = load_rows()
 RESULTS = scored()
 DECODE_REGIMES = ("single_stream", "batched", "long_context")
 FAMILIES = get_args(Family)  # "fused" (TensorRT-LLM), "paged" (vLLM, SGLang), "layer-split" (llama.cpp)
-# Held-out decode rows missed by more than 50 %, each with its reason (README "Speed", "The misses"); a new one
-# fails. Prompt processing is reported, not held to the 50 % bound (README: llama.cpp's MoE and datacenter-card
-# prompt speeds vary by a factor the model does not explain).
+# Held-out decode rows missed by more than 50 %, each with its reason (docs/advisor.md, "Speed"); a new one fails.
+# Prompt processing is reported, not held to the bound (docs/advisor.md: llama.cpp's held-out prompts 24 % median;
+# Hopper running llama.cpp's quantized kernels, attention at 32k of depth and GeForce F16 prompts are what is left).
 KNOWN_MISSES = {
-    "vllm-h100-gptoss20b-c1-itl-vs-context-at-1000",  # vLLM's gpt-oss: ~2 ms per step the model does not see
+    "vllm-h100-gptoss20b-c1-itl-vs-context-at-1000",  # vLLM's gpt-oss: ~1.6 ms per step the model does not see
 }
 
 
@@ -131,3 +131,13 @@ def test_unseen_rows_meet_the_same_targets(tmp_path: Path) -> None:
 
 def _toml(data: dict[str, object]) -> str:
     return "\n".join(["[[row]]", *(f"{k} = {json.dumps(v)}" for k, v in data.items())]) + "\n"
+
+
+def test_held_out_moe_prompts_under_llamacpp() -> None:
+    """llama.cpp's MoE prompts run its expert matmuls below its dense rate (fitted per backend on the fit rows:
+    gpt-oss-20b on DGX Spark over CUDA, gpt-oss-120b on Strix Halo over Vulkan); the held-out MoE prompts of each
+    backend land within the 50 % bound (Qwen3-30B-A3B over Vulkan was +376 % without it)."""
+    errors = {s.id: s.error for s in RESULTS}
+    for held in ("strix-qwen3-30b-a3b-pp512-vulkan", "llamacpp-gb10-gptoss120b-pp2048"):
+        assert next(s.role for s in RESULTS if s.id == held) == "held-out"
+        assert abs(errors[held] or 1.0) <= 0.5, (held, errors[held])
