@@ -78,7 +78,7 @@ class Roofline(NamedTuple):
     ll_moe_mfu_vulkan: float  # the same through its Vulkan backend (AMD, Intel GPUs)
 
 
-# Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_fit.py checks it).
+# Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_benchmarks.py checks it).
 FITTED = Roofline(
     cb_bw_hbm=0.84,
     cb_bw_gddr=0.71,

@@ -4,7 +4,7 @@
 coordinate descent: each constant in turn takes the best value of its grid (:data:`GRIDS`, the others held), and
 the sweep repeats until nothing changes. Every row's loads are computed once (:func:`planner.advisor.validation.case`),
 so a sweep is arithmetic. ``python -m planner.advisor.fit`` prints the constants and the error table;
-``tests/advisor/test_fit.py`` checks that :data:`planner.advisor.engine_speed.FITTED` is what this returns.
+``tests/advisor/test_benchmarks.py`` checks that :data:`planner.advisor.engine_speed.FITTED` is what this returns.
 """
 
 from __future__ import annotations
