@@ -54,10 +54,11 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     for llama.cpp). ``split``: how the GPUs of one replica share the model (llama.cpp's
     default ``layer`` split runs them one after another). ``concurrency``: sequences in flight, or ``"max"`` when
     the engine fills its KV pool (an offline or max-throughput run). ``depth_tokens``: context already in the cache
-    before the measured phase (llama-bench ``-d``). ``weights_bits``: the bits per weight of a GGUF type the planner
-    has no format for (Q4_0: 4.5), scaling the bytes of ``weights``; ``other_bits``: the bits of the tensors other
-    than the routed experts in a GGUF that keeps them apart (ggml-org's gpt-oss files: MXFP4 experts, Q8_0 the
-    rest).
+    before the measured phase (llama-bench ``-d``). ``ubatch_tokens``: the prompt tokens one pass over the weights
+    processes when the source sets it (llama-bench ``-ub``; unset: the engine's default). ``weights_bits``: the
+    bits per weight of a GGUF type the planner has no format for (Q4_0: 4.5), scaling the bytes of ``weights``;
+    ``other_bits``: the bits of the tensors other than the routed experts in a GGUF that keeps them apart
+    (ggml-org's gpt-oss files: MXFP4 experts, Q8_0 the rest).
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -78,6 +79,7 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     input_tokens: Annotated[int, Field(ge=0)] = 0
     output_tokens: Annotated[int, Field(ge=0)] = 0
     depth_tokens: Annotated[int, Field(ge=0)] = 0
+    ubatch_tokens: PositiveInt | None = None  # prompt tokens one pass over the weights takes (llama-bench -ub)
     metric: Metric
     value: Annotated[float, Field(gt=0)]
     source: Annotated[str, Field(min_length=1)]

@@ -9,12 +9,13 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
   family and arithmetic (16-bit; 8- and 4-bit tensor cores; llama.cpp's own kernels for GGUF quants); a GPU
   without the figure has an unknown compute time, never a free one;
 - **vLLM, SGLang, TensorRT-LLM** (continuous batching, tensor parallel): ``max(memory, compute)`` + a fixed time
-  per step (and per sequence) + two all-reduces per layer: over NVLink a fitted latency and
+  per step (and per sequence) + two all-reduces per layer (one per Nemotron-H block): over NVLink a fitted latency and
   ``bytes x 2(G-1)/G / link``, over PCIe measured NCCL times (:data:`PCIE_ALLREDUCE_LATENCY_S`);
 - **llama.cpp** (layer split: the GPUs run one after another, each over its own layers): ``G x max(memory,
   compute)`` of one GPU's share, i.e. the time of the whole model on one GPU, + a fixed time per step and per layer
   (kernel launches) + a hop per extra GPU. Bandwidth is not multiplied by ``G``; slots decoding together share
-  one pass over the weights;
+  one pass over the weights; the routed experts' matmuls run at a share of the dense rate per backend
+  (:func:`moe_matmul_share`);
 - **pipeline stages** (an ideal pipeline, enough micro-batches in flight): as tensor parallel without all-reduces.
 
 A prompt (prefill) is compute-bound with every weight read once; in a serving run its weights are read once per
@@ -38,6 +39,7 @@ from planner.advisor.throughput import (
     memory_class,
     pcie_generation,
 )
+from planner.core.gpu import GpuSpec
 
 Bound = Literal["memory", "compute", "unknown"]
 # Tokens of prompt a serving engine prefills per step (vLLM max_num_batched_tokens on GPUs of 70 GiB and more,
@@ -72,33 +74,37 @@ class Roofline(NamedTuple):
     trt_seq_s: float  # per sequence per step (scheduling, sampling, attention launches)
     vllm_seq_s: float
     moe_locality: float  # a batch of B tokens touches experts as B ** locality independent tokens would
+    ll_moe_mfu: float  # llama.cpp's expert matmuls (mul_mat_id) as a share of its dense matmuls' rate: CUDA, Metal
+    ll_moe_mfu_vulkan: float  # the same through its Vulkan backend (AMD, Intel GPUs)
 
 
-# Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_fit.py checks it).
+# Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_benchmarks.py checks it).
 FITTED = Roofline(
     cb_bw_hbm=0.84,
-    cb_bw_gddr=0.72,
+    cb_bw_gddr=0.71,
     cb_bw_lpddr=0.7,
-    ll_bw_hbm=0.5,
-    ll_bw_gddr=0.92,
+    ll_bw_hbm=0.49,
+    ll_bw_gddr=0.89,
     ll_bw_apple=0.7,
-    ll_bw_lpddr=0.76,
-    trt_step_s=0.0009,
+    ll_bw_lpddr=0.75,
+    trt_step_s=0.0007,
     vllm_step_s=0.0011,
-    ll_step_s=0.0003,
-    ll_layer_s=5.6e-05,
-    ll_hop_s=0.0009,
-    ll_moe_layer_s=5.8e-05,
+    ll_step_s=0.0002,
+    ll_layer_s=5.2e-05,
+    ll_hop_s=0.0,
+    ll_moe_layer_s=4.8e-05,
     cb_mfu_16=0.54,
-    cb_mfu_low=0.72,
+    cb_mfu_low=0.75,
     cb_mfu_fp4=0.23,
-    ll_mfu_16=0.14,
-    ll_mfu_quant=0.36,
+    ll_mfu_16=0.28,
+    ll_mfu_quant=0.35,
     ll_mfu_alu=0.76,
-    ar_nvlink_s=3.2e-05,
-    trt_seq_s=1.8e-05,
-    vllm_seq_s=4.15e-05,
+    ar_nvlink_s=3.4e-05,
+    trt_seq_s=1.85e-05,
+    vllm_seq_s=3.75e-05,
     moe_locality=0.75,
+    ll_moe_mfu=0.28,
+    ll_moe_mfu_vulkan=0.16,
 )
 
 
@@ -140,8 +146,9 @@ PCIE_ALLREDUCE_BYTES_PER_S_GEN5 = (1_048_576 - 4_096) / ((109.2 - 15.4) * 1e-6) 
 
 
 def allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
-    """Two all-reduces per layer under tensor parallelism (none for one GPU, a layer split or a pipeline): over
-    NVLink a fitted latency and the fabric's bandwidth, over PCIe the measured NCCL times above."""
+    """The step's all-reduces under tensor parallelism (two per layer, :func:`allreduces_per_step`; none for one
+    GPU, a layer split or a pipeline): over NVLink a fitted latency and the fabric's bandwidth, over PCIe the
+    measured NCCL times above."""
     g = setup.gpus
     if setup.split != "tensor" or g < 2:
         return 0.0
@@ -152,7 +159,7 @@ def allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
         latency = PCIE_ALLREDUCE_LATENCY_S.get(g, PCIE_ALLREDUCE_LATENCY_S[8] * g / 8)
         generation = pcie_generation(setup.gpu)
         one = latency + load.allreduce_bytes / (PCIE_ALLREDUCE_BYTES_PER_S_GEN5 * 2 ** (generation - 5))
-    return 2 * load.layers * one
+    return load.allreduces * one
 
 
 class Step(NamedTuple):
@@ -170,9 +177,33 @@ def compute_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float | N
     tflops, _ = compute_tflops(setup.gpu, setup.path)
     if not tflops:
         return None
-    if setup.family == "layer-split" and setup.path == "16-bit":
-        tflops *= fp16_accumulate_factor(setup.gpu)
-    return load.flops / (tflops * 1e12 * mfu(setup, r))
+    rate = tflops * 1e12 * mfu(setup, r)
+    if setup.family != "layer-split":
+        return load.flops / rate
+    if setup.path == "16-bit":
+        rate *= fp16_accumulate_factor(setup.gpu)
+    experts = load.expert_flops / moe_matmul_share(setup, r)
+    return (load.flops - load.expert_flops + experts) / rate
+
+
+def llamacpp_backend(gpu: GpuSpec) -> Literal["cuda", "metal", "vulkan"]:
+    """The llama.cpp backend a GPU runs: CUDA on NVIDIA, Metal on Apple, Vulkan on AMD and Intel GPUs (the
+    AMD rows of the benchmarks are its Vulkan builds, AMDVLK and RADV; lhl/strix-halo-testing)."""
+    if gpu.vendor == "NVIDIA":
+        return "cuda"
+    return "metal" if gpu.vendor == "Apple" else "vulkan"
+
+
+def moe_matmul_share(setup: Setup, r: Roofline = FITTED) -> float:
+    """The rate llama.cpp's routed-expert matmuls reach as a share of its dense ones. ``mul_mat_id`` runs each
+    expert's matmul over the rows routed to it, ``tokens x k / E`` of them (gpt-oss-120b: 4 of 128 experts, 16
+    rows per expert for a 512-token micro-batch): many small matmuls, each with few rows to spend its tile of
+    weights on, instead of one of 512 rows (ggml/src/ggml-cuda/ggml-cuda.cu ``ggml_cuda_mul_mat_id``,
+    ggml-vulkan.cpp ``ggml_vk_mul_mat_id``). Fitted per backend on the fit rows' MoE prompts (DGX Spark over CUDA,
+    Strix Halo over Vulkan; held out: gpt-oss-120b on DGX Spark, Qwen3-30B-A3B on Strix Halo); Metal has no MoE
+    prompt row and takes CUDA's share."""
+    backend = llamacpp_backend(setup.gpu)
+    return r.ll_moe_mfu_vulkan if backend == "vulkan" else r.ll_moe_mfu
 
 
 def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -> Step:
@@ -192,10 +223,12 @@ def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -
     return Step(seconds, memory, compute, comm, bound)
 
 
-def prefill_alone(setup: Setup, load: Load, r: Roofline = FITTED) -> float | None:
+def prefill_alone(setup: Setup, load: Load, r: Roofline = FITTED, chunk: int | None = None) -> float | None:
     """Seconds to prefill one prompt alone (time to first token, no queue); ``None`` without a compute figure.
-    The weights are read once per :data:`PREFILL_CHUNK_TOKENS` (llama.cpp: per 512-token micro-batch)."""
-    chunk = 512 if setup.family == "layer-split" else PREFILL_CHUNK_TOKENS
+    The weights are read once per ``chunk`` tokens: by default :data:`PREFILL_CHUNK_TOKENS`, llama.cpp's
+    512-token micro-batch (its ``-ub`` default, common/common.h ``n_ubatch = 512``)."""
+    if chunk is None:
+        chunk = 512 if setup.family == "layer-split" else PREFILL_CHUNK_TOKENS
     passes = -(-load.tokens // chunk)
     scaled = load._replace(dense_bytes=load.dense_bytes * passes, experts_bytes=load.experts_bytes * passes)
     result = step(setup, scaled, r, with_kv=False)

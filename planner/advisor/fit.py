@@ -4,7 +4,7 @@
 coordinate descent: each constant in turn takes the best value of its grid (:data:`GRIDS`, the others held), and
 the sweep repeats until nothing changes. Every row's loads are computed once (:func:`planner.advisor.validation.case`),
 so a sweep is arithmetic. ``python -m planner.advisor.fit`` prints the constants and the error table;
-``tests/advisor/test_fit.py`` checks that :data:`planner.advisor.engine_speed.FITTED` is what this returns.
+``tests/advisor/test_benchmarks.py`` checks that :data:`planner.advisor.engine_speed.FITTED` is what this returns.
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ START = Roofline(
     trt_seq_s=0.00001,
     vllm_seq_s=0.00001,
     moe_locality=0.8,
+    ll_moe_mfu=1.0,
+    ll_moe_mfu_vulkan=1.0,
 )
 # (first, last, step) of each constant's grid; the step is the precision the constant is stated to.
 GRIDS: dict[str, tuple[float, float, float]] = {
@@ -66,6 +68,8 @@ GRIDS: dict[str, tuple[float, float, float]] = {
     "trt_seq_s": (0.0, 0.000050, 0.0000005),
     "vllm_seq_s": (0.0, 0.000050, 0.0000005),
     "moe_locality": (0.50, 1.00, 0.01),
+    "ll_moe_mfu": (0.05, 1.00, 0.01),
+    "ll_moe_mfu_vulkan": (0.05, 1.00, 0.01),
 }
 
 

@@ -13,7 +13,9 @@ batch and of one prompt, for the whole replica:
   included (:func:`planner.core.kv.kv_bytes_per_sequence`);
 - **FLOPs**: ``2 x`` the parameters a token multiplies (the embedding gather excluded) plus attention,
   ``4 x q-width x`` the tokens each attention layer attends to (a sliding window caps them);
-- **all-reduce bytes**: tensor parallelism sums the ``B x hidden`` activations twice a layer.
+- **all-reduces**: tensor parallelism sums the ``B x hidden`` activations after every row-parallel block: a token
+  mixer (attention, Mamba) and a feed-forward, twice a layer, once for a Nemotron-H block that holds one or the
+  other (:func:`allreduces_per_step`).
 
 :mod:`planner.advisor.engine_speed` turns these into seconds with the constants fitted to published measurements
 (:mod:`planner.advisor.fit`).
@@ -41,7 +43,11 @@ Family = SpeedFamily
 Split = Literal["tensor", "layer", "pipeline"]
 MemoryClass = Literal["hbm", "gddr", "apple", "lpddr"]
 LinkKind = Literal["nvlink", "pcie"]
-GGUF_QUANTS = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k", "int4")
+# GGUF weight types llama.cpp multiplies with its own quantized kernels (MMQ on CUDA, quantized shaders on Vulkan
+# and Metal), not the 16-bit GEMMs of F16 / BF16 files. MXFP4 (gpt-oss's experts) is one: GGML_TYPE_MXFP4 in
+# ggml (ggml-org/llama.cpp PR 15091, 2025-08-05: a new ggml type for CUDA, Vulkan, Metal) with its MMQ instance
+# (PR 15880, generate_cu_files.py "add missing mxfp4").
+GGUF_QUANTS = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k", "int4", "mxfp4")
 
 # Per-direction PCIe x16 bandwidth by generation (PCI-SIG: 16 / 32 / 64 GT/s x 16 lanes, 128b/130b coding).
 PCIE_BYTES_PER_S = {3: 15.75e9, 4: 31.5e9, 5: 63.0e9}
@@ -159,8 +165,10 @@ class Load(NamedTuple):
     expert_share: float  # k / E: the share of the routed experts one token uses (0: dense model)
     kv_bytes: float
     flops: float
+    expert_flops: float  # the part of ``flops`` the routed experts' matmuls do
     allreduce_bytes: float  # bytes one all-reduce sums (tokens x hidden x 2)
     layers: int
+    allreduces: int  # all-reduces one step runs under tensor parallelism (:func:`allreduces_per_step`)
     moe_layers: int  # layers with routed experts (each adds routing and grouped-GEMM launches)
 
     def weights_bytes(self, locality: float) -> float:
@@ -262,6 +270,20 @@ def _moe_layers(model: ModelSpec) -> int:
     return sum(1 for i in range(model.num_hidden_layers) if model.is_moe_layer(i))
 
 
+@lru_cache(maxsize=256)
+def allreduces_per_step(model: ModelSpec) -> int:
+    """All-reduces of one forward pass under tensor parallelism: one after each row-parallel block, the token
+    mixer's output projection and the feed-forward's down projection (or the MoE's combined output), two per
+    layer; a Nemotron-H block holds a mixer *or* a feed-forward and reduces once (vLLM 0.19.1
+    model_executor/models/nemotron_h.py: NemotronHMoE.forward ends in one
+    ``maybe_all_reduce_tensor_model_parallel``, line 275; the attention block's o_proj, line 473, and
+    MambaMixer2's out_proj, layers/mamba/mamba_mixer2.py:456, are RowParallelLinear; its gated norm reduces
+    nothing when the TP size divides n_groups, mamba_mixer2.py:92-119)."""
+    if not model.mixer_blocks_without_mlp:
+        return 2 * model.num_hidden_layers
+    return model.num_hidden_layers
+
+
 def _share(params: ParameterBreakdown) -> float:
     return params.experts_active / params.experts if params.experts else 0.0
 
@@ -288,8 +310,10 @@ def decode_load(
         expert_share=_share(params),
         kv_bytes=float(batch * kv_bytes_per_sequence(model, kv_dtype, context)),
         flops=float(per_token * batch),
+        expert_flops=float(2 * params.experts_active * batch),
         allreduce_bytes=float(batch * (model.hidden_size or 0) * 2),
         layers=model.num_hidden_layers,
+        allreduces=allreduces_per_step(model),
         moe_layers=_moe_layers(model),
     )
 
@@ -317,7 +341,9 @@ def prefill_load(
         expert_share=_share(params),
         kv_bytes=0.0,
         flops=float(2 * matmul_parameters(params) * n + attention),
+        expert_flops=float(2 * params.experts_active * n),
         allreduce_bytes=float(n * (model.hidden_size or 0) * 2),
         layers=model.num_hidden_layers,
+        allreduces=allreduces_per_step(model),
         moe_layers=_moe_layers(model),
     )

@@ -120,7 +120,7 @@ def predict(row: BenchmarkRow, r: Roofline = FITTED) -> float | None:
     c = case(row)
     if c.decode is None:
         assert c.prefill is not None
-        seconds = prefill_alone(c.setup, c.prefill, r)
+        seconds = prefill_alone(c.setup, c.prefill, r, row.ubatch_tokens)
         if seconds is None:
             return None
         return seconds if row.metric == "ttft_seconds" else row.input_tokens / seconds
@@ -129,7 +129,7 @@ def predict(row: BenchmarkRow, r: Roofline = FITTED) -> float | None:
     if row.metric == "decode_total":
         return c.batch / step(c.setup, c.decode, r).seconds
     if row.concurrency == 1 and c.prefill is not None:  # one request at a time: its prefill runs alone
-        first = prefill_alone(c.setup, c.prefill, r) or 0.0
+        first = prefill_alone(c.setup, c.prefill, r, row.ubatch_tokens) or 0.0
         total = row.output_tokens / (first + row.output_tokens * step(c.setup, c.decode, r).seconds)
     else:
         total = serving(c.setup, c.decode, c.prefill, row.output_tokens, r).total_tokens_per_s

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 import statistics
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
-from planner.advisor.benchmarks import assigned_role, excluded_rows, load_rows
+from planner.advisor.benchmarks import Family, assigned_role, excluded_rows, load_rows
 from planner.advisor.engine_speed import FITTED
 from planner.advisor.fit import fit_roofline
 from planner.advisor.validation import main, scored, summary
@@ -18,11 +19,12 @@ from planner.advisor.validation import main, scored, summary
 ROWS = load_rows()
 RESULTS = scored()
 DECODE_REGIMES = ("single_stream", "batched", "long_context")
-# Held-out decode rows missed by more than 50 %, each with its reason (README "Speed", "The misses"); a new one
-# fails. Prompt processing is reported, not held to the 50 % bound (README: llama.cpp's MoE and datacenter-card
-# prompt speeds vary by a factor the model does not explain).
+FAMILIES = get_args(Family)  # "fused" (TensorRT-LLM), "paged" (vLLM, SGLang), "layer-split" (llama.cpp)
+# Held-out decode rows missed by more than 50 %, each with its reason (docs/advisor.md, "Speed"); a new one fails.
+# Prompt processing is reported, not held to the bound (docs/advisor.md: llama.cpp's held-out prompts 24 % median;
+# Hopper running llama.cpp's quantized kernels, attention at 32k of depth and GeForce F16 prompts are what is left).
 KNOWN_MISSES = {
-    "vllm-h100-gptoss20b-c1-itl-vs-context-at-1000",  # vLLM's gpt-oss: ~2 ms per step the model does not see
+    "vllm-h100-gptoss20b-c1-itl-vs-context-at-1000",  # vLLM's gpt-oss: ~1.6 ms per step the model does not see
 }
 
 
@@ -45,14 +47,17 @@ def test_fitted_constants_are_what_the_fit_returns() -> None:
 
 @pytest.mark.parametrize("regime", DECODE_REGIMES)
 def test_held_out_median_error_per_engine_and_decode_regime(regime: str) -> None:
-    for family in ("llamacpp", "trtllm", "vllm"):
+    checked = 0
+    for family in FAMILIES:
         errors = [
             abs(s.error)
             for s in RESULTS
             if s.family == family and s.regime == regime and s.role == "held-out" and s.error is not None
         ]
         if len(errors) >= 2:  # a single row is reported, not a median
+            checked += 1
             assert statistics.median(errors) <= 0.20, (family, regime, statistics.median(errors))
+    assert checked >= 2, "the engine families named here must be the rows' (benchmarks.Family)"
 
 
 def test_overall_errors_and_the_named_misses() -> None:
@@ -101,7 +106,7 @@ def test_another_file_is_scored_the_same_way(tmp_path: Path, capsys: pytest.Capt
 def check_unseen(path: Path) -> None:
     """Rows of one file scored as the held-out rows are: median <= 20 % per engine and decode regime, none > 50 %."""
     results = scored(load_rows((path,)))
-    for family in ("llamacpp", "trtllm", "vllm"):
+    for family in FAMILIES:
         for regime in DECODE_REGIMES:
             errors = [
                 abs(s.error) for s in results if s.family == family and s.regime == regime and s.error is not None
@@ -126,3 +131,13 @@ def test_unseen_rows_meet_the_same_targets(tmp_path: Path) -> None:
 
 def _toml(data: dict[str, object]) -> str:
     return "\n".join(["[[row]]", *(f"{k} = {json.dumps(v)}" for k, v in data.items())]) + "\n"
+
+
+def test_held_out_moe_prompts_under_llamacpp() -> None:
+    """llama.cpp's MoE prompts run its expert matmuls below its dense rate (fitted per backend on the fit rows:
+    gpt-oss-20b on DGX Spark over CUDA, gpt-oss-120b on Strix Halo over Vulkan); the held-out MoE prompts of each
+    backend land within the 50 % bound (Qwen3-30B-A3B over Vulkan was +376 % without it)."""
+    errors = {s.id: s.error for s in RESULTS}
+    for held in ("strix-qwen3-30b-a3b-pp512-vulkan", "llamacpp-gb10-gptoss120b-pp2048"):
+        assert next(s.role for s in RESULTS if s.id == held) == "held-out"
+        assert abs(errors[held] or 1.0) <= 0.5, (held, errors[held])

@@ -105,3 +105,35 @@ def test_pipeline_stages_pay_a_bubble() -> None:
 def test_memory_classes() -> None:
     assert memory_class(get_gpu("h100-sxm-80gb")) == "hbm" and memory_class(get_gpu("rtx-4090")) == "gddr"
     assert memory_class(get_gpu("apple-m4-max")) == "apple" and memory_class(get_gpu("dgx-spark-gb10")) == "lpddr"
+
+
+def test_tensor_parallel_reduces_once_per_row_parallel_block() -> None:
+    """Two all-reduces per transformer layer (attention's o_proj, the MLP's down projection); a Nemotron-H block
+    holds a Mamba mixer, an attention or a MoE and reduces once (vLLM nemotron_h.py): Nemotron-3 Nano's 52 blocks
+    reduce 52 times a step, Llama-3.1-70B's 80 layers 160 times, and two B200s spend half the time on them."""
+    nano = get_model("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16").spec
+    assert decode_load(nano, "fp8", "fp8", 1, 1_000).allreduces == 52
+    assert decode_load(LLAMA_70B, "fp8", "fp8", 1, 1_000).allreduces == 160
+    setup = setup_for(get_gpu("b200-sxm"), "vllm", "fp8", 2, "fp8")
+    load = decode_load(nano, "fp8", "fp8", 1, 1_000)
+    one = FITTED.ar_nvlink_s + load.allreduce_bytes * 2 * (2 - 1) / 2 / setup.link[1]  # ring: 2(G-1)/G
+    assert step(setup, load).comm_seconds == pytest.approx(52 * one)
+
+
+def test_llamacpp_expert_matmuls_run_at_their_backends_share() -> None:
+    """A MoE prompt under llama.cpp: the routed experts' FLOPs at the backend's fitted share of the dense rate
+    (Vulkan on AMD, CUDA on NVIDIA); a dense model's prompt is unchanged, and the other engines are not affected."""
+    from planner.advisor.engine_speed import compute_seconds, moe_matmul_share
+
+    prompt = prefill_load(GPT_OSS, "mxfp4", 512)
+    assert prompt.expert_flops == 2 * parameter_breakdown(GPT_OSS).experts_active * 512
+    strix, spark = get_gpu("amd-ryzen-ai-max-plus-395"), get_gpu("dgx-spark-gb10")
+    assert moe_matmul_share(setup_for(strix, "llamacpp", "16-bit", 1, "mxfp4")) == FITTED.ll_moe_mfu_vulkan
+    assert moe_matmul_share(setup_for(spark, "llamacpp", "16-bit", 1, "mxfp4")) == FITTED.ll_moe_mfu
+    setup = setup_for(spark, "llamacpp", "16-bit", 1, "mxfp4")
+    rate = 213e12 * FITTED.ll_mfu_quant  # MXFP4 GGUF: llama.cpp's quantized kernels; DGX Spark's 16-bit peak
+    dense = prompt.flops - prompt.expert_flops
+    expected = (dense + prompt.expert_flops / FITTED.ll_moe_mfu) / rate
+    assert compute_seconds(setup, prompt) == pytest.approx(expected)
+    vllm = setup_for(spark, "vllm", "16-bit", 1, "mxfp4")
+    assert compute_seconds(vllm, prompt) == pytest.approx(prompt.flops / (213e12 * FITTED.cb_mfu_16))
