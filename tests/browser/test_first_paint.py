@@ -15,8 +15,9 @@ HEAVY = ("StreamlitSyntaxHighlighter", "DataFrame", "arrowFormatUtils")
 SETUP_SCRIPTS = ("Selectbox", "NumberInput", "Slider", "TextInput", "ButtonGroup")  # the editor's widget kinds
 
 
-def test_memory_first_paint_loads_no_grid_or_highlighter(browser: Any, app_url: str) -> None:
-    sel = Selection(model_id="meta-llama/Llama-3.1-70B", gpu_count=2, tensor_parallel=2, weights="fp8", kv_dtype="fp8")
+def _opened_cold(browser: Any, app_url: str, sel: Selection) -> tuple[Any, Any, list[str]]:
+    """The set-up's link opened in a fresh context until its chart is drawn and a second has passed: the context,
+    the page and the file name of every script the page requested (growing as the page asks for more)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     scripts: list[str] = []
@@ -24,6 +25,12 @@ def test_memory_first_paint_loads_no_grid_or_highlighter(browser: Any, app_url: 
     page.goto(f"{app_url}/{links.query_string(sel)}")
     wait_for_chart(page)
     page.wait_for_timeout(1000)
+    return context, page, scripts
+
+
+def test_memory_first_paint_loads_no_grid_or_highlighter(browser: Any, app_url: str) -> None:
+    sel = Selection(model_id="meta-llama/Llama-3.1-70B", gpu_count=2, tensor_parallel=2, weights="fp8", kv_dtype="fp8")
+    context, page, scripts = _opened_cold(browser, app_url, sel)
     assert any(name.startswith("PlotlyChart") for name in scripts)
     assert [name for name in scripts if name.startswith(HEAVY)] == []
     assert page.get_by_text("Available KV cache memory:").count() == 1, "the engine's lines are on the page"
@@ -32,13 +39,7 @@ def test_memory_first_paint_loads_no_grid_or_highlighter(browser: Any, app_url: 
 
 def test_a_cold_links_set_up_is_a_summary_and_one_click_opens_the_editor(browser: Any, app_url: str) -> None:
     sel = Selection(model_id="meta-llama/Llama-3.1-70B", gpu_count=2, weights="fp8", kv_dtype="fp8", users=50)
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    scripts: list[str] = []
-    page.on("request", lambda request: scripts.append(request.url.rsplit("/", 1)[-1]))
-    page.goto(f"{app_url}/{links.query_string(sel)}")
-    wait_for_chart(page)
-    page.wait_for_timeout(1000)
+    context, page, scripts = _opened_cold(browser, app_url, sel)
     assert [name for name in scripts if name.startswith(SETUP_SCRIPTS)] == []
     summary = page.locator(SUMMARY).inner_text()
     assert "Llama 3.1 70B" in summary and "2 × H100 SXM5 80GB" in summary and "50 at once" in summary
