@@ -37,6 +37,11 @@ class ContextDistribution(BaseModel, frozen=True, extra="forbid"):
         return self
 
     @property
+    def one_length(self) -> bool:
+        """Every conversation has the mean length (95th percentile = mean: the lognormal has no spread)."""
+        return self.p95_tokens == self.mean_tokens
+
+    @property
     def sigma(self) -> float:
         """Log-space standard deviation of the fitted lognormal (0: every conversation has the mean length)."""
         return lognormal_params(self.mean_tokens, self.p95_tokens)[1]
@@ -47,7 +52,7 @@ class ContextDistribution(BaseModel, frozen=True, extra="forbid"):
 
     def describe(self) -> str:
         cap = f", capped at {self.max_tokens:,}" if self.max_tokens else ""
-        if self.p95_tokens == self.mean_tokens:
+        if self.one_length:
             return f"every conversation {self.mean_tokens:,} tokens{cap}"
         return (
             f"lognormal with mean {self.mean_tokens:,} and p95 {self.p95_tokens:,} tokens "

@@ -156,6 +156,8 @@ def _explanation(
     """Why planning at the mean, the p95 or the maximum gives what it gives, in words."""
     at_mean, at_p95, at_max = planned
     at1, at5 = at_risk
+    if dist.one_length:
+        return _one_length_explanation(tokens, replicas, dist, conversations, at_mean)
     max_text = (
         f"Planning for the maximum ({dist.max_tokens:,} tokens each) gives {at_max:,}: nothing can ever overflow, "
         "but most of the reserved memory stays empty because few conversations get that long."
@@ -174,6 +176,20 @@ def _explanation(
         f"{at1:,} with 1 %. With {conversations:,} conversations the chance is "
         f"{'below 0.1 %' if prob < 0.001 else f'{prob:.1%}'}. When it happens the "
         "engine does not crash: it pauses or re-queues someone (see the engine notes)."
+    )
+
+
+def _one_length_explanation(
+    tokens: int, replicas: int, dist: ContextDistribution, conversations: int, held: int
+) -> str:
+    """Every conversation one length: the pool holds a whole number of them, and the chance is a step there."""
+    verdict = "none runs out" if conversations <= held else "the pool runs out"
+    return (
+        f"The pool holds {tokens:,} tokens per replica ({replicas} replica{'s' if replicas > 1 else ''}). Every "
+        f"conversation is {dist.mean_tokens:,} tokens long, so the mean, the p95 and the maximum are the same plan: "
+        f"{held:,} conversations fit at once and {held + 1:,} do not; there is no spread to count on. With "
+        f"{conversations:,} conversations {verdict}. When it happens the engine does not crash: it pauses or "
+        "re-queues someone (see the engine notes)."
     )
 
 
@@ -198,9 +214,15 @@ def overflow_report(
     at_p95 = _per_length(pool, dist.p95_tokens, replicas, prefix, cost)
     at_max = _per_length(pool, dist.max_tokens, replicas, prefix, cost) if dist.max_tokens else None
     tokens = pool_tokens_per_replica if pool_tokens_per_replica is not None else round(pool)
+    exact = (
+        "exact: N overflow when N times one conversation's cost exceeds the pool"
+        if dist.one_length
+        else f"exact convolution on a grid (N <= {EXACT_MAX_CONVERSATIONS} per replica), else a normal "
+        "approximation with an Edgeworth correction"
+    )
     method = (
-        f"exact convolution on a grid (N <= {EXACT_MAX_CONVERSATIONS} per replica), else a normal approximation "
-        "with an Edgeworth correction; lengths from a "
+        exact
+        + "; lengths from a "
         + dist.describe()
         + ("" if cost == TOKENS else "; each conversation's cost in the pool from its length, window caps included")
     )

@@ -123,7 +123,7 @@ def _point_cost(dist: ContextDistribution, shared_prefix: int, cost: CostCurve) 
     >>> _point_cost(fixed, 200, TOKENS), _point_cost(fixed, 2_000, TOKENS)
     (800.0, 0.0)
     """
-    if dist.p95_tokens != dist.mean_tokens:
+    if not dist.one_length:
         return None
     return max(0.0, cost.at(dist.mean_tokens) - cost.at(shared_prefix))
 

@@ -201,3 +201,16 @@ def test_every_conversation_the_same_length_overflows_exactly_at_the_sum(
     assert overflow_probability(n, pool, fixed, prefix, curve) == expected
     at_risk = conversations_at_risk(pool, fixed, 0.01, 1, prefix, curve)
     assert own == 0 or at_risk == max(0, math.floor((pool - curve.at(prefix)) / own + 1e-9))
+
+
+def test_one_length_is_explained_as_one_length() -> None:
+    """Every conversation one length (the advisor's sidebar workload): the report says the pool holds a whole
+    number of them and that the chance is a step at that count, not the spread of a sum of random lengths."""
+    fixed = ContextDistribution(mean_tokens=32_768, p95_tokens=32_768, max_tokens=32_768)
+    report = overflow_report(1_723_888, 50, fixed, replicas=2)
+    assert report.conversations_at_1pct == report.conversations_at_5pct == report.planned_at_p95 == 104
+    assert report.probability == 0.0
+    assert "half the time" not in report.explanation and "spread of the sum" not in report.explanation
+    assert "every conversation is 32,768 tokens" in report.explanation.lower()
+    assert "104" in report.explanation and "105" in report.explanation
+    assert "exact" in report.method and "grid" not in report.method
