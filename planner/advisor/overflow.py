@@ -110,7 +110,7 @@ def slots_report(
         f"llama.cpp gives each of its {slots:,} slots per replica ({replicas} replica{'s' if replicas > 1 else ''}) "
         f"its own {slot_tokens:,} tokens: {held:,} conversations at once, however long each one is. Nothing is "
         "shared, so the pool never runs out as a whole; a conversation that reaches its slot's end is stopped (or "
-        f"loses its oldest tokens with context shift on). With lengths from a {dist.describe()}, "
+        f"loses its oldest tokens with context shift on). Lengths: {dist.describe()}; "
         + ("none outgrows its slot." if exceed < 1e-4 else f"{exceed:.1%} of conversations outgrow their slot.")
         + " A user beyond the slots waits for one to free."
     )
@@ -222,7 +222,7 @@ def overflow_report(
     )
     method = (
         exact
-        + "; lengths from a "
+        + "; lengths: "
         + dist.describe()
         + ("" if cost == TOKENS else "; each conversation's cost in the pool from its length, window caps included")
     )
