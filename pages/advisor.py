@@ -8,15 +8,9 @@ import itertools
 from typing import Any
 
 import streamlit as st
-from pydantic import ValidationError
 
 from model_catalog import get_gpu, get_model, load_gpus
 from planner.advisor import (
-    ENGINE_PREFERENCE,
-    FORM_FACTORS,
-    PRESETS,
-    VENDORS,
-    ContextDistribution,
     Option,
     OverflowReport,
     Ranking,
@@ -31,19 +25,16 @@ from planner.advisor import (
     why_beats,
 )
 from planner.advisor.validation import scored
-from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.core.model import ModelSpec
-from planner.core.precision import WEIGHT_FORMATS
 from ui import binding, figures, frame, settings, state, tables
 from ui.advisor_report import advisor_report_html
 from ui.advisor_rows import option_link, ranking_rows, rejected_rows
-from ui.common import Rows, share_and_export
+from ui.advisor_settings import workload_from_widgets
+from ui.common import Rows, data_grid, share_and_export
 from ui.guard import as_text
 from ui.state import Selection
 
 PATH = settings.ADVISOR
-CUSTOM = "custom"
-SIDEBAR = "sidebar"  # the sidebar's context and users, every conversation that long
 TONES = {"met": st.success, "caution": st.warning, "none": st.error}
 
 
@@ -61,115 +52,6 @@ def _ranking(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> R
 @st.cache_resource(ttl=3600, max_entries=4, show_spinner=False)
 def _shown_ranking(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> Ranking:
     return _ranking(spec, workload, gpu_ids)
-
-
-def _preset(sel: Selection) -> tuple[str, str, str]:
-    c1, c2, c3 = st.columns(3)
-    preset = binding.choose(c1, settings.PRESET, [SIDEBAR, *PRESETS, CUSTOM], SIDEBAR)
-    plan_at = binding.choose(c2, settings.PLAN_AT, ["p95", "mean", "max"], "p95")
-    pricing = binding.segmented(c3, settings.PRICING, ["purchase", "cloud"], "purchase")
-    if preset == SIDEBAR:
-        st.caption(
-            f"From the sidebar: {sel.users:,} users, every conversation {sel.context_tokens:,} tokens long (prompts "
-            "of three quarters of it); pick a workload above for a distribution of lengths."
-        )
-    elif preset != CUSTOM:
-        chosen = PRESETS[preset]
-        st.caption(
-            f"**{chosen.label}**: mean {chosen.context.mean_tokens:,} tokens, 95th percentile "
-            f"{chosen.context.p95_tokens:,}, cap {chosen.context.max_tokens or 0:,}; prompts of "
-            f"{chosen.mean_prompt_tokens:,} and replies of {chosen.mean_output_tokens:,} tokens on average — "
-            f"{chosen.justification}. This preset replaces the sidebar's context of {sel.context_tokens:,} tokens."
-        )
-    return preset, plan_at, pricing
-
-
-def _targets() -> dict[str, Any]:
-    with st.expander("Targets, budget and GPUs", icon=":material/tune:"):
-        c1, c2, c3 = st.columns(3)
-        rps = binding.number(c1, settings.RPS, 0.0, 100_000.0, 0.0, step=1.0)
-        prefix = binding.number(c2, settings.PREFIX, 0, 1_000_000, 0)
-        budget = binding.number(c3, settings.BUDGET, 0, 1_000_000_000, 0, step=1000)
-        c1, c2 = st.columns(2)
-        ttft = binding.number(c1, settings.TTFT, 0.0, 600.0, 0.0, step=0.5)
-        min_tps = binding.number(c2, settings.MIN_TPS, 0.0, 10_000.0, 10.0, step=1.0)
-        gpu_filter = binding.choose_many(st, settings.GPU_FILTER, state.gpu_options(), [])
-    return {
-        "rps": float(rps),
-        "shared_prefix_tokens": int(prefix),
-        "budget_usd": float(budget) or None,
-        "gpu_ids": tuple(gpu_filter) or None,
-        "max_time_to_first_token_s": float(ttft) or None,
-        "min_tokens_per_s_per_user": float(min_tps) or None,
-    }
-
-
-def _constraints() -> dict[str, Any]:
-    """The buyer's constraints: weight precisions, engines, vendors, how GPUs are sold, a Mac's GPU share."""
-    with st.expander("The buyer's constraints", icon=":material/rule:"):
-        c1, c2 = st.columns(2)
-        weights = binding.choose_many(c1, settings.ALLOW_WEIGHTS, list(WEIGHT_FORMATS), [])
-        engines = binding.choose_many(c2, settings.ENGINES_ALLOWED, list(ENGINE_PREFERENCE), [])
-        c1, c2, c3 = st.columns(3)
-        vendors = binding.choose_many(c1, settings.VENDORS_ALLOWED, list(VENDORS), [])
-        forms = binding.choose_many(c2, settings.FORM_FACTORS_ALLOWED, list(FORM_FACTORS), [])
-        share = binding.number(c3, settings.UNIFIED_SHARE, 0.0, 1.0, 0.0, step=0.05)
-        c1, c2 = st.columns(2)
-        restricted = binding.toggle(c1, settings.RESTRICTED, False)
-        personal = binding.toggle(c2, settings.PERSONAL, False)
-    return {
-        "weights": tuple(weights) or None,
-        "engines": tuple(engines) or None,
-        "vendors": tuple(vendors) or None,
-        "form_factors": tuple(forms) or None,
-        "unified_memory_share": float(share) or None,
-        "include_restricted": restricted,
-        "include_personal": personal,
-    }
-
-
-def _running_costs() -> dict[str, Any]:
-    """The running-cost assumptions (0: the catalog's, shown in "What the figures assume")."""
-    with st.expander("Power and life (total cost of ownership)", icon=":material/bolt:"):
-        c1, c2, c3 = st.columns(3)
-        kwh = binding.number(c1, settings.KWH, 0.0, 10.0, 0.0, step=0.01)
-        pue = binding.number(c2, settings.PUE, 0.0, 5.0, 0.0, step=0.05)
-        life = binding.number(c3, settings.LIFE, 0.0, 20.0, 0.0, step=0.5)
-    return {
-        "usd_per_kwh": float(kwh) or None,
-        "pue": float(pue) if pue and pue >= 1 else None,
-        "life_years": float(life) or None,
-    }
-
-
-def _workload(sel: Selection) -> Workload | None:
-    """The workload the widgets describe, or None with the problem shown (as text)."""
-    preset, plan_at, pricing = _preset(sel)
-    if preset == CUSTOM:
-        c1, c2 = st.columns(2)
-        mean = int(binding.number(c1, settings.CTX_MEAN, 64, settings.MAX_CONTEXT, 4000))
-        p95 = int(binding.number(c2, settings.CTX_P95, 64, settings.MAX_CONTEXT, 12000))
-    fields: dict[str, Any] = {
-        "plan_at": plan_at,
-        "pricing": pricing,
-        **_targets(),
-        **_constraints(),
-        **_running_costs(),
-    }
-    rps = fields.pop("rps")
-    fields["requests_per_s" if rps else "concurrent_conversations"] = float(rps) if rps else sel.users
-    try:
-        if preset == SIDEBAR:
-            return Workload.fixed_length(sel.context_tokens, **fields)
-        if preset == CUSTOM:
-            cap = max(p95, sel.spec.max_position_embeddings)
-            context = ContextDistribution(mean_tokens=mean, p95_tokens=p95, max_tokens=cap)
-            return Workload(context=context, **fields)
-        return Workload.from_preset(preset, **fields)
-    except (ValidationError, PlannerError) as exc:
-        message = describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)
-        st.error(as_text(f"Workload: {message}"), icon=":material/error:")
-        return None
 
 
 @st.cache_data(ttl=3600, max_entries=64, show_spinner=False)
@@ -208,7 +90,7 @@ def _compare_models(sel: Selection, workload: Workload, ranking: Ranking) -> lis
                 "feasible set-ups": feasible,
             }
         )
-    st.dataframe(tables.shown(rows), hide_index=True, width="stretch")
+    data_grid(st, rows)
     return rows
 
 
@@ -284,7 +166,7 @@ def _rejected(ranking: Ranking) -> None:
     # 500 rows still cost every run its formatting and the browser its rendering).
     box = st.expander("Every rejected set-up and why", on_change="rerun", key=REJECTED_OPEN_KEY)
     if box.open:
-        box.dataframe(tables.shown(rejected_rows(ranking.rejected[:500])), hide_index=True, width="stretch")
+        data_grid(box, rejected_rows(ranking.rejected[:500]))
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
@@ -337,7 +219,7 @@ def _picks(ranking: Ranking) -> None:
 def render(sel: Selection) -> None:
     name = sel.spec.display_name
     st.title(f"Which GPU to buy for {as_text(name)}?")
-    workload = _workload(sel)
+    workload = workload_from_widgets(sel)
     if workload is None:
         return
     ranking = _shown_ranking(sel.spec, workload, workload.gpu_ids or ())
@@ -360,7 +242,7 @@ def render(sel: Selection) -> None:
         _picks(ranking)
         shown = ranking_rows(ranking, sel, base_url, limit=SHOWN_ROWS)
         config = {"open": st.column_config.LinkColumn("open", display_text="Memory page")}
-        st.dataframe(tables.shown(shown), hide_index=True, width="stretch", column_config=config)
+        data_grid(st, shown, config)
         _overflow(ranking, ranking.options[0], sel.spec)
     st.subheader("Other models for the same workload")
     compared = _compare_models(sel, workload, ranking)

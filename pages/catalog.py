@@ -7,8 +7,8 @@ import streamlit as st
 from model_catalog import load_gpus, load_models
 from planner.core.kv import kv_bytes_per_token
 from planner.core.params import parameter_breakdown
-from ui import binding, frame, links, settings, tables
-from ui.common import share_and_export
+from ui import binding, frame, links, settings
+from ui.common import data_grid, share_and_export
 from ui.state import Selection
 
 PATH = settings.CATALOG
@@ -64,9 +64,9 @@ def render(sel: Selection) -> None:
     query = binding.text(st, settings.SEARCH, "", placeholder="e.g. qwen3 moe, h100, mla", max_chars=100)
     models, gpus = _filter(model_rows(), query), _filter(gpu_rows(), query)
     st.subheader(f"Models ({len(models)})")
-    st.dataframe(tables.shown(models), hide_index=True, width="stretch")
+    data_grid(st, models)
     st.subheader(f"GPUs ({len(gpus)})")
-    st.dataframe(tables.shown(gpus), hide_index=True, width="stretch")
+    data_grid(st, gpus)
     share_and_export(
         sel,
         PATH,

@@ -15,7 +15,7 @@ from planner.engines.base import EngineReport
 from planner.engines.registry import engines, get_engine, profile_label
 from planner.sources.logs import calibrate, parse_log
 from ui import answers, binding, deployment, exports, figures, frame, links, settings, state, tables, text
-from ui.common import share_and_export
+from ui.common import data_grid, share_and_export
 from ui.guard import as_text
 from ui.state import Selection
 
@@ -92,7 +92,7 @@ def _calibration(sel: Selection, report: EngineReport) -> None:
             except PlannerError as exc:
                 st.error(as_text(str(exc)), icon=":material/error:")
             else:
-                st.dataframe(tables.shown(rows), hide_index=True, width="stretch")
+                data_grid(st, rows)
                 if st.button("Use the measured figures", icon=":material/check:"):
                     binding.set_value(settings.CALIBRATION, token)
                     st.rerun()

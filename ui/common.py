@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
+from typing import Any
 from urllib.parse import urlencode
 
 import plotly.graph_objects as go
@@ -12,10 +13,23 @@ import streamlit as st
 from planner.assessment.assess import Assessment
 from ui import binding, exports, frame, links, report
 from ui.state import Selection
+from ui.tables import grid
 
 # A table to export: its rows, or what makes them when its button is pressed (a page whose CSV holds more than it
 # shows: the advisor's every option with its link, every rejected set-up).
 Rows = Sequence[Mapping[str, object]] | Callable[[], Sequence[Mapping[str, object]]]
+
+
+def data_grid(
+    container: Any,  # st or a container of it
+    rows: Sequence[Mapping[str, object]],
+    column_config: Mapping[str, object] | None = None,
+) -> None:
+    """``rows`` in a data grid (:func:`ui.tables.grid`): numbers stay numbers and the browser writes them with
+    thousands separators; a missing figure is an empty cell."""
+    table = grid(rows)
+    config = {k: st.column_config.NumberColumn(format="localized") for k in table.numeric} | dict(column_config or {})
+    container.dataframe(table.frame, hide_index=True, width="stretch", column_config=config, placeholder="")
 
 
 def rows_of(table: Rows) -> Sequence[Mapping[str, object]]:

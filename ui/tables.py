@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any
+from typing import Any, NamedTuple
 
 from planner.core.units import UNIT_BYTES
 from planner.planning.results import PlanResult
@@ -47,28 +47,39 @@ def cell_text(value: object) -> str:
     return str(value)
 
 
-def _shown_as_is(column: Sequence[object]) -> bool:
-    """Whether a data grid shows every cell of ``column`` as :func:`cell_text` would without being told: all
-    text, or all whole numbers under 1,000 (no separator to add).
+def _numeric(column: Sequence[object]) -> bool:
+    """Whether every cell of ``column`` is a number or missing (and one is a number): the grid formats it.
 
-    >>> _shown_as_is(["fp8", "bf16"]), _shown_as_is([1, 999]), _shown_as_is([1, 1000]), _shown_as_is(["a", None])
-    (True, True, False, False)
+    >>> _numeric([1, 2.5, None]), _numeric([1, "a"]), _numeric([None]), _numeric([True, 1])
+    (True, False, False, False)
     """
-    if all(isinstance(v, str) for v in column):
-        return True
-    return all(isinstance(v, int) and not isinstance(v, bool) and -1000 < v < 1000 for v in column)
+    cells = [v for v in column if v is not None]
+    return bool(cells) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in cells)
 
 
-def shown(rows: Sequence[Mapping[str, object]]) -> Any:
-    """``rows`` for ``st.dataframe``: the numbers stay numbers (sorting works) but each cell shows
-    :func:`cell_text`, so a figure no source gives is an empty cell. A table whose every cell the grid already
-    shows that way goes without the formatting (a pandas Styler costs a page run ~30 ms per 500 rows)."""
+class Grid(NamedTuple):
+    """Rows ready for a data grid: numbers stay numbers (sorting works) in ``numeric`` columns, which the grid
+    formats itself (thousands separators, :func:`ui.common.data_grid`); every other column is text as
+    :func:`cell_text` writes it, so a figure no source gives is an empty cell (never "None" or "nan")."""
+
+    frame: Any
+    numeric: tuple[str, ...]
+
+
+def grid(rows: Sequence[Mapping[str, object]]) -> Grid:
+    """``rows`` as a :class:`Grid`. Formatting in the browser, not with a pandas Styler: a Styler sent each
+    40-row advisor table twice (data and display text, 116 kB a run) and cost its run ~25 ms.
+
+    >>> g = grid([{"GPU": "H100", "price": 30000, "note": None}, {"GPU": "A100", "price": None, "note": 2}])
+    >>> g.numeric, g.frame["note"].tolist()
+    (('price',), ['', '2'])
+    """
     import pandas as pd  # type: ignore[import-untyped]  # Streamlit brings pandas; no stubs are installed
 
-    frame = pd.DataFrame(list(rows))
-    if rows and all(_shown_as_is([r.get(k) for r in rows]) for k in frame.columns):
-        return frame
-    return frame.style.format(cell_text)
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    numeric = tuple(k for k in keys if _numeric([r.get(k) for r in rows]))
+    columns = {k: [r.get(k) for r in rows] if k in numeric else [cell_text(r.get(k)) for r in rows] for k in keys}
+    return Grid(pd.DataFrame(columns), numeric)
 
 
 TABLE_STYLE = (

@@ -175,3 +175,38 @@ def test_the_assumptions_are_drawn_only_when_opened() -> None:
     assert table.count("<tr>") == len(scored()) + 1
     shown = " ".join(m.value for m in next(e for e in at.expander if e.label == "What the figures assume").markdown)
     assert "**prices**" in shown and "**purchase**" in shown
+
+
+def _widget_keys(at) -> set[str]:
+    kinds = ("number_input", "multiselect", "toggle")
+    return {str(w.key) for kind in kinds for w in at.get(kind)}
+
+
+def test_settings_expanders_draw_their_widgets_only_when_open_or_set() -> None:
+    """The three settings expanders are lazy: closed, with their settings at the defaults, none of their 18 widgets
+    is drawn (a slider move rebuilds none); a link that sets one (a budget) opens that expander with its widgets;
+    opening one draws it; a value set keeps it drawn and in the link; back at its default and closed, it is not
+    drawn again."""
+    base = {"model": "meta-llama/Llama-3.1-70B", "context": "8192", "users": "20"}
+    at = run_page("advisor", base)
+    assert not at.exception
+    assert not _widget_keys(at) & {"budget", "min_tps", "allow_weights", "kwh"}
+    boxes = {e.label: e for e in at.expander}
+    assert {"Targets, budget and GPUs", "The buyer's constraints", "Power and life (total cost of ownership)"} <= set(
+        boxes
+    )
+    budget = run_page("advisor", {**base, "budget": "60000"})
+    assert {"budget", "min_tps", "gpu_filter"} <= _widget_keys(budget)
+    assert not _widget_keys(budget) & {"allow_weights", "kwh"}, "only the expander with a setting opens"
+    assert budget.number_input(key="budget").value == 60000
+    at.session_state["costs_open"] = True
+    at.run()
+    assert {"kwh", "pue", "life"} <= _widget_keys(at)
+    at.number_input(key="kwh").set_value(0.3).run()
+    at.session_state["costs_open"] = False
+    at.run()
+    assert not at.exception and "kwh" in _widget_keys(at), "a set value keeps its widgets drawn"
+    assert at.query_params["kwh"] == "0.3"
+    at.number_input(key="kwh").set_value(0.0).run()
+    assert "kwh" not in _widget_keys(at), "back at the defaults and closed: not drawn"
+    assert at.query_params["kwh"] == "0" and not at.exception

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import PAGES, plain, run_page
-from ui import deployment, settings
+from ui import advisor_settings, deployment, settings
 
 WIDGET_KINDS = (
     "selectbox",
@@ -52,10 +52,13 @@ OPENED: dict[str, dict[str, str | list[str]]] = {
 
 
 def _open_sections(at: AppTest) -> AppTest:
-    """Open the Memory page's Deployment section (drawn lazily: closed, with every setting at its default, it
-    draws no widget) so that its widgets are checked too."""
-    if deployment.OPEN_KEY in at.session_state and not at.session_state[deployment.OPEN_KEY]:
-        at.session_state[deployment.OPEN_KEY] = True
+    """Open the lazy sections (closed, with every setting at its default, they draw no widget) so that their
+    widgets are checked too: the Memory page's Deployment section and the advisor's settings expanders."""
+    keys = [deployment.OPEN_KEY, *advisor_settings.BOX_KEYS.values()]
+    closed = [k for k in keys if k in at.session_state and not at.session_state[k]]
+    for key in closed:
+        at.session_state[key] = True
+    if closed:
         at.run()
     return at
 
@@ -158,8 +161,7 @@ CHANGED: dict[str, tuple[str, ...]] = {
 def test_after_any_change_the_address_bar_opens_the_same_view(page: str, key: str) -> None:
     start = {"model": "meta-llama/Llama-3.1-70B", "gpus": "2", "weights": "fp8", "kv": "fp8", "users": "50"}
     at = run_page(page, {**start, **OPENED.get(page, {})}, editor=True)
-    if key in deployment.DEFAULTS:
-        at = _open_sections(at)
+    at = _open_sections(at)
     widget = next((w for w in _widgets(at) if w.key == key), None)
     assert widget is not None, f"{page}: no widget {key}"
     before = _fingerprint(at)

@@ -3,7 +3,8 @@ are empty, the TP box that says "auto", the same words for the same thing on eve
 
 from __future__ import annotations
 
-import pyarrow as pa
+import json
+import math
 
 from model_catalog import get_gpu
 from tests.app.conftest import plain, run_page
@@ -46,14 +47,21 @@ def test_auto_tensor_parallel_shows_auto_not_a_placeholder() -> None:
 
 
 def test_catalog_cells_without_a_figure_are_empty() -> None:
+    """Numbers stay numbers (the grid sorts and formats them), a missing one is an empty cell (the grid's
+    placeholder), and no text cell reads "None" or "nan"."""
     at = run_page("catalog", {"q": "h100"})
     for frame in at.dataframe:
-        shown = pa.ipc.open_stream(frame.proto.arrow_data.styler.display_values).read_all().to_pylist()
-        cells = [str(v) for row in shown for v in row.values()]
-        assert "None" not in cells and "nan" not in cells
-    gpus = pa.ipc.open_stream(at.dataframe[1].proto.arrow_data.styler.display_values).read_all().to_pylist()
-    nvl = next(row for row in gpus if "h100-nvl-94gb" in row.values())
-    assert "" in nvl.values(), "the H100 NVL has no sourced BF16 figure: an empty cell"
+        assert frame.proto.placeholder == ""
+        formats = json.loads(frame.proto.columns)
+        for name, column in frame.value.items():
+            if column.dtype.kind in "if":
+                assert formats[name]["type_config"] == {"type": "number", "format": "localized"}, name
+            else:
+                assert not {"None", "nan"} & {str(v) for v in column}, name
+    gpus = at.dataframe[1].value
+    nvl = gpus[gpus["id"] == "h100-nvl-94gb"].iloc[0]
+    assert math.isnan(nvl["price (USD)"]), "the H100 NVL is not sold alone: no price, an empty cell"
+    assert gpus["price (USD)"].dtype.kind == "f" and gpus["memory (GiB, reported)"].max() > 90
 
 
 def test_sidebar_names_the_total_engine_profiles_plan_with() -> None:
