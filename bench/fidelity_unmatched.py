@@ -61,23 +61,13 @@ UNMATCHED: dict[str, str] = {
         "planner sizes is the likely holder; a DEBUG 'Memory profiling takes' line of one of them would settle it"
     ),
     "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k": (
-        "KV -2.4 GiB, verdict (predicted not to fit one 8,192-token request): this run's consumed memory (18.62 GiB "
-        "for ~18.0 of weights) and peak activation (0.33 GiB with the graph estimate) are 1.4 and 1.1 GiB below the "
-        "same card's run at util 0.85 with the same model and settings, which the planner matches within 0.2; not "
-        "fitted, and a second log of this setting would settle which run is the outlier"
-    ),
-    "vllm-0.28-rtx5090-qwen3-14b-awq-util070-16k": (
-        "KV +0.54 GiB: graphics dies take one fitted share over the datacenter base (the median of the 0.24-0.30 "
-        "TP 1 start-ups on RTX 3090, RTX 5090 and RTX PRO 6000: 1.31 GiB of non-torch in all), and this document's "
-        "RTX 5090 runs hold more (1.77-1.88 GiB besides Model Runner V2's penalty state) where the RTX 3090 and "
-        "RTX PRO 6000 ones hold 1.0-1.3. From 0.27 the budget counts the device-wide drop in free memory ('total "
-        "consumed', utils/mem_utils.py 0.27.0 :147 and :317-318), so whatever another process on the card takes "
-        "during the start-up counts too, and the document's 'free at startup 30.86 of 31.36 GiB' shows one on it; "
-        "a start-up of the same box with the card otherwise idle, or its 'Memory profiling takes' DEBUG line, "
-        "would settle it"
-    ),
-    "vllm-0.28-rtx5090-qwen3-14b-awq-util070-32k": (
-        "KV +0.54 GiB: as the 16k row of the same document (the same budget: max_model_len does not enter it)"
+        "KV -2.3 GiB, verdict (predicted not to fit one 8,192-token request): this is the restart of the same "
+        "container 28 s after its first boot failed with 0.45 GiB (the -first-boot case, whose refusal the planner "
+        "predicts); that boot, like the util 0.85 run, took 21.50 GiB of consumed memory and peak activation where "
+        "the restart took 18.95, and utilization enters neither figure (0.28.0 v1/worker/gpu_worker.py:513-563). "
+        "Not fitted; what the restarted container kept from its first boot (a torch.compile cache in its "
+        "filesystem is a lead) would be settled by the restart's 'Directly load the compiled graph' or 'Compiling a "
+        "graph' line"
     ),
     "vllm-0.30-rtx3090-qwen38-27b-w4a16-redhat-8k": (
         "KV +0.96 GiB: on this RTX 3090 at 0.30 the hybrid (Gated DeltaNet) start-ups hold ~1 GiB more than the "
