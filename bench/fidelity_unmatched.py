@@ -54,12 +54,6 @@ UNMATCHED: dict[str, str] = {
         "is in what the FP8 checkpoint loads or holds, not in the sampler. The refused run's MTP head is inferred "
         "(see the set-up); its 'Model loading took' line would settle it"
     ),
-    "vllm-0.25-2x5090-qwen36-35b-a3b-autoround-club3090-851": (
-        "KV +0.58 GiB: at TP 2 on RTX 5090s the 35B-A3B MoE start-ups hold ~0.5 GiB more non-torch memory than the "
-        "27B dense hybrids on the same cards and release (849) and on two RTX 3090s, which set the NCCL-only TP 2 "
-        "value; an MoE kernel workspace of the AutoRound / NVFP4 MoE paths on sm_120 beyond the Triton one the "
-        "planner sizes is the likely holder; a DEBUG 'Memory profiling takes' line of one of them would settle it"
-    ),
     "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k": (
         "KV -2.3 GiB, verdict (predicted not to fit one 8,192-token request): this is the restart of the same "
         "container 28 s after its first boot failed with 0.45 GiB (the -first-boot case, whose refusal the planner "
@@ -78,11 +72,5 @@ UNMATCHED: dict[str, str] = {
     ),
     "vllm-0.30-rtx3090-qwen36-27b-gptq-groxaxo-8k": (
         "KV +1.03 GiB: as the RedHatAI Qwen3.8-27B row of the same document (a hybrid at 0.30 on an RTX 3090)"
-    ),
-    "vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-club3090-dual-max": (
-        "tokens +10.3 % (KV +0.49 GiB of a 4.8 GiB pool derived from its tokens): within the 0.5 GiB KV target, "
-        "past the 10 % token target of a pool under 10 GiB; at TP 2 on NCCL the planner adds half the fitted "
-        "graphics share (0.53 GiB), which moved with that share's median (see the RTX 5090 rows); the compose "
-        "file's server log ('Available KV cache memory') would settle it"
     ),
 }
