@@ -41,7 +41,7 @@ UNMATCHED: dict[str, str] = {
         "its 'Memory profiling takes' DEBUG line would"
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
-        "KV +0.67 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
+        "KV +0.74 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
         "start-ups of two set-ups: this one shows 0.30, the two MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors) "
         "0.22 once Model Runner V2's penalty state is counted, so the median is theirs. The source fixes no loader "
         "footprint to model instead (docs/fidelity.md, 'Unified memory'); GB10 start-ups with /proc/meminfo read "
