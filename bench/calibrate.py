@@ -10,7 +10,8 @@ print (``make calibrate`` = ``python -m bench.calibrate``; writes ``planner/engi
   encoder term;
 - non-torch memory by device class (:func:`bench.calibrate_terms.fit_non_torch`): per release era the medians of
   the datacenter dies' figures (TP 1, a pipeline stage, TP 2 with vLLM's NVLink collectives), then the graphics
-  dies' share over that base at TP 1 (divided by TP), TP 2 on NCCL alone, and unified memory's share of the
+  dies' share over that base at TP 1 (divided by TP), TP 2 on NCCL alone taking the era's TP 1 base (not fitted: only
+  two related model families log it), and unified memory's share of the
   loaded weights. A figure is the printed one (0.19's DEBUG line), from 0.27 the printed "consumed" memory less
   the weights, and from 0.20, for the logs that print only their KV budget (or blocks, or tokens:
   bench/derived.py), what the budget leaves after the weights, the activation peak and the graph estimate: the

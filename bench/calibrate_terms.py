@@ -217,32 +217,19 @@ def _graphics_extra(points: list[NonTorchPoint], eras: tuple[NonTorchEra, ...]) 
     return median_bytes(over) or 0
 
 
-def _nccl_tp2(points: list[NonTorchPoint], graphics_extra: int) -> list[int | None]:
-    """Per era, TP 2 without vLLM's NVLink collectives: the median of those figures less the graphics share."""
-    values = []
-    for i in range(len(NON_TORCH_ERAS)):
-        own = [
-            p.gib - (graphics_extra / GiB / 2 if p.platform.graphics_die else 0)
-            for p in points
-            if _in_era(p.version, i) and p.tp == 2 and not p.platform.integrated and not p.platform.nvlink_collectives
-        ]
-        value = class_median(own)
-        values.append(None if value is None else max(0, value))  # a total, never below nothing
-    return values
-
-
 def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...], float, int]:
     """The non-torch memory by era and device class, in order: (1) per era the medians of the datacenter compute
     dies' figures at TP 1, with a pipeline stage, and at TP 2 and per rank beyond with vLLM's NVLink collectives
     (an H100 at TP 2: 2.07 GiB in 0.19, against 0.25 at TP 1); (2) what graphics dies (RTX 3090, RTX 5090,
     RTX PRO 6000) hold beyond that base at TP 1, a share taken to divide with TP (the RTX 5090's 35B-A3B runs:
-    1.55 GiB at TP 1, 1.06-1.22 at TP 2); (3) per era TP 2 on NCCL alone (GeForce and workstation cards), its
-    figures less the graphics share, never below nothing; (4) what unified memory adds, as a share of the weights
+    1.55 GiB at TP 1, 1.06-1.22 at TP 2); (3) TP 2 on NCCL alone (GeForce and workstation cards) holds the era's
+    TP 1 base (CUDA context and cuBLAS workspaces, as any rank) plus NCCL's own buffers, which the planner does not
+    model: not fitted, since only the Qwen3.5/3.6 hybrids and hybrid MoEs log it and the two disagree by ~0.5 GiB
+    (tests/fidelity/test_family_folds.py); (4) what unified memory adds, as a share of the weights
     the rank loaded (what the host stops counting in the MemAvailable vLLM reads there: a DGX Spark's TP 1
     start-up with safetensors prefetch shows 0.30 of its weights, a two-Spark TP 2 one with fastsafetensors 0.24;
     an empirical share that two set-ups cannot pin, docs/fidelity.md). A class with fewer than two figures in an
-    era takes the nearest earlier, else later, era's and says so; TP 2 on NCCL alone without any figure in any era
-    takes the era's TP 1 (NCCL's buffers being small beside the NVLink collectives')."""
+    era takes the nearest earlier, else later, era's and says so."""
     found = [{"since": since, **_era_fields([p for p in points if _in_era(p.version, i)])}
              for i, since in enumerate(NON_TORCH_ERAS)]  # fmt: skip
     donated = _donated(found, ("tp1", "tp2", "per_extra_rank", "pp"))
@@ -251,18 +238,13 @@ def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...],
         for era, (values, _) in zip(found, donated, strict=True)
     )
     graphics = _graphics_extra(points, base)
-    nccl = _nccl_tp2(points, graphics)
-    nccl_found = [{"since": era["since"], "tp2_nccl": value} for era, value in zip(found, nccl, strict=True)]
-    nccl_donated = _donated(nccl_found, ("tp2_nccl",))
     eras = []
-    for era, (values, notes), (nccl_values, nccl_notes) in zip(found, donated, nccl_donated, strict=True):
-        if not nccl_values:
-            nccl_values = {"tp2_nccl": values.get("tp1", 0)}
-            nccl_notes = ["tp2_nccl: the era's tp1 (no NCCL-only TP 2 figure in any era)"]
+    for era, (values, notes) in zip(found, donated, strict=True):
         counts = "/".join(map(str, era["counts"]))
-        evidence = "; ".join([f"datacenter tp1/tp2/tp>2/pp: {counts}", *notes, *nccl_notes])
+        evidence = "; ".join([f"datacenter tp1/tp2/tp>2/pp: {counts}", *notes, "tp2_nccl: the era's tp1"])
+        nccl = {"tp2_nccl": values.get("tp1", 0)}
         eras.append(
-            NonTorchEra(since=era["since"], evidence=evidence, **{"tp1": 0, "tp2": 0, "pp": 0, **values, **nccl_values})
+            NonTorchEra(since=era["since"], evidence=evidence, **{"tp1": 0, "tp2": 0, "pp": 0, **values, **nccl})
         )
     fitted = tuple(eras)
     probe = base_constants(non_torch=list(fitted), graphics_extra=graphics)

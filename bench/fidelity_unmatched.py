@@ -41,7 +41,7 @@ UNMATCHED: dict[str, str] = {
         "its 'Memory profiling takes' DEBUG line would"
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
-        "KV +0.67 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
+        "KV +0.74 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
         "start-ups of two set-ups: this one shows 0.30, the two MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors) "
         "0.22 once Model Runner V2's penalty state is counted, so the median is theirs. The source fixes no loader "
         "footprint to model instead (docs/fidelity.md, 'Unified memory'); GB10 start-ups with /proc/meminfo read "
@@ -54,30 +54,14 @@ UNMATCHED: dict[str, str] = {
         "is in what the FP8 checkpoint loads or holds, not in the sampler. The refused run's MTP head is inferred "
         "(see the set-up); its 'Model loading took' line would settle it"
     ),
-    "vllm-0.25-2x5090-qwen36-35b-a3b-autoround-club3090-851": (
-        "KV +0.58 GiB: at TP 2 on RTX 5090s the 35B-A3B MoE start-ups hold ~0.5 GiB more non-torch memory than the "
-        "27B dense hybrids on the same cards and release (849) and on two RTX 3090s, which set the NCCL-only TP 2 "
-        "value; an MoE kernel workspace of the AutoRound / NVFP4 MoE paths on sm_120 beyond the Triton one the "
-        "planner sizes is the likely holder; a DEBUG 'Memory profiling takes' line of one of them would settle it"
-    ),
     "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k": (
-        "KV -2.4 GiB, verdict (predicted not to fit one 8,192-token request): this run's consumed memory (18.62 GiB "
-        "for ~18.0 of weights) and peak activation (0.33 GiB with the graph estimate) are 1.4 and 1.1 GiB below the "
-        "same card's run at util 0.85 with the same model and settings, which the planner matches within 0.2; not "
-        "fitted, and a second log of this setting would settle which run is the outlier"
-    ),
-    "vllm-0.28-rtx5090-qwen3-14b-awq-util070-16k": (
-        "KV +0.54 GiB: graphics dies take one fitted share over the datacenter base (the median of the 0.24-0.30 "
-        "TP 1 start-ups on RTX 3090, RTX 5090 and RTX PRO 6000: 1.31 GiB of non-torch in all), and this document's "
-        "RTX 5090 runs hold more (1.77-1.88 GiB besides Model Runner V2's penalty state) where the RTX 3090 and "
-        "RTX PRO 6000 ones hold 1.0-1.3. From 0.27 the budget counts the device-wide drop in free memory ('total "
-        "consumed', utils/mem_utils.py 0.27.0 :147 and :317-318), so whatever another process on the card takes "
-        "during the start-up counts too, and the document's 'free at startup 30.86 of 31.36 GiB' shows one on it; "
-        "a start-up of the same box with the card otherwise idle, or its 'Memory profiling takes' DEBUG line, "
-        "would settle it"
-    ),
-    "vllm-0.28-rtx5090-qwen3-14b-awq-util070-32k": (
-        "KV +0.54 GiB: as the 16k row of the same document (the same budget: max_model_len does not enter it)"
+        "KV -2.3 GiB, verdict (predicted not to fit one 8,192-token request): this is the restart of the same "
+        "container 28 s after its first boot failed with 0.45 GiB (the -first-boot case, whose refusal the planner "
+        "predicts); that boot, like the util 0.85 run, took 21.50 GiB of consumed memory and peak activation where "
+        "the restart took 18.95, and utilization enters neither figure (0.28.0 v1/worker/gpu_worker.py:513-563). "
+        "Not fitted; what the restarted container kept from its first boot (a torch.compile cache in its "
+        "filesystem is a lead) would be settled by the restart's 'Directly load the compiled graph' or 'Compiling a "
+        "graph' line"
     ),
     "vllm-0.30-rtx3090-qwen38-27b-w4a16-redhat-8k": (
         "KV +0.96 GiB: on this RTX 3090 at 0.30 the hybrid (Gated DeltaNet) start-ups hold ~1 GiB more than the "
@@ -88,11 +72,5 @@ UNMATCHED: dict[str, str] = {
     ),
     "vllm-0.30-rtx3090-qwen36-27b-gptq-groxaxo-8k": (
         "KV +1.03 GiB: as the RedHatAI Qwen3.8-27B row of the same document (a hybrid at 0.30 on an RTX 3090)"
-    ),
-    "vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-club3090-dual-max": (
-        "tokens +10.3 % (KV +0.49 GiB of a 4.8 GiB pool derived from its tokens): within the 0.5 GiB KV target, "
-        "past the 10 % token target of a pool under 10 GiB; at TP 2 on NCCL the planner adds half the fitted "
-        "graphics share (0.53 GiB), which moved with that share's median (see the RTX 5090 rows); the compose "
-        "file's server log ('Available KV cache memory') would settle it"
     ),
 }

@@ -60,7 +60,7 @@ class NonTorchEra(BaseModel, frozen=True, extra="forbid"):
     tp2: int  # tensor parallel 2 with vLLM's NVLink collectives (VllmPlatform.nvlink_collectives: 9.0, 10.x)
     per_extra_rank: int = 0  # added per TP rank beyond 2
     pp: int  # a pipeline stage with TP 1
-    tp2_nccl: int | None = None  # TP 2 elsewhere: NCCL (and the custom all-reduce with peer access); None: tp2
+    tp2_nccl: int | None = None  # TP 2 elsewhere (NCCL alone): the era's tp1 (bench/calibrate_terms.py); None: tp2
     evidence: str = ""
 
 
