@@ -39,6 +39,7 @@ from planner.advisor.throughput import (
     memory_class,
     pcie_generation,
 )
+from planner.advisor.kernels import GEMM_EFFICIENCY
 from planner.core.gpu import GpuSpec
 
 Bound = Literal["memory", "compute", "unknown"]
@@ -64,9 +65,6 @@ class Roofline(NamedTuple):
     ll_layer_s: float  # llama.cpp: per layer per step (kernel launches)
     ll_hop_s: float  # llama.cpp layer split: per extra GPU per step
     ll_moe_layer_s: float  # llama.cpp: per MoE layer per step (routing, expert selection, mul_mat_id launches)
-    cb_mfu_16: float  # share of the dense peak matmuls reach (vLLM, SGLang, TensorRT-LLM: the same GEMM kernels)
-    cb_mfu_low: float  # FP8 / INT8 tensor cores
-    cb_mfu_fp4: float  # FP4 tensor cores (NVFP4 / MXFP4 on Blackwell)
     ll_mfu_16: float
     ll_mfu_quant: float
     ll_mfu_alu: float  # llama.cpp on a GPU without matrix units (Apple): its matmuls on the FP32 ALUs
@@ -93,9 +91,6 @@ FITTED = Roofline(
     ll_layer_s=5.2e-05,
     ll_hop_s=0.0,
     ll_moe_layer_s=4.8e-05,
-    cb_mfu_16=0.54,
-    cb_mfu_low=0.75,
-    cb_mfu_fp4=0.23,
     ll_mfu_16=0.28,
     ll_mfu_quant=0.35,
     ll_mfu_alu=0.76,
@@ -120,21 +115,21 @@ def mfu(setup: Setup, r: Roofline = FITTED) -> float:
         if setup.gpu.vendor == "Apple":  # Apple GPUs' catalog rate is their FP32 ALUs' (no tensor cores)
             return r.ll_mfu_alu
         return r.ll_mfu_quant if setup.quantized_gguf else r.ll_mfu_16
-    if setup.path == "fp4":
-        return r.cb_mfu_fp4
-    return r.cb_mfu_16 if setup.path == "16-bit" else r.cb_mfu_low
+    return GEMM_EFFICIENCY[setup.path]  # measured per arithmetic (planner.advisor.kernels), not fitted
 
 
 def step_overhead(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
     """The fixed time of one step: per step, and for llama.cpp per layer and per extra GPU of its split; for the
-    continuous-batching engines per sequence of a decode batch."""
+    continuous-batching engines per sequence of a decode batch and per MoE layer where the engine's expert kernels
+    add a time of their own (:attr:`Setup.moe_layer_s`)."""
     if setup.family == "layer-split":
         hops = (setup.gpus - 1) * r.ll_hop_s
         return r.ll_step_s + load.layers * r.ll_layer_s + hops + load.moe_layers * r.ll_moe_layer_s
     trt = setup.family == "fused"
     fixed = r.trt_step_s if trt else r.vllm_step_s
     per_sequence = r.trt_seq_s if trt else r.vllm_seq_s
-    return fixed + (per_sequence * load.tokens if load.kv_bytes else 0.0)
+    kernels = load.moe_layers * setup.moe_layer_s  # vLLM's Triton MXFP4 MoE on Hopper (planner.advisor.kernels)
+    return fixed + kernels + (per_sequence * load.tokens if load.kv_bytes else 0.0)
 
 
 # All-reduce over PCIe, measured: NCCL between RTX PRO 6000s on PCIe Gen5 through switches takes 15.4 us for

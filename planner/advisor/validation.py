@@ -23,6 +23,7 @@ from typing import NamedTuple
 from pydantic import BaseModel
 
 from planner.advisor.benchmarks import FAMILY_LABELS, BenchmarkRow, load_rows
+from planner.advisor.kernels import moe_kernel_layer_seconds
 from planner.advisor.engine_speed import FITTED, Roofline, prefill_alone, serving, step
 from planner.advisor.support import runner
 from planner.advisor.throughput import GGUF_QUANTS, Load, Setup, decode_load, default_compute_path, prefill_load
@@ -57,7 +58,8 @@ def _setup(row: BenchmarkRow) -> Setup:
     if row.family == "layer-split":
         path = "16-bit"
     quantized = row.family == "layer-split" and row.weights in GGUF_QUANTS
-    return Setup(gpu, row.family, path, row.gpus_per_replica, row.split, quantized)
+    moe = moe_kernel_layer_seconds(gpu, engine, row.weights, row.moe_kernel)
+    return Setup(gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe)
 
 
 def _max_batch(row: BenchmarkRow) -> int:
