@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from planner.advisor.kernels import GEMM_EFFICIENCY
 from planner.advisor.throughput import (
     Load,
     Setup,
@@ -39,7 +40,6 @@ from planner.advisor.throughput import (
     memory_class,
     pcie_generation,
 )
-from planner.advisor.kernels import GEMM_EFFICIENCY
 from planner.core.gpu import GpuSpec
 
 Bound = Literal["memory", "compute", "unknown"]
@@ -78,15 +78,15 @@ class Roofline(NamedTuple):
 
 # Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_benchmarks.py checks it).
 FITTED = Roofline(
-    cb_bw_hbm=0.84,
-    cb_bw_gddr=0.71,
+    cb_bw_hbm=0.91,
+    cb_bw_gddr=0.68,
     cb_bw_lpddr=0.7,
     ll_bw_hbm=0.49,
     ll_bw_gddr=0.89,
     ll_bw_apple=0.7,
     ll_bw_lpddr=0.75,
-    trt_step_s=0.0007,
-    vllm_step_s=0.0011,
+    trt_step_s=0.0028,
+    vllm_step_s=0.0015,
     ll_step_s=0.0002,
     ll_layer_s=5.2e-05,
     ll_hop_s=0.0,
@@ -94,9 +94,9 @@ FITTED = Roofline(
     ll_mfu_16=0.28,
     ll_mfu_quant=0.35,
     ll_mfu_alu=0.76,
-    ar_nvlink_s=3.4e-05,
-    trt_seq_s=1.85e-05,
-    vllm_seq_s=3.75e-05,
+    ar_nvlink_s=2.5e-05,
+    trt_seq_s=1.25e-05,
+    vllm_seq_s=4e-05,
     moe_locality=0.75,
     ll_moe_mfu=0.28,
     ll_moe_mfu_vulkan=0.16,

@@ -2,8 +2,9 @@
 sources, never fitted).
 
 - **vLLM's MXFP4 MoE on Hopper**: for MXFP4 experts (gpt-oss) vLLM takes the first backend of its priority list
-  that supports the device; on compute capability 9.0 that is the OpenAI Triton kernels (``matmul_ogs`` with
-  ``triton_kernels`` routing): vLLM 0.19.1 ``model_executor/layers/fused_moe/oracle/mxfp4.py:169-184``
+  that supports the device; on compute capability 9.0 (its ``EngineSupport.triton_mxfp4_moe``) that is the OpenAI
+  Triton kernels (``matmul_ogs`` with ``triton_kernels`` routing): vLLM 0.19.1
+  ``model_executor/layers/fused_moe/oracle/mxfp4.py:169-184``
   (``_get_priority_backends``: FlashInfer TRT-LLM, SM100 only; CK, ROCm only; then TRITON, before Marlin) and
   ``fused_moe/gpt_oss_triton_kernels_moe.py:555-564`` (supported for ``(9, 0) <= capability < (11, 0)``), the same
   order through 0.33.0 (``oracle/mxfp4.py:402`` ``_get_priority_backends_for_gpt_oss``). Below 9.0 the Triton
@@ -20,6 +21,7 @@ from __future__ import annotations
 from typing import Literal
 
 from planner.core.gpu import GpuSpec
+from planner.engines.registry import get_engine
 
 ComputePath = Literal["16-bit", "fp8", "int8", "fp4"]
 MoeKernel = Literal["marlin"]  # a MoE kernel a run forces (unset: the engine's default for the GPU)
@@ -31,15 +33,15 @@ MoeKernel = Literal["marlin"]  # a MoE kernel a run forces (unset: the engine's 
 # gpt-oss-120b's 36 MoE layers. The speed model's memory roofline is met by Marlin's weight-only kernels (the
 # InferenceX H100 rows), so this is the time Triton adds: small-batch routing and matmul_ogs launches per layer.
 VLLM_TRITON_MXFP4_MOE_LAYER_S = (1.58 - 1.17) / (128 * 36)
-SM90 = (9, 0)
 
 
 def moe_kernel_layer_seconds(gpu: GpuSpec, engine: str, weights: str, forced: MoeKernel | None = None) -> float:
     """Seconds per MoE layer per step that ``engine``'s expert kernels add on ``gpu`` for ``weights`` (see the
     module docstring); 0 where the engine runs kernels the roofline describes."""
-    if engine != "vllm" or weights != "mxfp4" or forced == "marlin":
+    if weights != "mxfp4" or forced == "marlin":
         return 0.0
-    return VLLM_TRITON_MXFP4_MOE_LAYER_S if gpu.platform.capability == SM90 else 0.0
+    triton = gpu.platform.capability in get_engine(engine).support.triton_mxfp4_moe
+    return VLLM_TRITON_MXFP4_MOE_LAYER_S if triton else 0.0
 
 
 # The share of the dense peak the GEMMs of vLLM, SGLang and TensorRT-LLM reach, per arithmetic: NVIDIA's

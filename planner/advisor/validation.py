@@ -23,8 +23,8 @@ from typing import NamedTuple
 from pydantic import BaseModel
 
 from planner.advisor.benchmarks import FAMILY_LABELS, BenchmarkRow, load_rows
-from planner.advisor.kernels import moe_kernel_layer_seconds
 from planner.advisor.engine_speed import FITTED, Roofline, prefill_alone, serving, step
+from planner.advisor.kernels import moe_kernel_layer_seconds
 from planner.advisor.support import runner
 from planner.advisor.throughput import GGUF_QUANTS, Load, Setup, decode_load, default_compute_path, prefill_load
 from planner.bounds.errors import PlannerError
@@ -44,6 +44,14 @@ class Case(NamedTuple):
     decode: Load | None
     prefill: Load | None
     batch: int
+
+
+def engine_of_family(family: str) -> str:
+    """The first registered engine whose speed is modelled as ``family`` (the benchmark rows name the family)."""
+    for engine in engines():
+        if engine.support.speed_family == family:
+            return engine.name
+    raise PlannerError(f"benchmarks: no registered engine has the {family!r} speed family")
 
 
 def _setup(row: BenchmarkRow) -> Setup:
@@ -247,11 +255,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-
-
-def engine_of_family(family: str) -> str:
-    """The first registered engine whose speed is modelled as ``family`` (the benchmark rows name the family)."""
-    for engine in engines():
-        if engine.support.speed_family == family:
-            return engine.name
-    raise PlannerError(f"benchmarks: no registered engine has the {family!r} speed family")
