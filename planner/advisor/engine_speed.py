@@ -6,11 +6,13 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
 - **memory** ``= (weights + KV) / G / (bandwidth x efficiency)``, the efficiency per engine family and memory
   class (HBM, GDDR, unified);
 - **compute** ``= FLOPs / G / (TFLOPS x MFU)``, the dense TFLOPS of the arithmetic the engine runs, the MFU per
-  family and arithmetic (16-bit; 8- and 4-bit tensor cores; llama.cpp's own kernels for GGUF quants); a GPU
-  without the figure has an unknown compute time, never a free one;
+  arithmetic measured for vLLM, SGLang and TensorRT-LLM (:data:`planner.advisor.kernels.GEMM_EFFICIENCY`:
+  16-bit; 8- and 4-bit tensor cores), fitted for llama.cpp (its own kernels for GGUF quants); a GPU without the
+  figure has an unknown compute time, never a free one;
 - **vLLM, SGLang, TensorRT-LLM** (continuous batching, tensor parallel): ``max(memory, compute)`` + a fixed time
-  per step (and per sequence) + two all-reduces per layer (one per Nemotron-H block): over NVLink a fitted latency and
-  ``bytes x 2(G-1)/G / link``, over PCIe measured NCCL times (:data:`PCIE_ALLREDUCE_LATENCY_S`);
+  per step (and per sequence; per MoE layer where the engine's expert kernels cost one, vLLM's Triton MXFP4 MoE on
+  Hopper: :mod:`planner.advisor.kernels`) + two all-reduces per layer (one per Nemotron-H block): over NVLink a
+  fitted latency and ``bytes x 2(G-1)/G / link``, over PCIe measured NCCL times (:data:`PCIE_ALLREDUCE_LATENCY_S`);
 - **llama.cpp** (layer split: the GPUs run one after another, each over its own layers): ``G x max(memory,
   compute)`` of one GPU's share, i.e. the time of the whole model on one GPU, + a fixed time per step and per layer
   (kernel launches) + a hop per extra GPU. Bandwidth is not multiplied by ``G``; slots decoding together share
