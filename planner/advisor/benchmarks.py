@@ -23,6 +23,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from planner.advisor.kernels import MoeKernel
 from planner.bounds.errors import PlannerError
 
 BENCHMARKS_DIR = Path(__file__).with_name("benchmarks")
@@ -58,7 +59,9 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     processes when the source sets it (llama-bench ``-ub``; unset: the engine's default). ``weights_bits``: the
     bits per weight of a GGUF type the planner has no format for (Q4_0: 4.5), scaling the bytes of ``weights``;
     ``other_bits``: the bits of the tensors other than the routed experts in a GGUF that keeps them apart
-    (ggml-org's gpt-oss files: MXFP4 experts, Q8_0 the rest).
+    (ggml-org's gpt-oss files: MXFP4 experts, Q8_0 the rest). ``moe_kernel``: the MoE kernel the source's run
+    forces where the engine's default would differ (``marlin``: ``VLLM_MXFP4_USE_MARLIN=1``,
+    :mod:`planner.advisor.kernels`).
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -80,6 +83,7 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     output_tokens: Annotated[int, Field(ge=0)] = 0
     depth_tokens: Annotated[int, Field(ge=0)] = 0
     ubatch_tokens: PositiveInt | None = None  # prompt tokens one pass over the weights takes (llama-bench -ub)
+    moe_kernel: MoeKernel | None = None  # a MoE kernel the source's run forces (unset: the engine's default)
     metric: Metric
     value: Annotated[float, Field(gt=0)]
     source: Annotated[str, Field(min_length=1)]

@@ -6,11 +6,13 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
 - **memory** ``= (weights + KV) / G / (bandwidth x efficiency)``, the efficiency per engine family and memory
   class (HBM, GDDR, unified);
 - **compute** ``= FLOPs / G / (TFLOPS x MFU)``, the dense TFLOPS of the arithmetic the engine runs, the MFU per
-  family and arithmetic (16-bit; 8- and 4-bit tensor cores; llama.cpp's own kernels for GGUF quants); a GPU
-  without the figure has an unknown compute time, never a free one;
+  arithmetic measured for vLLM, SGLang and TensorRT-LLM (:data:`planner.advisor.kernels.GEMM_EFFICIENCY`:
+  16-bit; 8- and 4-bit tensor cores), fitted for llama.cpp (its own kernels for GGUF quants); a GPU without the
+  figure has an unknown compute time, never a free one;
 - **vLLM, SGLang, TensorRT-LLM** (continuous batching, tensor parallel): ``max(memory, compute)`` + a fixed time
-  per step (and per sequence) + two all-reduces per layer (one per Nemotron-H block): over NVLink a fitted latency and
-  ``bytes x 2(G-1)/G / link``, over PCIe measured NCCL times (:data:`PCIE_ALLREDUCE_LATENCY_S`);
+  per step (and per sequence; per MoE layer where the engine's expert kernels cost one, vLLM's Triton MXFP4 MoE on
+  Hopper: :mod:`planner.advisor.kernels`) + two all-reduces per layer (one per Nemotron-H block): over NVLink a
+  fitted latency and ``bytes x 2(G-1)/G / link``, over PCIe measured NCCL times (:data:`PCIE_ALLREDUCE_LATENCY_S`);
 - **llama.cpp** (layer split: the GPUs run one after another, each over its own layers): ``G x max(memory,
   compute)`` of one GPU's share, i.e. the time of the whole model on one GPU, + a fixed time per step and per layer
   (kernel launches) + a hop per extra GPU. Bandwidth is not multiplied by ``G``; slots decoding together share
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from planner.advisor.kernels import GEMM_EFFICIENCY
 from planner.advisor.throughput import (
     Load,
     Setup,
@@ -64,9 +67,6 @@ class Roofline(NamedTuple):
     ll_layer_s: float  # llama.cpp: per layer per step (kernel launches)
     ll_hop_s: float  # llama.cpp layer split: per extra GPU per step
     ll_moe_layer_s: float  # llama.cpp: per MoE layer per step (routing, expert selection, mul_mat_id launches)
-    cb_mfu_16: float  # share of the dense peak matmuls reach (vLLM, SGLang, TensorRT-LLM: the same GEMM kernels)
-    cb_mfu_low: float  # FP8 / INT8 tensor cores
-    cb_mfu_fp4: float  # FP4 tensor cores (NVFP4 / MXFP4 on Blackwell)
     ll_mfu_16: float
     ll_mfu_quant: float
     ll_mfu_alu: float  # llama.cpp on a GPU without matrix units (Apple): its matmuls on the FP32 ALUs
@@ -80,28 +80,25 @@ class Roofline(NamedTuple):
 
 # Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_benchmarks.py checks it).
 FITTED = Roofline(
-    cb_bw_hbm=0.84,
-    cb_bw_gddr=0.71,
+    cb_bw_hbm=0.91,
+    cb_bw_gddr=0.68,
     cb_bw_lpddr=0.7,
     ll_bw_hbm=0.49,
     ll_bw_gddr=0.89,
     ll_bw_apple=0.7,
     ll_bw_lpddr=0.75,
-    trt_step_s=0.0007,
-    vllm_step_s=0.0011,
+    trt_step_s=0.0028,
+    vllm_step_s=0.0015,
     ll_step_s=0.0002,
     ll_layer_s=5.2e-05,
     ll_hop_s=0.0,
     ll_moe_layer_s=4.8e-05,
-    cb_mfu_16=0.54,
-    cb_mfu_low=0.75,
-    cb_mfu_fp4=0.23,
     ll_mfu_16=0.28,
     ll_mfu_quant=0.35,
     ll_mfu_alu=0.76,
-    ar_nvlink_s=3.4e-05,
-    trt_seq_s=1.85e-05,
-    vllm_seq_s=3.75e-05,
+    ar_nvlink_s=2.5e-05,
+    trt_seq_s=1.25e-05,
+    vllm_seq_s=4e-05,
     moe_locality=0.75,
     ll_moe_mfu=0.28,
     ll_moe_mfu_vulkan=0.16,
@@ -120,21 +117,21 @@ def mfu(setup: Setup, r: Roofline = FITTED) -> float:
         if setup.gpu.vendor == "Apple":  # Apple GPUs' catalog rate is their FP32 ALUs' (no tensor cores)
             return r.ll_mfu_alu
         return r.ll_mfu_quant if setup.quantized_gguf else r.ll_mfu_16
-    if setup.path == "fp4":
-        return r.cb_mfu_fp4
-    return r.cb_mfu_16 if setup.path == "16-bit" else r.cb_mfu_low
+    return GEMM_EFFICIENCY[setup.path]  # measured per arithmetic (planner.advisor.kernels), not fitted
 
 
 def step_overhead(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
     """The fixed time of one step: per step, and for llama.cpp per layer and per extra GPU of its split; for the
-    continuous-batching engines per sequence of a decode batch."""
+    continuous-batching engines per sequence of a decode batch and per MoE layer where the engine's expert kernels
+    add a time of their own (:attr:`Setup.moe_layer_s`)."""
     if setup.family == "layer-split":
         hops = (setup.gpus - 1) * r.ll_hop_s
         return r.ll_step_s + load.layers * r.ll_layer_s + hops + load.moe_layers * r.ll_moe_layer_s
     trt = setup.family == "fused"
     fixed = r.trt_step_s if trt else r.vllm_step_s
     per_sequence = r.trt_seq_s if trt else r.vllm_seq_s
-    return fixed + (per_sequence * load.tokens if load.kv_bytes else 0.0)
+    kernels = load.moe_layers * setup.moe_layer_s  # vLLM's Triton MXFP4 MoE on Hopper (planner.advisor.kernels)
+    return fixed + kernels + (per_sequence * load.tokens if load.kv_bytes else 0.0)
 
 
 # All-reduce over PCIe, measured: NCCL between RTX PRO 6000s on PCIe Gen5 through switches takes 15.4 us for

@@ -28,6 +28,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
+from planner.advisor.kernels import ComputePath, moe_kernel_layer_seconds
 from planner.core.blocks import ATTENTION_KINDS, LayerKind
 from planner.core.gpu import GpuSpec
 from planner.core.kv import cached_tokens, kv_bytes_per_sequence
@@ -38,7 +39,6 @@ from planner.core.weights import category_bits
 from planner.engines.registry import get_engine
 from planner.engines.support import SpeedFamily
 
-ComputePath = Literal["16-bit", "fp8", "int8", "fp4"]
 Family = SpeedFamily
 Split = Literal["tensor", "layer", "pipeline"]
 MemoryClass = Literal["hbm", "gddr", "apple", "lpddr"]
@@ -141,6 +141,7 @@ class Setup(NamedTuple):
     gpus: int  # GPUs one replica spans
     split: Split
     quantized_gguf: bool  # llama.cpp running a GGUF quant (its own matmul kernels)
+    moe_layer_s: float = 0.0  # per MoE layer per step the engine's expert kernels add (planner.advisor.kernels)
 
     @property
     def link(self) -> tuple[LinkKind, float]:
@@ -153,7 +154,8 @@ def setup_for(gpu: GpuSpec, engine: str, path: ComputePath, gpus: int, weights: 
     support = get_engine(engine).support
     split: Split = "layer" if support.parallelism == "layer-split" else "tensor"
     family = support.speed_family
-    return Setup(gpu, family, path, gpus, split, family == "layer-split" and weights in GGUF_QUANTS)
+    quantized = family == "layer-split" and weights in GGUF_QUANTS
+    return Setup(gpu, family, path, gpus, split, quantized, moe_kernel_layer_seconds(gpu, engine, weights))
 
 
 class Load(NamedTuple):

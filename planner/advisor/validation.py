@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from planner.advisor.benchmarks import FAMILY_LABELS, BenchmarkRow, load_rows
 from planner.advisor.engine_speed import FITTED, Roofline, prefill_alone, serving, step
+from planner.advisor.kernels import moe_kernel_layer_seconds
 from planner.advisor.support import runner
 from planner.advisor.throughput import GGUF_QUANTS, Load, Setup, decode_load, default_compute_path, prefill_load
 from planner.bounds.errors import PlannerError
@@ -45,6 +46,14 @@ class Case(NamedTuple):
     batch: int
 
 
+def engine_of_family(family: str) -> str:
+    """The first registered engine whose speed is modelled as ``family`` (the benchmark rows name the family)."""
+    for engine in engines():
+        if engine.support.speed_family == family:
+            return engine.name
+    raise PlannerError(f"benchmarks: no registered engine has the {family!r} speed family")
+
+
 def _setup(row: BenchmarkRow) -> Setup:
     from model_catalog import get_gpu, get_model  # the catalog imports the planner: import late
 
@@ -57,7 +66,8 @@ def _setup(row: BenchmarkRow) -> Setup:
     if row.family == "layer-split":
         path = "16-bit"
     quantized = row.family == "layer-split" and row.weights in GGUF_QUANTS
-    return Setup(gpu, row.family, path, row.gpus_per_replica, row.split, quantized)
+    moe = moe_kernel_layer_seconds(gpu, engine, row.weights, row.moe_kernel)
+    return Setup(gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe)
 
 
 def _max_batch(row: BenchmarkRow) -> int:
@@ -245,11 +255,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-
-
-def engine_of_family(family: str) -> str:
-    """The first registered engine whose speed is modelled as ``family`` (the benchmark rows name the family)."""
-    for engine in engines():
-        if engine.support.speed_family == family:
-            return engine.name
-    raise PlannerError(f"benchmarks: no registered engine has the {family!r} speed family")

@@ -155,6 +155,9 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     speculative_methods: tuple[str, ...] = ()
     stage_split: Literal["", "partition", "tensor-split"] = ""  # how uneven pipeline stages are given (mixed GPUs)
     speed_family: SpeedFamily = "paged"
+    # Compute capabilities on which the engine's default kernels for MXFP4 experts are OpenAI's Triton MoE kernels
+    # (planner.advisor.kernels prices them per MoE layer and step).
+    triton_mxfp4_moe: tuple[tuple[int, int], ...] = ()
     # The most concurrent users the advisor offers the engine for unless the buyer names it, with why (None: any).
     advised_max_users: int | None = None
     advised_max_users_reason: str = ""

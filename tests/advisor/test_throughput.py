@@ -7,6 +7,7 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.advisor.engine_speed import FITTED, prefill_alone, serving, step
+from planner.advisor.kernels import GEMM_EFFICIENCY
 from planner.advisor.throughput import (
     decode_load,
     experts_touched,
@@ -136,4 +137,4 @@ def test_llamacpp_expert_matmuls_run_at_their_backends_share() -> None:
     expected = (dense + prompt.expert_flops / FITTED.ll_moe_mfu) / rate
     assert compute_seconds(setup, prompt) == pytest.approx(expected)
     vllm = setup_for(spark, "vllm", "16-bit", 1, "mxfp4")
-    assert compute_seconds(vllm, prompt) == pytest.approx(prompt.flops / (213e12 * FITTED.cb_mfu_16))
+    assert compute_seconds(vllm, prompt) == pytest.approx(prompt.flops / (213e12 * GEMM_EFFICIENCY["16-bit"]))

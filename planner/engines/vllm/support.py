@@ -29,4 +29,9 @@ VLLM_SUPPORT = EngineSupport(
     # vllm/config/speculative.py SpeculativeMethod: draft_model, eagle, eagle3, medusa, mtp (and n-gram).
     speculative_methods=("draft", "eagle", "eagle3", "medusa", "mtp"),
     stage_split="partition",
+    # MXFP4 experts (gpt-oss) take the first backend of a priority list the device supports: FlashInfer TRT-LLM
+    # (SM100 only), then the Triton kernels, which support (9, 0) <= capability < (11, 0), before Marlin: on
+    # Hopper, Triton (0.19.1 model_executor/layers/fused_moe/oracle/mxfp4.py:169-184, :346-357,
+    # fused_moe/gpt_oss_triton_kernels_moe.py:555-564; the same order at 0.33.0, oracle/mxfp4.py:402).
+    triton_mxfp4_moe=((9, 0),),
 )

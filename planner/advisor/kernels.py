@@ -1,0 +1,58 @@
+"""Which kernels an engine runs on a GPU, where that costs the speed model a term of its own (read from the engines'
+sources, never fitted).
+
+- **vLLM's MXFP4 MoE on Hopper**: for MXFP4 experts (gpt-oss) vLLM takes the first backend of its priority list
+  that supports the device; on compute capability 9.0 (its ``EngineSupport.triton_mxfp4_moe``) that is the OpenAI
+  Triton kernels (``matmul_ogs`` with ``triton_kernels`` routing): vLLM 0.19.1
+  ``model_executor/layers/fused_moe/oracle/mxfp4.py:169-184``
+  (``_get_priority_backends``: FlashInfer TRT-LLM, SM100 only; CK, ROCm only; then TRITON, before Marlin) and
+  ``fused_moe/gpt_oss_triton_kernels_moe.py:555-564`` (supported for ``(9, 0) <= capability < (11, 0)``), the same
+  order through 0.33.0 (``oracle/mxfp4.py:402`` ``_get_priority_backends_for_gpt_oss``). Below 9.0 the Triton
+  kernels are unsupported and Marlin runs; on SM100 the FlashInfer TRT-LLM kernels come first. The Triton path
+  costs a step more than the memory roofline says: :data:`VLLM_TRITON_MXFP4_MOE_LAYER_S` per MoE layer.
+  ``VLLM_MXFP4_USE_MARLIN=1`` (``oracle/mxfp4.py:336``) selects Marlin, as InferenceX's H100 gpt-oss script does
+  (SemiAnalysisAI/InferenceX@843c6254 ``benchmarks/single_node/fixed_seq_len/deprecated/gptoss_fp4_h100.sh``).
+- **The matmul rate of vLLM, SGLang and TensorRT-LLM**: the share of the dense peak their GEMMs reach per format
+  (:data:`GEMM_EFFICIENCY`), measured, not fitted.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from planner.core.gpu import GpuSpec
+from planner.engines.registry import get_engine
+
+ComputePath = Literal["16-bit", "fp8", "int8", "fp4"]
+MoeKernel = Literal["marlin"]  # a MoE kernel a run forces (unset: the engine's default for the GPU)
+
+# The Triton MXFP4 MoE kernels' time per MoE layer per decode step over Marlin's, as measured on SM90
+# (vllm-project/vllm PR 27523, 2025-10-26, "[Fix] Change default MXFP4 backend for SM90 to Marlin"):
+# ``vllm bench latency --model openai/gpt-oss-120b`` at its defaults (batch 8, 32 tokens in, 128 out;
+# vllm/benchmarks/latency.py:34-36) took 1.58 s with Triton and 1.17 s with Marlin: 0.41 s over 128 steps of
+# gpt-oss-120b's 36 MoE layers. The speed model's memory roofline is met by Marlin's weight-only kernels (the
+# InferenceX H100 rows), so this is the time Triton adds: small-batch routing and matmul_ogs launches per layer.
+VLLM_TRITON_MXFP4_MOE_LAYER_S = (1.58 - 1.17) / (128 * 36)
+
+
+def moe_kernel_layer_seconds(gpu: GpuSpec, engine: str, weights: str, forced: MoeKernel | None = None) -> float:
+    """Seconds per MoE layer per step that ``engine``'s expert kernels add on ``gpu`` for ``weights`` (see the
+    module docstring); 0 where the engine runs kernels the roofline describes."""
+    if weights != "mxfp4" or forced == "marlin":
+        return 0.0
+    triton = gpu.platform.capability in get_engine(engine).support.triton_mxfp4_moe
+    return VLLM_TRITON_MXFP4_MOE_LAYER_S if triton else 0.0
+
+
+# The share of the dense peak the GEMMs of vLLM, SGLang and TensorRT-LLM reach, per arithmetic: NVIDIA's
+# aiconfigurator times each engine's own GEMMs on each GPU (ai-dynamo/aiconfigurator@095f58a51,
+# aic-core/src/aiconfigurator_core/systems/data/<gpu>/gemm/<engine>/<version>/gemm_perf.parquet). Over the
+# prompt-sized shapes (m 1,024-8,192 tokens, n and k 2,048-16,384: the widths of 7B-70B layers) each file's median
+# share of the catalog's dense peak is, 16-bit: A100 TensorRT-LLM 1.0.0 0.825, vLLM 0.14.0 0.820; B200 TensorRT-LLM
+# 1.2.0rc5 0.636, vLLM 0.19.0 0.673; H100 TensorRT-LLM 1.2.0rc5 0.744, 1.3.0rc20 0.764, vLLM 0.19.0 0.774; H200
+# TensorRT-LLM 1.2.0rc5 0.772, vLLM 0.19.0 0.757; L40S TensorRT-LLM 1.0.0 0.629, 1.3.0rc20 0.583, vLLM 0.14.0 0.728.
+# FP8 (per-tensor): B200 0.359, 0.298; H100 0.436, 0.499, 0.493; H200 0.463, 0.547; L40S 0.475, 0.474, 0.259 (same
+# order). NVFP4: B200 TensorRT-LLM 0.301, vLLM 0.383. The median of each list; INT8 (SmoothQuant, no FP8 file on
+# most GPUs) takes FP8's. FP8 and FP4 reach a smaller share of their doubled peaks: the same GEMM is shorter and
+# its fixed costs (scales, epilogue, waves) weigh more.
+GEMM_EFFICIENCY: dict[ComputePath, float] = {"16-bit": 0.75, "fp8": 0.47, "int8": 0.47, "fp4": 0.34}
