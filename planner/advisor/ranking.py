@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from planner.advisor import screen
 from planner.advisor.costs import HOURS_PER_MONTH, Assumptions
 from planner.advisor.evaluate import Evaluator, reject
 from planner.advisor.options import (
@@ -38,6 +39,7 @@ from planner.advisor.options import (
     pareto_front,
 )
 from planner.advisor.risk import pool_probability
+from planner.advisor.screen import Screened
 from planner.advisor.suitability import default_weights, fallback_weights, left_out
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import Workload
@@ -276,18 +278,42 @@ def _evaluate_all(
 ) -> tuple[list[Option], list[Rejected]]:
     options: list[Option] = []
     rejected: list[Rejected] = []
-    for candidate in candidates(model, gpus, counts, weights, kv_dtypes):
+    for screened in _screened(evaluator, model, gpus, counts, weights, kv_dtypes):
         check()
-        outcome = evaluator.evaluate(candidate)
+        if isinstance(screened, Rejected):
+            rejected.append(screened)
+            continue
+        outcome = evaluator.finish(screened)
         if isinstance(outcome, Rejected):
             rejected.append(outcome)
             continue
         reason = filter_reason(outcome, evaluator.workload)
         if reason is not None:
-            rejected.append(reject(candidate, *reason))
+            rejected.append(reject(screened.candidate, *reason))
             continue
         options.append(outcome)
     return options, rejected
+
+
+def _screened(
+    evaluator: Evaluator,
+    model: ModelSpec,
+    gpus: list[GpuSpec],
+    counts: Sequence[int],
+    weights: Sequence[str],
+    kv_dtypes: Sequence[str],
+) -> tuple[Screened, ...]:
+    """Every candidate past the checks that read no length, or rejected by one (:meth:`Evaluator.screen`), kept
+    across rankings (:mod:`planner.advisor.screen`)."""
+    key = evaluator.screen_key(gpus, counts, weights, kv_dtypes)
+    found = screen.kept(key)
+    if found is not None:
+        return found
+    screened = []
+    for candidate in candidates(model, gpus, counts, weights, kv_dtypes):
+        check()
+        screened.append(evaluator.screen(candidate))
+    return screen.keep(key, tuple(screened))
 
 
 def rank(

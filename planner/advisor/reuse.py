@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from planner.advisor import screen
 from planner.bounds.memo import BoundedMemo
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
@@ -77,7 +78,9 @@ def stage_key(gpu: GpuSpec, memory: int, tensor_parallel: int, weights: str, kv_
 
 
 def clear() -> None:
-    """Forget everything kept: here and the vLLM stages the engine keeps (:func:`planner.engines.vllm.stage.vllm_stage`,
-    the same argument: only V1 profiles, every input but ``max_model_len``, state pages computed again)."""
+    """Forget everything kept: here, the first checks' outcomes (:mod:`planner.advisor.screen`) and the vLLM stages
+    the engine keeps (:func:`planner.engines.vllm.stage.vllm_stage`, the same argument: only V1 profiles, every
+    input but ``max_model_len``, state pages computed again)."""
     _SCOPES.clear()
+    screen.clear()
     clear_length_free()
