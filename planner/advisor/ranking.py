@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from planner.advisor import screen
 from planner.advisor.costs import HOURS_PER_MONTH, Assumptions
 from planner.advisor.evaluate import Evaluator, reject
 from planner.advisor.options import (
@@ -39,7 +38,7 @@ from planner.advisor.options import (
     pareto_front,
 )
 from planner.advisor.risk import pool_probability
-from planner.advisor.screen import Screened
+from planner.advisor.screen import Screened, keep, kept
 from planner.advisor.suitability import default_weights, fallback_weights, left_out
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import Workload
@@ -306,14 +305,14 @@ def _screened(
     """Every candidate past the checks that read no length, or rejected by one (:meth:`Evaluator.screen`), kept
     across rankings (:mod:`planner.advisor.screen`)."""
     key = evaluator.screen_key(gpus, counts, weights, kv_dtypes)
-    found = screen.kept(key)
+    found = kept(key)
     if found is not None:
         return found
     screened = []
     for candidate in candidates(model, gpus, counts, weights, kv_dtypes):
         check()
         screened.append(evaluator.screen(candidate))
-    return screen.keep(key, tuple(screened))
+    return keep(key, tuple(screened))
 
 
 def rank(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from planner.advisor import screen
+from planner.advisor.screen import clear as clear_screens
 from planner.bounds.memo import BoundedMemo
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
@@ -82,5 +82,5 @@ def clear() -> None:
     the engine keeps (:func:`planner.engines.vllm.stage.vllm_stage`, the same argument: only V1 profiles, every
     input but ``max_model_len``, state pages computed again)."""
     _SCOPES.clear()
-    screen.clear()
+    clear_screens()
     clear_length_free()
