@@ -147,8 +147,9 @@ def sampler_headroom(
 def mamba_refusal(request: PlanRequest, profile: VllmProfile, stages: list[VllmStage]) -> Failure | None:
     """``max_num_seqs`` above the pool's blocks for a hybrid model with FULL CUDA graphs (module docstring)."""
     blocks = min(s.blocks for s in stages)
-    hybrid = any(key[0] == "mamba" for key in stages[0].layer_keys)
-    if not (profile.rules.mamba_block_refusal and hybrid and stages[0].graphs.full > 0):
+    if not (profile.rules.mamba_block_refusal and stages[0].graphs.full > 0):
+        return None
+    if not any(key[0] == "mamba" for key in stages[0].layer_keys):  # hybrid: read last, the longest
         return None
     _, seqs = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)
     if seqs <= blocks:
