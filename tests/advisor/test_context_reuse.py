@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from model_catalog import get_model, load_gpus
 from planner.advisor import Workload, rank, reuse, screen
+from planner.bounds.memo import BoundedMemo
 from planner.core.model import ModelSpec
+from planner.engines.vllm import failures
 from planner.engines.vllm import stage as vllm_stage
 from planner.engines.vllm.profile import VllmProfile
 
@@ -32,17 +34,24 @@ MODELS = (
 )
 
 
+MEMOS: tuple[BoundedMemo[Any, Any], ...] = (screen._SCREENS, failures._SAMPLERS)  # fixed size (others: per scope)
+
+
 @contextmanager
 def _keeping_nothing() -> Iterator[None]:
     """The memos hold no entry: every candidate computed from scratch (a key too coarse would make a cleared memo
     alias candidates within one ranking too, the same way cold and warm)."""
-    saved = reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, screen._SCREENS.max_entries
+    saved = reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, [memo.max_entries for memo in MEMOS]
     reuse.clear()
-    reuse.SCOPE_ENTRIES = vllm_stage.LENGTH_FREE_ENTRIES = screen._SCREENS.max_entries = 0
+    reuse.SCOPE_ENTRIES = vllm_stage.LENGTH_FREE_ENTRIES = 0
+    for memo in MEMOS:
+        memo.max_entries = 0
     try:
         yield
     finally:
-        reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, screen._SCREENS.max_entries = saved
+        reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, sizes = saved
+        for bounded, size in zip(MEMOS, sizes, strict=True):
+            bounded.max_entries = size
         reuse.clear()
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from model_catalog import get_model, load_gpus
 from planner.advisor import Workload, rank, reuse, screen
 from planner.advisor.options import Rejected
-from planner.engines.vllm import stage as vllm_stage
+from tests.advisor.test_context_reuse import _keeping_nothing
 
 GPUS = list(load_gpus().values())
 MODELS = ("meta-llama/Llama-3.1-8B", "Qwen/Qwen3-30B-A3B", "google/gemma-3-27b-it", "ibm-granite/granite-4.0-h-small")
@@ -20,14 +20,8 @@ MODELS = ("meta-llama/Llama-3.1-8B", "Qwen/Qwen3-30B-A3B", "google/gemma-3-27b-i
 
 def _cold(spec: Any, workload: Workload, **kw: Any) -> str:
     """The ranking with every memo cleared and none kept during it."""
-    reuse.clear()
-    saved = reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, screen._SCREENS.max_entries
-    reuse.SCOPE_ENTRIES = vllm_stage.LENGTH_FREE_ENTRIES = screen._SCREENS.max_entries = 0
-    try:
+    with _keeping_nothing():
         return rank(spec, workload, **kw).model_dump_json()
-    finally:
-        reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, screen._SCREENS.max_entries = saved
-        reuse.clear()
 
 
 # Each field the screen reads from the workload: the target (llama.cpp's advised users, rack-mounted hosts above
