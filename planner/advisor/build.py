@@ -208,9 +208,7 @@ def build_option(
     warnings, undermining = _warnings(c, s, cost, w, row)
     version, fraction = _engine_settings(overhead)
     conversations = a.conversations * c.replicas
-    # model_construct: every field is built here from validated figures, with its declared type (Option has no
-    # validator; tests/advisor/test_option_fields.py validates the options of rankings again and finds them equal).
-    return Option.model_construct(
+    return Option(
         gpu_id=c.gpu.id,
         gpu_name=c.gpu.name,
         vendor=c.gpu.vendor,
