@@ -12,7 +12,9 @@ one :class:`Workload`, in four steps, each a function:
    whether that engine suits the workload, what it holds by :func:`planner.assessment.assess.assess` under that
    engine's own profile (the Memory page's answer), its speed under that engine
    (:mod:`planner.advisor.engine_speed`), its whole-system cost (:mod:`planner.advisor.costs`) and its caveats
-   (:mod:`planner.advisor.build`);
+   (:mod:`planner.advisor.build`); each candidate's outcome up to its first memory check, when none of those checks
+   reads a length, is kept across rankings (:mod:`planner.advisor.screen`: the context slider asks again only for
+   the rest);
 3. **filter** (:func:`filter_reason`): latency targets and the budget;
 4. **sort** (:func:`sort_options`): set-ups whose speed could be estimated first, then those no caveat
    undermines, then cheapest by the sort key (the total cost of ownership of a purchase, dollars per hour of a

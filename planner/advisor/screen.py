@@ -26,10 +26,10 @@ from planner.advisor.options import Candidate, Rejected
 from planner.advisor.support import SupportRow
 from planner.bounds.memo import BoundedMemo
 
-# A screen holds one entry per candidate (~2,600 for a 70B over the catalog at the default counts, precisions and
-# KV dtypes; most are a shared Rejected or a tuple of references, ~0.5 MB in all): 8 keep a few models and
-# workloads (the slider moves one) within ~5 MB.
-SCREENS = 8
+# A screen holds one entry per candidate (2,640 for a 70B over the catalog at the default counts, precisions and
+# KV dtypes, most a Rejected with its sentence: 2.6 MB measured with tracemalloc): 4 keep a few models and
+# workloads (the slider moves one) within ~11 MB.
+SCREENS = 4
 
 
 class Pending(NamedTuple):
