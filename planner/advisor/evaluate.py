@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from pydantic import TypeAdapter
+
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
 from planner.advisor.options import Candidate, Option, Rejected, RejectReason
@@ -24,6 +26,7 @@ from planner.advisor.suitability import engine_problem, rack_only
 from planner.advisor.support import SupportRow, runner, why_not
 from planner.advisor.workload import Workload
 from planner.assessment.assess import Assessment, VerdictState, assess
+from planner.bounds.limits import GpuMemoryBytes
 from planner.core.gpu import GpuSpec
 from planner.core.host import HostSpec
 from planner.core.model import ModelSpec
@@ -43,6 +46,7 @@ from planner.planning.plan import (
 from planner.planning.results import PlanResult
 
 REFERENCE_MEMORY_BYTES = 10**12  # the memory size of the basis requests (plan_basis does not read it)
+MEMORY_BYTES: TypeAdapter[int] = TypeAdapter(GpuMemoryBytes)  # a request's memory size, validated alone
 
 
 def reject(c: Candidate, reason: RejectReason, detail: str) -> Rejected:
@@ -155,12 +159,15 @@ class Evaluator:
 
     def _planned_request(self, c: Candidate, engine: str) -> PlanRequest:
         """The candidate's own request (:meth:`request` at its memory), once per engine, memory, split, precisions
-        and GPU."""
+        and GPU: its basis's request (:meth:`request` validated, once per engine, split and precisions) with the GPU
+        (a validated :class:`GpuSpec`) and its memory size, validated alone; the request's one validator (the shared
+        prefix against the context) reads neither."""
         overhead = self.profile(engine)
         memory = self.memory(c.gpu, overhead)
         key = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
         if key not in self._requests:
-            self._requests[key] = self.request(c, overhead, memory)
+            update = {"gpu": c.gpu, "gpu_memory_bytes": MEMORY_BYTES.validate_python(memory)}
+            self._requests[key] = self._basis(c, engine).request.model_copy(update=update)
         return self._requests[key]
 
     def _kept(self, c: Candidate, engine: str) -> GpuStages:
