@@ -280,10 +280,10 @@ def _evaluate_all(
     options: list[Option] = []
     rejected: list[Rejected] = []
     for screened in _screened(evaluator, model, gpus, counts, weights, kv_dtypes):
-        check()
         if isinstance(screened, Rejected):
             rejected.append(screened)
             continue
+        check()  # the run's wall-clock budget, before each candidate's work (a screened rejection needs none)
         outcome = evaluator.finish(screened)
         if isinstance(outcome, Rejected):
             rejected.append(outcome)
