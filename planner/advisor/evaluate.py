@@ -5,7 +5,9 @@ that holds them)? which engine runs it (:func:`planner.advisor.support.runner`),
 workload (:mod:`planner.advisor.suitability`)? does it fit, and how many conversations does it hold — by
 :func:`planner.assessment.assess.assess` under THAT engine's own profile at its defaults, the answer the Memory
 page gives for the same set-up? Then :func:`planner.advisor.build.build_option` adds speed and costs. It caches
-what candidates share (plan bases per engine, memory fits, assessments, loads).
+what candidates share (plan bases per engine, memory fits, assessments, loads); the checks that read no length
+(:meth:`Evaluator.screen`) are kept across rankings by :mod:`planner.advisor.screen`, the rest
+(:meth:`Evaluator.finish`) made at every ranking.
 """
 
 from __future__ import annotations
@@ -13,14 +15,18 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from pydantic import TypeAdapter
+
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
 from planner.advisor.options import Candidate, Option, Rejected, RejectReason
-from planner.advisor.reuse import GpuStages, StagesMemo, stage_key, stages_memo
+from planner.advisor.reuse import GpuStages, StagesMemo, stage_key, stages_memo, stages_reusable
+from planner.advisor.screen import Pending, Screened, ScreenKey
 from planner.advisor.suitability import engine_problem, rack_only
 from planner.advisor.support import SupportRow, runner, why_not
 from planner.advisor.workload import Workload
 from planner.assessment.assess import Assessment, VerdictState, assess
+from planner.bounds.limits import GpuMemoryBytes
 from planner.core.gpu import GpuSpec
 from planner.core.host import HostSpec
 from planner.core.model import ModelSpec
@@ -37,9 +43,10 @@ from planner.planning.plan import (
     stages_at,
     with_loaded_weights,
 )
-from planner.planning.results import PlanResult, StageMemory
+from planner.planning.results import PlanResult
 
 REFERENCE_MEMORY_BYTES = 10**12  # the memory size of the basis requests (plan_basis does not read it)
+MEMORY_BYTES: TypeAdapter[int] = TypeAdapter(GpuMemoryBytes)  # a request's memory size, validated alone
 
 
 def reject(c: Candidate, reason: RejectReason, detail: str) -> Rejected:
@@ -95,7 +102,7 @@ class Evaluator:
         self._profiles: dict[str, OverheadModel] = {}
         self._bases: dict[tuple[str, int, str, str], PlanBasis] = {}
         self._fits: dict[tuple[str, int, int, str, str, str], MemoryFit] = {}
-        self._plans: dict[tuple[str, int, int, str, str, str], PlanResult] = {}
+        self._stages: dict[tuple[str, int, int, str, str, str], GpuStages] = {}
         self._held: dict[tuple[str, str, int, int, str, str, int], Assessment] = {}
         self._runners: dict[tuple[str | None, str, str], SupportRow | str] = {}
         self._hosts: dict[tuple[str, int, int], HostChoice | None] = {}
@@ -137,39 +144,56 @@ class Evaluator:
         """A cheap first check: the planner's fit of one replica (weights, working memory, one sequence)."""
         overhead = self.profile(engine)
         memory = self.memory(c.gpu, overhead)
+        key = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
+        if key not in self._fits:
+            self._fits[key] = fit_of(self._basis(c, engine), self._kept(c, engine).fit_stages, 1)
+        return self._fits[key]
+
+    def _basis(self, c: Candidate, engine: str) -> PlanBasis:
+        """The GPU-less basis of the candidate's request (:func:`plan_basis`), once per engine, split and precisions."""
         key = (engine, c.tensor_parallel, c.weights, c.kv_dtype)
         if key not in self._bases:
-            base = self.request(c, overhead, REFERENCE_MEMORY_BYTES).model_copy(update={"gpu": None})
+            base = self.request(c, self.profile(engine), REFERENCE_MEMORY_BYTES).model_copy(update={"gpu": None})
             self._bases[key] = plan_basis(base)
-        basis = self._bases[key]
-        stage_key = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
-        if stage_key not in self._fits:
-            self._fits[stage_key] = fit_of(basis, self._stages_on(c, overhead, memory, basis, stage_key), 1)
-        return self._fits[stage_key]
+        return self._bases[key]
 
-    def _stages_on(
-        self,
-        c: Candidate,
-        overhead: OverheadModel,
-        memory: int,
-        basis: PlanBasis,
-        key: tuple[str, int, int, str, str, str],
-    ) -> tuple[StageMemory, ...]:
-        """The stages of the first check on the candidate's GPU (:func:`_gpu_stages`, kept across rankings by
-        :mod:`planner.advisor.reuse` when they read no length). The plan of the candidate's own request (its basis
-        with the GPU: the kernels' padding on this device) is made here once and kept for :meth:`assessment`
-        (:func:`plan_from`: what ``plan()`` returns); it reads the lengths and is made at every context."""
-        request = self._requests[key] = self.request(c, overhead, memory)
+    def _planned_request(self, c: Candidate, engine: str) -> PlanRequest:
+        """The candidate's own request (:meth:`request` at its memory), once per engine, memory, split, precisions
+        and GPU: its basis's request (:meth:`request` validated, once per engine, split and precisions) with the GPU
+        (a validated :class:`GpuSpec`) and its memory size, validated alone; the request's one validator (the shared
+        prefix against the context) reads neither."""
+        overhead = self.profile(engine)
+        memory = self.memory(c.gpu, overhead)
+        key = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
+        if key not in self._requests:
+            update = {"gpu": c.gpu, "gpu_memory_bytes": MEMORY_BYTES.validate_python(memory)}
+            self._requests[key] = self._basis(c, engine).request.model_copy(update=update)
+        return self._requests[key]
+
+    def _kept(self, c: Candidate, engine: str) -> GpuStages:
+        """The candidate's memory on its GPU (:func:`_gpu_stages`), once per engine, memory, split, precisions and
+        GPU, and kept across rankings by :mod:`planner.advisor.reuse` when it reads no length."""
+        overhead = self.profile(engine)
+        memory = self.memory(c.gpu, overhead)
+        key = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
+        if key in self._stages:
+            return self._stages[key]
         memo = self._memo(overhead)
         memo_key = stage_key(c.gpu, memory, c.tensor_parallel, c.weights, c.kv_dtype)
         kept = memo.get(memo_key) if memo is not None else None
         if kept is None:
-            kept = _gpu_stages(request, basis, memory, c.gpu)
+            kept = _gpu_stages(self._planned_request(c, engine), self._basis(c, engine), memory, c.gpu)
             if memo is not None:
                 memo.put(memo_key, kept)
-        full = with_loaded_weights(basis, request, kept.weights_bytes)  # what plan_basis(request, like=basis) gives
-        self._plans[key] = plan_from(full, kept.stages)
-        return kept.fit_stages
+        self._stages[key] = kept
+        return kept
+
+    def _plan(self, c: Candidate, engine: str) -> PlanResult:
+        """The plan of the candidate's own request (its basis with the GPU: the kernels' padding on this device;
+        :func:`plan_from`: what ``plan()`` returns), made when first assessed: it reads the lengths."""
+        request, kept = self._planned_request(c, engine), self._kept(c, engine)
+        full = with_loaded_weights(self._basis(c, engine), request, kept.weights_bytes)
+        return plan_from(full, kept.stages)  # full: what plan_basis(request, like=basis) gives
 
     def _memo(self, overhead: OverheadModel) -> StagesMemo | None:
         """The stages kept across rankings for this model under ``overhead``
@@ -188,9 +212,8 @@ class Evaluator:
         users = math.ceil(max(1, self.target) / c.replicas) if fixed_slots else 0
         key = (engine, c.gpu.id, memory, c.tensor_parallel, c.weights, c.kv_dtype, users)
         if key not in self._held:
-            planned = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
-            request = self._requests.get(planned) or self.request(c, overhead, memory)
-            self._held[key] = assess(request, users or None, self._plans.get(planned), notes=False)
+            request = self._planned_request(c, engine)
+            self._held[key] = assess(request, users or None, self._plan(c, engine), notes=False)
         return self._held[key]
 
     def runner(self, c: Candidate) -> SupportRow | str:
@@ -244,7 +267,14 @@ class Evaluator:
 
     def evaluate(self, c: Candidate) -> Option | Rejected:
         """The candidate as an :class:`Option`, or rejected (in the order of
-        :data:`planner.advisor.options.RejectReason`)."""
+        :data:`planner.advisor.options.RejectReason`): :meth:`screen`, then :meth:`finish`."""
+        screened = self.screen(c)
+        return screened if isinstance(screened, Rejected) else self.finish(screened)
+
+    def screen(self, c: Candidate) -> Screened:
+        """The checks that read no length (:mod:`planner.advisor.screen` keeps their outcomes across rankings): the
+        split, the purchase, the engine and its suitability, the host, and the first memory check when its stages
+        read no length (:func:`planner.advisor.reuse.stages_reusable`)."""
         if c.problem is not None:
             return reject(c, "illegal-split", c.problem)
         not_for_sale = self.purchase_problem(c)
@@ -262,20 +292,56 @@ class Evaluator:
             return reject(
                 c, "no-host", f"no catalog host{where} holds {c.tensor_parallel} x {c.gpu.name} and feeds their power"
             )
-        return self._evaluate_fit(c, row, host)
+        if not stages_reusable(self.profile(row.engine)):
+            return Pending(c, row, host, fit_checked=False)
+        return self._weights_misfit(c, row.engine) or Pending(c, row, host, fit_checked=True)
 
-    def _evaluate_fit(self, c: Candidate, row: SupportRow, host: HostChoice | None) -> Option | Rejected:
-        fit = self.weights_fit(c, row.engine)
-        if fit.fit_status == "weights-do-not-fit":  # the planner's own fit, as assess would find it
-            stage = fit.limiting
-            return reject(
-                c,
-                "does-not-fit",
-                f"weights and working memory exceed {stage.gpu_memory_bytes / 2**30:.1f} GiB per GPU by "
-                f"{-stage.headroom_bytes / 2**30:.2f} GiB",
-            )
-        a = self.assessment(c, row.engine)
-        misfit = self._misfit(c, a)
+    def _weights_misfit(self, c: Candidate, engine: str) -> Rejected | None:
+        """The first memory check (:meth:`weights_fit`): the planner's own fit, as assess would find it."""
+        fit = self.weights_fit(c, engine)
+        if fit.fit_status != "weights-do-not-fit":
+            return None
+        stage = fit.limiting
+        return reject(
+            c,
+            "does-not-fit",
+            f"weights and working memory exceed {stage.gpu_memory_bytes / 2**30:.1f} GiB per GPU by "
+            f"{-stage.headroom_bytes / 2**30:.2f} GiB",
+        )
+
+    def finish(self, p: Pending) -> Option | Rejected:
+        """A candidate past :meth:`screen`: its first memory check (unless made there), its assessment, and the
+        option with its speed and costs."""
+        c, row = p.candidate, p.row
+        misfit = None if p.fit_checked else self._weights_misfit(c, row.engine)
         if misfit is not None:
-            return reject(c, *misfit)
-        return build_option(self.built, c, row, a, self.profile(row.engine), host, self.assumptions)
+            return misfit
+        a = self.assessment(c, row.engine)
+        why = self._misfit(c, a)
+        if why is not None:
+            return reject(c, *why)
+        return build_option(self.built, c, row, a, self.profile(row.engine), p.host, self.assumptions)
+
+    def screen_key(
+        self, gpus: Sequence[GpuSpec], counts: Sequence[int], weights: Sequence[str], kv_dtypes: Sequence[str]
+    ) -> ScreenKey:
+        """Everything :meth:`screen` reads over the candidates of these GPUs, counts, precisions and KV dtypes (the
+        :mod:`planner.advisor.screen` docstring)."""
+        w = self.workload
+        names = engine_names()
+        return (
+            type(self),
+            self.model,
+            tuple(gpus),
+            tuple(counts),
+            tuple(weights),
+            tuple(kv_dtypes),
+            w.pricing,
+            w.engines,
+            rack_only(w),
+            tuple(engine_problem(e, w) for e in names),
+            w.unified_memory_share,
+            self.hosts,
+            tuple(self.profile(e) for e in names),
+            self.block_size,
+        )

@@ -12,7 +12,9 @@ one :class:`Workload`, in four steps, each a function:
    whether that engine suits the workload, what it holds by :func:`planner.assessment.assess.assess` under that
    engine's own profile (the Memory page's answer), its speed under that engine
    (:mod:`planner.advisor.engine_speed`), its whole-system cost (:mod:`planner.advisor.costs`) and its caveats
-   (:mod:`planner.advisor.build`);
+   (:mod:`planner.advisor.build`); each candidate's outcome up to its first memory check, when none of those checks
+   reads a length, is kept across rankings (:mod:`planner.advisor.screen`: the context slider asks again only for
+   the rest);
 3. **filter** (:func:`filter_reason`): latency targets and the budget;
 4. **sort** (:func:`sort_options`): set-ups whose speed could be estimated first, then those no caveat
    undermines, then cheapest by the sort key (the total cost of ownership of a purchase, dollars per hour of a
@@ -38,6 +40,7 @@ from planner.advisor.options import (
     pareto_front,
 )
 from planner.advisor.risk import pool_probability
+from planner.advisor.screen import Screened, keep, kept
 from planner.advisor.suitability import default_weights, fallback_weights, left_out
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import Workload
@@ -276,18 +279,42 @@ def _evaluate_all(
 ) -> tuple[list[Option], list[Rejected]]:
     options: list[Option] = []
     rejected: list[Rejected] = []
-    for candidate in candidates(model, gpus, counts, weights, kv_dtypes):
-        check()
-        outcome = evaluator.evaluate(candidate)
+    for screened in _screened(evaluator, model, gpus, counts, weights, kv_dtypes):
+        if isinstance(screened, Rejected):
+            rejected.append(screened)
+            continue
+        check()  # the run's wall-clock budget, before each candidate's work (a screened rejection needs none)
+        outcome = evaluator.finish(screened)
         if isinstance(outcome, Rejected):
             rejected.append(outcome)
             continue
         reason = filter_reason(outcome, evaluator.workload)
         if reason is not None:
-            rejected.append(reject(candidate, *reason))
+            rejected.append(reject(screened.candidate, *reason))
             continue
         options.append(outcome)
     return options, rejected
+
+
+def _screened(
+    evaluator: Evaluator,
+    model: ModelSpec,
+    gpus: list[GpuSpec],
+    counts: Sequence[int],
+    weights: Sequence[str],
+    kv_dtypes: Sequence[str],
+) -> tuple[Screened, ...]:
+    """Every candidate past the checks that read no length, or rejected by one (:meth:`Evaluator.screen`), kept
+    across rankings (:mod:`planner.advisor.screen`)."""
+    key = evaluator.screen_key(gpus, counts, weights, kv_dtypes)
+    found = kept(key)
+    if found is not None:
+        return found
+    screened = []
+    for candidate in candidates(model, gpus, counts, weights, kv_dtypes):
+        check()
+        screened.append(evaluator.screen(candidate))
+    return keep(key, tuple(screened))
 
 
 def rank(

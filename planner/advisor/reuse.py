@@ -27,10 +27,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from planner.advisor.screen import clear as clear_screens
 from planner.bounds.memo import BoundedMemo
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
+from planner.engines.vllm.failures import clear_samplers
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import clear_length_free, gpu_fields
 from planner.planning.results import StageMemory
@@ -77,7 +79,11 @@ def stage_key(gpu: GpuSpec, memory: int, tensor_parallel: int, weights: str, kv_
 
 
 def clear() -> None:
-    """Forget everything kept: here and the vLLM stages the engine keeps (:func:`planner.engines.vllm.stage.vllm_stage`,
-    the same argument: only V1 profiles, every input but ``max_model_len``, state pages computed again)."""
+    """Forget everything kept: here, the first checks' outcomes (:mod:`planner.advisor.screen`), the vLLM stages
+    the engine keeps (:func:`planner.engines.vllm.stage.vllm_stage`, the same argument: only V1 profiles, every
+    input but ``max_model_len``, state pages computed again) and its sampler headrooms
+    (:func:`planner.engines.vllm.failures.sampler_headroom`)."""
     _SCOPES.clear()
+    clear_screens()
     clear_length_free()
+    clear_samplers()

@@ -1,5 +1,6 @@
 """A ranking at a new context after one at another equals a cold ranking at the new one (planner.advisor.reuse keeps
-what reads no length across rank() calls: the plan's stages on each GPU, and vLLM's stages in the engine)."""
+what reads no length across rank() calls: the plan's stages on each GPU, vLLM's stages in the engine, and the first
+checks' outcomes: planner.advisor.screen)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from model_catalog import get_model, load_gpus
-from planner.advisor import Workload, rank, reuse
+from planner.advisor import Workload, rank, reuse, screen
+from planner.bounds.memo import BoundedMemo
 from planner.core.model import ModelSpec
+from planner.engines.vllm import failures
 from planner.engines.vllm import stage as vllm_stage
 from planner.engines.vllm.profile import VllmProfile
 
@@ -31,17 +34,24 @@ MODELS = (
 )
 
 
+MEMOS: tuple[BoundedMemo[Any, Any], ...] = (screen._SCREENS, failures._SAMPLERS)  # fixed size (others: per scope)
+
+
 @contextmanager
 def _keeping_nothing() -> Iterator[None]:
-    """Both memos hold no entry: every candidate computed from scratch (a key too coarse would make a cleared memo
+    """The memos hold no entry: every candidate computed from scratch (a key too coarse would make a cleared memo
     alias candidates within one ranking too, the same way cold and warm)."""
-    saved = reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES
+    saved = reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, [memo.max_entries for memo in MEMOS]
     reuse.clear()
     reuse.SCOPE_ENTRIES = vllm_stage.LENGTH_FREE_ENTRIES = 0
+    for memo in MEMOS:
+        memo.max_entries = 0
     try:
         yield
     finally:
-        reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES = saved
+        reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, sizes = saved
+        for bounded, size in zip(MEMOS, sizes, strict=True):
+            bounded.max_entries = size
         reuse.clear()
 
 

@@ -2,9 +2,10 @@
 lengths, targets and engines).
 
 - ``plan_basis(request, like=...)``: the basis of the same request without its GPU, the GPU's parts re-read;
-- :class:`planner.advisor.evaluate.Evaluator`: its first check (the GPU-less basis on the GPU) and its assessment (a
-  plan made once with that check, the engine's report without its notes) against ``plan_basis``/``stages_at`` and
-  ``assess()`` of the same request; its engine choice against ``runner``/``why_not``;
+- :class:`planner.advisor.evaluate.Evaluator`: its first check (the GPU-less basis on the GPU), its request (the
+  basis's on the GPU) and its assessment (a plan made once with that check, the engine's report without its notes)
+  against ``plan_basis``/``stages_at``, :meth:`Evaluator.request` and ``assess()`` of the same request; its engine
+  choice against ``runner``/``why_not``;
 - :meth:`planner.engines.base.Engine.report_figures`: every registered engine's report less its notes;
 - :func:`planner.advisor.rank`: the whole ranking against one whose Evaluator makes every call afresh.
 """
@@ -120,6 +121,8 @@ def test_evaluator_matches_the_plain_calls(
     memory = ev.memory(c.gpu, overhead)
     assert ev.weights_fit(c, row.engine) == _plain_fit(ev, c, overhead, memory)
     request = ev.request(c, overhead, memory)
+    planned = ev._planned_request(c, row.engine)  # the basis's request on the GPU, its memory validated alone
+    assert planned == request and planned.model_fields_set == request.model_fields_set
     gpu_less = plan_basis(ev.request(c, overhead, 10**12).model_copy(update={"gpu": None}))
     assert plan_basis(request, like=gpu_less) == plan_basis(request)
     longer = request.model_copy(update={"context_tokens": request.context_tokens + 1})

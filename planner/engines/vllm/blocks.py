@@ -114,13 +114,42 @@ def needed_bytes(stage: VllmStage, max_model_len: int, batched_tokens: int) -> i
 
 
 def estimate_max_len(stages: list[VllmStage], limit: int, batched_tokens: int) -> int:
-    """The largest length whose request fits on every rank (``estimate_max_model_len``: a binary search)."""
+    """The largest length whose request fits on every rank (``estimate_max_model_len``: a binary search over
+    ``[0, limit]``). It first probes :func:`_whole_blocks` and the length after it: each probe narrows the bracket
+    as a step of the search would (:func:`needed_bytes` never falls as the length grows: every term is a ceiling
+    or a minimum of the length, or a constant), so the answer is the search's, found in three probes instead of
+    ~17 when every layer is full attention."""
+
+    def fits(length: int) -> bool:
+        return all(needed_bytes(s, length, batched_tokens) <= s.available for s in stages)
+
     low, high = 0, limit
+    guess = _whole_blocks(stages, limit, batched_tokens)
+    if guess is not None and fits(guess):
+        low = guess
+        if guess == limit or not fits(guess + 1):
+            return guess
+        low = guess + 1
+    elif guess is not None:
+        high = guess - 1
     while low < high:
         check()
         mid = (low + high + 1) // 2
-        if all(needed_bytes(s, mid, batched_tokens) <= s.available for s in stages):
+        if fits(mid):
             low = mid
         else:
             high = mid - 1
     return low
+
+
+def _whole_blocks(stages: list[VllmStage], limit: int, batched_tokens: int) -> int | None:
+    """The whole blocks of a request every rank holds, in tokens, when each block costs what the first does (exact
+    for full attention without a drafter: ``needed_bytes`` is then ``ceil(length / block)`` times that of one
+    block), within ``[0, limit]``; ``None`` when a rank's first block costs nothing."""
+    blocks = []
+    for s in stages:
+        first = needed_bytes(s, s.block_size, batched_tokens)
+        if first <= 0:
+            return None
+        blocks.append(max(0, s.available) // first * s.block_size)
+    return min(limit, *blocks)

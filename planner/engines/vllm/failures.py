@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import math
 
+from planner.bounds.memo import BoundedMemo
+from planner.core.model import ModelSpec
 from planner.core.overhead import FailureKind
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage, needed_bytes
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import stage_context
+from planner.engines.vllm.stage import gpu_fields, stage_context
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -109,11 +111,69 @@ def _memory_failure(request: PlanRequest, result: PlanResult, profile: VllmProfi
     return None
 
 
+# The sampler's headroom of one V1 rank planned again at another context (the advisor's slider): one per vLLM
+# assessment, ~400 per ranking of one model over the catalog; an entry is a few ints and tuples (0.54 kB measured
+# with tracemalloc: 376 entries of a 70B ranking, 0.2 MB): 4,096 keep ~2.2 MB at most.
+SAMPLER_ENTRIES = 4096
+_SAMPLERS: BoundedMemo[tuple[object, ...], tuple[ModelSpec, tuple[int, int]]] = BoundedMemo(SAMPLER_ENTRIES)
+
+
+def clear_samplers() -> None:
+    """Forget the headrooms kept by :func:`sampler_headroom`."""
+    _SAMPLERS.clear()
+
+
 def sampler_headroom(
     request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage
 ) -> tuple[int, int]:
     """(free memory when the post-capture sampler warm-up starts, the sampler's profiled peak) on the last
-    stage's rank."""
+    stage's rank. Under a V1 :class:`VllmProfile` itself it reads no length (the profile's batch and terms read
+    none: :func:`planner.engines.vllm.stage.vllm_stage`'s argument): kept across calls, keyed by everything
+    :func:`_sampler_headroom` reads (:func:`_sampler_key`; bounded: :data:`SAMPLER_ENTRIES`, least recently used
+    out)."""
+    if type(profile) is not VllmProfile or not profile.is_v1:
+        return _sampler_headroom(request, result, profile, last)
+    key = _sampler_key(request, result, profile, last)
+    try:
+        kept = _SAMPLERS.get(key)
+    except TypeError:  # a profile a calibration fit builds holds its trial constants in a dict: computed afresh
+        return _sampler_headroom(request, result, profile, last)
+    if kept is not None and kept[0] is request.model:
+        return kept[1]
+    return _SAMPLERS.put(key, (request.model, _sampler_headroom(request, result, profile, last)))[1]
+
+
+def _sampler_key(request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage) -> tuple[object, ...]:
+    """What :func:`_sampler_headroom` reads: the profile, the model (by identity: the memo's entry holds it, so its
+    id is not reused while the entry lives), the request's GPU, weights and deployment, the split, the last stage's
+    layers, weights and other processes' memory, its rank's total, and the rank's vLLM figures."""
+    stage = result.stages[-1]
+    return (
+        profile,
+        id(request.model),
+        *gpu_fields(request.gpu),
+        request.resolved_weights,
+        request.deployment,
+        result.tensor_parallel,
+        result.pipeline_parallel,
+        len(result.stages),
+        stage.layers,
+        stage.weights_bytes,
+        stage.other_bytes,
+        stage_total_bytes(request, result, len(result.stages) - 1),
+        last.blocks,
+        last.page_bytes,
+        last.group_size,
+        last.draft_page_bytes,
+        last.weights,
+        last.non_torch,
+        last.graphs,
+    )
+
+
+def _sampler_headroom(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage
+) -> tuple[int, int]:
     index = len(result.stages) - 1
     total = stage_total_bytes(request, result, index)
     ctx = stage_context(request, result, index, total)
@@ -147,8 +207,9 @@ def sampler_headroom(
 def mamba_refusal(request: PlanRequest, profile: VllmProfile, stages: list[VllmStage]) -> Failure | None:
     """``max_num_seqs`` above the pool's blocks for a hybrid model with FULL CUDA graphs (module docstring)."""
     blocks = min(s.blocks for s in stages)
-    hybrid = any(key[0] == "mamba" for key in stages[0].layer_keys)
-    if not (profile.rules.mamba_block_refusal and hybrid and stages[0].graphs.full > 0):
+    if not (profile.rules.mamba_block_refusal and stages[0].graphs.full > 0):
+        return None
+    if not any(key[0] == "mamba" for key in stages[0].layer_keys):  # hybrid: read last, the longest
         return None
     _, seqs = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)
     if seqs <= blocks:
