@@ -39,7 +39,7 @@ BOX_DEFAULTS: dict[str, dict[str, Any]] = {
 
 def _box(name: str, label: str, icon: str) -> Any:
     """A settings expander: the container when it is open or one of its settings is set, else a stand-in."""
-    active = any(st.session_state.get(k, v) != v for k, v in BOX_DEFAULTS[name].items())
+    active = any(binding.current(k, v) != v for k, v in BOX_DEFAULTS[name].items())
     box = st.expander(label, expanded=active, icon=icon, on_change="rerun", key=BOX_KEYS[name])
     return box if active or box.open else Deferred(lambda: None)
 

@@ -98,6 +98,13 @@ def ensure(setting: Setting, valid: Callable[[Any], bool], default: Any, reason:
     return value
 
 
+def current(url: str, default: Any) -> Any:
+    """A setting's value before its widget is drawn: the session's, else the one kept from an earlier visit of
+    its page (:func:`ensure` restores it when the widget is drawn), else ``default``."""
+    kept: dict[str, Any] = st.session_state.get(PAGE_VALUES_KEY, {})
+    return st.session_state.get(url, kept.get(url, default))
+
+
 def drawn(setting: Setting) -> Any:
     """A widget's value: its session state, which is what the widget returns once drawn and what it will show
     when its drawing is put off to the end of the run (:mod:`ui.deferred`)."""

@@ -210,3 +210,14 @@ def test_settings_expanders_draw_their_widgets_only_when_open_or_set() -> None:
     at.number_input(key="kwh").set_value(0.0).run()
     assert "kwh" not in _widget_keys(at), "back at the defaults and closed: not drawn"
     assert at.query_params["kwh"] == "0" and not at.exception
+
+
+def test_a_set_value_opens_its_expander_again_after_another_page() -> None:
+    """Streamlit drops a page's widget state when another page runs; the value kept for the page
+    (:func:`ui.binding.ensure`) still opens its expander on the first run back, with its widget showing it."""
+    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-70B", "context": "8192", "budget": "60000"})
+    assert "budget" in _widget_keys(at)
+    at.switch_page("pages/memory.py").run()
+    at.switch_page("pages/advisor.py").run()
+    assert not at.exception
+    assert "budget" in _widget_keys(at) and at.number_input(key="budget").value == 60000
