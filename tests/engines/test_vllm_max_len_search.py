@@ -8,15 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model_catalog import get_gpu, get_model
 from planner.bounds.errors import PlannerError
 from planner.engines import vllm
-from planner.engines.base import engine_total_bytes, stage_total_bytes
-from planner.engines.registry import engine_profile
+from planner.engines.base import engine_total_bytes
 from planner.engines.vllm.blocks import VllmStage, estimate_max_len, needed_bytes
-from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import vllm_stage
-from planner.planning.plan import PlanRequest, plan
+from tests.engines.vllm_planned import planned
 
 MODELS = (
     "meta-llama/Llama-3.1-8B",  # full attention
@@ -43,25 +39,9 @@ def _plain(stages: list[VllmStage], limit: int, batched: int) -> int:
 
 
 def _stages(model: str, gpu: str, tp: int, kv: str, context: int) -> tuple[list[VllmStage], int]:
-    profile = engine_profile("vllm")
-    assert isinstance(profile, VllmProfile)
-    device = get_gpu(gpu)
-    request = PlanRequest(
-        model=get_model(model).spec,
-        gpu=device,
-        gpu_memory_bytes=device.memory_bytes_for(True),
-        gpu_count=tp,
-        tensor_parallel=tp,
-        kv_dtype=kv,
-        context_tokens=context,
-        max_model_len=context,
-        overhead=profile,
-    )
-    result = plan(request)
-    totals = [stage_total_bytes(request, result, i) for i in range(len(result.stages))]
-    stages = [vllm_stage(request, result, profile, i, total) for i, total in enumerate(totals)]
-    batched, _ = profile.batch(engine_total_bytes(request), device.name, context)
-    return stages, batched
+    setup = planned(model, gpu, tp, kv, context)
+    batched, _ = setup.profile.batch(engine_total_bytes(setup.request), setup.request.gpu.name, context)
+    return setup.stages, batched
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,14 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model_catalog import get_gpu, get_model
 from planner.bounds.errors import PlannerError
-from planner.engines.base import stage_total_bytes
-from planner.engines.registry import engine_profile
 from planner.engines.vllm import failures
-from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import vllm_stage
-from planner.planning.plan import PlanRequest, plan
+from tests.engines.vllm_planned import planned
 
 MODELS = (
     "meta-llama/Llama-3.1-8B",
@@ -32,25 +27,9 @@ def _headrooms(
     model: str, gpu: str, tp: int, kv: str, context: int, version: str | None
 ) -> tuple[tuple[int, int], tuple[int, int]]:
     """(the kept answer, a fresh one) for the last rank of the set-up at ``context``."""
-    profile = engine_profile("vllm", version=version)
-    assert isinstance(profile, VllmProfile)
-    device = get_gpu(gpu)
-    request = PlanRequest(
-        model=get_model(model).spec,
-        gpu=device,
-        gpu_memory_bytes=device.memory_bytes_for(True),
-        gpu_count=tp,
-        tensor_parallel=tp,
-        kv_dtype=kv,
-        context_tokens=context,
-        max_model_len=context,
-        overhead=profile,
-    )
-    result = plan(request)
-    last = len(result.stages) - 1
-    stage = vllm_stage(request, result, profile, last, stage_total_bytes(request, result, last))
-    fresh = failures._sampler_headroom(request, result, profile, stage)
-    return failures.sampler_headroom(request, result, profile, stage), fresh
+    request, result, profile, stages = planned(model, gpu, tp, kv, context, version)
+    fresh = failures._sampler_headroom(request, result, profile, stages[-1])
+    return failures.sampler_headroom(request, result, profile, stages[-1]), fresh
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

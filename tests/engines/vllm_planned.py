@@ -1,0 +1,45 @@
+"""A vLLM set-up as the engine sees it, for tests of its per-rank rules: the request (the catalog GPU's memory as
+engines see it, ``max_model_len`` = the context), its plan, the release's profile and every rank's stage."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from model_catalog import get_gpu, get_model
+from planner.engines.base import stage_total_bytes
+from planner.engines.registry import engine_profile
+from planner.engines.vllm.blocks import VllmStage
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.stage import vllm_stage
+from planner.planning.plan import PlanRequest, plan
+from planner.planning.results import PlanResult
+
+
+class Planned(NamedTuple):
+    request: PlanRequest
+    result: PlanResult
+    profile: VllmProfile
+    stages: list[VllmStage]
+
+
+def planned(model: str, gpu: str, tp: int, kv: str, context: int, version: str | None = None) -> Planned:
+    """``model`` on ``tp`` x ``gpu`` with a ``kv`` cache at ``context`` tokens under vLLM ``version`` (the default
+    release when None); raises PlannerError for a split the model does not divide by."""
+    profile = engine_profile("vllm", version=version)
+    assert isinstance(profile, VllmProfile)
+    device = get_gpu(gpu)
+    request = PlanRequest(
+        model=get_model(model).spec,
+        gpu=device,
+        gpu_memory_bytes=device.memory_bytes_for(True),
+        gpu_count=tp,
+        tensor_parallel=tp,
+        kv_dtype=kv,
+        context_tokens=context,
+        max_model_len=context,
+        overhead=profile,
+    )
+    result = plan(request)
+    ranks = range(len(result.stages))
+    stages = [vllm_stage(request, result, profile, i, stage_total_bytes(request, result, i)) for i in ranks]
+    return Planned(request, result, profile, stages)
