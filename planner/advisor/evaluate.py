@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from pydantic import TypeAdapter
 
@@ -47,6 +48,18 @@ from planner.planning.results import PlanResult
 
 REFERENCE_MEMORY_BYTES = 10**12  # the memory size of the basis requests (plan_basis does not read it)
 MEMORY_BYTES: TypeAdapter[int] = TypeAdapter(GpuMemoryBytes)  # a request's memory size, validated alone
+
+
+class OnGpu(NamedTuple):
+    """What a replica on the candidate's GPU is planned from: the engine, the memory planned per GPU
+    (:meth:`Evaluator.memory`), the split, the precisions and the GPU."""
+
+    engine: str
+    memory: int
+    tensor_parallel: int
+    weights: str
+    kv_dtype: str
+    gpu_id: str
 
 
 def reject(c: Candidate, reason: RejectReason, detail: str) -> Rejected:
@@ -142,12 +155,15 @@ class Evaluator:
 
     def weights_fit(self, c: Candidate, engine: str) -> MemoryFit:
         """A cheap first check: the planner's fit of one replica (weights, working memory, one sequence)."""
-        overhead = self.profile(engine)
-        memory = self.memory(c.gpu, overhead)
-        key = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
+        key = self._on_gpu(c, engine)
         if key not in self._fits:
             self._fits[key] = fit_of(self._basis(c, engine), self._kept(c, engine).fit_stages, 1)
         return self._fits[key]
+
+    def _on_gpu(self, c: Candidate, engine: str) -> OnGpu:
+        """The key of the candidate's fit, request and stages (:class:`OnGpu`)."""
+        memory = self.memory(c.gpu, self.profile(engine))
+        return OnGpu(engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
 
     def _basis(self, c: Candidate, engine: str) -> PlanBasis:
         """The GPU-less basis of the candidate's request (:func:`plan_basis`), once per engine, split and precisions."""
@@ -162,20 +178,17 @@ class Evaluator:
         and GPU: its basis's request (:meth:`request` validated, once per engine, split and precisions) with the GPU
         (a validated :class:`GpuSpec`) and its memory size, validated alone; the request's one validator (the shared
         prefix against the context) reads neither."""
-        overhead = self.profile(engine)
-        memory = self.memory(c.gpu, overhead)
-        key = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
+        key = self._on_gpu(c, engine)
         if key not in self._requests:
-            update = {"gpu": c.gpu, "gpu_memory_bytes": MEMORY_BYTES.validate_python(memory)}
+            update = {"gpu": c.gpu, "gpu_memory_bytes": MEMORY_BYTES.validate_python(key.memory)}
             self._requests[key] = self._basis(c, engine).request.model_copy(update=update)
         return self._requests[key]
 
     def _kept(self, c: Candidate, engine: str) -> GpuStages:
         """The candidate's memory on its GPU (:func:`_gpu_stages`), once per engine, memory, split, precisions and
         GPU, and kept across rankings by :mod:`planner.advisor.reuse` when it reads no length."""
-        overhead = self.profile(engine)
-        memory = self.memory(c.gpu, overhead)
-        key = (engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
+        key = self._on_gpu(c, engine)
+        overhead, memory = self.profile(engine), key.memory
         if key in self._stages:
             return self._stages[key]
         memo = self._memo(overhead)
