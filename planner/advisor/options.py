@@ -14,6 +14,7 @@ from planner.advisor.engine_speed import Bound
 from planner.advisor.workload import Workload
 from planner.core.gpu import GpuSpec
 
+FilterReason = Literal["latency-target-missed", "unknown-price", "over-budget"]  # the buyer's own conditions
 RejectReason = Literal[
     "illegal-split",
     "not-for-sale",
@@ -132,6 +133,15 @@ class Rejected(BaseModel, frozen=True, extra="forbid"):
     detail: str
 
 
+class NearMiss(BaseModel, frozen=True, extra="forbid"):
+    """Set-ups that serve the workload but one of the buyer's own conditions left out (``reason``): how many, and
+    the one closest to passing it (:mod:`planner.advisor.near`)."""
+
+    reason: FilterReason
+    count: int
+    closest: Option
+
+
 class Ranking(BaseModel, frozen=True, extra="forbid"):
     """Every option of a model and a workload: the feasible ones sorted, the rejected with their reasons."""
 
@@ -150,6 +160,7 @@ class Ranking(BaseModel, frozen=True, extra="forbid"):
     left_out: tuple[str, ...] = ()  # GPUs offered only when asked for (region-restricted, desktops and laptops)
     four_bit_fallback: bool = False  # nothing served at 8 bits or more, so 4-bit weights were tried
     best_overflow_probability: float | None = None  # the best option's pool running out at the target
+    near_misses: tuple[NearMiss, ...] = ()  # with no option left: what the buyer's own conditions left out
 
     @property
     def best(self) -> Option | None:

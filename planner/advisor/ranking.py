@@ -30,12 +30,14 @@ from collections.abc import Iterator, Sequence
 
 from planner.advisor.costs import HOURS_PER_MONTH, Assumptions
 from planner.advisor.evaluate import Evaluator, reject
+from planner.advisor.near import near_misses
 from planner.advisor.options import (
     Candidate,
+    FilterReason,
+    NearMiss,
     Option,
     Ranking,
     Rejected,
-    RejectReason,
     SortKey,
     pareto_front,
 )
@@ -100,7 +102,7 @@ def _latency_problem(option: Option, workload: Workload) -> str | None:
     return None
 
 
-def filter_reason(option: Option, workload: Workload) -> tuple[RejectReason, str] | None:
+def filter_reason(option: Option, workload: Workload) -> tuple[FilterReason, str] | None:
     """Why a feasible option is left out: a missed latency target, an unknown price or the budget (``None``:
     kept)."""
     why = _latency_problem(option, workload)
@@ -276,9 +278,11 @@ def _evaluate_all(
     counts: Sequence[int],
     weights: Sequence[str],
     kv_dtypes: Sequence[str],
-) -> tuple[list[Option], list[Rejected]]:
+) -> tuple[list[Option], list[Rejected], list[tuple[FilterReason, Option]]]:
+    """The options kept, the set-ups rejected, and those a buyer's condition (:func:`filter_reason`) left out."""
     options: list[Option] = []
     rejected: list[Rejected] = []
+    filtered: list[tuple[FilterReason, Option]] = []
     for screened in _screened(evaluator, model, gpus, counts, weights, kv_dtypes):
         if isinstance(screened, Rejected):
             rejected.append(screened)
@@ -291,9 +295,19 @@ def _evaluate_all(
         reason = filter_reason(outcome, evaluator.workload)
         if reason is not None:
             rejected.append(reject(screened.candidate, *reason))
+            filtered.append((reason[0], outcome))
             continue
         options.append(outcome)
-    return options, rejected
+    return options, rejected, filtered
+
+
+def _near_misses(
+    filtered: list[tuple[FilterReason, Option]], workload: Workload, sort_by: SortKey
+) -> tuple[NearMiss, ...]:
+    """:func:`~planner.advisor.near.near_misses` over the left-out set-ups in the ranking's own order, so that of
+    two equally close the one the ranking would put first is named."""
+    reasons = {id(o): r for r, o in filtered}
+    return near_misses([(reasons[id(o)], o) for o in sort_options([o for _, o in filtered], sort_by)], workload)
 
 
 def _screened(
@@ -346,12 +360,13 @@ def rank(
     costs = Assumptions.from_catalog(running_costs(), workload.usd_per_kwh, workload.pue, workload.life_years)
     host_list = list(load_hosts().values()) if hosts is None else list(hosts)
     evaluator = Evaluator(model, workload, overhead, block_size, host_list, costs)
-    options, rejected = _evaluate_all(evaluator, model, gpus, counts, tried, kv_dtypes)
+    options, rejected, filtered = _evaluate_all(evaluator, model, gpus, counts, tried, kv_dtypes)
     fallback = False
     if not options and asked is None:
         extra = [w for w in fallback_weights(model) if w not in tried]
-        more, more_rejected = _evaluate_all(evaluator, model, gpus, counts, extra, kv_dtypes)
+        more, more_rejected, more_filtered = _evaluate_all(evaluator, model, gpus, counts, extra, kv_dtypes)
         options, rejected, fallback = more, rejected + more_rejected, bool(more)
+        filtered += more_filtered
     options = sort_options(options, sort_by)
     risk = pool_probability(options[0], workload, model) if options else None
     return Ranking(
@@ -370,4 +385,5 @@ def rank(
         left_out=left,
         four_bit_fallback=fallback,
         best_overflow_probability=risk,
+        near_misses=() if options else _near_misses(filtered, workload, sort_by),
     )

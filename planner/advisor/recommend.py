@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Literal
 
+from planner.advisor.near import clause, remedy
 from planner.advisor.options import Option, Ranking
 from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER
 
@@ -180,6 +181,14 @@ def headline(ranking: Ranking) -> str:
 
     With nothing that serves the target, the first sentence of :func:`recommendation`."""
     best = ranking.best
+    if best is None and ranking.near_misses:
+        first, *others = ranking.near_misses
+        target, context, w = ranking.target_concurrency, ranking.context_tokens, ranking.workload
+        more = f"; {sum(m.count for m in others):,} more fail other conditions" if others else ""
+        return (
+            f"No set-up meets every condition: {first.count:,} hold {target:,} conversations of {context:,} tokens "
+            f"but {clause(first, w)}{more}."
+        )
     if best is None:
         return recommendation(ranking).split(". ")[0] + "."
     cloud = ranking.workload.pricing == "cloud"
@@ -203,6 +212,12 @@ def recommendation(ranking: Ranking) -> str:
     w = ranking.workload
     target, context = ranking.target_concurrency, ranking.context_tokens
     best = ranking.best
+    if best is None and ranking.near_misses:
+        held = f"hold {target:,} conversations of {context:,} tokens"
+        misses = enumerate(ranking.near_misses)
+        left = "; ".join(f"{m.count:,} {held if i == 0 else 'hold them'} but {clause(m, w)}" for i, m in misses)
+        fixes = "; ".join(remedy(m, w) for m in ranking.near_misses)
+        return f"No set-up meets every condition: {left}. Closest: {fixes}."
     if best is None:
         counts = ranking.rejection_counts()
         common = ", ".join(f"{n:,} {reason.replace('-', ' ')}" for reason, n in Counter(counts).most_common(3))

@@ -1,0 +1,77 @@
+"""When nothing meets every condition, the verdict names the buyer's own condition that decided it (the budget, a
+speed target, a missing price) and the set-up closest to it, with that set-up's own figures: not the three largest
+rejection counts, which are mostly set-ups too small for the model."""
+
+from __future__ import annotations
+
+from model_catalog import get_gpu, get_model
+from planner.advisor import ContextDistribution, Workload, headline, rank, recommendation, verdict
+from planner.advisor.recommend import _money
+
+LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
+LLAMA_8B = get_model("meta-llama/Llama-3.1-8B").spec
+FP8 = ("fp8",)  # named, so that no 4-bit fallback joins the set-ups compared
+
+
+def workload(users: int, context: int, **fields: object) -> Workload:
+    dist = ContextDistribution(mean_tokens=context, p95_tokens=context, max_tokens=context)
+    return Workload.model_validate({"concurrent_conversations": users, "context": dist, **fields})
+
+
+def test_over_budget_names_the_budget_and_the_cheapest_set_up() -> None:
+    free = rank(LLAMA_70B, workload(50, 8_192), weights=FP8)
+    cheapest = min((o for o in free.options if o.cost is not None), key=lambda o: o.cost or 0.0)
+    budget = (cheapest.cost or 0.0) / 2
+    ranking = rank(LLAMA_70B, workload(50, 8_192, budget_usd=budget), weights=FP8)
+    assert ranking.best is None and verdict(ranking) == "none"
+    counts = ranking.rejection_counts()
+    assert [m.count for m in ranking.near_misses] == sorted((m.count for m in ranking.near_misses), reverse=True)
+    assert {m.reason: m.count for m in ranking.near_misses} == {
+        r: counts[r] for r in ("over-budget", "latency-target-missed", "unknown-price") if r in counts
+    }
+    miss = ranking.near_misses[0]
+    over = counts["over-budget"]
+    assert miss.reason == "over-budget" and miss.count == over == len(free.options) - free_unpriced(free)
+    assert miss.closest.label == cheapest.label and miss.closest.cost == cheapest.cost
+    text = headline(ranking)
+    assert text.startswith(f"No set-up meets every condition: {over:,} hold 50 conversations of 8,192 tokens")
+    assert f"cost more than the {_money(budget)} budget" in text and cheapest.label in text
+    assert _money(cheapest.cost or 0.0) in text and text.endswith("more fail other conditions.")
+    paragraph = recommendation(ranking)
+    assert f"a budget of {_money(cheapest.cost or 0.0)} buys {cheapest.label}" in paragraph
+    assert all(f"{m.count:,} hold" in paragraph for m in ranking.near_misses)
+
+
+def free_unpriced(ranking: object) -> int:
+    return sum(1 for o in getattr(ranking, "options", ()) if o.cost is None)
+
+
+def test_a_speed_target_names_the_fastest_set_up() -> None:
+    gpus = [get_gpu(g) for g in ("rtx-4090", "l40s", "h100-sxm-80gb")]
+    free = rank(LLAMA_8B, workload(20, 4_096), gpus=gpus, weights=FP8)
+    fastest = max(free.options, key=lambda o: o.decode_tokens_per_s_per_user or 0.0)
+    floor = (fastest.decode_tokens_per_s_per_user or 0.0) * 1.5
+    ranking = rank(LLAMA_8B, workload(20, 4_096, min_tokens_per_s_per_user=floor), gpus=gpus, weights=FP8)
+    assert ranking.best is None
+    (miss,) = ranking.near_misses
+    assert miss.reason == "latency-target-missed" and miss.closest.label == fastest.label
+    text = headline(ranking)
+    assert f"miss the speed target of {floor:g} tokens/s per user" in text
+    assert f"{fastest.decode_tokens_per_s_per_user:.1f} tokens/s per user" in text and fastest.label in text
+
+
+def test_a_missing_price_under_a_budget_is_named() -> None:
+    ranking = rank(LLAMA_8B, workload(4, 2_048, budget_usd=1e9), gpus=[get_gpu("mi325x")], counts=(8,))
+    (miss,) = ranking.near_misses
+    assert miss.reason == "unknown-price" and "no dated price to check against the budget" in headline(ranking)
+
+
+def test_nothing_near_keeps_the_counts() -> None:
+    ranking = rank(LLAMA_70B, workload(10_000, 32_768), counts=(1,))
+    assert ranking.near_misses == ()
+    assert headline(ranking).startswith("No set-up in the catalog serves 10,000 conversations")
+
+
+def test_a_ranking_with_a_best_option_names_no_near_miss() -> None:
+    ranking = rank(LLAMA_8B, workload(10, 4_096, budget_usd=1e7))
+    assert ranking.best is not None and ranking.near_misses == ()
