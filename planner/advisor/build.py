@@ -14,7 +14,7 @@ from planner.advisor.options import Candidate, Option, purchase_text
 from planner.advisor.quality import quality_caveat
 from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, setup_for
-from planner.advisor.workload import Workload
+from planner.advisor.workload import SLOW_FIRST_TOKEN_S, Workload
 from planner.assessment.assess import Assessment
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
@@ -132,6 +132,9 @@ def _warnings(c: Candidate, s: Speed, cost: SystemCost, w: Workload, row: Suppor
             f"{s.per_user:.0f} tokens/s per user is within {SPEED_MARGIN - 1:.0%} of the {floor:g} floor (the speed "
             "model's typical error)"
         )
+    slow = _slow_first_token(s, w)
+    if slow:
+        undermining.append(slow)
     if s.prefill_share is not None and s.prefill_share > PREFILL_SHARE_LIMIT:
         notes.append(
             f"prompts take {s.prefill_share:.0%} of the GPU time at the target load (counted in the speed per user)"
@@ -154,6 +157,20 @@ def _warnings(c: Candidate, s: Speed, cost: SystemCost, w: Workload, row: Suppor
     if cost.usd_per_hour is None:
         notes.append("price unknown")
     return undermining + notes, undermining
+
+
+def _slow_first_token(s: Speed, w: Workload) -> str | None:
+    """A typical prompt's first token later than MLPerf Inference's server scenario allows its longest prompts
+    (:data:`~planner.advisor.workload.SLOW_FIRST_TOKEN_S`), when the buyer set no first-token target of their own
+    (one they set filters the set-ups instead, :func:`planner.advisor.ranking.filter_reason`)."""
+    if w.max_time_to_first_token_s is not None or s.prefill is None or s.prefill <= SLOW_FIRST_TOKEN_S:
+        return None
+    prompt = max(1, w.mean_prompt_tokens - w.shared_prefix_tokens)
+    return (
+        f"first token after about {s.prefill:.1f} s for a {prompt:,}-token prompt: slower than the "
+        f"{SLOW_FIRST_TOKEN_S:g} s MLPerf Inference's server scenario allows its longest prompts (set a first-token "
+        "target to rank by it)"
+    )
 
 
 def _assumptions(b: Built, c: Candidate, row: SupportRow, s: Speed, a: Assessment, cost: SystemCost) -> dict[str, str]:

@@ -129,16 +129,17 @@ def _sort_value(option: Option, sort_by: SortKey) -> float | None:
 
 def sort_options(options: list[Option], sort_by: SortKey) -> list[Option]:
     """Options whose speed counts compute first (a GPU without a compute figure is ranked last), then those no
-    warning undermines, then cheapest by ``sort_by`` (unknown last); ties: faster per user, more headroom, fewer
-    GPUs, the label."""
+    caveat undermines, then priced ones, then those with fewer undermining caveats, then cheapest by ``sort_by``;
+    ties: faster per user, more headroom, fewer GPUs, the label."""
 
-    def key(o: Option) -> tuple[bool, bool, bool, float, float, float, int, str]:
+    def key(o: Option) -> tuple[bool, bool, bool, int, float, float, float, int, str]:
         value = _sort_value(o, sort_by)
         speed = -(o.decode_tokens_per_s_per_user or 0.0)
         return (
             not o.compute_known,
             bool(o.undermining),
             value is None,
+            len(o.undermining),
             value or 0.0,
             speed,
             -o.headroom,

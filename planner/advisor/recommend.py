@@ -103,6 +103,8 @@ def why_beats(a: Option, b: Option, cloud: bool) -> str:
         reasons.append(f"{_money(abs(diff))}{unit} {'less' if diff >= 0 else 'more'} ({cost_text(b, cloud)})")
     if not a.undermining and b.undermining:
         reasons.append(f"{b.gpu_name} carries a caveat: {b.undermining[0]}")
+    elif a.undermining and len(b.undermining) > len(a.undermining):
+        reasons.append(f"fewer caveats ({b.gpu_name}: {'; '.join(b.undermining)})")
     if a.conversations > b.conversations:
         reasons.append(f"holds {a.conversations:,} against {b.conversations:,}")
     if (a.decode_tokens_per_s_per_user or 0) > (b.decode_tokens_per_s_per_user or 0) * 1.1:

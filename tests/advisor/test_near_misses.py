@@ -7,6 +7,7 @@ from __future__ import annotations
 from model_catalog import get_gpu, get_model
 from planner.advisor import ContextDistribution, Workload, headline, rank, recommendation, verdict
 from planner.advisor.recommend import _money
+from planner.advisor.workload import SLOW_FIRST_TOKEN_S
 
 LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
 LLAMA_8B = get_model("meta-llama/Llama-3.1-8B").spec
@@ -75,3 +76,20 @@ def test_nothing_near_keeps_the_counts() -> None:
 def test_a_ranking_with_a_best_option_names_no_near_miss() -> None:
     ranking = rank(LLAMA_8B, workload(10, 4_096, budget_usd=1e7))
     assert ranking.best is not None and ranking.near_misses == ()
+
+
+def test_a_slow_first_token_keeps_the_verdict_from_green() -> None:
+    """Issue 21: Gemma 4 31B for 50 users at 32k was green with an 11 s first token. Without a first-token target
+    of the buyer's own, a typical prompt slower than MLPerf Inference's server bound for long prompts (6 s,
+    loadgen/mlperf.conf) undermines the option: amber, ranked after set-ups without a caveat, said in its warnings."""
+    gemma = get_model("google/gemma-4-31b-it").spec
+    ranking = rank(gemma, Workload.fixed_length(32_768, concurrent_conversations=50))  # as `advise --context`
+    slow = [o for o in ranking.options if o.prefill_seconds is not None and o.prefill_seconds > SLOW_FIRST_TOKEN_S]
+    assert slow, "the catalog has set-ups slower than the bound for this workload"
+    for o in slow:
+        (said,) = [u for u in o.undermining if u.startswith("first token after about")]
+        assert f"{o.prefill_seconds:.1f} s" in said and said in o.warnings
+    assert ranking.best is not None and ranking.best not in slow
+    assert verdict(ranking) in ("met", "caution") and (ranking.best.prefill_seconds or 0.0) <= SLOW_FIRST_TOKEN_S
+    targeted = rank(gemma, Workload.fixed_length(32_768, concurrent_conversations=50, max_time_to_first_token_s=30.0))
+    assert not any(u.startswith("first token after") for o in targeted.options for u in o.undermining)
