@@ -14,7 +14,7 @@ MALFORMED: list[tuple[dict[str, str | list[str]], set[str]]] = [
     ({"model": "<script>alert(1)</script>"}, {"model"}),
     ({"model": "meta-llama/Llama-3.1-8B'; DROP TABLE"}, {"model"}),
     ({"gpu": "h100"}, {"gpu"}),
-    ({"gpu": "H100-SXM-80GB"}, {"gpu"}),
+    ({"gpu": "H100-SXM-80GB-X"}, {"gpu"}),
     ({"gpus": "-1"}, {"gpus"}),
     ({"gpus": "0"}, {"gpus"}),
     ({"gpus": "65"}, {"gpus"}),  # any count up to 64 is a setting (3 used to be refused: issue 22)
@@ -25,7 +25,7 @@ MALFORMED: list[tuple[dict[str, str | list[str]], set[str]]] = [
     ({"tp": "8"}, {"tp"}),
     ({"pp": "0"}, {"pp"}),
     ({"weights": "int3"}, {"weights"}),
-    ({"weights": "BF16"}, {"weights"}),
+    ({"weights": "BF16X"}, {"weights"}),
     ({"kv": "fp4"}, {"kv"}),
     ({"kv": "**bold**"}, {"kv"}),
     ({"engine": "tensorrt"}, {"engine"}),
@@ -45,6 +45,14 @@ MALFORMED: list[tuple[dict[str, str | list[str]], set[str]]] = [
     ({"model": "Qwen/Qwen3-8B", "gpu": "not-a-gpu", "context": "abc", "kv": "fp8"}, {"gpu", "context"}),
     ({"gpus": "8", "tp": "5", "weights": "fp8"}, {"tp"}),
 ]
+
+
+def test_names_in_another_case_are_read_as_offered() -> None:
+    """Catalog ids and option names in another letter case (``H100-SXM-80GB``, ``BF16``) are read as the offered
+    name, as ``fit`` and ``advise`` read them; nothing is ignored."""
+    at = run_page("memory", {"gpu": "H100-SXM-80GB", "weights": "BF16", "model": "META-LLAMA/LLAMA-3.1-8B"})
+    assert not at.exception and not [w.value for w in at.warning if "ignored" in w.value]
+    assert "8B on 1 × H100 SXM5 80GB" in at.title[0].value
 
 
 def _ignored_note(at) -> str:

@@ -167,3 +167,13 @@ def test_the_refusals_are_planner_errors() -> None:
     else:  # pragma: no cover
         raise AssertionError("a bare ValueError must not pass as a named refusal")
     only_named_refusals(lambda: (_ for _ in ()).throw(PlannerError("named")))
+
+
+def test_a_model_id_in_another_case_opens_the_catalog_model() -> None:
+    """The CLI reads Hugging Face ids in any case (``advise --model google/gemma-4-31b-it``); a link does too, and
+    the page keeps the catalog's spelling."""
+    from tests.app.conftest import run_page
+
+    at = run_page("memory", {"model": "google/gemma-4-31b-it"})
+    assert not [w.value for w in at.warning if "ignored" in str(w.value)]
+    assert any("Gemma 4 31B" in str(t.value) for t in at.title)

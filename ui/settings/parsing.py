@@ -92,17 +92,23 @@ def declared(model: type[BaseModel], field: str, unit: float = 1) -> Bounded:
 
 
 def one_of(options: Callable[[], Sequence[str]]) -> Callable[[str], str]:
-    """A parser of one name among ``options()`` (called at parse time: the catalog and the engine registry).
+    """A parser of one name among ``options()`` (called at parse time: the catalog and the engine registry), in
+    any letter case when only one option matches (Hugging Face ids and the catalog's slugs are case-insensitive, as
+    ``fit`` and ``advise`` read them); the option as offered is returned.
 
-    >>> one_of(lambda: ["GiB", "GB"])("GB")
-    'GB'
+    >>> one_of(lambda: ["GiB", "GB"])("GB"), one_of(lambda: ["google/gemma-4-31B-it"])("google/gemma-4-31b-it")
+    ('GB', 'google/gemma-4-31B-it')
     """
 
     def parse(text: str) -> str:
         text = text.strip()
-        if text not in options():
+        offered = options()
+        if text in offered:
+            return text
+        folded = [o for o in offered if o.casefold() == text.casefold()]
+        if len(folded) != 1:
             raise ValueError("not one of the offered values")
-        return text
+        return folded[0]
 
     return parse
 
