@@ -61,7 +61,10 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     ``other_bits``: the bits of the tensors other than the routed experts in a GGUF that keeps them apart
     (ggml-org's gpt-oss files: MXFP4 experts, Q8_0 the rest). ``moe_kernel``: the MoE kernel the source's run
     forces where the engine's default would differ (``marlin``: ``VLLM_MXFP4_USE_MARLIN=1``,
-    :mod:`planner.advisor.kernels`).
+    :mod:`planner.advisor.kernels`). ``engine_release``: when the engine build the source ran was released, as the
+    source states it (``YYYY-MM[-DD]``; unset: a current build), where the kernels an engine picks changed since
+    (llama.cpp's CUDA prompt kernels for GGUF quants before PR 8075:
+    :func:`planner.advisor.kernels.llamacpp_dequant_gemm`).
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -84,6 +87,7 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     depth_tokens: Annotated[int, Field(ge=0)] = 0
     ubatch_tokens: PositiveInt | None = None  # prompt tokens one pass over the weights takes (llama-bench -ub)
     moe_kernel: MoeKernel | None = None  # a MoE kernel the source's run forces (unset: the engine's default)
+    engine_release: Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$")] | None = None
     metric: Metric
     value: Annotated[float, Field(gt=0)]
     source: Annotated[str, Field(min_length=1)]

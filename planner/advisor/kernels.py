@@ -56,3 +56,26 @@ def moe_kernel_layer_seconds(gpu: GpuSpec, engine: str, weights: str, forced: Mo
 # most GPUs) takes FP8's. FP8 and FP4 reach a smaller share of their doubled peaks: the same GEMM is shorter and
 # its fixed costs (scales, epilogue, waves) weigh more.
 GEMM_EFFICIENCY: dict[ComputePath, float] = {"16-bit": 0.75, "fp8": 0.47, "int8": 0.47, "fp4": 0.34}
+
+
+# llama.cpp's CUDA matmul of a quantized GGUF over more than 32 tokens, before ggml-org/llama.cpp PR 8075
+# ("CUDA: use MMQ instead of cuBLAS by default", merged 2024-06-24): ``ggml_cuda_mul_mat`` dropped its own
+# quantized kernels (MMQ) for ``src1->ne[1] > MMQ_MAX_BATCH_SIZE`` (32) on GPUs with good FP16
+# (``use_mul_mat_q && !(fp16_performance_good && src1->ne[1] > MMQ_MAX_BATCH_SIZE)``, compute capability 7.0 and
+# up) and ran ``ggml_cuda_op_mul_mat_cublas``: the quantized matrix dequantized whole into an FP16 buffer
+# (``to_fp16_cuda``), then one FP16 cuBLAS GEMM (``CUBLAS_COMPUTE_16F``) -- ggerganov/llama.cpp@005de593
+# ggml-cuda.cu (``MMQ_MAX_BATCH_SIZE 32 // max batch size to use MMQ kernels when tensor cores are available``).
+# A prompt then costs the GEMM of an F16 file plus a pass that reads the quantized weights and writes them at
+# 2 bytes each, once per micro-batch. Since PR 8075 MMQ (int8 tensor cores, PR 7860) runs at every batch size.
+LLAMACPP_MMQ_DEFAULT_SINCE = "2024-06-24"
+LLAMACPP_MMQ_MAX_BATCH = 32  # MMQ_MAX_BATCH_SIZE before PR 8075: more tokens than this took the cuBLAS path
+
+
+def llamacpp_dequant_gemm(gpu: GpuSpec, quantized_gguf: bool, release: str | None) -> bool:
+    """Whether llama.cpp multiplies a quantized GGUF's prompt by dequantizing it to FP16 for cuBLAS (CUDA builds
+    released before :data:`LLAMACPP_MMQ_DEFAULT_SINCE`, a GPU of compute capability 7.0 or more) rather than with
+    its quantized MMQ kernels; ``release`` is the build's date as ``YYYY-MM[-DD]`` (unset: a current build)."""
+    if not quantized_gguf or release is None or gpu.vendor != "NVIDIA":
+        return False
+    capability = gpu.platform.capability
+    return release < LLAMACPP_MMQ_DEFAULT_SINCE and capability is not None and capability >= (7, 0)
