@@ -64,7 +64,9 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     :mod:`planner.advisor.kernels`). ``engine_release``: when the engine build the source ran was released, as the
     source states it (``YYYY-MM[-DD]``; unset: a current build), where the kernels an engine picks changed since
     (llama.cpp's CUDA prompt kernels for GGUF quants before PR 8075:
-    :func:`planner.advisor.kernels.llamacpp_dequant_gemm`).
+    :func:`planner.advisor.kernels.llamacpp_dequant_gemm`). ``flash_attention``: whether the run used flash
+    attention, where the source states it or its tool's default then did (llama.cpp on Metal without it reads the
+    KV cache per query head: :func:`planner.advisor.kernels.llamacpp_kv_per_query_head`).
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -88,6 +90,7 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     ubatch_tokens: PositiveInt | None = None  # prompt tokens one pass over the weights takes (llama-bench -ub)
     moe_kernel: MoeKernel | None = None  # a MoE kernel the source's run forces (unset: the engine's default)
     engine_release: Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$")] | None = None
+    flash_attention: bool | None = None  # as the source ran it (llama-bench -fa); unset: the engine's default now
     metric: Metric
     value: Annotated[float, Field(gt=0)]
     source: Annotated[str, Field(min_length=1)]

@@ -85,7 +85,7 @@ FITTED = Roofline(
     cb_bw_lpddr=0.7,
     ll_bw_hbm=0.5,
     ll_bw_gddr=0.92,
-    ll_bw_apple=0.7,
+    ll_bw_apple=0.71,
     ll_bw_lpddr=0.77,
     trt_step_s=0.0028,
     vllm_step_s=0.0015,
@@ -210,7 +210,8 @@ def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -
     """The time of ``load`` on ``setup`` (see the module docstring); ``None`` compute when TFLOPS are unknown."""
     gpu = setup.gpu
     bandwidth = (gpu.bandwidth_bytes_per_s or 0) * bandwidth_efficiency(setup, r)
-    read = load.weights_bytes(r.moe_locality) + (load.kv_bytes if with_kv else 0.0)
+    kv = load.kv_bytes * (load.query_groups if setup.kv_per_query_head else 1.0)  # Metal without flash attention
+    read = load.weights_bytes(r.moe_locality) + (kv if with_kv else 0.0)
     memory = read / bandwidth if bandwidth else 0.0
     compute = compute_seconds(setup, load, r)
     if setup.split != "layer":  # tensor or pipeline: each GPU holds 1/G and they work at once

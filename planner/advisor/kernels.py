@@ -79,3 +79,16 @@ def llamacpp_dequant_gemm(gpu: GpuSpec, quantized_gguf: bool, release: str | Non
         return False
     capability = gpu.platform.capability
     return release < LLAMACPP_MMQ_DEFAULT_SINCE and capability is not None and capability >= (7, 0)
+
+
+def llamacpp_kv_per_query_head(gpu: GpuSpec, flash_attention: bool | None) -> bool:
+    """Whether llama.cpp's decode attention reads the KV cache once per query head rather than once per KV head:
+    on Metal without flash attention (``-fa 0``, llama-bench's default before flash attention defaulted on).
+    The graph multiplies the cache by the queries with ``ggml_mul_mat(ctx, k, q)``, ``k`` holding the KV heads and
+    ``q`` the query heads (llama.cpp ``llm_build_kqv``), a matmul that broadcasts ``src0`` over ``src1``'s
+    ``ne12 = n_head`` with ``r2 = ne12 / ne02`` (ggml.c ``ggml_mul_mat``: ``ne12 % ne02 == 0``). Metal's matmul
+    kernels run a threadgroup grid over ``ne12`` and point each at ``src0 + (i12/r2)*nb02``: every query head's
+    threadgroups read its KV head's rows themselves, ``r2`` reads of each (grouped-query attention saves no
+    bandwidth); ``kqv`` reads V the same way. Flash attention (``kernel_flash_attn_ext``) reads a KV block once
+    for the query heads sharing it. Unset ``flash_attention``: a current build, flash attention on."""
+    return gpu.vendor == "Apple" and flash_attention is False

@@ -143,6 +143,7 @@ class Setup(NamedTuple):
     quantized_gguf: bool  # llama.cpp running a GGUF quant (its own matmul kernels)
     moe_layer_s: float = 0.0  # per MoE layer per step the engine's expert kernels add (planner.advisor.kernels)
     dequant_gemm: bool = False  # llama.cpp before PR 8075: a prompt's quant dequantized to FP16 for cuBLAS (kernels)
+    kv_per_query_head: bool = False  # llama.cpp on Metal without flash attention: KV read per query head (kernels)
 
     @property
     def link(self) -> tuple[LinkKind, float]:
@@ -174,6 +175,7 @@ class Load(NamedTuple):
     allreduces: int  # all-reduces one step runs under tensor parallelism (:func:`allreduces_per_step`)
     moe_layers: int  # layers with routed experts (each adds routing and grouped-GEMM launches)
     matrix_weights: float = 0.0  # weights of every matrix (dense and all experts): what a dequant pass writes
+    query_groups: float = 1.0  # query heads per KV head (grouped-query attention; 1 for MLA and plain attention)
 
     def weights_bytes(self, locality: float) -> float:
         """Weights read this step: the dense part and the share of the experts the tokens touch."""
@@ -288,6 +290,13 @@ def allreduces_per_step(model: ModelSpec) -> int:
     return model.num_hidden_layers
 
 
+def _query_groups(model: ModelSpec) -> float:
+    """Query heads per KV head (1 without grouped-query attention, and for MLA's latent cache)."""
+    if model.mla is not None or not model.num_attention_heads or not model.num_key_value_heads:
+        return 1.0
+    return model.num_attention_heads / model.num_key_value_heads
+
+
 def _matrix_weights(params: ParameterBreakdown) -> float:
     """Weights of the matrices a step multiplies by: attention, MLP, every routed expert and the lm_head (or the
     tied embedding)."""
@@ -326,6 +335,7 @@ def decode_load(
         allreduces=allreduces_per_step(model),
         moe_layers=_moe_layers(model),
         matrix_weights=_matrix_weights(params),
+        query_groups=_query_groups(model),
     )
 
 
