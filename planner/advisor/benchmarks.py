@@ -66,7 +66,9 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     (llama.cpp's CUDA prompt kernels for GGUF quants before PR 8075:
     :func:`planner.advisor.kernels.llamacpp_dequant_gemm`). ``flash_attention``: whether the run used flash
     attention, where the source states it or its tool's default then did (llama.cpp on Metal without it reads the
-    KV cache per query head: :func:`planner.advisor.kernels.llamacpp_kv_per_query_head`).
+    KV cache per query head: :func:`planner.advisor.kernels.llamacpp_kv_per_query_head`). ``engine_version``: the
+    engine release the source ran, where it states one (TensorRT-LLM before 0.8 reads a grouped-query model's KV
+    cache per query head: :func:`planner.advisor.kernels.trtllm_kv_per_query_head`).
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -91,6 +93,7 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     moe_kernel: MoeKernel | None = None  # a MoE kernel the source's run forces (unset: the engine's default)
     engine_release: Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$")] | None = None
     flash_attention: bool | None = None  # as the source ran it (llama-bench -fa); unset: the engine's default now
+    engine_version: Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)*$")] | None = None  # as the source states it
     metric: Metric
     value: Annotated[float, Field(gt=0)]
     source: Annotated[str, Field(min_length=1)]

@@ -92,3 +92,22 @@ def llamacpp_kv_per_query_head(gpu: GpuSpec, flash_attention: bool | None) -> bo
     bandwidth); ``kqv`` reads V the same way. Flash attention (``kernel_flash_attn_ext``) reads a KV block once
     for the query heads sharing it. Unset ``flash_attention``: a current build, flash attention on."""
     return gpu.vendor == "Apple" and flash_attention is False
+
+
+# TensorRT-LLM's generation attention before its XQA kernels served grouped-query models: the masked multi-head
+# attention kernel runs one thread block per query head (``hi = blockIdx.x``) and reads the cache of that head's KV
+# head (``hi_kv = hi / qhead_per_kv``), so each KV head's cache is read once per query head sharing it
+# (NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/
+# decoderMaskedMultiheadAttentionTemplate.h, ``mmha::masked_multihead_attention_kernel``). XQA, which loads a KV
+# head's cache once for its group of query heads (docs/source/blogs/XQA-kernel.md), served GQA models from release
+# 0.8.0 (NVIDIA/TensorRT-LLM issue 1240, 2024-03-06: "the version 0.8.0 to support the xqa"; Hopper XQA kernels for
+# Llama-2-70B followed in 0.10.0). Releases 0.7.x are counted with the older path (no row measures one).
+TRTLLM_XQA_SINCE = (0, 8)
+
+
+def trtllm_kv_per_query_head(version: str | None) -> bool:
+    """Whether a TensorRT-LLM release (``"0.6.1"``; unset: a current one) reads a grouped-query model's KV cache
+    once per query head in decode (see :data:`TRTLLM_XQA_SINCE`)."""
+    if version is None:
+        return False
+    return tuple(int(part) for part in version.split(".")[:2]) < TRTLLM_XQA_SINCE
