@@ -208,3 +208,21 @@ def test_trtllm_0_6_1_llama_2_70b_decode_reads_kv_per_query_head() -> None:
         "llama-70b-fp8-2xh100-sxm-tp-2-batch-96-2048-in-128-out",
     ):
         assert abs(RESULTS[row_id].error or 1.0) <= 0.20, (row_id, RESULTS[row_id].error)
+
+
+def test_llamacpp_hop_is_the_slope_of_xiongjiedais_8b_layer_splits() -> None:
+    """Llama-3-8B Q4_K_M tg512 on 2 / 4 / 8 RTX 4090s (124.65 / 120.32 / 118.09 t/s) and 2 / 4 / 6 RTX 3090s
+    (111.67 / 108.66 / 104.17): the least-squares slope of the step time over the extra GPUs, 0.069 and 0.161 ms;
+    the constant is their mean, not fitted."""
+    import statistics
+
+    from planner.advisor.engine_speed import LLAMACPP_HOP_S
+
+    def slope(speeds: dict[int, float]) -> float:
+        hops = [g - 1 for g in speeds]
+        steps = [1 / v for v in speeds.values()]
+        return statistics.linear_regression(hops, steps).slope
+
+    expected = (slope({2: 124.65, 4: 120.32, 8: 118.09}) + slope({2: 111.67, 4: 108.66, 6: 104.17})) / 2
+    hop = LLAMACPP_HOP_S
+    assert hop == pytest.approx(expected, rel=0.01)
