@@ -61,7 +61,14 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     ``other_bits``: the bits of the tensors other than the routed experts in a GGUF that keeps them apart
     (ggml-org's gpt-oss files: MXFP4 experts, Q8_0 the rest). ``moe_kernel``: the MoE kernel the source's run
     forces where the engine's default would differ (``marlin``: ``VLLM_MXFP4_USE_MARLIN=1``,
-    :mod:`planner.advisor.kernels`).
+    :mod:`planner.advisor.kernels`). ``engine_release``: when the engine build the source ran was released, as the
+    source states it (``YYYY-MM[-DD]``; unset: a current build), where the kernels an engine picks changed since
+    (llama.cpp's CUDA prompt kernels for GGUF quants before PR 8075:
+    :func:`planner.advisor.kernels.llamacpp_dequant_gemm`). ``flash_attention``: whether the run used flash
+    attention, where the source states it or its tool's default then did (llama.cpp on Metal without it reads the
+    KV cache per query head: :func:`planner.advisor.kernels.llamacpp_kv_per_query_head`). ``engine_version``: the
+    engine release the source ran, where it states one (TensorRT-LLM before 0.8 reads a grouped-query model's KV
+    cache per query head: :func:`planner.advisor.kernels.trtllm_kv_per_query_head`).
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -84,6 +91,9 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     depth_tokens: Annotated[int, Field(ge=0)] = 0
     ubatch_tokens: PositiveInt | None = None  # prompt tokens one pass over the weights takes (llama-bench -ub)
     moe_kernel: MoeKernel | None = None  # a MoE kernel the source's run forces (unset: the engine's default)
+    engine_release: Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$")] | None = None
+    flash_attention: bool | None = None  # as the source ran it (llama-bench -fa); unset: the engine's default now
+    engine_version: Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)*$")] | None = None  # as the source states it
     metric: Metric
     value: Annotated[float, Field(gt=0)]
     source: Annotated[str, Field(min_length=1)]

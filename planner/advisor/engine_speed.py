@@ -15,9 +15,10 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
   fitted latency and ``bytes x 2(G-1)/G / link``, over PCIe measured NCCL times (:data:`PCIE_ALLREDUCE_LATENCY_S`);
 - **llama.cpp** (layer split: the GPUs run one after another, each over its own layers): ``G x max(memory,
   compute)`` of one GPU's share, i.e. the time of the whole model on one GPU, + a fixed time per step and per layer
-  (kernel launches) + a hop per extra GPU. Bandwidth is not multiplied by ``G``; slots decoding together share
-  one pass over the weights; the routed experts' matmuls run at a share of the dense rate per backend
-  (:func:`moe_matmul_share`);
+  (kernel launches) + a measured hop per extra GPU (:data:`LLAMACPP_HOP_S`). Bandwidth is not multiplied by
+  ``G``; slots decoding together share one pass over the weights; the routed experts' matmuls run at a share of the
+  backend's quantized rate (:func:`moe_matmul_share`); a CUDA build before PR 8075 dequantizes a quant's prompt for
+  cuBLAS (:func:`dequant_seconds`); on Metal without flash attention the KV cache is read per query head;
 - **pipeline stages** (an ideal pipeline, enough micro-batches in flight): as tensor parallel without all-reduces.
 
 A prompt (prefill) is compute-bound with every weight read once; in a serving run its weights are read once per
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-from planner.advisor.kernels import GEMM_EFFICIENCY
+from planner.advisor.kernels import GEMM_EFFICIENCY, LLAMACPP_MMQ_MAX_BATCH
 from planner.advisor.throughput import (
     Load,
     Setup,
@@ -65,44 +66,51 @@ class Roofline(NamedTuple):
     vllm_step_s: float
     ll_step_s: float
     ll_layer_s: float  # llama.cpp: per layer per step (kernel launches)
-    ll_hop_s: float  # llama.cpp layer split: per extra GPU per step
     ll_moe_layer_s: float  # llama.cpp: per MoE layer per step (routing, expert selection, mul_mat_id launches)
-    ll_mfu_16: float
-    ll_mfu_quant: float
+    ll_mfu_16: float  # llama.cpp's 16-bit GEMMs (cuBLAS on CUDA): F16 files, and GGUF quants before PR 8075 (kernels)
+    ll_mfu_quant: float  # llama.cpp's own quantized matmuls (MMQ on CUDA, Metal's), of the 16-bit rate
     ll_mfu_alu: float  # llama.cpp on a GPU without matrix units (Apple): its matmuls on the FP32 ALUs
     ar_nvlink_s: float  # latency of one all-reduce over NVLink / Infinity Fabric (PCIe: measured, not fitted)
     trt_seq_s: float  # per sequence per step (scheduling, sampling, attention launches)
     vllm_seq_s: float
     moe_locality: float  # a batch of B tokens touches experts as B ** locality independent tokens would
-    ll_moe_mfu: float  # llama.cpp's expert matmuls (mul_mat_id) as a share of its dense matmuls' rate: CUDA, Metal
-    ll_moe_mfu_vulkan: float  # the same through its Vulkan backend (AMD, Intel GPUs)
+    ll_moe_mfu: float  # llama.cpp's expert matmuls (mul_mat_id) as a share of its dense matmuls' rate
+    ll_mfu_quant_vulkan: float  # llama.cpp's quantized matmuls through its Vulkan backend (AMD, Intel GPUs)
 
 
 # Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_benchmarks.py checks it).
 FITTED = Roofline(
-    cb_bw_hbm=0.91,
+    cb_bw_hbm=0.88,
     cb_bw_gddr=0.68,
     cb_bw_lpddr=0.7,
-    ll_bw_hbm=0.49,
-    ll_bw_gddr=0.89,
-    ll_bw_apple=0.7,
-    ll_bw_lpddr=0.75,
-    trt_step_s=0.0028,
-    vllm_step_s=0.0015,
-    ll_step_s=0.0002,
-    ll_layer_s=5.2e-05,
-    ll_hop_s=0.0,
-    ll_moe_layer_s=4.8e-05,
-    ll_mfu_16=0.28,
-    ll_mfu_quant=0.35,
+    ll_bw_hbm=0.5,
+    ll_bw_gddr=0.9,
+    ll_bw_apple=0.71,
+    ll_bw_lpddr=0.77,
+    trt_step_s=0.0017,
+    vllm_step_s=0.0012,
+    ll_step_s=0.0007,
+    ll_layer_s=5e-05,
+    ll_moe_layer_s=5.2e-05,
+    ll_mfu_16=0.46,
+    ll_mfu_quant=0.52,
     ll_mfu_alu=0.76,
-    ar_nvlink_s=2.5e-05,
-    trt_seq_s=1.25e-05,
-    vllm_seq_s=4e-05,
-    moe_locality=0.75,
-    ll_moe_mfu=0.28,
-    ll_moe_mfu_vulkan=0.16,
+    ar_nvlink_s=2.9e-05,
+    trt_seq_s=8e-06,
+    vllm_seq_s=3.95e-05,
+    moe_locality=0.76,
+    ll_moe_mfu=0.18,
+    ll_mfu_quant_vulkan=0.31,
 )
+
+
+# llama.cpp's layer split: the time each extra GPU adds to a decode step (the activations handed on, a sync), measured
+# rather than fitted (no fit row pins it: the multi-GPU rows are 70B models whose 50-200 ms steps hide it). In
+# XiongjieDai/GPU-Benchmarks-on-LLM-Inference@aa72e0ec86c3 (README, May 2024) Llama-3-8B Q4_K_M tg512 runs at
+# 124.65 / 120.32 / 118.09 t/s on 2 / 4 / 8 RTX 4090s and 111.67 / 108.66 / 104.17 on 2 / 4 / 6 RTX 3090s: the
+# least-squares slope of the step time over the hops is 0.069 ms (4090s) and 0.161 ms (3090s); their mean. The
+# 70B multi-GPU rows (fit and held out) check it; these six figures are not rows.
+LLAMACPP_HOP_S = (0.069e-3 + 0.161e-3) / 2
 
 
 def bandwidth_efficiency(setup: Setup, r: Roofline = FITTED) -> float:
@@ -116,7 +124,9 @@ def mfu(setup: Setup, r: Roofline = FITTED) -> float:
     if setup.family == "layer-split":
         if setup.gpu.vendor == "Apple":  # Apple GPUs' catalog rate is their FP32 ALUs' (no tensor cores)
             return r.ll_mfu_alu
-        return r.ll_mfu_quant if setup.quantized_gguf else r.ll_mfu_16
+        if not setup.quantized_gguf or setup.dequant_gemm:  # dequantized: the F16 files' cuBLAS GEMM
+            return r.ll_mfu_16
+        return r.ll_mfu_quant_vulkan if llamacpp_backend(setup.gpu) == "vulkan" else r.ll_mfu_quant
     return GEMM_EFFICIENCY[setup.path]  # measured per arithmetic (planner.advisor.kernels), not fitted
 
 
@@ -125,7 +135,7 @@ def step_overhead(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
     continuous-batching engines per sequence of a decode batch and per MoE layer where the engine's expert kernels
     add a time of their own (:attr:`Setup.moe_layer_s`)."""
     if setup.family == "layer-split":
-        hops = (setup.gpus - 1) * r.ll_hop_s
+        hops = (setup.gpus - 1) * LLAMACPP_HOP_S
         return r.ll_step_s + load.layers * r.ll_layer_s + hops + load.moe_layers * r.ll_moe_layer_s
     trt = setup.family == "fused"
     fixed = r.trt_step_s if trt else r.vllm_step_s
@@ -196,28 +206,41 @@ def moe_matmul_share(setup: Setup, r: Roofline = FITTED) -> float:
     expert's matmul over the rows routed to it, ``tokens x k / E`` of them (gpt-oss-120b: 4 of 128 experts, 16
     rows per expert for a 512-token micro-batch): many small matmuls, each with few rows to spend its tile of
     weights on, instead of one of 512 rows (ggml/src/ggml-cuda/ggml-cuda.cu ``ggml_cuda_mul_mat_id``,
-    ggml-vulkan.cpp ``ggml_vk_mul_mat_id``). Fitted per backend on the fit rows' MoE prompts (DGX Spark over CUDA,
-    Strix Halo over Vulkan; held out: gpt-oss-120b on DGX Spark, Qwen3-30B-A3B on Strix Halo); Metal has no MoE
-    prompt row and takes CUDA's share."""
-    backend = llamacpp_backend(setup.gpu)
-    return r.ll_moe_mfu_vulkan if backend == "vulkan" else r.ll_moe_mfu
+    ggml-vulkan.cpp ``ggml_vk_mul_mat_id``). One share for every backend, of that backend's own quantized rate
+    (``ll_mfu_quant``, ``ll_mfu_quant_vulkan``): the fit rows' MoE prompts (gpt-oss-20b on DGX Spark over CUDA,
+    gpt-oss-120b on Strix Halo over Vulkan) pin the products, the dense quantized prompts (RTX 5090 over CUDA) the
+    rates; held out: gpt-oss-120b on DGX Spark, Qwen3-30B-A3B and Llama-2-7B Q4_0 on Strix Halo. Metal has no MoE
+    prompt row."""
+    return r.ll_moe_mfu
 
 
 def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -> Step:
     """The time of ``load`` on ``setup`` (see the module docstring); ``None`` compute when TFLOPS are unknown."""
     gpu = setup.gpu
     bandwidth = (gpu.bandwidth_bytes_per_s or 0) * bandwidth_efficiency(setup, r)
-    read = load.weights_bytes(r.moe_locality) + (load.kv_bytes if with_kv else 0.0)
+    kv = load.kv_bytes * (load.query_groups if setup.kv_per_query_head else 1.0)  # Metal without flash attention
+    read = load.weights_bytes(r.moe_locality) + (kv if with_kv else 0.0)
     memory = read / bandwidth if bandwidth else 0.0
     compute = compute_seconds(setup, load, r)
     if setup.split != "layer":  # tensor or pipeline: each GPU holds 1/G and they work at once
         memory, compute = memory / setup.gpus, None if compute is None else compute / setup.gpus
     comm = allreduce_seconds(setup, load, r)
     bound: Bound = "unknown" if compute is None else ("compute" if compute > memory else "memory")
-    seconds = max(memory, compute or 0.0) + step_overhead(setup, load, r) + comm
+    seconds = max(memory, compute or 0.0) + step_overhead(setup, load, r) + comm + dequant_seconds(setup, load, r)
     if setup.split == "pipeline":  # G micro-batches through G stages: (2G - 1) / G stage times (GPipe's bubble)
         seconds *= (2 * setup.gpus - 1) / setup.gpus
     return Step(seconds, memory, compute, comm, bound)
+
+
+def dequant_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
+    """The pass an old llama.cpp CUDA build runs before its cuBLAS GEMM when more than 32 tokens multiply a
+    quantized GGUF (:func:`planner.advisor.kernels.llamacpp_dequant_gemm`): every matrix read at its quantized
+    bytes and written at 2 bytes a weight, at llama.cpp's share of the bandwidth; 0 on every other path."""
+    if not setup.dequant_gemm or load.tokens <= LLAMACPP_MMQ_MAX_BATCH:
+        return 0.0
+    bandwidth = (setup.gpu.bandwidth_bytes_per_s or 0) * bandwidth_efficiency(setup, r)
+    moved = load.dense_bytes + load.experts_bytes + 2 * load.matrix_weights
+    return moved / bandwidth if bandwidth else 0.0
 
 
 def prefill_alone(setup: Setup, load: Load, r: Roofline = FITTED, chunk: int | None = None) -> float | None:
@@ -227,7 +250,11 @@ def prefill_alone(setup: Setup, load: Load, r: Roofline = FITTED, chunk: int | N
     if chunk is None:
         chunk = 512 if setup.family == "layer-split" else PREFILL_CHUNK_TOKENS
     passes = -(-load.tokens // chunk)
-    scaled = load._replace(dense_bytes=load.dense_bytes * passes, experts_bytes=load.experts_bytes * passes)
+    scaled = load._replace(
+        dense_bytes=load.dense_bytes * passes,
+        experts_bytes=load.experts_bytes * passes,
+        matrix_weights=load.matrix_weights * passes,
+    )
     result = step(setup, scaled, r, with_kv=False)
     if result.compute_seconds is None:
         return None

@@ -28,7 +28,6 @@ START = Roofline(
     vllm_step_s=0.003,
     ll_step_s=0.001,
     ll_layer_s=0.00005,
-    ll_hop_s=0.001,
     ll_moe_layer_s=0.00005,
     ll_mfu_16=0.5,
     ll_mfu_quant=0.3,
@@ -38,7 +37,7 @@ START = Roofline(
     vllm_seq_s=0.00001,
     moe_locality=0.8,
     ll_moe_mfu=1.0,
-    ll_moe_mfu_vulkan=1.0,
+    ll_mfu_quant_vulkan=0.3,
 )
 # (first, last, step) of each constant's grid; the step is the precision the constant is stated to.
 GRIDS: dict[str, tuple[float, float, float]] = {
@@ -53,7 +52,6 @@ GRIDS: dict[str, tuple[float, float, float]] = {
     "vllm_step_s": (0.0, 0.010, 0.0001),
     "ll_step_s": (0.0, 0.010, 0.0001),
     "ll_layer_s": (0.0, 0.000200, 0.000002),
-    "ll_hop_s": (0.0, 0.005, 0.0001),
     "ll_moe_layer_s": (0.0, 0.000300, 0.000002),
     "ll_mfu_16": (0.05, 1.00, 0.01),
     "ll_mfu_quant": (0.05, 1.00, 0.01),
@@ -63,8 +61,38 @@ GRIDS: dict[str, tuple[float, float, float]] = {
     "vllm_seq_s": (0.0, 0.000050, 0.0000005),
     "moe_locality": (0.50, 1.00, 0.01),
     "ll_moe_mfu": (0.05, 1.00, 0.01),
-    "ll_moe_mfu_vulkan": (0.05, 1.00, 0.01),
+    "ll_mfu_quant_vulkan": (0.05, 1.00, 0.01),
 }
+
+
+# Constants whose product sets a row's speed: llama.cpp's quantized matmul rate and the shares of it its expert
+# matmuls reach (CUDA and Metal, Vulkan). The MoE prompts pin the products, so no one constant can move without the
+# others; the descent also moves each group along its products (:func:`_ridge_moves`).
+COUPLED = (("ll_moe_mfu", "ll_mfu_quant", "ll_mfu_quant_vulkan"),)
+RIDGE_FACTORS = tuple(round(0.5 * 1.05**i, 4) for i in range(29))  # 0.5 to ~1.97: the first of a group scaled by
+
+
+def _snap(name: str, value: float) -> float | None:
+    """``value`` on the grid of ``name`` (``None``: outside it)."""
+    first, last, step = GRIDS[name]
+    if not first <= value <= last:
+        return None
+    digits = max(0, -math.floor(math.log10(step))) + 1
+    return round(first + round((value - first) / step) * step, digits)
+
+
+def _ridge_moves(current: Roofline) -> list[Roofline]:
+    """Each :data:`COUPLED` group with its first constant scaled by a factor and the others by its inverse (all on
+    their grids): the products kept."""
+    out = []
+    for first, *others in COUPLED:
+        for k in RIDGE_FACTORS:
+            moved = {first: _snap(first, float(getattr(current, first)) * k)}
+            moved |= {name: _snap(name, float(getattr(current, name)) / k) for name in others}
+            snapped = {name: v for name, v in moved.items() if v is not None}
+            if len(snapped) == len(moved):
+                out.append(current._replace(**snapped))
+    return out
 
 
 def _grid(name: str) -> list[float]:
@@ -100,6 +128,10 @@ def fit_roofline(start: Roofline = START, sweeps: int = 12) -> Roofline:
                 value_loss = loss(trial, rows)
                 if value_loss < best - 1e-12:
                     current, best = trial, value_loss
+        for trial in _ridge_moves(current):
+            value_loss = loss(trial, rows)
+            if value_loss < best - 1e-12:
+                current, best = trial, value_loss
         if current == before:
             break
     return current

@@ -56,3 +56,58 @@ def moe_kernel_layer_seconds(gpu: GpuSpec, engine: str, weights: str, forced: Mo
 # most GPUs) takes FP8's. FP8 and FP4 reach a smaller share of their doubled peaks: the same GEMM is shorter and
 # its fixed costs (scales, epilogue, waves) weigh more.
 GEMM_EFFICIENCY: dict[ComputePath, float] = {"16-bit": 0.75, "fp8": 0.47, "int8": 0.47, "fp4": 0.34}
+
+
+# llama.cpp's CUDA matmul of a quantized GGUF over more than 32 tokens, before ggml-org/llama.cpp PR 8075
+# ("CUDA: use MMQ instead of cuBLAS by default", merged 2024-06-24): ``ggml_cuda_mul_mat`` dropped its own
+# quantized kernels (MMQ) for ``src1->ne[1] > MMQ_MAX_BATCH_SIZE`` (32) on GPUs with good FP16
+# (``use_mul_mat_q && !(fp16_performance_good && src1->ne[1] > MMQ_MAX_BATCH_SIZE)``, compute capability 7.0 and
+# up) and ran ``ggml_cuda_op_mul_mat_cublas``: the quantized matrix dequantized whole into an FP16 buffer
+# (``to_fp16_cuda``), then one FP16 cuBLAS GEMM (``CUBLAS_COMPUTE_16F``) -- ggerganov/llama.cpp@005de593
+# ggml-cuda.cu (``MMQ_MAX_BATCH_SIZE 32 // max batch size to use MMQ kernels when tensor cores are available``).
+# A prompt then costs the GEMM of an F16 file plus a pass that reads the quantized weights and writes them at
+# 2 bytes each, once per micro-batch. Since PR 8075 MMQ (int8 tensor cores, PR 7860) runs at every batch size.
+LLAMACPP_MMQ_DEFAULT_SINCE = "2024-06-24"
+LLAMACPP_MMQ_MAX_BATCH = 32  # MMQ_MAX_BATCH_SIZE before PR 8075: more tokens than this took the cuBLAS path
+
+
+def llamacpp_dequant_gemm(gpu: GpuSpec, quantized_gguf: bool, release: str | None) -> bool:
+    """Whether llama.cpp multiplies a quantized GGUF's prompt by dequantizing it to FP16 for cuBLAS (CUDA builds
+    released before :data:`LLAMACPP_MMQ_DEFAULT_SINCE`, a GPU of compute capability 7.0 or more) rather than with
+    its quantized MMQ kernels; ``release`` is the build's date as ``YYYY-MM[-DD]`` (unset: a current build)."""
+    if not quantized_gguf or release is None or gpu.vendor != "NVIDIA":
+        return False
+    capability = gpu.platform.capability
+    return release < LLAMACPP_MMQ_DEFAULT_SINCE and capability is not None and capability >= (7, 0)
+
+
+def llamacpp_kv_per_query_head(gpu: GpuSpec, flash_attention: bool | None) -> bool:
+    """Whether llama.cpp's decode attention reads the KV cache once per query head rather than once per KV head:
+    on Metal without flash attention (``-fa 0``, llama-bench's default before flash attention defaulted on).
+    The graph multiplies the cache by the queries with ``ggml_mul_mat(ctx, k, q)``, ``k`` holding the KV heads and
+    ``q`` the query heads (llama.cpp ``llm_build_kqv``), a matmul that broadcasts ``src0`` over ``src1``'s
+    ``ne12 = n_head`` with ``r2 = ne12 / ne02`` (ggml.c ``ggml_mul_mat``: ``ne12 % ne02 == 0``). Metal's matmul
+    kernels run a threadgroup grid over ``ne12`` and point each at ``src0 + (i12/r2)*nb02``: every query head's
+    threadgroups read its KV head's rows themselves, ``r2`` reads of each (grouped-query attention saves no
+    bandwidth); ``kqv`` reads V the same way. Flash attention (``kernel_flash_attn_ext``) reads a KV block once
+    for the query heads sharing it. Unset ``flash_attention``: a current build, flash attention on."""
+    return gpu.vendor == "Apple" and flash_attention is False
+
+
+# TensorRT-LLM's generation attention before its XQA kernels served grouped-query models: the masked multi-head
+# attention kernel runs one thread block per query head (``hi = blockIdx.x``) and reads the cache of that head's KV
+# head (``hi_kv = hi / qhead_per_kv``), so each KV head's cache is read once per query head sharing it
+# (NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/
+# decoderMaskedMultiheadAttentionTemplate.h, ``mmha::masked_multihead_attention_kernel``). XQA, which loads a KV
+# head's cache once for its group of query heads (docs/source/blogs/XQA-kernel.md), served GQA models from release
+# 0.8.0 (NVIDIA/TensorRT-LLM issue 1240, 2024-03-06: "the version 0.8.0 to support the xqa"; Hopper XQA kernels for
+# Llama-2-70B followed in 0.10.0). Releases 0.7.x are counted with the older path (no row measures one).
+TRTLLM_XQA_SINCE = (0, 8)
+
+
+def trtllm_kv_per_query_head(version: str | None) -> bool:
+    """Whether a TensorRT-LLM release (``"0.6.1"``; unset: a current one) reads a grouped-query model's KV cache
+    once per query head in decode (see :data:`TRTLLM_XQA_SINCE`)."""
+    if version is None:
+        return False
+    return tuple(int(part) for part in version.split(".")[:2]) < TRTLLM_XQA_SINCE

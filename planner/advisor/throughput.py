@@ -142,6 +142,8 @@ class Setup(NamedTuple):
     split: Split
     quantized_gguf: bool  # llama.cpp running a GGUF quant (its own matmul kernels)
     moe_layer_s: float = 0.0  # per MoE layer per step the engine's expert kernels add (planner.advisor.kernels)
+    dequant_gemm: bool = False  # llama.cpp before PR 8075: a prompt's quant dequantized to FP16 for cuBLAS (kernels)
+    kv_per_query_head: bool = False  # llama.cpp on Metal without flash attention: KV read per query head (kernels)
 
     @property
     def link(self) -> tuple[LinkKind, float]:
@@ -172,6 +174,8 @@ class Load(NamedTuple):
     layers: int
     allreduces: int  # all-reduces one step runs under tensor parallelism (:func:`allreduces_per_step`)
     moe_layers: int  # layers with routed experts (each adds routing and grouped-GEMM launches)
+    matrix_weights: float = 0.0  # weights of every matrix (dense and all experts): what a dequant pass writes
+    query_groups: float = 1.0  # query heads per KV head (grouped-query attention; 1 for MLA and plain attention)
 
     def weights_bytes(self, locality: float) -> float:
         """Weights read this step: the dense part and the share of the experts the tokens touch."""
@@ -286,6 +290,19 @@ def allreduces_per_step(model: ModelSpec) -> int:
     return model.num_hidden_layers
 
 
+def _query_groups(model: ModelSpec) -> float:
+    """Query heads per KV head (1 without grouped-query attention, and for MLA's latent cache)."""
+    if model.mla is not None or not model.num_attention_heads or not model.num_key_value_heads:
+        return 1.0
+    return model.num_attention_heads / model.num_key_value_heads
+
+
+def _matrix_weights(params: ParameterBreakdown) -> float:
+    """Weights of the matrices a step multiplies by: attention, MLP, every routed expert and the lm_head (or the
+    tied embedding)."""
+    return float(params.attention + params.dense_mlp + params.experts + (params.lm_head or params.embedding))
+
+
 def _share(params: ParameterBreakdown) -> float:
     return params.experts_active / params.experts if params.experts else 0.0
 
@@ -317,6 +334,8 @@ def decode_load(
         layers=model.num_hidden_layers,
         allreduces=allreduces_per_step(model),
         moe_layers=_moe_layers(model),
+        matrix_weights=_matrix_weights(params),
+        query_groups=_query_groups(model),
     )
 
 
@@ -348,4 +367,5 @@ def prefill_load(
         layers=model.num_hidden_layers,
         allreduces=allreduces_per_step(model),
         moe_layers=_moe_layers(model),
+        matrix_weights=_matrix_weights(params),
     )

@@ -24,7 +24,12 @@ from pydantic import BaseModel
 
 from planner.advisor.benchmarks import FAMILY_LABELS, BenchmarkRow, load_rows
 from planner.advisor.engine_speed import FITTED, Roofline, prefill_alone, serving, step
-from planner.advisor.kernels import moe_kernel_layer_seconds
+from planner.advisor.kernels import (
+    llamacpp_dequant_gemm,
+    llamacpp_kv_per_query_head,
+    moe_kernel_layer_seconds,
+    trtllm_kv_per_query_head,
+)
 from planner.advisor.support import runner
 from planner.advisor.throughput import GGUF_QUANTS, Load, Setup, decode_load, default_compute_path, prefill_load
 from planner.bounds.errors import PlannerError
@@ -67,7 +72,11 @@ def _setup(row: BenchmarkRow) -> Setup:
         path = "16-bit"
     quantized = row.family == "layer-split" and row.weights in GGUF_QUANTS
     moe = moe_kernel_layer_seconds(gpu, engine, row.weights, row.moe_kernel)
-    return Setup(gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe)
+    dequant = llamacpp_dequant_gemm(gpu, quantized, row.engine_release)
+    per_head = (row.family == "layer-split" and llamacpp_kv_per_query_head(gpu, row.flash_attention)) or (
+        row.engine.startswith("TensorRT-LLM") and trtllm_kv_per_query_head(row.engine_version)
+    )
+    return Setup(gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe, dequant, per_head)
 
 
 def _max_batch(row: BenchmarkRow) -> int:

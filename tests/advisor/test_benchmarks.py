@@ -22,9 +22,9 @@ DECODE_REGIMES = ("single_stream", "batched", "long_context")
 FAMILIES = get_args(Family)  # "fused" (TensorRT-LLM), "paged" (vLLM, SGLang), "layer-split" (llama.cpp)
 # Held-out decode rows missed by more than 50 %, each with its reason (docs/advisor.md, "Speed"); a new one fails.
 # (vLLM's gpt-oss-20b on an H100, +65 %, was one until its Triton MoE kernels were modelled: planner.advisor.kernels.)
-# llama.cpp's prompt processing is reported, not held to the bound (docs/advisor.md: Hopper running llama.cpp's
-# quantized kernels, attention at 32k of depth and GeForce F16 prompts are what is left); TensorRT-LLM's prompts
-# are held to it (tests/advisor/test_speed_rules.py).
+# llama.cpp's prompt processing is reported, not held to the bound (docs/advisor.md: the H100 PCIe and RTX 6000 Ada
+# F16 prompts, gpt-oss-120b's prompts on DGX Spark and Metal's quantized prompts are what is left); TensorRT-LLM's
+# prompts are held to it (tests/advisor/test_speed_rules.py).
 KNOWN_MISSES: set[str] = set()
 
 
@@ -134,9 +134,10 @@ def _toml(data: dict[str, object]) -> str:
 
 
 def test_held_out_moe_prompts_under_llamacpp() -> None:
-    """llama.cpp's MoE prompts run its expert matmuls below its dense rate (fitted per backend on the fit rows:
-    gpt-oss-20b on DGX Spark over CUDA, gpt-oss-120b on Strix Halo over Vulkan); the held-out MoE prompts of each
-    backend land within the 50 % bound (Qwen3-30B-A3B over Vulkan was +376 % without it)."""
+    """llama.cpp's MoE prompts run its expert matmuls at a share of its quantized rate (the rate per backend, the
+    share fitted on the fit rows: gpt-oss-20b on DGX Spark over CUDA, gpt-oss-120b on Strix Halo over Vulkan); the
+    held-out MoE prompts of each backend land within the 50 % bound (Qwen3-30B-A3B over Vulkan was +376 % without
+    it)."""
     errors = {s.id: s.error for s in RESULTS}
     for held in ("strix-qwen3-30b-a3b-pp512-vulkan", "llamacpp-gb10-gptoss120b-pp2048"):
         assert next(s.role for s in RESULTS if s.id == held) == "held-out"

@@ -121,16 +121,18 @@ def test_tensor_parallel_reduces_once_per_row_parallel_block() -> None:
     assert step(setup, load).comm_seconds == pytest.approx(52 * one)
 
 
-def test_llamacpp_expert_matmuls_run_at_their_backends_share() -> None:
-    """A MoE prompt under llama.cpp: the routed experts' FLOPs at the backend's fitted share of the dense rate
-    (Vulkan on AMD, CUDA on NVIDIA); a dense model's prompt is unchanged, and the other engines are not affected."""
-    from planner.advisor.engine_speed import compute_seconds, moe_matmul_share
+def test_llamacpp_expert_matmuls_run_at_a_share_of_their_backends_quantized_rate() -> None:
+    """A MoE prompt under llama.cpp: the routed experts' FLOPs at the fitted share of the backend's quantized
+    rate (Vulkan on AMD, CUDA on NVIDIA); a dense model's prompt is unchanged, and the other engines are not
+    affected."""
+    from planner.advisor.engine_speed import compute_seconds, mfu, moe_matmul_share
 
     prompt = prefill_load(GPT_OSS, "mxfp4", 512)
     assert prompt.expert_flops == 2 * parameter_breakdown(GPT_OSS).experts_active * 512
     strix, spark = get_gpu("amd-ryzen-ai-max-plus-395"), get_gpu("dgx-spark-gb10")
-    assert moe_matmul_share(setup_for(strix, "llamacpp", "16-bit", 1, "mxfp4")) == FITTED.ll_moe_mfu_vulkan
-    assert moe_matmul_share(setup_for(spark, "llamacpp", "16-bit", 1, "mxfp4")) == FITTED.ll_moe_mfu
+    assert moe_matmul_share(setup_for(strix, "llamacpp", "16-bit", 1, "mxfp4")) == FITTED.ll_moe_mfu
+    assert mfu(setup_for(strix, "llamacpp", "16-bit", 1, "mxfp4")) == FITTED.ll_mfu_quant_vulkan
+    assert mfu(setup_for(spark, "llamacpp", "16-bit", 1, "mxfp4")) == FITTED.ll_mfu_quant
     setup = setup_for(spark, "llamacpp", "16-bit", 1, "mxfp4")
     rate = 213e12 * FITTED.ll_mfu_quant  # MXFP4 GGUF: llama.cpp's quantized kernels; DGX Spark's 16-bit peak
     dense = prompt.flops - prompt.expert_flops
