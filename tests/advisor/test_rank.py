@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from model_catalog import get_gpu, get_model, load_gpus
@@ -17,6 +17,7 @@ from planner.advisor import (
     rank,
     recommendation,
 )
+from planner.advisor.suitability import FOUR_BIT
 from planner.assessment.assess import Assessment, assess
 from planner.bounds.errors import PlannerError
 from planner.core.overhead import Estimate
@@ -118,11 +119,19 @@ def test_adding_a_gpu_count_never_removes_an_option(users: int, context: int, ex
     factor=st.floats(1.0, 10.0),
     pricing=st.sampled_from(["purchase", "cloud"]),
 )
+@example(users=245, budget=30_608.0, factor=1.0, pricing="purchase")  # the 4-bit fallback under the budget only
 def test_a_larger_budget_never_shrinks_the_feasible_set(users: int, budget: float, factor: float, pricing: str) -> None:
+    """A larger budget keeps every option a smaller one offers, except the 4-bit fallback: offered only when
+    nothing at 8 bits or more serves (within the budget too), it gives way to the 8-bit options a larger budget
+    admits (users 245 at $30,608: 4-bit L40S set-ups under the budget, 8-bit ones without it)."""
     small = rank(LLAMA_8B, workload(users, 4_096, budget_usd=budget, pricing=pricing), gpus=SMALL_GPUS)
     large = rank(LLAMA_8B, workload(users, 4_096, budget_usd=budget * factor, pricing=pricing), gpus=SMALL_GPUS)
     unlimited = rank(LLAMA_8B, workload(users, 4_096, pricing=pricing), gpus=SMALL_GPUS)
-    assert keys(small.options) <= keys(large.options) <= keys(unlimited.options)
+    for a, b in ((small, large), (large, unlimited)):
+        if a.four_bit_fallback and not b.four_bit_fallback:
+            assert b.options and not any(o.weights in FOUR_BIT for o in b.options)
+        else:
+            assert keys(a.options) <= keys(b.options)
 
 
 @FAST
