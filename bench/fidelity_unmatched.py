@@ -42,10 +42,11 @@ UNMATCHED: dict[str, str] = {
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
         "KV +0.74 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
-        "start-ups of two set-ups: this one shows 0.30, the two MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors) "
-        "0.22 once Model Runner V2's penalty state is counted, so the median is theirs. The source fixes no loader "
-        "footprint to model instead (docs/fidelity.md, 'Unified memory'); GB10 start-ups with /proc/meminfo read "
-        "around loading and profiling, per loader and page-cache state, would pin it"
+        "start-ups of two set-ups, read beside the planner's own graph estimate: this one shows 0.25, the two "
+        "MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors) 0.22, so the median is theirs. The source fixes no loader "
+        "footprint to model instead (docs/fidelity.md, 'Unified memory'; its vision encoder's outputs held at a "
+        "65,536-token budget are a lead); GB10 start-ups with /proc/meminfo read around loading, profiling and the "
+        "graph estimate, per loader and page-cache state, would pin it"
     ),
     "vllm-0.27-rtxpro6000-qwen38-27b-fp8-mamba-refusal-recipes831": (
         "KV +0.78 GiB (the refusal is predicted): with the rejection sampler's warm-up at 1,024 sequences "
