@@ -121,31 +121,40 @@ def _graphs(request: PlanRequest, profile: VllmProfile) -> GraphSet:
     return stage_graphs(request, profile, engine_total_bytes(request))
 
 
-def _graph_point(reported: dict[str, Any], q_est: bool) -> bool:
-    """A printed graph figure to fit: positive (a negative estimate is a unified-memory free-memory drift, not
-    graphs: the GB10 log's -0.81 GiB)."""
+def _graph_point(request: PlanRequest, reported: dict[str, Any], q_est: bool) -> bool:
+    """A printed graph figure to fit: positive, and not from a unified-memory device. vLLM measures both the
+    estimate and the capture as drops of ``cudaMemGetInfo`` free memory (V1: 0.24.0 ``v1/worker/gpu_model_runner.py``
+    :6513-6552 and :6618-6636; Model Runner V2: 0.29.0 ``v1/worker/gpu/model_runner.py`` :921-958,
+    ``cudagraph_utils.py`` :385-398), which on unified memory moves with whatever the host does meanwhile: the GB10
+    start-ups print -0.81 GiB (0.24, TP 1) and 5.07 (0.29, TP 2, from the worker's utilization notice), where the
+    planner's graph model gives 0.18 and 1.38."""
     value = reported.get("cuda_graph_estimate_gib" if q_est else "cuda_graph_gib")
-    return value is not None and value > 0
+    return value is not None and value > 0 and not vllm_platform(request.gpu).integrated
 
 
 def _graph_fit(vllm: list[VllmCase]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """(estimate, capture) graph terms from the printed positive figures."""
     layers = [
-        (r.stages[0].layers[1] - r.stages[0].layers[0], _graphs(q, p).extra_graphs, c["reported"], p)
+        (r.stages[0].layers[1] - r.stages[0].layers[0], _graphs(q, p).extra_graphs, c["reported"], p, q)
         for c, q, r, p in vllm
     ]
     estimate = fit_graphs(
-        [(n, g, rep["cuda_graph_estimate_gib"]) for n, g, rep, _ in layers if _graph_point(rep, q_est=True)]
+        [(n, g, rep["cuda_graph_estimate_gib"]) for n, g, rep, _, q in layers if _graph_point(q, rep, q_est=True)]
     )
-    recent = [(n, g, rep, p) for n, g, rep, p in layers if (0, 18, 0) <= p.version < (0, 27, 0)]
-    capture = fit_graphs([(n, g, rep["cuda_graph_gib"]) for n, g, rep, _ in recent if _graph_point(rep, q_est=False)])
+    recent = [(n, g, rep, q) for n, g, rep, p, q in layers if (0, 18, 0) <= p.version < (0, 27, 0)]
+    capture = fit_graphs(
+        [(n, g, rep["cuda_graph_gib"]) for n, g, rep, q in recent if _graph_point(q, rep, q_est=False)]
+    )
     return estimate, capture
 
 
 def _estimate_bytes(case: Case, request: PlanRequest, result: PlanResult, profile: VllmProfile) -> float:
-    """The graph estimate of the printing rank: printed, else predicted with ``profile``'s constants."""
+    """The graph estimate of the printing rank: printed, else predicted with ``profile``'s constants. On unified
+    memory always the predicted one: the printed figure there is a free-memory drift the planner does not predict
+    (:func:`_graph_point`), so what a start-up's budget leaves beyond the prediction belongs to the unified-memory
+    term fitted from it, as it will when that term is applied."""
     printed = case["reported"].get("cuda_graph_estimate_gib")
-    if printed is not None:
+    if printed is not None and not vllm_platform(request.gpu).integrated:
         return float(printed) * GiB
     layers = result.stages[0].layers
     return profile.cudagraph_estimate_bytes(layers[1] - layers[0], _graphs(request, profile))

@@ -226,9 +226,10 @@ def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...],
     TP 1 base (CUDA context and cuBLAS workspaces, as any rank) plus NCCL's own buffers, which the planner does not
     model: not fitted, since only the Qwen3.5/3.6 hybrids and hybrid MoEs log it and the two disagree by ~0.5 GiB
     (tests/fidelity/test_family_folds.py); (4) what unified memory adds, as a share of the weights
-    the rank loaded (what the host stops counting in the MemAvailable vLLM reads there: a DGX Spark's TP 1
-    start-up with safetensors prefetch shows 0.30 of its weights, a two-Spark TP 2 one with fastsafetensors 0.24;
-    an empirical share that two set-ups cannot pin, docs/fidelity.md). A class with fewer than two figures in an
+    the rank loaded (what the host stops counting in the MemAvailable vLLM reads there, and in the
+    ``cudaMemGetInfo`` its graph estimate reads, beyond the planner's own estimate: a DGX Spark's TP 1 start-up
+    with safetensors prefetch shows 0.25 of its weights, a two-Spark TP 2 one with fastsafetensors 0.22; an
+    empirical share that two set-ups cannot pin, docs/fidelity.md). A class with fewer than two figures in an
     era takes the nearest earlier, else later, era's and says so."""
     found = [{"since": since, **_era_fields([p for p in points if _in_era(p.version, i)])}
              for i, since in enumerate(NON_TORCH_ERAS)]  # fmt: skip

@@ -42,10 +42,11 @@ UNMATCHED: dict[str, str] = {
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
         "KV +0.74 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
-        "start-ups of two set-ups: this one shows 0.30, the two MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors) "
-        "0.22 once Model Runner V2's penalty state is counted, so the median is theirs. The source fixes no loader "
-        "footprint to model instead (docs/fidelity.md, 'Unified memory'); GB10 start-ups with /proc/meminfo read "
-        "around loading and profiling, per loader and page-cache state, would pin it"
+        "start-ups of two set-ups, read beside the planner's own graph estimate: this one shows 0.25, the two "
+        "MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors) 0.22, so the median is theirs. The source fixes no loader "
+        "footprint to model instead (docs/fidelity.md, 'Unified memory'; its vision encoder's outputs held at a "
+        "65,536-token budget are a lead); GB10 start-ups with /proc/meminfo read around loading, profiling and the "
+        "graph estimate, per loader and page-cache state, would pin it"
     ),
     "vllm-0.27-rtxpro6000-qwen38-27b-fp8-mamba-refusal-recipes831": (
         "KV +0.78 GiB (the refusal is predicted): with the rejection sampler's warm-up at 1,024 sequences "
@@ -59,9 +60,14 @@ UNMATCHED: dict[str, str] = {
         "container 28 s after its first boot failed with 0.45 GiB (the -first-boot case, whose refusal the planner "
         "predicts); that boot, like the util 0.85 run, took 21.50 GiB of consumed memory and peak activation where "
         "the restart took 18.95, and utilization enters neither figure (0.28.0 v1/worker/gpu_worker.py:513-563). "
-        "Not fitted; what the restarted container kept from its first boot (a torch.compile cache in its "
-        "filesystem is a lead) would be settled by the restart's 'Directly load the compiled graph' or 'Compiling a "
-        "graph' line"
+        "Not fitted. The document blames the failed boot on the previous container still releasing VRAM, which "
+        "would move it the other way: 0.28 takes the drop of free memory from the worker's first snapshot "
+        "(utils/mem_utils.py :317-319; gpu_worker.py :547-558 asserts it is not negative), so memory another "
+        "process frees meanwhile counts as gained; and the restart's transient (torch's peak less its allocated "
+        "memory, mem_utils.py :323-325, which no other process moves) fell 1.46 -> 0.33 GiB with its consumed "
+        "memory (-1.42). So the difference is inside the restarted process; what it kept from its first boot (a "
+        "torch.compile cache in its filesystem is a lead, not in vLLM's source) would be settled by the restart's "
+        "'Directly load the compiled graph' or 'Compiling a graph' line"
     ),
     "vllm-0.30-rtx3090-qwen38-27b-w4a16-redhat-8k": (
         "KV +0.96 GiB: on this RTX 3090 at 0.30 the hybrid (Gated DeltaNet) start-ups hold ~1 GiB more than the "

@@ -193,10 +193,11 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         0.27.0 :147-155), so whatever the host stops counting as available between the worker's first snapshot and
         the end of the profile run is non-torch there. The loaders keep nothing of their own after loading
         (safetensors' prefetch only reads blocks into the page cache, 0.24.0 ``weight_utils.py`` :728-741;
-        fastsafetensors closes its staging, 0.29.0 :1098-1104), so what the start-ups show (0.30 and 0.24 of the
-        loaded weights) is the host's state (page cache, compiler heaps), which the source does not fix: a share
-        of the ``weights_bytes`` this GPU loaded, fitted on the GB10 start-ups (``VllmConstants.uma_weights_share``;
-        docs/fidelity.md says what two set-ups leave open). ``platform``
+        fastsafetensors closes its staging, 0.29.0 :1098-1104; inductor compiles in-process,
+        ``TORCHINDUCTOR_COMPILE_THREADS=1``, 0.29.0 ``env_override.py`` :105), so what the start-ups show beyond
+        the planner's own graph estimate (0.25 and 0.22 of the loaded weights) is the host's state (page cache),
+        which the source does not fix: a share of the ``weights_bytes`` this GPU loaded, fitted on the GB10
+        start-ups (``VllmConstants.uma_weights_share``; docs/fidelity.md says what two set-ups leave open). ``platform``
         None: a datacenter device."""
         if not self.is_v1:
             return VLLM_V0_NON_TORCH
