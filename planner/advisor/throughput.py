@@ -70,12 +70,16 @@ def memory_class(gpu: GpuSpec) -> MemoryClass:
 
 
 def fp16_accumulate_factor(gpu: GpuSpec) -> float:
-    """GeForce cards run FP16 matmuls with FP16 accumulation at twice the FP32-accumulate rate the catalog gives
-    (NVIDIA Ada whitepaper Appendix A and RTX Blackwell whitepaper Table 3: RTX 4090 165.2 / 330.4, RTX 5090
-    209.5 / 419 dense; /work/research/advisor/tflops.toml accumulator note). llama.cpp's CUDA matmuls accumulate
-    in FP16 (its README's 'FP16 accumulation' and the earlier README note on RTX 3090/4090 prompt speeds), so
-    llama.cpp gets the doubled rate on GeForce parts; datacenter and workstation parts are not halved."""
-    return 2.0 if "GEFORCE" in gpu.name.upper() else 1.0
+    """How much faster than the catalog's 16-bit rate (FP32 accumulation, what serving engines use) a GPU runs FP16
+    matmuls that accumulate in FP16, as llama.cpp's cuBLAS path does (``CUBLAS_COMPUTE_16F``,
+    ggml-org/llama.cpp ``ggml-cuda.cu``; PR 3370 took a 3090 Ti's pp512 from 1,661 to 3,984 t/s with it): the
+    entry's sourced ``fp16_accumulate`` over its ``fp16`` (GeForce parts and the L40 halve FP32 accumulation: RTX
+    4090 165.2 / 330.3, RTX 5090 209.5 / 419, L40 181 / 362 dense), 1 where the catalog states no difference."""
+    compute = gpu.compute
+    fp16 = compute.tflops("fp16") if compute is not None else None
+    if compute is None or compute.fp16_accumulate is None or not fp16:
+        return 1.0
+    return compute.fp16_accumulate / fp16
 
 
 def pcie_generation(gpu: GpuSpec) -> int:

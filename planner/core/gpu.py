@@ -112,6 +112,9 @@ class ComputeSpec(BaseModel, frozen=True, extra="forbid"):
     or CDNA 3, FP4 before Blackwell or CDNA 4, BF16 before Ampere) or ``"unknown"`` (no sourced figure). The
     speed estimates treat ``"unknown"`` as unknown, never as free: such a GPU is ranked last with that reason.
     ``fp32`` is the non-tensor FP32 rate, given only where it is the one figure published (Apple GPUs).
+    ``bf16`` and ``fp16`` are the rates with FP32 accumulation, which serving engines use; ``fp16_accumulate`` is
+    the FP16 rate with FP16 accumulation where it is higher (GeForce parts and the L40 halve FP32 accumulation;
+    llama.cpp's cuBLAS matmuls accumulate in FP16), ``None`` where the two are the same.
     """
 
     bf16: TensorFigure
@@ -120,8 +123,18 @@ class ComputeSpec(BaseModel, frozen=True, extra="forbid"):
     int8: TensorFigure
     fp4: TensorFigure
     fp32: TensorFigure = "unknown"
+    fp16_accumulate: PositiveFloat | None = None
     source: Source
     note: str = ""
+
+    @model_validator(mode="after")
+    def _accumulate_is_not_slower(self) -> ComputeSpec:
+        if self.fp16_accumulate is not None:
+            if not isinstance(self.fp16, float | int):
+                raise ValueError("fp16_accumulate needs a stated fp16 (FP32-accumulate) figure")
+            if self.fp16_accumulate < self.fp16:
+                raise ValueError("fp16_accumulate is below fp16: FP16 accumulation is never the slower")
+        return self
 
     def tflops(self, fmt: ComputeFormat) -> float | None:
         """The figure for ``fmt`` as a number, ``None`` when it is ``"none"`` or ``"unknown"``."""

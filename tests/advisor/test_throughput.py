@@ -140,3 +140,16 @@ def test_llamacpp_expert_matmuls_run_at_a_share_of_their_backends_quantized_rate
     assert compute_seconds(setup, prompt) == pytest.approx(expected)
     vllm = setup_for(spark, "vllm", "16-bit", 1, "mxfp4")
     assert compute_seconds(vllm, prompt) == pytest.approx(prompt.flops / (213e12 * GEMM_EFFICIENCY["16-bit"]))
+
+
+def test_fp16_accumulation_doubles_only_where_the_catalog_says_fp32_accumulation_is_halved() -> None:
+    """llama.cpp's cuBLAS matmuls accumulate in FP16 (CUBLAS_COMPUTE_16F); GeForce parts and the L40 run that at
+    twice their FP32-accumulate rate, the figure the catalog's ``fp16`` gives (what serving engines use). Read from
+    each entry's sourced ``fp16_accumulate``, not its name: the L40 (181 / 362 dense) is no GeForce."""
+    from planner.advisor.throughput import fp16_accumulate_factor
+
+    expected = {"rtx-3090": 142 / 71, "rtx-4090": 2.0, "rtx-5090": 2.0, "l40": 2.0}
+    for gpu_id, factor in expected.items():
+        assert fp16_accumulate_factor(get_gpu(gpu_id)) == pytest.approx(factor, rel=0.01), gpu_id
+    for gpu_id in ("l40s", "rtx-6000-ada", "h100-pcie-80gb", "a100-pcie-80gb", "rtx-pro-6000-blackwell"):
+        assert fp16_accumulate_factor(get_gpu(gpu_id)) == 1.0, gpu_id

@@ -176,3 +176,14 @@ def test_no_room_for_one_sequence() -> None:
     result = plan(PlanRequest(model=model, gpu_memory_bytes=24 * 10**9, context_tokens=131072))
     assert result.fit_status == "no-room-for-one-sequence"
     assert not result.fits and result.headroom_bytes > 0
+
+
+def test_fp16_accumulate_is_never_below_the_fp32_accumulate_rate() -> None:
+    from planner.core.gpu import ComputeSpec
+
+    base = {"bf16": 165.2, "fp16": 165.2, "fp8": 330.3, "int8": 660.6, "fp4": "none", "source": "Ada whitepaper"}
+    assert ComputeSpec.model_validate({**base, "fp16_accumulate": 330.3}).fp16_accumulate == 330.3
+    with pytest.raises(ValidationError, match="fp16_accumulate is below fp16"):
+        ComputeSpec.model_validate({**base, "fp16_accumulate": 100.0})
+    with pytest.raises(ValidationError, match="needs a stated fp16"):
+        ComputeSpec.model_validate({**base, "fp16": "unknown", "fp16_accumulate": 330.3})
