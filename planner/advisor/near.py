@@ -49,10 +49,12 @@ def near_misses(filtered: Sequence[tuple[FilterReason, Option]], workload: Workl
     by_reason: dict[FilterReason, list[Option]] = defaultdict(list)
     for reason, option in filtered:
         by_reason[reason].append(option)
-    closest = {
-        "over-budget": lambda os: min(os, key=lambda o: spend(o, workload)),
-        "latency-target-missed": lambda os: min(os, key=lambda o: shortfall(o, workload)),
-        "unknown-price": lambda os: max(os, key=lambda o: o.conversations),
+    closest = {  # of two equally close, the one without a quality caveat (4-bit weights) is named
+        "over-budget": lambda os: min(os, key=lambda o: (spend(o, workload), o.quality_caveat is not None)),
+        "latency-target-missed": lambda os: min(
+            os, key=lambda o: (shortfall(o, workload), o.quality_caveat is not None)
+        ),
+        "unknown-price": lambda os: max(os, key=lambda o: (o.conversations, o.quality_caveat is None)),
     }
     found = [
         NearMiss(reason=reason, count=len(by_reason[reason]), closest=closest[reason](by_reason[reason]))
@@ -96,7 +98,8 @@ def remedy(miss: NearMiss, workload: Workload) -> str:
     """What would let the closest set-up through."""
     o = miss.closest
     if miss.reason == "over-budget":
-        return f"a budget of {spend_text(spend(o, workload), workload.pricing)} buys {o.label}"
+        verb = "buys" if workload.pricing == "purchase" else "rents"
+        return f"a budget of {spend_text(spend(o, workload), workload.pricing)} {verb} {o.label}"
     if miss.reason == "latency-target-missed":
         return f"a speed target of {_speed_of(o)} admits {o.label}"
     return "without a budget the unpriced set-ups are shown, marked price unknown"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from model_catalog import get_gpu, get_model
 from planner.advisor import ContextDistribution, Workload, headline, rank, recommendation, verdict
 from planner.advisor.recommend import _money
+from planner.advisor.suitability import FOUR_BIT
 from planner.advisor.workload import SLOW_FIRST_TOKEN_S
 
 LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
@@ -93,3 +94,23 @@ def test_a_slow_first_token_keeps_the_verdict_from_green() -> None:
     assert verdict(ranking) in ("met", "caution") and (ranking.best.prefill_seconds or 0.0) <= SLOW_FIRST_TOKEN_S
     targeted = rank(gemma, Workload.fixed_length(32_768, concurrent_conversations=50, max_time_to_first_token_s=30.0))
     assert not any(u.startswith("first token after") for o in targeted.options for u in o.undermining)
+
+
+def test_a_rental_budget_names_the_monthly_figure_and_prefers_eight_bits_at_the_same_price() -> None:
+    """A cloud budget is per month and a rental is rented; of two set-ups at the same price the one without a
+    quality caveat (4-bit weights, offered as a fallback) is named."""
+    ranking = rank(LLAMA_8B, workload(20, 8_192, budget_usd=100.0, pricing="cloud"))
+    miss = next(m for m in ranking.near_misses if m.reason == "over-budget")
+    c = miss.closest
+    named = next(
+        r
+        for r in ranking.rejected
+        if (r.gpu_id, r.gpu_count, r.tensor_parallel, r.weights, r.kv_dtype, r.reason)
+        == (c.gpu_id, c.gpu_count, c.tensor_parallel, c.weights, c.kv_dtype, "over-budget")
+    )
+    four_bit_at_that_price = [
+        r for r in ranking.rejected if r.reason == "over-budget" and r.weights in FOUR_BIT and r.detail == named.detail
+    ]
+    assert four_bit_at_that_price, "a 4-bit set-up at the same price competes for the name"
+    assert c.quality_caveat is None and c.weights not in FOUR_BIT
+    assert "the $100 per month budget" in headline(ranking) and "per month rents" in recommendation(ranking)
