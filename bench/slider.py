@@ -9,13 +9,14 @@ running indicator, the chart is drawn and two animation frames have passed (the 
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from typing import Any
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.browser.server import open_setup, wait_for_chart
+from tests.browser.server import CHART_DRAWN, open_setup, wait_for_chart
 from ui import links
 from ui.state import Selection
 
@@ -24,7 +25,7 @@ SLIDER = "Context length (tokens)"
 PAGES = ("", "what_if", "compare", "advisor")
 DRAWN = (
     "() => !document.querySelector(\"[data-testid='stStatusWidget']\")"
-    " && document.querySelector(\"[data-testid='stPlotlyChart'] .main-svg\")"
+    f" && document.querySelector({json.dumps(CHART_DRAWN)})"
 )
 PAINTED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
 

@@ -5,7 +5,6 @@ link carry the whole workload."""
 from __future__ import annotations
 
 import itertools
-from typing import Any
 
 import streamlit as st
 
@@ -26,7 +25,7 @@ from planner.advisor import (
 )
 from planner.advisor.validation import scored
 from planner.core.model import ModelSpec
-from ui import binding, figures, frame, settings, state, tables
+from ui import binding, frame, pareto, settings, state, tables
 from ui.advisor_report import advisor_report_html
 from ui.advisor_rows import option_link, ranking_rows, rejected_rows
 from ui.advisor_settings import workload_from_widgets
@@ -120,25 +119,18 @@ def _overflow(ranking: Ranking, option: Option, spec: ModelSpec) -> None:
             st.markdown(f"- **{engine}**: {behaviour}")
 
 
-def _chart(sel: Selection, ranking: Ranking) -> Any:
-    """The Pareto chart; a clicked point offers a link that opens it on the Memory page."""
+def _chart(sel: Selection, ranking: Ranking) -> None:
+    """The Pareto chart (:mod:`ui.pareto`); a clicked point offers a link that opens it on the Memory page."""
     against = binding.segmented(st, settings.PARETO, ["capacity", "throughput"], "capacity")
     front = ranking.pareto_cost_capacity if against == "capacity" else ranking.pareto_cost_throughput
     cloud = ranking.workload.pricing == "cloud"
     cost_label = "Cloud cost (USD per hour, log scale)" if cloud else "Total cost of ownership (USD, log scale)"
-    figure = figures.pareto_figure(ranking.options, front, against, cost_label, chosen=ranking.options[0])
-    event = st.plotly_chart(
-        figure,
-        width="stretch",
-        on_select="rerun",
-        selection_mode="points",
-        key="pareto_chart",
-        config=figures.CHART_CONFIG,
+    rows, spec = pareto.pareto_chart(ranking.options, front, against, cost_label, chosen=ranking.options[0])
+    event = st.vega_lite_chart(
+        rows, spec, width="stretch", on_select="rerun", selection_mode=pareto.PICK, key="pareto_chart"
     )
-    points = getattr(getattr(event, "selection", None), "points", None) or []
-    # The topmost trace wins where points overlap (the recommended diamond over the front over the rest).
-    points = sorted(points, key=lambda p: -int(p.get("curve_number", 0)))
-    picked = [p.get("customdata") for p in points if isinstance(p.get("customdata"), int)]
+    picked = [p.get("i") for p in (getattr(event, "selection", {}) or {}).get(pareto.PICK, []) or []]
+    picked = [i for i in picked if isinstance(i, int) and 0 <= i < len(ranking.options)]
     if picked:
         option = ranking.options[picked[0]]
         st.info(
@@ -148,7 +140,6 @@ def _chart(sel: Selection, ranking: Ranking) -> Any:
         st.link_button(
             "Open it on the Memory page", option_link(sel, option, st.context.url), icon=":material/open_in_new:"
         )
-    return figure
 
 
 SHOWN_ROWS = 40  # the ranking's first rows on the page (every option is in the CSV)
@@ -235,10 +226,10 @@ def render(sel: Selection) -> None:
     )
     for warning in ranking.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
-    figure, shown = None, []
+    shown: list[dict[str, object]] = []
     base_url = st.context.url  # read in this run: the CSV's links are made when its button is pressed
     if ranking.options:
-        figure = _chart(sel, ranking)
+        _chart(sel, ranking)
         _picks(ranking)
         shown = ranking_rows(ranking, sel, base_url, limit=SHOWN_ROWS)
         config = {"open": st.column_config.LinkColumn("open", display_text="Memory page")}
@@ -261,7 +252,7 @@ def render(sel: Selection) -> None:
         PATH,
         f"Which GPU to buy for {name}",
         recommendation(ranking),
-        [figure] if figure else [],
+        [],  # the advisor's own report (html=) draws no chart
         exported,
         names=gpu_names,
         html=lambda url: advisor_report_html(ranking, name, url, links_by_position),

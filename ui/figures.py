@@ -14,7 +14,6 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from planner.advisor import Option
 from planner.assessment.assess import Assessment, VerdictState, context_label
 from planner.core.units import UNIT_BYTES
 from planner.planning.results import PlanResult, StageMemory
@@ -304,82 +303,3 @@ def compare_bars_figure(results: Sequence[tuple[str, PlanResult]], unit: str = "
         "ticktext": [f"<b><span style='color:{pair_colour(label)}'>{label}</span></b>" for label in labels],
     }
     return go.Figure({"data": data, "layout": layout})
-
-
-def _pareto_value(o: Option, against: str) -> float:
-    return o.concurrency if against == "capacity" else (o.decode_tokens_per_s_total or 0.0)
-
-
-def _option_trace(points: Sequence[Option], index: dict[int, int], against: str, **style: object) -> dict[str, Any]:
-    """One scatter trace of options; each point carries its option index in ``customdata``."""
-    return {
-        "type": "scatter",
-        "x": [o.cost for o in points],
-        "y": [_pareto_value(o, against) for o in points],
-        "customdata": [index[id(o)] for o in points],
-        "text": [o.label for o in points],
-        **style,
-    }
-
-
-def pareto_figure(
-    options: Sequence[Option],
-    front: Sequence[Option],
-    against: str,
-    cost_label: str,
-    chosen: Option | None = None,
-) -> go.Figure:
-    """Cost against capacity (concurrent conversations) or against aggregate decode throughput.
-
-    Every priced option is a grey point, the Pareto front a line; each point carries its option index in
-    ``customdata`` so a click can open it. The chosen (recommended) option is a large diamond. Built as one dict
-    and checked once (trace by trace and then laid out, it cost the advisor's rerun ~12 ms).
-    """
-    index = {id(o): i for i, o in enumerate(options)}
-    y_title = "Concurrent conversations" if against == "capacity" else "Aggregate decode throughput (tokens/s)"
-    hover = "%{text}<br>%{x:$,.0f}<br>%{y:,.1f}<extra>"
-    data = [
-        _option_trace(
-            [o for o in options if o.cost is not None],
-            index,
-            against,
-            mode="markers",
-            name="Set-ups that meet the target",
-            marker={"color": "#94a3b8", "size": 7, "opacity": 0.6},
-            hovertemplate=hover + "</extra>",
-        ),
-        _option_trace(
-            sorted((o for o in front if o.cost is not None), key=lambda o: o.cost or 0.0),
-            index,
-            against,
-            mode="lines+markers",
-            name="Pareto front (nothing cheaper does more)",
-            line={"color": "#2563eb", "width": 2},
-            marker={"size": 10, "color": "#2563eb"},
-            hovertemplate=hover + "Pareto front</extra>",
-        ),
-    ]
-    if chosen is not None and chosen.cost is not None:
-        data.append(
-            _option_trace(
-                [chosen],
-                index,
-                against,
-                mode="markers",
-                name="Recommended",
-                marker={"size": 18, "color": "#16a34a", "symbol": "diamond", "line": {"color": "#111827", "width": 1}},
-                hovertemplate=hover + "recommended</extra>",
-            )
-        )
-    return go.Figure({"data": data, "layout": _pareto_layout(cost_label, y_title)})
-
-
-def _pareto_layout(cost_label: str, y_title: str) -> dict[str, Any]:
-    """The Pareto chart's frame: dollars at every power of ten on the cost axis ("$10k"), not the log axis's bare
-    minor digits ("2 3 4 … 100k 2 3")."""
-    layout = frame_layout(None, height=500)
-    layout.update(hovermode="closest", clickmode="event+select")
-    cost_axis = {"title": {"text": cost_label}, "type": "log", "dtick": 1, "tickprefix": "$", "tickformat": "~s"}
-    layout["xaxis"] = {**layout["xaxis"], **cost_axis}
-    layout["yaxis"] = {**layout["yaxis"], "title": {"text": y_title}, "rangemode": "tozero"}
-    return layout

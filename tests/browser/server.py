@@ -189,12 +189,19 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             continue
 
 
+# A chart drawn: a Plotly chart's SVG, or the advisor's Vega-Lite chart (ui/pareto.py) once its marks are in.
+CHART_DRAWN = (
+    "[data-testid='stPlotlyChart'] .main-svg, "
+    "[data-testid='stVegaLiteChart'] svg .role-mark, [data-testid='stVegaLiteChart'] canvas"
+)
+
+
 def wait_for_chart(page: Any, timeout_ms: int = 30_000) -> None:
-    """Until Streamlit has finished the run, a Plotly chart has drawn its SVG and the set-up is drawn: its summary
+    """Until Streamlit has finished the run, a chart is drawn (:data:`CHART_DRAWN`) and the set-up is drawn: its summary
     (a cold link's first run) or the editor's widgets (the frame draws them after the page's answer,
     :mod:`ui.deferred`, and each widget kind's script is fetched when it is first drawn, so on a cold link they may
     come a moment after the chart)."""
-    page.wait_for_selector("[data-testid='stPlotlyChart'] .main-svg", timeout=timeout_ms)
+    page.wait_for_selector(CHART_DRAWN, timeout=timeout_ms)
     page.wait_for_function("() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=timeout_ms)
     page.wait_for_function(SETUP_SHOWN, timeout=timeout_ms)
 

@@ -87,7 +87,8 @@ def test_phone_width_has_no_traceback(browser, app_url: str) -> None:
 def test_pareto_point_click_opens_it_on_the_memory_page(page, app_url: str) -> None:
     page.goto(f"{app_url}/advisor?users=40&preset=support-chat")
     wait_for_chart(page)
-    recommended = page.locator("[data-testid='stPlotlyChart'] .scatterlayer .trace").nth(2).locator(".point").first
+    # The points' layer of the Vega-Lite chart (ui/pareto.py) draws the recommendation last, on top: a diamond.
+    recommended = page.locator("[data-testid='stVegaLiteChart'] g.layer_1_marks path").last
     recommended.scroll_into_view_if_needed()
     box = recommended.bounding_box()
     assert box is not None
@@ -112,6 +113,8 @@ def test_pareto_point_click_opens_it_on_the_memory_page(page, app_url: str) -> N
     )
     assert sel.gpu.name in selected
     assert _verdict(sel) in _alert_text(memory)
+    headline = _alert_text(page)
+    assert f"{sel.weights} weights" in headline and sel.gpu.name.split(" (")[0] in headline  # the recommendation
 
 
 def _fresh(browser, url: str):

@@ -1,0 +1,131 @@
+"""The advisor's Pareto chart as a Vega-Lite spec and its rows (pure: options in, data out).
+
+Vega-Lite, not Plotly: Streamlit ids a Plotly chart by a hash of its figure, so every change of the ranking (each
+move of the context slider) mounts the chart from scratch; a keyed Vega-Lite chart keeps its id (its key and
+selection mode, ``streamlit/elements/vega_charts.py``) and takes the new rows in place (docs/benchmarks.md:
+491 -> 410 ms a slider move in one run). The rows are passed apart from the spec, so only the data changes.
+
+>>> rows, spec = pareto_chart([], [], "capacity", "Total cost of ownership (USD, log scale)")
+>>> rows, [layer["mark"]["type"] for layer in spec["layer"]]
+([], ['line', 'point'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from planner.advisor import Option
+
+PICK = "pick"  # the selection parameter a click sets: the clicked option's index in the ranking
+OPTIONS = "Set-ups that meet the target"
+FRONT = "Pareto front (nothing cheaper does more)"
+RECOMMENDED = "Recommended"
+SERIES = {"domain": [OPTIONS, FRONT, RECOMMENDED], "range": ["#94a3b8", "#2563eb", "#16a34a"]}
+
+
+def value_of(option: Option, against: str) -> float:
+    """The chart's vertical figure: conversations held at once, or aggregate decode tokens per second."""
+    return option.concurrency if against == "capacity" else (option.decode_tokens_per_s_total or 0.0)
+
+
+def _series_of(option: Option, on_front: set[int], chosen: Option | None) -> str:
+    if option is chosen:
+        return RECOMMENDED
+    return FRONT if id(option) in on_front else OPTIONS
+
+
+def pareto_rows(
+    options: Sequence[Option], front: Sequence[Option], against: str, chosen: Option | None = None
+) -> list[dict[str, Any]]:
+    """One row per priced option: its index in ``options`` (what a click returns), cost, figure, label, whether it
+    is on the front, and its series (the recommendation, on the front, or another set-up), in drawing order: the
+    recommendation last, on top."""
+    on_front = {id(o) for o in front}
+    rows = [
+        {
+            "i": i,
+            "cost": o.cost,
+            "value": value_of(o, against),
+            "label": o.label,
+            "front": id(o) in on_front,
+            "series": _series_of(o, on_front, chosen),
+        }
+        for i, o in enumerate(options)
+        if o.cost is not None
+    ]
+    return sorted(rows, key=lambda r: SERIES["domain"].index(r["series"]))
+
+
+def _axes(cost_label: str, y_title: str) -> dict[str, Any]:
+    """Cost on a log axis in dollars at every power of ten ("$10k"), the figure from zero."""
+    x = {
+        "field": "cost",
+        "type": "quantitative",
+        "scale": {"type": "log"},
+        "axis": {"title": cost_label, "format": "$~s", "tickCount": 6},
+    }
+    y = {"field": "value", "type": "quantitative", "scale": {"zero": True}, "axis": {"title": y_title}}
+    return {"x": x, "y": y}
+
+
+def _when(values: list[Any]) -> dict[str, Any]:
+    """A mark property by series, as conditions: ``values`` for another set-up, the front (when given three) and
+    the recommendation (the last), without a legend of its own."""
+    last = [{"test": f"datum.series == '{RECOMMENDED}'", "value": values[-1]}]
+    middle = [{"test": "datum.front", "value": values[1]}] if len(values) == 3 else []
+    return {"condition": last + middle, "value": values[0]}
+
+
+def _by_series(values: list[Any]) -> dict[str, Any]:
+    return {
+        "field": "series",
+        "type": "nominal",
+        "scale": {"domain": SERIES["domain"], "range": values},
+        "legend": None,
+    }
+
+
+def pareto_chart(
+    options: Sequence[Option],
+    front: Sequence[Option],
+    against: str,
+    cost_label: str,
+    chosen: Option | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Cost against capacity (concurrent conversations) or aggregate decode throughput: every priced option a
+    point (grey; on the Pareto front blue, joined by a line; the chosen, recommended one a large green diamond,
+    drawn on top). A click on any point selects it: :data:`PICK` holds its index in ``options``."""
+    y_title = "Concurrent conversations" if against == "capacity" else "Aggregate decode throughput (tokens/s)"
+    axes = _axes(cost_label, y_title)
+    tooltip = [
+        {"field": "label", "title": "set-up"},
+        {"field": "cost", "title": "cost", "format": "$,.0f"},
+        {"field": "value", "title": y_title, "format": ",.1f"},
+    ]
+    # One legend entry a line under the chart, in full: a phone's width cuts a row of three.
+    legend = {"title": None, "orient": "bottom", "direction": "vertical", "labelLimit": 0}
+    colour = {**_by_series(SERIES["range"]), "legend": legend}
+    spec = {
+        "height": 500,
+        "layer": [
+            {
+                "transform": [{"filter": "datum.front"}],
+                "mark": {"type": "line", "strokeWidth": 2, "color": SERIES["range"][1], "interactive": False},
+                "encoding": {**axes, "order": {"field": "cost"}},
+            },
+            {
+                "params": [{"name": PICK, "select": {"type": "point", "fields": ["i"], "on": "click"}}],
+                "mark": {"type": "point", "filled": True},
+                "encoding": {
+                    **axes,
+                    "color": colour,
+                    "shape": _when(["circle", "diamond"]),
+                    "size": _when([50, 90, 500]),
+                    "opacity": _when([0.6, 1.0, 1.0]),
+                    "tooltip": tooltip,
+                },
+            },
+        ],
+    }
+    return pareto_rows(options, front, against, chosen), spec
