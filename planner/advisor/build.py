@@ -113,8 +113,9 @@ def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None]
     return overhead.engine_version, fraction
 
 
-def _warnings(c: Candidate, s: Speed, cost: SystemCost, w: Workload, row: SupportRow) -> tuple[list[str], list[str]]:
+def _warnings(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow) -> tuple[list[str], list[str]]:
     """(every warning, the ones that undermine the verdict)."""
+    w = b.workload
     notes: list[str] = []
     undermining: list[str] = []
     gpu = c.gpu
@@ -132,7 +133,7 @@ def _warnings(c: Candidate, s: Speed, cost: SystemCost, w: Workload, row: Suppor
             f"{s.per_user:.0f} tokens/s per user is within {SPEED_MARGIN - 1:.0%} of the {floor:g} floor (the speed "
             "model's typical error)"
         )
-    slow = _slow_first_token(s, w)
+    slow = _slow_first_token(s, w, b.prompt_tokens)
     if slow:
         undermining.append(slow)
     if s.prefill_share is not None and s.prefill_share > PREFILL_SHARE_LIMIT:
@@ -159,13 +160,12 @@ def _warnings(c: Candidate, s: Speed, cost: SystemCost, w: Workload, row: Suppor
     return undermining + notes, undermining
 
 
-def _slow_first_token(s: Speed, w: Workload) -> str | None:
+def _slow_first_token(s: Speed, w: Workload, prompt: int) -> str | None:
     """A typical prompt's first token later than MLPerf Inference's server scenario allows its longest prompts
     (:data:`~planner.advisor.workload.SLOW_FIRST_TOKEN_S`), when the buyer set no first-token target of their own
     (one they set filters the set-ups instead, :func:`planner.advisor.ranking.filter_reason`)."""
     if w.max_time_to_first_token_s is not None or s.prefill is None or s.prefill <= SLOW_FIRST_TOKEN_S:
         return None
-    prompt = max(1, w.mean_prompt_tokens - w.shared_prefix_tokens)
     return (
         f"first token after about {s.prefill:.1f} s for a {prompt:,}-token prompt: slower than the "
         f"{SLOW_FIRST_TOKEN_S:g} s MLPerf Inference's server scenario allows its longest prompts (set a first-token "
@@ -222,7 +222,7 @@ def build_option(
     batch = max(1, math.ceil(w.target_concurrency / c.replicas))
     s = speed_of(b, c, row, batch)
     cost = b.cost(c, host, assumptions)
-    warnings, undermining = _warnings(c, s, cost, w, row)
+    warnings, undermining = _warnings(b, c, s, cost, row)
     version, fraction = _engine_settings(overhead)
     conversations = a.conversations * c.replicas
     return Option(

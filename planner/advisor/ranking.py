@@ -30,7 +30,7 @@ from collections.abc import Iterator, Sequence
 
 from planner.advisor.costs import HOURS_PER_MONTH, Assumptions
 from planner.advisor.evaluate import Evaluator, reject
-from planner.advisor.near import near_misses
+from planner.advisor.near import near_misses, spend, spend_text
 from planner.advisor.options import (
     Candidate,
     FilterReason,
@@ -112,10 +112,10 @@ def filter_reason(option: Option, workload: Workload) -> tuple[FilterReason, str
         return None
     if option.cost is None:
         return "unknown-price", option.price_basis
-    spend = option.cost if workload.pricing == "purchase" else option.cost * HOURS_PER_MONTH
-    if spend > workload.budget_usd:
-        unit = "" if workload.pricing == "purchase" else " per month"
-        return "over-budget", f"${spend:,.0f}{unit} > budget ${workload.budget_usd:,.0f}{unit}"
+    spent = spend(option, workload)
+    if spent > workload.budget_usd:
+        pricing = workload.pricing
+        return "over-budget", f"{spend_text(spent, pricing)} > budget {spend_text(workload.budget_usd, pricing)}"
     return None
 
 

@@ -75,11 +75,10 @@ def fp16_accumulate_factor(gpu: GpuSpec) -> float:
     ggml-org/llama.cpp ``ggml-cuda.cu``; PR 3370 took a 3090 Ti's pp512 from 1,661 to 3,984 t/s with it): the
     entry's sourced ``fp16_accumulate`` over its ``fp16`` (GeForce parts and the L40 halve FP32 accumulation: RTX
     4090 165.2 / 330.3, RTX 5090 209.5 / 419, L40 181 / 362 dense), 1 where the catalog states no difference."""
-    compute = gpu.compute
-    fp16 = compute.tflops("fp16") if compute is not None else None
-    if compute is None or compute.fp16_accumulate is None or not fp16:
+    fp16 = gpu.compute.tflops("fp16")
+    if gpu.compute.fp16_accumulate is None or not fp16:
         return 1.0
-    return compute.fp16_accumulate / fp16
+    return gpu.compute.fp16_accumulate / fp16
 
 
 def pcie_generation(gpu: GpuSpec) -> int:
