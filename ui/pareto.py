@@ -77,15 +77,6 @@ def _when(values: list[Any]) -> dict[str, Any]:
     return {"condition": last + middle, "value": values[0]}
 
 
-def _by_series(values: list[Any]) -> dict[str, Any]:
-    return {
-        "field": "series",
-        "type": "nominal",
-        "scale": {"domain": SERIES["domain"], "range": values},
-        "legend": None,
-    }
-
-
 def pareto_chart(
     options: Sequence[Option],
     front: Sequence[Option],
@@ -105,7 +96,7 @@ def pareto_chart(
     ]
     # One legend entry a line under the chart, in full: a phone's width cuts a row of three.
     legend = {"title": None, "orient": "bottom", "direction": "vertical", "labelLimit": 0}
-    colour = {**_by_series(SERIES["range"]), "legend": legend}
+    colour = {"field": "series", "type": "nominal", "scale": SERIES, "legend": legend}
     spec = {
         "height": 500,
         "layer": [
