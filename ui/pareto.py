@@ -21,6 +21,10 @@ PICK = "pick"  # the selection parameter a click sets: the clicked option's inde
 OPTIONS = "Set-ups that meet the target"
 FRONT = "Pareto front (nothing cheaper does more)"
 RECOMMENDED = "Recommended"
+# The cost axis's ticks: 1, 1.5, 2, 3, 5, 7 in every decade from $1 to $700M (an hourly rent to a cluster's purchase),
+# so even a span of 2.5x has two labels. Vega draws the ones inside the data's range and drops any label that would
+# overlap its neighbour (labelOverlap "greedy"); fixed here, so the spec does not change with the options.
+COST_TICKS = [m * 10**e for e in range(9) for m in (1, 1.5, 2, 3, 5, 7)]
 SERIES = {"domain": [OPTIONS, FRONT, RECOMMENDED], "range": ["#94a3b8", "#2563eb", "#16a34a"]}
 
 
@@ -58,12 +62,13 @@ def pareto_rows(
 
 
 def _axes(cost_label: str, y_title: str) -> dict[str, Any]:
-    """Cost on a log axis in dollars at every power of ten ("$10k"), the figure from zero."""
+    """Cost on a log axis in dollars, labelled at 1, 1.5, 2, 3, 5 and 7 a decade (:data:`COST_TICKS`: "$150k",
+    "$200k", "$300k"), the figure from zero."""
     x = {
         "field": "cost",
         "type": "quantitative",
         "scale": {"type": "log"},
-        "axis": {"title": cost_label, "format": "$~s", "tickCount": 6},
+        "axis": {"title": cost_label, "format": "$~s", "values": COST_TICKS, "labelOverlap": "greedy"},
     }
     y = {"field": "value", "type": "quantitative", "scale": {"zero": True}, "axis": {"title": y_title}}
     return {"x": x, "y": y}

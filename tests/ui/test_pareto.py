@@ -3,6 +3,8 @@ recommendation the ranking's own (one answer); the spec's layers, axis and click
 
 from __future__ import annotations
 
+import itertools
+
 from model_catalog import get_model
 from planner.advisor import ContextDistribution, Workload, rank
 from ui.pareto import FRONT, PICK, RECOMMENDED, pareto_chart
@@ -29,3 +31,19 @@ def test_rows_are_the_rankings_options() -> None:
         assert points["params"][0]["name"] == PICK and points["params"][0]["select"]["fields"] == ["i"]
         assert line["mark"]["interactive"] is False and line["transform"] == [{"filter": "datum.front"}]
         assert points["encoding"]["shape"]["condition"][0]["value"] == "diamond"
+
+
+def test_cost_axis_is_labelled_inside_the_costs_range() -> None:
+    """A log axis labelled only at powers of ten showed one label ("$100k") for set-ups from $92k to $500k. The
+    ticks are 1, 1.5, 2, 3, 5 and 7 a decade, fixed in the spec (a spec that changed with the data would be drawn
+    anew on every slider move), so this span of 3.8x gets three labels."""
+    dist = ContextDistribution(mean_tokens=32768, p95_tokens=32768, max_tokens=32768)
+    ranking = rank(get_model("meta-llama/Llama-3.1-70B").spec, Workload(concurrent_conversations=40, context=dist))
+    rows, spec = pareto_chart(ranking.options, ranking.pareto_cost_capacity, "capacity", "cost")
+    ticks = spec["layer"][1]["encoding"]["x"]["axis"]["values"]
+    assert ticks[:7] == [1, 1.5, 2, 3, 5, 7, 10]
+    assert all(b / a <= 5 / 3 for a, b in itertools.pairwise(ticks))
+    costs = [r["cost"] for r in rows]
+    assert len([t for t in ticks if min(costs) <= t <= max(costs)]) >= 3, (min(costs), max(costs))
+    _, again = pareto_chart(ranking.options[:5], ranking.pareto_cost_capacity[:1], "capacity", "cost")
+    assert again == spec  # the spec reads no option: only the rows change
