@@ -34,7 +34,7 @@ from ui.guard import as_text
 from ui.state import Selection
 
 PATH = settings.ADVISOR
-TONES = {"met": st.success, "caution": st.warning, "none": st.error}
+TONES = {"met": "success", "caution": "warning", "none": "error"}  # the verdict's box by its colour
 
 
 # A ranking is ~2 MB pickled: 16 entries, ~32 MB at most, however many distinct links arrive. Every set-up is
@@ -210,15 +210,16 @@ def _picks(ranking: Ranking) -> None:
 def render(sel: Selection) -> None:
     name = sel.spec.display_name
     st.title(f"Which GPU to buy for {as_text(name)}?")
+    answer = st.container()  # the answer under the title, above the workload's widgets (a phone sees it first)
     workload = workload_from_widgets(sel)
     if workload is None:
         return
     ranking = _shown_ranking(sel.spec, workload, workload.gpu_ids or ())
     tone = verdict(ranking)  # green only when nothing undermines the target or the speed floor
-    TONES[tone](as_text(headline(ranking)), icon=":material/recommend:")  # one sentence; the details below
-    with st.expander("Why, the alternatives, every caveat and the assumptions"):
+    getattr(answer, TONES[tone])(as_text(headline(ranking)), icon=":material/recommend:")  # one sentence
+    with answer.expander("Why, the alternatives, every caveat and the assumptions"):
         st.markdown(as_text(recommendation(ranking)))
-    st.markdown("\n".join(f"- {as_text(line)}" for line in summary_lines(ranking)))
+    answer.markdown("\n".join(f"- {as_text(line)}" for line in summary_lines(ranking)))
     st.caption(
         as_text(ranking.target_note)
         + ". Each set-up is planned under its own engine at that engine's defaults (the sidebar's engine settings "

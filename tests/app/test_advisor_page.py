@@ -234,3 +234,17 @@ def test_a_set_value_opens_its_expander_again_after_another_page() -> None:
     at.switch_page("pages/advisor.py").run()
     assert not at.exception
     assert "budget" in _widget_keys(at) and at.number_input(key="budget").value == 60000
+
+
+def test_the_answer_is_under_the_title_above_the_workloads_widgets() -> None:
+    """A manager opening a link on a phone sees the verdict and the five-line summary first: they are drawn in a
+    container placed under the title, above the workload's widgets, and filled once the ranking is made."""
+    at = run_page("advisor", {"model": "openai/gpt-oss-120b", "context": "32768", "users": "50"})
+    nodes = list(at.main.children.values())
+    title = next(i for i, n in enumerate(nodes) if n.type == "title")
+    answer = nodes[title + 1]
+    assert [type(c).__name__ for c in answer.children.values()] == ["Success", "Expander", "Markdown"]
+    assert answer.success[0].value.startswith("Buy ")
+    assert answer.markdown[-1].value.startswith("- What to buy\\: ")  # as_text escapes Markdown
+    widgets = [i for i, n in enumerate(nodes) if n.type == "flex_container" and n.selectbox]
+    assert widgets and min(widgets) > title + 1  # the workload's widgets come after it
