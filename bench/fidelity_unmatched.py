@@ -41,9 +41,10 @@ UNMATCHED: dict[str, str] = {
         "its 'Memory profiling takes' DEBUG line would"
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
-        "KV +0.74 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
+        "KV -0.50 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
         "start-ups of two set-ups, read beside the planner's own graph estimate: this one shows 0.25, the two "
-        "MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors) 0.22, so the median is theirs. The source fixes no loader "
+        "MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors, vLLM's small batch defaults on GB10) 0.28, so the median "
+        "is theirs; the unseen BF16 start-ups of 2026-12 (default loader) show ~0.09. The source fixes no loader "
         "footprint to model instead (docs/fidelity.md, 'Unified memory'; its vision encoder's outputs held at a "
         "65,536-token budget are a lead); GB10 start-ups with /proc/meminfo read around loading, profiling and the "
         "graph estimate, per loader and page-cache state, would pin it"
@@ -80,18 +81,18 @@ UNMATCHED: dict[str, str] = {
         "KV +1.03 GiB: as the RedHatAI Qwen3.8-27B row of the same document (a hybrid at 0.30 on an RTX 3090)"
     ),
     "vllm-0.27-gb10-qwen38-27b-bf16-32k-noprefix": (
-        "KV -9.4 GiB, verdict (unseen set, 2026-12): on this DGX Spark (vLLM 0.27.1, BF16, the default safetensors "
+        "KV -9.6 GiB, verdict (unseen set, 2026-12): on this DGX Spark (vLLM 0.27.1, BF16, the default safetensors "
         "load with auto-prefetch off on EXT4, 0.27.0 model_loader/weight_utils.py 'Auto-prefetch is disabled') "
         "the 768k start-up of the same session prints 55.99 GiB consumed for 51.35 GiB of weights: 0.09 of the "
-        "weights beyond them, where the planner's unified-memory share (0.22, fitted on a prefetch load and a "
-        "fastsafetensors load) adds 11.3 GiB; and the planner's 10.31 GiB host default refuses util 0.92 where "
+        "weights beyond them, where the planner's unified-memory share (0.28, fitted on a prefetch load and a "
+        "fastsafetensors load) adds 14.4 GiB; and the planner's 10.31 GiB host default refuses util 0.92 where "
         "this host held 7.37. Which loader state moves MemAvailable is not in vLLM's source; GB10 start-ups of "
         "one model under each loader would pin it"
     ),
     "vllm-0.27-gb10-qwen38-27b-bf16-768k-yarn-noprefix": (
-        "KV -8.0 GiB, verdict (unseen set): as the 32k run of the same session (consumed 55.99 GiB = weights 51.35 "
-        "+ 4.64, a 0.09 share against the fitted 0.22); the graph estimate the log prints (1.94 GiB) is above the "
-        "planner's 1.42, the activation below it (3.78 printed with the estimate, against 3.73 + 1.42)"
+        "KV -8.2 GiB, verdict (unseen set): as the 32k run of the same session (consumed 55.99 GiB = weights 51.35 "
+        "+ 4.64, a 0.09 share against the fitted 0.28); the printed peak with the graph estimate (3.78 GiB, the "
+        "estimate 1.94) is above the planner's 1.03 + 1.20 (unified memory's estimate moves with the host)"
     ),
     "vllm-0.26-a100-40gb-qwen38-27b-awq-int4-util093": (
         "KV +1.19 GiB (unseen set): the post prints no 'Model loading took' line, so what of cyankiwi's AWQ INT4 "

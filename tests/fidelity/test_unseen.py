@@ -46,3 +46,15 @@ def test_printed_kv_gives_the_printed_tokens(
     assert report.kv_cache_tokens == pytest.approx(tokens, rel=tolerance, abs=0)
     if concurrency is not None:
         assert round(report.max_concurrency, 2) == pytest.approx(concurrency, rel=tolerance, abs=0.006)
+
+
+def test_gb10_takes_the_small_batch_defaults() -> None:
+    """The DGX Spark 32k start-up (0.27.1, no batch flags) prints 'Profiling CUDA graph memory: PIECEWISE=51
+    (largest=512), FULL=35 (largest=256)': 256 sequences, vLLM's small tier (NVML's memory query fails on GB10,
+    planner/engines/vllm/defaults.py), not the 1,024 of a 70 GiB device."""
+    case = BY_ID["vllm-0.27-gb10-qwen38-27b-bf16-32k-noprefix"]
+    assert any("PIECEWISE=51 (largest=512), FULL=35 (largest=256)" in line for line in case["verbatim"])
+    request = build_request(case, setup_of(case))
+    report = engine_report(request, plan(request))
+    assert any("51 piecewise + 35 full (sizes up to 512)" in note for note in report.notes)
+    assert any("(2048 tokens, 256 sampler rows" in note for note in report.notes)
