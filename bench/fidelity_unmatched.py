@@ -100,12 +100,12 @@ UNMATCHED: dict[str, str] = {
         "15.45 GiB the planner's blocks give the printed 246,735 tokens exactly"
     ),
     "vllm-0.28-rtx5090-qwen38-27b-fp8-eager-seqs1-16k": (
-        "KV -1.29 GiB, tokens, verdict (unseen set): --enforce-eager on an RTX 5090 leaves ~0.1 GiB beyond the "
-        "planner's FP8 weights and activation where the planner adds the graphics dies' fitted 1.17 GiB "
-        "(graphics_extra, every fitted graphics start-up compiled and captured graphs); the WSL 5090 start-up "
-        "shows the same gap. Whether compilation or capture holds it is not in the source; one card's eager and "
-        "compiled start-ups of one model would settle it. With the printed KV the tokens (34,133) and 2.08x are "
-        "exact"
+        "KV -1.29 GiB, tokens, verdict (unseen set): this RTX 5090 start-up (FP8, --enforce-eager, one sequence, "
+        "text only) leaves ~0.1 GiB beyond the planner's 27.55 GiB of weights and 0.32 of activation, where the "
+        "planner adds the graphics dies' fitted 1.17 GiB (graphics_extra) over the 0.25 base. Eager is not the "
+        "reason: a 0.28 RTX 5090 pair of one model (search-index file id 57676316864) consumes 16.66 GiB eager and "
+        "16.7 compiled. The log prints no 'Model loading took' line, so the FP8 checkpoint's loaded size (the "
+        "lead) is not known; with the printed KV the tokens (34,133) and 2.08x are exact"
     ),
     "vllm-0.28-rtx5090-qwen38-27b-fp8-eager-seqs1-7k": (
         "KV -1.29 GiB, tokens (unseen set): the same run at 7,168 tokens (see the 16k case); with the printed "
