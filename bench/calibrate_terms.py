@@ -228,7 +228,7 @@ def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...],
     (tests/fidelity/test_family_folds.py); (4) what unified memory adds, as a share of the weights
     the rank loaded (what the host stops counting in the MemAvailable vLLM reads there, and in the
     ``cudaMemGetInfo`` its graph estimate reads, beyond the planner's own estimate: a DGX Spark's TP 1 start-up
-    with safetensors prefetch shows 0.25 of its weights, a two-Spark TP 2 one with fastsafetensors 0.22; an
+    with safetensors prefetch shows 0.25 of its weights, a two-Spark TP 2 one with fastsafetensors 0.28; an
     empirical share that two set-ups cannot pin, docs/fidelity.md). A class with fewer than two figures in an
     era takes the nearest earlier, else later, era's and says so."""
     found = [{"since": since, **_era_fields([p for p in points if _in_era(p.version, i)])}

@@ -41,9 +41,10 @@ UNMATCHED: dict[str, str] = {
         "its 'Memory profiling takes' DEBUG line would"
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
-        "KV +0.74 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
+        "KV -0.50 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
         "start-ups of two set-ups, read beside the planner's own graph estimate: this one shows 0.25, the two "
-        "MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors) 0.22, so the median is theirs. The source fixes no loader "
+        "MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors, vLLM's small batch defaults on GB10) 0.28, so the median "
+        "is theirs; the unseen BF16 start-ups of 2026-12 (default loader) show ~0.09. The source fixes no loader "
         "footprint to model instead (docs/fidelity.md, 'Unified memory'; its vision encoder's outputs held at a "
         "65,536-token budget are a lead); GB10 start-ups with /proc/meminfo read around loading, profiling and the "
         "graph estimate, per loader and page-cache state, would pin it"
@@ -78,5 +79,43 @@ UNMATCHED: dict[str, str] = {
     ),
     "vllm-0.30-rtx3090-qwen36-27b-gptq-groxaxo-8k": (
         "KV +1.03 GiB: as the RedHatAI Qwen3.8-27B row of the same document (a hybrid at 0.30 on an RTX 3090)"
+    ),
+    "vllm-0.27-gb10-qwen38-27b-bf16-32k-noprefix": (
+        "KV -9.6 GiB, verdict (unseen set, 2026-12): on this DGX Spark (vLLM 0.27.1, BF16, the default safetensors "
+        "load with auto-prefetch off on EXT4, 0.27.0 model_loader/weight_utils.py 'Auto-prefetch is disabled') "
+        "the 768k start-up of the same session prints 55.99 GiB consumed for 51.35 GiB of weights: 0.09 of the "
+        "weights beyond them, where the planner's unified-memory share (0.28, fitted on a prefetch load and a "
+        "fastsafetensors load) adds 14.4 GiB; and the planner's 10.31 GiB host default refuses util 0.92 where "
+        "this host held 7.37. Which loader state moves MemAvailable is not in vLLM's source; GB10 start-ups of "
+        "one model under each loader would pin it"
+    ),
+    "vllm-0.27-gb10-qwen38-27b-bf16-768k-yarn-noprefix": (
+        "KV -8.2 GiB, verdict (unseen set): as the 32k run of the same session (consumed 55.99 GiB = weights 51.35 "
+        "+ 4.64, a 0.09 share against the fitted 0.28); the printed peak with the graph estimate (3.78 GiB, the "
+        "estimate 1.94) is above the planner's 1.03 + 1.20 (unified memory's estimate moves with the host)"
+    ),
+    "vllm-0.26-a100-40gb-qwen38-27b-awq-int4-util093": (
+        "KV +1.19 GiB (unseen set): the post prints no 'Model loading took' line, so what of cyankiwi's AWQ INT4 "
+        "checkpoint stays 16-bit (the lead: the planner's 17.50 GiB of weights) is not known; given the printed "
+        "15.45 GiB the planner's blocks give the printed 246,735 tokens exactly"
+    ),
+    "vllm-0.28-rtx5090-qwen38-27b-fp8-eager-seqs1-16k": (
+        "KV -1.29 GiB, tokens, verdict (unseen set): this RTX 5090 start-up (FP8, --enforce-eager, one sequence, "
+        "text only) leaves ~0.1 GiB beyond the planner's 27.55 GiB of weights and 0.32 of activation, where the "
+        "planner adds the graphics dies' fitted 1.17 GiB (graphics_extra) over the 0.25 base. Eager is not the "
+        "reason: a 0.28 RTX 5090 pair of one model (search-index file id 57676316864) consumes 16.66 GiB eager and "
+        "16.7 compiled. The log prints no 'Model loading took' line, so the FP8 checkpoint's loaded size (the "
+        "lead) is not known; with the printed KV the tokens (34,133) and 2.08x are exact"
+    ),
+    "vllm-0.28-rtx5090-qwen38-27b-fp8-eager-seqs1-7k": (
+        "KV -1.29 GiB, tokens (unseen set): the same run at 7,168 tokens (see the 16k case); with the printed "
+        "2.42 GiB the planner's blocks give the printed 27,569 tokens exactly"
+    ),
+    "vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082": (
+        "KV -1.82 GiB, tokens, verdict (unseen set): under Windows (WSL) the card held 1.64 GiB of vLLM's own "
+        "before its first snapshot and the run's non-torch is 0.58 GiB (20.13 consumed - 19.55 weights, printed), "
+        "where the planner adds the graphics dies' 1.17 GiB beyond the era's base (1.67 GiB in all); and its "
+        "graph estimate (0.81 GiB) is above what the printed peak (1.08 GiB with the estimate) leaves. Predicted "
+        "KV then holds 140 Mamba blocks, under the default 256 sequences, so a refusal is predicted"
     ),
 }

@@ -82,8 +82,10 @@ def test_model_runner_v2_by_release_and_model() -> None:
         (79.25, "A100 SXM 80GB", "v1", (2048, 256)),
         (179.0, "B200", "v1", (8192, 1024)),
         (179.0, "B200", "v028", (16384, 1024)),  # 0.28.0: >= 160 GiB
-        (121.69, "DGX Spark (GB10 Grace Blackwell, 128 GB unified)", "v028", (8192, 1024)),
-        (121.69, "DGX Spark (GB10 Grace Blackwell, 128 GB unified)", "v033", (2048, 256)),  # 0.33.0: GB10 left out
+        # GB10: NVML's memory query fails there until 0.32 (get_batch_defaults takes 0 GiB), is_gb10 from 0.33.0
+        (121.69, "DGX Spark (GB10 Grace Blackwell, 128 GB unified)", "v1", (2048, 256)),
+        (121.69, "DGX Spark (GB10 Grace Blackwell, 128 GB unified)", "v028", (2048, 256)),
+        (121.69, "DGX Spark (GB10 Grace Blackwell, 128 GB unified)", "v033", (2048, 256)),
     ],
 )
 def test_default_batch_by_release_and_device(memory_gib: float, name: str, tiers: str, expected: tuple) -> None:

@@ -8,7 +8,13 @@ name is lower-cased:
   ``LLM`` class; otherwise 256 sequences and 2048 / 8192 tokens (0.19.0 ``engine/arg_utils.py:2024-2091``, 0.24.0
   ``:2375-2420``);
 - from 0.28.0: 160 GiB or more (B200, B300, MI300X): 1024 sequences and 16384 tokens for both (0.28.0 ``:2582``);
-- from 0.33.0: the GB10 (DGX Spark) is left out of the 70 GiB tier (0.33.0 ``:2963-2986``).
+- the GB10 (DGX Spark) is on the small tier in every release: until 0.32 NVML's device memory query, which
+  ``get_device_total_memory`` calls, fails on it ("Integrated parts (e.g. GB10 / DGX Spark) do not implement
+  the device-level NVML memory query", 0.33.0 ``platforms/cuda.py:807-814``; no fallback before, 0.27.0
+  ``:770-773``), and ``get_batch_defaults`` then takes 0 GiB (``except Exception``, 0.27.0
+  ``engine/arg_utils.py:2533-2539``); from 0.33.0 the query falls back to CUDA's total and ``is_gb10`` (compute
+  capability 12.1) keeps it off the 70 GiB tier (0.33.0 ``:2963-2986``). A DGX Spark log shows it: 'Profiling
+  CUDA graph memory: PIECEWISE=51 (largest=512), FULL=35 (largest=256)' at vLLM 0.27.1 with no batch flags.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ def default_batch(
 ) -> tuple[int, int]:
     """``(max_num_batched_tokens, max_num_seqs)`` vLLM picks when neither is set (module docstring)."""
     name = (gpu_name or "").lower()
-    gb10 = tiers == "v033" and "gb10" in name
+    gb10 = "gb10" in name  # every release (module docstring)
     if tiers != "v1" and gpu_memory_bytes >= 160 * GiB:
         tokens, seqs = LARGEST
     elif gpu_memory_bytes >= 70 * GiB and "a100" not in name and not gb10:

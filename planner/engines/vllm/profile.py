@@ -195,7 +195,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         (safetensors' prefetch only reads blocks into the page cache, 0.24.0 ``weight_utils.py`` :728-741;
         fastsafetensors closes its staging, 0.29.0 :1098-1104; inductor compiles in-process,
         ``TORCHINDUCTOR_COMPILE_THREADS=1``, 0.29.0 ``env_override.py`` :105), so what the start-ups show beyond
-        the planner's own graph estimate (0.25 and 0.22 of the loaded weights) is the host's state (page cache),
+        the planner's own graph estimate (0.25 and 0.28 of the loaded weights) is the host's state (page cache),
         which the source does not fix: a share of the ``weights_bytes`` this GPU loaded, fitted on the GB10
         start-ups (``VllmConstants.uma_weights_share``; docs/fidelity.md says what two set-ups leave open). ``platform``
         None: a datacenter device."""
