@@ -18,7 +18,9 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
   (kernel launches) + a measured hop per extra GPU (:data:`LLAMACPP_HOP_S`). Bandwidth is not multiplied by
   ``G``; slots decoding together share one pass over the weights; the routed experts' matmuls run at a share of the
   backend's quantized rate (:func:`moe_matmul_share`); a CUDA build before PR 8075 dequantizes a quant's prompt for
-  cuBLAS (:func:`dequant_seconds`); on Metal without flash attention the KV cache is read per query head;
+  cuBLAS (:func:`dequant_seconds`); on Metal without flash attention the KV cache is read per query head; on CUDA
+  with flash attention the attention matmuls run at that kernel's measured share of the 16-bit peak
+  (:data:`planner.advisor.kernels.LLAMACPP_FLASH_ATTENTION_SHARE`);
 - **pipeline stages** (an ideal pipeline, enough micro-batches in flight): as tensor parallel without all-reduces.
 
 A prompt (prefill) is compute-bound with every weight read once; in a serving run its weights are read once per
@@ -34,7 +36,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-from planner.advisor.kernels import GEMM_EFFICIENCY, LLAMACPP_MMQ_MAX_BATCH
+from planner.advisor.kernels import GEMM_EFFICIENCY, LLAMACPP_FLASH_ATTENTION_SHARE, LLAMACPP_MMQ_MAX_BATCH
 from planner.advisor.throughput import (
     Load,
     Setup,
@@ -93,14 +95,14 @@ FITTED = Roofline(
     ll_layer_s=5e-05,
     ll_moe_layer_s=5.2e-05,
     ll_mfu_16=0.46,
-    ll_mfu_quant=0.52,
+    ll_mfu_quant=0.56,
     ll_mfu_alu=0.76,
     ar_nvlink_s=2.9e-05,
     trt_seq_s=8e-06,
     vllm_seq_s=3.95e-05,
     moe_locality=0.76,
-    ll_moe_mfu=0.18,
-    ll_mfu_quant_vulkan=0.31,
+    ll_moe_mfu=0.17,
+    ll_mfu_quant_vulkan=0.33,
 )
 
 
@@ -187,10 +189,14 @@ def compute_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float | N
     rate = tflops * 1e12 * mfu(setup, r)
     if setup.family != "layer-split":
         return load.flops / rate
+    attention = 0.0
+    if setup.flash_attention:  # its own rate, of the catalog's 16-bit figure (planner.advisor.kernels)
+        attention = load.attention_flops / (tflops * 1e12 * LLAMACPP_FLASH_ATTENTION_SHARE)
     if setup.path == "16-bit":
         rate *= fp16_accumulate_factor(setup.gpu)
     experts = load.expert_flops / moe_matmul_share(setup, r)
-    return (load.flops - load.expert_flops + experts) / rate
+    others = load.flops - load.expert_flops - (load.attention_flops if setup.flash_attention else 0.0)
+    return (others + experts) / rate + attention
 
 
 def llamacpp_backend(gpu: GpuSpec) -> Literal["cuda", "metal", "vulkan"]:

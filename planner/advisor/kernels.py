@@ -111,3 +111,26 @@ def trtllm_kv_per_query_head(version: str | None) -> bool:
     if version is None:
         return False
     return tuple(int(part) for part in version.split(".")[:2]) < TRTLLM_XQA_SINCE
+
+
+# llama.cpp's CUDA flash-attention kernel (``ggml_cuda_flash_attn_ext``) runs a prompt's attention matmuls at a
+# share of the 16-bit peak of its own, far below the rate of its weight matmuls (``ll_mfu_quant``, fitted, 0.56).
+# Measured, not fitted: ggml-org/llama.cpp@4c7e9893c4ca benches/dgx-spark.md (build 2f68ce7cf (6918), DGX Spark,
+# ``-fa 1 -ub 2048``) gives llama-bench pp2048 at depths 0, 4,096, 8,192, 16,384 and 32,768 for five models.
+# Between depths only attention changes (the same weights multiply the same 2,048 tokens), so the least-squares
+# slope of the prompt's seconds over its attention FLOPs (:func:`planner.advisor.throughput.prefill_load`, a window
+# capping its layers) isolates the kernel's rate. Of GB10's 213 TFLOPS: gpt-oss-20b (64 heads of 64) 0.123,
+# Qwen3-Coder-30B-A3B Q8_0 (32 of 128) 0.264, Qwen2.5-Coder-7B Q8_0 (28 of 128) 0.181, gemma-3-4b Q4_0 (8 of 256)
+# 0.070; the median, 0.15 (tests/advisor/test_flash_attention.py recomputes it). The share varies with the head
+# size (the kernel's tile configuration), which one figure does not follow. gpt-oss-120b's series is left out:
+# two of its cells are held-out rows. Measured on GB10 only; every CUDA GPU takes it (no other GPU's depth series
+# is published here).
+LLAMACPP_FLASH_ATTENTION_SHARE = 0.15
+
+
+def llamacpp_flash_attention(gpu: GpuSpec, flash_attention: bool | None) -> bool:
+    """Whether llama.cpp runs attention through its CUDA flash-attention kernel (NVIDIA GPUs, ``-fa`` on; unset: a
+    current build, where it is on by default since ggml-org/llama.cpp PR 15434, 2025-08-19): its attention FLOPs
+    then take :data:`LLAMACPP_FLASH_ATTENTION_SHARE` of the 16-bit peak. Other backends and runs without flash
+    attention keep the matmul rate (nothing measures them)."""
+    return gpu.vendor == "NVIDIA" and flash_attention is not False

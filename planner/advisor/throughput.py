@@ -28,7 +28,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from planner.advisor.kernels import ComputePath, moe_kernel_layer_seconds
+from planner.advisor.kernels import ComputePath, llamacpp_flash_attention, moe_kernel_layer_seconds
 from planner.core.blocks import ATTENTION_KINDS, LayerKind
 from planner.core.gpu import GpuSpec
 from planner.core.kv import cached_tokens, kv_bytes_per_sequence
@@ -147,6 +147,7 @@ class Setup(NamedTuple):
     moe_layer_s: float = 0.0  # per MoE layer per step the engine's expert kernels add (planner.advisor.kernels)
     dequant_gemm: bool = False  # llama.cpp before PR 8075: a prompt's quant dequantized to FP16 for cuBLAS (kernels)
     kv_per_query_head: bool = False  # llama.cpp on Metal without flash attention: KV read per query head (kernels)
+    flash_attention: bool = False  # llama.cpp's CUDA flash-attention kernel: attention at its own rate (kernels)
 
     @property
     def link(self) -> tuple[LinkKind, float]:
@@ -159,8 +160,11 @@ def setup_for(gpu: GpuSpec, engine: str, path: ComputePath, gpus: int, weights: 
     support = get_engine(engine).support
     split: Split = "layer" if support.parallelism == "layer-split" else "tensor"
     family = support.speed_family
-    quantized = family == "layer-split" and weights in GGUF_QUANTS
-    return Setup(gpu, family, path, gpus, split, quantized, moe_kernel_layer_seconds(gpu, engine, weights))
+    layer_split = family == "layer-split"
+    quantized = layer_split and weights in GGUF_QUANTS
+    moe = moe_kernel_layer_seconds(gpu, engine, weights)
+    flash = layer_split and llamacpp_flash_attention(gpu, None)  # a current build: flash attention on
+    return Setup(gpu, family, path, gpus, split, quantized, moe, flash_attention=flash)
 
 
 class Load(NamedTuple):
@@ -179,6 +183,7 @@ class Load(NamedTuple):
     moe_layers: int  # layers with routed experts (each adds routing and grouped-GEMM launches)
     matrix_weights: float = 0.0  # weights of every matrix (dense and all experts): what a dequant pass writes
     query_groups: float = 1.0  # query heads per KV head (grouped-query attention; 1 for MLA and plain attention)
+    attention_flops: float = 0.0  # the part of ``flops`` the attention matmuls do (scores and their weighted sum)
 
     def weights_bytes(self, locality: float) -> float:
         """Weights read this step: the dense part and the share of the experts the tokens touch."""
@@ -323,7 +328,8 @@ def decode_load(
     """One decode step of ``batch`` sequences at ``context`` tokens, whole replica."""
     params = params or parameter_breakdown(model)
     batch = max(1, batch)
-    per_token = 2 * matmul_parameters(params) + 4 * _q_width(model) * attended_tokens(model, context)
+    attention = 4 * _q_width(model) * attended_tokens(model, context)
+    per_token = 2 * matmul_parameters(params) + attention
     w = weight_bytes(params, weights, bits_per_weight, other_bits)
     return Load(
         tokens=batch,
@@ -339,6 +345,7 @@ def decode_load(
         moe_layers=_moe_layers(model),
         matrix_weights=_matrix_weights(params),
         query_groups=_query_groups(model),
+        attention_flops=float(attention * batch),
     )
 
 
@@ -371,4 +378,5 @@ def prefill_load(
         allreduces=allreduces_per_step(model),
         moe_layers=_moe_layers(model),
         matrix_weights=_matrix_weights(params),
+        attention_flops=float(attention),
     )

@@ -26,6 +26,7 @@ from planner.advisor.benchmarks import FAMILY_LABELS, BenchmarkRow, load_rows
 from planner.advisor.engine_speed import FITTED, Roofline, prefill_alone, serving, step
 from planner.advisor.kernels import (
     llamacpp_dequant_gemm,
+    llamacpp_flash_attention,
     llamacpp_kv_per_query_head,
     moe_kernel_layer_seconds,
     trtllm_kv_per_query_head,
@@ -76,7 +77,8 @@ def _setup(row: BenchmarkRow) -> Setup:
     per_head = (row.family == "layer-split" and llamacpp_kv_per_query_head(gpu, row.flash_attention)) or (
         row.engine.startswith("TensorRT-LLM") and trtllm_kv_per_query_head(row.engine_version)
     )
-    return Setup(gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe, dequant, per_head)
+    flash = row.family == "layer-split" and llamacpp_flash_attention(gpu, row.flash_attention)
+    return Setup(gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe, dequant, per_head, flash)
 
 
 def _max_batch(row: BenchmarkRow) -> int:

@@ -123,9 +123,10 @@ def test_tensor_parallel_reduces_once_per_row_parallel_block() -> None:
 
 def test_llamacpp_expert_matmuls_run_at_a_share_of_their_backends_quantized_rate() -> None:
     """A MoE prompt under llama.cpp: the routed experts' FLOPs at the fitted share of the backend's quantized
-    rate (Vulkan on AMD, CUDA on NVIDIA); a dense model's prompt is unchanged, and the other engines are not
-    affected."""
+    rate (Vulkan on AMD, CUDA on NVIDIA; on CUDA the attention at the flash-attention kernel's share); a dense
+    model's prompt is unchanged, and the other engines are not affected."""
     from planner.advisor.engine_speed import compute_seconds, mfu, moe_matmul_share
+    from planner.advisor.kernels import LLAMACPP_FLASH_ATTENTION_SHARE
 
     prompt = prefill_load(GPT_OSS, "mxfp4", 512)
     assert prompt.expert_flops == 2 * parameter_breakdown(GPT_OSS).experts_active * 512
@@ -135,8 +136,9 @@ def test_llamacpp_expert_matmuls_run_at_a_share_of_their_backends_quantized_rate
     assert mfu(setup_for(spark, "llamacpp", "16-bit", 1, "mxfp4")) == FITTED.ll_mfu_quant
     setup = setup_for(spark, "llamacpp", "16-bit", 1, "mxfp4")
     rate = 213e12 * FITTED.ll_mfu_quant  # MXFP4 GGUF: llama.cpp's quantized kernels; DGX Spark's 16-bit peak
-    dense = prompt.flops - prompt.expert_flops
-    expected = (dense + prompt.expert_flops / FITTED.ll_moe_mfu) / rate
+    dense = prompt.flops - prompt.expert_flops - prompt.attention_flops  # attention: the flash-attention kernel's
+    attention = prompt.attention_flops / (213e12 * LLAMACPP_FLASH_ATTENTION_SHARE)
+    expected = (dense + prompt.expert_flops / FITTED.ll_moe_mfu) / rate + attention
     assert compute_seconds(setup, prompt) == pytest.approx(expected)
     vllm = setup_for(spark, "vllm", "16-bit", 1, "mxfp4")
     assert compute_seconds(vllm, prompt) == pytest.approx(prompt.flops / (213e12 * GEMM_EFFICIENCY["16-bit"]))
