@@ -44,6 +44,9 @@ Data = dict[str, list[dict[str, Any]]]
 # chart's, and the title and legends (a column on a phone) squeezed the plot into what was left, a sliver. The
 # heatmap is a step a row high, the bars' plot Vega-Lite's continuous height (their config).
 AUTOSIZE = {"type": "fit-x", "contains": "padding"}
+# Streamlit pads a chart only below (its frontend's ``Te``, 1.67): the y axis's title, on its side, touched the
+# left edge.
+PADDING = {"left": 4}
 NARROW = "width < 480 ? 1 : 3"  # the columns of a legend: one on a phone, where a row of three is cut
 
 
@@ -103,6 +106,7 @@ def heatmap_chart(
     spec = {
         "data": {"name": CELLS},
         "autosize": AUTOSIZE,
+        "padding": PADDING,
         "title": _title(CELLS),
         "height": {"step": STEP_PX},
         "encoding": _heat_encoding(),
@@ -183,7 +187,7 @@ def compare_bars_chart(results: Sequence[tuple[str, PlanResult]], unit: str = "G
     # The two legends under the chart one above the other (a row of them runs off a phone's screen).
     stacked = {"layout": {"bottom": {"anchor": "start", "direction": "vertical"}}}
     config = {"legend": stacked, "view": {"continuousHeight": 320}}
-    spec = {"title": _title(BARS), "autosize": AUTOSIZE, "layer": [bars, line], "config": config}
+    spec = {"title": _title(BARS), "autosize": AUTOSIZE, "padding": PADDING, "layer": [bars, line], "config": config}
     return bar_rows(results, unit), spec
 
 
