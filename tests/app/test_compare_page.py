@@ -13,20 +13,12 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 
 from tests.app.conftest import run_page
 from tests.app.conftest import vega_rows as rows_of
-from ui import figures
+from tests.browser.screenshots import VIEW
+from ui import figures, links
 from ui.compare_charts import BARS, CAPACITY, CELLS
-from ui.state import Selection
 
-PARAMS: dict[str, str | list[str]] = {
-    "model": "meta-llama/Llama-3.1-70B",
-    "gpu": "h100-sxm-80gb",
-    "gpus": "2",
-    "tp": "2",
-    "weights": "fp8",
-    "kv": "fp8",
-    "users": "50",
-    "combos": ["fp8/fp8", "bf16/bf16", "int4-awq/fp8"],
-}
+# Llama 3.1 70B in FP8 on two H100 SXM (TP 2) under vLLM, as the screenshots show it, and three pairs side by side.
+PARAMS = {**links.selection_params(VIEW), "combos": ["fp8/fp8", "bf16/bf16", "int4-awq/fp8"]}
 
 
 def _charts(context: str) -> list[Any]:
@@ -52,16 +44,7 @@ def test_the_charts_keep_their_element_and_spec_when_the_context_changes() -> No
 
 def test_the_charts_show_the_planners_numbers() -> None:
     heat, bars = _charts("32768")
-    sel = Selection(
-        model_id="meta-llama/Llama-3.1-70B",
-        gpu_id="h100-sxm-80gb",
-        gpu_count=2,
-        tensor_parallel=2,
-        weights="fp8",
-        kv_dtype="fp8",
-        context_tokens=32768,
-        users=50,
-    )
+    sel = VIEW  # at 32k
     cells = {(r["weights"], r["kv"]): r for r in rows_of(heat)[CELLS]}
     fp8 = sel.assessment()
     assert (cells["fp8", "fp8"]["value"], cells["fp8", "fp8"]["text"]) == (fp8.conversations, f"{fp8.conversations:,}")

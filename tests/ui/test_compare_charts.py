@@ -9,22 +9,12 @@ import pytest
 
 from planner.core.units import GB, GiB
 from planner.planning.results import PlanResult
+from tests.browser.screenshots import VIEW  # Llama 3.1 70B in FP8 on two H100 SXM (TP 2), under vLLM
 from ui import answers, compare_charts, figures
 from ui.compare_charts import BARS, CAPACITY, CELLS
 from ui.figures import COMPONENTS
 from ui.state import Selection
 
-# Llama 3.1 70B in FP8 on two H100 SXM (TP 2) under vLLM, as the layout tests and screenshots show it.
-VIEW = Selection(
-    model_id="meta-llama/Llama-3.1-70B",
-    gpu_id="h100-sxm-80gb",
-    gpu_count=2,
-    tensor_parallel=2,
-    weights="fp8",
-    kv_dtype="fp8",
-    context_tokens=32768,
-    users=50,
-)
 # The total vLLM plans on an H100 SXM: 79.19 GiB, what it prints ("total_gpu_memory ... 79.19GiB"; the sidebar names
 # it: tests/app/test_wording.py), not the 79.65 GiB the device reports.
 H100_VLLM_GIB = 79.19
