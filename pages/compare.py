@@ -32,8 +32,9 @@ def _grid(sel: Selection) -> answers.CompareAnswer | None:
 
 
 def _chart(key: str, data: compare_charts.Data, spec: dict[str, object]) -> None:
-    """A keyed Vega-Lite chart (:mod:`ui.compare_charts`): the same spec from run to run, so a slider move sends
-    new rows that the browser draws in place."""
+    """A Vega-Lite chart (:mod:`ui.compare_charts`) whose spec is the same from run to run, so a slider move sends
+    new rows that the browser draws in place. Without selections Streamlit 1.67 gives it no element id (the browser
+    knows it by its place on the page, which stays); the key names it should a release id such charts."""
     st.vega_lite_chart(None, compare_charts.with_data(spec, data), width="stretch", key=key)
 
 

@@ -19,6 +19,7 @@ drawn for the HTML report): the same cells, texts, components, colours and capac
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -147,8 +148,8 @@ def bar_rows(results: Sequence[tuple[str, PlanResult]], unit: str) -> Data:
 
 def _pair_labels(pairs: Sequence[str]) -> dict[str, Any]:
     """Each pair's name in its colour (:func:`ui.figures.pair_colour`), bold, as the Plotly figure's tick text."""
-    colours = ", ".join(f"'{pair}': '{pair_colour(pair)}'" for pair in pairs)  # pairs are format ids: no quotes
-    return {"labelColor": {"expr": f"{{{colours}}}[datum.value] || 'black'"}, "labelFontWeight": "bold"}
+    colours = json.dumps({pair: pair_colour(pair) for pair in pairs})  # quoted as string literals, whatever they hold
+    return {"labelColor": {"expr": f"{colours}[datum.value] || 'black'"}, "labelFontWeight": "bold"}
 
 
 def compare_bars_chart(results: Sequence[tuple[str, PlanResult]], unit: str = "GiB") -> tuple[Data, dict[str, Any]]:
