@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from functools import partial
+
+import plotly.graph_objects as go
 import streamlit as st
 
 from planner.assessment.assess import Assessment
@@ -9,7 +12,8 @@ from planner.bounds.errors import PlannerError
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import UNIT_BYTES
-from ui import answers, binding, exports, figures, frame, links, settings
+from planner.planning.results import PlanResult
+from ui import answers, binding, compare_charts, exports, figures, frame, links, settings
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -25,6 +29,22 @@ def _grid(sel: Selection) -> answers.CompareAnswer | None:
     except PlannerError as exc:  # every pair shares the split, so this is the same for all
         st.error(as_text(str(exc)), icon=":material/error:")
         return None
+
+
+def _chart(key: str, data: compare_charts.Data, spec: dict[str, object]) -> None:
+    """A Vega-Lite chart (:mod:`ui.compare_charts`) whose spec is the same from run to run, so a slider move sends
+    new rows that the browser draws in place. Without selections Streamlit 1.67 gives it no element id (the browser
+    knows it by its place on the page, which stays); the key names it should a release id such charts."""
+    st.vega_lite_chart(None, compare_charts.with_data(spec, data), width="stretch", key=key)
+
+
+def _report_figures(
+    sel: Selection, answer: answers.CompareAnswer, chosen: list[tuple[str, PlanResult]]
+) -> list[go.Figure]:
+    """The HTML report's Plotly figures of the same content, made when its button is pressed."""
+    weights, kvs, grid = answer
+    heat = figures.heatmap_figure(weights, kvs, grid, sel.context_tokens)
+    return [heat, *([figures.compare_bars_figure(chosen, sel.unit)] if len(chosen) >= 2 else [])]
 
 
 def _row(sel: Selection, w: str, kv: str, a: Assessment) -> dict[str, object]:
@@ -62,8 +82,7 @@ def render(sel: Selection) -> None:
     if answer is None:
         return
     weights, kvs, grid = answer
-    heat = figures.heatmap_figure(weights, kvs, grid, sel.context_tokens)
-    st.plotly_chart(heat, width="stretch", config=figures.CHART_CONFIG)
+    _chart("compare_heatmap", *compare_charts.heatmap_chart(weights, kvs, grid, sel.context_tokens))
     by_pair = {
         f"{w}/{kv}": a
         for w, row in zip(weights, grid, strict=True)
@@ -81,19 +100,17 @@ def render(sel: Selection) -> None:
         for p in picked
         if p in pairs
     ]
-    bars = None
     if len(chosen) < 2:
         st.info("Pick two to four different combinations to see them side by side.")
     else:
-        bars = figures.compare_bars_figure(chosen, sel.unit)
-        st.plotly_chart(bars, width="stretch", config=figures.CHART_CONFIG)
+        _chart("compare_bars", *compare_charts.compare_bars_chart(chosen, sel.unit))
     current_assessment = sel.assessment()
     share_and_export(
         sel,
         PATH,
         f"Precisions compared: {name}",
         current_assessment.sentence(sel.unit),
-        [heat, *([bars] if bars else [])],
+        partial(_report_figures, sel, answer, chosen),
         {"grid": [_csv_row(sel, a) for a in by_pair.values()]},
         links.page_params(PATH, {settings.COMBOS.url: picked}),
     )

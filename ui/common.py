@@ -18,6 +18,8 @@ from ui.tables import grid
 # A table to export: its rows, or what makes them when its button is pressed (a page whose CSV holds more than it
 # shows: the advisor's every option with its link, every rejected set-up).
 Rows = Sequence[Mapping[str, object]] | Callable[[], Sequence[Mapping[str, object]]]
+# The report's figures, or what makes them when its button is pressed (a page that draws other charts: Compare).
+Figures = Sequence[go.Figure] | Callable[[], Sequence[go.Figure]]
 
 
 def data_grid(
@@ -50,7 +52,7 @@ def share_and_export(
     page_path: str,
     title: str,
     verdict: str,
-    figures: Sequence[go.Figure],
+    figures: Figures,
     tables: Mapping[str, Rows],
     extra: Mapping[str, str | list[str]] | None = None,
     about_setup: bool = True,
@@ -62,7 +64,7 @@ def share_and_export(
     """The page's settings join the address bar; a "Copy link" box (the code block has a copy button) and the
     HTML / CSV downloads carry the same settings. The link is absolute, on the address the reader used. The
     report and the CSVs are written when their button is pressed (the report inlines plotly.js: megabytes no page
-    run should build).
+    run should build); ``figures`` may be what makes them then.
     ``about_setup``: the report shows the sidebar's set-up and its headline figures; ``names`` words the page
     settings' values (GPU ids as names); ``assessment``: the page's answer when it is not the sidebar's plain set-up
     (the Memory page's deployment); ``worded``: the page settings the report words (all of ``extra`` when not
@@ -81,7 +83,8 @@ def share_and_export(
 
         def view_report() -> str:
             shown = {name: rows_of(rows) for name, rows in tables.items()}
-            args = (sel, title, verdict, figures, shown, worded_settings, url, about_setup, names, assessment)
+            drawn = figures() if callable(figures) else figures
+            args = (sel, title, verdict, drawn, shown, worded_settings, url, about_setup, names, assessment)
             return exports.report_html(*args)
 
         cols[0].download_button(

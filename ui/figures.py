@@ -167,7 +167,7 @@ def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = Non
         for field, name, colour in shown_components(result.stages)
     ]
     capacity = _in(result.per_gpu.gpu_memory_bytes, unit)
-    data.append(_legend_line(f"Capacity: {capacity:,.1f} {unit} per GPU"))
+    data.append(_legend_line(capacity_label(capacity, unit)))
     line = {"color": CAPACITY_COLOUR, "dash": "dash"}
     shapes = [
         {"type": "line", "xref": "x", "yref": "paper", "x0": capacity, "x1": capacity, "y0": 0, "y1": 1, "line": line}
@@ -208,7 +208,7 @@ def _stage_capacities(rows: list[tuple[str, StageMemory]], unit: str) -> list[di
     ]  # fmt: skip
 
 
-def _heat_cell(a: Assessment | None) -> tuple[int | None, str]:
+def heat_cell(a: Assessment | None) -> tuple[int | None, str]:
     """A heatmap cell's value and text: whole conversations, or why there are none."""
     if a is None:
         return None, "not run"
@@ -219,6 +219,34 @@ def _heat_cell(a: Assessment | None) -> tuple[int | None, str]:
     return a.conversations, f"{a.conversations:,}"
 
 
+def heat_title(context: int) -> str:
+    """The heatmap's title: the context every cell holds conversations of."""
+    return f"Conversations of {context_label(context)} tokens"
+
+
+def capacity_label(capacity: float, unit: str) -> str:
+    """A capacity line's legend entry (``capacity`` already in ``unit``)."""
+    return f"Capacity: {capacity:,.1f} {unit} per GPU"
+
+
+def bars_title(unit: str) -> str:
+    """The compared pairs' title."""
+    return f"The fullest GPU of each pair ({unit})"
+
+
+def component_values(results: Sequence[tuple[str, PlanResult]], unit: str) -> list[tuple[str, str, list[float]]]:
+    """Each memory component (:data:`COMPONENTS`, in stacking order) as its name, colour and value on the fullest
+    GPU of each result, in ``unit``."""
+    return [
+        (name, colour, [_in(getattr(r.per_gpu, field), unit) for _, r in results]) for field, name, colour in COMPONENTS
+    ]
+
+
+def capacity_of(results: Sequence[tuple[str, PlanResult]], unit: str) -> float | None:
+    """The GPU capacity the compared pairs share (the first's), in ``unit``; ``None`` with nothing compared."""
+    return _in(results[0][1].per_gpu.gpu_memory_bytes, unit) if results else None
+
+
 def heatmap_figure(
     weights: Sequence[str], kv_dtypes: Sequence[str], grid: Sequence[Sequence[Assessment | None]], context: int
 ) -> go.Figure:
@@ -226,7 +254,7 @@ def heatmap_figure(
     them; "no fit" where the weights and working memory overflow, "no start" where the engine refuses, "not run"
     where the engine does not run the pair (``None``). The colour bar lies under the chart, so that a phone keeps the
     cells wide enough to read."""
-    cells = [[_heat_cell(a) for a in row] for row in grid]
+    cells = [[heat_cell(a) for a in row] for row in grid]
     z = [[value for value, _ in row] for row in cells]
     text = [[label for _, label in row] for row in cells]
     heatmap = {
@@ -255,7 +283,7 @@ def heatmap_figure(
         "xgap": 2,
         "ygap": 2,
     }
-    layout = frame_layout(f"Conversations of {context_label(context)} tokens", height=max(340, 110 + 34 * len(weights)))
+    layout = frame_layout(heat_title(context), height=max(340, 110 + 34 * len(weights)))
     layout["xaxis"] = {"title": {"text": "KV cache dtype"}, **layout["xaxis"]}
     layout["yaxis"] = {"title": {"text": "Weight precision"}, **layout["yaxis"], "autorange": "reversed"}
     layout["plot_bgcolor"] = "#fee2e2"  # cells with no value (does not fit) show this pale red
@@ -270,16 +298,16 @@ def compare_bars_figure(results: Sequence[tuple[str, PlanResult]], unit: str = "
         {
             "type": "bar",
             "x": labels,
-            "y": [_in(getattr(r.per_gpu, field), unit) for _, r in results],
+            "y": values,
             "name": name,
             "marker": {"color": colour},
             "hovertemplate": f"{name}: %{{y:,.2f}} {unit}<extra>%{{x}}</extra>",
         }
-        for field, name, colour in COMPONENTS
+        for name, colour, values in component_values(results, unit)
     ]
-    layout = frame_layout(f"The fullest GPU of each pair ({unit})", height=480)
-    if results:
-        capacity = _in(results[0][1].per_gpu.gpu_memory_bytes, unit)
+    layout = frame_layout(bars_title(unit), height=480)
+    capacity = capacity_of(results, unit)
+    if capacity is not None:
         line = {"color": CAPACITY_COLOUR, "dash": "dash"}
         layout["shapes"] = [
             {
@@ -293,7 +321,7 @@ def compare_bars_figure(results: Sequence[tuple[str, PlanResult]], unit: str = "
                 "line": line,
             }
         ]
-        data.append(_legend_line(f"Capacity: {capacity:,.1f} {unit} per GPU"))
+        data.append(_legend_line(capacity_label(capacity, unit)))
     layout["barmode"] = "stack"
     layout["yaxis"] = {"title": {"text": f"Memory per GPU ({unit})"}, **layout["yaxis"]}
     layout["xaxis"] = {

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -60,3 +61,8 @@ def nearest_link(text: str, change: str) -> dict[str, str]:
     query = re.search(r"\[open\]\((\?[^)]*)\)", line)
     assert query is not None, line
     return {k: v[0] for k, v in parse_qs(urlsplit(query.group(1)).query, keep_blank_values=True).items()}
+
+
+def vega_rows(chart: Any) -> dict[str, list[dict[str, Any]]]:
+    """A Vega-Lite chart's named datasets (its proto's), as the browser receives them: Arrow tables, as rows."""
+    return {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pylist() for d in chart.datasets}

@@ -10,7 +10,8 @@ import json
 from typing import Any
 
 from planner.cli import main
-from tests.app.conftest import nearest_link, plain, run_page, texts
+from tests.app.conftest import nearest_link, plain, run_page, texts, vega_rows
+from ui.compare_charts import CELLS
 
 ISSUE = {
     "model": "meta-llama/Llama-3.1-70B", "gpu": "h100-sxm-80gb", "gpus": "2", "weights": "fp8", "kv": "fp8",
@@ -140,10 +141,12 @@ def test_seed_texts_are_cited_by_title() -> None:
 def test_compare_shows_only_the_kv_dtypes_the_engine_keeps() -> None:
     """Already so since the engines declared their support (a719bc5): pinned here. vLLM's columns used to include
     int8 and int4 filled from llama.cpp's q8_0 / q4_0."""
-    vllm = json.loads(run_page("compare", {"engine": "vllm"}).get("plotly_chart")[0].proto.spec)["data"][0]
-    assert {"int8", "int4"}.isdisjoint(vllm["x"]) and "fp8" in vllm["x"]
-    llama = json.loads(run_page("compare", {"engine": "llamacpp"}).get("plotly_chart")[0].proto.spec)["data"][0]
-    assert "fp8" not in llama["x"] and {"int8", "int4"} <= set(llama["x"])
+    vllm, llama = (
+        {r["kv"] for r in vega_rows(run_page("compare", {"engine": e}).get("vega_lite_chart")[0].proto)[CELLS]}
+        for e in ("vllm", "llamacpp")
+    )
+    assert {"int8", "int4"}.isdisjoint(vllm) and "fp8" in vllm
+    assert "fp8" not in llama and {"int8", "int4"} <= llama
 
 
 def test_the_advisor_workload_choice_is_in_words() -> None:

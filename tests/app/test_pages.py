@@ -3,15 +3,15 @@ numbers."""
 
 from __future__ import annotations
 
-import json
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from planner.assessment.alternatives import longest_context_that_fits
 from planner.assessment.assess import assess
-from tests.app.conftest import PAGES, plain, run_page, texts
+from tests.app.conftest import PAGES, plain, run_page, texts, vega_rows
 from ui import text
+from ui.compare_charts import CELLS
 from ui.state import Selection
 
 PARAMETER_SETS: dict[str, dict[str, str]] = {
@@ -117,8 +117,9 @@ def test_compare_page_offers_only_what_the_engine_runs() -> None:
     at = run_page("compare", {"engine": "vllm", "combos": ["bf16/bf16", "fp8/fp8", "q4_k_m/int4"]})
     assert not at.exception
     assert list(at.session_state["combos"]) == ["bf16/bf16", "fp8/fp8"]
-    heat = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
-    assert heat["x"] == ["bf16", "fp8"] and "q4_k_m" not in heat["y"]
+    cells = vega_rows(at.get("vega_lite_chart")[0].proto)[CELLS]
+    assert [r["kv"] for r in cells if r["row"] == 0] == ["bf16", "fp8"]
+    assert "q4_k_m" not in {r["weights"] for r in cells}
     assert any("What vLLM runs on" in c for c in texts(at.caption))
 
 

@@ -1,4 +1,5 @@
-"""What a chart draws, as boxes on the screen: two of them overlapping is a chart people cannot read."""
+"""What a chart draws, as boxes on the screen: two of them overlapping is a chart people cannot read (Plotly's charts
+and Vega-Lite's)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,34 @@ PARTS = """(chart) => {
 }"""
 
 
+# The same parts of a Vega-Lite chart (drawn as SVG; its axes are told apart by their accessible name, "X-axis ...").
+# Streamlit's toolbar over a Vega-Lite chart shows only on hover, over the chart's top right corner, outside the SVG.
+VEGA_PARTS = """(chart) => {
+  const out = [];
+  const add = (kind, e, i) => {
+    const r = e.getBoundingClientRect();
+    const name = `${kind} ${i} "${(e.textContent || '').slice(0, 30)}"`;
+    if (r.width > 0 && r.height > 0) out.push({kind, name, x: r.x, y: r.y, w: r.width, h: r.height});
+  };
+  const axis = (e) => ((e.closest('.role-axis') || {}).getAttribute?.('aria-label') || '').startsWith('X') ? 'x' : 'y';
+  chart.querySelectorAll('.role-title-text text, text.role-title-text').forEach((e, i) => add('title', e, i));
+  chart.querySelectorAll('.role-legend').forEach((e, i) => add('legend', e, i));
+  chart.querySelectorAll('.role-axis-title text').forEach((e, i) => add(axis(e) + 'title', e, i));
+  chart.querySelectorAll('.role-axis-label text').forEach((e, i) => add(axis(e) + 'tick', e, i));
+  return out;
+}"""
+CHARTS = {"plotly": ("[data-testid='stPlotlyChart']", PARTS), "vega": ("[data-testid='stVegaLiteChart']", VEGA_PARTS)}
+
+
+def chart_parts(page: Any) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Every chart of the page (Plotly's, then Vega-Lite's) as its kind and the boxes of its parts."""
+    return [
+        (kind, page.evaluate(parts, chart))
+        for kind, (selector, parts) in CHARTS.items()
+        for chart in page.locator(selector).element_handles()
+    ]
+
+
 def overlaps(boxes: list[dict[str, Any]], slack: float = 1.0) -> list[str]:
     """Pairs of parts that cover each other by more than ``slack`` pixels both ways (tick labels of one axis
     are not compared with each other: Plotly spaces them)."""
@@ -39,8 +68,8 @@ def overlaps(boxes: list[dict[str, Any]], slack: float = 1.0) -> list[str]:
 
 
 def chart_overlaps(page: Any) -> list[str]:
-    """Every overlap in every Plotly chart of the page."""
+    """Every overlap in every chart of the page (Plotly's and Vega-Lite's)."""
     found = []
-    for index, chart in enumerate(page.locator("[data-testid='stPlotlyChart']").element_handles()):
-        found += [f"chart {index}: {o}" for o in overlaps(page.evaluate(PARTS, chart))]
+    for index, (kind, boxes) in enumerate(chart_parts(page)):
+        found += [f"chart {index} ({kind}): {o}" for o in overlaps(boxes)]
     return found

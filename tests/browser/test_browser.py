@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from tests.browser.server import open_setup, wait_for_chart
-from ui import links
+from ui import figures, links
 from ui.state import Selection
 
 SHARED = Selection(
@@ -186,3 +186,28 @@ def test_the_advisors_share_link_reproduces_its_recommendation(page, browser, ap
     assert _alert_text(address) == recommended
     fresh.context.close()
     address.context.close()
+
+
+HEAT_TITLE = "() => document.querySelector(\"[data-testid='stVegaLiteChart'] .role-title-text text\")?.textContent"
+
+
+def test_compare_charts_take_a_slider_move_in_place(page, app_url: str) -> None:
+    """Compare's two Vega-Lite charts (ui/compare_charts.py) keep their drawing when the context slider moves: the
+    same SVG elements, with the new context in the title and the planner's new count in the heatmap's cells (a
+    Plotly chart was mounted from scratch on every move)."""
+    page.goto(f"{app_url}/compare{links.query_string(SHARED)}")
+    wait_for_chart(page)
+    page.wait_for_function(f"() => ({HEAT_TITLE})() === 'Conversations of 32k tokens'", timeout=30_000)
+    charts = "[...document.querySelectorAll(\"[data-testid='stVegaLiteChart'] svg\")]"
+    assert page.evaluate(f"() => {charts}.map(svg => (svg.dataset.before = 'yes')).length") == 2
+    open_setup(page)
+    page.get_by_role("slider", name="Context length (tokens)").focus()
+    page.keyboard.press("Home")  # the shortest context
+    page.wait_for_function("() => new URL(location.href).searchParams.get('context') !== '32768'", timeout=30_000)
+    wait_for_chart(page)
+    context = int(parse_qs(urlsplit(page.url).query)["context"][0])
+    moved = SHARED.model_copy(update={"context_tokens": context})
+    page.wait_for_function(f"(t) => ({HEAT_TITLE})() === t", arg=figures.heat_title(context), timeout=30_000)
+    assert page.evaluate(f"() => {charts}.map(svg => svg.dataset.before)") == ["yes", "yes"]
+    cells = page.locator("[data-testid='stVegaLiteChart']").first.locator(".role-mark text").all_text_contents()
+    assert f"{moved.assessment().conversations:,}" in cells

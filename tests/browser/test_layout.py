@@ -1,11 +1,12 @@
 """At a phone's width and on a desktop: no chart part covers another (legend, title, toolbar, capacity, tick
-labels, line labels), and nothing makes the page wider than the screen (tables scroll inside themselves)."""
+labels, line labels), Compare's Vega-Lite charts draw theirs within the chart, and nothing makes the page wider than
+the screen (tables scroll inside themselves)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.layout import chart_overlaps
+from tests.browser.layout import chart_overlaps, chart_parts
 from tests.browser.screenshots import FOUR_BY_THREE
 from tests.browser.server import wait_for_chart
 from ui import links
@@ -32,7 +33,17 @@ def test_no_chart_part_covers_another(browser, app_url: str, view: str, width: i
     page.goto(f"{app_url}/{path}{links.query_string(VIEW, extra)}")
     wait_for_chart(page)
     page.wait_for_timeout(500)  # Plotly's responsive relayout after the first draw
-    assert page.locator("[data-testid='stPlotlyChart']").count() >= 1
+    charts = chart_parts(page)
+    assert charts
+    if view == "compare":  # the heatmap and the bars, Vega-Lite (ui/compare_charts.py), every part drawn in full
+        assert [kind for kind, _ in charts] == ["vega", "vega"]
+        frames = [c.bounding_box() for c in page.locator("[data-testid='stVegaLiteChart']").element_handles()]
+        for (_, boxes), frame in zip(charts, frames, strict=True):
+            assert {"title", "legend", "ytitle", "xtick", "ytick"} <= {b["kind"] for b in boxes}
+            assert frame is not None
+            left, right = frame["x"] - 1, frame["x"] + frame["width"] + 1
+            cut = [b["name"] for b in boxes if b["x"] < left or b["x"] + b["w"] > right]
+            assert cut == [], f"cut off at the chart's edge: {cut}"
     assert chart_overlaps(page) == []
     wider = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert wider <= 0, f"the page is {wider} px wider than the screen"
