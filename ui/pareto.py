@@ -67,7 +67,7 @@ def _axes(cost_label: str, y_title: str) -> dict[str, Any]:
     x = {
         "field": "cost",
         "type": "quantitative",
-        "scale": {"type": "log"},
+        "scale": {"type": "log", "nice": False, "padding": 16},  # the costs' own range, not whole decades
         "axis": {"title": cost_label, "format": "$~s", "values": COST_TICKS, "labelOverlap": "greedy"},
     }
     y = {"field": "value", "type": "quantitative", "scale": {"zero": True}, "axis": {"title": y_title}}
