@@ -75,11 +75,15 @@ def _axes(cost_label: str, y_title: str) -> dict[str, Any]:
 
 
 def _when(values: list[Any]) -> dict[str, Any]:
-    """A mark property by series, as conditions: ``values`` for another set-up, the front (when given three) and
-    the recommendation (the last), without a legend of its own."""
-    last = [{"test": f"datum.series == '{RECOMMENDED}'", "value": values[-1]}]
-    middle = [{"test": "datum.front", "value": values[1]}] if len(values) == 3 else []
-    return {"condition": last + middle, "value": values[0]}
+    """A mark property by series, as conditions: another set-up, the front, the recommendation (no legend)."""
+    last = {"test": f"datum.series == '{RECOMMENDED}'", "value": values[2]}
+    return {"condition": [last, {"test": "datum.front", "value": values[1]}], "value": values[0]}
+
+
+def _shape(legend: dict[str, Any]) -> dict[str, Any]:
+    """The recommendation a diamond, by a scale on the colour's field: one legend, its symbols the marks' shapes."""
+    scale = {"domain": SERIES["domain"], "range": ["circle", "circle", "diamond"]}
+    return {"field": "series", "type": "nominal", "scale": scale, "legend": legend}
 
 
 def pareto_chart(
@@ -116,7 +120,7 @@ def pareto_chart(
                 "encoding": {
                     **axes,
                     "color": colour,
-                    "shape": _when(["circle", "diamond"]),
+                    "shape": _shape(legend),
                     "size": _when([50, 90, 500]),
                     "opacity": _when([0.6, 1.0, 1.0]),
                     "tooltip": tooltip,

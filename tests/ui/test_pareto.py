@@ -30,7 +30,9 @@ def test_rows_are_the_rankings_options() -> None:
         line, points = spec["layer"]
         assert points["params"][0]["name"] == PICK and points["params"][0]["select"]["fields"] == ["i"]
         assert line["mark"]["interactive"] is False and line["transform"] == [{"filter": "datum.front"}]
-        assert points["encoding"]["shape"]["condition"][0]["value"] == "diamond"
+        shape = points["encoding"]["shape"]  # one legend: the shape, size and opacity read the colour's field
+        assert shape["field"] == points["encoding"]["color"]["field"] == "series"
+        assert dict(zip(shape["scale"]["domain"], shape["scale"]["range"], strict=True))[RECOMMENDED] == "diamond"
 
 
 def test_cost_axis_is_labelled_inside_the_costs_range() -> None:
