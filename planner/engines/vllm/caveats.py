@@ -44,8 +44,8 @@ def graphics_note(request: PlanRequest, result: PlanResult, profile: VllmProfile
     return (
         f"Non-torch memory includes {gib_text(extra)} GiB per GPU fitted on public GeForce / RTX workstation "
         "start-ups, which vLLM's source does not name: vLLM counts the whole card's drop in free memory while it "
-        "loads and profiles (a desktop's allocations then count as vLLM's). Public runs on these cards left from "
-        "none of it to about twice it, so the KV cache can be up to this much larger, or smaller."
+        "loads and profiles (another program's allocations meanwhile count as vLLM's). Public runs on these cards "
+        "left from none of it to about twice it, so the KV cache can be up to this much larger, or smaller."
     )
 
 
@@ -61,8 +61,9 @@ def unified_memory_notes(request: PlanRequest, result: PlanResult, profile: Vllm
         notes.append(
             f"Unified memory: non-torch memory includes {gib_text(share)} GiB for what the host stops counting as "
             f"available while vLLM loads and profiles ({profile.fitted.uma_weights_share:.2f} of the loaded "
-            "weights, fitted on two public DGX Spark set-ups; vLLM's source fixes no such amount, and public start-ups "
-            "show from under a tenth to about 0.3 of their weights), so the KV cache can be up to this much larger."
+            "weights, fitted on a safetensors-prefetch and a fastsafetensors load on DGX Sparks; vLLM's source fixes "
+            "no such amount, and public start-ups show from under a tenth to about 0.3 of their weights), so the KV "
+            "cache can be up to this much larger."
         )
     if profile.rules.startup_free_memory_check and profile.kv_cache_memory_bytes is None:
         total, free = free_at_start(request, result, profile)
