@@ -87,7 +87,9 @@ UNMATCHED: dict[str, str] = {
         "weights beyond them, where the planner's unified-memory share (0.28, fitted on a prefetch load and a "
         "fastsafetensors load) adds 14.4 GiB; and the planner's 10.31 GiB host default refuses util 0.92 where "
         "this host held 7.37. Which loader state moves MemAvailable is not in vLLM's source; GB10 start-ups of "
-        "one model under each loader would pin it"
+        "one model under each loader would pin it. The host's share is a fact of each machine (public Sparks held "
+        "5.6-20.4 GiB): the report says the check passes at util 0.92 only with at most 9.57 GiB held, what it "
+        "took, and that unified_memory_host_bytes settles it (planner/engines/vllm/caveats.py)"
     ),
     "vllm-0.27-gb10-qwen38-27b-bf16-768k-yarn-noprefix": (
         "KV -8.2 GiB, verdict (unseen set): as the 32k run of the same session (consumed 55.99 GiB = weights 51.35 "
@@ -97,7 +99,10 @@ UNMATCHED: dict[str, str] = {
     "vllm-0.26-a100-40gb-qwen38-27b-awq-int4-util093": (
         "KV +1.19 GiB (unseen set): the post prints no 'Model loading took' line, so what of cyankiwi's AWQ INT4 "
         "checkpoint stays 16-bit (the lead: the planner's 17.50 GiB of weights) is not known; given the printed "
-        "15.45 GiB the planner's blocks give the printed 246,735 tokens exactly"
+        "15.45 GiB the planner's blocks give the printed 246,735 tokens exactly. Its +1.19 is the graphics dies' "
+        "fitted amount on a datacenter die: refitted as an amount of every discrete die from 0.20, it goes to "
+        "+0.06, but the seen >= 0.22 start-ups' release-out / family-out means worsen 0.45 / 0.48 -> 0.47 / 0.50 "
+        "GiB (the A100 0.31 Llama and H100 0.22 start-ups hold no such amount), so that form is not taken"
     ),
     "vllm-0.28-rtx5090-qwen38-27b-fp8-eager-seqs1-16k": (
         "KV -1.29 GiB, tokens, verdict (unseen set): this RTX 5090 start-up (FP8, --enforce-eager, one sequence, "
@@ -105,7 +110,11 @@ UNMATCHED: dict[str, str] = {
         "planner adds the graphics dies' fitted 1.17 GiB (graphics_extra) over the 0.25 base. Eager is not the "
         "reason: a 0.28 RTX 5090 pair of one model (search-index file id 57676316864) consumes 16.66 GiB eager and "
         "16.7 compiled. The log prints no 'Model loading took' line, so the FP8 checkpoint's loaded size (the "
-        "lead) is not known; with the printed KV the tokens (34,133) and 2.08x are exact"
+        "lead) is not known; with the printed KV the tokens (34,133) and 2.08x are exact. vLLM measures a drop in "
+        "the card's free memory (0.28.0 utils/mem_utils.py:317-318), so graphics_extra is an amount of the "
+        "machines it was fitted on, not of the die: one RTX 5090 box with one model holds 1.6 GiB beyond the base on "
+        "one boot and 0.2 on a restart (the -util070-8k case); without the term the seen >= 0.22 family-out median "
+        "goes 0.28 -> 1.03 GiB, so it stays, and the report states it per GPU (planner/engines/vllm/caveats.py)"
     ),
     "vllm-0.28-rtx5090-qwen38-27b-fp8-eager-seqs1-7k": (
         "KV -1.29 GiB, tokens (unseen set): the same run at 7,168 tokens (see the 16k case); with the printed "

@@ -35,7 +35,7 @@ from planner.core.overhead import FailureKind
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage, needed_bytes
-from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.profile import UMA_HOST_DEFAULT_BYTES, VllmProfile
 from planner.engines.vllm.stage import gpu_fields, stage_context
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -65,12 +65,16 @@ def init_baseline_bytes(profile: VllmProfile, world: int) -> int:
 
 
 def free_at_start(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> tuple[int, int]:
-    """(the first rank's device total, what is free on it when the worker starts)."""
+    """(the first rank's device total, what is free on it when the worker takes its snapshot). On unified memory
+    the host's share: the one given, or :data:`UMA_HOST_DEFAULT_BYTES`, which is read off a worker's own "Free
+    memory on device (F/T GiB) on startup" line (``init_snapshot.free_memory``, 0.28.0 ``gpu_worker.py:784``), so
+    it already holds that worker's one-GPU baseline (CUDA context), which is not counted twice."""
     total = stage_total_bytes(request, result, 0)
     world = result.tensor_parallel * result.pipeline_parallel
     in_use = profile.gpu_memory_in_use_bytes + result.stages[0].other_bytes  # another process or engine
     if vllm_platform(request.gpu).integrated:
-        in_use += profile.host_bytes
+        given = profile.unified_memory_host_bytes
+        in_use += given if given is not None else max(0, UMA_HOST_DEFAULT_BYTES - profile.fitted.init_baseline_tp1)
     return total, total - in_use - init_baseline_bytes(profile, world)
 
 

@@ -14,6 +14,7 @@ from planner.engines.base import BEFORE_KV_CACHE, EngineReport, engine_total_byt
 from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
 from planner.engines.loading import kernel_padding_bytes
 from planner.engines.vllm.blocks import StageOverrides, VllmStage, estimate_max_len, needed_bytes, pages_per_request
+from planner.engines.vllm.caveats import graphics_note, unified_memory_notes
 from planner.engines.vllm.failures import free_at_start, sampler_headroom, vllm_failure
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import stage_context, vllm_stage
@@ -166,7 +167,8 @@ def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stage
         warning = _sampler_note(request, result, profile, stages[-1])
         if warning:
             notes.append(warning)
-    return notes
+    machine = graphics_note(request, result, profile)
+    return [*notes, *([machine] if machine else []), *unified_memory_notes(request, result, profile, first)]
 
 
 def vllm_report(

@@ -1,0 +1,81 @@
+"""What a vLLM plan cannot know about the machine it runs on, said beside the figures (report notes).
+
+vLLM measures its non-KV memory as a drop in the whole device's free memory, not as its own process's use: from
+0.27 ``total_consumed = before_create.free_memory - after_profile.free_memory`` (0.28.0 ``utils/mem_utils.py``
+:317-318; before 0.27 ``non_torch_increase`` is the same device-wide ``total - free`` taken between the same two
+snapshots, 0.24.0 :306), and the worker says so: "Here we assume that the other processes using the same GPU did
+not change their memory usage during the profiling" (0.28.0 ``v1/worker/gpu_worker.py:548``, 0.24.0 :478). Free
+memory is ``cudaMemGetInfo`` on a discrete GPU and the host's ``MemAvailable`` on unified memory
+(``MemorySnapshot.measure``, 0.28.0 :147-155). So what the rest of the machine does in the minutes of loading and
+profiling lands in vLLM's figure: on a desktop the display server's and other programs' allocations, on a DGX
+Spark everything the host stops counting as available. No planner input describes that, so the planner keeps its
+fitted amounts (``VllmConstants.graphics_extra``, ``VllmConstants.uma_weights_share``) and says how much of the
+KV budget rests on them, and, on unified memory, which host figure decides the start-up check and the input that
+settles it (``VllmProfile.unified_memory_host_bytes``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from planner.engines.base import gib_text
+from planner.engines.platform import vllm_platform
+from planner.engines.vllm.blocks import VllmStage
+from planner.engines.vllm.failures import free_at_start
+from planner.engines.vllm.profile import VllmProfile
+from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
+
+# What public DGX Sparks' hosts held of the 121.69 / 119.63 GiB pool when vLLM's worker started ("Free memory on
+# device (F/T GiB) on startup"): 5.64 GiB (116.05/121.69, a patched 0.23.1rc1 build, tests/fidelity/cases/
+# vllm-unseen-2026-12.json), 7.37 (112.26/119.63, search-index file id 61222544093), 10.31 (111.38/121.69, file id
+# 67408821894: UMA_HOST_DEFAULT_BYTES) and 19.5-20.4 (101.3-102.2 free, MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks
+# issue #47). A fact of each machine (desktop, services, page cache), quoted, not fitted.
+PUBLIC_SPARK_HOST_GIB = (5.6, 20.4)
+
+
+def graphics_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
+    """On a graphics die (GeForce, RTX workstation): the fitted share the non-torch figure holds there."""
+    if not profile.is_v1 or not vllm_platform(request.gpu).graphics_die:
+        return None
+    extra = profile.fitted.graphics_extra // result.tensor_parallel
+    if extra <= 0:
+        return None
+    return (
+        f"Non-torch memory includes {gib_text(extra)} GiB per GPU fitted on public GeForce / RTX workstation "
+        "start-ups, which vLLM's source does not name: vLLM counts the whole card's drop in free memory while it "
+        "loads and profiles (another program's allocations meanwhile count as vLLM's). Public runs on these cards "
+        "left from none of it to about twice it, so the KV cache can be up to this much larger, or smaller."
+    )
+
+
+def unified_memory_notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> list[str]:
+    """On unified memory (DGX Spark GB10): the fitted share of the weights the non-torch figure holds, and the host
+    figure the start-up check turns on (vLLM compares ``util x total`` with ``MemAvailable``, 0.28.0
+    ``v1/worker/utils.py:449-462``)."""
+    if not profile.is_v1 or not vllm_platform(request.gpu).integrated:
+        return []
+    notes = []
+    share = round(profile.fitted.uma_weights_share * first.weights)
+    if share > 0:
+        notes.append(
+            f"Unified memory: non-torch memory includes {gib_text(share)} GiB for what the host stops counting as "
+            f"available while vLLM loads and profiles ({profile.fitted.uma_weights_share:.2f} of the loaded "
+            "weights, fitted on a safetensors-prefetch and a fastsafetensors load on DGX Sparks; vLLM's source fixes "
+            "no such amount, and public start-ups show from under a tenth to about 0.3 of their weights), so the KV "
+            "cache can be up to this much larger."
+        )
+    if profile.rules.startup_free_memory_check and profile.kv_cache_memory_bytes is None:
+        total, free = free_at_start(request, result, profile)
+        requested = math.floor(profile.utilization * total)
+        own = profile.unified_memory_host_bytes is not None
+        given = "your host figure and vLLM's context" if own else "one public DGX Spark's"
+        notes.append(
+            f"Unified memory: vLLM starts only if its worker's 'Free memory on device' (the host's MemAvailable) "
+            f"covers gpu_memory_utilization x total ({gib_text(requested)} GiB), i.e. if at most "
+            f"{gib_text(total - requested)} GiB of the pool is held then (the OS, other programs, vLLM's CUDA "
+            f"context); the planner takes {gib_text(total - free)} GiB ({given}). Public DGX Sparks held "
+            f"{PUBLIC_SPARK_HOST_GIB[0]:g} to {PUBLIC_SPARK_HOST_GIB[1]:g} GiB; total less MemAvailable on yours "
+            "(unified_memory_host_bytes) settles it."
+        )
+    return notes
