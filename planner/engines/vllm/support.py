@@ -10,10 +10,22 @@ VLLM_SUPPORT = EngineSupport(
     label="vLLM",
     platforms=platform_rows("vllm"),
     # vllm/config/cache.py CacheDType: "auto" keeps the model's dtype; fp8 (= fp8_e4m3 on CUDA), fp8_e5m2.
-    kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8", "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2"},
+    kv_cache_names={
+        "bf16": "auto",
+        "fp16": "auto",
+        "fp32": "auto",  # --dtype float32: "auto" caches in the model's dtype (platforms/vllm.toml)
+        "fp8": "fp8",
+        "fp8_e4m3": "fp8_e4m3",
+        "fp8_e5m2": "fp8_e5m2",
+    },
+    # vLLM 0.20 added per-token-head INT8, TurboQuant (4- and 3-bit) and NVFP4 caches (0.20.0 config/cache.py:
+    # CacheDType); their scales lie per token and head, not in llama.cpp's 32-value blocks that the planner's INT8
+    # and INT4 formats are (planner/core/kv_formats.py), so they are refused as not modelled rather than sized wrong.
     kv_refusals={
-        "int8": "vLLM has no INT8 KV cache; its 8-bit cache is FP8 (--kv-cache-dtype fp8)",
-        "int4": "vLLM has no 4-bit KV cache; its smallest is FP8 (--kv-cache-dtype fp8)",
+        "int8": "vLLM's INT8 KV cache (--kv-cache-dtype int8_per_token_head, from 0.20) is not modelled: its scales "
+        "are per token and head, not the 32-value blocks of this INT8 format; plan FP8 (--kv-cache-dtype fp8)",
+        "int4": "vLLM's 4-bit KV caches (TurboQuant, NVFP4, from 0.20) are not modelled: their scales are per token "
+        "and head, not the 32-value blocks of this INT4 format; plan FP8 (--kv-cache-dtype fp8)",
     },
     # Online quantization of a 16-bit checkpoint while loading (docs.vllm.ai "FP8 W8A8": --quantization fp8).
     # vLLM's GGUF loader (docs.vllm.ai features/quantization/gguf: "highly experimental and under-optimized",
