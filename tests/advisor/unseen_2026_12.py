@@ -21,19 +21,24 @@ class Unseen(NamedTuple):
 
 
 BLACKWELL_NVFP4 = (
-    "NVFP4 on one B200 or GB200 (TensorRT-LLM v1.0 perf overview): every such cell is over-predicted (median +40 % "
-    "Llama-3.3-70B, +46 % Llama 4 Scout, +62 % Qwen3-30B-A3B on B200; +23 / +48 / +118 % on GB200) where the same "
-    "tables' NVFP4 cells on one RTX PRO 6000 are within -35..+5 % (median -11 % / -3 %): the model's 4-bit GEMM "
-    "rate and bandwidth share hold for the GDDR7 card, not for these HBM3e dies. Open lead: TensorRT-LLM's NVFP4 "
-    "GEMMs at small batch on B200 (ai-dynamo/aiconfigurator's measured GEMM tables); not modelled"
+    "NVFP4 on ONE B200 or GB200 (TensorRT-LLM v1.0 perf overview): over-predicted, median +50 % on both (25 of 27 "
+    "B200 cells and 28 of 30 GB200 cells above; Qwen3-30B-A3B worst, +62 % / +118 % median), where one RTX PRO 6000 "
+    "in NVFP4 is at -4 % and the same dies at TP4 / TP8 (Llama-3.1-405B, Qwen3-235B-A22B, Llama 4 Maverick) at +1 %. "
+    "The open lead, TensorRT-LLM's NVFP4 GEMMs at small batch on B200 (ai-dynamo/aiconfigurator's measured GEMM "
+    "tables), would slow the TP4 / TP8 cells too, whose per-GPU GEMMs are smaller: a per-die GEMM share does not "
+    "fit both, so it is not modelled; what differs at TP1 is the KV pool (and batch) a whole B200 leaves"
 )
 ATTENTION_DP_PCIE = (
     "Qwen3-30B-A3B on 2, 4 and 8 RTX PRO 6000 (PCIe, no NVLink) under tensor parallelism: under-predicted, more "
-    "so with more GPUs (median -42 / -54 / -67 % at TP2 / TP4 / TP8) while one GPU is -3 %. The perf overview runs "
-    "MoE models with attention data parallelism and expert parallelism (perf-overview.md, the MoE llm_options.yml: "
-    "'enable_attention_dp: true'; 'trtllm-bench --tp $tp_size --pp $pp_size --ep $ep_size'), so its attention "
-    "needs no per-layer all-reduce; the planner charges every TP replica two all-reduces a layer at the measured "
-    "PCIe NCCL rate (engine_speed.PCIE_ALLREDUCE_BYTES_PER_S_GEN5). Attention DP is not modelled"
+    "so with more GPUs (median -42 / -54 / -67 % at TP2 / TP4 / TP8) while one GPU is -3 %; the planner's step is "
+    "45-70 % PCIe all-reduce there (two a layer at engine_speed.PCIE_ALLREDUCE_BYTES_PER_S_GEN5, one Broadcom-switched "
+    "box's NCCL rate). Two leads, neither modelled: the perf overview runs MoE models with attention data "
+    "parallelism and expert parallelism (perf-overview.md's MoE llm_options.yml 'enable_attention_dp: true', "
+    "'trtllm-bench ... --ep $ep_size'), so attention needs no all-reduce; and PCIe all-reduce rates are a fact of "
+    "the host (NVIDIA/nccl issue 1639: 'On PCI systems, the performance you get is usually determined by the "
+    "bandwidth your CPU and memory can deliver'; 8 RTX 5090 there reach 28 GB/s bus bandwidth, 1.4x the planner's "
+    "figure at 8 GPUs). The dense L40S TP4 / TP8 cells of TensorRT-LLM 0.17 (no attention DP) sit at a median -31 %, "
+    "the same sign"
 )
 HOPPER_FULL_MEMORY = (
     "H100 (80 GB) set-ups whose FP8 weights fill most of the memory (Llama 4 Maverick TP8 ~400 GB of 640, Llama 4 "
