@@ -27,10 +27,10 @@ from planner.assessment.assess import Assessment
 from planner.planning.results import PlanResult
 from ui.figures import (
     CAPACITY_COLOUR,
-    COMPONENTS,
     bars_title,
     capacity_label,
     capacity_of,
+    compared_components,
     component_values,
     heat_cell,
     heat_title,
@@ -157,7 +157,8 @@ def compare_bars_chart(results: Sequence[tuple[str, PlanResult]], unit: str = "G
     each pair's name in its colour, and the capacity as a dashed line named in the legend."""
     pairs = [label for label, _ in results]
     y_title = f"Memory per GPU ({unit})"
-    scale = {"domain": [name for _, name, _ in COMPONENTS], "range": [colour for _, _, colour in COMPONENTS]}
+    shown = compared_components(results)  # a deployment's components only where a pair holds them
+    scale = {"domain": [name for _, name, _ in shown], "range": [colour for _, _, colour in shown]}
     bars = {
         "data": {"name": BARS},
         "mark": {"type": "bar"},

@@ -234,11 +234,18 @@ def bars_title(unit: str) -> str:
     return f"The fullest GPU of each pair ({unit})"
 
 
+def compared_components(results: Sequence[tuple[str, PlanResult]]) -> list[tuple[str, str, str]]:
+    """The components of the compared pairs' fullest GPUs (:func:`shown_components`: a deployment's only where one
+    holds it), in stacking order."""
+    return shown_components([r.per_gpu for _, r in results])
+
+
 def component_values(results: Sequence[tuple[str, PlanResult]], unit: str) -> list[tuple[str, str, list[float]]]:
-    """Each memory component (:data:`COMPONENTS`, in stacking order) as its name, colour and value on the fullest
-    GPU of each result, in ``unit``."""
+    """Each memory component (:func:`compared_components`, in stacking order) as its name, colour and value on the
+    fullest GPU of each result, in ``unit``."""
     return [
-        (name, colour, [_in(getattr(r.per_gpu, field), unit) for _, r in results]) for field, name, colour in COMPONENTS
+        (name, colour, [_in(getattr(r.per_gpu, field), unit) for _, r in results])
+        for field, name, colour in compared_components(results)
     ]
 
 
