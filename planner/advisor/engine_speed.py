@@ -12,7 +12,8 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
 - **vLLM, SGLang, TensorRT-LLM** (continuous batching, tensor parallel): ``max(memory, compute)`` + a fixed time
   per step (and per sequence; per MoE layer where the engine's expert kernels cost one, vLLM's Triton MXFP4 MoE on
   Hopper: :mod:`planner.advisor.kernels`) + two all-reduces per layer (one per Nemotron-H block): over NVLink a
-  fitted latency and ``bytes x 2(G-1)/G / link``, over PCIe measured NCCL times (:data:`PCIE_ALLREDUCE_LATENCY_S`);
+  fitted latency and ``bytes x 2(G-1)/G / link``, over PCIe NCCL's measured time at the message's size
+  (:mod:`planner.advisor.allreduce`);
 - **llama.cpp** (layer split: the GPUs run one after another, each over its own layers): ``G x max(memory,
   compute)`` of one GPU's share, i.e. the time of the whole model on one GPU, + a fixed time per step and per layer
   (kernel launches) + a measured hop per extra GPU (:data:`LLAMACPP_HOP_S`). Bandwidth is not multiplied by
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from planner.advisor.allreduce import pcie_allreduce_seconds
 from planner.advisor.kernels import GEMM_EFFICIENCY, LLAMACPP_FLASH_ATTENTION_SHARE, LLAMACPP_MMQ_MAX_BATCH
 from planner.advisor.throughput import (
     Load,
@@ -146,18 +148,10 @@ def step_overhead(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
     return fixed + kernels + (per_sequence * load.tokens if load.kv_bytes else 0.0)
 
 
-# All-reduce over PCIe, measured: NCCL between RTX PRO 6000s on PCIe Gen5 through switches takes 15.4 us for
-# 4 KB on 4 GPUs and 65.6 us on 8, 109.2 us for 1 MB on 4 GPUs and 2,976 us for 32 MB on 8: a latency per GPU
-# count and ~10.7 GB/s of algorithm bandwidth (voipmonitor/rtx6kpro@070506ff96a2
-# hardware/asus-esc8000a-e13p-broadcom-switches.md, "AllReduce: Custom vs NCCL"). Gen4 links move half.
-PCIE_ALLREDUCE_LATENCY_S = {2: 15.4e-6, 4: 15.4e-6, 8: 65.6e-6}
-PCIE_ALLREDUCE_BYTES_PER_S_GEN5 = (1_048_576 - 4_096) / ((109.2 - 15.4) * 1e-6)  # 11.1 GB/s
-
-
 def allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
     """The step's all-reduces under tensor parallelism (two per layer, :func:`allreduces_per_step`; none for one
-    GPU, a layer split or a pipeline): over NVLink a fitted latency and the fabric's bandwidth, over PCIe the
-    measured NCCL times above."""
+    GPU, a layer split or a pipeline): over NVLink a fitted latency and the fabric's bandwidth, over PCIe NCCL's
+    measured time at the message's size (:func:`planner.advisor.allreduce.pcie_allreduce_seconds`)."""
     g = setup.gpus
     if setup.split != "tensor" or g < 2:
         return 0.0
@@ -165,9 +159,7 @@ def allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
     if kind == "nvlink":
         one = r.ar_nvlink_s + load.allreduce_bytes * 2 * (g - 1) / g / bytes_per_s
     else:
-        latency = PCIE_ALLREDUCE_LATENCY_S.get(g, PCIE_ALLREDUCE_LATENCY_S[8] * g / 8)
-        generation = pcie_generation(setup.gpu)
-        one = latency + load.allreduce_bytes / (PCIE_ALLREDUCE_BYTES_PER_S_GEN5 * 2 ** (generation - 5))
+        one = pcie_allreduce_seconds(load.allreduce_bytes, g, pcie_generation(setup.gpu))
     return load.allreduces * one
 
 

@@ -226,3 +226,18 @@ def test_llamacpp_hop_is_the_slope_of_xiongjiedais_8b_layer_splits() -> None:
     expected = (slope({2: 124.65, 4: 120.32, 8: 118.09}) + slope({2: 111.67, 4: 108.66, 6: 104.17})) / 2
     hop = LLAMACPP_HOP_S
     assert hop == pytest.approx(expected, rel=0.01)
+
+
+def test_pcie_allreduce_follows_the_measured_nccl_curve() -> None:
+    """NCCL between four RTX PRO 6000s on PCIe Gen5 (voipmonitor/rtx6kpro@070506ff96a2): 1,790 us for 32 MB, where
+    the old line through its 4 KB and 1 MB points (11.1 GB/s) gave 3,029 us; every measured size is reproduced, and a
+    Gen4 link doubles the time above the 15.4 us floor."""
+    from planner.advisor.allreduce import PCIE_NCCL_ALLREDUCE_US, pcie_allreduce_seconds
+
+    for gpus, curve in PCIE_NCCL_ALLREDUCE_US.items():
+        for size, us in curve:
+            assert pcie_allreduce_seconds(size, gpus, 5) * 1e6 == pytest.approx(us, abs=1e-9)
+    assert pcie_allreduce_seconds(32 * 2**20, 4, 5) * 1e6 == pytest.approx(1790.0)
+    old_line = 15.4 + 32 * 2**20 / ((2**20 - 4096) / (109.2 - 15.4))
+    assert old_line == pytest.approx(3029, abs=1)  # in us: the two-point line's time for the same message
+    assert pcie_allreduce_seconds(32 * 2**20, 2, 4) * 1e6 == pytest.approx(15.4 + 2 * (1790.0 - 15.4))
