@@ -16,6 +16,7 @@ from planner.advisor import (
     Workload,
     headline,
     overflow_for,
+    passed_over_text,
     rank,
     recommendation,
     summary_lines,
@@ -129,6 +130,9 @@ def _chart(sel: Selection, ranking: Ranking) -> None:
     event = st.vega_lite_chart(
         rows, spec, width="stretch", on_select="rerun", selection_mode=pareto.PICK, key="pareto_chart"
     )
+    passed = passed_over_text(ranking)  # a cheaper point the chart shows, and why it is not the recommendation
+    if passed:
+        st.caption(as_text(passed))
     picked = [p.get("i") for p in (getattr(event, "selection", {}) or {}).get(pareto.PICK, []) or []]
     picked = [i for i in picked if isinstance(i, int) and 0 <= i < len(ranking.options)]
     if picked:

@@ -120,6 +120,43 @@ def why_beats(a: Option, b: Option, cloud: bool) -> str:
     return text + "."
 
 
+def passed_over(ranking: Ranking) -> Option | None:
+    """The cheapest set-up that costs less than the recommendation and ranks after it for what weighs on it (no
+    compute figure, or more undermining caveats: :func:`planner.advisor.ranking.sort_options`); ``None`` when
+    nothing cheaper is passed over."""
+    best = ranking.best
+    if best is None or best.cost is None:
+        return None
+    cost = best.cost
+    behind = [
+        o
+        for o in ranking.options
+        if o.cost is not None
+        and o.cost < cost
+        and ((not o.compute_known and best.compute_known) or len(o.undermining) > len(best.undermining))
+    ]
+    return min(behind, key=lambda o: (o.cost or 0.0, o.label), default=None)
+
+
+def passed_over_text(ranking: Ranking) -> str:
+    """Why the cheapest set-up below the recommendation's price is not recommended (one sentence; empty when none
+    is): the chart shows it cheaper, often with more conversations."""
+    o = passed_over(ranking)
+    if o is None:
+        return ""
+    cloud = ranking.workload.pricing == "cloud"
+    why = list(o.undermining) or ["no compute figure for its GPU, so its speed is unknown"]
+    return (
+        f"A cheaper set-up, {o.label} ({cost_text(o, cloud)}; {o.conversations:,} conversations), is ranked after it: "
+        f"{'; '.join(why)}."
+    )
+
+
+def _passed_over(ranking: Ranking) -> str:
+    text = passed_over_text(ranking)
+    return f" {text}" if text else ""
+
+
 def summary_lines(ranking: Ranking) -> list[str]:
     """Five lines for a VP: what to buy, the total price, users held, tokens/s per user, the main caveat."""
     best = ranking.best
@@ -253,5 +290,5 @@ def recommendation(ranking: Ranking) -> str:
             if best.usd_per_million_output_tokens
             else ""
         )
-        + f".{alternative}{caveat_text}{note_text}{quality} {assumptions_line(ranking, best)}"
+        + f".{alternative}{_passed_over(ranking)}{caveat_text}{note_text}{quality} {assumptions_line(ranking, best)}"
     )

@@ -248,3 +248,10 @@ def test_the_answer_is_under_the_title_above_the_workloads_widgets() -> None:
     assert answer.markdown[-1].value.startswith("- What to buy\\: ")  # as_text escapes Markdown
     widgets = [i for i, n in enumerate(nodes) if n.type == "flex_container" and n.selectbox]
     assert widgets and min(widgets) > title + 1  # the workload's widgets come after it
+
+
+def test_the_chart_says_why_a_cheaper_point_is_not_the_pick() -> None:
+    """Under the Pareto chart, the cheaper set-up it shows and what ranks it after (planner.advisor.passed_over)."""
+    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-70B", "context": "32768", "users": "40"})
+    captions = texts(at.caption)
+    assert any(c.startswith("A cheaper set-up, 4 x RTX PRO 6000") and "floor" in c for c in captions), captions

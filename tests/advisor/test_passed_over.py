@@ -1,0 +1,37 @@
+"""The chart shows a cheaper set-up beside the recommendation, often holding more; the recommendation says which one
+and what ranks it after (its undermining caveats), on every surface (the paragraph the page, the CLI, the report
+and ``advise --json`` share) and under the page's chart."""
+
+from __future__ import annotations
+
+from model_catalog import get_model
+from planner.advisor import Workload, passed_over, passed_over_text, rank, recommendation
+
+LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
+
+
+def test_the_cheaper_set_up_and_why_it_ranks_after() -> None:
+    ranking = rank(LLAMA_70B, Workload.fixed_length(32768, concurrent_conversations=40))
+    best, cheaper = ranking.best, passed_over(ranking)
+    assert best is not None and cheaper is not None and best.cost is not None and cheaper.cost is not None
+    assert cheaper.cost < best.cost and cheaper.conversations > best.conversations  # cheaper and holds more
+    assert cheaper.gpu_count == 4 and cheaper.gpu_id.startswith("rtx-pro-6000")
+    assert cheaper.undermining and not best.undermining
+    text = passed_over_text(ranking)
+    assert text.startswith(f"A cheaper set-up, {cheaper.label} (") and cheaper.undermining[0] in text
+    assert text in recommendation(ranking)
+    # every cheaper option is ranked after for a reason the sentence can name
+    for o in ranking.options:
+        if o.cost is not None and o.cost < best.cost:
+            assert o.undermining or not o.compute_known
+
+
+def test_nothing_cheaper_nothing_said() -> None:
+    """Llama-3.1-70B for one user at 2,048 tokens: the recommendation (one RTX PRO 6000 under llama.cpp) is the
+    cheapest set-up that serves it, so nothing is passed over and the paragraph says nothing of it."""
+    ranking = rank(LLAMA_70B, Workload.fixed_length(2048, concurrent_conversations=1))
+    best = ranking.best
+    assert best is not None and best.cost is not None
+    assert all(o.cost is None or o.cost >= best.cost for o in ranking.options)
+    assert passed_over(ranking) is None and passed_over_text(ranking) == ""
+    assert "A cheaper set-up" not in recommendation(ranking)
