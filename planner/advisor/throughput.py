@@ -51,10 +51,6 @@ GGUF_QUANTS = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k", "int4", "mx
 
 # Per-direction PCIe x16 bandwidth by generation (PCI-SIG: 16 / 32 / 64 GT/s x 16 lanes, 128b/130b coding).
 PCIE_BYTES_PER_S = {3: 15.75e9, 4: 31.5e9, 5: 63.0e9}
-# Share of the PCIe bandwidth a ring all-reduce reaches: NCCL all-reduce bus bandwidth 39.3 GB/s over Gen5 x16
-# between 4 RTX PRO 6000s (voipmonitor/rtx6kpro@070506ff96a2 hardware/asus-esc8000a-e13p-broadcom-switches.md,
-# "AllReduce Bus Bandwidth (32M, 4 GPU)"): 39.3 / 63 = 0.62.
-PCIE_ALLREDUCE_EFFICIENCY = 0.62
 
 
 def memory_class(gpu: GpuSpec) -> MemoryClass:
@@ -94,9 +90,10 @@ def pcie_lanes(gpu: GpuSpec) -> int:
 
 @lru_cache(maxsize=1024)  # pure in the (frozen) GPU entry and a count; asked for every step of every option
 def link(gpu: GpuSpec, gpus: int) -> tuple[LinkKind, float]:
-    """How ``gpus`` GPUs of one replica exchange activations, and the bytes per second an all-reduce moves:
-    NVLink / Infinity Fabric on baseboards (half the quoted bidirectional figure), an NVLink bridge for a pair
-    only, else PCIe at :data:`PCIE_ALLREDUCE_EFFICIENCY` of the link."""
+    """How ``gpus`` GPUs of one replica exchange activations, and the bytes per second of the link: NVLink /
+    Infinity Fabric on baseboards (half the quoted bidirectional figure, what an all-reduce over it moves), an
+    NVLink bridge for a pair only, else PCIe's per-direction figure (an all-reduce over PCIe takes NCCL's measured
+    time instead, :func:`planner.advisor.allreduce.pcie_allreduce_seconds`)."""
     text = (gpu.interconnect or "").lower()
     fabric = gpu.interconnect_bandwidth_bytes_per_s
     bridged = "bridge" in text
@@ -105,7 +102,7 @@ def link(gpu: GpuSpec, gpus: int) -> tuple[LinkKind, float]:
     if gpu.purchase.kind == "baseboard" and ("infinity" in text or fabric):
         return "nvlink", (fabric or 2 * PCIE_BYTES_PER_S[5]) / 2
     per_direction = PCIE_BYTES_PER_S[pcie_generation(gpu)] * pcie_lanes(gpu) / 16
-    return "pcie", per_direction * PCIE_ALLREDUCE_EFFICIENCY
+    return "pcie", per_direction
 
 
 def compute_tflops(gpu: GpuSpec, path: ComputePath) -> tuple[float | None, str]:
