@@ -68,7 +68,15 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     attention, where the source states it or its tool's default then did (llama.cpp on Metal without it reads the
     KV cache per query head: :func:`planner.advisor.kernels.llamacpp_kv_per_query_head`). ``engine_version``: the
     engine release the source ran, where it states one (TensorRT-LLM before 0.8 reads a grouped-query model's KV
-    cache per query head: :func:`planner.advisor.kernels.trtllm_kv_per_query_head`).
+    cache per query head: :func:`planner.advisor.kernels.trtllm_kv_per_query_head`). ``attention_dp``: the run used
+    TensorRT-LLM's attention data parallelism with expert parallelism (``enable_attention_dp``: each GPU runs
+    attention for its own sequences, the experts split over the GPUs), where the source states it: the v1.0 perf
+    overview's MoE cells (perf-overview.md, "For MoE models": ``trtllm-bench ... --ep $ep_size`` with
+    ``enable_attention_dp: true`` in its ``llm_options.yml``; printed nested under ``cuda_graph_config``, a config
+    class that forbids unknown keys, ``tensorrt_llm/llmapi/llm_args.py`` ``CudaGraphConfig(StrictBaseModel)``, so
+    read literally that file would be rejected; the EP size per cell is not stated). Recorded, not modelled: the
+    speed model prices every tensor-parallel replica as tensor parallel (docs/advisor.md, "Attention data
+    parallelism").
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -94,6 +102,7 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     engine_release: Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$")] | None = None
     flash_attention: bool | None = None  # as the source ran it (llama-bench -fa); unset: the engine's default now
     engine_version: Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)*$")] | None = None  # as the source states it
+    attention_dp: bool = False  # TensorRT-LLM enable_attention_dp with expert parallelism, as the source states it
     metric: Metric
     value: Annotated[float, Field(gt=0)]
     source: Annotated[str, Field(min_length=1)]
@@ -110,6 +119,8 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
             raise ValueError(f"{self.metric}: give input_tokens")
         if self.metric not in ("prefill_per_s", "ttft_seconds") and self.output_tokens == 0:
             raise ValueError(f"{self.metric}: give output_tokens")
+        if self.attention_dp and (self.family != "fused" or self.split != "tensor"):
+            raise ValueError("attention_dp: a TensorRT-LLM (fused) row over a tensor-parallel replica")
         return self
 
 

@@ -31,13 +31,16 @@ BLACKWELL_NVFP4 = (
 ATTENTION_DP_PCIE = (
     "Qwen3-30B-A3B on 2, 4 and 8 RTX PRO 6000 (PCIe, no NVLink) under tensor parallelism: under-predicted, more "
     "so with more GPUs (median -31 / -42 / -66 % at TP2 / TP4 / TP8; first scored -42 / -54 / -67 %, before the "
-    "all-reduce followed NCCL's measured curve, planner/advisor/allreduce.py) while one GPU is -3 %. Two leads, "
-    "neither modelled: the perf overview runs MoE models with attention data parallelism and expert parallelism "
-    "(perf-overview.md's MoE llm_options.yml 'enable_attention_dp: true', 'trtllm-bench ... --ep $ep_size'), so "
-    "attention needs no all-reduce; and PCIe all-reduce rates are a fact of the host (NVIDIA/nccl issue 1639: 'On "
-    "PCI systems, the performance you get is usually determined by the bandwidth your CPU and memory can deliver'; "
-    "8 RTX 5090 there reach 28 GB/s bus bandwidth). The dense L40S TP4 / TP8 cells of TensorRT-LLM 0.17 (no "
-    "attention DP) sit at a median -22 % (-31 % first), the same sign"
+    "all-reduce followed NCCL's measured curve, planner/advisor/allreduce.py) while one GPU is -3 %. The rows state "
+    "attention data parallelism with expert parallelism (BenchmarkRow.attention_dp, from perf-overview.md's MoE "
+    "options); priced as TensorRT-LLM runs it (branch attn-dp-experiment: non-expert weights whole per GPU, one MoE "
+    "gather and reduce-scatter per layer instead of two all-reduces, per-sequence time and batch limit per GPU) all "
+    "twelve land within 50 % (-17 to +5 %, 128/128 -25 to -49 %), but the same pricing takes 40 NVLink cells of "
+    "the same table (Qwen3-235B, Maverick at TP8, Scout at TP4) to +56..+153 % and the H200 Qwen3-235B fit row from "
+    "-3 % to +67 %: not shipped. Second lead: PCIe all-reduce rates are a fact of the host (NVIDIA/nccl issue "
+    "1639: 'On PCI systems, the performance you get is usually determined by the bandwidth your CPU and memory can "
+    "deliver'; 8 RTX 5090 there reach 28 GB/s bus bandwidth). The dense L40S TP4 / TP8 cells of TensorRT-LLM 0.17 "
+    "(no attention DP) sit at a median -22 % (-31 % first), the same sign"
 )
 HOPPER_FULL_MEMORY = (
     "H100 (80 GB) set-ups whose FP8 weights fill most of the memory (Llama 4 Maverick TP8 ~400 GB of 640, Llama 4 "
@@ -51,7 +54,10 @@ MOE_GRID_ENDS = (
     "Large MoE models over 8 GPUs with attention DP (Qwen3-235B-A22B, Llama 4 Maverick on B200 and H200) at the "
     "ends of the length grid: 128/128 under-predicted (-58 to -80 %: tens of thousands of short requests, each GPU "
     "running its own attention batch), 20000/2000 over-predicted (+57 / +72 %); their middle cells are within "
-    "50 % (the package's fitted H200 Qwen3-235B 1000/1000 row among them). Attention DP is not modelled"
+    "50 % (the package's fitted H200 Qwen3-235B 1000/1000 row among them). The rows state attention DP "
+    "(BenchmarkRow.attention_dp); priced as TensorRT-LLM runs it (see ATTENTION_DP_PCIE) the 128/128 cells come "
+    "within 50 % (-11 to -44 %: each GPU schedules its own batch, 16,384 sequences over 8) but 20000/2000 goes to "
+    "+107 / +111 % and the middle cells over +50 %: not shipped"
 )
 MISTRAL_WINDOW = (
     "Mistral 7B at 20000/2000 (TensorRT-LLM 0.17; +99 to +114 % on every GPU): the planner gives Mistral-7B-v0.1 "
