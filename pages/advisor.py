@@ -99,15 +99,15 @@ def _overflow(ranking: Ranking, option: Option, spec: ModelSpec) -> None:
     slot holds."""
     report = _overflow_report(option, ranking.workload, spec)
     st.subheader("Average or maximum?")
-    c1, c2, c3 = st.columns(3)
+    row = st.container(horizontal=True)  # one element a run re-renders, not a row of three columns
     if report.pool_kind == "slots":
-        c1.metric("Slots (each its own context)", f"{(report.slots or 0) * report.replicas:,}")
-        c2.metric("Tokens a slot holds", f"{report.slot_tokens or 0:,}")
-        c3.metric("Conversations that outgrow a slot", f"{report.exceed_slot_probability or 0:.1%}")
+        row.metric("Slots (each its own context)", f"{(report.slots or 0) * report.replicas:,}")
+        row.metric("Tokens a slot holds", f"{report.slot_tokens or 0:,}")
+        row.metric("Conversations that outgrow a slot", f"{report.exceed_slot_probability or 0:.1%}")
     else:
-        c1.metric(f"Chance the KV pool runs out at {report.conversations:,}", f"{report.probability or 0:.1%}")
-        c2.metric("Conversations at 1 % risk", f"{report.conversations_at_1pct:,}")
-        c3.metric("Conversations at 5 % risk", f"{report.conversations_at_5pct:,}")
+        row.metric(f"Chance the KV pool runs out at {report.conversations:,}", f"{report.probability or 0:.1%}")
+        row.metric("Conversations at 1 % risk", f"{report.conversations_at_1pct:,}")
+        row.metric("Conversations at 5 % risk", f"{report.conversations_at_5pct:,}")
     st.markdown(as_text(report.explanation))
     st.caption(
         f"Planned at the mean: {report.planned_at_mean:,} conversations; at the 95th percentile: "
@@ -115,9 +115,8 @@ def _overflow(ranking: Ranking, option: Option, spec: ModelSpec) -> None:
         + (f"{report.planned_at_max:,}" if report.planned_at_max is not None else "unbounded")
         + f". Lengths: {report.distribution}. Method: {report.method}."
     )
-    with st.expander("What the engine does when the pool is full"):
-        for engine, behaviour in report.engine_behaviour.items():
-            st.markdown(f"- **{engine}**: {behaviour}")
+    with st.expander("What the engine does when the pool is full"):  # one list, one element
+        st.markdown("\n".join(f"- **{engine}**: {behaviour}" for engine, behaviour in report.engine_behaviour.items()))
 
 
 def _chart(sel: Selection, ranking: Ranking) -> None:

@@ -45,10 +45,10 @@ def _box(name: str, label: str, icon: str) -> Any:
 
 
 def _preset(sel: Selection) -> tuple[str, str, str]:
-    c1, c2, c3 = st.columns(3)
-    preset = binding.choose(c1, S.PRESET, [SIDEBAR, *PRESETS, CUSTOM], SIDEBAR)
-    plan_at = binding.choose(c2, S.PLAN_AT, ["p95", "mean", "max"], "p95")
-    pricing = binding.segmented(c3, S.PRICING, ["purchase", "cloud"], "purchase")
+    row = st.container(horizontal=True)  # one element a run re-renders, not a row of three columns
+    preset = binding.choose(row, S.PRESET, [SIDEBAR, *PRESETS, CUSTOM], SIDEBAR)
+    plan_at = binding.choose(row, S.PLAN_AT, ["p95", "mean", "max"], "p95")
+    pricing = binding.segmented(row, S.PRICING, ["purchase", "cloud"], "purchase")
     if preset == SIDEBAR:
         st.caption(
             f"From the sidebar: {sel.users:,} users, every conversation {sel.context_tokens:,} tokens long (prompts "
