@@ -29,7 +29,7 @@ from planner.core.model import ModelSpec
 from ui import binding, frame, pareto, settings, state, tables
 from ui.advisor_report import advisor_report_html
 from ui.advisor_rows import option_link, ranking_rows, rejected_rows
-from ui.advisor_settings import workload_from_widgets
+from ui.advisor_settings import ENGINES_OPEN_KEY, WHY_OPEN_KEY, workload_from_widgets
 from ui.common import Rows, data_grid, share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -115,8 +115,9 @@ def _overflow(ranking: Ranking, option: Option, spec: ModelSpec) -> None:
         + (f"{report.planned_at_max:,}" if report.planned_at_max is not None else "unbounded")
         + f". Lengths: {report.distribution}. Method: {report.method}."
     )
-    with st.expander("What the engine does when the pool is full"):  # one list, one element
-        st.markdown("\n".join(f"- **{engine}**: {behaviour}" for engine, behaviour in report.engine_behaviour.items()))
+    box = st.expander("What the engine does when the pool is full", on_change="rerun", key=ENGINES_OPEN_KEY)
+    if box.open:  # lazy, as the answer's "Why": one list, one element
+        box.markdown("\n".join(f"- **{engine}**: {behaviour}" for engine, behaviour in report.engine_behaviour.items()))
 
 
 def _chart(sel: Selection, ranking: Ranking) -> None:
@@ -145,6 +146,7 @@ def _chart(sel: Selection, ranking: Ranking) -> None:
         )
 
 
+WHY_LABEL = "Why, the alternatives, every caveat and the assumptions"
 SHOWN_ROWS = 40  # the ranking's first rows on the page (every option is in the CSV)
 REJECTED_OPEN_KEY = "rejected_open"  # whether the rejected table is open: a view state, not a setting
 
@@ -220,8 +222,13 @@ def render(sel: Selection) -> None:
     ranking = _shown_ranking(sel.spec, workload, workload.gpu_ids or ())
     tone = verdict(ranking)  # green only when nothing undermines the target or the speed floor
     getattr(answer, TONES[tone])(as_text(headline(ranking)), icon=":material/recommend:")  # one sentence
-    with answer.expander("Why, the alternatives, every caveat and the assumptions"):
-        st.markdown(as_text(recommendation(ranking)))
+    # Streamlit's lazy expanders (``on_change="rerun"``, ``.open``): a closed one's long text is neither sent nor
+    # parsed by the browser on every run (a slider move); opening it reruns the page, which draws it.
+    why = answer.expander(
+        "Why, the alternatives, every caveat and the assumptions", on_change="rerun", key=WHY_OPEN_KEY
+    )
+    if why.open:
+        why.markdown(as_text(recommendation(ranking)))
     answer.markdown("\n".join(f"- {as_text(line)}" for line in summary_lines(ranking)))
     st.caption(
         as_text(ranking.target_note)

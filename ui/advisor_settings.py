@@ -26,6 +26,9 @@ from ui.state import Selection
 CUSTOM = "custom"
 SIDEBAR = "sidebar"  # the sidebar's context and users, every conversation that long
 BOX_KEYS = {"targets": "targets_open", "constraints": "constraints_open", "costs": "costs_open"}
+# The page's lazy expanders of text (view states, not settings): the answer's "Why, the alternatives …" and
+# "What the engine does when the pool is full".
+WHY_OPEN_KEY, ENGINES_OPEN_KEY = "why_open", "engines_open"
 S = settings
 BOX_DEFAULTS: dict[str, dict[str, Any]] = {
     "targets": {S.RPS.url: 0.0, S.PREFIX.url: 0, S.BUDGET.url: 0, S.TTFT.url: 0.0, S.MIN_TPS.url: 10.0,
