@@ -29,7 +29,7 @@ from planner.core.model import ModelSpec
 from ui import binding, frame, pareto, settings, state, tables
 from ui.advisor_report import advisor_report_html
 from ui.advisor_rows import option_link, ranking_rows, rejected_rows
-from ui.advisor_settings import workload_from_widgets
+from ui.advisor_settings import ENGINES_OPEN_KEY, WHY_OPEN_KEY, workload_from_widgets
 from ui.common import Rows, data_grid, share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -99,15 +99,15 @@ def _overflow(ranking: Ranking, option: Option, spec: ModelSpec) -> None:
     slot holds."""
     report = _overflow_report(option, ranking.workload, spec)
     st.subheader("Average or maximum?")
-    c1, c2, c3 = st.columns(3)
+    row = st.container(horizontal=True)  # one element a run re-renders, not a row of three columns
     if report.pool_kind == "slots":
-        c1.metric("Slots (each its own context)", f"{(report.slots or 0) * report.replicas:,}")
-        c2.metric("Tokens a slot holds", f"{report.slot_tokens or 0:,}")
-        c3.metric("Conversations that outgrow a slot", f"{report.exceed_slot_probability or 0:.1%}")
+        row.metric("Slots (each its own context)", f"{(report.slots or 0) * report.replicas:,}")
+        row.metric("Tokens a slot holds", f"{report.slot_tokens or 0:,}")
+        row.metric("Conversations that outgrow a slot", f"{report.exceed_slot_probability or 0:.1%}")
     else:
-        c1.metric(f"Chance the KV pool runs out at {report.conversations:,}", f"{report.probability or 0:.1%}")
-        c2.metric("Conversations at 1 % risk", f"{report.conversations_at_1pct:,}")
-        c3.metric("Conversations at 5 % risk", f"{report.conversations_at_5pct:,}")
+        row.metric(f"Chance the KV pool runs out at {report.conversations:,}", f"{report.probability or 0:.1%}")
+        row.metric("Conversations at 1 % risk", f"{report.conversations_at_1pct:,}")
+        row.metric("Conversations at 5 % risk", f"{report.conversations_at_5pct:,}")
     st.markdown(as_text(report.explanation))
     st.caption(
         f"Planned at the mean: {report.planned_at_mean:,} conversations; at the 95th percentile: "
@@ -115,9 +115,9 @@ def _overflow(ranking: Ranking, option: Option, spec: ModelSpec) -> None:
         + (f"{report.planned_at_max:,}" if report.planned_at_max is not None else "unbounded")
         + f". Lengths: {report.distribution}. Method: {report.method}."
     )
-    with st.expander("What the engine does when the pool is full"):
-        for engine, behaviour in report.engine_behaviour.items():
-            st.markdown(f"- **{engine}**: {behaviour}")
+    box = st.expander("What the engine does when the pool is full", on_change="rerun", key=ENGINES_OPEN_KEY)
+    if box.open:  # lazy, as the answer's "Why": one list, one element
+        box.markdown("\n".join(f"- **{engine}**: {behaviour}" for engine, behaviour in report.engine_behaviour.items()))
 
 
 def _chart(sel: Selection, ranking: Ranking) -> None:
@@ -146,6 +146,7 @@ def _chart(sel: Selection, ranking: Ranking) -> None:
         )
 
 
+WHY_LABEL = "Why, the alternatives, every caveat and the assumptions"
 SHOWN_ROWS = 40  # the ranking's first rows on the page (every option is in the CSV)
 REJECTED_OPEN_KEY = "rejected_open"  # whether the rejected table is open: a view state, not a setting
 
@@ -221,8 +222,13 @@ def render(sel: Selection) -> None:
     ranking = _shown_ranking(sel.spec, workload, workload.gpu_ids or ())
     tone = verdict(ranking)  # green only when nothing undermines the target or the speed floor
     getattr(answer, TONES[tone])(as_text(headline(ranking)), icon=":material/recommend:")  # one sentence
-    with answer.expander("Why, the alternatives, every caveat and the assumptions"):
-        st.markdown(as_text(recommendation(ranking)))
+    # Streamlit's lazy expanders (``on_change="rerun"``, ``.open``): a closed one's long text is neither sent nor
+    # parsed by the browser on every run (a slider move); opening it reruns the page, which draws it.
+    why = answer.expander(
+        "Why, the alternatives, every caveat and the assumptions", on_change="rerun", key=WHY_OPEN_KEY
+    )
+    if why.open:
+        why.markdown(as_text(recommendation(ranking)))
     answer.markdown("\n".join(f"- {as_text(line)}" for line in summary_lines(ranking)))
     st.caption(
         as_text(ranking.target_note)

@@ -26,6 +26,9 @@ from ui.state import Selection
 CUSTOM = "custom"
 SIDEBAR = "sidebar"  # the sidebar's context and users, every conversation that long
 BOX_KEYS = {"targets": "targets_open", "constraints": "constraints_open", "costs": "costs_open"}
+# The page's lazy expanders of text (view states, not settings): the answer's "Why, the alternatives …" and
+# "What the engine does when the pool is full".
+WHY_OPEN_KEY, ENGINES_OPEN_KEY = "why_open", "engines_open"
 S = settings
 BOX_DEFAULTS: dict[str, dict[str, Any]] = {
     "targets": {S.RPS.url: 0.0, S.PREFIX.url: 0, S.BUDGET.url: 0, S.TTFT.url: 0.0, S.MIN_TPS.url: 10.0,
@@ -45,10 +48,10 @@ def _box(name: str, label: str, icon: str) -> Any:
 
 
 def _preset(sel: Selection) -> tuple[str, str, str]:
-    c1, c2, c3 = st.columns(3)
-    preset = binding.choose(c1, S.PRESET, [SIDEBAR, *PRESETS, CUSTOM], SIDEBAR)
-    plan_at = binding.choose(c2, S.PLAN_AT, ["p95", "mean", "max"], "p95")
-    pricing = binding.segmented(c3, S.PRICING, ["purchase", "cloud"], "purchase")
+    row = st.container(horizontal=True)  # one element a run re-renders, not a row of three columns
+    preset = binding.choose(row, S.PRESET, [SIDEBAR, *PRESETS, CUSTOM], SIDEBAR)
+    plan_at = binding.choose(row, S.PLAN_AT, ["p95", "mean", "max"], "p95")
+    pricing = binding.segmented(row, S.PRICING, ["purchase", "cloud"], "purchase")
     if preset == SIDEBAR:
         st.caption(
             f"From the sidebar: {sel.users:,} users, every conversation {sel.context_tokens:,} tokens long (prompts "

@@ -15,6 +15,7 @@ from ui import binding, exports, frame, links, report
 from ui.state import Selection
 from ui.tables import grid
 
+SHARE_OPEN_KEY = "share_open"  # whether the Share and export popover is open: a view state
 # A table to export: its rows, or what makes them when its button is pressed (a page whose CSV holds more than it
 # shows: the advisor's every option with its link, every rejected set-up).
 Rows = Sequence[Mapping[str, object]] | Callable[[], Sequence[Mapping[str, object]]]
@@ -74,8 +75,12 @@ def share_and_export(
     params = {**links.selection_params(sel), **binding.view_params()}
     query = "?" + urlencode(params, doseq=True)
     url = links.share_url(st.context.url, page_path, query)
-    # A popover: nothing in it is drawn (nor its code block's highlighter loaded) until it is opened.
-    with st.popover("Share and export", icon=":material/share:"):
+    # Streamlit's lazy popover (``on_change="rerun"``, ``.open``): its link, buttons and their columns are made only
+    # while it is open, so a run (a slider move) neither sends nor re-renders them (make bench: the slider).
+    box = st.popover("Share and export", icon=":material/share:", on_change="rerun", key=SHARE_OPEN_KEY)
+    if not box.open:
+        return
+    with box:
         st.markdown("**Copy link** — opening it shows this page with exactly these numbers:")
         st.code(url, language=None, wrap_lines=True)
         cols = st.columns(1 + len(tables))

@@ -118,24 +118,25 @@ def _reset_for_new_model(spec: ModelSpec, identity: str, precision: str | None) 
 def _parallelism(sb: Any, spec: ModelSpec, engine: str) -> tuple[int, int | None, int]:
     """Any number of GPUs up to 64 (tensor and pipeline splits the model allows, data-parallel replicas for the
     rest); an engine that splits whole layers (llama.cpp) has no split to choose and says so."""
-    col1, col2, col3 = sb.columns(3)
-    count = int(binding.number(col1, settings.GPUS, 1, state.MAX_GPU_COUNT, 1, step=1))
+    # one horizontal container, not three columns: one element the browser re-renders each run instead of four
+    row = sb.container(horizontal=True, wrap=False)
+    count = int(binding.number(row, settings.GPUS, 1, state.MAX_GPU_COUNT, 1, step=1))
     if state.splits_layers(engine):
         label = get_engine(engine).support.label
         binding.record(settings.TP, binding.ensure(settings.TP, lambda v: v is None, None, f"{label} splits layers"))
         binding.record(settings.PP, binding.ensure(settings.PP, lambda v: v == 1, 1, f"{label} splits layers"))
-        col2.caption(f"{label} splits whole layers over the GPUs (--split-mode layer): no TP or PP to choose.")
+        row.caption(f"{label} splits whole layers over the GPUs (--split-mode layer): no TP or PP to choose.")
         return count, None, 1
     widest = default_parallelism(spec, count)[0]
     tp = binding.choose(
-        col2,
+        row,
         settings.TP,
         state.tp_options(spec, count),
         None,
         format_func=lambda v: f"auto ({widest})" if v is None else str(v),
         placeholder=f"auto ({widest})",  # Streamlit shows a None value as the placeholder, not as its option
     )
-    pp = binding.choose(col3, settings.PP, state.pp_options(spec, count, tp), 1)
+    pp = binding.choose(row, settings.PP, state.pp_options(spec, count, tp), 1)
     return count, tp, pp
 
 

@@ -19,6 +19,10 @@ from ui.guard import as_text
 from ui.settings.launch import MIN_GIB
 from ui.text import sentence
 
+OPEN_KEY = "launch_open"  # whether the Launch settings expander is open: a view state, not a setting
+# What the settings hold while the box is closed (not drawn): every flag unticked, every number not given.
+DEFAULTS: dict[str, object] = {shown_name(d): (False if d.kind == "flag" else None) for d in ENGINE_SETTINGS}
+
 
 def _valid(declared: EngineSetting) -> Callable[[object], bool]:
     """Whether a session value is one the setting's box can hold (``None``: not given)."""
@@ -75,7 +79,12 @@ def render_launch(sb: Any, engine: str, version: str | None, calibration: str | 
     if not taken:
         return {}
     is_set = any(st.session_state.get(shown_name(d)) not in (None, False) for d in ENGINE_SETTINGS)
-    box = sb.expander("Launch settings", icon=":material/terminal:", expanded=is_set)
+    # Streamlit's lazy expander (``on_change="rerun"``; its state is the session's ``OPEN_KEY``, readable before the
+    # sidebar is drawn, :mod:`ui.deferred`): closed with every flag at the engine's default, its boxes are not drawn,
+    # so a run does not send and the browser does not re-render them (make bench: the slider).
+    box = sb.expander("Launch settings", icon=":material/terminal:", expanded=is_set, on_change="rerun", key=OPEN_KEY)
+    if not (is_set or st.session_state.get(OPEN_KEY)):
+        return {}
     if calibration:
         box.caption("A calibration measured the overheads with its log's own launch settings: these are not used.")
     values = {shown_name(d): _draw(box, d) for d in ENGINE_SETTINGS if d.name in taken}

@@ -12,6 +12,7 @@ from planner.advisor import ContextDistribution, Workload, headline, rank, recom
 from planner.advisor.validation import scored
 from tests.app.conftest import run_page, texts
 from ui.advisor_report import advisor_report_html
+from ui.advisor_settings import WHY_OPEN_KEY
 from ui.state import Selection
 
 WORKLOADS: dict[str, dict[str, str | list[str]]] = {
@@ -51,6 +52,10 @@ def test_recommendation_equals_the_planner() -> None:
     )
     expected = rank(sel.spec, workload, gpus=list(load_gpus().values()))
     assert headline(expected) in texts(at.success) + texts(at.warning)
+    details = next(e for e in at.expander if e.label.startswith("Why, the alternatives"))
+    assert not details.markdown  # closed: its text is not sent (a lazy expander)
+    at.session_state[WHY_OPEN_KEY] = True  # what clicking it sends
+    at.run()
     details = next(e for e in at.expander if e.label.startswith("Why, the alternatives"))
     assert recommendation(expected) in texts(details.markdown)
     table = at.dataframe[0].value
@@ -141,6 +146,8 @@ def test_the_verdict_is_one_sentence_with_the_details_below() -> None:
     assert not at.exception
     verdict = (texts(at.success) + texts(at.warning))[0]
     assert len(verdict.split()) <= 60 and verdict.count(". ") == 0, verdict
+    at.session_state[WHY_OPEN_KEY] = True  # opened (a lazy expander: closed, its text is not sent)
+    at.run()
     details = " ".join(texts(next(e for e in at.expander if e.label.startswith("Why")).markdown))
     assert "It holds" in details and "On other hardware" in details
 

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import PAGES, plain, run_page
-from ui import advisor_settings, deployment, settings
+from ui import advisor_settings, deployment, settings, sidebar_launch
 
 WIDGET_KINDS = (
     "selectbox",
@@ -53,8 +53,9 @@ OPENED: dict[str, dict[str, str | list[str]]] = {
 
 def _open_sections(at: AppTest) -> AppTest:
     """Open the lazy sections (closed, with every setting at its default, they draw no widget) so that their
-    widgets are checked too: the Memory page's Deployment section and the advisor's settings expanders."""
-    keys = [deployment.OPEN_KEY, *advisor_settings.BOX_KEYS.values()]
+    widgets are checked too: the Memory page's Deployment section, the sidebar's Launch settings and the advisor's
+    settings expanders."""
+    keys = [deployment.OPEN_KEY, sidebar_launch.OPEN_KEY, *advisor_settings.BOX_KEYS.values()]
     closed = [k for k in keys if k in at.session_state and not at.session_state[k]]
     for key in closed:
         at.session_state[key] = True
@@ -94,9 +95,10 @@ def _fingerprint(at: AppTest) -> dict[str, object]:
         "title": [t.value for t in at.title],
         "alerts": sorted(plain(str(e.value)) for e in (*at.success, *at.warning, *at.error, *at.info)),
         "metrics": [(m.label, m.value) for m in at.metric],
-        # a closed Deployment section draws no widget: its settings then hold their defaults
+        # a closed Deployment section or Launch settings box draws no widget: its settings then hold their defaults
         "settings": {
             **deployment.DEFAULTS,
+            **sidebar_launch.DEFAULTS,
             **{k: at.session_state[k] for k in settings.BY_URL if k in at.session_state},
         },
     }

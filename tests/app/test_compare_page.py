@@ -82,7 +82,7 @@ def test_the_report_has_the_plotly_figures_made_only_when_asked(monkeypatch: pyt
     for name in ("heatmap_figure", "compare_bars_figure"):
         monkeypatch.setattr(figures, name, counted(name))
     monkeypatch.setattr(MediaFileManager, "add_deferred", record)
-    at = run_page("compare", {**PARAMS, "context": "4096"})
+    at = run_page("compare", {**PARAMS, "context": "4096"}, share=True)
     assert not at.exception and made == []
     html = deferred["headroom-compare.html"]()
     assert made == ["heatmap_figure", "compare_bars_figure"]

@@ -133,7 +133,7 @@ def test_context_exact_number_moves_the_slider() -> None:
 
 def test_copy_link_reproduces_the_view() -> None:
     params = PARAMETER_SETS["moe-tp8"]
-    at = run_page("memory", params)
+    at = run_page("memory", params, share=True)
     links = [c.value for c in at.code if "?model=" in c.value]
     assert len(links) == 1
     query = parse_qs(urlsplit(links[0]).query)
@@ -146,7 +146,7 @@ def test_copy_link_reproduces_the_view() -> None:
 
 def test_every_page_offers_html_and_csv_exports() -> None:
     for page in ("memory", "what_if", "compare", "advisor", "catalog"):
-        at = run_page(page)
+        at = run_page(page, share=True)
         labels = [b.label for b in at.get("download_button")]
         assert "HTML report" in labels, page
         assert any(label.startswith("CSV: ") for label in labels), page

@@ -21,7 +21,8 @@ def test_a_second_session_on_the_same_link_plans_nothing(page: str) -> None:
     second = run_page(page, LINK)
     assert not second.exception
     assert ANSWERS.misses == planned and ANSWERS.hits >= 1
-    shown = [[e.value for e in at.main if e.type in ("alert", "markdown")] for at in (first, second)]
+    answer = ("alert", "markdown", "caption", "dataframe")  # what each page shows of its answer
+    shown = [[str(e.value) for e in at.main if e.type in answer] for at in (first, second)]
     assert shown[0] and shown[0] == shown[1]
     other = run_page(page, {**LINK, "users": "33"})
     assert not other.exception
