@@ -82,6 +82,17 @@ def _speed_of(option: Option) -> str:
     return ", ".join(figures) or "speed not estimated"
 
 
+def _targets_at(option: Option, workload: Workload) -> str:
+    """The buyer's own speed targets set at ``option``'s figures: only the targets given (a tokens/s floor is not
+    answered with a first-token time nobody asked for)."""
+    targets = []
+    if workload.min_tokens_per_s_per_user is not None and option.decode_tokens_per_s_per_user is not None:
+        targets.append(f"{option.decode_tokens_per_s_per_user:.1f} tokens/s per user")
+    if workload.max_time_to_first_token_s is not None and option.prefill_seconds is not None:
+        targets.append(f"{option.prefill_seconds:.2f} s to the first token")
+    return " and ".join(targets) or _speed_of(option)
+
+
 def clause(miss: NearMiss, workload: Workload) -> str:
     """What one condition left out, in a clause: the count, the condition, the closest set-up and its figure."""
     o = miss.closest
@@ -101,5 +112,5 @@ def remedy(miss: NearMiss, workload: Workload) -> str:
         verb = "buys" if workload.pricing == "purchase" else "rents"
         return f"a budget of {spend_text(spend(o, workload), workload.pricing)} {verb} {o.label}"
     if miss.reason == "latency-target-missed":
-        return f"a speed target of {_speed_of(o)} admits {o.label}"
+        return f"a speed target of {_targets_at(o, workload)} admits {o.label}"
     return "without a budget the unpriced set-ups are shown, marked price unknown"

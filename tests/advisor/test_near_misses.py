@@ -60,6 +60,10 @@ def test_a_speed_target_names_the_fastest_set_up() -> None:
     text = headline(ranking)
     assert f"miss the speed target of {floor:g} tokens/s per user" in text
     assert f"{fastest.decode_tokens_per_s_per_user:.1f} tokens/s per user" in text and fastest.label in text
+    # the remedy sets only the target that was set: a tokens/s floor, not a first-token time the buyer never gave
+    paragraph = recommendation(ranking)
+    remedy = f"a speed target of {fastest.decode_tokens_per_s_per_user:.1f} tokens/s per user admits {fastest.label}"
+    assert remedy in paragraph, paragraph
 
 
 def test_a_missing_price_under_a_budget_is_named() -> None:
