@@ -83,7 +83,6 @@ def share_and_export(
     with box:
         st.markdown("**Copy link** — opening it shows this page with exactly these numbers:")
         st.code(url, language=None, wrap_lines=True)
-        cols = st.columns(1 + len(tables))
         worded_settings = dict((extra or {}) if worded is None else worded)
 
         def view_report() -> str:
@@ -92,20 +91,22 @@ def share_and_export(
             args = (sel, title, verdict, drawn, shown, worded_settings, url, about_setup, names, assessment)
             return exports.report_html(*args)
 
-        cols[0].download_button(
-            "HTML report",
-            (lambda: html(url)) if html is not None else view_report,
-            file_name=f"headroom-{page_path or 'memory'}.html",
-            mime="text/html",
-            icon=":material/download:",
+        _downloads(page_path, (lambda: html(url)) if html is not None else view_report, tables)
+
+
+def _downloads(page_path: str, report: Callable[[], str], tables: Mapping[str, Rows]) -> None:
+    """The HTML report's and each table's CSV button in a row: each file is written when its button is pressed."""
+    stem = f"headroom-{page_path or 'memory'}"
+    cols = st.columns(1 + len(tables))
+    cols[0].download_button(
+        "HTML report", report, file_name=f"{stem}.html", mime="text/html", icon=":material/download:", on_click="ignore"
+    )
+    for col, (name, rows) in zip(cols[1:], tables.items(), strict=True):
+        col.download_button(
+            f"CSV: {name}",
+            partial(_csv, rows),  # written when pressed, like the report
+            file_name=f"{stem}-{name}.csv",
+            mime="text/csv",
+            icon=":material/table:",
             on_click="ignore",
         )
-        for col, (name, rows) in zip(cols[1:], tables.items(), strict=True):
-            col.download_button(
-                f"CSV: {name}",
-                partial(_csv, rows),  # written when pressed, like the report
-                file_name=f"headroom-{page_path or 'memory'}-{name}.csv",
-                mime="text/csv",
-                icon=":material/table:",
-                on_click="ignore",
-            )
