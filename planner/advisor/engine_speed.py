@@ -13,7 +13,9 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
   per step (and per sequence; per MoE layer where the engine's expert kernels cost one, vLLM's Triton MXFP4 MoE on
   Hopper: :mod:`planner.advisor.kernels`) + two all-reduces per layer (one per Nemotron-H block): over NVLink a
   fitted latency and ``bytes x 2(G-1)/G / link``, over PCIe NCCL's measured time at the message's size
-  (:mod:`planner.advisor.allreduce`);
+  (:mod:`planner.advisor.allreduce`); a TensorRT-LLM NVFP4 decode step on a GPU NVIDIA's aiconfigurator measured
+  (B200, GB200, RTX PRO 6000) takes as compute its GEMMs' and fused MoE's measured times by shape, then attention
+  (the KV read or its FLOPs): :mod:`planner.advisor.gemm_tables`;
 - **llama.cpp** (layer split: the GPUs run one after another, each over its own layers): ``G x max(memory,
   compute)`` of one GPU's share, i.e. the time of the whole model on one GPU, + a fixed time per step and per layer
   (kernel launches) + a measured hop per extra GPU (:data:`LLAMACPP_HOP_S`). Bandwidth is not multiplied by
@@ -38,6 +40,7 @@ from __future__ import annotations
 from typing import Literal, NamedTuple
 
 from planner.advisor.allreduce import pcie_allreduce_seconds
+from planner.advisor.gemm_tables import decode_gemm_seconds
 from planner.advisor.kernels import GEMM_EFFICIENCY, LLAMACPP_FLASH_ATTENTION_SHARE, LLAMACPP_MMQ_MAX_BATCH
 from planner.advisor.throughput import (
     Load,
@@ -84,14 +87,14 @@ class Roofline(NamedTuple):
 
 # Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_benchmarks.py checks it).
 FITTED = Roofline(
-    cb_bw_hbm=0.88,
+    cb_bw_hbm=0.89,
     cb_bw_gddr=0.68,
     cb_bw_lpddr=0.7,
     ll_bw_hbm=0.5,
     ll_bw_gddr=0.9,
     ll_bw_apple=0.71,
     ll_bw_lpddr=0.77,
-    trt_step_s=0.0017,
+    trt_step_s=0.0019,
     vllm_step_s=0.0012,
     ll_step_s=0.0007,
     ll_layer_s=5e-05,
@@ -100,7 +103,7 @@ FITTED = Roofline(
     ll_mfu_quant=0.56,
     ll_mfu_alu=0.76,
     ar_nvlink_s=2.9e-05,
-    trt_seq_s=8e-06,
+    trt_seq_s=7.5e-06,
     vllm_seq_s=3.95e-05,
     moe_locality=0.76,
     ll_moe_mfu=0.17,
@@ -222,6 +225,10 @@ def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -
     compute = compute_seconds(setup, load, r)
     if setup.split != "layer":  # tensor or pipeline: each GPU holds 1/G and they work at once
         memory, compute = memory / setup.gpus, None if compute is None else compute / setup.gpus
+    gemm = decode_gemm_seconds(setup, load) if with_kv and bandwidth else None
+    if gemm is not None and compute is not None:  # measured GEMM times, then attention (planner.advisor.gemm_tables)
+        attention = max(kv / bandwidth / setup.gpus, load.attention_flops / (load.flops or 1.0) * compute)
+        compute = gemm + attention
     comm = allreduce_seconds(setup, load, r)
     bound: Bound = "unknown" if compute is None else ("compute" if compute > memory else "memory")
     seconds = max(memory, compute or 0.0) + step_overhead(setup, load, r) + comm + dequant_seconds(setup, load, r)

@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from planner.advisor.kernels import ComputePath, llamacpp_flash_attention, moe_kernel_layer_seconds
+from planner.advisor.matmuls import Matmuls, matmul_shapes
 from planner.core.blocks import ATTENTION_KINDS, LayerKind
 from planner.core.gpu import GpuSpec
 from planner.core.kv import cached_tokens, kv_bytes_per_sequence
@@ -181,6 +182,7 @@ class Load(NamedTuple):
     matrix_weights: float = 0.0  # weights of every matrix (dense and all experts): what a dequant pass writes
     query_groups: float = 1.0  # query heads per KV head (grouped-query attention; 1 for MLA and plain attention)
     attention_flops: float = 0.0  # the part of ``flops`` the attention matmuls do (scores and their weighted sum)
+    matmuls: Matmuls | None = None  # a decode step's weight matmuls by shape (planner.advisor.matmuls)
 
     def weights_bytes(self, locality: float) -> float:
         """Weights read this step: the dense part and the share of the experts the tokens touch."""
@@ -343,6 +345,7 @@ def decode_load(
         matrix_weights=_matrix_weights(params),
         query_groups=_query_groups(model),
         attention_flops=float(attention * batch),
+        matmuls=matmul_shapes(model),
     )
 
 
