@@ -152,7 +152,7 @@ def _of(kind: str) -> str:
 def _texts(where: str, axes: dict[str, Any], colour: dict[str, Any], **mark: Any) -> list[dict[str, Any]]:
     """Text on a white halo (the Plotly labels' background), from the marks that meet ``where``."""
     base = {"type": "text", "fontSize": 13, "align": "left", **mark}
-    halo = {**base, "stroke": "white", "strokeWidth": 4, "strokeOpacity": 0.85, "strokeJoin": "round"}
+    halo = {**base, "fill": "white", "stroke": "white", "strokeWidth": 4, "strokeOpacity": 0.85, "strokeJoin": "round"}
     text = {**axes, "text": {"field": "text"}}
     return [_layer(MARKS, where, halo, text), _layer(MARKS, where, base, {**text, **colour})]
 
