@@ -23,6 +23,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import pyarrow as pa
+
 from ui.compare_charts import AUTOSIZE, PADDING, Data
 from ui.curves import (
     CHOSEN_COLOUR,
@@ -76,8 +78,9 @@ def line_rows(curves: Sequence[Curve], contiguous: bool) -> list[dict[str, Any]]
     return rows
 
 
-def _mark(kind: str, tokens: int, y: float, text: str, pair: str | None = None) -> dict[str, Any]:
-    return {"kind": kind, "pair": pair, "tokens": tokens, "y": y, "text": text}
+def _mark(kind: str, tokens: int, y: float, text: str, pair: str | None = None, drawn: bool = False) -> dict[str, Any]:
+    """A row of :data:`MARKS`; every row has every column (an Arrow table's columns are the first row's)."""
+    return {"kind": kind, "pair": pair, "tokens": tokens, "y": y, "text": text, "drawn": drawn}
 
 
 def mark_rows(
@@ -103,8 +106,8 @@ def mark_rows(
         rows.append(_mark(DIAMOND, context, point.concurrency, text, own.pair))
     for label in end_labels(panel.curves, (low, high), x_range[1]):
         y = 10 ** (low + label.y * (high - low))  # the label's place in the plot's height, as a value
-        rows.append(_mark(LABEL, label.tokens, y, label.pair if label.drawn else struck(label.pair), label.pair))
-        rows[-1]["drawn"] = label.drawn
+        text = label.pair if label.drawn else struck(label.pair)
+        rows.append(_mark(LABEL, label.tokens, y, text, label.pair, label.drawn))
     return rows
 
 
@@ -230,3 +233,10 @@ def what_if_chart(
         MARKS: mark_rows(panel, context, users, x_range, y_top, marked),
     }
     return data, what_if_spec(panel, x_range)
+
+
+def with_tables(spec: dict[str, Any], data: Data) -> dict[str, Any]:
+    """The spec with its rows as named datasets, each an Arrow table: ``st.vega_lite_chart`` sends a table as it is,
+    where it makes a pandas frame of a list of rows first (measured: 18 ms for the three charts of the issue's view,
+    four pairs on three GPUs; under 1 ms so, the rows included)."""
+    return {**spec, "datasets": {name: pa.Table.from_pylist(rows) for name, rows in data.items()}}
