@@ -4,15 +4,17 @@ as a sentence and a table."""
 
 from __future__ import annotations
 
+from functools import partial
+
+import plotly.graph_objects as go
 import streamlit as st
 
 from model_catalog import get_gpu
 from planner.assessment.assess import context_label
 from planner.bounds.errors import PlannerError
 from planner.planning.plan import PlanRequest
-from ui import binding, curves, exports, frame, links, settings, state, tables
+from ui import binding, compare_charts, curves, exports, frame, links, settings, state, tables, what_if_charts
 from ui.common import share_and_export
-from ui.figures import CHART_CONFIG
 from ui.guard import as_text
 from ui.state import Selection
 
@@ -20,6 +22,8 @@ PATH = settings.WHAT_IF
 # The pairs offered besides the sidebar's: of these, the ones the engine runs on the sidebar's GPU.
 CURVE_OPTIONS = [f"{w}/{kv}" for w in ("bf16", "fp8", "int4-awq", "q8_0", "q4_k_m") for kv in ("bf16", "fp8", "int8")]
 POINTS = 40
+# What every panel's chart shares: the chosen context, the users, the context range, the y top, the toggle.
+Shared = tuple[int, int, tuple[int, int], float, bool]
 
 
 def _curve_choices(sel: Selection) -> list[str]:
@@ -51,6 +55,20 @@ def _panels(sel: Selection, pairs: list[str], gpu_ids: list[str]) -> tuple[list[
         panels.append(panel)
         skipped += notes
     return panels, skipped
+
+
+def _chart(index: int, data: compare_charts.Data, spec: dict[str, object]) -> None:
+    """A Vega-Lite chart (:mod:`ui.what_if_charts`) whose spec is the same from run to run, so a slider move sends
+    new rows that the browser draws in place (as the Compare page's: ``pages/compare.py``)."""
+    st.vega_lite_chart(None, what_if_charts.with_tables(spec, data), width="stretch", key=f"what_if_{index}")
+
+
+def _report_figures(panels: list[curves.Panel], shared: Shared, marked: str) -> list[go.Figure]:
+    """The HTML report's Plotly figures of the same content, made when its button is pressed."""
+    return [
+        curves.what_if_figure(panel, *shared, marked=marked if index == 0 else None)
+        for index, panel in enumerate(panels)
+    ]
 
 
 def _answer_rows(sel: Selection, panels: list[curves.Panel], high: int) -> list[dict[str, object]]:
@@ -97,13 +115,9 @@ def render(sel: Selection) -> None:
         own = curves.build_curve(sel.request(), choices[0], [context], users)
     st.markdown(as_text(curves.longest_sentence(own, f"{sel.gpu_count} × {sel.gpu.name}", users, context, high)))
     y_top = max((p.concurrency for panel in panels for c in panel.curves for p in c.points), default=1.0)
-    figs = []
+    shared = (context, users, (low, high), y_top, contiguous)
     for index, panel in enumerate(panels):
-        fig = curves.what_if_figure(
-            panel, context, users, (low, high), y_top, contiguous, marked=choices[0] if index == 0 else None
-        )
-        st.plotly_chart(fig, width="stretch", config=CHART_CONFIG)
-        figs.append(fig)
+        _chart(index, *what_if_charts.what_if_chart(panel, *shared, marked=choices[0] if index == 0 else None))
     for note in skipped:
         st.warning(as_text(note), icon=":material/warning:")
     answers = _answer_rows(sel, panels, high)
@@ -122,8 +136,9 @@ def render(sel: Selection) -> None:
     chosen = sel.assessment()
     exported = {"longest": _longest_csv(sel, panels, [sel.gpu_id, *others], high), "curves": _curves_csv(sel, panels)}
     names = {g: get_gpu(g).name for g in others}
+    figures = partial(_report_figures, panels, shared, choices[0])
     share_and_export(
-        sel, PATH, f"Context what-if: {name}", chosen.sentence(sel.unit), figs, exported, page, names=names
+        sel, PATH, f"Context what-if: {name}", chosen.sentence(sel.unit), figures, exported, page, names=names
     )
 
 

@@ -127,6 +127,22 @@ def _end(curve: Curve) -> CurvePoint | None:
     return shown[-1] if shown else None
 
 
+def y_limits(users: int, y_top: float) -> tuple[float, float]:
+    """The y axis's range, in decades: from just under one conversation to above the highest point and the target."""
+    return _log(FLOOR), _log(max(y_top, users) * 1.6)
+
+
+def shown(curve: Curve) -> list[float | None]:
+    """The line's height at each point: the conversations at once, none below :data:`FLOOR` (not drawn)."""
+    return [p.concurrency if p.concurrency >= FLOOR else None for p in curve.points]
+
+
+def reserved(curve: Curve) -> list[int | None]:
+    """The conversations each point holds when each reserves its full length up front (llama.cpp's slots), none
+    under one."""
+    return [p.contiguous if p.contiguous >= 1 else None for p in curve.points]
+
+
 def _line(curve: Curve, contiguous: bool) -> list[dict[str, Any]]:
     colour = pair_colour(curve.pair)
     xs = [p.context_tokens for p in curve.points]
@@ -134,7 +150,7 @@ def _line(curve: Curve, contiguous: bool) -> list[dict[str, Any]]:
         {
             "type": "scatter",
             "x": xs,
-            "y": [p.concurrency if p.concurrency >= FLOOR else None for p in curve.points],
+            "y": shown(curve),
             "mode": "lines",
             "name": curve.pair,
             "line": {"color": colour, "width": 2.5},
@@ -147,7 +163,7 @@ def _line(curve: Curve, contiguous: bool) -> list[dict[str, Any]]:
             {
                 "type": "scatter",
                 "x": xs,
-                "y": [p.contiguous if p.contiguous >= 1 else None for p in curve.points],
+                "y": reserved(curve),
                 "mode": "lines",
                 "name": f"{curve.pair}, reserved up front",
                 "line": {"color": colour, "width": 1.5, "dash": "dash"},
@@ -159,33 +175,63 @@ def _line(curve: Curve, contiguous: bool) -> list[dict[str, Any]]:
     return traces
 
 
-def _labels(curves: Sequence[Curve], y_range: tuple[float, float], x_max: int) -> list[dict[str, Any]]:
-    """Each pair's name at its line's end, in its colour; names pushed apart so that none overlaps another. A
-    pair with no line (not even one conversation at the shortest length) is named at the bottom, struck out."""
+@dataclass(frozen=True)
+class EndLabel:
+    """A pair's name where its line ends: at ``tokens`` (the right edge when not ``inside`` the plot), at ``y`` of
+    the plot's height (0 the bottom, 1 the top); a pair not ``drawn`` (no line) is named at the bottom, struck out."""
+
+    pair: str
+    drawn: bool
+    tokens: int
+    inside: bool
+    y: float
+
+
+def end_labels(curves: Sequence[Curve], y_range: tuple[float, float], x_max: int) -> list[EndLabel]:
+    """Each pair's name at its line's end, pushed apart so that none overlaps another (:data:`LABEL_PX` on a plot
+    :data:`PLOT_PX` high) and whole inside the plot's height."""
     span = y_range[1] - y_range[0]
     ends = [(c, _end(c)) for c in curves]
     wanted = [(_log(end.concurrency) - y_range[0]) / span if end else 0.0 for _, end in ends]
     gap = LABEL_PX / PLOT_PX
-    placed = spread(wanted, gap, low=gap / 2, high=1 - gap / 2)  # whole labels inside the plot's height
+    placed = spread(wanted, gap, low=gap / 2, high=1 - gap / 2)
     labels = []
     for (curve, end), y in zip(ends, placed, strict=True):
         inside = end is not None and end.context_tokens < x_max
-        labels.append(
-            {
-                "text": f"<b>{curve.pair}</b>" if end else f"<s>{curve.pair}</s>",
-                "xref": "x" if inside else "paper",
-                "x": _log(end.context_tokens) if end and inside else 1,
-                "yref": "paper",
-                "y": y,
-                "xanchor": "left",
-                "yanchor": "middle",
-                "xshift": 4,
-                "showarrow": False,
-                "font": {"color": pair_colour(curve.pair), "size": 12},
-                "bgcolor": "rgba(255,255,255,0.85)",
-            }
-        )
+        tokens = end.context_tokens if end is not None and inside else x_max
+        labels.append(EndLabel(curve.pair, end is not None, tokens, inside, y))
     return labels
+
+
+def _labels(curves: Sequence[Curve], y_range: tuple[float, float], x_max: int) -> list[dict[str, Any]]:
+    """Each pair's name at its line's end, in its colour (:func:`end_labels`); struck out for a pair with no line."""
+    return [
+        {
+            "text": f"<b>{label.pair}</b>" if label.drawn else f"<s>{label.pair}</s>",
+            "xref": "x" if label.inside else "paper",
+            "x": _log(label.tokens) if label.inside else 1,
+            "yref": "paper",
+            "y": label.y,
+            "xanchor": "left",
+            "yanchor": "middle",
+            "xshift": 4,
+            "showarrow": False,
+            "font": {"color": pair_colour(label.pair), "size": 12},
+            "bgcolor": "rgba(255,255,255,0.85)",
+        }
+        for label in end_labels(curves, y_range, x_max)
+    ]
+
+
+def longest_marked(curves: Sequence[Curve], x_range: tuple[int, int]) -> list[Curve]:
+    """The curves whose longest context holding the target lies on the chart (a dot where they cross it)."""
+    return [curve for curve in curves if x_range[0] <= curve.longest < x_range[1]]
+
+
+def chosen_point(marked: Curve | None, context: int) -> CurvePoint | None:
+    """The ``marked`` pair's point at the chosen context, when it is drawn (the diamond)."""
+    point = marked.at(context) if marked else None
+    return point if point is not None and point.concurrency >= FLOOR else None
 
 
 def _target(
@@ -214,19 +260,18 @@ def _target(
         "font": {"color": TARGET_COLOUR, "size": 12},
         "bgcolor": "rgba(255,255,255,0.85)",
     }
-    for curve in curves:
-        if x_range[0] <= curve.longest < x_range[1]:
-            traces.append(
-                {
-                    "type": "scatter",
-                    "x": [curve.longest],
-                    "y": [users],
-                    "mode": "markers",
-                    "name": f"{curve.pair}: longest for {users:,} users",
-                    "marker": {"size": 11, "color": pair_colour(curve.pair), "line": {"color": "white", "width": 2}},
-                    "hovertemplate": f"{curve.pair}: {users:,} users up to {curve.longest:,} tokens<extra></extra>",
-                }
-            )
+    for curve in longest_marked(curves, x_range):
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [curve.longest],
+                "y": [users],
+                "mode": "markers",
+                "name": f"{curve.pair}: longest for {users:,} users",
+                "marker": {"size": 11, "color": pair_colour(curve.pair), "line": {"color": "white", "width": 2}},
+                "hovertemplate": f"{curve.pair}: {users:,} users up to {curve.longest:,} tokens<extra></extra>",
+            }
+        )
     return traces, label
 
 
@@ -243,8 +288,8 @@ def _chosen(context: int, marked: Curve | None, y_range: tuple[float, float]) ->
             "hoverinfo": "skip",
         }
     ]
-    point = marked.at(context) if marked else None
-    if marked is not None and point is not None and point.concurrency >= FLOOR:
+    point = chosen_point(marked, context)
+    if marked is not None and point is not None:
         traces.append(
             {
                 "type": "scatter",
@@ -274,7 +319,7 @@ def what_if_figure(
     marked on each curve, the chosen context dotted, the ``marked`` pair's chosen point a diamond. ``x_range``
     and ``y_top`` are shared by every panel so that they compare at a glance. Built as one dict and checked once
     (trace by trace and then laid out, it cost each run ~12 ms of plotly's checks)."""
-    y_range = (_log(FLOOR), _log(max(y_top, users) * 1.6))
+    y_range = y_limits(users, y_top)
     target, target_label = _target(panel.curves, users, x_range)
     data = [trace for curve in panel.curves for trace in _line(curve, contiguous)]
     data += target + _chosen(context, next((c for c in panel.curves if c.pair == marked), None), y_range)

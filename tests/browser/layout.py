@@ -39,6 +39,8 @@ VEGA_PARTS = """(chart) => {
   chart.querySelectorAll('.role-legend').forEach((e, i) => add('legend', e, i));
   chart.querySelectorAll('.role-axis-title text').forEach((e, i) => add(axis(e) + 'title', e, i));
   chart.querySelectorAll('.role-axis-label text').forEach((e, i) => add(axis(e) + 'tick', e, i));
+  // text marks (the what-if's line labels; not their white halos, drawn under them with a stroke)
+  chart.querySelectorAll('.role-mark text:not([stroke])').forEach((e, i) => add('annotation', e, i));
   return out;
 }"""
 CHARTS = {"plotly": ("[data-testid='stPlotlyChart']", PARTS), "vega": ("[data-testid='stVegaLiteChart']", VEGA_PARTS)}

@@ -1,6 +1,6 @@
 """At a phone's width and on a desktop: no chart part covers another (legend, title, toolbar, capacity, tick
-labels, line labels), Compare's Vega-Lite charts draw theirs within the chart, and nothing makes the page wider than
-the screen (tables scroll inside themselves)."""
+labels, line labels), the Vega-Lite charts (Compare's, the what-if's) draw theirs within the chart, and nothing makes
+the page wider than the screen (tables scroll inside themselves)."""
 
 from __future__ import annotations
 
@@ -32,14 +32,15 @@ def test_no_chart_part_covers_another(browser, app_url: str, view: str, width: i
     page = context.new_page()
     page.goto(f"{app_url}/{path}{links.query_string(VIEW, extra)}")
     wait_for_chart(page)
-    page.wait_for_timeout(500)  # Plotly's responsive relayout after the first draw
+    page.wait_for_timeout(500)  # Plotly's responsive relayout after the first draw (the Memory page's chart)
     charts = chart_parts(page)
     assert charts
-    if view == "compare":  # the heatmap and the bars, Vega-Lite (ui/compare_charts.py), every part drawn in full
-        assert [kind for kind, _ in charts] == ["vega", "vega"]
+    if view in ("compare", "what_if"):  # Vega-Lite (ui/compare_charts.py, ui/what_if_charts.py), drawn in full
+        assert [kind for kind, _ in charts] == ["vega"] * {"compare": 2, "what_if": 3}[view]
         frames = [c.bounding_box() for c in page.locator("[data-testid='stVegaLiteChart']").element_handles()]
+        parts = {"compare": {"legend"}, "what_if": {"annotation"}}[view]
         for (_, boxes), frame in zip(charts, frames, strict=True):
-            assert {"title", "legend", "ytitle", "xtick", "ytick"} <= {b["kind"] for b in boxes}
+            assert {"title", "ytitle", "xtick", "ytick", *parts} <= {b["kind"] for b in boxes}
             assert frame is not None
             left, right = frame["x"] - 1, frame["x"] + frame["width"] + 1
             cut = [b["name"] for b in boxes if b["x"] < left or b["x"] + b["w"] > right]
