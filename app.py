@@ -15,7 +15,7 @@ import streamlit as st
 from ui import frame, setup_summary
 from ui.deferred import Deferred
 from ui.guard import guarded
-from ui.page_registry import PAGES
+from ui.page_registry import PAGES, plans_hardware
 from ui.sidebar import render_sidebar
 
 # pandas before any page draws: plotly looks it up in sys.modules without importing it (optional_imports, should_load
@@ -38,9 +38,9 @@ navigation = st.navigation(
 )
 sidebar = Deferred(lambda: st.sidebar)
 with frame.run_budget():  # the sidebar and the page share one wall-clock budget per run
-    selection = guarded(render_sidebar, sidebar)
+    selection = guarded(render_sidebar, sidebar, plans_hardware(navigation.url_path))
     frame.publish(selection)
     # the answer first, the set-up after it: on a cold link its summary, the full editor one click away
-    with frame.drawn_after(setup_summary.shown(sidebar, selection)):
+    with frame.drawn_after(setup_summary.shown(sidebar, selection, plans_hardware(navigation.url_path))):
         navigation.run()
 frame.finish(notes)

@@ -17,6 +17,9 @@ class Page(NamedTuple):
     file: str  # relative to the project root
     title: str
     icon: str  # a Material icon for the navigation (drawn from the app's bundled font, nothing fetched)
+    # Whether the page plans the sidebar's hardware (GPU, engine and its launch settings, split, precisions): the
+    # advisor plans every catalog set-up under its own, so its sidebar draws the workload alone (ui.sidebar).
+    hardware: bool = True
 
 
 # The first page is the landing page, at the root URL.
@@ -24,7 +27,7 @@ PAGES: tuple[Page, ...] = (
     Page(MEMORY, "pages/memory.py", "Memory", ":material/memory:"),
     Page(WHAT_IF, "pages/what_if.py", "Context what-if", ":material/timeline:"),
     Page(COMPARE, "pages/compare.py", "Compare precisions", ":material/grid_view:"),
-    Page(ADVISOR, "pages/advisor.py", "Which GPU to buy", ":material/shopping_cart:"),
+    Page(ADVISOR, "pages/advisor.py", "Which GPU to buy", ":material/shopping_cart:", hardware=False),
     Page(CATALOG, "pages/catalog.py", "Catalog", ":material/list:"),
     Page(CUSTOM, "pages/custom.py", "Custom model", ":material/edit_note:"),
 )
@@ -37,3 +40,12 @@ def page(path: str) -> Page:
         if entry.path == path:
             return entry
     raise KeyError(path)
+
+
+def plans_hardware(path: str) -> bool:
+    """Whether the page at URL path ``path`` plans the sidebar's hardware (the landing page's path is "").
+
+    >>> plans_hardware(""), plans_hardware(ADVISOR)
+    (True, False)
+    """
+    return page(path or MEMORY).hardware

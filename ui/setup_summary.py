@@ -59,40 +59,47 @@ def _launch(sel: Selection) -> list[tuple[str, str]]:
     return [("Launch", " ".join(words))] if words else []
 
 
-def lines(sel: Selection) -> list[tuple[str, str]]:
-    """The set-up in words: (what, the setting's value), one pair per line of the summary."""
+def _hardware(sel: Selection) -> list[tuple[str, str]]:
     request = sel.request()
     split = split_label(request, short=True)
     if sel.tensor_parallel is None and not request.overhead.splits_layers:
         split += " (auto: the largest legal split)"
     return [
-        ("Model", _model(sel)),
         ("GPUs", f"{sel.gpu_count} × {sel.gpu.name}, {split}"),
         ("Precisions", f"weights {weight_format(sel.weights).label}, KV cache {kv_format(sel.kv_dtype).label}"),
         ("Engine", _engine(sel)),
         *_launch(sel),
+    ]
+
+
+def lines(sel: Selection, hardware: bool = True) -> list[tuple[str, str]]:
+    """The set-up in words: (what, the setting's value), one pair per line of the summary; without the hardware
+    lines on a page that does not plan the sidebar's hardware (:data:`ui.page_registry.Page.hardware`)."""
+    return [
+        ("Model", _model(sel)),
+        *(_hardware(sel) if hardware else []),
         ("Context", f"{context_label(sel.context_tokens)} tokens ({sel.context_tokens:,})"),
         ("Users", f"{sel.users:,} at once"),
         ("Unit", "GiB (2^30 bytes)" if sel.unit == "GiB" else "GB (10^9 bytes)"),
     ]
 
 
-def summary(sel: Selection) -> Deferred:
+def summary(sel: Selection, hardware: bool = True) -> Deferred:
     """The summary and the expander that opens the editor, recorded for the sidebar (drawn after the page)."""
     sidebar = Deferred(lambda: st.sidebar)
     box = sidebar.container(key=SUMMARY_KEY)
     box.markdown("### Set-up")
-    box.markdown("  \n".join(f"**{what}:** {as_text(value)}" for what, value in lines(sel)))
+    box.markdown("  \n".join(f"**{what}:** {as_text(value)}" for what, value in lines(sel, hardware)))
     # Streamlit's lazy expander (on_change="rerun"): opening it reruns the page, and the rerun draws the editor.
     box.expander(OPEN_LABEL, icon=":material/tune:", on_change="rerun", key=OPEN_KEY)
     return sidebar
 
 
-def shown(editor: Deferred, sel: Selection | None) -> Deferred:
+def shown(editor: Deferred, sel: Selection | None, hardware: bool = True) -> Deferred:
     """What the sidebar draws this run: on the session's first run with nothing to say, the summary; otherwise
     (and from then on) ``editor``, the full set-up as :func:`ui.sidebar.render_sidebar` recorded it."""
     first = not st.session_state.get(EDITOR_KEY)
     st.session_state[EDITOR_KEY] = True
     if first and sel is not None and not editor.alerts():
-        return summary(sel)
+        return summary(sel, hardware)
     return editor

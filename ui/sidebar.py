@@ -20,6 +20,7 @@ from planner.engines.registry import get_engine, profile_label, version_warning
 from planner.engines.vllm.calibrated import Calibrated
 from ui import binding, settings, state
 from ui.custom_spec import decode_spec
+from ui.deferred import Deferred
 from ui.guard import as_text
 from ui.imports import import_from_hub, looks_like_token
 from ui.sidebar_launch import render_launch
@@ -254,23 +255,35 @@ def _context(sb: Any, spec: ModelSpec) -> int:
     return context
 
 
-def render_sidebar(sb: Any = None) -> Selection:
+HARDWARE_NOT_HERE = (
+    "GPU, engine, split and precisions: this page plans every set-up in the catalog under its own; yours apply on the "
+    "Memory, what-if and Compare pages."
+)
+
+
+def render_sidebar(sb: Any = None, hardware: bool = True) -> Selection:
     """Draw the set-up widgets in ``sb`` (the sidebar, or a :class:`ui.deferred.Deferred` standing in for it) and
-    return what they hold."""
+    return what they hold. ``hardware`` False (a page that plans every set-up under its own, the advisor): the GPU,
+    engine, launch, split and precision settings are read, checked and kept in the session and the link as always,
+    and their widgets are not drawn (a sink that is never drawn takes them), so the page shows no setting it does not
+    read and the browser renders ~15 fewer elements a run."""
     sb = st.sidebar if sb is None else sb
     sb.markdown("### Set-up")
     model_id = binding.choose(sb, settings.MODEL, state.model_options(), state.DEFAULT_MODEL)
     outside = _custom_model(sb) or _hub_model(sb)
     spec = outside.spec if outside is not None else get_model(model_id).spec
     _reset_for_new_model(spec, outside.note if outside else model_id, outside.precision if outside else None)
-    gpu_id = binding.choose(sb, settings.GPU, state.gpu_options(), state.DEFAULT_GPU)
+    hw = sb if hardware else Deferred(lambda: st.sidebar)  # not drawn: the settings are kept all the same
+    if not hardware:
+        sb.caption(HARDWARE_NOT_HERE)
+    gpu_id = binding.choose(hw, settings.GPU, state.gpu_options(), state.DEFAULT_GPU)
     gpu = get_gpu(gpu_id)
-    sb.caption(device_memory(gpu, "GB" if st.session_state.get(settings.UNIT.url) == "GB" else "GiB"))
-    engine, version, util, calibration = _engine(sb)  # first: what it runs decides the options below
-    launch = render_launch(sb, engine, version, calibration)
-    count, tp, pp = _parallelism(sb, spec, engine)
+    hw.caption(device_memory(gpu, "GB" if st.session_state.get(settings.UNIT.url) == "GB" else "GiB"))
+    engine, version, util, calibration = _engine(hw)  # first: what it runs decides the options below
+    launch = render_launch(hw, engine, version, calibration)
+    count, tp, pp = _parallelism(hw, spec, engine)
     defaults = state.model_defaults(spec, outside.precision if outside else None)
-    weights, kv = _formats(sb, spec, engine, gpu, defaults)
+    weights, kv = _formats(hw, spec, engine, gpu, defaults)
     context = _context(sb, spec)
     users = binding.number(sb, settings.USERS, 1, settings.MAX_USERS, state.DEFAULT_USERS, step=1)
     unit = binding.segmented(sb, settings.UNIT, state.UNITS, "GiB")
