@@ -37,10 +37,11 @@ navigation = st.navigation(
     ]
 )
 sidebar = Deferred(lambda: st.sidebar)
+hardware = plans_hardware(navigation.url_path)  # the advisor plans every set-up under its own (ui.page_registry)
 with frame.run_budget():  # the sidebar and the page share one wall-clock budget per run
-    selection = guarded(render_sidebar, sidebar, plans_hardware(navigation.url_path))
+    selection = guarded(render_sidebar, sidebar, hardware)
     frame.publish(selection)
     # the answer first, the set-up after it: on a cold link its summary, the full editor one click away
-    with frame.drawn_after(setup_summary.shown(sidebar, selection, plans_hardware(navigation.url_path))):
+    with frame.drawn_after(setup_summary.shown(sidebar, selection, hardware)):
         navigation.run()
 frame.finish(notes)

@@ -60,7 +60,7 @@ def _panels(sel: Selection, pairs: list[str], gpu_ids: list[str]) -> tuple[list[
 def _chart(index: int, data: compare_charts.Data, spec: dict[str, object]) -> None:
     """A Vega-Lite chart (:mod:`ui.what_if_charts`) whose spec is the same from run to run, so a slider move sends
     new rows that the browser draws in place (as the Compare page's: ``pages/compare.py``)."""
-    st.vega_lite_chart(None, what_if_charts.with_tables(spec, data), width="stretch", key=f"what_if_{index}")
+    st.vega_lite_chart(None, compare_charts.with_data(spec, data), width="stretch", key=f"what_if_{index}")
 
 
 def _report_figures(panels: list[curves.Panel], shared: Shared, marked: str) -> list[go.Figure]:

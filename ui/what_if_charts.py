@@ -23,8 +23,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import pyarrow as pa
-
 from ui.compare_charts import AUTOSIZE, PADDING, Data
 from ui.curves import (
     CHOSEN_COLOUR,
@@ -233,10 +231,3 @@ def what_if_chart(
         MARKS: mark_rows(panel, context, users, x_range, y_top, marked),
     }
     return data, what_if_spec(panel, x_range)
-
-
-def with_tables(spec: dict[str, Any], data: Data) -> dict[str, Any]:
-    """The spec with its rows as named datasets, each an Arrow table: ``st.vega_lite_chart`` sends a table as it is,
-    where it makes a pandas frame of a list of rows first (measured: 18 ms for the three charts of the issue's view,
-    four pairs on three GPUs; under 1 ms so, the rows included)."""
-    return {**spec, "datasets": {name: pa.Table.from_pylist(rows) for name, rows in data.items()}}

@@ -11,22 +11,13 @@ import pytest
 
 from model_catalog import get_gpu
 from planner.assessment.assess import assess
+from tests.ui.test_curves import GPUS, PAIRS, SEL
 from ui import curves, figures, state, what_if_charts
 from ui.state import Selection
 from ui.what_if_charts import CHOSEN, DIAMOND, FRAME, LABEL, LONGEST, MARKS, POINTS, TARGET
 
-# Llama 3.1 70B in FP8 on two GPUs (TP 2), 50 users at 32k: the four pairs on three GPUs the issue tried.
-SEL = Selection(
-    model_id="meta-llama/Llama-3.1-70B",
-    gpu_count=2,
-    tensor_parallel=2,
-    weights="fp8",
-    kv_dtype="fp8",
-    context_tokens=32768,
-    users=50,
-)
-PAIRS = ("fp8/fp8", "bf16/bf16", "int4-awq/fp8", "fp8/bf16")
-GPUS = ("h100-sxm-80gb", "a100-sxm-80gb", "h100-pcie-80gb")
+# Llama 3.1 70B in FP8 on two GPUs (TP 2), 50 users at 32k: the four pairs on three GPUs the issue tried, as the
+# Plotly figure's tests draw them.
 X_RANGE = state.context_range(SEL.spec)
 
 
