@@ -5,6 +5,8 @@ link carry the whole workload."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
@@ -28,9 +30,10 @@ from planner.advisor.validation import scored
 from planner.core.model import ModelSpec
 from ui import binding, frame, pareto, settings, state, tables
 from ui.advisor_report import advisor_report_html
-from ui.advisor_rows import option_link, ranking_rows, rejected_rows
-from ui.advisor_settings import ENGINES_OPEN_KEY, WHY_OPEN_KEY, workload_from_widgets
+from ui.advisor_rows import option_link, ranking_rows, rejected_rows, report_links
+from ui.advisor_settings import ENGINES_OPEN_KEY, TAB_KEY, TABS, WHY_OPEN_KEY, workload_from_widgets
 from ui.common import Rows, data_grid, share_and_export
+from ui.deferred import Deferred
 from ui.guard import as_text
 from ui.state import Selection
 
@@ -66,12 +69,21 @@ def _best_of(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> t
     return ranking.best, len(ranking.options)
 
 
-def _compare_models(sel: Selection, workload: Workload, ranking: Ranking) -> list[dict[str, object]]:
-    """The best set-up for each model of a short list, for the same workload."""
+def _compare_models(sel: Selection, workload: Workload, ranking: Ranking, where: Any) -> Rows:
+    """The best set-up for each model of a short list, for the same workload: drawn in ``where`` (the open tab), or
+    kept in the link unseen (a stand-in, :class:`ui.deferred.Deferred`) and made when the CSV is asked for."""
     choices = [m for m in state.model_options() if m != sel.model_id]
-    others = binding.choose_many(st, settings.COMPARE_MODELS, choices, [], max_selections=4)
+    others = binding.choose_many(where, settings.COMPARE_MODELS, choices, [], max_selections=4)
     if not others:
         return []
+    if isinstance(where, Deferred):
+        return lambda: _model_rows(sel, workload, ranking, others)
+    rows = _model_rows(sel, workload, ranking, others)
+    data_grid(where, rows)
+    return rows
+
+
+def _model_rows(sel: Selection, workload: Workload, ranking: Ranking, others: list[str]) -> list[dict[str, object]]:
     cost_column = "total cost of ownership (USD)" if workload.pricing == "purchase" else "USD / hour"
     results = [(sel.spec.id, (ranking.best, len(ranking.options)))] + [
         (m, _best_of(get_model(m).spec, workload, workload.gpu_ids or ())) for m in others
@@ -90,7 +102,6 @@ def _compare_models(sel: Selection, workload: Workload, ranking: Ranking) -> lis
                 "feasible set-ups": feasible,
             }
         )
-    data_grid(st, rows)
     return rows
 
 
@@ -98,7 +109,6 @@ def _overflow(ranking: Ranking, option: Option, spec: ModelSpec) -> None:
     """Average or maximum, on the pool and per-conversation cost the planner computes; fixed slots say what a
     slot holds."""
     report = _overflow_report(option, ranking.workload, spec)
-    st.subheader("Average or maximum?")
     row = st.container(horizontal=True)  # one element a run re-renders, not a row of three columns
     if report.pool_kind == "slots":
         row.metric("Slots (each its own context)", f"{(report.slots or 0) * report.replicas:,}")
@@ -122,7 +132,7 @@ def _overflow(ranking: Ranking, option: Option, spec: ModelSpec) -> None:
 
 def _chart(sel: Selection, ranking: Ranking) -> None:
     """The Pareto chart (:mod:`ui.pareto`); a clicked point offers a link that opens it on the Memory page."""
-    against = binding.segmented(st, settings.PARETO, ["capacity", "throughput"], "capacity")
+    against = binding.segmented(st, settings.PARETO, PARETO_AGAINST, "capacity")
     front = ranking.pareto_cost_capacity if against == "capacity" else ranking.pareto_cost_throughput
     cloud = ranking.workload.pricing == "cloud"
     cost_label = "Cloud cost (USD per hour, log scale)" if cloud else "Total cost of ownership (USD, log scale)"
@@ -146,6 +156,7 @@ def _chart(sel: Selection, ranking: Ranking) -> None:
         )
 
 
+PARETO_AGAINST = ["capacity", "throughput"]
 WHY_LABEL = "Why, the alternatives, every caveat and the assumptions"
 SHOWN_ROWS = 40  # the ranking's first rows on the page (every option is in the CSV)
 REJECTED_OPEN_KEY = "rejected_open"  # whether the rejected table is open: a view state, not a setting
@@ -154,8 +165,8 @@ REJECTED_OPEN_KEY = "rejected_open"  # whether the rejected table is open: a vie
 def _rejected(ranking: Ranking) -> None:
     """The count by reason and the first 500 on the page (every rejected set-up is in the CSV)."""
     counts = ranking.rejection_counts()
-    st.subheader(f"Rejected set-ups ({len(ranking.rejected):,})")
-    st.markdown(", ".join(f"{n:,} {reason.replace('-', ' ')}" for reason, n in counts.items()) or "none")
+    reasons = ", ".join(f"{n:,} {reason.replace('-', ' ')}" for reason, n in counts.items()) or "none"
+    st.markdown(f"**{len(ranking.rejected):,} set-ups rejected:** {reasons}")
     if ranking.left_out:
         st.caption(as_text("Offered only when asked for (see the buyer's constraints): " + "; ".join(ranking.left_out)))
     # Streamlit's lazy expander: the 500-row table is built and sent only when opened (closed, a collapsed grid of
@@ -187,19 +198,12 @@ def _validation_table() -> str:
     )
 
 
-ASSUMPTIONS_OPEN_KEY = "assumptions_open"  # whether "What the figures assume" is open: a view state
-
-
 def _assumptions(ranking: Ranking) -> None:
-    """A lazy expander: the speed model's table against 166 measurements is ~1,700 nodes the browser would
-    otherwise receive and rebuild on every run (every slider move) while the expander stays closed."""
-    box = st.expander("What the figures assume", on_change="rerun", key=ASSUMPTIONS_OPEN_KEY)
-    if not box.open:
-        return
-    for key, value in ranking.assumptions.items():
-        box.markdown(f"- **{key}**: {as_text(value)}")
-    box.markdown('**The speed model against public measurements** (README, "Speed")')
-    box.html(_validation_table())
+    """What the figures assume, and the speed model's table against 166 measurements (~1,700 nodes): drawn only
+    while its tab is open, so a slider move neither sends nor rebuilds it."""
+    st.markdown("\n".join(f"- **{key}**: {as_text(value)}" for key, value in ranking.assumptions.items()))
+    st.markdown('**The speed model against public measurements** (README, "Speed")')
+    st.html(_validation_table())
 
 
 def _picks(ranking: Ranking) -> None:
@@ -208,8 +212,8 @@ def _picks(ranking: Ranking) -> None:
     if len(picks) < 2:
         return
     cloud = ranking.workload.pricing == "cloud"
-    st.subheader("Top picks")
-    st.markdown("\n".join(f"- {as_text(why_beats(a, b, cloud))}" for a, b in itertools.pairwise(picks)))
+    lines = [f"- {as_text(why_beats(a, b, cloud))}" for a, b in itertools.pairwise(picks)]
+    st.markdown("\n".join(["**Top picks**, and why each beats the next:", *lines]))  # one element a run
 
 
 def render(sel: Selection) -> None:
@@ -237,19 +241,10 @@ def render(sel: Selection) -> None:
     )
     for warning in ranking.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
-    shown: list[dict[str, object]] = []
-    base_url = st.context.url  # read in this run: the CSV's links are made when its button is pressed
     if ranking.options:
-        _chart(sel, ranking)
         _picks(ranking)
-        shown = ranking_rows(ranking, sel, base_url, limit=SHOWN_ROWS)
-        config = {"open": st.column_config.LinkColumn("open", display_text="Memory page")}
-        data_grid(st, shown, config)
-        _overflow(ranking, ranking.options[0], sel.spec)
-    st.subheader("Other models for the same workload")
-    compared = _compare_models(sel, workload, ranking)
-    _rejected(ranking)
-    _assumptions(ranking)
+    base_url = st.context.url  # read in this run: the CSV's links are made when its button is pressed
+    compared = _tabs(sel, workload, ranking, base_url)
     # Every option with its link and every rejected set-up go to the CSVs, made when a button is pressed.
     exported: dict[str, Rows] = {
         "ranking": lambda: ranking_rows(ranking, sel, base_url),
@@ -257,7 +252,6 @@ def render(sel: Selection) -> None:
         **({"models": compared} if compared else {}),
     }
     gpu_names = {g: get_gpu(g).name for g in state.gpu_options()}
-    links_by_position = {int(str(r["#"])): str(r["open"]) for r in shown[:10]}
     share_and_export(
         sel,
         PATH,
@@ -266,8 +260,50 @@ def render(sel: Selection) -> None:
         [],  # the advisor's own report (html=) draws no chart
         exported,
         names=gpu_names,
-        html=lambda url: advisor_report_html(ranking, name, url, links_by_position),
+        html=lambda url: advisor_report_html(ranking, name, url, report_links(ranking, sel, base_url)),
     )
+
+
+def _tabs(sel: Selection, workload: Workload, ranking: Ranking, base_url: str | None) -> Rows:
+    """The tabs under the answer (:data:`ui.advisor_settings.TABS`), only the open one drawn: the chart, the table,
+    the risk, the other models (their rows, for the CSV), the rejected set-ups, the assumptions."""
+    chart, table, risk, models, rejected, assumptions = st.tabs(TABS, on_change="rerun", key=TAB_KEY)
+    nowhere = Deferred(lambda: None)  # a closed tab's settings: read, checked and kept in the link, not drawn
+    if not chart.open:
+        binding.segmented(nowhere, settings.PARETO, PARETO_AGAINST, "capacity")
+    sections: tuple[tuple[Any, Callable[[], None]], ...] = (
+        (chart, lambda: _chart(sel, ranking)),
+        (table, lambda: _table(sel, ranking, base_url)),
+        (risk, lambda: _overflow(ranking, ranking.options[0], sel.spec)),
+    )
+    for tab, draw in sections:
+        if tab.open and ranking.options:
+            with tab:
+                draw()
+        elif tab.open:
+            tab.caption(NOTHING_SERVES)
+    if models.open:
+        with models:
+            st.caption("The best set-up of each model for the same workload.")
+            compared = _compare_models(sel, workload, ranking, st)
+    else:
+        compared = _compare_models(sel, workload, ranking, nowhere)
+    if rejected.open:
+        with rejected:
+            _rejected(ranking)
+    if assumptions.open:
+        with assumptions:
+            _assumptions(ranking)
+    return compared
+
+
+NOTHING_SERVES = "No set-up in the catalog serves this workload: the rejected set-ups say why."
+
+
+def _table(sel: Selection, ranking: Ranking, base_url: str | None) -> None:
+    """The ranking's first :data:`SHOWN_ROWS` rows, each with its Memory-page link (every option is in the CSV)."""
+    config = {"open": st.column_config.LinkColumn("open", display_text="Memory page")}
+    data_grid(st, ranking_rows(ranking, sel, base_url, limit=SHOWN_ROWS), config)
 
 
 frame.run_page(render)

@@ -92,6 +92,11 @@ def ranking_rows(
     return [option_row(i, o, cloud, option_link(sel, o, base_url)) for i, o in enumerate(options, start=1)]
 
 
+def report_links(ranking: Ranking, sel: Selection, base_url: str | None, first: int = 10) -> dict[int, str]:
+    """The Memory-page link of each of the ``first`` options, by position (1-based): the report's rows."""
+    return {i: option_link(sel, o, base_url) for i, o in enumerate(ranking.options[:first], start=1)}
+
+
 def rejected_rows(rejected: tuple[Rejected, ...]) -> list[dict[str, object]]:
     return [
         {

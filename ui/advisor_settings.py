@@ -29,6 +29,13 @@ BOX_KEYS = {"targets": "targets_open", "constraints": "constraints_open", "costs
 # The page's lazy expanders of text (view states, not settings): the answer's "Why, the alternatives …" and
 # "What the engine does when the pool is full".
 WHY_OPEN_KEY, ENGINES_OPEN_KEY = "why_open", "engines_open"
+# The page's tabs below the answer (Streamlit's lazy tabs: only the open one is drawn on a run, so a slider move
+# rebuilds the chart, not the table, the risk, the other models, the rejected set-ups and the assumptions). Which
+# one is open is a view state; a cold link opens the chart.
+TAB_KEY = "advisor_tab"
+CHART_TAB, TABLE_TAB, RISK_TAB = "Chart", "Ranking table", "Average or maximum?"
+MODELS_TAB, REJECTED_TAB, ASSUMPTIONS_TAB = "Other models", "Rejected set-ups", "What the figures assume"
+TABS = (CHART_TAB, TABLE_TAB, RISK_TAB, MODELS_TAB, REJECTED_TAB, ASSUMPTIONS_TAB)
 S = settings
 BOX_DEFAULTS: dict[str, dict[str, Any]] = {
     "targets": {S.RPS.url: 0.0, S.PREFIX.url: 0, S.BUDGET.url: 0, S.TTFT.url: 0.0, S.MIN_TPS.url: 10.0,

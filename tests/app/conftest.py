@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ui.advisor_settings import TAB_KEY
 from ui.common import SHARE_OPEN_KEY
 from ui.page_registry import PAGES as REGISTERED_PAGES
 from ui.setup_summary import EDITOR_KEY
@@ -27,12 +28,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def run_page(
-    page: str, params: Mapping[str, str | list[str]] | None = None, *, editor: bool = False, share: bool = False
+    page: str,
+    params: Mapping[str, str | list[str]] | None = None,
+    *,
+    editor: bool = False,
+    share: bool = False,
+    tab: str | None = None,
 ) -> AppTest:
     """A cold link to ``page`` with ``params``, run once: the sidebar shows the set-up's summary
     (:mod:`ui.setup_summary`), or with ``editor`` the full editor, as it is after the reader's first click on the
     summary (or any other change): every test that drives or reads a sidebar widget asks for it. ``share``: the
-    "Share and export" popover open (what clicking it sends), so its link and buttons are drawn."""
+    "Share and export" popover open (what clicking it sends), so its link and buttons are drawn. ``tab``: the
+    advisor's tab open (:data:`ui.advisor_settings.TABS`; the chart's on a cold link)."""
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in (params or {}).items():
         at.query_params[key] = value
@@ -40,6 +47,8 @@ def run_page(
         at.session_state[EDITOR_KEY] = True
     if share:
         at.session_state[SHARE_OPEN_KEY] = True
+    if tab:
+        at.session_state[TAB_KEY] = tab
     if page != "memory":
         at.switch_page(PAGES[page])  # before the first run the page is found by its file name = url_path
     at.run()

@@ -12,7 +12,16 @@ from planner.advisor import ContextDistribution, Workload, headline, rank, recom
 from planner.advisor.validation import scored
 from tests.app.conftest import run_page, texts
 from ui.advisor_report import advisor_report_html
-from ui.advisor_settings import WHY_OPEN_KEY
+from ui.advisor_settings import (
+    ASSUMPTIONS_TAB,
+    MODELS_TAB,
+    REJECTED_TAB,
+    RISK_TAB,
+    TAB_KEY,
+    TABLE_TAB,
+    TABS,
+    WHY_OPEN_KEY,
+)
 from ui.state import Selection
 
 WORKLOADS: dict[str, dict[str, str | list[str]]] = {
@@ -30,12 +39,12 @@ WORKLOADS: dict[str, dict[str, str | list[str]]] = {
 
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
 def test_advisor_page_renders(name: str) -> None:
-    at = run_page("advisor", WORKLOADS[name])
+    at = run_page("advisor", WORKLOADS[name], tab=MODELS_TAB if name == "compare-models" else None)
     assert not at.exception, [e.value for e in at.exception]
     verdicts = texts(at.success) + texts(at.error) + texts(at.warning)
     assert verdicts, "a recommendation is always shown"
     if name == "compare-models":
-        models = at.dataframe[1].value
+        models = at.dataframe[0].value
         assert list(models["model"]) == ["meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B", "mistralai/Mistral-7B-v0.3"]
     if name == "nothing-fits":
         assert any(v.startswith("No set-up in the catalog serves") for v in verdicts)
@@ -55,6 +64,7 @@ def test_recommendation_equals_the_planner() -> None:
     details = next(e for e in at.expander if e.label.startswith("Why, the alternatives"))
     assert not details.markdown  # closed: its text is not sent (a lazy expander)
     at.session_state[WHY_OPEN_KEY] = True  # what clicking it sends
+    at.session_state[TAB_KEY] = TABLE_TAB  # and clicking the table's tab
     at.run()
     details = next(e for e in at.expander if e.label.startswith("Why, the alternatives"))
     assert recommendation(expected) in texts(details.markdown)
@@ -70,7 +80,7 @@ def test_impossible_distribution_names_the_field() -> None:
 
 
 def test_the_page_starts_from_the_sidebar() -> None:
-    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-70B", "context": "32768", "users": "50"})
+    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-70B", "context": "32768", "users": "50"}, tab=TABLE_TAB)
     assert not at.exception
     assert any("From the sidebar: 50 users" in c.value and "32,768 tokens" in c.value for c in at.caption)
     table = at.dataframe[0].value
@@ -87,7 +97,7 @@ def test_buyer_constraints_are_bound_to_the_url() -> None:
         "vendors": ["NVIDIA"],
         "form_factors": ["card"],
     }
-    at = run_page("advisor", params)
+    at = run_page("advisor", params, tab=TABLE_TAB)
     assert not at.exception
     table = at.dataframe[0].value
     assert all(engine.startswith("SGLang ") for engine in table["engine"])
@@ -100,7 +110,7 @@ def test_buyer_constraints_are_bound_to_the_url() -> None:
 def test_verdict_colour_is_amber_with_an_undermining_caveat() -> None:
     """The L40's bandwidth and tensor figures rest on one third-party table: its verdict cannot be green, and the
     caveat is in the verdict, the table and the CSV columns."""
-    at = run_page("advisor", {"gpu_filter": ["l40"], "users": "4"})
+    at = run_page("advisor", {"gpu_filter": ["l40"], "users": "4"}, tab=TABLE_TAB)
     assert not at.exception
     assert not at.success and any("unverified catalog figures" in w for w in texts(at.warning))
     table = at.dataframe[0].value
@@ -108,7 +118,7 @@ def test_verdict_colour_is_amber_with_an_undermining_caveat() -> None:
 
 
 def test_mac_memory_share_setting() -> None:
-    at = run_page("advisor", {"vendors": ["Apple"], "unified_share": "0.9", "users": "4"})
+    at = run_page("advisor", {"vendors": ["Apple"], "unified_share": "0.9", "users": "4"}, tab=TABLE_TAB)
     assert at.dataframe[0].value["engine"][0].startswith("llama.cpp")
     assert not at.exception
     assert at.query_params["unified_share"] == "0.9"
@@ -117,7 +127,8 @@ def test_mac_memory_share_setting() -> None:
 def test_the_row_link_opens_the_same_answer_on_the_memory_page() -> None:
     """The first row's Memory-page link carries the option's engine, release, memory fraction and users: the
     Memory page shows the same conversations as the advisor's table."""
-    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-70B", "context": "32768", "users": "50", "util": "0.7"})
+    asked = {"model": "meta-llama/Llama-3.1-70B", "context": "32768", "users": "50", "util": "0.7"}
+    at = run_page("advisor", asked, tab=TABLE_TAB)
     table = at.dataframe[0].value
     link = table["open"][0]
     params = {k: v[0] if len(v) == 1 else v for k, v in parse_qs(urlsplit(link).query).items()}
@@ -172,29 +183,53 @@ def test_the_pareto_chart_keeps_its_id_when_the_ranking_changes() -> None:
 
 
 def test_the_rejected_table_is_built_only_when_opened() -> None:
-    """The 500-row table of rejected set-ups sits in a lazy expander: closed (every run, every slider move) it is
-    neither formatted nor sent; opened, it shows the first 500 (every one stays in the CSV)."""
-    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-70B", "gpu": "h100-sxm-80gb", "context": "8192"})
-    assert not at.exception and len(at.dataframe) == 1  # the ranking alone (was: the ranking and 500 rejected)
+    """The 500-row table of rejected set-ups sits in a lazy expander in its tab: closed (every run, every slider
+    move) it is neither formatted nor sent; opened, it shows the first 500 (every one stays in the CSV)."""
+    params = {"model": "meta-llama/Llama-3.1-70B", "gpu": "h100-sxm-80gb", "context": "8192"}
+    at = run_page("advisor", params, tab=REJECTED_TAB)
+    assert not at.exception and not at.dataframe
+    assert any(m.value.startswith("**") and "set-ups rejected:**" in m.value for m in at.markdown)
     at.session_state["rejected_open"] = True
     at.run()
-    assert [len(table.value) for table in at.dataframe] == [40, 500]
+    assert [len(table.value) for table in at.dataframe] == [500]
 
 
-def test_the_assumptions_are_drawn_only_when_opened() -> None:
+def test_the_assumptions_are_drawn_only_when_their_tab_is_open() -> None:
     """ "What the figures assume" holds the speed model against 166 public measurements as a table of ~1,700 nodes:
-    a lazy expander, so closed (every run, every slider move) the browser neither receives nor rebuilds it;
-    opened, it shows every assumption and the whole table."""
+    a lazy tab, so closed (every run, every slider move) the browser neither receives nor rebuilds it; opened, it
+    shows every assumption and the whole table."""
     params = {"model": "meta-llama/Llama-3.1-70B", "gpu": "h100-sxm-80gb", "context": "8192"}
     at = run_page("advisor", params)
     assert not at.exception
     assert not [h for h in at.get("html") if "hr-table" in h.proto.body]
-    at.session_state["assumptions_open"] = True
+    at.session_state[TAB_KEY] = ASSUMPTIONS_TAB
     at.run()
     (table,) = [h.proto.body for h in at.get("html") if "hr-table" in h.proto.body]
     assert table.count("<tr>") == len(scored()) + 1
-    shown = " ".join(m.value for m in next(e for e in at.expander if e.label == "What the figures assume").markdown)
+    shown = " ".join(m.value for m in at.markdown)
     assert "**prices**" in shown and "**purchase**" in shown
+
+
+def test_only_the_open_tab_is_drawn_and_closed_tabs_keep_their_settings() -> None:
+    """Streamlit's lazy tabs: a cold link draws the chart and none of the table, the risk, the other models, the
+    rejected set-ups or the assumptions (a slider move sends the chart, not them). The settings in a closed tab
+    (the chart's axis, the compared models) stay in the link, and the CSV still holds the compared models."""
+    params = {"model": "meta-llama/Llama-3.1-70B", "context": "8192", "pareto": "throughput"}
+    at = run_page("advisor", {**params, "compare_models": ["Qwen/Qwen3-8B"]})
+    assert not at.exception and [t.label for t in at.tabs] == list(TABS)
+    assert len(at.get("vega_lite_chart")) == 1 and not at.dataframe and not at.metric and not at.multiselect
+    at.session_state[TAB_KEY] = TABLE_TAB
+    at.run()
+    assert not at.get("vega_lite_chart") and [len(t.value) for t in at.dataframe] == [40]
+    assert at.query_params["pareto"] == "throughput" and at.query_params["compare_models"] == "Qwen/Qwen3-8B"
+    at.session_state[TAB_KEY] = RISK_TAB
+    at.run()
+    assert {m.label for m in at.metric} >= {"Conversations at 1 % risk", "Conversations at 5 % risk"}
+    assert not at.dataframe and at.query_params["compare_models"] == "Qwen/Qwen3-8B"
+    at.session_state[TAB_KEY] = MODELS_TAB
+    at.run()
+    assert at.multiselect[0].value == ["Qwen/Qwen3-8B"] and len(at.dataframe[0].value) == 2
+    assert at.query_params["pareto"] == "throughput"
 
 
 def _widget_keys(at) -> set[str]:

@@ -11,6 +11,7 @@ from planner.bounds.errors import PlannerError
 from tests.app.conftest import run_page, texts
 from tests.test_one_answer import setups
 from ui import links, text
+from ui.advisor_settings import TABLE_TAB
 from ui.state import Selection
 
 
@@ -57,7 +58,7 @@ def test_the_advisor_row_is_the_memory_pages_figure(sel: Selection) -> None:
     a = sel.assessment()
     params = {**_params(sel), "users": "1", "pricing": "cloud", "gpu_filter": [sel.gpu_id], "preset": "sidebar"}
     params["min_tps"] = "0"
-    at = run_page("advisor", params)
+    at = run_page("advisor", params, tab=TABLE_TAB)
     assert not at.exception
     table = at.dataframe[0].value
     label = (
