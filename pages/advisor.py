@@ -72,8 +72,7 @@ def _best_of(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> t
 def _compare_models(sel: Selection, workload: Workload, ranking: Ranking, where: Any) -> Rows:
     """The best set-up for each model of a short list, for the same workload: drawn in ``where`` (the open tab), or
     kept in the link unseen (a stand-in, :class:`ui.deferred.Deferred`) and made when the CSV is asked for."""
-    choices = [m for m in state.model_options() if m != sel.model_id]
-    others = binding.choose_many(where, settings.COMPARE_MODELS, choices, [], max_selections=4)
+    others = binding.choose_many(where, settings.COMPARE_MODELS, _other_models(sel), [], max_selections=4)
     if not others:
         return []
     if isinstance(where, Deferred):
@@ -81,6 +80,10 @@ def _compare_models(sel: Selection, workload: Workload, ranking: Ranking, where:
     rows = _model_rows(sel, workload, ranking, others)
     data_grid(where, rows)
     return rows
+
+
+def _other_models(sel: Selection) -> list[str]:
+    return [m for m in state.model_options() if m != sel.model_id]
 
 
 def _model_rows(sel: Selection, workload: Workload, ranking: Ranking, others: list[str]) -> list[dict[str, object]]:
@@ -221,7 +224,9 @@ def render(sel: Selection) -> None:
     st.title(f"Which GPU to buy for {as_text(name)}?")
     answer = st.container()  # the answer under the title, above the workload's widgets (a phone sees it first)
     workload = workload_from_widgets(sel)
-    if workload is None:
+    if workload is None:  # the tabs' settings stay in the link all the same
+        _keep_axis()
+        binding.choose_many(Deferred(lambda: None), settings.COMPARE_MODELS, _other_models(sel), [], max_selections=4)
         return
     ranking = _shown_ranking(sel.spec, workload, workload.gpu_ids or ())
     tone = verdict(ranking)  # green only when nothing undermines the target or the speed floor
@@ -268,9 +273,8 @@ def _tabs(sel: Selection, workload: Workload, ranking: Ranking, base_url: str | 
     """The tabs under the answer (:data:`ui.advisor_settings.TABS`), only the open one drawn: the chart, the table,
     the risk, the other models (their rows, for the CSV), the rejected set-ups, the assumptions."""
     chart, table, risk, models, rejected, assumptions = st.tabs(TABS, on_change="rerun", key=TAB_KEY)
-    nowhere = Deferred(lambda: None)  # a closed tab's settings: read, checked and kept in the link, not drawn
     if not chart.open:
-        binding.segmented(nowhere, settings.PARETO, PARETO_AGAINST, "capacity")
+        _keep_axis()
     sections: tuple[tuple[Any, Callable[[], None]], ...] = (
         (chart, lambda: _chart(sel, ranking)),
         (table, lambda: _table(sel, ranking, base_url)),
@@ -287,7 +291,7 @@ def _tabs(sel: Selection, workload: Workload, ranking: Ranking, base_url: str | 
             st.caption("The best set-up of each model for the same workload.")
             compared = _compare_models(sel, workload, ranking, st)
     else:
-        compared = _compare_models(sel, workload, ranking, nowhere)
+        compared = _compare_models(sel, workload, ranking, Deferred(lambda: None))
     if rejected.open:
         with rejected:
             _rejected(ranking)
@@ -295,6 +299,12 @@ def _tabs(sel: Selection, workload: Workload, ranking: Ranking, base_url: str | 
         with assumptions:
             _assumptions(ranking)
     return compared
+
+
+def _keep_axis() -> None:
+    """The chart's axis while the chart is not drawn: read, checked and kept in the link (a stand-in draws it
+    nowhere, :class:`ui.deferred.Deferred`), as the compared models are (:func:`_compare_models`)."""
+    binding.segmented(Deferred(lambda: None), settings.PARETO, PARETO_AGAINST, "capacity")
 
 
 NOTHING_SERVES = "No set-up in the catalog serves this workload: the rejected set-ups say why."

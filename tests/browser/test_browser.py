@@ -117,6 +117,23 @@ def test_pareto_point_click_opens_it_on_the_memory_page(page, app_url: str) -> N
     assert f"{sel.weights} weights" in headline and sel.gpu.name.split(" (")[0] in headline  # the recommendation
 
 
+def test_the_advisors_tabs_draw_what_they_hold_when_clicked(page, app_url: str) -> None:
+    """The advisor's sections under the answer are lazy tabs: a cold link draws the chart and no table; a click on
+    "Ranking table" reruns the page with the table (and no chart), one on "Average or maximum?" with the risk's
+    figures; back on "Chart", the chart."""
+    page.goto(f"{app_url}/advisor?model=meta-llama%2FLlama-3.1-70B&users=50&context=32768")
+    wait_for_chart(page)
+    grids = page.locator("[data-testid='stDataFrame']")
+    assert grids.count() == 0
+    page.get_by_role("tab", name="Ranking table").click()
+    grids.first.wait_for(timeout=30_000)
+    page.wait_for_function("() => !document.querySelector(\"[data-testid='stVegaLiteChart']\")", timeout=30_000)
+    page.get_by_role("tab", name="Average or maximum?").click()
+    page.get_by_text("Conversations at 1 % risk").wait_for(timeout=30_000)
+    page.get_by_role("tab", name="Chart").click()
+    wait_for_chart(page)
+
+
 def _fresh(browser, url: str):
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.goto(url)
