@@ -103,7 +103,9 @@ def test_the_planners_numbers() -> None:
     weights = [r["value"] for r in memory_chart.memory_rows(a.allocated)[BARS] if r["component"] == "Weights"]
     assert weights == [pytest.approx(a.result.per_gpu.weights_bytes / GiB, rel=1e-12)] * 2
     data = memory_chart.memory_rows(a.allocated)
-    assert data[CAPACITY] == [{"capacity": pytest.approx(H100_VLLM_GIB, abs=0.005), "line": "Capacity: 79.2 GiB per GPU"}]
+    assert data[CAPACITY] == [
+        {"capacity": pytest.approx(H100_VLLM_GIB, abs=0.005), "line": "Capacity: 79.2 GiB per GPU"}
+    ]
     assert data[SHORT] == data[STAGES] == []
     short = CASES["short"].allocated
     assert not short.fits
