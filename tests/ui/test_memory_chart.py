@@ -4,6 +4,7 @@ same whatever the plan (the browser then updates it in place)."""
 
 from __future__ import annotations
 
+import doctest
 import json
 from typing import Any
 
@@ -151,3 +152,8 @@ def test_the_rows_are_arrow_tables(case: str) -> None:
     data, spec = memory_chart.memory_chart(CASES[case].allocated, "GiB", text.chart_title(CASES[case], "GiB"))
     tables = compare_charts.with_data(spec, data)["datasets"]
     assert {name: table.to_pylist() for name, table in tables.items()} == data
+
+
+def test_the_modules_examples() -> None:
+    result = doctest.testmod(memory_chart, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
