@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from functools import partial
+
+import plotly.graph_objects as go
 import streamlit as st
 
 from planner.assessment.assess import Assessment, VerdictState
@@ -14,8 +17,9 @@ from planner.core.units import GiB, format_tokens
 from planner.engines.base import EngineReport
 from planner.engines.registry import engines, get_engine, profile_label
 from planner.sources.logs import calibrate, parse_log
-from ui import answers, binding, deployment, exports, figures, frame, links, settings, state, tables, text
+from ui import answers, binding, deployment, exports, figures, frame, links, memory_chart, settings, state, tables, text
 from ui.common import data_grid, share_and_export
+from ui.compare_charts import with_data
 from ui.guard import as_text
 from ui.state import Selection
 
@@ -142,6 +146,18 @@ def _metrics(sel: Selection, a: Assessment) -> None:
         column.metric(label, value, help=help_text)
 
 
+def _chart(a: Assessment, unit: str) -> None:
+    """A Vega-Lite chart (:mod:`ui.memory_chart`) whose spec is the same from run to run, so a slider move sends new
+    rows that the browser draws in place (as the what-if's and Compare's: ``pages/what_if.py``)."""
+    data, spec = memory_chart.memory_chart(a.allocated, unit, title=text.chart_title(a, unit))
+    st.vega_lite_chart(None, with_data(spec, data), width="stretch", key="memory_chart")
+
+
+def _report_figures(a: Assessment, unit: str) -> list[go.Figure]:
+    """The HTML report's Plotly figure of the same content, made when its button is pressed."""
+    return [figures.memory_figure(a.allocated, unit, title=text.chart_title(a, unit))]
+
+
 def render(sel: Selection) -> None:
     # The answer (title, verdict, figures, chart) comes first on the page but is filled once the Deployment
     # section below it has given its settings: on a cold link the chart is then requested before the section's
@@ -163,8 +179,7 @@ def render(sel: Selection) -> None:
     with head:
         ALERTS[a.tone](as_text(verdict), icon=ICONS[a.tone])
         _metrics(sel, a)
-        fig = answer.figure
-        st.plotly_chart(fig, width="stretch", config=figures.CHART_CONFIG)
+        _chart(a, unit)
         st.html(tables.html_table(tables.breakdown_rows(a.allocated, unit)))  # no data grid before the chart
     for warning in result.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
@@ -189,7 +204,7 @@ def render(sel: Selection) -> None:
         PATH,
         f"{model_name} on {text.setup_label(request)}",
         verdict,
-        [fig],
+        partial(_report_figures, a, unit),
         {
             "breakdown": exports.breakdown_csv(sel, a, named),
             **({"engine": exports.engine_csv(sel, a, named)} if a.report else {}),

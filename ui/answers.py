@@ -1,20 +1,19 @@
 """Each page's planning in one piece, shared by every visitor asking the same question (:mod:`ui.shared_cache`).
 
-A page draws from its answer and plans nothing else: the Memory page's assessment, its nearest set-ups that fit,
-the engine's largest max-model-len and launch commands and the figure; the Compare page's grid of every weight
-precision by KV dtype. The answer is keyed by the whole selection and the page's own options, so a link opened by
-25 people is planned once.
+A page draws from its answer and plans nothing else: the Memory page's assessment (its chart's rows are read from it:
+:mod:`ui.memory_chart`), its nearest set-ups that fit, the engine's largest max-model-len and launch commands; the
+Compare page's grid of every weight precision by KV dtype. The answer is keyed by the whole selection and the page's
+own options, so a link opened by 25 people is planned once.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from planner.assessment.alternatives import Alternative, nearest_fitting
 from planner.assessment.assess import Assessment, VerdictState
 from planner.deploy.options import DeploymentOptions
 from planner.engines.registry import launch_commands, max_model_len_allowed
-from ui import figures, text
 from ui.shared_cache import ANSWERS, key_of
 from ui.state import Selection
 
@@ -26,7 +25,6 @@ class MemoryAnswer(NamedTuple):
     nearest: list[Alternative]  # the nearest set-ups that fit (or meet the target); none when it is met
     max_model_len: int | None  # the largest --max-model-len, under an engine profile
     commands: dict[str, str] | None  # launch commands per engine, under an engine profile
-    figure: Any  # the memory chart (a plotly Figure; drawn, never changed, by every session)
 
 
 def _memory(sel: Selection, options: DeploymentOptions | None) -> MemoryAnswer:
@@ -39,7 +37,6 @@ def _memory(sel: Selection, options: DeploymentOptions | None) -> MemoryAnswer:
         nearest=nearest,
         max_model_len=max_model_len_allowed(a.request, a.result) if engine else None,
         commands=launch_commands(a.request, a.result) if engine else None,
-        figure=figures.memory_figure(a.allocated, sel.unit, title=text.chart_title(a, sel.unit)),
     )
 
 

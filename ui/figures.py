@@ -125,7 +125,8 @@ def _legend_line(name: str, colour: str = CAPACITY_COLOUR, dash: str = "dash") -
     }
 
 
-def _in(n_bytes: float, unit: str) -> float:
+def in_unit(n_bytes: float, unit: str) -> float:
+    """``n_bytes`` in ``unit`` (GiB, GB, ...), as every chart draws it."""
     return n_bytes / UNIT_BYTES[unit]
 
 
@@ -134,7 +135,7 @@ def shown_components(stages: Sequence[StageMemory]) -> list[tuple[str, str, str]
     return [c for c in COMPONENTS if c[0] not in DEPLOYMENT_FIELDS or any(getattr(s, c[0]) for s in stages)]
 
 
-def _gpu_rows(result: PlanResult) -> list[tuple[str, StageMemory]]:
+def gpu_rows(result: PlanResult) -> list[tuple[str, StageMemory]]:
     """One row per GPU of one replica: every TP rank of every pipeline stage (identical within a stage)."""
     rows = []
     for stage in result.stages:
@@ -152,13 +153,13 @@ def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = Non
     When it does not fit, the bar overflows the line and the shortfall is drawn in red. Built as one dict and
     checked once: it is on the landing page's first paint, where building it trace by trace cost ~40 ms.
     """
-    rows = _gpu_rows(result)
+    rows = gpu_rows(result)
     labels = [label for label, _ in rows]
     data: list[dict[str, Any]] = [
         {
             "type": "bar",
             "y": labels,
-            "x": [_in(getattr(stage, field), unit) for _, stage in rows],
+            "x": [in_unit(getattr(stage, field), unit) for _, stage in rows],
             "name": name,
             "orientation": "h",
             "marker": {"color": colour},
@@ -166,7 +167,7 @@ def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = Non
         }
         for field, name, colour in shown_components(result.stages)
     ]
-    capacity = _in(result.per_gpu.gpu_memory_bytes, unit)
+    capacity = in_unit(result.per_gpu.gpu_memory_bytes, unit)
     data.append(_legend_line(capacity_label(capacity, unit)))
     line = {"color": CAPACITY_COLOUR, "dash": "dash"}
     shapes = [
@@ -176,7 +177,7 @@ def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = Non
         {
             "y": label,
             "x": capacity,
-            "text": f"short by {_in(-stage.headroom_bytes, unit):,.1f} {unit}",
+            "text": shortfall_label(stage, unit),
             "showarrow": False,
             "xanchor": "left",
             "xshift": 6,
@@ -196,14 +197,24 @@ def memory_figure(result: PlanResult, unit: str = "GiB", title: str | None = Non
     return go.Figure({"data": data, "layout": layout})
 
 
+def shortfall_label(stage: StageMemory, unit: str) -> str:
+    """The red label of a GPU that overflows its capacity (``stage.headroom_bytes`` below zero)."""
+    return f"short by {in_unit(-stage.headroom_bytes, unit):,.1f} {unit}"
+
+
+def mixed(rows: Sequence[tuple[str, StageMemory]]) -> bool:
+    """Whether the GPUs of one replica differ in capacity (mixed GPUs: each row's own capacity is drawn)."""
+    return len({stage.gpu_memory_bytes for _, stage in rows}) >= 2
+
+
 def _stage_capacities(rows: list[tuple[str, StageMemory]], unit: str) -> list[dict[str, Any]]:
     """Mixed GPUs: each row's own capacity as a short dotted mark (the dashed line is the limiting GPU's)."""
-    if len({stage.gpu_memory_bytes for _, stage in rows}) < 2:
+    if not mixed(rows):
         return []
     line = {"color": CAPACITY_COLOUR, "width": 2, "dash": "dot"}
     return [
         {"type": "line", "xref": "x", "yref": "y", "y0": index - 0.45, "y1": index + 0.45,
-         "x0": _in(stage.gpu_memory_bytes, unit), "x1": _in(stage.gpu_memory_bytes, unit), "line": line}
+         "x0": in_unit(stage.gpu_memory_bytes, unit), "x1": in_unit(stage.gpu_memory_bytes, unit), "line": line}
         for index, (_, stage) in enumerate(rows)
     ]  # fmt: skip
 
@@ -244,14 +255,14 @@ def component_values(results: Sequence[tuple[str, PlanResult]], unit: str) -> li
     """Each memory component (:func:`compared_components`, in stacking order) as its name, colour and value on the
     fullest GPU of each result, in ``unit``."""
     return [
-        (name, colour, [_in(getattr(r.per_gpu, field), unit) for _, r in results])
+        (name, colour, [in_unit(getattr(r.per_gpu, field), unit) for _, r in results])
         for field, name, colour in compared_components(results)
     ]
 
 
 def capacity_of(results: Sequence[tuple[str, PlanResult]], unit: str) -> float | None:
     """The GPU capacity the compared pairs share (the first's), in ``unit``; ``None`` with nothing compared."""
-    return _in(results[0][1].per_gpu.gpu_memory_bytes, unit) if results else None
+    return in_unit(results[0][1].per_gpu.gpu_memory_bytes, unit) if results else None
 
 
 def heatmap_figure(

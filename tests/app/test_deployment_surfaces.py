@@ -21,9 +21,10 @@ from planner.assessment.assess import Assessment, VerdictState
 from planner.cli import main
 from planner.core.units import GiB, format_tokens
 from planner.engines.registry import engine_names, get_engine, max_model_len_allowed
-from tests.app.conftest import plain, run_page, texts
+from tests.app.conftest import plain, run_page, texts, vega_rows
 from ui import exports, state
 from ui.deployment import not_taken, options_from
+from ui.memory_chart import BARS
 from ui.settings import DEPLOYMENT_SETTINGS
 from ui.state import Selection
 
@@ -118,8 +119,9 @@ def _page_assessment(at: Any) -> tuple[Selection, Assessment]:
 
 
 def _chart_kv(at: Any) -> list[float]:
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    return [float(x) for trace in spec["data"] if trace.get("name") == "KV cache pool" for x in trace["x"]]
+    """The KV cache pool of each GPU in the Memory page's chart (its rows: :mod:`ui.memory_chart`)."""
+    (chart,) = at.get("vega_lite_chart")
+    return [float(row["value"]) for row in vega_rows(chart.proto)[BARS] if row["component"] == "KV cache pool"]
 
 
 def _check_page_against_cli(at: Any, a: Assessment, cli: dict[str, Any]) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from planner.cli import main
 from tests.app.conftest import nearest_link, plain, run_page, texts, vega_rows
 from ui.compare_charts import CELLS
+from ui.memory_chart import BARS
 
 ISSUE = {
     "model": "meta-llama/Llama-3.1-70B", "gpu": "h100-sxm-80gb", "gpus": "2", "weights": "fp8", "kv": "fp8",
@@ -27,9 +28,10 @@ def _markdown(at: Any) -> str:
     return "\n".join(plain(str(m.value)) for m in at.markdown)
 
 
-def _chart(at: Any) -> dict[str, Any]:
-    spec: dict[str, Any] = json.loads(at.get("plotly_chart")[0].proto.spec)
-    return spec
+def _chart(at: Any) -> dict[str, list[dict[str, Any]]]:
+    """The Memory page's chart's rows (:mod:`ui.memory_chart`)."""
+    (chart,) = at.get("vega_lite_chart")
+    return vega_rows(chart.proto)
 
 
 def _printed(at: Any) -> str:
@@ -42,9 +44,9 @@ def test_memory_in_use_shows_no_pool_and_offers_the_fraction_that_starts(capsys:
     assert any("vLLM would refuse to start" in e for e in texts(at.error))
     assert _metrics(at)["KV budget"] == "none: vLLM does not start"  # was 440.2 k tokens
     chart = _chart(at)
-    pool = next(trace for trace in chart["data"] if trace["name"] == "KV cache pool")
-    assert set(pool["x"]) == {0}, pool["x"]  # was a normal green pool
-    assert "would not start, so no KV cache is allocated" in chart["layout"]["title"]["text"]
+    pool = [row["value"] for row in chart[BARS] if row["component"] == "KV cache pool"]
+    assert set(pool) == {0}, pool  # was a normal green pool
+    assert {row["subtitle"] for row in chart[BARS]} == {"vLLM would not start, so no KV cache is allocated"}
     printed = _printed(at)
     assert "Free memory on device" in printed and "Available KV cache memory" not in printed
     shown = _markdown(at)

@@ -7,7 +7,8 @@ import json
 import math
 
 from model_catalog import get_gpu
-from tests.app.conftest import plain, run_page
+from tests.app.conftest import plain, run_page, vega_rows
+from ui.memory_chart import CAPACITY
 
 
 def _captions(at) -> list[str]:
@@ -70,5 +71,5 @@ def test_sidebar_names_the_total_engine_profiles_plan_with() -> None:
     at = run_page("memory", {"gpu": "h100-sxm-80gb", "engine": "vllm"}, editor=True)
     captions = _captions(at)
     assert "H100 SXM5 80GB · 79.65 GiB as the device reports it; engines see 79.19 GiB" in captions, captions
-    chart = at.get("plotly_chart")[0].proto.spec
-    assert "Capacity: 79.2 GiB per GPU" in chart
+    (chart,) = at.get("vega_lite_chart")
+    assert [row["line"] for row in vega_rows(chart.proto)[CAPACITY]] == ["Capacity: 79.2 GiB per GPU"]

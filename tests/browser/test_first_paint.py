@@ -31,7 +31,8 @@ def _opened_cold(browser: Any, app_url: str, sel: Selection) -> tuple[Any, Any, 
 def test_memory_first_paint_loads_no_grid_or_highlighter(browser: Any, app_url: str) -> None:
     sel = Selection(model_id="meta-llama/Llama-3.1-70B", gpu_count=2, tensor_parallel=2, weights="fp8", kv_dtype="fp8")
     context, page, scripts = _opened_cold(browser, app_url, sel)
-    assert any(name.startswith("PlotlyChart") for name in scripts)
+    assert any(name.startswith("ArrowVegaLiteChart") for name in scripts)  # the chart (ui/memory_chart.py)
+    assert not [name for name in scripts if name.startswith("PlotlyChart")], "plotly.js: megabytes the page never uses"
     assert [name for name in scripts if name.startswith(HEAVY)] == []
     assert page.get_by_text("Available KV cache memory:").count() == 1, "the engine's lines are on the page"
     context.close()

@@ -1,0 +1,111 @@
+"""The Memory page's chart (ui/memory_chart.py): a Vega-Lite chart that keeps its element and spec when a slider or a
+setting changes what it shows (the browser takes the new rows in place), showing the planner's numbers; the HTML
+report keeps its Plotly figure, made only when the report is asked for."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
+
+from planner.assessment.assess import Assessment
+from planner.core.units import GiB
+from tests.app.conftest import run_page
+from tests.app.conftest import vega_rows as rows_of
+from tests.browser.screenshots import VIEW
+from ui import figures, links
+from ui.memory_chart import BARS, CAPACITY, SHORT
+from ui.state import Selection
+
+# Llama 3.1 70B in FP8 on two H100 SXM (TP 2) under vLLM, as the screenshots show it.
+PARAMS = links.selection_params(VIEW)
+# llama.cpp reserves each slot's whole context up front: its pool is the context's (vLLM's takes what is free).
+LLAMACPP = {"engine": "llamacpp", "weights": "q4_k_m", "kv": "bf16"}
+
+
+def _run(**changes: str) -> tuple[Any, Assessment]:
+    """The page's chart for the link with ``changes``, and the planner's answer for that set-up."""
+    at = run_page("memory", {**PARAMS, **changes})
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.get("plotly_chart"), "no Plotly chart: Streamlit mounts it again on every change"
+    (chart,) = at.get("vega_lite_chart")
+    sel: Selection = at.session_state["_selection"]
+    return chart.proto, sel.assessment()
+
+
+def _chart(**changes: str) -> Any:
+    return _run(**changes)[0]
+
+
+def _pool(chart: Any) -> list[tuple[str, float]]:
+    return [(r["gpu"], r["value"]) for r in rows_of(chart)[BARS] if r["component"] == "KV cache pool"]
+
+
+def test_the_chart_keeps_its_element_and_spec_when_a_slider_or_setting_moves() -> None:
+    """Streamlit ids a Plotly chart by its figure, so every change of the figure mounted the chart from scratch. This
+    keeps its element (no selection, so no id: the browser knows it by its place) and its spec at another context,
+    on more GPUs, with memory in use (the engine then refuses: the title says so) and with too little memory (a
+    shortfall); only the rows change."""
+    base, short_context = _run(**LLAMACPP, context="4096")
+    long, long_context = _run(**LLAMACPP, context="65536")
+    changed = {
+        "context": long,
+        "gpus": _chart(gpus="4", tp="4"),
+        "used memory": _chart(used_mem="10", users="20"),
+        "short": _chart(gpus="1", tp="1", weights="bf16"),
+    }
+    for name, after in changed.items():
+        assert (base.id, base.spec) == (after.id, after.spec), name
+        assert rows_of(base) != rows_of(after), name
+    for chart, a in ((base, short_context), (long, long_context)):
+        assert [v for _, v in _pool(chart)] == [s.kv_cache_bytes / GiB for s in a.allocated.stages] * 2
+    assert _pool(base) != _pool(long)
+    assert [gpu for gpu, _ in _pool(changed["gpus"])] == ["GPU 0", "GPU 1", "GPU 2", "GPU 3"]
+    assert {r["subtitle"] for r in rows_of(changed["used memory"])[BARS]} == {
+        "vLLM would not start, so no KV cache is allocated"
+    }
+    assert [r["text"] for r in rows_of(changed["short"])[SHORT]] == ["short by 63.2 GiB"]
+    assert json.loads(base.spec)["layer"][0]["encoding"]["x"]["axis"]["title"] == "Memory per GPU (GiB)"
+
+
+def test_the_chart_shows_the_planners_numbers() -> None:
+    chart = _chart()
+    a = VIEW.assessment()
+    data = rows_of(chart)
+    for stage_row in data[BARS]:
+        field = next(f for f, name, _ in figures.COMPONENTS if name == stage_row["component"])
+        assert stage_row["value"] == getattr(a.allocated.per_gpu, field) / GiB
+    capacity = a.allocated.per_gpu.gpu_memory_bytes / GiB
+    assert data[CAPACITY] == [{"capacity": capacity, "line": "Capacity: 79.2 GiB per GPU"}]
+    assert data[SHORT] == []
+
+
+def test_the_report_has_the_plotly_figure_made_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page run builds no Plotly figure (the chart is Vega-Lite); pressing "HTML report" makes it, with the same
+    title, capacity and shortfall as the page's chart (BF16 weights of a 70B model on one H100). (With a deployment
+    set, the report leaves the plotting library out: :func:`ui.exports.report_html`.)"""
+    made: list[str | None] = []
+    deferred: dict[str, Callable[[], Any]] = {}
+    original = MediaFileManager.add_deferred
+    build = figures.memory_figure
+
+    def record(self: MediaFileManager, data_callable: Callable[[], Any], *args: Any, **kwargs: Any) -> str:
+        file_id = original(self, data_callable, *args, **kwargs)
+        deferred[kwargs.get("file_name") or args[2]] = data_callable
+        return file_id
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        made.append(kwargs.get("title"))
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(figures, "memory_figure", counted)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    at = run_page("memory", {**PARAMS, "gpus": "1", "tp": "1", "weights": "bf16"}, share=True)
+    assert not at.exception and made == []
+    html = deferred["headroom-memory.html"]()
+    assert made == ["Memory per GPU (GiB)"]
+    assert '"text":"Memory per GPU (GiB)"' in html and '"name":"Capacity: 79.2 GiB per GPU"' in html
+    assert '"type":"bar"' in html and '"name":"KV cache pool"' in html and '"text":"short by 63.2 GiB"' in html
