@@ -101,7 +101,7 @@ def page_benchmarks(repeat: int) -> dict[str, float]:
 
 def browser_benchmarks(repeat: int) -> dict[str, float]:
     from bench import slider
-    from bench.coldlink import FLOOR_SCRIPT, WEIGHT, compare, page_weight
+    from bench.coldlink import FLOOR_SCRIPT, FLOOR_VEGA_SCRIPT, WEIGHT, compare, page_weight
     from tests.browser.server import CHROMIUM_ARGS, chromium_path, running_app
 
     path = chromium_path()
@@ -114,13 +114,15 @@ def browser_benchmarks(repeat: int) -> dict[str, float]:
     # Both served as make serve serves them (the Makefile's SERVE_FLAGS and .streamlit/config.toml).
     with (
         running_app(production=True) as base,
-        running_app(script=FLOOR_SCRIPT, production=True) as floor,
+        running_app(script=FLOOR_VEGA_SCRIPT, production=True) as floor,
+        running_app(script=FLOOR_SCRIPT, production=True) as plotly_floor,
         sync_playwright() as playwright,
     ):
         browser = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        rows = compare(browser, f"{base}/{query}", f"{floor}/", max(repeat, 7))
+        rows = compare(browser, f"{base}/{query}", f"{floor}/", f"{plotly_floor}/", max(repeat, 7))
         rows[WEIGHT.format("Memory page")] = page_weight(browser, f"{base}/{query}")
-        rows[WEIGHT.format("floor page")] = page_weight(browser, f"{floor}/")
+        rows[WEIGHT.format("floor page (one Vega-Lite chart)")] = page_weight(browser, f"{floor}/")
+        rows[WEIGHT.format("floor page (one Plotly chart)")] = page_weight(browser, f"{plotly_floor}/")
         with proxied() as team:
             rows[WEIGHT.format("Memory page through nginx")] = page_weight(browser, f"{team}/{query}")
         rows.update(slider.run(browser, base, BROWSER_VIEW, repeat))

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import slider
-from bench.coldlink import ALERT, CHART, FLOOR_SCRIPT, alternating, page_weight
+from bench.coldlink import ALERT, CHART, FLOOR_VEGA_SCRIPT, alternating, page_weight
 from tests.browser.server import CHROMIUM_ARGS, ROOT, chromium_path, running_app
 from ui.state import Selection
 
@@ -39,7 +39,8 @@ def tree(commit: str) -> Iterator[Path]:
 
 
 def cold_links(browser: Any, urls: dict[str, str], floor: str, tries: int) -> dict[str, float]:
-    """Cold-link medians of each named Memory link and of the floor page, taken in turn, with their ratios."""
+    """Cold-link medians of each named Memory link and of the floor page (one Vega-Lite chart, the Memory chart's
+    library), taken in turn, with their ratios."""
     links = {"floor": (floor, {"chart": CHART})}
     links.update({name: (url, {"verdict": ALERT, "chart": CHART}) for name, url in urls.items()})
     found = alternating(browser, links, tries)
@@ -79,7 +80,7 @@ def run(commit: str, tries: int, slider_tries: int) -> dict[str, float]:
         tree(commit) as before,
         running_app(script=before / "app.py", production=True) as old,
         running_app(production=True) as new,
-        running_app(script=FLOOR_SCRIPT, production=True) as floor,
+        running_app(script=FLOOR_VEGA_SCRIPT, production=True) as floor,
         sync_playwright() as playwright,
     ):
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)

@@ -1,8 +1,10 @@
 """The cold link against the floor: one run, alternating tries, each in a fresh browser context (empty cache).
 
-For the Memory page it times the verdict (the first alert) and the chart; for the floor page
-(:mod:`bench.floor_page`, one Plotly chart, served the same way) the chart. The ratio of the medians is
-Headroom's own cost of a first paint.
+For the Memory page it times the verdict (the first alert) and the chart; for the floor pages, the smallest
+Streamlit pages that draw one chart, served the same way, the chart: :mod:`bench.floor_vega` (one Vega-Lite chart,
+the library the Memory page draws) and :mod:`bench.floor_page` (one Plotly chart, the floor before the Memory chart
+moved to Vega-Lite). The ratio of the medians, the Memory page against the floor of its own chart library, is
+Headroom's own cost of a first paint; the ratio to the Plotly floor is reported beside it.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from tests.browser.server import ROOT
+from tests.browser.server import CHART_DRAWN, ROOT
 
-FLOOR_SCRIPT = ROOT / "bench" / "floor_page.py"
-CHART = "[data-testid='stPlotlyChart'] .main-svg"
+FLOOR_SCRIPT = ROOT / "bench" / "floor_page.py"  # one Plotly chart
+FLOOR_VEGA_SCRIPT = ROOT / "bench" / "floor_vega.py"  # one Vega-Lite chart
+CHART = CHART_DRAWN  # a Plotly or a Vega-Lite chart drawn
 ALERT = "[data-testid='stAlert']"
-RATIO = "browser: cold link ratio, Memory chart / floor chart"
+RATIO = "browser: cold link ratio, Memory chart / floor chart (one Vega-Lite chart)"
+PLOTLY_RATIO = "browser: cold link ratio, Memory chart / Plotly floor chart"
 WEIGHT = "browser: page weight of a cold link, {} (MB transferred)"
 
 
@@ -50,19 +54,26 @@ def alternating(browser: Any, links: Mapping[str, tuple[str, Mapping[str, str]]]
     return samples
 
 
-def compare(browser: Any, memory_url: str, floor_url: str, tries: int) -> dict[str, float]:
-    """Medians of ``tries`` alternating cold links (floor, Memory, floor, …) after one untimed warm-up each."""
+def compare(browser: Any, memory_url: str, floor_url: str, plotly_floor_url: str, tries: int) -> dict[str, float]:
+    """Medians of ``tries`` alternating cold links (the Vega-Lite floor, the Plotly floor, Memory, …) after one
+    untimed warm-up each."""
     found = alternating(
         browser,
-        {"floor": (floor_url, {"chart": CHART}), "memory": (memory_url, {"verdict": ALERT, "chart": CHART})},
+        {
+            "floor": (floor_url, {"chart": CHART}),
+            "plotly floor": (plotly_floor_url, {"chart": CHART}),
+            "memory": (memory_url, {"verdict": ALERT, "chart": CHART}),
+        },
         tries,
     )
-    floor, memory = found["floor"]["chart"], found["memory"]
+    floor, plotly, memory = found["floor"]["chart"], found["plotly floor"]["chart"], found["memory"]
     return {
-        "browser: cold link, floor page (one Plotly chart) to chart drawn": statistics.median(floor),
+        "browser: cold link, floor page (one Vega-Lite chart) to chart drawn": statistics.median(floor),
+        "browser: cold link, floor page (one Plotly chart) to chart drawn": statistics.median(plotly),
         "browser: cold link, Memory page to verdict shown": statistics.median(memory["verdict"]),
         "browser: cold link, Memory page to chart drawn": statistics.median(memory["chart"]),
         RATIO: statistics.median(memory["chart"]) / statistics.median(floor),
+        PLOTLY_RATIO: statistics.median(memory["chart"]) / statistics.median(plotly),
     }
 
 

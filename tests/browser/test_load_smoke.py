@@ -27,3 +27,16 @@ def test_the_attacker_mix_runs_and_reads_the_failing_repository_once() -> None:
         figures = pool.submit(lambda: attack.run(heavy=1, hub=2, visits=2)).result(timeout=600)
     assert not figures["visitor_errors"] and figures["server_tracebacks_logged"] == 0, figures
     assert figures["attacker_runs"] > 0 and figures["hostile_index_downloads"] == 1, figures
+
+
+def test_the_cold_link_benchmark_times_both_floors_and_the_memory_page(browser, app_url: str) -> None:
+    """``make bench``'s cold-link comparison (bench/coldlink.py) finds each page's chart: the Memory page's
+    Vega-Lite chart and both floor pages' (it waited for a Plotly chart the Memory page no longer draws, and timed
+    out)."""
+    from bench.coldlink import FLOOR_SCRIPT, FLOOR_VEGA_SCRIPT, PLOTLY_RATIO, RATIO, compare
+    from tests.browser.server import running_app
+
+    with running_app(script=FLOOR_VEGA_SCRIPT) as floor, running_app(script=FLOOR_SCRIPT) as plotly_floor:
+        rows = compare(browser, f"{app_url}/", f"{floor}/", f"{plotly_floor}/", tries=1)
+    assert all(value > 0 for value in rows.values()), rows
+    assert {RATIO, PLOTLY_RATIO} <= set(rows)
