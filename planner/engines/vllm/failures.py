@@ -34,7 +34,7 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import FailureKind
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.platform import vllm_platform
-from planner.engines.vllm.blocks import VllmStage, needed_bytes
+from planner.engines.vllm.blocks import VllmStage, has_linear_layers, needed_bytes
 from planner.engines.vllm.profile import UMA_HOST_DEFAULT_BYTES, VllmProfile
 from planner.engines.vllm.stage import gpu_fields, stage_context
 from planner.planning.plan import PlanRequest
@@ -213,7 +213,7 @@ def mamba_refusal(request: PlanRequest, profile: VllmProfile, stages: list[VllmS
     blocks = min(s.blocks for s in stages)
     if not (profile.rules.mamba_block_refusal and stages[0].graphs.full > 0):
         return None
-    if not any(key[0] == "mamba" for key in stages[0].layer_keys):  # hybrid: read last, the longest
+    if not has_linear_layers(stages[0].layer_keys):  # hybrid: read last
         return None
     _, seqs = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)
     if seqs <= blocks:

@@ -13,7 +13,14 @@ from pydantic import BaseModel
 from planner.engines.base import BEFORE_KV_CACHE, EngineReport, engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
 from planner.engines.loading import kernel_padding_bytes
-from planner.engines.vllm.blocks import StageOverrides, VllmStage, estimate_max_len, needed_bytes, pages_per_request
+from planner.engines.vllm.blocks import (
+    StageOverrides,
+    VllmStage,
+    estimate_max_len,
+    has_linear_layers,
+    needed_bytes,
+    pages_per_request,
+)
 from planner.engines.vllm.caveats import graphics_note, unified_memory_notes
 from planner.engines.vllm.failures import free_at_start, sampler_headroom, vllm_failure
 from planner.engines.vllm.profile import VllmProfile
@@ -138,7 +145,7 @@ def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stage
             f"CUDA graphs: {graphs.mode}, {graphs.piecewise} piecewise + {graphs.full} full (sizes up to "
             f"{graphs.sizes[-1]}), estimated {gib_text(first.cuda_graph)} GiB per GPU."
         )
-    if any(key[0] == "mamba" for key in first.layer_keys):
+    if has_linear_layers(first.layer_keys):
         notes.append(
             f"Hybrid model: attention blocks of {first.block_size} tokens (one state page per block), "
             f"{first.mamba_pages} state page(s) per running sequence in each linear-attention group."
