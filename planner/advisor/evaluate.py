@@ -42,7 +42,6 @@ from planner.planning.plan import (
     plan_basis,
     plan_from,
     stages_at,
-    with_loaded_weights,
 )
 from planner.planning.results import PlanResult
 
@@ -210,11 +209,11 @@ class Evaluator:
         return kept
 
     def _plan(self, c: Candidate, engine: str, on_gpu: OnGpu) -> PlanResult:
-        """The plan of the candidate's own request (its basis with the GPU: the kernels' padding on this device;
-        :func:`plan_from`: what ``plan()`` returns), made when first assessed: it reads the lengths."""
-        request, kept = self._planned_request(c, engine, on_gpu), self._kept(c, engine, on_gpu)
-        full = with_loaded_weights(self._basis(c, engine), request, kept.weights_bytes)
-        return plan_from(full, kept.stages)  # full: what plan_basis(request, like=basis) gives
+        """The plan of the candidate's own request (:func:`plan_from`: what ``plan()`` returns), made when first
+        assessed: it reads the lengths. From its stages on the GPU (:meth:`_kept`) and the GPU-less basis:
+        :func:`plan_from` reads neither the request's GPU and memory size nor the basis's weights (the stages hold
+        those), and the two bases differ in nothing else (:func:`planner.planning.plan.plan_basis` with ``like``)."""
+        return plan_from(self._basis(c, engine), self._kept(c, engine, on_gpu).stages)
 
     def _memo(self, overhead: OverheadModel) -> StagesMemo | None:
         """The stages kept across rankings for this model under ``overhead``

@@ -7,8 +7,7 @@ Block accounting: :mod:`planner.engines.vllm.blocks`. V1 lines follow ``vllm/v1/
 from __future__ import annotations
 
 import math
-
-from pydantic import BaseModel
+from typing import NamedTuple
 
 from planner.engines.base import BEFORE_KV_CACHE, EngineReport, engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
@@ -31,8 +30,9 @@ from planner.planning.plan import PlanRequest, load_context
 from planner.planning.results import PlanResult
 
 
-class _Capacity(BaseModel, frozen=True, extra="forbid"):
-    """Tokens, concurrency and the start-up check, as the engine computes them from the block count."""
+class _Capacity(NamedTuple):
+    """Tokens, concurrency and the start-up check, as the engine computes them from the block count (a private
+    step of :func:`vllm_report`, whose :class:`EngineReport` validates what it takes of it)."""
 
     blocks: int
     groups: int
