@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -36,6 +36,8 @@ class HashedOnce(BaseModel, frozen=True):
     """A frozen model whose hash is computed once (the module docstring)."""
 
     __slots__ = ("_hash_kept",)
+    if TYPE_CHECKING:  # the slot, not a field nor a private attribute: pydantic does not see it
+        _hash_kept: int
 
     def __hash__(self) -> int:
         try:

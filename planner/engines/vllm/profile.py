@@ -28,7 +28,7 @@ fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 
 from __future__ import annotations
 
 import math
-from typing import Annotated, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from pydantic import Field
 
@@ -126,6 +126,8 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     # The release's rules, kept on the instance once read (a frozen profile's release never changes; a copy starts
     # without them): every assessment reads them a dozen times.
     __slots__ = ("_rules_kept",)
+    if TYPE_CHECKING:  # the slot, not a field nor a private attribute: pydantic does not see it
+        _rules_kept: VllmRules
 
     @property
     def rules(self) -> VllmRules:
