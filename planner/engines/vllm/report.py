@@ -23,7 +23,7 @@ from planner.engines.vllm.blocks import (
 from planner.engines.vllm.caveats import graphics_note, unified_memory_notes
 from planner.engines.vllm.failures import free_at_start, sampler_headroom, vllm_failure
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import stage_context, vllm_stage
+from planner.engines.vllm.stage import stage_context, vllm_stage, vllm_stage_kept
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
 from planner.planning.plan import PlanRequest, load_context
@@ -190,10 +190,14 @@ def vllm_report(
     log; ``notes`` False: without the notes, nothing else changes)."""
     total = engine_total_bytes(request)
     util_total = overrides.util_total if overrides is not None else None
-    stages = [
-        vllm_stage(request, result, profile, i, stage_total_bytes(request, result, i), overrides)
+    kept = [
+        vllm_stage_kept(request, result, profile, i, stage_total_bytes(request, result, i), overrides)
         for i in range(len(result.stages))
     ]
+    stages = [stage for stage, _ in kept]
+    # The start-up checks kept with a one-stage plan's stage, without deployment options (its key holds all they
+    # read: the device total is then the stage's): vllm_failure.
+    checks = kept[0][1] if len(kept) == 1 and request.deployment is None else None
     first, max_len = stages[0], result.max_model_len
     cap = _capacity(request, result, profile, stages)
     if profile.is_v1:
@@ -201,7 +205,7 @@ def vllm_report(
         lines = _v1_lines(stages, cap, max_len, fixed)
     else:
         lines = _v0_lines(first, cap, max_len, total, profile.utilization)
-    failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated)
+    failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated, checks)
     if failure is not None and failure[0] in BEFORE_KV_CACHE:
         lines = []  # it stops before sizing the cache: only the error is printed
     if failure is not None and failure[1] not in lines:
