@@ -2,11 +2,12 @@
 sliding-window models, contexts, user counts, pricing and engines).
 
 Through the shortcuts: a ranking at a new context after one at another, so that what is kept across rankings
-serves it (the stages on each GPU and the screens, planner.advisor.reuse; vLLM's stages and sampler headrooms), with
-the per-ranking memos of planner.advisor.evaluate.Evaluator, the KV bytes per token kept per stage
-(planner.core.kv), vLLM's view of each GPU kept per GPU (planner.engines.platform), the plan made from the GPU-less
-basis, and hashes computed once (planner.bounds.hashing). Without: the plain Evaluator of test_fast_paths (every
-call afresh: plan() and assess() of each candidate's own request) with every memo emptied and holding no entry.
+serves it (the stages on each GPU and the screens, planner.advisor.reuse; vLLM's stages, the start-up checks kept
+with them and the sampler headrooms), with the per-ranking memos of planner.advisor.evaluate.Evaluator, the KV bytes
+per token kept per stage (planner.core.kv), vLLM's view of each GPU (planner.engines.platform) and the PCIe
+generation (planner.advisor.throughput) kept per GPU, the plan made from the GPU-less basis, and hashes computed
+once (planner.bounds.hashing). Without: the plain Evaluator of test_fast_paths (every call afresh: plan() and
+assess() of each candidate's own request) with every memo emptied and holding no entry.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from model_catalog import get_model, load_gpus
-from planner.advisor import Workload, rank, reuse, screen
+from planner.advisor import Workload, rank, reuse, screen, throughput
 from planner.advisor import ranking as ranking_module
 from planner.bounds.errors import PlannerError
 from planner.bounds.hashing import field_values
@@ -50,6 +51,7 @@ MEMOS: tuple[BoundedMemo[Any, Any], ...] = (
     failures._SAMPLERS,
     kv._PER_TOKEN,
     platform._GPU_PLATFORMS,
+    throughput._GENERATIONS,
 )
 
 
