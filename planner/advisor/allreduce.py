@@ -46,10 +46,16 @@ PCIE_NCCL_ALLREDUCE_US: dict[int, tuple[tuple[int, float], ...]] = {
 }
 
 
-def _measured_us(message_bytes: float, curve: tuple[tuple[int, float], ...]) -> float:
-    """The curve's time at ``message_bytes``: interpolated, the first point's below it, the last segment's rate
-    beyond it."""
-    sizes = [size for size, _ in curve]
+# The message sizes of each curve, for the bisection (read once, not per all-reduce: the speed model asks ~2,000 per
+# ranking).
+_SIZES: dict[int, tuple[int, ...]] = {
+    gpus: tuple(size for size, _ in curve) for gpus, curve in PCIE_NCCL_ALLREDUCE_US.items()
+}
+
+
+def _measured_us(message_bytes: float, curve: tuple[tuple[int, float], ...], sizes: tuple[int, ...]) -> float:
+    """The curve's time at ``message_bytes`` (``sizes``: its message sizes): interpolated, the first point's below
+    it, the last segment's rate beyond it."""
     if message_bytes <= sizes[0]:
         return curve[0][1]
     i = min(bisect_right(sizes, message_bytes), len(curve) - 1)
@@ -61,9 +67,10 @@ def pcie_allreduce_seconds(message_bytes: float, gpus: int, generation: int) -> 
     """One all-reduce of ``message_bytes`` over ``gpus`` on PCIe of ``generation``: the 4-GPU curve for two to
     four GPUs, the 8-GPU curve beyond (its time above the latency floor scaled by ``gpus / 8`` past eight), the part
     above the floor doubled per generation below Gen5."""
-    curve = PCIE_NCCL_ALLREDUCE_US[4 if gpus <= 4 else 8]
+    measured = 4 if gpus <= 4 else 8
+    curve = PCIE_NCCL_ALLREDUCE_US[measured]
     floor = curve[0][1]
-    above = _measured_us(message_bytes, curve) - floor
+    above = _measured_us(message_bytes, curve, _SIZES[measured]) - floor
     if gpus > 8:
         above *= gpus / 8
     scale: float = 2.0 ** (5 - generation)

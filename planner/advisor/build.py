@@ -42,6 +42,14 @@ class Built:
         self._prefill: dict[tuple[str, int], Load] = {}
         self._setups: dict[tuple[str, str, str, int, str], tuple[Setup, float | None, float]] = {}
         self._costs: dict[tuple[str, int, HostChoice | None], SystemCost] = {}
+        self._settings: dict[OverheadModel, tuple[str | None, float | None]] = {}
+        self._engine_notes: dict[tuple[str, str, str, str], str] = {}
+        w = workload
+        self.prefill_note = (
+            f"first token: one prompt of {self.prompt_tokens:,} tokens alone on the GPUs (compute-bound, no queueing); "
+            f"under load each user's reply of {w.mean_output_tokens:,} tokens follows {self.new_tokens:,} new prompt "
+            "tokens (the rest in the prefix cache), their prefill counted in the speed per user"
+        )
 
     def decode(self, weights: str, kv_dtype: str, batch: int) -> Load:
         key = (weights, kv_dtype, batch)
@@ -70,6 +78,22 @@ class Built:
             else:
                 self._costs[key] = cloud_cost(c.gpu, c.gpu_count)
         return self._costs[key]
+
+    def engine_settings(self, overhead: OverheadModel) -> tuple[str | None, float | None]:
+        """:func:`_engine_settings`, once per overhead model (its hash computed once: planner.bounds.hashing)."""
+        found = self._settings.get(overhead)
+        if found is None:
+            found = self._settings[overhead] = _engine_settings(overhead)
+        return found
+
+    def engine_note(self, row: SupportRow) -> str:
+        """The engine an option runs on, its matmuls and the support table's source: once per support row."""
+        key = (row.engine, row.compute, row.note, row.source)  # all it reads (the row's own hash reads every field)
+        found = self._engine_notes.get(key)
+        if found is None:
+            found = f"{ENGINE_LABELS[row.engine]}, {row.compute} matmuls" + (f" ({row.note})" if row.note else "")
+            found = self._engine_notes[key] = found + f"; source: {row.source}"
+        return found
 
     def prefill(self, weights: str, tokens: int) -> Load:
         """One prompt of ``tokens`` tokens (the whole prompt for a cold start, the new ones under load)."""
@@ -177,9 +201,7 @@ def _assumptions(b: Built, c: Candidate, row: SupportRow, s: Speed, a: Assessmen
     w = b.workload
     d = s.decode
     return {
-        "engine": f"{ENGINE_LABELS[row.engine]}, {row.compute} matmuls"
-        + (f" ({row.note})" if row.note else "")
-        + f"; source: {row.source}",
+        "engine": b.engine_note(row),
         "memory": (
             f"assess() under {a.engine_label or 'the estimate'}'s own profile at its defaults: the Memory page's "
             f"answer for this set-up ({w.context_tokens:,}-token conversations"
@@ -197,11 +219,7 @@ def _assumptions(b: Built, c: Candidate, row: SupportRow, s: Speed, a: Assessmen
             + f", all-reduce {d.comm_seconds * 1e3:.1f} ms; {d.bound}-bound; {d.seconds * 1e3:.1f} ms per step "
             f"({bandwidth_efficiency(s.setup):.0%} of the bandwidth; planner.advisor.engine_speed)"
         ),
-        "prefill": (
-            f"first token: one prompt of {b.prompt_tokens:,} tokens alone on the GPUs (compute-bound, no queueing); "
-            f"under load each user's reply of {w.mean_output_tokens:,} tokens follows {b.new_tokens:,} new prompt "
-            "tokens (the rest in the prefix cache), their prefill counted in the speed per user"
-        ),
+        "prefill": b.prefill_note,
         "cost": cost.basis,
         "cost per conversation": "total cost of ownership (or dollars per hour) / conversations held at once",
         "cost per million output tokens": "dollars per hour / (output tokens/s at the target load x 3,600) x 10^6",
@@ -223,7 +241,7 @@ def build_option(
     s = speed_of(b, c, row, batch)
     cost = b.cost(c, host, assumptions)
     warnings, undermining = _warnings(b, c, s, cost, row)
-    version, fraction = _engine_settings(overhead)
+    version, fraction = b.engine_settings(overhead)
     conversations = a.conversations * c.replicas
     return Option(
         gpu_id=c.gpu.id,

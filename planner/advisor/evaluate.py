@@ -42,7 +42,6 @@ from planner.planning.plan import (
     plan_basis,
     plan_from,
     stages_at,
-    with_loaded_weights,
 )
 from planner.planning.results import PlanResult
 
@@ -116,11 +115,13 @@ class Evaluator:
         self._bases: dict[tuple[str, int, str, str], PlanBasis] = {}
         self._fits: dict[tuple[str, int, int, str, str, str], MemoryFit] = {}
         self._stages: dict[tuple[str, int, int, str, str, str], GpuStages] = {}
-        self._held: dict[tuple[str, str, int, int, str, str, int], Assessment] = {}
+        self._held: dict[tuple[OnGpu, int], Assessment] = {}
         self._runners: dict[tuple[str | None, str, str], SupportRow | str] = {}
         self._hosts: dict[tuple[str, int, int], HostChoice | None] = {}
         self._requests: dict[tuple[str, int, int, str, str, str], PlanRequest] = {}
         self._memos: dict[int, StagesMemo | None] = {}
+        self._gpu_memory: dict[tuple[str, str], int] = {}
+        self._fixed_slots: dict[str, bool] = {}
         self.built = Built(model, workload, self.params)
 
     def profile(self, engine: str) -> OverheadModel:
@@ -161,8 +162,12 @@ class Evaluator:
         return self._fits[key]
 
     def _on_gpu(self, c: Candidate, engine: str) -> OnGpu:
-        """The key of the candidate's fit, request and stages (:class:`OnGpu`)."""
-        memory = self.memory(c.gpu, self.profile(engine))
+        """The key of the candidate's fit, request and stages (:class:`OnGpu`); its memory (:meth:`memory`, which
+        reads only the GPU and the engine's profile) asked once per GPU and engine."""
+        gpu_engine = (c.gpu.id, engine)
+        memory = self._gpu_memory.get(gpu_engine)
+        if memory is None:
+            memory = self._gpu_memory[gpu_engine] = self.memory(c.gpu, self.profile(engine))
         return OnGpu(engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
 
     def _basis(self, c: Candidate, engine: str) -> PlanBasis:
@@ -173,24 +178,26 @@ class Evaluator:
             self._bases[key] = plan_basis(base)
         return self._bases[key]
 
-    def _planned_request(self, c: Candidate, engine: str) -> PlanRequest:
+    def _planned_request(self, c: Candidate, engine: str, on_gpu: OnGpu | None = None) -> PlanRequest:
         """The candidate's own request (:meth:`request` at its memory), once per engine, memory, split, precisions
         and GPU: its basis's request (:meth:`request` validated, once per engine, split and precisions) with the GPU
         (a validated :class:`GpuSpec`) and its memory size, validated alone; the request's one validator (the shared
-        prefix against the context) reads neither."""
-        key = self._on_gpu(c, engine)
-        if key not in self._requests:
+        prefix against the context) reads neither. ``on_gpu``: its key (:meth:`_on_gpu`), when the caller has it."""
+        key = on_gpu or self._on_gpu(c, engine)
+        request = self._requests.get(key)
+        if request is None:
             update = {"gpu": c.gpu, "gpu_memory_bytes": MEMORY_BYTES.validate_python(key.memory)}
-            self._requests[key] = self._basis(c, engine).request.model_copy(update=update)
-        return self._requests[key]
+            request = self._requests[key] = self._basis(c, engine).request.model_copy(update=update)
+        return request
 
-    def _kept(self, c: Candidate, engine: str) -> GpuStages:
+    def _kept(self, c: Candidate, engine: str, on_gpu: OnGpu | None = None) -> GpuStages:
         """The candidate's memory on its GPU (:func:`_gpu_stages`), once per engine, memory, split, precisions and
         GPU, and kept across rankings by :mod:`planner.advisor.reuse` when it reads no length."""
-        key = self._on_gpu(c, engine)
+        key = on_gpu or self._on_gpu(c, engine)
+        found = self._stages.get(key)
+        if found is not None:
+            return found
         overhead, memory = self.profile(engine), key.memory
-        if key in self._stages:
-            return self._stages[key]
         memo = self._memo(overhead)
         memo_key = stage_key(c.gpu, memory, c.tensor_parallel, c.weights, c.kv_dtype)
         kept = memo.get(memo_key) if memo is not None else None
@@ -201,12 +208,12 @@ class Evaluator:
         self._stages[key] = kept
         return kept
 
-    def _plan(self, c: Candidate, engine: str) -> PlanResult:
-        """The plan of the candidate's own request (its basis with the GPU: the kernels' padding on this device;
-        :func:`plan_from`: what ``plan()`` returns), made when first assessed: it reads the lengths."""
-        request, kept = self._planned_request(c, engine), self._kept(c, engine)
-        full = with_loaded_weights(self._basis(c, engine), request, kept.weights_bytes)
-        return plan_from(full, kept.stages)  # full: what plan_basis(request, like=basis) gives
+    def _plan(self, c: Candidate, engine: str, on_gpu: OnGpu) -> PlanResult:
+        """The plan of the candidate's own request (:func:`plan_from`: what ``plan()`` returns), made when first
+        assessed: it reads the lengths. From its stages on the GPU (:meth:`_kept`) and the GPU-less basis:
+        :func:`plan_from` reads neither the request's GPU and memory size nor the basis's weights (the stages hold
+        those), and the two bases differ in nothing else (:func:`planner.planning.plan.plan_basis` with ``like``)."""
+        return plan_from(self._basis(c, engine), self._kept(c, engine, on_gpu).stages)
 
     def _memo(self, overhead: OverheadModel) -> StagesMemo | None:
         """The stages kept across rankings for this model under ``overhead``
@@ -219,15 +226,23 @@ class Evaluator:
     def assessment(self, c: Candidate, engine: str) -> Assessment:
         """:func:`planner.assessment.assess.assess` of one replica under the engine's profile, launched for the
         target (an engine with fixed slots gets one per user of its replica)."""
-        overhead = self.profile(engine)
-        memory = self.memory(c.gpu, overhead)
-        fixed_slots = isinstance(overhead, EngineProfile) and engine_of(overhead)[0].fixed_slots
-        users = math.ceil(max(1, self.target) / c.replicas) if fixed_slots else 0
-        key = (engine, c.gpu.id, memory, c.tensor_parallel, c.weights, c.kv_dtype, users)
-        if key not in self._held:
-            request = self._planned_request(c, engine)
-            self._held[key] = assess(request, users or None, self._plan(c, engine), notes=False)
-        return self._held[key]
+        on_gpu = self._on_gpu(c, engine)
+        users = math.ceil(max(1, self.target) / c.replicas) if self._slots_fixed(engine) else 0
+        key = (on_gpu, users)
+        held = self._held.get(key)
+        if held is None:
+            request = self._planned_request(c, engine, on_gpu)
+            held = self._held[key] = assess(request, users or None, self._plan(c, engine, on_gpu), notes=False)
+        return held
+
+    def _slots_fixed(self, engine: str) -> bool:
+        """Whether the engine fixes its slots at start-up (llama.cpp ``-np``), asked once per engine."""
+        fixed = self._fixed_slots.get(engine)
+        if fixed is None:
+            overhead = self.profile(engine)
+            fixed = isinstance(overhead, EngineProfile) and engine_of(overhead)[0].fixed_slots
+            self._fixed_slots[engine] = fixed
+        return fixed
 
     def runner(self, c: Candidate) -> SupportRow | str:
         """The engine that runs the candidate (:func:`planner.advisor.support.runner`), or why none does: both read

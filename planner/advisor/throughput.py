@@ -30,6 +30,7 @@ from typing import Literal, NamedTuple
 
 from planner.advisor.kernels import ComputePath, llamacpp_flash_attention, moe_kernel_layer_seconds
 from planner.advisor.matmuls import Matmuls, matmul_shapes
+from planner.bounds.memo import BoundedMemo
 from planner.core.blocks import ATTENTION_KINDS, LayerKind
 from planner.core.gpu import GpuSpec
 from planner.core.kv import cached_tokens, kv_bytes_per_sequence
@@ -78,11 +79,21 @@ def fp16_accumulate_factor(gpu: GpuSpec) -> float:
     return gpu.compute.fp16_accumulate / fp16
 
 
+# The generation read off each GPU's form factor and interconnect text (every all-reduce over PCIe asks it): one entry
+# per distinct text, a catalog holds ~50; 256 keep a few catalogs' worth (short strings and ints).
+PCIE_TEXTS = 256
+_GENERATIONS: BoundedMemo[str, int] = BoundedMemo(PCIE_TEXTS)
+
+
 def pcie_generation(gpu: GpuSpec) -> int:
-    """The PCIe generation the card's link runs (from its form factor or interconnect text; Gen4 when unstated)."""
+    """The PCIe generation the card's link runs (from its form factor or interconnect text; Gen4 when unstated),
+    kept per text (:data:`PCIE_TEXTS`, least recently used out)."""
     text = f"{gpu.form_factor or ''} {gpu.interconnect or ''}"
-    found = re.search(r"(?:Gen\s?|PCIe\s)([345])", text)
-    return int(found.group(1)) if found else 4
+    kept = _GENERATIONS.get(text)
+    if kept is None:
+        found = re.search(r"(?:Gen\s?|PCIe\s)([345])", text)
+        kept = _GENERATIONS.put(text, int(found.group(1)) if found else 4)
+    return kept
 
 
 def pcie_lanes(gpu: GpuSpec) -> int:

@@ -21,6 +21,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from planner.bounds.hashing import HashedOnce
 from planner.core.units import GB
 
 PositiveFloat = Annotated[float, Field(gt=0)]
@@ -47,7 +48,7 @@ INTEGRATED_CAPABILITIES = ((8, 7), (11, 0), (12, 1))
 GRAPHICS_CAPABILITIES = ((8, 6), (8, 9), (12, 0))
 
 
-class DevicePlatform(BaseModel, frozen=True, extra="forbid"):
+class DevicePlatform(HashedOnce, frozen=True, extra="forbid"):
     """What software reads from the device it runs on, as the catalog entry determines it: the CUDA compute
     capability (``None``: not an NVIDIA CUDA device), whether the GPU shares the host's memory, and whether cards
     reach each other directly (peer-to-peer: GeForce cards have none without an NVLink bridge)."""
@@ -212,7 +213,7 @@ class CloudPrice(BaseModel, frozen=True, extra="forbid"):
         return f"{self.provider} ${self.usd_per_gpu_hour:g}{high}/GPU-hour{instance}, {self.date}"
 
 
-class GpuSpec(BaseModel, frozen=True, extra="forbid"):
+class GpuSpec(HashedOnce, frozen=True, extra="forbid"):
     """One accelerator, as one TOML file in ``model_catalog/gpus/`` (file name = ``id``).
 
     Required: ``id``, ``name``, ``vendor``, ``memory_marketed_gb``, ``sources`` and the tables ``[compute]``

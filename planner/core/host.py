@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from planner.bounds.hashing import HashedOnce
 from planner.core.gpu import PurchaseKind
 
 PositiveFloat = Annotated[float, Field(gt=0)]
@@ -37,7 +38,7 @@ class HostPrice(BaseModel, frozen=True, extra="forbid"):
     derivation: str = ""  # the arithmetic, when the figure is derived from sourced ones
 
 
-class HostSpec(BaseModel, frozen=True, extra="forbid"):
+class HostSpec(HashedOnce, frozen=True, extra="forbid"):
     """One machine that holds GPUs (a TOML file in ``model_catalog/hosts/``; file name = ``id``).
 
     ``takes``: the purchase kinds it holds (``card``, ``pair``, ``baseboard``); ``gpu_slots``: how many GPUs;

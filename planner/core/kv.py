@@ -20,6 +20,7 @@ from collections import Counter
 from functools import lru_cache
 
 from planner.bounds.errors import PlannerError
+from planner.bounds.memo import BoundedMemo
 from planner.core.blocks import GatedDeltaNetSpec, LayerKind, Mamba2Spec
 from planner.core.kv_formats import kv_format
 from planner.core.model import ModelSpec
@@ -70,11 +71,28 @@ def attention_layer_count(model: ModelSpec, kinds: tuple[LayerKind, ...] | None 
     return sum(1 for kind in model.layers if kind in wanted)
 
 
+# Bytes per token of a model's stage, asked by every plan (each of the advisor's assessments): kept per model (its
+# hash computed once: planner.bounds.hashing), KV dtype, split and layer range. A ranking asks ~30 (dtypes x splits);
+# an entry is a 5-tuple and an int (the model itself is held by kinds_in's cache too): 512 keep well under 1 MB
+# besides the models.
+PER_TOKEN_ENTRIES = 512
+_PER_TOKEN: BoundedMemo[tuple[ModelSpec, str, int, int, int], int] = BoundedMemo(PER_TOKEN_ENTRIES)
+
+
 def kv_bytes_per_token_in_layers(
     model: ModelSpec, kv_dtype: str, tensor_parallel: int = 1, layers: range | None = None
 ) -> int:
-    """Bytes one token costs in the layers of ``layers`` (all by default) that keep a KV cache, on one GPU."""
+    """Bytes one token costs in the layers of ``layers`` (all by default) that keep a KV cache, on one GPU (kept:
+    :data:`PER_TOKEN_ENTRIES`, least recently used out)."""
     span = layers if layers is not None else range(model.num_hidden_layers)
+    key = (model, kv_dtype, tensor_parallel, span.start, span.stop)
+    kept = _PER_TOKEN.get(key)
+    if kept is None:
+        kept = _PER_TOKEN.put(key, _per_token_in_layers(model, kv_dtype, tensor_parallel, span))
+    return kept
+
+
+def _per_token_in_layers(model: ModelSpec, kv_dtype: str, tensor_parallel: int, span: range) -> int:
     total = 0
     for kind, count in kinds_in(model, span.start, span.stop):
         if kind in (LayerKind.FULL, LayerKind.SLIDING, LayerKind.CHUNKED):

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from planner.bounds.hashing import HashedOnce
 from planner.core.blocks import ATTENTION_KINDS, GatedDeltaNetSpec, LayerKind, Mamba2Spec
 from planner.core.model import ModelSpec
 
 Count = Annotated[int, Field(ge=0)]
 
 
-class ParameterBreakdown(BaseModel, frozen=True, extra="forbid"):
+class ParameterBreakdown(HashedOnce, frozen=True, extra="forbid"):
     """Parameters by category. ``total`` is what the checkpoint holds; ``active`` what one token uses."""
 
     embedding: Count = 0  # input token embedding (vocab x hidden)

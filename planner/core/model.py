@@ -14,8 +14,9 @@ from collections import Counter
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import Field, model_validator
 
+from planner.bounds.hashing import HashedOnce
 from planner.bounds.limits import (
     MAX_HIDDEN,
     MAX_LAYERS,
@@ -45,7 +46,7 @@ from planner.core.precision import WeightPrecision
 LinearSpec = Annotated[Mamba2Spec | GatedDeltaNetSpec, Field(discriminator="kind")]
 
 
-class ModelSpec(BaseModel, frozen=True, extra="forbid"):
+class ModelSpec(HashedOnce, frozen=True, extra="forbid"):
     """A decoder-only language model, as far as memory is concerned."""
 
     id: Annotated[str, Field(min_length=1, max_length=512)]

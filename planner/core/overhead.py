@@ -24,6 +24,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, SerializeAsAny
 
+from planner.bounds.hashing import HashedOnce
 from planner.core.gpu import DevicePlatform
 from planner.core.model import ModelSpec
 from planner.core.units import GB, GiB
@@ -121,7 +122,7 @@ class LoadContext(BaseModel, frozen=True, extra="forbid"):
 OVERHEAD_KINDS: dict[str, type[OverheadModelBase]] = {}
 
 
-class OverheadModelBase(BaseModel, frozen=True, extra="forbid"):
+class OverheadModelBase(HashedOnce, frozen=True, extra="forbid"):
     """An overhead model: ``kind`` names it, :meth:`per_gpu` sizes the working space of one GPU."""
 
     kind: str

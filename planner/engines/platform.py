@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from planner.bounds.memo import BoundedMemo
 from planner.core.gpu import DevicePlatform, GpuSpec
 
 
@@ -59,6 +60,16 @@ def platform_of(platform: DevicePlatform | None) -> VllmPlatform:
     return VllmPlatform() if platform is None else VllmPlatform(**platform.model_dump())
 
 
+# vLLM's view of each GPU asked for (every assessment asks it of its GPU, found by the GPU's own hash, computed once:
+# planner.bounds.hashing): one entry per GPU entry, a catalog holds ~50; 256 keep a few catalogs' worth.
+GPU_PLATFORMS = 256
+_GPU_PLATFORMS: BoundedMemo[GpuSpec, VllmPlatform] = BoundedMemo(GPU_PLATFORMS)
+
+
 def vllm_platform(gpu: GpuSpec | None) -> VllmPlatform:
-    """The platform facts of catalog GPU ``gpu`` (``None``: an unnamed CUDA device, datacenter defaults)."""
-    return platform_of(gpu.platform if gpu is not None else None)
+    """The platform facts of catalog GPU ``gpu`` (``None``: an unnamed CUDA device, datacenter defaults), kept per
+    GPU (:data:`GPU_PLATFORMS`, least recently used out)."""
+    if gpu is None:
+        return platform_of(None)
+    kept = _GPU_PLATFORMS.get(gpu)
+    return kept if kept is not None else _GPU_PLATFORMS.put(gpu, platform_of(gpu.platform))

@@ -333,7 +333,10 @@ def plan(request: PlanRequest) -> PlanResult:
 
 def plan_from(basis: PlanBasis, stages: tuple[StageMemory, ...]) -> PlanResult:
     """The plan of ``basis.request`` from its basis and its stages at ``request.gpu_memory_bytes``
-    (:func:`stages_at`): what :func:`plan` returns, for a caller that already has them (the advisor)."""
+    (:func:`stages_at`): what :func:`plan` returns, for a caller that already has them (the advisor). It reads the
+    request's model, precisions, GPU count, lengths and block size, and neither its GPU, its memory size nor the
+    basis's weights (the stages hold what those give): the basis of the same request on another GPU gives the same
+    plan (the advisor plans from its GPU-less basis)."""
     request = basis.request
     fit = fit_of(basis, stages)
     model = request.model

@@ -100,6 +100,12 @@ def _spec_counts(keys: tuple[LayerKey, ...]) -> tuple[tuple[LayerKey, int], ...]
     return tuple(Counter(keys).items())
 
 
+def has_linear_layers(keys: tuple[LayerKey, ...]) -> bool:
+    """Whether any layer of ``keys`` is a linear-attention (Mamba / Gated DeltaNet) one: read off the cached spec
+    counts (a few specs) instead of every layer (the start-up checks ask it of every assessment)."""
+    return any(key[0] == "mamba" for key, _ in _spec_counts(keys))
+
+
 def needed_bytes(stage: VllmStage, max_model_len: int, batched_tokens: int) -> int:
     """KV bytes one request of ``max_model_len`` needs on this rank (``check_enough_kv_cache_memory``), a
     speculative proposer's pages (with its look-ahead slots) included."""

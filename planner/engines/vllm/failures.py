@@ -34,9 +34,9 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import FailureKind
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.platform import vllm_platform
-from planner.engines.vllm.blocks import VllmStage, needed_bytes
+from planner.engines.vllm.blocks import VllmStage, has_linear_layers, needed_bytes
 from planner.engines.vllm.profile import UMA_HOST_DEFAULT_BYTES, VllmProfile
-from planner.engines.vllm.stage import gpu_fields, stage_context
+from planner.engines.vllm.stage import StartChecks, gpu_fields, stage_context
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -213,7 +213,7 @@ def mamba_refusal(request: PlanRequest, profile: VllmProfile, stages: list[VllmS
     blocks = min(s.blocks for s in stages)
     if not (profile.rules.mamba_block_refusal and stages[0].graphs.full > 0):
         return None
-    if not any(key[0] == "mamba" for key in stages[0].layer_keys):  # hybrid: read last, the longest
+    if not has_linear_layers(stages[0].layer_keys):  # hybrid: read last
         return None
     _, seqs = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)
     if seqs <= blocks:
@@ -233,13 +233,12 @@ def vllm_failure(
     min_available: int,
     fits_len: bool,
     estimated: int | None,
+    checks: StartChecks | None = None,
 ) -> Failure | None:
-    """The first reason vLLM does not start with this set-up, or ``None`` when it starts."""
-    failure = (
-        _config_failure(request, result, profile)
-        or _memory_failure(request, result, profile, stages[0])
-        or _fixed_kv_failure(request, result, profile, stages[0])
-    )
+    """The first reason vLLM does not start with this set-up, or ``None`` when it starts. ``checks``: the outcomes
+    of the checks that read no length, kept with a one-stage plan's kept stage
+    (:func:`planner.engines.vllm.stage.vllm_stage_kept`: its key holds all they read), made here when first asked."""
+    failure = _config_failure(request, result, profile) or _before_kv(request, result, profile, stages, checks)
     if failure is not None:
         return failure
     max_len = result.max_model_len
@@ -263,12 +262,41 @@ def vllm_failure(
             f"({gib_text(min_available)} GiB). Based on the available memory, the estimated maximum model "
             f"length is {estimated}."
         )
+    if checks is None:
+        return _after_kv(request, result, profile, stages)
+    if checks.after_kv is StartChecks.UNSET:
+        checks.after_kv = _after_kv(request, result, profile, stages)
+    found: Failure | None = checks.after_kv
+    return found
+
+
+def _before_kv(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage], checks: StartChecks | None
+) -> Failure | None:
+    """The checks before the KV sizing that read no length: the weights against free memory, a fixed KV cache."""
+    if checks is not None and checks.before_kv is not StartChecks.UNSET:
+        kept: Failure | None = checks.before_kv
+        return kept
+    failure = _memory_failure(request, result, profile, stages[0]) or _fixed_kv_failure(
+        request, result, profile, stages[0]
+    )
+    if checks is not None:
+        checks.before_kv = failure
+    return failure
+
+
+def _after_kv(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage]
+) -> Failure | None:
+    """The checks after the KV cache's, which read no length under V1 (its batch reads none): the Mamba blocks,
+    the sampler's warm-up."""
     refusal = mamba_refusal(request, profile, stages)
     if refusal is not None:
         return refusal
     if profile.is_v1 and not profile.enforce_eager:
         free, need = sampler_headroom(request, result, profile, stages[-1])
         if free < need:
+            max_len = result.max_model_len
             _, seqs = profile.batch(engine_total_bytes(request), None, max_len)
             return "sampler-oom", (
                 "RuntimeError: CUDA out of memory occurred when warming up sampler with "

@@ -28,14 +28,13 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from pydantic import BaseModel
-
+from planner.bounds.hashing import HashedOnce
 from planner.engines.vllm.versions import VllmRules
 
 MIN_PER_GRAPH = 1 << 20  # "Use at least 1 MiB per graph for driver overhead" (gpu_model_runner.py:6531)
 
 
-class GraphSet(BaseModel, frozen=True, extra="forbid"):
+class GraphSet(HashedOnce, frozen=True, extra="forbid"):
     """The capture sizes and how many graphs of each mode one rank captures."""
 
     sizes: tuple[int, ...] = ()

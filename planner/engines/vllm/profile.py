@@ -28,7 +28,7 @@ fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 
 from __future__ import annotations
 
 import math
-from typing import Annotated, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from pydantic import Field
 
@@ -123,9 +123,20 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     def version(self) -> tuple[int, int, int]:
         return parse_version(self.engine_version)
 
+    # The release's rules, kept on the instance once read (a frozen profile's release never changes; a copy starts
+    # without them): every assessment reads them a dozen times.
+    __slots__ = ("_rules_kept",)
+    if TYPE_CHECKING:  # the slot, not a field nor a private attribute: pydantic does not see it
+        _rules_kept: VllmRules
+
     @property
     def rules(self) -> VllmRules:
-        return vllm_rules(self.engine_version)
+        try:
+            kept: VllmRules = self._rules_kept
+        except AttributeError:
+            kept = vllm_rules(self.engine_version)
+            object.__setattr__(self, "_rules_kept", kept)
+        return kept
 
     @property
     def fitted(self) -> VllmConstants:

@@ -7,25 +7,32 @@ Block accounting: :mod:`planner.engines.vllm.blocks`. V1 lines follow ``vllm/v1/
 from __future__ import annotations
 
 import math
-
-from pydantic import BaseModel
+from typing import NamedTuple
 
 from planner.engines.base import BEFORE_KV_CACHE, EngineReport, engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
 from planner.engines.loading import kernel_padding_bytes
-from planner.engines.vllm.blocks import StageOverrides, VllmStage, estimate_max_len, needed_bytes, pages_per_request
+from planner.engines.vllm.blocks import (
+    StageOverrides,
+    VllmStage,
+    estimate_max_len,
+    has_linear_layers,
+    needed_bytes,
+    pages_per_request,
+)
 from planner.engines.vllm.caveats import graphics_note, unified_memory_notes
 from planner.engines.vllm.failures import free_at_start, sampler_headroom, vllm_failure
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import stage_context, vllm_stage
+from planner.engines.vllm.stage import stage_context, vllm_stage, vllm_stage_kept
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
 from planner.planning.plan import PlanRequest, load_context
 from planner.planning.results import PlanResult
 
 
-class _Capacity(BaseModel, frozen=True, extra="forbid"):
-    """Tokens, concurrency and the start-up check, as the engine computes them from the block count."""
+class _Capacity(NamedTuple):
+    """Tokens, concurrency and the start-up check, as the engine computes them from the block count (a private
+    step of :func:`vllm_report`, whose :class:`EngineReport` validates what it takes of it)."""
 
     blocks: int
     groups: int
@@ -138,7 +145,7 @@ def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stage
             f"CUDA graphs: {graphs.mode}, {graphs.piecewise} piecewise + {graphs.full} full (sizes up to "
             f"{graphs.sizes[-1]}), estimated {gib_text(first.cuda_graph)} GiB per GPU."
         )
-    if any(key[0] == "mamba" for key in first.layer_keys):
+    if has_linear_layers(first.layer_keys):
         notes.append(
             f"Hybrid model: attention blocks of {first.block_size} tokens (one state page per block), "
             f"{first.mamba_pages} state page(s) per running sequence in each linear-attention group."
@@ -183,10 +190,14 @@ def vllm_report(
     log; ``notes`` False: without the notes, nothing else changes)."""
     total = engine_total_bytes(request)
     util_total = overrides.util_total if overrides is not None else None
-    stages = [
-        vllm_stage(request, result, profile, i, stage_total_bytes(request, result, i), overrides)
+    kept = [
+        vllm_stage_kept(request, result, profile, i, stage_total_bytes(request, result, i), overrides)
         for i in range(len(result.stages))
     ]
+    stages = [stage for stage, _ in kept]
+    # The start-up checks kept with a one-stage plan's stage, without deployment options (its key holds all they
+    # read: the device total is then the stage's): vllm_failure.
+    checks = kept[0][1] if len(kept) == 1 and request.deployment is None else None
     first, max_len = stages[0], result.max_model_len
     cap = _capacity(request, result, profile, stages)
     if profile.is_v1:
@@ -194,7 +205,7 @@ def vllm_report(
         lines = _v1_lines(stages, cap, max_len, fixed)
     else:
         lines = _v0_lines(first, cap, max_len, total, profile.utilization)
-    failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated)
+    failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated, checks)
     if failure is not None and failure[0] in BEFORE_KV_CACHE:
         lines = []  # it stops before sizing the cache: only the error is printed
     if failure is not None and failure[1] not in lines:

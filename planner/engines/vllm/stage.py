@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 from planner.bounds.memo import BoundedMemo
 from planner.core.blocks import LayerKind
@@ -95,15 +96,30 @@ def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile, w
     return profile.non_torch_bytes(result.tensor_parallel, result.pipeline_parallel, platform, weights)
 
 
+class StartChecks:
+    """The start-up checks of a one-stage plan that read no length (:mod:`planner.engines.vllm.failures`: those
+    before the KV sizing, and those after the length's check), kept with its stage by :func:`vllm_stage_kept`: each
+    made when first asked (``UNSET`` until then)."""
+
+    UNSET: Any = object()
+    __slots__ = ("after_kv", "before_kv")
+
+    def __init__(self) -> None:
+        self.before_kv: Any = StartChecks.UNSET
+        self.after_kv: Any = StartChecks.UNSET
+
+
 # The stages of one model planned again at another context (the advisor's context slider): ~600 per ranking of one
-# model over the catalog, up to ~1,500; an entry is one VllmStage (~1 kB): 4 scopes of 2,048 keep ~8 MB at most.
+# model over the catalog, up to ~1,500; an entry is one VllmStage (~1 kB) and its start-up checks (two failures, a
+# few hundred bytes): 4 scopes of 2,048 keep ~10 MB at most.
 LENGTH_FREE_SCOPES = 4
 LENGTH_FREE_ENTRIES = 2048
 StageKey = tuple[object, ...]
-_SCOPES: BoundedMemo[tuple[VllmProfile, ModelSpec], BoundedMemo[StageKey, VllmStage]] = BoundedMemo(LENGTH_FREE_SCOPES)
+Kept = tuple[VllmStage, StartChecks]
+_SCOPES: BoundedMemo[tuple[VllmProfile, ModelSpec], BoundedMemo[StageKey, Kept]] = BoundedMemo(LENGTH_FREE_SCOPES)
 # The last (profile, model, scope) asked for, as one tuple read and replaced whole (the dashboard ranks in several
 # threads): it holds the profile and model, so identity is equality.
-_LAST: list[tuple[VllmProfile, ModelSpec, BoundedMemo[StageKey, VllmStage]] | None] = [None]
+_LAST: list[tuple[VllmProfile, ModelSpec, BoundedMemo[StageKey, Kept]] | None] = [None]
 
 
 def clear_length_free() -> None:
@@ -119,7 +135,7 @@ def gpu_fields(gpu: GpuSpec | None) -> tuple[str | None, ...]:
     return (gpu.id, gpu.name, gpu.vendor, gpu.architecture, gpu.form_factor)
 
 
-def _scope(profile: VllmProfile, model: ModelSpec) -> BoundedMemo[StageKey, VllmStage]:
+def _scope(profile: VllmProfile, model: ModelSpec) -> BoundedMemo[StageKey, Kept]:
     """The kept stages of ``model`` under ``profile`` (the last one asked for without hashing either again)."""
     last = _LAST[0]
     if last is not None and last[0] is profile and last[1] is model:
@@ -140,7 +156,8 @@ def _length_free_key(
     :attr:`VllmProfile.is_v1`; and as the state pages of a hybrid model's running request
     (:func:`state_pages_per_request`), computed again on every call. The request is read through its GPU (name and
     platform: :func:`gpu_fields`), KV dtype, weights, block size and deployment; the result through its split, its
-    stage count and the stage's layers and weights (with LoRA slots and the drafter)."""
+    stage count and the stage's layers, weights (with LoRA slots and the drafter) and other processes' memory (which
+    the start-up checks read: :class:`StartChecks`)."""
     stage = result.stages[stage_index]
     return (
         *gpu_fields(request.gpu),
@@ -156,6 +173,7 @@ def _length_free_key(
         stage.weights_bytes,
         stage.lora_bytes,
         stage.draft_bytes,
+        stage.other_bytes,
         total,
         overrides,
     )
@@ -172,19 +190,32 @@ def vllm_stage(
     """Available KV memory, page size, groups and blocks of one rank of pipeline stage ``stage_index``. Under a V1
     :class:`VllmProfile` itself (a subclass may read more) what reads no length is kept across calls (bounded:
     :data:`LENGTH_FREE_SCOPES` x :data:`LENGTH_FREE_ENTRIES`, least recently used out; :func:`_length_free_key`)."""
+    return vllm_stage_kept(request, result, profile, stage_index, total, overrides)[0]
+
+
+def vllm_stage_kept(
+    request: PlanRequest,
+    result: PlanResult,
+    profile: VllmProfile,
+    stage_index: int,
+    total: int,
+    overrides: StageOverrides | None = None,
+) -> tuple[VllmStage, StartChecks | None]:
+    """:func:`vllm_stage`, and the start-up checks kept with it when it is kept (``None``: it is not)."""
     if type(profile) is not VllmProfile or not profile.is_v1:
-        return _vllm_stage(request, result, profile, stage_index, total, overrides)
+        return _vllm_stage(request, result, profile, stage_index, total, overrides), None
     try:
         memo = _scope(profile, request.model)
     except TypeError:  # a profile a calibration fit builds holds its trial constants in a dict: planned afresh
-        return _vllm_stage(request, result, profile, stage_index, total, overrides)
+        return _vllm_stage(request, result, profile, stage_index, total, overrides), None
     key = _length_free_key(request, result, stage_index, total, overrides)
-    kept = memo.get(key)
-    if kept is None:
-        return memo.put(key, _vllm_stage(request, result, profile, stage_index, total, overrides))
+    found = memo.get(key)
+    if found is None:
+        return memo.put(key, (_vllm_stage(request, result, profile, stage_index, total, overrides), StartChecks()))
+    kept, checks = found
     mode = mamba_mode(profile.rules, request.model, profile.enable_prefix_caching)
     pages = state_pages_per_request(mode, kept.spec_tokens, result.max_model_len, kept.block_size)
-    return kept if pages == kept.mamba_pages else kept.model_copy(update={"mamba_pages": pages})
+    return (kept if pages == kept.mamba_pages else kept.model_copy(update={"mamba_pages": pages})), checks
 
 
 def _vllm_stage(

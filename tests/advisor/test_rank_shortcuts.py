@@ -1,0 +1,146 @@
+"""A ranking made through every shortcut equals one made without any (hypothesis over dense, MoE, hybrid and
+sliding-window models, contexts, user counts, pricing and engines).
+
+Through the shortcuts: a ranking at a new context after one at another, so that what is kept across rankings
+serves it (the stages on each GPU and the screens, planner.advisor.reuse; vLLM's stages, the start-up checks kept
+with them and the sampler headrooms), with the per-ranking memos of planner.advisor.evaluate.Evaluator, the KV bytes
+per token kept per stage (planner.core.kv), vLLM's view of each GPU (planner.engines.platform) and the PCIe
+generation (planner.advisor.throughput) kept per GPU, the plan made from the GPU-less basis, and hashes computed
+once (planner.bounds.hashing). Without: the plain Evaluator of test_fast_paths (every call afresh: plan() and
+assess() of each candidate's own request) with every memo emptied and holding no entry.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from model_catalog import get_model, load_gpus
+from planner.advisor import Workload, rank, reuse, screen, throughput
+from planner.advisor import ranking as ranking_module
+from planner.bounds.errors import PlannerError
+from planner.bounds.hashing import field_values
+from planner.bounds.memo import BoundedMemo
+from planner.core import kv
+from planner.core.model import ModelSpec
+from planner.engines import platform
+from planner.engines.vllm import failures
+from planner.engines.vllm import stage as vllm_stage
+from planner.engines.vllm.profile import VllmProfile
+from tests.advisor.test_fast_paths import _PlainEvaluator
+
+GPUS = list(load_gpus().values())
+MODELS = (
+    "meta-llama/Llama-3.1-70B",  # dense
+    "Qwen/Qwen3-30B-A3B",  # MoE
+    "Qwen/Qwen3-Next-80B-A3B-Instruct",  # hybrid: linear attention
+    "ibm-granite/granite-4.0-h-small",  # Mamba hybrid MoE
+    "google/gemma-2-9b",  # sliding window
+    "google/gemma-3-27b-it",  # sliding window, vision tower
+    "openai/gpt-oss-20b",  # sliding window, MXFP4 experts
+)
+MEMOS: tuple[BoundedMemo[Any, Any], ...] = (
+    screen._SCREENS,
+    failures._SAMPLERS,
+    kv._PER_TOKEN,
+    platform._GPU_PLATFORMS,
+    throughput._GENERATIONS,
+)
+
+
+@contextmanager
+def _plain() -> Iterator[None]:
+    """The plain Evaluator, and every memo empty and kept empty (its size 0)."""
+    saved = reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, [memo.max_entries for memo in MEMOS]
+    reuse.clear()
+    for memo in MEMOS:
+        memo.clear()
+        memo.max_entries = 0
+    reuse.SCOPE_ENTRIES = vllm_stage.LENGTH_FREE_ENTRIES = 0
+    try:
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setattr(ranking_module, "Evaluator", _PlainEvaluator)
+            yield
+    finally:
+        reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, sizes = saved
+        for memo, size in zip(MEMOS, sizes, strict=True):
+            memo.max_entries = size
+        reuse.clear()
+
+
+Case = tuple[str, int, int, dict[str, Any], dict[str, Any]]
+
+
+@st.composite
+def _cases(draw: st.DrawFn) -> Case:
+    model = draw(st.sampled_from(MODELS))
+    top = min(get_model(model).spec.max_position_embeddings, 131072)
+    contexts = st.integers(256, top) | st.sampled_from(sorted({c for c in (512, 4096, 32768, top) if c <= top}))
+    fields: dict[str, Any] = {
+        "concurrent_conversations": draw(st.integers(1, 300)),
+        "pricing": draw(st.sampled_from(["purchase", "cloud"])),
+        "include_personal": draw(st.booleans()),
+    }
+    engines = draw(st.sampled_from([None, None, ("sglang", "vllm"), ("trtllm", "vllm"), ("llamacpp",)]))
+    if engines is not None:
+        fields["engines"] = engines
+    gpus = draw(st.lists(st.sampled_from(GPUS), min_size=3, max_size=8, unique_by=lambda g: g.id))
+    kw: dict[str, Any] = {"gpus": gpus, "kv_dtypes": draw(st.sampled_from([("bf16", "fp8"), ("fp8",), ("bf16",)]))}
+    if draw(st.booleans()):
+        kw["overhead"] = VllmProfile(engine_version=draw(st.sampled_from(["0.19.0", "0.27.0"])))
+    return model, draw(contexts), draw(contexts), fields, kw
+
+
+def _outcome(spec: ModelSpec, workload: Workload, **kw: Any) -> str:
+    """The ranking as JSON, or the error it raises (a fixed vLLM profile refuses the GGUF weights the 4-bit fallback
+    tries: the same with or without the shortcuts)."""
+    try:
+        return rank(spec, workload, **kw).model_dump_json()
+    except PlannerError as refused:
+        return f"refused: {refused}"
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_cases())
+def test_a_ranking_through_the_shortcuts_equals_one_without(case: Case) -> None:
+    model, first, then, fields, kw = case
+    spec = get_model(model).spec
+    reuse.clear()
+    _outcome(spec, Workload.fixed_length(first, **fields), **kw)
+    fast = _outcome(spec, Workload.fixed_length(then, **fields), **kw)
+    with _plain():
+        assert _outcome(spec, Workload.fixed_length(then, **fields), **kw) == fast
+
+
+def test_the_70b_over_the_catalog_at_two_contexts() -> None:
+    """The dashboard's case: the whole catalog, the slider moved from 131,072 tokens to 512 and back."""
+    spec = get_model("meta-llama/Llama-3.1-70B").spec
+    reuse.clear()
+    for context, users in ((131072, 32), (512, 33), (131072, 34)):
+        fast = rank(spec, Workload.fixed_length(context, concurrent_conversations=users), gpus=GPUS)
+        with _plain():
+            plain = rank(spec, Workload.fixed_length(context, concurrent_conversations=users), gpus=GPUS)
+        assert fast.model_dump_json() == plain.model_dump_json()
+
+
+def test_a_hash_kept_is_the_one_of_the_fields() -> None:
+    """planner.bounds.hashing.HashedOnce: pydantic's frozen hash (the fields' values), kept; a copy with other
+    fields hashes its own; equal specs hash alike however they were made."""
+    gpu = GPUS[0]
+    assert hash(gpu) == hash(field_values(gpu)) == hash(gpu)
+    renamed = gpu.model_copy(update={"name": gpu.name + " (copy)"})
+    assert hash(renamed) == hash(field_values(renamed)) != hash(gpu)
+    for same in (gpu.model_copy(), copy.deepcopy(gpu), pickle.loads(pickle.dumps(gpu)), type(gpu)(**dict(gpu))):
+        assert same == gpu and hash(same) == hash(gpu)
+    spec = get_model("meta-llama/Llama-3.1-8B").spec
+    assert {spec: 1}[type(spec).model_validate(spec.model_dump())] == 1
+    profile = VllmProfile(engine_version="0.27.0")
+    assert profile.rules == VllmProfile(engine_version="0.27.0").rules
+    assert profile.model_copy(update={"engine_version": "0.19.0"}).rules.version == (0, 19, 0)
