@@ -25,6 +25,10 @@ from ui.state import Selection
 
 PATH = ""  # the default page lives at the root URL
 LOG_KEY = "startup_log"  # a pasted log: not a setting (its result travels as `calib`)
+# Whether each lazy section is open: view states, not settings (a link does not carry them).
+COMMANDS_OPEN_KEY = "launch_commands_open"  # the "Launch commands" popover
+CALIBRATE_OPEN_KEY = "calibrate_open"  # the "Calibrate from my log" expander
+SOURCES_OPEN_KEY = "sources_open"  # the "Where the numbers come from" expander
 ALERTS = {"success": st.success, "warning": st.warning, "error": st.error}
 ICONS = {"success": ":material/check_circle:", "warning": ":material/warning:", "error": ":material/error:"}
 
@@ -83,7 +87,13 @@ def _comparison_rows(report: EngineReport, parsed_log: str) -> list[dict[str, ob
 
 
 def _calibration(sel: Selection, report: EngineReport) -> None:
-    with st.expander("Calibrate from my log", icon=":material/tune:"):
+    """Drawn while open, and whenever a log is pasted or a calibration is in use even if closed: a widget a run does
+    not draw loses its state, and the pasted log (with its comparison) must not be dropped by closing the box."""
+    held = bool(st.session_state.get(LOG_KEY)) or bool(sel.calibration)
+    box = st.expander("Calibrate from my log", icon=":material/tune:", on_change="rerun", key=CALIBRATE_OPEN_KEY)
+    if not (held or box.open):
+        return
+    with box:
         st.caption(
             "Paste a vLLM, SGLang or llama.cpp start-up log. Headroom reads the figures it printed, compares them "
             "with its prediction, and can use the measured weights, activation peak, non-torch memory and device "
@@ -121,14 +131,39 @@ def _engine_section(sel: Selection, answer: answers.MemoryAnswer) -> None:
         st.markdown(f"No {words} starts this set-up: {name} would refuse to start, {refusal(report)}")
     else:
         st.markdown(f"Largest {words} this set-up allows: **{allowed:,} tokens**.")
-    registered = engines()
-    # In a popover: its code blocks (and their highlighter, 1.5 MB of script) load when it is opened, not
-    # on the page's first paint.
-    with st.popover("Launch commands", icon=":material/terminal:"):
-        tabs = st.tabs([engine.label for engine in registered])
-        for tab, engine in zip(tabs, registered, strict=True):
-            tab.code(commands[engine.name], language="bash", wrap_lines=True)
+    _launch_commands(commands)
     _calibration(sel, report)
+
+
+def _launch_commands(commands: dict[str, str]) -> None:
+    """One tab per registered engine. Streamlit's lazy popover (``on_change="rerun"``, ``.open``): its tabs and code
+    blocks (and their highlighter, 1.5 MB of script) are made only while it is open, so a run (a slider move)
+    neither sends nor re-renders them, and a cold link's first paint does not load them (make bench)."""
+    box = st.popover("Launch commands", icon=":material/terminal:", on_change="rerun", key=COMMANDS_OPEN_KEY)
+    if not box.open:
+        return
+    registered = engines()
+    tabs = box.tabs([engine.label for engine in registered])
+    for tab, engine in zip(tabs, registered, strict=True):
+        tab.code(commands[engine.name], language="bash", wrap_lines=True)
+
+
+def _sources(sel: Selection, a: Assessment) -> None:
+    """Where each figure comes from: a lazy expander (``on_change="rerun"``, ``.open``), drawn only while open."""
+    box = st.expander("Where the numbers come from", on_change="rerun", key=SOURCES_OPEN_KEY)
+    if not box.open:
+        return
+    result, request = a.result, a.request
+    box.markdown(
+        f"- Model: {as_text(sel.model_source)}.\n"
+        f"- Parameters: {result.parameters_total:,} in the checkpoint, {result.parameters_served:,} loaded "
+        f"for serving, {result.parameters_active:,} active per token, computed from the architecture.\n"
+        f"- Weights: parameters × bits of {weight_format(result.weights).label} "
+        f"({weight_format(result.weights).source}).\n"
+        f"- KV per token: 2 × layers × KV heads × head dim × bytes = {result.kv_bytes_per_token:,} bytes "
+        f"in {kv_format(result.kv_dtype).label} ({kv_format(result.kv_dtype).source}).\n"
+        f"- GPU memory: {request.gpu_memory_bytes:,} bytes per GPU ({text.memory_source(sel.gpu, sel.is_engine)})."
+    )
 
 
 def _metrics(sel: Selection, a: Assessment) -> None:
@@ -187,17 +222,7 @@ def render(sel: Selection) -> None:
         _alternatives(sel, answer, page)
     if a.report is not None:
         _engine_section(sel, answer)
-    with st.expander("Where the numbers come from"):
-        st.markdown(
-            f"- Model: {as_text(sel.model_source)}.\n"
-            f"- Parameters: {result.parameters_total:,} in the checkpoint, {result.parameters_served:,} loaded "
-            f"for serving, {result.parameters_active:,} active per token, computed from the architecture.\n"
-            f"- Weights: parameters × bits of {weight_format(result.weights).label} "
-            f"({weight_format(result.weights).source}).\n"
-            f"- KV per token: 2 × layers × KV heads × head dim × bytes = {result.kv_bytes_per_token:,} bytes "
-            f"in {kv_format(result.kv_dtype).label} ({kv_format(result.kv_dtype).source}).\n"
-            f"- GPU memory: {request.gpu_memory_bytes:,} bytes per GPU ({text.memory_source(sel.gpu, sel.is_engine)})."
-        )
+    _sources(sel, a)
     named = deployment.changed(page)  # the deployment settings a report and a CSV row name
     share_and_export(
         sel,

@@ -19,6 +19,9 @@ from ui.setup_summary import EDITOR_KEY
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGES = {page.path: page.file for page in REGISTERED_PAGES}
+# The Memory page's lazy sections' keys (pages/memory.py's ``*_OPEN_KEY``: a page module runs when imported, so they
+# are spelled here; tests/app/test_lazy_sections.py fails if one drifts, its section then never drawn).
+COMMANDS, CALIBRATE, SOURCES = "launch_commands_open", "calibrate_open", "sources_open"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -34,12 +37,15 @@ def run_page(
     editor: bool = False,
     share: bool = False,
     tab: str | None = None,
+    open_keys: Iterable[str] = (),
 ) -> AppTest:
     """A cold link to ``page`` with ``params``, run once: the sidebar shows the set-up's summary
     (:mod:`ui.setup_summary`), or with ``editor`` the full editor, as it is after the reader's first click on the
     summary (or any other change): every test that drives or reads a sidebar widget asks for it. ``share``: the
     "Share and export" popover open (what clicking it sends), so its link and buttons are drawn. ``tab``: the
-    advisor's tab open (:data:`ui.advisor_settings.TABS`; the chart's on a cold link)."""
+    advisor's tab open (:data:`ui.advisor_settings.TABS`; the chart's on a cold link). ``open_keys``: each lazy
+    section of that key open (what clicking it sends), so its content is drawn (the Memory page's: ``COMMANDS``,
+    ``CALIBRATE``, ``SOURCES``)."""
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in (params or {}).items():
         at.query_params[key] = value
@@ -49,6 +55,8 @@ def run_page(
         at.session_state[SHARE_OPEN_KEY] = True
     if tab:
         at.session_state[TAB_KEY] = tab
+    for key in open_keys:
+        at.session_state[key] = True
     if page != "memory":
         at.switch_page(PAGES[page])  # before the first run the page is found by its file name = url_path
     at.run()

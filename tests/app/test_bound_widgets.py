@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import PAGES, plain, run_page
+from tests.app.conftest import CALIBRATE, COMMANDS, PAGES, SOURCES, plain, run_page
 from ui import advisor_settings, deployment, settings, sidebar_launch
 from ui.page_registry import plans_hardware
 
@@ -59,9 +59,16 @@ OPENED: dict[str, dict[str, str | list[str]]] = {
 
 def _open_sections(at: AppTest) -> AppTest:
     """Open the lazy sections (closed, with every setting at its default, they draw no widget) so that their
-    widgets are checked too: the Memory page's Deployment section, the sidebar's Launch settings and the advisor's
-    settings expanders."""
-    keys = [deployment.OPEN_KEY, sidebar_launch.OPEN_KEY, *advisor_settings.BOX_KEYS.values()]
+    widgets are checked too: the Memory page's Deployment section, Launch commands, Calibrate from my log (its text
+    area: an unbound widget) and sources, the sidebar's Launch settings and the advisor's settings expanders."""
+    keys = [
+        deployment.OPEN_KEY,
+        COMMANDS,
+        CALIBRATE,
+        SOURCES,
+        sidebar_launch.OPEN_KEY,
+        *advisor_settings.BOX_KEYS.values(),
+    ]
     closed = [k for k in keys if k in at.session_state and not at.session_state[k]]
     for key in closed:
         at.session_state[key] = True
@@ -87,6 +94,7 @@ def test_every_widget_is_a_declared_setting(page: str) -> None:
     assert {s.url for s in settings.SIDEBAR_SETTINGS if s.url not in drawn} <= keys, "the set-up not drawn"
     if page == "memory":
         assert {s.url for s in settings.DEPLOYMENT_SETTINGS} <= keys | {settings.STAGE_GPUS.url}, "section not drawn"
+        assert "startup_log" in keys, "Calibrate from my log not drawn"
     for widget in _widgets(at):
         key = widget.key
         if key in UNBOUND or any(str(key).startswith(p) for p in UNBOUND_PREFIXES):

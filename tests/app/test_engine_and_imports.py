@@ -12,7 +12,7 @@ import streamlit as st
 from model_catalog import get_model
 from planner.engines.registry import engine_report, launch_commands
 from planner.planning.plan import plan
-from tests.app.conftest import plain, run_page, texts
+from tests.app.conftest import CALIBRATE, COMMANDS, SOURCES, plain, run_page, texts
 from tests.sources.hub.conftest import TOKEN, HubServer, hub  # noqa: F401  (the fake Hub fixture)
 from ui.custom_spec import encode_spec
 from ui.imports import FAILURES, HUB_FAILURE_TTL_SECONDS
@@ -48,7 +48,7 @@ def _page_text(at) -> str:
 
 
 def test_engine_lines_and_commands_equal_the_planner() -> None:
-    at = run_page("memory", {"engine": "vllm", "util": "0.95", "context": "8192"})
+    at = run_page("memory", {"engine": "vllm", "util": "0.95", "context": "8192"}, open_keys=[COMMANDS])
     sel = Selection(engine="vllm", util=0.95, context_tokens=8192)
     request = sel.request()
     result = plan(request)
@@ -64,7 +64,7 @@ def test_engine_lines_and_commands_equal_the_planner() -> None:
 
 def test_calibrate_from_a_pasted_log() -> None:
     case = LOGS[0]
-    at = run_page("memory", {"engine": "vllm", "util": "0.95", "context": "8192"})
+    at = run_page("memory", {"engine": "vllm", "util": "0.95", "context": "8192"}, open_keys=[CALIBRATE])
     at.text_area(key="startup_log").set_value("\n".join(case["verbatim"])).run()
     table = at.dataframe[-1].value
     logged = dict(zip(table["figure"], table["log"], strict=True))
@@ -77,14 +77,14 @@ def test_calibrate_from_a_pasted_log() -> None:
 
 
 def test_unreadable_log_says_what_was_expected() -> None:
-    at = run_page("memory", {"engine": "vllm"})
+    at = run_page("memory", {"engine": "vllm"}, open_keys=[CALIBRATE])
     at.text_area(key="startup_log").set_value("hello, this is not a log").run()
     assert any("Available KV cache memory" in e for e in texts(at.error))
     assert not at.exception
 
 
 def test_hub_import_plans_the_repository(hub: HubServer) -> None:  # noqa: F811
-    at = run_page("memory", {"hf": "Qwen/Qwen3-30B-A3B", "gpu": "h100-sxm-80gb"})
+    at = run_page("memory", {"hf": "Qwen/Qwen3-30B-A3B", "gpu": "h100-sxm-80gb"}, open_keys=[COMMANDS, SOURCES])
     assert not at.exception
     assert any("Planning Qwen/Qwen3-30B-A3B from the Hub" in s for s in texts(at.success))
     catalog = get_model("Qwen/Qwen3-30B-A3B").spec

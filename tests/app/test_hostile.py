@@ -8,7 +8,7 @@ import time
 import pytest
 import streamlit as st
 
-from tests.app.conftest import run_page, texts
+from tests.app.conftest import CALIBRATE, run_page, texts
 from ui.custom_spec import pack_token
 from ui.shared_cache import ANSWERS
 from ui.turns import Turns
@@ -20,7 +20,7 @@ def test_an_absurd_log_figure_is_named_before_the_measured_figures_are_offered()
     """'Model loading took <400 digits> GiB' then 'Use the measured figures': a named error, no button, no crash;
     a 15-digit figure (10^24 bytes) too, which before the fix made a calibration no link could carry."""
     for figure in ("9" * 400, "999999999999999"):
-        at = run_page("memory", {"engine": "vllm"})
+        at = run_page("memory", {"engine": "vllm"}, open_keys=[CALIBRATE])
         at.text_area(key="startup_log").set_value(f"{AVAILABLE}\nINFO Model loading took {figure} GiB in 5 s").run()
         assert not at.exception, [e.value for e in at.exception]
         assert any("weights" in e for e in texts(at.error)), texts(at.error)
@@ -29,7 +29,7 @@ def test_an_absurd_log_figure_is_named_before_the_measured_figures_are_offered()
 
 
 def test_a_sane_log_is_still_offered() -> None:
-    at = run_page("memory", {"engine": "vllm"})
+    at = run_page("memory", {"engine": "vllm"}, open_keys=[CALIBRATE])
     at.text_area(key="startup_log").set_value(f"INFO Model loading took 14.99 GiB in 5 s\n{AVAILABLE}").run()
     [use] = [b for b in at.button if b.label == "Use the measured figures"]
     use.click().run()

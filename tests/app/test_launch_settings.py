@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from planner.cli import main
-from tests.app.conftest import nearest_link, plain, run_page, texts
+from tests.app.conftest import COMMANDS, nearest_link, plain, run_page, texts
 
 HOME = {"model": "Qwen/Qwen3-8B", "gpu": "rtx-3090", "engine": "vllm", "context": "8192", "users": "2"}
 FLAGS = ["--model", "Qwen/Qwen3-8B", "--gpu", "rtx-3090", "--engine", "vllm", "--context", "8192", "--users", "2"]
@@ -23,6 +23,8 @@ def _metrics(at: Any) -> dict[str, str]:
 
 
 def _codes(at: Any) -> str:
+    """The launch commands (drawn while their popover is open: run the page with ``open_keys=[COMMANDS]``)."""
+    assert at.code, "the Launch commands popover is closed"
     return "\n".join(str(c.value) for c in at.code)
 
 
@@ -34,7 +36,9 @@ def _cli(capsys: Any, *flags: str) -> dict[str, Any]:
 
 def test_a_link_with_launch_settings_plans_what_fit_plans_with_the_flags(capsys: Any) -> None:
     plain_run = run_page("memory", HOME)
-    tuned = run_page("memory", {**HOME, "max_num_seqs": "2", "enforce_eager": "true"}, editor=True)
+    tuned = run_page(
+        "memory", {**HOME, "max_num_seqs": "2", "enforce_eager": "true"}, editor=True, open_keys=[COMMANDS]
+    )
     assert not tuned.exception and not tuned.error, texts(tuned.error)
     cli = _cli(capsys, "--max-num-seqs", "2", "--enforce-eager")
     default = _cli(capsys)
@@ -51,14 +55,16 @@ def test_a_link_with_launch_settings_plans_what_fit_plans_with_the_flags(capsys:
 
 
 def test_a_fixed_kv_cache_size_is_the_pool(capsys: Any) -> None:
-    at = run_page("memory", {**HOME, "kv_cache_memory_gib": "4"})
+    at = run_page("memory", {**HOME, "kv_cache_memory_gib": "4"}, open_keys=[COMMANDS])
     cli = _cli(capsys, "--kv-cache-memory-gib", "4")
     assert f"{cli['kv_budget_tokens'] / 1000:.1f} k" in _metrics(at)["KV budget"]
     assert "--kv-cache-memory 4294967296" in _codes(at) and "--gpu-memory-utilization" not in _codes(at)
 
 
 def test_an_engine_without_the_flag_drops_it_and_says_why() -> None:
-    at = run_page("memory", {**HOME, "engine": "sglang", "max_num_seqs": "2", "enforce_eager": "true"})
+    at = run_page(
+        "memory", {**HOME, "engine": "sglang", "max_num_seqs": "2", "enforce_eager": "true"}, open_keys=[COMMANDS]
+    )
     assert not at.exception
     notes = " ".join(texts(at.warning) + texts(at.info) + [plain(c.value) for c in at.caption])
     assert "SGLang has no --max-num-seqs setting" in notes, notes
@@ -99,6 +105,6 @@ def test_a_hybrid_refused_for_its_mamba_blocks_offers_the_batch_vllm_advises() -
     assert any("exceeds available Mamba cache blocks" in e for e in texts(at.error)), texts(at.error)
     shown = "\n".join(plain(str(m.value)) for m in at.markdown)
     params = nearest_link(shown, "--max-num-seqs")
-    opened = run_page("memory", params)
+    opened = run_page("memory", params, open_keys=[COMMANDS])
     assert not opened.error and _metrics(opened)["Fits"] == "yes", texts(opened.error)
     assert f"--max-num-seqs {params['max_num_seqs']}" in _codes(opened)

@@ -1,4 +1,5 @@
-"""Sections a run does not draw while closed: the "Share and export" popover and the sidebar's "Launch settings".
+"""Sections a run does not draw while closed: the "Share and export" popover, the sidebar's "Launch settings", and
+the Memory page's "Launch commands" popover, "Calibrate from my log" and "Where the numbers come from" expanders.
 
 Every element a run sends, the browser re-renders on every run (a slider move): ~3-5 ms each on two cores
 (``make bench``; docs/benchmarks.md). Closed, these sections draw only their label; opened (what the reader's click
@@ -7,10 +8,19 @@ sends: their key in the session, ``on_change="rerun"``) or holding a setting, ev
 
 from __future__ import annotations
 
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import run_page
+from planner.engines.registry import engines, launch_commands
+from planner.planning.plan import plan
+from tests.app.conftest import CALIBRATE, COMMANDS, SOURCES, plain, run_page
 from ui.sidebar_launch import OPEN_KEY as LAUNCH_OPEN_KEY
+from ui.state import Selection
 
 HOME = {"model": "Qwen/Qwen3-8B", "gpu": "rtx-3090", "engine": "vllm", "context": "8192"}
 LAUNCH_KEYS = {"max_num_batched_tokens", "max_num_seqs", "enforce_eager", "kv_cache_memory_gib"}
@@ -51,3 +61,96 @@ def test_a_launch_setting_in_the_link_keeps_its_box_drawn() -> None:
     assert at.query_params["max_num_seqs"] in ("2", ["2"])
     at.number_input(key="max_num_seqs").set_value(None).run()  # cleared: the box stays until the next run closes it
     assert "max_num_seqs" not in at.query_params
+
+
+MEMORY = Path(__file__).resolve().parents[2] / "pages" / "memory.py"
+LOGS = json.loads((Path(__file__).parents[1] / "fixtures" / "reference" / "engine-logs-public.json").read_text())
+SOURCES_LINE = "- KV per token: 2 × layers × KV heads × head dim × bytes ="
+
+
+def _sources(at: AppTest) -> list[str]:
+    return [plain(m.value) for m in at.markdown if SOURCES_LINE in plain(m.value)]
+
+
+def _answer(at: AppTest) -> dict[str, Any]:
+    """Everything above and around the lazy sections: it is the same whether they are open or closed."""
+    return {
+        "title": [t.value for t in at.title],
+        "alerts": [str(e.value) for e in (*at.success, *at.warning, *at.error, *at.info)],
+        "metrics": [(m.label, m.value) for m in at.metric],
+        "html": [h.proto.body for h in at.get("html")],
+        "chart": [c.proto.spec for c in at.get("vega_lite_chart")],
+        "markdown": [m.value for m in at.markdown if SOURCES_LINE not in plain(m.value)],
+        "captions": [c.value for c in at.caption if "Paste a vLLM" not in c.value],
+    }
+
+
+def test_the_memory_pages_section_keys_are_the_ones_the_tests_open() -> None:
+    """A page module runs when imported: its keys are read from its source (conftest spells them)."""
+    constants = {
+        target.id: node.value.value
+        for node in ast.parse(MEMORY.read_text()).body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    assert (constants["COMMANDS_OPEN_KEY"], constants["CALIBRATE_OPEN_KEY"], constants["SOURCES_OPEN_KEY"]) == (
+        COMMANDS,
+        CALIBRATE,
+        SOURCES,
+    )
+
+
+def test_the_memory_pages_closed_sections_send_nothing_and_open_ones_draw() -> None:
+    closed = run_page("memory", HOME)
+    assert not closed.exception
+    assert {"Calibrate from my log", "Where the numbers come from"} <= {e.label for e in closed.expander}
+    assert not closed.code and not closed.tabs and not closed.text_area and not _sources(closed)
+
+    sel = Selection(model_id="Qwen/Qwen3-8B", gpu_id="rtx-3090", engine="vllm", context_tokens=8192)
+    commands = launch_commands(sel.request(), plan(sel.request()))
+    opened = run_page("memory", HOME, open_keys=[COMMANDS])
+    assert [t.label for t in opened.tabs] == [engine.label for engine in engines()]
+    assert [c.value for c in opened.code] == [commands[engine.name] for engine in engines()]
+    assert not opened.text_area and not _sources(opened)
+
+    opened = run_page("memory", HOME, open_keys=[CALIBRATE])
+    assert [t.key for t in opened.text_area] == ["startup_log"] and not opened.code and not _sources(opened)
+    assert any("Paste a vLLM, SGLang or llama.cpp start-up log" in c.value for c in opened.caption)
+
+    opened = run_page("memory", HOME, open_keys=[SOURCES])
+    [sources] = _sources(opened)
+    assert f"- GPU memory: {sel.request().gpu_memory_bytes:,} bytes per GPU" in sources
+    assert not opened.code and not opened.text_area
+
+    every = run_page("memory", HOME, open_keys=[COMMANDS, CALIBRATE, SOURCES])
+    assert _answer(every) == _answer(closed)  # the verdict, figures, chart, table, engine lines, alternatives
+
+
+@pytest.mark.parametrize("closes", [False, True])
+def test_a_pasted_log_is_kept_when_its_section_is_closed(closes: bool) -> None:
+    """A widget a run does not draw loses its state: the box is drawn while it holds a log, closed or open."""
+    log = "\n".join(LOGS[0]["verbatim"])
+    at = run_page("memory", {**HOME, "gpu": "h100-sxm-80gb", "util": "0.95"}, open_keys=[CALIBRATE])
+    at.text_area(key="startup_log").set_value(log).run()
+    compared = at.dataframe[-1].value.to_dict()
+    if closes:
+        at.session_state[CALIBRATE] = False  # what clicking the open expander sends
+    at.run()
+    at.run()  # any later run (a slider move) too
+    assert at.text_area(key="startup_log").value == log
+    assert at.dataframe[-1].value.to_dict() == compared
+    assert [b.label for b in at.button if b.label == "Use the measured figures"]
+
+
+def test_a_calibration_in_use_keeps_its_section_drawn() -> None:
+    log = "\n".join(LOGS[0]["verbatim"])
+    at = run_page("memory", {**HOME, "gpu": "h100-sxm-80gb", "util": "0.95"}, open_keys=[CALIBRATE])
+    at.text_area(key="startup_log").set_value(log).run()
+    [use] = [b for b in at.button if b.label == "Use the measured figures"]
+    use.click().run()
+    link = {k: v if isinstance(v, str) else v[0] for k, v in at.query_params.items()}
+    assert link["calib"].startswith("cal1~vllm~")
+    cold = run_page("memory", link)  # a shared link with the calibration, the section closed
+    assert not cold.exception and not cold.session_state[CALIBRATE]
+    assert "Go back to estimates" in [b.label for b in cold.button]

@@ -22,7 +22,7 @@ from planner.engines.commands import command
 from planner.engines.support import EngineSupport, Family, PlatformRow
 from planner.planning.plan import PlanRequest, plan
 from planner.planning.results import PlanResult
-from tests.app.conftest import run_page, texts
+from tests.app.conftest import COMMANDS, run_page, texts
 
 MODEL = get_model("meta-llama/Llama-3.1-8B").spec
 H100 = get_gpu("h100-sxm-80gb")
@@ -195,7 +195,7 @@ def test_a_registered_toy_engine_shows_on_the_cli(toy: ToyEngine, capsys: pytest
 
 @pytest.mark.apptest
 def test_a_registered_toy_engine_shows_on_the_memory_page(toy: ToyEngine) -> None:
-    at = run_page("memory", {"engine": "toy", "context": "8192"})
+    at = run_page("memory", {"engine": "toy", "context": "8192"}, open_keys=[COMMANDS])  # Launch commands open
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["engine"] == "toy"
     assert "What ToyServe 1.0 will print at start-up" in texts(at.subheader)
