@@ -21,14 +21,12 @@ from ui import answers, binding, deployment, exports, figures, frame, links, mem
 from ui.common import data_grid, share_and_export
 from ui.compare_charts import with_data
 from ui.guard import as_text
+from ui.memory_views import CALIBRATE_OPEN_KEY, COMMANDS_OPEN_KEY, SOURCES_OPEN_KEY
 from ui.state import Selection
 
 PATH = ""  # the default page lives at the root URL
 LOG_KEY = "startup_log"  # a pasted log: not a setting (its result travels as `calib`)
 # Whether each lazy section is open: view states, not settings (a link does not carry them).
-COMMANDS_OPEN_KEY = "launch_commands_open"  # the "Launch commands" popover
-CALIBRATE_OPEN_KEY = "calibrate_open"  # the "Calibrate from my log" expander
-SOURCES_OPEN_KEY = "sources_open"  # the "Where the numbers come from" expander
 ALERTS = {"success": st.success, "warning": st.warning, "error": st.error}
 ICONS = {"success": ":material/check_circle:", "warning": ":material/warning:", "error": ":material/error:"}
 

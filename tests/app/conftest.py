@@ -14,14 +14,14 @@ from streamlit.testing.v1 import AppTest
 
 from ui.advisor_settings import TAB_KEY
 from ui.common import SHARE_OPEN_KEY
+from ui.memory_views import CALIBRATE_OPEN_KEY, COMMANDS_OPEN_KEY, SOURCES_OPEN_KEY
 from ui.page_registry import PAGES as REGISTERED_PAGES
 from ui.setup_summary import EDITOR_KEY
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGES = {page.path: page.file for page in REGISTERED_PAGES}
-# The Memory page's lazy sections' keys (pages/memory.py's ``*_OPEN_KEY``: a page module runs when imported, so they
-# are spelled here; tests/app/test_lazy_sections.py fails if one drifts, its section then never drawn).
-COMMANDS, CALIBRATE, SOURCES = "launch_commands_open", "calibrate_open", "sources_open"
+# The Memory page's lazy sections' keys (:mod:`ui.memory_views`).
+COMMANDS, CALIBRATE, SOURCES = COMMANDS_OPEN_KEY, CALIBRATE_OPEN_KEY, SOURCES_OPEN_KEY
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -8,7 +8,6 @@ sends: their key in the session, ``on_change="rerun"``) or holding a setting, ev
 
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -63,7 +62,6 @@ def test_a_launch_setting_in_the_link_keeps_its_box_drawn() -> None:
     assert "max_num_seqs" not in at.query_params
 
 
-MEMORY = Path(__file__).resolve().parents[2] / "pages" / "memory.py"
 LOGS = json.loads((Path(__file__).parents[1] / "fixtures" / "reference" / "engine-logs-public.json").read_text())
 SOURCES_LINE = "- KV per token: 2 × layers × KV heads × head dim × bytes ="
 
@@ -83,22 +81,6 @@ def _answer(at: AppTest) -> dict[str, Any]:
         "markdown": [m.value for m in at.markdown if SOURCES_LINE not in plain(m.value)],
         "captions": [c.value for c in at.caption if "Paste a vLLM" not in c.value],
     }
-
-
-def test_the_memory_pages_section_keys_are_the_ones_the_tests_open() -> None:
-    """A page module runs when imported: its keys are read from its source (conftest spells them)."""
-    constants = {
-        target.id: node.value.value
-        for node in ast.parse(MEMORY.read_text()).body
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
-        for target in node.targets
-        if isinstance(target, ast.Name)
-    }
-    assert (constants["COMMANDS_OPEN_KEY"], constants["CALIBRATE_OPEN_KEY"], constants["SOURCES_OPEN_KEY"]) == (
-        COMMANDS,
-        CALIBRATE,
-        SOURCES,
-    )
 
 
 def test_the_memory_pages_closed_sections_send_nothing_and_open_ones_draw() -> None:
