@@ -297,3 +297,14 @@ def test_the_chart_says_why_a_cheaper_point_is_not_the_pick() -> None:
     at = run_page("advisor", {"model": "meta-llama/Llama-3.1-70B", "context": "32768", "users": "40"})
     captions = texts(at.caption)
     assert any(c.startswith("A cheaper set-up, 4 x RTX PRO 6000") and "floor" in c for c in captions), captions
+
+
+def test_the_compared_models_csv_is_offered_with_their_tab_closed() -> None:
+    """The compared models are a setting of a tab that is not drawn on a cold link (the chart's is): the CSV of their
+    rows is still offered (made when its button is pressed), and the tab shows them when opened."""
+    params = {"model": "meta-llama/Llama-3.1-8B", "context": "8192", "compare_models": ["Qwen/Qwen3-8B"]}
+    closed = run_page("advisor", params, share=True)
+    assert not closed.exception and not closed.multiselect
+    assert "CSV: models" in [b.label for b in closed.get("download_button")]
+    shown = run_page("advisor", params, tab=MODELS_TAB)
+    assert list(shown.dataframe[0].value["model"]) == ["meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B"]
