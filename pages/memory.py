@@ -26,7 +26,6 @@ from ui.state import Selection
 
 PATH = ""  # the default page lives at the root URL
 LOG_KEY = "startup_log"  # a pasted log: not a setting (its result travels as `calib`)
-# Whether each lazy section is open: view states, not settings (a link does not carry them).
 ALERTS = {"success": st.success, "warning": st.warning, "error": st.error}
 ICONS = {"success": ":material/check_circle:", "warning": ":material/warning:", "error": ":material/error:"}
 

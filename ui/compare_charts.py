@@ -53,7 +53,7 @@ PADDING = {"left": 4}
 NARROW = "width < 480 ? 1 : 3"  # the columns of a legend: one on a phone, where a row of three is cut
 
 
-def _title(dataset: str) -> dict[str, Any]:
+def title_from(dataset: str) -> dict[str, Any]:
     """A title whose text is the ``title`` of the dataset's first row: the spec stays when the text changes."""
     return {
         "text": {"expr": f"length(data('{dataset}')) ? data('{dataset}')[0].title : ''"},
@@ -110,7 +110,7 @@ def heatmap_chart(
         "data": {"name": CELLS},
         "autosize": AUTOSIZE,
         "padding": PADDING,
-        "title": _title(CELLS),
+        "title": title_from(CELLS),
         "height": {"step": STEP_PX},
         "encoding": _heat_encoding(),
         "layer": [
@@ -191,7 +191,8 @@ def compare_bars_chart(results: Sequence[tuple[str, PlanResult]], unit: str = "G
     # The two legends under the chart one above the other (a row of them runs off a phone's screen).
     stacked = {"layout": {"bottom": {"anchor": "start", "direction": "vertical"}}}
     config = {"legend": stacked, "view": {"continuousHeight": 320}}
-    spec = {"title": _title(BARS), "autosize": AUTOSIZE, "padding": PADDING, "layer": [bars, line], "config": config}
+    title = title_from(BARS)
+    spec = {"title": title, "autosize": AUTOSIZE, "padding": PADDING, "layer": [bars, line], "config": config}
     return bar_rows(results, unit), spec
 
 

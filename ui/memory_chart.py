@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner.planning.results import PlanResult
-from ui.compare_charts import AUTOSIZE, NARROW, PADDING, Data, _title
+from ui.compare_charts import AUTOSIZE, NARROW, PADDING, Data, title_from
 from ui.figures import (
     CAPACITY_COLOUR,
     COMPONENTS,
@@ -59,10 +59,11 @@ def memory_rows(result: PlanResult, unit: str = "GiB", title: str = "") -> Data:
         for i, (label, stage) in enumerate(rows)
         for k, (field, name, _) in enumerate(shown)
     ]  # fmt: skip
+    each = mixed(rows)  # mixed GPUs: each row's own capacity too
     own = [
         {"i": i, "gpu": label, "capacity": in_unit(stage.gpu_memory_bytes, unit)}
         for i, (label, stage) in enumerate(rows)
-        if mixed(rows)
+        if each
     ]
     short = [
         {"i": i, "gpu": label, "capacity": capacity, "text": shortfall_label(stage, unit)}
@@ -163,7 +164,7 @@ def memory_spec(unit: str = "GiB") -> dict[str, Any]:
     stacked = {"layout": {"bottom": {"anchor": "start", "direction": "vertical"}}}
     subtitle = f"length(data('{BARS}')) ? data('{BARS}')[0].subtitle : ''"
     return {
-        "title": {**_title(BARS), "subtitle": {"expr": subtitle}, "subtitleFontSize": 13},
+        "title": {**title_from(BARS), "subtitle": {"expr": subtitle}, "subtitleFontSize": 13},
         "autosize": AUTOSIZE,
         "padding": PADDING,  # a shortfall's label past the plot's right edge is in the chart's bounds: fit-x
         "height": {"step": STEP_PX},
