@@ -233,9 +233,7 @@ def render(sel: Selection) -> None:
     getattr(answer, TONES[tone])(as_text(headline(ranking)), icon=":material/recommend:")  # one sentence
     # Streamlit's lazy expanders (``on_change="rerun"``, ``.open``): a closed one's long text is neither sent nor
     # parsed by the browser on every run (a slider move); opening it reruns the page, which draws it.
-    why = answer.expander(
-        "Why, the alternatives, every caveat and the assumptions", on_change="rerun", key=WHY_OPEN_KEY
-    )
+    why = answer.expander(WHY_LABEL, on_change="rerun", key=WHY_OPEN_KEY)
     if why.open:
         why.markdown(as_text(recommendation(ranking)))
     answer.markdown("\n".join(f"- {as_text(line)}" for line in summary_lines(ranking)))
