@@ -25,8 +25,12 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from planner.advisor.kernels import MoeKernel
 from planner.bounds.errors import PlannerError
+from planner.bounds.files import read_regular_file
 
 BENCHMARKS_DIR = Path(__file__).with_name("benchmarks")
+# A benchmark file a user names (``python -m planner.advisor.validation FILE``) is read up to this many bytes: the
+# largest in the repository (tests/advisor/benchmarks/unseen-2026-12.toml, 624 rows) is under 1 MB.
+MAX_BENCHMARK_FILE_BYTES = 4_000_000
 
 Regime = Literal["single_stream", "batched", "long_context", "prefill"]
 Family = Literal["fused", "paged", "layer-split"]
@@ -142,15 +146,26 @@ def assigned_role(row_id: str) -> Literal["fit", "held-out"]:
     return "held-out" if hashlib.sha1(row_id.encode()).digest()[0] % 2 == 0 else "fit"
 
 
-@cache
 def _load_file(path: Path) -> _BenchmarkFile:
+    """The file at ``path``, read within :data:`MAX_BENCHMARK_FILE_BYTES` (a regular file only), or a named
+    :class:`PlannerError`."""
+    return _parse_file(path.name, read_regular_file(path, MAX_BENCHMARK_FILE_BYTES, "a benchmark file"))
+
+
+@cache
+def _parse_file(name: str, data: bytes) -> _BenchmarkFile:
+    """A benchmark file's bytes as rows (kept: the package's files are read by every scoring)."""
     try:
-        return _BenchmarkFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+        return _BenchmarkFile.model_validate(tomllib.loads(data.decode("utf-8")))
+    except UnicodeDecodeError as exc:
+        raise PlannerError(f"{name}: not valid TOML: not UTF-8 text (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise PlannerError(f"{path.name}: not valid TOML: {exc}") from None
+        raise PlannerError(f"{name}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise PlannerError(f"{name}: not valid TOML: arrays or tables nested too deeply") from None
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
-        raise PlannerError(f"{path.name}: {problems}") from None
+        raise PlannerError(f"{name}: {problems}") from None
 
 
 def benchmark_files(directory: Path = BENCHMARKS_DIR) -> tuple[Path, ...]:

@@ -13,6 +13,7 @@ of the same schema (cases the fit never saw) the same way.
 
 from __future__ import annotations
 
+import argparse
 import math
 import statistics
 import sys
@@ -254,9 +255,20 @@ def errors_table(results: list[Scored]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    rows = load_rows(tuple(Path(a) for a in args)) if args else None
-    results = scored(rows)
+    """Print the error table of the package's rows, or of the files named; a file that cannot be read or is not of
+    the schema ends with a named message on stderr and status 2."""
+    parser = argparse.ArgumentParser(
+        prog="python -m planner.advisor.validation",
+        description="The speed model against published measurements: errors per engine and regime.",
+    )
+    parser.add_argument("files", nargs="*", metavar="FILE", help="TOML files of BenchmarkRow rows (default: ours)")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        rows = load_rows(tuple(Path(a) for a in args.files)) if args.files else None
+        results = scored(rows)
+    except PlannerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(errors_table(results))
     for role in ("fit", "held-out"):
         n, median, worst = summary(results, role)
