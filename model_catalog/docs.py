@@ -6,6 +6,7 @@ the page is stale. Nothing here is typed by hand: a figure the data files lack i
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 import tomllib
@@ -262,8 +263,11 @@ def _anchor(heading: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    path = Path(args[0]) if args else DOCS_PATH
+    parser = argparse.ArgumentParser(prog="python -m model_catalog.docs", description="Write the catalog's page.")
+    parser.add_argument(
+        "path", nargs="?", type=Path, default=DOCS_PATH, metavar="PATH", help="default: docs/catalog.md"
+    )
+    path = parser.parse_args(sys.argv[1:] if argv is None else argv).path
     path.write_text(render(), encoding="utf-8")
     print(f"wrote {path}")
     return 0

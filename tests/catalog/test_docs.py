@@ -80,3 +80,12 @@ def test_readme_counts_match_the_catalog() -> None:
     assert all((int(m), int(g)) == (len(MODELS), len(GPUS)) for m, g in stated), stated
     for count in re.findall(r"all (\d+) catalog models", readme):
         assert int(count) == len(MODELS)
+
+
+def test_help_prints_usage_and_writes_nothing(tmp_path, monkeypatch, capsys) -> None:
+    """``--help`` is an option, not a file name to write the page to."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0 and "PATH" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
