@@ -6,6 +6,7 @@ exactly what this prints (``make docs`` rewrites it), so a change in a pick show
 
 from __future__ import annotations
 
+import argparse
 import itertools
 from typing import NamedTuple
 
@@ -138,7 +139,12 @@ def errors_text() -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m planner.advisor.examples",
+        description="Print the advisor's worked examples and the speed model's errors.",
+    )
+    parser.parse_args(argv)
     print(examples_text())
     print()
     print(errors_text())

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from collections.abc import Callable
@@ -74,7 +75,12 @@ def rewrite(text: str) -> str:
     return text
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m planner.cli.examples",
+        description="Rewrite the README's CLI examples from real runs.",
+    )
+    parser.parse_args(argv)
     README.write_text(rewrite(README.read_text(encoding="utf-8")), encoding="utf-8")
     print(f"{README}: {', '.join(EXAMPLES)} rewritten", file=sys.stderr)
     return 0
