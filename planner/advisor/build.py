@@ -16,8 +16,6 @@ from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, setup_for
 from planner.advisor.workload import SLOW_FIRST_TOKEN_S, Workload
 from planner.assessment.assess import Assessment
-from planner.bounds.memo import BoundedMemo
-from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import ParameterBreakdown
@@ -31,58 +29,6 @@ SPEED_MARGIN = 1.25
 PREFILL_SHARE_LIMIT = 0.5
 FIGURES = ("bandwidth_bytes_per_s", "memory_reported_bytes", "engine_visible_bytes")
 
-# What an option's speed and cost read that no length changes, kept across rankings (the context slider asks again
-# only for the rest; :func:`planner.advisor.reuse.clear` empties both): the set-up as the speed model sees it with
-# the GPU seconds of one prompt of ``tokens`` new tokens inside a serving run on it (:func:`served_setup`: a fixed-
-# length workload's new tokens are min(1,000, context / 4), the same at every context from 4k), and the purchase or
-# rent of a GPU count (:func:`system_cost`). A ranking asks for at most ~1,500 of each (a few hundred bytes, the
-# GPU spec shared): 4,096 entries, ~2 MB each at most.
-KEPT_ENTRIES = 4096
-SetupKey = tuple[ModelSpec, GpuSpec, str, str, int, str, int]
-CostKey = tuple[str, GpuSpec, int, HostChoice | None, Assumptions]
-_SETUPS: BoundedMemo[SetupKey, tuple[Setup, float]] = BoundedMemo(KEPT_ENTRIES)
-_COSTS: BoundedMemo[CostKey, SystemCost] = BoundedMemo(KEPT_ENTRIES)
-
-
-def clear_kept() -> None:
-    """Forget the set-ups and costs kept across rankings."""
-    _SETUPS.clear()
-    _COSTS.clear()
-
-
-def served_setup(
-    model: ModelSpec,
-    gpu: GpuSpec,
-    row: SupportRow,
-    tensor_parallel: int,
-    weights: str,
-    tokens: int,
-    params: ParameterBreakdown,
-) -> tuple[Setup, float]:
-    """:func:`planner.advisor.throughput.setup_for` and :func:`planner.advisor.engine_speed.prefill_in_serving` of
-    one prompt of ``tokens`` new tokens on it (0 when unknown), kept across rankings: they read the model (``params``
-    is its breakdown), the GPU, the engine, its compute path, the split, the weights and the tokens, nothing else."""
-    key: SetupKey = (model, gpu, row.engine, row.compute, tensor_parallel, weights, tokens)
-    found = _SETUPS.get(key)
-    if found is None:
-        setup = setup_for(gpu, row.engine, row.compute, tensor_parallel, weights)
-        per_prompt = prefill_in_serving(setup, prefill_load(model, weights, tokens, 0, params)) or 0.0
-        found = _SETUPS.put(key, (setup, per_prompt))
-    return found
-
-
-def system_cost(
-    pricing: str, gpu: GpuSpec, count: int, host: HostChoice | None, assumptions: Assumptions
-) -> SystemCost:
-    """The purchase (:func:`purchase_cost`) or the rent (:func:`cloud_cost`) of ``count`` GPUs, kept across rankings:
-    they read nothing else."""
-    key: CostKey = (pricing, gpu, count, host, assumptions)
-    found = _COSTS.get(key)
-    if found is None:
-        cost = purchase_cost(gpu, count, host, assumptions) if pricing == "purchase" else cloud_cost(gpu, count)
-        found = _COSTS.put(key, cost)
-    return found
-
 
 class Built:
     """What every option of one model and workload shares: the loads of a decode step and of a prompt."""
@@ -92,7 +38,6 @@ class Built:
         self.decode_context = min(workload.context_tokens, workload.context.mean_tokens)
         self.prompt_tokens = max(1, workload.mean_prompt_tokens - workload.shared_prefix_tokens)
         self.new_tokens = workload.uncached_prompt_tokens
-        self.serving_weights = serving_weights(model)  # the model's own precision: other weights have a caveat
         self._decode: dict[tuple[str, str, int], Load] = {}
         self._prefill: dict[tuple[str, int], Load] = {}
         self._setups: dict[tuple[str, str, str, int, str], tuple[Setup, float | None, float]] = {}
@@ -118,10 +63,9 @@ class Built:
         replicas): once per GPU, engine, compute path, split and weights."""
         key = (c.gpu.id, row.engine, row.compute, c.tensor_parallel, c.weights)
         if key not in self._setups:
-            setup, per_prompt = served_setup(
-                self.model, c.gpu, row, c.tensor_parallel, c.weights, self.new_tokens, self.params
-            )
+            setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel, c.weights)
             alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens))
+            per_prompt = prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens)) or 0.0
             self._setups[key] = setup, alone, per_prompt
         return self._setups[key]
 
@@ -129,7 +73,10 @@ class Built:
         """The purchase or the rent of ``c.gpu_count`` GPUs in ``host`` (the same for every precision and split)."""
         key = (c.gpu.id, c.gpu_count, host)
         if key not in self._costs:
-            self._costs[key] = system_cost(self.workload.pricing, c.gpu, c.gpu_count, host, assumptions)
+            if self.workload.pricing == "purchase":
+                self._costs[key] = purchase_cost(c.gpu, c.gpu_count, host, assumptions)
+            else:
+                self._costs[key] = cloud_cost(c.gpu, c.gpu_count)
         return self._costs[key]
 
     def engine_settings(self, overhead: OverheadModel) -> tuple[str | None, float | None]:
@@ -314,7 +261,7 @@ def build_option(
         **_capacity(c, a, w, s, batch),
         **_speed_fields(s, row),
         **_cost_fields(c, cost, s, conversations, w),
-        quality_caveat=None if c.weights == b.serving_weights else quality_caveat(c.weights),
+        quality_caveat=None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
         assumptions=_assumptions(b, c, row, s, a, cost),
         warnings=tuple(warnings),
         undermining=tuple(undermining),

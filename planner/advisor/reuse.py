@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from planner.advisor.build import clear_kept
 from planner.advisor.screen import clear as clear_screens
 from planner.bounds.memo import BoundedMemo
 from planner.core.gpu import GpuSpec
@@ -83,10 +82,8 @@ def clear() -> None:
     """Forget everything kept: here, the first checks' outcomes (:mod:`planner.advisor.screen`), the vLLM stages
     the engine keeps (:func:`planner.engines.vllm.stage.vllm_stage`, the same argument: only V1 profiles, every
     input but ``max_model_len``, state pages computed again) and its sampler headrooms
-    (:func:`planner.engines.vllm.failures.sampler_headroom`), and the set-ups and costs an option's speed and price
-    read (:func:`planner.advisor.build.served_setup`, :func:`planner.advisor.build.system_cost`)."""
+    (:func:`planner.engines.vllm.failures.sampler_headroom`)."""
     _SCOPES.clear()
-    clear_kept()
     clear_screens()
     clear_length_free()
     clear_samplers()

@@ -4,8 +4,7 @@ sliding-window models, contexts, user counts, pricing and engines).
 Through the shortcuts: a ranking at a new context after one at another, so that what is kept across rankings
 serves it (the stages on each GPU and the screens, planner.advisor.reuse; vLLM's stages, the start-up checks kept
 with them and the sampler headrooms), with the per-ranking memos of planner.advisor.evaluate.Evaluator, the KV bytes
-per token kept per stage (planner.core.kv), the set-ups with their prompt's serving seconds and the costs kept across
-rankings (planner.advisor.build), vLLM's view of each GPU (planner.engines.platform) and the PCIe
+per token kept per stage (planner.core.kv), vLLM's view of each GPU (planner.engines.platform) and the PCIe
 generation (planner.advisor.throughput) kept per GPU, the plan made from the GPU-less basis, and hashes computed
 once (planner.bounds.hashing). Without: the plain Evaluator of test_fast_paths (every call afresh: plan() and
 assess() of each candidate's own request) with every memo emptied and holding no entry.
@@ -24,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from model_catalog import get_model, load_gpus
-from planner.advisor import Workload, build, rank, reuse, screen, throughput
+from planner.advisor import Workload, rank, reuse, screen, throughput
 from planner.advisor import ranking as ranking_module
 from planner.bounds.errors import PlannerError
 from planner.bounds.hashing import field_values
@@ -53,8 +52,6 @@ MEMOS: tuple[BoundedMemo[Any, Any], ...] = (
     kv._PER_TOKEN,
     platform._GPU_PLATFORMS,
     throughput._GENERATIONS,
-    build._SETUPS,
-    build._COSTS,
 )
 
 
@@ -147,17 +144,3 @@ def test_a_hash_kept_is_the_one_of_the_fields() -> None:
     profile = VllmProfile(engine_version="0.27.0")
     assert profile.rules == VllmProfile(engine_version="0.27.0").rules
     assert profile.model_copy(update={"engine_version": "0.19.0"}).rules.version == (0, 19, 0)
-
-
-def test_what_is_kept_across_rankings_is_keyed_by_all_it_reads() -> None:
-    """The set-ups and costs kept across rankings (planner.advisor.build) after a ranking under other inputs: new
-    prompt tokens of another length (a context under 4k), another pricing, the model's other weights."""
-    spec = get_model("Qwen/Qwen3-30B-A3B").spec
-    gpus = [g for g in GPUS if g.id in ("h100-sxm-80gb", "l40s", "rtx-4090", "a100-sxm-80gb", "mi300x")]
-    reuse.clear()
-    rank(spec, Workload.fixed_length(1024, concurrent_conversations=8), gpus=gpus)
-    for context, pricing in ((2048, "cloud"), (3072, "purchase")):
-        workload = Workload.fixed_length(context, concurrent_conversations=8, pricing=pricing)
-        fast = rank(spec, workload, gpus=gpus, kv_dtypes=("fp8",))
-        with _plain():
-            assert rank(spec, workload, gpus=gpus, kv_dtypes=("fp8",)).model_dump_json() == fast.model_dump_json()
