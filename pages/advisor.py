@@ -43,12 +43,12 @@ TONES = {"met": "success", "caution": "warning", "none": "error"}  # the verdict
 
 # The rankings, kept as objects and shared by every session (25 visitors of one link cost one ranking): a ranking is
 # frozen and no page changes it. Kept in st.cache_resource, not st.cache_data, so that a slider move pickles
-# nothing (st.cache_data pickles a ranking, ~1.4 MB, on each miss and unpickles it on each hit: 45-230 ms on the
-# critical path). Keyed by every input (the model, the whole workload, the GPUs asked for). A ranking is ~10 MB
-# live: 8 entries, ~80 MB at most, however many distinct links arrive (the shown model's and up to 4 compared
-# models' of one view). Every set-up is planned under its own engine's profile at that engine's defaults, as
-# `advise` does on the CLI: the sidebar's engine and memory fraction do not apply here (the row's Memory-page link
-# carries the option's own).
+# nothing (st.cache_data pickles a ranking, ~1 MB, on each miss: 11-25 ms for the 70B and Qwen3-30B-A3B, and
+# unpickles it on each hit: 14-29 ms). Keyed by every input (the model, the whole workload, the GPUs asked for). A
+# ranking holds 2.5-6 MiB live (tracemalloc, 8B / 70B / Qwen3-30B-A3B over the catalog), ~10 MB at most: 8 entries,
+# ~80 MB at most however many distinct links arrive (before: 16 pickled, ~1-2 MB each, behind 4 live ones). Every
+# set-up is planned under its own engine's profile at that engine's defaults, as `advise` does on the CLI: the
+# sidebar's engine and memory fraction do not apply here (the row's Memory-page link carries the option's own).
 @st.cache_resource(ttl=3600, max_entries=8, show_spinner="Ranking every set-up in the catalog…")
 def _ranking(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> Ranking:
     gpus = [g for i, g in load_gpus().items() if not gpu_ids or i in gpu_ids]
