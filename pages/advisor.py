@@ -41,20 +41,18 @@ PATH = settings.ADVISOR
 TONES = {"met": "success", "caution": "warning", "none": "error"}  # the verdict's box by its colour
 
 
-# A ranking is ~2 MB pickled: 16 entries, ~32 MB at most, however many distinct links arrive. Every set-up is
-# planned under its own engine's profile at that engine's defaults, as `advise` does on the CLI: the sidebar's
-# engine and memory fraction do not apply here (the row's Memory-page link carries the option's own).
-@st.cache_data(ttl=3600, max_entries=16, show_spinner="Ranking every set-up in the catalog…")
+# The rankings, kept as objects and shared by every session (25 visitors of one link cost one ranking): a ranking is
+# frozen and no page changes it. Kept in st.cache_resource, not st.cache_data, so that a slider move pickles
+# nothing (st.cache_data pickles a ranking, ~1 MB, on each miss: 11-25 ms for the 70B and Qwen3-30B-A3B, and
+# unpickles it on each hit: 14-29 ms). Keyed by every input (the model, the whole workload, the GPUs asked for). A
+# ranking holds 2.5-6 MiB live (tracemalloc, 8B / 70B / Qwen3-30B-A3B over the catalog), ~10 MB at most: 8 entries,
+# ~80 MB at most however many distinct links arrive (before: 16 pickled, ~1-2 MB each, behind 4 live ones). Every
+# set-up is planned under its own engine's profile at that engine's defaults, as `advise` does on the CLI: the
+# sidebar's engine and memory fraction do not apply here (the row's Memory-page link carries the option's own).
+@st.cache_resource(ttl=3600, max_entries=8, show_spinner="Ranking every set-up in the catalog…")
 def _ranking(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> Ranking:
     gpus = [g for i, g in load_gpus().items() if not gpu_ids or i in gpu_ids]
     return rank(spec, workload, gpus=gpus)
-
-
-# The rankings last shown, kept as objects: reading one back from st.cache_data unpickles it. A ranking is frozen
-# and no page changes it, so runs and sessions can share it; ~10 MB live each, so only 4.
-@st.cache_resource(ttl=3600, max_entries=4, show_spinner=False)
-def _shown_ranking(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> Ranking:
-    return _ranking(spec, workload, gpu_ids)
 
 
 @st.cache_data(ttl=3600, max_entries=64, show_spinner=False)
@@ -64,7 +62,8 @@ def _overflow_report(option: Option, workload: Workload, spec: ModelSpec) -> Ove
 
 @st.cache_data(ttl=3600, max_entries=64, show_spinner=False)
 def _best_of(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> tuple[Option | None, int]:
-    """A compared model's best set-up and how many serve the workload: a small pickle to read back on each run."""
+    """A compared model's best set-up and how many serve the workload: a small pickle to read back on each run (its
+    ranking, kept by :func:`_ranking`, serves the page at once when the reader switches to that model)."""
     ranking = _ranking(spec, workload, gpu_ids)
     return ranking.best, len(ranking.options)
 
@@ -228,7 +227,7 @@ def render(sel: Selection) -> None:
         _keep_axis()
         binding.choose_many(Deferred(lambda: None), settings.COMPARE_MODELS, _other_models(sel), [], max_selections=4)
         return
-    ranking = _shown_ranking(sel.spec, workload, workload.gpu_ids or ())
+    ranking = _ranking(sel.spec, workload, workload.gpu_ids or ())
     tone = verdict(ranking)  # green only when nothing undermines the target or the speed floor
     getattr(answer, TONES[tone])(as_text(headline(ranking)), icon=":material/recommend:")  # one sentence
     # Streamlit's lazy expanders (``on_change="rerun"``, ``.open``): a closed one's long text is neither sent nor

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from model_catalog import get_model, load_gpus
-from planner.advisor import ContextDistribution, Workload, headline, rank, recommendation
+from planner.advisor import ContextDistribution, Ranking, Workload, headline, rank, recommendation
 from planner.advisor.validation import scored
 from tests.app.conftest import run_page, texts
 from ui.advisor_report import advisor_report_html
@@ -308,3 +309,37 @@ def test_the_compared_models_csv_is_offered_with_their_tab_closed() -> None:
     assert "CSV: models" in [b.label for b in closed.get("download_button")]
     shown = run_page("advisor", params, tab=MODELS_TAB)
     assert list(shown.dataframe[0].value["model"]) == ["meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B"]
+
+
+def test_a_ranking_is_shared_and_never_pickled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rankings are kept as objects shared by every session (issue 24): a second session on the same link ranks
+    nothing, a compared model's ranking serves the page when the reader switches to it, and no ranking is pickled
+    on the way (a slider move would pay ~50-230 ms pickling and unpickling ~1.4 MB)."""
+    import planner.advisor
+
+    ranked: list[str] = []
+    pickled: list[str] = []
+    real_rank = planner.advisor.rank
+
+    def counted(spec: Any, *args: Any, **kw: Any) -> Ranking:
+        ranked.append(spec.id)
+        return real_rank(spec, *args, **kw)
+
+    def refused(self: Ranking) -> Any:
+        pickled.append(self.workload.target_note)
+        raise AssertionError("a ranking was pickled")
+
+    monkeypatch.setattr(planner.advisor, "rank", counted)
+    monkeypatch.setattr(Ranking, "__getstate__", refused, raising=False)
+    link = {"model": "Qwen/Qwen3-8B", "context": "12288", "users": "7", "compare_models": ["mistralai/Mistral-7B-v0.3"]}
+    first = run_page("advisor", link, tab=MODELS_TAB)
+    assert not first.exception, [e.value for e in first.exception]
+    assert ranked == ["Qwen/Qwen3-8B", "mistralai/Mistral-7B-v0.3"]
+    second = run_page("advisor", link, tab=MODELS_TAB)
+    switched = run_page(
+        "advisor", {k: v for k, v in link.items() if k != "compare_models"} | {"model": "mistralai/Mistral-7B-v0.3"}
+    )
+    assert not second.exception and not switched.exception
+    assert ranked == ["Qwen/Qwen3-8B", "mistralai/Mistral-7B-v0.3"] and not pickled
+    answer = [texts(at.success) + texts(at.warning) + texts(at.error) for at in (first, second)]
+    assert answer[0] and answer[0] == answer[1]

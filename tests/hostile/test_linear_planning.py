@@ -105,7 +105,7 @@ def test_the_caches_stay_bounded_in_bytes() -> None:
 
 def test_every_streamlit_cache_is_bounded() -> None:
     """Every ``st.cache_data`` / ``st.cache_resource`` of the dashboard keeps a bounded number of entries (the
-    advisor's rankings: 16 pickled, ~2 MB each, and the last 4 as objects, ~10 MB each)."""
+    advisor's rankings: 8 as objects, ~10 MB each, none pickled)."""
     root = Path(__file__).resolve().parents[2]
     found: dict[str, int] = {}
     for path in [root / "app.py", *sorted((root / "pages").glob("*.py")), *sorted((root / "ui").glob("*.py"))]:
@@ -119,5 +119,5 @@ def test_every_streamlit_cache_is_bounded() -> None:
                     bound = next((k.value for k in (call.keywords if call else []) if k.arg == "max_entries"), None)
                     assert isinstance(bound, ast.Constant), f"{path.name}:{node.name} has no max_entries"
                     found[f"{path.name}:{node.name}"] = bound.value
-    assert found["advisor.py:_ranking"] == 16 and found["advisor.py:_shown_ranking"] == 4, found
+    assert found["advisor.py:_ranking"] == 8 and "advisor.py:_shown_ranking" not in found, found
     assert all(0 < n <= 256 for n in found.values()), found
