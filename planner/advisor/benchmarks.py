@@ -31,6 +31,8 @@ BENCHMARKS_DIR = Path(__file__).with_name("benchmarks")
 # A benchmark file a user names (``python -m planner.advisor.validation FILE``) is read up to this many bytes: the
 # largest in the repository (tests/advisor/benchmarks/unseen-2026-12.toml, 624 rows) is under 1 MB.
 MAX_BENCHMARK_FILE_BYTES = 4_000_000
+# A measurement or a bit width: above zero and finite (``inf`` is valid TOML, and was scored as a 100 % miss).
+Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 Regime = Literal["single_stream", "batched", "long_context", "prefill"]
 Family = Literal["fused", "paged", "layer-split"]
@@ -94,8 +96,8 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     replicas: PositiveInt = 1
     split: Split = "tensor"
     weights: str
-    weights_bits: Annotated[float, Field(gt=0)] | None = None
-    other_bits: Annotated[float, Field(gt=0)] | None = None  # non-expert tensors' bits in a mixed GGUF
+    weights_bits: Positive | None = None
+    other_bits: Positive | None = None  # non-expert tensors' bits in a mixed GGUF
     kv_dtype: str = "bf16"
     concurrency: PositiveInt | Literal["max"] = 1
     input_tokens: Annotated[int, Field(ge=0)] = 0
@@ -108,7 +110,7 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     engine_version: Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)*$")] | None = None  # as the source states it
     attention_dp: bool = False  # TensorRT-LLM enable_attention_dp with expert parallelism, as the source states it
     metric: Metric
-    value: Annotated[float, Field(gt=0)]
+    value: Positive
     source: Annotated[str, Field(min_length=1)]
     source_date: Annotated[str, Field(min_length=4)]
     excerpt: str = ""

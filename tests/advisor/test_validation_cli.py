@@ -90,3 +90,18 @@ def test_any_bytes_end_in_a_table_or_a_named_error(
     status, err = _run(capsys, str(path))
     assert status in (0, 2)
     assert status == 0 or (err.startswith("error: ") and "Traceback" not in err)
+
+
+@pytest.mark.parametrize("field", ["value", "weights_bits", "other_bits"])
+@pytest.mark.parametrize("number", ["inf", "nan", "+inf"])
+def test_a_non_finite_number_is_named(
+    field: str, number: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A measurement (or a bit width) of infinity was scored as a 100 % miss; it is refused by name."""
+    source = (Path(__file__).resolve().parents[2] / "planner/advisor/benchmarks/vllm.toml").read_text(encoding="utf-8")
+    first = source[source.index("[[row]]") : source.index("[[row]]", source.index("[[row]]") + 1)]
+    lines = [line for line in first.splitlines() if not line.startswith(f"{field} =")]
+    path = tmp_path / "rows.toml"
+    path.write_text("\n".join([*lines, f"{field} = {number}"]) + "\n", encoding="utf-8")
+    status, err = _run(capsys, str(path))
+    assert status == 2 and err.startswith(f"error: rows.toml: row.0.{field}: ") and "finite" in err
