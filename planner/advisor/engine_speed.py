@@ -13,9 +13,10 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
   per step (and per sequence; per MoE layer where the engine's expert kernels cost one, vLLM's Triton MXFP4 MoE on
   Hopper: :mod:`planner.advisor.kernels`) + two all-reduces per layer (one per Nemotron-H block): over NVLink a
   fitted latency and ``bytes x 2(G-1)/G / link``, over PCIe NCCL's measured time at the message's size
-  (:mod:`planner.advisor.allreduce`); a TensorRT-LLM NVFP4 decode step on a GPU NVIDIA's aiconfigurator measured
-  (B200, GB200, RTX PRO 6000) takes as compute its GEMMs' and fused MoE's measured times by shape, then attention
-  (the KV read or its FLOPs): :mod:`planner.advisor.gemm_tables`;
+  (:mod:`planner.advisor.allreduce`); a TensorRT-LLM decode step on a GPU and arithmetic NVIDIA's aiconfigurator
+  measured (NVFP4 on B200, GB200, RTX PRO 6000; 16-bit on A100 SXM, H100 SXM, H200, L40S) takes as compute its
+  GEMMs' and fused MoE's measured times by shape, then attention (the KV read or its FLOPs):
+  :mod:`planner.advisor.gemm_tables`;
 - **llama.cpp** (layer split: the GPUs run one after another, each over its own layers): ``G x max(memory,
   compute)`` of one GPU's share, i.e. the time of the whole model on one GPU, + a fixed time per step and per layer
   (kernel launches) + a measured hop per extra GPU (:data:`LLAMACPP_HOP_S`). Bandwidth is not multiplied by
@@ -87,14 +88,14 @@ class Roofline(NamedTuple):
 
 # Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_benchmarks.py checks it).
 FITTED = Roofline(
-    cb_bw_hbm=0.89,
+    cb_bw_hbm=0.93,
     cb_bw_gddr=0.68,
     cb_bw_lpddr=0.7,
     ll_bw_hbm=0.49,
     ll_bw_gddr=0.9,
     ll_bw_apple=0.71,
     ll_bw_lpddr=0.77,
-    trt_step_s=0.0019,
+    trt_step_s=0.0023,
     vllm_step_s=0.0012,
     ll_step_s=0.0006,
     ll_layer_s=5e-05,
@@ -103,8 +104,8 @@ FITTED = Roofline(
     ll_mfu_quant=0.56,
     ll_mfu_alu=0.76,
     ar_nvlink_s=2.9e-05,
-    trt_seq_s=7.5e-06,
-    vllm_seq_s=3.95e-05,
+    trt_seq_s=8.5e-06,
+    vllm_seq_s=4.05e-05,
     moe_locality=0.76,
     ll_moe_mfu=0.17,
     ll_mfu_quant_vulkan=0.33,

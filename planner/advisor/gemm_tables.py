@@ -1,20 +1,37 @@
-"""TensorRT-LLM's NVFP4 GEMM and MoE times as measured, read from NVIDIA aiconfigurator's tables (no constant fitted).
+"""TensorRT-LLM's GEMM and MoE times as measured, read from NVIDIA aiconfigurator's tables (no constant fitted).
 
 ``trtllm_gemm_tables.toml`` (beside this module) is a compact extract of ai-dynamo/aiconfigurator@095f58a51's
-``systems/data/<system>/gemm/trtllm/1.3.0rc20/gemm_perf.parquet`` and ``moe/.../moe_perf.parquet`` for B200,
-GB200 and RTX PRO 6000 Blackwell Server (its header says which rows): each TRT-LLM ``Linear`` (activation
-quantization and GEMM) and fused MoE layer timed under CUDA graphs at ``m`` tokens. At decode batch sizes these
-GEMMs are far from the memory roofline on B200 and GB200 (an 8192 x 8192 NVFP4 GEMM takes 22.7 us at 1-128 tokens,
-~0.2 of its bandwidth time) and close to it on the RTX PRO 6000: a per-die share cannot say that, a time by shape
-can, and under tensor parallelism each GPU's GEMMs are smaller (``n`` or ``k`` split), so the same table prices
-TP 1 and TP 8.
+``systems/data/<system>/gemm/trtllm/<version>/gemm_perf.parquet`` and ``moe/.../moe_perf.parquet``, one table per
+GPU and arithmetic (its header says which rows, each table which file, dtype and kernel): each TRT-LLM ``Linear``
+(activation quantization and GEMM) and fused MoE layer timed under CUDA graphs at ``m`` tokens.
 
-:func:`decode_gemm_seconds` is one GPU's matmul time of a TensorRT-LLM NVFP4 decode step, the sum over its
-:class:`~planner.advisor.matmuls.Matmuls` of the latency interpolated linearly in ``m``, ``n`` and ``k`` (past the
-grid's widest ``n`` or ``k``, in proportion to the width: a wide matrix is read in proportion). Routed experts run
-expert parallel over the replica's GPUs (the perf overview's MoE runs: ``--ep``), the fused MoE's ``num_tokens``
-the step's tokens. ``None`` where the tables do not reach: another engine, GPU, arithmetic or split, a model
-without shapes, a MoE shape the tables do not hold; the rate model prices those steps.
+- **NVFP4** on B200, GB200 and RTX PRO 6000 Blackwell Server (1.3.0rc20). At decode batch sizes these GEMMs are far
+  from the memory roofline on B200 and GB200 (an 8192 x 8192 NVFP4 GEMM takes 22.7 us at 1-128 tokens, ~0.2 of its
+  bandwidth time) and close to it on the RTX PRO 6000: a per-die share cannot say that, a time by shape can.
+- **16-bit** (the files' bfloat16) on A100-SXM4-80GB (1.0.0, the only version aiconfigurator measured on A100; its
+  1.3.0rc15 ``reuse.yaml`` points back to it), H100 SXM, H200 and L40S (1.3.0rc20). An 8192 x 8192 GEMM at 128
+  tokens takes 113.6 us on A100, 1.7x its bandwidth time; TensorRT-LLM 0.17's FP16 cells on 4 and 8 A100s, first
+  over-predicted by a median +39 to +52 %, land at -34 to +30 % with these times (tests/advisor/unseen_2026_12.py).
+- **FP8 is measured and not used.** aiconfigurator's per-tensor FP8 tables for H100, H200 and L40S put the package's
+  TensorRT-LLM FP8 rows on H100 and H200 at a median -14 % (11 fit rows; -2 % with the rate model) and -14 % (15
+  held-out rows; -3 %): slower than the engines those rows ran. The lead, not traced: the PyTorch flow's FP8
+  ``Linear`` quantizes its activation in a kernel of its own, which TensorRT engines fuse into the norm before it.
+  The rate model (``GEMM_EFFICIENCY``) keeps pricing FP8.
+
+Under tensor parallelism each GPU's GEMMs are smaller (``n`` or ``k`` split), so the same table prices TP 1 and
+TP 8. The tables are the PyTorch backend's kernels; the TensorRT engines of 0.17 call the same cuBLAS / CUTLASS
+GEMMs for 16-bit and NVFP4 matrices, and the A100 cells above are the check.
+
+:func:`decode_gemm_seconds` is one GPU's matmul time of a TensorRT-LLM decode step, the sum over its
+:class:`~planner.advisor.matmuls.Matmuls` of the latency interpolated linearly in ``m``, ``n`` and ``k`` on the
+table's own grids (past the widest ``n`` or ``k``, in proportion to the width: a wide matrix is read in proportion).
+Routed experts run expert parallel over the replica's GPUs (the perf overview's MoE runs: ``--ep``), the fused MoE's
+``num_tokens`` the step's tokens. ``None`` where the tables do not reach: another engine, GPU, arithmetic or split,
+a model without shapes, a MoE shape the tables do not hold; the rate model prices those steps.
+
+The extract is made with pandas from the parquet files: for each table, the rows of its ``gemm_dtype`` and
+``kernel_source``, the median latency at each (``n``, ``k``, ``m``) of its grids; for MoE, ``moe_tp_size`` 1,
+distribution ``power_law_1.01``, each catalog MoE shape at expert-parallel sizes 1, 2, 4 and 8 where measured.
 """
 
 from __future__ import annotations
@@ -27,6 +44,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
+from planner.advisor.kernels import ComputePath
 from planner.advisor.matmuls import Matmul, Matmuls
 from planner.advisor.throughput import Load, Setup
 from planner.bounds.errors import PlannerError
@@ -34,52 +52,58 @@ from planner.bounds.errors import PlannerError
 TABLES_FILE = Path(__file__).with_name("trtllm_gemm_tables.toml")
 
 
-class _GpuTable(BaseModel, frozen=True, extra="forbid"):
-    id: str
+class _Table(BaseModel, frozen=True, extra="forbid"):
+    gpu: str
+    path: ComputePath
     device: str
+    trtllm_version: str
     gemm_file: str
+    gemm_dtype: str
+    gemm_kernel: str
     moe_file: str
+    moe_dtype: str
+    moe_kernel: str
+    m: tuple[int, ...]
+    n: tuple[int, ...]
+    k: tuple[int, ...]
+    moe_tokens: tuple[int, ...]
     gemm_us: tuple[tuple[float, ...], ...]  # n, k, then microseconds at each of ``m``
     moe_us: tuple[tuple[float, ...], ...]  # hidden, width, top-k, experts, expert-parallel size, then microseconds
 
 
 class _Tables(BaseModel, frozen=True, extra="forbid"):
     source: str = Field(pattern=r"^ai-dynamo/aiconfigurator@[0-9a-f]{40}$")
-    trtllm_version: str
-    m: tuple[int, ...]
-    nk: tuple[int, ...]
-    moe_tokens: tuple[int, ...]
-    gpu: tuple[_GpuTable, ...]
+    table: tuple[_Table, ...]
 
 
 class GpuTimes(NamedTuple):
-    """One GPU's measured latencies, in seconds."""
+    """One GPU's measured latencies in one arithmetic, in seconds, on the grids they were measured at."""
 
+    m: tuple[int, ...]
+    n: tuple[int, ...]
+    k: tuple[int, ...]
+    moe_tokens: tuple[int, ...]
     gemm: dict[tuple[int, int], tuple[float, ...]]  # (n, k) -> seconds at each of ``m``
     moe: dict[tuple[int, int, int, int, int], tuple[float, ...]]  # (hidden, width, top-k, experts, ep) -> seconds
 
 
-class Tables(NamedTuple):
-    m: tuple[int, ...]
-    nk: tuple[int, ...]
-    moe_tokens: tuple[int, ...]
-    gpus: dict[str, GpuTimes]
+def _times(path: Path, t: _Table) -> GpuTimes:
+    """One table, checked: every (n, k) pair of its grids, every row as long as its grid."""
+    gemm = {(int(r[0]), int(r[1])): tuple(us / 1e6 for us in r[2:]) for r in t.gemm_us}
+    moe = {(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])): tuple(us / 1e6 for us in r[5:]) for r in t.moe_us}
+    complete = set(gemm) == {(n, k) for n in t.n for k in t.k}
+    if not complete or any(len(v) != len(t.m) for v in gemm.values()):
+        raise PlannerError(f"{path.name}: {t.gpu} {t.path}: the GEMM rows do not cover the grid")
+    if any(len(v) != len(t.moe_tokens) for v in moe.values()):
+        raise PlannerError(f"{path.name}: {t.gpu} {t.path}: a MoE row does not match its grid")
+    return GpuTimes(t.m, t.n, t.k, t.moe_tokens, gemm, moe)
 
 
 @cache
-def tables(path: Path = TABLES_FILE) -> Tables:
-    """The extract, validated (a row whose length is not its grid's fails here, not in a step)."""
+def tables(path: Path = TABLES_FILE) -> dict[tuple[str, str], GpuTimes]:
+    """The extract, validated, by (catalog GPU id, compute path)."""
     raw = _Tables.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
-    gpus: dict[str, GpuTimes] = {}
-    for g in raw.gpu:
-        gemm = {(int(r[0]), int(r[1])): tuple(us / 1e6 for us in r[2:]) for r in g.gemm_us}
-        moe = {
-            (int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])): tuple(us / 1e6 for us in r[5:]) for r in g.moe_us
-        }
-        if any(len(v) != len(raw.m) for v in gemm.values()) or any(len(v) != len(raw.moe_tokens) for v in moe.values()):
-            raise PlannerError(f"{path.name}: {g.id}: a row does not match its grid")
-        gpus[g.id] = GpuTimes(gemm, moe)
-    return Tables(raw.m, raw.nk, raw.moe_tokens, gpus)
+    return {(t.gpu, t.path): _times(path, t) for t in raw.table}
 
 
 def _along(grid: tuple[int, ...], values: tuple[float, ...], x: float) -> float:
@@ -104,13 +128,13 @@ def _bracket(grid: tuple[int, ...], x: int) -> tuple[int, int, float, float]:
     return grid[j - 1], grid[j], (x - grid[j - 1]) / (grid[j] - grid[j - 1]), 1.0
 
 
-def gemm_seconds(t: Tables, times: GpuTimes, m: int, n: int, k: int) -> float:
+def gemm_seconds(times: GpuTimes, m: int, n: int, k: int) -> float:
     """One GEMM of ``m`` tokens, ``n`` outputs, ``k`` inputs: interpolated over the table's grid."""
-    n0, n1, wn, sn = _bracket(t.nk, n)
-    k0, k1, wk, sk = _bracket(t.nk, k)
+    n0, n1, wn, sn = _bracket(times.n, n)
+    k0, k1, wk, sk = _bracket(times.k, k)
 
     def at(a: int, b: int) -> float:
-        return _along(t.m, times.gemm[(a, b)], m)
+        return _along(times.m, times.gemm[(a, b)], m)
 
     low = at(n0, k0) * (1 - wk) + at(n0, k1) * wk
     high = at(n1, k0) * (1 - wk) + at(n1, k1) * wk
@@ -123,27 +147,26 @@ def _per_gpu(mm: Matmul, gpus: int) -> tuple[int, int]:
     return mm.n, max(1, mm.k // gpus)
 
 
-def step_gemm_seconds(gpu_id: str, shapes: Matmuls, tokens: int, gpus: int) -> float | None:
-    """One GPU's matmul time of a decode step of ``tokens`` tokens over ``gpus`` tensor-parallel GPUs (``None``:
-    the GPU or the MoE shape is not in the tables)."""
-    t = tables()
-    times = t.gpus.get(gpu_id)
+def step_gemm_seconds(gpu_id: str, path: str, shapes: Matmuls, tokens: int, gpus: int) -> float | None:
+    """One GPU's matmul time of a decode step of ``tokens`` tokens over ``gpus`` tensor-parallel GPUs in the
+    arithmetic ``path`` (``None``: the GPU, the arithmetic or the MoE shape is not in the tables)."""
+    times = tables().get((gpu_id, path))
     if times is None:
         return None
     total = 0.0
     for mm in (*shapes.dense, shapes.head):
         n, k = _per_gpu(mm, gpus)
-        total += mm.repeats * gemm_seconds(t, times, tokens, n, k)
+        total += mm.repeats * gemm_seconds(times, tokens, n, k)
     if shapes.moe is not None:
         moe = times.moe.get((*shapes.moe, gpus))
         if moe is None:
             return None
-        total += shapes.moe_layers * _along(t.moe_tokens, moe, tokens)
+        total += shapes.moe_layers * _along(times.moe_tokens, moe, tokens)
     return total
 
 
 def decode_gemm_seconds(setup: Setup, load: Load) -> float | None:
     """The measured matmul time of one GPU in a TensorRT-LLM NVFP4 decode step (see the module docstring)."""
-    if setup.family != "fused" or setup.path != "fp4" or setup.split != "tensor" or load.matmuls is None:
+    if setup.family != "fused" or setup.split != "tensor" or load.matmuls is None:
         return None
-    return step_gemm_seconds(setup.gpu.id, load.matmuls, load.tokens, setup.gpus)
+    return step_gemm_seconds(setup.gpu.id, setup.path, load.matmuls, load.tokens, setup.gpus)
