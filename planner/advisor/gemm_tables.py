@@ -16,7 +16,12 @@ GPU and arithmetic (its header says which rows, each table which file, dtype and
   TensorRT-LLM FP8 rows on H100 and H200 at a median -14 % (11 fit rows; -2 % with the rate model) and -14 % (15
   held-out rows; -3 %): slower than the engines those rows ran. The lead, not traced: the PyTorch flow's FP8
   ``Linear`` quantizes its activation in a kernel of its own, which TensorRT engines fuse into the norm before it.
-  The rate model (``GEMM_EFFICIENCY``) keeps pricing FP8.
+  The rate model (``GEMM_EFFICIENCY``) keeps pricing FP8. Also tried: aiconfigurator's own static-FP8
+  derivation (aic-core/rust/aiconfigurator-core/src/operators/gemm.rs ``fp8_static``: the dynamic-FP8 time less its
+  measured activation-scale pass, less the activation's quantization where the input is already FP8, floored at the
+  roofline): those rows move to -10 % (H100, fit) and -15 % (H200), the fit again drives ``cb_bw_hbm`` to 1.00, and
+  the unseen set gets worse (53 -> 55 rows over 50 %). Pricing the output head on the 16-bit table (quantized
+  checkpoints keep ``lm_head`` in BF16) moved every row by under 1 % and the unseen set 53 -> 54: not kept.
 
 Under tensor parallelism each GPU's GEMMs are smaller (``n`` or ``k`` split), so the same table prices TP 1 and
 TP 8. The tables are the PyTorch backend's kernels; the TensorRT engines of 0.17 call the same cuBLAS / CUTLASS
