@@ -38,9 +38,9 @@ class Built:
         self.decode_context = min(workload.context_tokens, workload.context.mean_tokens)
         self.prompt_tokens = max(1, workload.mean_prompt_tokens - workload.shared_prefix_tokens)
         self.new_tokens = workload.uncached_prompt_tokens
-        self._decode: dict[tuple[str, str, int], Load] = {}
-        self._prefill: dict[tuple[str, int], Load] = {}
-        self._setups: dict[tuple[str, str, str, int, str], tuple[Setup, float | None, float]] = {}
+        self._decode: dict[tuple[str, str, int, ModelSpec], Load] = {}
+        self._prefill: dict[tuple[str, int, ModelSpec], Load] = {}
+        self._setups: dict[tuple[str, str, str, int, str, ModelSpec], tuple[Setup, float | None, float]] = {}
         self._costs: dict[tuple[str, int, HostChoice | None], SystemCost] = {}
         self._settings: dict[OverheadModel, tuple[str | None, float | None]] = {}
         self._engine_notes: dict[tuple[str, str, str, str], str] = {}
@@ -51,21 +51,27 @@ class Built:
             "tokens (the rest in the prefix cache), their prefill counted in the speed per user"
         )
 
-    def decode(self, weights: str, kv_dtype: str, batch: int) -> Load:
-        key = (weights, kv_dtype, batch)
+    def decode(self, weights: str, kv_dtype: str, batch: int, cached: ModelSpec | None = None) -> Load:
+        """A decode step of ``batch`` sequences; ``cached``: the model as the engine caches it
+        (:meth:`planner.core.overhead.OverheadModelBase.kv_model`), the model itself by default."""
+        model = cached or self.model
+        key = (weights, kv_dtype, batch, model)
         if key not in self._decode:
-            self._decode[key] = decode_load(self.model, weights, kv_dtype, batch, self.decode_context, self.params)
+            self._decode[key] = decode_load(model, weights, kv_dtype, batch, self.decode_context, self.params)
         return self._decode[key]
 
-    def setup(self, c: Candidate, row: SupportRow) -> tuple[Setup, float | None, float]:
+    def setup(
+        self, c: Candidate, row: SupportRow, cached: ModelSpec | None = None
+    ) -> tuple[Setup, float | None, float]:
         """The set-up as the speed model sees it, one prompt alone on it and the GPU seconds of one prompt inside a
         serving run (:func:`planner.advisor.engine_speed.serving`'s; none reads the KV dtype, the batch or the
-        replicas): once per GPU, engine, compute path, split and weights."""
-        key = (c.gpu.id, row.engine, row.compute, c.tensor_parallel, c.weights)
+        replicas): once per GPU, engine, compute path, split, weights and cached model."""
+        model = cached or self.model
+        key = (c.gpu.id, row.engine, row.compute, c.tensor_parallel, c.weights, model)
         if key not in self._setups:
             setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel, c.weights)
-            alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens))
-            per_prompt = prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens)) or 0.0
+            alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens, model))
+            per_prompt = prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens, model)) or 0.0
             self._setups[key] = setup, alone, per_prompt
         return self._setups[key]
 
@@ -95,11 +101,13 @@ class Built:
             found = self._engine_notes[key] = found + f"; source: {row.source}"
         return found
 
-    def prefill(self, weights: str, tokens: int) -> Load:
-        """One prompt of ``tokens`` tokens (the whole prompt for a cold start, the new ones under load)."""
-        key = (weights, tokens)
+    def prefill(self, weights: str, tokens: int, cached: ModelSpec | None = None) -> Load:
+        """One prompt of ``tokens`` tokens (the whole prompt for a cold start, the new ones under load); ``cached``
+        as for :meth:`decode`."""
+        model = cached or self.model
+        key = (weights, tokens, model)
         if key not in self._prefill:
-            self._prefill[key] = prefill_load(self.model, weights, tokens, 0, self.params)
+            self._prefill[key] = prefill_load(model, weights, tokens, 0, self.params)
         return self._prefill[key]
 
 
@@ -112,13 +120,14 @@ class Speed(NamedTuple):
     prefill_share: float | None
 
 
-def speed_of(b: Built, c: Candidate, row: SupportRow, batch: int) -> Speed:
+def speed_of(b: Built, c: Candidate, row: SupportRow, batch: int, cached: ModelSpec | None = None) -> Speed:
     """Decode at the target load (``batch`` users per replica) and a typical prompt, under the option's engine.
     A user's speed counts the pauses for the other users' prompts (each user sends one prompt per reply): a cycle
     of ``output`` decode steps and ``batch`` prefills (:func:`planner.advisor.engine_speed.serving`), what a
-    serving benchmark's time per output token measures at that concurrency."""
-    setup, alone, per_prompt = b.setup(c, row)
-    decode_load = b.decode(c.weights, c.kv_dtype, batch)
+    serving benchmark's time per output token measures at that concurrency. ``cached``: the model as the engine
+    caches and attends to it (TensorRT-LLM: every token of windowed layers, its KV read and attention included)."""
+    setup, alone, per_prompt = b.setup(c, row, cached)
+    decode_load = b.decode(c.weights, c.kv_dtype, batch, cached)
     decode = step(setup, decode_load)
     if decode.bound == "unknown":
         return Speed(setup, decode, None, None, alone, None)
@@ -238,7 +247,7 @@ def build_option(
     """A set-up that holds the target, with its speed, costs, warnings and assumptions."""
     w = b.workload
     batch = max(1, math.ceil(w.target_concurrency / c.replicas))
-    s = speed_of(b, c, row, batch)
+    s = speed_of(b, c, row, batch, overhead.kv_model(b.model))
     cost = b.cost(c, host, assumptions)
     warnings, undermining = _warnings(b, c, s, cost, row)
     version, fraction = b.engine_settings(overhead)

@@ -10,6 +10,7 @@ from planner.advisor.workload import Workload
 from planner.core.blocks import LayerKind
 from planner.core.kv import kinds_in, kv_bytes_per_token_per_layer, linear_state_bytes_per_layer
 from planner.core.model import ModelSpec
+from planner.engines.registry import engine_names, get_engine
 
 
 def cost_curve(model: ModelSpec, kv_dtype: str, tensor_parallel: int) -> CostCurve:
@@ -32,6 +33,15 @@ def cost_curve(model: ModelSpec, kv_dtype: str, tensor_parallel: int) -> CostCur
     return CostCurve(per_token=per_token, windows=tuple(sorted(windows.items())), fixed=fixed)
 
 
+def engine_cached(option: Option, model: ModelSpec) -> ModelSpec:
+    """``model`` as the option's engine caches it at the release it was planned for
+    (:meth:`planner.core.overhead.OverheadModelBase.kv_model`: TensorRT-LLM keeps every token of windowed layers),
+    so the pool's cost curve is the one the plan's capacity used; an engine without a profile keeps the model's."""
+    if option.engine not in engine_names():
+        return model
+    return get_engine(option.engine).profile(version=option.engine_version).kv_model(model)
+
+
 def overflow_for(option: Option, workload: Workload, model: ModelSpec) -> OverflowReport:
     """Average or maximum for one option, on the pool the engine reports: its capacity at the planning length
     (the figure every surface shows) times what such a conversation costs, so the deterministic count at the
@@ -48,7 +58,7 @@ def overflow_for(option: Option, workload: Workload, model: ModelSpec) -> Overfl
             replicas,
             option.kv_budget_tokens_per_replica,
         )
-    curve = cost_curve(model, option.kv_dtype, option.tensor_parallel)
+    curve = cost_curve(engine_cached(option, model), option.kv_dtype, option.tensor_parallel)
     pool = option.concurrency / replicas * curve.at(option.context_tokens)
     return overflow_report(
         pool,
@@ -66,6 +76,6 @@ def pool_probability(option: Option, workload: Workload, model: ModelSpec) -> fl
     """The chance the option's pool runs out at its target (``None`` for fixed slots: nothing is shared)."""
     if option.slots is not None:
         return None
-    curve = cost_curve(model, option.kv_dtype, option.tensor_parallel)
+    curve = cost_curve(engine_cached(option, model), option.kv_dtype, option.tensor_parallel)
     pool = option.concurrency / option.replicas * curve.at(option.context_tokens)
     return deployment_overflow_probability(option.target_concurrency, pool, workload.context, option.replicas, 0, curve)

@@ -117,11 +117,15 @@ def _max_batch(row: BenchmarkRow) -> int:
 
 @cache
 def case(row: BenchmarkRow) -> Case:
-    """The loads of ``row`` (cached: the fit evaluates every row many times)."""
+    """The loads of ``row`` (cached: the fit evaluates every row many times), on the model as the row's engine
+    caches and attends to it (:meth:`planner.core.overhead.OverheadModelBase.kv_model`: TensorRT-LLM keeps every
+    token of sliding-window and chunked layers unless the run sets an attention window, which no row states)."""
     from model_catalog import get_model
+    from planner.engines.registry import engine_profile
 
-    spec = get_model(row.model_id).spec
-    params = parameter_breakdown(spec)
+    model = get_model(row.model_id).spec
+    spec = engine_profile(engine_of_family(row.family)).kv_model(model)
+    params = parameter_breakdown(model)
     setup = _setup(row)
     bits, other = row.weights_bits, row.other_bits
     if row.metric in ("prefill_per_s", "ttft_seconds"):

@@ -6,7 +6,8 @@ Architecture changes it:
 - GQA/MQA: ``kv_heads`` is ``num_key_value_heads``, not the query heads.
 - MLA (DeepSeek-V2/V3): one latent of ``kv_lora_rank + qk_rope_head_dim`` values per layer, no separate
   V, and not split by tensor parallelism (vLLM ``MLAAttentionSpec``; SGLang ``get_cell_size_per_token``).
-- Sliding-window / chunked layers hold at most ``window`` tokens per sequence.
+- Sliding-window / chunked layers hold at most ``window`` tokens per sequence, where the engine caps them
+  (:func:`every_token_cached`: an engine that keeps every token of every layer, TensorRT-LLM by default).
 - Linear-attention / state-space layers hold a fixed state per sequence, whatever the context.
 - Per-layer geometry (Gemma 4): full-attention layers may have their own KV heads and head_dim; shared-KV layers
   (Gemma 3n/4 E-models) and feed-forward-only blocks (Nemotron-H) cache nothing.
@@ -20,6 +21,7 @@ from collections import Counter
 from functools import lru_cache
 
 from planner.bounds.errors import PlannerError
+from planner.bounds.limits import MAX_CONTEXT
 from planner.bounds.memo import BoundedMemo
 from planner.core.blocks import GatedDeltaNetSpec, LayerKind, Mamba2Spec
 from planner.core.kv_formats import kv_format
@@ -152,6 +154,27 @@ def cached_tokens(model: ModelSpec, kind: LayerKind, tokens: int) -> int:
     if kind in (LayerKind.LINEAR, LayerKind.NONE):
         return 0
     return tokens
+
+
+# One lifted copy per model asked (a ranking asks one model; validation a dozen): each keeps its spec alive (~11 kB
+# at most, planner.bounds.limits), so 64 stay well under 1 MB.
+@lru_cache(maxsize=64)
+def every_token_cached(model: ModelSpec) -> ModelSpec:
+    """``model`` as an engine caches it that gives every attention layer a window of its whole maximum sequence:
+    the sliding-window and chunked layers' windows lifted to :data:`planner.bounds.limits.MAX_CONTEXT`, so they
+    keep (and attend to) every token as full-attention layers do; ``model`` itself when it has no window.
+
+    TensorRT-LLM sizes and runs its KV cache by the attention window it is given at run time, not by the model's
+    config: ``KvCacheConfig.max_attention_window`` (``--max_attention_window_size`` for a TensorRT engine),
+    whose default is the maximum sequence length for every layer (``tensorrt_llm/_torch/pyexecutor/
+    resource_manager.py`` ``KVCacheManager``: "Use max_seq_len as default max_attention_window"; the C++
+    executor's ``KvCacheConfig`` leaves ``maxAttentionWindowVec`` unset). Mistral-7B-v0.1 at 22,000 tokens in
+    FP16 then holds ``32 x 8 x 128 x 2 x 2 x 22,000`` = 2,883,584,000 bytes per sequence, not the 4,096-token
+    window's 536,870,912."""
+    lifted = {
+        name: MAX_CONTEXT for name in ("sliding_window", "attention_chunk_size") if getattr(model, name) is not None
+    }
+    return model.model_copy(update=lifted) if lifted else model
 
 
 # Memory: one entry is ~0.4 kB and keeps its spec alive (~11 kB for the largest planner.bounds.limits allows, 1,024

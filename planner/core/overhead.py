@@ -152,6 +152,12 @@ class OverheadModelBase(HashedOnce, frozen=True, extra="forbid"):
         weights the engine prints."""
         return ctx.weights_bytes
 
+    def kv_model(self, model: ModelSpec) -> ModelSpec:
+        """``model`` as the engine caches and attends to it: sliding-window and chunked layers keep their windows
+        (vLLM, SGLang, llama.cpp); an engine that keeps every token of every layer overrides this
+        (:func:`planner.core.kv.every_token_cached`)."""
+        return model
+
     @property
     def offloads_output_first(self) -> bool:
         """Whether partial offload keeps the output layer on the GPU before any decoder layer (llama.cpp builds

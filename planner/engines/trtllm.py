@@ -8,6 +8,16 @@
 - before 1.0 (TensorRT engines built by ``trtllm-build``, the C++ runtime / Triton backend):
   ``kv_cache_free_gpu_mem_fraction`` of the memory free after the engine and its build-time workspace loaded;
   blocks of 64 tokens. Indicative (``tests/fixtures/reference/engine-memory-notes.md`` section 5).
+- Sliding-window and chunked layers cache every token unless the attention window is set at run time: the KV
+  cache manager's window defaults to ``max_seq_len`` for every layer (1.x ``KvCacheConfig.max_attention_window``
+  None, ``tensorrt_llm/_torch/pyexecutor/resource_manager.py``; TensorRT engines ``--max_attention_window_size``,
+  the C++ ``KvCacheConfig.maxAttentionWindowVec`` unset), and the model's ``sliding_window`` is not read into it:
+  ``LLaMAConfig.from_hugging_face`` (``tensorrt_llm/models/llama/config.py``) drops Mistral's; the Mistral v0.1
+  README section (``examples/llama/README.md``, ``examples/models/core/llama/README.md`` from 0.18) runs it with
+  ``--max_attention_window_size=4096`` set by hand; trtllm-bench's ``get_kvcache_config`` sets only the memory
+  fraction (and block reuse); Gemma 3's variable windows are a ``max_attention_window`` list the user gives (the
+  1.x accuracy tests' ``[512, 512, 512, 512, 512, 32768]``), although its PyTorch model masks its sliding layers.
+  ``attention_windows`` sets them to the model's own (:meth:`TrtllmProfile.kv_model`).
 """
 
 from __future__ import annotations
@@ -15,6 +25,8 @@ from __future__ import annotations
 import math
 from typing import ClassVar, Literal
 
+from planner.core.blocks import LayerKind
+from planner.core.kv import every_token_cached, kv_bytes_per_sequence
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
     EngineProfile,
@@ -47,6 +59,9 @@ class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
     max_batch_size: PositiveInt | None = None  # None: 2048 (1.x), 256 (TensorRT engines)
     max_num_tokens: PositiveInt = 8192  # tokens per step (1.x: the profile batch; engines: the built workspace)
     tokens_per_block: PositiveInt | None = None  # None: 32 (1.x KvCacheConfig), 64 (TensorRT engines)
+    # KvCacheConfig.max_attention_window (--max_attention_window_size) set to the model's own windows; off (the
+    # default): every layer keeps max_seq_len tokens, sliding-window and chunked layers included
+    attention_windows: bool = False
 
     @property
     def pytorch_flow(self) -> bool:
@@ -59,6 +74,11 @@ class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
     @property
     def batch_size(self) -> int:
         return self.max_batch_size or (2048 if self.pytorch_flow else 256)
+
+    def kv_model(self, model: ModelSpec) -> ModelSpec:
+        """The model with its windows (``attention_windows``), else every token cached in every layer
+        (:func:`planner.core.kv.every_token_cached`: the attention window defaults to ``max_seq_len``)."""
+        return model if self.attention_windows else every_token_cached(model)
 
     def workspace_bytes(self, model: ModelSpec, tensor_parallel: int) -> int:
         """The activation workspace of a built engine: the same layer formula as vLLM's over ``max_num_tokens``."""
@@ -74,6 +94,19 @@ class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
         )
 
 
+def sequence_blocks_bytes(request: PlanRequest, result: PlanResult, profile: TrtllmProfile) -> int:
+    """Bytes of the blocks one sequence of ``max_model_len`` takes on the first stage's GPU: every layer's
+    ``max_seq_len`` tokens in whole blocks by default, ``ceil(max_len / block) x block bytes`` (the printed tokens
+    divided by the sequence); with ``attention_windows`` its windowed layers' share capped at their windows
+    (:func:`planner.core.kv.kv_bytes_per_sequence` of the blocks' tokens)."""
+    stage = result.stages[0]
+    paged = math.ceil(result.max_model_len / profile.block_tokens) * profile.block_tokens
+    if not profile.attention_windows:
+        return stage.kv_bytes_per_token * paged
+    layers = range(*stage.layers)
+    return kv_bytes_per_sequence(request.model, result.kv_dtype, paged, result.tensor_parallel, layers)
+
+
 def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfile) -> EngineReport:
     """``Using N tokens in paged KV cache`` and the ``[MemUsageChange]`` line, from the first rank."""
     total = engine_total_bytes(request)
@@ -86,10 +119,11 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
     blocks = kv // block_bytes if block_bytes else 0
     tokens = blocks * profile.block_tokens
     max_len = result.max_model_len
+    per_sequence = sequence_blocks_bytes(request, result, profile)
     failure = None
     if tokens <= 0:
         failure = ("no-kv-memory", "[TensorRT-LLM][ERROR] no memory left for the paged KV cache")
-    elif tokens < max_len:
+    elif blocks * block_bytes < per_sequence:
         failure = ("kv-cache-too-small", f"[TensorRT-LLM] {tokens} KV tokens cannot hold one sequence of {max_len}")
     return EngineReport(
         engine="trtllm",
@@ -107,9 +141,9 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
         kv_cache_groups=1,
         kv_cache_tokens=tokens,
         max_model_len=max_len,
-        max_concurrency=blocks / math.ceil(max_len / profile.block_tokens),
-        fits_max_model_len=tokens >= max_len,
-        estimated_max_model_len=None if tokens >= max_len else tokens,
+        max_concurrency=blocks * block_bytes / per_sequence if per_sequence else 0.0,
+        fits_max_model_len=failure is None,
+        estimated_max_model_len=None if failure is None else tokens,
         fits=failure is None,
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
@@ -205,7 +239,20 @@ class TrtllmEngine(Engine):
             f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
         )
         command = " ".join((command, *self.kv_cache_flags(result.kv_dtype)))
+        if trt.attention_windows:
+            windows = ", ".join(str(w) for w in attention_windows(request.model, result.max_model_len))
+            command = (
+                f"# kv_cache_config: {{max_attention_window: [{windows}]}} in an --extra_llm_api_options YAML file "
+                f"(the model's windows)\n{command}"
+            )
         return with_note(command, loading)
+
+
+def attention_windows(model: ModelSpec, max_len: int) -> list[int]:
+    """``KvCacheConfig.max_attention_window`` with the model's own windows, one per layer: ``max_len`` for a
+    full-attention layer, the window (or chunk) for a sliding-window (chunked) one."""
+    kinds = {LayerKind.SLIDING: model.sliding_window, LayerKind.CHUNKED: model.attention_chunk_size}
+    return [min(max_len, kinds.get(kind) or max_len) for kind in model.layers]
 
 
 ENGINE = TrtllmEngine()

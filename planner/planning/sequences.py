@@ -36,8 +36,9 @@ def sequence_sizes(
     request: PlanRequest, tensor_parallel: int, stage_ranges: Sequence[tuple[int, int]], context_tokens: int
 ) -> SequenceSizes:
     """The bytes one sequence of ``context_tokens`` takes on one GPU of each stage: exact, paged in blocks of
-    ``request.block_size``, its shared prefix's full blocks, and the contiguous reservation."""
-    model, kv_dtype, block = request.model, request.resolved_kv_dtype, request.block_size
+    ``request.block_size``, its shared prefix's full blocks, and the contiguous reservation; the layers keep what
+    the engine caches of them (``request.overhead.kv_model``: TensorRT-LLM keeps every token of windowed layers)."""
+    model, kv_dtype, block = request.overhead.kv_model(request.model), request.resolved_kv_dtype, request.block_size
     max_len = max(request.max_model_len or context_tokens, context_tokens)
     paged = math.ceil(context_tokens / block) * block
     shared = (request.shared_prefix_tokens // block) * block

@@ -1,0 +1,101 @@
+"""TensorRT-LLM keeps every token of a model's sliding-window and chunked layers unless its attention window is set
+at run time (planner/engines/trtllm.py's docstring: ``KvCacheConfig.max_attention_window`` defaults to
+``max_seq_len`` for every layer; the model's ``sliding_window`` is not read into it). The plan (Memory page, CLI
+``fit``), the engine's report and the advisor's pool and speed follow that one rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from model_catalog import get_gpu, get_model
+from planner.advisor.benchmarks import load_rows
+from planner.advisor.risk import cost_curve
+from planner.advisor.validation import scored
+from planner.assessment.assess import assess
+from planner.core.kv import every_token_cached
+from planner.engines.registry import engine_report, get_engine
+from planner.engines.trtllm import TrtllmProfile
+from planner.engines.vllm.profile import VllmProfile
+from planner.planning.plan import PlanRequest, plan
+
+H100 = get_gpu("h100-sxm-80gb")
+MISTRAL = get_model("mistralai/Mistral-7B-v0.1").spec  # 32 layers x 8 KV heads x 128, sliding window 4096
+# One token of Mistral-7B-v0.1 in FP16 over its 32 layers: 2 (K and V) x 8 heads x 128 x 2 bytes x 32 = 131,072.
+PER_TOKEN = 2 * 8 * 128 * 2 * 32
+UNSEEN = Path(__file__).parents[1] / "advisor" / "benchmarks" / "unseen-2026-12.toml"
+
+
+def _request(overhead: object, context: int = 22_000) -> PlanRequest:
+    return PlanRequest(
+        model=MISTRAL,
+        gpu=H100,
+        gpu_memory_bytes=H100.memory_bytes_for(True),
+        weights="bf16",
+        kv_dtype="fp16",
+        context_tokens=context,
+        max_model_len=context,
+        overhead=overhead,  # type: ignore[arg-type]
+    )
+
+
+def test_mistral_sequence_holds_every_token_under_trtllm() -> None:
+    """A 22,000-token Mistral-7B-v0.1 sequence: 32 x 8 x 128 x 2 x 2 bytes x 22,000 = 2,883,584,000 under
+    TensorRT-LLM's default window, the 4,096-token window's 536,870,912 under vLLM's hybrid manager or with
+    TensorRT-LLM's attention window set."""
+    assert MISTRAL.sliding_window == 4096 and MISTRAL.num_hidden_layers == 32
+    trt = plan(_request(TrtllmProfile()))
+    assert trt.capacity.kv_bytes_per_sequence == PER_TOKEN * 22_000 == 2_883_584_000
+    assert assess(_request(TrtllmProfile())).result.capacity.kv_bytes_per_sequence == 2_883_584_000
+    assert plan(_request(VllmProfile())).capacity.kv_bytes_per_sequence == PER_TOKEN * 4096 == 536_870_912
+    windowed = plan(_request(TrtllmProfile(attention_windows=True)))
+    assert windowed.capacity.kv_bytes_per_sequence == 536_870_912
+
+
+def test_the_attention_window_option_sizes_the_report_by_the_window() -> None:
+    """Same pool, blocks of 32 tokens: by default a 22,000-token sequence takes ceil(22,000 / 32) = 688 blocks of
+    every layer; with the window set its layers keep 4,096 tokens, 128 blocks' worth: 688 / 128 = 5.375 times the
+    conversations."""
+    full = engine_report(_request(TrtllmProfile()), plan(_request(TrtllmProfile())))
+    window = TrtllmProfile(attention_windows=True)
+    windowed = engine_report(_request(window), plan(_request(window)))
+    assert full.gpu_blocks == windowed.gpu_blocks > 0
+    assert full.max_concurrency == full.gpu_blocks / 688
+    assert windowed.max_concurrency == windowed.gpu_blocks / 128
+    assert windowed.max_concurrency / full.max_concurrency == 688 / 128
+
+
+def test_the_advisors_pool_curve_follows_the_engine() -> None:
+    """The advisor's cost of a conversation in the pool: TensorRT-LLM's grows with every token past the window;
+    vLLM's stops at it."""
+    trt = get_engine("trtllm").profile().kv_model(MISTRAL)
+    assert trt == every_token_cached(MISTRAL) and trt.sliding_window != 4096
+    assert cost_curve(trt, "fp16", 1).at(22_000) == PER_TOKEN * 22_000
+    vllm = get_engine("vllm").profile().kv_model(MISTRAL)
+    assert vllm is MISTRAL and cost_curve(vllm, "fp16", 1).at(22_000) == PER_TOKEN * 4096
+
+
+def test_trtllm_017_mistral_long_context_cells_within_the_bound() -> None:
+    """TensorRT-LLM 0.17's Mistral-7B-v0.1 cells at 20000/2000 (perf-overview v0.17) equal Llama-3.1-8B's
+    (H100 1,373 vs 1,401 tokens/s): scored with the 4,096-token window they were +96 to +106 %; with every token
+    cached and read, -16 to +6 % (L40S -15.8 %, H100 -3.5 %, H200 -3.8 %, A100 +5.5 %)."""
+    rows = tuple(r for r in load_rows((UNSEEN,)) if "mistral-7b" in r.id and r.id.endswith("-20000-2000"))
+    assert len(rows) == 4
+    errors = {s.id: s.error for s in scored(rows)}
+    assert all(e is not None and abs(e) <= 0.2 for e in errors.values()), errors
+
+
+def test_the_launch_command_carries_the_windows_it_was_planned_with() -> None:
+    """With the window set, the command says where it goes (trtllm-serve has no flag for it: the LLM API's
+    ``kv_cache_config.max_attention_window``), one window per layer: Mistral's 32 layers at 4,096."""
+    engine = get_engine("trtllm")
+    window = TrtllmProfile(attention_windows=True)
+    request = _request(window)
+    command = engine.launch_command(request, plan(request), window)
+    first, serve = command.split("\n")
+    assert first == (
+        "# kv_cache_config: {max_attention_window: [" + ", ".join(["4096"] * 32) + "]} in an "
+        "--extra_llm_api_options YAML file (the model's windows)"
+    )
+    assert serve.startswith("trtllm-serve ") and "max_attention_window" not in engine.launch_command(
+        _request(TrtllmProfile()), plan(_request(TrtllmProfile())), TrtllmProfile()
+    )
