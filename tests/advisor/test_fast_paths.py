@@ -33,6 +33,7 @@ from planner.advisor.support import SupportRow, runner, why_not
 from planner.advisor.throughput import Setup, setup_for
 from planner.assessment.assess import Assessment, assess
 from planner.bounds.errors import PlannerError
+from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.parallel import parallel_problem
 from planner.engines.registry import engine_of
@@ -141,10 +142,12 @@ def test_evaluator_matches_the_plain_calls(
 class _PlainBuilt(Built):
     """Every set-up and cost computed afresh."""
 
-    def setup(self, c: Candidate, row: SupportRow) -> tuple[Setup, float | None, float]:
+    def setup(
+        self, c: Candidate, row: SupportRow, cached: ModelSpec | None = None
+    ) -> tuple[Setup, float | None, float]:
         setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel, c.weights)
-        alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens))
-        return setup, alone, prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens)) or 0.0
+        alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens, cached))
+        return setup, alone, prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens, cached)) or 0.0
 
     def cost(self, c: Candidate, host: HostChoice | None, assumptions: Assumptions) -> SystemCost:
         if self.workload.pricing == "purchase":
