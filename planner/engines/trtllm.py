@@ -16,8 +16,12 @@
   README section (``examples/llama/README.md``, ``examples/models/core/llama/README.md`` from 0.18) runs it with
   ``--max_attention_window_size=4096`` set by hand; trtllm-bench's ``get_kvcache_config`` sets only the memory
   fraction (and block reuse); Gemma 3's variable windows are a ``max_attention_window`` list the user gives (the
-  1.x accuracy tests' ``[512, 512, 512, 512, 512, 32768]``), although its PyTorch model masks its sliding layers.
-  ``attention_windows`` sets them to the model's own (:meth:`TrtllmProfile.kv_model`).
+  1.x accuracy tests' ``[512, 512, 512, 512, 512, 32768]``), although its PyTorch model masks its sliding layers
+  (``tensorrt_llm/_torch/models/modeling_gemma3.py`` ``attention_window_size``; gpt-oss's even layers likewise,
+  ``modeling_gpt_oss.py``): their cache keeps every token, and their reads may be fewer than counted here.
+  ``attention_windows`` sets them to the model's own (:meth:`TrtllmProfile.kv_model`). Read from the search index's
+  stored versions of NVIDIA/TensorRT-LLM (the snapshot is over the fetch limit), not pinned to the v0.17.0 / v1.0.0
+  tags; the default is the same in every stored version read.
 """
 
 from __future__ import annotations
