@@ -216,6 +216,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             *deployment_rows(data, unit),
             *[("warning", w) for w in result.warnings],
             *[(f"{a.engine_label} prints", line) for line in (a.report.lines if a.report else ())],
+            *[("engine note", note) for note in (a.report.notes if a.report else ())],
         ]
     )
     return 0 if a.fits else 1

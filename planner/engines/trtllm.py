@@ -111,6 +111,31 @@ def sequence_blocks_bytes(request: PlanRequest, result: PlanResult, profile: Trt
     return kv_bytes_per_sequence(request.model, result.kv_dtype, paged, result.tensor_parallel, layers)
 
 
+def window_note(request: PlanRequest, result: PlanResult, profile: TrtllmProfile, blocks_bytes: int) -> str | None:
+    """What the model's windows would give where the attention window is left at its default (``None``: no
+    windowed layer, or the windows set): the same pool's conversations with every windowed layer capped at its
+    window (:func:`sequence_blocks_bytes` with ``attention_windows``), and the setting that does it."""
+    model = request.model
+    if profile.attention_windows or (model.sliding_window is None and model.attention_chunk_size is None):
+        return None
+    full = sequence_blocks_bytes(request, result, profile)
+    windowed = sequence_blocks_bytes(request, result, profile.model_copy(update={"attention_windows": True}))
+    if not full or not windowed or windowed >= full:
+        return None
+    knob = "kv_cache_config.max_attention_window" if profile.pytorch_flow else "--max_attention_window_size"
+    windows = [
+        f"{kind} layers ({size:,} tokens)"
+        for kind, size in (("sliding-window", model.sliding_window), ("chunked-attention", model.attention_chunk_size))
+        if size is not None
+    ]
+    return (
+        f"TensorRT-LLM keeps every token of this model's {' and '.join(windows)}: its attention window defaults "
+        f"to the maximum sequence length. Set {knob} to the model's windows and the same pool holds "
+        f"{blocks_bytes / windowed:,.1f} conversations of {result.max_model_len:,} tokens, not "
+        f"{blocks_bytes / full:,.1f}."
+    )
+
+
 def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfile) -> EngineReport:
     """``Using N tokens in paged KV cache`` and the ``[MemUsageChange]`` line, from the first rank."""
     total = engine_total_bytes(request)
@@ -156,7 +181,10 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
             f"[TensorRT-LLM][INFO] [MemUsageChange] Allocated {gib_text(kv)} GiB for max tokens in paged KV cache "
             f"({tokens}).",
         ),
-        notes=("Indicative: the activation workspace depends on how the engine was built (max_num_tokens).",),
+        notes=(
+            "Indicative: the activation workspace depends on how the engine was built (max_num_tokens).",
+            *filter(None, [window_note(request, result, profile, blocks * block_bytes)]),
+        ),
     )
 
 

@@ -17,6 +17,7 @@ from tests.app.conftest import run_page
 from tests.app.conftest import vega_rows as rows_of
 from tests.browser.screenshots import VIEW
 from ui import figures, links
+from ui.guard import as_text
 from ui.memory_chart import BARS, CAPACITY, SHORT
 from ui.state import Selection
 
@@ -109,3 +110,16 @@ def test_the_report_has_the_plotly_figure_made_only_when_asked(monkeypatch: pyte
     assert made == ["Memory per GPU (GiB)"]
     assert '"text":"Memory per GPU (GiB)"' in html and '"name":"Capacity: 79.2 GiB per GPU"' in html
     assert '"type":"bar"' in html and '"name":"KV cache pool"' in html and '"text":"short by 63.2 GiB"' in html
+
+
+def test_a_windowed_model_under_trtllm_says_what_its_windows_would_give() -> None:
+    """Gemma 3 27B under TensorRT-LLM on one H100: the engine section's captions carry the report's note (the window
+    setting and the conversations it gives), as the planner words it."""
+    at = run_page("memory", {"model": "google/gemma-3-27b-it", "gpu": "h100-sxm-80gb", "engine": "trtllm"})
+    assert not at.exception, [e.value for e in at.exception]
+    sel: Selection = at.session_state["_selection"]
+    report = sel.assessment().report
+    assert report is not None
+    (note,) = [n for n in report.notes if "attention window" in n]
+    assert "sliding-window layers (1,024 tokens)" in note
+    assert as_text(note) in [c.value for c in at.caption]  # shown as text, never Markdown

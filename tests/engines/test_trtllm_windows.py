@@ -99,3 +99,20 @@ def test_the_launch_command_carries_the_windows_it_was_planned_with() -> None:
     assert serve.startswith("trtllm-serve ") and "max_attention_window" not in engine.launch_command(
         _request(TrtllmProfile()), plan(_request(TrtllmProfile())), TrtllmProfile()
     )
+
+
+def test_the_report_says_what_the_windows_would_give() -> None:
+    """The default report names the setting and what it changes: 688 blocks a sequence against 128 with the
+    window, 21.5 conversations of 22,000 tokens against 115.7 (5.375x) in the same pool; no note once the window is
+    set, nor for a model without one."""
+    full = engine_report(_request(TrtllmProfile()), plan(_request(TrtllmProfile())))
+    (note,) = [n for n in full.notes if "attention window" in n]
+    assert "sliding-window layers (4,096 tokens)" in note and "kv_cache_config.max_attention_window" in note
+    assert f"{full.max_concurrency:,.1f}" == "21.5" and "holds 115.7 conversations of 22,000 tokens, not 21.5" in note
+    engine_build = TrtllmProfile(engine_version="0.17.0")
+    old = engine_report(_request(engine_build), plan(_request(engine_build)))
+    assert any("--max_attention_window_size" in n for n in old.notes)
+    window = TrtllmProfile(attention_windows=True)
+    assert not any("attention window" in n for n in engine_report(_request(window), plan(_request(window))).notes)
+    llama = _request(TrtllmProfile()).model_copy(update={"model": get_model("meta-llama/Llama-3.1-8B").spec})
+    assert not any("attention window" in n for n in engine_report(llama, plan(llama)).notes)
