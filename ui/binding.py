@@ -5,7 +5,8 @@
   that does not parse is noted with its reason, never obeyed.
 - A widget is drawn with its setting's key and no default of its own: its value is the session's. When the
   session holds no value, or one the widget cannot offer (a TP the new GPU count does not allow), the
-  setting's default is put there first — and a value that came from the link is named in the note.
+  setting's default is put there first — and a value that came from the link is named in the note. A value
+  the session already holds is not put there again (:func:`put`: the browser then keeps the widget it shows).
 - At the end of every run the address bar is rewritten with every setting of the view, explicitly, so that
   whatever is on screen is what the address (and the share link) opens cold.
 
@@ -19,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from ui.settings import BY_URL, STREAMLIT_PARAMETERS, Setting
 
@@ -29,6 +31,7 @@ IGNORED_KEY = "_url_ignored"
 FROM_URL_KEY = "_url_pending"  # settings whose session value came from the link and is not yet checked
 PAGE_VALUES_KEY = "_page_values"  # page settings kept across page switches (Streamlit drops unrendered widgets)
 VIEW_PARAMS_KEY = "_view_params"  # what this run's view puts in the address bar
+HELD_KEY = "_held"  # widget keys whose value this run left in place (put), kept at its end when not drawn
 MAX_PARAMETERS = 64  # a link with more parameters than every setting twice is not one Headroom made
 MAX_QUERY_CHARS = 16_000
 
@@ -93,9 +96,44 @@ def ensure(setting: Setting, valid: Callable[[Any], bool], default: Any, reason:
             _note(setting.url, reason)
         value = default
     pending.discard(setting.url)
-    st.session_state[setting.url] = value
+    put(setting.url, value)
     kept[setting.url] = value
     return value
+
+
+def put(key: str, value: Any) -> None:
+    """Put ``value`` in the session under a widget's key, unless the session already holds that value.
+
+    A widget whose key the script sets in a run is sent with "set this value" (Streamlit 1.67: ``set_value`` and
+    ``has_one_shot_effect``), and the browser then builds it anew instead of keeping the element it shows: when
+    every setting was put again on every run, every widget of the page was rebuilt after every change (the
+    set-up's select boxes rebuild their option lists; ``make bench``, slider to chart). A value the session holds
+    already (the widget's own, or one put by an earlier run) leaves the widget's message unchanged, so the browser
+    keeps it; a changed value is put, and the widget shows it. A value left in place is put again at the run's end
+    when its widget was not drawn (:func:`keep_held`)."""
+    if key in st.session_state and _same(st.session_state[key], value):
+        st.session_state.setdefault(HELD_KEY, set()).add(key)
+        return
+    st.session_state[key] = value
+
+
+def keep_held() -> None:
+    """At the run's end, put again each value :func:`put` left in place whose widget this run did not draw (a
+    stand-in that is never drawn, :mod:`ui.deferred`; a closed section): Streamlit drops an undrawn widget's value
+    when the run ends, and the session keeps every setting, as it did when every value was put on every run. A
+    drawn widget keeps its own value (and its key may not be set once it is drawn)."""
+    held: set[str] = st.session_state.get(HELD_KEY, set())
+    ctx = get_script_run_ctx(suppress_warning=True)
+    for key in sorted(held):
+        drawn = ctx is not None and key in ctx.shared.widget_user_keys_this_run
+        if not drawn and key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+    held.clear()
+
+
+def _same(held: Any, value: Any) -> bool:
+    """The same value of the same type (``1 == 1.0 == True`` in Python, and a widget keeps the type it was given)."""
+    return type(held) is type(value) and bool(held == value)
 
 
 def current(url: str, default: Any) -> Any:
@@ -226,6 +264,7 @@ def view_params() -> dict[str, str | list[str]]:
 
 def begin_run() -> None:
     st.session_state[VIEW_PARAMS_KEY] = {}
+    st.session_state[HELD_KEY] = set()
 
 
 def write_url() -> None:

@@ -84,6 +84,7 @@ def drawn_after(later: Deferred) -> Iterator[None]:
         yield
     except StopException:
         guarded(later.draw)
+        binding.keep_held()  # the run ends here: finish() is not reached
         raise
     guarded(later.draw)
 
@@ -114,9 +115,11 @@ def safe_name(name: str) -> str:
 
 
 def finish(notes: st.delta_generator.DeltaGenerator) -> None:
-    """End a run: rewrite the address bar; name each link parameter that was not used, and why; leave what this
-    run imported out of the cycle collector's work (:mod:`ui.heap`)."""
+    """End a run: keep the settings whose widgets were not drawn (:func:`ui.binding.keep_held`); rewrite the address
+    bar; name each link parameter that was not used, and why; leave what this run imported out of the cycle
+    collector's work (:mod:`ui.heap`)."""
     heap.freeze_new_imports()
+    binding.keep_held()
     binding.write_url()
     ignored = binding.ignored_parameters()
     if ignored:

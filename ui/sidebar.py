@@ -239,8 +239,8 @@ def _context(sb: Any, spec: ModelSpec) -> int:
             f"outside this model's {low:,}–{high:,} tokens",
         )
     )
-    st.session_state[PICK_KEY] = context
-    st.session_state[EXACT_KEY] = context
+    binding.put(PICK_KEY, context)
+    binding.put(EXACT_KEY, context)
     sb.select_slider(
         settings.CONTEXT.label,
         state.context_snaps(spec, context),

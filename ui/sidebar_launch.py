@@ -46,7 +46,7 @@ def _draw(box: Any, declared: EngineSetting) -> Any:
     setting = settings.LAUNCH_BY_NAME[declared.name]
     value = binding.ensure(setting, _valid(declared), None, "outside what the engine accepts")
     if declared.kind == "flag":  # a box ticked or not: unticked is the flag not given
-        st.session_state[setting.url] = bool(value)
+        binding.put(setting.url, bool(value))
         box.checkbox(setting.label, key=setting.url, help=setting.help)
         return binding.record(setting, True if binding.drawn(setting) else None)
     if declared.kind == "bytes":
