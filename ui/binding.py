@@ -117,6 +117,12 @@ def put(key: str, value: Any) -> None:
     st.session_state[key] = value
 
 
+def held(key: str) -> bool:
+    """Whether this run left the widget's value in place (:func:`put`): the widget may be given it as its own
+    default then (never when the run put a value: Streamlit warns of a default beside a value set by the script)."""
+    return key in st.session_state.get(HELD_KEY, set())
+
+
 def keep_held() -> None:
     """At the run's end, put again each value :func:`put` left in place whose widget this run did not draw (a
     stand-in that is never drawn, :mod:`ui.deferred`; a closed section): Streamlit drops an undrawn widget's value
@@ -160,9 +166,11 @@ def record(setting: Setting, value: Any) -> Any:
 
 def choose(where: Any, setting: Setting, options: Sequence[T], default: T, **kwargs: Any) -> T:
     """A select box over ``options`` holding the setting's value (shown in the setting's words, when it has some)."""
-    ensure(setting, lambda v: v in options, default)
+    value = ensure(setting, lambda v: v in options, default)
     if setting.words and "format_func" not in kwargs:
         kwargs["format_func"] = setting.word
+    if held(setting.url):  # its own default is the value it holds: drawn first (the set-up's editor opened), it is
+        kwargs["index"] = list(options).index(value)  # sent without "set this value", and kept by the next run
     where.selectbox(setting.label, list(options), key=setting.url, help=setting.help, **kwargs)
     return record(setting, drawn(setting))  # type: ignore[no-any-return]
 

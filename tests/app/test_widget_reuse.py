@@ -5,7 +5,9 @@ the element ``has_one_shot_effect``), and the browser then rebuilds it instead o
 every setting was put again on every run, a move of the context slider rebuilt every widget of the page (in
 Chromium the set-up's select boxes rebuilding their option lists were the largest part of the re-render; ``make
 bench``: slider to chart). After the slider moves, the exact-length box (the context's other view) is the one
-widget set by the script; the value of a widget that is not drawn is still kept (``test_bound_widgets``).
+widget set by the script; the value of a widget that is not drawn is still kept (``test_bound_widgets``). A select
+box drawn for the first time with a value the session held (the set-up's editor opened from a cold link's summary)
+is given that value as its default, so it is not set either, and the next run sends it unchanged.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import run_page
 from tests.app.test_bound_widgets import WIDGET_KINDS
+from ui import setup_summary
 from ui.sidebar import EXACT_KEY, PICK_KEY
 
 LINK = {"model": "meta-llama/Llama-3.1-70B", "gpus": "2", "weights": "fp8", "kv": "fp8", "context": "8192"}
@@ -43,3 +46,14 @@ def test_a_run_that_changes_nothing_sets_no_widget() -> None:
     at.run()
     assert not at.exception
     assert _set_by_script(at) == set()
+
+
+def test_the_editor_opened_from_the_summary_sets_no_select_box() -> None:
+    at = run_page("memory", LINK)  # a cold link: the summary
+    at.session_state[setup_summary.OPEN_KEY] = True  # what clicking the expander sends
+    at.run()
+    assert not at.exception
+    boxes = {str(box.key): box.value for box in at.selectbox}
+    assert boxes["model"] == "meta-llama/Llama-3.1-70B"
+    assert boxes["weights"] == "fp8"
+    assert not {key for key in boxes if key in _set_by_script(at)}
