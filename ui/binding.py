@@ -198,7 +198,11 @@ def choose_many(
 
 def number(where: Any, setting: Setting, low: float, high: float, default: float, **kwargs: Any) -> Any:
     """A number box within ``[low, high]`` holding the setting's value."""
-    ensure(setting, lambda v: isinstance(v, int | float) and low <= v <= high, default, f"outside {low:g}–{high:g}")
+    value = ensure(
+        setting, lambda v: isinstance(v, int | float) and low <= v <= high, default, f"outside {low:g}–{high:g}"
+    )
+    if held(setting.url) and "value" not in kwargs and type(value) is type(low):  # as choose(): kept when first drawn
+        kwargs["value"] = value
     where.number_input(setting.label, min_value=low, max_value=high, key=setting.url, help=setting.help, **kwargs)
     return record(setting, drawn(setting))
 
@@ -211,8 +215,9 @@ def toggle(where: Any, setting: Setting, default: bool) -> bool:
 
 def segmented(where: Any, setting: Setting, options: Sequence[str], default: str) -> str:
     """A segmented control that always holds one of ``options``."""
-    ensure(setting, lambda v: v in options, default)
-    where.segmented_control(setting.label, list(options), key=setting.url, help=setting.help)
+    held_value = ensure(setting, lambda v: v in options, default)
+    own = {"default": held_value} if held(setting.url) else {}  # as choose(): kept when first drawn
+    where.segmented_control(setting.label, list(options), key=setting.url, help=setting.help, **own)
     value = drawn(setting)
     if value is None:  # a second click deselects: keep the setting's value explicit
         value = default

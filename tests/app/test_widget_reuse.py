@@ -6,8 +6,9 @@ every setting was put again on every run, a move of the context slider rebuilt e
 Chromium the set-up's select boxes rebuilding their option lists were the largest part of the re-render; ``make
 bench``: slider to chart). After the slider moves, the exact-length box (the context's other view) is the one
 widget set by the script; the value of a widget that is not drawn is still kept (``test_bound_widgets``). A select
-box drawn for the first time with a value the session held (the set-up's editor opened from a cold link's summary)
-is given that value as its default, so it is not set either, and the next run sends it unchanged.
+box, number box or segmented control drawn for the first time with a value the session held (the set-up's editor
+opened from a cold link's summary) is given that value as its default, so it is not set either, and the next run
+sends it unchanged.
 """
 
 from __future__ import annotations
@@ -48,12 +49,14 @@ def test_a_run_that_changes_nothing_sets_no_widget() -> None:
     assert _set_by_script(at) == set()
 
 
-def test_the_editor_opened_from_the_summary_sets_no_select_box() -> None:
-    at = run_page("memory", LINK)  # a cold link: the summary
+@pytest.mark.parametrize("page", ["memory", "what_if", "compare", "advisor"])
+def test_the_editor_opened_from_the_summary_sets_only_the_context(page: str) -> None:
+    at = run_page(page, {**LINK, "users": "50", "unit": "GB"})  # a cold link: the summary
     at.session_state[setup_summary.OPEN_KEY] = True  # what clicking the expander sends
     at.run()
     assert not at.exception
-    boxes = {str(box.key): box.value for box in at.selectbox}
-    assert boxes["model"] == "meta-llama/Llama-3.1-70B"
-    assert boxes["weights"] == "fp8"
-    assert not {key for key in boxes if key in _set_by_script(at)}
+    shown = {str(w.key): w.value for w in [*at.selectbox, *at.number_input, *at.button_group]}
+    assert shown["model"] == "meta-llama/Llama-3.1-70B"
+    assert (shown["users"], shown["unit"]) == (50, "GB")
+    assert shown.get("gpus", 2) == 2  # the advisor does not draw the hardware
+    assert _set_by_script(at) == {PICK_KEY, EXACT_KEY}  # the slider's snaps and the box follow the context
