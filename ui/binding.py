@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+from streamlit.runtime.state import get_session_state
 
 from ui.settings import BY_URL, STREAMLIT_PARAMETERS, Setting
 
@@ -118,9 +119,10 @@ def put(key: str, value: Any) -> None:
 
 
 def held(key: str) -> bool:
-    """Whether this run left the widget's value in place (:func:`put`): the widget may be given it as its own
-    default then (never when the run put a value: Streamlit warns of a default beside a value set by the script)."""
-    return key in st.session_state.get(HELD_KEY, set())
+    """Whether this run left the widget's value in place (:func:`put`) and nothing else set it this run (the link
+    read on a session's first run, a callback): the widget may be given it as its own default then. Streamlit
+    warns of a default beside a value the run set (``check_session_state_rules``, the same test)."""
+    return key in st.session_state.get(HELD_KEY, set()) and not get_session_state().is_new_state_value(key)
 
 
 def keep_held() -> None:

@@ -13,9 +13,11 @@ sends it unchanged.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
+from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import run_page
@@ -60,3 +62,16 @@ def test_the_editor_opened_from_the_summary_sets_only_the_context(page: str) -> 
     assert (shown["users"], shown["unit"]) == (50, "GB")
     assert shown.get("gpus", 2) == 2  # the advisor does not draw the hardware
     assert _set_by_script(at) == {PICK_KEY, EXACT_KEY}  # the slider's snaps and the box follow the context
+
+
+def test_a_link_read_on_the_first_run_gives_no_widget_a_default_beside_it(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first run puts the link's values in the session: those widgets get no default of their own (Streamlit
+    logs a warning, with a stack, for a widget given both; once per process, so the flag is reset here)."""
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    with caplog.at_level(logging.WARNING):
+        at = run_page("memory", {**LINK, "users": "50", "unit": "GB"}, editor=True)
+        at.run()
+    assert not at.exception
+    assert not [r for r in caplog.records if "created with a default value" in r.getMessage()]
