@@ -171,7 +171,8 @@ def step_gemm_seconds(gpu_id: str, path: str, shapes: Matmuls, tokens: int, gpus
 
 
 def decode_gemm_seconds(setup: Setup, load: Load) -> float | None:
-    """The measured matmul time of one GPU in a TensorRT-LLM NVFP4 decode step (see the module docstring)."""
+    """The measured matmul time of one GPU in a TensorRT-LLM decode step, where the tables hold its GPU and
+    arithmetic (see the module docstring)."""
     if setup.family != "fused" or setup.split != "tensor" or load.matmuls is None:
         return None
     return step_gemm_seconds(setup.gpu.id, setup.path, load.matmuls, load.tokens, setup.gpus)

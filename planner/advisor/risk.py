@@ -10,7 +10,7 @@ from planner.advisor.workload import Workload
 from planner.core.blocks import LayerKind
 from planner.core.kv import kinds_in, kv_bytes_per_token_per_layer, linear_state_bytes_per_layer
 from planner.core.model import ModelSpec
-from planner.engines.registry import engine_names, get_engine
+from planner.engines.registry import engine_names, engine_profile
 
 
 def cost_curve(model: ModelSpec, kv_dtype: str, tensor_parallel: int) -> CostCurve:
@@ -39,7 +39,7 @@ def engine_cached(option: Option, model: ModelSpec) -> ModelSpec:
     so the pool's cost curve is the one the plan's capacity used; an engine without a profile keeps the model's."""
     if option.engine not in engine_names():
         return model
-    return get_engine(option.engine).profile(version=option.engine_version).kv_model(model)
+    return engine_profile(option.engine, version=option.engine_version).kv_model(model)
 
 
 def overflow_for(option: Option, workload: Workload, model: ModelSpec) -> OverflowReport:

@@ -111,14 +111,16 @@ def sequence_blocks_bytes(request: PlanRequest, result: PlanResult, profile: Trt
     return kv_bytes_per_sequence(request.model, result.kv_dtype, paged, result.tensor_parallel, layers)
 
 
-def window_note(request: PlanRequest, result: PlanResult, profile: TrtllmProfile, blocks_bytes: int) -> str | None:
+def window_note(
+    request: PlanRequest, result: PlanResult, profile: TrtllmProfile, blocks_bytes: int, full: int
+) -> str | None:
     """What the model's windows would give where the attention window is left at its default (``None``: no
     windowed layer, or the windows set): the same pool's conversations with every windowed layer capped at its
-    window (:func:`sequence_blocks_bytes` with ``attention_windows``), and the setting that does it."""
+    window (:func:`sequence_blocks_bytes` with ``attention_windows``) against ``full``, the bytes a sequence takes
+    now, and the setting that does it."""
     model = request.model
     if profile.attention_windows or (model.sliding_window is None and model.attention_chunk_size is None):
         return None
-    full = sequence_blocks_bytes(request, result, profile)
     windowed = sequence_blocks_bytes(request, result, profile.model_copy(update={"attention_windows": True}))
     if not full or not windowed or windowed >= full:
         return None
@@ -183,7 +185,7 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
         ),
         notes=(
             "Indicative: the activation workspace depends on how the engine was built (max_num_tokens).",
-            *filter(None, [window_note(request, result, profile, blocks * block_bytes)]),
+            *filter(None, [window_note(request, result, profile, blocks * block_bytes, per_sequence)]),
         ),
     )
 
