@@ -27,6 +27,7 @@ from planner.engines.registry import (
     formats_run,
     get_engine,
     kv_dtypes_run,
+    launch_values,
     overhead_profile,
     pair_runs,
     profile_names,
@@ -82,9 +83,10 @@ def launch_changes(before: PlanRequest, after: PlanRequest) -> dict[str, str]:
     """The link parameters of the launch settings ``after`` starts its engine with differently from ``before``
     (a nearest set-up's ``--kv-cache-memory`` or ``--max-num-seqs``), by the names a link uses."""
     changes: dict[str, str] = {}
+    was, now = launch_values(before.overhead), launch_values(after.overhead)
     for declared in ENGINE_SETTINGS:
-        value = getattr(after.overhead, declared.name, None)
-        if value is not None and value != getattr(before.overhead, declared.name, None):
+        value = now.get(declared.name)
+        if value is not None and value != was.get(declared.name) and isinstance(value, int | bool):
             shown = profile_shown(declared, value)
             changes[shown_name(declared)] = show_flag(shown) if isinstance(shown, bool) else f"{shown:g}"
     return changes
@@ -147,6 +149,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     kv_cache_memory_gib: float | None = Field(default=None, gt=0)
     language_model_only: bool | None = None
     limit_mm_per_prompt: int | None = Field(default=None, ge=0)
+    max_attention_window: bool | None = None
     context_tokens: int = Field(default=DEFAULT_CONTEXT, ge=1)
     users: int = Field(default=DEFAULT_USERS, ge=1)
     unit: Literal["GiB", "GB"] = "GiB"

@@ -8,6 +8,8 @@ show, so a suggestion's figures are the figures its link opens. The levers, in t
   (:mod:`planner.assessment.fixed_kv`);
 - the batch (vLLM ``--max-num-seqs``), when the engine's refusal advises lowering it
   (:mod:`planner.assessment.batch_lever`);
+- TensorRT-LLM's attention window at the model's own windows, where its default keeps every token of sliding-window
+  and chunked layers;
 - the engine's memory fraction (vLLM ``--gpu-memory-utilization``, ...): lower when memory is already in use or the
   sampler warm-up runs out of memory, higher when the pool is too small — the engine's own advice in its error;
 - a wider split of the same GPUs, then more GPUs (any count the engine runs: tensor and pipeline splits,
@@ -41,6 +43,8 @@ from planner.core.overhead import EngineProfile
 from planner.core.precision import weight_format
 from planner.core.units import GiB
 from planner.engines.registry import formats_run, get_engine, kv_dtypes_run
+from planner.engines.settings import BY_NAME
+from planner.engines.trtllm import TrtllmProfile
 from planner.planning.plan import PlanRequest
 
 MOST_GPUS = 64  # eight 8-GPU machines: the largest set-up suggested (the dashboard's GPU count goes as far)
@@ -110,6 +114,20 @@ def _batch(request: PlanRequest, goal: int, found: Assessment) -> Alternative | 
     if seqs is None:
         return None
     return _try(with_max_num_seqs(request, seqs), f"--max-num-seqs {seqs} (the largest that starts)", goal)
+
+
+def _attention_window(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+    """TensorRT-LLM's attention window at the model's own windows (``--max-attention-window``), where its default
+    keeps every token of the model's sliding-window or chunked layers (:mod:`planner.engines.trtllm`)."""
+    overhead = request.overhead
+    model = request.model
+    if not isinstance(overhead, TrtllmProfile) or overhead.attention_windows:
+        return None
+    if model.sliding_window is None and model.attention_chunk_size is None:
+        return None
+    windowed = request.model_copy(update={"overhead": overhead.model_copy(update={"attention_windows": True})})
+    flag = BY_NAME["max_attention_window"].flag
+    return _try(windowed, f"{flag} (kv_cache_config.max_attention_window at the model's own windows)", goal)
 
 
 def _fraction(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
@@ -222,5 +240,15 @@ def nearest_fitting(request: PlanRequest, target_users: int | None = None) -> li
         raise  # the run's time is up: never taken for a set-up that does not fit
     except PlannerError:
         return []
-    levers = (_kv_size, _batch, _fraction, _wider_split, _more_gpus, _smaller_weights, _smaller_kv, _shorter_context)
+    levers = (
+        _kv_size,
+        _batch,
+        _attention_window,
+        _fraction,
+        _wider_split,
+        _more_gpus,
+        _smaller_weights,
+        _smaller_kv,
+        _shorter_context,
+    )
     return [alternative for lever in levers if (alternative := lever(request, goal, found)) is not None]

@@ -178,6 +178,22 @@ def settings_taken(name: str) -> tuple[EngineSetting, ...]:
     return tuple(setting for setting in ENGINE_SETTINGS if setting.name in fields)
 
 
+def launch_values(overhead: OverheadModelBase) -> dict[str, object]:
+    """The launch settings ``overhead`` holds, by their generic names (:mod:`planner.engines.settings`), read from
+    the profile fields its engine's :attr:`Engine.setting_fields` name (a generic profile's fields are the names);
+    unset ones are left out.
+
+    >>> launch_values(overhead_profile("trtllm", max_attention_window=True))
+    {'max_attention_window': True}
+    """
+    kind = overhead.engine_name if isinstance(overhead, EngineProfile) else overhead.kind
+    fields = {field: field for field in GENERIC_SETTINGS.get(kind, ())}
+    if isinstance(overhead, EngineProfile):
+        fields = get_engine(overhead.engine_name).setting_fields
+    values = {name: getattr(overhead, fields[name], None) for name in BY_NAME if name in fields}
+    return {name: value for name, value in values.items() if value is not None}
+
+
 def profile_label(name: str) -> str:
     """One line describing the profile called ``name``."""
     if name in GENERIC_PROFILES:

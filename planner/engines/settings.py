@@ -5,6 +5,8 @@ any other engine refuses it with its own reason.
 
 Bounds follow vLLM's argument checks (``vllm/engine/arg_utils.py``, ``vllm/config/scheduler.py``,
 ``vllm/config/compilation.py``): a sequence count and capture size are positive; ``--kv-cache-memory`` is bytes.
+``--max-attention-window`` is TensorRT-LLM's ``KvCacheConfig.max_attention_window`` (``--max_attention_window_size``
+for engines built by ``trtllm-build``) given the model's own windows (:mod:`planner.engines.trtllm`).
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
     EngineSetting(
         "limit_mm_per_prompt", "--limit-mm-per-prompt", "count", 0, 1024,
         "images (and videos) per prompt the encoder is profiled for; 0: text only",
+    ),
+    EngineSetting(
+        "max_attention_window", "--max-attention-window", "flag", 0, 1,
+        "TensorRT-LLM: kv_cache_config.max_attention_window set to the model's own windows, so sliding-window and "
+        "chunked layers keep their window, not every token",
     ),
 )  # fmt: skip
 BY_NAME: dict[str, EngineSetting] = {s.name: s for s in ENGINE_SETTINGS}

@@ -243,7 +243,10 @@ class TrtllmEngine(Engine):
         "when the pool runs out."
     )
 
-    setting_fields: ClassVar[dict[str, str]] = {"fraction": "kv_cache_free_gpu_mem_fraction"}
+    setting_fields: ClassVar[dict[str, str]] = {
+        "fraction": "kv_cache_free_gpu_mem_fraction",
+        "max_attention_window": "attention_windows",
+    }
     support: ClassVar[EngineSupport] = TRTLLM_SUPPORT
 
     def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from planner.engines.registry import settings_taken
+from planner.engines.settings import ENGINE_SETTINGS, shown_name
 from tests.app.conftest import CALIBRATE, COMMANDS, PAGES, SOURCES, plain, run_page
 from ui import advisor_settings, deployment, settings, sidebar_launch
 from ui.page_registry import plans_hardware
@@ -91,6 +93,10 @@ def test_every_widget_is_a_declared_setting(page: str) -> None:
     keys = {widget.key for widget in _widgets(at)}
     # the advisor plans every set-up under its own hardware: its sidebar draws the workload alone (and keeps the rest)
     drawn = NO_WIDGET | (set() if plans_hardware(page) else HARDWARE_SETTINGS)
+    # a launch setting the page's engine does not take (TensorRT-LLM's attention window under vLLM) is not drawn
+    engine = at.session_state["_selection"].engine
+    taken = {shown_name(declared) for declared in settings_taken(engine)}
+    drawn |= {shown_name(declared) for declared in ENGINE_SETTINGS} - taken
     assert {s.url for s in settings.SIDEBAR_SETTINGS if s.url not in drawn} <= keys, "the set-up not drawn"
     if page == "memory":
         assert {s.url for s in settings.DEPLOYMENT_SETTINGS} <= keys | {settings.STAGE_GPUS.url}, "section not drawn"

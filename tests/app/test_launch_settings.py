@@ -108,3 +108,25 @@ def test_a_hybrid_refused_for_its_mamba_blocks_offers_the_batch_vllm_advises() -
     opened = run_page("memory", params, open_keys=[COMMANDS])
     assert not opened.error and _metrics(opened)["Fits"] == "yes", texts(opened.error)
     assert f"--max-num-seqs {params['max_num_seqs']}" in _codes(opened)
+
+
+def test_tensorrt_llm_windows_are_a_nearest_set_up_whose_link_plans_them(capsys: Any) -> None:
+    """Gemma 3 27B under TensorRT-LLM on one H100 at 32k, 4 users: the engine's default keeps every token of the
+    sliding-window layers (1 conversation); the first nearest set-up sets the attention window to the model's own,
+    and its link opens the plan ``fit --max-attention-window`` makes (8 conversations), with the setting in the
+    launch command."""
+    gemma = {"model": "google/gemma-3-27b-it", "gpu": "h100-sxm-80gb", "engine": "trtllm", "context": "32768"}
+    at = run_page("memory", {**gemma, "users": "4"})
+    assert not at.exception, [e.value for e in at.exception]
+    shown = "\n".join(str(m.value) for m in at.markdown)
+    params = nearest_link(shown, "--max-attention-window")
+    assert params["max_attention_window"] == "true" and params["engine"] == "trtllm", params
+    opened = run_page("memory", params, open_keys=[COMMANDS])
+    assert not opened.exception and not opened.error, texts(opened.error)
+    flags = ["--model", gemma["model"], "--gpu", gemma["gpu"], "--engine", "trtllm", "--context", "32768"]
+    assert main(["fit", *flags, "--users", "4", "--max-attention-window", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert cli["conversations_total"] == 8
+    assert cli["verdict_sentence"] in texts(opened.success)
+    assert "max_attention_window: [1024, 1024, 1024, 1024, 1024, 32768" in _codes(opened)
+    assert opened.checkbox(key="max_attention_window").value

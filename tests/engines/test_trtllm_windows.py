@@ -116,3 +116,63 @@ def test_the_report_says_what_the_windows_would_give() -> None:
     assert not any("attention window" in n for n in engine_report(_request(window), plan(_request(window))).notes)
     llama = _request(TrtllmProfile()).model_copy(update={"model": get_model("meta-llama/Llama-3.1-8B").spec})
     assert not any("attention window" in n for n in engine_report(llama, plan(llama)).notes)
+
+
+GEMMA3 = get_model("google/gemma-3-27b-it").spec  # 5 of every 6 layers slide over 1,024 tokens
+
+
+def _gemma_request(overhead: object, context: int = 32_768) -> PlanRequest:
+    return _request(overhead, context).model_copy(update={"model": GEMMA3})
+
+
+def test_the_attention_window_is_a_launch_setting_of_tensorrt_llm_alone() -> None:
+    """``--max-attention-window`` (link ``max_attention_window``) is declared once with the other launch settings:
+    TensorRT-LLM takes it into its profile; vLLM, SGLang and llama.cpp, which size windowed layers by their windows
+    already, refuse it with their own reason."""
+    from planner.bounds.errors import PlannerError
+    from planner.engines.registry import overhead_profile, settings_taken
+
+    assert [s.flag for s in settings_taken("trtllm")] == ["--max-attention-window"]
+    assert overhead_profile("trtllm", max_attention_window=True) == TrtllmProfile(attention_windows=True)
+    for engine in ("vllm", "sglang", "llamacpp"):
+        assert "max_attention_window" not in {s.name for s in settings_taken(engine)}
+        try:
+            overhead_profile(engine, max_attention_window=True)
+        except PlannerError as exc:
+            assert "max attention window" in str(exc), exc
+        else:
+            raise AssertionError(f"{engine} took --max-attention-window")
+
+
+def test_fit_plans_the_window_when_asked(capsys: object) -> None:
+    """Gemma 3 27B on one H100 at 32k under TensorRT-LLM: 1 conversation (1.53) by default, 8 with the window set
+    (the report's 8.1: 5 of 6 layers keep 1,024 tokens instead of 32,768)."""
+    from planner.cli import main
+
+    args = ["fit", "--model", "google/gemma-3-27b-it", "--gpu", "h100-sxm-80gb", "--engine", "trtllm"]
+    args += ["--context", "32768", "--json"]
+    import json
+
+    assert main(args) == 0
+    default = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    assert main([*args, "--max-attention-window"]) == 0
+    windowed = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    assert (default["conversations_total"], round(default["max_concurrency_total"], 2)) == (1, 1.53)
+    assert windowed["conversations_total"] == 8
+
+
+def test_the_nearest_set_up_sets_the_window_before_buying_more() -> None:
+    """Short of a 4-user target, the first nearest set-up is the window setting on the same GPU (it holds 8), before
+    a higher memory fraction, more GPUs or a smaller format."""
+    from planner.assessment.alternatives import nearest_fitting
+
+    request = _gemma_request(TrtllmProfile())
+    assert assess(request, 4).result.capacity.conversations == 1
+    first = nearest_fitting(request, 4)[0]
+    assert first.change.startswith("--max-attention-window"), first.change
+    assert first.request.overhead == TrtllmProfile(attention_windows=True)
+    assert first.assessment.result.capacity.conversations == 8
+    windowed = _gemma_request(TrtllmProfile(attention_windows=True))  # set already; no window in Llama 3.1
+    assert not any(a.change.startswith("--max-attention-window") for a in nearest_fitting(windowed, 40))
+    llama = _request(TrtllmProfile()).model_copy(update={"model": get_model("meta-llama/Llama-3.1-8B").spec})
+    assert not any(a.change.startswith("--max-attention-window") for a in nearest_fitting(llama, 400))

@@ -38,6 +38,7 @@ def test_every_setting_has_one_unique_name() -> None:
         kv_cache_memory_gib=4.5,
         language_model_only=True,
         limit_mm_per_prompt=0,
+        max_attention_window=True,
     )
     assert set(links.selection_params(with_all)) == sidebar
     for setting in settings.SETTINGS:  # every field a setting fills exists on its model

@@ -60,7 +60,9 @@ class VllmEngine(Engine):
 
     setting_fields: ClassVar[dict[str, str]] = {
         "fraction": "gpu_memory_utilization",
-        **{name: name for name in BY_NAME},  # every launch setting of planner.engines.settings is a VllmProfile field
+        # every launch setting of planner.engines.settings but TensorRT-LLM's attention window is a VllmProfile field
+        # (vLLM's hybrid KV manager sizes sliding-window layers by their window without being told)
+        **{name: name for name in BY_NAME if name != "max_attention_window"},
     }
     support: ClassVar[EngineSupport] = VLLM_SUPPORT
 
