@@ -1,5 +1,6 @@
-"""The unseen speed rows of 2026-12 (tests/advisor/benchmarks/unseen-2026-12.toml) the shipped model misses by
-more than 50 %, each with its reason, and the engine-and-regime cells whose median misses the 20 % target.
+"""The unseen speed rows of 2026-12 (tests/advisor/benchmarks/unseen-2026-12.toml and unseen-2026-12b.toml) the
+shipped model misses by more than 50 %, each with its reason, and the engine-and-regime cells whose median misses the
+20 % target.
 
 Scored with the constants fitted before the rows were read (planner/advisor/engine_speed.py FITTED); nothing here
 loosens the bar: a row not named that misses by more than 50 % fails, a named row that no longer misses fails (so
@@ -175,6 +176,159 @@ UNSEEN_2026_12_MISSES: dict[str, str] = {
 # +5 -> -16 %, Maverick TP8 -14 -> -28 %): their pool is the same, but a Blackwell kernel may read only the chunk.
 UNSEEN_2026_12_OVER_TARGET: dict[tuple[str, str], float] = {}
 
+# unseen-2026-12b.toml: llama.cpp's scoreboards and a run on an L40S, a vLLM sweep on an A100 and GPUStack's
+# Performance Lab (vLLM v0.10.2 / v0.11.0 and SGLang v0.5.3-v0.5.5 on H100, A100 and H200; vllm bench serve). First
+# scored with the constants of this commit (planner/advisor/engine_speed.py FITTED), nothing changed for them.
+BURST_DRAIN_SHAREGPT = (
+    "GPUStack's engine-choice runs: 1,000 ShareGPT prompts sent at once (request rate inf, no concurrency cap, peak "
+    "concurrent requests 1,000) and drained to empty, reported as output tokens over the whole run. The row is "
+    "scored as a full KV pool in steady state at the mean lengths (217 prompt / 202 output tokens), but the run "
+    "starts prefill-bound (median TTFT 4-141 s of 40-300 s runs) and ends on the longest ShareGPT answers decoding "
+    "at a small batch. The page's own 'Peak output token throughput' is the steady state the model prices: that "
+    "peak is 0.64-1.50x the model's figure on all 19 rows (Qwen3-14B on H100 with vLLM: 8,175 "
+    "predicted, 8,890 peak, 3,174 averaged over the run), while the averages are 1.56-3.5x below the model"
+)
+SGLANG_GPTOSS = (
+    "SGLang (v0.5.3rc0, v0.5.3, v0.5.4.post2) serving gpt-oss on the same GPUs as vLLM in the same pages: 266-2,679 "
+    "output tokens/s where vLLM gives 2,276-7,817, median TPOT up to 2,508 ms (gpt-oss-20b on A100) and median "
+    "TTFT up to 270 s. The paged model prices vLLM's MXFP4 MoE kernels (planner/advisor/kernels.py); SGLang's "
+    "gpt-oss path at these versions is far slower (the pages' own engine comparison), most on A100, which has no "
+    "FP4 hardware"
+)
+REQUEST_BOUND_128_4 = (
+    "Random 128-token prompts with 4 output tokens, 984-1,000 requests at once: the run is a queue of requests, "
+    "each one prefill and four decode steps, and its request rate (20-213 req/s, in the rows' excerpts; median "
+    "TTFT 2-31 s) is set by per-request work the model does not price (HTTP and chat-template tokenization in the "
+    "OpenAI server, scheduling of 1,000 new sequences): the model gives 27-655 req/s from the GPU's prefill and "
+    "decode alone. The same harness at 2,000-token prompts is within 50 % on A100 for Qwen3-14B / 32B"
+)
+PAGED_PROMPT_RATE = (
+    "Prompt-bound bursts (500 random prompts of 2,000 / 4,000 or 100 of 32,000 tokens, 100-200 output tokens, sent "
+    "at once) on H100 and H200, and Qwen3-235B over 8 x A100: over-predicted by +75 to +136 %. The runs' prompt "
+    "rate (input tokens / duration) is what is off: Qwen3-14B BF16 at 4,000 / 200 takes 8,779 prompt tokens/s on "
+    "an H100 and 4,908 on an A100 (1.8x) where the model scales dense prefill with the BF16 tensor rate (3.2x); the "
+    "A100 cells of dense Qwen3-14B / 32B of the same pages are within +4 to +28 %, and TensorRT-LLM's H100 prompt "
+    "cells are within the bound (unseen-2026-12.toml, prefill median 12.9 %): vLLM's and SGLang's prompt kernels "
+    "on Hopper reach about half the rate the fit gives them. gpt-oss-20b's outputs ended early (the commands have "
+    "no --ignore-eos: 52 % of the asked tokens at 4,000 / 200), the rows take the mean"
+)
+GPTOSS_AMPERE = (
+    "gpt-oss on A100 (capability 8.0) with vLLM: per-user decode at 4 users +96 %, prompt-bound bursts +55 to "
+    "+210 % (32,000-token prompts worst). vLLM's gpt-oss recipe: on Ampere it runs 'using the TRITON_ATTN attention "
+    "backend and Marlin MXFP4 MoE' (vllm-project/recipes OpenAI/GPT-OSS.md, 'A100'): no FP4 hardware, the experts "
+    "dequantized every step, the attention sinks in Triton; the model prices A100's MoE at the rate model's MXFP4 "
+    "share with no per-layer kernel cost (planner/advisor/kernels.py prices the Triton MoE kernel only for 9.0 <= "
+    "capability < 11.0). gpt-oss-120b's same rows on H100 are within 50 % (4 users +13 %, 4,000 / 200 burst +24 "
+    "%). The random runs' outputs ended early at 4,000 / 200 (no --ignore-eos; 54 % and 67 % of the asked tokens, "
+    "94-100 % at the other lengths), the rows take the mean"
+)
+DEEPSEEK_TP8_FEW_USERS = (
+    "DeepSeek-R1-0528 over 8 x H200 (vLLM v0.11.0, TP8, no expert parallelism) at 4 users: 19.1 ms per token "
+    "measured against 7.0 ms modelled. At this batch a step is per-layer fixed costs: 61 layers of MLA attention, "
+    "256-expert routing and two all-reduces over 8 GPUs, where reading 37 B active FP8 parameters over 8 x 4.8 TB/s "
+    "takes about 1 ms; the same page's 1,000-prompt burst is +251 % (BURST_DRAIN_SHAREGPT)"
+)
+LLAMACPP_HOPPER_PROMPT = (
+    "llama.cpp's Q4_0 prompt (pp512) on an H100: 9,918 tokens/s at build 5143fa8, below the same scoreboard's RTX "
+    "4090 (11,993) though an H100 SXM has 3x its dense INT8 tensor rate (1,979 vs 661 TOPS) and 6x its FP16 rate. "
+    "Likely llama.cpp's quantized prompt matmuls (MMQ: int8 mma.sync tiles) reach no more on Hopper than on Ada, "
+    "while the model scales them with the GPU's tensor rate"
+)
+LLAMACPP_GB10_EARLY_BUILD = (
+    "llama.cpp's Q4_0 prompt on DGX Spark (GB10) at build 5acd455: 3,062 tokens/s against 8,383 modelled. GB10's "
+    "prompt kernels improved after launch: llama.cpp's own GB10 figures for gpt-oss-20b pp2048 went from 2,131 "
+    "(build b6761, discussion 16578, 2025-10-14) to 4,506 (b7941, benches/dgx-spark.md; quoted by search-index "
+    "file id 71248589943), and the package's GB10 prompt rows are from the later builds. The entry's build is not "
+    "dated; likely one of the first after GB10 shipped"
+)
+LLAMACPP_L40S_KQUANT_PROMPT = (
+    "Qwen3-8B Q5_K_M prompt (pp512) on an L40S at build 8c32d9d96 (7199): 7,908 tokens/s against 12,175 modelled "
+    "(+54 %; its tg128 is +3 %). Likely the k-quant prompt path: Q5_K's MMQ kernel unpacks 5-bit weights with "
+    "6-bit scales per 256 where the model prices GGUF prompts by bits alone (this file's Q4_0 prompts on RTX 3090, "
+    "4090 and PRO 6000 are +3 to +27 %); the build also ran with GGML_CUDA_GRAPHS=OFF and GGML_BLAS=ON (its CMake "
+    "cache)"
+)
+
+UNSEEN_2026_12B_MISSES: dict[str, str] = {
+    # SGLANG_GPTOSS
+    "gpustack-a100-gptoss120b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +1049%
+    "gpustack-a100-gptoss20b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +3265%
+    "gpustack-h100-gptoss120b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +298%
+    "gpustack-h100-gptoss20b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +475%
+    # REQUEST_BOUND_128_4
+    "gpustack-a100-gptoss120b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +110%
+    "gpustack-a100-qwen314b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +65%
+    "gpustack-a100x8-qwen3235ba22b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +64%
+    "gpustack-h100-gptoss120b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +195%
+    "gpustack-h100-gptoss20b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +208%
+    "gpustack-h100-qwen314b-fp8-sglang-random-128-4": REQUEST_BOUND_128_4,  # +85%
+    "gpustack-h100-qwen314b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +329%
+    "gpustack-h100-qwen332b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +174%
+    "gpustack-h200x8-deepseekr1-vllm-random-128-4": REQUEST_BOUND_128_4,  # +259%
+    # GPTOSS_AMPERE
+    "gpustack-a100-gptoss120b-vllm-random-2000-100": GPTOSS_AMPERE,  # +67%
+    "gpustack-a100-gptoss120b-vllm-random-32000-100": GPTOSS_AMPERE,  # +210%
+    "gpustack-a100-gptoss120b-vllm-random-4000-200": GPTOSS_AMPERE,  # +86%
+    "gpustack-a100-gptoss120b-vllm-sharegpt-c4": GPTOSS_AMPERE,  # +96%
+    "gpustack-a100-gptoss20b-vllm-random-2000-100": GPTOSS_AMPERE,  # +55%
+    "gpustack-a100-gptoss20b-vllm-random-32000-100": GPTOSS_AMPERE,  # +193%
+    "gpustack-a100-gptoss20b-vllm-random-4000-200": GPTOSS_AMPERE,  # +75%
+    # BURST_DRAIN_SHAREGPT
+    "gpustack-a100-gptoss120b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +66%
+    "gpustack-a100-gptoss20b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +93%
+    "gpustack-a100-qwen314b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +79%
+    "gpustack-a100-qwen332b-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +93%
+    "gpustack-a100-qwen332b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +56%
+    "gpustack-a100x4-glm45air-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +135%
+    "gpustack-a100x8-qwen3235ba22b-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +71%
+    "gpustack-a100x8-qwen3235ba22b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +109%
+    "gpustack-h100-gptoss20b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +97%
+    "gpustack-h100-qwen314b-fp8-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +89%
+    "gpustack-h100-qwen314b-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +102%
+    "gpustack-h100-qwen314b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +158%
+    "gpustack-h100-qwen332b-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +155%
+    "gpustack-h100-qwen332b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +83%
+    "gpustack-h100x4-glm45air-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +122%
+    "gpustack-h100x4-glm45air-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +164%
+    "gpustack-h100x8-qwen3235ba22b-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +92%
+    "gpustack-h100x8-qwen3235ba22b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +75%
+    "gpustack-h200x8-deepseekr1-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +251%
+    # PAGED_PROMPT_RATE
+    "gpustack-a100x8-qwen3235ba22b-vllm-random-2000-100": PAGED_PROMPT_RATE,  # +103%
+    "gpustack-a100x8-qwen3235ba22b-vllm-random-32000-100": PAGED_PROMPT_RATE,  # +122%
+    "gpustack-a100x8-qwen3235ba22b-vllm-random-4000-200": PAGED_PROMPT_RATE,  # +100%
+    "gpustack-h100-gptoss20b-vllm-random-2000-100": PAGED_PROMPT_RATE,  # +136%
+    "gpustack-h100-gptoss20b-vllm-random-32000-100": PAGED_PROMPT_RATE,  # +116%
+    "gpustack-h100-gptoss20b-vllm-random-4000-200": PAGED_PROMPT_RATE,  # +132%
+    "gpustack-h100-qwen314b-fp8-sglang-random-2000-100": PAGED_PROMPT_RATE,  # +75%
+    "gpustack-h100-qwen314b-fp8-sglang-random-32000-100": PAGED_PROMPT_RATE,  # +93%
+    "gpustack-h100-qwen314b-fp8-sglang-random-4000-200": PAGED_PROMPT_RATE,  # +76%
+    "gpustack-h100-qwen314b-vllm-random-2000-100": PAGED_PROMPT_RATE,  # +93%
+    "gpustack-h100-qwen314b-vllm-random-32000-100": PAGED_PROMPT_RATE,  # +85%
+    "gpustack-h100-qwen314b-vllm-random-4000-200": PAGED_PROMPT_RATE,  # +85%
+    "gpustack-h100-qwen332b-vllm-random-2000-100": PAGED_PROMPT_RATE,  # +83%
+    "gpustack-h100-qwen332b-vllm-random-32000-100": PAGED_PROMPT_RATE,  # +88%
+    "gpustack-h100-qwen332b-vllm-random-4000-200": PAGED_PROMPT_RATE,  # +82%
+    "gpustack-h200x8-deepseekr1-vllm-random-2000-100": PAGED_PROMPT_RATE,  # +114%
+    "gpustack-h200x8-deepseekr1-vllm-random-32000-100": PAGED_PROMPT_RATE,  # +91%
+    "gpustack-h200x8-deepseekr1-vllm-random-4000-200": PAGED_PROMPT_RATE,  # +118%
+    # DEEPSEEK_TP8_FEW_USERS
+    "gpustack-h200x8-deepseekr1-vllm-sharegpt-c4": DEEPSEEK_TP8_FEW_USERS,  # +173%
+    # LLAMACPP_L40S_KQUANT_PROMPT
+    "orca-l40s-qwen3-8b-q5km-pp512": LLAMACPP_L40S_KQUANT_PROMPT,  # +54%
+    # LLAMACPP_GB10_EARLY_BUILD
+    "sb15013-gb10-llama2-7b-q4_0-pp512-b5acd455": LLAMACPP_GB10_EARLY_BUILD,  # +174%
+    # LLAMACPP_HOPPER_PROMPT
+    "sb15013-h100-llama2-7b-q4_0-pp512-b5143fa8": LLAMACPP_HOPPER_PROMPT,  # +247%
+}
+
+# vLLM / SGLang batched on this file, first scored: 38 rows, median 86.0 % (the 19 burst-drained ShareGPT runs and the
+# four SGLang gpt-oss runs above; the fixed-concurrency per-user rows are +13 to +38 %, the Qwen2.5-32B A100 sweep +16
+# to +33 %). llama.cpp single stream 6.8 % (10 rows); the prompt cells (reported, not held to the median) llama.cpp
+# 11.4 % (18), vLLM / SGLang 83.6 % (48).
+UNSEEN_2026_12B_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.861}
+
 KNOWN_UNSEEN: dict[str, Unseen] = {
     "unseen-2026-12.toml": Unseen(UNSEEN_2026_12_OVER_TARGET, UNSEEN_2026_12_MISSES),
+    "unseen-2026-12b.toml": Unseen(UNSEEN_2026_12B_OVER_TARGET, UNSEEN_2026_12B_MISSES),
 }
