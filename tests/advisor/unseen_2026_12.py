@@ -176,9 +176,9 @@ UNSEEN_2026_12_MISSES: dict[str, str] = {
 # +5 -> -16 %, Maverick TP8 -14 -> -28 %): their pool is the same, but a Blackwell kernel may read only the chunk.
 UNSEEN_2026_12_OVER_TARGET: dict[tuple[str, str], float] = {}
 
-# unseen-2026-12b.toml: llama.cpp's scoreboards and a run on an L40S, a vLLM sweep on an A100 and GPUStack's
-# Performance Lab (vLLM v0.10.2 / v0.11.0 and SGLang v0.5.3-v0.5.5 on H100, A100 and H200; vllm bench serve). First
-# scored with the constants of this commit (planner/advisor/engine_speed.py FITTED), nothing changed for them.
+# unseen-2026-12b.toml: llama.cpp's scoreboards and runs on an L40S and an M3 Ultra, a vLLM sweep on an A100 and
+# GPUStack's Performance Lab (vLLM v0.10.2 / v0.11.0 and SGLang v0.5.3-v0.5.5 on H100, A100 and H200; vllm bench
+# serve). First scored with the constants of this commit (planner/advisor/engine_speed.py FITTED), nothing changed.
 BURST_DRAIN_SHAREGPT = (
     "GPUStack's engine-choice runs: 1,000 ShareGPT prompts sent at once (request rate inf, no concurrency cap, peak "
     "concurrent requests 1,000) and drained to empty, reported as output tokens over the whole run. The row is "
@@ -324,8 +324,8 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
 
 # vLLM / SGLang batched on this file, first scored: 38 rows, median 86.0 % (the 19 burst-drained ShareGPT runs and the
 # four SGLang gpt-oss runs above; the fixed-concurrency per-user rows are +13 to +38 %, the Qwen2.5-32B A100 sweep +16
-# to +33 %). llama.cpp single stream 6.8 % (10 rows); the prompt cells (reported, not held to the median) llama.cpp
-# 11.4 % (18), vLLM / SGLang 83.6 % (48).
+# to +33 %). llama.cpp single stream 9.2 % (11 rows); the prompt cells (reported, not held to the median) llama.cpp
+# 9.4 % (20), vLLM / SGLang 83.6 % (48).
 UNSEEN_2026_12B_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.861}
 
 KNOWN_UNSEEN: dict[str, Unseen] = {
