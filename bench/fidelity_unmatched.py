@@ -116,6 +116,29 @@ UNMATCHED: dict[str, str] = {
         "+ 4.64, a 0.09 share against the fitted 0.28); the printed peak with the graph estimate (3.78 GiB, the "
         "estimate 1.94) is above the planner's 1.03 + 1.20 (unified memory's estimate moves with the host)"
     ),
+    "vllm-0.24-gb10-qwen36-27b-nvfp4-util0.7": (
+        "KV +1.28 GiB (GB10 set of 2026-12, unseen): this start-up leaves 6.9 GiB beyond the planner's other terms "
+        "for the unified-memory one (0.35 of its 19.78 GiB of weights) and its MTP twin of the same evening (same "
+        "image, prefetch loader and flags; vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7) 5.3 (0.26): one set-up "
+        "moves 1.6 GiB between two boots, and the fitted share (0.28) sits between them. Its printed graph "
+        "estimate (0.61 GiB, capture 0.62) is a discrete GPU's where the twin printed -0.81"
+    ),
+    "vllm-0.22-gb10-qwen36-35b-a3b-nvfp4-mtp2-util085": (
+        "KV +0.96 GiB (GB10 set of 2026-12, unseen): 7.1 GiB beyond the planner's other terms, 0.33 of the 21.9 GiB "
+        "loaded (safetensors prefetch, TP 1). The loader's two 'Available RAM' lines (MemAvailable, 0.22 "
+        "weight_utils.py) fall 89.06 -> 68.80 GiB across the main model's ~20.3 GiB of weights, so the page cache "
+        "the prefetch filled did not count as used: the excess comes before loading or after it (profile run, "
+        "compile), which the log does not split"
+    ),
+    "vllm-0.27-gb10-qwen3-0.6b-util06": (
+        "KV +0.61 GiB (GB10 set of 2026-12, unseen): the printed consumed memory (3.35 GiB, one MemAvailable "
+        "drop, 0.27.0 utils/mem_utils.py:317-318) holds 2.23 GiB beside the planner's 1.12 GiB of weights, where the "
+        "planner puts 0.72 (the base and 0.28 of the weights); its predicted activation and graph estimate (0.56 + "
+        "0.61 GiB) are above the 0.26 the line leaves for both (73.01 - 3.35 - 69.40), which halves the miss. No "
+        "share of the weights gives 2.2 GiB at 1.1 GiB and 4.6 at 51 GiB (the 0.27.1 Qwen3.8-27B BF16 start-ups, "
+        "same default loader): on GB10 the non-torch figure is not proportional to the weights (docs/fidelity.md, "
+        "'Unified memory')"
+    ),
     "vllm-0.26-a100-40gb-qwen38-27b-awq-int4-util093": (
         "KV +1.19 GiB (unseen set): the post prints no 'Model loading took' line, so what of cyankiwi's AWQ INT4 "
         "checkpoint stays 16-bit (the lead: the planner's 17.50 GiB of weights) is not known; given the printed "
