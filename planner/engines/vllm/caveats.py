@@ -62,8 +62,8 @@ def unified_memory_notes(request: PlanRequest, result: PlanResult, profile: Vllm
             f"Unified memory: non-torch memory includes {gib_text(share)} GiB for what the host stops counting as "
             f"available while vLLM loads and profiles ({profile.fitted.uma_weights_share:.2f} of the loaded "
             "weights, fitted on a safetensors-prefetch and a fastsafetensors load on DGX Sparks; vLLM's source fixes "
-            "no such amount, and public start-ups show from under a tenth to about 0.3 of their weights), so the KV "
-            "cache can be up to this much larger."
+            "no such amount, and public start-ups show from under a tenth of their weights to twice them), so the KV "
+            "cache can be up to this much larger, or smaller (public DGX Spark start-ups: up to 1.3 GiB)."
         )
     if profile.rules.startup_free_memory_check and profile.kv_cache_memory_bytes is None:
         total, free = free_at_start(request, result, profile)

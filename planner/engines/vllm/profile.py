@@ -202,13 +202,16 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         hold more at TP 1, a share that divides with TP (fitted, ``VllmConstants.graphics_extra``). On unified
         memory vLLM reads free memory as the host's MemAvailable (``utils/mem_utils.py`` ``MemorySnapshot.measure``,
         0.27.0 :147-155), so whatever the host stops counting as available between the worker's first snapshot and
-        the end of the profile run is non-torch there. The loaders keep nothing of their own after loading
+        the end of the profile run is non-torch there. vLLM's loaders keep nothing of their own after loading
         (safetensors' prefetch only reads blocks into the page cache, 0.24.0 ``weight_utils.py`` :728-741;
-        fastsafetensors closes its staging, 0.29.0 :1098-1104; inductor compiles in-process,
-        ``TORCHINDUCTOR_COMPILE_THREADS=1``, 0.29.0 ``env_override.py`` :105), so what the start-ups show beyond
-        the planner's own graph estimate (0.25 and 0.28 of the loaded weights) is the host's state (page cache),
-        which the source does not fix: a share of the ``weights_bytes`` this GPU loaded, fitted on the GB10
-        start-ups (``VllmConstants.uma_weights_share``; docs/fidelity.md says what two set-ups leave open). ``platform``
+        fastsafetensors is closed, 0.29.0 :1098-1104; inductor compiles in-process,
+        ``TORCHINDUCTOR_COMPILE_THREADS=1``, 0.29.0 ``env_override.py`` :105); fastsafetensors from 0.3 pins each
+        shard on a GB10 through PyTorch's caching host allocator, which keeps the blocks (docs/fidelity.md), but one
+        public set-up cannot size that. What the start-ups show beyond the planner's own graph estimate (0.26 to
+        0.35 of the loaded weights at 20-56 GiB, 0.1 at 51 GiB with the default loader, twice the weights of a
+        0.6B model) is not proportional to the weights, yet no amount or per-loader form does better held out: a
+        share of the ``weights_bytes`` this GPU loaded, fitted on the GB10 start-ups
+        (``VllmConstants.uma_weights_share``; docs/fidelity.md, 'Unified memory', compares the forms). ``platform``
         None: a datacenter device."""
         if not self.is_v1:
             return VLLM_V0_NON_TORCH
