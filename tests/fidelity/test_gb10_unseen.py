@@ -1,6 +1,6 @@
 """The DGX Spark (GB10) start-ups of 2026-12 (tests/fidelity/cases/vllm-gb10-2026-12.json): public logs found for
 issue 20 after the vLLM constants were fitted, scored before anything changed and kept out of ``make calibrate``.
-Their KV budgets are within 0.6-1.3 GiB under the fitted unified-memory share (bench.fidelity_unmatched says why);
+Their KV budgets are within 0.6-1.3 GiB of the fitted unified-memory share's (bench.fidelity_unmatched says why);
 the block arithmetic is exact: given the KV memory each log prints, the planner's blocks give the printed tokens.
 What the printed figures say about the unified-memory term is docs/fidelity.md, 'Unified memory'."""
 
@@ -22,29 +22,38 @@ BY_ID = {c["id"]: c for c in GB10}
 PRINTED = [
     ("vllm-0.24-gb10-qwen36-27b-nvfp4-util0.7", 47.84, 1_505_068, 5.74),
     ("vllm-0.22-gb10-qwen36-35b-a3b-nvfp4-mtp2-util085", 73.13, 6_312_658, 24.08),
+    ("vllm-0.22-gb10-qwen36-35b-a3b-nvfp4-mtp2-util085-boot2", 74.76, 6_455_296, 24.62),
     ("vllm-0.27-gb10-qwen3-0.6b-util06", 69.4, 649_728, None),
 ]
 
 
 def test_every_scored_case_keeps_its_first_score() -> None:
     scored = [c for c in GB10 if not c["setup"].get("out_of_scope")]
-    assert len(scored) == 3 and len(GB10) == 7
+    assert len(scored) == 4 and len(GB10) == 8
     assert all(c["unseen_score"]["verdict_right"] and "unseen" in c["setup"]["not_fitted"] for c in scored)
     assert all(c["source"] and c["setup"]["gpu"] == "dgx-spark-gb10" for c in GB10)
+
+
+def _tokens_and_concurrency(case_id: str, kv_gib: float) -> tuple[int, float]:
+    case = BY_ID[case_id]
+    setup = setup_of(case)
+    pinned = setup.model_copy(update={"profile": {**setup.profile, "kv_cache_memory_bytes": round(kv_gib * GiB)}})
+    request = build_request(case, pinned)
+    report = engine_report(request, plan(request))
+    return report.kv_cache_tokens, report.max_concurrency
 
 
 @pytest.mark.parametrize(("case_id", "kv_gib", "tokens", "concurrency"), PRINTED)
 def test_printed_kv_gives_the_printed_tokens(
     case_id: str, kv_gib: float, tokens: int, concurrency: float | None
 ) -> None:
-    case = BY_ID[case_id]
-    setup = setup_of(case)
-    pinned = setup.model_copy(update={"profile": {**setup.profile, "kv_cache_memory_bytes": round(kv_gib * GiB)}})
-    request = build_request(case, pinned)
-    report = engine_report(request, plan(request))
-    assert report.kv_cache_tokens == tokens
+    """vLLM prints the KV memory to 0.01 GiB: the planner's blocks over that rounding interval span the printed
+    tokens (the second 35B boot's 6,455,296 tokens are 3,349 blocks, which need 74.7649 GiB of the printed 74.76)."""
+    low, low_concurrency = _tokens_and_concurrency(case_id, kv_gib - 0.005)
+    high, high_concurrency = _tokens_and_concurrency(case_id, kv_gib + 0.0049)
+    assert low <= tokens <= high
     if concurrency is not None:
-        assert round(report.max_concurrency, 2) == pytest.approx(concurrency, abs=0.006)
+        assert round(low_concurrency, 2) <= concurrency <= round(high_concurrency, 2)
 
 
 def test_gb10_non_torch_is_not_a_share_of_the_weights() -> None:

@@ -207,12 +207,12 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         fastsafetensors is closed, 0.29.0 :1098-1104; inductor compiles in-process,
         ``TORCHINDUCTOR_COMPILE_THREADS=1``, 0.29.0 ``env_override.py`` :105); fastsafetensors from 0.3 pins each
         shard on a GB10 through PyTorch's caching host allocator, which keeps the blocks (docs/fidelity.md), but one
-        public set-up cannot size that. What the start-ups show beyond the planner's own graph estimate (0.26 to
-        0.35 of the loaded weights at 20-56 GiB, 0.1 at 51 GiB with the default loader, twice the weights of a
-        0.6B model) is not proportional to the weights, yet no amount or per-loader form does better held out: a
-        share of the ``weights_bytes`` this GPU loaded, fitted on the GB10 start-ups
-        (``VllmConstants.uma_weights_share``; docs/fidelity.md, 'Unified memory', compares the forms). ``platform``
-        None: a datacenter device."""
+        public set-up cannot size that. What the start-ups show beyond the planner's own graph estimate (0.25 to
+        0.35 of the loaded weights at 20-56 GiB, 0.1 at 51 GiB with the default loader, most of the weights of a
+        0.6B model) is not proportional to the weights, yet no amount or per-loader form is better held out on
+        both the median and the worst case: a share of the ``weights_bytes`` this GPU loaded, fitted on the GB10
+        start-ups (``VllmConstants.uma_weights_share``; docs/fidelity.md, 'Unified memory', compares the forms).
+        ``platform`` None: a datacenter device."""
         if not self.is_v1:
             return VLLM_V0_NON_TORCH
         device = platform or VllmPlatform()
