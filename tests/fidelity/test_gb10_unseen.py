@@ -29,7 +29,7 @@ PRINTED = [
 
 def test_every_scored_case_keeps_its_first_score() -> None:
     scored = [c for c in GB10 if not c["setup"].get("out_of_scope")]
-    assert len(scored) == 4 and len(GB10) == 8
+    assert len(scored) == 4 and len(GB10) == 9
     assert all(c["unseen_score"]["verdict_right"] and "unseen" in c["setup"]["not_fitted"] for c in scored)
     assert all(c["source"] and c["setup"]["gpu"] == "dgx-spark-gb10" for c in GB10)
 
