@@ -42,9 +42,8 @@ from planner.core.kv_formats import kv_format
 from planner.core.overhead import EngineProfile
 from planner.core.precision import weight_format
 from planner.core.units import GiB
-from planner.engines.registry import formats_run, get_engine, kv_dtypes_run
+from planner.engines.registry import formats_run, get_engine, kv_dtypes_run, launch_values
 from planner.engines.settings import BY_NAME
-from planner.engines.trtllm import TrtllmProfile
 from planner.planning.plan import PlanRequest
 
 MOST_GPUS = 64  # eight 8-GPU machines: the largest set-up suggested (the dashboard's GPU count goes as far)
@@ -117,17 +116,22 @@ def _batch(request: PlanRequest, goal: int, found: Assessment) -> Alternative | 
 
 
 def _attention_window(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
-    """TensorRT-LLM's attention window at the model's own windows (``--max-attention-window``), where its default
-    keeps every token of the model's sliding-window or chunked layers (:mod:`planner.engines.trtllm`)."""
+    """The engine's window setting (:attr:`planner.engines.base.Engine.window_setting`: TensorRT-LLM's
+    ``--max-attention-window``), where its default keeps every token of the model's sliding-window or chunked
+    layers."""
     overhead = request.overhead
-    model = request.model
-    if not isinstance(overhead, TrtllmProfile) or overhead.attention_windows:
+    if not isinstance(overhead, EngineProfile) or not (
+        request.model.sliding_window or request.model.attention_chunk_size
+    ):
         return None
-    if model.sliding_window is None and model.attention_chunk_size is None:
+    engine = get_engine(overhead.engine_name)
+    setting = engine.window_setting
+    if setting is None or launch_values(overhead).get(setting):
         return None
-    windowed = request.model_copy(update={"overhead": overhead.model_copy(update={"attention_windows": True})})
-    flag = BY_NAME["max_attention_window"].flag
-    return _try(windowed, f"{flag} (kv_cache_config.max_attention_window at the model's own windows)", goal)
+    field = engine.setting_fields[setting]
+    windowed = request.model_copy(update={"overhead": overhead.model_copy(update={field: True})})
+    flag = BY_NAME[setting].flag
+    return _try(windowed, f"{flag} (the model's own windows for its sliding-window and chunked layers)", goal)
 
 
 def _fraction(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:

@@ -103,6 +103,10 @@ class Engine(ABC):
     full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
     log_hint: ClassVar[str] = ""  # a start-up line the log reader looks for, for the message when none is found
     fixed_slots: ClassVar[bool] = False  # serves a number of conversations fixed at start-up (see for_users)
+    # The launch setting (a flag of planner.engines.settings) that makes its cache keep only the window of a model's
+    # sliding-window and chunked layers, for an engine whose default keeps every token (TensorRT-LLM); None: the
+    # engine sizes them by their windows already, or has no such setting
+    window_setting: ClassVar[str | None] = None
     # Its log reader also takes a log that shows nothing but a failure line, so it reads after the others.
     log_fallback: ClassVar[bool] = False
 

@@ -247,6 +247,7 @@ class TrtllmEngine(Engine):
         "fraction": "kv_cache_free_gpu_mem_fraction",
         "max_attention_window": "attention_windows",
     }
+    window_setting: ClassVar[str | None] = "max_attention_window"
     support: ClassVar[EngineSupport] = TRTLLM_SUPPORT
 
     def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:

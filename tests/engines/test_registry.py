@@ -19,6 +19,7 @@ from planner.core.units import GiB
 from planner.engines import registry
 from planner.engines.base import Engine, EngineReport, engine_total_bytes
 from planner.engines.commands import command
+from planner.engines.settings import BY_NAME
 from planner.engines.support import EngineSupport, Family, PlatformRow
 from planner.planning.plan import PlanRequest, plan
 from planner.planning.results import PlanResult
@@ -59,6 +60,12 @@ def test_every_registered_engine_is_complete(engine: Engine) -> None:
         assert MODEL.id.split("/")[-1] in command, f"{engine.name}: the launch command names the model"
         assert 0 < engine.max_model_len(request, result, profile) <= MODEL.max_position_embeddings
     assert engine.name in registry.profile_names()
+    for setting, field in engine.setting_fields.items():  # each setting fills a field of the engine's profile
+        assert field in engine.profile_type.model_fields, f"{engine.name}: {setting} names no profile field {field!r}"
+    if engine.window_setting is not None:  # a flag it takes, off by default
+        assert engine.window_setting in engine.setting_fields, f"{engine.name}: take its window_setting"
+        assert BY_NAME[engine.window_setting].kind == "flag", f"{engine.name}: window_setting must be a flag"
+        assert not registry.launch_values(profile).get(engine.window_setting)
 
 
 def test_unknown_engine_names_are_errors_everywhere(capsys: pytest.CaptureFixture[str]) -> None:
