@@ -37,6 +37,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     default_gpu_memory_utilization: float = 0.9
     cudagraph_estimate_printed: bool = False
     cudagraph_in_budget: bool = False
+    v2_cudagraph_estimate: bool = False  # Model Runner V2 estimates its graphs (a stub returns 0 before 0.29.0)
     sampler: SamplerKind = "none"
     moe_workspace_persistent: bool = False
     startup_free_memory_check: bool = False
