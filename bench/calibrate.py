@@ -162,8 +162,7 @@ def _estimate_bytes(case: Case, request: PlanRequest, result: PlanResult, profil
 
 def _activation_rows(vllm: list[VllmCase], probe: VllmConstants) -> list[ActivationRow]:
     """The torch peak of 0.19-style logs, and the transient peak of >= 0.27 logs ("peak activation" less the graph
-    estimate it includes: gpu_worker.py peak_activation_memory = transient + estimate applied; Model Runner V2
-    applies none before 0.29, VllmProfile.graphs_in_budget)."""
+    estimate it includes: gpu_worker.py peak_activation_memory = transient + estimate applied)."""
     rows = []
     for c, q, r, p in vllm:
         reported = c["reported"]
@@ -171,8 +170,7 @@ def _activation_rows(vllm: list[VllmCase], probe: VllmConstants) -> list[Activat
             rows.append(ActivationRow(c, q, r, p, float(reported["activation_peak_gib"])))
         elif reported.get("transient_plus_graphs_gib") is not None and p.cudagraph_in_budget:
             fitted = p.model_copy(update={"constants": probe})
-            applied = _estimate_bytes(c, q, r, fitted) if p.graphs_in_budget(q.model, q.resolved_weights) else 0
-            target = float(reported["transient_plus_graphs_gib"]) - applied / GiB
+            target = float(reported["transient_plus_graphs_gib"]) - _estimate_bytes(c, q, r, fitted) / GiB
             if target > 0:  # a peak below nothing means the graph estimate taken off it is wrong, not the peak
                 rows.append(ActivationRow(c, q, r, p, target))
     return _unique(rows)
@@ -196,7 +194,7 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
         if gib is None and p.version >= (0, 20, 0) and p.kv_cache_memory_bytes is None:
             kv, _ = printed_kv(c, q, r, fitted)
             if kv is not None:
-                graph = _estimate_bytes(c, q, r, fitted) if p.graphs_in_budget(q.model, q.resolved_weights) else 0
+                graph = _estimate_bytes(c, q, r, fitted) if p.cudagraph_in_budget else 0
                 budget = math.floor(p.utilization * total)
                 gib = (budget - kv * GiB - weights_bytes - stage.activation - graph) / GiB
         if gib is not None:

@@ -134,8 +134,6 @@ def release_rows() -> list[str]:
     for v in supported_versions("vllm"):
         rules = vllm_rules(v.version)
         graphs = "in the budget" if rules.cudagraph_in_budget else "in the headroom"
-        if rules.cudagraph_in_budget and rules.model_runner != "v1" and not rules.v2_cudagraph_estimate:
-            graphs += " (V1 runner; V2: in the headroom)"
         sampler = rules.sampler if rules.v1 else "V0 (no warm-up)"
         mark = " (default)" if v.default else ""
         prefix = ("on" if rules.hybrid_prefix_caching else "off") + (", align" if rules.mamba_align_always else "")

@@ -49,7 +49,6 @@ class EngineReport(BaseModel, frozen=True, extra="forbid"):
     activation_bytes: int
     non_torch_bytes: int
     cuda_graph_bytes: int  # subtracted from the budget (vLLM >= 0.21) or only estimated
-    cuda_graph_in_budget: bool = False  # vLLM: the estimate came off the budget; else graphs use the headroom
     available_kv_cache_bytes_per_gpu: int  # as printed by rank 0 (may be negative: the engine fails)
     min_available_kv_cache_bytes: int  # the tightest rank
     block_size: int

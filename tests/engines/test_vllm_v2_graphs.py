@@ -67,6 +67,11 @@ def test_the_v1_runner_keeps_its_estimate_in_the_budget_at_0_27() -> None:
     assert stage.available == budget - stage.weights - stage.activation - stage.non_torch - stage.cuda_graph
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="the planner still subtracts its V1-form graph estimate for Model Runner V2 in 0.22-0.28; applying the "
+    "rule needs V2's own estimate from 0.29 modelled first (versions.toml rule v2_cudagraph_estimate)",
+)
 def test_v2_before_0_29_takes_no_estimate_off_the_budget() -> None:
     stage, _, budget, v2 = _stage(QWEN3_14B_028)
     assert v2 and stage.cuda_graph > 0

@@ -93,7 +93,7 @@ class Calibrated(CalibratedProfile, frozen=True, extra="forbid"):
                 ctx.tensor_parallel, ctx.pipeline_parallel, platform_of(ctx.platform), ctx.weights_bytes
             )
         )
-        if base.graphs_in_budget(ctx.model, ctx.weights_format):
+        if base.cudagraph_in_budget:
             graph = self.cuda_graph_bytes
             framework += graph if graph is not None else vllm_cudagraph_bytes(ctx.model, ctx, base)
         total = self.total_memory_bytes or ctx.gpu_memory_bytes

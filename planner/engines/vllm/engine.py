@@ -83,12 +83,10 @@ class VllmEngine(Engine):
         return calibrated_from_log(parsed, engine_version, gpu_memory_utilization)
 
     def footprint_bytes(self, report: EngineReport, stage: StageMemory, profile: EngineProfile) -> int:
-        """vLLM's budget ``util x total``, plus the CUDA graphs captured after sizing the KV cache (outside the
-        budget: before 0.20, and on Model Runner V2 before 0.29, :meth:`VllmProfile.graphs_in_budget`): what another
-        engine started after it finds taken."""
+        """vLLM's budget ``util x total``, plus the CUDA graphs of releases that capture them after sizing the KV
+        cache (outside the budget): what another engine started after it finds taken."""
         vllm = as_vllm(profile)
-        layers = stage.layers[1] - stage.layers[0]
-        graphs = 0 if report.cuda_graph_in_budget else vllm.cudagraph_capture_bytes(layers)
+        graphs = 0 if vllm.cudagraph_in_budget else vllm.cudagraph_capture_bytes(stage.layers[1] - stage.layers[0])
         return report.budget_bytes + graphs
 
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:

@@ -187,7 +187,7 @@ def _sampler_headroom(
     layers = result.stages[index].layers
     count = layers[1] - layers[0]
     # With the estimate in the budget the capture takes what was set aside for it.
-    in_budget = profile.graphs_in_budget(request.model, request.resolved_weights)
+    in_budget = profile.cudagraph_in_budget
     graph_set = last.graphs
     graphs = (
         profile.cudagraph_estimate_bytes(count, graph_set)

@@ -20,10 +20,8 @@ The peak is the largest of the forward and the two samplers, plus what is held t
 for dense models from 0.25, for all from 0.29: :mod:`planner.engines.vllm.runner`) warms its own sampler (kind
 ``v2``). From 0.20 the CUDA-graph estimate is subtracted from the budget and depends on the graphs captured
 (:mod:`planner.engines.vllm.graphs`: ``max_num_seqs``, speculative tokens, ``--max-cudagraph-capture-size``,
-``--enforce-eager``), except on Model Runner V2 before 0.29, whose estimate is a stub returning 0 (rule
-``v2_cudagraph_estimate``): its graphs are captured after KV sizing, in the headroom, as before 0.20
-(:meth:`VllmProfile.graphs_in_budget`); hybrid models' pages are :mod:`planner.engines.vllm.mamba`'s. Constants the
-source does not fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 (before 0.8,
+``--enforce-eager``); hybrid models' pages are :mod:`planner.engines.vllm.mamba`'s. Constants the source does not
+fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 (before 0.8,
 ``vllm/worker/worker.py``) profiled one prefill of ``max(max_model_len, 2048)`` tokens without a sampler warm-up.
 """
 
@@ -162,15 +160,6 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     def cudagraph_in_budget(self) -> bool:
         on = self.rules.cudagraph_in_budget if self.estimate_cudagraphs is None else self.estimate_cudagraphs
         return self.is_v1 and on and not self.enforce_eager
-
-    def graphs_in_budget(self, model: ModelSpec, weights: str) -> bool:
-        """Whether ``model``'s CUDA-graph estimate comes off the KV budget: the release subtracts the runner's
-        estimate (:attr:`cudagraph_in_budget`) and the runner makes one. Model Runner V2's
-        ``profile_cudagraph_memory`` returns 0 before 0.29.0 (0.28.0 ``v1/worker/gpu/model_runner.py:843-845``;
-        rule ``v2_cudagraph_estimate``), so its graphs are captured after KV sizing, outside the budget."""
-        if not self.cudagraph_in_budget:
-            return False
-        return self.rules.v2_cudagraph_estimate or not uses_model_runner_v2(self.rules, model, weights)
 
     @property
     def host_bytes(self) -> int:
@@ -313,7 +302,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     def cudagraph_estimate_bytes(self, layers: int, graphs: GraphSet | None = None) -> int:
         """What vLLM's CUDA-graph profiling estimates for a rank with ``layers`` decoder layers capturing
         ``graphs`` (fitted to the printed "Estimated CUDA graph memory"; None: the graphs of an 80 GiB device at
-        this profile's settings); subtracted from the budget when :meth:`graphs_in_budget`."""
+        this profile's settings); subtracted from the budget when :attr:`cudagraph_in_budget`."""
         c = self.fitted
         graphs = graphs if graphs is not None else self.default_graphs(80 * GiB, None)
         return graph_estimate_bytes(
@@ -338,7 +327,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
             ctx.tensor_parallel, ctx.pipeline_parallel, platform_of(ctx.platform), ctx.weights_bytes
         ) + self.sampler_state_bytes(ctx)
         layers = ctx.layers or (0, ctx.model.num_hidden_layers)
-        if self.graphs_in_budget(ctx.model, ctx.weights_format):
+        if self.cudagraph_in_budget:
             graphs = self.default_graphs(ctx.gpu_memory_bytes, ctx.gpu_name)
             framework += self.cudagraph_estimate_bytes(layers[1] - layers[0], graphs)
         if self.kv_cache_memory_bytes is not None:

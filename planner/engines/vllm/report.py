@@ -129,18 +129,8 @@ def _sampler_note(request: PlanRequest, result: PlanResult, profile: VllmProfile
     )
 
 
-def _headroom_graphs_note(profile: VllmProfile, graph: int) -> str:
-    """CUDA graphs captured after KV sizing: before 0.20, or on Model Runner V2, whose estimate is 0 before 0.29
-    (``versions.toml`` rule ``v2_cudagraph_estimate``)."""
-    why = " (Model Runner V2 estimates none before 0.29)" if profile.cudagraph_in_budget else ""
-    return (
-        f"CUDA graphs (~{gib_text(graph)} GiB estimated) are captured after KV sizing and use the "
-        f"(1 - gpu_memory_utilization) headroom in v{profile.engine_version}{why}."
-    )
-
-
 def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage]) -> list[str]:
-    first, weights = stages[0], request.resolved_weights
+    first = stages[0]
     notes = []
     layers = range(*result.stages[0].layers)
     extra = kernel_padding_bytes(load_context(request, 0, result.tensor_parallel, result.pipeline_parallel, 0, layers))
@@ -165,8 +155,11 @@ def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stage
             "Vision encoder whole on every GPU: vLLM loads this repo's Mistral-format files "
             "(PixtralForConditionalGeneration, plain nn.Linear layers), so the tower is not split by TP."
         )
-    if profile.is_v1 and not profile.enforce_eager and not profile.graphs_in_budget(request.model, weights):
-        notes.append(_headroom_graphs_note(profile, first.cuda_graph))
+    if not profile.cudagraph_in_budget and not profile.enforce_eager and profile.is_v1:
+        notes.append(
+            f"CUDA graphs (~{gib_text(first.cuda_graph)} GiB estimated) are captured after KV sizing and use the "
+            f"(1 - gpu_memory_utilization) headroom in v{profile.engine_version}."
+        )
     if profile.is_v1:
         ctx = stage_context(request, result, 0, engine_total_bytes(request))
         tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len)
@@ -226,7 +219,6 @@ def vllm_report(
         activation_bytes=first.activation,
         non_torch_bytes=first.non_torch,
         cuda_graph_bytes=first.cuda_graph,
-        cuda_graph_in_budget=profile.graphs_in_budget(request.model, request.resolved_weights),
         available_kv_cache_bytes_per_gpu=first.available,
         min_available_kv_cache_bytes=cap.min_available,
         block_size=first.block_size,

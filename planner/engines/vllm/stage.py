@@ -6,8 +6,7 @@ estimate, the KV budget, and the blocks of its pages (:mod:`planner.engines.vllm
   kernels' padding, the RoPE cache, the vision tower as vLLM holds it), LoRA slots and the drafter ("Model loading
   took" counts them).
 - Budget: ``util x total - weights - activation peak - non-torch - CUDA-graph estimate`` (the estimate from the
-  releases that subtract it, and not on Model Runner V2 before 0.29, whose estimate is 0:
-  :meth:`VllmProfile.graphs_in_budget`), or ``--kv-cache-memory``.
+  releases that subtract it), or ``--kv-cache-memory``.
 - Pages: layers keyed by spec; an MTP or EAGLE drafter's attention layers have the target's spec and join the
   full-attention layers before grouping (the GB10 log's "Add 3 padding layers" for 16 + 1 full and 48 linear
   layers); a separate draft model keeps its own pages per block.
@@ -237,7 +236,7 @@ def _vllm_stage(
     non_torch = _non_torch(request, result, profile, weights) + state if o.non_torch is None else o.non_torch
     graphs = stage_graphs(request, profile, total)
     graph = profile.cudagraph_estimate_bytes(len(layers), graphs) if o.cuda_graph is None else o.cuda_graph
-    in_budget_graph = graph if profile.graphs_in_budget(model, request.resolved_weights) else 0
+    in_budget_graph = graph if profile.cudagraph_in_budget else 0
     if profile.kv_cache_memory_bytes is not None:
         available = profile.kv_cache_memory_bytes
     else:
