@@ -68,10 +68,26 @@ def test_model_runner_v2_by_release_and_model() -> None:
     llama = get_model("meta-llama/Llama-3.1-8B").spec
     assert not uses_model_runner_v2(vllm_rules("0.22.0"), llama, "bf16")  # listed from 0.23.0
     assert uses_model_runner_v2(vllm_rules("0.23.0"), llama, "bf16")
-    assert not uses_model_runner_v2(vllm_rules("0.24.0"), llama, "int4-awq")  # unquantized only until 0.25
+    assert not uses_model_runner_v2(vllm_rules("0.23.0"), llama, "int4-awq")  # unquantized only in 0.22 - 0.23
+    assert uses_model_runner_v2(vllm_rules("0.24.0"), llama, "int4-awq")  # 0.24.0 config/vllm.py:550-562
     assert uses_model_runner_v2(vllm_rules("0.25.0"), llama, "int4-awq")
     assert not uses_model_runner_v2(vllm_rules("0.28.0"), QWEN36, "bf16")  # hybrids stay on V1 until 0.29
     assert uses_model_runner_v2(vllm_rules("0.29.0"), QWEN36, "bf16")
+
+
+@pytest.mark.parametrize("model", ["deepseek-ai/DeepSeek-V2-Lite", "Qwen/Qwen1.5-MoE-A2.7B"])
+def test_listed_moe_architectures_take_model_runner_v2_from_0_24(model: str) -> None:
+    """DeepseekV2ForCausalLM and Qwen2MoeForCausalLM join DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES in 0.24.0
+    (config/vllm.py:68-77) and stay listed through 0.28.0 (:69-80), where a listed MoE model takes V2 although MoE
+    models otherwise stay on V1 (0.25.1 :557-575, 0.28.0 :691-711); Qwen3-30B-A3B (Qwen3MoeForCausalLM, not listed)
+    does not."""
+    moe = get_model(model).spec
+    qwen3_moe = get_model("Qwen/Qwen3-30B-A3B").spec
+    assert not uses_model_runner_v2(vllm_rules("0.23.0"), moe, "bf16")
+    for release in ("0.24.0", "0.25.1", "0.26.0", "0.27.1", "0.28.0"):
+        assert uses_model_runner_v2(vllm_rules(release), moe, "bf16"), release
+        assert uses_model_runner_v2(vllm_rules(release), moe, "fp8"), release
+        assert not uses_model_runner_v2(vllm_rules(release), qwen3_moe, "bf16"), release
 
 
 @pytest.mark.parametrize(
