@@ -111,15 +111,28 @@ def sequence_blocks_bytes(request: PlanRequest, result: PlanResult, profile: Trt
     return kv_bytes_per_sequence(request.model, result.kv_dtype, paged, result.tensor_parallel, layers)
 
 
+NO_WINDOWS = (
+    "This model has no sliding-window or chunked-attention layers: the attention window setting "
+    "(--max-attention-window) changes nothing, every layer keeps the maximum sequence length."
+)
+
+
+def has_windows(model: ModelSpec) -> bool:
+    """Whether ``model`` has sliding-window or chunked-attention layers (what the attention window setting caps)."""
+    return model.sliding_window is not None or model.attention_chunk_size is not None
+
+
 def window_note(
     request: PlanRequest, result: PlanResult, profile: TrtllmProfile, blocks_bytes: int, full: int
 ) -> str | None:
-    """What the model's windows would give where the attention window is left at its default (``None``: no
-    windowed layer, or the windows set): the same pool's conversations with every windowed layer capped at its
-    window (:func:`sequence_blocks_bytes` with ``attention_windows``) against ``full``, the bytes a sequence takes
-    now, and the setting that does it."""
+    """What the model's windows would give where the attention window is left at its default: the same pool's
+    conversations with every windowed layer capped at its window (:func:`sequence_blocks_bytes` with
+    ``attention_windows``) against ``full``, the bytes a sequence takes now, and the setting that does it.
+    ``None``: no windowed layer, or the windows set; :data:`NO_WINDOWS` when they are set on a model without any."""
     model = request.model
-    if profile.attention_windows or (model.sliding_window is None and model.attention_chunk_size is None):
+    if not has_windows(model):
+        return NO_WINDOWS if profile.attention_windows else None
+    if profile.attention_windows:
         return None
     windowed = sequence_blocks_bytes(request, result, profile.model_copy(update={"attention_windows": True}))
     if not full or not windowed or windowed >= full:
@@ -277,7 +290,7 @@ class TrtllmEngine(Engine):
             f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
         )
         command = " ".join((command, *self.kv_cache_flags(result.kv_dtype)))
-        if trt.attention_windows:
+        if trt.attention_windows and has_windows(request.model):
             windows = ", ".join(str(w) for w in attention_windows(request.model, result.max_model_len))
             command = (
                 f"# kv_cache_config: {{max_attention_window: [{windows}]}} in an --extra_llm_api_options YAML file "

@@ -176,3 +176,17 @@ def test_the_nearest_set_up_sets_the_window_before_buying_more() -> None:
     assert not any(a.change.startswith("--max-attention-window") for a in nearest_fitting(windowed, 40))
     llama = _request(TrtllmProfile()).model_copy(update={"model": get_model("meta-llama/Llama-3.1-8B").spec})
     assert not any(a.change.startswith("--max-attention-window") for a in nearest_fitting(llama, 400))
+
+
+def test_the_window_set_on_a_model_without_windows_says_it_changes_nothing() -> None:
+    """``--max-attention-window`` on Llama 3.1 8B (every layer full attention): the same plan, a note that says the
+    setting changes nothing, and no ``max_attention_window`` list in the launch command."""
+    llama = _request(TrtllmProfile()).model_copy(update={"model": get_model("meta-llama/Llama-3.1-8B").spec})
+    windowed = llama.model_copy(update={"overhead": TrtllmProfile(attention_windows=True)})
+    default_plan, windowed_plan = plan(llama), plan(windowed)
+    assert windowed_plan.capacity == default_plan.capacity
+    notes = engine_report(windowed, windowed_plan).notes
+    assert any("no sliding-window or chunked-attention layers" in n and "changes nothing" in n for n in notes), notes
+    command = get_engine("trtllm").launch_command(windowed, windowed_plan, windowed.overhead)  # type: ignore[arg-type]
+    assert "max_attention_window" not in command
+    assert not any("changes nothing" in n for n in engine_report(llama, default_plan).notes)
