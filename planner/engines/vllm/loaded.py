@@ -7,6 +7,8 @@ of 0; :mod:`planner.engines.vllm.towers`). LoRA slots and a drafter's own weight
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from planner.core.overhead import LoadContext
 from planner.engines.loading import bf16_mtp_extra_bytes, kernel_padding_bytes
 from planner.engines.vllm.rope import rope_cache_bytes
@@ -15,7 +17,22 @@ from planner.engines.vllm.towers import replicated_tower_extra_bytes, tower_byte
 
 def vllm_loaded_weights_bytes(ctx: LoadContext, multimodal: bool, loads_encoder: bool) -> int:
     """The weights of one GPU as vLLM loads them (module docstring); ``multimodal``: the model has a vision tower
-    to serve, ``loads_encoder``: vLLM loads it (not with ``--language-model-only``)."""
+    to serve, ``loads_encoder``: vLLM loads it (not with ``--language-model-only``). Kept per context
+    (:func:`_loaded_kept`: a ranking asks ~600 times for ~130 distinct contexts, every GPU of one platform alike)."""
+    try:
+        return _loaded_kept(ctx, multimodal, loads_encoder)
+    except TypeError:  # a context that cannot be hashed: computed afresh
+        return loaded_bytes(ctx, multimodal, loads_encoder)
+
+
+# Pure in the (frozen) context and two flags; bounded.
+@lru_cache(maxsize=2048)
+def _loaded_kept(ctx: LoadContext, multimodal: bool, loads_encoder: bool) -> int:
+    return loaded_bytes(ctx, multimodal, loads_encoder)
+
+
+def loaded_bytes(ctx: LoadContext, multimodal: bool, loads_encoder: bool) -> int:
+    """:func:`vllm_loaded_weights_bytes`, computed."""
     model, tp, weights = ctx.model, ctx.tensor_parallel, ctx.weights_format
     first = ctx.is_first_stage
     rope = rope_cache_bytes(model, 4 if weights == "fp32" else 2, range(*ctx.layers))

@@ -28,6 +28,7 @@ fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from pydantic import Field
@@ -226,27 +227,49 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         return (era.pp if pipeline_parallel > 1 else era.tp1) + extra
 
     def terms(self, model: ModelSpec, ctx: StageContext, tokens: int, seqs: int) -> ProfileTerms:
-        """The activation peak of one rank of stage ``ctx.stage_index``, by term."""
-        tp = ctx.tensor_parallel
-        act = 4 if ctx.weights_format == "fp32" else 2
-        first = ctx.stage_index == 0
-        layers = range(*(ctx.layers or (0, model.num_hidden_layers)))
+        """The activation peak of one rank of stage ``ctx.stage_index``, by term: :meth:`terms_of` of what it reads
+        of ``ctx``, kept per profile, model and those (:func:`_terms_kept`: a ranking asks ~1,400 times for ~30
+        distinct answers, the working memory of every GPU of a split and precision being the same)."""
+        layers = ctx.layers or (0, model.num_hidden_layers)
+        first, last = ctx.stage_index == 0, ctx.is_last_stage
+        args = (ctx.tensor_parallel, ctx.weights_format, first, layers, last, ctx.speculative, tokens, seqs)
+        try:
+            return _terms_kept(self, model, *args)
+        except TypeError:  # unhashable: a profile a calibration fit builds holds its trial constants in a dict
+            return self.terms_of(model, *args)
+
+    def terms_of(
+        self,
+        model: ModelSpec,
+        tp: int,
+        weights_format: str,
+        first: bool,
+        layer_range: tuple[int, int],
+        last: bool,
+        speculative: bool,
+        tokens: int,
+        seqs: int,
+    ) -> ProfileTerms:
+        """:meth:`terms` from what it reads: the split, the weight format, whether the rank holds the first and the
+        last stage, its decoder layers, whether a drafter proposes tokens, and the profile batch."""
+        act = 4 if weights_format == "fp32" else 2
+        layers = range(*layer_range)
         if not self.is_v1:
             per_token = layer_activation_bytes_per_token(model, tp) + mla_bytes_per_token(model, tp)
             return ProfileTerms(forward=round(VLLM_V0_ACTIVATION_SCALE * tokens * per_token))
         constants = self.fitted
         forward = forward_bytes(model, tokens, tp, act, constants)
-        workspace = 0 if ctx.weights_format == "mxfp4" else moe_workspace_bytes(model, tokens, tp, act, layers)
+        workspace = 0 if weights_format == "mxfp4" else moe_workspace_bytes(model, tokens, tp, act, layers)
         if not self.rules.moe_workspace_persistent:
             forward, workspace = forward + workspace, 0
-        kind = self.sampler_for(model, ctx.weights_format)
+        kind = self.sampler_for(model, weights_format)
         copies = constants.copies(kind)
         if kind == "flashinfer" and self.rules.sampler_warms_native:
             copies = max(copies, constants.copies("triton"))
-        rejection = ctx.is_last_stage and ctx.speculative and kind != "v2"  # terms.REJECTION_FP32_ROWS
+        rejection = last and speculative and kind != "v2"  # terms.REJECTION_FP32_ROWS
         return ProfileTerms(
             forward=forward,
-            sampler=sampler_bytes(model, tokens, seqs, act, copies) if ctx.is_last_stage else 0,
+            sampler=sampler_bytes(model, tokens, seqs, act, copies) if last else 0,
             rejection=rejection_bytes(model, tokens, seqs, act) if rejection else 0,
             moe_workspace=workspace,
             encoder=constants.encoder_bytes if first and self.loads_encoder(model) else 0,
@@ -335,6 +358,23 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         else:
             reserved = ctx.gpu_memory_bytes - math.floor(self.utilization * ctx.gpu_memory_bytes)
         return OverheadBytes(activation_bytes=activation, framework_bytes=framework, reserved_bytes=max(0, reserved))
+
+
+# Pure in the (frozen) profile, the (frozen) model and a few values: ~30 distinct answers per model ranked; bounded.
+@lru_cache(maxsize=1024)
+def _terms_kept(
+    profile: VllmProfile,
+    model: ModelSpec,
+    tp: int,
+    weights_format: str,
+    first: bool,
+    layers: tuple[int, int],
+    last: bool,
+    speculative: bool,
+    tokens: int,
+    seqs: int,
+) -> ProfileTerms:
+    return profile.terms_of(model, tp, weights_format, first, layers, last, speculative, tokens, seqs)
 
 
 def vllm_activation_bytes(
