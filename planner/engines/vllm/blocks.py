@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -74,6 +75,23 @@ class VllmStage(BaseModel, frozen=True, extra="forbid"):
     spec_tokens: int = 0  # speculative tokens per step (0: none)
     graphs: GraphSet = GraphSet()
 
+    # The spec counts of the layer keys, kept on the instance once read (:attr:`spec_counts`; a frozen stage's keys
+    # never change, a copy starts without them): every assessment reads them a few times, and looking them up by
+    # the keys themselves hashes every layer's key each time.
+    __slots__ = ("_counts_kept",)
+    if TYPE_CHECKING:  # the slot, not a field nor a private attribute: pydantic does not see it
+        _counts_kept: tuple[tuple[LayerKey, int], ...]
+
+    @property
+    def spec_counts(self) -> tuple[tuple[LayerKey, int], ...]:
+        """Each spec of :attr:`layer_keys` with its number of layers, in the order of first appearance."""
+        try:
+            kept = self._counts_kept
+        except AttributeError:
+            kept = _spec_counts(self.layer_keys)
+            object.__setattr__(self, "_counts_kept", kept)
+        return kept
+
 
 class StageOverrides(BaseModel, frozen=True, extra="forbid"):
     """Figures measured from a log that replace the estimates (``None``: estimate); measured weights reach the plan
@@ -100,10 +118,11 @@ def _spec_counts(keys: tuple[LayerKey, ...]) -> tuple[tuple[LayerKey, int], ...]
     return tuple(Counter(keys).items())
 
 
-def has_linear_layers(keys: tuple[LayerKey, ...]) -> bool:
-    """Whether any layer of ``keys`` is a linear-attention (Mamba / Gated DeltaNet) one: read off the cached spec
-    counts (a few specs) instead of every layer (the start-up checks ask it of every assessment)."""
-    return any(key[0] == "mamba" for key, _ in _spec_counts(keys))
+def has_linear_layers(stage: VllmStage) -> bool:
+    """Whether any layer of ``stage`` is a linear-attention (Mamba / Gated DeltaNet) one: read off its spec counts
+    (a few specs, :attr:`VllmStage.spec_counts`) instead of every layer (the start-up checks ask it of every
+    assessment)."""
+    return any(key[0] == "mamba" for key, _ in stage.spec_counts)
 
 
 def needed_bytes(stage: VllmStage, max_model_len: int, batched_tokens: int) -> int:
@@ -113,7 +132,7 @@ def needed_bytes(stage: VllmStage, max_model_len: int, batched_tokens: int) -> i
         n
         * pages_per_request(key, max_model_len, stage.block_size, batched_tokens, stage.mamba_pages)
         * stage.page_bytes
-        for key, n in _spec_counts(stage.layer_keys)
+        for key, n in stage.spec_counts
     )
     draft = math.ceil((max_model_len + stage.lookahead_tokens) / stage.block_size) * stage.draft_page_bytes
     return own + draft

@@ -213,7 +213,7 @@ def mamba_refusal(request: PlanRequest, profile: VllmProfile, stages: list[VllmS
     blocks = min(s.blocks for s in stages)
     if not (profile.rules.mamba_block_refusal and stages[0].graphs.full > 0):
         return None
-    if not has_linear_layers(stages[0].layer_keys):  # hybrid: read last
+    if not has_linear_layers(stages[0]):  # hybrid: read last
         return None
     _, seqs = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)
     if seqs <= blocks:

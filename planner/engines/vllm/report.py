@@ -145,7 +145,7 @@ def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stage
             f"CUDA graphs: {graphs.mode}, {graphs.piecewise} piecewise + {graphs.full} full (sizes up to "
             f"{graphs.sizes[-1]}), estimated {gib_text(first.cuda_graph)} GiB per GPU."
         )
-    if has_linear_layers(first.layer_keys):
+    if has_linear_layers(first):
         notes.append(
             f"Hybrid model: attention blocks of {first.block_size} tokens (one state page per block), "
             f"{first.mamba_pages} state page(s) per running sequence in each linear-attention group."
