@@ -42,6 +42,7 @@ class Built:
         self._prefill: dict[tuple[str, int, ModelSpec], Load] = {}
         self._setups: dict[tuple[str, str, str, int, str, ModelSpec], tuple[Setup, float | None, float]] = {}
         self._costs: dict[tuple[str, int, HostChoice | None], SystemCost] = {}
+        self._purchases: dict[tuple[str, int, HostChoice | None], str] = {}
         self._settings: dict[OverheadModel, tuple[str | None, float | None]] = {}
         self._engine_notes: dict[tuple[str, str, str, str], str] = {}
         w = workload
@@ -84,6 +85,16 @@ class Built:
             else:
                 self._costs[key] = cloud_cost(c.gpu, c.gpu_count)
         return self._costs[key]
+
+    def purchase(self, c: Candidate, host: HostChoice | None, cost: SystemCost) -> str:
+        """What is bought (:func:`planner.advisor.options.purchase_text`), once per GPU, count and hosts, as
+        :meth:`cost` (``cost``: its answer for them)."""
+        key = (c.gpu.id, c.gpu_count, host)
+        found = self._purchases.get(key)
+        if found is None:
+            priced = c.gpu.price is not None
+            found = self._purchases[key] = purchase_text(c.gpu, c.gpu_count, cost.host_name, cost.hosts, priced)
+        return found
 
     def engine_settings(self, overhead: OverheadModel) -> tuple[str | None, float | None]:
         """:func:`_engine_settings`, once per overhead model (its hash computed once: planner.bounds.hashing)."""
@@ -270,6 +281,7 @@ def build_option(
         **_capacity(c, a, w, s, batch),
         **_speed_fields(s, row),
         **_cost_fields(c, cost, s, conversations, w),
+        purchase_unit=b.purchase(c, host, cost),
         quality_caveat=None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
         assumptions=_assumptions(b, c, row, s, a, cost),
         warnings=tuple(warnings),
@@ -310,11 +322,10 @@ def _speed_fields(s: Speed, row: SupportRow) -> dict[str, Any]:
 
 
 def _cost_fields(c: Candidate, cost: SystemCost, s: Speed, conversations: int, w: Workload) -> dict[str, Any]:
-    """The purchase, the hosts, power over the life and the rates derived from them."""
+    """The hosts, power over the life and the rates derived from them (what is bought: :meth:`Built.purchase`)."""
     sort_cost = cost.tco_usd if w.pricing == "purchase" else cost.usd_per_hour
     per_million = cost.usd_per_hour / (s.total * 3600) * 1e6 if cost.usd_per_hour is not None and s.total else None
     return {
-        "purchase_unit": purchase_text(c.gpu, c.gpu_count, cost.host_name, cost.hosts, c.gpu.price is not None),
         "purchase_kind": c.gpu.purchase.kind,
         "gpus_per_unit": c.gpu.purchase.gpus_per_unit,
         "host_id": cost.host_id,
