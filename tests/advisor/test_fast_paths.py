@@ -27,7 +27,7 @@ from planner.advisor.build import Built
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, choose_host, cloud_cost, purchase_cost
 from planner.advisor.engine_speed import prefill_alone, prefill_in_serving
 from planner.advisor.evaluate import Evaluator
-from planner.advisor.options import Candidate
+from planner.advisor.options import Candidate, purchase_text
 from planner.advisor.suitability import rack_only
 from planner.advisor.support import SupportRow, runner, why_not
 from planner.advisor.throughput import Setup, setup_for
@@ -153,6 +153,9 @@ class _PlainBuilt(Built):
         if self.workload.pricing == "purchase":
             return purchase_cost(c.gpu, c.gpu_count, host, assumptions)
         return cloud_cost(c.gpu, c.gpu_count)
+
+    def purchase(self, c: Candidate, host: HostChoice | None, cost: SystemCost) -> str:
+        return purchase_text(c.gpu, c.gpu_count, cost.host_name, cost.hosts, c.gpu.price is not None)
 
 
 class _PlainEvaluator(Evaluator):

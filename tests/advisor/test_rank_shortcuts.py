@@ -3,17 +3,22 @@ sliding-window models, contexts, user counts, pricing and engines).
 
 Through the shortcuts: a ranking at a new context after one at another, so that what is kept across rankings
 serves it (the stages on each GPU and the screens, planner.advisor.reuse; vLLM's stages, the start-up checks kept
-with them and the sampler headrooms), with the per-ranking memos of planner.advisor.evaluate.Evaluator, the KV bytes
-per token kept per stage (planner.core.kv), vLLM's view of each GPU (planner.engines.platform) and the PCIe
-generation (planner.advisor.throughput) kept per GPU, the plan made from the GPU-less basis, and hashes computed
-once (planner.bounds.hashing). Without: the plain Evaluator of test_fast_paths (every call afresh: plan() and
-assess() of each candidate's own request) with every memo emptied and holding no entry.
+with them and the sampler headrooms), with the per-ranking memos of planner.advisor.evaluate.Evaluator and
+planner.advisor.build.Built (what is bought, once per GPU, count and hosts), the KV bytes per token kept per stage
+(planner.core.kv), vLLM's view of each GPU (planner.engines.platform) and the PCIe generation
+(planner.advisor.throughput) kept per GPU, vLLM's profile-run terms kept per what they read
+(planner.engines.vllm.profile) and its loaded weights per load context (planner.engines.vllm.loaded), a stage's spec
+counts kept on it (planner.engines.vllm.blocks), the plan made from the GPU-less basis, and hashes computed once
+(planner.bounds.hashing). Without: the plain Evaluator of test_fast_paths (every call afresh: plan() and assess() of
+each candidate's own request) with every memo emptied and holding no entry, and the terms, loaded weights and spec
+counts computed at every call.
 """
 
 from __future__ import annotations
 
 import copy
 import pickle
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -31,7 +36,8 @@ from planner.bounds.memo import BoundedMemo
 from planner.core import kv
 from planner.core.model import ModelSpec
 from planner.engines import platform
-from planner.engines.vllm import failures
+from planner.engines.vllm import blocks, failures, loaded
+from planner.engines.vllm import profile as vllm_profile
 from planner.engines.vllm import stage as vllm_stage
 from planner.engines.vllm.profile import VllmProfile
 from tests.advisor.test_fast_paths import _PlainEvaluator
@@ -67,6 +73,9 @@ def _plain() -> Iterator[None]:
     try:
         with pytest.MonkeyPatch.context() as patched:
             patched.setattr(ranking_module, "Evaluator", _PlainEvaluator)
+            patched.setattr(vllm_profile, "_terms_kept", lambda p, m, *a: p.terms_of(m, *a))
+            patched.setattr(loaded, "_loaded_kept", loaded.loaded_bytes)
+            patched.setattr(blocks.VllmStage, "spec_counts", property(lambda s: tuple(Counter(s.layer_keys).items())))
             yield
     finally:
         reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, sizes = saved
@@ -127,6 +136,26 @@ def test_the_70b_over_the_catalog_at_two_contexts() -> None:
         fast = rank(spec, Workload.fixed_length(context, concurrent_conversations=users), gpus=GPUS)
         with _plain():
             plain = rank(spec, Workload.fixed_length(context, concurrent_conversations=users), gpus=GPUS)
+        assert fast.model_dump_json() == plain.model_dump_json()
+
+
+@pytest.mark.parametrize(
+    ("model", "contexts"),
+    [
+        ("meta-llama/Llama-3.1-70B", (32768, 512)),
+        ("openai/gpt-oss-120b", (32768, 131072)),
+        ("Qwen/Qwen3-30B-A3B", (32768, 4096)),
+    ],
+)
+def test_the_benchmarked_models_cold_and_at_a_new_context(model: str, contexts: tuple[int, int]) -> None:
+    """The rankings bench.advisor_ab times (the catalog, 50 users), cold and then at a new context: the whole
+    output of each (``planner advise --json``'s ranking) equals the plain one's, byte for byte."""
+    spec = get_model(model).spec
+    reuse.clear()
+    for context in contexts:
+        fast = rank(spec, Workload.fixed_length(context, concurrent_conversations=50))
+        with _plain():
+            plain = rank(spec, Workload.fixed_length(context, concurrent_conversations=50))
         assert fast.model_dump_json() == plain.model_dump_json()
 
 
