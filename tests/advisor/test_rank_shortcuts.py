@@ -35,11 +35,15 @@ from planner.bounds.hashing import field_values
 from planner.bounds.memo import BoundedMemo
 from planner.core import kv
 from planner.core.model import ModelSpec
+from planner.core.overhead import StageContext
 from planner.engines import platform
+from planner.engines.base import stage_total_bytes
 from planner.engines.vllm import blocks, failures, loaded
 from planner.engines.vllm import profile as vllm_profile
 from planner.engines.vllm import stage as vllm_stage
 from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.stage import stage_context
+from planner.planning.plan import PlanRequest, plan
 from tests.advisor.test_fast_paths import _PlainEvaluator
 
 GPUS = list(load_gpus().values())
@@ -157,6 +161,34 @@ def test_the_benchmarked_models_cold_and_at_a_new_context(model: str, contexts: 
         with _plain():
             plain = rank(spec, Workload.fixed_length(context, concurrent_conversations=50))
         assert fast.model_dump_json() == plain.model_dump_json()
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_stage_context_is_the_one_validation_makes(model: str) -> None:
+    """planner.engines.vllm.stage.stage_context builds its context without validating it again: field for field,
+    type for type and fields set, it is the one StageContext(...) validates from the same values (one and two
+    stages, TP 1 and 2, a GPU with and without an engine-visible total)."""
+    spec = get_model(model).spec
+    gpus = {g.id: g for g in GPUS}
+    for gpu_id, tp, pp in (("h100-sxm-80gb", 1, 1), ("rtx-4090", 2, 1), ("a100-sxm-80gb", 2, 2)):
+        gpu = gpus[gpu_id]
+        request = PlanRequest(
+            model=spec,
+            gpu=gpu,
+            gpu_memory_bytes=gpu.memory_bytes_for(True, None),
+            gpu_count=tp * pp,
+            tensor_parallel=tp,
+            pipeline_parallel=pp,
+            context_tokens=8192,
+            max_model_len=8192,
+            overhead=VllmProfile(),
+        )
+        result = plan(request)
+        for index in range(len(result.stages)):
+            made = stage_context(request, result, index, stage_total_bytes(request, result, index))
+            validated = StageContext(**dict(made))
+            assert made == validated and made.model_fields_set == validated.model_fields_set
+            assert [type(v) for v in dict(made).values()] == [type(v) for v in dict(validated).values()]
 
 
 def test_a_hash_kept_is_the_one_of_the_fields() -> None:

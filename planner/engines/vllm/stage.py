@@ -37,9 +37,14 @@ SHARED_SPEC_DRAFTERS = ("mtp", "eagle", "eagle3")  # drafter layers of the targe
 
 
 def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, total: int) -> StageContext:
-    """The overhead context of one rank of pipeline stage ``stage_index`` (what :meth:`VllmProfile.terms` sees)."""
+    """The overhead context of one rank of pipeline stage ``stage_index`` (what :meth:`VllmProfile.terms` sees).
+    Made with ``model_construct``, as :func:`planner.planning.plan.stage_memory` makes its own: every field is a
+    validated one of the request (its model, weights and GPU), the result and its stage (the split, the length, the
+    stage's weights and layers) or a bool, and ``total`` the device total (``stage_total_bytes``: a validated field
+    of the request, its GPU or the stage); StageContext's fields carry no constraint of their own, and validating
+    the model spec again (its shape check) cost more than the rest of the context."""
     stage = result.stages[stage_index]
-    return StageContext(
+    return StageContext.model_construct(
         model=request.model,
         gpu_memory_bytes=total,
         tensor_parallel=result.tensor_parallel,
