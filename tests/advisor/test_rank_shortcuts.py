@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import TypeAdapter
 
 from model_catalog import get_model, load_gpus
 from planner.advisor import Workload, rank, reuse, screen, throughput
@@ -41,6 +42,7 @@ from planner.engines.base import stage_total_bytes
 from planner.engines.vllm import blocks, failures, loaded
 from planner.engines.vllm import profile as vllm_profile
 from planner.engines.vllm import stage as vllm_stage
+from planner.engines.vllm.blocks import LayerKey
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import stage_context
 from planner.planning.plan import PlanRequest, plan
@@ -167,7 +169,8 @@ def test_the_benchmarked_models_cold_and_at_a_new_context(model: str, contexts: 
 def test_a_stage_context_is_the_one_validation_makes(model: str) -> None:
     """planner.engines.vllm.stage.stage_context builds its context without validating it again: field for field,
     type for type and fields set, it is the one StageContext(...) validates from the same values (one and two
-    stages, TP 1 and 2, a GPU with and without an engine-visible total)."""
+    stages, TP 1 and 2, a GPU with and without an engine-visible total); and a stage's layer keys, not validated
+    again, are (str, int) pairs that strict validation takes as they are."""
     spec = get_model(model).spec
     gpus = {g.id: g for g in GPUS}
     for gpu_id, tp, pp in (("h100-sxm-80gb", 1, 1), ("rtx-4090", 2, 1), ("a100-sxm-80gb", 2, 2)):
@@ -189,6 +192,9 @@ def test_a_stage_context_is_the_one_validation_makes(model: str) -> None:
             validated = StageContext(**dict(made))
             assert made == validated and made.model_fields_set == validated.model_fields_set
             assert [type(v) for v in dict(made).values()] == [type(v) for v in dict(validated).values()]
+            stage = vllm_stage.vllm_stage(request, result, VllmProfile(), index, made.gpu_memory_bytes)
+            keys = TypeAdapter(tuple[LayerKey, ...]).validate_python(stage.layer_keys, strict=True)
+            assert keys == stage.layer_keys and all(type(k) is str and type(w) is int for k, w in keys)
 
 
 def test_a_hash_kept_is_the_one_of_the_fields() -> None:

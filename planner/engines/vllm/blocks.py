@@ -21,7 +21,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SkipValidation
 
 from planner.bounds.walltime import check
 from planner.core.blocks import LayerKind
@@ -67,7 +67,10 @@ class VllmStage(BaseModel, frozen=True, extra="forbid"):
     block_size: int
     group_size: int
     groups: tuple[LayerKey, ...]  # the spec of each group
-    layer_keys: tuple[LayerKey, ...]  # the spec of each layer of the stage
+    # The spec of each layer of the stage. Not validated again: its one maker (planner.engines.vllm.stage's
+    # _layer_keys) builds it of layer_key()'s (str, int) pairs, and checking every layer's pair cost ~3x the rest of
+    # the stage (80 layers); tests/advisor/test_rank_shortcuts.py checks it is what validation would give.
+    layer_keys: SkipValidation[tuple[LayerKey, ...]]
     blocks: int
     draft_page_bytes: int = 0  # a separate draft model's layers per block (their pages join the pool)
     lookahead_tokens: int = 0  # slots reserved per request for speculative tokens
