@@ -1,17 +1,17 @@
 """A ranking made through every shortcut equals one made without any (hypothesis over dense, MoE, hybrid and
 sliding-window models, contexts, user counts, pricing and engines).
 
-Through the shortcuts: a ranking at a new context after one at another, so that what is kept across rankings
-serves it (the stages on each GPU and the screens, planner.advisor.reuse; vLLM's stages, the start-up checks kept
-with them and the sampler headrooms), with the per-ranking memos of planner.advisor.evaluate.Evaluator and
+Through the shortcuts: a ranking at a new context after one at another, so that what is kept across rankings serves
+it (the stages on each GPU and the screens, planner.advisor.reuse; vLLM's stages, the start-up checks kept with them
+and the sampler headrooms), with the per-ranking memos of planner.advisor.evaluate.Evaluator and
 planner.advisor.build.Built (what is bought, once per GPU, count and hosts), the KV bytes per token kept per stage
 (planner.core.kv), vLLM's view of each GPU (planner.engines.platform) and the PCIe generation
-(planner.advisor.throughput) kept per GPU, vLLM's profile-run terms kept per what they read
-(planner.engines.vllm.profile) and its loaded weights per load context (planner.engines.vllm.loaded), a stage's spec
-counts kept on it (planner.engines.vllm.blocks), the plan made from the GPU-less basis, and hashes computed once
-(planner.bounds.hashing). Without: the plain Evaluator of test_fast_paths (every call afresh: plan() and assess() of
-each candidate's own request) with every memo emptied and holding no entry, and the terms, loaded weights and spec
-counts computed at every call.
+(planner.advisor.throughput) kept per GPU, vLLM's profile-run terms kept per what they read and its working space
+per stage context (planner.engines.vllm.profile) and its loaded weights per load context
+(planner.engines.vllm.loaded), a stage's spec counts kept on it (planner.engines.vllm.blocks), the plan made from
+the GPU-less basis, and hashes computed once (planner.bounds.hashing). Without: the plain Evaluator of
+test_fast_paths (every call afresh: plan() and assess() of each candidate's own request) with every memo emptied and
+holding no entry, and the terms, working space, loaded weights and spec counts computed at every call.
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ def _plain() -> Iterator[None]:
         with pytest.MonkeyPatch.context() as patched:
             patched.setattr(ranking_module, "Evaluator", _PlainEvaluator)
             patched.setattr(vllm_profile, "_terms_kept", lambda p, m, *a: p.terms_of(m, *a))
+            patched.setattr(vllm_profile, "_per_gpu_kept", lambda p, ctx: p.per_gpu_of(ctx))
             patched.setattr(loaded, "_loaded_kept", loaded.loaded_bytes)
             patched.setattr(blocks.VllmStage, "spec_counts", property(lambda s: tuple(Counter(s.layer_keys).items())))
             yield

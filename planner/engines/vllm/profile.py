@@ -342,6 +342,14 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         )
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
+        """:meth:`per_gpu_of`, kept per profile and context (:func:`_per_gpu_kept`: a ranking asks twice for each,
+        its two KV dtypes sharing the working space)."""
+        try:
+            return _per_gpu_kept(self, ctx)
+        except TypeError:  # unhashable: a profile a calibration fit builds holds its trial constants in a dict
+            return self.per_gpu_of(ctx)
+
+    def per_gpu_of(self, ctx: StageContext) -> OverheadBytes:
         """Reserved ``(1 - util) x memory``; activations of the profile run; non-torch memory, plus the
         CUDA-graph estimate where the release subtracts it. With ``kv_cache_memory_bytes`` the reserve is whatever
         that leaves."""
@@ -375,6 +383,12 @@ def _terms_kept(
     seqs: int,
 ) -> ProfileTerms:
     return profile.terms_of(model, tp, weights_format, first, layers, last, speculative, tokens, seqs)
+
+
+# Pure in the (frozen) profile and (frozen) context; an entry is a few ints: bounded.
+@lru_cache(maxsize=2048)
+def _per_gpu_kept(profile: VllmProfile, ctx: StageContext) -> OverheadBytes:
+    return profile.per_gpu_of(ctx)
 
 
 def vllm_activation_bytes(
