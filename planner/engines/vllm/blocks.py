@@ -91,9 +91,15 @@ class VllmStage(BaseModel, frozen=True, extra="forbid"):
         try:
             kept = self._counts_kept
         except AttributeError:
-            kept = _spec_counts(self.layer_keys)
+            kept = spec_counts(self.layer_keys)
             object.__setattr__(self, "_counts_kept", kept)
         return kept
+
+    def keeping_counts(self, counts: tuple[tuple[LayerKey, int], ...]) -> VllmStage:
+        """This stage, with ``counts`` kept as its :attr:`spec_counts`: for its maker, which has them
+        (planner.engines.vllm.stage keeps them with the layer keys it counted them from)."""
+        object.__setattr__(self, "_counts_kept", counts)
+        return self
 
 
 class StageOverrides(BaseModel, frozen=True, extra="forbid"):
@@ -117,7 +123,8 @@ def groups_of(keys: tuple[LayerKey, ...]) -> tuple[int, tuple[LayerKey, ...]]:
 
 
 @lru_cache(maxsize=256)  # a stage's layer keys recur in every plan of its split
-def _spec_counts(keys: tuple[LayerKey, ...]) -> tuple[tuple[LayerKey, int], ...]:
+def spec_counts(keys: tuple[LayerKey, ...]) -> tuple[tuple[LayerKey, int], ...]:
+    """Each spec of ``keys`` with its number of layers, in the order of first appearance."""
     return tuple(Counter(keys).items())
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from planner.bounds.memo import BoundedMemo
 from planner.core.blocks import LayerKind
@@ -25,7 +25,7 @@ from planner.core.kv import kv_bytes_per_token_per_layer
 from planner.core.model import ModelSpec
 from planner.core.overhead import StageContext
 from planner.engines.platform import vllm_platform
-from planner.engines.vllm.blocks import LayerKey, StageOverrides, VllmStage, groups_of, layer_key
+from planner.engines.vllm.blocks import LayerKey, StageOverrides, VllmStage, groups_of, layer_key, spec_counts
 from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.mamba import hybrid_block_size, mamba_mode, state_page_bytes, state_pages_per_request
 from planner.engines.vllm.profile import VllmProfile
@@ -84,16 +84,28 @@ def loaded_weights(result: PlanResult, stage_index: int) -> int:
     return stage.weights_bytes + stage.lora_bytes + stage.draft_bytes
 
 
-def _keys(request: PlanRequest, profile: VllmProfile, layers: range, draft_layers: int) -> tuple[LayerKey, ...]:
-    return _layer_keys(request.model, profile.hybrid_kv_manager, layers.start, layers.stop, draft_layers)
+class Layout(NamedTuple):
+    """A stage's layer keys, their spec counts (:attr:`VllmStage.spec_counts`) and vLLM's groups of them
+    (:func:`groups_of`)."""
+
+    keys: tuple[LayerKey, ...]
+    counts: tuple[tuple[LayerKey, int], ...]
+    group_size: int
+    groups: tuple[LayerKey, ...]
 
 
-# Pure in the (frozen, hashable) spec and a few ints, none a length: every plan of a split asks the same stage.
+def _layout(request: PlanRequest, profile: VllmProfile, layers: range, draft_layers: int) -> Layout:
+    return _layer_layout(request.model, profile.hybrid_kv_manager, layers.start, layers.stop, draft_layers)
+
+
+# Pure in the (frozen, hashable) spec and a few ints, none a length: every plan of a split asks the same stage, and
+# counting its keys (one per layer) at each stage cost more than the look-up by these few values.
 @lru_cache(maxsize=256)
-def _layer_keys(model: ModelSpec, hybrid: bool, start: int, stop: int, draft_layers: int) -> tuple[LayerKey, ...]:
+def _layer_layout(model: ModelSpec, hybrid: bool, start: int, stop: int, draft_layers: int) -> Layout:
     kinds = model.kv_kinds  # shared-KV layers (Gemma 3n/4) and feed-forward blocks (Nemotron-H) hold no pages
-    keys = [layer_key(model, kinds[i], hybrid) for i in range(start, stop) if kinds[i] is not LayerKind.NONE]
-    return (*keys, *([("full", 0)] * draft_layers))
+    found = [layer_key(model, kinds[i], hybrid) for i in range(start, stop) if kinds[i] is not LayerKind.NONE]
+    keys: tuple[LayerKey, ...] = (*found, *([("full", 0)] * draft_layers))
+    return Layout(keys, spec_counts(keys), *groups_of(keys))
 
 
 def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile, weights: int) -> int:
@@ -254,13 +266,14 @@ def _vllm_stage(
     shared = options is not None and options.speculative is not None
     shared = shared and options.speculative.method in SHARED_SPEC_DRAFTERS  # type: ignore[union-attr]
     draft_layers = proposer.kv_bytes_per_token // per_token_layer if shared and per_token_layer else 0
-    keys = _keys(request, profile, layers, draft_layers)
+    layout = _layout(request, profile, layers, draft_layers)
+    keys = layout.keys
     block = request.block_size
-    if any(key[0] == "mamba" for key in keys):
+    if any(key[0] == "mamba" for key, _ in layout.counts):
         block = hybrid_block_size(block, state_page_bytes(model, tp, k), per_token_layer)
     mode = mamba_mode(profile.rules, model, profile.enable_prefix_caching)
     page = block * per_token_layer
-    group_size, groups = groups_of(keys)
+    group_size, groups = layout.group_size, layout.groups
     draft_page = 0 if shared else block * proposer.kv_bytes_per_token
     return VllmStage(
         available=available,
@@ -279,4 +292,4 @@ def _vllm_stage(
         mamba_pages=state_pages_per_request(mode, k, result.max_model_len, block),
         spec_tokens=k,
         graphs=graphs,
-    )
+    ).keeping_counts(layout.counts)
