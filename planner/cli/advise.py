@@ -10,7 +10,7 @@ import argparse
 import json
 from typing import Any
 
-from model_catalog import get_model
+from model_catalog import get_model, load_gpus, load_hosts, running_costs
 from planner.advisor import (
     PRESETS,
     ContextDistribution,
@@ -27,6 +27,7 @@ from planner.advisor import (
 )
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import FORM_FACTORS, VENDORS
+from planner.bounds.collector import freeze_long_lived
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_BUDGET_USD, MAX_CONTEXT, MAX_PARALLEL, MAX_USERS
 from planner.cli.args import decimal, whole
@@ -192,6 +193,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
     spec = get_model(args.model).spec
     workload = workload_from_args(args)
     counts = [c for c in (1, 2, 4, 8, 16, 32, 64) if c <= args.gpus_max]
+    load_gpus(), load_hosts(), running_costs()  # the catalogs the ranking reads, loaded (and cached) first
+    freeze_long_lived()  # python -m planner: one ranking, then the process ends (planner.bounds.collector)
     ranking = rank(spec, workload, counts=counts)
     if args.json:
         print(json.dumps(ranking_data(ranking), indent=2))

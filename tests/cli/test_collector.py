@@ -1,0 +1,33 @@
+"""planner.bounds.collector: ``python -m planner advise`` freezes what it has loaded before it ranks; the CLI called
+in another process (these tests, the dashboard) freezes nothing; the answer is the same either way."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.bounds.collector import freeze_long_lived
+from planner.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+ARGS = ["advise", "--model", "Qwen/Qwen3-0.6B", "--context", "4096", "--users", "4", "--gpus-max", "1", "--json"]
+
+
+def test_the_cli_called_in_process_freezes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    frozen = gc.get_freeze_count()
+    assert freeze_long_lived() is False
+    assert main(ARGS) == 0
+    assert gc.get_freeze_count() == frozen
+    in_process = capsys.readouterr().out
+    script = "import gc, runpy, sys; sys.argv = ['planner', *sys.argv[1:]]\n"
+    script += "try:\n    runpy.run_module('planner', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+    script += "print(gc.get_freeze_count() > 0, file=sys.stderr)"
+    done = subprocess.run(
+        [sys.executable, "-c", script, *ARGS], cwd=ROOT, capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stderr.strip().splitlines()[-1] == "True"
+    assert done.stdout == in_process
