@@ -8,7 +8,10 @@ Per model (Llama-3.1-70B, gpt-oss-120b, Qwen3-30B-A3B; 32,768 tokens, 50 users),
 - **cold**: the ranking again with what is kept across rankings forgotten (:func:`planner.advisor.reuse.clear`),
   the median of 3 (``bench.advisor``'s cold);
 - **re-rank**: the ranking at a new context after one at another (the dashboard's context slider: the snaps from
-  1,024 to 131,072 tokens in turn), the median of 7.
+  1,024 to 131,072 tokens in turn), the median of 7;
+
+and, in another fresh process, **cli**: the whole ``python -m planner advise --model M --context 32768 --users 50
+--json`` (start-up, imports and the catalogs included), timed from outside.
 
 Printed: each tree's median over the rounds (milliseconds) and the ratio other / this.
 """
@@ -21,6 +24,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 MODELS = ("meta-llama/Llama-3.1-70B", "openai/gpt-oss-120b", "Qwen/Qwen3-30B-A3B")
@@ -57,6 +61,14 @@ def _child(tree: Path, model: str) -> dict[str, float]:
     return found
 
 
+def _cli(tree: Path, model: str) -> float:
+    python = tree / ".venv" / "bin" / "python"
+    command = [str(python), "-m", "planner", "advise", "--model", model, "--context", "32768", "--users", "50"]
+    start = time.perf_counter()
+    subprocess.run([*command, "--json"], cwd=tree, check=False, capture_output=True, env=_env(tree))
+    return (time.perf_counter() - start) * 1e3
+
+
 def _env(tree: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(tree)
@@ -74,8 +86,8 @@ def main(argv: list[str]) -> int:
         for index in range(args.rounds):
             order = list(trees) if index % 2 == 0 else list(reversed(trees))
             for name in order:
-                runs[name].append(_child(trees[name], model))
-        for figure in ("first", "cold", "rerank"):
+                runs[name].append({**_child(trees[name], model), "cli": _cli(trees[name], model)})
+        for figure in ("first", "cold", "rerank", "cli"):
             medians = {name: statistics.median(r[figure] for r in runs[name]) for name in trees}
             ranges = {name: (min(r[figure] for r in runs[name]), max(r[figure] for r in runs[name])) for name in trees}
             print(
