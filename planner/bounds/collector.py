@@ -9,8 +9,9 @@ first ranking of Llama-3.1-70B or Qwen3-30B-A3B on the two-core machine of docs/
 :func:`freeze_long_lived` moves every object then tracked into the permanent generation (:func:`gc.freeze`): the
 collector never examines them again, and never frees them, so it acts only in a process that does one piece of
 work and exits, once its long-lived objects (modules, catalogs, the model) are loaded: ``python -m planner`` says
-so (:func:`short_lived`) before its command runs. Elsewhere (the tests calling the CLI in their own process, the
-dashboard's long-running server, which would freeze whatever garbage is alive at that moment too) it does nothing.
+so (:func:`short_lived`) before its command runs. Elsewhere it does nothing: the tests call the CLI in their own
+process, and the dashboard's long-running server freezes its heap itself after each run that imported modules
+(``ui/heap.py``).
 """
 
 from __future__ import annotations
