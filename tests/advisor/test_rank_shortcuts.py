@@ -7,7 +7,7 @@ and the sampler headrooms), with the per-ranking memos of planner.advisor.evalua
 planner.advisor.build.Built (what is bought, once per GPU, count and hosts), the KV bytes per token kept per stage
 (planner.core.kv), vLLM's view of each GPU (planner.engines.platform) and the PCIe generation
 (planner.advisor.throughput) kept per GPU, vLLM's profile-run terms kept per what they read and its working space
-per stage context (planner.engines.vllm.profile) and its loaded weights per load context
+per stage context (planner.engines.vllm.kept) and its loaded weights per load context
 (planner.engines.vllm.loaded), a stage's spec counts kept on it (planner.engines.vllm.blocks), the plan made from
 the GPU-less basis, and hashes computed once (planner.bounds.hashing). Without: the plain Evaluator of
 test_fast_paths (every call afresh: plan() and assess() of each candidate's own request) with every memo emptied and

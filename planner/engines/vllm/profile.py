@@ -28,7 +28,6 @@ fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from pydantic import Field
@@ -50,6 +49,8 @@ from planner.core.units import GiB
 from planner.engines.platform import VllmPlatform, platform_of
 from planner.engines.vllm.defaults import default_batch
 from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
+from planner.engines.vllm.kept import per_gpu_kept as _per_gpu_kept
+from planner.engines.vllm.kept import terms_kept as _terms_kept
 from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
 from planner.engines.vllm.runner import uses_model_runner_v2
 from planner.engines.vllm.terms import (
@@ -228,8 +229,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
 
     def terms(self, model: ModelSpec, ctx: StageContext, tokens: int, seqs: int) -> ProfileTerms:
         """The activation peak of one rank of stage ``ctx.stage_index``, by term: :meth:`terms_of` of what it reads
-        of ``ctx``, kept per profile, model and those (:func:`_terms_kept`: a ranking asks ~1,400 times for ~30
-        distinct answers, the working memory of every GPU of a split and precision being the same)."""
+        of ``ctx``, kept per profile, model and those (:mod:`planner.engines.vllm.kept`)."""
         layers = ctx.layers or (0, model.num_hidden_layers)
         first, last = ctx.stage_index == 0, ctx.is_last_stage
         args = (ctx.tensor_parallel, ctx.weights_format, first, layers, last, ctx.speculative, tokens, seqs)
@@ -342,8 +342,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         )
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
-        """:meth:`per_gpu_of`, kept per profile and context (:func:`_per_gpu_kept`: a ranking asks twice for each,
-        its two KV dtypes sharing the working space)."""
+        """:meth:`per_gpu_of`, kept per profile and context (:mod:`planner.engines.vllm.kept`)."""
         try:
             return _per_gpu_kept(self, ctx)
         except TypeError:  # unhashable: a profile a calibration fit builds holds its trial constants in a dict
@@ -366,29 +365,6 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         else:
             reserved = ctx.gpu_memory_bytes - math.floor(self.utilization * ctx.gpu_memory_bytes)
         return OverheadBytes(activation_bytes=activation, framework_bytes=framework, reserved_bytes=max(0, reserved))
-
-
-# Pure in the (frozen) profile, the (frozen) model and a few values: ~30 distinct answers per model ranked; bounded.
-@lru_cache(maxsize=1024)
-def _terms_kept(
-    profile: VllmProfile,
-    model: ModelSpec,
-    tp: int,
-    weights_format: str,
-    first: bool,
-    layers: tuple[int, int],
-    last: bool,
-    speculative: bool,
-    tokens: int,
-    seqs: int,
-) -> ProfileTerms:
-    return profile.terms_of(model, tp, weights_format, first, layers, last, speculative, tokens, seqs)
-
-
-# Pure in the (frozen) profile and (frozen) context; an entry is a few ints: bounded.
-@lru_cache(maxsize=2048)
-def _per_gpu_kept(profile: VllmProfile, ctx: StageContext) -> OverheadBytes:
-    return profile.per_gpu_of(ctx)
 
 
 def vllm_activation_bytes(
