@@ -20,7 +20,8 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import ParameterBreakdown
 from planner.core.serving import serving_weights
-from planner.engines.registry import get_engine
+from planner.engines.registry import get_engine, launch_values
+from planner.engines.settings import BY_NAME
 
 # The verdict is green only when the speed clears the floor by this margin: the speed model's held-out median
 # error is 13 % and its errors above 20 % are not rare (README, "Speed"), so a closer call is not a promise.
@@ -204,6 +205,22 @@ def _warnings(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRo
     return undermining + notes, undermining
 
 
+def _window_notes(model: ModelSpec, overhead: OverheadModel) -> list[str]:
+    """Where the option's engine keeps every token of the model's sliding-window or chunked layers at its default
+    (:attr:`planner.engines.base.Engine.window_setting` unset: TensorRT-LLM), that it is planned so and the setting
+    that caps them (the Memory page's nearest set-ups give the figure)."""
+    if not isinstance(overhead, EngineProfile) or not (model.sliding_window or model.attention_chunk_size):
+        return []
+    engine = get_engine(overhead.engine_name)
+    setting = engine.window_setting
+    if setting is None or launch_values(overhead).get(setting):
+        return []
+    return [
+        f"planned at {engine.label}'s default attention window, which keeps every token of the model's "
+        f"sliding-window and chunked layers; {BY_NAME[setting].flag} caps them at the model's windows and holds more"
+    ]
+
+
 def _slow_first_token(s: Speed, w: Workload, prompt: int) -> str | None:
     """A typical prompt's first token later than MLPerf Inference's server scenario allows its longest prompts
     (:data:`~planner.advisor.workload.SLOW_FIRST_TOKEN_S`), when the buyer set no first-token target of their own
@@ -261,6 +278,7 @@ def build_option(
     s = speed_of(b, c, row, batch, overhead.kv_model(b.model))
     cost = b.cost(c, host, assumptions)
     warnings, undermining = _warnings(b, c, s, cost, row)
+    warnings += _window_notes(b.model, overhead)
     version, fraction = b.engine_settings(overhead)
     conversations = a.conversations * c.replicas
     return Option(

@@ -190,3 +190,26 @@ def test_the_window_set_on_a_model_without_windows_says_it_changes_nothing() -> 
     command = get_engine("trtllm").launch_command(windowed, windowed_plan, windowed.overhead)  # type: ignore[arg-type]
     assert "max_attention_window" not in command
     assert not any("changes nothing" in n for n in engine_report(llama, default_plan).notes)
+
+
+def test_the_advisor_says_tensorrt_llm_keeps_every_token_of_windowed_layers(capsys: object) -> None:
+    """Each TensorRT-LLM option for Gemma 3 27B (5 of 6 layers slide over 1,024 tokens) is planned at the engine's
+    default window and says so, naming the setting; a vLLM option and a TensorRT-LLM option for a model without
+    windows do not."""
+    import json
+
+    from planner.cli import main
+
+    def options(model: str, engine: str) -> list[dict[str, object]]:
+        argv = ["advise", "--model", model, "--context", "32768", "--users", "8", "--engine", engine, "--json"]
+        assert main([*argv, "--gpu", "h100-sxm-80gb", "--gpu", "l40s"]) == 0
+        found: list[dict[str, object]] = json.loads(capsys.readouterr().out)["options"]  # type: ignore[attr-defined]
+        assert found
+        return found
+
+    note = "--max-attention-window"
+    for option in options("google/gemma-3-27b-it", "trtllm"):
+        assert any(note in str(w) and "every token" in str(w) for w in option["warnings"]), option["warnings"]  # type: ignore[attr-defined]
+        assert not any(note in str(w) for w in option["undermining"])  # type: ignore[attr-defined]
+    for option in options("google/gemma-3-27b-it", "vllm") + options("meta-llama/Llama-3.1-8B", "trtllm"):
+        assert not any(note in str(w) for w in option["warnings"])  # type: ignore[attr-defined]
