@@ -20,7 +20,7 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import ParameterBreakdown
 from planner.core.serving import serving_weights
-from planner.engines.registry import get_engine, launch_values
+from planner.engines.registry import get_engine, window_setting_off
 from planner.engines.settings import BY_NAME
 
 # The verdict is green only when the speed clears the floor by this margin: the speed model's held-out median
@@ -207,17 +207,15 @@ def _warnings(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRo
 
 def _window_notes(model: ModelSpec, overhead: OverheadModel) -> list[str]:
     """Where the option's engine keeps every token of the model's sliding-window or chunked layers at its default
-    (:attr:`planner.engines.base.Engine.window_setting` unset: TensorRT-LLM), that it is planned so and the setting
-    that caps them (the Memory page's nearest set-ups give the figure)."""
-    if not isinstance(overhead, EngineProfile) or not (model.sliding_window or model.attention_chunk_size):
-        return []
-    engine = get_engine(overhead.engine_name)
-    setting = engine.window_setting
-    if setting is None or launch_values(overhead).get(setting):
+    (:func:`planner.engines.registry.window_setting_off`: TensorRT-LLM), that it is planned so and the setting that
+    caps them (the Memory page's nearest set-ups give the figure)."""
+    setting = window_setting_off(model, overhead)
+    if setting is None or not isinstance(overhead, EngineProfile):
         return []
     return [
-        f"planned at {engine.label}'s default attention window, which keeps every token of the model's "
-        f"sliding-window and chunked layers; {BY_NAME[setting].flag} caps them at the model's windows and holds more"
+        f"planned at {get_engine(overhead.engine_name).label}'s default attention window, which keeps every token of "
+        f"the model's sliding-window and chunked layers; {BY_NAME[setting].flag} caps them at the model's windows "
+        "and holds more"
     ]
 
 

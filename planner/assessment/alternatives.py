@@ -42,7 +42,7 @@ from planner.core.kv_formats import kv_format
 from planner.core.overhead import EngineProfile
 from planner.core.precision import weight_format
 from planner.core.units import GiB
-from planner.engines.registry import formats_run, get_engine, kv_dtypes_run, launch_values
+from planner.engines.registry import formats_run, get_engine, kv_dtypes_run, window_setting_off
 from planner.engines.settings import BY_NAME
 from planner.planning.plan import PlanRequest
 
@@ -116,19 +116,14 @@ def _batch(request: PlanRequest, goal: int, found: Assessment) -> Alternative | 
 
 
 def _attention_window(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
-    """The engine's window setting (:attr:`planner.engines.base.Engine.window_setting`: TensorRT-LLM's
-    ``--max-attention-window``), where its default keeps every token of the model's sliding-window or chunked
-    layers."""
+    """The engine's window setting (TensorRT-LLM's ``--max-attention-window``) turned on, where the engine's
+    default keeps every token of the model's sliding-window or chunked layers
+    (:func:`planner.engines.registry.window_setting_off`)."""
     overhead = request.overhead
-    if not isinstance(overhead, EngineProfile) or not (
-        request.model.sliding_window or request.model.attention_chunk_size
-    ):
+    setting = window_setting_off(request.model, overhead)
+    if setting is None or not isinstance(overhead, EngineProfile):
         return None
-    engine = get_engine(overhead.engine_name)
-    setting = engine.window_setting
-    if setting is None or launch_values(overhead).get(setting):
-        return None
-    field = engine.setting_fields[setting]
+    field = get_engine(overhead.engine_name).setting_fields[setting]
     windowed = request.model_copy(update={"overhead": overhead.model_copy(update={field: True})})
     flag = BY_NAME[setting].flag
     return _try(windowed, f"{flag} (the model's own windows for its sliding-window and chunked layers)", goal)

@@ -15,6 +15,7 @@ import planner.engines.vllm.engine as vllm
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.kv_formats import KV_FORMATS
+from planner.core.model import ModelSpec
 from planner.core.overhead import (
     EngineProfile,
     Estimate,
@@ -192,6 +193,16 @@ def launch_values(overhead: OverheadModelBase) -> dict[str, object]:
         fields = get_engine(overhead.engine_name).setting_fields
     values = {name: getattr(overhead, fields[name], None) for name in BY_NAME if name in fields}
     return {name: value for name, value in values.items() if value is not None}
+
+
+def window_setting_off(model: ModelSpec, overhead: OverheadModelBase) -> str | None:
+    """The engine's window setting (:attr:`Engine.window_setting`) when ``overhead`` leaves it off for a model with
+    sliding-window or chunked layers, so that its cache keeps every token of them (TensorRT-LLM's default); ``None``
+    otherwise (no windowed layer, an engine that sizes them by their windows, or the setting on)."""
+    if not isinstance(overhead, EngineProfile) or not (model.sliding_window or model.attention_chunk_size):
+        return None
+    setting = get_engine(overhead.engine_name).window_setting
+    return None if setting is None or launch_values(overhead).get(setting) else setting
 
 
 def profile_label(name: str) -> str:
