@@ -14,43 +14,21 @@ from typing import Protocol
 
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadBytes, StageContext
-from planner.engines.vllm.terms import ProfileTerms
+from planner.engines.vllm.terms import ProfileTerms, TermsInputs
 
 
 class Profile(Protocol):
     """What is kept of a vLLM profile (:class:`planner.engines.vllm.profile.VllmProfile`)."""
 
-    def terms_of(
-        self,
-        model: ModelSpec,
-        tp: int,
-        weights_format: str,
-        first: bool,
-        layer_range: tuple[int, int],
-        last: bool,
-        speculative: bool,
-        tokens: int,
-        seqs: int,
-    ) -> ProfileTerms: ...
+    def terms_of(self, model: ModelSpec, inputs: TermsInputs) -> ProfileTerms: ...
 
     def per_gpu_of(self, ctx: StageContext) -> OverheadBytes: ...
 
 
 @lru_cache(maxsize=1024)  # ~30 entries per model ranked, a few ints each
-def terms_kept(
-    profile: Profile,
-    model: ModelSpec,
-    tp: int,
-    weights_format: str,
-    first: bool,
-    layers: tuple[int, int],
-    last: bool,
-    speculative: bool,
-    tokens: int,
-    seqs: int,
-) -> ProfileTerms:
-    """``profile.terms_of(...)``, kept."""
-    return profile.terms_of(model, tp, weights_format, first, layers, last, speculative, tokens, seqs)
+def terms_kept(profile: Profile, model: ModelSpec, inputs: TermsInputs) -> ProfileTerms:
+    """``profile.terms_of(model, inputs)``, kept."""
+    return profile.terms_of(model, inputs)
 
 
 @lru_cache(maxsize=2048)  # a context and a few ints an entry

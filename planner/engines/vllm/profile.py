@@ -55,6 +55,7 @@ from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
 from planner.engines.vllm.runner import uses_model_runner_v2
 from planner.engines.vllm.terms import (
     ProfileTerms,
+    TermsInputs,
     forward_bytes,
     mla_bytes_per_token,
     moe_workspace_bytes,
@@ -232,26 +233,17 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         of ``ctx``, kept per profile, model and those (:mod:`planner.engines.vllm.kept`)."""
         layers = ctx.layers or (0, model.num_hidden_layers)
         first, last = ctx.stage_index == 0, ctx.is_last_stage
-        args = (ctx.tensor_parallel, ctx.weights_format, first, layers, last, ctx.speculative, tokens, seqs)
+        inputs = TermsInputs(
+            ctx.tensor_parallel, ctx.weights_format, first, layers, last, ctx.speculative, tokens, seqs
+        )
         try:
-            return _terms_kept(self, model, *args)
+            return _terms_kept(self, model, inputs)
         except TypeError:  # unhashable: a profile a calibration fit builds holds its trial constants in a dict
-            return self.terms_of(model, *args)
+            return self.terms_of(model, inputs)
 
-    def terms_of(
-        self,
-        model: ModelSpec,
-        tp: int,
-        weights_format: str,
-        first: bool,
-        layer_range: tuple[int, int],
-        last: bool,
-        speculative: bool,
-        tokens: int,
-        seqs: int,
-    ) -> ProfileTerms:
-        """:meth:`terms` from what it reads: the split, the weight format, whether the rank holds the first and the
-        last stage, its decoder layers, whether a drafter proposes tokens, and the profile batch."""
+    def terms_of(self, model: ModelSpec, inputs: TermsInputs) -> ProfileTerms:
+        """:meth:`terms` from what it reads (:class:`planner.engines.vllm.terms.TermsInputs`)."""
+        tp, weights_format, first, layer_range, last, speculative, tokens, seqs = inputs
         act = 4 if weights_format == "fp32" else 2
         layers = range(*layer_range)
         if not self.is_v1:

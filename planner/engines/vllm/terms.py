@@ -4,6 +4,7 @@ the sampler warm-up, the rejection sampler's warm-up with speculative decoding, 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from pydantic import BaseModel
 
@@ -20,6 +21,22 @@ MLA_QK_BUFFERS = 4
 # alive while SiluAndMul writes its output (width x 2 bytes) (vllm/model_executor/layers/activation.py
 # SiluAndMul, llama.py LlamaMLP). Derived, not fitted; the rest of the forward scales with the hidden size.
 FORWARD_BYTES_PER_MLP = 6.0
+
+
+class TermsInputs(NamedTuple):
+    """What the profile run's terms of one rank read besides the profile and the model
+    (:meth:`planner.engines.vllm.profile.VllmProfile.terms_of`): the split, the weight format, whether the rank
+    holds the first and the last stage, its decoder layers, whether a drafter proposes tokens, and the profile
+    batch (tokens and sequences). The key its answers are kept by (:mod:`planner.engines.vllm.kept`)."""
+
+    tensor_parallel: int
+    weights_format: str
+    first: bool
+    layers: tuple[int, int]
+    last: bool
+    speculative: bool
+    tokens: int
+    seqs: int
 
 
 class ProfileTerms(BaseModel, frozen=True, extra="forbid"):
