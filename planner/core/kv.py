@@ -156,6 +156,12 @@ def cached_tokens(model: ModelSpec, kind: LayerKind, tokens: int) -> int:
     return tokens
 
 
+def has_windows(model: ModelSpec) -> bool:
+    """Whether ``model`` has a window of its own: sliding-window or chunked-attention layers (what an engine that
+    keeps every token ignores, :func:`every_token_cached`, and TensorRT-LLM's attention window setting caps)."""
+    return model.sliding_window is not None or model.attention_chunk_size is not None
+
+
 # One lifted copy per model asked (a ranking asks one model; validation a dozen): each keeps its spec alive (~11 kB
 # at most, planner.bounds.limits), so 64 stay well under 1 MB.
 @lru_cache(maxsize=64)
@@ -171,10 +177,12 @@ def every_token_cached(model: ModelSpec) -> ModelSpec:
     executor's ``KvCacheConfig`` leaves ``maxAttentionWindowVec`` unset). Mistral-7B-v0.1 at 22,000 tokens in
     FP16 then holds ``32 x 8 x 128 x 2 x 2 x 22,000`` = 2,883,584,000 bytes per sequence, not the 4,096-token
     window's 536,870,912."""
+    if not has_windows(model):
+        return model
     lifted = {
         name: MAX_CONTEXT for name in ("sliding_window", "attention_chunk_size") if getattr(model, name) is not None
     }
-    return model.model_copy(update=lifted) if lifted else model
+    return model.model_copy(update=lifted)
 
 
 # Memory: one entry is ~0.4 kB and keeps its spec alive (~11 kB for the largest planner.bounds.limits allows, 1,024

@@ -14,6 +14,7 @@ import planner.engines.trtllm as trtllm
 import planner.engines.vllm.engine as vllm
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
+from planner.core.kv import has_windows
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
@@ -187,10 +188,10 @@ def launch_values(overhead: OverheadModelBase) -> dict[str, object]:
     >>> launch_values(overhead_profile("trtllm", max_attention_window=True))
     {'max_attention_window': True}
     """
-    kind = overhead.engine_name if isinstance(overhead, EngineProfile) else overhead.kind
-    fields = {field: field for field in GENERIC_SETTINGS.get(kind, ())}
     if isinstance(overhead, EngineProfile):
         fields = get_engine(overhead.engine_name).setting_fields
+    else:
+        fields = {field: field for field in GENERIC_SETTINGS.get(overhead.kind, ())}
     values = {name: getattr(overhead, fields[name], None) for name in BY_NAME if name in fields}
     return {name: value for name, value in values.items() if value is not None}
 
@@ -199,7 +200,7 @@ def window_setting_off(model: ModelSpec, overhead: OverheadModelBase) -> str | N
     """The engine's window setting (:attr:`Engine.window_setting`) when ``overhead`` leaves it off for a model with
     sliding-window or chunked layers, so that its cache keeps every token of them (TensorRT-LLM's default); ``None``
     otherwise (no windowed layer, an engine that sizes them by their windows, or the setting on)."""
-    if not isinstance(overhead, EngineProfile) or not (model.sliding_window or model.attention_chunk_size):
+    if not isinstance(overhead, EngineProfile) or not has_windows(model):
         return None
     setting = get_engine(overhead.engine_name).window_setting
     return None if setting is None or launch_values(overhead).get(setting) else setting

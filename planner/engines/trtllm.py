@@ -30,7 +30,7 @@ import math
 from typing import ClassVar, Literal
 
 from planner.core.blocks import LayerKind
-from planner.core.kv import every_token_cached, kv_bytes_per_sequence
+from planner.core.kv import every_token_cached, has_windows, kv_bytes_per_sequence
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
     EngineProfile,
@@ -115,11 +115,6 @@ NO_WINDOWS = (
     "This model has no sliding-window or chunked-attention layers: the attention window setting "
     "(--max-attention-window) changes nothing, every layer keeps the maximum sequence length."
 )
-
-
-def has_windows(model: ModelSpec) -> bool:
-    """Whether ``model`` has sliding-window or chunked-attention layers (what the attention window setting caps)."""
-    return model.sliding_window is not None or model.attention_chunk_size is not None
 
 
 def window_note(
