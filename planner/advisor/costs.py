@@ -179,27 +179,18 @@ def cloud_cost(gpu: GpuSpec, count: int) -> SystemCost:
         if hourly < best_hourly:
             best, best_hourly = offer, hourly
     if best is None:
-        basis = "cloud: no dated cloud price in the catalog (unknown)"
-        return SystemCost(
-            gpus_usd=None,
-            hosts_usd=0.0,
-            purchase_usd=None,
-            power_watts=float((gpu.tdp_watts or 0) * count),
-            energy_usd=None,
-            tco_usd=None,
-            usd_per_hour=None,
-            rack_units=None,
-            host_id=None,
-            host_name=None,
-            hosts=0,
-            basis=basis,
-        )
+        return _rented(gpu, count, None, "cloud: no dated cloud price in the catalog (unknown)")
     instances = math.ceil(count / best.gpus_per_instance)
     basis = (
         f"cloud: {instances} x {best.gpus_per_instance}-GPU instance{'s' if instances > 1 else ''} of {best.label}"
         + (" (the low end of a published range)" if best.usd_per_gpu_hour_high else "")
         + f" (cheapest of {len(gpu.cloud_prices)} dated offers; {best.source})"
     )
+    return _rented(gpu, count, best_hourly, basis)
+
+
+def _rented(gpu: GpuSpec, count: int, usd_per_hour: float | None, basis: str) -> SystemCost:
+    """What renting ``count`` GPUs costs: an hourly rate (``None``: no dated offer), nothing bought, no host."""
     return SystemCost(
         gpus_usd=None,
         hosts_usd=0.0,
@@ -207,7 +198,7 @@ def cloud_cost(gpu: GpuSpec, count: int) -> SystemCost:
         power_watts=float((gpu.tdp_watts or 0) * count),
         energy_usd=None,
         tco_usd=None,
-        usd_per_hour=best_hourly,
+        usd_per_hour=usd_per_hour,
         rack_units=None,
         host_id=None,
         host_name=None,
