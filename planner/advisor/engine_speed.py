@@ -24,7 +24,8 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
   backend's quantized rate (:func:`moe_matmul_share`); a CUDA build before PR 8075 dequantizes a quant's prompt for
   cuBLAS (:func:`dequant_seconds`); on Metal without flash attention the KV cache is read per query head; on CUDA
   with flash attention the attention matmuls run at that kernel's measured share of the 16-bit peak
-  (:data:`planner.advisor.kernels.LLAMACPP_FLASH_ATTENTION_SHARE`);
+  (:data:`planner.advisor.kernels.LLAMACPP_FLASH_ATTENTION_SHARE`); on Hopper its matmuls (mma.sync, no wgmma)
+  reach :data:`planner.advisor.kernels.HOPPER_MMA_SYNC_SHARE` of the tensor peak;
 - **pipeline stages** (an ideal pipeline, enough micro-batches in flight): as tensor parallel without all-reduces.
 
 A prompt (prefill) is compute-bound with every weight read once; in a serving run its weights are read once per
@@ -42,7 +43,12 @@ from typing import Literal, NamedTuple
 
 from planner.advisor.allreduce import pcie_allreduce_seconds
 from planner.advisor.gemm_tables import decode_gemm_seconds
-from planner.advisor.kernels import GEMM_EFFICIENCY, LLAMACPP_FLASH_ATTENTION_SHARE, LLAMACPP_MMQ_MAX_BATCH
+from planner.advisor.kernels import (
+    GEMM_EFFICIENCY,
+    LLAMACPP_FLASH_ATTENTION_SHARE,
+    LLAMACPP_MMQ_MAX_BATCH,
+    llamacpp_tensor_share,
+)
 from planner.advisor.throughput import (
     Load,
     Setup,
@@ -182,9 +188,10 @@ def compute_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float | N
     tflops, _ = compute_tflops(setup.gpu, setup.path)
     if not tflops:
         return None
-    rate = tflops * 1e12 * mfu(setup, r)
     if setup.family != "layer-split":
-        return load.flops / rate
+        return load.flops / (tflops * 1e12 * mfu(setup, r))
+    tflops *= llamacpp_tensor_share(setup.gpu)  # mma.sync on Hopper (planner.advisor.kernels)
+    rate = tflops * 1e12 * mfu(setup, r)
     attention = 0.0
     if setup.flash_attention:  # its own rate, of the catalog's 16-bit figure (planner.advisor.kernels)
         attention = load.attention_flops / (tflops * 1e12 * LLAMACPP_FLASH_ATTENTION_SHARE)

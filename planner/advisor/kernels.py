@@ -14,6 +14,8 @@ sources, never fitted).
   (SemiAnalysisAI/InferenceX@843c6254 ``benchmarks/single_node/fixed_seq_len/deprecated/gptoss_fp4_h100.sh``).
 - **The matmul rate of vLLM, SGLang and TensorRT-LLM**: the share of the dense peak their GEMMs reach per format
   (:data:`GEMM_EFFICIENCY`), measured, not fitted.
+- **llama.cpp's matmuls on Hopper**: without Hopper's warpgroup instruction they reach a share of its tensor peak
+  (:data:`HOPPER_MMA_SYNC_SHARE`, :func:`llamacpp_tensor_share`).
 """
 
 from __future__ import annotations
@@ -56,6 +58,28 @@ def moe_kernel_layer_seconds(gpu: GpuSpec, engine: str, weights: str, forced: Mo
 # most GPUs) takes FP8's. FP8 and FP4 reach a smaller share of their doubled peaks: the same GEMM is shorter and
 # its fixed costs (scales, epilogue, waves) weigh more.
 GEMM_EFFICIENCY: dict[ComputePath, float] = {"16-bit": 0.75, "fp8": 0.47, "int8": 0.47, "fp4": 0.34}
+
+
+# Hopper's tensor cores reach their datasheet rate only through the warpgroup instruction (PTX ``wgmma.mma_async``,
+# sm_90a): "Without the wgmma instruction, the older mma.sync instruction can only reach about 2/3 the peak
+# throughput of Hopper Tensor Cores" (the FlashAttention-3 write-up by its authors, Colfax, Meta, NVIDIA and Tri Dao,
+# pytorch/pytorch.github.io@125600c3f846 _posts/2024-07-11-flashattention-3.md note 1, citing the microbenchmarks of
+# Luo et al., arXiv 2402.13499). llama.cpp's own CUDA tensor-core primitives, which its quantized matmuls (MMQ) and
+# flash attention build on, are ``mma.sync`` forms only (ggml-org/llama.cpp@032f69d46583 ggml/src/ggml-cuda/mma.cuh:
+# ``mma.sync.aligned.m16n8k16`` F16 / BF16, ``m16n8k32`` int8, Volta's ``m8n8k4``). The May 2024 builds ran their
+# prompts' FP16 GEMMs through cuBLAS instead (``CUBLAS_COMPUTE_16F``, :data:`LLAMACPP_MMQ_MAX_BATCH`), whose kernel
+# choice no source read states; an inference, not a source: their rows show no Hopper tensor rate either, as
+# XiongjieDai's H100 PCIe over A100 PCIe is 1.40x (Llama-3-8B F16 pp512), 1.36x (8B Q4_K_M) and 1.36x (70B Q4_K_M),
+# where the dense 16-bit peaks differ 2.42x (756 / 312) and SMs x boost clock 1.31x (114 x 1,755 MHz against
+# 108 x 1,410 MHz). So every llama.cpp CUDA matmul on Hopper is counted at this share of the tensor peak.
+HOPPER_MMA_SYNC_SHARE = 2 / 3
+
+
+def llamacpp_tensor_share(gpu: GpuSpec) -> float:
+    """The share of ``gpu``'s dense tensor rate llama.cpp's CUDA matmuls can reach: :data:`HOPPER_MMA_SYNC_SHARE` on
+    Hopper (compute capability 9.x, where the full rate needs wgmma), 1 on every other GPU."""
+    capability = gpu.platform.capability
+    return HOPPER_MMA_SYNC_SHARE if capability is not None and capability[0] == 9 else 1.0
 
 
 # llama.cpp's CUDA matmul of a quantized GGUF over more than 32 tokens, before ggml-org/llama.cpp PR 8075
