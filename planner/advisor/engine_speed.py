@@ -29,7 +29,9 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
 - **pipeline stages** (an ideal pipeline, enough micro-batches in flight): as tensor parallel without all-reduces.
 
 A prompt (prefill) is compute-bound with every weight read once; in a serving run its weights are read once per
-chunk of :data:`PREFILL_CHUNK_TOKENS`. :func:`serving` puts them together for ``B`` users in flight, each
+chunk, the tokens the engine prefills per step (``Setup.prefill_chunk``: vLLM's ``max_num_batched_tokens`` default,
+2,048 on an A100 and on GPUs under 70 GiB; SGLang's ``chunked_prefill_size`` by memory; else
+:data:`PREFILL_CHUNK_TOKENS`). :func:`serving` puts them together for ``B`` users in flight, each
 reading a prompt and writing a reply: a cycle of ``output`` decode steps at batch ``B`` plus ``B`` prefills,
 ``B x output`` tokens per cycle (what continuous batching sustains once the batch is full).
 
@@ -60,8 +62,9 @@ from planner.advisor.throughput import (
 from planner.core.gpu import GpuSpec
 
 Bound = Literal["memory", "compute", "unknown"]
-# Tokens of prompt a serving engine prefills per step (vLLM max_num_batched_tokens on GPUs of 70 GiB and more,
-# vllm/engine/arg_utils.py _set_default_args; TensorRT-LLM max_num_tokens default, planner.engines.trtllm).
+# Tokens of prompt a serving engine prefills per step where the set-up states none (Setup.prefill_chunk: vLLM's and
+# SGLang's defaults by GPU, planner.advisor.throughput.prefill_chunk_tokens): TensorRT-LLM's max_num_tokens default
+# (planner.engines.trtllm), vLLM's max_num_batched_tokens on GPUs of 70 GiB and more (not an A100).
 PREFILL_CHUNK_TOKENS = 8192
 
 
@@ -94,14 +97,14 @@ class Roofline(NamedTuple):
 
 # Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_benchmarks.py checks it).
 FITTED = Roofline(
-    cb_bw_hbm=0.93,
-    cb_bw_gddr=0.68,
+    cb_bw_hbm=0.92,
+    cb_bw_gddr=0.7,
     cb_bw_lpddr=0.7,
     ll_bw_hbm=0.49,
     ll_bw_gddr=0.9,
     ll_bw_apple=0.71,
     ll_bw_lpddr=0.77,
-    trt_step_s=0.0023,
+    trt_step_s=0.0022,
     vllm_step_s=0.0012,
     ll_step_s=0.0006,
     ll_layer_s=5e-05,
@@ -110,8 +113,8 @@ FITTED = Roofline(
     ll_mfu_quant=0.56,
     ll_mfu_alu=0.76,
     ar_nvlink_s=2.9e-05,
-    trt_seq_s=8.5e-06,
-    vllm_seq_s=4.05e-05,
+    trt_seq_s=8e-06,
+    vllm_seq_s=4e-05,
     moe_locality=0.76,
     ll_moe_mfu=0.17,
     ll_mfu_quant_vulkan=0.33,
@@ -258,10 +261,10 @@ def dequant_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
 
 def prefill_alone(setup: Setup, load: Load, r: Roofline = FITTED, chunk: int | None = None) -> float | None:
     """Seconds to prefill one prompt alone (time to first token, no queue); ``None`` without a compute figure.
-    The weights are read once per ``chunk`` tokens: by default :data:`PREFILL_CHUNK_TOKENS`, llama.cpp's
+    The weights are read once per ``chunk`` tokens: by default the engine's (:func:`serving_chunk`), llama.cpp's
     512-token micro-batch (its ``-ub`` default, common/common.h ``n_ubatch = 512``)."""
     if chunk is None:
-        chunk = 512 if setup.family == "layer-split" else PREFILL_CHUNK_TOKENS
+        chunk = 512 if setup.family == "layer-split" else serving_chunk(setup)
     passes = -(-load.tokens // chunk)
     scaled = load._replace(
         dense_bytes=load.dense_bytes * passes,
@@ -274,13 +277,19 @@ def prefill_alone(setup: Setup, load: Load, r: Roofline = FITTED, chunk: int | N
     return result.seconds + (passes - 1) * step_overhead(setup, load, r)
 
 
+def serving_chunk(setup: Setup) -> int:
+    """Prompt tokens one serving step prefills: the engine's default on the GPU (``Setup.prefill_chunk``), else
+    :data:`PREFILL_CHUNK_TOKENS`."""
+    return setup.prefill_chunk or PREFILL_CHUNK_TOKENS
+
+
 def prefill_in_serving(setup: Setup, load: Load, r: Roofline = FITTED) -> float | None:
-    """GPU seconds one prompt costs inside a serving run: its compute, its share of a chunk's weight read and
-    its all-reduces (chunked prefill rides along the decode steps)."""
+    """GPU seconds one prompt costs inside a serving run: its compute, its share of a chunk's weight read (one
+    read per :func:`serving_chunk` tokens) and its all-reduces (chunked prefill rides along the decode steps)."""
     result = step(setup, load._replace(dense_bytes=0.0, experts_bytes=0.0), r, with_kv=False)
     if result.compute_seconds is None:
         return None
-    share = load.tokens / PREFILL_CHUNK_TOKENS
+    share = load.tokens / serving_chunk(setup)
     weights = step(setup, load._replace(flops=0.0, allreduce_bytes=0.0), r, with_kv=False).memory_seconds
     return result.compute_seconds + result.comm_seconds + share * weights
 

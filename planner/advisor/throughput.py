@@ -39,7 +39,9 @@ from planner.core.params import ParameterBreakdown, parameter_breakdown
 from planner.core.precision import weight_format
 from planner.core.weights import category_bits
 from planner.engines.registry import get_engine
+from planner.engines.sglang import sglang_defaults
 from planner.engines.support import SpeedFamily
+from planner.engines.vllm.defaults import default_batch
 
 Family = SpeedFamily
 Split = Literal["tensor", "layer", "pipeline"]
@@ -157,10 +159,29 @@ class Setup(NamedTuple):
     dequant_gemm: bool = False  # llama.cpp before PR 8075: a prompt's quant dequantized to FP16 for cuBLAS (kernels)
     kv_per_query_head: bool = False  # llama.cpp on Metal without flash attention: KV read per query head (kernels)
     flash_attention: bool = False  # llama.cpp's CUDA flash-attention kernel: attention at its own rate (kernels)
+    prefill_chunk: int | None = None  # tokens a serving step prefills (:func:`prefill_chunk_tokens`); None: 8192
 
     @property
     def link(self) -> tuple[LinkKind, float]:
         return link(self.gpu, self.gpus)
+
+
+def prefill_chunk_tokens(gpu: GpuSpec, engine: str, tensor_parallel: int) -> int | None:
+    """The prompt tokens one serving step of ``engine`` takes at its defaults on ``gpu`` (``None``: the speed
+    model's 8,192, TensorRT-LLM's ``max_num_tokens``; llama.cpp's micro-batch is its own). vLLM's
+    ``max_num_batched_tokens`` for ``vllm serve``: 8,192 on a device of 70 GiB or more that is not an A100, else
+    2,048 (vllm 0.11.0 ``engine/arg_utils.py:1594-1624``, ``_set_default_args``: "Setting large
+    ``max_num_batched_tokens`` for A100 reduces throughput, see PR #17885"; every release since,
+    :func:`planner.engines.vllm.defaults.default_batch`). SGLang's ``chunked_prefill_size`` by GPU memory: 2,048
+    under 35 GiB, 4,096 under 60, 8,192 under 160, else 16,384 (sglang 0.5.3 ``srt/server_args.py:542-627``,
+    ``_handle_gpu_memory_settings``; :func:`planner.engines.sglang.sglang_defaults`). A chunk reads every weight
+    once (:func:`planner.advisor.engine_speed.prefill_in_serving`)."""
+    memory = gpu.memory_bytes_for(True)
+    if engine == "vllm":
+        return default_batch(memory, gpu.name)[0]
+    if engine == "sglang":
+        return sglang_defaults(memory, tensor_parallel)[0]
+    return None
 
 
 def setup_for(gpu: GpuSpec, engine: str, path: ComputePath, gpus: int, weights: str) -> Setup:
@@ -173,7 +194,8 @@ def setup_for(gpu: GpuSpec, engine: str, path: ComputePath, gpus: int, weights: 
     quantized = layer_split and weights in GGUF_QUANTS
     moe = moe_kernel_layer_seconds(gpu, engine, weights)
     flash = layer_split and llamacpp_flash_attention(gpu, None)  # a current build: flash attention on
-    return Setup(gpu, family, path, gpus, split, quantized, moe, flash_attention=flash)
+    chunk = prefill_chunk_tokens(gpu, engine, gpus)
+    return Setup(gpu, family, path, gpus, split, quantized, moe, flash_attention=flash, prefill_chunk=chunk)
 
 
 class Load(NamedTuple):

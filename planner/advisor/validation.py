@@ -33,7 +33,15 @@ from planner.advisor.kernels import (
     trtllm_kv_per_query_head,
 )
 from planner.advisor.support import runner
-from planner.advisor.throughput import GGUF_QUANTS, Load, Setup, decode_load, default_compute_path, prefill_load
+from planner.advisor.throughput import (
+    GGUF_QUANTS,
+    Load,
+    Setup,
+    decode_load,
+    default_compute_path,
+    prefill_chunk_tokens,
+    prefill_load,
+)
 from planner.bounds.errors import PlannerError
 from planner.core.params import parameter_breakdown
 from planner.engines.registry import engines
@@ -79,7 +87,12 @@ def _setup(row: BenchmarkRow) -> Setup:
         row.engine.startswith("TensorRT-LLM") and trtllm_kv_per_query_head(row.engine_version)
     )
     flash = row.family == "layer-split" and llamacpp_flash_attention(gpu, row.flash_attention)
-    return Setup(gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe, dequant, per_head, flash)
+    chunk = None
+    if row.family == "paged":  # the paged rows are vLLM's unless they name SGLang
+        chunk = prefill_chunk_tokens(gpu, "sglang" if row.engine.startswith("SGLang") else engine, row.gpus_per_replica)
+    return Setup(
+        gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe, dequant, per_head, flash, chunk
+    )
 
 
 def _max_batch(row: BenchmarkRow) -> int:

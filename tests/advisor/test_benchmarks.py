@@ -152,12 +152,12 @@ def test_the_unseen_set_of_2026_12() -> None:
         if g.role == "held-out"
     }
     assert figures == {
-        ("fused", "batched"): (289, 0.175, 1.693),
-        ("fused", "long_context"): (194, 0.158, 2.121),
-        ("fused", "prefill"): (133, 0.129, 1.180),
+        ("fused", "batched"): (289, 0.171, 1.726),
+        ("fused", "long_context"): (194, 0.153, 2.147),
+        ("fused", "prefill"): (133, 0.128, 1.191),
         ("layer-split", "single_stream"): (2, 0.026, 0.033),
-        ("paged", "batched"): (5, 0.092, 0.183),
-        ("paged", "single_stream"): (1, 0.138, 0.138),
+        ("paged", "batched"): (5, 0.079, 0.163),
+        ("paged", "single_stream"): (1, 0.127, 0.127),
     }
 
 
@@ -176,9 +176,9 @@ def test_the_unseen_set_of_2026_12b() -> None:
     assert figures == {
         ("layer-split", "prefill"): (20, 0.094, 1.738),
         ("layer-split", "single_stream"): (11, 0.092, 0.184),
-        ("paged", "batched"): (38, 0.86, 32.652),
-        ("paged", "prefill"): (48, 0.836, 3.29),
-        ("paged", "single_stream"): (1, 0.181, 0.181),
+        ("paged", "batched"): (38, 0.853, 32.696),
+        ("paged", "prefill"): (48, 0.749, 3.29),
+        ("paged", "single_stream"): (1, 0.171, 0.171),
     }
 
 
