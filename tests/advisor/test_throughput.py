@@ -155,3 +155,24 @@ def test_fp16_accumulation_doubles_only_where_the_catalog_says_fp32_accumulation
         assert fp16_accumulate_factor(get_gpu(gpu_id)) == pytest.approx(factor, rel=0.01), gpu_id
     for gpu_id in ("l40s", "rtx-6000-ada", "h100-pcie-80gb", "a100-pcie-80gb", "rtx-pro-6000-blackwell"):
         assert fp16_accumulate_factor(get_gpu(gpu_id)) == 1.0, gpu_id
+
+
+def test_a_paged_prompt_reads_its_weights_once_per_chunk_of_the_engines_default() -> None:
+    """vLLM prefills 2,048 prompt tokens a step on an A100 (``max_num_batched_tokens`` for ``vllm serve``, vllm
+    0.11.0 engine/arg_utils.py:1601-1624) and 8,192 on an H100; SGLang 8,192 on both (``chunked_prefill_size``,
+    sglang 0.5.3 server_args.py) and 2,048 on an RTX 4090. A 3,996-token Qwen3-14B BF16 prompt under vLLM on an
+    A100 80GB then reads its 29.5 GB of weights 3,996 / 2,048 times, not 3,996 / 8,192: 21.8 ms more of the GPU
+    (a weight read there is 14.9 ms at the fitted HBM share), 534.9 ms in all where SGLang's 8,192 gives 513.1 ms."""
+    from planner.advisor.engine_speed import prefill_in_serving
+    from planner.advisor.throughput import prefill_chunk_tokens
+
+    a100, h100, rtx = get_gpu("a100-sxm-80gb"), get_gpu("h100-sxm-80gb"), get_gpu("rtx-4090")
+    engines = ("vllm", "sglang", "trtllm", "llamacpp")
+    assert [prefill_chunk_tokens(a100, e, 1) for e in engines] == [2048, 8192, None, None]
+    assert [prefill_chunk_tokens(h100, e, 1) for e in ("vllm", "sglang")] == [8192, 8192]
+    assert [prefill_chunk_tokens(rtx, e, 1) for e in ("vllm", "sglang")] == [2048, 2048]
+    prompt = prefill_load(get_model("Qwen/Qwen3-14B").spec, "bf16", 3996)
+    vllm = prefill_in_serving(setup_for(a100, "vllm", "16-bit", 1, "bf16"), prompt)
+    sglang = prefill_in_serving(setup_for(a100, "sglang", "16-bit", 1, "bf16"), prompt)
+    assert vllm == pytest.approx(0.5349, abs=2e-4) and sglang == pytest.approx(0.5131, abs=2e-4)
+    assert vllm - sglang == pytest.approx(0.0218, abs=2e-4)

@@ -278,7 +278,7 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
     # REQUEST_BOUND_128_4
     "gpustack-a100-gptoss120b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +110%
     "gpustack-a100-qwen314b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +65%
-    # (gpustack-a100x8-qwen3235ba22b-vllm-random-128-4: +64 %, +45.3 % with vLLM's 2,048-token A100 chunk, PREFILL_CHUNK)
+    # (gpustack-a100x8-qwen3235ba22b-vllm-random-128-4: +64 %, +45.3 % with vLLM's 2,048-token chunk, PREFILL_CHUNK)
     "gpustack-h100-gptoss120b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +195%
     "gpustack-h100-gptoss20b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +208%
     "gpustack-h100-qwen314b-fp8-sglang-random-128-4": REQUEST_BOUND_128_4,  # +85%
