@@ -45,20 +45,14 @@ from typing import Literal, NamedTuple
 
 from planner.advisor.allreduce import pcie_allreduce_seconds
 from planner.advisor.gemm_tables import decode_gemm_seconds
+from planner.advisor.hardware import compute_tflops, fp16_accumulate_factor, memory_class, pcie_generation
 from planner.advisor.kernels import (
     GEMM_EFFICIENCY,
     LLAMACPP_FLASH_ATTENTION_SHARE,
     LLAMACPP_MMQ_MAX_BATCH,
     llamacpp_tensor_share,
 )
-from planner.advisor.throughput import (
-    Load,
-    Setup,
-    compute_tflops,
-    fp16_accumulate_factor,
-    memory_class,
-    pcie_generation,
-)
+from planner.advisor.throughput import Load, Setup
 from planner.core.gpu import GpuSpec
 
 Bound = Literal["memory", "compute", "unknown"]

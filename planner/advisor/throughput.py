@@ -23,14 +23,13 @@ batch and of one prompt, for the whole replica:
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
+from planner.advisor.hardware import LinkKind, link
 from planner.advisor.kernels import ComputePath, llamacpp_flash_attention, moe_kernel_layer_seconds
 from planner.advisor.matmuls import Matmuls, matmul_shapes
-from planner.bounds.memo import BoundedMemo
 from planner.core.blocks import ATTENTION_KINDS, LayerKind
 from planner.core.gpu import GpuSpec
 from planner.core.kv import cached_tokens, kv_bytes_per_sequence
@@ -39,111 +38,15 @@ from planner.core.params import ParameterBreakdown, parameter_breakdown
 from planner.core.precision import weight_format
 from planner.core.weights import category_bits
 from planner.engines.registry import get_engine
-from planner.engines.sglang import sglang_defaults
 from planner.engines.support import SpeedFamily
-from planner.engines.vllm.defaults import default_batch
 
 Family = SpeedFamily
 Split = Literal["tensor", "layer", "pipeline"]
-MemoryClass = Literal["hbm", "gddr", "apple", "lpddr"]
-LinkKind = Literal["nvlink", "pcie"]
 # GGUF weight types llama.cpp multiplies with its own quantized kernels (MMQ on CUDA, quantized shaders on Vulkan
 # and Metal), not the 16-bit GEMMs of F16 / BF16 files. MXFP4 (gpt-oss's experts) is one: GGML_TYPE_MXFP4 in
 # ggml (ggml-org/llama.cpp PR 15091, 2025-08-05: a new ggml type for CUDA, Vulkan, Metal) with its MMQ instance
 # (PR 15880, generate_cu_files.py "add missing mxfp4").
 GGUF_QUANTS = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k", "int4", "mxfp4")
-
-# Per-direction PCIe x16 bandwidth by generation (PCI-SIG: 16 / 32 / 64 GT/s x 16 lanes, 128b/130b coding).
-PCIE_BYTES_PER_S = {3: 15.75e9, 4: 31.5e9, 5: 63.0e9}
-
-
-def memory_class(gpu: GpuSpec) -> MemoryClass:
-    """HBM, GDDR, Apple unified memory, or other LPDDR shared with a CPU (DGX Spark, Strix Halo): the share of the
-    datasheet bandwidth a decode step reaches differs by class (Apple quotes the whole chip's bandwidth, which its
-    GPU alone does not reach)."""
-    kind = (gpu.memory_type or "").upper()
-    if gpu.vendor == "Apple":
-        return "apple"
-    if gpu.unified_memory is not None or "LPDDR" in kind or "UNIFIED" in kind:
-        return "lpddr"
-    return "hbm" if "HBM" in kind else "gddr"
-
-
-def fp16_accumulate_factor(gpu: GpuSpec) -> float:
-    """How much faster than the catalog's 16-bit rate (FP32 accumulation, what serving engines use) a GPU runs FP16
-    matmuls that accumulate in FP16, as llama.cpp's cuBLAS path does (``CUBLAS_COMPUTE_16F``,
-    ggml-org/llama.cpp ``ggml-cuda.cu``; PR 3370 took a 3090 Ti's pp512 from 1,661 to 3,984 t/s with it): the
-    entry's sourced ``fp16_accumulate`` over its ``fp16`` (GeForce parts and the L40 halve FP32 accumulation: RTX
-    4090 165.2 / 330.3, RTX 5090 209.5 / 419, L40 181 / 362 dense), 1 where the catalog states no difference."""
-    fp16 = gpu.compute.tflops("fp16")
-    if gpu.compute.fp16_accumulate is None or not fp16:
-        return 1.0
-    return gpu.compute.fp16_accumulate / fp16
-
-
-# The generation read off each GPU's form factor and interconnect text (every all-reduce over PCIe asks it): one entry
-# per distinct text, a catalog holds ~50; 256 keep a few catalogs' worth (short strings and ints).
-PCIE_TEXTS = 256
-_GENERATIONS: BoundedMemo[str, int] = BoundedMemo(PCIE_TEXTS)
-
-
-def pcie_generation(gpu: GpuSpec) -> int:
-    """The PCIe generation the card's link runs (from its form factor or interconnect text; Gen4 when unstated),
-    kept per text (:data:`PCIE_TEXTS`, least recently used out)."""
-    text = f"{gpu.form_factor or ''} {gpu.interconnect or ''}"
-    kept = _GENERATIONS.get(text)
-    if kept is None:
-        found = re.search(r"(?:Gen\s?|PCIe\s)([345])", text)
-        kept = _GENERATIONS.put(text, int(found.group(1)) if found else 4)
-    return kept
-
-
-def pcie_lanes(gpu: GpuSpec) -> int:
-    return 8 if re.search(r"\bx8\b", gpu.form_factor or "") else 16
-
-
-@lru_cache(maxsize=1024)  # pure in the (frozen) GPU entry and a count; asked for every step of every option
-def link(gpu: GpuSpec, gpus: int) -> tuple[LinkKind, float]:
-    """How ``gpus`` GPUs of one replica exchange activations, and the bytes per second of the link: NVLink /
-    Infinity Fabric on baseboards (half the quoted bidirectional figure, what an all-reduce over it moves), an
-    NVLink bridge for a pair only, else PCIe's per-direction figure (an all-reduce over PCIe takes NCCL's measured
-    time instead, :func:`planner.advisor.allreduce.pcie_allreduce_seconds`)."""
-    text = (gpu.interconnect or "").lower()
-    fabric = gpu.interconnect_bandwidth_bytes_per_s
-    bridged = "bridge" in text
-    if fabric and ("nvlink" in text or "infinity" in text) and (not bridged or gpus <= 2):
-        return "nvlink", fabric / 2
-    if gpu.purchase.kind == "baseboard" and ("infinity" in text or fabric):
-        return "nvlink", (fabric or 2 * PCIE_BYTES_PER_S[5]) / 2
-    per_direction = PCIE_BYTES_PER_S[pcie_generation(gpu)] * pcie_lanes(gpu) / 16
-    return "pcie", per_direction
-
-
-def compute_tflops(gpu: GpuSpec, path: ComputePath) -> tuple[float | None, str]:
-    """Dense TFLOPS the matmuls of ``path`` run at on ``gpu`` (``None``: unknown), and which figure that is."""
-    compute = gpu.compute
-    if path in ("fp8", "int8", "fp4"):
-        value = compute.tflops(path)
-        label = {"fp8": "FP8 dense", "int8": "INT8 dense", "fp4": "FP4 dense"}[path]
-        return (value, label) if value else (None, f"{label} unknown for this GPU")
-    for fmt, label in (("bf16", "BF16 dense"), ("fp16", "FP16 dense")):
-        value = compute.tflops(fmt)  # type: ignore[arg-type]
-        if value:
-            return value, label
-    fp32 = compute.tflops("fp32")
-    if fp32:
-        return fp32, "FP32 (no 16-bit matrix figure: 16-bit math at the FP32 rate)"
-    return None, "16-bit TFLOPS unknown for this GPU"
-
-
-def default_compute_path(gpu: GpuSpec, weights: str) -> ComputePath:
-    """The arithmetic when no support row says: the format's own tensor cores when the GPU has a figure for them
-    (FP8, INT8, FP4 for NVFP4 / MXFP4), else 16-bit (weight-only dequantisation)."""
-    own: dict[str, Literal["fp8", "int8", "fp4"]] = {"fp8": "fp8", "int8": "int8", "nvfp4": "fp4", "mxfp4": "fp4"}
-    path = own.get(weights)
-    if path is not None and gpu.compute.tflops(path):
-        return path
-    return "16-bit"
 
 
 class Setup(NamedTuple):
@@ -168,20 +71,10 @@ class Setup(NamedTuple):
 
 def prefill_chunk_tokens(gpu: GpuSpec, engine: str, tensor_parallel: int) -> int | None:
     """The prompt tokens one serving step of ``engine`` takes at its defaults on ``gpu`` (``None``: the speed
-    model's 8,192, TensorRT-LLM's ``max_num_tokens``; llama.cpp's micro-batch is its own). vLLM's
-    ``max_num_batched_tokens`` for ``vllm serve``: 8,192 on a device of 70 GiB or more that is not an A100, else
-    2,048 (vllm 0.11.0 ``engine/arg_utils.py:1594-1624``, ``_set_default_args``: "Setting large
-    ``max_num_batched_tokens`` for A100 reduces throughput, see PR #17885"; every release since,
-    :func:`planner.engines.vllm.defaults.default_batch`). SGLang's ``chunked_prefill_size`` by GPU memory: 2,048
-    under 35 GiB, 4,096 under 60, 8,192 under 160, else 16,384 (sglang 0.5.3 ``srt/server_args.py:542-627``,
-    ``_handle_gpu_memory_settings``; :func:`planner.engines.sglang.sglang_defaults`). A chunk reads every weight
-    once (:func:`planner.advisor.engine_speed.prefill_in_serving`)."""
-    memory = gpu.memory_bytes_for(True)
-    if engine == "vllm":
-        return default_batch(memory, gpu.name)[0]
-    if engine == "sglang":
-        return sglang_defaults(memory, tensor_parallel)[0]
-    return None
+    model's 8,192), as the engine states it (:meth:`planner.engines.base.Engine.prefill_chunk_tokens`: vLLM's
+    ``max_num_batched_tokens``, SGLang's ``chunked_prefill_size``). A chunk reads every weight once
+    (:func:`planner.advisor.engine_speed.prefill_in_serving`)."""
+    return get_engine(engine).prefill_chunk_tokens(gpu.memory_bytes_for(True), gpu.name, tensor_parallel)
 
 
 def setup_for(gpu: GpuSpec, engine: str, path: ComputePath, gpus: int, weights: str) -> Setup:

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from planner.advisor.benchmarks import FAMILY_LABELS, BenchmarkRow, load_rows
 from planner.advisor.engine_speed import FITTED, Roofline, prefill_alone, serving, step
+from planner.advisor.hardware import default_compute_path
 from planner.advisor.kernels import (
     llamacpp_dequant_gemm,
     llamacpp_flash_attention,
@@ -33,18 +34,10 @@ from planner.advisor.kernels import (
     trtllm_kv_per_query_head,
 )
 from planner.advisor.support import runner
-from planner.advisor.throughput import (
-    GGUF_QUANTS,
-    Load,
-    Setup,
-    decode_load,
-    default_compute_path,
-    prefill_chunk_tokens,
-    prefill_load,
-)
+from planner.advisor.throughput import GGUF_QUANTS, Load, Setup, decode_load, prefill_chunk_tokens, prefill_load
 from planner.bounds.errors import PlannerError
 from planner.core.params import parameter_breakdown
-from planner.engines.registry import engines
+from planner.engines.registry import engine_labelled, engines
 
 # The batch limit an engine runs a max-throughput run at when its KV pool holds more (TensorRT-LLM 1.x
 # max_batch_size default 2048: planner.engines.trtllm.TrtllmProfile; vLLM max_num_seqs: planner.engines.vllm).
@@ -88,8 +81,9 @@ def _setup(row: BenchmarkRow) -> Setup:
     )
     flash = row.family == "layer-split" and llamacpp_flash_attention(gpu, row.flash_attention)
     chunk = None
-    if row.family == "paged":  # the paged rows are vLLM's unless they name SGLang
-        chunk = prefill_chunk_tokens(gpu, "sglang" if row.engine.startswith("SGLang") else engine, row.gpus_per_replica)
+    if row.family == "paged":  # the paged rows are the family's first engine's (vLLM's) unless they name another
+        named = engine_labelled(row.engine)
+        chunk = prefill_chunk_tokens(gpu, named.name if named else engine, row.gpus_per_replica)
     return Setup(
         gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe, dequant, per_head, flash, chunk
     )

@@ -230,6 +230,12 @@ class Engine(ABC):
         """The releases the engine's rules cover, oldest first (default: only the profile's default release)."""
         return (self.profile().engine_version,)
 
+    def prefill_chunk_tokens(self, gpu_memory_bytes: int, gpu_name: str, tensor_parallel: int) -> int | None:
+        """Prompt tokens one serving step takes at the engine's defaults on a GPU of ``gpu_memory_bytes`` (the speed
+        model's prompt reads every weight once per chunk); ``None``: no default of the engine's own by GPU (the speed
+        model's 8,192, TensorRT-LLM's ``max_num_tokens``; llama.cpp's micro-batch is priced apart)."""
+        return None
+
 
 # Failures met before the engine sizes its KV cache: it prints none of its cache lines, only the error
 # (vLLM's free-memory check runs in ``gpu_worker.init_device``, before the model loads; the context and TP checks

@@ -113,6 +113,15 @@ def unregister(name: str) -> None:
     del _ENGINES[name]
 
 
+def engine_labelled(text: str) -> Engine | None:
+    """The registered engine a text names by its label at the start ("SGLang 0.5.3": SGLang), ``None`` if none does
+    (a benchmark row's engine as its source writes it)."""
+    for engine in engines():
+        if text.startswith(engine.label):
+            return engine
+    return None
+
+
 def get_engine(name: str) -> Engine:
     """The engine called ``name``; an unknown name raises :class:`PlannerError`."""
     try:

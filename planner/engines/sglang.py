@@ -318,6 +318,11 @@ class SglangEngine(Engine):
     def parse_log(self, lines: Lines) -> dict[str, object] | None:
         return parse_sglang(lines)
 
+    def prefill_chunk_tokens(self, gpu_memory_bytes: int, gpu_name: str, tensor_parallel: int) -> int | None:
+        """``chunked_prefill_size`` by GPU memory: 2,048 under 35 GiB, 4,096 under 60, 8,192 under 160, else 16,384
+        (sglang 0.5.3 ``srt/server_args.py:542-627``, ``_handle_gpu_memory_settings``; :func:`sglang_defaults`)."""
+        return sglang_defaults(gpu_memory_bytes, tensor_parallel)[0]
+
     def releases(self) -> tuple[str, ...]:
         """Before 0.5.3 a fixed fraction by TP size; from 0.5.3 the memory heuristic (sglang PR #10975)."""
         return ("0.5.2", "0.5.3", SGLANG_DEFAULT_VERSION)

@@ -209,8 +209,8 @@ def test_every_path_an_engine_runs_has_a_compute_figure() -> None:
     """Issue 21: no option goes without a compute bound: every catalog GPU has a dense TFLOPS figure for every
     arithmetic a support-table row runs on its architecture (B300, GB10, H100 NVL, H20, RTX 6000 Ada included)."""
     from model_catalog import load_gpus
+    from planner.advisor.hardware import compute_tflops
     from planner.advisor.support import family, support_rows
-    from planner.advisor.throughput import compute_tflops
 
     missing = []
     for gpu in load_gpus().values():

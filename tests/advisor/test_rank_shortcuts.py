@@ -6,7 +6,7 @@ it (the stages on each GPU and the screens, planner.advisor.reuse; vLLM's stages
 and the sampler headrooms), with the per-ranking memos of planner.advisor.evaluate.Evaluator and
 planner.advisor.build.Built (what is bought, once per GPU, count and hosts), the KV bytes per token kept per stage
 (planner.core.kv), vLLM's view of each GPU (planner.engines.platform) and the PCIe generation
-(planner.advisor.throughput) kept per GPU, vLLM's profile-run terms kept per what they read and its working space
+(planner.advisor.hardware) kept per GPU, vLLM's profile-run terms kept per what they read and its working space
 per stage context (planner.engines.vllm.kept) and its loaded weights per load context
 (planner.engines.vllm.loaded), a stage's spec counts kept on it (planner.engines.vllm.blocks), the plan made from
 the GPU-less basis, and hashes computed once (planner.bounds.hashing). Without: the plain Evaluator of
@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from model_catalog import get_model, load_gpus
-from planner.advisor import Workload, rank, reuse, screen, throughput
+from planner.advisor import Workload, hardware, rank, reuse, screen
 from planner.advisor import ranking as ranking_module
 from planner.bounds.errors import PlannerError
 from planner.bounds.hashing import field_values
@@ -63,7 +63,7 @@ MEMOS: tuple[BoundedMemo[Any, Any], ...] = (
     failures._SAMPLERS,
     kv._PER_TOKEN,
     platform._GPU_PLATFORMS,
-    throughput._GENERATIONS,
+    hardware._GENERATIONS,
 )
 
 

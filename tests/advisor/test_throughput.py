@@ -7,16 +7,9 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.advisor.engine_speed import FITTED, prefill_alone, serving, step
+from planner.advisor.hardware import link, memory_class
 from planner.advisor.kernels import GEMM_EFFICIENCY
-from planner.advisor.throughput import (
-    decode_load,
-    experts_touched,
-    link,
-    memory_class,
-    prefill_load,
-    setup_for,
-    weight_bytes,
-)
+from planner.advisor.throughput import decode_load, experts_touched, prefill_load, setup_for, weight_bytes
 from planner.core.params import parameter_breakdown
 
 LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
@@ -148,7 +141,7 @@ def test_fp16_accumulation_doubles_only_where_the_catalog_says_fp32_accumulation
     """llama.cpp's cuBLAS matmuls accumulate in FP16 (CUBLAS_COMPUTE_16F); GeForce parts and the L40 run that at
     twice their FP32-accumulate rate, the figure the catalog's ``fp16`` gives (what serving engines use). Read from
     each entry's sourced ``fp16_accumulate``, not its name: the L40 (181 / 362 dense) is no GeForce."""
-    from planner.advisor.throughput import fp16_accumulate_factor
+    from planner.advisor.hardware import fp16_accumulate_factor
 
     expected = {"rtx-3090": 142 / 71, "rtx-4090": 2.0, "rtx-5090": 2.0, "l40": 2.0}
     for gpu_id, factor in expected.items():

@@ -245,3 +245,19 @@ def test_a_registered_toy_engine_shows_on_the_advisor_page(toy: ToyEngine) -> No
     at = run_page("advisor", {"engines": "toy", "gpu_filter": "h100-sxm-80gb", "users": "4"})
     assert not at.exception, [e.value for e in at.exception]
     assert any("ToyServe" in text for text in texts(at.success) + texts(at.warning)), texts(at.success)
+
+
+def test_engine_labelled_reads_a_benchmark_rows_engine() -> None:
+    """A source's engine text names a registered engine by its label; the prompt chunk is that engine's own rule
+    (vLLM 2,048 on an A100, SGLang 8,192 there: planner.engines.vllm.defaults, planner.engines.sglang)."""
+    from planner.core.units import GiB
+    from planner.engines.registry import engine_labelled, get_engine
+
+    sglang, vllm = engine_labelled("SGLang 0.5.3"), engine_labelled("vLLM 0.11.0")
+    assert sglang is not None and sglang.name == "sglang"
+    assert vllm is not None and vllm.name == "vllm"
+    assert engine_labelled("MLC 0.1") is None
+    a100 = int(79.25 * GiB)
+    assert vllm.prefill_chunk_tokens(a100, "NVIDIA A100 80GB", 1) == 2048
+    assert sglang.prefill_chunk_tokens(a100, "NVIDIA A100 80GB", 1) == 8192
+    assert get_engine("llamacpp").prefill_chunk_tokens(a100, "NVIDIA A100 80GB", 1) is None

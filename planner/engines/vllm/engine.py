@@ -12,6 +12,7 @@ from planner.engines.logscan import Lines
 from planner.engines.settings import BY_NAME
 from planner.engines.support import EngineSupport
 from planner.engines.vllm.calibrated import Calibrated, calibrated_from_log
+from planner.engines.vllm.defaults import default_batch
 from planner.engines.vllm.logparse import parse_vllm
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
@@ -65,6 +66,13 @@ class VllmEngine(Engine):
         **{name: name for name in BY_NAME if name != "max_attention_window"},
     }
     support: ClassVar[EngineSupport] = VLLM_SUPPORT
+
+    def prefill_chunk_tokens(self, gpu_memory_bytes: int, gpu_name: str, tensor_parallel: int) -> int | None:
+        """``max_num_batched_tokens`` for ``vllm serve``: 8,192 on a device of 70 GiB or more that is not an A100,
+        else 2,048 (vllm 0.11.0 ``engine/arg_utils.py:1594-1624``, ``_set_default_args``: "Setting large
+        ``max_num_batched_tokens`` for A100 reduces throughput, see PR #17885"; every release since,
+        :func:`planner.engines.vllm.defaults.default_batch`)."""
+        return default_batch(gpu_memory_bytes, gpu_name)[0]
 
     def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:
         name = self.support.kv_cache_names.get(kv_dtype, "auto")
