@@ -164,7 +164,8 @@ def _sources(sel: Selection, a: Assessment) -> None:
 
 
 def _metrics(sel: Selection, a: Assessment) -> None:
-    """The headline figures (the same the HTML report leads with)."""
+    """The headline figures (the same the HTML report leads with), in one HTML element
+    (:func:`ui.tables.figures_html`: no metric script to fetch before the chart on a cold link)."""
     per_replica = f" ({format_tokens(a.kv_budget_tokens_per_replica)} per replica)" if a.replicas > 1 else ""
     helps = (
         "Weights, working memory and one conversation fit.",
@@ -172,10 +173,10 @@ def _metrics(sel: Selection, a: Assessment) -> None:
         "Whole conversations of the chosen context held at once, every replica counted.",
         "Whole model, every attention layer, before any sliding-window cap.",
     )
-    for column, (label, value), help_text in zip(
-        st.columns(4), exports.headline_figures(a, sel.unit), helps, strict=True
-    ):
-        column.metric(label, value, help=help_text)
+    figures = exports.headline_figures(a, sel.unit)
+    st.html(
+        tables.figures_html([(label, value, meaning) for (label, value), meaning in zip(figures, helps, strict=True)])
+    )
 
 
 def _chart(a: Assessment, unit: str) -> None:

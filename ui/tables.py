@@ -123,3 +123,38 @@ def preformatted(lines: Sequence[str]) -> str:
         "border-radius:.5rem"
     )
     return f"<pre class='hr-pre' style='{style}'>" + escape("\n".join(lines)) + "</pre>"
+
+
+FIGURES_STYLE = (
+    "<style>.hr-figures{display:flex;flex-wrap:wrap;gap:1rem;margin:0 0 .5rem;padding:0}"
+    ".hr-figure{position:relative;flex:1 1 10rem;min-width:0}"
+    ".hr-label{display:flex;align-items:center;gap:.35rem;font-size:.875rem;line-height:1.6}"
+    ".hr-value{font-size:2.25rem;line-height:1.3;overflow-wrap:anywhere}"
+    ".hr-help{display:inline-flex;align-items:center;justify-content:center;width:1rem;height:1rem;"
+    "border:1.5px solid rgba(49,51,63,.6);border-radius:50%;font-size:.65rem;font-weight:700;"
+    "color:rgba(49,51,63,.6);cursor:help}"
+    ".hr-tip{position:absolute;top:1.5rem;left:0;z-index:10;width:max-content;max-width:min(16rem,100%);"
+    "padding:.4rem .6rem;border-radius:.4rem;background:#1f2937;color:#fff;font-size:.8rem;font-weight:400;"
+    "line-height:1.4;opacity:0;pointer-events:none}"
+    ".hr-help:hover .hr-tip,.hr-help:focus .hr-tip{opacity:1}</style>"
+)
+
+
+def figures_html(figures: Sequence[tuple[str, str, str]]) -> str:
+    """Headline figures (label, value, what the figure means) in a row, as plain HTML for ``st.html``: the
+    Memory page's four figures in one element that needs no script of its own, where four ``st.metric`` in four
+    columns were nine elements and six scripts (the metric's and its number formatting) fetched and run before
+    the chart on a cold link (``make bench``, :mod:`bench.coldlink`). Each label has a help mark whose text shows
+    on hover and on focus (keyboard, a tap) and is read by a screen reader; two or one a row on a phone, a long
+    value wrapped rather than cut.
+
+    >>> page = figures_html([("KV budget", "1.5 k tokens", "Tokens the pools hold <all>.")])
+    >>> page.count("class='hr-value'"), "&lt;all&gt;" in page
+    (1, True)
+    """
+    cells = "".join(
+        f"<div class='hr-figure'><div class='hr-label'>{escape(label)}<span class='hr-help' tabindex='0'>?"
+        f"<span class='hr-tip'>{escape(meaning)}</span></span></div><div class='hr-value'>{escape(value)}</div></div>"
+        for label, value, meaning in figures
+    )
+    return f"{FIGURES_STYLE}<div class='hr-figures'>{cells}</div>"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -89,3 +90,20 @@ def nearest_link(text: str, change: str) -> dict[str, str]:
 def vega_rows(chart: Any) -> dict[str, list[dict[str, Any]]]:
     """A Vega-Lite chart's named datasets (its proto's), as the browser receives them: Arrow tables, as rows."""
     return {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pylist() for d in chart.datasets}
+
+
+FIGURE = re.compile(
+    r"<div class='hr-label'>(.*?)<span class='hr-help'.*?</span></span></div><div class='hr-value'>(.*?)</div>"
+)
+
+
+def figures(node: Any) -> list[tuple[str, str]]:
+    """The figures a page (or a part of it) shows, as (label, value) in the order drawn: the Memory page's headline
+    figures (one HTML element, :func:`ui.tables.figures_html`), then every ``st.metric`` (the deployment section's,
+    the other pages')."""
+    found = [
+        (html.unescape(label), html.unescape(value))
+        for element in node.get("html")
+        for label, value in FIGURE.findall(element.proto.body)
+    ]
+    return found + [(m.label, str(m.value)) for m in node.metric]

@@ -11,7 +11,7 @@ import pytest
 from model_catalog import get_model, load_gpus
 from planner.advisor import ContextDistribution, Ranking, Workload, headline, rank, recommendation
 from planner.advisor.validation import scored
-from tests.app.conftest import run_page, texts
+from tests.app.conftest import figures, run_page, texts
 from ui.advisor_report import advisor_report_html
 from ui.advisor_settings import (
     ASSUMPTIONS_TAB,
@@ -136,7 +136,7 @@ def test_the_row_link_opens_the_same_answer_on_the_memory_page() -> None:
     assert params["engine"] in ("vllm", "sglang", "trtllm", "llamacpp") and params["util"] != "0.7"
     memory = run_page("memory", params)
     assert not memory.exception
-    held = [m.value for m in memory.metric if m.label.startswith("Conversations at")]
+    held = [value for label, value in figures(memory) if label.startswith("Conversations at")]
     assert held and int(str(held[0]).replace(",", "")) == int(table["conversations"][0])
 
 

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from planner.engines.registry import settings_taken
 from planner.engines.settings import ENGINE_SETTINGS, shown_name
-from tests.app.conftest import CALIBRATE, COMMANDS, PAGES, SOURCES, plain, run_page
+from tests.app.conftest import CALIBRATE, COMMANDS, PAGES, SOURCES, figures, plain, run_page
 from ui import advisor_settings, deployment, settings, sidebar_launch
 from ui.page_registry import plans_hardware
 
@@ -116,7 +116,7 @@ def _fingerprint(at: AppTest) -> dict[str, object]:
     return {
         "title": [t.value for t in at.title],
         "alerts": sorted(plain(str(e.value)) for e in (*at.success, *at.warning, *at.error, *at.info)),
-        "metrics": [(m.label, m.value) for m in at.metric],
+        "metrics": figures(at),
         # a closed Deployment section or Launch settings box draws no widget: its settings then hold their defaults
         "settings": {
             **deployment.DEFAULTS,

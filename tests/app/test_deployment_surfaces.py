@@ -21,7 +21,7 @@ from planner.assessment.assess import Assessment, VerdictState
 from planner.cli import main
 from planner.core.units import GiB, format_tokens
 from planner.engines.registry import engine_names, get_engine, max_model_len_allowed
-from tests.app.conftest import plain, run_page, texts, vega_rows
+from tests.app.conftest import figures, plain, run_page, texts, vega_rows
 from ui import exports, state
 from ui.deployment import not_taken, options_from
 from ui.memory_chart import BARS
@@ -128,7 +128,7 @@ def _check_page_against_cli(at: Any, a: Assessment, cli: dict[str, Any]) -> None
     shown = texts(at.success) + texts(at.warning) + texts(at.error)
     assert cli["verdict_sentence"] in shown, (cli["verdict_sentence"], shown)
     assert a.sentence() == cli["verdict_sentence"] and a.state.value == cli["verdict"]
-    metrics = {m.label: str(m.value) for m in at.metric}
+    metrics = dict(figures(at))
     headline = dict(exports.headline_figures(a, "GiB"))
     assert {k: metrics[k] for k in headline} == headline  # the page's figures are the report's
     label = next(k for k in metrics if k.startswith("Conversations at"))

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from planner.cli import main
-from tests.app.conftest import nearest_link, plain, run_page, texts, vega_rows
+from tests.app.conftest import figures, nearest_link, plain, run_page, texts, vega_rows
 from ui.compare_charts import CELLS
 from ui.memory_chart import BARS
 
@@ -21,7 +21,7 @@ ISSUE = {
 
 
 def _metrics(at: Any) -> dict[str, str]:
-    return {m.label: str(m.value) for m in at.metric}
+    return dict(figures(at))
 
 
 def _markdown(at: Any) -> str:

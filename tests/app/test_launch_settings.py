@@ -12,14 +12,14 @@ import json
 from typing import Any
 
 from planner.cli import main
-from tests.app.conftest import COMMANDS, nearest_link, plain, run_page, texts
+from tests.app.conftest import COMMANDS, figures, nearest_link, plain, run_page, texts
 
 HOME = {"model": "Qwen/Qwen3-8B", "gpu": "rtx-3090", "engine": "vllm", "context": "8192", "users": "2"}
 FLAGS = ["--model", "Qwen/Qwen3-8B", "--gpu", "rtx-3090", "--engine", "vllm", "--context", "8192", "--users", "2"]
 
 
 def _metrics(at: Any) -> dict[str, str]:
-    return {m.label: str(m.value) for m in at.metric}
+    return dict(figures(at))
 
 
 def _codes(at: Any) -> str:

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from planner.engines.registry import engines, launch_commands
 from planner.planning.plan import plan
-from tests.app.conftest import CALIBRATE, COMMANDS, SOURCES, plain, run_page
+from tests.app.conftest import CALIBRATE, COMMANDS, SOURCES, figures, plain, run_page
 from ui.sidebar_launch import OPEN_KEY as LAUNCH_OPEN_KEY
 from ui.state import Selection
 
@@ -75,7 +75,7 @@ def _answer(at: AppTest) -> dict[str, Any]:
     return {
         "title": [t.value for t in at.title],
         "alerts": [str(e.value) for e in (*at.success, *at.warning, *at.error, *at.info)],
-        "metrics": [(m.label, m.value) for m in at.metric],
+        "metrics": figures(at),
         "html": [h.proto.body for h in at.get("html")],
         "chart": [c.proto.spec for c in at.get("vega_lite_chart")],
         "markdown": [m.value for m in at.markdown if SOURCES_LINE not in plain(m.value)],

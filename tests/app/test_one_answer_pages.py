@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from planner.bounds.errors import PlannerError
-from tests.app.conftest import run_page, texts
+from tests.app.conftest import figures, run_page, texts
 from tests.test_one_answer import setups
 from ui import links, text
 from ui.advisor_settings import TABLE_TAB
@@ -28,7 +28,7 @@ def test_memory_what_if_and_compare_pages_show_the_planners_answer(sel: Selectio
         return
     at = run_page("memory", _params(sel))
     assert not at.exception
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = dict(figures(at))
     label = text.context_label(sel.context_tokens)
     assert metrics[f"Conversations at {label}"] == f"{a.conversations:,}"
     assert metrics["Fits"] == ("yes" if a.fits else "no")

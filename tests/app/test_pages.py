@@ -3,14 +3,15 @@ numbers."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from planner.assessment.alternatives import longest_context_that_fits
 from planner.assessment.assess import assess
-from tests.app.conftest import PAGES, plain, run_page, texts, vega_rows
-from ui import text
+from tests.app.conftest import PAGES, figures, plain, run_page, texts, vega_rows
+from ui import exports, text
 from ui.compare_charts import CELLS
 from ui.state import Selection
 
@@ -68,7 +69,7 @@ def test_memory_verdict_equals_the_planner(name: str) -> None:
     a = sel.assessment()
     shown = {"success": at.success, "warning": at.warning, "error": at.error}[a.tone]
     assert a.sentence(sel.unit) in texts(shown)
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = dict(figures(at))
     assert metrics["Fits"] == ("yes" if a.fits else "no")
     assert metrics[f"Conversations at {text.context_label(sel.context_tokens)}"] == f"{a.conversations:,}"
 
@@ -141,7 +142,7 @@ def test_copy_link_reproduces_the_view() -> None:
     first = [s.value for s in at.success] + [e.value for e in at.error]
     second = [s.value for s in again.success] + [e.value for e in again.error]
     assert first[0] == second[0]
-    assert {m.label: m.value for m in at.metric} == {m.label: m.value for m in again.metric}
+    assert figures(at) == figures(again)
 
 
 def test_every_page_offers_html_and_csv_exports() -> None:
@@ -172,7 +173,7 @@ def test_an_engine_that_would_not_start_is_red_everywhere_on_the_page() -> None:
     errors = texts(at.error)
     assert a.sentence("GiB") in errors and "would refuse to start" in a.sentence("GiB")
     assert any(e.startswith("vLLM would stop with:") for e in errors)
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = dict(figures(at))
     assert metrics["Fits"] == "no" and metrics["Conversations at 9,000"] == "0"
     assert any("TP 2 on the same 2 GPUs" in m for m in texts(at.markdown)), "the wider split is offered"
 
@@ -183,7 +184,7 @@ def test_a_missed_target_is_amber_not_green() -> None:
     a = _selection(at).assessment()
     assert a.state.value == "misses-target"
     assert not at.success and a.sentence("GiB") in texts(at.warning)
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = dict(figures(at))
     assert metrics[f"Conversations at {text.context_label(a.result.context_tokens)}"] == f"{a.conversations:,}"
     assert f"{a.conversations:,} concurrent conversations" in a.sentence("GiB")
 
@@ -194,3 +195,15 @@ def test_compare_never_shows_the_same_pair_twice() -> None:
         at = run_page("compare", params)
         combos = list(at.session_state["combos"])
         assert len(combos) == len(set(combos)) >= 2, combos
+
+
+def test_memory_figures_are_one_html_element_with_their_meanings() -> None:
+    """The headline figures are the report's (:func:`ui.exports.headline_figures`), each with what it means, in one
+    HTML element: no ``st.metric`` and no columns, whose scripts a cold link fetched and ran before the chart."""
+    at = run_page("memory", PARAMETER_SETS["mla-tp8"])
+    a = _selection(at).assessment()
+    (row,) = [h.proto.body for h in at.get("html") if "hr-figures" in h.proto.body]
+    assert figures(at) == exports.headline_figures(a, "GiB") and not at.metric and not at.columns
+    meanings = re.findall(r"<span class='hr-tip'>(.*?)</span>", row)
+    assert meanings[2] == "Whole conversations of the chosen context held at once, every replica counted."
+    assert len(meanings) == 4 and row.count("tabindex='0'") == 4  # each reachable by keyboard and by a tap

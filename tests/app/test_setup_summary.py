@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import PAGES, plain, run_page
+from tests.app.conftest import PAGES, figures, plain, run_page
 from tests.app.test_pages import PARAMETER_SETS
 from ui import setup_summary
 
@@ -70,7 +70,7 @@ def test_the_summary_and_the_editor_put_the_same_link_and_answer_on_screen(page:
     summary, editor = run_page(page, PARAMETER_SETS[name]), run_page(page, PARAMETER_SETS[name], editor=True)
     assert not summary.exception and not editor.exception
     assert dict(summary.query_params) == dict(editor.query_params)
-    assert [m.value for m in summary.main.metric] == [m.value for m in editor.main.metric]
+    assert figures(summary.main) == figures(editor.main)
     alerts = ("success", "warning", "error", "info")
     assert [[a.value for a in getattr(summary, kind)] for kind in alerts] == [
         [a.value for a in getattr(editor, kind)] for kind in alerts
