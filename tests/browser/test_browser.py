@@ -35,8 +35,13 @@ def test_shared_link_shows_the_same_numbers(page, app_url: str) -> None:
     page.goto(f"{app_url}/{links.query_string(SHARED)}")
     wait_for_chart(page)
     assert _verdict(SHARED) in _alert_text(page)
-    body = page.inner_text("body")
-    assert f"Conversations at 32k\n\n{SHARED.assessment().conversations:,}\n" in body
+    figure = page.locator(".hr-figure", has_text="Conversations at 32k")  # ui.tables.figures_html
+    assert figure.locator(".hr-value").inner_text() == f"{SHARED.assessment().conversations:,}"
+    tip = figure.locator(".hr-tip")
+    assert tip.evaluate("e => getComputedStyle(e).opacity") == "0"
+    figure.locator(".hr-help").focus()  # its meaning shows on focus (a keyboard, a tap)
+    page.wait_for_function("() => getComputedStyle(document.activeElement.firstElementChild).opacity === '1'")
+    assert tip.inner_text() == "Whole conversations of the chosen context held at once, every replica counted."
 
 
 def test_slider_change_updates_url_and_the_new_link_reproduces(page, browser, app_url: str) -> None:
