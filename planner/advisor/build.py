@@ -181,6 +181,10 @@ def _warnings(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRo
     slow = _slow_first_token(s, w, b.prompt_tokens)
     if slow:
         undermining.append(slow)
+    engine = get_engine(row.engine)
+    gap = engine.support.gap_for(b.model.model_type, c.weights, gpu)
+    if gap is not None:
+        undermining.append(gap.words(engine.label))
     if s.prefill_share is not None and s.prefill_share > PREFILL_SHARE_LIMIT:
         notes.append(
             f"prompts take {s.prefill_share:.0%} of the GPU time at the target load (counted in the speed per user)"

@@ -136,6 +136,40 @@ Parallelism = Literal["tensor", "layer-split"]
 SpeedFamily = Literal["paged", "fused", "layer-split"]
 
 
+class SpeedGap(BaseModel, frozen=True, extra="forbid"):
+    """Where public measurements run below the speed model on an engine's path: a model type (``config.json``'s
+    ``model_type``) in a weight format on a GPU family, measured at ``low``-``high`` times the modelled tokens/s,
+    with the source. Evidence only: nothing is fitted to it (:func:`gap_for` finds the one an option meets).
+
+    >>> g = SpeedGap(model_types=("gpt_oss",), weights="mxfp4", families=("ampere",), low=0.4, high=0.71, source="s")
+    >>> g.covers("gpt_oss", "mxfp4", "ampere"), g.covers("gpt_oss", "mxfp4", "hopper")
+    (True, False)
+    """
+
+    model_types: Annotated[tuple[str, ...], Field(min_length=1)]
+    weights: str
+    families: Annotated[tuple[Family, ...], Field(min_length=1)]
+    low: Annotated[float, Field(gt=0, lt=1)]
+    high: Annotated[float, Field(gt=0, lt=1)]
+    source: Annotated[str, Field(min_length=1)]
+
+    @model_validator(mode="after")
+    def _ordered(self) -> SpeedGap:
+        if self.low > self.high:
+            raise ValueError("speed gap: low is above high")
+        return self
+
+    def covers(self, model_type: str, weights: str, fam: Family | None) -> bool:
+        return model_type in self.model_types and weights == self.weights and fam in self.families
+
+    def words(self, engine_label: str) -> str:
+        """The caveat as the advisor shows it."""
+        return (
+            f"speed likely optimistic: public measurements of this model under {engine_label} on this GPU family run "
+            f"at {self.low:.2f}-{self.high:.2f}x the modelled tokens/s ({self.source}); not modelled"
+        )
+
+
 class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     """What an engine runs and which deployment options it takes. Flags are the engine's own spelling; an empty
     flag means the engine has no such option, and a request asking for it is refused with ``label``'s reason."""
@@ -161,6 +195,14 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     # The most concurrent users the advisor offers the engine for unless the buyer names it, with why (None: any).
     advised_max_users: int | None = None
     advised_max_users_reason: str = ""
+    # Public measurements the speed model over-predicts on one of the engine's paths, not modelled (no mechanism a
+    # source shows): the advisor names them on the options they cover, as a caveat that keeps the verdict from green.
+    speed_gaps: tuple[SpeedGap, ...] = ()
+
+    def gap_for(self, model_type: str, weights: str, gpu: GpuSpec) -> SpeedGap | None:
+        """The first of :attr:`speed_gaps` an option of ``model_type`` in ``weights`` on ``gpu`` meets."""
+        fam = family(gpu)
+        return next((g for g in self.speed_gaps if g.covers(model_type, weights, fam)), None)
 
     def rows_for(self, fam: Family | None) -> tuple[PlatformRow, ...]:
         """The rows of ``fam`` (every row when the family is unknown)."""

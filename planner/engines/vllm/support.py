@@ -4,7 +4,7 @@ KV-cache dtypes, online quantization and deployment flags."""
 from __future__ import annotations
 
 from planner.engines.checkpoints import GGUF
-from planner.engines.support import EngineSupport, platform_rows
+from planner.engines.support import EngineSupport, SpeedGap, platform_rows
 
 VLLM_SUPPORT = EngineSupport(
     label="vLLM",
@@ -46,4 +46,21 @@ VLLM_SUPPORT = EngineSupport(
     # Hopper, Triton (0.19.1 model_executor/layers/fused_moe/oracle/mxfp4.py:169-184, :346-357,
     # fused_moe/gpt_oss_triton_kernels_moe.py:555-564; the same order at 0.33.0, oracle/mxfp4.py:402).
     triton_mxfp4_moe=((9, 0),),
+    # gpt-oss (MXFP4 experts) on Ampere: below compute capability 9 vLLM runs its experts with Marlin W4A16
+    # (0.11.0 model_executor/layers/quantization/mxfp4.py:59-107 get_mxfp4_backend, :785-799 fused_marlin_moe) and
+    # its attention with sinks on Triton. vLLM PR 22428 (the PR that added MXFP4 to Marlin, 2025-08-07) prints A100
+    # decode throughput by batch: gpt-oss-20b on one GPU 125.8 / 477.6 / 1,398 / 5,888 tok/s and gpt-oss-120b on
+    # two 117.5 / 427.1 / 1,283 / 4,172 at batch 1 / 4 / 16 / 128, the model +41 to +147 % over them; its Triton
+    # MoE column matches Marlin's at batch 1, so the missing time is not the MoE kernel's (docs/advisor.md, "What
+    # is left"). Measured on the A100 only: stated for Ampere, not for Ada or Blackwell.
+    speed_gaps=(
+        SpeedGap(
+            model_types=("gpt_oss",),
+            weights="mxfp4",
+            families=("ampere",),
+            low=0.40,
+            high=0.71,
+            source="vLLM PR 22428's A100 decode figures, batch 1-128",
+        ),
+    ),
 )
