@@ -36,6 +36,7 @@ from ui.common import Rows, data_grid, share_and_export
 from ui.deferred import Deferred
 from ui.guard import as_text
 from ui.state import Selection
+from ui.turns import shares_work
 
 PATH = settings.ADVISOR
 TONES = {"met": "success", "caution": "warning", "none": "error"}  # the verdict's box by its colour
@@ -50,17 +51,20 @@ TONES = {"met": "success", "caution": "warning", "none": "error"}  # the verdict
 # set-up is planned under its own engine's profile at that engine's defaults, as `advise` does on the CLI: the
 # sidebar's engine and memory fraction do not apply here (the row's Memory-page link carries the option's own).
 @st.cache_resource(ttl=3600, max_entries=8, show_spinner="Ranking every set-up in the catalog…")
+@shares_work
 def _ranking(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> Ranking:
     gpus = [g for i, g in load_gpus().items() if not gpu_ids or i in gpu_ids]
     return rank(spec, workload, gpus=gpus)
 
 
 @st.cache_data(ttl=3600, max_entries=64, show_spinner=False)
+@shares_work
 def _overflow_report(option: Option, workload: Workload, spec: ModelSpec) -> OverflowReport:
     return overflow_for(option, workload, spec)
 
 
 @st.cache_data(ttl=3600, max_entries=64, show_spinner=False)
+@shares_work
 def _best_of(spec: ModelSpec, workload: Workload, gpu_ids: tuple[str, ...]) -> tuple[Option | None, int]:
     """A compared model's best set-up and how many serve the workload: a small pickle to read back on each run (its
     ranking, kept by :func:`_ranking`, serves the page at once when the reader switches to that model)."""
@@ -179,6 +183,7 @@ def _rejected(ranking: Ranking) -> None:
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
+@shares_work
 def _validation_table() -> str:
     """The speed model against every public measurement, as an HTML table: the same for every workload, so built
     once."""

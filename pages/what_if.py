@@ -17,6 +17,7 @@ from ui import binding, compare_charts, curves, exports, frame, links, settings,
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
+from ui.turns import shares_work
 
 PATH = settings.WHAT_IF
 # The pairs offered besides the sidebar's: of these, the ones the engine runs on the sidebar's GPU.
@@ -33,6 +34,7 @@ def _curve_choices(sel: Selection) -> list[str]:
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
+@shares_work
 def _curve(request: PlanRequest, pair: str, contexts: tuple[int, ...], users: int) -> curves.Curve:
     """One curve, kept across reruns: moving the context slider recomputes only the chosen point."""
     return curves.build_curve(request, pair, contexts, users)

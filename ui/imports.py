@@ -26,6 +26,7 @@ from planner.bounds.walltime import BudgetExceeded
 from planner.sources.hub import HubModel, fetch_model, parse_repo_ref
 from planner.sources.hub.audience import for_visitors
 from planner.sources.hub.errors import TOKEN_PATTERN, HubConnectionError
+from ui.turns import shares_work
 
 HUB_TTL_SECONDS = 3600
 # A failure is kept this long: long enough that a looping link costs one download per period, short enough that a
@@ -86,6 +87,7 @@ FAILURES = FailureMemo()
 
 
 @st.cache_data(ttl=HUB_TTL_SECONDS, show_spinner="Reading the repository from the Hugging Face Hub…", max_entries=256)
+@shares_work
 def _fetch_cached(
     repo: str, revision: str | None, token_fingerprint: str, _token: str | None, server_token: bool = False
 ) -> HubModel:

@@ -29,6 +29,8 @@ from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
+from ui.turns import shared_work
+
 T = TypeVar("T")
 # Sizes measured (deep_size; tracemalloc agrees within 40 %): a Memory page answer ~0.17 MB (its figure 87 kB), a
 # Compare grid of 64 assessments ~1.2 MB, the largest description the limits allow no more. 256 answers, 64 MB.
@@ -74,7 +76,8 @@ class SharedCache:
                 return compute()  # the other session is slow (a hostile link): plan without waiting longer
             # kept now, or the other session failed (nothing kept): look again, and plan if nobody else does
         try:
-            value = compute()
+            with shared_work():  # others wait for it: its run keeps its slot (ui.turns)
+                value = compute()
             self._store(key, value)
             return value
         finally:

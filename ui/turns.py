@@ -17,6 +17,11 @@ failing Hub import made a plain Memory page wait 20 s (``make bench``: :mod:`ben
   waited :data:`PATIENCE_S`), and, drawing, after each :data:`QUANTUM_S` it pauses while a light run draws, for at
   most :data:`YIELD_RATIO` quanta and :data:`MAX_YIELDED_S` in all: a visitor's page gets the core, and a heavy
   page still ends within its budget.
+- **Shared work keeps its slot.** A run computing what other runs may wait for (a cached answer in flight:
+  Streamlit's caches hold the key's lock while computing, :mod:`ui.shared_cache` makes other sessions wait) turns
+  heavy but does not give its slot up (:func:`shared_work`, :func:`shares_work`): paused, it would wait for a slot
+  that the runs waiting for its answer hold, until every budget ran out (:mod:`bench.load` saw 25 sessions stall
+  20 s on one advisor link).
 - **One run per session.** A session's run waits while another of its runs draws; a waiting run gives way when
   its session asks for a newer one (the ``on_wait`` callback: Streamlit's stop/rerun check raises).
 
@@ -35,7 +40,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import wraps
+from typing import ParamSpec, TypeVar
 
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import pausing
@@ -65,6 +73,38 @@ STOPPED = (
     "The server is busy with other visitors' heavy pages; this one was stopped to let lighter ones go first. "
     "Reload in a moment."
 )
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+_SHARED_WORK: ContextVar[int] = ContextVar("headroom_shared_work", default=0)
+
+
+@contextmanager
+def shared_work() -> Iterator[None]:
+    """The block computes what other runs may be waiting for: its run keeps its slot (see the module docstring)."""
+    token = _SHARED_WORK.set(_SHARED_WORK.get() + 1)
+    try:
+        yield
+    finally:
+        _SHARED_WORK.reset(token)
+
+
+def computing_shared() -> bool:
+    """Whether this thread is inside :func:`shared_work`."""
+    return _SHARED_WORK.get() > 0
+
+
+def shares_work(func: Callable[P, R]) -> Callable[P, R]:
+    """``func`` runs as :func:`shared_work`: put it under a cache's decorator, so that it marks the computation
+    the cache's other callers wait for (a test holds every cached function of the dashboard to it)."""
+
+    @wraps(func)
+    def marked(*args: P.args, **kwargs: P.kwargs) -> R:
+        with shared_work():
+            return func(*args, **kwargs)
+
+    return marked
 
 
 class Busy(PlannerError):
@@ -207,8 +247,8 @@ class Turns:
 
     def _turn_heavy(self, run: Run) -> None:
         run.heavy = True
-        if sum(r.heavy for r in self._running) <= self.heavy_slots:
-            return  # the lane was free: it keeps drawing
+        if sum(r.heavy for r in self._running) <= self.heavy_slots or computing_shared():
+            return  # the lane was free, or others wait for what it computes: it keeps drawing
         self._running.remove(run)
         run.held += self._clock() - run.since
         run.paused = True

@@ -13,7 +13,7 @@ import pytest
 
 from planner.bounds.errors import PlannerError
 from tests.hostile.test_linear_planning import largest
-from ui import answers
+from ui import answers, turns
 from ui.shared_cache import SharedCache, deep_size, key_of
 from ui.state import Selection
 
@@ -39,6 +39,13 @@ def test_an_answer_is_computed_once_per_key() -> None:
     assert cache.get("b", lambda: compute("b")) == "B"
     assert calls == ["a", "b"]
     assert (cache.hits, cache.misses) == (1, 2)
+
+
+def test_the_computation_others_wait_for_is_shared_work() -> None:
+    """Its run keeps its slot while it computes (ui.turns): the runs waiting for the answer hold theirs."""
+    seen: list[bool] = []
+    SharedCache().get("k", lambda: seen.append(turns.computing_shared()))
+    assert seen == [True] and not turns.computing_shared()
 
 
 def test_many_sessions_asking_at_once_plan_once() -> None:

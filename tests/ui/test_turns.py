@@ -4,10 +4,12 @@ bench/attack.py)."""
 
 from __future__ import annotations
 
+import ast
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -173,6 +175,58 @@ def test_a_run_that_turns_heavy_gives_its_slot_up_while_the_lane_is_taken(clock:
     thread.join(5)
 
 
+def test_a_run_computing_shared_work_keeps_its_slot_when_it_turns_heavy(clock: Clock, cpu: Clock) -> None:
+    """A cached computation others may wait for (their runs holding slots) is never paused for a slot: paused, it
+    would wait for the slots its waiters hold until every budget ran out (bench/load.py saw 25 sessions stall 20 s
+    on one advisor link)."""
+    t = _turns(clock, cpu, slots=2)
+    _use(t, clock, "heavy", turns.FRESH_S + 1)
+    lane = t.admit("heavy", 60)
+    run = t.admit("computes", 60)
+    outcome: list[str] = []
+
+    def draw() -> None:
+        with t.running(run), turns.shared_work():
+            cpu.now += turns.HEAVY_AFTER_S
+            clock.now += turns.CHECK_EVERY_S
+            check()
+            outcome.append("went on")
+
+    with t.running(lane):
+        thread = threading.Thread(target=draw, daemon=True)
+        thread.start()
+        thread.join(5)
+        assert outcome == ["went on"] and run.heavy and not run.paused
+
+
+@turns.shares_work
+def _computed(value: int) -> int:
+    """A computation others may wait for."""
+    check()
+    return value * 2
+
+
+def test_shares_work_marks_the_whole_call_and_keeps_the_function(clock: Clock, cpu: Clock) -> None:
+    t = _turns(clock, cpu, slots=2)
+    _use(t, clock, "heavy", turns.FRESH_S + 1)
+    lane = t.admit("heavy", 60)
+    run = t.admit("computes", 60)
+    results: list[int] = []
+
+    def draw() -> None:
+        with t.running(run):
+            cpu.now += turns.HEAVY_AFTER_S
+            clock.now += turns.CHECK_EVERY_S
+            results.append(_computed(21))
+
+    with t.running(lane):
+        thread = threading.Thread(target=draw, daemon=True)
+        thread.start()
+        thread.join(5)
+        assert results == [42] and not run.paused
+    assert _computed.__name__ == "_computed" and "others may wait" in (_computed.__doc__ or "")
+
+
 def test_past_max_paused_the_costliest_paused_run_is_stopped(clock: Clock, cpu: Clock, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(turns, "MAX_PAUSED", 1)
     t = _turns(clock, cpu, slots=3)
@@ -205,3 +259,32 @@ def test_past_max_paused_the_costliest_paused_run_is_stopped(clock: Clock, cpu: 
 
 def test_checks_outside_a_run_do_nothing() -> None:
     check()  # no budget, no hook: the planner without the dashboard
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _cached_functions() -> list[tuple[str, ast.FunctionDef, int]]:
+    """Every function of the dashboard under ``st.cache_data`` or ``st.cache_resource``: (file, node, index of the
+    cache decorator)."""
+    found = []
+    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").rglob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for index, decorator in enumerate(node.decorator_list):
+                call = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if isinstance(call, ast.Attribute) and call.attr in ("cache_data", "cache_resource"):
+                    found.append((str(path.relative_to(ROOT)), node, index))
+    return found
+
+
+def test_every_cached_function_marks_its_computation_as_shared_work() -> None:
+    cached = _cached_functions()
+    assert len(cached) >= 6  # the advisor's four, the what-if page's and the Hub import's
+    for path, node, index in cached:
+        below = node.decorator_list[index + 1 : index + 2]
+        assert below and ast.unparse(below[0]) in ("shares_work", "turns.shares_work"), (
+            f"{path}: {node.name} is cached but not marked: put @shares_work (ui.turns) right under its cache "
+            "decorator, so that its run keeps its slot while other runs wait for it"
+        )
