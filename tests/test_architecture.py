@@ -43,6 +43,7 @@ DOCTESTED = (
     "ui.settings.parsing",
     "ui.settings.deployment",
     "ui.guard",
+    "ui.interpreter",
     "ui.report",
     "ui.text",
 )
