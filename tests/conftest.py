@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -30,3 +32,14 @@ def _not_a_legacy_pages_app(monkeypatch: pytest.MonkeyPatch) -> None:
         PagesManager.uses_pages_directory = False
 
     monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture
+def default_switch_interval() -> Iterator[None]:
+    """The interpreter's default switch interval (5 ms) during the test, the process's own restored after it."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)

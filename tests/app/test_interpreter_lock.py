@@ -4,7 +4,6 @@ a visitor's request no longer waits 1.4-2.1 s for the event loop behind looping 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 
 import pytest
 
@@ -12,17 +11,7 @@ from tests.app.conftest import run_page
 from ui import interpreter
 
 
-@pytest.fixture
-def default_interval() -> Iterator[None]:
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(0.005)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(before)
-
-
-def test_a_page_run_sets_it(default_interval: None) -> None:
+def test_a_page_run_sets_it(default_switch_interval: None) -> None:
     at = run_page("memory", {"model": "meta-llama/Llama-3.1-8B", "gpu": "rtx-4090"})
     assert not at.exception
     assert sys.getswitchinterval() == pytest.approx(interpreter.SWITCH_INTERVAL_S)

@@ -4,23 +4,12 @@ reading visitors' requests is not left waiting behind drawing scripts (bench/att
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 
 import pytest
 
 from ui import interpreter
 
 
-@pytest.fixture
-def default_interval() -> Iterator[None]:
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(0.005)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(before)
-
-
-def test_the_lock_is_handed_over_within_half_a_millisecond(default_interval: None) -> None:
+def test_the_lock_is_handed_over_within_a_millisecond(default_switch_interval: None) -> None:
     interpreter.share_the_lock()
     assert sys.getswitchinterval() == pytest.approx(0.001)

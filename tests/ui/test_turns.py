@@ -148,17 +148,26 @@ def test_a_run_without_a_turn_within_its_budget_is_told_so() -> None:
         t.admit("late", 0.05)
 
 
-def test_a_run_that_turns_heavy_gives_its_slot_up_while_the_lane_is_taken(clock: Clock, cpu: Clock) -> None:
+def _lane_taken(clock: Clock, cpu: Clock, session: str) -> tuple[Turns, Run, Run]:
+    """Two slots: a busy session's run holding the heavy lane, and ``session``'s light run admitted beside it."""
     t = _turns(clock, cpu, slots=2)
     _use(t, clock, "heavy", turns.FRESH_S + 1)
-    lane = t.admit("heavy", 60)
-    run = t.admit("grows", 60)
+    return t, t.admit("heavy", 60), t.admit(session, 60)
+
+
+def _past_the_mark(clock: Clock, cpu: Clock) -> None:
+    """The run's own CPU use passes the heavy mark, and its next check looks at the others."""
+    cpu.now += turns.HEAVY_AFTER_S
+    clock.now += turns.CHECK_EVERY_S
+
+
+def test_a_run_that_turns_heavy_gives_its_slot_up_while_the_lane_is_taken(clock: Clock, cpu: Clock) -> None:
+    t, lane, run = _lane_taken(clock, cpu, "grows")
     outcome: list[str] = []
 
     def draw() -> None:
         with t.running(run):
-            cpu.now += turns.HEAVY_AFTER_S  # its own CPU use passes the mark
-            clock.now += turns.CHECK_EVERY_S
+            _past_the_mark(clock, cpu)
             check()  # a planning loop's check: it waits here for the lane
             outcome.append("resumed")
 
@@ -179,16 +188,12 @@ def test_a_run_computing_shared_work_keeps_its_slot_when_it_turns_heavy(clock: C
     """A cached computation others may wait for (their runs holding slots) is never paused for a slot: paused, it
     would wait for the slots its waiters hold until every budget ran out (bench/load.py saw 25 sessions stall 20 s
     on one advisor link)."""
-    t = _turns(clock, cpu, slots=2)
-    _use(t, clock, "heavy", turns.FRESH_S + 1)
-    lane = t.admit("heavy", 60)
-    run = t.admit("computes", 60)
+    t, lane, run = _lane_taken(clock, cpu, "computes")
     outcome: list[str] = []
 
     def draw() -> None:
         with t.running(run), turns.shared_work():
-            cpu.now += turns.HEAVY_AFTER_S
-            clock.now += turns.CHECK_EVERY_S
+            _past_the_mark(clock, cpu)
             check()
             outcome.append("went on")
 
@@ -207,16 +212,12 @@ def _computed(value: int) -> int:
 
 
 def test_shares_work_marks_the_whole_call_and_keeps_the_function(clock: Clock, cpu: Clock) -> None:
-    t = _turns(clock, cpu, slots=2)
-    _use(t, clock, "heavy", turns.FRESH_S + 1)
-    lane = t.admit("heavy", 60)
-    run = t.admit("computes", 60)
+    t, lane, run = _lane_taken(clock, cpu, "computes")
     results: list[int] = []
 
     def draw() -> None:
         with t.running(run):
-            cpu.now += turns.HEAVY_AFTER_S
-            clock.now += turns.CHECK_EVERY_S
+            _past_the_mark(clock, cpu)
             results.append(_computed(21))
 
     with t.running(lane):
