@@ -5,6 +5,12 @@ move of the context slider) mounts the chart from scratch; a keyed Vega-Lite cha
 selection mode, ``streamlit/elements/vega_charts.py``) and takes the new rows in place (docs/benchmarks.md:
 491 -> 410 ms a slider move in one run). The rows are passed apart from the spec, so only the data changes.
 
+One point per purchase: a ranking's set-ups stand in columns, one per purchase (the same GPUs and hosts at the same
+cost, with other precisions, KV dtypes and splits; Llama-3.1-70B at 512 tokens: 355 priced set-ups on 42 costs).
+The chart draws the top of each column (the most that purchase does on its figure), and every front point and the
+recommendation; the set-ups under a top are in the ranking table and the CSV. The browser's time to draw the rows
+grows with their number (a one-chart page, 578 points against 3: +53 ms a slider move, docs/benchmarks.md).
+
 >>> rows, spec = pareto_chart([], [], "capacity", "Total cost of ownership (USD, log scale)")
 >>> rows, [layer["mark"]["type"] for layer in spec["layer"]]
 ([], ['line', 'point'])
@@ -18,7 +24,7 @@ from typing import Any
 from planner.advisor import Option
 
 PICK = "pick"  # the selection parameter a click sets: the clicked option's index in the ranking
-OPTIONS = "Set-ups that meet the target"
+OPTIONS = "Other purchases, each at its best set-up"
 FRONT = "Pareto front (nothing cheaper does more)"
 RECOMMENDED = "Recommended"
 # The cost axis's ticks: 1, 1.5, 2, 3, 5, 7 in every decade from $1 to $700M (an hourly rent to a cluster's purchase),
@@ -33,6 +39,21 @@ def value_of(option: Option, against: str) -> float:
     return option.concurrency if against == "capacity" else (option.decode_tokens_per_s_total or 0.0)
 
 
+def purchase_of(option: Option) -> tuple[str, int, str | None, float | None]:
+    """What a set-up buys: its GPUs, how many, their host and the cost (the chart's horizontal figure)."""
+    return option.gpu_id, option.gpu_count, option.host_id, option.cost
+
+
+def _tops(options: Sequence[Option], against: str) -> set[int]:
+    """The index of each purchase's best set-up on the figure (the first in the ranking's order among equals)."""
+    best: dict[tuple[str, int, str | None, float | None], int] = {}
+    for i, o in enumerate(options):
+        key = purchase_of(o)
+        if key not in best or value_of(o, against) > value_of(options[best[key]], against):
+            best[key] = i
+    return set(best.values())
+
+
 def _series_of(option: Option, on_front: set[int], chosen: Option | None) -> str:
     if option is chosen:
         return RECOMMENDED
@@ -42,10 +63,12 @@ def _series_of(option: Option, on_front: set[int], chosen: Option | None) -> str
 def pareto_rows(
     options: Sequence[Option], front: Sequence[Option], against: str, chosen: Option | None = None
 ) -> list[dict[str, Any]]:
-    """One row per priced option: its index in ``options`` (what a click returns), cost, figure, label, whether it
-    is on the front, and its series (the recommendation, on the front, or another set-up), in drawing order: the
-    recommendation last, on top."""
+    """One row per priced purchase at its best set-up on the figure, and one for each front point and the
+    recommendation (the module's docstring): its index in ``options`` (what a click returns), cost, figure, label,
+    whether it is on the front, and its series (the recommendation, on the front, or another purchase), in drawing
+    order: the recommendation last, on top."""
     on_front = {id(o) for o in front}
+    tops = _tops(options, against)
     rows = [
         {
             "i": i,
@@ -56,7 +79,7 @@ def pareto_rows(
             "series": _series_of(o, on_front, chosen),
         }
         for i, o in enumerate(options)
-        if o.cost is not None
+        if o.cost is not None and (i in tops or id(o) in on_front or o is chosen)
     ]
     return sorted(rows, key=lambda r: SERIES["domain"].index(r["series"]))
 
@@ -93,9 +116,9 @@ def pareto_chart(
     cost_label: str,
     chosen: Option | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Cost against capacity (concurrent conversations) or aggregate decode throughput: every priced option a
-    point (grey; on the Pareto front blue, joined by a line; the chosen, recommended one a large green diamond,
-    drawn on top). A click on any point selects it: :data:`PICK` holds its index in ``options``."""
+    """Cost against capacity (concurrent conversations) or aggregate decode throughput: every priced purchase a
+    point at its best set-up (grey; on the Pareto front blue, joined by a line; the chosen, recommended one a large
+    green diamond, drawn on top). A click on any point selects it: :data:`PICK` holds its index in ``options``."""
     y_title = "Concurrent conversations" if against == "capacity" else "Aggregate decode throughput (tokens/s)"
     axes = _axes(cost_label, y_title)
     tooltip = [
