@@ -18,6 +18,7 @@ from planner.advisor import (
     Workload,
     headline,
     overflow_for,
+    passed_over,
     passed_over_text,
     rank,
     recommendation,
@@ -142,11 +143,12 @@ def _chart(sel: Selection, ranking: Ranking) -> None:
     front = ranking.pareto_cost_capacity if against == "capacity" else ranking.pareto_cost_throughput
     cloud = ranking.workload.pricing == "cloud"
     cost_label = "Cloud cost (USD per hour, log scale)" if cloud else "Total cost of ownership (USD, log scale)"
-    rows, spec = pareto.pareto_chart(ranking.options, front, against, cost_label, chosen=ranking.options[0])
+    named = passed_over(ranking)  # a cheaper set-up the caption below names: a point of its own
+    rows, spec = pareto.pareto_chart(ranking.options, front, against, cost_label, ranking.options[0], named)
     event = st.vega_lite_chart(
         rows, spec, width="stretch", on_select="rerun", selection_mode=pareto.PICK, key="pareto_chart"
     )
-    passed = passed_over_text(ranking)  # a cheaper point the chart shows, and why it is not the recommendation
+    passed = passed_over_text(ranking)  # that point, and why it is not the recommendation
     if passed:
         st.caption(as_text(passed))
     picked = [p.get("i") for p in (getattr(event, "selection", {}) or {}).get(pareto.PICK, []) or []]

@@ -7,8 +7,9 @@ selection mode, ``streamlit/elements/vega_charts.py``) and takes the new rows in
 
 One point per purchase: a ranking's set-ups stand in columns, one per purchase (the same GPUs and hosts at the same
 cost, with other precisions, KV dtypes and splits; Llama-3.1-70B at 512 tokens: 355 priced set-ups on 42 costs).
-The chart draws the top of each column (the most that purchase does on its figure), and every front point and the
-recommendation; the set-ups under a top are in the ranking table and the CSV. The browser's time to draw the rows
+The chart draws the top of each column (the most that purchase does on its figure), every front point, the
+recommendation and the set-up the caption under the chart names (:func:`planner.advisor.passed_over_text`); the
+set-ups under a top are in the ranking table and the CSV. The browser's time to draw the rows
 grows with their number (a one-chart page, 578 points against 3: +53 ms a slider move, docs/benchmarks.md).
 
 >>> rows, spec = pareto_chart([], [], "capacity", "Total cost of ownership (USD, log scale)")
@@ -61,12 +62,16 @@ def _series_of(option: Option, on_front: set[int], chosen: Option | None) -> str
 
 
 def pareto_rows(
-    options: Sequence[Option], front: Sequence[Option], against: str, chosen: Option | None = None
+    options: Sequence[Option],
+    front: Sequence[Option],
+    against: str,
+    chosen: Option | None = None,
+    named: Option | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per priced purchase at its best set-up on the figure, and one for each front point and the
-    recommendation (the module's docstring): its index in ``options`` (what a click returns), cost, figure, label,
-    whether it is on the front, and its series (the recommendation, on the front, or another purchase), in drawing
-    order: the recommendation last, on top."""
+    """One row per priced purchase at its best set-up on the figure, and one for each front point, the
+    recommendation (``chosen``) and the set-up a caption names (``named``) (the module's docstring): its index in
+    ``options`` (what a click returns), cost, figure, label, whether it is on the front, and its series (the
+    recommendation, on the front, or another purchase), in drawing order: the recommendation last, on top."""
     on_front = {id(o) for o in front}
     tops = _tops(options, against)
     rows = [
@@ -79,7 +84,7 @@ def pareto_rows(
             "series": _series_of(o, on_front, chosen),
         }
         for i, o in enumerate(options)
-        if o.cost is not None and (i in tops or id(o) in on_front or o is chosen)
+        if o.cost is not None and (i in tops or id(o) in on_front or o is chosen or o is named)
     ]
     return sorted(rows, key=lambda r: SERIES["domain"].index(r["series"]))
 
@@ -115,10 +120,12 @@ def pareto_chart(
     against: str,
     cost_label: str,
     chosen: Option | None = None,
+    named: Option | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Cost against capacity (concurrent conversations) or aggregate decode throughput: every priced purchase a
     point at its best set-up (grey; on the Pareto front blue, joined by a line; the chosen, recommended one a large
-    green diamond, drawn on top). A click on any point selects it: :data:`PICK` holds its index in ``options``."""
+    green diamond, drawn on top; ``named``: a set-up a caption names, drawn too). A click on any point selects it:
+    :data:`PICK` holds its index in ``options``."""
     y_title = "Concurrent conversations" if against == "capacity" else "Aggregate decode throughput (tokens/s)"
     axes = _axes(cost_label, y_title)
     tooltip = [
@@ -151,4 +158,4 @@ def pareto_chart(
             },
         ],
     }
-    return pareto_rows(options, front, against, chosen), spec
+    return pareto_rows(options, front, against, chosen, named), spec

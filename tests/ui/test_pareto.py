@@ -1,5 +1,6 @@
 """The advisor's Pareto chart: one row per purchase (the top of its column: the most any of its set-ups does on
-the chart's figure), every front point and the recommendation, each with its ranking index, the front and the
+the chart's figure), every front point, the recommendation and the set-up the caption names, each with its ranking
+index, the front and the
 recommendation the ranking's own (one answer); the spec's layers, axis and click selection."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from collections import Counter
 from typing import Any
 
 from model_catalog import get_model
-from planner.advisor import ContextDistribution, Option, Workload, rank
+from planner.advisor import ContextDistribution, Option, Workload, passed_over, rank
 from ui.pareto import FRONT, PICK, RECOMMENDED, pareto_chart, purchase_of, value_of
 
 LLAMA_8B = get_model("meta-llama/Llama-3.1-8B").spec
@@ -87,3 +88,22 @@ def test_a_column_of_set_ups_on_one_purchase_is_one_point() -> None:
         rows, _ = pareto_chart(ranking.options, front, against, "cost", chosen=ranking.options[0])
         assert len(purchases) <= len(rows) <= len(purchases) + len(front) + 1
         _one_point_per_purchase(ranking.options, rows, against)
+
+
+def test_the_set_up_the_caption_names_is_a_point() -> None:
+    """Under the chart a caption names the cheapest set-up ranked after the recommendation and why
+    (:func:`planner.advisor.passed_over_text`); drawing each purchase once would hide it under its purchase's best
+    set-up, so it is drawn too, where the caption puts it."""
+    found = 0
+    for context, users in ((32768, 40), (512, 32), (8192, 64)):
+        workload = Workload.fixed_length(context, concurrent_conversations=users)
+        ranking = rank(get_model("meta-llama/Llama-3.1-70B").spec, workload)
+        named = passed_over(ranking)
+        if named is None:
+            continue
+        found += 1
+        rows, _ = pareto_chart(
+            ranking.options, ranking.pareto_cost_capacity, "capacity", "cost", ranking.options[0], named
+        )
+        assert ranking.options.index(named) in {r["i"] for r in rows}
+    assert found
