@@ -1,7 +1,7 @@
 """The advisor's Pareto chart: one row per purchase (the top of its column: the most any of its set-ups does on
 the chart's figure), every front point, the recommendation and the set-up the caption names, each with its ranking
-index, the front and the
-recommendation the ranking's own (one answer); the spec's layers, axis and click selection."""
+index, the front and the recommendation the ranking's own (one answer); the spec's layers, axis and click
+selection."""
 
 from __future__ import annotations
 
