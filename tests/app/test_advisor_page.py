@@ -6,6 +6,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import pyarrow as pa
 import pytest
 
 from model_catalog import get_model, load_gpus
@@ -23,6 +24,7 @@ from ui.advisor_settings import (
     TABS,
     WHY_OPEN_KEY,
 )
+from ui.guard import as_text
 from ui.state import Selection
 
 WORKLOADS: dict[str, dict[str, str | list[str]]] = {
@@ -343,3 +345,15 @@ def test_a_ranking_is_shared_and_never_pickled(monkeypatch: pytest.MonkeyPatch) 
     assert ranked == ["Qwen/Qwen3-8B", "mistralai/Mistral-7B-v0.3"] and not pickled
     answer = [texts(at.success) + texts(at.warning) + texts(at.error) for at in (first, second)]
     assert answer[0] and answer[0] == answer[1]
+
+
+def test_the_chart_draws_the_set_up_its_caption_names() -> None:
+    """The caption under the chart names a cheaper set-up ranked after the recommendation; the chart draws one
+    point per purchase (ui/pareto.py), and that set-up is one of its points, not hidden under its purchase's best
+    (Llama-3.1-70B, 8,192 tokens, 64 users: it was)."""
+    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-70B", "context": "8192", "users": "64"})
+    assert not at.exception
+    lead = as_text("A cheaper set-up, ")  # the caption is text (Markdown's characters escaped)
+    caption = next(c.value for c in at.caption if c.value.startswith(lead))
+    rows = pa.ipc.open_stream(at.get("vega_lite_chart")[0].proto.data.data).read_all().to_pylist()
+    assert any(caption.startswith(as_text(f"A cheaper set-up, {row['label']} (")) for row in rows), caption
