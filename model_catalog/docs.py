@@ -119,6 +119,9 @@ def _gpu_section(gpu: GpuSpec) -> list[str]:
     lines.append(f"- Compute source: {gpu.compute.source}" + (f"; {gpu.compute.note}" if gpu.compute.note else ""))
     unit = gpu.purchase
     lines.append(f"- Sold as: {unit.description} ({unit.kind}, {unit.gpus_per_unit} GPU(s) a unit): {unit.source}")
+    if unit.cooling is not None:
+        needs = " (only in a server whose fans cool it)" if unit.cooling == "passive" else ""
+        lines.append(f"- Cooling: {unit.cooling}{needs}: {unit.cooling_source}")
     if gpu.unified_memory is not None:
         um = gpu.unified_memory
         lines.append(
@@ -209,15 +212,16 @@ def _hosts_section() -> list[str]:
         "What a buyer orders around the GPUs (prices without the GPUs; a Mac, a DGX Spark or a Strix Halo desktop is "
         "its own machine). Unverified figures rest on an assumption stated in the entry.",
         "",
-        "| host | takes | GPUs | price (no GPUs) | own power | rack | unverified |",
-        "|---|---|---|---|---|---|---|",
+        "| host | takes | GPUs | passive cards | price (no GPUs) | own power | rack | unverified |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     hosts = load_hosts()
     for host in sorted(hosts.values(), key=lambda h: (h.kind, h.gpu_slots, h.price.usd)):
         power = f"{host.power_watts:,} W" if host.power_watts else "not sourced"
         rack = f"{host.rack_units}U" if host.rack_units else "not rack-mounted"
         lines.append(
-            f"| {host.id} | {', '.join(host.takes)} | {host.gpu_slots} | ${host.price.usd:,.0f} ({host.price.date}) "
+            f"| {host.id} | {', '.join(host.takes)} | {host.gpu_slots} | {'yes' if host.cools_passive_cards else 'no'} "
+            f"| ${host.price.usd:,.0f} ({host.price.date}) "
             f"| {power} | {rack} | {', '.join(host.unverified_fields) or '-'} |"
         )
     lines.append("")
@@ -226,6 +230,8 @@ def _hosts_section() -> list[str]:
             f"- **{host.id}**: {_cell(host.description)}. Price: {_cell(host.price.kind)}; {host.price.source}"
         )
         lines.extend(f"  - {_cell(s)}" for s in host.sources)
+        if host.cools_passive_cards:
+            lines.append(f"  - Cools passive cards: {_cell(host.cooling_source)}")
         lines.extend(f"  - {_cell(n)}" for n in host.notes)
     costs = running_costs()
     lines += ["", "Running-cost defaults (editable on the advisor page and the CLI):", ""]

@@ -3,11 +3,12 @@ they are used (the total cost of ownership), their rack space; or what renting i
 
 - **Purchase**: whole purchase units of GPUs at the catalog's dated price, plus the hosts that hold them
   (:class:`planner.core.host.HostSpec`, ``model_catalog/hosts/``): the cheapest host that takes the GPUs' form
-  (PCIe cards, NVLink pairs, an HGX / OAM baseboard), has the slots for one tensor-parallel group and whose power
-  supplies feed the cards' TDP; as many hosts as the GPUs need (a tensor-parallel group never spans two). A Mac,
-  a DGX Spark or a Strix Halo desktop is its own machine: no host. Power: the GPUs' TDP and the hosts' own draw
-  around the clock, times the PUE (the data centre's for a rack-mounted host, the office's otherwise), at the
-  electricity price, over the life; per hour = (purchase + power over the life) / the life's hours.
+  (PCIe cards, NVLink pairs, an HGX / OAM baseboard), cools them (a passive card only in a server whose fans blow
+  through it), has the slots for one tensor-parallel group and whose power supplies feed the cards' TDP; as many
+  hosts as the GPUs need (a tensor-parallel group never spans two). A Mac, a DGX Spark or a Strix Halo desktop is
+  its own machine: no host. Power: the GPUs' TDP and the hosts' own draw around the clock, times the PUE (the
+  data centre's for a rack-mounted host, the office's otherwise), at the electricity price, over the life; per
+  hour = (purchase + power over the life) / the life's hours.
 - **Cloud**: whole instances of the cheapest dated offer (an 8-GPU instance rents 8 GPUs however few are used).
 
 The assumptions (:class:`Assumptions`: $/kWh, PUE, life) default to ``model_catalog/running_costs.toml`` and are
@@ -75,8 +76,8 @@ class HostChoice(NamedTuple):
 def choose_host(
     gpu: GpuSpec, count: int, group: int, hosts: Sequence[HostSpec], rack_only: bool = False
 ) -> HostChoice | None:
-    """The cheapest host that takes ``gpu``'s form, holds one tensor-parallel ``group`` and feeds its cards'
-    TDP (``rack_only``: a rack-mounted one), with as many as ``count`` GPUs need; ``None`` when no catalog host
+    """The cheapest host that takes ``gpu``'s form and cools it, holds one tensor-parallel ``group`` and feeds its
+    cards' TDP (``rack_only``: a rack-mounted one), with as many as ``count`` GPUs need; ``None`` when no catalog host
     does."""
     kind = gpu.purchase.kind
     if kind == "machine":
@@ -84,7 +85,7 @@ def choose_host(
     best: HostChoice | None = None
     best_cost = math.inf
     for host in hosts:
-        if not host.holds(kind, gpu.vendor, gpu.architecture) or host.gpu_slots < group:
+        if not host.holds(kind, gpu.vendor, gpu.architecture, gpu.purchase.cooling) or host.gpu_slots < group:
             continue
         if rack_only and not host.rack_mounted:
             continue

@@ -34,6 +34,9 @@ TensorFigure = PositiveFloat | Literal["none", "unknown"]
 ComputeFormat = Literal["bf16", "fp16", "fp8", "int8", "fp4", "fp32"]
 COMPUTE_FORMATS: tuple[ComputeFormat, ...] = ("bf16", "fp16", "fp8", "int8", "fp4", "fp32")
 PurchaseKind = Literal["card", "pair", "baseboard", "machine", "rack", "cloud-only"]
+# A PCIe card's cooler: its own fans ("active") or a bare heat sink that the server's fans blow through
+# ("passive"), which only a chassis built for it cools (:attr:`planner.core.host.HostSpec.cools_passive_cards`).
+Cooling = Literal["active", "passive"]
 # CUDA compute capability by architecture (NVIDIA, "CUDA GPUs - Compute Capability", developer.nvidia.com/cuda-gpus):
 # Volta 7.0, Turing 7.5, Ampere 8.0 (A100, A800, A30) or 8.6 (GeForce RTX 30, RTX A-series, A10, A10G), Ada 8.9,
 # Hopper 9.0, Blackwell 10.0 (B200, B300, GB200, GB300), 12.0 (GB202: RTX 5090, RTX PRO 6000), 12.1 (GB10).
@@ -157,13 +160,24 @@ class PurchaseUnit(BaseModel, frozen=True, extra="forbid"):
     the GPU is the machine), ``rack`` (e.g. GB200 NVL72), ``cloud-only`` (no retail sale, e.g. AWS's A10G).
     A purchase plan buys whole units: the GPU count must be a multiple of ``gpus_per_unit``, and a unit costs
     ``gpus_per_unit`` x the catalog price (``price`` is per GPU, or per machine for a Mac); without a price the
-    unit is rent-only.
+    unit is rent-only. A card or a pair states its ``cooling`` and where that is read (``cooling_source``): a
+    passive card goes only in a host built to blow air through it.
     """
 
     kind: PurchaseKind
     gpus_per_unit: PositiveInt
     description: Source  # e.g. "HGX H100 4- or 8-GPU baseboard, in a server"
     source: Source
+    cooling: Cooling | None = None
+    cooling_source: str = ""
+
+    @model_validator(mode="after")
+    def _check(self) -> PurchaseUnit:
+        if self.kind in ("card", "pair") and (self.cooling is None or not self.cooling_source):
+            raise ValueError("cooling and cooling_source: required for a card or a pair (active or passive)")
+        if self.kind not in ("card", "pair") and self.cooling is not None:
+            raise ValueError("cooling: only a card or a pair states its cooler (a host cools the rest)")
+        return self
 
     @property
     def buyable(self) -> bool:

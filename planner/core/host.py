@@ -19,7 +19,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from planner.bounds.hashing import HashedOnce
-from planner.core.gpu import PurchaseKind
+from planner.core.gpu import Cooling, PurchaseKind
 
 PositiveFloat = Annotated[float, Field(gt=0)]
 PositiveInt = Annotated[int, Field(gt=0)]
@@ -46,7 +46,8 @@ class HostSpec(HashedOnce, frozen=True, extra="forbid"):
     power supplies' rating, which the GPUs' TDP must stay under (``None``: not limiting, a server sized for its
     GPUs). ``power_watts``: what the host's own parts draw at load, GPUs excluded (``None``: no sourced figure;
     the running cost then counts the GPUs only and says so). ``rack_units``: ``None`` when it is not
-    rack-mounted (a desktop, a tower, an open frame).
+    rack-mounted (a desktop, a tower, an open frame). ``cools_passive_cards``: its fans are built to push air
+    through cards that have none of their own (a GPU server), with the source that says so (``cooling_source``).
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")]
@@ -60,6 +61,8 @@ class HostSpec(HashedOnce, frozen=True, extra="forbid"):
     power_watts: PositiveInt | None = None
     power_source: str = ""
     rack_units: PositiveInt | None = None
+    cools_passive_cards: bool = False
+    cooling_source: str = ""
     price: HostPrice
     description: Source  # what it is, in a line a buyer recognises
     sources: Annotated[tuple[Source, ...], Field(min_length=1)]
@@ -71,6 +74,8 @@ class HostSpec(HashedOnce, frozen=True, extra="forbid"):
     def _check(self) -> HostSpec:
         if self.power_watts is not None and not self.power_source:
             raise ValueError("power_source: required when power_watts is given")
+        if self.cools_passive_cards and not self.cooling_source:
+            raise ValueError("cooling_source: required when cools_passive_cards is true")
         if "baseboard" in self.takes and self.kind != "baseboard-server":
             raise ValueError("takes: only a baseboard-server holds SXM / OAM baseboards")
         for name in self.unverified_fields:
@@ -82,10 +87,12 @@ class HostSpec(HashedOnce, frozen=True, extra="forbid"):
     def rack_mounted(self) -> bool:
         return self.rack_units is not None
 
-    def holds(self, kind: str, vendor: str, architecture: str | None) -> bool:
-        """Whether GPUs sold as ``kind`` by ``vendor`` (of ``architecture``) go in this host."""
+    def holds(self, kind: str, vendor: str, architecture: str | None, cooling: Cooling | None = None) -> bool:
+        """Whether GPUs sold as ``kind`` by ``vendor`` (of ``architecture``, with a ``cooling`` cooler) go in this
+        host: a passive card only in one that cools it."""
         return (
             kind in self.takes
+            and (cooling != "passive" or self.cools_passive_cards)
             and (not self.vendors or vendor in self.vendors)
             and (not self.architectures or (architecture or "") in self.architectures)
         )

@@ -112,3 +112,49 @@ def test_host_schema_refuses_a_baseboard_in_a_pcie_server() -> None:
     data = load_hosts()["pcie-server-8-gpu"].model_dump() | {"takes": ("baseboard",)}
     with pytest.raises(ValueError, match="baseboard-server"):
         HostSpec.model_validate(data)
+
+
+PASSIVE = (
+    "a10",
+    "a100-pcie-40gb",
+    "a100-pcie-80gb",
+    "h100-nvl-94gb",
+    "h100-pcie-80gb",
+    "l20",
+    "l4",
+    "l40",
+    "l40s",
+    "t4",
+)
+
+
+def test_every_card_states_its_cooler_and_the_passive_ones_are_the_datasheets() -> None:
+    """A card's cooler decides which machine it can go in (the catalog's sources per card); the schema refuses a
+    card without it."""
+    cards = {g.id: g.purchase for g in load_gpus().values() if g.purchase.kind in ("card", "pair")}
+    assert all(p.cooling and p.cooling_source for p in cards.values())
+    assert {i for i, p in cards.items() if p.cooling == "passive"} == set(PASSIVE)
+    data = get_gpu("l4").purchase.model_dump() | {"cooling": None}
+    with pytest.raises(ValueError, match="cooling"):
+        type(get_gpu("l4").purchase).model_validate(data)
+
+
+@pytest.mark.parametrize("gpu_id", PASSIVE)
+def test_a_passive_card_goes_only_in_a_server_whose_fans_cool_it(gpu_id: str) -> None:
+    """A bare heat sink in a desktop or an open frame overheats: the cheapest-host rule put an L40S ($8,500) in
+    the $1,314 open-frame build and two L4s beside it. An active card still takes the cheapest host."""
+    gpu = get_gpu(gpu_id)
+    for count in (gpu.purchase.gpus_per_unit, 2 * gpu.purchase.gpus_per_unit):
+        choice = choose_host(gpu, count, 1, HOSTS)
+        assert choice is not None and choice.host is not None, (gpu_id, count)
+        assert choice.host.cools_passive_cards and choice.host.rack_mounted, (gpu_id, choice.host.id)
+    home = choose_host(get_gpu("rtx-3090"), 2, 2, HOSTS)
+    assert home is not None and home.host is not None and home.host.id == "epyc-open-frame-4-gpu"
+
+
+def test_no_ranked_option_puts_a_passive_card_where_nothing_cools_it() -> None:
+    hosts = load_hosts()
+    for users, context in ((1, 16_384), (4, 8_192), (32, 32_768)):
+        for option in rank(LLAMA_8B, workload(users, context), counts=(1, 2, 4)).options:
+            if get_gpu(option.gpu_id).purchase.cooling == "passive":
+                assert option.host_id is not None and hosts[option.host_id].cools_passive_cards, option.gpu_id

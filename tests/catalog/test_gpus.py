@@ -190,7 +190,12 @@ vendor = "NVIDIA"
 memory_marketed_gb = 80
 sources = ["test"]
 compute = {{ bf16 = 100, fp16 = 100, fp8 = "none", int8 = "unknown", fp4 = "none", source = "test" }}
-purchase = {{ kind = "card", gpus_per_unit = 1, description = "one card", source = "test" }}
+purchase.kind = "card"
+purchase.gpus_per_unit = 1
+purchase.description = "one card"
+purchase.source = "test"
+purchase.cooling = "active"
+purchase.cooling_source = "test"
 """
 
 
@@ -268,6 +273,13 @@ def test_every_gpu_file_is_complete(path: Path) -> None:
     )
     for field in ("kind", "gpus_per_unit", "description", "source"):
         assert field in purchase, f"{path.name}: [purchase] {field} is missing"
+    if purchase.get("kind") in ("card", "pair"):
+        for field in ("cooling", "cooling_source"):
+            assert purchase.get(field), (
+                f"{path.name}: [purchase] {field} is missing: a card's cooler decides the machine it goes in "
+                '(cooling = "active" for its own fans, "passive" for a bare heat sink the server cools; the source '
+                "that says so, e.g. the product brief's thermal solution)"
+            )
     if data.get("vendor") == "Apple":
         unified = data.get("unified_memory")
         assert isinstance(unified, dict), (
