@@ -215,9 +215,12 @@ def purchase_text(gpu: GpuSpec, count: int, host: str | None, hosts: int, priced
         size = 8  # a 4-GPU board family also comes with 8: buy the larger boards
     n = max(1, count // size)
     s = "s" if n > 1 else ""
+    # A passive card has no fan of its own: why a single one is bought with a GPU server around it.
+    them = "it" if unit.kind == "card" and count == 1 else "them"
+    passive = f" (passive: the server's fans cool {them})" if unit.cooling == "passive" else ""
     gpus = {
-        "card": f"{count} x {gpu.name} PCIe card{'s' if count > 1 else ''}",
-        "pair": f"{n} x {gpu.name} NVLink pair{s}",
+        "card": f"{count} x {gpu.name} PCIe card{'s' if count > 1 else ''}{passive}",
+        "pair": f"{n} x {gpu.name} NVLink pair{s}{passive}",
         "baseboard": f"{n} x {size}-GPU {gpu.name} baseboard{s}",
         "machine": f"{n} x {gpu.name} machine{s} ({unit.description})",
         "rack": f"{n} x {size}-GPU {gpu.name} rack{s} ({unit.description})",

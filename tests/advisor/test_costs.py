@@ -10,6 +10,7 @@ import pytest
 from model_catalog import get_gpu, get_model, load_gpus, load_hosts, running_costs
 from planner.advisor import ContextDistribution, Workload, rank
 from planner.advisor.costs import HOURS_PER_YEAR, Assumptions, choose_host, cloud_cost, purchase_cost
+from planner.advisor.options import purchase_text
 from planner.core.host import HostSpec
 
 LLAMA_8B = get_model("meta-llama/Llama-3.1-8B").spec
@@ -158,3 +159,13 @@ def test_no_ranked_option_puts_a_passive_card_where_nothing_cools_it() -> None:
         for option in rank(LLAMA_8B, workload(users, context), counts=(1, 2, 4)).options:
             if get_gpu(option.gpu_id).purchase.cooling == "passive":
                 assert option.host_id is not None and hosts[option.host_id].cools_passive_cards, option.gpu_id
+
+
+def test_the_purchase_says_why_a_passive_card_comes_with_a_server() -> None:
+    l4, rtx = get_gpu("l4"), get_gpu("rtx-4090")
+    text = purchase_text(l4, 1, "8-slot PCIe GPU server (4U, dual socket)", 1, True)
+    assert text == (
+        "1 x L4 PCIe card (passive: the server's fans cool it) in 1 x 8-slot PCIe GPU server (4U, dual socket)"
+    )
+    assert "cool them) in" in purchase_text(l4, 2, "8-slot PCIe GPU server (4U, dual socket)", 1, True)
+    assert "passive" not in purchase_text(rtx, 2, "Desktop workstation (one GPU)", 2, True)
