@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import plotly.graph_objects as go
 
 from planner.assessment.assess import Assessment, VerdictState
+from planner.assessment.words import plural
 from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
 from planner.core.units import UNIT_BYTES, format_bytes_auto, format_tokens
@@ -187,7 +188,8 @@ def deployment_summary(sel: Selection, a: Assessment) -> list[str]:
         f"Set-up: {a.request.gpu_count} x {(a.request.gpu or sel.gpu).name}, {result.weights} weights, "
         f"{result.kv_dtype} KV cache, {engine_name(sel, a)}.",
         f"Fits: {'yes' if a.fits else 'no'} ({a.state.value}).",
-        f"Holds: {a.conversations:,} conversations of {result.context_tokens:,} tokens at once (target {sel.users:,}).",
+        f"Holds: {plural(a.conversations, 'conversation')} of {result.context_tokens:,} tokens at once "
+        f"(target {sel.users:,}).",
         f"KV budget: {format_tokens(a.kv_budget_tokens)} tokens.",
         f"Main caveat: {caveat}.",
     ]

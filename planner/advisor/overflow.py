@@ -47,6 +47,7 @@ from planner.advisor.sums import (  # re-exported: the model is stated above
     deployment_overflow_probability,
     overflow_probability,
 )
+from planner.assessment.words import plural
 from planner.engines.registry import engines
 
 __all__ = [
@@ -108,7 +109,7 @@ def slots_report(
     held = slots * replicas
     explanation = (
         f"llama.cpp gives each of its {slots:,} slots per replica ({replicas} replica{'s' if replicas > 1 else ''}) "
-        f"its own {slot_tokens:,} tokens: {held:,} conversations at once, however long each one is. Nothing is "
+        f"its own {slot_tokens:,} tokens: {plural(held, 'conversation')} at once, however long each one is. Nothing is "
         "shared, so the pool never runs out as a whole; a conversation that reaches its slot's end is stopped (or "
         f"loses its oldest tokens with context shift on). Lengths: {dist.describe()}; "
         + ("none outgrows its slot." if exceed < 1e-4 else f"{exceed:.1%} of conversations outgrow their slot.")
@@ -187,7 +188,7 @@ def _one_length_explanation(
     return (
         f"The pool holds {tokens:,} tokens per replica ({replicas} replica{'s' if replicas > 1 else ''}). Every "
         f"conversation is {dist.mean_tokens:,} tokens long, so the mean, the p95 and the maximum are the same plan: "
-        f"{held:,} conversations fit at once and {held + 1:,} do not; there is no spread to count on. With "
+        f"{plural(held, 'conversation')} fit at once and {held + 1:,} do not; there is no spread to count on. With "
         f"{conversations:,} conversations {verdict}. When it happens the engine does not crash: it pauses or "
         "re-queues someone (see the engine notes)."
     )

@@ -10,6 +10,7 @@ from typing import Literal
 from planner.advisor.near import clause, remedy
 from planner.advisor.options import Option, Ranking
 from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER
+from planner.assessment.words import plural
 
 Verdict = Literal["met", "caution", "none"]
 READING_SPEED = DEFAULT_MIN_TOKENS_PER_S_PER_USER  # tokens/s: about reading speed (the page's help says so)
@@ -147,7 +148,8 @@ def passed_over_text(ranking: Ranking) -> str:
     cloud = ranking.workload.pricing == "cloud"
     why = list(o.undermining) or ["no compute figure for its GPU, so its speed is unknown"]
     return (
-        f"A cheaper set-up, {o.label} ({cost_text(o, cloud)}; {o.conversations:,} conversations), is ranked after it: "
+        f"A cheaper set-up, {o.label} ({cost_text(o, cloud)}; {plural(o.conversations, 'conversation')}), is "
+        "ranked after it: "
         f"{'; '.join(why)}."
     )
 
@@ -177,7 +179,7 @@ def summary_lines(ranking: Ranking) -> list[str]:
         + (f"{best.gpu_count} x {best.gpu_name} ({best.split_text})" if cloud else best.purchase_unit)
         + f", served with {best.engine_label} ({best.weights} weights, {best.kv_dtype} KV cache).",
         f"Total price: {price}.",
-        f"Users held: {best.conversations:,} conversations of {best.context_tokens:,} tokens at once (target "
+        f"Users held: {plural(best.conversations, 'conversation')} of {best.context_tokens:,} tokens at once (target "
         f"{ranking.target_concurrency:,}).",
         f"Speed: {speed_text(best)} at that load"
         + (f", first token after about {best.prefill_seconds:.2g} s" if best.prefill_seconds is not None else "")
@@ -190,7 +192,7 @@ def assumptions_line(ranking: Ranking, option: Option) -> str:
     """The assumptions behind an option's figures, in one line: engine, batch, bandwidth share, memory."""
     return (
         f"Assumes: {option.engine_label} {option.engine_version or ''} with {option.compute_path} matmuls "
-        f"({option.split_text}); {option.batch_per_replica} conversations decoding together per replica; "
+        f"({option.split_text}); {plural(option.batch_per_replica, 'conversation')} decoding together per replica; "
         f"{option.bandwidth_efficiency:.0%} of the memory bandwidth reached; "
         f"{option.memory_bytes_per_gpu / 2**30:,.1f} GiB planned per GPU; each conversation sized at its "
         f"{ranking.workload.plan_at} length."
@@ -206,7 +208,7 @@ def _speed_sentence(best: Option) -> str:
     per_user = best.decode_tokens_per_s_per_user
     text = (
         f" Each user should see about {per_user:.0f} tokens per second ({best.decode_bound}-bound at "
-        f"{best.batch_per_replica} conversations per replica)"
+        f"{plural(best.batch_per_replica, 'conversation')} per replica)"
     )
     text += f" (below the {READING_SPEED:g} tokens/s of reading speed)" if per_user < READING_SPEED else ""
     if best.prefill_seconds is not None:
@@ -225,7 +227,8 @@ def headline(ranking: Ranking) -> str:
         target, context, w = ranking.target_concurrency, ranking.context_tokens, ranking.workload
         more = f"; {sum(m.count for m in others):,} more fail other conditions" if others else ""
         return (
-            f"No set-up meets every condition: {first.count:,} hold {target:,} conversations of {context:,} tokens "
+            f"No set-up meets every condition: {first.count:,} hold {plural(target, 'conversation')} of "
+            f"{context:,} tokens "
             f"but {clause(first, w)}{more}."
         )
     if best is None:
@@ -240,7 +243,7 @@ def headline(ranking: Ranking) -> str:
     price = price if best.cost is not None else "price unknown"
     caveat = f"; caveat: {best.undermining[0]}" if best.undermining else ""
     return (
-        f"{what}, {best.weights} weights on {best.engine_label}: {best.conversations:,} conversations against "
+        f"{what}, {best.weights} weights on {best.engine_label}: {plural(best.conversations, 'conversation')} against "
         f"{ranking.target_concurrency:,}, {speed_text(best)}, {price}{caveat}."
     )
 
@@ -252,7 +255,7 @@ def recommendation(ranking: Ranking) -> str:
     target, context = ranking.target_concurrency, ranking.context_tokens
     best = ranking.best
     if best is None and ranking.near_misses:
-        held = f"hold {target:,} conversations of {context:,} tokens"
+        held = f"hold {plural(target, 'conversation')} of {context:,} tokens"
         misses = enumerate(ranking.near_misses)
         left = "; ".join(f"{m.count:,} {held if i == 0 else 'hold them'} but {clause(m, w)}" for i, m in misses)
         fixes = "; ".join(remedy(m, w) for m in ranking.near_misses)
@@ -261,7 +264,7 @@ def recommendation(ranking: Ranking) -> str:
         counts = ranking.rejection_counts()
         common = ", ".join(f"{n:,} {reason.replace('-', ' ')}" for reason, n in Counter(counts).most_common(3))
         return (
-            f"No set-up in the catalog serves {target:,} conversations of {context:,} tokens with "
+            f"No set-up in the catalog serves {plural(target, 'conversation')} of {context:,} tokens with "
             f"{ranking.model_id} under these conditions ({common}). Allow more GPUs, a lower weight precision or "
             "an FP8 KV cache, a shorter context, a larger budget, or split the users over several deployments."
         )
@@ -282,7 +285,7 @@ def recommendation(ranking: Ranking) -> str:
     note_text = f" Notes: {'; '.join(notes)}." if notes else ""
     quality = f" Quality: {best.quality_caveat}." if best.quality_caveat else ""
     return (
-        f"{verb} {what}, served with {best.engine_label}. It holds {best.conversations:,} conversations of "
+        f"{verb} {what}, served with {best.engine_label}. It holds {plural(best.conversations, 'conversation')} of "
         f"{context:,} tokens at once against a target of {target:,} ({best.headroom:+.0%} headroom)."
         f"{_speed_sentence(best)} It costs {cost_text(best, cloud)}"
         + (

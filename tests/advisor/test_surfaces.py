@@ -24,6 +24,7 @@ from planner.advisor import (
     summary_lines,
     verdict,
 )
+from planner.assessment.words import plural
 from planner.cli import main
 from planner.cli.advise import ranking_data
 from ui.advisor_report import TONES, advisor_report_html
@@ -82,7 +83,7 @@ def check_surfaces(model_id: str, ranking: Ranking) -> None:
         assert verdict(ranking) == "none" and text.startswith("No set-up")
         return
     # the verdict: the best option's own count, every caveat, green only without one
-    assert f"holds {best.conversations:,} conversations" in text
+    assert f"holds {plural(best.conversations, 'conversation')}" in text
     assert all(c in text for c in caveats(ranking))
     assert (verdict(ranking) == "met") == (not caveats(ranking))
     # the table and the CSV: the same counts and caveats as the options (and advise --json)
@@ -128,3 +129,14 @@ def test_the_cli_gives_the_same_answer(seed: int, capsys: pytest.CaptureFixture[
     assert code == (0 if expected.options else 1)
     assert data["verdict"] == verdict(expected) and data["recommendation"] == recommendation(expected)
     assert [o["conversations"] for o in data["options"]] == [o.conversations for o in expected.options]
+
+
+def test_one_user_reads_as_one_conversation() -> None:
+    """llama.cpp holds one slot for one user: the summary and the recommendation say "1 conversation"."""
+    model = get_model("meta-llama/Llama-3.1-8B").spec
+    workload = Workload.fixed_length(8_192, concurrent_conversations=1, engines=("llamacpp",))
+    ranking = rank(model, workload, gpus=[load_gpus()["rtx-4090"]], counts=(1,))
+    assert ranking.options[0].conversations == 1
+    text = " ".join(summary_lines(ranking)) + recommendation(ranking)
+    assert "Users held: 1 conversation of 8,192 tokens" in text and "It holds 1 conversation of" in text
+    assert "1 conversations" not in text
