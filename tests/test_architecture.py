@@ -34,6 +34,7 @@ LONG_FUNCTIONS: dict[str, str] = {}
 DOCTESTED = (
     "planner.advisor.allreduce",
     "planner.core.units",
+    "planner.core.gpu",
     "planner.core.inspection",
     "planner.core.kv",
     "planner.core.precision",

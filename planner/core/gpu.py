@@ -183,6 +183,26 @@ class PurchaseUnit(BaseModel, frozen=True, extra="forbid"):
     def buyable(self) -> bool:
         return self.kind != "cloud-only"
 
+    @property
+    def sold_as(self) -> str:
+        """What is bought, in a few words, with a card's cooler (a passive one needs a GPU server around it).
+
+        >>> PurchaseUnit(kind="card", gpus_per_unit=1, description="d", source="s", cooling="passive",
+        ...              cooling_source="s").sold_as
+        'card, passive (needs a GPU server)'
+        >>> PurchaseUnit(kind="baseboard", gpus_per_unit=8, description="d", source="s").sold_as
+        '8-GPU baseboard'
+        """
+        cooler = {"passive": ", passive (needs a GPU server)", "active": ", active"}.get(self.cooling or "", "")
+        return {
+            "card": f"card{cooler}",
+            "pair": f"NVLink pair{cooler}",
+            "baseboard": f"{self.gpus_per_unit}-GPU baseboard",
+            "machine": "machine",
+            "rack": f"{self.gpus_per_unit}-GPU rack",
+            "cloud-only": "cloud only",
+        }[self.kind]
+
 
 class UnifiedMemory(BaseModel, frozen=True, extra="forbid"):
     """A machine whose GPU shares the system memory: the share the OS lets the GPU wire by default, and the
