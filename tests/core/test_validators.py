@@ -95,7 +95,14 @@ def test_gpu_validators() -> None:
         memory_marketed_gb=80,
         sources=["a source string"],
         compute={"bf16": 100, "fp16": 100, "fp8": "none", "int8": "unknown", "fp4": "none", "source": "s"},
-        purchase={"kind": "card", "gpus_per_unit": 1, "description": "a card", "source": "s"},
+        purchase={
+            "kind": "card",
+            "gpus_per_unit": 1,
+            "description": "a card",
+            "source": "s",
+            "cooling": "active",
+            "cooling_source": "s",
+        },
     )
     GpuSpec.model_validate(good)
     with pytest.raises(ValidationError, match=r"memory_reported_bytes .* implausible for a 80 GB device"):
