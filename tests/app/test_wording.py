@@ -26,9 +26,9 @@ def test_sidebar_says_where_a_gpus_memory_comes_from() -> None:
 
 
 def test_memory_page_does_not_claim_an_engine_total_it_does_not_have() -> None:
-    at = run_page("memory", {"gpu": "l40", "engine": "vllm"}, open_keys=[SOURCES])  # "Where the numbers come from"
+    at = run_page("memory", {"gpu": "mi300x", "engine": "vllm"}, open_keys=[SOURCES])  # "Where the numbers come from"
     sources = " ".join(plain(m.value) for m in at.markdown if "GPU memory:" in m.value)
-    assert "marketed 48 GB; the device's own total is not in the catalog" in sources
+    assert "marketed 192 GB; the device's own total is not in the catalog" in sources
     assert "the total the engine reports" not in sources
     h100 = run_page("memory", {"gpu": "h100-sxm-80gb", "engine": "vllm"}, open_keys=[SOURCES])
     assert "the total the engine reports at start-up" in " ".join(plain(m.value) for m in h100.markdown)
