@@ -193,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     width = max(len(k) for k in rows)
     print(f"{'benchmark (median)'.ljust(width)}  milliseconds")
     for name, value in rows.items():
-        shown = f"{value:11.2f}x" if name == RATIO else f"{value:10.2f}MB" if "(MB" in name else f"{value:12.2f}"
+        ratio = name.startswith(RATIO)
+        shown = f"{value:11.2f}x" if ratio else f"{value:10.2f}MB" if "(MB" in name else f"{value:12.2f}"
         print(f"{name.ljust(width)}  {shown}")
     if not (args.no_load or args.browser_only):
         status = load_benchmarks(10 if args.quick else 60)

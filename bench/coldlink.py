@@ -9,9 +9,10 @@ Headroom's own cost of a first paint; the ratio to the Plotly floor is reported 
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tests.browser.server import CHART_DRAWN, ROOT
@@ -26,6 +27,8 @@ ALERT = "[data-testid='stAlert']"
 # chart was timed that way alone until 2026-12-02 (eighth session), so its ratio read ~0.1 low.
 APP = "[data-testid='stApp']"
 RATIO = "browser: cold link ratio, Memory chart / floor chart (one Vega-Lite chart)"
+RATIO_LOW = RATIO + ", 95 % interval low"
+RATIO_HIGH = RATIO + ", 95 % interval high"
 PLOTLY_RATIO = "browser: cold link ratio, Memory chart / Plotly floor chart"
 WEIGHT = "browser: page weight of a cold link, {} (MB transferred)"
 
@@ -59,6 +62,29 @@ def alternating(browser: Any, links: Mapping[str, tuple[str, Mapping[str, str]]]
     return samples
 
 
+def ratio_interval(
+    numerator: Sequence[float], denominator: Sequence[float], draws: int = 2000, seed: int = 0
+) -> tuple[float, float]:
+    """The 95 % bootstrap interval of ``median(numerator) / median(denominator)``: each page's tries resampled with
+    replacement ``draws`` times, the 2.5th and 97.5th percentiles of the ratios (a seeded generator, so the same
+    tries give the same interval). One run's median of 7 tries moves about +-0.08 from run to run on this machine;
+    the interval says how far this run's ratio can be trusted.
+
+    >>> ratio_interval([10.0] * 5, [10.0] * 5)
+    (1.0, 1.0)
+    >>> low, high = ratio_interval([11.0, 12.0, 13.0, 14.0, 15.0], [10.0, 10.5, 11.0, 11.5, 12.0])
+    >>> low < statistics.median([11.0, 12.0, 13.0, 14.0, 15.0]) / 11.0 < high
+    True
+    """
+    rng = random.Random(seed)
+    ratios = sorted(
+        statistics.median(rng.choices(numerator, k=len(numerator)))
+        / statistics.median(rng.choices(denominator, k=len(denominator)))
+        for _ in range(draws)
+    )
+    return ratios[int(0.025 * (draws - 1))], ratios[int(0.975 * (draws - 1))]
+
+
 def compare(browser: Any, memory_url: str, floor_url: str, plotly_floor_url: str, tries: int) -> dict[str, float]:
     """Medians of ``tries`` alternating cold links (the Vega-Lite floor, the Plotly floor, Memory, …) after one
     untimed warm-up each."""
@@ -78,6 +104,7 @@ def compare(browser: Any, memory_url: str, floor_url: str, plotly_floor_url: str
         "browser: cold link, Memory page to verdict shown": statistics.median(memory["verdict"]),
         "browser: cold link, Memory page to chart drawn": statistics.median(memory["chart"]),
         RATIO: statistics.median(memory["chart"]) / statistics.median(floor),
+        **dict(zip((RATIO_LOW, RATIO_HIGH), ratio_interval(memory["chart"], floor), strict=True)),
         PLOTLY_RATIO: statistics.median(memory["chart"]) / statistics.median(plotly),
     }
 

@@ -47,6 +47,7 @@ DOCTESTED = (
     "ui.interpreter",
     "ui.report",
     "ui.text",
+    "bench.coldlink",
 )
 
 

@@ -33,13 +33,13 @@ def test_the_cold_link_benchmark_times_both_floors_and_the_memory_page(browser, 
     """``make bench``'s cold-link comparison (bench/coldlink.py) finds each page's chart: the Memory page's
     Vega-Lite chart and both floor pages' (it waited for a Plotly chart the Memory page no longer draws, and timed
     out)."""
-    from bench.coldlink import FLOOR_SCRIPT, FLOOR_VEGA_SCRIPT, PLOTLY_RATIO, RATIO, compare
+    from bench.coldlink import FLOOR_SCRIPT, FLOOR_VEGA_SCRIPT, PLOTLY_RATIO, RATIO, RATIO_HIGH, RATIO_LOW, compare
     from tests.browser.server import running_app
 
     with running_app(script=FLOOR_VEGA_SCRIPT) as floor, running_app(script=FLOOR_SCRIPT) as plotly_floor:
         rows = compare(browser, f"{app_url}/", f"{floor}/", f"{plotly_floor}/", tries=1)
     assert all(value > 0 for value in rows.values()), rows
-    assert {RATIO, PLOTLY_RATIO} <= set(rows)
+    assert {RATIO, PLOTLY_RATIO} <= set(rows) and rows[RATIO_LOW] <= rows[RATIO] <= rows[RATIO_HIGH]
 
 
 def test_the_slider_benchmark_awaits_the_run_without_polling(browser, app_url: str, monkeypatch) -> None:
