@@ -326,3 +326,13 @@ def test_unified_memory_share_is_planned() -> None:
     assert mac.usable_memory_bytes(0.9) == round(mac.memory_bytes * 0.9)
     assert "iogpu.wired_limit_mb" in mac.unified_memory.raise_command
     assert GPUS["h100-sxm-80gb"].usable_memory_bytes() == GPUS["h100-sxm-80gb"].memory_bytes
+
+
+@pytest.mark.parametrize("gpu_id", sorted(g for g, spec in GPUS.items() if spec.engine_visible_bytes is not None))
+def test_every_engine_total_is_the_figure_its_source_quotes(gpu_id: str) -> None:
+    """The total an engine sees (vLLM's "Free memory on device (x/Y GiB)", PyTorch's "total capacity of Y GiB", or
+    a figure derived from a quoted notice) is the Y its source quotes, to the hundredth of a GiB it prints: a value
+    edited without its source, or a source without its value, fails here."""
+    gpu = GPUS[gpu_id]
+    assert gpu.engine_visible_bytes is not None and gpu.engine_visible_source
+    assert f"{gpu.engine_visible_bytes / 2**30:.2f}" in gpu.engine_visible_source, gpu_id
