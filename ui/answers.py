@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from planner.assessment.alternatives import Alternative, nearest_fitting
-from planner.assessment.assess import Assessment, VerdictState
+from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.deploy.options import DeploymentOptions
 from planner.engines.registry import launch_commands, max_model_len_allowed
 from ui.shared_cache import ANSWERS, key_of
@@ -28,9 +28,12 @@ class MemoryAnswer(NamedTuple):
 
 
 def _memory(sel: Selection, options: DeploymentOptions | None) -> MemoryAnswer:
-    a = sel.assessment(deployment=options)
+    asked = sel.request(deployment=options)
+    a = assess(asked, sel.users)
     goal = sel.users if a.state is VerdictState.MISSES_TARGET else None
-    nearest = [] if a.state is VerdictState.MEETS_TARGET else nearest_fitting(a.request, goal)
+    # The levers are tried on the set-up as asked, not as launched (``a.request``): the engine sizes what it launches
+    # for the users (llama.cpp's -np slots that fit), and a launched -np 1 stays one slot on any count of GPUs.
+    nearest = [] if a.state is VerdictState.MEETS_TARGET else nearest_fitting(asked, goal)
     engine = a.report is not None
     return MemoryAnswer(
         assessment=a,

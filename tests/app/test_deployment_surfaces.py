@@ -17,10 +17,11 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.assessment.alternatives import nearest_fitting
-from planner.assessment.assess import Assessment, VerdictState
+from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.cli import main
 from planner.core.units import GiB, format_tokens
 from planner.engines.registry import engine_names, get_engine, max_model_len_allowed
+from planner.planning.plan import PlanRequest
 from tests.app.conftest import figures, plain, run_page, texts, vega_rows
 from ui import exports, state
 from ui.deployment import not_taken, options_from
@@ -112,10 +113,12 @@ def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict
     return code, (json.loads(out) if out.strip() else {}), err
 
 
-def _page_assessment(at: Any) -> tuple[Selection, Assessment]:
+def _page_assessment(at: Any) -> tuple[Selection, Assessment, PlanRequest]:
+    """The page's selection, its assessment and its request as asked (before the engine sized its launch)."""
     sel: Selection = at.session_state["_selection"]
     values = {s.url: at.session_state[s.url] for s in DEPLOYMENT_SETTINGS if s.url in at.session_state}
-    return sel, sel.assessment(deployment=options_from(sel, values).options)
+    asked = sel.request(deployment=options_from(sel, values).options)
+    return sel, assess(asked, sel.users), asked
 
 
 def _chart_kv(at: Any) -> list[float]:
@@ -163,12 +166,12 @@ def _html(line: str) -> str:
     return line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _check_nearest(at: Any, a: Assessment, sel: Selection) -> None:
+def _check_nearest(at: Any, a: Assessment, sel: Selection, asked: PlanRequest) -> None:
     if a.state is VerdictState.MEETS_TARGET:
         assert not any("Nearest set-ups" in plain(str(s.value)) for s in at.subheader)
         return
     goal = sel.users if a.state is VerdictState.MISSES_TARGET else None
-    expected = [alt.change for alt in nearest_fitting(a.request, goal)]
+    expected = [alt.change for alt in nearest_fitting(asked, goal)]
     markdown = [plain(str(m.value)) for m in at.markdown if plain(str(m.value)).startswith("- **")]
     assert [line.split("**")[1] for line in markdown] == expected
 
@@ -203,9 +206,9 @@ def test_every_surface_agrees(setup: SetUp, capsys: pytest.CaptureFixture[str]) 
         assert any(e.startswith(("deployment", "engine", "offload", "speculative", "mixed", "gpu layers"))
                    or "left out of the plan" in e or "refuse" in e for e in [*texts(at.error), err]), err  # fmt: skip
         return
-    sel, a = _page_assessment(at)
+    sel, a, asked = _page_assessment(at)
     _check_page_against_cli(at, a, cli)
-    _check_nearest(at, a, sel)
+    _check_nearest(at, a, sel, asked)
     _check_engine_runs_it(a, sel)
 
 
