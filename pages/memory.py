@@ -9,7 +9,7 @@ import streamlit as st
 
 from planner.assessment.assess import Assessment, VerdictState
 from planner.assessment.search import current_fraction
-from planner.assessment.words import refusal, split_label
+from planner.assessment.words import plural, refusal, split_label
 from planner.bounds.errors import PlannerError
 from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
@@ -56,7 +56,7 @@ def _alternatives(sel: Selection, answer: answers.MemoryAnswer, page: dict[str, 
         changes.update(state.launch_changes(answer.assessment.request, alt.request))  # the launch-setting levers
         link = links.query_string(sel, {**page, **changes})
         st.markdown(
-            f"- **{alt.change}** → {alt.assessment.conversations:,} conversations of "
+            f"- **{alt.change}** → {plural(alt.assessment.conversations, 'conversation')} of "
             f"{text.context_label(result.context_tokens)} tokens · [open]({link})"
         )
 

@@ -31,9 +31,10 @@ def _memory(sel: Selection, options: DeploymentOptions | None) -> MemoryAnswer:
     asked = sel.request(deployment=options)
     a = assess(asked, sel.users)
     goal = sel.users if a.state is VerdictState.MISSES_TARGET else None
-    # The levers are tried on the set-up as asked, not as launched (``a.request``): the engine sizes what it launches
-    # for the users (llama.cpp's -np slots that fit), and a launched -np 1 stays one slot on any count of GPUs.
-    nearest = [] if a.state is VerdictState.MEETS_TARGET else nearest_fitting(asked, goal)
+    # The levers are tried on the set-up as asked, not as launched (``a.request``), each judged for the page's users
+    # as its link's page is: the engine sizes what it launches for the users (llama.cpp's -np slots that fit), and a
+    # launched -np 1 stays one slot on any count of GPUs.
+    nearest = [] if a.state is VerdictState.MEETS_TARGET else nearest_fitting(asked, goal, users=sel.users)
     engine = a.report is not None
     return MemoryAnswer(
         assessment=a,

@@ -20,6 +20,8 @@ show, so a suggestion's figures are the figures its link opens. The levers, in t
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from pydantic import BaseModel
 
 from planner.assessment.assess import Assessment, VerdictState, assess
@@ -59,32 +61,45 @@ class Alternative(BaseModel, frozen=True, extra="forbid"):
     assessment: Assessment
 
 
-def _holds(request: PlanRequest, goal: int) -> Assessment | None:
+class Goal(NamedTuple):
+    """What an alternative must hold, and the target it is judged against: the target users the page its link
+    opens assesses it for. They differ when the set-up does not fit at all (any set-up that loads and holds one
+    conversation is offered) and the engine sizes its launch by the target (llama.cpp's ``-np`` slots that fit,
+    :meth:`planner.engines.base.Engine.for_users`): judged for one user it would claim one slot where its page
+    launches as many as fit."""
+
+    held: int  # whole conversations it must hold
+    users: int  # the target users it is assessed against
+
+
+def _holds(request: PlanRequest, goal: Goal) -> Assessment | None:
     try:
-        found = assess(request, goal)
+        found = assess(request, goal.users)
     except BudgetExceeded:
         raise  # the run's time is up: never taken for a set-up that does not fit
     except PlannerError:
         return None
-    return found if found.fits and found.conversations >= goal else None
+    return found if found.fits and found.conversations >= goal.held else None
 
 
-def _try(request: PlanRequest, change: str, goal: int) -> Alternative | None:
+def _try(request: PlanRequest, change: str, goal: Goal) -> Alternative | None:
     found = _holds(request, goal)
     return Alternative(change=change, request=request, assessment=found) if found else None
 
 
-def longest_context_that_fits(request: PlanRequest, conversations: int = 1) -> int:
-    """The longest context (tokens) at which ``conversations`` whole conversations still fit; 0 when none does.
+def longest_context_that_fits(request: PlanRequest, conversations: int = 1, users: int | None = None) -> int:
+    """The longest context (tokens) at which ``conversations`` whole conversations still fit, judged against
+    ``users`` target users (default: ``conversations``; :class:`Goal`); 0 when none does.
 
     Capacity falls monotonically with the context, so a binary search over [1, max_position_embeddings]. A
     conversation lives in one data-parallel replica, so whole conversations are counted per replica.
     """
+    goal = Goal(conversations, users or conversations)
     low, high = 0, request.model.max_position_embeddings
     while low < high:
         check()
         middle = (low + high + 1) // 2
-        if _holds(request.at_context(middle), conversations) is not None:
+        if _holds(request.at_context(middle), goal) is not None:
             low = middle
         else:
             high = middle - 1
@@ -96,17 +111,17 @@ def _engine_name(request: PlanRequest) -> str:
     return overhead.engine_name if isinstance(overhead, EngineProfile) else overhead.kind
 
 
-def _kv_size(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+def _kv_size(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     """A fixed KV-cache size (vLLM ``--kv-cache-memory``) that starts and holds the goal
     (:func:`planner.assessment.fixed_kv.size_for_goal`)."""
-    sized = size_for_goal(request, goal, found)
+    sized = size_for_goal(request, goal.held, found)
     if sized is None:
         return None
     size, why = sized
     return _try(with_fixed_kv(request, size), f"--kv-cache-memory {size / GiB:g} GiB ({why})", goal)
 
 
-def _batch(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+def _batch(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     """The largest ``--max-num-seqs`` that starts the engine, when its refusal advises lowering it
     (:func:`planner.assessment.batch_lever.seqs_that_start`)."""
     seqs = seqs_that_start(request, found)
@@ -115,7 +130,7 @@ def _batch(request: PlanRequest, goal: int, found: Assessment) -> Alternative | 
     return _try(with_max_num_seqs(request, seqs), f"--max-num-seqs {seqs} (the largest that starts)", goal)
 
 
-def _attention_window(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+def _attention_window(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     """The engine's window setting (TensorRT-LLM's ``--max-attention-window``) turned on, where the engine's
     default keeps every token of the model's sliding-window or chunked layers
     (:func:`planner.engines.registry.window_setting_off`)."""
@@ -129,7 +144,7 @@ def _attention_window(request: PlanRequest, goal: int, found: Assessment) -> Alt
     return _try(windowed, f"{flag} (the model's own windows for its sliding-window and chunked layers)", goal)
 
 
-def _fraction(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+def _fraction(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     """The highest memory fraction below the current one that starts the engine (memory in use, the sampler), or
     the lowest above it, up to :data:`HIGHEST_FRACTION`, that holds the goal (a pool too small)."""
     current = current_fraction(request)
@@ -158,7 +173,7 @@ def _split(request: PlanRequest, count: int) -> PlanRequest:
     return request.model_copy(update={"gpu_count": count, "tensor_parallel": None, "pipeline_parallel": 1})
 
 
-def _wider_split(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+def _wider_split(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     tp, pp = request.resolved_parallelism
     auto = _split(request, request.gpu_count)
     wide_tp, wide_pp = auto.resolved_parallelism
@@ -167,7 +182,7 @@ def _wider_split(request: PlanRequest, goal: int, found: Assessment) -> Alternat
     return _try(auto, f"{split_label(auto, short=True)} on the same {request.gpu_count} GPUs", goal)
 
 
-def _more_gpus(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+def _more_gpus(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     """The fewest more GPUs that hold the goal: counts that split the model wider first (they cure weights that do
     not fit), then counts that add replicas (they add conversations)."""
     if request.deployment is not None and request.deployment.stage_gpus:
@@ -191,7 +206,7 @@ def _moe(request: PlanRequest) -> bool:
     return request.model.moe is not None
 
 
-def _smaller_weights(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+def _smaller_weights(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     bits = weight_format(request.resolved_weights).bits_per_weight
     runs, _ = formats_run(_engine_name(request), request.gpu, _moe(request))
     smaller = sorted((w for w in runs if weight_format(w).bits_per_weight < bits), key=_weight_bits, reverse=True)
@@ -206,7 +221,7 @@ def _weight_bits(weights: str) -> float:
     return weight_format(weights).bits_per_weight
 
 
-def _smaller_kv(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
+def _smaller_kv(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     bits = kv_format(request.resolved_kv_dtype).bits_per_value
     runs = kv_dtypes_run(_engine_name(request), request.resolved_weights, request.gpu, _moe(request))
     smaller = sorted((k for k in runs if kv_format(k).bits_per_value < bits), key=_kv_bits, reverse=True)
@@ -221,20 +236,24 @@ def _kv_bits(kv: str) -> float:
     return kv_format(kv).bits_per_value
 
 
-def _shorter_context(request: PlanRequest, goal: int, found: Assessment) -> Alternative | None:
-    context = longest_context_that_fits(request, goal)
+def _shorter_context(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
+    context = longest_context_that_fits(request, goal.held, goal.users)
     if not 0 < context < request.context_tokens:
         return None
     return _try(request.at_context(context), f"context of {context:,} tokens", goal)
 
 
-def nearest_fitting(request: PlanRequest, target_users: int | None = None) -> list[Alternative]:
+def nearest_fitting(
+    request: PlanRequest, target_users: int | None = None, *, users: int | None = None
+) -> list[Alternative]:
     """Up to one alternative per lever, each changing one thing the engine takes — its memory fraction, a wider
     split of the same GPUs, more GPUs, a smaller weight format, a smaller KV cache, a shorter context — that holds
-    ``target_users`` conversations (one when no target is given)."""
-    goal = max(1, target_users or 1)
+    ``target_users`` conversations (one when no target is given), each judged against ``users`` target users (the
+    page's own target, which its link opens with; default: the conversations it must hold, :class:`Goal`)."""
+    held = max(1, target_users or 1)
+    goal = Goal(held, max(1, users or held))
     try:
-        found = assess(request, goal)
+        found = assess(request, goal.users)
     except BudgetExceeded:
         raise  # the run's time is up: never taken for a set-up that does not fit
     except PlannerError:
