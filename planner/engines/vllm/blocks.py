@@ -6,7 +6,8 @@
 - one KV-cache group when every layer has the same spec, ``num_blocks = available // page // layers``;
 - hybrid sliding-window / full models: groups of equal size (the smaller type's count, or the larger one
   when the counts are within 1.5x), padding layers fill the last group; ``num_blocks = available // page //
-  group_size``; the printed token count is ``num_blocks // groups x block_size``;
+  group_size``; the printed token count is ``num_blocks // groups x block_size``; layers whose page is smaller
+  take a larger block, so every page is the largest (:func:`unified_blocks`);
 - max concurrency = ``num_blocks / pages one request of max_model_len needs`` (a sliding-window group needs
   ``cdiv(min(window - 1 + max_num_batched_tokens, max_model_len), block) + 1`` pages);
 - all ranks use the smallest block count (pipeline stages differ); rank 0 prints its available memory;
@@ -42,6 +43,37 @@ def layer_key(model: ModelSpec, kind: LayerKind, hybrid: bool) -> LayerKey:
     return ("full", 0)
 
 
+def unified_blocks(block: int, per_token: dict[str, int]) -> tuple[int, tuple[tuple[str, int], ...]]:
+    """(page bytes, the block of each spec type whose block differs from ``block``): vLLM gives every layer of a
+    hybrid model one page size by raising the block of the layers with the smaller page to the largest page
+    (``unify_kv_cache_spec_page_size``, ``vllm/v1/core/kv_cache_utils.py``: ``new_block_size = block_size x
+    max_page_size // page_size``); ``per_token``: bytes per token of one layer of each spec type ("full",
+    "sliding", "chunked") on the rank. A page that does not divide the largest keeps its block (vLLM pads it
+    where the backend allows, else refuses). Gemma 4's sliding layers (head 256) beside its full ones (512) take
+    blocks of 32 beside 16, so one request's sliding pages are half as many.
+
+    >>> unified_blocks(16, {"sliding": 2048, "full": 4096})
+    (65536, (('sliding', 32),))
+    >>> unified_blocks(16, {"full": 4096})
+    (65536, ())
+    """
+    page = block * max(per_token.values())
+    scaled = tuple(
+        (kind, page // (block * size))
+        for kind, size in per_token.items()
+        if size and block * size != page and page % (block * size) == 0
+    )
+    return page, tuple((kind, block * ratio) for kind, ratio in scaled)
+
+
+def block_of(stage: VllmStage, key: LayerKey) -> int:
+    """The block size of the layers of ``key``'s spec type on ``stage`` (:func:`unified_blocks`)."""
+    for kind, size in stage.kind_blocks:
+        if kind == key[0]:
+            return size
+    return stage.block_size
+
+
 def pages_per_request(key: LayerKey, max_model_len: int, block: int, batched_tokens: int, mamba_pages: int = 1) -> int:
     """Pages one request of ``max_model_len`` needs in one layer of this spec (``max_memory_usage_bytes``; a
     linear layer's ``mamba_pages`` from :func:`planner.engines.vllm.mamba.state_pages_per_request`)."""
@@ -72,6 +104,8 @@ class VllmStage(BaseModel, frozen=True, extra="forbid"):
     # the stage (80 layers); tests/advisor/test_rank_shortcuts.py checks it is what validation would give.
     layer_keys: SkipValidation[tuple[LayerKey, ...]]
     blocks: int
+    # The block of each spec type vLLM raised to unify its smaller page (:func:`unified_blocks`); others: block_size.
+    kind_blocks: tuple[tuple[str, int], ...] = ()
     draft_page_bytes: int = 0  # a separate draft model's layers per block (their pages join the pool)
     lookahead_tokens: int = 0  # slots reserved per request for speculative tokens
     mamba_pages: int = 1  # pages a request holds in each linear (Mamba / Gated DeltaNet) layer
@@ -140,7 +174,7 @@ def needed_bytes(stage: VllmStage, max_model_len: int, batched_tokens: int) -> i
     speculative proposer's pages (with its look-ahead slots) included."""
     own = sum(  # layers of one spec need the same pages: counted once per spec (integers: the same sum)
         n
-        * pages_per_request(key, max_model_len, stage.block_size, batched_tokens, stage.mamba_pages)
+        * pages_per_request(key, max_model_len, block_of(stage, key), batched_tokens, stage.mamba_pages)
         * stage.page_bytes
         for key, n in stage.spec_counts
     )

@@ -15,6 +15,7 @@ from planner.engines.loading import kernel_padding_bytes
 from planner.engines.vllm.blocks import (
     StageOverrides,
     VllmStage,
+    block_of,
     estimate_max_len,
     has_linear_layers,
     needed_bytes,
@@ -66,7 +67,7 @@ def _capacity(request: PlanRequest, result: PlanResult, profile: VllmProfile, st
             batched=batched,
         )
     if profile.hybrid_kv_manager:
-        pages = (pages_per_request(k, max_len, block, batched, first.mamba_pages) for k in first.groups)
+        pages = (pages_per_request(k, max_len, block_of(first, k), batched, first.mamba_pages) for k in first.groups)
         per_request = sum(pages)
         concurrency = blocks / per_request if per_request else 0.0
         by_concurrency = profile.rules.printed_tokens == "concurrency"

@@ -25,7 +25,15 @@ from planner.core.kv import kv_bytes_per_token_per_layer
 from planner.core.model import ModelSpec
 from planner.core.overhead import StageContext
 from planner.engines.platform import vllm_platform
-from planner.engines.vllm.blocks import LayerKey, StageOverrides, VllmStage, groups_of, layer_key, spec_counts
+from planner.engines.vllm.blocks import (
+    LayerKey,
+    StageOverrides,
+    VllmStage,
+    groups_of,
+    layer_key,
+    spec_counts,
+    unified_blocks,
+)
 from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.mamba import hybrid_block_size, mamba_mode, state_page_bytes, state_pages_per_request
 from planner.engines.vllm.profile import VllmProfile
@@ -196,6 +204,30 @@ def _length_free_key(
     )
 
 
+def _blocks(
+    request: PlanRequest, tp: int, spec_tokens: int, per_token_layer: int, layout: Layout
+) -> tuple[int, int, tuple[tuple[str, int], ...]]:
+    """(block size, page bytes, the blocks vLLM raised): a hybrid attention + Mamba stage's attention block holds
+    one state page (:func:`planner.engines.vllm.mamba.hybrid_block_size`); otherwise every layer takes the
+    largest page, the others a larger block (:func:`planner.engines.vllm.blocks.unified_blocks`)."""
+    model, block = request.model, request.block_size
+    if any(key[0] == "mamba" for key, _ in layout.counts):
+        block = hybrid_block_size(block, state_page_bytes(model, tp, spec_tokens), per_token_layer)
+        return block, block * per_token_layer, ()
+    page, kind_blocks = unified_blocks(block, _per_token_by_kind(model, request.resolved_kv_dtype, tp, layout))
+    return block, page, kind_blocks
+
+
+SPEC_KINDS = {"full": LayerKind.FULL, "sliding": LayerKind.SLIDING, "chunked": LayerKind.CHUNKED}
+
+
+def _per_token_by_kind(model: ModelSpec, kv_dtype: str, tp: int, layout: Layout) -> dict[str, int]:
+    """Bytes per token of one layer of each attention spec type the stage holds (Gemma 4's full layers cache
+    ``global_head_dim``, its sliding ones ``head_dim``); only full attention when it holds none."""
+    kinds = {key[0] for key, _ in layout.counts if key[0] in SPEC_KINDS} or {"full"}
+    return {kind: kv_bytes_per_token_per_layer(model, kv_dtype, tp, SPEC_KINDS[kind]) for kind in sorted(kinds)}
+
+
 def vllm_stage(
     request: PlanRequest,
     result: PlanResult,
@@ -268,11 +300,8 @@ def _vllm_stage(
     draft_layers = proposer.kv_bytes_per_token // per_token_layer if shared and per_token_layer else 0
     layout = _layout(request, profile, layers, draft_layers)
     keys = layout.keys
-    block = request.block_size
-    if any(key[0] == "mamba" for key, _ in layout.counts):
-        block = hybrid_block_size(block, state_page_bytes(model, tp, k), per_token_layer)
+    block, page, kind_blocks = _blocks(request, tp, k, per_token_layer, layout)
     mode = mamba_mode(profile.rules, model, profile.enable_prefix_caching)
-    page = block * per_token_layer
     group_size, groups = layout.group_size, layout.groups
     draft_page = 0 if shared else block * proposer.kv_bytes_per_token
     return VllmStage(
@@ -287,6 +316,7 @@ def _vllm_stage(
         groups=groups,
         layer_keys=keys,
         blocks=max(0, available) // (page * group_size + draft_page) if page else 0,
+        kind_blocks=kind_blocks,
         draft_page_bytes=draft_page,
         lookahead_tokens=0 if shared else proposer.lookahead_tokens,
         mamba_pages=state_pages_per_request(mode, k, result.max_model_len, block),
