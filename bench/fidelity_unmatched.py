@@ -175,4 +175,21 @@ UNMATCHED: dict[str, str] = {
         "graph estimate (0.81 GiB) is above what the printed peak (1.08 GiB with the estimate) leaves. Predicted "
         "KV then holds 140 Mamba blocks, under the default 256 sequences, so a refusal is predicted"
     ),
+    "vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09": (
+        "KV -1.21 GiB (third blind set, 2026-12-03): on this headless RTX 3090 Ti (a NixOS VM, no display) the "
+        "budget (0.9 x 23.56 GiB) less the printed 15.18 GiB of weights, 4.1 of KV and 0.79 of graph estimate leaves "
+        "1.13 GiB for activation and non-torch together, where the planner puts 1.07 of activation (0.94 of it the "
+        "sampler's 256 rows over Gemma's 262,144-token vocabulary) and 2.26 of non-torch (the 1.09 base and the "
+        "graphics dies' fitted 1.17, which a card driving no display need not hold), and 0.20 GiB less weights. "
+        "The log prints no 'Free memory on device' split, which would say which term is high. Tokens: exact given "
+        "the printed pool (6.85x; tests/engines/test_vllm_page_unification.py)"
+    ),
+    "vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k": (
+        "KV +1.33 GiB, tokens +5.7 % (third blind set; the post's summary table, not log lines): 555,680 tokens are "
+        "34,730 blocks, which a 24-layer middle rank holds in 25.44 GiB, and nvidia-smi shows the middle ranks at "
+        "the full budget (87,899 MiB: 0.9 x 95.01 GiB and the CUDA context), so they bind; the planner gives them "
+        "26.88 GiB (28.17 on rank 0, whose 26.84 the table likely quotes): ~1.4 GiB more working memory on each "
+        "TP 1 rank than planned, where the same box at TP 4 is within 0.11 GiB. The PP run's per-rank 'Free memory "
+        "on device' lines would say whether the MoE activation of whole experts at TP 1 or non-torch memory is high"
+    ),
 }

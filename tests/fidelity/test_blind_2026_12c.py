@@ -1,0 +1,44 @@
+"""The third blind set (tests/fidelity/cases/vllm-blind-2026-12c.json): public vLLM 0.22-0.27 start-ups found on
+2026-12-03, after the constants were fitted, and scored before anything changed. Their first scores stay as found
+(``unseen_score``); the planner's current figures are checked against the logs here, so a change that moves them
+shows. Two miss the KV target and are named in ``bench.fidelity_unmatched`` (a headless RTX 3090 Ti's working
+memory, and pipeline parallelism on four RTX PRO 6000); every verdict is right."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.fidelity import run_all
+from bench.fidelity_cases import CASES_DIR
+
+BLIND = json.loads((CASES_DIR / "vllm-blind-2026-12c.json").read_text(encoding="utf-8"))
+RESULTS = {r.id: r for r in run_all() if r.id in {c["id"] for c in BLIND}}
+# (case, KV error GiB now, tokens error now); tolerance 0.01 GiB and 0.1 % (the figures' printed precision)
+NOW = [
+    ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -1.21, -0.295),
+    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-32k", 0.11, 0.004),
+    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-ep-32k", 0.00, 0.000),
+    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k", 1.33, 0.057),
+]
+
+
+def test_every_case_is_sourced_held_out_and_first_scored() -> None:
+    assert len(BLIND) == 5
+    for case in BLIND:
+        assert case["source"] and "blind" in case["setup"]["not_fitted"]
+        assert case["unseen_score"]["verdict_right"] is True
+
+
+@pytest.mark.parametrize(("case_id", "kv_error", "token_error"), NOW)
+def test_the_planner_against_each_log(case_id: str, kv_error: float, token_error: float) -> None:
+    result = RESULTS[case_id]
+    assert result.kv_error_gib == pytest.approx(kv_error, abs=0.01)
+    assert result.token_error == pytest.approx(token_error, abs=0.001)
+    assert result.verdict_right
+
+
+def test_the_two_card_start_up_runs_out_of_memory_loading_as_logged() -> None:
+    result = RESULTS["vllm-0.27-2xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp2-load-oom"]
+    assert result.predicted_failure == "weights-oom" and result.verdict_right
