@@ -68,21 +68,39 @@ def pcie_lanes(gpu: GpuSpec) -> int:
     return 8 if re.search(r"\bx8\b", gpu.form_factor or "") else 16
 
 
+XGMI_PEERS = 7  # an 8-GPU AMD Instinct platform: each GPU has one Infinity Fabric link to each other GPU
+
+
 @lru_cache(maxsize=1024)  # pure in the (frozen) GPU entry and a count; asked for every step of every option
 def link(gpu: GpuSpec, gpus: int) -> tuple[LinkKind, float]:
-    """How ``gpus`` GPUs of one replica exchange activations, and the bytes per second of the link: NVLink /
-    Infinity Fabric on baseboards (half the quoted bidirectional figure, what an all-reduce over it moves), an
-    NVLink bridge for a pair only, else PCIe's per-direction figure (an all-reduce over PCIe takes NCCL's measured
-    time instead, :func:`planner.advisor.allreduce.pcie_allreduce_seconds`)."""
+    """How ``gpus`` GPUs of one replica exchange activations, and the bytes per second of the link: NVLink on
+    baseboards (half the quoted bidirectional figure, what an all-reduce over it moves; NVSwitch gives any group
+    the whole of it), an NVLink bridge for a pair only, Infinity Fabric's one link per peer (:func:`fabric_share`),
+    else PCIe's per-direction figure (an all-reduce over PCIe takes NCCL's measured time instead,
+    :func:`planner.advisor.allreduce.pcie_allreduce_seconds`)."""
     text = (gpu.interconnect or "").lower()
     fabric = gpu.interconnect_bandwidth_bytes_per_s
     bridged = "bridge" in text
-    if fabric and ("nvlink" in text or "infinity" in text) and (not bridged or gpus <= 2):
+    if fabric and "infinity" in text:
+        return "nvlink", fabric / 2 * fabric_share(gpus)
+    if fabric and "nvlink" in text and (not bridged or gpus <= 2):
         return "nvlink", fabric / 2
     if gpu.purchase.kind == "baseboard" and ("infinity" in text or fabric):
         return "nvlink", (fabric or 2 * PCIE_BYTES_PER_S[5]) / 2
     per_direction = PCIE_BYTES_PER_S[pcie_generation(gpu)] * pcie_lanes(gpu) / 16
     return "pcie", per_direction
+
+
+def fabric_share(gpus: int) -> float:
+    """The share of a GPU's Infinity Fabric a group of ``gpus`` uses: AMD's 8-GPU platforms link each GPU to each of
+    its 7 peers by one link and no switch, so a group moves data over ``gpus - 1`` of them (stas00/ml-engineering
+    @744d01e18b79 ``network/README.md``: "unless you use the whole 8-GPU node in a single process group you will
+    have a 7x slower comms performance"; all-reduce busbw measured on MI300X: 47.7 GB/s on 2 GPUs, 312.9 on 8).
+
+    >>> fabric_share(2), fabric_share(8)
+    (0.14285714285714285, 1.0)
+    """
+    return min(max(gpus - 1, 1), XGMI_PEERS) / XGMI_PEERS
 
 
 def compute_tflops(gpu: GpuSpec, path: ComputePath) -> tuple[float | None, str]:

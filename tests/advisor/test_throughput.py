@@ -52,6 +52,27 @@ def test_tensor_parallel_over_pcie_costs_more_than_over_nvlink() -> None:
     assert link(get_gpu("rtx-3090"), 2)[0] == "nvlink" and link(get_gpu("rtx-3090"), 4)[0] == "pcie"  # a bridged pair
 
 
+@pytest.mark.parametrize(
+    ("gpu", "per_peer"), [("mi300x", 64e9), ("mi325x", 64e9), ("mi350x", 76.5e9), ("mi355x", 76.5e9)]
+)
+def test_infinity_fabric_gives_a_group_one_link_per_peer(gpu: str, per_peer: float) -> None:
+    """An 8-GPU AMD Instinct platform links each GPU to each of its 7 peers by one Infinity Fabric link, no switch:
+    a tensor-parallel group of n uses n - 1 of them (stas00/ml-engineering@744d01e18b79 network/README.md: "64GBps
+    GPU-to-GPU (peer-to-peer), but 448GBps in total on a board of 8" for MI300X / MI325X, 76.5 and 535.5 for
+    MI350X / MI355X; measured all-reduce busbw on MI300X 47.7 GB/s on 2 GPUs, 312.9 on 8). Before, every group
+    took the whole board's 448 GB/s (MI300X), or PCIe's 64 where the catalog had no fabric figure."""
+    device = get_gpu(gpu)
+    assert link(device, 2) == ("nvlink", pytest.approx(per_peer))
+    assert link(device, 4) == ("nvlink", pytest.approx(3 * per_peer))
+    assert link(device, 8) == ("nvlink", pytest.approx(7 * per_peer))
+    load = decode_load(LLAMA_70B, "fp8", "fp8", 50, 32_768)
+    pair, board = (
+        step(setup_for(device, "vllm", "fp8", 2, "fp8"), load),
+        step(setup_for(device, "vllm", "fp8", 8, "fp8"), load),
+    )
+    assert pair.comm_seconds > board.comm_seconds
+
+
 def test_kv_reads_grow_with_context_and_stop_at_a_window() -> None:
     short = decode_load(LLAMA_70B, "fp8", "fp8", 8, 4_096)
     long = decode_load(LLAMA_70B, "fp8", "fp8", 8, 32_768)
