@@ -13,7 +13,7 @@ from model_catalog import get_gpu
 from planner.assessment.assess import context_label
 from planner.bounds.errors import PlannerError
 from planner.planning.plan import PlanRequest
-from ui import binding, compare_charts, curves, exports, frame, links, settings, state, tables, what_if_charts
+from ui import binding, compare_charts, curves, exports, frame, links, settings, state, tables, text, what_if_charts
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -124,8 +124,9 @@ def render(sel: Selection) -> None:
         st.warning(as_text(note), icon=":material/warning:")
     answers = _answer_rows(sel, panels, high)
     st.html(tables.html_table(answers))
+    chosen = sel.assessment()
     st.caption(
-        "Solid: paged engines (vLLM, SGLang, TensorRT-LLM) take blocks of 16 tokens as a conversation grows"
+        as_text(text.solid_line_words(chosen))
         + ("; dashed: each conversation reserves the full length up front (llama.cpp slots)" if contiguous else "")
         + ". Eight times the context is an eighth of the conversations (“Memory Planning for LLMs”). Each dot is "
         "where its line crosses the target; the dotted line is the sidebar's context, the diamond the sidebar's own "
@@ -135,7 +136,6 @@ def render(sel: Selection) -> None:
         PATH,
         {settings.CURVES.url: picked, settings.CURVE_GPUS.url: others, settings.CONTIGUOUS.url: contiguous},
     )
-    chosen = sel.assessment()
     exported = {"longest": _longest_csv(sel, panels, [sel.gpu_id, *others], high), "curves": _curves_csv(sel, panels)}
     names = {g: get_gpu(g).name for g in others}
     figures = partial(_report_figures, panels, shared, choices[0])

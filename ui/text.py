@@ -6,6 +6,7 @@ from __future__ import annotations
 from planner.assessment.assess import Assessment, VerdictState, context_label, mem, setup_label, verdict_sentence
 from planner.core.gpu import GpuSpec
 from planner.core.units import format_bytes
+from planner.engines.registry import get_engine
 
 __all__ = [
     "chart_title",
@@ -80,3 +81,19 @@ def chart_title(a: Assessment, unit: str) -> str:
     if a.state is VerdictState.ENGINE_REFUSES:
         title += f": {a.engine_label} would not start, so no KV cache is allocated"
     return title
+
+
+def solid_line_words(a: Assessment) -> str:
+    """How the what-if's solid line holds conversations: as the sidebar's engine does (the block or page its report
+    gives; an engine with fixed slots, :attr:`planner.engines.base.Engine.fixed_slots`), or the planner's own paged
+    estimate."""
+    block = a.report.block_size if a.report is not None else a.request.block_size
+    if a.report is None:
+        return f"Solid: the planner's estimate, in blocks of {block} tokens as a conversation grows"
+    if get_engine(a.report.engine).fixed_slots:
+        return (
+            f"Solid: {a.engine_label} as the sidebar runs it, each of its -np slots reserving a whole conversation's "
+            "length at start"
+        )
+    unit = "token" if block == 1 else "tokens"
+    return f"Solid: {a.engine_label} as the sidebar runs it, in blocks of {block} {unit} as a conversation grows"

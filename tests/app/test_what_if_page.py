@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 
-from tests.app.conftest import run_page
+from tests.app.conftest import plain, run_page
 from tests.app.conftest import vega_rows as rows_of
 from tests.browser.screenshots import FOUR_BY_THREE, VIEW
 from ui import curves, links
@@ -83,3 +83,22 @@ def test_the_report_has_the_plotly_figures_made_only_when_asked(monkeypatch: pyt
     # Plotly's JSON escapes "/" and "×"
     assert '"text":"target 50 users"' in html and "fp8\\u002ffp8: 50 users up to 8,560 tokens" in html
     assert all(f'"text":"2 \\u00d7 {gpu}"' in html for gpu in ("H100 SXM5 80GB", "A100 SXM4 80GB", "H100 PCIe 80GB"))
+
+
+@pytest.mark.parametrize(
+    ("engine", "weights", "said", "not_said"),
+    [
+        ("vllm", "fp8", "Solid: vLLM as the sidebar runs it, in blocks of 16 tokens", "slots"),
+        ("sglang", "fp8", "Solid: SGLang as the sidebar runs it, in blocks of 1 token", "16 tokens"),
+        ("llamacpp", "q4_k_m", "each of its -np slots reserving a whole conversation's length at start", "blocks of"),
+    ],
+)
+def test_the_caption_says_how_the_sidebars_engine_holds_conversations(
+    engine: str, weights: str, said: str, not_said: str
+) -> None:
+    """The caption said "Solid: paged engines (vLLM, SGLang, TensorRT-LLM) take blocks of 16 tokens" whatever the
+    engine: SGLang pages single tokens, and under llama.cpp the solid line is its slots, each a fixed length."""
+    at = run_page("what_if", {**PARAMS, "engine": engine, "weights": weights})
+    caption = " ".join(plain(str(c.value)) for c in at.caption)
+    assert said in caption and "paged engines (vLLM, SGLang, TensorRT-LLM)" not in caption, caption
+    assert not_said not in caption.split(";")[0], caption
