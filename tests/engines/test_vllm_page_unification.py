@@ -15,6 +15,11 @@ the block accounting is tested:
   557,022 tokens" (search-index file ids 56040457769 and 56004528002; ``tests/fidelity/cases/vllm-gb10-2026-12.json``
   case ``vllm-gb10-gemma4-26b-a4b-bf16-util075-cotenants``, out of scope for its co-tenants, whose notes said the
   planner's blocks gave 882,849 tokens). Not looked at when the rule was read: a held-out check.
+- google/gemma-4-31b-it BF16 on one card of ~93 GiB (not named; 8,192 batched tokens on any device over 70 GiB),
+  vLLM 0.23.0, --max-num-seqs 20, 32,768 tokens: "Available KV cache memory: 28.41 GiB", "GPU KV cache size: 97,541
+  tokens", "Maximum concurrency for 32,768 tokens per request: 2.98x" (a Kaggle log of 2026-08-04, search-index file
+  id 63102470423; found after the rule was read). Here the sliding layers (16 KV heads of 256) have the larger page,
+  so the full layers' block is raised: before, 154,593 tokens and 4.72x.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ def _report(model: str, gpu: str, version: str, kv_gib: float, batched: int | No
     [
         ("google/gemma-4-E4B-it", "rtx-3090", "0.22.1", 4.1, None, 224_353, 6.85),
         ("google/gemma-4-26B-A4B-it", "dgx-spark-gb10", "0.20.2", 40.56, 8192, 557_022, None),
+        ("google/gemma-4-31B-it", "rtx-pro-6000-blackwell", "0.23.0", 28.41, 8192, 97_541, 2.98),
     ],
 )
 def test_gemma4_tokens_are_what_vllm_printed(
