@@ -111,9 +111,10 @@ def test_buyer_constraints_are_bound_to_the_url() -> None:
 
 
 def test_verdict_colour_is_amber_with_an_undermining_caveat() -> None:
-    """The L40's bandwidth and tensor figures rest on one third-party table: its verdict cannot be green, and the
-    caveat is in the verdict, the table and the CSV columns."""
-    at = run_page("advisor", {"gpu_filter": ["l40"], "users": "4"}, tab=TABLE_TAB)
+    """The DGX Spark's 16-bit tensor figures are NVIDIA's own measured peaks (it publishes only FP4): its verdict
+    cannot be green, and the caveat is in the verdict, the table and the CSV columns. (The L40 served here until
+    its figures were verified against its datasheet table.)"""
+    at = run_page("advisor", {"gpu_filter": ["dgx-spark-gb10"], "users": "4"}, tab=TABLE_TAB)
     assert not at.exception
     assert not at.success and any("unverified catalog figures" in w for w in texts(at.warning))
     table = at.dataframe[0].value
