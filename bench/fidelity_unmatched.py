@@ -180,7 +180,8 @@ UNMATCHED: dict[str, str] = {
         "budget (0.9 x 23.56 GiB) less the printed 15.18 GiB of weights, 4.1 of KV and 0.79 of graph estimate leaves "
         "1.13 GiB for activation and non-torch together, where the planner puts 1.07 of activation (0.94 of it the "
         "sampler's 256 rows over Gemma's 262,144-token vocabulary) and 2.26 of non-torch (the 1.09 base and the "
-        "graphics dies' fitted 1.17, which a card driving no display need not hold), and 0.20 GiB less weights. "
+        "graphics dies' fitted 1.17, where vLLM 0.27+ prints 0.23-0.58 GiB of non-torch on such cards: docs/fidelity.md, "
+        "'Graphics dies'), and 0.20 GiB less weights. "
         "The log prints no 'Free memory on device' split, which would say which term is high. Tokens: exact given "
         "the printed pool (6.85x; tests/engines/test_vllm_page_unification.py)"
     ),
