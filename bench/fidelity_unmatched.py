@@ -179,11 +179,11 @@ UNMATCHED: dict[str, str] = {
         "KV -1.21 GiB (third blind set, 2026-12-03): on this headless RTX 3090 Ti (a NixOS VM, no display) the "
         "budget (0.9 x 23.56 GiB) less the printed 15.18 GiB of weights, 4.1 of KV and 0.79 of graph estimate leaves "
         "1.13 GiB for activation and non-torch together, where the planner puts 1.07 of activation (0.94 of it the "
-        "sampler's 256 rows over Gemma's 262,144-token vocabulary) and 2.26 of non-torch (the 1.09 base and the "
-        "graphics dies' fitted 1.17, where vLLM 0.27+ prints 0.23-0.58 GiB of non-torch on such cards: docs/fidelity.md, "
-        "'Graphics dies'), and 0.20 GiB less weights. "
-        "The log prints no 'Free memory on device' split, which would say which term is high. Tokens: exact given "
-        "the printed pool (6.85x; tests/engines/test_vllm_page_unification.py)"
+        "sampler's 256 rows over Gemma's 262,144-token vocabulary) and 1.42 of non-torch (the 0.25 base and the "
+        "graphics dies' fitted 1.17; vLLM 0.27+ prints 0.23-0.58 GiB of non-torch on such cards: docs/fidelity.md, "
+        "'Graphics dies'), and 0.20 GiB less weights. The log prints no 'Free memory on device' split, which would "
+        "say which term is high. Tokens: exact given the printed pool (6.85x; "
+        "tests/engines/test_vllm_page_unification.py)"
     ),
     "vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k": (
         "KV +1.33 GiB, tokens +5.7 % (third blind set; the post's summary table, not log lines): 555,680 tokens are "
