@@ -4,6 +4,7 @@ the dashboard's unit choice. Every memory figure names its unit (GiB = 2^30 byte
 from __future__ import annotations
 
 from planner.assessment.assess import Assessment, VerdictState, context_label, mem, setup_label, verdict_sentence
+from planner.assessment.words import plural
 from planner.core.gpu import GpuSpec
 from planner.core.units import format_bytes
 from planner.engines.registry import get_engine
@@ -95,5 +96,5 @@ def solid_line_words(a: Assessment) -> str:
             f"Solid: {a.engine_label} as the sidebar runs it, each of its -np slots reserving a whole conversation's "
             "length at start"
         )
-    unit = "token" if block == 1 else "tokens"
-    return f"Solid: {a.engine_label} as the sidebar runs it, in blocks of {block} {unit} as a conversation grows"
+    blocks = plural(block, "token")
+    return f"Solid: {a.engine_label} as the sidebar runs it, in blocks of {blocks} as a conversation grows"

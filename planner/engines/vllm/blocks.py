@@ -58,12 +58,12 @@ def unified_blocks(block: int, per_token: dict[str, int]) -> tuple[int, tuple[tu
     (65536, ())
     """
     page = block * max(per_token.values())
-    scaled = tuple(
-        (kind, page // (block * size))
+    raised = tuple(
+        (kind, page // size)  # block x (page // (block x size)): the block whose page is the largest
         for kind, size in per_token.items()
         if size and block * size != page and page % (block * size) == 0
     )
-    return page, tuple((kind, block * ratio) for kind, ratio in scaled)
+    return page, raised
 
 
 def block_of(stage: VllmStage, key: LayerKey) -> int:
