@@ -201,7 +201,13 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
             gib -= fitted.sampler_state_bytes(stage_context(q, r, 0, total)) / GiB  # derived, not fitted
             points.append(
                 NonTorchPoint(
-                    p.engine_version, r.tensor_parallel, r.pipeline_parallel, platform, float(gib), weights_bytes / GiB
+                    p.engine_version,
+                    r.tensor_parallel,
+                    r.pipeline_parallel,
+                    platform,
+                    float(gib),
+                    weights_bytes / GiB,
+                    p.enforce_eager,
                 )
             )
     return points

@@ -157,6 +157,7 @@ class NonTorchPoint(NamedTuple):
     platform: VllmPlatform
     gib: float
     weights_gib: float  # what the rank loaded (unified memory counts a share of it again)
+    eager: bool = False  # --enforce-eager: no compile, so none of the graphics dies' fitted amount
 
     @property
     def datacenter(self) -> bool:
@@ -207,12 +208,13 @@ def _donated(found: list[dict[str, Any]], fields: tuple[str, ...]) -> list[tuple
 
 
 def _graphics_extra(points: list[NonTorchPoint], eras: tuple[NonTorchEra, ...]) -> int:
-    """What graphics dies hold at TP 1 beyond the era's datacenter base (all eras pooled)."""
+    """What compiled start-ups on graphics dies hold at TP 1 beyond the era's datacenter base (all eras pooled;
+    an eager start-up compiles nothing and is planned without it, so it is not a point of it)."""
     probe = base_constants(non_torch=list(eras))
     over = [
         p.gib - VllmProfile(engine_version=p.version, constants=probe).non_torch_bytes(1) / GiB
         for p in points
-        if p.platform.graphics_die and p.tp == 1 and p.pp == 1
+        if p.platform.graphics_die and p.tp == 1 and p.pp == 1 and not p.eager
     ]
     return median_bytes(over) or 0
 

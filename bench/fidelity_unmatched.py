@@ -152,22 +152,6 @@ UNMATCHED: dict[str, str] = {
         "+0.06, but the seen >= 0.22 start-ups' release-out / family-out means worsen 0.45 / 0.48 -> 0.47 / 0.50 "
         "GiB (the A100 0.31 Llama and H100 0.22 start-ups hold no such amount), so that form is not taken"
     ),
-    "vllm-0.28-rtx5090-qwen38-27b-fp8-eager-seqs1-16k": (
-        "KV -1.29 GiB, tokens, verdict (unseen set): this RTX 5090 start-up (FP8, --enforce-eager, one sequence, "
-        "text only) leaves ~0.1 GiB beyond the planner's 27.55 GiB of weights and 0.32 of activation, where the "
-        "planner adds the graphics dies' fitted 1.17 GiB (graphics_extra) over the 0.25 base. Eager is not the "
-        "reason: a 0.28 RTX 5090 pair of one model (search-index file id 57676316864) consumes 16.66 GiB eager and "
-        "16.7 compiled. The log prints no 'Model loading took' line, so the FP8 checkpoint's loaded size (the "
-        "lead) is not known; with the printed KV the tokens (34,133) and 2.08x are exact. vLLM measures a drop in "
-        "the card's free memory (0.28.0 utils/mem_utils.py:317-318), so graphics_extra is an amount of the "
-        "machines it was fitted on, not of the die: one RTX 5090 box with one model holds 1.6 GiB beyond the base on "
-        "one boot and 0.2 on a restart (the -util070-8k case); without the term the seen >= 0.22 family-out median "
-        "goes 0.28 -> 1.03 GiB, so it stays, and the report states it per GPU (planner/engines/vllm/caveats.py)"
-    ),
-    "vllm-0.28-rtx5090-qwen38-27b-fp8-eager-seqs1-7k": (
-        "KV -1.29 GiB, tokens (unseen set): the same run at 7,168 tokens (see the 16k case); with the printed "
-        "2.42 GiB the planner's blocks give the printed 27,569 tokens exactly"
-    ),
     "vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082": (
         "KV -1.82 GiB, tokens, verdict (unseen set): under Windows (WSL) the card held 1.64 GiB of vLLM's own "
         "before its first snapshot and the run's non-torch is 0.58 GiB (20.13 consumed - 19.55 weights, printed), "

@@ -81,7 +81,9 @@ def test_graphics_die_share_is_stated_per_gpu_and_not_on_datacenter_dies() -> No
     extra = profile.fitted.graphics_extra
     one = _notes(_request("rtx-5090", profile))
     two = _notes(_request("rtx-5090", profile, tp=2))
-    assert f"Non-torch memory includes {gib_text(extra)} GiB per GPU fitted on public GeForce" in one
-    assert f"Non-torch memory includes {gib_text(extra // 2)} GiB per GPU fitted on public GeForce" in two
-    assert "fitted on public GeForce" not in _notes(_request("h100-sxm-80gb", profile))
+    assert f"Non-torch memory includes {gib_text(extra)} GiB per GPU fitted on public compiled GeForce" in one
+    assert f"Non-torch memory includes {gib_text(extra // 2)} GiB per GPU fitted on public compiled GeForce" in two
+    assert "fitted on public compiled GeForce" not in _notes(_request("h100-sxm-80gb", profile))
+    eager = profile.model_copy(update={"enforce_eager": True})
+    assert "fitted on public compiled GeForce" not in _notes(_request("rtx-5090", eager))  # planned without it
     assert "Unified memory" not in _notes(_request("h100-sxm-80gb", profile))

@@ -130,7 +130,6 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
     assert {r.id for r in checked if r.id in unseen and not r.verdict_right} == {
         "vllm-0.27-gb10-qwen38-27b-bf16-32k-noprefix",
         "vllm-0.27-gb10-qwen38-27b-bf16-768k-yarn-noprefix",
-        "vllm-0.28-rtx5090-qwen38-27b-fp8-eager-seqs1-16k",
         "vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082",
     }
     assert len(unseen) == 15

@@ -35,17 +35,20 @@ PUBLIC_SPARK_HOST_GIB = (5.6, 20.4)
 
 
 def graphics_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
-    """On a graphics die (GeForce, RTX workstation): the fitted share the non-torch figure holds there."""
-    if not profile.is_v1 or not vllm_platform(request.gpu).graphics_die:
+    """On a graphics die (GeForce, RTX workstation), compiled: the fitted share the non-torch figure holds there
+    (an eager start-up is planned without it, :meth:`VllmProfile.non_torch_bytes`)."""
+    if not profile.is_v1 or profile.enforce_eager or not vllm_platform(request.gpu).graphics_die:
         return None
     extra = profile.fitted.graphics_extra // result.tensor_parallel
     if extra <= 0:
         return None
     return (
-        f"Non-torch memory includes {gib_text(extra)} GiB per GPU fitted on public GeForce / RTX workstation "
-        "start-ups, which vLLM's source does not name: vLLM counts the whole card's drop in free memory while it "
-        "loads and profiles (another program's allocations meanwhile count as vLLM's). Public runs on these cards "
-        "left from none of it to about twice it, so the KV cache can be up to this much larger, or smaller."
+        f"Non-torch memory includes {gib_text(extra)} GiB per GPU fitted on public compiled GeForce / RTX "
+        "workstation start-ups, which vLLM's source does not name: vLLM counts the whole card's drop in free "
+        "memory while it loads, compiles and profiles (another program's allocations meanwhile count as vLLM's). "
+        "Public runs on these cards left from none of it to about twice it (a restart that reuses its compile "
+        "cache holds less), so the KV cache can be up to this much larger, or smaller; --enforce-eager is planned "
+        "without it."
     )
 
 

@@ -202,7 +202,11 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         """Non-torch memory of the profile run (CUDA context growth, cuBLAS, NCCL and all-reduce buffers), by
         release era: at TP 2 and more, vLLM's NVLink collectives where the device has them
         (:attr:`VllmPlatform.nvlink_collectives`), NCCL alone elsewhere; graphics dies (GeForce, RTX workstation)
-        hold more at TP 1, a share that divides with TP (fitted, ``VllmConstants.graphics_extra``). On unified
+        hold more at TP 1, a share that divides with TP (fitted, ``VllmConstants.graphics_extra``), on compiled
+        start-ups only: what vLLM prints there as non-torch is 0.15-0.56 GiB, so the fitted amount is what the
+        compiled start-ups' budgets leave beyond it, and public cold / warm pairs put a compile's cost in the
+        profile (docs/fidelity.md, 'Graphics dies'); ``--enforce-eager`` turns torch.compile and CUDA graphs off
+        (vllm-project/vllm ``docs/design/debug_vllm_compile.md``). On unified
         memory vLLM reads free memory as the host's MemAvailable (``utils/mem_utils.py`` ``MemorySnapshot.measure``,
         0.27.0 :147-155), so whatever the host stops counting as available between the worker's first snapshot and
         the end of the profile run is non-torch there. vLLM's loaders keep nothing of their own after loading
@@ -221,7 +225,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         device = platform or VllmPlatform()
         era = self.fitted.non_torch_era(self.version)
         extra = round(self.fitted.uma_weights_share * weights_bytes) if device.integrated else 0
-        if device.graphics_die:
+        if device.graphics_die and not self.enforce_eager:
             extra += self.fitted.graphics_extra // tensor_parallel
         if tensor_parallel > 1:
             tp2 = era.tp2 if device.nvlink_collectives or era.tp2_nccl is None else era.tp2_nccl
