@@ -99,7 +99,12 @@ COMPLETED_SINCE_SURVEY: dict[str, dict[str, float]] = {
 # Cloud prices added since the survey (issue 21) name the research file they were read from.
 ISSUE_21_SOURCE = "via /work/research/advisor/hosts.toml, read 2026-12-01"
 # Prices a buyer pays now, where the survey had a launch MSRP (each entry names its source and date).
-PRICED_SINCE_SURVEY: dict[str, float] = {"rtx-5090": 3650}  # 2026-06 street price (sesamedisk.com)
+PRICED_SINCE_SURVEY: dict[str, float] = {
+    "rtx-3090": 1343,  # used, September 2026 (ResalePrices / BestValueGPU)
+    "rtx-4090": 2500,  # used, September 2026 (GetPCParts eBay average / BestValueGPU)
+    "rtx-5090": 4899,  # new, September 2026 (median of five trackers)
+    "dgx-spark-gb10": 4699,  # NVIDIA's Founders Edition price from 2026-02-23
+}
 
 
 def _survey(gpu_id: str, fmt: str, value: float | None) -> float | None:
