@@ -152,6 +152,18 @@ UNMATCHED: dict[str, str] = {
         "+0.06, but the seen >= 0.22 start-ups' release-out / family-out means worsen 0.45 / 0.48 -> 0.47 / 0.50 "
         "GiB (the A100 0.31 Llama and H100 0.22 start-ups hold no such amount), so that form is not taken"
     ),
+    "vllm-0.28-rtx5090-qwen3-30b-a3b-gptq-graph-p37": (
+        "KV -1.20 GiB (fourth blind set, 2026-12-03): the compiled twin of an eager start-up on the same RTX "
+        "5090 (Qwen3-30B-A3B GPTQ-Int4 as the harness's later receipt names it, vLLM 0.28.0, offline LLM class). "
+        "The eager run is within 0.22 GiB; compiled, the log holds 0.69 GiB less KV than eager (the same 16.7 GiB "
+        "consumed) where the planner puts 2.11 (the graph estimate, a larger activation and the graphics dies' "
+        "1.17 GiB compile amount). The page runs its arms one after another on one box, so the compile cache was "
+        "likely warm, which holds less of that amount (docs/fidelity.md, 'Graphics dies'); a 'Directly load the "
+        "compiled graph' line would settle it"
+    ),
+    "vllm-0.28-rtx5090-qwen3-30b-a3b-gptq-fp8kv-p37": (
+        "KV -0.99 GiB (fourth blind set): as the graph arm of the same page (see there), with an fp8 KV cache"
+    ),
     "vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082": (
         "KV -1.82 GiB, tokens, verdict (unseen set): under Windows (WSL) the card held 1.64 GiB of vLLM's own "
         "before its first snapshot and the run's non-torch is 0.58 GiB (20.13 consumed - 19.55 weights, printed), "
