@@ -105,11 +105,12 @@ UNMATCHED: dict[str, str] = {
         "load with auto-prefetch off on EXT4, 0.27.0 model_loader/weight_utils.py 'Auto-prefetch is disabled') "
         "the 768k start-up of the same session prints 55.99 GiB consumed for 51.35 GiB of weights: 0.09 of the "
         "weights beyond them, where the planner's unified-memory share (0.28, fitted on a prefetch load and a "
-        "fastsafetensors load) adds 14.4 GiB; and the planner's 10.31 GiB host default refuses util 0.92 where "
-        "this host held 7.37. Which loader state moves MemAvailable is not in vLLM's source; GB10 start-ups of "
-        "one model under each loader would pin it. The host's share is a fact of each machine (public Sparks held "
-        "5.6-20.4 GiB): the report says the check passes at util 0.92 only with at most 9.57 GiB held, what it "
-        "took, and that unified_memory_host_bytes settles it (planner/engines/vllm/caveats.py)"
+        "fastsafetensors load) adds 14.4 GiB; and the planner's host default (10.90 GiB, the median of 37 public "
+        "Sparks, planner/engines/vllm/spark_hosts.py) refuses util 0.92 where this host held 7.37. Which loader "
+        "state moves MemAvailable is not in vLLM's source; GB10 start-ups of one model under each loader would pin "
+        "it. The host's share is a fact of each machine (public Sparks held 5.27-24.94 GiB; 26 of the 37 held "
+        "too much for util 0.92): the report says the check passes at util 0.92 only with at most 9.57 GiB held, "
+        "what it took, and that unified_memory_host_bytes settles it (planner/engines/vllm/caveats.py)"
     ),
     "vllm-0.27-gb10-qwen38-27b-bf16-768k-yarn-noprefix": (
         "KV -8.2 GiB, verdict (unseen set): as the 32k run of the same session (consumed 55.99 GiB = weights 51.35 "

@@ -44,16 +44,16 @@ def test_spark_start_check_names_the_host_figure_that_decides_it() -> None:
     assert gib_text(total - requested) == "9.74"
     notes = _notes(request)
     assert "if at most 9.74 GiB of the pool is held then" in notes
-    assert "the planner takes 10.31 GiB (one public DGX Spark's)" in notes
+    assert "the planner takes 10.90 GiB (the median of 37 public DGX Sparks')" in notes
     assert "unified_memory_host_bytes" in notes
     own = VllmProfile(engine_version="0.28.0", max_num_seqs=8, unified_memory_host_bytes=6 * GiB)
     assert "(your host figure and vLLM's context)" in _notes(_request("dgx-spark-gb10", own))
 
 
 def test_spark_default_host_figure_already_holds_the_workers_context() -> None:
-    """The default (10.31 GiB) is read off a worker's own 'Free memory on device (111.38/121.69 GiB) on startup',
+    """The default (10.9 GiB) is read off workers' own 'Free memory on device (F/T GiB) on startup' lines,
     i.e. init_snapshot.free_memory (0.28.0 gpu_worker.py:784), taken after the CUDA context: the planner's free
-    memory at the snapshot is total less 10.31 GiB, not less the context a second time. A host figure the user
+    memory at the snapshot is total less 10.9 GiB, not less the context a second time. A host figure the user
     gives (before vLLM starts) still gets the worker's baseline on top."""
     profile = VllmProfile(engine_version="0.28.0", max_num_seqs=8)
     request = _request("dgx-spark-gb10", profile)
@@ -87,3 +87,20 @@ def test_graphics_die_share_is_stated_per_gpu_and_not_on_datacenter_dies() -> No
     eager = profile.model_copy(update={"enforce_eager": True})
     assert "fitted on public compiled GeForce" not in _notes(_request("rtx-5090", eager))  # planned without it
     assert "Unified memory" not in _notes(_request("h100-sxm-80gb", profile))
+
+
+def test_spark_host_default_is_the_median_of_public_sparks() -> None:
+    """What a DGX Spark's host holds when vLLM's worker starts is a fact of each machine: the default is the median
+    of 37 public machines with nothing else running (their 'Free memory on device (F/T GiB)' lines, T = 121.69,
+    121.63 or 119.63), 10.9 GiB, not one machine's 10.31; the note quotes their range."""
+    import statistics
+
+    from planner.engines.vllm.spark_hosts import SPARK_HOSTS
+
+    held = [h.held_gib for h in SPARK_HOSTS]
+    assert len(held) == len(SPARK_HOSTS) == 37 and len({h.source for h in SPARK_HOSTS}) == 37
+    assert all(h.total_gib in (119.63, 121.63, 121.69) for h in SPARK_HOSTS)
+    assert statistics.median(held) == 10.9
+    assert round(10.9 * GiB) == UMA_HOST_DEFAULT_BYTES
+    notes = _notes(_request("dgx-spark-gb10", VllmProfile(engine_version="0.28.0", max_num_seqs=8)))
+    assert "Public DGX Sparks held 5.27 to 24.94 GiB (median 10.90 of 37)" in notes

@@ -22,16 +22,14 @@ from planner.engines.base import gib_text
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage
 from planner.engines.vllm.failures import free_at_start
-from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.profile import UMA_HOST_DEFAULT_BYTES, VllmProfile
+from planner.engines.vllm.spark_hosts import SPARK_HOSTS
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
-# What public DGX Sparks' hosts held of the 121.69 / 119.63 GiB pool when vLLM's worker started ("Free memory on
-# device (F/T GiB) on startup"): 5.64 GiB (116.05/121.69, a patched 0.23.1rc1 build, tests/fidelity/cases/
-# vllm-unseen-2026-12.json), 7.37 (112.26/119.63, search-index file id 61222544093), 10.31 (111.38/121.69, file id
-# 67408821894: UMA_HOST_DEFAULT_BYTES) and 19.5-20.4 (101.3-102.2 free, MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks
-# issue #47). A fact of each machine (desktop, services, page cache), quoted, not fitted.
-PUBLIC_SPARK_HOST_GIB = (5.6, 20.4)
+# What public DGX Sparks' hosts held of the pool when vLLM's worker started (planner/engines/vllm/spark_hosts.py):
+# a fact of each machine (desktop, services, page cache), quoted, not fitted.
+PUBLIC_SPARK_HOST_GIB = (min(h.held_gib for h in SPARK_HOSTS), max(h.held_gib for h in SPARK_HOSTS))
 
 
 def graphics_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
@@ -72,13 +70,14 @@ def unified_memory_notes(request: PlanRequest, result: PlanResult, profile: Vllm
         total, free = free_at_start(request, result, profile)
         requested = math.floor(profile.utilization * total)
         own = profile.unified_memory_host_bytes is not None
-        given = "your host figure and vLLM's context" if own else "one public DGX Spark's"
+        given = "your host figure and vLLM's context" if own else f"the median of {len(SPARK_HOSTS)} public DGX Sparks'"
         notes.append(
             f"Unified memory: vLLM starts only if its worker's 'Free memory on device' (the host's MemAvailable) "
             f"covers gpu_memory_utilization x total ({gib_text(requested)} GiB), i.e. if at most "
             f"{gib_text(total - requested)} GiB of the pool is held then (the OS, other programs, vLLM's CUDA "
             f"context); the planner takes {gib_text(total - free)} GiB ({given}). Public DGX Sparks held "
-            f"{PUBLIC_SPARK_HOST_GIB[0]:g} to {PUBLIC_SPARK_HOST_GIB[1]:g} GiB; total less MemAvailable on yours "
+            f"{PUBLIC_SPARK_HOST_GIB[0]:g} to {PUBLIC_SPARK_HOST_GIB[1]:g} GiB (median "
+            f"{gib_text(UMA_HOST_DEFAULT_BYTES)} of {len(SPARK_HOSTS)}); total less MemAvailable on yours "
             "(unified_memory_host_bytes) settles it."
         )
     return notes

@@ -28,6 +28,7 @@ fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 
 from __future__ import annotations
 
 import math
+import statistics
 from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from pydantic import Field
@@ -53,6 +54,7 @@ from planner.engines.vllm.kept import per_gpu_kept as _per_gpu_kept
 from planner.engines.vllm.kept import terms_kept as _terms_kept
 from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
 from planner.engines.vllm.runner import uses_model_runner_v2
+from planner.engines.vllm.spark_hosts import SPARK_HOSTS
 from planner.engines.vllm.terms import (
     ProfileTerms,
     TermsInputs,
@@ -77,10 +79,10 @@ KvBytes = Annotated[int, Field(gt=0, le=MAX_GPU_MEMORY_BYTES)]
 # tokens with 14.99 GiB of weights: ~110 KB per token). Fitted to that issue's two V0 logs.
 VLLM_V0_ACTIVATION_SCALE = 0.765
 VLLM_V0_NON_TORCH = round(0.35 * GiB)  # vllm#10517 (v0.6.4, RTX 3090): non_torch_memory=0.35GiB
-# A DGX Spark's OS and desktop at vLLM's start: "Free memory on device (111.38/121.69 GiB) on startup" (a public
-# Qwen3.8-Flash-Next DGX Spark playbook, search-index file id 67408821894; vLLM 0.29): 10.31 GiB held. Busier hosts
-# hold more (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks issue #47: 101.3-102.2 GiB free of 121.69).
-UMA_HOST_DEFAULT_BYTES = round(10.31 * GiB)
+# What a DGX Spark's host (OS, desktop, services, the worker's context) holds of the pool at vLLM's worker snapshot:
+# the median of 37 public machines' "Free memory on device (F/T GiB) on startup" lines (planner/engines/vllm/
+# spark_hosts.py), 10.9 GiB; they range from 5.27 to 24.94.
+UMA_HOST_DEFAULT_BYTES = round(statistics.median(h.held_gib for h in SPARK_HOSTS) * GiB)
 
 
 def vllm_default_batch(
