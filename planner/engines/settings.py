@@ -38,7 +38,9 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
         "max_num_seqs", "--max-num-seqs", "count", 1, 1_048_576,
         "sequences run at once; sizes the CUDA-graph captures and, for hybrid models, the Mamba blocks needed",
     ),
-    EngineSetting("enforce_eager", "--enforce-eager", "flag", 0, 1, "no CUDA graphs (no graph memory)"),
+    EngineSetting(
+        "enforce_eager", "--enforce-eager", "flag", 0, 1, "no torch.compile, no CUDA graphs (no compile or graph memory)"
+    ),
     EngineSetting(
         "max_cudagraph_capture_size", "--max-cudagraph-capture-size", "count", 1, 65_536,
         "the largest batch a CUDA graph is captured for",
