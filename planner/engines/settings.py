@@ -39,7 +39,8 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
         "sequences run at once; sizes the CUDA-graph captures and, for hybrid models, the Mamba blocks needed",
     ),
     EngineSetting(
-        "enforce_eager", "--enforce-eager", "flag", 0, 1, "no torch.compile, no CUDA graphs (no compile or graph memory)"
+        "enforce_eager", "--enforce-eager", "flag", 0, 1,
+        "no torch.compile, no CUDA graphs (no compile or graph memory)",
     ),
     EngineSetting(
         "max_cudagraph_capture_size", "--max-cudagraph-capture-size", "count", 1, 65_536,
