@@ -34,10 +34,8 @@ PUBLIC_SPARK_HOST_GIB = (min(h.held_gib for h in SPARK_HOSTS), max(h.held_gib fo
 
 def graphics_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
     """On a graphics die (GeForce, RTX workstation), compiled: the fitted share the non-torch figure holds there
-    (an eager start-up is planned without it, :meth:`VllmProfile.non_torch_bytes`)."""
-    if not profile.is_v1 or profile.enforce_eager or not vllm_platform(request.gpu).graphics_die:
-        return None
-    extra = profile.fitted.graphics_extra // result.tensor_parallel
+    (:meth:`VllmProfile.graphics_compile_bytes`: none for an eager start-up)."""
+    extra = profile.graphics_compile_bytes(result.tensor_parallel, vllm_platform(request.gpu))
     if extra <= 0:
         return None
     return (

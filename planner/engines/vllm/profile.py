@@ -227,12 +227,18 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         device = platform or VllmPlatform()
         era = self.fitted.non_torch_era(self.version)
         extra = round(self.fitted.uma_weights_share * weights_bytes) if device.integrated else 0
-        if device.graphics_die and not self.enforce_eager:
-            extra += self.fitted.graphics_extra // tensor_parallel
+        extra += self.graphics_compile_bytes(tensor_parallel, device)
         if tensor_parallel > 1:
             tp2 = era.tp2 if device.nvlink_collectives or era.tp2_nccl is None else era.tp2_nccl
             return tp2 + era.per_extra_rank * (tensor_parallel - 2) + extra
         return (era.pp if pipeline_parallel > 1 else era.tp1) + extra
+
+    def graphics_compile_bytes(self, tensor_parallel: int, platform: VllmPlatform) -> int:
+        """What a compiled V1 start-up holds on a graphics die beyond the datacenter base, per rank (fitted,
+        ``VllmConstants.graphics_extra``, divided by TP); none under ``--enforce-eager`` (:meth:`non_torch_bytes`)."""
+        if not self.is_v1 or self.enforce_eager or not platform.graphics_die:
+            return 0
+        return self.fitted.graphics_extra // tensor_parallel
 
     def terms(self, model: ModelSpec, ctx: StageContext, tokens: int, seqs: int) -> ProfileTerms:
         """The activation peak of one rank of stage ``ctx.stage_index``, by term: :meth:`terms_of` of what it reads
