@@ -84,6 +84,9 @@ REFUSALS: dict[str, str] = {
     "out-of-memory": "running out of memory at start-up",
     "mamba-blocks": "because more sequences may run at once (max_num_seqs) than its KV pool has state blocks; lower "
     "max_num_seqs or raise the memory fraction",
+    "graph-profile-oom": "running out of memory in the throwaway KV cache it measures its CUDA graphs with (a block "
+    "per sequence, each a whole state page for a hybrid model), before it sizes the real one; lower max_num_seqs or "
+    "run it with --enforce-eager",
 }
 # Failures a shorter context cures: the engine starts at the longest context that fits.
 CONTEXT_FAILURES = frozenset({"kv-cache-too-small", "no-kv-memory", "max-model-len"})

@@ -38,7 +38,8 @@ Fraction = Annotated[float, Field(gt=0, le=1)]
 # kv-cache-too-small: one request of max_model_len does not fit the KV cache; no-kv-memory: nothing is left for
 # it; weights-oom: the weights alone do not fit; out-of-memory: any other CUDA out-of-memory error;
 # mamba-blocks: a hybrid (Mamba / Gated DeltaNet) model's max_num_seqs exceeds the blocks of its KV pool (vLLM
-# >= 0.20 with FULL CUDA graphs: one state block per decoding sequence).
+# >= 0.20 with FULL CUDA graphs: one state block per decoding sequence); graph-profile-oom: the throwaway KV cache vLLM
+# measures its CUDA graphs with does not fit beside the weights (planner.engines.vllm.profiling_kv).
 FailureKind = Literal[
     "free-memory",
     "sampler-oom",
@@ -49,6 +50,7 @@ FailureKind = Literal[
     "weights-oom",
     "out-of-memory",
     "mamba-blocks",
+    "graph-profile-oom",
 ]
 PositiveInt = Annotated[int, Field(gt=0)]
 # An engine release as engines print them: 0.19.0, v0.10.2rc1, ~0.10 (a range), b6000 (llama.cpp), 0.11.0+cu128.

@@ -240,7 +240,9 @@ class Engine(ABC):
 # Failures met before the engine sizes its KV cache: it prints none of its cache lines, only the error
 # (vLLM's free-memory check runs in ``gpu_worker.init_device``, before the model loads; the context and TP checks
 # in ``ModelConfig``; a weights OOM while loading, before the profile run).
-BEFORE_KV_CACHE: frozenset[FailureKind] = frozenset({"max-model-len", "tp-indivisible", "free-memory", "weights-oom"})
+BEFORE_KV_CACHE: frozenset[FailureKind] = frozenset(
+    {"max-model-len", "tp-indivisible", "free-memory", "weights-oom", "graph-profile-oom"}
+)
 # Failures a shorter context cures (a smaller pool, or one conversation's cache, fits); the others (memory in use,
 # the TP split, the weights, the sampler's room) stop the engine at any context.
 CONTEXT_CURES: frozenset[FailureKind] = frozenset(

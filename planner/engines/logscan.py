@@ -85,8 +85,17 @@ _FAILURES: tuple[tuple[str, FailureKind], ...] = (
 )
 
 
+# The graph profiling's throwaway KV cache (planner.engines.vllm.profiling_kv): an out-of-memory error raised in
+# this function, which the traceback names.
+PROFILING_KV = "_init_minimal_kv_cache_for_profiling"
+OUT_OF_MEMORY = ("CUDA out of memory", "CUDA error: out of memory", "OutOfMemoryError")
+
+
 def find_failure(lines: Lines) -> tuple[FailureKind, str] | None:
     """The first failure the log shows, with the line that says it."""
+    if lines.has(PROFILING_KV) and any(lines.has(k) for k in OUT_OF_MEMORY):
+        line = next(line for line in lines.lines if PROFILING_KV in line)
+        return "graph-profile-oom", line.strip()[:400]
     for keyword, kind in _FAILURES:
         if lines.has(keyword):
             for line in lines.lines:

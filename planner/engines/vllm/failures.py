@@ -32,10 +32,12 @@ import math
 from planner.bounds.memo import BoundedMemo
 from planner.core.model import ModelSpec
 from planner.core.overhead import FailureKind
+from planner.core.units import MiB
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage, has_linear_layers, needed_bytes
 from planner.engines.vllm.profile import UMA_HOST_DEFAULT_BYTES, VllmProfile
+from planner.engines.vllm.profiling_kv import cache_bytes, profiles_graphs, profiling_blocks, tensor_bytes
 from planner.engines.vllm.stage import StartChecks, gpu_fields, stage_context
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -96,6 +98,32 @@ def _fixed_kv_failure(
         f"{gib_text(profile.kv_cache_memory_bytes)} GiB per GPU, {gib_text(max(0, left))} GiB is free after the "
         "weights and non-torch memory."
     )
+
+
+def _profiling_kv_failure(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage]
+) -> Failure | None:
+    """The graph profiling's minimal KV cache beyond what the weights and non-torch memory leave free on a rank
+    (:mod:`planner.engines.vllm.profiling_kv`): a CUDA out-of-memory error before the KV cache is sized."""
+    if profile.kv_cache_memory_bytes is not None or profile.enforce_eager:
+        return None
+    if not profiles_graphs(profile.rules, request.model, request.resolved_weights, request.gpu):
+        return None
+    _, free = free_at_start(request, result, profile)
+    _, seqs = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)
+    compile_bytes = profile.graphics_compile_bytes(result.tensor_parallel, vllm_platform(request.gpu))
+    for stage in stages:
+        blocks = profiling_blocks(profile.rules, seqs, stage.graphs)
+        left = free - stage.weights - (stage.non_torch - compile_bytes)
+        if blocks and cache_bytes(stage, blocks) > left:
+            return "graph-profile-oom", (
+                f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {tensor_bytes(stage, blocks) / MiB:.2f}"
+                f" MiB in _init_minimal_kv_cache_for_profiling: the KV cache vLLM measures its CUDA graphs with "
+                f"holds {blocks} blocks, {gib_text(cache_bytes(stage, blocks))} GiB per GPU, where "
+                f"{gib_text(max(0, left))} GiB is free after the weights and non-torch memory. Lower max_num_seqs "
+                "or --max-cudagraph-capture-size, or use --enforce-eager."
+            )
+    return None
 
 
 def _memory_failure(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> Failure | None:
@@ -277,8 +305,10 @@ def _before_kv(
     if checks is not None and checks.before_kv is not StartChecks.UNSET:
         kept: Failure | None = checks.before_kv
         return kept
-    failure = _memory_failure(request, result, profile, stages[0]) or _fixed_kv_failure(
-        request, result, profile, stages[0]
+    failure = (
+        _memory_failure(request, result, profile, stages[0])
+        or _fixed_kv_failure(request, result, profile, stages[0])
+        or _profiling_kv_failure(request, result, profile, stages)
     )
     if checks is not None:
         checks.before_kv = failure

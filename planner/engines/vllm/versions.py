@@ -38,6 +38,9 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     cudagraph_estimate_printed: bool = False
     cudagraph_in_budget: bool = False
     v2_cudagraph_estimate: bool = False  # Model Runner V2 estimates its graphs (a stub returns 0 before 0.29.0)
+    # the minimal KV cache of the graph profiling: a block per capture-size token, or per sequence (0.26.0 on)
+    profiling_kv_blocks: Literal["capture-size", "per-sequence"] = "capture-size"
+    graph_profile_rocm: bool = False  # the graph profiling runs on ROCm too (0.26.0 on)
     sampler: SamplerKind = "none"
     moe_workspace_persistent: bool = False
     startup_free_memory_check: bool = False
