@@ -13,8 +13,8 @@ from ui.state import Selection
 
 def option_selection(sel: Selection, option: Option) -> Selection:
     """The sidebar set to the option: its GPUs and split, precisions, context, the users it was planned for
-    (llama.cpp's -np), its engine with the release and memory fraction it was planned with; every other setting
-    (the model, the unit) kept, a calibration dropped (it belongs to another set-up)."""
+    (llama.cpp's -np), its engine with the release, memory fraction and --max-num-seqs it was planned with; every
+    other setting (the model, the unit) kept, a calibration dropped (it belongs to another set-up)."""
     engine = option.engine if option.engine in engine_names() else default_engine()
     return sel.model_copy(
         update={
@@ -29,6 +29,7 @@ def option_selection(sel: Selection, option: Option) -> Selection:
             "engine": engine,
             "engine_version": option.engine_version,
             "util": option.engine_fraction,
+            "max_num_seqs": option.engine_max_num_seqs,  # None: the engine's default, as the option was planned
             "calibration": None,
         }
     )

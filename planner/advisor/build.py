@@ -236,13 +236,20 @@ def _slow_first_token(s: Speed, w: Workload, prompt: int) -> str | None:
     )
 
 
-def _assumptions(b: Built, c: Candidate, row: SupportRow, s: Speed, a: Assessment, cost: SystemCost) -> dict[str, str]:
+def _assumptions(
+    b: Built, c: Candidate, row: SupportRow, s: Speed, a: Assessment, cost: SystemCost, seqs: int | None
+) -> dict[str, str]:
     w = b.workload
     d = s.decode
+    settings = (
+        f"at its defaults but --max-num-seqs {seqs} (the users a replica serves: the default does not start)"
+        if seqs
+        else "at its defaults"
+    )
     return {
         "engine": b.engine_note(row),
         "memory": (
-            f"assess() under {a.engine_label or 'the estimate'}'s own profile at its defaults: the Memory page's "
+            f"assess() under {a.engine_label or 'the estimate'}'s own profile {settings}: the Memory page's "
             f"answer for this set-up ({w.context_tokens:,}-token conversations"
             + (
                 f", {math.ceil(w.target_concurrency / c.replicas):,} slots per replica"
@@ -282,6 +289,7 @@ def build_option(
     warnings, undermining = _warnings(b, c, s, cost, row)
     warnings += _window_notes(b.model, overhead)
     version, fraction = b.engine_settings(overhead)
+    seqs = getattr(overhead, "max_num_seqs", None) if isinstance(overhead, EngineProfile) else None
     conversations = a.conversations * c.replicas
     return Option(
         gpu_id=c.gpu.id,
@@ -298,12 +306,13 @@ def build_option(
         engine_label=ENGINE_LABELS[row.engine],
         engine_version=version,
         engine_fraction=fraction,
+        engine_max_num_seqs=seqs,
         **_capacity(c, a, w, s, batch),
         **_speed_fields(s, row),
         **_cost_fields(c, cost, s, conversations, w),
         purchase_unit=b.purchase(c, host, cost),
         quality_caveat=None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
-        assumptions=_assumptions(b, c, row, s, a, cost),
+        assumptions=_assumptions(b, c, row, s, a, cost, seqs),
         warnings=tuple(warnings),
         undermining=tuple(undermining),
     )

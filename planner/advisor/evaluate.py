@@ -21,12 +21,13 @@ from pydantic import TypeAdapter
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
 from planner.advisor.options import Candidate, Option, Rejected, RejectReason
-from planner.advisor.reuse import GpuStages, StagesMemo, stage_key, stages_memo, stages_reusable
+from planner.advisor.reuse import GpuStages, StagesMemo, gpu_stages, stage_key, stages_memo, stages_reusable
 from planner.advisor.screen import Pending, Screened, ScreenKey
 from planner.advisor.suitability import engine_problem, rack_only
 from planner.advisor.support import SupportRow, runner, why_not
 from planner.advisor.workload import Workload
 from planner.assessment.assess import Assessment, VerdictState, assess
+from planner.assessment.batch_lever import CURES, default_seqs
 from planner.bounds.limits import GpuMemoryBytes
 from planner.core.gpu import GpuSpec
 from planner.core.host import HostSpec
@@ -41,7 +42,6 @@ from planner.planning.plan import (
     fit_of,
     plan_basis,
     plan_from,
-    stages_at,
 )
 from planner.planning.results import PlanResult
 
@@ -78,20 +78,6 @@ def profile_engine(engine: str) -> str:
     return engine if engine in engine_names() else default_engine()
 
 
-def _gpu_stages(request: PlanRequest, basis: PlanBasis, memory: int, gpu: GpuSpec) -> GpuStages:
-    """The candidate's memory on its GPU (kept across rankings when it reads no length:
-    :mod:`planner.advisor.reuse`): its basis there (only what reads the GPU is computed again), the stages of its
-    plan, and those of the GPU-less basis on the GPU (the same as the plan's when the two bases differ only in their
-    request: :func:`stage_memory` reads the request's GPU, overhead, lengths and deployment, which both share, and
-    not its memory size)."""
-    full = plan_basis(request, like=basis)
-    stages = stages_at(full, memory)
-    if all(getattr(full, f) == getattr(basis, f) for f in PlanBasis.model_fields if f != "request"):
-        return GpuStages(full.weights_bytes, stages, stages)
-    on_gpu = basis.model_copy(update={"request": basis.request.model_copy(update={"gpu": gpu})})
-    return GpuStages(full.weights_bytes, stages, stages_at(on_gpu, memory))
-
-
 class Evaluator:
     """Evaluates candidates of one model and workload (see the module docstring). ``overhead``: one overhead model
     for every set-up instead of each engine's own profile (tests comparing with a plain ``plan()``)."""
@@ -125,9 +111,12 @@ class Evaluator:
         self.built = Built(model, workload, self.params)
 
     def profile(self, engine: str) -> OverheadModel:
-        """The overhead model a set-up run by ``engine`` is planned with: the engine's profile at its defaults."""
+        """The overhead model a set-up run by ``engine`` is planned with: the engine's profile at its defaults (or,
+        under a key :meth:`fewer_seqs` made, that profile with fewer sequences)."""
         if self.fixed is not None:
             return self.fixed
+        if engine in self._profiles:
+            return self._profiles[engine]
         name = profile_engine(engine)
         if name not in self._profiles:
             self._profiles[name] = engine_profile(name)
@@ -191,8 +180,8 @@ class Evaluator:
         return request
 
     def _kept(self, c: Candidate, engine: str, on_gpu: OnGpu | None = None) -> GpuStages:
-        """The candidate's memory on its GPU (:func:`_gpu_stages`), once per engine, memory, split, precisions and
-        GPU, and kept across rankings by :mod:`planner.advisor.reuse` when it reads no length."""
+        """The candidate's memory on its GPU (:func:`planner.advisor.reuse.gpu_stages`), once per engine, memory,
+        split, precisions and GPU, and kept across rankings by :mod:`planner.advisor.reuse` when it reads no length."""
         key = on_gpu or self._on_gpu(c, engine)
         found = self._stages.get(key)
         if found is not None:
@@ -202,7 +191,7 @@ class Evaluator:
         memo_key = stage_key(c.gpu, memory, c.tensor_parallel, c.weights, c.kv_dtype)
         kept = memo.get(memo_key) if memo is not None else None
         if kept is None:
-            kept = _gpu_stages(self._planned_request(c, engine), self._basis(c, engine), memory, c.gpu)
+            kept = gpu_stages(self._planned_request(c, engine), self._basis(c, engine), memory, c.gpu)
             if memo is not None:
                 memo.put(memo_key, kept)
         self._stages[key] = kept
@@ -339,16 +328,39 @@ class Evaluator:
 
     def finish(self, p: Pending) -> Option | Rejected:
         """A candidate past :meth:`screen`: its first memory check (unless made there), its assessment, and the
-        option with its speed and costs."""
+        option with its speed and costs. An engine that refuses at its default ``--max-num-seqs`` for a reason
+        fewer sequences cure (:data:`planner.assessment.batch_lever.CURES`: a hybrid's Mamba blocks, the graph
+        profiling's KV cache, the sampler's warm-up) is planned as a buyer would launch it: with ``--max-num-seqs``
+        at the users a replica serves (:meth:`fewer_seqs`)."""
         c, row = p.candidate, p.row
         misfit = None if p.fit_checked else self._weights_misfit(c, row.engine)
         if misfit is not None:
             return misfit
-        a = self.assessment(c, row.engine)
+        a, overhead = self.assessment(c, row.engine), self.profile(row.engine)
         why = self._misfit(c, a)
+        lowered = self.fewer_seqs(c, row.engine, a) if why is not None else None
+        if lowered is not None and self._misfit(c, lowered[0]) is None:  # else the default's reason stands
+            (a, overhead), why = lowered, None
         if why is not None:
             return reject(c, *why)
-        return build_option(self.built, c, row, a, self.profile(row.engine), p.host, self.assumptions)
+        return build_option(self.built, c, row, a, overhead, p.host, self.assumptions)
+
+    def fewer_seqs(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
+        """The candidate's assessment with ``--max-num-seqs`` at the users one replica serves, and that profile,
+        when the engine refused at its default for a reason fewer sequences cure and the setting lowers it (a plan of
+        its own: the kept stages are the default's); ``None`` otherwise."""
+        kind = a.report.failure_kind if a.report is not None else None
+        if a.state is not VerdictState.ENGINE_REFUSES or kind not in CURES or self._slots_fixed(engine):
+            return None
+        seqs, default = math.ceil(max(1, self.target) / c.replicas), default_seqs(self._planned_request(c, engine))
+        if default is None or seqs >= default:
+            return None
+        # planned under a key of its own, so that what the evaluator keeps per engine (bases, stages, assessments,
+        # and across rankings the stages that read no length, keyed by the profile's value) serves it too
+        key = f"{profile_engine(engine)} --max-num-seqs {seqs}"
+        if key not in self._profiles:
+            self._profiles[key] = self.profile(engine).model_copy(update={"max_num_seqs": seqs})
+        return self.assessment(c, key), self._profiles[key]
 
     def screen_key(
         self, gpus: Sequence[GpuSpec], counts: Sequence[int], weights: Sequence[str], kv_dtypes: Sequence[str]

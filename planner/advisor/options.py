@@ -35,7 +35,9 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     """One feasible set-up, with every figure every surface shows and what it assumes (``assumptions`` by figure).
 
     Memory and capacity are :func:`planner.assessment.assess.assess` of the set-up under its own engine's profile
-    at that engine's defaults (``engine``, ``engine_version``, ``engine_fraction``): the Memory page opened on the
+    at that engine's defaults (``engine``, ``engine_version``, ``engine_fraction``), or with ``--max-num-seqs`` at
+    the users a replica serves where the default does not start and lowering it cures that
+    (``engine_max_num_seqs``, :meth:`planner.advisor.evaluate.Evaluator.finish`): the Memory page opened on the
     row's link shows the same numbers. ``warnings`` are every caveat; ``undermining`` those that keep the verdict
     from green (they cast doubt on the target or the speed floor being met)."""
 
@@ -53,6 +55,8 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     engine_label: str
     engine_version: str | None  # the release the memory was planned for (None: a plugin without a profile)
     engine_fraction: float | None  # the engine's memory fraction planned with (its default); None: none
+    # vLLM's --max-num-seqs planned with, where the engine's default refuses and fewer sequences start it; None: default
+    engine_max_num_seqs: int | None = None
     concurrency: float  # sequences of context_tokens held at once, all replicas (the engine's accounting)
     conversations: int  # whole conversations held at once, all replicas: THE figure every surface shows
     target_concurrency: int
@@ -104,7 +108,9 @@ class Option(BaseModel, frozen=True, extra="forbid"):
 
     @property
     def label(self) -> str:
-        return f"{self.gpu_count} x {self.gpu_name} ({self.split_text}), {self.weights} weights, {self.kv_dtype} KV"
+        seqs = f", --max-num-seqs {self.engine_max_num_seqs}" if self.engine_max_num_seqs else ""
+        split = f"{self.gpu_count} x {self.gpu_name} ({self.split_text})"
+        return f"{split}, {self.weights} weights, {self.kv_dtype} KV{seqs}"
 
     @property
     def key(self) -> tuple[str, int, int, str, str]:

@@ -35,6 +35,7 @@ from planner.core.overhead import OverheadModel
 from planner.engines.vllm.failures import clear_samplers
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import clear_length_free, gpu_fields
+from planner.planning.plan import PlanBasis, PlanRequest, plan_basis, stages_at
 from planner.planning.results import StageMemory
 
 # A ranking plans at most ~1,500 distinct (GPU, split, weights, KV dtype) under one engine (~600 for Llama 3.1 8B
@@ -87,3 +88,17 @@ def clear() -> None:
     clear_screens()
     clear_length_free()
     clear_samplers()
+
+
+def gpu_stages(request: PlanRequest, basis: PlanBasis, memory: int, gpu: GpuSpec) -> GpuStages:
+    """The candidate's memory on its GPU (kept across rankings when it reads no length:
+    :mod:`planner.advisor.reuse`): its basis there (only what reads the GPU is computed again), the stages of its
+    plan, and those of the GPU-less basis on the GPU (the same as the plan's when the two bases differ only in their
+    request: :func:`stage_memory` reads the request's GPU, overhead, lengths and deployment, which both share, and
+    not its memory size)."""
+    full = plan_basis(request, like=basis)
+    stages = stages_at(full, memory)
+    if all(getattr(full, f) == getattr(basis, f) for f in PlanBasis.model_fields if f != "request"):
+        return GpuStages(full.weights_bytes, stages, stages)
+    on_gpu = basis.model_copy(update={"request": basis.request.model_copy(update={"gpu": gpu})})
+    return GpuStages(full.weights_bytes, stages, stages_at(on_gpu, memory))

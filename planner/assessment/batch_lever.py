@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from planner.assessment.assess import Assessment
 from planner.assessment.search import largest_where, starts
+from planner.engines.base import engine_total_bytes
+from planner.engines.vllm.profile import VllmProfile
 from planner.planning.plan import PlanRequest
 
 FIELD = "max_num_seqs"  # the launch setting's profile field (planner.engines.settings)
@@ -27,6 +29,15 @@ def takes_max_num_seqs(request: PlanRequest) -> bool:
 def with_max_num_seqs(request: PlanRequest, seqs: int) -> PlanRequest:
     """``request`` with its engine started with ``--max-num-seqs seqs``."""
     return request.model_copy(update={"overhead": request.overhead.model_copy(update={FIELD: seqs})})
+
+
+def default_seqs(request: PlanRequest) -> int | None:
+    """The ``--max-num-seqs`` the request's engine starts with when none is set (vLLM's default by GPU and usage
+    context); ``None``: an engine without the setting, or one set already."""
+    overhead = request.overhead
+    if not isinstance(overhead, VllmProfile) or overhead.max_num_seqs is not None:
+        return None
+    return overhead.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)[1]
 
 
 def seqs_that_start(request: PlanRequest, found: Assessment) -> int | None:

@@ -1,0 +1,57 @@
+"""Hybrid models are planned as a buyer launches them: where vLLM refuses at its default ``--max-num-seqs`` for a
+reason fewer sequences cure (a hybrid's Mamba blocks, the graph profiling's KV cache, the sampler's warm-up), the
+advisor plans the set-up with ``--max-num-seqs`` at the users a replica serves, says so in its label and
+assumptions, and its Memory-page link carries the setting. Before, Qwen3.8-27B for 8 users rejected one H100 PCIe
+80GB at FP8 (vLLM's 1,024 default sequences exceed its 290-odd Mamba blocks) while with 8 it holds 33 conversations.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from model_catalog import get_model
+from planner.advisor import Ranking, Workload, rank
+from planner.assessment.assess import VerdictState
+from tests.advisor.test_surfaces import check_surfaces
+from ui.advisor_rows import option_selection
+from ui.state import Selection
+
+MODEL = "Qwen/Qwen3.8-27B"
+
+
+@pytest.fixture(scope="module")
+def ranking() -> Ranking:
+    return rank(get_model(MODEL).spec, Workload.fixed_length(32768, concurrent_conversations=8))
+
+
+def test_an_h100_serves_eight_users_with_eight_sequences(ranking: Ranking) -> None:
+    h100 = [o for o in ranking.options if o.key == ("h100-pcie-80gb", 1, 1, "fp8", "fp8")]
+    assert len(h100) == 1
+    option = h100[0]
+    assert option.engine == "vllm" and option.engine_max_num_seqs == 8
+    assert option.conversations == 33 and option.label.endswith(", --max-num-seqs 8")
+    assert "--max-num-seqs 8" in option.assumptions["memory"]
+    sel = option_selection(Selection(model_id=MODEL), option)
+    assert sel.max_num_seqs == 8 and sel.assessment().conversations == option.conversations
+    at_default = sel.model_copy(update={"max_num_seqs": None}).assessment()
+    assert at_default.state is VerdictState.ENGINE_REFUSES
+    assert at_default.report is not None and at_default.report.failure_kind == "mamba-blocks"
+
+
+def test_every_lowered_option_is_what_its_link_plans(ranking: Ranking) -> None:
+    lowered = [o for o in ranking.options if o.engine_max_num_seqs is not None]
+    assert len(lowered) >= 20
+    for option in lowered[:20]:
+        assert option.engine_max_num_seqs == -(-8 // option.replicas)
+        sel = option_selection(Selection(model_id=MODEL), option)
+        assert sel.assessment().conversations == option.conversations
+
+
+def test_every_surface_agrees_on_a_hybrid_model(ranking: Ranking) -> None:
+    assert ranking.best is not None and ranking.best.engine_max_num_seqs == 8
+    check_surfaces(MODEL, ranking)
+
+
+def test_dense_models_keep_the_defaults() -> None:
+    llama = rank(get_model("meta-llama/Llama-3.1-8B").spec, Workload.fixed_length(8192, concurrent_conversations=8))
+    assert llama.options and all(o.engine_max_num_seqs is None for o in llama.options)
