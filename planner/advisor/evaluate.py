@@ -347,10 +347,12 @@ class Evaluator:
 
     def fewer_seqs(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
         """The candidate's assessment with ``--max-num-seqs`` at the users one replica serves, and that profile,
-        when the engine refused at its default for a reason fewer sequences cure and the setting lowers it (a plan of
-        its own: the kept stages are the default's); ``None`` otherwise."""
+        when the engine refused at its default for a reason fewer sequences cure and the setting lowers it;
+        ``None`` otherwise, and under one overhead model for every set-up (``overhead``, which it keeps)."""
         kind = a.report.failure_kind if a.report is not None else None
         if a.state is not VerdictState.ENGINE_REFUSES or kind not in CURES or self._slots_fixed(engine):
+            return None
+        if self.fixed is not None:
             return None
         seqs, default = math.ceil(max(1, self.target) / c.replicas), default_seqs(self._planned_request(c, engine))
         if default is None or seqs >= default:
