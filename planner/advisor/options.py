@@ -108,9 +108,13 @@ class Option(BaseModel, frozen=True, extra="forbid"):
 
     @property
     def label(self) -> str:
-        seqs = f", --max-num-seqs {self.engine_max_num_seqs}" if self.engine_max_num_seqs else ""
         split = f"{self.gpu_count} x {self.gpu_name} ({self.split_text})"
-        return f"{split}, {self.weights} weights, {self.kv_dtype} KV{seqs}"
+        return f"{split}, {self.weights} weights, {self.kv_dtype} KV{self.launch_text}"
+
+    @property
+    def launch_text(self) -> str:
+        """The launch setting the option needs beyond the engine's defaults (``", --max-num-seqs 8"``), or ``""``."""
+        return f", --max-num-seqs {self.engine_max_num_seqs}" if self.engine_max_num_seqs else ""
 
     @property
     def key(self) -> tuple[str, int, int, str, str]:

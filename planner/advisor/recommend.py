@@ -177,7 +177,7 @@ def summary_lines(ranking: Ranking) -> list[str]:
     return [
         f"What to {'rent' if cloud else 'buy'}: "
         + (f"{best.gpu_count} x {best.gpu_name} ({best.split_text})" if cloud else best.purchase_unit)
-        + f", served with {best.engine_label} ({best.weights} weights, {best.kv_dtype} KV cache).",
+        + f", served with {best.engine_label} ({best.weights} weights, {best.kv_dtype} KV cache{best.launch_text}).",
         f"Total price: {price}.",
         f"Users held: {plural(best.conversations, 'conversation')} of {best.context_tokens:,} tokens at once (target "
         f"{ranking.target_concurrency:,}).",
@@ -243,7 +243,8 @@ def headline(ranking: Ranking) -> str:
     price = price if best.cost is not None else "price unknown"
     caveat = f"; caveat: {best.undermining[0]}" if best.undermining else ""
     return (
-        f"{what}, {best.weights} weights on {best.engine_label}: {plural(best.conversations, 'conversation')} against "
+        f"{what}, {best.weights} weights on {best.engine_label}{best.launch_text}: "
+        f"{plural(best.conversations, 'conversation')} against "
         f"{ranking.target_concurrency:,}, {speed_text(best)}, {price}{caveat}."
     )
 

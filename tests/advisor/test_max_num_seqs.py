@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_model
-from planner.advisor import Ranking, Workload, rank
+from planner.advisor import Ranking, Workload, headline, rank, summary_lines
 from planner.assessment.assess import VerdictState
 from tests.advisor.test_surfaces import check_surfaces
 from ui.advisor_rows import option_selection
@@ -48,8 +48,11 @@ def test_every_lowered_option_is_what_its_link_plans(ranking: Ranking) -> None:
 
 
 def test_every_surface_agrees_on_a_hybrid_model(ranking: Ranking) -> None:
+    """The verdict's sentence and the summary's "what to buy" name the setting the pick needs to start."""
     assert ranking.best is not None and ranking.best.engine_max_num_seqs == 8
     check_surfaces(MODEL, ranking)
+    assert "on vLLM, --max-num-seqs 8:" in headline(ranking)
+    assert summary_lines(ranking)[0].endswith("KV cache, --max-num-seqs 8).")
 
 
 def test_dense_models_keep_the_defaults() -> None:
