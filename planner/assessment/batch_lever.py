@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from planner.assessment.assess import Assessment
 from planner.assessment.search import largest_where, starts
-from planner.engines.base import engine_total_bytes
+from planner.engines.vllm.failures import max_num_seqs_of
 from planner.engines.vllm.profile import VllmProfile
 from planner.planning.plan import PlanRequest
 
@@ -37,7 +37,7 @@ def default_seqs(request: PlanRequest) -> int | None:
     overhead = request.overhead
     if not isinstance(overhead, VllmProfile) or overhead.max_num_seqs is not None:
         return None
-    return overhead.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)[1]
+    return max_num_seqs_of(request, overhead)
 
 
 def seqs_that_start(request: PlanRequest, found: Assessment) -> int | None:

@@ -66,6 +66,12 @@ def init_baseline_bytes(profile: VllmProfile, world: int) -> int:
     return constants.init_baseline_tp if world > 1 else constants.init_baseline_tp1
 
 
+def max_num_seqs_of(request: PlanRequest, profile: VllmProfile) -> int:
+    """The sequences vLLM runs at once with this request: ``--max-num-seqs``, or its default by GPU and usage
+    context."""
+    return profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)[1]
+
+
 def free_at_start(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> tuple[int, int]:
     """(the first rank's device total, what is free on it when the worker takes its snapshot). On unified memory
     the host's share: the one given, or :data:`UMA_HOST_DEFAULT_BYTES`, which is read off a worker's own "Free
@@ -110,7 +116,7 @@ def _profiling_kv_failure(
     if not profiles_graphs(profile.rules, request.model, request.resolved_weights, request.gpu):
         return None
     _, free = free_at_start(request, result, profile)
-    _, seqs = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)
+    seqs = max_num_seqs_of(request, profile)
     compile_bytes = profile.graphics_compile_bytes(result.tensor_parallel, vllm_platform(request.gpu))
     for stage in stages:
         blocks = profiling_blocks(profile.rules, seqs, stage.graphs)
@@ -222,7 +228,7 @@ def _sampler_headroom(
         if in_budget
         else profile.cudagraph_capture_bytes(count, graph_set)
     )
-    kv = last.blocks * (last.page_bytes * last.group_size + last.draft_page_bytes)
+    kv = cache_bytes(last, last.blocks)
     used = (
         init_baseline_bytes(profile, world)
         + profile.gpu_memory_in_use_bytes
@@ -243,7 +249,7 @@ def mamba_refusal(request: PlanRequest, profile: VllmProfile, stages: list[VllmS
         return None
     if not has_linear_layers(stages[0]):  # hybrid: read last
         return None
-    _, seqs = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)
+    seqs = max_num_seqs_of(request, profile)
     if seqs <= blocks:
         return None
     return "mamba-blocks", (
