@@ -36,6 +36,7 @@ from planner.core.units import MiB
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage, has_linear_layers, needed_bytes
+from planner.engines.vllm.in_flight import in_flight_tokens
 from planner.engines.vllm.profile import UMA_HOST_DEFAULT_BYTES, VllmProfile
 from planner.engines.vllm.profiling_kv import cache_bytes, profiles_graphs, profiling_blocks, tensor_bytes
 from planner.engines.vllm.stage import StartChecks, gpu_fields, stage_context
@@ -288,8 +289,9 @@ def vllm_failure(
                 f"ValueError: The model's max seq len ({max_len}) is larger than the maximum number of tokens that "
                 f"can be stored in KV cache ({tokens})."
             )
-        batched, _ = profile.batch(engine_total_bytes(request), None, max_len)
-        needed = max(needed_bytes(s, max_len, batched) for s in stages)
+        batched, _ = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None, max_len)
+        reserved = in_flight_tokens(request, result, profile, batched)
+        needed = max(needed_bytes(s, max_len, reserved) for s in stages)
         return "kv-cache-too-small", (
             f"ValueError: To serve at least one request with the models's max seq len ({max_len}), "
             f"({gib_text(needed)} GiB KV cache is needed, which is larger than the available KV cache memory "

@@ -23,6 +23,7 @@ from planner.engines.vllm.blocks import (
 )
 from planner.engines.vllm.caveats import graphics_note, unified_memory_notes
 from planner.engines.vllm.failures import free_at_start, sampler_headroom, vllm_failure
+from planner.engines.vllm.in_flight import in_flight_tokens
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import stage_context, vllm_stage, vllm_stage_kept
 from planner.engines.vllm.support import VLLM_SUPPORT
@@ -51,6 +52,7 @@ def _capacity(request: PlanRequest, result: PlanResult, profile: VllmProfile, st
     max_len = result.max_model_len
     gpu_name = request.gpu.name if request.gpu is not None else None
     batched, _ = profile.batch(engine_total_bytes(request), gpu_name, max_len)
+    batched = in_flight_tokens(request, result, profile, batched)  # what a windowed layer reserves beyond its window
     groups, block = len(first.groups), first.block_size
     min_available = min(s.available for s in stages)
     if not profile.is_v1:
@@ -250,7 +252,7 @@ def vllm_max_model_len(request: PlanRequest, result: PlanResult, profile: VllmPr
     batched, _ = profile.batch(total, request.gpu.name if request.gpu else None, result.max_model_len)
     if not profile.is_v1:
         return min(limit, min(s.blocks for s in stages) * stages[0].block_size)
-    return estimate_max_len(stages, limit, batched)
+    return estimate_max_len(stages, limit, in_flight_tokens(request, result, profile, batched))
 
 
 VLLM_KV_FLAGS = {

@@ -54,6 +54,10 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     capture_cap_sm100: int = 512
     spec_capture_grid: Literal["tokens", "requests"] = "tokens"
     sampler_warms_native: bool = False  # the warm-up also runs forward_native (Triton top-k/top-p from 8 rows)
+    # sliding-window and chunked-local layers reserve every batch in flight, not one (planner.engines.vllm.in_flight)
+    sliding_in_flight: bool = False
+    # speculative methods for which asynchronous scheduling is off by default (planner.engines.vllm.in_flight)
+    async_off_for: tuple[str, ...] = ()
 
 
 class NonTorchEra(BaseModel, frozen=True, extra="forbid"):

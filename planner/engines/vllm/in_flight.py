@@ -1,0 +1,56 @@
+"""Tokens a request's sliding-window and chunked-local layers hold beyond their window: what vLLM reserves for them
+when it sizes a request's pages (``max_memory_usage_bytes``, the start-up check and the printed concurrency) and
+when it admits one (``max_admission_blocks_per_request``, one source for both from 0.26.0).
+
+- Up to 0.25.1: one batch, ``max_num_batched_tokens`` (0.25.1 ``v1/kv_cache_interface.py:561``:
+  ``min(sliding_window - 1 + max_num_batched_tokens, max_model_len)``).
+- From 0.26.0: ``VllmConfig.max_in_flight_tokens``, every batch that may be scheduled and not yet settled:
+  ``max_concurrent_batches x max_num_batched_tokens`` (0.26.0 ``config/vllm.py:511-533``,
+  ``v1/kv_cache_interface.py:502-537`` chunked-local and ``:567-598`` sliding-window; 0.33.0
+  ``config/vllm.py:588-598``).
+  With asynchronous scheduling (on by default, 0.26.0 ``config/vllm.py:1059-1107``) that is two batches on the V1
+  model runner at PP 1 and PP + 1 on Model Runner V2 (from 0.34.0 PP + 1 on any runner,
+  ``config/vllm.py:560-566``); without it, PP. The default leaves asynchronous scheduling off for some speculative
+  methods (rule ``async_off_for``: a draft model and Medusa in 0.26.0, Medusa from 0.28.0, none from 0.33.0).
+
+>>> rules = VllmRules(version=(0, 26, 0), sliding_in_flight=True)
+>>> max_concurrent_batches(rules, 1, async_on=True, v2_runner=False), max_concurrent_batches(rules, 2, True, True)
+(2, 3)
+>>> max_concurrent_batches(rules, 2, async_on=True, v2_runner=False), max_concurrent_batches(rules, 1, False, False)
+(2, 1)
+"""
+
+from __future__ import annotations
+
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.runner import uses_model_runner_v2
+from planner.engines.vllm.versions import VllmRules
+from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
+
+
+def async_scheduling(rules: VllmRules, speculative_method: str | None) -> bool:
+    """Whether the release schedules asynchronously by default for this speculative method (``None``: none)."""
+    return speculative_method not in rules.async_off_for
+
+
+def max_concurrent_batches(rules: VllmRules, pipeline_parallel: int, async_on: bool, v2_runner: bool) -> int:
+    """Batches vLLM may have scheduled and not settled (``VllmConfig.max_concurrent_batches``)."""
+    if async_on and (v2_runner or rules.version >= (0, 34, 0)):
+        return pipeline_parallel + 1
+    if async_on and pipeline_parallel <= 1:
+        return 2
+    return pipeline_parallel
+
+
+def in_flight_tokens(request: PlanRequest, result: PlanResult, profile: VllmProfile, batched: int) -> int:
+    """The tokens one sliding-window or chunked-local layer of ``request`` reserves beyond its window, under
+    ``profile``'s release, with ``batched`` tokens a step (``max_num_batched_tokens``)."""
+    rules = profile.rules
+    if not rules.sliding_in_flight:
+        return batched
+    options = request.deployment
+    method = options.speculative.method if options is not None and options.speculative is not None else None
+    v2 = uses_model_runner_v2(rules, request.model, request.resolved_weights)
+    on = async_scheduling(rules, method)
+    return batched * max_concurrent_batches(rules, result.pipeline_parallel, on, v2)
