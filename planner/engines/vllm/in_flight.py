@@ -9,9 +9,10 @@ when it admits one (``max_admission_blocks_per_request``, one source for both fr
   ``v1/kv_cache_interface.py:502-537`` chunked-local and ``:567-598`` sliding-window; 0.33.0
   ``config/vllm.py:588-598``).
   With asynchronous scheduling (on by default, 0.26.0 ``config/vllm.py:1059-1107``) that is two batches on the V1
-  model runner at PP 1 and PP + 1 on Model Runner V2 (from 0.34.0 PP + 1 on any runner,
-  ``config/vllm.py:560-566``); without it, PP. The default leaves asynchronous scheduling off for some speculative
-  methods (rule ``async_off_for``: a draft model and Medusa in 0.26.0, Medusa from 0.28.0, none from 0.33.0).
+  model runner at PP 1 and PP + 1 on Model Runner V2; without it, PP. (0.34.0, not among the releases read,
+  gives PP + 1 on any runner, ``config/vllm.py:560-566``: it differs only under PP on the V1 runner.) The
+  default leaves asynchronous scheduling off for some speculative methods (rule ``async_off_for``: a draft model
+  and Medusa in 0.26.0, Medusa from 0.28.0, none from 0.33.0).
 
 >>> rules = VllmRules(version=(0, 26, 0), sliding_in_flight=True)
 >>> max_concurrent_batches(rules, 1, async_on=True, v2_runner=False), max_concurrent_batches(rules, 2, True, True)
@@ -36,7 +37,7 @@ def async_scheduling(rules: VllmRules, speculative_method: str | None) -> bool:
 
 def max_concurrent_batches(rules: VllmRules, pipeline_parallel: int, async_on: bool, v2_runner: bool) -> int:
     """Batches vLLM may have scheduled and not settled (``VllmConfig.max_concurrent_batches``)."""
-    if async_on and (v2_runner or rules.version >= (0, 34, 0)):
+    if async_on and v2_runner:
         return pipeline_parallel + 1
     if async_on and pipeline_parallel <= 1:
         return 2

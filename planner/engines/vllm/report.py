@@ -28,6 +28,7 @@ from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import stage_context, vllm_stage, vllm_stage_kept
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
+from planner.engines.vllm.versions import release_note
 from planner.planning.plan import PlanRequest, load_context
 from planner.planning.results import PlanResult
 
@@ -134,7 +135,8 @@ def _sampler_note(request: PlanRequest, result: PlanResult, profile: VllmProfile
 
 def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage]) -> list[str]:
     first = stages[0]
-    notes = []
+    release = release_note(profile.engine_version)
+    notes = [release] if release else []
     layers = range(*result.stages[0].layers)
     extra = kernel_padding_bytes(load_context(request, 0, result.tensor_parallel, result.pipeline_parallel, 0, layers))
     if extra:

@@ -134,6 +134,27 @@ def known_releases() -> tuple[str, ...]:
     return tuple(str(v) for v in _versions_data()["releases"])
 
 
+def release_note(version: str) -> str | None:
+    """A note when ``version`` is not a release whose source was read (:func:`known_releases`): it is planned with
+    the rules of the newest read release before it (:func:`vllm_rules` takes every rule up to it), which the
+    report says rather than passing a later release's changes off as read.
+
+    >>> release_note("0.31.0") is None
+    True
+    >>> release_note("0.40.1")  # doctest: +ELLIPSIS
+    'vLLM 0.40.1 is not among the releases whose source was read (0.6.4 to ...): planned with the rules of ...'
+    """
+    releases = known_releases()
+    if version in releases:
+        return None
+    earlier = [r for r in releases if parse_version(r) <= parse_version(version)]
+    basis = f"the rules of {earlier[-1]}, the newest read release before it" if earlier else f"{releases[0]}'s rules"
+    return (
+        f"vLLM {version} is not among the releases whose source was read ({releases[0]} to {releases[-1]}): "
+        f"planned with {basis}; what it changed since is not modelled."
+    )
+
+
 def constants_from_data(data: dict[str, Any]) -> VllmConstants:
     """Constants from the ``fitted.toml`` layout (``[constants]``, ``[[non_torch]]``, ``[fit]``)."""
     try:
