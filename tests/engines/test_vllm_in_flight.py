@@ -105,3 +105,22 @@ def test_a_release_the_source_was_not_read_for_says_so() -> None:
     assert "planned with the rules of 0.33.0" in notes[0]
     read = _gemma_on_b300("0.33.0")
     assert not any("not among the releases" in n for n in engine_report(read, plan(read)).notes)
+
+
+def test_the_report_says_what_a_windowed_layer_holds() -> None:
+    """gpt-oss-120b at 32k on vLLM 0.31.0 (window 128, 8,192 batched tokens): 128 - 1 + 2 x 8,192 = 16,511 tokens per
+    sliding layer, said in the report's notes; none when the windowed layers hold the whole context (Gemma 4 at
+    16,384 tokens: 1,023 + 16,384 > 16,384)."""
+    gpu = get_gpu("h100-sxm-80gb")
+    request = PlanRequest(
+        model=get_model("openai/gpt-oss-120b").spec,
+        gpu=gpu,
+        gpu_memory_bytes=gpu.memory_bytes,
+        weights="mxfp4",
+        context_tokens=32768,
+        overhead=VllmProfile(engine_version="0.31.0"),
+    )
+    notes = engine_report(request, plan(request)).notes
+    assert any("holds up to 16,511 tokens in each (its window and 2 batches of 8,192" in n for n in notes)
+    gemma = _gemma_on_b300("0.26.0")
+    assert not any(n.startswith("Windowed layers") for n in engine_report(gemma, plan(gemma)).notes)

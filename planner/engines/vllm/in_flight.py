@@ -55,3 +55,27 @@ def in_flight_tokens(request: PlanRequest, result: PlanResult, profile: VllmProf
     v2 = uses_model_runner_v2(rules, request.model, request.resolved_weights)
     on = async_scheduling(rules, method)
     return batched * max_concurrent_batches(rules, result.pipeline_parallel, on, v2)
+
+
+def window_note(groups: tuple[tuple[str, int], ...], batched: int, reserved: int, max_model_len: int) -> str | None:
+    """What a running request holds in the stage's sliding-window and chunked-local layers (``groups``: the
+    (spec type, window) of each KV group), when that is less than the whole context; ``None`` otherwise.
+
+    >>> window_note((("sliding", 1024), ("full", 0)), 8192, 16384, 131072)  # doctest: +ELLIPSIS
+    'Windowed layers (window 1,024): a running request holds up to 17,407 tokens in each (its window and 2 batches...'
+    >>> window_note((("full", 0),), 8192, 16384, 131072) is None
+    True
+    """
+    windows = sorted({w for kind, w in groups if kind in ("sliding", "chunked")})
+    if not windows:
+        return None
+    held = min(windows[-1] - 1 + reserved, max_model_len)
+    if held >= max_model_len:
+        return None
+    batches = reserved // batched if batched else 1
+    flight = f"{batches} batches of {batched:,} tokens in flight" if batches > 1 else f"one batch of {batched:,} tokens"
+    shown = ", ".join(f"{w:,}" for w in windows)
+    return (
+        f"Windowed layers (window {shown}): a running request holds up to {held:,} tokens in each (its window and "
+        f"{flight}), not the whole context; the concurrency vLLM prints counts them so."
+    )

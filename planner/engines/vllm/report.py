@@ -23,7 +23,7 @@ from planner.engines.vllm.blocks import (
 )
 from planner.engines.vllm.caveats import graphics_note, unified_memory_notes
 from planner.engines.vllm.failures import free_at_start, sampler_headroom, vllm_failure
-from planner.engines.vllm.in_flight import in_flight_tokens
+from planner.engines.vllm.in_flight import in_flight_tokens, window_note
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import stage_context, vllm_stage, vllm_stage_kept
 from planner.engines.vllm.support import VLLM_SUPPORT
@@ -44,7 +44,8 @@ class _Capacity(NamedTuple):
     min_available: int
     fits_len: bool
     estimated: int | None
-    batched: int
+    batched: int  # max_num_batched_tokens
+    reserved: int  # what a windowed layer holds beyond its window (planner.engines.vllm.in_flight)
 
 
 def _capacity(request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage]) -> _Capacity:
@@ -53,7 +54,7 @@ def _capacity(request: PlanRequest, result: PlanResult, profile: VllmProfile, st
     max_len = result.max_model_len
     gpu_name = request.gpu.name if request.gpu is not None else None
     batched, _ = profile.batch(engine_total_bytes(request), gpu_name, max_len)
-    batched = in_flight_tokens(request, result, profile, batched)  # what a windowed layer reserves beyond its window
+    reserved = in_flight_tokens(request, result, profile, batched)
     groups, block = len(first.groups), first.block_size
     min_available = min(s.available for s in stages)
     if not profile.is_v1:
@@ -68,9 +69,10 @@ def _capacity(request: PlanRequest, result: PlanResult, profile: VllmProfile, st
             fits_len=fits_len,
             estimated=None if fits_len else tokens,
             batched=batched,
+            reserved=reserved,
         )
     if profile.hybrid_kv_manager:
-        pages = (pages_per_request(k, max_len, block_of(first, k), batched, first.mamba_pages) for k in first.groups)
+        pages = (pages_per_request(k, max_len, block_of(first, k), reserved, first.mamba_pages) for k in first.groups)
         per_request = sum(pages)
         concurrency = blocks / per_request if per_request else 0.0
         by_concurrency = profile.rules.printed_tokens == "concurrency"
@@ -78,7 +80,7 @@ def _capacity(request: PlanRequest, result: PlanResult, profile: VllmProfile, st
     else:
         tokens = blocks * block
         concurrency = tokens / max_len
-    fits_len = min_available > 0 and all(needed_bytes(s, max_len, batched) <= s.available for s in stages)
+    fits_len = min_available > 0 and all(needed_bytes(s, max_len, reserved) <= s.available for s in stages)
     return _Capacity(
         blocks=blocks,
         groups=groups,
@@ -86,8 +88,9 @@ def _capacity(request: PlanRequest, result: PlanResult, profile: VllmProfile, st
         concurrency=concurrency,
         min_available=min_available,
         fits_len=fits_len,
-        estimated=None if fits_len else estimate_max_len(stages, max_len, batched),
+        estimated=None if fits_len else estimate_max_len(stages, max_len, reserved),
         batched=batched,
+        reserved=reserved,
     )
 
 
@@ -133,10 +136,13 @@ def _sampler_note(request: PlanRequest, result: PlanResult, profile: VllmProfile
     )
 
 
-def _notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage]) -> list[str]:
+def _notes(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage], cap: _Capacity
+) -> list[str]:
     first = stages[0]
     release = release_note(profile.engine_version)
-    notes = [release] if release else []
+    windows = window_note(first.groups, cap.batched, cap.reserved, result.max_model_len) if profile.is_v1 else None
+    notes = [n for n in (release, windows) if n]
     layers = range(*result.stages[0].layers)
     extra = kernel_padding_bytes(load_context(request, 0, result.tensor_parallel, result.pipeline_parallel, 0, layers))
     if extra:
@@ -236,7 +242,7 @@ def vllm_report(
         estimated_max_model_len=cap.estimated,
         fits=failure is None,
         lines=tuple(lines),
-        notes=tuple(_notes(request, result, profile, stages)) if notes else (),
+        notes=tuple(_notes(request, result, profile, stages, cap)) if notes else (),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
     )
