@@ -197,3 +197,40 @@ def test_mistral_small_hf_format_quantized_checkpoint_splits_the_vision_tower() 
     one, two = _loaded_bytes(spec, 1, "int8"), _loaded_bytes(spec, 2, "int8")
     rope = 131_072 * 128 * 2
     assert abs((one - rope) / 2 - (two - rope)) < 64 * 2**20  # halves up to the whole norms
+
+
+# A public table of vLLM 0.23.0 text-only loads on one RTX PRO 6000 Blackwell (search-index file id 62693136004, the
+# sixth blind set's weights-only records, read 2026-12-03): "Model load" per checkpoint, --language-model-only.
+PRO_6000 = get_gpu("rtx-pro-6000-blackwell")
+
+
+def _text_only_loaded_gib(model_id: str, weights: str) -> float:
+    profile = VllmProfile(engine_version="0.23.0", language_model_only=True)
+    request = PlanRequest(
+        model=get_model(model_id).spec,
+        gpu=PRO_6000,
+        gpu_memory_bytes=PRO_6000.memory_bytes_for(True),
+        weights=weights,  # type: ignore[arg-type]
+        context_tokens=32768,
+        overhead=profile,
+    )
+    return vllm_stage(request, plan(request), profile, 0, engine_total_bytes(request)).weights / GiB
+
+
+def test_qwen36_35b_a3b_text_only_loads_on_rtx_pro_6000() -> None:
+    """BF16 64.69, the official FP8 33.38 and NVIDIA's NVFP4 (NVFP4 experts, FP8 attention) 19.52 GiB printed;
+    planned to the printed precision."""
+    for weights, printed in (("bf16", 64.69), ("fp8", 33.38), ("nvfp4-fp8attn", 19.52)):
+        assert abs(_text_only_loaded_gib("Qwen/Qwen3.6-35B-A3B", weights) - printed) < 0.01, weights
+
+
+def test_gemma4_31b_text_only_loads_are_a_known_miss() -> None:
+    """Gemma 4 31B prints 57.91 (BF16), 30.61 (runtime FP8) and 30.10 GiB (NVIDIA NVFP4, BF16 attention); the plan is
+    0.33-0.41 GiB under each, as it is 0.36 under the B300 start-up of the same model (58.99 printed, vision tower
+    loaded; tests/fidelity/cases/vllm-blind-2026-12f.json). Not modelled: one lead is vLLM's fused qkv_proj, which
+    gives the ten global layers (attention_k_eq_v, no v_proj in the checkpoint) a V slot loaded with K's weights
+    (0.26.0 models/gemma4.py:407-421, :518-521): 0.21 GiB in BF16, half of it in FP8, so not the whole miss. Pinned
+    so that a change here is seen."""
+    for weights, printed in (("bf16", 57.91), ("fp8", 30.61), ("nvfp4-mlp", 30.10)):
+        miss = _text_only_loaded_gib("google/gemma-4-31B-it", weights) - printed
+        assert -0.42 < miss < -0.32, (weights, miss)
