@@ -61,11 +61,10 @@ def test_the_pages_a_request_holds_are_the_source_arithmetic() -> None:
 def test_batches_in_flight_by_runner_and_pipeline() -> None:
     """``max_concurrent_batches``: two with asynchronous scheduling on the V1 runner at PP 1, PP + 1 on Model Runner
     V2, PP without it or on the V1 runner under PP."""
-    rules = vllm_rules("0.26.0")
-    assert max_concurrent_batches(rules, 1, async_on=True, v2_runner=False) == 2
-    assert max_concurrent_batches(rules, 2, async_on=True, v2_runner=False) == 2
-    assert max_concurrent_batches(rules, 2, async_on=True, v2_runner=True) == 3
-    assert max_concurrent_batches(rules, 1, async_on=False, v2_runner=True) == 1
+    assert max_concurrent_batches(1, async_on=True, v2_runner=False) == 2
+    assert max_concurrent_batches(2, async_on=True, v2_runner=False) == 2
+    assert max_concurrent_batches(2, async_on=True, v2_runner=True) == 3
+    assert max_concurrent_batches(1, async_on=False, v2_runner=True) == 1
 
 
 @pytest.mark.parametrize(

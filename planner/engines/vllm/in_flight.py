@@ -14,10 +14,9 @@ when it admits one (``max_admission_blocks_per_request``, one source for both fr
   default leaves asynchronous scheduling off for some speculative methods (rule ``async_off_for``: a draft model
   and Medusa in 0.26.0, Medusa from 0.28.0, none from 0.33.0).
 
->>> rules = VllmRules(version=(0, 26, 0), sliding_in_flight=True)
->>> max_concurrent_batches(rules, 1, async_on=True, v2_runner=False), max_concurrent_batches(rules, 2, True, True)
+>>> max_concurrent_batches(1, async_on=True, v2_runner=False), max_concurrent_batches(2, True, True)
 (2, 3)
->>> max_concurrent_batches(rules, 2, async_on=True, v2_runner=False), max_concurrent_batches(rules, 1, False, False)
+>>> max_concurrent_batches(2, async_on=True, v2_runner=False), max_concurrent_batches(1, False, False)
 (2, 1)
 """
 
@@ -35,7 +34,7 @@ def async_scheduling(rules: VllmRules, speculative_method: str | None) -> bool:
     return speculative_method not in rules.async_off_for
 
 
-def max_concurrent_batches(rules: VllmRules, pipeline_parallel: int, async_on: bool, v2_runner: bool) -> int:
+def max_concurrent_batches(pipeline_parallel: int, async_on: bool, v2_runner: bool) -> int:
     """Batches vLLM may have scheduled and not settled (``VllmConfig.max_concurrent_batches``)."""
     if async_on and v2_runner:
         return pipeline_parallel + 1
@@ -54,7 +53,7 @@ def in_flight_tokens(request: PlanRequest, result: PlanResult, profile: VllmProf
     method = options.speculative.method if options is not None and options.speculative is not None else None
     v2 = uses_model_runner_v2(rules, request.model, request.resolved_weights)
     on = async_scheduling(rules, method)
-    return batched * max_concurrent_batches(rules, result.pipeline_parallel, on, v2)
+    return batched * max_concurrent_batches(result.pipeline_parallel, on, v2)
 
 
 def window_note(groups: tuple[tuple[str, int], ...], batched: int, reserved: int, max_model_len: int) -> str | None:
