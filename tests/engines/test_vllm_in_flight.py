@@ -14,11 +14,14 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bench.fidelity import run_all
 from model_catalog import get_gpu, get_model
 from planner.deploy.options import DeploymentOptions, SpeculativeOptions
 from planner.engines.registry import engine_report
+from planner.engines.vllm.blocks import pages_per_request
 from planner.engines.vllm.in_flight import async_scheduling, in_flight_tokens, max_concurrent_batches
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import vllm_rules
@@ -123,3 +126,23 @@ def test_the_report_says_what_a_windowed_layer_holds() -> None:
     assert any("holds up to 16,511 tokens in each (its window and 2 batches of 8,192" in n for n in notes)
     gemma = _gemma_on_b300("0.26.0")
     assert not any(n.startswith("Windowed layers") for n in engine_report(gemma, plan(gemma)).notes)
+
+
+@given(
+    window=st.integers(1, 1 << 20),
+    batched=st.integers(1, 1 << 17),
+    batches=st.integers(1, 9),
+    max_len=st.integers(1, 1 << 23),
+    block=st.sampled_from([16, 32, 64, 128, 784, 2096]),
+)
+def test_more_batches_in_flight_never_hold_fewer_pages(
+    window: int, batched: int, batches: int, max_len: int, block: int
+) -> None:
+    """A sliding-window layer's pages grow with the tokens in flight and never pass a full layer's by more than the
+    one page a window may straddle; a chunked layer's never pass a full layer's."""
+    one = pages_per_request(("sliding", window), max_len, block, batched)
+    many = pages_per_request(("sliding", window), max_len, block, batched * batches)
+    full = pages_per_request(("full", 0), max_len, block, batched)
+    assert one <= many <= full + 1
+    chunked = pages_per_request(("chunked", window), max_len, block, batched * batches)
+    assert pages_per_request(("chunked", window), max_len, block, batched) <= chunked <= full
