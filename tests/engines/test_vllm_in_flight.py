@@ -30,17 +30,23 @@ from planner.planning.plan import PlanRequest, plan
 CASE = "vllm-0.26-b300-gemma4-31b-it-bf16-16k"
 
 
-def _gemma_on_b300(version: str, deployment: DeploymentOptions | None = None) -> PlanRequest:
-    gpu = get_gpu("b300-sxm")
+def _request(
+    model: str, gpu_id: str, weights: str, context: int, version: str, deployment: DeploymentOptions | None = None
+) -> PlanRequest:
+    gpu = get_gpu(gpu_id)
     return PlanRequest(
-        model=get_model("google/gemma-4-31B-it").spec,
+        model=get_model(model).spec,
         gpu=gpu,
         gpu_memory_bytes=gpu.memory_bytes,
-        weights="bf16",
-        context_tokens=16384,
+        weights=weights,  # type: ignore[arg-type]
+        context_tokens=context,
         overhead=VllmProfile(engine_version=version, gpu_memory_utilization=0.92),
         deployment=deployment,
     )
+
+
+def _gemma_on_b300(version: str, deployment: DeploymentOptions | None = None) -> PlanRequest:
+    return _request("google/gemma-4-31B-it", "b300-sxm", "bf16", 16384, version, deployment)
 
 
 def test_the_b300_start_up_prints_what_two_batches_in_flight_give() -> None:
@@ -113,15 +119,7 @@ def test_the_report_says_what_a_windowed_layer_holds() -> None:
     """gpt-oss-120b at 32k on vLLM 0.31.0 (window 128, 8,192 batched tokens): 128 - 1 + 2 x 8,192 = 16,511 tokens per
     sliding layer, said in the report's notes; none when the windowed layers hold the whole context (Gemma 4 at
     16,384 tokens: 1,023 + 16,384 > 16,384)."""
-    gpu = get_gpu("h100-sxm-80gb")
-    request = PlanRequest(
-        model=get_model("openai/gpt-oss-120b").spec,
-        gpu=gpu,
-        gpu_memory_bytes=gpu.memory_bytes,
-        weights="mxfp4",
-        context_tokens=32768,
-        overhead=VllmProfile(engine_version="0.31.0"),
-    )
+    request = _request("openai/gpt-oss-120b", "h100-sxm-80gb", "mxfp4", 32768, "0.31.0")
     notes = engine_report(request, plan(request)).notes
     assert any("holds up to 16,511 tokens in each (its window and 2 batches of 8,192" in n for n in notes)
     gemma = _gemma_on_b300("0.26.0")
