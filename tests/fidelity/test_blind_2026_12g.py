@@ -59,3 +59,12 @@ def test_kv_as_first_scored_and_now(case_id: str) -> None:
     assert case["unseen_score"]["kv_error_gib"] < -6
     assert result.kv_error_gib == pytest.approx(NOW[_short(case_id)], abs=0.01)
     assert result.verdict_right
+
+
+def test_the_report_says_what_rocm_start_ups_showed() -> None:
+    """Every AMD GPU's vLLM report carries the set's evidence (the graph estimate is not modelled); a CUDA card's
+    and an eager start-up's do not."""
+    mi300x = RESULTS["vllm-0.31-rocm-mi300x-gemma4-31b-bf16-32k"].report
+    assert mi300x is not None and any(n.startswith("ROCm: three public vLLM 0.31 start-ups") for n in mi300x.notes)
+    b300 = next(r for r in run_all() if r.id == "vllm-0.26-b300-gemma4-31b-it-bf16-16k").report
+    assert b300 is not None and not any(n.startswith("ROCm:") for n in b300.notes)

@@ -32,6 +32,24 @@ from planner.planning.results import PlanResult
 PUBLIC_SPARK_HOST_GIB = (min(h.held_gib for h in SPARK_HOSTS), max(h.held_gib for h in SPARK_HOSTS))
 
 
+# The seventh blind set (tests/fidelity/cases/vllm-blind-2026-12g.json): vLLM 0.31.1 (ROCm) on one MI300X, Gemma 4
+# E4B / 26B-A4B / 31B at 32,768 tokens, their printed split against the planner's (GiB), quoted, not fitted.
+ROCM_EVIDENCE = (
+    "three public vLLM 0.31 start-ups on one MI300X (Gemma 4 E4B, 26B-A4B, 31B) printed CUDA-graph estimates of "
+    "3.36-6.45 GiB and 2.1-3.6 GiB of non-torch memory where the planner puts 0.74-1.34 and 1.28 (its terms are "
+    "fitted on CUDA start-ups), and transient peaks of 1.2-3.0 GiB where it puts 4.0-5.4: their KV budgets were "
+    "0.8-5.3 GiB smaller than planned"
+)
+
+
+def rocm_note(request: PlanRequest, profile: VllmProfile) -> str | None:
+    """On an AMD GPU (ROCm), with graphs captured: what public ROCm start-ups showed beside the planner's CUDA-fitted
+    working memory (:data:`ROCM_EVIDENCE`); none under ``--enforce-eager`` or the V0 engine."""
+    if request.gpu is None or request.gpu.vendor != "AMD" or not profile.is_v1 or profile.enforce_eager:
+        return None
+    return f"ROCm: {ROCM_EVIDENCE}. The KV cache here may be that much smaller; --enforce-eager captures no graphs."
+
+
 def graphics_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
     """On a graphics die (GeForce, RTX workstation), compiled: the fitted share the non-torch figure holds there
     (:meth:`VllmProfile.graphics_compile_bytes`: none for an eager start-up)."""

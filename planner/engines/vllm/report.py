@@ -21,7 +21,7 @@ from planner.engines.vllm.blocks import (
     needed_bytes,
     pages_per_request,
 )
-from planner.engines.vllm.caveats import graphics_note, unified_memory_notes
+from planner.engines.vllm.caveats import graphics_note, rocm_note, unified_memory_notes
 from planner.engines.vllm.failures import free_at_start, sampler_headroom, vllm_failure
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
 from planner.engines.vllm.profile import VllmProfile
@@ -185,8 +185,8 @@ def _notes(
         warning = _sampler_note(request, result, profile, stages[-1])
         if warning:
             notes.append(warning)
-    machine = graphics_note(request, result, profile)
-    return [*notes, *([machine] if machine else []), *unified_memory_notes(request, result, profile, first)]
+    machine = [n for n in (graphics_note(request, result, profile), rocm_note(request, profile)) if n]
+    return [*notes, *machine, *unified_memory_notes(request, result, profile, first)]
 
 
 def vllm_report(
