@@ -45,8 +45,8 @@ def device_memory(gpu: GpuSpec, unit: str = "GiB") -> str:
     >>> from model_catalog import get_gpu
     >>> device_memory(get_gpu("h100-sxm-80gb"))
     'H100 SXM5 80GB · 79.65 GiB as the device reports it; engines see 79.19 GiB'
-    >>> device_memory(get_gpu("mi325x"))
-    "Instinct MI325X · 238.42 GiB (marketed 256 GB; the device's own total is not in the catalog)"
+    >>> device_memory(get_gpu("a800-sxm-80gb"))
+    "A800 SXM4 80GB (China) · 74.51 GiB (marketed 80 GB; the device's own total is not in the catalog)"
     """
     figure = format_bytes(gpu.memory_bytes, unit, digits=2)
     basis = _device_basis(gpu)
