@@ -289,8 +289,7 @@ def vllm_failure(
                 f"ValueError: The model's max seq len ({max_len}) is larger than the maximum number of tokens that "
                 f"can be stored in KV cache ({tokens})."
             )
-        batched, _ = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None, max_len)
-        reserved = in_flight_tokens(request, result, profile, batched)
+        reserved = in_flight_tokens(request, result, profile)[1]
         needed = max(needed_bytes(s, max_len, reserved) for s in stages)
         return "kv-cache-too-small", (
             f"ValueError: To serve at least one request with the models's max seq len ({max_len}), "

@@ -22,6 +22,7 @@ when it admits one (``max_admission_blocks_per_request``, one source for both fr
 
 from __future__ import annotations
 
+from planner.engines.base import engine_total_bytes
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.runner import uses_model_runner_v2
 from planner.engines.vllm.versions import VllmRules
@@ -43,17 +44,20 @@ def max_concurrent_batches(pipeline_parallel: int, async_on: bool, v2_runner: bo
     return pipeline_parallel
 
 
-def in_flight_tokens(request: PlanRequest, result: PlanResult, profile: VllmProfile, batched: int) -> int:
-    """The tokens one sliding-window or chunked-local layer of ``request`` reserves beyond its window, under
-    ``profile``'s release, with ``batched`` tokens a step (``max_num_batched_tokens``)."""
+def in_flight_tokens(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> tuple[int, int]:
+    """(``max_num_batched_tokens``, the tokens one sliding-window or chunked-local layer of ``request`` reserves
+    beyond its window) under ``profile``'s release: the step's tokens by GPU and usage context
+    (:meth:`VllmProfile.batch`), and one batch of them, or every batch in flight (rule ``sliding_in_flight``)."""
+    gpu_name = request.gpu.name if request.gpu is not None else None
+    batched, _ = profile.batch(engine_total_bytes(request), gpu_name, result.max_model_len)
     rules = profile.rules
     if not rules.sliding_in_flight:
-        return batched
+        return batched, batched
     options = request.deployment
     method = options.speculative.method if options is not None and options.speculative is not None else None
     v2 = uses_model_runner_v2(rules, request.model, request.resolved_weights)
     on = async_scheduling(rules, method)
-    return batched * max_concurrent_batches(result.pipeline_parallel, on, v2)
+    return batched, batched * max_concurrent_batches(result.pipeline_parallel, on, v2)
 
 
 def window_note(groups: tuple[tuple[str, int], ...], batched: int, reserved: int, max_model_len: int) -> str | None:

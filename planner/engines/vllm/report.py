@@ -52,9 +52,7 @@ def _capacity(request: PlanRequest, result: PlanResult, profile: VllmProfile, st
     first = stages[0]
     blocks = min(s.blocks for s in stages)
     max_len = result.max_model_len
-    gpu_name = request.gpu.name if request.gpu is not None else None
-    batched, _ = profile.batch(engine_total_bytes(request), gpu_name, max_len)
-    reserved = in_flight_tokens(request, result, profile, batched)
+    batched, reserved = in_flight_tokens(request, result, profile)
     groups, block = len(first.groups), first.block_size
     min_available = min(s.available for s in stages)
     if not profile.is_v1:
@@ -252,15 +250,13 @@ def vllm_max_model_len(request: PlanRequest, result: PlanResult, profile: VllmPr
     """The largest ``--max-model-len`` the set-up accepts (``estimate_max_model_len``), capped at the model's
     ``max_position_embeddings``; 0 when no KV memory is left."""
     limit = request.model.max_position_embeddings
-    total = engine_total_bytes(request)
     totals = [stage_total_bytes(request, result, i) for i in range(len(result.stages))]
     stages = [vllm_stage(request, result, profile, i, stage_total) for i, stage_total in enumerate(totals)]
     if min(s.available for s in stages) <= 0:
         return 0
-    batched, _ = profile.batch(total, request.gpu.name if request.gpu else None, result.max_model_len)
     if not profile.is_v1:
         return min(limit, min(s.blocks for s in stages) * stages[0].block_size)
-    return estimate_max_len(stages, limit, in_flight_tokens(request, result, profile, batched))
+    return estimate_max_len(stages, limit, in_flight_tokens(request, result, profile)[1])
 
 
 VLLM_KV_FLAGS = {
