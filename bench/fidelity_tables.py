@@ -10,6 +10,7 @@ from bench.fidelity_result import CaseResult
 from bench.fidelity_unmatched import UNMATCHED
 from planner.core.overhead import parse_version
 from planner.engines.registry import supported_versions
+from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import vllm_rules
 
 RECENT = (0, 22, 0)  # the headline covers vLLM 0.22 and later
@@ -133,12 +134,14 @@ def release_rows() -> list[str]:
     ]
     for v in supported_versions("vllm"):
         rules = vllm_rules(v.version)
-        graphs = "in the budget" if rules.cudagraph_in_budget else "in the headroom"
+        profile = VllmProfile(engine_version=v.version)  # the release's defaults on a CUDA device
+        graphs = "in the budget" if profile.cudagraph_in_budget else "in the headroom"
+        graphs = "measured, then the pool (extensible)" if profile.extensible() else graphs
         sampler = rules.sampler if rules.v1 else "V0 (no warm-up)"
         mark = " (default)" if v.default else ""
         prefix = ("on" if rules.hybrid_prefix_caching else "off") + (", align" if rules.mamba_align_always else "")
         rows.append(
-            f"| {v.version}{mark} | {v.logs or 'extrapolated'} | {rules.default_gpu_memory_utilization:g} | {sampler} "
+            f"| {v.version}{mark} | {v.logs or 'extrapolated'} | {profile.utilization:g} | {sampler} "
             f"| {graphs} | {prefix} | {rules.printed_tokens} | {rules.model_runner} | {rules.batch_defaults} |"
         )
     return rows

@@ -183,15 +183,15 @@ def _kv_bits(name: str) -> float:
     return kv_format(name).bits_per_value
 
 
-def _engine(sb: Any) -> tuple[str, str | None, float | None, str | None]:
+def _engine(sb: Any, gpu: GpuSpec) -> tuple[str, str | None, float | None, str | None]:
     engine = binding.choose(sb, settings.ENGINE, state.engine_options(), state.DEFAULT_ENGINE)
     sb.caption(profile_label(engine))
     version = _engine_version(sb, engine)
-    default = state.default_util(engine, version)
-    _follow(LAST_ENGINE_KEY, f"{engine} {version}", {settings.UTIL.url: default})
-    util = binding.ensure(settings.UTIL, lambda v: isinstance(v, float) and 0.05 <= v <= 0.99, default)
+    default = state.default_util(engine, version, gpu)
+    _follow(LAST_ENGINE_KEY, f"{engine} {version} {gpu.platform.runtime}", {settings.UTIL.url: default})
+    util = binding.ensure(settings.UTIL, lambda v: isinstance(v, float) and 0.05 <= v <= 1.0, default)
     if state.uses_fraction(engine):
-        util = binding.number(sb, settings.UTIL, 0.05, 0.99, default, step=0.01, format="%.2f")
+        util = binding.number(sb, settings.UTIL, 0.05, 1.0, default, step=0.01, format="%.2f")
     calibration = binding.value_of(settings.CALIBRATION)
     if calibration:
         try:
@@ -279,7 +279,7 @@ def render_sidebar(sb: Any = None, hardware: bool = True) -> Selection:
     gpu_id = binding.choose(hw, settings.GPU, state.gpu_options(), state.DEFAULT_GPU)
     gpu = get_gpu(gpu_id)
     hw.caption(device_memory(gpu, "GB" if st.session_state.get(settings.UNIT.url) == "GB" else "GiB"))
-    engine, version, util, calibration = _engine(hw)  # first: what it runs decides the options below
+    engine, version, util, calibration = _engine(hw, gpu)  # first: what it runs decides the options below
     launch = render_launch(hw, engine, version, calibration)
     count, tp, pp = _parallelism(hw, spec, engine)
     defaults = state.model_defaults(spec, outside.precision if outside else None)

@@ -105,11 +105,11 @@ def version_label(version: SupportedVersion) -> str:
     return f"{version.version} · {evidence}" + (" · default" if version.default else "")
 
 
-def default_util(engine: str, version: str | None = None) -> float:
-    """The memory fraction a profile starts from: the engine's default in that release (vLLM 0.92 from 0.21), or
-    the generic estimate's 0.9."""
+def default_util(engine: str, version: str | None = None, gpu: GpuSpec | None = None) -> float:
+    """The memory fraction a profile starts from: the engine's default in that release on that GPU (vLLM 0.92 from
+    0.21, 1.0 from 0.34 on CUDA and ROCm), or the generic estimate's 0.9."""
     if engine in engine_names():
-        return get_engine(engine).fraction_default(version) or DEFAULT_UTIL
+        return get_engine(engine).fraction_default(version, gpu) or DEFAULT_UTIL
     return DEFAULT_UTIL
 
 
@@ -186,7 +186,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     def fraction(self) -> float:
         """The memory fraction planned with: the one set, else the engine release's default (as the sidebar
         shows it)."""
-        return self.util if self.util is not None else default_util(self.engine, self.engine_version)
+        return self.util if self.util is not None else default_util(self.engine, self.engine_version, self.gpu)
 
     @property
     def launch_settings(self) -> dict[str, int | bool]:

@@ -106,7 +106,7 @@ def current_fraction(request: PlanRequest) -> float | None:
     if value is None:
         profile = request.overhead
         assert isinstance(profile, EngineProfile)
-        value = get_engine(profile.engine_name).fraction_default(profile.engine_version)
+        value = get_engine(profile.engine_name).fraction_default(profile.engine_version, request.gpu)
     return None if value is None else float(value)
 
 

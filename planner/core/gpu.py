@@ -49,16 +49,19 @@ INTEGRATED_CAPABILITIES = ((8, 7), (11, 0), (12, 1))
 # The graphics dies (GA10x 8.6, AD10x 8.9, GB20x 12.0: GeForce, RTX workstation, A10/L4/L40-class cards), as against
 # the compute dies of the datacenter parts (GA100 8.0, GH100 9.0, GB100/GB110 10.x) (developer.nvidia.com/cuda-gpus).
 GRAPHICS_CAPABILITIES = ((8, 6), (8, 9), (12, 0))
+RUNTIMES: dict[str, Literal["cuda", "rocm"]] = {"NVIDIA": "cuda", "AMD": "rocm"}  # the GPU runtime by vendor
 
 
 class DevicePlatform(HashedOnce, frozen=True, extra="forbid"):
     """What software reads from the device it runs on, as the catalog entry determines it: the CUDA compute
-    capability (``None``: not an NVIDIA CUDA device), whether the GPU shares the host's memory, and whether cards
-    reach each other directly (peer-to-peer: GeForce cards have none without an NVLink bridge)."""
+    capability (``None``: not an NVIDIA CUDA device), whether the GPU shares the host's memory, whether cards
+    reach each other directly (peer-to-peer: GeForce cards have none without an NVLink bridge), and the GPU runtime
+    (CUDA, ROCm, or another: Intel XPU, Gaudi, Metal)."""
 
     capability: tuple[int, int] | None = None
     integrated: bool = False
     peer_access: bool = True
+    runtime: Literal["cuda", "rocm", "other"] = "cuda"
 
     @property
     def fp8_native(self) -> bool:
@@ -89,6 +92,7 @@ def device_platform(vendor: str, architecture: str | None, name: str, form_facto
         capability=capability,
         integrated=capability in INTEGRATED_CAPABILITIES,
         peer_access="consumer" not in (form_factor or "").lower(),
+        runtime=RUNTIMES.get(vendor, "other"),
     )
 
 

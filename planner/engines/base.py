@@ -14,6 +14,7 @@ from typing import ClassVar, TypeVar
 from pydantic import BaseModel, model_validator
 
 from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, FailureKind
 from planner.core.units import GiB
@@ -110,9 +111,9 @@ class Engine(ABC):
     # Its log reader also takes a log that shows nothing but a failure line, so it reads after the others.
     log_fallback: ClassVar[bool] = False
 
-    def fraction_default(self, version: str | None = None) -> float | None:
-        """The memory fraction's default in ``version`` (``None``: the default release); engines whose default
-        changed between releases override this."""
+    def fraction_default(self, version: str | None = None, gpu: GpuSpec | None = None) -> float | None:
+        """The memory fraction's default in ``version`` (``None``: the default release) on ``gpu`` (``None``: a
+        CUDA device); engines whose default changed between releases or differs by device override this."""
         return self.default_fraction
 
     def profile(

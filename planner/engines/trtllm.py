@@ -46,7 +46,7 @@ from planner.engines.base import Engine, EngineReport, engine_total_bytes, gib_t
 from planner.engines.checkpoints import GGUF, with_note
 from planner.engines.logscan import Lines, number, pattern
 from planner.engines.support import EngineSupport, platform_rows
-from planner.engines.vllm.profile import vllm_activation_bytes
+from planner.engines.vllm.estimates import vllm_activation_bytes
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 

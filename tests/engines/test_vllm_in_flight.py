@@ -105,13 +105,13 @@ def test_a_draft_model_on_0_26_reserves_one_batch() -> None:
 
 
 def test_a_release_the_source_was_not_read_for_says_so() -> None:
-    """vLLM 0.34.0 is on PyPI (2026-12) but not among the releases read: the report says which release's rules it
-    was planned with instead of presenting them as 0.34.0's (before, nothing was said)."""
-    request = _gemma_on_b300("0.34.0")
+    """A release after the newest read (0.34.0): the report says which release's rules it was planned with instead
+    of presenting them as its own (before, nothing was said)."""
+    request = _gemma_on_b300("0.35.0")
     notes = engine_report(request, plan(request)).notes
-    assert notes[0].startswith("vLLM 0.34.0 is not among the releases whose source was read")
-    assert "planned with the rules of 0.33.0" in notes[0]
-    read = _gemma_on_b300("0.33.0")
+    assert notes[0].startswith("vLLM 0.35.0 is not among the releases whose source was read")
+    assert "planned with the rules of 0.34.0" in notes[0]
+    read = _gemma_on_b300("0.34.0")
     assert not any("not among the releases" in n for n in engine_report(read, plan(read)).notes)
 
 

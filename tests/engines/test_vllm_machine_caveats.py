@@ -12,7 +12,8 @@ from planner.core.units import GiB
 from planner.engines.base import gib_text
 from planner.engines.registry import engine_report
 from planner.engines.vllm.failures import free_at_start
-from planner.engines.vllm.profile import UMA_HOST_DEFAULT_BYTES, VllmProfile
+from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES
+from planner.engines.vllm.profile import VllmProfile
 from planner.planning.plan import PlanRequest, plan
 
 

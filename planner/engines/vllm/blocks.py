@@ -111,6 +111,7 @@ class VllmStage(BaseModel, frozen=True, extra="forbid"):
     mamba_pages: int = 1  # pages a request holds in each linear (Mamba / Gated DeltaNet) layer
     spec_tokens: int = 0  # speculative tokens per step (0: none)
     graphs: GraphSet = GraphSet()
+    capacity: int | None = None  # the extensible KV cache's capacity, printed as "Available KV cache memory" (0.34)
 
     # The spec counts of the layer keys, kept on the instance once read (:attr:`spec_counts`; a frozen stage's keys
     # never change, a copy starts without them): every assessment reads them a few times, and looking them up by

@@ -21,7 +21,8 @@ from planner.engines.base import CalibratedProfile
 from planner.engines.logfigures import ParsedLog
 from planner.engines.platform import platform_of
 from planner.engines.vllm.blocks import StageOverrides
-from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile, vllm_cudagraph_bytes
+from planner.engines.vllm.estimates import vllm_cudagraph_bytes
+from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.versions import vllm_rules
 
 # The short form's fields, by letter (Calibrated.to_token).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
 from planner.core.overhead import EngineProfile
 from planner.engines.base import CalibratedProfile, Engine, EngineReport
 from planner.engines.logfigures import ParsedLog
@@ -55,9 +56,11 @@ class VllmEngine(Engine):
         "preemption."
     )
 
-    def fraction_default(self, version: str | None = None) -> float | None:
-        """``gpu_memory_utilization``'s default: 0.9, 0.92 from v0.20.0 (vllm PR #38284; ``versions.toml``)."""
-        return vllm_rules(version or VLLM_DEFAULT_VERSION).default_gpu_memory_utilization
+    def fraction_default(self, version: str | None = None, gpu: GpuSpec | None = None) -> float | None:
+        """``gpu_memory_utilization``'s default: 0.9, 0.92 from v0.20.0 (vllm PR #38284; ``versions.toml``), 1.0
+        from 0.34.0 with the extensible KV cache on CUDA and ROCm (:mod:`planner.engines.vllm.extensible`)."""
+        runtime = gpu.platform.runtime if gpu is not None else "cuda"
+        return VllmProfile(engine_version=version or VLLM_DEFAULT_VERSION).utilization_on(runtime)
 
     setting_fields: ClassVar[dict[str, str]] = {
         "fraction": "gpu_memory_utilization",

@@ -36,8 +36,9 @@ from planner.core.units import MiB
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage, has_linear_layers, needed_bytes
+from planner.engines.vllm.held import held_at_start, init_baseline_bytes
 from planner.engines.vllm.in_flight import in_flight_tokens
-from planner.engines.vllm.profile import UMA_HOST_DEFAULT_BYTES, VllmProfile
+from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.profiling_kv import cache_bytes, profiles_graphs, profiling_blocks, tensor_bytes
 from planner.engines.vllm.stage import StartChecks, gpu_fields, stage_context
 from planner.planning.plan import PlanRequest
@@ -61,12 +62,6 @@ def _config_failure(request: PlanRequest, result: PlanResult, profile: VllmProfi
     return None
 
 
-def init_baseline_bytes(profile: VllmProfile, world: int) -> int:
-    """What the worker holds before its memory snapshot: the CUDA context, and NCCL when ranks talk."""
-    constants = profile.fitted
-    return constants.init_baseline_tp if world > 1 else constants.init_baseline_tp1
-
-
 def max_num_seqs_of(request: PlanRequest, profile: VllmProfile) -> int:
     """The sequences vLLM runs at once with this request: ``--max-num-seqs``, or its default by GPU and usage
     context."""
@@ -81,10 +76,8 @@ def free_at_start(request: PlanRequest, result: PlanResult, profile: VllmProfile
     total = stage_total_bytes(request, result, 0)
     world = result.tensor_parallel * result.pipeline_parallel
     in_use = profile.gpu_memory_in_use_bytes + result.stages[0].other_bytes  # another process or engine
-    if vllm_platform(request.gpu).integrated:
-        given = profile.unified_memory_host_bytes
-        in_use += given if given is not None else max(0, UMA_HOST_DEFAULT_BYTES - profile.fitted.init_baseline_tp1)
-    return total, total - in_use - init_baseline_bytes(profile, world)
+    integrated = vllm_platform(request.gpu).integrated
+    return total, total - held_at_start(profile.fitted, world, integrated, in_use, profile.unified_memory_host_bytes)
 
 
 def _fixed_kv_failure(
@@ -112,8 +105,8 @@ def _profiling_kv_failure(
 ) -> Failure | None:
     """The graph profiling's minimal KV cache beyond what the weights and non-torch memory leave free on a rank
     (:mod:`planner.engines.vllm.profiling_kv`): a CUDA out-of-memory error before the KV cache is sized."""
-    if profile.kv_cache_memory_bytes is not None or profile.enforce_eager:
-        return None
+    if profile.kv_cache_memory_bytes is not None or profile.enforce_eager or stages[0].capacity is not None:
+        return None  # the extensible KV cache measures the graphs after warm-up, without a profiling KV cache
     if not profiles_graphs(profile.rules, request.model, request.resolved_weights, request.gpu):
         return None
     _, free = free_at_start(request, result, profile)
@@ -135,11 +128,14 @@ def _profiling_kv_failure(
 
 def _memory_failure(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> Failure | None:
     total, free = free_at_start(request, result, profile)
-    requested = math.floor(profile.utilization * total)
-    if profile.rules.startup_free_memory_check and profile.kv_cache_memory_bytes is None and free < requested:
+    util = profile.utilization_on(vllm_platform(request.gpu).runtime)
+    requested = math.floor(util * total)
+    # the extensible KV cache (0.34) skips the check: v1/worker/utils.py:759-762, :783-797
+    checked = profile.rules.startup_free_memory_check and first.capacity is None
+    if checked and profile.kv_cache_memory_bytes is None and free < requested:
         return "free-memory", (
             f"ValueError: Free memory on device ({gib_text(free)}/{gib_text(total)} GiB) on startup is less than "
-            f"desired GPU memory utilization ({profile.utilization:g}, {gib_text(requested)} GiB). Decrease GPU "
+            f"desired GPU memory utilization ({util:g}, {gib_text(requested)} GiB). Decrease GPU "
             "memory utilization or reduce GPU memory used by other processes."
         )
     if first.weights > free:
@@ -231,7 +227,7 @@ def _sampler_headroom(
     )
     kv = cache_bytes(last, last.blocks)
     used = (
-        init_baseline_bytes(profile, world)
+        init_baseline_bytes(profile.fitted, world)
         + profile.gpu_memory_in_use_bytes
         + result.stages[index].other_bytes
         + last.weights
@@ -244,8 +240,10 @@ def _sampler_headroom(
 
 
 def mamba_refusal(request: PlanRequest, profile: VllmProfile, stages: list[VllmStage]) -> Failure | None:
-    """``max_num_seqs`` above the pool's blocks for a hybrid model with FULL CUDA graphs (module docstring)."""
-    blocks = min(s.blocks for s in stages)
+    """``max_num_seqs`` above the pool's blocks for a hybrid model with FULL CUDA graphs (module docstring); with
+    the extensible KV cache the check runs at capture, against the blocks of the capacity (0.34.0
+    ``config/compilation.py:1659-1680`` reads ``kv_cache_config.num_blocks``, the profile run's)."""
+    blocks = min(_capture_blocks(s) for s in stages)
     if not (profile.rules.mamba_block_refusal and stages[0].graphs.full > 0):
         return None
     if not has_linear_layers(stages[0]):  # hybrid: read last
@@ -258,6 +256,30 @@ def mamba_refusal(request: PlanRequest, profile: VllmProfile, stages: list[VllmS
         "requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at "
         f"most {blocks} or increase gpu_memory_utilization."
     )
+
+
+def extensible_hint(profile: VllmProfile, request: PlanRequest) -> str:
+    """What 0.34's refusals say with the extensible KV cache, sized after warm-up (``v1/core/kv_cache_planning.py``
+    ``_more_kv_cache_memory_hint``, :64-97)."""
+    util = profile.utilization_on(vllm_platform(request.gpu).runtime)
+    used_by = "the model, its activations, CUDA graphs and warmup"
+    graphs = " CUDA graphs take less with fewer or smaller capture sizes in the compilation config."
+    if util < 1.0:
+        return (
+            f"The KV cache gets what is left after {used_by} within `gpu_memory_utilization`={util:g}; increase it "
+            f"(with the extensible KV cache it defaults to 1.0) or decrease `max_model_len` or `max_num_seqs`.{graphs}"
+        )
+    return (
+        f"The extensible KV cache already takes all device memory left after {used_by}; decrease `max_model_len` or "
+        f"`max_num_seqs`, or the model needs a device with more memory.{graphs}"
+    )
+
+
+def _capture_blocks(stage: VllmStage) -> int:
+    """The pool's blocks when the CUDA graphs are captured: the capacity's under the extensible KV cache."""
+    if stage.capacity is None:
+        return stage.blocks
+    return max(0, stage.capacity) // (stage.page_bytes * stage.group_size + stage.draft_page_bytes)
 
 
 def vllm_failure(
@@ -278,9 +300,10 @@ def vllm_failure(
         return failure
     max_len = result.max_model_len
     if min_available <= 0:
+        hint = extensible_hint(profile, request) if stages[0].capacity is not None else None
         return "no-kv-memory", (
-            "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-            "initializing the engine."
+            "ValueError: No available memory for the cache blocks. "
+            + (hint or "Try increasing `gpu_memory_utilization` when initializing the engine.")
         )
     if not fits_len:
         if not profile.is_v1:
@@ -296,6 +319,7 @@ def vllm_failure(
             f"({gib_text(needed)} GiB KV cache is needed, which is larger than the available KV cache memory "
             f"({gib_text(min_available)} GiB). Based on the available memory, the estimated maximum model "
             f"length is {estimated}."
+            + (f" {extensible_hint(profile, request)}" if stages[0].capacity is not None else "")
         )
     if checks is None:
         return _after_kv(request, result, profile, stages)
@@ -330,7 +354,7 @@ def _after_kv(
     refusal = mamba_refusal(request, profile, stages)
     if refusal is not None:
         return refusal
-    if profile.is_v1 and not profile.enforce_eager:
+    if profile.is_v1 and not profile.enforce_eager and stages[-1].capacity is None:  # extensible: warmed before
         free, need = sampler_headroom(request, result, profile, stages[-1])
         if free < need:
             max_len = result.max_model_len

@@ -28,7 +28,6 @@ fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 
 from __future__ import annotations
 
 import math
-import statistics
 from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from pydantic import Field
@@ -49,12 +48,13 @@ from planner.core.overhead import (
 from planner.core.units import GiB
 from planner.engines.platform import VllmPlatform, platform_of
 from planner.engines.vllm.defaults import default_batch
+from planner.engines.vllm.extensible import EXTENSIBLE_UTILIZATION, reserved_bytes
 from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
+from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES, held_at_start
 from planner.engines.vllm.kept import per_gpu_kept as _per_gpu_kept
 from planner.engines.vllm.kept import terms_kept as _terms_kept
 from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
 from planner.engines.vllm.runner import uses_model_runner_v2
-from planner.engines.vllm.spark_hosts import SPARK_HOSTS
 from planner.engines.vllm.terms import (
     ProfileTerms,
     TermsInputs,
@@ -79,10 +79,6 @@ KvBytes = Annotated[int, Field(gt=0, le=MAX_GPU_MEMORY_BYTES)]
 # tokens with 14.99 GiB of weights: ~110 KB per token). Fitted to that issue's two V0 logs.
 VLLM_V0_ACTIVATION_SCALE = 0.765
 VLLM_V0_NON_TORCH = round(0.35 * GiB)  # vllm#10517 (v0.6.4, RTX 3090): non_torch_memory=0.35GiB
-# What a DGX Spark's host (OS, desktop, services, the worker's context) holds of the pool at vLLM's worker snapshot:
-# the median of 37 public machines' "Free memory on device (F/T GiB) on startup" lines (planner/engines/vllm/
-# spark_hosts.py), 10.9 GiB; they range from 5.27 to 24.94.
-UMA_HOST_DEFAULT_BYTES = round(statistics.median(h.held_gib for h in SPARK_HOSTS) * GiB)
 
 
 def vllm_default_batch(
@@ -110,6 +106,8 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     enforce_eager: bool = False  # --enforce-eager: no CUDA graphs, no graph estimate
     max_cudagraph_capture_size: CaptureSize | None = None  # --max-cudagraph-capture-size; None: from max_num_seqs
     kv_cache_memory_bytes: KvBytes | None = None  # --kv-cache-memory: skips the profile-based sizing
+    # --[no-]enable-extensible-kv-cache (0.34 on); None: on where the release and the GPU runtime have it
+    enable_extensible_kv_cache: bool | None = None
     language_model_only: bool = False  # --language-model-only: no vision tower loaded, no encoder profile
     limit_mm_per_prompt: Annotated[int, Field(ge=0, le=1024)] | None = None  # items of each modality; 0: text only
     enable_prefix_caching: bool | None = None  # None: the release's default (hybrids: off until 0.25.1)
@@ -149,9 +147,22 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
 
     @property
     def utilization(self) -> float:
+        """The fraction on a CUDA device (:meth:`utilization_on`)."""
+        return self.utilization_on("cuda")
+
+    def utilization_on(self, runtime: str) -> float:
+        """``--gpu-memory-utilization``, or the release's default on a device of ``runtime``: 1.0 with the
+        extensible KV cache, else 0.92 (0.9 before 0.20)."""
         if self.gpu_memory_utilization is not None:
             return self.gpu_memory_utilization
-        return self.rules.default_gpu_memory_utilization
+        return EXTENSIBLE_UTILIZATION if self.extensible(runtime) else self.rules.default_gpu_memory_utilization
+
+    def extensible(self, runtime: str = "cuda") -> bool:
+        """Whether the KV cache is committed after warm-up from measured memory (:mod:`planner.engines.vllm.
+        extensible`): from the release that has it, on CUDA and ROCm, unless turned off or fixed in size."""
+        if not self.rules.extensible_kv_cache or runtime == "other" or self.kv_cache_memory_bytes is not None:
+            return False
+        return self.enable_extensible_kv_cache is not False
 
     @property
     def is_v1(self) -> bool:
@@ -164,7 +175,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     @property
     def cudagraph_in_budget(self) -> bool:
         on = self.rules.cudagraph_in_budget if self.estimate_cudagraphs is None else self.estimate_cudagraphs
-        return self.is_v1 and on and not self.enforce_eager
+        return self.is_v1 and on and not self.enforce_eager and not self.extensible()
 
     @property
     def host_bytes(self) -> int:
@@ -364,37 +375,17 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         if self.cudagraph_in_budget:
             graphs = self.default_graphs(ctx.gpu_memory_bytes, ctx.gpu_name)
             framework += self.cudagraph_estimate_bytes(layers[1] - layers[0], graphs)
+        device = platform_of(ctx.platform)
+        total = ctx.gpu_memory_bytes
         if self.kv_cache_memory_bytes is not None:
-            reserved = ctx.gpu_memory_bytes - ctx.weights_bytes - activation - framework - self.kv_cache_memory_bytes
+            reserved = total - ctx.weights_bytes - activation - framework - self.kv_cache_memory_bytes
+        elif self.extensible(device.runtime):
+            if not self.enforce_eager:  # captured before the pool is committed: measured, not estimated
+                graphs = self.default_graphs(total, ctx.gpu_name)
+                framework += self.cudagraph_capture_bytes(layers[1] - layers[0], graphs)
+            world, in_use = ctx.tensor_parallel * ctx.pipeline_parallel, self.gpu_memory_in_use_bytes
+            held = held_at_start(self.fitted, world, device.integrated, in_use, self.unified_memory_host_bytes)
+            reserved = reserved_bytes(total, self.utilization_on(device.runtime), held, activation, device.runtime)
         else:
-            reserved = ctx.gpu_memory_bytes - math.floor(self.utilization * ctx.gpu_memory_bytes)
+            reserved = total - math.floor(self.utilization_on(device.runtime) * total)
         return OverheadBytes(activation_bytes=activation, framework_bytes=framework, reserved_bytes=max(0, reserved))
-
-
-def vllm_activation_bytes(
-    model: ModelSpec,
-    max_num_batched_tokens: int,
-    max_num_seqs: int,
-    tensor_parallel: int,
-    with_logits: bool,
-    v1: bool = True,
-) -> int:
-    """The activation peak of a vLLM-like profile run on one GPU with the default release's constants
-    (TensorRT-LLM's engine workspace reuses the V0 form: ``v1=False``)."""
-    profile = VllmProfile(engine_version=VLLM_DEFAULT_VERSION if v1 else "0.6.4")
-    ctx = StageContext(
-        model=model,
-        gpu_memory_bytes=80 * GiB,
-        tensor_parallel=tensor_parallel,
-        pipeline_parallel=1,
-        is_last_stage=with_logits,
-    )
-    return profile.terms(model, ctx, max_num_batched_tokens, max_num_seqs).peak
-
-
-def vllm_cudagraph_bytes(model: ModelSpec, ctx: StageContext, profile: VllmProfile | None = None) -> int:
-    """vLLM's CUDA-graph estimate on one GPU of ``ctx`` (the default release's profile unless given)."""
-    profile = profile or VllmProfile()
-    layers = ctx.layers or (0, model.num_hidden_layers)
-    graphs = profile.default_graphs(ctx.gpu_memory_bytes, ctx.gpu_name)
-    return profile.cudagraph_estimate_bytes(layers[1] - layers[0], graphs)

@@ -12,6 +12,7 @@ from typing import NamedTuple
 from planner.engines.base import BEFORE_KV_CACHE, EngineReport, engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
 from planner.engines.loading import kernel_padding_bytes
+from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import (
     StageOverrides,
     VllmStage,
@@ -22,6 +23,7 @@ from planner.engines.vllm.blocks import (
     pages_per_request,
 )
 from planner.engines.vllm.caveats import graphics_note, rocm_note, unified_memory_notes
+from planner.engines.vllm.extensible import margin_bytes
 from planner.engines.vllm.failures import free_at_start, sampler_headroom, vllm_failure
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
 from planner.engines.vllm.profile import VllmProfile
@@ -96,7 +98,15 @@ def _v1_lines(stages: list[VllmStage], cap: _Capacity, max_len: int, fixed_free:
     """The V1 engine's lines; ``fixed_free``: the free memory at start when ``--kv-cache-memory`` fixes the cache,
     which skips the profiling and its "Available KV cache memory" line for its own (0.19.0-0.31.0
     ``vllm/v1/worker/gpu_worker.py`` ``determine_available_memory``)."""
-    lines = [f"Available KV cache memory: {gib_text(stages[0].available)} GiB"]
+    first = stages[0]
+    lines = [f"Available KV cache memory: {gib_text(first.available)} GiB"]
+    if first.capacity is not None:  # extensible (0.34): the capacity, then the pool measured after warm-up
+        per_block = first.page_bytes * first.group_size + first.draft_page_bytes
+        lines = [
+            f"Available KV cache memory: {gib_text(max(0, first.capacity))} GiB",
+            f"Memory after warmup: {gib_text(first.activation)} GiB kept for transient activations; {cap.blocks} KV "
+            f"cache blocks ({gib_text(cap.blocks * per_block)} GiB) fit.",
+        ]
     if fixed_free is not None:
         lines = [
             f"Initial free memory {gib_text(fixed_free)} GiB, reserved {gib_text(stages[0].available)} GiB memory "
@@ -164,7 +174,9 @@ def _notes(
             "Vision encoder whole on every GPU: vLLM loads this repo's Mistral-format files "
             "(PixtralForConditionalGeneration, plain nn.Linear layers), so the tower is not split by TP."
         )
-    if not profile.cudagraph_in_budget and not profile.enforce_eager and profile.is_v1:
+    if first.capacity is not None:
+        notes.append(extensible_note(first, vllm_platform(request.gpu).runtime))
+    elif not profile.cudagraph_in_budget and not profile.enforce_eager and profile.is_v1:
         notes.append(
             f"CUDA graphs (~{gib_text(first.cuda_graph)} GiB estimated) are captured after KV sizing and use the "
             f"(1 - gpu_memory_utilization) headroom in v{profile.engine_version}."
@@ -185,6 +197,19 @@ def _notes(
             notes.append(warning)
     machine = [n for n in (graphics_note(request, result, profile), rocm_note(request, profile)) if n]
     return [*notes, *machine, *unified_memory_notes(request, result, profile, first)]
+
+
+def extensible_note(first: VllmStage, runtime: str) -> str:
+    """How vLLM 0.34's extensible KV cache sized the pool (:mod:`planner.engines.vllm.extensible`)."""
+    margin = margin_bytes(first.activation, runtime)
+    floor = "3 GiB on ROCm" if runtime == "rocm" else "1 GiB"
+    return (
+        f"Extensible KV cache (vLLM 0.34): the pool is committed after warm-up and CUDA-graph capture "
+        f"(~{gib_text(first.cuda_graph)} GiB, measured, not estimated), from the memory free then less the "
+        f"{gib_text(first.activation)} GiB transient peak and a {gib_text(margin)} GiB margin left free (max({floor}, "
+        f"0.75 x the peak)): {gib_text(first.available)} GiB per GPU. Its 'Available KV cache memory' line prints "
+        f"the capacity reserved ({gib_text(max(0, first.capacity or 0))} GiB), not the pool."
+    )
 
 
 def vllm_report(
@@ -223,7 +248,7 @@ def vllm_report(
         engine="vllm",
         engine_version=profile.engine_version,
         total_memory_bytes=util_total or total,
-        budget_bytes=math.floor(profile.utilization * (util_total or total)),
+        budget_bytes=math.floor(profile.utilization_on(vllm_platform(request.gpu).runtime) * (util_total or total)),
         weights_bytes=first.weights,
         activation_bytes=first.activation,
         non_torch_bytes=first.non_torch,

@@ -4,7 +4,7 @@ vLLM's worker prints "Free memory on device (F/T GiB) on startup" from its own f
 (0.28.0 ``v1/worker/gpu_worker.py:784``), and on unified memory F is the host's ``MemAvailable`` (``utils/mem_utils.py``
 ``MemorySnapshot.measure``): the start-up check compares it with ``gpu_memory_utilization x T``. ``T - F`` is what the
 OS, the desktop, services and the worker's context held then: a fact of each machine, so the planner's default
-(:data:`planner.engines.vllm.profile.UMA_HOST_DEFAULT_BYTES`) is the median of these machines, and the report
+(:data:`planner.engines.vllm.held.UMA_HOST_DEFAULT_BYTES`) is the median of these machines, and the report
 quotes their range.
 
 37 machines with no other engine resident, read 2026-12-03 from public files (search-index file ids; one entry per

@@ -34,7 +34,9 @@ from planner.engines.vllm.blocks import (
     spec_counts,
     unified_blocks,
 )
+from planner.engines.vllm.extensible import Measured, available_bytes, blocks_within
 from planner.engines.vllm.graphs import GraphSet
+from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.mamba import hybrid_block_size, mamba_mode, state_page_bytes, state_pages_per_request
 from planner.engines.vllm.profile import VllmProfile
 from planner.planning.extras import stage_drafter
@@ -218,6 +220,17 @@ def _blocks(
     return block, page, kind_blocks
 
 
+def _pool_blocks(available: int, page: int, group_size: int, draft_page: int, extensible: bool) -> int:
+    """The blocks the pool holds: ``available // bytes per block``, or for the extensible KV cache the most whose
+    segments (one per layer slot of a group, and the drafter's) fit in 2 MiB granules
+    (:func:`planner.engines.vllm.extensible.blocks_within`)."""
+    if not page:
+        return 0
+    if extensible:
+        return blocks_within(available, (page,) * group_size + ((draft_page,) if draft_page else ()))
+    return max(0, available) // (page * group_size + draft_page)
+
+
 SPEC_KINDS = {"full": LayerKind.FULL, "sliding": LayerKind.SLIDING, "chunked": LayerKind.CHUNKED}
 
 
@@ -267,6 +280,40 @@ def vllm_stage_kept(
     return (kept if pages == kept.mamba_pages else kept.model_copy(update={"mamba_pages": pages})), checks
 
 
+class Sized(NamedTuple):
+    """What one rank holds beside the KV cache (bytes) and the device total its fraction applies to."""
+
+    weights: int
+    activation: int
+    non_torch: int
+    graph: int  # the CUDA-graph estimate, or with the extensible KV cache the graphs captured
+    device_total: int
+
+
+def _kv_budget(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, stage_index: int, s: Sized
+) -> tuple[int, int | None]:
+    """(the bytes the KV cache may take on one rank, the extensible cache's capacity or ``None``):
+    ``--kv-cache-memory``; the extensible KV cache (0.34), the pool from what is free after warm-up and capture
+    (:mod:`planner.engines.vllm.extensible`) and the profile run's capacity printed; else ``util x total`` less the
+    rest, the graph estimate from the releases that subtract it."""
+    platform = vllm_platform(request.gpu)
+    util = profile.utilization_on(platform.runtime)
+    if profile.kv_cache_memory_bytes is not None:
+        return profile.kv_cache_memory_bytes, None
+    if profile.extensible(platform.runtime):
+        capacity = math.ceil(util * s.device_total) - s.weights - s.activation - s.non_torch
+        in_use = profile.gpu_memory_in_use_bytes + result.stages[stage_index].other_bytes
+        world = result.tensor_parallel * result.pipeline_parallel
+        held = held_at_start(profile.fitted, world, platform.integrated, in_use, profile.unified_memory_host_bytes)
+        used = s.weights + s.non_torch + (0 if profile.enforce_eager else s.graph)
+        measured = Measured(s.device_total, s.device_total - held, used, s.activation)
+        return available_bytes(measured, util, platform.runtime), capacity
+    in_budget_graph = s.graph if profile.cudagraph_in_budget else 0
+    budget = math.floor(util * s.device_total)
+    return budget - s.weights - s.activation - s.non_torch - in_budget_graph, None
+
+
 def _vllm_stage(
     request: PlanRequest,
     result: PlanResult,
@@ -284,13 +331,12 @@ def _vllm_stage(
     state = profile.sampler_state_bytes(ctx)
     non_torch = _non_torch(request, result, profile, weights) + state if o.non_torch is None else o.non_torch
     graphs = stage_graphs(request, profile, total)
-    graph = profile.cudagraph_estimate_bytes(len(layers), graphs) if o.cuda_graph is None else o.cuda_graph
-    in_budget_graph = graph if profile.cudagraph_in_budget else 0
-    if profile.kv_cache_memory_bytes is not None:
-        available = profile.kv_cache_memory_bytes
-    else:
-        budget = math.floor(profile.utilization * (o.util_total or total))
-        available = budget - weights - activation - non_torch - in_budget_graph
+    runtime = vllm_platform(request.gpu).runtime
+    measured = profile.extensible(runtime) and not profile.enforce_eager  # captured before the pool is committed
+    estimate = profile.cudagraph_capture_bytes if measured else profile.cudagraph_estimate_bytes
+    graph = estimate(len(layers), graphs) if o.cuda_graph is None else o.cuda_graph
+    sized = Sized(weights, activation, non_torch, graph, o.util_total or total)
+    available, capacity = _kv_budget(request, result, profile, stage_index, sized)
     k = spec_tokens(request)
     proposer = stage_drafter(request, tp, stage_index == len(result.stages) - 1)
     per_token_layer = kv_bytes_per_token_per_layer(model, request.resolved_kv_dtype, tp)
@@ -315,7 +361,8 @@ def _vllm_stage(
         group_size=group_size,
         groups=groups,
         layer_keys=keys,
-        blocks=max(0, available) // (page * group_size + draft_page) if page else 0,
+        blocks=_pool_blocks(available, page, group_size, draft_page, capacity is not None),
+        capacity=capacity,
         kind_blocks=kind_blocks,
         draft_page_bytes=draft_page,
         lookahead_tokens=0 if shared else proposer.lookahead_tokens,

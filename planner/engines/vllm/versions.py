@@ -58,6 +58,8 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     sliding_in_flight: bool = False
     # speculative methods for which asynchronous scheduling is off by default (planner.engines.vllm.in_flight)
     async_off_for: tuple[str, ...] = ()
+    # the KV cache committed after warm-up and graph capture, from measured memory (planner.engines.vllm.extensible)
+    extensible_kv_cache: bool = False
 
 
 class NonTorchEra(BaseModel, frozen=True, extra="forbid"):

@@ -1,0 +1,40 @@
+"""What a device holds when vLLM's worker takes its first memory snapshot (``init_snapshot``, after the CUDA
+context and NCCL): the free memory the start-up check compares with ``util x total``, and from which the
+extensible KV cache of 0.34 is measured (:mod:`planner.engines.vllm.extensible`).
+
+>>> from planner.engines.vllm.versions import fitted_constants
+>>> c = fitted_constants()
+>>> held_at_start(c, 1, False) == c.init_baseline_tp1
+True
+>>> held_at_start(c, 1, True) == UMA_HOST_DEFAULT_BYTES  # the public Sparks' figure already holds the context
+True
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from planner.core.units import GiB
+from planner.engines.vllm.spark_hosts import SPARK_HOSTS
+from planner.engines.vllm.versions import VllmConstants
+
+# What a DGX Spark's host (OS, desktop, services, the worker's context) holds of the pool at vLLM's worker snapshot:
+# the median of 37 public machines' "Free memory on device (F/T GiB) on startup" lines (planner/engines/vllm/
+# spark_hosts.py), 10.9 GiB; they range from 5.27 to 24.94.
+UMA_HOST_DEFAULT_BYTES = round(statistics.median(h.held_gib for h in SPARK_HOSTS) * GiB)
+
+
+def init_baseline_bytes(c: VllmConstants, world: int) -> int:
+    """What the worker holds before its memory snapshot: the CUDA context, and NCCL when ranks talk (fitted)."""
+    return c.init_baseline_tp if world > 1 else c.init_baseline_tp1
+
+
+def held_at_start(c: VllmConstants, world: int, integrated: bool, in_use: int = 0, host: int | None = None) -> int:
+    """What the device holds at the snapshot: ``in_use`` by other processes (another engine of the deployment
+    too), on unified memory the host's share (``host``, or :data:`UMA_HOST_DEFAULT_BYTES`, read off workers' own
+    "Free memory on device (F/T GiB) on startup" lines, so less the one-GPU baseline it already holds), and the
+    worker's own baseline (:func:`init_baseline_bytes`)."""
+    held = in_use + init_baseline_bytes(c, world)
+    if integrated:
+        held += host if host is not None else max(0, UMA_HOST_DEFAULT_BYTES - c.init_baseline_tp1)
+    return held
