@@ -22,9 +22,10 @@ from planner.engines.registry import engine_report
 from planner.engines.vllm.engine import VllmEngine
 from planner.engines.vllm.extensible import Measured, available_bytes, blocks_within, margin_bytes
 from planner.engines.vllm.failures import free_at_start
+from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import vllm_stage
-from planner.engines.vllm.versions import vllm_rules
+from planner.engines.vllm.versions import fitted_constants, vllm_rules
 from planner.planning.plan import PlanRequest, plan
 from ui.state import default_util
 
@@ -142,3 +143,20 @@ def test_the_mamba_check_at_capture_reads_the_capacity_not_the_pool() -> None:
     stage = vllm_stage(new, result, new.overhead, 0, free_at_start(new, result, new.overhead)[0])  # type: ignore[arg-type]
     assert stage.blocks < 256 <= (stage.capacity or 0) // (stage.page_bytes * stage.group_size)
     assert engine_report(new, result).fits
+
+
+def test_a_dgx_spark_starts_on_0_34_where_the_host_share_stopped_0_33() -> None:
+    """On unified memory vLLM reads free memory as the host's MemAvailable; 0.33 refuses when it is below 0.92 x
+    total (the median public Spark's host holds 10.90 GiB where 0.92 leaves 9.74), 0.34 skips that check and sizes
+    the pool from what is free after warm-up, so the host's share comes out of the KV cache (the report says so)."""
+    old, new = (_request("Qwen/Qwen3.6-35B-A3B", "dgx-spark-gb10", v, 32768, "fp8") for v in ("0.33.0", "0.34.0"))
+    assert engine_report(old, plan(old)).failure_kind == "free-memory"
+    report = engine_report(new, plan(new))
+    assert report.fits
+    assert any("skips the start-up check and sizes the pool from the host's MemAvailable" in n for n in report.notes)
+    held = _request(
+        "Qwen/Qwen3.6-35B-A3B", "dgx-spark-gb10", "0.34.0", 32768, "fp8", unified_memory_host_bytes=20 * GiB
+    )
+    busier = engine_report(held, plan(held))
+    extra = 20 * GiB + fitted_constants().init_baseline_tp1 - UMA_HOST_DEFAULT_BYTES  # the default already holds it
+    assert report.available_kv_cache_bytes_per_gpu - busier.available_kv_cache_bytes_per_gpu == extra

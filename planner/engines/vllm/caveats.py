@@ -83,11 +83,19 @@ def unified_memory_notes(request: PlanRequest, result: PlanResult, profile: Vllm
             "no such amount, and public start-ups show from under a tenth of their weights to twice them), so the KV "
             "cache can be up to this much larger, or smaller (public DGX Spark start-ups: up to 1.3 GiB)."
         )
-    if profile.rules.startup_free_memory_check and profile.kv_cache_memory_bytes is None:
+    if first.capacity is not None:  # the extensible KV cache (0.34): no start-up check, the pool measured
+        total, free = free_at_start(request, result, profile)
+        notes.append(
+            f"Unified memory: vLLM 0.34's extensible KV cache skips the start-up check and sizes the pool from the "
+            f"host's MemAvailable after warm-up, so every GiB the host holds then comes out of the KV cache; the "
+            f"planner takes {gib_text(total - free)} GiB held ({_held_basis(profile)}). Public DGX Sparks held "
+            f"{PUBLIC_SPARK_HOST_GIB[0]:g} to {PUBLIC_SPARK_HOST_GIB[1]:g} GiB; a gpu_memory_utilization below 1 "
+            "keeps memory for the host (vLLM's own advice on unified memory, config/cache.py:229-234)."
+        )
+    elif profile.rules.startup_free_memory_check and profile.kv_cache_memory_bytes is None:
         total, free = free_at_start(request, result, profile)
         requested = math.floor(profile.utilization * total)
-        own = profile.unified_memory_host_bytes is not None
-        given = "your host figure and vLLM's context" if own else f"the median of {len(SPARK_HOSTS)} public DGX Sparks'"
+        given = _held_basis(profile)
         notes.append(
             f"Unified memory: vLLM starts only if its worker's 'Free memory on device' (the host's MemAvailable) "
             f"covers gpu_memory_utilization x total ({gib_text(requested)} GiB), i.e. if at most "
@@ -98,3 +106,10 @@ def unified_memory_notes(request: PlanRequest, result: PlanResult, profile: Vllm
             "(unified_memory_host_bytes) settles it."
         )
     return notes
+
+
+def _held_basis(profile: VllmProfile) -> str:
+    """Where the host's share the planner takes comes from."""
+    if profile.unified_memory_host_bytes is not None:
+        return "your host figure and vLLM's context"
+    return f"the median of {len(SPARK_HOSTS)} public DGX Sparks'"
