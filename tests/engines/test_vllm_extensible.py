@@ -27,6 +27,7 @@ from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import vllm_stage
 from planner.engines.vllm.versions import fitted_constants, vllm_rules
 from planner.planning.plan import PlanRequest, plan
+from planner.sources.logs import parse_log
 from ui.state import default_util
 
 
@@ -160,3 +161,25 @@ def test_a_dgx_spark_starts_on_0_34_where_the_host_share_stopped_0_33() -> None:
     busier = engine_report(held, plan(held))
     extra = 20 * GiB + fitted_constants().init_baseline_tp1 - UMA_HOST_DEFAULT_BYTES  # the default already holds it
     assert report.available_kv_cache_bytes_per_gpu - busier.available_kv_cache_bytes_per_gpu == extra
+
+
+def test_a_0_34_log_is_read_for_its_pool_not_its_capacity() -> None:
+    """With the extensible KV cache "Available KV cache memory" is the capacity; the pool is in "Memory after
+    warmup" (0.34.0 v1/worker/extensible_kv_cache.py:693-705, format quoted) and the tokens line, printed after it.
+    The planner's own report lines read back the same way."""
+    log = "\n".join(
+        [
+            "INFO 11-20 10:00:00 [gpu_worker.py:795] Available KV cache memory: 27.11 GiB",
+            "INFO 11-20 10:00:40 [extensible_kv_cache.py:693] Memory after warmup: 26.02 GiB free, 0.00 GiB committed "
+            "to the KV cache, 0.57 GiB kept for transient activations (0.57 GiB allocated at peak, 0.12 GiB of torch "
+            "reservation growth); 11200 KV cache blocks (24.61 GiB) fit within the requested 44.52 GiB. Torch may "
+            "reserve up to 19.41 GiB.",
+            "INFO 11-20 10:00:40 [kv_cache_utils.py:1168] GPU KV cache size: 179,200 tokens",
+            "INFO 11-20 10:00:40 [kv_cache_utils.py:1169] Maximum concurrency for 40,960 tokens per request: 4.38x",
+        ]
+    )
+    parsed = parse_log(log)
+    assert parsed.kv_cache_gib == 24.61 and parsed.gpu_blocks == 11200
+    request = _request("Qwen/Qwen3-8B", "l40s", "0.34.0")
+    ours = parse_log("\n".join(engine_report(request, plan(request)).lines))
+    assert ours.kv_cache_gib == 24.61 and ours.kv_cache_tokens == 179200
