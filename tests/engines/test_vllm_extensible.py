@@ -19,6 +19,7 @@ from model_catalog import get_gpu, get_model
 from planner.assessment.assess import assess
 from planner.core.units import GiB
 from planner.engines.registry import engine_report
+from planner.engines.vllm.calibrated import calibrated_from_log
 from planner.engines.vllm.engine import VllmEngine
 from planner.engines.vllm.extensible import Measured, available_bytes, blocks_within, margin_bytes
 from planner.engines.vllm.failures import free_at_start
@@ -183,3 +184,16 @@ def test_a_0_34_log_is_read_for_its_pool_not_its_capacity() -> None:
     request = _request("Qwen/Qwen3-8B", "l40s", "0.34.0")
     ours = parse_log("\n".join(engine_report(request, plan(request)).lines))
     assert ours.kv_cache_gib == 24.61 and ours.kv_cache_tokens == 179200
+
+
+def test_a_0_34_log_calibrates_at_its_default_fraction() -> None:
+    """A 0.34 log that names no fraction ran at 1.0 (the extensible default), not 0.92."""
+    log = "\n".join(
+        [
+            "INFO 11-20 10:00:00 [api_server.py:1] vLLM API server version 0.34.0",
+            "INFO 11-20 10:00:10 [gpu_model_runner.py:1] Model loading took 15.27 GiB memory and 10.1 seconds",
+            "INFO 11-20 10:00:30 [gpu_worker.py:795] Available KV cache memory: 27.11 GiB",
+            "INFO 11-20 10:00:40 [kv_cache_utils.py:1168] GPU KV cache size: 179,200 tokens",
+        ]
+    )
+    assert calibrated_from_log(parse_log(log)).gpu_memory_utilization == 1.0

@@ -23,7 +23,6 @@ from planner.engines.platform import platform_of
 from planner.engines.vllm.blocks import StageOverrides
 from planner.engines.vllm.estimates import vllm_cudagraph_bytes
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
-from planner.engines.vllm.versions import vllm_rules
 
 # The short form's fields, by letter (Calibrated.to_token).
 CALIBRATION_LETTERS = (
@@ -161,7 +160,7 @@ def calibrated_from_log(
         raise PlannerError(f"calibration: {parsed.engine}'s figures are not calibrated (one of {', '.join(ENGINES)})")
     version = engine_version or parsed.engine_version
     version = version or (V0_RELEASE if parsed.format == "vllm-v0" else VLLM_DEFAULT_VERSION)
-    util = gpu_memory_utilization or parsed.gpu_memory_utilization or vllm_rules(version).default_gpu_memory_utilization
+    util = gpu_memory_utilization or parsed.gpu_memory_utilization or VllmProfile(engine_version=version).utilization
     graph = parsed.cuda_graph_estimate_gib if parsed.cudagraph_in_budget else parsed.cuda_graph_gib
     if parsed.peak_includes_graphs:  # the activation figure holds the estimate the budget subtracted
         graph = 0.0
