@@ -197,3 +197,12 @@ def test_a_0_34_log_calibrates_at_its_default_fraction() -> None:
         ]
     )
     assert calibrated_from_log(parse_log(log)).gpu_memory_utilization == 1.0
+
+
+def test_the_launch_command_states_the_fraction_planned_with() -> None:
+    """1.0 on CUDA (what gpu-fit's note advises stating, so the plan and the server agree), 0.92 on Intel XPU where
+    0.34 keeps the old sizing."""
+    for gpu_id, util in (("l40s", "1"), ("intel-arc-pro-b60", "0.92")):
+        request = _request("Qwen/Qwen3-8B", gpu_id, "0.34.0", 8192)
+        command = VllmEngine().launch_command(request, plan(request), request.overhead)  # type: ignore[arg-type]
+        assert f"--gpu-memory-utilization {util} " in command

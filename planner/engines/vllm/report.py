@@ -309,7 +309,7 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
     if profile.kv_cache_memory_bytes is not None:
         command += f" --kv-cache-memory {profile.kv_cache_memory_bytes}"
     else:
-        command += f" --gpu-memory-utilization {profile.utilization:g}"
+        command += f" --gpu-memory-utilization {profile.utilization_on(vllm_platform(request.gpu).runtime):g}"
     command += f" --max-model-len {result.max_model_len} --max-num-seqs {seqs}{VLLM_KV_FLAGS.get(result.kv_dtype, '')}"
     return with_note(command + knob_flags(profile), loading)
 
