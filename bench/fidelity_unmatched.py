@@ -208,4 +208,36 @@ UNMATCHED: dict[str, str] = {
         "4.12 and 1.34, and 0.36 GiB less weights (Gemma 4 31B's known weights miss, "
         "tests/engines/test_vllm_loaded_weights.py); the tokens follow the pool (concurrency exact given it)"
     ),
+    "vllm-0.30.0-gb10-gpt-oss-20b-mxfp4-32k": (
+        "KV 1.01 GiB under (47.06 planned, 48.07 derived from the printed tokens): the unified-memory share (0.28"
+        " of the loaded weights, 3.96 GiB, fitted on a prefetch and a fastsafetensors load) on a default-loader "
+        "start-up; weights 14.14 planned against 13.80 printed (eighth blind set, 2026-12-03)"
+    ),
+    "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": (
+        "KV 3.52 GiB under (27.75 planned, 31.27 derived): the unified-memory share (7.95 GiB) on a default-"
+        "loader start-up, less the weights (28.41 planned, 27.64 printed); tokens -11 % (eighth blind set, "
+        "2026-12-03)"
+    ),
+    "vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k": (
+        "KV 13.72 GiB under (20.59 planned, 34.31 derived): the unified-memory share (9.58 GiB) and a concurrency"
+        " 40 % below the printed 44.82x (26.89x planned: the hybrid MoE's pages per request at 0.30 in 'align' "
+        "mode, 1,056-token attention blocks, not settled by this log, which prints no block size) (eighth blind "
+        "set, 2026-12-03)"
+    ),
+    "vllm-0.30.0-gb10-qwen3-30b-a3b-thinking-2507-fp8-32k": (
+        "KV 8.41 GiB under (27.67 planned, 36.07 derived): plain attention, so the derivation is direct: 0.55 x "
+        "121.69 - 29.10 (weights) - 36.07 (KV) leaves 1.76 GiB for activations, non-torch memory and the 1.10 GiB"
+        " graph estimate the log's notice implies; the planner's unified-memory share alone is 8.13 GiB (eighth "
+        "blind set, 2026-12-03)"
+    ),
+    "vllm-0.30.0-gb10-hermes-4-14b-fp8-32k": (
+        "KV 3.09 GiB under (45.64 planned, 48.73 derived): the unified-memory share (4.26 GiB) on a default-"
+        "loader start-up (eighth blind set, 2026-12-03)"
+    ),
+    "vllm-0.26.0-h100-gemma-4-31b-it-bf16-8k-gke": (
+        "KV 4.09 GiB under (7.02 planned, 11.11 derived from the guide's 12,114 tokens): the flags are the "
+        "repository's manifests at one commit (util 0.9, 8,192 tokens), which the measured run may not have used;"
+        " at util 0.95 the plan would hold ~3.96 GiB more; the Run:ai streamer's own memory is not in the log "
+        "(eighth blind set, 2026-12-03)"
+    ),
 }
