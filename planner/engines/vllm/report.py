@@ -131,7 +131,10 @@ def _v0_lines(first: VllmStage, cap: _Capacity, max_len: int, total: int, util: 
 
 
 def _sampler_note(request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage) -> str | None:
-    """A warning when the post-capture sampler warm-up has less room than logged warm-ups that ran out of it."""
+    """A warning when the post-capture sampler warm-up has less room than logged warm-ups that ran out of it (none
+    with the extensible KV cache: the warm-up runs before the pool is committed)."""
+    if last.capacity is not None:
+        return None
     free, need = sampler_headroom(request, result, profile, last)
     ratio = free / need if need else math.inf
     if not profile.is_v1 or profile.enforce_eager or ratio >= profile.fitted.sampler_risk_ratio or ratio < 1:
