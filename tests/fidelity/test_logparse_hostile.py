@@ -59,6 +59,8 @@ ADVERSARIAL = {
     "sglang prefix": _fill("KV Cache is allocated. #tokens: 1, K size: 1"),
     "llama.cpp padding": "CUDA0 KV buffer size =" + " " * (SIZE - 40) + "1 MiB",
     "mixed fragments": _fill("".join(FRAGMENTS)),
+    "repeated 0.34 pool line": _fill("Memory after warmup: 12 KV cache blocks (1.0 GiB) fi"),
+    "digits before the 0.34 pool words": "9" * (SIZE - 30) + " KV cache blocks (1 GiB) fit",
 }
 
 

@@ -22,9 +22,10 @@ _PROFILING = pattern(
 )
 _AVAILABLE = pattern(r"Available KV cache memory: NUM ?GiB")
 _TOKENS = pattern(r"GPU KV cache size: NUM tokens")
-# vLLM 0.34's extensible KV cache (v1/worker/extensible_kv_cache.py:693-705): the pool committed after warm-up and
-# graph capture, where "Available KV cache memory" printed the capacity reserved before them.
-_AFTER_WARMUP = pattern(r"Memory after warmup: .{0,400}?NUM KV cache blocks \(NUM ?GiB\) fit")
+# vLLM 0.34's extensible KV cache (v1/worker/extensible_kv_cache.py:693-705): "Memory after warmup: ... N KV cache
+# blocks (X GiB) fit ...", the pool committed after warm-up and graph capture, where "Available KV cache memory"
+# printed the capacity reserved before them (anchored on its own words: bounded digits, no span to skip).
+_AFTER_WARMUP = pattern(r"(\d{1,12}) KV cache blocks \(NUM ?GiB\) fit")
 _BLOCKS = pattern(r"num_gpu_blocks is: NUM")
 _V0_BLOCKS = pattern(r"GPU blocks: NUM")
 _CONCURRENCY = pattern(r"Maximum concurrency for NUM tokens per request: NUM ?x")
@@ -221,7 +222,7 @@ def _capacity(lines: Lines, fields: Fields) -> None:
         blocks = lines.number("GPU blocks:", _V0_BLOCKS, "GPU blocks")
     if blocks is not None:
         fields["gpu_blocks"] = int(blocks)
-    pool = lines.last("Memory after warmup", _AFTER_WARMUP)
+    pool = lines.last("KV cache blocks (", _AFTER_WARMUP)
     if pool:
         fields["gpu_blocks"] = int(number(pool.group(1), "KV cache blocks"))
         fields["kv_cache_gib"] = number(pool.group(2), "KV cache pool")
