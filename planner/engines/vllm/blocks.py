@@ -121,6 +121,11 @@ class VllmStage(BaseModel, frozen=True, extra="forbid"):
         _counts_kept: tuple[tuple[LayerKey, int], ...]
 
     @property
+    def block_bytes(self) -> int:
+        """What one block holds across the pool: a page in each layer slot of a group, and the drafter's."""
+        return self.page_bytes * self.group_size + self.draft_page_bytes
+
+    @property
     def spec_counts(self) -> tuple[tuple[LayerKey, int], ...]:
         """Each spec of :attr:`layer_keys` with its number of layers, in the order of first appearance."""
         try:

@@ -277,9 +277,9 @@ def extensible_hint(profile: VllmProfile, request: PlanRequest) -> str:
 
 def _capture_blocks(stage: VllmStage) -> int:
     """The pool's blocks when the CUDA graphs are captured: the capacity's under the extensible KV cache."""
-    if stage.capacity is None:
+    if stage.capacity is None or not stage.block_bytes:  # no pages: no blocks beyond the pool's (_pool_blocks)
         return stage.blocks
-    return max(0, stage.capacity) // (stage.page_bytes * stage.group_size + stage.draft_page_bytes)
+    return max(0, stage.capacity) // stage.block_bytes
 
 
 def vllm_failure(

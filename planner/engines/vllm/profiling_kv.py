@@ -74,4 +74,4 @@ def tensor_bytes(stage: VllmStage, blocks: int) -> int:
 
 def cache_bytes(stage: VllmStage, blocks: int) -> int:
     """The whole KV cache of ``blocks`` blocks on this rank: a tensor per layer of a group, and a draft model's."""
-    return blocks * (stage.page_bytes * stage.group_size + stage.draft_page_bytes)
+    return blocks * stage.block_bytes

@@ -101,11 +101,10 @@ def _v1_lines(stages: list[VllmStage], cap: _Capacity, max_len: int, fixed_free:
     first = stages[0]
     lines = [f"Available KV cache memory: {gib_text(first.available)} GiB"]
     if first.capacity is not None:  # extensible (0.34): the capacity, then the pool measured after warm-up
-        per_block = first.page_bytes * first.group_size + first.draft_page_bytes
         lines = [
             f"Available KV cache memory: {gib_text(max(0, first.capacity))} GiB",
             f"Memory after warmup: {gib_text(first.activation)} GiB kept for transient activations; {cap.blocks} KV "
-            f"cache blocks ({gib_text(cap.blocks * per_block)} GiB) fit.",
+            f"cache blocks ({gib_text(cap.blocks * first.block_bytes)} GiB) fit.",
         ]
     if fixed_free is not None:
         lines = [
