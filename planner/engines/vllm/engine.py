@@ -59,8 +59,7 @@ class VllmEngine(Engine):
     def fraction_default(self, version: str | None = None, gpu: GpuSpec | None = None) -> float | None:
         """``gpu_memory_utilization``'s default: 0.9, 0.92 from v0.20.0 (vllm PR #38284; ``versions.toml``), 1.0
         from 0.34.0 with the extensible KV cache on CUDA and ROCm (:mod:`planner.engines.vllm.extensible`)."""
-        runtime = gpu.platform.runtime if gpu is not None else "cuda"
-        return VllmProfile(engine_version=version or VLLM_DEFAULT_VERSION).utilization_on(runtime)
+        return VllmProfile(engine_version=version or VLLM_DEFAULT_VERSION).utilization_for(gpu)
 
     setting_fields: ClassVar[dict[str, str]] = {
         "fraction": "gpu_memory_utilization",

@@ -128,7 +128,7 @@ def _profiling_kv_failure(
 
 def _memory_failure(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> Failure | None:
     total, free = free_at_start(request, result, profile)
-    util = profile.utilization_on(vllm_platform(request.gpu).runtime)
+    util = profile.utilization_for(request.gpu)
     requested = math.floor(util * total)
     # the extensible KV cache (0.34) skips the check: v1/worker/utils.py:759-762, :783-797
     checked = profile.rules.startup_free_memory_check and first.capacity is None
@@ -261,7 +261,7 @@ def mamba_refusal(request: PlanRequest, profile: VllmProfile, stages: list[VllmS
 def extensible_hint(profile: VllmProfile, request: PlanRequest) -> str:
     """What 0.34's refusals say with the extensible KV cache, sized after warm-up (``v1/core/kv_cache_planning.py``
     ``_more_kv_cache_memory_hint``, :64-97)."""
-    util = profile.utilization_on(vllm_platform(request.gpu).runtime)
+    util = profile.utilization_for(request.gpu)
     used_by = "the model, its activations, CUDA graphs and warmup"
     graphs = " CUDA graphs take less with fewer or smaller capture sizes in the compilation config."
     if util < 1.0:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 from pydantic import Field
 
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES
+from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
     DEFAULT_HIDDEN,
@@ -156,6 +157,10 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         if self.gpu_memory_utilization is not None:
             return self.gpu_memory_utilization
         return EXTENSIBLE_UTILIZATION if self.extensible(runtime) else self.rules.default_gpu_memory_utilization
+
+    def utilization_for(self, gpu: GpuSpec | None) -> float:
+        """:meth:`utilization_on` the GPU's runtime (``None``: a CUDA device)."""
+        return self.utilization_on(gpu.platform.runtime if gpu is not None else "cuda")
 
     def extensible(self, runtime: str = "cuda") -> bool:
         """Whether the KV cache is committed after warm-up from measured memory (:mod:`planner.engines.vllm.

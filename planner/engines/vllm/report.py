@@ -250,7 +250,7 @@ def vllm_report(
         engine="vllm",
         engine_version=profile.engine_version,
         total_memory_bytes=util_total or total,
-        budget_bytes=math.floor(profile.utilization_on(vllm_platform(request.gpu).runtime) * (util_total or total)),
+        budget_bytes=math.floor(profile.utilization_for(request.gpu) * (util_total or total)),
         weights_bytes=first.weights,
         activation_bytes=first.activation,
         non_torch_bytes=first.non_torch,
@@ -311,7 +311,7 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
     if profile.kv_cache_memory_bytes is not None:
         command += f" --kv-cache-memory {profile.kv_cache_memory_bytes}"
     else:
-        command += f" --gpu-memory-utilization {profile.utilization_on(vllm_platform(request.gpu).runtime):g}"
+        command += f" --gpu-memory-utilization {profile.utilization_for(request.gpu):g}"
     command += f" --max-model-len {result.max_model_len} --max-num-seqs {seqs}{VLLM_KV_FLAGS.get(result.kv_dtype, '')}"
     return with_note(command + knob_flags(profile), loading)
 
