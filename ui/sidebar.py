@@ -187,8 +187,10 @@ def _engine(sb: Any, gpu: GpuSpec) -> tuple[str, str | None, float | None, str |
     engine = binding.choose(sb, settings.ENGINE, state.engine_options(), state.DEFAULT_ENGINE)
     sb.caption(profile_label(engine))
     version = _engine_version(sb, engine)
-    default = state.default_util(engine, version, gpu)
-    _follow(LAST_ENGINE_KEY, f"{engine} {version} {gpu.platform.runtime}", {settings.UTIL.url: default})
+    launch = state.launch_in_session(st.session_state)  # drawn later in the run; read already (ui.deferred)
+    default = state.default_util(engine, version, gpu, launch)
+    identity = f"{engine} {version} {gpu.platform.runtime} {default}"  # the default follows a launch setting too
+    _follow(LAST_ENGINE_KEY, identity, {settings.UTIL.url: default})
     util = binding.ensure(settings.UTIL, lambda v: isinstance(v, float) and 0.05 <= v <= 1.0, default)
     if state.uses_fraction(engine):
         util = binding.number(sb, settings.UTIL, 0.05, 1.0, default, step=0.01, format="%.2f")

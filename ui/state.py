@@ -105,12 +105,25 @@ def version_label(version: SupportedVersion) -> str:
     return f"{version.version} · {evidence}" + (" · default" if version.default else "")
 
 
-def default_util(engine: str, version: str | None = None, gpu: GpuSpec | None = None) -> float:
-    """The memory fraction a profile starts from: the engine's default in that release on that GPU (vLLM 0.92 from
-    0.21, 1.0 from 0.34 on CUDA and ROCm), or the generic estimate's 0.9."""
+def default_util(
+    engine: str, version: str | None = None, gpu: GpuSpec | None = None, launch: Mapping[str, object] | None = None
+) -> float:
+    """The memory fraction a profile starts from: the engine's default in that release on that GPU with these launch
+    settings (vLLM 0.92 from 0.21, 1.0 from 0.34 on CUDA and ROCm unless its extensible KV cache is turned off), or
+    the generic estimate's 0.9."""
     if engine in engine_names():
-        return get_engine(engine).fraction_default(version, gpu) or DEFAULT_UTIL
+        return get_engine(engine).fraction_default(version, gpu, launch) or DEFAULT_UTIL
     return DEFAULT_UTIL
+
+
+def launch_in_session(values: Any) -> dict[str, int | bool]:
+    """The launch settings a session holds (``values``: its state, read by the names a link uses, before their boxes
+    are drawn), as :meth:`Engine.profile` takes them; a value a box could not hold is left out.
+
+    >>> launch_in_session({"enforce_eager": True, "max_num_seqs": "2", "kv_cache_memory_gib": 1.5})
+    {'enforce_eager': True, 'kv_cache_memory_bytes': 1610612736}
+    """
+    return profile_values({shown_name(d): values.get(shown_name(d)) for d in ENGINE_SETTINGS})
 
 
 def launch_settings_taken(engine: str) -> tuple[EngineSetting, ...]:
@@ -145,6 +158,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     max_num_batched_tokens: int | None = Field(default=None, ge=1)
     max_num_seqs: int | None = Field(default=None, ge=1)
     enforce_eager: bool | None = None
+    no_enable_extensible_kv_cache: bool | None = None
     max_cudagraph_capture_size: int | None = Field(default=None, ge=1)
     kv_cache_memory_gib: float | None = Field(default=None, gt=0)
     language_model_only: bool | None = None
@@ -186,7 +200,9 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     def fraction(self) -> float:
         """The memory fraction planned with: the one set, else the engine release's default (as the sidebar
         shows it)."""
-        return self.util if self.util is not None else default_util(self.engine, self.engine_version, self.gpu)
+        if self.util is not None:
+            return self.util
+        return default_util(self.engine, self.engine_version, self.gpu, self.launch_settings)
 
     @property
     def launch_settings(self) -> dict[str, int | bool]:

@@ -20,7 +20,7 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import ParameterBreakdown
 from planner.core.serving import serving_weights
-from planner.engines.registry import get_engine, window_setting_off
+from planner.engines.registry import get_engine, launch_values, window_setting_off
 from planner.engines.settings import BY_NAME
 
 # The verdict is green only when the speed clears the floor by this margin: the speed model's held-out median
@@ -154,7 +154,8 @@ def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None]
     if not isinstance(overhead, EngineProfile):
         return None, None
     engine = get_engine(overhead.engine_name)
-    fraction = engine.fraction_default(overhead.engine_version) if engine.default_fraction is not None else None
+    launch = launch_values(overhead)
+    fraction = engine.fraction_default(overhead.engine_version, None, launch) if engine.default_fraction else None
     return overhead.engine_version, fraction
 
 

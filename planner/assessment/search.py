@@ -15,7 +15,7 @@ from planner.bounds.walltime import BudgetExceeded, check
 from planner.core.overhead import EngineProfile
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions
-from planner.engines.registry import engine_names, get_engine
+from planner.engines.registry import engine_names, get_engine, launch_values
 from planner.planning.request import PlanRequest
 
 MAX_SEARCH_LAYERS = 1024  # a split search tries O(layers) set-ups; no model comes near
@@ -106,7 +106,8 @@ def current_fraction(request: PlanRequest) -> float | None:
     if value is None:
         profile = request.overhead
         assert isinstance(profile, EngineProfile)
-        value = get_engine(profile.engine_name).fraction_default(profile.engine_version, request.gpu)
+        engine = get_engine(profile.engine_name)
+        value = engine.fraction_default(profile.engine_version, request.gpu, launch_values(profile))
     return None if value is None else float(value)
 
 

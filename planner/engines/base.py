@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import ClassVar, TypeVar
 
 from pydantic import BaseModel, model_validator
@@ -22,6 +23,7 @@ from planner.engines.checkpoints import WeightLoading, weight_loading
 from planner.engines.logfigures import ParsedLog
 from planner.engines.logscan import Lines
 from planner.engines.options import deployment_flags, options_refusal
+from planner.engines.settings import flag_name
 from planner.engines.support import EngineSupport, Family, family
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult, StageMemory
@@ -111,9 +113,12 @@ class Engine(ABC):
     # Its log reader also takes a log that shows nothing but a failure line, so it reads after the others.
     log_fallback: ClassVar[bool] = False
 
-    def fraction_default(self, version: str | None = None, gpu: GpuSpec | None = None) -> float | None:
+    def fraction_default(
+        self, version: str | None = None, gpu: GpuSpec | None = None, settings: Mapping[str, object] | None = None
+    ) -> float | None:
         """The memory fraction's default in ``version`` (``None``: the default release) on ``gpu`` (``None``: a
-        CUDA device); engines whose default changed between releases or differs by device override this."""
+        CUDA device) with these launch settings (:meth:`profile`'s keywords); engines whose default changed between
+        releases, differs by device or follows a setting override this."""
         return self.default_fraction
 
     def profile(
@@ -127,7 +132,7 @@ class Engine(ABC):
                 continue
             field = self.setting_fields.get(setting)
             if field is None:
-                what = "memory fraction" if setting == "fraction" else setting.replace("_", " ")
+                what = "memory fraction" if setting == "fraction" else flag_name(setting)
                 raise PlannerError(f"engine: {self.label} has no {what} setting")
             data[field] = value
         return self.profile_type.model_validate(data)

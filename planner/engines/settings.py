@@ -51,6 +51,11 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
         "a fixed KV-cache size per GPU in bytes, instead of the memory fraction",
     ),
     EngineSetting(
+        "no_enable_extensible_kv_cache", "--no-enable-extensible-kv-cache", "flag", 0, 1,
+        "vLLM 0.34 and later: size the KV cache at the profile run, as 0.33 did, instead of from the memory free "
+        "after warm-up and graph capture (the extensible KV cache, on by default on NVIDIA and AMD GPUs)",
+    ),
+    EngineSetting(
         "language_model_only", "--language-model-only", "flag", 0, 1,
         "load the language model alone: no vision tower, no encoder profile",
     ),
@@ -65,6 +70,15 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
     ),
 )  # fmt: skip
 BY_NAME: dict[str, EngineSetting] = {s.name: s for s in ENGINE_SETTINGS}
+
+
+def flag_name(name: str) -> str:
+    """A setting as the engine spells it (its flag), for messages; a name not declared here in words.
+
+    >>> flag_name("enforce_eager"), flag_name("tensor_parallel")
+    ('--enforce-eager', 'tensor parallel')
+    """
+    return BY_NAME[name].flag if name in BY_NAME else name.replace("_", " ")
 
 
 def shown_name(setting: EngineSetting) -> str:

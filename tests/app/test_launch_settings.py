@@ -130,3 +130,37 @@ def test_tensorrt_llm_windows_are_a_nearest_set_up_whose_link_plans_them(capsys:
     assert cli["verdict_sentence"] in texts(opened.success)
     assert "max_attention_window: [1024, 1024, 1024, 1024, 1024, 32768" in _codes(opened)
     assert opened.checkbox(key="max_attention_window").value
+
+
+def test_the_extensible_kv_cache_turned_off_on_0_34_and_refused_before_it(capsys: Any) -> None:
+    """``--no-enable-extensible-kv-cache`` (vLLM 0.34.0 engine/arg_utils.py :1412-1415): on 0.34 the link plans
+    what ``fit`` plans with the flag (0.33's sizing at 0.92) and the launch command carries it; on 0.31 the page
+    says the release has no such flag and plans without the launch settings, as ``fit`` refuses it."""
+    link = {**HOME, "engine_version": "0.34.0", "no_enable_extensible_kv_cache": "true"}
+    at = run_page("memory", link, editor=True, open_keys=[COMMANDS])
+    assert not at.exception and not at.error, texts(at.error)
+    cli = _cli(capsys, "--engine-version", "0.34.0", "--no-enable-extensible-kv-cache")
+    extensible = _cli(capsys, "--engine-version", "0.34.0")
+    assert cli["kv_budget_tokens"] != extensible["kv_budget_tokens"]
+    assert f"{cli['kv_budget_tokens'] / 1000:.1f} k" in _metrics(at)["KV budget"]
+    command = _codes(at)
+    assert "--no-enable-extensible-kv-cache" in command and "--gpu-memory-utilization 0.92 " in command
+    assert at.query_params["no_enable_extensible_kv_cache"] == "true"
+    old = run_page("memory", {**link, "engine_version": "0.31.0"}, editor=True)
+    assert not old.exception
+    said = " ".join(texts(old.error))
+    assert "vLLM 0.31.0 has no --no-enable-extensible-kv-cache" in said, said
+    assert main(["fit", *FLAGS, "--engine-version", "0.31.0", "--no-enable-extensible-kv-cache"]) != 0
+
+
+def test_ticking_it_moves_the_fraction_to_the_default_without_it(capsys: Any) -> None:
+    """vLLM 0.34's default fraction is 1.0 only with the extensible KV cache (config/cache.py :495-501): ticked in
+    the sidebar, the fraction follows to 0.92, and the page plans what ``fit`` plans with the flag (at 1.0 without
+    the extensible cache vLLM would refuse: less is free at start than the whole GPU)."""
+    at = run_page("memory", {**HOME, "engine_version": "0.34.0"}, editor=True, open_keys=["launch_open"])
+    assert at.number_input(key="util").value == 1.0
+    at.checkbox(key="no_enable_extensible_kv_cache").check().run()
+    assert not at.exception and not at.error, texts(at.error)
+    assert at.number_input(key="util").value == 0.92
+    cli = _cli(capsys, "--engine-version", "0.34.0", "--no-enable-extensible-kv-cache")
+    assert f"{cli['kv_budget_tokens'] / 1000:.1f} k" in _metrics(at)["KV budget"]

@@ -139,7 +139,7 @@ def test_the_attention_window_is_a_launch_setting_of_tensorrt_llm_alone() -> Non
         try:
             overhead_profile(engine, max_attention_window=True)
         except PlannerError as exc:
-            assert "max attention window" in str(exc), exc
+            assert "--max-attention-window" in str(exc), exc
         else:
             raise AssertionError(f"{engine} took --max-attention-window")
 

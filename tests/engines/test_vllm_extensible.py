@@ -54,7 +54,7 @@ def test_0_34_sizes_from_measured_memory_at_a_default_fraction_of_one() -> None:
     assert [new.utilization_on(r) for r in ("cuda", "rocm", "other")] == [1.0, 1.0, 0.92]
     assert old.utilization_on("cuda") == 0.92 and not old.extensible()
     assert not VllmProfile(engine_version="0.34.0", kv_cache_memory_bytes=GiB).extensible()
-    off = VllmProfile(engine_version="0.34.0", enable_extensible_kv_cache=False)
+    off = VllmProfile(engine_version="0.34.0", no_enable_extensible_kv_cache=True)
     assert not off.extensible() and off.utilization == 0.92
     assert VllmProfile(engine_version="0.34.0", gpu_memory_utilization=0.8).utilization == 0.8
     # what the sidebar starts from and the link carries: by release and by the GPU's runtime
@@ -128,7 +128,7 @@ def test_rocm_keeps_a_larger_margin() -> None:
 def test_a_fixed_kv_cache_or_the_flag_off_keeps_0_33_sizing() -> None:
     """--kv-cache-memory-bytes and --no-enable-extensible-kv-cache: sized as in 0.33 (the same formula and 0.92)."""
     old = _request("Qwen/Qwen3-8B", "h100-sxm-80gb", "0.33.0")
-    off = _request("Qwen/Qwen3-8B", "h100-sxm-80gb", "0.34.0", enable_extensible_kv_cache=False)
+    off = _request("Qwen/Qwen3-8B", "h100-sxm-80gb", "0.34.0", no_enable_extensible_kv_cache=True)
     a, b = (engine_report(r, plan(r)) for r in (old, off))
     assert a.available_kv_cache_bytes_per_gpu == b.available_kv_cache_bytes_per_gpu
     assert b.lines[0].startswith("Available KV cache memory") and not b.lines[1].startswith("Memory after warmup")

@@ -34,6 +34,7 @@ def test_every_setting_has_one_unique_name() -> None:
         max_num_batched_tokens=4096,
         max_num_seqs=2,
         enforce_eager=True,
+        no_enable_extensible_kv_cache=True,
         max_cudagraph_capture_size=16,
         kv_cache_memory_gib=4.5,
         language_model_only=True,

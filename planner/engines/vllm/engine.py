@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
+
+from pydantic import ValidationError
 
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
@@ -18,7 +21,7 @@ from planner.engines.vllm.logparse import parse_vllm
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
 from planner.engines.vllm.support import VLLM_SUPPORT
-from planner.engines.vllm.versions import known_releases, vllm_rules
+from planner.engines.vllm.versions import first_release_with, known_releases, vllm_rules
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult, StageMemory
 
@@ -56,10 +59,35 @@ class VllmEngine(Engine):
         "preemption."
     )
 
-    def fraction_default(self, version: str | None = None, gpu: GpuSpec | None = None) -> float | None:
+    def profile(
+        self, *, fraction: float | None = None, version: str | None = None, **settings: object
+    ) -> EngineProfile:
+        """:meth:`Engine.profile`; ``--no-enable-extensible-kv-cache`` is refused on a release before the one that
+        has the extensible KV cache (``versions.toml`` rule ``extensible_kv_cache``): its ``vllm serve`` stops at an
+        argument it does not know (``engine/arg_utils.py``: the flag is added with the field, 0.34.0 :1412-1415)."""
+        made = super().profile(fraction=fraction, version=version, **settings)
+        if isinstance(made, VllmProfile) and made.no_enable_extensible_kv_cache and not made.rules.extensible_kv_cache:
+            since = first_release_with("extensible_kv_cache")
+            raise PlannerError(
+                f"engine: vLLM {made.engine_version} has no --no-enable-extensible-kv-cache: its KV cache is sized "
+                f"at the profile run already (the extensible KV cache, and the flag, come with {since})"
+            )
+        return made
+
+    def fraction_default(
+        self, version: str | None = None, gpu: GpuSpec | None = None, settings: Mapping[str, object] | None = None
+    ) -> float | None:
         """``gpu_memory_utilization``'s default: 0.9, 0.92 from v0.20.0 (vllm PR #38284; ``versions.toml``), 1.0
-        from 0.34.0 with the extensible KV cache on CUDA and ROCm (:mod:`planner.engines.vllm.extensible`)."""
-        return VllmProfile(engine_version=version or VLLM_DEFAULT_VERSION).utilization_for(gpu)
+        from 0.34.0 with the extensible KV cache on CUDA and ROCm (:mod:`planner.engines.vllm.extensible`), which
+        ``--no-enable-extensible-kv-cache`` or a fixed ``--kv-cache-memory`` turns off (``settings``; values the
+        profile does not take are not read: :meth:`profile` refuses them)."""
+        fields = VllmProfile.model_fields
+        taken = {k: v for k, v in (settings or {}).items() if k in fields and k != "engine_version"}
+        try:
+            profile = VllmProfile.model_validate({"engine_version": version or VLLM_DEFAULT_VERSION, **taken})
+        except ValidationError:
+            profile = VllmProfile(engine_version=version or VLLM_DEFAULT_VERSION)
+        return profile.utilization_for(gpu)
 
     setting_fields: ClassVar[dict[str, str]] = {
         "fraction": "gpu_memory_utilization",

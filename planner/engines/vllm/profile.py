@@ -107,8 +107,8 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     enforce_eager: bool = False  # --enforce-eager: no CUDA graphs, no graph estimate
     max_cudagraph_capture_size: CaptureSize | None = None  # --max-cudagraph-capture-size; None: from max_num_seqs
     kv_cache_memory_bytes: KvBytes | None = None  # --kv-cache-memory: skips the profile-based sizing
-    # --[no-]enable-extensible-kv-cache (0.34 on); None: on where the release and the GPU runtime have it
-    enable_extensible_kv_cache: bool | None = None
+    # --no-enable-extensible-kv-cache (0.34 on); unset: the extensible cache where the release and runtime have it
+    no_enable_extensible_kv_cache: bool = False
     language_model_only: bool = False  # --language-model-only: no vision tower loaded, no encoder profile
     limit_mm_per_prompt: Annotated[int, Field(ge=0, le=1024)] | None = None  # items of each modality; 0: text only
     enable_prefix_caching: bool | None = None  # None: the release's default (hybrids: off until 0.25.1)
@@ -167,7 +167,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         extensible`): from the release that has it, on CUDA and ROCm, unless turned off or fixed in size."""
         if not self.rules.extensible_kv_cache or runtime == "other" or self.kv_cache_memory_bytes is not None:
             return False
-        return self.enable_extensible_kv_cache is not False
+        return not self.no_enable_extensible_kv_cache
 
     @property
     def is_v1(self) -> bool:

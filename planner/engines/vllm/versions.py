@@ -128,6 +128,18 @@ def vllm_rules(version: str) -> VllmRules:
     return VllmRules.model_validate({"version": wanted, **values})
 
 
+def first_release_with(rule: str) -> str:
+    """The release a rule of ``versions.toml`` first holds in (the earliest ``since`` under its name).
+
+    >>> first_release_with("extensible_kv_cache")
+    '0.34.0'
+    """
+    found = [r["since"] for r in _versions_data()["rule"] if r["name"] == rule]
+    if not found:
+        raise KeyError(rule)
+    return str(min(found, key=parse_version))
+
+
 def default_version() -> str:
     return str(_versions_data()["default_version"])
 
