@@ -129,12 +129,13 @@ def vllm_rules(version: str) -> VllmRules:
 
 
 def first_release_with(rule: str) -> str:
-    """The release a rule of ``versions.toml`` first holds in (the earliest ``since`` under its name).
+    """The release a flag rule of ``versions.toml`` is first on in (the earliest ``since`` under its name whose value
+    is true).
 
     >>> first_release_with("extensible_kv_cache")
     '0.34.0'
     """
-    found = [r["since"] for r in _versions_data()["rule"] if r["name"] == rule]
+    found = [r["since"] for r in _versions_data()["rule"] if r["name"] == rule and r["value"] is True]
     if not found:
         raise KeyError(rule)
     return str(min(found, key=parse_version))
