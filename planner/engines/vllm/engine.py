@@ -17,6 +17,7 @@ from planner.engines.settings import BY_NAME
 from planner.engines.support import EngineSupport
 from planner.engines.vllm.calibrated import Calibrated, calibrated_from_log
 from planner.engines.vllm.defaults import default_batch
+from planner.engines.vllm.flags import FLAG_RULES, missing_flag
 from planner.engines.vllm.logparse import parse_vllm
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
@@ -62,15 +63,16 @@ class VllmEngine(Engine):
     def profile(
         self, *, fraction: float | None = None, version: str | None = None, **settings: object
     ) -> EngineProfile:
-        """:meth:`Engine.profile`; ``--no-enable-extensible-kv-cache`` is refused on a release before the one that
-        has the extensible KV cache (``versions.toml`` rule ``extensible_kv_cache``): its ``vllm serve`` stops at an
-        argument it does not know (``engine/arg_utils.py``: the flag is added with the field, 0.34.0 :1412-1415)."""
+        """:meth:`Engine.profile`; a launch flag the release does not define is refused by name
+        (:mod:`planner.engines.vllm.flags`): its ``vllm serve`` stops at an argument it does not know."""
         made = super().profile(fraction=fraction, version=version, **settings)
-        if isinstance(made, VllmProfile) and made.no_enable_extensible_kv_cache and not made.rules.extensible_kv_cache:
-            since = first_release_with("extensible_kv_cache")
+        missing = missing_flag(made.rules, settings) if isinstance(made, VllmProfile) else None
+        if missing is not None:
+            assert isinstance(made, VllmProfile)
+            since = first_release_with(FLAG_RULES[missing])
             raise PlannerError(
-                f"engine: vLLM {made.engine_version} has no --no-enable-extensible-kv-cache: its KV cache is sized "
-                f"at the profile run already (the extensible KV cache, and the flag, come with {since})"
+                f"engine: vLLM {made.engine_version} has no {BY_NAME[missing].flag}: the flag came with {since} (an "
+                "older vllm serve stops at an argument it does not know)"
             )
         return made
 

@@ -60,6 +60,10 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     async_off_for: tuple[str, ...] = ()
     # the KV cache committed after warm-up and graph capture, from measured memory (planner.engines.vllm.extensible)
     extensible_kv_cache: bool = False
+    # launch flags by the release that added them (planner.engines.vllm.flags)
+    flag_kv_cache_memory_bytes: bool = False
+    flag_max_cudagraph_capture_size: bool = False
+    flag_language_model_only: bool = False
 
 
 class NonTorchEra(BaseModel, frozen=True, extra="forbid"):

@@ -1,0 +1,46 @@
+"""A launch flag is planned only on a release that defines it (:mod:`planner.engines.vllm.flags`); each first
+release read in the ``engine/arg_utils.py`` of the PyPI wheels (``pip download --no-deps vllm==X``): the
+release before has no such argument, so its ``vllm serve`` stops at the flag."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.bounds.errors import PlannerError
+from planner.core.overhead import parse_version
+from planner.core.units import GiB
+from planner.engines.registry import overhead_profile
+from planner.engines.settings import BY_NAME
+from planner.engines.vllm.flags import FLAG_RULES
+from planner.engines.vllm.versions import first_release_with, known_releases
+
+# setting, value, the last release without the flag, the first with it (both wheels read)
+FIRST = [
+    ("kv_cache_memory_bytes", 4 * GiB, "0.10.1", "0.10.2"),  # 0.10.2 engine/arg_utils.py:744
+    ("max_cudagraph_capture_size", 16, "0.11.0", "0.11.1"),  # 0.11.1 :1124; 0.11.0 has --cuda-graph-sizes only
+    ("language_model_only", True, "0.16.0", "0.17.0"),  # 0.17.0 :1029
+    ("no_enable_extensible_kv_cache", True, "0.33.0", "0.34.0"),  # 0.34.0 :1412-1415
+]
+
+
+@pytest.mark.parametrize(("setting", "value", "before", "since"), FIRST)
+def test_a_flag_is_refused_by_name_before_its_release(setting: str, value: object, before: str, since: str) -> None:
+    assert first_release_with(FLAG_RULES[setting]) == since
+    overhead_profile("vllm", version=since, **{setting: value})
+    with pytest.raises(PlannerError, match=f"vLLM {before} has no {BY_NAME[setting].flag}: the flag came with {since}"):
+        overhead_profile("vllm", version=before, **{setting: value})
+
+
+def test_a_flag_not_given_is_not_refused() -> None:
+    assert overhead_profile("vllm", version="0.8.5", language_model_only=False, enforce_eager=True)
+
+
+def test_every_release_gated_flag_is_a_launch_setting_with_a_rule() -> None:
+    """Adding a gated flag means a setting of planner.engines.settings and a versions.toml rule on from a release
+    the planner offers (or between two it offers)."""
+    releases = known_releases()
+    for setting, rule in FLAG_RULES.items():
+        assert setting in BY_NAME, f"{setting}: declare it in planner/engines/settings.py"
+        since = first_release_with(rule)
+        first = releases[0]
+        assert parse_version(first) <= parse_version(since), f"{rule}: {since} is before the planner's {first}"
