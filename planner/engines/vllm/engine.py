@@ -68,7 +68,6 @@ class VllmEngine(Engine):
         made = super().profile(fraction=fraction, version=version, **settings)
         missing = missing_flag(made.rules, settings) if isinstance(made, VllmProfile) else None
         if missing is not None:
-            assert isinstance(made, VllmProfile)
             since = first_release_with(FLAG_RULES[missing])
             raise PlannerError(
                 f"engine: vLLM {made.engine_version} has no {BY_NAME[missing].flag}: the flag came with {since} (an "
