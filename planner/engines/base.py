@@ -19,6 +19,7 @@ from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, FailureKind
 from planner.core.units import GiB
+from planner.deploy.options import SpeculativeOptions
 from planner.engines.checkpoints import WeightLoading, weight_loading
 from planner.engines.logfigures import ParsedLog
 from planner.engines.logscan import Lines
@@ -222,7 +223,14 @@ class Engine(ABC):
     def deployment_flags(self, request: PlanRequest, result: PlanResult, kv_offload_host_bytes: int) -> list[str]:
         """The launch arguments the request's deployment options add (split, offload, LoRA, speculation), each
         a shell-quoted argument list joined by spaces."""
-        return deployment_flags(self.support, request, result, kv_offload_host_bytes)
+        flags = deployment_flags(self.support, request, result, kv_offload_host_bytes)
+        spec = request.deployment.speculative if request.deployment is not None else None
+        return flags if spec is None else [*flags, *self.speculative_flags(spec, request, result)]
+
+    def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
+        """The engine's own arguments for speculative decoding (an engine with :attr:`EngineSupport.
+        speculative_methods` overrides this; a method it does not run is refused before, by ``options_refusal``)."""
+        return []
 
     def for_users(
         self, request: PlanRequest, result: PlanResult, profile: EngineProfile, users_per_replica: int

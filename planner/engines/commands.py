@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from planner.core.model import ModelSpec
+
 _PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"
 _REPO_ID = re.compile(rf"(?:{_PART}/)?{_PART}")
 
@@ -43,3 +45,17 @@ def command(*words: object) -> str:
 def placeholder(description: str) -> str:
     """A placeholder argument the reader replaces (``<an AWQ checkpoint of …>``), as one quoted word."""
     return word(f"<{description}>")
+
+
+HEAD_LABELS = {"eagle": "EAGLE", "eagle3": "EAGLE-3", "medusa": "Medusa"}
+
+
+def speculative_head(method: str, model: ModelSpec) -> str:
+    """The placeholder a launch command writes for a speculative head's repository, which the planner does not
+    know (it plans the head's memory from the model's shapes): the reader replaces it.
+
+    >>> from planner.core.model import ModelSpec
+    >>> speculative_head("eagle3", ModelSpec.model_construct(id="meta-llama/Llama-3.1-8B"))
+    '<EAGLE-3 head for meta-llama/Llama-3.1-8B>'
+    """
+    return f"<{HEAD_LABELS.get(method, method)} head for {model.id}>"

@@ -3,17 +3,15 @@ refuses and why, and the launch arguments of the ones it takes, in its own spell
 
 Flags: llama.cpp ``-ngl`` / ``--n-cpu-moe`` and ``--split-mode layer --tensor-split`` (``common/arg.cpp``); vLLM
 ``--cpu-offload-gb`` (``vllm/config/offload.py``), ``--kv-offloading-size`` / ``--kv-offloading-backend``
-(``vllm/config/vllm.py``), ``--enable-lora --max-loras --max-lora-rank``, ``--speculative-config`` (JSON) and
-``VLLM_PP_LAYER_PARTITION`` (``vllm/distributed/utils.py`` ``get_pp_indices``); SGLang ``--max-loras-per-batch``.
+(``vllm/config/vllm.py``), ``--enable-lora --max-loras --max-lora-rank`` and ``VLLM_PP_LAYER_PARTITION``
+(``vllm/distributed/utils.py`` ``get_pp_indices``); SGLang ``--max-loras-per-batch``. Speculative decoding is
+each engine's own (:meth:`planner.engines.base.Engine.speculative_flags`).
 """
 
 from __future__ import annotations
 
-import json
-
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions
-from planner.engines.commands import word
 from planner.engines.support import EngineSupport
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
@@ -80,10 +78,4 @@ def deployment_flags(
     if options.lora is not None:
         lora = options.lora
         out.append(f"{support.lora_flag} {lora.max_loras} --max-lora-rank {lora.max_lora_rank}")
-    if options.speculative is not None:
-        spec = options.speculative
-        config: dict[str, object] = {"method": spec.method, "num_speculative_tokens": spec.num_speculative_tokens}
-        if spec.draft_model is not None:
-            config = {"model": spec.draft_model.id, **config}
-        out.append(f"--speculative-config {word(json.dumps(config))}")
-    return out
+    return out  # speculative decoding: each engine's own arguments (Engine.speculative_flags)

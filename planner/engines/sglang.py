@@ -24,6 +24,7 @@ from planner.core.overhead import (
     parse_version,
 )
 from planner.core.units import GiB, MiB
+from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import (
     Engine,
     EngineReport,
@@ -33,6 +34,7 @@ from planner.engines.base import (
     stage_total_bytes,
 )
 from planner.engines.checkpoints import GGUF, with_note
+from planner.engines.commands import speculative_head, word
 from planner.engines.loading import kernel_padding_bytes
 from planner.engines.logscan import Lines, find_failure, number, pattern
 from planner.engines.support import EngineSupport, platform_rows
@@ -293,6 +295,10 @@ SGLANG_SUPPORT = EngineSupport(
 )
 
 
+# The planner's speculative methods as SGLang's server_args.py speculative_algorithm names them
+SGLANG_ALGORITHMS = {"draft": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "mtp": "NEXTN"}
+
+
 class SglangEngine(Engine):
     name: ClassVar[str] = "sglang"
     label: ClassVar[str] = "SGLang"
@@ -310,6 +316,21 @@ class SglangEngine(Engine):
 
     setting_fields: ClassVar[dict[str, str]] = {"fraction": "mem_fraction_static"}
     support: ClassVar[EngineSupport] = SGLANG_SUPPORT
+
+    def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
+        """``--speculative-algorithm`` (STANDALONE for a draft model, EAGLE, EAGLE3, NEXTN for MTP) with its draft
+        path (the draft model, or the EAGLE head's repository as a placeholder; NEXTN drafts with the target's own
+        layers) and a chain of ``k`` steps: ``--speculative-eagle-topk 1``, ``k + 1`` draft tokens (sgl-project
+        docs ``advanced_features/speculative_decoding.md``, its STANDALONE and EAGLE-3 examples)."""
+        k = spec.num_speculative_tokens
+        flags = f"--speculative-algorithm {SGLANG_ALGORITHMS[spec.method]}"
+        if spec.draft_model is not None:
+            flags += f" --speculative-draft-model-path {word(spec.draft_model.id)}"
+        elif spec.method != "mtp":
+            flags += f" --speculative-draft-model-path {word(speculative_head(spec.method, request.model))}"
+        return [
+            flags + f" --speculative-num-steps {k} --speculative-eagle-topk 1 --speculative-num-draft-tokens {k + 1}"
+        ]
 
     def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:
         name = self.support.kv_cache_names.get(kv_dtype, "auto")

@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import ClassVar, Literal
 
@@ -42,8 +43,10 @@ from planner.core.overhead import (
     parse_version,
 )
 from planner.core.units import GiB
+from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import Engine, EngineReport, engine_total_bytes, gib_text, own_profile
 from planner.engines.checkpoints import GGUF, with_note
+from planner.engines.commands import speculative_head, word
 from planner.engines.logscan import Lines, number, pattern
 from planner.engines.support import EngineSupport, platform_rows
 from planner.engines.vllm.estimates import vllm_activation_bytes
@@ -237,6 +240,10 @@ TRTLLM_SUPPORT = EngineSupport(
 )
 
 
+# The planner's speculative methods as TensorRT-LLM's LLM API names them (llm_args.py decoding_type)
+TRTLLM_DECODING = {"draft": "Draft_Target", "eagle": "Eagle", "eagle3": "Eagle3", "medusa": "Medusa", "mtp": "MTP"}
+
+
 class TrtllmEngine(Engine):
     name: ClassVar[str] = "trtllm"
     label: ClassVar[str] = "TensorRT-LLM"
@@ -257,6 +264,22 @@ class TrtllmEngine(Engine):
     }
     window_setting: ClassVar[str | None] = "max_attention_window"
     support: ClassVar[EngineSupport] = TRTLLM_SUPPORT
+
+    def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
+        """``speculative_config`` in an ``--extra_llm_api_options`` YAML file (trtllm-serve has no flag of its own
+        for it; ``tensorrt_llm/llmapi/llm_args.py``: ``decoding_type`` Draft_Target, Eagle, Eagle3, Medusa or MTP,
+        ``max_draft_len``, ``speculative_model``; MTP's ``num_nextn_predict_layers`` is its draft length), given
+        here as a file the shell writes (bash process substitution)."""
+        k = spec.num_speculative_tokens
+        lines = ["speculative_config:", f"  decoding_type: {TRTLLM_DECODING[spec.method]}"]
+        if spec.method == "mtp":
+            lines.append(f"  num_nextn_predict_layers: {k}")
+        else:
+            drafter = (
+                spec.draft_model.id if spec.draft_model is not None else speculative_head(spec.method, request.model)
+            )
+            lines += [f"  max_draft_len: {k}", f"  speculative_model: {json.dumps(drafter)}"]  # a YAML string
+        return [f"--extra_llm_api_options <(printf '%s\\n' {' '.join(word(line) for line in lines)})"]
 
     def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:
         name = self.support.kv_cache_names.get(kv_dtype, "auto")

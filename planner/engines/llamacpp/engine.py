@@ -15,6 +15,7 @@ from typing import ClassVar
 
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile
+from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import Engine, EngineReport, own_profile
 from planner.engines.checkpoints import CHECKPOINT_KIND, GGUF, WeightLoading, gguf_file, with_note
 from planner.engines.llamacpp.logparse import parse_llamacpp
@@ -114,6 +115,14 @@ class LlamacppEngine(Engine):
 
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
         return llamacpp_report(request, result, self._own(profile))
+
+    def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
+        """llama-server's draft model (``--model-draft``, its GGUF at the planned weight type) and how many tokens it
+        proposes (``--draft-max``; ggml-org/llama.cpp ``tools/server/README.md``, ``common/arg.cpp``)."""
+        if spec.draft_model is None:
+            return []  # a draft model is the only method llama.cpp runs (support.speculative_methods)
+        draft = self.weight_loading(spec.draft_model, result.weights).model_argument
+        return [f"--model-draft {draft} --draft-max {spec.num_speculative_tokens}"]
 
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         lc = self._own(profile)

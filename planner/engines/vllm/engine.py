@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -10,7 +11,9 @@ from pydantic import ValidationError
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.overhead import EngineProfile
+from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import CalibratedProfile, Engine, EngineReport
+from planner.engines.commands import speculative_head, word
 from planner.engines.logfigures import ParsedLog
 from planner.engines.logscan import Lines
 from planner.engines.settings import BY_NAME
@@ -25,6 +28,16 @@ from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.versions import first_release_with, known_releases, vllm_rules
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult, StageMemory
+
+# The planner's speculative methods as vLLM names them (0.34.0 config/speculative.py :90-97; "draft_model" since
+# the method literal exists, 0.8.5 config.py :2137)
+VLLM_SPECULATIVE_METHODS = {
+    "draft": "draft_model",
+    "eagle": "eagle",
+    "eagle3": "eagle3",
+    "medusa": "medusa",
+    "mtp": "mtp",
+}
 
 
 def as_vllm(profile: EngineProfile | None) -> VllmProfile:
@@ -74,6 +87,21 @@ class VllmEngine(Engine):
                 "older vllm serve stops at an argument it does not know)"
             )
         return made
+
+    def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
+        """``--speculative-config`` (0.34.0 ``config/speculative.py`` :90-97): a draft model is method
+        ``draft_model`` (not "draft"); every method but MTP needs its ``model`` (the head's repository for EAGLE,
+        EAGLE-3 and Medusa, which the planner does not know: a placeholder to replace), MTP drafts with the target's
+        own layers (``v1/worker/gpu/spec_decode/speculator_config.py`` :76-78, :172-175)."""
+        config: dict[str, object] = {
+            "method": VLLM_SPECULATIVE_METHODS[spec.method],
+            "num_speculative_tokens": spec.num_speculative_tokens,
+        }
+        if spec.draft_model is not None:
+            config = {"model": spec.draft_model.id, **config}
+        elif spec.method != "mtp":
+            config = {"model": speculative_head(spec.method, request.model), **config}
+        return [f"--speculative-config {word(json.dumps(config))}"]
 
     def fraction_default(
         self, version: str | None = None, gpu: GpuSpec | None = None, settings: Mapping[str, object] | None = None

