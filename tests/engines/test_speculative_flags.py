@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.deploy.options import DeploymentOptions, SpeculativeOptions
+from planner.deploy.options import DeploymentOptions, KvOffloadOptions, SpeculativeOptions
 from planner.engines.registry import get_engine, overhead_profile
 from planner.engines.vllm.engine import VLLM_SPECULATIVE_METHODS
 from planner.planning.plan import PlanRequest, plan
@@ -122,3 +122,50 @@ def test_a_hostile_draft_id_stays_one_value(engine: str) -> None:
         assert argv[0] == "--speculative-config" and len(argv) == 2 and json.loads(argv[1])["model"] == model_id
     else:
         assert argv[argv.index("--speculative-draft-model-path") + 1] == model_id and len(argv) == 10
+
+
+@pytest.mark.parametrize(
+    ("method", "without", "with_it", "why"),
+    [
+        ("eagle3", "0.8.5", "0.9.2", "EAGLE-3 comes with 0.9.2"),  # 0.9.2 config.py :2434; 0.8.5 :2137 lacks it
+        ("mtp", "0.10.2", "0.11.0", "the generic 'mtp' method comes with 0.11.0"),  # 0.11.0 config/speculative.py :32
+        ("medusa", "0.33.0", "0.32.0", "Medusa was removed in 0.33.0"),  # in 0.32.0's literal, not in 0.33.0's
+    ],
+)
+def test_vllm_runs_a_speculative_method_only_in_releases_that_define_it(
+    method: str, without: str, with_it: str, why: str
+) -> None:
+    spec = SpeculativeOptions(method=method)  # type: ignore[arg-type]
+    model = QWEN_MTP if method == "mtp" else LLAMA
+    engine = get_engine("vllm")
+
+    def request(version: str) -> PlanRequest:
+        return PlanRequest(
+            model=model,
+            gpu=H100,
+            gpu_memory_bytes=H100.memory_bytes_for(True),
+            overhead=overhead_profile("vllm", version=version),
+            deployment=DeploymentOptions(speculative=spec),
+        )
+
+    assert engine.refusal(request(with_it)) is None
+    refused = engine.refusal(request(without))
+    assert refused is not None and f"vLLM {without} does not run {method}" in refused and why in refused
+
+
+def test_vllm_kv_offloading_flags_come_with_0_11_1() -> None:
+    """``--kv-offloading-size`` and ``--kv-offloading-backend``: in the 0.11.1 wheel's engine/arg_utils.py, not in
+    0.11.0's."""
+    engine = get_engine("vllm")
+
+    def request(version: str) -> PlanRequest:
+        return PlanRequest(
+            model=LLAMA,
+            gpu=H100,
+            gpu_memory_bytes=H100.memory_bytes_for(True),
+            overhead=overhead_profile("vllm", version=version),
+            deployment=DeploymentOptions(kv_offload=KvOffloadOptions(size_bytes=8 * 2**30)),
+        )
+
+    assert engine.refusal(request("0.11.1")) is None
+    assert engine.refusal(request("0.11.0")) == "vLLM 0.11.0 has no --kv-offloading-size (the flag came with 0.11.1)"

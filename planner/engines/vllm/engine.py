@@ -51,6 +51,32 @@ def as_vllm(profile: EngineProfile | None) -> VllmProfile:
     raise PlannerError(f"engine: a {profile.kind!r} profile is not a vLLM profile")
 
 
+# Speculative methods by the versions.toml rule that says whether a release runs them, and why not when it does not
+SPECULATIVE_RULES = {
+    "eagle3": ("speculative_eagle3", "EAGLE-3 comes with {since}"),
+    "mtp": ("speculative_mtp", "the generic 'mtp' method comes with {since}; earlier releases name MTP per model"),
+    "medusa": ("speculative_medusa", "Medusa was removed in 0.33.0"),
+}
+
+
+def release_refusal(profile: VllmProfile, request: PlanRequest) -> str | None:
+    """Why the planned release does not run the request's deployment options: a speculative method it does not
+    define (``SPECULATIVE_RULES``), or a KV offload tier before ``--kv-offloading-size`` (0.11.1)."""
+    options, rules = request.deployment, profile.rules
+    if options is None:
+        return None
+    spec = options.speculative
+    if spec is not None and spec.method in SPECULATIVE_RULES:
+        rule, why = SPECULATIVE_RULES[spec.method]
+        if not getattr(rules, rule):
+            reason = why.format(since=first_release_with(rule))
+            return f"vLLM {profile.engine_version} does not run {spec.method} speculative decoding ({reason})"
+    if options.kv_offload is not None and not rules.kv_offloading_flags:
+        since = first_release_with("kv_offloading_flags")
+        return f"vLLM {profile.engine_version} has no --kv-offloading-size (the flag came with {since})"
+    return None
+
+
 class VllmEngine(Engine):
     name: ClassVar[str] = "vllm"
     label: ClassVar[str] = "vLLM"
@@ -87,6 +113,15 @@ class VllmEngine(Engine):
                 "older vllm serve stops at an argument it does not know)"
             )
         return made
+
+    def refusal(self, request: PlanRequest) -> str | None:
+        """:meth:`Engine.refusal`, and the deployment options the planned release does not run
+        (:func:`release_refusal`)."""
+        found = super().refusal(request)
+        overhead = request.overhead
+        if found is not None or not isinstance(overhead, VllmProfile | Calibrated):
+            return found  # another engine's profile, or an estimate: no release to hold the options to
+        return release_refusal(as_vllm(overhead), request)
 
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
         """``--speculative-config`` (0.34.0 ``config/speculative.py`` :90-97): a draft model is method
