@@ -269,9 +269,12 @@ class TrtllmEngine(Engine):
         """``speculative_config`` in an ``--extra_llm_api_options`` YAML file (trtllm-serve has no flag of its own
         for it; ``tensorrt_llm/llmapi/llm_args.py``: ``decoding_type`` Draft_Target, Eagle, Eagle3, Medusa or MTP,
         ``max_draft_len``, ``speculative_model``; MTP's ``num_nextn_predict_layers`` is its draft length), given
-        here as a file the shell writes (bash process substitution)."""
+        here as a file the shell writes (bash process substitution); the model's attention windows, when set
+        (:func:`window_lines`), go in the same file, since trtllm-serve reads one."""
         k = spec.num_speculative_tokens
-        lines = ["speculative_config:", f"  decoding_type: {TRTLLM_DECODING[spec.method]}"]
+        overhead = request.overhead if isinstance(request.overhead, TrtllmProfile) else None
+        lines = window_lines(request, result, self._own(overhead))
+        lines += ["speculative_config:", f"  decoding_type: {TRTLLM_DECODING[spec.method]}"]
         if spec.method == "mtp":
             lines.append(f"  num_nextn_predict_layers: {k}")
         else:
@@ -308,13 +311,23 @@ class TrtllmEngine(Engine):
             f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
         )
         command = " ".join((command, *self.kv_cache_flags(result.kv_dtype)))
-        if trt.attention_windows and has_windows(request.model):
+        speculating = request.deployment is not None and request.deployment.speculative is not None
+        if window_lines(request, result, trt) and not speculating:  # else in the speculative flag's file
             windows = ", ".join(str(w) for w in attention_windows(request.model, result.max_model_len))
             command = (
                 f"# kv_cache_config: {{max_attention_window: [{windows}]}} in an --extra_llm_api_options YAML file "
                 f"(the model's windows)\n{command}"
             )
         return with_note(command, loading)
+
+
+def window_lines(request: PlanRequest, result: PlanResult, trt: TrtllmProfile) -> list[str]:
+    """``kv_cache_config.max_attention_window`` at the model's own windows as YAML lines, when the profile sets
+    them and the model has windowed layers (:func:`attention_windows`); none otherwise."""
+    if not (trt.attention_windows and has_windows(request.model)):
+        return []
+    windows = ", ".join(str(w) for w in attention_windows(request.model, result.max_model_len))
+    return ["kv_cache_config:", f"  max_attention_window: [{windows}]"]
 
 
 def attention_windows(model: ModelSpec, max_len: int) -> list[int]:

@@ -169,3 +169,36 @@ def test_vllm_kv_offloading_flags_come_with_0_11_1() -> None:
 
     assert engine.refusal(request("0.11.1")) is None
     assert engine.refusal(request("0.11.0")) == "vLLM 0.11.0 has no --kv-offloading-size (the flag came with 0.11.1)"
+
+
+def test_tensorrt_llm_writes_the_windows_and_the_speculation_in_one_file() -> None:
+    """trtllm-serve reads one ``--extra_llm_api_options`` file: with the model's windows set
+    (``--max-attention-window``) and a draft model, both go in it and the command keeps no comment line for the
+    windows."""
+    gemma = get_model("google/gemma-3-12b-it").spec
+    request = PlanRequest(
+        model=gemma,
+        gpu=H100,
+        gpu_memory_bytes=H100.memory_bytes_for(True),
+        context_tokens=8192,
+        max_model_len=8192,
+        overhead=overhead_profile("trtllm", max_attention_window=True),
+        deployment=DeploymentOptions(
+            speculative=SpeculativeOptions(method="draft", num_speculative_tokens=3, draft_model=DRAFT)
+        ),
+    )
+    engine, result = get_engine("trtllm"), plan(request)
+    (flag,) = engine.deployment_flags(request, result, 0)
+    written = subprocess.run(["bash", "-c", f"cat {flag.split(' ', 1)[1]}"], capture_output=True, text=True, check=True)
+    lines = written.stdout.splitlines()
+    assert lines[0] == "kv_cache_config:" and lines[1].startswith("  max_attention_window: [1024, ")
+    assert lines[1].count(", ") == gemma.num_hidden_layers - 1 and "8192" in lines[1]  # 1 global per 6 layers
+    assert lines[2:] == [
+        "speculative_config:",
+        "  decoding_type: Draft_Target",
+        "  max_draft_len: 3",
+        '  speculative_model: "meta-llama/Llama-3.2-1B"',
+    ]
+    assert "# kv_cache_config" not in engine.launch_command(request, result, request.overhead)  # type: ignore[arg-type]
+    alone = request.model_copy(update={"deployment": None})
+    assert engine.launch_command(alone, plan(alone), alone.overhead).startswith("# kv_cache_config")  # type: ignore[arg-type]
