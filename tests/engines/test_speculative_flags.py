@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 from model_catalog import get_gpu, get_model
+from planner.core.model import ModelSpec
 from planner.deploy.options import DeploymentOptions, KvOffloadOptions, SpeculativeOptions
 from planner.engines.registry import get_engine, overhead_profile
 from planner.engines.vllm.engine import VLLM_SPECULATIVE_METHODS
@@ -38,6 +39,17 @@ def _yaml(flag: str) -> dict[str, object]:
         key: int(value) if value.isdigit() else (json.loads(value) if value.startswith('"') else value)
         for key, value in pairs
     }
+
+
+def _on_release(model: ModelSpec, version: str, options: DeploymentOptions) -> PlanRequest:
+    """``model`` on one H100 under vLLM ``version`` with these deployment options."""
+    return PlanRequest(
+        model=model,
+        gpu=H100,
+        gpu_memory_bytes=H100.memory_bytes_for(True),
+        overhead=overhead_profile("vllm", version=version),
+        deployment=options,
+    )
 
 
 def _flags(engine: str, method: str, tokens: int = 4, draft_id: str | None = None) -> list[str]:
@@ -137,38 +149,19 @@ def test_vllm_runs_a_speculative_method_only_in_releases_that_define_it(
 ) -> None:
     spec = SpeculativeOptions(method=method)  # type: ignore[arg-type]
     model = QWEN_MTP if method == "mtp" else LLAMA
-    engine = get_engine("vllm")
-
-    def request(version: str) -> PlanRequest:
-        return PlanRequest(
-            model=model,
-            gpu=H100,
-            gpu_memory_bytes=H100.memory_bytes_for(True),
-            overhead=overhead_profile("vllm", version=version),
-            deployment=DeploymentOptions(speculative=spec),
-        )
-
-    assert engine.refusal(request(with_it)) is None
-    refused = engine.refusal(request(without))
+    engine, options = get_engine("vllm"), DeploymentOptions(speculative=spec)
+    assert engine.refusal(_on_release(model, with_it, options)) is None
+    refused = engine.refusal(_on_release(model, without, options))
     assert refused is not None and f"vLLM {without} does not run {method}" in refused and why in refused
 
 
 def test_vllm_kv_offloading_flags_come_with_0_11_1() -> None:
     """``--kv-offloading-size`` and ``--kv-offloading-backend``: in the 0.11.1 wheel's engine/arg_utils.py, not in
     0.11.0's."""
-    engine = get_engine("vllm")
-
-    def request(version: str) -> PlanRequest:
-        return PlanRequest(
-            model=LLAMA,
-            gpu=H100,
-            gpu_memory_bytes=H100.memory_bytes_for(True),
-            overhead=overhead_profile("vllm", version=version),
-            deployment=DeploymentOptions(kv_offload=KvOffloadOptions(size_bytes=8 * 2**30)),
-        )
-
-    assert engine.refusal(request("0.11.1")) is None
-    assert engine.refusal(request("0.11.0")) == "vLLM 0.11.0 has no --kv-offloading-size (the flag came with 0.11.1)"
+    engine, options = get_engine("vllm"), DeploymentOptions(kv_offload=KvOffloadOptions(size_bytes=8 * 2**30))
+    assert engine.refusal(_on_release(LLAMA, "0.11.1", options)) is None
+    refused = engine.refusal(_on_release(LLAMA, "0.11.0", options))
+    assert refused == "vLLM 0.11.0 has no --kv-offloading-size (the flag came with 0.11.1)"
 
 
 def test_tensorrt_llm_writes_the_windows_and_the_speculation_in_one_file() -> None:
