@@ -312,12 +312,10 @@ class TrtllmEngine(Engine):
         )
         command = " ".join((command, *self.kv_cache_flags(result.kv_dtype)))
         speculating = request.deployment is not None and request.deployment.speculative is not None
-        if window_lines(request, result, trt) and not speculating:  # else in the speculative flag's file
-            windows = ", ".join(str(w) for w in attention_windows(request.model, result.max_model_len))
-            command = (
-                f"# kv_cache_config: {{max_attention_window: [{windows}]}} in an --extra_llm_api_options YAML file "
-                f"(the model's windows)\n{command}"
-            )
+        windows = window_lines(request, result, trt)
+        if windows and not speculating:  # else in the speculative flag's file
+            key, value = windows[0], windows[1].strip()  # "kv_cache_config:", "max_attention_window: [...]"
+            command = f"# {key} {{{value}}} in an --extra_llm_api_options YAML file (the model's windows)\n{command}"
         return with_note(command, loading)
 
 
