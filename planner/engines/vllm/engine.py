@@ -20,7 +20,7 @@ from planner.engines.settings import BY_NAME
 from planner.engines.support import EngineSupport
 from planner.engines.vllm.calibrated import Calibrated, calibrated_from_log
 from planner.engines.vllm.defaults import default_batch
-from planner.engines.vllm.flags import FLAG_RULES, missing_flag
+from planner.engines.vllm.flags import FLAG_RULES, missing_flag, release_refusal
 from planner.engines.vllm.logparse import parse_vllm
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
@@ -49,32 +49,6 @@ def as_vllm(profile: EngineProfile | None) -> VllmProfile:
     if profile is None:
         return VllmProfile()
     raise PlannerError(f"engine: a {profile.kind!r} profile is not a vLLM profile")
-
-
-# Speculative methods by the versions.toml rule that says whether a release runs them, and why not when it does not
-SPECULATIVE_RULES = {
-    "eagle3": ("speculative_eagle3", "EAGLE-3 comes with {since}"),
-    "mtp": ("speculative_mtp", "the generic 'mtp' method comes with {since}; earlier releases name MTP per model"),
-    "medusa": ("speculative_medusa", "Medusa was removed in 0.33.0"),
-}
-
-
-def release_refusal(profile: VllmProfile, request: PlanRequest) -> str | None:
-    """Why the planned release does not run the request's deployment options: a speculative method it does not
-    define (``SPECULATIVE_RULES``), or a KV offload tier before ``--kv-offloading-size`` (0.11.1)."""
-    options, rules = request.deployment, profile.rules
-    if options is None:
-        return None
-    spec = options.speculative
-    if spec is not None and spec.method in SPECULATIVE_RULES:
-        rule, why = SPECULATIVE_RULES[spec.method]
-        if not getattr(rules, rule):
-            reason = why.format(since=first_release_with(rule))
-            return f"vLLM {profile.engine_version} does not run {spec.method} speculative decoding ({reason})"
-    if options.kv_offload is not None and not rules.kv_offloading_flags:
-        since = first_release_with("kv_offloading_flags")
-        return f"vLLM {profile.engine_version} has no --kv-offloading-size (the flag came with {since})"
-    return None
 
 
 class VllmEngine(Engine):

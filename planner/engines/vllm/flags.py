@@ -1,6 +1,7 @@
-"""The launch flags a vLLM release defines: ``vllm serve`` of a release before a flag stops at it ("unrecognized
-arguments", argparse), so a set-up that asks an older release for one is refused by name instead of planned as if
-the flag had worked. Each flag's first release is a ``versions.toml`` rule, read in the ``engine/arg_utils.py`` of
+"""The launch flags and deployment options a vLLM release defines: ``vllm serve`` of a release before a flag
+stops at it ("unrecognized arguments", argparse), and a speculative method it does not define at its config's
+check, so a set-up that asks an older release for one is refused by name instead of planned as if it had worked.
+Each first release is a ``versions.toml`` rule, read in the ``engine/arg_utils.py`` and ``config`` of
 the wheels on PyPI (``pip download --no-deps vllm==X``): the release before it has no such argument.
 
 >>> from planner.engines.vllm.versions import vllm_rules
@@ -16,7 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from planner.engines.vllm.versions import VllmRules
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.versions import VllmRules, first_release_with
+from planner.planning.request import PlanRequest
 
 # The launch setting (planner.engines.settings) -> the versions.toml rule that is on from the release that added
 # its flag. Settings not listed are in every release the planner offers (0.6.4 on).
@@ -33,4 +36,30 @@ def missing_flag(rules: VllmRules, settings: Mapping[str, object]) -> str | None
     for setting, rule in FLAG_RULES.items():
         if settings.get(setting) not in (None, False) and not getattr(rules, rule):
             return setting
+    return None
+
+
+# Speculative methods by the versions.toml rule that says whether a release runs them, and why not when it does not
+SPECULATIVE_RULES = {
+    "eagle3": ("speculative_eagle3", "EAGLE-3 comes with {since}"),
+    "mtp": ("speculative_mtp", "the generic 'mtp' method comes with {since}; earlier releases name MTP per model"),
+    "medusa": ("speculative_medusa", "Medusa was removed in 0.33.0"),
+}
+
+
+def release_refusal(profile: VllmProfile, request: PlanRequest) -> str | None:
+    """Why the planned release does not run the request's deployment options: a speculative method it does not
+    define (``SPECULATIVE_RULES``), or a KV offload tier before ``--kv-offloading-size`` (0.11.1)."""
+    options, rules = request.deployment, profile.rules
+    if options is None:
+        return None
+    spec = options.speculative
+    if spec is not None and spec.method in SPECULATIVE_RULES:
+        rule, why = SPECULATIVE_RULES[spec.method]
+        if not getattr(rules, rule):
+            reason = why.format(since=first_release_with(rule))
+            return f"vLLM {profile.engine_version} does not run {spec.method} speculative decoding ({reason})"
+    if options.kv_offload is not None and not rules.kv_offloading_flags:
+        since = first_release_with("kv_offloading_flags")
+        return f"vLLM {profile.engine_version} has no --kv-offloading-size (the flag came with {since})"
     return None

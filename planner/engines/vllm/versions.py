@@ -64,7 +64,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     flag_kv_cache_memory_bytes: bool = False
     flag_max_cudagraph_capture_size: bool = False
     flag_language_model_only: bool = False
-    # deployment options by release (planner.engines.vllm.engine.VllmEngine.refusal)
+    # deployment options by release (planner.engines.vllm.flags.release_refusal)
     speculative_eagle3: bool = False
     speculative_mtp: bool = False
     speculative_medusa: bool = False
