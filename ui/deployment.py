@@ -112,7 +112,7 @@ def _options_from(sel: Selection, values: dict[str, Any]) -> Built:
         S.CPU_MOE.url, bool(support and support.layer_offload_flags), "--n-cpu-moe"
     )
     offload = owned(S.CPU_OFFLOAD.url, bool(support and support.cpu_offload_flag), "--cpu-offload-gb")
-    lora = v[S.MAX_LORAS.url] and owned(S.MAX_LORAS.url, bool(support and support.lora_flag), "LoRA slots")
+    lora = v[S.MAX_LORAS.url] and owned(S.MAX_LORAS.url, bool(support and support.lora), "LoRA slots")
     takes_tier = bool(support and support.kv_offload_backends)
     tier = owned(S.KV_OFFLOAD.url, takes_tier, "The KV offload tier") and owned(
         S.PREFIX_TOKENS.url, takes_tier, "The prefix working set"
@@ -164,7 +164,7 @@ def not_taken(sel: Selection) -> dict[str, str]:
     if not support.kv_offload_backends:
         for s in (S.KV_OFFLOAD, S.PREFIX_TOKENS, S.HIT_RATE):
             off[s.url] = f"{label} has no KV offload tier planned here"
-    if not support.lora_flag:
+    if support.lora is None:
         off[S.MAX_LORAS.url] = off[S.LORA_RANK.url] = f"{label}'s LoRA adapter slots are not planned here"
     if not support.speculative_methods:
         for s in (S.SPEC_METHOD, S.DRAFT_MODEL, S.SPEC_TOKENS):

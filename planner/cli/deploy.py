@@ -101,11 +101,14 @@ def _lora(args: argparse.Namespace) -> LoraOptions | None:
         raise PlannerError(
             f"--lora-target-modules: unknown {', '.join(unknown)}; choose from {', '.join(LORA_MODULES)}"
         )
+    host = _count(args.max_cpu_loras, "--max-cpu-loras", 1)
+    if host is not None and host < slots:
+        raise PlannerError(f"--max-cpu-loras ({host}) must be at least --max-loras ({slots}): the engines refuse less")
     return LoraOptions.model_validate(
         {
             "max_loras": slots,
             "max_lora_rank": _count(args.max_lora_rank, "--max-lora-rank", 1, 4096),
-            "max_cpu_loras": _count(args.max_cpu_loras, "--max-cpu-loras", 1),
+            "max_cpu_loras": host,
             "target_modules": modules,
         }
     )

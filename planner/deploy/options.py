@@ -67,6 +67,22 @@ class LoraOptions(BaseModel, frozen=True, extra="forbid"):
     max_cpu_loras: PositiveCount | None = None  # None: max_loras (vLLM's default)
     target_modules: tuple[LoraModule, ...] = LORA_MODULES  # vLLM: every supported module unless told
 
+    @model_validator(mode="after")
+    def _check(self) -> LoraOptions:
+        """vLLM: "max_cpu_loras must be >= max_loras" (0.34.0 ``config/lora.py`` :116-118); SGLang asserts
+        ``max_loaded_loras >= max_loras_per_batch`` (0.5.4 ``srt/server_args.py`` :3516-3520)."""
+        if self.max_cpu_loras is not None and self.max_cpu_loras < self.max_loras:
+            raise ValueError(
+                f"max_cpu_loras ({self.max_cpu_loras}) must be at least max_loras ({self.max_loras}): the host "
+                "cache holds every adapter on the GPU"
+            )
+        return self
+
+    @property
+    def every_module(self) -> bool:
+        """Whether every module is targeted (an engine's default: vLLM names none)."""
+        return set(self.target_modules) >= set(LORA_MODULES)
+
 
 class SpeculativeOptions(BaseModel, frozen=True, extra="forbid"):
     """What proposes the tokens, and how many per step."""

@@ -23,6 +23,7 @@ from planner.deploy.options import SpeculativeOptions
 from planner.engines.checkpoints import WeightLoading, weight_loading
 from planner.engines.logfigures import ParsedLog
 from planner.engines.logscan import Lines
+from planner.engines.lora_flags import lora_refusal
 from planner.engines.options import deployment_flags, options_refusal
 from planner.engines.settings import flag_name
 from planner.engines.support import EngineSupport, Family, family
@@ -171,7 +172,11 @@ class Engine(ABC):
         GPU), in the engine's terms; ``None`` when it does."""
         fam, moe = family(request.gpu), request.model.moe is not None
         found = self._format_refusal(request.resolved_weights, request.resolved_kv_dtype, fam, moe)
-        return found or options_refusal(self.support, request.deployment)
+        found = found or options_refusal(self.support, request.deployment)
+        lora = request.deployment.lora if request.deployment is not None else None
+        if found is None and lora is not None and self.support.lora is not None:
+            found = lora_refusal(self.support, request.model, lora)  # the pool as the engine sizes it for the model
+        return found
 
     def _format_refusal(self, weights: str, kv: str, fam: Family | None, moe: bool) -> str | None:
         """The support table's refusal of the weights and KV dtype on ``fam``, asked once per engine and set of them

@@ -3,15 +3,16 @@ refuses and why, and the launch arguments of the ones it takes, in its own spell
 
 Flags: llama.cpp ``-ngl`` / ``--n-cpu-moe`` and ``--split-mode layer --tensor-split`` (``common/arg.cpp``); vLLM
 ``--cpu-offload-gb`` (``vllm/config/offload.py``), ``--kv-offloading-size`` / ``--kv-offloading-backend``
-(``vllm/config/vllm.py``), ``--enable-lora --max-loras --max-lora-rank`` and ``VLLM_PP_LAYER_PARTITION``
-(``vllm/distributed/utils.py`` ``get_pp_indices``); SGLang ``--max-loras-per-batch``. Speculative decoding is
-each engine's own (:meth:`planner.engines.base.Engine.speculative_flags`).
+(``vllm/config/vllm.py``) and ``VLLM_PP_LAYER_PARTITION`` (``vllm/distributed/utils.py`` ``get_pp_indices``).
+LoRA slots: :mod:`planner.engines.lora_flags`. Speculative decoding is each engine's own
+(:meth:`planner.engines.base.Engine.speculative_flags`).
 """
 
 from __future__ import annotations
 
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions
+from planner.engines.lora_flags import lora_arguments
 from planner.engines.support import EngineSupport
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
@@ -32,7 +33,7 @@ def options_refusal(support: EngineSupport, options: DeploymentOptions | None) -
             if support.layer_offload_flags
             else ""
         )
-    if options.lora is not None and not support.lora_flag:
+    if options.lora is not None and support.lora is None:
         return f"{label}'s LoRA adapter slots are not planned here (vLLM and SGLang's are)"
     if options.kv_offload is not None and options.kv_offload.backend not in support.kv_offload_backends:
         return f"{label} has no {options.kv_offload.backend} KV offload tier"
@@ -75,7 +76,6 @@ def deployment_flags(
     if options.kv_offload is not None:
         size = kv_offload_host_bytes / GiB
         out.append(f"--kv-offloading-size {size:.1f} --kv-offloading-backend {options.kv_offload.backend}")
-    if options.lora is not None:
-        lora = options.lora
-        out.append(f"{support.lora_flag} {lora.max_loras} --max-lora-rank {lora.max_lora_rank}")
+    if options.lora is not None and support.lora is not None:
+        out.append(lora_arguments(support.lora, request.model, options.lora))
     return out  # speculative decoding: each engine's own arguments (Engine.speculative_flags)

@@ -37,7 +37,7 @@ from planner.engines.checkpoints import GGUF, with_note
 from planner.engines.commands import speculative_head, word
 from planner.engines.loading import kernel_padding_bytes
 from planner.engines.logscan import Lines, find_failure, number, pattern
-from planner.engines.support import EngineSupport, platform_rows
+from planner.engines.support import EngineSupport, LoraSupport, platform_rows
 from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -276,6 +276,21 @@ def parse_sglang(lines: Lines) -> dict[str, object] | None:
     return {"format": "sglang", **fields}
 
 
+# srt/server_args.py (0.5.4 :2291-2331): --enable-lora, --max-loras-per-batch, --max-lora-rank, --max-loaded-loras,
+# --lora-target-modules ('all', or the names; required without --lora-paths). Its pool (srt/lora/mem_pool.py) has no
+# expert slots and sizes MLP buffers from the config's dense intermediate_size; its targets have no MLA projections
+# (SUPPORTED_LORA_TARGET_MODULES, srt/utils/common.py :3179-3189).
+SGLANG_LORA = LoraSupport(
+    slots_flag="--max-loras-per-batch",
+    host_flag="--max-loaded-loras",
+    all_targets="all",
+    refused_models={
+        "moe": "SGLang 0.5 gives the experts no adapter slots and sizes its MLP buffers from the config's dense "
+        "width (srt/lora/mem_pool.py); plan LoRA on this model with vLLM",
+        "mla": "SGLang 0.5's --lora-target-modules have no MLA projections; plan LoRA on this model with vLLM",
+    },
+)
+
 SGLANG_SUPPORT = EngineSupport(
     label="SGLang",
     platforms=platform_rows("sglang"),
@@ -289,7 +304,7 @@ SGLANG_SUPPORT = EngineSupport(
     online_quantization={"fp8": "--quantization fp8", "fp16": "--dtype float16", "bf16": "--dtype bfloat16"},
     context_flag="--context-length",
     cpu_offload_flag="--cpu-offload-gb",  # server_args.py cpu_offload_gb
-    lora_flag="--max-loras-per-batch",  # server_args.py; adapter pool in sglang/srt/lora/mem_pool.py
+    lora=SGLANG_LORA,
     # server_args.py speculative_algorithm: EAGLE, EAGLE3, NEXTN (MTP), STANDALONE (a draft model).
     speculative_methods=("draft", "eagle", "eagle3", "mtp"),
 )

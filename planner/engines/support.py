@@ -170,6 +170,16 @@ class SpeedGap(BaseModel, frozen=True, extra="forbid"):
         )
 
 
+class LoraSupport(BaseModel, frozen=True, extra="forbid"):
+    """How an engine is told its LoRA adapter slots (:mod:`planner.engines.lora_flags` spells them), in its
+    server's own arguments, and which of the planned modules it gives slots."""
+
+    slots_flag: str  # adapters in one batch: vLLM --max-loras, SGLang --max-loras-per-batch
+    host_flag: str  # adapters kept in host memory (at least the slots): --max-cpu-loras, --max-loaded-loras
+    all_targets: str | None = None  # the word for every module, when the engine needs its targets named (SGLang)
+    refused_models: dict[Literal["moe", "mla"], str] = {}  # model kinds whose adapter pool is not planned, and why
+
+
 class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     """What an engine runs and which deployment options it takes. Flags are the engine's own spelling; an empty
     flag means the engine has no such option, and a request asking for it is refused with ``label``'s reason."""
@@ -184,7 +194,7 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     context_flag: str  # --max-model-len, --context-length, --max_seq_len, -c
     layer_offload_flags: tuple[str, ...] = ()  # llama.cpp -ngl / --n-cpu-moe
     cpu_offload_flag: str = ""  # vLLM / SGLang --cpu-offload-gb
-    lora_flag: str = ""
+    lora: LoraSupport | None = None  # None: the engine's adapter slots are not planned
     kv_offload_backends: tuple[str, ...] = ()  # vLLM --kv-offloading-backend values
     speculative_methods: tuple[str, ...] = ()
     stage_split: Literal["", "partition", "tensor-split"] = ""  # how uneven pipeline stages are given (mixed GPUs)

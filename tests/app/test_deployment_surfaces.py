@@ -188,7 +188,7 @@ def _check_engine_runs_it(a: Assessment, sel: Selection) -> None:
     support = engine.support
     assert (options.gpu_layers is None and not options.cpu_moe_layers) or support.layer_offload_flags
     assert not options.cpu_offload_bytes or support.cpu_offload_flag
-    assert options.lora is None or support.lora_flag
+    assert options.lora is None or support.lora is not None
     assert options.speculative is None or options.speculative.method in support.speculative_methods
 
 

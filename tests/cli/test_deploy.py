@@ -113,6 +113,8 @@ def test_colocated_engines(capsys) -> None:
         (["--gpu-layers", "3"], "llama.cpp's"),
         (["--max-loras", "0"], "--max-loras must be a whole number"),
         (["--max-loras", "2", "--lora-target-modules", "q_proj,evil"], "unknown evil"),
+        (["--max-loras", "4", "--max-cpu-loras", "2"], "--max-cpu-loras (2) must be at least --max-loras (4)"),
+        (["--max-loras", "2", "--max-lora-rank", "24"], "takes --max-lora-rank 1, 8, 16, 32"),
         (["--num-speculative-tokens", "3"], "needs --draft-model"),
         (["--speculative-method", "draft"], "--draft-model goes with"),
         (["--mig", "9g.999gb"], "no profile"),

@@ -4,7 +4,7 @@ KV-cache dtypes, online quantization and deployment flags."""
 from __future__ import annotations
 
 from planner.engines.checkpoints import GGUF
-from planner.engines.support import EngineSupport, SpeedGap, platform_rows
+from planner.engines.support import EngineSupport, LoraSupport, SpeedGap, platform_rows
 
 VLLM_SUPPORT = EngineSupport(
     label="vLLM",
@@ -36,7 +36,9 @@ VLLM_SUPPORT = EngineSupport(
     online_quantization={"fp8": "--quantization fp8", "fp16": "--dtype float16", "bf16": "--dtype bfloat16"},
     context_flag="--max-model-len",
     cpu_offload_flag="--cpu-offload-gb",
-    lora_flag="--enable-lora --max-loras",
+    # engine/arg_utils.py (0.34.0 :1628-1650): --enable-lora --max-loras --max-lora-rank --max-cpu-loras; every
+    # supported module wrapped unless --lora-target-modules (from 0.19.0) names them; fused MoE experts get slots
+    lora=LoraSupport(slots_flag="--max-loras", host_flag="--max-cpu-loras"),
     kv_offload_backends=("native", "lmcache"),
     # vllm/config/speculative.py SpeculativeMethod: draft_model, eagle, eagle3, medusa, mtp (and n-gram).
     speculative_methods=("draft", "eagle", "eagle3", "medusa", "mtp"),

@@ -69,6 +69,9 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     speculative_mtp: bool = False
     speculative_medusa: bool = False
     kv_offloading_flags: bool = False
+    lora_ranks: tuple[int, ...] = (8, 16, 32, 64, 128, 256)  # what --max-lora-rank takes
+    flag_lora_target_modules: bool = False
+    lora_moe_experts: bool = False  # fused MoE experts get adapter slots
 
 
 class NonTorchEra(BaseModel, frozen=True, extra="forbid"):
