@@ -195,3 +195,24 @@ def test_tensorrt_llm_writes_the_windows_and_the_speculation_in_one_file() -> No
     assert "# kv_cache_config" not in engine.launch_command(request, result, request.overhead)  # type: ignore[arg-type]
     alone = request.model_copy(update={"deployment": None})
     assert engine.launch_command(alone, plan(alone), alone.overhead).startswith("# kv_cache_config")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("method", "model"), [("draft", "meta-llama/Llama-3.2-1B"), ("eagle", "<EAGLE head for meta-llama/Llama-3.1-8B>")]
+)
+def test_vllm_before_speculative_config_names_the_draft_model(method: str, model: str) -> None:
+    """``--speculative-config`` is first in the 0.8.2 wheel's ``engine/arg_utils.py`` (:783); 0.7.2 takes the proposer
+    as ``--speculative-model`` with ``--num-speculative-tokens`` (0.7.2 ``engine/arg_utils.py``), the method read from
+    the proposer's config."""
+    draft = _spec(method)
+    request = _on_release(LLAMA, "0.7.2", DeploymentOptions(speculative=draft))
+    flags = get_engine("vllm").deployment_flags(request, plan(request), 0)
+    assert shlex.split(" ".join(flags)) == ["--speculative-model", model, "--num-speculative-tokens", "3"]
+
+
+def _spec(method: str) -> SpeculativeOptions:
+    return SpeculativeOptions(
+        method=method,  # type: ignore[arg-type]
+        num_speculative_tokens=3,
+        draft_model=DRAFT if method == "draft" else None,
+    )

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import pytest
 
+from model_catalog import get_gpu, get_model
 from planner.bounds.errors import PlannerError
 from planner.core.overhead import parse_version
 from planner.core.units import GiB
-from planner.engines.registry import overhead_profile
+from planner.engines.registry import get_engine, overhead_profile
 from planner.engines.settings import BY_NAME
 from planner.engines.vllm.flags import FLAG_RULES
 from planner.engines.vllm.versions import first_release_with, known_releases
+from planner.planning.plan import PlanRequest, plan
 
 # setting, value, the last release without the flag, the first with it (both wheels read)
 FIRST = [
@@ -44,3 +46,28 @@ def test_every_release_gated_flag_is_a_launch_setting_with_a_rule() -> None:
         since = first_release_with(rule)
         first = releases[0]
         assert parse_version(first) <= parse_version(since), f"{rule}: {since} is before the planner's {first}"
+
+
+def test_vllm_before_data_parallel_runs_one_server_per_replica() -> None:
+    """``--data-parallel-size`` is first in the 0.8.3 wheel's ``engine/arg_utils.py`` (:429): two replicas
+    under 0.7.2 are two ``vllm serve`` processes, each on its own GPUs, which the command says instead of passing
+    a flag the release stops at."""
+    gpu = get_gpu("h100-sxm-80gb")
+    request = PlanRequest(
+        model=get_model("meta-llama/Llama-3.1-8B").spec,
+        gpu=gpu,
+        gpu_memory_bytes=gpu.memory_bytes_for(True),
+        gpu_count=2,
+        tensor_parallel=1,
+        overhead=overhead_profile("vllm", version="0.7.2"),
+    )
+    result = plan(request)
+    assert result.replicas == 2
+    note, command = get_engine("vllm").launch_command(request, result, request.overhead).split("\n")  # type: ignore[arg-type]
+    assert "--data-parallel-size" not in command and command.startswith("vllm serve meta-llama/Llama-3.1-8B")
+    assert note == (
+        "# vLLM 0.7.2 has no --data-parallel-size (it came with 0.8.3): run this command once per replica, 2 in all, "
+        "each on its own GPU (CUDA_VISIBLE_DEVICES), behind a load balancer"
+    )
+    newer = request.model_copy(update={"overhead": overhead_profile("vllm", version="0.8.5")})
+    assert "--data-parallel-size 2" in get_engine("vllm").launch_command(newer, plan(newer), newer.overhead)  # type: ignore[arg-type]

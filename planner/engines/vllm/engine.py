@@ -106,10 +106,13 @@ class VllmEngine(Engine):
             "method": VLLM_SPECULATIVE_METHODS[spec.method],
             "num_speculative_tokens": spec.num_speculative_tokens,
         }
-        if spec.draft_model is not None:
-            config = {"model": spec.draft_model.id, **config}
-        elif spec.method != "mtp":
-            config = {"model": speculative_head(spec.method, request.model), **config}
+        proposer = spec.draft_model.id if spec.draft_model is not None else speculative_head(spec.method, request.model)
+        overhead = request.overhead
+        if isinstance(overhead, VllmProfile | Calibrated) and not as_vllm(overhead).rules.flag_speculative_config:
+            # before --speculative-config (0.8.2): the proposer's path, its method read from its config
+            return [f"--speculative-model {word(proposer)} --num-speculative-tokens {spec.num_speculative_tokens}"]
+        if spec.method != "mtp":
+            config = {"model": proposer, **config}
         return [f"--speculative-config {word(json.dumps(config))}"]
 
     def fraction_default(

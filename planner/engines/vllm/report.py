@@ -30,7 +30,7 @@ from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import stage_context, vllm_stage, vllm_stage_kept
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
-from planner.engines.vllm.versions import release_note
+from planner.engines.vllm.versions import first_release_with, release_note
 from planner.planning.plan import PlanRequest, load_context
 from planner.planning.results import PlanResult
 
@@ -306,14 +306,32 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
         command += f" --tokenizer {model_word(request.model)[0]}"
     if pp > 1:
         command += f" --pipeline-parallel-size {pp}"
-    if dp > 1:
+    if dp > 1 and profile.rules.flag_data_parallel_size:
         command += f" --data-parallel-size {dp}"
     if profile.kv_cache_memory_bytes is not None:
         command += f" --kv-cache-memory {profile.kv_cache_memory_bytes}"
     else:
         command += f" --gpu-memory-utilization {profile.utilization_for(request.gpu):g}"
     command += f" --max-model-len {result.max_model_len} --max-num-seqs {seqs}{VLLM_KV_FLAGS.get(result.kv_dtype, '')}"
-    return with_note(command + knob_flags(profile), loading)
+    command = with_note(command + knob_flags(profile), loading)
+    if dp > 1 and not profile.rules.flag_data_parallel_size:
+        return replicas_note(profile, dp, tp * pp) + command
+    return command
+
+
+def replicas_note(profile: VllmProfile, replicas: int, gpus: int) -> str:
+    """A release before ``--data-parallel-size`` (0.8.3) serves one replica a process: the comment line that says so.
+
+    >>> replicas_note(VllmProfile(engine_version="0.7.2"), 4, 2).rstrip()
+    '# vLLM 0.7.2 has no --data-parallel-size (it came with 0.8.3): run this command once per replica, 4 in all, \
+each on its own 2 GPUs (CUDA_VISIBLE_DEVICES), behind a load balancer'
+    """
+    since = first_release_with("flag_data_parallel_size")
+    own = "its own GPU" if gpus == 1 else f"its own {gpus} GPUs"
+    return (
+        f"# vLLM {profile.engine_version} has no --data-parallel-size (it came with {since}): run this command once "
+        f"per replica, {replicas} in all, each on {own} (CUDA_VISIBLE_DEVICES), behind a load balancer\n"
+    )
 
 
 def knob_flags(profile: VllmProfile) -> str:

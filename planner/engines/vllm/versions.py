@@ -72,6 +72,8 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     lora_ranks: tuple[int, ...] = (8, 16, 32, 64, 128, 256)  # what --max-lora-rank takes
     flag_lora_target_modules: bool = False
     lora_moe_experts: bool = False  # fused MoE experts get adapter slots
+    flag_speculative_config: bool = False  # before: --speculative-model, --num-speculative-tokens
+    flag_data_parallel_size: bool = False  # before: one server per replica
 
 
 class NonTorchEra(BaseModel, frozen=True, extra="forbid"):
