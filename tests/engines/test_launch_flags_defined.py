@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from model_catalog import get_gpu, get_model
 from planner.bounds.errors import PlannerError
@@ -82,12 +84,18 @@ CASES: dict[str, tuple[dict[str, Any], DeploymentOptions | None, dict[str, Any]]
 }
 
 
-def _command(engine: str, version: str, case: str) -> list[str] | None:
-    """The launch command and engine settings of ``case`` under ``engine`` ``version`` as tokens; ``None`` when
-    the planner refuses the set-up (for that release, or the engine)."""
-    settings, options, fields = CASES[case]
+def _case(engine: str, version: str, case: str) -> list[str] | None:
+    """:func:`_command` of one of :data:`CASES`."""
+    return _command(engine, version, *CASES[case])
+
+
+def _command(
+    engine: str, version: str, launch: dict[str, Any], options: DeploymentOptions | None, fields: dict[str, Any]
+) -> list[str] | None:
+    """The launch command and engine settings of a set-up under ``engine`` ``version`` as tokens; ``None`` when
+    the planner refuses it (for that release, or the engine)."""
     try:
-        profile = overhead_profile(engine, version=version, **settings)
+        profile = overhead_profile(engine, version=version, **launch)
     except PlannerError:
         return None
     request = PlanRequest.model_validate(
@@ -115,10 +123,10 @@ def _command(engine: str, version: str, case: str) -> list[str] | None:
 @pytest.mark.parametrize(("engine", "version"), sorted(defined()))
 def test_every_flag_is_one_the_release_defines(engine: str, version: str) -> None:
     flags, negatable = defined()[(engine, version)]
-    assert _command(engine, version, "defaults") is not None  # every release is launched at its defaults
+    assert _case(engine, version, "defaults") is not None  # every release is launched at its defaults
     wrong = {}
     for case in CASES:
-        tokens = _command(engine, version, case)
+        tokens = _case(engine, version, case)
         if tokens is not None:
             bad = undefined(tokens, flags, negatable)
             if bad:
@@ -133,3 +141,33 @@ def test_the_check_sees_an_undefined_flag() -> None:
     assert undefined(["--no-enable-prefix-caching"], flags, negatable) == ["--no-enable-prefix-caching"]
     assert undefined(["--no-enable-prefix-caching"], flags, frozenset({"--enable-prefix-caching"})) == []
     assert undefined(["--data-parallel-size", "2"], flags, negatable) == ["--data-parallel-size"]
+
+
+# a launch setting's case in CASES, for the combinations below
+SETTING_CASES = {
+    "max_num_seqs": "max-num-seqs",
+    "enforce_eager": "enforce-eager",
+    "max_cudagraph_capture_size": "capture size",
+    "kv_cache_memory_bytes": "kv-cache-memory",
+    "max_num_batched_tokens": "batched tokens",
+}
+OPTIONS = ("lora", "lora on some modules", "cpu offload", "kv offload", "draft model", "eagle-3")
+LAYOUTS = ("defaults", "tensor parallel", "pipeline parallel", "data parallel", "fp8 weights and KV")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    release=st.sampled_from(sorted(defined())),
+    layout=st.sampled_from(LAYOUTS),
+    chosen=st.sets(st.sampled_from(sorted(SETTING_CASES)), max_size=3),
+    option=st.sampled_from((None, *OPTIONS)),
+)
+def test_combined_settings_use_only_defined_flags(
+    release: tuple[str, str], layout: str, chosen: set[str], option: str | None
+) -> None:
+    """Settings, deployment options and layouts together, as a reader combines them: a release runs the command
+    the planner gives for them, or the planner refuses them."""
+    values = {k: v for name in chosen for k, v in CASES[SETTING_CASES[name]][0].items()}
+    tokens = _command(*release, values, CASES[option][1] if option else None, CASES[layout][2])
+    if tokens is not None:
+        assert undefined(tokens, *defined()[release]) == []
