@@ -238,12 +238,20 @@ class Evaluator:
         the GPU only through its architecture, so they are asked once per architecture, weights and KV dtype."""
         key = (c.gpu.architecture, c.weights, c.kv_dtype)
         if key not in self._runners:
-            row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
+            engines = self.engines()
+            row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, engines)
             if row is None:
-                self._runners[key] = why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
+                self._runners[key] = why_not(c.gpu, c.weights, c.kv_dtype, self.moe, engines)
             else:
                 self._runners[key] = row
         return self._runners[key]
+
+    def engines(self) -> tuple[str, ...] | None:
+        """The engines a set-up may run on: the buyer's, or, under one engine's profile for every set-up
+        (``overhead``), that engine alone (it plans them, so it runs them)."""
+        if isinstance(self.fixed, EngineProfile):
+            return (self.fixed.engine_name,)
+        return self.workload.engines
 
     def purchase_problem(self, c: Candidate) -> str | None:
         """Why the set-up cannot be bought as planned (purchase pricing only; renting is per GPU)."""

@@ -167,8 +167,8 @@ class _PlainEvaluator(Evaluator):
         self.built = _PlainBuilt(self.model, self.workload, self.params)
 
     def runner(self, c: Candidate) -> SupportRow | str:
-        row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
-        return row if row is not None else why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.workload.engines)
+        row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines())
+        return row if row is not None else why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines())
 
     def host(self, c: Candidate) -> HostChoice | None:
         return choose_host(c.gpu, c.gpu_count, c.tensor_parallel, self.hosts, rack_only(self.workload))

@@ -103,7 +103,7 @@ def test_the_report_and_the_launch_command_agree_on_the_context(n_parallel: int)
 
 def test_the_advisor_launches_llamacpp_for_its_target_and_the_memory_page_agrees() -> None:
     dist = ContextDistribution(mean_tokens=8192, p95_tokens=8192, max_tokens=8192)
-    workload = Workload(context=dist, concurrent_conversations=40, pricing="cloud")
+    workload = Workload(context=dist, concurrent_conversations=40, pricing="cloud", engines=("llamacpp",))
     gpus = [H100, get_gpu("l40s"), get_gpu("rtx-4090")]
     ranking = rank(LLAMA_8B, workload, gpus=gpus, weights=["bf16"], kv_dtypes=["bf16"], overhead=_request().overhead)
     checked = 0

@@ -57,7 +57,9 @@ def test_what_no_engine_runs_is_explained() -> None:
     assert "fp8 KV cache" in why_not(mac, "q4_k_m", "fp8", moe=False)
     a100 = get_gpu("a100-sxm-80gb")
     assert runner(a100, "fp8", "bf16", moe=True) is None  # no FP8 MoE on Ampere
-    assert runner(get_gpu("mi300x"), "int4-awq", "bf16", moe=False) is None
+    assert runner(get_gpu("mi300x"), "int4-awq", "bf16", moe=False, engines=("vllm",)) is None  # vLLM: no AWQ on ROCm
+    row = runner(get_gpu("mi300x"), "int4-awq", "bf16", moe=False)
+    assert row is not None and row.engine == "sglang"  # its docs: awq on MI300X, Triton dequantize
     assert runner(get_gpu("h100-sxm-80gb"), "fp8", "fp8", moe=False, engines=("llamacpp",)) is None
 
 
