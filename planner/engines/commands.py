@@ -59,3 +59,18 @@ def speculative_head(method: str, model: ModelSpec) -> str:
     '<EAGLE-3 head for meta-llama/Llama-3.1-8B>'
     """
     return f"<{HEAD_LABELS.get(method, method)} head for {model.id}>"
+
+
+def replicas_note(why: str, replicas: int, gpus: int) -> str:
+    """The comment line above a command an engine runs once per replica (``why`` it does not serve them from one
+    process): how many, and on which GPUs.
+
+    >>> replicas_note("llama-server serves one replica a process", 2, 1).rstrip()
+    '# llama-server serves one replica a process: run this command once per replica, 2 in all, each on its own GPU \
+(CUDA_VISIBLE_DEVICES), behind a load balancer'
+    """
+    own = "its own GPU" if gpus == 1 else f"its own {gpus} GPUs"
+    return (
+        f"# {why}: run this command once per replica, {replicas} in all, each on {own} (CUDA_VISIBLE_DEVICES), "
+        "behind a load balancer\n"
+    )

@@ -46,7 +46,7 @@ from planner.core.units import GiB
 from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import Engine, EngineReport, engine_total_bytes, gib_text, own_profile
 from planner.engines.checkpoints import GGUF, with_note
-from planner.engines.commands import speculative_head, word
+from planner.engines.commands import replicas_note, speculative_head, word
 from planner.engines.logscan import Lines, number, pattern
 from planner.engines.support import EngineSupport, platform_rows
 from planner.engines.vllm.estimates import vllm_activation_bytes
@@ -55,6 +55,9 @@ from planner.planning.results import PlanResult
 
 TRTLLM_CONTEXT_BYTES = round(0.6 * GiB)  # CUDA context + cuBLAS/TensorRT runtime (indicative)
 TRTLLM_DEFAULT_VERSION = "1.0.0"
+# trtllm-serve: NVIDIA/TensorRT-LLM issue #2667 runs it on 0.16.0; in September 2024 (0.12-0.13) the project pointed
+# OpenAI-API users to examples/apps (issue #2237). Releases before: trtllm-build engines served by Triton.
+TRTLLM_SERVE_FROM = (0, 16, 0)
 
 
 class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
@@ -303,6 +306,8 @@ class TrtllmEngine(Engine):
 
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         trt = self._own(profile)
+        if parse_version(trt.engine_version) < TRTLLM_SERVE_FROM:
+            return triton_note(result, trt)
         loading = self.weight_loading(request.model, result.weights)
         command = (
             f"trtllm-serve {loading.model_argument}{loading.flags} --tp_size {result.tensor_parallel} --pp_size "
@@ -316,7 +321,24 @@ class TrtllmEngine(Engine):
         if windows and not speculating:  # else in the speculative flag's file
             key, value = windows[0], windows[1].strip()  # "kv_cache_config:", "max_attention_window: [...]"
             command = f"# {key} {{{value}}} in an --extra_llm_api_options YAML file (the model's windows)\n{command}"
-        return with_note(command, loading)
+        command = with_note(command, loading)
+        if result.replicas == 1:
+            return command
+        gpus = result.tensor_parallel * result.pipeline_parallel
+        return replicas_note("trtllm-serve serves one replica a process", result.replicas, gpus) + command
+
+
+def triton_note(result: PlanResult, trt: TrtllmProfile) -> str:
+    """What a release before ``trtllm-serve`` is launched with, as comment lines: an engine built by
+    ``trtllm-build`` with the plan's sizes, served by Triton's tensorrtllm backend at the plan's memory fraction."""
+    return (
+        f"# TensorRT-LLM {trt.engine_version} has no trtllm-serve (NVIDIA/TensorRT-LLM#2667 runs it on 0.16.0): build "
+        f"a TensorRT engine with trtllm-build (tp_size {result.tensor_parallel}, pp_size {result.pipeline_parallel}, "
+        f"max_batch_size {trt.batch_size}, max_seq_len {result.max_model_len}, max_num_tokens {trt.max_num_tokens})\n"
+        "# and serve it with Triton's tensorrtllm backend at kv_cache_free_gpu_mem_fraction "
+        f"{trt.kv_cache_free_gpu_mem_fraction:g}"
+        + (f", one server per replica ({result.replicas} in all)" if result.replicas > 1 else "")
+    )
 
 
 def window_lines(request: PlanRequest, result: PlanResult, trt: TrtllmProfile) -> list[str]:

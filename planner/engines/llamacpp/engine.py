@@ -18,6 +18,7 @@ from planner.core.overhead import EngineProfile
 from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import Engine, EngineReport, own_profile
 from planner.engines.checkpoints import CHECKPOINT_KIND, GGUF, WeightLoading, gguf_file, with_note
+from planner.engines.commands import replicas_note
 from planner.engines.llamacpp.logparse import parse_llamacpp
 from planner.engines.llamacpp.profile import LlamacppProfile
 from planner.engines.llamacpp.report import llamacpp_max_model_len, llamacpp_report, llamacpp_slots_that_fit
@@ -137,7 +138,10 @@ class LlamacppEngine(Engine):
         )
         if tp > 1 or pp > 1:
             command += f" --split-mode layer --tensor-split {','.join(['1'] * (tp * pp))}"
-        return with_note(command, loading)
+        command = with_note(command, loading)
+        if result.replicas == 1:
+            return command
+        return replicas_note("llama-server serves one replica a process", result.replicas, tp * pp) + command
 
     def context_limit_words(self) -> str:
         return "context per slot (`-c` ÷ `-np`)"

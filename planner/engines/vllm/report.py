@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from planner.engines.base import BEFORE_KV_CACHE, EngineReport, engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
+from planner.engines.commands import replicas_note as one_per_replica
 from planner.engines.loading import kernel_padding_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import (
@@ -327,10 +328,8 @@ def replicas_note(profile: VllmProfile, replicas: int, gpus: int) -> str:
 each on its own 2 GPUs (CUDA_VISIBLE_DEVICES), behind a load balancer'
     """
     since = first_release_with("flag_data_parallel_size")
-    own = "its own GPU" if gpus == 1 else f"its own {gpus} GPUs"
-    return (
-        f"# vLLM {profile.engine_version} has no --data-parallel-size (it came with {since}): run this command once "
-        f"per replica, {replicas} in all, each on {own} (CUDA_VISIBLE_DEVICES), behind a load balancer\n"
+    return one_per_replica(
+        f"vLLM {profile.engine_version} has no --data-parallel-size (it came with {since})", replicas, gpus
     )
 
 
