@@ -228,8 +228,8 @@ def parse_trtllm(lines: Lines) -> dict[str, object] | None:
 TRTLLM_SUPPORT = EngineSupport(
     label="TensorRT-LLM",
     platforms=platform_rows("trtllm"),
-    # trtllm-serve --kv_cache_dtype fp8 (NVIDIA/TensorRT-LLM PR #11487); an INT8 cache comes with a ModelOpt
-    # checkpoint quantized with kv_cache_quant_algo INT8 (no flag).
+    # kv_cache_config.dtype fp8 in the options file (cache_config_lines); an INT8 cache comes with a ModelOpt
+    # checkpoint quantized with kv_cache_quant_algo INT8 (no setting).
     kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8", "fp8_e4m3": "fp8", "int8": "auto"},
     kv_refusals={"int4": "TensorRT-LLM has no 4-bit KV cache in its PyTorch flow; its smallest are FP8 and INT8"},
     weight_refusals={
@@ -272,11 +272,11 @@ class TrtllmEngine(Engine):
         """``speculative_config`` in an ``--extra_llm_api_options`` YAML file (trtllm-serve has no flag of its own
         for it; ``tensorrt_llm/llmapi/llm_args.py``: ``decoding_type`` Draft_Target, Eagle, Eagle3, Medusa or MTP,
         ``max_draft_len``, ``speculative_model``; MTP's ``num_nextn_predict_layers`` is its draft length), given
-        here as a file the shell writes (bash process substitution); the model's attention windows, when set
-        (:func:`window_lines`), go in the same file, since trtllm-serve reads one."""
+        here as a file the shell writes (bash process substitution); the cache's dtype and the model's attention
+        windows, when set (:func:`cache_config_lines`), go in the same file, since trtllm-serve reads one."""
         k = spec.num_speculative_tokens
         overhead = request.overhead if isinstance(request.overhead, TrtllmProfile) else None
-        lines = window_lines(request, result, self._own(overhead))
+        lines = cache_config_lines(request, result, self._own(overhead))
         lines += ["speculative_config:", f"  decoding_type: {TRTLLM_DECODING[spec.method]}"]
         if spec.method == "mtp":
             lines.append(f"  num_nextn_predict_layers: {k}")
@@ -285,11 +285,7 @@ class TrtllmEngine(Engine):
                 spec.draft_model.id if spec.draft_model is not None else speculative_head(spec.method, request.model)
             )
             lines += [f"  max_draft_len: {k}", f"  speculative_model: {json.dumps(drafter)}"]  # a YAML string
-        return [f"--extra_llm_api_options <(printf '%s\\n' {' '.join(word(line) for line in lines)})"]
-
-    def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:
-        name = self.support.kv_cache_names.get(kv_dtype, "auto")
-        return () if name == "auto" else ("--kv_cache_dtype", name)
+        return [options_flag(lines)]
 
     def parse_log(self, lines: Lines) -> dict[str, object] | None:
         return parse_trtllm(lines)
@@ -315,12 +311,10 @@ class TrtllmEngine(Engine):
             f" --max_batch_size {trt.batch_size} --max_num_tokens {trt.max_num_tokens}"
             f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
         )
-        command = " ".join((command, *self.kv_cache_flags(result.kv_dtype)))
         speculating = request.deployment is not None and request.deployment.speculative is not None
-        windows = window_lines(request, result, trt)
-        if windows and not speculating:  # else in the speculative flag's file
-            key, value = windows[0], windows[1].strip()  # "kv_cache_config:", "max_attention_window: [...]"
-            command = f"# {key} {{{value}}} in an --extra_llm_api_options YAML file (the model's windows)\n{command}"
+        config = cache_config_lines(request, result, trt)
+        if config and not speculating:  # else in the speculative flag's file: trtllm-serve reads one
+            command += " " + options_flag(config)
         command = with_note(command, loading)
         if result.replicas == 1:
             return command
@@ -341,13 +335,26 @@ def triton_note(result: PlanResult, trt: TrtllmProfile) -> str:
     )
 
 
-def window_lines(request: PlanRequest, result: PlanResult, trt: TrtllmProfile) -> list[str]:
-    """``kv_cache_config.max_attention_window`` at the model's own windows as YAML lines, when the profile sets
-    them and the model has windowed layers (:func:`attention_windows`); none otherwise."""
-    if not (trt.attention_windows and has_windows(request.model)):
-        return []
-    windows = ", ".join(str(w) for w in attention_windows(request.model, result.max_model_len))
-    return ["kv_cache_config:", f"  max_attention_window: [{windows}]"]
+def cache_config_lines(request: PlanRequest, result: PlanResult, trt: TrtllmProfile) -> list[str]:
+    """``kv_cache_config`` as YAML lines of the ``--extra_llm_api_options`` file (``tensorrt_llm/llmapi/llm_args.py``
+    ``KvCacheConfig``): ``dtype`` for a quantized cache (trtllm-serve's own ``--kv_cache_dtype`` came in the 1.3 line,
+    NVIDIA/TensorRT-LLM PR #11487, merged 2026-03-03; 1.0 has none) and ``max_attention_window`` at the model's own
+    windows when the profile sets them and the model has windowed layers (:func:`attention_windows`); none at the
+    defaults."""
+    lines = []
+    name = TRTLLM_SUPPORT.kv_cache_names.get(result.kv_dtype, "auto")
+    if name != "auto":
+        lines.append(f"  dtype: {name}")
+    if trt.attention_windows and has_windows(request.model):
+        windows = ", ".join(str(w) for w in attention_windows(request.model, result.max_model_len))
+        lines.append(f"  max_attention_window: [{windows}]")
+    return ["kv_cache_config:", *lines] if lines else []
+
+
+def options_flag(lines: list[str]) -> str:
+    """``--extra_llm_api_options`` with a file of ``lines`` the shell writes (bash process substitution), each line
+    one quoted word."""
+    return f"--extra_llm_api_options <(printf '%s\\n' {' '.join(word(line) for line in lines)})"
 
 
 def attention_windows(model: ModelSpec, max_len: int) -> list[int]:

@@ -5,6 +5,7 @@ at run time (planner/engines/trtllm.py's docstring: ``KvCacheConfig.max_attentio
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from model_catalog import get_gpu, get_model
@@ -85,20 +86,39 @@ def test_trtllm_017_mistral_long_context_cells_within_the_bound() -> None:
 
 
 def test_the_launch_command_carries_the_windows_it_was_planned_with() -> None:
-    """With the window set, the command says where it goes (trtllm-serve has no flag for it: the LLM API's
-    ``kv_cache_config.max_attention_window``), one window per layer: Mistral's 32 layers at 4,096."""
+    """With the window set, the command carries it (trtllm-serve has no flag for it: the LLM API's
+    ``kv_cache_config.max_attention_window`` in the ``--extra_llm_api_options`` file the shell writes), one window per
+    layer: Mistral's 32 layers at 4,096. Before, a comment line named it and the pasted command ran without it."""
     engine = get_engine("trtllm")
     window = TrtllmProfile(attention_windows=True)
     request = _request(window)
-    command = engine.launch_command(request, plan(request), window)
-    first, serve = command.split("\n")
-    assert first == (
-        "# kv_cache_config: {max_attention_window: [" + ", ".join(["4096"] * 32) + "]} in an "
-        "--extra_llm_api_options YAML file (the model's windows)"
-    )
-    assert serve.startswith("trtllm-serve ") and "max_attention_window" not in engine.launch_command(
+    (serve,) = engine.launch_command(request, plan(request), window).split("\n")
+    assert serve.startswith("trtllm-serve ")
+    assert options_file(serve) == ["kv_cache_config:", "  max_attention_window: [" + ", ".join(["4096"] * 32) + "]"]
+    assert "extra_llm_api_options" not in engine.launch_command(
         _request(TrtllmProfile()), plan(_request(TrtllmProfile())), TrtllmProfile()
     )
+
+
+def options_file(command: str) -> list[str]:
+    """The lines of the ``--extra_llm_api_options <(...)`` file a command's shell writes."""
+    flag = command[command.index("--extra_llm_api_options ") :]
+    substitution = flag.split(" ", 1)[1]
+    written = subprocess.run(["bash", "-c", f"cat {substitution}"], capture_output=True, text=True, check=True)
+    return written.stdout.splitlines()
+
+
+def test_the_kv_dtype_goes_in_the_options_file() -> None:
+    """trtllm-serve 1.0 has no ``--kv_cache_dtype`` (NVIDIA/TensorRT-LLM PR #11487 added it, merged 2026-03-03, in the
+    1.3 line): an FP8 cache is the LLM API's ``kv_cache_config.dtype`` (``tensorrt_llm/llmapi/llm_args.py``
+    ``KvCacheConfig.dtype``), in the same file as the windows."""
+    engine = get_engine("trtllm")
+    window = TrtllmProfile(attention_windows=True)
+    request = _request(window).model_copy(update={"kv_dtype": "fp8"})
+    (serve,) = engine.launch_command(request, plan(request), window).split("\n")
+    assert "--kv_cache_dtype" not in serve
+    lines = options_file(serve)
+    assert lines[:2] == ["kv_cache_config:", "  dtype: fp8"] and lines[2].startswith("  max_attention_window: [4096")
 
 
 def test_the_report_says_what_the_windows_would_give() -> None:
