@@ -42,6 +42,19 @@ def target_names(model: ModelSpec, lora: LoraOptions) -> tuple[str, ...]:
     return tuple(names)
 
 
+def restricted(model: ModelSpec, lora: LoraOptions) -> bool:
+    """Whether the targets leave out a module of ``model`` the engine wraps by default (every module: a dense model
+    has no experts to leave out).
+
+    >>> from model_catalog import get_model
+    >>> llama = get_model("meta-llama/Llama-3.1-8B").spec
+    >>> restricted(llama, LoraOptions(target_modules=("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
+    ...     "down_proj"))), restricted(llama, LoraOptions(target_modules=("q_proj",)))
+    (False, True)
+    """
+    return not lora.every_module and target_names(model, lora) != target_names(model, LoraOptions())
+
+
 def lora_refusal(support: EngineSupport, model: ModelSpec, lora: LoraOptions) -> str | None:
     """Why the engine's adapter pool for ``model`` is not planned (:attr:`LoraSupport.refused_models`), or why a
     restricted set of modules is not (MLA's projections are not the q/k/v the options name), else ``None``."""
@@ -52,7 +65,7 @@ def lora_refusal(support: EngineSupport, model: ModelSpec, lora: LoraOptions) ->
             return f"{support.label}'s LoRA adapter pool for {KIND_WORDS[kind]} models is not planned: {why}"
     if not lora.every_module and not target_names(model, lora):
         return f"LoRA targets none of {model.id}'s modules ({', '.join(lora.target_modules)})"
-    if model.mla is not None and not lora.every_module:
+    if model.mla is not None and restricted(model, lora):
         return (
             "LoRA on some modules of MLA attention is not planned (its projections are not the q/k/v the options "
             "name: DeepSeek's kv_a_proj_with_mqa and kv_b_proj, fused by release): plan every module"
@@ -72,7 +85,7 @@ def lora_arguments(flags: LoraSupport, model: ModelSpec, lora: LoraOptions) -> s
     out = f"--enable-lora {flags.slots_flag} {lora.max_loras} --max-lora-rank {lora.max_lora_rank}"
     if lora.max_cpu_loras is not None:
         out += f" {flags.host_flag} {lora.max_cpu_loras}"
-    if not lora.every_module:
+    if restricted(model, lora):
         out += f" --lora-target-modules {' '.join(target_names(model, lora))}"
     elif flags.all_targets is not None:
         out += f" --lora-target-modules {flags.all_targets}"

@@ -95,6 +95,8 @@ def test_vllm_before_target_modules_refuses_a_restricted_set() -> None:
     assert reason == "vLLM 0.18.0 has no --lora-target-modules (the flag came with 0.19.0): it wraps every module"
     assert _flags("vllm", lora, version="0.19.0").endswith("--lora-target-modules qkv_proj")
     assert "--lora-target-modules" not in _flags("vllm", LoraOptions(), version="0.18.0")
+    dense = LoraOptions(target_modules=("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"))
+    assert "--lora-target-modules" not in _flags("vllm", dense, version="0.18.0")  # every module a dense model has
 
 
 def test_vllm_before_fused_moe_lora_refuses_expert_slots() -> None:

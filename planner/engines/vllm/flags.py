@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from planner.core.model import ModelSpec
 from planner.deploy.options import LoraOptions
+from planner.engines.lora_flags import restricted
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import VllmRules, first_release_with
 from planner.planning.request import PlanRequest
@@ -64,17 +66,17 @@ def release_refusal(profile: VllmProfile, request: PlanRequest) -> str | None:
     if options.kv_offload is not None and not rules.kv_offloading_flags:
         since = first_release_with("kv_offloading_flags")
         return f"vLLM {profile.engine_version} has no --kv-offloading-size (the flag came with {since})"
-    moe = request.model.moe is not None
-    return None if options.lora is None else lora_release_refusal(profile, options.lora, moe)
+    return None if options.lora is None else lora_release_refusal(profile, options.lora, request.model)
 
 
-def lora_release_refusal(profile: VllmProfile, lora: LoraOptions, moe: bool = False) -> str | None:
+def lora_release_refusal(profile: VllmProfile, lora: LoraOptions, model: ModelSpec) -> str | None:
     """A ``--max-lora-rank`` the release's choices do not hold (``lora_ranks``), a restricted set of modules
-    before ``--lora-target-modules`` (0.19.0), where every module is wrapped, or the experts of a MoE model (``moe``)
+    before ``--lora-target-modules`` (0.19.0), where every module is wrapped, or the experts of a MoE ``model``
     targeted before they got adapter slots (0.11.1).
 
     >>> from planner.engines.vllm.profile import VllmProfile
-    >>> lora_release_refusal(VllmProfile(engine_version="0.34.0"), LoraOptions(max_lora_rank=48))
+    >>> model = ModelSpec.model_construct(id="m", moe=None)
+    >>> lora_release_refusal(VllmProfile(engine_version="0.34.0"), LoraOptions(max_lora_rank=48), model)
     'vLLM 0.34.0 takes --max-lora-rank 1, 8, 16, 32, 64, 128, 256, 320 or 512, not 48: plan 64'
     """
     rules, version = profile.rules, profile.engine_version
@@ -84,10 +86,10 @@ def lora_release_refusal(profile: VllmProfile, lora: LoraOptions, moe: bool = Fa
         above = [r for r in ranks if r > lora.max_lora_rank]
         fix = f": plan {above[0]}" if above else ""
         return f"vLLM {version} takes --max-lora-rank {choices}, not {lora.max_lora_rank}{fix}"
-    if not lora.every_module and not rules.flag_lora_target_modules:
+    if restricted(model, lora) and not rules.flag_lora_target_modules:
         since = first_release_with("flag_lora_target_modules")
         return f"vLLM {version} has no --lora-target-modules (the flag came with {since}): it wraps every module"
-    if moe and "experts" in lora.target_modules and not rules.lora_moe_experts:
+    if model.moe is not None and "experts" in lora.target_modules and not rules.lora_moe_experts:
         since = first_release_with("lora_moe_experts")
         return f"vLLM {version} gives MoE experts no LoRA slots (they came with {since}); the plan counts them"
     return None
