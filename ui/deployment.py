@@ -30,6 +30,7 @@ from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.mixed import stage_gpu
 from planner.deploy.options import DeploymentOptions, KvOffloadOptions, LoraOptions, SpeculativeOptions
 from planner.deploy.sharing import mig_profiles, parse_nvidia_smi, used_memory_bytes
+from planner.engines import lora_flags
 from planner.engines.registry import default_engine, engine_names, get_engine, overhead_profile
 from planner.planning.plan import plan_basis
 from ui import binding, links, settings
@@ -45,7 +46,7 @@ DEFAULTS: dict[str, Any] = {
     S.SPEC_METHOD.url: S.NONE, S.DRAFT_MODEL.url: S.NONE, S.SPEC_TOKENS.url: 1, S.USED_MEMORY.url: 0.0,
     S.MIG.url: S.NONE, S.COLOCATE.url: S.NONE, S.COLOCATE_UTIL.url: 0.3, S.STAGE_GPUS.url: [],
 }  # fmt: skip
-LORA_RANKS = (8, 16, 32, 64, 128, 256, 512)
+LORA_RANKS = lora_flags.LORA_RANKS  # the ranks engines take, from the registry
 
 
 def changed(page: dict[str, str | list[str]]) -> dict[str, str | list[str]]:

@@ -23,6 +23,9 @@ from planner.deploy.options import LoraOptions
 from planner.engines.support import EngineSupport, LoraSupport
 
 KIND_WORDS = {"moe": "MoE", "mla": "MLA-attention"}
+# The ranks a dashboard offers: what vLLM's --max-lora-rank takes from 0.11.1 (config/lora.py MaxLoRARanks, to
+# 0.34.0; older releases take fewer and refuse the rest by name, versions.toml lora_ranks). SGLang takes any.
+LORA_RANKS: tuple[int, ...] = (1, 8, 16, 32, 64, 128, 256, 320, 512)
 
 
 def target_names(model: ModelSpec, lora: LoraOptions) -> tuple[str, ...]:

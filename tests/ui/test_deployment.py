@@ -89,3 +89,13 @@ def test_changed_names_only_the_settings_moved_from_their_defaults() -> None:
     assert deployment.changed(links.page_params(S.MEMORY, DEFAULTS)) == {}
     page = links.page_params(S.MEMORY, {**DEFAULTS, S.MAX_LORAS.url: 4, S.STAGE_GPUS.url: ["a100-sxm-80gb"]})
     assert deployment.changed(page) == {S.MAX_LORAS.url: "4", S.STAGE_GPUS.url: ["a100-sxm-80gb"]}
+
+
+def test_the_rank_choices_are_the_ranks_engines_take() -> None:
+    """The dashboard offers the ranks vLLM's ``--max-lora-rank`` takes (0.11.1 on: ``config/lora.py``
+    MaxLoRARanks), from the engine registry, not a list of its own: it used to offer 8-512 without 1 and 320."""
+    from planner.engines.lora_flags import LORA_RANKS
+    from planner.engines.vllm.versions import vllm_rules
+
+    assert deployment.LORA_RANKS == LORA_RANKS == vllm_rules("0.34.0").lora_ranks
+    assert 320 in deployment.LORA_RANKS and 1 in deployment.LORA_RANKS
