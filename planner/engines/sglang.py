@@ -278,7 +278,8 @@ def parse_sglang(lines: Lines) -> dict[str, object] | None:
 
 # srt/server_args.py (0.5.4 :2291-2331): --enable-lora, --max-loras-per-batch, --max-lora-rank, --max-loaded-loras,
 # --lora-target-modules ('all', or the names; required without --lora-paths). Its pool (srt/lora/mem_pool.py) has no
-# expert slots and sizes MLP buffers from the config's dense intermediate_size; its targets have no MLA projections
+# expert slots and sizes MLP buffers from the config's dense intermediate_size (srt/lora/utils.py get_hidden_dim,
+# 0.5.4 :59-93, unless the model class defines its own); its targets have no MLA projections
 # (SUPPORTED_LORA_TARGET_MODULES, srt/utils/common.py :3179-3189).
 SGLANG_LORA = LoraSupport(
     slots_flag="--max-loras-per-batch",
@@ -286,7 +287,7 @@ SGLANG_LORA = LoraSupport(
     all_targets="all",
     refused_models={
         "moe": "SGLang 0.5 gives the experts no adapter slots and sizes its MLP buffers from the config's dense "
-        "width (srt/lora/mem_pool.py); plan LoRA on this model with vLLM",
+        "width (srt/lora/utils.py get_hidden_dim); plan LoRA on this model with vLLM",
         "mla": "SGLang 0.5's --lora-target-modules have no MLA projections; plan LoRA on this model with vLLM",
     },
 )
