@@ -104,6 +104,8 @@ class Engine(ABC):
     # The settings a profile is built from, by their generic name (the CLI's and the link's): the profile field
     # each fills. ``fraction`` is the memory fraction; a setting the engine has no field for is refused.
     setting_fields: ClassVar[dict[str, str]] = {}
+    # A launch setting the engine does not plan -> its own flag for the same thing, named when the setting is refused
+    setting_counterparts: ClassVar[dict[str, str]] = {}
     support: ClassVar[EngineSupport]  # what it runs (platforms, KV dtypes) and which options it takes
     full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
     log_hint: ClassVar[str] = ""  # a start-up line the log reader looks for, for the message when none is found
@@ -135,7 +137,9 @@ class Engine(ABC):
             field = self.setting_fields.get(setting)
             if field is None:
                 what = "memory fraction" if setting == "fraction" else flag_name(setting)
-                raise PlannerError(f"engine: {self.label} has no {what} setting")
+                own = self.setting_counterparts.get(setting)
+                also = f"; its own {own} is not planned here" if own else ""
+                raise PlannerError(f"engine: {self.label} has no {what} setting{also}")
             data[field] = value
         return self.profile_type.model_validate(data)
 

@@ -331,6 +331,15 @@ class SglangEngine(Engine):
     )
 
     setting_fields: ClassVar[dict[str, str]] = {"fraction": "mem_fraction_static"}
+    # srt/server_args.py (0.5.4): --max-running-requests :1806, --max-total-tokens :1818, --chunked-prefill-size
+    # :1825, --cuda-graph-max-bs :2858, --disable-cuda-graph :2870
+    setting_counterparts: ClassVar[dict[str, str]] = {
+        "max_num_seqs": "--max-running-requests",
+        "kv_cache_memory_bytes": "--max-total-tokens",
+        "max_num_batched_tokens": "--chunked-prefill-size",
+        "max_cudagraph_capture_size": "--cuda-graph-max-bs",
+        "enforce_eager": "--disable-cuda-graph",
+    }
     support: ClassVar[EngineSupport] = SGLANG_SUPPORT
 
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:

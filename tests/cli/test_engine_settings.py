@@ -54,4 +54,6 @@ def test_a_fixed_kv_size_replaces_the_fraction(capsys: pytest.CaptureFixture[str
 
 def test_an_engine_without_the_setting_refuses_it(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*BASE, "--engine", "sglang", "--max-num-seqs", "2"]) == 2
-    assert capsys.readouterr().err.strip() == "error: engine: SGLang has no --max-num-seqs setting"
+    assert capsys.readouterr().err.strip() == (
+        "error: engine: SGLang has no --max-num-seqs setting; its own --max-running-requests is not planned here"
+    )
