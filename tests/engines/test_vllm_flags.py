@@ -71,3 +71,21 @@ def test_vllm_before_data_parallel_runs_one_server_per_replica() -> None:
     )
     newer = request.model_copy(update={"overhead": overhead_profile("vllm", version="0.8.5")})
     assert "--data-parallel-size 2" in get_engine("vllm").launch_command(newer, plan(newer), newer.overhead)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("version", "flag"),
+    [
+        ("0.7.2", "--limit-mm-per-prompt image=2,video=2"),
+        ("0.8.5", '--limit-mm-per-prompt \'{"image": 2, "video": 2}\''),
+        ("0.34.0", '--limit-mm-per-prompt \'{"image": 2, "video": 2}\''),
+    ],
+)
+def test_images_per_prompt_in_the_form_the_release_parses(version: str, flag: str) -> None:
+    """0.7.2 reads ``--limit-mm-per-prompt`` with ``nullable_kvs`` (``KEY=VALUE`` items: "Each item should be in the
+    form KEY=VALUE", ``engine/arg_utils.py`` :596-598; 0.8.4 :670-672 still); 0.8.5 takes JSON (``get_kwargs``
+    ``optional_type(json.loads)``, :673-674), and from 0.10.1 only JSON (no ``nullable_kvs`` in the wheel)."""
+    from planner.engines.vllm.report import knob_flags
+
+    profile = overhead_profile("vllm", version=version, limit_mm_per_prompt=2)
+    assert knob_flags(profile) == f" {flag}"  # type: ignore[arg-type]

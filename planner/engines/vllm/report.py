@@ -349,7 +349,10 @@ def knob_flags(profile: VllmProfile) -> str:
         flags += " --language-model-only"
     elif profile.limit_mm_per_prompt is not None:
         n = profile.limit_mm_per_prompt
-        flags += f' --limit-mm-per-prompt \'{{"image": {n}, "video": {n}}}\''
+        if profile.rules.limit_mm_json:
+            flags += f' --limit-mm-per-prompt \'{{"image": {n}, "video": {n}}}\''
+        else:  # KEY=VALUE items (nullable_kvs) before 0.8.5
+            flags += f" --limit-mm-per-prompt image={n},video={n}"
     if profile.enable_prefix_caching is not None:
         flags += " --enable-prefix-caching" if profile.enable_prefix_caching else " --no-enable-prefix-caching"
     return flags
