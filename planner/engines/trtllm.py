@@ -268,6 +268,20 @@ class TrtllmEngine(Engine):
     window_setting: ClassVar[str | None] = "max_attention_window"
     support: ClassVar[EngineSupport] = TRTLLM_SUPPORT
 
+    def refusal(self, request: PlanRequest) -> str | None:
+        """:meth:`Engine.refusal`, and speculative decoding before trtllm-serve, which builds it into the engine
+        (``trtllm-build --speculative_decoding_mode``) instead of reading an options file."""
+        found = super().refusal(request)
+        overhead, options = request.overhead, request.deployment
+        if found is not None or options is None or options.speculative is None:
+            return found
+        if not isinstance(overhead, TrtllmProfile) or parse_version(overhead.engine_version) >= TRTLLM_SERVE_FROM:
+            return None
+        return (
+            f"TensorRT-LLM {overhead.engine_version} builds speculative decoding into the engine "
+            "(trtllm-build --speculative_decoding_mode), not planned here; plan 1.0"
+        )
+
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
         """``speculative_config`` in an ``--extra_llm_api_options`` YAML file (trtllm-serve has no flag of its own
         for it; ``tensorrt_llm/llmapi/llm_args.py``: ``decoding_type`` Draft_Target, Eagle, Eagle3, Medusa or MTP,

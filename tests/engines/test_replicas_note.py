@@ -64,3 +64,23 @@ def test_tensorrt_llm_before_trtllm_serve_is_built_and_served_by_triton(version:
     assert f"TensorRT-LLM {version} has no trtllm-serve" in text and "trtllm-build" in text
     assert "kv_cache_free_gpu_mem_fraction 0.9" in text and "tp_size 4" in text
     assert _lines("trtllm", "bf16", "bf16", version="1.0.0", tp=4)[-1].startswith("trtllm-serve ")
+
+
+def test_tensorrt_llm_before_trtllm_serve_refuses_speculation_it_builds_in() -> None:
+    """Before trtllm-serve the speculative mode is built into the engine (``trtllm-build --speculative_decoding_mode``):
+    there is no options file to write it to, so the planner refuses it rather than print one."""
+    from planner.deploy.options import DeploymentOptions, SpeculativeOptions
+
+    draft = get_model("meta-llama/Llama-3.2-1B").spec
+    options = DeploymentOptions(speculative=SpeculativeOptions(method="draft", draft_model=draft))
+    for version, refused in (("0.9.0", True), ("1.0.0", False)):
+        request = PlanRequest(
+            model=LLAMA,
+            gpu=H100,
+            gpu_memory_bytes=H100.memory_bytes_for(True),
+            overhead=overhead_profile("trtllm", version=version),
+            deployment=options,
+        )
+        reason = get_engine("trtllm").refusal(request)
+        assert (reason is not None) == refused, reason
+        assert reason is None or reason.startswith("TensorRT-LLM 0.9.0 builds speculative decoding into the engine")
