@@ -15,6 +15,7 @@ from typing import ClassVar
 
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile
+from planner.deploy.offload import LLAMACPP_OUTPUT_FIRST_BUILD, llamacpp_build
 from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import Engine, EngineReport, own_profile
 from planner.engines.checkpoints import CHECKPOINT_KIND, GGUF, WeightLoading, gguf_file, with_note
@@ -26,6 +27,29 @@ from planner.engines.logscan import Lines
 from planner.engines.support import EngineSupport, platform_rows
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
+
+# llama-server's flags by the build that added them (``common/arg.cpp``), so that a command is one its build parses.
+# ``-fa`` took a value (on|off|auto, default auto) with the flash-attention type of late August 2025 (PR "llama: use
+# max. GPU layers by default, auto -fa"; downstream syncs to b6327 of 2025-08-31 name flash_attn_type, WasmEdge's to
+# b6343 "changed from bool to string"; approximate: the tag list is not in reach here); before it a bare switch, and
+# after it a bare ``-fa`` takes the next argument as its value. ``--n-cpu-moe``: PR #15077, in b6089 (2025-08-04).
+LLAMACPP_FA_VALUE_FIRST_BUILD = 6327
+LLAMACPP_N_CPU_MOE_FIRST_BUILD = 6089
+
+
+def flash_attn_flag(version: str) -> str:
+    """``-fa`` as the build spells flash attention on.
+
+    >>> flash_attn_flag("b6000"), flash_attn_flag("b7470")
+    ('-fa', '-fa on')
+    """
+    return "-fa on" if llamacpp_build(version) >= LLAMACPP_FA_VALUE_FIRST_BUILD else "-fa"
+
+
+def has_n_cpu_moe(profile: LlamacppProfile) -> bool:
+    """Whether the planned build takes ``--n-cpu-moe`` (:data:`LLAMACPP_N_CPU_MOE_FIRST_BUILD`)."""
+    return llamacpp_build(profile.engine_version) >= LLAMACPP_N_CPU_MOE_FIRST_BUILD
+
 
 LLAMACPP_SUPPORT = EngineSupport(
     label="llama.cpp",
@@ -102,6 +126,24 @@ class LlamacppEngine(Engine):
     def parse_log(self, lines: Lines) -> dict[str, object] | None:
         return parse_llamacpp(lines)
 
+    def releases(self) -> tuple[str, ...]:
+        """The logs' build and the first the planner plans differently (:data:`planner.deploy.offload.
+        LLAMACPP_OUTPUT_FIRST_BUILD`: the output layer on the GPU first), which also takes ``-fa on`` and
+        ``--n-cpu-moe``."""
+        return ("b6000", f"b{LLAMACPP_OUTPUT_FIRST_BUILD}")
+
+    def refusal(self, request: PlanRequest) -> str | None:
+        """:meth:`Engine.refusal`, and ``--n-cpu-moe`` on a build before it (:data:`LLAMACPP_N_CPU_MOE_FIRST_BUILD`)."""
+        found = super().refusal(request)
+        options, profile = request.deployment, request.overhead
+        moe_offload = options is not None and options.cpu_moe_layers > 0
+        if found is None and moe_offload and isinstance(profile, LlamacppProfile) and not has_n_cpu_moe(profile):
+            return (
+                f"llama.cpp {profile.engine_version} has no --n-cpu-moe (it came with "
+                f"b{LLAMACPP_N_CPU_MOE_FIRST_BUILD}); its -ot / --override-tensor keeps expert tensors on the CPU"
+            )
+        return found
+
     def _own(self, profile: EngineProfile | None) -> LlamacppProfile:
         return own_profile(profile, LlamacppProfile, "a llama.cpp profile")
 
@@ -136,7 +178,7 @@ class LlamacppEngine(Engine):
         command = (
             f"llama-server -m {loading.model_argument} -c {result.max_model_len * lc.slots}"
             f" -np {lc.slots} -ngl {ngl}{' -kvu' if lc.kv_unified else ''}"
-            f"{' -fa on' if lc.flash_attn else ''}{kv_flags}"
+            f"{' ' + flash_attn_flag(lc.engine_version) if lc.flash_attn else ''}{kv_flags}"
         )
         if tp > 1 or pp > 1:
             command += f" --split-mode layer --tensor-split {','.join(['1'] * (tp * pp))}"
