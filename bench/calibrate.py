@@ -208,6 +208,7 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
                     float(gib),
                     weights_bytes / GiB,
                     p.enforce_eager,
+                    p.reads_ahead,
                 )
             )
     return points
@@ -233,13 +234,14 @@ def fit(cases: list[Case]) -> VllmConstants:
         "sampler_copies": {k: round(theta[k], 4) for k in SAMPLER_KINDS if k in theta},
         "encoder_bytes": round(theta.get("encoder_bytes", 0.0)),
     }
-    eras, uma_share, graphics_extra = fit_non_torch(_non_torch_points(vllm, base_constants(**graphs, **activation)))
+    eras, uma_shares, graphics_extra = fit_non_torch(_non_torch_points(vllm, base_constants(**graphs, **activation)))
     base_tp1, base_tp = init_baselines(vllm)
     constants = VllmConstants(
         **activation,
         **graphs,
         non_torch=eras,
-        uma_weights_share=uma_share,
+        uma_weights_share=uma_shares.read_ahead,
+        uma_weights_share_lazy=uma_shares.lazy,
         graphics_extra=graphics_extra,
         init_baseline_tp1=base_tp1,
         init_baseline_tp=base_tp,

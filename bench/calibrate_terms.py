@@ -158,6 +158,7 @@ class NonTorchPoint(NamedTuple):
     gib: float
     weights_gib: float  # what the rank loaded (unified memory counts a share of it again)
     eager: bool = False  # --enforce-eager: no compile, so none of the graphics dies' fitted amount
+    read_ahead: bool = False  # a loader that reads the checkpoint ahead (planner.engines.vllm.unified)
 
     @property
     def datacenter(self) -> bool:
@@ -219,7 +220,7 @@ def _graphics_extra(points: list[NonTorchPoint], eras: tuple[NonTorchEra, ...]) 
     return median_bytes(over) or 0
 
 
-def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...], float, int]:
+def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...], UmaShares, int]:
     """The non-torch memory by era and device class, in order: (1) per era the medians of the datacenter compute
     dies' figures at TP 1, with a pipeline stage, and at TP 2 and per rank beyond with vLLM's NVLink collectives
     (an H100 at TP 2: 2.07 GiB in 0.19, against 0.25 at TP 1); (2) what graphics dies (RTX 3090, RTX 5090,
@@ -229,10 +230,9 @@ def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...],
     model: not fitted, since only the Qwen3.5/3.6 hybrids and hybrid MoEs log it and the two disagree by ~0.5 GiB
     (tests/fidelity/test_family_folds.py); (4) what unified memory adds, as a share of the weights
     the rank loaded (what the host stops counting in the MemAvailable vLLM reads there, and in the
-    ``cudaMemGetInfo`` its graph estimate reads, beyond the planner's own estimate: a DGX Spark's TP 1 start-up
-    with safetensors prefetch shows 0.25 of its weights, a two-Spark TP 2 one with fastsafetensors 0.28; an
-    empirical share that two set-ups cannot pin, docs/fidelity.md). A class with fewer than two figures in an
-    era takes the nearest earlier, else later, era's and says so."""
+    ``cudaMemGetInfo`` its graph estimate reads, beyond the planner's own estimate), by loader class
+    (:func:`uma_shares`). A class with fewer than two figures in an era takes the nearest earlier, else later,
+    era's and says so."""
     found = [{"since": since, **_era_fields([p for p in points if _in_era(p.version, i)])}
              for i, since in enumerate(NON_TORCH_ERAS)]  # fmt: skip
     donated = _donated(found, ("tp1", "tp2", "per_extra_rank", "pp"))
@@ -250,14 +250,28 @@ def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...],
             NonTorchEra(since=era["since"], evidence=evidence, **{"tp1": 0, "tp2": 0, "pp": 0, **values, **nccl})
         )
     fitted = tuple(eras)
-    probe = base_constants(non_torch=list(fitted), graphics_extra=graphics)
-    shares = [
-        (p.gib - VllmProfile(engine_version=p.version, constants=probe).non_torch_bytes(p.tp, p.pp, p.platform) / GiB)
-        / p.weights_gib
-        for p in points
-        if p.platform.integrated and p.weights_gib > 0
-    ]
-    return fitted, round(statistics.median(shares), 4) if shares else 0.0, graphics
+    return fitted, uma_shares(points, base_constants(non_torch=list(fitted), graphics_extra=graphics)), graphics
+
+
+class UmaShares(NamedTuple):
+    read_ahead: float  # VllmConstants.uma_weights_share
+    lazy: float  # VllmConstants.uma_weights_share_lazy
+
+
+def uma_shares(points: list[NonTorchPoint], probe: VllmConstants) -> UmaShares:
+    """What unified memory adds beyond ``probe``'s non-torch base, as a share of the weights the rank loaded: the
+    median of the start-ups' shares per loader class (planner.engines.vllm.unified: the loaders that read the
+    checkpoint ahead, and vLLM's default memory-mapped one). A class with fewer than two start-ups takes the median
+    of all of them, as an era with fewer than two figures takes its neighbour's (none at all: 0)."""
+    shares: dict[bool, list[float]] = {True: [], False: []}
+    for p in points:
+        if p.platform.integrated and p.weights_gib > 0:
+            base = VllmProfile(engine_version=p.version, constants=probe).non_torch_bytes(p.tp, p.pp, p.platform)
+            shares[p.read_ahead].append((p.gib - base / GiB) / p.weights_gib)
+    every = shares[True] + shares[False]
+    pooled = round(statistics.median(every), 4) if every else 0.0
+    ahead, lazy = (round(statistics.median(shares[k]), 4) if len(shares[k]) >= 2 else pooled for k in (True, False))
+    return UmaShares(ahead, lazy)
 
 
 def fit_graphs(points: list[tuple[int, int, float]]) -> tuple[int, int, int]:

@@ -41,13 +41,13 @@ UNMATCHED: dict[str, str] = {
         "its 'Memory profiling takes' DEBUG line would"
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
-        "KV -0.50 GiB: unified memory's non-torch is an empirical share of the loaded weights, the median of three "
-        "start-ups of two set-ups, read beside the planner's own graph estimate: this one shows 0.25, the two "
-        "MiniMax-M2.7 ones (0.29, TP 2, fastsafetensors, vLLM's small batch defaults on GB10) 0.28, so the median "
-        "is theirs; the unseen BF16 start-ups of 2026-12 (default loader) show ~0.09. The source fixes no loader "
-        "footprint to model instead (docs/fidelity.md, 'Unified memory'; its vision encoder's outputs held at a "
-        "65,536-token budget are a lead); GB10 start-ups with /proc/meminfo read around loading, profiling and the "
-        "graph estimate, per loader and page-cache state, would pin it"
+        "KV -0.53 GiB: unified memory's non-torch is an empirical share of the loaded weights by loader class, the "
+        "median of the read-ahead loaders' six start-ups (0.28) read beside the planner's own graph estimate: this "
+        "one (safetensors prefetch) shows 0.25, its no-MTP twin of the same evening 0.34, the two MiniMax-M2.7 ones "
+        "(fastsafetensors) 0.28. The source fixes no loader footprint to model instead (docs/fidelity.md, 'Unified "
+        "memory'; its vision encoder's outputs held at a 65,536-token budget are a lead); GB10 start-ups with "
+        "/proc/meminfo read around loading, profiling and the graph estimate, per loader and page-cache state, "
+        "would pin it"
     ),
     "vllm-0.27-rtxpro6000-qwen38-27b-fp8-mamba-refusal-recipes831": (
         "KV +0.78 GiB (the refusal is predicted): with the rejection sampler's warm-up at 1,024 sequences "
@@ -101,49 +101,48 @@ UNMATCHED: dict[str, str] = {
         "0.30.0 source rules out)"
     ),
     "vllm-0.27-gb10-qwen38-27b-bf16-32k-noprefix": (
-        "KV -9.6 GiB, verdict (unseen set, 2026-12): on this DGX Spark (vLLM 0.27.1, BF16, the default safetensors "
-        "load with auto-prefetch off on EXT4, 0.27.0 model_loader/weight_utils.py 'Auto-prefetch is disabled') "
-        "the 768k start-up of the same session prints 55.99 GiB consumed for 51.35 GiB of weights: 0.09 of the "
-        "weights beyond them, where the planner's unified-memory share (0.28, fitted on a prefetch load and a "
-        "fastsafetensors load) adds 14.4 GiB; and the planner's host default (10.90 GiB, the median of 37 public "
-        "Sparks, planner/engines/vllm/spark_hosts.py) refuses util 0.92 where this host held 7.37. Which loader "
-        "state moves MemAvailable is not in vLLM's source; GB10 start-ups of one model under each loader would pin "
-        "it. The host's share is a fact of each machine (public Sparks held 5.27-24.94 GiB; 26 of the 37 held "
-        "too much for util 0.92): the report says the check passes at util 0.92 only with at most 9.57 GiB held, "
-        "what it took, and that unified_memory_host_bytes settles it (planner/engines/vllm/caveats.py)"
+        "KV -1.11 GiB, verdict (unseen set, 2026-12; fitted since 2026-12-04): on this DGX Spark (vLLM 0.27.1, "
+        "BF16, the default safetensors load with auto-prefetch off on EXT4, 0.27.0 model_loader/weight_utils.py "
+        "'Auto-prefetch is disabled') the 768k start-up of the same session prints 55.99 GiB consumed for 51.35 "
+        "GiB of weights: 0.09 of the weights beyond them, the default loader's fitted share 0.12 (it was the read-"
+        "ahead loaders' 0.28, -9.6 GiB); the two start-ups of one session differ by 1.4 GiB of KV. And the "
+        "planner's host default (10.90 GiB, the median of 37 public Sparks, planner/engines/vllm/spark_hosts.py) "
+        "refuses util 0.92 where this host held 7.37. The host's share is a fact of each machine (public Sparks "
+        "held 5.27-24.94 GiB; 26 of the 37 held too much for util 0.92): the report says the check passes at util "
+        "0.92 only with at most 9.57 GiB held, what it took, and that unified_memory_host_bytes settles it "
+        "(planner/engines/vllm/caveats.py)"
     ),
     "vllm-0.27-gb10-qwen38-27b-bf16-768k-yarn-noprefix": (
-        "KV -8.2 GiB, verdict (unseen set): as the 32k run of the same session (consumed 55.99 GiB = weights 51.35 "
-        "+ 4.64, a 0.09 share against the fitted 0.28); the printed peak with the graph estimate (3.78 GiB, the "
-        "estimate 1.94) is above the planner's 1.03 + 1.20 (unified memory's estimate moves with the host)"
+        "verdict (unseen set; fitted since 2026-12-04; KV +0.30 GiB): as the 32k run of the same session, the "
+        "planner's host default (10.90 GiB) refuses util 0.92 where this host held 7.37"
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-util0.7": (
-        "KV +1.28 GiB (GB10 set of 2026-12, unseen): this start-up leaves 6.9 GiB beyond the planner's other terms "
-        "for the unified-memory one (0.35 of its 19.78 GiB of weights) and its MTP twin of the same evening (same "
-        "image, prefetch loader and flags; vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7) 5.3 (0.26): one set-up "
-        "moves 1.6 GiB between two boots, and the fitted share (0.28) sits between them. Its printed graph "
-        "estimate (0.61 GiB, capture 0.62) is a discrete GPU's where the twin printed -0.81"
+        "KV +1.26 GiB (GB10 set of 2026-12; fitted since 2026-12-04): this start-up leaves 6.9 GiB beyond the "
+        "planner's other terms for the unified-memory one (0.34 of its 19.78 GiB of weights) and its MTP twin of the "
+        "same evening (same image, prefetch loader and flags; vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7) 5.3 "
+        "(0.25): one set-up moves 1.6 GiB between two boots, and the read-ahead share (0.28) sits between them. Its "
+        "printed graph estimate (0.61 GiB, capture 0.62) is a discrete GPU's where the twin printed -0.81"
     ),
     "vllm-0.22-gb10-qwen36-35b-a3b-nvfp4-mtp2-util085": (
-        "KV +0.96 GiB (GB10 set of 2026-12, unseen): 7.1 GiB beyond the planner's other terms, 0.33 of the 21.9 GiB "
-        "loaded (safetensors prefetch, TP 1). The loader's two 'Available RAM' lines (MemAvailable, 0.22 "
-        "weight_utils.py) fall 89.06 -> 68.80 GiB across the main model's ~20.3 GiB of weights, so the page cache "
-        "the prefetch filled did not count as used: the excess comes before loading or after it (profile run, "
-        "compile), which the log does not split"
+        "KV +0.93 GiB (GB10 set of 2026-12; fitted since 2026-12-04): 7.1 GiB beyond the planner's other terms, "
+        "0.33 of the 21.9 GiB loaded (safetensors prefetch, TP 1). The loader's two 'Available RAM' lines "
+        "(MemAvailable, 0.22 weight_utils.py) fall 89.06 -> 68.80 GiB across the main model's ~20.3 GiB of weights, "
+        "so the page cache the prefetch filled did not count as used: the excess comes before loading or after it "
+        "(profile run, compile), which the log does not split"
     ),
     "vllm-0.22-gb10-qwen36-35b-a3b-nvfp4-mtp2-util085-boot2": (
-        "KV -0.67 GiB (GB10 set of 2026-12, unseen): the same set-up 14 minutes after the first boot prints 1.63 GiB "
-        "more KV (74.76 against 73.13) with the same weights and graph estimate; the planner's one figure sits "
-        "between the two boots (+0.96 / -0.67), which no input it has can separate"
+        "KV -0.70 GiB (GB10 set of 2026-12; fitted since 2026-12-04): the same set-up 14 minutes after the first "
+        "boot prints 1.63 GiB more KV (74.76 against 73.13) with the same weights and graph estimate; the planner's "
+        "one figure sits between the two boots (+0.93 / -0.70), which no input it has can separate"
     ),
     "vllm-0.27-gb10-qwen3-0.6b-util06": (
-        "KV +0.61 GiB (GB10 set of 2026-12, unseen): the printed consumed memory (3.35 GiB, one MemAvailable "
-        "drop, 0.27.0 utils/mem_utils.py:317-318) holds 2.23 GiB beside the planner's 1.12 GiB of weights, where the "
-        "planner puts 0.72 (the base and 0.28 of the weights); its predicted activation and graph estimate (0.56 + "
-        "0.61 GiB) are above the 0.26 the line leaves for both (73.01 - 3.35 - 69.40), which halves the miss. No "
-        "share of the weights gives 2.2 GiB at 1.1 GiB and 4.6 at 51 GiB (the 0.27.1 Qwen3.8-27B BF16 start-ups, "
-        "same default loader): on GB10 the non-torch figure is not proportional to the weights (docs/fidelity.md, "
-        "'Unified memory')"
+        "KV +0.80 GiB (GB10 set of 2026-12; fitted since 2026-12-04): the printed consumed memory (3.35 GiB, one "
+        "MemAvailable drop, 0.27.0 utils/mem_utils.py:317-318) holds 2.23 GiB beside the planner's 1.12 GiB of "
+        "weights, where the planner puts 0.38 (the base and the default loader's 0.12 of the weights); its predicted "
+        "activation and graph estimate (0.56 + 0.61 GiB) are above the 0.26 the line leaves for both (73.01 - 3.35 - "
+        "69.40), which halves the miss. No share of the weights gives 2.2 GiB at 1.1 GiB and 4.6 at 51 GiB (the "
+        "0.27.1 Qwen3.8-27B BF16 start-ups, same default loader): on GB10 the non-torch figure is not proportional "
+        "to the weights (docs/fidelity.md, 'Unified memory')"
     ),
     "vllm-0.26-a100-40gb-qwen38-27b-awq-int4-util093": (
         "KV +1.19 GiB (unseen set): the post prints no 'Model loading took' line, so what of cyankiwi's AWQ INT4 "
@@ -209,30 +208,36 @@ UNMATCHED: dict[str, str] = {
         "tests/engines/test_vllm_loaded_weights.py); the tokens follow the pool (concurrency exact given it)"
     ),
     "vllm-0.30.0-gb10-gpt-oss-20b-mxfp4-32k": (
-        "KV 1.01 GiB under (47.06 planned, 48.07 derived from the printed tokens): the unified-memory share (0.28"
-        " of the loaded weights, 3.96 GiB, fitted on a prefetch and a fastsafetensors load) on a default-loader "
-        "start-up; weights 14.14 planned against 13.80 printed (eighth blind set, 2026-12-03)"
+        "KV 1.35 GiB over (held out; 1.01 under with one share for every loader): the default loader's share (0.12 "
+        "of the loaded weights, 1.6 GiB) where this start-up leaves 0.24 beyond the planner's other terms; weights "
+        "14.14 planned against 13.80 printed (eighth blind set, 2026-12-03)"
     ),
     "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": (
-        "KV 3.52 GiB under (27.75 planned, 31.27 derived): the unified-memory share (7.95 GiB) on a default-"
-        "loader start-up, less the weights (28.41 planned, 27.64 printed); tokens -11 % (eighth blind set, "
-        "2026-12-03)"
+        "KV 1.21 GiB over (held out; 3.52 under with one share for every loader): the default loader's share (0.12 "
+        "of the weights) where this start-up leaves 0.19, and the weights (28.41 planned, 27.64 printed); tokens "
+        "+4 % (eighth blind set, 2026-12-03)"
     ),
     "vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k": (
-        "KV 13.72 GiB under (20.59 planned, 34.31 derived): the unified-memory share (9.58 GiB) and a concurrency"
-        " 40 % below the printed 44.82x (26.89x planned: the hybrid MoE's pages per request at 0.30 in 'align' "
-        "mode, 1,056-token attention blocks, not settled by this log, which prints no block size) (eighth blind "
-        "set, 2026-12-03)"
+        "KV 8.02 GiB under (held out; 13.72 with one share for every loader): the budget derived from the printed "
+        "tokens is not one the start-up can hold. The printed 1,468,523 tokens are exactly 1,703 blocks over the "
+        "planner's 38 pages per request (32 of 1,056 tokens, the block that holds the fp32 Gated-DeltaNet state of "
+        "the config's mamba_ssm_dtype, 0.30.0 model_executor/models/config.py:804-824, and 3 x 2 in 'align' mode); "
+        "no other block size that holds the state gives them. At 10 layers x 1,056 x 2,048 bytes a block that is "
+        "34.30 GiB, more than 0.55 x 121.69 less the printed 33.38 GiB of weights and the 1.06 GiB graph estimate "
+        "leave (32.49), so the page or the device total differs from the planner's; the log prints neither its "
+        "block size nor its total, which would settle it (eighth blind set, 2026-12-03)"
     ),
     "vllm-0.30.0-gb10-qwen3-30b-a3b-thinking-2507-fp8-32k": (
-        "KV 8.41 GiB under (27.67 planned, 36.07 derived): plain attention, so the derivation is direct: 0.55 x "
-        "121.69 - 29.10 (weights) - 36.07 (KV) leaves 1.76 GiB for activations, non-torch memory and the 1.10 GiB"
-        " graph estimate the log's notice implies; the planner's unified-memory share alone is 8.13 GiB (eighth "
-        "blind set, 2026-12-03)"
+        "KV 3.57 GiB under (held out; 8.41 with one share for every loader): plain attention, so the derivation is "
+        "direct: 0.55 x 121.69 - 29.10 (weights) - 36.07 (KV) leaves 1.76 GiB for activations, non-torch memory "
+        "and the 1.10 GiB graph estimate the log's notice implies, where the planner's non-torch alone, the default "
+        "loader's share with it, is 3.75 GiB: this start-up shows none of the weights beyond them. The report logs "
+        "'min MemAvailable' and ran its candidates one after another, so memory freed by another process during "
+        "the profile would count as gained (eighth blind set, 2026-12-03)"
     ),
     "vllm-0.30.0-gb10-hermes-4-14b-fp8-32k": (
-        "KV 3.09 GiB under (45.64 planned, 48.73 derived): the unified-memory share (4.26 GiB) on a default-"
-        "loader start-up (eighth blind set, 2026-12-03)"
+        "KV 0.55 GiB under (held out; 3.09 with one share for every loader): the default loader's share (0.12 of "
+        "the weights) where this start-up leaves 0.07 (eighth blind set, 2026-12-03)"
     ),
     "vllm-0.26.0-h100-gemma-4-31b-it-bf16-8k-gke": (
         "KV 4.09 GiB under (7.02 planned, 11.11 derived from the guide's 12,114 tokens): the flags are the "

@@ -18,7 +18,7 @@ from planner.assessment.words import context_label, split_label
 from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
 from planner.engines.registry import engine_names, get_engine, profile_label
-from planner.engines.settings import ENGINE_SETTINGS, shown_name
+from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, shown_name
 from ui.deferred import Deferred
 from ui.guard import as_text
 from ui.state import Selection
@@ -54,9 +54,17 @@ def _launch(sel: Selection) -> list[tuple[str, str]]:
     given = [(d, getattr(sel, shown_name(d))) for d in ENGINE_SETTINGS if getattr(sel, shown_name(d)) is not None]
     if not given:
         return []
-    words = [d.flag if d.kind == "flag" else f"{d.flag} {value:g}" + (" GiB" if d.kind == "bytes" else "")
-             for d, value in given if value is not False]  # fmt: skip
+    words = [_flag_words(d, value) for d, value in given if value is not False]
     return [("Launch", " ".join(words))] if words else []
+
+
+def _flag_words(declared: EngineSetting, value: object) -> str:
+    """One launch setting as the engine is started with it: ``--enforce-eager``, ``--kv-cache-memory 4 GiB``."""
+    if declared.kind == "flag":
+        return declared.flag
+    if declared.kind == "choice":
+        return f"{declared.flag} {value}"
+    return f"{declared.flag} {value:g}" + (" GiB" if declared.kind == "bytes" else "")
 
 
 def _hardware(sel: Selection) -> list[tuple[str, str]]:

@@ -32,6 +32,8 @@ def _valid(declared: EngineSetting) -> Callable[[object], bool]:
             return True
         if declared.kind == "flag":
             return isinstance(value, bool)
+        if declared.kind == "choice":
+            return value in declared.choices
         if isinstance(value, bool) or not isinstance(value, int | float):
             return False
         if declared.kind == "bytes":
@@ -49,7 +51,12 @@ def _draw(box: Any, declared: EngineSetting) -> Any:
         binding.put(setting.url, bool(value))
         box.checkbox(setting.label, key=setting.url, help=setting.help)
         return binding.record(setting, True if binding.drawn(setting) else None)
-    if declared.kind == "bytes":
+    if declared.kind == "choice":
+        box.selectbox(
+            setting.label, declared.choices, index=None, key=setting.url, help=setting.help,
+            placeholder="engine default",
+        )  # fmt: skip
+    elif declared.kind == "bytes":
         box.number_input(
             setting.label, min_value=MIN_GIB, max_value=declared.high / GiB, value=None, step=0.5, format="%.2f",
             key=setting.url, help=setting.help, placeholder="not set: from the fraction",

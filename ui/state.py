@@ -35,12 +35,19 @@ from planner.engines.registry import (
     supported_versions,
     weights_run,
 )
-from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, profile_shown, profile_values, shown_name
+from planner.engines.settings import (
+    ENGINE_SETTINGS,
+    EngineSetting,
+    SettingValue,
+    profile_shown,
+    profile_values,
+    shown_name,
+)
 from planner.engines.support import family
 from planner.engines.vllm.calibrated import Calibrated
 from planner.planning.plan import PlanRequest
 from ui import settings
-from ui.settings.parsing import show_flag
+from ui.settings.parsing import show_flag, show_number
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 DEFAULT_GPU = "h100-sxm-80gb"
@@ -86,9 +93,9 @@ def launch_changes(before: PlanRequest, after: PlanRequest) -> dict[str, str]:
     was, now = launch_values(before.overhead), launch_values(after.overhead)
     for declared in ENGINE_SETTINGS:
         value = now.get(declared.name)
-        if value is not None and value != was.get(declared.name) and isinstance(value, int | bool):
+        if value is not None and value != was.get(declared.name) and isinstance(value, int | bool | str):
             shown = profile_shown(declared, value)
-            changes[shown_name(declared)] = show_flag(shown) if isinstance(shown, bool) else f"{shown:g}"
+            changes[shown_name(declared)] = show_flag(shown) if isinstance(shown, bool) else show_number(shown)
     return changes
 
 
@@ -116,7 +123,7 @@ def default_util(
     return DEFAULT_UTIL
 
 
-def launch_in_session(values: Any) -> dict[str, int | bool]:
+def launch_in_session(values: Any) -> dict[str, SettingValue]:
     """The launch settings a session holds (``values``: its state, read by the names a link uses, before their boxes
     are drawn), as :meth:`Engine.profile` takes them; a value a box could not hold is left out.
 
@@ -163,6 +170,8 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     kv_cache_memory_gib: float | None = Field(default=None, gt=0)
     language_model_only: bool | None = None
     limit_mm_per_prompt: int | None = Field(default=None, ge=0)
+    load_format: str | None = None
+    safetensors_load_strategy: str | None = None
     max_attention_window: bool | None = None
     context_tokens: int = Field(default=DEFAULT_CONTEXT, ge=1)
     users: int = Field(default=DEFAULT_USERS, ge=1)
@@ -205,7 +214,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
         return default_util(self.engine, self.engine_version, self.gpu, self.launch_settings)
 
     @property
-    def launch_settings(self) -> dict[str, int | bool]:
+    def launch_settings(self) -> dict[str, SettingValue]:
         """The launch settings given (by their :meth:`Engine.profile` names), as ``fit``'s flags pass them."""
         return profile_values(
             {shown_name(declared): getattr(self, shown_name(declared)) for declared in ENGINE_SETTINGS}

@@ -29,7 +29,7 @@ from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, GiB, format_bytes
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_names, overhead_profile
-from planner.engines.settings import ENGINE_SETTINGS, profile_values
+from planner.engines.settings import ENGINE_SETTINGS, SettingValue, profile_values
 from planner.planning.plan import PlanRequest
 
 
@@ -90,6 +90,8 @@ def add_engine_setting_arguments(parser: argparse.ArgumentParser) -> None:
     for setting in ENGINE_SETTINGS:
         if setting.kind == "flag":
             parser.add_argument(setting.flag, action="store_true", default=None, help=setting.help)
+        elif setting.kind == "choice":
+            parser.add_argument(setting.flag, choices=setting.choices, help=setting.help)
         elif setting.kind == "bytes":
             parser.add_argument(
                 setting.flag + "-gib", type=decimal(0, setting.high / GiB, above_low=True), help=setting.help + " (GiB)"
@@ -98,7 +100,7 @@ def add_engine_setting_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(setting.flag, type=whole(setting.low, setting.high), help=setting.help)
 
 
-def engine_settings(args: argparse.Namespace) -> dict[str, int | bool]:
+def engine_settings(args: argparse.Namespace) -> dict[str, SettingValue]:
     """The launch settings given on the command line, by their :meth:`Engine.profile` names."""
     return profile_values(vars(args))
 

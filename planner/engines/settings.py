@@ -17,16 +17,18 @@ from typing import Literal, NamedTuple
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES
 from planner.core.units import GiB
 
-SettingKind = Literal["count", "flag", "bytes"]
+SettingKind = Literal["count", "flag", "bytes", "choice"]
+SettingValue = int | bool | str  # a count or bytes, a flag given, a choice's value
 
 
 class EngineSetting(NamedTuple):
     name: str  # Engine.profile() keyword
     flag: str  # as the CLI and the engine spell it
     kind: SettingKind
-    low: int  # counts and bytes (flags: 0)
+    low: int  # counts and bytes (flags and choices: 0)
     high: int
     help: str
+    choices: tuple[str, ...] = ()  # a choice's values, as the engine spells them after its flag
 
 
 ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
@@ -64,6 +66,18 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
         "images (and videos) per prompt the encoder is profiled for; 0: text only",
     ),
     EngineSetting(
+        "load_format", "--load-format", "choice", 0, 0,
+        "vLLM's weight loader: fastsafetensors or InstantTensor instead of its default safetensors loader; on unified "
+        "memory (DGX Spark) they leave less for the KV cache than the default (docs/fidelity.md, 'Unified memory')",
+        ("fastsafetensors", "instanttensor"),
+    ),
+    EngineSetting(
+        "safetensors_load_strategy", "--safetensors-load-strategy", "choice", 0, 0,
+        "how vLLM reads safetensors files: lazy (memory-mapped, the default on local disks) or prefetch (read into "
+        "the page cache first); on unified memory (DGX Spark) prefetch leaves less for the KV cache",
+        ("lazy", "prefetch"),
+    ),
+    EngineSetting(
         "max_attention_window", "--max-attention-window", "flag", 0, 1,
         "TensorRT-LLM: kv_cache_config.max_attention_window set to the model's own windows, so sliding-window and "
         "chunked layers keep their window, not every token",
@@ -90,13 +104,15 @@ def shown_name(setting: EngineSetting) -> str:
     return setting.name.removesuffix("_bytes") + "_gib" if setting.kind == "bytes" else setting.name
 
 
-def profile_value(setting: EngineSetting, shown: float | bool) -> int | bool:
+def profile_value(setting: EngineSetting, shown: float | bool | str) -> SettingValue:
     """The :meth:`Engine.profile` value of a setting as a person gives it (``--kv-cache-memory-gib 4``, a link's
-    ``kv_cache_memory_gib=4``): bytes for a size, whole numbers for a count.
+    ``kv_cache_memory_gib=4``): bytes for a size, whole numbers for a count, a choice as it is.
 
     >>> profile_value(BY_NAME["kv_cache_memory_bytes"], 1.5), profile_value(BY_NAME["enforce_eager"], True)
     (1610612736, True)
     """
+    if setting.kind == "choice":
+        return str(shown)
     if setting.kind == "flag":
         return bool(shown)
     if setting.kind == "bytes":
@@ -104,12 +120,14 @@ def profile_value(setting: EngineSetting, shown: float | bool) -> int | bool:
     return int(shown)
 
 
-def profile_shown(setting: EngineSetting, value: int | bool) -> float | bool:
+def profile_shown(setting: EngineSetting, value: SettingValue) -> float | bool | str:
     """The inverse of :func:`profile_value`: a profile's value as a person gives it (GiB for a size).
 
     >>> profile_shown(BY_NAME["kv_cache_memory_bytes"], 1610612736), profile_shown(BY_NAME["max_num_seqs"], 2)
     (1.5, 2)
     """
+    if setting.kind == "choice":
+        return str(value)
     if setting.kind == "flag":
         return bool(value)
     if setting.kind == "bytes":
@@ -117,17 +135,22 @@ def profile_shown(setting: EngineSetting, value: int | bool) -> float | bool:
     return int(value)
 
 
-def profile_values(shown: Mapping[str, object]) -> dict[str, int | bool]:
+def profile_values(shown: Mapping[str, object]) -> dict[str, SettingValue]:
     """The launch settings among ``shown`` (keyed by the names a person types: ``kv_cache_memory_gib``, as the
     CLI's options and the dashboard's links hold them), as :meth:`Engine.profile` takes them
-    (``kv_cache_memory_bytes``); unset ones are left out.
+    (``kv_cache_memory_bytes``); unset ones, and a choice's value it does not offer, are left out.
 
     >>> profile_values({"max_num_seqs": 2, "kv_cache_memory_gib": 1.5, "enforce_eager": None})
     {'max_num_seqs': 2, 'kv_cache_memory_bytes': 1610612736}
+    >>> profile_values({"load_format": "fastsafetensors", "safetensors_load_strategy": "mmap"})
+    {'load_format': 'fastsafetensors'}
     """
-    taken: dict[str, int | bool] = {}
+    taken: dict[str, SettingValue] = {}
     for declared in ENGINE_SETTINGS:
         value = shown.get(shown_name(declared))
-        if value is not None and isinstance(value, int | float | bool):
+        if declared.kind == "choice":
+            if isinstance(value, str) and value in declared.choices:
+                taken[declared.name] = value
+        elif value is not None and isinstance(value, int | float | bool):
             taken[declared.name] = profile_value(declared, value)
     return taken

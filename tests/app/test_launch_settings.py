@@ -164,3 +164,29 @@ def test_ticking_it_moves_the_fraction_to_the_default_without_it(capsys: Any) ->
     assert at.number_input(key="util").value == 0.92
     cli = _cli(capsys, "--engine-version", "0.34.0", "--no-enable-extensible-kv-cache")
     assert f"{cli['kv_budget_tokens'] / 1000:.1f} k" in _metrics(at)["KV budget"]
+
+
+def test_a_spark_link_with_a_loader_plans_what_fit_plans_with_it(capsys: Any) -> None:
+    """On a DGX Spark vLLM's loader moves the KV pool (planner.engines.vllm.unified: the read-ahead loaders hold a
+    larger share of the weights through the profile run): a link with ``load_format`` plans what ``fit
+    --load-format fastsafetensors`` plans, smaller than the default loader's, says so in the set-up summary and
+    the launch command, and a value the setting does not offer is dropped with a named message."""
+    spark = {**HOME, "gpu": "dgx-spark-gb10", "model": "Qwen/Qwen3-14B", "context": "32768", "util": "0.8"}
+    flags = ["--model", "Qwen/Qwen3-14B", "--gpu", "dgx-spark-gb10", "--engine", "vllm", "--context", "32768"]
+    flags += ["--gpu-util", "0.8"]
+    at = run_page("memory", {**spark, "load_format": "fastsafetensors"}, open_keys=[COMMANDS])
+    assert not at.exception and not at.error, texts(at.error)
+    assert main(["fit", *flags, "--users", "2", "--load-format", "fastsafetensors", "--json"]) == 0
+    fast = json.loads(capsys.readouterr().out)
+    assert main(["fit", *flags, "--users", "2", "--json"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert fast["kv_budget_tokens"] < default["kv_budget_tokens"]
+    assert f"{fast['kv_budget_tokens'] / 1000:.1f} k" in _metrics(at)["KV budget"]
+    assert "--load-format fastsafetensors" in _codes(at)
+    summary = "\n".join(plain(str(m.value)) for m in at.markdown)
+    assert "**Launch:** --load-format fastsafetensors" in summary, summary
+    assert at.query_params["load_format"] == "fastsafetensors"
+    bad = run_page("memory", {**spark, "load_format": "<b>pt</b>"})
+    assert not bad.exception and "load_format" not in bad.query_params
+    said = " ".join(texts(bad.warning) + texts(bad.info) + texts(bad.error) + [plain(c.value) for c in bad.caption])
+    assert "--load-format" in said and "<b>" not in said, said

@@ -57,3 +57,16 @@ def test_an_engine_without_the_setting_refuses_it(capsys: pytest.CaptureFixture[
     assert capsys.readouterr().err.strip() == (
         "error: engine: SGLang has no --max-num-seqs setting; its own --max-running-requests is not planned here"
     )
+
+
+def test_the_weight_loader_is_a_choice_the_release_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--load-format`` / ``--safetensors-load-strategy`` (planner.engines.vllm.unified): an offered value reaches
+    the launch command; one vLLM does not offer is argparse's named error; one the release lacks, vLLM's."""
+    assert "--safetensors-load-strategy prefetch" in _vllm_command(safetensors_load_strategy="prefetch")
+    with pytest.raises(SystemExit):
+        main([*BASE, "--engine", "vllm", "--load-format", "pt; rm -rf /"])
+    assert "invalid choice" in capsys.readouterr().err
+    assert main([*BASE, "--engine", "vllm", "--engine-version", "0.17.0", "--safetensors-load-strategy", "prefetch"])
+    assert "vLLM 0.17.0 has no --safetensors-load-strategy prefetch: the value came with 0.18.0" in (
+        capsys.readouterr().err
+    )

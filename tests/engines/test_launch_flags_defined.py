@@ -73,6 +73,9 @@ CASES: dict[str, tuple[dict[str, Any], DeploymentOptions | None, dict[str, Any]]
     "capture size": ({"max_cudagraph_capture_size": 64}, None, {}),
     "kv-cache-memory": ({"kv_cache_memory_bytes": 20 * 2**30}, None, {}),
     "batched tokens": ({"max_num_batched_tokens": 4096}, None, {}),
+    "fastsafetensors": ({"load_format": "fastsafetensors"}, None, {}),
+    "lazy safetensors": ({"safetensors_load_strategy": "lazy"}, None, {}),
+    "prefetch": ({"safetensors_load_strategy": "prefetch"}, None, {}),
     "language model only": ({"language_model_only": True}, None, {"model": QWEN_VL}),
     "images per prompt": ({"limit_mm_per_prompt": 2}, None, {"model": QWEN_VL}),
     "lora": ({}, DeploymentOptions(lora=LoraOptions(max_loras=2, max_cpu_loras=4)), {}),
@@ -150,6 +153,8 @@ SETTING_CASES = {
     "max_cudagraph_capture_size": "capture size",
     "kv_cache_memory_bytes": "kv-cache-memory",
     "max_num_batched_tokens": "batched tokens",
+    "load_format": "fastsafetensors",
+    "safetensors_load_strategy": "prefetch",
 }
 OPTIONS = ("lora", "lora on some modules", "cpu offload", "kv offload", "draft model", "eagle-3")
 LAYOUTS = ("defaults", "tensor parallel", "pipeline parallel", "data parallel", "fp8 weights and KV")

@@ -51,13 +51,15 @@ def test_attention_backend_by_capability_and_kv_dtype() -> None:
 
 def _constants() -> VllmProfile:
     era = NonTorchEra(since="0.20.0", tp1=round(0.25 * GiB), tp2=round(2.07 * GiB), tp2_nccl=round(0.3 * GiB), pp=0)
-    constants = base_constants(non_torch=[era], graphics_extra=round(1.2 * GiB), uma_weights_share=0.3)
+    constants = base_constants(
+        non_torch=[era], graphics_extra=round(1.2 * GiB), uma_weights_share=0.3, uma_weights_share_lazy=0.1
+    )
     return VllmProfile(engine_version="0.28.0", constants=constants)
 
 
 def test_non_torch_by_device_class() -> None:
     """TP 2 takes the NVLink class on an H100 and NCCL alone on GeForce cards; graphics dies add their share,
-    divided by TP; unified memory adds its share of the weights the GPU loaded."""
+    divided by TP; unified memory adds its loader class's share of the weights the GPU loaded."""
     profile = _constants()
 
     def gib(gpu: str, tp: int, weights: float = 0.0) -> float:
@@ -69,17 +71,21 @@ def test_non_torch_by_device_class() -> None:
     assert gib("a100-sxm-80gb", 2) == pytest.approx(0.3)  # no NVLink collectives on Ampere
     assert gib("rtx-3090", 1) == pytest.approx(0.25 + 1.2)
     assert gib("rtx-3090", 2) == pytest.approx(0.3 + 0.6)
-    assert gib("dgx-spark-gb10", 1, weights=20.0) == pytest.approx(0.25 + 6.0)
+    assert gib("dgx-spark-gb10", 1, weights=20.0) == pytest.approx(0.25 + 2.0)  # vLLM's default loader
+    fast = profile.model_copy(update={"load_format": "fastsafetensors"})
+    spark = vllm_platform(get_gpu("dgx-spark-gb10"))
+    assert fast.non_torch_bytes(1, 1, spark, 20 * GiB) / GiB == pytest.approx(0.25 + 6.0)
     assert profile.non_torch_bytes(2) == round(2.07 * GiB)  # no platform: a datacenter device
 
 
-def _point(version: str, gpu: str, tp: int, gib: float, weights: float = 10.0) -> NonTorchPoint:
-    return NonTorchPoint(version, tp, 1, vllm_platform(get_gpu(gpu)), gib, weights)
+def _point(version: str, gpu: str, tp: int, gib: float, weights: float = 10.0, ahead: bool = False) -> NonTorchPoint:
+    return NonTorchPoint(version, tp, 1, vllm_platform(get_gpu(gpu)), gib, weights, read_ahead=ahead)
 
 
 def test_fit_non_torch_separates_the_classes() -> None:
     """The datacenter base per era, the graphics share over it at TP 1, NCCL-only TP 2 at the era's TP 1 base
-    whatever its own figures (tests/fidelity/test_family_folds.py), unified memory as a share of the weights."""
+    whatever its own figures (tests/fidelity/test_family_folds.py), unified memory as a share of the weights per
+    loader class, a class of fewer than two start-ups at the median of all of them."""
     points = [
         _point("0.24.0", "h100-sxm-80gb", 1, 0.25),
         _point("0.24.0", "h100-sxm-80gb", 1, 0.25),
@@ -89,14 +95,19 @@ def test_fit_non_torch_separates_the_classes() -> None:
         _point("0.24.0", "rtx-3090", 1, 1.45),
         _point("0.24.0", "rtx-5090", 2, 0.95),
         _point("0.24.0", "rtx-3090", 2, 0.95),
-        _point("0.24.0", "dgx-spark-gb10", 1, 6.25, weights=20.0),
+        _point("0.24.0", "dgx-spark-gb10", 1, 6.25, weights=20.0, ahead=True),
+        _point("0.24.0", "dgx-spark-gb10", 1, 12.25, weights=40.0, ahead=True),
+        _point("0.24.0", "dgx-spark-gb10", 1, 2.25, weights=20.0),
+        _point("0.24.0", "dgx-spark-gb10", 1, 0.85, weights=6.0),
     ]
     eras, uma_share, graphics = fit_non_torch(points)
     era = next(e for e in eras if e.since == "0.20.0")
     assert era.tp1 == round(0.25 * GiB) and era.tp2 == round(2.07 * GiB)
     assert graphics == round(1.2 * GiB)
     assert era.tp2_nccl == era.tp1
-    assert uma_share == pytest.approx(0.3)
+    assert uma_share.read_ahead == pytest.approx(0.3) and uma_share.lazy == pytest.approx(0.1)
+    one_lazy = fit_non_torch(points[:-1])[1]
+    assert one_lazy.read_ahead == pytest.approx(0.3) and one_lazy.lazy == pytest.approx(0.3)  # median of 0.3, 0.3, 0.1
     low = [*points[:4], _point("0.24.0", "rtx-3090", 1, 1.45), _point("0.24.0", "rtx-3090", 1, 1.45)]
     low += [_point("0.24.0", "rtx-3090", 2, 0.4), _point("0.24.0", "rtx-3090", 2, 0.4)]
     assert next(e for e in fit_non_torch(low)[0] if e.since == "0.20.0").tp2_nccl == era.tp1

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from model_catalog import get_gpu, get_model
 from planner.core.units import GiB
 from planner.engines.base import gib_text
@@ -66,14 +68,19 @@ def test_spark_default_host_figure_already_holds_the_workers_context() -> None:
     assert total - free == 6 * GiB + given.fitted.init_baseline_tp1
 
 
-def test_unified_memory_share_is_stated_as_what_the_kv_rests_on() -> None:
-    """The fitted share of the loaded weights (uma_weights_share) is an amount the source does not fix: the note
-    gives it in GiB for this plan."""
-    profile = VllmProfile(engine_version="0.28.0", max_num_seqs=8, gpu_memory_utilization=0.8)
+@pytest.mark.parametrize("loader", [{}, {"load_format": "fastsafetensors"}])
+def test_unified_memory_share_is_stated_as_what_the_kv_rests_on(loader: dict[str, str]) -> None:
+    """The fitted share of the loaded weights for the loader class (planner.engines.vllm.unified) is an amount the
+    source does not fix: the note gives it in GiB for this plan, and the other class's share."""
+    profile = VllmProfile(engine_version="0.28.0", max_num_seqs=8, gpu_memory_utilization=0.8, **loader)
     request = _request("dgx-spark-gb10", profile)
     report = engine_report(request, plan(request))
-    share = round(profile.fitted.uma_weights_share * report.weights_bytes)
-    assert f"non-torch memory includes {gib_text(share)} GiB for what the host stops counting" in _notes(request)
+    fitted = profile.fitted
+    share = fitted.uma_weights_share if loader else fitted.uma_weights_share_lazy
+    other = fitted.uma_weights_share_lazy if loader else fitted.uma_weights_share
+    notes = _notes(request)
+    assert f"non-torch memory includes {gib_text(round(share * report.weights_bytes))} GiB for what the host" in notes
+    assert f"{share:.2f} of the loaded weights with" in notes and f": {other:.2f}; vLLM's source" in notes
 
 
 def test_graphics_die_share_is_stated_per_gpu_and_not_on_datacenter_dies() -> None:

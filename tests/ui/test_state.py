@@ -39,6 +39,8 @@ def test_every_setting_has_one_unique_name() -> None:
         kv_cache_memory_gib=4.5,
         language_model_only=True,
         limit_mm_per_prompt=0,
+        load_format="fastsafetensors",
+        safetensors_load_strategy="prefetch",
         max_attention_window=True,
     )
     assert set(links.selection_params(with_all)) == sidebar

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from planner.core.units import GiB
 from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, shown_name
-from ui.settings.parsing import Setting, decimal, flag, integer, show_flag, show_number
+from ui.settings.parsing import Setting, decimal, flag, integer, one_of, show_flag, show_number
 
 MIN_GIB = 0.01  # the smallest --kv-cache-memory the box takes, in GiB (about 10 MiB)
 
@@ -16,6 +16,8 @@ def _setting(declared: EngineSetting) -> Setting:
     name = shown_name(declared)
     if declared.kind == "flag":
         return Setting(name, name, declared.flag, declared.help, flag, show=show_flag, optional=True)
+    if declared.kind == "choice":
+        return Setting(name, name, declared.flag, declared.help, one_of(lambda: declared.choices), optional=True)
     if declared.kind == "bytes":  # typed in GiB, as nvidia-smi and the engines print
         parse = decimal(MIN_GIB, declared.high / GiB)
         return Setting(name, name, f"{declared.flag} (GiB)", declared.help, parse, show=show_number, optional=True)

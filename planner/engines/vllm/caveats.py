@@ -9,9 +9,9 @@ memory is ``cudaMemGetInfo`` on a discrete GPU and the host's ``MemAvailable`` o
 (``MemorySnapshot.measure``, 0.28.0 :147-155). So what the rest of the machine does in the minutes of loading and
 profiling lands in vLLM's figure: on a desktop the display server's and other programs' allocations, on a DGX
 Spark everything the host stops counting as available. No planner input describes that, so the planner keeps its
-fitted amounts (``VllmConstants.graphics_extra``, ``VllmConstants.uma_weights_share``) and says how much of the
-KV budget rests on them, and, on unified memory, which host figure decides the start-up check and the input that
-settles it (``VllmProfile.unified_memory_host_bytes``).
+fitted amounts (``VllmConstants.graphics_extra``, the unified-memory shares of :mod:`planner.engines.vllm.unified`)
+and says how much of the KV budget rests on them, and, on unified memory, which host figure decides the start-up
+check and the input that settles it (``VllmProfile.unified_memory_host_bytes``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from planner.engines.vllm.failures import free_at_start
 from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.spark_hosts import SPARK_HOSTS
+from planner.engines.vllm.unified import unified_non_torch_bytes
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -74,14 +75,13 @@ def unified_memory_notes(request: PlanRequest, result: PlanResult, profile: Vllm
     if not profile.is_v1 or not vllm_platform(request.gpu).integrated:
         return []
     notes = []
-    share = round(profile.fitted.uma_weights_share * first.weights)
+    share = unified_non_torch_bytes(profile.fitted, first.weights, profile.reads_ahead)
     if share > 0:
         notes.append(
             f"Unified memory: non-torch memory includes {gib_text(share)} GiB for what the host stops counting as "
-            f"available while vLLM loads and profiles ({profile.fitted.uma_weights_share:.2f} of the loaded "
-            "weights, fitted on a safetensors-prefetch and a fastsafetensors load on DGX Sparks; vLLM's source fixes "
-            "no such amount, and public start-ups show from under a tenth of their weights to twice them), so the KV "
-            "cache can be up to this much larger, or smaller (public DGX Spark start-ups: up to 1.3 GiB)."
+            f"available while vLLM loads and profiles ({_share_basis(profile)}; vLLM's source fixes no such amount), "
+            "so the KV cache can be this much larger or smaller (public DGX Spark start-ups: 12 of 14 within 1.4 "
+            "GiB)."
         )
     if first.capacity is not None:  # the extensible KV cache (0.34): no start-up check, the pool measured
         total, free = free_at_start(request, result, profile)
@@ -106,6 +106,21 @@ def unified_memory_notes(request: PlanRequest, result: PlanResult, profile: Vllm
             "(unified_memory_host_bytes) settles it."
         )
     return notes
+
+
+def _share_basis(profile: VllmProfile) -> str:
+    """The fitted share the note applies, its loader class and the other class's (planner.engines.vllm.unified)."""
+    fitted = profile.fitted
+    ahead, lazy = fitted.uma_weights_share, fitted.uma_weights_share_lazy
+    if profile.reads_ahead:
+        return (
+            f"{ahead:.2f} of the loaded weights with a loader that reads ahead, fitted on public DGX Spark start-ups; "
+            f"vLLM's default loader: {lazy:.2f}"
+        )
+    return (
+        f"{lazy:.2f} of the loaded weights with vLLM's default loader, fitted on public DGX Spark start-ups; "
+        f"--safetensors-load-strategy prefetch, --load-format fastsafetensors or instanttensor: {ahead:.2f}"
+    )
 
 
 def _held_basis(profile: VllmProfile) -> str:

@@ -13,6 +13,7 @@ from planner.core.gpu import GpuSpec
 from planner.core.overhead import EngineProfile
 from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import CalibratedProfile, Engine, EngineReport
+from planner.engines.checkpoints import GGUF
 from planner.engines.commands import speculative_head, word
 from planner.engines.logfigures import ParsedLog
 from planner.engines.logscan import Lines
@@ -20,7 +21,7 @@ from planner.engines.settings import BY_NAME
 from planner.engines.support import EngineSupport
 from planner.engines.vllm.calibrated import Calibrated, calibrated_from_log
 from planner.engines.vllm.defaults import default_batch
-from planner.engines.vllm.flags import FLAG_RULES, missing_flag, release_refusal
+from planner.engines.vllm.flags import missing_flag, release_refusal
 from planner.engines.vllm.logparse import parse_vllm
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
@@ -81,9 +82,9 @@ class VllmEngine(Engine):
         made = super().profile(fraction=fraction, version=version, **settings)
         missing = missing_flag(made.rules, settings) if isinstance(made, VllmProfile) else None
         if missing is not None:
-            since = first_release_with(FLAG_RULES[missing])
+            since = first_release_with(missing.rule)
             raise PlannerError(
-                f"engine: vLLM {made.engine_version} has no {BY_NAME[missing].flag}: the flag came with {since} (an "
+                f"engine: vLLM {made.engine_version} has no {missing.words}: {missing.what} came with {since} (an "
                 "older vllm serve stops at an argument it does not know)"
             )
         return made
@@ -95,7 +96,13 @@ class VllmEngine(Engine):
         overhead = request.overhead
         if found is not None or not isinstance(overhead, VllmProfile | Calibrated):
             return found  # another engine's profile, or an estimate: no release to hold the options to
-        return release_refusal(as_vllm(overhead), request)
+        vllm = as_vllm(overhead)
+        if request.resolved_weights in GGUF and (vllm.load_format or vllm.safetensors_load_strategy):
+            return (
+                "vLLM reads GGUF weights with its GGUF loader: --load-format and --safetensors-load-strategy choose "
+                "how safetensors checkpoints are read"
+            )
+        return release_refusal(vllm, request)
 
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
         """``--speculative-config`` (0.34.0 ``config/speculative.py`` :90-97): a draft model is method

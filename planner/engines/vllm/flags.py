@@ -6,20 +6,24 @@ the wheels on PyPI (``pip download --no-deps vllm==X``): the release before it h
 
 >>> from planner.engines.vllm.versions import vllm_rules
 >>> missing_flag(vllm_rules("0.16.0"), {"language_model_only": True, "max_num_seqs": 4})
-'language_model_only'
+MissingFlag(words='--language-model-only', rule='flag_language_model_only', what='the flag')
 >>> missing_flag(vllm_rules("0.17.0"), {"language_model_only": True}) is None
 True
 >>> missing_flag(vllm_rules("0.8.5"), {"language_model_only": False}) is None  # a flag not given
 True
+>>> missing_flag(vllm_rules("0.17.0"), {"safetensors_load_strategy": "prefetch"})
+MissingFlag(words='--safetensors-load-strategy prefetch', rule='safetensors_prefetch', what='the value')
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from planner.core.model import ModelSpec
 from planner.deploy.options import LoraOptions
 from planner.engines.lora_flags import restricted
+from planner.engines.settings import BY_NAME
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import VllmRules, first_release_with
 from planner.planning.request import PlanRequest
@@ -31,14 +35,32 @@ FLAG_RULES: dict[str, str] = {
     "max_cudagraph_capture_size": "flag_max_cudagraph_capture_size",
     "language_model_only": "flag_language_model_only",
     "no_enable_extensible_kv_cache": "extensible_kv_cache",
+    "safetensors_load_strategy": "flag_safetensors_load_strategy",
+}
+# A choice's values a release may not take yet: (setting, value) -> the versions.toml rule on from the release that
+# does (vLLM checks --load-format and --safetensors-load-strategy values when it loads the weights)
+VALUE_RULES: dict[tuple[str, str], str] = {
+    ("load_format", "fastsafetensors"): "load_format_fastsafetensors",
+    ("load_format", "instanttensor"): "load_format_instanttensor",
+    ("safetensors_load_strategy", "prefetch"): "safetensors_prefetch",
 }
 
 
-def missing_flag(rules: VllmRules, settings: Mapping[str, object]) -> str | None:
-    """The first setting of ``settings`` given (not ``None``, not ``False``) whose flag the release lacks."""
+class MissingFlag(NamedTuple):
+    words: str  # as typed: "--language-model-only", "--load-format fastsafetensors"
+    rule: str  # the versions.toml rule on from the release that takes it
+    what: str  # "the flag" or "the value"
+
+
+def missing_flag(rules: VllmRules, settings: Mapping[str, object]) -> MissingFlag | None:
+    """The first setting of ``settings`` given (not ``None``, not ``False``) whose flag, or value, the release
+    lacks."""
     for setting, rule in FLAG_RULES.items():
         if settings.get(setting) not in (None, False) and not getattr(rules, rule):
-            return setting
+            return MissingFlag(BY_NAME[setting].flag, rule, "the flag")
+    for (setting, value), rule in VALUE_RULES.items():
+        if settings.get(setting) == value and not getattr(rules, rule):
+            return MissingFlag(f"{BY_NAME[setting].flag} {value}", rule, "the value")
     return None
 
 

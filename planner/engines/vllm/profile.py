@@ -66,6 +66,7 @@ from planner.engines.vllm.terms import (
     rejection_bytes,
     sampler_bytes,
 )
+from planner.engines.vllm.unified import reads_ahead, unified_non_torch_bytes
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 
 VLLM_DEFAULT_VERSION = default_version()
@@ -121,6 +122,9 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     # less it); None: UMA_HOST_DEFAULT_BYTES
     unified_memory_host_bytes: Annotated[int, Field(ge=0, le=1 << 44)] | None = None
     allow_long_max_model_len: bool = False  # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+    # --load-format / --safetensors-load-strategy; None: vLLM's default loader (planner.engines.vllm.unified)
+    load_format: Literal["fastsafetensors", "instanttensor"] | None = None
+    safetensors_load_strategy: Literal["lazy", "prefetch"] | None = None
     constants: VllmConstants | None = None  # None: the fitted constants of fitted.toml
 
     @property
@@ -188,6 +192,11 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         return UMA_HOST_DEFAULT_BYTES if self.unified_memory_host_bytes is None else self.unified_memory_host_bytes
 
     @property
+    def reads_ahead(self) -> bool:
+        """Whether the weights' loader reads the checkpoint ahead (:func:`planner.engines.vllm.unified.reads_ahead`)."""
+        return reads_ahead(self.load_format, self.safetensors_load_strategy)
+
+    @property
     def sampler_kind(self) -> str:
         return self.sampler or self.rules.sampler
 
@@ -224,25 +233,14 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         start-ups only: what vLLM prints there as non-torch is 0.15-0.56 GiB, so the fitted amount is what the
         compiled start-ups' budgets leave beyond it, and public cold / warm pairs put a compile's cost in the
         profile (docs/fidelity.md, 'Graphics dies'); ``--enforce-eager`` turns torch.compile and CUDA graphs off
-        (vllm-project/vllm ``docs/design/debug_vllm_compile.md``). On unified
-        memory vLLM reads free memory as the host's MemAvailable (``utils/mem_utils.py`` ``MemorySnapshot.measure``,
-        0.27.0 :147-155), so whatever the host stops counting as available between the worker's first snapshot and
-        the end of the profile run is non-torch there. vLLM's loaders keep nothing of their own after loading
-        (safetensors' prefetch only reads blocks into the page cache, 0.24.0 ``weight_utils.py`` :728-741;
-        fastsafetensors is closed, 0.29.0 :1098-1104; inductor compiles in-process,
-        ``TORCHINDUCTOR_COMPILE_THREADS=1``, 0.29.0 ``env_override.py`` :105); fastsafetensors from 0.3 pins each
-        shard on a GB10 through PyTorch's caching host allocator, which keeps the blocks (docs/fidelity.md), but one
-        public set-up cannot size that. What the start-ups show beyond the planner's own graph estimate (0.25 to
-        0.35 of the loaded weights at 20-56 GiB, 0.1 at 51 GiB with the default loader, most of the weights of a
-        0.6B model) is not proportional to the weights, yet no amount or per-loader form is better held out on
-        both the median and the worst case: a share of the ``weights_bytes`` this GPU loaded, fitted on the GB10
-        start-ups (``VllmConstants.uma_weights_share``; docs/fidelity.md, 'Unified memory', compares the forms).
+        (vllm-project/vllm ``docs/design/debug_vllm_compile.md``). On unified memory, a fitted share of the
+        ``weights_bytes`` this GPU loaded, by the loader that read them (:mod:`planner.engines.vllm.unified`).
         ``platform`` None: a datacenter device."""
         if not self.is_v1:
             return VLLM_V0_NON_TORCH
         device = platform or VllmPlatform()
         era = self.fitted.non_torch_era(self.version)
-        extra = round(self.fitted.uma_weights_share * weights_bytes) if device.integrated else 0
+        extra = unified_non_torch_bytes(self.fitted, weights_bytes, self.reads_ahead) if device.integrated else 0
         extra += self.graphics_compile_bytes(tensor_parallel, device)
         if tensor_parallel > 1:
             tp2 = era.tp2 if device.nvlink_collectives or era.tp2_nccl is None else era.tp2_nccl

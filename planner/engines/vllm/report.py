@@ -355,4 +355,8 @@ def knob_flags(profile: VllmProfile) -> str:
             flags += f" --limit-mm-per-prompt image={n},video={n}"
     if profile.enable_prefix_caching is not None:
         flags += " --enable-prefix-caching" if profile.enable_prefix_caching else " --no-enable-prefix-caching"
+    if profile.load_format is not None:
+        flags += f" --load-format {profile.load_format}"
+    if profile.safetensors_load_strategy is not None:
+        flags += f" --safetensors-load-strategy {profile.safetensors_load_strategy}"
     return flags

@@ -64,6 +64,10 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     flag_kv_cache_memory_bytes: bool = False
     flag_max_cudagraph_capture_size: bool = False
     flag_language_model_only: bool = False
+    flag_safetensors_load_strategy: bool = False
+    safetensors_prefetch: bool = False  # --safetensors-load-strategy prefetch
+    load_format_fastsafetensors: bool = False  # --load-format fastsafetensors
+    load_format_instanttensor: bool = False  # --load-format instanttensor
     # deployment options by release (planner.engines.vllm.flags.release_refusal)
     speculative_eagle3: bool = False
     speculative_mtp: bool = False
@@ -106,10 +110,11 @@ class VllmConstants(BaseModel, frozen=True, extra="forbid"):
     init_baseline_tp1: int  # CUDA context before the worker's memory snapshot ("cuda_memory=" at init)
     init_baseline_tp: int  # the same with NCCL initialised (TP or PP > 1)
     sampler_risk_ratio: float  # post-capture free / sampler peak at which logged warm-ups still ran out of memory
-    # Non-torch added on unified memory, as a share of the weights one GPU loads: what the host stops counting in
-    # MemAvailable during the start-up, which vLLM reads as the device's free memory there; an empirical share of two
-    # set-ups, not a rule of the source (VllmProfile.non_torch_bytes, docs/fidelity.md)
-    uma_weights_share: Annotated[float, Field(ge=0, le=2)] = 0.0
+    # Non-torch added on unified memory, as a share of the weights one GPU loads, by loader class: what the host
+    # stops counting in MemAvailable during the start-up, which vLLM reads as the device's free memory there; empirical
+    # shares, not rules of the source (planner.engines.vllm.unified, docs/fidelity.md)
+    uma_weights_share: Annotated[float, Field(ge=0, le=2)] = 0.0  # loaders that read ahead (unified.py)
+    uma_weights_share_lazy: Annotated[float, Field(ge=0, le=2)] = 0.0  # vLLM's default, memory-mapped loader
     graphics_extra: int = 0  # non-torch added on graphics dies at TP 1 (DevicePlatform.graphics_die), shared by TP
     fit: dict[str, Any] = Field(default_factory=dict)  # how the constants were fitted (cases, errors)
 
