@@ -328,6 +328,7 @@ def _capacity(c: Candidate, a: Assessment, w: Workload, s: Speed, batch: int) ->
         "conversations": conversations,
         "target_concurrency": w.target_concurrency,
         "headroom": conversations / w.target_concurrency - 1,
+        "max_running": a.report.max_running if a.report is not None else None,
         "slots": batch if s.setup.family == "layer-split" else None,
         "kv_pool_bytes_per_gpu": max(0, pool),
         "kv_budget_tokens": a.kv_budget_tokens_per_replica * c.replicas,

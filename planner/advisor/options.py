@@ -58,7 +58,9 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     # vLLM's --max-num-seqs planned with, where the engine's default refuses and fewer sequences start it; None: default
     engine_max_num_seqs: int | None = None
     concurrency: float  # sequences of context_tokens held at once, all replicas (the engine's accounting)
-    conversations: int  # whole conversations held at once, all replicas: THE figure every surface shows
+    conversations: int  # whole conversations served at once, all replicas: THE figure every surface shows
+    # sequences one replica runs at once (planner.engines.base.EngineReport.max_running): conversations stay under it
+    max_running: int | None = None
     target_concurrency: int
     headroom: float  # conversations / target - 1
     slots: int | None  # llama.cpp: -np slots per replica (each holds context_tokens); None: a shared pool

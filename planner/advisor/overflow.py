@@ -194,6 +194,28 @@ def _one_length_explanation(
     )
 
 
+def _at_most(count: int, limit: int | None) -> int:
+    """``count``, at most ``limit`` (None: no limit).
+
+    >>> _at_most(33, 8), _at_most(33, None)
+    (8, 33)
+    """
+    return count if limit is None else min(count, limit)
+
+
+def _planned_counts(
+    pool: float, dist: ContextDistribution, replicas: int, prefix: int, cost: CostCurve, limit: int | None
+) -> tuple[int, int, int, int, int | None]:
+    """The conversations at 1 % and 5 % risk and planned at the mean, the p95 and the maximum, each at most
+    ``limit`` (the sequences the engine runs at once, all replicas)."""
+    at1 = _at_most(conversations_at_risk(pool, dist, 0.01, replicas, prefix, cost), limit)
+    at5 = _at_most(conversations_at_risk(pool, dist, 0.05, replicas, prefix, cost), limit)
+    at_mean = _at_most(_per_length(pool, dist.mean_tokens, replicas, prefix, cost), limit)
+    at_p95 = _at_most(_per_length(pool, dist.p95_tokens, replicas, prefix, cost), limit)
+    at_max = _at_most(_per_length(pool, dist.max_tokens, replicas, prefix, cost), limit) if dist.max_tokens else None
+    return at1, at5, at_mean, at_p95, at_max
+
+
 def overflow_report(
     pool_per_replica: float,
     conversations: int,
@@ -203,17 +225,17 @@ def overflow_report(
     cost: CostCurve = TOKENS,
     pool_tokens_per_replica: int | None = None,
     unit: str = "tokens",
+    running: int | None = None,
 ) -> OverflowReport:
     """The overflow risk at ``conversations``, the counts that hold at 1 % and 5 % risk, and why planning at the
     mean, the p95 or the maximum gives the numbers it gives. ``cost``: what a conversation costs in the pool's
-    unit (tokens by default; the planner's bytes per GPU for windowed and hybrid layers)."""
+    unit (tokens by default; the planner's bytes per GPU for windowed and hybrid layers). ``running``: the
+    sequences the engine runs at once per replica (:attr:`planner.engines.base.EngineReport.max_running`), which
+    bounds every planned count as it bounds the conversations served."""
     pool, prefix = pool_per_replica, shared_prefix_tokens
+    limit = running * replicas if running is not None else None
     prob = deployment_overflow_probability(conversations, pool, dist, replicas, prefix, cost)
-    at1 = conversations_at_risk(pool, dist, 0.01, replicas, prefix, cost)
-    at5 = conversations_at_risk(pool, dist, 0.05, replicas, prefix, cost)
-    at_mean = _per_length(pool, dist.mean_tokens, replicas, prefix, cost)
-    at_p95 = _per_length(pool, dist.p95_tokens, replicas, prefix, cost)
-    at_max = _per_length(pool, dist.max_tokens, replicas, prefix, cost) if dist.max_tokens else None
+    at1, at5, at_mean, at_p95, at_max = _planned_counts(pool, dist, replicas, prefix, cost, limit)
     tokens = pool_tokens_per_replica if pool_tokens_per_replica is not None else round(pool)
     exact = (
         "exact: N overflow when N times one conversation's cost exceeds the pool"
@@ -228,6 +250,11 @@ def overflow_report(
         + ("" if cost == TOKENS else "; each conversation's cost in the pool from its length, window caps included")
     )
     explanation = _explanation(tokens, replicas, dist, conversations, (at_mean, at_p95, at_max), (at1, at5), prob)
+    if limit is not None and at_mean == limit:
+        explanation += (
+            f" The engine runs at most {running:,} sequences at once per replica, so every count here stops at "
+            f"{limit:,}: more conversations wait in its queue, whatever the pool holds."
+        )
     return OverflowReport(
         pool_kind="shared",
         pool_per_replica=pool,

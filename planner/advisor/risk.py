@@ -69,6 +69,7 @@ def overflow_for(option: Option, workload: Workload, model: ModelSpec) -> Overfl
         curve,
         option.kv_budget_tokens_per_replica,
         "bytes per GPU",
+        option.max_running,
     )
 
 

@@ -75,8 +75,8 @@ class Assessment(BaseModel, frozen=True, extra="forbid"):
     target_users: int | None
     kv_budget_tokens_per_replica: int
     kv_budget_tokens: int  # all replicas
-    concurrency: float  # sequences of the context held at once, all replicas
-    conversations: int  # whole conversations held at once, all replicas
+    concurrency: float  # sequences of the context the KV pool holds at once, all replicas
+    conversations: int  # whole conversations served at once, all replicas (at most the engine runs: running_cap)
     replicas: int
 
     @property
@@ -91,6 +91,15 @@ class Assessment(BaseModel, frozen=True, extra="forbid"):
     @property
     def conversations_per_replica(self) -> int:
         return self.conversations // self.replicas if self.replicas else 0
+
+    @property
+    def running_cap(self) -> int | None:
+        """The engine's limit on sequences run at once per replica when it, not the pool, sets the conversations
+        served; None when the pool does."""
+        running = self.report.max_running if self.report is not None else None
+        if running is None or not self.fits or math.floor(self.concurrency / self.replicas + 1e-9) <= running:
+            return None
+        return running
 
     @property
     def allocated(self) -> PlanResult:
@@ -125,6 +134,19 @@ def _engine_capacity(report: EngineReport) -> tuple[int, float]:
     return report.kv_cache_tokens, report.max_concurrency
 
 
+def served_per_replica(per_replica: float, report: EngineReport | None) -> int:
+    """Whole conversations one replica serves at once: those its pool holds (paged, as the count shows), at most
+    the sequences the engine runs at once (:attr:`EngineReport.max_running`: vLLM's ``--max-num-seqs``, set or by
+    default); more wait in its queue.
+
+    >>> served_per_replica(49.99, None)
+    49
+    """
+    held = math.floor(per_replica + 1e-9)
+    running = report.max_running if report is not None else None
+    return held if running is None else min(held, running)
+
+
 def _state(result: PlanResult, report: EngineReport | None, per_replica: float, target: int | None) -> VerdictState:
     if result.fit_status == "weights-do-not-fit":
         return VerdictState.WEIGHTS_DO_NOT_FIT
@@ -132,7 +154,7 @@ def _state(result: PlanResult, report: EngineReport | None, per_replica: float, 
         return VerdictState.ENGINE_REFUSES
     if math.floor(per_replica + 1e-9) < 1:  # whole conversations: paged, per replica, as the count shows
         return VerdictState.NO_ROOM
-    conversations = math.floor(per_replica + 1e-9) * result.replicas
+    conversations = served_per_replica(per_replica, report) * result.replicas
     if target is not None and conversations < target:
         return VerdictState.MISSES_TARGET
     return VerdictState.MEETS_TARGET
@@ -185,7 +207,7 @@ def assess(
         kv_budget_tokens_per_replica=tokens,
         kv_budget_tokens=tokens * replicas,
         concurrency=per_replica * replicas,
-        conversations=math.floor(per_replica + 1e-9) * replicas,
+        conversations=served_per_replica(per_replica, report) * replicas,
         replicas=replicas,
     )
 
@@ -221,12 +243,15 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
         allotment = (
             f"a slot of {a.report.max_model_len:,} tokens" if slots else f"whole blocks of {a.report.block_size} tokens"
         )
-    why = why_not_divided(
-        request.model, a.kv_budget_tokens_per_replica, result.context_tokens, a.conversations, a.replicas, allotment
-    )
+    why = ""  # when the engine's limit, not the pool's rounding, sets the count
+    if not a.running_cap:
+        held = a.conversations
+        why = why_not_divided(
+            request.model, a.kv_budget_tokens_per_replica, result.context_tokens, held, a.replicas, allotment
+        )
     text = (
         f"{name} in {precision} on {where} holds {tokens} tokens of KV cache{replicas}: "
-        f"{plural(a.conversations, 'concurrent conversation')} of {context} tokens{why}."
+        f"{plural(a.conversations, 'concurrent conversation')} of {context} tokens{why}{running_words(a)}."
     )
     if a.target_users:
         target, held = a.target_users, a.conversations
@@ -235,6 +260,18 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
         else:
             text += f" That is {target - held:,} short of the target of {plural(target, 'user')}."
     return text
+
+
+def running_words(a: Assessment) -> str:
+    """Why fewer conversations are served than the pool holds: the engine's limit on sequences run at once
+    (:attr:`Assessment.running_cap`), by its own flag; empty when the pool sets the count."""
+    cap = a.running_cap
+    if cap is None or a.report is None:
+        return ""
+    held = math.floor(a.concurrency / a.replicas + 1e-9)
+    each = " per replica" if a.replicas > 1 else ""
+    flag = get_engine(a.report.engine).running_flag
+    return f" ({a.engine_label} runs at most {cap:,} at once{each}, {flag}; the pool would hold {held:,})"
 
 
 class CurvePoint(BaseModel, frozen=True, extra="forbid"):

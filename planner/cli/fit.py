@@ -159,6 +159,7 @@ def engine_data(report: EngineReport) -> dict[str, Any]:
         "engine_version": report.engine_version,
         "engine_starts": report.fits,
         "engine_failure": report.failure,
+        "engine_max_running_per_replica": report.max_running,
         "available_kv_cache_bytes_per_gpu": report.available_kv_cache_bytes_per_gpu,
         "max_model_len": report.max_model_len,
         "estimated_max_model_len": report.estimated_max_model_len,

@@ -155,6 +155,9 @@ class FitDocument(_Doc):
     engine_version: str | None = None
     engine_starts: bool | None = None
     engine_failure: str | None = None
+    # sequences one replica runs at once (--max-num-seqs, max_running_requests, max_batch_size, -np): it bounds
+    # conversations_per_replica as the KV pool does
+    engine_max_running_per_replica: int | None = None
     available_kv_cache_bytes_per_gpu: int | None = None
     max_model_len: int | None = None
     estimated_max_model_len: int | None = None

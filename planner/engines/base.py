@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import ClassVar, TypeVar
+from typing import Annotated, ClassVar, TypeVar
 
-from pydantic import BaseModel, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
@@ -72,6 +72,10 @@ class EngineReport(BaseModel, frozen=True, extra="forbid"):
     # The KV cache the engine allocates on one GPU of each pipeline stage when it sizes the cache itself
     # (llama.cpp: -c cells); empty when it takes the pool the plan leaves (vLLM, SGLang, TensorRT-LLM).
     kv_cache_bytes_per_stage: tuple[int, ...] = ()
+    # The most sequences one replica runs at once, set or by default (vLLM --max-num-seqs, SGLang
+    # max_running_requests, TensorRT-LLM max_batch_size, llama.cpp -np slots); None: no limit of its own. More
+    # conversations than this wait in the engine's queue, whatever the pool holds.
+    max_running: Annotated[int, Field(gt=0)] | None = None
 
     @model_validator(mode="after")
     def _fits_iff_no_failure(self) -> EngineReport:
@@ -110,6 +114,7 @@ class Engine(ABC):
     full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
     log_hint: ClassVar[str] = ""  # a start-up line the log reader looks for, for the message when none is found
     fixed_slots: ClassVar[bool] = False  # serves a number of conversations fixed at start-up (see for_users)
+    running_flag: ClassVar[str] = "its own limit"  # the setting that limits EngineReport.max_running, as spelled
     # The launch setting (a flag of planner.engines.settings) that makes its cache keep only the window of a model's
     # sliding-window and chunked layers, for an engine whose default keeps every token (TensorRT-LLM); None: the
     # engine sizes them by their windows already, or has no such setting

@@ -232,6 +232,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         notes=(f"mem_fraction_static = {fraction:.3f}{default}",),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
+        max_running=running,
     )
 
 
@@ -340,6 +341,7 @@ class SglangEngine(Engine):
         "max_cudagraph_capture_size": "--cuda-graph-max-bs",
         "enforce_eager": "--disable-cuda-graph",
     }
+    running_flag: ClassVar[str] = "--max-running-requests"
     support: ClassVar[EngineSupport] = SGLANG_SUPPORT
 
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:

@@ -192,6 +192,7 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
         fits=failure is None,
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
+        max_running=profile.batch_size,
         lines=(
             f"[TensorRT-LLM][INFO] Using {tokens} tokens in paged KV cache.",
             f"[TensorRT-LLM][INFO] [MemUsageChange] Allocated {gib_text(kv)} GiB for max tokens in paged KV cache "
@@ -266,6 +267,7 @@ class TrtllmEngine(Engine):
         "max_attention_window": "attention_windows",
     }
     window_setting: ClassVar[str | None] = "max_attention_window"
+    running_flag: ClassVar[str] = "--max_batch_size"
     support: ClassVar[EngineSupport] = TRTLLM_SUPPORT
 
     def refusal(self, request: PlanRequest) -> str | None:

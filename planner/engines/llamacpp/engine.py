@@ -102,6 +102,7 @@ class LlamacppEngine(Engine):
     setting_fields: ClassVar[dict[str, str]] = {}  # no memory fraction: -c and -np size the cache
     # its slots (the conversations run at once) are -np, which for_users sets from the target users
     setting_counterparts: ClassVar[dict[str, str]] = {"max_num_seqs": "-np"}
+    running_flag: ClassVar[str] = "-np"
     support: ClassVar[EngineSupport] = LLAMACPP_SUPPORT
 
     def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:

@@ -186,6 +186,7 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
         kv_cache_bytes_per_stage=_per_stage(result, devices),
+        max_running=profile.slots,
     )
 
 

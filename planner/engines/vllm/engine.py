@@ -143,6 +143,7 @@ class VllmEngine(Engine):
         # (vLLM's hybrid KV manager sizes sliding-window layers by their window without being told)
         **{name: name for name in BY_NAME if name != "max_attention_window"},
     }
+    running_flag: ClassVar[str] = "--max-num-seqs"
     support: ClassVar[EngineSupport] = VLLM_SUPPORT
 
     def prefill_chunk_tokens(self, gpu_memory_bytes: int, gpu_name: str, tensor_parallel: int) -> int | None:

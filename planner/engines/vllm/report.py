@@ -243,6 +243,7 @@ def vllm_report(
     else:
         lines = _v0_lines(first, cap, max_len, total, profile.utilization)
     failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated, checks)
+    _, seqs = profile.batch(total, request.gpu.name if request.gpu else None, max_len)  # as the launch command
     if failure is not None and failure[0] in BEFORE_KV_CACHE:
         lines = []  # it stops before sizing the cache: only the error is printed
     if failure is not None and failure[1] not in lines:
@@ -271,6 +272,7 @@ def vllm_report(
         notes=tuple(_notes(request, result, profile, stages, cap)) if notes else (),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
+        max_running=seqs,
     )
 
 
