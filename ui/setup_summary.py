@@ -54,17 +54,21 @@ def _launch(sel: Selection) -> list[tuple[str, str]]:
     given = [(d, getattr(sel, shown_name(d))) for d in ENGINE_SETTINGS if getattr(sel, shown_name(d)) is not None]
     if not given:
         return []
-    words = [_flag_words(d, value) for d, value in given if value is not False]
+    engine = get_engine(sel.engine) if sel.engine in engine_names() else None
+    words = [
+        _flag_words(d, value, engine.flag_for(d.name) if engine else d.flag) for d, value in given if value is not False
+    ]
     return [("Launch", " ".join(words))] if words else []
 
 
-def _flag_words(declared: EngineSetting, value: object) -> str:
-    """One launch setting as the engine is started with it: ``--enforce-eager``, ``--kv-cache-memory 4 GiB``."""
+def _flag_words(declared: EngineSetting, value: object, flag: str) -> str:
+    """One launch setting as the engine is started with it (``flag``: its own spelling): ``--enforce-eager``,
+    ``--kv-cache-memory 4 GiB``."""
     if declared.kind == "flag":
-        return declared.flag
+        return flag
     if declared.kind == "choice":
-        return f"{declared.flag} {value}"
-    return f"{declared.flag} {value:g}" + (" GiB" if declared.kind == "bytes" else "")
+        return f"{flag} {value}"
+    return f"{flag} {value:g}" + (" GiB" if declared.kind == "bytes" else "")
 
 
 def _hardware(sel: Selection) -> list[tuple[str, str]]:

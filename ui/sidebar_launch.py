@@ -43,27 +43,27 @@ def _valid(declared: EngineSetting) -> Callable[[object], bool]:
     return valid
 
 
-def _draw(box: Any, declared: EngineSetting) -> Any:
-    """One launch setting's widget; returns what it holds (``None``: not given)."""
+def _draw(box: Any, declared: EngineSetting, label: str) -> Any:
+    """One launch setting's widget, labelled by the engine's own flag; returns what it holds (``None``: not
+    given)."""
     setting = settings.LAUNCH_BY_NAME[declared.name]
     value = binding.ensure(setting, _valid(declared), None, "outside what the engine accepts")
     if declared.kind == "flag":  # a box ticked or not: unticked is the flag not given
         binding.put(setting.url, bool(value))
-        box.checkbox(setting.label, key=setting.url, help=setting.help)
+        box.checkbox(label, key=setting.url, help=setting.help)
         return binding.record(setting, True if binding.drawn(setting) else None)
     if declared.kind == "choice":
         box.selectbox(
-            setting.label, declared.choices, index=None, key=setting.url, help=setting.help,
-            placeholder="engine default",
-        )  # fmt: skip
+            label, declared.choices, index=None, key=setting.url, help=setting.help, placeholder="engine default"
+        )
     elif declared.kind == "bytes":
         box.number_input(
-            setting.label, min_value=MIN_GIB, max_value=declared.high / GiB, value=None, step=0.5, format="%.2f",
+            label + " (GiB)", min_value=MIN_GIB, max_value=declared.high / GiB, value=None, step=0.5, format="%.2f",
             key=setting.url, help=setting.help, placeholder="not set: from the fraction",
         )  # fmt: skip
     else:
         box.number_input(
-            setting.label, min_value=declared.low, max_value=declared.high, value=None, step=1, key=setting.url,
+            label, min_value=declared.low, max_value=declared.high, value=None, step=1, key=setting.url,
             help=setting.help, placeholder="engine default",
         )  # fmt: skip
     return binding.record(setting, binding.drawn(setting))
@@ -94,7 +94,12 @@ def render_launch(sb: Any, engine: str, version: str | None, calibration: str | 
         return {}
     if calibration:
         box.caption("A calibration measured the overheads with its log's own launch settings: these are not used.")
-    values = {shown_name(d): _draw(box, d) for d in ENGINE_SETTINGS if d.name in taken}
+    flags = get_engine(engine) if engine in engine_names() else None
+    values = {
+        shown_name(d): _draw(box, d, flags.flag_for(d.name) if flags else d.flag)
+        for d in ENGINE_SETTINGS
+        if d.name in taken
+    }
     try:
         state.overhead_for(engine, None, None, version, profile_values(values))
     except PlannerError as exc:

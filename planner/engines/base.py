@@ -115,6 +115,8 @@ class Engine(ABC):
     log_hint: ClassVar[str] = ""  # a start-up line the log reader looks for, for the message when none is found
     fixed_slots: ClassVar[bool] = False  # serves a number of conversations fixed at start-up (see for_users)
     running_flag: ClassVar[str] = "its own limit"  # the setting that limits EngineReport.max_running, as spelled
+    # The engine's own spelling of a launch setting it takes, where it is not the generic flag (vLLM's)
+    setting_flags: ClassVar[dict[str, str]] = {}
     # The launch setting (a flag of planner.engines.settings) that makes its cache keep only the window of a model's
     # sliding-window and chunked layers, for an engine whose default keeps every token (TensorRT-LLM); None: the
     # engine sizes them by their windows already, or has no such setting
@@ -147,6 +149,10 @@ class Engine(ABC):
                 raise PlannerError(f"engine: {self.label} has no {what} setting{also}")
             data[field] = value
         return self.profile_type.model_validate(data)
+
+    def flag_for(self, setting: str) -> str:
+        """A launch setting as this engine spells it (:attr:`setting_flags`, else the generic flag)."""
+        return self.setting_flags.get(setting) or flag_name(setting)
 
     def own(self, profile: EngineProfile | None) -> EngineProfile:
         """``profile`` when it is this engine's, the defaults when ``None``; another engine's is refused."""

@@ -34,11 +34,12 @@ class EngineSetting(NamedTuple):
 ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
     EngineSetting(
         "max_num_batched_tokens", "--max-num-batched-tokens", "count", 1, MAX_CONTEXT,
-        "tokens per forward step (vLLM's default by GPU and release)",
+        "tokens per forward step (vLLM's default by GPU and release; TensorRT-LLM: --max_num_tokens, default 8192)",
     ),
     EngineSetting(
         "max_num_seqs", "--max-num-seqs", "count", 1, 1_048_576,
-        "sequences run at once; sizes the CUDA-graph captures and, for hybrid models, the Mamba blocks needed",
+        "sequences run at once (TensorRT-LLM: --max_batch_size); conversations beyond it wait in the queue; in vLLM it "
+        "also sizes the CUDA-graph captures and, for hybrid models, the Mamba blocks needed",
     ),
     EngineSetting(
         "enforce_eager", "--enforce-eager", "flag", 0, 1,

@@ -58,6 +58,7 @@ TRTLLM_DEFAULT_VERSION = "1.0.0"
 # trtllm-serve: NVIDIA/TensorRT-LLM issue #2667 runs it on 0.16.0; in September 2024 (0.12-0.13) the project pointed
 # OpenAI-API users to examples/apps (issue #2237). Releases before: trtllm-build engines served by Triton.
 TRTLLM_SERVE_FROM = (0, 16, 0)
+TRTLLM_MAX_NUM_TOKENS = 8192  # BaseLlmArgs.max_num_tokens (module docstring)
 
 
 class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
@@ -67,7 +68,7 @@ class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
     engine_version: EngineVersion = TRTLLM_DEFAULT_VERSION
     kv_cache_free_gpu_mem_fraction: Fraction = 0.90
     max_batch_size: PositiveInt | None = None  # None: 2048 (1.x), 256 (TensorRT engines)
-    max_num_tokens: PositiveInt = 8192  # tokens per step (1.x: the profile batch; engines: the built workspace)
+    max_num_tokens: PositiveInt | None = None  # tokens per step; None: 8192 (1.x: the profile batch; engines: built)
     tokens_per_block: PositiveInt | None = None  # None: 32 (1.x KvCacheConfig), 64 (TensorRT engines)
     # KvCacheConfig.max_attention_window (--max_attention_window_size) set to the model's own windows; off (the
     # default): every layer keeps max_seq_len tokens, sliding-window and chunked layers included
@@ -85,6 +86,10 @@ class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
     def batch_size(self) -> int:
         return self.max_batch_size or (2048 if self.pytorch_flow else 256)
 
+    @property
+    def num_tokens(self) -> int:
+        return self.max_num_tokens or TRTLLM_MAX_NUM_TOKENS
+
     def kv_model(self, model: ModelSpec) -> ModelSpec:
         """The model with its windows (``attention_windows``), else every token cached in every layer
         (:func:`planner.core.kv.every_token_cached`: the attention window defaults to ``max_seq_len``)."""
@@ -92,7 +97,7 @@ class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
 
     def workspace_bytes(self, model: ModelSpec, tensor_parallel: int) -> int:
         """The activation workspace of a built engine: the same layer formula as vLLM's over ``max_num_tokens``."""
-        return vllm_activation_bytes(model, self.max_num_tokens, self.batch_size, tensor_parallel, True, v1=False)
+        return vllm_activation_bytes(model, self.num_tokens, self.batch_size, tensor_parallel, True, v1=False)
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         workspace = self.workspace_bytes(ctx.model, ctx.tensor_parallel)
@@ -264,7 +269,15 @@ class TrtllmEngine(Engine):
 
     setting_fields: ClassVar[dict[str, str]] = {
         "fraction": "kv_cache_free_gpu_mem_fraction",
+        "max_num_seqs": "max_batch_size",
+        "max_num_batched_tokens": "max_num_tokens",
         "max_attention_window": "attention_windows",
+    }
+    # trtllm-serve's own spelling (tensorrt_llm/commands/serve.py: --max_batch_size, --max_num_tokens; trtllm-build
+    # takes the same names for an engine's built limits)
+    setting_flags: ClassVar[dict[str, str]] = {
+        "max_num_seqs": "--max_batch_size",
+        "max_num_batched_tokens": "--max_num_tokens",
     }
     window_setting: ClassVar[str | None] = "max_attention_window"
     running_flag: ClassVar[str] = "--max_batch_size"
@@ -324,7 +337,7 @@ class TrtllmEngine(Engine):
         command = (
             f"trtllm-serve {loading.model_argument}{loading.flags} --tp_size {result.tensor_parallel} --pp_size "
             f"{result.pipeline_parallel} --max_seq_len {result.max_model_len}"
-            f" --max_batch_size {trt.batch_size} --max_num_tokens {trt.max_num_tokens}"
+            f" --max_batch_size {trt.batch_size} --max_num_tokens {trt.num_tokens}"
             f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
         )
         speculating = request.deployment is not None and request.deployment.speculative is not None
@@ -344,7 +357,7 @@ def triton_note(result: PlanResult, trt: TrtllmProfile) -> str:
     return (
         f"# TensorRT-LLM {trt.engine_version} has no trtllm-serve (NVIDIA/TensorRT-LLM#2667 runs it on 0.16.0): build "
         f"a TensorRT engine with trtllm-build (tp_size {result.tensor_parallel}, pp_size {result.pipeline_parallel}, "
-        f"max_batch_size {trt.batch_size}, max_seq_len {result.max_model_len}, max_num_tokens {trt.max_num_tokens})\n"
+        f"max_batch_size {trt.batch_size}, max_seq_len {result.max_model_len}, max_num_tokens {trt.num_tokens})\n"
         "# and serve it with Triton's tensorrtllm backend at kv_cache_free_gpu_mem_fraction "
         f"{trt.kv_cache_free_gpu_mem_fraction:g}"
         + (f", one server per replica ({result.replicas} in all)" if result.replicas > 1 else "")

@@ -13,6 +13,8 @@ from typing import Any
 
 from planner.cli import main
 from tests.app.conftest import COMMANDS, figures, nearest_link, plain, run_page, texts
+from ui.setup_summary import lines
+from ui.state import Selection
 
 HOME = {"model": "Qwen/Qwen3-8B", "gpu": "rtx-3090", "engine": "vllm", "context": "8192", "users": "2"}
 FLAGS = ["--model", "Qwen/Qwen3-8B", "--gpu", "rtx-3090", "--engine", "vllm", "--context", "8192", "--users", "2"]
@@ -190,3 +192,24 @@ def test_a_spark_link_with_a_loader_plans_what_fit_plans_with_it(capsys: Any) ->
     assert not bad.exception and "load_format" not in bad.query_params
     said = " ".join(texts(bad.warning) + texts(bad.info) + texts(bad.error) + [plain(c.value) for c in bad.caption])
     assert "--load-format" in said and "<b>" not in said, said
+
+
+def test_tensorrt_llm_batch_settings_under_its_own_names(capsys: Any) -> None:
+    """A link's ``max_num_seqs`` and ``max_num_batched_tokens`` under TensorRT-LLM are its ``--max_batch_size`` and
+    ``--max_num_tokens``: the sidebar labels them so, the set-up summary and the launch command say them, and the
+    page plans what ``fit --engine trtllm`` plans with the same settings."""
+    link = {**HOME, "gpu": "h100-sxm-80gb", "engine": "trtllm", "max_num_seqs": "8", "max_num_batched_tokens": "4096"}
+    at = run_page("memory", link, editor=True, open_keys=[COMMANDS, "launch_open"])
+    assert not at.exception and not at.error, texts(at.error)
+    assert at.number_input(key="max_num_seqs").label == "--max_batch_size"
+    assert at.number_input(key="max_num_batched_tokens").label == "--max_num_tokens"
+    assert "--max_batch_size 8 --max_num_tokens 4096" in _codes(at)
+    flags = ["--model", "Qwen/Qwen3-8B", "--gpu", "h100-sxm-80gb", "--engine", "trtllm", "--context", "8192"]
+    assert (
+        main(["fit", *flags, "--users", "2", "--max-num-seqs", "8", "--max-num-batched-tokens", "4096", "--json"]) == 0
+    )
+    cli = json.loads(capsys.readouterr().out)
+    assert f"{cli['kv_budget_tokens_per_replica'] / 1000:.1f} k" in _metrics(at)["KV budget"]
+    # the set-up summary a cold link shows (this one opens the editor: the release is extrapolated, an alert)
+    sel = Selection(model_id="Qwen/Qwen3-8B", gpu_id="h100-sxm-80gb", engine="trtllm", max_num_seqs=8)
+    assert ("Launch", "--max_batch_size 8") in lines(sel.model_copy(update={"max_num_batched_tokens": None}))

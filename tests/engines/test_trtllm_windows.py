@@ -152,7 +152,8 @@ def test_the_attention_window_is_a_launch_setting_of_tensorrt_llm_alone() -> Non
     from planner.bounds.errors import PlannerError
     from planner.engines.registry import overhead_profile, settings_taken
 
-    assert [s.flag for s in settings_taken("trtllm")] == ["--max-attention-window"]
+    taken = [s.name for s in settings_taken("trtllm")]
+    assert taken == ["max_num_batched_tokens", "max_num_seqs", "max_attention_window"]  # the batch ones: its names
     assert overhead_profile("trtllm", max_attention_window=True) == TrtllmProfile(attention_windows=True)
     for engine in ("vllm", "sglang", "llamacpp"):
         assert "max_attention_window" not in {s.name for s in settings_taken(engine)}
