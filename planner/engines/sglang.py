@@ -36,7 +36,8 @@ from planner.engines.base import (
 from planner.engines.checkpoints import GGUF, with_note
 from planner.engines.commands import speculative_head, word
 from planner.engines.loading import kernel_padding_bytes
-from planner.engines.logscan import Lines, find_failure, number, pattern
+from planner.engines.logscan import Lines
+from planner.engines.sglang_logparse import parse_sglang
 from planner.engines.support import EngineSupport, LoraSupport, platform_rows
 from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
@@ -102,6 +103,19 @@ def sglang_default_mem_fraction(
     return round((mib - reserved) / mib, 3)
 
 
+def sglang_running(tokens: int, context_len: int, given: int | None) -> int:
+    """The scheduler's ``max_running_requests``: the one given, else the request pool's size
+    (``min(max(int(tokens / context_len x 512), 2048), 4096)``, 0.5.4 ``srt/model_executor/model_runner.py``
+    :1646-1655) and at most half the KV pool's tokens (``srt/managers/tp_worker.py`` :279-287); 0 without a pool.
+
+    >>> sglang_running(409_552, 8192, None), sglang_running(3000, 8192, None), sglang_running(409_552, 8192, 8)
+    (4096, 1500, 8)
+    """
+    if given is not None:
+        return given if tokens > 0 else 0
+    return min(tokens // 2, min(max(int(tokens / context_len * 512), 2048), 4096))
+
+
 def _vlm(model: ModelSpec) -> bool:
     """A vision tower loaded for serving makes SGLang treat the model as multimodal."""
     return any(module.loaded_for_serving for module in model.attached_modules)
@@ -117,6 +131,7 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     cuda_graph_max_bs: PositiveInt | None = None
     page_size: PositiveInt = 1
     max_total_tokens: PositiveInt | None = None
+    max_running_requests: PositiveInt | None = None  # None: the scheduler's own (sglang_running)
 
     def fraction(
         self, gpu_memory_bytes: int, tensor_parallel: int, pipeline_parallel: int = 1, multimodal: bool = False
@@ -186,7 +201,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     tokens, cell_first, rest_first, weights_first = _pool_tokens(request, result, profile)
     max_len = result.max_model_len
     pool = tokens * cell_first
-    running = min(max(int(tokens / max_len * 512), 2048), 4096)
+    running = sglang_running(tokens, max_len, profile.max_running_requests)
     k_size = pool / 2 if model.mla is None else pool
     lines = [
         f"KV Cache is allocated. #tokens: {tokens}, K size: {gib_text(k_size)} GB, V size: {gib_text(pool - k_size)} GB"
@@ -232,49 +247,8 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         notes=(f"mem_fraction_static = {fraction:.3f}{default}",),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
-        max_running=running,
+        max_running=running or None,
     )
-
-
-# -- the start-up log: 'KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB' (model_runner.py) --
-_SG_POOL = pattern(r"KV Cache is allocated\. #tokens: NUM, K size: NUM GB, V size: NUM GB")
-_SG_MLA_POOL = pattern(r"KV Cache is allocated\. #tokens: NUM, KV size: NUM GB")
-_SG_TOTAL = pattern(r"max_total_num_tokens=NUM")
-_SG_WEIGHTS = pattern(r"mem usage=NUM GB")
-_SG_CONTEXT = pattern(r"context_len=NUM")
-_SG_FRACTION = pattern(r"mem[-_]fraction[-_]static[= ]{1,3}NUM")
-
-
-def parse_sglang(lines: Lines) -> dict[str, object] | None:
-    fields: dict[str, object] = {}
-    pool = lines.last("KV Cache is allocated", _SG_POOL)
-    mla = lines.last("KV Cache is allocated", _SG_MLA_POOL)
-    if pool:
-        k, v = number(pool.group(2), "K size"), number(pool.group(3), "V size")
-        fields.update(kv_cache_tokens=int(number(pool.group(1), "#tokens")), kv_cache_gib=k + v)
-    elif mla:
-        fields.update(kv_cache_tokens=int(number(mla.group(1), "#tokens")), kv_cache_gib=number(mla.group(2), "KV"))
-    total = lines.number("max_total_num_tokens", _SG_TOTAL, "max_total_num_tokens")
-    if total is not None:
-        fields.setdefault("kv_cache_tokens", int(total))
-    weights = lines.number("Load weight end", _SG_WEIGHTS, "mem usage")
-    if weights is not None:
-        fields["weights_gib"] = weights
-    context = lines.number("context_len", _SG_CONTEXT, "context_len")
-    if context is not None:
-        fields["max_model_len"] = int(context)
-    fraction = lines.number("fraction", _SG_FRACTION, "mem_fraction_static")
-    if fraction is not None:
-        fields["gpu_memory_utilization"] = fraction
-    if "kv_cache_tokens" not in fields:
-        return None
-    failure = find_failure(lines)
-    if failure is not None:
-        fields.update(fails=True, failure_kind=failure[0], failure=failure[1])
-    tokens = fields["kv_cache_tokens"]
-    if isinstance(tokens, int) and context:
-        fields.update(max_concurrency=tokens / context, max_concurrency_at_tokens=int(context))
-    return {"format": "sglang", **fields}
 
 
 # srt/server_args.py (0.5.4 :2291-2331): --enable-lora, --max-loras-per-batch, --max-lora-rank, --max-loaded-loras,
@@ -331,14 +305,22 @@ class SglangEngine(Engine):
         "at once. Users see a pause, not an error."
     )
 
-    setting_fields: ClassVar[dict[str, str]] = {"fraction": "mem_fraction_static"}
     # srt/server_args.py (0.5.4): --max-running-requests :1806, --max-total-tokens :1818, --chunked-prefill-size
-    # :1825, --cuda-graph-max-bs :2858, --disable-cuda-graph :2870
-    setting_counterparts: ClassVar[dict[str, str]] = {
+    # :1825, --cuda-graph-max-bs :2858, --disable-cuda-graph :2870; the chunk and the graphs' batch enter the default
+    # mem_fraction_static (sglang_default_mem_fraction), the running requests what is served at once
+    setting_fields: ClassVar[dict[str, str]] = {
+        "fraction": "mem_fraction_static",
+        "max_num_seqs": "max_running_requests",
+        "max_num_batched_tokens": "chunked_prefill_size",
+        "max_cudagraph_capture_size": "cuda_graph_max_bs",
+    }
+    setting_flags: ClassVar[dict[str, str]] = {
         "max_num_seqs": "--max-running-requests",
-        "kv_cache_memory_bytes": "--max-total-tokens",
         "max_num_batched_tokens": "--chunked-prefill-size",
         "max_cudagraph_capture_size": "--cuda-graph-max-bs",
+    }
+    setting_counterparts: ClassVar[dict[str, str]] = {
+        "kv_cache_memory_bytes": "--max-total-tokens",
         "enforce_eager": "--disable-cuda-graph",
     }
     running_flag: ClassVar[str] = "--max-running-requests"
@@ -392,6 +374,9 @@ class SglangEngine(Engine):
         if dp > 1:
             command += f" --dp {dp}"
         command += f" --mem-fraction-static {fraction:g} --context-length {result.max_model_len}"
+        for setting, field in self.setting_fields.items():
+            value = getattr(sg, field) if setting in self.setting_flags else None
+            command += f" {self.setting_flags[setting]} {value}" if value is not None else ""
         command = " ".join((command, *self.kv_cache_flags(result.kv_dtype)))
         return with_note(command, loading)
 

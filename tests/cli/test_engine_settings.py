@@ -53,10 +53,19 @@ def test_a_fixed_kv_size_replaces_the_fraction(capsys: pytest.CaptureFixture[str
 
 
 def test_an_engine_without_the_setting_refuses_it(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([*BASE, "--engine", "sglang", "--max-num-seqs", "2"]) == 2
+    assert main([*BASE, "--engine", "sglang", "--enforce-eager"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "error: engine: SGLang has no --max-num-seqs setting; its own --max-running-requests is not planned here"
+        "error: engine: SGLang has no --enforce-eager setting; its own --disable-cuda-graph is not planned here"
     )
+
+
+def test_sglang_serves_at_most_its_running_requests(capsys: pytest.CaptureFixture[str]) -> None:
+    """--max-num-seqs is SGLang's --max-running-requests: the launch command and the served count follow it."""
+    base = ["fit", "--model", "Qwen/Qwen3-8B", "--gpu", "h100-sxm-80gb", "--context", "8192", "--json"]
+    assert main([*base, "--engine", "sglang", "--max-num-seqs", "2", "--users", "3"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["conversations_total"] == 2 and data["engine_max_running_per_replica"] == 2
+    assert "SGLang runs at most 2 at once, --max-running-requests" in data["verdict_sentence"]
 
 
 def test_the_weight_loader_is_a_choice_the_release_takes(capsys: pytest.CaptureFixture[str]) -> None:

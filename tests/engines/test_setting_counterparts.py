@@ -15,10 +15,7 @@ from planner.engines.registry import overhead_profile
 @pytest.mark.parametrize(
     ("engine", "setting", "value", "counterpart"),
     [
-        ("sglang", "max_num_seqs", 8, "--max-running-requests"),
         ("sglang", "enforce_eager", True, "--disable-cuda-graph"),
-        ("sglang", "max_cudagraph_capture_size", 64, "--cuda-graph-max-bs"),
-        ("sglang", "max_num_batched_tokens", 4096, "--chunked-prefill-size"),
         ("sglang", "kv_cache_memory_bytes", 2**34, "--max-total-tokens"),
         ("llamacpp", "max_num_seqs", 8, "-np"),
     ],
@@ -30,6 +27,23 @@ def test_a_setting_not_planned_names_the_engines_own(
         overhead_profile(engine, **{setting: value})
     message = str(refused.value)
     assert "has no --" in message and f"its own {counterpart}" in message and "not planned here" in message, message
+
+
+@pytest.mark.parametrize(
+    ("setting", "field", "flag"),
+    [
+        ("max_num_seqs", "max_running_requests", "--max-running-requests"),
+        ("max_num_batched_tokens", "chunked_prefill_size", "--chunked-prefill-size"),
+        ("max_cudagraph_capture_size", "cuda_graph_max_bs", "--cuda-graph-max-bs"),
+    ],
+)
+def test_sglang_plans_its_own_batch_settings(setting: str, field: str, flag: str) -> None:
+    """The three SGLang plans (its chunk and graph batch enter the default mem_fraction_static; the running
+    requests cap what is served at once), under its own names."""
+    from planner.engines.registry import get_engine
+
+    assert getattr(overhead_profile("sglang", **{setting: 8}), field) == 8
+    assert get_engine("sglang").flag_for(setting) == flag
 
 
 def test_a_setting_without_a_counterpart_says_only_that() -> None:
