@@ -64,14 +64,16 @@ def test_a_fixed_kv_cache_size_is_the_pool(capsys: Any) -> None:
 
 
 def test_an_engine_without_the_flag_drops_it_and_says_why() -> None:
+    """SGLang has no --enforce-eager (its --disable-cuda-graph is not planned): dropped and said; the sequences it
+    takes as its own --max-running-requests."""
     at = run_page(
         "memory", {**HOME, "engine": "sglang", "max_num_seqs": "2", "enforce_eager": "true"}, open_keys=[COMMANDS]
     )
     assert not at.exception
     notes = " ".join(texts(at.warning) + texts(at.info) + [plain(c.value) for c in at.caption])
-    assert "SGLang has no --max-num-seqs setting" in notes, notes
-    assert "max_num_seqs" not in at.query_params and "enforce_eager" not in at.query_params
-    assert "--max-num-seqs 2 " not in _codes(at) and "--enforce-eager" not in _codes(at)
+    assert "SGLang has no --enforce-eager setting" in notes, notes
+    assert "enforce_eager" not in at.query_params and at.query_params["max_num_seqs"] == "2"
+    assert "--enforce-eager" not in _codes(at) and "--max-running-requests 2" in _codes(at)
 
 
 def test_a_cold_link_says_its_launch_settings_in_the_set_up_summary() -> None:
