@@ -15,7 +15,17 @@ _SG_CONTEXT = pattern(r"context_len=NUM")
 _SG_FRACTION = pattern(r"mem[-_]fraction[-_]static[= ]{1,3}NUM")
 
 
+# The single figures, each read off its own line: (field, the line's anchor, its pattern, the figure's name, whole)
+_FIGURES = (
+    ("weights_gib", "Load weight end", _SG_WEIGHTS, "mem usage", False),
+    ("max_model_len", "context_len", _SG_CONTEXT, "context_len", True),
+    ("gpu_memory_utilization", "fraction", _SG_FRACTION, "mem_fraction_static", False),
+)
+
+
 def parse_sglang(lines: Lines) -> dict[str, object] | None:
+    """The pool's tokens and size, the figures of :data:`_FIGURES` and the failure, if any; ``None`` without a
+    pool line."""
     fields: dict[str, object] = {}
     pool = lines.last("KV Cache is allocated", _SG_POOL)
     mla = lines.last("KV Cache is allocated", _SG_MLA_POOL)
@@ -27,21 +37,16 @@ def parse_sglang(lines: Lines) -> dict[str, object] | None:
     total = lines.number("max_total_num_tokens", _SG_TOTAL, "max_total_num_tokens")
     if total is not None:
         fields.setdefault("kv_cache_tokens", int(total))
-    weights = lines.number("Load weight end", _SG_WEIGHTS, "mem usage")
-    if weights is not None:
-        fields["weights_gib"] = weights
-    context = lines.number("context_len", _SG_CONTEXT, "context_len")
-    if context is not None:
-        fields["max_model_len"] = int(context)
-    fraction = lines.number("fraction", _SG_FRACTION, "mem_fraction_static")
-    if fraction is not None:
-        fields["gpu_memory_utilization"] = fraction
+    for field, anchor, found, name, whole in _FIGURES:
+        value = lines.number(anchor, found, name)
+        if value is not None:
+            fields[field] = int(value) if whole else value
     if "kv_cache_tokens" not in fields:
         return None
     failure = find_failure(lines)
     if failure is not None:
         fields.update(fails=True, failure_kind=failure[0], failure=failure[1])
-    tokens = fields["kv_cache_tokens"]
-    if isinstance(tokens, int) and context:
-        fields.update(max_concurrency=tokens / context, max_concurrency_at_tokens=int(context))
+    tokens, context = fields["kv_cache_tokens"], fields.get("max_model_len")
+    if isinstance(tokens, int) and isinstance(context, int) and context:
+        fields.update(max_concurrency=tokens / context, max_concurrency_at_tokens=context)
     return {"format": "sglang", **fields}
