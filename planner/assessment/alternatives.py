@@ -4,6 +4,9 @@ changing one thing the engine itself takes.
 Every candidate is judged by :func:`planner.assessment.assess.assess`, the same verdict the pages and the command line
 show, so a suggestion's figures are the figures its link opens. The levers, in the order they are offered:
 
+- the sequences the engine runs at once (vLLM ``--max-num-seqs``, SGLang ``--max-running-requests``, TensorRT-LLM
+  ``--max_batch_size``) raised to the users a replica serves, when that limit, not the pool, keeps the target from
+  being met (:attr:`planner.assessment.assess.Assessment.running_cap`);
 - a fixed KV-cache size (vLLM ``--kv-cache-memory``), when one is set: it replaces the memory fraction
   (:mod:`planner.assessment.fixed_kv`);
 - the batch (vLLM ``--max-num-seqs``), when the engine's refusal advises lowering it
@@ -119,6 +122,21 @@ def _kv_size(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative
         return None
     size, why = sized
     return _try(with_fixed_kv(request, size), f"--kv-cache-memory {size / GiB:g} GiB ({why})", goal)
+
+
+def _running(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
+    """The engine's limit on sequences run at once raised to the conversations a replica must serve, when it, not
+    the pool, sets the count (:attr:`Assessment.running_cap`); the engine's own flag in the change."""
+    overhead = request.overhead
+    if found.running_cap is None or not isinstance(overhead, EngineProfile):
+        return None
+    engine = get_engine(overhead.engine_name)
+    field = engine.setting_fields.get("max_num_seqs")
+    if field is None:
+        return None
+    seqs = -(-goal.held // found.replicas)
+    raised = request.model_copy(update={"overhead": overhead.model_copy(update={field: seqs})})
+    return _try(raised, f"{engine.flag_for('max_num_seqs')} {seqs}", goal)
 
 
 def _batch(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -259,6 +277,7 @@ def nearest_fitting(
     except PlannerError:
         return []
     levers = (
+        _running,
         _kv_size,
         _batch,
         _attention_window,

@@ -15,10 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model_catalog import get_gpu, get_model
+from planner.assessment.alternatives import nearest_fitting
 from planner.assessment.assess import VerdictState, assess
 from planner.engines.registry import overhead_profile
 from planner.engines.trtllm import TrtllmProfile
 from planner.planning.plan import PlanRequest
+from ui.state import launch_changes
 
 H100 = get_gpu("h100-sxm-80gb")
 RTX = get_gpu("rtx-4090")
@@ -76,3 +78,17 @@ def test_never_more_served_than_held_or_run(seqs: int, context: int, users: int)
     assert a.conversations <= math.floor(a.concurrency + 1e-9)
     assert a.conversations <= seqs * a.replicas
     assert (a.state is VerdictState.MEETS_TARGET) == (a.fits and a.conversations >= users)
+
+
+def test_the_nearest_set_up_raises_the_limit_first() -> None:
+    """Where the engine's limit, not the pool, misses the target, the first nearest set-up raises it to the users
+    (under the engine's own flag); its link carries the setting, and the page it opens meets the target."""
+    for profile, flag, param in (
+        (overhead_profile("vllm", max_num_seqs=4), "--max-num-seqs 12", "max_num_seqs"),
+        (TrtllmProfile(max_batch_size=8), "--max_batch_size 12", "max_num_seqs"),
+    ):
+        request = _request(profile=profile)
+        first = nearest_fitting(request, 12)[0]
+        assert first.change == flag
+        assert launch_changes(request, first.request) == {param: "12"}
+        assert assess(first.request, target_users=12).state is VerdictState.MEETS_TARGET
