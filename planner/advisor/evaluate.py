@@ -339,31 +339,34 @@ class Evaluator:
         option with its speed and costs. An engine that refuses at its default ``--max-num-seqs`` for a reason
         fewer sequences cure (:data:`planner.assessment.batch_lever.CURES`: a hybrid's Mamba blocks, the graph
         profiling's KV cache, the sampler's warm-up) is planned as a buyer would launch it: with ``--max-num-seqs``
-        at the users a replica serves (:meth:`fewer_seqs`)."""
+        at the users a replica serves; so is one whose default limit on running sequences, not its pool, misses the
+        target (:meth:`seqs_for_users`)."""
         c, row = p.candidate, p.row
         misfit = None if p.fit_checked else self._weights_misfit(c, row.engine)
         if misfit is not None:
             return misfit
         a, overhead = self.assessment(c, row.engine), self.profile(row.engine)
         why = self._misfit(c, a)
-        lowered = self.fewer_seqs(c, row.engine, a) if why is not None else None
-        if lowered is not None and self._misfit(c, lowered[0]) is None:  # else the default's reason stands
-            (a, overhead), why = lowered, None
+        retried = self.seqs_for_users(c, row.engine, a) if why is not None else None
+        if retried is not None and self._misfit(c, retried[0]) is None:  # else the default's reason stands
+            (a, overhead), why = retried, None
         if why is not None:
             return reject(c, *why)
         return build_option(self.built, c, row, a, overhead, p.host, self.assumptions)
 
-    def fewer_seqs(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
+    def seqs_for_users(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
         """The candidate's assessment with ``--max-num-seqs`` at the users one replica serves, and that profile,
-        when the engine refused at its default for a reason fewer sequences cure and the setting lowers it;
-        ``None`` otherwise, and under one overhead model for every set-up (``overhead``, which it keeps)."""
+        where vLLM's default misses in a way the setting cures: it refuses for a reason fewer sequences cure
+        (:data:`CURES`) and the users are fewer than the default, or its default limit on sequences run at once, not
+        its pool, keeps the target from being met (:attr:`Assessment.running_cap`: vLLM's 256 under 70 GiB) and the
+        users are more; ``None`` otherwise, and under one overhead model for every set-up (``overhead``, kept)."""
         kind = a.report.failure_kind if a.report is not None else None
-        if a.state is not VerdictState.ENGINE_REFUSES or kind not in CURES or self._slots_fixed(engine):
-            return None
-        if self.fixed is not None:
+        refused = a.state is VerdictState.ENGINE_REFUSES and kind in CURES
+        capped = a.running_cap is not None and a.conversations < self.target
+        if not (refused or capped) or self._slots_fixed(engine) or self.fixed is not None:
             return None
         seqs, default = math.ceil(max(1, self.target) / c.replicas), default_seqs(self._planned_request(c, engine))
-        if default is None or seqs >= default:
+        if default is None or (refused and seqs >= default) or (capped and seqs <= default):
             return None
         # planned under a key of its own, so that what the evaluator keeps per engine (bases, stages, assessments,
         # and across rankings the stages that read no length, keyed by the profile's value) serves it too

@@ -60,3 +60,18 @@ def test_every_surface_agrees_on_a_hybrid_model(ranking: Ranking) -> None:
 def test_dense_models_keep_the_defaults() -> None:
     llama = rank(get_model("meta-llama/Llama-3.1-8B").spec, Workload.fixed_length(8192, concurrent_conversations=8))
     assert llama.options and all(o.engine_max_num_seqs is None for o in llama.options)
+
+
+def test_a_default_limit_below_the_users_is_raised() -> None:
+    """vLLM runs at most 256 sequences at once on a card under 70 GiB (its default --max-num-seqs): Qwen3-0.6B for
+    300 users at 512 tokens fits one RTX 3090's pool but not its default limit, so the option is planned with
+    --max-num-seqs 300, as a buyer would launch it, and its link opens the same count."""
+    small = "Qwen/Qwen3-0.6B"
+    ranking = rank(get_model(small).spec, Workload.fixed_length(512, concurrent_conversations=300))
+    raised = [o for o in ranking.options if o.gpu_id == "rtx-3090" and o.gpu_count == 1]
+    assert raised and all(o.engine_max_num_seqs == 300 and o.conversations == 300 for o in raised)
+    assert raised[0].label.endswith(", --max-num-seqs 300")
+    sel = option_selection(Selection(model_id=small), raised[0])
+    assert sel.max_num_seqs == 300 and sel.assessment().conversations == 300
+    at_default = sel.model_copy(update={"max_num_seqs": None}).assessment()
+    assert at_default.conversations == 256 and at_default.running_cap == 256
