@@ -37,7 +37,7 @@ SERIES = {"domain": [OPTIONS, FRONT, RECOMMENDED], "range": ["#94a3b8", "#2563eb
 
 def value_of(option: Option, against: str) -> float:
     """The chart's vertical figure: conversations held at once, or aggregate decode tokens per second."""
-    return option.concurrency if against == "capacity" else (option.decode_tokens_per_s_total or 0.0)
+    return option.served_concurrency if against == "capacity" else (option.decode_tokens_per_s_total or 0.0)
 
 
 def purchase_of(option: Option) -> tuple[str, int, str | None, float | None]:

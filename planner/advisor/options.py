@@ -101,6 +101,12 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     undermining: tuple[str, ...] = ()
 
     @property
+    def served_concurrency(self) -> float:
+        """:attr:`concurrency`, at most what the engine runs at once on every replica (:attr:`max_running`)."""
+        limit = self.max_running * self.replicas if self.max_running is not None else None
+        return self.concurrency if limit is None else min(self.concurrency, float(limit))
+
+    @property
     def split_text(self) -> str:
         if self.split == "layer" and self.tensor_parallel > 1:
             text = f"layer split over {self.tensor_parallel} GPUs"

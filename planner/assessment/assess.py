@@ -93,6 +93,13 @@ class Assessment(BaseModel, frozen=True, extra="forbid"):
         return self.conversations // self.replicas if self.replicas else 0
 
     @property
+    def served_concurrency(self) -> float:
+        """The pool's concurrency (all replicas), at most the sequences the engine runs at once (its running limit
+        times the replicas): what a curve of conversations at once plots."""
+        running = self.report.max_running if self.report is not None else None
+        return self.concurrency if running is None else min(self.concurrency, float(running * self.replicas))
+
+    @property
     def running_cap(self) -> int | None:
         """The engine's limit on sequences run at once per replica when it, not the pool, sets the conversations
         served; None when the pool does."""
@@ -278,7 +285,7 @@ class CurvePoint(BaseModel, frozen=True, extra="forbid"):
     """The set-up at one context length: the figures :func:`assess` gives there."""
 
     context_tokens: int
-    concurrency: float  # all replicas
+    concurrency: float  # all replicas, at most what the engine runs at once (Assessment.served_concurrency)
     conversations: int  # whole conversations, all replicas
     contiguous: int  # conversations if each reserved its whole length up front (naive allocation)
     kv_bytes_per_sequence: int
@@ -295,7 +302,7 @@ def concurrency_curve(request: PlanRequest, contexts: list[int], users: int | No
         points.append(
             CurvePoint(
                 context_tokens=tokens,
-                concurrency=a.concurrency,
+                concurrency=a.served_concurrency,
                 conversations=a.conversations,
                 contiguous=a.result.capacity.sequences_contiguous,
                 kv_bytes_per_sequence=a.result.capacity.kv_bytes_per_sequence,

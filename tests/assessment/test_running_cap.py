@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from model_catalog import get_gpu, get_model
 from planner.assessment.alternatives import nearest_fitting
-from planner.assessment.assess import VerdictState, assess
+from planner.assessment.assess import VerdictState, assess, concurrency_curve
 from planner.engines.registry import overhead_profile
 from planner.engines.trtllm import TrtllmProfile
 from planner.planning.plan import PlanRequest
@@ -92,3 +92,10 @@ def test_the_nearest_set_up_raises_the_limit_first() -> None:
         assert first.change == flag
         assert launch_changes(request, first.request) == {param: "12"}
         assert assess(first.request, target_users=12).state is VerdictState.MEETS_TARGET
+
+
+def test_a_curve_of_conversations_stops_at_the_limit() -> None:
+    """The What-if curve plots conversations at once: at most what the engine runs, however short the context."""
+    points = concurrency_curve(_request(max_num_seqs=4), [1024, 8192, 65536], users=20)
+    assert [p.concurrency for p in points][:2] == [4.0, 4.0] and all(p.conversations <= 4 for p in points)
+    assert points[2].concurrency < 4  # at 64k the pool holds fewer than the limit: the pool sets it

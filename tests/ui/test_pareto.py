@@ -26,7 +26,8 @@ def test_rows_are_the_rankings_options() -> None:
         for r in rows:
             o = ranking.options[r["i"]]
             assert r["cost"] == o.cost and r["label"] == o.label
-            assert r["value"] == (o.concurrency if against == "capacity" else (o.decode_tokens_per_s_total or 0.0))
+            throughput = o.decode_tokens_per_s_total or 0.0
+            assert r["value"] == (o.served_concurrency if against == "capacity" else throughput)
         assert {r["i"] for r in rows if r["front"]} == {ranking.options.index(o) for o in front if o.cost is not None}
         _one_point_per_purchase(ranking.options, rows, against)
         assert rows[-1]["i"] == 0 and rows[-1]["series"] == RECOMMENDED  # drawn last, on top
