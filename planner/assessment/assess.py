@@ -252,10 +252,8 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
         )
     why = ""  # when the engine's limit, not the pool's rounding, sets the count
     if not a.running_cap:
-        held = a.conversations
-        why = why_not_divided(
-            request.model, a.kv_budget_tokens_per_replica, result.context_tokens, held, a.replicas, allotment
-        )
+        budget, held = a.kv_budget_tokens_per_replica, a.conversations
+        why = why_not_divided(request.model, budget, result.context_tokens, held, a.replicas, allotment)
     text = (
         f"{name} in {precision} on {where} holds {tokens} tokens of KV cache{replicas}: "
         f"{plural(a.conversations, 'concurrent conversation')} of {context} tokens{why}{running_words(a)}."
@@ -278,7 +276,7 @@ def running_words(a: Assessment) -> str:
     held = math.floor(a.concurrency / a.replicas + 1e-9)
     each = " per replica" if a.replicas > 1 else ""
     flag = get_engine(a.report.engine).running_flag
-    return f" ({a.engine_label} runs at most {cap:,} at once{each}, {flag}; the pool would hold {held:,})"
+    return f" ({a.engine_label} runs at most {cap:,} at once{each}, {flag}; the pool would hold {held:,}{each})"
 
 
 class CurvePoint(BaseModel, frozen=True, extra="forbid"):
