@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from planner.advisor.engine_speed import Bound
 from planner.advisor.workload import Workload
+from planner.assessment.assess import served
 from planner.core.gpu import GpuSpec
 
 FilterReason = Literal["latency-target-missed", "unknown-price", "over-budget"]  # the buyer's own conditions
@@ -103,8 +104,7 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     @property
     def served_concurrency(self) -> float:
         """:attr:`concurrency`, at most what the engine runs at once on every replica (:attr:`max_running`)."""
-        limit = self.max_running * self.replicas if self.max_running is not None else None
-        return self.concurrency if limit is None else min(self.concurrency, float(limit))
+        return served(self.concurrency, self.max_running, self.replicas)
 
     @property
     def split_text(self) -> str:

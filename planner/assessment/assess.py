@@ -93,17 +93,21 @@ class Assessment(BaseModel, frozen=True, extra="forbid"):
         return self.conversations // self.replicas if self.replicas else 0
 
     @property
+    def running(self) -> int | None:
+        """The sequences one replica of the engine runs at once (:attr:`EngineReport.max_running`); None: no limit."""
+        return self.report.max_running if self.report is not None else None
+
+    @property
     def served_concurrency(self) -> float:
-        """The pool's concurrency (all replicas), at most the sequences the engine runs at once (its running limit
-        times the replicas): what a curve of conversations at once plots."""
-        running = self.report.max_running if self.report is not None else None
-        return self.concurrency if running is None else min(self.concurrency, float(running * self.replicas))
+        """The pool's concurrency (all replicas), at most what the engine runs at once (:func:`served`): what a curve
+        of conversations at once plots."""
+        return served(self.concurrency, self.running, self.replicas)
 
     @property
     def running_cap(self) -> int | None:
         """The engine's limit on sequences run at once per replica when it, not the pool, sets the conversations
         served; None when the pool does."""
-        running = self.report.max_running if self.report is not None else None
+        running = self.running
         if running is None or not self.fits or math.floor(self.concurrency / self.replicas + 1e-9) <= running:
             return None
         return running
@@ -139,6 +143,15 @@ def _engine_capacity(report: EngineReport) -> tuple[int, float]:
     if report.min_available_kv_cache_bytes <= 0:
         return 0, 0.0
     return report.kv_cache_tokens, report.max_concurrency
+
+
+def served(concurrency: float, running: int | None, replicas: int) -> float:
+    """``concurrency`` (all replicas) at most ``running`` sequences a replica (None: no limit).
+
+    >>> served(49.99, 4, 2), served(49.99, None, 2)
+    (8.0, 49.99)
+    """
+    return concurrency if running is None else min(concurrency, float(running * replicas))
 
 
 def served_per_replica(per_replica: float, report: EngineReport | None) -> int:

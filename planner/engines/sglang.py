@@ -374,9 +374,9 @@ class SglangEngine(Engine):
         if dp > 1:
             command += f" --dp {dp}"
         command += f" --mem-fraction-static {fraction:g} --context-length {result.max_model_len}"
-        for setting, field in self.setting_fields.items():
-            value = getattr(sg, field) if setting in self.setting_flags else None
-            command += f" {self.setting_flags[setting]} {value}" if value is not None else ""
+        for setting, flag in self.setting_flags.items():  # the batch settings given, under SGLang's names
+            value = getattr(sg, self.setting_fields[setting])
+            command += f" {flag} {value}" if value is not None else ""
         command = " ".join((command, *self.kv_cache_flags(result.kv_dtype)))
         return with_note(command, loading)
 
