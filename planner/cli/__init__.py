@@ -9,6 +9,7 @@ Errors are one clear line on stderr and exit status 2; ``--json`` output is stab
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
@@ -27,11 +28,26 @@ from planner.cli.schema import DOCUMENTS, schema_text, write_schemas
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 
+# A value argparse quotes back in its error ("invalid choice: '...'"), longer than this, is shortened with an ellipsis
+QUOTED_MAX_CHARS = 80
+_QUOTED = re.compile(rf"'([^'\n]{{{QUOTED_MAX_CHARS}}})[^'\n]+'")
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error as one line and exit status 2."""
+    """argparse that reports a usage error as one line and exit status 2, a long value it quotes back shortened."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {message}\n")
+        self.exit(2, f"error: {shortened(message)}\n")
+
+
+def shortened(message: str) -> str:
+    """``message`` with every quoted value longer than :data:`QUOTED_MAX_CHARS` cut there, with an ellipsis.
+
+    >>> text = shortened("invalid choice: '" + "x" * 100_000 + "' (choose from 'lazy', 'prefetch')")
+    >>> len(text), text.endswith("x…' (choose from 'lazy', 'prefetch')")
+    (132, True)
+    """
+    return _QUOTED.sub(r"'\1…'", message)
 
 
 def build_parser() -> argparse.ArgumentParser:

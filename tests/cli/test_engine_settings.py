@@ -75,6 +75,10 @@ def test_the_weight_loader_is_a_choice_the_release_takes(capsys: pytest.CaptureF
     with pytest.raises(SystemExit):
         main([*BASE, "--engine", "vllm", "--load-format", "pt; rm -rf /"])
     assert "invalid choice" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # a huge value is quoted back shortened, the choices still said
+        main([*BASE, "--engine", "vllm", "--safetensors-load-strategy", "x" * 100_000])
+    err = capsys.readouterr().err
+    assert len(err) < 200 and "x…'" in err and "'prefetch'" in err
     assert main([*BASE, "--engine", "vllm", "--engine-version", "0.17.0", "--safetensors-load-strategy", "prefetch"])
     assert "vLLM 0.17.0 has no --safetensors-load-strategy prefetch: the value came with 0.18.0" in (
         capsys.readouterr().err
