@@ -168,6 +168,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     no_enable_extensible_kv_cache: bool | None = None
     max_cudagraph_capture_size: int | None = Field(default=None, ge=1)
     kv_cache_memory_gib: float | None = Field(default=None, gt=0)
+    max_total_tokens: int | None = Field(default=None, ge=1)
     language_model_only: bool | None = None
     limit_mm_per_prompt: int | None = Field(default=None, ge=0)
     load_format: str | None = None

@@ -110,6 +110,8 @@ class Engine(ABC):
     setting_fields: ClassVar[dict[str, str]] = {}
     # A launch setting the engine does not plan -> its own flag for the same thing, named when the setting is refused
     setting_counterparts: ClassVar[dict[str, str]] = {}
+    # A launch setting the engine does not take -> what it plans instead, in words, said when the setting is refused
+    setting_instead: ClassVar[dict[str, str]] = {}
     support: ClassVar[EngineSupport]  # what it runs (platforms, KV dtypes) and which options it takes
     full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
     log_hint: ClassVar[str] = ""  # a start-up line the log reader looks for, for the message when none is found
@@ -144,8 +146,8 @@ class Engine(ABC):
             field = self.setting_fields.get(setting)
             if field is None:
                 what = "memory fraction" if setting == "fraction" else flag_name(setting)
-                own = self.setting_counterparts.get(setting)
-                also = f"; its own {own} is not planned here" if own else ""
+                own, instead = self.setting_counterparts.get(setting), self.setting_instead.get(setting)
+                also = f"; {instead}" if instead else (f"; its own {own} is not planned here" if own else "")
                 raise PlannerError(f"engine: {self.label} has no {what} setting{also}")
             data[field] = value
         return self.profile_type.model_validate(data)

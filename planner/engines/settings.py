@@ -7,6 +7,7 @@ Bounds follow vLLM's argument checks (``vllm/engine/arg_utils.py``, ``vllm/confi
 ``vllm/config/compilation.py``): a sequence count and capture size are positive; ``--kv-cache-memory`` is bytes.
 ``--max-attention-window`` is TensorRT-LLM's ``KvCacheConfig.max_attention_window`` (``--max_attention_window_size``
 for engines built by ``trtllm-build``) given the model's own windows (:mod:`planner.engines.trtllm`).
+``--max-total-tokens`` is SGLang's (``srt/server_args.py`` 0.5.4 :1818, a positive token count).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Literal, NamedTuple
 
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES
 from planner.core.units import GiB
+
+MAX_KV_TOKENS = 1 << 40  # a KV pool's tokens: far above any GPU's (1 TB at one byte a token)
 
 SettingKind = Literal["count", "flag", "bytes", "choice"]
 SettingValue = int | bool | str  # a count or bytes, a flag given, a choice's value
@@ -43,7 +46,7 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
     ),
     EngineSetting(
         "enforce_eager", "--enforce-eager", "flag", 0, 1,
-        "no torch.compile, no CUDA graphs (no compile or graph memory)",
+        "no torch.compile, no CUDA graphs (no compile or graph memory); SGLang: --disable-cuda-graph",
     ),
     EngineSetting(
         "max_cudagraph_capture_size", "--max-cudagraph-capture-size", "count", 1, 65_536,
@@ -52,6 +55,11 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
     EngineSetting(
         "kv_cache_memory_bytes", "--kv-cache-memory", "bytes", 1, MAX_GPU_MEMORY_BYTES,
         "a fixed KV-cache size per GPU in bytes, instead of the memory fraction",
+    ),
+    EngineSetting(
+        "max_total_tokens", "--max-total-tokens", "count", 1, MAX_KV_TOKENS,
+        "SGLang: at most this many tokens in the KV pool (its memory fraction still sizes the pool when that holds "
+        "fewer; a larger cap is dropped with SGLang's warning)",
     ),
     EngineSetting(
         "no_enable_extensible_kv_cache", "--no-enable-extensible-kv-cache", "flag", 0, 1,

@@ -33,12 +33,13 @@ from planner.engines.base import (
     own_profile,
     stage_total_bytes,
 )
-from planner.engines.checkpoints import GGUF, with_note
+from planner.engines.checkpoints import with_note
 from planner.engines.commands import speculative_head, word
 from planner.engines.loading import kernel_padding_bytes
 from planner.engines.logscan import Lines
 from planner.engines.sglang_logparse import parse_sglang
-from planner.engines.support import EngineSupport, LoraSupport, platform_rows
+from planner.engines.sglang_support import SGLANG_SUPPORT
+from planner.engines.support import EngineSupport
 from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -130,8 +131,9 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     chunked_prefill_size: PositiveInt | None = None
     cuda_graph_max_bs: PositiveInt | None = None
     page_size: PositiveInt = 1
-    max_total_tokens: PositiveInt | None = None
+    max_total_tokens: PositiveInt | None = None  # a cap on the pool's tokens (--max-total-tokens)
     max_running_requests: PositiveInt | None = None  # None: the scheduler's own (sglang_running)
+    disable_cuda_graph: bool = False  # --disable-cuda-graph: no graph captured; the default fraction is the same
 
     def fraction(
         self, gpu_memory_bytes: int, tensor_parallel: int, pipeline_parallel: int = 1, multimodal: bool = False
@@ -169,8 +171,9 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         )
 
 
-def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfile) -> tuple[int, int, int, int]:
-    """(tokens, KV bytes per token on the first rank, its rest memory, its weights): the tightest stage wins."""
+def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfile) -> tuple[int, int, int, int, int]:
+    """(tokens, as profiled before ``--max-total-tokens``, KV bytes per token on the first rank, its rest memory, its
+    weights): the tightest stage wins; the cap, then the page rounding (``model_runner.py:1690-1703``)."""
     model, total = request.model, engine_total_bytes(request)
     tp, pp = result.tensor_parallel, result.pipeline_parallel
     fraction = profile.fraction(total, tp, pp, _vlm(model))
@@ -185,12 +188,35 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
         cell = kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, layers)
         cell += stage_drafter(request, tp, index == len(result.stages) - 1).kv_bytes_per_token
         found.append((max(0, rest) // cell if cell else 0, cell, rest, weights))
-    tokens = min(t for t, _, _, _ in found) or 0
+    profiled = tokens = min(t for t, _, _, _ in found) or 0
     if profile.max_total_tokens is not None:
         tokens = min(tokens, profile.max_total_tokens)
     tokens = tokens // profile.page_size * profile.page_size
     _, cell_first, rest_first, weights_first = found[0]
-    return tokens, cell_first, rest_first, weights_first
+    return tokens, profiled, cell_first, rest_first, weights_first
+
+
+def launch_lines(profile: SglangProfile, profiled: int) -> list[str]:
+    """SGLang's warning for a ``--max-total-tokens`` above the profiled pool (``model_runner.py:1691-1695``)."""
+    cap = profile.max_total_tokens
+    if cap is None or cap <= profiled:
+        return []
+    return [f"max_total_tokens={cap} is larger than the profiled value {profiled}. Use the profiled value instead."]
+
+
+def launch_notes(profile: SglangProfile, gpu_memory_bytes: int, tensor_parallel: int) -> list[str]:
+    """What ``--disable-cuda-graph`` changes: no graph is captured (``model_runner.py:2046``), and no figure: the
+    default fraction reserves ``cuda_graph_max_bs x 2`` MB for graphs either way (``server_args.py:762-790``)."""
+    if not profile.disable_cuda_graph:
+        return []
+    if profile.mem_fraction_static is not None:
+        return ["--disable-cuda-graph: no CUDA graph is captured; the KV pool is the same (the fraction sizes it)"]
+    graph_bs = profile.cuda_graph_max_bs or sglang_defaults(gpu_memory_bytes, tensor_parallel)[1]
+    return [
+        "--disable-cuda-graph: no CUDA graph is captured, but SGLang's default fraction reserves "
+        f"cuda_graph_max_bs x 2 MB for graphs either way ({graph_bs} x 2 MB), so the KV pool is the same and "
+        "that reserve stays free"
+    ]
 
 
 def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfile) -> EngineReport:
@@ -198,7 +224,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     ``min(max(int(tokens / context_len x 512), 2048), 4096)``)."""
     model, total = request.model, engine_total_bytes(request)
     fraction = profile.fraction(total, result.tensor_parallel, result.pipeline_parallel, _vlm(model))
-    tokens, cell_first, rest_first, weights_first = _pool_tokens(request, result, profile)
+    tokens, profiled, cell_first, rest_first, weights_first = _pool_tokens(request, result, profile)
     max_len = result.max_model_len
     pool = tokens * cell_first
     running = sglang_running(tokens, max_len, profile.max_running_requests)
@@ -209,6 +235,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         else f"KV Cache is allocated. #tokens: {tokens}, KV size: {gib_text(pool)} GB",
         f"max_total_num_tokens={tokens}, max_running_requests={running}, context_len={max_len}",
     ]
+    lines[:0] = launch_lines(profile, profiled)
     failure = None
     if tokens <= 0:
         failure = ("no-kv-memory", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
@@ -244,46 +271,11 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         estimated_max_model_len=None if tokens >= max_len else tokens,
         fits=failure is None,
         lines=tuple(lines),
-        notes=(f"mem_fraction_static = {fraction:.3f}{default}",),
+        notes=(f"mem_fraction_static = {fraction:.3f}{default}", *launch_notes(profile, total, result.tensor_parallel)),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
         max_running=running or None,
     )
-
-
-# srt/server_args.py (0.5.4 :2291-2331): --enable-lora, --max-loras-per-batch, --max-lora-rank, --max-loaded-loras,
-# --lora-target-modules ('all', or the names; required without --lora-paths). Its pool (srt/lora/mem_pool.py) has no
-# expert slots and sizes MLP buffers from the config's dense intermediate_size (srt/lora/utils.py get_hidden_dim,
-# 0.5.4 :59-93, unless the model class defines its own); its targets have no MLA projections
-# (SUPPORTED_LORA_TARGET_MODULES, srt/utils/common.py :3179-3189).
-SGLANG_LORA = LoraSupport(
-    slots_flag="--max-loras-per-batch",
-    host_flag="--max-loaded-loras",
-    all_targets="all",
-    refused_models={
-        "moe": "SGLang 0.5 gives the experts no adapter slots and sizes its MLP buffers from the config's dense "
-        "width (srt/lora/utils.py get_hidden_dim); plan LoRA on this model with vLLM",
-        "mla": "SGLang 0.5's --lora-target-modules have no MLA projections; plan LoRA on this model with vLLM",
-    },
-)
-
-SGLANG_SUPPORT = EngineSupport(
-    label="SGLang",
-    platforms=platform_rows("sglang"),
-    # server_args.py --kv-cache-dtype choices: auto, fp8_e5m2, fp8_e4m3 (no integer KV cache).
-    kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8_e4m3", "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2"},
-    kv_refusals={
-        "int8": "SGLang has no INT8 KV cache; its 8-bit cache is FP8 (--kv-cache-dtype fp8_e4m3)",
-        "int4": "SGLang has no 4-bit KV cache; its smallest is FP8 (--kv-cache-dtype fp8_e4m3)",
-    },
-    weight_refusals={g: "SGLang does not serve GGUF files; use llama.cpp" for g in GGUF},
-    online_quantization={"fp8": "--quantization fp8", "fp16": "--dtype float16", "bf16": "--dtype bfloat16"},
-    context_flag="--context-length",
-    cpu_offload_flag="--cpu-offload-gb",  # server_args.py cpu_offload_gb
-    lora=SGLANG_LORA,
-    # server_args.py speculative_algorithm: EAGLE, EAGLE3, NEXTN (MTP), STANDALONE (a draft model).
-    speculative_methods=("draft", "eagle", "eagle3", "mtp"),
-)
 
 
 # The planner's speculative methods as SGLang's server_args.py speculative_algorithm names them
@@ -307,21 +299,25 @@ class SglangEngine(Engine):
 
     # srt/server_args.py (0.5.4): --max-running-requests :1806, --max-total-tokens :1818, --chunked-prefill-size
     # :1825, --cuda-graph-max-bs :2858, --disable-cuda-graph :2870; the chunk and the graphs' batch enter the default
-    # mem_fraction_static (sglang_default_mem_fraction), the running requests what is served at once
+    # mem_fraction_static (sglang_default_mem_fraction), the running requests what is served at once, the token cap
+    # the pool (_pool_tokens); --disable-cuda-graph changes no figure (launch_notes)
     setting_fields: ClassVar[dict[str, str]] = {
         "fraction": "mem_fraction_static",
         "max_num_seqs": "max_running_requests",
         "max_num_batched_tokens": "chunked_prefill_size",
         "max_cudagraph_capture_size": "cuda_graph_max_bs",
+        "max_total_tokens": "max_total_tokens",
+        "enforce_eager": "disable_cuda_graph",
     }
     setting_flags: ClassVar[dict[str, str]] = {
         "max_num_seqs": "--max-running-requests",
         "max_num_batched_tokens": "--chunked-prefill-size",
         "max_cudagraph_capture_size": "--cuda-graph-max-bs",
-    }
-    setting_counterparts: ClassVar[dict[str, str]] = {
-        "kv_cache_memory_bytes": "--max-total-tokens",
+        "max_total_tokens": "--max-total-tokens",
         "enforce_eager": "--disable-cuda-graph",
+    }
+    setting_instead: ClassVar[dict[str, str]] = {
+        "kv_cache_memory_bytes": "its own cap is --max-total-tokens (tokens, planned)",
     }
     running_flag: ClassVar[str] = "--max-running-requests"
     support: ClassVar[EngineSupport] = SGLANG_SUPPORT
@@ -374,9 +370,12 @@ class SglangEngine(Engine):
         if dp > 1:
             command += f" --dp {dp}"
         command += f" --mem-fraction-static {fraction:g} --context-length {result.max_model_len}"
-        for setting, flag in self.setting_flags.items():  # the batch settings given, under SGLang's names
+        for setting, flag in self.setting_flags.items():  # the settings given, under SGLang's names
             value = getattr(sg, self.setting_fields[setting])
-            command += f" {flag} {value}" if value is not None else ""
+            if value is True:
+                command += f" {flag}"
+            elif value is not None and value is not False:
+                command += f" {flag} {value}"
         command = " ".join((command, *self.kv_cache_flags(result.kv_dtype)))
         return with_note(command, loading)
 

@@ -279,6 +279,8 @@ class TrtllmEngine(Engine):
         "max_num_seqs": "--max_batch_size",
         "max_num_batched_tokens": "--max_num_tokens",
     }
+    # KvCacheConfig.max_tokens (in the --extra_llm_api_options file): the pool is the smaller of it and the fraction's
+    setting_counterparts: ClassVar[dict[str, str]] = {"max_total_tokens": "kv_cache_config.max_tokens"}
     window_setting: ClassVar[str | None] = "max_attention_window"
     running_flag: ClassVar[str] = "--max_batch_size"
     support: ClassVar[EngineSupport] = TRTLLM_SUPPORT

@@ -64,16 +64,33 @@ def test_a_fixed_kv_cache_size_is_the_pool(capsys: Any) -> None:
 
 
 def test_an_engine_without_the_flag_drops_it_and_says_why() -> None:
-    """SGLang has no --enforce-eager (its --disable-cuda-graph is not planned): dropped and said; the sequences it
-    takes as its own --max-running-requests."""
+    """SGLang has no --kv-cache-memory (its cap is --max-total-tokens, in tokens): dropped and said; the sequences
+    it takes as its own --max-running-requests."""
     at = run_page(
-        "memory", {**HOME, "engine": "sglang", "max_num_seqs": "2", "enforce_eager": "true"}, open_keys=[COMMANDS]
+        "memory", {**HOME, "engine": "sglang", "max_num_seqs": "2", "kv_cache_memory_gib": "4"}, open_keys=[COMMANDS]
     )
     assert not at.exception
     notes = " ".join(texts(at.warning) + texts(at.info) + [plain(c.value) for c in at.caption])
-    assert "SGLang has no --enforce-eager setting" in notes, notes
-    assert "enforce_eager" not in at.query_params and at.query_params["max_num_seqs"] == "2"
-    assert "--enforce-eager" not in _codes(at) and "--max-running-requests 2" in _codes(at)
+    assert "SGLang has no --kv-cache-memory setting" in notes, notes
+    assert "kv_cache_memory_gib" not in at.query_params and at.query_params["max_num_seqs"] == "2"
+    assert "--kv-cache-memory" not in _codes(at) and "--max-running-requests 2" in _codes(at)
+
+
+def test_sglang_runs_eager_and_caps_its_pool_under_its_own_flags() -> None:
+    """A link's enforce_eager and max_total_tokens under SGLang: its --disable-cuda-graph (the pool the same) and
+    --max-total-tokens (the pool capped), in the set-up summary, the command and the figures."""
+    link = {**HOME, "engine": "sglang", "enforce_eager": "true", "max_total_tokens": "20000"}
+    at = run_page("memory", link, open_keys=[COMMANDS])
+    assert not at.exception and not at.error, texts(at.error)
+    assert at.query_params["enforce_eager"] == "true" and at.query_params["max_total_tokens"] == "20000"
+    commands = _codes(at)
+    assert "--disable-cuda-graph" in commands and "--max-total-tokens 20000" in commands, commands
+    assert "--enforce-eager" not in commands
+    default = _metrics(run_page("memory", {**HOME, "engine": "sglang"}))["KV budget"]
+    eager = _metrics(run_page("memory", {**HOME, "engine": "sglang", "enforce_eager": "true"}))["KV budget"]
+    assert eager == default == "30.1 k tokens" and _metrics(at)["KV budget"] == "20.0 k tokens"
+    summary = "\n".join(plain(str(m.value)) for m in run_page("memory", link).markdown)
+    assert "**Launch:** --disable-cuda-graph --max-total-tokens 20000" in summary, summary
 
 
 def test_a_cold_link_says_its_launch_settings_in_the_set_up_summary() -> None:

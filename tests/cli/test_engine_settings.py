@@ -53,10 +53,24 @@ def test_a_fixed_kv_size_replaces_the_fraction(capsys: pytest.CaptureFixture[str
 
 
 def test_an_engine_without_the_setting_refuses_it(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([*BASE, "--engine", "sglang", "--enforce-eager"]) == 2
+    assert main([*BASE, "--engine", "sglang", "--kv-cache-memory-gib", "4"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "error: engine: SGLang has no --enforce-eager setting; its own --disable-cuda-graph is not planned here"
+        "error: engine: SGLang has no --kv-cache-memory setting; its own cap is --max-total-tokens (tokens, planned)"
     )
+
+
+def test_sglang_takes_its_own_eager_mode_and_token_cap(capsys: pytest.CaptureFixture[str]) -> None:
+    """--enforce-eager is SGLang's --disable-cuda-graph (the pool the same), --max-total-tokens its pool's cap."""
+    base = ["fit", "--model", "Qwen/Qwen3-8B", "--gpu", "h100-sxm-80gb", "--context", "8192", "--json"]
+    assert main([*base, "--engine", "sglang"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert main([*base, "--engine", "sglang", "--enforce-eager", "--max-total-tokens", "100000"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["kv_budget_tokens"] == 100_000 < default["kv_budget_tokens"]
+    assert "max_total_num_tokens=100000, max_running_requests=4096, context_len=8192" in data["engine_lines"]
+    assert any("--disable-cuda-graph: no CUDA graph is captured" in n for n in data["engine_notes"])
+    assert main([*base, "--engine", "sglang", "--enforce-eager"]) == 0
+    assert json.loads(capsys.readouterr().out)["kv_budget_tokens"] == default["kv_budget_tokens"]
 
 
 def test_sglang_serves_at_most_its_running_requests(capsys: pytest.CaptureFixture[str]) -> None:

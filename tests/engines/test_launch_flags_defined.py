@@ -72,6 +72,7 @@ CASES: dict[str, tuple[dict[str, Any], DeploymentOptions | None, dict[str, Any]]
     "enforce-eager": ({"enforce_eager": True}, None, {}),
     "capture size": ({"max_cudagraph_capture_size": 64}, None, {}),
     "kv-cache-memory": ({"kv_cache_memory_bytes": 20 * 2**30}, None, {}),
+    "max-total-tokens": ({"max_total_tokens": 100_000}, None, {}),
     "batched tokens": ({"max_num_batched_tokens": 4096}, None, {}),
     "fastsafetensors": ({"load_format": "fastsafetensors"}, None, {}),
     "lazy safetensors": ({"safetensors_load_strategy": "lazy"}, None, {}),

@@ -1,8 +1,9 @@
 """A launch setting an engine does not plan names the engine's own flag for the same thing, so the reader knows
-where it lives there (before: only "SGLang has no --max-num-seqs setting"). SGLang's flags: 0.5.4
+where it lives there (before: only "SGLang has no --max-num-seqs setting"). SGLang's flags, each planned now: 0.5.4
 ``srt/server_args.py`` ``--max-running-requests`` :1806, ``--max-total-tokens`` :1818, ``--chunked-prefill-size``
-:1825, ``--cuda-graph-max-bs`` :2858, ``--disable-cuda-graph`` :2870; llama.cpp's slots are ``-np``, which the
-planner sets from the target users."""
+:1825, ``--cuda-graph-max-bs`` :2858, ``--disable-cuda-graph`` :2870 (tests/engines/test_sglang_launch_settings.py);
+llama.cpp's slots are ``-np``, which the planner sets from the target users; vLLM's block count is
+``--num-gpu-blocks-override``."""
 
 from __future__ import annotations
 
@@ -15,9 +16,8 @@ from planner.engines.registry import overhead_profile
 @pytest.mark.parametrize(
     ("engine", "setting", "value", "counterpart"),
     [
-        ("sglang", "enforce_eager", True, "--disable-cuda-graph"),
-        ("sglang", "kv_cache_memory_bytes", 2**34, "--max-total-tokens"),
         ("llamacpp", "max_num_seqs", 8, "-np"),
+        ("vllm", "max_total_tokens", 100_000, "--num-gpu-blocks-override"),
     ],
 )
 def test_a_setting_not_planned_names_the_engines_own(

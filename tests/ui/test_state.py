@@ -37,6 +37,7 @@ def test_every_setting_has_one_unique_name() -> None:
         no_enable_extensible_kv_cache=True,
         max_cudagraph_capture_size=16,
         kv_cache_memory_gib=4.5,
+        max_total_tokens=100_000,
         language_model_only=True,
         limit_mm_per_prompt=0,
         load_format="fastsafetensors",

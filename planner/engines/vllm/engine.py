@@ -139,10 +139,13 @@ class VllmEngine(Engine):
 
     setting_fields: ClassVar[dict[str, str]] = {
         "fraction": "gpu_memory_utilization",
-        # every launch setting of planner.engines.settings but TensorRT-LLM's attention window is a VllmProfile field
-        # (vLLM's hybrid KV manager sizes sliding-window layers by their window without being told)
-        **{name: name for name in BY_NAME if name != "max_attention_window"},
+        # every launch setting of planner.engines.settings but TensorRT-LLM's attention window (vLLM's hybrid KV
+        # manager sizes sliding-window layers by their window without being told) and SGLang's token cap is a
+        # VllmProfile field
+        **{name: name for name in BY_NAME if name not in ("max_attention_window", "max_total_tokens")},
     }
+    # CacheConfig.num_gpu_blocks_override (from 0.6.4 in the wheels read): a block count instead of the profiled one
+    setting_counterparts: ClassVar[dict[str, str]] = {"max_total_tokens": "--num-gpu-blocks-override"}
     running_flag: ClassVar[str] = "--max-num-seqs"
     support: ClassVar[EngineSupport] = VLLM_SUPPORT
 

@@ -1,0 +1,42 @@
+"""What SGLang runs: its platforms, KV-cache dtypes, weight formats, flags and LoRA pool (:class:`EngineSupport`).
+
+Read from SGLang 0.5.4's ``srt/server_args.py`` and its docs (each entry says where)."""
+
+from __future__ import annotations
+
+from planner.engines.checkpoints import GGUF
+from planner.engines.support import EngineSupport, LoraSupport, platform_rows
+
+# srt/server_args.py (0.5.4 :2291-2331): --enable-lora, --max-loras-per-batch, --max-lora-rank, --max-loaded-loras,
+# --lora-target-modules ('all', or the names; required without --lora-paths). Its pool (srt/lora/mem_pool.py) has no
+# expert slots and sizes MLP buffers from the config's dense intermediate_size (srt/lora/utils.py get_hidden_dim,
+# 0.5.4 :59-93, unless the model class defines its own); its targets have no MLA projections
+# (SUPPORTED_LORA_TARGET_MODULES, srt/utils/common.py :3179-3189).
+SGLANG_LORA = LoraSupport(
+    slots_flag="--max-loras-per-batch",
+    host_flag="--max-loaded-loras",
+    all_targets="all",
+    refused_models={
+        "moe": "SGLang 0.5 gives the experts no adapter slots and sizes its MLP buffers from the config's dense "
+        "width (srt/lora/utils.py get_hidden_dim); plan LoRA on this model with vLLM",
+        "mla": "SGLang 0.5's --lora-target-modules have no MLA projections; plan LoRA on this model with vLLM",
+    },
+)
+
+SGLANG_SUPPORT = EngineSupport(
+    label="SGLang",
+    platforms=platform_rows("sglang"),
+    # server_args.py --kv-cache-dtype choices: auto, fp8_e5m2, fp8_e4m3 (no integer KV cache).
+    kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8_e4m3", "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2"},
+    kv_refusals={
+        "int8": "SGLang has no INT8 KV cache; its 8-bit cache is FP8 (--kv-cache-dtype fp8_e4m3)",
+        "int4": "SGLang has no 4-bit KV cache; its smallest is FP8 (--kv-cache-dtype fp8_e4m3)",
+    },
+    weight_refusals={g: "SGLang does not serve GGUF files; use llama.cpp" for g in GGUF},
+    online_quantization={"fp8": "--quantization fp8", "fp16": "--dtype float16", "bf16": "--dtype bfloat16"},
+    context_flag="--context-length",
+    cpu_offload_flag="--cpu-offload-gb",  # server_args.py cpu_offload_gb
+    lora=SGLANG_LORA,
+    # server_args.py speculative_algorithm: EAGLE, EAGLE3, NEXTN (MTP), STANDALONE (a draft model).
+    speculative_methods=("draft", "eagle", "eagle3", "mtp"),
+)
