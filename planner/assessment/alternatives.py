@@ -9,6 +9,8 @@ show, so a suggestion's figures are the figures its link opens. The levers, in t
   being met (:attr:`planner.assessment.assess.Assessment.running_cap`);
 - a fixed KV-cache size (vLLM ``--kv-cache-memory``), when one is set: it replaces the memory fraction
   (:mod:`planner.assessment.fixed_kv`);
+- a cap on the pool's tokens (SGLang ``--max-total-tokens``) raised to the target, when it, not the memory, sizes
+  the pool;
 - the batch (vLLM ``--max-num-seqs``), when the engine's refusal advises lowering it
   (:mod:`planner.assessment.batch_lever`);
 - TensorRT-LLM's attention window at the model's own windows, where its default keeps every token of sliding-window
@@ -137,6 +139,23 @@ def _running(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative
     seqs = -(-goal.held // found.replicas)
     raised = request.model_copy(update={"overhead": overhead.model_copy(update={field: seqs})})
     return _try(raised, f"{engine.flag_for('max_num_seqs')} {seqs}", goal)
+
+
+def _token_cap(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
+    """The engine's cap on its pool's tokens (SGLang ``--max-total-tokens``) raised to the tokens of the
+    conversations a replica must hold, when the cap, not the memory, sizes the pool (the pool is the cap, in whole
+    pages); a raised cap above what the memory holds is the memory's pool (SGLang drops it), judged as such."""
+    overhead, report = request.overhead, found.report
+    if not isinstance(overhead, EngineProfile) or report is None:
+        return None
+    engine = get_engine(overhead.engine_name)
+    field = engine.setting_fields.get("max_total_tokens")
+    cap = getattr(overhead, field) if field else None
+    if field is None or not cap or report.kv_cache_tokens < cap // report.block_size * report.block_size:
+        return None
+    tokens = -(-goal.held // found.replicas) * report.max_model_len
+    raised = request.model_copy(update={"overhead": overhead.model_copy(update={field: tokens})})
+    return _try(raised, f"{engine.flag_for('max_total_tokens')} {tokens}", goal)
 
 
 def _batch(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -279,6 +298,7 @@ def nearest_fitting(
     levers = (
         _running,
         _kv_size,
+        _token_cap,
         _batch,
         _attention_window,
         _fraction,

@@ -232,3 +232,15 @@ def test_tensorrt_llm_batch_settings_under_its_own_names(capsys: Any) -> None:
     # the set-up summary a cold link shows (this one opens the editor: the release is extrapolated, an alert)
     sel = Selection(model_id="Qwen/Qwen3-8B", gpu_id="h100-sxm-80gb", engine="trtllm", max_num_seqs=8)
     assert ("Launch", "--max_batch_size 8") in lines(sel.model_copy(update={"max_num_batched_tokens": None}))
+
+
+def test_a_binding_token_cap_offers_the_cap_that_holds_the_target() -> None:
+    """SGLang's --max-total-tokens below the target's tokens: the nearest set-up raises it, and its link opens a
+    page that meets the target with that cap."""
+    link = {**HOME, "gpu": "h100-sxm-80gb", "engine": "sglang", "max_total_tokens": "20000", "users": "10"}
+    at = run_page("memory", link)
+    shown = "\n".join(plain(str(m.value)) for m in at.markdown)
+    params = nearest_link(shown, "--max-total-tokens 81920")
+    assert params["max_total_tokens"] == "81920" and params["engine"] == "sglang", params
+    opened = run_page("memory", params)
+    assert not opened.error and _metrics(opened)["KV budget"] == "81.9 k tokens", _metrics(opened)
