@@ -5,6 +5,8 @@ launch command to).
     pip download --no-deps --only-binary=:all: vllm==0.19.1 sglang==0.5.4
     python -m bench.engine_flags vllm-0.19.1-*.whl sglang-0.5.4-*.whl
 
+Releases already in the fixture and not given are kept (:func:`decoded`).
+
 vLLM: ``engine/arg_utils.py`` (``EngineArgs.add_cli_args``), ``entrypoints/openai/cli_args.py`` and
 ``entrypoints/cli/serve.py``; a flag takes its ``--no-`` form where its ``add_argument`` says
 ``BooleanOptionalAction``, or where it is made from a config field typed ``bool`` by ``get_kwargs`` in a release
@@ -13,6 +15,7 @@ whose ``get_kwargs`` gives bools that action (0.8 on). SGLang: ``srt/server_args
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import sys
@@ -72,9 +75,75 @@ def vllm_flags(path: Path) -> dict[str, list[str]]:
     return flags_of(sources, bools, kwargs_bools)
 
 
+def _annotation_metadata(node: ast.expr) -> ast.expr | None:
+    """The metadata of an ``A[T, meta]`` / ``Annotated[T, meta]`` annotation (``None`` for any other)."""
+    if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Tuple):
+        return None
+    name = node.value.id if isinstance(node.value, ast.Name) else getattr(node.value, "attr", "")
+    items = node.slice.elts
+    return items[1] if name in ("A", "Annotated") and len(items) >= 2 else None
+
+
+def _arg_flags(field: str, meta: ast.Call) -> tuple[list[str], bool]:
+    """The flags of one field declared with ``Arg(...)``: its ``cli_name`` or ``--field-name``, and its aliases
+    (none with ``no_cli=True``); and whether they take a ``--no-`` form (``action=BooleanOptionalAction``)."""
+    given = {k.arg: k.value for k in meta.keywords}
+    no_cli = given.get("no_cli")
+    if isinstance(no_cli, ast.Constant) and no_cli.value is True:
+        return [], False
+    cli = given.get("cli_name")
+    flags = [str(cli.value) if isinstance(cli, ast.Constant) else "--" + field.replace("_", "-")]
+    aliases = given.get("aliases")
+    if isinstance(aliases, ast.List | ast.Tuple):
+        flags += [str(e.value) for e in aliases.elts if isinstance(e, ast.Constant)]
+    return flags, "BooleanOptionalAction" in ast.unparse(given.get("action", ast.Constant(None)))
+
+
+def field_flags(source: str) -> dict[str, list[str]]:
+    """The flags SGLang (0.5.14 on) makes from its argument records' fields (``arg_groups/arg_utils.py``
+    ``add_cli_args_from_dataclass``): a field annotated ``A[T, "help"]`` or ``A[T, Arg(...)]`` is
+    ``--field-name`` (or ``Arg(cli_name=...)``) and its ``aliases``; ``Arg(no_cli=True)`` makes none. A boolean is
+    ``store_true`` there: only ``Arg(action=argparse.BooleanOptionalAction)`` takes a ``--no-`` form.
+
+    >>> field_flags(
+    ...     "class Memory:\\n"
+    ...     "    max_total_tokens: A[Optional[int], Arg(help='cap')] = None\\n"
+    ...     "    tp_size: A[int, Arg(cli_name='--tensor-parallel-size', aliases=['--tp'])] = 1\\n"
+    ...     "    disable_cuda_graph: A[bool, Arg(no_cli=True)] = False\\n"
+    ...     "    page_size: A[int, 'tokens a page'] = 1\\n"
+    ...     "    plain: int = 0\\n"
+    ...     "    mm: A[bool, Arg(action=argparse.BooleanOptionalAction)] = True\\n"
+    ... )
+    {'flags': ['--max-total-tokens', '--mm', '--page-size', '--tensor-parallel-size', '--tp'], 'negatable': ['--mm']}
+    """
+    flags: set[str] = set()
+    negatable: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.AnnAssign) or not isinstance(node.target, ast.Name):
+            continue
+        meta = _annotation_metadata(node.annotation)
+        if isinstance(meta, ast.Constant) and isinstance(meta.value, str):
+            flags.add("--" + node.target.id.replace("_", "-"))
+        elif isinstance(meta, ast.Call) and getattr(meta.func, "id", "") == "Arg":
+            names, negates = _arg_flags(node.target.id, meta)
+            flags.update(names)
+            negatable.update(names if negates else ())
+    return {"flags": sorted(flags), "negatable": sorted(negatable)}
+
+
 def sglang_flags(path: Path) -> dict[str, list[str]]:
+    """``srt/server_args.py``'s ``add_argument`` calls and, from 0.5.14, the fields of its argument records
+    (``srt/server_args.py`` and ``srt/arg_groups/``: :func:`field_flags`)."""
     with zipfile.ZipFile(path) as wheel:
-        return flags_of([_read(wheel, "sglang/srt/server_args.py")], set(), False)
+        names = [
+            n for n in wheel.namelist() if n == "sglang/srt/server_args.py" or n.startswith("sglang/srt/arg_groups/")
+        ]
+        sources = [_read(wheel, n) for n in names if n.endswith(".py")]
+    found = flags_of(sources, set(), False)
+    for fields in map(field_flags, sources):
+        for kind in ("flags", "negatable"):
+            found[kind] = sorted(set(found[kind]) | set(fields[kind]))
+    return found
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -95,8 +164,29 @@ def encoded(releases: dict[str, dict[str, Any]]) -> list[dict[str, object]]:
     return out
 
 
+def decoded(data: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """The inverse of :func:`encoded` for every engine: each release's flags in full, so that releases can be added
+    to the fixture without reading every wheel again.
+
+    >>> entry = {"version": "1.0", "source": "s", "flags_added": ["--a"], "flags_dropped": [], "negatable_added": [],
+    ...          "negatable_dropped": []}
+    >>> decoded({"x": encoded(decoded({"x": [entry]})["x"])})["x"]["1.0"]["flags"]
+    ['--a']
+    """
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for engine, entries in data.items():
+        now: dict[str, set[str]] = {"flags": set(), "negatable": set()}
+        for entry in entries:
+            for kind in ("flags", "negatable"):
+                now[kind] = (now[kind] | set(entry[f"{kind}_added"])) - set(entry[f"{kind}_dropped"])
+            release = {kind: sorted(values) for kind, values in now.items()}
+            out.setdefault(engine, {})[entry["version"]] = {**release, "source": entry["source"]}
+    return out
+
+
 def main(paths: list[str]) -> int:
-    found: dict[str, dict[str, dict[str, Any]]] = {}
+    """Read each wheel's flags into the fixture: a release already there is read again, the others are kept."""
+    found = decoded(json.loads(OUT.read_text())) if OUT.exists() else {}
     for name in paths:
         path = Path(name)
         engine, version = path.name.split("-")[:2]

@@ -56,7 +56,9 @@ def _launch(sel: Selection) -> list[tuple[str, str]]:
         return []
     engine = get_engine(sel.engine) if sel.engine in engine_names() else None
     words = [
-        _flag_words(d, value, engine.flag_for(d.name) if engine else d.flag) for d, value in given if value is not False
+        _flag_words(d, value, engine.flag_for(d.name, sel.engine_version) if engine else d.flag)
+        for d, value in given
+        if value is not False
     ]
     return [("Launch", " ".join(words))] if words else []
 

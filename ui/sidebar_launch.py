@@ -96,7 +96,7 @@ def render_launch(sb: Any, engine: str, version: str | None, calibration: str | 
         box.caption("A calibration measured the overheads with its log's own launch settings: these are not used.")
     flags = get_engine(engine) if engine in engine_names() else None
     values = {
-        shown_name(d): _draw(box, d, flags.flag_for(d.name) if flags else d.flag)
+        shown_name(d): _draw(box, d, flags.flag_for(d.name, version) if flags else d.flag)
         for d in ENGINE_SETTINGS
         if d.name in taken
     }

@@ -138,7 +138,7 @@ def _running(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative
         return None
     seqs = -(-goal.held // found.replicas)
     raised = request.model_copy(update={"overhead": overhead.model_copy(update={field: seqs})})
-    return _try(raised, f"{engine.flag_for('max_num_seqs')} {seqs}", goal)
+    return _try(raised, f"{engine.flag_for('max_num_seqs', overhead.engine_version)} {seqs}", goal)
 
 
 def _token_cap(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -155,7 +155,7 @@ def _token_cap(request: PlanRequest, goal: Goal, found: Assessment) -> Alternati
         return None
     tokens = -(-goal.held // found.replicas) * report.max_model_len
     raised = request.model_copy(update={"overhead": overhead.model_copy(update={field: tokens})})
-    return _try(raised, f"{engine.flag_for('max_total_tokens')} {tokens}", goal)
+    return _try(raised, f"{engine.flag_for('max_total_tokens', overhead.engine_version)} {tokens}", goal)
 
 
 def _batch(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:

@@ -152,8 +152,9 @@ class Engine(ABC):
             data[field] = value
         return self.profile_type.model_validate(data)
 
-    def flag_for(self, setting: str) -> str:
-        """A launch setting as this engine spells it (:attr:`setting_flags`, else the generic flag)."""
+    def flag_for(self, setting: str, version: str | None = None) -> str:
+        """A launch setting as this engine spells it in ``version`` (``None``: its default release):
+        :attr:`setting_flags`, else the generic flag; engines that renamed a flag between releases override this."""
         return self.setting_flags.get(setting) or flag_name(setting)
 
     def own(self, profile: EngineProfile | None) -> EngineProfile:

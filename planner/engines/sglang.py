@@ -322,6 +322,14 @@ class SglangEngine(Engine):
     running_flag: ClassVar[str] = "--max-running-requests"
     support: ClassVar[EngineSupport] = SGLANG_SUPPORT
 
+    def flag_for(self, setting: str, version: str | None = None) -> str:
+        """From 0.5.20 the graphs' batch is ``--cuda-graph-max-bs-decode`` (``srt/arg_groups/fields/exec_.py``
+        ``cuda_graph_max_bs_decode``; ``--cuda-graph-max-bs`` is gone, and as a prefix of the decode and prefill
+        flags argparse refuses it as ambiguous)."""
+        if setting == "max_cudagraph_capture_size" and parse_version(version or SGLANG_DEFAULT_VERSION) >= (0, 5, 20):
+            return "--cuda-graph-max-bs-decode"
+        return super().flag_for(setting, version)
+
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
         """``--speculative-algorithm`` (STANDALONE for a draft model, EAGLE, EAGLE3, NEXTN for MTP) with its draft
         path (the draft model, or the EAGLE head's repository as a placeholder; NEXTN drafts with the target's own
@@ -370,8 +378,8 @@ class SglangEngine(Engine):
         if dp > 1:
             command += f" --dp {dp}"
         command += f" --mem-fraction-static {fraction:g} --context-length {result.max_model_len}"
-        for setting, flag in self.setting_flags.items():  # the settings given, under SGLang's names
-            value = getattr(sg, self.setting_fields[setting])
+        for setting in self.setting_flags:  # the settings given, under SGLang's names in the planned release
+            value, flag = getattr(sg, self.setting_fields[setting]), self.flag_for(setting, sg.engine_version)
             if value is True:
                 command += f" {flag}"
             elif value is not None and value is not False:

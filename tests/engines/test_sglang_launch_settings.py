@@ -101,3 +101,14 @@ def test_a_fixed_kv_size_on_sglang_points_to_its_token_cap() -> None:
     assert message == (
         "engine: SGLang has no --kv-cache-memory setting; its own cap is --max-total-tokens (tokens, planned)"
     ), message
+
+
+def test_the_graphs_batch_flag_is_renamed_from_0_5_20() -> None:
+    """``--cuda-graph-max-bs`` until 0.5.19; from 0.5.20 ``--cuda-graph-max-bs-decode`` (the old flag is gone, and as
+    a prefix of the decode and prefill flags argparse refuses it: tests/fixtures/reference/engine-flags.json)."""
+    for version, flag in (("0.5.19", "--cuda-graph-max-bs 64"), ("0.5.20", "--cuda-graph-max-bs-decode 64")):
+        request, result = _planned(max_cudagraph_capture_size=64)
+        profile = overhead_profile("sglang", version=version, max_cudagraph_capture_size=64)
+        command = SGLANG.launch_command(request, result, profile)
+        assert f" {flag}" in command and command.count("--cuda-graph-max-bs") == 1, command
+        assert SGLANG.flag_for("max_cudagraph_capture_size", version) == flag.split()[0]
