@@ -43,6 +43,7 @@ DOCTESTED = (
     "planner.assessment.words",
     "planner.core.overhead",
     "planner.engines.base",
+    "planner.engines.sglang_rules",
     "ui.settings.parsing",
     "ui.settings.deployment",
     "ui.guard",
@@ -50,6 +51,7 @@ DOCTESTED = (
     "ui.report",
     "ui.text",
     "bench.coldlink",
+    "bench.engine_flags",
 )
 
 

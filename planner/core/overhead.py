@@ -95,6 +95,8 @@ class StageContext(BaseModel, frozen=True, extra="forbid"):
     gpu_name: str | None = None  # engines pick batch defaults by device (vLLM: A100 vs H100)
     platform: DevicePlatform | None = None  # the device's facts (compute capability, ...); None: not named
     speculative: bool = False  # a drafter proposes tokens (vLLM then warms its rejection sampler too)
+    speculative_method: str | None = None  # its method (planner.deploy.options.SpeculativeOptions.method)
+    lora: bool = False  # adapters are served (SGLang then captures no prefill graphs before 0.5.17)
 
 
 class LoadContext(BaseModel, frozen=True, extra="forbid"):

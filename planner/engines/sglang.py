@@ -12,7 +12,6 @@ import math
 from typing import ClassVar, Literal
 
 from planner.core.kv import kv_bytes_per_token_in_layers
-from planner.core.model import ModelSpec
 from planner.core.overhead import (
     EngineProfile,
     EngineVersion,
@@ -23,13 +22,12 @@ from planner.core.overhead import (
     StageContext,
     parse_version,
 )
-from planner.core.units import GiB, MiB
+from planner.core.units import GiB
 from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import (
     Engine,
     EngineReport,
     engine_total_bytes,
-    gib_text,
     own_profile,
     stage_total_bytes,
 )
@@ -38,15 +36,26 @@ from planner.engines.commands import speculative_head, word
 from planner.engines.loading import kernel_padding_bytes
 from planner.engines.logscan import Lines
 from planner.engines.sglang_logparse import parse_sglang
+from planner.engines.sglang_rules import (
+    SGLANG_DEFAULT_VERSION,
+    SGLANG_RELEASES,
+    FractionInputs,
+    fraction_inputs,
+    no_memory_failure,
+    pool_line,
+    reserved_mb,
+    sglang_default_mem_fraction,
+    sglang_defaults,
+    sglang_running,
+    vlm,
+    vlm_reserve_bytes,
+)
 from planner.engines.sglang_support import SGLANG_SUPPORT
 from planner.engines.support import EngineSupport
 from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
-SGLANG_DEFAULT_VERSION = "0.5.4"
-# sglang PR #10975 (v0.5.3): mem_fraction_static from GPU memory, chunked prefill and CUDA-graph batch.
-SGLANG_HEURISTIC_FROM = (0, 5, 3)
 # Memory in use besides torch tensors when the pool is sized (CUDA context, NCCL / custom all-reduce).
 SGLANG_LOAD_OVERHEAD_TP1 = round(0.5 * GiB)
 SGLANG_LOAD_OVERHEAD_TP = round(1.5 * GiB)
@@ -56,70 +65,6 @@ SGLANG_LOAD_OVERHEAD_TP = round(1.5 * GiB)
 # --mem-fraction-static ... because this is a multimodal model" (self.mem_fraction_static *= 0.95), applied to
 # the given or the heuristic fraction alike (releases 0.3-0.5 read through public copies of the file).
 SGLANG_VLM_FACTOR = 0.95
-
-
-def sglang_defaults(gpu_memory_bytes: int, tensor_parallel: int) -> tuple[int, int]:
-    """``(chunked_prefill_size, cuda_graph_max_bs)`` by GPU memory (``server_args.py``
-    ``_handle_gpu_memory_settings``, v0.5.3+)."""
-    mib = gpu_memory_bytes / MiB
-    small_tp = tensor_parallel < 4
-    if mib < 20 * 1024:
-        return 2048, 8
-    if mib < 35 * 1024:
-        return 2048, (24 if small_tp else 80)
-    if mib < 60 * 1024:
-        return 4096, (32 if small_tp else 160)
-    if mib < 160 * 1024:
-        return 8192, (256 if small_tp else 512)
-    return 16384, 512
-
-
-def sglang_default_mem_fraction(
-    gpu_memory_bytes: int,
-    tensor_parallel: int,
-    pipeline_parallel: int = 1,
-    version: str = SGLANG_DEFAULT_VERSION,
-    chunked_prefill_size: int | None = None,
-    cuda_graph_max_bs: int | None = None,
-) -> float:
-    """SGLang's ``mem_fraction_static`` when unset.
-
-    v0.5.3+ (sglang PR #10975, ``server_args.py``): ``reserved MB = 512 + 1.5 x max(chunked_prefill_size,
-    2048) + 2 x cuda_graph_max_bs + tp x pp / 8 x 1024``, at least 10 GiB above 60 GiB of memory;
-    ``fraction = round((memory MB - reserved) / memory MB, 3)``. Earlier releases: 0.88 (TP1), 0.87 (TP2),
-    0.85 (TP4), 0.81 (TP8), 0.79 (TP16).
-    """
-    if parse_version(version) < SGLANG_HEURISTIC_FROM:
-        for tp, fraction in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87)):
-            if tensor_parallel >= tp:
-                return fraction
-        return 0.88
-    chunk, graph_bs = sglang_defaults(gpu_memory_bytes, tensor_parallel)
-    chunk = chunked_prefill_size or chunk
-    graph_bs = cuda_graph_max_bs or graph_bs
-    mib = gpu_memory_bytes / MiB
-    reserved = 512 + max(chunk, 2048) * 1.5 + graph_bs * 2 + tensor_parallel * pipeline_parallel / 8 * 1024
-    if mib > 60 * 1024:
-        reserved = max(reserved, 10 * 1024)
-    return round((mib - reserved) / mib, 3)
-
-
-def sglang_running(tokens: int, context_len: int, given: int | None) -> int:
-    """The scheduler's ``max_running_requests``: the one given, else the request pool's size
-    (``min(max(int(tokens / context_len x 512), 2048), 4096)``, 0.5.4 ``srt/model_executor/model_runner.py``
-    :1646-1655) and at most half the KV pool's tokens (``srt/managers/tp_worker.py`` :279-287); 0 without a pool.
-
-    >>> sglang_running(409_552, 8192, None), sglang_running(3000, 8192, None), sglang_running(409_552, 8192, 8)
-    (4096, 1500, 8)
-    """
-    if given is not None:
-        return given if tokens > 0 else 0
-    return min(tokens // 2, min(max(int(tokens / context_len * 512), 2048), 4096))
-
-
-def _vlm(model: ModelSpec) -> bool:
-    """A vision tower loaded for serving makes SGLang treat the model as multimodal."""
-    return any(module.loaded_for_serving for module in model.attached_modules)
 
 
 class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
@@ -136,9 +81,14 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     disable_cuda_graph: bool = False  # --disable-cuda-graph: no graph captured; the default fraction is the same
 
     def fraction(
-        self, gpu_memory_bytes: int, tensor_parallel: int, pipeline_parallel: int = 1, multimodal: bool = False
+        self,
+        gpu_memory_bytes: int,
+        tensor_parallel: int,
+        pipeline_parallel: int = 1,
+        inputs: FractionInputs | None = None,
     ) -> float:
         """The fraction in force: the given one or the heuristic, times 0.95 for a vision-language model."""
+        inputs = inputs or FractionInputs(disable_cuda_graph=self.disable_cuda_graph)
         fraction = self.mem_fraction_static
         if fraction is None:
             fraction = sglang_default_mem_fraction(
@@ -148,8 +98,9 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
                 self.engine_version,
                 self.chunked_prefill_size,
                 self.cuda_graph_max_bs,
+                inputs,
             )
-        return fraction * SGLANG_VLM_FACTOR if multimodal else fraction
+        return fraction * SGLANG_VLM_FACTOR if inputs.multimodal else fraction
 
     @staticmethod
     def load_overhead_bytes(tensor_parallel: int) -> int:
@@ -163,7 +114,14 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """Reserved ``(1 - mem_fraction_static) x memory`` (activations and graphs live there, unprofiled);
         framework = the memory in use at load besides the weights."""
-        fraction = self.fraction(ctx.gpu_memory_bytes, ctx.tensor_parallel, ctx.pipeline_parallel, _vlm(ctx.model))
+        inputs = FractionInputs(
+            multimodal=vlm(ctx.model),
+            mla=ctx.model.mla is not None,
+            lora=ctx.lora,
+            speculative=ctx.speculative_method,
+            disable_cuda_graph=self.disable_cuda_graph,
+        )
+        fraction = self.fraction(ctx.gpu_memory_bytes, ctx.tensor_parallel, ctx.pipeline_parallel, inputs)
         return OverheadBytes(
             activation_bytes=0,
             framework_bytes=self.load_overhead_bytes(ctx.tensor_parallel),
@@ -176,7 +134,7 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
     weights): the tightest stage wins; the cap, then the page rounding (``model_runner.py:1690-1703``)."""
     model, total = request.model, engine_total_bytes(request)
     tp, pp = result.tensor_parallel, result.pipeline_parallel
-    fraction = profile.fraction(total, tp, pp, _vlm(model))
+    fraction = profile.fraction(total, tp, pp, fraction_inputs(model, request.deployment, profile.disable_cuda_graph))
     found: list[tuple[int, int, int, int]] = []
     for index, stage in enumerate(result.stages):
         layers = range(*stage.layers)
@@ -184,7 +142,7 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
         weights = stage.weights_bytes + stage.lora_bytes + stage.draft_bytes  # as loaded (loaded_weights_bytes)
         total = stage_total_bytes(request, result, index)
         available = total - weights - profile.load_overhead_bytes(tp) - stage.other_bytes  # free after loading
-        rest = available - (total - math.floor(fraction * total))
+        rest = available - (total - math.floor(fraction * total)) - vlm_reserve_bytes(profile.engine_version, model)
         cell = kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, layers)
         cell += stage_drafter(request, tp, index == len(result.stages) - 1).kv_bytes_per_token
         found.append((max(0, rest) // cell if cell else 0, cell, rest, weights))
@@ -204,18 +162,31 @@ def launch_lines(profile: SglangProfile, profiled: int) -> list[str]:
     return [f"max_total_tokens={cap} is larger than the profiled value {profiled}. Use the profiled value instead."]
 
 
-def launch_notes(profile: SglangProfile, gpu_memory_bytes: int, tensor_parallel: int) -> list[str]:
-    """What ``--disable-cuda-graph`` changes: no graph is captured (``model_runner.py:2046``), and no figure: the
-    default fraction reserves ``cuda_graph_max_bs x 2`` MB for graphs either way (``server_args.py:762-790``)."""
+def launch_notes(
+    profile: SglangProfile, gpu_memory_bytes: int, tensor_parallel: int, pipeline_parallel: int, inputs: FractionInputs
+) -> list[str]:
+    """What ``--disable-cuda-graph`` changes: no graph is captured (``model_runner.py:2046``), and the graphs' share
+    of the default fraction's reserve (:func:`planner.engines.sglang_rules.reserved_mb`): kept until 0.5.13, the
+    prefill graphs' dropped from 0.5.14, the decode graphs' too from 0.5.15."""
     if not profile.disable_cuda_graph:
         return []
     if profile.mem_fraction_static is not None:
         return ["--disable-cuda-graph: no CUDA graph is captured; the KV pool is the same (the fraction sizes it)"]
-    graph_bs = profile.cuda_graph_max_bs or sglang_defaults(gpu_memory_bytes, tensor_parallel)[1]
+    version = profile.engine_version
+    chunk, graph_bs = sglang_defaults(gpu_memory_bytes, tensor_parallel, version)
+    chunk, graph_bs = profile.chunked_prefill_size or chunk, profile.cuda_graph_max_bs or graph_bs
+    sizes = (gpu_memory_bytes, tensor_parallel, pipeline_parallel, version, chunk, graph_bs)
+    freed = reserved_mb(*sizes, inputs._replace(disable_cuda_graph=False)) - reserved_mb(*sizes, inputs)
+    if freed <= 0:
+        return [
+            f"--disable-cuda-graph: no CUDA graph is captured, but SGLang {version}'s default fraction reserves "
+            f"memory for graphs either way ({graph_bs} x 2 MB for the decode graphs), so the KV pool is the same and "
+            "that reserve stays free"
+        ]
     return [
-        "--disable-cuda-graph: no CUDA graph is captured, but SGLang's default fraction reserves "
-        f"cuda_graph_max_bs x 2 MB for graphs either way ({graph_bs} x 2 MB), so the KV pool is the same and "
-        "that reserve stays free"
+        f"--disable-cuda-graph: no CUDA graph is captured, and SGLang {version}'s default fraction reserves "
+        f"{freed:,.0f} MB less for them (the prefill graphs' share from 0.5.14, the decode graphs' from 0.5.15): "
+        "the KV pool grows by it"
     ]
 
 
@@ -223,22 +194,21 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     """SGLang's ``KV Cache is allocated`` and scheduler lines (``max_running_requests`` default:
     ``min(max(int(tokens / context_len x 512), 2048), 4096)``)."""
     model, total = request.model, engine_total_bytes(request)
-    fraction = profile.fraction(total, result.tensor_parallel, result.pipeline_parallel, _vlm(model))
+    inputs = fraction_inputs(model, request.deployment, profile.disable_cuda_graph)
+    fraction = profile.fraction(total, result.tensor_parallel, result.pipeline_parallel, inputs)
     tokens, profiled, cell_first, rest_first, weights_first = _pool_tokens(request, result, profile)
     max_len = result.max_model_len
     pool = tokens * cell_first
-    running = sglang_running(tokens, max_len, profile.max_running_requests)
-    k_size = pool / 2 if model.mla is None else pool
+    running = sglang_running(tokens, max_len, profile.max_running_requests, profile.engine_version)
     lines = [
-        f"KV Cache is allocated. #tokens: {tokens}, K size: {gib_text(k_size)} GB, V size: {gib_text(pool - k_size)} GB"
-        if model.mla is None
-        else f"KV Cache is allocated. #tokens: {tokens}, KV size: {gib_text(pool)} GB",
+        pool_line(profile.engine_version, request.resolved_kv_dtype, tokens, pool, model.mla is not None),
         f"max_total_num_tokens={tokens}, max_running_requests={running}, context_len={max_len}",
     ]
     lines[:0] = launch_lines(profile, profiled)
     failure = None
     if tokens <= 0:
-        failure = ("no-kv-memory", "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.")
+        available = rest_first + total - math.floor(fraction * total)  # free after loading, on the first rank
+        failure = ("no-kv-memory", no_memory_failure(profile.engine_version, fraction, available, total, rest_first))
     elif tokens < max_len:
         failure = (
             "kv-cache-too-small",
@@ -248,7 +218,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     if failure is not None:
         lines.append(failure[1])
     default = " (SGLang's default heuristic)" if profile.mem_fraction_static is None else ""
-    if _vlm(model):
+    if vlm(model):
         default += f", x{SGLANG_VLM_FACTOR} for a vision-language model"
     return EngineReport(
         engine="sglang",
@@ -271,7 +241,10 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         estimated_max_model_len=None if tokens >= max_len else tokens,
         fits=failure is None,
         lines=tuple(lines),
-        notes=(f"mem_fraction_static = {fraction:.3f}{default}", *launch_notes(profile, total, result.tensor_parallel)),
+        notes=(
+            f"mem_fraction_static = {fraction:.3f}{default}",
+            *launch_notes(profile, total, result.tensor_parallel, result.pipeline_parallel, inputs),
+        ),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
         max_running=running or None,
@@ -358,8 +331,9 @@ class SglangEngine(Engine):
         return sglang_defaults(gpu_memory_bytes, tensor_parallel)[0]
 
     def releases(self) -> tuple[str, ...]:
-        """Before 0.5.3 a fixed fraction by TP size; from 0.5.3 the memory heuristic (sglang PR #10975)."""
-        return ("0.5.2", "0.5.3", SGLANG_DEFAULT_VERSION)
+        """Before 0.5.3 a fixed fraction by TP size; from 0.5.3 the memory heuristic (sglang PR #10975), by
+        release to 0.5.23 (:mod:`planner.engines.sglang_rules`)."""
+        return SGLANG_RELEASES
 
     def _own(self, profile: EngineProfile | None) -> SglangProfile:
         return own_profile(profile, SglangProfile, "an SGLang profile")
@@ -370,7 +344,8 @@ class SglangEngine(Engine):
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         sg = self._own(profile)
         tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
-        fraction = sg.fraction(engine_total_bytes(request), tp, pp, _vlm(request.model))
+        inputs = fraction_inputs(request.model, request.deployment, sg.disable_cuda_graph)
+        fraction = sg.fraction(engine_total_bytes(request), tp, pp, inputs)
         loading = self.weight_loading(request.model, result.weights)
         command = f"python -m sglang.launch_server --model-path {loading.model_argument}{loading.flags} --tp {tp}"
         if pp > 1:

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from planner.engines.logscan import Lines, find_failure, number, pattern
 
-# -- the start-up log: 'KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB' (model_runner.py) --
-_SG_POOL = pattern(r"KV Cache is allocated\. #tokens: NUM, K size: NUM GB, V size: NUM GB")
-_SG_MLA_POOL = pattern(r"KV Cache is allocated\. #tokens: NUM, KV size: NUM GB")
+# -- the start-up log: 'KV Cache is allocated. #tokens: N, K size: X GB, V size: Y GB' (model_runner.py); from 0.5.13
+# with the dtype first ('KV Cache is allocated. dtype: torch.bfloat16, #tokens: ...', mem_cache/memory_pool.py) --
+_DTYPE = r"(?:dtype: [\w.]+, )?"
+_SG_POOL = pattern(rf"KV Cache is allocated\. {_DTYPE}#tokens: NUM, K size: NUM GB, V size: NUM GB")
+_SG_MLA_POOL = pattern(rf"KV Cache is allocated\. {_DTYPE}#tokens: NUM, KV size: NUM GB")
 _SG_TOTAL = pattern(r"max_total_num_tokens=NUM")
 _SG_WEIGHTS = pattern(r"mem usage=NUM GB")
 _SG_CONTEXT = pattern(r"context_len=NUM")

@@ -198,6 +198,7 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
     weights = basis.weights_bytes[stage]
     gpu_memory_bytes = stage_memory_bytes(request.deployment, stage, gpu_memory_bytes)
     extra = basis.extras[stage] if basis.extras is not None else None
+    options = request.deployment
     # model_construct: every field is already validated (revalidating the ModelSpec costs ~60 us per stage).
     overhead = request.overhead.per_gpu(
         StageContext.model_construct(
@@ -213,6 +214,8 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
             weights_format=request.resolved_weights,
             gpu_name=request.gpu.name if request.gpu is not None else None,
             platform=request.gpu.platform if request.gpu is not None else None,
+            speculative_method=options.speculative.method if options and options.speculative else None,
+            lora=bool(options and options.lora),
         )
     )
     lora, draft, other = (extra.lora_bytes, extra.draft_bytes, extra.other_bytes) if extra else (0, 0, 0)

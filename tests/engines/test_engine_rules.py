@@ -10,6 +10,7 @@ from planner.core.units import GiB
 from planner.engines.llamacpp.profile import LlamacppProfile, llamacpp_kv_bytes
 from planner.engines.registry import engine_report
 from planner.engines.sglang import SGLANG_VLM_FACTOR, SglangProfile
+from planner.engines.sglang_rules import FractionInputs
 from planner.engines.trtllm import TrtllmProfile
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import vllm_rules
@@ -87,7 +88,7 @@ def test_kv_too_small_for_one_request(context: int, kind: str | None) -> None:
 
 def test_sglang_reduces_the_fraction_for_vision_language_models() -> None:
     profile = SglangProfile(mem_fraction_static=0.9)
-    assert profile.fraction(80 * GiB, 1, 1, multimodal=True) == pytest.approx(0.9 * SGLANG_VLM_FACTOR)
+    assert profile.fraction(80 * GiB, 1, 1, FractionInputs(multimodal=True)) == pytest.approx(0.9 * SGLANG_VLM_FACTOR)
     text = _report("google/gemma-3-4b-it", overhead=profile)
     assert "vision-language" in " ".join(text.notes)
     plain = _report("meta-llama/Llama-3.1-8B", overhead=profile)

@@ -1,0 +1,138 @@
+"""SGLang's default ``mem_fraction_static`` by release, 0.5.2 to 0.5.23, as read in the PyPI wheels (2026-12-04;
+:mod:`planner.engines.sglang_rules` cites the lines). Before: every release after 0.5.4 was planned with 0.5.4's
+rule, and the UI offered none of them though PyPI has nineteen more.
+
+The GPUs' totals are nvidia-smi's, as SGLang reads them (``get_device_memory_capacity``): H100 SXM 81,559 MiB,
+RTX 5090 32,607 MiB, RTX 4090 24,564 MiB (the catalog's ``memory_reported_bytes``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from model_catalog import get_gpu, get_model
+from planner.engines.logscan import Lines
+from planner.engines.registry import get_engine, overhead_profile, supported_versions, version_warning
+from planner.engines.sglang import sglang_default_mem_fraction
+from planner.engines.sglang_rules import FractionInputs, prefill_graph_tokens, sglang_defaults
+from planner.planning.plan import PlanRequest, plan
+
+H100, RTX5090, RTX4090 = get_gpu("h100-sxm-80gb"), get_gpu("rtx-5090"), get_gpu("rtx-4090")
+SGLANG = get_engine("sglang")
+
+
+def _fraction(gpu_id: str, version: str, inputs: FractionInputs | None = None, tp: int = 1) -> float:
+    return sglang_default_mem_fraction(get_gpu(gpu_id).memory_bytes, tp, 1, version, inputs=inputs)
+
+
+def test_every_pypi_release_is_offered_and_said_to_rest_on_its_source() -> None:
+    versions = [v.version for v in supported_versions("sglang")]
+    assert versions[0] == "0.5.2" and versions[-1] == "0.5.23" and len(versions) == 22
+    warning = version_warning("sglang", "0.5.23")
+    assert warning is not None and "its rules come from the engine's source" in warning
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "expected"),
+    [
+        # reserved MB = 512 + 1.5 x max(chunk, 2048) + 2 x graph batch + tp / 8 x 1024 (+ 8 x prefill graphs from
+        # 0.5.10), at least 10,240 above 60 GiB
+        ("h100-sxm-80gb", {"0.5.4": 0.835, "0.5.9": 0.835, "0.5.10": 0.830, "0.5.23": 0.830}),
+        ("rtx-5090", {"0.5.4": 0.885, "0.5.9": 0.885, "0.5.10": 0.874, "0.5.19": 0.874, "0.5.20": 0.777}),
+        # 0.5.20 on a 24 GB card: (24,564 - (512 + 6,144 + 96 + 128 + 400)) / 24,564 = 0.704
+        ("rtx-4090", {"0.5.4": 0.848, "0.5.5": 0.847, "0.5.10": 0.833, "0.5.20": 0.704}),
+    ],
+)
+def test_the_default_fraction_by_release(gpu_id: str, expected: dict[str, float]) -> None:
+    assert {v: _fraction(gpu_id, v) for v in expected} == expected
+
+
+def test_chunk_and_graph_batch_by_release_on_a_32_gb_card() -> None:
+    memory = RTX5090.memory_bytes
+    assert sglang_defaults(memory, 1, "0.5.4") == (2048, 16)
+    assert sglang_defaults(memory, 1, "0.5.5") == (2048, 24)
+    assert sglang_defaults(memory, 1, "0.5.20") == (4096, 48)
+    assert sglang_defaults(memory, 4, "0.5.19") == (2048, 80) and sglang_defaults(memory, 4, "0.5.20") == (4096, 160)
+
+
+def test_prefill_graphs_by_release_and_model() -> None:
+    assert len(prefill_graph_tokens(8192)) == 58  # 464 MB on an H100 (8,192-token chunk)
+    mla = FractionInputs(mla=True)
+    # an MLA model reserves a flat 1.5 GiB; the default (breakable) prefill graphs are off for it in 0.5.15-0.5.17
+    assert [_fraction("h100-sxm-80gb", v, mla) for v in ("0.5.10", "0.5.15", "0.5.18")] == [0.816, 0.835, 0.816]
+    assert _fraction("h100-sxm-80gb", "0.5.23", FractionInputs(multimodal=True)) == 0.835  # none for a VLM
+    assert _fraction("h100-sxm-80gb", "0.5.16", FractionInputs(lora=True)) == 0.835  # LoRA: none until 0.5.17
+    assert _fraction("h100-sxm-80gb", "0.5.17", FractionInputs(lora=True)) == 0.830
+
+
+def _report(version: str, **settings: object):  # type: ignore[no-untyped-def]
+    request = PlanRequest(
+        model=get_model("Qwen/Qwen3-8B").spec, gpu=H100, gpu_memory_bytes=H100.memory_bytes_for(True),
+        context_tokens=8192, max_model_len=8192, overhead=overhead_profile("sglang", version=version, **settings),
+    )  # fmt: skip
+    return SGLANG.report(request, plan(request), request.overhead)  # type: ignore[arg-type]
+
+
+def test_disable_cuda_graph_grows_the_pool_from_0_5_14() -> None:
+    """0.5.13: the pool the same; 0.5.14: the prefill graphs' 464 MB freed; 0.5.15 on: the decode graphs' 512 MB
+    too (the H100's reserve stays above its 10 GiB floor)."""
+    for version, freed_mb in (("0.5.13", 0), ("0.5.14", 464), ("0.5.23", 976)):
+        default, eager = _report(version), _report(version, enforce_eager=True)
+        note = " ".join(eager.notes)
+        if freed_mb:
+            assert f"reserves {freed_mb:,} MB less for them" in note, note
+            assert eager.budget_bytes > default.budget_bytes and eager.kv_cache_tokens > default.kv_cache_tokens
+        else:
+            assert "so the KV pool is the same" in note and eager.kv_cache_tokens == default.kv_cache_tokens, note
+
+
+def test_a_24_gb_card_holds_less_from_0_5_20() -> None:
+    """Qwen3-8B on an RTX 4090 at 8k: 0.5.20 reserves 7.1 GB where 0.5.19 reserved 3.5 GB (a 4,096-token chunk,
+    48 graphs, 400 MB of prefill graphs), about 3.5 GB less of KV."""
+    request = PlanRequest(
+        model=get_model("Qwen/Qwen3-8B").spec, gpu=RTX4090, gpu_memory_bytes=RTX4090.memory_bytes_for(True),
+        context_tokens=8192, max_model_len=8192, weights="fp8",
+    )  # fmt: skip
+    pools = {}
+    for version in ("0.5.19", "0.5.20"):
+        profiled = request.model_copy(update={"overhead": overhead_profile("sglang", version=version)})
+        pools[version] = SGLANG.report(profiled, plan(profiled), profiled.overhead).kv_cache_tokens  # type: ignore[arg-type]
+    assert pools["0.5.19"] > pools["0.5.20"] > 0
+    assert (pools["0.5.19"] - pools["0.5.20"]) * 147_456 == pytest.approx((0.833 - 0.704) * 24_564 * 2**20, rel=0.02)
+
+
+def test_running_requests_asked_for_are_capped_as_each_release_caps_them() -> None:
+    """--max-running-requests 5000 on a pool of ~366k tokens at 8k: capped at the request pool's estimate (4,096)
+    until 0.5.13, at half the pool's tokens from 0.5.14 (``model_runner_kv_cache_mixin.py:981-1019``)."""
+    assert _report("0.5.13", max_num_seqs=5000).max_running == 4096
+    assert _report("0.5.14", max_num_seqs=5000).max_running == 5000
+
+
+def test_nothing_left_for_the_pool_says_what_the_release_says() -> None:
+    request = PlanRequest(
+        model=get_model("meta-llama/Llama-3.1-70B").spec, gpu=H100, gpu_memory_bytes=H100.memory_bytes_for(True),
+        context_tokens=8192, max_model_len=8192, weights="fp8",
+    )  # fmt: skip
+    failures = {}
+    for version in ("0.5.13", "0.5.14"):
+        profiled = request.model_copy(update={"overhead": overhead_profile("sglang", version=version)})
+        failures[version] = SGLANG.report(profiled, plan(profiled), profiled.overhead).failure  # type: ignore[arg-type]
+    assert failures["0.5.13"] == "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
+    assert str(failures["0.5.14"]).startswith(
+        "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.829. "
+        "Raise --mem-fraction-static above 0.861"
+    )
+
+
+def test_the_pool_line_of_newer_releases_is_printed_and_read_back() -> None:
+    """From 0.5.13 the line names the cache's dtype first; a public one (sgl-project/sglang PR #18263, Qwen3-30B-A3B
+    on an MI355X) is read back by the log reader as the older form is."""
+    assert _report("0.5.23").lines[0].startswith("KV Cache is allocated. dtype: torch.bfloat16, #tokens: ")
+    assert _report("0.5.12").lines[0].startswith("KV Cache is allocated. #tokens: ")
+    line = (
+        "[2026-07-15 13:14:54] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1669816, K size: 76.44 GB, "
+        "V size: 76.44 GB"
+    )
+    parsed = SGLANG.parse_log(Lines(line))
+    assert parsed is not None and parsed["kv_cache_tokens"] == 1_669_816
+    assert parsed["kv_cache_gib"] == pytest.approx(152.88)
