@@ -47,6 +47,7 @@ from planner.engines.sglang_rules import (
     sglang_default_mem_fraction,
     sglang_defaults,
     sglang_running,
+    short_pool_lines,
     vlm,
     vlm_reserve_bytes,
 )
@@ -209,12 +210,10 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     if tokens <= 0:
         available = rest_first + total - math.floor(fraction * total)  # free after loading, on the first rank
         failure = ("no-kv-memory", no_memory_failure(profile.engine_version, fraction, available, total, rest_first))
-    elif tokens < max_len:
-        failure = (
-            "kv-cache-too-small",
-            f"KV pool of {tokens} tokens is shorter than context_len {max_len}: one request of the full context "
-            "cannot be admitted (lower --context-length or raise --mem-fraction-static)",
-        )
+    elif tokens <= 6:  # max_req_input_len = min(context_len, tokens) - 6 must be positive (tp_worker.py)
+        failure = ("no-kv-memory", "AssertionError: Memory pool size is too small")
+    else:
+        lines += short_pool_lines(profile.engine_version, tokens, max_len)
     if failure is not None:
         lines.append(failure[1])
     default = " (SGLang's default heuristic)" if profile.mem_fraction_static is None else ""
@@ -238,7 +237,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         max_model_len=max_len,
         max_concurrency=tokens / max_len,
         fits_max_model_len=tokens >= max_len,
-        estimated_max_model_len=None if tokens >= max_len else tokens,
+        estimated_max_model_len=None if tokens >= max_len else max(0, tokens - 1),
         fits=failure is None,
         lines=tuple(lines),
         notes=(

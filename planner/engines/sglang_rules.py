@@ -235,3 +235,16 @@ def no_memory_failure(version: str, fraction: float, available_bytes: int, total
         f"Raise --mem-fraction-static above {math.ceil(minimum * 1000) / 1000:.3f} (minimum viable = 1 - "
         f"available/pre = {minimum:.4f}). If using speculative decoding, draft weights are now counted."
     )
+
+
+def short_pool_lines(version: str, tokens: int, context_len: int) -> list[str]:
+    """A pool shorter than ``--context-length`` does not stop SGLang: each request is capped at ``min(context_len
+    - 1, tokens - 1)`` tokens and longer ones are refused at serving time (``managers/tp_worker.py``, 0.5.4
+    :293-300); from 0.5.23 it says so at start-up (:557-566), the line returned here."""
+    if tokens >= context_len or parse_version(version) < (0, 5, 23):
+        return []
+    return [
+        f"KV pool holds {tokens} tokens, fewer than --context-length {context_len}. One full-length request cannot "
+        "fit, so long requests will be refused or truncated at serving time. Lower --context-length, raise "
+        "--mem-fraction-static, or free memory taken before the pool is sized."
+    ]

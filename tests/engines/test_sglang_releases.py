@@ -136,3 +136,26 @@ def test_the_pool_line_of_newer_releases_is_printed_and_read_back() -> None:
     parsed = SGLANG.parse_log(Lines(line))
     assert parsed is not None and parsed["kv_cache_tokens"] == 1_669_816
     assert parsed["kv_cache_gib"] == pytest.approx(152.88)
+
+
+def test_a_pool_shorter_than_the_context_starts_and_holds_no_full_length_conversation() -> None:
+    """SGLang does not refuse to start when its pool is shorter than --context-length: requests are capped at
+    ``min(context_len - 1, pool - 1)`` tokens (``managers/tp_worker.py``, 0.5.4 :293-300 to 0.5.23 :568-571), and
+    0.5.23 warns (:557-566). Before: the planner said SGLang would refuse to start. Qwen3-8B BF16 on an RTX 4090 at
+    8k under 0.5.23: ~5.1k tokens of pool."""
+    request = PlanRequest(
+        model=get_model("Qwen/Qwen3-8B").spec, gpu=RTX4090, gpu_memory_bytes=RTX4090.memory_bytes_for(True),
+        context_tokens=8192, max_model_len=8192, overhead=overhead_profile("sglang", version="0.5.23"),
+    )  # fmt: skip
+    report = SGLANG.report(request, plan(request), request.overhead)  # type: ignore[arg-type]
+    assert report.fits and report.failure is None and 4_000 < report.kv_cache_tokens < 8192
+    assert not report.fits_max_model_len and report.estimated_max_model_len == report.kv_cache_tokens - 1
+    warning = f"KV pool holds {report.kv_cache_tokens} tokens, fewer than --context-length 8192."
+    assert any(line.startswith(warning) for line in report.lines), report.lines
+    from planner.assessment.assess import VerdictState, assess
+
+    found = assess(request, 2)
+    assert found.state is VerdictState.NO_ROOM and "cannot hold one conversation of 8k tokens" in found.sentence()
+    older = request.model_copy(update={"overhead": overhead_profile("sglang", version="0.5.22")})
+    old_report = SGLANG.report(older, plan(older), older.overhead)  # type: ignore[arg-type]
+    assert old_report.fits and not any("fewer than --context-length" in line for line in old_report.lines)

@@ -53,7 +53,7 @@ def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, to
     stage's weights and layers) or a bool, and ``total`` the device total (``stage_total_bytes``: a validated field
     of the request, its GPU or the stage); StageContext's fields carry no constraint of their own, and validating
     the model spec again (its shape check) cost more than the rest of the context."""
-    stage = result.stages[stage_index]
+    stage, options = result.stages[stage_index], request.deployment
     return StageContext.model_construct(
         model=request.model,
         gpu_memory_bytes=total,
@@ -68,6 +68,8 @@ def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, to
         gpu_name=request.gpu.name if request.gpu is not None else None,
         platform=request.gpu.platform if request.gpu is not None else None,
         speculative=spec_tokens(request) > 0,
+        speculative_method=options.speculative.method if options and options.speculative else None,
+        lora=bool(options and options.lora),
     )
 
 
