@@ -41,6 +41,7 @@ from planner.engines.sglang_rules import (
     SGLANG_RELEASES,
     FractionInputs,
     fraction_inputs,
+    heuristic_total_bytes,
     no_memory_failure,
     pool_line,
     reserved_mb,
@@ -122,7 +123,8 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
             speculative=ctx.speculative_method,
             disable_cuda_graph=self.disable_cuda_graph,
         )
-        fraction = self.fraction(ctx.gpu_memory_bytes, ctx.tensor_parallel, ctx.pipeline_parallel, inputs)
+        smi_total = heuristic_total_bytes(ctx.platform, ctx.device_total_bytes, ctx.gpu_memory_bytes)
+        fraction = self.fraction(smi_total, ctx.tensor_parallel, ctx.pipeline_parallel, inputs)
         return OverheadBytes(
             activation_bytes=0,
             framework_bytes=self.load_overhead_bytes(ctx.tensor_parallel),
@@ -130,12 +132,20 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         )
 
 
+def _heuristic_total(request: PlanRequest) -> int:
+    """The device total SGLang's default fraction reads (:func:`heuristic_total_bytes`)."""
+    if request.gpu is None:
+        return engine_total_bytes(request)
+    return heuristic_total_bytes(request.gpu.platform, request.gpu.memory_bytes, engine_total_bytes(request))
+
+
 def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfile) -> tuple[int, int, int, int, int]:
     """(tokens, as profiled before ``--max-total-tokens``, KV bytes per token on the first rank, its rest memory, its
     weights): the tightest stage wins; the cap, then the page rounding (``model_runner.py:1690-1703``)."""
     model, total = request.model, engine_total_bytes(request)
     tp, pp = result.tensor_parallel, result.pipeline_parallel
-    fraction = profile.fraction(total, tp, pp, fraction_inputs(model, request.deployment, profile.disable_cuda_graph))
+    inputs = fraction_inputs(model, request.deployment, profile.disable_cuda_graph)
+    fraction = profile.fraction(_heuristic_total(request), tp, pp, inputs)
     found: list[tuple[int, int, int, int]] = []
     for index, stage in enumerate(result.stages):
         layers = range(*stage.layers)
@@ -196,7 +206,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     ``min(max(int(tokens / context_len x 512), 2048), 4096)``)."""
     model, total = request.model, engine_total_bytes(request)
     inputs = fraction_inputs(model, request.deployment, profile.disable_cuda_graph)
-    fraction = profile.fraction(total, result.tensor_parallel, result.pipeline_parallel, inputs)
+    fraction = profile.fraction(_heuristic_total(request), result.tensor_parallel, result.pipeline_parallel, inputs)
     tokens, profiled, cell_first, rest_first, weights_first = _pool_tokens(request, result, profile)
     max_len = result.max_model_len
     pool = tokens * cell_first
@@ -344,7 +354,7 @@ class SglangEngine(Engine):
         sg = self._own(profile)
         tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
         inputs = fraction_inputs(request.model, request.deployment, sg.disable_cuda_graph)
-        fraction = sg.fraction(engine_total_bytes(request), tp, pp, inputs)
+        fraction = sg.fraction(_heuristic_total(request), tp, pp, inputs)
         loading = self.weight_loading(request.model, result.weights)
         command = f"python -m sglang.launch_server --model-path {loading.model_argument}{loading.flags} --tp {tp}"
         if pp > 1:

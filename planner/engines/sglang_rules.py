@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from planner.core.gpu import DevicePlatform
 from planner.core.model import ModelSpec
 from planner.core.overhead import parse_version
 from planner.core.units import GiB, MiB
@@ -122,6 +123,25 @@ def reserved_mb(
     if gpu_memory_bytes / MiB > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
     return reserved
+
+
+def heuristic_total_bytes(platform: DevicePlatform | None, memory_bytes: int | None, engine_total_bytes: int) -> int:
+    """The device total SGLang's defaults are read from (``get_device_memory_capacity``, 0.5.18
+    ``srt/utils/common.py:817-841``): ``nvidia-smi --query-gpu=memory.total`` on an NVIDIA card, in MiB (an
+    H100's 81,559, where torch's total is 79.19 GiB), which the catalog's ``memory_bytes`` records as a whole number
+    of MiB; torch's total (``engine_total_bytes``) on ROCm (``get_amdgpu_memory_capacity``), on unified memory
+    (nvidia-smi prints no total there: ``_cuda_mem_fallback``) and where the catalog holds a datasheet label.
+
+    >>> from planner.core.gpu import DevicePlatform
+    >>> heuristic_total_bytes(DevicePlatform(capability=(9, 0)), 81_559 * 2**20, 85_029_615_043) // 2**20
+    81559
+    >>> heuristic_total_bytes(DevicePlatform(runtime="rocm"), 192 * 10**9, 205_822_885_888)
+    205822885888
+    """
+    smi = platform is not None and platform.runtime == "cuda" and not platform.integrated
+    if smi and memory_bytes is not None and memory_bytes % MiB == 0:
+        return memory_bytes
+    return engine_total_bytes
 
 
 def sglang_default_mem_fraction(

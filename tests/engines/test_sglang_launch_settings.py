@@ -51,9 +51,9 @@ def test_disable_cuda_graph_is_sglangs_eager_mode_and_keeps_the_pool() -> None:
     assert profile.disable_cuda_graph is True  # type: ignore[attr-defined]
     assert SGLANG.flag_for("enforce_eager") == "--disable-cuda-graph"
     default, eager = _report(), _report(enforce_eager=True)
-    # the H100's default fraction, its 79.19 GiB as torch reports it in MB: (81,090 - max(512 + 8,192 x 1.5 + 256 x 2
-    # + 1/8 x 1,024, 10,240)) / 81,090 = 0.834
-    assert default.notes[0].startswith("mem_fraction_static = 0.834") and eager.notes[0] == default.notes[0]
+    # the H100's default fraction from nvidia-smi's 81,559 MiB: (81,559 - max(512 + 8,192 x 1.5 + 256 x 2 + 1/8 x
+    # 1,024, 10,240)) / 81,559 = 0.835
+    assert default.notes[0].startswith("mem_fraction_static = 0.835") and eager.notes[0] == default.notes[0]
     assert eager.kv_cache_tokens == default.kv_cache_tokens > 350_000  # 147,456 bytes a token
     said = " ".join(eager.notes)
     assert "--disable-cuda-graph" in said and "the KV pool is the same" in said and "2 MB" in said, said

@@ -67,6 +67,7 @@ def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, to
         weights_format=request.resolved_weights,
         gpu_name=request.gpu.name if request.gpu is not None else None,
         platform=request.gpu.platform if request.gpu is not None else None,
+        device_total_bytes=request.gpu.memory_bytes if request.gpu is not None else None,
         speculative=spec_tokens(request) > 0,
         speculative_method=options.speculative.method if options and options.speculative else None,
         lora=bool(options and options.lora),
