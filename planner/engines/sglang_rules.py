@@ -41,7 +41,7 @@ from planner.core.overhead import parse_version
 from planner.core.units import GiB, MiB
 from planner.deploy.options import DeploymentOptions
 
-SGLANG_DEFAULT_VERSION = "0.5.4"  # the newest release with a public start-up log among the fixtures
+SGLANG_DEFAULT_VERSION = "0.5.18"  # the newest release with a public start-up log among the fixtures (evidence.toml)
 SGLANG_RELEASES = tuple(f"0.5.{n}" for n in range(2, 24))  # every 0.5.x on PyPI from 0.5.2 (read 2026-12-04)
 SGLANG_HEURISTIC_FROM = (0, 5, 3)  # sglang PR #10975: the fraction from GPU memory, chunk and graphs' batch
 PREFILL_GRAPH_MB = 8  # reserved per captured prefill token count
@@ -58,7 +58,9 @@ class FractionInputs(NamedTuple):
     disable_cuda_graph: bool = False  # --disable-cuda-graph
 
 
-def sglang_defaults(gpu_memory_bytes: int, tensor_parallel: int, version: str = "0.5.4") -> tuple[int, int]:
+def sglang_defaults(
+    gpu_memory_bytes: int, tensor_parallel: int, version: str = SGLANG_DEFAULT_VERSION
+) -> tuple[int, int]:
     """``(chunked_prefill_size, cuda_graph_max_bs)`` by GPU memory in ``version`` (the module docstring).
 
     >>> sglang_defaults(32 * 2**30, 1, "0.5.4"), sglang_defaults(32 * 2**30, 1, "0.5.19")

@@ -60,7 +60,8 @@ def test_an_engine_without_the_setting_refuses_it(capsys: pytest.CaptureFixture[
 
 
 def test_sglang_takes_its_own_eager_mode_and_token_cap(capsys: pytest.CaptureFixture[str]) -> None:
-    """--enforce-eager is SGLang's --disable-cuda-graph (the pool the same), --max-total-tokens its pool's cap."""
+    """--enforce-eager is SGLang's --disable-cuda-graph (the pool the same until 0.5.13; from 0.5.15, the default
+    0.5.18's, its graphs' share is freed), --max-total-tokens its pool's cap."""
     base = ["fit", "--model", "Qwen/Qwen3-8B", "--gpu", "h100-sxm-80gb", "--context", "8192", "--json"]
     assert main([*base, "--engine", "sglang"]) == 0
     default = json.loads(capsys.readouterr().out)
@@ -70,7 +71,12 @@ def test_sglang_takes_its_own_eager_mode_and_token_cap(capsys: pytest.CaptureFix
     assert "max_total_num_tokens=100000, max_running_requests=4096, context_len=8192" in data["engine_lines"]
     assert any("--disable-cuda-graph: no CUDA graph is captured" in n for n in data["engine_notes"])
     assert main([*base, "--engine", "sglang", "--enforce-eager"]) == 0
-    assert json.loads(capsys.readouterr().out)["kv_budget_tokens"] == default["kv_budget_tokens"]
+    assert json.loads(capsys.readouterr().out)["kv_budget_tokens"] == default["kv_budget_tokens"] + 6_343  # 976 MB
+    old = ["--engine", "sglang", "--engine-version", "0.5.4"]
+    assert main([*base, *old]) == 0
+    before = json.loads(capsys.readouterr().out)["kv_budget_tokens"]
+    assert main([*base, *old, "--enforce-eager"]) == 0
+    assert json.loads(capsys.readouterr().out)["kv_budget_tokens"] == before
 
 
 def test_sglang_serves_at_most_its_running_requests(capsys: pytest.CaptureFixture[str]) -> None:

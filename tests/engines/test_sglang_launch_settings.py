@@ -50,13 +50,21 @@ def test_disable_cuda_graph_is_sglangs_eager_mode_and_keeps_the_pool() -> None:
     profile = overhead_profile("sglang", enforce_eager=True)
     assert profile.disable_cuda_graph is True  # type: ignore[attr-defined]
     assert SGLANG.flag_for("enforce_eager") == "--disable-cuda-graph"
-    default, eager = _report(), _report(enforce_eager=True)
+    default, eager = _report(version="0.5.4"), _report(version="0.5.4", enforce_eager=True)
     # the H100's default fraction from nvidia-smi's 81,559 MiB: (81,559 - max(512 + 8,192 x 1.5 + 256 x 2 + 1/8 x
     # 1,024, 10,240)) / 81,559 = 0.835
     assert default.notes[0].startswith("mem_fraction_static = 0.835") and eager.notes[0] == default.notes[0]
     assert eager.kv_cache_tokens == default.kv_cache_tokens > 350_000  # 147,456 bytes a token
     said = " ".join(eager.notes)
     assert "--disable-cuda-graph" in said and "the KV pool is the same" in said and "2 MB" in said, said
+    # The default release (0.5.18) frees the graphs' share: 58 prefill sizes x 8 MB + 256 x 2 MB = 976 MB,
+    # 0.830 -> 0.841 (of 81,559 MiB, less the 0.5 GiB planned at load: 6,343 tokens of 147,456 bytes)
+    default, eager = _report(), _report(enforce_eager=True)
+    assert default.notes[0].startswith("mem_fraction_static = 0.830") and eager.notes[0].startswith(
+        "mem_fraction_static = 0.841"
+    )
+    assert eager.kv_cache_tokens - default.kv_cache_tokens == 6_343
+    assert any("reserves 976 MB less" in n and "the KV pool grows by it" in n for n in eager.notes), eager.notes
     command = _command(enforce_eager=True)
     assert " --disable-cuda-graph" in command and "--enforce-eager" not in command
     assert "--disable-cuda-graph" not in _command()

@@ -141,7 +141,10 @@ def test_profiles_are_overhead_models_and_round_trip() -> None:
 def test_sglang_default_fraction() -> None:
     # v0.5.3+ on an H100 (81,559 MiB): 512 + 1.5 x 8192 + 2 x 256 + 1024 / 8 = 13,440 MB reserved -> 0.835
     # (above the 10 GiB floor); older releases 0.88 (TP1) / 0.85 (TP4).
-    assert sglang_default_mem_fraction(H100.memory_bytes, 1) == round((81559 - 13440) / 81559, 3) == 0.835
+    assert sglang_default_mem_fraction(H100.memory_bytes, 1, version="0.5.4") == round((81559 - 13440) / 81559, 3)
+    assert sglang_default_mem_fraction(H100.memory_bytes, 1, version="0.5.4") == 0.835
+    # 0.5.10+ adds the prefill graphs: 58 sizes to 8,192 tokens x 8 MB = 464 MB -> 0.830 (0.5.18's ServerArgs: 0.83)
+    assert sglang_default_mem_fraction(H100.memory_bytes, 1) == round((81559 - 13440 - 464) / 81559, 3) == 0.830
     assert sglang_default_mem_fraction(H100.memory_bytes, 4, version="0.4.6") == 0.85
 
 
