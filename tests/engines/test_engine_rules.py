@@ -132,7 +132,7 @@ def test_supported_versions_count_the_logs_behind_each_release() -> None:
     assert default.version == [v.version for v in vllm.values() if v.logs][-1]  # the newest release with a log
     sglang = {v.version: v for v in supported_versions("sglang")}
     newest = [v.version for v in sglang.values() if v.logs][-1]
-    assert newest == "0.5.18" and sglang[newest].default and sglang["0.5.10"].logs == 1
+    assert newest == "0.5.18" and sglang[newest].default and sglang["0.5.10"].logs == 2
     assert sglang["0.5.23"].extrapolated
     assert vllm["0.20.0"].extrapolated and "extrapolated" in (version_warning("vllm", "0.20.0") or "")
     assert version_warning("vllm", None) is None and version_warning("vllm", "0.19.0") is None
