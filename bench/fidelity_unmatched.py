@@ -4,14 +4,10 @@ reason and the source that would settle it. ``tests/fidelity`` asserts this list
 from __future__ import annotations
 
 UNMATCHED: dict[str, str] = {
-    "sglang-0.5.10.post1-h100nvl-qwen2.5-0.5b-shared": (
-        "KV -7.58 GiB on a GPU other processes shared: SGLang's reserve is (1 - mem_fraction_static) of the memory "
-        "free when the weights start loading (kv_cache_configurator.py _profile_available_bytes), where the planner "
-        "reserves that share of the whole card"
-    ),
     "sglang-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
-        "KV +0.56 GiB: SGLang's free memory after loading depends on the FP8 loader and TP4 NCCL buffers the log "
-        "does not print ('Load weight end ... avail mem' would settle it)"
+        "KV +0.67 GiB: SGLang's free memory before and after loading at TP 4 (CUDA context, NCCL and custom "
+        "all-reduce buffers; the FP8 loader) is not printed: the planner's 1.5 GiB at TP > 1 is an estimate no log "
+        "has measured ('Load weight begin/end ... avail mem' would settle it)"
     ),
     "tensorrt-llm-llama-2-7b-hf-tp1pp1-trtllmis224": (
         "tokens +28 %: the activation workspace of a TensorRT engine depends on build flags not in the issue "

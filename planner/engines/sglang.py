@@ -9,7 +9,7 @@ and CUDA graphs live in the ``1 - mem_fraction_static`` rest, unprofiled. The de
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, NamedTuple
 
 from planner.core.kv import kv_bytes_per_token_in_layers
 from planner.core.overhead import (
@@ -58,9 +58,22 @@ from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
-# Memory in use besides torch tensors when the pool is sized (CUDA context, NCCL / custom all-reduce).
-SGLANG_LOAD_OVERHEAD_TP1 = round(0.5 * GiB)
+# Memory SGLang holds before its weights load (CUDA context, torch's and NCCL's init, custom all-reduce): TP 1, a
+# device total less the "Load weight begin. avail mem" of SGLang's docs CI on an H100 (79.19 - 78.43 GiB; the
+# blind set's other unshared H100 and B200 logs show 0.71-0.78); TP > 1 from the planner's earlier estimate.
+SGLANG_LOAD_OVERHEAD_TP1 = round(0.76 * GiB)
 SGLANG_LOAD_OVERHEAD_TP = round(1.5 * GiB)
+
+
+class Pool(NamedTuple):
+    """The pool SGLang sizes, with the first rank's figures (the tightest stage sets the tokens)."""
+
+    tokens: int
+    profiled: int  # before --max-total-tokens
+    cell_bytes: int  # KV bytes per token on the first rank
+    rest_bytes: int  # its budget for the pool: f x pre_model_load_memory - what loaded
+    weights_bytes: int
+    before_bytes: int  # free when its weights start loading (pre_model_load_memory)
 
 
 # python/sglang/srt/model_executor/model_runner.py ModelRunner.__init__: "Automatically reduce
@@ -114,8 +127,11 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         return ctx.weights_bytes + kernel_padding_bytes(ctx)
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
-        """Reserved ``(1 - mem_fraction_static) x memory`` (activations and graphs live there, unprofiled);
-        framework = the memory in use at load besides the weights."""
+        """Reserved ``(1 - mem_fraction_static)`` of the memory free when the weights start loading (activations
+        and graphs live there, unprofiled): ``pre_model_load_memory x (1 - f)`` (0.5.18
+        ``mem_cache/kv_cache_configurator.py`` ``_profile_available_bytes``; 0.5.4 ``model_runner.py``
+        ``profile_max_num_token``), so memory other processes hold shrinks it; framework = what SGLang holds
+        before loading."""
         inputs = FractionInputs(
             multimodal=vlm(ctx.model),
             mla=ctx.model.mla is not None,
@@ -125,10 +141,10 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         )
         smi_total = heuristic_total_bytes(ctx.platform, ctx.device_total_bytes, ctx.gpu_memory_bytes)
         fraction = self.fraction(smi_total, ctx.tensor_parallel, ctx.pipeline_parallel, inputs)
+        context = self.load_overhead_bytes(ctx.tensor_parallel)
+        before = max(0, ctx.gpu_memory_bytes - ctx.other_bytes - context)
         return OverheadBytes(
-            activation_bytes=0,
-            framework_bytes=self.load_overhead_bytes(ctx.tensor_parallel),
-            reserved_bytes=ctx.gpu_memory_bytes - math.floor(fraction * ctx.gpu_memory_bytes),
+            activation_bytes=0, framework_bytes=context, reserved_bytes=before - math.floor(fraction * before)
         )
 
 
@@ -139,30 +155,30 @@ def _heuristic_total(request: PlanRequest) -> int:
     return heuristic_total_bytes(request.gpu.platform, request.gpu.memory_bytes, engine_total_bytes(request))
 
 
-def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfile) -> tuple[int, int, int, int, int]:
-    """(tokens, as profiled before ``--max-total-tokens``, KV bytes per token on the first rank, its rest memory, its
-    weights): the tightest stage wins; the cap, then the page rounding (``model_runner.py:1690-1703``)."""
+def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfile) -> Pool:
+    """The pool: ``rest = f x pre_model_load_memory - what loaded`` on each rank (:meth:`SglangProfile.per_gpu`), the
+    tightest stage wins; the cap, then the page rounding (``model_runner.py:1690-1703``)."""
     model, total = request.model, engine_total_bytes(request)
     tp, pp = result.tensor_parallel, result.pipeline_parallel
     inputs = fraction_inputs(model, request.deployment, profile.disable_cuda_graph)
     fraction = profile.fraction(_heuristic_total(request), tp, pp, inputs)
-    found: list[tuple[int, int, int, int]] = []
+    found: list[Pool] = []
     for index, stage in enumerate(result.stages):
         layers = range(*stage.layers)
         # LoRA pool and draft weights are allocated before init_memory_pool; other processes' memory is not free.
         weights = stage.weights_bytes + stage.lora_bytes + stage.draft_bytes  # as loaded (loaded_weights_bytes)
         total = stage_total_bytes(request, result, index)
-        available = total - weights - profile.load_overhead_bytes(tp) - stage.other_bytes  # free after loading
-        rest = available - (total - math.floor(fraction * total)) - vlm_reserve_bytes(profile.engine_version, model)
+        before = max(0, total - profile.load_overhead_bytes(tp) - stage.other_bytes)  # pre_model_load_memory
+        rest = math.floor(fraction * before) - weights - vlm_reserve_bytes(profile.engine_version, model)
         cell = kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, layers)
         cell += stage_drafter(request, tp, index == len(result.stages) - 1).kv_bytes_per_token
-        found.append((max(0, rest) // cell if cell else 0, cell, rest, weights))
-    profiled = tokens = min(t for t, _, _, _ in found) or 0
+        held = max(0, rest) // cell if cell else 0
+        found.append(Pool(held, held, cell, rest, weights, before))
+    profiled = tokens = min(p.tokens for p in found) or 0
     if profile.max_total_tokens is not None:
         tokens = min(tokens, profile.max_total_tokens)
     tokens = tokens // profile.page_size * profile.page_size
-    _, cell_first, rest_first, weights_first = found[0]
-    return tokens, profiled, cell_first, rest_first, weights_first
+    return found[0]._replace(tokens=tokens, profiled=profiled)
 
 
 def launch_lines(profile: SglangProfile, profiled: int) -> list[str]:
@@ -207,19 +223,20 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     model, total = request.model, engine_total_bytes(request)
     inputs = fraction_inputs(model, request.deployment, profile.disable_cuda_graph)
     fraction = profile.fraction(_heuristic_total(request), result.tensor_parallel, result.pipeline_parallel, inputs)
-    tokens, profiled, cell_first, rest_first, weights_first = _pool_tokens(request, result, profile)
+    first = _pool_tokens(request, result, profile)
+    tokens, rest_first, before = first.tokens, first.rest_bytes, first.before_bytes
     max_len = result.max_model_len
-    pool = tokens * cell_first
+    pool = tokens * first.cell_bytes
     running = sglang_running(tokens, max_len, profile.max_running_requests, profile.engine_version)
     lines = [
         pool_line(profile.engine_version, request.resolved_kv_dtype, tokens, pool, model.mla is not None),
         f"max_total_num_tokens={tokens}, max_running_requests={running}, context_len={max_len}",
     ]
-    lines[:0] = launch_lines(profile, profiled)
+    lines[:0] = launch_lines(profile, first.profiled)
     failure = None
     if tokens <= 0:
-        available = rest_first + total - math.floor(fraction * total)  # free after loading, on the first rank
-        failure = ("no-kv-memory", no_memory_failure(profile.engine_version, fraction, available, total, rest_first))
+        available = before - first.weights_bytes  # free after loading, on the first rank
+        failure = ("no-kv-memory", no_memory_failure(profile.engine_version, fraction, available, before, rest_first))
     elif tokens <= 6:  # max_req_input_len = min(context_len, tokens) - 6 must be positive (tp_worker.py)
         failure = ("no-kv-memory", "AssertionError: Memory pool size is too small")
     else:
@@ -233,8 +250,8 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         engine="sglang",
         engine_version=profile.engine_version,
         total_memory_bytes=total,
-        budget_bytes=math.floor(fraction * total),
-        weights_bytes=weights_first,
+        budget_bytes=math.floor(fraction * before),
+        weights_bytes=first.weights_bytes,
         activation_bytes=0,
         non_torch_bytes=profile.load_overhead_bytes(result.tensor_parallel),
         cuda_graph_bytes=0,

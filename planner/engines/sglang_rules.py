@@ -245,13 +245,13 @@ TORCH_KV_DTYPES = {
 }
 
 
-def no_memory_failure(version: str, fraction: float, available_bytes: int, total_bytes: int, rest_bytes: int) -> str:
+def no_memory_failure(version: str, fraction: float, available_bytes: int, before_bytes: int, rest_bytes: int) -> str:
     """SGLang's error when nothing is left for the KV pool: 0.5.4's, or from 0.5.14 the one that names the fraction
     that would leave some (``model_runner_kv_cache_mixin.py:102-118``: ``1 - available / pre``, where ``pre`` is the
-    memory free before loading, the planner's device total)."""
+    memory free before loading)."""
     if parse_version(version) < (0, 5, 14) or rest_bytes > 0:
         return "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
-    minimum = 1 - available_bytes / total_bytes
+    minimum = 1 - available_bytes / before_bytes
     return (
         f"ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={fraction}. "
         f"Raise --mem-fraction-static above {math.ceil(minimum * 1000) / 1000:.3f} (minimum viable = 1 - "

@@ -198,6 +198,7 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
     weights = basis.weights_bytes[stage]
     gpu_memory_bytes = stage_memory_bytes(request.deployment, stage, gpu_memory_bytes)
     extra = basis.extras[stage] if basis.extras is not None else None
+    lora, draft, other = (extra.lora_bytes, extra.draft_bytes, extra.other_bytes) if extra else (0, 0, 0)
     options = request.deployment
     # model_construct: every field is already validated (revalidating the ModelSpec costs ~60 us per stage).
     overhead = request.overhead.per_gpu(
@@ -215,11 +216,11 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
             gpu_name=request.gpu.name if request.gpu is not None else None,
             platform=request.gpu.platform if request.gpu is not None else None,
             device_total_bytes=request.gpu.memory_bytes if request.gpu is not None else None,
+            other_bytes=other,
             speculative_method=options.speculative.method if options and options.speculative else None,
             lora=bool(options and options.lora),
         )
     )
-    lora, draft, other = (extra.lora_bytes, extra.draft_bytes, extra.other_bytes) if extra else (0, 0, 0)
     # Memory other processes hold comes out of a reserve the engine leaves unused (vLLM's 1 - util) first.
     spare = min(other, overhead.reserved_bytes) if request.overhead.reserve_is_spare else 0
     reserved = overhead.reserved_bytes - spare

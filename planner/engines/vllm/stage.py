@@ -68,6 +68,7 @@ def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, to
         gpu_name=request.gpu.name if request.gpu is not None else None,
         platform=request.gpu.platform if request.gpu is not None else None,
         device_total_bytes=request.gpu.memory_bytes if request.gpu is not None else None,
+        other_bytes=stage.other_bytes,
         speculative=spec_tokens(request) > 0,
         speculative_method=options.speculative.method if options and options.speculative else None,
         lora=bool(options and options.lora),
