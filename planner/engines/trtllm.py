@@ -101,7 +101,8 @@ class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         workspace = self.workspace_bytes(ctx.model, ctx.tensor_parallel)
-        free = max(0, ctx.gpu_memory_bytes - ctx.weights_bytes - workspace - TRTLLM_CONTEXT_BYTES)
+        # memory other processes hold is not free when the cache is sized (trtllm_report)
+        free = max(0, ctx.gpu_memory_bytes - ctx.weights_bytes - workspace - TRTLLM_CONTEXT_BYTES - ctx.other_bytes)
         return OverheadBytes(
             activation_bytes=workspace,
             framework_bytes=TRTLLM_CONTEXT_BYTES,
