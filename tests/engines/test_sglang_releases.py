@@ -13,7 +13,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from model_catalog import get_gpu, get_model
+from planner.core.gpu import GpuSpec
 from planner.deploy.options import DeploymentOptions
+from planner.engines.base import EngineReport
 from planner.engines.logscan import Lines
 from planner.engines.registry import get_engine, overhead_profile, supported_versions, version_warning
 from planner.engines.sglang import SGLANG_LOAD_OVERHEAD_TP1, sglang_default_mem_fraction
@@ -89,18 +91,25 @@ def test_disable_cuda_graph_grows_the_pool_from_0_5_14() -> None:
             assert "so the KV pool is the same" in note and eager.kv_cache_tokens == default.kv_cache_tokens, note
 
 
+def _by_release(model: str, gpu: GpuSpec, versions: tuple[str, ...]) -> dict[str, EngineReport]:
+    """SGLang's report for ``model`` in FP8 on one ``gpu`` at 8k, by release."""
+    request = PlanRequest(
+        model=get_model(model).spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True),
+        context_tokens=8192, max_model_len=8192, weights="fp8",
+    )  # fmt: skip
+    reports = {}
+    for version in versions:
+        profiled = request.model_copy(update={"overhead": overhead_profile("sglang", version=version)})
+        reports[version] = SGLANG.report(profiled, plan(profiled), profiled.overhead)  # type: ignore[arg-type]
+    return reports
+
+
 def test_a_24_gb_card_holds_less_from_0_5_20() -> None:
     """Qwen3-8B on an RTX 4090 at 8k: 0.5.20 reserves 7.1 GB where 0.5.19 reserved 3.5 GB (a 4,096-token chunk,
     48 graphs, 400 MB of prefill graphs): the fraction 0.833 -> 0.704 of the memory free when the weights start
     loading (its 23.55 GiB less the 0.76 SGLang holds by then), about 2.9 GiB less of KV."""
-    request = PlanRequest(
-        model=get_model("Qwen/Qwen3-8B").spec, gpu=RTX4090, gpu_memory_bytes=RTX4090.memory_bytes_for(True),
-        context_tokens=8192, max_model_len=8192, weights="fp8",
-    )  # fmt: skip
-    pools = {}
-    for version in ("0.5.19", "0.5.20"):
-        profiled = request.model_copy(update={"overhead": overhead_profile("sglang", version=version)})
-        pools[version] = SGLANG.report(profiled, plan(profiled), profiled.overhead).kv_cache_tokens  # type: ignore[arg-type]
+    reports = _by_release("Qwen/Qwen3-8B", RTX4090, ("0.5.19", "0.5.20"))
+    pools = {version: report.kv_cache_tokens for version, report in reports.items()}
     assert pools["0.5.19"] > pools["0.5.20"] > 0
     before = (RTX4090.engine_visible_bytes or 0) - SGLANG_LOAD_OVERHEAD_TP1
     assert (pools["0.5.19"] - pools["0.5.20"]) * 147_456 == pytest.approx((0.833 - 0.704) * before, rel=0.002)
@@ -114,14 +123,8 @@ def test_running_requests_asked_for_are_capped_as_each_release_caps_them() -> No
 
 
 def test_nothing_left_for_the_pool_says_what_the_release_says() -> None:
-    request = PlanRequest(
-        model=get_model("meta-llama/Llama-3.1-70B").spec, gpu=H100, gpu_memory_bytes=H100.memory_bytes_for(True),
-        context_tokens=8192, max_model_len=8192, weights="fp8",
-    )  # fmt: skip
-    failures = {}
-    for version in ("0.5.13", "0.5.14"):
-        profiled = request.model_copy(update={"overhead": overhead_profile("sglang", version=version)})
-        failures[version] = SGLANG.report(profiled, plan(profiled), profiled.overhead).failure  # type: ignore[arg-type]
+    reports = _by_release("meta-llama/Llama-3.1-70B", H100, ("0.5.13", "0.5.14"))
+    failures = {version: report.failure for version, report in reports.items()}
     assert failures["0.5.13"] == "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
     assert str(failures["0.5.14"]).startswith(
         "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.83. "
