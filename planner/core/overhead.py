@@ -88,9 +88,7 @@ class StageContext(BaseModel, frozen=True, extra="forbid"):
     pipeline_parallel: int
     is_last_stage: bool
     device_total_bytes: int | None = None  # the total the vendor's tool reports (GpuSpec.memory_bytes; SGLang)
-    other_bytes: int = (
-        0  # held on this GPU by other processes before the engine starts (SGLang reserves a share of the rest)
-    )
+    other_bytes: int = 0  # held by other processes before the engine starts (SGLang, TensorRT-LLM size from the rest)
     weights_bytes: int = 0  # this GPU's weights (TensorRT-LLM sizes its pool from what is left after them)
     max_model_len: int | None = None  # vLLM V0 profiles one sequence of it; llama.cpp allocates it
     stage_index: int = 0  # which pipeline stage (the first holds the embedding, the last the sampler)

@@ -1,9 +1,12 @@
-"""SGLang: ``mem_fraction_static`` of total memory for weights plus the KV pool.
+"""SGLang: ``mem_fraction_static`` of the memory free when its weights start loading, for weights plus the KV pool.
 
-Source: ``python/sglang/srt/model_executor/model_runner.py`` ``profile_max_num_token``: ``rest_memory =
-available_gpu_memory - total x (1 - mem_fraction_static)``, ``max_num_token = rest // cell_size``; activations
-and CUDA graphs live in the ``1 - mem_fraction_static`` rest, unprofiled. The default fraction comes from
-``server_args.py`` (a heuristic since v0.5.3, sglang PR #10975).
+Source: ``python/sglang/srt/model_executor/model_runner.py`` ``profile_max_num_token`` (0.5.18:
+``mem_cache/kv_cache_configurator.py`` ``_profile_available_bytes``): ``rest_memory = available_gpu_memory -
+pre_model_load_memory x (1 - mem_fraction_static)``, ``max_num_token = rest // cell_size``, where
+``pre_model_load_memory`` is what was free before the weights loaded (the device total less what other processes
+and SGLang's own start-up hold); activations and CUDA graphs live in the ``1 - mem_fraction_static`` rest,
+unprofiled. The default fraction comes from ``server_args.py`` (a heuristic since v0.5.3, sglang PR #10975), read
+from the total ``nvidia-smi`` reports.
 """
 
 from __future__ import annotations
