@@ -96,7 +96,7 @@ class Evaluator:
         self.context = workload.context_tokens
         self.target = workload.target_concurrency
         self.params = parameter_breakdown(model)
-        self.moe = model.moe is not None
+        self.moe, self.state_layers = model.moe is not None, model.linear_attention is not None
         self._profiles: dict[str, OverheadModel] = {}
         self._bases: dict[tuple[str, int, str, str], PlanBasis] = {}
         self._fits: dict[tuple[str, int, int, str, str, str], MemoryFit] = {}
@@ -239,9 +239,9 @@ class Evaluator:
         key = (c.gpu.architecture, c.weights, c.kv_dtype)
         if key not in self._runners:
             engines = self.engines()
-            row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, engines)
+            row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, engines, state_layers=self.state_layers)
             if row is None:
-                self._runners[key] = why_not(c.gpu, c.weights, c.kv_dtype, self.moe, engines)
+                self._runners[key] = why_not(c.gpu, c.weights, c.kv_dtype, self.moe, engines, self.state_layers)
             else:
                 self._runners[key] = row
         return self._runners[key]

@@ -88,9 +88,11 @@ def runner(
     moe: bool,
     engines: tuple[str, ...] | None = None,
     prefer: str | None = None,
+    state_layers: bool = False,
 ) -> SupportRow | None:
     """The first row (engines in the registry's order, ``prefer`` first, or only ``engines``) that runs the set-up;
-    an engine that refuses the weights or KV dtype outright (its ``weight_refusals``/``kv_refusals``) runs nothing."""
+    an engine that refuses the weights or KV dtype outright (its ``weight_refusals``/``kv_refusals``), or a model
+    with linear-attention / state-space layers (``state_layers``; its ``state_layers_refusal``), runs nothing."""
     fam = family(gpu)
     if fam is None:
         return None
@@ -100,19 +102,31 @@ def runner(
         support = engine.support
         if weights in support.weight_refusals or kv_dtype not in support.kv_cache_names:
             continue
+        if state_layers and support.state_layers_refusal:
+            continue
         for row in support.platforms:
             if row.covers(fam, weights, kv_dtype, moe):
                 return _with_engine(engine.name, row)
     return None
 
 
-def why_not(gpu: GpuSpec, weights: str, kv_dtype: str, moe: bool, engines: tuple[str, ...] | None = None) -> str:
+def why_not(
+    gpu: GpuSpec,
+    weights: str,
+    kv_dtype: str,
+    moe: bool,
+    engines: tuple[str, ...] | None = None,
+    state_layers: bool = False,
+) -> str:
     """Why no engine (of ``engines``) runs the set-up, in one line."""
     arch = gpu.architecture or "unknown"
     fam = family(gpu)
     if fam is None:
         return f"architecture {arch!r} is not in any engine's platform table"
     allowed = [e for e in registered() if engines is None or e.name in engines]
+    refusals = [e.support.state_layers_refusal for e in allowed if state_layers and e.support.state_layers_refusal]
+    if refusals and len(refusals) == len(allowed):
+        return refusals[0]
     scope = "" if engines is None else f" of {', '.join(e.label for e in allowed) or 'those asked for'}"
     rows = [r for e in allowed for r in e.support.platforms if fam in r.families]
     if not rows:

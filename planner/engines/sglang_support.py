@@ -39,4 +39,10 @@ SGLANG_SUPPORT = EngineSupport(
     lora=SGLANG_LORA,
     # server_args.py speculative_algorithm: EAGLE, EAGLE3, NEXTN (MTP), STANDALONE (a draft model).
     speculative_methods=("draft", "eagle", "eagle3", "mtp"),
+    # 0.5.18 mem_cache/kv_cache_configurator.py _profile_available_bytes -> _handle_max_mamba_cache: the states'
+    # pool (per running request, times a ratio for the radix cache, speculative scratch) comes out of the budget
+    # first, by rules that change from release to release.
+    state_layers_refusal="SGLang sizes a state pool for the linear-attention / Mamba layers out of the KV budget "
+    "(mem_cache/kv_cache_configurator.py _handle_max_mamba_cache), which is not planned here; plan this model with "
+    "vLLM, whose state blocks are planned",
 )

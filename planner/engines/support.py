@@ -202,6 +202,9 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     # Compute capabilities on which the engine's default kernels for MXFP4 experts are OpenAI's Triton MoE kernels
     # (planner.advisor.kernels prices them per MoE layer and step).
     triton_mxfp4_moe: tuple[tuple[int, int], ...] = ()
+    # Why a model with linear-attention or state-space layers (ModelSpec.linear_attention) is not planned on the
+    # engine: its per-sequence states come out of the KV budget in a way not modelled ("": planned).
+    state_layers_refusal: str = ""
     # The most concurrent users the advisor offers the engine for unless the buyer names it, with why (None: any).
     advised_max_users: int | None = None
     advised_max_users_reason: str = ""

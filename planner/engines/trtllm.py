@@ -45,10 +45,11 @@ from planner.core.overhead import (
 from planner.core.units import GiB
 from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import Engine, EngineReport, engine_total_bytes, gib_text, own_profile
-from planner.engines.checkpoints import GGUF, with_note
+from planner.engines.checkpoints import with_note
 from planner.engines.commands import replicas_note, speculative_head, word
 from planner.engines.logscan import Lines, number, pattern
-from planner.engines.support import EngineSupport, platform_rows
+from planner.engines.support import EngineSupport
+from planner.engines.trtllm_support import TRTLLM_SUPPORT
 from planner.engines.vllm.estimates import vllm_activation_bytes
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -230,24 +231,6 @@ def parse_trtllm(lines: Lines) -> dict[str, object] | None:
     if tokens is not None:
         fields["kv_cache_tokens"] = int(tokens)
     return {"format": "trtllm", **fields}
-
-
-TRTLLM_SUPPORT = EngineSupport(
-    label="TensorRT-LLM",
-    platforms=platform_rows("trtllm"),
-    # kv_cache_config.dtype fp8 in the options file (cache_config_lines); an INT8 cache comes with a ModelOpt
-    # checkpoint quantized with kv_cache_quant_algo INT8 (no setting).
-    kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8", "fp8_e4m3": "fp8", "int8": "auto"},
-    kv_refusals={"int4": "TensorRT-LLM has no 4-bit KV cache in its PyTorch flow; its smallest are FP8 and INT8"},
-    weight_refusals={
-        **{g: "TensorRT-LLM does not load GGUF files; use llama.cpp" for g in GGUF},
-        "int4-gptq": "TensorRT-LLM's PyTorch flow loads ModelOpt checkpoints (FP8, NVFP4, INT4-AWQ), not GPTQ",
-    },
-    context_flag="--max_seq_len",
-    # TensorRT-LLM speculative decoding: draft-target, EAGLE / EAGLE-3, Medusa, MTP (docs/source/features).
-    speculative_methods=("draft", "eagle", "eagle3", "medusa", "mtp"),
-    speed_family="fused",
-)
 
 
 # The planner's speculative methods as TensorRT-LLM's LLM API names them (llm_args.py decoding_type)

@@ -113,8 +113,9 @@ def test_evaluator_matches_the_plain_calls(
     assume(parallel_problem(ev.model, tp, 1, tp * replicas) is None)
     c = Candidate(GPUS[gpu], tp * replicas, tp, replicas, weights, kv, None)
     row = ev.runner(c)
-    plain_row = runner(c.gpu, weights, kv, ev.moe, engines)
-    assert row == (plain_row if plain_row is not None else why_not(c.gpu, weights, kv, ev.moe, engines))
+    plain_row = runner(c.gpu, weights, kv, ev.moe, engines, state_layers=ev.state_layers)
+    why = why_not(c.gpu, weights, kv, ev.moe, engines, ev.state_layers)
+    assert row == (plain_row if plain_row is not None else why)
     if not isinstance(row, SupportRow):
         event("no engine runs it")
         return
@@ -167,8 +168,9 @@ class _PlainEvaluator(Evaluator):
         self.built = _PlainBuilt(self.model, self.workload, self.params)
 
     def runner(self, c: Candidate) -> SupportRow | str:
-        row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines())
-        return row if row is not None else why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines())
+        row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines(), state_layers=self.state_layers)
+        why = why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines(), self.state_layers)
+        return row if row is not None else why
 
     def host(self, c: Candidate) -> HostChoice | None:
         return choose_host(c.gpu, c.gpu_count, c.tensor_parallel, self.hosts, rack_only(self.workload))

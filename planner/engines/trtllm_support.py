@@ -1,0 +1,29 @@
+"""What TensorRT-LLM runs: its platforms, KV-cache dtypes, weight formats and speculative methods
+(:class:`EngineSupport`)."""
+
+from __future__ import annotations
+
+from planner.engines.checkpoints import GGUF
+from planner.engines.support import EngineSupport, platform_rows
+
+TRTLLM_SUPPORT = EngineSupport(
+    label="TensorRT-LLM",
+    platforms=platform_rows("trtllm"),
+    # kv_cache_config.dtype fp8 in the options file (cache_config_lines); an INT8 cache comes with a ModelOpt
+    # checkpoint quantized with kv_cache_quant_algo INT8 (no setting).
+    kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8", "fp8_e4m3": "fp8", "int8": "auto"},
+    kv_refusals={"int4": "TensorRT-LLM has no 4-bit KV cache in its PyTorch flow; its smallest are FP8 and INT8"},
+    weight_refusals={
+        **{g: "TensorRT-LLM does not load GGUF files; use llama.cpp" for g in GGUF},
+        "int4-gptq": "TensorRT-LLM's PyTorch flow loads ModelOpt checkpoints (FP8, NVFP4, INT4-AWQ), not GPTQ",
+    },
+    context_flag="--max_seq_len",
+    # TensorRT-LLM speculative decoding: draft-target, EAGLE / EAGLE-3, Medusa, MTP (docs/source/features).
+    speculative_methods=("draft", "eagle", "eagle3", "medusa", "mtp"),
+    speed_family="fused",
+    # Its PyTorch flow keeps the states of Mamba / linear-attention layers in a cache manager of their own
+    # (tensorrt_llm/_torch/pyexecutor/mamba_cache_manager.py, per max_batch_size), beside the paged KV cache.
+    state_layers_refusal="TensorRT-LLM keeps the linear-attention / Mamba layers' states in a cache of their own "
+    "(MambaHybridCacheManager, per --max_batch_size) beside the paged KV cache, which is not planned here; plan this "
+    "model with vLLM, whose state blocks are planned",
+)
