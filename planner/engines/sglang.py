@@ -124,6 +124,12 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     def load_overhead_bytes(tensor_parallel: int) -> int:
         return SGLANG_LOAD_OVERHEAD_TP if tensor_parallel > 1 else SGLANG_LOAD_OVERHEAD_TP1
 
+    @staticmethod
+    def before_loading_bytes(total_bytes: int, other_bytes: int, tensor_parallel: int) -> int:
+        """``pre_model_load_memory``: free when the weights start loading, after other processes and SGLang's own
+        start-up (:meth:`load_overhead_bytes`)."""
+        return max(0, total_bytes - other_bytes - SglangProfile.load_overhead_bytes(tensor_parallel))
+
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """The checkpoint's bytes and the padding of the MoE and Marlin kernels SGLang shares with vLLM
         (:func:`planner.engines.loading.kernel_padding_bytes`)."""
@@ -144,10 +150,11 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         )
         smi_total = heuristic_total_bytes(ctx.platform, ctx.device_total_bytes, ctx.gpu_memory_bytes)
         fraction = self.fraction(smi_total, ctx.tensor_parallel, ctx.pipeline_parallel, inputs)
-        context = self.load_overhead_bytes(ctx.tensor_parallel)
-        before = max(0, ctx.gpu_memory_bytes - ctx.other_bytes - context)
+        before = self.before_loading_bytes(ctx.gpu_memory_bytes, ctx.other_bytes, ctx.tensor_parallel)
         return OverheadBytes(
-            activation_bytes=0, framework_bytes=context, reserved_bytes=before - math.floor(fraction * before)
+            activation_bytes=0,
+            framework_bytes=self.load_overhead_bytes(ctx.tensor_parallel),
+            reserved_bytes=before - math.floor(fraction * before),
         )
 
 
@@ -158,20 +165,18 @@ def _heuristic_total(request: PlanRequest) -> int:
     return heuristic_total_bytes(request.gpu.platform, request.gpu.memory_bytes, engine_total_bytes(request))
 
 
-def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfile) -> Pool:
-    """The pool: ``rest = f x pre_model_load_memory - what loaded`` on each rank (:meth:`SglangProfile.per_gpu`), the
-    tightest stage wins; the cap, then the page rounding (``model_runner.py:1690-1703``)."""
-    model, total = request.model, engine_total_bytes(request)
-    tp, pp = result.tensor_parallel, result.pipeline_parallel
-    inputs = fraction_inputs(model, request.deployment, profile.disable_cuda_graph)
-    fraction = profile.fraction(_heuristic_total(request), tp, pp, inputs)
+def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfile, fraction: float) -> Pool:
+    """The pool at ``fraction``: ``rest = f x pre_model_load_memory - what loaded`` on each rank
+    (:meth:`SglangProfile.per_gpu`), the tightest stage wins; the cap, then the page rounding
+    (``model_runner.py:1690-1703``)."""
+    model, tp = request.model, result.tensor_parallel
     found: list[Pool] = []
     for index, stage in enumerate(result.stages):
         layers = range(*stage.layers)
         # LoRA pool and draft weights are allocated before init_memory_pool; other processes' memory is not free.
         weights = stage.weights_bytes + stage.lora_bytes + stage.draft_bytes  # as loaded (loaded_weights_bytes)
         total = stage_total_bytes(request, result, index)
-        before = max(0, total - profile.load_overhead_bytes(tp) - stage.other_bytes)  # pre_model_load_memory
+        before = profile.before_loading_bytes(total, stage.other_bytes, tp)
         rest = math.floor(fraction * before) - weights - vlm_reserve_bytes(profile.engine_version, model)
         cell = kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, layers)
         cell += stage_drafter(request, tp, index == len(result.stages) - 1).kv_bytes_per_token
@@ -226,7 +231,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     model, total = request.model, engine_total_bytes(request)
     inputs = fraction_inputs(model, request.deployment, profile.disable_cuda_graph)
     fraction = profile.fraction(_heuristic_total(request), result.tensor_parallel, result.pipeline_parallel, inputs)
-    first = _pool_tokens(request, result, profile)
+    first = _pool_tokens(request, result, profile, fraction)
     tokens, rest_first, before = first.tokens, first.rest_bytes, first.before_bytes
     max_len = result.max_model_len
     pool = tokens * first.cell_bytes
