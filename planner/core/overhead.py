@@ -90,6 +90,7 @@ class StageContext(BaseModel, frozen=True, extra="forbid"):
     device_total_bytes: int | None = None  # the total the vendor's tool reports (GpuSpec.memory_bytes; SGLang)
     other_bytes: int = 0  # held by other processes before the engine starts (SGLang, TensorRT-LLM size from the rest)
     weights_bytes: int = 0  # this GPU's weights (TensorRT-LLM sizes its pool from what is left after them)
+    lora_draft_bytes: int = 0  # LoRA slots and a drafter on this GPU (planner.deploy; TensorRT-LLM: not free either)
     max_model_len: int | None = None  # vLLM V0 profiles one sequence of it; llama.cpp allocates it
     stage_index: int = 0  # which pipeline stage (the first holds the embedding, the last the sampler)
     layers: tuple[int, int] | None = None  # the decoder layers of the stage, [start, stop); None: all

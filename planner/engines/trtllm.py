@@ -102,8 +102,9 @@ class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         workspace = self.workspace_bytes(ctx.model, ctx.tensor_parallel)
-        # memory other processes hold is not free when the cache is sized (trtllm_report)
-        free = max(0, ctx.gpu_memory_bytes - ctx.weights_bytes - workspace - TRTLLM_CONTEXT_BYTES - ctx.other_bytes)
+        # memory other processes, adapters and a drafter hold is not free when the cache is sized (trtllm_report)
+        held = ctx.weights_bytes + workspace + TRTLLM_CONTEXT_BYTES + ctx.other_bytes + ctx.lora_draft_bytes
+        free = max(0, ctx.gpu_memory_bytes - held)
         return OverheadBytes(
             activation_bytes=workspace,
             framework_bytes=TRTLLM_CONTEXT_BYTES,

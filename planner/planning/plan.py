@@ -209,6 +209,7 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
             pipeline_parallel=basis.pipeline_parallel,
             is_last_stage=stage == basis.pipeline_parallel - 1,
             weights_bytes=weights,
+            lora_draft_bytes=lora + draft,
             max_model_len=request.max_model_len or request.context_tokens,
             stage_index=stage,
             layers=(start, stop),

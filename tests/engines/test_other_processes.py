@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.deploy.options import DeploymentOptions
+from planner.deploy.options import DeploymentOptions, LoraOptions, SpeculativeOptions
 from planner.engines.registry import get_engine, overhead_profile
 from planner.planning.plan import PlanRequest, plan
 
@@ -27,3 +27,22 @@ def test_the_plan_and_the_engine_report_agree_beside_other_processes(engine: str
         result = plan(request)
         report = get_engine(engine).report(request, result, request.overhead)  # type: ignore[arg-type]
         assert result.stages[0].kv_cache_bytes == pytest.approx(report.available_kv_cache_bytes_per_gpu, abs=2**20)
+
+
+def test_tensorrt_llm_plan_and_report_agree_with_adapters_and_a_drafter() -> None:
+    """TensorRT-LLM sizes its pool from the memory left after the weights, the LoRA slots and the drafter: the plan
+    took its free fraction of memory the adapters and drafter already held (before, the plan's KV was (1 - 0.9) x
+    their bytes under the report's)."""
+    options = DeploymentOptions(
+        lora=LoraOptions(max_loras=4, max_lora_rank=64),
+        speculative=SpeculativeOptions(method="draft", draft_model=get_model("meta-llama/Llama-3.2-1B").spec),
+    )
+    request = PlanRequest(
+        model=get_model("meta-llama/Llama-3.1-8B").spec, gpu=H100, gpu_memory_bytes=H100.memory_bytes_for(True),
+        context_tokens=8192, max_model_len=8192, overhead=overhead_profile("trtllm"), deployment=options,
+    )  # fmt: skip
+    result = plan(request)
+    stage = result.stages[0]
+    assert stage.lora_bytes + stage.draft_bytes > 2 * 2**30  # a 1B drafter in BF16 and four rank-64 slots
+    report = get_engine("trtllm").report(request, result, request.overhead)  # type: ignore[arg-type]
+    assert stage.kv_cache_bytes == pytest.approx(report.available_kv_cache_bytes_per_gpu, abs=2**20)

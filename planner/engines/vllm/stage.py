@@ -61,6 +61,7 @@ def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, to
         pipeline_parallel=result.pipeline_parallel,
         is_last_stage=stage_index == len(result.stages) - 1,
         weights_bytes=stage.weights_bytes,
+        lora_draft_bytes=stage.lora_bytes + stage.draft_bytes,
         max_model_len=result.max_model_len,
         stage_index=stage_index,
         layers=stage.layers,
