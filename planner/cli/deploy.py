@@ -45,10 +45,11 @@ def add_deployment_arguments(fit: argparse.ArgumentParser) -> None:
     d = fit.add_argument_group("deployment (planner.deploy)")
     d.add_argument("--gpu-layers", type=int, help="llama.cpp -ngl: layers on the GPU (the output layer counts)")
     d.add_argument("--cpu-moe-layers", type=int, help="llama.cpp --n-cpu-moe: experts of the first N layers on CPU")
-    d.add_argument("--cpu-offload-gb", type=float, help="vLLM/SGLang --cpu-offload-gb: GiB of weights per GPU on CPU")
+    d.add_argument("--cpu-offload-gb", type=float, help="vLLM/SGLang --cpu-offload-gb, in GiB as they read it")
     d.add_argument("--host-bandwidth-gbs", type=float, help="host RAM bandwidth, GB/s (default 89.6, DDR5-5600 x2)")
     d.add_argument("--pcie-bandwidth-gbs", type=float, help="host-GPU link, GB/s (default 31.5, PCIe 4.0 x16)")
-    d.add_argument("--kv-offload-gb", type=float, help="vLLM --kv-offloading-size: GiB of host KV tier (all ranks)")
+    d.add_argument("--kv-offload-gib", "--kv-offload-gb", dest="kv_offload_gib", type=float,
+                   help="vLLM --kv-offloading-size: GiB (2^30 bytes) of host KV tier, all ranks")  # fmt: skip
     d.add_argument("--kv-offload-backend", choices=("native", "lmcache"), default="native")
     d.add_argument("--prefix-tokens", type=int, help="KV tier working set: prompt-prefix tokens per user")
     d.add_argument("--prefix-users", type=int, help="KV tier working set: users (default --users)")
@@ -61,7 +62,9 @@ def add_deployment_arguments(fit: argparse.ArgumentParser) -> None:
     d.add_argument("--speculative-method", choices=SPECULATIVE_METHODS, help="draft (with --draft-model), eagle, ...")
     d.add_argument("--num-speculative-tokens", type=int, help="tokens proposed per step (default 1)")
     d.add_argument("--mig", metavar="PROFILE", help="plan on a MIG slice of --gpu, e.g. 3g.40gb")
-    d.add_argument("--used-memory-gb", type=float, help="GiB already held on each GPU by other processes")
+    # GiB, named so (the flag's first name, --used-memory-gb, said GB for the same GiB; it is still read)
+    d.add_argument("--used-memory-gib", "--used-memory-gb", dest="used_memory_gib", type=float,
+                   help="GiB (2^30 bytes) already held on each GPU by other processes")  # fmt: skip
     d.add_argument("--nvidia-smi", metavar="FILE", help="a saved nvidia-smi output: memory in use per GPU")
     d.add_argument("--colocate", action="append", metavar="MODEL[@UTIL]", help="another vLLM started first (repeat)")
     d.add_argument("--layer-split", help="mixed GPUs: layers per GPU, e.g. 20,12 (default: the best split)")
@@ -128,7 +131,7 @@ def _speculative(args: argparse.Namespace) -> SpeculativeOptions | None:
 
 
 def _kv_offload(args: argparse.Namespace) -> KvOffloadOptions | None:
-    size = _gib(args.kv_offload_gb, "--kv-offload-gb")
+    size = _gib(args.kv_offload_gib, "--kv-offload-gib")
     prefix = _count(args.prefix_tokens, "--prefix-tokens", *field_range(KvOffloadOptions, "prefix_tokens")[:2]) or 0
     if not size and not prefix:
         return None
@@ -141,7 +144,7 @@ def _kv_offload(args: argparse.Namespace) -> KvOffloadOptions | None:
 
 
 def _used_memory(args: argparse.Namespace) -> int:
-    used = _gib(args.used_memory_gb, "--used-memory-gb")
+    used = _gib(args.used_memory_gib, "--used-memory-gib")
     if args.nvidia_smi:
         path = Path(args.nvidia_smi)
         if not path.is_file() or path.stat().st_size > MAX_SMI_CHARS * 4:

@@ -87,6 +87,20 @@ def test_used_memory_mig_and_nvidia_smi(capsys, tmp_path: Path) -> None:
     assert data["gpu_memory_bytes"] == round(39.5 * GiB) and data["deployment"]["mig_profile"] == "3g.40gb"
 
 
+def test_the_gib_flags_say_gib_and_their_first_names_still_work(capsys) -> None:
+    """``--used-memory-gib`` and ``--kv-offload-gib`` take GiB (2^30 bytes), as their help says; ``--used-memory-gb``
+    and ``--kv-offload-gb``, which took the same GiB under a GB name, are read as before."""
+    argv = [*LLAMA, "--gpu", "h100-sxm-80gb", "--engine", "vllm"]
+    for used in ("--used-memory-gib", "--used-memory-gb"):
+        assert _fit(capsys, [*argv, used, "1.5"])["other_bytes_per_gpu"] == round(1.5 * GiB)
+    for tier in ("--kv-offload-gib", "--kv-offload-gb"):
+        assert _fit(capsys, [*argv, tier, "64"])["kv_offload_host_bytes"] == 64 * GiB
+    with pytest.raises(SystemExit):
+        main(["fit", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "--used-memory-gib USED_MEMORY_GIB, --used-memory-gb USED_MEMORY_GIB GiB (2^30 bytes)" in shown
+
+
 def test_mixed_gpus_and_their_split(capsys) -> None:
     argv = ["fit", "--model", "Qwen/Qwen3-14B", "--gpu", "rtx-4090", "--gpu", "rtx-3090", "--engine", "vllm"]
     data = _fit(capsys, [*argv, "--json"])
