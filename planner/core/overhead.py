@@ -97,9 +97,15 @@ class StageContext(BaseModel, frozen=True, extra="forbid"):
     weights_format: str = "bf16"  # the weight format (fp32 activations, MXFP4 experts change the profile run)
     gpu_name: str | None = None  # engines pick batch defaults by device (vLLM: A100 vs H100)
     platform: DevicePlatform | None = None  # the device's facts (compute capability, ...); None: not named
-    speculative: bool = False  # a drafter proposes tokens (vLLM then warms its rejection sampler too)
+    kv_dtype: str = "auto"  # the KV cache's dtype as resolved (vLLM's attention backend, and so its graphs, turn on it)
+    speculative_tokens: int = 0  # tokens a drafter proposes per step (vLLM: its graphs and rejection sampler)
     speculative_method: str | None = None  # its method (planner.deploy.options.SpeculativeOptions.method)
     lora: bool = False  # adapters are served (SGLang then captures no prefill graphs before 0.5.17)
+
+    @property
+    def speculative(self) -> bool:
+        """Whether a drafter proposes tokens the target verifies (vLLM then warms its rejection sampler too)."""
+        return self.speculative_tokens > 0
 
 
 class LoadContext(BaseModel, frozen=True, extra="forbid"):

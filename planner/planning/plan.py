@@ -19,12 +19,13 @@ from planner.bounds.walltime import check
 from planner.core.kv import kv_bytes_per_token, kv_bytes_per_token_in_layers
 from planner.core.kv_formats import kv_format
 from planner.core.model import ModelSpec
-from planner.core.overhead import LoadContext, StageContext
+from planner.core.overhead import LoadContext
 from planner.core.parallel import check_parallel
 from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.core.precision import weight_format
 from planner.core.weights import stage_weights_bytes_per_gpu, weights_bytes
 from planner.deploy.mixed import stage_memory_bytes
+from planner.planning.context import stage_context
 from planner.planning.extras import StageExtras, check_deployment, layer_ranges, stage_extras
 from planner.planning.request import FitStatus, PlanRequest
 from planner.planning.results import CapacityAt, PlanResult, StageMemory
@@ -199,27 +200,16 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
     gpu_memory_bytes = stage_memory_bytes(request.deployment, stage, gpu_memory_bytes)
     extra = basis.extras[stage] if basis.extras is not None else None
     lora, draft, other = (extra.lora_bytes, extra.draft_bytes, extra.other_bytes) if extra else (0, 0, 0)
-    options = request.deployment
-    # model_construct: every field is already validated (revalidating the ModelSpec costs ~60 us per stage).
     overhead = request.overhead.per_gpu(
-        StageContext.model_construct(
-            model=request.model,
+        stage_context(
+            request,
             gpu_memory_bytes=gpu_memory_bytes,
-            tensor_parallel=basis.tensor_parallel,
-            pipeline_parallel=basis.pipeline_parallel,
-            is_last_stage=stage == basis.pipeline_parallel - 1,
-            weights_bytes=weights,
-            lora_draft_bytes=lora + draft,
-            max_model_len=request.max_model_len or request.context_tokens,
+            split=(basis.tensor_parallel, basis.pipeline_parallel),
             stage_index=stage,
             layers=(start, stop),
-            weights_format=request.resolved_weights,
-            gpu_name=request.gpu.name if request.gpu is not None else None,
-            platform=request.gpu.platform if request.gpu is not None else None,
-            device_total_bytes=request.gpu.memory_bytes if request.gpu is not None else None,
-            other_bytes=other,
-            speculative_method=options.speculative.method if options and options.speculative else None,
-            lora=bool(options and options.lora),
+            weights_bytes=weights,
+            held_bytes=(lora + draft, other),
+            max_model_len=request.max_model_len or request.context_tokens,
         )
     )
     # Memory other processes hold comes out of a reserve the engine leaves unused (vLLM's 1 - util) first.

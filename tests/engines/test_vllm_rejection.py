@@ -19,7 +19,7 @@ QWEN38 = get_model("Qwen/Qwen3.8-27B").spec
 def _ctx(speculative: bool) -> StageContext:
     return StageContext(
         model=QWEN38, gpu_memory_bytes=95 * GiB, tensor_parallel=1, pipeline_parallel=1, is_last_stage=True,
-        speculative=speculative,
+        speculative_tokens=int(speculative),
     )  # fmt: skip
 
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 from pydantic import Field
 
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES
-from planner.core.gpu import GpuSpec
+from planner.core.gpu import DevicePlatform, GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
     DEFAULT_HIDDEN,
@@ -335,10 +335,16 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
             enforce_eager=self.enforce_eager or not self.is_v1,
         )
 
-    def default_graphs(self, gpu_memory_bytes: int, gpu_name: str | None) -> GraphSet:
-        """The graphs of a start-up without speculative decoding at this profile's batch settings."""
-        batched, seqs = self.batch(gpu_memory_bytes, gpu_name)
-        return self.graphs(seqs, batched)
+    def default_graphs(
+        self, total: int, gpu_name: str | None, device: DevicePlatform | None = None, kv: str = "auto", drafted: int = 0
+    ) -> GraphSet:
+        """The graphs a rank of a ``total``-byte device captures at this profile's batch settings: on ``device``
+        (``None``: a datacenter one) with a ``kv`` cache (FlashInfer's graphs where it serves it,
+        :meth:`VllmPlatform.attention_backend`) and ``drafted`` tokens proposed per step."""
+        batched, seqs = self.batch(total, gpu_name)
+        platform = platform_of(device)
+        flashinfer = platform.attention_backend(kv.startswith("fp8")) == "flashinfer"
+        return self.graphs(seqs, batched, drafted, platform.sm100_family, flashinfer)
 
     def cudagraph_estimate_bytes(self, layers: int, graphs: GraphSet | None = None) -> int:
         """What vLLM's CUDA-graph profiling estimates for a rank with ``layers`` decoder layers capturing
@@ -370,23 +376,20 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         """Reserved ``(1 - util) x memory``; activations of the profile run; non-torch memory, plus the
         CUDA-graph estimate where the release subtracts it. With ``kv_cache_memory_bytes`` the reserve is whatever
         that leaves."""
-        activation = self.activation_bytes(ctx)
-        framework = self.non_torch_bytes(
-            ctx.tensor_parallel, ctx.pipeline_parallel, platform_of(ctx.platform), ctx.weights_bytes
-        ) + self.sampler_state_bytes(ctx)
+        activation, device, total = self.activation_bytes(ctx), platform_of(ctx.platform), ctx.gpu_memory_bytes
+        loaded = ctx.weights_bytes + ctx.lora_draft_bytes  # what the rank loaded (unified memory's share of it)
+        framework = self.non_torch_bytes(ctx.tensor_parallel, ctx.pipeline_parallel, device, loaded)
+        framework += self.sampler_state_bytes(ctx)
         layers = ctx.layers or (0, ctx.model.num_hidden_layers)
+        graphs = self.default_graphs(total, ctx.gpu_name, ctx.platform, ctx.kv_dtype, ctx.speculative_tokens)
         if self.cudagraph_in_budget:
-            graphs = self.default_graphs(ctx.gpu_memory_bytes, ctx.gpu_name)
             framework += self.cudagraph_estimate_bytes(layers[1] - layers[0], graphs)
-        device = platform_of(ctx.platform)
-        total = ctx.gpu_memory_bytes
         if self.kv_cache_memory_bytes is not None:
-            reserved = total - ctx.weights_bytes - activation - framework - self.kv_cache_memory_bytes
+            reserved = total - loaded - activation - framework - self.kv_cache_memory_bytes
         elif self.extensible(device.runtime):
             if not self.enforce_eager:  # captured before the pool is committed: measured, not estimated
-                graphs = self.default_graphs(total, ctx.gpu_name)
                 framework += self.cudagraph_capture_bytes(layers[1] - layers[0], graphs)
-            world, in_use = ctx.tensor_parallel * ctx.pipeline_parallel, self.gpu_memory_in_use_bytes
+            world, in_use = ctx.tensor_parallel * ctx.pipeline_parallel, self.gpu_memory_in_use_bytes + ctx.other_bytes
             held = held_at_start(self.fitted, world, device.integrated, in_use, self.unified_memory_host_bytes)
             reserved = reserved_bytes(total, self.utilization_on(device.runtime), held, activation, device.runtime)
         else:

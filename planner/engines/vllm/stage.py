@@ -39,6 +39,8 @@ from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.mamba import hybrid_block_size, mamba_mode, state_page_bytes, state_pages_per_request
 from planner.engines.vllm.profile import VllmProfile
+from planner.planning.context import spec_tokens
+from planner.planning.context import stage_context as planned_context
 from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -47,50 +49,28 @@ SHARED_SPEC_DRAFTERS = ("mtp", "eagle", "eagle3")  # drafter layers of the targe
 
 
 def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, total: int) -> StageContext:
-    """The overhead context of one rank of pipeline stage ``stage_index`` (what :meth:`VllmProfile.terms` sees).
-    Made with ``model_construct``, as :func:`planner.planning.plan.stage_memory` makes its own: every field is a
-    validated one of the request (its model, weights and GPU), the result and its stage (the split, the length, the
-    stage's weights and layers) or a bool, and ``total`` the device total (``stage_total_bytes``: a validated field
-    of the request, its GPU or the stage); StageContext's fields carry no constraint of their own, and validating
-    the model spec again (its shape check) cost more than the rest of the context."""
-    stage, options = result.stages[stage_index], request.deployment
-    return StageContext.model_construct(
-        model=request.model,
+    """The overhead context of one rank of pipeline stage ``stage_index`` (what :meth:`VllmProfile.terms` sees),
+    with ``total`` the device total (``stage_total_bytes``): the plan's own (:func:`planner.planning.context.
+    stage_context`) for the result's stage."""
+    stage = result.stages[stage_index]
+    return planned_context(
+        request,
         gpu_memory_bytes=total,
-        tensor_parallel=result.tensor_parallel,
-        pipeline_parallel=result.pipeline_parallel,
-        is_last_stage=stage_index == len(result.stages) - 1,
-        weights_bytes=stage.weights_bytes,
-        lora_draft_bytes=stage.lora_bytes + stage.draft_bytes,
-        max_model_len=result.max_model_len,
+        split=(result.tensor_parallel, result.pipeline_parallel),
         stage_index=stage_index,
         layers=stage.layers,
-        weights_format=request.resolved_weights,
-        gpu_name=request.gpu.name if request.gpu is not None else None,
-        platform=request.gpu.platform if request.gpu is not None else None,
-        device_total_bytes=request.gpu.memory_bytes if request.gpu is not None else None,
-        other_bytes=stage.other_bytes,
-        speculative=spec_tokens(request) > 0,
-        speculative_method=options.speculative.method if options and options.speculative else None,
-        lora=bool(options and options.lora),
+        weights_bytes=stage.weights_bytes,
+        held_bytes=(stage.lora_bytes + stage.draft_bytes, stage.other_bytes),
+        max_model_len=result.max_model_len,
     )
 
 
-def spec_tokens(request: PlanRequest) -> int:
-    """Speculative tokens per step (0 without speculative decoding)."""
-    options = request.deployment
-    if options is None or options.speculative is None or options.speculative.method == "medusa":
-        return 0
-    return options.speculative.num_speculative_tokens
-
-
 def stage_graphs(request: PlanRequest, profile: VllmProfile, total: int) -> GraphSet:
-    """The CUDA graphs each rank captures for this request (:mod:`planner.engines.vllm.graphs`)."""
-    platform = vllm_platform(request.gpu)
-    batched, seqs = profile.batch(total, request.gpu.name if request.gpu is not None else None)
-    kv_fp8 = request.resolved_kv_dtype.startswith("fp8")
-    flashinfer = platform.attention_backend(kv_fp8) == "flashinfer"
-    return profile.graphs(seqs, batched, spec_tokens(request), platform.sm100_family, flashinfer)
+    """The CUDA graphs each rank captures for this request (:mod:`planner.engines.vllm.graphs`), as the plan's
+    overhead sizes them (:meth:`VllmProfile.default_graphs`)."""
+    gpu = request.gpu
+    name, device = (gpu.name, gpu.platform) if gpu is not None else (None, None)
+    return profile.default_graphs(total, name, device, request.resolved_kv_dtype, spec_tokens(request))
 
 
 def loaded_weights(result: PlanResult, stage_index: int) -> int:

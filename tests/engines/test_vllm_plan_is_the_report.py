@@ -1,0 +1,90 @@
+"""One answer under vLLM: the plan's KV pool per GPU (the Memory chart's KV bar, ``fit --json``'s breakdown) is the
+pool the engine report prints (its "Available KV cache memory" line, the tokens and conversations beside it) on every
+set-up that starts: both size from one overhead context (:mod:`planner.planning.context`) and one set of graphs.
+
+Before, the plan's overhead saw neither the drafted tokens nor the device's attention backend, so its CUDA-graph
+estimate was a start-up's without speculative decoding on FlashAttention; nor did it see what other processes held
+when vLLM 0.34 commits its extensible cache, nor the LoRA slots and drafter a unified-memory device's non-torch share
+grows with."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from model_catalog import get_gpu, get_model, load_gpus
+from planner.bounds.errors import PlannerError
+from planner.core.units import GiB
+from planner.deploy.options import DeploymentOptions, LoraOptions, SpeculativeOptions
+from planner.engines.registry import get_engine
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.versions import known_releases
+from planner.planning.plan import PlanRequest, plan
+
+MiB = 2**20
+MODELS = ("meta-llama/Llama-3.1-8B", "Qwen/Qwen3-30B-A3B", "google/gemma-3-27b-it", "openai/gpt-oss-20b")
+OPTIONS = {
+    "none": None,
+    "eagle": DeploymentOptions(speculative=SpeculativeOptions(method="eagle", num_speculative_tokens=3)),
+    "mtp": DeploymentOptions(speculative=SpeculativeOptions(method="mtp", num_speculative_tokens=2)),
+    "draft": DeploymentOptions(
+        speculative=SpeculativeOptions(
+            method="draft", draft_model=get_model("meta-llama/Llama-3.2-1B").spec, num_speculative_tokens=4
+        )
+    ),
+    "lora": DeploymentOptions(lora=LoraOptions(max_loras=2, max_lora_rank=32)),
+    "used": DeploymentOptions(used_memory_bytes=3 * GiB),
+}
+
+
+def _gap(model: str, gpu_id: str, kv: str | None, option: str, release: str, tp: int = 1) -> float | None:
+    """The plan's KV pool per GPU less the report's, in GiB; ``None`` where the engine does not start (its pool
+    is then not one a page shows) or the set-up is refused outright."""
+    gpu, profile = get_gpu(gpu_id), VllmProfile(engine_version=release)
+    try:
+        request = PlanRequest(
+            model=get_model(model).spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True), gpu_count=tp,
+            tensor_parallel=tp, context_tokens=8192, max_model_len=8192, overhead=profile, kv_dtype=kv,
+            deployment=OPTIONS[option],
+        )  # fmt: skip
+        result = plan(request)
+        report = get_engine("vllm").report(request, result, profile)
+    except PlannerError:
+        return None
+    if report.failure_kind is not None:
+        return None
+    return (result.stages[0].headroom_bytes - report.available_kv_cache_bytes_per_gpu) / GiB
+
+
+@pytest.mark.parametrize(
+    ("model", "gpu", "kv", "option", "release", "before"),
+    [
+        ("meta-llama/Llama-3.1-8B", "b200-sxm", "fp8", "none", "0.29.0", 0.429),  # FlashInfer's graphs on SM100
+        ("meta-llama/Llama-3.1-8B", "h100-sxm-80gb", None, "eagle", "0.29.0", -0.013),  # 4 tokens a step
+        ("meta-llama/Llama-3.1-8B", "rtx-4090", "fp8", "eagle", "0.29.0", -0.228),  # FlashInfer with a drafter
+        ("meta-llama/Llama-3.1-8B", "h100-sxm-80gb", "fp8", "used", "0.34.0", 1.959),  # held at the snapshot
+    ],
+)
+def test_the_cases_that_differed(
+    model: str, gpu: str, kv: str | None, option: str, release: str, before: float
+) -> None:
+    """The set-ups where the plan and the report first parted, with the gap they had (GiB)."""
+    gap = _gap(model, gpu, kv, option, release)
+    assert gap is not None and abs(gap) < MiB / GiB, f"was {before:+.3f} GiB, is {gap}"
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    model=st.sampled_from(MODELS),
+    gpu=st.sampled_from(sorted(load_gpus())),
+    kv=st.sampled_from((None, "fp8")),
+    option=st.sampled_from(sorted(OPTIONS)),
+    release=st.sampled_from(known_releases()),
+    tp=st.sampled_from((1, 2)),
+)
+def test_the_plan_is_the_report_on_every_set_up_that_starts(
+    model: str, gpu: str, kv: str | None, option: str, release: str, tp: int
+) -> None:
+    gap = _gap(model, gpu, kv, option, release, tp)
+    assert gap is None or abs(gap) < MiB / GiB, f"the plan's pool is {gap:+.3f} GiB off the report's"
