@@ -139,8 +139,8 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         """Reserved ``(1 - mem_fraction_static)`` of the memory free when the weights start loading (activations
         and graphs live there, unprofiled): ``pre_model_load_memory x (1 - f)`` (0.5.18
         ``mem_cache/kv_cache_configurator.py`` ``_profile_available_bytes``; 0.5.4 ``model_runner.py``
-        ``profile_max_num_token``), so memory other processes hold shrinks it; framework = what SGLang holds
-        before loading."""
+        ``profile_max_num_token``), so memory other processes hold shrinks it, and the budget a vision-language model
+        loses from 0.5.18 (:func:`vlm_reserve_bytes`); framework = what SGLang holds before loading."""
         inputs = FractionInputs(
             multimodal=vlm(ctx.model),
             mla=ctx.model.mla is not None,
@@ -154,7 +154,7 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         return OverheadBytes(
             activation_bytes=0,
             framework_bytes=self.load_overhead_bytes(ctx.tensor_parallel),
-            reserved_bytes=before - math.floor(fraction * before),
+            reserved_bytes=before - math.floor(fraction * before) + vlm_reserve_bytes(self.engine_version, ctx.model),
         )
 
 
