@@ -18,7 +18,7 @@ from planner.engines.base import EngineReport
 from planner.engines.registry import engines, get_engine, profile_label
 from planner.sources.logs import calibrate, parse_log
 from ui import answers, binding, deployment, exports, figures, frame, links, memory_chart, settings, state, tables, text
-from ui.common import data_grid, share_and_export
+from ui.common import data_grid, refused, share_and_export
 from ui.compare_charts import with_data
 from ui.guard import as_text
 from ui.memory_views import CALIBRATE_OPEN_KEY, COMMANDS_OPEN_KEY, SOURCES_OPEN_KEY
@@ -197,7 +197,11 @@ def render(sel: Selection) -> None:
     # widgets, whose scripts the browser would otherwise fetch first.
     head = st.container()
     box, options, page = deployment.section(sel)
-    answer = answers.memory(sel, options)
+    try:
+        answer = answers.memory(sel, options)
+    except PlannerError as exc:  # the engine refuses the set-up: say so, and offer the engines that run it
+        refused(sel, str(exc), answers.engines_running(sel, options), page)
+        return
     a = answer.assessment
     result, request, unit = a.result, a.request, sel.unit
     model_name = sel.spec.display_name

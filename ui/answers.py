@@ -13,7 +13,8 @@ from typing import NamedTuple
 from planner.assessment.alternatives import Alternative, nearest_fitting
 from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.deploy.options import DeploymentOptions
-from planner.engines.registry import launch_commands, max_model_len_allowed
+from planner.engines.base import Engine
+from planner.engines.registry import engines_that_run, launch_commands, max_model_len_allowed
 from ui.shared_cache import ANSWERS, key_of
 from ui.state import Selection
 
@@ -69,3 +70,9 @@ def compare_grid(sel: Selection) -> CompareAnswer:
     """What the engine runs on this GPU (:meth:`ui.state.Selection.grid_formats`), every pair assessed once per
     distinct selection; raises the planner's error when the split itself is invalid (every pair shares it)."""
     return ANSWERS.get(key_of("compare", sel), lambda: _grid(sel))
+
+
+def engines_running(sel: Selection, options: DeploymentOptions | None) -> tuple[Engine, ...]:
+    """Where the selection's engine refuses its set-up: the engines that run it as asked
+    (:func:`planner.engines.registry.engines_that_run`)."""
+    return engines_that_run(sel.request(deployment=options))

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from planner.assessment.assess import Assessment, setup_label
+from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
 from planner.cli.args import decimal, release, whole
 from planner.cli.catalog import add_model_arguments, model_from_args
@@ -28,7 +29,7 @@ from planner.core.overhead import OverheadModel
 from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, GiB, format_bytes
 from planner.engines.base import EngineReport
-from planner.engines.registry import engine_names, overhead_profile
+from planner.engines.registry import engine_names, engines_that_run, overhead_profile
 from planner.engines.settings import ENGINE_SETTINGS, SettingValue, profile_values
 from planner.planning.plan import PlanRequest
 
@@ -189,8 +190,20 @@ def _request(args: argparse.Namespace) -> PlanRequest:
     return with_stages(request, stages, args) if stages else request
 
 
+def _assessed(request: PlanRequest, args: argparse.Namespace) -> tuple[Assessment, list[dict[str, Any]]]:
+    """:func:`colocated`; where the engine refuses the set-up, its reason and the engines that run it as asked."""
+    try:
+        return colocated(request, args)
+    except PlannerError as exc:
+        running = engines_that_run(request)
+        if not running:
+            raise
+        instead = ", ".join(f"{engine.label} (--engine {engine.name})" for engine in running)
+        raise PlannerError(f"{exc}. The same set-up runs under {instead}") from exc
+
+
 def cmd_fit(args: argparse.Namespace) -> int:
-    a, others = colocated(_request(args), args)
+    a, others = _assessed(_request(args), args)
     request = a.request
     data = with_deprecated_names({**fit_data(a), **answers(a, args), **({"colocated": others} if others else {})})
     if args.json:

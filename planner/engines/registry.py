@@ -265,6 +265,23 @@ def engine_of(overhead: OverheadModelBase) -> tuple[Engine, EngineProfile]:
     return get_engine(overhead.engine_name), overhead
 
 
+def engines_that_run(request: PlanRequest) -> tuple[Engine, ...]:
+    """Where ``request``'s own engine refuses it (:meth:`Engine.refusal`): the other registered engines that run it
+    as asked, each at its own defaults (release, memory fraction, launch settings), in registration order; none
+    when its engine runs it or it names no engine. What a page offers beside the refusal, so a reader is not left
+    to guess which engine to try."""
+    if not isinstance(request.overhead, EngineProfile):
+        return ()
+    own = get_engine(request.overhead.engine_name)
+    if own.refusal(request) is None:
+        return ()
+    return tuple(
+        other
+        for other in engines()
+        if other is not own and other.refusal(request.model_copy(update={"overhead": other.profile()})) is None
+    )
+
+
 def engine_report(request: PlanRequest, result: PlanResult) -> EngineReport:
     """What the request's engine prints at start-up."""
     engine, profile = engine_of(request.overhead)
