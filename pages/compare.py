@@ -13,7 +13,7 @@ from planner.core.kv_formats import KV_FORMATS
 from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import UNIT_BYTES
 from planner.planning.results import PlanResult
-from ui import answers, binding, compare_charts, exports, figures, frame, links, settings
+from ui import answers, binding, compare_charts, exports, figures, frame, links, refusals, settings
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -26,8 +26,8 @@ def _grid(sel: Selection) -> answers.CompareAnswer | None:
     ``None`` in a cell where the engine does not run the pair ("not run" in the heatmap)."""
     try:
         return answers.compare_grid(sel)
-    except PlannerError as exc:  # every pair shares the split, so this is the same for all
-        st.error(as_text(str(exc)), icon=":material/error:")
+    except PlannerError as exc:  # every pair shares the split or the engine's refusal, so this is the same for all
+        refusals.refused(sel, str(exc), answers.engines_running(sel, None), {})
         return None
 
 

@@ -17,8 +17,22 @@ from planner.core.units import GiB, format_tokens
 from planner.engines.base import EngineReport
 from planner.engines.registry import engines, get_engine, profile_label
 from planner.sources.logs import calibrate, parse_log
-from ui import answers, binding, deployment, exports, figures, frame, links, memory_chart, settings, state, tables, text
-from ui.common import data_grid, refused, share_and_export
+from ui import (
+    answers,
+    binding,
+    deployment,
+    exports,
+    figures,
+    frame,
+    links,
+    memory_chart,
+    refusals,
+    settings,
+    state,
+    tables,
+    text,
+)
+from ui.common import data_grid, share_and_export
 from ui.compare_charts import with_data
 from ui.guard import as_text
 from ui.memory_views import CALIBRATE_OPEN_KEY, COMMANDS_OPEN_KEY, SOURCES_OPEN_KEY
@@ -200,7 +214,7 @@ def render(sel: Selection) -> None:
     try:
         answer = answers.memory(sel, options)
     except PlannerError as exc:  # the engine refuses the set-up: say so, and offer the engines that run it
-        refused(sel, str(exc), answers.engines_running(sel, options), page)
+        refusals.refused(sel, str(exc), answers.engines_running(sel, options), page)
         return
     a = answer.assessment
     result, request, unit = a.result, a.request, sel.unit

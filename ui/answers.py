@@ -74,5 +74,10 @@ def compare_grid(sel: Selection) -> CompareAnswer:
 
 def engines_running(sel: Selection, options: DeploymentOptions | None) -> tuple[Engine, ...]:
     """Where the selection's engine refuses its set-up: the engines that run it as asked
-    (:func:`planner.engines.registry.engines_that_run`)."""
-    return engines_that_run(sel.request(deployment=options))
+    (:func:`planner.engines.registry.engines_that_run`); none when the set-up is invalid whatever the engine (its
+    split, a value out of range: the page says that error)."""
+    try:
+        request = sel.request(deployment=options)
+    except ValueError:  # PlannerError, or pydantic's ValidationError of a request no engine could take
+        return ()
+    return engines_that_run(request)

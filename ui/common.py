@@ -11,9 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from planner.assessment.assess import Assessment
-from planner.engines.base import Engine
 from ui import binding, exports, frame, links, report
-from ui.guard import as_text
 from ui.state import Selection
 from ui.tables import grid
 
@@ -112,18 +110,3 @@ def _downloads(page_path: str, report: Callable[[], str], tables: Mapping[str, R
             icon=":material/table:",
             on_click="ignore",
         )
-
-
-def on_engine(sel: Selection, engine: str) -> Selection:
-    """The selection under ``engine`` at its own defaults: its default release and memory fraction (a release and a
-    fraction belong to one engine), a calibration dropped (it measured another engine); every other setting kept,
-    launch settings included (the sidebar drops, and names, those the engine does not take)."""
-    return sel.model_copy(update={"engine": engine, "engine_version": None, "util": None, "calibration": None})
-
-
-def refused(sel: Selection, reason: str, running: Sequence[Engine], page: Mapping[str, str | list[str]]) -> None:
-    """The engine's refusal as text, then a link per engine that runs the same set-up on this page, its own
-    settings (``page``) kept (:func:`on_engine`)."""
-    st.error(as_text(reason), icon=":material/block:")
-    for engine in running:
-        st.markdown(f"[Open this set-up under {engine.label}]({links.query_string(on_engine(sel, engine.name), page)})")

@@ -18,7 +18,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from planner.bounds.walltime import budget
-from ui import binding, heap, interpreter, links, turns
+from ui import binding, heap, interpreter, links, refusals, turns
 from ui.deferred import Deferred
 from ui.guard import guarded
 from ui.state import Selection
@@ -103,7 +103,7 @@ def run_page(render: Callable[[Selection], None]) -> None:
     leave_legacy_pages_mode()
     selection: Selection | None = st.session_state.get(SELECTION_KEY)
     if selection is not None:
-        guarded(render, selection)
+        guarded(refusals.offering_engines(render), selection)
 
 
 def page_params(params: Mapping[str, str | list[str]]) -> None:

@@ -56,6 +56,18 @@ def test_a_refused_hybrid_links_the_engines_that_run_it(engine: str) -> None:
     )
 
 
+@pytest.mark.parametrize("page", ["what_if", "compare"])
+def test_the_other_pages_link_them_too(page: str) -> None:
+    """What-if and Compare stop at the same refusal (:func:`ui.refusals.offering_engines`) and link the same
+    set-up, on the same page, under vLLM."""
+    at = run_page(page, {**HYBRID, "engine": "sglang"})
+    assert any("linear-attention / Mamba layers" in e for e in texts(at.error))
+    links = _links(at)
+    assert set(links) == {"vLLM"} and {k: links["vLLM"][k] for k in HYBRID} == HYBRID
+    opened = run_page(page, links["vLLM"])
+    assert not opened.error, texts(opened.error)
+
+
 def test_no_link_where_the_engine_runs_the_set_up() -> None:
     at = run_page("memory", {**HYBRID, "engine": "vllm"})
     assert not at.error and not _links(at)

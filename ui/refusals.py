@@ -1,0 +1,46 @@
+"""A set-up its engine refuses is not a dead end: the refusal in the engine's words, and a link per engine that runs
+the same set-up (:func:`planner.engines.registry.engines_that_run`), on every page (:func:`offering_engines`, which
+:func:`ui.frame.run_page` draws each page with; the Memory page asks with its deployment options itself)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import streamlit as st
+
+from planner.bounds.errors import PlannerError
+from planner.engines.base import Engine
+from ui import answers, links
+from ui.guard import as_text
+from ui.state import Selection
+
+
+def on_engine(sel: Selection, engine: str) -> Selection:
+    """The selection under ``engine`` at its own defaults: its default release and memory fraction (a release and a
+    fraction belong to one engine), a calibration dropped (it measured another engine); every other setting kept,
+    launch settings included (the sidebar drops, and names, those the engine does not take)."""
+    return sel.model_copy(update={"engine": engine, "engine_version": None, "util": None, "calibration": None})
+
+
+def refused(sel: Selection, reason: str, running: Sequence[Engine], page: Mapping[str, str | list[str]]) -> None:
+    """The engine's refusal as text, then a link per engine that runs the same set-up on this page, its own
+    settings (``page``) kept (:func:`on_engine`)."""
+    st.error(as_text(reason), icon=":material/block:")
+    for engine in running:
+        st.markdown(f"[Open this set-up under {engine.label}]({links.query_string(on_engine(sel, engine.name), page)})")
+
+
+def offering_engines(render: Callable[[Selection], None]) -> Callable[[Selection], None]:
+    """``render``, and where it stops at a refusal of the selection's engine, :func:`refused` with the engines that
+    run the set-up; any other error goes on to the guard (:func:`ui.guard.guarded`) as it was."""
+
+    def drawn(sel: Selection) -> None:
+        try:
+            render(sel)
+        except PlannerError as exc:
+            running = answers.engines_running(sel, None)
+            if not running:
+                raise
+            refused(sel, str(exc), running, {})
+
+    return drawn
