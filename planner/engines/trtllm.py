@@ -234,8 +234,16 @@ def parse_trtllm(lines: Lines) -> dict[str, object] | None:
     return {"format": "trtllm", **fields}
 
 
-# The planner's speculative methods as TensorRT-LLM's LLM API names them (llm_args.py decoding_type)
-TRTLLM_DECODING = {"draft": "Draft_Target", "eagle": "Eagle", "eagle3": "Eagle3", "medusa": "Medusa", "mtp": "MTP"}
+# The planner's speculative methods as TensorRT-LLM 1.0's LLM API reads them: DecodingBaseConfig.from_dict's keys
+# (llm_args.py; "Eagle3" and "Draft_Target" are not among them), the PyTorch flow's "Eagle" being EAGLE-3
+# (EagleDecodingConfig.spec_dec_mode). EAGLE-1 heads and Medusa are not run there (PYTORCH_FLOW_REFUSES).
+TRTLLM_DECODING = {"draft": "DraftTarget", "eagle3": "Eagle", "mtp": "MTP"}
+PYTORCH_FLOW_REFUSES = {
+    "eagle": "its PyTorch flow's Eagle is EAGLE-3 (llm_args.py EagleDecodingConfig.spec_dec_mode: EAGLE3 or "
+    "EAGLE3_ONE_MODEL), so an EAGLE-1 head is not run; plan eagle3",
+    "medusa": "MedusaDecodingConfig runs on the TensorRT backend only (supports_backend: not pytorch), which "
+    "trtllm-serve's PyTorch flow is not",
+}
 
 
 class TrtllmEngine(Engine):
@@ -277,17 +285,20 @@ class TrtllmEngine(Engine):
         overhead, options = request.overhead, request.deployment
         if found is not None or options is None or options.speculative is None:
             return found
-        if not isinstance(overhead, TrtllmProfile) or parse_version(overhead.engine_version) >= TRTLLM_SERVE_FROM:
-            return None
+        version = overhead.engine_version if isinstance(overhead, TrtllmProfile) else TRTLLM_DEFAULT_VERSION
+        if parse_version(version) >= TRTLLM_SERVE_FROM:
+            why = PYTORCH_FLOW_REFUSES.get(options.speculative.method)
+            return f"TensorRT-LLM {version} does not run {options.speculative.method}: {why}" if why else None
         return (
-            f"TensorRT-LLM {overhead.engine_version} builds speculative decoding into the engine "
+            f"TensorRT-LLM {version} builds speculative decoding into the engine "
             "(trtllm-build --speculative_decoding_mode), not planned here; plan 1.0"
         )
 
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
         """``speculative_config`` in an ``--extra_llm_api_options`` YAML file (trtllm-serve has no flag of its own
-        for it; ``tensorrt_llm/llmapi/llm_args.py``: ``decoding_type`` Draft_Target, Eagle, Eagle3, Medusa or MTP,
-        ``max_draft_len``, ``speculative_model``; MTP's ``num_nextn_predict_layers`` is its draft length), given
+        for it; 1.0's ``tensorrt_llm/llmapi/llm_args.py``: ``decoding_type`` as :data:`TRTLLM_DECODING`,
+        ``max_draft_len``, ``speculative_model_dir``, the name 1.0 reads, an alias of ``speculative_model`` from
+        PR #10099; MTP's ``num_nextn_predict_layers`` is its draft length), given
         here as a file the shell writes (bash process substitution); the cache's dtype and the model's attention
         windows, when set (:func:`cache_config_lines`), go in the same file, since trtllm-serve reads one."""
         k = spec.num_speculative_tokens
@@ -300,7 +311,7 @@ class TrtllmEngine(Engine):
             drafter = (
                 spec.draft_model.id if spec.draft_model is not None else speculative_head(spec.method, request.model)
             )
-            lines += [f"  max_draft_len: {k}", f"  speculative_model: {json.dumps(drafter)}"]  # a YAML string
+            lines += [f"  max_draft_len: {k}", f"  speculative_model_dir: {json.dumps(drafter)}"]  # a YAML string
         return [options_flag(lines)]
 
     def parse_log(self, lines: Lines) -> dict[str, object] | None:

