@@ -180,15 +180,11 @@ def test_tensorrt_llm_1_0_refuses_what_its_pytorch_flow_does_not_run(method: str
     """Before, both were written into the file as if trtllm-serve ran them ("Eagle" for an EAGLE-1 head, "Medusa"
     on the PyTorch backend, which refuses it)."""
     options = DeploymentOptions(speculative=SpeculativeOptions(method=method))  # type: ignore[arg-type]
-    refused = get_engine("trtllm").refusal(
-        PlanRequest(
-            model=LLAMA,
-            gpu=H100,
-            gpu_memory_bytes=H100.memory_bytes,
-            overhead=overhead_profile("trtllm"),
-            deployment=options,
-        )  # fmt: skip
-    )
+    request = PlanRequest(
+        model=LLAMA, gpu=H100, gpu_memory_bytes=H100.memory_bytes, overhead=overhead_profile("trtllm"),
+        deployment=options,
+    )  # fmt: skip
+    refused = get_engine("trtllm").refusal(request)
     assert refused is not None and refused.startswith("TensorRT-LLM 1.0.0") and why in refused
 
 
