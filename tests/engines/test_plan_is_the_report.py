@@ -22,6 +22,7 @@ from planner.bounds.errors import PlannerError
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions, LoraOptions, SpeculativeOptions
 from planner.engines.registry import get_engine
+from planner.engines.vllm.profile import VllmProfile
 from planner.planning.plan import PlanRequest, plan
 
 MiB = 2**20
@@ -101,3 +102,20 @@ def test_the_plan_is_the_report_on_every_set_up_that_starts(
     assert gap is None or abs(gap) < MiB / GiB, (
         f"{engine} {version}: the plan's pool is {gap:+.3f} GiB off the report's"
     )
+
+
+@pytest.mark.parametrize(("option", "before"), [("lora", -1.25), ("draft", -2.30)])
+def test_a_fixed_kv_size_is_the_chart_s_kv_bar_beside_adapters_and_a_drafter(option: str, before: float) -> None:
+    """vLLM's ``--kv-cache-memory`` fixes the pool: 20 GiB on the chart as in the engine's line, with LoRA slots or a
+    drafter loaded beside the weights (before, the plan took their bytes out of the fixed pool as well: 18.75 and
+    17.70 GiB on the chart against 20 in the line)."""
+    profile = VllmProfile(kv_cache_memory_bytes=20 * GiB)
+    request = PlanRequest(
+        model=get_model("meta-llama/Llama-3.1-8B").spec, gpu=get_gpu("h100-sxm-80gb"),
+        gpu_memory_bytes=get_gpu("h100-sxm-80gb").memory_bytes, context_tokens=8192, max_model_len=8192,
+        overhead=profile, deployment=OPTIONS[option],
+    )  # fmt: skip
+    result = plan(request)
+    report = get_engine("vllm").report(request, result, profile)
+    assert report.available_kv_cache_bytes_per_gpu == 20 * GiB
+    assert result.stages[0].kv_cache_bytes == 20 * GiB, f"was {before:+.2f} GiB off"
