@@ -4,12 +4,26 @@ release by release (:func:`planner.engines.sglang_rules.reserved_mb`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from planner.engines.sglang_rules import FractionInputs, reserved_mb, sglang_defaults
 
-if TYPE_CHECKING:
-    from planner.engines.sglang import SglangProfile
+
+class SglangProfile(Protocol):
+    """The launch settings these messages read (:class:`planner.engines.sglang.SglangProfile` has them)."""
+
+    @property
+    def engine_version(self) -> str: ...
+    @property
+    def max_total_tokens(self) -> int | None: ...
+    @property
+    def disable_cuda_graph(self) -> bool: ...
+    @property
+    def mem_fraction_static(self) -> float | None: ...
+    @property
+    def chunked_prefill_size(self) -> int | None: ...
+    @property
+    def cuda_graph_max_bs(self) -> int | None: ...
 
 
 def launch_lines(profile: SglangProfile, profiled: int) -> list[str]:
