@@ -158,6 +158,11 @@ class OverheadModelBase(HashedOnce, frozen=True, extra="forbid"):
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """The working space of one GPU of one pipeline stage."""
 
+    def kv_token_cap(self) -> int | None:
+        """The tokens the engine's pool holds at most whatever memory is left (SGLang's ``--max-total-tokens``);
+        the memory beyond them stays free. ``None``: the pool takes what is left."""
+        return None
+
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """The weights one GPU holds once the engine has loaded them: the checkpoint's bytes (``ctx.weights_bytes``)
         unless the engine repacks or pads them for its kernels on this device, or builds buffers with the model

@@ -130,6 +130,12 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         start-up (:meth:`load_overhead_bytes`)."""
         return max(0, total_bytes - other_bytes - SglangProfile.load_overhead_bytes(tensor_parallel))
 
+    def kv_token_cap(self) -> int | None:
+        """``--max-total-tokens`` in whole pages (``model_runner.py:1690-1703``: the smaller of it and the profiled
+        pool, then ``// page_size * page_size``)."""
+        cap = self.max_total_tokens
+        return None if cap is None else cap // self.page_size * self.page_size
+
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """The checkpoint's bytes and the padding of the MoE and Marlin kernels SGLang shares with vLLM
         (:func:`planner.engines.loading.kernel_padding_bytes`)."""

@@ -190,6 +190,14 @@ def with_loaded_weights(like: PlanBasis, request: PlanRequest, weights_bytes: tu
     return like.model_copy(update={"request": request, "weights_bytes": weights_bytes})
 
 
+def _pool_bytes(request: PlanRequest, headroom: int, kv_bytes_per_token: int) -> int:
+    """The KV pool: the headroom when positive, at most the engine's token cap (:meth:`OverheadModelBase.
+    kv_token_cap`; the rest of the headroom is then left free)."""
+    cap = request.overhead.kv_token_cap()
+    pool = max(0, headroom)
+    return pool if cap is None else min(pool, cap * kv_bytes_per_token)
+
+
 def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMemory:
     """One GPU of ``stage`` with ``gpu_memory_bytes``: the overhead model's working space, and the signed
     headroom ``memory - weights - activations - framework - reserved`` (the KV pool when positive; Memory Planning
@@ -225,7 +233,7 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
         activation_bytes=overhead.activation_bytes,
         framework_bytes=overhead.framework_bytes,
         reserved_bytes=reserved,
-        kv_cache_bytes=max(0, headroom),
+        kv_cache_bytes=_pool_bytes(request, headroom, basis.kv_bytes_per_token[stage]),
         headroom_bytes=headroom,
         kv_bytes_per_token=basis.kv_bytes_per_token[stage],
         lora_bytes=lora,

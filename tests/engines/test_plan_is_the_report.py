@@ -119,3 +119,23 @@ def test_a_fixed_kv_size_is_the_chart_s_kv_bar_beside_adapters_and_a_drafter(opt
     report = get_engine("vllm").report(request, result, profile)
     assert report.available_kv_cache_bytes_per_gpu == 20 * GiB
     assert result.stages[0].kv_cache_bytes == 20 * GiB, f"was {before:+.2f} GiB off"
+
+
+def test_sglangs_token_cap_is_the_chart_s_kv_bar_and_the_rest_is_left_free() -> None:
+    """``--max-total-tokens 100000`` under SGLang: the pool it allocates (100,000 tokens of Llama-3.1-8B, 12.21 GiB)
+    is the chart's KV bar, and the memory the cap leaves (37.9 GiB of the 50.14 the fraction allows) is shown free,
+    not as KV (before, the chart drew the uncapped 50.14 GiB beside a report of 100,000 tokens)."""
+    gpu = get_gpu("h100-sxm-80gb")
+    plugin = get_engine("sglang")
+    capped = plugin.profile_type(max_total_tokens=100_000)
+    request = PlanRequest(
+        model=get_model("meta-llama/Llama-3.1-8B").spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True),
+        context_tokens=8192, max_model_len=8192, overhead=capped,
+    )  # fmt: skip
+    result = plan(request)
+    report = plugin.report(request, result, capped)
+    stage = result.stages[0]
+    assert report.kv_cache_tokens == 100_000 and stage.kv_cache_bytes == report.available_kv_cache_bytes_per_gpu
+    assert round(stage.kv_cache_bytes / GiB, 2) == 12.21 and round(stage.free_bytes / GiB, 2) == 37.93
+    uncapped = plan(request.model_copy(update={"overhead": plugin.profile_type()}))
+    assert stage.headroom_bytes == uncapped.stages[0].headroom_bytes  # what is left is the same; the cap leaves it
