@@ -21,9 +21,11 @@ from model_catalog import get_gpu, get_model, load_gpus
 from planner.bounds.errors import PlannerError
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions, LoraOptions, SpeculativeOptions
-from planner.engines.registry import get_engine
+from planner.engines.registry import engine_profile, get_engine, settings_taken
+from planner.engines.settings import EngineSetting
 from planner.engines.vllm.profile import VllmProfile
 from planner.planning.plan import PlanRequest, plan
+from tests.engines.test_settings_reach_commands import changed_value
 
 MiB = 2**20
 MODELS = ("meta-llama/Llama-3.1-8B", "Qwen/Qwen3-30B-A3B", "google/gemma-3-27b-it", "openai/gpt-oss-20b")
@@ -139,3 +141,37 @@ def test_sglangs_token_cap_is_the_chart_s_kv_bar_and_the_rest_is_left_free() -> 
     assert round(stage.kv_cache_bytes / GiB, 2) == 12.21 and round(stage.free_bytes / GiB, 2) == 37.93
     uncapped = plan(request.model_copy(update={"overhead": plugin.profile_type()}))
     assert stage.headroom_bytes == uncapped.stages[0].headroom_bytes  # what is left is the same; the cap leaves it
+
+
+SETTINGS = [(engine, setting) for engine in ENGINES for setting in settings_taken(engine)]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    taken=st.sampled_from(SETTINGS),
+    model=st.sampled_from(MODELS),
+    gpu=st.sampled_from(sorted(load_gpus())),
+    kv=st.sampled_from((None, "fp8")),
+    data=st.data(),
+)
+def test_the_plan_is_the_report_with_each_launch_setting_set(
+    taken: tuple[str, EngineSetting], model: str, gpu: str, kv: str | None, data: st.DataObject
+) -> None:
+    """Each launch setting an engine takes, set (:func:`tests.engines.test_settings_reach_commands.changed_value`), at a
+    release its rules cover: the chart's pool is the engine's wherever it starts."""
+    engine, setting = taken
+    plugin = get_engine(engine)
+    release = data.draw(st.sampled_from(plugin.releases()))
+    device = get_gpu(gpu)
+    try:
+        profile = engine_profile(engine, version=release, **{setting.name: changed_value(setting)})
+        request = PlanRequest(
+            model=get_model(model).spec, gpu=device, gpu_memory_bytes=device.memory_bytes_for(True),
+            context_tokens=8192, max_model_len=8192, overhead=profile, kv_dtype=kv,
+        )  # fmt: skip
+        result = plan(request)
+        report = plugin.report(request, result, profile)
+    except PlannerError:
+        return
+    if report.failure_kind is None:
+        assert result.stages[0].kv_cache_bytes == pytest.approx(report.available_kv_cache_bytes_per_gpu, abs=MiB)

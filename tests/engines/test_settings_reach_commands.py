@@ -18,7 +18,7 @@ COUNTS = {"max_num_batched_tokens": 4096, "max_num_seqs": 7, "max_cudagraph_capt
           "max_total_tokens": 100_000, "limit_mm_per_prompt": 2}  # fmt: skip
 
 
-def _value(setting: EngineSetting) -> SettingValue:
+def changed_value(setting: EngineSetting) -> SettingValue:
     """A value other than the engine's default for ``setting``."""
     if setting.kind == "flag":
         return True
@@ -45,7 +45,7 @@ def _command(engine: str, **settings: SettingValue) -> str:
 )
 def test_every_setting_an_engine_takes_reaches_its_command(engine: str, setting: EngineSetting) -> None:
     try:
-        changed = _command(engine, **{setting.name: _value(setting)})
+        changed = _command(engine, **{setting.name: changed_value(setting)})
     except PlannerError as exc:  # the default release predates the flag: said, with the release that has it
         assert setting.flag in str(exc) and "came with" in str(exc)
         return
