@@ -58,8 +58,9 @@ from planner.engines.registry import get_engine
 from planner.engines.vllm.failures import sampler_headroom
 from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import stage_context, stage_graphs, vllm_stage
+from planner.engines.vllm.stage import stage_graphs, vllm_stage
 from planner.engines.vllm.versions import FITTED_PATH, VllmConstants
+from planner.planning.context import result_context
 from planner.planning.plan import PlanRequest, plan
 from planner.planning.results import PlanResult
 
@@ -198,7 +199,7 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
                 budget = math.floor(p.utilization * total)
                 gib = (budget - kv * GiB - weights_bytes - stage.activation - graph) / GiB
         if gib is not None:
-            gib -= fitted.sampler_state_bytes(stage_context(q, r, 0, total)) / GiB  # derived, not fitted
+            gib -= fitted.sampler_state_bytes(result_context(q, r, 0, total)) / GiB  # derived, not fitted
             points.append(
                 NonTorchPoint(
                     p.engine_version,

@@ -14,8 +14,8 @@ from planner.core.units import GiB
 from planner.engines.base import engine_total_bytes
 from planner.engines.platform import VllmPlatform
 from planner.engines.vllm.profile import VllmProfile, is_multimodal
-from planner.engines.vllm.stage import stage_context
 from planner.engines.vllm.versions import NonTorchEra, VllmConstants
+from planner.planning.context import result_context
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -62,7 +62,7 @@ class ActivationRow:
     def __init__(
         self, case: Case, request: PlanRequest, result: PlanResult, profile: VllmProfile, target_gib: float
     ) -> None:
-        ctx = stage_context(request, result, 0, engine_total_bytes(request))
+        ctx = result_context(request, result, 0, engine_total_bytes(request))
         tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len)
         kind = profile.sampler_for(request.model, request.resolved_weights)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from planner.core.overhead import StageContext
 from planner.planning.request import PlanRequest
+from planner.planning.results import PlanResult
 
 
 def spec_tokens(request: PlanRequest) -> int:
@@ -58,4 +59,20 @@ def stage_context(
         speculative_tokens=spec_tokens(request),
         speculative_method=options.speculative.method if options and options.speculative else None,
         lora=bool(options and options.lora),
+    )
+
+
+def result_context(request: PlanRequest, result: PlanResult, stage_index: int, total: int) -> StageContext:
+    """:func:`stage_context` of one rank of ``result``'s stage ``stage_index``, with ``total`` the device total the
+    engine sizes from (``planner.engines.base.stage_total_bytes``): what an engine's report sees of the plan."""
+    stage = result.stages[stage_index]
+    return stage_context(
+        request,
+        gpu_memory_bytes=total,
+        split=(result.tensor_parallel, result.pipeline_parallel),
+        stage_index=stage_index,
+        layers=stage.layers,
+        weights_bytes=stage.weights_bytes,
+        held_bytes=(stage.lora_bytes + stage.draft_bytes, stage.other_bytes),
+        max_model_len=result.max_model_len,
     )

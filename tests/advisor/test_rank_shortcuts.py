@@ -44,7 +44,7 @@ from planner.engines.vllm import profile as vllm_profile
 from planner.engines.vllm import stage as vllm_stage
 from planner.engines.vllm.blocks import LayerKey
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import stage_context
+from planner.planning.context import result_context
 from planner.planning.plan import PlanRequest, plan
 from tests.advisor.test_fast_paths import _PlainEvaluator
 
@@ -168,7 +168,7 @@ def test_the_benchmarked_models_cold_and_at_a_new_context(model: str, contexts: 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_a_stage_context_is_the_one_validation_makes(model: str) -> None:
-    """planner.engines.vllm.stage.stage_context builds its context without validating it again: field for field,
+    """planner.planning.context.result_context builds its context without validating it again: field for field,
     type for type and fields set, it is the one StageContext(...) validates from the same values (one and two
     stages, TP 1 and 2, a GPU with and without an engine-visible total); and a stage's layer keys, not validated
     again, are (str, int) pairs that strict validation takes as they are."""
@@ -189,7 +189,7 @@ def test_a_stage_context_is_the_one_validation_makes(model: str) -> None:
         )
         result = plan(request)
         for index in range(len(result.stages)):
-            made = stage_context(request, result, index, stage_total_bytes(request, result, index))
+            made = result_context(request, result, index, stage_total_bytes(request, result, index))
             validated = StageContext(**dict(made))
             assert made == validated and made.model_fields_set == validated.model_fields_set
             assert [type(v) for v in dict(made).values()] == [type(v) for v in dict(validated).values()]

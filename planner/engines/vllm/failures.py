@@ -40,7 +40,8 @@ from planner.engines.vllm.held import held_at_start, init_baseline_bytes
 from planner.engines.vllm.in_flight import in_flight_tokens
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.profiling_kv import cache_bytes, profiles_graphs, profiling_blocks, tensor_bytes
-from planner.engines.vllm.stage import StartChecks, gpu_fields, stage_context
+from planner.engines.vllm.stage import StartChecks, gpu_fields
+from planner.planning.context import result_context
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -211,7 +212,7 @@ def _sampler_headroom(
 ) -> tuple[int, int]:
     index = len(result.stages) - 1
     total = stage_total_bytes(request, result, index)
-    ctx = stage_context(request, result, index, total)
+    ctx = result_context(request, result, index, total)
     tokens, seqs = profile.batch(total, ctx.gpu_name, result.max_model_len)
     terms = profile.terms(request.model, ctx, tokens, seqs)
     world = result.tensor_parallel * result.pipeline_parallel

@@ -28,10 +28,11 @@ from planner.engines.vllm.extensible import margin_bytes
 from planner.engines.vllm.failures import free_at_start, sampler_headroom, vllm_failure
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import stage_context, vllm_stage, vllm_stage_kept
+from planner.engines.vllm.stage import vllm_stage, vllm_stage_kept
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
 from planner.engines.vllm.versions import first_release_with, release_note
+from planner.planning.context import result_context
 from planner.planning.plan import PlanRequest, load_context
 from planner.planning.results import PlanResult
 
@@ -185,7 +186,7 @@ def _notes(
             f"(1 - gpu_memory_utilization) headroom in v{profile.engine_version}."
         )
     if profile.is_v1:
-        ctx = stage_context(request, result, 0, engine_total_bytes(request))
+        ctx = result_context(request, result, 0, engine_total_bytes(request))
         tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len)
         t = profile.terms(request.model, ctx, tokens, seqs)
         sampler = profile.sampler_for(request.model, request.resolved_weights)

@@ -23,7 +23,6 @@ from planner.core.blocks import LayerKind
 from planner.core.gpu import GpuSpec
 from planner.core.kv import kv_bytes_per_token_per_layer
 from planner.core.model import ModelSpec
-from planner.core.overhead import StageContext
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import (
     LayerKey,
@@ -39,30 +38,12 @@ from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.mamba import hybrid_block_size, mamba_mode, state_page_bytes, state_pages_per_request
 from planner.engines.vllm.profile import VllmProfile
-from planner.planning.context import spec_tokens
-from planner.planning.context import stage_context as planned_context
+from planner.planning.context import result_context, spec_tokens
 from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
 SHARED_SPEC_DRAFTERS = ("mtp", "eagle", "eagle3")  # drafter layers of the target's attention shape
-
-
-def stage_context(request: PlanRequest, result: PlanResult, stage_index: int, total: int) -> StageContext:
-    """The overhead context of one rank of pipeline stage ``stage_index`` (what :meth:`VllmProfile.terms` sees),
-    with ``total`` the device total (``stage_total_bytes``): the plan's own (:func:`planner.planning.context.
-    stage_context`) for the result's stage."""
-    stage = result.stages[stage_index]
-    return planned_context(
-        request,
-        gpu_memory_bytes=total,
-        split=(result.tensor_parallel, result.pipeline_parallel),
-        stage_index=stage_index,
-        layers=stage.layers,
-        weights_bytes=stage.weights_bytes,
-        held_bytes=(stage.lora_bytes + stage.draft_bytes, stage.other_bytes),
-        max_model_len=result.max_model_len,
-    )
 
 
 def stage_graphs(request: PlanRequest, profile: VllmProfile, total: int) -> GraphSet:
@@ -310,7 +291,7 @@ def _vllm_stage(
     o = overrides or StageOverrides()
     model, tp = request.model, result.tensor_parallel
     layers = range(*result.stages[stage_index].layers)
-    ctx = stage_context(request, result, stage_index, total)
+    ctx = result_context(request, result, stage_index, total)
     weights = loaded_weights(result, stage_index)
     activation = profile.activation_bytes(ctx) if o.activation is None else o.activation
     state = profile.sampler_state_bytes(ctx)
