@@ -44,7 +44,6 @@ from planner.engines.sglang_rules import (
     SGLANG_DEFAULT_VERSION,
     SGLANG_RELEASES,
     FractionInputs,
-    fraction_inputs,
     heuristic_total_bytes,
     no_memory_failure,
     pool_line,
@@ -57,6 +56,7 @@ from planner.engines.sglang_rules import (
 )
 from planner.engines.sglang_support import SGLANG_SUPPORT
 from planner.engines.support import EngineSupport
+from planner.planning.context import result_context
 from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -136,6 +136,22 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         cap = self.max_total_tokens
         return None if cap is None else cap // self.page_size * self.page_size
 
+    def fraction_inputs_of(self, ctx: StageContext) -> FractionInputs:
+        """What the default fraction reads of the model and the deployment (:class:`FractionInputs`)."""
+        return FractionInputs(
+            multimodal=vlm(ctx.model),
+            mla=ctx.model.mla is not None,
+            lora=ctx.lora,
+            speculative=ctx.speculative_method,
+            disable_cuda_graph=self.disable_cuda_graph,
+        )
+
+    def fraction_of(self, ctx: StageContext) -> float:
+        """:meth:`fraction` on the GPU of ``ctx``, its default read from the total ``nvidia-smi`` reports
+        (:func:`heuristic_total_bytes`): the one the plan, the report and the launch command use."""
+        smi_total = heuristic_total_bytes(ctx.platform, ctx.device_total_bytes, ctx.gpu_memory_bytes)
+        return self.fraction(smi_total, ctx.tensor_parallel, ctx.pipeline_parallel, self.fraction_inputs_of(ctx))
+
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """The checkpoint's bytes and the padding of the MoE and Marlin kernels SGLang shares with vLLM
         (:func:`planner.engines.loading.kernel_padding_bytes`)."""
@@ -147,15 +163,7 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         ``mem_cache/kv_cache_configurator.py`` ``_profile_available_bytes``; 0.5.4 ``model_runner.py``
         ``profile_max_num_token``), so memory other processes hold shrinks it, and the budget a vision-language model
         loses from 0.5.18 (:func:`vlm_reserve_bytes`); framework = what SGLang holds before loading."""
-        inputs = FractionInputs(
-            multimodal=vlm(ctx.model),
-            mla=ctx.model.mla is not None,
-            lora=ctx.lora,
-            speculative=ctx.speculative_method,
-            disable_cuda_graph=self.disable_cuda_graph,
-        )
-        smi_total = heuristic_total_bytes(ctx.platform, ctx.device_total_bytes, ctx.gpu_memory_bytes)
-        fraction = self.fraction(smi_total, ctx.tensor_parallel, ctx.pipeline_parallel, inputs)
+        fraction = self.fraction_of(ctx)
         before = self.before_loading_bytes(ctx.gpu_memory_bytes, ctx.other_bytes, ctx.tensor_parallel)
         return OverheadBytes(
             activation_bytes=0,
@@ -164,17 +172,10 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         )
 
 
-def _heuristic_total(request: PlanRequest) -> int:
-    """The device total SGLang's default fraction reads (:func:`heuristic_total_bytes`)."""
-    if request.gpu is None:
-        return engine_total_bytes(request)
-    return heuristic_total_bytes(request.gpu.platform, request.gpu.memory_bytes, engine_total_bytes(request))
-
-
 def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfile, fraction: float) -> Pool:
     """The pool at ``fraction``: ``rest = f x pre_model_load_memory - what loaded`` on each rank
-    (:meth:`SglangProfile.per_gpu`), the tightest stage wins; the cap, then the page rounding
-    (``model_runner.py:1690-1703``)."""
+    (:meth:`SglangProfile.per_gpu`), the tightest stage wins; in whole pages, at most the cap
+    (:meth:`SglangProfile.kv_token_cap`; ``model_runner.py:1690-1703``)."""
     model, tp = request.model, result.tensor_parallel
     found: list[Pool] = []
     for index, stage in enumerate(result.stages):
@@ -188,10 +189,9 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
         cell += stage_drafter(request, tp, index == len(result.stages) - 1).kv_bytes_per_token
         held = max(0, rest) // cell if cell else 0
         found.append(Pool(held, held, cell, rest, weights, before))
-    profiled = tokens = min(p.tokens for p in found) or 0
-    if profile.max_total_tokens is not None:
-        tokens = min(tokens, profile.max_total_tokens)
-    tokens = tokens // profile.page_size * profile.page_size
+    profiled = min(p.tokens for p in found) or 0
+    tokens, cap = profiled // profile.page_size * profile.page_size, profile.kv_token_cap()
+    tokens = tokens if cap is None else min(tokens, cap)
     return found[0]._replace(tokens=tokens, profiled=profiled)
 
 
@@ -199,8 +199,8 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     """SGLang's ``KV Cache is allocated`` and scheduler lines (``max_running_requests`` default:
     ``min(max(int(tokens / context_len x 512), 2048), 4096)``)."""
     model, total = request.model, engine_total_bytes(request)
-    inputs = fraction_inputs(model, request.deployment, profile.disable_cuda_graph)
-    fraction = profile.fraction(_heuristic_total(request), result.tensor_parallel, result.pipeline_parallel, inputs)
+    ctx = result_context(request, result, 0, total)
+    inputs, fraction = profile.fraction_inputs_of(ctx), profile.fraction_of(ctx)
     first = _pool_tokens(request, result, profile, fraction)
     tokens, rest_first, before = first.tokens, first.rest_bytes, first.before_bytes
     max_len = result.max_model_len
@@ -348,8 +348,7 @@ class SglangEngine(Engine):
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         sg = self._own(profile)
         tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
-        inputs = fraction_inputs(request.model, request.deployment, sg.disable_cuda_graph)
-        fraction = sg.fraction(_heuristic_total(request), tp, pp, inputs)
+        fraction = sg.fraction_of(result_context(request, result, 0, engine_total_bytes(request)))
         loading = self.weight_loading(request.model, result.weights)
         command = f"python -m sglang.launch_server --model-path {loading.model_argument}{loading.flags} --tp {tp}"
         if pp > 1:

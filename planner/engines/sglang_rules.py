@@ -39,7 +39,6 @@ from planner.core.gpu import DevicePlatform
 from planner.core.model import ModelSpec
 from planner.core.overhead import parse_version
 from planner.core.units import GiB, MiB
-from planner.deploy.options import DeploymentOptions
 
 SGLANG_DEFAULT_VERSION = "0.5.18"  # the newest release with a public start-up log among the fixtures (evidence.toml)
 SGLANG_RELEASES = tuple(f"0.5.{n}" for n in range(2, 24))  # every 0.5.x on PyPI from 0.5.2 (read 2026-12-04)
@@ -172,18 +171,6 @@ def sglang_default_mem_fraction(
     inputs = inputs or FractionInputs()
     reserved = reserved_mb(gpu_memory_bytes, tensor_parallel, pipeline_parallel, version, chunk, graph_bs, inputs)
     return round((mib - reserved) / mib, 3)
-
-
-def fraction_inputs(model: ModelSpec, deployment: DeploymentOptions | None, disable_cuda_graph: bool) -> FractionInputs:
-    """What the default fraction reads of the model and the deployment (:class:`FractionInputs`)."""
-    spec = deployment.speculative if deployment is not None else None
-    return FractionInputs(
-        multimodal=vlm(model),
-        mla=model.mla is not None,
-        lora=deployment is not None and deployment.lora is not None,
-        speculative=spec.method if spec is not None else None,
-        disable_cuda_graph=disable_cuda_graph,
-    )
 
 
 def vlm(model: ModelSpec) -> bool:
