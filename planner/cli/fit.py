@@ -29,7 +29,7 @@ from planner.core.overhead import OverheadModel
 from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, GiB, format_bytes
 from planner.engines.base import EngineReport
-from planner.engines.registry import engine_names, engines_that_run, overhead_profile
+from planner.engines.registry import engine_names, engines_that_run, fraction_default_text, overhead_profile
 from planner.engines.settings import ENGINE_SETTINGS, SettingValue, profile_values
 from planner.planning.plan import PlanRequest
 
@@ -60,8 +60,7 @@ def add_fit_parser(sub: Any) -> None:
     fit.add_argument(
         "--gpu-util",
         type=decimal(0, 1, above_low=True),
-        help="the engine's memory fraction: vLLM gpu_memory_utilization (default 0.9), SGLang mem_fraction_static "
-        "(default: its heuristic), TensorRT-LLM kv_cache_free_gpu_mem_fraction (default 0.9)",
+        help="the engine's memory fraction: " + "; ".join(filter(None, map(fraction_default_text, engine_names()))),
     )
     fit.add_argument(
         "--overhead-fraction",

@@ -166,6 +166,34 @@ def version_warning(engine: str, version: str | None) -> str | None:
     )
 
 
+def fraction_default_text(name: str) -> str | None:
+    """How engine ``name``'s memory fraction defaults, in words: its flag, the default at its default release and,
+    where that default changed between releases, from which one (``None``: the engine has no memory fraction).
+
+    >>> fraction_default_text("trtllm")
+    'TensorRT-LLM --kv_cache_free_gpu_memory_fraction (default 0.9)'
+    >>> fraction_default_text("llamacpp") is None
+    True
+    """
+    chosen = get_engine(name)
+    if chosen.fraction_flag is None:
+        return None
+    own = f"{chosen.label} {chosen.fraction_flag}"
+    release = chosen.profile().engine_version
+    current = chosen.fraction_default(release)
+    if current is None:
+        return f"{own} (default: its heuristic by GPU memory)"
+    steps: list[tuple[str, float | None]] = []
+    for supported in supported_versions(name):
+        value = chosen.fraction_default(supported.version)
+        if not steps or value != steps[-1][1]:
+            steps.append((supported.version, value))
+    if len(steps) < 2:
+        return f"{own} (default {current:g})"
+    history = [f"{steps[0][1]:g} before {steps[1][0]}"] + [f"{value:g} from {since}" for since, value in steps[1:]]
+    return f"{own} (default {current:g} at {release}, the default release; {', '.join(history)})"
+
+
 def profile_names() -> tuple[str, ...]:
     """Every name a set-up may choose: the engines, then the generic profiles."""
     return (*_ENGINES, *GENERIC_PROFILES)

@@ -103,3 +103,28 @@ def test_the_weight_loader_is_a_choice_the_release_takes(capsys: pytest.CaptureF
     assert "vLLM 0.17.0 has no --safetensors-load-strategy prefetch: the value came with 0.18.0" in (
         capsys.readouterr().err
     )
+
+
+def test_the_memory_fraction_help_states_each_engines_own_default(capsys, monkeypatch) -> None:
+    """``fit --help`` says each engine's memory-fraction default as the registry plans it: vLLM's
+    ``gpu_memory_utilization`` is 0.92 from 0.20.0 (vllm PR #38284) and 1.0 from 0.34.0 (the extensible KV cache),
+    0.9 before; the help once said 0.9 for every release while the default release planned 0.92."""
+    from planner.engines.registry import get_engine
+    from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION
+
+    vllm = get_engine("vllm")
+    assert (vllm.fraction_default("0.19.0"), vllm.fraction_default("0.20.0"), vllm.fraction_default("0.34.0")) == (
+        0.9,
+        0.92,
+        1.0,
+    )
+    monkeypatch.setenv("COLUMNS", "1000")  # argparse wraps at hyphens; one line a flag
+    with pytest.raises(SystemExit):
+        main(["fit", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    planned = vllm.fraction_default(VLLM_DEFAULT_VERSION)
+    assert f"vLLM --gpu-memory-utilization (default {planned:g} at {VLLM_DEFAULT_VERSION}" in shown
+    assert "0.9 before 0.20.0" in shown and "1 from 0.34.0" in shown
+    assert "SGLang --mem-fraction-static (default: its heuristic by GPU memory" in shown
+    assert "TensorRT-LLM --kv_cache_free_gpu_memory_fraction (default 0.9)" in shown
+    assert "(default 0.9), SGLang" not in shown
