@@ -25,6 +25,8 @@ from planner.core.model import ModelSpec
 from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.mixed import stage_gpu
 from planner.deploy.options import (
+    DEFAULT_HOST_BANDWIDTH,
+    DEFAULT_PCIE_BANDWIDTH,
     LORA_MODULES,
     DeploymentOptions,
     KvOffloadOptions,
@@ -46,8 +48,9 @@ def add_deployment_arguments(fit: argparse.ArgumentParser) -> None:
     d.add_argument("--gpu-layers", type=int, help="llama.cpp -ngl: layers on the GPU (the output layer counts)")
     d.add_argument("--cpu-moe-layers", type=int, help="llama.cpp --n-cpu-moe: experts of the first N layers on CPU")
     d.add_argument("--cpu-offload-gb", type=float, help="vLLM/SGLang --cpu-offload-gb, in GiB as they read it")
-    d.add_argument("--host-bandwidth-gbs", type=float, help="host RAM bandwidth, GB/s (default 89.6, DDR5-5600 x2)")
-    d.add_argument("--pcie-bandwidth-gbs", type=float, help="host-GPU link, GB/s (default 31.5, PCIe 4.0 x16)")
+    host, pcie = DEFAULT_HOST_BANDWIDTH / GB, DEFAULT_PCIE_BANDWIDTH / GB
+    d.add_argument("--host-bandwidth-gbs", type=float, help=f"host RAM, GB/s (default {host:g}, DDR5-5600 x2)")
+    d.add_argument("--pcie-bandwidth-gbs", type=float, help=f"host-GPU link, GB/s (default {pcie:g}, PCIe 4.0 x16)")
     d.add_argument("--kv-offload-gib", "--kv-offload-gb", dest="kv_offload_gib", type=float,
                    help="vLLM --kv-offloading-size: GiB (2^30 bytes) of host KV tier, all ranks")  # fmt: skip
     d.add_argument("--kv-offload-backend", choices=("native", "lmcache"), default="native")
@@ -55,7 +58,8 @@ def add_deployment_arguments(fit: argparse.ArgumentParser) -> None:
     d.add_argument("--prefix-users", type=int, help="KV tier working set: users (default --users)")
     d.add_argument("--prefix-hit-rate", type=float, help="KV tier working set: share of prefixes kept (0-1)")
     d.add_argument("--max-loras", type=int, help="LoRA slots on the GPU (vLLM --max-loras, SGLang per batch)")
-    d.add_argument("--max-lora-rank", type=int, default=16, help="largest LoRA rank (default 16)")
+    rank = LoraOptions.model_fields["max_lora_rank"].default
+    d.add_argument("--max-lora-rank", type=int, default=rank, help=f"largest LoRA rank (default {rank})")
     d.add_argument("--max-cpu-loras", type=int, help="adapters kept in host RAM (default --max-loras)")
     d.add_argument("--lora-target-modules", help=f"comma list of {','.join(LORA_MODULES)} (default all)")
     d.add_argument("--draft-model", help="speculative decoding with this catalog model as the draft")
