@@ -4,7 +4,8 @@
 
 Generated: the catalog (``docs/catalog.md``), the JSON Schemas of the ``--json`` outputs (``docs/schema/``), the
 container and Kubernetes layout of ``make serve`` (``deploy/*.yaml``, ``deploy/nginx.compose.conf``), the engine
-fidelity tables (``docs/fidelity.md``) and their headline in the README, the advisor's worked workloads and its
+fidelity tables (``docs/fidelity.md``) and their headline in the README, the accuracy groups the planner quotes
+(``planner/engines/accuracy.toml``), the advisor's worked workloads and its
 speed errors (``docs/advisor.md``), and the README's example sentences.
 """
 
@@ -115,6 +116,12 @@ def _speed_headline() -> str:
     return "\n".join(line for line in errors_text().splitlines() if line.startswith("- "))
 
 
+def _accuracy() -> str:
+    from bench.accuracy import accuracy_toml
+
+    return accuracy_toml()
+
+
 def _readme_examples(current: str) -> str:
     from planner.cli.examples import rewrite
 
@@ -125,6 +132,7 @@ GENERATED: tuple[Generated, ...] = (
     Whole("docs/catalog.md", _catalog),
     *(Whole(f"docs/schema/{c}.json", _schema(c)) for c in ("advise", "calibrate", "fit", "inspect")),
     *(Whole(f"deploy/{n}", _manifest(n)) for n in ("compose.yaml", "kubernetes.yaml", "nginx.compose.conf")),
+    Whole("planner/engines/accuracy.toml", _accuracy),
     Section("docs/fidelity.md", "fidelity", lambda: _fidelity()[0]),
     Section("README.md", "fidelity-headline", lambda: _fidelity()[1]),
     Section("README.md", "speed-headline", _speed_headline),

@@ -137,6 +137,8 @@ def _engine_section(sel: Selection, answer: answers.MemoryAnswer) -> None:
         st.error(as_text(f"{name} would stop with: {report.failure}"), icon=":material/block:")
     for note in report.notes:
         st.caption(as_text(note))
+    if answer.accuracy is not None:
+        st.caption(as_text(f"How close: {answer.accuracy.sentence}"))
     words = get_engine(report.engine).context_limit_words()
     if allowed == 0 and report.failure is not None:
         st.markdown(f"No {words} starts this set-up: {name} would refuse to start, {refusal(report)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from planner.assessment.accuracy import AccuracyNote, accuracy_of
 from planner.assessment.alternatives import Alternative, nearest_fitting
 from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.deploy.options import DeploymentOptions
@@ -26,6 +27,7 @@ class MemoryAnswer(NamedTuple):
     nearest: list[Alternative]  # the nearest set-ups that fit (or meet the target); none when it is met
     max_model_len: int | None  # the largest --max-model-len, under an engine profile
     commands: dict[str, str] | None  # launch commands per engine, under an engine profile
+    accuracy: AccuracyNote | None = None  # how close public start-ups like it came (planner.assessment.accuracy)
 
 
 def _memory(sel: Selection, options: DeploymentOptions | None) -> MemoryAnswer:
@@ -42,6 +44,7 @@ def _memory(sel: Selection, options: DeploymentOptions | None) -> MemoryAnswer:
         nearest=nearest,
         max_model_len=max_model_len_allowed(a.request, a.result) if engine else None,
         commands=launch_commands(a.request, a.result) if engine else None,
+        accuracy=accuracy_of(a, sel.unit),
     )
 
 

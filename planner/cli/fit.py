@@ -7,6 +7,7 @@ import argparse
 import json
 from typing import Any
 
+from planner.assessment.accuracy import accuracy_of
 from planner.assessment.assess import Assessment, setup_label
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
@@ -149,7 +150,17 @@ def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:
         "warnings": list(result.warnings),
         **deployment_data(a),
         **(engine_data(a.report) if a.report is not None else {}),
+        "kv_accuracy": accuracy_data(a, unit),
     }
+
+
+def accuracy_data(a: Assessment, unit: str = "GiB") -> dict[str, Any] | None:
+    """How close the planner has been on public start-ups like this set-up (:func:`accuracy_of`)."""
+    note = accuracy_of(a, unit)
+    if note is None:
+        return None
+    after = note.conversations_after_miss
+    return {**note.group.model_dump(), "conversations_after_miss": after, "sentence": note.sentence}
 
 
 def engine_data(report: EngineReport) -> dict[str, Any]:
@@ -232,6 +243,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             *[("warning", w) for w in result.warnings],
             *[(f"{a.engine_label} prints", line) for line in (a.report.lines if a.report else ())],
             *[("engine note", note) for note in (a.report.notes if a.report else ())],
+            *([("how close", data["kv_accuracy"]["sentence"])] if data["kv_accuracy"] else []),
         ]
     )
     return 0 if a.fits else 1

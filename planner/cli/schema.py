@@ -9,7 +9,7 @@ with the same figure, for one more version and listed under ``deprecated`` with 
   ``max_concurrency_exact``, ``max_concurrency_contiguous``);
 - 2: those renamed with their scope (``kv_budget_tokens_per_replica``, ``max_concurrency_total``,
   ``gpu_blocks_per_replica``, ``max_concurrency_contiguous_total``); the verdict, its tone and sentence; the old
-  names kept until version 3.
+  names kept until version 3; later additions within it: ``kv_accuracy``.
 
 The documents are generated from the models below, which mirror what each command prints; the tests validate real
 outputs against the published files (``tests/cli/test_schema.py``).
@@ -29,6 +29,7 @@ from planner.assessment.assess import VerdictState
 from planner.assessment.summary import DecodeBound
 from planner.calibration import CalibrationSetup, Unit
 from planner.core.inspection import ModelInspection
+from planner.engines.accuracy import KvAccuracy
 from planner.engines.vllm.calibrated import Calibrated
 from planner.sources.logs import ParsedLog
 
@@ -103,6 +104,14 @@ def _deprecated(new: str) -> Any:
     return Field(default=None, deprecated=f"renamed {new}; removed in schema version {REMOVED_IN}")
 
 
+class KvAccuracyDoc(KvAccuracy, frozen=True, extra="forbid"):
+    """``fit --json``'s ``kv_accuracy``: the public start-ups like the set-up (planner.engines.accuracy) and what
+    its pool holds after their 90th-percentile miss (the worst, below ten start-ups)."""
+
+    conversations_after_miss: int | None = Field(ge=0)  # None: a fixed-slot engine, or a pool that does not start
+    sentence: str
+
+
 class FitDocument(_Doc):
     """``fit --json``: bytes per GPU of the limiting stage as the engine leaves it unless named otherwise."""
 
@@ -163,6 +172,8 @@ class FitDocument(_Doc):
     estimated_max_model_len: int | None = None
     engine_lines: list[str] | None = None
     engine_notes: list[str] | None = None
+    # how close the planner has been on public start-ups like this one (None: no engine, or none like it)
+    kv_accuracy: KvAccuracyDoc | None = None
     # answers to the deployment flags (planner.assessment.search.deployment_answers)
     gpu_layers_that_fit: int | None = None
     cpu_offload_gib_needed: int | None = None

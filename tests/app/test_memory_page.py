@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 
+from planner.assessment.accuracy import accuracy_of
 from planner.assessment.assess import Assessment
 from planner.core.units import GiB
 from tests.app.conftest import run_page
@@ -123,3 +124,14 @@ def test_a_windowed_model_under_trtllm_says_what_its_windows_would_give() -> Non
     (note,) = [n for n in report.notes if "attention window" in n]
     assert "sliding-window layers (1,024 tokens)" in note
     assert as_text(note) in [c.value for c in at.caption]  # shown as text, never Markdown
+
+
+def test_the_engine_section_says_how_close_such_set_ups_came() -> None:
+    """Llama 3.1 70B in FP8 on two H100 under vLLM: the engine section's caption is the planner's accuracy sentence
+    for its group (planner.assessment.accuracy), as text."""
+    at = run_page("memory", PARAMS)
+    assert not at.exception, [e.value for e in at.exception]
+    sel: Selection = at.session_state["_selection"]
+    note = accuracy_of(sel.assessment(), sel.unit)
+    assert note is not None and note.group.device == "datacenter"
+    assert as_text(f"How close: {note.sentence}") in [c.value for c in at.caption]

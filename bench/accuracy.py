@@ -1,0 +1,103 @@
+"""``planner/engines/accuracy.toml``: how far the planner's KV cache per GPU was from the printed one, by group
+of public start-ups (:mod:`planner.engines.accuracy`), from one run of every fidelity case
+(:func:`bench.fidelity.run_all`).
+``make docs`` writes it; ``tests/test_docs.py`` fails when it is stale.
+
+Each case counts with its held-out error: predicted by the constants fitted without its model family where the
+constants were fitted on vLLM V1 cases (``CaseResult.cv_error_gib``), else as planned (nothing fitted on it).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable
+
+from bench.fidelity_result import CaseResult
+from model_catalog import get_gpu
+from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
+from planner.core.units import GiB
+from planner.engines.accuracy import DeviceClass, KvAccuracy, device_class, era
+
+HEADER = (
+    "# Written by `make docs` (bench/accuracy.py) from the public start-up logs in tests/fidelity: per engine,\n"
+    "# kind of device and release era, the held-out |KV cache error| per GPU (bytes) and the verdicts right.\n"
+)
+
+
+def held_out_error_gib(r: CaseResult) -> float | None:
+    """The case's KV error when it is not fitted on (module docstring)."""
+    return r.cv_error_gib if r.cv_error_gib is not None else r.kv_error_gib
+
+
+def _gpu(gpu_id: str | None) -> GpuSpec | None:
+    if not gpu_id:
+        return None
+    try:
+        return get_gpu(gpu_id)
+    except PlannerError:
+        return None
+
+
+def group_key(r: CaseResult) -> tuple[str, DeviceClass, str, str]:
+    since, until = era(r.engine, r.engine_version or "0")
+    return r.engine, device_class(_gpu(r.setup.gpu)), since, until
+
+
+def nearest_rank(values: list[float], share: float) -> float:
+    """The ``share`` percentile of ``values`` by nearest rank.
+
+    >>> nearest_rank([1.0, 2.0, 3.0, 4.0], 0.9), nearest_rank([5.0], 0.9)
+    (4.0, 5.0)
+    """
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def groups(results: Iterable[CaseResult]) -> tuple[KvAccuracy, ...]:
+    """One :class:`KvAccuracy` per group with at least one KV error, in a fixed order."""
+    members: dict[tuple[str, DeviceClass, str, str], list[CaseResult]] = {}
+    for r in results:
+        if r.setup.out_of_scope:
+            continue
+        members.setdefault(group_key(r), []).append(r)
+    found = []
+    for (engine, device, since, until), rs in sorted(members.items()):
+        errors = [abs(e) * GiB for e in map(held_out_error_gib, rs) if e is not None]
+        if not errors:
+            continue
+        checked = [r.verdict_right for r in rs if r.verdict_right is not None]
+        found.append(
+            KvAccuracy(
+                engine=engine,
+                device=device,
+                since=since,
+                until=until,
+                cases=len(errors),
+                median_abs_bytes=round(statistics.median(errors)),
+                p90_abs_bytes=round(nearest_rank(errors, 0.9)),
+                worst_abs_bytes=round(max(errors)),
+                verdicts_right=sum(checked),
+                verdicts=len(checked),
+            )
+        )
+    return tuple(found)
+
+
+def toml_text(found: Iterable[KvAccuracy]) -> str:
+    """The file's text."""
+    blocks = []
+    for g in found:
+        lines = ["[[group]]"]
+        for name, value in g.model_dump().items():
+            lines.append(f'{name} = "{value}"' if isinstance(value, str) else f"{name} = {value}")
+        blocks.append("\n".join(lines))
+    return HEADER + "\n" + "\n\n".join(blocks) + "\n"
+
+
+def accuracy_toml() -> str:
+    """``accuracy.toml`` as the cases give it now."""
+    from bench.fidelity import run_all
+
+    return toml_text(groups(run_all()))

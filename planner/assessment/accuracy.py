@@ -1,0 +1,82 @@
+"""How sure a set-up's KV figures are: the public start-ups like it (:mod:`planner.engines.accuracy`) and what its
+pool would hold after a miss as large as nine in ten of them stayed within. One sentence, built here, for every
+surface (``fit``, ``fit --json``, the Memory page, its report)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field
+
+from planner.assessment.assess import Assessment, served_per_replica
+from planner.assessment.words import mem
+from planner.engines.accuracy import DEVICE_WORDS, KvAccuracy, kv_accuracy
+from planner.engines.registry import get_engine
+
+FEW_CASES = 10  # below this many start-ups the 90th percentile is the worst case: say only the worst
+
+Count = Annotated[int, Field(ge=0)]
+
+
+class AccuracyNote(BaseModel, frozen=True, extra="forbid"):
+    """A set-up's accuracy group and what its pool holds after that group's 90th-percentile miss."""
+
+    group: KvAccuracy
+    conversations: Count  # whole conversations at once as planned, all replicas
+    conversations_after_miss: Count | None  # with p90_abs_bytes less KV cache per GPU; None: not a paged pool
+    sentence: str
+
+
+def after_miss(a: Assessment, miss_bytes: int) -> int | None:
+    """Whole conversations at once (all replicas) if the engine's KV cache per GPU came out ``miss_bytes``
+    smaller than planned, counted as the assessment counts them (whole conversations a replica, at most what the
+    engine runs at once: :func:`served_per_replica`); the pool's concurrency scales with its size (paged engines).
+    ``None`` for an engine that gives each conversation a fixed slot (llama.cpp), or a pool that does not start."""
+    report = a.report
+    if report is None or get_engine(report.engine).fixed_slots or report.available_kv_cache_bytes_per_gpu <= 0:
+        return None
+    pool = report.available_kv_cache_bytes_per_gpu
+    share = max(0, pool - miss_bytes) / pool
+    per_replica = a.concurrency / a.replicas if a.replicas else 0.0
+    return served_per_replica(per_replica * share, report) * a.replicas
+
+
+def _sentence(a: Assessment, group: KvAccuracy, after: int | None, unit: str) -> str:
+    label = get_engine(group.engine).label
+    within = f"within {mem(group.median_abs_bytes, unit)} of the planner's for half of them and " + (
+        f"{mem(group.worst_abs_bytes, unit)} at worst"
+        if group.cases < FEW_CASES
+        else f"within {mem(group.p90_abs_bytes, unit)} for nine in ten (worst {mem(group.worst_abs_bytes, unit)})"
+    )
+    text = (
+        f"On {group.cases} public start-up{'s' if group.cases != 1 else ''} of {label} {group.releases} on "
+        f"{DEVICE_WORDS[group.device]}, the KV cache the engine printed was {within}; {group.verdicts_right} of "
+        f"{group.verdicts} start-or-refuse verdicts were right."
+    )
+    if after is None or not a.fits:
+        return text
+    miss = mem(group.worst_abs_bytes if group.cases < FEW_CASES else group.p90_abs_bytes, unit)
+    if after >= a.conversations:
+        return f"{text} With {miss} less KV cache per GPU this set-up would still hold its {a.conversations:,}."
+    return (
+        f"{text} With {miss} less KV cache per GPU this set-up would hold {after:,} conversation"
+        f"{'s' if after != 1 else ''} at once instead of {a.conversations:,}."
+    )
+
+
+def accuracy_of(a: Assessment, unit: str = "GiB") -> AccuracyNote | None:
+    """The accuracy note of an engine's set-up; ``None`` for a generic profile or a set-up no public start-up is
+    like."""
+    if a.report is None:
+        return None
+    group = kv_accuracy(a.report.engine, a.report.engine_version, a.request.gpu)
+    if group is None:
+        return None
+    miss = group.worst_abs_bytes if group.cases < FEW_CASES else group.p90_abs_bytes
+    after = after_miss(a, miss)
+    return AccuracyNote(
+        group=group,
+        conversations=a.conversations,
+        conversations_after_miss=after,
+        sentence=_sentence(a, group, after, unit),
+    )
