@@ -246,4 +246,29 @@ UNMATCHED: dict[str, str] = {
         " at util 0.95 the plan would hold ~3.96 GiB more; the Run:ai streamer's own memory is not in the log "
         "(eighth blind set, 2026-12-03)"
     ),
+    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": (
+        "KV -2.27 GiB (ninth blind set, 2026-12-04): under Windows (WSL2) the log's own split is 0.32 GiB of "
+        "non-torch (1.25 consumed - 0.93 weights), 0.08 of peak activation and 0.28 of graphs, where the planner "
+        "puts 1.57 (the desktop cards' 1.17 GiB beyond the base), 0.56 and 0.54: the second WSL start-up to hold "
+        "none of the desktop cards' extra (see the RTX 5090 WSL case); a Linux start-up of the same card and flags "
+        "would settle whether WSL or this machine makes the difference"
+    ),
+    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": (
+        "KV -3.33 GiB derived from the tokens, tokens -47 %, verdict (ninth blind set, 2026-12-04): a patched build "
+        "(the syv-ai image's mamba-chunked-prefill-align.patch) with an FP8 attention cache beside an FP16 Mamba "
+        "state; 0.96 x 23.56 GiB less the ~16.8 GiB these weights load leaves ~5.8 GiB, less than the 7.1 GiB the "
+        "printed tokens derive to, so this build's blocks are not the release's page arithmetic; its 'Available KV "
+        "cache memory' and block-size lines would settle it"
+    ),
+    "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": (
+        "KV -0.75 GiB (ninth blind set, 2026-12-04): weights 25.65 planned against 25.8 printed; the rest is the "
+        "planner's non-torch and activation beside what the L40S start-up left. Other services shared the card, "
+        "so its own non-torch and peak lines (not quoted) would settle it"
+    ),
+    "vllm-0.25-l40s-gemma4-e4b-it-bf16-16k-util085": (
+        "KV -2.51 GiB in the article's table (ninth blind set, 2026-12-04): as on the headless RTX 3090 Ti "
+        "(-1.21 GiB), Gemma 4 E4B holds less beside its weights than the planner's sampler rows over its "
+        "262,144-token vocabulary; the weights line of this start-up is not quoted (the table's 25.8 GiB is the "
+        "26B's), so the split is unknown"
+    ),
 }
