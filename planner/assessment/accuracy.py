@@ -8,12 +8,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from planner.assessment.assess import Assessment, served_per_replica
+from planner.assessment.assess import Assessment, conversations_after
 from planner.assessment.words import mem
-from planner.engines.accuracy import DEVICE_WORDS, KvAccuracy, kv_accuracy
+from planner.engines.accuracy import DEVICE_WORDS, FEW_CASES, KvAccuracy
 from planner.engines.registry import get_engine
-
-FEW_CASES = 10  # below this many start-ups the 90th percentile is the worst case: say only the worst
 
 Count = Annotated[int, Field(ge=0)]
 
@@ -28,17 +26,10 @@ class AccuracyNote(BaseModel, frozen=True, extra="forbid"):
 
 
 def after_miss(a: Assessment, miss_bytes: int) -> int | None:
-    """Whole conversations at once (all replicas) if the engine's KV cache per GPU came out ``miss_bytes``
-    smaller than planned, counted as the assessment counts them (whole conversations a replica, at most what the
-    engine runs at once: :func:`served_per_replica`); the pool's concurrency scales with its size (paged engines).
-    ``None`` for an engine that gives each conversation a fixed slot (llama.cpp), or a pool that does not start."""
-    report = a.report
-    if report is None or get_engine(report.engine).fixed_slots or report.available_kv_cache_bytes_per_gpu <= 0:
-        return None
-    pool = report.available_kv_cache_bytes_per_gpu
-    share = max(0, pool - miss_bytes) / pool
+    """:func:`conversations_after` for assessment ``a``: its conversations if the engine's KV cache per GPU came out
+    ``miss_bytes`` smaller than planned."""
     per_replica = a.concurrency / a.replicas if a.replicas else 0.0
-    return served_per_replica(per_replica * share, report) * a.replicas
+    return conversations_after(a.report, per_replica, a.replicas, miss_bytes)
 
 
 def _sentence(a: Assessment, group: KvAccuracy, after: int | None, unit: str) -> str:
@@ -55,7 +46,7 @@ def _sentence(a: Assessment, group: KvAccuracy, after: int | None, unit: str) ->
     )
     if after is None or not a.fits:
         return text
-    miss = mem(group.worst_abs_bytes if group.cases < FEW_CASES else group.p90_abs_bytes, unit)
+    miss = mem(group.miss_bytes, unit)
     if after >= a.conversations:
         return f"{text} With {miss} less KV cache per GPU this set-up would still hold its {a.conversations:,}."
     return (
@@ -65,15 +56,12 @@ def _sentence(a: Assessment, group: KvAccuracy, after: int | None, unit: str) ->
 
 
 def accuracy_of(a: Assessment, unit: str = "GiB") -> AccuracyNote | None:
-    """The accuracy note of an engine's set-up; ``None`` for a generic profile or a set-up no public start-up is
-    like."""
-    if a.report is None:
-        return None
-    group = kv_accuracy(a.report.engine, a.report.engine_version, a.request.gpu)
+    """The accuracy note of an engine's set-up (:attr:`Assessment.accuracy`); ``None`` for a generic profile or a
+    set-up no public start-up is like."""
+    group = a.accuracy
     if group is None:
         return None
-    miss = group.worst_abs_bytes if group.cases < FEW_CASES else group.p90_abs_bytes
-    after = after_miss(a, miss)
+    after = a.conversations_after_miss
     return AccuracyNote(
         group=group,
         conversations=a.conversations,

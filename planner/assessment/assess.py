@@ -28,6 +28,7 @@ from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import check
 from planner.core.overhead import EngineProfile
 from planner.core.units import format_tokens
+from planner.engines.accuracy import KvAccuracy, kv_accuracy
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_of, get_engine
 from planner.planning.plan import PlanRequest, plan
@@ -78,6 +79,10 @@ class Assessment(BaseModel, frozen=True, extra="forbid"):
     concurrency: float  # sequences of the context the KV pool holds at once, all replicas
     conversations: int  # whole conversations served at once, all replicas (at most the engine runs: running_cap)
     replicas: int
+    # How close public start-ups like this one came (planner.engines.accuracy), and the conversations its pool would
+    # hold after that group's miss (None: no engine or group, a fixed-slot engine, or a pool that does not start)
+    accuracy: KvAccuracy | None = None
+    conversations_after_miss: int | None = None
 
     @property
     def tone(self) -> Tone:
@@ -180,6 +185,20 @@ def _state(result: PlanResult, report: EngineReport | None, per_replica: float, 
     return VerdictState.MEETS_TARGET
 
 
+def conversations_after(report: EngineReport | None, per_replica: float, replicas: int, miss_bytes: int) -> int | None:
+    """Whole conversations at once (all replicas) if the engine's KV cache per GPU came out ``miss_bytes`` smaller,
+    counted as :func:`assess` counts them (:func:`served_per_replica`); a paged pool's concurrency scales with its
+    size. ``None`` for an engine that gives each conversation a fixed slot (llama.cpp) or a pool that does not start.
+
+    >>> conversations_after(None, 3.0, 1, 0) is None
+    True
+    """
+    if report is None or get_engine(report.engine).fixed_slots or report.available_kv_cache_bytes_per_gpu <= 0:
+        return None
+    pool = report.available_kv_cache_bytes_per_gpu
+    return served_per_replica(per_replica * max(0, pool - miss_bytes) / pool, report) * replicas
+
+
 def for_users(request: PlanRequest, result: PlanResult, users: int | None) -> PlanRequest:
     """``request`` as its engine is launched for ``users`` at once, spread over the replicas
     (:meth:`planner.engines.base.Engine.for_users`: llama.cpp's ``-np``); unchanged without a target."""
@@ -217,6 +236,8 @@ def assess(
     state = _state(result, report, per_replica, target_users)
     if state in (VerdictState.WEIGHTS_DO_NOT_FIT, VerdictState.ENGINE_REFUSES):
         tokens, per_replica = 0, 0.0  # nothing is served: the engine does not start or the weights do not load
+    group = kv_accuracy(report.engine, report.engine_version, request.gpu) if report is not None else None
+    after = conversations_after(report, per_replica, replicas, group.miss_bytes) if group is not None else None
     return Assessment(
         request=request,
         result=result,
@@ -229,6 +250,8 @@ def assess(
         concurrency=per_replica * replicas,
         conversations=served_per_replica(per_replica, report) * replicas,
         replicas=replicas,
+        accuracy=group,
+        conversations_after_miss=after,
     )
 
 
@@ -275,9 +298,24 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
         target, held = a.target_users, a.conversations
         if a.state is VerdictState.MEETS_TARGET:
             text += f" That covers the target of {plural(target, 'user')} with {held - target:,} to spare."
+            text += thin_margin(a, unit)
         else:
             text += f" That is {target - held:,} short of the target of {plural(target, 'user')}."
     return text
+
+
+def thin_margin(a: Assessment, unit: str) -> str:
+    """Where the target is met but the miss public start-ups like this one have shown (:attr:`Assessment.accuracy`)
+    would leave it short, a sentence that says so; else nothing."""
+    after, group, target = a.conversations_after_miss, a.accuracy, a.target_users
+    if after is None or group is None or target is None or after >= target:
+        return ""
+    share = "nine in ten" if group.miss_bytes == group.p90_abs_bytes else "all"
+    return (
+        f" The margin is thinner than the planner's error: on {share} of {group.cases} public start-ups like this "
+        f"one its KV cache was within {mem(group.miss_bytes, unit)} per GPU of the engine's, and "
+        f"{mem(group.miss_bytes, unit)} less would hold {plural(after, 'conversation')}."
+    )
 
 
 def running_words(a: Assessment) -> str:

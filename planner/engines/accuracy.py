@@ -1,16 +1,16 @@
 """How close the planner's KV cache has been to what engines printed, by the kind of set-up.
 
-A buyer reading "holds 3 conversations" needs to know how far such a figure has been off before. The public
-start-up logs of ``tests/fidelity`` are grouped by what moved the error in them: the engine, the kind of device
-(:func:`device_class`: a datacenter GPU, a graphics die (GeForce, RTX workstation), unified memory (DGX Spark),
-an AMD GPU under ROCm, anything else) and, for vLLM, the release era (before 0.22, from 0.22: Model Runner V2,
-hybrid models, graph estimates in the budget). For each group ``accuracy.toml`` (beside this module, written by
+A buyer reading "holds 3 conversations" needs to know how far such a figure has been off before. The public start-up
+logs of ``tests/fidelity`` are grouped by what moved the error in them: the engine, the kind of device
+(:func:`device_class`: a datacenter compute die, a graphics die (GeForce, RTX, L40S, L4, A10), unified memory (DGX
+Spark), an AMD GPU under ROCm, anything else) and, for vLLM, the release era (before 0.22, from 0.22: Model Runner
+V2, hybrid models, graph estimates in the budget). For each group ``accuracy.toml`` (beside this module, written by
 ``make docs`` from ``bench.fidelity``; ``tests/test_docs.py`` fails when it is stale) keeps how many start-ups it
-holds, the median, the 90th percentile (nearest rank) and the worst absolute KV error per GPU, and how many
-start / refuse verdicts were right. Each case's error is the one it gets when it is not fitted on: a case the
-constants were fitted to is predicted by the constants fitted without its model family (``make calibrate``'s
-leave-one-family-out), a case never fitted to by the shipped constants; so the figures are what a set-up the
-planner has not seen should expect, not how well the fit reproduces its own data.
+holds, the median, the 90th percentile (nearest rank) and the worst absolute KV error per GPU, and how many start /
+refuse verdicts were right. Each case's error is the one it gets when it is not fitted on: a case the constants were
+fitted to is predicted by the constants fitted without its model family (``make calibrate``'s leave-one-family-out),
+a case never fitted to by the shipped constants; so the figures are what a set-up the planner has not seen should
+expect, not how well the fit reproduces its own data.
 
 >>> device_class(None)
 'datacenter'
@@ -34,11 +34,12 @@ ACCURACY_PATH = Path(__file__).with_name("accuracy.toml")
 DeviceClass = Literal["datacenter", "graphics", "unified", "rocm", "other"]
 DEVICE_WORDS: dict[str, str] = {
     "datacenter": "datacenter GPUs",
-    "graphics": "GeForce and RTX workstation cards",
+    "graphics": "graphics-die cards (GeForce, RTX, L40S, L4, A10)",
     "unified": "unified-memory machines (DGX Spark)",
     "rocm": "AMD GPUs under ROCm",
     "other": "other devices",
 }
+FEW_CASES = 10  # below this many start-ups the 90th percentile is the worst case: the group's miss is its worst
 # Where an engine's evidence splits by release: vLLM 0.22 brought Model Runner V2 and the hybrid models' rules.
 ERA_SPLITS: dict[str, str] = {"vllm": "0.22.0"}
 
@@ -66,6 +67,11 @@ class KvAccuracy(BaseModel, frozen=True, extra="forbid"):
         if self.verdicts_right > self.verdicts:
             raise ValueError("accuracy: more verdicts right than checked")
         return self
+
+    @property
+    def miss_bytes(self) -> int:
+        """The miss a set-up of the group should plan for: the 90th percentile, the worst below :data:`FEW_CASES`."""
+        return self.worst_abs_bytes if self.cases < FEW_CASES else self.p90_abs_bytes
 
     @property
     def releases(self) -> str:

@@ -105,3 +105,19 @@ def test_a_generic_profile_and_a_fixed_slot_engine() -> None:
     assert note is not None and note.conversations_after_miss is None and "would hold" not in note.sentence
     generic = _rtx3090(8192).model_copy(update={"overhead": Estimate()})
     assert accuracy_of(assess(generic)) is None
+
+
+def test_the_verdict_says_when_the_margin_is_within_the_planners_error() -> None:
+    """Qwen3-8B on one RTX 3090 at 8k holds 3 conversations: against 3 users the target is met with none to spare,
+    and the group's 90th-percentile miss would leave fewer, so the verdict says so (every surface shows the verdict
+    sentence); against 1 user, or without a target, it does not."""
+    request = _rtx3090(8192)
+    tight = assess(request, 3)
+    assert tight.state.value == "meets-target" and tight.conversations == 3
+    group, after = tight.accuracy, tight.conversations_after_miss
+    assert group is not None and after is not None and after < 3
+    sentence = tight.sentence()
+    assert "The margin is thinner than the planner's error" in sentence
+    assert f"of {group.cases} public start-ups like this one" in sentence
+    assert f"would hold {after} conversation" in sentence
+    assert "margin is thinner" not in assess(request, 1).sentence() and "margin" not in assess(request).sentence()
