@@ -18,7 +18,7 @@ from model_catalog import get_gpu
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.units import GiB
-from planner.engines.accuracy import DeviceClass, KvAccuracy, device_class, era
+from planner.engines.accuracy import FEW_CASES, DeviceClass, KvAccuracy, device_class, era
 
 HEADER = (
     "# Written by `make docs` (bench/accuracy.py) from the public start-up logs in tests/fidelity: per engine,\n"
@@ -40,7 +40,10 @@ def _gpu(gpu_id: str | None) -> GpuSpec | None:
         return None
 
 
-def group_key(r: CaseResult) -> tuple[str, DeviceClass, str, str]:
+Key = tuple[str, DeviceClass, str, str]  # engine, kind of device, era (since, until)
+
+
+def group_key(r: CaseResult) -> Key:
     since, until = era(r.engine, r.engine_version or "0")
     return r.engine, device_class(_gpu(r.setup.gpu)), since, until
 
@@ -55,13 +58,31 @@ def nearest_rank(values: list[float], share: float) -> float:
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
+def _pooled(members: dict[Key, list[CaseResult]]) -> dict[Key, list[CaseResult]]:
+    """An engine's eras on one kind of device in one group (``since``, ``until`` empty) where any of them holds
+    fewer than :data:`FEW_CASES` start-ups with a KV error: a handful of cases says little about a release era,
+    and the device's other era is the nearest evidence."""
+    eras: dict[tuple[str, DeviceClass], list[Key]] = {}
+    for key in members:
+        eras.setdefault(key[:2], []).append(key)
+    pooled: dict[Key, list[CaseResult]] = {}
+    for (engine, device), keys in eras.items():
+        few = any(sum(held_out_error_gib(r) is not None for r in members[k]) < FEW_CASES for k in keys)
+        if few and len(keys) > 1:
+            pooled[(engine, device, "", "")] = [r for k in keys for r in members[k]]
+        else:
+            pooled.update({k: members[k] for k in keys})
+    return pooled
+
+
 def groups(results: Iterable[CaseResult]) -> tuple[KvAccuracy, ...]:
-    """One :class:`KvAccuracy` per group with at least one KV error, in a fixed order."""
-    members: dict[tuple[str, DeviceClass, str, str], list[CaseResult]] = {}
+    """One :class:`KvAccuracy` per group with at least one KV error, in a fixed order (:func:`_pooled`)."""
+    members: dict[Key, list[CaseResult]] = {}
     for r in results:
         if r.setup.out_of_scope:
             continue
         members.setdefault(group_key(r), []).append(r)
+    members = _pooled(members)
     found = []
     for (engine, device, since, until), rs in sorted(members.items()):
         errors = [abs(e) * GiB for e in map(held_out_error_gib, rs) if e is not None]

@@ -15,7 +15,7 @@ from planner.advisor.quality import quality_caveat
 from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, setup_for
 from planner.advisor.workload import SLOW_FIRST_TOKEN_S, Workload
-from planner.assessment.assess import Assessment
+from planner.assessment.assess import Assessment, thin_margin
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import ParameterBreakdown
@@ -159,7 +159,9 @@ def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None]
     return overhead.engine_version, fraction
 
 
-def _warnings(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow) -> tuple[list[str], list[str]]:
+def _warnings(
+    b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow, a: Assessment
+) -> tuple[list[str], list[str]]:
     """(every warning, the ones that undermine the verdict)."""
     w = b.workload
     notes: list[str] = []
@@ -182,6 +184,9 @@ def _warnings(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRo
     slow = _slow_first_token(s, w, b.prompt_tokens)
     if slow:
         undermining.append(slow)
+    thin = thin_margin(a, "GiB", c.replicas, w.target_concurrency).strip()
+    if thin:  # the memory model's error, as the speed floor's margin above is the speed model's
+        undermining.append(thin)
     engine = get_engine(row.engine)
     gap = engine.support.gap_for(b.model.model_type, c.weights, gpu)
     if gap is not None:
@@ -287,7 +292,7 @@ def build_option(
     batch = max(1, math.ceil(w.target_concurrency / c.replicas))
     s = speed_of(b, c, row, batch, overhead.kv_model(b.model))
     cost = b.cost(c, host, assumptions)
-    warnings, undermining = _warnings(b, c, s, cost, row)
+    warnings, undermining = _warnings(b, c, s, cost, row, a)
     warnings += _window_notes(b.model, overhead)
     version, fraction = b.engine_settings(overhead)
     seqs = getattr(overhead, "max_num_seqs", None) if isinstance(overhead, EngineProfile) else None

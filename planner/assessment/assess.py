@@ -304,17 +304,18 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
     return text
 
 
-def thin_margin(a: Assessment, unit: str) -> str:
-    """Where the target is met but the miss public start-ups like this one have shown (:attr:`Assessment.accuracy`)
-    would leave it short, a sentence that says so; else nothing."""
-    after, group, target = a.conversations_after_miss, a.accuracy, a.target_users
-    if after is None or group is None or target is None or after >= target:
+def thin_margin(a: Assessment, unit: str = "GiB", replicas: int = 1, target: int | None = None) -> str:
+    """Where the target (``target``, else :attr:`Assessment.target_users`) is met but the miss public start-ups like
+    this one have shown (:attr:`Assessment.accuracy`) would leave it short, a sentence that says so; else nothing.
+    ``replicas``: copies of ``a``'s set-up served side by side (the advisor's), their conversations summed."""
+    after, group, target = a.conversations_after_miss, a.accuracy, target or a.target_users
+    if after is None or group is None or target is None or after * replicas >= target:
         return ""
     share = "nine in ten" if group.miss_bytes == group.p90_abs_bytes else "all"
     return (
         f" The margin is thinner than the planner's error: on {share} of {group.cases} public start-ups like this "
         f"one its KV cache was within {mem(group.miss_bytes, unit)} per GPU of the engine's, and "
-        f"{mem(group.miss_bytes, unit)} less would hold {plural(after, 'conversation')}."
+        f"{mem(group.miss_bytes, unit)} less would hold {plural(after * replicas, 'conversation')}."
     )
 
 

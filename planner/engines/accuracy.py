@@ -115,11 +115,15 @@ def accuracy_groups() -> tuple[KvAccuracy, ...]:
 
 
 def kv_accuracy(engine: str, version: str, gpu: GpuSpec | None) -> KvAccuracy | None:
-    """The group a set-up of ``engine`` ``version`` on ``gpu`` belongs to; ``None`` where no public start-up
+    """The group a set-up of ``engine`` ``version`` on ``gpu`` belongs to: its release era's, or the device's
+    eras pooled where one of them had too few start-ups (``bench/accuracy.py``); ``None`` where no public start-up
     is like it."""
     device = device_class(gpu)
     since, until = era(engine, version)
-    for group in accuracy_groups():
-        if (group.engine, group.device, group.since, group.until) == (engine, device, since, until):
-            return group
-    return None
+    found = _by_key()
+    return found.get((engine, device, since, until)) or found.get((engine, device, "", ""))
+
+
+@cache
+def _by_key() -> dict[tuple[str, str, str, str], KvAccuracy]:
+    return {(g.engine, g.device, g.since, g.until): g for g in accuracy_groups()}
