@@ -40,7 +40,8 @@ def _sentence(a: Assessment, group: KvAccuracy, after: int | None, unit: str) ->
         else f"within {mem(group.p90_abs_bytes, unit)} for nine in ten (worst {mem(group.worst_abs_bytes, unit)})"
     )
     text = (
-        f"On {group.cases} public start-up{'s' if group.cases != 1 else ''} of {label} {group.releases} on "
+        f"On {group.cases} public start-up{'s' if group.cases != 1 else ''} of {label}"
+        f"{' ' + group.releases if group.releases else ''} on "
         f"{DEVICE_WORDS[group.device]}, the KV cache the engine printed was {within}; {group.verdicts_right} of "
         f"{group.verdicts} start-or-refuse verdicts were right."
     )

@@ -75,12 +75,12 @@ class KvAccuracy(BaseModel, frozen=True, extra="forbid"):
 
     @property
     def releases(self) -> str:
-        """The releases the group covers, in words: ``"0.22.0 and later"``."""
+        """The releases the group covers, in words: ``"0.22.0 and later"``; ``""`` for every release."""
         if self.since and self.until:
             return f"{self.since} to before {self.until}"
         if self.since:
             return f"{self.since} and later"
-        return f"before {self.until}" if self.until else "every release"
+        return f"before {self.until}" if self.until else ""
 
 
 def device_class(gpu: GpuSpec | None) -> DeviceClass:
