@@ -271,4 +271,14 @@ UNMATCHED: dict[str, str] = {
         "262,144-token vocabulary; the weights line of this start-up is not quoted (the table's 25.8 GiB is the "
         "26B's), so the split is unknown"
     ),
+    "vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal": (
+        "KV -0.82 GiB (tenth blind set, 2026-12-04): 0.86 x 44.52 GiB less the printed weights (28.51), graph "
+        "estimate (1.11) and KV (7.04) leaves 1.63 GiB for activation and non-torch, where the planner puts 2.45, "
+        "1.17 of it the desktop graphics dies' fitted amount, which no datacenter L40S start-up has been fitted on"
+    ),
+    "vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal": (
+        "KV -0.82 GiB and the verdict (tenth blind set, 2026-12-04): with 8.00 GiB planned against the 8.18 one "
+        "131,072-token request needs, the planner refuses for the KV cache where the log (8.82 GiB) passed that "
+        "check and was refused by the Mamba-block one; the same 0.82 GiB as the util-0.86 boot"
+    ),
 }

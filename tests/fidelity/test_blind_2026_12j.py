@@ -1,0 +1,45 @@
+"""The tenth blind set (tests/fidelity/cases/vllm-blind-2026-12j.json): four vLLM 0.26.0 start-ups of one public
+report (search-index file id 61972307986; a Telegram assistant deployed on Modal), found on 2026-12-04 and scored
+before anything changed: Qwen3.8-27B-FP8 on one L40S at 131,072 tokens, refused for its KV cache at util 0.86,
+refused by the Mamba-block check at 0.90, started at 0.90 with --max-num-seqs 16; RedHat's Qwen3.8-27B-INT4 on an
+A100 40GB at the same settings. As first scored: median |KV error| 0.60 GiB (the L40S boots at vLLM's default
+sequences 0.82 under, the others within 0.38); 3 of 4 verdicts right (the Mamba refusal planned as a KV refusal)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+
+from bench.fidelity import run_all
+from bench.fidelity_cases import CASES_DIR
+
+BLIND = json.loads((CASES_DIR / "vllm-blind-2026-12j.json").read_text(encoding="utf-8"))
+RESULTS = {r.id: r for r in run_all() if r.id in {c["id"] for c in BLIND}}
+# What the planner gives now where it differs from the first score (none yet)
+NOW: dict[str, float] = {}
+VERDICTS_NOW: dict[str, bool] = {}
+
+
+def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
+    assert len(BLIND) == len(RESULTS) == 4
+    for case in BLIND:
+        assert "file id" in case["source"] and "unseen" in case["setup"]["not_fitted"]
+
+
+@pytest.mark.parametrize("case", BLIND, ids=[c["id"] for c in BLIND])
+def test_each_as_scored(case: dict[str, object]) -> None:
+    """The verdict and KV error recorded when found, or, where a change since moved them, :data:`VERDICTS_NOW` and
+    :data:`NOW` (tolerance 0.01 GiB: the printed precision)."""
+    result, score = RESULTS[str(case["id"])], case["unseen_score"]
+    assert isinstance(score, dict)
+    assert bool(result.verdict_right) == VERDICTS_NOW.get(str(case["id"]), score["verdict_right"])
+    expected = NOW.get(str(case["id"]), score["kv_error_gib"])
+    assert result.kv_error_gib == pytest.approx(expected, abs=0.01)
+
+
+def test_first_scores() -> None:
+    firsts = [abs(c["unseen_score"]["kv_error_gib"]) for c in BLIND]
+    assert statistics.median(firsts) == pytest.approx(0.60, abs=0.01) and max(firsts) == pytest.approx(0.82, abs=0.01)
+    assert sum(c["unseen_score"]["verdict_right"] for c in BLIND) == 3
