@@ -86,7 +86,17 @@ class Assessment(BaseModel, frozen=True, extra="forbid"):
 
     @property
     def tone(self) -> Tone:
-        return TONES[self.state]
+        """The verdict's colour: its state's, but a met target whose margin is within the planner's own KV error
+        (:attr:`margin_within_error`) is a warning, not a success."""
+        return "warning" if self.margin_within_error else TONES[self.state]
+
+    @property
+    def margin_within_error(self) -> bool:
+        """The target is met, but the miss public start-ups like this one have shown would leave it short."""
+        after, target = self.conversations_after_miss, self.target_users
+        if self.state is not VerdictState.MEETS_TARGET or after is None or target is None:
+            return False
+        return after < target
 
     @property
     def fits(self) -> bool:

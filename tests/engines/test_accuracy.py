@@ -124,3 +124,13 @@ def test_the_verdict_says_when_the_margin_is_within_the_planners_error() -> None
     assert f"of {group.cases} public start-ups like this one" in sentence
     assert f"would hold {after} conversation" in sentence
     assert "margin is thinner" not in assess(request, 1).sentence() and "margin" not in assess(request).sentence()
+
+
+def test_a_margin_within_the_error_is_a_warning_on_every_surface(capsys) -> None:
+    """The verdict's colour follows: the tight RTX 3090 set-up's tone is a warning (the Memory page's alert, fit
+    --json's verdict_tone), the same set-up against 1 user a success."""
+    tight, roomy = assess(_rtx3090(8192), 3), assess(_rtx3090(8192), 1)
+    assert tight.margin_within_error and tight.tone == "warning" and tight.state.value == "meets-target"
+    assert not roomy.margin_within_error and roomy.tone == "success"
+    main([*RTX3090_8B, "--users", "3", "--json"])
+    assert json.loads(capsys.readouterr().out)["verdict_tone"] == "warning"
