@@ -261,24 +261,27 @@ UNMATCHED: dict[str, str] = {
         "cache memory' and block-size lines would settle it"
     ),
     "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": (
-        "KV -0.75 GiB (ninth blind set, 2026-12-04): weights 25.65 planned against 25.8 printed; the rest is the "
-        "planner's non-torch and activation beside what the L40S start-up left. Other services shared the card, "
-        "so its own non-torch and peak lines (not quoted) would settle it"
+        "tokens +3.3 %, KV +0.42 GiB (ninth blind set, 2026-12-04; -0.75 when found, before the desktop-card rule "
+        "chosen on the L40S start-ups): weights 25.65 planned against 25.8 printed; other services shared the card, "
+        "so its own non-torch and peak lines (not quoted) would settle the rest"
     ),
     "vllm-0.25-l40s-gemma4-e4b-it-bf16-16k-util085": (
-        "KV -2.51 GiB in the article's table (ninth blind set, 2026-12-04): as on the headless RTX 3090 Ti "
-        "(-1.21 GiB), Gemma 4 E4B holds less beside its weights than the planner's sampler rows over its "
-        "262,144-token vocabulary; the weights line of this start-up is not quoted (the table's 25.8 GiB is the "
-        "26B's), so the split is unknown"
+        "KV -1.34 GiB in the article's table (ninth blind set, 2026-12-04; -2.51 when found, before the desktop-card "
+        "rule): as on the headless RTX 3090 Ti (-1.21 GiB), Gemma 4 E4B holds less beside its weights than the "
+        "planner's sampler rows over its 262,144-token vocabulary; the weights line of this start-up is not quoted "
+        "(the table's 25.8 GiB is the 26B's), so the split is unknown"
     ),
-    "vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal": (
-        "KV -0.82 GiB (tenth blind set, 2026-12-04): 0.86 x 44.52 GiB less the printed weights (28.51), graph "
-        "estimate (1.11) and KV (7.04) leaves 1.63 GiB for activation and non-torch, where the planner puts 2.45, "
-        "1.17 of it the desktop graphics dies' fitted amount, which no datacenter L40S start-up has been fitted on"
+    "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": (
+        "verdict (ninth blind set, 2026-12-04; right when found): without the desktop cards' compile amount on the "
+        "L40S (0.29 GiB a rank at TP 4) the planner gives 0.83 GiB of pool, 267 blocks for the 256 sequences, where "
+        "the log printed 134 (0.42 GiB). The release is uncertain (0.24.0 or 0.25.1 by the repository's files); "
+        "its Available KV cache memory line would settle where the other 0.41 GiB went"
     ),
-    "vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal": (
-        "KV -0.82 GiB and the verdict (tenth blind set, 2026-12-04): with 8.00 GiB planned against the 8.18 one "
-        "131,072-token request needs, the planner refuses for the KV cache where the log (8.82 GiB) passed that "
-        "check and was refused by the Mamba-block one; the same 0.82 GiB as the util-0.86 boot"
+    "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": (
+        "KV +1.00 GiB (tenth blind set, 2026-12-04; -0.18 when found, before the desktop-card rule chosen on the "
+        "L40S start-ups, which brought its two sibling boots at vLLM's default sequences from -0.82 to +0.35): at "
+        "16 sequences the planner's graph estimate is 0.21 GiB against 1.20 at 256, and this fresh compile "
+        "('torch.compile took 97.6 s') held ~1 GiB the rule no longer plans on an L40S; its 'Free memory on "
+        "device ... Actual usage' line would settle the split"
     ),
 }

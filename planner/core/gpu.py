@@ -49,6 +49,8 @@ INTEGRATED_CAPABILITIES = ((8, 7), (11, 0), (12, 1))
 # The graphics dies (GA10x 8.6, AD10x 8.9, GB20x 12.0: GeForce, RTX workstation, A10/L4/L40-class cards), as against
 # the compute dies of the datacenter parts (GA100 8.0, GH100 9.0, GB100/GB110 10.x) (developer.nvidia.com/cuda-gpus).
 GRAPHICS_CAPABILITIES = ((8, 6), (8, 9), (12, 0))
+# A graphics die's card is a desktop one when its name or form factor says so (GeForce, RTX, consumer, workstation)
+DESKTOP_WORDS = ("geforce", "rtx", "consumer", "workstation")
 RUNTIMES: dict[str, Literal["cuda", "rocm"]] = {"NVIDIA": "cuda", "AMD": "rocm"}  # the GPU runtime by vendor
 
 
@@ -62,6 +64,9 @@ class DevicePlatform(HashedOnce, frozen=True, extra="forbid"):
     integrated: bool = False
     peer_access: bool = True
     runtime: Literal["cuda", "rocm", "other"] = "cuda"
+    # A graphics die on a card sold for desktops and workstations (GeForce, RTX), not the same die on a passive or
+    # headless datacenter card (L40S, L40, L4, A10, A10G, L20)
+    desktop_card: bool = False
 
     @property
     def fp8_native(self) -> bool:
@@ -88,11 +93,13 @@ class DevicePlatform(HashedOnce, frozen=True, extra="forbid"):
 def device_platform(vendor: str, architecture: str | None, name: str, form_factor: str | None) -> DevicePlatform:
     """:attr:`GpuSpec.platform` from the entry's fields (``name``: the id and the product name)."""
     capability = compute_capability(vendor, architecture, name)
+    words = f"{name} {form_factor or ''}".lower()
     return DevicePlatform(
         capability=capability,
         integrated=capability in INTEGRATED_CAPABILITIES,
         peer_access="consumer" not in (form_factor or "").lower(),
         runtime=RUNTIMES.get(vendor, "other"),
+        desktop_card=capability in GRAPHICS_CAPABILITIES and any(w in words for w in DESKTOP_WORDS),
     )
 
 

@@ -2,15 +2,15 @@
 
 A buyer reading "holds 3 conversations" needs to know how far such a figure has been off before. The public start-up
 logs of ``tests/fidelity`` are grouped by what moved the error in them: the engine, the kind of device
-(:func:`device_class`: a datacenter compute die, a graphics die (GeForce, RTX, L40S, L4, A10), unified memory (DGX
-Spark), an AMD GPU under ROCm, anything else) and, for vLLM, the release era (before 0.22, from 0.22: Model Runner
-V2, hybrid models, graph estimates in the budget). For each group ``accuracy.toml`` (beside this module, written by
-``make docs`` from ``bench.fidelity``; ``tests/test_docs.py`` fails when it is stale) keeps how many start-ups it
-holds, the median, the 90th percentile (nearest rank) and the worst absolute KV error per GPU, and how many start /
-refuse verdicts were right. Each case's error is the one it gets when it is not fitted on: a case the constants were
-fitted to is predicted by the constants fitted without its model family (``make calibrate``'s leave-one-family-out),
-a case never fitted to by the shipped constants; so the figures are what a set-up the planner has not seen should
-expect, not how well the fit reproduces its own data.
+(:func:`device_class`: a datacenter GPU (the L40S, L4 and A10 graphics dies among them), a GeForce or RTX card,
+unified memory (DGX Spark), an AMD GPU under ROCm, anything else) and, for vLLM, the release era (before 0.22, from
+0.22: Model Runner V2, hybrid models, graph estimates in the budget). For each group ``accuracy.toml`` (beside this
+module, written by ``make docs`` from ``bench.fidelity``; ``tests/test_docs.py`` fails when it is stale) keeps how
+many start-ups it holds, the median, the 90th percentile (nearest rank) and the worst absolute KV error per GPU, and
+how many start / refuse verdicts were right. Each case's error is the one it gets when it is not fitted on: a case
+the constants were fitted to is predicted by the constants fitted without its model family (``make calibrate``'s
+leave-one-family-out), a case never fitted to by the shipped constants; so the figures are what a set-up the planner
+has not seen should expect, not how well the fit reproduces its own data.
 
 >>> device_class(None)
 'datacenter'
@@ -34,7 +34,7 @@ ACCURACY_PATH = Path(__file__).with_name("accuracy.toml")
 DeviceClass = Literal["datacenter", "graphics", "unified", "rocm", "other"]
 DEVICE_WORDS: dict[str, str] = {
     "datacenter": "datacenter GPUs",
-    "graphics": "graphics-die cards (GeForce, RTX, L40S, L4, A10)",
+    "graphics": "GeForce and RTX cards",
     "unified": "unified-memory machines (DGX Spark)",
     "rocm": "AMD GPUs under ROCm",
     "other": "other devices",
@@ -94,7 +94,7 @@ def device_class(gpu: GpuSpec | None) -> DeviceClass:
     platform = gpu.platform
     if platform is not None and platform.integrated:
         return "unified"
-    if platform is not None and platform.graphics_die:
+    if platform is not None and platform.desktop_card:
         return "graphics"
     return "datacenter"
 

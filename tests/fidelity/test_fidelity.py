@@ -126,10 +126,12 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
     # (vllm-blind-2026-12d.json), the started one of the fifth (vllm-blind-2026-12e.json), the B300 one of the sixth
     # (vllm-blind-2026-12f.json), the 3 MI300X ones of the seventh (vllm-blind-2026-12g.json), the 6 of the eighth
     # (vllm-blind-2026-12h.json), whose verdicts are right, the 6 of the ninth (vllm-blind-2026-12i.json), one of
-    # whose verdicts is wrong (a patched build), and the 4 of the tenth (vllm-blind-2026-12j.json), one wrong (a
-    # Mamba-block refusal planned as a KV one). The DGX Spark start-ups of vllm-gb10-2026-12.json and the
-    # two of vllm-unseen-2026-12.json are fitted since the unified-memory share was split by loader (their blind
-    # scores kept); the two Qwen3.8 ones keep their wrong verdict, the host's share (planner.engines.vllm.held)
+    # whose verdicts is wrong (a patched build), and the 4 of the tenth (vllm-blind-2026-12j.json); since the
+    # desktop-card rule, chosen on their L40S start-ups, a Mamba-block refusal at TP 4 of the ninth is planned to
+    # start and the tenth's, planned as a KV refusal when found, is right. The DGX Spark start-ups of
+    # vllm-gb10-2026-12.json and the two of vllm-unseen-2026-12.json are fitted since the unified-memory share was
+    # split by loader (their blind scores kept); the two Qwen3.8 ones keep their wrong verdict, the host's share
+    # (planner.engines.vllm.held)
     unseen = {r.id for r in checked if r.setup.not_fitted and "unseen" in r.setup.not_fitted}
     seen = [r for r in checked if r.id not in unseen]
     assert {r.id for r in seen if not r.verdict_right} == {
@@ -140,7 +142,7 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
     assert {r.id for r in checked if r.id in unseen and not r.verdict_right} == {
         "vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082",
         "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096",
-        "vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal",
+        "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal",
     }
     assert len(unseen) == 33
     assert sum(r.reported_failure == "mamba-blocks" and bool(r.verdict_right) for r in checked) >= 2

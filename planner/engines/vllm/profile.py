@@ -248,9 +248,10 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         return (era.pp if pipeline_parallel > 1 else era.tp1) + extra
 
     def graphics_compile_bytes(self, tensor_parallel: int, platform: VllmPlatform) -> int:
-        """What a compiled V1 start-up holds on a graphics die beyond the datacenter base, per rank (fitted,
-        ``VllmConstants.graphics_extra``, divided by TP); none under ``--enforce-eager`` (:meth:`non_torch_bytes`)."""
-        if not self.is_v1 or self.enforce_eager or not platform.graphics_die:
+        """What a compiled V1 start-up holds on a desktop card (:attr:`DevicePlatform.desktop_card`) beyond the
+        datacenter base, per rank (``VllmConstants.graphics_extra``, fitted on such cards, divided by TP); none on the
+        datacenter cards of the same dies (docs/fidelity.md, 'Desktop cards only') or under ``--enforce-eager``."""
+        if not self.is_v1 or self.enforce_eager or not platform.desktop_card:
             return 0
         return self.fitted.graphics_extra // tensor_parallel
 

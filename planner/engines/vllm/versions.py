@@ -115,7 +115,7 @@ class VllmConstants(BaseModel, frozen=True, extra="forbid"):
     # shares, not rules of the source (planner.engines.vllm.unified, docs/fidelity.md)
     uma_weights_share: Annotated[float, Field(ge=0, le=2)] = 0.0  # loaders that read ahead (unified.py)
     uma_weights_share_lazy: Annotated[float, Field(ge=0, le=2)] = 0.0  # vLLM's default, memory-mapped loader
-    graphics_extra: int = 0  # non-torch added on graphics dies at TP 1 (DevicePlatform.graphics_die), shared by TP
+    graphics_extra: int = 0  # non-torch added on desktop cards at TP 1 (DevicePlatform.desktop_card), shared by TP
     fit: dict[str, Any] = Field(default_factory=dict)  # how the constants were fitted (cases, errors)
 
     def non_torch_era(self, version: tuple[int, int, int]) -> NonTorchEra:
