@@ -21,7 +21,7 @@ has not seen should expect, not how well the fit reproduces its own data.
 from __future__ import annotations
 
 import tomllib
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -114,6 +114,7 @@ def accuracy_groups() -> tuple[KvAccuracy, ...]:
     return tuple(KvAccuracy.model_validate(group) for group in data.get("group", []))
 
 
+@lru_cache(maxsize=256)  # every assessment asks it; a few engines, releases and catalog GPUs (frozen, hashable)
 def kv_accuracy(engine: str, version: str, gpu: GpuSpec | None) -> KvAccuracy | None:
     """The group a set-up of ``engine`` ``version`` on ``gpu`` belongs to: its release era's, or the device's
     eras pooled where one of them had too few start-ups (``bench/accuracy.py``); ``None`` where no public start-up
