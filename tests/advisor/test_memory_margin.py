@@ -7,8 +7,7 @@ from __future__ import annotations
 from model_catalog import get_gpu, get_model
 from planner.advisor import Workload, rank
 from planner.assessment.assess import assess
-from planner.engines.registry import engine_profile
-from planner.planning.plan import PlanRequest
+from tests.engines.tight_set_up import qwen3_8b_on_an_rtx_3090
 
 THIN = "The margin is thinner than the planner's error"
 
@@ -23,15 +22,7 @@ def test_a_margin_inside_the_memory_error_undermines_the_option() -> None:
     tight = by_key[("rtx-3090", 1, 1, "bf16", "bf16")]
     assert tight.engine == "vllm" and tight.conversations == 3
     (thin,) = [u for u in tight.undermining if u.startswith(THIN)]
-    request = PlanRequest(
-        model=model,
-        gpu=gpu,
-        gpu_memory_bytes=gpu.memory_bytes_for(True),
-        context_tokens=8192,
-        max_model_len=8192,
-        overhead=engine_profile("vllm"),
-    )
-    a = assess(request, 3)
+    a = assess(qwen3_8b_on_an_rtx_3090(8192), 3)
     assert a.conversations_after_miss is not None and a.conversations_after_miss < 3
     assert f"would hold {a.conversations_after_miss} conversation" in thin  # the Memory page's own figure
     assert any(u.startswith(THIN) for u in by_key[("rtx-3090", 2, 1, "bf16", "bf16")].undermining)

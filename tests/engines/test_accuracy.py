@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from bench.accuracy import groups, held_out_error_gib
 from bench.fidelity import run_all
-from model_catalog import get_gpu, get_model, load_gpus
+from model_catalog import get_gpu, load_gpus
 from planner.assessment.accuracy import accuracy_of, after_miss
 from planner.assessment.assess import assess
 from planner.cli import main
@@ -20,7 +20,7 @@ from planner.core.overhead import Estimate
 from planner.core.units import GiB
 from planner.engines.accuracy import accuracy_groups, device_class, kv_accuracy
 from planner.engines.registry import engine_profile
-from planner.planning.plan import PlanRequest
+from tests.engines.tight_set_up import qwen3_8b_on_an_rtx_3090
 
 RTX3090_8B = ["fit", "--model", "Qwen/Qwen3-8B", "--gpu", "rtx-3090", "--engine", "vllm", "--context", "8192"]
 
@@ -79,23 +79,11 @@ def test_every_surface_quotes_the_one_sentence(capsys) -> None:
     assert f"{accuracy['verdicts_right']} of {accuracy['verdicts']} start-or-refuse verdicts" in accuracy["sentence"]
 
 
-def _rtx3090(context: int, users: int | None = None) -> PlanRequest:
-    gpu = get_gpu("rtx-3090")
-    return PlanRequest(
-        model=get_model("Qwen/Qwen3-8B").spec,
-        gpu=gpu,
-        gpu_memory_bytes=gpu.memory_bytes_for(True),
-        context_tokens=context,
-        max_model_len=context,
-        overhead=engine_profile("vllm"),
-    )
-
-
 @settings(max_examples=40, deadline=None)
 @given(context=st.sampled_from([1024, 2048, 4096, 8192]), miss=st.integers(0, 8 * GiB), more=st.integers(0, GiB))
 def test_a_larger_miss_never_holds_more(context: int, miss: int, more: int) -> None:
     """No miss holds what was planned; a larger miss never holds more; a miss of the whole pool holds none."""
-    a = assess(_rtx3090(context))
+    a = assess(qwen3_8b_on_an_rtx_3090(context))
     assert a.report is not None
     assert after_miss(a, 0) == a.conversations
     small, large = after_miss(a, miss), after_miss(a, miss + more)
@@ -105,10 +93,10 @@ def test_a_larger_miss_never_holds_more(context: int, miss: int, more: int) -> N
 
 def test_a_generic_profile_and_a_fixed_slot_engine() -> None:
     """No engine, no group; llama.cpp gives each conversation a slot, so no pool-after-a-miss count."""
-    request = _rtx3090(8192).model_copy(update={"overhead": engine_profile("llamacpp")})
+    request = qwen3_8b_on_an_rtx_3090(8192).model_copy(update={"overhead": engine_profile("llamacpp")})
     note = accuracy_of(assess(request))
     assert note is not None and note.conversations_after_miss is None and "would hold" not in note.sentence
-    generic = _rtx3090(8192).model_copy(update={"overhead": Estimate()})
+    generic = qwen3_8b_on_an_rtx_3090(8192).model_copy(update={"overhead": Estimate()})
     assert accuracy_of(assess(generic)) is None
 
 
@@ -116,7 +104,7 @@ def test_the_verdict_says_when_the_margin_is_within_the_planners_error() -> None
     """Qwen3-8B on one RTX 3090 at 8k holds 3 conversations: against 3 users the target is met with none to spare,
     and the group's 90th-percentile miss would leave fewer, so the verdict says so (every surface shows the verdict
     sentence); against 1 user, or without a target, it does not."""
-    request = _rtx3090(8192)
+    request = qwen3_8b_on_an_rtx_3090(8192)
     tight = assess(request, 3)
     assert tight.state.value == "meets-target" and tight.conversations == 3
     group, after = tight.accuracy, tight.conversations_after_miss
@@ -131,7 +119,7 @@ def test_the_verdict_says_when_the_margin_is_within_the_planners_error() -> None
 def test_a_margin_within_the_error_is_a_warning_on_every_surface(capsys) -> None:
     """The verdict's colour follows: the tight RTX 3090 set-up's tone is a warning (the Memory page's alert, fit
     --json's verdict_tone), the same set-up against 1 user a success."""
-    tight, roomy = assess(_rtx3090(8192), 3), assess(_rtx3090(8192), 1)
+    tight, roomy = assess(qwen3_8b_on_an_rtx_3090(8192), 3), assess(qwen3_8b_on_an_rtx_3090(8192), 1)
     assert tight.margin_within_error and tight.tone == "warning" and tight.state.value == "meets-target"
     assert not roomy.margin_within_error and roomy.tone == "success"
     main([*RTX3090_8B, "--users", "3", "--json"])

@@ -8,12 +8,12 @@ sequences 0.82 under, the others within 0.38); 3 of 4 verdicts right (the Mamba 
 from __future__ import annotations
 
 import json
-import statistics
 
 import pytest
 
 from bench.fidelity import run_all
 from bench.fidelity_cases import CASES_DIR
+from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores
 
 BLIND = json.loads((CASES_DIR / "vllm-blind-2026-12j.json").read_text(encoding="utf-8"))
 RESULTS = {r.id: r for r in run_all() if r.id in {c["id"] for c in BLIND}}
@@ -28,23 +28,14 @@ VERDICTS_NOW: dict[str, bool] = {"vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mam
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
-    assert len(BLIND) == len(RESULTS) == 4
-    for case in BLIND:
-        assert "file id" in case["source"] and "unseen" in case["setup"]["not_fitted"]
+    assert_sourced_and_held_out(BLIND, RESULTS, 4)
 
 
 @pytest.mark.parametrize("case", BLIND, ids=[c["id"] for c in BLIND])
 def test_each_as_scored(case: dict[str, object]) -> None:
-    """The verdict and KV error recorded when found, or, where a change since moved them, :data:`VERDICTS_NOW` and
-    :data:`NOW` (tolerance 0.01 GiB: the printed precision)."""
-    result, score = RESULTS[str(case["id"])], case["unseen_score"]
-    assert isinstance(score, dict)
-    assert bool(result.verdict_right) == VERDICTS_NOW.get(str(case["id"]), score["verdict_right"])
-    expected = NOW.get(str(case["id"]), score["kv_error_gib"])
-    assert result.kv_error_gib == pytest.approx(expected, abs=0.01)
+    assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)
 
 
 def test_first_scores() -> None:
-    firsts = [abs(c["unseen_score"]["kv_error_gib"]) for c in BLIND]
-    assert statistics.median(firsts) == pytest.approx(0.60, abs=0.01) and max(firsts) == pytest.approx(0.82, abs=0.01)
-    assert sum(c["unseen_score"]["verdict_right"] for c in BLIND) == 3
+    median, worst, right = first_scores(BLIND)
+    assert (median, worst, right) == (pytest.approx(0.6, abs=0.01), pytest.approx(0.82, abs=0.01), 3)
