@@ -124,3 +124,20 @@ def test_a_margin_within_the_error_is_a_warning_on_every_surface(capsys) -> None
     assert not roomy.margin_within_error and roomy.tone == "success"
     main([*RTX3090_8B, "--users", "3", "--json"])
     assert json.loads(capsys.readouterr().out)["verdict_tone"] == "warning"
+
+
+def test_a_small_group_quotes_its_worst_miss_for_all_of_them() -> None:
+    """A group under ten start-ups (vLLM on ROCm: three MI300X start-ups) is quoted by its worst miss, "all" of
+    them, never "nine in ten"."""
+    gpu = get_gpu("mi300x")
+    request = qwen3_8b_on_an_rtx_3090(8192).model_copy(
+        update={"gpu": gpu, "gpu_memory_bytes": gpu.memory_bytes_for(True)}
+    )
+    a = assess(request)
+    group = a.accuracy
+    assert (
+        group is not None and group.device == "rocm" and group.cases < 10 and group.miss_bytes == group.worst_abs_bytes
+    )
+    tight = assess(request, a.conversations)
+    assert tight.margin_within_error
+    assert f"on all of {group.cases} public start-ups" in tight.sentence() and "nine in ten" not in tight.sentence()
