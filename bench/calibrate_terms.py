@@ -13,7 +13,8 @@ from planner.core.overhead import parse_version
 from planner.core.units import GiB
 from planner.engines.base import engine_total_bytes
 from planner.engines.platform import VllmPlatform
-from planner.engines.vllm.profile import VllmProfile, is_multimodal
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.towers import is_multimodal
 from planner.engines.vllm.versions import NonTorchEra, VllmConstants
 from planner.planning.context import result_context
 from planner.planning.plan import PlanRequest

@@ -147,6 +147,11 @@ class OverheadModelBase(HashedOnce, frozen=True, extra="forbid"):
     # ``--split-mode layer``): an unset tensor-parallel size then plans one stage per GPU, with no head rule.
     splits_layers: ClassVar[bool] = False
 
+    def others_in_reserve(self) -> bool:
+        """Whether memory other processes hold comes out of the unused reserve before the pool
+        (:attr:`reserve_is_spare`); an engine whose budget counts them in full (vLLM 0.6.4) says no."""
+        return self.reserve_is_spare
+
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)

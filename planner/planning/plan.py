@@ -221,7 +221,7 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
         )
     )
     # Memory other processes hold comes out of a reserve the engine leaves unused (vLLM's 1 - util) first.
-    spare = min(other, overhead.reserved_bytes) if request.overhead.reserve_is_spare else 0
+    spare = min(other, overhead.reserved_bytes) if request.overhead.others_in_reserve() else 0
     reserved = overhead.reserved_bytes - spare
     headroom = gpu_memory_bytes - weights - overhead.activation_bytes - overhead.framework_bytes - reserved
     headroom -= lora + draft + other

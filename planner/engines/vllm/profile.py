@@ -66,6 +66,7 @@ from planner.engines.vllm.terms import (
     rejection_bytes,
     sampler_bytes,
 )
+from planner.engines.vllm.towers import is_multimodal
 from planner.engines.vllm.unified import reads_ahead, unified_non_torch_bytes
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 
@@ -88,11 +89,6 @@ def vllm_default_batch(
 ) -> tuple[int, int]:
     """``(max_num_batched_tokens, max_num_seqs)`` V1 picks when unset (:mod:`planner.engines.vllm.defaults`)."""
     return default_batch(gpu_memory_bytes, gpu_name, usage_context, tiers)
-
-
-def is_multimodal(model: ModelSpec) -> bool:
-    """An attached module loaded for serving (a vision tower) makes vLLM profile its encoder first."""
-    return any(module.loaded_for_serving for module in model.attached_modules)
 
 
 class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
@@ -195,6 +191,10 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     def reads_ahead(self) -> bool:
         """Whether the weights' loader reads the checkpoint ahead (:func:`planner.engines.vllm.unified.reads_ahead`)."""
         return reads_ahead(self.load_format, self.safetensors_load_strategy)
+
+    def others_in_reserve(self) -> bool:
+        """Not where the release counts other processes in non-torch (:func:`stage.others_counted`, 0.6.4)."""
+        return not self.rules.non_torch_device_wide
 
     @property
     def sampler_kind(self) -> str:

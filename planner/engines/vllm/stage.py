@@ -89,6 +89,14 @@ def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile, w
     return profile.non_torch_bytes(result.tensor_parallel, result.pipeline_parallel, platform, weights)
 
 
+def others_counted(result: PlanResult, profile: VllmProfile, stage_index: int) -> int:
+    """What other processes hold on the device, in the non-torch figure of a release that takes the whole device's
+    use as its own (rule ``non_torch_device_wide``: vLLM 0.6.4); nothing from 0.6.5, which takes a baseline."""
+    if not profile.rules.non_torch_device_wide:
+        return 0
+    return profile.gpu_memory_in_use_bytes + result.stages[stage_index].other_bytes
+
+
 class StartChecks:
     """The start-up checks of a one-stage plan that read no length (:mod:`planner.engines.vllm.failures`: those
     before the KV sizing, and those after the length's check), kept with its stage by :func:`vllm_stage_kept`: each
@@ -296,6 +304,7 @@ def _vllm_stage(
     activation = profile.activation_bytes(ctx) if o.activation is None else o.activation
     state = profile.sampler_state_bytes(ctx)
     non_torch = _non_torch(request, result, profile, weights) + state if o.non_torch is None else o.non_torch
+    non_torch += others_counted(result, profile, stage_index)
     graphs = stage_graphs(request, profile, total)
     runtime = vllm_platform(request.gpu).runtime
     measured = profile.extensible(runtime) and not profile.enforce_eager  # captured before the pool is committed

@@ -62,3 +62,8 @@ def tower_bytes_per_rank(model: ModelSpec, weights: str, tensor_parallel: int) -
     params = parameter_breakdown(model)
     bits = category_bits(weight_format(weights), params.experts > 0)["attached"]
     return math.ceil(params.attached_loaded * bits / tensor_parallel / 8)
+
+
+def is_multimodal(model: ModelSpec) -> bool:
+    """An attached module loaded for serving (a vision tower) makes vLLM profile its encoder first."""
+    return any(module.loaded_for_serving for module in model.attached_modules)
