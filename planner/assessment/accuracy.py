@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from planner.assessment.assess import Assessment, conversations_after
 from planner.assessment.words import mem
-from planner.engines.accuracy import DEVICE_WORDS, FEW_CASES, KvAccuracy
+from planner.engines.accuracy import DEVICE_WORDS, KvAccuracy
 from planner.engines.registry import get_engine
 
 Count = Annotated[int, Field(ge=0)]
@@ -36,7 +36,7 @@ def _sentence(a: Assessment, group: KvAccuracy, after: int | None, unit: str) ->
     label = get_engine(group.engine).label
     within = f"within {mem(group.median_abs_bytes, unit)} of the planner's for half of them and " + (
         f"{mem(group.worst_abs_bytes, unit)} at worst"
-        if group.cases < FEW_CASES
+        if group.miss_share == "all"
         else f"within {mem(group.p90_abs_bytes, unit)} for nine in ten (worst {mem(group.worst_abs_bytes, unit)})"
     )
     text = (

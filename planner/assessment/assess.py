@@ -28,7 +28,7 @@ from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import check
 from planner.core.overhead import EngineProfile
 from planner.core.units import format_tokens
-from planner.engines.accuracy import FEW_CASES, KvAccuracy, kv_accuracy
+from planner.engines.accuracy import KvAccuracy, kv_accuracy
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_of, get_engine
 from planner.planning.plan import PlanRequest, plan
@@ -321,9 +321,9 @@ def thin_margin(a: Assessment, unit: str = "GiB", replicas: int = 1, target: int
     after, group, target = a.conversations_after_miss, a.accuracy, target or a.target_users
     if after is None or group is None or target is None or after * replicas >= target:
         return ""
-    share = "all" if group.cases < FEW_CASES else "nine in ten"
     return (
-        f" The margin is thinner than the planner's error: on {share} of {group.cases} public start-ups like this "
+        f" The margin is thinner than the planner's error: on {group.miss_share} of {group.cases} public start-ups "
+        "like this "
         f"one its KV cache was within {mem(group.miss_bytes, unit)} per GPU of the engine's, and "
         f"{mem(group.miss_bytes, unit)} less would hold {plural(after * replicas, 'conversation')}."
     )

@@ -74,6 +74,11 @@ class KvAccuracy(BaseModel, frozen=True, extra="forbid"):
         return self.worst_abs_bytes if self.cases < FEW_CASES else self.p90_abs_bytes
 
     @property
+    def miss_share(self) -> str:
+        """Of the group's start-ups, how many were within :attr:`miss_bytes`, in words."""
+        return "all" if self.cases < FEW_CASES else "nine in ten"
+
+    @property
     def releases(self) -> str:
         """The releases the group covers, in words: ``"0.22.0 and later"``; ``""`` for every release."""
         if self.since and self.until:
