@@ -149,7 +149,7 @@ class OverheadModelBase(HashedOnce, frozen=True, extra="forbid"):
 
     def others_in_reserve(self) -> bool:
         """Whether memory other processes hold comes out of the unused reserve before the pool
-        (:attr:`reserve_is_spare`); an engine whose budget counts them in full (vLLM 0.6.4) says no."""
+        (:attr:`reserve_is_spare`); an engine whose budget counts them in full (vLLM 0.6.4, 0.8.0-0.9.0) says no."""
         return self.reserve_is_spare
 
     @classmethod

@@ -21,10 +21,10 @@ import math
 from planner.engines.base import gib_text
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage
-from planner.engines.vllm.failures import free_at_start
 from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.spark_hosts import SPARK_HOSTS
+from planner.engines.vllm.start_memory import free_at_start
 from planner.engines.vllm.unified import unified_non_torch_bytes
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult

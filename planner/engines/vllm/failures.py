@@ -11,7 +11,8 @@
   ``MemAvailable`` (``MemorySnapshot.measure``, 0.20.0 ``utils/mem_utils.py:109-116``): total less what the OS and
   other programs hold (``VllmProfile.unified_memory_host_bytes``);
 - ``out-of-memory``: a fixed ``--kv-cache-memory`` larger than what the weights and non-torch memory leave free
-  (:func:`_fixed_kv_failure`);
+  (:func:`planner.engines.vllm.start_memory.fixed_kv_failure`); on 0.6.5-0.7.x, other processes holding more than
+  the ``1 - util`` reserve (:func:`planner.engines.vllm.start_memory.baseline_kv_failure`);
 - ``no-kv-memory`` / ``kv-cache-too-small``: nothing left for the KV cache, or not one request of
   ``max_model_len`` (``check_enough_kv_cache_memory``, with the estimated maximum length);
 - ``mamba-blocks``: a hybrid model captured with FULL CUDA graphs refuses when ``max_num_seqs`` exceeds the pool's
@@ -31,21 +32,26 @@ import math
 
 from planner.bounds.memo import BoundedMemo
 from planner.core.model import ModelSpec
-from planner.core.overhead import FailureKind
 from planner.core.units import MiB
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage, has_linear_layers, needed_bytes
-from planner.engines.vllm.held import held_at_start, init_baseline_bytes
+from planner.engines.vllm.held import init_baseline_bytes
 from planner.engines.vllm.in_flight import in_flight_tokens
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.profiling_kv import cache_bytes, profiles_graphs, profiling_blocks, tensor_bytes
 from planner.engines.vllm.stage import StartChecks, gpu_fields
+from planner.engines.vllm.start_memory import (
+    Failure,
+    baseline_kv_failure,
+    fixed_kv_failure,
+    free_at_start,
+    memory_failure,
+)
 from planner.planning.context import result_context
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
-Failure = tuple[FailureKind, str]
 VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
 
 
@@ -67,38 +73,6 @@ def max_num_seqs_of(request: PlanRequest, profile: VllmProfile) -> int:
     """The sequences vLLM runs at once with this request: ``--max-num-seqs``, or its default by GPU and usage
     context."""
     return profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)[1]
-
-
-def free_at_start(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> tuple[int, int]:
-    """(the first rank's device total, what is free on it when the worker takes its snapshot). On unified memory
-    the host's share: the one given, or :data:`UMA_HOST_DEFAULT_BYTES`, which is read off a worker's own "Free
-    memory on device (F/T GiB) on startup" line (``init_snapshot.free_memory``, 0.28.0 ``gpu_worker.py:784``), so
-    it already holds that worker's one-GPU baseline (CUDA context), which is not counted twice."""
-    total = stage_total_bytes(request, result, 0)
-    world = result.tensor_parallel * result.pipeline_parallel
-    in_use = profile.gpu_memory_in_use_bytes + result.stages[0].other_bytes  # another process or engine
-    integrated = vllm_platform(request.gpu).integrated
-    return total, total - held_at_start(profile.fitted, world, integrated, in_use, profile.unified_memory_host_bytes)
-
-
-def _fixed_kv_failure(
-    request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage
-) -> Failure | None:
-    """``--kv-cache-memory`` skips the profile-based sizing: the worker allocates that many bytes of KV cache after
-    the profile run (``Worker.determine_available_memory``, 0.31.0 ``v1/worker/gpu_worker.py:586-607``, whose log
-    line says "If OOM'ed, check the difference of initial free memory"), so a size above what the weights and
-    non-torch memory leave free runs out of memory there."""
-    if profile.kv_cache_memory_bytes is None:
-        return None
-    _, free = free_at_start(request, result, profile)
-    left = free - first.weights - first.non_torch
-    if profile.kv_cache_memory_bytes <= left:
-        return None
-    return "out-of-memory", (
-        f"torch.OutOfMemoryError: CUDA out of memory allocating the KV cache: --kv-cache-memory asks for "
-        f"{gib_text(profile.kv_cache_memory_bytes)} GiB per GPU, {gib_text(max(0, left))} GiB is free after the "
-        "weights and non-torch memory."
-    )
 
 
 def _profiling_kv_failure(
@@ -124,26 +98,6 @@ def _profiling_kv_failure(
                 f"{gib_text(max(0, left))} GiB is free after the weights and non-torch memory. Lower max_num_seqs "
                 "or --max-cudagraph-capture-size, or use --enforce-eager."
             )
-    return None
-
-
-def _memory_failure(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> Failure | None:
-    total, free = free_at_start(request, result, profile)
-    util = profile.utilization_for(request.gpu)
-    requested = math.floor(util * total)
-    # the extensible KV cache (0.34) skips the check: v1/worker/utils.py:759-762, :783-797
-    checked = profile.rules.startup_free_memory_check and first.capacity is None
-    if checked and profile.kv_cache_memory_bytes is None and free < requested:
-        return "free-memory", (
-            f"ValueError: Free memory on device ({gib_text(free)}/{gib_text(total)} GiB) on startup is less than "
-            f"desired GPU memory utilization ({util:g}, {gib_text(requested)} GiB). Decrease GPU "
-            "memory utilization or reduce GPU memory used by other processes."
-        )
-    if first.weights > free:
-        return "weights-oom", (
-            f"torch.OutOfMemoryError: CUDA out of memory while loading the weights ({gib_text(first.weights)} GiB "
-            f"per GPU, {gib_text(free)} GiB free)."
-        )
     return None
 
 
@@ -227,10 +181,12 @@ def _sampler_headroom(
         else profile.cudagraph_capture_bytes(count, graph_set)
     )
     kv = cache_bytes(last, last.blocks)
+    # what others hold, unless the release's non-torch figure already counts it (stage.others_counted)
+    others = 0 if profile.rules.non_torch_device_wide else profile.gpu_memory_in_use_bytes
+    others += 0 if profile.rules.non_torch_device_wide else result.stages[index].other_bytes
     used = (
         init_baseline_bytes(profile.fitted, world)
-        + profile.gpu_memory_in_use_bytes
-        + result.stages[index].other_bytes
+        + others
         + last.weights
         + kv
         + last.non_torch
@@ -338,8 +294,9 @@ def _before_kv(
         kept: Failure | None = checks.before_kv
         return kept
     failure = (
-        _memory_failure(request, result, profile, stages[0])
-        or _fixed_kv_failure(request, result, profile, stages[0])
+        memory_failure(request, result, profile, stages[0])
+        or fixed_kv_failure(request, result, profile, stages[0])
+        or baseline_kv_failure(request, result, profile, stages[0])
         or _profiling_kv_failure(request, result, profile, stages)
     )
     if checks is not None:

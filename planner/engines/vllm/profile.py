@@ -193,7 +193,8 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         return reads_ahead(self.load_format, self.safetensors_load_strategy)
 
     def others_in_reserve(self) -> bool:
-        """Not where the release counts other processes in non-torch (:func:`stage.others_counted`, 0.6.4)."""
+        """Not where the release counts other processes in non-torch (:func:`stage.others_counted`: 0.6.4,
+        0.8.0-0.9.0)."""
         return not self.rules.non_torch_device_wide
 
     @property

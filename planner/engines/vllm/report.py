@@ -25,10 +25,11 @@ from planner.engines.vllm.blocks import (
 )
 from planner.engines.vllm.caveats import graphics_note, rocm_note, unified_memory_notes
 from planner.engines.vllm.extensible import margin_bytes
-from planner.engines.vllm.failures import free_at_start, sampler_headroom, vllm_failure
+from planner.engines.vllm.failures import sampler_headroom, vllm_failure
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import vllm_stage, vllm_stage_kept
+from planner.engines.vllm.start_memory import free_at_start
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
 from planner.engines.vllm.versions import first_release_with, release_note

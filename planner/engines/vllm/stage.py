@@ -91,7 +91,8 @@ def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile, w
 
 def others_counted(result: PlanResult, profile: VllmProfile, stage_index: int) -> int:
     """What other processes hold on the device, in the non-torch figure of a release that takes the whole device's
-    use as its own (rule ``non_torch_device_wide``: vLLM 0.6.4); nothing from 0.6.5, which takes a baseline."""
+    use as its own (rule ``non_torch_device_wide``: vLLM 0.6.4, and V1's worker from 0.8.0 to 0.9.0); nothing
+    where the worker's start is the baseline (0.6.5-0.7.x, 0.9.1 on)."""
     if not profile.rules.non_torch_device_wide:
         return 0
     return profile.gpu_memory_in_use_bytes + result.stages[stage_index].other_bytes

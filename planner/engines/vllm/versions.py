@@ -41,7 +41,8 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     # the minimal KV cache of the graph profiling: a block per capture-size token, or per sequence (0.26.0 on)
     profiling_kv_blocks: Literal["capture-size", "per-sequence"] = "capture-size"
     graph_profile_rocm: bool = False  # the graph profiling runs on ROCm too (0.26.0 on)
-    non_torch_device_wide: bool = False  # non-torch is the whole device's use, other processes' too (to 0.6.4)
+    # non-torch is the whole device's use, other processes' too (0.6.4; V1's worker 0.8.0-0.9.0)
+    non_torch_device_wide: bool = False
     sampler: SamplerKind = "none"
     moe_workspace_persistent: bool = False
     startup_free_memory_check: bool = False
