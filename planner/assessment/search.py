@@ -25,7 +25,7 @@ HIGHEST_FRACTION = 0.95  # above it vLLM's sampler warm-up and CUDA graphs have 
 # Failures a lower memory fraction cures (it leaves more of the GPU to others and to the sampler), those a higher
 # one may cure (a larger pool), and those offloading weights cures (it frees the GPU of weights); memory in use
 # or a sampler without room is not cured by offloading: the engine still asks for its fraction of the GPU.
-LOWER_CURES = frozenset({"free-memory", "sampler-oom"})
+LOWER_CURES = frozenset({"free-memory", "sampler-oom", "others-oom"})
 HIGHER_CURES = frozenset({"kv-cache-too-small", "no-kv-memory"})
 OFFLOAD_CURES = frozenset({"weights-oom", "no-kv-memory", "kv-cache-too-small", "out-of-memory"})
 

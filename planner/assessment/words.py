@@ -84,6 +84,8 @@ REFUSALS: dict[str, str] = {
     "out-of-memory": "running out of memory at start-up",
     "mamba-blocks": "because more sequences may run at once (max_num_seqs) than its KV pool has state blocks; lower "
     "max_num_seqs or raise the memory fraction",
+    "others-oom": "running out of memory because other processes hold more of the GPU than its memory fraction leaves "
+    "unused (at start-up; with --enforce-eager at its first full batch); lower the memory fraction by the difference",
     "graph-profile-oom": "running out of memory in the throwaway KV cache it measures its CUDA graphs with (a block "
     "per sequence, each a whole state page for a hybrid model), before it sizes the real one; lower max_num_seqs or "
     "run it with --enforce-eager",

@@ -39,7 +39,9 @@ Fraction = Annotated[float, Field(gt=0, le=1)]
 # it; weights-oom: the weights alone do not fit; out-of-memory: any other CUDA out-of-memory error;
 # mamba-blocks: a hybrid (Mamba / Gated DeltaNet) model's max_num_seqs exceeds the blocks of its KV pool (vLLM
 # >= 0.20 with FULL CUDA graphs: one state block per decoding sequence); graph-profile-oom: the throwaway KV cache vLLM
-# measures its CUDA graphs with does not fit beside the weights (planner.engines.vllm.profiling_kv).
+# measures its CUDA graphs with does not fit beside the weights (planner.engines.vllm.profiling_kv); others-oom: other
+# processes hold more than the 1 - util a release that counts from its own start leaves unused
+# (planner.engines.vllm.start_memory).
 FailureKind = Literal[
     "free-memory",
     "sampler-oom",
@@ -51,6 +53,7 @@ FailureKind = Literal[
     "out-of-memory",
     "mamba-blocks",
     "graph-profile-oom",
+    "others-oom",
 ]
 PositiveInt = Annotated[int, Field(gt=0)]
 # An engine release as engines print them: 0.19.0, v0.10.2rc1, ~0.10 (a range), b6000 (llama.cpp), 0.11.0+cu128.

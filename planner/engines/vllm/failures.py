@@ -11,8 +11,9 @@
   ``MemAvailable`` (``MemorySnapshot.measure``, 0.20.0 ``utils/mem_utils.py:109-116``): total less what the OS and
   other programs hold (``VllmProfile.unified_memory_host_bytes``);
 - ``out-of-memory``: a fixed ``--kv-cache-memory`` larger than what the weights and non-torch memory leave free
-  (:func:`planner.engines.vllm.start_memory.fixed_kv_failure`); on 0.6.5-0.7.x, other processes holding more than
-  the ``1 - util`` reserve (:func:`planner.engines.vllm.start_memory.baseline_kv_failure`);
+  (:func:`planner.engines.vllm.start_memory.fixed_kv_failure`);
+- ``others-oom``: on 0.6.5-0.7.x, other processes holding more than the ``1 - util`` reserve
+  (:func:`planner.engines.vllm.start_memory.baseline_kv_failure`);
 - ``no-kv-memory`` / ``kv-cache-too-small``: nothing left for the KV cache, or not one request of
   ``max_model_len`` (``check_enough_kv_cache_memory``, with the estimated maximum length);
 - ``mamba-blocks``: a hybrid model captured with FULL CUDA graphs refuses when ``max_num_seqs`` exceeds the pool's

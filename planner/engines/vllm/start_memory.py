@@ -6,8 +6,9 @@ before the KV sizing):
   ``startup_free_memory_check``, from 0.9.1);
 - ``weights-oom``: the weights do not fit what is free;
 - ``out-of-memory``: a fixed ``--kv-cache-memory`` above what the weights and non-torch memory leave
-  (:func:`fixed_kv_failure`), or, on a release that counts from its own start without that check (0.6.5-0.7.x),
-  other processes holding more than the ``1 - util`` it leaves unused (:func:`baseline_kv_failure`).
+  (:func:`fixed_kv_failure`);
+- ``others-oom``: on a release that counts from its own start without that check (0.6.5-0.7.x), other processes
+  holding more than the ``1 - util`` it leaves unused (:func:`baseline_kv_failure`).
 
 Where the release's non-torch figure is the whole device's use (0.6.4; V1's worker from 0.8.0 to 0.9.0: rule
 ``non_torch_device_wide``) others' memory comes off the KV budget instead (:func:`planner.engines.vllm.stage.
@@ -98,8 +99,9 @@ def baseline_kv_failure(
     ``vllm/worker/worker.py:222-236``, the baseline taken at the worker's start), which is not there:
     ``CacheEngine._allocate_kv_cache`` allocates it layer by layer (0.7.2 ``vllm/worker/cache_engine.py:99-106``,
     the profile's cached activation blocks reused) and runs out of memory once the others hold more than the reserve
-    and the activation peak. Holding less than that but more than the reserve, it starts with no room for its
-    activations: the first full batch runs out of memory."""
+    and the activation peak. Holding less than that but more than the reserve, the pool is allocated and leaves no
+    room for what comes after it: the CUDA graphs it captures next (``Worker._warm_up_model``), or with
+    ``--enforce-eager`` the first full batch's activations."""
     rules = profile.rules
     if rules.non_torch_device_wide or rules.startup_free_memory_check or profile.kv_cache_memory_bytes is not None:
         return None
@@ -111,15 +113,16 @@ def baseline_kv_failure(
     left = free - first.weights - first.non_torch  # for the pool and the activations
     held = f"other processes hold {gib_text(others)} GiB where vLLM leaves {gib_text(reserve)} GiB unused"
     if first.available > left:
-        return "out-of-memory", (
-            f"torch.OutOfMemoryError: CUDA out of memory allocating the KV cache: vLLM sized "
-            f"{gib_text(first.available)} GiB per GPU from gpu_memory_utilization x total counted from its own "
-            f"start, {gib_text(max(0, left))} GiB is free after the weights and non-torch memory ({held}). Lower "
-            "gpu_memory_utilization by what they hold beyond it."
+        where = f"allocating the KV cache: vLLM sized {gib_text(first.available)} GiB per GPU"
+    else:
+        stage = (
+            "at the first full batch" if profile.enforce_eager else "capturing CUDA graphs or at the first full batch"
         )
-    return "out-of-memory", (
-        f"torch.OutOfMemoryError: CUDA out of memory at the first full batch: the KV cache vLLM sized from "
-        f"gpu_memory_utilization x total counted from its own start ({gib_text(first.available)} GiB per GPU) leaves "
-        f"{gib_text(left - first.available)} GiB for activations that peak at {gib_text(first.activation)} GiB "
-        f"({held}). Lower gpu_memory_utilization by what they hold beyond it."
+        where = (
+            f"{stage}: the KV cache vLLM sized ({gib_text(first.available)} GiB per GPU) leaves "
+            f"{gib_text(left - first.available)} GiB for activations that peak at {gib_text(first.activation)} GiB"
+        )
+    return "others-oom", (
+        f"torch.OutOfMemoryError: CUDA out of memory {where} (gpu_memory_utilization x total, counted from its own "
+        f"start: {held}). Lower gpu_memory_utilization by what they hold beyond it."
     )
