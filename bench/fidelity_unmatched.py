@@ -284,4 +284,56 @@ UNMATCHED: dict[str, str] = {
         "('torch.compile took 97.6 s') held ~1 GiB the rule no longer plans on an L40S; its 'Free memory on "
         "device ... Actual usage' line would settle the split"
     ),
+    "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": (
+        "KV -1.13 GiB (eleventh blind set, 2026-12-04): weights 51.08 planned against 51.1 printed, and the report's "
+        "2.58 GiB peak activation matches the planner's activation with its graph estimate (2.61), so the gap sits in "
+        "the 1.67 GiB of non-torch memory the planner puts on this card, 1.17 of it the desktop cards' compile "
+        "amount, which this headless AutoDL server card did not hold; its 'Actual usage ... consumed' line would "
+        "settle it"
+    ),
+    "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": (
+        "KV -1.47 GiB (eleventh blind set, 2026-12-04): the log's own split puts 0.27 GiB of peak activation where "
+        "the planner puts 1.10 (0.94 its Model Runner V2 sampler term over 256 rows of Gemma's 262,144-token "
+        "vocabulary), and takes no graph estimate off the budget (13.66 = 10.29 + 0.27 + 3.10) where the planner "
+        "takes 0.84: Model Runner V2's estimate is a stub before 0.29 (tests/engines/test_vllm_v2_graphs.py's "
+        "strict xfail), and its sampler holds only the logits and a Gumbel draw"
+    ),
+    "vllm-0.25-gb10-gemma4-26b-a4b-bf16-lora4-util055-32k": (
+        "KV +5.10 GiB (eleventh blind set, 2026-12-04): weights with the four LoRA slots 53.36 planned against the "
+        "53.62 quoted, so 0.55 x 121.69 leaves 11.77 GiB for the rest where the planner puts 6.93 (unified-memory "
+        "non-torch 6.41, activation 0.37, graphs 0.15): the 4.84 GiB gap is the adapters' expert slots again (4.92 "
+        "GiB). vLLM 0.25.0 builds its warm-up adapter once on pinned host memory at rank 8 and shares it (0.61 GiB "
+        "here, lora/model_manager.py create_dummy_lora, lora_model.py clone); the start-up's 'Actual usage' line "
+        "would settle where the rest is"
+    ),
+    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": (
+        "KV -1.40 GiB (eleventh blind set, 2026-12-04): weights 15.27 both; 21.64 - 15.27 - 4.92 leaves 1.45 GiB for "
+        "activation, non-torch memory and the graph estimate where the planner puts 2.88, 1.17 of it the desktop "
+        "cards' compile amount, which this headless RunPod card did not hold (as the headless RTX 3090 Ti, the "
+        "RTX A5000 server and the AutoDL RTX PRO 6000 did not)"
+    ),
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": (
+        "KV +2.32 GiB (eleventh blind set, 2026-12-04): the planner's nvfp4-fp8attn weights are 19.73 GiB where "
+        "unsloth's checkpoint is 22.5 GB (20.95 GiB: its lm_head and last eight MLPs in FP8, its vision tower in "
+        "BF16), ~1.2 GiB more; the README quotes no 'Model loading took' line to split the rest under WSL2"
+    ),
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": (
+        "KV +3.05 GiB (eleventh blind set, 2026-12-04): the baseline's weights gap, and the MTP head costs the printed "
+        "pool 1.53 GiB where the planner takes 0.80 (the drafter's weights); the drafter's start-up lines would "
+        "settle what else it holds"
+    ),
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": (
+        "KV +3.05 GiB (eleventh blind set, 2026-12-04): as the MTP 2 boot, the printed pool 1.56 GiB under the "
+        "baseline's where the planner takes 0.83"
+    ),
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-util098-free-memory": (
+        "verdict (eleventh blind set, 2026-12-04): planned to start where a Windows desktop held 1.64 GiB of the card "
+        "before the worker's snapshot (30.2 of 31.84 GiB free) and the free-memory check refused util 0.98; the "
+        "planner counts memory others hold only when it is given (--used-memory-gib, the Memory page's deployment)"
+    ),
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": (
+        "verdict and KV +2.40 GiB (eleventh blind set, 2026-12-04): planned to start with 3.82 GiB where the printed "
+        "1.42 GiB could not hold one 32,768-token request (1.87 GiB needed); the weights and MTP gaps of the MTP 3 "
+        "boot, with 16,384 batched tokens"
+    ),
 }

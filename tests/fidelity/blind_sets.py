@@ -35,7 +35,8 @@ def assert_sourced_and_held_out(blind: list[dict[str, object]], results: Mapping
 
 
 def first_scores(blind: list[dict[str, object]]) -> tuple[float, float, int]:
-    """(median |KV error|, worst |KV error|, verdicts right) as the set was first scored."""
+    """(median |KV error|, worst |KV error|, verdicts right) as the set was first scored (the KV error over the
+    cases with a KV figure: a refusal before the KV sizing prints none)."""
     scores = [c["unseen_score"] for c in blind]
-    errors = [abs(s["kv_error_gib"]) for s in scores if isinstance(s, dict)]
+    errors = [abs(s["kv_error_gib"]) for s in scores if isinstance(s, dict) and s["kv_error_gib"] is not None]
     return statistics.median(errors), max(errors), sum(bool(s["verdict_right"]) for s in scores if isinstance(s, dict))

@@ -52,6 +52,18 @@ def rocm_note(request: PlanRequest, profile: VllmProfile) -> str | None:
     return f"ROCm: {ROCM_EVIDENCE}. The KV cache here may be that much smaller; --enforce-eager captures no graphs."
 
 
+# The public start-ups on desktop dies in headless cloud or server machines, each 1.1-1.4 GiB more KV than planned
+# (tests/fidelity: vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092, vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-
+# 8k-seqs256, vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09, vllm-qwen3-8b-tp1pp1-lmcacheis3430)
+HEADLESS_EVIDENCE = "a RunPod RTX 4090, an AutoDL RTX PRO 6000 Server, a headless RTX 3090 Ti VM, a server RTX A5000"
+
+# What the Windows desktop held before vLLM's first snapshot on public WSL2 / Docker Desktop start-ups ("Free memory
+# on device (F/T GiB)", T the card's whole memory): tests/fidelity vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-util098-
+# free-memory (30.2/31.84), vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082 (1.64 GiB held),
+# vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085 (22.45/23.99)
+WINDOWS_EVIDENCE = "1.5-1.6 GiB (RTX 4090, RTX 5090: 22.45 of 23.99 and 30.2 of 31.84 GiB free)"
+
+
 def graphics_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
     """On a graphics die (GeForce, RTX workstation), compiled: the fitted share the non-torch figure holds there
     (:meth:`VllmProfile.graphics_compile_bytes`: none for an eager start-up)."""
@@ -63,8 +75,10 @@ def graphics_note(request: PlanRequest, result: PlanResult, profile: VllmProfile
         "workstation start-ups, which vLLM's source does not name: vLLM counts the whole card's drop in free "
         "memory while it loads, compiles and profiles (another program's allocations meanwhile count as vLLM's). "
         "Public runs on these cards left from none of it to about twice it (a restart that reuses its compile "
-        "cache holds less), so the KV cache can be up to this much larger, or smaller; --enforce-eager is planned "
-        "without it."
+        "cache holds less), and every headless cloud or server start-up on such a card seen so far held none of "
+        f"it ({HEADLESS_EVIDENCE}): on a rented or headless card the KV cache is likely this much larger. "
+        "--enforce-eager is planned without it. Under Windows (WSL2, Docker Desktop) CUDA reports the whole card "
+        f"and the desktop holds {WINDOWS_EVIDENCE} before vLLM starts: give that as memory other processes hold."
     )
 
 
