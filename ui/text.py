@@ -64,7 +64,7 @@ def memory_source(gpu: GpuSpec, engine: bool) -> str:
     >>> from model_catalog import get_gpu
     >>> memory_source(get_gpu("h100-sxm-80gb"), engine=True)
     'the total the engine reports at start-up'
-    >>> memory_source(get_gpu("h100-pcie-80gb"), engine=True)
+    >>> memory_source(get_gpu("a100-pcie-80gb"), engine=True)
     'as the device reports it'
     """
     if engine and gpu.engine_visible_bytes is not None:

@@ -21,8 +21,10 @@ def test_sidebar_says_where_a_gpus_memory_comes_from() -> None:
     captions = _captions(at)
     assert any("marketed 48 GB; the device's own total is not in the catalog" in c for c in captions), captions
     assert not any("as the device reports" in c for c in captions)
-    reported = _captions(run_page("memory", {"gpu": "h100-pcie-80gb"}, editor=True))
-    assert "H100 PCIe 80GB · 79.65 GiB as the device reports it" in reported  # nvidia-smi's 81,559 MiB
+    reported = _captions(run_page("memory", {"gpu": "a100-pcie-80gb"}, editor=True))
+    assert "A100 PCIe 80GB · 80.00 GiB as the device reports it" in reported  # nvidia-smi's 81,920 MiB
+    both = _captions(run_page("memory", {"gpu": "h100-pcie-80gb"}, editor=True))  # nvidia-smi's and CUDA's
+    assert "H100 PCIe 80GB · 79.65 GiB as the device reports it; engines see 79.11 GiB" in both
 
 
 def test_memory_page_does_not_claim_an_engine_total_it_does_not_have() -> None:
@@ -37,9 +39,9 @@ def test_memory_page_does_not_claim_an_engine_total_it_does_not_have() -> None:
 
 
 def test_sidebar_memory_follows_the_unit() -> None:
-    captions = _captions(run_page("memory", {"gpu": "h100-pcie-80gb", "unit": "GB"}, editor=True))
+    captions = _captions(run_page("memory", {"gpu": "a100-pcie-80gb", "unit": "GB"}, editor=True))
     assert (
-        f"H100 PCIe 80GB · {get_gpu('h100-pcie-80gb').memory_bytes / 1e9:,.2f} GB as the device reports it" in captions
+        f"A100 PCIe 80GB · {get_gpu('a100-pcie-80gb').memory_bytes / 1e9:,.2f} GB as the device reports it" in captions
     )
 
 
