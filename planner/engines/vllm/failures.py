@@ -182,9 +182,8 @@ def _sampler_headroom(
         else profile.cudagraph_capture_bytes(count, graph_set)
     )
     kv = cache_bytes(last, last.blocks)
-    # what others hold, unless the release's non-torch figure already counts it (stage.others_counted)
-    others = 0 if profile.rules.non_torch_device_wide else profile.gpu_memory_in_use_bytes
-    others += 0 if profile.rules.non_torch_device_wide else result.stages[index].other_bytes
+    held = profile.gpu_memory_in_use_bytes + result.stages[index].other_bytes  # by other processes
+    others = 0 if profile.rules.non_torch_device_wide else held  # else already in last.non_torch (others_counted)
     used = (
         init_baseline_bytes(profile.fitted, world)
         + others
