@@ -68,7 +68,8 @@ def add_deployment_arguments(fit: argparse.ArgumentParser) -> None:
     d.add_argument("--mig", metavar="PROFILE", help="plan on a MIG slice of --gpu, e.g. 3g.40gb")
     # GiB, named so (the flag's first name, --used-memory-gb, said GB for the same GiB; it is still read)
     d.add_argument("--used-memory-gib", "--used-memory-gb", dest="used_memory_gib", type=float,
-                   help="GiB (2^30 bytes) already held on each GPU by other processes")  # fmt: skip
+                   help="GiB (2^30 bytes) already held on each GPU by other processes (under Windows, WSL2 or "
+                        "Docker Desktop, the desktop holds about 1.5-1.6 GiB)")  # fmt: skip
     d.add_argument("--nvidia-smi", metavar="FILE", help="a saved nvidia-smi output: memory in use per GPU")
     d.add_argument("--colocate", action="append", metavar="MODEL[@UTIL]", help="another vLLM started first (repeat)")
     d.add_argument("--layer-split", help="mixed GPUs: layers per GPU, e.g. 20,12 (default: the best split)")

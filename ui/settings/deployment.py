@@ -136,7 +136,8 @@ USED_MEMORY = Setting(
     "used_mem",
     "used_memory_gib",
     "Already in use per GPU (GiB)",
-    "Held by other processes before the engine starts (paste nvidia-smi below to read it).",
+    "Held by other processes before the engine starts (paste nvidia-smi below to read it). Under Windows (WSL2, "
+    "Docker Desktop) the desktop holds about 1.5-1.6 GiB of the card (public vLLM start-ups).",
     declared(DeploymentOptions, "used_memory_bytes", GiB),
     scope=MEMORY,
 )
