@@ -41,7 +41,7 @@ from planner.engines.vllm.held import init_baseline_bytes
 from planner.engines.vllm.in_flight import in_flight_tokens
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.profiling_kv import cache_bytes, profiles_graphs, profiling_blocks, tensor_bytes
-from planner.engines.vllm.stage import StartChecks, gpu_fields
+from planner.engines.vllm.stage import StartChecks, gpu_fields, held_by_others, others_counted
 from planner.engines.vllm.start_memory import (
     Failure,
     baseline_kv_failure,
@@ -182,8 +182,8 @@ def _sampler_headroom(
         else profile.cudagraph_capture_bytes(count, graph_set)
     )
     kv = cache_bytes(last, last.blocks)
-    held = profile.gpu_memory_in_use_bytes + result.stages[index].other_bytes  # by other processes
-    others = 0 if profile.rules.non_torch_device_wide else held  # else already in last.non_torch (others_counted)
+    # what others hold, less what the release's non-torch figure (in last.non_torch) already counts of it
+    others = held_by_others(result, profile, index) - others_counted(result, profile, index)
     used = (
         init_baseline_bytes(profile.fitted, world)
         + others

@@ -89,13 +89,17 @@ def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile, w
     return profile.non_torch_bytes(result.tensor_parallel, result.pipeline_parallel, platform, weights)
 
 
+def held_by_others(result: PlanResult, profile: VllmProfile, stage_index: int) -> int:
+    """What other processes (or engines) hold on stage ``stage_index``'s device when the worker starts: the profile's
+    ``gpu_memory_in_use_bytes`` and the deployment's (:attr:`planner.planning.results.StageMemory.other_bytes`)."""
+    return profile.gpu_memory_in_use_bytes + result.stages[stage_index].other_bytes
+
+
 def others_counted(result: PlanResult, profile: VllmProfile, stage_index: int) -> int:
     """What other processes hold on the device, in the non-torch figure of a release that takes the whole device's
     use as its own (rule ``non_torch_device_wide``: vLLM 0.6.4, and V1's worker from 0.8.0 to 0.9.0); nothing
     where the worker's start is the baseline (0.6.5-0.7.x, 0.9.1 on)."""
-    if not profile.rules.non_torch_device_wide:
-        return 0
-    return profile.gpu_memory_in_use_bytes + result.stages[stage_index].other_bytes
+    return held_by_others(result, profile, stage_index) if profile.rules.non_torch_device_wide else 0
 
 
 class StartChecks:
@@ -278,7 +282,7 @@ def _kv_budget(
         return profile.kv_cache_memory_bytes, None
     if profile.extensible(platform.runtime):
         capacity = math.ceil(util * s.device_total) - s.weights - s.activation - s.non_torch
-        in_use = profile.gpu_memory_in_use_bytes + result.stages[stage_index].other_bytes
+        in_use = held_by_others(result, profile, stage_index)
         world = result.tensor_parallel * result.pipeline_parallel
         held = held_at_start(profile.fitted, world, platform.integrated, in_use, profile.unified_memory_host_bytes)
         used = s.weights + s.non_torch + (0 if profile.enforce_eager else s.graph)

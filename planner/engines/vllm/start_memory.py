@@ -25,15 +25,11 @@ from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage
 from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.stage import held_by_others
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
 Failure = tuple[FailureKind, str]
-
-
-def others_at_start(result: PlanResult, profile: VllmProfile) -> int:
-    """What other processes (or engines) hold on the first rank's device when the worker starts."""
-    return profile.gpu_memory_in_use_bytes + result.stages[0].other_bytes
 
 
 def free_at_start(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> tuple[int, int]:
@@ -44,7 +40,7 @@ def free_at_start(request: PlanRequest, result: PlanResult, profile: VllmProfile
     total = stage_total_bytes(request, result, 0)
     world = result.tensor_parallel * result.pipeline_parallel
     integrated = vllm_platform(request.gpu).integrated
-    others, host = others_at_start(result, profile), profile.unified_memory_host_bytes
+    others, host = held_by_others(result, profile, 0), profile.unified_memory_host_bytes
     return total, total - held_at_start(profile.fitted, world, integrated, others, host)
 
 
@@ -106,7 +102,7 @@ def baseline_kv_failure(
     if rules.non_torch_device_wide or rules.startup_free_memory_check or profile.kv_cache_memory_bytes is not None:
         return None
     total, free = free_at_start(request, result, profile)
-    others = others_at_start(result, profile)
+    others = held_by_others(result, profile, 0)
     reserve = total - math.floor(profile.utilization_for(request.gpu) * total)
     if others <= reserve or first.available <= 0:
         return None
