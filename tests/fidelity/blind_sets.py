@@ -3,12 +3,23 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections.abc import Mapping
+from typing import Any
 
 import pytest
 
+from bench.fidelity import run_all
+from bench.fidelity_cases import CASES_DIR
 from bench.fidelity_result import CaseResult
+
+
+def load_blind_set(file_name: str) -> tuple[list[dict[str, Any]], dict[str, CaseResult]]:
+    """A blind set's cases (``tests/fidelity/cases/<file_name>``) and their results in ``make fidelity``, by id."""
+    blind: list[dict[str, Any]] = json.loads((CASES_DIR / file_name).read_text(encoding="utf-8"))
+    ids = {c["id"] for c in blind}
+    return blind, {r.id: r for r in run_all() if r.id in ids}
 
 
 def assert_as_scored(

@@ -6,15 +6,11 @@ memory, and pipeline parallelism on four RTX PRO 6000); every verdict is right."
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from bench.fidelity import run_all
-from bench.fidelity_cases import CASES_DIR
+from tests.fidelity.blind_sets import load_blind_set
 
-BLIND = json.loads((CASES_DIR / "vllm-blind-2026-12c.json").read_text(encoding="utf-8"))
-RESULTS = {r.id: r for r in run_all() if r.id in {c["id"] for c in BLIND}}
+BLIND, RESULTS = load_blind_set("vllm-blind-2026-12c.json")
 # (case, KV error GiB now, tokens error now); tolerance 0.01 GiB and 0.1 % (the figures' printed precision)
 NOW = [
     ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -1.21, -0.295),

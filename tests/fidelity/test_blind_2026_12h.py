@@ -13,17 +13,14 @@ share (0.12 of the weights): median |KV error| 3.52 -> 1.35 GiB, worst 13.72 -> 
 
 from __future__ import annotations
 
-import json
 import statistics
 
 import pytest
 
-from bench.fidelity import run_all
-from bench.fidelity_cases import CASES_DIR
 from planner.core.units import GiB
+from tests.fidelity.blind_sets import load_blind_set
 
-BLIND = json.loads((CASES_DIR / "vllm-blind-2026-12h.json").read_text(encoding="utf-8"))
-RESULTS = {r.id: r for r in run_all() if r.id in {c["id"] for c in BLIND}}
+BLIND, RESULTS = load_blind_set("vllm-blind-2026-12h.json")
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:

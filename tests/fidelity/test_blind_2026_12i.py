@@ -7,16 +7,11 @@ patched build, predicted to refuse a 131,072-token request, started)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from bench.fidelity import run_all
-from bench.fidelity_cases import CASES_DIR
-from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores
+from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores, load_blind_set
 
-BLIND = json.loads((CASES_DIR / "vllm-blind-2026-12i.json").read_text(encoding="utf-8"))
-RESULTS = {r.id: r for r in run_all() if r.id in {c["id"] for c in BLIND}}
+BLIND, RESULTS = load_blind_set("vllm-blind-2026-12i.json")
 # What the planner gives now where it differs from the first score: since 2026-12-04 the 1.17 GiB fitted on desktop
 # GeForce / RTX start-ups is not planned on the datacenter cards built on the same dies (planner.core.gpu
 # DevicePlatform.desktop_card), a rule chosen on the seven L40S start-ups of this set and the tenth, which are no

@@ -7,16 +7,11 @@ sequences 0.82 under, the others within 0.38); 3 of 4 verdicts right (the Mamba 
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from bench.fidelity import run_all
-from bench.fidelity_cases import CASES_DIR
-from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores
+from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores, load_blind_set
 
-BLIND = json.loads((CASES_DIR / "vllm-blind-2026-12j.json").read_text(encoding="utf-8"))
-RESULTS = {r.id: r for r in run_all() if r.id in {c["id"] for c in BLIND}}
+BLIND, RESULTS = load_blind_set("vllm-blind-2026-12j.json")
 # What the planner gives now where it differs from the first score: the L40S boots since the desktop-card rule
 # (tests/fidelity/test_blind_2026_12i.py), chosen on them; no longer blind for it
 NOW: dict[str, float] = {

@@ -17,11 +17,9 @@ import json
 import pytest
 
 from bench.fidelity import run_all
-from bench.fidelity_cases import CASES_DIR
-from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores
+from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores, load_blind_set
 
-BLIND = json.loads((CASES_DIR / "vllm-blind-2026-12k.json").read_text(encoding="utf-8"))
-RESULTS = {r.id: r for r in run_all() if r.id in {c["id"] for c in BLIND}}
+BLIND, RESULTS = load_blind_set("vllm-blind-2026-12k.json")
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
