@@ -216,7 +216,7 @@ def _graphics_extra(points: list[NonTorchPoint], eras: tuple[NonTorchEra, ...]) 
     over = [
         p.gib - VllmProfile(engine_version=p.version, constants=probe).non_torch_bytes(1) / GiB
         for p in points
-        if p.platform.desktop_card and p.tp == 1 and p.pp == 1 and not p.eager
+        if p.platform.desktop_card and p.platform.desktop_host and p.tp == 1 and p.pp == 1 and not p.eager
     ]
     return median_bytes(over) or 0
 

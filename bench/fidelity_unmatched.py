@@ -166,21 +166,11 @@ UNMATCHED: dict[str, str] = {
         "KV -0.99 GiB (fourth blind set): as the graph arm of the same page (see there), with an fp8 KV cache"
     ),
     "vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082": (
-        "KV -1.82 GiB, tokens, verdict (unseen set): under Windows (WSL) the card held 1.64 GiB of vLLM's own "
-        "before its first snapshot and the run's non-torch is 0.58 GiB (20.13 consumed - 19.55 weights, printed), "
-        "where the planner adds the graphics dies' 1.17 GiB beyond the era's base (1.67 GiB in all); and its "
-        "graph estimate (0.81 GiB) is above what the printed peak (1.08 GiB with the estimate) leaves. Predicted "
-        "KV then holds 140 Mamba blocks, under the default 256 sequences, so a refusal is predicted"
-    ),
-    "vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09": (
-        "KV -1.21 GiB (third blind set, 2026-12-03): on this headless RTX 3090 Ti (a NixOS VM, no display) the "
-        "budget (0.9 x 23.56 GiB) less the printed 15.18 GiB of weights, 4.1 of KV and 0.79 of graph estimate leaves "
-        "1.13 GiB for activation and non-torch together, where the planner puts 1.07 of activation (0.94 of it the "
-        "sampler's 256 rows over Gemma's 262,144-token vocabulary) and 1.42 of non-torch (the 0.25 base and the "
-        "graphics dies' fitted 1.17; vLLM 0.27+ prints 0.23-0.58 GiB of non-torch on such cards: docs/fidelity.md, "
-        "'Graphics dies'), and 0.20 GiB less weights. The log prints no 'Free memory on device' split, which would "
-        "say which term is high. Tokens: exact given the printed pool (6.85x; "
-        "tests/engines/test_vllm_page_unification.py)"
+        "KV -0.64 GiB, tokens, verdict (unseen set; -1.82 before the Windows host, planner.deploy.host): the run's "
+        "non-torch is 0.58 GiB (20.13 consumed - 19.55 weights, printed), the planner's 0.49 on the Windows host; its "
+        "graph estimate (0.81 GiB) is above what the printed peak (1.08 GiB with the estimate) leaves, Model Runner "
+        "V2's sampler being smaller than the planner's 0.91 GiB. Predicted KV then holds 193 Mamba blocks, under the "
+        "default 256 sequences, so a refusal is predicted"
     ),
     "vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k": (
         "KV +1.33 GiB, tokens +5.7 % (third blind set; the post's summary table, not log lines): 555,680 tokens are "
@@ -247,11 +237,10 @@ UNMATCHED: dict[str, str] = {
         "(eighth blind set, 2026-12-03)"
     ),
     "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": (
-        "KV -2.27 GiB (ninth blind set, 2026-12-04): under Windows (WSL2) the log's own split is 0.32 GiB of "
-        "non-torch (1.25 consumed - 0.93 weights), 0.08 of peak activation and 0.28 of graphs, where the planner "
-        "puts 1.57 (the desktop cards' 1.17 GiB beyond the base), 0.56 and 0.54: the second WSL start-up to hold "
-        "none of the desktop cards' extra (see the RTX 5090 WSL case); a Linux start-up of the same card and flags "
-        "would settle whether WSL or this machine makes the difference"
+        "KV -1.10 GiB (ninth blind set, 2026-12-04; -2.27 before the Windows host, planner.deploy.host, chosen after "
+        "it was read): the log's own split is 0.32 GiB of non-torch (1.25 consumed - 0.93 weights), 0.08 of peak "
+        "activation and 0.28 of graphs, where the planner puts 0.40, 0.56 (the V2 sampler's 256 rows) and 0.54: the "
+        "sampler and graph estimates of a 0.5B model are what is left"
     ),
     "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": (
         "KV -3.33 GiB derived from the tokens, tokens -47 %, verdict (ninth blind set, 2026-12-04): a patched build "
@@ -284,13 +273,6 @@ UNMATCHED: dict[str, str] = {
         "('torch.compile took 97.6 s') held ~1 GiB the rule no longer plans on an L40S; its 'Free memory on "
         "device ... Actual usage' line would settle the split"
     ),
-    "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": (
-        "KV -1.13 GiB (eleventh blind set, 2026-12-04): weights 51.08 planned against 51.1 printed, and the report's "
-        "2.58 GiB peak activation matches the planner's activation with its graph estimate (2.61), so the gap sits in "
-        "the 1.67 GiB of non-torch memory the planner puts on this card, 1.17 of it the desktop cards' compile "
-        "amount, which this headless AutoDL server card did not hold; its 'Actual usage ... consumed' line would "
-        "settle it"
-    ),
     "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": (
         "KV -1.47 GiB (eleventh blind set, 2026-12-04): the log's own split puts 0.27 GiB of peak activation where "
         "the planner puts 1.10 (0.94 its Model Runner V2 sampler term over 256 rows of Gemma's 262,144-token "
@@ -306,34 +288,26 @@ UNMATCHED: dict[str, str] = {
         "here, lora/model_manager.py create_dummy_lora, lora_model.py clone); the start-up's 'Actual usage' line "
         "would settle where the rest is"
     ),
-    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": (
-        "KV -1.40 GiB (eleventh blind set, 2026-12-04): weights 15.27 both; 21.64 - 15.27 - 4.92 leaves 1.45 GiB for "
-        "activation, non-torch memory and the graph estimate where the planner puts 2.88, 1.17 of it the desktop "
-        "cards' compile amount, which this headless RunPod card did not hold (as the headless RTX 3090 Ti, the "
-        "RTX A5000 server and the AutoDL RTX PRO 6000 did not)"
-    ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": (
-        "KV +2.32 GiB (eleventh blind set, 2026-12-04): the planner's nvfp4-fp8attn weights are 19.73 GiB where "
-        "unsloth's checkpoint is 22.5 GB (20.95 GiB: its lm_head and last eight MLPs in FP8, its vision tower in "
-        "BF16), ~1.2 GiB more; the README quotes no 'Model loading took' line to split the rest under WSL2"
+        "KV +3.50 GiB (eleventh blind set, 2026-12-04; +2.32 when found, before the Windows host took off the desktop "
+        "cards' 1.17 GiB, which the two WSL start-ups that print their split do not hold): the planner's "
+        "nvfp4-fp8attn weights are 19.73 GiB where unsloth's checkpoint is 22.5 GB (20.95 GiB: its lm_head and last "
+        "eight MLPs in FP8, its vision tower in BF16), ~1.2 GiB more; 28.66 - 4.56 - 20.95 leaves 3.15 GiB for "
+        "activation, non-torch and graphs where the planner puts 0.88 on this host; the README quotes no 'Model "
+        "loading took' or 'Actual usage' line to split it"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": (
-        "KV +3.05 GiB (eleventh blind set, 2026-12-04): the baseline's weights gap, and the MTP head costs the printed "
-        "pool 1.53 GiB where the planner takes 0.80 (the drafter's weights); the drafter's start-up lines would "
-        "settle what else it holds"
+        "KV +4.22 GiB (eleventh blind set, 2026-12-04; +3.05 when found): the baseline's gap, and the MTP head costs "
+        "the printed pool 1.53 GiB where the planner takes 0.80 (the drafter's weights); the drafter's start-up lines "
+        "would settle what else it holds"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": (
-        "KV +3.05 GiB (eleventh blind set, 2026-12-04): as the MTP 2 boot, the printed pool 1.56 GiB under the "
-        "baseline's where the planner takes 0.83"
-    ),
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-util098-free-memory": (
-        "verdict (eleventh blind set, 2026-12-04): planned to start where a Windows desktop held 1.64 GiB of the card "
-        "before the worker's snapshot (30.2 of 31.84 GiB free) and the free-memory check refused util 0.98; the "
-        "planner counts memory others hold only when it is given (--used-memory-gib, the Memory page's deployment)"
+        "KV +4.23 GiB (eleventh blind set, 2026-12-04; +3.05 when found): as the MTP 2 boot, the printed pool 1.56 "
+        "GiB under the baseline's where the planner takes 0.83"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": (
-        "verdict and KV +2.40 GiB (eleventh blind set, 2026-12-04): planned to start with 3.82 GiB where the printed "
-        "1.42 GiB could not hold one 32,768-token request (1.87 GiB needed); the weights and MTP gaps of the MTP 3 "
-        "boot, with 16,384 batched tokens"
+        "verdict and KV +3.57 GiB (eleventh blind set, 2026-12-04; +2.40 when found): planned to start with 4.99 GiB "
+        "where the printed 1.42 GiB could not hold one 32,768-token request (1.87 GiB needed); the weights and MTP "
+        "gaps of the MTP 3 boot, with 16,384 batched tokens"
     ),
 }

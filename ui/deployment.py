@@ -27,6 +27,7 @@ from planner.assessment.summary import deployment_data
 from planner.assessment.words import refusal
 from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.core.units import GB, GiB, format_bytes
+from planner.deploy.host import HOSTS
 from planner.deploy.mixed import stage_gpu
 from planner.deploy.options import DeploymentOptions, KvOffloadOptions, LoraOptions, SpeculativeOptions
 from planner.deploy.sharing import mig_profiles, parse_nvidia_smi, used_memory_bytes
@@ -44,7 +45,7 @@ DEFAULTS: dict[str, Any] = {
     S.GPU_LAYERS.url: "all", S.CPU_MOE.url: 0, S.CPU_OFFLOAD.url: 0.0, S.HOST_BANDWIDTH.url: 89.6,
     S.KV_OFFLOAD.url: 0.0, S.PREFIX_TOKENS.url: 0, S.HIT_RATE.url: 1.0, S.MAX_LORAS.url: 0, S.LORA_RANK.url: 16,
     S.SPEC_METHOD.url: S.NONE, S.DRAFT_MODEL.url: S.NONE, S.SPEC_TOKENS.url: 1, S.USED_MEMORY.url: 0.0,
-    S.MIG.url: S.NONE, S.COLOCATE.url: S.NONE, S.COLOCATE_UTIL.url: 0.3, S.STAGE_GPUS.url: [],
+    S.HOST.url: "linux", S.MIG.url: S.NONE, S.COLOCATE.url: S.NONE, S.COLOCATE_UTIL.url: 0.3, S.STAGE_GPUS.url: [],
 }  # fmt: skip
 LORA_RANKS = lora_flags.LORA_RANKS  # the ranks engines take, from the registry
 
@@ -134,6 +135,7 @@ def _options_from(sel: Selection, values: dict[str, Any]) -> Built:
         lora=LoraOptions(max_loras=int(v[S.MAX_LORAS.url]), max_lora_rank=int(v[S.LORA_RANK.url])) if lora else None,
         speculative=_speculative(v),
         used_memory_bytes=round(float(v[S.USED_MEMORY.url]) * GiB) + _colocated_bytes(sel, v),
+        host=v[S.HOST.url],
         mig_profile=None if v[S.MIG.url] == S.NONE else v[S.MIG.url],
         stage_gpus=tuple(stage_gpu(get_gpu(g), sel.is_engine) for g in stages),
     )
@@ -223,12 +225,13 @@ def _sharing_widgets(box: Any, sel: Selection, off: dict[str, str]) -> dict[str,
         S.MIG.url: binding.choose(c5, S.MIG, [S.NONE, *mig_profiles(sel.gpu_id)], S.NONE),
         S.COLOCATE.url: binding.choose(c6, S.COLOCATE, [S.NONE, *model_options()], S.NONE),
     }
-    c1, c2 = box.columns([1, 3])
+    c1, c2, c3 = box.columns([1, 1.5, 3])
     values[S.COLOCATE_UTIL.url] = binding.number(
         c1, S.COLOCATE_UTIL, *S.COLOCATE_UTIL.range, 0.3, step=0.05, format="%.2f"
     )
+    values[S.HOST.url] = binding.choose(c2, S.HOST, list(HOSTS), "linux")
     others = [g for g in gpu_options() if g != sel.gpu_id]
-    values[S.STAGE_GPUS.url] = _draw(c2, S.STAGE_GPUS, off, binding.choose_many, others, [], max_selections=7)
+    values[S.STAGE_GPUS.url] = _draw(c3, S.STAGE_GPUS, off, binding.choose_many, others, [], max_selections=7)
     return values
 
 

@@ -18,6 +18,7 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.parallel import default_parallelism, parallel_problem
 from planner.core.serving import serving_kv_dtype, serving_weights
+from planner.deploy.host import device_memory_bytes
 from planner.deploy.options import DeploymentOptions
 from planner.deploy.sharing import mig_gpu
 from planner.engines.evidence import SupportedVersion
@@ -246,7 +247,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
         return PlanRequest(
             model=self.spec,
             gpu=gpu,
-            gpu_memory_bytes=gpu.memory_bytes_for(self.is_engine),
+            gpu_memory_bytes=device_memory_bytes(gpu, self.is_engine, deployment.host if deployment else "linux"),
             gpu_count=count,
             tensor_parallel=tp,
             pipeline_parallel=pp,

@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from planner.assessment.assess import Assessment, VerdictState, assess
+from planner.assessment.assess import Assessment, assess
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import BudgetExceeded, check
 from planner.core.overhead import EngineProfile
 from planner.core.units import GiB
+from planner.deploy.host import held_bytes
 from planner.deploy.options import DeploymentOptions
 from planner.engines.registry import engine_names, get_engine, launch_values
 from planner.planning.request import PlanRequest
@@ -121,21 +122,39 @@ def with_fraction(request: PlanRequest, fraction: float) -> PlanRequest:
 
 
 def starts(request: PlanRequest) -> bool:
-    """Whether the engine starts with ``request`` (an invalid request does not)."""
+    """Whether the engine starts with ``request`` and holds a conversation of its context
+    (:attr:`Assessment.fits`: a set-up whose weights and working memory do not fit starts nothing either); an
+    invalid request does not."""
     try:
-        return assess(request).state is not VerdictState.ENGINE_REFUSES
+        return assess(request).fits
     except BudgetExceeded:
         raise  # the run's time is up: never taken for a set-up that does not fit
     except PlannerError:
         return False
 
 
+def _not_held_back(request: PlanRequest) -> bool:
+    """Whether no failure a lower memory fraction cures (:data:`LOWER_CURES`) stops the engine with ``request``:
+    true at every fraction below one where it holds (less asked of free memory, more left to the sampler)."""
+    try:
+        a = assess(request)
+    except BudgetExceeded:
+        raise  # the run's time is up: never taken for a set-up that does not fit
+    except PlannerError:
+        return False
+    return a.report is None or a.report.failure_kind not in LOWER_CURES
+
+
 def fraction_that_starts(request: PlanRequest, low: float, high: float) -> float | None:
-    """The highest memory fraction in ``[low, high]`` (hundredths) with which the engine starts, assuming it starts
-    at every fraction below one that does (memory in use, the sampler's headroom); ``None`` when none does."""
+    """The highest memory fraction in ``[low, high]`` (hundredths) with which the engine starts: the highest that no
+    lower-fraction failure stops (memory in use, the sampler's headroom), if the engine starts there; ``None`` when
+    it does not (another failure stops it there, which a lower fraction does not cure)."""
     steps = round((high - low) / FRACTION_STEP)
-    step = largest_where(0, steps, lambda i: starts(with_fraction(request, low + i * FRACTION_STEP)))
-    return None if step is None else round(low + step * FRACTION_STEP, 2)
+    step = largest_where(0, steps, lambda i: _not_held_back(with_fraction(request, low + i * FRACTION_STEP)))
+    if step is None:
+        return None
+    fraction = round(low + step * FRACTION_STEP, 2)
+    return fraction if starts(with_fraction(request, fraction)) else None
 
 
 def offload_cures(a: Assessment) -> bool:
@@ -230,7 +249,8 @@ def side_by_side(requests: Sequence[PlanRequest], target: int | None = None) -> 
     out: list[Assessment] = []
     held = 0
     for request in requests:
-        own = request.deployment.used_memory_bytes if request.deployment else 0
+        options = request.deployment
+        own = held_bytes(options.used_memory_bytes, options.host) if options else 0
         a = assess(_with(request, used_memory_bytes=own + held), target)
         out.append(a)
         held += footprint_bytes(a)

@@ -140,6 +140,7 @@ def deployment_data(a: Assessment) -> dict[str, Any]:
         "decode": bound.model_dump() if bound else None,
         "kv_offload": tier._asdict() if tier else None,
         "used_memory_bytes_per_gpu": options.used_memory_bytes,
+        "host": options.host,
         "mig_profile": options.mig_profile,
         "stage_gpus": [
             {"name": g.name, "memory_bytes": g.memory_bytes, "layers": list(s.layers)}

@@ -23,6 +23,7 @@ from planner.bounds.limits import field_range
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.units import GB, GiB, format_bytes
+from planner.deploy.host import HOSTS
 from planner.deploy.mixed import stage_gpu
 from planner.deploy.options import (
     DEFAULT_HOST_BANDWIDTH,
@@ -68,8 +69,11 @@ def add_deployment_arguments(fit: argparse.ArgumentParser) -> None:
     d.add_argument("--mig", metavar="PROFILE", help="plan on a MIG slice of --gpu, e.g. 3g.40gb")
     # GiB, named so (the flag's first name, --used-memory-gb, said GB for the same GiB; it is still read)
     d.add_argument("--used-memory-gib", "--used-memory-gb", dest="used_memory_gib", type=float,
-                   help="GiB (2^30 bytes) already held on each GPU by other processes (under Windows, WSL2 or "
-                        "Docker Desktop, the desktop holds about 1.5-1.6 GiB)")  # fmt: skip
+                   help="GiB (2^30 bytes) already held on each GPU by other processes (under --host windows, "
+                        "the desktop's included)")  # fmt: skip
+    d.add_argument("--host", choices=HOSTS, default="linux",
+                   help="the machine: a Linux desktop (default), headless Linux (cloud, server: no desktop share), "
+                        "or Windows (WSL2, Docker Desktop: the whole card, the desktop's memory)")  # fmt: skip
     d.add_argument("--nvidia-smi", metavar="FILE", help="a saved nvidia-smi output: memory in use per GPU")
     d.add_argument("--colocate", action="append", metavar="MODEL[@UTIL]", help="another vLLM started first (repeat)")
     d.add_argument("--layer-split", help="mixed GPUs: layers per GPU, e.g. 20,12 (default: the best split)")
@@ -178,6 +182,7 @@ def deployment_from_args(args: argparse.Namespace) -> DeploymentOptions | None:
         "lora": _lora(args),
         "speculative": _speculative(args),
         "used_memory_bytes": _used_memory(args),
+        "host": args.host,
         "mig_profile": args.mig,
         **_rate(args.host_bandwidth_gbs, "--host-bandwidth-gbs"),
         **_rate(args.pcie_bandwidth_gbs, "--pcie-bandwidth-gbs"),
@@ -294,13 +299,13 @@ def deployment_rows(data: dict[str, Any], unit: str = "GiB") -> list[tuple[str, 
         rows.append(
             ("KV tier holds", f"{tier['tokens']:,} tokens = {tier['conversations']:,} more conversations parked")
         )
-    for key, label in (
-        ("gpu_layers_that_fit", "layers that fit"),
-        ("cpu_offload_gib_needed", "offload needed (GiB)"),
-        ("memory_fraction_that_starts", "memory fraction that starts"),
+    for key, label, none in (
+        ("gpu_layers_that_fit", "layers that fit", "none fits"),
+        ("cpu_offload_gib_needed", "offload needed (GiB)", "none fits"),
+        ("memory_fraction_that_starts", "memory fraction that starts", "none: another limit stops it at every one"),
     ):
         if key in data:
-            rows.append((label, "none fits" if data[key] is None else f"{data[key]:g}"))
+            rows.append((label, none if data[key] is None else f"{data[key]:g}"))
     if details.get("launch_settings"):
         rows.append(("engine settings", " ".join(details["launch_settings"])))
     for other in data.get("colocated", []):

@@ -29,6 +29,7 @@ from planner.core.kv_formats import KV_FORMATS
 from planner.core.overhead import OverheadModel
 from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, GiB, format_bytes
+from planner.deploy.host import device_memory_bytes
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_names, engines_that_run, fraction_default_text, overhead_profile
 from planner.engines.settings import ENGINE_SETTINGS, SettingValue, profile_values
@@ -182,7 +183,7 @@ def engine_data(report: EngineReport) -> dict[str, Any]:
 def _request(args: argparse.Namespace) -> PlanRequest:
     gpu, stages = fit_gpus(args)
     engine = args.engine != "generic"
-    memory = gpu.memory_bytes_for(engine) if gpu is not None else round(args.gpu_memory_gb * GB)
+    memory = device_memory_bytes(gpu, engine, args.host) if gpu is not None else round(args.gpu_memory_gb * GB)
     request = PlanRequest(
         model=model_from_args(args),
         gpu=gpu,

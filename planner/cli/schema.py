@@ -29,6 +29,7 @@ from planner.assessment.assess import VerdictState
 from planner.assessment.summary import DecodeBound
 from planner.calibration import CalibrationSetup, Unit
 from planner.core.inspection import ModelInspection
+from planner.deploy.host import HostOs
 from planner.engines.accuracy import KvAccuracy
 from planner.engines.vllm.calibrated import Calibrated
 from planner.sources.logs import ParsedLog
@@ -85,7 +86,8 @@ class DeploymentDoc(_Doc):
     cpu_offload_bytes_per_gpu: int
     decode: DecodeBound | None
     kv_offload: KvTierDoc | None
-    used_memory_bytes_per_gpu: int
+    used_memory_bytes_per_gpu: int  # as given; what others hold, the host's default included: other_bytes_per_gpu
+    host: HostOs
     mig_profile: str | None
     stage_gpus: list[StageGpuDoc]
     layer_split: list[int]

@@ -7,7 +7,8 @@ rule it follows:
 - KV offload tiers (:mod:`.kv_offload`): vLLM ``--kv-offloading-size`` (native or LMCache), a prefix working set;
 - LoRA slots (:mod:`.lora`): vLLM ``--max-loras --max-lora-rank --max-cpu-loras``, SGLang equivalents;
 - speculative decoding (:mod:`.speculative`): a draft model, EAGLE/EAGLE-3/Medusa heads, the checkpoint's MTP;
-- memory already in use and MIG slices (:mod:`.sharing`);
+- memory already in use and MIG slices (:mod:`.sharing`), and the machine's host (:mod:`.host`: Linux with a desktop,
+  headless, or Windows under WSL2 / Docker Desktop);
 - mixed GPUs, one per pipeline stage (:mod:`.mixed`).
 
 Bytes are ints; sizes given in GiB by an engine's flag (``--cpu-offload-gb``, ``--kv-offloading-size``) are
@@ -22,6 +23,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from planner.bounds.limits import MAX_CONTEXT
 from planner.core.model import ModelSpec
+from planner.deploy.host import HostOs
 
 NonNegative = Annotated[int, Field(ge=0)]
 Positive = Annotated[int, Field(gt=0)]
@@ -130,6 +132,7 @@ class DeploymentOptions(BaseModel, frozen=True, extra="forbid"):
     lora: LoraOptions | None = None
     speculative: SpeculativeOptions | None = None
     used_memory_bytes: Bytes = 0  # held on each GPU by other processes before the engine starts
+    host: HostOs = "linux"  # the machine (planner.deploy.host): the device total, the desktop's memory and share
     mig_profile: str | None = Field(default=None, max_length=40)  # for labels; the slice's memory is the request's
     stage_gpus: tuple[StageGpu, ...] = Field(default=(), max_length=64)  # mixed GPUs, one per pipeline stage
     layer_split: tuple[Positive, ...] | None = Field(default=None, max_length=64)  # decoder layers per stage

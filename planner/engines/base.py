@@ -19,6 +19,7 @@ from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, FailureKind
 from planner.core.units import GiB
+from planner.deploy.host import whole_card
 from planner.deploy.options import SpeculativeOptions
 from planner.engines.checkpoints import WeightLoading, weight_loading
 from planner.engines.logfigures import ParsedLog
@@ -290,9 +291,11 @@ CONTEXT_CURES: frozenset[FailureKind] = frozenset(
 
 
 def engine_total_bytes(request: PlanRequest) -> int:
-    """The device total the engine prints: ``GpuSpec.engine_visible_bytes`` when known, else the request's."""
-    if request.gpu is not None and request.gpu.engine_visible_bytes is not None:
-        return request.gpu.engine_visible_bytes
+    """The device total the engine prints: ``GpuSpec.engine_visible_bytes`` when known, else the request's; the
+    request's under Windows, where CUDA reports the whole card (:func:`planner.deploy.host.device_memory_bytes`)."""
+    gpu, options = request.gpu, request.deployment
+    if gpu is not None and gpu.engine_visible_bytes is not None and not (options and whole_card(options.host)):
+        return gpu.engine_visible_bytes
     return request.gpu_memory_bytes
 
 

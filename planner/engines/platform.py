@@ -19,6 +19,8 @@ from functools import lru_cache
 
 from planner.bounds.memo import BoundedMemo
 from planner.core.gpu import DevicePlatform, GpuSpec
+from planner.deploy.host import on_host
+from planner.planning.request import PlanRequest
 
 
 class VllmPlatform(DevicePlatform, frozen=True, extra="forbid"):
@@ -73,3 +75,12 @@ def vllm_platform(gpu: GpuSpec | None) -> VllmPlatform:
         return platform_of(None)
     kept = _GPU_PLATFORMS.get(gpu)
     return kept if kept is not None else _GPU_PLATFORMS.put(gpu, platform_of(gpu.platform))
+
+
+def request_platform(request: PlanRequest) -> VllmPlatform:
+    """:func:`vllm_platform` of the request's GPU on the request's machine (``deployment.host``): a headless or
+    Windows host holds no desktop share (:func:`planner.deploy.host.on_host`)."""
+    platform, options = vllm_platform(request.gpu), request.deployment
+    if options is None or options.host == "linux":
+        return platform
+    return platform_of(on_host(platform, options.host))

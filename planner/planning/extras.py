@@ -14,6 +14,7 @@ from planner.bounds.errors import PlannerError
 from planner.core.parallel import stage_layer_ranges
 from planner.core.params import ParameterBreakdown
 from planner.core.weights import stage_weights_bytes_per_gpu
+from planner.deploy.host import held_bytes
 from planner.deploy.lora import lora_slot_bytes
 from planner.deploy.mixed import check_split, ranges_of
 from planner.deploy.offload import (
@@ -124,7 +125,7 @@ def _stage(
         draft_bytes=proposer.weights_bytes,
         draft_kv_bytes_per_token=proposer.kv_bytes_per_token,
         lookahead_tokens=proposer.lookahead_tokens,
-        other_bytes=options.used_memory_bytes,
+        other_bytes=held_bytes(options.used_memory_bytes, options.host),
     )
 
 

@@ -36,7 +36,7 @@ MODELS = (
 )  # fmt: skip
 GPUS = ("h100-sxm-80gb", "a100-sxm-80gb", "l40s", "rtx-4090", "l4", "h200-sxm-141gb")
 CONTEXTS = (2048, 4096, 8192, 32768)
-OPTIONS = ("none", "used_mem", "colocate", "offload", "lora", "speculation", "mixed")
+OPTIONS = ("none", "used_mem", "colocate", "offload", "lora", "speculation", "mixed", "host")
 DRAFT = "meta-llama/Llama-3.2-1B"
 
 
@@ -54,6 +54,14 @@ def _deployment(
     if option == "used_mem":
         gib = rng.choice((2, 10, 20))
         return {"used_mem": str(gib)}, ["--used-memory-gb", str(gib)]
+    if option == "host":  # the machine (planner.deploy.host); Windows with memory in use given half the time
+        host = rng.choice(("headless", "windows"))
+        used = rng.choice(((), ("2",))) if host == "windows" else ()
+        return {"host": host, **dict.fromkeys(("used_mem",) if used else (), "2")}, [
+            "--host",
+            host,
+            *(f for g in used for f in ("--used-memory-gib", g)),
+        ]
     if option == "colocate":
         util = rng.choice((0.2, 0.3))
         return {"colocate": "meta-llama/Llama-3.2-1B", "colocate_util": str(util)}, [

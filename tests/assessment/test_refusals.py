@@ -92,3 +92,18 @@ def test_offloading_weights_is_not_the_answer_to_memory_in_use() -> None:
     assert answers["memory_fraction_that_starts"] == 0.85
     fits = assess(_request(used_gib=0.0))
     assert deployment_answers(fits) == {}  # nothing asked, nothing to cure
+
+
+def test_no_fraction_is_offered_where_none_starts(capsys: pytest.CaptureFixture[str]) -> None:
+    """Qwen3.8-27B NVFP4 on one RTX 5090 under Windows at util 0.98 (vLLM 0.31, 256 sequences by default): the
+    free-memory check refuses it, and every lower fraction runs out of memory in the throwaway KV cache vLLM measures
+    its graphs with (256 blocks of 12.25 GiB against ~10 GiB free), which no fraction cures. The answer was "memory
+    fraction that starts 0.7", where the planner itself says it does not fit; now none is offered, and the fraction
+    offered where one exists (above) is one that starts."""
+    argv = ["fit", "--model", "Qwen/Qwen3.8-27B", "--gpu", "rtx-5090", "--weights", "nvfp4-fp8attn", "--kv-dtype"]
+    argv += ["fp8", "--engine", "vllm", "--engine-version", "0.31.0", "--context", "32768", "--host", "windows"]
+    main([*argv, "--gpu-util", "0.98", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"] == "engine-refuses-to-start" and data["memory_fraction_that_starts"] is None
+    main([*argv, "--gpu-util", "0.7", "--json"])
+    assert json.loads(capsys.readouterr().out)["fits"] is False

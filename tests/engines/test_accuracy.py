@@ -103,7 +103,9 @@ def test_a_generic_profile_and_a_fixed_slot_engine() -> None:
 def test_the_verdict_says_when_the_margin_is_within_the_planners_error() -> None:
     """Qwen3-8B on one RTX 3090 at 8k holds 3 conversations: against 3 users the target is met with none to spare,
     and the group's 90th-percentile miss would leave fewer, so the verdict says so (every surface shows the verdict
-    sentence); against 1 user, or without a target, it does not."""
+    sentence); at 2,048 tokens against 1 user (a miss still leaves several), or without a target, it does not. (At
+    8k against 1 user it did until the group's 90th percentile grew past 2.6 GiB, 2026-12-04: a miss now leaves
+    none there.)"""
     request = qwen3_8b_on_an_rtx_3090(8192)
     tight = assess(request, 3)
     assert tight.state.value == "meets-target" and tight.conversations == 3
@@ -113,13 +115,14 @@ def test_the_verdict_says_when_the_margin_is_within_the_planners_error() -> None
     assert "The margin is thinner than the planner's error" in sentence
     assert f"of {group.cases} public start-ups like this one" in sentence
     assert f"would hold {after} conversation" in sentence
-    assert "margin is thinner" not in assess(request, 1).sentence() and "margin" not in assess(request).sentence()
+    roomy = qwen3_8b_on_an_rtx_3090(2048)
+    assert "margin is thinner" not in assess(roomy, 1).sentence() and "margin" not in assess(request).sentence()
 
 
 def test_a_margin_within_the_error_is_a_warning_on_every_surface(capsys) -> None:
     """The verdict's colour follows: the tight RTX 3090 set-up's tone is a warning (the Memory page's alert, fit
-    --json's verdict_tone), the same set-up against 1 user a success."""
-    tight, roomy = assess(qwen3_8b_on_an_rtx_3090(8192), 3), assess(qwen3_8b_on_an_rtx_3090(8192), 1)
+    --json's verdict_tone), the same set-up at 2,048 tokens against 1 user a success."""
+    tight, roomy = assess(qwen3_8b_on_an_rtx_3090(8192), 3), assess(qwen3_8b_on_an_rtx_3090(2048), 1)
     assert tight.margin_within_error and tight.tone == "warning" and tight.state.value == "meets-target"
     assert not roomy.margin_within_error and roomy.tone == "success"
     main([*RTX3090_8B, "--users", "3", "--json"])

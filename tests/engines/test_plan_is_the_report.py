@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from model_catalog import get_gpu, get_model, load_gpus
 from planner.bounds.errors import PlannerError
 from planner.core.units import GiB
+from planner.deploy.host import device_memory_bytes
 from planner.deploy.options import DeploymentOptions, LoraOptions, SpeculativeOptions
 from planner.engines.registry import engine_profile, get_engine, settings_taken
 from planner.engines.settings import EngineSetting
@@ -40,6 +41,8 @@ OPTIONS = {
     ),
     "lora": DeploymentOptions(lora=LoraOptions(max_loras=2, max_lora_rank=32)),
     "used": DeploymentOptions(used_memory_bytes=3 * GiB),
+    "headless": DeploymentOptions(host="headless"),  # no desktop-card share (planner.deploy.host)
+    "windows": DeploymentOptions(host="windows"),  # the whole card, the desktop's default memory, no share
 }
 
 
@@ -56,7 +59,8 @@ def _gap(
     profile = plugin.profile_type(engine_version=release)
     try:
         request = PlanRequest(
-            model=get_model(model).spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True), gpu_count=tp,
+            model=get_model(model).spec, gpu=gpu, gpu_count=tp,
+            gpu_memory_bytes=device_memory_bytes(gpu, True, OPTIONS[option].host if OPTIONS[option] else "linux"),
             tensor_parallel=tp, context_tokens=8192, max_model_len=8192, overhead=profile, kv_dtype=kv,
             deployment=OPTIONS[option],
         )  # fmt: skip

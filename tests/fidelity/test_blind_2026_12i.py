@@ -21,6 +21,10 @@ NOW: dict[str, float] = {
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": 0.41,
     "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": 0.42,
     "vllm-0.25-l40s-gemma4-e4b-it-bf16-16k-util085": -1.34,
+    # the Windows host (planner.deploy.host, since 2026-12-04, chosen after this case and the eleventh set's WSL2
+    # start-ups were read): the card's whole 23.99 GiB and no desktop-card share; the first score took the total
+    # from the log and planned the share (-2.27)
+    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": -1.10,
 }
 VERDICTS_NOW: dict[str, bool] = {"vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": False}
 

@@ -20,6 +20,21 @@ from bench.fidelity import run_all
 from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores, load_blind_set
 
 BLIND, RESULTS = load_blind_set("vllm-blind-2026-12k.json")
+# What the planner gives now where it differs from the first score: the machine's host (planner.deploy.host, since
+# 2026-12-04, chosen after this set was read, so no longer blind for it). Headless (the RunPod RTX 4090, the AutoDL
+# RTX PRO 6000 Server): no desktop-card share, -0.23 and +0.04 GiB where they were -1.14 and -1.13. Windows (WSL2):
+# the desktop's memory by default, so the util 0.98 refusal is predicted with vLLM's own figures (30.20/31.84 GiB),
+# and no desktop-card share, so unsloth's NVFP4 checkpoint is 1.17 GiB further over (its other gap, the weights'
+# ~1.2 GiB and what the README does not split, is unchanged)
+NOW: dict[str, float] = {
+    "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": 0.04,
+    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": -0.23,
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": 3.50,
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 4.22,
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 4.23,
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": 3.57,
+}
+VERDICTS_NOW: dict[str, bool] = {"vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-util098-free-memory": True}
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
@@ -28,7 +43,7 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 
 @pytest.mark.parametrize("case", BLIND, ids=[c["id"] for c in BLIND])
 def test_each_as_scored(case: dict[str, object]) -> None:
-    assert_as_scored(case, RESULTS)
+    assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)
 
 
 def test_first_scores() -> None:
@@ -48,27 +63,33 @@ HEADLESS = (
     "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092",
     "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256",
     "vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09",
-    "vllm-qwen3-8b-tp1pp1-lmcacheis3430",
 )
 
 
-def test_the_engine_note_on_desktop_dies_says_what_headless_machines_held() -> None:
-    """Every headless cloud or server start-up on a desktop die so far holds 1.1-1.4 GiB more KV than planned (the
-    1.17 GiB fitted on desktop cards, which they do not hold); the engine note names them."""
+def test_headless_machines_are_planned_without_the_desktop_share() -> None:
+    """The three headless start-ups on desktop dies (a RunPod worker, an AutoDL server, a VM with the card passed
+    through) held 1.1-1.4 GiB more KV than planned with the 1.17 GiB fitted on desktop cards; on the headless host
+    each is within 0.25 GiB. The LMCache RTX A5000 start-up (-1.38) says nothing of its machine and keeps the
+    default host."""
     from planner.engines.vllm.caveats import HEADLESS_EVIDENCE
 
     errors = {r.id: r.kv_error_gib for r in run_all() if r.id in HEADLESS}
-    assert len(errors) == 4 and all(e is not None and -1.45 < e < -1.05 for e in errors.values()), errors
-    assert HEADLESS_EVIDENCE.count(",") == 3
+    assert len(errors) == 3 and all(e is not None and abs(e) < 0.25 for e in errors.values()), errors
+    assert HEADLESS_EVIDENCE.count(",") == 2
 
 
-def test_the_engine_note_says_what_the_windows_desktop_held() -> None:
-    """The Windows (WSL2) start-ups print the card's whole memory as the total and what the desktop left free: the
-    note's figures are theirs (23.99 - 22.45 = 1.54 GiB on an RTX 4090, 31.84 - 30.2 = 1.64 on an RTX 5090)."""
+def test_the_windows_desktop_default_is_the_public_figures() -> None:
+    """The Windows (WSL2) start-ups print the card's whole memory as the total and what was free at the worker's
+    snapshot: 23.99 - 22.45 = 1.54 GiB on an RTX 4090, 31.84 - 30.2 = 1.64 on an RTX 5090, 1.64 'already
+    resident' on another; the desktop's default is their median less the worker's own CUDA context (0.51 GiB)."""
     from bench.fidelity_cases import load_cases
-    from planner.engines.vllm.caveats import WINDOWS_EVIDENCE
+    from planner.core.units import GiB
+    from planner.deploy.host import WINDOWS_DESKTOP_BYTES, WINDOWS_HELD_AT_SNAPSHOT
 
-    text = {c["id"]: json.dumps(c) for c in load_cases()}
+    text = {c["id"]: json.dumps(c, ensure_ascii=False) for c in load_cases()}
     assert "30.2/31.84" in text["vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-util098-free-memory"]
-    assert "22.45 of 23.99" in text["vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085"]
-    assert "22.45 of 23.99" in WINDOWS_EVIDENCE and "30.2 of 31.84" in WINDOWS_EVIDENCE
+    assert "22.45/23.99" in text["vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085"]
+    docker = text["vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082"]
+    assert "| Already resident when vLLM read the card | 1.64 |" in docker
+    assert [round(gib, 2) for _, gib in WINDOWS_HELD_AT_SNAPSHOT] == [1.54, 1.64, 1.64]
+    assert WINDOWS_DESKTOP_BYTES / GiB == pytest.approx(1.13, abs=0.005)

@@ -47,6 +47,9 @@ from ui.settings.deployment import (
     HIT_RATE as HIT_RATE,
 )
 from ui.settings.deployment import (
+    HOST as HOST,
+)
+from ui.settings.deployment import (
     HOST_BANDWIDTH as HOST_BANDWIDTH,
 )
 from ui.settings.deployment import (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from model_catalog import load_models
 from planner.core.units import GB, GiB
+from planner.deploy.host import HOST_LABELS, HOSTS
 from planner.deploy.options import DeploymentOptions, KvOffloadOptions, LoraOptions, SpeculativeOptions
 from ui.page_registry import MEMORY
 from ui.settings.parsing import Setting, decimal, declared, integer, one_of, word
@@ -136,10 +137,23 @@ USED_MEMORY = Setting(
     "used_mem",
     "used_memory_gib",
     "Already in use per GPU (GiB)",
-    "Held by other processes before the engine starts (paste nvidia-smi below to read it). Under Windows (WSL2, "
-    "Docker Desktop) the desktop holds about 1.5-1.6 GiB of the card (public vLLM start-ups).",
+    "Held by other processes before the engine starts (paste nvidia-smi below to read it). On the Windows machine "
+    "give everything in use, the desktop's included (nvidia-smi under WSL2 counts it); 0 takes the desktop's usual "
+    "amount.",
     declared(DeploymentOptions, "used_memory_bytes", GiB),
     scope=MEMORY,
+)
+HOST = Setting(
+    "host",
+    "host",
+    "Machine",
+    "Linux desktop (default); headless Linux, a cloud GPU or a server, holds none of the share vLLM's start-ups "
+    "on Linux desktop cards hold; Windows (WSL2, Docker Desktop): CUDA reports the whole card and the desktop holds "
+    "about 1.1 GiB of it when the memory in use is not given.",
+    one_of(lambda: list(HOSTS)),
+    show=str,
+    scope=MEMORY,
+    words=tuple(HOST_LABELS.items()),
 )
 MIG = Setting(
     "mig",
@@ -179,5 +193,5 @@ STAGE_GPUS = Setting(
 )
 DEPLOYMENT_SETTINGS = (
     GPU_LAYERS, CPU_MOE, CPU_OFFLOAD, HOST_BANDWIDTH, KV_OFFLOAD, PREFIX_TOKENS, HIT_RATE, MAX_LORAS, LORA_RANK,
-    SPEC_METHOD, DRAFT_MODEL, SPEC_TOKENS, USED_MEMORY, MIG, COLOCATE, COLOCATE_UTIL, STAGE_GPUS,
+    SPEC_METHOD, DRAFT_MODEL, SPEC_TOKENS, USED_MEMORY, HOST, MIG, COLOCATE, COLOCATE_UTIL, STAGE_GPUS,
 )  # fmt: skip

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+from planner.deploy.host import host_note
 from planner.engines.base import gib_text
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage
@@ -53,32 +54,31 @@ def rocm_note(request: PlanRequest, profile: VllmProfile) -> str | None:
 
 
 # The public start-ups on desktop dies in headless cloud or server machines, each 1.1-1.4 GiB more KV than planned
-# (tests/fidelity: vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092, vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-
-# 8k-seqs256, vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09, vllm-qwen3-8b-tp1pp1-lmcacheis3430)
-HEADLESS_EVIDENCE = "a RunPod RTX 4090, an AutoDL RTX PRO 6000 Server, a headless RTX 3090 Ti VM, a server RTX A5000"
-
-# What the Windows desktop held before vLLM's first snapshot on public WSL2 / Docker Desktop start-ups ("Free memory
-# on device (F/T GiB)", T the card's whole memory): tests/fidelity vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-util098-
-# free-memory (30.2/31.84), vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082 (1.64 GiB held),
-# vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085 (22.45/23.99)
-WINDOWS_EVIDENCE = "1.5-1.6 GiB (RTX 4090, RTX 5090: 22.45 of 23.99 and 30.2 of 31.84 GiB free)"
+# with the desktop share (tests/fidelity: vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092, vllm-0.29-rtxpro6000-
+# server-qwen38-27b-bf16-8k-seqs256, vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09): the headless host's evidence
+HEADLESS_EVIDENCE = "a RunPod RTX 4090, an AutoDL RTX PRO 6000 Server, an RTX 3090 Ti passed through to a VM"
 
 
 def graphics_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
     """On a graphics die (GeForce, RTX workstation), compiled: the fitted share the non-torch figure holds there
-    (:meth:`VllmProfile.graphics_compile_bytes`: none for an eager start-up)."""
-    extra = profile.graphics_compile_bytes(result.tensor_parallel, vllm_platform(request.gpu))
-    if extra <= 0:
+    (:meth:`VllmProfile.graphics_compile_bytes`: none for an eager start-up), and the hosts that hold none of it;
+    on a headless or Windows host what that host changes (:func:`planner.deploy.host.host_note`)."""
+    options = request.deployment
+    host = options.host if options is not None else "linux"
+    share = profile.graphics_compile_bytes(result.tensor_parallel, vllm_platform(request.gpu))
+    if host == "windows" or (host == "headless" and share > 0):
+        return host_note(host, options.used_memory_bytes if options is not None else 0)
+    if share <= 0:
         return None
     return (
-        f"Non-torch memory includes {gib_text(extra)} GiB per GPU fitted on public compiled GeForce / RTX "
+        f"Non-torch memory includes {gib_text(share)} GiB per GPU fitted on public compiled GeForce / RTX "
         "workstation start-ups, which vLLM's source does not name: vLLM counts the whole card's drop in free "
         "memory while it loads, compiles and profiles (another program's allocations meanwhile count as vLLM's). "
         "Public runs on these cards left from none of it to about twice it (a restart that reuses its compile "
         "cache holds less), and every headless cloud or server start-up on such a card seen so far held none of "
-        f"it ({HEADLESS_EVIDENCE}): on a rented or headless card the KV cache is likely this much larger. "
-        "--enforce-eager is planned without it. Under Windows (WSL2, Docker Desktop) CUDA reports the whole card "
-        f"and the desktop holds {WINDOWS_EVIDENCE} before vLLM starts: give that as memory other processes hold."
+        f"it ({HEADLESS_EVIDENCE}): on a rented or headless card choose the headless host (Deployment, --host "
+        "headless). --enforce-eager is planned without it. Under Windows (WSL2, Docker Desktop) choose the Windows "
+        "host (--host windows): CUDA reports the whole card and the desktop holds part of it."
     )
 
 

@@ -251,8 +251,9 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     def graphics_compile_bytes(self, tensor_parallel: int, platform: VllmPlatform) -> int:
         """What a compiled V1 start-up holds on a desktop card (:attr:`DevicePlatform.desktop_card`) beyond the
         datacenter base, per rank (``VllmConstants.graphics_extra``, fitted on such cards, divided by TP); none on the
-        datacenter cards of the same dies (docs/fidelity.md, 'Desktop cards only') or under ``--enforce-eager``."""
-        if not self.is_v1 or self.enforce_eager or not platform.desktop_card:
+        datacenter cards of the same dies (docs/fidelity.md, 'Desktop cards only'), off a Linux desktop
+        (``platform.desktop_host``) or under ``--enforce-eager``."""
+        if not self.is_v1 or self.enforce_eager or not (platform.desktop_card and platform.desktop_host):
             return 0
         return self.fitted.graphics_extra // tensor_parallel
 

@@ -1,0 +1,122 @@
+"""The machine the engine runs on, as it changes what the GPU holds before and while the engine starts
+(``DeploymentOptions.host``):
+
+- ``linux``: a Linux desktop or workstation (the default). The planner's figures are the ones fitted on public
+  start-ups; on a desktop card (GeForce, RTX workstation) vLLM's non-torch figure holds a share fitted there
+  (:meth:`planner.engines.vllm.profile.VllmProfile.graphics_compile_bytes`).
+- ``headless``: a Linux machine with no desktop on the card, a rented cloud GPU or a server. Every public headless
+  start-up on a desktop card held none of that share (a RunPod RTX 4090, an AutoDL RTX PRO 6000 Server, an RTX 3090
+  Ti passed through to a VM; ``tests/fidelity``), so it is planned without it. The rule was chosen after those three
+  were read.
+- ``windows``: WSL2 or Docker Desktop on Windows. CUDA reports the card's whole memory (the 32,607 MiB nvidia-smi
+  shows on an RTX 5090: 31.84 GiB, where Linux's driver gives 31.36), the Windows desktop holds part of it before
+  the engine starts (:data:`WINDOWS_DESKTOP_BYTES`), and the desktop share above is not there (the two start-ups
+  that print their non-torch memory: 0.32 and 0.58 GiB, the datacenter base).
+
+>>> held_bytes(0, "windows") == WINDOWS_DESKTOP_BYTES
+True
+>>> held_bytes(3 * 2**30, "windows") == held_bytes(3 * 2**30, "linux") == 3 * 2**30
+True
+>>> whole_card("windows"), whole_card("headless"), desktop_share("linux"), desktop_share("headless")
+(True, False, True, False)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from statistics import median
+from typing import TYPE_CHECKING, Literal, TypeVar
+
+if TYPE_CHECKING:
+    from planner.core.gpu import DevicePlatform, GpuSpec
+
+P = TypeVar("P", bound="DevicePlatform")
+
+HostOs = Literal["linux", "headless", "windows"]
+HOSTS: tuple[HostOs, ...] = ("linux", "headless", "windows")
+HOST_LABELS: dict[HostOs, str] = {
+    "linux": "Linux desktop or workstation",
+    "headless": "Linux, headless (cloud, server)",
+    "windows": "Windows (WSL2, Docker Desktop)",
+}
+
+# What the Windows desktop held before vLLM's first snapshot on public WSL2 / Docker Desktop start-ups: the card's
+# total less "Free memory on device (F/T GiB)" (GiB as printed, two decimals), by tests/fidelity case. The printed
+# figure includes the worker's own CUDA context at its snapshot (:data:`SNAPSHOT_CONTEXT_GIB`).
+WINDOWS_HELD_AT_SNAPSHOT: tuple[tuple[str, float], ...] = (
+    # tests/fidelity ...-rtx4090-wsl2-qwen25-0.5b-2k-util085: "Free memory on device (22.45/23.99 GiB)"
+    ("RTX 4090, WSL2, an Xwayland desktop, driver 591.86", 23.99 - 22.45),
+    # ...-rtx5090-wsl2-qwen38-27b-nvfp4-util098-free-memory: "Free memory on device cuda:0 (30.2/31.84 GiB)"
+    ("RTX 5090, WSL2, driver 610.74", 31.84 - 30.2),
+    # ...-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082: "Already resident when vLLM read the card | 1.64"
+    ("RTX 5090, Docker Desktop, driver 596.36", 1.64),
+)
+# vLLM's worker's CUDA context at its snapshot, one GPU (planner/engines/vllm/fitted.toml ``init_baseline_tp1``,
+# 547,608,330 bytes; tests/engines/test_vllm_host.py holds the two together).
+SNAPSHOT_CONTEXT_GIB = 0.51
+# The desktop's own memory when the memory in use is not given: the median of the public figures above, less the
+# worker's context (1.64 - 0.51 = 1.13 GiB).
+WINDOWS_DESKTOP_BYTES = round((median(gib for _, gib in WINDOWS_HELD_AT_SNAPSHOT) - SNAPSHOT_CONTEXT_GIB) * 2**30)
+
+
+def held_bytes(used_memory_bytes: int, host: HostOs) -> int:
+    """What other processes hold on each GPU before the engine starts: the memory in use given, else, under
+    Windows, the desktop's (:data:`WINDOWS_DESKTOP_BYTES`; nvidia-smi under WSL2 counts the desktop in its use, so
+    a figure given replaces it rather than adding to it)."""
+    if used_memory_bytes or host != "windows":
+        return used_memory_bytes
+    return WINDOWS_DESKTOP_BYTES
+
+
+def whole_card(host: HostOs) -> bool:
+    """Whether CUDA reports the card's whole memory (nvidia-smi's total) as the device total: under Windows."""
+    return host == "windows"
+
+
+def device_memory_bytes(gpu: GpuSpec, engine: bool, host: HostOs, unified_share: float | None = None) -> int:
+    """The memory to plan ``gpu`` with (:meth:`planner.core.gpu.GpuSpec.memory_bytes_for`), the card's whole memory
+    for an engine under Windows (:func:`whole_card`)."""
+    if engine and whole_card(host) and gpu.unified_memory is None:
+        return gpu.memory_bytes
+    return gpu.memory_bytes_for(engine, unified_share)
+
+
+def desktop_share(host: HostOs) -> bool:
+    """Whether a compiled vLLM start-up on a desktop card holds the share fitted on Linux desktop cards."""
+    return host == "linux"
+
+
+def on_host(platform: P | None, host: HostOs) -> P | None:
+    """``platform`` on the machine ``host``: ``desktop_host`` off where the host holds no desktop share
+    (:func:`desktop_share`)."""
+    if platform is None or desktop_share(host) == platform.desktop_host:
+        return platform
+    changed: P = _with_desktop(platform, desktop_share(host))
+    return changed
+
+
+@lru_cache(maxsize=128)  # a handful of devices x hosts (frozen, hashable)
+def _with_desktop(platform: P, desktop: bool) -> P:
+    changed: P = platform.model_copy(update={"desktop_host": desktop})
+    return changed
+
+
+def host_note(host: HostOs, used_memory_bytes: int) -> str | None:
+    """What the host changes, in words (``None`` on the default Linux desktop)."""
+    if host == "headless":
+        return (
+            "Planned as a headless Linux machine: no desktop share in the non-torch memory of a desktop card (every "
+            "public headless start-up on such a card held none)."
+        )
+    if host != "windows":
+        return None
+    held = (
+        "the memory in use given, the desktop's included"
+        if used_memory_bytes
+        else f"the desktop holding {WINDOWS_DESKTOP_BYTES / 2**30:.2f} GiB (the median of "
+        f"{len(WINDOWS_HELD_AT_SNAPSHOT)} public start-ups; give the memory in use to replace it)"
+    )
+    return (
+        f"Planned under Windows (WSL2, Docker Desktop): the card's whole memory as the device total, {held}, and no "
+        "desktop share in the non-torch memory."
+    )

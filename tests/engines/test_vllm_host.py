@@ -1,0 +1,99 @@
+"""The machine vLLM runs on (``DeploymentOptions.host``, :mod:`planner.deploy.host`), against the public start-ups
+that set it: under Windows (WSL2, Docker Desktop) CUDA reports the card's whole memory and the desktop holds part of
+it before the worker's snapshot; a headless Linux machine holds none of the share fitted on desktop cards.
+
+The RTX 5090 under WSL2 (vLLM 0.27.1, unsloth's Qwen3.8-27B-NVFP4, 32,768 tokens, fp8 KV, 8 sequences, prefix
+caching off) printed "Free memory on device cuda:0 (30.2/31.84 GiB) on startup is less than desired GPU memory
+utilization (0.98, 31.21 GiB)" (tests/fidelity vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-util098-free-memory); the
+same machine started at util 0.90."""
+
+from __future__ import annotations
+
+import pytest
+
+from model_catalog import get_gpu, get_model
+from planner.core.units import GiB
+from planner.deploy.host import (
+    SNAPSHOT_CONTEXT_GIB,
+    WINDOWS_DESKTOP_BYTES,
+    HostOs,
+    device_memory_bytes,
+    held_bytes,
+)
+from planner.deploy.options import DeploymentOptions
+from planner.engines.base import EngineReport
+from planner.engines.registry import get_engine
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.versions import fitted_constants
+from planner.planning.plan import PlanRequest, plan
+
+
+def _qwen_on_5090(host: HostOs, util: float, used_gib: float = 0) -> tuple[int, EngineReport]:
+    """(the plan's pool per GPU, the report) of the WSL2 set-up above on ``host``."""
+    gpu = get_gpu("rtx-5090")
+    profile = VllmProfile(
+        engine_version="0.27.1", gpu_memory_utilization=util, max_num_seqs=8, enable_prefix_caching=False
+    )
+    request = PlanRequest(
+        model=get_model("Qwen/Qwen3.8-27B").spec, gpu=gpu, gpu_memory_bytes=device_memory_bytes(gpu, True, host),
+        weights="nvfp4-fp8attn", kv_dtype="fp8", context_tokens=32768, max_model_len=32768, overhead=profile,
+        deployment=DeploymentOptions(host=host, used_memory_bytes=round(used_gib * GiB)),
+    )  # fmt: skip
+    result = plan(request)
+    return result.stages[0].kv_cache_bytes, get_engine("vllm").report(request, result, profile)
+
+
+def test_windows_refuses_util_098_with_vllms_own_figures() -> None:
+    """The desktop's default (1.64 GiB at the snapshot, the worker's context in it) leaves 30.20 of 31.84 GiB free,
+    under the 31.21 GiB util 0.98 asks for: vLLM's own message, figure for figure. On the Linux desktop default (no
+    desktop memory, Linux's 31.36 GiB total) the same flags were planned to start."""
+    _, report = _qwen_on_5090("windows", 0.98)
+    assert report.failure_kind == "free-memory"
+    assert "(30.20/31.84 GiB)" in (report.failure or "") and "(0.98, 31.21 GiB)" in (report.failure or "")
+    _, linux = _qwen_on_5090("linux", 0.98)
+    assert linux.failure_kind is None
+    assert linux.total_memory_bytes == get_gpu("rtx-5090").engine_visible_bytes
+
+
+def test_windows_starts_at_util_090_on_the_whole_card_and_the_plan_is_the_report() -> None:
+    """CUDA's total under WSL2 is nvidia-smi's 32,607 MiB (31.84 GiB, the log's figure); the desktop's memory does not
+    enter vLLM 0.27's budget (a snapshot-based start), so the pool is util x 31.84 less vLLM's own use."""
+    pool, report = _qwen_on_5090("windows", 0.9)
+    assert report.failure_kind is None
+    assert report.total_memory_bytes == 32607 * 2**20
+    assert pool == report.available_kv_cache_bytes_per_gpu
+
+
+@pytest.mark.parametrize("host", ["headless", "windows"])
+def test_off_a_linux_desktop_the_desktop_share_is_not_planned(host: HostOs) -> None:
+    """The 1.17 GiB fitted on compiled Linux desktop-card start-ups (``graphics_extra``) is the only difference in
+    non-torch memory: 1.42 GiB on a Linux desktop, 0.25 (the era's base) headless or under Windows."""
+    _, desktop = _qwen_on_5090("linux", 0.9)
+    _, other = _qwen_on_5090(host, 0.9)
+    assert desktop.non_torch_bytes - other.non_torch_bytes == fitted_constants().graphics_extra
+    assert other.non_torch_bytes == pytest.approx(0.25 * GiB, abs=0.005 * GiB)
+
+
+def test_memory_in_use_given_replaces_the_desktop_default() -> None:
+    """nvidia-smi under WSL2 counts the desktop in its use, so a figure given replaces the default: 3 GiB in use
+    leaves 31.84 - 3 - 0.51 (the worker's context) = 28.33 GiB free."""
+    assert held_bytes(0, "windows") == WINDOWS_DESKTOP_BYTES
+    assert held_bytes(0, "linux") == held_bytes(0, "headless") == 0
+    _, report = _qwen_on_5090("windows", 0.9, used_gib=3)
+    assert report.failure_kind == "free-memory" and "(28.33/31.84 GiB)" in (report.failure or "")
+
+
+def test_the_desktop_default_takes_the_workers_context_off_the_printed_figure() -> None:
+    """The printed figure (total less free at the snapshot) holds vLLM's own CUDA context: the fitted one-GPU
+    baseline, which the desktop's default leaves out so it is not counted twice."""
+    assert fitted_constants().init_baseline_tp1 / GiB == pytest.approx(SNAPSHOT_CONTEXT_GIB, abs=0.005)
+    assert WINDOWS_DESKTOP_BYTES / GiB == pytest.approx(1.64 - 0.51, abs=0.005)
+
+
+def test_the_host_changes_nothing_on_a_datacenter_card_but_windows_total() -> None:
+    """An H100 on a headless host plans as on the default (no desktop share there either); under Windows its total
+    is the whole card (nvidia-smi's 81,559 MiB), not vLLM's Linux 79.19 GiB."""
+    gpu = get_gpu("h100-sxm-80gb")
+    assert device_memory_bytes(gpu, True, "headless") == device_memory_bytes(gpu, True, "linux")
+    assert device_memory_bytes(gpu, True, "windows") == gpu.memory_bytes > device_memory_bytes(gpu, True, "linux")
+    assert device_memory_bytes(gpu, False, "windows") == gpu.memory_bytes_for(False)
