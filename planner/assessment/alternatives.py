@@ -39,7 +39,7 @@ from planner.assessment.search import (
     LOWER_CURES,
     LOWEST_FRACTION,
     current_fraction,
-    fraction_that_starts,
+    fraction_not_held_back,
     with_fraction,
 )
 from planner.assessment.words import split_label
@@ -191,10 +191,11 @@ def _fraction(request: PlanRequest, goal: Goal, found: Assessment) -> Alternativ
     flag = f" ({engine.fraction_flag})" if engine.fraction_flag else ""
     failure = found.report.failure_kind
     if failure in LOWER_CURES:
-        fraction = fraction_that_starts(request, LOWEST_FRACTION, current - FRACTION_STEP)
+        fraction = fraction_not_held_back(request, LOWEST_FRACTION, current - FRACTION_STEP)
         if fraction is None:
             return None
-        return _try(with_fraction(request, fraction), f"memory fraction {fraction:.2f}{flag}", goal)
+        lowered, change = with_fraction(request, fraction), f"memory fraction {fraction:.2f}{flag}"
+        return _try(lowered, change, goal) or _then_fewer_sequences(lowered, change, goal)
     if failure in HIGHER_CURES or found.state in (VerdictState.MISSES_TARGET, VerdictState.NO_ROOM):
         steps = round((HIGHEST_FRACTION - current) / FRACTION_STEP)
         for step in range(1, min(steps, SMALLER_TRIALS * 3) + 1):
@@ -203,6 +204,21 @@ def _fraction(request: PlanRequest, goal: Goal, found: Assessment) -> Alternativ
             if alternative:
                 return alternative
     return None
+
+
+def _then_fewer_sequences(lowered: PlanRequest, change: str, goal: Goal) -> Alternative | None:
+    """Where the fraction that passes the start-up check meets a refusal fewer sequences cure (the graph profiling's
+    cache, the Mamba blocks, the sampler: :func:`planner.assessment.batch_lever.seqs_that_start`), both changes."""
+    try:
+        found = assess(lowered, goal.users)
+    except BudgetExceeded:
+        raise  # the run's time is up: never taken for a set-up that does not fit
+    except PlannerError:
+        return None
+    seqs = seqs_that_start(lowered, found)
+    if seqs is None:
+        return None
+    return _try(with_max_num_seqs(lowered, seqs), f"{change} and --max-num-seqs {seqs} (the largest that starts)", goal)
 
 
 def _split(request: PlanRequest, count: int) -> PlanRequest:

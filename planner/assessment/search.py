@@ -145,16 +145,20 @@ def _not_held_back(request: PlanRequest) -> bool:
     return a.report is None or a.report.failure_kind not in LOWER_CURES
 
 
-def fraction_that_starts(request: PlanRequest, low: float, high: float) -> float | None:
-    """The highest memory fraction in ``[low, high]`` (hundredths) with which the engine starts: the highest that no
-    lower-fraction failure stops (memory in use, the sampler's headroom), if the engine starts there; ``None`` when
-    it does not (another failure stops it there, which a lower fraction does not cure)."""
+def fraction_not_held_back(request: PlanRequest, low: float, high: float) -> float | None:
+    """The highest memory fraction in ``[low, high]`` (hundredths) that no lower-fraction failure stops (memory in
+    use, the sampler's headroom); ``None`` when even ``low`` is."""
     steps = round((high - low) / FRACTION_STEP)
     step = largest_where(0, steps, lambda i: _not_held_back(with_fraction(request, low + i * FRACTION_STEP)))
-    if step is None:
-        return None
-    fraction = round(low + step * FRACTION_STEP, 2)
-    return fraction if starts(with_fraction(request, fraction)) else None
+    return None if step is None else round(low + step * FRACTION_STEP, 2)
+
+
+def fraction_that_starts(request: PlanRequest, low: float, high: float) -> float | None:
+    """The highest memory fraction in ``[low, high]`` with which the engine starts: :func:`fraction_not_held_back`,
+    if the engine starts there; ``None`` when it does not (another failure stops it there, which a lower fraction
+    does not cure)."""
+    fraction = fraction_not_held_back(request, low, high)
+    return fraction if fraction is not None and starts(with_fraction(request, fraction)) else None
 
 
 def offload_cures(a: Assessment) -> bool:

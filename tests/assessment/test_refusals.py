@@ -107,3 +107,22 @@ def test_no_fraction_is_offered_where_none_starts(capsys: pytest.CaptureFixture[
     assert data["verdict"] == "engine-refuses-to-start" and data["memory_fraction_that_starts"] is None
     main([*argv, "--gpu-util", "0.7", "--json"])
     assert json.loads(capsys.readouterr().out)["fits"] is False
+
+
+def test_two_refusals_in_a_row_are_answered_with_both_changes() -> None:
+    """The same Windows set-up: util 0.94 passes the free-memory check (30.20 GiB free) but meets the graph
+    profiling's refusal at vLLM's 256 default sequences, which fewer sequences cure. The nearest set-up was "Nothing
+    close does"; it is now both changes, a set-up that starts and holds the 4 users."""
+    gpu = get_gpu("rtx-5090")
+    request = PlanRequest(
+        model=get_model("Qwen/Qwen3.8-27B").spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes, weights="nvfp4-fp8attn",
+        kv_dtype="fp8", context_tokens=32768, max_model_len=32768,
+        overhead=engine_profile("vllm").model_copy(update={"engine_version": "0.31.0", "gpu_memory_utilization": 0.98}),
+        deployment=DeploymentOptions(host="windows"),
+    )  # fmt: skip
+    assert assess(request, 4).report.failure_kind == "free-memory"  # type: ignore[union-attr]
+    found = nearest_fitting(request, 4)
+    both = [
+        a for a in found if a.change.startswith("memory fraction 0.94 (--gpu-memory-utilization) and --max-num-seqs")
+    ]
+    assert len(both) == 1 and both[0].assessment.fits and both[0].assessment.conversations >= 4
