@@ -172,6 +172,16 @@ UNMATCHED: dict[str, str] = {
         "V2's sampler being smaller than the planner's 0.91 GiB. Predicted KV then holds 193 Mamba blocks, under the "
         "default 256 sequences, so a refusal is predicted"
     ),
+    "vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09": (
+        "KV -1.21 GiB (third blind set, 2026-12-03): on this headless RTX 3090 Ti (a NixOS VM, no display) the "
+        "budget (0.9 x 23.56 GiB) less the printed 15.18 GiB of weights, 4.1 of KV and 0.79 of graph estimate leaves "
+        "1.13 GiB for activation and non-torch together, where the planner puts 1.07 of activation (0.94 of it the "
+        "sampler's 256 rows over Gemma's 262,144-token vocabulary) and 1.42 of non-torch (the 0.25 base and the "
+        "graphics dies' fitted 1.17; vLLM 0.27+ prints 0.23-0.58 GiB of non-torch on such cards: docs/fidelity.md, "
+        "'Graphics dies'), and 0.20 GiB less weights. The log prints no 'Free memory on device' split, which would "
+        "say which term is high. Tokens: exact given the printed pool (6.85x; "
+        "tests/engines/test_vllm_page_unification.py)"
+    ),
     "vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k": (
         "KV +1.33 GiB, tokens +5.7 % (third blind set; the post's summary table, not log lines): 555,680 tokens are "
         "34,730 blocks, which a 24-layer middle rank holds in 25.44 GiB, and nvidia-smi shows the middle ranks at "
@@ -273,6 +283,13 @@ UNMATCHED: dict[str, str] = {
         "('torch.compile took 97.6 s') held ~1 GiB the rule no longer plans on an L40S; its 'Free memory on "
         "device ... Actual usage' line would settle the split"
     ),
+    "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": (
+        "KV -1.13 GiB (eleventh blind set, 2026-12-04): weights 51.08 planned against 51.1 printed, and the report's "
+        "2.58 GiB peak activation matches the planner's activation with its graph estimate (2.61), so the gap sits in "
+        "the 1.67 GiB of non-torch memory the planner puts on this card, 1.17 of it the desktop cards' compile "
+        "amount, which this headless AutoDL server card did not hold; its 'Actual usage ... consumed' line would "
+        "settle it"
+    ),
     "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": (
         "KV -1.47 GiB (eleventh blind set, 2026-12-04): the log's own split puts 0.27 GiB of peak activation where "
         "the planner puts 1.10 (0.94 its Model Runner V2 sampler term over 256 rows of Gemma's 262,144-token "
@@ -287,6 +304,13 @@ UNMATCHED: dict[str, str] = {
         "GiB). vLLM 0.25.0 builds its warm-up adapter once on pinned host memory at rank 8 and shares it (0.61 GiB "
         "here, lora/model_manager.py create_dummy_lora, lora_model.py clone); the start-up's 'Actual usage' line "
         "would settle where the rest is"
+    ),
+    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": (
+        "KV -1.40 GiB (eleventh blind set, 2026-12-04): weights 15.27 both; 21.64 - 15.27 - 4.92 leaves 1.45 GiB for "
+        "activation, non-torch memory and the graph estimate where the planner puts 2.88, 1.17 of it the desktop "
+        "cards' compile amount, which this RunPod card did not hold (as the RTX 3090 Ti in a VM, the RTX A5000 "
+        "and the AutoDL RTX PRO 6000 did not; a Vast.ai RTX 3090 and a Proxmox VM's two RTX 3090s did hold it, so "
+        "no host setting models it)"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": (
         "KV +3.50 GiB (eleventh blind set, 2026-12-04; +2.32 when found, before the Windows host took off the desktop "

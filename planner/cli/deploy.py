@@ -72,8 +72,8 @@ def add_deployment_arguments(fit: argparse.ArgumentParser) -> None:
                    help="GiB (2^30 bytes) already held on each GPU by other processes (under --host windows, "
                         "the desktop's included)")  # fmt: skip
     d.add_argument("--host", choices=HOSTS, default="linux",
-                   help="the machine: a Linux desktop (default), headless Linux (cloud, server: no desktop share), "
-                        "or Windows (WSL2, Docker Desktop: the whole card, the desktop's memory)")  # fmt: skip
+                   help="the machine: Linux (default) or Windows (WSL2, Docker Desktop: the whole card, the "
+                        "desktop's memory, no desktop-card share)")  # fmt: skip
     d.add_argument("--nvidia-smi", metavar="FILE", help="a saved nvidia-smi output: memory in use per GPU")
     d.add_argument("--colocate", action="append", metavar="MODEL[@UTIL]", help="another vLLM started first (repeat)")
     d.add_argument("--layer-split", help="mixed GPUs: layers per GPU, e.g. 20,12 (default: the best split)")

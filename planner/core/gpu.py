@@ -67,7 +67,7 @@ class DevicePlatform(HashedOnce, frozen=True, extra="forbid"):
     # A graphics die on a card sold for desktops and workstations (GeForce, RTX), not the same die on a passive or
     # headless datacenter card (L40S, L40, L4, A10, A10G, L20)
     desktop_card: bool = False
-    # The machine drives a Linux desktop (the default); False on a headless or Windows host (planner.deploy.host)
+    # The share fitted on Linux desktop-card start-ups applies (the default); False under Windows (planner.deploy.host)
     desktop_host: bool = True
 
     @property

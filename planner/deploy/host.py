@@ -1,23 +1,23 @@
 """The machine the engine runs on, as it changes what the GPU holds before and while the engine starts
 (``DeploymentOptions.host``):
 
-- ``linux``: a Linux desktop or workstation (the default). The planner's figures are the ones fitted on public
-  start-ups; on a desktop card (GeForce, RTX workstation) vLLM's non-torch figure holds a share fitted there
+- ``linux`` (the default): the planner's figures are the ones fitted on public Linux start-ups; on a desktop card
+  (GeForce, RTX workstation) vLLM's non-torch figure holds a share fitted there
   (:meth:`planner.engines.vllm.profile.VllmProfile.graphics_compile_bytes`).
-- ``headless``: a Linux machine with no desktop on the card, a rented cloud GPU or a server. Every public headless
-  start-up on a desktop card held none of that share (a RunPod RTX 4090, an AutoDL RTX PRO 6000 Server, an RTX 3090
-  Ti passed through to a VM; ``tests/fidelity``), so it is planned without it. The rule was chosen after those three
-  were read.
 - ``windows``: WSL2 or Docker Desktop on Windows. CUDA reports the card's whole memory (the 32,607 MiB nvidia-smi
   shows on an RTX 5090: 31.84 GiB, where Linux's driver gives 31.36), the Windows desktop holds part of it before
   the engine starts (:data:`WINDOWS_DESKTOP_BYTES`), and the desktop share above is not there (the two start-ups
   that print their non-torch memory: 0.32 and 0.58 GiB, the datacenter base).
 
+A headless Linux host (a rented cloud card, a server, a VM) is not a setting: three public headless start-ups on
+desktop cards held none of the desktop share, and the two found after a rule was written for them held it (a
+Vast.ai RTX 3090, and a Proxmox VM whose two RTX 3090s drove no display), so what decides it is not the display.
+
 >>> held_bytes(0, "windows") == WINDOWS_DESKTOP_BYTES
 True
 >>> held_bytes(3 * 2**30, "windows") == held_bytes(3 * 2**30, "linux") == 3 * 2**30
 True
->>> whole_card("windows"), whole_card("headless"), desktop_share("linux"), desktop_share("headless")
+>>> whole_card("windows"), whole_card("linux"), desktop_share("linux"), desktop_share("windows")
 (True, False, True, False)
 """
 
@@ -32,13 +32,9 @@ if TYPE_CHECKING:
 
 P = TypeVar("P", bound="DevicePlatform")
 
-HostOs = Literal["linux", "headless", "windows"]
-HOSTS: tuple[HostOs, ...] = ("linux", "headless", "windows")
-HOST_LABELS: dict[HostOs, str] = {
-    "linux": "Linux desktop or workstation",
-    "headless": "Linux, headless (cloud, server)",
-    "windows": "Windows (WSL2, Docker Desktop)",
-}
+HostOs = Literal["linux", "windows"]
+HOSTS: tuple[HostOs, ...] = ("linux", "windows")
+HOST_LABELS: dict[HostOs, str] = {"linux": "Linux", "windows": "Windows (WSL2, Docker Desktop)"}
 
 # What the Windows desktop held before vLLM's first snapshot on public WSL2 / Docker Desktop start-ups: the card's
 # total less "Free memory on device (F/T GiB)" (GiB as printed, two decimals), by tests/fidelity case. The printed
@@ -102,12 +98,7 @@ def _with_desktop(platform: P, desktop: bool) -> P:
 
 
 def host_note(host: HostOs, used_memory_bytes: int) -> str | None:
-    """What the host changes, in words (``None`` on the default Linux desktop)."""
-    if host == "headless":
-        return (
-            "Planned as a headless Linux machine: no desktop share in the non-torch memory of a desktop card (every "
-            "public headless start-up on such a card held none)."
-        )
+    """What the host changes, in words (``None`` on Linux, the default)."""
     if host != "windows":
         return None
     held = (

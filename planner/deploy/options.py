@@ -7,8 +7,8 @@ rule it follows:
 - KV offload tiers (:mod:`.kv_offload`): vLLM ``--kv-offloading-size`` (native or LMCache), a prefix working set;
 - LoRA slots (:mod:`.lora`): vLLM ``--max-loras --max-lora-rank --max-cpu-loras``, SGLang equivalents;
 - speculative decoding (:mod:`.speculative`): a draft model, EAGLE/EAGLE-3/Medusa heads, the checkpoint's MTP;
-- memory already in use and MIG slices (:mod:`.sharing`), and the machine's host (:mod:`.host`: Linux with a desktop,
-  headless, or Windows under WSL2 / Docker Desktop);
+- memory already in use and MIG slices (:mod:`.sharing`), and the machine's host (:mod:`.host`: Linux, or Windows
+  under WSL2 / Docker Desktop);
 - mixed GPUs, one per pipeline stage (:mod:`.mixed`).
 
 Bytes are ints; sizes given in GiB by an engine's flag (``--cpu-offload-gb``, ``--kv-offloading-size``) are

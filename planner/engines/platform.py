@@ -78,8 +78,8 @@ def vllm_platform(gpu: GpuSpec | None) -> VllmPlatform:
 
 
 def request_platform(request: PlanRequest) -> VllmPlatform:
-    """:func:`vllm_platform` of the request's GPU on the request's machine (``deployment.host``): a headless or
-    Windows host holds no desktop share (:func:`planner.deploy.host.on_host`)."""
+    """:func:`vllm_platform` of the request's GPU on the request's machine (``deployment.host``): a Windows
+    host holds no desktop share (:func:`planner.deploy.host.on_host`)."""
     platform, options = vllm_platform(request.gpu), request.deployment
     if options is None or options.host == "linux":
         return platform

@@ -55,7 +55,7 @@ def _deployment(
         gib = rng.choice((2, 10, 20))
         return {"used_mem": str(gib)}, ["--used-memory-gb", str(gib)]
     if option == "host":  # the machine (planner.deploy.host); Windows with memory in use given half the time
-        host = rng.choice(("headless", "windows"))
+        host = rng.choice(("linux", "windows"))
         used = rng.choice(((), ("2",))) if host == "windows" else ()
         return {"host": host, **dict.fromkeys(("used_mem",) if used else (), "2")}, [
             "--host",

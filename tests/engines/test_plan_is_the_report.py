@@ -41,7 +41,6 @@ OPTIONS = {
     ),
     "lora": DeploymentOptions(lora=LoraOptions(max_loras=2, max_lora_rank=32)),
     "used": DeploymentOptions(used_memory_bytes=3 * GiB),
-    "headless": DeploymentOptions(host="headless"),  # no desktop-card share (planner.deploy.host)
     "windows": DeploymentOptions(host="windows"),  # the whole card, the desktop's default memory, no share
 }
 

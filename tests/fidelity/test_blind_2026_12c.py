@@ -13,8 +13,7 @@ from tests.fidelity.blind_sets import load_blind_set
 BLIND, RESULTS = load_blind_set("vllm-blind-2026-12c.json")
 # (case, KV error GiB now, tokens error now); tolerance 0.01 GiB and 0.1 % (the figures' printed precision)
 NOW = [
-    # the headless host (a NixOS VM with the card passed through; planner.deploy.host, since 2026-12-04): -1.21, -0.295
-    ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -0.04, -0.010),
+    ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -1.21, -0.295),
     ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-32k", 0.11, 0.004),
     ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-ep-32k", 0.00, 0.000),
     ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k", 1.33, 0.057),

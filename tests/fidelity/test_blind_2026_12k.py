@@ -20,15 +20,12 @@ from bench.fidelity import run_all
 from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores, load_blind_set
 
 BLIND, RESULTS = load_blind_set("vllm-blind-2026-12k.json")
-# What the planner gives now where it differs from the first score: the machine's host (planner.deploy.host, since
-# 2026-12-04, chosen after this set was read, so no longer blind for it). Headless (the RunPod RTX 4090, the AutoDL
-# RTX PRO 6000 Server): no desktop-card share, -0.23 and +0.04 GiB where they were -1.14 and -1.13. Windows (WSL2):
-# the desktop's memory by default, so the util 0.98 refusal is predicted with vLLM's own figures (30.20/31.84 GiB),
-# and no desktop-card share, so unsloth's NVFP4 checkpoint is 1.17 GiB further over (its other gap, the weights'
-# ~1.2 GiB and what the README does not split, is unchanged)
+# What the planner gives now where it differs from the first score: the Windows machine (planner.deploy.host, since
+# 2026-12-04, chosen after this set was read, so no longer blind for it): the desktop's memory by default, so the util
+# 0.98 refusal is predicted with vLLM's own figures (30.20/31.84 GiB), and no desktop-card share, so unsloth's NVFP4
+# checkpoint is 1.17 GiB further over (its other gap, the weights' ~1.2 GiB and what the README does not split, is
+# unchanged)
 NOW: dict[str, float] = {
-    "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": 0.04,
-    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": -0.23,
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": 3.50,
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 4.22,
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 4.23,
@@ -66,16 +63,15 @@ HEADLESS = (
 )
 
 
-def test_headless_machines_are_planned_without_the_desktop_share() -> None:
-    """The three headless start-ups on desktop dies (a RunPod worker, an AutoDL server, a VM with the card passed
-    through) held 1.1-1.4 GiB more KV than planned with the 1.17 GiB fitted on desktop cards; on the headless host
-    each is within 0.25 GiB. The LMCache RTX A5000 start-up (-1.38) says nothing of its machine and keeps the
-    default host."""
+def test_the_engine_note_on_desktop_dies_says_what_rented_and_vm_machines_held() -> None:
+    """Three rented or VM start-ups on desktop dies hold 1.1-1.4 GiB more KV than planned (the 1.17 GiB fitted on
+    desktop cards, which they do not hold); a rule planning such machines without it failed on the two found after it
+    (a Vast.ai RTX 3090, a Proxmox VM driving no display), so the engine note names both sides."""
     from planner.engines.vllm.caveats import HEADLESS_EVIDENCE
 
     errors = {r.id: r.kv_error_gib for r in run_all() if r.id in HEADLESS}
-    assert len(errors) == 3 and all(e is not None and abs(e) < 0.25 for e in errors.values()), errors
-    assert HEADLESS_EVIDENCE.count(",") == 2
+    assert len(errors) == 3 and all(e is not None and -1.45 < e < -1.05 for e in errors.values()), errors
+    assert "three held none of it" in HEADLESS_EVIDENCE and "two held it" in HEADLESS_EVIDENCE
 
 
 def test_the_windows_desktop_default_is_the_public_figures() -> None:

@@ -147,9 +147,9 @@ HOST = Setting(
     "host",
     "host",
     "Machine",
-    "Linux desktop (default); headless Linux, a cloud GPU or a server, holds none of the share vLLM's start-ups "
-    "on Linux desktop cards hold; Windows (WSL2, Docker Desktop): CUDA reports the whole card and the desktop holds "
-    "about 1.1 GiB of it when the memory in use is not given.",
+    "Linux (default), or Windows (WSL2, Docker Desktop): there CUDA reports the whole card, the desktop holds about "
+    "1.1 GiB of it when the memory in use is not given, and vLLM holds none of the share fitted on Linux desktop "
+    "cards.",
     one_of(lambda: list(HOSTS)),
     show=str,
     scope=MEMORY,

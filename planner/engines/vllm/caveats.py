@@ -53,21 +53,25 @@ def rocm_note(request: PlanRequest, profile: VllmProfile) -> str | None:
     return f"ROCm: {ROCM_EVIDENCE}. The KV cache here may be that much smaller; --enforce-eager captures no graphs."
 
 
-# The public start-ups on desktop dies in headless cloud or server machines, each 1.1-1.4 GiB more KV than planned
-# with the desktop share (tests/fidelity: vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092, vllm-0.29-rtxpro6000-
-# server-qwen38-27b-bf16-8k-seqs256, vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09): the headless host's evidence
-HEADLESS_EVIDENCE = "a RunPod RTX 4090, an AutoDL RTX PRO 6000 Server, an RTX 3090 Ti passed through to a VM"
+# Public start-ups on desktop dies in rented, server or VM machines (tests/fidelity): three held none of the desktop
+# share (vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092, vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256,
+# vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09, 1.1-1.4 GiB more KV than planned), two held it (a Vast.ai RTX 3090,
+# vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal; a Proxmox VM driving no display,
+# vllm-0.24-2x3090-qwen36-27b-autoround-mtp3-club3090-642)
+HEADLESS_EVIDENCE = (
+    "three held none of it (a RunPod RTX 4090, an AutoDL RTX PRO 6000 Server, an RTX 3090 Ti passed through to a VM) "
+    "and two held it (a Vast.ai RTX 3090, two RTX 3090s in a Proxmox VM driving no display)"
+)
 
 
 def graphics_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
     """On a graphics die (GeForce, RTX workstation), compiled: the fitted share the non-torch figure holds there
-    (:meth:`VllmProfile.graphics_compile_bytes`: none for an eager start-up), and the hosts that hold none of it;
-    on a headless or Windows host what that host changes (:func:`planner.deploy.host.host_note`)."""
+    (:meth:`VllmProfile.graphics_compile_bytes`: none for an eager start-up or under Windows); under Windows what
+    that host changes (:func:`planner.deploy.host.host_note`)."""
     options = request.deployment
-    host = options.host if options is not None else "linux"
+    if options is not None and options.host != "linux":
+        return host_note(options.host, options.used_memory_bytes)
     share = profile.graphics_compile_bytes(result.tensor_parallel, vllm_platform(request.gpu))
-    if host == "windows" or (host == "headless" and share > 0):
-        return host_note(host, options.used_memory_bytes if options is not None else 0)
     if share <= 0:
         return None
     return (
@@ -75,10 +79,9 @@ def graphics_note(request: PlanRequest, result: PlanResult, profile: VllmProfile
         "workstation start-ups, which vLLM's source does not name: vLLM counts the whole card's drop in free "
         "memory while it loads, compiles and profiles (another program's allocations meanwhile count as vLLM's). "
         "Public runs on these cards left from none of it to about twice it (a restart that reuses its compile "
-        "cache holds less), and every headless cloud or server start-up on such a card seen so far held none of "
-        f"it ({HEADLESS_EVIDENCE}): on a rented or headless card choose the headless host (Deployment, --host "
-        "headless). --enforce-eager is planned without it. Under Windows (WSL2, Docker Desktop) choose the Windows "
-        "host (--host windows): CUDA reports the whole card and the desktop holds part of it."
+        f"cache holds less); of the rented, server and VM start-ups, {HEADLESS_EVIDENCE}, so the KV cache may be "
+        "this much larger. --enforce-eager is planned without it. Under Windows (WSL2, Docker Desktop) choose the "
+        "Windows machine (Deployment, --host windows): CUDA reports the whole card and the desktop holds part of it."
     )
 
 
