@@ -334,4 +334,16 @@ UNMATCHED: dict[str, str] = {
         "where the printed 1.42 GiB could not hold one 32,768-token request (1.87 GiB needed); the weights and MTP "
         "gaps of the MTP 3 boot, with 16,384 batched tokens"
     ),
+    "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": (
+        "KV +0.94 GiB (twelfth blind set, 2026-12-04; its refusal right): weights 19.57 planned against 20.17 "
+        "printed, and the rest (2.07 GiB of activation and non-torch memory against the planner's 1.73) on a rented "
+        "Vast.ai card that held the desktop cards' share; an 'Actual usage' line would split it"
+    ),
+    "vllm-0.27-rtx3090-vast-qwen38-27b-awq-mtp-40k-drafter-oom": (
+        "verdict (twelfth blind set, 2026-12-04): planned to start where vLLM ran out of memory loading the MTP "
+        "drafter, whose own embed_tokens and lm_head (2.37 GiB each in BF16, vllm qwen3_5_mtp.py) are built before "
+        "the target's are shared; PyTorch held 22.46 GiB when the head was asked for, where the planner's weights "
+        "with the drafter are 17.71: the checkpoint's loaded size (its 'Model loading took' line is not reached) "
+        "and the transient would settle it"
+    ),
 }

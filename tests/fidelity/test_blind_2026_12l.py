@@ -1,0 +1,31 @@
+"""The twelfth blind set (tests/fidelity/cases/vllm-blind-2026-12l.json): two public vLLM 0.27.1 start-ups on RTX
+3090s rented on Vast.ai (0xSero/local-ai-registry's MTP campaign of 2026-09-23), found through the search index on
+2026-12-04 and scored before anything changed: Qwen3.6-35B-A3B GPTQ INT4 with MTP at 131,072 tokens, refused for
+one request (0.61 GiB of KV printed), and Qwen3.8-27B AWQ INT4 with MTP, out of memory loading the drafter.
+
+As first scored: KV +0.94 GiB on the one with a KV figure, its refusal predicted with vLLM's reason; 1 of 2 verdicts
+right (the drafter's load is planned to fit). They were searched for to test a headless-machine rule built on three
+earlier rented or VM start-ups that held none of the desktop cards' share: the first held it (the rule would have
+put it at +2.11 GiB), and the rule was dropped (planner/deploy/host.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores, load_blind_set
+
+BLIND, RESULTS = load_blind_set("vllm-blind-2026-12l.json")
+
+
+def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
+    assert_sourced_and_held_out(BLIND, RESULTS, 2)
+
+
+@pytest.mark.parametrize("case", BLIND, ids=[c["id"] for c in BLIND])
+def test_each_as_scored(case: dict[str, object]) -> None:
+    assert_as_scored(case, RESULTS)
+
+
+def test_first_scores() -> None:
+    median, worst, right = first_scores(BLIND)
+    assert (median, worst, right) == (pytest.approx(0.94, abs=0.01), pytest.approx(0.94, abs=0.01), 1)
