@@ -137,7 +137,7 @@ def _options_from(sel: Selection, values: dict[str, Any]) -> Built:
         used_memory_bytes=round(float(v[S.USED_MEMORY.url]) * GiB) + _colocated_bytes(sel, v),
         host=v[S.HOST.url],
         mig_profile=None if v[S.MIG.url] == S.NONE else v[S.MIG.url],
-        stage_gpus=tuple(stage_gpu(get_gpu(g), sel.is_engine) for g in stages),
+        stage_gpus=tuple(stage_gpu(get_gpu(g), sel.is_engine, v[S.HOST.url]) for g in stages),
     )
     if not options.active:
         return Built(None, notes)

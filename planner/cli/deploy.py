@@ -211,7 +211,7 @@ def with_stages(request: PlanRequest, stages: list[GpuSpec], args: argparse.Name
     """Mixed GPUs: one pipeline stage per GPU, TP 1, the given split or the one that holds the most."""
     engine = args.engine != "generic"
     options = (request.deployment or DeploymentOptions()).model_copy(
-        update={"stage_gpus": tuple(stage_gpu(g, engine) for g in stages)}
+        update={"stage_gpus": tuple(stage_gpu(g, engine, args.host) for g in stages)}
     )
     split = None
     if args.layer_split:

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
+from planner.deploy.host import HostOs, device_memory_bytes
 from planner.deploy.options import DeploymentOptions, StageGpu
 
 
-def stage_gpu(gpu: GpuSpec, engine: bool) -> StageGpu:
-    """A catalog GPU as one stage: the memory an engine sees (or the device reports) and its bandwidth."""
-    memory = gpu.memory_bytes_for(engine)
+def stage_gpu(gpu: GpuSpec, engine: bool, host: HostOs = "linux") -> StageGpu:
+    """A catalog GPU as one stage: the memory an engine sees on ``host`` (or the device reports) and its
+    bandwidth (:func:`planner.deploy.host.device_memory_bytes`)."""
+    memory = device_memory_bytes(gpu, engine, host)
     return StageGpu(name=gpu.name, memory_bytes=memory, bandwidth_bytes_per_s=gpu.bandwidth_bytes_per_s)
 
 
