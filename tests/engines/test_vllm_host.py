@@ -96,3 +96,14 @@ def test_under_windows_a_datacenter_card_s_total_is_the_whole_card() -> None:
     gpu = get_gpu("h100-sxm-80gb")
     assert device_memory_bytes(gpu, True, "windows") == gpu.memory_bytes > device_memory_bytes(gpu, True, "linux")
     assert device_memory_bytes(gpu, False, "windows") == gpu.memory_bytes_for(False)
+
+
+def test_mixed_gpus_under_windows_plan_each_whole_card() -> None:
+    """Each pipeline stage's card under Windows is its whole memory too (RTX 5090 32,607 MiB, RTX 4090 24,564 MiB),
+    where on Linux it is what vLLM prints there."""
+    from planner.deploy.mixed import stage_gpu
+
+    for gpu_id, mib in (("rtx-5090", 32607), ("rtx-4090", 24564)):
+        gpu = get_gpu(gpu_id)
+        assert stage_gpu(gpu, True, "windows").memory_bytes == mib * 2**20
+        assert stage_gpu(gpu, True).memory_bytes == gpu.memory_bytes_for(True) < mib * 2**20
