@@ -1,12 +1,16 @@
-"""The twelfth blind set (tests/fidelity/cases/vllm-blind-2026-12l.json): two public vLLM 0.27.1 start-ups on RTX
-3090s rented on Vast.ai (0xSero/local-ai-registry's MTP campaign of 2026-09-23), found through the search index on
-2026-12-04 and scored before anything changed: Qwen3.6-35B-A3B GPTQ INT4 with MTP at 131,072 tokens, refused for
-one request (0.61 GiB of KV printed), and Qwen3.8-27B AWQ INT4 with MTP, out of memory loading the drafter.
+"""The twelfth blind set (tests/fidelity/cases/vllm-blind-2026-12l.json): three public vLLM 0.27.1 start-ups found
+through the search index on 2026-12-04 and scored before anything changed: on two RTX 3090s rented on Vast.ai
+(0xSero/local-ai-registry's MTP campaign of 2026-09-23), Qwen3.6-35B-A3B GPTQ INT4 with MTP at 131,072 tokens,
+refused for one request (0.61 GiB of KV printed), and Qwen3.8-27B AWQ INT4 with MTP, out of memory loading the
+drafter; on an RTX 3090 under WSL2, the syv-ai recipe refused by the free-memory check at util 0.972.
 
-As first scored: KV +0.94 GiB on the one with a KV figure, its refusal predicted with vLLM's reason; 1 of 2 verdicts
-right (the drafter's load is planned to fit). They were searched for to test a headless-machine rule built on three
-earlier rented or VM start-ups that held none of the desktop cards' share: the first held it (the rule would have
-put it at +2.11 GiB), and the rule was dropped (planner/deploy/host.py)."""
+As first scored: KV +0.94 GiB on the one with a KV figure, its refusal predicted with vLLM's reason; 2 of 3 verdicts
+right (the drafter's load is planned to fit; the WSL2 refusal, the first Windows case found after the Windows
+machine was built, is right, 22.36 GiB free planned against 22.75 printed).
+
+The Vast.ai pair was searched for to test a headless-machine rule built on three earlier rented or VM start-ups that
+held none of the desktop cards' share: the first held it (the rule would have put it at +2.11 GiB), and the rule was
+dropped (planner/deploy/host.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ BLIND, RESULTS = load_blind_set("vllm-blind-2026-12l.json")
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
-    assert_sourced_and_held_out(BLIND, RESULTS, 2)
+    assert_sourced_and_held_out(BLIND, RESULTS, 3)
 
 
 @pytest.mark.parametrize("case", BLIND, ids=[c["id"] for c in BLIND])
@@ -28,4 +32,4 @@ def test_each_as_scored(case: dict[str, object]) -> None:
 
 def test_first_scores() -> None:
     median, worst, right = first_scores(BLIND)
-    assert (median, worst, right) == (pytest.approx(0.94, abs=0.01), pytest.approx(0.94, abs=0.01), 1)
+    assert (median, worst, right) == (pytest.approx(0.94, abs=0.01), pytest.approx(0.94, abs=0.01), 2)

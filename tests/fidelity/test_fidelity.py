@@ -128,7 +128,7 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
     # (vllm-blind-2026-12h.json), whose verdicts are right, the 6 of the ninth (vllm-blind-2026-12i.json), one of
     # whose verdicts is wrong (a patched build), the 4 of the tenth (vllm-blind-2026-12j.json) and the 13 of the
     # eleventh (vllm-blind-2026-12k.json), two of whose verdicts were wrong (WSL2 refusals; the free-memory one is
-    # right on the Windows host, planner.deploy.host, chosen after the set was read), and the 2 of the twelfth
+    # right on the Windows host, planner.deploy.host, chosen after the set was read), and the 3 of the twelfth
     # (vllm-blind-2026-12l.json), whose drafter out-of-memory at load is planned to start; since the
     # desktop-card rule, chosen on their L40S start-ups, a Mamba-block refusal at TP 4 of the ninth is planned to
     # start and the tenth's, planned as a KV refusal when found, is right. The DGX Spark start-ups of
@@ -149,7 +149,7 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
         "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal",
         "vllm-0.27-rtx3090-vast-qwen38-27b-awq-mtp-40k-drafter-oom",
     }
-    assert len(unseen) == 48
+    assert len(unseen) == 49
     assert sum(r.reported_failure == "mamba-blocks" and bool(r.verdict_right) for r in checked) >= 2
     assert sum(r.reported_failure == "graph-profile-oom" and bool(r.verdict_right) for r in checked) == 1
 
