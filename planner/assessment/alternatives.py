@@ -77,14 +77,19 @@ class Goal(NamedTuple):
     users: int  # the target users it is assessed against
 
 
-def _holds(request: PlanRequest, goal: Goal) -> Assessment | None:
+def _assessed(request: PlanRequest, goal: Goal) -> Assessment | None:
+    """``request`` assessed against the goal's users; ``None`` for a set-up the planner refuses outright."""
     try:
-        found = assess(request, goal.users)
+        return assess(request, goal.users)
     except BudgetExceeded:
         raise  # the run's time is up: never taken for a set-up that does not fit
     except PlannerError:
         return None
-    return found if found.fits and found.conversations >= goal.held else None
+
+
+def _holds(request: PlanRequest, goal: Goal) -> Assessment | None:
+    found = _assessed(request, goal)
+    return found if found is not None and found.fits and found.conversations >= goal.held else None
 
 
 def _try(request: PlanRequest, change: str, goal: Goal) -> Alternative | None:
@@ -209,13 +214,8 @@ def _fraction(request: PlanRequest, goal: Goal, found: Assessment) -> Alternativ
 def _then_fewer_sequences(lowered: PlanRequest, change: str, goal: Goal) -> Alternative | None:
     """Where the fraction that passes the start-up check meets a refusal fewer sequences cure (the graph profiling's
     cache, the Mamba blocks, the sampler: :func:`planner.assessment.batch_lever.seqs_that_start`), both changes."""
-    try:
-        found = assess(lowered, goal.users)
-    except BudgetExceeded:
-        raise  # the run's time is up: never taken for a set-up that does not fit
-    except PlannerError:
-        return None
-    seqs = seqs_that_start(lowered, found)
+    found = _assessed(lowered, goal)
+    seqs = seqs_that_start(lowered, found) if found is not None else None
     if seqs is None:
         return None
     return _try(with_max_num_seqs(lowered, seqs), f"{change} and --max-num-seqs {seqs} (the largest that starts)", goal)
