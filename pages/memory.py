@@ -14,7 +14,9 @@ from planner.bounds.errors import PlannerError
 from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
 from planner.core.units import GiB, format_tokens
+from planner.deploy.host import windows_hint
 from planner.engines.base import EngineReport
+from planner.engines.logfigures import ParsedLog
 from planner.engines.registry import engines, get_engine, profile_label
 from planner.sources.logs import calibrate, parse_log
 from ui import (
@@ -75,8 +77,7 @@ def _alternatives(sel: Selection, answer: answers.MemoryAnswer, page: dict[str, 
         )
 
 
-def _comparison_rows(report: EngineReport, parsed_log: str) -> list[dict[str, object]]:
-    parsed = parse_log(parsed_log)
+def _comparison_rows(report: EngineReport, parsed: ParsedLog) -> list[dict[str, object]]:
     pairs = [
         ("KV cache per GPU (GiB)", round(report.available_kv_cache_bytes_per_gpu / GiB, 2), parsed.kv_cache_gib),
         ("GPU blocks", report.gpu_blocks, parsed.gpu_blocks),
@@ -113,11 +114,15 @@ def _calibration(sel: Selection, report: EngineReport) -> None:
         log = st.text_area("Start-up log", key=LOG_KEY, height=160, max_chars=200_000)
         if log.strip():
             try:  # the calibration is made (and any absurd figure named) before it is offered
-                rows, token = _comparison_rows(report, log), calibrate(parse_log(log)).to_token()
+                parsed = parse_log(log)
+                rows, token = _comparison_rows(report, parsed), calibrate(parsed).to_token()
             except PlannerError as exc:
                 st.error(as_text(str(exc)), icon=":material/error:")
             else:
                 data_grid(st, rows)
+                hint = windows_hint(sel.gpu, parsed.total_memory_gib, report.total_memory_bytes)
+                if hint is not None:
+                    st.info(as_text(hint), icon=":material/desktop_windows:")
                 if st.button("Use the measured figures", icon=":material/check:"):
                     binding.set_value(settings.CALIBRATION, token)
                     st.rerun()

@@ -19,6 +19,8 @@ from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.units import GiB
+from planner.deploy.host import printed_on
+from planner.deploy.options import DeploymentOptions
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_profile, engine_report, get_engine
 from planner.engines.vllm.calibrated import Calibrated
@@ -91,13 +93,24 @@ def _catalog_model(name: str) -> ModelSpec:
     raise PlannerError(f"calibration: the log's model {name!r} is not in the catalog; name it (model=...)")
 
 
+WINDOWS_NOTE = (
+    "the log's device total ({total:.2f} GiB) is the card's whole memory, as CUDA reports it under Windows (WSL2, "
+    "Docker Desktop): planned on the Windows machine (the Memory page's Machine, fit --host windows)"
+)
+
+
 def _catalog_gpu(parsed: ParsedLog) -> GpuSpec:
-    """The catalog GPU whose engine-visible total matches the printed one (to 0.01 GiB)."""
-    if parsed.total_memory_gib is not None:
-        for gpu in load_gpus().values():
-            visible = gpu.engine_visible_bytes
-            if visible is not None and abs(visible / GiB - parsed.total_memory_gib) < 0.011:
-                return gpu
+    """The catalog GPU whose engine-visible total matches the printed one (to 0.01 GiB), else the one card whose
+    whole memory does (a Windows start-up: :func:`planner.deploy.host.printed_on`)."""
+    found: dict[str, list[GpuSpec]] = {"linux": [], "windows": []}
+    for gpu in load_gpus().values():
+        machine = printed_on(gpu, parsed.total_memory_gib)
+        if machine is not None:
+            found[machine].append(gpu)
+    if found["linux"]:
+        return found["linux"][0]
+    if len(found["windows"]) == 1:
+        return found["windows"][0]
     raise PlannerError("calibration: the log does not say which GPU; name it (gpu=..., a catalog id)")
 
 
@@ -195,11 +208,14 @@ def calibrate_log(
     spec, device, setup = _resolve_setup(parsed, given)
     profile = engine_profile(parsed.engine, fraction=setup.gpu_memory_utilization, version=setup.engine_version)
     tp, pp, length = setup.tensor_parallel, setup.pipeline_parallel, setup.max_model_len
+    windows = printed_on(device, parsed.total_memory_gib) == "windows"  # CUDA's whole-card total: WSL2, Docker Desktop
+    memory = device.memory_bytes if windows else device.engine_visible_bytes or device.memory_bytes
     request = PlanRequest.model_validate(
         {
-            "model": spec, "gpu": device, "gpu_memory_bytes": device.engine_visible_bytes or device.memory_bytes,
+            "model": spec, "gpu": device, "gpu_memory_bytes": memory,
             "gpu_count": tp * pp, "tensor_parallel": tp, "pipeline_parallel": pp, "weights": setup.weights,
             "kv_dtype": setup.kv_dtype, "context_tokens": length, "max_model_len": length, "overhead": profile,
+            "deployment": DeploymentOptions(host="windows") if windows else None,
         }
     )  # fmt: skip
     report = engine_report(request, plan(request))
@@ -218,5 +234,9 @@ def calibrate_log(
         calibrated=calibrated,
         calibration_token=calibrated.to_token(),
         calibrated_kv_gib=cal_report.available_kv_cache_bytes_per_gpu / GiB,
-        notes=(*([f"log model {parsed.model} planned as {spec.id}"] if renamed else []), *report.notes),
+        notes=(
+            *([f"log model {parsed.model} planned as {spec.id}"] if renamed else []),
+            *([WINDOWS_NOTE.format(total=parsed.total_memory_gib)] if windows else []),
+            *report.notes,
+        ),
     )

@@ -40,6 +40,7 @@ DOCTESTED = (
     "planner.core.inspection",
     "planner.core.kv",
     "planner.core.precision",
+    "planner.deploy.host",
     "planner.assessment.words",
     "planner.core.overhead",
     "planner.engines.base",

@@ -55,6 +55,9 @@ SNAPSHOT_CONTEXT_GIB = 0.51
 WINDOWS_DESKTOP_BYTES = round((median(gib for _, gib in WINDOWS_HELD_AT_SNAPSHOT) - SNAPSHOT_CONTEXT_GIB) * 2**30)
 
 
+PRINTED_GIB = 0.011  # a GiB figure printed to two decimals matches a byte count within this
+
+
 def held_bytes(used_memory_bytes: int, host: HostOs) -> int:
     """What other processes hold on each GPU before the engine starts: the memory in use given, else, under
     Windows, the desktop's (:data:`WINDOWS_DESKTOP_BYTES`; nvidia-smi under WSL2 counts the desktop in its use, so
@@ -75,6 +78,37 @@ def device_memory_bytes(gpu: GpuSpec, engine: bool, host: HostOs, unified_share:
     if engine and whole_card(host) and gpu.unified_memory is None:
         return gpu.memory_bytes
     return gpu.memory_bytes_for(engine, unified_share)
+
+
+def printed_on(gpu: GpuSpec, total_gib: float | None) -> HostOs | None:
+    """The machine a start-up log's device total points to (GiB as printed, two decimals): ``windows`` when it is
+    the card's whole memory (nvidia-smi's) and not what the engine prints on Linux, ``linux`` when it is the latter;
+    ``None`` when it says neither.
+
+    >>> from model_catalog import get_gpu
+    >>> card = get_gpu("rtx-5090")
+    >>> printed_on(card, 31.84), printed_on(card, 31.36), printed_on(card, 30.0)
+    ('windows', 'linux', None)
+    """
+    if total_gib is None:
+        return None
+    visible, whole = gpu.engine_visible_bytes, gpu.memory_reported_bytes
+    if visible is not None and abs(visible / 2**30 - total_gib) < PRINTED_GIB:
+        return "linux"
+    if whole is not None and abs(whole / 2**30 - total_gib) < PRINTED_GIB:
+        return "windows"
+    return None
+
+
+def windows_hint(gpu: GpuSpec | None, printed_total_gib: float | None, planned_total_bytes: int) -> str | None:
+    """What to say when a pasted log's device total is the card's whole memory (a Windows start-up,
+    :func:`printed_on`) while the set-up is planned on Linux's total; ``None`` otherwise."""
+    if gpu is None or printed_on(gpu, printed_total_gib) != "windows" or planned_total_bytes == gpu.memory_bytes:
+        return None
+    return (
+        f"The log's device total ({printed_total_gib:.2f} GiB) is the card's whole memory, as CUDA reports it under "
+        "Windows (WSL2, Docker Desktop): set the Machine to Windows in the Deployment section to plan it so."
+    )
 
 
 def desktop_share(host: HostOs) -> bool:

@@ -188,3 +188,18 @@ def test_a_token_pasted_as_the_repository_leaves_the_link() -> None:
     shown = _page_text(at) + " ".join(texts(at.warning))
     assert pasted not in shown and pasted not in str(dict(at.query_params))
     assert any("looked like an access token" in w for w in texts(at.warning))
+
+
+def test_a_pasted_windows_log_says_to_set_the_machine() -> None:
+    """An RTX 4090 WSL2 log (23.99 GiB, the card's whole memory) pasted on a Linux set-up of the same card: the page
+    says to set the Machine to Windows; on the Windows machine it does not."""
+    cases = json.loads(
+        (Path(__file__).parents[1] / "fidelity" / "cases" / "vllm-blind-2026-12i.json").read_text(encoding="utf-8")
+    )
+    (case,) = [c for c in cases if c["id"] == "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085"]
+    for host, hinted in (("linux", True), ("windows", False)):
+        params = {"engine": "vllm", "gpu": "rtx-4090", "model": "Qwen/Qwen2.5-0.5B-Instruct", "host": host}
+        at = run_page("memory", params, open_keys=[CALIBRATE])
+        at.text_area(key="startup_log").set_value("\n".join(case["verbatim"])).run()
+        shown = any("set the Machine to Windows" in i.value for i in at.info)
+        assert shown is hinted and not at.exception

@@ -67,3 +67,39 @@ def test_a_failed_start_up_is_compared_too() -> None:
 def test_missing_set_up_is_named(text: str, message: str) -> None:
     with pytest.raises(PlannerError, match=message):
         calibrate_log(text)
+
+
+def _wsl_4090_log() -> str:
+    """The public RTX 4090 WSL2 start-up (tests/fidelity vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085)."""
+    cases = json.loads(
+        (Path(__file__).parents[1] / "fidelity" / "cases" / "vllm-blind-2026-12i.json").read_text(encoding="utf-8")
+    )
+    (case,) = [c for c in cases if c["id"] == "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085"]
+    return "\n".join(case["verbatim"])
+
+
+def test_a_windows_log_is_planned_on_the_windows_machine() -> None:
+    """The log prints 23.99 GiB, the RTX 4090's whole 24,564 MiB as CUDA reports it under WSL2 (Linux's vLLM prints
+    23.55): the comparison plans it on the Windows machine, so the device total matches and the non-torch memory is
+    the datacenter base (0.40 planned, 0.32 printed) instead of 1.57 with the Linux desktop cards' share."""
+    result = calibrate_log(_wsl_4090_log(), model="Qwen/Qwen2.5-0.5B-Instruct", gpu="rtx-4090", engine_version="0.27.1")
+    by_name = {c.name: c for c in result.comparisons}
+    assert by_name["device total"].predicted == pytest.approx(23.99, abs=0.005)
+    assert by_name["non-torch memory"].predicted == pytest.approx(0.40, abs=0.01)
+    assert any("the card's whole memory, as CUDA reports it under Windows" in n for n in result.notes)
+
+
+def test_a_windows_refusal_names_its_card_and_is_predicted() -> None:
+    """vLLM's free-memory refusal on an RTX 5090 under WSL2 prints the card's whole 31.84 GiB, which only the RTX
+    5090 has in the catalog: the GPU is read from it, and the refusal is predicted (the Windows desktop's default)."""
+    log = (
+        "(EngineCore pid=1) ERROR 09-01 10:00:00 [core.py:1] ValueError: Free memory on device cuda:0 (30.2/31.84 "
+        "GiB) on startup is less than desired GPU memory utilization (0.98, 31.21 GiB). Decrease GPU memory "
+        "utilization or reduce GPU memory used by other processes."
+    )
+    result = calibrate_log(
+        log, model="Qwen/Qwen3.8-27B", weights="nvfp4-fp8attn", kv_dtype="fp8", engine_version="0.27.1",
+        max_model_len=32768, gpu_memory_utilization=0.98,
+    )  # fmt: skip
+    assert result.setup.gpu == "rtx-5090" and "gpu" in result.setup.from_log
+    assert result.printed_failure == result.predicted_failure == "free-memory"
