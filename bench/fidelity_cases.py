@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from model_catalog import get_gpu, get_model
 from planner.core.overhead import OverheadModel
 from planner.core.units import GiB
-from planner.deploy.host import whole_card
+from planner.deploy.host import printed_total_bytes
 from planner.deploy.options import DeploymentOptions
 from planner.engines.llamacpp.profile import LlamacppProfile
 from planner.engines.sglang import SglangProfile
@@ -283,9 +283,7 @@ def build_request(case: dict[str, Any], setup: Setup, overhead: OverheadModel | 
     catalog = get_model(setup.model)
     gpu = get_gpu(setup.gpu)
     deployment = DeploymentOptions.model_validate(setup.deployment) if setup.deployment else None
-    memory = gpu.engine_visible_bytes or gpu.memory_bytes
-    if deployment is not None and whole_card(deployment.host):  # Windows: CUDA reports the whole card
-        memory = gpu.memory_bytes
+    memory = printed_total_bytes(gpu, deployment.host if deployment is not None else "linux")
     if setup.total_gib is not None:
         memory = round(setup.total_gib * GiB)
         gpu = gpu.model_copy(update={"engine_visible_bytes": memory, "engine_visible_source": setup.mapping_note})

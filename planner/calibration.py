@@ -19,7 +19,7 @@ from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.units import GiB
-from planner.deploy.host import printed_on
+from planner.deploy.host import printed_on, printed_total_bytes
 from planner.deploy.options import DeploymentOptions
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_profile, engine_report, get_engine
@@ -209,7 +209,7 @@ def calibrate_log(
     profile = engine_profile(parsed.engine, fraction=setup.gpu_memory_utilization, version=setup.engine_version)
     tp, pp, length = setup.tensor_parallel, setup.pipeline_parallel, setup.max_model_len
     windows = printed_on(device, parsed.total_memory_gib) == "windows"  # CUDA's whole-card total: WSL2, Docker Desktop
-    memory = device.memory_bytes if windows else device.engine_visible_bytes or device.memory_bytes
+    memory = printed_total_bytes(device, "windows" if windows else "linux")
     request = PlanRequest.model_validate(
         {
             "model": spec, "gpu": device, "gpu_memory_bytes": memory,

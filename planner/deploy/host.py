@@ -72,6 +72,15 @@ def whole_card(host: HostOs) -> bool:
     return host == "windows"
 
 
+def printed_total_bytes(gpu: GpuSpec, host: HostOs) -> int:
+    """The device total an engine prints for ``gpu`` on ``host``, from the catalog alone: the card's whole memory
+    under Windows (:func:`whole_card`), else the engine-visible total when known, else the memory the device
+    reports (what a start-up log is compared with: ``planner.calibration``, ``bench.fidelity_cases``)."""
+    if whole_card(host):
+        return gpu.memory_bytes
+    return gpu.engine_visible_bytes or gpu.memory_bytes
+
+
 def device_memory_bytes(gpu: GpuSpec, engine: bool, host: HostOs, unified_share: float | None = None) -> int:
     """The memory to plan ``gpu`` with (:meth:`planner.core.gpu.GpuSpec.memory_bytes_for`), the card's whole memory
     for an engine under Windows (:func:`whole_card`)."""
