@@ -33,6 +33,7 @@ MAX_FUNCTION_LINES = 60
 LONG_FUNCTIONS: dict[str, str] = {}
 DOCTESTED = (
     "planner.advisor.allreduce",
+    "planner.advisor.drain",
     "planner.cli",
     "planner.advisor.hardware",
     "planner.core.units",

@@ -45,6 +45,7 @@ Metric = Literal[
     "ttft_seconds",  # time to the first token of one prompt, alone
 ]
 Split = Literal["tensor", "layer", "pipeline"]
+Lengths = Literal["fixed", "sharegpt"]
 PositiveInt = Annotated[int, Field(gt=0)]
 FAMILY_LABELS: dict[str, str] = {
     "fused": "TensorRT-LLM (and NIM, lmdeploy TurboMind)",
@@ -82,7 +83,12 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     class that forbids unknown keys, ``tensorrt_llm/llmapi/llm_args.py`` ``CudaGraphConfig(StrictBaseModel)``, so
     read literally that file would be rejected; the EP size per cell is not stated). Recorded, not modelled: the
     speed model prices every tensor-parallel replica as tensor parallel (docs/advisor.md, "Attention data
-    parallelism").
+    parallelism"). ``requests``: the row is a burst, that many requests sent at once with no rate or concurrency
+    cap (``vllm bench serve`` at its default ``--request-rate inf``) and its figure the output tokens over the whole
+    run, where the source states it: scored by draining the queue through the engine's scheduler
+    (:mod:`planner.advisor.drain`), not as a steady state. ``lengths``: ``sharegpt`` when the requests are ShareGPT
+    conversations (lengths vary around the row's means, :func:`planner.advisor.drain.sharegpt_lengths`), ``fixed``
+    when every request has the row's lengths (``--dataset-name random`` at its default range ratio 0).
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -109,6 +115,8 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     flash_attention: bool | None = None  # as the source ran it (llama-bench -fa); unset: the engine's default now
     engine_version: Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)*$")] | None = None  # as the source states it
     attention_dp: bool = False  # TensorRT-LLM enable_attention_dp with expert parallelism, as the source states it
+    requests: PositiveInt | None = None  # a burst: this many requests sent at once and drained (planner.advisor.drain)
+    lengths: Lengths = "fixed"  # a burst's lengths: every request the row's, or ShareGPT's around the row's means
     metric: Metric
     value: Positive
     source: Annotated[str, Field(min_length=1)]
@@ -127,6 +135,10 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
             raise ValueError(f"{self.metric}: give output_tokens")
         if self.attention_dp and (self.family != "fused" or self.split != "tensor"):
             raise ValueError("attention_dp: a TensorRT-LLM (fused) row over a tensor-parallel replica")
+        if self.requests is not None and (self.family != "paged" or self.metric != "output_total" or self.replicas > 1):
+            raise ValueError("requests: a burst is drained on one replica of a paged engine (metric output_total)")
+        if self.lengths != "fixed" and self.requests is None:
+            raise ValueError("lengths: only a burst (requests) states its lengths' distribution")
         return self
 
 

@@ -19,12 +19,21 @@ import statistics
 import sys
 from functools import cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from pydantic import BaseModel
 
 from planner.advisor.benchmarks import FAMILY_LABELS, BenchmarkRow, load_rows
-from planner.advisor.engine_speed import FITTED, Roofline, prefill_alone, serving, step
+from planner.advisor.drain import Drained, Limits, drain, sharegpt_lengths
+from planner.advisor.engine_speed import (
+    FITTED,
+    Roofline,
+    prefill_alone,
+    prefill_in_serving,
+    serving,
+    serving_chunk,
+    step,
+)
 from planner.advisor.hardware import default_compute_path
 from planner.advisor.kernels import (
     llamacpp_dequant_gemm,
@@ -36,12 +45,20 @@ from planner.advisor.kernels import (
 from planner.advisor.support import runner
 from planner.advisor.throughput import GGUF_QUANTS, Load, Setup, decode_load, prefill_chunk_tokens, prefill_load
 from planner.bounds.errors import PlannerError
+from planner.core.layer_params import ParameterBreakdown
+from planner.core.model import ModelSpec
 from planner.core.params import parameter_breakdown
 from planner.engines.registry import engine_labelled, engines
+
+if TYPE_CHECKING:
+    from planner.assessment.assess import Assessment
+    from planner.engines.base import EngineReport
 
 # The batch limit an engine runs a max-throughput run at when its KV pool holds more (TensorRT-LLM 1.x
 # max_batch_size default 2048: planner.engines.trtllm.TrtllmProfile; vLLM max_num_seqs: planner.engines.vllm).
 TRTLLM_MAX_BATCH = 2048
+# A burst's decode steps are priced once per batch and this many tokens of mean context (planner.advisor.drain).
+DRAIN_CONTEXT_STEP = 64
 
 
 class Case(NamedTuple):
@@ -89,20 +106,18 @@ def _setup(row: BenchmarkRow) -> Setup:
     )
 
 
-def _max_batch(row: BenchmarkRow) -> int:
-    """Sequences of ``input + output`` tokens one replica's KV pool holds under the row's engine (its own
-    accounting), capped at the engine's batch limit."""
+def _assessed(row: BenchmarkRow, engine: str) -> Assessment:
+    """The row's replica planned under ``engine`` at the run's context (``input + output`` tokens), as its own
+    accounting sizes the KV pool."""
     from model_catalog import get_gpu, get_model
     from planner.assessment.assess import assess
     from planner.engines.registry import engine_profile
-    from planner.engines.vllm.profile import vllm_default_batch
     from planner.planning.plan import PlanRequest
 
     gpu, spec = get_gpu(row.gpu_id), get_model(row.model_id).spec
     context = row.input_tokens + row.output_tokens
-    trt = row.family == "fused"
     # TensorRT-LLM's performance runs set kv_cache_free_gpu_mem_fraction 0.95 "where it fits" (perf-overview.md).
-    profile = engine_profile(engine_of_family(row.family), fraction=0.95 if trt else None)
+    profile = engine_profile(engine, fraction=0.95 if row.family == "fused" else None)
     pipeline = row.split == "pipeline"
     request = PlanRequest(
         model=spec,
@@ -117,9 +132,74 @@ def _max_batch(row: BenchmarkRow) -> int:
         max_model_len=context,
         overhead=profile,
     )
-    held = max(1, math.floor(assess(request).concurrency))
-    limit = TRTLLM_MAX_BATCH if trt else vllm_default_batch(gpu.memory_bytes_for(True), gpu.name)[1]
+    return assess(request)
+
+
+def _max_batch(row: BenchmarkRow) -> int:
+    """Sequences of ``input + output`` tokens one replica's KV pool holds under the row's engine (its own
+    accounting), capped at the engine's batch limit."""
+    from model_catalog import get_gpu
+    from planner.engines.vllm.profile import vllm_default_batch
+
+    gpu = get_gpu(row.gpu_id)
+    held = max(1, math.floor(_assessed(row, engine_of_family(row.family)).concurrency))
+    limit = TRTLLM_MAX_BATCH if row.family == "fused" else vllm_default_batch(gpu.memory_bytes_for(True), gpu.name)[1]
     return min(held, limit)
+
+
+def _burst_pool(row: BenchmarkRow) -> EngineReport:
+    """The engine report of the row's set-up under the registered engine it names (SGLang, vLLM), else (none named,
+    or the set-up is one the registry says it does not run: SGLang's gpt-oss on an A100) its family's first."""
+    named = engine_labelled(row.engine)
+    report = None
+    if named is not None:
+        try:
+            report = _assessed(row, named.name).report
+        except PlannerError:
+            report = None
+    report = report or _assessed(row, engine_of_family(row.family)).report
+    assert report is not None  # a paged engine always reports
+    return report
+
+
+def drained(row: BenchmarkRow, r: Roofline = FITTED) -> Drained:
+    """A burst row (``requests``) run through the scheduler (:mod:`planner.advisor.drain`): the engine's own KV pool
+    (tokens) and running limit for the set-up, its step budget, the row's lengths; each decode step priced by the
+    speed model at its batch and mean context, each prompt token as a prompt inside a serving run."""
+    assert row.requests is not None
+    c = case(row)
+    report = _burst_pool(row)
+    assert c.prefill is not None
+    if row.lengths == "sharegpt":
+        lengths = sharegpt_lengths(row.requests, row.input_tokens, row.output_tokens)
+    else:
+        lengths = [(row.input_tokens, row.output_tokens)] * row.requests
+    # The run finished, so the engine started and its pool held its longest request (vLLM refuses to start when one
+    # max_model_len request does not fit): where the planned pool is smaller, the run's is taken at that size.
+    pool = max(report.kv_cache_tokens, max(p + o for p, o in lengths))
+    limits = Limits(pool, report.max_running or row.requests, serving_chunk(c.setup))
+    spec, params = _served_model(row)
+    steps: dict[tuple[int, int], float] = {}
+
+    def decode_seconds(batch: int, context: int) -> float:
+        key = (batch, context // DRAIN_CONTEXT_STEP)
+        if key not in steps:
+            bits = (row.weights_bits, row.other_bits)
+            load = decode_load(spec, row.weights, row.kv_dtype, batch, context, params, *bits)
+            steps[key] = step(c.setup, load, r).seconds
+        return steps[key]
+
+    per_token = (prefill_in_serving(c.setup, c.prefill, r) or 0.0) / max(1, row.input_tokens)
+    return drain(lengths, limits, decode_seconds, per_token)
+
+
+def _served_model(row: BenchmarkRow) -> tuple[ModelSpec, ParameterBreakdown]:
+    """The model as the row's engine caches and attends to it, and its parameters."""
+    from model_catalog import get_model
+    from planner.engines.registry import engine_profile
+
+    model = get_model(row.model_id).spec
+    return engine_profile(engine_of_family(row.family)).kv_model(model), parameter_breakdown(model)
 
 
 @cache
@@ -127,12 +207,7 @@ def case(row: BenchmarkRow) -> Case:
     """The loads of ``row`` (cached: the fit evaluates every row many times), on the model as the row's engine
     caches and attends to it (:meth:`planner.core.overhead.OverheadModelBase.kv_model`: TensorRT-LLM keeps every
     token of sliding-window and chunked layers unless the run sets an attention window, which no row states)."""
-    from model_catalog import get_model
-    from planner.engines.registry import engine_profile
-
-    model = get_model(row.model_id).spec
-    spec = engine_profile(engine_of_family(row.family)).kv_model(model)
-    params = parameter_breakdown(model)
+    spec, params = _served_model(row)
     setup = _setup(row)
     bits, other = row.weights_bits, row.other_bits
     if row.metric in ("prefill_per_s", "ttft_seconds"):
@@ -161,6 +236,8 @@ def predict(row: BenchmarkRow, r: Roofline = FITTED) -> float | None:
         return 1.0 / step(c.setup, c.decode, r).seconds
     if row.metric == "decode_total":
         return c.batch / step(c.setup, c.decode, r).seconds
+    if row.requests is not None:
+        return drained(row, r).output_tokens_per_s
     if row.concurrency == 1 and c.prefill is not None:  # one request at a time: its prefill runs alone
         first = prefill_alone(c.setup, c.prefill, r, row.ubatch_tokens) or 0.0
         total = row.output_tokens / (first + row.output_tokens * step(c.setup, c.decode, r).seconds)

@@ -190,20 +190,25 @@ UNSEEN_2026_12_OVER_TARGET: dict[tuple[str, str], float] = {}
 # GPUStack's Performance Lab (vLLM v0.10.2 / v0.11.0 and SGLang v0.5.3-v0.5.5 on H100, A100 and H200; vllm bench
 # serve). First scored with the constants of this commit (planner/advisor/engine_speed.py FITTED), nothing changed.
 BURST_DRAIN_SHAREGPT = (
-    "GPUStack's engine-choice runs: 1,000 ShareGPT prompts sent at once (request rate inf, no concurrency cap, peak "
-    "concurrent requests 1,000) and drained to empty, reported as output tokens over the whole run. The row is "
-    "scored as a full KV pool in steady state at the mean lengths (217 prompt / 202 output tokens), but the run "
-    "starts prefill-bound (median TTFT 4-141 s of 40-300 s runs) and ends on the longest ShareGPT answers decoding "
-    "at a small batch. The page's own 'Peak output token throughput' is the steady state the model prices: that "
-    "peak is 0.64-1.50x the model's figure on all 19 rows (Qwen3-14B on H100 with vLLM: 8,175 "
-    "predicted, 8,890 peak, 3,174 averaged over the run), while the averages are 1.56-3.5x below the model"
+    "GPUStack's engine-choice runs: 1,000 ShareGPT prompts sent at once (request rate inf, no concurrency cap) and "
+    "drained to empty, reported as output tokens over the whole run. First scored as a full KV pool in steady state "
+    "at the mean lengths (19 rows over 50 %, +53 to +251 %). Since the run is drained through vLLM V1's scheduler "
+    "with ShareGPT-like lengths around the row's means (planner.advisor.drain; the rows state the burst, "
+    "BenchmarkRow.requests / lengths; nothing fitted) 16 of them are within 50 % (the 26 ShareGPT bursts: median "
+    "|error| 95 -> 38 %). Left over: Qwen3-14B BF16 on one H100 (+159 -> +69 %), GLM-4.5-Air over 4 A100 (+124 -> "
+    "+67 %) and DeepSeek-R1 over 8 H200 (+251 -> +109 %). The drained runs still start faster than the measured "
+    "ones (Qwen3-14B on H100: median time to first token 4.7 s drained, 21.9 s measured; duration 38 s against "
+    "64 s): the lab's H100 prompts run at about half the modelled rate (PAGED_PROMPT_RATE), and the exponential "
+    "lengths are a maximum-entropy guess at a dataset whose own lengths the rows do not give"
 )
 SGLANG_GPTOSS = (
     "SGLang (v0.5.3rc0, v0.5.3, v0.5.4.post2) serving gpt-oss on the same GPUs as vLLM in the same pages: 266-2,679 "
     "output tokens/s where vLLM gives 2,276-7,817, median TPOT up to 2,508 ms (gpt-oss-20b on A100) and median "
     "TTFT up to 270 s. The paged model prices vLLM's MXFP4 MoE kernels (planner/advisor/kernels.py); SGLang's "
     "gpt-oss path at these versions is far slower (the pages' own engine comparison), most on A100, which has no "
-    "FP4 hardware"
+    "FP4 hardware. (gpt-oss-120b on one H100, +296 %, is -38 % since bursts are drained: SGLang's accounting, as the "
+    "planner reads it, leaves no pool beyond the weights on 80 GB, so the drain holds one request at a time, the "
+    "longest the run served; the run's median time to first token, 140 s of 227, says its pool was small)"
 )
 REQUEST_BOUND_128_4 = (
     "Random 128-token prompts with 4 output tokens, 984-1,000 requests at once: the run is a queue of requests, "
@@ -273,7 +278,6 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
     # SGLANG_GPTOSS
     "gpustack-a100-gptoss120b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +1049%
     "gpustack-a100-gptoss20b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +3265%
-    "gpustack-h100-gptoss120b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +298%
     "gpustack-h100-gptoss20b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +475%
     # REQUEST_BOUND_128_4
     "gpustack-a100-gptoss120b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +110%
@@ -288,30 +292,13 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
     # GPTOSS_AMPERE
     # (gpustack-a100-gptoss120b-vllm-random-2000-100: +67 %, +42.5 % with vLLM's 2,048-token A100 chunk, PREFILL_CHUNK)
     "gpustack-a100-gptoss120b-vllm-random-32000-100": GPTOSS_AMPERE,  # +210%
-    "gpustack-a100-gptoss120b-vllm-random-4000-200": GPTOSS_AMPERE,  # +86%
     "gpustack-a100-gptoss120b-vllm-sharegpt-c4": GPTOSS_AMPERE,  # +96%
     # (gpustack-a100-gptoss20b-vllm-random-2000-100: +55 %, +45.8 % with vLLM's 2,048-token A100 chunk, PREFILL_CHUNK)
     "gpustack-a100-gptoss20b-vllm-random-32000-100": GPTOSS_AMPERE,  # +193%
     "gpustack-a100-gptoss20b-vllm-random-4000-200": GPTOSS_AMPERE,  # +75%
     # BURST_DRAIN_SHAREGPT
-    "gpustack-a100-gptoss120b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +66%
-    "gpustack-a100-gptoss20b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +93%
-    "gpustack-a100-qwen314b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +79%
-    "gpustack-a100-qwen332b-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +93%
-    "gpustack-a100-qwen332b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +56%
     "gpustack-a100x4-glm45air-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +135%
-    "gpustack-a100x8-qwen3235ba22b-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +71%
-    "gpustack-a100x8-qwen3235ba22b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +109%
-    "gpustack-h100-gptoss20b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +97%
-    "gpustack-h100-qwen314b-fp8-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +89%
-    "gpustack-h100-qwen314b-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +102%
     "gpustack-h100-qwen314b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +158%
-    "gpustack-h100-qwen332b-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +155%
-    "gpustack-h100-qwen332b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +83%
-    "gpustack-h100x4-glm45air-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +122%
-    "gpustack-h100x4-glm45air-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +164%
-    "gpustack-h100x8-qwen3235ba22b-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +92%
-    "gpustack-h100x8-qwen3235ba22b-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +75%
     "gpustack-h200x8-deepseekr1-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +251%
     # PAGED_PROMPT_RATE
     "gpustack-a100x8-qwen3235ba22b-vllm-random-2000-100": PAGED_PROMPT_RATE,  # +103%
@@ -347,8 +334,10 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
 # to +33 %). llama.cpp single stream 9.2 % (11 rows); the prompt cells (reported, not held to the median) llama.cpp
 # 9.4 % (20), vLLM / SGLang 83.6 % (48).
 # With the engines' prefill chunk by GPU (PREFILL_CHUNK above; constants refit): batched 86.1 -> 85.3 %, prompts
-# 83.6 -> 74.9 %.
-UNSEEN_2026_12B_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.854}
+# 83.6 -> 74.9 %. With the bursts drained through the scheduler (BURST_DRAIN_SHAREGPT above; rows that state
+# their burst, 76 of them, 26 ShareGPT): batched 85.3 -> 33.2 %, prompts 74.9 -> 67.3 %; the 76 bursts 81.8 ->
+# 47.9 %, 53 -> 35 rows over 50 %.
+UNSEEN_2026_12B_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.333}
 
 KNOWN_UNSEEN: dict[str, Unseen] = {
     "unseen-2026-12.toml": Unseen(UNSEEN_2026_12_OVER_TARGET, UNSEEN_2026_12_MISSES),

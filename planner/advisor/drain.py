@@ -1,0 +1,191 @@
+"""A burst of requests drained through a paged engine's scheduler: what a benchmark that sends every request at once
+measures.
+
+``vllm bench serve`` at its default request rate (``inf``) with no concurrency cap sends every prompt at once and
+reports the output tokens over the whole run, from the first request to the last answer. That is not the steady
+state :func:`planner.advisor.engine_speed.serving` prices: the run starts with a queue of prompts to prefill and
+ends on the longest answers decoding at a small batch. This module runs the queue step by step.
+
+The scheduler is vLLM V1's (``vllm/v1/core/sched/scheduler.py``, ``Scheduler.schedule``): each step first gives
+every running request its tokens (one decode token, or the next chunk of its prompt) within the step's token budget
+(``max_num_batched_tokens``), taking room in the KV pool as it goes; when the pool has none left the request
+admitted last is preempted (its cache freed; later it is recomputed from its prompt and the tokens it had written);
+then, if nothing was preempted in the step, waiting requests are admitted in order while fewer than
+``max_num_seqs`` run and budget is left. A request whose prompt is complete writes a token in the same step.
+
+A step takes the decode step of the requests that decode (:func:`planner.advisor.engine_speed.step` at their mean
+context) plus the GPU seconds of the prompt tokens it prefills (per token, as
+:func:`planner.advisor.engine_speed.prefill_in_serving` prices a prompt inside a serving run). The pool is counted
+in tokens (block rounding left out). Nothing here is fitted.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections import deque
+from collections.abc import Callable
+from typing import NamedTuple
+
+# vLLM's benchmark datasets keep a ShareGPT conversation when its prompt and answer have at least 4 tokens, the
+# prompt at most 1,024 and both at most 2,048 (vllm/benchmarks/datasets.py ``is_valid_sequence``, its defaults;
+# search-index file id 7730565076).
+SHAREGPT_MIN_TOKENS = 4
+SHAREGPT_MAX_PROMPT = 1024
+SHAREGPT_MAX_TOTAL = 2048
+SHUFFLE_SEED = 0  # prompts and answers are paired by this seeded shuffle: the same row gives the same lengths
+
+
+class Limits(NamedTuple):
+    """What bounds the running batch: the KV pool (tokens), the running requests, the tokens of one step."""
+
+    pool_tokens: int
+    max_seqs: int
+    step_tokens: int
+
+
+class Drained(NamedTuple):
+    """The run: its seconds, the tokens written, the median time to a request's first token, the preemptions."""
+
+    seconds: float
+    output_tokens: int
+    median_first_token_s: float
+    preemptions: int
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        return self.output_tokens / self.seconds if self.seconds > 0 else 0.0
+
+
+def truncated_exponential(n: int, mean: float, low: int, high: int) -> list[int]:
+    """``n`` lengths at evenly spaced quantiles of an exponential on ``[low, high]`` whose mean is ``mean`` (the
+    maximum-entropy distribution of a positive length with a given mean, cut where the source cuts).
+
+    >>> lengths = truncated_exponential(1000, 200, 4, 2044)
+    >>> round(statistics.mean(lengths)), min(lengths), max(lengths)
+    (200, 4, 1483)
+    >>> truncated_exponential(3, 50, 50, 50)
+    [50, 50, 50]
+    """
+    if high <= low or mean <= low:
+        return [low] * n
+    span, target = high - low, min(mean, (low + high) / 2) - low
+
+    def mean_of(scale: float) -> float:  # an exponential of this scale truncated at span: its mean
+        ratio = span / scale
+        return scale - (span / math.expm1(ratio) if ratio < 700 else 0.0)
+
+    lo, hi = 1e-6 * span, 1e6 * span
+    for _ in range(200):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if mean_of(mid) < target else (lo, mid)
+    cut = -math.expm1(-span / lo)
+    return [low + round(-lo * math.log1p(-(i + 0.5) / n * cut)) for i in range(n)]
+
+
+def sharegpt_lengths(n: int, prompt_mean: float, output_mean: float) -> list[tuple[int, int]]:
+    """``n`` (prompt, answer) lengths of a ShareGPT run whose means are stated: each drawn as
+    :func:`truncated_exponential` on vLLM's filter's range, paired by a seeded shuffle, the answer cut to the total.
+
+    >>> pairs = sharegpt_lengths(1000, 217, 202)
+    >>> max(p for p, _ in pairs) <= 1024 and max(p + o for p, o in pairs) <= 2048
+    True
+    """
+    prompts = truncated_exponential(n, prompt_mean, SHAREGPT_MIN_TOKENS, SHAREGPT_MAX_PROMPT)
+    answers = truncated_exponential(n, output_mean, SHAREGPT_MIN_TOKENS, SHAREGPT_MAX_TOTAL - SHAREGPT_MIN_TOKENS)
+    rng = random.Random(SHUFFLE_SEED)
+    rng.shuffle(prompts)
+    rng.shuffle(answers)
+    return [(p, min(o, SHAREGPT_MAX_TOTAL - p)) for p, o in zip(prompts, answers, strict=True)]
+
+
+class _Request:
+    """A request in the run: ``kept`` tokens in the pool, ``goal`` the tokens to compute before it writes the next
+    (its prompt; one more after each token it writes; its prompt and answer so far after a preemption)."""
+
+    __slots__ = ("goal", "kept", "output", "prompt", "written")
+
+    def __init__(self, prompt: int, output: int) -> None:
+        self.prompt, self.output, self.goal, self.kept, self.written = prompt, output, prompt, 0, 0
+
+
+class _Step(NamedTuple):
+    decoding: int
+    context_tokens: int  # summed over the decoding requests
+    prefilled: int
+    preempted: int
+
+
+def _preempt(running: list[_Request], waiting: deque[_Request]) -> int:
+    """Preempt the request admitted last: its tokens leave the pool; it waits first in line. The tokens freed."""
+    victim = running.pop()
+    freed, victim.kept, victim.goal = victim.kept, 0, victim.prompt + victim.written
+    waiting.appendleft(victim)
+    return freed
+
+
+def _schedule(running: list[_Request], waiting: deque[_Request], limits: Limits, used: int) -> tuple[_Step, int]:
+    """One step of the scheduler (see the module docstring); the step and the pool's tokens in use after it."""
+    budget, decoding, context, prefilled, preempted = limits.step_tokens, 0, 0, 0, 0
+    i = 0
+    while i < len(running) and budget > 0:
+        r = running[i]
+        need = min(r.goal - r.kept, budget)
+        while used + need > limits.pool_tokens and len(running) > i + 1:
+            used -= _preempt(running, waiting)
+            preempted += 1
+        if used + need > limits.pool_tokens:
+            break
+        used, budget, r.kept = used + need, budget - need, r.kept + need
+        if r.written and need == 1:
+            decoding, context = decoding + 1, context + r.kept
+        else:
+            prefilled += need
+        i += 1
+    while not preempted and waiting and len(running) < limits.max_seqs and budget > 0:
+        r = waiting[0]
+        need = min(r.goal, budget)
+        if used + need > limits.pool_tokens:
+            break
+        running.append(waiting.popleft())
+        r.kept, used, budget, prefilled = need, used + need, budget - need, prefilled + need
+    return _Step(decoding, context, prefilled, preempted), used
+
+
+def drain(
+    lengths: list[tuple[int, int]],
+    limits: Limits,
+    decode_seconds: Callable[[int, int], float],
+    prefill_seconds_per_token: float,
+) -> Drained:
+    """Every request of ``lengths`` (prompt, answer) sent at once and run to the end (see the module docstring).
+    ``decode_seconds(batch, context)``: one decode step of ``batch`` requests at a mean ``context``.
+
+    >>> flat = drain([(100, 10)] * 4, Limits(10_000, 8, 512), lambda batch, context: 0.01, 0.0001)
+    >>> flat.output_tokens, round(flat.seconds, 3), flat.preemptions
+    (40, 0.13, 0)
+    """
+    waiting = deque(_Request(p, max(1, o)) for p, o in lengths)
+    running: list[_Request] = []
+    used, seconds, written, preemptions, firsts = 0, 0.0, 0, 0, []
+    while waiting or running:
+        step, used = _schedule(running, waiting, limits, used)
+        if not (step.decoding or step.prefilled):  # a request larger than the pool: nothing can run
+            break
+        decode = decode_seconds(step.decoding, step.context_tokens // step.decoding) if step.decoding else 0.0
+        seconds += decode + step.prefilled * prefill_seconds_per_token
+        preemptions += step.preempted
+        still: list[_Request] = []
+        for r in running:
+            if r.kept == r.goal:  # computed up to its next token this step: it writes it
+                if not r.written:
+                    firsts.append(seconds)
+                r.written, r.goal = r.written + 1, r.goal + 1
+            if r.written >= r.output:
+                used -= r.kept
+                written += r.output
+            else:
+                still.append(r)
+        running = still
+    return Drained(seconds, written, statistics.median(firsts) if firsts else 0.0, preemptions)

@@ -1,0 +1,110 @@
+"""A burst drained through the scheduler (planner.advisor.drain): hand-computed runs, ShareGPT-like lengths within
+vLLM's filter, invariants over random bursts, and what it does to the public burst rows."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner.advisor.benchmarks import BenchmarkRow, load_rows
+from planner.advisor.drain import Limits, drain, sharegpt_lengths, truncated_exponential
+from planner.advisor.validation import drained, scored
+
+DECODE_S, PREFILL_S = 0.01, 0.0001  # a decode step, a prompt token
+
+
+def flat(batch: int, context: int) -> float:
+    return DECODE_S
+
+
+def test_a_queue_of_two_waves() -> None:
+    """Four requests of 100 + 10 tokens, two running at most: the first two prefill together (200 x 0.1 ms) and
+    write their first token, decode nine steps, and end; then the other two do the same."""
+    run = drain([(100, 10)] * 4, Limits(10_000, 2, 512), flat, PREFILL_S)
+    assert run.output_tokens == 40 and run.preemptions == 0
+    assert run.seconds == pytest.approx(2 * (0.02 + 9 * DECODE_S))
+    assert run.median_first_token_s == pytest.approx((0.02 + 0.13) / 2)
+
+
+def test_a_full_pool_preempts_the_last_admitted_and_recomputes_it() -> None:
+    """Four requests of 100 + 50 in a 500-token pool: admitted together (400 tokens), the pool is full after 25
+    decode steps; the last admitted is preempted with 26 tokens written, waits until the other three end (49 decode
+    steps in all), then recomputes its 126 tokens and writes its last 24."""
+    run = drain([(100, 50)] * 4, Limits(500, 8, 1000), flat, PREFILL_S)
+    assert run.output_tokens == 200 and run.preemptions == 1
+    assert run.seconds == pytest.approx(0.04 + 49 * DECODE_S + 126 * PREFILL_S + 23 * DECODE_S)
+    roomy = drain([(100, 50)] * 4, Limits(10_000, 8, 1000), flat, PREFILL_S)
+    assert roomy.seconds == pytest.approx(0.04 + 49 * DECODE_S) and roomy.seconds < run.seconds
+
+
+def test_a_request_larger_than_the_pool_ends_the_run() -> None:
+    run = drain([(600, 50)], Limits(500, 8, 256), flat, PREFILL_S)
+    assert run.output_tokens == 0
+
+
+def test_sharegpt_lengths_keep_the_means_and_vllms_filter() -> None:
+    """GPUStack's Qwen3-14B run: 217,393 prompt and 201,648 generated tokens over 1,000 requests."""
+    pairs = sharegpt_lengths(1000, 217, 202)
+    assert statistics.mean(p for p, _ in pairs) == pytest.approx(217, abs=0.5)
+    assert statistics.mean(o for _, o in pairs) == pytest.approx(202, abs=0.5)
+    assert all(4 <= p <= 1024 and o >= 4 and p + o <= 2048 for p, o in pairs)
+    assert max(o for _, o in pairs) > 1000  # the long answers the run ends on
+    assert sharegpt_lengths(1000, 217, 202) == pairs  # seeded
+
+
+@given(st.integers(1, 200), st.floats(1, 5000), st.integers(1, 3000), st.integers(1, 3000))
+def test_truncated_exponential_stays_in_range(n: int, mean: float, low: int, width: int) -> None:
+    lengths = truncated_exponential(n, mean, low, low + width)
+    assert len(lengths) == n and all(low <= x <= low + width for x in lengths)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(st.integers(1, 300), st.integers(1, 120)), min_size=1, max_size=25),
+    st.integers(0, 2000),
+    st.integers(1, 16),
+    st.integers(1, 1024),
+)
+def test_every_token_is_written_when_the_pool_holds_the_longest(
+    lengths: list[tuple[int, int]], spare: int, max_seqs: int, step_tokens: int
+) -> None:
+    """Whatever the pool (at least the longest request), running limit and step budget: every answer is written in
+    full, the run is no shorter than its longest answer's decode steps, and the first tokens come within it."""
+    pool = max(p + o for p, o in lengths) + spare
+    run = drain(lengths, Limits(pool, max_seqs, step_tokens), flat, PREFILL_S)
+    assert run.output_tokens == sum(o for _, o in lengths)
+    assert run.seconds >= (max(o for _, o in lengths) - 1) * DECODE_S - 1e-9
+    assert 0 < run.median_first_token_s <= run.seconds
+
+
+BURSTS = Path(__file__).parent / "benchmarks" / "unseen-2026-12b.toml"
+
+
+def test_the_burst_rows_state_their_burst() -> None:
+    rows = [r for r in load_rows((BURSTS,)) if r.concurrency == "max"]
+    assert len(rows) == 76 and all(r.requests in (50, 100, 500, 984, 1000) for r in rows)
+    assert sum(r.lengths == "sharegpt" for r in rows) == 26
+
+
+def test_a_drained_burst_against_the_lab_run() -> None:
+    """GPUStack's Qwen3-14B BF16 on one H100 under vLLM 0.11.0, 1,000 ShareGPT prompts at once: 201,648 tokens in
+    63.53 s (3,174 tokens/s), median time to first token 21.9 s. Priced as a steady state the model gave 8,208
+    tokens/s (+159 %); drained, the run takes longer than steady decoding and its first tokens come later."""
+    row = next(r for r in load_rows((BURSTS,)) if r.id == "gpustack-h100-qwen314b-vllm-sharegpt-max")
+    run = drained(row)
+    assert run.output_tokens == pytest.approx(201_648, rel=0.01)
+    assert 3174 < run.output_tokens_per_s < 1.75 * 3174
+    assert 1.0 < run.median_first_token_s < 21.9
+    steady = scored((row.model_copy(update={"requests": None, "lengths": "fixed"}),))[0]
+    assert steady.predicted is not None and steady.predicted > 2.5 * 3174
+
+
+def test_a_burst_is_only_a_paged_single_replica_output_row() -> None:
+    base = next(r for r in load_rows((BURSTS,)) if r.requests).model_dump()
+    for bad in ({"family": "fused"}, {"metric": "decode_total"}, {"requests": None, "lengths": "sharegpt"}):
+        with pytest.raises(ValueError):
+            BenchmarkRow(**{**base, **bad})
