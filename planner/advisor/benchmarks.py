@@ -46,6 +46,11 @@ Metric = Literal[
 ]
 Split = Literal["tensor", "layer", "pipeline"]
 Lengths = Literal["fixed", "sharegpt"]
+# A burst is drained step by step (planner.advisor.drain), its work about one loop per token written: a row (or a
+# user's file) may ask for at most this many requests and tokens written in all (~2 s of scoring; GPUStack's
+# 1,000-prompt ShareGPT runs write ~0.2 M).
+MAX_BURST_REQUESTS = 10_000
+MAX_BURST_OUTPUT_TOKENS = 5_000_000
 PositiveInt = Annotated[int, Field(gt=0)]
 FAMILY_LABELS: dict[str, str] = {
     "fused": "TensorRT-LLM (and NIM, lmdeploy TurboMind)",
@@ -137,6 +142,10 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
             raise ValueError("attention_dp: a TensorRT-LLM (fused) row over a tensor-parallel replica")
         if self.requests is not None and (self.family != "paged" or self.metric != "output_total" or self.replicas > 1):
             raise ValueError("requests: a burst is drained on one replica of a paged engine (metric output_total)")
+        if self.requests is not None and self.requests > MAX_BURST_REQUESTS:
+            raise ValueError(f"requests: at most {MAX_BURST_REQUESTS:,} in a burst")
+        if self.requests is not None and self.requests * self.output_tokens > MAX_BURST_OUTPUT_TOKENS:
+            raise ValueError(f"requests x output_tokens: at most {MAX_BURST_OUTPUT_TOKENS:,} tokens in a burst")
         if self.lengths != "fixed" and self.requests is None:
             raise ValueError("lengths: only a burst (requests) states its lengths' distribution")
         return self

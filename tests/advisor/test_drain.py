@@ -3,6 +3,7 @@ vLLM's filter, invariants over random bursts, and what it does to the public bur
 
 from __future__ import annotations
 
+import json
 import statistics
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from planner.advisor.benchmarks import BenchmarkRow, load_rows
 from planner.advisor.drain import Limits, drain, sharegpt_lengths, truncated_exponential
 from planner.advisor.validation import drained, scored
+from planner.bounds.errors import PlannerError
 
 DECODE_S, PREFILL_S = 0.01, 0.0001  # a decode step, a prompt token
 
@@ -108,3 +110,15 @@ def test_a_burst_is_only_a_paged_single_replica_output_row() -> None:
     for bad in ({"family": "fused"}, {"metric": "decode_total"}, {"requests": None, "lengths": "sharegpt"}):
         with pytest.raises(ValueError):
             BenchmarkRow(**{**base, **bad})
+
+
+def test_a_hostile_burst_is_refused_before_any_work(tmp_path: Path) -> None:
+    """A user's file (python -m planner.advisor.validation FILE) asking for a burst too large to drain in a few
+    seconds gets a named error, not a hang."""
+    row = next(r for r in load_rows((BURSTS,)) if r.requests)
+    for bad, named in (({"requests": 10**9}, "at most 10,000"), ({"output_tokens": 10**6}, "at most 5,000,000")):
+        path = tmp_path / "burst.toml"
+        data = {**row.model_dump(exclude_defaults=True), **bad}
+        path.write_text("[[row]]\n" + "\n".join(f"{k} = {json.dumps(v)}" for k, v in data.items()), encoding="utf-8")
+        with pytest.raises(PlannerError, match=named):
+            load_rows((path,))
