@@ -5,7 +5,7 @@ Read from SGLang 0.5.4's ``srt/server_args.py`` and its docs (each entry says wh
 from __future__ import annotations
 
 from planner.engines.checkpoints import GGUF
-from planner.engines.support import EngineSupport, LoraSupport, platform_rows
+from planner.engines.support import EngineSupport, LoraSupport, SpeedGap, platform_rows
 
 # srt/server_args.py (0.5.4 :2291-2331): --enable-lora, --max-loras-per-batch, --max-lora-rank, --max-loaded-loras,
 # --lora-target-modules ('all', or the names; required without --lora-paths). Its pool (srt/lora/mem_pool.py) has no
@@ -42,6 +42,22 @@ SGLANG_SUPPORT = EngineSupport(
     # 0.5.18 mem_cache/kv_cache_configurator.py _profile_available_bytes -> _handle_max_mamba_cache: the states'
     # pool (per running request, times a ratio for the radix cache, speculative scratch) comes out of the budget
     # first, by rules that change from release to release.
+    # gpt-oss (MXFP4) under SGLang 0.5.3-0.5.4 on an A100 and an H100: GPUStack's Performance Lab served gpt-oss-20b
+    # 1,000 ShareGPT prompts at once at 266 and 2,679 output tokens/s (gpustack/gpustack@47277d79f4a5
+    # docs/performance-lab/gpt-oss-20b/a100.md, h100.md), 0.04x and 0.28x what the speed model gives the same bursts
+    # drained (planner.advisor.drain), where vLLM on the same pages is within 24-50 % of it: SGLang's gpt-oss path at
+    # those releases (median time per output token 2.5 s on the A100). Two runs, one model: stated for Ampere and
+    # Hopper only.
+    speed_gaps=(
+        SpeedGap(
+            model_types=("gpt_oss",),
+            weights="mxfp4",
+            families=("ampere", "hopper"),
+            low=0.04,
+            high=0.28,
+            source="GPUStack Performance Lab's SGLang 0.5.3-0.5.4 gpt-oss-20b bursts on an A100 and an H100",
+        ),
+    ),
     state_layers_refusal="SGLang sizes a state pool for the linear-attention / Mamba layers out of the KV budget "
     "(mem_cache/kv_cache_configurator.py _handle_max_mamba_cache), which is not planned here; plan this model with "
     "vLLM, whose state blocks are planned",

@@ -206,9 +206,13 @@ SGLANG_GPTOSS = (
     "output tokens/s where vLLM gives 2,276-7,817, median TPOT up to 2,508 ms (gpt-oss-20b on A100) and median "
     "TTFT up to 270 s. The paged model prices vLLM's MXFP4 MoE kernels (planner/advisor/kernels.py); SGLang's "
     "gpt-oss path at these versions is far slower (the pages' own engine comparison), most on A100, which has no "
-    "FP4 hardware. (gpt-oss-120b on one H100, +296 %, is -38 % since bursts are drained: SGLang's accounting, as the "
-    "planner reads it, leaves no pool beyond the weights on 80 GB, so the drain holds one request at a time, the "
-    "longest the run served; the run's median time to first token, 140 s of 227, says its pool was small)"
+    "FP4 hardware. These runs are why SGLang's platform rows now give MXFP4 on Ampere (they refused it) and why its "
+    "support states a speed gap for gpt-oss on Ampere and Hopper (planner/engines/sglang_support.py). gpt-oss-120b on "
+    "one 80 GB card, +296 % (H100) and +1049 % (A100) first, is -38 % and +96 % drained: SGLang's accounting as the "
+    "planner reads it (mem_fraction_static 0.83 of 79.2 GiB against 65.8 GiB of weights) leaves no pool, so the "
+    "planner says SGLang refuses to start where both runs served; the drain holds one request at a time, the "
+    "longest the run served, and the runs' median times to first token (140 s of 227 and 598) say their pools were "
+    "small)"
 )
 REQUEST_BOUND_128_4 = (
     "Random 128-token prompts with 4 output tokens, 984-1,000 requests at once: the run is a queue of requests, "
@@ -276,9 +280,9 @@ LLAMACPP_L40S_KQUANT_PROMPT = (
 # would take four times that): they are no longer blind to it.
 UNSEEN_2026_12B_MISSES: dict[str, str] = {
     # SGLANG_GPTOSS
-    "gpustack-a100-gptoss120b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +1049%
-    "gpustack-a100-gptoss20b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +3265%
-    "gpustack-h100-gptoss20b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +475%
+    "gpustack-a100-gptoss120b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +1049% first, +96% drained
+    "gpustack-a100-gptoss20b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +3265% first, +2652% drained
+    "gpustack-h100-gptoss20b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +475% first, +262% drained
     # REQUEST_BOUND_128_4
     "gpustack-a100-gptoss120b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +110%
     "gpustack-a100-qwen314b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +65%
