@@ -17,6 +17,9 @@ A step takes the decode step of the requests that decode (:func:`planner.advisor
 context) plus the GPU seconds of the prompt tokens it prefills (per token, as
 :func:`planner.advisor.engine_speed.prefill_in_serving` prices a prompt inside a serving run). The pool is counted
 in tokens (block rounding left out). Nothing here is fitted.
+
+SGLang's rows are drained the same way, with its own pool, running limit and chunk: its admission (which keeps room
+for the answers by a decaying ``new_token_ratio`` and retracts requests when the pool runs out) is not modelled.
 """
 
 from __future__ import annotations
