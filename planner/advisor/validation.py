@@ -106,9 +106,9 @@ def _setup(row: BenchmarkRow) -> Setup:
     )
 
 
-def _assessed(row: BenchmarkRow, engine: str) -> Assessment:
-    """The row's replica planned under ``engine`` at the run's context (``input + output`` tokens), as its own
-    accounting sizes the KV pool."""
+def _assessed(row: BenchmarkRow, engine: str, version: str | None = None) -> Assessment:
+    """The row's replica planned under ``engine`` (its release ``version``; ``None``: the registry's default) at the
+    run's context (``input + output`` tokens), as its own accounting sizes the KV pool."""
     from model_catalog import get_gpu, get_model
     from planner.assessment.assess import assess
     from planner.engines.registry import engine_profile
@@ -117,7 +117,7 @@ def _assessed(row: BenchmarkRow, engine: str) -> Assessment:
     gpu, spec = get_gpu(row.gpu_id), get_model(row.model_id).spec
     context = row.input_tokens + row.output_tokens
     # TensorRT-LLM's performance runs set kv_cache_free_gpu_mem_fraction 0.95 "where it fits" (perf-overview.md).
-    profile = engine_profile(engine, fraction=0.95 if row.family == "fused" else None)
+    profile = engine_profile(engine, fraction=0.95 if row.family == "fused" else None, version=version)
     pipeline = row.split == "pipeline"
     request = PlanRequest(
         model=spec,
@@ -147,14 +147,15 @@ def _max_batch(row: BenchmarkRow) -> int:
     return min(held, limit)
 
 
-def _burst_pool(row: BenchmarkRow) -> EngineReport:
-    """The engine report of the row's set-up under the registered engine it names (SGLang, vLLM), else (none named,
-    or the set-up is one the registry says it does not run: SGLang's gpt-oss on an A100) its family's first."""
+def burst_pool(row: BenchmarkRow) -> EngineReport:
+    """The engine report of the row's set-up under the registered engine it names (SGLang, vLLM) at the release it
+    states (``engine_version``), else (none named, or a set-up the registry says that engine does not run) its
+    family's first at its default release."""
     named = engine_labelled(row.engine)
     report = None
     if named is not None:
         try:
-            report = _assessed(row, named.name).report
+            report = _assessed(row, named.name, row.engine_version).report
         except PlannerError:
             report = None
     report = report or _assessed(row, engine_of_family(row.family)).report
@@ -168,7 +169,7 @@ def drained(row: BenchmarkRow, r: Roofline = FITTED) -> Drained:
     speed model at its batch and mean context, each prompt token as a prompt inside a serving run."""
     assert row.requests is not None
     c = case(row)
-    report = _burst_pool(row)
+    report = burst_pool(row)
     assert c.prefill is not None
     if row.lengths == "sharegpt":
         lengths = sharegpt_lengths(row.requests, row.input_tokens, row.output_tokens)

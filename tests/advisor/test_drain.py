@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from planner.advisor.benchmarks import BenchmarkRow, load_rows
 from planner.advisor.drain import Limits, drain, sharegpt_lengths, truncated_exponential
-from planner.advisor.validation import drained, scored
+from planner.advisor.validation import burst_pool, drained, scored
 from planner.bounds.errors import PlannerError
 
 DECODE_S, PREFILL_S = 0.01, 0.0001  # a decode step, a prompt token
@@ -122,3 +122,14 @@ def test_a_hostile_burst_is_refused_before_any_work(tmp_path: Path) -> None:
         path.write_text("[[row]]\n" + "\n".join(f"{k} = {json.dumps(v)}" for k, v in data.items()), encoding="utf-8")
         with pytest.raises(PlannerError, match=named):
             load_rows((path,))
+
+
+def test_a_burst_is_planned_at_the_release_its_row_states() -> None:
+    """Each GPUStack burst states its engine's release (vLLM 0.10.2 / 0.11.0, SGLang 0.5.3-0.5.5): its pool is that
+    release's accounting, under the engine it names."""
+    stated = [r for r in load_rows((BURSTS,)) if r.requests and r.engine_version]
+    assert len(stated) == 74
+    for row in stated:
+        report = burst_pool(row)
+        assert report.engine_version == row.engine_version, row.id
+        assert report.engine == ("sglang" if row.engine.startswith("SGLang") else "vllm"), row.id
