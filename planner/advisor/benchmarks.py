@@ -45,7 +45,7 @@ Metric = Literal[
     "ttft_seconds",  # time to the first token of one prompt, alone
 ]
 Split = Literal["tensor", "layer", "pipeline"]
-Lengths = Literal["fixed", "sharegpt"]
+Lengths = Literal["fixed", "sharegpt", "uniform"]
 # A burst is drained step by step (planner.advisor.drain), its work about one loop per token written: a row (or a
 # user's file) may ask for at most this many requests and tokens written in all (~2 s of scoring; GPUStack's
 # 1,000-prompt ShareGPT runs write ~0.2 M).
@@ -93,7 +93,11 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     run, where the source states it: scored by draining the queue through the engine's scheduler
     (:mod:`planner.advisor.drain`), not as a steady state. ``lengths``: ``sharegpt`` when the requests are ShareGPT
     conversations (lengths vary around the row's means, :func:`planner.advisor.drain.sharegpt_lengths`), ``fixed``
-    when every request has the row's lengths (``--dataset-name random`` at its default range ratio 0).
+    when every request has the row's lengths (vLLM's ``--dataset-name random`` at its default range ratio 0),
+    ``uniform`` when each length is drawn evenly up to twice the row's mean (SGLang's ``random`` dataset at its
+    default range ratio 0: prompts of 1 to the stated length). A burst with an integer ``concurrency`` was capped
+    by its client (``--max-concurrency``): at most that many run. ``max_running``: the running limit the source
+    sets on the engine (vLLM ``--max-num-seqs``, SGLang ``--max-running-requests``), where it does.
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -121,7 +125,8 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     engine_version: Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)*$")] | None = None  # as the source states it
     attention_dp: bool = False  # TensorRT-LLM enable_attention_dp with expert parallelism, as the source states it
     requests: PositiveInt | None = None  # a burst: this many requests sent at once and drained (planner.advisor.drain)
-    lengths: Lengths = "fixed"  # a burst's lengths: every request the row's, or ShareGPT's around the row's means
+    lengths: Lengths = "fixed"  # a burst's lengths: every request the row's, ShareGPT's or uniform around its means
+    max_running: PositiveInt | None = None  # the engine's running limit the source sets (--max-num-seqs, ...)
     metric: Metric
     value: Positive
     source: Annotated[str, Field(min_length=1)]

@@ -103,6 +103,29 @@ def sharegpt_lengths(n: int, prompt_mean: float, output_mean: float) -> list[tup
     return [(p, min(o, SHAREGPT_MAX_TOTAL - p)) for p, o in zip(prompts, answers, strict=True)]
 
 
+def uniform_lengths(n: int, prompt_mean: float, output_mean: float) -> list[tuple[int, int]]:
+    """``n`` (prompt, answer) lengths each spread evenly from 1 to twice its mean less one (SGLang's ``random``
+    dataset at its default range ratio 0 draws them from 1 to the stated length), at evenly spaced quantiles,
+    paired by a seeded shuffle.
+
+    >>> pairs = uniform_lengths(1000, 512, 256)
+    >>> round(statistics.mean(p for p, _ in pairs)), round(statistics.mean(o for _, o in pairs))
+    (512, 256)
+    >>> min(p for p, _ in pairs), max(p for p, _ in pairs)
+    (1, 1023)
+    """
+
+    def spread(mean: float) -> list[int]:
+        top = max(1, round(2 * mean - 1))
+        return [1 + math.floor((top * (i + 0.5)) / n) if top > 1 else 1 for i in range(n)]
+
+    prompts, answers = spread(prompt_mean), spread(output_mean)
+    rng = random.Random(SHUFFLE_SEED)
+    rng.shuffle(prompts)
+    rng.shuffle(answers)
+    return list(zip(prompts, answers, strict=True))
+
+
 class _Request:
     """A request in the run: ``kept`` tokens in the pool, ``goal`` the tokens to compute before it writes the next
     (its prompt; one more after each token it writes; its prompt and answer so far after a preemption)."""

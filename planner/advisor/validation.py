@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from pydantic import BaseModel
 
 from planner.advisor.benchmarks import FAMILY_LABELS, BenchmarkRow, load_rows
-from planner.advisor.drain import Drained, Limits, drain, sharegpt_lengths
+from planner.advisor.drain import Drained, Limits, drain, sharegpt_lengths, uniform_lengths
 from planner.advisor.engine_speed import (
     FITTED,
     Roofline,
@@ -169,16 +169,9 @@ def drained(row: BenchmarkRow, r: Roofline = FITTED) -> Drained:
     speed model at its batch and mean context, each prompt token as a prompt inside a serving run."""
     assert row.requests is not None
     c = case(row)
-    report = burst_pool(row)
     assert c.prefill is not None
-    if row.lengths == "sharegpt":
-        lengths = sharegpt_lengths(row.requests, row.input_tokens, row.output_tokens)
-    else:
-        lengths = [(row.input_tokens, row.output_tokens)] * row.requests
-    # The run finished, so the engine started and its pool held its longest request (vLLM refuses to start when one
-    # max_model_len request does not fit): where the planned pool is smaller, the run's is taken at that size.
-    pool = max(report.kv_cache_tokens, max(p + o for p, o in lengths))
-    limits = Limits(pool, report.max_running or row.requests, serving_chunk(c.setup))
+    lengths = burst_lengths(row)
+    limits = burst_limits(row, lengths)
     spec, params = _served_model(row)
     steps: dict[tuple[int, int], float] = {}
 
@@ -192,6 +185,27 @@ def drained(row: BenchmarkRow, r: Roofline = FITTED) -> Drained:
 
     per_token = (prefill_in_serving(c.setup, c.prefill, r) or 0.0) / max(1, row.input_tokens)
     return drain(lengths, limits, decode_seconds, per_token)
+
+
+def burst_limits(row: BenchmarkRow, lengths: list[tuple[int, int]]) -> Limits:
+    """What bounds a burst's running batch: the engine's pool for the set-up (:func:`burst_pool`), at least its
+    longest request (the run finished, so the engine started, and vLLM refuses to start when one ``max_model_len``
+    request does not fit); the fewest of the engine's own running limit, the one the source sets on it
+    (``max_running``) and the client's cap (an integer ``concurrency``); the engine's step budget."""
+    report = burst_pool(row)
+    pool = max(report.kv_cache_tokens, max(p + o for p, o in lengths))
+    caps = (report.max_running, row.max_running, row.concurrency if row.concurrency != "max" else None)
+    return Limits(pool, min((cap for cap in caps if cap), default=len(lengths)), serving_chunk(case(row).setup))
+
+
+def burst_lengths(row: BenchmarkRow) -> list[tuple[int, int]]:
+    """The (prompt, answer) lengths of a burst row's requests, by its ``lengths``."""
+    assert row.requests is not None
+    if row.lengths == "sharegpt":
+        return sharegpt_lengths(row.requests, row.input_tokens, row.output_tokens)
+    if row.lengths == "uniform":
+        return uniform_lengths(row.requests, row.input_tokens, row.output_tokens)
+    return [(row.input_tokens, row.output_tokens)] * row.requests
 
 
 def _served_model(row: BenchmarkRow) -> tuple[ModelSpec, ParameterBreakdown]:

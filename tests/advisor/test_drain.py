@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from planner.advisor.benchmarks import BenchmarkRow, load_rows
 from planner.advisor.drain import Limits, drain, sharegpt_lengths, truncated_exponential
-from planner.advisor.validation import burst_pool, drained, scored
+from planner.advisor.validation import burst_lengths, burst_limits, burst_pool, drained, scored
 from planner.bounds.errors import PlannerError
 
 DECODE_S, PREFILL_S = 0.01, 0.0001  # a decode step, a prompt token
@@ -133,3 +133,19 @@ def test_a_burst_is_planned_at_the_release_its_row_states() -> None:
         report = burst_pool(row)
         assert report.engine_version == row.engine_version, row.id
         assert report.engine == ("sglang" if row.engine.startswith("SGLang") else "vllm"), row.id
+
+
+def test_the_running_batch_is_capped_by_the_engine_the_source_and_the_client() -> None:
+    """A burst runs at most the engine's own limit (vLLM's 1,024 sequences on an H100 at 0.11.0), the limit the
+    source sets on it (``max_running``: vLLM's --max-num-seqs) and the client's cap (an integer concurrency:
+    --max-concurrency); and SGLang's random dataset at range ratio 0 spreads each length from 1 to twice its mean."""
+    row = next(r for r in load_rows((BURSTS,)) if r.id == "gpustack-h100-qwen314b-vllm-sharegpt-max")
+    lengths = sharegpt_lengths(1000, 217, 202)
+    assert burst_limits(row, lengths).max_seqs == 1024
+    assert burst_limits(row.model_copy(update={"max_running": 32}), lengths).max_seqs == 32
+    assert burst_limits(row.model_copy(update={"concurrency": 100}), lengths).max_seqs == 100
+    capped = drained(row.model_copy(update={"max_running": 32}))
+    assert capped.output_tokens == drained(row).output_tokens and capped.seconds > 2 * drained(row).seconds
+    spread = burst_lengths(row.model_copy(update={"lengths": "uniform", "input_tokens": 508, "output_tokens": 515}))
+    assert min(p for p, _ in spread) == 1 and max(p for p, _ in spread) == 1015
+    assert statistics.mean(o for _, o in spread) == pytest.approx(515, abs=0.5)

@@ -206,7 +206,7 @@ BURST_DRAIN_SHAREGPT = (
 HOPPER_MXFP4_PADDING = (
     "gpt-oss-120b on one H100 under vLLM 0.11.0 (the rows' stated release, since 2026-12-04 the release their pool "
     "is planned at): the planner loads 65.87 GiB of weights, the MXFP4 experts padded as Marlin pads them (hidden to "
-    "256, intermediate to 128), which leaves no KV pool at util 0.9 (\"No available memory for the cache blocks\") "
+    '256, intermediate to 128), which leaves no KV pool at util 0.9 ("No available memory for the cache blocks") '
     "where the run served, so the drain holds one request at a time (-81 %; +5 % at the registry's default "
     "release, by accident). vLLM 0.11.0 runs MXFP4 experts on Hopper with the Triton backend when triton_kernels is "
     "installed (model_executor/layers/quantization/mxfp4.py:59-105; bundled from 0.12.0 as "
