@@ -182,6 +182,15 @@ def test_the_unseen_set_of_2026_12b() -> None:
     }
 
 
+def test_the_unseen_set_of_2026_12c() -> None:
+    """A third blind set (tests/advisor/benchmarks/unseen-2026-12c.toml: 15 public bursts found after the drain was
+    built, planner.advisor.drain, and scored with it unchanged): the rows, median and worst |error|."""
+    path = UNSEEN_DIR / "unseen-2026-12c.toml"
+    assert len(load_rows((path,))) == 15 and len(excluded_rows((path,))) == 5
+    errors = [abs(s.error) for s in scored(load_rows((path,))) if s.error is not None]
+    assert (len(errors), round(statistics.median(errors), 3), round(max(errors), 3)) == (15, 0.535, 2.863)
+
+
 def _toml(data: dict[str, object]) -> str:
     return "\n".join(["[[row]]", *(f"{k} = {json.dumps(v)}" for k, v in data.items())]) + "\n"
 
