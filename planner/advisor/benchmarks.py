@@ -26,6 +26,9 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from planner.advisor.kernels import MoeKernel
 from planner.bounds.errors import PlannerError
 from planner.bounds.files import read_regular_file
+from planner.bounds.limits import MAX_CONTEXT
+from planner.core.kv_formats import kv_format
+from planner.core.precision import weight_format
 
 BENCHMARKS_DIR = Path(__file__).with_name("benchmarks")
 # A benchmark file a user names (``python -m planner.advisor.validation FILE``) is read up to this many bytes: the
@@ -153,6 +156,10 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
             raise ValueError(f"requests x output_tokens: at most {MAX_BURST_OUTPUT_TOKENS:,} tokens in a burst")
         if self.lengths != "fixed" and self.requests is None:
             raise ValueError("lengths: only a burst (requests) states its lengths' distribution")
+        if self.depth_tokens + self.input_tokens + self.output_tokens > MAX_CONTEXT:
+            raise ValueError(f"depth + input + output tokens: at most {MAX_CONTEXT:,} (the planner's longest context)")
+        weight_format(self.weights)  # a named PlannerError (a ValueError) for a format the planner does not know
+        kv_format(self.kv_dtype)
         return self
 
 

@@ -105,3 +105,31 @@ def test_a_non_finite_number_is_named(
     path.write_text("\n".join([*lines, f"{field} = {number}"]) + "\n", encoding="utf-8")
     status, err = _run(capsys, str(path))
     assert status == 2 and err.startswith(f"error: rows.toml: row.0.{field}: ") and "finite" in err
+
+
+def _first_row_with(tmp_path: Path, **fields: str) -> Path:
+    """The package's first vLLM row with ``fields`` replaced (TOML values as written)."""
+    source = (Path(__file__).resolve().parents[2] / "planner/advisor/benchmarks/vllm.toml").read_text(encoding="utf-8")
+    first = source[source.index("[[row]]") : source.index("[[row]]", source.index("[[row]]") + 1)]
+    lines = [line for line in first.splitlines() if line.split(" =")[0] not in fields]
+    path = tmp_path / "rows.toml"
+    path.write_text("\n".join([*lines, *(f"{k} = {v}" for k, v in fields.items())]) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"input_tokens": "1000000000"}, "at most 16,777,216"),
+        ({"depth_tokens": "16777000", "input_tokens": "1000"}, "at most 16,777,216"),
+        ({"weights": '"q9"'}, "unknown precision 'q9'"),
+        ({"kv_dtype": '"zz"'}, "unknown KV cache dtype 'zz'"),
+    ],
+)
+def test_lengths_and_formats_the_planner_cannot_take_are_named(
+    fields: dict[str, str], named: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A row whose context the planner bounds (planner.bounds.limits.MAX_CONTEXT) or whose weight or KV format it
+    does not know ended in a pydantic traceback while it was scored; it is refused by name when the file is read."""
+    status, err = _run(capsys, str(_first_row_with(tmp_path, **fields)))
+    assert status == 2 and err.startswith("error: rows.toml: ") and named in err and "Traceback" not in err
