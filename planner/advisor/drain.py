@@ -97,10 +97,7 @@ def sharegpt_lengths(n: int, prompt_mean: float, output_mean: float) -> list[tup
     """
     prompts = truncated_exponential(n, prompt_mean, SHAREGPT_MIN_TOKENS, SHAREGPT_MAX_PROMPT)
     answers = truncated_exponential(n, output_mean, SHAREGPT_MIN_TOKENS, SHAREGPT_MAX_TOTAL - SHAREGPT_MIN_TOKENS)
-    rng = random.Random(SHUFFLE_SEED)
-    rng.shuffle(prompts)
-    rng.shuffle(answers)
-    return [(p, min(o, SHAREGPT_MAX_TOTAL - p)) for p, o in zip(prompts, answers, strict=True)]
+    return [(p, min(o, SHAREGPT_MAX_TOTAL - p)) for p, o in _paired(prompts, answers)]
 
 
 def uniform_lengths(n: int, prompt_mean: float, output_mean: float) -> list[tuple[int, int]]:
@@ -115,11 +112,15 @@ def uniform_lengths(n: int, prompt_mean: float, output_mean: float) -> list[tupl
     (1, 1023)
     """
 
-    def spread(mean: float) -> list[int]:
+    def spread(mean: float) -> list[int]:  # 1 to top, at the quantiles (top 1: every length 1)
         top = max(1, round(2 * mean - 1))
-        return [1 + math.floor((top * (i + 0.5)) / n) if top > 1 else 1 for i in range(n)]
+        return [1 + math.floor(top * (i + 0.5) / n) for i in range(n)]
 
-    prompts, answers = spread(prompt_mean), spread(output_mean)
+    return _paired(spread(prompt_mean), spread(output_mean))
+
+
+def _paired(prompts: list[int], answers: list[int]) -> list[tuple[int, int]]:
+    """Prompts and answers (each sorted by quantile) paired at random, by the seeded shuffle of each."""
     rng = random.Random(SHUFFLE_SEED)
     rng.shuffle(prompts)
     rng.shuffle(answers)

@@ -79,6 +79,12 @@ def engine_of_family(family: str) -> str:
     raise PlannerError(f"benchmarks: no registered engine has the {family!r} speed family")
 
 
+def row_engine(row: BenchmarkRow) -> str:
+    """The registered engine the row names (SGLang, vLLM, ...), else its family's first."""
+    named = engine_labelled(row.engine)
+    return named.name if named is not None else engine_of_family(row.family)
+
+
 def _setup(row: BenchmarkRow) -> Setup:
     from model_catalog import get_gpu, get_model  # the catalog imports the planner: import late
 
@@ -99,8 +105,7 @@ def _setup(row: BenchmarkRow) -> Setup:
     flash = row.family == "layer-split" and llamacpp_flash_attention(gpu, row.flash_attention)
     chunk = None
     if row.family == "paged":  # the paged rows are the family's first engine's (vLLM's) unless they name another
-        named = engine_labelled(row.engine)
-        chunk = prefill_chunk_tokens(gpu, named.name if named else engine, row.gpus_per_replica)
+        chunk = prefill_chunk_tokens(gpu, row_engine(row), row.gpus_per_replica)
     return Setup(
         gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe, dequant, per_head, flash, chunk
     )

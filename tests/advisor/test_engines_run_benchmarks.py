@@ -13,8 +13,7 @@ import pytest
 from model_catalog import get_gpu, get_model
 from planner.advisor.benchmarks import BenchmarkRow, benchmark_files, load_rows
 from planner.advisor.support import runner, why_not
-from planner.advisor.validation import engine_of_family
-from planner.engines.registry import engine_labelled
+from planner.advisor.validation import row_engine
 
 BLIND = Path(__file__).parent / "benchmarks"
 ROWS = load_rows((*benchmark_files(), *benchmark_files(BLIND)))
@@ -26,8 +25,7 @@ Q4_0_STAND_IN = {r.id for r in ROWS if r.weights == "int4" and "q4_0" in r.id}
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
 def test_an_engine_runs_what_the_measurement_shows(row: BenchmarkRow) -> None:
     gpu, moe = get_gpu(row.gpu_id), get_model(row.model_id).spec.moe is not None
-    named = engine_labelled(row.engine)
-    engines = (named.name if named is not None else engine_of_family(row.family),)
+    engines = (row_engine(row),)
     found = runner(gpu, row.weights, row.kv_dtype, moe, engines)
     if row.id in Q4_0_STAND_IN:
         assert found is None  # when a q4_0 format is added, these rows should use it
