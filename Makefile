@@ -20,7 +20,7 @@ $(BIN)/.dev: requirements-dev.txt requirements.txt $(BIN)/.runtime
 	touch $@
 
 run: $(BIN)/.runtime
-	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(BIN)/python -m deploy.launch run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 # Streamlit's production options (README: "Running it for a team"): headless, XSRF protection, 1 MB uploads (a
 # config.json), no usage statistics, no tracebacks to visitors, no file watching. make serve, its replicas behind
@@ -34,7 +34,7 @@ SERVE_FLAGS := --server.headless true --server.enableXsrfProtection true --serve
 # one per core, behind nginx on ADDRESS:PORT with sticky sessions (deploy/serve.py; needs Debian's nginx).
 serve: $(BIN)/.runtime
 ifeq ($(REPLICAS),1)
-	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT) $(SERVE_FLAGS) $(SERVE_OPTIONS)
+	$(BIN)/python -m deploy.launch run app.py --server.address $(ADDRESS) --server.port $(PORT) $(SERVE_FLAGS) $(SERVE_OPTIONS)
 else
 	$(BIN)/python -m deploy.serve --replicas $(REPLICAS) --address $(ADDRESS) --port $(PORT) -- \
 		$(SERVE_FLAGS) $(SERVE_OPTIONS)

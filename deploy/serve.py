@@ -51,7 +51,7 @@ def free_ports(count: int) -> list[int]:
 
 
 def replica_command(port: int, options: Sequence[str]) -> list[str]:
-    return [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), *options,
+    return [sys.executable, "-m", "deploy.launch", "run", str(ROOT / "app.py"), *options,
             "--server.address", LOOPBACK, "--server.port", str(port)]  # fmt: skip
 
 

@@ -98,8 +98,8 @@ class Server:
 def streamlit_command(
     port: int, script: Path = ROOT / "app.py", address: str = "127.0.0.1", production: bool = False, base_path: str = ""
 ) -> list[str]:
-    """``python -m streamlit run <script>`` on ``address``:``port``, with the options of ``make serve`` when
-    ``production``."""
+    """``python -m deploy.launch run <script>`` (Streamlit with TCP_NODELAY) on ``address``:``port``, with the
+    options of ``make serve`` when ``production``."""
     flags = [
         *("--server.port", str(port), "--server.address", address, "--server.headless", "true"),
         *("--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"),
@@ -107,7 +107,7 @@ def streamlit_command(
     return [
         sys.executable,
         "-m",
-        "streamlit",
+        "deploy.launch",
         "run",
         str(script),
         *(serve_flags(port, address) if production else flags),

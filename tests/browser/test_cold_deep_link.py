@@ -9,6 +9,7 @@ server and opens the deep link before any other page.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -26,7 +27,7 @@ from ui.page_registry import PAGES, page
 LAUNCHES: dict[str, Callable[[int], list[str]]] = {
     "make run": lambda port: make_command("run", port),
     "make serve": lambda port: make_command("serve", port),
-    "streamlit run app.py": lambda port: streamlit_command(port),
+    "streamlit run app.py": lambda port: [sys.executable, "-m", "streamlit", "run", *streamlit_command(port)[4:]],
 }
 DEEP = {"compare": "Precisions compared", "what_if": "How long can conversations get?"}  # each page's title
 

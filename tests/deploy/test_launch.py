@@ -1,0 +1,78 @@
+"""deploy.launch: Streamlit's connections send small messages at once (TCP_NODELAY), on the socket Streamlit
+itself binds, and every way the dashboard is started goes through it."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from asyncio import base_events
+from pathlib import Path
+
+import pytest
+from streamlit.web.server.starlette.starlette_server import _bind_socket
+
+from deploy.launch import enable_nodelay
+from deploy.manifests import compose
+from deploy.serve import replica_command
+from tests.browser.server import streamlit_command
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def _accepted_nodelay() -> int:
+    """TCP_NODELAY of the server side of a connection accepted on a socket bound as Streamlit binds its own."""
+    listener = _bind_socket("127.0.0.1", 0, 8)
+    seen: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    class Probe(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            sock = transport.get_extra_info("socket")
+            seen.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            transport.close()
+
+    server = await asyncio.get_running_loop().create_server(Probe, sock=listener)
+    async with server:
+        port = listener.getsockname()[1]
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        value = await asyncio.wait_for(seen, 10)
+        writer.close()
+    return value
+
+
+@pytest.fixture
+def restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """asyncio's own hook is put back after the test."""
+    monkeypatch.setattr(base_events, "_set_nodelay", base_events._set_nodelay)
+
+
+def test_streamlits_own_socket_leaves_nagle_on(restored: None) -> None:
+    """The problem: Streamlit's listener has protocol number 0, so asyncio does not set TCP_NODELAY."""
+    with _bind_socket("127.0.0.1", 0, 8) as listener:
+        assert listener.proto == 0
+    assert asyncio.run(_accepted_nodelay()) == 0
+
+
+def test_enabled_every_accepted_connection_sends_at_once(restored: None) -> None:
+    assert enable_nodelay()
+    assert asyncio.run(_accepted_nodelay()) != 0
+    assert enable_nodelay()  # idempotent: the hook is wrapped once
+    assert not hasattr(base_events._set_nodelay.__closure__[0].cell_contents, "_headroom_nodelay")  # type: ignore[index]
+
+
+def test_a_unix_socket_is_left_to_asyncio(restored: None) -> None:
+    enable_nodelay()
+    left, right = socket.socketpair(socket.AF_UNIX)
+    with left, right:
+        base_events._set_nodelay(left)  # type: ignore[attr-defined]  # asyncio's own: nothing to set
+
+
+def test_every_way_the_dashboard_starts_goes_through_the_launcher() -> None:
+    launcher = ["-m", "deploy.launch", "run"]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "streamlit run" not in makefile and makefile.count("-m deploy.launch run app.py") == 2
+    assert replica_command(8501, [])[1:4] == launcher
+    assert streamlit_command(8501)[1:4] == launcher
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
+    assert 'ENTRYPOINT ["python", "-m", "deploy.launch", "run", "app.py"]' in dockerfile
+    assert "COPY deploy/__init__.py deploy/launch.py deploy/" in dockerfile
+    assert all("streamlit" not in " ".join(s.get("command", [])[:1]) for s in compose()["services"].values())
