@@ -9,7 +9,9 @@ messages back until the browser acknowledges the ones before, and Linux delays t
 uvicorn hit the same problem with its own pre-bound socket (Kludex/uvicorn issue #3149, pull request #3155).
 
 Measured here (a websocket client on loopback, 20 runs of a one-line page): every run took 44 ms; with the client
-acknowledging at once (``TCP_QUICKACK``) 6 ms. That is the same wait, in every page run and every slider change.
+acknowledging at once (``TCP_QUICKACK``) 6 ms. With this module a Memory link alone takes 14-17 ms instead of 45,
+and a cold link's page scripts stop waiting too (``make bench``: the floor page 1.02 -> 0.80 s, the Memory chart
+1.17 -> 1.00 s); a slider move in the browser did not change measurably (its drawing is its time).
 
 :func:`enable_nodelay` makes asyncio set ``TCP_NODELAY`` on every TCP connection whatever its protocol number;
 :func:`main` does it before Streamlit starts. ``make run``, ``make serve`` (each replica), the container image and
