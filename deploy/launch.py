@@ -24,6 +24,8 @@ import contextlib
 import socket
 import sys
 from asyncio import base_events
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 _MARK = "_headroom_nodelay"
@@ -52,6 +54,11 @@ def enable_nodelay() -> bool:
     setattr(set_nodelay, _MARK, True)
     base_events._set_nodelay = set_nodelay  # type: ignore[attr-defined]
     return True
+
+
+def command(script: Path, options: Sequence[str] = ()) -> list[str]:
+    """The command that serves ``script`` with Streamlit ``options`` through this module (this interpreter)."""
+    return [sys.executable, "-m", "deploy.launch", "run", str(script), *options]
 
 
 def main(argv: list[str] | None = None) -> None:

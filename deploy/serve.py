@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
+from deploy import launch
 from deploy.config import COOKIE_SECRET_ENV, HEALTH, ROOT, base_path, nginx_config
 
 STARTUP_TIMEOUT_S = 90.0
@@ -51,8 +52,7 @@ def free_ports(count: int) -> list[int]:
 
 
 def replica_command(port: int, options: Sequence[str]) -> list[str]:
-    return [sys.executable, "-m", "deploy.launch", "run", str(ROOT / "app.py"), *options,
-            "--server.address", LOOPBACK, "--server.port", str(port)]  # fmt: skip
+    return launch.command(ROOT / "app.py", [*options, "--server.address", LOOPBACK, "--server.port", str(port)])
 
 
 def _healthy(port: int, prefix: str) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from deploy import launch
 from deploy.config import serve_flags as production_flags
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,15 +105,13 @@ def streamlit_command(
         *("--server.port", str(port), "--server.address", address, "--server.headless", "true"),
         *("--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"),
     ]
-    return [
-        sys.executable,
-        "-m",
-        "deploy.launch",
-        "run",
-        str(script),
-        *(serve_flags(port, address) if production else flags),
-        *(["--server.baseUrlPath", base_path] if base_path else []),
-    ]
+    return launch.command(
+        script,
+        [
+            *(serve_flags(port, address) if production else flags),
+            *(["--server.baseUrlPath", base_path] if base_path else []),
+        ],
+    )
 
 
 def make_command(target: str, port: int, address: str = "127.0.0.1", *variables: str) -> list[str]:
