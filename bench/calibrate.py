@@ -5,9 +5,11 @@ print (``make calibrate`` = ``python -m bench.calibrate``; writes ``planner/engi
   encoder`` (:mod:`planner.engines.vllm.profile`), linear in the fitted coefficients once it is known which
   branch of the max holds. Alternating least squares: assign each case to its larger branch, solve the linear
   least squares, repeat until the assignment is stable (a case whose peak the derived rejection-sampler warm-up
-  sets, :func:`planner.engines.vllm.terms.rejection_bytes`, has nothing to fit and is left out). Unknowns: bytes
-  per hidden and per MLP unit of the forward, fp32 copies of each sampler kind with evidence, and the multimodal
-  encoder term;
+  sets, :func:`planner.engines.vllm.terms.rejection_bytes`, has nothing to fit and is left out), each case weighted
+  by Huber's rule (:data:`bench.calibrate_terms.HUBER_GIB`: a case further than 0.25 GiB from the fit counts in
+  proportion to 1 / its residual). Unknowns: bytes per hidden unit of the forward, fp32 copies of each V1 sampler kind
+  with evidence, and the multimodal encoder term; Model Runner V2's sampler is derived, not fitted
+  (:func:`planner.engines.vllm.terms.v2_sampler_bytes`);
 - non-torch memory by device class (:func:`bench.calibrate_terms.fit_non_torch`): per release era the medians of
   the datacenter dies' figures (TP 1, a pipeline stage, TP 2 with vLLM's NVLink collectives), then the graphics
   dies' share over that base at TP 1 (divided by TP), TP 2 on NCCL alone taking the era's TP 1 base (not fitted: only
@@ -169,9 +171,12 @@ def _activation_rows(vllm: list[VllmCase], probe: VllmConstants) -> list[Activat
         reported = c["reported"]
         if reported.get("activation_peak_gib") is not None:
             rows.append(ActivationRow(c, q, r, p, float(reported["activation_peak_gib"])))
-        elif reported.get("transient_plus_graphs_gib") is not None and p.cudagraph_in_budget:
+        elif reported.get("transient_plus_graphs_gib") is not None:
             fitted = p.model_copy(update={"constants": probe})
-            target = float(reported["transient_plus_graphs_gib"]) - _estimate_bytes(c, q, r, fitted) / GiB
+            in_budget = p.graphs_in_budget(q.model, q.resolved_weights)
+            target = float(reported["transient_plus_graphs_gib"]) - (
+                _estimate_bytes(c, q, r, fitted) / GiB if in_budget else 0.0
+            )
             if target > 0:  # a peak below nothing means the graph estimate taken off it is wrong, not the peak
                 rows.append(ActivationRow(c, q, r, p, target))
     return _unique(rows)
@@ -195,7 +200,7 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
         if gib is None and p.version >= (0, 20, 0) and p.kv_cache_memory_bytes is None:
             kv, _ = printed_kv(c, q, r, fitted)
             if kv is not None:
-                graph = _estimate_bytes(c, q, r, fitted) if p.cudagraph_in_budget else 0
+                graph = _estimate_bytes(c, q, r, fitted) if p.graphs_in_budget(q.model, q.resolved_weights) else 0
                 budget = math.floor(p.utilization * total)
                 gib = (budget - kv * GiB - weights_bytes - stage.activation - graph) / GiB
         if gib is not None:

@@ -3,6 +3,7 @@ estimate and the non-torch memory by release era and device class."""
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import Counter
 from typing import Any, NamedTuple
@@ -24,13 +25,12 @@ from planner.planning.results import PlanResult
 # the CUDA-graph estimate in the budget (and brings the consumer-card logs); 0.27 measures it as the free-memory drop
 # from the init snapshot (utils/mem_utils.py, rule non_kv_formula).
 NON_TORCH_ERAS = ("0.8.0", "0.18.0", "0.20.0", "0.27.0")
-SAMPLER_KINDS = ("native-sort", "triton", "v2")
+SAMPLER_KINDS = ("native-sort", "triton")  # Model Runner V2's is derived (terms.v2_sampler_bytes)
 MIN_OFF_GRID = 2  # start-ups off the common graph count needed before the per-graph term is fitted
 START = {  # the starting point of the alternating least squares
     "forward_bytes_per_hidden": 4.0,
     "native-sort": 9.6,
     "triton": 3.7,
-    "v2": 6.0,
     "encoder_bytes": 0.0,
 }
 Case = dict[str, Any]
@@ -103,22 +103,31 @@ class ActivationRow:
         return float(self.held + max(forward, sampler, self.rejection) + theta["encoder_bytes"] * self.multimodal)
 
 
-def fit_activation(rows: list[ActivationRow]) -> tuple[dict[str, float], dict[str, Any]]:
-    """Alternating least squares on ``max(forward, sampler)`` (see the module docstring)."""
-    names = ["forward_bytes_per_hidden", *SAMPLER_KINDS, "encoder_bytes"]
-    present = {r.kind for r in rows if r.last and r.x_sampler}
-    names = [n for n in names if n not in SAMPLER_KINDS or n in present]
-    if not any(r.multimodal for r in rows):
-        names.remove("encoder_bytes")
-    theta = dict(START)
+# Huber's threshold for the activation fit: a start-up further than this from the fit counts in proportion to
+# 1 / its residual (iteratively reweighted least squares), so a peak no term of the profile run explains (the 0.28
+# RTX 5090 AWQ first boots print 1.46 GiB where their restarts print 0.33) does not move every model's forward.
+HUBER_GIB = 0.25
+
+
+def _huber_weights(rows: list[ActivationRow], theta: dict[str, float]) -> list[float]:
+    """Each row's Huber weight at ``theta`` (:data:`HUBER_GIB`), rounded so the iteration settles."""
+    residuals = [abs(r.predict(theta) - r.y) / GiB for r in rows]
+    return [round(min(1.0, HUBER_GIB / r) if r else 1.0, 3) for r in residuals]
+
+
+def _fit_from(rows: list[ActivationRow], names: list[str], start: dict[str, float]) -> dict[str, float]:
+    """The alternating, reweighted least squares from ``start`` until the branches and the weights settle."""
+    theta = dict(start)
     assignment: list[bool] = []
+    weights = [1.0] * len(rows)
     for _ in range(30):
         sides = [r.branches(theta)[0] >= r.branches(theta)[1] for r in rows]
-        if sides == assignment:
+        reweighted = _huber_weights(rows, theta) if assignment else weights
+        if sides == assignment and reweighted == weights:
             break
-        assignment = sides
+        assignment, weights = sides, reweighted
         matrix, target = [], []
-        for row, forward in zip(rows, sides, strict=True):
+        for row, forward, weight in zip(rows, sides, weights, strict=True):
             if row.rejection >= max(row.branches(theta)):
                 continue  # the derived rejection warm-up sets this peak: nothing of theta to fit
             features = {"encoder_bytes": row.multimodal}
@@ -128,10 +137,22 @@ def fit_activation(rows: list[ActivationRow]) -> tuple[dict[str, float], dict[st
             else:
                 features[row.kind] = row.x_sampler
                 base = row.hidden
-            matrix.append([features.get(n, 0.0) / GiB for n in names])
-            target.append((row.y - row.held - base) / GiB)
+            scale = math.sqrt(weight)
+            matrix.append([scale * features.get(n, 0.0) / GiB for n in names])
+            target.append(scale * (row.y - row.held - base) / GiB)
         solution = np.linalg.lstsq(np.array(matrix), np.array(target), rcond=None)[0]
         theta.update({n: max(0.0, float(v)) for n, v in zip(names, solution, strict=True)})
+    return theta
+
+
+def fit_activation(rows: list[ActivationRow]) -> tuple[dict[str, float], dict[str, Any]]:
+    """Alternating, reweighted least squares on ``max(forward, sampler)`` (see the module docstring)."""
+    names = ["forward_bytes_per_hidden", *SAMPLER_KINDS, "encoder_bytes"]
+    present = {r.kind for r in rows if r.last and r.x_sampler}
+    names = [n for n in names if n not in SAMPLER_KINDS or n in present]
+    if not any(r.multimodal for r in rows):
+        names.remove("encoder_bytes")
+    theta = _fit_from(rows, names, START)
     errors = [abs(r.predict(theta) - r.y) / GiB for r in rows]
     stats = {"cases": len(rows), "median_abs_gib": statistics.median(errors), "worst_abs_gib": max(errors)}
     return theta, stats

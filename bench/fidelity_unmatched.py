@@ -3,6 +3,27 @@ reason and the source that would settle it. ``tests/fidelity`` asserts this list
 
 from __future__ import annotations
 
+# Shared by the boots of one set-up (the reasons below name their own figures first)
+AWQ_FIRST_BOOTS = (
+    "the 0.28 RTX 5090 Qwen3 AWQ first boots print 1.46 GiB of peak activation (transient: torch's peak "
+    "less its allocated memory, 0.28.0 utils/mem_utils.py:323-325) where the planner's profile run gives "
+    "0.33-0.42 (the forward of 2,048 tokens; Model Runner V2's sampler, derived from the source since "
+    "2026-12-04, holds one bf16 copy of 256 rows of logits, 0.09 GiB) and their consumed memory is 0.35 "
+    "GiB over the planner's weights and non-torch; the restart of the 32B (listed) printed 0.33 GiB of "
+    "peak and 1.42 less consumed, so ~2.5 GiB of these boots is the first compile's, beyond the 1.17 GiB "
+    "desktop-card amount the planner fits. The fitted V2 sampler term (3.82 fp32 copies) had absorbed it; "
+    "which allocation it is (an Inductor or Triton autotune of the first compile is a lead, not read in "
+    "the source) would be settled by a torch.cuda.memory_snapshot() of one first boot's profile run"
+)
+L4_AWQ = (
+    "Qwen2.5-7B-Instruct-AWQ beside Ollama on one L4, vLLM 0.28.0 (eleventh blind set, 2026-12-04; -0.22 "
+    "GiB when found, under the fitted Model Runner V2 sampler term): 0.65-0.66 GiB over in each of the "
+    "three boots since that term is derived from the source (one bf16 copy of the logits). The same "
+    "author's Gemma 4 E4B W4A16 boot on that card prints 0.27 GiB of peak activation and is within 0.16 "
+    "GiB, so the gap is this AWQ checkpoint's, as on the RTX 5090 AWQ first boots (+1.5 GiB); the table "
+    "quotes only the KV figures, so the split (non-torch or transient) is not known"
+)
+
 UNMATCHED: dict[str, str] = {
     "sglang-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
         "KV +0.67 GiB: SGLang's free memory before and after loading at TP 4 (CUDA context, NCCL and custom "
@@ -42,9 +63,10 @@ UNMATCHED: dict[str, str] = {
         "its 'Memory profiling takes' DEBUG line would"
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
-        "KV -0.53 GiB: unified memory's non-torch is an empirical share of the loaded weights by loader class, the "
-        "median of the read-ahead loaders' six start-ups (0.28) read beside the planner's own graph estimate: this "
-        "one (safetensors prefetch) shows 0.25, its no-MTP twin of the same evening 0.34, the two MiniMax-M2.7 ones "
+        "KV -0.89 GiB (-0.53 before Model Runner V2's sampler was read from the source, 2026-12-04): unified "
+        "memory's non-torch is an empirical share of the loaded weights by loader class, the median of the "
+        "read-ahead loaders' six start-ups (0.28) read beside the planner's own graph estimate: this one "
+        "(safetensors prefetch) shows 0.25, its no-MTP twin of the same evening 0.34, the two MiniMax-M2.7 ones "
         "(fastsafetensors) 0.28. The source fixes no loader footprint to model instead (docs/fidelity.md, 'Unified "
         "memory'; its vision encoder's outputs held at a 65,536-token budget are a lead); GB10 start-ups with "
         "/proc/meminfo read around loading, profiling and the graph estimate, per loader and page-cache state, "
@@ -58,7 +80,8 @@ UNMATCHED: dict[str, str] = {
         "(see the set-up); its 'Model loading took' line would settle it"
     ),
     "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k": (
-        "KV -2.3 GiB, verdict (predicted not to fit one 8,192-token request): this is the restart of the same "
+        "KV -1.05 GiB (-2.3 while Model Runner V2's sampler term was fitted), verdict (predicted not to fit one "
+        "8,192-token request, 1.95 GiB planned against 2.0 needed): this is the restart of the same "
         "container 28 s after its first boot failed with 0.45 GiB (the -first-boot case, whose refusal the planner "
         "predicts); that boot, like the util 0.85 run, took 21.50 GiB of consumed memory and peak activation where "
         "the restart took 18.95, and utilization enters neither figure (0.28.0 v1/worker/gpu_worker.py:513-563). "
@@ -118,32 +141,37 @@ UNMATCHED: dict[str, str] = {
         "planner's host default (10.90 GiB) refuses util 0.92 where this host held 7.37"
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-util0.7": (
-        "KV +1.26 GiB (GB10 set of 2026-12; fitted since 2026-12-04): this start-up leaves 6.9 GiB beyond the "
-        "planner's other terms for the unified-memory one (0.34 of its 19.78 GiB of weights) and its MTP twin of the "
-        "same evening (same image, prefetch loader and flags; vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7) 5.3 "
-        "(0.25): one set-up moves 1.6 GiB between two boots, and the read-ahead share (0.28) sits between them. Its "
-        "printed graph estimate (0.61 GiB, capture 0.62) is a discrete GPU's where the twin printed -0.81"
+        "KV +0.91 GiB (+1.26 before Model Runner V2's sampler was read from the source, 2026-12-04; GB10 set of "
+        "2026-12; fitted since 2026-12-04): this start-up leaves 6.9 GiB beyond the planner's other terms for the "
+        "unified-memory one (0.34 of its 19.78 GiB of weights) and its MTP twin of the same evening (same image, "
+        "prefetch loader and flags; vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7) 5.3 (0.25): one set-up moves 1.6 "
+        "GiB between two boots, and the read-ahead share (0.28) sits between them. Its printed graph estimate (0.61 "
+        "GiB, capture 0.62) is a discrete GPU's where the twin printed -0.81"
     ),
     "vllm-0.22-gb10-qwen36-35b-a3b-nvfp4-mtp2-util085": (
-        "KV +0.93 GiB (GB10 set of 2026-12; fitted since 2026-12-04): 7.1 GiB beyond the planner's other terms, "
-        "0.33 of the 21.9 GiB loaded (safetensors prefetch, TP 1). The loader's two 'Available RAM' lines "
-        "(MemAvailable, 0.22 weight_utils.py) fall 89.06 -> 68.80 GiB across the main model's ~20.3 GiB of weights, "
-        "so the page cache the prefetch filled did not count as used: the excess comes before loading or after it "
-        "(profile run, compile), which the log does not split"
+        "KV +0.74 GiB (+0.93 before Model Runner V2's sampler was read from the source, 2026-12-04; GB10 set of "
+        "2026-12; fitted since 2026-12-04): 7.1 GiB beyond the planner's other terms, 0.33 of the 21.9 GiB loaded "
+        "(safetensors prefetch, TP 1). The loader's two 'Available RAM' lines (MemAvailable, 0.22 weight_utils.py) "
+        "fall 89.06 -> 68.80 GiB across the main model's ~20.3 GiB of weights, so the page cache the prefetch "
+        "filled did not count as used: the excess comes before loading or after it (profile run, compile), which "
+        "the log does not split"
     ),
     "vllm-0.22-gb10-qwen36-35b-a3b-nvfp4-mtp2-util085-boot2": (
-        "KV -0.70 GiB (GB10 set of 2026-12; fitted since 2026-12-04): the same set-up 14 minutes after the first "
-        "boot prints 1.63 GiB more KV (74.76 against 73.13) with the same weights and graph estimate; the planner's "
-        "one figure sits between the two boots (+0.93 / -0.70), which no input it has can separate"
+        "KV -0.89 GiB (-0.70 before Model Runner V2's sampler was read from the source, 2026-12-04; GB10 set of "
+        "2026-12; fitted since 2026-12-04): the same set-up 14 minutes after the first boot prints 1.63 GiB more KV "
+        "(74.76 against 73.13) with the same weights and graph estimate; the planner's one figure sits between the "
+        "two boots (+0.93 / -0.70), which no input it has can separate"
     ),
     "vllm-0.27-gb10-qwen3-0.6b-util06": (
-        "KV +0.80 GiB (GB10 set of 2026-12; fitted since 2026-12-04): the printed consumed memory (3.35 GiB, one "
+        "KV +1.89 GiB (+0.80 before Model Runner V2's sampler was read from the source, 2026-12-04: a 0.6B model's "
+        "graph estimate and fitted sampler had covered what its consumed memory holds beyond the planner's "
+        "non-torch; GB10 set of 2026-12; fitted since 2026-12-04): the printed consumed memory (3.35 GiB, one "
         "MemAvailable drop, 0.27.0 utils/mem_utils.py:317-318) holds 2.23 GiB beside the planner's 1.12 GiB of "
-        "weights, where the planner puts 0.38 (the base and the default loader's 0.12 of the weights); its predicted "
-        "activation and graph estimate (0.56 + 0.61 GiB) are above the 0.26 the line leaves for both (73.01 - 3.35 - "
-        "69.40), which halves the miss. No share of the weights gives 2.2 GiB at 1.1 GiB and 4.6 at 51 GiB (the "
-        "0.27.1 Qwen3.8-27B BF16 start-ups, same default loader): on GB10 the non-torch figure is not proportional "
-        "to the weights (docs/fidelity.md, 'Unified memory')"
+        "weights, where the planner puts 0.38 (the base and the default loader's 0.12 of the weights); its "
+        "predicted activation and graph estimate (0.56 + 0.61 GiB) are above the 0.26 the line leaves for both "
+        "(73.01 - 3.35 - 69.40), which halves the miss. No share of the weights gives 2.2 GiB at 1.1 GiB and 4.6 at "
+        "51 GiB (the 0.27.1 Qwen3.8-27B BF16 start-ups, same default loader): on GB10 the non-torch figure is not "
+        "proportional to the weights (docs/fidelity.md, 'Unified memory')"
     ),
     "vllm-0.26-a100-40gb-qwen38-27b-awq-int4-util093": (
         "KV +1.19 GiB (unseen set): the post prints no 'Model loading took' line, so what of cyankiwi's AWQ INT4 "
@@ -166,11 +194,12 @@ UNMATCHED: dict[str, str] = {
         "KV -0.99 GiB (fourth blind set): as the graph arm of the same page (see there), with an fp8 KV cache"
     ),
     "vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082": (
-        "KV -0.64 GiB, tokens, verdict (unseen set; -1.82 before the Windows host, planner.deploy.host): the run's "
-        "non-torch is 0.58 GiB (20.13 consumed - 19.55 weights, printed), the planner's 0.49 on the Windows host; its "
-        "graph estimate (0.81 GiB) is above what the printed peak (1.08 GiB with the estimate) leaves, Model Runner "
-        "V2's sampler being smaller than the planner's 0.91 GiB. Predicted KV then holds 193 Mamba blocks, under the "
-        "default 256 sequences, so a refusal is predicted"
+        "KV +0.14 GiB now (-0.64 before Model Runner V2's sampler was read from the source, 2026-12-04, with the "
+        "graph estimate V2 does not take at 0.29 below), tokens, verdict (unseen set; -1.82 before the Windows "
+        "host, planner.deploy.host): the run's non-torch is 0.58 GiB (20.13 consumed - 19.55 weights, printed), the "
+        "planner's 0.49 on the Windows host; its graph estimate (0.81 GiB) is above what the printed peak (1.08 GiB "
+        "with the estimate) leaves, Model Runner V2's sampler being smaller than the planner's 0.91 GiB. Predicted "
+        "KV then holds 193 Mamba blocks, under the default 256 sequences, so a refusal is predicted"
     ),
     "vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09": (
         "KV -1.21 GiB (third blind set, 2026-12-03): on this headless RTX 3090 Ti (a NixOS VM, no display) the "
@@ -183,74 +212,75 @@ UNMATCHED: dict[str, str] = {
         "tests/engines/test_vllm_page_unification.py)"
     ),
     "vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k": (
-        "KV +1.33 GiB, tokens +5.7 % (third blind set; the post's summary table, not log lines): 555,680 tokens are "
-        "34,730 blocks, which a 24-layer middle rank holds in 25.44 GiB, and nvidia-smi shows the middle ranks at "
-        "the full budget (87,899 MiB: 0.9 x 95.01 GiB and the CUDA context), so they bind; the planner gives them "
-        "26.88 GiB (28.17 on rank 0, whose 26.84 the table likely quotes): ~1.4 GiB more working memory on each "
-        "TP 1 rank than planned, where the same box at TP 4 is within 0.11 GiB. The PP run's per-rank 'Free memory "
-        "on device' lines would say whether the MoE activation of whole experts at TP 1 or non-torch memory is high"
+        "KV +1.30 GiB (+1.33 before the forward's refit, 2026-12-04), tokens +5.7 % (third blind set; the post's "
+        "summary table, not log lines): 555,680 tokens are 34,730 blocks, which a 24-layer middle rank holds in "
+        "25.44 GiB, and nvidia-smi shows the middle ranks at the full budget (87,899 MiB: 0.9 x 95.01 GiB and the "
+        "CUDA context), so they bind; the planner gives them 26.88 GiB (28.17 on rank 0, whose 26.84 the table "
+        "likely quotes): ~1.4 GiB more working memory on each TP 1 rank than planned, where the same box at TP 4 is "
+        "within 0.11 GiB. The PP run's per-rank 'Free memory on device' lines would say whether the MoE activation "
+        "of whole experts at TP 1 or non-torch memory is high"
     ),
     "vllm-0.31-rocm-mi300x-gemma4-e4b-bf16-32k": (
-        "KV +1.90 GiB (seventh blind set, ROCm; -9.69 before the catalog took MI300X's 191.69 GiB device total "
-        "from these logs): the printed split puts 2.09 GiB of non-torch beside 14.79 of weights, a 1.70 GiB "
-        "transient peak and a 4.59 GiB CUDA-graph estimate, where the planner puts 1.28, 4.04 (Gemma's sampler over "
-        "1,024 rows of a 262,144-token vocabulary) and 0.98: ROCm's graph estimate and non-torch memory are not "
-        "modelled (the planner's terms are fitted on CUDA logs). Concurrency exact given the printed pool"
+        "KV +4.37 GiB (+1.90 before Model Runner V2's sampler was read from the source, 2026-12-04: the fitted term "
+        "stood in for the ROCm graph estimate; seventh blind set, ROCm; -9.69 before the catalog took MI300X's "
+        "191.69 GiB device total from these logs): the printed split puts 2.09 GiB of non-torch beside 14.79 of "
+        "weights, a 1.70 GiB transient peak and a 4.59 GiB CUDA-graph estimate, where the planner puts 1.28, 4.04 "
+        "(Gemma's sampler over 1,024 rows of a 262,144-token vocabulary) and 0.98: ROCm's graph estimate and "
+        "non-torch memory are not modelled (the planner's terms are fitted on CUDA logs). Concurrency exact given "
+        "the printed pool"
     ),
     "vllm-0.31-rocm-mi300x-gemma4-26b-a4b-bf16-32k": (
-        "KV +0.80 GiB (seventh blind set, ROCm; -10.79 before the MI300X device total): printed non-torch 3.58 GiB "
-        "(52.12 consumed - 48.54 weights), transient peak 1.20 and graph estimate 3.36, where the planner puts "
-        "1.28, 5.42 and 0.74: the same ROCm terms as the E4B start-up; concurrency exact given the printed pool"
+        "KV +4.13 GiB (+0.80 before Model Runner V2's sampler was read from the source, 2026-12-04: the fitted term "
+        "stood in for the ROCm graph estimate; seventh blind set, ROCm; -10.79 before the MI300X device total): "
+        "printed non-torch 3.58 GiB (52.12 consumed - 48.54 weights), transient peak 1.20 and graph estimate 3.36, "
+        "where the planner puts 1.28, 5.42 and 0.74: the same ROCm terms as the E4B start-up; concurrency exact "
+        "given the printed pool"
     ),
     "vllm-0.31-rocm-mi300x-gemma4-31b-bf16-32k": (
-        "KV +5.31 GiB, tokens +5.2 % (seventh blind set, ROCm; -6.27 before the MI300X device total): printed "
-        "non-torch 2.23 GiB, transient peak 3.01 and a 6.45 GiB CUDA-graph estimate, where the planner puts 1.28, "
-        "4.12 and 1.34, and 0.36 GiB less weights (Gemma 4 31B's known weights miss, "
-        "tests/engines/test_vllm_loaded_weights.py); the tokens follow the pool (concurrency exact given it)"
+        "KV +6.28 GiB (+5.31 before Model Runner V2's sampler was read from the source, 2026-12-04), tokens +5.2 % "
+        "(seventh blind set, ROCm; -6.27 before the MI300X device total): printed non-torch 2.23 GiB, transient "
+        "peak 3.01 and a 6.45 GiB CUDA-graph estimate, where the planner puts 1.28, 4.12 and 1.34, and 0.36 GiB "
+        "less weights (Gemma 4 31B's known weights miss, tests/engines/test_vllm_loaded_weights.py); the tokens "
+        "follow the pool (concurrency exact given it)"
     ),
     "vllm-0.30.0-gb10-gpt-oss-20b-mxfp4-32k": (
-        "KV 1.35 GiB over (held out; 1.01 under with one share for every loader): the default loader's share (0.12 "
-        "of the loaded weights, 1.6 GiB) where this start-up leaves 0.24 beyond the planner's other terms; weights "
-        "14.14 planned against 13.80 printed (eighth blind set, 2026-12-03)"
+        "KV 1.98 GiB over (1.35 before Model Runner V2's sampler was read from the source, 2026-12-04; held out; "
+        "1.01 under with one share for every loader): the default loader's share (0.12 of the loaded weights, 1.6 "
+        "GiB) where this start-up leaves 0.24 beyond the planner's other terms; weights 14.14 planned against 13.80 "
+        "printed (eighth blind set, 2026-12-03)"
     ),
     "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": (
-        "KV 1.21 GiB over (held out; 3.52 under with one share for every loader): the default loader's share (0.12 "
-        "of the weights) where this start-up leaves 0.19, and the weights (28.41 planned, 27.64 printed); tokens "
-        "+4 % (eighth blind set, 2026-12-03)"
+        "KV 1.82 GiB over (1.21 before Model Runner V2's sampler was read from the source, 2026-12-04; held out; "
+        "3.52 under with one share for every loader): the default loader's share (0.12 of the weights) where this "
+        "start-up leaves 0.19, and the weights (28.41 planned, 27.64 printed); tokens +4 % (eighth blind set, "
+        "2026-12-03)"
     ),
     "vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k": (
-        "KV 8.02 GiB under (held out; 13.72 with one share for every loader): the budget derived from the printed "
-        "tokens is not one the start-up can hold. The printed 1,468,523 tokens are exactly 1,703 blocks over the "
-        "planner's 38 pages per request (32 of 1,056 tokens, the block that holds the fp32 Gated-DeltaNet state of "
-        "the config's mamba_ssm_dtype, 0.30.0 model_executor/models/config.py:804-824, and 3 x 2 in 'align' mode); "
-        "no other block size that holds the state gives them. At 10 layers x 1,056 x 2,048 bytes a block that is "
-        "34.30 GiB, more than 0.55 x 121.69 less the printed 33.38 GiB of weights and the 1.06 GiB graph estimate "
-        "leave (32.49), so the page or the device total differs from the planner's; the log prints neither its "
-        "block size nor its total, which would settle it (eighth blind set, 2026-12-03)"
+        "KV 7.23 GiB under (8.02 before Model Runner V2's sampler was read from the source, 2026-12-04; held out; "
+        "13.72 with one share for every loader): the budget derived from the printed tokens is not one the start-up "
+        "can hold. The printed 1,468,523 tokens are exactly 1,703 blocks over the planner's 38 pages per request "
+        "(32 of 1,056 tokens, the block that holds the fp32 Gated-DeltaNet state of the config's mamba_ssm_dtype, "
+        "0.30.0 model_executor/models/config.py:804-824, and 3 x 2 in 'align' mode); no other block size that holds "
+        "the state gives them. At 10 layers x 1,056 x 2,048 bytes a block that is 34.30 GiB, more than 0.55 x "
+        "121.69 less the printed 33.38 GiB of weights and the 1.06 GiB graph estimate leave (32.49), so the page or "
+        "the device total differs from the planner's; the log prints neither its block size nor its total, which "
+        "would settle it (eighth blind set, 2026-12-03)"
     ),
     "vllm-0.30.0-gb10-qwen3-30b-a3b-thinking-2507-fp8-32k": (
-        "KV 3.57 GiB under (held out; 8.41 with one share for every loader): plain attention, so the derivation is "
-        "direct: 0.55 x 121.69 - 29.10 (weights) - 36.07 (KV) leaves 1.76 GiB for activations, non-torch memory "
-        "and the 1.10 GiB graph estimate the log's notice implies, where the planner's non-torch alone, the default "
-        "loader's share with it, is 3.75 GiB: this start-up shows none of the weights beyond them. The report logs "
-        "'min MemAvailable' and ran its candidates one after another, so memory freed by another process during "
-        "the profile would count as gained (eighth blind set, 2026-12-03)"
-    ),
-    "vllm-0.30.0-gb10-hermes-4-14b-fp8-32k": (
-        "KV 0.55 GiB under (held out; 3.09 with one share for every loader): the default loader's share (0.12 of "
-        "the weights) where this start-up leaves 0.07 (eighth blind set, 2026-12-03)"
-    ),
-    "vllm-0.26.0-h100-gemma-4-31b-it-bf16-8k-gke": (
-        "KV 4.09 GiB under (7.02 planned, 11.11 derived from the guide's 12,114 tokens): the flags are the "
-        "repository's manifests at one commit (util 0.9, 8,192 tokens), which the measured run may not have used;"
-        " at util 0.95 the plan would hold ~3.96 GiB more; the Run:ai streamer's own memory is not in the log "
+        "KV 3.09 GiB under (3.57 before Model Runner V2's sampler was read from the source, 2026-12-04; held out; "
+        "8.41 with one share for every loader): plain attention, so the derivation is direct: 0.55 x 121.69 - 29.10 "
+        "(weights) - 36.07 (KV) leaves 1.76 GiB for activations, non-torch memory and the 1.10 GiB graph estimate "
+        "the log's notice implies, where the planner's non-torch alone, the default loader's share with it, is 3.75 "
+        "GiB: this start-up shows none of the weights beyond them. The report logs 'min MemAvailable' and ran its "
+        "candidates one after another, so memory freed by another process during the profile would count as gained "
         "(eighth blind set, 2026-12-03)"
     ),
-    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": (
-        "KV -1.10 GiB (ninth blind set, 2026-12-04; -2.27 before the Windows host, planner.deploy.host, chosen after "
-        "it was read): the log's own split is 0.32 GiB of non-torch (1.25 consumed - 0.93 weights), 0.08 of peak "
-        "activation and 0.28 of graphs, where the planner puts 0.40, 0.56 (the V2 sampler's 256 rows) and 0.54: the "
-        "sampler and graph estimates of a 0.5B model are what is left"
+    "vllm-0.26.0-h100-gemma-4-31b-it-bf16-8k-gke": (
+        "tokens +5.6 % and KV 0.35 GiB under since Model Runner V2's sampler was read from the source (2026-12-04: "
+        "0.13 GiB of bf16 logits where the fitted term took 0.94 GiB); when found KV 4.09 GiB under (7.02 planned, "
+        "11.11 derived from the guide's 12,114 tokens): the flags are the repository's manifests at one commit "
+        "(util 0.9, 8,192 tokens), which the measured run may not have used; at util 0.95 the plan would hold ~3.96 "
+        "GiB more; the Run:ai streamer's own memory is not in the log (eighth blind set, 2026-12-03)"
     ),
     "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": (
         "KV -3.33 GiB derived from the tokens, tokens -47 %, verdict (ninth blind set, 2026-12-04): a patched build "
@@ -263,12 +293,6 @@ UNMATCHED: dict[str, str] = {
         "tokens +3.3 %, KV +0.42 GiB (ninth blind set, 2026-12-04; -0.75 when found, before the desktop-card rule "
         "chosen on the L40S start-ups): weights 25.65 planned against 25.8 printed; other services shared the card, "
         "so its own non-torch and peak lines (not quoted) would settle the rest"
-    ),
-    "vllm-0.25-l40s-gemma4-e4b-it-bf16-16k-util085": (
-        "KV -1.34 GiB in the article's table (ninth blind set, 2026-12-04; -2.51 when found, before the desktop-card "
-        "rule): as on the headless RTX 3090 Ti (-1.21 GiB), Gemma 4 E4B holds less beside its weights than the "
-        "planner's sampler rows over its 262,144-token vocabulary; the weights line of this start-up is not quoted "
-        "(the table's 25.8 GiB is the 26B's), so the split is unknown"
     ),
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": (
         "verdict (ninth blind set, 2026-12-04; right when found): without the desktop cards' compile amount on the "
@@ -284,18 +308,11 @@ UNMATCHED: dict[str, str] = {
         "device ... Actual usage' line would settle the split"
     ),
     "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": (
-        "KV -1.13 GiB (eleventh blind set, 2026-12-04): weights 51.08 planned against 51.1 printed, and the report's "
-        "2.58 GiB peak activation matches the planner's activation with its graph estimate (2.61), so the gap sits in "
-        "the 1.67 GiB of non-torch memory the planner puts on this card, 1.17 of it the desktop cards' compile "
-        "amount, which this headless AutoDL server card did not hold; its 'Actual usage ... consumed' line would "
-        "settle it"
-    ),
-    "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": (
-        "KV -1.47 GiB (eleventh blind set, 2026-12-04): the log's own split puts 0.27 GiB of peak activation where "
-        "the planner puts 1.10 (0.94 its Model Runner V2 sampler term over 256 rows of Gemma's 262,144-token "
-        "vocabulary), and takes no graph estimate off the budget (13.66 = 10.29 + 0.27 + 3.10) where the planner "
-        "takes 0.84: Model Runner V2's estimate is a stub before 0.29 (tests/engines/test_vllm_v2_graphs.py's "
-        "strict xfail), and its sampler holds only the logits and a Gumbel draw"
+        "KV -1.15 GiB (eleventh blind set, 2026-12-04; -1.13 before the forward's refit): weights 51.08 planned "
+        "against 51.1 printed, and the report's 2.58 GiB peak activation matches the planner's activation with its "
+        "graph estimate (2.63), so the gap sits in the 1.67 GiB of non-torch memory the planner puts on this card, "
+        "1.17 of it the desktop cards' compile amount, which this headless AutoDL server card did not hold; its "
+        "'Actual usage ... consumed' line would settle it"
     ),
     "vllm-0.25-gb10-gemma4-26b-a4b-bf16-lora4-util055-32k": (
         "KV +5.10 GiB (eleventh blind set, 2026-12-04): weights with the four LoRA slots 53.36 planned against the "
@@ -304,13 +321,6 @@ UNMATCHED: dict[str, str] = {
         "GiB). vLLM 0.25.0 builds its warm-up adapter once on pinned host memory at rank 8 and shares it (0.61 GiB "
         "here, lora/model_manager.py create_dummy_lora, lora_model.py clone); the start-up's 'Actual usage' line "
         "would settle where the rest is"
-    ),
-    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": (
-        "KV -1.40 GiB (eleventh blind set, 2026-12-04): weights 15.27 both; 21.64 - 15.27 - 4.92 leaves 1.45 GiB for "
-        "activation, non-torch memory and the graph estimate where the planner puts 2.88, 1.17 of it the desktop "
-        "cards' compile amount, which this RunPod card did not hold (as the RTX 3090 Ti in a VM, the RTX A5000 "
-        "and the AutoDL RTX PRO 6000 did not; a Vast.ai RTX 3090 and a Proxmox VM's two RTX 3090s did hold it, so "
-        "no host setting models it)"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": (
         "KV +3.50 GiB (eleventh blind set, 2026-12-04; +2.32 when found, before the Windows host took off the desktop "
@@ -330,9 +340,9 @@ UNMATCHED: dict[str, str] = {
         "GiB under the baseline's where the planner takes 0.83"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": (
-        "verdict and KV +3.57 GiB (eleventh blind set, 2026-12-04; +2.40 when found): planned to start with 4.99 GiB "
-        "where the printed 1.42 GiB could not hold one 32,768-token request (1.87 GiB needed); the weights and MTP "
-        "gaps of the MTP 3 boot, with 16,384 batched tokens"
+        "verdict and KV +3.54 GiB (eleventh blind set, 2026-12-04; +3.57 before the forward's refit; +2.40 when "
+        "found): planned to start with 4.99 GiB where the printed 1.42 GiB could not hold one 32,768-token request "
+        "(1.87 GiB needed); the weights and MTP gaps of the MTP 3 boot, with 16,384 batched tokens"
     ),
     "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": (
         "KV +0.94 GiB (twelfth blind set, 2026-12-04; its refusal right): weights 19.57 planned against 20.17 "
@@ -346,4 +356,16 @@ UNMATCHED: dict[str, str] = {
         "with the drafter are 17.71: the checkpoint's loaded size (its 'Model loading took' line is not reached) "
         "and the transient would settle it"
     ),
+    "vllm-0.28-rtx5090-qwen3-14b-awq-util070-16k": "KV +1.48 GiB, tokens: " + AWQ_FIRST_BOOTS,
+    "vllm-0.28-rtx5090-qwen3-14b-awq-util070-32k": "KV +1.48 GiB, tokens: " + AWQ_FIRST_BOOTS,
+    "vllm-0.28-rtx5090-qwen3-32b-awq-util085-8k": "KV +1.49 GiB, tokens: " + AWQ_FIRST_BOOTS,
+    "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k-first-boot": (
+        "KV +1.50 GiB (its refusal still predicted: 1.95 GiB planned, 2.0 needed): " + AWQ_FIRST_BOOTS
+    ),
+    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util035-refusal": (
+        "KV +0.66 GiB, verdict (planned to start with 1.76 GiB where one 32,768-token request needs 1.75; vLLM "
+        "refused with 1.1): " + L4_AWQ
+    ),
+    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util045": "KV +0.66 GiB, tokens: " + L4_AWQ,
+    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util060": "KV +0.65 GiB: " + L4_AWQ,
 }

@@ -241,7 +241,7 @@ def footprint_bytes(a: Assessment) -> int:
     generic profile: everything but the free memory."""
     stage, overhead = a.result.per_gpu, a.request.overhead
     if a.report is not None and isinstance(overhead, EngineProfile):
-        return get_engine(a.report.engine).footprint_bytes(a.report, stage, overhead)
+        return get_engine(a.report.engine).footprint_bytes(a.report, stage, overhead, a.request)
     spare = stage.reserved_bytes if overhead.reserve_is_spare else 0
     return stage.gpu_memory_bytes - stage.free_bytes - spare
 

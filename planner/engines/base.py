@@ -240,7 +240,9 @@ class Engine(ABC):
         ``parsed`` replace the estimates; ``None`` when this engine makes none."""
         return None
 
-    def footprint_bytes(self, report: EngineReport, stage: StageMemory, profile: EngineProfile) -> int:
+    def footprint_bytes(
+        self, report: EngineReport, stage: StageMemory, profile: EngineProfile, request: PlanRequest
+    ) -> int:
         """What the started engine holds on each GPU, seen by another engine started after it: everything but the
         memory it leaves free, and but a reserve it leaves unused (``reserve_is_spare``)."""
         spare = stage.reserved_bytes if profile.reserve_is_spare else 0

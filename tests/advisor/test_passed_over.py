@@ -11,10 +11,12 @@ LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
 
 
 def test_the_cheaper_set_up_and_why_it_ranks_after() -> None:
-    ranking = rank(LLAMA_70B, Workload.fixed_length(32768, concurrent_conversations=40))
+    # 44 users: 4 RTX PRO 6000 (FP8) hold 53 for $78,777, under the 8 the pick takes ($125,544); 40 users until
+    # Model Runner V2's sampler was derived from the source (2026-12-04) moved the A100's and PRO 6000's pools
+    ranking = rank(LLAMA_70B, Workload.fixed_length(32768, concurrent_conversations=44))
     best, cheaper = ranking.best, passed_over(ranking)
     assert best is not None and cheaper is not None and best.cost is not None and cheaper.cost is not None
-    assert cheaper.cost < best.cost and cheaper.conversations > best.conversations  # cheaper and holds more
+    assert cheaper.cost < best.cost and cheaper.conversations >= 44  # cheaper and meets the target itself
     assert cheaper.gpu_count == 4 and cheaper.gpu_id.startswith("rtx-pro-6000")
     assert cheaper.undermining and not best.undermining
     text = passed_over_text(ranking)

@@ -67,10 +67,10 @@ def test_the_memory_fraction_that_starts_it_is_offered_and_the_cli_agrees(capsys
     assert found, "was: 'Nothing close does: try a GPU with more memory'"
     first = found[0]
     assert first.change == "memory fraction 0.85 (--gpu-memory-utilization)"
-    assert first.assessment.fits and first.assessment.conversations == 10  # 11 before MRV2's penalty state
+    assert first.assessment.fits and first.assessment.conversations == 11  # MRV2's sampler derived (10 before)
     assert _fit(capsys, "--used-memory-gb", "10")["memory_fraction_that_starts"] == 0.85
     lowered = _fit(capsys, "--used-memory-gb", "10", "--gpu-util", "0.85")
-    assert lowered["fits"] and lowered["conversations_total"] == 10
+    assert lowered["fits"] and lowered["conversations_total"] == 11
     assert _fit(capsys, "--used-memory-gb", "10", "--gpu-util", "0.86")["verdict"] == "engine-refuses-to-start"
     assert _fit(capsys, "--used-memory-gb", "10", "--gpu-util", "0.80")["conversations_total"] == 9  # the issue's
 

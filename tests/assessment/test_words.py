@@ -41,7 +41,7 @@ def test_sliding_windows_are_named_in_the_headline(capsys: pytest.CaptureFixture
         "--context", "32768",
     )  # fmt: skip
     assert text.endswith(
-        "holds 215.8 k tokens of KV cache: 20 concurrent conversations of 32k tokens, more than 215.8 k ÷ 32k "
+        "holds 215.9 k tokens of KV cache: 20 concurrent conversations of 32k tokens, more than 215.9 k ÷ 32k "
         "because its 50 sliding-window layers keep only the last 1,024 tokens of each conversation."
     ), text  # 431.7 k and 32 before vLLM's page unification (tests/engines/test_vllm_page_unification.py)
 

@@ -39,7 +39,8 @@ def test_only_desktop_cards_hold_the_fitted_compile_amount() -> None:
 
 def test_the_l40s_start_ups_that_chose_it() -> None:
     """Their KV errors with the rule (GiB, 0.01: the printed precision); without it each was 1.17 GiB (0.29 at TP 4)
-    lower: -0.17, +0.12, -0.75, -2.51, -0.82, -0.82, -0.18."""
+    lower: -0.17, +0.12, -0.75, -2.51, -0.82, -0.82, -0.18. Median 0.41 then; 0.36 since Model Runner V2's sampler
+    is derived from the source (the Gemma 4 E4B start-up -1.34 -> +0.09 GiB)."""
     errors = {r.id: r.kv_error_gib for r in run_all() if r.setup.gpu == "l40s" and r.kv_error_gib is not None}
     assert len(errors) == 7
-    assert statistics.median(abs(e) for e in errors.values() if e is not None) == pytest.approx(0.41, abs=0.01)
+    assert statistics.median(abs(e) for e in errors.values() if e is not None) == pytest.approx(0.36, abs=0.01)

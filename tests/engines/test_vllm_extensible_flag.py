@@ -33,15 +33,15 @@ def _request(version: str, **settings: object) -> PlanRequest:
 
 def test_turned_off_0_34_plans_exactly_as_0_33() -> None:
     """No rule but the extensible cache changes between 0.33.0 and 0.34.0 (versions.toml), so with the flag the
-    0.34 plan is 0.33's to the byte: Qwen3-8B on an L40S at 32k, 23.98 GiB and 174,624 tokens at the fraction 0.92,
-    against 25.80 GiB committed after warm-up (187,904 tokens) with the extensible cache at 1.0."""
+    0.34 plan is 0.33's to the byte: Qwen3-8B on an L40S at 32k, 24.31 GiB and 177,008 tokens at the fraction 0.92,
+    against 26.16 GiB committed after warm-up (190,464 tokens) with the extensible cache at 1.0."""
     off, old, on = _request("0.34.0", no_enable_extensible_kv_cache=True), _request("0.33.0"), _request("0.34.0")
     engine = get_engine("vllm")
     reports = [engine.report(r, plan(r), r.overhead) for r in (off, old, on)]  # type: ignore[arg-type]
     assert reports[0].available_kv_cache_bytes_per_gpu == reports[1].available_kv_cache_bytes_per_gpu
-    assert reports[0].kv_cache_tokens == reports[1].kv_cache_tokens == 174_624
-    assert round(reports[0].available_kv_cache_bytes_per_gpu / GiB, 2) == 23.98
-    assert reports[2].kv_cache_tokens == 187_904
+    assert reports[0].kv_cache_tokens == reports[1].kv_cache_tokens == 177_008
+    assert round(reports[0].available_kv_cache_bytes_per_gpu / GiB, 2) == 24.31
+    assert reports[2].kv_cache_tokens == 190_464
     profile = off.overhead
     assert isinstance(profile, VllmProfile) and not profile.extensible() and profile.utilization == 0.92
 
@@ -65,6 +65,6 @@ def test_a_release_without_it_refuses_the_flag_by_name() -> None:
 def test_the_cli_takes_it(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["fit", "--model", "Qwen/Qwen3-8B", "--gpu", "l40s", "--engine", "vllm", "--context", "32768"]
     assert main([*args, "--engine-version", "0.34.0", FLAG]) == 0
-    assert "Available KV cache memory: 23.98 GiB" in capsys.readouterr().out
+    assert "Available KV cache memory: 24.31 GiB" in capsys.readouterr().out
     assert main([*args, "--engine-version", "0.33.0", FLAG]) != 0
     assert "vLLM 0.33.0 has no --no-enable-extensible-kv-cache" in capsys.readouterr().err

@@ -67,12 +67,41 @@ def test_the_v1_runner_keeps_its_estimate_in_the_budget_at_0_27() -> None:
     assert stage.available == budget - stage.weights - stage.activation - stage.non_torch - stage.cuda_graph
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the planner still subtracts its V1-form graph estimate for Model Runner V2 in 0.22-0.28; applying the "
-    "rule needs V2's own estimate from 0.29 modelled first (versions.toml rule v2_cudagraph_estimate)",
-)
 def test_v2_before_0_29_takes_no_estimate_off_the_budget() -> None:
-    stage, _, budget, v2 = _stage(QWEN3_14B_028)
+    stage, profile, budget, v2 = _stage(QWEN3_14B_028)
     assert v2 and stage.cuda_graph > 0
     assert stage.available == budget - stage.weights - stage.activation - stage.non_torch
+    case = _case(QWEN3_14B_028)
+    request = build_request(case, setup_of(case))
+    assert not profile.graphs_in_budget(request.model, request.resolved_weights)
+
+
+def test_v2_from_0_29_and_v1_keep_the_estimate_in_the_budget() -> None:
+    case = _case(QWEN3_14B_028)
+    request = build_request(case, setup_of(case))
+    on_029 = VllmProfile(engine_version="0.29.0")
+    forced_v1 = VllmProfile(engine_version="0.28.0", use_v2_model_runner=False)
+    assert on_029.graphs_in_budget(request.model, request.resolved_weights)
+    assert forced_v1.graphs_in_budget(request.model, request.resolved_weights)
+    assert not VllmProfile(engine_version="0.28.0", enforce_eager=True).graphs_in_budget(
+        request.model, request.resolved_weights
+    )
+
+
+def test_what_a_v2_engine_before_0_29_holds_counts_its_graphs_outside_the_budget() -> None:
+    """Another engine started after it finds vLLM's budget taken plus the graphs captured after it (as before 0.20);
+    the same model on the V1 runner (forced) holds its budget alone, the estimate being inside it."""
+    from planner.assessment.assess import assess
+    from planner.assessment.search import footprint_bytes
+
+    case = _case(QWEN3_14B_028)
+    request = build_request(case, setup_of(case))
+    a = assess(request, None, plan(request))
+    profile = request.overhead
+    assert isinstance(profile, VllmProfile) and a.report is not None
+    layers = a.result.per_gpu.layers
+    capture = profile.cudagraph_capture_bytes(layers[1] - layers[0])  # the graphs of an 80 GiB device at its settings
+    assert footprint_bytes(a) == a.report.budget_bytes + capture
+    forced = request.model_copy(update={"overhead": profile.model_copy(update={"use_v2_model_runner": False})})
+    v1 = assess(forced, None, plan(forced))
+    assert v1.report is not None and footprint_bytes(v1) == v1.report.budget_bytes

@@ -23,7 +23,10 @@ from planner.core.units import GiB
 BLIND = json.loads((CASES_DIR / "vllm-blind-2026-12g.json").read_text(encoding="utf-8"))
 BY_ID = {c["id"]: c for c in BLIND}
 RESULTS = {r.id: r for r in run_all() if r.id in BY_ID}
-NOW = {"e4b": 1.90, "26b-a4b": 0.80, "31b": 5.31}
+# +1.90 / +0.80 / +5.31 until Model Runner V2's sampler was derived from the source (2026-12-04): its fitted term
+# (3.9 GiB over 1,024 rows of Gemma's vocabulary) had stood in for the ROCm graph estimates these logs print
+# (3.36-6.45 GiB against the planner's 0.74-1.34, fitted on CUDA; its engine note says so); one bf16 copy is 0.5 GiB
+NOW = {"e4b": 4.37, "26b-a4b": 4.13, "31b": 6.28}
 
 
 def _short(case_id: str) -> str:
@@ -54,7 +57,7 @@ def test_the_printed_concurrency_from_the_printed_pool(case_id: str) -> None:
 @pytest.mark.parametrize("case_id", sorted(BY_ID))
 def test_kv_as_first_scored_and_now(case_id: str) -> None:
     """As first scored (the catalog's 178.81 GiB MI300X): -9.69 / -10.79 / -6.27 GiB; with the printed device
-    total: +1.90 / +0.80 / +5.31 (tolerance 0.01 GiB, the printed precision). Every verdict right."""
+    total: +4.37 / +4.13 / +6.28 now (:data:`NOW`; tolerance 0.01 GiB, the printed precision). Every verdict right."""
     result, case = RESULTS[case_id], BY_ID[case_id]
     assert case["unseen_score"]["kv_error_gib"] < -6
     assert result.kv_error_gib == pytest.approx(NOW[_short(case_id)], abs=0.01)

@@ -29,14 +29,20 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
         assert "file id" in case["source"] and "unseen" in case["setup"]["not_fitted"]
 
 
-# The held-out KV error of each Spark start-up with the loader classes' shares (GiB; 0.01: the printed precision)
+# The held-out KV error of each Spark start-up with the loader classes' shares (GiB; 0.01: the printed precision):
+# +1.35 / +1.21 / -8.02 / -3.57 / -0.55 then; since Model Runner V2's sampler is derived from the source (one bf16
+# copy of the logits where the fitted term took 3.82 fp32 copies, 2026-12-04) the values below
 SPLIT_SCORE = {
-    "vllm-0.30.0-gb10-gpt-oss-20b-mxfp4-32k": 1.35,
-    "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": 1.21,
-    "vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k": -8.02,
-    "vllm-0.30.0-gb10-qwen3-30b-a3b-thinking-2507-fp8-32k": -3.57,
-    "vllm-0.30.0-gb10-hermes-4-14b-fp8-32k": -0.55,
+    "vllm-0.30.0-gb10-gpt-oss-20b-mxfp4-32k": 1.98,
+    "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": 1.82,
+    "vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k": -7.23,
+    "vllm-0.30.0-gb10-qwen3-30b-a3b-thinking-2507-fp8-32k": -3.09,
+    "vllm-0.30.0-gb10-hermes-4-14b-fp8-32k": -0.31,
+    # Gemma 4 31B on an H100 (GKE): -4.09 as first scored, -0.35 with the derived sampler (Gemma's 262,144-token
+    # vocabulary: 0.94 GiB of fitted sampler term against 0.13 GiB of bf16 logits)
+    "vllm-0.26.0-h100-gemma-4-31b-it-bf16-8k-gke": -0.35,
 }
+SPARKS = [case_id for case_id in SPLIT_SCORE if "-gb10-" in case_id]
 
 
 @pytest.mark.parametrize("case", BLIND, ids=[c["id"] for c in BLIND])
@@ -49,12 +55,14 @@ def test_each_as_first_scored(case: dict[str, object]) -> None:
     assert result.kv_error_gib == pytest.approx(expected, abs=0.01)
 
 
-def test_the_default_loader_share_halves_the_held_out_spark_error() -> None:
-    firsts = [abs(c["unseen_score"]["kv_error_gib"]) for c in BLIND if c["id"] in SPLIT_SCORE]  # type: ignore[index]
-    now = [abs(RESULTS[i].kv_error_gib or 0.0) for i in SPLIT_SCORE]
+def test_the_default_loader_share_cuts_the_held_out_spark_error() -> None:
+    """Held out, the five Sparks: median 3.52 GiB as first scored, 1.35 with the loader classes' shares, 1.98 since
+    the sampler's derivation (the shares were fitted beside the fitted sampler term)."""
+    firsts = [abs(c["unseen_score"]["kv_error_gib"]) for c in BLIND if c["id"] in SPARKS]  # type: ignore[index]
+    now = [abs(RESULTS[i].kv_error_gib or 0.0) for i in SPARKS]
     assert statistics.median(firsts) == pytest.approx(3.52, abs=0.01)
-    assert statistics.median(now) == pytest.approx(1.35, abs=0.01)
-    assert max(now) == pytest.approx(8.02, abs=0.01) and max(firsts) == pytest.approx(13.72, abs=0.01)
+    assert statistics.median(now) == pytest.approx(1.98, abs=0.01)
+    assert max(now) == pytest.approx(7.23, abs=0.01) and max(firsts) == pytest.approx(13.72, abs=0.01)
 
 
 def test_the_plain_attention_spark_start_up_leaves_little_room_for_the_unified_memory_share() -> None:

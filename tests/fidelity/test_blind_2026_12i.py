@@ -19,12 +19,14 @@ BLIND, RESULTS = load_blind_set("vllm-blind-2026-12i.json")
 NOW: dict[str, float] = {
     "vllm-0.24-4xl40s-qwen3-coder-30b-a3b-bf16-tp4-32k": 0.12,
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": 0.41,
-    "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": 0.42,
-    "vllm-0.25-l40s-gemma4-e4b-it-bf16-16k-util085": -1.34,
+    "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": 0.43,  # 0.42 before the forward's refit
+    # Model Runner V2's sampler derived from the source and no V2 graph estimate before 0.29 (2026-12-04): -1.34
+    # before (0.97 GiB of fitted sampler term over Gemma's 262,144-token vocabulary, 0.84 of graph estimate)
+    "vllm-0.25-l40s-gemma4-e4b-it-bf16-16k-util085": 0.09,
     # the Windows host (planner.deploy.host, since 2026-12-04, chosen after this case and the eleventh set's WSL2
     # start-ups were read): the card's whole 23.99 GiB and no desktop-card share; the first score took the total
-    # from the log and planned the share (-2.27)
-    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": -1.10,
+    # from the log and planned the share (-2.27); -1.10 until V2's sampler was derived (its printed peak 0.08 GiB)
+    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": -0.07,
 }
 VERDICTS_NOW: dict[str, bool] = {"vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": False}
 

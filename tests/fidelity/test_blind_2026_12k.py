@@ -29,9 +29,21 @@ NOW: dict[str, float] = {
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": 3.50,
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 4.22,
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 4.23,
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": 3.57,
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": 3.54,  # 3.57 before the forward's refit
+    # Model Runner V2's sampler derived from the source and no V2 graph estimate before 0.29 (2026-12-04, after
+    # this set was read): Qwen2.5-7B-AWQ beside Ollama -0.22 -> +0.66 (the util 0.35 refusal now missed, above),
+    # Gemma 4 E4B -1.47 -> +0.16, the RunPod RTX 4090 -1.40 -> -0.34, the AutoDL RTX PRO 6000 -1.13 -> -1.15
+    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util035-refusal": 0.66,
+    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util045": 0.66,
+    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util060": 0.65,
+    "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": 0.16,
+    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": -0.34,
+    "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": -1.15,
 }
-VERDICTS_NOW: dict[str, bool] = {"vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-util098-free-memory": True}
+VERDICTS_NOW: dict[str, bool] = {
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-util098-free-memory": True,
+    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util035-refusal": False,
+}
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
@@ -50,28 +62,37 @@ def test_first_scores() -> None:
 
 def test_other_processes_memory_is_planned_beside_the_engine() -> None:
     """The L4 start-ups beside Ollama's 4,902 MiB: every KV figure within 0.25 GiB and the refusal at util 0.35
-    predicted with vLLM's own reason (1.75 GiB needed)."""
-    l4 = [r for r in RESULTS.values() if "-l4-ollama-qwen25" in r.id]
-    assert len(l4) == 3
-    assert all(r.kv_error_gib is not None and abs(r.kv_error_gib) < 0.25 and r.verdict_right for r in l4)
+    predicted with vLLM's own reason (1.75 GiB needed) while Model Runner V2's sampler term was fitted; since it is
+    derived from the source (2026-12-04) Qwen2.5-7B-AWQ is 0.65-0.66 GiB over in all three, so the util 0.35 refusal
+    is planned to start (with 1.76 GiB, 0.01 over the 1.75 needed). The same author's Gemma 4 E4B start-up on that
+    card prints 0.27 GiB of peak activation and is within 0.16 GiB; the 0.28 RTX 5090 AWQ first boots are over by
+    1.45 GiB the same way (tests/fidelity/test_restart_boots.py): an AWQ boot's transient the source read so far
+    does not name."""
+    l4 = {r.id: r for r in RESULTS.values() if "-l4-ollama-" in r.id}
+    assert len(l4) == 4
+    awq = [r for i, r in l4.items() if "qwen25-7b-awq" in i]
+    assert all(r.kv_error_gib == pytest.approx(0.655, abs=0.01) for r in awq)
+    assert [r.verdict_right for r in awq].count(False) == 1
+    gemma = l4["vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062"]
+    assert gemma.kv_error_gib is not None and abs(gemma.kv_error_gib) < 0.2 and gemma.verdict_right
 
 
-HEADLESS = (
-    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092",
-    "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256",
-    "vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09",
-)
+HEADLESS = ("vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256", "vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09")
+RUNPOD = "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092"
 
 
 def test_the_engine_note_on_desktop_dies_says_what_rented_and_vm_machines_held() -> None:
-    """Three rented or VM start-ups on desktop dies hold 1.1-1.4 GiB more KV than planned (the 1.17 GiB fitted on
+    """Two rented or VM start-ups on desktop dies hold 1.1-1.3 GiB more KV than planned (the 1.17 GiB fitted on
     desktop cards, which they do not hold); a rule planning such machines without it failed on the two found after it
-    (a Vast.ai RTX 3090, a Proxmox VM driving no display), so the engine note names both sides."""
+    (a Vast.ai RTX 3090, a Proxmox VM driving no display), and the RunPod RTX 4090 counted with those first is within
+    0.35 GiB since Model Runner V2's sampler is derived from the source (-1.40 before: the fitted term's gap, not the
+    machine's), so the engine note names both sides."""
     from planner.engines.vllm.caveats import HEADLESS_EVIDENCE
 
-    errors = {r.id: r.kv_error_gib for r in run_all() if r.id in HEADLESS}
-    assert len(errors) == 3 and all(e is not None and -1.45 < e < -1.05 for e in errors.values()), errors
-    assert "three held none of it" in HEADLESS_EVIDENCE and "two held it" in HEADLESS_EVIDENCE
+    errors = {r.id: r.kv_error_gib for r in run_all() if r.id in (*HEADLESS, RUNPOD)}
+    assert all(errors[i] is not None and -1.3 < errors[i] < -1.05 for i in HEADLESS), errors  # type: ignore[operator]
+    assert abs(errors[RUNPOD] or 9.0) < 0.35
+    assert "two held none of it" in HEADLESS_EVIDENCE and "three held it" in HEADLESS_EVIDENCE
 
 
 def test_the_windows_desktop_default_is_the_public_figures() -> None:

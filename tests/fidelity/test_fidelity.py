@@ -148,6 +148,9 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
         "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal",
         "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal",
         "vllm-0.27-rtx3090-vast-qwen38-27b-awq-mtp-40k-drafter-oom",
+        # right when found and until Model Runner V2's sampler was derived from the source (2026-12-04): planned
+        # to start with 1.76 GiB where one request needs 1.75 (bench.fidelity_unmatched)
+        "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util035-refusal",
     }
     assert len(unseen) == 49
     assert sum(r.reported_failure == "mamba-blocks" and bool(r.verdict_right) for r in checked) >= 2

@@ -172,11 +172,15 @@ class VllmEngine(Engine):
         """:func:`planner.engines.vllm.calibrated.calibrated_from_log`: any engine's figures, vLLM's accounting."""
         return calibrated_from_log(parsed, engine_version, gpu_memory_utilization)
 
-    def footprint_bytes(self, report: EngineReport, stage: StageMemory, profile: EngineProfile) -> int:
-        """vLLM's budget ``util x total``, plus the CUDA graphs of releases that capture them after sizing the KV
-        cache (outside the budget): what another engine started after it finds taken."""
+    def footprint_bytes(
+        self, report: EngineReport, stage: StageMemory, profile: EngineProfile, request: PlanRequest
+    ) -> int:
+        """vLLM's budget ``util x total``, plus the CUDA graphs captured after sizing the KV cache (outside the
+        budget: releases before 0.20, and Model Runner V2 before 0.29): what another engine started after it finds
+        taken."""
         vllm = as_vllm(profile)
-        graphs = 0 if vllm.cudagraph_in_budget else vllm.cudagraph_capture_bytes(stage.layers[1] - stage.layers[0])
+        in_budget = vllm.graphs_in_budget(request.model, request.resolved_weights)
+        graphs = 0 if in_budget else vllm.cudagraph_capture_bytes(stage.layers[1] - stage.layers[0])
         return report.budget_bytes + graphs
 
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:

@@ -83,7 +83,9 @@ def _profiling_kv_failure(
     (:mod:`planner.engines.vllm.profiling_kv`): a CUDA out-of-memory error before the KV cache is sized."""
     if profile.kv_cache_memory_bytes is not None or profile.enforce_eager or stages[0].capacity is not None:
         return None  # the extensible KV cache measures the graphs after warm-up, without a profiling KV cache
-    if not profiles_graphs(profile.rules, request.model, request.resolved_weights, request.gpu):
+    if not profiles_graphs(
+        profile.rules, request.model, request.resolved_weights, request.gpu, profile.use_v2_model_runner
+    ):
         return None
     _, free = free_at_start(request, result, profile)
     seqs = max_num_seqs_of(request, profile)
@@ -174,7 +176,7 @@ def _sampler_headroom(
     layers = result.stages[index].layers
     count = layers[1] - layers[0]
     # With the estimate in the budget the capture takes what was set aside for it.
-    in_budget = profile.cudagraph_in_budget
+    in_budget = profile.graphs_in_budget(request.model, request.resolved_weights)
     graph_set = last.graphs
     graphs = (
         profile.cudagraph_estimate_bytes(count, graph_set)

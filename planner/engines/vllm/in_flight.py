@@ -55,7 +55,7 @@ def in_flight_tokens(request: PlanRequest, result: PlanResult, profile: VllmProf
         return batched, batched
     options = request.deployment
     method = options.speculative.method if options is not None and options.speculative is not None else None
-    v2 = uses_model_runner_v2(rules, request.model, request.resolved_weights)
+    v2 = uses_model_runner_v2(rules, request.model, request.resolved_weights, profile.use_v2_model_runner)
     on = async_scheduling(rules, method)
     return batched, batched * max_concurrent_batches(result.pipeline_parallel, on, v2)
 

@@ -18,7 +18,8 @@ replaces the whole sizing. The activation peak is what ``GPUModelRunner.profile_
 
 The peak is the largest of the forward and the two samplers, plus what is held throughout. Model Runner V2 (the default
 for dense models from 0.25, for all from 0.29: :mod:`planner.engines.vllm.runner`) warms its own sampler (kind
-``v2``). From 0.20 the CUDA-graph estimate is subtracted from the budget and depends on the graphs captured
+``v2``, derived: :func:`v2_sampler_bytes`). From 0.20 the CUDA-graph estimate is subtracted from the budget (on
+Model Runner V2 from 0.29: :meth:`VllmProfile.graphs_in_budget`) and depends on the graphs captured
 (:mod:`planner.engines.vllm.graphs`: ``max_num_seqs``, speculative tokens, ``--max-cudagraph-capture-size``,
 ``--enforce-eager``); hybrid models' pages are :mod:`planner.engines.vllm.mamba`'s. Constants the source does not
 fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 (before 0.8,
@@ -32,7 +33,6 @@ from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from pydantic import Field
 
-from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES
 from planner.core.gpu import DevicePlatform, GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
@@ -48,7 +48,7 @@ from planner.core.overhead import (
 )
 from planner.core.units import GiB
 from planner.engines.platform import VllmPlatform, platform_of
-from planner.engines.vllm.defaults import default_batch
+from planner.engines.vllm.defaults import vllm_default_batch
 from planner.engines.vllm.extensible import EXTENSIBLE_UTILIZATION, reserved_bytes
 from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
 from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES, held_at_start
@@ -56,7 +56,10 @@ from planner.engines.vllm.kept import per_gpu_kept as _per_gpu_kept
 from planner.engines.vllm.kept import terms_kept as _terms_kept
 from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
 from planner.engines.vllm.runner import uses_model_runner_v2
+from planner.engines.vllm.setting_bounds import BatchTokens, CaptureSize, KvBytes, Sequences
 from planner.engines.vllm.terms import (
+    VLLM_V0_ACTIVATION_SCALE,
+    VLLM_V0_NON_TORCH,
     ProfileTerms,
     TermsInputs,
     forward_bytes,
@@ -64,31 +67,13 @@ from planner.engines.vllm.terms import (
     moe_workspace_bytes,
     penalty_state_bytes,
     rejection_bytes,
-    sampler_bytes,
+    sampler_term,
 )
 from planner.engines.vllm.towers import is_multimodal
 from planner.engines.vllm.unified import reads_ahead, unified_non_torch_bytes
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 
 VLLM_DEFAULT_VERSION = default_version()
-# Settings bounds: a batch and a capture size no longer than the longest context the planner takes; at most a million
-# sequences (vLLM's defaults are 256 / 1024); a fixed KV cache no larger than one GPU may hold.
-BatchTokens = Annotated[int, Field(gt=0, le=MAX_CONTEXT)]
-Sequences = Annotated[int, Field(gt=0, le=1_048_576)]
-CaptureSize = Annotated[int, Field(gt=0, le=65_536)]
-KvBytes = Annotated[int, Field(gt=0, le=MAX_GPU_MEMORY_BYTES)]
-# V0 profiles one long prefill without the V1 sampler buffers: its peak per token is 0.765 x the layer formula
-# of planner.core.overhead (vllm#10517: Llama-3.1-8B peak_torch 17.06 GiB at 20,000 tokens and 17.98 GiB at 29,000
-# tokens with 14.99 GiB of weights: ~110 KB per token). Fitted to that issue's two V0 logs.
-VLLM_V0_ACTIVATION_SCALE = 0.765
-VLLM_V0_NON_TORCH = round(0.35 * GiB)  # vllm#10517 (v0.6.4, RTX 3090): non_torch_memory=0.35GiB
-
-
-def vllm_default_batch(
-    gpu_memory_bytes: int, gpu_name: str | None = None, usage_context: str = "server", tiers: str = "v1"
-) -> tuple[int, int]:
-    """``(max_num_batched_tokens, max_num_seqs)`` V1 picks when unset (:mod:`planner.engines.vllm.defaults`)."""
-    return default_batch(gpu_memory_bytes, gpu_name, usage_context, tiers)
 
 
 class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
@@ -113,6 +98,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     enable_chunked_prefill: bool | None = Field(default=None)  # V0 only; None: on from max_model_len 32,768
     sampler: Literal["native-sort", "triton", "flashinfer"] | None = None  # None: the release's default
     estimate_cudagraphs: bool | None = None  # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; None: the release's
+    use_v2_model_runner: bool | None = None  # VLLM_USE_V2_MODEL_RUNNER; None: the release's choice
     gpu_memory_in_use_bytes: Annotated[int, Field(ge=0)] = 0  # held on the GPU by other processes before vLLM starts
     # Unified memory (GB10): what the OS and other programs hold of the shared pool at start (MemAvailable = total
     # less it); None: UMA_HOST_DEFAULT_BYTES
@@ -182,6 +168,18 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         on = self.rules.cudagraph_in_budget if self.estimate_cudagraphs is None else self.estimate_cudagraphs
         return self.is_v1 and on and not self.enforce_eager and not self.extensible()
 
+    def runs_v2(self, model: ModelSpec, weights: str) -> bool:
+        """Whether ``model`` in ``weights`` starts on Model Runner V2 (:func:`uses_model_runner_v2`)."""
+        return uses_model_runner_v2(self.rules, model, weights, self.use_v2_model_runner)
+
+    def graphs_in_budget(self, model: ModelSpec, weights: str) -> bool:
+        """Whether the KV budget loses a CUDA-graph estimate for ``model`` in ``weights``: :attr:`cudagraph_in_budget`,
+        except on Model Runner V2 before 0.29.0, whose estimate is a stub returning 0 (``versions.toml`` rule
+        ``v2_cudagraph_estimate``): its graphs are captured afterwards, in the ``1 - util`` headroom."""
+        if not self.cudagraph_in_budget:
+            return False
+        return self.rules.v2_cudagraph_estimate or not self.runs_v2(model, weights)
+
     @property
     def host_bytes(self) -> int:
         """What the host holds of a unified-memory device's pool at start (:data:`UMA_HOST_DEFAULT_BYTES`)."""
@@ -204,7 +202,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     def sampler_for(self, model: ModelSpec, weights: str) -> str:
         """The sampler the profile run warms up: Model Runner V2's own (``v2``) where it runs
         (:mod:`planner.engines.vllm.runner`), else :attr:`sampler_kind`."""
-        return "v2" if uses_model_runner_v2(self.rules, model, weights) else self.sampler_kind
+        return "v2" if self.runs_v2(model, weights) else self.sampler_kind
 
     def batch(
         self, gpu_memory_bytes: int, gpu_name: str | None = None, max_model_len: int | None = None
@@ -284,13 +282,10 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         if not self.rules.moe_workspace_persistent:
             forward, workspace = forward + workspace, 0
         kind = self.sampler_for(model, weights_format)
-        copies = constants.copies(kind)
-        if kind == "flashinfer" and self.rules.sampler_warms_native:
-            copies = max(copies, constants.copies("triton"))
         rejection = last and speculative and kind != "v2"  # terms.REJECTION_FP32_ROWS
         return ProfileTerms(
             forward=forward,
-            sampler=sampler_bytes(model, tokens, seqs, act, copies) if last else 0,
+            sampler=sampler_term(kind, model, (tokens, seqs, act, tp), constants, self.rules) if last else 0,
             rejection=rejection_bytes(model, tokens, seqs, act) if rejection else 0,
             moe_workspace=workspace,
             encoder=constants.encoder_bytes if first and self.loads_encoder(model) else 0,
@@ -304,7 +299,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         the earlier split formula counts torch's increase during the profile only, 0.25.1 ``gpu_worker.py``)."""
         if not ctx.is_last_stage or self.rules.non_kv_formula != "consumed":
             return 0
-        if not uses_model_runner_v2(self.rules, ctx.model, ctx.weights_format):
+        if not self.runs_v2(ctx.model, ctx.weights_format):
             return 0
         _, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name)
         return penalty_state_bytes(ctx.model, seqs)
@@ -385,7 +380,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         framework += self.sampler_state_bytes(ctx)
         layers = ctx.layers or (0, ctx.model.num_hidden_layers)
         graphs = self.default_graphs(total, ctx.gpu_name, ctx.platform, ctx.kv_dtype, ctx.speculative_tokens)
-        if self.cudagraph_in_budget:
+        if self.graphs_in_budget(ctx.model, ctx.weights_format):
             framework += self.cudagraph_estimate_bytes(layers[1] - layers[0], graphs)
         if self.kv_cache_memory_bytes is not None:
             reserved = total - loaded - activation - framework - self.kv_cache_memory_bytes

@@ -57,12 +57,14 @@ def profiling_blocks(rules: VllmRules, max_num_seqs: int, graphs: GraphSet) -> i
     return min(max_num_seqs, largest) if rules.profiling_kv_blocks == "per-sequence" else largest
 
 
-def profiles_graphs(rules: VllmRules, model: ModelSpec, weights: str, gpu: GpuSpec | None) -> bool:
+def profiles_graphs(
+    rules: VllmRules, model: ModelSpec, weights: str, gpu: GpuSpec | None, v2_forced: bool | None = None
+) -> bool:
     """Whether this release's worker runs the graph profiling for ``model`` in ``weights`` on ``gpu`` (module
-    docstring; ``None``: an unnamed CUDA device)."""
+    docstring; ``None``: an unnamed CUDA device; ``v2_forced``: ``VLLM_USE_V2_MODEL_RUNNER``)."""
     if gpu is not None and gpu.vendor != "NVIDIA" and not rules.graph_profile_rocm:
         return False
-    if uses_model_runner_v2(rules, model, weights):
+    if uses_model_runner_v2(rules, model, weights, v2_forced):
         return rules.v2_cudagraph_estimate
     return rules.cudagraph_estimate_printed
 

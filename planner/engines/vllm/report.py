@@ -181,7 +181,11 @@ def _notes(
         )
     if first.capacity is not None:
         notes.append(extensible_note(first, vllm_platform(request.gpu).runtime))
-    elif not profile.cudagraph_in_budget and not profile.enforce_eager and profile.is_v1:
+    elif (
+        not profile.graphs_in_budget(request.model, request.resolved_weights)
+        and not profile.enforce_eager
+        and profile.is_v1
+    ):
         notes.append(
             f"CUDA graphs (~{gib_text(first.cuda_graph)} GiB estimated) are captured after KV sizing and use the "
             f"(1 - gpu_memory_utilization) headroom in v{profile.engine_version}."
@@ -306,7 +310,7 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
         engine_total_bytes(request), request.gpu.name if request.gpu else None, result.max_model_len
     )
     loading = weight_loading(VLLM_SUPPORT, request.model, result.weights)
-    command = f"vllm serve {loading.model_argument}{loading.flags} --tensor-parallel-size {tp}"
+    command = f"{environment(profile)}vllm serve {loading.model_argument}{loading.flags} --tensor-parallel-size {tp}"
     if result.weights in GGUF:  # vLLM's GGUF loader takes the tokenizer from the original repository
         command += f" --tokenizer {model_word(request.model)[0]}"
     if pp > 1:
@@ -322,6 +326,22 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
     if dp > 1 and not profile.rules.flag_data_parallel_size:
         return replicas_note(profile, dp, tp * pp) + command
     return command
+
+
+def environment(profile: VllmProfile) -> str:
+    """The environment variables a plan sets beyond the release's defaults, as the command's prefix.
+
+    >>> environment(VllmProfile(engine_version="0.26.0", use_v2_model_runner=False, allow_long_max_model_len=True))
+    'VLLM_USE_V2_MODEL_RUNNER=0 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 '
+    >>> environment(VllmProfile())
+    ''
+    """
+    settings = (
+        ("VLLM_USE_V2_MODEL_RUNNER", profile.use_v2_model_runner),
+        ("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", profile.estimate_cudagraphs),
+        ("VLLM_ALLOW_LONG_MAX_MODEL_LEN", profile.allow_long_max_model_len or None),
+    )
+    return "".join(f"{name}={int(value)} " for name, value in settings if value is not None)
 
 
 def replicas_note(profile: VllmProfile, replicas: int, gpus: int) -> str:

@@ -11,8 +11,10 @@
 - ``v2-all`` (0.29.0 on): V2 for everything on CUDA (0.29.0 ``config/vllm.py:645-677``).
 
 Model Runner V2's profile run skips attention and runs its own sampler once (0.29.0
-``v1/worker/gpu/model_runner.py:832-880``): the planner gives it its own sampler term (kind ``v2``), fitted to
-the logs that print the post-capture "peak activation" (``make calibrate``).
+``v1/worker/gpu/model_runner.py:832-880``): the planner gives it its own sampler term (kind ``v2``), derived from
+the source (:func:`planner.engines.vllm.terms.v2_sampler_bytes`: the logits in the head's dtype, and their fp32 copy
+up to 0.25.1), and no CUDA-graph estimate in the budget before 0.29.0 (rule ``v2_cudagraph_estimate``).
+``VLLM_USE_V2_MODEL_RUNNER`` (``VllmProfile.use_v2_model_runner``) overrides the release's choice.
 """
 
 from __future__ import annotations
@@ -27,8 +29,21 @@ LISTED_MOE_024 = ("deepseek_v2", "qwen2_moe", "granitemoe")
 UNQUANTIZED = ("bf16", "fp16", "fp32")
 
 
-def uses_model_runner_v2(rules: VllmRules, model: ModelSpec, weights: str) -> bool:
-    """Whether ``model`` in ``weights`` starts on Model Runner V2 in the release of ``rules``."""
+def uses_model_runner_v2(rules: VllmRules, model: ModelSpec, weights: str, forced: bool | None = None) -> bool:
+    """Whether ``model`` in ``weights`` starts on Model Runner V2 in the release of ``rules``; ``forced``:
+    ``VLLM_USE_V2_MODEL_RUNNER`` set, which the release obeys before its own choice (``VllmConfig.
+    use_v2_model_runner``: 0.26.0 ``config/vllm.py:550-553``, 0.29.0 :645-648, 0.31.0 :718-720).
+
+    >>> from planner.engines.vllm.versions import vllm_rules
+    >>> from model_catalog import get_model
+    >>> gemma = get_model("google/gemma-4-31B-it")
+    >>> [uses_model_runner_v2(vllm_rules("0.26.0"), gemma, "bf16", forced) for forced in (None, False)]
+    [True, False]
+    >>> uses_model_runner_v2(vllm_rules("0.21.0"), gemma, "bf16", True)  # no V2 in the release's rules
+    False
+    """
+    if forced is not None and rules.model_runner != "v1":
+        return forced
     hybrid = model.linear_attention is not None
     moe = model.moe is not None
     if rules.model_runner == "v2-all":

@@ -10,7 +10,8 @@ from pydantic import BaseModel
 
 from planner.core.model import ModelSpec
 from planner.core.overhead import DEFAULT_HIDDEN, DEFAULT_VOCAB
-from planner.engines.vllm.versions import VllmConstants
+from planner.core.units import GiB
+from planner.engines.vllm.versions import VllmConstants, VllmRules
 
 # MLA prefill (vLLM ``MLACommonImpl._forward_prefill``) expands the latent per head in 16 bits: q, k, v padded
 # to the qk head size and the attention output (4 x qk_head_dim), the kv_b_proj output (nope + v) and the
@@ -21,6 +22,12 @@ MLA_QK_BUFFERS = 4
 # alive while SiluAndMul writes its output (width x 2 bytes) (vllm/model_executor/layers/activation.py
 # SiluAndMul, llama.py LlamaMLP). Derived, not fitted; the rest of the forward scales with the hidden size.
 FORWARD_BYTES_PER_MLP = 6.0
+
+# V0 profiles one long prefill without the V1 sampler buffers: its peak per token is 0.765 x the layer formula
+# of planner.core.overhead (vllm#10517: Llama-3.1-8B peak_torch 17.06 GiB at 20,000 tokens and 17.98 GiB at 29,000
+# tokens with 14.99 GiB of weights: ~110 KB per token). Fitted to that issue's two V0 logs.
+VLLM_V0_ACTIVATION_SCALE = 0.765
+VLLM_V0_NON_TORCH = round(0.35 * GiB)  # vllm#10517 (v0.6.4, RTX 3090): non_torch_memory=0.35GiB
 
 
 class TermsInputs(NamedTuple):
@@ -101,6 +108,55 @@ def moe_workspace_bytes(model: ModelSpec, tokens: int, tp: int, act_bytes: int, 
     hidden = model.hidden_size or DEFAULT_HIDDEN
     inter = math.ceil(moe.moe_intermediate_size / tp)
     return tokens * moe.num_experts_per_tok * (max(inter, hidden) + max(2 * inter, hidden)) * act_bytes
+
+
+# Model Runner V2's ``_dummy_sampler_run`` (0.22.0 - 0.34.0 ``v1/worker/gpu/model_runner.py``, e.g. 0.28.0
+# :771-782) samples a dummy batch no request was added to: every row greedy (temperature 0) with top-k / top-p
+# off and no logprobs (``SamplingStates`` fills top_k with the vocabulary and top_p with 1.0, ``states.py``
+# 0.28.0 :31-35), so the Gumbel kernel reads the logits in place (``gumbel.py``: two ``rows x vocab / 1024``
+# buffers). What it holds is the logits ``compute_logits`` returns in the head's dtype
+# (``logits_processor.py`` 0.28.0 :97-116): one copy on one GPU; under tensor parallelism the rank's
+# ``vocab / tp`` slice, the gathered ``rows x vocab`` and its contiguous reshape (``all_gather``: a copy after
+# ``movedim``), so ``2 + 1 / tp`` copies. Up to 0.25.1 ``apply_sampling_params`` also copied them to fp32 first
+# (``torch.empty_like(logits, dtype=torch.float32).copy_(logits)``, 0.22.0 ``sample/sampler.py`` :133, 0.25.1
+# :157); 0.26.0 mutates them in place (:162-168) and 0.27.0 on returns them untouched when no request needs
+# processing (0.27.1 :155-156, 0.28.0 :192-193; rule ``v2_sampler_fp32_copy``). Derived from the source, not fitted.
+
+
+def v2_sampler_bytes(model: ModelSpec, tokens: int, seqs: int, act_bytes: int, tp: int, fp32_copy: bool) -> int:
+    """Model Runner V2's sampler warm-up (the comment above) over ``min(max_num_seqs, tokens)`` rows, while
+    ``profile_run`` holds the batch's hidden states.
+
+    >>> from planner.core.model import ModelSpec
+    >>> m = ModelSpec(id="m", hidden_size=1024, num_hidden_layers=2, num_attention_heads=8, vocab_size=1000)
+    >>> v2_sampler_bytes(m, 2048, 256, 2, 1, False) - 2048 * 1024 * 2  # the bf16 logits
+    512000
+    >>> v2_sampler_bytes(m, 2048, 256, 2, 1, True) - 2048 * 1024 * 2  # and their fp32 copy
+    1536000
+    >>> v2_sampler_bytes(m, 2048, 256, 2, 4, False) - 2048 * 1024 * 2  # slice, gathered, reshaped
+    1152000
+    """
+    vocab = model.vocab_size or DEFAULT_VOCAB
+    hidden = model.hidden_size or DEFAULT_HIDDEN
+    rows = min(seqs, tokens) * vocab
+    gathered = rows * act_bytes * (1 if tp == 1 else 2 + 1 / tp)
+    copied = rows * act_bytes + rows * 4 if fp32_copy else 0
+    return round(max(gathered, copied) + tokens * hidden * act_bytes)
+
+
+def sampler_term(
+    kind: str, model: ModelSpec, batch: tuple[int, int, int, int], constants: VllmConstants, rules: VllmRules
+) -> int:
+    """The sampler warm-up of sampler ``kind`` over ``batch`` (tokens, max_num_seqs, activation bytes, TP):
+    Model Runner V2's derived from the source (:func:`v2_sampler_bytes`), the V1 runner's with its fitted copies
+    (:func:`sampler_bytes`; FlashInfer's warm-up also runs the Triton path where ``sampler_warms_native``)."""
+    tokens, seqs, act, tp = batch
+    if kind == "v2":
+        return v2_sampler_bytes(model, tokens, seqs, act, tp, rules.v2_sampler_fp32_copy)
+    copies = constants.copies(kind)
+    if kind == "flashinfer" and rules.sampler_warms_native:
+        copies = max(copies, constants.copies("triton"))
+    return sampler_bytes(model, tokens, seqs, act, copies)
 
 
 # With speculative decoding the V1 runner's ``_dummy_sampler_run`` then warms the rejection sampler on R requests

@@ -38,6 +38,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     cudagraph_estimate_printed: bool = False
     cudagraph_in_budget: bool = False
     v2_cudagraph_estimate: bool = False  # Model Runner V2 estimates its graphs (a stub returns 0 before 0.29.0)
+    v2_sampler_fp32_copy: bool = False  # Model Runner V2's sampler copies the logits to fp32 (0.22 - 0.25)
     # the minimal KV cache of the graph profiling: a block per capture-size token, or per sequence (0.26.0 on)
     profiling_kv_blocks: Literal["capture-size", "per-sequence"] = "capture-size"
     graph_profile_rocm: bool = False  # the graph profiling runs on ROCm too (0.26.0 on)
