@@ -58,7 +58,7 @@ def test_memory_in_use_shows_no_pool_and_offers_the_fraction_that_starts(capsys:
     opened = run_page("memory", params)
     assert main(["fit", *_cli(params), "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
-    assert cli["conversations_total"] == 10  # 11 before MRV2's penalty state
+    assert cli["conversations_total"] == 11  # MRV2's sampler read from the source (10 before)
     assert cli["verdict_sentence"] in texts(opened.success) + texts(opened.warning)
 
 

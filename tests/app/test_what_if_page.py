@@ -81,7 +81,7 @@ def test_the_report_has_the_plotly_figures_made_only_when_asked(monkeypatch: pyt
     html = deferred["headroom-what_if.html"]()
     assert made == ["2 × H100 SXM5 80GB", "2 × A100 SXM4 80GB", "2 × H100 PCIe 80GB"]
     # Plotly's JSON escapes "/" and "×"
-    assert '"text":"target 50 users"' in html and "fp8\\u002ffp8: 50 users up to 8,560 tokens" in html
+    assert '"text":"target 50 users"' in html and "fp8\\u002ffp8: 50 users up to 8,704 tokens" in html
     assert all(f'"text":"2 \\u00d7 {gpu}"' in html for gpu in ("H100 SXM5 80GB", "A100 SXM4 80GB", "H100 PCIe 80GB"))
 
 
