@@ -5,15 +5,19 @@ from __future__ import annotations
 
 # Shared by the boots of one set-up (the reasons below name their own figures first)
 AWQ_FIRST_BOOTS = (
-    "the 0.28 RTX 5090 Qwen3 AWQ first boots print 1.46 GiB of peak activation (transient: torch's peak "
-    "less its allocated memory, 0.28.0 utils/mem_utils.py:323-325) where the planner's profile run gives "
-    "0.33-0.42 (the forward of 2,048 tokens; Model Runner V2's sampler, derived from the source since "
-    "2026-12-04, holds one bf16 copy of 256 rows of logits, 0.09 GiB) and their consumed memory is 0.35 "
-    "GiB over the planner's weights and non-torch; the restart of the 32B (listed) printed 0.33 GiB of "
-    "peak and 1.42 less consumed, so ~2.5 GiB of these boots is the first compile's, beyond the 1.17 GiB "
-    "desktop-card amount the planner fits. The fitted V2 sampler term (3.82 fp32 copies) had absorbed it; "
-    "which allocation it is (an Inductor or Triton autotune of the first compile is a lead, not read in "
-    "the source) would be settled by a torch.cuda.memory_snapshot() of one first boot's profile run"
+    "the 0.28 RTX 5090 Qwen3 AWQ first boots print 1.46 GiB of peak activation (transient: torch's peak less its "
+    "allocated memory, 0.28.0 utils/mem_utils.py:323-325) where the planner's profile run gives 0.33-0.42 (the "
+    "forward of 2,048 tokens; Model Runner V2's sampler, derived from the source since 2026-12-04, holds one "
+    "bf16 copy of 256 rows of logits, 0.09 GiB) and their consumed memory is 0.35 GiB over the planner's weights "
+    "and non-torch; the restart of the 32B (listed) printed 0.33 GiB of peak and 1.42 less consumed, so ~2.5 GiB "
+    "of these boots is the first compile's, beyond the 1.17 GiB desktop-card amount the planner fits. The fitted "
+    "V2 sampler term (3.82 fp32 copies) had absorbed it. A regularity, not a mechanism read in the source: the "
+    "printed peak equals one copy of the untied lm_head (151,936 x 5,120 x 2 bytes = 1.45 GiB for both Qwen3-14B "
+    "and Qwen3-32B, which print the same 1.46), Qwen2.5-7B-AWQ's +0.66 on an L4 is its 1.02 GiB head less the "
+    "planned 0.32, and the A100 Llama-3.1-8B boot at 0.31 fits a 0.98 GiB head beside V2's own estimate; the "
+    "tied-embedding Qwen2.5-0.5B and Gemma 4 E4B boots and the warm restart show none. Which allocation it is "
+    "(an Inductor or Triton autotune of the first compile is a lead, not read in the source) would be settled by "
+    "a torch.cuda.memory_snapshot() of one first boot's profile run"
 )
 L4_AWQ = (
     "Qwen2.5-7B-Instruct-AWQ beside Ollama on one L4, vLLM 0.28.0 (eleventh blind set, 2026-12-04; -0.22 "
