@@ -174,3 +174,14 @@ def _held_basis(profile: VllmProfile) -> str:
     if profile.unified_memory_host_bytes is not None:
         return "your host figure and vLLM's context"
     return f"the median of {len(SPARK_HOSTS)} public DGX Sparks'"
+
+
+def machine_notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> list[str]:
+    """Every caveat of this module that applies to the plan: the desktop dies' compile amount, ROCm, the first boot's
+    transient and unified memory."""
+    caveats = (
+        graphics_note(request, result, profile),
+        rocm_note(request, profile),
+        first_boot_note(request, result, profile),
+    )
+    return [*(n for n in caveats if n), *unified_memory_notes(request, result, profile, first)]

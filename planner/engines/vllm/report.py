@@ -23,7 +23,7 @@ from planner.engines.vllm.blocks import (
     needed_bytes,
     pages_per_request,
 )
-from planner.engines.vllm.caveats import first_boot_note, graphics_note, rocm_note, unified_memory_notes
+from planner.engines.vllm.caveats import machine_notes
 from planner.engines.vllm.extensible import margin_bytes
 from planner.engines.vllm.failures import sampler_headroom, vllm_failure
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
@@ -204,13 +204,7 @@ def _notes(
         warning = _sampler_note(request, result, profile, stages[-1])
         if warning:
             notes.append(warning)
-    caveats = (
-        graphics_note(request, result, profile),
-        rocm_note(request, profile),
-        first_boot_note(request, result, profile),
-    )
-    machine = [n for n in caveats if n]
-    return [*notes, *machine, *unified_memory_notes(request, result, profile, first)]
+    return [*notes, *machine_notes(request, result, profile, first)]
 
 
 def extensible_note(first: VllmStage, runtime: str) -> str:
