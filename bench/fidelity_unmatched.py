@@ -15,7 +15,8 @@ AWQ_FIRST_BOOTS = (
     "printed peak equals one copy of the untied lm_head (151,936 x 5,120 x 2 bytes = 1.45 GiB for both Qwen3-14B "
     "and Qwen3-32B, which print the same 1.46), Qwen2.5-7B-AWQ's +0.66 on an L4 is its 1.02 GiB head less the "
     "planned 0.32, and the A100 Llama-3.1-8B boot at 0.31 fits a 0.98 GiB head beside V2's own estimate; the "
-    "tied-embedding Qwen2.5-0.5B and Gemma 4 E4B boots and the warm restart show none. Which allocation it is "
+    "tied-embedding Qwen2.5-0.5B and Gemma 4 E4B boots, the warm restart and the 0.29 Qwen3.8-27B hybrid show none. "
+    "Which allocation it is "
     "(an Inductor or Triton autotune of the first compile is a lead, not read in the source) would be settled by "
     "a torch.cuda.memory_snapshot() of one first boot's profile run"
 )

@@ -60,16 +60,19 @@ FIRST_BOOT_EVIDENCE = (
     "public vLLM 0.28-0.31 first boots on Model Runner V2 of models with their own lm_head printed a transient peak "
     "of about one copy of it (Qwen3-14B and Qwen3-32B AWQ on an RTX 5090: 1.46 GiB, their 151,936 x 5,120 head being "
     "1.45; Qwen2.5-7B-AWQ on an L4 and Llama-3.1-8B on an A100 alike), which a restart of the same container with "
-    "its torch.compile cache did not show (0.33 GiB)"
+    "its torch.compile cache did not show (0.33 GiB), nor a hybrid (Qwen3.8-27B on an RTX PRO 6000 at 0.29)"
 )
 FIRST_BOOT_SINCE = (0, 28, 0)
 
 
 def first_boot_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
-    """On Model Runner V2 from 0.28, compiled, a model with its own lm_head: the first boot's transient the planner
-    does not plan (:data:`FIRST_BOOT_EVIDENCE`), as this rank's share of the head."""
+    """On Model Runner V2 from 0.28, compiled, a model without linear-attention layers and with its own lm_head (what
+    every such boot had): the first boot's transient the planner does not plan (:data:`FIRST_BOOT_EVIDENCE`), as this
+    rank's share of the head."""
     model = request.model
     if profile.version < FIRST_BOOT_SINCE or profile.enforce_eager or model.tie_word_embeddings:
+        return None
+    if model.linear_attention is not None:  # the 0.29 Qwen3.8-27B hybrid printed its planned peak
         return None
     if not profile.runs_v2(model, request.resolved_weights) or not model.vocab_size or not model.hidden_size:
         return None
