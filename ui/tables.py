@@ -70,9 +70,9 @@ def grid(rows: Sequence[Mapping[str, object]]) -> Grid:
     """``rows`` as a :class:`Grid`. Formatting in the browser, not with a pandas Styler: a Styler sent each
     40-row advisor table twice (data and display text, 116 kB a run) and cost its run ~25 ms.
 
-    >>> g = grid([{"GPU": "H100", "price": 30000, "note": None}, {"GPU": "A100", "price": None, "note": 2}])
+    >>> g = grid([{"GPU": "H100", "price": 30000, "note": None}, {"GPU": "A100", "price": None, "note": "2 GPUs"}])
     >>> g.numeric, g.frame["note"].tolist()
-    (('price',), ['', '2'])
+    (('price',), ['', '2 GPUs'])
     """
     import pandas as pd  # type: ignore[import-untyped]  # Streamlit brings pandas; no stubs are installed
 

@@ -11,8 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench.fidelity_cases import build_request, load_cases, setup_of
+from planner.core.model import ModelSpec
 from planner.core.units import GiB
 from planner.engines.base import engine_total_bytes
 from planner.engines.vllm.profile import VllmProfile
@@ -121,3 +124,25 @@ def test_no_first_boot_note_on_a_hybrid() -> None:
 
     notes = {r.id: " ".join(r.report.notes) if r.report else "" for r in run_all()}
     assert "First boot:" not in notes["vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    vocab=st.integers(1_000, 300_000),
+    hidden=st.integers(8, 2_048).map(lambda n: 8 * n),
+    tokens=st.integers(1, 65_536),
+    seqs=st.integers(1, 4_096),
+    tp=st.sampled_from([1, 2, 4, 8]),
+)
+def test_v2_sampler_invariants(vocab: int, hidden: int, tokens: int, seqs: int, tp: int) -> None:
+    """Never less than the held hidden states plus one copy of the logits; the fp32 copy and tensor parallelism only
+    add; the rows are min(max_num_seqs, tokens)."""
+    shape = {"hidden_size": hidden, "intermediate_size": 4 * hidden, "vocab_size": vocab}
+    model = ModelSpec(id="m", num_hidden_layers=2, num_attention_heads=8, **shape)
+    rows = min(seqs, tokens) * vocab
+    held = tokens * hidden * 2
+    one = v2_sampler_bytes(model, tokens, seqs, 2, 1, False)
+    assert one == rows * 2 + held
+    assert v2_sampler_bytes(model, tokens, seqs, 2, 1, True) == rows * 6 + held
+    assert v2_sampler_bytes(model, tokens, seqs, 2, tp, False) >= one
+    assert v2_sampler_bytes(model, tokens, seqs, 2, tp, True) >= v2_sampler_bytes(model, tokens, seqs, 2, tp, False)

@@ -36,7 +36,7 @@ def uses_model_runner_v2(rules: VllmRules, model: ModelSpec, weights: str, force
 
     >>> from planner.engines.vllm.versions import vllm_rules
     >>> from model_catalog import get_model
-    >>> gemma = get_model("google/gemma-4-31B-it")
+    >>> gemma = get_model("google/gemma-4-31B-it").spec
     >>> [uses_model_runner_v2(vllm_rules("0.26.0"), gemma, "bf16", forced) for forced in (None, False)]
     [True, False]
     >>> uses_model_runner_v2(vllm_rules("0.21.0"), gemma, "bf16", True)  # no V2 in the release's rules

@@ -128,7 +128,8 @@ def v2_sampler_bytes(model: ModelSpec, tokens: int, seqs: int, act_bytes: int, t
     ``profile_run`` holds the batch's hidden states.
 
     >>> from planner.core.model import ModelSpec
-    >>> m = ModelSpec(id="m", hidden_size=1024, num_hidden_layers=2, num_attention_heads=8, vocab_size=1000)
+    >>> m = ModelSpec(id="m", hidden_size=1024, num_hidden_layers=2, num_attention_heads=8, vocab_size=1000,
+    ...               intermediate_size=4096)
     >>> v2_sampler_bytes(m, 2048, 256, 2, 1, False) - 2048 * 1024 * 2  # the bf16 logits
     512000
     >>> v2_sampler_bytes(m, 2048, 256, 2, 1, True) - 2048 * 1024 * 2  # and their fp32 copy
