@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from planner.deploy.host import host_note
-from planner.engines.base import gib_text
+from planner.engines.base import engine_total_bytes, gib_text
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage
 from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES
@@ -54,32 +54,35 @@ def rocm_note(request: PlanRequest, profile: VllmProfile) -> str | None:
 
 
 # Model Runner V2's first boots (tests/fidelity, bench/fidelity_unmatched.py AWQ_FIRST_BOOTS): a transient peak the
-# profile run's terms do not hold, about one copy of an untied lm_head, on boots that compiled; none on a restart with
-# a warm torch.compile cache nor on tied-embedding models. Quoted, not planned: no source line that allocates it.
+# profile run's terms do not hold, on dense models with their own lm_head, compiled, at vLLM's default 256 sequences;
+# none at 16 sequences, on tied-embedding models, on a hybrid or on a restart with a warm torch.compile cache. Quoted,
+# not planned: no source line that allocates it.
 FIRST_BOOT_EVIDENCE = (
-    "public vLLM 0.28-0.31 first boots on Model Runner V2 of models with their own lm_head printed a transient peak "
-    "of about one copy of it (Qwen3-14B and Qwen3-32B AWQ on an RTX 5090: 1.46 GiB, their 151,936 x 5,120 head being "
-    "1.45; Qwen2.5-7B-AWQ on an L4 and Llama-3.1-8B on an A100 alike), which a restart of the same container with "
-    "its torch.compile cache did not show (0.33 GiB), nor a hybrid (Qwen3.8-27B on an RTX PRO 6000 at 0.29)"
+    "public vLLM 0.28-0.31 first boots on Model Runner V2 of dense models with their own lm_head, at 256 sequences, "
+    "printed a transient peak of 1.2-1.5 GiB the planner does not hold (Qwen3-14B and Qwen3-32B AWQ on an RTX 5090: "
+    "1.46 GiB; Qwen2.5-7B-AWQ on an L4 and Llama-3.1-8B on an A100 alike); a restart of the same container with its "
+    "torch.compile cache printed 0.33 GiB, and the same Qwen3 AWQ checkpoints at 16 sequences (RTX 3090, 0.30), "
+    "tied-embedding models and a hybrid printed what the planner holds"
 )
 FIRST_BOOT_SINCE = (0, 28, 0)
+FIRST_BOOT_MIN_SEQS = 16  # the 0.30 RTX 3090 boots at 16 sequences showed none
+FIRST_BOOT_GIB = 1.5  # the largest the boots showed beyond the planner's peak
 
 
 def first_boot_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
-    """On Model Runner V2 from 0.28, compiled, a model without linear-attention layers and with its own lm_head (what
-    every such boot had): the first boot's transient the planner does not plan (:data:`FIRST_BOOT_EVIDENCE`), as this
-    rank's share of the head."""
+    """On Model Runner V2 from 0.28, compiled, a dense model with its own lm_head above 16 sequences (what every such
+    boot had): the first boot's transient the planner does not plan (:data:`FIRST_BOOT_EVIDENCE`)."""
     model = request.model
     if profile.version < FIRST_BOOT_SINCE or profile.enforce_eager or model.tie_word_embeddings:
         return None
-    if model.linear_attention is not None:  # the 0.29 Qwen3.8-27B hybrid printed its planned peak
+    if model.linear_attention is not None or not profile.runs_v2(model, request.resolved_weights):
         return None
-    if not profile.runs_v2(model, request.resolved_weights) or not model.vocab_size or not model.hidden_size:
+    gpu_name = request.gpu.name if request.gpu else None
+    if profile.batch(engine_total_bytes(request), gpu_name, result.max_model_len)[1] <= FIRST_BOOT_MIN_SEQS:
         return None
-    head = math.ceil(model.vocab_size / result.tensor_parallel) * model.hidden_size * 2
     return (
         f"First boot: {FIRST_BOOT_EVIDENCE}. Not planned (no allocation in vLLM's source explains it): a first boot "
-        f"here may hold up to {gib_text(head)} GiB less KV cache per GPU than planned."
+        f"here may hold up to about {FIRST_BOOT_GIB:g} GiB less KV cache per GPU than planned."
     )
 
 
