@@ -115,9 +115,10 @@ def _huber_weights(rows: list[ActivationRow], theta: dict[str, float]) -> list[f
     return [round(min(1.0, HUBER_GIB / r) if r else 1.0, 3) for r in residuals]
 
 
-def _fit_from(rows: list[ActivationRow], names: list[str], start: dict[str, float]) -> dict[str, float]:
-    """The alternating, reweighted least squares from ``start`` until the branches and the weights settle."""
-    theta = dict(start)
+def _alternating_fit(rows: list[ActivationRow], names: list[str]) -> dict[str, float]:
+    """The alternating, reweighted least squares of ``names`` from :data:`START` until the branches and the weights
+    settle."""
+    theta = dict(START)
     assignment: list[bool] = []
     weights = [1.0] * len(rows)
     for _ in range(30):
@@ -152,7 +153,7 @@ def fit_activation(rows: list[ActivationRow]) -> tuple[dict[str, float], dict[st
     names = [n for n in names if n not in SAMPLER_KINDS or n in present]
     if not any(r.multimodal for r in rows):
         names.remove("encoder_bytes")
-    theta = _fit_from(rows, names, START)
+    theta = _alternating_fit(rows, names)
     errors = [abs(r.predict(theta) - r.y) / GiB for r in rows]
     stats = {"cases": len(rows), "median_abs_gib": statistics.median(errors), "worst_abs_gib": max(errors)}
     return theta, stats

@@ -144,11 +144,11 @@ def _max_batch(row: BenchmarkRow) -> int:
     """Sequences of ``input + output`` tokens one replica's KV pool holds under the row's engine (its own
     accounting), capped at the engine's batch limit."""
     from model_catalog import get_gpu
-    from planner.engines.vllm.defaults import vllm_default_batch
+    from planner.engines.vllm.defaults import default_batch
 
     gpu = get_gpu(row.gpu_id)
     held = max(1, math.floor(_assessed(row, engine_of_family(row.family)).concurrency))
-    limit = TRTLLM_MAX_BATCH if row.family == "fused" else vllm_default_batch(gpu.memory_bytes_for(True), gpu.name)[1]
+    limit = TRTLLM_MAX_BATCH if row.family == "fused" else default_batch(gpu.memory_bytes_for(True), gpu.name)[1]
     return min(held, limit)
 
 

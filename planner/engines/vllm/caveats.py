@@ -19,9 +19,10 @@ from __future__ import annotations
 import math
 
 from planner.deploy.host import host_note
-from planner.engines.base import engine_total_bytes, gib_text
+from planner.engines.base import gib_text
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage
+from planner.engines.vllm.failures import max_num_seqs_of
 from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.spark_hosts import SPARK_HOSTS
@@ -77,8 +78,7 @@ def first_boot_note(request: PlanRequest, result: PlanResult, profile: VllmProfi
         return None
     if model.linear_attention is not None or not profile.runs_v2(model, request.resolved_weights):
         return None
-    gpu_name = request.gpu.name if request.gpu else None
-    if profile.batch(engine_total_bytes(request), gpu_name, result.max_model_len)[1] <= FIRST_BOOT_MIN_SEQS:
+    if max_num_seqs_of(request, profile) <= FIRST_BOOT_MIN_SEQS:
         return None
     return (
         f"First boot: {FIRST_BOOT_EVIDENCE}. Not planned (no allocation in vLLM's source explains it): a first boot "

@@ -42,10 +42,3 @@ def default_batch(
     else:
         tokens, seqs = SMALL
     return tokens[0] if usage_context == "server" else tokens[1], seqs
-
-
-def vllm_default_batch(
-    gpu_memory_bytes: int, gpu_name: str | None = None, usage_context: str = "server", tiers: str = "v1"
-) -> tuple[int, int]:
-    """``(max_num_batched_tokens, max_num_seqs)`` V1 picks when unset (:mod:`planner.engines.vllm.defaults`)."""
-    return default_batch(gpu_memory_bytes, gpu_name, usage_context, tiers)

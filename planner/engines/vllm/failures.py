@@ -83,9 +83,7 @@ def _profiling_kv_failure(
     (:mod:`planner.engines.vllm.profiling_kv`): a CUDA out-of-memory error before the KV cache is sized."""
     if profile.kv_cache_memory_bytes is not None or profile.enforce_eager or stages[0].capacity is not None:
         return None  # the extensible KV cache measures the graphs after warm-up, without a profiling KV cache
-    if not profiles_graphs(
-        profile.rules, request.model, request.resolved_weights, request.gpu, profile.use_v2_model_runner
-    ):
+    if not profiles_graphs(profile.rules, profile.runs_v2(request.model, request.resolved_weights), request.gpu):
         return None
     _, free = free_at_start(request, result, profile)
     seqs = max_num_seqs_of(request, profile)

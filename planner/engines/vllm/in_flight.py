@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from planner.engines.base import engine_total_bytes
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.runner import uses_model_runner_v2
 from planner.engines.vllm.versions import VllmRules
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -55,7 +54,7 @@ def in_flight_tokens(request: PlanRequest, result: PlanResult, profile: VllmProf
         return batched, batched
     options = request.deployment
     method = options.speculative.method if options is not None and options.speculative is not None else None
-    v2 = uses_model_runner_v2(rules, request.model, request.resolved_weights, profile.use_v2_model_runner)
+    v2 = profile.runs_v2(request.model, request.resolved_weights)
     on = async_scheduling(rules, method)
     return batched, batched * max_concurrent_batches(result.pipeline_parallel, on, v2)
 

@@ -48,7 +48,7 @@ from planner.core.overhead import (
 )
 from planner.core.units import GiB
 from planner.engines.platform import VllmPlatform, platform_of
-from planner.engines.vllm.defaults import vllm_default_batch
+from planner.engines.vllm.defaults import default_batch
 from planner.engines.vllm.extensible import EXTENSIBLE_UTILIZATION, reserved_bytes
 from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
 from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES, held_at_start
@@ -83,7 +83,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     reserve_is_spare: ClassVar[bool] = True  # budget util x total; the rest is left to other processes
     engine_version: EngineVersion = VLLM_DEFAULT_VERSION
     gpu_memory_utilization: Fraction | None = None  # None: the release's default (0.9; 0.92 from 0.20.0)
-    max_num_batched_tokens: BatchTokens | None = None  # None: vLLM's default for the GPU (vllm_default_batch)
+    max_num_batched_tokens: BatchTokens | None = None  # None: vLLM's default for the GPU (default_batch)
     max_num_seqs: Sequences | None = None  # --max-num-seqs; None: vLLM's default for the GPU and release
     usage_context: Literal["server", "llm-class"] = "server"  # `vllm serve` or the offline `LLM` class
     enforce_eager: bool = False  # --enforce-eager: no CUDA graphs, no graph estimate
@@ -209,7 +209,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     ) -> tuple[int, int]:
         """``(tokens per profile step, max_num_seqs)``. V0 without chunked prefill profiles
         ``max(max_model_len, 2048)`` tokens; V0 turns chunked prefill on from 32,768 tokens (then 2048)."""
-        tokens, seqs = vllm_default_batch(gpu_memory_bytes, gpu_name, self.usage_context, self.rules.batch_defaults)
+        tokens, seqs = default_batch(gpu_memory_bytes, gpu_name, self.usage_context, self.rules.batch_defaults)
         if not self.is_v1:
             seqs = 256
             chunked = self.enable_chunked_prefill

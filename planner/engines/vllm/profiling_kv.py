@@ -36,10 +36,8 @@ allocator hands their cached blocks back before it reports an out-of-memory erro
 from __future__ import annotations
 
 from planner.core.gpu import GpuSpec
-from planner.core.model import ModelSpec
 from planner.engines.vllm.blocks import VllmStage
 from planner.engines.vllm.graphs import GraphSet
-from planner.engines.vllm.runner import uses_model_runner_v2
 from planner.engines.vllm.versions import VllmRules
 
 
@@ -57,14 +55,12 @@ def profiling_blocks(rules: VllmRules, max_num_seqs: int, graphs: GraphSet) -> i
     return min(max_num_seqs, largest) if rules.profiling_kv_blocks == "per-sequence" else largest
 
 
-def profiles_graphs(
-    rules: VllmRules, model: ModelSpec, weights: str, gpu: GpuSpec | None, v2_forced: bool | None = None
-) -> bool:
-    """Whether this release's worker runs the graph profiling for ``model`` in ``weights`` on ``gpu`` (module
-    docstring; ``None``: an unnamed CUDA device; ``v2_forced``: ``VLLM_USE_V2_MODEL_RUNNER``)."""
+def profiles_graphs(rules: VllmRules, v2: bool, gpu: GpuSpec | None) -> bool:
+    """Whether this release's worker runs the graph profiling on ``gpu`` (module docstring; ``None``: an unnamed
+    CUDA device), the model starting on Model Runner V2 or not (``v2``: ``VllmProfile.runs_v2``)."""
     if gpu is not None and gpu.vendor != "NVIDIA" and not rules.graph_profile_rocm:
         return False
-    if uses_model_runner_v2(rules, model, weights, v2_forced):
+    if v2:
         return rules.v2_cudagraph_estimate
     return rules.cudagraph_estimate_printed
 
