@@ -199,12 +199,14 @@ UNMATCHED: dict[str, str] = {
         "KV -0.99 GiB (fourth blind set): as the graph arm of the same page (see there), with an fp8 KV cache"
     ),
     "vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082": (
-        "KV +0.14 GiB now (-0.64 before Model Runner V2's sampler was read from the source, 2026-12-04, with the "
-        "graph estimate V2 does not take at 0.29 below), tokens, verdict (unseen set; -1.82 before the Windows "
-        "host, planner.deploy.host): the run's non-torch is 0.58 GiB (20.13 consumed - 19.55 weights, printed), the "
-        "planner's 0.49 on the Windows host; its graph estimate (0.81 GiB) is above what the printed peak (1.08 GiB "
-        "with the estimate) leaves, Model Runner V2's sampler being smaller than the planner's 0.91 GiB. Predicted "
-        "KV then holds 193 Mamba blocks, under the default 256 sequences, so a refusal is predicted"
+        "KV +1.10 GiB since its eight sequences were read from the project's own files (2026-12-05; +0.14 at 256 "
+        "sequences, where the planner predicted the Mamba-block refusal this engine did not print; -1.82 when found, "
+        "before the Windows host): the run's non-torch is 0.58 GiB (20.13 consumed - 19.55 weights, printed) where "
+        "the planner puts 0.26, and its peak 1.08 GiB (transient and Model Runner V2's measured graph estimate) "
+        "where the planner puts 0.34 (0.18 and 0.16): 0.80 GiB more than eight sequences' sampler, state and graphs "
+        "account for, which the planner's 256-sequence terms happened to match. Model Runner V2 at 0.29 estimates "
+        "graphs by capturing them (v1/worker/gpu/cudagraph_utils.py:718-832: PIECEWISE in full, FULL as the first "
+        "capture plus the second's cost for each other graph); the printed estimate, not quoted, would settle its part"
     ),
     "vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09": (
         "KV -1.21 GiB (third blind set, 2026-12-03): on this headless RTX 3090 Ti (a NixOS VM, no display) the "
