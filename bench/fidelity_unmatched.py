@@ -297,9 +297,11 @@ UNMATCHED: dict[str, str] = {
         "cache memory' and block-size lines would settle it"
     ),
     "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": (
-        "tokens +3.3 %, KV +0.42 GiB (ninth blind set, 2026-12-04; -0.75 when found, before the desktop-card rule "
-        "chosen on the L40S start-ups): weights 25.65 planned against 25.8 printed; other services shared the card, "
-        "so its own non-torch and peak lines (not quoted) would settle the rest"
+        "tokens +3.0 %, KV +0.39 GiB (ninth blind set, 2026-12-04; -0.75 when found, before the desktop-card rule "
+        "chosen on the L40S start-ups; +0.43 and tokens +10.6 % until vLLM's prefix-LM floor of 2,496 batched "
+        "tokens, 2026-12-05, at which the printed KV gives the printed tokens): weights 25.65 planned against 25.8 "
+        "printed; other services shared the card, so its own non-torch and peak lines (not quoted) would settle the "
+        "rest"
     ),
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": (
         "verdict (ninth blind set, 2026-12-04; right when found): without the desktop cards' compile amount on the "
@@ -322,9 +324,10 @@ UNMATCHED: dict[str, str] = {
         "'Actual usage ... consumed' line would settle it"
     ),
     "vllm-0.25-gb10-gemma4-26b-a4b-bf16-lora4-util055-32k": (
-        "KV +5.10 GiB (eleventh blind set, 2026-12-04): weights with the four LoRA slots 53.36 planned against the "
-        "53.62 quoted, so 0.55 x 121.69 leaves 11.77 GiB for the rest where the planner puts 6.93 (unified-memory "
-        "non-torch 6.41, activation 0.37, graphs 0.15): the 4.84 GiB gap is the adapters' expert slots again (4.92 "
+        "KV +5.04 GiB (eleventh blind set, 2026-12-04; +5.10 until vLLM's prefix-LM floor of 2,496 batched tokens, "
+        "2026-12-05): weights with the four LoRA slots 53.36 planned against the 53.62 quoted, so 0.55 x 121.69 "
+        "leaves 11.77 GiB for the rest where the planner puts 6.98 (unified-memory non-torch 6.41, activation 0.42, "
+        "graphs 0.15): the 4.79 GiB gap is the adapters' expert slots again (4.92 "
         "GiB). vLLM 0.25.0 builds its warm-up adapter once on pinned host memory at rank 8 and shares it (0.61 GiB "
         "here, lora/model_manager.py create_dummy_lora, lora_model.py clone); the start-up's 'Actual usage' line "
         "would settle where the rest is"

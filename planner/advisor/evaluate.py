@@ -20,8 +20,16 @@ from pydantic import TypeAdapter
 
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
-from planner.advisor.options import Candidate, Option, Rejected, RejectReason
-from planner.advisor.reuse import GpuStages, StagesMemo, gpu_stages, stage_key, stages_memo, stages_reusable
+from planner.advisor.options import Candidate, Option, Rejected, RejectReason, reject
+from planner.advisor.reuse import (
+    GpuStages,
+    StagesMemo,
+    gpu_stages,
+    profiles_key,
+    stage_key,
+    stages_memo,
+    stages_reusable,
+)
 from planner.advisor.screen import Pending, Screened, ScreenKey
 from planner.advisor.suitability import engine_problem, rack_only
 from planner.advisor.support import SupportRow, runner, why_not
@@ -59,18 +67,6 @@ class OnGpu(NamedTuple):
     weights: str
     kv_dtype: str
     gpu_id: str
-
-
-def reject(c: Candidate, reason: RejectReason, detail: str) -> Rejected:
-    return Rejected(
-        gpu_id=c.gpu.id,
-        gpu_count=c.gpu_count,
-        tensor_parallel=c.tensor_parallel,
-        weights=c.weights,
-        kv_dtype=c.kv_dtype,
-        reason=reason,
-        detail=detail,
-    )
 
 
 def profile_engine(engine: str) -> str:
@@ -188,7 +184,7 @@ class Evaluator:
             return found
         overhead, memory = self.profile(engine), key.memory
         memo = self._memo(overhead)
-        memo_key = stage_key(c.gpu, memory, c.tensor_parallel, c.weights, c.kv_dtype)
+        memo_key = stage_key(c, memory, overhead, self.context)
         kept = memo.get(memo_key) if memo is not None else None
         if kept is None:
             kept = gpu_stages(self._planned_request(c, engine), self._basis(c, engine), memory, c.gpu)
@@ -395,6 +391,6 @@ class Evaluator:
             tuple(engine_problem(e, w) for e in names),
             w.unified_memory_share,
             self.hosts,
-            tuple(self.profile(e) for e in names),
+            profiles_key([self.profile(e) for e in names], self.context),
             self.block_size,
         )

@@ -246,3 +246,16 @@ def purchase_text(gpu: GpuSpec, count: int, host: str | None, hosts: int, priced
     if host is not None:
         gpus += f" in {hosts} x {host}"
     return gpus if priced else f"rent-only, no sourced price: {gpus}"
+
+
+def reject(c: Candidate, reason: RejectReason, detail: str) -> Rejected:
+    """The rejection of candidate ``c`` for ``reason``, said in ``detail``."""
+    return Rejected(
+        gpu_id=c.gpu.id,
+        gpu_count=c.gpu_count,
+        tensor_parallel=c.tensor_parallel,
+        weights=c.weights,
+        kv_dtype=c.kv_dtype,
+        reason=reason,
+        detail=detail,
+    )

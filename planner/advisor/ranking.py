@@ -30,7 +30,7 @@ import math
 from collections.abc import Iterator, Sequence
 
 from planner.advisor.costs import HOURS_PER_MONTH, Assumptions
-from planner.advisor.evaluate import Evaluator, reject
+from planner.advisor.evaluate import Evaluator
 from planner.advisor.near import near_misses, spend, spend_text
 from planner.advisor.options import (
     Candidate,
@@ -41,6 +41,7 @@ from planner.advisor.options import (
     Rejected,
     SortKey,
     pareto_front,
+    reject,
 )
 from planner.advisor.risk import pool_probability
 from planner.advisor.screen import Screened, keep, kept

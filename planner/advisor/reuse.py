@@ -11,8 +11,9 @@ stages are kept by the engine itself (:func:`planner.engines.vllm.stage.vllm_sta
 - :func:`planner.planning.plan.stage_memory` reads the request's lengths once, as the ``max_model_len`` of the
   :class:`~planner.core.overhead.StageContext` it gives ``overhead.per_gpu``; :meth:`VllmProfile.per_gpu` reads that
   only through :meth:`VllmProfile.activation_bytes` -> :meth:`VllmProfile.batch`, which reads ``max_model_len``
-  only when not :attr:`VllmProfile.is_v1` (V0's ``max(max_model_len, 2048)`` profile batch and its chunked-prefill
-  switch at 32,768); its non-torch memory, default CUDA graphs (``batch`` without a length) and their estimate
+  only where :meth:`VllmProfile.batch_length` says (V1 from 0.12.0 caps defaulted tokens at ``max_num_seqs x
+  max_model_len``: a few users at a short context), and that length is in the keys (:func:`stage_key`,
+  :func:`profiles_key`); its non-torch memory, default CUDA graphs (``batch`` without a length) and their estimate
   read none. A subclass could read more, so only ``type(profile) is VllmProfile`` qualifies. The advisor's
   requests carry no deployment options (:func:`stage_memory_bytes` and the stage extras are then the identity).
 
@@ -25,8 +26,10 @@ compare with a cold ranking).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
+from planner.advisor.options import Candidate
 from planner.advisor.screen import clear as clear_screens
 from planner.bounds.memo import BoundedMemo
 from planner.core.gpu import GpuSpec
@@ -72,11 +75,22 @@ def stages_memo(model: ModelSpec, overhead: OverheadModel, block_size: int) -> S
     return memo if memo is not None else _SCOPES.put(key, BoundedMemo(SCOPE_ENTRIES))
 
 
-def stage_key(gpu: GpuSpec, memory: int, tensor_parallel: int, weights: str, kv_dtype: str) -> StageKey:
+def stage_key(c: Candidate, memory: int, overhead: OverheadModel, max_model_len: int) -> StageKey:
     """The rest of an advisor request (one replica: GPU count = TP, PP 1, no shared prefix or deployment): the
     GPU's fields the plan reads (:func:`planner.engines.vllm.stage.gpu_fields`), its memory, split and
-    precisions."""
-    return (*gpu_fields(gpu), memory, tensor_parallel, weights, kv_dtype)
+    precisions, and the length where the profile's batch reads it (:func:`batch_length_of`)."""
+    length = batch_length_of(overhead, max_model_len)
+    return (*gpu_fields(c.gpu), memory, c.tensor_parallel, c.weights, c.kv_dtype, length)
+
+
+def batch_length_of(overhead: OverheadModel, max_model_len: int) -> int | None:
+    """The length a vLLM profile's batch reads (:meth:`VllmProfile.batch_length`; None: none, or another engine)."""
+    return overhead.batch_length(max_model_len) if isinstance(overhead, VllmProfile) else None
+
+
+def profiles_key(profiles: Iterable[OverheadModel], max_model_len: int) -> tuple[tuple[OverheadModel, int | None], ...]:
+    """Each overhead model with the length its batch reads (:func:`batch_length_of`): for a key of what reads them."""
+    return tuple((overhead, batch_length_of(overhead, max_model_len)) for overhead in profiles)
 
 
 def clear() -> None:

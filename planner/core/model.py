@@ -98,6 +98,9 @@ class ModelSpec(HashedOnce, frozen=True, extra="forbid"):
     # store them (kv_shared_weights_in_checkpoint: attached, not loaded).
     num_kv_shared_layers: LayerCount = 0
     kv_shared_weights_in_checkpoint: bool = False
+    # Image and video tokens attend to each other both ways (a prefix LM over multimodal items): Gemma 4 26B-A4B and
+    # 31B, ``use_bidirectional_attention: "vision"``; an engine then keeps each item whole in one step
+    mm_prefix_lm: bool = False
     double_wide_mlp_on_shared_kv: bool = False  # Gemma 4 use_double_wide_mlp: 2 x intermediate on shared-KV layers
     # Per-layer embeddings (Gemma 3n/4 PLE): embed_tokens_per_layer (vocab_per_layer x layers*p), a projection
     # hidden -> layers*p with its norm, and per layer a gate hidden -> p, a projection p -> hidden and a norm.

@@ -186,6 +186,7 @@ def _gemma4(r: Reader) -> dict[str, Any]:
         "hidden_size_per_layer_input": r.count("hidden_size_per_layer_input") or 0,
         "vocab_size_per_layer_input": r.count("vocab_size_per_layer_input"),
         "layer_scalar": True,
+        "mm_prefix_lm": r.raw("use_bidirectional_attention") == "vision",
     }
 
 

@@ -19,7 +19,9 @@ BLIND, RESULTS = load_blind_set("vllm-blind-2026-12i.json")
 NOW: dict[str, float] = {
     "vllm-0.24-4xl40s-qwen3-coder-30b-a3b-bf16-tp4-32k": 0.12,
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": 0.41,
-    "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": 0.43,  # 0.42 before the forward's refit
+    # 0.42 before the forward's refit, 0.43 until vLLM's prefix-LM floor of 2,496 batched tokens (2026-12-05; its
+    # printed tokens are those of 2,496: tests/engines/test_vllm_batch_resolution.py)
+    "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": 0.39,
     # Model Runner V2's sampler derived from the source and no V2 graph estimate before 0.29 (2026-12-04): -1.34
     # before (0.97 GiB of fitted sampler term over Gemma's 262,144-token vocabulary, 0.84 of graph estimate)
     "vllm-0.25-l40s-gemma4-e4b-it-bf16-16k-util085": 0.09,

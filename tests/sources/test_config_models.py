@@ -57,6 +57,7 @@ def test_config_json_gives_the_catalog_entry(name: str) -> None:
     assert kv_bytes_per_token(spec, "bf16") == kv_bytes_per_token(entry, "bf16")
     assert spec.layer_kind_counts == entry.layer_kind_counts
     assert spec.native_dtype == entry.native_dtype
+    assert spec.mm_prefix_lm == entry.mm_prefix_lm
 
 
 def test_maverick_text_decoder_from_config() -> None:

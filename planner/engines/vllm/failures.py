@@ -73,7 +73,7 @@ def _config_failure(request: PlanRequest, result: PlanResult, profile: VllmProfi
 def max_num_seqs_of(request: PlanRequest, profile: VllmProfile) -> int:
     """The sequences vLLM runs at once with this request: ``--max-num-seqs``, or its default by GPU and usage
     context."""
-    return profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)[1]
+    return profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None, None, request.model)[1]
 
 
 def _profiling_kv_failure(
@@ -118,8 +118,8 @@ def sampler_headroom(
     request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage
 ) -> tuple[int, int]:
     """(free memory when the post-capture sampler warm-up starts, the sampler's profiled peak) on the last
-    stage's rank. Under a V1 :class:`VllmProfile` itself it reads no length (the profile's batch and terms read
-    none: :func:`planner.engines.vllm.stage.vllm_stage`'s argument): kept across calls, keyed by everything
+    stage's rank. Under a V1 :class:`VllmProfile` itself it reads the length only through the profile's batch
+    (:func:`planner.engines.vllm.stage.vllm_stage`'s argument): kept across calls, keyed by everything
     :func:`_sampler_headroom` reads (:func:`_sampler_key`; bounded: :data:`SAMPLER_ENTRIES`, least recently used
     out)."""
     if type(profile) is not VllmProfile or not profile.is_v1:
@@ -137,10 +137,12 @@ def sampler_headroom(
 def _sampler_key(request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage) -> tuple[object, ...]:
     """What :func:`_sampler_headroom` reads: the profile, the model (by identity: the memo's entry holds it, so its
     id is not reused while the entry lives), the request's GPU, weights and deployment, the split, the last stage's
-    layers, weights and other processes' memory, its rank's total, and the rank's vLLM figures."""
+    layers, weights and other processes' memory, its rank's total, the rank's vLLM figures, and the length where the
+    batch reads it (:meth:`VllmProfile.batch_length`)."""
     stage = result.stages[-1]
     return (
         profile,
+        profile.batch_length(result.max_model_len),
         id(request.model),
         *gpu_fields(request.gpu),
         request.resolved_weights,
@@ -168,7 +170,7 @@ def _sampler_headroom(
     index = len(result.stages) - 1
     total = stage_total_bytes(request, result, index)
     ctx = result_context(request, result, index, total)
-    tokens, seqs = profile.batch(total, ctx.gpu_name, result.max_model_len)
+    tokens, seqs = profile.batch(total, ctx.gpu_name, result.max_model_len, request.model)
     terms = profile.terms(request.model, ctx, tokens, seqs)
     world = result.tensor_parallel * result.pipeline_parallel
     layers = result.stages[index].layers
@@ -307,19 +309,18 @@ def _before_kv(
 def _after_kv(
     request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage]
 ) -> Failure | None:
-    """The checks after the KV cache's, which read no length under V1 (its batch reads none): the Mamba blocks,
-    the sampler's warm-up."""
+    """The checks after the KV cache's: the Mamba blocks, the sampler's warm-up."""
     refusal = mamba_refusal(request, profile, stages)
     if refusal is not None:
         return refusal
     if profile.is_v1 and not profile.enforce_eager and stages[-1].capacity is None:  # extensible: warmed before
         free, need = sampler_headroom(request, result, profile, stages[-1])
         if free < need:
-            max_len = result.max_model_len
-            _, seqs = profile.batch(engine_total_bytes(request), None, max_len)
+            gpu_name = request.gpu.name if request.gpu else None
+            tokens, seqs = profile.batch(engine_total_bytes(request), gpu_name, result.max_model_len, request.model)
             return "sampler-oom", (
                 "RuntimeError: CUDA out of memory occurred when warming up sampler with "
-                f"{min(seqs, profile.batch(engine_total_bytes(request), None, max_len)[0])} dummy requests. "
+                f"{min(seqs, tokens)} dummy requests. "
                 "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
             )
     return None

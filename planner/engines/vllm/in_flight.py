@@ -48,7 +48,7 @@ def in_flight_tokens(request: PlanRequest, result: PlanResult, profile: VllmProf
     beyond its window) under ``profile``'s release: the step's tokens by GPU and usage context
     (:meth:`VllmProfile.batch`), and one batch of them, or every batch in flight (rule ``sliding_in_flight``)."""
     gpu_name = request.gpu.name if request.gpu is not None else None
-    batched, _ = profile.batch(engine_total_bytes(request), gpu_name, result.max_model_len)
+    batched, _ = profile.batch(engine_total_bytes(request), gpu_name, result.max_model_len, request.model)
     rules = profile.rules
     if not rules.sliding_in_flight:
         return batched, batched

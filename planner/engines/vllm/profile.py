@@ -48,10 +48,10 @@ from planner.core.overhead import (
 )
 from planner.core.units import GiB
 from planner.engines.platform import VllmPlatform, platform_of
-from planner.engines.vllm.defaults import default_batch
+from planner.engines.vllm.defaults import BatchFlags, batch_length, engine_batch
 from planner.engines.vllm.extensible import EXTENSIBLE_UTILIZATION, reserved_bytes
 from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
-from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES, held_at_start
+from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.kept import per_gpu_kept as _per_gpu_kept
 from planner.engines.vllm.kept import terms_kept as _terms_kept
 from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
@@ -181,11 +181,6 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         return self.rules.v2_cudagraph_estimate or not self.runs_v2(model, weights)
 
     @property
-    def host_bytes(self) -> int:
-        """What the host holds of a unified-memory device's pool at start (:data:`UMA_HOST_DEFAULT_BYTES`)."""
-        return UMA_HOST_DEFAULT_BYTES if self.unified_memory_host_bytes is None else self.unified_memory_host_bytes
-
-    @property
     def reads_ahead(self) -> bool:
         """Whether the weights' loader reads the checkpoint ahead (:func:`planner.engines.vllm.unified.reads_ahead`)."""
         return reads_ahead(self.load_format, self.safetensors_load_strategy)
@@ -205,18 +200,26 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         return "v2" if self.runs_v2(model, weights) else self.sampler_kind
 
     def batch(
-        self, gpu_memory_bytes: int, gpu_name: str | None = None, max_model_len: int | None = None
+        self,
+        gpu_memory_bytes: int,
+        gpu_name: str | None = None,
+        max_model_len: int | None = None,
+        model: ModelSpec | None = None,
     ) -> tuple[int, int]:
-        """``(tokens per profile step, max_num_seqs)``. V0 without chunked prefill profiles
-        ``max(max_model_len, 2048)`` tokens; V0 turns chunked prefill on from 32,768 tokens (then 2048)."""
-        tokens, seqs = default_batch(gpu_memory_bytes, gpu_name, self.usage_context, self.rules.batch_defaults)
-        if not self.is_v1:
-            seqs = 256
-            chunked = self.enable_chunked_prefill
-            if chunked is None:
-                chunked = (max_model_len or 0) >= 32768
-            tokens = 2048 if chunked else max(max_model_len or 2048, 2048)
-        return (self.max_num_batched_tokens or tokens), (self.max_num_seqs or seqs)
+        """``(tokens per profile step, max_num_seqs)`` (:func:`planner.engines.vllm.defaults.engine_batch`)."""
+        return engine_batch(self.batch_flags, gpu_memory_bytes, gpu_name, max_model_len, model)
+
+    def batch_length(self, max_model_len: int | None) -> int | None:
+        """``max_model_len`` where :meth:`batch` may read it (:func:`planner.engines.vllm.defaults.batch_length`)."""
+        return batch_length(self.batch_flags, max_model_len)
+
+    @property
+    def batch_flags(self) -> BatchFlags:
+        """What settles this profile's batch: its release's rules and the batch flags given."""
+        rules, text_only = self.rules, self.language_model_only or self.limit_mm_per_prompt == 0
+        floored = rules.mm_prefix_batch_floor and not text_only
+        given = (self.max_num_batched_tokens, self.max_num_seqs, self.enable_chunked_prefill)
+        return BatchFlags(rules.v1, rules.batch_defaults, rules.batch_len_cap, floored, self.usage_context, *given)
 
     def non_torch_bytes(
         self,
@@ -301,7 +304,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
             return 0
         if not self.runs_v2(ctx.model, ctx.weights_format):
             return 0
-        _, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name)
+        _, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len, ctx.model)
         return penalty_state_bytes(ctx.model, seqs)
 
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
@@ -309,7 +312,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         return vllm_loaded_weights_bytes(ctx, is_multimodal(ctx.model), self.loads_encoder(ctx.model))
 
     def activation_bytes(self, ctx: StageContext) -> int:
-        tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len)
+        tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len, ctx.model)
         return self.terms(ctx.model, ctx, tokens, seqs).peak
 
     def loads_encoder(self, model: ModelSpec) -> bool:

@@ -25,7 +25,7 @@ from planner.engines.vllm.blocks import (
 )
 from planner.engines.vllm.caveats import machine_notes
 from planner.engines.vllm.extensible import margin_bytes
-from planner.engines.vllm.failures import sampler_headroom, vllm_failure
+from planner.engines.vllm.failures import max_num_seqs_of, sampler_headroom, vllm_failure
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import vllm_stage, vllm_stage_kept
@@ -192,7 +192,7 @@ def _notes(
         )
     if profile.is_v1:
         ctx = result_context(request, result, 0, engine_total_bytes(request))
-        tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len)
+        tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len, request.model)
         t = profile.terms(request.model, ctx, tokens, seqs)
         sampler = profile.sampler_for(request.model, request.resolved_weights)
         notes.append(
@@ -248,7 +248,7 @@ def vllm_report(
     else:
         lines = _v0_lines(first, cap, max_len, total, profile.utilization)
     failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated, checks)
-    _, seqs = profile.batch(total, request.gpu.name if request.gpu else None, max_len)  # as the launch command
+    seqs = max_num_seqs_of(request, profile)  # as the launch command
     if failure is not None and failure[0] in BEFORE_KV_CACHE:
         lines = []  # it stops before sizing the cache: only the error is printed
     if failure is not None and failure[1] not in lines:
@@ -305,9 +305,7 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
     """``vllm serve`` with the plan's weights (:mod:`planner.engines.checkpoints`), parallelism, memory fraction,
     context, batch and KV dtype."""
     tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
-    _, seqs = profile.batch(
-        engine_total_bytes(request), request.gpu.name if request.gpu else None, result.max_model_len
-    )
+    seqs = max_num_seqs_of(request, profile)
     loading = weight_loading(VLLM_SUPPORT, request.model, result.weights)
     command = f"{environment(profile)}vllm serve {loading.model_argument}{loading.flags} --tensor-parallel-size {tp}"
     if result.weights in GGUF:  # vLLM's GGUF loader takes the tokenizer from the original repository

@@ -158,12 +158,13 @@ def _length_free_key(
 ) -> StageKey:
     """Everything :func:`_vllm_stage` reads but the profile and model (the scope: :func:`_scope`) and
     ``max_model_len``. The length reaches it twice: as the :class:`StageContext`'s ``max_model_len``, which
-    :meth:`VllmProfile.activation_bytes` reads only through :meth:`VllmProfile.batch`, and that only when not
-    :attr:`VllmProfile.is_v1`; and as the state pages of a hybrid model's running request
-    (:func:`state_pages_per_request`), computed again on every call. The request is read through its GPU (name and
-    platform: :func:`gpu_fields`), KV dtype, weights, block size and deployment; the result through its split, its
-    stage count and the stage's layers, weights (with LoRA slots and the drafter) and other processes' memory (which
-    the start-up checks read: :class:`StartChecks`)."""
+    :meth:`VllmProfile.activation_bytes` reads only through :meth:`VllmProfile.batch`, and that only where
+    :meth:`VllmProfile.batch_length` says (V0; V1 releases whose defaulted tokens are capped at ``max_num_seqs x
+    max_model_len`` below the default), which :func:`vllm_stage_kept` adds to the key; and as the state pages of a
+    hybrid model's running request (:func:`state_pages_per_request`), computed again on every call. The request is
+    read through its GPU (name and platform: :func:`gpu_fields`), KV dtype, weights, block size and deployment; the
+    result through its split, its stage count and the stage's layers, weights (with LoRA slots and the drafter) and
+    other processes' memory (which the start-up checks read: :class:`StartChecks`)."""
     stage = result.stages[stage_index]
     return (
         *gpu_fields(request.gpu),
@@ -249,7 +250,10 @@ def vllm_stage_kept(
         memo = _scope(profile, request.model)
     except TypeError:  # a profile a calibration fit builds holds its trial constants in a dict: planned afresh
         return _vllm_stage(request, result, profile, stage_index, total, overrides), None
-    key = _length_free_key(request, result, stage_index, total, overrides)
+    key = (
+        *_length_free_key(request, result, stage_index, total, overrides),
+        profile.batch_length(result.max_model_len),
+    )
     found = memo.get(key)
     if found is None:
         return memo.put(key, (_vllm_stage(request, result, profile, stage_index, total, overrides), StartChecks()))
