@@ -9,6 +9,7 @@ value, the CLI refuses it with the engine's reason.
 
 from __future__ import annotations
 
+import html
 import json
 import random
 from typing import Any, NamedTuple
@@ -171,7 +172,8 @@ def _sel(at: Any) -> Selection:
 
 
 def _html(line: str) -> str:
-    return line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """A line as the page's preformatted block escapes it (:func:`ui.tables.preformatted`: quotes too)."""
+    return html.escape(line)
 
 
 def _check_nearest(at: Any, a: Assessment, sel: Selection, asked: PlanRequest) -> None:

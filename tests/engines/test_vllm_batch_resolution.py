@@ -138,3 +138,35 @@ def test_the_profile_run_takes_the_capped_tokens() -> None:
     assert any("(4096 tokens, 1 sampler rows" in note for note in capped.notes)
     assert any("(8192 tokens, 1 sampler rows" in note for note in uncapped.notes)
     assert capped.activation_bytes < uncapped.activation_bytes
+
+
+def _lines(gpu: str, model: str, **settings: object) -> list[str]:
+    card = get_gpu(gpu)
+    request = PlanRequest(
+        model=get_model(model).spec,
+        gpu=card,
+        gpu_memory_bytes=card.engine_visible_bytes or card.memory_bytes,
+        context_tokens=8192,
+        max_model_len=8192,
+        weights="fp8",  # 26B-A4B: 48 GiB in BF16, over an L40S
+        overhead=VllmProfile(engine_version="0.31.0", **settings),  # type: ignore[arg-type]
+    )
+    return list(engine_report(request, plan(request)).lines)
+
+
+def test_the_report_prints_the_raise_as_vllm_logs_it() -> None:
+    """What vLLM logs as it reads its arguments ("Raising max_num_batched_tokens from 2048 to 2496 to accommodate
+    'video' input for prefix-LM model ..."), first among the lines it prints; nowhere the floor is not raised."""
+    lines = _lines("l40s", "google/gemma-4-26B-A4B-it")
+    assert lines[0] == (
+        "Raising max_num_batched_tokens from 2048 to 2496 to accommodate 'video' input for prefix-LM model "
+        "google/gemma-4-26B-A4B-it."
+    )
+    assert lines[1].startswith("Available KV cache memory")
+    for gpu, model, settings in (
+        ("l40s", "google/gemma-4-26B-A4B-it", {"language_model_only": True}),
+        ("l40s", "google/gemma-4-26B-A4B-it", {"max_num_batched_tokens": 2048}),
+        ("h100-sxm-80gb", "google/gemma-4-26B-A4B-it", {}),
+        ("l4", "google/gemma-4-E4B-it", {}),
+    ):
+        assert not any(line.startswith("Raising") for line in _lines(gpu, model, **settings)), (gpu, model, settings)

@@ -152,8 +152,29 @@ def engine_batch(
     if not flags.v1:
         return v0_batch(flags.tokens, flags.seqs, flags.chunked, max_model_len)
     default = default_batch(gpu_memory_bytes, gpu_name, flags.usage_context, flags.tiers)
-    floor = mm_prefix_item_tokens(model) if flags.floored and model is not None and is_multimodal(model) else 0
-    return settled_batch(default, flags.tokens, flags.seqs, max_model_len, floor, flags.capped)
+    return settled_batch(default, flags.tokens, flags.seqs, max_model_len, _floor(flags, model), flags.capped)
+
+
+def _floor(flags: BatchFlags, model: ModelSpec | None) -> int:
+    """The prefix-LM floor of ``model``'s defaulted tokens under ``flags`` (0: none)."""
+    return mm_prefix_item_tokens(model) if flags.floored and model is not None and is_multimodal(model) else 0
+
+
+def batch_raise_line(flags: BatchFlags, gpu_memory_bytes: int, gpu_name: str | None, model: ModelSpec) -> str | None:
+    """The line vLLM logs where it raises its defaulted tokens to a prefix-LM model's largest item (0.22.0
+    ``engine/arg_utils.py`` :2531-2539); None where it does not."""
+    if not flags.v1 or flags.tokens is not None:
+        return None
+    default, floor = (
+        default_batch(gpu_memory_bytes, gpu_name, flags.usage_context, flags.tiers)[0],
+        _floor(flags, model),
+    )
+    if floor <= default:
+        return None
+    return (
+        f"Raising max_num_batched_tokens from {default} to {floor} to accommodate 'video' input for prefix-LM model "
+        f"{model.id}."
+    )
 
 
 def batch_length(flags: BatchFlags, max_model_len: int | None) -> int | None:

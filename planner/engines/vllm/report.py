@@ -24,12 +24,13 @@ from planner.engines.vllm.blocks import (
     pages_per_request,
 )
 from planner.engines.vllm.caveats import machine_notes
+from planner.engines.vllm.defaults import batch_raise_line
 from planner.engines.vllm.extensible import margin_bytes
 from planner.engines.vllm.failures import max_num_seqs_of, sampler_headroom, vllm_failure
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import vllm_stage, vllm_stage_kept
-from planner.engines.vllm.start_memory import free_at_start
+from planner.engines.vllm.start_memory import Failure, free_at_start
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
 from planner.engines.vllm.versions import first_release_with, release_note
@@ -220,6 +221,19 @@ def extensible_note(first: VllmStage, runtime: str) -> str:
     )
 
 
+def _printed(
+    request: PlanRequest, profile: VllmProfile, total: int, lines: list[str], failure: Failure | None
+) -> list[str]:
+    """The lines vLLM prints, in order: the batch raised for a prefix-LM model (logged as the arguments are read),
+    the KV-cache lines (none when it stops before sizing the cache) and the error it stops with."""
+    if failure is not None and failure[0] in BEFORE_KV_CACHE:
+        lines = []
+    if failure is not None and failure[1] not in lines:
+        lines = [*lines, failure[1]]
+    raised = batch_raise_line(profile.batch_flags, total, request.gpu.name if request.gpu else None, request.model)
+    return [raised, *lines] if raised else lines
+
+
 def vllm_report(
     request: PlanRequest,
     result: PlanResult,
@@ -249,10 +263,7 @@ def vllm_report(
         lines = _v0_lines(first, cap, max_len, total, profile.utilization)
     failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated, checks)
     seqs = max_num_seqs_of(request, profile)  # as the launch command
-    if failure is not None and failure[0] in BEFORE_KV_CACHE:
-        lines = []  # it stops before sizing the cache: only the error is printed
-    if failure is not None and failure[1] not in lines:
-        lines.append(failure[1])
+    lines = _printed(request, profile, total, lines, failure)
     return EngineReport(
         engine="vllm",
         engine_version=profile.engine_version,
