@@ -16,6 +16,9 @@ use them:
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
 from bench.fidelity_cases import build_request, load_cases, setup_of
 from model_catalog import get_gpu, get_model
@@ -170,3 +173,56 @@ def test_the_report_prints_the_raise_as_vllm_logs_it() -> None:
         ("l4", "google/gemma-4-E4B-it", {}),
     ):
         assert not any(line.startswith("Raising") for line in _lines(gpu, model, **settings)), (gpu, model, settings)
+
+
+SIZES = st.integers(min_value=1, max_value=1 << 20)
+
+
+@examples(max_examples=300, deadline=None)
+@given(
+    default_tokens=st.sampled_from([2048, 8192, 16384]),
+    default_seqs=st.sampled_from([256, 1024]),
+    tokens=st.none() | SIZES,
+    seqs=st.none() | st.integers(min_value=1, max_value=4096),
+    max_model_len=st.none() | SIZES,
+    floor=st.sampled_from([0, 2496]),
+    capped=st.booleans(),
+)
+def test_settled_batch_invariants(
+    default_tokens: int,
+    default_seqs: int,
+    tokens: int | None,
+    seqs: int | None,
+    max_model_len: int | None,
+    floor: int,
+    capped: bool,
+) -> None:
+    """What is given is kept; defaulted tokens stay within the default (or the floor) and the length cap; defaulted
+    sequences never exceed the tokens; a longer context never settles fewer tokens."""
+    got_tokens, got_seqs = settled_batch((default_tokens, default_seqs), tokens, seqs, max_model_len, floor, capped)
+    assert got_tokens >= 1 and got_seqs >= 1
+    if tokens is not None:
+        assert got_tokens == tokens
+    else:
+        assert got_tokens <= max(default_tokens, floor)
+        if capped and max_model_len:
+            assert got_tokens <= (seqs or default_seqs) * max_model_len
+            longer = settled_batch((default_tokens, default_seqs), None, seqs, max_model_len + 1, floor, capped)
+            assert longer[0] >= got_tokens
+    assert got_seqs == seqs if seqs is not None else got_seqs == min(default_seqs, got_tokens)
+
+
+@examples(max_examples=200, deadline=None)
+@given(
+    seqs=st.none() | st.integers(min_value=1, max_value=64),
+    max_model_len=st.integers(min_value=1, max_value=32768) | st.integers(min_value=1, max_value=1 << 20),
+    gpu=st.sampled_from(["l4", "l40s", "h100-sxm-80gb", "b200-sxm", "dgx-spark-gb10"]),
+)
+def test_a_length_the_batch_reads_not_is_one_it_does_not(seqs: int | None, max_model_len: int, gpu: str) -> None:
+    """Where :meth:`VllmProfile.batch_length` says the batch reads no length, it is the batch of any length that
+    reads none (what keeps a stage across context changes relies on it)."""
+    profile = VllmProfile(engine_version="0.31.0", max_num_seqs=seqs)
+    card = get_gpu(gpu)
+    total = card.engine_visible_bytes or card.memory_bytes
+    if profile.batch_length(max_model_len) is None:
+        assert profile.batch(total, card.name, max_model_len, GEMMA) == profile.batch(total, card.name, 1 << 22, GEMMA)
