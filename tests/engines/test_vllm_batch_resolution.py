@@ -24,7 +24,7 @@ from bench.fidelity_cases import build_request, load_cases, setup_of
 from model_catalog import get_gpu, get_model
 from planner.core.units import GiB
 from planner.engines.base import engine_total_bytes
-from planner.engines.registry import engine_report
+from planner.engines.registry import engine_report, get_engine
 from planner.engines.vllm.defaults import GEMMA4_ITEM_TOKENS, mm_prefix_item_tokens, settled_batch
 from planner.engines.vllm.profile import VllmProfile
 from planner.planning.plan import PlanRequest, plan
@@ -226,3 +226,28 @@ def test_a_length_the_batch_reads_not_is_one_it_does_not(seqs: int | None, max_m
     total = card.engine_visible_bytes or card.memory_bytes
     if profile.batch_length(max_model_len) is None:
         assert profile.batch(total, card.name, max_model_len, GEMMA) == profile.batch(total, card.name, 1 << 22, GEMMA)
+
+
+def test_a_batch_below_the_sequences_is_refused_by_name() -> None:
+    """Both given, tokens under sequences: vLLM's scheduler config stops (every release read, 0.8.5-0.31.0), and the
+    planner refuses the set-up with vLLM's words and both cures; one of them defaulted settles instead."""
+
+    def request(**settings: object) -> PlanRequest:
+        return PlanRequest(
+            model=LLAMA,
+            gpu=H100,
+            gpu_memory_bytes=H100.engine_visible_bytes or H100.memory_bytes,
+            context_tokens=8192,
+            overhead=VllmProfile(engine_version="0.31.0", **settings),  # type: ignore[arg-type]
+        )
+
+    refused = get_engine("vllm").refusal(request(max_num_batched_tokens=512, max_num_seqs=1024))
+    assert refused is not None
+    assert "max_num_batched_tokens (512) must be greater than or equal to max_num_seqs (1024)" in refused
+    assert "raise --max-num-batched-tokens to 1024 or lower --max-num-seqs to 512" in refused
+    for settings in (
+        {"max_num_batched_tokens": 512},
+        {"max_num_seqs": 1024},
+        {"max_num_batched_tokens": 1024, "max_num_seqs": 1024},
+    ):
+        assert get_engine("vllm").refusal(request(**settings)) is None, settings

@@ -21,7 +21,7 @@ from planner.engines.settings import BY_NAME
 from planner.engines.support import EngineSupport
 from planner.engines.vllm.calibrated import Calibrated, calibrated_from_log
 from planner.engines.vllm.defaults import default_batch
-from planner.engines.vllm.flags import missing_flag, release_refusal
+from planner.engines.vllm.flags import batch_refusal, missing_flag, release_refusal
 from planner.engines.vllm.logparse import parse_vllm
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
@@ -90,8 +90,8 @@ class VllmEngine(Engine):
         return made
 
     def refusal(self, request: PlanRequest) -> str | None:
-        """:meth:`Engine.refusal`, and the deployment options the planned release does not run
-        (:func:`release_refusal`)."""
+        """:meth:`Engine.refusal`, a batch its scheduler refuses (:func:`batch_refusal`), and the deployment options
+        the planned release does not run (:func:`release_refusal`)."""
         found = super().refusal(request)
         overhead = request.overhead
         if found is not None or not isinstance(overhead, VllmProfile | Calibrated):
@@ -102,7 +102,7 @@ class VllmEngine(Engine):
                 "vLLM reads GGUF weights with its GGUF loader: --load-format and --safetensors-load-strategy choose "
                 "how safetensors checkpoints are read"
             )
-        return release_refusal(vllm, request)
+        return batch_refusal(vllm) or release_refusal(vllm, request)
 
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
         """``--speculative-config`` (0.34.0 ``config/speculative.py`` :90-97): a draft model is method

@@ -72,6 +72,26 @@ SPECULATIVE_RULES = {
 }
 
 
+def batch_refusal(profile: VllmProfile) -> str | None:
+    """``--max-num-batched-tokens`` below ``--max-num-seqs``, both given: every release's scheduler config stops there
+    (0.8.5 ``config.py`` :2033, 0.19.0 ``config/scheduler.py`` :273-278, 0.31.0 :329-334); a defaulted one of them
+    settles below the other instead (:func:`planner.engines.vllm.defaults.settled_batch`).
+
+    >>> from planner.engines.vllm.profile import VllmProfile
+    >>> batch_refusal(VllmProfile(max_num_batched_tokens=512, max_num_seqs=1024)).split("; ")[1]
+    'raise --max-num-batched-tokens to 1024 or lower --max-num-seqs to 512'
+    >>> batch_refusal(VllmProfile(max_num_batched_tokens=512)) is None  # 512 sequences by default then
+    True
+    """
+    tokens, seqs = profile.max_num_batched_tokens, profile.max_num_seqs
+    if tokens is None or seqs is None or tokens >= seqs:
+        return None
+    return (
+        f"vLLM stops at its arguments: max_num_batched_tokens ({tokens}) must be greater than or equal to max_num_seqs "
+        f"({seqs}); raise --max-num-batched-tokens to {seqs} or lower --max-num-seqs to {tokens}"
+    )
+
+
 def release_refusal(profile: VllmProfile, request: PlanRequest) -> str | None:
     """Why the planned release does not run the request's deployment options: a speculative method it does not
     define (``SPECULATIVE_RULES``), a KV offload tier before ``--kv-offloading-size`` (0.11.1), or LoRA slots it
