@@ -69,7 +69,7 @@ from planner.engines.vllm.terms import (
     rejection_bytes,
     sampler_term,
 )
-from planner.engines.vllm.towers import is_multimodal
+from planner.engines.vllm.towers import is_multimodal, serves_multimodal
 from planner.engines.vllm.unified import reads_ahead, unified_non_torch_bytes
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 
@@ -216,8 +216,8 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     @property
     def batch_flags(self) -> BatchFlags:
         """What settles this profile's batch: its release's rules and the batch flags given."""
-        rules, text_only = self.rules, self.language_model_only or self.limit_mm_per_prompt == 0
-        floored = rules.mm_prefix_batch_floor and not text_only
+        rules = self.rules
+        floored = rules.mm_prefix_batch_floor and serves_multimodal(self.language_model_only, self.limit_mm_per_prompt)
         given = (self.max_num_batched_tokens, self.max_num_seqs, self.enable_chunked_prefill)
         return BatchFlags(rules.v1, rules.batch_defaults, rules.batch_len_cap, floored, self.usage_context, *given)
 
@@ -316,10 +316,9 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         return self.terms(ctx.model, ctx, tokens, seqs).peak
 
     def loads_encoder(self, model: ModelSpec) -> bool:
-        """Whether the vision tower is loaded and its encoder profiled: not with ``--language-model-only`` or a
-        limit of 0 items per prompt (``config/multimodal.py``, 0.21.0 :77-79 and :315-316)."""
-        text_only = self.language_model_only or self.limit_mm_per_prompt == 0
-        return is_multimodal(model) and not text_only
+        """Whether the vision tower is loaded and its encoder profiled: where the server takes multimodal input
+        (:func:`serves_multimodal`)."""
+        return is_multimodal(model) and serves_multimodal(self.language_model_only, self.limit_mm_per_prompt)
 
     def graphs(
         self, seqs: int, batched: int, spec_tokens: int = 0, sm100: bool = False, flashinfer: bool = False

@@ -67,3 +67,9 @@ def tower_bytes_per_rank(model: ModelSpec, weights: str, tensor_parallel: int) -
 def is_multimodal(model: ModelSpec) -> bool:
     """An attached module loaded for serving (a vision tower) makes vLLM profile its encoder first."""
     return any(module.loaded_for_serving for module in model.attached_modules)
+
+
+def serves_multimodal(language_model_only: bool, limit_mm_per_prompt: int | None) -> bool:
+    """Whether the server takes multimodal input: not with ``--language-model-only`` or a limit of 0 items per
+    prompt (``config/multimodal.py``, 0.21.0 :77-79 and :315-316)."""
+    return not language_model_only and limit_mm_per_prompt != 0
