@@ -178,14 +178,6 @@ UNMATCHED: dict[str, str] = {
         "51 GiB (the 0.27.1 Qwen3.8-27B BF16 start-ups, same default loader): on GB10 the non-torch figure is not "
         "proportional to the weights (docs/fidelity.md, 'Unified memory')"
     ),
-    "vllm-0.26-a100-40gb-qwen38-27b-awq-int4-util093": (
-        "KV +1.19 GiB (unseen set): the post prints no 'Model loading took' line, so what of cyankiwi's AWQ INT4 "
-        "checkpoint stays 16-bit (the lead: the planner's 17.50 GiB of weights) is not known; given the printed "
-        "15.45 GiB the planner's blocks give the printed 246,735 tokens exactly. Its +1.19 is the graphics dies' "
-        "fitted amount on a datacenter die: refitted as an amount of every discrete die from 0.20, it goes to "
-        "+0.06, but the seen >= 0.22 start-ups' release-out / family-out means worsen 0.45 / 0.48 -> 0.47 / 0.50 "
-        "GiB (the A100 0.31 Llama and H100 0.22 start-ups hold no such amount), so that form is not taken"
-    ),
     "vllm-0.28-rtx5090-qwen3-30b-a3b-gptq-graph-p37": (
         "KV -1.20 GiB (fourth blind set, 2026-12-03): the compiled twin of an eager start-up on the same RTX "
         "5090 (Qwen3-30B-A3B GPTQ-Int4 as the harness's later receipt names it, vLLM 0.28.0, offline LLM class). "
@@ -358,13 +350,6 @@ UNMATCHED: dict[str, str] = {
         "KV +0.94 GiB (twelfth blind set, 2026-12-04; its refusal right): weights 19.57 planned against 20.17 "
         "printed, and the rest (2.07 GiB of activation and non-torch memory against the planner's 1.73) on a rented "
         "Vast.ai card that held the desktop cards' share; an 'Actual usage' line would split it"
-    ),
-    "vllm-0.27-rtx3090-vast-qwen38-27b-awq-mtp-40k-drafter-oom": (
-        "verdict (twelfth blind set, 2026-12-04): planned to start where vLLM ran out of memory loading the MTP "
-        "drafter, whose own embed_tokens and lm_head (2.37 GiB each in BF16, vllm qwen3_5_mtp.py) are built before "
-        "the target's are shared; PyTorch held 22.46 GiB when the head was asked for, where the planner's weights "
-        "with the drafter are 17.71: the checkpoint's loaded size (its 'Model loading took' line is not reached) "
-        "and the transient would settle it"
     ),
     "vllm-0.28-rtx5090-qwen3-14b-awq-util070-16k": "KV +1.48 GiB, tokens: " + AWQ_FIRST_BOOTS,
     "vllm-0.28-rtx5090-qwen3-14b-awq-util070-32k": "KV +1.48 GiB, tokens: " + AWQ_FIRST_BOOTS,

@@ -21,6 +21,10 @@ CAVEATS: dict[str, str] = {
         "4-bit GPTQ weights: a small, model-dependent quality loss; check your own evaluations (Frantar et al. "
         "2022, GPTQ, arXiv:2210.17323)"
     ),
+    "int4-g32": (
+        "4-bit weights at group size 32 (AWQ or GPTQ rounding): a small, model-dependent quality loss; check your own "
+        "evaluations (Lin et al. 2023, AWQ, arXiv:2306.00978)"
+    ),
     "int4": "idealised 4-bit weights (no calibration method): expect a quality loss; not a servable checkpoint",
     "nvfp4": (
         "NVFP4 weights: NVIDIA reports accuracy close to FP8, and advises evaluating your use case before deploying "

@@ -36,6 +36,7 @@ WeightPrecision = Literal[
     "int4",
     "int4-gptq",
     "int4-awq",
+    "int4-g32",
     "mxfp4",
     "nvfp4",
     "nvfp4-fp8attn",
@@ -64,6 +65,8 @@ class WeightFormat(BaseModel, frozen=True, extra="forbid"):
     # Mixed checkpoints: attention projections / lm_head in another format than the rest (None: as the scope says).
     attention_bits: Annotated[float, Field(gt=0, le=32)] | None = None
     lm_head_bits: Annotated[float, Field(gt=0, le=32)] | None = None
+    # The MTP module's bits when the checkpoint keeps it out of the quantization (None: the format's own bits).
+    mtp_bits: Annotated[float, Field(gt=0, le=32)] | None = None
     quality_note: str
     source: str
 
@@ -167,6 +170,21 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             source=(
                 "AWQ (Lin et al. 2023), group size 128: 4-bit qweight + fp16 scales + 4-bit qzeros per "
                 "128 weights = 4.156 bits (AutoAWQ WQLinear_GEMM buffers)."
+            ),
+        ),
+        WeightFormat(
+            name="int4-g32",
+            label="INT4 W4A16 g32 (compressed-tensors)",
+            bits_per_weight=_group_bits(4, 32, 16, 4),
+            scope="linear",
+            mtp_bits=16,  # llm-compressor's Qwen3.5 recipes ignore "re:.*mtp.*": the shard sizes below need it
+            quality_note="AWQ or GPTQ rounding at group size 32: finer scales than g128, 0.47 bit more per weight.",
+            source=(
+                "compressed-tensors pack-quantized W4A16, asymmetric, group 32 (llm-compressor's AWQ-INT4 exports, "
+                "e.g. cyankiwi/Qwen3.8-27B-AWQ-INT4): int4 values packed in int32, one 16-bit weight_scale and one "
+                "4-bit weight_zero_point (packed: compressed-tensors 0.20.1 compressors/pack_quantized/base.py "
+                "104-106) per 32 = 4.625 bits; that checkpoint's 5 shards hold 21.02 GB where this format with BF16 "
+                "embedding, lm_head, vision tower and MTP module counts 20.94 (20.34 with the MTP module quantized)."
             ),
         ),
         WeightFormat(

@@ -72,14 +72,38 @@ def head_parameters(model: ModelSpec, options: SpeculativeOptions) -> int:
 
 
 def mtp_bytes(model: ModelSpec, precision: str) -> int:
-    """The checkpoint's MTP modules as vLLM loads them: at the target's linear-layer precision, the embedding
-    copy shared with the target (DeepSeek-V3 stores one per module; Qwen3.5 / GLM-4.6 store none)."""
+    """The checkpoint's MTP modules as vLLM loads them: at the target's linear-layer precision (or the format's
+    ``mtp_bits`` where its checkpoints keep the module out of the quantization), the embedding copy shared with the
+    target (DeepSeek-V3 stores one per module; Qwen3.5 / GLM-4.6 store none)."""
     if not model.num_nextn_predict_layers:
         raise PlannerError(f"speculative: {model.display_name} carries no MTP layers (num_nextn_predict_layers = 0)")
     params = mtp_params(model)
     if not model.mtp_shares_embeddings:
         params -= model.num_nextn_predict_layers * (model.vocab_size or 0) * (model.hidden_size or 0)
-    return math.ceil(params * weight_format(precision).bits_per_weight / 8)
+    fmt = weight_format(precision)
+    return math.ceil(params * (fmt.mtp_bits or fmt.bits_per_weight) / 8)
+
+
+VOCAB_PADDING = 64  # VocabParallelEmbedding / ParallelLMHead pad the vocabulary to a multiple of 64 (per TP split)
+# MTP modules with an LM head per layer (``SharedHead.head``: deepseek_mtp.py, glm4_moe_mtp.py); the others
+# (qwen3_5_mtp.py, qwen3_next_mtp.py) build one for the module, or none when the embeddings are tied.
+PER_LAYER_HEADS = ("deepseek", "glm")
+
+
+def mtp_load_bytes(model: ModelSpec, tensor_parallel: int) -> int:
+    """What vLLM's MTP drafter allocates while it loads, on one GPU, beyond the weights it keeps: its own
+    ``embed_tokens`` and LM head(s), built with the module (0.27.1 ``qwen3_5_mtp.py`` lines 82-85 and 241-249,
+    ``deepseek_mtp.py`` ``SharedHead``) and freed when the proposer shares the target's
+    (``_maybe_share_embeddings`` / ``_maybe_share_lm_head``, 0.27.1 ``v1/spec_decode/llm_base_proposer.py``
+    1424-1600; 0.19.0 ``eagle.py`` 1383 and 1439). A 24 GB RTX 3090 ran out of memory on the second (Qwen3.8-27B:
+    248,320 x 5,120 in BF16, 2.37 GiB each) with the target on the card. 16 bits (the model's dtype). With
+    pipeline stages the drafter keeps its own embedding (shared only at PP 1): counted here at load only."""
+    vocab, hidden = model.vocab_size or 0, model.hidden_size or 0
+    rows = -(-vocab // VOCAB_PADDING) * VOCAB_PADDING // tensor_parallel
+    one = rows * hidden * 2
+    per_layer = model.model_type.startswith(PER_LAYER_HEADS)
+    heads = model.num_nextn_predict_layers if per_layer else (0 if model.tie_word_embeddings else 1)
+    return one * (1 + heads)
 
 
 def drafter(

@@ -35,6 +35,7 @@ CHECKPOINT_KIND = {
     "int4": "a 4-bit (AWQ or GPTQ) checkpoint",
     "int4-awq": "an AWQ 4-bit checkpoint",
     "int4-gptq": "a GPTQ 4-bit checkpoint",
+    "int4-g32": "a compressed-tensors W4A16 group-32 checkpoint (an AWQ-INT4 export)",
     "mxfp4": "an MXFP4 checkpoint",
     "nvfp4": "an NVFP4 (ModelOpt) checkpoint",
     **{g: f"a GGUF {g.upper()} file" for g in GGUF},

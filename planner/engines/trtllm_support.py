@@ -16,6 +16,10 @@ TRTLLM_SUPPORT = EngineSupport(
     weight_refusals={
         **{g: "TensorRT-LLM does not load GGUF files; use llama.cpp" for g in GGUF},
         "int4-gptq": "TensorRT-LLM's PyTorch flow loads ModelOpt checkpoints (FP8, NVFP4, INT4-AWQ), not GPTQ",
+        "int4-g32": (  # docs/source/torch/features/quantization.md: "supports only models quantized using ... ModelOpt"
+            "TensorRT-LLM's PyTorch flow loads checkpoints quantized with ModelOpt (FP8, NVFP4, INT4-AWQ), not "
+            "compressed-tensors W4A16"
+        ),
     },
     context_flag="--max_seq_len",
     # TensorRT-LLM speculative decoding: draft-target, EAGLE / EAGLE-3, Medusa, MTP (docs/source/features).

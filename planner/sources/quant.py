@@ -40,18 +40,31 @@ def quantization_precision(config: dict[str, Any]) -> str | None:
     if method in ("auto-round", "autoround"):  # Intel AutoRound exports (auto_round / auto_gptq packing)
         return "int4-autoround" if bits == 4 and quant.get("group_size", 128) == 128 else None
     if method == "compressed-tensors":
-        ignored = _names(quant.get("ignore"))
-        for group in _table(quant.get("config_groups")).values():
-            weights = _table(_table(group).get("weights"))
-            num_bits, kind = weights.get("num_bits"), weights.get("type")
-            if num_bits == 8:
-                return "fp8" if kind == "float" else "int8"
-            if num_bits == 4 and kind != "float" and "self_attn" in ignored and "shared_experts" in ignored:
-                # Kimi-K2-Thinking / K2.5 / K2.6: W4A16 pack-quantized, group 32, symmetric, experts only
-                sym = weights.get("symmetric", True) and weights.get("group_size") == 32
-                return "int4-experts" if sym else None
-            if num_bits == 4:
-                return "nvfp4" if kind == "float" else "int4-gptq"
+        return _compressed_tensors_precision(quant)
+    return None
+
+
+def _compressed_tensors_precision(quant: dict[str, Any]) -> str | None:
+    """llm-compressor's checkpoints: the first weight group's bits, type and grouping.
+
+    >>> group = {"weights": {"num_bits": 4, "type": "int", "symmetric": False, "group_size": 32}}
+    >>> _compressed_tensors_precision({"config_groups": {"group_0": group}, "ignore": ["lm_head"]})
+    'int4-g32'
+    """
+    ignored = _names(quant.get("ignore"))
+    for group in _table(quant.get("config_groups")).values():
+        weights = _table(_table(group).get("weights"))
+        num_bits, kind = weights.get("num_bits"), weights.get("type")
+        if num_bits == 8:
+            return "fp8" if kind == "float" else "int8"
+        if num_bits == 4 and kind != "float" and "self_attn" in ignored and "shared_experts" in ignored:
+            # Kimi-K2-Thinking / K2.5 / K2.6: W4A16 pack-quantized, group 32, symmetric, experts only
+            sym = weights.get("symmetric", True) and weights.get("group_size") == 32
+            return "int4-experts" if sym else None
+        if num_bits == 4 and kind != "float" and weights.get("group_size") == 32 and weights.get("symmetric") is False:
+            return "int4-g32"  # the AWQ-INT4 exports: asymmetric, group 32 (planner.core.precision)
+        if num_bits == 4:
+            return "nvfp4" if kind == "float" else "int4-gptq"
     return None
 
 

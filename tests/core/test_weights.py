@@ -61,3 +61,20 @@ def test_seed_figures_in_gigabytes() -> None:
     eight = parameter_breakdown(_entry("meta-llama/Llama-3.1-8B")).model_copy()
     assert weights_bytes(eight, "fp16") / 1e9 == pytest.approx(16.06, abs=0.01)
     assert weights_bytes(eight, "int4") / 1e9 == pytest.approx(4.02, abs=0.01)
+
+
+def test_a_w4a16_group_32_export_is_its_shards() -> None:
+    """cyankiwi/Qwen3.8-27B-AWQ-INT4 (compressed-tensors W4A16, asymmetric, group 32; the vision tower and the MTP
+    module in BF16): its 5 shards hold 21.018 GB (2.543 + 4.968 + 4.997 + 4.976 + 3.534, search-index file id
+    69180972023). The linear layers at 4 + (16 + 4) / 32 bits with the 16-bit embedding, lm_head, vision tower and
+    MTP module come within 0.5 %; the g128 AWQ count is 10 % short (what the vLLM start-ups of that checkpoint
+    showed: tests/fidelity, bench/fidelity_unmatched.py history)."""
+    from planner.deploy.speculative import mtp_bytes
+
+    spec = _entry("Qwen/Qwen3.8-27B")
+    b = parameter_breakdown(spec)
+    shards = 21_018_000_000
+    g32 = weights_bytes(b, "int4-g32") + mtp_bytes(spec, "int4-g32")
+    assert mtp_bytes(spec, "int4-g32") == 2 * b.attached_not_loaded  # the MTP module at 16 bits
+    assert abs(g32 / shards - 1) < 0.005
+    assert (weights_bytes(b, "int4-awq") + mtp_bytes(spec, "int4-awq")) / shards < 0.91

@@ -258,6 +258,38 @@ def test_mtp_of_deepseek_v3() -> None:
         plan(_vllm(DeploymentOptions(speculative=SpeculativeOptions(method="mtp"))))
 
 
+def test_mtp_drafters_build_their_own_embedding_and_head_while_loading() -> None:
+    """vLLM's MTP module builds its own embed_tokens and LM head(s), padded to 64 rows and split over TP, before the
+    proposer shares the target's: Qwen3.8-27B one head (248,320 x 5,120 x 2 bytes each), DeepSeek-V3 one
+    SharedHead per MTP layer (129,280 x 7,168), none beside a tied embedding."""
+    from planner.deploy.speculative import mtp_load_bytes
+
+    qwen, deepseek = get_model("Qwen/Qwen3.8-27B").spec, get_model("deepseek-ai/DeepSeek-V3").spec
+    assert mtp_load_bytes(qwen, 1) == 2 * 248_320 * 5_120 * 2
+    assert mtp_load_bytes(qwen, 2) == 2 * 124_160 * 5_120 * 2
+    assert mtp_load_bytes(deepseek, 8) == 2 * 16_160 * 7_168 * 2
+    assert mtp_load_bytes(qwen.model_copy(update={"tie_word_embeddings": True}), 1) == 248_320 * 5_120 * 2
+
+
+def test_the_mtp_drafters_load_runs_out_of_memory_where_the_weights_alone_fit() -> None:
+    """cyankiwi's Qwen3.8-27B AWQ-INT4 (int4-g32) with MTP on one RTX 3090 at util 0.97 (tests/fidelity: vLLM
+    0.27.1 ran out of memory building the drafter's LM head): its kept weights fit, the load does not; without
+    the drafter it starts."""
+    gpu = get_gpu("rtx-3090")
+    mtp = DeploymentOptions(speculative=SpeculativeOptions(method="mtp"))
+    model = get_model("Qwen/Qwen3.8-27B").spec
+    request = PlanRequest(model=model, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True), weights="int4-g32",
+                          kv_dtype="fp8", context_tokens=40960, max_model_len=40960,
+                          overhead=VllmProfile(engine_version="0.27.1", gpu_memory_utilization=0.97, max_num_seqs=2),
+                          deployment=mtp)  # fmt: skip
+    report = assess(request).report
+    assert report is not None and report.failure_kind == "weights-oom"
+    assert report.failure is not None and "MTP drafter" in report.failure and "4.74 GiB" in report.failure
+    assert report.weights_bytes < gpu.memory_bytes_for(True) * 0.97
+    alone = assess(request.model_copy(update={"deployment": None})).report
+    assert alone is not None and alone.failure_kind is None
+
+
 def test_draft_model_weights_and_cache() -> None:
     """Llama-3.2-1B drafting for Llama-3.1-8B: its bf16 weights and its 16 layers x 8 x 64 x 2 x 2 bytes a token."""
     draft = get_model("meta-llama/Llama-3.2-1B").spec

@@ -129,7 +129,8 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
     # whose verdicts is wrong (a patched build), the 4 of the tenth (vllm-blind-2026-12j.json) and the 13 of the
     # eleventh (vllm-blind-2026-12k.json), two of whose verdicts were wrong (WSL2 refusals; the free-memory one is
     # right on the Windows host, planner.deploy.host, chosen after the set was read), and the 3 of the twelfth
-    # (vllm-blind-2026-12l.json), whose drafter out-of-memory at load is planned to start; since the
+    # (vllm-blind-2026-12l.json), whose drafter out-of-memory at load was planned to start (right since 2026-12-05:
+    # the checkpoint's group-32 weights and the drafter's own embedding and head at load); since the
     # desktop-card rule, chosen on their L40S start-ups, a Mamba-block refusal at TP 4 of the ninth is planned to
     # start and the tenth's, planned as a KV refusal when found, is right. The DGX Spark start-ups of
     # vllm-gb10-2026-12.json and the two of vllm-unseen-2026-12.json are fitted since the unified-memory share was
@@ -146,7 +147,6 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
         "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096",
         "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal",
         "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal",
-        "vllm-0.27-rtx3090-vast-qwen38-27b-awq-mtp-40k-drafter-oom",
         # right when found and until Model Runner V2's sampler was derived from the source (2026-12-04): planned
         # to start with 1.76 GiB where one request needs 1.75 (bench.fidelity_unmatched)
         "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util035-refusal",

@@ -97,3 +97,28 @@ def test_quantized_checkpoints_map_to_their_formats() -> None:
     assert quantization_precision(kimi_int4) == "int4-experts"
     autoround = {"quantization_config": {"quant_method": "auto-round", "bits": 4, "group_size": 128, "sym": True}}
     assert quantization_precision(autoround) == "int4-autoround"
+    # cyankiwi's AWQ-INT4 exports (llm-compressor): W4A16 pack-quantized, asymmetric, group 32; the vision tower and
+    # the MTP module ignored (search-index file ids 58766832803, 66119884463: "group 32, asymmetric", "vision tower
+    # stays bf16"); at group 128 the same layout stays a GPTQ g128 checkpoint
+    awq_g32 = {
+        "quantization_config": {
+            "quant_method": "compressed-tensors",
+            "format": "pack-quantized",
+            "ignore": ["lm_head", "re:.*visual.*", "re:.*mtp.*"],
+            "config_groups": {
+                "group_0": {
+                    "targets": ["Linear"],
+                    "weights": {
+                        "num_bits": 4,
+                        "type": "int",
+                        "group_size": 32,
+                        "symmetric": False,
+                        "strategy": "group",
+                    },
+                }
+            },
+        }
+    }
+    assert quantization_precision(awq_g32) == "int4-g32"
+    awq_g32["quantization_config"]["config_groups"]["group_0"]["weights"]["group_size"] = 128  # type: ignore[index]
+    assert quantization_precision(awq_g32) == "int4-gptq"

@@ -67,6 +67,7 @@ LLAMACPP_SUPPORT = EngineSupport(
         "int8": "llama.cpp has no W8A8 weights; the nearest GGUF type is Q8_0",
         "int4-awq": "llama.cpp does not load AWQ checkpoints; the nearest GGUF type is Q4_K_M",
         "int4-gptq": "llama.cpp does not load GPTQ checkpoints; the nearest GGUF type is Q4_K_M",
+        "int4-g32": "llama.cpp does not load compressed-tensors checkpoints; the nearest GGUF type is Q4_K_M",
         "nvfp4": "llama.cpp has no NVFP4 weights; the nearest GGUF type is Q4_K_M",
     },
     parallelism="layer-split",  # --split-mode layer (default): whole layers per device, run one after another

@@ -296,7 +296,7 @@ def _before_kv(
         kept: Failure | None = checks.before_kv
         return kept
     failure = (
-        memory_failure(request, result, profile, stages[0])
+        memory_failure(request, result, profile, stages[0], stages[-1])
         or fixed_kv_failure(request, result, profile, stages[0])
         or baseline_kv_failure(request, result, profile, stages[0])
         or _profiling_kv_failure(request, result, profile, stages)

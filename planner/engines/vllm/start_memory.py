@@ -4,7 +4,8 @@ before the KV sizing):
 
 - ``free-memory``: less free than ``util x total`` at the worker's first snapshot (rule
   ``startup_free_memory_check``, from 0.9.1);
-- ``weights-oom``: the weights do not fit what is free;
+- ``weights-oom``: the weights do not fit what is free, or an MTP drafter's own embedding and LM head do not fit
+  beside them while it loads (freed once it shares the target's);
 - ``out-of-memory``: a fixed ``--kv-cache-memory`` above what the weights and non-torch memory leave
   (:func:`fixed_kv_failure`);
 - ``others-oom``: on a release that counts from its own start without that check (0.6.5-0.7.x), other processes
@@ -20,6 +21,7 @@ from __future__ import annotations
 import math
 
 from planner.core.overhead import FailureKind
+from planner.deploy.speculative import mtp_load_bytes
 from planner.engines.base import gib_text, stage_total_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage
@@ -44,9 +46,20 @@ def free_at_start(request: PlanRequest, result: PlanResult, profile: VllmProfile
     return total, total - held_at_start(profile.fitted, world, integrated, others, host)
 
 
-def memory_failure(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> Failure | None:
+def drafter_load_bytes(request: PlanRequest, result: PlanResult) -> int:
+    """What an MTP drafter holds while it loads beyond the weights it keeps, on a GPU of the last stage
+    (:func:`planner.deploy.speculative.mtp_load_bytes`); 0 without one."""
+    options = request.deployment
+    if options is None or options.speculative is None or options.speculative.method != "mtp":
+        return 0
+    return mtp_load_bytes(request.model, result.tensor_parallel)
+
+
+def memory_failure(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage, last: VllmStage
+) -> Failure | None:
     """The start-up check of free memory against ``util x total`` (``gpu_worker.init_device``), then the weights
-    against what is free."""
+    against what is free, the last stage's with what an MTP drafter builds and frees while loading."""
     total, free = free_at_start(request, result, profile)
     util = profile.utilization_for(request.gpu)
     requested = math.floor(util * total)
@@ -62,6 +75,13 @@ def memory_failure(request: PlanRequest, result: PlanResult, profile: VllmProfil
         return "weights-oom", (
             f"torch.OutOfMemoryError: CUDA out of memory while loading the weights ({gib_text(first.weights)} GiB "
             f"per GPU, {gib_text(free)} GiB free)."
+        )
+    transient = drafter_load_bytes(request, result)
+    if last.weights + transient > free:
+        return "weights-oom", (
+            f"torch.OutOfMemoryError: CUDA out of memory while loading the MTP drafter: it builds its own embedding "
+            f"and LM head ({gib_text(transient)} GiB per GPU, freed once it shares the target's) beside "
+            f"{gib_text(last.weights)} GiB of weights, {gib_text(free)} GiB free."
         )
     return None
 
