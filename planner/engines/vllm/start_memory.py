@@ -77,7 +77,7 @@ def memory_failure(
             f"per GPU, {gib_text(free)} GiB free)."
         )
     transient = drafter_load_bytes(request, result)
-    if last.weights + transient > free:
+    if transient and last.weights + transient > free:
         return "weights-oom", (
             f"torch.OutOfMemoryError: CUDA out of memory while loading the MTP drafter: it builds its own embedding "
             f"and LM head ({gib_text(transient)} GiB per GPU, freed once it shares the target's) beside "
