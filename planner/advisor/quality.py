@@ -34,9 +34,20 @@ CAVEATS: dict[str, str] = {
         "MXFP4 weights: lossless only for models trained for it (gpt-oss ships MXFP4 experts, model card); "
         "post-hoc MXFP4 loses more"
     ),
+    "int4-autoround": (
+        "4-bit AutoRound weights: a small, model-dependent quality loss; check your own evaluations (Cheng et al. "
+        "2023, AutoRound, arXiv:2309.05516)"
+    ),
+    "int4-experts": (
+        "4-bit routed experts: lossless only for models trained for it (Kimi-K2-Thinking is quantization-aware "
+        "trained, model card); post-hoc INT4 experts lose more"
+    ),
 }
+# NVIDIA's NVFP4 layouts that keep attention (or everything but the routed experts) in 8 or 16 bits: the same note.
+CAVEATS.update({name: CAVEATS["nvfp4"] for name in ("nvfp4-fp8attn", "nvfp4-mlp", "nvfp4-experts")})
 
 
 def quality_caveat(weights: str) -> str | None:
-    """The caveat for ``weights`` (``None``: 8 bits or more outside GGUF, no caveat)."""
+    """The caveat for ``weights`` (``None``: 8 bits or more outside GGUF, no caveat; every format under 8 bits has
+    one, tests/advisor/test_quality.py)."""
     return CAVEATS.get(weights)
