@@ -308,13 +308,6 @@ UNMATCHED: dict[str, str] = {
         "('torch.compile took 97.6 s') held ~1 GiB the rule no longer plans on an L40S; its 'Free memory on "
         "device ... Actual usage' line would settle the split"
     ),
-    "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": (
-        "KV -1.15 GiB (eleventh blind set, 2026-12-04; -1.13 before the forward's refit): weights 51.08 planned "
-        "against 51.1 printed, and the report's 2.58 GiB peak activation matches the planner's activation with its "
-        "graph estimate (2.63), so the gap sits in the 1.67 GiB of non-torch memory the planner puts on this card, "
-        "1.17 of it the desktop cards' compile amount, which this headless AutoDL server card did not hold; its "
-        "'Actual usage ... consumed' line would settle it"
-    ),
     "vllm-0.25-gb10-gemma4-26b-a4b-bf16-lora4-util055-32k": (
         "KV +5.04 GiB (eleventh blind set, 2026-12-04; +5.10 until vLLM's prefix-LM floor of 2,496 batched tokens, "
         "2026-12-05): weights with the four LoRA slots 53.36 planned against the 53.62 quoted, so 0.55 x 121.69 "

@@ -299,6 +299,7 @@ def build_option(
     conversations = a.conversations * c.replicas
     return Option(
         gpu_id=c.gpu.id,
+        gpu_card=c.gpu.variant_of or c.gpu.id,
         gpu_name=c.gpu.name,
         vendor=c.gpu.vendor,
         gpu_count=c.gpu_count,

@@ -43,6 +43,7 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     from green (they cast doubt on the target or the speed floor being met)."""
 
     gpu_id: str
+    gpu_card: str  # the card the GPU is an edition of (GpuSpec.variant_of), else gpu_id: one pick among the top
     gpu_name: str
     vendor: str
     gpu_count: int

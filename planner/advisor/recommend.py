@@ -46,10 +46,11 @@ def verdict(ranking: Ranking) -> Verdict:
 
 
 def top_picks(ranking: Ranking, n: int = 3) -> list[Option]:
-    """The best option of each of the first ``n`` GPU models (variants of one GPU are one pick)."""
+    """The best option of each of the first ``n`` GPU models (variants of one GPU, and editions of one card, are one
+    pick: :attr:`Option.gpu_card`)."""
     picks: list[Option] = []
     for option in ranking.options:
-        if all(option.gpu_id != p.gpu_id for p in picks):
+        if all(option.gpu_card != p.gpu_card for p in picks):
             picks.append(option)
         if len(picks) == n:
             break

@@ -49,8 +49,10 @@ INTEGRATED_CAPABILITIES = ((8, 7), (11, 0), (12, 1))
 # The graphics dies (GA10x 8.6, AD10x 8.9, GB20x 12.0: GeForce, RTX workstation, A10/L4/L40-class cards), as against
 # the compute dies of the datacenter parts (GA100 8.0, GH100 9.0, GB100/GB110 10.x) (developer.nvidia.com/cuda-gpus).
 GRAPHICS_CAPABILITIES = ((8, 6), (8, 9), (12, 0))
-# A graphics die's card is a desktop one when its name or form factor says so (GeForce, RTX, consumer, workstation)
+# A graphics die's card is a desktop one when its name or form factor says so (GeForce, RTX, consumer, workstation),
+# unless it is sold passive for servers (the RTX PRO 6000 Blackwell Server Edition, as the L40S is of AD102)
 DESKTOP_WORDS = ("geforce", "rtx", "consumer", "workstation")
+DATACENTER_WORDS = ("passive", "server edition")
 RUNTIMES: dict[str, Literal["cuda", "rocm"]] = {"NVIDIA": "cuda", "AMD": "rocm"}  # the GPU runtime by vendor
 
 
@@ -101,7 +103,9 @@ def device_platform(vendor: str, architecture: str | None, name: str, form_facto
         integrated=capability in INTEGRATED_CAPABILITIES,
         peer_access="consumer" not in (form_factor or "").lower(),
         runtime=RUNTIMES.get(vendor, "other"),
-        desktop_card=capability in GRAPHICS_CAPABILITIES and any(w in words for w in DESKTOP_WORDS),
+        desktop_card=capability in GRAPHICS_CAPABILITIES
+        and any(w in words for w in DESKTOP_WORDS)
+        and not any(w in words for w in DATACENTER_WORDS),
     )
 
 
@@ -303,6 +307,9 @@ class GpuSpec(HashedOnce, frozen=True, extra="forbid"):
     # The one market a part is sold in when it is not sold everywhere (an export-compliance SKU: "China"); the
     # advisor offers such parts only when asked for.
     restricted_market: str | None = None
+    # Another edition of the catalog card ``variant_of`` (the same die, memory and bandwidth; another cooling or
+    # clock): the advisor offers the two as one pick (tests/catalog checks that it names a catalog card)
+    variant_of: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> GpuSpec:

@@ -125,6 +125,7 @@ PASSIVE = (
     "l4",
     "l40",
     "l40s",
+    "rtx-pro-6000-blackwell-server",
     "t4",
 )
 

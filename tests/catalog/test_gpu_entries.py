@@ -140,3 +140,25 @@ def test_engine_and_device_memory_facts() -> None:
     assert get_gpu("h800-sxm-80gb").memory_reported_bytes == get_gpu("h100-sxm-80gb").memory_reported_bytes
     for gpu_id in ("gb300", "mi350x", "intel-arc-pro-b60", "a800-sxm-80gb"):
         assert get_gpu(gpu_id).memory_reported_bytes is None  # no public device total found
+
+
+def test_an_edition_names_a_catalog_card_of_the_same_die_and_memory() -> None:
+    """``variant_of``: another edition of a catalog card (the advisor offers the two as one pick): the same
+    architecture, marketed memory and bandwidth; the RTX PRO 6000 Server Edition is the passive, datacenter one (no
+    desktop cards' compile amount, as the L40S of AD102: planner.core.gpu DevicePlatform.desktop_card)."""
+    from model_catalog import load_gpus
+
+    gpus = load_gpus()
+    editions = {g.id: g.variant_of for g in gpus.values() if g.variant_of is not None}
+    assert editions == {"rtx-pro-6000-blackwell-server": "rtx-pro-6000-blackwell"}
+    for gpu_id, card in editions.items():
+        a, b = gpus[gpu_id], gpus[card]
+        assert b.variant_of is None
+        assert (a.architecture, a.memory_marketed_gb, a.bandwidth_bytes_per_s) == (
+            b.architecture,
+            b.memory_marketed_gb,
+            b.bandwidth_bytes_per_s,
+        )
+    server, workstation = gpus["rtx-pro-6000-blackwell-server"], gpus["rtx-pro-6000-blackwell"]
+    assert not server.platform.desktop_card and workstation.platform.desktop_card
+    assert server.purchase.cooling == "passive"
