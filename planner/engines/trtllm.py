@@ -51,6 +51,7 @@ from planner.engines.logscan import Lines, number, pattern
 from planner.engines.support import EngineSupport
 from planner.engines.trtllm_support import TRTLLM_SUPPORT
 from planner.engines.vllm.estimates import vllm_activation_bytes
+from planner.planning.context import speculative_method
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -338,7 +339,7 @@ class TrtllmEngine(Engine):
             f" --max_batch_size {trt.batch_size} --max_num_tokens {trt.num_tokens}"
             f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
         )
-        speculating = request.deployment is not None and request.deployment.speculative is not None
+        speculating = speculative_method(request) is not None
         config = cache_config_lines(request, result, trt)
         if config and not speculating:  # else in the speculative flag's file: trtllm-serve reads one
             command += " " + options_flag(config)

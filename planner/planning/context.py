@@ -24,6 +24,12 @@ def spec_tokens(request: PlanRequest) -> int:
     return options.speculative.num_speculative_tokens
 
 
+def speculative_method(request: PlanRequest) -> str | None:
+    """The request's speculative method (``"mtp"``, ``"eagle"``, ...), ``None`` without speculative decoding."""
+    options = request.deployment
+    return options.speculative.method if options is not None and options.speculative is not None else None
+
+
 def stage_context(
     request: PlanRequest,
     *,
@@ -58,7 +64,7 @@ def stage_context(
         device_total_bytes=gpu.memory_bytes if gpu is not None else None,
         other_bytes=other,
         speculative_tokens=spec_tokens(request),
-        speculative_method=options.speculative.method if options and options.speculative else None,
+        speculative_method=speculative_method(request),
         lora=bool(options and options.lora),
     )
 

@@ -25,7 +25,7 @@ from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_
 from planner.core.precision import weight_format
 from planner.core.weights import stage_weights_bytes_per_gpu, weights_bytes
 from planner.deploy.mixed import stage_memory_bytes
-from planner.planning.context import stage_context
+from planner.planning.context import speculative_method, stage_context
 from planner.planning.extras import StageExtras, check_deployment, layer_ranges, stage_extras
 from planner.planning.request import FitStatus, PlanRequest
 from planner.planning.results import CapacityAt, PlanResult, StageMemory
@@ -92,8 +92,6 @@ def load_context(
 ) -> LoadContext:
     """What the overhead model sizes the loaded weights of one GPU of ``stage`` from (``checkpoint_bytes``: the
     checkpoint's weights there)."""
-    options = request.deployment
-    speculative = options.speculative if options is not None else None
     # model_construct: every field is already validated (as in stage_memory)
     return LoadContext.model_construct(
         model=request.model,
@@ -104,7 +102,7 @@ def load_context(
         stage_index=stage,
         layers=(layers.start, layers.stop),
         platform=request.gpu.platform if request.gpu is not None else None,
-        drafter=speculative.method if speculative is not None else None,
+        drafter=speculative_method(request),
     )
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from planner.engines.base import engine_total_bytes
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import VllmRules
+from planner.planning.context import speculative_method
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -52,10 +53,8 @@ def in_flight_tokens(request: PlanRequest, result: PlanResult, profile: VllmProf
     rules = profile.rules
     if not rules.sliding_in_flight:
         return batched, batched
-    options = request.deployment
-    method = options.speculative.method if options is not None and options.speculative is not None else None
     v2 = profile.runs_v2(request.model, request.resolved_weights)
-    on = async_scheduling(rules, method)
+    on = async_scheduling(rules, speculative_method(request))
     return batched, batched * max_concurrent_batches(result.pipeline_parallel, on, v2)
 
 

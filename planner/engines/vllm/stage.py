@@ -38,7 +38,7 @@ from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.mamba import hybrid_block_size, mamba_mode, state_page_bytes, state_pages_per_request
 from planner.engines.vllm.profile import VllmProfile
-from planner.planning.context import result_context, spec_tokens
+from planner.planning.context import result_context, spec_tokens, speculative_method
 from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -324,9 +324,7 @@ def _vllm_stage(
     k = spec_tokens(request)
     proposer = stage_drafter(request, tp, stage_index == len(result.stages) - 1)
     per_token_layer = kv_bytes_per_token_per_layer(model, request.resolved_kv_dtype, tp)
-    options = request.deployment
-    shared = options is not None and options.speculative is not None
-    shared = shared and options.speculative.method in SHARED_SPEC_DRAFTERS  # type: ignore[union-attr]
+    shared = speculative_method(request) in SHARED_SPEC_DRAFTERS
     draft_layers = proposer.kv_bytes_per_token // per_token_layer if shared and per_token_layer else 0
     layout = _layout(request, profile, layers, draft_layers)
     keys = layout.keys

@@ -28,6 +28,7 @@ from planner.engines.vllm.blocks import VllmStage
 from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import held_by_others
+from planner.planning.context import speculative_method
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -49,10 +50,7 @@ def free_at_start(request: PlanRequest, result: PlanResult, profile: VllmProfile
 def drafter_load_bytes(request: PlanRequest, result: PlanResult) -> int:
     """What an MTP drafter holds while it loads beyond the weights it keeps, on a GPU of the last stage
     (:func:`planner.deploy.speculative.mtp_load_bytes`); 0 without one."""
-    options = request.deployment
-    if options is None or options.speculative is None or options.speculative.method != "mtp":
-        return 0
-    return mtp_load_bytes(request.model, result.tensor_parallel)
+    return mtp_load_bytes(request.model, result.tensor_parallel) if speculative_method(request) == "mtp" else 0
 
 
 def memory_failure(
