@@ -80,7 +80,7 @@ REFUSALS: dict[str, str] = {
     "max-model-len": "because the context is longer than the model's maximum",
     "kv-cache-too-small": "because one conversation of the chosen context needs more KV cache than is left",
     "no-kv-memory": "because weights and working memory leave no room for the KV cache",
-    "weights-oom": "because the weights do not fit in its share of the memory",
+    "weights-oom": "running out of memory while loading the model",
     "out-of-memory": "running out of memory at start-up",
     "mamba-blocks": "because more sequences may run at once (max_num_seqs) than its KV pool has state blocks; lower "
     "max_num_seqs or raise the memory fraction",
