@@ -96,13 +96,15 @@ def heatmap_chart(
 ) -> tuple[Data, dict[str, Any]]:
     """Whole conversations for each weight precision (rows) x KV dtype (columns), in greens (the more, the darker),
     each cell's text on it; pale red beneath where there are none, with why ("no fit", "no start", "not run"). The
-    colour legend lies under the chart, as the Plotly figure's colour bar."""
+    colour legend lies under the chart, as the Plotly figure's colour bar, and only where a cell holds conversations
+    (over none, Vega-Lite's gradient reads "NaN"; the spec changes only when the first cell comes to hold some)."""
     legend = {"title": "conversations", "orient": "bottom", "direction": "horizontal", "gradientLength": 160}
+    rows = heat_rows(weights, kv_dtypes, grid, context)
     colour = {
         "field": "value",
         "type": "quantitative",
         "scale": {"scheme": "greens"},
-        "legend": legend,
+        "legend": legend if any(row["value"] is not None for row in rows) else None,
     }
     # The count in white on the darkest cells (Plotly picks the text colour by the cell's, too).
     dark = "isValid(datum.value) && datum.value > 0.6 * datum.most"
@@ -130,7 +132,7 @@ def heatmap_chart(
             },
         ],
     }
-    return {CELLS: heat_rows(weights, kv_dtypes, grid, context)}, spec
+    return {CELLS: rows}, spec
 
 
 def bar_rows(results: Sequence[tuple[str, PlanResult]], unit: str) -> Data:

@@ -284,6 +284,7 @@ def heatmap_figure(
         "texttemplate": "%{text}",
         "textfont": {"size": 12},
         "colorscale": "Greens",
+        "showscale": any(value is not None for row in z for value in row),  # no scale over no conversations
         "colorbar": {
             "title": {"text": "conversations", "side": "top"},
             "orientation": "h",

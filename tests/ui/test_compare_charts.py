@@ -130,3 +130,17 @@ def test_bars_have_the_reports_colours_and_capacity() -> None:
 def test_nothing_compared_draws_no_capacity() -> None:
     data, _ = compare_charts.compare_bars_chart([])
     assert data == {BARS: [], CAPACITY: []}
+
+
+def test_no_colour_legend_when_no_cell_holds_a_conversation() -> None:
+    """Llama 3.1 405B on one H100 fits in no format: every cell is "no fit", so a colour scale has no range. Its legend
+    read "NaN" (Vega-Lite's gradient over an empty domain) and the report's colour bar an empty scale; both are left
+    out until a cell holds conversations, and come back with the first that does."""
+    sel = VIEW.model_copy(update={"model_id": "meta-llama/Llama-3.1-405B", "gpu_count": 1, "tensor_parallel": 1})
+    (weights, kvs, grid), data, spec = _heat(sel)
+    assert {c["text"] for c in data[CELLS]} == {"no fit"}
+    assert spec["layer"][1]["encoding"]["color"]["legend"] is None
+    assert figures.heatmap_figure(weights, kvs, grid, sel.context_tokens).data[0].showscale is False
+    _, _, fits = _heat(VIEW)
+    assert fits["layer"][1]["encoding"]["color"]["legend"]["title"] == "conversations"
+    assert figures.heatmap_figure(*answers.compare_grid(VIEW), VIEW.context_tokens).data[0].showscale is True
