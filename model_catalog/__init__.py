@@ -104,9 +104,26 @@ def _lookup(index: dict[str, T], wanted: str, what: str) -> T:
     lowered = {k.lower(): v for k, v in index.items()}
     if wanted.lower() in lowered:
         return lowered[wanted.lower()]
-    close = [k for k in index if wanted.lower().split("/")[-1] in k.lower()][:5]
-    hint = f"; did you mean {', '.join(close)}?" if close else f"; see `python -m planner {what}s`"
-    raise CatalogError(f"{what}: unknown id {wanted!r}{hint}")
+    raise CatalogError(f"{what}: unknown id {wanted!r}{_hint(index, wanted, what)}")
+
+
+def _hint(index: dict[str, T], wanted: str, what: str) -> str:
+    """What to try instead of an unknown id: the entries whose name holds it, else the entry the wanted name extends
+    (a fine-tune is catalogued as its base: ``Llama-3.1-70B-Instruct`` names ``meta-llama/Llama-3.1-70B``), else the
+    listing.
+
+    >>> _hint({"meta-llama/Llama-3.1-70B": 1, "meta-llama/Llama-3.1-8B": 2}, "x/llama-3.1-70b-instruct", "model")
+    '; did you mean meta-llama/Llama-3.1-70B (the base model: a fine-tune that keeps its config plans as it)?'
+    """
+    tail = wanted.lower().split("/")[-1]
+    close = [k for k in index if tail in k.lower()][:5]
+    if close:
+        return f"; did you mean {', '.join(close)}?"
+    bases = [k for k in index if tail.startswith(k.lower().split("/")[-1] + "-")]
+    if bases:
+        base = max(bases, key=len)
+        return f"; did you mean {base} (the base model: a fine-tune that keeps its config plans as it)?"
+    return f"; see `python -m planner {what}s`"
 
 
 def get_model(model_id: str) -> CatalogModel:

@@ -149,6 +149,14 @@ def _status(argv: list[str]) -> int:
     [
         (["fit", "--model", "no/such-model", "--gpu", "h100-sxm-80gb"], "model: unknown id 'no/such-model'"),
         (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100"], "gpu: unknown id 'h100'; did you mean"),
+        (
+            ["advise", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--users", "50"],
+            "model: unknown id 'meta-llama/Llama-3.1-70B-Instruct'; did you mean meta-llama/Llama-3.1-70B (the base",
+        ),
+        (
+            ["fit", "--model", "Qwen/Qwen3-32B-AWQ", "--gpu", "l40s"],
+            "did you mean Qwen/Qwen3-32B (the base model: a fine-tune",
+        ),
         (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu-memory-gb", "-3"], "argument --gpu-memory-gb: "),
         (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu-memory-gb", "nan"], "argument --gpu-memory-gb: "),
         (
