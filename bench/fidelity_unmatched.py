@@ -28,6 +28,15 @@ L4_AWQ = (
     "GiB, so the gap is this AWQ checkpoint's, as on the RTX 5090 AWQ first boots (+1.5 GiB); the table "
     "quotes only the KV figures, so the split (non-torch or transient) is not known"
 )
+B200_NVFP4 = (
+    "Qwen3-32B as a compressed-tensors NVFP4 W4A4 checkpoint on one B200 under vLLM 0.31.0, 512 sequences and 16,384 "
+    "batched tokens (thirteenth blind set, 2026-12-05; as found): 0.27 GiB of it the weights (19.26 planned, 19.53 "
+    "printed); the rest is working memory the planner holds and the start-up does not: the budget less the printed "
+    "weights and KV leaves 4.61-4.64 GiB for the forward, non-torch memory and the graph estimate where the planner "
+    "puts 5.75 (3.35 forward, 0.55 non-torch, 1.85 graphs up to 1,024 sequences, Blackwell's capture cap). The "
+    "project publishes parsed figures, not the 'Free memory on device' line that would say which term is high; the "
+    "error is on the safe side (fewer conversations planned than held)"
+)
 
 UNMATCHED: dict[str, str] = {
     "sglang-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
@@ -356,4 +365,6 @@ UNMATCHED: dict[str, str] = {
     ),
     "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util045": "KV +0.66 GiB, tokens: " + L4_AWQ,
     "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util060": "KV +0.65 GiB: " + L4_AWQ,
+    "vllm-0.31-b200-qwen3-32b-nvfp4-w4a4-4k-util090-bf16kv": "KV -0.84 GiB, tokens -0.6 %: " + B200_NVFP4,
+    "vllm-0.31-b200-qwen3-32b-nvfp4-w4a4-4k-util095-fp8kv": "KV -0.86 GiB, tokens -0.6 %: " + B200_NVFP4,
 }

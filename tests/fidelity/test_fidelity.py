@@ -130,7 +130,8 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
     # eleventh (vllm-blind-2026-12k.json), two of whose verdicts were wrong (WSL2 refusals; the free-memory one is
     # right on the Windows host, planner.deploy.host, chosen after the set was read), and the 3 of the twelfth
     # (vllm-blind-2026-12l.json), whose drafter out-of-memory at load was planned to start (right since 2026-12-05:
-    # the checkpoint's group-32 weights and the drafter's own embedding and head at load); since the
+    # the checkpoint's group-32 weights and the drafter's own embedding and head at load), and the 3 of the
+    # thirteenth (vllm-blind-2026-12m.json, vLLM 0.31 on a B200 and a GB300), all right; since the
     # desktop-card rule, chosen on their L40S start-ups, a Mamba-block refusal at TP 4 of the ninth is planned to
     # start and the tenth's, planned as a KV refusal when found, is right. The DGX Spark start-ups of
     # vllm-gb10-2026-12.json and the two of vllm-unseen-2026-12.json are fitted since the unified-memory share was
@@ -151,7 +152,7 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
         # to start with 1.76 GiB where one request needs 1.75 (bench.fidelity_unmatched)
         "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util035-refusal",
     }
-    assert len(unseen) == 49
+    assert len(unseen) == 52
     assert sum(r.reported_failure == "mamba-blocks" and bool(r.verdict_right) for r in checked) >= 2
     assert sum(r.reported_failure == "graph-profile-oom" and bool(r.verdict_right) for r in checked) == 1
 
