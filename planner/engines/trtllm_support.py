@@ -15,7 +15,9 @@ TRTLLM_SUPPORT = EngineSupport(
     kv_refusals={"int4": "TensorRT-LLM has no 4-bit KV cache in its PyTorch flow; its smallest are FP8 and INT8"},
     weight_refusals={
         **{g: "TensorRT-LLM does not load GGUF files; use llama.cpp" for g in GGUF},
-        "int4-gptq": "TensorRT-LLM's PyTorch flow loads ModelOpt checkpoints (FP8, NVFP4, INT4-AWQ), not GPTQ",
+        "int4-gptq": (  # NVIDIA/TensorRT-LLM#19442 (open, 2026-09) adds it: "does not recognize Hugging Face GPTQ"
+            "TensorRT-LLM's PyTorch flow loads ModelOpt checkpoints (FP8, NVFP4, INT4-AWQ), not Hugging Face GPTQ"
+        ),
         "int4-g32": (  # docs/source/torch/features/quantization.md: "supports only models quantized using ... ModelOpt"
             "TensorRT-LLM's PyTorch flow loads checkpoints quantized with ModelOpt (FP8, NVFP4, INT4-AWQ), not "
             "compressed-tensors W4A16"

@@ -82,3 +82,22 @@ def test_a_bad_platform_row_names_the_file_and_the_field(tmp_path: Path) -> None
     path.write_text('[[row]]\nfamilies = ["hopper"]\nweights = ["fp9"]\n', encoding="utf-8")
     with pytest.raises(PlannerError, match=r"toy\.toml: .*row\.0"):
         platform_rows.__wrapped__("toy", tmp_path)
+
+
+@pytest.mark.parametrize("gpu_id", ["h100-sxm-80gb", "h200-sxm-141gb", "b200-sxm", "rtx-pro-6000-blackwell"])
+def test_trtllm_runs_gpt_oss_mxfp4_experts_on_hopper_and_blackwell(gpu_id: str) -> None:
+    """TensorRT-LLM serves gpt-oss's MXFP4 experts on Hopper (BF16 activations, TRITON or CUTLASS MoE) and Blackwell
+    (MXFP8 activations; examples/models/core/gpt_oss/README.md 'MoE Support Matrix'; its quantization page's hardware
+    matrix: MXFP4 on sm100/103 and sm120). The registry had no row and refused its flagship model."""
+    row = runner(get_gpu(gpu_id), "mxfp4", "bf16", moe=True, engines=("trtllm",))
+    assert row is not None and row.engine == "trtllm"
+    assert runner(get_gpu("a100-sxm-80gb"), "mxfp4", "bf16", moe=True, engines=("trtllm",)) is None  # not Ampere
+
+
+def test_trtllm_has_no_w4a16_awq_on_blackwell() -> None:
+    """TensorRT-LLM's quantization page, hardware matrix: W4A16 AWQ on Ampere, Ada and Hopper, not on Blackwell
+    (sm100/103, sm120)."""
+    for gpu_id in ("b200-sxm", "rtx-5090", "rtx-pro-6000-blackwell"):
+        assert runner(get_gpu(gpu_id), "int4-awq", "bf16", moe=False, engines=("trtllm",)) is None
+        assert "int4-awq" in why_not(get_gpu(gpu_id), "int4-awq", "bf16", moe=False, engines=("trtllm",))
+    assert runner(get_gpu("h100-sxm-80gb"), "int4-awq", "bf16", moe=False, engines=("trtllm",)) is not None
