@@ -17,6 +17,7 @@ from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.parallel import default_parallelism, parallel_problem
+from planner.core.precision import WEIGHT_FORMATS
 from planner.core.serving import serving_kv_dtype, serving_weights
 from planner.deploy.host import device_memory_bytes
 from planner.deploy.options import DeploymentOptions
@@ -322,7 +323,10 @@ def nearest(wanted: str, options: list[str], bits: Callable[[str], float]) -> st
 
 
 def not_offered(engine: str, setting: str, value: str, weights: str, gpu: GpuSpec | None, moe: bool) -> str:
-    """Why ``engine`` does not offer ``value`` for ``setting`` (``weights`` or ``kv``), in the engine's words."""
+    """Why ``engine`` does not offer ``value`` for ``setting`` (``weights`` or ``kv``), in the engine's words (a
+    mixture-of-experts checkpoint's layout on a dense model: the model's)."""
+    if setting == "weights" and not moe and value in WEIGHT_FORMATS and WEIGHT_FORMATS[value].moe_only:
+        return f"{value} is a mixture-of-experts checkpoint's layout, and this model has no experts"
     if engine not in engine_names():
         return f"{value} is not offered here"
     support, fam = get_engine(engine).support, family(gpu)

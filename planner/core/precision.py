@@ -7,7 +7,8 @@ Weight formats say which parameters they quantize (their *scope*); the rest keep
   ``lm_head``, norms, biases and MoE routers stay in 16 bits, as AutoGPTQ / AutoAWQ / llm-compressor /
   vLLM's fp8 leave them (vLLM ``LinearBase`` layers are the only quantized layers).
 - ``experts``: only the MoE expert weights (gpt-oss ships MXFP4 experts and BF16 attention; model card and
-  ``config.json`` ``quantization_config.modules_to_not_convert``). On a dense model it acts as ``linear``.
+  ``config.json`` ``quantization_config.modules_to_not_convert``). On a dense model it acts as ``linear`` (dense
+  MXFP4 W4A4 checkpoints exist); the layouts named for MoE checkpoints (``moe_only``) are refused there.
 - ``mlp``: every feed-forward weight (dense MLPs, shared and routed experts) while attention keeps 16 bits, or
   ``attention_bits`` (NVIDIA ModelOpt NVFP4 checkpoints list ``*self_attn*`` in ``exclude_modules``; its
   ``MIXED_PRECISION`` ones store attention in FP8).
@@ -67,6 +68,8 @@ class WeightFormat(BaseModel, frozen=True, extra="forbid"):
     lm_head_bits: Annotated[float, Field(gt=0, le=32)] | None = None
     # The MTP module's bits when the checkpoint keeps it out of the quantization (None: the format's own bits).
     mtp_bits: Annotated[float, Field(gt=0, le=32)] | None = None
+    # A mixture-of-experts checkpoint's layout (its routed experts quantized): a dense model has no such checkpoint
+    moe_only: bool = False
     quality_note: str
     source: str
 
@@ -241,6 +244,7 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             label="NVFP4 experts only",
             bits_per_weight=4 + 8 / 16,
             scope="experts",
+            moe_only=True,
             quality_note="Only the routed experts are quantized; shared experts and attention stay BF16.",
             source=(
                 "NVIDIA ModelOpt hf_quant_config.json quant_algo NVFP4 group_size 16 excluding *self_attn*, "
@@ -253,6 +257,7 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
             label="INT4 g32 experts (compressed-tensors)",
             bits_per_weight=_group_bits(4, 32, 16),
             scope="experts",
+            moe_only=True,
             quality_note="Quantization-aware trained (Kimi-K2-Thinking ships it natively); attention stays BF16.",
             source=(
                 "compressed-tensors pack-quantized W4A16: int4 symmetric, group 32, one BF16 weight_scale per 32 "
@@ -337,6 +342,19 @@ def weight_format(name: str) -> WeightFormat:
         return WEIGHT_FORMATS[name]
     except KeyError:
         raise PlannerError(f"weights: unknown precision {name!r}; choose one of {', '.join(WEIGHT_FORMATS)}") from None
+
+
+# What a dense model's checkpoint of a MoE-only layout's arithmetic is called (WeightFormat.moe_only)
+_DENSE_COUNTERPARTS = {"nvfp4-experts": "nvfp4", "int4-experts": "int4-g32 (W4A16 at group 32) or int4-gptq"}
+
+
+def dense_counterpart(name: str) -> str:
+    """The format(s) of a dense checkpoint with the arithmetic of the MoE-only layout ``name``.
+
+    >>> dense_counterpart("nvfp4-experts")
+    'nvfp4'
+    """
+    return _DENSE_COUNTERPARTS.get(name, name)
 
 
 # The native dtype names a Hugging Face config.json uses (torch_dtype / dtype), mapped to ours.

@@ -25,7 +25,7 @@ from planner.core.overhead import (
     SimpleFraction,
     parse_version,
 )
-from planner.core.precision import WEIGHT_FORMATS
+from planner.core.precision import WEIGHT_FORMATS, weight_format
 from planner.engines.base import CONTEXT_CURES, Engine, EngineReport
 from planner.engines.evidence import SupportedVersion, log_counts
 from planner.engines.settings import BY_NAME, ENGINE_SETTINGS, EngineSetting
@@ -62,10 +62,11 @@ COMPARED_KV_DTYPES = ("bf16", "fp8", "int8", "int4")
 def formats_run(name: str, gpu: GpuSpec | None, moe: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The weight formats and the compared KV dtypes (:data:`COMPARED_KV_DTYPES`) the engine ``name`` runs on
     ``gpu`` (every format, when ``name`` is a generic profile rather than an engine)."""
+    layouts = tuple(w for w in WEIGHT_FORMATS if moe or not weight_format(w).moe_only)  # a MoE checkpoint's: MoE only
     if name not in _ENGINES:
-        return tuple(WEIGHT_FORMATS), COMPARED_KV_DTYPES
+        return layouts, COMPARED_KV_DTYPES
     support, fam = _ENGINES[name].support, family(gpu)
-    weights = tuple(w for w in WEIGHT_FORMATS if any(support.runs(w, k, fam, moe) for k in support.kv_dtypes()))
+    weights = tuple(w for w in layouts if any(support.runs(w, k, fam, moe) for k in support.kv_dtypes()))
     kvs = tuple(k for k in COMPARED_KV_DTYPES if any(support.runs(w, k, fam, moe) for w in weights))
     return weights, kvs
 

@@ -13,7 +13,7 @@ from planner.core.kv_formats import KvDtype
 from planner.core.model import ModelSpec
 from planner.core.overhead import Estimate, OverheadModel
 from planner.core.parallel import default_parallelism
-from planner.core.precision import WeightPrecision
+from planner.core.precision import WeightPrecision, dense_counterpart, weight_format
 from planner.core.serving import serving_kv_dtype, serving_weights
 from planner.deploy.options import DeploymentOptions
 
@@ -42,6 +42,12 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
     def _check(self) -> PlanRequest:
         if self.shared_prefix_tokens > self.context_tokens:
             raise ValueError("shared_prefix_tokens cannot exceed context_tokens")
+        if self.weights is not None and self.model.moe is None and weight_format(self.weights).moe_only:
+            raise ValueError(
+                f"{self.model.name} has no routed experts, which {self.weights} alone quantizes (a mixture-of-experts "
+                f"checkpoint's layout); a dense checkpoint with every linear layer quantized is "
+                f"{dense_counterpart(self.weights)}"
+            )
         return self
 
     @property

@@ -89,3 +89,13 @@ def test_every_page_survives_a_hostile_link(page: str) -> None:
         assert name in note
     rendered = " ".join(str(m.value) for m in at.markdown)
     assert "<img" not in rendered
+
+
+def test_an_experts_only_layout_on_a_dense_model_says_why() -> None:
+    """A link asking a dense model for a MoE checkpoint's layout (nvfp4-experts) opens with nvfp4 and says the model
+    has no experts, not that the engine does not run the format."""
+    at = run_page("memory", {"model": "meta-llama/Llama-3.1-8B", "weights": "nvfp4-experts", "gpu": "b200-sxm"})
+    assert not at.exception
+    note = _ignored_note(at)
+    assert "mixture\\-of\\-experts checkpoint's layout, and this model has no experts" in note, note
+    assert "planned with nvfp4" in note, note

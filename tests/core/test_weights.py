@@ -78,3 +78,24 @@ def test_a_w4a16_group_32_export_is_its_shards() -> None:
     assert mtp_bytes(spec, "int4-g32") == 2 * b.attached_not_loaded  # the MTP module at 16 bits
     assert abs(g32 / shards - 1) < 0.005
     assert (weights_bytes(b, "int4-awq") + mtp_bytes(spec, "int4-awq")) / shards < 0.91
+
+
+@pytest.mark.parametrize("fmt", ["nvfp4-experts", "int4-experts"])
+def test_an_experts_only_layout_is_refused_on_a_dense_model(fmt: str) -> None:
+    """NVFP4-experts and INT4-experts name MoE checkpoints whose routed experts alone are quantized; a dense model
+    has none, and planning them as every linear layer quantized (as they were) offered "NVFP4 experts only" for
+    Llama-3.1-8B at nvfp4's 5.4 GiB. A request for one is invalid input (pydantic's ValidationError, a ValueError),
+    named, with the format that says it; the engines' option lists leave them out. MXFP4 stays: dense MXFP4 W4A4
+    checkpoints exist (compressed-tensors; tests/fidelity/cases/vllm-blind-2026-12m.json names one)."""
+    from model_catalog import get_gpu
+    from planner.engines.registry import weights_run
+    from planner.planning.request import PlanRequest
+
+    dense = _entry("meta-llama/Llama-3.1-8B")
+    with pytest.raises(ValueError, match=f"Llama 3.1 8B has no routed experts, which {fmt} alone quantizes"):
+        PlanRequest(model=dense, gpu_memory_bytes=80 * 2**30, weights=fmt)
+    PlanRequest(model=_entry("openai/gpt-oss-20b"), gpu_memory_bytes=80 * 2**30, weights=fmt)  # an MoE: fine
+    PlanRequest(model=dense, gpu_memory_bytes=80 * 2**30, weights="mxfp4")
+    for engine in ("vllm", "sglang", "generic"):
+        assert fmt not in weights_run(engine, get_gpu("b200-sxm"), moe=False)
+        assert fmt in weights_run(engine, get_gpu("b200-sxm"), moe=True)

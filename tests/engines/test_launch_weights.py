@@ -78,13 +78,14 @@ UNRUNNABLE = (
 
 @pytest.mark.parametrize("weights", list(WEIGHT_FORMATS))
 def test_every_engine_loads_the_planned_weights(weights: str) -> None:
-    commands = _commands(weights)
+    model = DEEPSEEK if WEIGHT_FORMATS[weights].moe_only else LLAMA_70B  # a MoE checkpoint's layout: a MoE model
+    commands = _commands(weights, model=model)
     for engine, text in commands.items():
         line = _command_line(text)
         expected = EXPECTED.get((engine, weights))
         if expected is not None:
             assert expected in text, (engine, weights, text)
-        refused = registry.get_engine(engine).refusal(_request(weights))
+        refused = registry.get_engine(engine).refusal(_request(weights, model=model))
         assert text.startswith("# not runnable as planned:") == (refused is not None), (engine, weights, text)
         if (engine, weights) in UNRUNNABLE:
             assert refused is not None and text.startswith(f"# not runnable as planned: {refused}"), (engine, weights)
@@ -93,7 +94,7 @@ def test_every_engine_loads_the_planned_weights(weights: str) -> None:
             continue
         if weights not in ("bf16", "fp32") and engine != "llamacpp":
             # never the bare 16-bit checkpoint without a flag: that loads two to four times the planned bytes
-            bare = f" {LLAMA_70B.id} --t" in line or f" {LLAMA_70B.id} --tp" in line
+            bare = f" {model.id} --t" in line or f" {model.id} --tp" in line
             assert not bare, (engine, weights, text)
         if "<" in line:
             assert any(c.startswith("# needs ") for c in text.splitlines()[:-1]), "a placeholder is explained above"
