@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from abc import abstractmethod
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -72,6 +73,36 @@ def check_release(value: str) -> str:
 
 
 EngineVersion = Annotated[str, AfterValidator(check_release)]
+# How each engine numbers its releases: vLLM, SGLang and TensorRT-LLM by numbers (0.19.0, v0.10.2rc1, ~0.10,
+# 0.31.1rc1.dev50+g554340f3d, 1.0.0), llama.cpp by build tag (b6000).
+_NUMBERED = re.compile(r"[v~]?[0-9]{1,4}(?:\.[0-9]{1,4}){0,3}(?:[.+-]?[0-9A-Za-z]{1,16}){0,4}")
+_BUILD_TAG = re.compile(r"[bB][0-9]{1,9}")
+
+
+def _numbered(label: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if not _NUMBERED.fullmatch(value):
+            raise ValueError(f"{value!r} is not a {label} release (such as 0.19.0)")
+        return value
+
+    return check
+
+
+def check_build_tag(value: str) -> str:
+    """``value`` when it is a llama.cpp build tag.
+
+    >>> check_build_tag("b6000")
+    'b6000'
+    """
+    if not _BUILD_TAG.fullmatch(value):
+        raise ValueError(f"{value!r} is not a llama.cpp build tag (such as b6000)")
+    return value
+
+
+VllmRelease = Annotated[str, AfterValidator(check_release), AfterValidator(_numbered("vLLM"))]
+SglangRelease = Annotated[str, AfterValidator(check_release), AfterValidator(_numbered("SGLang"))]
+TrtllmRelease = Annotated[str, AfterValidator(check_release), AfterValidator(_numbered("TensorRT-LLM"))]
+BuildTag = Annotated[str, AfterValidator(check_release), AfterValidator(check_build_tag)]
 
 
 class OverheadBytes(BaseModel, frozen=True, extra="forbid"):

@@ -265,7 +265,12 @@ def overhead_profile(
 ) -> OverheadModelBase:
     """The overhead model called ``name``: an engine's profile, or a generic one (``generic``: the estimate
     with ``fraction`` as its utilization; ``simple``: ``fraction`` of memory, 10 % by default; ``simple-fixed``:
-    The Memory Math of Serving a Model's fixed bytes)."""
+    The Memory Math of Serving a Model's fixed bytes). A release is an engine's: a generic profile given one
+    raises."""
+    if name in GENERIC_PROFILES and version is not None:
+        raise PlannerError(
+            f"engine: the {name} profile has no release; --engine-version needs an engine ({', '.join(_ENGINES)})"
+        )
     if name == "generic":
         values: dict[str, object] = {"gpu_memory_utilization": fraction} if fraction is not None else {}
         for setting, value in settings.items():

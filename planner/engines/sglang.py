@@ -17,11 +17,11 @@ from typing import ClassVar, Literal, NamedTuple
 from planner.core.kv import kv_bytes_per_token_in_layers
 from planner.core.overhead import (
     EngineProfile,
-    EngineVersion,
     Fraction,
     LoadContext,
     OverheadBytes,
     PositiveInt,
+    SglangRelease,
     StageContext,
     parse_version,
 )
@@ -89,7 +89,7 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     """SGLang: ``mem_fraction_static`` of total memory for weights plus the KV pool."""
 
     kind: Literal["sglang"] = "sglang"
-    engine_version: EngineVersion = SGLANG_DEFAULT_VERSION
+    engine_version: SglangRelease = SGLANG_DEFAULT_VERSION
     mem_fraction_static: Fraction | None = None  # None: SGLang's heuristic (sglang_default_mem_fraction)
     chunked_prefill_size: PositiveInt | None = None
     cuda_graph_max_bs: PositiveInt | None = None

@@ -35,11 +35,11 @@ from planner.core.kv import every_token_cached, has_windows, kv_bytes_per_sequen
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
     EngineProfile,
-    EngineVersion,
     Fraction,
     OverheadBytes,
     PositiveInt,
     StageContext,
+    TrtllmRelease,
     parse_version,
 )
 from planner.core.units import GiB
@@ -67,7 +67,7 @@ class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
     """TensorRT-LLM's memory settings (``trtllm-serve`` / the Triton backend's)."""
 
     kind: Literal["trtllm"] = "trtllm"
-    engine_version: EngineVersion = TRTLLM_DEFAULT_VERSION
+    engine_version: TrtllmRelease = TRTLLM_DEFAULT_VERSION
     kv_cache_free_gpu_mem_fraction: Fraction = 0.90
     max_batch_size: PositiveInt | None = None  # None: 2048 (1.x), 256 (TensorRT engines)
     max_num_tokens: PositiveInt | None = None  # tokens per step; None: 8192 (1.x: the profile batch; engines: built)

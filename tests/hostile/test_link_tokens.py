@@ -120,6 +120,35 @@ def test_an_engine_release_is_a_short_version(version: str) -> None:
         engine_profile("vllm", version=version)
 
 
-@pytest.mark.parametrize("version", ["0.19.0", "v0.10.2rc1", "~0.10", "b6000", "1.0.0", "0.11.0+cu128"])
-def test_real_releases_are_accepted(version: str) -> None:
-    assert engine_profile("vllm", version=version).engine_version == version
+@pytest.mark.parametrize(
+    ("engine", "version"),
+    [
+        ("vllm", "0.19.0"),
+        ("vllm", "v0.10.2rc1"),
+        ("vllm", "~0.10"),
+        ("vllm", "0.11.0+cu128"),
+        ("vllm", "0.31.1rc1.dev50+g554340f3d"),
+        ("sglang", "0.5.18"),
+        ("trtllm", "1.0.0"),
+        ("llamacpp", "b6000"),
+    ],
+)
+def test_real_releases_are_accepted(engine: str, version: str) -> None:
+    assert engine_profile(engine, version=version).engine_version == version
+
+
+@pytest.mark.parametrize(
+    ("engine", "version", "message"),
+    [
+        ("vllm", "banana", "'banana' is not a vLLM release"),
+        ("vllm", "b6000", "'b6000' is not a vLLM release"),
+        ("sglang", "latest", "'latest' is not a SGLang release"),
+        ("trtllm", "main", "'main' is not a TensorRT-LLM release"),
+        ("llamacpp", "0.19.0", "'0.19.0' is not a llama.cpp build tag"),
+    ],
+)
+def test_a_release_is_numbered_as_its_engine_numbers_them(engine: str, version: str, message: str) -> None:
+    """Any short token used to pass (``--engine vllm --engine-version banana`` planned with 0.6.4's rules); each
+    engine's releases have their own form."""
+    with pytest.raises(ValidationError, match=message):
+        engine_profile(engine, version=version)

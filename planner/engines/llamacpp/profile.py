@@ -11,7 +11,7 @@ from pydantic import Field
 from planner.core.blocks import LayerKind
 from planner.core.kv import kinds_in
 from planner.core.model import ModelSpec
-from planner.core.overhead import EngineProfile, EngineVersion, OverheadBytes, PositiveInt, StageContext, mlp_width
+from planner.core.overhead import BuildTag, EngineProfile, OverheadBytes, PositiveInt, StageContext, mlp_width
 from planner.core.units import GiB
 from planner.deploy.offload import LLAMACPP_OUTPUT_FIRST_BUILD, llamacpp_build
 
@@ -44,7 +44,7 @@ class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
 
     kind: Literal["llamacpp"] = "llamacpp"
     splits_layers: ClassVar[bool] = True  # --split-mode layer (the default): whole layers per device
-    engine_version: EngineVersion = "b6000"
+    engine_version: BuildTag = "b6000"
     n_ctx: PositiveInt | None = None  # None: the request's max_model_len
     n_parallel: PositiveInt | None = None  # -np; None: one slot, or one per target user (Engine.for_users)
     cache_type_k: LlamacppCacheType | None = None  # None: the request's KV dtype (LLAMACPP_CACHE_NAMES)

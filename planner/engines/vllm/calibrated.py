@@ -15,7 +15,7 @@ from pydantic import Field, ValidationError
 
 from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.bounds.limits import MAX_GPU_MEMORY_BYTES, GpuMemoryBytes
-from planner.core.overhead import EngineVersion, Fraction, LoadContext, OverheadBytes, StageContext
+from planner.core.overhead import Fraction, LoadContext, OverheadBytes, StageContext, VllmRelease
 from planner.core.units import GiB
 from planner.engines.base import CalibratedProfile
 from planner.engines.logfigures import ParsedLog
@@ -47,7 +47,7 @@ class Calibrated(CalibratedProfile, frozen=True, extra="forbid"):
     kind: Literal["calibrated"] = "calibrated"
     reserve_is_spare: ClassVar[bool] = True  # vLLM's accounting
     engine: Literal["vllm", "sglang", "llamacpp"] = "vllm"  # the engine whose log it was
-    engine_version: EngineVersion = VLLM_DEFAULT_VERSION
+    engine_version: VllmRelease = VLLM_DEFAULT_VERSION
     gpu_memory_utilization: Fraction = 0.90
     total_memory_bytes: GpuMemoryBytes | None = None
     weights_bytes: NonNegative | None = None

@@ -38,11 +38,11 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import (
     DEFAULT_HIDDEN,
     EngineProfile,
-    EngineVersion,
     Fraction,
     LoadContext,
     OverheadBytes,
     StageContext,
+    VllmRelease,
     layer_activation_bytes_per_token,
     parse_version,
 )
@@ -81,7 +81,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
 
     kind: Literal["vllm"] = "vllm"
     reserve_is_spare: ClassVar[bool] = True  # budget util x total; the rest is left to other processes
-    engine_version: EngineVersion = VLLM_DEFAULT_VERSION
+    engine_version: VllmRelease = VLLM_DEFAULT_VERSION
     gpu_memory_utilization: Fraction | None = None  # None: the release's default (0.9; 0.92 from 0.20.0)
     max_num_batched_tokens: BatchTokens | None = None  # None: vLLM's default for the GPU (default_batch)
     max_num_seqs: Sequences | None = None  # --max-num-seqs; None: vLLM's default for the GPU and release
