@@ -16,7 +16,7 @@ from planner.core.kv_formats import KV_FORMATS, kv_format
 from planner.core.model import ModelSpec
 from planner.core.parallel import default_parallelism
 from planner.core.precision import WEIGHT_FORMATS, weight_format
-from planner.engines.registry import get_engine, profile_label, version_warning
+from planner.engines.registry import engine_names, get_engine, profile_label, runs_on, version_warning
 from planner.engines.vllm.calibrated import Calibrated
 from ui import binding, settings, state
 from ui.custom_spec import decode_spec
@@ -183,8 +183,25 @@ def _kv_bits(name: str) -> float:
     return kv_format(name).bits_per_value
 
 
+def _engine_label(name: str) -> str:
+    return get_engine(name).support.label if name in engine_names() else name
+
+
+def _engine_choice(sb: Any, gpu: GpuSpec) -> str:
+    """The engine, among those that run on ``gpu`` (the registry's first there by default); one asked for that runs
+    nothing there (vLLM on a Mac) gives way to it, and the reason is said."""
+    options = [e for e in state.engine_options() if runs_on(e, gpu)]
+    default = state.DEFAULT_ENGINE if state.DEFAULT_ENGINE in options else options[0]
+    current = st.session_state.get(settings.ENGINE.url)
+    if isinstance(current, str) and current not in options and current in state.engine_options():
+        reason = f"{_engine_label(current)} runs nothing on {gpu.name}; planned with {_engine_label(default)}"
+        binding.ensure(settings.ENGINE, lambda v: v in options, default, as_text(reason))
+        sb.caption(as_text(sentence(reason)))
+    return str(binding.choose(sb, settings.ENGINE, options, default))
+
+
 def _engine(sb: Any, gpu: GpuSpec) -> tuple[str, str | None, float | None, str | None]:
-    engine = binding.choose(sb, settings.ENGINE, state.engine_options(), state.DEFAULT_ENGINE)
+    engine = _engine_choice(sb, gpu)
     sb.caption(profile_label(engine))
     version = _engine_version(sb, engine)
     launch = state.launch_in_session(st.session_state)  # drawn later in the run; read already (ui.deferred)

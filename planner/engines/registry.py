@@ -85,6 +85,12 @@ def weights_run(name: str, gpu: GpuSpec | None, moe: bool) -> tuple[str, ...]:
     return formats_run(name, gpu, moe)[0]
 
 
+def runs_on(name: str, gpu: GpuSpec | None) -> bool:
+    """Whether the engine ``name`` runs any weight format on ``gpu``, dense or mixture-of-experts (a generic
+    profile: always). vLLM, SGLang and TensorRT-LLM run nothing on an Apple GPU."""
+    return any(weights_run(name, gpu, moe) for moe in (False, True))
+
+
 def pair_runs(name: str, weights: str, kv_dtype: str, gpu: GpuSpec | None, moe: bool) -> bool:
     """Whether the engine ``name`` runs ``weights`` with a ``kv_dtype`` cache on ``gpu`` (a generic profile: always)."""
     if name not in _ENGINES:
