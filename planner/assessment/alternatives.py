@@ -47,6 +47,7 @@ from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import BudgetExceeded, check
 from planner.core.kv_formats import kv_format
 from planner.core.overhead import EngineProfile
+from planner.core.parallel import parallel_problem
 from planner.core.precision import weight_format
 from planner.core.units import GiB
 from planner.engines.registry import formats_run, get_engine, kv_dtypes_run, window_setting_off
@@ -54,6 +55,7 @@ from planner.engines.settings import BY_NAME
 from planner.planning.plan import PlanRequest
 
 MOST_GPUS = 64  # eight 8-GPU machines: the largest set-up suggested (the dashboard's GPU count goes as far)
+NODE_GPUS = 8  # GPUs in one server (HGX baseboard, 8-slot PCIe server): tensor parallel stays within one
 MORE_GPU_TRIALS = 6  # counts tried above the current one (each an assessment)
 SMALLER_TRIALS = 4  # weight formats or KV dtypes tried below the current one
 
@@ -222,8 +224,28 @@ def _then_fewer_sequences(lowered: PlanRequest, change: str, goal: Goal) -> Alte
 
 
 def _split(request: PlanRequest, count: int) -> PlanRequest:
-    """``request`` on ``count`` GPUs, split as the engine does by default (the widest legal TP, or whole layers)."""
-    return request.model_copy(update={"gpu_count": count, "tensor_parallel": None, "pipeline_parallel": 1})
+    """``request`` on ``count`` GPUs, split as the engine does by default (the widest legal TP, or whole layers);
+    beyond one server (:data:`NODE_GPUS`), tensor parallel within each and a pipeline stage a server (vLLM's
+    distributed-serving guide: "the tensor parallel size to the number of GPUs in each node, and the pipeline
+    parallel size to the number of nodes")."""
+    one_server = request.model_copy(update={"gpu_count": count, "tensor_parallel": None, "pipeline_parallel": 1})
+    if count <= NODE_GPUS or request.overhead.splits_layers:
+        return one_server
+    for tp in range(NODE_GPUS, 0, -1):
+        if count % tp == 0 and parallel_problem(request.model, tp, count // tp, count) is None:
+            return request.model_copy(
+                update={"gpu_count": count, "tensor_parallel": tp, "pipeline_parallel": count // tp}
+            )
+    return one_server
+
+
+def _counts(request: PlanRequest, found: Assessment) -> list[int]:
+    """GPU counts above the current one worth trying: any up to one server, whole servers beyond, from the fewest
+    whose memory could hold one copy of the weights (at the engine's memory fraction)."""
+    share = current_fraction(request) or 1.0
+    fewest = -(-found.result.weights_bytes_total // int(request.gpu_memory_bytes * share))
+    counts = range(max(request.gpu_count + 1, fewest), MOST_GPUS + 1)
+    return [c for c in counts if c <= NODE_GPUS or c % NODE_GPUS == 0]
 
 
 def _wider_split(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -243,7 +265,7 @@ def _more_gpus(request: PlanRequest, goal: Goal, found: Assessment) -> Alternati
     tp, pp = request.resolved_parallelism
     wider: list[int] = []
     more: list[int] = []
-    for count in range(request.gpu_count + 1, MOST_GPUS + 1):
+    for count in _counts(request, found):
         t, p = _split(request, count).resolved_parallelism
         (wider if t * p > tp * pp else more).append(count)
     adds = [] if found.state is VerdictState.WEIGHTS_DO_NOT_FIT else more

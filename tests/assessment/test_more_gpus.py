@@ -1,0 +1,44 @@
+"""The "more GPUs" lever of the nearest set-ups (planner.assessment.alternatives): a model too large for the GPUs
+asked is offered the fewest whole set-ups that hold it, split as multi-node serving is split (tensor parallel within
+an 8-GPU server, pipeline stages across them: vLLM's distributed-serving guide, "the tensor parallel size to the
+number of GPUs in each node, and the pipeline parallel size to the number of nodes").
+
+Found in a browser (2026-12-05): Llama 3.1 405B in BF16 on one H100 said "Nothing close does ... more GPUs (up to
+64)" (only 2-7 GPUs were tried; its 756 GiB of weights need more than 9 H100s), and on 8 H100s it offered "16 GPUs
+(TP 16)", one tensor-parallel group across two servers, past the model's 8 KV heads."""
+
+from __future__ import annotations
+
+from model_catalog import get_gpu, get_model
+from planner.assessment.alternatives import nearest_fitting
+from planner.engines.registry import engine_profile
+from planner.planning.plan import PlanRequest
+
+H100 = get_gpu("h100-sxm-80gb")
+LLAMA_405B = get_model("meta-llama/Llama-3.1-405B").spec
+
+
+def _request(gpus: int, weights: str = "bf16") -> PlanRequest:
+    return PlanRequest(
+        model=LLAMA_405B,
+        gpu=H100,
+        gpu_memory_bytes=H100.memory_bytes_for(True),
+        gpu_count=gpus,
+        weights=weights,  # type: ignore[arg-type]
+        context_tokens=8192,
+        overhead=engine_profile("vllm"),
+    )
+
+
+def _more_gpus(gpus: int, weights: str = "bf16") -> list[str]:
+    return [a.change for a in nearest_fitting(_request(gpus, weights), 10) if "GPUs (" in a.change]
+
+
+def test_a_model_larger_than_nine_gpus_is_offered_two_servers() -> None:
+    assert _more_gpus(1) == ["16 GPUs (TP 8 × PP 2)"]
+    assert _more_gpus(8) == ["16 GPUs (TP 8 × PP 2)"]
+
+
+def test_within_one_server_the_split_is_as_before() -> None:
+    """FP8 weights (~380 GiB) need 8 H100s: one server, tensor parallel 8."""
+    assert _more_gpus(1, "fp8") == ["8 GPUs (TP 8)"]
