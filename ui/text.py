@@ -34,6 +34,9 @@ def sentence(text: str) -> str:
 def _device_basis(gpu: GpuSpec) -> str:
     if gpu.memory_reported_bytes is not None:
         return "as the device reports it"
+    if gpu.memory_bytes == gpu.engine_visible_bytes:  # GpuSpec.memory_bytes: a device holds what an engine sees
+        marketed = f"marketed {gpu.memory_marketed_gb:g} GB"
+        return f"the total engines print; {marketed}, the device's own is not in the catalog"
     return f"marketed {gpu.memory_marketed_gb:g} GB; the device's own total is not in the catalog"
 
 
@@ -45,13 +48,15 @@ def device_memory(gpu: GpuSpec, unit: str = "GiB") -> str:
     >>> from model_catalog import get_gpu
     >>> device_memory(get_gpu("h100-sxm-80gb"))
     'H100 SXM5 80GB · 79.65 GiB as the device reports it; engines see 79.19 GiB'
-    >>> device_memory(get_gpu("a800-sxm-80gb"))
-    "A800 SXM4 80GB (China) · 74.51 GiB (marketed 80 GB; the device's own total is not in the catalog)"
+    >>> device_memory(get_gpu("mi300x"))
+    "Instinct MI300X · 191.69 GiB (the total engines print; marketed 192 GB, the device's own is not in the catalog)"
+    >>> device_memory(get_gpu("intel-arc-pro-b60"))
+    "Arc Pro B60 24GB · 22.35 GiB (marketed 24 GB; the device's own total is not in the catalog)"
     """
     figure = format_bytes(gpu.memory_bytes, unit, digits=2)
     basis = _device_basis(gpu)
     line = f"{gpu.name} · {figure} " + (basis if gpu.memory_reported_bytes is not None else f"({basis})")
-    if gpu.engine_visible_bytes is not None:
+    if gpu.engine_visible_bytes is not None and gpu.memory_bytes != gpu.engine_visible_bytes:
         line += f"; engines see {format_bytes(gpu.engine_visible_bytes, unit, digits=2)}"
     return line
 

@@ -367,10 +367,12 @@ class GpuSpec(HashedOnce, frozen=True, extra="forbid"):
 
     @property
     def memory_bytes(self) -> int:
-        """The memory a plan counts on: what the device reports, else the marketed size in GB (10**9)."""
+        """The memory a plan counts on: what the device reports, else the marketed size in GB (10**9) or the total
+        an engine prints where that is more (a device never holds less than an engine sees: MI300X's "192 GB" is
+        191.69 GiB to vLLM, not 192 x 10^9 bytes)."""
         if self.memory_reported_bytes is not None:
             return self.memory_reported_bytes
-        return round(self.memory_marketed_gb * GB)
+        return max(round(self.memory_marketed_gb * GB), self.engine_visible_bytes or 0)
 
     def memory_bytes_for(self, engine: bool, unified_share: float | None = None) -> int:
         """The memory to plan with, the same on every page and in the advice: for an engine profile the total

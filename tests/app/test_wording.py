@@ -29,9 +29,9 @@ def test_sidebar_says_where_a_gpus_memory_comes_from() -> None:
 
 def test_memory_page_does_not_claim_an_engine_total_it_does_not_have() -> None:
     # "Where the numbers come from", for a GPU whose device and engine totals the catalog does not have
-    at = run_page("memory", {"gpu": "a800-sxm-80gb", "engine": "vllm"}, open_keys=[SOURCES])
+    at = run_page("memory", {"gpu": "intel-arc-pro-b60", "engine": "vllm"}, open_keys=[SOURCES])
     sources = " ".join(plain(m.value) for m in at.markdown if "GPU memory:" in m.value)
-    assert "marketed 80 GB; the device's own total is not in the catalog" in sources
+    assert "marketed 24 GB; the device's own total is not in the catalog" in sources
     assert "the total the engine reports" not in sources
     for gpu in ("h100-sxm-80gb", "mi300x"):  # MI300X: vLLM's 191.69 GiB on ROCm, from public start-ups
         page = run_page("memory", {"gpu": gpu, "engine": "vllm"}, open_keys=[SOURCES])

@@ -138,7 +138,8 @@ def test_engine_and_device_memory_facts() -> None:
     l20 = get_gpu("l20")
     assert l20.memory_reported_bytes == 46_068 * 2**20  # nvidia-smi with ECC on
     assert get_gpu("h800-sxm-80gb").memory_reported_bytes == get_gpu("h100-sxm-80gb").memory_reported_bytes
-    for gpu_id in ("gb300", "mi350x", "intel-arc-pro-b60", "a800-sxm-80gb"):
+    assert get_gpu("a800-sxm-80gb").memory_reported_bytes == 81_920 * 2**20  # found 2026-12-05 (three tables)
+    for gpu_id in ("gb300", "mi350x", "intel-arc-pro-b60"):
         assert get_gpu(gpu_id).memory_reported_bytes is None  # no public device total found
 
 

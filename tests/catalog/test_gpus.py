@@ -208,7 +208,7 @@ def test_vendors() -> None:
 
 def test_memory_bytes_prefers_reported() -> None:
     assert GPUS["h100-sxm-80gb"].memory_bytes == 85_520_809_984
-    assert GPUS["mi300x"].memory_bytes == 192 * 10**9  # no reported total: falls back to marketed GB
+    assert GPUS["mi300x"].memory_bytes == GPUS["mi300x"].engine_visible_bytes  # no reported total: the engine's
 
 
 _GOOD = """\
@@ -364,3 +364,24 @@ def test_every_engine_total_is_the_figure_its_source_quotes(gpu_id: str) -> None
     gpu = GPUS[gpu_id]
     assert gpu.engine_visible_bytes is not None and gpu.engine_visible_source
     assert f"{gpu.engine_visible_bytes / 2**30:.2f}" in gpu.engine_visible_source, gpu_id
+
+
+def test_no_device_holds_less_than_an_engine_sees() -> None:
+    """The device figure the catalog, the sidebar and the generic profile show is never below what an engine prints:
+    MI300X showed '178.81 GiB (marketed 192 GB); engines see 191.69 GiB' (the label read as 10^9 bytes where its
+    eight 24 GiB stacks are GiB-sized), MI355X 268.22 beside 287.98 (browser audit, 2026-12-05)."""
+    from model_catalog import get_gpu, load_gpus
+    from planner.core.units import GiB
+
+    for gpu in load_gpus().values():
+        if gpu.engine_visible_bytes is not None:
+            assert gpu.memory_bytes >= gpu.engine_visible_bytes, gpu.id
+    assert round(get_gpu("mi300x").memory_bytes / GiB, 2) == 191.69
+    assert round(get_gpu("mi355x").memory_bytes / GiB, 2) == 287.98
+
+
+def test_the_a800_reports_what_the_a100_80gb_does() -> None:
+    """nvidia-smi on an A800 SXM4 80GB: 81920MiB (three public tables); it was planned at 74.51 GiB."""
+    from model_catalog import get_gpu
+
+    assert get_gpu("a800-sxm-80gb").memory_bytes == get_gpu("a100-sxm-80gb").memory_bytes == 81920 * 2**20
