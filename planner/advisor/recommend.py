@@ -102,7 +102,8 @@ def why_beats(a: Option, b: Option, cloud: bool) -> str:
     if a.cost is not None and b.cost is not None:
         diff = b.cost - a.cost
         unit = " per hour" if cloud else " over the life"
-        reasons.append(f"{_money(abs(diff))}{unit} {'less' if diff >= 0 else 'more'} ({cost_text(b, cloud)})")
+        totals = f"{_money(a.cost)} against {_money(b.cost)}{' per hour' if cloud else ' with power'}"
+        reasons.append(f"{_money(abs(diff))} {'less' if diff >= 0 else 'more'}{unit} ({totals})")
     if not a.undermining and b.undermining:
         reasons.append(f"{b.gpu_name} carries a caveat: {b.undermining[0]}")
     elif a.undermining and len(b.undermining) > len(a.undermining):

@@ -101,3 +101,11 @@ def test_trtllm_has_no_w4a16_awq_on_blackwell() -> None:
         assert runner(get_gpu(gpu_id), "int4-awq", "bf16", moe=False, engines=("trtllm",)) is None
         assert "int4-awq" in why_not(get_gpu(gpu_id), "int4-awq", "bf16", moe=False, engines=("trtllm",))
     assert runner(get_gpu("h100-sxm-80gb"), "int4-awq", "bf16", moe=False, engines=("trtllm",)) is not None
+
+
+def test_vllm_runs_gpt_oss_on_ada_through_marlin() -> None:
+    """gpt-oss-20b on an RTX 4090 was planned as INT4 GPTQ ('vLLM does not run mxfp4 weights on ada'); vLLM's Marlin
+    MoE kernels build for sm_89 since vllm-project/vllm#28294 (2025-11), the path its recipe gives Ampere."""
+    for gpu_id in ("rtx-4090", "l40s"):
+        row = runner(get_gpu(gpu_id), "mxfp4", "bf16", moe=True, engines=("vllm",))
+        assert row is not None and row.compute == "16-bit"
