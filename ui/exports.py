@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import plotly.graph_objects as go
 
 from planner.assessment.assess import Assessment, VerdictState
-from planner.assessment.words import plural
+from planner.assessment.words import plural, split_label
 from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
 from planner.core.units import UNIT_BYTES, format_bytes_auto, format_tokens
@@ -52,11 +52,14 @@ def report_inputs(sel: Selection, a: Assessment) -> dict[str, str]:
     memory = (
         f"{request.gpu_memory_bytes / UNIT_BYTES[sel.unit]:,.2f} {sel.unit} each ({memory_source(gpu, sel.is_engine)})"
     )
-    split = f"tensor parallel {result.tensor_parallel} × pipeline parallel {result.pipeline_parallel}"
-    if sel.tensor_parallel is None:
-        split += " (the largest split the model allows)"
-    if result.replicas > 1:
-        split += f"; {result.replicas} replicas"
+    if request.overhead.splits_layers:  # llama.cpp: whole layers a GPU, as the page says
+        split = split_label(request, result)
+    else:
+        split = f"tensor parallel {result.tensor_parallel} × pipeline parallel {result.pipeline_parallel}"
+        if sel.tensor_parallel is None:
+            split += " (the largest split the model allows)"
+        if result.replicas > 1:
+            split += f"; {result.replicas} replicas"
     inputs = {
         "Model": f"{sel.spec.display_name} ({sel.model_id}, from the catalog)"
         if sel.imported is None
@@ -96,10 +99,20 @@ def shared_columns(sel: Selection, a: Assessment) -> dict[str, object]:
     return {
         "model": sel.spec.id,
         "GPUs": a.request.gpu_count,
-        "tensor parallel": a.result.tensor_parallel,
-        "pipeline parallel": a.result.pipeline_parallel,
+        **split_columns(a),
         "engine": engine_name(sel, a),
         "target users": sel.users,
+    }
+
+
+def split_columns(a: Assessment) -> dict[str, object]:
+    """How the model is spread, in the page's words, and the tensor and pipeline sizes of an engine that splits
+    every layer (empty for one that splits whole layers: llama.cpp has neither)."""
+    layers = a.request.overhead.splits_layers
+    return {
+        "split": split_label(a.request, a.result),
+        "tensor parallel": "" if layers else a.result.tensor_parallel,
+        "pipeline parallel": "" if layers else a.result.pipeline_parallel,
     }
 
 
@@ -110,8 +123,7 @@ def setup_columns(sel: Selection, a: Assessment) -> dict[str, object]:
         "model": sel.spec.id,
         "GPU": a.request.gpu.name if a.request.gpu else sel.gpu.name,
         "GPUs": a.request.gpu_count,
-        "tensor parallel": result.tensor_parallel,
-        "pipeline parallel": result.pipeline_parallel,
+        **split_columns(a),
         "replicas": result.replicas,
         "weights": result.weights,
         "KV cache dtype": result.kv_dtype,
@@ -174,6 +186,8 @@ def engine_csv(
         ("Activation peak per GPU", round(report.activation_bytes / size, 3), unit),
         ("Non-torch memory per GPU", round(report.non_torch_bytes / size, 3), unit),
     ]
+    if not report.gpu_blocks:  # a contiguous cache (llama.cpp's slots): no blocks to count
+        figures = [f for f in figures if f[2] != "blocks"]
     rows: list[dict[str, object]] = [{"figure": f, "value": v, "unit": u} for f, v, u in figures]
     rows += [{"figure": f"printed line {i}", "value": line, "unit": ""} for i, line in enumerate(report.lines, 1)]
     return with_setup(sel, a, rows, page)
@@ -231,4 +245,5 @@ def report_html(
             tone=a.tone,
             summary=deployment_summary(sel, a),
         )
-    return report.html_report(title, verdict, inputs, figures, tables, headline=headline, link=link)
+    tone = a.tone if a is not None else None  # the verdict in the page's colour
+    return report.html_report(title, verdict, inputs, figures, tables, headline=headline, link=link, tone=tone)

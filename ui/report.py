@@ -114,8 +114,9 @@ def _html_table(rows: Sequence[Mapping[str, object]]) -> str:
     varying = [k for k in keys if k not in same] or keys
     header = "".join(f"<th>{html.escape(str(k))}</th>" for k in varying)
     body = "".join("<tr>" + "".join(_cell(row.get(k)) for k in varying) + "</tr>" for row in rows)
-    common = "; ".join(f"{k}: {cell_text(rows[0][k])}" for k in same if k not in varying)
-    note = f"<p class='meta'>Every row: {html.escape(common)}.</p>" if common else ""
+    shared = [(k, cell_text(rows[0][k])) for k in same if k not in varying]
+    common = "; ".join(f"{k}: {text}" for k, text in shared if text)  # an empty value says nothing
+    note = f"<p class='meta'>Every row: {html.escape(common.rstrip('.'))}.</p>" if common else ""
     return f"{note}<div class='scroll'><table><tr>{header}</tr>{body}</table></div>"
 
 

@@ -164,3 +164,49 @@ def test_a_deployment_report_leads_with_its_summary_in_its_colour_and_stays_smal
     assert f"class='verdict {a.tone}'" in html and "<ul class='summary'>" in html
     assert f"Holds: {a.conversations:,} conversations" in html
     assert html.index("<ul class='summary'>") < html.index("<h2>Inputs</h2>")
+
+
+LLAMACPP = Selection(
+    model_id="meta-llama/Llama-3.1-70B",
+    gpu_id="rtx-3090",
+    gpu_count=2,
+    engine="llamacpp",
+    weights="q4_k_m",
+    kv_dtype="fp16",
+    context_tokens=8192,
+    users=4,
+)
+
+
+def test_a_layer_split_is_reported_as_the_page_says_it() -> None:
+    """llama.cpp splits whole layers over its GPUs; its report said 'tensor parallel 2 x pipeline parallel 1' and
+    its CSV 'tensor parallel = 2' beside a page that says 'layers split over 2 GPUs' (browser audit, 2026-12-05),
+    and its engine CSV had a 'GPU blocks 0' row for an engine with no blocks."""
+    a = LLAMACPP.assessment()
+    assert exports.report_inputs(LLAMACPP, a)["Parallelism"] == "layers split over 2 GPUs"
+    row = _read(exports.breakdown_csv(LLAMACPP, a))[0]
+    assert (row["split"], row["tensor parallel"], row["pipeline parallel"]) == ("layers split over 2 GPUs", "", "")
+    assert "GPU blocks" not in {r["figure"] for r in exports.engine_csv(LLAMACPP, a)}
+    vllm = _read(exports.breakdown_csv(SEL, SEL.assessment()))[0]
+    assert (vllm["split"], vllm["tensor parallel"]) == ("TP 2 × PP 1", "2")
+
+
+def test_a_memory_report_carries_the_verdicts_colour() -> None:
+    """The page shows the verdict in its colour (a miss amber, no fit red); the report showed it neutral blue."""
+    for sel in (
+        SEL,
+        LLAMACPP,
+        SEL.model_copy(update={"model_id": "meta-llama/Llama-3.1-405B", "gpu_count": 1, "tensor_parallel": 1}),
+    ):
+        a = sel.assessment()
+        html = exports.report_html(sel, "t", a.sentence(sel.unit), [], {}, {}, LINK)
+        assert f"<p class='verdict {a.tone}'>" in html, (a.tone, html[:2000])
+
+
+def test_the_every_row_note_leaves_out_empty_values_and_ends_once() -> None:
+    rows = [
+        {"model": "m", "caveats": "", "quality": None, "verdict": "holds 4.", "x": 1},
+        {"model": "m", "caveats": "", "quality": None, "verdict": "holds 4.", "x": 2},
+    ]
+    html = report.html_report("t", "v", {}, [], {"curves": rows})
+    assert "<p class='meta'>Every row: model: m; verdict: holds 4.</p>" in html
