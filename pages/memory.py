@@ -17,7 +17,7 @@ from planner.core.units import GiB, format_tokens
 from planner.deploy.host import windows_hint
 from planner.engines.base import EngineReport
 from planner.engines.logfigures import ParsedLog
-from planner.engines.registry import engines, get_engine, profile_label
+from planner.engines.registry import get_engine, profile_label
 from planner.sources.logs import calibrate, parse_log
 from ui import (
     answers,
@@ -160,10 +160,10 @@ def _launch_commands(commands: dict[str, str]) -> None:
     box = st.popover("Launch commands", icon=":material/terminal:", on_change="rerun", key=COMMANDS_OPEN_KEY)
     if not box.open:
         return
-    registered = engines()
-    tabs = box.tabs([engine.label for engine in registered])
-    for tab, engine in zip(tabs, registered, strict=True):
-        tab.code(commands[engine.name], language="bash", wrap_lines=True)
+    names = list(commands)  # the set-up's own engine first (planner.engines.registry.launch_commands)
+    tabs = box.tabs([get_engine(name).label for name in names])
+    for tab, name in zip(tabs, names, strict=True):
+        tab.code(commands[name], language="bash", wrap_lines=True)
 
 
 def _sources(sel: Selection, a: Assessment) -> None:

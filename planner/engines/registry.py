@@ -331,14 +331,17 @@ def engine_report(request: PlanRequest, result: PlanResult) -> EngineReport:
 def launch_commands(request: PlanRequest, result: PlanResult) -> dict[str, str]:
     """Ready-to-paste start commands for every engine, with the plan's parallelism, context and KV dtype; the
     request's own engine uses its profile's settings, the others their defaults. An engine that does not run the
-    plan (:meth:`Engine.refusal`) gets its reason as a comment above the command."""
+    plan (:meth:`Engine.refusal`) gets its reason as a comment above the command, once. The request's own engine
+    comes first (a page shows its tab first)."""
     own = request.overhead if isinstance(request.overhead, EngineProfile) else None
     own_name = own.engine_name if own is not None else None
     commands = {}
-    for engine in _ENGINES.values():
+    for engine in sorted(_ENGINES.values(), key=lambda e: e.name != own_name):
         command = engine.launch_command(request, result, own if engine.name == own_name else None)
         reason = engine.refusal(request)  # an engine that does not run the plan says so above its command
-        commands[engine.name] = command if reason is None else f"# not runnable as planned: {reason}\n{command}"
+        said = f"# not runnable as planned: {reason}"
+        lines = [line for line in command.splitlines() if line != said]  # a weight refusal's own note: once
+        commands[engine.name] = "\n".join(lines if reason is None else [said, *lines])
     return commands
 
 

@@ -133,3 +133,15 @@ def test_parallelism_flags() -> None:
     assert "--tp 8" in commands["sglang"]
     assert "--tp_size 8 --pp_size 1" in commands["trtllm"]
     assert "--tensor-split 1,1,1,1,1,1,1,1" in commands["llamacpp"]
+
+
+def test_the_own_engine_comes_first_and_a_refusal_is_said_once() -> None:
+    """A llama.cpp plan's launch commands opened on vLLM's tab, whose command carried 'not runnable as planned'
+    twice (the weight refusal's own note and the engine's refusal; browser audit and review, 2026-12-05)."""
+    request = _request("q4_k_m").model_copy(update={"overhead": engine_profile("llamacpp")})
+    commands = launch_commands(request, plan(request))
+    assert next(iter(commands)) == "llamacpp"
+    for engine, text in commands.items():
+        assert text.count("# not runnable as planned") <= 1, (engine, text)
+    assert commands["vllm"].startswith("# not runnable as planned: ")
+    assert next(iter(_commands("fp8"))) == "vllm"  # a vLLM plan: vLLM first
