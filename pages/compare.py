@@ -9,11 +9,8 @@ import streamlit as st
 
 from planner.assessment.assess import Assessment
 from planner.bounds.errors import PlannerError
-from planner.core.kv_formats import KV_FORMATS
-from planner.core.precision import WEIGHT_FORMATS
-from planner.core.units import UNIT_BYTES
 from planner.planning.results import PlanResult
-from ui import answers, binding, compare_charts, exports, figures, frame, links, refusals, settings
+from ui import answers, binding, compare_charts, exports, figures, frame, links, refusals, settings, tables
 from ui.common import share_and_export
 from ui.guard import as_text
 from ui.state import Selection
@@ -47,31 +44,11 @@ def _report_figures(
     return [heat, *([figures.compare_bars_figure(chosen, sel.unit)] if len(chosen) >= 2 else [])]
 
 
-def _row(sel: Selection, w: str, kv: str, a: Assessment) -> dict[str, object]:
-    unit = sel.unit
-    return {
-        "weights": w,
-        "KV cache dtype": kv,
-        f"weights per GPU ({unit})": round(a.result.per_gpu.weights_bytes / UNIT_BYTES[unit], 2),
-        "KV budget (tokens)": a.kv_budget_tokens,
-        "conversations": a.conversations,
-        "verdict": a.state.value,
-        "weights quality": WEIGHT_FORMATS[w].quality_note,
-        "KV quality": KV_FORMATS[kv].quality_note,
-        "source": f"{WEIGHT_FORMATS[w].source} / {KV_FORMATS[kv].source}",
-    }
-
-
 def _csv_row(sel: Selection, a: Assessment) -> dict[str, object]:
     """A grid cell for the CSV: the set-up it is (its own weights and KV dtype), its figures and its verdict."""
     w, kv = a.result.weights, a.result.kv_dtype
-    quality = {
-        "weights quality": WEIGHT_FORMATS[w].quality_note,
-        "KV quality": KV_FORMATS[kv].quality_note,
-        "source": f"{WEIGHT_FORMATS[w].source} / {KV_FORMATS[kv].source}",
-        f"weights per GPU ({sel.unit})": round(a.result.per_gpu.weights_bytes / UNIT_BYTES[sel.unit], 3),
-    }
-    return exports.with_setup(sel, a, [quality])[0]
+    per_gpu = {f"weights per GPU ({sel.unit})": tables.weights_per_gpu(a, sel.unit, digits=3)}
+    return exports.with_setup(sel, a, [{**tables.format_notes(w, kv), **per_gpu}])[0]
 
 
 def render(sel: Selection) -> None:
@@ -89,7 +66,7 @@ def render(sel: Selection) -> None:
         for kv, a in zip(kvs, row, strict=True)
         if a is not None
     }
-    rows = [_row(sel, pair.split("/")[0], pair.split("/")[1], a) for pair, a in by_pair.items()]
+    rows = [tables.compare_row(a, sel.unit) for a in by_pair.values()]
     st.dataframe(rows, hide_index=True, width="stretch", height=360)
     current = f"{sel.weights}/{sel.kv_dtype}"
     pairs = list(by_pair) if current in by_pair or current not in sel.runnable_pairs() else [current, *by_pair]

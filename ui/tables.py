@@ -7,6 +7,9 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any, NamedTuple
 
+from planner.assessment.assess import STATE_WORDS, Assessment
+from planner.core.kv_formats import KV_FORMATS
+from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import UNIT_BYTES
 from planner.planning.results import PlanResult
 from ui.figures import shown_components
@@ -158,3 +161,32 @@ def figures_html(figures: Sequence[tuple[str, str, str]]) -> str:
         for label, value, meaning in figures
     )
     return f"{FIGURES_STYLE}<div class='hr-figures'>{cells}</div>"
+
+
+def compare_row(a: Assessment, unit: str) -> dict[str, object]:
+    """A row of the Compare page's table: the pair, its figures in ``unit``, its verdict in words and the formats'
+    quality notes and sources."""
+    w, kv = a.result.weights, a.result.kv_dtype
+    return {
+        "weights": w,
+        "KV cache dtype": kv,
+        f"weights per GPU ({unit})": weights_per_gpu(a, unit),
+        "KV budget (tokens)": a.kv_budget_tokens,
+        "conversations": a.conversations,
+        "verdict": STATE_WORDS[a.state],
+        **format_notes(w, kv),
+    }
+
+
+def format_notes(w: str, kv: str) -> dict[str, object]:
+    """The quality notes and sources of a weight format and a KV dtype."""
+    return {
+        "weights quality": WEIGHT_FORMATS[w].quality_note,
+        "KV quality": KV_FORMATS[kv].quality_note,
+        "source": f"{WEIGHT_FORMATS[w].source} / {KV_FORMATS[kv].source}",
+    }
+
+
+def weights_per_gpu(a: Assessment, unit: str, digits: int = 2) -> float:
+    """The fullest GPU's weights in ``unit``, rounded for a table."""
+    return round(a.result.per_gpu.weights_bytes / UNIT_BYTES[unit], digits)

@@ -55,6 +55,14 @@ class VerdictState(StrEnum):
     ENGINE_REFUSES = "engine-refuses-to-start"
 
 
+# The verdicts in a reader's words (the keys stay in CSV files and JSON, for programs)
+STATE_WORDS: dict[VerdictState, str] = {
+    VerdictState.MEETS_TARGET: "meets the target",
+    VerdictState.MISSES_TARGET: "misses the target",
+    VerdictState.WEIGHTS_DO_NOT_FIT: "weights do not fit",
+    VerdictState.NO_ROOM: "no room for one conversation",
+    VerdictState.ENGINE_REFUSES: "the engine refuses to start",
+}
 Tone = Literal["success", "warning", "error"]
 TONES: dict[VerdictState, Tone] = {
     VerdictState.MEETS_TARGET: "success",

@@ -87,3 +87,19 @@ def test_the_report_has_the_plotly_figures_made_only_when_asked(monkeypatch: pyt
     html = deferred["headroom-compare.html"]()
     assert made == ["heatmap_figure", "compare_bars_figure"]
     assert "Conversations of 4k tokens" in html and "Capacity: 79.2 GiB per GPU" in html
+
+
+def test_the_table_says_each_verdict_in_words() -> None:
+    """The table's verdict column showed the keys ('weights-do-not-fit', 'misses-target'; browser audit,
+    2026-12-05); the CSV keeps them for programs, beside the verdict in words."""
+    at = run_page("compare", PARAMS)
+    table = at.dataframe[0].value
+    verdicts = set(table["verdict"])
+    assert verdicts <= {
+        "meets the target",
+        "misses the target",
+        "weights do not fit",
+        "no room for one conversation",
+        "the engine refuses to start",
+    }, verdicts
+    assert "weights do not fit" in verdicts  # fp32 weights of a 70B model on 2 x 80 GB
