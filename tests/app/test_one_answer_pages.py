@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from planner.assessment.assess import STATE_WORDS
 from planner.bounds.errors import PlannerError
 from tests.app.conftest import figures, run_page, texts
 from tests.test_one_answer import setups
@@ -40,7 +41,7 @@ def test_memory_what_if_and_compare_pages_show_the_planners_answer(sel: Selectio
     compare = run_page("compare", _params(sel))
     grid = compare.dataframe[0].value
     row = grid[(grid["weights"] == sel.weights) & (grid["KV cache dtype"] == sel.kv_dtype)].iloc[0]
-    assert (int(row["conversations"]), row["verdict"]) == (a.conversations, a.state.value)
+    assert (int(row["conversations"]), row["verdict"]) == (a.conversations, STATE_WORDS[a.state])
 
 
 @pytest.mark.parametrize(
