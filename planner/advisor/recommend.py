@@ -236,7 +236,12 @@ def headline(ranking: Ranking) -> str:
     if best is None:
         return recommendation(ranking).split(". ")[0] + "."
     cloud = ranking.workload.pricing == "cloud"
-    what = f"Rent {best.label}" if cloud else f"Buy {best.purchase_unit}"
+    # the label already names the formats and the launch setting (Option.label); a purchase unit names neither
+    what = (
+        f"Rent {best.label} on {best.engine_label}"
+        if cloud
+        else f"Buy {best.purchase_unit}, {best.weights} weights on {best.engine_label}{best.launch_text}"
+    )
     price = (
         f"{_money(best.usd_per_hour or 0)} per hour"
         if cloud
@@ -245,7 +250,7 @@ def headline(ranking: Ranking) -> str:
     price = price if best.cost is not None else "price unknown"
     caveat = f"; caveat: {best.undermining[0]}" if best.undermining else ""
     return (
-        f"{what}, {best.weights} weights on {best.engine_label}{best.launch_text}: "
+        f"{what}: "
         f"{plural(best.conversations, 'conversation')} against "
         f"{ranking.target_concurrency:,}, {speed_text(best)}, {price}{caveat}."
     )

@@ -282,3 +282,15 @@ def test_a_speed_difference_nobody_sees_does_not_outrank_capacity() -> None:
     assert sort_options([fewer, more], "cost") == [more, fewer]
     faster = fewer.model_copy(update={"decode_tokens_per_s_per_user": 42.0})
     assert sort_options([more, faster], "cost") == [faster, more]
+
+
+def test_the_headline_names_each_format_once() -> None:
+    """The cloud headline read 'Rent 1 x H200 SXM 141GB (TP 1), mxfp4 weights, fp8 KV, mxfp4 weights on vLLM'
+    (browser audit, 2026-12-05): the option's label already names its formats."""
+    from planner.advisor.recommend import headline
+
+    for pricing in ("cloud", "purchase"):
+        ranking = rank(LLAMA_8B, workload(50, 4_096, pricing=pricing))
+        text, best = headline(ranking), ranking.best
+        assert best is not None and text.count(f"{best.weights} weights") == 1, text
+        assert f"on {best.engine_label}" in text
