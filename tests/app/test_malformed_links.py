@@ -99,3 +99,10 @@ def test_an_experts_only_layout_on_a_dense_model_says_why() -> None:
     note = _ignored_note(at)
     assert "mixture\\-of\\-experts checkpoint's layout, and this model has no experts" in note, note
     assert "planned with nvfp4" in note, note
+
+
+def test_a_negative_number_is_named_as_below_the_least() -> None:
+    """'gpus=-3' and 'users=-5' were noted as '(not a whole number)' (browser audit, 2026-12-05)."""
+    at = run_page("memory", {"gpus": "-3", "users": "-5"})
+    note = _ignored_note(at).replace("\\", "")
+    assert "`gpus` (below the least, 1)" in note and "`users` (below the least, 1)" in note, note

@@ -36,6 +36,8 @@ class Bounded:
 
     def __call__(self, text: str) -> Any:
         text = text.strip()
+        if text.startswith("-") and _DECIMAL.fullmatch(text[1:]):
+            raise ValueError(f"below the least, {self.low:,g}")  # a negative number is a number
         if self.whole:
             if not _DIGITS.fullmatch(text):
                 raise ValueError("not a whole number")
@@ -60,6 +62,10 @@ def integer(low: int, high: int) -> Bounded:
     Traceback (most recent call last):
     ...
     ValueError: not a whole number
+    >>> integer(1, 16)("-3")
+    Traceback (most recent call last):
+    ...
+    ValueError: below the least, 1
     """
     return Bounded(low, high, whole=True)
 
