@@ -126,6 +126,20 @@ def platform_rows(name: str, folder: Path = PLATFORMS) -> tuple[PlatformRow, ...
         raise PlannerError(f"{path.name}: {problems}") from None
 
 
+_FAMILY_WORDS = {"gaudi3": "Gaudi 3", "rdna35": "RDNA 3.5", "cdna3": "CDNA 3", "cdna4": "CDNA 4", "xe2": "Intel Xe2"}
+
+
+def family_words(fam: Family | None) -> str:
+    """An architecture family as people write it.
+
+    >>> family_words("apple"), family_words("rdna35"), family_words(None)
+    ('Apple', 'RDNA 3.5', 'these')
+    """
+    if fam is None:
+        return "these"
+    return _FAMILY_WORDS.get(fam, fam.capitalize())
+
+
 def family(gpu: GpuSpec | None) -> Family | None:
     """The GPU's architecture family, ``None`` when unknown (no GPU, or an architecture no table names)."""
     return None if gpu is None else ARCHITECTURE_FAMILIES.get(gpu.architecture or "")
@@ -230,7 +244,9 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
         where = f" on {fam}" if fam is not None else ""
         if not rows:
             known = sorted({w for r in self.rows_for(fam) for w in r.weights})
-            return f"{self.label} does not run {weights} weights{where} (it runs {', '.join(known) or 'nothing'})"
+            if not known:  # no row for the family at all: the engine, not the format
+                return f"{self.label} does not run on {family_words(fam)} GPUs"
+            return f"{self.label} does not run {weights} weights{where} (it runs {', '.join(known)})"
         if moe and not any(r.moe for r in rows):
             return f"{self.label} runs {weights} weights{where} for dense models only, not mixture-of-experts"
         return None

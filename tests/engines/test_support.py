@@ -109,3 +109,17 @@ def test_vllm_runs_gpt_oss_on_ada_through_marlin() -> None:
     for gpu_id in ("rtx-4090", "l40s"):
         row = runner(get_gpu(gpu_id), "mxfp4", "bf16", moe=True, engines=("vllm",))
         assert row is not None and row.compute == "16-bit"
+
+
+def test_an_engine_that_runs_nothing_on_a_family_says_so() -> None:
+    """'vLLM does not run bf16 weights on apple (it runs nothing)' named a format for what is the engine's."""
+    from planner.engines.registry import get_engine
+
+    mac = get_gpu("apple-m3-ultra")
+    for name in ("vllm", "sglang", "trtllm"):
+        engine = get_engine(name)
+        assert (
+            engine.support.weights_refusal("bf16", "apple", False)
+            == f"{engine.support.label} does not run on Apple GPUs"
+        )
+    assert runner(mac, "bf16", "bf16", moe=False, engines=("vllm",)) is None
