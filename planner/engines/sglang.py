@@ -17,6 +17,7 @@ from typing import ClassVar, Literal, NamedTuple
 from planner.core.kv import kv_bytes_per_token_in_layers
 from planner.core.overhead import (
     EngineProfile,
+    FailureKind,
     Fraction,
     LoadContext,
     OverheadBytes,
@@ -44,6 +45,7 @@ from planner.engines.sglang_rules import (
     SGLANG_DEFAULT_VERSION,
     SGLANG_RELEASES,
     FractionInputs,
+    context_failure,
     heuristic_total_bytes,
     no_memory_failure,
     pool_line,
@@ -211,13 +213,8 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         f"max_total_num_tokens={tokens}, max_running_requests={running}, context_len={max_len}",
     ]
     lines[:0] = launch_lines(profile, first.profiled)
-    failure = None
-    if tokens <= 0:
-        available = before - first.weights_bytes  # free after loading, on the first rank
-        failure = ("no-kv-memory", no_memory_failure(profile.engine_version, fraction, available, before, rest_first))
-    elif tokens <= 6:  # max_req_input_len = min(context_len, tokens) - 6 must be positive (tp_worker.py)
-        failure = ("no-kv-memory", "AssertionError: Memory pool size is too small")
-    else:
+    failure = context_failure(model, max_len) or _pool_failure(profile, fraction, first)
+    if failure is None:
         lines += short_pool_lines(profile.engine_version, tokens, max_len)
     if failure is not None:
         lines.append(failure[1])
@@ -253,6 +250,17 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         failure=failure[1] if failure else None,
         max_running=running or None,
     )
+
+
+def _pool_failure(profile: SglangProfile, fraction: float, first: Pool) -> tuple[FailureKind, str] | None:
+    """SGLang's refusals of a pool with no room: none left after the weights, or too small for one request."""
+    if first.tokens <= 0:
+        available = first.before_bytes - first.weights_bytes  # free after loading, on the first rank
+        why = no_memory_failure(profile.engine_version, fraction, available, first.before_bytes, first.rest_bytes)
+        return "no-kv-memory", why
+    if first.tokens <= 6:  # max_req_input_len = min(context_len, tokens) - 6 must be positive (tp_worker.py)
+        return "no-kv-memory", "AssertionError: Memory pool size is too small"
+    return None
 
 
 # The planner's speculative methods as SGLang's server_args.py speculative_algorithm names them

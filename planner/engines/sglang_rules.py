@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 from planner.core.gpu import DevicePlatform
 from planner.core.model import ModelSpec
-from planner.core.overhead import parse_version
+from planner.core.overhead import FailureKind, parse_version
 from planner.core.units import GiB, MiB
 
 SGLANG_DEFAULT_VERSION = "0.5.18"  # the newest release with a public start-up log among the fixtures (evidence.toml)
@@ -257,3 +257,25 @@ def short_pool_lines(version: str, tokens: int, context_len: int) -> list[str]:
         "fit, so long requests will be refused or truncated at serving time. Lower --context-length, raise "
         "--mem-fraction-static, or free memory taken before the pool is sized."
     ]
+
+
+def context_failure(model: ModelSpec, context_len: int) -> tuple[FailureKind, str] | None:
+    """SGLang refuses a ``--context-length`` above the model's own (``ModelConfig``, python/sglang/srt/configs/
+    model_config.py, ~:860 in 2026: "User-specified context_length (...) is greater than the derived
+    context_length (...)", a ValueError unless ``SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1``; quoted in public
+    deployment notes, search-index file ids 71278005917, 63043395797), as vLLM refuses its ``--max-model-len``.
+
+    >>> from model_catalog import get_model
+    >>> context_failure(get_model("meta-llama/Llama-3.1-8B").spec, 131072) is None
+    True
+    >>> context_failure(get_model("meta-llama/Llama-3.1-8B").spec, 200000)[0]
+    'max-model-len'
+    """
+    derived = model.max_position_embeddings
+    if context_len <= derived:
+        return None
+    return "max-model-len", (
+        f"ValueError: User-specified context_length ({context_len}) is greater than the derived context_length "
+        f"({derived}). This may lead to incorrect model outputs or CUDA errors. To allow overriding this maximum, "
+        "set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"
+    )

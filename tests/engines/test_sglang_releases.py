@@ -186,3 +186,24 @@ def test_memory_other_processes_hold_shrinks_the_pool_by_the_fraction_of_it(held
     pools = [SGLANG.report(r, plan(r), r.overhead).kv_cache_tokens for r in (base, shared)]  # type: ignore[arg-type]
     assume(pools[1] > 0)  # while the pool holds anything
     assert (pools[0] - pools[1]) * 147_456 == pytest.approx(fraction * held, abs=2 * 147_456)
+
+
+def test_sglang_refuses_a_context_longer_than_the_models() -> None:
+    """SGLang raises at start-up on a --context-length above the model's own unless
+    SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 (model_config.py); it was planned to fit with a warning."""
+    from model_catalog import get_gpu, get_model
+    from planner.engines.registry import engine_profile, engine_report
+    from planner.planning.plan import PlanRequest, plan
+
+    h100 = get_gpu("h100-sxm-80gb")
+    for context, kind in ((200_000, "max-model-len"), (131_072, None)):
+        request = PlanRequest(
+            model=get_model("meta-llama/Llama-3.1-8B").spec,
+            gpu=h100,
+            gpu_memory_bytes=h100.memory_bytes_for(True),
+            context_tokens=context,
+            overhead=engine_profile("sglang"),
+        )
+        report = engine_report(request, plan(request))
+        assert report.failure_kind == kind
+        assert ("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1" in (report.failure or "")) == (kind is not None)
