@@ -119,7 +119,9 @@ def _hint(index: dict[str, T], wanted: str, what: str) -> str:
     close = [k for k in index if tail in k.lower()][:5]
     if close:
         return f"; did you mean {', '.join(close)}?"
-    bases = [k for k in index if tail.startswith(k.lower().split("/")[-1] + "-")]
+    # the name as typed, and without a leading word ("Meta-Llama-3.1-8B-Instruct", as Meta's older repos spell it)
+    names = {tail, tail.split("-", 1)[-1]}
+    bases = [k for k in index if any(n.startswith(k.lower().split("/")[-1] + "-") for n in names)]
     if bases:
         base = max(bases, key=len)
         return f"; did you mean {base} (the base model: a fine-tune that keeps its config plans as it)?"

@@ -156,6 +156,8 @@ def _used_memory(args: argparse.Namespace) -> int:
     used = _gib(args.used_memory_gib, "--used-memory-gib")
     if args.nvidia_smi:
         path = Path(args.nvidia_smi)
+        if not path.exists():
+            raise PlannerError(f"--nvidia-smi: {args.nvidia_smi}: no such file")
         if not path.is_file() or path.stat().st_size > MAX_SMI_CHARS * 4:
             raise PlannerError(f"--nvidia-smi: {args.nvidia_smi} is not a file of at most {MAX_SMI_CHARS:,} characters")
         used = max(used, used_memory_bytes(parse_nvidia_smi(path.read_text(errors="replace")), args.gpus or 1))

@@ -55,7 +55,13 @@ def add_fit_parser(sub: Any) -> None:
     fit.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight precision (default: native)")
     fit.add_argument("--kv-dtype", choices=list(KV_FORMATS), help="KV cache dtype (default: model dtype)")
     fit.add_argument("--context", type=whole(1, MAX_CONTEXT), default=4096, help="tokens per sequence (default 4096)")
-    fit.add_argument("--engine", choices=("generic", *engine_names()), default="generic", help="engine profile")
+    fit.add_argument(
+        "--engine",
+        choices=("generic", *engine_names()),
+        default="generic",
+        help="the server to plan for and predict (its start-up lines, refusals and launch command); default "
+        "generic: memory only, no engine's rules (the dashboard and `advise` plan under vLLM)",
+    )
     fit.add_argument(
         "--engine-version", type=release, help="engine release, e.g. 0.19.0 (vLLM); default: the profile's"
     )

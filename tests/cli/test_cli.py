@@ -157,6 +157,10 @@ def _status(argv: list[str]) -> int:
             ["fit", "--model", "Qwen/Qwen3-32B-AWQ", "--gpu", "l40s"],
             "did you mean Qwen/Qwen3-32B (the base model: a fine-tune",
         ),
+        (
+            ["fit", "--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--gpu", "l40s"],
+            "did you mean meta-llama/Llama-3.1-8B (the base model",
+        ),
         (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu-memory-gb", "-3"], "argument --gpu-memory-gb: "),
         (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu-memory-gb", "nan"], "argument --gpu-memory-gb: "),
         (
@@ -196,6 +200,10 @@ def _status(argv: list[str]) -> int:
         (
             ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--engine-version", "0.5.0"],
             "engine: the generic profile has no release; --engine-version needs an engine",
+        ),
+        (
+            ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--nvidia-smi", "/no/such/smi.txt"],
+            "--nvidia-smi: /no/such/smi.txt: no such file",
         ),
         (["inspect"], "one of the arguments"),
         (["inspect", "--config", "/nonexistent/config.json"], "cannot read"),
