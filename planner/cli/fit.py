@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from planner.assessment.accuracy import accuracy_of
-from planner.assessment.assess import Assessment, setup_label
+from planner.assessment.assess import Assessment, VerdictState, setup_label
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
 from planner.cli.args import decimal, release, whole
@@ -235,7 +235,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
                 f"{setup_label(request)} (TP {result.tensor_parallel}, PP {result.pipeline_parallel}, "
                 f"{result.replicas} replica{'s' if result.replicas > 1 else ''})",
             ),
-            ("verdict", f"{'FITS' if a.fits else 'DOES NOT FIT'} ({data['fit_status']}): {data['verdict_sentence']}"),
+            ("verdict", f"{_verdict_word(a)} ({data['fit_status']}): {data['verdict_sentence']}"),
             ("GPU memory", format_bytes(data["gpu_memory_bytes"], unit) + " per GPU"),
             ("weights", format_bytes(data["weights_bytes_per_gpu"], unit) + " per GPU"),
             ("activations", format_bytes(data["activation_bytes_per_gpu"], unit) + " per GPU"),
@@ -254,3 +254,11 @@ def cmd_fit(args: argparse.Namespace) -> int:
         ]
     )
     return 0 if a.fits else 1
+
+
+def _verdict_word(a: Assessment) -> str:
+    """The verdict's first words: whether it fits, and when it fits whether it meets the target (a set-up that
+    fits and holds fewer conversations than the users asked read 'FITS' above '390 short of the target')."""
+    if not a.fits:
+        return "DOES NOT FIT"
+    return "FITS, BELOW TARGET" if a.state is VerdictState.MISSES_TARGET else "FITS"

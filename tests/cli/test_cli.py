@@ -266,3 +266,12 @@ def test_fit_json_names_per_replica_and_total_and_the_engines_refusal(capsys) ->
     assert data["conversations_total"] == 0 and data["replicas"] == 2
     assert data["kv_budget_tokens_total"] == 2 * data["kv_budget_tokens_per_replica"]
     assert "would refuse to start" in data["verdict_sentence"]
+
+
+def test_a_set_up_below_its_target_says_so_in_the_verdicts_first_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """'FITS (fits): ... 390 short of the target of 500 users' led with FITS alone (review, 2026-12-05)."""
+    args = ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--engine", "vllm"]
+    assert main([*args, "--users", "500"]) == 0
+    assert "verdict        FITS, BELOW TARGET (fits): " in capsys.readouterr().out
+    assert main([*args, "--users", "10"]) == 0
+    assert "verdict        FITS (fits): " in capsys.readouterr().out
