@@ -87,9 +87,12 @@ def option_row(position: int, o: Option, cloud: bool, link: str | None = None) -
 def ranking_rows(
     ranking: Ranking, sel: Selection, base_url: str | None, limit: int | None = None
 ) -> list[dict[str, object]]:
-    """The options as rows, each with its Memory-page link (``limit``: the first ones)."""
+    """The options as rows, each with its Memory-page link (``limit``: the first ones); with none, one row that
+    says so (a CSV of zero bytes read as a failed download)."""
     cloud = ranking.workload.pricing == "cloud"
     options = ranking.options if limit is None else ranking.options[:limit]
+    if not options and limit is None:
+        return [{"note": "no set-up meets every condition; the rejected set-ups' CSV gives each with its reason"}]
     return [option_row(i, o, cloud, option_link(sel, o, base_url)) for i, o in enumerate(options, start=1)]
 
 

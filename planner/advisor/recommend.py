@@ -227,7 +227,11 @@ def headline(ranking: Ranking) -> str:
     if best is None and ranking.near_misses:
         first, *others = ranking.near_misses
         target, context, w = ranking.target_concurrency, ranking.context_tokens, ranking.workload
-        more = f"; {sum(m.count for m in others):,} more fail other conditions" if others else ""
+        reasons = {"over-budget": "cost more than the budget", "latency-target-missed": "miss the speed target"}
+        more = "".join(  # each other condition by name ("199 more fail other conditions" hid which)
+            f"; {m.count:,} more {reasons.get(m.reason, 'have no dated price to check against the budget')}"
+            for m in others
+        )
         return (
             f"No set-up meets every condition: {first.count:,} hold {plural(target, 'conversation')} of "
             f"{context:,} tokens "

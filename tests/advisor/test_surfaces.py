@@ -140,3 +140,15 @@ def test_one_user_reads_as_one_conversation() -> None:
     text = " ".join(summary_lines(ranking)) + recommendation(ranking)
     assert "Users held: 1 conversation of 8,192 tokens" in text and "It holds 1 conversation of" in text
     assert "1 conversations" not in text
+
+
+def test_a_ranking_with_no_option_downloads_a_csv_that_says_so() -> None:
+    """With a budget no set-up meets, 'CSV: ranking' downloaded zero bytes (browser audit, 2026-12-05)."""
+    from planner.advisor.workload import ContextDistribution
+
+    dist = ContextDistribution(mean_tokens=32_768, p95_tokens=32_768, max_tokens=32_768)
+    work = Workload.model_validate({"concurrent_conversations": 50, "context": dist, "budget_usd": 5_000})
+    ranking = rank(get_model("openai/gpt-oss-120b").spec, work)
+    assert not ranking.options
+    text = csv_text(ranking_rows(ranking, Selection(model_id="openai/gpt-oss-120b"), None))
+    assert text.startswith("note\r\nno set-up meets every condition"), text
