@@ -145,3 +145,13 @@ def test_the_own_engine_comes_first_and_a_refusal_is_said_once() -> None:
         assert text.count("# not runnable as planned") <= 1, (engine, text)
     assert commands["vllm"].startswith("# not runnable as planned: ")
     assert next(iter(_commands("fp8"))) == "vllm"  # a vLLM plan: vLLM first
+
+
+def test_llama_cpp_loads_a_gguf_file_never_a_repo_id() -> None:
+    """gpt-oss in its own MXFP4 gave 'llama-server -m openai/gpt-oss-20b' (review, 2026-12-05): -m takes a local
+    GGUF file, and that repository ships none."""
+    model = get_model("openai/gpt-oss-20b").spec
+    request = _request("mxfp4", model=model).model_copy(update={"overhead": engine_profile("llamacpp"), "gpu_count": 1})
+    command = launch_commands(request, plan(request))["llamacpp"]
+    assert "llama-server -m gpt-oss-20b-MXFP4.gguf " in command, command
+    assert any(line.startswith("# an MXFP4 GGUF of openai/gpt-oss-20b") for line in command.splitlines())

@@ -123,6 +123,13 @@ class LlamacppEngine(Engine):
             name = gguf_file(model, "BF16" if weights != "fp16" else "F16")
             note = f"convert the checkpoint with llama.cpp's convert_hf_to_gguf.py to {name}"
             return WeightLoading(model_argument=name, flags="", note=note, supported=True)
+        if weights == "mxfp4":  # gpt-oss: its GGUF keeps the MXFP4 experts (ggml type MXFP4, PR 15091)
+            name = gguf_file(model, "MXFP4")
+            note = (
+                f"an MXFP4 GGUF of {model.id} (ggml-org publishes gpt-oss's; convert_hf_to_gguf.py keeps the "
+                f"MXFP4 experts) saved as {name}"
+            )
+            return WeightLoading(model_argument=name, flags="", note=note, supported=True)
         return super().weight_loading(model, weights)
 
     def parse_log(self, lines: Lines) -> dict[str, object] | None:
