@@ -9,6 +9,7 @@ Errors are one clear line on stderr and exit status 2; ``--json`` output is stab
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -96,8 +97,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         with budget(COMMAND_BUDGET_SECONDS, f"the {args.command} command"):
             return COMMANDS[args.command](args)
     except (PlannerError, CatalogError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _refused(args, str(exc))
     except ValidationError as exc:
-        print(f"error: {describe_validation_error(exc)}", file=sys.stderr)
-        return 2
+        return _refused(args, describe_validation_error(exc))
+
+
+def _refused(args: argparse.Namespace, message: str) -> int:
+    """Invalid input (exit 2): one line on stderr, and under ``--json`` the same as a JSON object on stdout (a
+    script reading stdout got nothing where an engine does not run a format)."""
+    print(f"error: {message}", file=sys.stderr)
+    if getattr(args, "json", False):
+        print(json.dumps({"error": message, "exit_code": 2}))
+    return 2

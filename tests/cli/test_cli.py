@@ -275,3 +275,16 @@ def test_a_set_up_below_its_target_says_so_in_the_verdicts_first_words(capsys: p
     assert "verdict        FITS, BELOW TARGET (fits): " in capsys.readouterr().out
     assert main([*args, "--users", "10"]) == 0
     assert "verdict        FITS (fits): " in capsys.readouterr().out
+
+
+def test_json_output_names_an_invalid_request_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    """'fit --json' for a format the engine does not run printed nothing on stdout (exit 2, the reason on stderr
+    only), where a refusal to start prints its JSON verdict (review, 2026-12-05)."""
+    args = ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--engine", "llamacpp"]
+    assert main([*args, "--weights", "fp8", "--json"]) == 2
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert data["exit_code"] == 2 and "llama.cpp has no FP8 weights" in data["error"]
+    assert err.startswith("error: engine: llama.cpp has no FP8 weights")
+    assert main([*args, "--weights", "fp8"]) == 2
+    assert capsys.readouterr().out == ""  # without --json, nothing on stdout
