@@ -129,3 +129,21 @@ def test_the_cli_launches_the_same_slots(capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0 and data["conversations_total"] == 8
     assert "llama_context: n_seq_max     = 8" in data["engine_lines"]
     assert data["available_kv_cache_bytes_per_gpu"] == 8 * GiB
+
+
+def test_the_slot_count_is_said_where_the_plan_fits() -> None:
+    """'holds 4,096 tokens of KV cache: 1 concurrent conversation' for Llama-3.1-8B on an H100 gave no hint that
+    it is llama.cpp's one slot (-np 1, the default one user), not the memory (review, 2026-12-05)."""
+    from model_catalog import get_gpu, get_model
+    from planner.engines.registry import engine_profile, engine_report
+    from planner.planning.plan import PlanRequest, plan
+
+    h100 = get_gpu("h100-sxm-80gb")
+    request = PlanRequest(
+        model=get_model("meta-llama/Llama-3.1-8B").spec,
+        gpu=h100,
+        gpu_memory_bytes=h100.memory_bytes_for(True),
+        overhead=engine_profile("llamacpp"),
+    )
+    report = engine_report(request, plan(request))
+    assert report.fits and any(n.startswith("-np 1: 1 slot of 4,096-token context") for n in report.notes)

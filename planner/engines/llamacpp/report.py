@@ -130,6 +130,18 @@ def _fill(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) ->
     return _Fill(n_ctx, compute, devices, used, [i for i, d in enumerate(devices) if used[i] > d.total])
 
 
+def _slot_count(profile: LlamacppProfile, n_ctx: int) -> str:
+    """What the slot count means: llama.cpp allocates the cache for its ``-np`` slots up front, each with its own
+    context, so it serves that many conversations and no more, whatever memory is left (the pool of vLLM and SGLang
+    grows into the memory); the planner launches as many slots as the target users."""
+    size = f"{profile.slot_context(n_ctx):,}-token"
+    return (
+        f"-np {profile.slots}: {profile.slots} slot{'s' if profile.slots > 1 else ''} of {size} context, allocated "
+        "at start-up; llama.cpp serves that many conversations at once whatever memory is left (the slots follow "
+        "the target users)"
+    )
+
+
 def _slots_note(profile: LlamacppProfile, n_ctx: int, device: _Device, used: int) -> str | None:
     """With several slots out of memory: how many of them fit beside the weights and buffers (each slot's KV
     stream is the same size)."""
@@ -160,7 +172,7 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
             f"ggml_backend_cuda_buffer_type_alloc_buffer: allocating {used[i] / MiB:.2f} MiB on device {i}: cudaMalloc "
             f"failed: out of memory ({d.total / MiB:.2f} MiB on the GPU)",
         )
-    slots = _slots_note(profile, n_ctx, devices[short[0]], used[short[0]]) if short else None
+    slots = _slots_note(profile, n_ctx, devices[short[0]], used[short[0]]) if short else _slot_count(profile, n_ctx)
     return EngineReport(
         engine="llamacpp",
         engine_version=profile.engine_version,
