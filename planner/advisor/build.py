@@ -184,7 +184,7 @@ def _warnings(
     slow = _slow_first_token(s, w, b.prompt_tokens)
     if slow:
         undermining.append(slow)
-    thin = thin_margin(a, "GiB", c.replicas, w.target_concurrency).strip()
+    thin = thin_margin(a, "GiB", c.replicas, w.target_concurrency).strip().rstrip(".")  # a clause, as the others
     if thin:  # the memory model's error, as the speed floor's margin above is the speed model's
         undermining.append(thin)
     engine = get_engine(row.engine)

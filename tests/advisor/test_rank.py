@@ -294,3 +294,11 @@ def test_the_headline_names_each_format_once() -> None:
         text, best = headline(ranking), ranking.best
         assert best is not None and text.count(f"{best.weights} weights") == 1, text
         assert f"on {best.engine_label}" in text
+
+
+def test_no_caveat_ends_in_a_full_stop() -> None:
+    """Caveats are clauses the pages join and end: 'would hold 1 conversation..' (browser audit, 2026-12-05)."""
+    for users, context in ((4, 8_192), (50, 32_768)):
+        ranking = rank(LLAMA_70B, workload(users, context))
+        for option in ranking.options:
+            assert not any(c.endswith(".") for c in option.undermining), option.undermining
