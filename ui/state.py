@@ -263,7 +263,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     def grid_formats(self) -> tuple[list[str], list[str]]:
         """The weight formats and KV dtypes a comparison shows: those the engine runs on this GPU
         (:func:`planner.engines.registry.formats_run`)."""
-        weights, kvs = formats_run(self.engine, self.gpu, self.spec.moe is not None)
+        weights, kvs = formats_run(self.engine, self.gpu, self.spec.moe is not None, self.kv_dtype)
         return list(weights), list(kvs)
 
     def grid_caption(self) -> str:

@@ -59,15 +59,19 @@ def default_engine() -> str:
 COMPARED_KV_DTYPES = ("bf16", "fp8", "int8", "int4")
 
 
-def formats_run(name: str, gpu: GpuSpec | None, moe: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The weight formats and the compared KV dtypes (:data:`COMPARED_KV_DTYPES`) the engine ``name`` runs on
-    ``gpu`` (every format, when ``name`` is a generic profile rather than an engine)."""
+def formats_run(
+    name: str, gpu: GpuSpec | None, moe: bool, kv_also: str | None = None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The weight formats and the compared KV dtypes (:data:`COMPARED_KV_DTYPES`, and ``kv_also``, the set-up's own,
+    when not among them: llama.cpp's default FP16 cache) the engine ``name`` runs on ``gpu`` (every format, when
+    ``name`` is a generic profile rather than an engine)."""
     layouts = tuple(w for w in WEIGHT_FORMATS if moe or not weight_format(w).moe_only)  # a MoE checkpoint's: MoE only
+    compared = COMPARED_KV_DTYPES + ((kv_also,) if kv_also and kv_also not in COMPARED_KV_DTYPES else ())
     if name not in _ENGINES:
-        return layouts, COMPARED_KV_DTYPES
+        return layouts, compared
     support, fam = _ENGINES[name].support, family(gpu)
     weights = tuple(w for w in layouts if any(support.runs(w, k, fam, moe) for k in support.kv_dtypes()))
-    kvs = tuple(k for k in COMPARED_KV_DTYPES if any(support.runs(w, k, fam, moe) for w in weights))
+    kvs = tuple(k for k in compared if any(support.runs(w, k, fam, moe) for w in weights))
     return weights, kvs
 
 

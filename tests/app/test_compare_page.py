@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 
+from tests.app.conftest import figures as figures_of
 from tests.app.conftest import run_page
 from tests.app.conftest import vega_rows as rows_of
 from tests.browser.screenshots import VIEW
@@ -103,3 +104,25 @@ def test_the_table_says_each_verdict_in_words() -> None:
         "the engine refuses to start",
     }, verdicts
     assert "weights do not fit" in verdicts  # fp32 weights of a 70B model on 2 x 80 GB
+
+
+def test_the_grid_holds_the_set_ups_own_kv_cache() -> None:
+    """llama.cpp's default cache is FP16, outside the compared bf16 / fp8 / int8 / int4: the grid left the sidebar's
+    own pair out (browser audit, 2026-12-05); it is a column now, and its cell is the Memory page's answer."""
+    params = {
+        "model": "meta-llama/Llama-3.1-70B",
+        "gpu": "rtx-3090",
+        "gpus": "2",
+        "engine": "llamacpp",
+        "weights": "q4_k_m",
+        "kv": "fp16",
+        "context": "8192",
+        "users": "4",
+    }
+    at = run_page("compare", params)
+    assert not at.exception
+    table = at.dataframe[0].value
+    own = table[(table["weights"] == "q4_k_m") & (table["KV cache dtype"] == "fp16")]
+    assert len(own) == 1
+    shown = dict(figures_of(run_page("memory", params)))
+    assert shown["Conversations at 8k"] == f"{int(own.iloc[0]['conversations']):,}"
