@@ -117,6 +117,8 @@ def test_the_first_boot_note_names_the_untied_head_it_is_not_planned_for() -> No
     assert "First boot:" not in notes[GEMMA4_E4B_028]  # tied embeddings
     assert "First boot:" not in notes[QWEN25_05B_027]  # 0.27, tied
     assert "First boot:" not in notes["vllm-0.28-rtx5090-qwen3-30b-a3b-gptq-eager-p37"]  # eager (and the V1 runner)
+    # a mixture of experts: every boot that showed it was dense (the note read 'dense models' on MoE plans)
+    assert "First boot:" not in notes["vllm-0.30.0-gb10-qwen3-30b-a3b-thinking-2507-fp8-32k"]
 
 
 def test_no_first_boot_note_on_a_hybrid() -> None:

@@ -76,7 +76,9 @@ def first_boot_note(request: PlanRequest, result: PlanResult, profile: VllmProfi
     model = request.model
     if profile.version < FIRST_BOOT_SINCE or profile.enforce_eager or model.tie_word_embeddings:
         return None
-    if model.linear_attention is not None or not profile.runs_v2(model, request.resolved_weights):
+    if model.moe is not None or model.linear_attention is not None:  # every boot that showed it was dense
+        return None
+    if not profile.runs_v2(model, request.resolved_weights):
         return None
     if max_num_seqs_of(request, profile) <= FIRST_BOOT_MIN_SEQS:
         return None
