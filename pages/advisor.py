@@ -118,7 +118,7 @@ def _overflow(ranking: Ranking, option: Option, spec: ModelSpec) -> None:
     report = _overflow_report(option, ranking.workload, spec)
     row = st.container(horizontal=True)  # one element a run re-renders, not a row of three columns
     if report.pool_kind == "slots":
-        row.metric("Slots (each its own context)", f"{(report.slots or 0) * report.replicas:,}")
+        row.metric("Slots (each its own context)", f"{report.total_slots:,}")
         row.metric("Tokens a slot holds", f"{report.slot_tokens or 0:,}")
         row.metric("Conversations that outgrow a slot", f"{report.exceed_slot_probability or 0:.1%}")
     else:

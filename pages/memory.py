@@ -13,10 +13,9 @@ from planner.assessment.words import plural, refusal, split_label
 from planner.bounds.errors import PlannerError
 from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
-from planner.core.units import GiB, format_tokens
+from planner.core.units import format_tokens
 from planner.deploy.host import windows_hint
 from planner.engines.base import EngineReport
-from planner.engines.logfigures import ParsedLog
 from planner.engines.registry import get_engine, profile_label
 from planner.sources.logs import calibrate, parse_log
 from ui import (
@@ -77,27 +76,6 @@ def _alternatives(sel: Selection, answer: answers.MemoryAnswer, page: dict[str, 
         )
 
 
-def _comparison_rows(report: EngineReport, parsed: ParsedLog) -> list[dict[str, object]]:
-    pairs = [
-        ("KV cache per GPU (GiB)", round(report.available_kv_cache_bytes_per_gpu / GiB, 2), parsed.kv_cache_gib),
-        ("GPU blocks", report.gpu_blocks, parsed.gpu_blocks),
-        ("KV cache tokens", report.kv_cache_tokens, parsed.kv_cache_tokens),
-        ("Max concurrency", round(report.max_concurrency, 2), parsed.max_concurrency),
-        ("Weights (GiB)", round(report.weights_bytes / GiB, 2), parsed.weights_gib),
-        ("Activation peak (GiB)", round(report.activation_bytes / GiB, 2), parsed.activation_peak_gib),
-        ("Non-torch (GiB)", round(report.non_torch_bytes / GiB, 2), parsed.non_torch_gib),
-    ]
-    return [
-        {
-            "figure": name,
-            "predicted": predicted,
-            "log": logged,
-            "difference": round(float(predicted) - float(logged), 2) if isinstance(logged, int | float) else None,
-        }
-        for name, predicted, logged in pairs
-    ]
-
-
 def _calibration(sel: Selection, report: EngineReport) -> None:
     """Drawn while open, and whenever a log is pasted or a calibration is in use even if closed: a widget a run does
     not draw loses its state, and the pasted log (with its comparison) must not be dropped by closing the box."""
@@ -115,7 +93,7 @@ def _calibration(sel: Selection, report: EngineReport) -> None:
         if log.strip():
             try:  # the calibration is made (and any absurd figure named) before it is offered
                 parsed = parse_log(log)
-                rows, token = _comparison_rows(report, parsed), calibrate(parsed).to_token()
+                rows, token = tables.log_comparison_rows(report, parsed), calibrate(parsed).to_token()
             except PlannerError as exc:
                 st.error(as_text(str(exc)), icon=":material/error:")
             else:

@@ -10,7 +10,9 @@ from typing import Any, NamedTuple
 from planner.assessment.assess import STATE_WORDS, Assessment
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.precision import WEIGHT_FORMATS
-from planner.core.units import UNIT_BYTES
+from planner.core.units import UNIT_BYTES, GiB
+from planner.engines.base import EngineReport
+from planner.engines.logfigures import ParsedLog
 from planner.planning.results import PlanResult
 from ui.figures import shown_components
 
@@ -190,3 +192,26 @@ def format_notes(w: str, kv: str) -> dict[str, object]:
 def weights_per_gpu(a: Assessment, unit: str, digits: int = 2) -> float:
     """The fullest GPU's weights in ``unit``, rounded for a table."""
     return round(a.result.per_gpu.weights_bytes / UNIT_BYTES[unit], digits)
+
+
+def log_comparison_rows(report: EngineReport, parsed: ParsedLog) -> list[dict[str, object]]:
+    """The Memory page's calibration table: each figure the engine prints, predicted beside a pasted log's, in GiB
+    where a size, and their difference."""
+    pairs = [
+        ("KV cache per GPU (GiB)", round(report.available_kv_cache_bytes_per_gpu / GiB, 2), parsed.kv_cache_gib),
+        ("GPU blocks", report.gpu_blocks, parsed.gpu_blocks),
+        ("KV cache tokens", report.kv_cache_tokens, parsed.kv_cache_tokens),
+        ("Max concurrency", round(report.max_concurrency, 2), parsed.max_concurrency),
+        ("Weights (GiB)", round(report.weights_bytes / GiB, 2), parsed.weights_gib),
+        ("Activation peak (GiB)", round(report.activation_bytes / GiB, 2), parsed.activation_peak_gib),
+        ("Non-torch (GiB)", round(report.non_torch_bytes / GiB, 2), parsed.non_torch_gib),
+    ]
+    return [
+        {
+            "figure": name,
+            "predicted": predicted,
+            "log": logged,
+            "difference": round(float(predicted) - float(logged), 2) if isinstance(logged, int | float) else None,
+        }
+        for name, predicted, logged in pairs
+    ]

@@ -93,6 +93,11 @@ class OverflowReport(BaseModel, frozen=True, extra="forbid"):
     engine_behaviour: dict[str, str]
     explanation: str
 
+    @property
+    def total_slots(self) -> int:
+        """Every replica's slots (0 for a shared pool)."""
+        return (self.slots or 0) * self.replicas
+
 
 def _per_length(pool: float, length: int, replicas: int, prefix: int, cost: CostCurve) -> int:
     own = max(1e-9, cost.at(length) - cost.at(prefix))

@@ -212,7 +212,7 @@ def test_memory_figures_are_one_html_element_with_their_meanings() -> None:
 def test_the_catalog_says_how_each_gpu_is_sold_and_cooled() -> None:
     """A buyer sees on the catalog page that an L40S is a passive card (it needs a GPU server around it), an RTX
     4090 a card with its own fans and an H100 SXM an 8-GPU baseboard."""
-    from pages.catalog import gpu_rows
+    from ui.catalog_rows import gpu_rows
 
     sold = {row["id"]: row["sold as"] for row in gpu_rows()}
     assert sold["l40s"] == "card, passive (needs a GPU server)" and sold["rtx-4090"] == "card, active"
