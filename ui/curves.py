@@ -339,7 +339,7 @@ def what_if_figure(
         "type": "log",
         "title": {"text": "Conversations at once (log)"},
         "range": list(y_range),
-        "dtick": 1,
+        "dtick": "D2",  # 1, 2, 5 in each decade: a target of a few users spans less than one decade
     }
     layout["hovermode"] = "closest"
     layout["annotations"] = [target_label, *_labels(panel.curves, y_range, x_range[1])]

@@ -44,7 +44,9 @@ from ui.figures import CAPACITY_COLOUR, pair_colour
 POINTS, MARKS = "points", "marks"  # the named datasets: the lines' points; everything else, by its ``kind``
 FRAME, TARGET, CHOSEN, LONGEST, DIAMOND, LABEL = "frame", "target", "chosen", "longest", "diamond", "label"
 STRIKE = "\u0336"  # a combining long stroke overlay: a name struck out, as Plotly's <s>
-DECADES = [10**k for k in range(8)]  # the y axis's ticks (Plotly's dtick 1 on a log axis); Vega draws those in range
+# The y axis's ticks, 1, 2 and 5 in each decade (Plotly's dtick "D2"; Vega draws those in range): decades alone left
+# one label, "1", under a target of a few users (browser audit, 2026-12-05)
+DECADES = [m * 10**k for k in range(8) for m in (1, 2, 5)]
 
 
 def struck(text: str) -> str:

@@ -158,3 +158,12 @@ def test_the_sliders_and_the_toggle_change_the_rows_not_the_spec(panels: list[cu
     assert _of(moved[0][0], CHOSEN)[0]["tokens"] == 4096
     assert _of(moved[1][0], TARGET)[0]["text"] == "target 10 users"
     assert {r["style"] for r in moved[2][0][POINTS]} == {"paged"}
+
+
+def test_a_few_users_get_more_than_one_y_label() -> None:
+    """With a target of 4 users the y axis spans less than a decade: decades alone labelled only '1'."""
+    from ui import what_if_charts
+
+    ticks = what_if_charts.DECADES
+    assert [t for t in ticks if 0.8 <= t <= 8] == [1, 2, 5]
+    assert ticks == sorted(ticks) and len(set(ticks)) == len(ticks)
