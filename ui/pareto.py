@@ -32,6 +32,7 @@ RECOMMENDED = "Recommended"
 # so even a span of 2.5x has two labels. Vega draws the ones inside the data's range and drops any label that would
 # overlap its neighbour (labelOverlap "greedy"); fixed here, so the spec does not change with the options.
 COST_TICKS = [m * 10**e for e in range(9) for m in (1, 1.5, 2, 3, 5, 7)]
+VALUE_TICKS = [m * 10**e for e in range(8) for m in (1, 2, 5)]  # conversations or tokens/s: 1 to 50M
 SERIES = {"domain": [OPTIONS, FRONT, RECOMMENDED], "range": ["#94a3b8", "#2563eb", "#16a34a"]}
 
 
@@ -91,14 +92,20 @@ def pareto_rows(
 
 def _axes(cost_label: str, y_title: str) -> dict[str, Any]:
     """Cost on a log axis in dollars, labelled at 1, 1.5, 2, 3, 5 and 7 a decade (:data:`COST_TICKS`: "$150k",
-    "$200k", "$300k"), the figure from zero."""
+    "$200k", "$300k"), the figure on a log axis too, labelled at 1, 2 and 5 a decade (:data:`VALUE_TICKS`): from
+    zero, a pick of 4 conversations sat on the axis under options holding 1,600 (browser audit, 2026-12-05)."""
     x = {
         "field": "cost",
         "type": "quantitative",
         "scale": {"type": "log", "nice": False, "padding": 16},  # the costs' own range, not whole decades
         "axis": {"title": cost_label, "format": "$~s", "values": COST_TICKS, "labelOverlap": "greedy"},
     }
-    y = {"field": "value", "type": "quantitative", "scale": {"zero": True}, "axis": {"title": y_title}}
+    y = {
+        "field": "value",
+        "type": "quantitative",
+        "scale": {"type": "log", "nice": False, "padding": 16},
+        "axis": {"title": y_title, "format": "~s", "values": VALUE_TICKS, "labelOverlap": "greedy"},
+    }
     return {"x": x, "y": y}
 
 
@@ -126,7 +133,11 @@ def pareto_chart(
     point at its best set-up (grey; on the Pareto front blue, joined by a line; the chosen, recommended one a large
     green diamond, drawn on top; ``named``: a set-up a caption names, drawn too). A click on any point selects it:
     :data:`PICK` holds its index in ``options``."""
-    y_title = "Concurrent conversations" if against == "capacity" else "Aggregate decode throughput (tokens/s)"
+    y_title = (
+        "Concurrent conversations (log scale)"
+        if against == "capacity"
+        else "Aggregate decode throughput (tokens/s, log scale)"
+    )
     axes = _axes(cost_label, y_title)
     tooltip = [
         {"field": "label", "title": "set-up"},

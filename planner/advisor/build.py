@@ -185,6 +185,7 @@ def _warnings(
     if slow:
         undermining.append(slow)
     thin = thin_margin(a, "GiB", c.replicas, w.target_concurrency).strip().rstrip(".")  # a clause, as the others
+    thin = thin[:1].lower() + thin[1:]
     if thin:  # the memory model's error, as the speed floor's margin above is the speed model's
         undermining.append(thin)
     engine = get_engine(row.engine)

@@ -9,7 +9,7 @@ from planner.advisor import Workload, rank
 from planner.assessment.assess import assess
 from tests.engines.tight_set_up import qwen3_8b_on_an_rtx_3090
 
-THIN = "The margin is thinner than the planner's error"
+THIN = "the margin is thinner than the planner's error"  # a clause (lower case, no full stop)
 
 
 def test_a_margin_inside_the_memory_error_undermines_the_option() -> None:

@@ -301,4 +301,4 @@ def test_no_caveat_ends_in_a_full_stop() -> None:
     for users, context in ((4, 8_192), (50, 32_768)):
         ranking = rank(LLAMA_70B, workload(users, context))
         for option in ranking.options:
-            assert not any(c.endswith(".") for c in option.undermining), option.undermining
+            assert not any(c.endswith(".") or c[:1].isupper() for c in option.undermining), option.undermining
