@@ -88,6 +88,7 @@ class PlatformRow(BaseModel, frozen=True, extra="forbid"):
     kv_dtypes: Annotated[tuple[str, ...], Field(min_length=1)]
     compute: ComputePath  # the arithmetic of the matmuls: 16-bit (weight-only dequantisation) or the format's own
     moe: bool = True  # mixture-of-experts models covered
+    dense: bool = True  # dense models covered (False: a format only MoE checkpoints ship, llama.cpp's MXFP4)
     variant: str | None = None  # an install of its own (vLLM's Gaudi plugin), named in labels
     source: Annotated[str, Field(min_length=1)]
     note: str = ""
@@ -106,6 +107,7 @@ class PlatformRow(BaseModel, frozen=True, extra="forbid"):
             and base_weights(weights) in self.weights
             and base_kv(kv_dtype) in self.kv_dtypes
             and (self.moe or not moe)
+            and (self.dense or moe)
         )
 
 
@@ -249,6 +251,8 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
             return f"{self.label} does not run {weights} weights{where} (it runs {', '.join(known)})"
         if moe and not any(r.moe for r in rows):
             return f"{self.label} runs {weights} weights{where} for dense models only, not mixture-of-experts"
+        if not moe and not any(r.dense for r in rows):
+            return f"{self.label} runs {weights} weights{where} for mixture-of-experts models only (their experts)"
         return None
 
     def kv_refusal(self, kv_dtype: str, weights: str, fam: Family | None) -> str | None:

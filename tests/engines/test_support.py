@@ -123,3 +123,15 @@ def test_an_engine_that_runs_nothing_on_a_family_says_so() -> None:
             == f"{engine.support.label} does not run on Apple GPUs"
         )
     assert runner(mac, "bf16", "bf16", moe=False, engines=("vllm",)) is None
+
+
+def test_llama_cpp_offers_mxfp4_for_mixture_of_experts_models_only() -> None:
+    """The Compare page offered MXFP4 for Llama 3.1 70B under llama.cpp (browser audit, 2026-12-05): its MXFP4 GGUF
+    type quantizes MoE experts (llama-quantize MXFP4_MOE; gpt-oss's published files), a dense model has none."""
+    from planner.engines.registry import get_engine, weights_run
+
+    gpu = get_gpu("rtx-3090")
+    assert "mxfp4" not in weights_run("llamacpp", gpu, moe=False)
+    assert "mxfp4" in weights_run("llamacpp", gpu, moe=True)
+    why = get_engine("llamacpp").support.weights_refusal("mxfp4", "ampere", False)
+    assert why == "llama.cpp runs mxfp4 weights on ampere for mixture-of-experts models only (their experts)"
