@@ -270,8 +270,16 @@ def context_failure(model: ModelSpec, context_len: int) -> tuple[FailureKind, st
     True
     >>> context_failure(get_model("meta-llama/Llama-3.1-8B").spec, 200000)[0]
     'max-model-len'
+
+    The derived length is ``get_context_length``'s (hf_transformers_utils.py, search-index file id 65300803): the
+    config's maximum times a linear or dynamic RoPE scaling's factor (the catalog carries those; Gemma 3's factor 8
+    over 131,072), as SGLang reads it.
+
+    >>> context_failure(get_model("google/gemma-3-27b-it").spec, 200000) is None
+    True
     """
-    derived = model.max_position_embeddings
+    factor = model.rope_scaling.factor if model.rope_scaling is not None else 1.0
+    derived = int(factor * model.max_position_embeddings)
     if context_len <= derived:
         return None
     return "max-model-len", (
