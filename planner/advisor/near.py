@@ -93,6 +93,19 @@ def _targets_at(option: Option, workload: Workload) -> str:
     return " and ".join(targets) or _speed_of(option)
 
 
+# Each condition in a few words (a headline's "199 more have no dated price ..."); :func:`clause` says it in full
+CONDITION_WORDS: dict[FilterReason, str] = {
+    "over-budget": "cost more than the budget",
+    "latency-target-missed": "miss the speed target",
+    "unknown-price": "have no dated price to check against the budget",
+}
+
+
+def short_clause(miss: NearMiss) -> str:
+    """What one condition left out, in a few words (:data:`CONDITION_WORDS`)."""
+    return CONDITION_WORDS[miss.reason]
+
+
 def clause(miss: NearMiss, workload: Workload) -> str:
     """What one condition left out, in a clause: the count, the condition, the closest set-up and its figure."""
     o = miss.closest
@@ -102,7 +115,7 @@ def clause(miss: NearMiss, workload: Workload) -> str:
         return f"cost more than the {budget} budget (the cheapest, {o.label}, {price})"
     if miss.reason == "latency-target-missed":
         return f"miss the speed target of {_speed_targets(workload)} (the closest, {o.label}: {_speed_of(o)})"
-    return f"have no dated price to check against the budget (among them {o.label})"
+    return f"{CONDITION_WORDS['unknown-price']} (among them {o.label})"
 
 
 def remedy(miss: NearMiss, workload: Workload) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Literal
 
-from planner.advisor.near import clause, remedy
+from planner.advisor.near import clause, remedy, short_clause
 from planner.advisor.options import Option, Ranking
 from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER
 from planner.assessment.words import plural
@@ -227,11 +227,8 @@ def headline(ranking: Ranking) -> str:
     if best is None and ranking.near_misses:
         first, *others = ranking.near_misses
         target, context, w = ranking.target_concurrency, ranking.context_tokens, ranking.workload
-        reasons = {"over-budget": "cost more than the budget", "latency-target-missed": "miss the speed target"}
-        more = "".join(  # each other condition by name ("199 more fail other conditions" hid which)
-            f"; {m.count:,} more {reasons.get(m.reason, 'have no dated price to check against the budget')}"
-            for m in others
-        )
+        # each other condition by name ("199 more fail other conditions" hid which)
+        more = "".join(f"; {m.count:,} more {short_clause(m)}" for m in others)
         return (
             f"No set-up meets every condition: {first.count:,} hold {plural(target, 'conversation')} of "
             f"{context:,} tokens "
