@@ -52,8 +52,9 @@ def add_deployment_arguments(fit: argparse.ArgumentParser) -> None:
     host, pcie = DEFAULT_HOST_BANDWIDTH / GB, DEFAULT_PCIE_BANDWIDTH / GB
     d.add_argument("--host-bandwidth-gbs", type=float, help=f"host RAM, GB/s (default {host:g}, DDR5-5600 x2)")
     d.add_argument("--pcie-bandwidth-gbs", type=float, help=f"host-GPU link, GB/s (default {pcie:g}, PCIe 4.0 x16)")
-    d.add_argument("--kv-offload-gib", "--kv-offload-gb", dest="kv_offload_gib", type=float,
+    d.add_argument("--kv-offload-gib", type=float,
                    help="vLLM --kv-offloading-size: GiB (2^30 bytes) of host KV tier, all ranks")  # fmt: skip
+    d.add_argument("--kv-offload-gb", type=float, help="the same tier in GB (10^9 bytes)")
     d.add_argument("--kv-offload-backend", choices=("native", "lmcache"), default="native")
     d.add_argument("--prefix-tokens", type=int, help="KV tier working set: prompt-prefix tokens per user")
     d.add_argument("--prefix-users", type=int, help="KV tier working set: users (default --users)")
@@ -67,10 +68,10 @@ def add_deployment_arguments(fit: argparse.ArgumentParser) -> None:
     d.add_argument("--speculative-method", choices=SPECULATIVE_METHODS, help="draft (with --draft-model), eagle, ...")
     d.add_argument("--num-speculative-tokens", type=int, help="tokens proposed per step (default 1)")
     d.add_argument("--mig", metavar="PROFILE", help="plan on a MIG slice of --gpu, e.g. 3g.40gb")
-    # GiB, named so (the flag's first name, --used-memory-gb, said GB for the same GiB; it is still read)
-    d.add_argument("--used-memory-gib", "--used-memory-gb", dest="used_memory_gib", type=float,
+    d.add_argument("--used-memory-gib", type=float,
                    help="GiB (2^30 bytes) already held on each GPU by other processes (under --host windows, "
                         "the desktop's included)")  # fmt: skip
+    d.add_argument("--used-memory-gb", type=float, help="the same in GB (10^9 bytes)")
     d.add_argument("--host", choices=HOSTS, default="linux",
                    help="the machine: Linux (default) or Windows (WSL2, Docker Desktop: the whole card, the "
                         "desktop's memory, no desktop-card share)")  # fmt: skip
@@ -94,6 +95,22 @@ def _amount(value: float | None, flag: str, high: float = MAX_GB, low: float = 0
 def _gib(value: float | None, flag: str) -> int:
     amount = _amount(value, flag)
     return round(amount * GiB) if amount else 0
+
+
+def _gib_or_gb(args: argparse.Namespace, name: str) -> int:
+    """Bytes from the pair ``--<name>-gib`` / ``--<name>-gb``, each read in the unit it names (one of them only).
+
+    >>> _gib_or_gb(argparse.Namespace(used_memory_gib=None, used_memory_gb=2.0), "used-memory")
+    2000000000
+    """
+    key = name.replace("-", "_")
+    gib, gb = getattr(args, f"{key}_gib"), getattr(args, f"{key}_gb")
+    if gib is not None and gb is not None:
+        raise PlannerError(f"give --{name}-gib or --{name}-gb, not both")
+    if gb is not None:
+        amount = _amount(gb, f"--{name}-gb")
+        return round(amount * GB) if amount else 0
+    return _gib(gib, f"--{name}-gib")
 
 
 def _rate(value: float | None, flag: str) -> dict[str, int]:
@@ -140,7 +157,7 @@ def _speculative(args: argparse.Namespace) -> SpeculativeOptions | None:
 
 
 def _kv_offload(args: argparse.Namespace) -> KvOffloadOptions | None:
-    size = _gib(args.kv_offload_gib, "--kv-offload-gib")
+    size = _gib_or_gb(args, "kv-offload")
     prefix = _count(args.prefix_tokens, "--prefix-tokens", *field_range(KvOffloadOptions, "prefix_tokens")[:2]) or 0
     if not size and not prefix:
         return None
@@ -153,7 +170,7 @@ def _kv_offload(args: argparse.Namespace) -> KvOffloadOptions | None:
 
 
 def _used_memory(args: argparse.Namespace) -> int:
-    used = _gib(args.used_memory_gib, "--used-memory-gib")
+    used = _gib_or_gb(args, "used-memory")
     if args.nvidia_smi:
         path = Path(args.nvidia_smi)
         if not path.exists():

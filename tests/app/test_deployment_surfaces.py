@@ -54,7 +54,7 @@ def _deployment(
     support = get_engine(engine).support if engine in engine_names() else None
     if option == "used_mem":
         gib = rng.choice((2, 10, 20))
-        return {"used_mem": str(gib)}, ["--used-memory-gb", str(gib)]
+        return {"used_mem": str(gib)}, ["--used-memory-gib", str(gib)]
     if option == "host":  # the machine (planner.deploy.host); Windows with memory in use given half the time
         host = rng.choice(("linux", "windows"))
         used = rng.choice(((), ("2",))) if host == "windows" else ()

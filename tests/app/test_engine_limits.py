@@ -66,7 +66,7 @@ def _cli(params: dict[str, str]) -> list[str]:
     return [
         "--model", params["model"], "--gpu", params["gpu"], "--gpus", params["gpus"], "--weights", params["weights"],
         "--kv-dtype", params["kv"], "--engine", params["engine"], "--gpu-util", params["util"],
-        "--context", params["context"], "--users", params["users"], "--used-memory-gb", params["used_mem"],
+        "--context", params["context"], "--users", params["users"], "--used-memory-gib", params["used_mem"],
     ]  # fmt: skip
 
 

@@ -57,7 +57,7 @@ def test_a_refused_start_has_no_kv_pool_anywhere(capsys: pytest.CaptureFixture[s
     assert all(stage.kv_cache_bytes == 0 for stage in a.allocated.stages)  # the chart and its table
     assert a.report.lines == (a.report.failure,)  # the check runs before the cache is sized: only the error
     assert max_model_len_allowed(a.request, a.result) == 0  # was 131,072: no context starts it
-    data = _fit(capsys, "--used-memory-gb", "10")
+    data = _fit(capsys, "--used-memory-gib", "10")
     assert data["kv_budget_tokens_total"] == 0 and data["kv_cache_bytes_per_gpu"] == 0
     assert data["engine_lines"] == [a.report.failure]
 
@@ -68,11 +68,11 @@ def test_the_memory_fraction_that_starts_it_is_offered_and_the_cli_agrees(capsys
     first = found[0]
     assert first.change == "memory fraction 0.85 (--gpu-memory-utilization)"
     assert first.assessment.fits and first.assessment.conversations == 11  # MRV2's sampler derived (10 before)
-    assert _fit(capsys, "--used-memory-gb", "10")["memory_fraction_that_starts"] == 0.85
-    lowered = _fit(capsys, "--used-memory-gb", "10", "--gpu-util", "0.85")
+    assert _fit(capsys, "--used-memory-gib", "10")["memory_fraction_that_starts"] == 0.85
+    lowered = _fit(capsys, "--used-memory-gib", "10", "--gpu-util", "0.85")
     assert lowered["fits"] and lowered["conversations_total"] == 11
-    assert _fit(capsys, "--used-memory-gb", "10", "--gpu-util", "0.86")["verdict"] == "engine-refuses-to-start"
-    assert _fit(capsys, "--used-memory-gb", "10", "--gpu-util", "0.80")["conversations_total"] == 9  # the issue's
+    assert _fit(capsys, "--used-memory-gib", "10", "--gpu-util", "0.86")["verdict"] == "engine-refuses-to-start"
+    assert _fit(capsys, "--used-memory-gib", "10", "--gpu-util", "0.80")["conversations_total"] == 9  # the issue's
 
 
 def test_another_engine_on_the_same_gpus_is_answered_the_same_way(capsys: pytest.CaptureFixture[str]) -> None:

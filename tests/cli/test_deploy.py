@@ -59,7 +59,7 @@ def test_cpu_offload_and_the_offload_needed(capsys) -> None:
 
 
 def test_kv_offload_and_working_set(capsys) -> None:
-    data = _fit(capsys, [*LLAMA, "--gpu", "h100-sxm-80gb", "--engine", "vllm", "--kv-offload-gb", "10"])
+    data = _fit(capsys, [*LLAMA, "--gpu", "h100-sxm-80gb", "--engine", "vllm", "--kv-offload-gib", "10"])
     assert data["kv_offload_host_bytes"] == data["kv_offload_shm_bytes"] == 10 * GiB
     assert data["deployment"]["kv_offload"]["tokens"] == 81920
     argv = [*LLAMA, "--gpu", "h100-sxm-80gb", "--engine", "vllm", "--users", "100"]
@@ -77,7 +77,7 @@ def test_speculative_flags(capsys) -> None:
 
 def test_used_memory_mig_and_nvidia_smi(capsys, tmp_path: Path) -> None:
     argv = [*LLAMA, "--gpu", "h100-sxm-80gb", "--engine", "vllm"]
-    data = _fit(capsys, [*argv, "--used-memory-gb", "20"], status=1)
+    data = _fit(capsys, [*argv, "--used-memory-gib", "20"], status=1)
     assert data["fit_status"] == "free-memory" and data["other_bytes_per_gpu"] == 20 * GiB
     smi = tmp_path / "smi.txt"
     smi.write_text("| N/A 30C P0 70W / 700W |   2048MiB /  81559MiB |  0%  Default |\n")
@@ -87,18 +87,22 @@ def test_used_memory_mig_and_nvidia_smi(capsys, tmp_path: Path) -> None:
     assert data["gpu_memory_bytes"] == round(39.5 * GiB) and data["deployment"]["mig_profile"] == "3g.40gb"
 
 
-def test_the_gib_flags_say_gib_and_their_first_names_still_work(capsys) -> None:
-    """``--used-memory-gib`` and ``--kv-offload-gib`` take GiB (2^30 bytes), as their help says; ``--used-memory-gb``
-    and ``--kv-offload-gb``, which took the same GiB under a GB name, are read as before."""
+def test_each_memory_flag_reads_the_unit_it_names(capsys) -> None:
+    """``--used-memory-gib`` and ``--kv-offload-gib`` take GiB (2^30 bytes); ``--used-memory-gb`` and
+    ``--kv-offload-gb`` take GB (10^9 bytes). The GB names had read GiB (10 "GB" planned as 10.74 GB)."""
     argv = [*LLAMA, "--gpu", "h100-sxm-80gb", "--engine", "vllm"]
-    for used in ("--used-memory-gib", "--used-memory-gb"):
-        assert _fit(capsys, [*argv, used, "1.5"])["other_bytes_per_gpu"] == round(1.5 * GiB)
-    for tier in ("--kv-offload-gib", "--kv-offload-gb"):
-        assert _fit(capsys, [*argv, tier, "64"])["kv_offload_host_bytes"] == 64 * GiB
+    assert _fit(capsys, [*argv, "--used-memory-gib", "1.5"])["other_bytes_per_gpu"] == round(1.5 * GiB)
+    assert _fit(capsys, [*argv, "--used-memory-gb", "1.5"])["other_bytes_per_gpu"] == 1_500_000_000  # was 1.5 GiB
+    assert _fit(capsys, [*argv, "--kv-offload-gib", "64"])["kv_offload_host_bytes"] == 64 * GiB
+    tier = _fit(capsys, [*argv, "--kv-offload-gb", "64"])["kv_offload_host_bytes"]
+    assert 64 * 10**9 - 2 * MiB < tier <= 64 * 10**9  # whole KV blocks of it (64 GiB was 4.7 GB more)
+    both = _fit(capsys, [*argv, "--used-memory-gib", "1", "--used-memory-gb", "1"], status=2)
+    assert both["error"] == "give --used-memory-gib or --used-memory-gb, not both"
     with pytest.raises(SystemExit):
         main(["fit", "--help"])
     shown = " ".join(capsys.readouterr().out.split())
-    assert "--used-memory-gib USED_MEMORY_GIB, --used-memory-gb USED_MEMORY_GIB GiB (2^30 bytes)" in shown
+    assert "--used-memory-gib USED_MEMORY_GIB GiB (2^30 bytes)" in shown
+    assert "--used-memory-gb USED_MEMORY_GB the same in GB (10^9 bytes)" in shown
 
 
 def test_mixed_gpus_and_their_split(capsys) -> None:
