@@ -391,6 +391,18 @@ def test_mixed_gpus_plan_each_stage_on_its_own_card() -> None:
     assert [s.layers for s in result.stages] == [(0, 20), (20, 40)]
 
 
+def test_each_stage_prints_its_own_available_kv_memory_and_the_pool_is_the_smaller() -> None:
+    """vLLM's pipeline workers each print "Available KV cache memory" ((Worker_PP0), (Worker_PP1)) and the engine
+    takes the fewest blocks of them; the report printed only stage 0's 5.85 GiB beside a 5.67 GiB pool."""
+    a = assess(_mixed((20, 20)))
+    assert a.report is not None
+    lines = [line for line in a.report.lines if "Available KV cache memory" in line]
+    assert [line.split(")")[0] for line in lines] == ["(Worker_PP0", "(Worker_PP1"]
+    figures = [float(line.split(": ")[1].removesuffix(" GiB")) for line in lines]
+    pool_gib = a.allocated.per_gpu.kv_cache_bytes / GiB  # the limiting stage's, what "KV cache pool" shows
+    assert figures[0] > figures[1] and min(figures) == pytest.approx(pool_gib, abs=0.02)  # within a block's rounding
+
+
 def test_best_split_holds_at_least_as_many_as_the_even_split() -> None:
     best = best_layer_split(_mixed())
     even = assess(_mixed((20, 20)))

@@ -7,7 +7,6 @@ Block accounting: :mod:`planner.engines.vllm.blocks`. V1 lines follow ``vllm/v1/
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 from planner.engines.base import BEFORE_KV_CACHE, EngineReport, engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
@@ -17,12 +16,10 @@ from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import (
     StageOverrides,
     VllmStage,
-    block_of,
     estimate_max_len,
     has_linear_layers,
-    needed_bytes,
-    pages_per_request,
 )
+from planner.engines.vllm.capacity import Capacity, capacity, v0_lines, v1_lines
 from planner.engines.vllm.caveats import machine_notes
 from planner.engines.vllm.defaults import batch_raise_line
 from planner.engines.vllm.extensible import margin_bytes
@@ -37,100 +34,6 @@ from planner.engines.vllm.versions import first_release_with, release_note
 from planner.planning.context import result_context
 from planner.planning.plan import PlanRequest, load_context
 from planner.planning.results import PlanResult
-
-
-class _Capacity(NamedTuple):
-    """Tokens, concurrency and the start-up check, as the engine computes them from the block count (a private
-    step of :func:`vllm_report`, whose :class:`EngineReport` validates what it takes of it)."""
-
-    blocks: int
-    groups: int
-    tokens: int
-    concurrency: float
-    min_available: int
-    fits_len: bool
-    estimated: int | None
-    batched: int  # max_num_batched_tokens
-    reserved: int  # what a windowed layer holds beyond its window (planner.engines.vllm.in_flight)
-
-
-def _capacity(request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage]) -> _Capacity:
-    first = stages[0]
-    blocks = min(s.blocks for s in stages)
-    max_len = result.max_model_len
-    batched, reserved = in_flight_tokens(request, result, profile)
-    groups, block = len(first.groups), first.block_size
-    min_available = min(s.available for s in stages)
-    if not profile.is_v1:
-        tokens = blocks * block
-        fits_len = tokens >= max_len and min_available > 0
-        return _Capacity(
-            blocks=blocks,
-            groups=1,
-            tokens=tokens,
-            concurrency=tokens / max_len,
-            min_available=min_available,
-            fits_len=fits_len,
-            estimated=None if fits_len else tokens,
-            batched=batched,
-            reserved=reserved,
-        )
-    if profile.hybrid_kv_manager:
-        pages = (pages_per_request(k, max_len, block_of(first, k), reserved, first.mamba_pages) for k in first.groups)
-        per_request = sum(pages)
-        concurrency = blocks / per_request if per_request else 0.0
-        by_concurrency = profile.rules.printed_tokens == "concurrency"
-        tokens = int(concurrency * max_len) if by_concurrency else blocks // groups * block
-    else:
-        tokens = blocks * block
-        concurrency = tokens / max_len
-    fits_len = min_available > 0 and all(needed_bytes(s, max_len, reserved) <= s.available for s in stages)
-    return _Capacity(
-        blocks=blocks,
-        groups=groups,
-        tokens=tokens,
-        concurrency=concurrency,
-        min_available=min_available,
-        fits_len=fits_len,
-        estimated=None if fits_len else estimate_max_len(stages, max_len, reserved),
-        batched=batched,
-        reserved=reserved,
-    )
-
-
-def _v1_lines(stages: list[VllmStage], cap: _Capacity, max_len: int, fixed_free: int | None = None) -> list[str]:
-    """The V1 engine's lines; ``fixed_free``: the free memory at start when ``--kv-cache-memory`` fixes the cache,
-    which skips the profiling and its "Available KV cache memory" line for its own (0.19.0-0.31.0
-    ``vllm/v1/worker/gpu_worker.py`` ``determine_available_memory``)."""
-    first = stages[0]
-    lines = [f"Available KV cache memory: {gib_text(first.available)} GiB"]
-    if first.capacity is not None:  # extensible (0.34): the capacity, then the pool measured after warm-up
-        lines = [
-            f"Available KV cache memory: {gib_text(max(0, first.capacity))} GiB",
-            f"Memory after warmup: {gib_text(first.activation)} GiB kept for transient activations; {cap.blocks} KV "
-            f"cache blocks ({gib_text(cap.blocks * first.block_bytes)} GiB) fit.",
-        ]
-    if fixed_free is not None:
-        lines = [
-            f"Initial free memory {gib_text(fixed_free)} GiB, reserved {gib_text(stages[0].available)} GiB memory "
-            "for KV Cache as specified by kv_cache_memory_bytes config and skipped memory profiling."
-        ]
-    if cap.min_available > 0:
-        lines.append(f"GPU KV cache size: {cap.tokens:,} tokens")
-        lines.append(f"Maximum concurrency for {max_len:,} tokens per request: {cap.concurrency:.2f}x")
-    return lines
-
-
-def _v0_lines(first: VllmStage, cap: _Capacity, max_len: int, total: int, util: float) -> list[str]:
-    peak_torch = first.weights + first.activation
-    lines = [
-        f"Memory profiling results: total_gpu_memory={gib_text(total)}GiB peak_torch_memory={gib_text(peak_torch)}GiB "
-        f"non_torch_memory={gib_text(first.non_torch)}GiB kv_cache_size={gib_text(first.available)}GiB "
-        f"gpu_memory_utilization={util:.2f}",
-        f"# GPU blocks: {cap.blocks}",
-        f"Maximum concurrency for {max_len} tokens per request: {cap.concurrency:.2f}x",
-    ]
-    return lines
 
 
 def _sampler_note(request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage) -> str | None:
@@ -151,7 +54,7 @@ def _sampler_note(request: PlanRequest, result: PlanResult, profile: VllmProfile
 
 
 def _notes(
-    request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage], cap: _Capacity
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage], cap: Capacity
 ) -> list[str]:
     first = stages[0]
     release = release_note(profile.engine_version)
@@ -255,12 +158,12 @@ def vllm_report(
     # read: the device total is then the stage's): vllm_failure.
     checks = kept[0][1] if len(kept) == 1 and request.deployment is None else None
     first, max_len = stages[0], result.max_model_len
-    cap = _capacity(request, result, profile, stages)
+    cap = capacity(request, result, profile, stages)
     if profile.is_v1:
         fixed = free_at_start(request, result, profile)[1] if profile.kv_cache_memory_bytes is not None else None
-        lines = _v1_lines(stages, cap, max_len, fixed)
+        lines = v1_lines(stages, cap, max_len, fixed)
     else:
-        lines = _v0_lines(first, cap, max_len, total, profile.utilization)
+        lines = v0_lines(first, cap, max_len, total, profile.utilization)
     failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated, checks)
     seqs = max_num_seqs_of(request, profile)  # as the launch command
     lines = _printed(request, profile, total, lines, failure)
