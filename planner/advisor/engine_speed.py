@@ -53,7 +53,7 @@ from planner.advisor.kernels import (
     llamacpp_tensor_share,
 )
 from planner.advisor.throughput import Load, Setup
-from planner.core.gpu import GpuSpec
+from planner.engines.llamacpp.backend import llamacpp_backend
 
 Bound = Literal["memory", "compute", "unknown"]
 # Tokens of prompt a serving engine prefills per step where the set-up states none (Setup.prefill_chunk: vLLM's and
@@ -197,14 +197,6 @@ def compute_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float | N
     experts = load.expert_flops / moe_matmul_share(setup, r)
     others = load.flops - load.expert_flops - (load.attention_flops if setup.flash_attention else 0.0)
     return (others + experts) / rate + attention
-
-
-def llamacpp_backend(gpu: GpuSpec) -> Literal["cuda", "metal", "vulkan"]:
-    """The llama.cpp backend a GPU runs: CUDA on NVIDIA, Metal on Apple, Vulkan on AMD and Intel GPUs (the
-    AMD rows of the benchmarks are its Vulkan builds, AMDVLK and RADV; lhl/strix-halo-testing)."""
-    if gpu.vendor == "NVIDIA":
-        return "cuda"
-    return "metal" if gpu.vendor == "Apple" else "vulkan"
 
 
 def moe_matmul_share(setup: Setup, r: Roofline = FITTED) -> float:

@@ -21,10 +21,11 @@ from planner.assessment.alternatives import nearest_fitting
 from planner.assessment.assess import VerdictState, assess
 from planner.assessment.words import split_label
 from planner.cli import main
-from planner.core.units import MiB
+from planner.core.units import GiB, MiB
 from planner.engines.llamacpp.profile import llamacpp_kv_bytes
 from planner.engines.registry import engine_profile, get_engine, launch_commands
 from planner.planning.plan import PlanRequest
+from planner.sources.logs import parse_log
 
 H100 = get_gpu("h100-sxm-80gb")
 T4 = get_gpu("t4")
@@ -58,6 +59,33 @@ def test_the_cache_type_printed_is_the_one_planned_and_launched() -> None:
     assert f"CUDA0 KV buffer size = {per_device / MiB:.2f} MiB" in "\n".join(a.report.lines)  # 21760.00 MiB
     assert "--cache-type-k q8_0 --cache-type-v q8_0" in launch_commands(a.request, a.result)["llamacpp"]
     assert a.allocated.per_gpu.kv_cache_bytes == per_device  # the chart shows the buffer, not all that is free
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "device", "weights_label"),
+    [("apple-m4-max", "MTL0", "MTL0_Mapped model"), ("amd-ryzen-ai-max-plus-395", "Vulkan0", "Vulkan0"),
+     ("rtx-4090", "CUDA0", "CUDA0")],
+)  # fmt: skip
+def test_each_backend_names_its_device_as_its_logs_do(gpu_id: str, device: str, weights_label: str) -> None:
+    """Metal and Vulkan builds name their buffers MTL0 / Vulkan0 (public llama-server logs); every GPU was CUDA0.
+    What the report prints, the log reader reads back."""
+    a = assess(_request("Qwen/Qwen3-8B", gpu_id, 1, "q4_k_m", "bf16", 4096))
+    assert a.report is not None and a.fits
+    text = "\n".join(a.report.lines)
+    assert f"{weights_label} buffer size = " in text and f"{device} KV buffer size = " in text
+    assert f"{device} compute buffer size = " in text and ("CUDA" in text) == (device == "CUDA0")
+    parsed = parse_log(text)
+    assert parsed.format == "llamacpp" and parsed.kv_cache_gib * GiB == pytest.approx(
+        a.report.min_available_kv_cache_bytes, abs=MiB
+    )
+
+
+def test_an_allocation_failure_off_cuda_is_ggmls_own_line() -> None:
+    a = assess(_request("meta-llama/Llama-3.1-70B", "amd-ryzen-ai-max-plus-395", 1, "bf16", "bf16", 4096))
+    assert a.report is not None and not a.fits
+    assert a.report.failure is not None and a.report.failure.startswith(
+        "alloc_tensor_range: failed to allocate Vulkan0"
+    )
 
 
 def test_every_layer_on_the_gpus_keeps_no_weights_in_system_ram(capsys: pytest.CaptureFixture[str]) -> None:

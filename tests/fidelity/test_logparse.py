@@ -110,6 +110,24 @@ def test_sglang_and_llamacpp_and_trtllm() -> None:
     assert trt.format == "trtllm" and trt.kv_cache_tokens == 10718 and trt.kv_cache_gib == 5.23
 
 
+# Metal and Vulkan builds name their devices MTL0 / Vulkan0 (public llama-server logs: an M1 Max "MTL0_Mapped model
+# buffer size = 2375.91 MiB ... MTL0 KV buffer size = 288.00 MiB", a Vulkan Strix Halo "Vulkan0 KV buffer size =
+# 512.00 MiB"); they were not read as llama.cpp logs at all.
+@pytest.mark.parametrize(
+    ("device", "weights_label"), [("MTL0", "MTL0_Mapped model"), ("Vulkan0", "Vulkan0 model"), ("ROCm0", "ROCm0 model")]
+)
+def test_llamacpp_logs_of_every_backend(device: str, weights_label: str) -> None:
+    lc = parse_log(
+        f"load_tensors:  {weights_label} buffer size =  2375.91 MiB\n"
+        "llama_context: n_ctx         = 2048\n"
+        f"llama_kv_cache:       {device} KV buffer size =   288.00 MiB\n"
+        f"sched_reserve:       {device} compute buffer size =   301.75 MiB"
+    )
+    assert lc.format == "llamacpp" and lc.kv_cache_gib == pytest.approx(288 / 1024)
+    assert lc.weights_gib == pytest.approx(2375.91 / 1024) and lc.compute_buffer_gib == pytest.approx(301.75 / 1024)
+    assert lc.kv_cache_tokens == 2048
+
+
 @pytest.mark.parametrize("text", ["", "   ", "hello world", "INFO Starting server on port 8000"])
 def test_unparseable_text_names_what_was_expected(text: str) -> None:
     with pytest.raises(PlannerError) as err:

@@ -1,5 +1,6 @@
-"""What a ``llama-server`` start-up log prints: the CUDA0 model, KV and compute buffers and ``n_ctx``
-(``llama-model.cpp``, ``llama-kv-cache.cpp``, ``llama-context.cpp``)."""
+"""What a ``llama-server`` start-up log prints: the first device's model, KV and compute buffers and ``n_ctx``
+(``llama-model.cpp``, ``llama-kv-cache.cpp``, ``llama-context.cpp``). The device is named by its backend: CUDA0,
+ROCm0 (HIP builds), MTL0 (Metal; ``Metal`` in older builds, ``MTL0_Mapped`` for mapped weights), Vulkan0, SYCL0."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from planner.engines.logscan import Lines, pattern
 
 Fields = dict[str, object]
 
-_LC_KV = pattern(r"CUDA0 KV buffer size = {0,20}NUM MiB")
+_DEVICE = r"(?:(?:CUDA|ROCm|MTL|Vulkan|SYCL)0|Metal)"
+_LC_KV = pattern(_DEVICE + r" KV buffer size = {0,20}NUM MiB")
 _LC_SELF = pattern(r"KV self size {0,20}= {0,20}NUM MiB")
-_LC_WEIGHTS = pattern(r"CUDA0 (?:model )?buffer size = {0,20}NUM MiB")
-_LC_COMPUTE = pattern(r"CUDA0 compute buffer size = {0,20}NUM MiB")
+_LC_WEIGHTS = pattern(_DEVICE + r"(?:_Mapped)? (?:model )?buffer size = {0,20}NUM MiB")
+_LC_COMPUTE = pattern(_DEVICE + r" compute buffer size = {0,20}NUM MiB")
 _LC_CTX = pattern(r"n_ctx {0,20}= {0,20}NUM")
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from planner.core.gpu import GpuSpec
 from planner.core.parallel import stage_layer_ranges
 from planner.core.units import GiB, MiB
 from planner.engines.base import EngineReport, engine_total_bytes, stage_total_bytes
+from planner.engines.llamacpp.backend import device_name, llamacpp_backend
 from planner.engines.llamacpp.profile import (
     LLAMACPP_CACHE_BITS,
     LLAMACPP_CONTEXT_BYTES,
@@ -79,21 +81,28 @@ def _lines(
     host_kv = kv_all - kv if profile.n_gpu_layers is None else 0
     k_bits, v_bits = (LLAMACPP_CACHE_BITS[t or "f16"] for t in (profile.cache_type_k, profile.cache_type_v))
     k_share = kv * k_bits / (k_bits + v_bits) if request.model.mla is None else kv
+    backend = llamacpp_backend(request.gpu)
     lines = [_offloaded_line(request, profile)]
-    lines += [f"llm_load_tensors:      CUDA{i} buffer size = {d.weights / MiB:.2f} MiB" for i, d in enumerate(devices)]
+    lines += [
+        f"llm_load_tensors:      {device_name(backend, i, weights=True)} buffer size = {d.weights / MiB:.2f} MiB"
+        for i, d in enumerate(devices)
+    ]
     lines += [
         f"llama_context: n_seq_max     = {profile.slots}",
         f"llama_context: n_ctx         = {profile.cells(n_ctx)}",
         f"llama_context: n_ctx_seq     = {profile.slot_context(n_ctx)}",
         f"llama_context: kv_unified    = {'true' if profile.kv_unified else 'false'}",
     ]
-    lines += [f"llama_kv_cache_init:      CUDA{i} KV buffer size = {d.kv / MiB:.2f} MiB" for i, d in enumerate(devices)]
+    lines += [
+        f"llama_kv_cache_init:      {device_name(backend, i)} KV buffer size = {d.kv / MiB:.2f} MiB"
+        for i, d in enumerate(devices)
+    ]
     if host_kv > 0:
         lines.append(f"llama_kv_cache_init:        CPU KV buffer size = {host_kv / MiB:.2f} MiB")
     lines += [
         f"llama_new_context_with_model: KV self size  = {kv / MiB:.2f} MiB, K ({profile.cache_type_k}): "
         f"{k_share / MiB:.2f} MiB, V ({profile.cache_type_v}): {(kv - k_share) / MiB:.2f} MiB",
-        f"llama_new_context_with_model:      CUDA0 compute buffer size = {compute / MiB:.2f} MiB",
+        f"llama_new_context_with_model:      {device_name(backend, 0)} compute buffer size = {compute / MiB:.2f} MiB",
     ]
     return lines
 
@@ -155,6 +164,18 @@ def _slots_note(profile: LlamacppProfile, n_ctx: int, device: _Device, used: int
     )
 
 
+def _failure_line(gpu: GpuSpec | None, index: int, used: int, total: int) -> str:
+    """The allocation failure as the backend prints it: CUDA's ``cudaMalloc`` line, otherwise ggml's own
+    ``alloc_tensor_range: failed to allocate <device> buffer`` (public Vulkan and Metal logs)."""
+    if llamacpp_backend(gpu) == "cuda":
+        return (
+            f"ggml_backend_cuda_buffer_type_alloc_buffer: allocating {used / MiB:.2f} MiB on device {index}: "
+            f"cudaMalloc failed: out of memory ({total / MiB:.2f} MiB on the GPU)"
+        )
+    name = device_name(llamacpp_backend(gpu), index)
+    return f"alloc_tensor_range: failed to allocate {name} buffer of size {used} ({total / MiB:.2f} MiB on the GPU)"
+
+
 def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) -> EngineReport:
     """The buffer sizes ``llama-server`` prints; it fits when weights, KV, compute buffer and context fit on every
     device; the cache types are the planned KV dtype's unless the profile sets them."""
@@ -167,11 +188,7 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
     if short:
         i, d = short[0], devices[short[0]]
         kind = "weights-oom" if d.weights + LLAMACPP_CONTEXT_BYTES + d.other > d.total else "out-of-memory"
-        failure = (
-            kind,
-            f"ggml_backend_cuda_buffer_type_alloc_buffer: allocating {used[i] / MiB:.2f} MiB on device {i}: cudaMalloc "
-            f"failed: out of memory ({d.total / MiB:.2f} MiB on the GPU)",
-        )
+        failure = (kind, _failure_line(request.gpu, i, used[i], d.total))
     slots = _slots_note(profile, n_ctx, devices[short[0]], used[short[0]]) if short else _slot_count(profile, n_ctx)
     return EngineReport(
         engine="llamacpp",
