@@ -43,3 +43,17 @@ def test_the_cli_called_in_process_freezes_nothing(
     )
     assert done.stderr.strip().splitlines()[-1] == "True"
     assert done.stdout == in_process
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    """``advise --json | head -c 100``: the pipe closes mid-output; the command ends quietly (exit 141, as a shell
+    reports a writer whose reader left), where it printed a BrokenPipeError traceback."""
+    argv = ["advise", "--model", "meta-llama/Llama-3.1-8B", "--users", "5", "--context", "4096", "--json"]
+    with subprocess.Popen(
+        [sys.executable, "-m", "planner", *argv], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert len(proc.stdout.read(100)) == 100
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=120) == 141 and "Traceback" not in err, err
