@@ -191,6 +191,9 @@ class Engine(ABC):
         GPU), in the engine's terms; ``None`` when it does."""
         fam, moe = family(request.gpu), request.model.moe is not None
         found = self._format_refusal(request.resolved_weights, request.resolved_kv_dtype, fam, moe)
+        version = self.planned_version(request)
+        if found is None and version is not None:
+            found = self.support.model_refusal(request.model.model_type, version)
         found = found or options_refusal(self.support, request.deployment)
         if found is None and request.model.linear_attention is not None:
             found = self.support.state_layers_refusal or None
@@ -198,6 +201,11 @@ class Engine(ABC):
         if found is None and lora is not None and self.support.lora is not None:
             found = lora_refusal(self.support, request.model, lora)  # the pool as the engine sizes it for the model
         return found
+
+    def planned_version(self, request: PlanRequest) -> str | None:
+        """The release ``request`` plans this engine at (``None``: another engine's profile or a generic one)."""
+        overhead = request.overhead
+        return overhead.engine_version if isinstance(overhead, self.profile_type) else None
 
     def _format_refusal(self, weights: str, kv: str, fam: Family | None, moe: bool) -> str | None:
         """The support table's refusal of the weights and KV dtype on ``fam``, asked once per engine and set of them

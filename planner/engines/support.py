@@ -24,6 +24,7 @@ from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.precision import WEIGHT_FORMATS
+from planner.engines.first_release import ModelRelease
 
 PLATFORMS = Path(__file__).with_name("platforms")
 
@@ -229,11 +230,18 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     # Public measurements the speed model over-predicts on one of the engine's paths, not modelled (no mechanism a
     # source shows): the advisor names them on the options they cover, as a caveat that keeps the verdict from green.
     speed_gaps: tuple[SpeedGap, ...] = ()
+    # The first release that loads each model type (planner.engines.first_release, model_releases/<engine>.toml)
+    model_releases: dict[str, ModelRelease] = {}
 
     def gap_for(self, model_type: str, weights: str, gpu: GpuSpec) -> SpeedGap | None:
         """The first of :attr:`speed_gaps` an option of ``model_type`` in ``weights`` on ``gpu`` meets."""
         fam = family(gpu)
         return next((g for g in self.speed_gaps if g.covers(model_type, weights, fam)), None)
+
+    def model_refusal(self, model_type: str, version: str) -> str | None:
+        """Why release ``version`` does not load a ``model_type`` model (``None``: it does, or no row says)."""
+        row = self.model_releases.get(model_type)
+        return None if row is None else row.refusal(self.label, version)
 
     def rows_for(self, fam: Family | None) -> tuple[PlatformRow, ...]:
         """The rows of ``fam`` (every row when the family is unknown)."""

@@ -22,6 +22,8 @@ from planner.planning.plan import PlanRequest, plan
 H100 = get_gpu("h100-sxm-80gb")
 LLAMA = get_model("meta-llama/Llama-3.1-8B").spec
 QWEN_MTP = get_model("Qwen/Qwen3.6-27B").spec  # carries MTP layers
+# MTP layers too, on a model vLLM loads from 0.10.2 (Qwen3.6's architecture came with 0.17.0)
+QWEN_NEXT = get_model("Qwen/Qwen3-Next-80B-A3B-Instruct").spec
 DRAFT = get_model("meta-llama/Llama-3.2-1B").spec
 HEAD = "<EAGLE-3 head for meta-llama/Llama-3.1-8B>"
 # vLLM 0.34.0 config/speculative.py SpeculativeMethod (:90-97) and EagleModelTypes (:87-89); medusa up to 0.32.0
@@ -153,7 +155,7 @@ def test_vllm_runs_a_speculative_method_only_in_releases_that_define_it(
     method: str, without: str, with_it: str, why: str
 ) -> None:
     spec = SpeculativeOptions(method=method)  # type: ignore[arg-type]
-    model = QWEN_MTP if method == "mtp" else LLAMA
+    model = QWEN_NEXT if method == "mtp" else LLAMA
     engine, options = get_engine("vllm"), DeploymentOptions(speculative=spec)
     assert engine.refusal(_on_release(model, with_it, options)) is None
     refused = engine.refusal(_on_release(model, without, options))

@@ -89,6 +89,11 @@ class VllmEngine(Engine):
             )
         return made
 
+    def planned_version(self, request: PlanRequest) -> str | None:
+        """The release of a vLLM profile or of a calibration's base profile."""
+        overhead = request.overhead
+        return as_vllm(overhead).engine_version if isinstance(overhead, VllmProfile | Calibrated) else None
+
     def refusal(self, request: PlanRequest) -> str | None:
         """:meth:`Engine.refusal`, a batch its scheduler refuses (:func:`batch_refusal`), and the deployment options
         the planned release does not run (:func:`release_refusal`)."""

@@ -4,6 +4,7 @@ KV-cache dtypes, online quantization and deployment flags."""
 from __future__ import annotations
 
 from planner.engines.checkpoints import GGUF
+from planner.engines.first_release import model_releases
 from planner.engines.support import EngineSupport, LoraSupport, SpeedGap, platform_rows
 
 VLLM_SUPPORT = EngineSupport(
@@ -55,6 +56,7 @@ VLLM_SUPPORT = EngineSupport(
     # two 117.5 / 427.1 / 1,283 / 4,172 at batch 1 / 4 / 16 / 128, the model +41 to +147 % over them; its Triton
     # MoE column matches Marlin's at batch 1, so the missing time is not the MoE kernel's (docs/advisor.md, "What
     # is left"). Measured on the A100 only: stated for Ampere, not for Ada or Blackwell.
+    model_releases=model_releases("vllm"),
     speed_gaps=(
         SpeedGap(
             model_types=("gpt_oss",),

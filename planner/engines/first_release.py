@@ -1,0 +1,84 @@
+"""The first release of an engine that loads each model type, read from the engine's own model registry release by
+release (``model_releases/<engine>.toml``, one row per ``config.json`` ``model_type`` with its source). A planned
+release before a model's first is refused in the engine's terms; a model type no row names is not checked (a Hub
+model of a type not read), and a row with no ``since`` is a model the engine has no class for in any release read.
+
+>>> row = ModelRelease(model_type="gpt_oss", architecture="GptOssForCausalLM", since="0.10.1", source="s")
+>>> row.refusal("vLLM", "0.8.5")
+'vLLM 0.8.5 does not load gpt_oss models: GptOssForCausalLM came with 0.10.1; plan 0.10.1 or later'
+>>> row.refusal("vLLM", "0.10.1") is None
+True
+>>> release_order("b6000") < release_order("b6123"), release_order("1.0.0") > release_order("0.21.0")
+(True, True)
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, Field, ValidationError
+
+from planner.bounds.errors import PlannerError
+from planner.core.overhead import parse_version
+
+MODEL_RELEASES = Path(__file__).with_name("model_releases")
+
+
+def release_order(version: str) -> tuple[int, int, int]:
+    """A release as a comparable triple: llama.cpp's build tags (``b6000``) by their number, others by
+    :func:`parse_version`."""
+    text = version.strip()
+    if text[:1] == "b" and text[1:].isdecimal():
+        return int(text[1:]), 0, 0
+    return parse_version(text)
+
+
+class ModelRelease(BaseModel, frozen=True, extra="forbid"):
+    """A model type's first release on an engine: the architecture class its checkpoints name, the release whose
+    registry first loads it (``None``: none read does), and where that was read."""
+
+    model_type: Annotated[str, Field(min_length=1)]
+    architecture: Annotated[str, Field(min_length=1)]
+    since: str | None
+    newest_read: str | None = None  # with no ``since``: the newest release whose registry was read
+    source: Annotated[str, Field(min_length=1)]
+    note: str = ""
+
+    def refusal(self, label: str, version: str) -> str | None:
+        """Why ``label`` at ``version`` does not load this model type (``None``: it does)."""
+        if self.since is None:
+            read = f" (read to {self.newest_read})" if self.newest_read else ""
+            return f"{label} has no {self.architecture} in any release read{read}: it does not load {self.model_type}"
+        if release_order(version) >= release_order(self.since):
+            return None
+        return (
+            f"{label} {version} does not load {self.model_type} models: {self.architecture} came with {self.since}; "
+            f"plan {self.since} or later"
+        )
+
+
+class _ReleaseFile(BaseModel, frozen=True, extra="forbid"):
+    row: tuple[ModelRelease, ...]
+
+
+@cache
+def model_releases(name: str, folder: Path = MODEL_RELEASES) -> dict[str, ModelRelease]:
+    """The rows of ``model_releases/<name>.toml`` by model type (none when the engine has no file); a bad row
+    raises :class:`PlannerError` naming it."""
+    path = folder / f"{name}.toml"
+    if not path.exists():
+        return {}
+    try:
+        rows = _ReleaseFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8"))).row
+    except tomllib.TOMLDecodeError as exc:
+        raise PlannerError(f"{path.name}: not valid TOML: {exc}") from None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
+        raise PlannerError(f"{path.name}: {problems}") from None
+    by_type = {r.model_type: r for r in rows}
+    if len(by_type) != len(rows):
+        raise PlannerError(f"{path.name}: a model type has two rows")
+    return by_type

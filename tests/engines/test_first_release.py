@@ -1,0 +1,75 @@
+"""A planned release that predates a model's architecture in the engine's own registry is refused, naming the first
+release that loads it (planner/engines/model_releases/*.toml, read from the engines' released packages). Before,
+vLLM 0.6.4 planned Qwen3-8B with 48 conversations and a launch command, and 0.8.5 planned gpt-oss."""
+
+from __future__ import annotations
+
+import pytest
+
+from model_catalog import get_gpu, get_model, load_models
+from planner.engines.first_release import model_releases, release_order
+from planner.engines.registry import engine_profile, get_engine
+from planner.planning.plan import PlanRequest
+
+H200 = get_gpu("h200-sxm-141gb")
+
+
+def _request(model_id: str, engine: str, version: str) -> PlanRequest:
+    return PlanRequest(
+        model=get_model(model_id).spec,
+        gpu=H200,
+        gpu_memory_bytes=H200.memory_bytes_for(True),
+        overhead=engine_profile(engine, version=version),
+    )
+
+
+@pytest.mark.parametrize(
+    ("model_id", "before", "since"),
+    [
+        ("Qwen/Qwen3-8B", "0.6.4", "0.8.4"),  # Qwen3ForCausalLM: 0.8.4 wheel registry.py:105, absent in 0.8.3
+        ("openai/gpt-oss-20b", "0.8.5", "0.10.1"),  # GptOssForCausalLM: 0.10.1 registry.py:76
+        ("google/gemma-3-12b-it", "0.6.4", "0.8.0"),  # Gemma3ForConditionalGeneration: 0.8.0 registry.py:166
+        ("Qwen/Qwen3.5-27B", "0.8.5", "0.17.0"),  # Qwen3_5ForConditionalGeneration: 0.17.0 registry.py:496
+        ("google/gemma-4-31B-it", "0.9.2", "0.19.0"),  # Gemma4ForConditionalGeneration: 0.19.0 registry.py:385
+        ("deepseek-ai/DeepSeek-V3", "0.6.4", "0.6.6"),  # DeepseekV3ForCausalLM: 0.6.6 registry.py:48
+    ],
+)
+def test_vllm_refuses_a_model_its_release_does_not_load(model_id: str, before: str, since: str) -> None:
+    engine = get_engine("vllm")
+    refused = engine.refusal(_request(model_id, "vllm", before))
+    model_type = get_model(model_id).spec.model_type
+    assert refused is not None and refused.startswith(f"vLLM {before} does not load {model_type} models: ")
+    assert refused.endswith(f"came with {since}; plan {since} or later")
+    assert engine.refusal(_request(model_id, "vllm", since)) is None
+
+
+def test_every_catalog_model_type_has_vllms_first_release() -> None:
+    """Adding a model of a new type means reading vLLM's registry for it (the row's source), or the check is silent."""
+    rows = model_releases("vllm")
+    missing = sorted({m.spec.model_type for m in load_models().values()} - set(rows))
+    assert not missing, f"add a row to planner/engines/model_releases/vllm.toml for: {', '.join(missing)}"
+
+
+def test_every_vllm_row_names_the_file_and_line_it_was_read_at() -> None:
+    for row in model_releases("vllm").values():
+        assert row.since is not None and release_order(row.since) >= (0, 0, 1)
+        assert row.source.startswith("vllm ") and ".py:" in row.source, row
+
+
+def test_the_cli_refuses_and_names_the_release(capsys: pytest.CaptureFixture[str]) -> None:
+    from planner.cli import main
+
+    argv = [
+        "fit",
+        "--model",
+        "Qwen/Qwen3-8B",
+        "--gpu",
+        "h100-sxm-80gb",
+        "--engine",
+        "vllm",
+        "--engine-version",
+        "0.6.4",
+    ]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "vLLM 0.6.4 does not load qwen3 models: Qwen3ForCausalLM came with 0.8.4; plan 0.8.4 or later" in err
