@@ -135,3 +135,29 @@ def test_llama_cpp_offers_mxfp4_for_mixture_of_experts_models_only() -> None:
     assert "mxfp4" in weights_run("llamacpp", gpu, moe=True)
     why = get_engine("llamacpp").support.weights_refusal("mxfp4", "ampere", False)
     assert why == "llama.cpp runs mxfp4 weights on ampere for mixture-of-experts models only (their experts)"
+
+
+@pytest.mark.parametrize(("engine", "gpu_id"), [("vllm", "h100-sxm-80gb"), ("vllm", "a100-sxm-80gb"),
+                                               ("sglang", "h100-sxm-80gb"), ("trtllm", "b200-sxm")])  # fmt: skip
+def test_mxfp4_is_the_experts_format_on_nvidia_gpus(engine: str, gpu_id: str) -> None:
+    """Llama 3.1 70B in MXFP4 under vLLM on 2 x H100 was planned at 18.92 GiB of weights a GPU (reviewer,
+    2026-12-05): vLLM's Mxfp4Config quantizes FusedMoE layers only ("MXFP4 linear layer is not implemented"),
+    SGLang's and TensorRT-LLM's MXFP4 paths are their MoE kernels (gpt-oss)."""
+    from planner.engines.registry import get_engine, weights_run
+
+    gpu = get_gpu(gpu_id)
+    assert "mxfp4" not in weights_run(engine, gpu, moe=False)
+    assert "mxfp4" in weights_run(engine, gpu, moe=True)
+    fam = ARCHITECTURE_FAMILIES[gpu.architecture or ""]
+    why = get_engine(engine).support.weights_refusal("mxfp4", fam, False)
+    assert why is not None and why.endswith("for mixture-of-experts models only (their experts)")
+
+
+def test_amd_quarks_dense_mxfp4_runs_on_cdna4_only() -> None:
+    """AMD-Quark's W4A4 MXFP4 checkpoints of dense models run on MI350 / MI355 under vLLM (their model cards)."""
+    from planner.engines.registry import weights_run
+
+    assert "mxfp4" in weights_run("vllm", get_gpu("mi355x"), moe=False)
+    assert "mxfp4" not in weights_run("vllm", get_gpu("mi300x"), moe=False)
+    row = runner(get_gpu("mi355x"), "mxfp4", "fp8", moe=False, engines=("vllm",))
+    assert row is not None and row.compute == "fp4"
