@@ -122,3 +122,36 @@ def test_more_gpus_come_before_a_gpu_with_more_memory() -> None:
     # planner counted nvidia-smi's 15.0 GiB): more GPUs still come first.
     assert found[0].change == "3 GPUs (layers split over 3 GPUs)", [f.change for f in found]
     assert all("TP" not in f.change for f in found)
+
+
+def test_a_hybrid_model_keeps_a_recurrent_state_per_slot() -> None:
+    """Qwen3.5-27B in Q4_K_M on an RTX 4090 with 26 slots was planned to fit at 23.39 of 23.55 GiB without the
+    F32 states of its 48 Gated DeltaNet layers (reviewer, 2026-12-05): llama.cpp's llama_memory_recurrent keeps one
+    per slot, 149.625 MiB each here (a public b9849 start of Qwen3.8-27B, the same layers, prints 448.88 MiB for one
+    slot and two MTP draft states: 3 x 149.625). 26 slots need 3.8 GiB more: 16 fit."""
+    request = _request("Qwen/Qwen3.5-27B", "rtx-4090", 1, "q4_k_m", "bf16", 4096)
+    full = assess(request, 26)
+    assert full.report is not None
+    slots = int(next(line for line in full.report.lines if "n_seq_max" in line).split("=")[1])
+    assert slots == 16  # was 26
+    text = "\n".join(full.report.lines)
+    assert f"RS buffer size = {16 * 149.625:.2f} MiB" in text  # 2394.00
+    kv_line = next(line for line in full.report.lines if "CUDA0 KV buffer size" in line)
+    assert kv_line.endswith("= 4096.00 MiB")  # the 16 full-attention layers only
+    assert full.allocated.per_gpu.kv_cache_bytes == (4096 + 16 * 149.625) * MiB  # the chart's cache holds both
+
+
+def test_a_dense_model_has_no_recurrent_state_line() -> None:
+    a = assess(_request("Qwen/Qwen3-8B", "rtx-4090", 1, "q4_k_m", "bf16", 4096), 4)
+    assert a.report is not None and not any("RS buffer" in line for line in a.report.lines)
+
+
+def test_the_log_reader_counts_the_recurrent_states_as_cache() -> None:
+    """The b9849 Vulkan start of Qwen3.8-27B: 2048 MiB of KV and 448.88 MiB of recurrent states."""
+    parsed = parse_log(
+        "llama_kv_cache:    Vulkan0 KV buffer size =  2048.00 MiB\n"
+        "llama_memory_recurrent:    Vulkan0 RS buffer size =   448.88 MiB\n"
+        "llama_memory_recurrent: size =  448.88 MiB (     1 cells,  64 layers,  1 seqs  2 rs_seq), R (f32):   16.88 "
+        "MiB, S (f32):  432.00 MiB"
+    )
+    assert parsed.format == "llamacpp" and parsed.kv_cache_gib * 1024 == pytest.approx(2048 + 448.88)

@@ -11,6 +11,7 @@ Fields = dict[str, object]
 
 _DEVICE = r"(?:(?:CUDA|ROCm|MTL|Vulkan|SYCL)0|Metal)"
 _LC_KV = pattern(_DEVICE + r" KV buffer size = {0,20}NUM MiB")
+_LC_RS = pattern(_DEVICE + r" RS buffer size = {0,20}NUM MiB")  # a hybrid model's recurrent states
 _LC_SELF = pattern(r"KV self size {0,20}= {0,20}NUM MiB")
 _LC_WEIGHTS = pattern(_DEVICE + r"(?:_Mapped)? (?:model )?buffer size = {0,20}NUM MiB")
 _LC_COMPUTE = pattern(_DEVICE + r" compute buffer size = {0,20}NUM MiB")
@@ -23,7 +24,8 @@ def parse_llamacpp(lines: Lines) -> Fields | None:
         kv = lines.number("KV self size", _LC_SELF, "KV self size")
     if kv is None:
         return None
-    fields: dict[str, object] = {"kv_cache_gib": kv * MiB / GiB}
+    states = lines.number("RS buffer size", _LC_RS, "RS buffer size")
+    fields: dict[str, object] = {"kv_cache_gib": (kv + (states or 0.0)) * MiB / GiB}
     weights = lines.number("buffer size", _LC_WEIGHTS, "model buffer size")
     if weights is not None:
         fields["weights_gib"] = weights * MiB / GiB

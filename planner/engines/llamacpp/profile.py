@@ -9,7 +9,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import Field
 
 from planner.core.blocks import LayerKind
-from planner.core.kv import kinds_in
+from planner.core.kv import kinds_in, linear_state_bytes_per_layer
 from planner.core.model import ModelSpec
 from planner.core.overhead import BuildTag, EngineProfile, OverheadBytes, PositiveInt, StageContext, mlp_width
 from planner.core.units import GiB
@@ -149,3 +149,21 @@ def llamacpp_kv_bytes(
             cells = min(ctx_padded, swa)
         half_bits += count * cells * streams * (k_values * half_k + v_values * half_v)
     return -(-half_bits // 16)
+
+
+def llamacpp_rs_bytes(model: ModelSpec, layers: int | range | None = None, n_seq: int = 1) -> int:
+    """Recurrent-state buffer llama.cpp allocates for a hybrid model's linear-attention / state-space layers: one
+    conv state and one SSM / delta-rule state per sequence and layer, both F32 (``llama_memory_recurrent``: one
+    cell per sequence, ``mem_size = max(1, n_seq_max)``; ``src/llama-model.cpp`` ``create_memory`` gives the
+    recurrent types ``GGML_TYPE_F32``), whatever the KV cache type. A public b9849 start of Qwen3.8-27B prints
+    "RS buffer size = 448.88 MiB (1 cells, 64 layers, 1 seqs 2 rs_seq), R (f32): 16.88 MiB, S (f32): 432.00
+    MiB": three states of 149.625 MiB (its two MTP draft positions keep a state each, not planned here), and
+    4 slots 1795.50 MiB.
+
+    >>> from model_catalog import get_model
+    >>> llamacpp_rs_bytes(get_model("Qwen/Qwen3.8-27B").spec) / 2**20
+    149.625
+    """
+    span = range(model.num_hidden_layers if layers is None else layers) if not isinstance(layers, range) else layers
+    linear = sum(count for kind, count in kinds_in(model, span.start, span.stop) if kind is LayerKind.LINEAR)
+    return n_seq * linear * linear_state_bytes_per_layer(model, 32) if linear else 0

@@ -16,6 +16,7 @@ from planner.engines.llamacpp.profile import (
     LLAMACPP_CONTEXT_BYTES,
     LlamacppProfile,
     llamacpp_kv_bytes,
+    llamacpp_rs_bytes,
 )
 from planner.planning.extras import kv_layers, layer_offload
 from planner.planning.plan import PlanRequest
@@ -26,9 +27,10 @@ class _Device(NamedTuple):
     """One GPU as llama.cpp fills it."""
 
     weights: int  # model buffer (with a draft model's)
-    kv: int  # KV buffer of the layers on it
+    kv: int  # KV buffer of the layers on it, with their recurrent states (``rs`` of it)
     other: int  # held by other processes before llama-server starts
     total: int
+    rs: int = 0  # recurrent-state buffer of its linear-attention / state-space layers (llamacpp_rs_bytes)
 
 
 def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile, n_ctx: int) -> list[_Device]:
@@ -37,14 +39,18 @@ def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile,
     model, options = request.model, request.deployment
 
     def kv(layers: int | range) -> int:
-        return _kv(request, profile, n_ctx, layers)
+        return _cache(request, profile, n_ctx, layers)
+
+    def rs(layers: int | range) -> int:
+        return _rs(request, profile, layers)
 
     if options is not None and (options.stage_gpus or layer_offload(options)):
         out = []
         for index, stage in enumerate(result.stages):
             gpu_kv = kv_layers(request, range(*stage.layers))
             total = stage_total_bytes(request, result, index)
-            out.append(_Device(stage.weights_bytes + stage.draft_bytes, kv(gpu_kv), stage.other_bytes, total))
+            weights = stage.weights_bytes + stage.draft_bytes
+            out.append(_Device(weights, kv(gpu_kv), stage.other_bytes, total, rs(gpu_kv)))
         return out
     gpu_layers = profile.gpu_layers(model)
     weights_total = result.weights_bytes_total
@@ -56,11 +62,12 @@ def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile,
         # (llama_model::load_tensors splits the layers by the split's cumulative fractions), weights in proportion
         total = engine_total_bytes(request)
         return [
-            _Device(math.ceil(weights_total * len(part) / layers), kv(part), stage.other_bytes, total)
+            _Device(math.ceil(weights_total * len(part) / layers), kv(part), stage.other_bytes, total, rs(part))
             for part in stage_layer_ranges(layers, devices)
         ]
     weights = weights_total if gpu_layers >= layers else math.ceil(weights_total * gpu_layers / layers)
-    return [_Device(weights + stage.draft_bytes, kv(gpu_layers), stage.other_bytes, engine_total_bytes(request))]
+    total = engine_total_bytes(request)
+    return [_Device(weights + stage.draft_bytes, kv(gpu_layers), stage.other_bytes, total, rs(gpu_layers))]
 
 
 def _offloaded_line(request: PlanRequest, profile: LlamacppProfile) -> str:
@@ -77,8 +84,8 @@ def _offloaded_line(request: PlanRequest, profile: LlamacppProfile) -> str:
 def _lines(
     request: PlanRequest, profile: LlamacppProfile, n_ctx: int, devices: list[_Device], compute: int, kv_all: int
 ) -> list[str]:
-    kv = sum(d.kv for d in devices)
-    host_kv = kv_all - kv if profile.n_gpu_layers is None else 0
+    kv = sum(d.kv - d.rs for d in devices)  # the attention layers' KV buffers (the states print their own)
+    host_kv = kv_all - sum(d.kv for d in devices) if profile.n_gpu_layers is None else 0
     k_bits, v_bits = (LLAMACPP_CACHE_BITS[t or "f16"] for t in (profile.cache_type_k, profile.cache_type_v))
     k_share = kv * k_bits / (k_bits + v_bits) if request.model.mla is None else kv
     backend = llamacpp_backend(request.gpu)
@@ -94,8 +101,13 @@ def _lines(
         f"llama_context: kv_unified    = {'true' if profile.kv_unified else 'false'}",
     ]
     lines += [
-        f"llama_kv_cache_init:      {device_name(backend, i)} KV buffer size = {d.kv / MiB:.2f} MiB"
+        f"llama_kv_cache_init:      {device_name(backend, i)} KV buffer size = {(d.kv - d.rs) / MiB:.2f} MiB"
         for i, d in enumerate(devices)
+    ]
+    lines += [
+        f"llama_memory_recurrent:      {device_name(backend, i)} RS buffer size = {d.rs / MiB:.2f} MiB"
+        for i, d in enumerate(devices)
+        if d.rs
     ]
     if host_kv > 0:
         lines.append(f"llama_kv_cache_init:        CPU KV buffer size = {host_kv / MiB:.2f} MiB")
@@ -110,7 +122,7 @@ def _lines(
 def _host_note(request: PlanRequest, result: PlanResult, profile: LlamacppProfile, n_ctx: int, kv: int) -> str | None:
     """What stays in system RAM: the weights and KV of the CPU layers (and experts kept there). Every GPU of a
     stage holds its own share of the weights, so the GPUs' part is each stage's times its GPUs."""
-    kv_all = _kv(request, profile, n_ctx, None)
+    kv_all = _cache(request, profile, n_ctx, None)
     device_weights = sum(s.weights_bytes for s in result.stages) * result.tensor_parallel
     host_weights = max(0, result.weights_bytes_total - device_weights)
     if kv_all - kv <= 0 and host_weights <= 0:
@@ -182,7 +194,7 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
     profile = profile.for_kv_dtype(request.resolved_kv_dtype)
     n_ctx, compute, devices, used, short = _fill(request, result, profile)
     first, kv = devices[0], sum(d.kv for d in devices)
-    kv_all = _kv(request, profile, n_ctx, None)
+    kv_all = _cache(request, profile, n_ctx, None)
     note = _host_note(request, result, profile, n_ctx, kv) if profile.n_gpu_layers is None else None
     failure = None
     if short:
@@ -229,6 +241,16 @@ def _per_stage(result: PlanResult, devices: list[_Device]) -> tuple[int, ...]:
     return (max(d.kv for d in devices),) * stages
 
 
+def _cache(request: PlanRequest, profile: LlamacppProfile, n_ctx: int, layers: int | range | None) -> int:
+    """The cache of the layers: their KV buffer and their recurrent states."""
+    return _kv(request, profile, n_ctx, layers) + _rs(request, profile, layers)
+
+
+def _rs(request: PlanRequest, profile: LlamacppProfile, layers: int | range | None) -> int:
+    """:func:`llamacpp_rs_bytes` of the layers, one state per slot."""
+    return llamacpp_rs_bytes(request.model, layers, profile.slots)
+
+
 def _kv(request: PlanRequest, profile: LlamacppProfile, n_ctx: int, layers: int | range | None) -> int:
     """:func:`llamacpp_kv_bytes` with the profile's cache types, slots and micro-batch."""
     return llamacpp_kv_bytes(
@@ -249,7 +271,7 @@ def _legacy_note(request: PlanRequest, result: PlanResult, profile: LlamacppProf
     gpu_layers = profile.gpu_layers(model)
     if profile.n_gpu_layers is None or gpu_layers >= model.num_hidden_layers:
         return None
-    kv, kv_all = _kv(request, profile, n_ctx, gpu_layers), _kv(request, profile, n_ctx, None)
+    kv, kv_all = _cache(request, profile, n_ctx, gpu_layers), _cache(request, profile, n_ctx, None)
     weights_total = result.weights_bytes_total
     weights = math.ceil(weights_total * gpu_layers / model.num_hidden_layers)
     return (
