@@ -89,3 +89,32 @@ def test_images_per_prompt_in_the_form_the_release_parses(version: str, flag: st
 
     profile = overhead_profile("vllm", version=version, limit_mm_per_prompt=2)
     assert knob_flags(profile) == f" {flag}"  # type: ignore[arg-type]
+
+
+def test_vllm_reads_the_models_length_with_a_linear_rope_factor() -> None:
+    """vLLM's _get_and_verify_max_len multiplies the config's maximum by a linear or dynamic RoPE factor (0.19.0
+    vllm/config/model.py :2106-2130, 0.31.0 :2539-2570), Gemma 3 excepted: a model with linear x2 at twice its
+    maximum was refused with 'greater than the derived max_model_len'."""
+    from model_catalog import get_gpu, get_model
+    from planner.assessment.assess import assess
+    from planner.core.blocks import RopeScaling
+    from planner.engines.registry import overhead_profile
+    from planner.planning.plan import PlanRequest
+
+    gpu = get_gpu("h200-sxm-141gb")
+    base = get_model("meta-llama/Llama-3.1-8B").spec
+    stretched = base.model_copy(update={"rope_scaling": RopeScaling(rope_type="linear", factor=2)})
+    for model, refused in ((stretched, False), (base, True)):
+        request = PlanRequest(
+            model=model, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True), overhead=overhead_profile("vllm"),
+            context_tokens=200_000, max_model_len=200_000,
+        )  # fmt: skip
+        a = assess(request)
+        assert a.report is not None and (a.report.failure_kind == "max-model-len") == refused, a.report.failure
+    gemma = get_model("google/gemma-3-27b-it").spec  # linear x8 already in its 131,072: not applied
+    request = PlanRequest(
+        model=gemma, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True), overhead=overhead_profile("vllm"),
+        context_tokens=200_000, max_model_len=200_000,
+    )  # fmt: skip
+    a = assess(request)
+    assert a.report is not None and a.report.failure_kind == "max-model-len"

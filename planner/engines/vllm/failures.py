@@ -41,6 +41,7 @@ from planner.engines.vllm.held import init_baseline_bytes
 from planner.engines.vllm.in_flight import in_flight_tokens
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.profiling_kv import cache_bytes, profiles_graphs, profiling_blocks, tensor_bytes
+from planner.engines.vllm.rope import derived_max_model_len
 from planner.engines.vllm.stage import StartChecks, gpu_fields, held_by_others, others_counted
 from planner.engines.vllm.start_memory import (
     Failure,
@@ -58,10 +59,11 @@ VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
 
 def _config_failure(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> Failure | None:
     model, max_len, tp = request.model, result.max_model_len, result.tensor_parallel
-    if max_len > model.max_position_embeddings and not profile.allow_long_max_model_len:
+    derived = derived_max_model_len(model)
+    if max_len > derived and not profile.allow_long_max_model_len:
         return "max-model-len", (
             f"Value error, User-specified max_model_len ({max_len}) is greater than the derived max_model_len "
-            f"(max_position_embeddings={model.max_position_embeddings}). To allow overriding this maximum, set the "
+            f"(max_position_embeddings={derived}). To allow overriding this maximum, set the "
             "env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1."
         )
     padded = math.ceil((model.vocab_size or 0) / VOCAB_PADDING) * VOCAB_PADDING

@@ -26,6 +26,7 @@ from planner.engines.vllm.extensible import margin_bytes
 from planner.engines.vllm.failures import max_num_seqs_of, sampler_headroom, vllm_failure
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
 from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.rope import derived_max_model_len
 from planner.engines.vllm.stage import vllm_stage, vllm_stage_kept
 from planner.engines.vllm.start_memory import Failure, free_at_start
 from planner.engines.vllm.support import VLLM_SUPPORT
@@ -197,8 +198,8 @@ def vllm_report(
 
 def vllm_max_model_len(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> int:
     """The largest ``--max-model-len`` the set-up accepts (``estimate_max_model_len``), capped at the model's
-    ``max_position_embeddings``; 0 when no KV memory is left."""
-    limit = request.model.max_position_embeddings
+    length (:func:`derived_max_model_len`); 0 when no KV memory is left."""
+    limit = derived_max_model_len(request.model)
     totals = [stage_total_bytes(request, result, i) for i in range(len(result.stages))]
     stages = [vllm_stage(request, result, profile, i, stage_total) for i, stage_total in enumerate(totals)]
     if min(s.available for s in stages) <= 0:

@@ -94,3 +94,24 @@ def cache_dtype_bytes(model: ModelSpec, dtype_bytes: int) -> int:
     4 when served in fp32), except gpt-oss, whose attention builds its RoPE with ``dtype=torch.float32``
     (``gpt_oss.py`` lines 82-98; ``base.py`` line 61 casts the cache to that dtype)."""
     return 4 if model.model_type == "gpt_oss" else dtype_bytes
+
+
+def derived_max_model_len(model: ModelSpec) -> int:
+    """The longest ``--max-model-len`` vLLM accepts without ``VLLM_ALLOW_LONG_MAX_MODEL_LEN``: the config's maximum
+    times a linear or dynamic RoPE factor (``_get_and_verify_max_len``, ``vllm/config/model.py``: 0.19.0 :2106-2130,
+    0.31.0 :2539-2570, read from the wheels; ``su``, ``longrope``, ``llama3`` and from 0.30.0 the YaRN types are not
+    scaled, and the catalog carries none of those), except Gemma 3, whose maximum is already scaled ("gemma3" in
+    the model type: skipped).
+
+    >>> from model_catalog import get_model
+    >>> derived_max_model_len(get_model("google/gemma-3-27b-it").spec)  # linear factor 8: not applied
+    131072
+    >>> from planner.core.blocks import RopeScaling
+    >>> llama = get_model("meta-llama/Llama-3.1-8B").spec
+    >>> derived_max_model_len(llama.model_copy(update={"rope_scaling": RopeScaling(rope_type="linear", factor=2)}))
+    262144
+    """
+    scaling = model.rope_scaling
+    if scaling is None or "gemma3" in model.model_type:
+        return model.max_position_embeddings
+    return int(model.max_position_embeddings * scaling.factor)
