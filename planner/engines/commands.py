@@ -61,16 +61,17 @@ def speculative_head(method: str, model: ModelSpec) -> str:
     return f"<{HEAD_LABELS.get(method, method)} head for {model.id}>"
 
 
-def replicas_note(why: str, replicas: int, gpus: int) -> str:
+def replicas_note(why: str, replicas: int, gpus: int, selector: str = "CUDA_VISIBLE_DEVICES") -> str:
     """The comment line above a command an engine runs once per replica (``why`` it does not serve them from one
-    process): how many, and on which GPUs.
+    process): how many, and on which GPUs, chosen by ``selector`` (an environment variable; "" for a machine of one
+    GPU each, a Mac).
 
     >>> replicas_note("llama-server serves one replica a process", 2, 1).rstrip()
     '# llama-server serves one replica a process: run this command once per replica, 2 in all, each on its own GPU \
 (CUDA_VISIBLE_DEVICES), behind a load balancer'
+    >>> replicas_note("llama-server serves one replica a process", 2, 1, selector="").rstrip()[-57:]
+    '2 in all, each on its own machine, behind a load balancer'
     """
     own = "its own GPU" if gpus == 1 else f"its own {gpus} GPUs"
-    return (
-        f"# {why}: run this command once per replica, {replicas} in all, each on {own} (CUDA_VISIBLE_DEVICES), "
-        "behind a load balancer\n"
-    )
+    where = f"{own} ({selector})" if selector else "its own machine"
+    return f"# {why}: run this command once per replica, {replicas} in all, each on {where}, behind a load balancer\n"

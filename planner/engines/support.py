@@ -248,14 +248,14 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
         return self.platforms if fam is None else tuple(r for r in self.platforms if fam in r.families)
 
     def weights_refusal(self, weights: str, fam: Family | None, moe: bool) -> str | None:
+        if not self.rows_for(fam):  # no row for the family at all: the engine, not the format (before any format)
+            return f"{self.label} does not run on {family_words(fam)} GPUs"
         if weights in self.weight_refusals:
             return self.weight_refusals[weights]
         rows = [r for r in self.rows_for(fam) if base_weights(weights) in r.weights]
         where = f" on {fam}" if fam is not None else ""
         if not rows:
             known = sorted({w for r in self.rows_for(fam) for w in r.weights})
-            if not known:  # no row for the family at all: the engine, not the format
-                return f"{self.label} does not run on {family_words(fam)} GPUs"
             return f"{self.label} does not run {weights} weights{where} (it runs {', '.join(known)})"
         if moe and not any(r.moe for r in rows):
             return f"{self.label} runs {weights} weights{where} for dense models only, not mixture-of-experts"

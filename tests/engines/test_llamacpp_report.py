@@ -155,3 +155,17 @@ def test_the_log_reader_counts_the_recurrent_states_as_cache() -> None:
         "MiB, S (f32):  432.00 MiB"
     )
     assert parsed.format == "llamacpp" and parsed.kv_cache_gib * 1024 == pytest.approx(2048 + 448.88)
+
+
+def test_replicas_are_placed_as_each_backend_selects_its_gpus() -> None:
+    """A Mac replica is a machine of its own; every backend said CUDA_VISIBLE_DEVICES (reviewer, 2026-12-05)."""
+    from planner.engines.llamacpp.backend import device_selector
+
+    for gpu_id, words in (("apple-m4-max", "each on its own machine"), ("rtx-4090", "(CUDA_VISIBLE_DEVICES)"),
+                          ("amd-ryzen-ai-max-plus-395", "(GGML_VK_VISIBLE_DEVICES)")):  # fmt: skip
+        request = _request("openai/gpt-oss-20b", gpu_id, 2, "mxfp4", "bf16", 8192)
+        request = request.model_copy(update={"tensor_parallel": 1})
+        a = assess(request)
+        command = launch_commands(a.request, a.result)["llamacpp"]
+        assert words in command.splitlines()[0], command
+    assert device_selector("metal") == ""

@@ -161,3 +161,13 @@ def test_amd_quarks_dense_mxfp4_runs_on_cdna4_only() -> None:
     assert "mxfp4" not in weights_run("vllm", get_gpu("mi300x"), moe=False)
     row = runner(get_gpu("mi355x"), "mxfp4", "fp8", moe=False, engines=("vllm",))
     assert row is not None and row.compute == "fp4"
+
+
+def test_an_engine_that_runs_nothing_on_a_family_says_so_before_any_format() -> None:
+    """GGUF on a Mac under vLLM said "vLLM's GGUF loader is experimental ...; plan GGUF with llama.cpp", as if
+    another format would run there (reviewer, 2026-12-05)."""
+    from planner.engines.registry import get_engine
+
+    for name, label in (("vllm", "vLLM"), ("trtllm", "TensorRT-LLM"), ("sglang", "SGLang")):
+        why = get_engine(name).support.weights_refusal("q4_k_m", "apple", False)
+        assert why == f"{label} does not run on Apple GPUs"

@@ -29,3 +29,13 @@ def device_name(backend: Backend, index: int, weights: bool = False) -> str:
     """The buffer label of device ``index`` (Metal maps the model file: its weights are ``MTL0_Mapped model``)."""
     mapped = "_Mapped model" if weights and backend == "metal" else ""
     return f"{_PREFIX[backend]}{index}{mapped}"
+
+
+def device_selector(backend: Backend) -> str:
+    """The environment variable that gives a process its GPUs ("" on a Mac: one GPU a machine). Vulkan builds read
+    ``GGML_VK_VISIBLE_DEVICES`` (``ggml/src/ggml-vulkan/ggml-vulkan.cpp``).
+
+    >>> device_selector("metal"), device_selector("vulkan")
+    ('', 'GGML_VK_VISIBLE_DEVICES')
+    """
+    return {"cuda": "CUDA_VISIBLE_DEVICES", "metal": "", "vulkan": "GGML_VK_VISIBLE_DEVICES"}[backend]

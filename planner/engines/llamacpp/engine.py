@@ -20,6 +20,7 @@ from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import Engine, EngineReport, own_profile
 from planner.engines.checkpoints import CHECKPOINT_KIND, GGUF, WeightLoading, gguf_file, with_note
 from planner.engines.commands import replicas_note
+from planner.engines.llamacpp.backend import device_selector, llamacpp_backend
 from planner.engines.llamacpp.logparse import parse_llamacpp
 from planner.engines.llamacpp.profile import LlamacppProfile
 from planner.engines.llamacpp.report import llamacpp_max_model_len, llamacpp_report, llamacpp_slots_that_fit
@@ -194,7 +195,8 @@ class LlamacppEngine(Engine):
         command = with_note(command, loading)
         if result.replicas == 1:
             return command
-        return replicas_note("llama-server serves one replica a process", result.replicas, tp * pp) + command
+        why = "llama-server serves one replica a process"
+        return replicas_note(why, result.replicas, tp * pp, device_selector(llamacpp_backend(request.gpu))) + command
 
     def context_limit_words(self) -> str:
         return "context per slot (`-c` ÷ `-np`)"
