@@ -93,6 +93,7 @@ class Evaluator:
         self.target = workload.target_concurrency
         self.params = parameter_breakdown(model)
         self.moe, self.state_layers = model.moe is not None, model.linear_attention is not None
+        self.mla = model.mla is not None
         self._profiles: dict[str, OverheadModel] = {}
         self._bases: dict[tuple[str, int, str, str], PlanBasis] = {}
         self._fits: dict[tuple[str, int, int, str, str, str], MemoryFit] = {}
@@ -235,9 +236,11 @@ class Evaluator:
         key = (c.gpu.architecture, c.weights, c.kv_dtype)
         if key not in self._runners:
             engines = self.engines()
-            row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, engines, state_layers=self.state_layers)
+            row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, engines, state_layers=self.state_layers, mla=self.mla)
             if row is None:
-                self._runners[key] = why_not(c.gpu, c.weights, c.kv_dtype, self.moe, engines, self.state_layers)
+                self._runners[key] = why_not(
+                    c.gpu, c.weights, c.kv_dtype, self.moe, engines, self.state_layers, self.mla
+                )
             else:
                 self._runners[key] = row
         return self._runners[key]

@@ -89,10 +89,12 @@ def runner(
     engines: tuple[str, ...] | None = None,
     prefer: str | None = None,
     state_layers: bool = False,
+    mla: bool = False,
 ) -> SupportRow | None:
     """The first row (engines in the registry's order, ``prefer`` first, or only ``engines``) that runs the set-up;
     an engine that refuses the weights or KV dtype outright (its ``weight_refusals``/``kv_refusals``), or a model
-    with linear-attention / state-space layers (``state_layers``; its ``state_layers_refusal``), runs nothing."""
+    with linear-attention / state-space layers (``state_layers``; its ``state_layers_refusal``), or an MLA model's
+    KV dtype its MLA attention does not store on the family (``mla``; its ``mla_kv_refusals``), runs nothing."""
     fam = family(gpu)
     if fam is None:
         return None
@@ -103,6 +105,8 @@ def runner(
         if weights in support.weight_refusals or kv_dtype not in support.kv_cache_names:
             continue
         if state_layers and support.state_layers_refusal:
+            continue
+        if mla and support.mla_kv_refusal(kv_dtype, fam):
             continue
         for row in support.platforms:
             if row.covers(fam, weights, kv_dtype, moe):
@@ -117,6 +121,7 @@ def why_not(
     moe: bool,
     engines: tuple[str, ...] | None = None,
     state_layers: bool = False,
+    mla: bool = False,
 ) -> str:
     """Why no engine (of ``engines``) runs the set-up, in one line."""
     arch = gpu.architecture or "unknown"
@@ -127,6 +132,9 @@ def why_not(
     refusals = [e.support.state_layers_refusal for e in allowed if state_layers and e.support.state_layers_refusal]
     if refusals and len(refusals) == len(allowed):
         return refusals[0]
+    mla_refusals = [r for e in allowed if mla and (r := e.support.mla_kv_refusal(kv_dtype, fam))]
+    if mla_refusals and len(mla_refusals) == len(allowed):
+        return mla_refusals[0]
     scope = "" if engines is None else f" of {', '.join(e.label for e in allowed) or 'those asked for'}"
     rows = [r for e in allowed for r in e.support.platforms if fam in r.families]
     if not rows:

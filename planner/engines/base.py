@@ -194,6 +194,8 @@ class Engine(ABC):
         version = self.planned_version(request)
         if found is None and version is not None:
             found = self.support.model_refusal(request.model.model_type, version)
+        if found is None and request.model.mla is not None:
+            found = self.support.mla_kv_refusal(request.resolved_kv_dtype, fam)
         found = found or options_refusal(self.support, request.deployment)
         if found is None and request.model.linear_attention is not None:
             found = self.support.state_layers_refusal or None

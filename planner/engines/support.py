@@ -189,6 +189,23 @@ class SpeedGap(BaseModel, frozen=True, extra="forbid"):
         )
 
 
+class MlaKvRefusal(BaseModel, frozen=True, extra="forbid"):
+    """KV dtypes an engine's attention for multi-head latent attention models (DeepSeek's latent cache) does not
+    store on some families, with the engine's reason.
+
+    >>> r = MlaKvRefusal(kv_dtypes=("fp8",), families=("ampere",), reason="no FP8 latent cache")
+    >>> r.covers("fp8_e4m3", "ampere"), r.covers("fp8", "ada")
+    (True, False)
+    """
+
+    kv_dtypes: Annotated[tuple[str, ...], Field(min_length=1)]  # base KV dtypes (fp8 covers its variants)
+    families: Annotated[tuple[Family, ...], Field(min_length=1)]
+    reason: Annotated[str, Field(min_length=1)]
+
+    def covers(self, kv_dtype: str, fam: Family | None) -> bool:
+        return base_kv(kv_dtype) in self.kv_dtypes and fam in self.families
+
+
 class LoraSupport(BaseModel, frozen=True, extra="forbid"):
     """How an engine is told its LoRA adapter slots (:mod:`planner.engines.lora_flags` spells them), in its
     server's own arguments, and which of the planned modules it gives slots."""
@@ -230,6 +247,8 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     # Public measurements the speed model over-predicts on one of the engine's paths, not modelled (no mechanism a
     # source shows): the advisor names them on the options they cover, as a caveat that keeps the verdict from green.
     speed_gaps: tuple[SpeedGap, ...] = ()
+    # KV dtypes its MLA attention does not store on some families (DeepSeek-style models)
+    mla_kv_refusals: tuple[MlaKvRefusal, ...] = ()
     # The first release that loads each model type (planner.engines.first_release, model_releases/<engine>.toml)
     model_releases: dict[str, ModelRelease] = {}
 
@@ -237,6 +256,10 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
         """The first of :attr:`speed_gaps` an option of ``model_type`` in ``weights`` on ``gpu`` meets."""
         fam = family(gpu)
         return next((g for g in self.speed_gaps if g.covers(model_type, weights, fam)), None)
+
+    def mla_kv_refusal(self, kv_dtype: str, fam: Family | None) -> str | None:
+        """Why an MLA model's ``kv_dtype`` cache is not stored on ``fam`` (``None``: it is)."""
+        return next((r.reason for r in self.mla_kv_refusals if r.covers(kv_dtype, fam)), None)
 
     def model_refusal(self, model_type: str, version: str) -> str | None:
         """Why release ``version`` does not load a ``model_type`` model (``None``: it does, or no row says)."""

@@ -171,3 +171,30 @@ def test_an_engine_that_runs_nothing_on_a_family_says_so_before_any_format() -> 
     for name, label in (("vllm", "vLLM"), ("trtllm", "TensorRT-LLM"), ("sglang", "SGLang")):
         why = get_engine(name).support.weights_refusal("q4_k_m", "apple", False)
         assert why == f"{label} does not run on Apple GPUs"
+
+
+def test_vllm_stores_no_fp8_latent_cache_below_ada() -> None:
+    """DeepSeek-V2-Lite with an FP8 cache on an A100 was planned at 2.92 M tokens (reviewer, 2026-12-05): vLLM runs
+    MLA there with Triton MLA, which raises "FP8 KV cache is not supported by the Triton MLA backend ... requires
+    SM89+" (0.34.0 v1/attention/backends/mla/triton_mla.py:227-238). On Ada and Hopper it is planned."""
+    from model_catalog import get_model
+    from planner.assessment.assess import assess
+    from planner.bounds.errors import PlannerError as Refused
+    from planner.engines.registry import overhead_profile
+    from planner.planning.plan import PlanRequest
+
+    model = get_model("deepseek-ai/DeepSeek-V2-Lite").spec
+    for gpu_id, refused in (("a100-sxm-80gb", True), ("l40s", False), ("h100-sxm-80gb", False)):
+        gpu = get_gpu(gpu_id)
+        request = PlanRequest(
+            model=model, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True), kv_dtype="fp8",
+            overhead=overhead_profile("vllm"), context_tokens=8192, max_model_len=8192,
+        )  # fmt: skip
+        if refused:
+            with pytest.raises(Refused, match="Triton MLA backend"):
+                assess(request)
+        else:
+            assert assess(request).fits
+    assert runner(get_gpu("a100-sxm-80gb"), "bf16", "fp8", moe=True, engines=("vllm",), mla=True) is None
+    assert "Triton MLA" in why_not(get_gpu("a100-sxm-80gb"), "bf16", "fp8", True, ("vllm",), mla=True)
+    assert runner(get_gpu("a100-sxm-80gb"), "bf16", "bf16", moe=True, engines=("vllm",), mla=True) is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from planner.engines.checkpoints import GGUF
 from planner.engines.first_release import model_releases
-from planner.engines.support import EngineSupport, LoraSupport, SpeedGap, platform_rows
+from planner.engines.support import EngineSupport, LoraSupport, MlaKvRefusal, SpeedGap, platform_rows
 
 VLLM_SUPPORT = EngineSupport(
     label="vLLM",
@@ -57,6 +57,23 @@ VLLM_SUPPORT = EngineSupport(
     # MoE column matches Marlin's at batch 1, so the missing time is not the MoE kernel's (docs/advisor.md, "What
     # is left"). Measured on the A100 only: stated for Ampere, not for Ada or Blackwell.
     model_releases=model_releases("vllm"),
+    # MLA below Hopper runs Triton MLA (0.34.0 platforms/cuda.py:146-151: FlashAttention MLA and FlashMLA need
+    # sm_90, FlashInfer MLA sm_100), which stores an FP8 latent cache from sm_89 and BF16 from sm_80 only
+    # (v1/attention/backends/mla/triton_mla.py:227-247; before, "TritonMLA V1 with FP8 KV cache not yet supported").
+    mla_kv_refusals=(
+        MlaKvRefusal(
+            kv_dtypes=("fp8",),
+            families=("volta", "turing", "ampere"),
+            reason="vLLM's MLA attention below Ada (Triton MLA) stores no FP8 cache: 'FP8 KV cache is not supported "
+            "by the Triton MLA backend ... native FP8 (fp8e4nv) requires SM89+'; plan a 16-bit KV cache",
+        ),
+        MlaKvRefusal(
+            kv_dtypes=("bf16",),
+            families=("volta", "turing"),
+            reason="vLLM's Triton MLA stores a bf16 cache from Ampere only ('bfloat16 KV cache is not supported by "
+            "the Triton MLA backend ... requires SM80+'); plan fp16",
+        ),
+    ),
     speed_gaps=(
         SpeedGap(
             model_types=("gpt_oss",),
