@@ -178,10 +178,12 @@ SETUPS: dict[str, Setup] = {
         model="THUDM/GLM-4-32B-0414",
         gpu="rtx-3090",
         engine="llamacpp",
-        profile={"n_ctx": 32768, "cache_type_k": "f16", "cache_type_v": "f16"},
+        profile={"engine_version": "b6000", "n_ctx": 32768, "cache_type_k": "f16", "cache_type_v": "f16"},
         weights="q4_k_m",
         family="glm-4",
-        mapping_note="RTX 3090 Ti logged: the catalog's RTX 3090 (same 24 GB); GGUF type unknown, Q4_K_M assumed",
+        mapping_note="RTX 3090 Ti logged: the catalog's RTX 3090 (same 24 GB); GGUF type unknown, Q4_K_M assumed; "
+        "ik_llama.cpp PR 344 (2025), a fork of mainline before PR #18148: planned under b6000's rules, which the "
+        "llama.cpp default was until 2026-12-05",
     ),
 }
 

@@ -16,7 +16,8 @@ from planner.core.kv_formats import KV_FORMATS, kv_format
 from planner.core.model import ModelSpec
 from planner.core.parallel import default_parallelism
 from planner.core.precision import WEIGHT_FORMATS, weight_format
-from planner.engines.registry import engine_names, get_engine, profile_label, runs_on, version_warning
+from planner.engines.registry import engine_names, get_engine, not_offered, profile_label, runs_on, version_warning
+from planner.engines.support import kind_of
 from planner.engines.vllm.calibrated import Calibrated
 from ui import binding, settings, state
 from ui.custom_spec import decode_spec
@@ -158,11 +159,11 @@ def _offered(
 
 def _formats(sb: Any, spec: ModelSpec, engine: str, gpu: GpuSpec, defaults: dict[str, Any]) -> tuple[str, str]:
     """The weight format and KV dtype, among those the engine runs on this GPU with this model."""
-    moe = spec.moe is not None
+    moe = kind_of(spec)
 
     def why(name: str, value: object, weights: str = "") -> str | None:
         known = isinstance(value, str) and value in (WEIGHT_FORMATS if name == "weights" else KV_FORMATS)
-        return state.not_offered(engine, name, str(value), weights, gpu, moe) if known else None
+        return not_offered(engine, name, str(value), weights, gpu, moe) if known else None
 
     options = state.weight_options(engine, gpu, moe)
     current = st.session_state.get(settings.WEIGHTS.url)

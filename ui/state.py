@@ -17,7 +17,6 @@ from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.parallel import default_parallelism, parallel_problem
-from planner.core.precision import WEIGHT_FORMATS
 from planner.core.serving import serving_kv_dtype, serving_weights
 from planner.deploy.host import device_memory_bytes
 from planner.deploy.options import DeploymentOptions
@@ -45,7 +44,7 @@ from planner.engines.settings import (
     profile_values,
     shown_name,
 )
-from planner.engines.support import family
+from planner.engines.support import ModelKind, kind_of
 from planner.engines.vllm.calibrated import Calibrated
 from planner.planning.plan import PlanRequest
 from ui import settings
@@ -263,7 +262,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     def grid_formats(self) -> tuple[list[str], list[str]]:
         """The weight formats and KV dtypes a comparison shows: those the engine runs on this GPU
         (:func:`planner.engines.registry.formats_run`)."""
-        weights, kvs = formats_run(self.engine, self.gpu, self.spec.moe is not None, self.kv_dtype)
+        weights, kvs = formats_run(self.engine, self.gpu, kind_of(self.spec), self.kv_dtype)
         return list(weights), list(kvs)
 
     def grid_caption(self) -> str:
@@ -275,12 +274,12 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
 
     def runs(self, weights: str, kv_dtype: str) -> bool:
         """Whether the selection's engine runs ``weights`` with a ``kv_dtype`` cache on its GPU."""
-        return pair_runs(self.engine, weights, kv_dtype, self.gpu, self.spec.moe is not None)
+        return pair_runs(self.engine, weights, kv_dtype, self.gpu, kind_of(self.spec))
 
     def runnable_pairs(self) -> set[str]:
         """Every ``weights/kv`` pair of :meth:`grid_formats` the engine runs on this GPU."""
         weights, kvs = self.grid_formats()
-        moe = self.spec.moe is not None
+        moe = kind_of(self.spec)
         return {f"{w}/{k}" for w in weights for k in kvs if pair_runs(self.engine, w, k, self.gpu, moe)}
 
     def assessment(self, **overrides: Any) -> Assessment:
@@ -299,12 +298,12 @@ def gpu_options() -> list[str]:
     return sorted(load_gpus())
 
 
-def weight_options(engine: str, gpu: GpuSpec | None, moe: bool) -> list[str]:
+def weight_options(engine: str, gpu: GpuSpec | None, moe: bool | ModelKind) -> list[str]:
     """The weight formats offered: those ``engine`` runs on ``gpu`` (every one for a generic profile)."""
     return list(weights_run(engine, gpu, moe))
 
 
-def kv_options(engine: str, weights: str, gpu: GpuSpec | None, moe: bool) -> list[str]:
+def kv_options(engine: str, weights: str, gpu: GpuSpec | None, moe: bool | ModelKind) -> list[str]:
     """The KV dtypes offered: those ``engine`` keeps with ``weights`` on ``gpu`` (every one for a generic profile)."""
     return list(kv_dtypes_run(engine, weights, gpu, moe))
 
@@ -320,21 +319,6 @@ def nearest(wanted: str, options: list[str], bits: Callable[[str], float]) -> st
     if wanted in options or not options:
         return wanted
     return min(options, key=lambda o: (abs(bits(o) - bits(wanted)), -bits(o)))
-
-
-def not_offered(engine: str, setting: str, value: str, weights: str, gpu: GpuSpec | None, moe: bool) -> str:
-    """Why ``engine`` does not offer ``value`` for ``setting`` (``weights`` or ``kv``), in the engine's words (a
-    mixture-of-experts checkpoint's layout on a dense model: the model's)."""
-    if setting == "weights" and not moe and value in WEIGHT_FORMATS and WEIGHT_FORMATS[value].moe_only:
-        return f"{value} is a mixture-of-experts checkpoint's layout, and this model has no experts"
-    if engine not in engine_names():
-        return f"{value} is not offered here"
-    support, fam = get_engine(engine).support, family(gpu)
-    if setting == "weights":
-        found = support.weights_refusal(value, fam, moe)
-    else:
-        found = support.kv_refusal(value, weights, fam)
-    return found or f"{support.label} does not run {value} here"
 
 
 def splits_layers(engine: str) -> bool:

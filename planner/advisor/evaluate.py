@@ -32,7 +32,7 @@ from planner.advisor.reuse import (
 )
 from planner.advisor.screen import Pending, Screened, ScreenKey
 from planner.advisor.suitability import engine_problem, rack_only
-from planner.advisor.support import SupportRow, runner, why_not
+from planner.advisor.support import SupportRow, runner_or_why
 from planner.advisor.workload import Workload
 from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.assessment.batch_lever import CURES, default_seqs
@@ -93,7 +93,6 @@ class Evaluator:
         self.target = workload.target_concurrency
         self.params = parameter_breakdown(model)
         self.moe, self.state_layers = model.moe is not None, model.linear_attention is not None
-        self.mla = model.mla is not None
         self._profiles: dict[str, OverheadModel] = {}
         self._bases: dict[tuple[str, int, str, str], PlanBasis] = {}
         self._fits: dict[tuple[str, int, int, str, str, str], MemoryFit] = {}
@@ -235,14 +234,7 @@ class Evaluator:
         the GPU only through its architecture, so they are asked once per architecture, weights and KV dtype."""
         key = (c.gpu.architecture, c.weights, c.kv_dtype)
         if key not in self._runners:
-            engines = self.engines()
-            row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, engines, state_layers=self.state_layers, mla=self.mla)
-            if row is None:
-                self._runners[key] = why_not(
-                    c.gpu, c.weights, c.kv_dtype, self.moe, engines, self.state_layers, self.mla
-                )
-            else:
-                self._runners[key] = row
+            self._runners[key] = runner_or_why(c.gpu, c.weights, c.kv_dtype, self.model, self.engines())
         return self._runners[key]
 
     def engines(self) -> tuple[str, ...] | None:

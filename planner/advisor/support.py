@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import overload
 
 from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
 from planner.engines.registry import engine_names, get_engine
 from planner.engines.registry import engines as registered
 from planner.engines.support import ARCHITECTURE_FAMILIES, ComputePath, Family, PlatformRow, family
@@ -90,11 +91,13 @@ def runner(
     prefer: str | None = None,
     state_layers: bool = False,
     mla: bool = False,
+    model_type: str = "",
 ) -> SupportRow | None:
     """The first row (engines in the registry's order, ``prefer`` first, or only ``engines``) that runs the set-up;
     an engine that refuses the weights or KV dtype outright (its ``weight_refusals``/``kv_refusals``), or a model
     with linear-attention / state-space layers (``state_layers``; its ``state_layers_refusal``), or an MLA model's
-    KV dtype its MLA attention does not store on the family (``mla``; its ``mla_kv_refusals``), runs nothing."""
+    KV dtype its MLA attention does not store on the family (``mla``; its ``mla_kv_refusals``), or a model type its
+    default release does not load (``model_type``; its ``model_releases``), runs nothing."""
     fam = family(gpu)
     if fam is None:
         return None
@@ -107,6 +110,8 @@ def runner(
         if state_layers and support.state_layers_refusal:
             continue
         if mla and support.mla_kv_refusal(kv_dtype, fam):
+            continue
+        if model_type and support.model_refusal(model_type, engine.profile().engine_version):
             continue
         for row in support.platforms:
             if row.covers(fam, weights, kv_dtype, moe):
@@ -152,3 +157,12 @@ def why_not(
 
 def row_runs(row: PlatformRow, weights: str) -> bool:
     return any(row.covers(family_, weights, kv, moe=False) for family_ in row.families for kv in row.kv_dtypes)
+
+
+def runner_or_why(
+    gpu: GpuSpec, weights: str, kv_dtype: str, model: ModelSpec, engines: tuple[str, ...] | None
+) -> SupportRow | str:
+    """:func:`runner` for ``model`` (its experts, state layers, latent cache and type), or :func:`why_not`."""
+    moe, state, mla = model.moe is not None, model.linear_attention is not None, model.mla is not None
+    row = runner(gpu, weights, kv_dtype, moe, engines, state_layers=state, mla=mla, model_type=model.model_type)
+    return row if row is not None else why_not(gpu, weights, kv_dtype, moe, engines, state, mla)

@@ -52,6 +52,7 @@ from planner.core.precision import weight_format
 from planner.core.units import GiB
 from planner.engines.registry import formats_run, get_engine, kv_dtypes_run, window_setting_off
 from planner.engines.settings import BY_NAME
+from planner.engines.support import ModelKind, kind_of
 from planner.planning.plan import PlanRequest
 
 MOST_GPUS = 64  # eight 8-GPU machines: the largest set-up suggested (the dashboard's GPU count goes as far)
@@ -277,8 +278,8 @@ def _more_gpus(request: PlanRequest, goal: Goal, found: Assessment) -> Alternati
     return None
 
 
-def _moe(request: PlanRequest) -> bool:
-    return request.model.moe is not None
+def _moe(request: PlanRequest) -> ModelKind:
+    return kind_of(request.model)
 
 
 def _smaller_weights(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:

@@ -8,6 +8,11 @@ model of a type not read), and a row with no ``since`` is a model the engine has
 'vLLM 0.8.5 does not load gpt_oss models: GptOssForCausalLM came with 0.10.1; plan 0.10.1 or later'
 >>> row.refusal("vLLM", "0.10.1") is None
 True
+>>> bracket = row.model_copy(update={"since": "b6122", "absent_in": "b5640"})
+>>> bracket.refusal("llama.cpp", "b5640")
+'llama.cpp b5640 does not load gpt_oss models: GptOssForCausalLM came after b5640 (it is in b6122); plan b6122 or later'
+>>> bracket.refusal("llama.cpp", "b6000") is None  # not read: not refused
+True
 >>> release_order("b6000") < release_order("b6123"), release_order("1.0.0") > release_order("0.21.0")
 (True, True)
 """
@@ -43,6 +48,9 @@ class ModelRelease(BaseModel, frozen=True, extra="forbid"):
     model_type: Annotated[str, Field(min_length=1)]
     architecture: Annotated[str, Field(min_length=1)]
     since: str | None
+    # the newest release read without it, where releases between it and ``since`` were not read (a bracket: only
+    # releases up to it are refused); None: ``since`` is exact (the release before it was read)
+    absent_in: str | None = None
     newest_read: str | None = None  # with no ``since``: the newest release whose registry was read
     source: Annotated[str, Field(min_length=1)]
     note: str = ""
@@ -52,12 +60,16 @@ class ModelRelease(BaseModel, frozen=True, extra="forbid"):
         if self.since is None:
             read = f" (read to {self.newest_read})" if self.newest_read else ""
             return f"{label} has no {self.architecture} in any release read{read}: it does not load {self.model_type}"
-        if release_order(version) >= release_order(self.since):
+        if self.absent_in is not None:
+            if release_order(version) > release_order(self.absent_in):
+                return None  # at or after since, or unread between the two: not refused
+            came = f"came after {self.absent_in} (it is in {self.since})"
+        elif release_order(version) >= release_order(self.since):
             return None
-        return (
-            f"{label} {version} does not load {self.model_type} models: {self.architecture} came with {self.since}; "
-            f"plan {self.since} or later"
-        )
+        else:
+            came = f"came with {self.since}"
+        fix = f"plan {self.since} or later"
+        return f"{label} {version} does not load {self.model_type} models: {self.architecture} {came}; {fix}"
 
 
 class _ReleaseFile(BaseModel, frozen=True, extra="forbid"):

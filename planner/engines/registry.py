@@ -29,7 +29,7 @@ from planner.core.precision import WEIGHT_FORMATS, weight_format
 from planner.engines.base import CONTEXT_CURES, Engine, EngineReport
 from planner.engines.evidence import SupportedVersion, log_counts
 from planner.engines.settings import BY_NAME, ENGINE_SETTINGS, EngineSetting
-from planner.engines.support import family
+from planner.engines.support import ModelKind, as_kind, family
 from planner.planning.plan import PlanRequest, plan
 from planner.planning.results import PlanResult
 
@@ -60,12 +60,13 @@ COMPARED_KV_DTYPES = ("bf16", "fp8", "int8", "int4")
 
 
 def formats_run(
-    name: str, gpu: GpuSpec | None, moe: bool, kv_also: str | None = None
+    name: str, gpu: GpuSpec | None, moe: bool | ModelKind, kv_also: str | None = None
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The weight formats and the compared KV dtypes (:data:`COMPARED_KV_DTYPES`, and ``kv_also``, the set-up's own,
     when not among them: llama.cpp's default FP16 cache) the engine ``name`` runs on ``gpu`` (every format, when
     ``name`` is a generic profile rather than an engine)."""
-    layouts = tuple(w for w in WEIGHT_FORMATS if moe or not weight_format(w).moe_only)  # a MoE checkpoint's: MoE only
+    experts = as_kind(moe).moe
+    layouts = tuple(w for w in WEIGHT_FORMATS if experts or not weight_format(w).moe_only)  # a MoE checkpoint's only
     compared = COMPARED_KV_DTYPES + ((kv_also,) if kv_also and kv_also not in COMPARED_KV_DTYPES else ())
     if name not in _ENGINES:
         return layouts, compared
@@ -75,7 +76,7 @@ def formats_run(
     return weights, kvs
 
 
-def kv_dtypes_run(name: str, weights: str, gpu: GpuSpec | None, moe: bool) -> tuple[str, ...]:
+def kv_dtypes_run(name: str, weights: str, gpu: GpuSpec | None, moe: bool | ModelKind) -> tuple[str, ...]:
     """Every KV dtype (:data:`planner.core.kv_formats.KV_FORMATS`) the engine ``name`` keeps with ``weights`` on
     ``gpu`` (every one, when ``name`` is a generic profile)."""
     if name not in _ENGINES:
@@ -84,7 +85,7 @@ def kv_dtypes_run(name: str, weights: str, gpu: GpuSpec | None, moe: bool) -> tu
     return tuple(k for k in KV_FORMATS if support.runs(weights, k, fam, moe))
 
 
-def weights_run(name: str, gpu: GpuSpec | None, moe: bool) -> tuple[str, ...]:
+def weights_run(name: str, gpu: GpuSpec | None, moe: bool | ModelKind) -> tuple[str, ...]:
     """Every weight format the engine ``name`` runs on ``gpu`` with some KV dtype (all, for a generic profile)."""
     return formats_run(name, gpu, moe)[0]
 
@@ -95,11 +96,31 @@ def runs_on(name: str, gpu: GpuSpec | None) -> bool:
     return any(weights_run(name, gpu, moe) for moe in (False, True))
 
 
-def pair_runs(name: str, weights: str, kv_dtype: str, gpu: GpuSpec | None, moe: bool) -> bool:
+def pair_runs(name: str, weights: str, kv_dtype: str, gpu: GpuSpec | None, moe: bool | ModelKind) -> bool:
     """Whether the engine ``name`` runs ``weights`` with a ``kv_dtype`` cache on ``gpu`` (a generic profile: always)."""
     if name not in _ENGINES:
         return True
     return _ENGINES[name].support.runs(weights, kv_dtype, family(gpu), moe)
+
+
+def not_offered(engine: str, setting: str, value: str, weights: str, gpu: GpuSpec | None, moe: bool | ModelKind) -> str:
+    """Why ``engine`` does not offer ``value`` for ``setting`` (``weights`` or ``kv``) for a model of this kind, in
+    the engine's words (a mixture-of-experts checkpoint's layout on a dense model: the model's).
+
+    >>> not_offered("vllm", "kv", "fp8", "bf16", None, ModelKind(moe=True, mla=True))  # no GPU: every family
+    'vLLM does not run fp8 here'
+    """
+    kind = as_kind(moe)
+    if setting == "weights" and not kind.moe and value in WEIGHT_FORMATS and weight_format(value).moe_only:
+        return f"{value} is a mixture-of-experts checkpoint's layout, and this model has no experts"
+    if engine not in _ENGINES:
+        return f"{value} is not offered here"
+    support, fam = _ENGINES[engine].support, family(gpu)
+    if setting == "weights":
+        found = support.weights_refusal(value, fam, kind.moe)
+    else:
+        found = support.kv_refusal(value, weights, fam) or (support.mla_kv_refusal(value, fam) if kind.mla else None)
+    return found or f"{support.label} does not run {value} here"
 
 
 def engines() -> tuple[Engine, ...]:

@@ -5,6 +5,7 @@ Read from SGLang 0.5.4's ``srt/server_args.py`` and its docs (each entry says wh
 from __future__ import annotations
 
 from planner.engines.checkpoints import GGUF
+from planner.engines.first_release import model_releases
 from planner.engines.support import EngineSupport, LoraSupport, SpeedGap, platform_rows
 
 # srt/server_args.py (0.5.4 :2291-2331): --enable-lora, --max-loras-per-batch, --max-lora-rank, --max-loaded-loras,
@@ -26,6 +27,7 @@ SGLANG_LORA = LoraSupport(
 SGLANG_SUPPORT = EngineSupport(
     label="SGLang",
     platforms=platform_rows("sglang"),
+    model_releases=model_releases("sglang"),
     # server_args.py --kv-cache-dtype choices: auto, fp8_e5m2, fp8_e4m3 (no integer KV cache).
     kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8_e4m3", "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2"},
     kv_refusals={

@@ -16,13 +16,14 @@ from __future__ import annotations
 import tomllib
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.kv_formats import KV_FORMATS
+from planner.core.model import ModelSpec
 from planner.core.precision import WEIGHT_FORMATS
 from planner.engines.first_release import ModelRelease
 
@@ -141,6 +142,27 @@ def family_words(fam: Family | None) -> str:
     if fam is None:
         return "these"
     return _FAMILY_WORDS.get(fam, fam.capitalize())
+
+
+class ModelKind(NamedTuple):
+    """What of a model decides what an engine runs beyond the GPU: its experts (``moe``) and a latent cache
+    (``mla``: :attr:`EngineSupport.mla_kv_refusals`). A bare bool is a model's ``moe`` alone."""
+
+    moe: bool
+    mla: bool = False
+
+
+def kind_of(model: ModelSpec) -> ModelKind:
+    return ModelKind(moe=model.moe is not None, mla=model.mla is not None)
+
+
+def as_kind(model: bool | ModelKind) -> ModelKind:
+    """``model`` as a :class:`ModelKind` (a bool: ``moe``, no latent cache).
+
+    >>> as_kind(True), as_kind(ModelKind(False, True))
+    (ModelKind(moe=True, mla=False), ModelKind(moe=False, mla=True))
+    """
+    return model if isinstance(model, ModelKind) else ModelKind(moe=model)
 
 
 def family(gpu: GpuSpec | None) -> Family | None:
@@ -301,6 +323,10 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
         """The KV dtypes the engine stores, in the planner's names."""
         return tuple(self.kv_cache_names)
 
-    def runs(self, weights: str, kv_dtype: str, fam: Family | None, moe: bool) -> bool:
-        """Whether the engine runs ``weights`` with a ``kv_dtype`` cache (on ``fam``; any family when unknown)."""
-        return self.weights_refusal(weights, fam, moe) is None and self.kv_refusal(kv_dtype, weights, fam) is None
+    def runs(self, weights: str, kv_dtype: str, fam: Family | None, moe: bool | ModelKind) -> bool:
+        """Whether the engine runs ``weights`` with a ``kv_dtype`` cache (on ``fam``; any family when unknown) for a
+        model of this kind (a bool: ``moe``)."""
+        kind = as_kind(moe)
+        if kind.mla and self.mla_kv_refusal(kv_dtype, fam):
+            return False
+        return self.weights_refusal(weights, fam, kind.moe) is None and self.kv_refusal(kv_dtype, weights, fam) is None

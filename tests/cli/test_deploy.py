@@ -45,8 +45,11 @@ def test_lora_flags(capsys) -> None:
 
 def test_llamacpp_gpu_layers_and_the_layers_that_fit(capsys) -> None:
     argv = ["fit", "--model", "mistralai/Mistral-7B-v0.1", "--gpu", "rtx-4090", "--engine", "llamacpp"]
-    data = _fit(capsys, [*argv, "--weights", "q4_k_m", "--context", "768", "--gpu-layers", "20", "--json"])
+    old = [*argv, "--engine-version", "b6000"]  # the EduHPC'25 log's build (before PR #18148): 20 repeating layers
+    data = _fit(capsys, [*old, "--weights", "q4_k_m", "--context", "768", "--gpu-layers", "20", "--json"])
     assert data["available_kv_cache_bytes_per_gpu"] == 60 * MiB
+    new = _fit(capsys, [*argv, "--weights", "q4_k_m", "--context", "768", "--gpu-layers", "20", "--json"])
+    assert new["available_kv_cache_bytes_per_gpu"] == 57 * MiB  # b9849: the output layer first, 19 repeating
     assert data["host_weights_bytes"] > 0 and data["deployment"]["decode"]["host_link"] == "host RAM"
     assert data["gpu_layers_that_fit"] == 33  # all of it fits a 24 GB card
 

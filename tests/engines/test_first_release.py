@@ -43,11 +43,61 @@ def test_vllm_refuses_a_model_its_release_does_not_load(model_id: str, before: s
     assert engine.refusal(_request(model_id, "vllm", since)) is None
 
 
-def test_every_catalog_model_type_has_vllms_first_release() -> None:
-    """Adding a model of a new type means reading vLLM's registry for it (the row's source), or the check is silent."""
-    rows = model_releases("vllm")
-    missing = sorted({m.spec.model_type for m in load_models().values()} - set(rows))
-    assert not missing, f"add a row to planner/engines/model_releases/vllm.toml for: {', '.join(missing)}"
+# Model types an engine's file has no row for, with why (no claim: not refused).
+NO_ROW: dict[str, dict[str, str]] = {
+    "vllm": {},
+    "sglang": {"falcon": "no EntryClass in any release read (0.1.3-0.5.23); the Transformers fallback may run it"},
+    "llamacpp": {
+        t: "converted before @Model.register existed (b2254-b2329): the registration build is later than its support"
+        for t in ("llama", "mistral", "falcon", "mixtral", "phi", "qwen2", "gemma")
+    },
+}
+
+
+@pytest.mark.parametrize("engine", sorted(NO_ROW))
+def test_every_catalog_model_type_has_each_engines_first_release(engine: str) -> None:
+    """Adding a model of a new type means reading each engine's registry for it (the row's source), or the check is
+    silent; a type with no row is named with why."""
+    rows = model_releases(engine)
+    missing = sorted({m.spec.model_type for m in load_models().values()} - set(rows) - set(NO_ROW[engine]))
+    assert not missing, f"add a row to planner/engines/model_releases/{engine}.toml for: {', '.join(missing)}"
+    assert not set(rows) & set(NO_ROW[engine])
+
+
+@pytest.mark.parametrize("engine", sorted(NO_ROW))
+def test_every_catalog_model_loads_at_each_engines_default_release(engine: str) -> None:
+    """The defaults are releases that load the catalog: llama.cpp's default was b6000, before gpt-oss (b6096), the
+    Qwen3.5 hybrids (b8095) and Gemma 4; it is b9849, the newest build with a public start-up log."""
+    support, default = get_engine(engine).support, engine_profile(engine).engine_version
+    refused = {m.spec.model_type: support.model_refusal(m.spec.model_type, default) for m in load_models().values()}
+    assert not {t: why for t, why in refused.items() if why}
+
+
+@pytest.mark.parametrize(
+    ("engine", "model_id", "before", "since"),
+    [
+        ("sglang", "openai/gpt-oss-20b", "0.4.10", "0.5.1"),  # gpt_oss.py:1216 EntryClass at 0.5.1
+        ("sglang", "Qwen/Qwen3-8B", "0.4.5", "0.4.6"),  # qwen3.py:335 EntryClass at 0.4.6
+        ("sglang", "google/gemma-4-31B-it", "0.5.10", "0.5.11"),  # gemma4_mm.py:878 at 0.5.11
+        ("llamacpp", "openai/gpt-oss-20b", "b6000", "b6096"),  # the build gpt-oss GGUFs name; PR 15091
+    ],
+)
+def test_sglang_and_llamacpp_refuse_a_model_their_release_does_not_load(
+    engine: str, model_id: str, before: str, since: str
+) -> None:
+    e = get_engine(engine)
+    refused = e.refusal(_request(model_id, engine, before))
+    assert refused is not None and f"{before} does not load" in refused and f"plan {since} or later" in refused
+    assert e.refusal(_request(model_id, engine, since)) is None
+
+
+def test_a_llamacpp_build_between_two_read_tags_is_not_refused() -> None:
+    """Qwen3.5's converter class is in b8095 and not in b7836, the nearest tags read: b7836 is refused, b7900 (not
+    read) is not."""
+    e = get_engine("llamacpp")
+    refused = e.refusal(_request("Qwen/Qwen3.5-27B", "llamacpp", "b7836"))
+    assert refused is not None and "came after b7836 (it is in b8095)" in refused
+    assert e.refusal(_request("Qwen/Qwen3.5-27B", "llamacpp", "b7900")) is None
 
 
 def test_every_vllm_row_names_the_file_and_line_it_was_read_at() -> None:

@@ -52,4 +52,5 @@ def test_moe_offload_needs_a_build_with_n_cpu_moe() -> None:
 
 
 def test_the_selector_offers_a_build_with_todays_flags() -> None:
-    assert get_engine("llamacpp").releases() == ("b6000", "b7470")
+    assert get_engine("llamacpp").releases() == ("b6000", "b7470", "b9849")
+    assert get_engine("llamacpp").profile().engine_version == "b9849"  # the newest build with a public log

@@ -198,3 +198,16 @@ def test_vllm_stores_no_fp8_latent_cache_below_ada() -> None:
     assert runner(get_gpu("a100-sxm-80gb"), "bf16", "fp8", moe=True, engines=("vllm",), mla=True) is None
     assert "Triton MLA" in why_not(get_gpu("a100-sxm-80gb"), "bf16", "fp8", True, ("vllm",), mla=True)
     assert runner(get_gpu("a100-sxm-80gb"), "bf16", "bf16", moe=True, engines=("vllm",), mla=True) is not None
+
+
+def test_the_compare_grid_leaves_out_a_latent_cache_the_engine_does_not_store() -> None:
+    """The Compare page of DeepSeek-V2-Lite on an A100 showed vLLM's refusal as an error for its FP8 column
+    (tests/app/test_pages.py mla-compare): the grid's KV dtypes are the ones vLLM stores for an MLA model there."""
+    from planner.engines.registry import formats_run, not_offered
+    from planner.engines.support import ModelKind
+
+    a100 = get_gpu("a100-sxm-80gb")
+    assert "fp8" in formats_run("vllm", a100, ModelKind(moe=True))[1]
+    assert formats_run("vllm", a100, ModelKind(moe=True, mla=True))[1] == ("bf16",)
+    assert "Triton MLA" in not_offered("vllm", "kv", "fp8", "bf16", a100, ModelKind(moe=True, mla=True))
+    assert formats_run("vllm", get_gpu("h100-sxm-80gb"), ModelKind(moe=True, mla=True))[1] == ("bf16", "fp8")

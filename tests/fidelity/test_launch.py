@@ -58,8 +58,8 @@ def test_other_engines_commands() -> None:
     )
     assert "--context-length 8192" in cmds["sglang"] and "--mem-fraction-static 0.8" in cmds["sglang"]
     assert "--kv_cache_free_gpu_memory_fraction 0.9" in cmds["trtllm"] and "--tp_size 2" in cmds["trtllm"]
-    # the default build, b6000, takes -fa as a bare switch (llama-server's -fa took on|off|auto from ~b6327)
-    assert "-c 8192 -np 1 -ngl 99 -fa --cache-type-k q8_0 --cache-type-v q8_0" in cmds["llamacpp"]
+    # the default build, b9849, takes -fa on|off|auto (from ~b6327; b6000, the default until 2026-12-05, a bare -fa)
+    assert "-c 8192 -np 1 -ngl 99 -fa on --cache-type-k q8_0 --cache-type-v q8_0" in cmds["llamacpp"]
 
 
 def test_max_model_len_allowed_vllm() -> None:

@@ -20,9 +20,10 @@ from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import Engine, EngineReport, own_profile
 from planner.engines.checkpoints import CHECKPOINT_KIND, GGUF, WeightLoading, gguf_file, with_note
 from planner.engines.commands import replicas_note
+from planner.engines.first_release import model_releases
 from planner.engines.llamacpp.backend import device_selector, llamacpp_backend
 from planner.engines.llamacpp.logparse import parse_llamacpp
-from planner.engines.llamacpp.profile import LlamacppProfile
+from planner.engines.llamacpp.profile import LLAMACPP_DEFAULT_BUILD, LlamacppProfile
 from planner.engines.llamacpp.report import llamacpp_max_model_len, llamacpp_report, llamacpp_slots_that_fit
 from planner.engines.logscan import Lines
 from planner.engines.support import EngineSupport, platform_rows
@@ -55,6 +56,7 @@ def has_n_cpu_moe(profile: LlamacppProfile) -> bool:
 LLAMACPP_SUPPORT = EngineSupport(
     label="llama.cpp",
     platforms=platform_rows("llamacpp"),
+    model_releases=model_releases("llamacpp"),
     # llama-server --cache-type-k/-v (tools/server/README.md): f32, f16, bf16, q8_0, q4_0, ...; 16-bit caches are
     # its default f16 (same size).
     kv_cache_names={"bf16": "f16", "fp16": "f16", "fp32": "f32", "int8": "q8_0", "int4": "q4_0"},
@@ -137,10 +139,10 @@ class LlamacppEngine(Engine):
         return parse_llamacpp(lines)
 
     def releases(self) -> tuple[str, ...]:
-        """The logs' build and the first the planner plans differently (:data:`planner.deploy.offload.
+        """The older logs' build, the first the planner plans differently (:data:`planner.deploy.offload.
         LLAMACPP_OUTPUT_FIRST_BUILD`: the output layer on the GPU first), which also takes ``-fa on`` and
-        ``--n-cpu-moe``."""
-        return ("b6000", f"b{LLAMACPP_OUTPUT_FIRST_BUILD}")
+        ``--n-cpu-moe``, and the default, the newest build with a public log (:data:`LLAMACPP_DEFAULT_BUILD`)."""
+        return ("b6000", f"b{LLAMACPP_OUTPUT_FIRST_BUILD}", LLAMACPP_DEFAULT_BUILD)
 
     def refusal(self, request: PlanRequest) -> str | None:
         """:meth:`Engine.refusal`, and ``--n-cpu-moe`` on a build before it (:data:`LLAMACPP_N_CPU_MOE_FIRST_BUILD`)."""

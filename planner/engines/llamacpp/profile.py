@@ -39,12 +39,19 @@ LLAMACPP_CACHE_NAMES: dict[str, LlamacppCacheType] = {
 }
 
 
+# The newest build with a public start-up log behind it (a b9849 capture of Qwen3.5-9B at -ngl 20 and one of
+# Qwen3.8-27B, tests/deploy/test_deploy.py, tests/engines/test_llamacpp_report.py): the default, as vLLM's default is
+# its newest release with logs. b6000 (the two older logs) predates gpt-oss (b6096), Qwen3 hybrids and Gemma 4
+# (planner/engines/model_releases/llamacpp.toml); the rules change at LLAMACPP_OUTPUT_FIRST_BUILD, not after it.
+LLAMACPP_DEFAULT_BUILD = "b9849"
+
+
 class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
     """``llama-server`` settings: context, slots, cache types, GPU layers, micro-batch, flash attention."""
 
     kind: Literal["llamacpp"] = "llamacpp"
     splits_layers: ClassVar[bool] = True  # --split-mode layer (the default): whole layers per device
-    engine_version: BuildTag = "b6000"
+    engine_version: BuildTag = LLAMACPP_DEFAULT_BUILD
     n_ctx: PositiveInt | None = None  # None: the request's max_model_len
     n_parallel: PositiveInt | None = None  # -np; None: one slot, or one per target user (Engine.for_users)
     cache_type_k: LlamacppCacheType | None = None  # None: the request's KV dtype (LLAMACPP_CACHE_NAMES)
