@@ -316,7 +316,8 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
         rows = [r for r in self.rows_for(fam) if base_weights(weights) in r.weights]
         if rows and not any(base_kv(kv_dtype) in r.kv_dtypes for r in rows):
             kvs = ", ".join(sorted({k for r in rows for k in r.kv_dtypes}))
-            return f"{self.label} keeps a {kv_dtype} KV cache with {weights} weights nowhere on {fam} (only {kvs})"
+            where = f" on {family_words(fam)} GPUs" if fam is not None else ""
+            return f"{self.label} keeps no {kv_dtype} KV cache with {weights} weights{where} (it keeps {kvs})"
         return None
 
     def kv_dtypes(self) -> tuple[str, ...]:

@@ -169,3 +169,19 @@ def test_replicas_are_placed_as_each_backend_selects_its_gpus() -> None:
         command = launch_commands(a.request, a.result)["llamacpp"]
         assert words in command.splitlines()[0], command
     assert device_selector("metal") == ""
+
+
+def test_llamacpp_runs_f32_caches_and_f32_ggufs() -> None:
+    """llama-server takes --cache-type-k/v f32 and loads F32 GGUFs (convert_hf_to_gguf.py --outtype f32); both were
+    refused ("keeps a fp32 KV cache with bf16 weights nowhere on ada"), and fp32 weights were named a BF16 file."""
+    a = assess(_request("meta-llama/Llama-3.2-1B", "rtx-4090", 1, "fp32", "fp32", 4096))
+    assert a.report is not None and a.fits
+    kv = 16 * 8 * 64 * 2 * 4096 * 4  # layers x KV heads x head_dim x (K, V) x tokens x 4 bytes
+    assert f"KV self size  = {kv / MiB:.2f} MiB, K (f32)" in "\n".join(a.report.lines)
+    command = launch_commands(a.request, a.result)["llamacpp"]
+    assert "Llama-3.2-1B-F32.gguf" in command and "--outtype f32" in command and "--cache-type-k f32" in command
+
+
+def test_a_kv_dtype_not_kept_with_a_format_is_said_plainly() -> None:
+    why = get_engine("llamacpp").support.kv_refusal("int8", "q4_k_m", "xe2")
+    assert why == "llama.cpp keeps no int8 KV cache with q4_k_m weights on Intel Xe2 GPUs (it keeps bf16, fp16)"

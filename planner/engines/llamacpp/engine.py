@@ -123,8 +123,9 @@ class LlamacppEngine(Engine):
                 supported=True,
             )
         if weights in ("bf16", "fp16", "fp32"):
-            name = gguf_file(model, "BF16" if weights != "fp16" else "F16")
-            note = f"convert the checkpoint with llama.cpp's convert_hf_to_gguf.py to {name}"
+            outtype = {"bf16": "bf16", "fp16": "f16", "fp32": "f32"}[weights]
+            name = gguf_file(model, outtype.upper())
+            note = f"convert the checkpoint with llama.cpp's convert_hf_to_gguf.py --outtype {outtype} to {name}"
             return WeightLoading(model_argument=name, flags="", note=note, supported=True)
         if weights == "mxfp4":  # gpt-oss: its GGUF keeps the MXFP4 experts (ggml type MXFP4, PR 15091)
             name = gguf_file(model, "MXFP4")
