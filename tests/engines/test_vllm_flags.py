@@ -118,3 +118,23 @@ def test_vllm_reads_the_models_length_with_a_linear_rope_factor() -> None:
     )  # fmt: skip
     a = assess(request)
     assert a.report is not None and a.report.failure_kind == "max-model-len"
+
+
+@pytest.mark.parametrize(("gpu_id", "half"), [("t4", True), ("v100-sxm2-32gb", True), ("a100-sxm-80gb", False)])
+def test_a_bf16_checkpoint_below_ampere_is_served_as_fp16(gpu_id: str, half: bool) -> None:
+    """vLLM 0.6.4 on a T4 had no --dtype half in its command: up to 0.8.5 it stops with "Bfloat16 is only supported
+    on GPUs with compute capability of at least 8.0 ... --dtype=half" (0.8.5 v1/worker/gpu_worker.py:346); 0.9.0 falls
+    back itself (config.py:3086-3101). The flag runs on every release."""
+    from model_catalog import get_gpu, get_model
+    from planner.assessment.assess import assess
+    from planner.engines.registry import launch_commands, overhead_profile
+    from planner.planning.plan import PlanRequest
+
+    gpu = get_gpu(gpu_id)
+    for version in ("0.6.4", "0.31.0"):
+        request = PlanRequest(
+            model=get_model("meta-llama/Llama-3.2-3B").spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True),
+            overhead=overhead_profile("vllm", version=version),
+        )  # fmt: skip
+        a = assess(request)
+        assert ("--dtype half" in launch_commands(a.request, a.result)["vllm"]) == half
