@@ -385,3 +385,9 @@ class GpuSpec(HashedOnce, frozen=True, extra="forbid"):
     @property
     def cheapest_cloud_usd_per_hour(self) -> float | None:
         return min((c.usd_per_gpu_hour for c in self.cloud_prices), default=None)
+
+    @property
+    def one_per_machine(self) -> bool:
+        """Whether the GPU is a machine's only one (a Mac, DGX Spark, Strix Halo box): several are several
+        machines, which a single process splitting layers over its devices (llama.cpp) cannot span."""
+        return self.vendor == "Apple" or self.purchase.kind == "machine"

@@ -185,3 +185,24 @@ def test_llamacpp_runs_f32_caches_and_f32_ggufs() -> None:
 def test_a_kv_dtype_not_kept_with_a_format_is_said_plainly() -> None:
     why = get_engine("llamacpp").support.kv_refusal("int8", "q4_k_m", "xe2")
     assert why == "llama.cpp keeps no int8 KV cache with q4_k_m weights on Intel Xe2 GPUs (it keeps bf16, fp16)"
+
+
+def test_several_macs_are_replicas_not_one_layer_split() -> None:
+    """2 x M3 Ultra under llama.cpp was planned as one llama-server with --tensor-split 1,1 (reviewer, 2026-12-05):
+    each Mac is a machine; llama.cpp spans machines only through its RPC backend. Two Macs are two replicas by
+    default, and an explicit split over them is refused; vLLM's two-node DGX Spark plans are not."""
+    from planner.bounds.errors import PlannerError
+
+    request = _request("openai/gpt-oss-20b", "apple-m4-max", 2, "mxfp4", "bf16", 8192)
+    assert request.resolved_parallelism == (1, 1)
+    a = assess(request)
+    assert a.result.replicas == 2
+    split = request.model_copy(update={"tensor_parallel": 1, "pipeline_parallel": 2})
+    with pytest.raises(PlannerError, match=r"one GPU a machine: over 2 of them it needs its RPC backend"):
+        assess(split)
+    spark = get_gpu("dgx-spark-gb10")
+    vllm = PlanRequest(
+        model=get_model("Qwen/Qwen3-8B").spec, gpu=spark, gpu_memory_bytes=spark.memory_bytes_for(True), gpu_count=2,
+        tensor_parallel=2, overhead=engine_profile("vllm"),
+    )  # fmt: skip
+    assert get_engine("vllm").refusal(vllm) is None

@@ -53,6 +53,20 @@ def has_n_cpu_moe(profile: LlamacppProfile) -> bool:
     return llamacpp_build(profile.engine_version) >= LLAMACPP_N_CPU_MOE_FIRST_BUILD
 
 
+def machine_split_refusal(request: PlanRequest) -> str | None:
+    """llama-server splits layers over the GPUs of its own machine (``--split-mode layer``); a Mac, DGX Spark or
+    Strix Halo box holds one: over several, llama.cpp needs its RPC backend (``rpc-server`` on each, ``--rpc``),
+    whose network hops are not planned here. Each machine is then a replica of its own."""
+    gpu = request.gpu
+    tp, pp = request.resolved_parallelism
+    if gpu is None or not gpu.one_per_machine or tp * pp == 1 or (request.deployment and request.deployment.stage_gpus):
+        return None
+    return (
+        f"llama.cpp splits a model over the GPUs of one machine; {gpu.name} is one GPU a machine: over {tp * pp} of "
+        "them it needs its RPC backend (rpc-server, --rpc), not planned here; plan one machine a replica"
+    )
+
+
 LLAMACPP_SUPPORT = EngineSupport(
     label="llama.cpp",
     platforms=platform_rows("llamacpp"),
@@ -146,8 +160,9 @@ class LlamacppEngine(Engine):
         return ("b6000", f"b{LLAMACPP_OUTPUT_FIRST_BUILD}", LLAMACPP_DEFAULT_BUILD)
 
     def refusal(self, request: PlanRequest) -> str | None:
-        """:meth:`Engine.refusal`, and ``--n-cpu-moe`` on a build before it (:data:`LLAMACPP_N_CPU_MOE_FIRST_BUILD`)."""
-        found = super().refusal(request)
+        """:meth:`Engine.refusal`, ``--n-cpu-moe`` on a build before it (:data:`LLAMACPP_N_CPU_MOE_FIRST_BUILD`),
+        and a layer split over machines of one GPU each (:func:`machine_split_refusal`)."""
+        found = super().refusal(request) or machine_split_refusal(request)
         options, profile = request.deployment, request.overhead
         moe_offload = options is not None and options.cpu_moe_layers > 0
         if found is None and moe_offload and isinstance(profile, LlamacppProfile) and not has_n_cpu_moe(profile):
