@@ -255,7 +255,8 @@ def assess(
     if state in (VerdictState.WEIGHTS_DO_NOT_FIT, VerdictState.ENGINE_REFUSES):
         tokens, per_replica = 0, 0.0  # nothing is served: the engine does not start or the weights do not load
     group = kv_accuracy(report.engine, report.engine_version, request.gpu) if report is not None else None
-    after = conversations_after(report, per_replica, replicas, group.miss_bytes) if group is not None else None
+    miss = max(group.miss_bytes, report.first_boot_bytes) if group is not None and report is not None else 0
+    after = conversations_after(report, per_replica, replicas, miss) if group is not None else None
     return Assessment(
         request=request,
         result=result,
@@ -329,6 +330,13 @@ def thin_margin(a: Assessment, unit: str = "GiB", replicas: int = 1, target: int
     after, group, target = a.conversations_after_miss, a.accuracy, target or a.target_users
     if after is None or group is None or target is None or after * replicas >= target:
         return ""
+    boot = a.report.first_boot_bytes if a.report is not None else 0
+    if boot > group.miss_bytes:  # the first boot's transient, quoted in the engine's notes, is the larger miss
+        return (
+            f" The margin is thinner than a first boot's transient: public first boots like this one held up to "
+            f"{mem(boot, unit)} less KV cache per GPU than planned, which would hold "
+            f"{plural(after * replicas, 'conversation')}."
+        )
     return (
         f" The margin is thinner than the planner's error: on {group.miss_share} of {group.cases} public start-ups "
         "like this "

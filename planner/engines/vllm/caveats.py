@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+from planner.core.units import GiB
 from planner.deploy.host import host_note
 from planner.engines.base import gib_text
 from planner.engines.platform import vllm_platform
@@ -70,17 +71,25 @@ FIRST_BOOT_MIN_SEQS = 16  # the 0.30 RTX 3090 boots at 16 sequences showed none
 FIRST_BOOT_GIB = 1.5  # the largest the boots showed beyond the planner's peak
 
 
-def first_boot_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
+def first_boot_bytes(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> int:
     """On Model Runner V2 from 0.28, compiled, a dense model with its own lm_head above 16 sequences (what every such
-    boot had): the first boot's transient the planner does not plan (:data:`FIRST_BOOT_EVIDENCE`)."""
+    boot had): the most KV cache per GPU a first boot's transient took from the plan (:data:`FIRST_BOOT_EVIDENCE`),
+    0 elsewhere. Quoted, not planned: the verdict's margin is held to it (``EngineReport.first_boot_bytes``)."""
     model = request.model
     if profile.version < FIRST_BOOT_SINCE or profile.enforce_eager or model.tie_word_embeddings:
-        return None
+        return 0
     if model.moe is not None or model.linear_attention is not None:  # every boot that showed it was dense
-        return None
+        return 0
     if not profile.runs_v2(model, request.resolved_weights):
-        return None
+        return 0
     if max_num_seqs_of(request, profile) <= FIRST_BOOT_MIN_SEQS:
+        return 0
+    return round(FIRST_BOOT_GIB * GiB)
+
+
+def first_boot_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
+    """:func:`first_boot_bytes` in words, where it applies."""
+    if not first_boot_bytes(request, result, profile):
         return None
     return (
         f"First boot: {FIRST_BOOT_EVIDENCE}. Not planned (no allocation in vLLM's source explains it): a first boot "

@@ -21,7 +21,7 @@ from planner.engines.vllm.blocks import (
     has_linear_layers,
 )
 from planner.engines.vllm.capacity import Capacity, capacity, v0_lines, v1_lines
-from planner.engines.vllm.caveats import machine_notes
+from planner.engines.vllm.caveats import first_boot_bytes, machine_notes
 from planner.engines.vllm.defaults import batch_raise_line
 from planner.engines.vllm.extensible import margin_bytes
 from planner.engines.vllm.failures import max_num_seqs_of, sampler_headroom, vllm_failure
@@ -191,6 +191,7 @@ def vllm_report(
         fits=failure is None,
         lines=tuple(lines),
         notes=tuple(_notes(request, result, profile, stages, cap)) if notes else (),
+        first_boot_bytes=first_boot_bytes(request, result, profile),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
         max_running=seqs,
