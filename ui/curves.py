@@ -372,7 +372,7 @@ def longest_sentence(curve: Curve, where: str, users: int, context: int, x_max: 
     >>> from planner.assessment.assess import CurvePoint
     >>> p = CurvePoint(context_tokens=32768, concurrency=12.4, conversations=12, contiguous=9, kv_bytes_per_sequence=1)
     >>> longest_sentence(Curve("fp8/fp8", [p], 8384), "2 × H100", 50, 32768, 131072)
-    'fp8/fp8 on 2 × H100 holds 50 conversations up to 8,384 tokens each (8.2k); at the chosen 32k it holds 12.'
+    'fp8/fp8 on 2 × H100 holds 50 conversations up to 8,384 tokens each; at the chosen 32k it holds 12.'
     """
     point = curve.at(context)
     now = f"; at the chosen {context_label(context)} it holds {point.conversations:,}" if point else ""
@@ -380,5 +380,4 @@ def longest_sentence(curve: Curve, where: str, users: int, context: int, x_max: 
         return f"{curve.pair} on {where} cannot hold {users:,} conversations at any length{now}."
     if curve.longest >= x_max:
         return f"{curve.pair} on {where} holds {users:,} conversations at every length up to {x_max:,} tokens{now}."
-    size = f"{curve.longest / 1024:.1f}k"
-    return f"{curve.pair} on {where} holds {users:,} conversations up to {curve.longest:,} tokens each ({size}){now}."
+    return f"{curve.pair} on {where} holds {users:,} conversations up to {curve.longest:,} tokens each{now}."

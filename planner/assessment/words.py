@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from planner.core.blocks import LayerKind
 from planner.core.model import ModelSpec
-from planner.core.units import format_bytes, format_tokens
+from planner.core.units import format_bytes
 from planner.engines.base import EngineReport
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
@@ -136,12 +136,12 @@ def why_not_divided(
     >>> why_not_divided(get_model("meta-llama/Llama-3.1-8B").spec, 65536, 8192, 8, 1, "whole blocks of 16 tokens")
     ''
     >>> why_not_divided(get_model("meta-llama/Llama-3.1-8B").spec, 50000, 5000, 9, 1, "whole blocks of 16 tokens")
-    ', fewer than 50.0 k ÷ 5,000 because each conversation takes whole blocks of 16 tokens'
+    ', fewer than 50,000 ÷ 5,000 because each conversation takes whole blocks of 16 tokens'
     """
     divided = tokens_per_replica // context * replicas if context else 0
     if conversations == divided:
         return ""
-    quotient = f"{format_tokens(tokens_per_replica)} ÷ {context_label(context)}"
+    quotient = f"{tokens_per_replica:,} ÷ {context:,}"  # both exact: "215.9 k ÷ 32k" mixed 1,000 and 1,024
     if conversations > divided:
         reasons = _cache_reasons(model) or ["the engine counts its pool per group of layers"]
         return f", more than {quotient} because {' and '.join(reasons)}"

@@ -56,13 +56,13 @@ def format_bytes_auto(n_bytes: float, binary: bool = True) -> str:
 
 
 def format_tokens(n_tokens: float) -> str:
-    """Token counts in a sentence.
+    """Token counts in a sentence: exact below a million, then in millions spelled out, so that no count reads as a
+    context name ("32k" is 32,768 tokens, :func:`planner.assessment.words.context_label`; a count of "32.8 k" beside
+    it was 1,000-based).
 
-    >>> format_tokens(1_234_567), format_tokens(32_768), format_tokens(4_096)
-    ('1.23 M', '32.8 k', '4,096')
+    >>> format_tokens(1_234_567), format_tokens(32_768), format_tokens(4_096), format_tokens(217_648)
+    ('1.23 million', '32,768', '4,096', '217,648')
     """
     if abs(n_tokens) >= 1e6:
-        return f"{n_tokens / 1e6:.2f} M"
-    if abs(n_tokens) >= 1e4:
-        return f"{n_tokens / 1e3:.1f} k"
+        return f"{n_tokens / 1e6:.2f} million"
     return f"{n_tokens:,.0f}"

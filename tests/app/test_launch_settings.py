@@ -46,8 +46,8 @@ def test_a_link_with_launch_settings_plans_what_fit_plans_with_the_flags(capsys:
     default = _cli(capsys)
     assert cli["kv_budget_tokens"] > default["kv_budget_tokens"]  # no graph memory: a larger pool
     shown = _metrics(tuned)["KV budget"]
-    assert f"{cli['kv_budget_tokens'] / 1000:.1f} k" in shown, (shown, cli["kv_budget_tokens"])
-    assert f"{default['kv_budget_tokens'] / 1000:.1f} k" in _metrics(plain_run)["KV budget"]
+    assert f"{cli['kv_budget_tokens']:,} tokens" in shown, (shown, cli["kv_budget_tokens"])
+    assert f"{default['kv_budget_tokens']:,} tokens" in _metrics(plain_run)["KV budget"]
     assert cli["verdict_sentence"] in texts(tuned.success) + texts(tuned.warning)
     command = _codes(tuned)
     assert "--max-num-seqs 2" in command and "--enforce-eager" in command
@@ -59,7 +59,7 @@ def test_a_link_with_launch_settings_plans_what_fit_plans_with_the_flags(capsys:
 def test_a_fixed_kv_cache_size_is_the_pool(capsys: Any) -> None:
     at = run_page("memory", {**HOME, "kv_cache_memory_gib": "4"}, open_keys=[COMMANDS])
     cli = _cli(capsys, "--kv-cache-memory-gib", "4")
-    assert f"{cli['kv_budget_tokens'] / 1000:.1f} k" in _metrics(at)["KV budget"]
+    assert f"{cli['kv_budget_tokens']:,} tokens" in _metrics(at)["KV budget"]
     assert "--kv-cache-memory 4294967296" in _codes(at) and "--gpu-memory-utilization" not in _codes(at)
 
 
@@ -91,7 +91,7 @@ def test_sglang_runs_eager_and_caps_its_pool_under_its_own_flags() -> None:
     # The default 0.5.18 on a 24 GB card (nvidia-smi's 24,576 MiB): --disable-cuda-graph frees the graphs' share
     # (42 prefill sizes to 2,048 tokens x 8 MB + 24 x 2 MB = 384 MB): 0.016 of the 22.79 GiB free when the weights
     # start loading, 0.36 GiB more pool at 144 KiB a token
-    assert (default, eager) == ("27.2 k tokens", "29.9 k tokens") and _metrics(at)["KV budget"] == "20.0 k tokens"
+    assert (default, eager) == ("27,204 tokens", "29,860 tokens") and _metrics(at)["KV budget"] == "20,000 tokens"
     summary = "\n".join(plain(str(m.value)) for m in run_page("memory", link).markdown)
     assert "**Launch:** --disable-cuda-graph --max-total-tokens 20000" in summary, summary
 
@@ -166,7 +166,7 @@ def test_the_extensible_kv_cache_turned_off_on_0_34_and_refused_before_it(capsys
     cli = _cli(capsys, "--engine-version", "0.34.0", "--no-enable-extensible-kv-cache")
     extensible = _cli(capsys, "--engine-version", "0.34.0")
     assert cli["kv_budget_tokens"] != extensible["kv_budget_tokens"]
-    assert f"{cli['kv_budget_tokens'] / 1000:.1f} k" in _metrics(at)["KV budget"]
+    assert f"{cli['kv_budget_tokens']:,} tokens" in _metrics(at)["KV budget"]
     command = _codes(at)
     assert "--no-enable-extensible-kv-cache" in command and "--gpu-memory-utilization 0.92 " in command
     assert at.query_params["no_enable_extensible_kv_cache"] == "true"
@@ -187,7 +187,7 @@ def test_ticking_it_moves_the_fraction_to_the_default_without_it(capsys: Any) ->
     assert not at.exception and not at.error, texts(at.error)
     assert at.number_input(key="util").value == 0.92
     cli = _cli(capsys, "--engine-version", "0.34.0", "--no-enable-extensible-kv-cache")
-    assert f"{cli['kv_budget_tokens'] / 1000:.1f} k" in _metrics(at)["KV budget"]
+    assert f"{cli['kv_budget_tokens']:,} tokens" in _metrics(at)["KV budget"]
 
 
 def test_a_spark_link_with_a_loader_plans_what_fit_plans_with_it(capsys: Any) -> None:
@@ -205,7 +205,7 @@ def test_a_spark_link_with_a_loader_plans_what_fit_plans_with_it(capsys: Any) ->
     assert main(["fit", *flags, "--users", "2", "--json"]) == 0
     default = json.loads(capsys.readouterr().out)
     assert fast["kv_budget_tokens"] < default["kv_budget_tokens"]
-    assert f"{fast['kv_budget_tokens'] / 1000:.1f} k" in _metrics(at)["KV budget"]
+    assert f"{fast['kv_budget_tokens']:,} tokens" in _metrics(at)["KV budget"]
     assert "--load-format fastsafetensors" in _codes(at)
     summary = "\n".join(plain(str(m.value)) for m in at.markdown)
     assert "**Launch:** --load-format fastsafetensors" in summary, summary
@@ -231,7 +231,7 @@ def test_tensorrt_llm_batch_settings_under_its_own_names(capsys: Any) -> None:
         main(["fit", *flags, "--users", "2", "--max-num-seqs", "8", "--max-num-batched-tokens", "4096", "--json"]) == 0
     )
     cli = json.loads(capsys.readouterr().out)
-    assert f"{cli['kv_budget_tokens_per_replica'] / 1000:.1f} k" in _metrics(at)["KV budget"]
+    assert f"{cli['kv_budget_tokens_per_replica']:,} tokens" in _metrics(at)["KV budget"]
     # the set-up summary a cold link shows (this one opens the editor: the release is extrapolated, an alert)
     sel = Selection(model_id="Qwen/Qwen3-8B", gpu_id="h100-sxm-80gb", engine="trtllm", max_num_seqs=8)
     assert ("Launch", "--max_batch_size 8") in lines(sel.model_copy(update={"max_num_batched_tokens": None}))
@@ -246,4 +246,4 @@ def test_a_binding_token_cap_offers_the_cap_that_holds_the_target() -> None:
     params = nearest_link(shown, "--max-total-tokens 81920")
     assert params["max_total_tokens"] == "81920" and params["engine"] == "sglang", params
     opened = run_page("memory", params)
-    assert not opened.error and _metrics(opened)["KV budget"] == "81.9 k tokens", _metrics(opened)
+    assert not opened.error and _metrics(opened)["KV budget"] == "81,920 tokens", _metrics(opened)
