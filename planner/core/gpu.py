@@ -22,7 +22,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from planner.bounds.hashing import HashedOnce
-from planner.core.units import GB
+from planner.core.units import GB, GiB
 
 PositiveFloat = Annotated[float, Field(gt=0)]
 PositiveInt = Annotated[int, Field(gt=0)]
@@ -369,9 +369,11 @@ class GpuSpec(HashedOnce, frozen=True, extra="forbid"):
     def memory_bytes(self) -> int:
         """The memory a plan counts on: what the device reports, else the marketed size in GB (10**9) or the total
         an engine prints where that is more (a device never holds less than an engine sees: MI300X's "192 GB" is
-        191.69 GiB to vLLM, not 192 x 10^9 bytes)."""
+        191.69 GiB to vLLM, not 192 x 10^9 bytes); a unified-memory machine's size is its DRAM's, in GiB."""
         if self.memory_reported_bytes is not None:
             return self.memory_reported_bytes
+        if self.unified_memory is not None:  # its DRAM, sold in binary sizes: a "96 GB" Mac wires 0.75 x 96 GiB
+            return round(self.memory_marketed_gb * GiB)  # (recommendedMaxWorkingSetSize 73,728 MiB, llama.cpp#3213)
         return max(round(self.memory_marketed_gb * GB), self.engine_visible_bytes or 0)
 
     def memory_bytes_for(self, engine: bool, unified_share: float | None = None) -> int:

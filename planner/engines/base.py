@@ -194,14 +194,14 @@ class Engine(ABC):
         GPU), in the engine's terms; ``None`` when it does."""
         fam, moe = family(request.gpu), request.model.moe is not None
         found = self._format_refusal(request.resolved_weights, request.resolved_kv_dtype, fam, moe)
+        if found is None and request.model.linear_attention is not None:  # every release: before the release's own
+            found = self.support.state_layers_refusal or None
         version = self.planned_version(request)
         if found is None and version is not None:
             found = self.support.model_refusal(request.model.model_type, version)
         if found is None and request.model.mla is not None:
             found = self.support.mla_kv_refusal(request.resolved_kv_dtype, fam)
         found = found or options_refusal(self.support, request.deployment)
-        if found is None and request.model.linear_attention is not None:
-            found = self.support.state_layers_refusal or None
         lora = request.deployment.lora if request.deployment is not None else None
         if found is None and lora is not None and self.support.lora is not None:
             found = lora_refusal(self.support, request.model, lora)  # the pool as the engine sizes it for the model

@@ -108,9 +108,13 @@ def test_unified_memory_shares() -> None:
     halo = get_gpu("amd-ryzen-ai-max-plus-395")
     assert halo.unified_memory is not None and halo.unified_memory.default_gpu_share == 0.5
     assert "amd-ttm" in halo.unified_memory.raise_command
-    assert halo.usable_memory_bytes() == 64 * GB
+    assert halo.usable_memory_bytes() == 64 * GiB  # half its 128 GiB of LPDDR5X (was 64 x 10^9)
     m5 = get_gpu("apple-m5-max")
     assert m5.unified_memory is not None and m5.unified_memory.default_gpu_share == 0.84  # 107.52 of 128 GiB
+    # DRAM is sold in binary sizes: macOS reports 107.52 GiB on a 128 GB M5 Max (antirez/ds4#893), which the planner
+    # had as 0.84 x 128 x 10^9 = 100.14 GiB; a 96 GB M2 Max's working set, 73,728 MiB, is 0.75 x 96 GiB
+    assert m5.usable_memory_bytes() == round(0.84 * 128 * GiB) and round(m5.usable_memory_bytes() / GiB, 2) == 107.52
+    assert get_gpu("apple-m4-max").usable_memory_bytes() == 96 * GiB  # 0.75 x 128 GiB (89.41 before)
     spark = get_gpu("dgx-spark-gb10")
     assert spark.unified_memory is None  # no OS share: CUDA sees what the OS leaves, 121.69 GiB
     assert spark.engine_visible_bytes == round(121.69 * GiB)

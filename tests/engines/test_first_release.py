@@ -123,3 +123,10 @@ def test_the_cli_refuses_and_names_the_release(capsys: pytest.CaptureFixture[str
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "vLLM 0.6.4 does not load qwen3 models: Qwen3ForCausalLM came with 0.8.4; plan 0.8.4 or later" in err
+
+
+def test_a_refusal_every_release_gives_comes_before_the_releases_own() -> None:
+    """SGLang 0.5.5 told Qwen3.5-27B to 'plan 0.5.9 or later', where 0.5.9 refuses it for its state layers as every
+    release does (reviewer, 2026-12-05): the reason that holds on every release is given first."""
+    refused = get_engine("sglang").refusal(_request("Qwen/Qwen3.5-27B", "sglang", "0.5.5"))
+    assert refused is not None and refused.startswith("SGLang sizes a state pool") and "0.5.9" not in refused
