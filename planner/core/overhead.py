@@ -180,6 +180,9 @@ class OverheadModelBase(HashedOnce, frozen=True, extra="forbid"):
     # Whether the engine splits whole layers over its GPUs instead of splitting every layer (llama.cpp's default
     # ``--split-mode layer``): an unset tensor-parallel size then plans one stage per GPU, with no head rule.
     splits_layers: ClassVar[bool] = False
+    # The KV dtype the engine caches in when none is asked (None: the model's activation dtype, serving_kv_dtype):
+    # llama.cpp's --cache-type-k/v default is f16 (common/common.h cache_type_k = GGML_TYPE_F16), whatever the model
+    default_kv_dtype: ClassVar[str | None] = None
 
     def others_in_reserve(self) -> bool:
         """Whether memory other processes hold comes out of the unused reserve before the pool

@@ -57,8 +57,9 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
 
     @property
     def resolved_kv_dtype(self) -> str:
-        """The KV-cache dtype: as asked, else :func:`serving_kv_dtype`."""
-        return self.kv_dtype or serving_kv_dtype(self.model)
+        """The KV-cache dtype: as asked, else the engine's own default (llama.cpp's f16), else
+        :func:`serving_kv_dtype`."""
+        return self.kv_dtype or self.overhead.default_kv_dtype or serving_kv_dtype(self.model)
 
     def at_context(self, tokens: int) -> PlanRequest:
         """This request at another context length (an engine's ``max_model_len`` follows it when it did)."""

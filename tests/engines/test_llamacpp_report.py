@@ -206,3 +206,14 @@ def test_several_macs_are_replicas_not_one_layer_split() -> None:
         tensor_parallel=2, overhead=engine_profile("vllm"),
     )  # fmt: skip
     assert get_engine("vllm").refusal(vllm) is None
+
+
+def test_llamacpp_caches_in_f16_unless_told_and_says_so() -> None:
+    """A BF16 model under llama.cpp was labelled "KV cache bf16" while its command and predicted log used llama.cpp's
+    default f16 cache (reviewer, 2026-12-05): with no KV dtype asked the plan is the engine's own, fp16."""
+    request = _request("meta-llama/Llama-3.1-8B", "rtx-4090", 1, "bf16", "bf16", 4096).model_copy(
+        update={"kv_dtype": None}
+    )
+    assert request.resolved_kv_dtype == "fp16"
+    a = assess(request)
+    assert a.result.kv_dtype == "fp16" and "K (f16)" in "\n".join(a.report.lines if a.report else ())

@@ -211,3 +211,13 @@ def test_the_compare_grid_leaves_out_a_latent_cache_the_engine_does_not_store() 
     assert formats_run("vllm", a100, ModelKind(moe=True, mla=True))[1] == ("bf16",)
     assert "Triton MLA" in not_offered("vllm", "kv", "fp8", "bf16", a100, ModelKind(moe=True, mla=True))
     assert formats_run("vllm", get_gpu("h100-sxm-80gb"), ModelKind(moe=True, mla=True))[1] == ("bf16", "fp8")
+
+
+def test_an_mla_models_16_bit_cache_below_ampere_is_planned_as_fp16() -> None:
+    """DeepSeek-V2-Lite on a V100 was refused for a BF16 cache (reviewer, 2026-12-05): below Ampere a 'bf16' plan
+    runs as FP16 (--dtype half), which Triton MLA stores; only its FP8 cache needs sm_89."""
+    from planner.engines.registry import get_engine
+
+    support = get_engine("vllm").support
+    assert support.mla_kv_refusal("bf16", "volta") is None and support.mla_kv_refusal("fp16", "turing") is None
+    assert support.mla_kv_refusal("fp8", "turing") is not None

@@ -51,6 +51,7 @@ class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
 
     kind: Literal["llamacpp"] = "llamacpp"
     splits_layers: ClassVar[bool] = True  # --split-mode layer (the default): whole layers per device
+    default_kv_dtype: ClassVar[str | None] = "fp16"  # --cache-type-k/v f16 by default (common/common.h)
     engine_version: BuildTag = LLAMACPP_DEFAULT_BUILD
     n_ctx: PositiveInt | None = None  # None: the request's max_model_len
     n_parallel: PositiveInt | None = None  # -np; None: one slot, or one per target user (Engine.for_users)

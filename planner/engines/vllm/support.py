@@ -58,20 +58,15 @@ VLLM_SUPPORT = EngineSupport(
     # is left"). Measured on the A100 only: stated for Ampere, not for Ada or Blackwell.
     model_releases=model_releases("vllm"),
     # MLA below Hopper runs Triton MLA (0.34.0 platforms/cuda.py:146-151: FlashAttention MLA and FlashMLA need
-    # sm_90, FlashInfer MLA sm_100), which stores an FP8 latent cache from sm_89 and BF16 from sm_80 only
-    # (v1/attention/backends/mla/triton_mla.py:227-247; before, "TritonMLA V1 with FP8 KV cache not yet supported").
+    # sm_90, FlashInfer MLA sm_100), which stores an FP8 latent cache from sm_89 only (v1/attention/backends/mla/
+    # triton_mla.py:227-238; before, "TritonMLA V1 with FP8 KV cache not yet supported"). Its BF16 check (sm_80,
+    # :240-247) is not met below Ampere because a "bf16" plan there runs as FP16 (--dtype half, platforms/vllm.toml).
     mla_kv_refusals=(
         MlaKvRefusal(
             kv_dtypes=("fp8",),
             families=("volta", "turing", "ampere"),
             reason="vLLM's MLA attention below Ada (Triton MLA) stores no FP8 cache: 'FP8 KV cache is not supported "
             "by the Triton MLA backend ... native FP8 (fp8e4nv) requires SM89+'; plan a 16-bit KV cache",
-        ),
-        MlaKvRefusal(
-            kv_dtypes=("bf16",),
-            families=("volta", "turing"),
-            reason="vLLM's Triton MLA stores a bf16 cache from Ampere only ('bfloat16 KV cache is not supported by "
-            "the Triton MLA backend ... requires SM80+'); plan fp16",
         ),
     ),
     speed_gaps=(
