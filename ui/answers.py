@@ -13,9 +13,10 @@ from typing import NamedTuple
 from planner.assessment.accuracy import AccuracyNote, accuracy_of
 from planner.assessment.alternatives import Alternative, nearest_fitting
 from planner.assessment.assess import Assessment, VerdictState, assess
+from planner.assessment.other_engines import engines_that_start
 from planner.deploy.options import DeploymentOptions
 from planner.engines.base import Engine
-from planner.engines.registry import engines_that_run, launch_commands, max_model_len_allowed
+from planner.engines.registry import launch_commands, max_model_len_allowed
 from ui.shared_cache import ANSWERS, key_of
 from ui.state import Selection
 
@@ -76,11 +77,11 @@ def compare_grid(sel: Selection) -> CompareAnswer:
 
 
 def engines_running(sel: Selection, options: DeploymentOptions | None) -> tuple[Engine, ...]:
-    """Where the selection's engine refuses its set-up: the engines that run it as asked
-    (:func:`planner.engines.registry.engines_that_run`); none when the set-up is invalid whatever the engine (its
-    split, a value out of range: the page says that error)."""
+    """Where the selection's engine refuses its set-up: the engines that run it as asked and start with it
+    (:func:`planner.assessment.other_engines.engines_that_start`); none when the set-up is invalid whatever the
+    engine (its split, a value out of range: the page says that error)."""
     try:
         request = sel.request(deployment=options)
     except ValueError:  # PlannerError, or pydantic's ValidationError of a request no engine could take
         return ()
-    return engines_that_run(request)
+    return engines_that_start(request)

@@ -9,6 +9,7 @@ from typing import Any
 
 from planner.assessment.accuracy import accuracy_of
 from planner.assessment.assess import Assessment, VerdictState, setup_label
+from planner.assessment.other_engines import engines_that_start
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
 from planner.cli.args import decimal, release, whole
@@ -31,7 +32,7 @@ from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.host import device_memory_bytes
 from planner.engines.base import EngineReport
-from planner.engines.registry import engine_names, engines_that_run, fraction_default_text, overhead_profile
+from planner.engines.registry import engine_names, fraction_default_text, overhead_profile
 from planner.engines.settings import ENGINE_SETTINGS, SettingValue, profile_values
 from planner.planning.plan import PlanRequest
 
@@ -212,11 +213,11 @@ def _assessed(request: PlanRequest, args: argparse.Namespace) -> tuple[Assessmen
     try:
         return colocated(request, args)
     except PlannerError as exc:
-        running = engines_that_run(request)
+        running = engines_that_start(request)
         if not running:
             raise
         instead = ", ".join(f"{engine.label} (--engine {engine.name})" for engine in running)
-        raise PlannerError(f"{exc}. The same set-up runs under {instead}") from exc
+        raise PlannerError(f"{exc}. The same set-up starts under {instead}") from exc
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
