@@ -16,7 +16,7 @@ from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.assessment.other_engines import engines_that_start
 from planner.deploy.options import DeploymentOptions
 from planner.engines.base import Engine
-from planner.engines.registry import launch_commands, max_model_len_allowed
+from planner.engines.registry import launch_commands, max_model_len_allowed, release_that_loads
 from ui.shared_cache import ANSWERS, key_of
 from ui.state import Selection
 
@@ -85,3 +85,12 @@ def engines_running(sel: Selection, options: DeploymentOptions | None) -> tuple[
     except ValueError:  # PlannerError, or pydantic's ValidationError of a request no engine could take
         return ()
     return engines_that_start(request)
+
+
+def release_loading(sel: Selection) -> str | None:
+    """Where the selection's release does not load its model: the oldest release of the same engine offered that
+    does (:func:`planner.engines.registry.release_that_loads`)."""
+    try:
+        return release_that_loads(sel.request())
+    except ValueError:  # a request no engine could take: the page says that error
+        return None

@@ -10,6 +10,7 @@ import streamlit as st
 
 from planner.bounds.errors import PlannerError
 from planner.engines.base import Engine
+from planner.engines.registry import get_engine
 from ui import answers, links
 from ui.guard import as_text
 from ui.state import Selection
@@ -26,6 +27,12 @@ def refused(sel: Selection, reason: str, running: Sequence[Engine], page: Mappin
     """The engine's refusal as text, then a link per engine that runs the same set-up on this page, its own
     settings (``page``) kept (:func:`on_engine`)."""
     st.error(as_text(reason), icon=":material/block:")
+    release = answers.release_loading(sel)
+    if release is not None:  # the same engine at a release that loads the model, every other setting kept
+        later = sel.model_copy(update={"engine_version": release})
+        st.markdown(
+            f"[Open this set-up under {get_engine(sel.engine).label} {release}]({links.query_string(later, page)})"
+        )
     for engine in running:
         st.markdown(f"[Open this set-up under {engine.label}]({links.query_string(on_engine(sel, engine.name), page)})")
 
@@ -39,7 +46,7 @@ def offering_engines(render: Callable[[Selection], None]) -> Callable[[Selection
             render(sel)
         except PlannerError as exc:
             running = answers.engines_running(sel, None)
-            if not running:
+            if not running and answers.release_loading(sel) is None:
                 raise
             refused(sel, str(exc), running, {})
 

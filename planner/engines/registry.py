@@ -347,6 +347,19 @@ def engines_that_run(request: PlanRequest) -> tuple[Engine, ...]:
     )
 
 
+def release_that_loads(request: PlanRequest) -> str | None:
+    """Where ``request``'s own engine does not load its model at the planned release (its ``model_releases``): the
+    oldest release the engine offers (:meth:`Engine.releases`) that does; None when the release loads it, or none
+    offered does."""
+    if not isinstance(request.overhead, EngineProfile):
+        return None
+    engine = get_engine(request.overhead.engine_name)
+    version, model_type = engine.planned_version(request), request.model.model_type
+    if version is None or engine.support.model_refusal(model_type, version) is None:
+        return None
+    return next((r for r in engine.releases() if engine.support.model_refusal(model_type, r) is None), None)
+
+
 def engine_report(request: PlanRequest, result: PlanResult) -> EngineReport:
     """What the request's engine prints at start-up."""
     engine, profile = engine_of(request.overhead)

@@ -108,3 +108,18 @@ def test_fit_names_the_engines_that_run_a_refused_set_up(capsys: pytest.CaptureF
     assert main(["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--weights", "q4_k_m",
                  "--engine", "sglang"]) == 2  # fmt: skip
     assert capsys.readouterr().err.rstrip().endswith("The same set-up starts under llama.cpp (--engine llamacpp)")
+
+
+@pytest.mark.parametrize("page", ["memory", "compare"])
+def test_a_release_that_predates_the_model_links_a_release_that_loads_it(page: str) -> None:
+    """vLLM 0.8.5 does not load gpt-oss (GptOssForCausalLM came with 0.10.1): the page links the same set-up under
+    the oldest vLLM release offered that does, every other setting kept (reviewer, 2026-12-05: only other engines
+    were offered)."""
+    link = {"model": "openai/gpt-oss-20b", "gpu": "h100-sxm-80gb", "engine": "vllm", "engine_version": "0.8.5"}
+    at = run_page(page, link)
+    (error,) = texts(at.error)
+    assert "vLLM 0.8.5 does not load gpt_oss models" in error
+    links = _links(at)
+    assert links["vLLM 0.10.1"]["engine_version"] == "0.10.1" and links["vLLM 0.10.1"]["model"] == "openai/gpt-oss-20b"
+    opened = run_page(page, links["vLLM 0.10.1"])
+    assert not opened.error, texts(opened.error)
