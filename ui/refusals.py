@@ -1,5 +1,7 @@
-"""A set-up its engine refuses is not a dead end: the refusal in the engine's words, and a link per engine that runs
-the same set-up (:func:`planner.engines.registry.engines_that_run`), on every page (:func:`offering_engines`, which
+"""A set-up its engine refuses is not a dead end: the refusal in the engine's words, a link to the same engine at the
+oldest release offered that loads the model where the release is what refuses it
+(:func:`planner.engines.registry.release_that_loads`), and a link per engine that runs and starts the same set-up
+(:func:`planner.assessment.other_engines.engines_that_start`), on every page (:func:`offering_engines`, which
 :func:`ui.frame.run_page` draws each page with; the Memory page asks with its deployment options itself)."""
 
 from __future__ import annotations
