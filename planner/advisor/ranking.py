@@ -84,14 +84,14 @@ def candidates(
 def _machine_tp_problem(gpu: GpuSpec) -> str | None:
     """Tensor parallelism across machines that hold one GPU each (Macs, DGX Spark, Strix Halo boxes) would run its
     all-reduces over Ethernet, which the speed model (NVLink / PCIe all-reduce times) does not cover."""
+    if not gpu.one_per_machine:
+        return None
     if gpu.vendor == "Apple":
         return "Apple silicon is one chip per machine: no tensor parallelism across Macs"
-    if gpu.purchase.kind == "machine":
-        return (
-            f"{gpu.name} is one GPU per machine: tensor parallelism across machines would run over the network, "
-            "which the speed model does not cover"
-        )
-    return None
+    return (
+        f"{gpu.name} is one GPU per machine: tensor parallelism across machines would run over the network, "
+        "which the speed model does not cover"
+    )
 
 
 def _latency_problem(option: Option, workload: Workload) -> str | None:

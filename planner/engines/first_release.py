@@ -1,7 +1,7 @@
 """The first release of an engine that loads each model type, read from the engine's own model registry release by
 release (``model_releases/<engine>.toml``, one row per ``config.json`` ``model_type`` with its source). A planned
 release before a model's first is refused in the engine's terms; a model type no row names is not checked (a Hub
-model of a type not read), and a row with no ``since`` is a model the engine has no class for in any release read.
+model of a type not read, or one the engine has no class for in any release read: no claim either way).
 
 >>> row = ModelRelease(model_type="gpt_oss", architecture="GptOssForCausalLM", since="0.10.1", source="s")
 >>> row.refusal("vLLM", "0.8.5")
@@ -28,38 +28,33 @@ from pydantic import BaseModel, Field, ValidationError
 
 from planner.bounds.errors import PlannerError
 from planner.core.overhead import parse_version
+from planner.deploy.offload import llamacpp_build
 
 MODEL_RELEASES = Path(__file__).with_name("model_releases")
 
 
 def release_order(version: str) -> tuple[int, int, int]:
-    """A release as a comparable triple: llama.cpp's build tags (``b6000``) by their number, others by
-    :func:`parse_version`."""
-    text = version.strip()
-    if text[:1] == "b" and text[1:].isdecimal():
-        return int(text[1:]), 0, 0
-    return parse_version(text)
+    """A release as a comparable triple: llama.cpp's build tags (``b6000``) by their number
+    (:func:`planner.deploy.offload.llamacpp_build`), others by :func:`parse_version`."""
+    build = llamacpp_build(version)
+    return (build, 0, 0) if build else parse_version(version)
 
 
 class ModelRelease(BaseModel, frozen=True, extra="forbid"):
     """A model type's first release on an engine: the architecture class its checkpoints name, the release whose
-    registry first loads it (``None``: none read does), and where that was read."""
+    registry first loads it, and where that was read."""
 
     model_type: Annotated[str, Field(min_length=1)]
     architecture: Annotated[str, Field(min_length=1)]
-    since: str | None
+    since: Annotated[str, Field(min_length=1)]
     # the newest release read without it, where releases between it and ``since`` were not read (a bracket: only
     # releases up to it are refused); None: ``since`` is exact (the release before it was read)
     absent_in: str | None = None
-    newest_read: str | None = None  # with no ``since``: the newest release whose registry was read
     source: Annotated[str, Field(min_length=1)]
     note: str = ""
 
     def refusal(self, label: str, version: str) -> str | None:
         """Why ``label`` at ``version`` does not load this model type (``None``: it does)."""
-        if self.since is None:
-            read = f" (read to {self.newest_read})" if self.newest_read else ""
-            return f"{label} has no {self.architecture} in any release read{read}: it does not load {self.model_type}"
         if self.absent_in is not None:
             if release_order(version) > release_order(self.absent_in):
                 return None  # at or after since, or unread between the two: not refused

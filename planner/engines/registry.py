@@ -119,7 +119,7 @@ def not_offered(engine: str, setting: str, value: str, weights: str, gpu: GpuSpe
     if setting == "weights":
         found = support.weights_refusal(value, fam, kind.moe)
     else:
-        found = support.kv_refusal(value, weights, fam) or (support.mla_kv_refusal(value, fam) if kind.mla else None)
+        found = support.kv_refusal(value, weights, fam, kind.mla)
     return found or f"{support.label} does not run {value} here"
 
 

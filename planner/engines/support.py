@@ -308,7 +308,7 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
             return f"{self.label} runs {weights} weights{where} for mixture-of-experts models only (their experts)"
         return None
 
-    def kv_refusal(self, kv_dtype: str, weights: str, fam: Family | None) -> str | None:
+    def kv_refusal(self, kv_dtype: str, weights: str, fam: Family | None, mla: bool = False) -> str | None:
         if kv_dtype not in self.kv_cache_names:
             if kv_dtype in self.kv_refusals:
                 return self.kv_refusals[kv_dtype]
@@ -318,7 +318,7 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
             kvs = ", ".join(sorted({k for r in rows for k in r.kv_dtypes}))
             where = f" on {family_words(fam)} GPUs" if fam is not None else ""
             return f"{self.label} keeps no {kv_dtype} KV cache with {weights} weights{where} (it keeps {kvs})"
-        return None
+        return self.mla_kv_refusal(kv_dtype, fam) if mla else None  # an MLA model's latent cache
 
     def kv_dtypes(self) -> tuple[str, ...]:
         """The KV dtypes the engine stores, in the planner's names."""
@@ -328,6 +328,7 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
         """Whether the engine runs ``weights`` with a ``kv_dtype`` cache (on ``fam``; any family when unknown) for a
         model of this kind (a bool: ``moe``)."""
         kind = as_kind(moe)
-        if kind.mla and self.mla_kv_refusal(kv_dtype, fam):
-            return False
-        return self.weights_refusal(weights, fam, kind.moe) is None and self.kv_refusal(kv_dtype, weights, fam) is None
+        return (
+            self.weights_refusal(weights, fam, kind.moe) is None
+            and self.kv_refusal(kv_dtype, weights, fam, kind.mla) is None
+        )

@@ -116,6 +116,11 @@ class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
         )
 
 
+def layer_span(model: ModelSpec, layers: int | range | None) -> range:
+    """The layers on a device: all (``None``), the first ``layers``, or that range."""
+    return layers if isinstance(layers, range) else range(model.num_hidden_layers if layers is None else layers)
+
+
 def llamacpp_kv_bytes(
     model: ModelSpec,
     n_ctx: int,
@@ -136,7 +141,7 @@ def llamacpp_kv_bytes(
     streams = 1 if unified else n_seq
     ctx_padded = math.ceil(n_ctx / streams / pad) * pad
     half_k, half_v = round(2 * LLAMACPP_CACHE_BITS[cache_type_k]), round(2 * LLAMACPP_CACHE_BITS[cache_type_v])
-    span = range(model.num_hidden_layers if layers is None else layers) if not isinstance(layers, range) else layers
+    span = layer_span(model, layers)
     half_bits = 0  # exact: every cache type is a whole number of half bits per value
     for kind, count in kinds_in(model, span.start, span.stop):  # a handful of kinds, cached per stage
         if kind in (LayerKind.LINEAR, LayerKind.NONE):
@@ -172,6 +177,6 @@ def llamacpp_rs_bytes(model: ModelSpec, layers: int | range | None = None, n_seq
     >>> llamacpp_rs_bytes(get_model("Qwen/Qwen3.8-27B").spec) / 2**20
     149.625
     """
-    span = range(model.num_hidden_layers if layers is None else layers) if not isinstance(layers, range) else layers
+    span = layer_span(model, layers)
     linear = sum(count for kind, count in kinds_in(model, span.start, span.stop) if kind is LayerKind.LINEAR)
     return n_seq * linear * linear_state_bytes_per_layer(model, 32) if linear else 0

@@ -13,7 +13,6 @@ from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_n
 from planner.engines.commands import replicas_note as one_per_replica
 from planner.engines.loading import kernel_padding_bytes
 from planner.engines.platform import vllm_platform
-from planner.engines.support import family
 from planner.engines.vllm.blocks import (
     StageOverrides,
     VllmStage,
@@ -225,9 +224,10 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
     seqs = max_num_seqs_of(request, profile)
     loading = weight_loading(VLLM_SUPPORT, request.model, result.weights)
     flags = loading.flags
-    if result.weights == "bf16" and family(request.gpu) in ("volta", "turing"):
-        # no BF16 below sm_80: to 0.8.5 vLLM stops ("Bfloat16 is only supported on GPUs with compute capability of
-        # at least 8.0 ... --dtype=half", v1/worker/gpu_worker.py:346); from 0.9.0 it falls back (config.py:3086)
+    if result.weights == "bf16" and request.gpu is not None and request.gpu.compute.bf16 == "none":
+        # a GPU without BF16 (the catalog's compute figure; below sm_80): to 0.8.5 vLLM stops ("Bfloat16 is only
+        # supported on GPUs with compute capability of at least 8.0 ... --dtype=half", v1/worker/gpu_worker.py:346);
+        # from 0.9.0 it falls back itself (config.py:3086)
         flags = flags.replace(" --dtype bfloat16", "") + " --dtype half"
     command = f"{environment(profile)}vllm serve {loading.model_argument}{flags} --tensor-parallel-size {tp}"
     if result.weights in GGUF:  # vLLM's GGUF loader takes the tokenizer from the original repository
