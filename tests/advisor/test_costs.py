@@ -27,7 +27,7 @@ def test_every_host_is_sourced_and_dated() -> None:
     assert len(HOSTS) >= 7
     for host in HOSTS:
         assert host.sources and host.price.source and host.price.date and host.read_on
-        assert host.power_watts is None or host.power_source
+        assert host.power_watts is not None and host.power_source, f"{host.id}: the host's own draw is unsourced"
     costs = running_costs()
     assert costs.usd_per_kwh.value == 0.1241 and costs.pue_datacenter.value == 1.58  # EIA 2022, Uptime 2023
 
@@ -41,12 +41,15 @@ def test_every_buyable_gpu_has_a_host() -> None:
 
 def test_the_host_feeds_the_cards() -> None:
     """Four 600 W RTX PRO 6000s overload the 4-slot servers' 2,000 W supply: an 8-slot server holds them; two fit
-    the 4U Threadripper; 350 W RTX 3090s fit the open-frame build, allowed for a few users only."""
+    the 4U Threadripper, as do four 300 W Max-Q editions; 350 W RTX 3090s fit the open-frame build, allowed for a
+    few users only."""
     pro = get_gpu("rtx-pro-6000-blackwell")
     four = choose_host(pro, 4, 4, HOSTS, rack_only=True)
     two = choose_host(pro, 2, 2, HOSTS, rack_only=True)
     assert four is not None and four.host is not None and four.host.gpu_slots == 8
     assert two is not None and two.host is not None and two.host.id == "threadripper-pro-4u-4-gpu"
+    max_q = choose_host(get_gpu("rtx-pro-6000-blackwell-max-q"), 4, 4, HOSTS, rack_only=True)  # 4 x 300 W + 350 W
+    assert max_q is not None and max_q.host is not None and max_q.host.id == "threadripper-pro-4u-4-gpu"
     rtx3090 = get_gpu("rtx-3090")
     home = choose_host(rtx3090, 4, 4, HOSTS)
     rack = choose_host(rtx3090, 4, 4, HOSTS, rack_only=True)
@@ -58,6 +61,20 @@ def test_the_host_feeds_the_cards() -> None:
     h100 = choose_host(get_gpu("h100-sxm-80gb"), 8, 8, HOSTS)
     assert h100 is not None and h100.host is not None and h100.host.id == "hgx-8-gpu-hopper"
     assert choose_host(get_gpu("mi300x"), 8, 8, HOSTS) is not None
+
+
+def test_a_pcie_host_draws_its_cpus_and_feeds_them_too() -> None:
+    """Two 600 W cards in the 4U Threadripper draw 1,200 W plus the 7975WX's 350 W (AMD's TDP); the supply feeds
+    the CPU as well as the cards, so a host whose spare watts the CPU takes is not chosen."""
+    pro = get_gpu("rtx-pro-6000-blackwell")
+    two = choose_host(pro, 2, 2, HOSTS, rack_only=True)
+    assert two is not None and two.host is not None
+    cost = purchase_cost(pro, 2, two, DEFAULTS)
+    assert cost.power_watts == 2 * 600 + 350
+    assert "GPUs only" not in cost.basis and "hosts 350 W" in cost.basis
+    assert cost.energy_usd == pytest.approx(1.55 * 1.58 * 3 * HOURS_PER_YEAR * 0.1241)
+    tight = load_hosts()["epyc-open-frame-4-gpu"].model_copy(update={"psu_watts": 4 * 350 + 119})
+    assert choose_host(get_gpu("rtx-3090"), 4, 4, [tight]) is None  # 1,400 W of cards + 120 W of EPYC 7252
 
 
 def test_power_over_the_life_is_the_arithmetic() -> None:

@@ -155,7 +155,10 @@ def test_an_edition_names_a_catalog_card_of_the_same_die_and_memory() -> None:
 
     gpus = load_gpus()
     editions = {g.id: g.variant_of for g in gpus.values() if g.variant_of is not None}
-    assert editions == {"rtx-pro-6000-blackwell-server": "rtx-pro-6000-blackwell"}
+    assert editions == {
+        "rtx-pro-6000-blackwell-server": "rtx-pro-6000-blackwell",
+        "rtx-pro-6000-blackwell-max-q": "rtx-pro-6000-blackwell",
+    }
     for gpu_id, card in editions.items():
         a, b = gpus[gpu_id], gpus[card]
         assert b.variant_of is None
@@ -167,3 +170,6 @@ def test_an_edition_names_a_catalog_card_of_the_same_die_and_memory() -> None:
     server, workstation = gpus["rtx-pro-6000-blackwell-server"], gpus["rtx-pro-6000-blackwell"]
     assert not server.platform.desktop_card and workstation.platform.desktop_card
     assert server.purchase.cooling == "passive"
+    max_q = gpus["rtx-pro-6000-blackwell-max-q"]  # The Register's dense table: 300 W, 877 INT8 / 1,755 FP4
+    assert (max_q.tdp_watts, workstation.tdp_watts, server.tdp_watts) == (300, 600, 600)
+    assert (max_q.compute.int8, max_q.compute.fp4) == (877, 1755) and max_q.platform.desktop_card
