@@ -14,6 +14,7 @@ from planner.advisor import (
     alternatives,
     caveats,
     cost_text,
+    out_of_reach_text,
     recommendation,
     speed_text,
     summary_lines,
@@ -89,6 +90,8 @@ def _sections(ranking: Ranking) -> list[tuple[str, list[str]]]:
                 [f"{o.label} with {o.engine_label}: {cost_text(o, cloud)}; {speed_text(o)}." for o in alts],
             )
         )
+    elif far := out_of_reach_text(ranking):
+        sections.append(("On another vendor or form factor", [far]))
     best = ranking.best
     notes = [*caveats(ranking), *([] if best is None else [w for w in best.warnings if w not in best.undermining])]
     if ranking.left_out:

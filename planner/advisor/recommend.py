@@ -15,6 +15,10 @@ from planner.assessment.words import plural
 Verdict = Literal["met", "caution", "none"]
 READING_SPEED = DEFAULT_MIN_TOKENS_PER_S_PER_USER  # tokens/s: about reading speed (the page's help says so)
 RISK_LIMIT = 0.05  # a pool that runs out more often than this at the target is not green
+# An alternative "on other hardware" is one a buyer weighs against the pick: the same budget, give or take. At
+# more than three times the recommendation's cost it is another budget (a $100k baseboard beside a $3k card), so it
+# is not named as an alternative; the page says how far the nearest one is instead.
+ALTERNATIVE_COST_RATIO = 3.0
 
 
 def _money(value: float) -> str:
@@ -57,8 +61,8 @@ def top_picks(ranking: Ranking, n: int = 3) -> list[Option]:
     return picks
 
 
-def alternatives(ranking: Ranking, n: int = 2) -> list[Option]:
-    """The best options on another vendor or form factor than the recommendation (and than each other)."""
+def _other_hardware(ranking: Ranking) -> list[Option]:
+    """The best option of each vendor and form factor other than the recommendation's, in ranking order."""
     best = ranking.best
     if best is None:
         return []
@@ -66,12 +70,33 @@ def alternatives(ranking: Ranking, n: int = 2) -> list[Option]:
     found: list[Option] = []
     for option in ranking.options[1:]:
         kind = (option.vendor, option.purchase_kind)
-        if kind not in seen and (option.vendor != best.vendor or option.purchase_kind != best.purchase_kind):
+        if kind not in seen:
             found.append(option)
             seen.add(kind)
-        if len(found) == n:
-            break
     return found
+
+
+def _within_reach(option: Option, best: Option) -> bool:
+    """Whether ``option`` costs at most :data:`ALTERNATIVE_COST_RATIO` times ``best`` (unknown costs: not)."""
+    return option.cost is not None and best.cost is not None and option.cost <= ALTERNATIVE_COST_RATIO * best.cost
+
+
+def alternatives(ranking: Ranking, n: int = 2) -> list[Option]:
+    """The best options on another vendor or form factor than the recommendation (and than each other), each
+    within :data:`ALTERNATIVE_COST_RATIO` of its cost."""
+    best = ranking.best
+    if best is None:
+        return []
+    return [o for o in _other_hardware(ranking) if _within_reach(o, best)][:n]
+
+
+def nearest_out_of_reach(ranking: Ranking) -> Option | None:
+    """When no alternative is within reach: the cheapest option on other hardware (``None``: there is none)."""
+    best = ranking.best
+    if best is None or alternatives(ranking):
+        return None
+    priced = [o for o in _other_hardware(ranking) if o.cost is not None]
+    return min(priced, key=lambda o: o.cost or 0.0, default=None)
 
 
 def runner_up(ranking: Ranking) -> Option | None:
@@ -257,6 +282,31 @@ def headline(ranking: Ranking) -> str:
     )
 
 
+def out_of_reach_text(ranking: Ranking) -> str:
+    """How far the nearest option on other hardware is, when none is within reach ("": some is, or none exists)."""
+    best, near = ranking.best, nearest_out_of_reach(ranking)
+    if best is None or near is None or near.cost is None or not best.cost:
+        return ""
+    cloud = ranking.workload.pricing == "cloud"
+    ratio = near.cost / best.cost
+    times = f"{ratio:.1f}" if ratio < 10 else f"{ratio:,.0f}"
+    measure = "hourly rent" if cloud else "cost of ownership"
+    return (
+        f"No other vendor or form factor within {ALTERNATIVE_COST_RATIO:g} x its {measure}; the nearest, "
+        f"{near.label} with {near.engine_label}, costs {times} x as much ({cost_text(near, cloud)})."
+    )
+
+
+def _alternatives_text(ranking: Ranking, cloud: bool) -> str:
+    """The sentence on other hardware: the alternatives within reach, or how far the nearest is."""
+    alts = alternatives(ranking)
+    if alts:
+        named = "; ".join(f"{o.label} with {o.engine_label} at {cost_text(o, cloud)}, {speed_text(o)}" for o in alts)
+        return f" On other hardware: {named}."
+    far = out_of_reach_text(ranking)
+    return f" {far}" if far else ""
+
+
 def recommendation(ranking: Ranking) -> str:
     """One paragraph a manager can read: what to buy, the engine, what it holds, how fast, what it costs, the
     alternatives on other hardware, every caveat, and the assumptions."""
@@ -280,14 +330,7 @@ def recommendation(ranking: Ranking) -> str:
     cloud = w.pricing == "cloud"
     verb = "Rent" if cloud else "Buy"
     what = best.label if cloud else f"{best.purchase_unit} and run {best.label}"
-    alts = alternatives(ranking)
-    alternative = ""
-    if alts:
-        alternative = (
-            " On other hardware: "
-            + "; ".join(f"{o.label} with {o.engine_label} at {cost_text(o, cloud)}, {speed_text(o)}" for o in alts)
-            + "."
-        )
+    alternative = _alternatives_text(ranking, cloud)
     found = caveats(ranking)
     caveat_text = f" Caveats: {'; '.join(found)}." if found else ""
     notes = [x for x in best.warnings if x not in best.undermining]

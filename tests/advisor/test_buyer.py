@@ -153,6 +153,35 @@ def test_recommendation_names_runner_up_caveat_and_assumptions() -> None:
         assert "Quality:" in text
 
 
+def test_other_hardware_is_the_same_order_of_money() -> None:
+    """One user of an 8B model is served by one $2,657 card: a $101,897 4-GPU V100 baseboard and a $206,631 8-GPU
+    MI300X system were named 'on other hardware'. An alternative costs at most ALTERNATIVE_COST_RATIO times the
+    recommendation; when none does, the page says so and how far the nearest is."""
+    from planner.advisor.recommend import ALTERNATIVE_COST_RATIO, alternatives
+
+    ranking = rank(get_model("Qwen/Qwen3-8B").spec, workload(1, 8_192), counts=[1, 2, 4, 8])
+    best = ranking.best
+    assert best is not None and best.cost is not None and best.cost < 5_000
+    alts = alternatives(ranking)
+    assert all(o.cost is not None and o.cost <= ALTERNATIVE_COST_RATIO * best.cost for o in alts)
+    assert [o.vendor for o in alts] == ["Intel"]  # the Arc Pro B60, ranked last for its unverified compute figures
+    text = recommendation(ranking)
+    assert "V100" not in text.split("On other hardware")[1].split(".")[0] and "$206,631" not in text
+    # Llama 3.1 70B for 50 users: the alternatives stay (each within the ratio)
+    big = rank(LLAMA_70B, workload(50, 32_768))
+    assert big.best is not None and big.best.cost is not None and alternatives(big)
+    assert all(o.cost is not None and o.cost <= ALTERNATIVE_COST_RATIO * big.best.cost for o in alternatives(big))
+
+
+def test_no_other_hardware_within_reach_is_said() -> None:
+    """Only NVIDIA cards and baseboards allowed: the cheapest baseboard is far above one card's cost, so the
+    recommendation names none as an alternative and says how far the nearest is."""
+    ranking = rank(get_model("Qwen/Qwen3-8B").spec, workload(1, 8_192, vendors=("NVIDIA",)), counts=[1, 2, 4, 8])
+    text = recommendation(ranking)
+    assert "On other hardware:" not in text
+    assert "No other vendor or form factor within 3 x its cost of ownership; the nearest, " in text, text
+
+
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     code = main(list(argv))
     return code, capsys.readouterr().out
@@ -220,3 +249,12 @@ def test_every_path_an_engine_runs_has_a_compute_figure() -> None:
     assert not missing, missing
     for gpu_id in ("b300-sxm", "dgx-spark-gb10", "h100-nvl-94gb", "h20-141gb", "rtx-6000-ada"):
         assert get_gpu(gpu_id).compute.tflops("fp8"), gpu_id
+
+
+def test_the_report_says_how_far_other_hardware_is() -> None:
+    """The VP's report has the same sentence as the recommendation when no other hardware is within reach."""
+    from ui.advisor_report import advisor_report_html
+
+    ranking = rank(get_model("Qwen/Qwen3-8B").spec, workload(1, 8_192, vendors=("NVIDIA",)), counts=[1, 2, 4, 8])
+    html = advisor_report_html(ranking, "Qwen/Qwen3-8B", "https://example.test/advisor", {})
+    assert "On another vendor or form factor" in html and "No other vendor or form factor within 3 x" in html
