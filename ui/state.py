@@ -17,7 +17,7 @@ from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.parallel import default_parallelism, parallel_problem
-from planner.core.serving import serving_kv_dtype, serving_weights
+from planner.core.serving import engine_kv_dtype, serving_weights
 from planner.deploy.host import device_memory_bytes
 from planner.deploy.options import DeploymentOptions
 from planner.deploy.sharing import mig_gpu
@@ -365,11 +365,18 @@ def context_snaps(spec: ModelSpec, current: int) -> list[int]:
     return sorted({*(s for s in CONTEXT_SNAPS if low <= s <= high), high, min(max(current, low), high)})
 
 
-def model_defaults(spec: ModelSpec, checkpoint_precision: str | None = None) -> dict[str, Any]:
-    """What changes with the model: its serving precision (or the checkpoint's), KV dtype and a context it has."""
+def kv_default(spec: ModelSpec, engine: object) -> str:
+    """The KV dtype ``engine`` caches ``spec`` in when none is chosen (an unknown engine: the default engine's)."""
+    name = engine if isinstance(engine, str) and engine in engine_options() else DEFAULT_ENGINE
+    return engine_kv_dtype(spec, overhead_profile(name))
+
+
+def model_defaults(spec: ModelSpec, engine: object, checkpoint_precision: str | None = None) -> dict[str, Any]:
+    """What changes with the model: its serving precision (or the checkpoint's), the KV dtype ``engine`` caches it
+    in by default, and a context it has."""
     return {
         settings.WEIGHTS.url: checkpoint_precision or serving_weights(spec),
-        settings.KV.url: serving_kv_dtype(spec),
+        settings.KV.url: kv_default(spec, engine),
         settings.CONTEXT.url: default_context(spec),
     }
 

@@ -4,6 +4,7 @@ for the KV cache (vLLM ``--dtype auto``, ``--kv-cache-dtype auto``)."""
 from __future__ import annotations
 
 from planner.core.model import ModelSpec
+from planner.core.overhead import OverheadModelBase
 
 
 def serving_weights(model: ModelSpec) -> str:
@@ -15,3 +16,9 @@ def serving_weights(model: ModelSpec) -> str:
 def serving_kv_dtype(model: ModelSpec) -> str:
     """The KV-cache dtype by default: the activation dtype, FP16 for FP16 checkpoints, BF16 otherwise."""
     return "fp16" if model.native_dtype == "fp16" else "bf16"
+
+
+def engine_kv_dtype(model: ModelSpec, overhead: OverheadModelBase) -> str:
+    """The KV-cache dtype an engine caches ``model`` in when none is asked: its own default (llama.cpp's f16,
+    ``--cache-type-k/v`` in common/common.h), else :func:`serving_kv_dtype` (vLLM ``--kv-cache-dtype auto``)."""
+    return overhead.default_kv_dtype or serving_kv_dtype(model)

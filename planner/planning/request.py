@@ -14,7 +14,7 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import Estimate, OverheadModel
 from planner.core.parallel import default_parallelism
 from planner.core.precision import WeightPrecision, dense_counterpart, weight_format
-from planner.core.serving import serving_kv_dtype, serving_weights
+from planner.core.serving import engine_kv_dtype, serving_weights
 from planner.deploy.options import DeploymentOptions
 
 FitStatus = Literal["fits", "weights-do-not-fit", "no-room-for-one-sequence"]
@@ -57,9 +57,8 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
 
     @property
     def resolved_kv_dtype(self) -> str:
-        """The KV-cache dtype: as asked, else the engine's own default (llama.cpp's f16), else
-        :func:`serving_kv_dtype`."""
-        return self.kv_dtype or self.overhead.default_kv_dtype or serving_kv_dtype(self.model)
+        """The KV-cache dtype: as asked, else :func:`engine_kv_dtype` (the engine's own default, else the model's)."""
+        return self.kv_dtype or engine_kv_dtype(self.model, self.overhead)
 
     def at_context(self, tokens: int) -> PlanRequest:
         """This request at another context length (an engine's ``max_model_len`` follows it when it did)."""
