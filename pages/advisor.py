@@ -160,7 +160,9 @@ def _chart(sel: Selection, ranking: Ranking) -> None:
             icon=":material/ads_click:",
         )
         st.link_button(
-            "Open it on the Memory page", option_link(sel, option, st.context.url), icon=":material/open_in_new:"
+            "Open it on the Memory page",
+            option_link(sel, option, st.context.url, ranking.workload.unified_memory_share),
+            icon=":material/open_in_new:",
         )
 
 

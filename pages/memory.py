@@ -69,6 +69,7 @@ def _alternatives(sel: Selection, answer: answers.MemoryAnswer, page: dict[str, 
         if fraction is not None and fraction != current_fraction(answer.assessment.request):
             changes[settings.UTIL.url] = f"{fraction:g}"  # the memory-fraction lever
         changes.update(state.launch_changes(answer.assessment.request, alt.request))  # the launch-setting levers
+        changes.update(state.share_change(answer.assessment.request, alt.request))  # a Mac's GPU share
         link = links.query_string(sel, {**page, **changes})
         st.markdown(
             f"- **{alt.change}** → {plural(alt.assessment.conversations, 'conversation')} of "
@@ -158,7 +159,8 @@ def _sources(sel: Selection, a: Assessment) -> None:
         f"({weight_format(result.weights).source}).\n"
         f"- KV per token: 2 × layers × KV heads × head dim × bytes = {result.kv_bytes_per_token:,} bytes "
         f"in {kv_format(result.kv_dtype).label} ({kv_format(result.kv_dtype).source}).\n"
-        f"- GPU memory: {request.gpu_memory_bytes:,} bytes per GPU ({text.memory_source(sel.gpu, sel.is_engine)})."
+        f"- GPU memory: {request.gpu_memory_bytes:,} bytes per GPU "
+        f"({text.memory_source(sel.gpu, sel.is_engine, text.planned_share(request))})."
     )
 
 

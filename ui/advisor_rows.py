@@ -4,10 +4,11 @@ the report and ``advise --json`` agree."""
 
 from __future__ import annotations
 
+from model_catalog import get_gpu
 from planner.advisor import Option, Ranking
 from planner.advisor.options import Rejected
 from planner.engines.registry import default_engine, engine_names
-from ui import links
+from ui import links, settings
 from ui.state import Selection
 
 
@@ -35,9 +36,13 @@ def option_selection(sel: Selection, option: Option) -> Selection:
     )
 
 
-def option_link(sel: Selection, option: Option, base_url: str | None) -> str:
-    """The Memory page with this option's set-up (absolute when the address the reader used is known)."""
-    return links.share_url(base_url, "", links.query_string(option_selection(sel, option)))
+def option_link(sel: Selection, option: Option, base_url: str | None, share: float | None = None) -> str:
+    """The Memory page with this option's set-up (absolute when the address the reader used is known); ``share``:
+    the GPU share of a unified-memory machine the advice planned with (``--unified-memory-share``), carried as the
+    Memory page's deployment setting so the page plans the same memory."""
+    unified = share is not None and get_gpu(option.gpu_id).unified_memory is not None
+    extra = {settings.GPU_SHARE.url: f"{share:g}"} if unified else {}
+    return links.share_url(base_url, "", links.query_string(option_selection(sel, option), extra))
 
 
 def _rounded(value: float | None, digits: int = 0) -> float | None:
@@ -93,12 +98,14 @@ def ranking_rows(
     options = ranking.options if limit is None else ranking.options[:limit]
     if not options and limit is None:
         return [{"note": "no set-up meets every condition; the rejected set-ups' CSV gives each with its reason"}]
-    return [option_row(i, o, cloud, option_link(sel, o, base_url)) for i, o in enumerate(options, start=1)]
+    share = ranking.workload.unified_memory_share
+    return [option_row(i, o, cloud, option_link(sel, o, base_url, share)) for i, o in enumerate(options, start=1)]
 
 
 def report_links(ranking: Ranking, sel: Selection, base_url: str | None, first: int = 10) -> dict[int, str]:
     """The Memory-page link of each of the ``first`` options, by position (1-based): the report's rows."""
-    return {i: option_link(sel, o, base_url) for i, o in enumerate(ranking.options[:first], start=1)}
+    share = ranking.workload.unified_memory_share
+    return {i: option_link(sel, o, base_url, share) for i, o in enumerate(ranking.options[:first], start=1)}
 
 
 def rejected_rows(rejected: tuple[Rejected, ...]) -> list[dict[str, object]]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from planner.assessment.accuracy import AccuracyNote, accuracy_of
-from planner.assessment.alternatives import Alternative, nearest_fitting
-from planner.assessment.assess import Assessment, VerdictState, assess
+from planner.assessment.alternatives import Alternative, nearest_for
+from planner.assessment.assess import Assessment, assess
 from planner.assessment.other_engines import engines_that_start
 from planner.deploy.options import DeploymentOptions
 from planner.engines.base import Engine
@@ -34,11 +34,7 @@ class MemoryAnswer(NamedTuple):
 def _memory(sel: Selection, options: DeploymentOptions | None) -> MemoryAnswer:
     asked = sel.request(deployment=options)
     a = assess(asked, sel.users)
-    goal = sel.users if a.state is VerdictState.MISSES_TARGET else None
-    # The levers are tried on the set-up as asked, not as launched (``a.request``), each judged for the page's users
-    # as its link's page is: the engine sizes what it launches for the users (llama.cpp's -np slots that fit), and a
-    # launched -np 1 stays one slot on any count of GPUs.
-    nearest = [] if a.state is VerdictState.MEETS_TARGET else nearest_fitting(asked, goal, users=sel.users)
+    nearest = nearest_for(asked, a, sel.users)
     engine = a.report is not None
     return MemoryAnswer(
         assessment=a,

@@ -45,7 +45,8 @@ DEFAULTS: dict[str, Any] = {
     S.GPU_LAYERS.url: "all", S.CPU_MOE.url: 0, S.CPU_OFFLOAD.url: 0.0, S.HOST_BANDWIDTH.url: 89.6,
     S.KV_OFFLOAD.url: 0.0, S.PREFIX_TOKENS.url: 0, S.HIT_RATE.url: 1.0, S.MAX_LORAS.url: 0, S.LORA_RANK.url: 16,
     S.SPEC_METHOD.url: S.NONE, S.DRAFT_MODEL.url: S.NONE, S.SPEC_TOKENS.url: 1, S.USED_MEMORY.url: 0.0,
-    S.HOST.url: "linux", S.MIG.url: S.NONE, S.COLOCATE.url: S.NONE, S.COLOCATE_UTIL.url: 0.3, S.STAGE_GPUS.url: [],
+    S.HOST.url: "linux", S.GPU_SHARE.url: 0.0, S.MIG.url: S.NONE, S.COLOCATE.url: S.NONE, S.COLOCATE_UTIL.url: 0.3,
+    S.STAGE_GPUS.url: [],
 }  # fmt: skip
 LORA_RANKS = lora_flags.LORA_RANKS  # the ranks engines take, from the registry
 
@@ -136,6 +137,7 @@ def _options_from(sel: Selection, values: dict[str, Any]) -> Built:
         speculative=_speculative(v),
         used_memory_bytes=round(float(v[S.USED_MEMORY.url]) * GiB) + _colocated_bytes(sel, v),
         host=v[S.HOST.url],
+        unified_share=(float(v[S.GPU_SHARE.url]) or None) if sel.gpu.unified_memory is not None else None,
         mig_profile=None if v[S.MIG.url] == S.NONE else v[S.MIG.url],
         stage_gpus=tuple(stage_gpu(get_gpu(g), sel.is_engine, v[S.HOST.url]) for g in stages),
     )
@@ -148,13 +150,15 @@ def _options_from(sel: Selection, values: dict[str, Any]) -> Built:
 
 
 def not_taken(sel: Selection) -> dict[str, str]:
-    """The section's settings the selection's engine has no option for (URL name -> the engine's reason): they
-    are drawn disabled at their defaults. A generic profile takes them all."""
+    """The section's settings the selection's engine (or GPU: a GPU share needs a unified-memory machine) has no
+    option for (URL name -> the reason): they are drawn disabled at their defaults. A generic profile takes the
+    engine's all."""
     engine = _engine_kind(sel)
+    off = {} if sel.gpu.unified_memory else {S.GPU_SHARE.url: f"{sel.gpu.name} has memory of its own, not a share"}
     if engine not in engine_names():
-        return {}
+        return off
     support = get_engine(engine).support
-    label, off = support.label, {}
+    label = support.label
     if not support.layer_offload_flags:
         for s in (S.GPU_LAYERS, S.CPU_MOE, S.HOST_BANDWIDTH):
             off[s.url] = f"{label} does not keep layers in system RAM (-ngl / --n-cpu-moe)"
@@ -225,13 +229,14 @@ def _sharing_widgets(box: Any, sel: Selection, off: dict[str, str]) -> dict[str,
         S.MIG.url: binding.choose(c5, S.MIG, [S.NONE, *mig_profiles(sel.gpu_id)], S.NONE),
         S.COLOCATE.url: binding.choose(c6, S.COLOCATE, [S.NONE, *model_options()], S.NONE),
     }
-    c1, c2, c3 = box.columns([1, 1.5, 3])
+    c1, c2, c3, c4 = box.columns([1, 1.5, 1, 3])
     values[S.COLOCATE_UTIL.url] = binding.number(
         c1, S.COLOCATE_UTIL, *S.COLOCATE_UTIL.range, 0.3, step=0.05, format="%.2f"
     )
     values[S.HOST.url] = binding.choose(c2, S.HOST, list(HOSTS), "linux")
+    values[S.GPU_SHARE.url] = _draw(c3, S.GPU_SHARE, off, binding.number, 0.0, 1.0, 0.0, step=0.01, format="%.2f")
     others = [g for g in gpu_options() if g != sel.gpu_id]
-    values[S.STAGE_GPUS.url] = _draw(c3, S.STAGE_GPUS, off, binding.choose_many, others, [], max_selections=7)
+    values[S.STAGE_GPUS.url] = _draw(c4, S.STAGE_GPUS, off, binding.choose_many, others, [], max_selections=7)
     return values
 
 

@@ -20,7 +20,7 @@ from planner.core.units import UNIT_BYTES, format_bytes_auto, format_tokens
 from planner.engines.registry import get_engine, profile_label
 from ui import report, settings, tables
 from ui.state import Selection, uses_fraction
-from ui.text import context_label, memory_source
+from ui.text import context_label, memory_source, planned_share
 
 UNIT_WORDS = {"GiB": "GiB (2^30 bytes, as nvidia-smi and the engines print)", "GB": "GB (10^9 bytes)"}
 
@@ -50,7 +50,8 @@ def report_inputs(sel: Selection, a: Assessment) -> dict[str, str]:
     """The set-up in words (never the link's raw keys): what a reader needs to trust the figures."""
     request, result, gpu = a.request, a.result, sel.gpu
     memory = (
-        f"{request.gpu_memory_bytes / UNIT_BYTES[sel.unit]:,.2f} {sel.unit} each ({memory_source(gpu, sel.is_engine)})"
+        f"{request.gpu_memory_bytes / UNIT_BYTES[sel.unit]:,.2f} {sel.unit} each "
+        f"({memory_source(gpu, sel.is_engine, planned_share(request))})"
     )
     if request.overhead.splits_layers:  # llama.cpp: whole layers a GPU, as the page says
         split = split_label(request, result)

@@ -18,7 +18,7 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.parallel import default_parallelism, parallel_problem
 from planner.core.serving import engine_kv_dtype, serving_weights
-from planner.deploy.host import device_memory_bytes
+from planner.deploy.host import deployment_memory_bytes
 from planner.deploy.options import DeploymentOptions
 from planner.deploy.sharing import mig_gpu
 from planner.engines.evidence import SupportedVersion
@@ -98,6 +98,13 @@ def launch_changes(before: PlanRequest, after: PlanRequest) -> dict[str, str]:
             shown = profile_shown(declared, value)
             changes[shown_name(declared)] = show_flag(shown) if isinstance(shown, bool) else show_number(shown)
     return changes
+
+
+def share_change(before: PlanRequest, after: PlanRequest) -> dict[str, str]:
+    """The link parameter of a unified-memory machine's GPU share ``after`` plans differently from ``before``."""
+    share = after.deployment.unified_share if after.deployment else None
+    was = before.deployment.unified_share if before.deployment else None
+    return {settings.GPU_SHARE.url: f"{share:g}"} if share is not None and share != was else {}
 
 
 def engine_versions(engine: str) -> list[SupportedVersion]:
@@ -247,7 +254,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
         return PlanRequest(
             model=self.spec,
             gpu=gpu,
-            gpu_memory_bytes=device_memory_bytes(gpu, self.is_engine, deployment.host if deployment else "linux"),
+            gpu_memory_bytes=deployment_memory_bytes(gpu, self.is_engine, deployment),
             gpu_count=count,
             tensor_parallel=tp,
             pipeline_parallel=pp,

@@ -7,7 +7,9 @@ from planner.assessment.assess import Assessment, VerdictState, context_label, m
 from planner.assessment.words import plural
 from planner.core.gpu import GpuSpec
 from planner.core.units import format_bytes
+from planner.deploy.gpu_share import raise_text
 from planner.engines.registry import get_engine
+from planner.planning.plan import PlanRequest
 
 __all__ = [
     "chart_title",
@@ -61,10 +63,10 @@ def device_memory(gpu: GpuSpec, unit: str = "GiB") -> str:
     return line
 
 
-def memory_source(gpu: GpuSpec, engine: bool) -> str:
+def memory_source(gpu: GpuSpec, engine: bool, share: float | None = None) -> str:
     """Where the per-GPU memory a plan uses comes from (:meth:`planner.core.gpu.GpuSpec.memory_bytes_for`): the total
     an engine prints at start-up when the catalog has it, else the device's total (or the marketed size), and
-    for a unified-memory machine the GPU's default share of it.
+    for a unified-memory machine the GPU's share of it (``share`` when raised, else the OS default).
 
     >>> from model_catalog import get_gpu
     >>> memory_source(get_gpu("h100-sxm-80gb"), engine=True)
@@ -75,9 +77,16 @@ def memory_source(gpu: GpuSpec, engine: bool) -> str:
     if engine and gpu.engine_visible_bytes is not None:
         return "the total the engine reports at start-up"
     basis = _device_basis(gpu)
-    if gpu.unified_memory is not None:
+    if gpu.unified_memory is not None and share is not None:
+        basis += f"; the GPU's share of it raised to {share:.0%} ({raise_text(gpu, share)})"
+    elif gpu.unified_memory is not None:
         basis += f"; the GPU's default share of it, {gpu.unified_memory.default_gpu_share:.0%}"
     return basis
+
+
+def planned_share(request: PlanRequest) -> float | None:
+    """The GPU share of a unified-memory machine the request is planned at when raised (None: the OS default)."""
+    return request.deployment.unified_share if request.deployment else None
 
 
 def chart_title(a: Assessment, unit: str) -> str:

@@ -17,6 +17,8 @@ show, so a suggestion's figures are the figures its link opens. The levers, in t
   and chunked layers;
 - the engine's memory fraction (vLLM ``--gpu-memory-utilization``, ...): lower when memory is already in use or the
   sampler warm-up runs out of memory, higher when the pool is too small — the engine's own advice in its error;
+- a unified-memory machine's GPU share (macOS ``iogpu.wired_limit_mb``), raised as far as the OS allows
+  (:mod:`planner.assessment.share_lever`);
 - a wider split of the same GPUs, then more GPUs (any count the engine runs: tensor and pipeline splits,
   data-parallel replicas, llama.cpp's layer split), before anything that changes the model;
 - a smaller weight format and a smaller KV cache among those the engine runs on this GPU;
@@ -40,8 +42,10 @@ from planner.assessment.search import (
     LOWEST_FRACTION,
     current_fraction,
     fraction_not_held_back,
+    smallest_where,
     with_fraction,
 )
+from planner.assessment.share_lever import share_range, with_share
 from planner.assessment.words import split_label
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import BudgetExceeded, check
@@ -50,6 +54,7 @@ from planner.core.overhead import EngineProfile
 from planner.core.parallel import parallel_problem
 from planner.core.precision import weight_format
 from planner.core.units import GiB
+from planner.deploy.gpu_share import HUNDREDTHS, raise_text
 from planner.engines.registry import formats_run, get_engine, kv_dtypes_run, window_setting_off
 from planner.engines.settings import BY_NAME
 from planner.engines.support import ModelKind, kind_of
@@ -224,6 +229,21 @@ def _then_fewer_sequences(lowered: PlanRequest, change: str, goal: Goal) -> Alte
     return _try(with_max_num_seqs(lowered, seqs), f"{change} and --max-num-seqs {seqs} (the largest that starts)", goal)
 
 
+def _gpu_share(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
+    """A unified-memory machine's GPU share raised to the smallest that holds the goal (planner.deploy.gpu_share)."""
+    span = share_range(request)
+    if span is None or request.gpu is None:
+        return None
+    gpu = request.gpu
+    least = smallest_where(*span, lambda h: _holds(with_share(request, h / HUNDREDTHS), goal) is not None)
+    if least is None:
+        return None
+    share = least / HUNDREDTHS
+    return _try(
+        with_share(request, share), f"the GPU's share of memory raised to {share:.0%}: {raise_text(gpu, share)}", goal
+    )
+
+
 def _split(request: PlanRequest, count: int) -> PlanRequest:
     """``request`` on ``count`` GPUs, split as the engine does by default (the widest legal TP, or whole layers);
     beyond one server (:data:`NODE_GPUS`), tensor parallel within each and a pipeline stage a server (vLLM's
@@ -341,6 +361,7 @@ def nearest_fitting(
         _batch,
         _attention_window,
         _fraction,
+        _gpu_share,
         _wider_split,
         _more_gpus,
         _smaller_weights,
@@ -348,3 +369,14 @@ def nearest_fitting(
         _shorter_context,
     )
     return [alternative for lever in levers if (alternative := lever(request, goal, found)) is not None]
+
+
+def nearest_for(asked: PlanRequest, found: Assessment, users: int) -> list[Alternative]:
+    """The nearest set-ups a page or ``fit`` offers for ``found`` (``asked`` assessed for ``users``): none when it
+    meets its target; those that meet the target when it fits below it; else those that fit. The levers are tried
+    on the set-up as asked, not as launched (``found.request``), each judged for the page's users as its link's page
+    is: the engine sizes what it launches for the users (llama.cpp's -np slots that fit)."""
+    if found.state is VerdictState.MEETS_TARGET:
+        return []
+    goal = users if found.state is VerdictState.MISSES_TARGET else None
+    return nearest_fitting(asked, goal, users=users)

@@ -20,6 +20,7 @@ from planner.assessment.search import (
 from planner.assessment.summary import deployment_data
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import field_range
+from planner.cli.args import decimal
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.units import GB, GiB, format_bytes
@@ -75,6 +76,9 @@ def add_deployment_arguments(fit: argparse.ArgumentParser) -> None:
     d.add_argument("--host", choices=HOSTS, default="linux",
                    help="the machine: Linux (default) or Windows (WSL2, Docker Desktop: the whole card, the "
                         "desktop's memory, no desktop-card share)")  # fmt: skip
+    d.add_argument("--unified-memory-share", type=decimal(0, 1, above_low=True),
+                   help="a Mac's (or Strix Halo's) GPU share of its memory (default: the OS default, macOS 0.75; "
+                        "raise it with sudo sysctl iogpu.wired_limit_mb=<MB>)")  # fmt: skip
     d.add_argument("--nvidia-smi", metavar="FILE", help="a saved nvidia-smi output: memory in use per GPU")
     d.add_argument("--colocate", action="append", metavar="MODEL[@UTIL]", help="another vLLM started first (repeat)")
     d.add_argument("--layer-split", help="mixed GPUs: layers per GPU, e.g. 20,12 (default: the best split)")
@@ -202,6 +206,7 @@ def deployment_from_args(args: argparse.Namespace) -> DeploymentOptions | None:
         "speculative": _speculative(args),
         "used_memory_bytes": _used_memory(args),
         "host": args.host,
+        "unified_share": args.unified_memory_share,
         "mig_profile": args.mig,
         **_rate(args.host_bandwidth_gbs, "--host-bandwidth-gbs"),
         **_rate(args.pcie_bandwidth_gbs, "--pcie-bandwidth-gbs"),

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from planner.assessment.accuracy import accuracy_of
+from planner.assessment.alternatives import Alternative, nearest_for
 from planner.assessment.assess import Assessment, VerdictState, setup_label
 from planner.assessment.other_engines import engines_that_start
 from planner.bounds.errors import PlannerError
@@ -190,7 +191,8 @@ def engine_data(report: EngineReport) -> dict[str, Any]:
 def _request(args: argparse.Namespace) -> PlanRequest:
     gpu, stages = fit_gpus(args)
     engine = args.engine != "generic"
-    memory = device_memory_bytes(gpu, engine, args.host) if gpu is not None else round(args.gpu_memory_gb * GB)
+    share = args.unified_memory_share
+    memory = device_memory_bytes(gpu, engine, args.host, share) if gpu is not None else round(args.gpu_memory_gb * GB)
     request = PlanRequest(
         model=model_from_args(args),
         gpu=gpu,
@@ -221,9 +223,18 @@ def _assessed(request: PlanRequest, args: argparse.Namespace) -> tuple[Assessmen
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
-    a, others = _assessed(_request(args), args)
+    asked = _request(args)
+    a, others = _assessed(asked, args)
     request = a.request
-    data = with_deprecated_names({**fit_data(a), **answers(a, args), **({"colocated": others} if others else {})})
+    nearest = [] if others else nearest_for(asked, a, args.users or 1)  # beside another vLLM: its own set-up
+    data = with_deprecated_names(
+        {
+            **fit_data(a),
+            **answers(a, args),
+            **({"colocated": others} if others else {}),
+            "nearest": [nearest_data(alt) for alt in nearest],
+        }
+    )
     if args.json:
         print(json.dumps(data, indent=2))
         return 0 if a.fits else 1
@@ -243,7 +254,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             ("framework", format_bytes(data["overhead_bytes_per_gpu"], unit) + " per GPU"),
             ("reserved", format_bytes(data["reserved_bytes_per_gpu"], unit) + " per GPU"),
             ("KV cache pool", format_bytes(data["kv_cache_bytes_per_gpu"], unit) + " per GPU"),
-            ("headroom", format_bytes(data["headroom_bytes_per_gpu"], unit) + " per GPU (signed)"),
+            ("room for KV", format_bytes(data["headroom_bytes_per_gpu"], unit) + " per GPU (negative: short by)"),
             ("KV per token", f"{data['kv_bytes_per_token']:,} bytes (whole model)"),
             ("KV budget", f"{a.kv_budget_tokens_per_replica:,} tokens per replica, {a.kv_budget_tokens:,} in total"),
             ("conversations", f"{a.conversations:,} of {args.context:,} tokens at once ({a.concurrency:.2f} exact)"),
@@ -252,9 +263,15 @@ def cmd_fit(args: argparse.Namespace) -> int:
             *[(f"{a.engine_label} prints", line) for line in (a.report.lines if a.report else ())],
             *[("engine note", note) for note in (a.report.notes if a.report else ())],
             *([("how close", data["kv_accuracy"]["sentence"])] if data["kv_accuracy"] else []),
+            *[("nearest", f"{n['change']}: {n['sentence']}") for n in data["nearest"]],
         ]
     )
     return 0 if a.fits else 1
+
+
+def nearest_data(alt: Alternative) -> dict[str, Any]:
+    """One nearest set-up (:func:`planner.assessment.alternatives.nearest_for`): what it changes and its verdict."""
+    return {"change": alt.change, "conversations": alt.assessment.conversations, "sentence": alt.assessment.sentence()}
 
 
 def _verdict_word(a: Assessment) -> str:

@@ -114,6 +114,14 @@ class KvAccuracyDoc(KvAccuracy, frozen=True, extra="forbid"):
     sentence: str
 
 
+class NearestDoc(_Doc):
+    """One nearest set-up that fits (or meets the target): what it changes, what it holds, its verdict."""
+
+    change: str
+    conversations: int = Field(ge=0)
+    sentence: str
+
+
 class FitDocument(_Doc):
     """``fit --json``: bytes per GPU of the limiting stage as the engine leaves it unless named otherwise."""
 
@@ -181,6 +189,8 @@ class FitDocument(_Doc):
     cpu_offload_gib_needed: int | None = None
     memory_fraction_that_starts: float | None = None
     colocated: list[ColocatedDoc] | None = None
+    # the nearest set-ups that fit, or meet the target when it is missed (the Memory page's; none when it is met)
+    nearest: list[NearestDoc]
     # version 1's names, the same figures
     kv_budget_tokens: int | None = _deprecated("kv_budget_tokens_per_replica")
     max_concurrency: float | None = _deprecated("max_concurrency_total")

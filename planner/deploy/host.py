@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from statistics import median
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from planner.core.gpu import DevicePlatform, GpuSpec
@@ -87,6 +87,23 @@ def device_memory_bytes(gpu: GpuSpec, engine: bool, host: HostOs, unified_share:
     if engine and whole_card(host) and gpu.unified_memory is None:
         return gpu.memory_bytes
     return gpu.memory_bytes_for(engine, unified_share)
+
+
+class Machine(Protocol):
+    """What a deployment says of the machine (:class:`planner.deploy.options.DeploymentOptions`)."""
+
+    @property
+    def host(self) -> HostOs: ...
+
+    @property
+    def unified_share(self) -> float | None: ...
+
+
+def deployment_memory_bytes(gpu: GpuSpec, engine: bool, deployment: Machine | None) -> int:
+    """:func:`device_memory_bytes` on the deployment's machine and at its GPU share (none: Linux, the OS share)."""
+    if deployment is None:
+        return device_memory_bytes(gpu, engine, "linux")
+    return device_memory_bytes(gpu, engine, deployment.host, deployment.unified_share)
 
 
 def printed_on(gpu: GpuSpec, total_gib: float | None) -> HostOs | None:

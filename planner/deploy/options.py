@@ -133,6 +133,8 @@ class DeploymentOptions(BaseModel, frozen=True, extra="forbid"):
     speculative: SpeculativeOptions | None = None
     used_memory_bytes: Bytes = 0  # held on each GPU by other processes before the engine starts
     host: HostOs = "linux"  # the machine (planner.deploy.host): the device total, the desktop's memory and share
+    # A unified-memory machine's GPU share of its memory (planner.deploy.gpu_share); None: the OS default
+    unified_share: Annotated[float, Field(gt=0, le=1)] | None = None
     mig_profile: str | None = Field(default=None, max_length=40)  # for labels; the slice's memory is the request's
     stage_gpus: tuple[StageGpu, ...] = Field(default=(), max_length=64)  # mixed GPUs, one per pipeline stage
     layer_split: tuple[Positive, ...] | None = Field(default=None, max_length=64)  # decoder layers per stage

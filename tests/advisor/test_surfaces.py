@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from model_catalog import get_model, load_gpus
+from model_catalog import get_gpu, get_model, load_gpus
 from planner.advisor import (
     PRESETS,
     Ranking,
@@ -27,8 +27,9 @@ from planner.advisor import (
 from planner.assessment.words import plural
 from planner.cli import main
 from planner.cli.advise import ranking_data
+from planner.deploy.options import DeploymentOptions
 from ui.advisor_report import TONES, advisor_report_html
-from ui.advisor_rows import option_selection, ranking_rows
+from ui.advisor_rows import option_link, option_selection, ranking_rows
 from ui.report import csv_text
 from ui.state import Selection
 
@@ -101,9 +102,12 @@ def check_surfaces(model_id: str, ranking: Ranking) -> None:
     # the report: the summary, the verdict's colour, the best option's count
     html = advisor_report_html(ranking, model_id, "https://example.test/advisor", {})
     assert f"class='verdict {TONES[verdict(ranking)]}'" in html and f"{best.conversations:,}" in html
-    # the row's Memory-page link: the sidebar set to the option gives the same count
-    if ranking.workload.unified_memory_share is None:
-        assert option_selection(sel, best).assessment().conversations == best.conversations
+    # the row's Memory-page link: the sidebar set to the option (and a Mac's GPU share) gives the same count
+    share = ranking.workload.unified_memory_share if best.gpu_id and get_gpu(best.gpu_id).unified_memory else None
+    deployment = DeploymentOptions(unified_share=share) if share is not None else None
+    assert option_selection(sel, best).assessment(deployment=deployment).conversations == best.conversations
+    link = option_link(sel, best, None, ranking.workload.unified_memory_share)
+    assert ("gpu_share=" in link) == (share is not None) and (share is None or f"gpu_share={share:g}" in link), link
 
 
 @pytest.mark.parametrize("seed", range(100))

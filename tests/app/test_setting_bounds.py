@@ -82,6 +82,7 @@ PLANNER_FIELDS = {
     settings.LORA_RANK.url: (LoraOptions, "max_lora_rank", 1),
     settings.SPEC_TOKENS.url: (SpeculativeOptions, "num_speculative_tokens", 1),
     settings.USED_MEMORY.url: (DeploymentOptions, "used_memory_bytes", GiB),
+    settings.GPU_SHARE.url: (DeploymentOptions, "unified_share", 1),
 }
 
 

@@ -288,3 +288,20 @@ def test_json_output_names_an_invalid_request_on_stdout(capsys: pytest.CaptureFi
     assert err.startswith("error: engine: llama.cpp has no FP8 weights")
     assert main([*args, "--weights", "fp8"]) == 2
     assert capsys.readouterr().out == ""  # without --json, nothing on stdout
+
+
+def test_fit_offers_the_nearest_set_ups_as_the_memory_page_does(capsys) -> None:
+    """A Mac plan below its target: ``fit`` names the GPU-share raise and the other levers, with their verdicts,
+    as the Memory page does (it named none), and its room for the KV cache is labelled as such."""
+    argv = ["fit", "--model", "meta-llama/Llama-3.1-70B", "--gpu", "apple-m4-max", "--engine", "llamacpp",
+            "--weights", "q8_0", "--context", "32768", "--users", "3"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "nearest           the GPU's share of memory raised to 79%: sudo sysctl iogpu.wired_limit_mb=103547" in out
+    assert "room for KV       25.47 GiB per GPU (negative: short by)" in out, out
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["nearest"][0]["conversations"] == 3 and "79%" in data["nearest"][0]["change"]
+    assert main([*argv, "--unified-memory-share", "0.79", "--json"]) == 0
+    raised = json.loads(capsys.readouterr().out)
+    assert raised["conversations_total"] == 3 and raised["nearest"] == []

@@ -44,6 +44,9 @@ from ui.settings.deployment import (
     GPU_LAYERS as GPU_LAYERS,
 )
 from ui.settings.deployment import (
+    GPU_SHARE as GPU_SHARE,
+)
+from ui.settings.deployment import (
     HIT_RATE as HIT_RATE,
 )
 from ui.settings.deployment import (

@@ -155,6 +155,16 @@ HOST = Setting(
     scope=MEMORY,
     words=tuple(HOST_LABELS.items()),
 )
+GPU_SHARE = Setting(
+    "gpu_share",
+    "unified_share",
+    "GPU share of a Mac's memory (0: the OS default)",
+    "A Mac wires at most iogpu.wired_limit_mb of its memory for the GPU (macOS 75 % by default; Strix Halo: the "
+    "amdgpu GTT size, half). Plan a raised share here; the Memory page offers the smallest raise that fits, with "
+    "its command.",
+    declared(DeploymentOptions, "unified_share"),
+    scope=MEMORY,
+)
 MIG = Setting(
     "mig",
     "mig_profile",
@@ -193,5 +203,5 @@ STAGE_GPUS = Setting(
 )
 DEPLOYMENT_SETTINGS = (
     GPU_LAYERS, CPU_MOE, CPU_OFFLOAD, HOST_BANDWIDTH, KV_OFFLOAD, PREFIX_TOKENS, HIT_RATE, MAX_LORAS, LORA_RANK,
-    SPEC_METHOD, DRAFT_MODEL, SPEC_TOKENS, USED_MEMORY, HOST, MIG, COLOCATE, COLOCATE_UTIL, STAGE_GPUS,
+    SPEC_METHOD, DRAFT_MODEL, SPEC_TOKENS, USED_MEMORY, HOST, GPU_SHARE, MIG, COLOCATE, COLOCATE_UTIL, STAGE_GPUS,
 )  # fmt: skip
