@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from planner.advisor import (
     Ranking,
+    alternative_text,
     alternatives,
     caveats,
     cost_text,
@@ -87,7 +88,7 @@ def _sections(ranking: Ranking) -> list[tuple[str, list[str]]]:
         sections.append(
             (
                 "On another vendor or form factor",
-                [f"{o.label} with {o.engine_label}: {cost_text(o, cloud)}; {speed_text(o)}." for o in alts],
+                [f"{alternative_text(o, cloud)}." for o in alts],
             )
         )
     elif far := out_of_reach_text(ranking):

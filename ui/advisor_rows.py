@@ -9,7 +9,7 @@ from planner.advisor import Option, Ranking
 from planner.advisor.options import Rejected
 from planner.engines.registry import default_engine, engine_names
 from ui import links, settings
-from ui.state import Selection
+from ui.state import Selection, splits_layers
 
 
 def option_selection(sel: Selection, option: Option) -> Selection:
@@ -21,7 +21,7 @@ def option_selection(sel: Selection, option: Option) -> Selection:
         update={
             "gpu_id": option.gpu_id,
             "gpu_count": option.gpu_count,
-            "tensor_parallel": option.tensor_parallel,
+            "tensor_parallel": None if splits_layers(engine) else option.tensor_parallel,  # llama.cpp: no TP
             "pipeline_parallel": 1,
             "weights": option.weights,
             "kv_dtype": option.kv_dtype,

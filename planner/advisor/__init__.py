@@ -21,6 +21,7 @@ from planner.advisor.overflow import ContextDistribution, OverflowReport, overfl
 from planner.advisor.ranking import DEFAULT_COUNTS, DEFAULT_KV_DTYPES, rank
 from planner.advisor.recommend import (
     Verdict,
+    alternative_text,
     alternatives,
     assumptions_line,
     caveats,
@@ -78,6 +79,7 @@ __all__ = [
     "SystemCost",
     "Verdict",
     "Workload",
+    "alternative_text",
     "alternatives",
     "assumptions_line",
     "caveats",

@@ -16,10 +16,13 @@ from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, setup_for
 from planner.advisor.workload import SLOW_FIRST_TOKEN_S, Workload
 from planner.assessment.assess import Assessment, thin_margin
+from planner.assessment.words import seconds
+from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import ParameterBreakdown
 from planner.core.serving import serving_weights
+from planner.deploy.gpu_share import highest_share, raise_text
 from planner.engines.registry import get_engine, launch_values, window_setting_off
 from planner.engines.settings import BY_NAME
 
@@ -207,13 +210,23 @@ def _warnings(
     if cost.unverified:
         notes.append(f"cost rests on assumed figures: {', '.join(cost.unverified)}")
     if gpu.unified_memory is not None:
-        notes.append(
-            f"unified memory: planned with the GPU's default {gpu.unified_memory.default_gpu_share:.0%} share; "
-            f"raise it with {gpu.unified_memory.raise_command}"
-        )
+        notes.append(_share_note(gpu, w.unified_memory_share))
     if cost.usd_per_hour is None:
         notes.append("price unknown")
     return undermining + notes, undermining
+
+
+def _share_note(gpu: GpuSpec, share: float | None) -> str:
+    """What a unified-memory machine is planned with: the share asked, with the command that sets it, or the OS
+    default and the command that raises it as far as the OS allows (:mod:`planner.deploy.gpu_share`)."""
+    if share is not None:
+        return f"unified memory: planned with a {share:.0%} GPU share: {raise_text(gpu, share)}"
+    assert gpu.unified_memory is not None
+    top = highest_share(gpu)
+    return (
+        f"unified memory: planned with the GPU's default {gpu.unified_memory.default_gpu_share:.0%} share; up to "
+        f"{top:.0%} with {raise_text(gpu, top)}"
+    )
 
 
 def _window_notes(model: ModelSpec, overhead: OverheadModel) -> list[str]:
@@ -237,7 +250,7 @@ def _slow_first_token(s: Speed, w: Workload, prompt: int) -> str | None:
     if w.max_time_to_first_token_s is not None or s.prefill is None or s.prefill <= SLOW_FIRST_TOKEN_S:
         return None
     return (
-        f"first token after about {s.prefill:.1f} s for a {prompt:,}-token prompt: slower than the "
+        f"first token after about {seconds(s.prefill)} for a {prompt:,}-token prompt: slower than the "
         f"{SLOW_FIRST_TOKEN_S:g} s MLPerf Inference's server scenario allows its longest prompts (set a first-token "
         "target to rank by it)"
     )

@@ -32,7 +32,7 @@ from planner.advisor.reuse import (
 )
 from planner.advisor.screen import Pending, Screened, ScreenKey
 from planner.advisor.suitability import engine_problem, rack_only
-from planner.advisor.support import SupportRow, runner_or_why
+from planner.advisor.support import SupportRow, engine_kv, runner_or_why
 from planner.advisor.workload import Workload
 from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.assessment.batch_lever import CURES, default_seqs
@@ -299,6 +299,7 @@ class Evaluator:
         row = self.runner(c)
         if isinstance(row, str):
             return reject(c, "no-engine", row)
+        c = c._replace(kv_dtype=engine_kv(c.kv_dtype, row.engine))  # the 16-bit cache the engine keeps
         unsuited = engine_problem(row.engine, self.workload)
         if unsuited is not None:
             return reject(c, "engine-unsuited", unsuited)

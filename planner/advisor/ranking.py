@@ -26,7 +26,6 @@ tokens: dollars per hour / (output tokens per second at the target load x 3,600)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 
 from planner.advisor.costs import HOURS_PER_MONTH, Assumptions
@@ -43,6 +42,7 @@ from planner.advisor.options import (
     pareto_front,
     reject,
 )
+from planner.advisor.order import sort_options
 from planner.advisor.risk import pool_probability
 from planner.advisor.screen import Screened, keep, kept
 from planner.advisor.suitability import default_weights, fallback_weights, left_out
@@ -119,41 +119,6 @@ def filter_reason(option: Option, workload: Workload) -> tuple[FilterReason, str
         pricing = workload.pricing
         return "over-budget", f"{spend_text(spent, pricing)} > budget {spend_text(workload.budget_usd, pricing)}"
     return None
-
-
-def _sort_value(option: Option, sort_by: SortKey) -> float | None:
-    if sort_by == "cost":
-        return option.cost
-    if sort_by == "cost_per_conversation":
-        return option.usd_per_conversation
-    return option.usd_per_million_output_tokens
-
-
-def sort_options(options: list[Option], sort_by: SortKey) -> list[Option]:
-    """Options whose speed counts compute first (a GPU without a compute figure is ranked last), then those no
-    caveat undermines, then priced ones, then those with fewer undermining caveats, then cheapest by ``sort_by``;
-    ties: faster per user as the page shows it (whole tokens/s: a difference below that is inside the speed model's
-    error and invisible to the reader), more headroom, the first token sooner as shown (tenths of a second), fewer
-    GPUs, the label."""
-
-    def key(o: Option) -> tuple[bool, bool, bool, int, float, float, float, float, int, str]:
-        value = _sort_value(o, sort_by)
-        speed = -float(round(o.decode_tokens_per_s_per_user or 0.0))
-        first = round(o.prefill_seconds, 1) if o.prefill_seconds is not None else math.inf
-        return (
-            not o.compute_known,
-            bool(o.undermining),
-            value is None,
-            len(o.undermining),
-            value or 0.0,
-            speed,
-            -o.headroom,
-            first,
-            o.gpu_count,
-            o.label,
-        )
-
-    return sorted(options, key=key)
 
 
 def _allowed(gpu: GpuSpec, workload: Workload) -> bool:

@@ -10,7 +10,7 @@ from typing import Literal
 from planner.advisor.near import clause, remedy, short_clause
 from planner.advisor.options import Option, Ranking
 from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER
-from planner.assessment.words import plural
+from planner.assessment.words import plural, seconds
 
 Verdict = Literal["met", "caution", "none"]
 READING_SPEED = DEFAULT_MIN_TOKENS_PER_S_PER_USER  # tokens/s: about reading speed (the page's help says so)
@@ -150,7 +150,7 @@ def why_beats(a: Option, b: Option, cloud: bool) -> str:
 
 def passed_over(ranking: Ranking) -> Option | None:
     """The cheapest set-up that costs less than the recommendation and ranks after it for what weighs on it (no
-    compute figure, or more undermining caveats: :func:`planner.advisor.ranking.sort_options`); ``None`` when
+    compute figure, or more undermining caveats: :func:`planner.advisor.order.sort_options`); ``None`` when
     nothing cheaper is passed over."""
     best = ranking.best
     if best is None or best.cost is None:
@@ -209,7 +209,7 @@ def summary_lines(ranking: Ranking) -> list[str]:
         f"Users held: {plural(best.conversations, 'conversation')} of {best.context_tokens:,} tokens at once (target "
         f"{ranking.target_concurrency:,}).",
         f"Speed: {speed_text(best)} at that load"
-        + (f", first token after about {best.prefill_seconds:.2g} s" if best.prefill_seconds is not None else "")
+        + (f", first token after about {seconds(best.prefill_seconds)}" if best.prefill_seconds is not None else "")
         + ".",
         f"Main caveat: {caveat}.",
     ]
@@ -239,7 +239,7 @@ def _speed_sentence(best: Option) -> str:
     )
     text += f" (below the {READING_SPEED:g} tokens/s of reading speed)" if per_user < READING_SPEED else ""
     if best.prefill_seconds is not None:
-        text += f" and the first token after about {best.prefill_seconds:.2g} s for a typical prompt"
+        text += f" and the first token after about {seconds(best.prefill_seconds)} for a typical prompt"
     return text + "."
 
 
@@ -282,6 +282,12 @@ def headline(ranking: Ranking) -> str:
     )
 
 
+def alternative_text(option: Option, cloud: bool) -> str:
+    """An alternative in a clause: set-up, engine, cost, speed, and what ranks it lower (its undermining caveats)."""
+    text = f"{option.label} with {option.engine_label} at {cost_text(option, cloud)}, {speed_text(option)}"
+    return text + (f" (ranked lower: {'; '.join(option.undermining)})" if option.undermining else "")
+
+
 def out_of_reach_text(ranking: Ranking) -> str:
     """How far the nearest option on other hardware is, when none is within reach ("": some is, or none exists)."""
     best, near = ranking.best, nearest_out_of_reach(ranking)
@@ -301,8 +307,7 @@ def _alternatives_text(ranking: Ranking, cloud: bool) -> str:
     """The sentence on other hardware: the alternatives within reach, or how far the nearest is."""
     alts = alternatives(ranking)
     if alts:
-        named = "; ".join(f"{o.label} with {o.engine_label} at {cost_text(o, cloud)}, {speed_text(o)}" for o in alts)
-        return f" On other hardware: {named}."
+        return f" On other hardware: {'; '.join(alternative_text(o, cloud) for o in alts)}."
     far = out_of_reach_text(ranking)
     return f" {far}" if far else ""
 

@@ -14,7 +14,7 @@ from typing import overload
 
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
-from planner.engines.registry import engine_names, get_engine
+from planner.engines.registry import engine_names, get_engine, overhead_profile
 from planner.engines.registry import engines as registered
 from planner.engines.support import ARCHITECTURE_FAMILIES, ComputePath, Family, PlatformRow, family
 
@@ -166,3 +166,20 @@ def runner_or_why(
     moe, state, mla = model.moe is not None, model.linear_attention is not None, model.mla is not None
     row = runner(gpu, weights, kv_dtype, moe, engines, state_layers=state, mla=mla, model_type=model.model_type)
     return row if row is not None else why_not(gpu, weights, kv_dtype, moe, engines, state, mla)
+
+
+SIXTEEN_BIT_KV = ("bf16", "fp16")
+
+
+def engine_kv(kv_dtype: str, engine: str) -> str:
+    """The 16-bit cache ``engine`` keeps when the advice asks for one: its own default when it has one (llama.cpp's
+    f16, ``--cache-type-k/v`` in common/common.h; the same bytes as BF16), so the option, its launch command and
+    its Memory-page link name the cache the engine runs; any other dtype as asked.
+
+    >>> engine_kv("bf16", "llamacpp"), engine_kv("bf16", "vllm"), engine_kv("fp8", "llamacpp")
+    ('fp16', 'bf16', 'fp8')
+    """
+    if kv_dtype not in SIXTEEN_BIT_KV or engine not in engine_names():
+        return kv_dtype
+    default = overhead_profile(engine).default_kv_dtype
+    return default if default in SIXTEEN_BIT_KV else kv_dtype

@@ -67,6 +67,23 @@ def split_label(request: PlanRequest, result: PlanResult | None = None, short: b
     return split + (f" · {replicas} replicas" if replicas > 1 else "")
 
 
+def seconds(value: float) -> str:
+    """A duration as people read it: hundredths under a second, tenths under ten, whole seconds above, and the
+    minutes past one.
+
+    >>> seconds(0.987), seconds(1.06), seconds(7.0), seconds(11.4), seconds(111.59), seconds(725)
+    ('0.99 s', '1.1 s', '7.0 s', '11 s', '112 s (1.9 min)', '725 s (12 min)')
+    """
+    if value < 1:
+        return f"{value:.2f} s"
+    if value < 10:
+        return f"{value:.1f} s"
+    if value < 60:
+        return f"{value:.0f} s"
+    minutes = value / 60
+    return f"{value:.0f} s ({minutes:.2g} min)" if minutes < 10 else f"{value:.0f} s ({minutes:.0f} min)"
+
+
 def plural(n: int, word: str) -> str:
     """``'1 concurrent conversation'``, ``'2 concurrent conversations'``."""
     return f"{n:,} {word}{'' if n == 1 else 's'}"

@@ -258,3 +258,35 @@ def test_the_report_says_how_far_other_hardware_is() -> None:
     ranking = rank(get_model("Qwen/Qwen3-8B").spec, workload(1, 8_192, vendors=("NVIDIA",)), counts=[1, 2, 4, 8])
     html = advisor_report_html(ranking, "Qwen/Qwen3-8B", "https://example.test/advisor", {})
     assert "On another vendor or form factor" in html and "No other vendor or form factor within 3 x" in html
+
+
+def test_a_long_first_token_is_written_in_seconds_not_exponents(capsys: pytest.CaptureFixture[str]) -> None:
+    """gpt-oss-120b on Macs: the summary had 'first token after about 1.1e+02 s' (review, 2026-12-05)."""
+    code, out = run(capsys, "advise", "--model", "openai/gpt-oss-120b", "--context", "32768", "--users", "4",
+                    "--vendor", "Apple")  # fmt: skip
+    assert code == 0 and "first token after about " in out
+    assert "e+0" not in out and " min)" in out, out
+
+
+def test_a_llamacpp_option_names_the_cache_it_keeps_and_links_without_a_split() -> None:
+    """One user of Qwen3-8B: the llama.cpp pick was 'bf16 KV' while llama.cpp keeps f16 (its launch command set
+    no cache type), and its Memory-page link carried tp=1, which the page then reported as ignored."""
+    from ui.advisor_rows import option_link, option_selection
+    from ui.state import Selection
+
+    ranking = rank(get_model("Qwen/Qwen3-8B").spec, workload(1, 8_192), counts=[1, 2, 4, 8])
+    llama = [o for o in ranking.options if o.engine == "llamacpp"]
+    assert llama and all(o.kv_dtype != "bf16" for o in llama)
+    best = next(o for o in llama if o.kv_dtype == "fp16")
+    sel = option_selection(Selection(model_id="Qwen/Qwen3-8B"), best)
+    assert sel.kv_dtype == "fp16" and sel.tensor_parallel is None
+    assert "tp=auto" in option_link(Selection(model_id="Qwen/Qwen3-8B"), best, None)
+    assert sel.assessment().conversations == best.conversations
+
+
+def test_machines_at_one_price_rank_by_speed_not_by_dollars_of_power() -> None:
+    """Qwen3-8B for 4 users on Macs: the M3 Max ranked above the M4 Max for '$32.61 less over the life' though both
+    cost $5,000 and the M4 Max is faster (review, 2026-12-05). Prices are approximate to hundreds of dollars."""
+    ranking = rank(get_model("Qwen/Qwen3-8B").spec, workload(4, 8_192, vendors=("Apple",)))
+    order = [o.gpu_id for o in ranking.options if o.weights == "q8_0" and o.kv_dtype == "fp16"]
+    assert order.index("apple-m4-max") < order.index("apple-m3-max"), order

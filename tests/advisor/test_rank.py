@@ -272,7 +272,7 @@ def test_a_speed_difference_nobody_sees_does_not_outrank_capacity() -> None:
     user); below that the one holding more goes first. Before, 40.879 against 40.863 tokens/s (SGLang INT8 against
     vLLM FP8 on 8 x MI300X, a 0.04 % difference inside a speed model whose median error is 13 %) put the set-up
     holding 152 conversations above the one holding 160."""
-    from planner.advisor.ranking import sort_options
+    from planner.advisor.order import sort_options
 
     spec = get_model("meta-llama/Llama-3.1-8B").spec
     base = rank(spec, Workload.fixed_length(8192, concurrent_conversations=8), gpus=[get_gpu("h100-sxm-80gb")]).best
