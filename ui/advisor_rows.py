@@ -31,6 +31,7 @@ def option_selection(sel: Selection, option: Option) -> Selection:
             "engine_version": option.engine_version,
             "util": option.engine_fraction,
             "max_num_seqs": option.engine_max_num_seqs,  # None: the engine's default, as the option was planned
+            "max_num_batched_tokens": option.engine_max_num_batched_tokens,
             "calibration": None,
         }
     )

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
 from planner.advisor.engine_speed import Step, bandwidth_efficiency, prefill_alone, prefill_in_serving, served, step
+from planner.advisor.option_notes import share_note, window_notes
 from planner.advisor.options import Candidate, Option, purchase_text
 from planner.advisor.quality import quality_caveat
 from planner.advisor.support import ENGINE_LABELS, SupportRow
@@ -17,14 +18,11 @@ from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, s
 from planner.advisor.workload import SLOW_FIRST_TOKEN_S, Workload
 from planner.assessment.assess import Assessment, thin_margin
 from planner.assessment.words import seconds
-from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import ParameterBreakdown
 from planner.core.serving import serving_weights
-from planner.deploy.gpu_share import highest_share, raise_text
-from planner.engines.registry import get_engine, launch_values, window_setting_off
-from planner.engines.settings import BY_NAME
+from planner.engines.registry import get_engine, launch_values
 
 # The verdict is green only when the speed clears the floor by this margin: the speed model's held-out median
 # error is 13 % and its errors above 20 % are not rare (README, "Speed"), so a closer call is not a promise.
@@ -152,6 +150,13 @@ def speed_of(b: Built, c: Candidate, row: SupportRow, batch: int, cached: ModelS
     return Speed(setup, decode, run.per_user_tokens_per_s, run.total_tokens_per_s * c.replicas, alone, share)
 
 
+def _launch(overhead: OverheadModel) -> tuple[int | None, int | None]:
+    """(``--max-num-seqs``, ``--max-num-batched-tokens``) the option was planned with (None: the default)."""
+    if not isinstance(overhead, EngineProfile):
+        return None, None
+    return getattr(overhead, "max_num_seqs", None), getattr(overhead, "max_num_batched_tokens", None)
+
+
 def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None]:
     """The engine release and memory fraction the option was planned with (what the Memory-page link carries)."""
     if not isinstance(overhead, EngineProfile):
@@ -210,37 +215,10 @@ def _warnings(
     if cost.unverified:
         notes.append(f"cost rests on assumed figures: {', '.join(cost.unverified)}")
     if gpu.unified_memory is not None:
-        notes.append(_share_note(gpu, w.unified_memory_share))
+        notes.append(share_note(gpu, w.unified_memory_share))
     if cost.usd_per_hour is None:
         notes.append("price unknown")
     return undermining + notes, undermining
-
-
-def _share_note(gpu: GpuSpec, share: float | None) -> str:
-    """What a unified-memory machine is planned with: the share asked, with the command that sets it, or the OS
-    default and the command that raises it as far as the OS allows (:mod:`planner.deploy.gpu_share`)."""
-    if share is not None:
-        return f"unified memory: planned with a {share:.0%} GPU share: {raise_text(gpu, share)}"
-    assert gpu.unified_memory is not None
-    top = highest_share(gpu)
-    return (
-        f"unified memory: planned with the GPU's default {gpu.unified_memory.default_gpu_share:.0%} share; up to "
-        f"{top:.0%} with {raise_text(gpu, top)}"
-    )
-
-
-def _window_notes(model: ModelSpec, overhead: OverheadModel) -> list[str]:
-    """Where the option's engine keeps every token of the model's sliding-window or chunked layers at its default
-    (:func:`planner.engines.registry.window_setting_off`: TensorRT-LLM), that it is planned so and the setting that
-    caps them (the Memory page's nearest set-ups give the figure)."""
-    setting = window_setting_off(model, overhead)
-    if setting is None or not isinstance(overhead, EngineProfile):
-        return []
-    return [
-        f"planned at {get_engine(overhead.engine_name).label}'s default attention window, which keeps every token of "
-        f"the model's sliding-window and chunked layers; {BY_NAME[setting].flag} caps them at the model's windows "
-        "and holds more"
-    ]
 
 
 def _slow_first_token(s: Speed, w: Workload, prompt: int) -> str | None:
@@ -257,13 +235,17 @@ def _slow_first_token(s: Speed, w: Workload, prompt: int) -> str | None:
 
 
 def _assumptions(
-    b: Built, c: Candidate, row: SupportRow, s: Speed, a: Assessment, cost: SystemCost, seqs: int | None
+    b: Built, c: Candidate, row: SupportRow, s: Speed, a: Assessment, cost: SystemCost, launch: tuple[int | None, ...]
 ) -> dict[str, str]:
     w = b.workload
     d = s.decode
+    seqs, step = launch
     settings = (
         f"at its defaults but --max-num-seqs {seqs} (the users a replica serves: the default does not start)"
         if seqs
+        else f"at its defaults but --max-num-batched-tokens {step} (its windowed layers hold every batch in flight: "
+        "the default step holds fewer than the target; speed counted at the default step)"
+        if step
         else "at its defaults"
     )
     return {
@@ -307,9 +289,9 @@ def build_option(
     s = speed_of(b, c, row, batch, overhead.kv_model(b.model))
     cost = b.cost(c, host, assumptions)
     warnings, undermining = _warnings(b, c, s, cost, row, a)
-    warnings += _window_notes(b.model, overhead)
+    warnings += window_notes(b.model, overhead)
     version, fraction = b.engine_settings(overhead)
-    seqs = getattr(overhead, "max_num_seqs", None) if isinstance(overhead, EngineProfile) else None
+    launch = _launch(overhead)
     conversations = a.conversations * c.replicas
     return Option(
         gpu_id=c.gpu.id,
@@ -327,13 +309,14 @@ def build_option(
         engine_label=ENGINE_LABELS[row.engine],
         engine_version=version,
         engine_fraction=fraction,
-        engine_max_num_seqs=seqs,
+        engine_max_num_seqs=launch[0],
+        engine_max_num_batched_tokens=launch[1],
         **_capacity(c, a, w, s, batch),
         **_speed_fields(s, row),
         **_cost_fields(c, cost, s, conversations, w),
         purchase_unit=b.purchase(c, host, cost),
         quality_caveat=None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
-        assumptions=_assumptions(b, c, row, s, a, cost, seqs),
+        assumptions=_assumptions(b, c, row, s, a, cost, launch),
         warnings=tuple(warnings),
         undermining=tuple(undermining),
     )

@@ -20,7 +20,7 @@ from pydantic import TypeAdapter
 
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
-from planner.advisor.options import Candidate, Option, Rejected, RejectReason, reject
+from planner.advisor.options import Candidate, Option, Rejected, RejectReason, purchase_problem, reject
 from planner.advisor.reuse import (
     GpuStages,
     StagesMemo,
@@ -36,6 +36,7 @@ from planner.advisor.support import SupportRow, engine_kv, runner_or_why
 from planner.advisor.workload import Workload
 from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.assessment.batch_lever import CURES, default_seqs
+from planner.assessment.window_lever import small_step, with_small_step
 from planner.bounds.limits import GpuMemoryBytes
 from planner.core.gpu import GpuSpec
 from planner.core.host import HostSpec
@@ -244,20 +245,6 @@ class Evaluator:
             return (self.fixed.engine_name,)
         return self.workload.engines
 
-    def purchase_problem(self, c: Candidate) -> str | None:
-        """Why the set-up cannot be bought as planned (purchase pricing only; renting is per GPU)."""
-        unit = c.gpu.purchase
-        if self.workload.pricing != "purchase":
-            return None
-        if not unit.buyable:
-            return f"{c.gpu.name} is not sold: {unit.description}; rent it (pricing cloud)"
-        if c.gpu_count % unit.gpus_per_unit:
-            return (
-                f"{c.gpu.name} is sold as {unit.description}: plan a multiple of {unit.gpus_per_unit} GPUs, "
-                "or rent them"
-            )
-        return None
-
     def host(self, c: Candidate) -> HostChoice | None:
         """The hosts of the purchase (:func:`choose_host`), once per GPU, count and split."""
         key = (c.gpu.id, c.gpu_count, c.tensor_parallel)
@@ -293,7 +280,7 @@ class Evaluator:
         read no length (:func:`planner.advisor.reuse.stages_reusable`)."""
         if c.problem is not None:
             return reject(c, "illegal-split", c.problem)
-        not_for_sale = self.purchase_problem(c)
+        not_for_sale = purchase_problem(c, self.workload.pricing)
         if not_for_sale is not None:
             return reject(c, "not-for-sale", not_for_sale)
         row = self.runner(c)
@@ -339,9 +326,10 @@ class Evaluator:
             return misfit
         a, overhead = self.assessment(c, row.engine), self.profile(row.engine)
         why = self._misfit(c, a)
-        retried = self.seqs_for_users(c, row.engine, a) if why is not None else None
-        if retried is not None and self._misfit(c, retried[0]) is None:  # else the default's reason stands
-            (a, overhead), why = retried, None
+        for lever in (self.seqs_for_users, self.step_for_windows):
+            retried = lever(c, row.engine, a) if why is not None else None
+            if retried is not None and self._misfit(c, retried[0]) is None:  # else the default's reason stands
+                (a, overhead), why = retried, None
         if why is not None:
             return reject(c, *why)
         return build_option(self.built, c, row, a, overhead, p.host, self.assumptions)
@@ -365,6 +353,19 @@ class Evaluator:
         key = f"{profile_engine(engine)} --max-num-seqs {seqs}"
         if key not in self._profiles:
             self._profiles[key] = self.profile(engine).model_copy(update={"max_num_seqs": seqs})
+        return self.assessment(c, key), self._profiles[key]
+
+    def step_for_windows(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
+        """The candidate with vLLM's step at 2,048 tokens (:mod:`planner.assessment.window_lever`), where its
+        windowed layers' batches in flight, not its memory, keep it below the target; ``None`` otherwise."""
+        if a.conversations * c.replicas >= self.target or self.fixed is not None:
+            return None
+        smaller = with_small_step(self._planned_request(c, engine))
+        if smaller is None:
+            return None
+        key = f"{profile_engine(engine)} --max-num-batched-tokens {small_step(smaller)}"  # its own key, as above
+        if key not in self._profiles:
+            self._profiles[key] = smaller.overhead
         return self.assessment(c, key), self._profiles[key]
 
     def screen_key(

@@ -59,6 +59,9 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     engine_fraction: float | None  # the engine's memory fraction planned with (its default); None: none
     # vLLM's --max-num-seqs planned with, where the engine's default refuses and fewer sequences start it; None: default
     engine_max_num_seqs: int | None = None
+    # vLLM's --max-num-batched-tokens planned with, where a windowed model's default step misses the target
+    # (planner.assessment.window_lever); None: the default
+    engine_max_num_batched_tokens: int | None = None
     concurrency: float  # sequences of context_tokens held at once, all replicas (the engine's accounting)
     conversations: int  # whole conversations served at once, all replicas: THE figure every surface shows
     # sequences one replica runs at once (planner.engines.base.EngineReport.max_running): conversations stay under it
@@ -122,8 +125,10 @@ class Option(BaseModel, frozen=True, extra="forbid"):
 
     @property
     def launch_text(self) -> str:
-        """The launch setting the option needs beyond the engine's defaults (``", --max-num-seqs 8"``), or ``""``."""
-        return f", --max-num-seqs {self.engine_max_num_seqs}" if self.engine_max_num_seqs else ""
+        """The launch settings the option needs beyond the engine's defaults (``", --max-num-seqs 8"``), or ``""``."""
+        seqs = f", --max-num-seqs {self.engine_max_num_seqs}" if self.engine_max_num_seqs else ""
+        step = self.engine_max_num_batched_tokens
+        return seqs + (f", --max-num-batched-tokens {step}" if step else "")
 
     @property
     def key(self) -> tuple[str, int, int, str, str]:
@@ -222,6 +227,18 @@ class Candidate(NamedTuple):
     weights: str
     kv_dtype: str
     problem: str | None
+
+
+def purchase_problem(c: Candidate, pricing: str) -> str | None:
+    """Why the set-up cannot be bought as planned (purchase pricing only; renting is per GPU)."""
+    unit = c.gpu.purchase
+    if pricing != "purchase":
+        return None
+    if not unit.buyable:
+        return f"{c.gpu.name} is not sold: {unit.description}; rent it (pricing cloud)"
+    if c.gpu_count % unit.gpus_per_unit:
+        return f"{c.gpu.name} is sold as {unit.description}: plan a multiple of {unit.gpus_per_unit} GPUs, or rent them"
+    return None
 
 
 def purchase_text(gpu: GpuSpec, count: int, host: str | None, hosts: int, priced: bool) -> str:

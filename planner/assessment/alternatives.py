@@ -15,6 +15,8 @@ show, so a suggestion's figures are the figures its link opens. The levers, in t
   (:mod:`planner.assessment.batch_lever`);
 - TensorRT-LLM's attention window at the model's own windows, where its default keeps every token of sliding-window
   and chunked layers;
+- vLLM's step (``--max-num-batched-tokens``) at 2,048 tokens for such a model, whose windowed layers hold every
+  batch in flight (:mod:`planner.assessment.window_lever`);
 - the engine's memory fraction (vLLM ``--gpu-memory-utilization``, ...): lower when memory is already in use or the
   sampler warm-up runs out of memory, higher when the pool is too small — the engine's own advice in its error;
 - a unified-memory machine's GPU share (macOS ``iogpu.wired_limit_mb``), raised as far as the OS allows
@@ -46,6 +48,7 @@ from planner.assessment.search import (
     with_fraction,
 )
 from planner.assessment.share_lever import share_range, with_share
+from planner.assessment.window_lever import small_step, with_small_step
 from planner.assessment.words import split_label
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import BudgetExceeded, check
@@ -229,6 +232,15 @@ def _then_fewer_sequences(lowered: PlanRequest, change: str, goal: Goal) -> Alte
     return _try(with_max_num_seqs(lowered, seqs), f"{change} and --max-num-seqs {seqs} (the largest that starts)", goal)
 
 
+def _window_step(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
+    """vLLM's step at 2,048 tokens for a model with windowed layers (planner.assessment.window_lever)."""
+    smaller = with_small_step(request)
+    if smaller is None:
+        return None
+    why = "windowed layers then hold their window and smaller batches in flight"
+    return _try(smaller, f"--max-num-batched-tokens {small_step(request)} ({why})", goal)
+
+
 def _gpu_share(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     """A unified-memory machine's GPU share raised to the smallest that holds the goal (planner.deploy.gpu_share)."""
     span = share_range(request)
@@ -360,6 +372,7 @@ def nearest_fitting(
         _token_cap,
         _batch,
         _attention_window,
+        _window_step,
         _fraction,
         _gpu_share,
         _wider_split,

@@ -152,10 +152,11 @@ def engine_batch(
     if not flags.v1:
         return v0_batch(flags.tokens, flags.seqs, flags.chunked, max_model_len)
     default = default_batch(gpu_memory_bytes, gpu_name, flags.usage_context, flags.tiers)
-    return settled_batch(default, flags.tokens, flags.seqs, max_model_len, _floor(flags, model), flags.capped)
+    floor = prefix_item_floor(flags, model)
+    return settled_batch(default, flags.tokens, flags.seqs, max_model_len, floor, flags.capped)
 
 
-def _floor(flags: BatchFlags, model: ModelSpec | None) -> int:
+def prefix_item_floor(flags: BatchFlags, model: ModelSpec | None) -> int:
     """The prefix-LM floor of ``model``'s defaulted tokens under ``flags`` (0: none)."""
     return mm_prefix_item_tokens(model) if flags.floored and model is not None and is_multimodal(model) else 0
 
@@ -167,7 +168,7 @@ def batch_raise_line(flags: BatchFlags, gpu_memory_bytes: int, gpu_name: str | N
         return None
     default, floor = (
         default_batch(gpu_memory_bytes, gpu_name, flags.usage_context, flags.tiers)[0],
-        _floor(flags, model),
+        prefix_item_floor(flags, model),
     )
     if floor <= default:
         return None

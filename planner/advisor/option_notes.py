@@ -1,0 +1,37 @@
+"""Notes an option carries about its machine and its engine's windows (:func:`planner.advisor.build.build_option`)."""
+
+from __future__ import annotations
+
+from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
+from planner.core.overhead import EngineProfile, OverheadModel
+from planner.deploy.gpu_share import highest_share, raise_text
+from planner.engines.registry import get_engine, window_setting_off
+from planner.engines.settings import BY_NAME
+
+
+def share_note(gpu: GpuSpec, share: float | None) -> str:
+    """What a unified-memory machine is planned with: the share asked, with the command that sets it, or the OS
+    default and the command that raises it as far as the OS allows (:mod:`planner.deploy.gpu_share`)."""
+    if share is not None:
+        return f"unified memory: planned with a {share:.0%} GPU share: {raise_text(gpu, share)}"
+    assert gpu.unified_memory is not None
+    top = highest_share(gpu)
+    return (
+        f"unified memory: planned with the GPU's default {gpu.unified_memory.default_gpu_share:.0%} share; up to "
+        f"{top:.0%} with {raise_text(gpu, top)}"
+    )
+
+
+def window_notes(model: ModelSpec, overhead: OverheadModel) -> list[str]:
+    """Where the option's engine keeps every token of the model's sliding-window or chunked layers at its default
+    (:func:`planner.engines.registry.window_setting_off`: TensorRT-LLM), that it is planned so and the setting that
+    caps them (the Memory page's nearest set-ups give the figure)."""
+    setting = window_setting_off(model, overhead)
+    if setting is None or not isinstance(overhead, EngineProfile):
+        return []
+    return [
+        f"planned at {get_engine(overhead.engine_name).label}'s default attention window, which keeps every token of "
+        f"the model's sliding-window and chunked layers; {BY_NAME[setting].flag} caps them at the model's windows "
+        "and holds more"
+    ]
