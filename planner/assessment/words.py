@@ -103,6 +103,8 @@ REFUSALS: dict[str, str] = {
     "max_num_seqs or raise the memory fraction",
     "others-oom": "running out of memory because other processes hold more of the GPU than its memory fraction leaves "
     "unused (at start-up; with --enforce-eager at its first full batch); lower the memory fraction by the difference",
+    "mm-item-batch": "because one image or video of this model needs more tokens than a step holds "
+    "(max_num_batched_tokens) and vLLM will not split it; raise the step to the largest item",
     "graph-profile-oom": "running out of memory in the throwaway KV cache it measures its CUDA graphs with (a block "
     "per sequence, each a whole state page for a hybrid model), before it sizes the real one; lower max_num_seqs or "
     "run it with --enforce-eager",

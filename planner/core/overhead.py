@@ -42,7 +42,8 @@ Fraction = Annotated[float, Field(gt=0, le=1)]
 # >= 0.20 with FULL CUDA graphs: one state block per decoding sequence); graph-profile-oom: the throwaway KV cache vLLM
 # measures its CUDA graphs with does not fit beside the weights (planner.engines.vllm.profiling_kv); others-oom: other
 # processes hold more than the 1 - util a release that counts from its own start leaves unused
-# (planner.engines.vllm.start_memory).
+# (planner.engines.vllm.start_memory); mm-item-batch: a multimodal prefix-LM model's largest item does not fit the
+# max_num_batched_tokens given (vLLM will not split one across steps).
 FailureKind = Literal[
     "free-memory",
     "sampler-oom",
@@ -55,6 +56,7 @@ FailureKind = Literal[
     "mamba-blocks",
     "graph-profile-oom",
     "others-oom",
+    "mm-item-batch",
 ]
 PositiveInt = Annotated[int, Field(gt=0)]
 # An engine release as engines print them: 0.19.0, v0.10.2rc1, ~0.10 (a range), b6000 (llama.cpp), 0.11.0+cu128.

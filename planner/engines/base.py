@@ -296,7 +296,7 @@ class Engine(ABC):
 # (vLLM's free-memory check runs in ``gpu_worker.init_device``, before the model loads; the context and TP checks
 # in ``ModelConfig``; a weights OOM while loading, before the profile run).
 BEFORE_KV_CACHE: frozenset[FailureKind] = frozenset(
-    {"max-model-len", "tp-indivisible", "free-memory", "weights-oom", "graph-profile-oom"}
+    {"max-model-len", "tp-indivisible", "free-memory", "weights-oom", "graph-profile-oom", "mm-item-batch"}
 )
 # Failures a shorter context cures (a smaller pool, or one conversation's cache, fits); the others (memory in use,
 # the TP split, the weights, the sampler's room) stop the engine at any context.

@@ -80,6 +80,7 @@ _FAILURES: tuple[tuple[str, FailureKind], ...] = (
     ("is larger than the maximum number of tokens that can be stored in KV cache", "kv-cache-too-small"),
     ("No available memory for the cache blocks", "no-kv-memory"),
     ("exceeds available Mamba cache blocks", "mamba-blocks"),
+    ("Chunked MM input disabled but max_tokens_per_mm_item", "mm-item-batch"),
     ("Not enough memory. Please try to increase --mem-fraction-static", "no-kv-memory"),
     ("Loaded weights leave no GPU memory for the KV cache", "no-kv-memory"),  # SGLang from 0.5.14
     ("CUDA out of memory", "out-of-memory"),

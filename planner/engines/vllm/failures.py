@@ -37,6 +37,7 @@ from planner.core.units import MiB
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.platform import request_platform
 from planner.engines.vllm.blocks import VllmStage, has_linear_layers, needed_bytes
+from planner.engines.vllm.defaults import prefix_item_floor
 from planner.engines.vllm.held import init_baseline_bytes
 from planner.engines.vllm.in_flight import in_flight_tokens
 from planner.engines.vllm.profile import VllmProfile
@@ -69,7 +70,21 @@ def _config_failure(request: PlanRequest, result: PlanResult, profile: VllmProfi
     padded = math.ceil((model.vocab_size or 0) / VOCAB_PADDING) * VOCAB_PADDING
     if padded and padded % tp:
         return "tp-indivisible", f"AssertionError: {padded} is not divisible by {tp}"
-    return None
+    return _item_failure(request, profile)
+
+
+def _item_failure(request: PlanRequest, profile: VllmProfile) -> Failure | None:
+    """A multimodal prefix-LM model's largest item over the ``--max-num-batched-tokens`` given: vLLM disables
+    chunked multimodal input for it and refuses (0.34.0 ``v1/core/encoder_cache_manager.py:358-367``); a defaulted
+    step is raised to the item instead (:func:`planner.engines.vllm.defaults.prefix_item_floor`)."""
+    given = profile.max_num_batched_tokens
+    item = prefix_item_floor(profile.batch_flags, request.model)
+    if given is None or item <= given:
+        return None
+    return "mm-item-batch", (
+        f"ValueError: Chunked MM input disabled but max_tokens_per_mm_item ({item}) is larger than "
+        f"max_num_batched_tokens ({given}). Please increase max_num_batched_tokens."
+    )
 
 
 def max_num_seqs_of(request: PlanRequest, profile: VllmProfile) -> int:
