@@ -213,7 +213,7 @@ def _warnings(
     if s.setup.split == "layer" and c.tensor_parallel > 1:
         notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
     if cost.unverified:
-        notes.append(f"cost rests on assumed figures: {', '.join(cost.unverified)}")
+        notes.append(f"cost rests on figures assumed or known only as a lower bound: {', '.join(cost.unverified)}")
     if gpu.unified_memory is not None:
         notes.append(share_note(gpu, w.unified_memory_share))
     if cost.usd_per_hour is None:

@@ -138,7 +138,9 @@ def purchase_cost(gpu: GpuSpec, count: int, choice: HostChoice | None, a: Assump
     energy = (gpu_watts + host_watts) / 1000 * pue * hours * a.usd_per_kwh
     purchase = None if gpus_usd is None or choice is None else gpus_usd + hosts_usd
     tco = None if purchase is None else purchase + energy
-    unverified = tuple(f"host {f}" for f in (host.unverified_fields if host else ()))
+    unverified = tuple(
+        f"host {f.removesuffix('_watts').replace('_', ' ')}" for f in (host.unverified_fields if host else ())
+    )
     unverified += ("GPU price",) if "price" in gpu.unverified_fields else ()
     gpu_text = (
         f"{count} x {gpu.name} at ${gpu.price.usd:,.0f} ({gpu.price.kind}, {gpu.price.date}; {gpu.price.source})"

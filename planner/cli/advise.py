@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from model_catalog import get_model, load_gpus, load_hosts, running_costs
@@ -179,8 +180,20 @@ def _row(i: int, o: Option, cloud: bool) -> tuple[str, ...]:
         _fmt(o.usd_per_hour if cloud else o.purchase_usd, ",.2f" if cloud else ",.0f", "$"),
         "" if cloud else _fmt(o.tco_usd, ",.0f", "$"),
         _fmt(o.usd_per_conversation, ",.2f", "$"),
-        str(len(o.undermining)) if o.undermining else "",
+        f"{len(o.undermining)} (below)" if o.undermining else "",
     )
+
+
+def _caveat_lines(options: Sequence[Option]) -> list[str]:
+    """Each listed row's caveats (what keeps it from green) and notes, by its number: the table's column counts them."""
+    lines = []
+    for i, o in enumerate(options, start=1):
+        notes = [w for w in o.warnings if w not in o.undermining]
+        if o.undermining:
+            lines.append(f"#{i} caveats: {'; '.join(o.undermining)}")
+        if notes:
+            lines.append(f"#{i} notes: {'; '.join(notes)}")
+    return lines
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
@@ -215,8 +228,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
     )
     print(f"{spec.display_name}: {ranking.target_note}, {ranking.context_tokens:,} tokens each")
     if ranking.options:
-        print_table([header, *[_row(i + 1, o, cloud) for i, o in enumerate(ranking.options[: args.limit])]])
+        listed = ranking.options[: args.limit]
+        print_table([header, *[_row(i + 1, o, cloud) for i, o in enumerate(listed)]])
         print(f"({len(ranking.options):,} feasible, {len(ranking.rejected):,} rejected: {ranking.rejection_counts()})")
+        print("\n".join(_caveat_lines(listed)))
     for warning in ranking.warnings:
         print(f"warning: {warning}")
     print()

@@ -290,3 +290,11 @@ def test_machines_at_one_price_rank_by_speed_not_by_dollars_of_power() -> None:
     ranking = rank(get_model("Qwen/Qwen3-8B").spec, workload(4, 8_192, vendors=("Apple",)))
     order = [o.gpu_id for o in ranking.options if o.weights == "q8_0" and o.kv_dtype == "fp16"]
     assert order.index("apple-m4-max") < order.index("apple-m3-max"), order
+
+
+def test_the_cli_table_spells_out_each_rows_caveats_and_notes(capsys: pytest.CaptureFixture[str]) -> None:
+    """The table's caveats column showed a bare count ('1') and no row's notes (review, 2026-12-05)."""
+    code, out = run(capsys, "advise", "--model", "openai/gpt-oss-120b", "--context", "32768", "--users", "50",
+                    "--limit", "5")  # fmt: skip
+    assert code == 0
+    assert "#1 notes: tensor parallel 2 over PCIe" in out and "host price, host power" in out, out

@@ -72,6 +72,7 @@ def test_a_pcie_host_draws_its_cpus_and_feeds_them_too() -> None:
     cost = purchase_cost(pro, 2, two, DEFAULTS)
     assert cost.power_watts == 2 * 600 + 350
     assert "GPUs only" not in cost.basis and "hosts 350 W" in cost.basis
+    assert cost.unverified == ("host price", "host power")  # a bill of materials read in part; the CPU alone
     assert cost.energy_usd == pytest.approx(1.55 * 1.58 * 3 * HOURS_PER_YEAR * 0.1241)
     tight = load_hosts()["epyc-open-frame-4-gpu"].model_copy(update={"psu_watts": 4 * 350 + 119})
     assert choose_host(get_gpu("rtx-3090"), 4, 4, [tight]) is None  # 1,400 W of cards + 120 W of EPYC 7252
