@@ -51,7 +51,7 @@ def test_the_cache_type_printed_is_the_one_planned_and_launched() -> None:
     request = _request("meta-llama/Llama-3.1-70B", "h100-sxm-80gb", 2, "q4_k_m", "int8", 8192)
     a = assess(request, 32)
     assert a.report is not None and a.fits
-    kv_line = next(line for line in a.report.lines if "KV self size" in line)
+    kv_line = next(line for line in a.report.lines if "llama_kv_cache: size" in line)
     assert "K (q8_0)" in kv_line and "V (q8_0)" in kv_line, kv_line  # was K (f16), V (f16)
     slots = 32
     per_device = llamacpp_kv_bytes(LLAMA_70B, 8192 * slots, "q8_0", "q8_0", range(0, 40), n_seq=slots, unified=False)
@@ -63,8 +63,8 @@ def test_the_cache_type_printed_is_the_one_planned_and_launched() -> None:
 
 @pytest.mark.parametrize(
     ("gpu_id", "device", "weights_label"),
-    [("apple-m4-max", "MTL0", "MTL0_Mapped model"), ("amd-ryzen-ai-max-plus-395", "Vulkan0", "Vulkan0"),
-     ("rtx-4090", "CUDA0", "CUDA0")],
+    [("apple-m4-max", "MTL0", "MTL0_Mapped model"), ("amd-ryzen-ai-max-plus-395", "Vulkan0", "Vulkan0 model"),
+     ("rtx-4090", "CUDA0", "CUDA0 model")],
 )  # fmt: skip
 def test_each_backend_names_its_device_as_its_logs_do(gpu_id: str, device: str, weights_label: str) -> None:
     """Metal and Vulkan builds name their buffers MTL0 / Vulkan0 (public llama-server logs); every GPU was CUDA0.
@@ -177,7 +177,7 @@ def test_llamacpp_runs_f32_caches_and_f32_ggufs() -> None:
     a = assess(_request("meta-llama/Llama-3.2-1B", "rtx-4090", 1, "fp32", "fp32", 4096))
     assert a.report is not None and a.fits
     kv = 16 * 8 * 64 * 2 * 4096 * 4  # layers x KV heads x head_dim x (K, V) x tokens x 4 bytes
-    assert f"KV self size  = {kv / MiB:.2f} MiB, K (f32)" in "\n".join(a.report.lines)
+    assert f"llama_kv_cache: size = {kv / MiB:.2f} MiB, K (f32)" in "\n".join(a.report.lines)
     command = launch_commands(a.request, a.result)["llamacpp"]
     assert "Llama-3.2-1B-F32.gguf" in command and "--outtype f32" in command and "--cache-type-k f32" in command
 
@@ -217,3 +217,30 @@ def test_llamacpp_caches_in_f16_unless_told_and_says_so() -> None:
     assert request.resolved_kv_dtype == "fp16"
     a = assess(request)
     assert a.result.kv_dtype == "fp16" and "K (f16)" in "\n".join(a.report.lines if a.report else ())
+
+
+@pytest.mark.parametrize(
+    ("build", "names"),
+    [
+        # b6000's public log (tests/fidelity/cases/llamacpp-partial-offload-mistral-7b.json)
+        ("b6000", ("load_tensors: offloaded", "load_tensors:      CUDA0 model buffer size", "llama_kv_cache_unified:",
+                   "llama_kv_cache_unified: size =", "llama_context:      CUDA0 compute buffer size")),
+        # b9849's public logs (tests/fidelity/test_logparse.py, this file's recurrent-state start)
+        ("b9849", ("load_tensors: offloaded", "load_tensors:      CUDA0 model buffer size", "llama_kv_cache:",
+                   "llama_kv_cache: size =", "sched_reserve:      CUDA0 compute buffer size")),
+    ],
+)  # fmt: skip
+def test_the_predicted_lines_are_named_as_the_build_prints_them(build: str, names: tuple[str, ...]) -> None:
+    """The predicted lines mixed pre-2025 names (llm_load_tensors, llama_kv_cache_init, llama_new_context_with_model)
+    with fields only newer builds print; a reader grepping a b9849 log for them found nothing (review, 2026-12-05)."""
+    request = _request("Qwen/Qwen3-8B", "rtx-4090", 1, "q4_k_m", "fp16", 4096)
+    request = request.model_copy(update={"overhead": engine_profile("llamacpp", version=build)})
+    a = assess(request, 2)
+    assert a.report is not None
+    text = "\n".join(a.report.lines)
+    for name in names:
+        assert name in text, (name, text)
+    for old in ("llm_load_tensors", "llama_kv_cache_init", "llama_new_context_with_model"):
+        assert old not in text
+    parsed = parse_log(text)  # the log reader reads what the planner predicts
+    assert parsed.format == "llamacpp" and parsed.kv_cache_gib is not None

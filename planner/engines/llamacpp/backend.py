@@ -5,7 +5,7 @@ builds, AMDVLK and RADV; lhl/strix-halo-testing). Device names (``ggml/src/ggml-
 ``ggml-vulkan``; public llama-server logs): ``CUDA0``, ``MTL0`` (mapped weights ``MTL0_Mapped``), ``Vulkan0``.
 
 >>> device_name("metal", 0, weights=True), device_name("vulkan", 1), device_name("cuda", 0)
-('MTL0_Mapped model', 'Vulkan1', 'CUDA0')
+('MTL0_Mapped', 'Vulkan1', 'CUDA0')
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ def llamacpp_backend(gpu: GpuSpec | None) -> Backend:
 
 
 def device_name(backend: Backend, index: int, weights: bool = False) -> str:
-    """The buffer label of device ``index`` (Metal maps the model file: its weights are ``MTL0_Mapped model``)."""
-    mapped = "_Mapped model" if weights and backend == "metal" else ""
+    """The buffer label of device ``index`` (Metal maps the model file: its weights' buffer is ``MTL0_Mapped``)."""
+    mapped = "_Mapped" if weights and backend == "metal" else ""
     return f"{_PREFIX[backend]}{index}{mapped}"
 
 

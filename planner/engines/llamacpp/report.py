@@ -11,6 +11,7 @@ from planner.core.parallel import stage_layer_ranges
 from planner.core.units import GiB, MiB
 from planner.engines.base import EngineReport, engine_total_bytes, stage_total_bytes
 from planner.engines.llamacpp.backend import device_name, llamacpp_backend
+from planner.engines.llamacpp.log_names import log_names
 from planner.engines.llamacpp.profile import (
     LLAMACPP_CACHE_BITS,
     LLAMACPP_CONTEXT_BYTES,
@@ -78,7 +79,7 @@ def _offloaded_line(request: PlanRequest, profile: LlamacppProfile) -> str:
         ngl = options.gpu_layers
     else:
         ngl = n + 1 if profile.n_gpu_layers is None else profile.n_gpu_layers
-    return f"llm_load_tensors: offloaded {min(ngl, n + 1)}/{n + 1} layers to GPU"
+    return f"{log_names(profile.engine_version).tensors}: offloaded {min(ngl, n + 1)}/{n + 1} layers to GPU"
 
 
 def _lines(
@@ -89,9 +90,10 @@ def _lines(
     k_bits, v_bits = (LLAMACPP_CACHE_BITS[t or "f16"] for t in (profile.cache_type_k, profile.cache_type_v))
     k_share = kv * k_bits / (k_bits + v_bits) if request.model.mla is None else kv
     backend = llamacpp_backend(request.gpu)
+    names = log_names(profile.engine_version)
     lines = [_offloaded_line(request, profile)]
     lines += [
-        f"llm_load_tensors:      {device_name(backend, i, weights=True)} buffer size = {d.weights / MiB:.2f} MiB"
+        f"{names.tensors}:      {device_name(backend, i, weights=True)} model buffer size = {d.weights / MiB:.2f} MiB"
         for i, d in enumerate(devices)
     ]
     lines += [
@@ -101,7 +103,7 @@ def _lines(
         f"llama_context: kv_unified    = {'true' if profile.kv_unified else 'false'}",
     ]
     lines += [
-        f"llama_kv_cache_init:      {device_name(backend, i)} KV buffer size = {(d.kv - d.rs) / MiB:.2f} MiB"
+        f"{names.kv}:      {device_name(backend, i)} KV buffer size = {(d.kv - d.rs) / MiB:.2f} MiB"
         for i, d in enumerate(devices)
     ]
     lines += [
@@ -110,11 +112,11 @@ def _lines(
         if d.rs
     ]
     if host_kv > 0:
-        lines.append(f"llama_kv_cache_init:        CPU KV buffer size = {host_kv / MiB:.2f} MiB")
+        lines.append(f"{names.kv}:        CPU KV buffer size = {host_kv / MiB:.2f} MiB")
     lines += [
-        f"llama_new_context_with_model: KV self size  = {kv / MiB:.2f} MiB, K ({profile.cache_type_k}): "
+        f"{names.kv}: size = {kv / MiB:.2f} MiB, K ({profile.cache_type_k}): "
         f"{k_share / MiB:.2f} MiB, V ({profile.cache_type_v}): {(kv - k_share) / MiB:.2f} MiB",
-        f"llama_new_context_with_model:      {device_name(backend, 0)} compute buffer size = {compute / MiB:.2f} MiB",
+        f"{names.compute}:      {device_name(backend, 0)} compute buffer size = {compute / MiB:.2f} MiB",
     ]
     return lines
 
