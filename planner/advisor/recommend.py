@@ -266,7 +266,8 @@ def headline(ranking: Ranking) -> str:
     what = (
         f"Rent {best.label} on {best.engine_label}"
         if cloud
-        else f"Buy {best.purchase_unit}, {best.weights} weights on {best.engine_label}{best.launch_text}"
+        else f"Buy {best.purchase_unit}, {best.weights} weights and {best.kv_dtype} KV cache on {best.engine_label}"
+        f"{best.launch_text}"
     )
     price = (
         f"{_money(best.usd_per_hour or 0)} per hour"

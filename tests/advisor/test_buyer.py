@@ -298,3 +298,13 @@ def test_the_cli_table_spells_out_each_rows_caveats_and_notes(capsys: pytest.Cap
                     "--limit", "5")  # fmt: skip
     assert code == 0
     assert "#1 notes: tensor parallel 2 over PCIe" in out and "host price, host power" in out, out
+
+
+def test_the_headline_names_the_kv_cache_the_count_rests_on() -> None:
+    """gpt-oss-120b, 50 users: '117 conversations' holds with an FP8 cache (58 with BF16); the headline named only
+    the weights (review, 2026-12-05)."""
+    from planner.advisor import headline
+
+    ranking = rank(get_model("openai/gpt-oss-120b").spec, workload(50, 32_768))
+    best = ranking.best
+    assert best is not None and f"{best.weights} weights and {best.kv_dtype} KV cache" in headline(ranking)
