@@ -347,7 +347,8 @@ def recommendation(ranking: Ranking) -> str:
         f"{context:,} tokens at once against a target of {target:,} ({best.headroom:+.0%} headroom)."
         f"{_speed_sentence(best)} It costs {cost_text(best, cloud)}"
         + (
-            f", about {_money(best.usd_per_million_output_tokens)} per million output tokens at that load"
+            f", about {_money(best.usd_per_million_output_tokens)} per million output tokens if it serves that load "
+            "around the clock (idle hours raise it)"
             if best.usd_per_million_output_tokens
             else ""
         )

@@ -308,3 +308,5 @@ def test_the_headline_names_the_kv_cache_the_count_rests_on() -> None:
     ranking = rank(get_model("openai/gpt-oss-120b").spec, workload(50, 32_768))
     best = ranking.best
     assert best is not None and f"{best.weights} weights and {best.kv_dtype} KV cache" in headline(ranking)
+    # the cost per token assumes the load around the clock (a single user's $0.60/M read as an API price)
+    assert "per million output tokens if it serves that load around the clock" in recommendation(ranking)
