@@ -134,6 +134,7 @@ def purchase_cost(gpu: GpuSpec, count: int, choice: HostChoice | None, a: Assump
     host_watts = (host.power_watts or 0) * hosts if host else 0
     rack = host.rack_units * hosts if host and host.rack_units else None
     pue = a.pue_datacenter if host is not None and host.rack_mounted else a.pue_office
+    where = "in a data centre" if host is not None and host.rack_mounted else "under a desk"
     hours = a.life_years * HOURS_PER_YEAR
     energy = (gpu_watts + host_watts) / 1000 * pue * hours * a.usd_per_kwh
     purchase = None if gpus_usd is None or choice is None else gpus_usd + hosts_usd
@@ -154,7 +155,8 @@ def purchase_cost(gpu: GpuSpec, count: int, choice: HostChoice | None, a: Assump
     )
     basis = (
         f"purchase: {gpu_text}; {_hosts_text(choice) if choice else 'no catalog host holds them'}. Power: GPUs "
-        f"{gpu_watts:,} W at TDP{host_power}, PUE {pue:g}, {a.describe()}: ${energy:,.0f} over the life"
+        f"{gpu_watts:,} W at TDP{host_power}, PUE {pue:g} ({where}), ${a.usd_per_kwh:g}/kWh, {a.life_years:g} years "
+        f"around the clock: ${energy:,.0f} over the life"
     )
     return SystemCost(
         gpus_usd=gpus_usd,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
-from planner.deploy.gpu_share import highest_share, raise_text
+from planner.deploy.gpu_share import highest_share, raise_text, share_warning
 from planner.engines.registry import get_engine, window_setting_off
 from planner.engines.settings import BY_NAME
 
@@ -14,7 +14,10 @@ def share_note(gpu: GpuSpec, share: float | None) -> str:
     """What a unified-memory machine is planned with: the share asked, with the command that sets it, or the OS
     default and the command that raises it as far as the OS allows (:mod:`planner.deploy.gpu_share`)."""
     if share is not None:
-        return f"unified memory: planned with a {share:.0%} GPU share: {raise_text(gpu, share)}"
+        too_much = share_warning(gpu, share)
+        return f"unified memory: planned with a {share:.0%} GPU share: {raise_text(gpu, share)}" + (
+            f"; {too_much}" if too_much else ""
+        )
     assert gpu.unified_memory is not None
     top = highest_share(gpu)
     return (

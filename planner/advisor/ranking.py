@@ -205,8 +205,9 @@ def _global_assumptions(workload: Workload, overhead: OverheadModel | None, cost
             "each set-up under its engine's own profile at the engine's defaults (planner.assessment.assess: what "
             "the Memory page shows for it); where vLLM refuses at its default --max-num-seqs for a reason fewer "
             "sequences cure (a hybrid model's state blocks or graph-profiling cache), or where its default runs fewer "
-            "sequences at once than the users a replica serves, with --max-num-seqs at those users, as the option's "
-            "label says"
+            "sequences at once than the users a replica serves, with --max-num-seqs at those users; where a "
+            "sliding-window model's default step keeps the target out, with --max-num-batched-tokens at 2,048 (or "
+            "the model's largest multimodal item), its speed counted at the default step; as the option's label says"
             if overhead is None
             else f"every set-up under the {overhead.kind} overhead model"
         )

@@ -48,7 +48,7 @@ from planner.assessment.search import (
     with_fraction,
 )
 from planner.assessment.share_lever import share_range, with_share
-from planner.assessment.window_lever import small_step, with_small_step
+from planner.assessment.window_lever import with_small_step
 from planner.assessment.words import split_label
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import BudgetExceeded, check
@@ -58,7 +58,7 @@ from planner.core.parallel import parallel_problem
 from planner.core.precision import weight_format
 from planner.core.units import GiB
 from planner.deploy.gpu_share import HUNDREDTHS, raise_text
-from planner.engines.registry import formats_run, get_engine, kv_dtypes_run, window_setting_off
+from planner.engines.registry import formats_run, get_engine, kv_dtypes_run, launch_values, window_setting_off
 from planner.engines.settings import BY_NAME
 from planner.engines.support import ModelKind, kind_of
 from planner.planning.plan import PlanRequest
@@ -234,11 +234,16 @@ def _then_fewer_sequences(lowered: PlanRequest, change: str, goal: Goal) -> Alte
 
 def _window_step(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     """vLLM's step at 2,048 tokens for a model with windowed layers (planner.assessment.window_lever)."""
-    smaller = with_small_step(request)
-    if smaller is None:
+    step = with_small_step(request)
+    if step is None:
         return None
-    why = "windowed layers then hold their window and smaller batches in flight"
-    return _try(smaller, f"--max-num-batched-tokens {small_step(request)} ({why})", goal)
+    tokens = launch_values(step.overhead)["max_num_batched_tokens"]
+    why = (
+        "the model's largest multimodal item"
+        if found.report and found.report.failure_kind == "mm-item-batch"
+        else ("windowed layers then hold their window and smaller batches in flight")
+    )
+    return _try(step, f"--max-num-batched-tokens {tokens} ({why})", goal)
 
 
 def _gpu_share(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:

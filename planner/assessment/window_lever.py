@@ -28,10 +28,16 @@ def small_step(request: PlanRequest) -> int:
 
 def with_small_step(request: PlanRequest) -> PlanRequest | None:
     """``request`` with ``--max-num-batched-tokens`` at :func:`small_step`, where that changes what its windowed
-    layers hold: a vLLM profile without the flag, a model with windows, a default step larger than it; else None."""
+    layers hold: a vLLM profile without the flag, a model with windows, a default step larger than it; or where a
+    step given is under the model's largest multimodal item, which vLLM refuses, the item; else None."""
     overhead = request.overhead
-    if not isinstance(overhead, VllmProfile) or overhead.max_num_batched_tokens is not None:
+    if not isinstance(overhead, VllmProfile):
         return None
+    given = overhead.max_num_batched_tokens
+    if given is not None:
+        item = prefix_item_floor(overhead.batch_flags, request.model)
+        fixed = overhead.model_copy(update={"max_num_batched_tokens": item})
+        return request.model_copy(update={"overhead": fixed}) if given < item else None
     if not has_windows(request.model):
         return None
     gpu_name = request.gpu.name if request.gpu is not None else None

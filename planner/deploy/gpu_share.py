@@ -34,6 +34,23 @@ def highest_share(gpu: GpuSpec) -> float:
     return math.floor(spare * HUNDREDTHS / gpu.memory_bytes) / HUNDREDTHS
 
 
+def share_warning(gpu: GpuSpec, share: float | None) -> str | None:
+    """A warning when a GPU share given leaves the OS less than :data:`OS_RESERVE_BYTES` (None: it does not, or no
+    share is given).
+
+    >>> from model_catalog import get_gpu
+    >>> share_warning(get_gpu("apple-m4-max"), 0.99)
+    'a 99% GPU share leaves the OS 1.28 GiB of 128.00 GiB; the planner raises it to at most 93% (8 GiB for the OS)'
+    """
+    if share is None or gpu.unified_memory is None or share <= highest_share(gpu):
+        return None
+    left = gpu.memory_bytes - gpu.usable_memory_bytes(share)
+    return (
+        f"a {share:.0%} GPU share leaves the OS {left / GiB:.2f} GiB of {gpu.memory_bytes / GiB:.2f} GiB; the planner "
+        f"raises it to at most {highest_share(gpu):.0%} ({OS_RESERVE_BYTES // GiB} GiB for the OS)"
+    )
+
+
 def wired_limit_mib(gpu: GpuSpec, share: float) -> int:
     """The wired limit that gives the GPU ``share`` of the memory, in MiB (what ``iogpu.wired_limit_mb`` reads)."""
     return math.ceil(gpu.usable_memory_bytes(share) / MiB)
@@ -46,3 +63,14 @@ def raise_text(gpu: GpuSpec, share: float) -> str:
         return ""
     command = gpu.unified_memory.raise_command.replace("<MB>", str(wired_limit_mib(gpu, share)))
     return command.replace("<GB>", str(math.ceil(gpu.usable_memory_bytes(share) / GiB)))
+
+
+def raise_shell(gpu: GpuSpec, share: float) -> str:
+    """:func:`raise_text` as a shell line: the command, then the catalog's words about it as a comment.
+
+    >>> from model_catalog import get_gpu
+    >>> raise_shell(get_gpu("apple-m4-max"), 0.79)
+    'sudo sysctl iogpu.wired_limit_mb=103547  # (macOS 14 or later; until the next reboot)'
+    """
+    command, _, rest = raise_text(gpu, share).partition(" (")
+    return f"{command}  # ({rest}" if rest else command

@@ -24,6 +24,7 @@ from planner.core.parallel import check_parallel
 from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.core.precision import weight_format
 from planner.core.weights import stage_weights_bytes_per_gpu, weights_bytes
+from planner.deploy.gpu_share import share_warning
 from planner.deploy.mixed import stage_memory_bytes
 from planner.planning.context import speculative_method, stage_context
 from planner.planning.extras import StageExtras, check_deployment, layer_ranges, stage_extras
@@ -336,9 +337,10 @@ def plan(request: PlanRequest) -> PlanResult:
 def plan_from(basis: PlanBasis, stages: tuple[StageMemory, ...]) -> PlanResult:
     """The plan of ``basis.request`` from its basis and its stages at ``request.gpu_memory_bytes``
     (:func:`stages_at`): what :func:`plan` returns, for a caller that already has them (the advisor). It reads the
-    request's model, precisions, GPU count, lengths and block size, and neither its GPU, its memory size nor the
-    basis's weights (the stages hold what those give): the basis of the same request on another GPU gives the same
-    plan (the advisor plans from its GPU-less basis)."""
+    request's model, precisions, GPU count, lengths and block size, and neither its GPU (but for a unified-memory
+    machine's share given above what the OS keeps: a warning), its memory size nor the basis's weights (the stages
+    hold what those give): the basis of the same request on another GPU gives the same plan (the advisor plans from
+    its GPU-less basis)."""
     request = basis.request
     fit = fit_of(basis, stages)
     model = request.model
@@ -348,6 +350,9 @@ def plan_from(basis: PlanBasis, stages: tuple[StageMemory, ...]) -> PlanResult:
             f"context of {request.context_tokens:,} tokens exceeds the model's maximum of "
             f"{model.max_position_embeddings:,}"
         )
+    share = request.deployment.unified_share if request.deployment else None
+    too_much = share_warning(request.gpu, share) if request.gpu is not None else None
+    warnings += [too_much] if too_much else []
     return PlanResult(
         model_id=model.id,
         weights=request.resolved_weights,

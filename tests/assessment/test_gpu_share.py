@@ -64,3 +64,25 @@ def test_a_raised_share_is_the_plan_of_that_share(share: float) -> None:
 def test_memory_given_by_hand_has_no_share_to_raise() -> None:
     request = _request().model_copy(update={"gpu_memory_bytes": 90 * GiB})
     assert current_share(request) is None
+
+
+def test_a_share_given_past_what_macos_keeps_is_warned() -> None:
+    """A 99 % share left macOS 1.3 GiB of 128 GiB under a green verdict and no warning (review, 2026-12-05)."""
+    found = assess(_request(unified_share=0.99), 5)
+    assert any("leaves the OS 1.28 GiB of 128.00 GiB" in w for w in found.result.warnings), found.result.warnings
+    assert not assess(_request(unified_share=0.93), 5).result.warnings
+
+
+def test_the_launch_commands_set_the_share_they_are_planned_at() -> None:
+    """The page's launch commands had only llama-server: without the sysctl the 98,304 tokens do not fit."""
+    from planner.engines.registry import launch_commands
+
+    found = assess(_request(unified_share=0.79), 3)
+    command = launch_commands(found.request, found.result)["llamacpp"]
+    assert (
+        command.splitlines()[0]
+        == "sudo sysctl iogpu.wired_limit_mb=103547  # (macOS 14 or later; until the next reboot)"
+    )
+    assert not launch_commands(assess(_request(), 2).request, assess(_request(), 2).result)["llamacpp"].startswith(
+        "sudo"
+    )

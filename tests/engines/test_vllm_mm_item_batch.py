@@ -48,3 +48,13 @@ def test_a_pasted_log_with_the_refusal_is_read_as_it() -> None:
     )
     found = find_failure(Lines(line))
     assert found is not None and found[0] == "mm-item-batch"
+
+
+def test_the_refusal_is_offered_the_item_as_its_step() -> None:
+    """The Memory page had said 'Nothing close does ... try a GPU with more memory' (review, 2026-12-05)."""
+    from planner.assessment.alternatives import nearest_fitting
+
+    refused = _assessed(max_num_batched_tokens=2048)
+    offered = nearest_fitting(refused.request, 50)  # type: ignore[attr-defined]
+    assert offered and offered[0].change == "--max-num-batched-tokens 2496 (the model's largest multimodal item)"
+    assert offered[0].assessment.conversations == 84
