@@ -79,6 +79,14 @@ def _bits(model: ModelSpec, precision: str) -> dict[str, Fraction]:
     return category_bits(weight_format(precision), parameter_breakdown(model).experts > 0)
 
 
+def embedding_bytes(model: ModelSpec, precision: str) -> int:
+    """The input embedding ``token_embd`` in ``precision`` (0 for a model known by its size alone): what llama.cpp
+    keeps in host memory whatever ``-ngl``, and duplicates on the GPU as the output of a tied model."""
+    if model.hidden_size is None or model.vocab_size is None:
+        return 0
+    return math.ceil(parameter_breakdown(model).embedding * _bits(model, precision)["embedding"] / 8)
+
+
 def expert_bytes(model: ModelSpec, precision: str, layers: range) -> int:
     """Routed-expert weight bytes of ``layers`` (whole, no TP split)."""
     per_layer = layer_breakdowns(model)
@@ -106,7 +114,7 @@ def llamacpp_placement(
     gpu = stage_weights_bytes_per_gpu(model, layers, params, precision, 1, gpu_layers, False, output)
     host = stage_weights_bytes_per_gpu(model, layers, params, precision, 1, host_layers, True, not output)
     if output and params.lm_head == 0:  # tied embeddings: the output tensor is a duplicate of token_embd
-        gpu += math.ceil(params.embedding * _bits(model, precision)["embedding"] / 8)
+        gpu += embedding_bytes(model, precision)
     moved = expert_bytes(model, precision, range(gpu_layers.start, max(gpu_layers.start, min(cpu_moe_layers, n))))
     return WeightPlacement(gpu - moved, host + moved, gpu_layers, output, moved)
 

@@ -87,7 +87,8 @@ def test_a_link_asking_llamacpp_for_fp8_is_planned_as_what_it_runs() -> None:
     assert "INT8 (q8_0) KV cache" in header and "layers split over 2 GPUs" in header and "TP 2" not in header
     printed = _printed(at)
     assert "K (q8_0)" in printed and "f16" not in printed
-    assert "System RAM holds" not in header  # every layer is on the GPUs (was 19.88 GiB)
+    # every layer is on the GPUs (it was 19.88 GiB): system RAM holds token_embd alone, as llama.cpp keeps it
+    assert "System RAM holds 19.88" not in header and "(token_embd and every CPU layer)" in header
     assert "Largest context per slot (`-c` ÷ `-np`)" in _markdown(at)  # was "Largest `--max-model-len`"
 
 

@@ -11,9 +11,18 @@ from pydantic import Field
 from planner.core.blocks import LayerKind
 from planner.core.kv import kinds_in, linear_state_bytes_per_layer
 from planner.core.model import ModelSpec
-from planner.core.overhead import BuildTag, EngineProfile, OverheadBytes, PositiveInt, StageContext, mlp_width
+from planner.core.overhead import (
+    BuildTag,
+    EngineProfile,
+    LoadContext,
+    OverheadBytes,
+    PositiveInt,
+    StageContext,
+    mlp_width,
+)
+from planner.core.params import parameter_breakdown
 from planner.core.units import GiB
-from planner.deploy.offload import LLAMACPP_OUTPUT_FIRST_BUILD, llamacpp_build
+from planner.deploy.offload import LLAMACPP_OUTPUT_FIRST_BUILD, embedding_bytes, llamacpp_build
 
 LlamacppCacheType = Literal["f32", "f16", "q8_0", "q4_0"]
 # ggml block sizes: f32 4 bytes, f16 2 bytes; block_q8_0 34 bytes / 32 values; block_q4_0 18 bytes / 32 values
@@ -61,6 +70,18 @@ class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
     n_ubatch: PositiveInt = 512
     flash_attn: bool = True
     kv_unified: bool = False  # --kv-unified: one KV stream shared by the slots instead of one per slot
+
+    def loaded_weights_bytes(self, ctx: LoadContext) -> int:
+        """The model buffer on one device: the stage's weights without ``token_embd``, which llama.cpp keeps in
+        host memory whatever ``-ngl`` ("there is very little benefit to offloading the input layer",
+        ``llama-model.cpp``; its ``CPU_Mapped model buffer``), and with it again on the last stage of a model with
+        tied embeddings, whose output tensor is a GPU duplicate of it (``TENSOR_DUPLICATED``)."""
+        # the stage's weights count the embedding split over its GPUs (a layer split planned as shards: each GPU's
+        # share of every tensor), so each GPU's share of it comes off
+        embedding = math.ceil(embedding_bytes(ctx.model, ctx.weights_format) / ctx.tensor_parallel)
+        tied = parameter_breakdown(ctx.model).lm_head == 0
+        weights = ctx.weights_bytes - (embedding if ctx.is_first_stage else 0)
+        return max(0, weights + (embedding if ctx.is_last_stage and tied else 0))
 
     def for_kv_dtype(self, kv_dtype: str) -> LlamacppProfile:
         """This profile with the cache types of the planned KV dtype where it leaves them unset: what

@@ -7,8 +7,11 @@ import math
 from typing import NamedTuple
 
 from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
 from planner.core.parallel import stage_layer_ranges
+from planner.core.params import parameter_breakdown
 from planner.core.units import GiB, MiB
+from planner.deploy.offload import embedding_bytes
 from planner.engines.base import EngineReport, engine_total_bytes, stage_total_bytes
 from planner.engines.llamacpp.backend import device_name, llamacpp_backend
 from planner.engines.llamacpp.log_names import log_names
@@ -54,7 +57,7 @@ def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile,
             out.append(_Device(weights, kv(gpu_kv), stage.other_bytes, total, rs(gpu_kv)))
         return out
     gpu_layers = profile.gpu_layers(model)
-    weights_total = result.weights_bytes_total
+    weights_total = _device_weights_total(model, result)
     layers = model.num_hidden_layers
     stage = result.stages[0]
     devices = result.tensor_parallel * result.pipeline_parallel
@@ -69,6 +72,15 @@ def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile,
     weights = weights_total if gpu_layers >= layers else math.ceil(weights_total * gpu_layers / layers)
     total = engine_total_bytes(request)
     return [_Device(weights + stage.draft_bytes, kv(gpu_layers), stage.other_bytes, total, rs(gpu_layers))]
+
+
+def _device_weights_total(model: ModelSpec, result: PlanResult) -> int:
+    """The checkpoint's weights the devices hold together: without ``token_embd`` (host memory, its
+    ``CPU_Mapped model buffer``) and with its duplicate as a tied model's output
+    (:meth:`planner.engines.llamacpp.profile.LlamacppProfile.loaded_weights_bytes`)."""
+    embedding = embedding_bytes(model, result.weights)
+    tied = parameter_breakdown(model).lm_head == 0
+    return result.weights_bytes_total - embedding + (embedding if tied else 0)
 
 
 def _offloaded_line(request: PlanRequest, profile: LlamacppProfile) -> str:
