@@ -71,6 +71,9 @@ class DevicePlatform(HashedOnce, frozen=True, extra="forbid"):
     desktop_card: bool = False
     # The share fitted on Linux desktop-card start-ups applies (the default); False under Windows (planner.deploy.host)
     desktop_host: bool = True
+    # Apple silicon: llama.cpp's Metal backend maps the whole model file as the GPU's buffer (a public M4 log's
+    # "MTL0_Mapped model buffer size = 4789.19 MiB" is the CUDA log's 4455.34 plus its CPU_Mapped 333.84)
+    maps_model_file: bool = False
 
     @property
     def fp8_native(self) -> bool:
@@ -103,6 +106,7 @@ def device_platform(vendor: str, architecture: str | None, name: str, form_facto
         integrated=capability in INTEGRATED_CAPABILITIES,
         peer_access="consumer" not in (form_factor or "").lower(),
         runtime=RUNTIMES.get(vendor, "other"),
+        maps_model_file=vendor == "Apple",
         desktop_card=capability in GRAPHICS_CAPABILITIES
         and any(w in words for w in DESKTOP_WORDS)
         and not any(w in words for w in DATACENTER_WORDS),

@@ -298,12 +298,12 @@ def test_fit_offers_the_nearest_set_ups_as_the_memory_page_does(capsys) -> None:
             "--weights", "q8_0", "--context", "32768", "--users", "3"]  # fmt: skip
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert re.search(r"nearest +the GPU's share of memory raised to 78%: sudo sysctl iogpu\.wired_limit_mb=102237", out)
-    assert re.search(r"room for KV +26\.51 GiB per GPU \(negative: short by\)", out), out
-    assert re.search(r"host RAM: weights +1\.0\d GiB", out), out  # token_embd stays in host memory
+    assert re.search(r"nearest +the GPU's share of memory raised to 79%: sudo sysctl iogpu\.wired_limit_mb=103547", out)
+    assert re.search(r"room for KV +25\.47 GiB per GPU \(negative: short by\)", out), out
+    assert "host RAM" not in out  # Metal maps the whole model file as the GPU's buffer, token_embd included
     assert main([*argv, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["nearest"][0]["conversations"] == 3 and "78%" in data["nearest"][0]["change"]
-    assert main([*argv, "--unified-memory-share", "0.78", "--json"]) == 0
+    assert data["nearest"][0]["conversations"] == 3 and "79%" in data["nearest"][0]["change"]
+    assert main([*argv, "--unified-memory-share", "0.79", "--json"]) == 0
     raised = json.loads(capsys.readouterr().out)
     assert raised["conversations_total"] == 3 and raised["nearest"] == []

@@ -252,3 +252,18 @@ def test_the_predicted_lines_are_named_as_the_build_prints_them(build: str, name
         assert old not in text
     parsed = parse_log(text)  # the log reader reads what the planner predicts
     assert parsed.format == "llamacpp" and parsed.kv_cache_gib is not None
+
+
+def test_token_embd_stays_in_host_memory_except_where_metal_maps_the_whole_file() -> None:
+    """A public Qwen3-8B Q4_K_M start on CUDA prints 'CPU_Mapped model buffer size = 333.84 MiB' beside 'CUDA0 model
+    buffer size = 4455.34 MiB'; one on an M4 prints 'MTL0_Mapped model buffer size = 4789.19 MiB', their sum
+    (search-index file ids 52395031365, 67589188248)."""
+    model = get_model("Qwen/Qwen3-8B").spec
+    embedding = embedding_bytes(model, "q4_k_m")
+    assert embedding / MiB == pytest.approx(333.84, rel=0.08)  # the planner's Q4_K_M bits for token_embd
+    on_cuda = assess(_request("Qwen/Qwen3-8B", "rtx-4090", 1, "q4_k_m", "fp16", 4096))
+    on_metal = assess(_request("Qwen/Qwen3-8B", "apple-m4-max", 1, "q4_k_m", "fp16", 4096))
+    total = on_cuda.result.weights_bytes_total
+    assert on_cuda.result.per_gpu.weights_bytes == total - embedding
+    assert on_metal.result.per_gpu.weights_bytes == total
+    assert (4455.34 + 333.84) / (total / MiB) == pytest.approx(1, abs=0.02)  # the file, as both logs add up

@@ -74,10 +74,14 @@ class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """The model buffer on one device: the stage's weights without ``token_embd``, which llama.cpp keeps in
         host memory whatever ``-ngl`` ("there is very little benefit to offloading the input layer",
-        ``llama-model.cpp``; its ``CPU_Mapped model buffer``), and with it again on the last stage of a model with
-        tied embeddings, whose output tensor is a GPU duplicate of it (``TENSOR_DUPLICATED``)."""
+        ``llama-model.cpp``; its ``CPU_Mapped model buffer``: 333.84 MiB beside ``CUDA0 model buffer size =
+        4455.34 MiB`` for a public Qwen3-8B Q4_K_M start), and with it again on the last stage of a model with tied
+        embeddings, whose output tensor is a GPU duplicate of it (``TENSOR_DUPLICATED``). On Apple silicon the
+        Metal backend maps the whole file as the GPU's buffer (:attr:`DevicePlatform.maps_model_file`)."""
         # the stage's weights count the embedding split over its GPUs (a layer split planned as shards: each GPU's
         # share of every tensor), so each GPU's share of it comes off
+        if ctx.platform is not None and ctx.platform.maps_model_file:
+            return ctx.weights_bytes  # Metal: the whole file is the GPU's mapped buffer
         embedding = math.ceil(embedding_bytes(ctx.model, ctx.weights_format) / ctx.tensor_parallel)
         tied = parameter_breakdown(ctx.model).lm_head == 0
         weights = ctx.weights_bytes - (embedding if ctx.is_first_stage else 0)

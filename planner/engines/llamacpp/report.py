@@ -57,7 +57,7 @@ def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile,
             out.append(_Device(weights, kv(gpu_kv), stage.other_bytes, total, rs(gpu_kv)))
         return out
     gpu_layers = profile.gpu_layers(model)
-    weights_total = _device_weights_total(model, result)
+    weights_total = _device_weights_total(model, result, request.gpu)
     layers = model.num_hidden_layers
     stage = result.stages[0]
     devices = result.tensor_parallel * result.pipeline_parallel
@@ -74,10 +74,12 @@ def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile,
     return [_Device(weights + stage.draft_bytes, kv(gpu_layers), stage.other_bytes, total, rs(gpu_layers))]
 
 
-def _device_weights_total(model: ModelSpec, result: PlanResult) -> int:
+def _device_weights_total(model: ModelSpec, result: PlanResult, gpu: GpuSpec | None) -> int:
     """The checkpoint's weights the devices hold together: without ``token_embd`` (host memory, its
     ``CPU_Mapped model buffer``) and with its duplicate as a tied model's output
     (:meth:`planner.engines.llamacpp.profile.LlamacppProfile.loaded_weights_bytes`)."""
+    if gpu is not None and gpu.platform.maps_model_file:
+        return result.weights_bytes_total  # Metal maps the whole file as the GPU's buffer
     embedding = embedding_bytes(model, result.weights)
     tied = parameter_breakdown(model).lm_head == 0
     return result.weights_bytes_total - embedding + (embedding if tied else 0)
