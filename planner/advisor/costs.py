@@ -133,8 +133,8 @@ def purchase_cost(gpu: GpuSpec, count: int, choice: HostChoice | None, a: Assump
     gpu_watts = (gpu.tdp_watts or 0) * count
     host_watts = (host.power_watts or 0) * hosts if host else 0
     rack = host.rack_units * hosts if host and host.rack_units else None
-    pue = a.pue_datacenter if host is not None and host.rack_mounted else a.pue_office
-    where = "in a data centre" if host is not None and host.rack_mounted else "under a desk"
+    racked = host is not None and host.rack_mounted
+    pue, where = (a.pue_datacenter, "in a data centre") if racked else (a.pue_office, "under a desk")
     hours = a.life_years * HOURS_PER_YEAR
     energy = (gpu_watts + host_watts) / 1000 * pue * hours * a.usd_per_kwh
     purchase = None if gpus_usd is None or choice is None else gpus_usd + hosts_usd

@@ -241,7 +241,7 @@ def _window_step(request: PlanRequest, goal: Goal, found: Assessment) -> Alterna
     why = (
         "the model's largest multimodal item"
         if found.report and found.report.failure_kind == "mm-item-batch"
-        else ("windowed layers then hold their window and smaller batches in flight")
+        else "windowed layers then hold their window and smaller batches in flight"
     )
     return _try(step, f"--max-num-batched-tokens {tokens} ({why})", goal)
 

@@ -20,19 +20,22 @@ def current_share(request: PlanRequest) -> float | None:
     if gpu is None or gpu.unified_memory is None or deployment.stage_gpus:
         return None
     share = deployment.unified_share or gpu.unified_memory.default_gpu_share
-    return share if request.gpu_memory_bytes == _memory(request, share) else None
+    return share if request.gpu_memory_bytes == _memory(request, _at_share(request, share)) else None
 
 
-def _memory(request: PlanRequest, share: float) -> int:
+def _memory(request: PlanRequest, deployment: DeploymentOptions) -> int:
     assert request.gpu is not None
-    deployment = (request.deployment or DeploymentOptions()).model_copy(update={"unified_share": share})
     return deployment_memory_bytes(request.gpu, isinstance(request.overhead, EngineProfile), deployment)
+
+
+def _at_share(request: PlanRequest, share: float) -> DeploymentOptions:
+    return (request.deployment or DeploymentOptions()).model_copy(update={"unified_share": share})
 
 
 def with_share(request: PlanRequest, share: float) -> PlanRequest:
     """``request`` on the same machine with the GPU's share of memory raised to ``share``."""
-    deployment = (request.deployment or DeploymentOptions()).model_copy(update={"unified_share": share})
-    return request.model_copy(update={"deployment": deployment, "gpu_memory_bytes": _memory(request, share)})
+    deployment = _at_share(request, share)
+    return request.model_copy(update={"deployment": deployment, "gpu_memory_bytes": _memory(request, deployment)})
 
 
 def share_range(request: PlanRequest) -> tuple[int, int] | None:

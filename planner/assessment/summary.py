@@ -103,8 +103,7 @@ def host_bytes(request: PlanRequest, a: Assessment) -> dict[str, int]:
     extras = a.result.deployment_stages or ()
     weights = sum(stage.host_weights_bytes for stage in extras) * gpus_per_stage
     if not extras and request.overhead.splits_layers:  # llama.cpp: token_embd stays in host memory, every replica's
-        on_gpus = sum(stage.weights_bytes for stage in result.stages) * result.tensor_parallel
-        weights = max(0, result.weights_bytes_total - on_gpus) * result.replicas
+        weights = result.host_weights_bytes_per_replica * result.replicas
     tier = offload_tier(request, a)
     lora = 0
     if options is not None and options.lora is not None:

@@ -104,3 +104,14 @@ class PlanResult(BaseModel, frozen=True, extra="forbid"):
     @property
     def headroom_bytes(self) -> int:
         return self.per_gpu.headroom_bytes
+
+    @property
+    def gpu_weights_bytes_per_replica(self) -> int:
+        """The weights a replica's GPUs hold together: each stage's per GPU, times its GPUs."""
+        return sum(stage.weights_bytes for stage in self.stages) * self.tensor_parallel
+
+    @property
+    def host_weights_bytes_per_replica(self) -> int:
+        """Checkpoint weights no GPU of a replica holds (llama.cpp's token_embd and CPU layers; 0 when the GPUs
+        hold them all, or more: a tied model's duplicated output, an engine's padding)."""
+        return max(0, self.weights_bytes_total - self.gpu_weights_bytes_per_replica)

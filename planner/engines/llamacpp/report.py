@@ -7,11 +7,8 @@ import math
 from typing import NamedTuple
 
 from planner.core.gpu import GpuSpec
-from planner.core.model import ModelSpec
 from planner.core.parallel import stage_layer_ranges
-from planner.core.params import parameter_breakdown
 from planner.core.units import GiB, MiB
-from planner.deploy.offload import embedding_bytes
 from planner.engines.base import EngineReport, engine_total_bytes, stage_total_bytes
 from planner.engines.llamacpp.backend import device_name, llamacpp_backend
 from planner.engines.llamacpp.log_names import log_names
@@ -57,7 +54,7 @@ def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile,
             out.append(_Device(weights, kv(gpu_kv), stage.other_bytes, total, rs(gpu_kv)))
         return out
     gpu_layers = profile.gpu_layers(model)
-    weights_total = _device_weights_total(model, result, request.gpu)
+    weights_total = result.gpu_weights_bytes_per_replica  # token_embd left in host memory (loaded_weights_bytes)
     layers = model.num_hidden_layers
     stage = result.stages[0]
     devices = result.tensor_parallel * result.pipeline_parallel
@@ -72,17 +69,6 @@ def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile,
     weights = weights_total if gpu_layers >= layers else math.ceil(weights_total * gpu_layers / layers)
     total = engine_total_bytes(request)
     return [_Device(weights + stage.draft_bytes, kv(gpu_layers), stage.other_bytes, total, rs(gpu_layers))]
-
-
-def _device_weights_total(model: ModelSpec, result: PlanResult, gpu: GpuSpec | None) -> int:
-    """The checkpoint's weights the devices hold together: without ``token_embd`` (host memory, its
-    ``CPU_Mapped model buffer``) and with its duplicate as a tied model's output
-    (:meth:`planner.engines.llamacpp.profile.LlamacppProfile.loaded_weights_bytes`)."""
-    if gpu is not None and gpu.platform.maps_model_file:
-        return result.weights_bytes_total  # Metal maps the whole file as the GPU's buffer
-    embedding = embedding_bytes(model, result.weights)
-    tied = parameter_breakdown(model).lm_head == 0
-    return result.weights_bytes_total - embedding + (embedding if tied else 0)
 
 
 def _offloaded_line(request: PlanRequest, profile: LlamacppProfile) -> str:
@@ -139,8 +125,7 @@ def _host_note(request: PlanRequest, result: PlanResult, profile: LlamacppProfil
     """What stays in system RAM: the weights and KV of the CPU layers (and experts kept there). Every GPU of a
     stage holds its own share of the weights, so the GPUs' part is each stage's times its GPUs."""
     kv_all = _cache(request, profile, n_ctx, None)
-    device_weights = sum(s.weights_bytes for s in result.stages) * result.tensor_parallel
-    host_weights = max(0, result.weights_bytes_total - device_weights)
+    host_weights = result.host_weights_bytes_per_replica
     if kv_all - kv <= 0 and host_weights <= 0:
         return None
     return (
