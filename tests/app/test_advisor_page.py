@@ -359,3 +359,11 @@ def test_the_chart_draws_the_set_up_its_caption_names() -> None:
     caption = next(c.value for c in at.caption if c.value.startswith(lead))
     rows = pa.ipc.open_stream(at.get("vega_lite_chart")[0].proto.data.data).read_all().to_pylist()
     assert any(caption.startswith(as_text(f"A cheaper set-up, {row['label']} (")) for row in rows), caption
+
+
+def test_the_caption_names_every_launch_setting_an_option_may_carry() -> None:
+    """Gemma 4 31B's pick carries --max-num-batched-tokens 2496; the caption named only --max-num-seqs."""
+    at = run_page("advisor", {"model": "google/gemma-4-31B-it", "context": "32768", "users": "50"})
+    assert not at.exception
+    caption = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "--max-num-batched-tokens where a sliding-window model's default step" in caption, caption
