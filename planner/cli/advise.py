@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 from model_catalog import get_model, load_gpus, load_hosts, running_costs
 from planner.advisor import (
@@ -27,7 +27,7 @@ from planner.advisor import (
     why_beats,
 )
 from planner.advisor.support import ENGINE_PREFERENCE
-from planner.advisor.workload import FORM_FACTORS, VENDORS
+from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER, FORM_FACTORS, VENDORS, PlanAt
 from planner.bounds.collector import freeze_long_lived
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_BUDGET_USD, MAX_CONTEXT, MAX_PARALLEL, MAX_USERS
@@ -82,6 +82,7 @@ def add_advise_parser(sub: Any) -> None:
         choices=list(FORM_FACTORS),
         help="only GPUs sold this way: card (PCIe), pair (NVLink pair), baseboard (SXM/OAM), machine (Mac), rack",
     )
+    _add_target_arguments(p)
     p.add_argument(
         "--unified-memory-share",
         type=decimal(0, 1, above_low=True),
@@ -93,6 +94,29 @@ def add_advise_parser(sub: Any) -> None:
         "--limit", type=whole(1, 10_000), default=10, help="rows of the table (default 10; JSON lists every option)"
     )
     p.add_argument("--json", action="store_true")
+
+
+def _add_target_arguments(p: Any) -> None:
+    """The page's targets: the speed floor, a time-to-first-token bound and the length each option is sized for."""
+    p.add_argument(
+        "--min-speed",
+        type=decimal(0, 10_000),
+        default=DEFAULT_MIN_TOKENS_PER_S_PER_USER,
+        help=f"tokens/s per user an option must reach (default {DEFAULT_MIN_TOKENS_PER_S_PER_USER:g}, about reading "
+        "speed; 0: no floor)",
+    )
+    p.add_argument(
+        "--max-ttft",
+        type=decimal(0, 600, above_low=True),
+        help="seconds to the first token of a typical prompt, alone; slower set-ups are left out (default: none, a "
+        "set-up slower than 6 s keeps a caveat)",
+    )
+    p.add_argument(
+        "--plan-at",
+        choices=list(get_args(PlanAt)),
+        default="p95",
+        help="the conversation length each option is sized for, with --preset (default p95)",
+    )
 
 
 def _add_offer_arguments(p: Any) -> None:
@@ -132,6 +156,9 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         "usd_per_kwh": args.usd_per_kwh,
         "pue": args.pue,
         "life_years": args.life_years,
+        "min_tokens_per_s_per_user": args.min_speed or None,
+        "max_time_to_first_token_s": args.max_ttft,
+        "plan_at": args.plan_at,
     }
     if args.preset:
         preset = PRESETS[args.preset]

@@ -84,6 +84,10 @@ def test_nothing_fits_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
         ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--gpus-max", "0"],
         ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--gpu", "nope"],
         ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096"],
+        ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--min-speed", "-1"],
+        ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--min-speed", "nan"],
+        ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--max-ttft", "0"],
+        ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--plan-at", "p50"],
     ],
 )
 def test_errors_are_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
@@ -110,3 +114,22 @@ def test_running_costs_and_asked_for_parts(capsys: pytest.CaptureFixture[str]) -
         main([*argv, "--pue", "0.5"])
     assert exit_.value.code == 2
     assert capsys.readouterr().err.startswith("error:")
+
+
+def test_speed_targets_and_sizing_point(capsys: pytest.CaptureFixture[str]) -> None:
+    """The dashboard's targets are flags too: the speed floor (10 tokens/s per user by default, 0 for none), a
+    time-to-first-token bound and the length each option is sized for; a set-up that misses a set target is left
+    out, as on the page."""
+    base = ("advise", "--model", "Qwen/Qwen3-8B", "--context", "8192", "--users", "4", "--json")
+    _, out, _ = run(capsys, *base)
+    default = json.loads(out)
+    assert default["workload"]["min_tokens_per_s_per_user"] == 10.0
+    assert default["workload"]["max_time_to_first_token_s"] is None
+    _, out, _ = run(capsys, *base, "--min-speed", "0", "--max-ttft", "0.5", "--plan-at", "mean")
+    asked = json.loads(out)["workload"]
+    assert asked["min_tokens_per_s_per_user"] is None
+    assert asked["max_time_to_first_token_s"] == 0.5 and asked["plan_at"] == "mean"
+    _, out, _ = run(capsys, *base, "--min-speed", "150")
+    fast = json.loads(out)
+    assert all(o["decode_tokens_per_s_per_user"] >= 150 for o in fast["options"])
+    assert len(fast["options"]) < len(default["options"])
