@@ -49,7 +49,7 @@ from planner.assessment.search import (
 )
 from planner.assessment.share_lever import share_range, with_share
 from planner.assessment.window_lever import with_small_step
-from planner.assessment.words import split_label
+from planner.assessment.words import request_devices, split_label
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import BudgetExceeded, check
 from planner.core.kv_formats import kv_format
@@ -292,7 +292,7 @@ def _wider_split(request: PlanRequest, goal: Goal, found: Assessment) -> Alterna
     wide_tp, wide_pp = auto.resolved_parallelism
     if wide_tp * wide_pp <= tp * pp or (request.deployment is not None and request.deployment.stage_gpus):
         return None
-    return _try(auto, f"{split_label(auto, short=True)} on the same {request.gpu_count} GPUs", goal)
+    return _try(auto, f"{split_label(auto, short=True)} on the same {request_devices(request)}", goal)
 
 
 def _more_gpus(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -309,7 +309,7 @@ def _more_gpus(request: PlanRequest, goal: Goal, found: Assessment) -> Alternati
     adds = [] if found.state is VerdictState.WEIGHTS_DO_NOT_FIT else more
     for count in sorted([*wider[:MORE_GPU_TRIALS], *adds[:MORE_GPU_TRIALS]])[:MORE_GPU_TRIALS]:
         changed = _split(request, count)
-        alternative = _try(changed, f"{count} GPUs ({split_label(changed, short=True)})", goal)
+        alternative = _try(changed, f"{request_devices(request, count)} ({split_label(changed, short=True)})", goal)
         if alternative:
             return alternative
     return None

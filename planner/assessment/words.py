@@ -50,6 +50,26 @@ def setup_label(request: PlanRequest) -> str:
     return f"{request.gpu_count} × {name}"
 
 
+def devices(count: int, vendor: str | None = None, purchase_kind: str | None = None) -> str:
+    """A count of the planned devices in a buyer's words: GPUs, or for a GPU sold as the machine itself (a Mac, a
+    DGX Spark) the machines.
+
+    >>> devices(4), devices(1), devices(2, "Apple", "machine"), devices(1, "Apple", "machine")
+    ('4 GPUs', '1 GPU', '2 Macs', '1 Mac')
+    >>> devices(2, "NVIDIA", "machine"), devices(8, "NVIDIA", "baseboard")
+    ('2 machines', '8 GPUs')
+    """
+    noun = "GPU" if purchase_kind != "machine" else "Mac" if vendor == "Apple" else "machine"
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+def request_devices(request: PlanRequest, count: int | None = None) -> str:
+    """:func:`devices` for ``request``'s GPU (``count``: its own count by default)."""
+    gpu = request.gpu
+    n = request.gpu_count if count is None else count
+    return devices(n, gpu.vendor, gpu.purchase.kind) if gpu is not None else devices(n)
+
+
 def split_label(request: PlanRequest, result: PlanResult | None = None, short: bool = False) -> str:
     """How the model is spread over the GPUs, in the engine's terms: ``'TP 2 × PP 1'`` for an engine that splits
     every layer (vLLM, SGLang, TensorRT-LLM), ``'layers split over 2 GPUs'`` for one that splits whole layers
@@ -61,7 +81,12 @@ def split_label(request: PlanRequest, result: PlanResult | None = None, short: b
         tp, pp = request.resolved_parallelism
         replicas = max(1, request.gpu_count // (tp * pp))
     if request.overhead.splits_layers:  # one llama-server over tp x pp GPUs: --tensor-split, whole layers each
-        split = f"layers split over {tp * pp} GPUs" if tp * pp > 1 else "whole model on one GPU"
+        one = request_devices(request, 1).removeprefix("1 ")
+        split = (
+            f"layers split over {request_devices(request, tp * pp)}"
+            if tp * pp > 1
+            else f"whole model on {'each' if replicas > 1 else 'one'} {one}"
+        )
     else:
         split = f"TP {tp}" if short and pp == 1 else f"TP {tp} × PP {pp}"
     return split + (f" · {replicas} replicas" if replicas > 1 else "")

@@ -42,3 +42,19 @@ def test_a_model_larger_than_nine_gpus_is_offered_two_servers() -> None:
 def test_within_one_server_the_split_is_as_before() -> None:
     """FP8 weights (~380 GiB) need 8 H100s: one server, tensor parallel 8."""
     assert _more_gpus(1, "fp8") == ["8 GPUs (TP 8)"]
+
+
+def test_a_mac_is_counted_as_macs() -> None:
+    """A Mac is the machine: more of it is more Macs, each holding the whole model under llama.cpp (found as "4 GPUs
+    (whole model on one GPU · 4 replicas)" for four Macs)."""
+    mac = get_gpu("apple-m4-max")
+    request = PlanRequest(
+        model=get_model("meta-llama/Llama-3.1-70B").spec,
+        gpu=mac,
+        gpu_memory_bytes=mac.usable_memory_bytes(),
+        weights="q8_0",
+        context_tokens=32768,
+        overhead=engine_profile("llamacpp"),
+    )
+    changes = [a.change for a in nearest_fitting(request, 8)]
+    assert changes[0] == "4 Macs (whole model on each Mac · 4 replicas)", changes
