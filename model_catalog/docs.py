@@ -131,6 +131,10 @@ def _gpu_section(gpu: GpuSpec) -> list[str]:
     if gpu.price is not None:
         p = gpu.price
         lines.append(f"- Price: ${p.usd:,.0f} ({p.kind}, {p.date}): {p.source}")
+    if gpu.discontinued is not None:
+        d = gpu.discontinued
+        after = f", replaced by {d.replaced_by}" if d.replaced_by else ""
+        lines.append(f"- No longer sold new since {d.since}{after}: {d.source}")
     for cloud in gpu.cloud_prices:
         lines.append(f"- Cloud: {cloud.label}: {cloud.source}")
     if gpu.unverified_fields:
@@ -187,7 +191,9 @@ def render() -> str:
         price = f"${gpu.price.usd:,.0f} ({gpu.price.date})" if gpu.price else "unknown"
         bandwidth = f"{gpu.bandwidth_bytes_per_s / 1e9:,.0f} GB/s" if gpu.bandwidth_bytes_per_s else "unknown"
         tflops = f"{gpu.bf16_dense_tflops:g}" if gpu.bf16_dense_tflops else "unknown"
-        unit = f"{gpu.purchase.kind} of {gpu.purchase.gpus_per_unit}"
+        unit = f"{gpu.purchase.kind} of {gpu.purchase.gpus_per_unit}" + (
+            f"; not sold new since {gpu.discontinued.since}" if gpu.discontinued else ""
+        )
         read = gpu.read_on.isoformat() if gpu.read_on else "not recorded"
         lines.append(
             f"| [{gpu_id}](#{_anchor(gpu_id)}) | {gpu.memory_marketed_gb:g} GB | {bandwidth} | {tflops} | {price} "

@@ -45,7 +45,8 @@ def gpu_rows() -> list[dict[str, object]]:
                 "marketed (GB)": gpu.memory_marketed_gb,
                 "bandwidth (TB/s)": round(gpu.bandwidth_bytes_per_s / 1e12, 2) if gpu.bandwidth_bytes_per_s else None,
                 "BF16 dense (TFLOPS)": gpu.bf16_dense_tflops,
-                "sold as": gpu.purchase.sold_as,
+                "sold as": gpu.purchase.sold_as
+                + (f"; not sold new since {gpu.discontinued.since}" if gpu.discontinued else ""),
                 "price (USD)": gpu.price.usd if gpu.price else None,
                 "cloud from ($/GPU-h)": gpu.cheapest_cloud_usd_per_hour,
                 "sources": " | ".join(gpu.sources),

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
 from planner.advisor.engine_speed import Step, bandwidth_efficiency, prefill_alone, prefill_in_serving, served, step
-from planner.advisor.option_notes import share_note, window_notes
+from planner.advisor.option_notes import sale_note, share_note, unverified_note, window_notes
 from planner.advisor.options import Candidate, Option, purchase_text
 from planner.advisor.quality import quality_caveat
 from planner.advisor.support import ENGINE_LABELS, SupportRow
@@ -29,7 +29,6 @@ from planner.engines.registry import get_engine, launch_values
 SPEED_MARGIN = 1.25
 # Prompts taking more of the GPU than this at the target load are worth a note (their pauses are in the speed).
 PREFILL_SHARE_LIMIT = 0.5
-FIGURES = ("bandwidth_bytes_per_s", "memory_reported_bytes", "engine_visible_bytes")
 
 
 class Built:
@@ -175,12 +174,7 @@ def _warnings(
     notes: list[str] = []
     undermining: list[str] = []
     gpu = c.gpu
-    path = {"16-bit": ("compute.bf16", "compute.fp16", "compute.fp32"), "fp8": ("compute.fp8",)}.get(
-        row.compute, (f"compute.{row.compute}",)
-    )
-    figures = [f for f in gpu.unverified_fields if f in FIGURES or f in path]
-    if figures:
-        undermining.append(f"unverified catalog figures for {gpu.name}: {', '.join(figures)}")
+    undermining += [n for n in (unverified_note(gpu, row.compute), sale_note(gpu, w.pricing, undermines=True)) if n]
     if s.per_user is None:
         undermining.append("speed not estimated: no sourced compute figure for its arithmetic")
     floor = w.min_tokens_per_s_per_user
@@ -212,6 +206,7 @@ def _warnings(
         )
     if s.setup.split == "layer" and c.tensor_parallel > 1:
         notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
+    notes += [n for n in (sale_note(gpu, w.pricing, undermines=False),) if n]
     if cost.unverified:
         notes.append(f"cost rests on figures assumed or known only as a lower bound: {', '.join(cost.unverified)}")
     if gpu.unified_memory is not None:

@@ -1,7 +1,10 @@
-"""Notes an option carries about its machine and its engine's windows (:func:`planner.advisor.build.build_option`)."""
+"""Notes an option carries about its machine, its sale and its engine's windows
+(:func:`planner.advisor.build.build_option`)."""
 
 from __future__ import annotations
 
+from model_catalog import get_gpu
+from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
@@ -38,3 +41,42 @@ def window_notes(model: ModelSpec, overhead: OverheadModel) -> list[str]:
         f"the model's sliding-window and chunked layers; {BY_NAME[setting].flag} caps them at the model's windows "
         "and holds more"
     ]
+
+
+# The catalog figures the memory and speed of every option rest on (the compute figure is the option's own path).
+FIGURES = ("bandwidth_bytes_per_s", "memory_reported_bytes", "engine_visible_bytes")
+
+
+def unverified_note(gpu: GpuSpec, compute: str) -> str | None:
+    """The GPU's unverified catalog figures an option rests on (its memory, its bandwidth, the TFLOPS of its
+    compute path: ``"16-bit"``, ``"fp8"``, ``"int8"``, ``"fp4"``), a caveat."""
+    path = {"16-bit": ("compute.bf16", "compute.fp16", "compute.fp32"), "fp8": ("compute.fp8",)}.get(
+        compute, (f"compute.{compute}",)
+    )
+    figures = [f for f in gpu.unverified_fields if f in FIGURES or f in path]
+    return f"unverified catalog figures for {gpu.name}: {', '.join(figures)}" if figures else None
+
+
+def sale_note(gpu: GpuSpec, pricing: str, undermines: bool) -> str | None:
+    """A purchase of a part no longer sold new (:class:`planner.core.sale.Discontinued`): a caveat when its catalog
+    price is not a used street price (a new machine's price is not an offer anyone can take up), else a note that
+    it is priced used; ``undermines`` picks which of the two is asked for. Renting (``pricing`` cloud) says
+    nothing."""
+    gone = gpu.discontinued
+    if gone is None or pricing != "purchase" or gone.used_price(gpu.price) != (not undermines):
+        return None
+    if not undermines and gpu.price is not None:  # a used price: the catalog's, with its date
+        return f"{gpu.name} is no longer made (since {gone.since}): priced used ({gpu.price.date})"
+    after = f"; replaced by {_name(gone.replaced_by)}" if gone.replaced_by else ""
+    price = f"its ${gpu.price.usd:,.0f} is" if gpu.price else "its price would be"
+    return (
+        f"{gpu.name} is no longer sold new (since {gone.since}{after}): {price} the new machine's, not a current "
+        "offer; bought used or from remaining stock"
+    )
+
+
+def _name(gpu_id: str) -> str:
+    try:
+        return get_gpu(gpu_id).name
+    except PlannerError:
+        return gpu_id

@@ -22,6 +22,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from planner.bounds.hashing import HashedOnce
+from planner.core.sale import CloudPrice, Discontinued, Price
 from planner.core.units import GB, GiB
 
 PositiveFloat = Annotated[float, Field(gt=0)]
@@ -234,40 +235,6 @@ class UnifiedMemory(BaseModel, frozen=True, extra="forbid"):
     raise_command: Source  # e.g. "sudo sysctl iogpu.wired_limit_mb=<MB>"
 
 
-class Price(BaseModel, frozen=True, extra="forbid"):
-    """A purchase price in US dollars, with what kind of figure it is, when, and from where."""
-
-    usd: PositiveFloat
-    kind: str  # "launch MSRP", "widely reported street price", …
-    date: str  # ISO year or year-month of the figure
-    source: Annotated[str, Field(min_length=1)]
-
-
-class CloudPrice(BaseModel, frozen=True, extra="forbid"):
-    """An on-demand cloud price per GPU-hour; a published range keeps its low end in ``usd_per_gpu_hour``.
-    ``gpus_per_instance``: the GPUs of the smallest instance the price is for (AWS p5.48xlarge: 8 H100s), so a
-    plan rents whole instances."""
-
-    provider: str
-    usd_per_gpu_hour: PositiveFloat
-    usd_per_gpu_hour_high: PositiveFloat | None = None  # the top of a published range
-    gpus_per_instance: PositiveInt = 1
-    date: str
-    source: Annotated[str, Field(min_length=1)]
-
-    @model_validator(mode="after")
-    def _check(self) -> CloudPrice:
-        if self.usd_per_gpu_hour_high is not None and self.usd_per_gpu_hour_high < self.usd_per_gpu_hour:
-            raise ValueError("cloud_prices: usd_per_gpu_hour_high is below usd_per_gpu_hour")
-        return self
-
-    @property
-    def label(self) -> str:
-        high = f"-{self.usd_per_gpu_hour_high:g}" if self.usd_per_gpu_hour_high else ""
-        instance = f" ({self.gpus_per_instance}-GPU instances)" if self.gpus_per_instance > 1 else ""
-        return f"{self.provider} ${self.usd_per_gpu_hour:g}{high}/GPU-hour{instance}, {self.date}"
-
-
 class GpuSpec(HashedOnce, frozen=True, extra="forbid"):
     """One accelerator, as one TOML file in ``model_catalog/gpus/`` (file name = ``id``).
 
@@ -302,6 +269,7 @@ class GpuSpec(HashedOnce, frozen=True, extra="forbid"):
     interconnect_bandwidth_bytes_per_s: Annotated[int, Field(gt=0)] | None = None
     price: Price | None = None
     cloud_prices: tuple[CloudPrice, ...] = ()
+    discontinued: Discontinued | None = None  # no longer sold new: since when, by what replaced, where read
     sources: Annotated[tuple[str, ...], Field(min_length=1)]
     # The day the sources above were read (or last re-checked). Entries written before the field existed have
     # none: their reading date was not recorded, and it is shown as such rather than guessed.

@@ -173,3 +173,23 @@ def test_an_edition_names_a_catalog_card_of_the_same_die_and_memory() -> None:
     max_q = gpus["rtx-pro-6000-blackwell-max-q"]  # The Register's dense table: 300 W, 877 INT8 / 1,755 FP4
     assert (max_q.tdp_watts, workstation.tdp_watts, server.tdp_watts) == (300, 600, 600)
     assert (max_q.compute.int8, max_q.compute.fp4) == (877, 1755) and max_q.platform.desktop_card
+
+
+def test_a_part_no_longer_sold_new_names_its_successor_and_date() -> None:
+    """``discontinued``: Apple replaced the M2 Ultra Mac Studio with the M3 Ultra on 2025-03-05 (and ended the M2
+    Ultra Mac Pro in 2026), the M3 Max MacBook Pro with the M4 Max on 2024-10-30; NVIDIA ended the RTX 4090 in
+    2024-10. Each successor is a newer catalog part; only the 4090's price is a used one."""
+    from model_catalog import load_gpus
+
+    gpus = load_gpus()
+    gone = {g.id: g.discontinued for g in gpus.values() if g.discontinued is not None}
+    assert {k: (d.since, d.replaced_by) for k, d in gone.items()} == {
+        "apple-m2-ultra": ("2025-03", "apple-m3-ultra"),
+        "apple-m3-max": ("2024-10", "apple-m4-max"),
+        "rtx-4090": ("2024-10", "rtx-5090"),
+    }
+    for gpu_id, d in gone.items():
+        successor = gpus[str(d.replaced_by)]
+        assert (successor.launch_year or 0) > (gpus[gpu_id].launch_year or 0) and successor.discontinued is None
+        assert d.source.count("http") >= 2, gpu_id
+    assert [k for k, d in gone.items() if d.used_price(gpus[k].price)] == ["rtx-4090"]
