@@ -43,3 +43,12 @@ def test_a_used_price_is_a_note_and_renting_says_nothing() -> None:
     assert not any("no longer" in u for u in card.undermining)
     rented = _options(gpu_ids=("apple-m2-ultra", "rtx-4090"), pricing="cloud")
     assert not any("no longer" in w for o in rented for w in o.warnings)
+
+
+def test_the_m3_ultra_still_sold_is_offered_at_its_price() -> None:
+    """The 96 GB M3 Ultra Mac Studio, the M3 Ultra still on sale (the 512 GB one is rent-only in the catalog), is
+    offered at Apple's $3,999 (Macworld and Six Colors, March 2025)."""
+    options = _options(vendors=("Apple",))
+    ultra = [o for o in options if o.gpu_id == "apple-m3-ultra-96gb"]
+    assert ultra and {o.purchase_usd for o in ultra} == {3999.0}
+    assert not any("no longer" in w for o in ultra for w in o.warnings)
