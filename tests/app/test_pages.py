@@ -211,10 +211,14 @@ def test_memory_figures_are_one_html_element_with_their_meanings() -> None:
 
 def test_the_catalog_says_how_each_gpu_is_sold_and_cooled() -> None:
     """A buyer sees on the catalog page that an L40S is a passive card (it needs a GPU server around it), an RTX
-    4090 a card with its own fans and an H100 SXM an 8-GPU baseboard."""
+    4090 a card with its own fans no longer sold new (NVIDIA ended it in 2024-10) and an H100 SXM an 8-GPU
+    baseboard."""
     from ui.catalog_rows import gpu_rows
 
     sold = {row["id"]: row["sold as"] for row in gpu_rows()}
-    assert sold["l40s"] == "card, passive (needs a GPU server)" and sold["rtx-4090"] == "card, active"
+    assert (
+        sold["l40s"] == "card, passive (needs a GPU server)"
+        and sold["rtx-4090"] == "card, active; not sold new since 2024-10"
+    )
     assert sold["h100-nvl-94gb"] == "NVLink pair, passive (needs a GPU server)" and sold["apple-m4-max"] == "machine"
     assert sold["h100-sxm-80gb"] in ("4-GPU baseboard", "8-GPU baseboard")
