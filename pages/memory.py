@@ -139,7 +139,7 @@ def _launch_commands(commands: dict[str, str]) -> None:
     box = st.popover("Launch commands", icon=":material/terminal:", on_change="rerun", key=COMMANDS_OPEN_KEY)
     if not box.open:
         return
-    names = list(commands)  # the set-up's own engine first (planner.engines.registry.launch_commands)
+    names = list(commands)  # the set-up's own engine first (planner.engines.launch.launch_commands)
     tabs = box.tabs([get_engine(name).label for name in names])
     for tab, name in zip(tabs, names, strict=True):
         tab.code(commands[name], language="bash", wrap_lines=True)

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from planner.core.inspection import ModelInspection, inspect
     from planner.core.model import ModelSpec
     from planner.deploy.options import DeploymentOptions
-    from planner.engines.registry import engine_profile, engine_report, engines, launch_commands
+    from planner.engines.launch import launch_commands
+    from planner.engines.registry import engine_profile, engine_report, engines
     from planner.planning.plan import plan
     from planner.planning.request import PlanRequest
     from planner.planning.results import PlanResult
@@ -50,7 +51,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "engines": ("planner.engines.registry", "engines"),
     "engine_profile": ("planner.engines.registry", "engine_profile"),
     "engine_report": ("planner.engines.registry", "engine_report"),
-    "launch_commands": ("planner.engines.registry", "launch_commands"),
+    "launch_commands": ("planner.engines.launch", "launch_commands"),
     "get_model": ("model_catalog", "get_model"),
     "get_gpu": ("model_catalog", "get_gpu"),
 }

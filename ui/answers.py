@@ -16,7 +16,8 @@ from planner.assessment.assess import Assessment, assess
 from planner.assessment.other_engines import engines_that_start
 from planner.deploy.options import DeploymentOptions
 from planner.engines.base import Engine
-from planner.engines.registry import launch_commands, max_model_len_allowed, release_that_loads
+from planner.engines.launch import launch_commands
+from planner.engines.registry import max_model_len_allowed, release_that_loads
 from ui.shared_cache import ANSWERS, key_of
 from ui.state import Selection
 

@@ -10,10 +10,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from planner.assessment.assess import Assessment
-from planner.core.kv import kv_bytes_per_token
-from planner.deploy.kv_offload import KvOffloadTier, kv_offload_tier
+from planner.deploy.kv_offload import KvOffloadTier
 from planner.deploy.lora import adapter_bytes
 from planner.deploy.offload import active_fraction, decode_seconds, llamacpp_placement, read_bytes
+from planner.engines.launch import offload_tier as launch_offload_tier
 from planner.engines.registry import get_engine
 from planner.planning.extras import layer_offload, output_first
 from planner.planning.request import PlanRequest
@@ -77,18 +77,13 @@ def decode_bound(request: PlanRequest, a: Assessment) -> DecodeBound | None:
 
 
 def offload_tier(request: PlanRequest, a: Assessment) -> KvOffloadTier | None:
-    """The KV offload tier of ``request`` (:mod:`planner.deploy.kv_offload`)."""
-    options = request.deployment
-    if options is None or options.kv_offload is None:
-        return None
-    result = a.result
-    per_token = kv_bytes_per_token(request.model, result.kv_dtype)
-    ranks = result.tensor_parallel * result.pipeline_parallel
-    return kv_offload_tier(options.kv_offload, per_token, result.block_size, ranks, result.context_tokens)
+    """The KV offload tier of ``request`` (:func:`planner.engines.launch.offload_tier`, which the launch commands
+    size their flags by)."""
+    return launch_offload_tier(request, a.result)
 
 
 def launch_settings(request: PlanRequest, a: Assessment) -> list[str]:
-    """Engine settings the deployment needs besides the launch command's (split, offload, LoRA, speculation), in
+    """Engine settings the deployment adds to the launch command (split, offload, LoRA, speculation), in
     the engine's own flags (:meth:`planner.engines.base.Engine.deployment_flags`); none without an engine."""
     if a.report is None:
         return []

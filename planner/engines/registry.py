@@ -26,7 +26,6 @@ from planner.core.overhead import (
     parse_version,
 )
 from planner.core.precision import WEIGHT_FORMATS, weight_format
-from planner.deploy.gpu_share import raise_shell
 from planner.engines.base import CONTEXT_CURES, Engine, EngineReport
 from planner.engines.evidence import SupportedVersion, log_counts
 from planner.engines.settings import BY_NAME, ENGINE_SETTINGS, EngineSetting
@@ -365,25 +364,6 @@ def engine_report(request: PlanRequest, result: PlanResult) -> EngineReport:
     """What the request's engine prints at start-up."""
     engine, profile = engine_of(request.overhead)
     return engine.report(request, result, profile)
-
-
-def launch_commands(request: PlanRequest, result: PlanResult) -> dict[str, str]:
-    """Ready-to-paste start commands for every engine, with the plan's parallelism, context and KV dtype; the
-    request's own engine uses its profile's settings, the others their defaults. An engine that does not run the
-    plan (:meth:`Engine.refusal`) gets its reason as a comment above the command, once. The request's own engine
-    comes first (a page shows its tab first)."""
-    own = request.overhead if isinstance(request.overhead, EngineProfile) else None
-    own_name = own.engine_name if own is not None else None
-    share = request.deployment.unified_share if request.deployment else None
-    first = [raise_shell(request.gpu, share)] if share and request.gpu and request.gpu.unified_memory else []
-    commands = {}
-    for engine in sorted(_ENGINES.values(), key=lambda e: e.name != own_name):
-        command = engine.launch_command(request, result, own if engine.name == own_name else None)
-        reason = engine.refusal(request)  # an engine that does not run the plan says so above its command
-        said = f"# not runnable as planned: {reason}"
-        lines = [line for line in command.splitlines() if line != said]  # a weight refusal's own note: once
-        commands[engine.name] = "\n".join(first + (lines if reason is None else [said, *lines]))
-    return commands
 
 
 def max_model_len_allowed(request: PlanRequest, result: PlanResult | None = None) -> int:

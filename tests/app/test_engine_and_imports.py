@@ -10,7 +10,8 @@ import pytest
 import streamlit as st
 
 from model_catalog import get_model
-from planner.engines.registry import engine_report, launch_commands
+from planner.engines.launch import launch_commands
+from planner.engines.registry import engine_report
 from planner.planning.plan import plan
 from tests.app.conftest import CALIBRATE, COMMANDS, SOURCES, plain, run_page, texts
 from tests.sources.hub.conftest import TOKEN, HubServer, hub  # noqa: F401  (the fake Hub fixture)

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from planner.engines.registry import engines, launch_commands
+from planner.engines.launch import launch_commands
+from planner.engines.registry import engines
 from planner.planning.plan import plan
 from tests.app.conftest import CALIBRATE, COMMANDS, SOURCES, figures, plain, run_page
 from ui.sidebar_launch import OPEN_KEY as LAUNCH_OPEN_KEY

@@ -75,7 +75,7 @@ def test_a_share_given_past_what_macos_keeps_is_warned() -> None:
 
 def test_the_launch_commands_set_the_share_they_are_planned_at() -> None:
     """The page's launch commands had only llama-server: without the sysctl the 98,304 tokens do not fit."""
-    from planner.engines.registry import launch_commands
+    from planner.engines.launch import launch_commands
 
     found = assess(_request(unified_share=0.79), 3)
     command = launch_commands(found.request, found.result)["llamacpp"]

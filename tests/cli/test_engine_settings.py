@@ -9,7 +9,8 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.cli import main
-from planner.engines.registry import engine_profile, launch_commands
+from planner.engines.launch import launch_commands
+from planner.engines.registry import engine_profile
 from planner.planning.plan import PlanRequest, plan
 
 BASE = ["fit", "--model", "Qwen/Qwen3.6-27B", "--gpu", "rtx-3090", "--gpus", "2", "--weights", "fp8"]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from model_catalog import get_gpu, get_model
 from planner.assessment.assess import assess
 from planner.deploy.options import DeploymentOptions, SpeculativeOptions
-from planner.engines import registry
+from planner.engines import launch, registry
 from planner.engines.commands import repo_argument
 from planner.planning.plan import PlanRequest, plan
 
@@ -41,7 +41,7 @@ def _commands(model_id: str, draft_id: str | None = None) -> dict[str, str]:
     request = PlanRequest(
         model=model, gpu=H100, gpu_memory_bytes=H100.memory_bytes, context_tokens=8192, deployment=options
     )
-    return registry.launch_commands(request, plan(request))
+    return launch.launch_commands(request, plan(request))
 
 
 def _argv(text: str) -> list[str]:

@@ -9,7 +9,8 @@ from model_catalog import get_gpu, get_model
 from planner.core.precision import WEIGHT_FORMATS
 from planner.engines import registry
 from planner.engines.checkpoints import GGUF
-from planner.engines.registry import engine_profile, launch_commands
+from planner.engines.launch import launch_commands
+from planner.engines.registry import engine_profile
 from planner.planning.plan import PlanRequest, plan
 
 LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec

@@ -23,8 +23,9 @@ from planner.assessment.words import split_label
 from planner.cli import main
 from planner.core.units import GiB, MiB
 from planner.deploy.offload import embedding_bytes
+from planner.engines.launch import launch_commands
 from planner.engines.llamacpp.profile import llamacpp_kv_bytes
-from planner.engines.registry import engine_profile, get_engine, launch_commands
+from planner.engines.registry import engine_profile, get_engine
 from planner.planning.plan import PlanRequest
 from planner.sources.logs import parse_log
 

@@ -16,8 +16,9 @@ from planner.advisor import ContextDistribution, Workload, rank
 from planner.assessment.assess import assess
 from planner.cli import main
 from planner.core.units import GiB
+from planner.engines.launch import launch_commands
 from planner.engines.llamacpp.profile import LLAMACPP_CONTEXT_BYTES, LlamacppProfile
-from planner.engines.registry import engine_profile, launch_commands
+from planner.engines.registry import engine_profile
 from planner.planning.plan import PlanRequest
 
 H100 = get_gpu("h100-sxm-80gb")

@@ -9,7 +9,8 @@ from model_catalog import get_gpu, get_model
 from planner.assessment.assess import assess
 from planner.core.units import MiB
 from planner.deploy.offload import embedding_bytes
-from planner.engines.registry import engine_profile, launch_commands
+from planner.engines.launch import launch_commands
+from planner.engines.registry import engine_profile
 from planner.planning.plan import PlanRequest
 
 H100 = get_gpu("h100-sxm-80gb")

@@ -16,7 +16,7 @@ from planner.bounds.errors import PlannerError
 from planner.cli import main
 from planner.core.overhead import EngineProfile, Fraction, OverheadBytes, StageContext
 from planner.core.units import GiB
-from planner.engines import registry
+from planner.engines import launch, registry
 from planner.engines.base import Engine, EngineReport, engine_total_bytes
 from planner.engines.commands import command
 from planner.engines.settings import BY_NAME
@@ -236,7 +236,7 @@ def test_a_registered_toy_engine_is_advised(toy: ToyEngine, capsys: pytest.Captu
 
 def test_a_registered_toy_engine_has_a_launch_command_everywhere(toy: ToyEngine) -> None:
     request = _request(registry.engine_profile("vllm"))
-    commands = registry.launch_commands(request, plan(request))
+    commands = launch.launch_commands(request, plan(request))
     assert commands["toy"] == f"toy-serve {MODEL.id} --tp 1 --max-len 8192"
 
 

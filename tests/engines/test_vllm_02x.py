@@ -12,9 +12,10 @@ from model_catalog import get_gpu, get_model
 from planner.core.overhead import Estimate
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions, SpeculativeOptions
+from planner.engines.launch import launch_commands
 from planner.engines.loading import bf16_mtp_extra_bytes, marlin_fp8_scale_bytes
 from planner.engines.platform import vllm_platform
-from planner.engines.registry import engine_report, launch_commands
+from planner.engines.registry import engine_report
 from planner.engines.sglang import SglangProfile
 from planner.engines.vllm.defaults import default_batch
 from planner.engines.vllm.graphs import capture_sizes, graph_set

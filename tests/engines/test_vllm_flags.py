@@ -127,7 +127,8 @@ def test_a_bf16_checkpoint_below_ampere_is_served_as_fp16(gpu_id: str, half: boo
     back itself (config.py:3086-3101). The flag runs on every release."""
     from model_catalog import get_gpu, get_model
     from planner.assessment.assess import assess
-    from planner.engines.registry import launch_commands, overhead_profile
+    from planner.engines.launch import launch_commands
+    from planner.engines.registry import overhead_profile
     from planner.planning.plan import PlanRequest
 
     gpu = get_gpu(gpu_id)

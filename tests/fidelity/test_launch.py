@@ -9,8 +9,9 @@ import pytest
 from model_catalog import get_gpu, get_model
 from planner.core.units import GiB
 from planner.engines import registry
+from planner.engines.launch import launch_commands
 from planner.engines.llamacpp.profile import LlamacppProfile, llamacpp_kv_bytes
-from planner.engines.registry import engine_report, launch_commands, max_model_len_allowed
+from planner.engines.registry import engine_report, max_model_len_allowed
 from planner.engines.sglang import SglangProfile, sglang_default_mem_fraction
 from planner.engines.trtllm import TrtllmProfile
 from planner.engines.vllm.profile import VllmProfile

@@ -1,0 +1,82 @@
+"""Ready-to-paste start commands for every engine (:func:`launch_commands`): each engine's command for the plan
+(:meth:`planner.engines.base.Engine.launch_command`) with the deployment's own flags in it — layers on the GPU,
+expert and weight offload, KV offload, LoRA, speculative decoding, an uneven split
+(:meth:`planner.engines.base.Engine.deployment_flags`) — so the command a reader pastes is the set-up the page
+planned (:func:`with_deployment`)."""
+
+from __future__ import annotations
+
+import re
+
+from planner.core.kv import kv_bytes_per_token
+from planner.core.overhead import EngineProfile
+from planner.deploy.gpu_share import raise_shell
+from planner.deploy.kv_offload import KvOffloadTier, kv_offload_tier
+from planner.engines.registry import engines
+from planner.planning.request import PlanRequest
+from planner.planning.results import PlanResult
+
+ENVIRONMENT = re.compile(r"^[A-Z][A-Z0-9_]*=\S+$")
+# Flags the engine's own command already carries with its default value: the deployment's value replaces it.
+REPLACED = {
+    "-ngl": re.compile(r"-ngl \S+"),
+    "--split-mode": re.compile(r"--split-mode layer --tensor-split \S+"),
+    "--extra_llm_api_options": re.compile(r"--extra_llm_api_options <\(printf [^)]*\)"),
+}
+
+
+def offload_tier(request: PlanRequest, result: PlanResult) -> KvOffloadTier | None:
+    """The KV offload tier of ``request`` (:mod:`planner.deploy.kv_offload`); None without one."""
+    options = request.deployment
+    if options is None or options.kv_offload is None:
+        return None
+    per_token = kv_bytes_per_token(request.model, result.kv_dtype)
+    ranks = result.tensor_parallel * result.pipeline_parallel
+    return kv_offload_tier(options.kv_offload, per_token, result.block_size, ranks, result.context_tokens)
+
+
+def with_deployment(command: str, flags: list[str]) -> str:
+    """``command`` (comment lines, then the command) with each of ``flags``: an environment variable before it, a
+    flag the command already carries at its default replaced, any other appended.
+
+    >>> print(with_deployment("# a note\\nllama-server -m m.gguf -c 8192 -np 1 -ngl 99", ["-ngl 40", "--n-cpu-moe 4"]))
+    # a note
+    llama-server -m m.gguf -c 8192 -np 1 -ngl 40 --n-cpu-moe 4
+    >>> with_deployment("vllm serve m --tensor-parallel-size 1", ["VLLM_PP_LAYER_PARTITION=20,12"])
+    'VLLM_PP_LAYER_PARTITION=20,12 vllm serve m --tensor-parallel-size 1'
+    """
+    *notes, line = command.splitlines() or [""]
+    for flag in flags:
+        pattern = REPLACED.get(flag.split(" ", 1)[0])
+        found = pattern.search(line) if pattern is not None else None
+        if ENVIRONMENT.match(flag):
+            line = f"{flag} {line}"
+        elif found is not None:
+            line = line[: found.start()] + flag + line[found.end() :]
+        else:
+            line = f"{line} {flag}"
+    return "\n".join([*notes, line])
+
+
+def launch_commands(request: PlanRequest, result: PlanResult) -> dict[str, str]:
+    """Ready-to-paste start commands for every engine, with the plan's parallelism, context and KV dtype and the
+    deployment's flags (:func:`with_deployment`); the request's own engine uses its profile's settings, the others
+    their defaults. An engine that does not run the
+    plan (:meth:`Engine.refusal`) gets its reason as a comment above the command, once. The request's own engine
+    comes first (a page shows its tab first)."""
+    own = request.overhead if isinstance(request.overhead, EngineProfile) else None
+    own_name = own.engine_name if own is not None else None
+    share = request.deployment.unified_share if request.deployment else None
+    first = [raise_shell(request.gpu, share)] if share and request.gpu and request.gpu.unified_memory else []
+    tier = offload_tier(request, result)
+    host = tier.host_bytes if tier is not None else 0
+    commands = {}
+    for engine in sorted(engines(), key=lambda e: e.name != own_name):
+        command = engine.launch_command(request, result, own if engine.name == own_name else None)
+        reason = engine.refusal(request)  # an engine that does not run the plan says so above its command
+        if reason is None and request.deployment is not None:
+            command = with_deployment(command, engine.deployment_flags(request, result, host))
+        said = f"# not runnable as planned: {reason}"
+        lines = [line for line in command.splitlines() if line != said]  # a weight refusal's own note: once
+        commands[engine.name] = "\n".join(first + (lines if reason is None else [said, *lines]))
+    return commands
