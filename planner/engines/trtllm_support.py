@@ -6,14 +6,25 @@ from __future__ import annotations
 from planner.engines.checkpoints import GGUF
 from planner.engines.support import EngineSupport, platform_rows
 
+INT8_GONE = (
+    "TensorRT-LLM's PyTorch flow (trtllm-serve) has no {what}: its quantization recipes are FP8 and FP4 (and 4-bit "
+    "AWQ / GPTQ weights); INT8 was the TensorRT engine flow's (trtllm-build), removed in 1.2; use {instead}"
+)
+
 TRTLLM_SUPPORT = EngineSupport(
     label="TensorRT-LLM",
     platforms=platform_rows("trtllm"),
-    # kv_cache_config.dtype fp8 in the options file (cache_config_lines); an INT8 cache comes with a ModelOpt
-    # checkpoint quantized with kv_cache_quant_algo INT8 (no setting).
-    kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8", "fp8_e4m3": "fp8", "int8": "auto"},
-    kv_refusals={"int4": "TensorRT-LLM has no 4-bit KV cache in its PyTorch flow; its smallest are FP8 and INT8"},
+    # kv_cache_config.dtype fp8 in the options file (cache_config_lines).
+    kv_cache_names={"bf16": "auto", "fp16": "auto", "fp8": "fp8", "fp8_e4m3": "fp8"},
+    # The PyTorch flow's quantization recipes (docs/source/features/quantization.md, 1.1.0: FP4, FP8 per tensor, block
+    # and rowwise, FP8 KV cache, W4A16 / W4A8 GPTQ and AWQ; its hardware matrix adds NVFP4 KV cache) have no INT8 one:
+    # INT8 SmoothQuant and the INT8 KV cache were the TensorRT engine flow's (trtllm-build), removed in 1.2.
+    kv_refusals={
+        "int4": "TensorRT-LLM has no 4-bit KV cache in its PyTorch flow; its smallest is FP8",
+        "int8": INT8_GONE.format(what="INT8 KV cache", instead="FP8 (kv_cache_config dtype fp8)"),
+    },
     weight_refusals={
+        "int8": INT8_GONE.format(what="INT8 (SmoothQuant W8A8) weights", instead="FP8 weights"),
         **{g: "TensorRT-LLM does not load GGUF files; use llama.cpp" for g in GGUF},
         "int4-gptq": (  # NVIDIA/TensorRT-LLM#19442 (open, 2026-09) adds it: "does not recognize Hugging Face GPTQ"
             "TensorRT-LLM's PyTorch flow loads ModelOpt checkpoints (FP8, NVFP4, INT4-AWQ), not Hugging Face GPTQ"
