@@ -140,7 +140,7 @@ def _parallelism(sb: Any, spec: ModelSpec, engine: str) -> tuple[int, int | None
         binding.record(settings.PP, binding.ensure(settings.PP, lambda v: v == 1, 1, f"{label} splits layers"))
         row.caption(f"{label} splits whole layers over the GPUs (--split-mode layer): no TP or PP to choose.")
         return count, None, 1
-    widest = default_parallelism(spec, count)[0]
+    widest, stages = default_parallelism(spec, count)  # beyond one server: a pipeline stage a server
     tp = binding.choose(
         row,
         settings.TP,
@@ -149,7 +149,14 @@ def _parallelism(sb: Any, spec: ModelSpec, engine: str) -> tuple[int, int | None
         format_func=lambda v: f"auto ({widest})" if v is None else str(v),
         placeholder=f"auto ({widest})",  # Streamlit shows a None value as the placeholder, not as its option
     )
-    pp = binding.choose(row, settings.PP, state.pp_options(spec, count, tp), 1)
+    auto = tp is None and stages > 1  # the PP box's one option then stands for the automatic split's stages
+    pp = binding.choose(
+        row,
+        settings.PP,
+        state.pp_options(spec, count, tp),
+        1,
+        format_func=lambda v: f"auto ({stages})" if auto else str(v),
+    )
     return count, tp, pp
 
 

@@ -54,7 +54,7 @@ from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import BudgetExceeded, check
 from planner.core.kv_formats import kv_format
 from planner.core.overhead import EngineProfile
-from planner.core.parallel import parallel_problem
+from planner.core.parallel import NODE_GPUS
 from planner.core.precision import weight_format
 from planner.core.units import GiB
 from planner.deploy.gpu_share import HUNDREDTHS, raise_text
@@ -64,7 +64,6 @@ from planner.engines.support import ModelKind, kind_of
 from planner.planning.plan import PlanRequest
 
 MOST_GPUS = 64  # eight 8-GPU machines: the largest set-up suggested (the dashboard's GPU count goes as far)
-NODE_GPUS = 8  # GPUs in one server (HGX baseboard, 8-slot PCIe server): tensor parallel stays within one
 MORE_GPU_TRIALS = 6  # counts tried above the current one (each an assessment)
 SMALLER_TRIALS = 4  # weight formats or KV dtypes tried below the current one
 
@@ -266,15 +265,11 @@ def _split(request: PlanRequest, count: int) -> PlanRequest:
     beyond one server (:data:`NODE_GPUS`), tensor parallel within each and a pipeline stage a server (vLLM's
     distributed-serving guide: "the tensor parallel size to the number of GPUs in each node, and the pipeline
     parallel size to the number of nodes")."""
-    one_server = request.model_copy(update={"gpu_count": count, "tensor_parallel": None, "pipeline_parallel": 1})
+    auto = request.model_copy(update={"gpu_count": count, "tensor_parallel": None, "pipeline_parallel": 1})
     if count <= NODE_GPUS or request.overhead.splits_layers:
-        return one_server
-    for tp in range(NODE_GPUS, 0, -1):
-        if count % tp == 0 and parallel_problem(request.model, tp, count // tp, count) is None:
-            return request.model_copy(
-                update={"gpu_count": count, "tensor_parallel": tp, "pipeline_parallel": count // tp}
-            )
-    return one_server
+        return auto
+    tp, pp = auto.resolved_parallelism  # planner.core.parallel.default_parallelism: a stage a server
+    return request.model_copy(update={"gpu_count": count, "tensor_parallel": tp, "pipeline_parallel": pp})
 
 
 def _counts(request: PlanRequest, found: Assessment) -> list[int]:
@@ -287,10 +282,13 @@ def _counts(request: PlanRequest, found: Assessment) -> list[int]:
 
 
 def _wider_split(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
+    """The engine's default split of the same GPUs when it uses more of them, or splits them another way (TP 16
+    over two servers re-split as TP 8 x PP 2: Llama 3.1 405B's 8 KV heads then stop being copied)."""
     tp, pp = request.resolved_parallelism
     auto = _split(request, request.gpu_count)
     wide_tp, wide_pp = auto.resolved_parallelism
-    if wide_tp * wide_pp <= tp * pp or (request.deployment is not None and request.deployment.stage_gpus):
+    narrower = wide_tp * wide_pp < tp * pp or (wide_tp, wide_pp) == (tp, pp)
+    if narrower or (request.deployment is not None and request.deployment.stage_gpus):
         return None
     return _try(auto, f"{split_label(auto, short=True)} on the same {request_devices(request)}", goal)
 

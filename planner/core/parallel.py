@@ -41,12 +41,27 @@ def check_parallel(model: ModelSpec, tensor_parallel: int, pipeline_parallel: in
         raise PlannerError(f"tensor_parallel: {problem}")
 
 
-def default_parallelism(model: ModelSpec, gpu_count: int) -> tuple[int, int]:
-    """A legal (TP, PP) for ``gpu_count`` GPUs: the largest legal TP dividing the count, PP 1.
+NODE_GPUS = 8  # GPUs in one server (an HGX baseboard, an 8-slot PCIe server): tensor parallel stays within one
 
-    GPUs left over become data-parallel replicas (e.g. 8 GPUs and a model whose heads allow TP 4 at most:
-    TP 4 x 2 replicas).
+
+def default_parallelism(model: ModelSpec, gpu_count: int) -> tuple[int, int]:
+    """A legal (TP, PP) for ``gpu_count`` GPUs: within one server (:data:`NODE_GPUS`) the largest legal TP dividing
+    the count, PP 1, GPUs left over becoming data-parallel replicas (8 GPUs and a model whose heads allow TP 4 at
+    most: TP 4 x 2 replicas); beyond one server, tensor parallel within each and a pipeline stage a server (vLLM's
+    distributed-serving guide: "the tensor parallel size to the number of GPUs in each node, and the pipeline
+    parallel size to the number of nodes"), so TP never crosses a server's NVLink.
+
+    >>> from planner.core.model import ModelSpec
+    >>> llama_405b = ModelSpec(id="x", hidden_size=16384, num_hidden_layers=126, num_attention_heads=128,
+    ...                        num_key_value_heads=8, intermediate_size=53248, vocab_size=128256)
+    >>> default_parallelism(llama_405b, 8), default_parallelism(llama_405b, 16), default_parallelism(llama_405b, 6)
+    ((8, 1), (8, 2), (2, 1))
     """
+    if gpu_count > NODE_GPUS:
+        for tp in range(NODE_GPUS, 0, -1):
+            pp = gpu_count // tp
+            if gpu_count % tp == 0 and parallel_problem(model, tp, pp, gpu_count) is None:
+                return tp, pp
     for tp in range(gpu_count, 0, -1):
         if gpu_count % tp == 0 and parallel_problem(model, tp, 1, gpu_count) is None:
             return tp, 1

@@ -10,6 +10,7 @@ import re
 
 from planner.core.kv import kv_bytes_per_token
 from planner.core.overhead import EngineProfile
+from planner.core.parallel import NODE_GPUS
 from planner.deploy.gpu_share import raise_shell
 from planner.deploy.kv_offload import KvOffloadTier, kv_offload_tier
 from planner.engines.registry import engines
@@ -58,6 +59,23 @@ def with_deployment(command: str, flags: list[str]) -> str:
     return "\n".join([*notes, line])
 
 
+def across_servers(words: str, result: PlanResult) -> str:
+    """A comment line saying how a replica wider than one server (:data:`NODE_GPUS`) is started, from the engine's
+    ``multi_node`` words; empty within one server.
+
+    >>> from planner.engines.registry import get_engine
+    >>> class Split:
+    ...     tensor_parallel, pipeline_parallel = 8, 2
+    >>> across_servers(get_engine("sglang").support.multi_node, Split())  # doctest: +ELLIPSIS
+    '# 2 servers: run this on each with --nnodes 2 --node-rank <0 to 1> --dist-init-addr ...\\n'
+    """
+    gpus = result.tensor_parallel * result.pipeline_parallel
+    if gpus <= NODE_GPUS or not words:
+        return ""
+    servers = -(-gpus // NODE_GPUS)
+    return "# " + words.format(servers=servers, last=servers - 1, gpus=gpus) + "\n"
+
+
 def launch_commands(request: PlanRequest, result: PlanResult) -> dict[str, str]:
     """Ready-to-paste start commands for every engine, with the plan's parallelism, context and KV dtype and the
     deployment's flags (:func:`with_deployment`); the request's own engine uses its profile's settings, the others
@@ -76,6 +94,7 @@ def launch_commands(request: PlanRequest, result: PlanResult) -> dict[str, str]:
         reason = engine.refusal(request)  # an engine that does not run the plan says so above its command
         if reason is None and request.deployment is not None:
             command = with_deployment(command, engine.deployment_flags(request, result, host))
+        command = across_servers(engine.support.multi_node, result) + command
         said = f"# not runnable as planned: {reason}"
         lines = [line for line in command.splitlines() if line != said]  # a weight refusal's own note: once
         commands[engine.name] = "\n".join(first + (lines if reason is None else [said, *lines]))

@@ -38,6 +38,9 @@ SGLANG_SUPPORT = EngineSupport(
     online_quantization={"fp8": "--quantization fp8", "fp16": "--dtype float16", "bf16": "--dtype bfloat16"},
     context_flag="--context-length",
     cpu_offload_flag="--cpu-offload-gb",  # server_args.py cpu_offload_gb
+    # server_args.py nnodes, node_rank, dist_init_addr (the multi-node deployment docs)
+    multi_node="{servers} servers: run this on each with --nnodes {servers} --node-rank <0 to {last}> "
+    "--dist-init-addr <the first server>:<a free port>",
     lora=SGLANG_LORA,
     # server_args.py speculative_algorithm: EAGLE, EAGLE3, NEXTN (MTP), STANDALONE (a draft model).
     speculative_methods=("draft", "eagle", "eagle3", "mtp"),

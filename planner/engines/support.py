@@ -256,6 +256,9 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     kv_offload_backends: tuple[str, ...] = ()  # vLLM --kv-offloading-backend values
     speculative_methods: tuple[str, ...] = ()
     stage_split: Literal["", "partition", "tensor-split"] = ""  # how uneven pipeline stages are given (mixed GPUs)
+    # How a replica that spans servers is started, a comment above its command ({servers}, {last}, {gpus} filled in;
+    # "": the engine's plans stay within one machine)
+    multi_node: str = ""
     speed_family: SpeedFamily = "paged"
     # Compute capabilities on which the engine's default kernels for MXFP4 experts are OpenAI's Triton MoE kernels
     # (planner.advisor.kernels prices them per MoE layer and step).

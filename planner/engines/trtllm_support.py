@@ -35,6 +35,9 @@ TRTLLM_SUPPORT = EngineSupport(
         ),
     },
     context_flag="--max_seq_len",
+    # multi-node serving: trtllm-serve under trtllm-llmapi-launch, one MPI rank a GPU (examples/llm-api, Slurm)
+    multi_node="{servers} servers: launch it on all of them under MPI or Slurm, one rank a GPU ({gpus} in all), as "
+    "trtllm-llmapi-launch trtllm-serve ...",
     # TensorRT-LLM speculative decoding: draft-target, EAGLE / EAGLE-3, Medusa, MTP (docs/source/features).
     speculative_methods=("draft", "eagle", "eagle3", "medusa", "mtp"),
     speed_family="fused",

@@ -58,3 +58,27 @@ def test_a_mac_is_counted_as_macs() -> None:
     )
     changes = [a.change for a in nearest_fitting(request, 8)]
     assert changes[0] == "4 Macs (whole model on each Mac · 4 replicas)", changes
+
+
+def test_sixteen_gpus_split_as_two_servers_by_default() -> None:
+    """Found by an outside review (2026-12-05): 16 H100s defaulted to TP 16 across two servers, which copies Llama 3.1
+    405B's 8 KV heads (8 conversations of 32k where TP 8 x PP 2 holds 19). The default is now TP within a server and
+    a pipeline stage a server; an asked TP 16 is offered that split when it meets the target; each engine's command
+    says how the two servers are started."""
+    from planner.assessment.assess import assess
+    from planner.engines.launch import launch_commands
+
+    auto = _request(16).model_copy(update={"context_tokens": 32768})
+    assert auto.resolved_parallelism == (8, 2)
+    a = assess(auto, 15)
+    assert a.conversations == 19
+    asked = auto.model_copy(update={"tensor_parallel": 16})
+    assert assess(asked, 15).conversations == 8
+    assert "TP 8 × PP 2 on the same 16 GPUs" in [x.change for x in nearest_fitting(asked, 15)]
+    commands = launch_commands(a.request, a.result)
+    assert commands["vllm"].startswith("# 2 servers: start a Ray cluster")
+    assert "--tensor-parallel-size 8 --pipeline-parallel-size 2" in commands["vllm"]
+    assert "--nnodes 2 --node-rank <0 to 1>" in commands["sglang"].splitlines()[0]
+    assert "trtllm-llmapi-launch" in commands["trtllm"].splitlines()[0]
+    single = assess(_request(8), 1)
+    assert not launch_commands(single.request, single.result)["vllm"].startswith("#")

@@ -37,6 +37,9 @@ VLLM_SUPPORT = EngineSupport(
     online_quantization={"fp8": "--quantization fp8", "fp16": "--dtype float16", "bf16": "--dtype bfloat16"},
     context_flag="--max-model-len",
     cpu_offload_flag="--cpu-offload-gb",
+    # docs/serving/parallelism_scaling.md ("Running vLLM on multiple nodes"): a Ray cluster, the command on its head
+    multi_node="{servers} servers: start a Ray cluster over them first (ray start --head on one, ray start "
+    "--address=<head>:6379 on the others), then run this on the head node",
     # engine/arg_utils.py (0.34.0 :1628-1650): --enable-lora --max-loras --max-lora-rank --max-cpu-loras; every
     # supported module wrapped unless --lora-target-modules (from 0.19.0) names them; fused MoE experts get slots
     lora=LoraSupport(slots_flag="--max-loras", host_flag="--max-cpu-loras"),
