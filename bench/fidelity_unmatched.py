@@ -144,7 +144,7 @@ UNMATCHED: dict[str, str] = {
         "'Auto-prefetch is disabled') the 768k start-up of the same session prints 55.99 GiB consumed for 51.35 "
         "GiB of weights: 0.09 of the weights beyond them, the default loader's fitted share 0.12 (it was the read-"
         "ahead loaders' 0.28, -9.6 GiB); the two start-ups of one session differ by 1.4 GiB of KV. And the "
-        "planner's host default (10.90 GiB, the median of 37 public Sparks, planner/engines/vllm/spark_hosts.py) "
+        "planner's host default (10.90 GiB, the median of 37 public Sparks, planner/deploy/spark_hosts.py) "
         "refuses util 0.92 where this host held 7.37. The host's share is a fact of each machine (public Sparks "
         "held 5.27-24.94 GiB; 26 of the 37 held too much for util 0.92): the report says the check passes at util "
         "0.92 only with at most 9.57 GiB held, what it took, and that unified_memory_host_bytes settles it "

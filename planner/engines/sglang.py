@@ -28,6 +28,7 @@ from planner.core.overhead import (
 )
 from planner.core.units import GiB
 from planner.deploy.options import SpeculativeOptions
+from planner.deploy.spark_hosts import unified_host_bytes
 from planner.engines.base import (
     Engine,
     EngineReport,
@@ -127,10 +128,12 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         return SGLANG_LOAD_OVERHEAD_TP if tensor_parallel > 1 else SGLANG_LOAD_OVERHEAD_TP1
 
     @staticmethod
-    def before_loading_bytes(total_bytes: int, other_bytes: int, tensor_parallel: int) -> int:
-        """``pre_model_load_memory``: free when the weights start loading, after other processes and SGLang's own
-        start-up (:meth:`load_overhead_bytes`)."""
-        return max(0, total_bytes - other_bytes - SglangProfile.load_overhead_bytes(tensor_parallel))
+    def before_loading_bytes(total_bytes: int, other_bytes: int, tensor_parallel: int, integrated: bool) -> int:
+        """``pre_model_load_memory``: free when the weights start loading, after other processes, on unified memory
+        the host's share (:func:`planner.deploy.spark_hosts.unified_host_bytes`: SGLang reads free memory as CUDA
+        reports it, the host's ``MemAvailable`` there), and SGLang's own start-up (:meth:`load_overhead_bytes`)."""
+        host = unified_host_bytes(SGLANG_LOAD_OVERHEAD_TP1) if integrated else 0
+        return max(0, total_bytes - other_bytes - host - SglangProfile.load_overhead_bytes(tensor_parallel))
 
     def kv_token_cap(self) -> int | None:
         """``--max-total-tokens`` in whole pages (``model_runner.py:1690-1703``: the smaller of it and the profiled
@@ -166,11 +169,16 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         ``profile_max_num_token``), so memory other processes hold shrinks it, and the budget a vision-language model
         loses from 0.5.18 (:func:`vlm_reserve_bytes`); framework = what SGLang holds before loading."""
         fraction = self.fraction_of(ctx)
-        before = self.before_loading_bytes(ctx.gpu_memory_bytes, ctx.other_bytes, ctx.tensor_parallel)
+        integrated = ctx.platform is not None and ctx.platform.integrated
+        before = self.before_loading_bytes(ctx.gpu_memory_bytes, ctx.other_bytes, ctx.tensor_parallel, integrated)
+        host = unified_host_bytes(SGLANG_LOAD_OVERHEAD_TP1) if integrated else 0  # the host's share: not free either
         return OverheadBytes(
             activation_bytes=0,
             framework_bytes=self.load_overhead_bytes(ctx.tensor_parallel),
-            reserved_bytes=before - math.floor(fraction * before) + vlm_reserve_bytes(self.engine_version, ctx.model),
+            reserved_bytes=before
+            - math.floor(fraction * before)
+            + vlm_reserve_bytes(self.engine_version, ctx.model)
+            + host,
         )
 
 
@@ -179,13 +187,14 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
     (:meth:`SglangProfile.per_gpu`), the tightest stage wins; in whole pages, at most the cap
     (:meth:`SglangProfile.kv_token_cap`; ``model_runner.py:1690-1703``)."""
     model, tp = request.model, result.tensor_parallel
+    integrated = request.gpu is not None and request.gpu.platform.integrated
     found: list[Pool] = []
     for index, stage in enumerate(result.stages):
         layers = range(*stage.layers)
         # LoRA pool and draft weights are allocated before init_memory_pool; other processes' memory is not free.
         weights = stage.weights_bytes + stage.lora_bytes + stage.draft_bytes  # as loaded (loaded_weights_bytes)
         total = stage_total_bytes(request, result, index)
-        before = profile.before_loading_bytes(total, stage.other_bytes, tp)
+        before = profile.before_loading_bytes(total, stage.other_bytes, tp, integrated)
         rest = math.floor(fraction * before) - weights - vlm_reserve_bytes(profile.engine_version, model)
         cell = kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, layers)
         cell += stage_drafter(request, tp, index == len(result.stages) - 1).kv_bytes_per_token

@@ -44,11 +44,13 @@ from planner.core.overhead import (
 )
 from planner.core.units import GiB
 from planner.deploy.options import SpeculativeOptions
+from planner.deploy.spark_hosts import unified_host_bytes
 from planner.engines.base import Engine, EngineReport, engine_total_bytes, gib_text, own_profile
 from planner.engines.checkpoints import with_note
 from planner.engines.commands import replicas_note, speculative_head, word
-from planner.engines.logscan import Lines, number, pattern
+from planner.engines.logscan import Lines
 from planner.engines.support import EngineSupport
+from planner.engines.trtllm_logparse import parse_trtllm
 from planner.engines.trtllm_support import TRTLLM_SUPPORT
 from planner.engines.vllm.estimates import vllm_activation_bytes
 from planner.planning.context import speculative_method
@@ -104,12 +106,13 @@ class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         workspace = self.workspace_bytes(ctx.model, ctx.tensor_parallel)
         # memory other processes, adapters and a drafter hold is not free when the cache is sized (trtllm_report)
-        held = ctx.weights_bytes + workspace + TRTLLM_CONTEXT_BYTES + ctx.other_bytes + ctx.lora_draft_bytes
+        host = host_share(ctx.platform is not None and ctx.platform.integrated)  # not free either: reserved
+        held = ctx.weights_bytes + workspace + TRTLLM_CONTEXT_BYTES + ctx.other_bytes + ctx.lora_draft_bytes + host
         free = max(0, ctx.gpu_memory_bytes - held)
         return OverheadBytes(
             activation_bytes=workspace,
             framework_bytes=TRTLLM_CONTEXT_BYTES,
-            reserved_bytes=free - math.floor(self.kv_cache_free_gpu_mem_fraction * free),
+            reserved_bytes=free - math.floor(self.kv_cache_free_gpu_mem_fraction * free) + host,
         )
 
 
@@ -161,6 +164,12 @@ def window_note(
     )
 
 
+def host_share(integrated: bool) -> int:
+    """On unified memory, what the host holds of the pool (:func:`planner.deploy.spark_hosts.unified_host_bytes`):
+    the free memory TensorRT-LLM sizes its cache from is CUDA's, the host's ``MemAvailable`` there."""
+    return unified_host_bytes(TRTLLM_CONTEXT_BYTES) if integrated else 0
+
+
 def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfile) -> EngineReport:
     """``Using N tokens in paged KV cache`` and the ``[MemUsageChange]`` line, from the first rank."""
     total = engine_total_bytes(request)
@@ -168,6 +177,7 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
     workspace = profile.workspace_bytes(request.model, result.tensor_parallel)
     free = total - stage.weights_bytes - workspace - TRTLLM_CONTEXT_BYTES
     free -= stage.lora_bytes + stage.draft_bytes + stage.other_bytes  # planner.deploy: not free when it sizes
+    free -= host_share(request.gpu is not None and request.gpu.platform.integrated)
     kv = math.floor(profile.kv_cache_free_gpu_mem_fraction * max(0, free))
     block_bytes = stage.kv_bytes_per_token * profile.block_tokens
     blocks = kv // block_bytes if block_bytes else 0
@@ -212,27 +222,6 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
             *filter(None, [window_note(request, result, profile, blocks * block_bytes, per_sequence)]),
         ),
     )
-
-
-# -- the start-up log: 'Using N tokens in paged KV cache', 'Allocated X GiB for max tokens in paged KV cache (N)' --
-_TRT_TOKENS = pattern(r"Using NUM tokens in paged KV cache")
-_TRT_ALLOCATED = pattern(r"Allocated NUM GiB for max tokens in paged KV cache \(NUM\)")
-
-
-def parse_trtllm(lines: Lines) -> dict[str, object] | None:
-    tokens = lines.number("tokens in paged KV cache", _TRT_TOKENS, "tokens in paged KV cache")
-    allocated = lines.last("for max tokens in paged KV cache", _TRT_ALLOCATED)
-    if tokens is None and allocated is None:
-        return None
-    fields: dict[str, object] = {}
-    if allocated:
-        fields.update(
-            kv_cache_gib=number(allocated.group(1), "paged KV cache GiB"),
-            kv_cache_tokens=int(number(allocated.group(2), "paged KV cache tokens")),
-        )
-    if tokens is not None:
-        fields["kv_cache_tokens"] = int(tokens)
-    return {"format": "trtllm", **fields}
 
 
 # The planner's speculative methods as TensorRT-LLM 1.0's LLM API reads them: DecodingBaseConfig.from_dict's keys

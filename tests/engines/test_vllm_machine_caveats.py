@@ -103,7 +103,7 @@ def test_spark_host_default_is_the_median_of_public_sparks() -> None:
     121.63 or 119.63), 10.9 GiB, not one machine's 10.31; the note quotes their range."""
     import statistics
 
-    from planner.engines.vllm.spark_hosts import SPARK_HOSTS
+    from planner.deploy.spark_hosts import SPARK_HOSTS
 
     held = [h.held_gib for h in SPARK_HOSTS]
     assert len(held) == len(SPARK_HOSTS) == 37 and len({h.source for h in SPARK_HOSTS}) == 37

@@ -20,19 +20,19 @@ import math
 
 from planner.core.units import GiB
 from planner.deploy.host import host_note
+from planner.deploy.spark_hosts import SPARK_HOSTS
 from planner.engines.base import gib_text
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage
 from planner.engines.vllm.failures import max_num_seqs_of
 from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.spark_hosts import SPARK_HOSTS
 from planner.engines.vllm.start_memory import free_at_start
 from planner.engines.vllm.unified import unified_non_torch_bytes
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
-# What public DGX Sparks' hosts held of the pool when vLLM's worker started (planner/engines/vllm/spark_hosts.py):
+# What public DGX Sparks' hosts held of the pool when vLLM's worker started (planner/deploy/spark_hosts.py):
 # a fact of each machine (desktop, services, page cache), quoted, not fitted.
 PUBLIC_SPARK_HOST_GIB = (min(h.held_gib for h in SPARK_HOSTS), max(h.held_gib for h in SPARK_HOSTS))
 

@@ -12,16 +12,9 @@ True
 
 from __future__ import annotations
 
-import statistics
-
-from planner.core.units import GiB
-from planner.engines.vllm.spark_hosts import SPARK_HOSTS
+from planner.deploy.spark_hosts import UMA_HOST_DEFAULT_BYTES as UMA_HOST_DEFAULT_BYTES
+from planner.deploy.spark_hosts import unified_host_bytes
 from planner.engines.vllm.versions import VllmConstants
-
-# What a DGX Spark's host (OS, desktop, services, the worker's context) holds of the pool at vLLM's worker snapshot:
-# the median of 37 public machines' "Free memory on device (F/T GiB) on startup" lines (planner/engines/vllm/
-# spark_hosts.py), 10.9 GiB; they range from 5.27 to 24.94.
-UMA_HOST_DEFAULT_BYTES = round(statistics.median(h.held_gib for h in SPARK_HOSTS) * GiB)
 
 
 def init_baseline_bytes(c: VllmConstants, world: int) -> int:
@@ -36,5 +29,5 @@ def held_at_start(c: VllmConstants, world: int, integrated: bool, in_use: int = 
     worker's own baseline (:func:`init_baseline_bytes`)."""
     held = in_use + init_baseline_bytes(c, world)
     if integrated:
-        held += host if host is not None else max(0, UMA_HOST_DEFAULT_BYTES - c.init_baseline_tp1)
+        held += host if host is not None else unified_host_bytes(c.init_baseline_tp1)
     return held

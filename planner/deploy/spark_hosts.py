@@ -1,11 +1,11 @@
-"""What a DGX Spark's host holds of its unified pool when vLLM's worker starts, on public machines.
+"""What a DGX Spark's host holds of its unified pool when an engine starts, read off public vLLM start-ups.
 
 vLLM's worker prints "Free memory on device (F/T GiB) on startup" from its own first snapshot, after its CUDA context
 (0.28.0 ``v1/worker/gpu_worker.py:784``), and on unified memory F is the host's ``MemAvailable`` (``utils/mem_utils.py``
 ``MemorySnapshot.measure``): the start-up check compares it with ``gpu_memory_utilization x T``. ``T - F`` is what the
 OS, the desktop, services and the worker's context held then: a fact of each machine, so the planner's default
-(:data:`planner.engines.vllm.held.UMA_HOST_DEFAULT_BYTES`) is the median of these machines, and the report
-quotes their range.
+(:data:`UMA_HOST_DEFAULT_BYTES`) is the median of these machines for every engine on unified memory
+(:func:`unified_host_bytes`), and the report quotes their range.
 
 37 machines with no other engine resident, read 2026-12-03 from public files (search-index file ids; one entry per
 machine: files holding the same F/T pair are one machine, several boots in one write-up are one machine at the
@@ -16,11 +16,16 @@ them with the lines.
 
 >>> len(SPARK_HOSTS), SPARK_HOSTS[0].held_gib
 (37, 7.15)
+>>> round(UMA_HOST_DEFAULT_BYTES / GiB, 2)
+10.9
 """
 
 from __future__ import annotations
 
+import statistics
 from typing import NamedTuple
+
+from planner.core.units import GiB
 
 
 class SparkHost(NamedTuple):
@@ -75,3 +80,17 @@ SPARK_HOSTS: tuple[SparkHost, ...] = (
     SparkHost(112.77, 121.63, "file id 58438889952 (a four-node cluster's rank 0, 2026-08-19)"),
     SparkHost(112.97, 121.63, "file id 60302613727 (a three-node cluster: the median of 112.01, 112.97, 113.15)"),
 )
+
+# What a unified-memory machine's host (OS, desktop, services, an engine's CUDA context) holds of the pool when an
+# engine starts: the median of the public machines above (they range from 5.27 to 24.94 GiB).
+UMA_HOST_DEFAULT_BYTES = round(statistics.median(h.held_gib for h in SPARK_HOSTS) * GiB)
+
+
+def unified_host_bytes(context_bytes: int) -> int:
+    """What the host of a unified-memory machine holds beyond an engine's own start-up (``context_bytes``, of which
+    the public figure already holds a CUDA context), when no figure of its own is given.
+
+    >>> unified_host_bytes(UMA_HOST_DEFAULT_BYTES + 1), unified_host_bytes(0) == UMA_HOST_DEFAULT_BYTES
+    (0, True)
+    """
+    return max(0, UMA_HOST_DEFAULT_BYTES - context_bytes)
