@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from planner.assessment.words import context_label, mem, plural, refusal, setup_label, why_not_divided
+from planner.assessment.words import cache_words, context_label, mem, plural, refusal, setup_label, why_not_divided
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import check
 from planner.core.overhead import EngineProfile
@@ -294,9 +294,10 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
         return f"{name} in {precision} on {where}: {a.engine_label} would refuse to start, {refusal(a.report)}"
     tokens = format_tokens(a.kv_budget_tokens)
     replicas = f" ({format_tokens(a.kv_budget_tokens_per_replica)} per replica)" if a.replicas > 1 else ""
+    cache = cache_words(result.kv_dtype)
     if a.state is VerdictState.NO_ROOM:
         return (
-            f"{name} in {precision} loads on {where}, but its {tokens} tokens of KV cache{replicas} cannot hold "
+            f"{name} in {precision} loads on {where}, but its {tokens} tokens of {cache}{replicas} cannot hold "
             f"one conversation of {context} tokens."
         )
     allotment = f"whole blocks of {result.block_size} tokens"
@@ -310,7 +311,7 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
         budget, held = a.kv_budget_tokens_per_replica, a.conversations
         why = why_not_divided(request.model, budget, result.context_tokens, held, a.replicas, allotment)
     text = (
-        f"{name} in {precision} on {where} holds {tokens} tokens of KV cache{replicas}: "
+        f"{name} in {precision} on {where} holds {tokens} tokens of {cache}{replicas}: "
         f"{plural(a.conversations, 'concurrent conversation')} of {context} tokens{why}{running_words(a)}."
     )
     if a.target_users:

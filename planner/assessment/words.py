@@ -92,6 +92,16 @@ def split_label(request: PlanRequest, result: PlanResult | None = None, short: b
     return split + (f" · {replicas} replicas" if replicas > 1 else "")
 
 
+def cache_words(kv_dtype: str) -> str:
+    """The KV cache as a verdict names it: its dtype when it is not 16-bit (the setting that halves or doubles the
+    answer is in the sentence that gets forwarded alone).
+
+    >>> cache_words("bf16"), cache_words("fp8"), cache_words("q8_0"), cache_words("int4")
+    ('KV cache', 'FP8 KV cache', 'Q8_0 KV cache', 'INT4 KV cache')
+    """
+    return "KV cache" if kv_dtype in ("bf16", "fp16", "fp32") else f"{kv_dtype.upper()} KV cache"
+
+
 def seconds(value: float) -> str:
     """A duration as people read it: hundredths under a second, tenths under ten, whole seconds above, and the
     minutes past one.

@@ -9,6 +9,6 @@ from planner.cli.examples import EXAMPLES, README, rewrite, section
 def test_the_readme_examples_are_what_the_planner_says() -> None:
     text = README.read_text(encoding="utf-8")
     assert text == rewrite(text), "README.md examples are stale: run python -m planner.cli.examples"
-    assert "tokens of KV cache: 13 concurrent conversations of 32k tokens" in section(text, "verdict-example")
+    assert "tokens of FP8 KV cache: 13 concurrent conversations of 32k tokens" in section(text, "verdict-example")
     assert "memory fraction 0.85" in section(text, "refusal-example")
     assert set(EXAMPLES) == {"verdict-example", "refusal-example"}
