@@ -11,6 +11,7 @@ from planner.assessment.accuracy import accuracy_of
 from planner.assessment.alternatives import Alternative, nearest_for
 from planner.assessment.assess import Assessment, VerdictState, setup_label
 from planner.assessment.other_engines import engines_that_start
+from planner.assessment.words import split_label
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
 from planner.cli.args import decimal, release, whole
@@ -36,6 +37,7 @@ from planner.engines.base import EngineReport
 from planner.engines.registry import engine_names, fraction_default_text, overhead_profile
 from planner.engines.settings import ENGINE_SETTINGS, SettingValue, profile_values
 from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
 
 
 def add_fit_parser(sub: Any) -> None:
@@ -135,6 +137,7 @@ def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:
         "gpu_count": result.gpu_count,
         "tensor_parallel": result.tensor_parallel,
         "pipeline_parallel": result.pipeline_parallel,
+        "split": "layer" if a.request.overhead.splits_layers else "tensor",
         "replicas": result.replicas,
         "context_tokens": result.context_tokens,
         "gpu_memory_bytes": gpu.gpu_memory_bytes,
@@ -222,6 +225,14 @@ def _assessed(request: PlanRequest, args: argparse.Namespace) -> tuple[Assessmen
         raise PlannerError(f"{exc}. The same set-up starts under {instead}") from exc
 
 
+def _split_words(request: PlanRequest, result: PlanResult) -> str:
+    """How the model is split, as the page says it: 'TP 2, PP 1', or llama.cpp's 'layers split over 2 GPUs' (whole
+    layers a GPU, no tensor parallelism: the plan's TP there only sizes each GPU's share)."""
+    if request.overhead.splits_layers:
+        return split_label(request, result).split(" · ")[0]  # the replicas have their own words in the row
+    return f"TP {result.tensor_parallel}, PP {result.pipeline_parallel}"
+
+
 def cmd_fit(args: argparse.Namespace) -> int:
     asked = _request(args)
     a, others = _assessed(asked, args)
@@ -244,7 +255,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             ("model", f"{request.model.display_name} in {result.weights}, KV cache {result.kv_dtype}"),
             (
                 "set-up",
-                f"{setup_label(request)} (TP {result.tensor_parallel}, PP {result.pipeline_parallel}, "
+                f"{setup_label(request)} ({_split_words(request, result)}, "
                 f"{result.replicas} replica{'s' if result.replicas > 1 else ''})",
             ),
             ("verdict", f"{_verdict_word(a)} ({data['fit_status']}): {data['verdict_sentence']}"),

@@ -136,8 +136,9 @@ class FitDocument(_Doc):
     weights: str
     kv_dtype: str
     gpu_count: int = Field(ge=1)
-    tensor_parallel: int = Field(ge=1)
+    tensor_parallel: int = Field(ge=1)  # llama.cpp: the GPUs its layer split spans (split says so)
     pipeline_parallel: int = Field(ge=1)
+    split: Literal["tensor", "layer"]  # every layer over the TP ranks, or whole layers a GPU (llama.cpp)
     replicas: int = Field(ge=1)
     context_tokens: int = Field(ge=1)
     gpu_memory_bytes: int

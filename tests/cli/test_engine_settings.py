@@ -129,3 +129,17 @@ def test_the_memory_fraction_help_states_each_engines_own_default(capsys, monkey
     assert "SGLang --mem-fraction-static (default: its heuristic by GPU memory" in shown
     assert "TensorRT-LLM --kv_cache_free_gpu_memory_fraction (default 0.9)" in shown
     assert "(default 0.9), SGLang" not in shown
+
+
+def test_a_llamacpp_layer_split_is_not_called_tensor_parallel(capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by an outside review (2026-12-05): fit printed llama.cpp's layer split over two RTX 4090s as 'TP 2, PP
+    1' while the page says llama.cpp has no TP; the row and the JSON now say how it splits."""
+    argv = ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "rtx-4090", "--gpus", "2", "--engine", "llamacpp"]
+    argv += ["--weights", "q4_k_m", "--context", "8192", "--users", "8"]
+    assert main(argv) == 0
+    assert "2 × GeForce RTX 4090 (layers split over 2 GPUs, 1 replica)" in capsys.readouterr().out
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["split"] == "layer" and data["tensor_parallel"] == 2
+    assert main(["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--gpus", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["split"] == "tensor"
