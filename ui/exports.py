@@ -17,7 +17,8 @@ from planner.assessment.words import plural, split_label
 from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
 from planner.core.units import UNIT_BYTES, format_bytes_auto, format_tokens
-from planner.engines.registry import get_engine, profile_label
+from planner.engines.registry import engine_names, get_engine, profile_label
+from planner.engines.settings import flag_name
 from ui import report, settings, tables
 from ui.state import Selection, uses_fraction
 from ui.text import context_label, memory_source, planned_share
@@ -71,14 +72,38 @@ def report_inputs(sel: Selection, a: Assessment) -> dict[str, str]:
         "KV cache": kv_format(result.kv_dtype).label,
         "Engine": engine_name(sel, a),
     }
-    if uses_fraction(sel.engine) and not sel.calibration:
-        inputs["Engine memory fraction"] = f"{sel.fraction:.2f}"
+    fraction = fraction_in_force(sel, a)
+    if fraction is not None:
+        inputs["Engine memory fraction"] = f"{fraction:.3g}"
+    if sel.launch_settings and not sel.calibration:
+        inputs["Launch settings"] = launch_words(sel)
     if sel.calibration:
         inputs["Overheads"] = "measured from a pasted start-up log"
     inputs["Conversation length"] = f"{sel.context_tokens:,} tokens ({context_label(sel.context_tokens)})"
     inputs["Target"] = f"{sel.users:,} concurrent users"
     inputs["Memory unit"] = UNIT_WORDS[sel.unit]
     return inputs
+
+
+def fraction_in_force(sel: Selection, a: Assessment) -> float | None:
+    """The memory fraction the plan used: the engine's own report of it (SGLang's heuristic included), else the one
+    set for an overhead model that takes one; none under a calibration (its log's overheads stand in) or for an
+    engine without one."""
+    if sel.calibration:
+        return None
+    if a.report is not None:
+        return a.report.fraction
+    return sel.fraction if uses_fraction(sel.engine) else None
+
+
+def launch_words(sel: Selection) -> str:
+    """The launch settings given, as the engine spells them (``--max-running-requests 64, --disable-cuda-graph``)."""
+    engine = get_engine(sel.engine) if sel.engine in engine_names() else None
+    flags = []
+    for name, value in sel.launch_settings.items():
+        flag = engine.flag_for(name, sel.engine_version) if engine is not None else flag_name(name)
+        flags.append(flag if value is True else f"{flag} {value}")
+    return ", ".join(flags)
 
 
 def page_inputs(params: Mapping[str, str | list[str]], names: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -129,7 +154,7 @@ def setup_columns(sel: Selection, a: Assessment) -> dict[str, object]:
         "weights": result.weights,
         "KV cache dtype": result.kv_dtype,
         "engine": engine_name(sel, a),
-        "engine memory fraction": sel.fraction if uses_fraction(sel.engine) and not sel.calibration else "",
+        "engine memory fraction": "" if (fraction := fraction_in_force(sel, a)) is None else round(fraction, 3),
         f"GPU memory per GPU ({sel.unit})": round(a.request.gpu_memory_bytes / UNIT_BYTES[sel.unit], 3),
         "context (tokens)": result.context_tokens,
         "target users": sel.users,
@@ -184,9 +209,11 @@ def engine_csv(
         ("Maximum concurrency at the context (one replica)", round(report.max_concurrency, 3), "conversations"),
         ("Maximum model length", report.max_model_len, "tokens"),
         ("Weights per GPU", round(report.weights_bytes / size, 3), unit),
-        ("Activation peak per GPU", round(report.activation_bytes / size, 3), unit),
-        ("Non-torch memory per GPU", round(report.non_torch_bytes / size, 3), unit),
     ]
+    activation, non_torch = get_engine(report.engine).report_terms  # each engine's own words for the two
+    if activation:
+        figures.append((f"{activation} per GPU", round(report.activation_bytes / size, 3), unit))
+    figures.append((f"{non_torch} per GPU", round(report.non_torch_bytes / size, 3), unit))
     if not report.gpu_blocks:  # a contiguous cache (llama.cpp's slots): no blocks to count
         figures = [f for f in figures if f[2] != "blocks"]
     rows: list[dict[str, object]] = [{"figure": f, "value": v, "unit": u} for f, v, u in figures]

@@ -51,6 +51,9 @@ class EngineReport(BaseModel, frozen=True, extra="forbid"):
     engine_version: str
     total_memory_bytes: int  # the device total as the engine sees it
     budget_bytes: int  # util x total (vLLM), mem_fraction_static x total (SGLang), free memory (TRT-LLM)
+    # the memory fraction in force (vLLM gpu_memory_utilization, SGLang mem_fraction_static as its heuristic gives
+    # it, TensorRT-LLM kv_cache_free_gpu_mem_fraction); None: the engine has none (llama.cpp)
+    fraction: float | None = None
     weights_bytes: int  # as loaded on the printing rank (padding included)
     activation_bytes: int
     non_torch_bytes: int
@@ -119,6 +122,9 @@ class Engine(ABC):
     support: ClassVar[EngineSupport]  # what it runs (platforms, KV dtypes) and which options it takes
     full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
     log_hint: ClassVar[str] = ""  # a start-up line the log reader looks for, for the message when none is found
+    # What the report's activation and non-torch figures are in this engine's own terms (exports label them so;
+    # an empty name: the engine has no such figure, e.g. SGLang's unprofiled activations)
+    report_terms: ClassVar[tuple[str, str]] = ("Activation peak", "Non-torch memory")
     fixed_slots: ClassVar[bool] = False  # serves a number of conversations fixed at start-up (see for_users)
     running_flag: ClassVar[str] = "its own limit"  # the setting that limits EngineReport.max_running, as spelled
     # The engine's own spelling of a launch setting it takes, where it is not the generic flag (vLLM's)

@@ -235,6 +235,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         engine_version=profile.engine_version,
         total_memory_bytes=total,
         budget_bytes=math.floor(fraction * before),
+        fraction=fraction,
         weights_bytes=first.weights_bytes,
         activation_bytes=0,
         non_torch_bytes=profile.load_overhead_bytes(result.tensor_parallel),
@@ -280,6 +281,10 @@ class SglangEngine(Engine):
     name: ClassVar[str] = "sglang"
     label: ClassVar[str] = "SGLang"
     description: ClassVar[str] = "SGLang: mem_fraction_static of memory for weights + KV pool"
+    report_terms: ClassVar[tuple[str, str]] = (
+        "",
+        "Held before the weights load (CUDA context, NCCL, SGLang's start-up)",
+    )
     profile_type: ClassVar[type[EngineProfile]] = SglangProfile
     fraction_flag: ClassVar[str | None] = "--mem-fraction-static"
     default_fraction: ClassVar[float | None] = None

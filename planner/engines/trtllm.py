@@ -194,6 +194,7 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
         engine_version=profile.engine_version,
         total_memory_bytes=total,
         budget_bytes=max(0, free),
+        fraction=profile.kv_cache_free_gpu_mem_fraction,
         weights_bytes=stage.weights_bytes,
         activation_bytes=workspace,
         non_torch_bytes=TRTLLM_CONTEXT_BYTES,
@@ -240,6 +241,7 @@ class TrtllmEngine(Engine):
     name: ClassVar[str] = "trtllm"
     label: ClassVar[str] = "TensorRT-LLM"
     description: ClassVar[str] = "TensorRT-LLM: a fraction of the memory free after the engine loads"
+    report_terms: ClassVar[tuple[str, str]] = ("Activation workspace", "CUDA context and runtime")
     profile_type: ClassVar[type[EngineProfile]] = TrtllmProfile
     fraction_flag: ClassVar[str | None] = "--kv_cache_free_gpu_memory_fraction"
     default_fraction: ClassVar[float | None] = 0.90

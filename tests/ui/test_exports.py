@@ -210,3 +210,30 @@ def test_the_every_row_note_leaves_out_empty_values_and_ends_once() -> None:
     ]
     html = report.html_report("t", "v", {}, [], {"curves": rows})
     assert "<p class='meta'>Every row: model: m; verdict: holds 4.</p>" in html
+
+
+def test_an_sglang_report_states_its_fraction_and_launch_settings_in_its_terms() -> None:
+    """Found by an outside review (2026-12-05): an SGLang report's 'engine memory fraction' was blank (the plan used
+    mem_fraction_static 0.84, SGLang's heuristic), its inputs left out --max-running-requests 64 and
+    --disable-cuda-graph (both change the answer), and its engine figures used vLLM's words ('Activation peak per
+    GPU 0 GiB')."""
+    sel = Selection(
+        model_id="Qwen/Qwen3-30B-A3B",
+        gpu_id="h100-sxm-80gb",
+        gpu_count=2,
+        engine="sglang",
+        weights="fp8",
+        kv_dtype="fp8",
+        context_tokens=32768,
+        users=20,
+        max_num_seqs=64,
+        enforce_eager=True,
+    )
+    a = sel.assessment()
+    inputs = exports.report_inputs(sel, a)
+    assert inputs["Engine memory fraction"] == "0.84" and a.report is not None and a.report.fraction == 0.84
+    assert inputs["Launch settings"] == "--max-running-requests 64, --disable-cuda-graph"
+    assert exports.setup_columns(sel, a)["engine memory fraction"] == 0.84
+    figures = {row["figure"] for row in exports.engine_csv(sel, a)}
+    assert "Activation peak per GPU" not in figures and "Non-torch memory per GPU" not in figures
+    assert "Held before the weights load (CUDA context, NCCL, SGLang's start-up) per GPU" in figures

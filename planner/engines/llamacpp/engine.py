@@ -105,6 +105,7 @@ class LlamacppEngine(Engine):
     name: ClassVar[str] = "llamacpp"
     label: ClassVar[str] = "llama.cpp"
     description: ClassVar[str] = "llama.cpp: contiguous KV for the whole context, compute buffers"
+    report_terms: ClassVar[tuple[str, str]] = ("Compute buffers", "CUDA context")
     profile_type: ClassVar[type[EngineProfile]] = LlamacppProfile
     fraction_flag: ClassVar[str | None] = None
     default_fraction: ClassVar[float | None] = None

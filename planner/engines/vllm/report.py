@@ -173,6 +173,7 @@ def vllm_report(
         engine_version=profile.engine_version,
         total_memory_bytes=util_total or total,
         budget_bytes=math.floor(profile.utilization_for(request.gpu) * (util_total or total)),
+        fraction=None if profile.kv_cache_memory_bytes is not None else profile.utilization_for(request.gpu),
         weights_bytes=first.weights,
         activation_bytes=first.activation,
         non_torch_bytes=first.non_torch,
