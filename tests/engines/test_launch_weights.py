@@ -156,3 +156,14 @@ def test_llama_cpp_loads_a_gguf_file_never_a_repo_id() -> None:
     command = launch_commands(request, plan(request))["llamacpp"]
     assert "llama-server -m gpt-oss-20b-MXFP4.gguf " in command, command
     assert any(line.startswith("# an MXFP4 GGUF of openai/gpt-oss-20b") for line in command.splitlines())
+
+
+def test_a_local_file_argument_is_never_a_repository_id() -> None:
+    """Found by an outside review (2026-12-05): llama.cpp's command for an FP8 plan read '-m Qwen/Qwen3-30B-A3B' (-m
+    takes a local GGUF file; the repository has none), and vLLM's for a GGUF plan served the repository where its
+    GGUF loader takes the file."""
+    qwen = get_model("Qwen/Qwen3-30B-A3B").spec
+    fp8 = _commands("fp8", model=qwen)
+    assert "llama-server -m '<a GGUF file of Qwen/Qwen3-30B-A3B>' " in fp8["llamacpp"]
+    vllm = _commands("q4_k_m", model=qwen)["vllm"].splitlines()[-1]
+    assert vllm.startswith("vllm serve Qwen3-30B-A3B-Q4_K_M.gguf ") and "--tokenizer Qwen/Qwen3-30B-A3B" in vllm

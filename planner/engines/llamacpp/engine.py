@@ -19,7 +19,7 @@ from planner.deploy.offload import LLAMACPP_OUTPUT_FIRST_BUILD, llamacpp_build
 from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import Engine, EngineReport, own_profile
 from planner.engines.checkpoints import CHECKPOINT_KIND, GGUF, WeightLoading, gguf_file, with_note
-from planner.engines.commands import replicas_note
+from planner.engines.commands import placeholder, replicas_note
 from planner.engines.first_release import model_releases
 from planner.engines.llamacpp.backend import device_selector, llamacpp_backend
 from planner.engines.llamacpp.logparse import parse_llamacpp
@@ -149,7 +149,11 @@ class LlamacppEngine(Engine):
                 f"MXFP4 experts) saved as {name}"
             )
             return WeightLoading(model_argument=name, flags="", note=note, supported=True)
-        return super().weight_loading(model, weights)
+        loading = super().weight_loading(model, weights)
+        if loading.supported:
+            return loading
+        # -m takes a local GGUF file: a format it has no GGUF of keeps a placeholder, not the repository id
+        return loading.model_copy(update={"model_argument": placeholder(f"a GGUF file of {model.id}")})
 
     def parse_log(self, lines: Lines) -> dict[str, object] | None:
         return parse_llamacpp(lines)

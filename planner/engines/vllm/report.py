@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from planner.engines.base import BEFORE_KV_CACHE, EngineReport, engine_total_bytes, gib_text, stage_total_bytes
-from planner.engines.checkpoints import GGUF, model_word, weight_loading, with_note
+from planner.engines.checkpoints import GGUF, gguf_file, model_word, weight_loading, with_note
 from planner.engines.commands import replicas_note as one_per_replica
 from planner.engines.loading import kernel_padding_bytes
 from planner.engines.platform import vllm_platform
@@ -230,8 +230,11 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
         # supported on GPUs with compute capability of at least 8.0 ... --dtype=half", v1/worker/gpu_worker.py:346);
         # from 0.9.0 it falls back itself (config.py:3086)
         flags = flags.replace(" --dtype bfloat16", "") + " --dtype half"
-    command = f"{environment(profile)}vllm serve {loading.model_argument}{flags} --tensor-parallel-size {tp}"
-    if result.weights in GGUF:  # vLLM's GGUF loader takes the tokenizer from the original repository
+    argument = loading.model_argument
+    if result.weights in GGUF:  # vLLM loads one local GGUF file, its tokenizer from the original repository
+        argument = gguf_file(request.model, result.weights.upper())
+    command = f"{environment(profile)}vllm serve {argument}{flags} --tensor-parallel-size {tp}"
+    if result.weights in GGUF:
         command += f" --tokenizer {model_word(request.model)[0]}"
     if pp > 1:
         command += f" --pipeline-parallel-size {pp}"
