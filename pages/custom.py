@@ -15,7 +15,7 @@ from planner.core.kv import kv_bytes_per_token
 from planner.core.model import ModelSpec
 from planner.core.params import check_parameter_count, parameter_breakdown
 from planner.core.precision import WEIGHT_FORMATS
-from planner.sources.config import MAX_CONFIG_BYTES, parse_config_text, spec_from_hf_config
+from planner.sources.config import MAX_CONFIG_BYTES, parse_config_text, spec_from_config_alone
 from ui import binding, frame, settings
 from ui.custom_spec import encode_spec
 from ui.guard import as_text
@@ -232,7 +232,7 @@ def _upload() -> None:
         return
     try:
         config = parse_config_text(uploaded.getvalue().decode("utf-8"))
-        spec = spec_from_hf_config(config, model_id=f"upload/{uploaded.name}")
+        spec = spec_from_config_alone(config, model_id=f"upload/{uploaded.name}")
     except UnicodeDecodeError:
         st.error("The file is not UTF-8 text.", icon=":material/error:")
     except PlannerError as exc:

@@ -37,6 +37,7 @@ from planner.sources.families import (
     with_family_defaults,
 )
 from planner.sources.quant import quantization_precision
+from planner.sources.vision import vision_tower
 
 __all__ = [
     "MAX_CONFIG_BYTES",
@@ -349,10 +350,24 @@ def read_config_bytes(path: str | Path) -> bytes:
     return read_regular_file(path, MAX_CONFIG_BYTES, "a config.json")
 
 
+def spec_from_config_alone(config: dict[str, Any], model_id: str) -> ModelSpec:
+    """:func:`spec_from_hf_config` for a ``config.json`` with nothing else (a file, an upload: no checkpoint to
+    count), with the vision tower its ``vision_config`` describes when the family is known
+    (:func:`planner.sources.vision.vision_tower`), loaded with the model as the catalog's multimodal models are."""
+    spec = spec_from_hf_config(config, model_id)
+    try:
+        tower = vision_tower(config)
+    except ValueError as exc:
+        raise PlannerError(f"config.json: {exc}") from None
+    if tower is None:
+        return spec
+    return spec.model_copy(update={"attached_modules": (*spec.attached_modules, tower)})
+
+
 def load_config_file(path: str | Path, model_id: str | None = None) -> ModelSpec:
     """A :class:`ModelSpec` from a ``config.json`` on disk (a regular file of at most 1 MB)."""
     data = read_config_bytes(path)
-    return spec_from_hf_config(parse_config_text(data), model_id or f"config:{Path(path).name}")
+    return spec_from_config_alone(parse_config_text(data), model_id or f"config:{Path(path).name}")
 
 
 def parse_config_text(text: str | bytes) -> dict[str, Any]:

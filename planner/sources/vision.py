@@ -89,6 +89,30 @@ def pixtral_vision_parameters(vision: Mapping[str, Any], text_hidden: int, proje
     return encoder + projector
 
 
+def siglip_parameters(vision: Mapping[str, Any]) -> int:
+    """SigLIP's vision encoder (transformers ``SiglipVisionModel`` without its pooling head): the patch embedding
+    (a conv with bias), one position embedding a patch, layers of two norms, four biased projections and a biased
+    two-layer MLP, and the post-layernorm.
+
+    >>> siglip_parameters({"hidden_size": 1152, "intermediate_size": 4304, "num_hidden_layers": 27,
+    ...                    "patch_size": 14, "image_size": 896})  # so400m, Gemma 3's (the catalog: 416,866,032)
+    416866032
+    """
+    h, inner = _int(vision, "hidden_size"), _int(vision, "intermediate_size")
+    patch, image = _int(vision, "patch_size"), _int(vision, "image_size")
+    channels = int(vision.get("num_channels") or 3)
+    embeddings = channels * patch * patch * h + h + (image // patch) ** 2 * h
+    layer = 4 * h + 4 * (h * h + h) + 2 * h * inner + inner + h
+    return embeddings + _int(vision, "num_hidden_layers") * layer + 2 * h
+
+
+def gemma3_vision_parameters(vision: Mapping[str, Any], config: Mapping[str, Any]) -> int:
+    """Gemma 3's SigLIP tower and its ``Gemma3MultiModalProjector`` (``mm_input_projection_weight``, vision hidden x
+    text hidden, and ``mm_soft_emb_norm``); the catalog's 423,060,336 for Gemma 3 27B (text hidden 5,376)."""
+    h = _int(vision, "hidden_size")
+    return siglip_parameters(vision) + h * _int(config.get("text_config") or {}, "hidden_size") + h
+
+
 VisionCounter = Callable[[Mapping[str, Any], Mapping[str, Any]], int]
 
 # vision_config model_type -> (label, counter(vision_config, whole config)).
@@ -103,6 +127,7 @@ FAMILIES: dict[str, tuple[str, VisionCounter]] = {
         "Gemma 4 vision tower + embed_vision",
         lambda v, c: gemma4_vision_parameters(v, _int(c.get("text_config") or {}, "hidden_size")),
     ),
+    "gemma3_siglip": ("SigLIP vision tower + multi-modal projector", gemma3_vision_parameters),
     "pixtral": (
         "Pixtral vision encoder + multi-modal projector",
         lambda v, c: pixtral_vision_parameters(
@@ -119,6 +144,8 @@ def vision_tower(config: Mapping[str, Any]) -> AttachedModule | None:
     if not isinstance(vision, Mapping):
         return None
     family = str(vision.get("model_type") or "")
+    if family == "siglip_vision_model" and config.get("model_type") == "gemma3":  # its projector is Gemma 3's
+        family = "gemma3_siglip"
     if family not in FAMILIES:
         return None
     label, counter = FAMILIES[family]

@@ -122,3 +122,32 @@ def test_quantized_checkpoints_map_to_their_formats() -> None:
     assert quantization_precision(awq_g32) == "int4-g32"
     awq_g32["quantization_config"]["config_groups"]["group_0"]["weights"]["group_size"] = 128  # type: ignore[index]
     assert quantization_precision(awq_g32) == "int4-gptq"
+
+
+def test_a_config_alone_plans_like_the_catalog_model() -> None:
+    """Found by an outside review (2026-12-05): 'fit --config' with Gemma 3 27B's own config.json planned the text
+    model only (50.59 GiB of weights, 8 conversations where the catalog model holds 7): its SigLIP tower and
+    projector are now counted from vision_config (423,060,336, the catalog's), for a file and for an upload."""
+    from model_catalog import get_gpu
+    from planner.assessment.assess import assess
+    from planner.engines.registry import engine_profile
+    from planner.planning.plan import PlanRequest
+    from planner.sources.config import load_config_file
+
+    path = Path(__file__).parents[1] / "fixtures" / "hub" / "google" / "gemma-3-27b-it" / "config.json"
+    spec, entry = load_config_file(path), _entry("google/gemma-3-27b-it")
+    assert parameter_breakdown(spec).total == parameter_breakdown(entry).total
+    assert [m.parameters for m in spec.attached_modules] == [423_060_336]
+    h100 = get_gpu("h100-sxm-80gb")
+
+    def held(model: object) -> int:
+        request = PlanRequest(
+            model=model,  # type: ignore[arg-type]
+            gpu=h100,
+            gpu_memory_bytes=h100.memory_bytes_for(True),
+            context_tokens=4096,
+            overhead=engine_profile("vllm"),
+        )
+        return assess(request, 20).kv_budget_tokens
+
+    assert held(spec) == held(entry) == 32_057
