@@ -228,8 +228,15 @@ def _engine(sb: Any, gpu: GpuSpec) -> tuple[str, str | None, float | None, str |
     identity = f"{engine} {version} {gpu.platform.runtime} {default}"  # the default follows a launch setting too
     _follow(LAST_ENGINE_KEY, identity, {settings.UTIL.url: default})
     util = binding.ensure(settings.UTIL, lambda v: isinstance(v, float) and 0.05 <= v <= 1.0, default)
-    if state.uses_fraction(engine):
-        util = binding.number(sb, settings.UTIL, 0.05, 1.0, default, step=0.01, format="%.2f")
+    if state.heuristic_fraction(engine):  # optional: empty is the engine's own heuristic
+        label = get_engine(engine).fraction_flag
+        sb.number_input(
+            f"{settings.UTIL.label} ({label})", min_value=0.05, max_value=1.0, value=None, step=0.01, format="%.2f",
+            key=settings.UTIL.url, help=settings.UTIL.help, placeholder="the engine's own heuristic",
+        )  # fmt: skip
+        util = binding.record(settings.UTIL, binding.drawn(settings.UTIL))
+    elif state.uses_fraction(engine):
+        util = binding.number(sb, settings.UTIL, 0.05, 1.0, default or state.DEFAULT_UTIL, step=0.01, format="%.2f")
     calibration = binding.value_of(settings.CALIBRATION)
     if calibration:
         try:
@@ -240,7 +247,7 @@ def _engine(sb: Any, gpu: GpuSpec) -> tuple[str, str | None, float | None, str |
             calibration = None
         else:
             sb.info("Overheads measured from a pasted start-up log are in use (Memory page).", icon=":material/tune:")
-    fraction = float(util) if state.uses_fraction(engine) else None
+    fraction = float(util) if state.uses_fraction(engine) and util is not None else None
     return engine, version, fraction, str(calibration) if calibration else None
 
 

@@ -74,14 +74,14 @@ def overhead_for(
 ) -> OverheadModel:
     """The overhead model behind an engine-profile name and release (a calibration token wins when given: it
     measured the overheads with the logged run's own launch settings). The util widget sets an engine's memory
-    fraction only when that engine has a fixed default (SGLang keeps its heuristic); ``launch`` holds the launch
+    fraction (SGLang's left unset keeps its heuristic); ``launch`` holds the launch
     settings set (:meth:`Selection.launch_settings`, by their :meth:`Engine.profile` names)."""
     if calibration:
         return Calibrated.from_token(calibration)
     taken: dict[str, Any] = dict(launch or {})
     if engine in engine_names():
-        fixed_default = get_engine(engine).default_fraction is not None
-        return overhead_profile(engine, fraction=util if fixed_default else None, version=version, **taken)
+        takes = get_engine(engine).fraction_flag is not None
+        return overhead_profile(engine, fraction=util if takes else None, version=version, **taken)
     if engine == "generic":
         return overhead_profile(engine, fraction=util or DEFAULT_UTIL, **taken)
     return overhead_profile(engine, **taken)
@@ -122,13 +122,24 @@ def version_label(version: SupportedVersion) -> str:
 
 def default_util(
     engine: str, version: str | None = None, gpu: GpuSpec | None = None, launch: Mapping[str, object] | None = None
-) -> float:
+) -> float | None:
     """The memory fraction a profile starts from: the engine's default in that release on that GPU with these launch
-    settings (vLLM 0.92 from 0.21, 1.0 from 0.34 on CUDA and ROCm unless its extensible KV cache is turned off), or
-    the generic estimate's 0.9."""
+    settings (vLLM 0.92 from 0.21, 1.0 from 0.34 on CUDA and ROCm unless its extensible KV cache is turned off),
+    ``None`` for an engine whose default is a heuristic of the whole set-up (SGLang: left unset, the engine decides),
+    or the generic estimate's 0.9."""
     if engine in engine_names():
-        return get_engine(engine).fraction_default(version, gpu, launch) or DEFAULT_UTIL
+        found = get_engine(engine).fraction_default(version, gpu, launch)
+        return None if found is None and heuristic_fraction(engine) else found or DEFAULT_UTIL
     return DEFAULT_UTIL
+
+
+def heuristic_fraction(engine: str) -> bool:
+    """Whether ``engine`` takes a memory fraction whose default is its own heuristic (SGLang's
+    ``--mem-fraction-static``): the setting is then optional, empty meaning the heuristic."""
+    if engine not in engine_names():
+        return False
+    found = get_engine(engine)
+    return found.fraction_flag is not None and found.default_fraction is None
 
 
 def launch_in_session(values: Any) -> dict[str, SettingValue]:
@@ -147,9 +158,10 @@ def launch_settings_taken(engine: str) -> tuple[EngineSetting, ...]:
 
 
 def uses_fraction(engine: str) -> bool:
-    """Whether the memory-fraction setting changes this profile's numbers (hidden otherwise)."""
+    """Whether the memory-fraction setting changes this profile's numbers (hidden otherwise); SGLang's is optional
+    (:func:`heuristic_fraction`)."""
     if engine in engine_names():
-        return get_engine(engine).default_fraction is not None
+        return get_engine(engine).fraction_flag is not None
     return engine == "generic"
 
 
@@ -215,9 +227,9 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
         return get_gpu(self.gpu_id)
 
     @property
-    def fraction(self) -> float:
+    def fraction(self) -> float | None:
         """The memory fraction planned with: the one set, else the engine release's default (as the sidebar
-        shows it)."""
+        shows it); ``None`` for SGLang's heuristic (its report gives the value it comes to)."""
         if self.util is not None:
             return self.util
         return default_util(self.engine, self.engine_version, self.gpu, self.launch_settings)

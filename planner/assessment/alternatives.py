@@ -199,9 +199,9 @@ def _attention_window(request: PlanRequest, goal: Goal, found: Assessment) -> Al
 def _fraction(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     """The highest memory fraction below the current one that starts the engine (memory in use, the sampler), or
     the lowest above it, up to :data:`HIGHEST_FRACTION`, that holds the goal (a pool too small)."""
-    current = current_fraction(request)
+    current = current_fraction(request, found.report.fraction if found.report else None)  # SGLang: its heuristic
     if current is None or found.report is None or fixed_kv_bytes(request) is not None:
-        return None  # no fraction, the engine's own heuristic (SGLang), or a fixed KV size that ignores it
+        return None  # no fraction, or a fixed KV size that ignores it
     engine = get_engine(_engine_name(request))
     flag = f" ({engine.fraction_flag})" if engine.fraction_flag else ""
     failure = found.report.failure_kind

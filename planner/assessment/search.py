@@ -97,9 +97,10 @@ def fraction_field(request: PlanRequest) -> str | None:
     return field if field is not None and field in type(overhead).model_fields else None
 
 
-def current_fraction(request: PlanRequest) -> float | None:
-    """The memory fraction the engine runs with (the release's default when unset); ``None`` when it has none or
-    uses its own heuristic (SGLang's ``mem_fraction_static``)."""
+def current_fraction(request: PlanRequest, heuristic: float | None = None) -> float | None:
+    """The memory fraction the engine runs with (the release's default when unset; for an engine whose default is a
+    heuristic of the set-up, SGLang's ``mem_fraction_static``, ``heuristic``: the value its report states);
+    ``None`` when it has none."""
     field = fraction_field(request)
     if field is None:
         return None
@@ -108,7 +109,7 @@ def current_fraction(request: PlanRequest) -> float | None:
         profile = request.overhead
         assert isinstance(profile, EngineProfile)
         engine = get_engine(profile.engine_name)
-        value = engine.fraction_default(profile.engine_version, request.gpu, launch_values(profile))
+        value = engine.fraction_default(profile.engine_version, request.gpu, launch_values(profile)) or heuristic
     return None if value is None else float(value)
 
 

@@ -121,7 +121,8 @@ UTIL = Setting(
     "util",
     "util",
     "Engine memory fraction",
-    "vLLM gpu_memory_utilization, TensorRT-LLM kv_cache_free_gpu_mem_fraction, or the generic estimate's share.",
+    "vLLM gpu_memory_utilization, SGLang mem_fraction_static (empty: its own heuristic, which the engine section "
+    "states), TensorRT-LLM kv_cache_free_gpu_mem_fraction, or the generic estimate's share.",
     decimal(0.05, 1.0),  # as low as the nearest set-ups go when memory is already in use; vLLM 0.34's default 1.0
     optional=True,  # a profile without a memory fraction (llama.cpp, the simple ones) leaves it out
 )
