@@ -25,11 +25,11 @@ from ui import (
     exports,
     figures,
     frame,
+    link_changes,
     links,
     memory_chart,
     refusals,
     settings,
-    state,
     tables,
     text,
 )
@@ -68,8 +68,8 @@ def _alternatives(sel: Selection, answer: answers.MemoryAnswer, page: dict[str, 
         fraction = current_fraction(alt.request)
         if fraction is not None and fraction != current_fraction(answer.assessment.request):
             changes[settings.UTIL.url] = f"{fraction:g}"  # the memory-fraction lever
-        changes.update(state.launch_changes(answer.assessment.request, alt.request))  # the launch-setting levers
-        changes.update(state.share_change(answer.assessment.request, alt.request))  # a Mac's GPU share
+        changes.update(link_changes.launch_changes(answer.assessment.request, alt.request))  # the launch-setting levers
+        changes.update(link_changes.share_change(answer.assessment.request, alt.request))  # a Mac's GPU share
         link = links.query_string(sel, {**page, **changes})
         st.markdown(
             f"- **{alt.change}** → {plural(alt.assessment.conversations, 'conversation')} of "

@@ -28,7 +28,6 @@ from planner.engines.registry import (
     formats_run,
     get_engine,
     kv_dtypes_run,
-    launch_values,
     overhead_profile,
     pair_runs,
     profile_names,
@@ -40,7 +39,6 @@ from planner.engines.settings import (
     ENGINE_SETTINGS,
     EngineSetting,
     SettingValue,
-    profile_shown,
     profile_values,
     shown_name,
 )
@@ -48,7 +46,6 @@ from planner.engines.support import ModelKind, kind_of
 from planner.engines.vllm.calibrated import Calibrated
 from planner.planning.plan import PlanRequest
 from ui import settings
-from ui.settings.parsing import show_flag, show_number
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 DEFAULT_GPU = "h100-sxm-80gb"
@@ -85,26 +82,6 @@ def overhead_for(
     if engine == "generic":
         return overhead_profile(engine, fraction=util or DEFAULT_UTIL, **taken)
     return overhead_profile(engine, **taken)
-
-
-def launch_changes(before: PlanRequest, after: PlanRequest) -> dict[str, str]:
-    """The link parameters of the launch settings ``after`` starts its engine with differently from ``before``
-    (a nearest set-up's ``--kv-cache-memory`` or ``--max-num-seqs``), by the names a link uses."""
-    changes: dict[str, str] = {}
-    was, now = launch_values(before.overhead), launch_values(after.overhead)
-    for declared in ENGINE_SETTINGS:
-        value = now.get(declared.name)
-        if value is not None and value != was.get(declared.name) and isinstance(value, int | bool | str):
-            shown = profile_shown(declared, value)
-            changes[shown_name(declared)] = show_flag(shown) if isinstance(shown, bool) else show_number(shown)
-    return changes
-
-
-def share_change(before: PlanRequest, after: PlanRequest) -> dict[str, str]:
-    """The link parameter of a unified-memory machine's GPU share ``after`` plans differently from ``before``."""
-    share = after.deployment.unified_share if after.deployment else None
-    was = before.deployment.unified_share if before.deployment else None
-    return {settings.GPU_SHARE.url: f"{share:g}"} if share is not None and share != was else {}
 
 
 def engine_versions(engine: str) -> list[SupportedVersion]:

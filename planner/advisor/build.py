@@ -174,7 +174,7 @@ def _warnings(
     notes: list[str] = []
     undermining: list[str] = []
     gpu = c.gpu
-    undermining += [n for n in (unverified_note(gpu, row.compute), sale_note(gpu, w.pricing, undermines=True)) if n]
+    undermining += [n for n in (unverified_note(gpu, row.compute),) if n]
     if s.per_user is None:
         undermining.append("speed not estimated: no sourced compute figure for its arithmetic")
     floor = w.min_tokens_per_s_per_user
@@ -206,7 +206,7 @@ def _warnings(
         )
     if s.setup.split == "layer" and c.tensor_parallel > 1:
         notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
-    notes += [n for n in (sale_note(gpu, w.pricing, undermines=False),) if n]
+    notes += [n for n in (sale_note(gpu, w.pricing),) if n]
     if cost.unverified:
         notes.append(f"cost rests on figures assumed or known only as a lower bound: {', '.join(cost.unverified)}")
     if gpu.unified_memory is not None:

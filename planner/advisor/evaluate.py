@@ -321,6 +321,9 @@ class Evaluator:
         at the users a replica serves; so is one whose default limit on running sequences, not its pool, misses the
         target (:meth:`seqs_for_users`)."""
         c, row = p.candidate, p.row
+        if c.replicas > self.target:  # a replica serves at least one user (the users are not in screen()'s key)
+            idle = f"{c.replicas} replicas for {self.target:,} users: {c.replicas - self.target} would serve nobody"
+            return reject(c, "idle-replicas", idle)
         misfit = None if p.fit_checked else self._weights_misfit(c, row.engine)
         if misfit is not None:
             return misfit

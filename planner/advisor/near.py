@@ -20,10 +20,12 @@ ORDER: tuple[FilterReason, ...] = ("over-budget", "latency-target-missed", "unkn
 
 
 def spend(option: Option, workload: Workload) -> float:
-    """What the budget is compared with (:func:`planner.advisor.ranking.filter_reason`): the total cost of
-    ownership of a purchase, a month of a rental."""
-    cost = option.cost or 0.0
-    return cost if workload.pricing == "purchase" else cost * HOURS_PER_MONTH
+    """What the budget is compared with (:func:`planner.advisor.ranking.filter_reason`): the purchase price (what
+    the buyer pays; the CLI's and the page's help say so: power over the life is the TCO, ranked by, not budgeted),
+    a month of a rental."""
+    if workload.pricing == "purchase":
+        return option.purchase_usd or 0.0
+    return (option.cost or 0.0) * HOURS_PER_MONTH
 
 
 def spend_text(value: float, pricing: str) -> str:

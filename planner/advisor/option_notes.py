@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from model_catalog import get_gpu
-from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
@@ -57,26 +55,10 @@ def unverified_note(gpu: GpuSpec, compute: str) -> str | None:
     return f"unverified catalog figures for {gpu.name}: {', '.join(figures)}" if figures else None
 
 
-def sale_note(gpu: GpuSpec, pricing: str, undermines: bool) -> str | None:
-    """A purchase of a part no longer sold new (:class:`planner.core.sale.Discontinued`): a caveat when its catalog
-    price is not a used street price (a new machine's price is not an offer anyone can take up), else a note that
-    it is priced used; ``undermines`` picks which of the two is asked for. Renting (``pricing`` cloud) says
-    nothing."""
+def sale_note(gpu: GpuSpec, pricing: str) -> str | None:
+    """A purchase of a part no longer made, priced used (:class:`planner.core.sale.Discontinued`; one priced as new
+    is not for sale, :func:`planner.advisor.options.purchase_problem`): a note saying so. Renting says nothing."""
     gone = gpu.discontinued
-    if gone is None or pricing != "purchase" or gone.used_price(gpu.price) != (not undermines):
+    if gone is None or pricing != "purchase" or gpu.price is None or not gone.used_price(gpu.price):
         return None
-    if not undermines and gpu.price is not None:  # a used price: the catalog's, with its date
-        return f"{gpu.name} is no longer made (since {gone.since}): priced used ({gpu.price.date})"
-    after = f"; replaced by {_name(gone.replaced_by)}" if gone.replaced_by else ""
-    price = f"its ${gpu.price.usd:,.0f} is" if gpu.price else "its price would be"
-    return (
-        f"{gpu.name} is no longer sold new (since {gone.since}{after}): {price} the new machine's, not a current "
-        "offer; bought used or from remaining stock"
-    )
-
-
-def _name(gpu_id: str) -> str:
-    try:
-        return get_gpu(gpu_id).name
-    except PlannerError:
-        return gpu_id
+    return f"{gpu.name} is no longer made (since {gone.since}): priced used ({gpu.price.date})"

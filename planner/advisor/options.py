@@ -18,6 +18,7 @@ from planner.core.gpu import GpuSpec
 FilterReason = Literal["latency-target-missed", "unknown-price", "over-budget"]  # the buyer's own conditions
 RejectReason = Literal[
     "illegal-split",
+    "idle-replicas",
     "not-for-sale",
     "no-engine",
     "engine-unsuited",
@@ -238,6 +239,9 @@ def purchase_problem(c: Candidate, pricing: str) -> str | None:
         return f"{c.gpu.name} is not sold: {unit.description}; rent it (pricing cloud)"
     if c.gpu_count % unit.gpus_per_unit:
         return f"{c.gpu.name} is sold as {unit.description}: plan a multiple of {unit.gpus_per_unit} GPUs, or rent them"
+    gone = c.gpu.discontinued
+    if gone is not None and not gone.used_price(c.gpu.price):  # a new machine's price is not an offer anyone takes
+        return f"{c.gpu.name} is no longer sold new (since {gone.since}) and the catalog has no used price for it"
     return None
 
 
@@ -263,7 +267,7 @@ def purchase_text(gpu: GpuSpec, count: int, host: str | None, hosts: int, priced
     }[unit.kind]
     if host is not None:
         gpus += f" in {hosts} x {host}"
-    return gpus if priced else f"rent-only, no sourced price: {gpus}"
+    return gpus if priced else f"{gpus}, at no sourced price"
 
 
 def reject(c: Candidate, reason: RejectReason, detail: str) -> Rejected:

@@ -4,6 +4,7 @@ caveat undermines, then the cheapest, with ties broken by what the reader sees."
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from planner.advisor.options import Option, SortKey
 
@@ -11,8 +12,6 @@ PRICE_PRECISION_USD = 100  # catalog prices are approximate to hundreds of dolla
 
 
 def _sort_value(option: Option, sort_by: SortKey) -> float | None:
-    if sort_by == "cost" and option.cost is not None and option.price_basis.startswith("purchase"):
-        return round(option.cost / PRICE_PRECISION_USD) * PRICE_PRECISION_USD  # a few dollars of power decide nothing
     if sort_by == "cost":
         return option.cost
     if sort_by == "cost_per_conversation":
@@ -28,21 +27,32 @@ def sort_options(options: list[Option], sort_by: SortKey) -> list[Option]:
     error and invisible to the reader), more headroom, the first token sooner as shown (tenths of a second), fewer
     GPUs, the label."""
 
-    def key(o: Option) -> tuple[bool, bool, bool, int, float, float, float, float, int, str]:
-        value = _sort_value(o, sort_by)
+    def group(o: Option) -> tuple[bool, bool, bool, int]:
+        return (not o.compute_known, bool(o.undermining), _sort_value(o, sort_by) is None, len(o.undermining))
+
+    def tie(o: Option) -> tuple[float, float, float, int, str]:
         speed = -float(round(o.decode_tokens_per_s_per_user or 0.0))
         first = round(o.prefill_seconds, 1) if o.prefill_seconds is not None else math.inf
-        return (
-            not o.compute_known,
-            bool(o.undermining),
-            value is None,
-            len(o.undermining),
-            value or 0.0,
-            speed,
-            -o.headroom,
-            first,
-            o.gpu_count,
-            o.label,
-        )
+        return (speed, -o.headroom, first, o.gpu_count, o.label)
 
-    return sorted(options, key=key)
+    ordered = sorted(options, key=lambda o: (*group(o), _sort_value(o, sort_by) or 0.0, *tie(o)))
+    if sort_by != "cost":
+        return ordered
+    return _ties_by_speed(ordered, group, tie)
+
+
+def _ties_by_speed(ordered: list[Option], group: Any, tie: Any) -> list[Option]:
+    """Runs of purchases in one caveat group within :data:`PRICE_PRECISION_USD` of the run's cheapest, re-ordered
+    by the tie-break (speed first): two $5,000 Macs $33 of power apart cost the same, wherever the hundreds fall."""
+    out: list[Option] = []
+    run: list[Option] = []
+    for o in ordered:
+        same = run and group(o) == group(run[0]) and o.price_basis.startswith("purchase")
+        if same and (o.cost or 0.0) - (run[0].cost or 0.0) <= PRICE_PRECISION_USD:
+            run.append(o)
+            continue
+        out += sorted(run, key=tie)
+        run = [o] if o.cost is not None and o.price_basis.startswith("purchase") else []
+        if not run:
+            out.append(o)
+    return out + sorted(run, key=tie)

@@ -345,7 +345,8 @@ def recommendation(ranking: Ranking) -> str:
     return (
         f"{verb} {what}, served with {best.engine_label}. It holds {plural(best.conversations, 'conversation')} of "
         f"{context:,} tokens at once against a target of {target:,} ({best.headroom:+.0%} headroom)."
-        f"{_speed_sentence(best)} It costs {cost_text(best, cloud)}"
+        f"{_speed_sentence(best)} "
+        + (f"It costs {cost_text(best, cloud)}" if best.cost is not None else "Its price is unknown (none sourced)")
         + (
             f", about {_money(best.usd_per_million_output_tokens)} per million output tokens if it serves that load "
             "around the clock (idle hours raise it)"

@@ -1,10 +1,11 @@
-"""A purchase of a part no longer sold new (planner.core.sale.Discontinued, planner.advisor.option_notes.sale_note).
+"""What a buyer can buy today (planner.core.sale.Discontinued, planner.advisor.options.purchase_problem).
 
-Found by an outside review (2026-12-05): for Qwen3-8B, 4 users, on a Mac the advisor's first pick was an M2 Ultra
-Mac Studio at $7,000, a machine Apple replaced in March 2025, priced as new; the M3 Max (replaced October 2024)
-ranked above the M4 Max. A new machine's price for a part no one sells new is not an offer: the option keeps a
-caveat that keeps it from green and ranks it after the parts on sale; a part priced used (the RTX 4090) is noted
-as such; renting says nothing."""
+Found by outside reviews (2026-12-05): for Qwen3-8B, 4 users, on a Mac the advisor's first pick was an M2 Ultra Mac
+Studio at $7,000, a machine Apple replaced in March 2025, priced as new; the M3 Max (replaced October 2024) ranked
+above the M4 Max; then, once those carried a caveat, a count of caveats still put the discontinued M2 Ultra and
+eight-Mac set-ups for four users above the $3,999 96 GB M3 Ultra, the M3 Ultra still sold. A part no longer sold new
+whose catalog price is a new machine's is not for sale; one priced used (the RTX 4090) is noted as such; a set-up
+with more replicas than users is not offered; a budget is checked against the purchase, as its help says."""
 
 from __future__ import annotations
 
@@ -14,41 +15,39 @@ from planner.advisor import Workload, rank
 QWEN3_8B = get_model("Qwen/Qwen3-8B").spec
 
 
-def _options(**constraints: object) -> list:  # type: ignore[type-arg]
+def _ranking(counts: tuple[int, ...] = (1,), **constraints: object):  # type: ignore[no-untyped-def]
     workload = Workload.fixed_length(8192, concurrent_conversations=4, **constraints)  # type: ignore[arg-type]
-    return list(rank(QWEN3_8B, workload, counts=[1]).options)
+    return rank(QWEN3_8B, workload, counts=list(counts))
 
 
-def test_a_discontinued_mac_priced_new_is_a_caveat_and_ranks_after_those_on_sale() -> None:
-    options = _options(vendors=("Apple",))
-    by_gpu = {o.gpu_id: o for o in reversed(options)}  # each GPU's best option
-    m2 = by_gpu["apple-m2-ultra"]
-    assert any(
-        "Apple M2 Ultra is no longer sold new (since 2025-03; replaced by Apple M3 Ultra" in u and "$7,000" in u
-        for u in m2.undermining
-    ), m2.undermining
-    assert any(
-        "Apple M3 Max is no longer sold new (since 2024-10; replaced by Apple M4 Max)" in u
-        for u in by_gpu["apple-m3-max"].undermining
-    )
-    assert options[0].gpu_id == "apple-m4-max"
-    order = [o.gpu_id for o in options]
-    assert order.index("apple-m4-max") < order.index("apple-m3-max")
-    assert not any("no longer" in u for u in by_gpu["apple-m4-max"].warnings)
+def test_a_discontinued_mac_priced_new_is_not_for_sale_and_the_m3_ultra_still_sold_leads() -> None:
+    ranking = _ranking((1, 2, 4, 8), vendors=("Apple",))
+    offered = {o.gpu_id for o in ranking.options}
+    assert not offered & {"apple-m2-ultra", "apple-m3-max", "apple-m3-ultra"}
+    gone = {r.gpu_id: r.detail for r in ranking.rejected if r.reason == "not-for-sale"}
+    assert gone["apple-m2-ultra"].startswith("Apple M2 Ultra is no longer sold new (since 2025-03)")
+    assert gone["apple-m3-max"].startswith("Apple M3 Max is no longer sold new (since 2024-10)")
+    first = ranking.options[0]
+    assert (first.gpu_id, first.gpu_count, first.purchase_usd) == ("apple-m3-ultra-96gb", 1, 3999.0)
+
+
+def test_no_set_up_has_more_replicas_than_users() -> None:
+    ranking = _ranking((1, 2, 4, 8), vendors=("Apple",))
+    assert all(o.replicas <= 4 for o in ranking.options)
+    idle = [r for r in ranking.rejected if r.reason == "idle-replicas"]
+    assert idle and all(r.gpu_count == 8 and "8 replicas for 4 users: 4 would serve nobody" in r.detail for r in idle)
 
 
 def test_a_used_price_is_a_note_and_renting_says_nothing() -> None:
-    (card, *_) = _options(gpu_ids=("rtx-4090",))
+    (card, *_) = _ranking(gpu_ids=("rtx-4090",)).options
     assert "GeForce RTX 4090 is no longer made (since 2024-10): priced used (2026-09)" in card.warnings
     assert not any("no longer" in u for u in card.undermining)
-    rented = _options(gpu_ids=("apple-m2-ultra", "rtx-4090"), pricing="cloud")
+    rented = _ranking(gpu_ids=("apple-m2-ultra", "rtx-4090"), pricing="cloud").options
     assert not any("no longer" in w for o in rented for w in o.warnings)
 
 
-def test_the_m3_ultra_still_sold_is_offered_at_its_price() -> None:
-    """The 96 GB M3 Ultra Mac Studio, the M3 Ultra still on sale (the 512 GB one is rent-only in the catalog), is
-    offered at Apple's $3,999 (Macworld and Six Colors, March 2025)."""
-    options = _options(vendors=("Apple",))
-    ultra = [o for o in options if o.gpu_id == "apple-m3-ultra-96gb"]
-    assert ultra and {o.purchase_usd for o in ultra} == {3999.0}
-    assert not any("no longer" in w for o in ultra for w in o.warnings)
+def test_a_budget_is_the_purchase() -> None:
+    """A $4,000 budget keeps the $2,657 RTX 3090 build (its TCO with three years of power is $4,190)."""
+    ranking = _ranking((1, 2, 4, 8), budget_usd=4000)
+    first = ranking.options[0]
+    assert first.gpu_id == "rtx-3090" and first.purchase_usd == 2657 and (first.tco_usd or 0) > 4000

@@ -22,8 +22,9 @@ def workload(users: int, context: int, **fields: object) -> Workload:
 
 def test_over_budget_names_the_budget_and_the_cheapest_set_up() -> None:
     free = rank(LLAMA_70B, workload(50, 8_192), weights=FP8)
-    cheapest = min((o for o in free.options if o.cost is not None), key=lambda o: o.cost or 0.0)
-    budget = (cheapest.cost or 0.0) / 2
+    # the budget is the purchase (planner.advisor.near.spend): the cheapest to buy, not the cheapest over its life
+    cheapest = min((o for o in free.options if o.purchase_usd is not None), key=lambda o: o.purchase_usd or 0.0)
+    budget = (cheapest.purchase_usd or 0.0) / 2
     ranking = rank(LLAMA_70B, workload(50, 8_192, budget_usd=budget), weights=FP8)
     assert ranking.best is None and verdict(ranking) == "none"
     counts = ranking.rejection_counts()
@@ -34,16 +35,16 @@ def test_over_budget_names_the_budget_and_the_cheapest_set_up() -> None:
     miss = ranking.near_misses[0]
     over = counts["over-budget"]
     assert miss.reason == "over-budget" and miss.count == over == len(free.options) - free_unpriced(free)
-    assert miss.closest.label == cheapest.label and miss.closest.cost == cheapest.cost
+    assert miss.closest.label == cheapest.label and miss.closest.purchase_usd == cheapest.purchase_usd
     text = headline(ranking)
     assert text.startswith(f"No set-up meets every condition: {over:,} hold 50 conversations of 8,192 tokens")
     assert f"cost more than the {_money(budget)} budget" in text and cheapest.label in text
-    assert _money(cheapest.cost or 0.0) in text
+    assert _money(cheapest.purchase_usd or 0.0) in text
     for other in ranking.near_misses[1:]:  # each other condition by name, not "N more fail other conditions"
         said = "have no dated price" if other.reason == "unknown-price" else "miss the speed target"
         assert f"{other.count:,} more {said}" in text, text
     paragraph = recommendation(ranking)
-    assert f"a budget of {_money(cheapest.cost or 0.0)} buys {cheapest.label}" in paragraph
+    assert f"a budget of {_money(cheapest.purchase_usd or 0.0)} buys {cheapest.label}" in paragraph
     assert all(f"{m.count:,} hold" in paragraph for m in ranking.near_misses)
 
 

@@ -20,7 +20,7 @@ from planner.assessment.assess import VerdictState, assess, concurrency_curve
 from planner.engines.registry import overhead_profile
 from planner.engines.trtllm import TrtllmProfile
 from planner.planning.plan import PlanRequest
-from ui.state import launch_changes
+from ui.link_changes import launch_changes
 
 H100 = get_gpu("h100-sxm-80gb")
 RTX = get_gpu("rtx-4090")

@@ -178,17 +178,21 @@ def test_an_edition_names_a_catalog_card_of_the_same_die_and_memory() -> None:
 def test_a_part_no_longer_sold_new_names_its_successor_and_date() -> None:
     """``discontinued``: Apple replaced the M2 Ultra Mac Studio with the M3 Ultra on 2025-03-05 (and ended the M2
     Ultra Mac Pro in 2026), the M3 Max MacBook Pro with the M4 Max on 2024-10-30; NVIDIA ended the RTX 4090 in
-    2024-10. Each successor is a newer catalog part; only the 4090's price is a used one."""
+    2024-10; the 512 GB M3 Ultra left Apple's store in 2026-03. Each successor is a newer catalog part; only the
+    4090's price is a used one."""
     from model_catalog import load_gpus
 
     gpus = load_gpus()
     gone = {g.id: g.discontinued for g in gpus.values() if g.discontinued is not None}
     assert {k: (d.since, d.replaced_by) for k, d in gone.items()} == {
-        "apple-m2-ultra": ("2025-03", "apple-m3-ultra"),
+        "apple-m2-ultra": ("2025-03", "apple-m3-ultra-96gb"),
         "apple-m3-max": ("2024-10", "apple-m4-max"),
+        "apple-m3-ultra": ("2026-03", None),  # the 512 GB configuration; the 96 GB one is still sold
         "rtx-4090": ("2024-10", "rtx-5090"),
     }
     for gpu_id, d in gone.items():
+        if d.replaced_by is None:
+            continue
         successor = gpus[str(d.replaced_by)]
         assert (successor.launch_year or 0) > (gpus[gpu_id].launch_year or 0) and successor.discontinued is None
         assert d.source.count("http") >= 2, gpu_id
