@@ -20,6 +20,7 @@ from pydantic import TypeAdapter
 
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
+from planner.advisor.levers import LaunchLevers, profile_engine
 from planner.advisor.options import Candidate, Option, Rejected, RejectReason, purchase_problem, reject
 from planner.advisor.reuse import (
     GpuStages,
@@ -35,15 +36,13 @@ from planner.advisor.suitability import engine_problem, rack_only
 from planner.advisor.support import SupportRow, engine_kv, runner_or_why
 from planner.advisor.workload import Workload
 from planner.assessment.assess import Assessment, VerdictState, assess
-from planner.assessment.batch_lever import CURES, default_seqs
-from planner.assessment.window_lever import small_step, with_small_step
 from planner.bounds.limits import GpuMemoryBytes
 from planner.core.gpu import GpuSpec
 from planner.core.host import HostSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import parameter_breakdown
-from planner.engines.registry import default_engine, engine_names, engine_of, engine_profile
+from planner.engines.registry import engine_names, engine_of, engine_profile
 from planner.planning.plan import (
     MemoryFit,
     PlanBasis,
@@ -70,12 +69,7 @@ class OnGpu(NamedTuple):
     gpu_id: str
 
 
-def profile_engine(engine: str) -> str:
-    """The registry engine whose profile plans a support-table engine (vLLM's Gaudi plugin: vLLM's)."""
-    return engine if engine in engine_names() else default_engine()
-
-
-class Evaluator:
+class Evaluator(LaunchLevers):
     """Evaluates candidates of one model and workload (see the module docstring). ``overhead``: one overhead model
     for every set-up instead of each engine's own profile (tests comparing with a plain ``plan()``)."""
 
@@ -336,40 +330,6 @@ class Evaluator:
         if why is not None:
             return reject(c, *why)
         return build_option(self.built, c, row, a, overhead, p.host, self.assumptions)
-
-    def seqs_for_users(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
-        """The candidate's assessment with ``--max-num-seqs`` at the users one replica serves, and that profile,
-        where vLLM's default misses in a way the setting cures: it refuses for a reason fewer sequences cure
-        (:data:`CURES`) and the users are fewer than the default, or its default limit on sequences run at once, not
-        its pool, keeps the target from being met (:attr:`Assessment.running_cap`: vLLM's 256 under 70 GiB) and the
-        users are more; ``None`` otherwise, and under one overhead model for every set-up (``overhead``, kept)."""
-        kind = a.report.failure_kind if a.report is not None else None
-        refused = a.state is VerdictState.ENGINE_REFUSES and kind in CURES
-        capped = a.running_cap is not None and a.conversations < self.target
-        if not (refused or capped) or self._slots_fixed(engine) or self.fixed is not None:
-            return None
-        seqs, default = math.ceil(max(1, self.target) / c.replicas), default_seqs(self._planned_request(c, engine))
-        if default is None or (refused and seqs >= default) or (capped and seqs <= default):
-            return None
-        # planned under a key of its own, so that what the evaluator keeps per engine (bases, stages, assessments,
-        # and across rankings the stages that read no length, keyed by the profile's value) serves it too
-        key = f"{profile_engine(engine)} --max-num-seqs {seqs}"
-        if key not in self._profiles:
-            self._profiles[key] = self.profile(engine).model_copy(update={"max_num_seqs": seqs})
-        return self.assessment(c, key), self._profiles[key]
-
-    def step_for_windows(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
-        """The candidate with vLLM's step at 2,048 tokens (:mod:`planner.assessment.window_lever`), where its
-        windowed layers' batches in flight, not its memory, keep it below the target; ``None`` otherwise."""
-        if a.conversations * c.replicas >= self.target or self.fixed is not None:
-            return None
-        smaller = with_small_step(self._planned_request(c, engine))
-        if smaller is None:
-            return None
-        key = f"{profile_engine(engine)} --max-num-batched-tokens {small_step(smaller)}"  # its own key, as above
-        if key not in self._profiles:
-            self._profiles[key] = smaller.overhead
-        return self.assessment(c, key), self._profiles[key]
 
     def screen_key(
         self, gpus: Sequence[GpuSpec], counts: Sequence[int], weights: Sequence[str], kv_dtypes: Sequence[str]
