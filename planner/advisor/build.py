@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
 from planner.advisor.engine_speed import Step, bandwidth_efficiency, prefill_alone, prefill_in_serving, served, step
-from planner.advisor.option_notes import sale_note, share_note, unverified_note, window_notes
+from planner.advisor.option_notes import market_note, sale_note, share_note, unverified_note, window_notes
 from planner.advisor.options import Candidate, Option, purchase_text
 from planner.advisor.quality import quality_caveat
 from planner.advisor.support import ENGINE_LABELS, SupportRow
@@ -206,7 +206,7 @@ def _warnings(
         )
     if s.setup.split == "layer" and c.tensor_parallel > 1:
         notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
-    notes += [n for n in (sale_note(gpu, w.pricing),) if n]
+    notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu)) if n]
     if cost.unverified:
         notes.append(f"cost rests on figures assumed or known only as a lower bound: {', '.join(cost.unverified)}")
     if gpu.unified_memory is not None:

@@ -62,3 +62,10 @@ def sale_note(gpu: GpuSpec, pricing: str) -> str | None:
     if gone is None or pricing != "purchase" or gpu.price is None or not gone.used_price(gpu.price):
         return None
     return f"{gpu.name} is no longer made (since {gone.since}): priced used ({gpu.price.date})"
+
+
+def market_note(gpu: GpuSpec) -> str | None:
+    """A part sold in one market only (an export-compliance SKU, offered when asked for): where it is sold."""
+    if gpu.restricted_market is None:
+        return None
+    return f"{gpu.name} is sold in {gpu.restricted_market} only (an export-compliance part)"

@@ -172,11 +172,15 @@ def _check_inputs(
             raise PlannerError(f"kv_dtypes: unknown KV dtype {name!r}; choose from {', '.join(KV_FORMATS)}")
     if any(c < 1 for c in counts):
         raise PlannerError("counts: every GPU count must be at least 1")
-    context = workload.context_tokens
-    if context > model.max_position_embeddings:
+    context, most = workload.context_tokens, model.max_position_embeddings
+    if context > most and workload.preset:  # the preset's length, not one the reader typed: say whose it is
         raise PlannerError(
-            f"context: {context:,} tokens exceeds {model.id}'s maximum of {model.max_position_embeddings:,}"
+            f"context: the {workload.preset} workload sizes each conversation at {context:,} tokens ({workload.plan_at}"
+            f" of its lengths), past {model.id}'s maximum of {most:,}: choose a shorter workload or one length of at "
+            f"most {most:,} tokens"
         )
+    if context > most:
+        raise PlannerError(f"context: {context:,} tokens exceeds {model.id}'s maximum of {most:,}")
 
 
 def _global_assumptions(workload: Workload, overhead: OverheadModel | None, costs: Assumptions) -> dict[str, str]:

@@ -164,6 +164,12 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         preset = PRESETS[args.preset]
         context = preset.context
         if args.context is not None:
+            if args.context < context.p95_tokens:  # a cap below the preset's 95th percentile: not this preset
+                raise PlannerError(
+                    f"context: --context {args.context:,} caps conversations below the {args.preset} preset's 95th "
+                    f"percentile of {context.p95_tokens:,} tokens; drop --preset for one length, or give a cap of at "
+                    f"least {context.p95_tokens:,}"
+                )
             context = ContextDistribution(
                 mean_tokens=context.mean_tokens, p95_tokens=context.p95_tokens, max_tokens=args.context
             )

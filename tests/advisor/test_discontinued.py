@@ -51,3 +51,11 @@ def test_a_budget_is_the_purchase() -> None:
     ranking = _ranking((1, 2, 4, 8), budget_usd=4000)
     first = ranking.options[0]
     assert first.gpu_id == "rtx-3090" and first.purchase_usd == 2657 and (first.tco_usd or 0) > 4000
+
+
+def test_a_part_sold_in_one_market_says_where() -> None:
+    """Found by an outside review (2026-12-05): an H20 named by the buyer was offered with no word of China."""
+    ranking = _ranking((8,), gpu_ids=("h20-141gb",))  # sold on 8-GPU baseboards
+    assert ranking.options and all(
+        "H20 141GB (H20-3e) is sold in China only (an export-compliance part)" in o.warnings for o in ranking.options
+    )
