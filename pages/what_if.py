@@ -128,7 +128,7 @@ def render(sel: Selection) -> None:
     st.caption(
         as_text(text.solid_line_words(chosen))
         + ("; dashed: each conversation reserves the full length up front (llama.cpp slots)" if contiguous else "")
-        + ". Eight times the context is an eighth of the conversations (“Memory Planning for LLMs”). Each dot is "
+        + f". {text.context_rule(sel.engine)}. Each dot is "
         "where its line crosses the target; the dotted line is the sidebar's context, the diamond the sidebar's own "
         "set-up; a name struck out holds not even one conversation of the shortest length."
     )

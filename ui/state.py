@@ -265,8 +265,15 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
         weights, kvs = self.grid_formats()
         if self.engine not in engine_names():
             return "Every weight format and KV dtype (a generic profile runs them all)."
-        label = get_engine(self.engine).label
-        return f"What {label} runs on {self.gpu.name}: {len(weights)} weight formats, KV cache in {', '.join(kvs)}."
+        engine = get_engine(self.engine)
+        slots = (  # llama.cpp: -np slots fixed at start-up, each its own -c / -np tokens
+            f" {engine.label} starts with one slot a user ({self.users:,}), each its own context: a cell holds them "
+            "where they fit, fewer where they do not (the What-if page gives each format's longest context a slot)."
+            if engine.fixed_slots
+            else ""
+        )
+        formats = f"{len(weights)} weight formats, KV cache in {', '.join(kvs)}"
+        return f"What {engine.label} runs on {self.gpu.name}: {formats}.{slots}"
 
     def runs(self, weights: str, kv_dtype: str) -> bool:
         """Whether the selection's engine runs ``weights`` with a ``kv_dtype`` cache on its GPU."""

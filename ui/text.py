@@ -8,7 +8,7 @@ from planner.assessment.words import plural
 from planner.core.gpu import GpuSpec
 from planner.core.units import format_bytes
 from planner.deploy.gpu_share import raise_text
-from planner.engines.registry import get_engine
+from planner.engines.registry import engine_names, get_engine
 from planner.planning.plan import PlanRequest
 
 __all__ = [
@@ -112,3 +112,16 @@ def solid_line_words(a: Assessment) -> str:
         )
     blocks = plural(block, "token")
     return f"Solid: {a.engine_label} as the sidebar runs it, in blocks of {blocks} as a conversation grows"
+
+
+def context_rule(engine: str) -> str:
+    """How the conversations held follow the context under ``engine``: a paged pool's inverse law, or, for an engine
+    with slots fixed at start-up (llama.cpp's ``-np``), the slots held until one no longer fits.
+
+    >>> context_rule("llamacpp")
+    'llama.cpp starts with one slot a user: the line holds the slots until one no longer fits its context'
+    """
+    if engine in engine_names() and get_engine(engine).fixed_slots:
+        label = get_engine(engine).label
+        return f"{label} starts with one slot a user: the line holds the slots until one no longer fits its context"
+    return "Eight times the context is an eighth of the conversations (“Memory Planning for LLMs”)"

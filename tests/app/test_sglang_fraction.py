@@ -33,3 +33,18 @@ def test_a_links_fraction_is_planned_as_fit_plans_it(capsys: pytest.CaptureFixtu
     body = " ".join(plain(t) for t in texts(heuristic.markdown))
     assert f"{tokens:,} tokens" not in body  # the heuristic (0.828 here) is not 0.9
     assert "memory fraction 0.92 (--mem-fraction-static)" in body  # the nearest set-up the engine's error names
+
+
+def test_llamacpp_pages_say_what_a_slot_is() -> None:
+    """Found by an outside review (2026-12-05): the Compare page under llama.cpp showed 36 identical 4s with no word
+    of slots, and the What-if caption said eight times the context is an eighth of the conversations under a flat
+    line."""
+    link = {"model": "Qwen/Qwen3-8B", "gpu": "apple-m4-max", "engine": "llamacpp", "weights": "q8_0"}
+    compare = run_page("compare", {**link, "context": "8192", "users": "4"})
+    assert not compare.exception
+    captions = plain(" ".join(c.value for c in compare.caption))
+    assert "llama.cpp starts with one slot a user (4), each its own context" in captions, captions
+    what_if = run_page("what_if", {**link, "context": "8192", "users": "4"})
+    assert not what_if.exception
+    words = plain(" ".join(c.value for c in what_if.caption))
+    assert "llama.cpp starts with one slot a user" in words and "an eighth of the conversations" not in words
