@@ -77,8 +77,9 @@ def choose_host(
     gpu: GpuSpec, count: int, group: int, hosts: Sequence[HostSpec], rack_only: bool = False
 ) -> HostChoice | None:
     """The cheapest host that takes ``gpu``'s form and cools it, holds one tensor-parallel ``group`` and feeds its
-    cards' TDP beside its own draw (``rack_only``: a rack-mounted one), with as many as ``count`` GPUs need;
-    ``None`` when no catalog host does."""
+    cards' TDP beside its own draw (``rack_only``: a rack-mounted one), with as many as ``count`` GPUs need, each
+    holding the whole groups its slots and power supply take (replicas need not share a host); ``None`` when no
+    catalog host does."""
     kind = gpu.purchase.kind
     if kind == "machine":
         return HostChoice(None, count)
@@ -90,7 +91,13 @@ def choose_host(
         if rack_only and not host.rack_mounted:
             continue
         per_host = min(count, host.gpu_slots // group * group)
-        if host.psu_watts is not None and per_host * (gpu.tdp_watts or 0) + (host.power_watts or 0) > host.psu_watts:
+        while (
+            per_host
+            and host.psu_watts is not None
+            and per_host * (gpu.tdp_watts or 0) + (host.power_watts or 0) > (host.psu_watts)
+        ):  # fewer whole groups a host where its power supply feeds no more (two 575 W cards in an open frame)
+            per_host -= group
+        if not per_host:
             continue
         n = math.ceil(count / per_host)
         cost = n * host.price.usd

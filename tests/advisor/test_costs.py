@@ -63,6 +63,21 @@ def test_the_host_feeds_the_cards() -> None:
     assert choose_host(get_gpu("mi300x"), 8, 8, HOSTS) is not None
 
 
+def test_replicas_go_in_as_many_hosts_as_their_power_needs() -> None:
+    """Found by an outside review (2026-12-05): four RTX 5090s as two TP-2 replicas were priced in one $32,010
+    8-slot server (a 4-GPU open frame's 1,600 W supply cannot feed four 575 W cards) where two open frames, two
+    cards each, cost $22,224 with the cards: a host now takes the whole groups its supply feeds."""
+    rtx5090 = get_gpu("rtx-5090")
+    pair_each = choose_host(rtx5090, 4, 2, HOSTS)
+    assert pair_each is not None and pair_each.host is not None
+    assert (pair_each.host.id, pair_each.units) == ("epyc-open-frame-4-gpu", 2)
+    cost = purchase_cost(rtx5090, 4, pair_each, DEFAULTS)
+    assert cost.purchase_usd == pytest.approx(22_224)
+    one_group = choose_host(rtx5090, 4, 4, HOSTS)  # TP 4 cannot be split over hosts: one that feeds all four
+    assert one_group is not None and one_group.host is not None and one_group.units == 1
+    assert 4 * (rtx5090.tdp_watts or 0) + (one_group.host.power_watts or 0) <= (one_group.host.psu_watts or 0)
+
+
 def test_a_pcie_host_draws_its_cpus_and_feeds_them_too() -> None:
     """Two 600 W cards in the 4U Threadripper draw 1,200 W plus the 7975WX's 350 W (AMD's TDP); the supply feeds
     the CPU as well as the cards, so a host whose spare watts the CPU takes is not chosen."""
