@@ -44,7 +44,7 @@ class Built:
         self._setups: dict[tuple[str, str, str, int, str, ModelSpec], tuple[Setup, float | None, float]] = {}
         self._costs: dict[tuple[str, int, HostChoice | None], SystemCost] = {}
         self._purchases: dict[tuple[str, int, HostChoice | None], str] = {}
-        self._settings: dict[OverheadModel, tuple[str | None, float | None]] = {}
+        self._settings: dict[OverheadModel, tuple[str | None, float | None, bool]] = {}
         self._engine_notes: dict[tuple[str, str, str, str], str] = {}
         w = workload
         self.prefill_note = (
@@ -97,7 +97,7 @@ class Built:
             found = self._purchases[key] = purchase_text(c.gpu, c.gpu_count, cost.host_name, cost.hosts, priced)
         return found
 
-    def engine_settings(self, overhead: OverheadModel) -> tuple[str | None, float | None]:
+    def engine_settings(self, overhead: OverheadModel) -> tuple[str | None, float | None, bool]:
         """:func:`_engine_settings`, once per overhead model (its hash computed once: planner.bounds.hashing)."""
         found = self._settings.get(overhead)
         if found is None:
@@ -156,14 +156,19 @@ def _launch(overhead: OverheadModel) -> tuple[int | None, int | None]:
     return getattr(overhead, "max_num_seqs", None), getattr(overhead, "max_num_batched_tokens", None)
 
 
-def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None]:
-    """The engine release and memory fraction the option was planned with (what the Memory-page link carries)."""
+def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None, bool]:
+    """The engine release and memory fraction the option was planned with (what the Memory-page link carries), and
+    whether that fraction was set below the default (the default does not start it)."""
     if not isinstance(overhead, EngineProfile):
-        return None, None
+        return None, None, False
     engine = get_engine(overhead.engine_name)
     launch = launch_values(overhead)
+    field = engine.setting_fields.get("fraction")
+    given = getattr(overhead, field, None) if field else None  # set by the advice (planner.advisor.levers)
+    if given is not None:
+        return overhead.engine_version, float(given), True
     fraction = engine.fraction_default(overhead.engine_version, None, launch) if engine.default_fraction else None
-    return overhead.engine_version, fraction
+    return overhead.engine_version, fraction, False
 
 
 def _warnings(
@@ -285,7 +290,7 @@ def build_option(
     cost = b.cost(c, host, assumptions)
     warnings, undermining = _warnings(b, c, s, cost, row, a)
     warnings += window_notes(b.model, overhead)
-    version, fraction = b.engine_settings(overhead)
+    version, fraction, lowered = b.engine_settings(overhead)
     launch = _launch(overhead)
     conversations = a.conversations * c.replicas
     return Option(
@@ -304,6 +309,7 @@ def build_option(
         engine_label=ENGINE_LABELS[row.engine],
         engine_version=version,
         engine_fraction=fraction,
+        engine_fraction_lowered=lowered,
         engine_max_num_seqs=launch[0],
         engine_max_num_batched_tokens=launch[1],
         **_capacity(c, a, w, s, batch),

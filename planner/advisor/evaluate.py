@@ -323,7 +323,7 @@ class Evaluator(LaunchLevers):
             return misfit
         a, overhead = self.assessment(c, row.engine), self.profile(row.engine)
         why = self._misfit(c, a)
-        for lever in (self.seqs_for_users, self.step_for_windows):
+        for lever in (self.fraction_for_host, self.seqs_for_users, self.step_for_windows):
             retried = lever(c, row.engine, a) if why is not None else None
             if retried is not None and self._misfit(c, retried[0]) is None:  # else the default's reason stands
                 (a, overhead), why = retried, None

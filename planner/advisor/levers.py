@@ -10,6 +10,14 @@ import math
 from planner.advisor.options import Candidate
 from planner.assessment.assess import Assessment, VerdictState
 from planner.assessment.batch_lever import CURES, default_seqs
+from planner.assessment.search import (
+    FRACTION_STEP,
+    LOWER_CURES,
+    LOWEST_FRACTION,
+    current_fraction,
+    fraction_that_starts,
+    with_fraction,
+)
 from planner.assessment.window_lever import small_step, with_small_step
 from planner.core.overhead import OverheadModel
 from planner.engines.registry import default_engine, engine_names
@@ -83,4 +91,24 @@ class LaunchLevers:
         key = f"{profile_engine(engine)} --max-num-batched-tokens {small_step(smaller)}"  # its own key, as above
         if key not in self._profiles:
             self._profiles[key] = smaller.overhead
+        return self.assessment(c, key), self._profiles[key]
+
+    def fraction_for_host(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
+        """The candidate with the highest memory fraction below the default that starts it, where the default asks
+        for more than is free (vLLM on a DGX Spark, whose host holds ~11 GiB of the pool: 0.92 of 121.69 GiB is not
+        free), as a buyer launches it (``--gpu-memory-utilization``) and as the Memory page's nearest set-up offers;
+        ``None`` otherwise."""
+        kind = a.report.failure_kind if a.report is not None else None
+        if a.state is not VerdictState.ENGINE_REFUSES or kind not in LOWER_CURES or self.fixed is not None:
+            return None
+        request = self._planned_request(c, engine)
+        current = current_fraction(request)
+        if current is None:
+            return None
+        fraction = fraction_that_starts(request, LOWEST_FRACTION, current - FRACTION_STEP)
+        if fraction is None:
+            return None
+        key = f"{profile_engine(engine)} memory fraction {fraction:.2f}"
+        if key not in self._profiles:
+            self._profiles[key] = with_fraction(request, fraction).overhead
         return self.assessment(c, key), self._profiles[key]

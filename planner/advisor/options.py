@@ -63,6 +63,8 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     # vLLM's --max-num-batched-tokens planned with, where a windowed model's default step misses the target
     # (planner.assessment.window_lever); None: the default
     engine_max_num_batched_tokens: int | None = None
+    # the memory fraction was set below the engine's default, which does not start the set-up (its free memory)
+    engine_fraction_lowered: bool = False
     concurrency: float  # sequences of context_tokens held at once, all replicas (the engine's accounting)
     conversations: int  # whole conversations served at once, all replicas: THE figure every surface shows
     # sequences one replica runs at once (planner.engines.base.EngineReport.max_running): conversations stay under it
@@ -127,7 +129,9 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     @property
     def launch_text(self) -> str:
         """The launch settings the option needs beyond the engine's defaults (``", --max-num-seqs 8"``), or ``""``."""
-        seqs = f", --max-num-seqs {self.engine_max_num_seqs}" if self.engine_max_num_seqs else ""
+        lowered = self.engine_fraction_lowered and self.engine_fraction is not None
+        seqs = f", --gpu-memory-utilization {self.engine_fraction:.2f}" if lowered else ""
+        seqs += f", --max-num-seqs {self.engine_max_num_seqs}" if self.engine_max_num_seqs else ""
         step = self.engine_max_num_batched_tokens
         return seqs + (f", --max-num-batched-tokens {step}" if step else "")
 

@@ -59,3 +59,19 @@ def test_a_part_sold_in_one_market_says_where() -> None:
     assert ranking.options and all(
         "H20 141GB (H20-3e) is sold in China only (an export-compliance part)" in o.warnings for o in ranking.options
     )
+
+
+def test_vllm_on_a_dgx_spark_is_planned_at_a_fraction_that_starts() -> None:
+    """Found by an outside review (2026-12-05): every vLLM set-up on a DGX Spark was rejected (its host holds ~11 GiB
+    of the 121.69 GiB pool, so 0.92 of it is not free) and gpt-oss-120b fell back to Q4_K_M with a false 'nothing
+    serves this at 8 bits or more'. A buyer launches vLLM there with a lower --gpu-memory-utilization: so does the
+    option, in its label and its link."""
+    from model_catalog import get_gpu
+
+    gpt_oss = get_model("openai/gpt-oss-120b").spec
+    workload = Workload.fixed_length(32768, concurrent_conversations=4, include_personal=True)
+    ranking = rank(gpt_oss, workload, gpus=[get_gpu("dgx-spark-gb10")], counts=[1])
+    best = ranking.best
+    assert best is not None and (best.engine, best.weights) == ("vllm", "mxfp4") and not ranking.four_bit_fallback
+    assert best.engine_fraction_lowered and best.engine_fraction == 0.91
+    assert ", --gpu-memory-utilization 0.91" in best.label

@@ -121,4 +121,7 @@ def test_a_rental_budget_names_the_monthly_figure_and_prefers_eight_bits_at_the_
     ]
     assert four_bit_at_that_price, "a 4-bit set-up at the same price competes for the name"
     assert c.quality_caveat is None and c.weights not in FOUR_BIT
-    assert "the $100 per month budget" in headline(ranking) and "per month rents" in recommendation(ranking)
+    # the headline leads with the largest group of misses (here the unpriced, 1,400 against 1,387 over budget since
+    # idle replicas are not offered): the recommendation names every group with its figure
+    assert "the $100 per month budget" in recommendation(ranking) and "per month rents" in recommendation(ranking)
+    assert "more cost more than the budget" in headline(ranking) or "the $100 per month budget" in headline(ranking)

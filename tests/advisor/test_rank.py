@@ -40,7 +40,8 @@ def keys(options: tuple[Option, ...]) -> set[tuple[str, int, int, str, str]]:
 
 
 def assessed(model_id: str, option: Option, users: int) -> Assessment:
-    """The Memory page's answer for the option: its engine's profile at the defaults, one replica."""
+    """The Memory page's answer for the option: its engine's profile at the defaults (a memory fraction the advice
+    lowered because the default does not start it, as its link carries), one replica."""
     gpu = get_gpu(option.gpu_id)
     engine = option.engine if option.engine in engine_names() else "vllm"
     request = PlanRequest(
@@ -53,7 +54,11 @@ def assessed(model_id: str, option: Option, users: int) -> Assessment:
         kv_dtype=option.kv_dtype,  # type: ignore[arg-type]
         context_tokens=option.context_tokens,
         max_model_len=option.context_tokens,
-        overhead=engine_profile(engine, version=option.engine_version),
+        overhead=engine_profile(
+            engine,
+            version=option.engine_version,
+            fraction=option.engine_fraction if option.engine_fraction_lowered else None,  # the advice's lowered one
+        ),
     )
     return assess(request, users)
 
