@@ -248,10 +248,11 @@ def render(sel: Selection) -> None:
     st.caption(
         as_text(ranking.target_note)
         + ". Each set-up is planned under its own engine at that engine's defaults (the sidebar's engine settings "
-        "apply on the Memory page), or with --max-num-seqs at its users where vLLM's default would not start or "
-        "runs fewer at once, or with a smaller --max-num-batched-tokens where a sliding-window model's default step "
-        "keeps the target out, as its label says; its link opens it there with the same engine, release, memory "
-        "fraction and launch settings."
+        "apply on the Memory page), or, as its label says, with what a buyer would set where that default misses: "
+        "a lower --gpu-memory-utilization where the default fraction is not free, --max-num-seqs at its users raised "
+        "to what its pool holds where vLLM's default would not start or runs fewer at once, a smaller "
+        "--max-num-batched-tokens where a sliding-window model's default step keeps the target out; its link opens "
+        "it there with the same engine, release, memory fraction and launch settings."
     )
     for warning in ranking.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
