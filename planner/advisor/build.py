@@ -179,7 +179,9 @@ def _warnings(
     notes: list[str] = []
     undermining: list[str] = []
     gpu = c.gpu
-    undermining += [n for n in (unverified_note(gpu, row.compute),) if n]
+    unverified = unverified_note(gpu, row.compute)
+    if unverified:
+        undermining.append(unverified)
     if s.per_user is None:
         undermining.append("speed not estimated: no sourced compute figure for its arithmetic")
     floor = w.min_tokens_per_s_per_user

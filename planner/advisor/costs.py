@@ -91,12 +91,10 @@ def choose_host(
         if rack_only and not host.rack_mounted:
             continue
         per_host = min(count, host.gpu_slots // group * group)
-        while (
-            per_host
-            and host.psu_watts is not None
-            and per_host * (gpu.tdp_watts or 0) + (host.power_watts or 0) > (host.psu_watts)
-        ):  # fewer whole groups a host where its power supply feeds no more (two 575 W cards in an open frame)
-            per_host -= group
+        if host.psu_watts is not None:  # the whole groups its power supply feeds beside its own draw
+            spare = host.psu_watts - (host.power_watts or 0)
+            fed = spare // gpu.tdp_watts if gpu.tdp_watts else (per_host if spare >= 0 else 0)
+            per_host = min(per_host, max(0, fed) // group * group)
         if not per_host:
             continue
         n = math.ceil(count / per_host)

@@ -6,6 +6,7 @@ serves (:class:`LaunchLevers`, a part of :class:`planner.advisor.evaluate.Evalua
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from planner.advisor.options import Candidate
 from planner.assessment.assess import Assessment, VerdictState
@@ -73,11 +74,18 @@ class LaunchLevers:
         return found
 
     def _with_seqs(self, c: Candidate, engine: str, seqs: int) -> tuple[Assessment, OverheadModel]:
-        """The candidate under ``--max-num-seqs seqs``, planned under a key of its own (so what the evaluator keeps
-        per engine, and across rankings by the profile's value, serves it too)."""
+        """The candidate under ``--max-num-seqs seqs``."""
         key = f"{profile_engine(engine)} --max-num-seqs {seqs}"
+        return self._planned_with(c, key, lambda: self.profile(engine).model_copy(update={"max_num_seqs": seqs}))
+
+    def _planned_with(
+        self, c: Candidate, key: str, make: Callable[[], OverheadModel]
+    ) -> tuple[Assessment, OverheadModel]:
+        """The candidate under a lever's profile (``make``, called once per ``key``), kept under that key of its own
+        (so what the evaluator keeps per engine, and across rankings by the profile's value, serves it too), and
+        that profile."""
         if key not in self._profiles:
-            self._profiles[key] = self.profile(engine).model_copy(update={"max_num_seqs": seqs})
+            self._profiles[key] = make()
         return self.assessment(c, key), self._profiles[key]
 
     def step_for_windows(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
@@ -88,10 +96,8 @@ class LaunchLevers:
         smaller = with_small_step(self._planned_request(c, engine))
         if smaller is None:
             return None
-        key = f"{profile_engine(engine)} --max-num-batched-tokens {small_step(smaller)}"  # its own key, as above
-        if key not in self._profiles:
-            self._profiles[key] = smaller.overhead
-        return self.assessment(c, key), self._profiles[key]
+        key = f"{profile_engine(engine)} --max-num-batched-tokens {small_step(smaller)}"
+        return self._planned_with(c, key, lambda: smaller.overhead)
 
     def fraction_for_host(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
         """The candidate with the highest memory fraction below the default that starts it, where the default asks
@@ -109,6 +115,4 @@ class LaunchLevers:
         if fraction is None:
             return None
         key = f"{profile_engine(engine)} memory fraction {fraction:.2f}"
-        if key not in self._profiles:
-            self._profiles[key] = with_fraction(request, fraction).overhead
-        return self.assessment(c, key), self._profiles[key]
+        return self._planned_with(c, key, lambda: with_fraction(request, fraction).overhead)

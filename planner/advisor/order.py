@@ -4,7 +4,7 @@ caveat undermines, then the cheapest, with ties broken by what the reader sees."
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
 
 from planner.advisor.options import Option, SortKey
 
@@ -41,18 +41,25 @@ def sort_options(options: list[Option], sort_by: SortKey) -> list[Option]:
     return _ties_by_speed(ordered, group, tie)
 
 
-def _ties_by_speed(ordered: list[Option], group: Any, tie: Any) -> list[Option]:
+def _ties_by_speed(
+    ordered: list[Option], group: Callable[[Option], tuple[object, ...]], tie: Callable[[Option], tuple[object, ...]]
+) -> list[Option]:
     """Runs of purchases in one caveat group within :data:`PRICE_PRECISION_USD` of the run's cheapest, re-ordered
     by the tie-break (speed first): two $5,000 Macs $33 of power apart cost the same, wherever the hundreds fall."""
     out: list[Option] = []
     run: list[Option] = []
     for o in ordered:
-        same = run and group(o) == group(run[0]) and o.price_basis.startswith("purchase")
-        if same and (o.cost or 0.0) - (run[0].cost or 0.0) <= PRICE_PRECISION_USD:
+        priced = o.cost is not None and o.price_basis.startswith("purchase")
+        if (
+            run
+            and priced
+            and group(o) == group(run[0])
+            and (o.cost or 0.0) - (run[0].cost or 0.0) <= PRICE_PRECISION_USD
+        ):
             run.append(o)
             continue
         out += sorted(run, key=tie)
-        run = [o] if o.cost is not None and o.price_basis.startswith("purchase") else []
-        if not run:
+        run = [o] if priced else []
+        if not priced:
             out.append(o)
     return out + sorted(run, key=tie)
