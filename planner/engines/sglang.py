@@ -132,8 +132,14 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         """``pre_model_load_memory``: free when the weights start loading, after other processes, on unified memory
         the host's share (:func:`planner.deploy.spark_hosts.unified_host_bytes`: SGLang reads free memory as CUDA
         reports it, the host's ``MemAvailable`` there), and SGLang's own start-up (:meth:`load_overhead_bytes`)."""
-        host = unified_host_bytes(SGLANG_LOAD_OVERHEAD_TP1) if integrated else 0
+        host = SglangProfile.host_share_bytes(integrated)
         return max(0, total_bytes - other_bytes - host - SglangProfile.load_overhead_bytes(tensor_parallel))
+
+    @staticmethod
+    def host_share_bytes(integrated: bool) -> int:
+        """On unified memory, what the host holds of the pool beyond SGLang's own start-up
+        (:func:`planner.deploy.spark_hosts.unified_host_bytes`); none on a discrete GPU."""
+        return unified_host_bytes(SGLANG_LOAD_OVERHEAD_TP1) if integrated else 0
 
     def kv_token_cap(self) -> int | None:
         """``--max-total-tokens`` in whole pages (``model_runner.py:1690-1703``: the smaller of it and the profiled
@@ -171,7 +177,7 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         fraction = self.fraction_of(ctx)
         integrated = ctx.platform is not None and ctx.platform.integrated
         before = self.before_loading_bytes(ctx.gpu_memory_bytes, ctx.other_bytes, ctx.tensor_parallel, integrated)
-        host = unified_host_bytes(SGLANG_LOAD_OVERHEAD_TP1) if integrated else 0  # the host's share: not free either
+        host = self.host_share_bytes(integrated)  # the host's share: not free either
         return OverheadBytes(
             activation_bytes=0,
             framework_bytes=self.load_overhead_bytes(ctx.tensor_parallel),
