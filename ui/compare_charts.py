@@ -98,7 +98,16 @@ def heatmap_chart(
     each cell's text on it; pale red beneath where there are none, with why ("no fit", "no start", "not run"). The
     colour legend lies under the chart, as the Plotly figure's colour bar, and only where a cell holds conversations
     (over none, Vega-Lite's gradient reads "NaN"; the spec changes only when the first cell comes to hold some)."""
-    legend = {"title": "conversations", "orient": "bottom", "direction": "horizontal", "gradientLength": 160}
+    # Whole conversations: labelled as integers one apart at least (over one count, as llama.cpp's slots give in
+    # every cell, Vega's gradient labelled its zero-width domain "4.000000").
+    legend = {
+        "title": "conversations",
+        "orient": "bottom",
+        "direction": "horizontal",
+        "gradientLength": 160,
+        "format": ",d",
+        "tickMinStep": 1,
+    }
     rows = heat_rows(weights, kv_dtypes, grid, context)
     colour = {
         "field": "value",

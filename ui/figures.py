@@ -287,6 +287,7 @@ def heatmap_figure(
         "showscale": any(value is not None for row in z for value in row),  # no scale over no conversations
         "colorbar": {
             "title": {"text": "conversations", "side": "top"},
+            "tickformat": ",d",  # whole conversations
             "orientation": "h",
             "xref": "container",
             "yref": "container",

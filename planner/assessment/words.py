@@ -6,6 +6,7 @@ N divided by the context. :func:`planner.assessment.assess.verdict_sentence` bui
 from __future__ import annotations
 
 from planner.core.blocks import LayerKind
+from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.units import format_bytes
 from planner.engines.base import EngineReport
@@ -93,13 +94,17 @@ def split_label(request: PlanRequest, result: PlanResult | None = None, short: b
 
 
 def cache_words(kv_dtype: str) -> str:
-    """The KV cache as a verdict names it: its dtype when it is not 16-bit (the setting that halves or doubles the
-    answer is in the sentence that gets forwarded alone).
+    """The KV cache as a verdict names it: its format's label (:data:`planner.core.kv_formats.KV_FORMATS`, the words
+    the page's header uses) when it is not 16-bit (the setting that halves or doubles the answer is in the sentence
+    that gets forwarded alone).
 
-    >>> cache_words("bf16"), cache_words("fp8"), cache_words("q8_0"), cache_words("int4")
-    ('KV cache', 'FP8 KV cache', 'Q8_0 KV cache', 'INT4 KV cache')
+    >>> cache_words("bf16"), cache_words("fp8"), cache_words("int8"), cache_words("int4"), cache_words("q8_0")
+    ('KV cache', 'FP8 KV cache', 'INT8 (q8_0) KV cache', 'INT4 (q4_0) KV cache', 'Q8_0 KV cache')
     """
-    return "KV cache" if kv_dtype in ("bf16", "fp16", "fp32") else f"{kv_dtype.upper()} KV cache"
+    if kv_dtype in ("bf16", "fp16", "fp32"):
+        return "KV cache"
+    known = KV_FORMATS.get(kv_dtype)
+    return f"{known.label if known is not None else kv_dtype.upper()} KV cache"
 
 
 def seconds(value: float) -> str:

@@ -145,3 +145,13 @@ def test_no_colour_legend_when_no_cell_holds_a_conversation() -> None:
     _, _, fits = _heat(VIEW)
     assert fits["layer"][1]["encoding"]["color"]["legend"]["title"] == "conversations"
     assert figures.heatmap_figure(*answers.compare_grid(VIEW), VIEW.context_tokens).data[0].showscale is True
+
+
+def test_the_colour_legend_counts_whole_conversations() -> None:
+    """Where every cell holds one count (llama.cpp's slots, each of a whole context), Vega's gradient over that
+    zero-width domain was labelled "4.000000". The legend and the report's colour bar label whole numbers."""
+    _, _, spec = _heat(VIEW.model_copy(update={"engine": "llamacpp"}))
+    legend = spec["layer"][1]["encoding"]["color"]["legend"]
+    assert (legend["format"], legend["tickMinStep"]) == (",d", 1)
+    figure = figures.heatmap_figure(*answers.compare_grid(VIEW), VIEW.context_tokens)
+    assert figure.data[0].colorbar.tickformat == ",d"
