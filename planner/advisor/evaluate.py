@@ -33,7 +33,7 @@ from planner.advisor.reuse import (
 )
 from planner.advisor.screen import Pending, Screened, ScreenKey
 from planner.advisor.suitability import engine_problem, rack_only
-from planner.advisor.support import SupportRow, engine_kv, runner_or_why
+from planner.advisor.support import SupportRow, engine_kv, runners_or_why
 from planner.advisor.workload import Workload
 from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.bounds.limits import GpuMemoryBytes
@@ -93,7 +93,7 @@ class Evaluator(LaunchLevers):
         self._fits: dict[tuple[str, int, int, str, str, str], MemoryFit] = {}
         self._stages: dict[tuple[str, int, int, str, str, str], GpuStages] = {}
         self._held: dict[tuple[OnGpu, int], Assessment] = {}
-        self._runners: dict[tuple[str | None, str, str], SupportRow | str] = {}
+        self._runners: dict[tuple[str | None, str, str], tuple[SupportRow, ...] | str] = {}
         self._hosts: dict[tuple[str, int, int], HostChoice | None] = {}
         self._requests: dict[tuple[str, int, int, str, str, str], PlanRequest] = {}
         self._memos: dict[int, StagesMemo | None] = {}
@@ -224,12 +224,13 @@ class Evaluator(LaunchLevers):
             self._fixed_slots[engine] = fixed
         return fixed
 
-    def runner(self, c: Candidate) -> SupportRow | str:
-        """The engine that runs the candidate (:func:`planner.advisor.support.runner`), or why none does: both read
-        the GPU only through its architecture, so they are asked once per architecture, weights and KV dtype."""
+    def runner(self, c: Candidate) -> tuple[SupportRow, ...] | str:
+        """The engines that run the candidate, in the order they are tried (:func:`planner.advisor.support.runners`),
+        or why none does: both read the GPU only through its architecture, so they are asked once per architecture,
+        weights and KV dtype."""
         key = (c.gpu.architecture, c.weights, c.kv_dtype)
         if key not in self._runners:
-            self._runners[key] = runner_or_why(c.gpu, c.weights, c.kv_dtype, self.model, self.engines())
+            self._runners[key] = runners_or_why(c.gpu, c.weights, c.kv_dtype, self.model, self.engines())
         return self._runners[key]
 
     def engines(self) -> tuple[str, ...] | None:
@@ -277,22 +278,27 @@ class Evaluator(LaunchLevers):
         not_for_sale = purchase_problem(c, self.workload.pricing)
         if not_for_sale is not None:
             return reject(c, "not-for-sale", not_for_sale)
-        row = self.runner(c)
-        if isinstance(row, str):
-            return reject(c, "no-engine", row)
+        rows = self.runner(c)
+        if isinstance(rows, str):
+            return reject(c, "no-engine", rows)
+        suited = [r for r in rows if engine_problem(r.engine, self.workload) is None]
+        row = suited[0] if suited else rows[0]
         c = c._replace(kv_dtype=engine_kv(c.kv_dtype, row.engine))  # the 16-bit cache the engine keeps
-        unsuited = engine_problem(row.engine, self.workload)
-        if unsuited is not None:
-            return reject(c, "engine-unsuited", unsuited)
+        if not suited:
+            return reject(c, "engine-unsuited", engine_problem(row.engine, self.workload) or "")
         host = self.host(c)
         if host is None and self.workload.pricing == "purchase":
             where = " in a rack" if rack_only(self.workload) else ""
             return reject(
                 c, "no-host", f"no catalog host{where} holds {c.tensor_parallel} x {c.gpu.name} and feeds their power"
             )
+        fallbacks = tuple(suited[1:])
         if not stages_reusable(self.profile(row.engine)):
-            return Pending(c, row, host, fit_checked=False)
-        return self._weights_misfit(c, row.engine) or Pending(c, row, host, fit_checked=True)
+            return Pending(c, row, host, False, fallbacks)
+        misfit = self._weights_misfit(c, row.engine)
+        if misfit is not None and not fallbacks:
+            return misfit
+        return Pending(c, row, host, misfit is None, fallbacks)
 
     def _weights_misfit(self, c: Candidate, engine: str) -> Rejected | None:
         """The first memory check (:meth:`weights_fit`): the planner's own fit, as assess would find it."""
@@ -308,17 +314,31 @@ class Evaluator(LaunchLevers):
         )
 
     def finish(self, p: Pending) -> Option | Rejected:
-        """A candidate past :meth:`screen`: its first memory check (unless made there), its assessment, and the
-        option with its speed and costs. An engine that refuses at its default ``--max-num-seqs`` for a reason
-        fewer sequences cure (:data:`planner.assessment.batch_lever.CURES`: a hybrid's Mamba blocks, the graph
-        profiling's KV cache, the sampler's warm-up) is planned as a buyer would launch it: with ``--max-num-seqs``
-        at the users a replica serves; so is one whose default limit on running sequences, not its pool, misses the
-        target (:meth:`seqs_for_users`)."""
-        c, row = p.candidate, p.row
+        """A candidate past :meth:`screen`: under its engine (:meth:`_serve`), else under the first of the engines
+        after it (:attr:`Pending.fallbacks`) that holds the target, with why the first did not in its notes; else
+        the first engine's reason."""
+        c = p.candidate
         if c.replicas > self.target:  # a replica serves at least one user (the users are not in screen()'s key)
             idle = f"{c.replicas} replicas for {self.target:,} users: {c.replicas - self.target} would serve nobody"
             return reject(c, "idle-replicas", idle)
-        misfit = None if p.fit_checked else self._weights_misfit(c, row.engine)
+        first = self._serve(c, p.row, p.host, p.fit_checked)
+        if isinstance(first, Option):
+            return first
+        for row in p.fallbacks:
+            served = self._serve(c._replace(kv_dtype=engine_kv(c.kv_dtype, row.engine)), row, p.host, False)
+            if isinstance(served, Option):
+                why = f"{p.row.label} does not serve it as planned ({first.detail}): {row.label} does"
+                return served.model_copy(update={"warnings": (why, *served.warnings)})
+        return first
+
+    def _serve(self, c: Candidate, row: SupportRow, host: HostChoice | None, fit_checked: bool) -> Option | Rejected:
+        """The candidate under one engine: its first memory check (unless made), its assessment, and the option
+        with its speed and costs. An engine that refuses at its default ``--max-num-seqs`` for a reason fewer
+        sequences cure (:data:`planner.assessment.batch_lever.CURES`: a hybrid's Mamba blocks, the graph
+        profiling's KV cache, the sampler's warm-up) is planned as a buyer would launch it: with ``--max-num-seqs``
+        at the users a replica serves; so is one whose default limit on running sequences, not its pool, misses the
+        target (:meth:`seqs_for_users`); likewise the memory fraction and the batched tokens (:mod:`levers`)."""
+        misfit = None if fit_checked else self._weights_misfit(c, row.engine)
         if misfit is not None:
             return misfit
         a, overhead = self.assessment(c, row.engine), self.profile(row.engine)
@@ -329,7 +349,7 @@ class Evaluator(LaunchLevers):
                 (a, overhead), why = retried, None
         if why is not None:
             return reject(c, *why)
-        return build_option(self.built, c, row, a, overhead, p.host, self.assumptions)
+        return build_option(self.built, c, row, a, overhead, host, self.assumptions)
 
     def screen_key(
         self, gpus: Sequence[GpuSpec], counts: Sequence[int], weights: Sequence[str], kv_dtypes: Sequence[str]

@@ -33,13 +33,16 @@ SCREENS = 4
 
 
 class Pending(NamedTuple):
-    """A candidate past the first checks: its engine's support row, its hosts (purchase pricing) and whether its
-    first memory check has passed at every length (``False``: not made yet, it reads the length)."""
+    """A candidate past the first checks: its engine's support row, its hosts (purchase pricing), whether its
+    first memory check has passed at every length (``False``: not made yet, it reads the length), and the engines
+    after it that run the set-up and suit the workload (``fallbacks``: tried in order where the first does not
+    hold the target)."""
 
     candidate: Candidate
     row: SupportRow
     host: HostChoice | None
     fit_checked: bool
+    fallbacks: tuple[SupportRow, ...] = ()
 
 
 Screened = Rejected | Pending

@@ -1,10 +1,12 @@
 """Which registered engine runs a set-up on a GPU, for the advisor: the engines' own platform rows
 (:class:`planner.engines.support.EngineSupport`), asked in the registry's order.
 
-:func:`runner` answers "which engine runs these weights with this KV dtype on this GPU, and how do its matmuls
-run?" with the first row that covers the set-up, engines tried in the registry's order (or only those asked for);
-:func:`why_not` says why none does. Every row names its source. :data:`ENGINE_PREFERENCE` and
-:data:`ENGINE_LABELS` are live views of the registry, so an engine registered later (a plug-in) is offered too.
+:func:`runners` answers "which engines run these weights with this KV dtype on this GPU, and how do their matmuls
+run?" with each engine's first row that covers the set-up, engines in the registry's order (or only those asked
+for); :func:`runner` is the first of them, the engine the advisor plans with unless it cannot serve the workload
+(then the next, :meth:`planner.advisor.evaluate.Evaluator.finish`); :func:`why_not` says why none does. Every row
+names its source. :data:`ENGINE_PREFERENCE` and :data:`ENGINE_LABELS` are live views of the registry, so an engine
+registered later (a plug-in) is offered too.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ __all__ = [
     "SupportRow",
     "family",
     "runner",
+    "runners",
+    "runners_or_why",
     "support_rows",
     "why_not",
 ]
@@ -82,7 +86,7 @@ def support_rows() -> tuple[SupportRow, ...]:
     return tuple(_with_engine(e.name, row) for e in registered() for row in e.support.platforms)
 
 
-def runner(
+def runners(
     gpu: GpuSpec,
     weights: str,
     kv_dtype: str,
@@ -92,15 +96,17 @@ def runner(
     state_layers: bool = False,
     mla: bool = False,
     model_type: str = "",
-) -> SupportRow | None:
-    """The first row (engines in the registry's order, ``prefer`` first, or only ``engines``) that runs the set-up;
-    an engine that refuses the weights or KV dtype outright (its ``weight_refusals``/``kv_refusals``), or a model
-    with linear-attention / state-space layers (``state_layers``; its ``state_layers_refusal``), or an MLA model's
-    KV dtype its MLA attention does not store on the family (``mla``; its ``mla_kv_refusals``), or a model type its
-    default release does not load (``model_type``; its ``model_releases``), runs nothing."""
+) -> tuple[SupportRow, ...]:
+    """Each engine's first row that runs the set-up (engines in the registry's order, ``prefer`` first, or only
+    ``engines``): the engines a set-up may fall back to, in the order they are tried. An engine that refuses the
+    weights or KV dtype outright (its ``weight_refusals``/``kv_refusals``), or a model with linear-attention /
+    state-space layers (``state_layers``; its ``state_layers_refusal``), or an MLA model's KV dtype its MLA
+    attention does not store on the family (``mla``; its ``mla_kv_refusals``), or a model type its default release
+    does not load (``model_type``; its ``model_releases``), runs nothing."""
     fam = family(gpu)
     if fam is None:
-        return None
+        return ()
+    found: list[SupportRow] = []
     for engine in sorted(registered(), key=lambda e: e.name != prefer):
         if engines is not None and engine.name not in engines:
             continue
@@ -113,10 +119,26 @@ def runner(
             continue
         if model_type and support.model_refusal(model_type, engine.profile().engine_version):
             continue
-        for row in support.platforms:
-            if row.covers(fam, weights, kv_dtype, moe):
-                return _with_engine(engine.name, row)
-    return None
+        row = next((r for r in support.platforms if r.covers(fam, weights, kv_dtype, moe)), None)
+        if row is not None:
+            found.append(_with_engine(engine.name, row))
+    return tuple(found)
+
+
+def runner(
+    gpu: GpuSpec,
+    weights: str,
+    kv_dtype: str,
+    moe: bool,
+    engines: tuple[str, ...] | None = None,
+    prefer: str | None = None,
+    state_layers: bool = False,
+    mla: bool = False,
+    model_type: str = "",
+) -> SupportRow | None:
+    """The first of :func:`runners`: the engine that runs the set-up unless it cannot serve it."""
+    found = runners(gpu, weights, kv_dtype, moe, engines, prefer, state_layers, mla, model_type)
+    return found[0] if found else None
 
 
 def why_not(
@@ -144,28 +166,32 @@ def why_not(
     rows = [r for e in allowed for r in e.support.platforms if fam in r.families]
     if not rows:
         return f"no engine{scope} runs on {arch}"
-    with_weights = [r for r in rows if row_runs(r, weights)]
-    if not with_weights:
+    kind = "a mixture-of-experts" if moe else "a dense"
+    if not any(row_runs(r, weights, either) for r in rows for either in (False, True)):
         formats = ", ".join(sorted({w for r in rows for w in r.weights}))
         return f"no engine{scope} runs {weights} weights on {arch} (there: {formats})"
-    with_kv = [r for r in with_weights if r.covers(fam, weights, kv_dtype, moe=False)]
+    with_weights = [r for r in rows if row_runs(r, weights, moe)]
+    if not with_weights:  # the format runs there, for the other kind of model only (MXFP4: experts)
+        return f"no engine{scope} runs {weights} weights for {kind} model on {arch}"
+    with_kv = [r for r in with_weights if r.covers(fam, weights, kv_dtype, moe)]
     if not with_kv:
         kvs = " / ".join(sorted({k for r in with_weights for k in r.kv_dtypes}))
-        return f"no engine{scope} runs {weights} weights with a {kv_dtype} KV cache on {arch} (only {kvs})"
-    return f"no engine{scope} runs {weights} weights for a mixture-of-experts model on {arch}"
+        return f"no engine{scope} runs {weights} weights with {kv_dtype} KV cache on {arch} (only {kvs})"
+    return f"no engine{scope} runs {weights} weights with {kv_dtype} KV cache for {kind} model like this on {arch}"
 
 
-def row_runs(row: PlatformRow, weights: str) -> bool:
-    return any(row.covers(family_, weights, kv, moe=False) for family_ in row.families for kv in row.kv_dtypes)
+def row_runs(row: PlatformRow, weights: str, moe: bool) -> bool:
+    """Whether the row runs ``weights`` on any of its families and KV dtypes, for a model with experts or not."""
+    return any(row.covers(family_, weights, kv, moe) for family_ in row.families for kv in row.kv_dtypes)
 
 
-def runner_or_why(
+def runners_or_why(
     gpu: GpuSpec, weights: str, kv_dtype: str, model: ModelSpec, engines: tuple[str, ...] | None
-) -> SupportRow | str:
-    """:func:`runner` for ``model`` (its experts, state layers, latent cache and type), or :func:`why_not`."""
+) -> tuple[SupportRow, ...] | str:
+    """:func:`runners` for ``model`` (its experts, state layers, latent cache and type), or :func:`why_not`."""
     moe, state, mla = model.moe is not None, model.linear_attention is not None, model.mla is not None
-    row = runner(gpu, weights, kv_dtype, moe, engines, state_layers=state, mla=mla, model_type=model.model_type)
-    return row if row is not None else why_not(gpu, weights, kv_dtype, moe, engines, state, mla)
+    rows = runners(gpu, weights, kv_dtype, moe, engines, state_layers=state, mla=mla, model_type=model.model_type)
+    return rows if rows else why_not(gpu, weights, kv_dtype, moe, engines, state, mla)
 
 
 SIXTEEN_BIT_KV = ("bf16", "fp16")

@@ -29,7 +29,7 @@ from planner.advisor.engine_speed import prefill_alone, prefill_in_serving
 from planner.advisor.evaluate import Evaluator
 from planner.advisor.options import Candidate, purchase_text
 from planner.advisor.suitability import rack_only
-from planner.advisor.support import SupportRow, runner, why_not
+from planner.advisor.support import SupportRow, runner, runners, why_not
 from planner.advisor.throughput import Setup, setup_for
 from planner.assessment.assess import Assessment, assess
 from planner.bounds.errors import PlannerError
@@ -112,13 +112,15 @@ def test_evaluator_matches_the_plain_calls(
     ev = _evaluator(model, context, users, engines)
     assume(parallel_problem(ev.model, tp, 1, tp * replicas) is None)
     c = Candidate(GPUS[gpu], tp * replicas, tp, replicas, weights, kv, None)
-    row = ev.runner(c)
-    plain_row = runner(c.gpu, weights, kv, ev.moe, engines, state_layers=ev.state_layers)
+    rows = ev.runner(c)
+    plain_rows = runners(c.gpu, weights, kv, ev.moe, engines, state_layers=ev.state_layers)
     why = why_not(c.gpu, weights, kv, ev.moe, engines, ev.state_layers)
-    assert row == (plain_row if plain_row is not None else why)
-    if not isinstance(row, SupportRow):
+    assert rows == (plain_rows or why)
+    if isinstance(rows, str):
         event("no engine runs it")
         return
+    row = rows[0]
+    assert row == runner(c.gpu, weights, kv, ev.moe, engines, state_layers=ev.state_layers)
     overhead = ev.profile(row.engine)
     memory = ev.memory(c.gpu, overhead)
     assert ev.weights_fit(c, row.engine) == _plain_fit(ev, c, overhead, memory)
@@ -167,10 +169,9 @@ class _PlainEvaluator(Evaluator):
         super().__init__(*args)
         self.built = _PlainBuilt(self.model, self.workload, self.params)
 
-    def runner(self, c: Candidate) -> SupportRow | str:
-        row = runner(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines(), state_layers=self.state_layers)
-        why = why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines(), self.state_layers)
-        return row if row is not None else why
+    def runner(self, c: Candidate) -> tuple[SupportRow, ...] | str:
+        rows = runners(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines(), state_layers=self.state_layers)
+        return rows or why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines(), self.state_layers)
 
     def host(self, c: Candidate) -> HostChoice | None:
         return choose_host(c.gpu, c.gpu_count, c.tensor_parallel, self.hosts, rack_only(self.workload))

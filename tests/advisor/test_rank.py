@@ -142,14 +142,22 @@ def test_a_larger_budget_never_shrinks_the_feasible_set(users: int, budget: floa
 @FAST
 @given(short=st.integers(256, 60_000), longer=st.integers(0, 60_000))
 def test_a_longer_context_never_raises_concurrency(short: int, longer: int) -> None:
-    def capacity(context: int) -> dict[tuple[str, int, int, str, str], float]:
+    """Under one engine a set-up holds no more at a longer context. A set-up its first engine no longer serves at
+    the longer one may be served by the next (:meth:`planner.advisor.evaluate.Evaluator.finish`: llama.cpp holds
+    one 52,737-token conversation of Llama 3.1 8B in BF16 on an RTX 4090 where vLLM's pool at its defaults holds
+    none), and says so."""
+
+    def capacity(context: int) -> dict[tuple[str, int, int, str, str], Option]:
         ranking = rank(LLAMA_8B, workload(1, context, min_tokens_per_s_per_user=None), gpus=SMALL_GPUS, counts=(1, 2))
-        return {k: o.concurrency for k, o in zip(keys_list(ranking.options), ranking.options, strict=True)}
+        return dict(zip(keys_list(ranking.options), ranking.options, strict=True))
 
     a, b = capacity(short), capacity(short + longer)
-    assert set(b) <= set(a)
-    for k, held in b.items():
-        assert held <= a[k]
+    for k, option in b.items():
+        before = a.get(k)
+        if before is not None and before.engine == option.engine:
+            assert option.concurrency <= before.concurrency
+        else:  # served by an engine after the one that served it at the shorter context, or newly
+            assert any("does not serve it as planned" in w for w in option.warnings), k
 
 
 def keys_list(options: tuple[Option, ...]) -> list[tuple[str, int, int, str, str]]:

@@ -221,3 +221,15 @@ def test_an_mla_models_16_bit_cache_below_ampere_is_planned_as_fp16() -> None:
     support = get_engine("vllm").support
     assert support.mla_kv_refusal("bf16", "volta") is None and support.mla_kv_refusal("fp16", "turing") is None
     assert support.mla_kv_refusal("fp8", "turing") is not None
+
+
+def test_why_not_names_what_stops_it_for_the_model_it_is_asked_about() -> None:
+    """gpt-oss-120b (experts) in MXFP4 with an FP8 cache on an M4 Max: llama.cpp runs MXFP4 experts there but has
+    no FP8 cache. The reason had been "no engine runs mxfp4 weights on Apple silicon (there: ... mxfp4 ...)", its
+    weight check made for a dense model (an outside review, 2026-12-05)."""
+    mac = get_gpu("apple-m4-max")
+    assert why_not(mac, "mxfp4", "fp8", moe=True) == (
+        "no engine runs mxfp4 weights with fp8 KV cache on Apple silicon (only bf16 / fp16 / int4 / int8)"
+    )
+    # A dense model in MXFP4: the format runs there for experts only, and the reason says so.
+    assert why_not(mac, "mxfp4", "fp16", moe=False) == "no engine runs mxfp4 weights for a dense model on Apple silicon"

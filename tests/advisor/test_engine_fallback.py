@@ -1,0 +1,67 @@
+"""An engine that cannot serve a set-up hands it to the next one that can (issue 21: "the advisor does not fall back
+to a second engine when the first refuses"). vLLM is tried first; where its pool at its defaults holds fewer than
+the target (its 0.92 of the card, less its activations and graphs) and TensorRT-LLM's (0.9 of what the weights
+leave free) holds them, the set-up is offered under TensorRT-LLM with why in its notes, planned as the Memory page
+plans it under that engine; where vLLM serves it, nothing changes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from model_catalog import get_gpu, get_model
+from planner.advisor import Option, Workload, rank
+from planner.assessment.assess import assess
+from planner.engines.registry import engine_profile
+from planner.planning.request import PlanRequest
+
+QWEN3_30B = get_model("Qwen/Qwen3-30B-A3B").spec
+RTX_4090 = get_gpu("rtx-4090")
+EIGHT_AT_32K = Workload.fixed_length(32_768, concurrent_conversations=8, gpu_ids=("rtx-4090",))
+
+
+def _pair(options: Sequence[Option]) -> Option:
+    return next(o for o in options if (o.gpu_count, o.tensor_parallel, o.weights, o.kv_dtype) == (2, 2, "fp8", "fp8"))
+
+
+def test_vllm_alone_does_not_hold_the_target() -> None:
+    """Asked for vLLM alone, two RTX 4090s at TP 2 hold 6 of the 8 conversations: left out, with vLLM's count."""
+    ranking = rank(QWEN3_30B, EIGHT_AT_32K.model_copy(update={"engines": ("vllm",)}))
+    left = [
+        r for r in ranking.rejected if (r.gpu_count, r.tensor_parallel, r.weights, r.kv_dtype) == (2, 2, "fp8", "fp8")
+    ]
+    assert [(r.reason, r.detail) for r in left] == [
+        ("below-target", "holds 6 conversations of 32,768 tokens, target 8")
+    ]
+
+
+def test_the_next_engine_serves_it_and_says_why() -> None:
+    option = _pair(rank(QWEN3_30B, EIGHT_AT_32K).options)
+    assert option.engine == "trtllm"
+    assert option.warnings[0] == (
+        "vLLM does not serve it as planned (holds 6 conversations of 32,768 tokens, target 8): TensorRT-LLM does"
+    )
+    # The Memory page's answer under TensorRT-LLM at its defaults, for one replica of the set-up.
+    request = PlanRequest(
+        model=QWEN3_30B,
+        gpu=RTX_4090,
+        gpu_memory_bytes=RTX_4090.memory_bytes_for(True, None),
+        gpu_count=2,
+        tensor_parallel=2,
+        weights="fp8",
+        kv_dtype="fp8",
+        context_tokens=32_768,
+        max_model_len=32_768,
+        overhead=engine_profile("trtllm"),
+    )
+    assert option.conversations == assess(request).conversations == 9
+
+
+@pytest.mark.parametrize("engines", [None, ("vllm", "sglang", "trtllm")])
+def test_an_engine_that_serves_it_is_kept(engines: tuple[str, ...] | None) -> None:
+    """Llama 3.1 8B on one RTX 4090 for 8 users at 8k: vLLM holds them, so vLLM runs it, with no fallback note."""
+    workload = Workload.fixed_length(8_192, concurrent_conversations=8, gpu_ids=("rtx-4090",), engines=engines)
+    options = rank(get_model("meta-llama/Llama-3.1-8B").spec, workload).options
+    assert options and all(o.engine == "vllm" for o in options)
+    assert not any("does not serve it as planned" in w for o in options for w in o.warnings)
