@@ -108,6 +108,19 @@ class MLASpec(BaseModel, frozen=True, extra="forbid"):
         """Values cached per token per layer: kv_lora_rank + qk_rope_head_dim (576 for DeepSeek-V3)."""
         return self.kv_lora_rank + self.qk_rope_head_dim
 
+    @property
+    def sparse_fp8_bytes(self) -> int:
+        """Bytes per token and layer of the FP8 latent that sparse MLA (DeepSeek-V3.2, GLM-5: FlashMLA's sparse
+        kernels) stores: the latent in FP8, an fp32 scale per 128 of its values, and the RoPE part left in BF16.
+        vLLM names it ``fp8_ds_mla`` and maps ``--kv-cache-dtype fp8`` to it on these models ("fp8" is an alias
+        for fp8_ds_mla; "V3.2 main MLA: 656-byte custom storage format", v1/attention/backends/mla/
+        flashmla_sparse.py).
+
+        >>> MLASpec(kv_lora_rank=512, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128).sparse_fp8_bytes
+        656
+        """
+        return self.kv_lora_rank + -(-self.kv_lora_rank // 128) * 4 + 2 * self.qk_rope_head_dim
+
 
 class Mamba2Spec(BaseModel, frozen=True, extra="forbid"):
     """A Mamba-2 mixer (granite-4.0-h, Nemotron-H, Bamba): config fields ``mamba_*``."""

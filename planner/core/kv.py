@@ -11,7 +11,8 @@ Architecture changes it:
 - Linear-attention / state-space layers hold a fixed state per sequence, whatever the context.
 - Per-layer geometry (Gemma 4): full-attention layers may have their own KV heads and head_dim; shared-KV layers
   (Gemma 3n/4 E-models) and feed-forward-only blocks (Nemotron-H) cache nothing.
-- DeepSeek sparse attention (V3.2, GLM-5) adds its indexer's FP8 key cache to every MLA layer.
+- DeepSeek sparse attention (V3.2, GLM-5) adds its indexer's FP8 key cache to every MLA layer, and stores an FP8
+  latent as FlashMLA's sparse record (656 bytes for V3.2: FP8 latent, fp32 scales, BF16 RoPE).
 """
 
 from __future__ import annotations
@@ -58,12 +59,14 @@ def bytes_for_values(values: int, kv_dtype: str) -> int:
 def kv_bytes_per_token_per_layer(
     model: ModelSpec, kv_dtype: str, tensor_parallel: int = 1, kind: LayerKind = LayerKind.FULL
 ) -> int:
-    """Bytes one token costs in one attention layer of ``kind`` on one GPU (with DeepSeek sparse attention, the
-    indexer's FP8 key cache too: :attr:`planner.core.model.IndexerSpec.cache_bytes_per_token`)."""
-    values = bytes_for_values(kv_values_per_token_per_layer(model, tensor_parallel, kind), kv_dtype)
-    if model.indexer is not None:
-        values += model.indexer.cache_bytes_per_token
-    return values
+    """Bytes one token costs in one attention layer of ``kind`` on one GPU. With DeepSeek sparse attention, the
+    indexer's FP8 key cache too (:attr:`planner.core.blocks.IndexerSpec.cache_bytes_per_token`), and an FP8 cache
+    is the sparse kernels' own record (:attr:`planner.core.blocks.MLASpec.sparse_fp8_bytes`: 656 bytes, not 576)."""
+    if model.indexer is not None and model.mla is not None:  # sparse MLA: its own FP8 record, and the indexer's
+        fp8 = kv_format(kv_dtype).bits_per_value == 8 and kv_dtype.startswith("fp8")
+        latent = model.mla.sparse_fp8_bytes if fp8 else bytes_for_values(model.mla.latent_dim, kv_dtype)
+        return latent + model.indexer.cache_bytes_per_token
+    return bytes_for_values(kv_values_per_token_per_layer(model, tensor_parallel, kind), kv_dtype)
 
 
 def attention_layer_count(model: ModelSpec, kinds: tuple[LayerKind, ...] | None = None) -> int:

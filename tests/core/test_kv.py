@@ -26,7 +26,12 @@ def test_deepseek_v3_2_indexer_by_hand() -> None:
     )
     # per token and layer: the 576-value latent + 128 FP8 keys and one fp32 scale
     assert kv_bytes_per_token(spec, "bf16") == 61 * (576 * 2 + 128 + 4) == 78_324
-    assert kv_bytes_per_token(spec, "fp8") == 61 * (576 + 132)
+    # An FP8 cache is the sparse kernels' 656-byte record (vLLM flashmla_sparse.py: "fp8" is an alias for
+    # fp8_ds_mla, "V3.2 main MLA: 656-byte custom storage format"): 512 FP8 latent values, 4 fp32 scales, 64 BF16
+    # RoPE values. It had been planned as 576 FP8 values (an outside review, 2026-12-05: 1,047,568 tokens on eight
+    # H200s where the record gives 941,216).
+    assert kv_bytes_per_token(spec, "fp8") == 61 * (512 + 4 * 4 + 64 * 2 + 132) == 48_068
+    assert kv_bytes_per_token(v3, "fp8") == 61 * 576  # dense MLA keeps plain FP8 values
 
 
 @pytest.mark.parametrize(
