@@ -13,7 +13,8 @@ from planner.core.overhead import EngineProfile
 from planner.core.parallel import NODE_GPUS
 from planner.deploy.gpu_share import raise_shell
 from planner.deploy.kv_offload import KvOffloadTier, kv_offload_tier
-from planner.engines.registry import engines
+from planner.engines.base import EngineReport
+from planner.engines.registry import engines, get_engine
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -76,14 +77,18 @@ def across_servers(words: str, result: PlanResult) -> str:
     return "# " + words.format(servers=servers, last=servers - 1, gpus=gpus) + "\n"
 
 
-def launch_commands(request: PlanRequest, result: PlanResult) -> dict[str, str]:
+def launch_commands(request: PlanRequest, result: PlanResult, report: EngineReport | None = None) -> dict[str, str]:
     """Ready-to-paste start commands for every engine, with the plan's parallelism, context and KV dtype and the
     deployment's flags (:func:`with_deployment`); the request's own engine uses its profile's settings, the others
-    their defaults. An engine that does not run the
-    plan (:meth:`Engine.refusal`) gets its reason as a comment above the command, once. The request's own engine
+    their defaults. An engine that does not run the plan (:meth:`Engine.refusal`) gets its reason as a comment above
+    the command, once; so does the request's own engine where its start-up as planned fails (``report``, its
+    :meth:`Engine.report_figures` when not given: the failure the Memory page shows). The request's own engine
     comes first (a page shows its tab first)."""
     own = request.overhead if isinstance(request.overhead, EngineProfile) else None
     own_name = own.engine_name if own is not None else None
+    if own is not None and report is None:
+        report = get_engine(own.engine_name).report_figures(request, result, own)
+    fails = report.failure if report is not None and report.engine == own_name else None
     share = request.deployment.unified_share if request.deployment else None
     first = [raise_shell(request.gpu, share)] if share and request.gpu and request.gpu.unified_memory else []
     tier = offload_tier(request, result)
@@ -92,6 +97,8 @@ def launch_commands(request: PlanRequest, result: PlanResult) -> dict[str, str]:
     for engine in sorted(engines(), key=lambda e: e.name != own_name):
         command = engine.launch_command(request, result, own if engine.name == own_name else None)
         reason = engine.refusal(request)  # an engine that does not run the plan says so above its command
+        if reason is None and engine.name == own_name and fails:
+            command = f"# predicted not to start as planned: {fails.splitlines()[0]}\n" + command
         if reason is None and request.deployment is not None:
             command = with_deployment(command, engine.deployment_flags(request, result, host))
         command = across_servers(engine.support.multi_node, result) + command

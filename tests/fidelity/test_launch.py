@@ -155,3 +155,31 @@ def test_llamacpp_kv_glm4() -> None:
     assert llamacpp_kv_bytes(spec, 32768) == 1952 * 2**20
     assert llamacpp_kv_bytes(spec, 32768, "q8_0", "q8_0") == round(1952 * 2**20 * 8.5 / 16)
     assert llamacpp_kv_bytes(spec, 32768, layers=30) < llamacpp_kv_bytes(spec, 32768)
+
+
+def test_a_start_up_predicted_to_fail_says_so_above_its_command() -> None:
+    """gpt-oss-120b on a DGX Spark under vLLM's defaults: the plan predicts vLLM's free-memory refusal at util 0.92
+    (the host's share of the unified memory); the command had been printed as if it would start (an outside review,
+    2026-12-05). Its own engine's tab now says so, in the engine's words; the other engines' commands do not."""
+    spark = get_gpu("dgx-spark-gb10")
+    request = PlanRequest(
+        model=get_model("openai/gpt-oss-120b").spec,
+        gpu=spark,
+        gpu_memory_bytes=spark.memory_bytes_for(True, None),
+        weights="mxfp4",
+        context_tokens=32_768,
+        max_model_len=32_768,
+        overhead=registry.engine_profile("vllm"),
+    )
+    result = plan(request)
+    commands = launch_commands(request, result)
+    first, command = commands["vllm"].split("\n")
+    assert first == (
+        "# predicted not to start as planned: ValueError: Free memory on device (110.79/121.69 GiB) on startup is "
+        "less than desired GPU memory utilization (0.92, 111.95 GiB). Decrease GPU memory utilization or reduce GPU "
+        "memory used by other processes."
+    )
+    assert command.startswith("vllm serve openai/gpt-oss-120b") and "--gpu-memory-utilization 0.92" in command
+    assert not any(c.startswith("# predicted") for name, c in commands.items() if name != "vllm")
+    started = request.model_copy(update={"overhead": VllmProfile(gpu_memory_utilization=0.85)})
+    assert not launch_commands(started, plan(started))["vllm"].startswith("#")
