@@ -12,6 +12,7 @@ from planner.assessment.assess import assess
 from planner.assessment.search import best_layer_split, cpu_offload_needed, gpu_layers_that_fit, side_by_side
 from planner.assessment.summary import deployment_data
 from planner.bounds.errors import PlannerError
+from planner.core.params import parameter_breakdown
 from planner.core.units import GiB, MiB
 from planner.deploy.kv_offload import kv_offload_tier
 from planner.deploy.lora import lora_slot_bytes
@@ -439,3 +440,18 @@ def test_output_first_rule_on_a_hybrid_model_against_a_b9849_log() -> None:
     # 8,192 cells x 4 KV heads x 256 x 2 (K, V) x 2 bytes = 32 MiB per attention layer
     assert llamacpp_kv_bytes(qwen35, 8192, layers=gpu_layers) == 5 * 32 * MiB == 160 * MiB
     assert llamacpp_kv_bytes(qwen35, 8192, layers=range(0, 13)) == 3 * 32 * MiB == 96 * MiB
+
+
+def test_mtp_of_qwen3_next() -> None:
+    """Qwen3-Next-80B-A3B's checkpoint holds one MTP layer (mtp.*: 1,650,471,424 parameters, the Hub total less the
+    main model exactly; vLLM method qwen3_next_mtp). Its catalog entry had modelled it as an attached module only,
+    so asking for MTP was refused as "carries no MTP layers" (an outside review, 2026-12-05). Now it plans the
+    layer: its full-attention layer's KV a token (2 KV heads x 256 x 2 x 2 bytes) and its weights."""
+    model = get_model("Qwen/Qwen3-Next-80B-A3B-Instruct").spec
+    assert model.num_nextn_predict_layers == 1
+    assert parameter_breakdown(model).attached_not_loaded == 1_650_471_424  # unchanged: loaded only for MTP
+    request = PlanRequest(model=model, gpu_memory_bytes=141 * 10**9, weights="fp8",
+                          deployment=DeploymentOptions(speculative=SpeculativeOptions(method="mtp")))  # fmt: skip
+    base = plan(request.model_copy(update={"deployment": None}))
+    assert plan(request).per_gpu.kv_bytes_per_token - base.per_gpu.kv_bytes_per_token == 2 * 256 * 2 * 2
+    assert plan(request).per_gpu.draft_bytes > 0
