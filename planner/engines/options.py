@@ -36,7 +36,11 @@ def options_refusal(support: EngineSupport, options: DeploymentOptions | None) -
     if options.lora is not None and support.lora is None:
         return f"{label}'s LoRA adapter slots are not planned here (vLLM and SGLang's are)"
     if options.kv_offload is not None and options.kv_offload.backend not in support.kv_offload_backends:
-        return f"{label} has no {options.kv_offload.backend} KV offload tier"
+        backend = options.kv_offload.backend
+        return (
+            f"the {backend} KV offload tier is vLLM's (--kv-offloading-backend {backend}); {label}'s own host KV "
+            "cache, where it has one, is not planned here"
+        )
     if options.speculative is not None and options.speculative.method not in support.speculative_methods:
         methods = ", ".join(support.speculative_methods) or "none"
         return f"{label} does not run {options.speculative.method} speculative decoding (it runs: {methods})"

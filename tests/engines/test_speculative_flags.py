@@ -15,6 +15,7 @@ import pytest
 from model_catalog import get_gpu, get_model
 from planner.core.model import ModelSpec
 from planner.deploy.options import DeploymentOptions, KvOffloadOptions, SpeculativeOptions
+from planner.engines.options import options_refusal
 from planner.engines.registry import get_engine, overhead_profile
 from planner.engines.vllm.engine import VLLM_SPECULATIVE_METHODS
 from planner.planning.plan import PlanRequest, plan
@@ -241,4 +242,18 @@ def _spec(method: str) -> SpeculativeOptions:
         method=method,  # type: ignore[arg-type]
         num_speculative_tokens=3,
         draft_model=DRAFT if method == "draft" else None,
+    )
+
+
+@pytest.mark.parametrize("engine", ["sglang", "trtllm", "llamacpp"])
+def test_a_kv_offload_tier_elsewhere_is_not_planned_and_not_denied(engine: str) -> None:
+    """SGLang has a host KV tier (HiCache, --enable-hierarchical-cache) and TensorRT-LLM one of its own
+    (kv_cache_config host_cache_size): "SGLang has no native KV offload tier" was not so (an outside review,
+    2026-12-05). The refusal says what is planned (vLLM's tier) and that the engine's own is not."""
+    options = DeploymentOptions(kv_offload=KvOffloadOptions(size_bytes=8 * 2**30))
+    reason = options_refusal(get_engine(engine).support, options)
+    label = get_engine(engine).label
+    assert reason == (
+        f"the native KV offload tier is vLLM's (--kv-offloading-backend native); {label}'s own host KV cache, where "
+        "it has one, is not planned here"
     )
