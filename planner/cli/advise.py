@@ -26,6 +26,7 @@ from planner.advisor import (
     verdict,
     why_beats,
 )
+from planner.advisor.suitability import EIGHT_BIT, FOUR_BIT
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER, FORM_FACTORS, VENDORS, PlanAt
 from planner.bounds.collector import freeze_long_lived
@@ -69,8 +70,8 @@ def add_advise_parser(sub: Any) -> None:
         "--weights",
         action="append",
         choices=list(WEIGHT_FORMATS),
-        help="only this weight precision (repeatable; default: bf16, fp8, int8, int4-awq, nvfp4, q8_0, q4_k_m and "
-        "the model's own)",
+        help=f"only this weight precision (repeatable; default: the model's own and the 8-bit formats "
+        f"{', '.join(EIGHT_BIT)}; the 4-bit {', '.join(FOUR_BIT)} only when nothing else serves the workload)",
     )
     p.add_argument(
         "--engine", action="append", choices=list(ENGINE_PREFERENCE), help="only this serving engine (repeatable)"
