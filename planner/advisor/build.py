@@ -179,9 +179,6 @@ def _warnings(
     notes: list[str] = []
     undermining: list[str] = []
     gpu = c.gpu
-    unverified = unverified_note(gpu, row.compute)
-    if unverified:
-        undermining.append(unverified)
     if s.per_user is None:
         undermining.append("speed not estimated: no sourced compute figure for its arithmetic")
     floor = w.min_tokens_per_s_per_user
@@ -201,6 +198,9 @@ def _warnings(
     gap = engine.support.gap_for(b.model.model_type, c.weights, gpu)
     if gap is not None:
         undermining.append(gap.words(engine.label))
+    unverified = unverified_note(gpu, row.compute)  # last: what the figures rest on, not what they say
+    if unverified:
+        undermining.append(unverified)
     if s.prefill_share is not None and s.prefill_share > PREFILL_SHARE_LIMIT:
         notes.append(
             f"prompts take {s.prefill_share:.0%} of the GPU time at the target load (counted in the speed per user)"
@@ -229,10 +229,11 @@ def _slow_first_token(s: Speed, w: Workload, prompt: int) -> str | None:
     (one they set filters the set-ups instead, :func:`planner.advisor.ranking.filter_reason`)."""
     if w.max_time_to_first_token_s is not None or s.prefill is None or s.prefill <= SLOW_FIRST_TOKEN_S:
         return None
+    bound = SLOW_FIRST_TOKEN_S
+    wait = f"about {seconds(s.prefill)}" if round(s.prefill, 1) > bound else f"just over {bound:g} s"  # not 6.0"
     return (
-        f"first token after about {seconds(s.prefill)} for a {prompt:,}-token prompt: slower than the "
-        f"{SLOW_FIRST_TOKEN_S:g} s MLPerf Inference's server scenario allows its longest prompts (set a first-token "
-        "target to rank by it)"
+        f"first token after {wait} for a {prompt:,}-token prompt: slower than the {SLOW_FIRST_TOKEN_S:g} s "
+        "MLPerf Inference's server scenario allows its longest prompts (set a first-token target to rank by it)"
     )
 
 

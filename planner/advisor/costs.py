@@ -181,9 +181,13 @@ def purchase_cost(gpu: GpuSpec, count: int, choice: HostChoice | None, a: Assump
 
 
 def cloud_cost(gpu: GpuSpec, count: int) -> SystemCost:
-    """Whole instances of the cheapest dated offer (by what ``count`` GPUs cost in its instances)."""
+    """Whole instances of the cheapest dated offer (by what ``count`` GPUs cost in its instances). A published
+    range's low end is what the cheapest provider a survey found asked, not an offer: it prices a GPU only when the
+    catalog has no dated offer of a provider for it (an A100 SXM had been rented at a range's $0.80 beside RunPod's
+    $2.45)."""
     best, best_hourly = None, math.inf
-    for offer in gpu.cloud_prices:
+    offers = [o for o in gpu.cloud_prices if o.usd_per_gpu_hour_high is None] or list(gpu.cloud_prices)
+    for offer in offers:
         instances = math.ceil(count / offer.gpus_per_instance)
         hourly = instances * offer.gpus_per_instance * offer.usd_per_gpu_hour
         if hourly < best_hourly:
@@ -191,10 +195,19 @@ def cloud_cost(gpu: GpuSpec, count: int) -> SystemCost:
     if best is None:
         return _rented(gpu, count, None, "cloud: no dated cloud price in the catalog (unknown)")
     instances = math.ceil(count / best.gpus_per_instance)
+    if best.gpus_per_instance == 1 and count > 1:  # priced per GPU: one instance holds them, not separate ones
+        rented = f"{count} GPUs of {best.label}, priced per GPU"
+    else:
+        rented = f"{instances} x {best.gpus_per_instance}-GPU instance{'s' if instances > 1 else ''} of {best.label}"
     basis = (
-        f"cloud: {instances} x {best.gpus_per_instance}-GPU instance{'s' if instances > 1 else ''} of {best.label}"
-        + (" (the low end of a published range)" if best.usd_per_gpu_hour_high else "")
-        + f" (cheapest of {len(gpu.cloud_prices)} dated offers; {best.source})"
+        f"cloud: {rented}"
+        + (
+            " (the low end of a published range: no provider's dated offer in the catalog)"
+            if best.usd_per_gpu_hour_high
+            else ""
+        )
+        + (f" (cheapest of {len(offers)} dated offers; " if len(offers) > 1 else " (the one dated offer; ")
+        + f"{best.source})"
     )
     return _rented(gpu, count, best_hourly, basis)
 

@@ -9,6 +9,7 @@ knows what to change; "305 does not fit, 176 over budget" mostly counts set-ups 
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 
@@ -75,12 +76,30 @@ def _speed_targets(workload: Workload) -> str:
     return " and ".join(targets)
 
 
+def _rate(tokens_per_s: float) -> str:
+    """A speed that misses a floor, rounded down (9.98 tokens/s is not "10.0" against a floor of 10).
+
+    >>> _rate(9.98), _rate(12.0)
+    ('9.9 tokens/s per user', '12.0 tokens/s per user')
+    """
+    return f"{math.floor(tokens_per_s * 10) / 10:.1f} tokens/s per user"
+
+
+def _wait(seconds: float) -> str:
+    """A first-token time that misses a ceiling, rounded up.
+
+    >>> _wait(6.001), _wait(73.74)
+    ('6.01 s to the first token', '73.74 s to the first token')
+    """
+    return f"{math.ceil(round(seconds * 100, 6)) / 100:.2f} s to the first token"
+
+
 def _speed_of(option: Option) -> str:
     figures = []
     if option.decode_tokens_per_s_per_user is not None:
-        figures.append(f"{option.decode_tokens_per_s_per_user:.1f} tokens/s per user")
+        figures.append(_rate(option.decode_tokens_per_s_per_user))
     if option.prefill_seconds is not None:
-        figures.append(f"{option.prefill_seconds:.2f} s to the first token")
+        figures.append(_wait(option.prefill_seconds))
     return ", ".join(figures) or "speed not estimated"
 
 
@@ -89,9 +108,9 @@ def _targets_at(option: Option, workload: Workload) -> str:
     answered with a first-token time nobody asked for)."""
     targets = []
     if workload.min_tokens_per_s_per_user is not None and option.decode_tokens_per_s_per_user is not None:
-        targets.append(f"{option.decode_tokens_per_s_per_user:.1f} tokens/s per user")
+        targets.append(_rate(option.decode_tokens_per_s_per_user))
     if workload.max_time_to_first_token_s is not None and option.prefill_seconds is not None:
-        targets.append(f"{option.prefill_seconds:.2f} s to the first token")
+        targets.append(_wait(option.prefill_seconds))
     return " and ".join(targets) or _speed_of(option)
 
 
@@ -127,5 +146,11 @@ def remedy(miss: NearMiss, workload: Workload) -> str:
         verb = "buys" if workload.pricing == "purchase" else "rents"
         return f"a budget of {spend_text(spend(o, workload), workload.pricing)} {verb} {o.label}"
     if miss.reason == "latency-target-missed":
-        return f"a speed target of {_targets_at(o, workload)} admits {o.label}"
+        admits = f"a speed target of {_targets_at(o, workload)} admits {o.label}"
+        budget = workload.budget_usd
+        if budget is not None and o.cost is None:  # the other condition still stands
+            return f"{admits}, which has no dated price to check against the budget"
+        if budget is not None and spend(o, workload) > budget:
+            return f"{admits}, which costs {spend_text(spend(o, workload), workload.pricing)}: over the budget too"
+        return admits
     return "without a budget the unpriced set-ups are shown, marked price unknown"

@@ -22,7 +22,8 @@ def _sort_value(option: Option, sort_by: SortKey) -> float | None:
 def sort_options(options: list[Option], sort_by: SortKey) -> list[Option]:
     """Options whose speed counts compute first (a GPU without a compute figure is ranked last), then those no
     caveat undermines, then priced ones, then those with fewer undermining caveats, then cheapest by ``sort_by`` (a
-    purchase's cost to the nearest :data:`PRICE_PRECISION_USD`: two $5,000 Macs $32 of power apart cost the same);
+    purchase's cost to the nearest :data:`PRICE_PRECISION_USD`: two $5,000 Macs $32 of power apart cost the same;
+    an unpriced option by its GPU count, fewest first: eight unpriced H100s had outranked one for 8 users);
     ties: faster per user as the page shows it (whole tokens/s: a difference below that is inside the speed model's
     error and invisible to the reader), more headroom, the first token sooner as shown (tenths of a second), fewer
     GPUs, the label."""
@@ -35,7 +36,11 @@ def sort_options(options: list[Option], sort_by: SortKey) -> list[Option]:
         first = round(o.prefill_seconds, 1) if o.prefill_seconds is not None else math.inf
         return (speed, -o.headroom, first, o.gpu_count, o.label)
 
-    ordered = sorted(options, key=lambda o: (*group(o), _sort_value(o, sort_by) or 0.0, *tie(o)))
+    def value(o: Option) -> float:  # an unpriced option by its GPU count: the fewest first, as a price would
+        found = _sort_value(o, sort_by)
+        return float(o.gpu_count) if found is None else found
+
+    ordered = sorted(options, key=lambda o: (*group(o), value(o), *tie(o)))
     if sort_by != "cost":
         return ordered
     return _ties_by_speed(ordered, group, tie)

@@ -26,17 +26,21 @@ def _money(value: float) -> str:
 
 
 def caveats(ranking: Ranking) -> list[str]:
-    """What keeps the best option's verdict from green: its undermining warnings, a 4-bit fallback, a pool that
-    runs out too often at the target."""
+    """What keeps the best option's verdict from green, the one a reader acts on first (the "main caveat"): a
+    4-bit fallback (the model's quality), a pool that runs out too often at the target, the option's undermining
+    warnings (speed, first token, memory margin, then the catalog figures they rest on), no sourced price."""
     best = ranking.best
     if best is None:
         return []
-    found = list(best.undermining)
+    found = []
     if ranking.four_bit_fallback:
         found.append("4-bit weights: nothing serves the workload at 8 bits or more")
     risk = ranking.best_overflow_probability
     if risk is not None and risk > RISK_LIMIT:
         found.append(f"the KV pool runs out {risk:.0%} of the time at {ranking.target_concurrency:,} conversations")
+    found += best.undermining
+    if best.cost is None:
+        found.append("price unknown: no sourced price for this set-up, so it is ranked by its GPU count")
     return found
 
 

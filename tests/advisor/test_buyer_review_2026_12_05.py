@@ -1,0 +1,61 @@
+"""The second outside buyer review of 2026-12-05 (a buyer and a manager, CLI and Chromium): an unpriced GPU
+answered with eight of it for eight users under a green verdict; the main caveat was the least of them; a speed
+that misses a floor was rounded up to it, and the remedy named a set-up the budget still leaves out."""
+
+from __future__ import annotations
+
+import pytest
+
+from model_catalog import get_gpu, get_model, load_gpus
+from planner.advisor import Workload, caveats, rank, recommendation, summary_lines, verdict
+from planner.advisor.costs import cloud_cost
+
+
+def test_an_unpriced_gpu_is_ranked_by_its_count_and_is_not_green() -> None:
+    """Qwen3.8-27B for 8 users at 32k on H100 PCIe (no sourced price): one card holds them; eight (TP 4 x 2
+    replicas) had been the pick, with "verdict: met"."""
+    workload = Workload.fixed_length(32_768, concurrent_conversations=8, gpu_ids=("h100-pcie-80gb",))
+    ranking = rank(get_model("Qwen/Qwen3.8-27B").spec, workload)
+    best = ranking.best
+    assert best is not None and best.cost is None and best.gpu_count == 1
+    assert verdict(ranking) == "caution"
+    assert caveats(ranking)[-1] == "price unknown: no sourced price for this set-up, so it is ranked by its GPU count"
+    assert [o.gpu_count for o in ranking.options] == sorted(o.gpu_count for o in ranking.options)
+
+
+def test_the_main_caveat_is_the_one_a_reader_acts_on() -> None:
+    """gpt-oss-120b for 2 users on Apple silicon: the catalog figures the speed rests on had led the summary; the
+    first token's wait leads it, the figures come last."""
+    workload = Workload.fixed_length(32_768, concurrent_conversations=2, vendors=("Apple",))
+    ranking = rank(get_model("openai/gpt-oss-120b").spec, workload)
+    found = caveats(ranking)
+    assert len(found) >= 2 and found[-1].startswith("unverified catalog figures")
+    assert summary_lines(ranking)[-1] == f"Main caveat: {found[0]}."
+    assert not found[0].startswith("unverified")
+
+
+def test_a_speed_miss_is_not_rounded_up_to_the_floor_nor_offered_past_the_budget() -> None:
+    """Llama 3.3 70B for 2 users at 32k on $3,000: the closest set-up under the speed floor runs 9.98 tokens/s;
+    it read "10.0 tokens/s per user" against a floor of 10, and "admits 4 x RTX A6000" ($19,914)."""
+    workload = Workload.fixed_length(32_768, concurrent_conversations=2, budget_usd=3_000)
+    text = recommendation(rank(get_model("meta-llama/Llama-3.3-70B-Instruct").spec, workload))
+    assert "fp16 KV: 9.9 tokens/s per user" in text and "10.0 tokens/s" not in text
+    assert text.endswith(
+        "a speed target of 9.9 tokens/s per user admits 4 x RTX A6000 (layer split over 4 GPUs), q4_k_m weights, fp16 "
+        "KV, which costs $19,914: over the budget too."
+    )
+
+
+def test_a_survey_range_does_not_undercut_a_providers_offer() -> None:
+    """Llama 3.3 70B for 50 users, rented: eight A100 SXM at TP 8 had been "8 x 1-GPU instances of market range
+    $0.8-3/GPU-hour (the low end of a published range)", $6.40 an hour, beside RunPod's dated $2.45."""
+    cost = cloud_cost(get_gpu("a100-sxm-80gb"), 8)
+    assert cost.usd_per_hour == pytest.approx(8 * 2.45)
+    assert cost.basis.startswith("cloud: 8 GPUs of RunPod on-demand (A100 SXM)")
+    assert "priced per GPU" in cost.basis and "1-GPU instances" not in cost.basis
+    # A GPU whose only figure is a survey's range keeps it, said so.
+    ranged = [
+        g for g in load_gpus().values() if g.cloud_prices and all(o.usd_per_gpu_hour_high for o in g.cloud_prices)
+    ]
+    for gpu in ranged:
+        assert "the low end of a published range" in cloud_cost(gpu, 1).basis
