@@ -36,6 +36,7 @@ from planner.advisor.suitability import engine_problem, rack_only
 from planner.advisor.support import SupportRow, engine_kv, runners_or_why
 from planner.advisor.workload import Workload
 from planner.assessment.assess import Assessment, VerdictState, assess
+from planner.bounds.errors import PlannerError
 from planner.bounds.limits import GpuMemoryBytes
 from planner.core.gpu import GpuSpec
 from planner.core.host import HostSpec
@@ -341,7 +342,10 @@ class Evaluator(LaunchLevers):
         misfit = None if fit_checked else self._weights_misfit(c, row.engine)
         if misfit is not None:
             return misfit
-        a, overhead = self.assessment(c, row.engine), self.profile(row.engine)
+        try:
+            a, overhead = self.assessment(c, row.engine), self.profile(row.engine)
+        except PlannerError as refused:  # the engine does not run the set-up as planned (its Engine.refusal)
+            return reject(c, "no-engine", str(refused).removeprefix("engine: "))
         why = self._misfit(c, a)
         for lever in (self.fraction_for_host, self.seqs_for_users, self.step_for_windows):
             retried = lever(c, row.engine, a) if why is not None else None

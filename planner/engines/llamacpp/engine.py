@@ -15,6 +15,7 @@ from typing import ClassVar
 
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile
+from planner.core.parallel import NODE_GPUS
 from planner.deploy.offload import LLAMACPP_OUTPUT_FIRST_BUILD, llamacpp_build
 from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import Engine, EngineReport, own_profile
@@ -55,16 +56,25 @@ def has_n_cpu_moe(profile: LlamacppProfile) -> bool:
 
 def machine_split_refusal(request: PlanRequest) -> str | None:
     """llama-server splits layers over the GPUs of its own machine (``--split-mode layer``); a Mac, DGX Spark or
-    Strix Halo box holds one: over several, llama.cpp needs its RPC backend (``rpc-server`` on each, ``--rpc``),
-    whose network hops are not planned here. Each machine is then a replica of its own."""
+    Strix Halo box holds one, a server :data:`planner.core.parallel.NODE_GPUS`: over more, llama.cpp needs its RPC
+    backend (``rpc-server`` on each, ``--rpc``), whose network hops are not planned here. Each machine is then a
+    replica of its own."""
     gpu = request.gpu
     tp, pp = request.resolved_parallelism
-    if gpu is None or not gpu.one_per_machine or tp * pp == 1 or (request.deployment and request.deployment.stage_gpus):
+    if gpu is None or tp * pp == 1 or (request.deployment and request.deployment.stage_gpus):
         return None
-    return (
-        f"llama.cpp splits a model over the GPUs of one machine; {gpu.name} is one GPU a machine: over {tp * pp} of "
-        "them it needs its RPC backend (rpc-server, --rpc), not planned here; plan one machine a replica"
-    )
+    if gpu.one_per_machine:
+        return (
+            f"llama.cpp splits a model over the GPUs of one machine; {gpu.name} is one GPU a machine: over {tp * pp} "
+            "of them it needs its RPC backend (rpc-server, --rpc), not planned here; plan one machine a replica"
+        )
+    if tp * pp > NODE_GPUS:
+        return (
+            f"llama.cpp splits a model over the GPUs of one machine; {tp * pp} GPUs are more than one server's "
+            f"{NODE_GPUS}: across servers it needs its RPC backend (rpc-server, --rpc), not planned here; plan at most "
+            f"{NODE_GPUS} GPUs a replica"
+        )
+    return None
 
 
 LLAMACPP_SUPPORT = EngineSupport(
