@@ -80,5 +80,5 @@ def test_sixteen_gpus_split_as_two_servers_by_default() -> None:
     assert "--tensor-parallel-size 8 --pipeline-parallel-size 2" in commands["vllm"]
     assert "--nnodes 2 --node-rank <0 to 1>" in commands["sglang"].splitlines()[0]
     assert "trtllm-llmapi-launch" in commands["trtllm"].splitlines()[0]
-    single = assess(_request(8), 1)
+    single = assess(_request(8).model_copy(update={"weights": "fp8"}), 1)  # starts on one server
     assert not launch_commands(single.request, single.result)["vllm"].startswith("#")

@@ -46,3 +46,22 @@ def test_tensorrt_llm_plan_and_report_agree_with_adapters_and_a_drafter() -> Non
     assert stage.lora_bytes + stage.draft_bytes > 2 * 2**30  # a 1B drafter in BF16 and four rank-64 slots
     report = get_engine("trtllm").report(request, result, request.overhead)  # type: ignore[arg-type]
     assert stage.kv_cache_bytes == pytest.approx(report.available_kv_cache_bytes_per_gpu, abs=2**20)
+
+
+def test_a_device_other_processes_fill_fails_at_its_cuda_context_not_with_negative_free_memory() -> None:
+    """79 GiB held on a 79.19 GiB H100: vLLM had been predicted to print "Free memory on device (-0.32/79.19 GiB)"
+    (an outside review, 2026-12-05); CUDA reports no negative free memory: the worker's context is not created."""
+    request = PlanRequest(
+        model=get_model("meta-llama/Llama-3.1-8B").spec, gpu=H100, gpu_memory_bytes=H100.memory_bytes_for(True),
+        context_tokens=8192, max_model_len=8192, overhead=overhead_profile("vllm"),
+        deployment=DeploymentOptions(used_memory_bytes=79 * 2**30),
+    )  # fmt: skip
+    report = get_engine("vllm").report(request, plan(request), request.overhead)  # type: ignore[arg-type]
+    assert report.failure_kind == "free-memory"
+    assert report.failure == (
+        "RuntimeError: CUDA error: out of memory (other processes leave the worker no room for its CUDA context on "
+        "the 79.19 GiB device)."
+    )
+    held = request.model_copy(update={"deployment": DeploymentOptions(used_memory_bytes=20 * 2**30)})
+    failure = get_engine("vllm").report(held, plan(held), held.overhead).failure  # type: ignore[arg-type]
+    assert failure is not None and failure.startswith("ValueError: Free memory on device (")  # vLLM's own check

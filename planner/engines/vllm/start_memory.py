@@ -63,6 +63,11 @@ def memory_failure(
     requested = math.floor(util * total)
     # the extensible KV cache (0.34) skips the check: v1/worker/utils.py:759-762, :783-797
     checked = profile.rules.startup_free_memory_check and first.capacity is None
+    if free <= 0:  # nothing left for the worker's own CUDA context: CUDA fails before vLLM checks anything
+        return "free-memory", (
+            f"RuntimeError: CUDA error: out of memory (other processes leave the worker no room for its CUDA "
+            f"context on the {gib_text(total)} GiB device)."
+        )
     if checked and profile.kv_cache_memory_bytes is None and free < requested:
         return "free-memory", (
             f"ValueError: Free memory on device ({gib_text(free)}/{gib_text(total)} GiB) on startup is less than "
