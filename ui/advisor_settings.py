@@ -126,6 +126,8 @@ def _running_costs() -> dict[str, Any]:
     kwh = binding.number(c1, S.KWH, 0.0, 10.0, given[S.KWH.url], step=0.01)
     pue = binding.number(c2, S.PUE, 0.0, 5.0, given[S.PUE.url], step=0.05)
     life = binding.number(c3, S.LIFE, 0.0, 20.0, given[S.LIFE.url], step=0.5)
+    if pue and pue < 1:  # facility power includes the IT power: a PUE is at least 1
+        box.caption("A PUE below 1 is not possible (facility power includes the IT power): the catalog's is used.")
     return {
         "usd_per_kwh": float(kwh) or None,
         "pue": float(pue) if pue and pue >= 1 else None,

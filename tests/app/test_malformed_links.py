@@ -106,3 +106,12 @@ def test_a_negative_number_is_named_as_below_the_least() -> None:
     at = run_page("memory", {"gpus": "-3", "users": "-5"})
     note = _ignored_note(at).replace("\\", "")
     assert "`gpus` (below the least, 1)" in note and "`users` (below the least, 1)" in note, note
+
+
+def test_a_pue_below_one_is_named_not_dropped() -> None:
+    """'pue=0.1' on the advisor was planned at the catalog's PUE with no word (outside review, 2026-12-05): a PUE
+    is 0 (the catalog's) or at least 1, and the link says which it ignored and why."""
+    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-8B", "users": "4", "pue": "0.1"})
+    assert not at.exception
+    note = _ignored_note(at).replace("\\", "")
+    assert "`pue` (0 (the default) or 1–5)" in note, note

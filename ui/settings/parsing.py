@@ -33,6 +33,9 @@ class Bounded:
     low: float
     high: float
     whole: bool
+    # Set: a number in (low, least) is refused, ``low`` standing for "the default" (a PUE is 0, the catalog's, or
+    # at least 1: a link's pue=0.1 had been dropped without a word).
+    least: float | None = None
 
     def __call__(self, text: str) -> Any:
         text = text.strip()
@@ -50,7 +53,22 @@ class Bounded:
         number = float(text)
         if not (math.isfinite(number) and self.low <= number <= self.high):
             raise ValueError(f"outside {self.low:g}–{self.high:g}")
+        if self.least is not None and self.low < number < self.least:
+            raise ValueError(f"{self.low:g} (the default) or {self.least:g}–{self.high:g}")
         return number
+
+
+def default_or(least: float, high: float) -> Bounded:
+    """A parser of 0 (the default) or a plain decimal number in ``[least, high]``.
+
+    >>> default_or(1, 5)("0"), default_or(1, 5)("1.3")
+    (0.0, 1.3)
+    >>> default_or(1, 5)("0.1")
+    Traceback (most recent call last):
+    ...
+    ValueError: 0 (the default) or 1–5
+    """
+    return Bounded(0, high, whole=False, least=least)
 
 
 def integer(low: int, high: int) -> Bounded:

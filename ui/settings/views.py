@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from planner.core.precision import WEIGHT_FORMATS
 from ui.page_registry import ADVISOR, CATALOG, COMPARE, WHAT_IF
-from ui.settings.parsing import Setting, decimal, flag, integer, one_of, show_flag, word
+from ui.settings.parsing import Setting, decimal, default_or, flag, integer, one_of, show_flag, word
 from ui.settings.sidebar import MAX_CONTEXT, _form_factors, _gpus, _models, _pair, _support_engines, _vendors
 
 # -- page settings ------------------------------------------------------------------------------------------
@@ -184,8 +184,9 @@ PUE = Setting(
     "pue",
     "pue",
     "Data-centre PUE (0: the catalog's)",
-    "Facility power / IT power for rack-mounted servers (Uptime Institute 2023 average 1.58; new sites ~1.3).",
-    decimal(0, 5),
+    "Facility power / IT power for rack-mounted servers (Uptime Institute 2023 average 1.58; new sites ~1.3); "
+    "0 or at least 1.",
+    default_or(1, 5),
     scope=ADVISOR,
 )
 LIFE = Setting(
