@@ -54,6 +54,11 @@ WeightPrecision = Literal[
 ]
 
 
+# llama.cpp's GGUF types: a file of one type holds every tensor as the type says (a drafter loaded beside a GGUF
+# target is that draft model's file of the same type: ``--model-draft <draft>-Q4_K_M.gguf``).
+GGUF_TYPES = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k")
+
+
 class WeightFormat(BaseModel, frozen=True, extra="forbid"):
     """A weight storage format: bits per quantized weight (scales and zero points included)."""
 

@@ -30,7 +30,7 @@ from planner.core.blocks import LayerKind
 from planner.core.kv import kv_bytes_per_token, kv_bytes_per_token_per_layer
 from planner.core.model import ModelSpec
 from planner.core.params import decoder_layer_params, mtp_params, parameter_breakdown
-from planner.core.precision import weight_format
+from planner.core.precision import GGUF_TYPES, weight_format
 from planner.core.serving import serving_weights
 from planner.core.weights import weights_bytes
 from planner.deploy.options import SpeculativeOptions
@@ -114,7 +114,9 @@ def drafter(
     if options.method == "draft":
         draft = options.draft_model
         assert draft is not None  # validated
-        weights = weights_bytes(parameter_breakdown(draft), serving_weights(draft))
+        check_draft_vocabulary(model, draft)
+        loaded = precision if precision in GGUF_TYPES else serving_weights(draft)  # a GGUF target's draft: its type
+        weights = weights_bytes(parameter_breakdown(draft), loaded)
         return Drafter(math.ceil(weights / tensor_parallel), kv_bytes_per_token(draft, kv_dtype, tensor_parallel), k)
     per_layer = kv_bytes_per_token_per_layer(model, kv_dtype, tensor_parallel, LayerKind.FULL)
     if options.method == "mtp":
@@ -123,6 +125,33 @@ def drafter(
     weights = math.ceil(head_parameters(model, options) * HEAD_BITS / 8)
     kv = 0 if options.method == "medusa" else per_layer
     return Drafter(math.ceil(weights / tensor_parallel), kv, k if options.method != "medusa" else 0)
+
+
+# llama.cpp's bound on a draft's vocabulary against the target's (common/speculative.cpp,
+# common_speculative_are_compatible: "draft model vocab must closely match target model to use speculation").
+VOCAB_MAX_SIZE_DIFFERENCE = 128
+
+
+def check_draft_vocabulary(model: ModelSpec, draft: ModelSpec) -> None:
+    """A draft model proposes token ids the target verifies: it must share the target's tokenizer. llama.cpp refuses
+    vocabularies more than :data:`VOCAB_MAX_SIZE_DIFFERENCE` apart; vLLM's draft proposer feeds the target's ids
+    to the draft model (v1/spec_decode/draft_model.py), so ids past the draft's vocabulary have no embedding.
+
+    >>> a = ModelSpec(id="a", num_hidden_layers=2, hidden_size=64, num_attention_heads=2, vocab_size=151_936,
+    ...               num_parameters=10**6)
+    >>> check_draft_vocabulary(a, a.model_copy(update={"vocab_size": 152_064}))  # Qwen2.5-7B beside 0.5B: 128 apart
+    >>> check_draft_vocabulary(a, a.model_copy(update={"vocab_size": 128_256}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    planner.bounds.errors.PlannerError: speculative: the draft model a has a vocabulary of 128,256 tokens and a ...
+    """
+    ours, theirs = model.vocab_size, draft.vocab_size
+    if ours and theirs and abs(ours - theirs) > VOCAB_MAX_SIZE_DIFFERENCE:
+        raise PlannerError(
+            f"speculative: the draft model {draft.display_name} has a vocabulary of {theirs:,} tokens and "
+            f"{model.display_name} has {ours:,}: a draft model must share the target's tokenizer (llama.cpp "
+            f"refuses vocabularies more than {VOCAB_MAX_SIZE_DIFFERENCE} apart)"
+        )
 
 
 def drafter_sequence_bytes(drafter_: Drafter, tokens: int) -> int:

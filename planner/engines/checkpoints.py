@@ -24,10 +24,11 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from planner.core.model import ModelSpec
+from planner.core.precision import GGUF_TYPES
 from planner.engines.commands import placeholder, repo_argument, word
 from planner.engines.support import EngineSupport
 
-GGUF = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k")
+GGUF = GGUF_TYPES
 # The checkpoint kind a format needs when the engine cannot make it while loading.
 CHECKPOINT_KIND = {
     "fp8": "an FP8 checkpoint",

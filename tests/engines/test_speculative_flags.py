@@ -196,6 +196,7 @@ def test_tensorrt_llm_writes_the_windows_and_the_speculation_in_one_file() -> No
     (``--max-attention-window``) and a draft model, both go in it and the launch command passes no file of its own
     (alone, it passes the windows' file)."""
     gemma = get_model("google/gemma-3-12b-it").spec
+    draft = get_model("google/gemma-3-4b-it").spec
     request = PlanRequest(
         model=gemma,
         gpu=H100,
@@ -204,7 +205,8 @@ def test_tensorrt_llm_writes_the_windows_and_the_speculation_in_one_file() -> No
         max_model_len=8192,
         overhead=overhead_profile("trtllm", max_attention_window=True),
         deployment=DeploymentOptions(
-            speculative=SpeculativeOptions(method="draft", num_speculative_tokens=3, draft_model=DRAFT)
+            # a draft of Gemma 3's own tokenizer (Llama 3.2 1B had stood in: its vocabulary is not Gemma's)
+            speculative=SpeculativeOptions(method="draft", num_speculative_tokens=3, draft_model=draft)
         ),
     )
     engine, result = get_engine("trtllm"), plan(request)
@@ -217,7 +219,7 @@ def test_tensorrt_llm_writes_the_windows_and_the_speculation_in_one_file() -> No
         "speculative_config:",
         "  decoding_type: DraftTarget",
         "  max_draft_len: 3",
-        '  speculative_model_dir: "meta-llama/Llama-3.2-1B"',
+        '  speculative_model_dir: "google/gemma-3-4b-it"',
     ]
     assert "--extra_llm_api_options" not in engine.launch_command(request, result, request.overhead)  # type: ignore[arg-type]
     alone = request.model_copy(update={"deployment": None})

@@ -96,13 +96,21 @@ SERVE_00209AF = frozenset(
 H100 = get_gpu("h100-sxm-80gb")
 MODELS = ("meta-llama/Llama-3.1-8B", "google/gemma-3-27b-it", "Qwen/Qwen3-30B-A3B", "openai/gpt-oss-20b")
 SPECULATION = (None, "draft", "eagle3", "mtp")
+# A draft of each target's own tokenizer (planner.deploy.speculative.check_draft_vocabulary); gpt-oss has no
+# smaller sibling, so its own checkpoint stands in (the flags are what is checked).
+DRAFTS = {
+    "meta-llama/Llama-3.1-8B": "meta-llama/Llama-3.2-1B",
+    "google/gemma-3-27b-it": "google/gemma-3-4b-it",
+    "Qwen/Qwen3-30B-A3B": "Qwen/Qwen3-0.6B",
+    "openai/gpt-oss-20b": "openai/gpt-oss-20b",
+}
 
 
 def _command(model: str, weights: str, speculation: str | None, windows: bool) -> str | None:
     """The full launch command (the deployment's flags included), ``None`` where the engine refuses the set-up."""
     options = None
     if speculation is not None:
-        draft = get_model("meta-llama/Llama-3.2-1B").spec if speculation == "draft" else None
+        draft = get_model(DRAFTS[model]).spec if speculation == "draft" else None
         method = SpeculativeOptions(method=speculation, draft_model=draft)  # type: ignore[arg-type]
         options = DeploymentOptions(speculative=method)
     profile = engine_profile("trtllm", max_attention_window=windows, max_num_seqs=64, max_num_batched_tokens=4096)

@@ -95,7 +95,7 @@ def test_a_draft_model_on_0_26_reserves_one_batch() -> None:
     """Without asynchronous scheduling (a draft model in 0.26.0) one batch is in flight, as before the rule."""
     draft = DeploymentOptions(
         speculative=SpeculativeOptions(
-            method="draft", draft_model=get_model("meta-llama/Llama-3.2-1B").spec, num_speculative_tokens=2
+            method="draft", draft_model=get_model("google/gemma-4-E4B-it").spec, num_speculative_tokens=2
         )
     )
     plain, drafted = _gemma_on_b300("0.26.0"), _gemma_on_b300("0.26.0", draft)

@@ -205,12 +205,18 @@ class LlamacppEngine(Engine):
         return llamacpp_report(request, result, self._own(profile))
 
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
-        """llama-server's draft model (``--model-draft``, its GGUF at the planned weight type) and how many tokens it
-        proposes (``--draft-max``; ggml-org/llama.cpp ``tools/server/README.md``, ``common/arg.cpp``)."""
+        """llama-server's draft model (``--model-draft``, its GGUF at the planned weight type), how many tokens it
+        proposes (``--draft-max``) and, with a quantized cache, the draft's cache type (``--cache-type-k-draft`` /
+        ``-v-draft``, f16 by default) set to the target's, as planned (ggml-org/llama.cpp ``tools/server/README.md``,
+        ``common/arg.cpp``)."""
         if spec.draft_model is None:
             return []  # a draft model is the only method llama.cpp runs (support.speculative_methods)
         draft = self.weight_loading(spec.draft_model, result.weights).model_argument
-        return [f"--model-draft {draft} --draft-max {spec.num_speculative_tokens}"]
+        flags = f"--model-draft {draft} --draft-max {spec.num_speculative_tokens}"
+        cache = LLAMACPP_SUPPORT.kv_cache_names.get(request.resolved_kv_dtype, "f16")
+        if cache != "f16":  # the draft's cache is f16 unless told (common/arg.cpp); the plan gives it the target's
+            flags += f" --cache-type-k-draft {cache} --cache-type-v-draft {cache}"
+        return [flags]
 
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         lc = self._own(profile)

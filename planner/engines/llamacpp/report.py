@@ -19,7 +19,7 @@ from planner.engines.llamacpp.profile import (
     llamacpp_kv_bytes,
     llamacpp_rs_bytes,
 )
-from planner.planning.extras import kv_layers, layer_offload
+from planner.planning.extras import kv_layers, layer_offload, stage_drafter
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -32,6 +32,7 @@ class _Device(NamedTuple):
     other: int  # held by other processes before llama-server starts
     total: int
     rs: int = 0  # recurrent-state buffer of its linear-attention / state-space layers (llamacpp_rs_bytes)
+    draft_kv: int = 0  # the draft model's own context's KV buffer on it (--model-draft)
 
 
 def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile, n_ctx: int) -> list[_Device]:
@@ -45,30 +46,57 @@ def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile,
     def rs(layers: int | range) -> int:
         return _rs(request, profile, layers)
 
+    cells = profile.cells(n_ctx)  # the draft's contexts hold the slots' tokens too (a context a slot, as theirs)
     if options is not None and (options.stage_gpus or layer_offload(options)):
         out = []
         for index, stage in enumerate(result.stages):
             gpu_kv = kv_layers(request, range(*stage.layers))
             total = stage_total_bytes(request, result, index)
             weights = stage.weights_bytes + stage.draft_bytes
-            out.append(_Device(weights, kv(gpu_kv), stage.other_bytes, total, rs(gpu_kv)))
+            draft_kv = _draft_kv(request, result, index, cells)
+            out.append(_Device(weights, kv(gpu_kv), stage.other_bytes, total, rs(gpu_kv), draft_kv))
         return out
     gpu_layers = profile.gpu_layers(model)
     weights_total = result.gpu_weights_bytes_per_replica  # token_embd left in host memory (loaded_weights_bytes)
     layers = model.num_hidden_layers
     stage = result.stages[0]
     devices = result.tensor_parallel * result.pipeline_parallel
+    # The draft model is split over the same devices by default (its --device-draft unset), its cache by its layers.
+    draft, draft_kv = -(-stage.draft_bytes // devices), _draft_kv(request, result, 0, cells)
     if devices > 1 and gpu_layers >= layers:
         # --split-mode layer --tensor-split 1,1,...: whole layers spread evenly over the devices
         # (llama_model::load_tensors splits the layers by the split's cumulative fractions), weights in proportion
         total = engine_total_bytes(request)
         return [
-            _Device(math.ceil(weights_total * len(part) / layers), kv(part), stage.other_bytes, total, rs(part))
+            _Device(
+                math.ceil(weights_total * len(part) / layers) + draft, kv(part), stage.other_bytes, total, rs(part),
+                draft_kv,
+            )
             for part in stage_layer_ranges(layers, devices)
-        ]
+        ]  # fmt: skip
     weights = weights_total if gpu_layers >= layers else math.ceil(weights_total * gpu_layers / layers)
     total = engine_total_bytes(request)
-    return [_Device(weights + stage.draft_bytes, kv(gpu_layers), stage.other_bytes, total, rs(gpu_layers))]
+    return [_Device(weights + draft, kv(gpu_layers), stage.other_bytes, total, rs(gpu_layers), draft_kv)]
+
+
+def _draft_note(devices: list[_Device]) -> str | None:
+    """The draft model's own context: its KV buffer, which llama-server prints under the draft context's lines."""
+    most = max(d.draft_kv for d in devices)
+    if most <= 0:
+        return None
+    return (
+        f"The draft model's context (--model-draft) holds its own KV cache: {most / MiB:,.2f} MiB on "
+        + ("the GPU" if len(devices) == 1 else "each GPU")
+        + ", counted beside the target's."
+    )
+
+
+def _draft_kv(request: PlanRequest, result: PlanResult, index: int, cells: int) -> int:
+    """The draft model's cache on a GPU of stage ``index`` for ``cells`` tokens (the plan's drafter on its last
+    stage: :func:`planner.planning.extras.stage_drafter`; llama-server gives each slot's draft context the slot's
+    size, ``--ctx-size-draft`` unset, and its cache type is the target's, which the command sets)."""
+    last = index == len(result.stages) - 1
+    return stage_drafter(request, result.tensor_parallel, last).kv_bytes_per_token * cells
 
 
 def _offloaded_line(request: PlanRequest, profile: LlamacppProfile) -> str:
@@ -148,7 +176,7 @@ def _fill(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) ->
     n_ctx = profile.n_ctx or result.max_model_len * profile.slots
     compute = profile.compute_buffer_bytes(request.model, n_ctx)
     devices = _devices(request, result, profile, n_ctx)
-    used = [d.weights + d.kv + compute + LLAMACPP_CONTEXT_BYTES + d.other for d in devices]
+    used = [d.weights + d.kv + d.draft_kv + compute + LLAMACPP_CONTEXT_BYTES + d.other for d in devices]
     return _Fill(n_ctx, compute, devices, used, [i for i, d in enumerate(devices) if used[i] > d.total])
 
 
@@ -224,7 +252,7 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
         estimated_max_model_len=None,
         fits=not short,
         lines=tuple(_lines(request, profile, n_ctx, devices, compute, kv_all)) + ((failure[1],) if failure else ()),
-        notes=tuple(n for n in (note, _legacy_note(request, result, profile, n_ctx), slots) if n),
+        notes=tuple(n for n in (note, _legacy_note(request, result, profile, n_ctx), slots, _draft_note(devices)) if n),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
         kv_cache_bytes_per_stage=_per_stage(result, devices),
