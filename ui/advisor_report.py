@@ -27,6 +27,13 @@ from ui import report
 from ui.advisor_rows import option_row
 
 TONES = {"met": "success", "caution": "warning", "none": "error"}
+# The verdict box of a report that has a pick: one line, the five-line summary under it, the reasoning further
+# down (a 250-word paragraph had come first, the summary 1.5 phone screens below: outside review, 2026-12-05).
+VERDICT_WORDS = {
+    "met": "Meets the workload.",
+    "caution": "Meets the workload, with a caveat (the last line below).",
+    "none": "No set-up meets the workload.",
+}
 
 
 def _headline(ranking: Ranking) -> list[tuple[str, str]]:
@@ -44,7 +51,7 @@ def _headline(ranking: Ranking) -> list[tuple[str, str]]:
     )
     return [
         *price,
-        ("Users held", f"{best.conversations:,} of {best.context_tokens:,} tokens"),
+        ("Users held", f"{best.conversations:,} conversations of {best.context_tokens:,} tokens"),
         ("Tokens/s per user", speed_text(best).split(" tokens")[0]),
         ("First token", f"{best.prefill_seconds or 0:.1f} s"),
         ("Power", f"{best.power_watts:,.0f} W"),
@@ -107,15 +114,17 @@ def advisor_report_html(ranking: Ranking, model_name: str, link: str, option_lin
     options, by position."""
     cloud = ranking.workload.pricing == "cloud"
     rows = [option_row(i, o, cloud, option_links.get(i)) for i, o in enumerate(ranking.options[:10], start=1)]
+    state = verdict(ranking)
+    reasoning = [("The recommendation in full", [recommendation(ranking)])] if ranking.best is not None else []
     return report.html_report(
-        f"Which GPU to buy for {model_name}",
-        recommendation(ranking),
+        f"Which GPU to {'rent' if cloud else 'buy'} for {model_name}",
+        VERDICT_WORDS[state] if ranking.best is not None else recommendation(ranking),
         _inputs(ranking, model_name),
         [],
         {"the ten best set-ups (every option and every rejected one: the CSVs)": rows} if rows else {},
         headline=_headline(ranking),
         link=link,
-        tone=TONES[verdict(ranking)],
-        summary=summary_lines(ranking),
-        sections=_sections(ranking),
+        tone=TONES[state],
+        summary=summary_lines(ranking) if ranking.best is not None else (),
+        sections=[*reasoning, *_sections(ranking)],
     )

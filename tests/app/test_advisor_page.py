@@ -154,6 +154,21 @@ def test_the_report_is_small_and_leads_with_the_answer() -> None:
     assert "Rejected" not in html and "On another vendor or form factor" in html
 
 
+def test_the_report_opens_on_a_phone_with_its_summary() -> None:
+    """An outside review read the report at 390 px (2026-12-05): a 250-word paragraph came first and the five-line
+    summary 1.5 screens below; a tile read "106 of 32,768 tokens". The verdict box is one line, the summary right
+    under it, the paragraph further down; the tile names conversations."""
+    workload = Workload.fixed_length(32_768, concurrent_conversations=50)
+    ranking = rank(get_model("meta-llama/Llama-3.3-70B-Instruct").spec, workload)
+    html = advisor_report_html(ranking, "Llama 3.3 70B", "https://example.test/advisor", {})
+    box = html[html.index("<p class='verdict") : html.index("</p>", html.index("<p class='verdict"))]
+    assert len(box.split()) <= 12, box
+    assert html.index("class='summary'") < html.index("class='figures'") < html.index("The recommendation in full")
+    best = ranking.best
+    assert best is not None
+    assert f"{best.conversations:,} conversations of 32,768 tokens" in html
+
+
 def test_the_verdict_is_one_sentence_with_the_details_below() -> None:
     """Issue 22: the verdict was a 230-word paragraph (a wall on a phone); it leads with one sentence now and the
     paragraph (alternatives, caveats, assumptions) sits in an expander below it."""
