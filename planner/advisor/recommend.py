@@ -317,6 +317,24 @@ def _alternatives_text(ranking: Ranking, cloud: bool) -> str:
     return f" {far}" if far else ""
 
 
+# What lets set-ups through, by the reason most of them were left out (the rejection's own words say which part).
+REMEDIES: dict[str, str] = {
+    "not-for-sale": "rent it (pricing cloud) or choose a GPU that is sold new",
+    "illegal-split": "choose GPUs that split a model between them (one Mac, DGX Spark or Strix Halo box is a "
+    "replica of its own: a model larger than one needs another GPU)",
+    "does-not-fit": "allow more GPUs, a lower weight precision or an FP8 KV cache",
+    "below-target": "allow more GPUs, a shorter context, or split the users over several deployments",
+    "no-engine": "choose a weight precision and KV dtype an engine runs on these GPUs",
+    "engine-unsuited": "name the engine if it is wanted for this many users",
+    "no-host": "allow fewer GPUs a replica, or rent them",
+    "idle-replicas": "serve more users, or allow fewer GPUs",
+}
+GENERAL_REMEDY = (
+    "Allow more GPUs, a lower weight precision or an FP8 KV cache, a shorter context, a larger budget, or split the "
+    "users over several deployments."
+)
+
+
 def recommendation(ranking: Ranking) -> str:
     """One paragraph a manager can read: what to buy, the engine, what it holds, how fast, what it costs, the
     alternatives on other hardware, every caveat, and the assumptions."""
@@ -330,12 +348,15 @@ def recommendation(ranking: Ranking) -> str:
         fixes = "; ".join(remedy(m, w) for m in ranking.near_misses)
         return f"No set-up meets every condition: {left}. Closest: {fixes}."
     if best is None:
-        counts = ranking.rejection_counts()
-        common = ", ".join(f"{n:,} {reason.replace('-', ' ')}" for reason, n in Counter(counts).most_common(3))
+        counts = Counter(ranking.rejection_counts()).most_common(3)
+        common = ", ".join(f"{n:,} {reason.replace('-', ' ')}" for reason, n in counts)
+        first = next(r for r in ranking.rejected if r.reason == counts[0][0]) if counts else None
+        example = f" The first {counts[0][0].replace('-', ' ')}: {first.detail}." if first is not None else ""
+        fixes = "; or ".join(dict.fromkeys(REMEDIES[reason] for reason, _ in counts if reason in REMEDIES))
         return (
             f"No set-up in the catalog serves {plural(target, 'conversation')} of {context:,} tokens with "
-            f"{ranking.model_id} under these conditions ({common}). Allow more GPUs, a lower weight precision or "
-            "an FP8 KV cache, a shorter context, a larger budget, or split the users over several deployments."
+            f"{ranking.model_id} under these conditions ({common}).{example} "
+            + (f"{fixes[0].upper()}{fixes[1:]}." if fixes else GENERAL_REMEDY)
         )
     cloud = w.pricing == "cloud"
     verb = "Rent" if cloud else "Buy"

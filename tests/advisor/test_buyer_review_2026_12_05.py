@@ -59,3 +59,13 @@ def test_a_survey_range_does_not_undercut_a_providers_offer() -> None:
     ]
     for gpu in ranged:
         assert "the low end of a published range" in cloud_cost(gpu, 1).basis
+
+
+def test_nothing_served_says_what_would_let_set_ups_through_by_why_they_were_left_out() -> None:
+    """DeepSeek-V3 for one user on the 512 GB Mac Studio, no longer sold new: the advice had been "allow more GPUs
+    ... a larger budget, or split the users", none of which helps; it names the reasons' own remedies."""
+    workload = Workload.fixed_length(32_768, concurrent_conversations=1, gpu_ids=("apple-m3-ultra",))
+    text = recommendation(rank(get_model("deepseek-ai/DeepSeek-V3").spec, workload))
+    assert "(84 illegal split, 56 not for sale)" in text
+    assert "rent it (pricing cloud) or choose a GPU that is sold new" in text
+    assert "split the users over several deployments" not in text
