@@ -9,7 +9,7 @@ from typing import Literal
 
 from planner.advisor.near import clause, remedy, short_clause
 from planner.advisor.options import Option, Ranking
-from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER
+from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER, Workload
 from planner.assessment.words import plural, seconds
 
 Verdict = Literal["met", "caution", "none"]
@@ -230,7 +230,7 @@ def assumptions_line(ranking: Ranking, option: Option) -> str:
     ).replace("  ", " ")
 
 
-def _speed_sentence(best: Option) -> str:
+def _speed_sentence(best: Option, workload: Workload) -> str:
     if best.decode_tokens_per_s_per_user is None:
         return (
             " Its speed is not estimated: the catalog has no compute figure for its arithmetic, so it is listed "
@@ -243,7 +243,8 @@ def _speed_sentence(best: Option) -> str:
     )
     text += f" (below the {READING_SPEED:g} tokens/s of reading speed)" if per_user < READING_SPEED else ""
     if best.prefill_seconds is not None:
-        text += f" and the first token after about {seconds(best.prefill_seconds)} for a typical prompt"
+        prompt = max(1, workload.mean_prompt_tokens - workload.shared_prefix_tokens)  # the workload's mean
+        text += f" and the first token after about {seconds(best.prefill_seconds)} for a {prompt:,}-token prompt"
     return text + "."
 
 
@@ -370,7 +371,7 @@ def recommendation(ranking: Ranking) -> str:
     return (
         f"{verb} {what}, served with {best.engine_label}. It holds {plural(best.conversations, 'conversation')} of "
         f"{context:,} tokens at once against a target of {target:,} ({best.headroom:+.0%} headroom)."
-        f"{_speed_sentence(best)} "
+        f"{_speed_sentence(best, w)} "
         + (f"It costs {cost_text(best, cloud)}" if best.cost is not None else "Its price is unknown (none sourced)")
         + (
             f", about {_money(best.usd_per_million_output_tokens)} per million output tokens if it serves that load "

@@ -69,3 +69,11 @@ def test_nothing_served_says_what_would_let_set_ups_through_by_why_they_were_lef
     assert "(84 illegal split, 56 not for sale)" in text
     assert "rent it (pricing cloud) or choose a GPU that is sold new" in text
     assert "split the users over several deployments" not in text
+
+
+def test_the_first_token_names_the_prompt_it_is_timed_on() -> None:
+    """The first token was "for a typical prompt", a 24,576-token one at 32k (the workload's mean prompt)."""
+    workload = Workload.fixed_length(32_768, concurrent_conversations=50)
+    text = recommendation(rank(get_model("meta-llama/Llama-3.3-70B-Instruct").spec, workload))
+    assert f"for a {workload.mean_prompt_tokens:,}-token prompt" in text and "typical prompt" not in text
+    assert workload.mean_prompt_tokens == 24_576
