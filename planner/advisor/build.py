@@ -165,9 +165,9 @@ def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None,
     launch = launch_values(overhead)
     field = engine.setting_fields.get("fraction")
     given = getattr(overhead, field, None) if field else None  # set by the advice (planner.advisor.levers)
-    if given is not None:
-        return overhead.engine_version, float(given), True
     fraction = engine.fraction_default(overhead.engine_version, None, launch) if engine.default_fraction else None
+    if given is not None and (fraction is None or float(given) < fraction):  # TensorRT-LLM's profile holds its 0.9
+        return overhead.engine_version, float(given), True
     return overhead.engine_version, fraction, False
 
 

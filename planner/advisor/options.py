@@ -14,6 +14,7 @@ from planner.advisor.engine_speed import Bound
 from planner.advisor.workload import Workload
 from planner.assessment.assess import served
 from planner.core.gpu import GpuSpec
+from planner.engines.registry import get_engine
 
 FilterReason = Literal["latency-target-missed", "unknown-price", "over-budget"]  # the buyer's own conditions
 RejectReason = Literal[
@@ -128,12 +129,15 @@ class Option(BaseModel, frozen=True, extra="forbid"):
 
     @property
     def launch_text(self) -> str:
-        """The launch settings the option needs beyond the engine's defaults (``", --max-num-seqs 8"``), or ``""``."""
-        lowered = self.engine_fraction_lowered and self.engine_fraction is not None
-        seqs = f", --gpu-memory-utilization {self.engine_fraction:.2f}" if lowered else ""
-        seqs += f", --max-num-seqs {self.engine_max_num_seqs}" if self.engine_max_num_seqs else ""
+        """The launch settings the option needs beyond the engine's defaults, in the engine's own flags
+        (``", --max-num-seqs 8"``; TensorRT-LLM's ``--max_batch_size``), or ``""``."""
+        engine, version = get_engine(self.engine), self.engine_version
+        lowered = self.engine_fraction_lowered and self.engine_fraction is not None and engine.fraction_flag
+        seqs = f", {engine.fraction_flag} {self.engine_fraction:.2f}" if lowered else ""
+        if self.engine_max_num_seqs:
+            seqs += f", {engine.flag_for('max_num_seqs', version)} {self.engine_max_num_seqs}"
         step = self.engine_max_num_batched_tokens
-        return seqs + (f", --max-num-batched-tokens {step}" if step else "")
+        return seqs + (f", {engine.flag_for('max_num_batched_tokens', version)} {step}" if step else "")
 
     @property
     def key(self) -> tuple[str, int, int, str, str]:

@@ -77,3 +77,18 @@ def test_the_first_token_names_the_prompt_it_is_timed_on() -> None:
     text = recommendation(rank(get_model("meta-llama/Llama-3.3-70B-Instruct").spec, workload))
     assert f"for a {workload.mean_prompt_tokens:,}-token prompt" in text and "typical prompt" not in text
     assert workload.mean_prompt_tokens == 24_576
+
+
+def test_an_engine_at_its_default_fraction_carries_no_launch_change_and_flags_are_its_own() -> None:
+    """A maintainer's review (2026-12-05): every TensorRT-LLM option read "--gpu-memory-utilization 0.90" (vLLM's
+    flag) and engine_fraction_lowered, because its profile holds its default 0.9. At the default nothing is added;
+    a change is written in the engine's own flags."""
+    workload = Workload.fixed_length(8_192, concurrent_conversations=20, engines=("trtllm",))
+    options = rank(get_model("meta-llama/Llama-3.1-8B").spec, workload).options
+    assert options and all(o.engine == "trtllm" for o in options)
+    assert not any(o.engine_fraction_lowered or "--gpu-memory-utilization" in o.label for o in options)
+    assert {o.engine_fraction for o in options} == {0.9}
+    changed = options[0].model_copy(
+        update={"engine_fraction": 0.85, "engine_fraction_lowered": True, "engine_max_num_seqs": 8}
+    )
+    assert changed.launch_text == ", --kv_cache_free_gpu_memory_fraction 0.85, --max_batch_size 8"
