@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from planner.assessment.accuracy import AccuracyNote, accuracy_of
-from planner.assessment.alternatives import Alternative, nearest_for
+from planner.assessment.alternatives import nearest_for
 from planner.assessment.assess import Assessment, assess
 from planner.assessment.other_engines import engines_that_start
+from planner.assessment.trial import Alternative
 from planner.deploy.options import DeploymentOptions
 from planner.engines.base import Engine
 from planner.engines.launch import launch_commands

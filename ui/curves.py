@@ -17,8 +17,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from planner.assessment.alternatives import longest_context_that_fits
 from planner.assessment.assess import CurvePoint, concurrency_curve, context_label
+from planner.assessment.trial import longest_context_that_fits
 from planner.bounds.errors import PlannerError
 from planner.planning.plan import PlanRequest
 from ui.figures import CAPACITY_COLOUR, TOOLBAR_PX, frame_layout, pair_colour

@@ -29,13 +29,10 @@ show, so a suggestion's figures are the figures its link opens. The levers, in t
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-from pydantic import BaseModel
-
 from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.assessment.batch_lever import seqs_that_start, with_max_num_seqs
 from planner.assessment.fixed_kv import fixed_kv_bytes, size_for_goal, with_fixed_kv
+from planner.assessment.model_levers import shorter_context, smaller_kv, smaller_weights
 from planner.assessment.search import (
     FRACTION_STEP,
     HIGHER_CURES,
@@ -48,87 +45,29 @@ from planner.assessment.search import (
     with_fraction,
 )
 from planner.assessment.share_lever import share_range, with_share
+from planner.assessment.trial import (
+    SMALLER_TRIALS,
+    Alternative,
+    Goal,
+    assessed,
+    attempt,
+    engine_name,
+    holds,
+)
 from planner.assessment.window_lever import with_small_step
 from planner.assessment.words import request_devices, split_label
 from planner.bounds.errors import PlannerError
-from planner.bounds.walltime import BudgetExceeded, check
-from planner.core.kv_formats import kv_format
+from planner.bounds.walltime import BudgetExceeded
 from planner.core.overhead import EngineProfile
 from planner.core.parallel import NODE_GPUS
-from planner.core.precision import weight_format
 from planner.core.units import GiB
 from planner.deploy.gpu_share import HUNDREDTHS, raise_text
-from planner.engines.registry import formats_run, get_engine, kv_dtypes_run, launch_values, window_setting_off
+from planner.engines.registry import get_engine, launch_values, setting_flag, window_setting_off
 from planner.engines.settings import BY_NAME
-from planner.engines.support import ModelKind, kind_of
 from planner.planning.plan import PlanRequest
 
 MOST_GPUS = 64  # eight 8-GPU machines: the largest set-up suggested (the dashboard's GPU count goes as far)
 MORE_GPU_TRIALS = 6  # counts tried above the current one (each an assessment)
-SMALLER_TRIALS = 4  # weight formats or KV dtypes tried below the current one
-
-
-class Alternative(BaseModel, frozen=True, extra="forbid"):
-    """A changed set-up that meets the goal, with what was changed."""
-
-    change: str  # "memory fraction 0.80", "4 GPUs (TP 4 × PP 1)", "weights in int4-awq", "context of 16,384 tokens"
-    request: PlanRequest
-    assessment: Assessment
-
-
-class Goal(NamedTuple):
-    """What an alternative must hold, and the target it is judged against: the target users the page its link
-    opens assesses it for. They differ when the set-up does not fit at all (any set-up that loads and holds one
-    conversation is offered) and the engine sizes its launch by the target (llama.cpp's ``-np`` slots that fit,
-    :meth:`planner.engines.base.Engine.for_users`): judged for one user it would claim one slot where its page
-    launches as many as fit."""
-
-    held: int  # whole conversations it must hold
-    users: int  # the target users it is assessed against
-
-
-def _assessed(request: PlanRequest, goal: Goal) -> Assessment | None:
-    """``request`` assessed against the goal's users; ``None`` for a set-up the planner refuses outright."""
-    try:
-        return assess(request, goal.users)
-    except BudgetExceeded:
-        raise  # the run's time is up: never taken for a set-up that does not fit
-    except PlannerError:
-        return None
-
-
-def _holds(request: PlanRequest, goal: Goal) -> Assessment | None:
-    found = _assessed(request, goal)
-    return found if found is not None and found.fits and found.conversations >= goal.held else None
-
-
-def _try(request: PlanRequest, change: str, goal: Goal) -> Alternative | None:
-    found = _holds(request, goal)
-    return Alternative(change=change, request=request, assessment=found) if found else None
-
-
-def longest_context_that_fits(request: PlanRequest, conversations: int = 1, users: int | None = None) -> int:
-    """The longest context (tokens) at which ``conversations`` whole conversations still fit, judged against
-    ``users`` target users (default: ``conversations``; :class:`Goal`); 0 when none does.
-
-    Capacity falls monotonically with the context, so a binary search over [1, max_position_embeddings]. A
-    conversation lives in one data-parallel replica, so whole conversations are counted per replica.
-    """
-    goal = Goal(conversations, users or conversations)
-    low, high = 0, request.model.max_position_embeddings
-    while low < high:
-        check()
-        middle = (low + high + 1) // 2
-        if _holds(request.at_context(middle), goal) is not None:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def _engine_name(request: PlanRequest) -> str:
-    overhead = request.overhead
-    return overhead.engine_name if isinstance(overhead, EngineProfile) else overhead.kind
 
 
 def _kv_size(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -138,7 +77,7 @@ def _kv_size(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative
     if sized is None:
         return None
     size, why = sized
-    return _try(with_fixed_kv(request, size), f"--kv-cache-memory {size / GiB:g} GiB ({why})", goal)
+    return attempt(with_fixed_kv(request, size), f"--kv-cache-memory {size / GiB:g} GiB ({why})", goal)
 
 
 def _running(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -153,7 +92,7 @@ def _running(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative
         return None
     seqs = -(-goal.held // found.replicas)
     raised = request.model_copy(update={"overhead": overhead.model_copy(update={field: seqs})})
-    return _try(raised, f"{engine.flag_for('max_num_seqs', overhead.engine_version)} {seqs}", goal)
+    return attempt(raised, f"{engine.flag_for('max_num_seqs', overhead.engine_version)} {seqs}", goal)
 
 
 def _token_cap(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -170,7 +109,7 @@ def _token_cap(request: PlanRequest, goal: Goal, found: Assessment) -> Alternati
         return None
     tokens = -(-goal.held // found.replicas) * report.max_model_len
     raised = request.model_copy(update={"overhead": overhead.model_copy(update={field: tokens})})
-    return _try(raised, f"{engine.flag_for('max_total_tokens', overhead.engine_version)} {tokens}", goal)
+    return attempt(raised, f"{engine.flag_for('max_total_tokens', overhead.engine_version)} {tokens}", goal)
 
 
 def _batch(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -179,7 +118,8 @@ def _batch(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative |
     seqs = seqs_that_start(request, found)
     if seqs is None:
         return None
-    return _try(with_max_num_seqs(request, seqs), f"--max-num-seqs {seqs} (the largest that starts)", goal)
+    flag = setting_flag(request.overhead, "max_num_seqs")
+    return attempt(with_max_num_seqs(request, seqs), f"{flag} {seqs} (the largest that starts)", goal)
 
 
 def _attention_window(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -193,7 +133,7 @@ def _attention_window(request: PlanRequest, goal: Goal, found: Assessment) -> Al
     field = get_engine(overhead.engine_name).setting_fields[setting]
     windowed = request.model_copy(update={"overhead": overhead.model_copy(update={field: True})})
     flag = BY_NAME[setting].flag
-    return _try(windowed, f"{flag} (the model's own windows for its sliding-window and chunked layers)", goal)
+    return attempt(windowed, f"{flag} (the model's own windows for its sliding-window and chunked layers)", goal)
 
 
 def _fraction(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -202,7 +142,7 @@ def _fraction(request: PlanRequest, goal: Goal, found: Assessment) -> Alternativ
     current = current_fraction(request, found.report.fraction if found.report else None)  # SGLang: its heuristic
     if current is None or found.report is None or fixed_kv_bytes(request) is not None:
         return None  # no fraction, or a fixed KV size that ignores it
-    engine = get_engine(_engine_name(request))
+    engine = get_engine(engine_name(request))
     flag = f" ({engine.fraction_flag})" if engine.fraction_flag else ""
     failure = found.report.failure_kind
     if failure in LOWER_CURES:
@@ -210,12 +150,12 @@ def _fraction(request: PlanRequest, goal: Goal, found: Assessment) -> Alternativ
         if fraction is None:
             return None
         lowered, change = with_fraction(request, fraction), f"memory fraction {fraction:.2f}{flag}"
-        return _try(lowered, change, goal) or _then_fewer_sequences(lowered, change, goal)
+        return attempt(lowered, change, goal) or _then_fewer_sequences(lowered, change, goal)
     if failure in HIGHER_CURES or found.state in (VerdictState.MISSES_TARGET, VerdictState.NO_ROOM):
         steps = round((HIGHEST_FRACTION - current) / FRACTION_STEP)
         for step in range(1, min(steps, SMALLER_TRIALS * 3) + 1):
             fraction = round(current + step * FRACTION_STEP, 2)
-            alternative = _try(with_fraction(request, fraction), f"memory fraction {fraction:.2f}{flag}", goal)
+            alternative = attempt(with_fraction(request, fraction), f"memory fraction {fraction:.2f}{flag}", goal)
             if alternative:
                 return alternative
     return None
@@ -224,11 +164,15 @@ def _fraction(request: PlanRequest, goal: Goal, found: Assessment) -> Alternativ
 def _then_fewer_sequences(lowered: PlanRequest, change: str, goal: Goal) -> Alternative | None:
     """Where the fraction that passes the start-up check meets a refusal fewer sequences cure (the graph profiling's
     cache, the Mamba blocks, the sampler: :func:`planner.assessment.batch_lever.seqs_that_start`), both changes."""
-    found = _assessed(lowered, goal)
+    found = assessed(lowered, goal)
     seqs = seqs_that_start(lowered, found) if found is not None else None
     if seqs is None:
         return None
-    return _try(with_max_num_seqs(lowered, seqs), f"{change} and --max-num-seqs {seqs} (the largest that starts)", goal)
+    return attempt(
+        with_max_num_seqs(lowered, seqs),
+        f"{change} and {setting_flag(lowered.overhead, 'max_num_seqs')} {seqs} (the largest that starts)",
+        goal,
+    )
 
 
 def _window_step(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -242,7 +186,7 @@ def _window_step(request: PlanRequest, goal: Goal, found: Assessment) -> Alterna
         if found.report and found.report.failure_kind == "mm-item-batch"
         else "windowed layers then hold their window and smaller batches in flight"
     )
-    return _try(step, f"--max-num-batched-tokens {tokens} ({why})", goal)
+    return attempt(step, f"{setting_flag(step.overhead, 'max_num_batched_tokens')} {tokens} ({why})", goal)
 
 
 def _gpu_share(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -251,11 +195,11 @@ def _gpu_share(request: PlanRequest, goal: Goal, found: Assessment) -> Alternati
     if span is None or request.gpu is None:
         return None
     gpu = request.gpu
-    least = smallest_where(*span, lambda h: _holds(with_share(request, h / HUNDREDTHS), goal) is not None)
+    least = smallest_where(*span, lambda h: holds(with_share(request, h / HUNDREDTHS), goal) is not None)
     if least is None:
         return None
     share = least / HUNDREDTHS
-    return _try(
+    return attempt(
         with_share(request, share), f"the GPU's share of memory raised to {share:.0%}: {raise_text(gpu, share)}", goal
     )
 
@@ -290,7 +234,7 @@ def _wider_split(request: PlanRequest, goal: Goal, found: Assessment) -> Alterna
     narrower = wide_tp * wide_pp < tp * pp or (wide_tp, wide_pp) == (tp, pp)
     if narrower or (request.deployment is not None and request.deployment.stage_gpus):
         return None
-    return _try(auto, f"{split_label(auto, short=True)} on the same {request_devices(request)}", goal)
+    return attempt(auto, f"{split_label(auto, short=True)} on the same {request_devices(request)}", goal)
 
 
 def _more_gpus(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -307,51 +251,10 @@ def _more_gpus(request: PlanRequest, goal: Goal, found: Assessment) -> Alternati
     adds = [] if found.state is VerdictState.WEIGHTS_DO_NOT_FIT else more
     for count in sorted([*wider[:MORE_GPU_TRIALS], *adds[:MORE_GPU_TRIALS]])[:MORE_GPU_TRIALS]:
         changed = _split(request, count)
-        alternative = _try(changed, f"{request_devices(request, count)} ({split_label(changed, short=True)})", goal)
+        alternative = attempt(changed, f"{request_devices(request, count)} ({split_label(changed, short=True)})", goal)
         if alternative:
             return alternative
     return None
-
-
-def _moe(request: PlanRequest) -> ModelKind:
-    return kind_of(request.model)
-
-
-def _smaller_weights(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
-    bits = weight_format(request.resolved_weights).bits_per_weight
-    runs, _ = formats_run(_engine_name(request), request.gpu, _moe(request))
-    smaller = sorted((w for w in runs if weight_format(w).bits_per_weight < bits), key=_weight_bits, reverse=True)
-    for weights in smaller[:SMALLER_TRIALS]:
-        alternative = _try(request.model_copy(update={"weights": weights}), f"weights in {weights}", goal)
-        if alternative:
-            return alternative
-    return None
-
-
-def _weight_bits(weights: str) -> float:
-    return weight_format(weights).bits_per_weight
-
-
-def _smaller_kv(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
-    bits = kv_format(request.resolved_kv_dtype).bits_per_value
-    runs = kv_dtypes_run(_engine_name(request), request.resolved_weights, request.gpu, _moe(request))
-    smaller = sorted((k for k in runs if kv_format(k).bits_per_value < bits), key=_kv_bits, reverse=True)
-    for kv in smaller[:SMALLER_TRIALS]:
-        alternative = _try(request.model_copy(update={"kv_dtype": kv}), f"KV cache in {kv}", goal)
-        if alternative:
-            return alternative
-    return None
-
-
-def _kv_bits(kv: str) -> float:
-    return kv_format(kv).bits_per_value
-
-
-def _shorter_context(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
-    context = longest_context_that_fits(request, goal.held, goal.users)
-    if not 0 < context < request.context_tokens:
-        return None
-    return _try(request.at_context(context), f"context of {context:,} tokens", goal)
 
 
 def nearest_fitting(
@@ -380,9 +283,9 @@ def nearest_fitting(
         _gpu_share,
         _wider_split,
         _more_gpus,
-        _smaller_weights,
-        _smaller_kv,
-        _shorter_context,
+        smaller_weights,
+        smaller_kv,
+        shorter_context,
     )
     return [alternative for lever in levers if (alternative := lever(request, goal, found)) is not None]
 

@@ -249,6 +249,18 @@ def settings_taken(name: str) -> tuple[EngineSetting, ...]:
     return tuple(setting for setting in ENGINE_SETTINGS if setting.name in fields)
 
 
+def setting_flag(overhead: OverheadModelBase, setting: str) -> str:
+    """A launch setting as the engine ``overhead`` plans with spells it (:meth:`Engine.flag_for`; the generic flag
+    without an engine).
+
+    >>> setting_flag(overhead_profile("trtllm"), "max_num_seqs"), setting_flag(overhead_profile("vllm"), "max_num_seqs")
+    ('--max_batch_size', '--max-num-seqs')
+    """
+    if isinstance(overhead, EngineProfile):
+        return get_engine(overhead.engine_name).flag_for(setting, overhead.engine_version)
+    return BY_NAME[setting].flag
+
+
 def launch_values(overhead: OverheadModelBase) -> dict[str, object]:
     """The launch settings ``overhead`` holds, by their generic names (:mod:`planner.engines.settings`), read from
     the profile fields its engine's :attr:`Engine.setting_fields` name (a generic profile's fields are the names);

@@ -8,8 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from planner.assessment.alternatives import longest_context_that_fits
 from planner.assessment.assess import assess
+from planner.assessment.trial import longest_context_that_fits
 from tests.app.conftest import PAGES, figures, plain, run_page, texts, vega_rows
 from ui import exports, text
 from ui.compare_charts import CELLS

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from model_catalog import get_gpu
-from planner.assessment.alternatives import longest_context_that_fits
 from planner.assessment.assess import assess
+from planner.assessment.trial import longest_context_that_fits
 from ui import curves, figures, state
 from ui.state import Selection
 
