@@ -8,9 +8,10 @@ import json
 from typing import Any
 
 from planner.assessment.accuracy import accuracy_of
-from planner.assessment.alternatives import Alternative, nearest_for
+from planner.assessment.alternatives import nearest_for
 from planner.assessment.assess import Assessment, VerdictState, setup_label
 from planner.assessment.other_engines import engines_that_start
+from planner.assessment.trial import Alternative
 from planner.assessment.words import split_label
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
@@ -243,7 +244,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             **fit_data(a),
             **answers(a, args),
             **({"colocated": others} if others else {}),
-            "nearest": [nearest_data(alt) for alt in nearest],
+            "nearest": [nearest_data(alt, args.users) for alt in nearest],
         }
     )
     if args.json:
@@ -280,9 +281,11 @@ def cmd_fit(args: argparse.Namespace) -> int:
     return 0 if a.fits else 1
 
 
-def nearest_data(alt: Alternative) -> dict[str, Any]:
-    """One nearest set-up (:func:`planner.assessment.alternatives.nearest_for`): what it changes and its verdict."""
-    return {"change": alt.change, "conversations": alt.assessment.conversations, "sentence": alt.assessment.sentence()}
+def nearest_data(alt: Alternative, users: int | None) -> dict[str, Any]:
+    """One nearest set-up (:func:`planner.assessment.alternatives.nearest_for`): what it changes and its verdict,
+    against the target only when one was given (it is judged for one user when none is: no target to cover)."""
+    shown = alt.assessment if users else alt.assessment.model_copy(update={"target_users": None})
+    return {"change": alt.change, "conversations": shown.conversations, "sentence": shown.sentence()}
 
 
 def _verdict_word(a: Assessment) -> str:

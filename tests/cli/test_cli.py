@@ -307,3 +307,16 @@ def test_fit_offers_the_nearest_set_ups_as_the_memory_page_does(capsys) -> None:
     assert main([*argv, "--unified-memory-share", "0.79", "--json"]) == 0
     raised = json.loads(capsys.readouterr().out)
     assert raised["conversations_total"] == 3 and raised["nearest"] == []
+
+
+def test_a_nearest_set_up_claims_no_target_when_none_was_given(capsys: pytest.CaptureFixture[str]) -> None:
+    """A maintainer's review (2026-12-05): without --users the nearest line ended "That covers the target of 1 user
+    with 10 to spare." while --json had target_users null. With --users the target is said."""
+    args = ["fit", "--model", "meta-llama/Llama-3.1-70B", "--gpu", "h100-sxm-80gb", "--gpus", "2", "--weights", "fp8"]
+    args += ["--kv-dtype", "fp8", "--context", "32768", "--engine", "vllm", "--used-memory-gib", "10"]
+    main(args)
+    nearest = [line for line in capsys.readouterr().out.splitlines() if line.startswith("nearest")]
+    assert nearest and not any("target" in line for line in nearest)
+    main([*args, "--users", "8"])
+    nearest = [line for line in capsys.readouterr().out.splitlines() if line.startswith("nearest")]
+    assert any("That covers the target of 8 users" in line for line in nearest), nearest
