@@ -212,11 +212,35 @@ def moe_matmul_share(setup: Setup, r: Roofline = FITTED) -> float:
     return r.ll_moe_mfu
 
 
+def kv_copies(setup: Setup, load: Load) -> float:
+    """How many copies of the batch's KV cache the GPUs of a tensor-parallel replica hold, and read, together: one,
+    unless there are fewer KV heads than GPUs (vLLM and SGLang replicate them: ``max(1, heads // tp)`` a GPU) or the
+    cache is MLA's latent, which every GPU holds whole (vLLM ``MLAAttentionSpec``, SGLang
+    ``get_cell_size_per_token``); with attention data parallelism each GPU holds its own requests'.
+
+    >>> from model_catalog import get_gpu, get_model
+    >>> from planner.advisor.throughput import decode_load
+    >>> h100 = Setup(get_gpu("h100-sxm-80gb"), "paged", "fp8", 8, "tensor", False)
+    >>> base = decode_load(get_model("meta-llama/Llama-3.1-8B").spec, "fp8", "fp8", 8, 4096)
+    >>> kv_copies(h100, base._replace(kv_heads=8)), kv_copies(h100, base._replace(kv_heads=4))
+    (1.0, 2.0)
+    >>> kv_copies(h100, base._replace(kv_heads=0)), kv_copies(h100._replace(attention_dp=True), base)
+    (8.0, 1.0)
+    """
+    gpus = setup.gpus
+    if setup.split != "tensor" or gpus < 2 or setup.attention_dp:
+        return 1.0
+    if load.kv_heads <= 0:
+        return float(gpus)
+    return gpus * max(1, load.kv_heads // gpus) / load.kv_heads
+
+
 def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -> Step:
     """The time of ``load`` on ``setup`` (see the module docstring); ``None`` compute when TFLOPS are unknown."""
     gpu = setup.gpu
     bandwidth = (gpu.bandwidth_bytes_per_s or 0) * bandwidth_efficiency(setup, r)
     kv = load.kv_bytes * (load.query_groups if setup.kv_per_query_head else 1.0)  # Metal without flash attention
+    kv *= kv_copies(setup, load)  # each GPU reads the cache it holds
     read = load.weights_bytes(r.moe_locality) + (kv if with_kv else 0.0)
     memory = read / bandwidth if bandwidth else 0.0
     compute = compute_seconds(setup, load, r)

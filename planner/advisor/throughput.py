@@ -63,6 +63,7 @@ class Setup(NamedTuple):
     kv_per_query_head: bool = False  # llama.cpp on Metal without flash attention: KV read per query head (kernels)
     flash_attention: bool = False  # llama.cpp's CUDA flash-attention kernel: attention at its own rate (kernels)
     prefill_chunk: int | None = None  # tokens a serving step prefills (:func:`prefill_chunk_tokens`); None: 8192
+    attention_dp: bool = False  # each GPU attends its own requests (TensorRT-LLM enable_attention_dp): no KV copies
 
     @property
     def link(self) -> tuple[LinkKind, float]:
@@ -109,6 +110,7 @@ class Load(NamedTuple):
     query_groups: float = 1.0  # query heads per KV head (grouped-query attention; 1 for MLA and plain attention)
     attention_flops: float = 0.0  # the part of ``flops`` the attention matmuls do (scores and their weighted sum)
     matmuls: Matmuls | None = None  # a decode step's weight matmuls by shape (planner.advisor.matmuls)
+    kv_heads: int = 0  # KV heads a token's cache has (0: MLA's one latent, which every tensor-parallel GPU holds)
 
     def weights_bytes(self, locality: float) -> float:
         """Weights read this step: the dense part and the share of the experts the tokens touch."""
@@ -272,6 +274,7 @@ def decode_load(
         query_groups=_query_groups(model),
         attention_flops=float(attention * batch),
         matmuls=matmul_shapes(model),
+        kv_heads=0 if model.mla is not None else model.resolved_kv_heads,
     )
 
 

@@ -107,8 +107,9 @@ def _setup(row: BenchmarkRow) -> Setup:
     if row.family == "paged":  # the paged rows are the family's first engine's (vLLM's) unless they name another
         chunk = prefill_chunk_tokens(gpu, row_engine(row), row.gpus_per_replica)
     return Setup(
-        gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe, dequant, per_head, flash, chunk
-    )
+        gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe, dequant, per_head, flash, chunk,
+        row.attention_dp,
+    )  # fmt: skip
 
 
 def _assessed(row: BenchmarkRow, engine: str, version: str | None = None) -> Assessment:

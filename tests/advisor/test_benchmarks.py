@@ -177,7 +177,7 @@ def test_the_unseen_set_of_2026_12b() -> None:
         ("layer-split", "prefill"): (20, 0.094, 1.738),
         ("layer-split", "single_stream"): (11, 0.092, 0.184),
         ("paged", "batched"): (38, 0.329, 26.515),
-        ("paged", "prefill"): (48, 0.659, 3.283),
+        ("paged", "prefill"): (48, 0.642, 3.283),  # 0.659 before each GPU's KV copy was read (2026-12-05)
         ("paged", "single_stream"): (1, 0.171, 0.171),
     }
 
@@ -188,7 +188,8 @@ def test_the_unseen_set_of_2026_12c() -> None:
     path = UNSEEN_DIR / "unseen-2026-12c.toml"
     assert len(load_rows((path,))) == 15 and len(excluded_rows((path,))) == 5
     errors = [abs(s.error) for s in scored(load_rows((path,))) if s.error is not None]
-    assert (len(errors), round(statistics.median(errors), 3), round(max(errors), 3)) == (15, 0.535, 2.863)
+    # worst 2.863 before each GPU's KV copy was read (planner.advisor.engine_speed.kv_copies, 2026-12-05)
+    assert (len(errors), round(statistics.median(errors), 3), round(max(errors), 3)) == (15, 0.535, 2.788)
 
 
 def _toml(data: dict[str, object]) -> str:

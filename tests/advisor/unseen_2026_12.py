@@ -321,7 +321,8 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
     # HOPPER_MXFP4_PADDING
     "gpustack-h100-gptoss120b-vllm-sharegpt-max": HOPPER_MXFP4_PADDING,  # +18% first, +5% drained, -81% at 0.11.0
     # PAGED_PROMPT_RATE
-    "gpustack-a100x8-qwen3235ba22b-vllm-random-2000-100": PAGED_PROMPT_RATE,  # +103%
+    # (gpustack-a100x8-qwen3235ba22b-vllm-random-2000-100: +103 %; +50.0 % since vLLM's chunk; +47.5 % since each
+    # GPU reads the KV it holds, Qwen3-235B's 4 KV heads on 8 GPUs being two copies: planner.advisor.engine_speed)
     "gpustack-a100x8-qwen3235ba22b-vllm-random-32000-100": PAGED_PROMPT_RATE,  # +122%
     "gpustack-a100x8-qwen3235ba22b-vllm-random-4000-200": PAGED_PROMPT_RATE,  # +100%
     "gpustack-h100-gptoss20b-vllm-random-2000-100": PAGED_PROMPT_RATE,  # +136%

@@ -1,0 +1,46 @@
+"""A decode step reads the KV cache each GPU holds (an outside expert review, 2026-12-05): MLA's latent is held
+whole by every tensor-parallel GPU, and KV heads fewer than the GPUs are replicated, so the speed model may not
+divide those reads by the GPU count. DeepSeek-V3 on eight MI300X at 50 x 32k had been 56 tokens/s per user with
+47 GB read per GPU a step, less than the 57.6 GB of cache each GPU holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from model_catalog import get_gpu, get_model
+from planner.advisor import Workload, rank
+from planner.advisor.engine_speed import FITTED, bandwidth_efficiency, step
+from planner.advisor.throughput import Setup, decode_load
+from planner.core.kv import kv_bytes_per_sequence
+
+MI300X = get_gpu("mi300x")
+DEEPSEEK = get_model("deepseek-ai/DeepSeek-V3").spec
+
+
+def test_every_gpu_reads_the_whole_latent_cache() -> None:
+    setup = Setup(MI300X, "paged", "fp8", 8, "tensor", False)
+    load = decode_load(DEEPSEEK, "fp8", "fp8", 50, 32_768)
+    kv = 50 * kv_bytes_per_sequence(DEEPSEEK, "fp8", 32_768)  # each GPU's copy: 61 x 576 bytes a token
+    assert kv == pytest.approx(50 * 32_768 * 61 * 576, rel=0.01)
+    bandwidth = MI300X.bandwidth_bytes_per_s * bandwidth_efficiency(setup)  # type: ignore[operator]
+    expected = (load.weights_bytes(FITTED.moe_locality) / 8 + kv) / bandwidth
+    assert step(setup, load).memory_seconds == pytest.approx(expected, rel=1e-6)
+    assert kv / bandwidth > 0.009  # the cache alone takes longer than the 9.7 ms the whole step had been given
+
+
+def test_the_pick_runs_at_the_speed_its_reads_allow() -> None:
+    best = rank(DEEPSEEK, Workload.fixed_length(32_768, concurrent_conversations=50)).best
+    assert best is not None and best.gpu_id == "mi300x" and best.tensor_parallel == 8
+    assert best.decode_tokens_per_s_per_user == pytest.approx(36, abs=1.5)  # 56 before; the review's arithmetic: ~35
+
+
+def test_kv_heads_fewer_than_the_gpus_are_read_twice_and_enough_heads_once() -> None:
+    """Qwen3-235B-A22B has 4 KV heads: at TP 8 each GPU holds one (two copies in all); Llama 3.1 70B's 8 at TP 8
+    are split, one copy."""
+    h100 = Setup(get_gpu("h100-sxm-80gb"), "paged", "fp8", 8, "tensor", False)
+    for model_id, copies in (("Qwen/Qwen3-235B-A22B", 2), ("meta-llama/Llama-3.1-70B", 1)):
+        model = get_model(model_id).spec
+        load = decode_load(model, "fp8", "fp8", 50, 32_768)
+        kv_alone = step(h100, load).memory_seconds - step(h100, load, with_kv=False).memory_seconds
+        bandwidth = h100.gpu.bandwidth_bytes_per_s * bandwidth_efficiency(h100)  # type: ignore[operator]
+        assert kv_alone == pytest.approx(load.kv_bytes * copies / 8 / bandwidth, rel=1e-6), model_id
