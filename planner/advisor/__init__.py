@@ -18,6 +18,7 @@ from planner.advisor.costs import HOURS_PER_MONTH, Assumptions, SystemCost
 from planner.advisor.engine_speed import FITTED, Roofline
 from planner.advisor.options import Option, Ranking, Rejected, RejectReason, SortKey, pareto_front
 from planner.advisor.overflow import ContextDistribution, OverflowReport, overflow_report
+from planner.advisor.picks import dominates, top_picks
 from planner.advisor.ranking import DEFAULT_COUNTS, DEFAULT_KV_DTYPES, rank
 from planner.advisor.recommend import (
     Verdict,
@@ -34,7 +35,6 @@ from planner.advisor.recommend import (
     runner_up,
     speed_text,
     summary_lines,
-    top_picks,
     verdict,
     why_beats,
 )
@@ -84,6 +84,7 @@ __all__ = [
     "assumptions_line",
     "caveats",
     "cost_text",
+    "dominates",
     "headline",
     "out_of_reach_text",
     "overflow_for",

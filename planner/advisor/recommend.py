@@ -53,18 +53,6 @@ def verdict(ranking: Ranking) -> Verdict:
     return "caution" if caveats(ranking) else "met"
 
 
-def top_picks(ranking: Ranking, n: int = 3) -> list[Option]:
-    """The best option of each of the first ``n`` GPU models (variants of one GPU, and editions of one card, are one
-    pick: :attr:`Option.gpu_card`)."""
-    picks: list[Option] = []
-    for option in ranking.options:
-        if all(option.gpu_card != p.gpu_card for p in picks):
-            picks.append(option)
-        if len(picks) == n:
-            break
-    return picks
-
-
 def _other_hardware(ranking: Ranking) -> list[Option]:
     """The best option of each vendor and form factor other than the recommendation's, in ranking order."""
     best = ranking.best
@@ -197,7 +185,9 @@ def summary_lines(ranking: Ranking) -> list[str]:
         return [recommendation(ranking)]
     cloud = ranking.workload.pricing == "cloud"
     found = caveats(ranking)
-    caveat = found[0] if found else (best.quality_caveat or (best.warnings[0] if best.warnings else "none"))
+    note = best.quality_caveat or (best.warnings[0] if best.warnings else None)
+    # a note is not a caveat (the table's caveats column counts only what undermines the verdict)
+    caveat = found[0] if found else ("none" + (f" (first note: {note})" if note else ""))
     price = (
         f"{_money(best.usd_per_hour or 0)} per hour ({_money((best.usd_per_hour or 0) * 730)} a month)"
         if cloud

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model, load_gpus
-from planner.advisor import Workload, caveats, rank, recommendation, summary_lines, verdict
+from planner.advisor import Workload, caveats, rank, recommendation, summary_lines, top_picks, verdict
 from planner.advisor.costs import cloud_cost
+from planner.advisor.picks import dominates
 
 
 def test_an_unpriced_gpu_is_ranked_by_its_count_and_is_not_green() -> None:
@@ -92,3 +93,33 @@ def test_an_engine_at_its_default_fraction_carries_no_launch_change_and_flags_ar
         update={"engine_fraction": 0.85, "engine_fraction_lowered": True, "engine_max_num_seqs": 8}
     )
     assert changed.launch_text == ", --kv_cache_free_gpu_memory_fraction 0.85, --max_batch_size 8"
+
+
+def test_no_top_pick_is_beaten_on_every_figure_by_another_option() -> None:
+    """gpt-oss-120b for 50 users at 32k: eight L4s ($59,100, 62 conversations, 14 tokens/s) and four RTX 5090s had
+    been picks 2 and 3 beside four RTX PRO 6000 Max-Q at $52,387 holding 316 at 48 tokens/s (an expert review)."""
+    ranking = rank(get_model("openai/gpt-oss-120b").spec, Workload.fixed_length(32_768, concurrent_conversations=50))
+    picks = top_picks(ranking)
+    assert len(picks) == 3 and picks[0] == ranking.best
+    for pick in picks[1:]:
+        assert not any(dominates(other, pick) for other in ranking.options), pick.label
+    assert "l4" not in {p.gpu_id for p in picks}
+
+
+def test_dominates_needs_every_figure() -> None:
+    ranking = rank(get_model("openai/gpt-oss-120b").spec, Workload.fixed_length(32_768, concurrent_conversations=50))
+    a = ranking.options[0]
+    slower = a.model_copy(update={"decode_tokens_per_s_per_user": (a.decode_tokens_per_s_per_user or 1) / 2})
+    dearer = a.model_copy(update={"tco_usd": (a.tco_usd or 0) + 1000})
+    assert dominates(a, slower) and dominates(a, dearer) and not dominates(a, a)
+    faster_but_dearer = dearer.model_copy(update={"decode_tokens_per_s_per_user": 1000.0})
+    assert not dominates(a, faster_but_dearer)
+
+
+def test_a_note_is_not_called_a_caveat() -> None:
+    """The summary's "Main caveat" had been a note (tensor parallel over PCIe) where the table counts no caveat."""
+    ranking = rank(
+        get_model("meta-llama/Llama-3.3-70B-Instruct").spec, Workload.fixed_length(32_768, concurrent_conversations=50)
+    )
+    assert not caveats(ranking) and ranking.best is not None and ranking.best.warnings
+    assert summary_lines(ranking)[-1] == f"Main caveat: none (first note: {ranking.best.warnings[0]})."

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner.advisor import top_picks, verdict
+from planner.advisor import dominates, top_picks, verdict
 from planner.advisor.examples import EXAMPLES, errors_text, example_ranking, examples_text
 
 ADVISOR_DOC = Path(__file__).parents[2] / "docs" / "advisor.md"
@@ -32,7 +32,11 @@ def test_five_workloads_each_with_three_defensible_picks() -> None:
     for example in EXAMPLES:
         ranking = example_ranking(example)
         picks = top_picks(ranking)
-        assert len(picks) == 3 and verdict(ranking) in ("met", "caution"), example.name
+        # The Mac workload has two: its third Mac (the M4 Max, $5,326, 25 tokens/s, first token 7.5 s) is beaten on
+        # every figure by the first (the 96 GB M3 Ultra, $4,586, 35 tokens/s, 6.5 s), so it is not a pick.
+        expected = 2 if example.fields.get("vendors") == ("Apple",) else 3
+        assert len(picks) == expected and verdict(ranking) in ("met", "caution"), example.name
+        assert not any(dominates(other, pick) for pick in picks[1:] for other in ranking.options), example.name
         for o in picks:
             assert o.compute_known and o.purchase_usd is not None and o.tco_usd is not None, example.name
             assert o.vendor != "Apple" or example.fields.get("vendors") == ("Apple",)
