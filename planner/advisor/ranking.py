@@ -287,7 +287,10 @@ def _near_misses(
     """:func:`~planner.advisor.near.near_misses` over the left-out set-ups in the ranking's own order, so that of
     two equally close the one the ranking would put first is named."""
     reasons = {id(o): r for r, o in filtered}
-    return near_misses([(reasons[id(o)], o) for o in sort_options([o for _, o in filtered], sort_by)], workload)
+    return near_misses(
+        [(reasons[id(o)], o) for o in sort_options([o for _, o in filtered], sort_by, workload.mean_output_tokens)],
+        workload,
+    )
 
 
 def _screened(
@@ -347,7 +350,7 @@ def rank(
         more, more_rejected, more_filtered = _evaluate_all(evaluator, model, gpus, counts, extra, kv_dtypes)
         options, rejected, fallback = more, rejected + more_rejected, bool(more)
         filtered += more_filtered
-    options = sort_options(options, sort_by)
+    options = sort_options(options, sort_by, workload.mean_output_tokens)
     risk = pool_probability(options[0], workload, model) if options else None
     return Ranking(
         model_id=model.id,
