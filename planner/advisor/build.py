@@ -16,6 +16,7 @@ from planner.advisor.quality import quality_caveat
 from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, setup_for
 from planner.advisor.workload import SLOW_FIRST_TOKEN_S, Workload
+from planner.assessment.accuracy import unchecked_margin
 from planner.assessment.assess import Assessment, thin_margin
 from planner.assessment.words import seconds
 from planner.core.model import ModelSpec
@@ -194,6 +195,9 @@ def _warnings(
     thin = thin[:1].lower() + thin[1:]
     if thin:  # the memory model's error, as the speed floor's margin above is the speed model's
         undermining.append(thin)
+    unchecked = unchecked_margin(a, c.replicas, w.target_concurrency)  # an engine no public start-up measures
+    if unchecked is not None:
+        (undermining if unchecked[1] else notes).append(unchecked[0])
     engine = get_engine(row.engine)
     gap = engine.support.gap_for(b.model.model_type, c.weights, gpu)
     if gap is not None:

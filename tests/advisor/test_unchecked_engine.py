@@ -1,0 +1,57 @@
+"""An engine no public start-up measures (TensorRT-LLM today: planner/engines/accuracy.toml has no group for it)
+had its memory figure taken as exact: a green verdict for Llama 3.3 70B on two B200s held 51 against 50 (an expert
+review, 2026-12-05). The option now says the figure is unchecked, and the widest miss measured on that kind of GPU,
+for any engine, stands in for its error: where that would leave the target short, the option is undermined."""
+
+from __future__ import annotations
+
+from model_catalog import get_gpu, get_model
+from planner.advisor import Workload, rank
+from planner.assessment.accuracy import unchecked_margin
+from planner.assessment.assess import assess
+from planner.engines.accuracy import accuracy_groups
+from planner.engines.registry import engine_profile
+from planner.planning.plan import PlanRequest
+
+B200 = get_gpu("b200-sxm")
+LLAMA_70B = get_model("meta-llama/Llama-3.3-70B-Instruct").spec
+UNCHECKED = "no public start-up of TensorRT-LLM on datacenter GPUs checks its memory figure"
+
+
+def _assessed() -> object:
+    request = PlanRequest(
+        model=LLAMA_70B,
+        gpu=B200,
+        gpu_memory_bytes=B200.memory_bytes_for(True, None),
+        gpu_count=2,
+        tensor_parallel=2,
+        weights="fp8",
+        kv_dtype="fp8",
+        context_tokens=32_768,
+        max_model_len=32_768,
+        overhead=engine_profile("trtllm"),
+    )
+    return assess(request)
+
+
+def test_no_group_measures_tensorrt_llm_on_datacenter_gpus() -> None:
+    assert not any(g.engine == "trtllm" for g in accuracy_groups())
+
+
+def test_the_widest_measured_miss_stands_in_for_its_error() -> None:
+    a = _assessed()
+    assert (a.conversations, round(a.concurrency, 2)) == (51, 51.38)  # type: ignore[attr-defined]
+    # 0.80 GiB less per GPU (vLLM's 90th percentile on datacenter GPUs since 0.22) is 0.32 of a 2.68 GB conversation
+    assert unchecked_margin(a, 1, 50) == (UNCHECKED, False)
+    assert unchecked_margin(a, 1, 51) == (UNCHECKED, False)
+    tight = a.model_copy(update={"concurrency": 51.1})  # type: ignore[attr-defined]
+    text, undermines = unchecked_margin(tight, 1, 51) or ("", False)
+    assert undermines and text.startswith(UNCHECKED + ", and with the widest miss measured there (0.80 GiB per GPU")
+    assert text.endswith("it would hold 50 against the target of 51")
+
+
+def test_the_advice_says_so() -> None:
+    workload = Workload.fixed_length(32_768, concurrent_conversations=50, pricing="cloud")
+    best = rank(LLAMA_70B, workload).best
+    assert best is not None and best.engine == "trtllm" and UNCHECKED in best.warnings
+    assert UNCHECKED not in best.undermining
