@@ -7,6 +7,7 @@ from model_catalog import load_models
 from planner.core.units import GB, GiB
 from planner.deploy.host import HOST_LABELS, HOSTS
 from planner.deploy.options import DeploymentOptions, KvOffloadOptions, LoraOptions, SpeculativeOptions
+from planner.engines.registry import default_engine, get_engine
 from ui.page_registry import MEMORY
 from ui.settings.parsing import Setting, decimal, declared, integer, one_of, word
 from ui.settings.sidebar import _gpus
@@ -174,11 +175,12 @@ MIG = Setting(
     show=str,
     scope=MEMORY,
 )
+_OTHER = get_engine(default_engine())  # the engine another instance on the GPUs is planned as (fit --colocate)
 COLOCATE = Setting(
     "colocate",
     "colocate_model",
-    "Another vLLM on the same GPUs",
-    "Started first with its own memory fraction; this engine then meets vLLM's free-memory check.",
+    f"Another {_OTHER.label} on the same GPUs",
+    f"Started first with its own memory fraction; this engine then meets {_OTHER.label}'s free-memory check.",
     one_of(_models_or_none),
     show=str,
     scope=MEMORY,
@@ -187,7 +189,7 @@ COLOCATE_UTIL = Setting(
     "colocate_util",
     "colocate_util",
     "Its memory fraction",
-    "The other engine's --gpu-memory-utilization.",
+    f"The other engine's {_OTHER.fraction_flag}.",
     decimal(0.05, 0.95),  # within the planner's (0, 1] (EngineProfile.gpu_memory_utilization): a usable share
     scope=MEMORY,
 )

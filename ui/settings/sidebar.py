@@ -7,7 +7,7 @@ from model_catalog import load_gpus, load_models
 from planner.advisor import ENGINE_PREFERENCE, FORM_FACTORS, VENDORS
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.precision import WEIGHT_FORMATS
-from planner.engines.registry import profile_names
+from planner.engines.registry import engines, profile_names
 from ui.settings.launch import LAUNCH_SETTINGS
 from ui.settings.parsing import (
     MAX_SPEC_CHARS,
@@ -121,8 +121,13 @@ UTIL = Setting(
     "util",
     "util",
     "Engine memory fraction",
-    "vLLM gpu_memory_utilization, SGLang mem_fraction_static (empty: its own heuristic, which the engine section "
-    "states), TensorRT-LLM kv_cache_free_gpu_mem_fraction, or the generic estimate's share.",
+    "; ".join(
+        f"{e.label} {e.fraction_flag}"
+        + (" (empty: its own heuristic, which the engine section states)" if e.default_fraction is None else "")
+        for e in engines()
+        if e.fraction_flag
+    )
+    + "; or the generic estimate's share.",
     decimal(0.05, 1.0),  # as low as the nearest set-ups go when memory is already in use; vLLM 0.34's default 1.0
     optional=True,  # a profile without a memory fraction (llama.cpp, the simple ones) leaves it out
 )
