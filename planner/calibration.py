@@ -125,7 +125,10 @@ def _weights(parsed: ParsedLog, model: ModelSpec) -> str:
     return DTYPE_WEIGHTS.get((parsed.dtype or "").lower(), model.native_dtype)
 
 
-def _comparisons(report: EngineReport, parsed: ParsedLog) -> tuple[FigureComparison, ...]:
+def log_comparisons(report: EngineReport, parsed: ParsedLog) -> tuple[FigureComparison, ...]:
+    """Each figure the engine prints, predicted beside a log's: one comparison for ``calibrate`` and the Memory
+    page's table alike."""
+
     def gib(n: int) -> float:
         return n / GiB
 
@@ -228,7 +231,7 @@ def calibrate_log(
     return CalibrationResult(
         parsed=parsed,
         setup=setup,
-        comparisons=_comparisons(report, parsed),
+        comparisons=log_comparisons(report, parsed),
         predicted_failure=report.failure_kind,
         printed_failure=parsed.failure_kind,
         calibrated=calibrated,

@@ -8,9 +8,10 @@ from html import escape
 from typing import Any, NamedTuple
 
 from planner.assessment.assess import STATE_WORDS, Assessment
+from planner.calibration import log_comparisons
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.precision import WEIGHT_FORMATS
-from planner.core.units import UNIT_BYTES, GiB
+from planner.core.units import UNIT_BYTES
 from planner.engines.base import EngineReport
 from planner.engines.logfigures import ParsedLog
 from planner.planning.results import PlanResult
@@ -195,23 +196,19 @@ def weights_per_gpu(a: Assessment, unit: str, digits: int = 2) -> float:
 
 
 def log_comparison_rows(report: EngineReport, parsed: ParsedLog) -> list[dict[str, object]]:
-    """The Memory page's calibration table: each figure the engine prints, predicted beside a pasted log's, in GiB
-    where a size, and their difference."""
-    pairs = [
-        ("KV cache per GPU (GiB)", round(report.available_kv_cache_bytes_per_gpu / GiB, 2), parsed.kv_cache_gib),
-        ("GPU blocks", report.gpu_blocks, parsed.gpu_blocks),
-        ("KV cache tokens", report.kv_cache_tokens, parsed.kv_cache_tokens),
-        ("Max concurrency", round(report.max_concurrency, 2), parsed.max_concurrency),
-        ("Weights (GiB)", round(report.weights_bytes / GiB, 2), parsed.weights_gib),
-        ("Activation peak (GiB)", round(report.activation_bytes / GiB, 2), parsed.activation_peak_gib),
-        ("Non-torch (GiB)", round(report.non_torch_bytes / GiB, 2), parsed.non_torch_gib),
-    ]
+    """The Memory page's calibration table: :func:`planner.calibration.log_comparisons` (what ``calibrate``
+    prints), each figure the log printed beside the prediction and their difference, rounded for the table."""
+
+    def shown(value: float | None) -> float | None:
+        return None if value is None else round(value, 2)
+
     return [
         {
-            "figure": name,
-            "predicted": predicted,
-            "log": logged,
-            "difference": round(float(predicted) - float(logged), 2) if isinstance(logged, int | float) else None,
+            "figure": f"{c.name} ({c.unit})",
+            "predicted": shown(c.predicted),
+            "log": shown(c.printed),
+            "difference": shown(c.difference),
         }
-        for name, predicted, logged in pairs
+        for c in log_comparisons(report, parsed)
+        if c.printed is not None
     ]

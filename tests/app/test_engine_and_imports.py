@@ -69,8 +69,8 @@ def test_calibrate_from_a_pasted_log() -> None:
     at.text_area(key="startup_log").set_value("\n".join(case["verbatim"])).run()
     table = at.dataframe[-1].value
     logged = dict(zip(table["figure"], table["log"], strict=True))
-    assert logged["KV cache per GPU (GiB)"] == pytest.approx(58.11)
-    assert logged["KV cache tokens"] == 476016
+    assert logged["available KV cache (GiB)"] == pytest.approx(58.11)  # the rows `calibrate` prints
+    assert logged["KV cache tokens (tokens)"] == 476016
     at.button[0].click().run()
     calibration = at.query_params["calib"]
     assert (calibration if isinstance(calibration, str) else calibration[0]).startswith("cal1~vllm~")
