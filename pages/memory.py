@@ -123,6 +123,8 @@ def _engine_section(sel: Selection, answer: answers.MemoryAnswer) -> None:
         st.caption(as_text(note))
     if answer.accuracy is not None:
         st.caption(as_text(f"How close: {answer.accuracy.sentence}"))
+    elif answer.unchecked is not None:
+        st.caption(as_text(f"How close: {answer.unchecked}"))
     words = get_engine(report.engine).context_limit_words()
     if allowed == 0 and report.failure is not None:
         st.markdown(f"No {words} starts this set-up: {name} would refuse to start, {refusal(report)}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from planner.assessment.accuracy import AccuracyNote, accuracy_of
+from planner.assessment.accuracy import AccuracyNote, accuracy_of, unchecked_sentence
 from planner.assessment.alternatives import nearest_for
 from planner.assessment.assess import Assessment, assess
 from planner.assessment.other_engines import engines_that_start
@@ -31,6 +31,7 @@ class MemoryAnswer(NamedTuple):
     max_model_len: int | None  # the largest --max-model-len, under an engine profile
     commands: dict[str, str] | None  # launch commands per engine, under an engine profile
     accuracy: AccuracyNote | None = None  # how close public start-ups like it came (planner.assessment.accuracy)
+    unchecked: str | None = None  # where none is like it: that its figure is unchecked (unchecked_sentence)
 
 
 def _memory(sel: Selection, options: DeploymentOptions | None) -> MemoryAnswer:
@@ -44,6 +45,7 @@ def _memory(sel: Selection, options: DeploymentOptions | None) -> MemoryAnswer:
         max_model_len=max_model_len_allowed(a.request, a.result) if engine else None,
         commands=launch_commands(a.request, a.result, a.report) if engine else None,
         accuracy=accuracy_of(a, sel.unit),
+        unchecked=unchecked_sentence(a),
     )
 
 

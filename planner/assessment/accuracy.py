@@ -93,3 +93,13 @@ def unchecked_margin(a: Assessment, replicas: int, target: int) -> tuple[str, bo
         f"{get_engine(widest.engine).label}'s) it would hold {after * replicas:,} against the target of {target:,}",
         True,
     )
+
+
+def unchecked_sentence(a: Assessment) -> str | None:
+    """:func:`unchecked_margin` as the Memory page and ``fit`` say it, against the set-up's own target (else what it
+    holds); ``None`` where a group measures the set-up (its :func:`accuracy_of` note) or no engine plans it."""
+    found = unchecked_margin(a, 1, a.target_users or a.conversations)
+    if found is None:
+        return None
+    clause = found[0]
+    return f"{clause[:1].upper()}{clause[1:]}."

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import Any
 
-from planner.assessment.accuracy import accuracy_of
+from planner.assessment.accuracy import accuracy_of, unchecked_sentence
 from planner.assessment.alternatives import nearest_for
 from planner.assessment.assess import Assessment, VerdictState, setup_label
 from planner.assessment.other_engines import engines_that_start
@@ -164,6 +164,7 @@ def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:
         **deployment_data(a),
         **(engine_data(a.report) if a.report is not None else {}),
         "kv_accuracy": accuracy_data(a, unit),
+        "kv_accuracy_unchecked": unchecked_sentence(a),
     }
 
 
@@ -275,6 +276,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             *[(f"{a.engine_label} prints", line) for line in (a.report.lines if a.report else ())],
             *[("engine note", note) for note in (a.report.notes if a.report else ())],
             *([("how close", data["kv_accuracy"]["sentence"])] if data["kv_accuracy"] else []),
+            *([("how close", data["kv_accuracy_unchecked"])] if data["kv_accuracy_unchecked"] else []),
             *[("nearest", f"{n['change']}: {n['sentence']}") for n in data["nearest"]],
         ]
     )

@@ -9,7 +9,7 @@ with the same figure, for one more version and listed under ``deprecated`` with 
   ``max_concurrency_exact``, ``max_concurrency_contiguous``);
 - 2: those renamed with their scope (``kv_budget_tokens_per_replica``, ``max_concurrency_total``,
   ``gpu_blocks_per_replica``, ``max_concurrency_contiguous_total``); the verdict, its tone and sentence; the old
-  names kept until version 3; later additions within it: ``kv_accuracy``.
+  names kept until version 3; later additions within it: ``kv_accuracy``, ``kv_accuracy_unchecked``.
 
 The documents are generated from the models below, which mirror what each command prints; the tests validate real
 outputs against the published files (``tests/cli/test_schema.py``).
@@ -185,6 +185,9 @@ class FitDocument(_Doc):
     engine_notes: list[str] | None = None
     # how close the planner has been on public start-ups like this one (None: no engine, or none like it)
     kv_accuracy: KvAccuracyDoc | None = None
+    # where no public start-up is like it (TensorRT-LLM): that its memory figure is unchecked, and what the widest
+    # miss measured on that kind of GPU would leave (planner.assessment.accuracy.unchecked_sentence)
+    kv_accuracy_unchecked: str | None = None
     # answers to the deployment flags (planner.assessment.search.deployment_answers)
     gpu_layers_that_fit: int | None = None
     cpu_offload_gib_needed: int | None = None

@@ -5,6 +5,10 @@ for any engine, stands in for its error: where that would leave the target short
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from model_catalog import get_gpu, get_model
 from planner.advisor import Workload, rank
 from planner.assessment.accuracy import unchecked_margin
@@ -55,3 +59,18 @@ def test_the_advice_says_so() -> None:
     best = rank(LLAMA_70B, workload).best
     assert best is not None and best.engine == "trtllm" and UNCHECKED in best.warnings
     assert UNCHECKED not in best.undermining
+
+
+def test_fit_says_it_too(capsys: pytest.CaptureFixture[str]) -> None:
+    """One answer: where the advice calls TensorRT-LLM's figure unchecked, `fit --json` says so (and the Memory page:
+    tests/app/test_unchecked_engine.py); a vLLM set-up keeps its measured note instead."""
+    from planner.cli import main
+
+    args = ["fit", "--model", "meta-llama/Llama-3.3-70B-Instruct", "--gpu", "b200-sxm", "--gpus", "2", "--weights"]
+    args += ["fp8", "--kv-dtype", "fp8", "--context", "32768", "--users", "50", "--json"]
+    main([*args, "--engine", "trtllm"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["kv_accuracy"] is None and data["kv_accuracy_unchecked"] == UNCHECKED[:1].upper() + UNCHECKED[1:] + "."
+    main([*args, "--engine", "vllm"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["kv_accuracy"] is not None and data["kv_accuracy_unchecked"] is None

@@ -1,0 +1,16 @@
+"""The Memory page says a TensorRT-LLM figure is unchecked, as the advice and `fit` do
+(planner.assessment.accuracy.unchecked_sentence); its "How close" caption had nothing for it."""
+
+from __future__ import annotations
+
+from tests.app.conftest import plain, run_page
+
+
+def test_the_memory_page_says_the_figure_is_unchecked() -> None:
+    link = {"model": "meta-llama/Llama-3.3-70B-Instruct", "gpu": "b200-sxm", "gpus": "2", "weights": "fp8", "kv": "fp8"}
+    at = run_page("memory", {**link, "context": "32768", "users": "50", "engine": "trtllm"})
+    assert not at.exception
+    captions = [plain(c.value) for c in at.caption]
+    assert "How close: No public start-up of TensorRT-LLM on datacenter GPUs checks its memory figure." in captions
+    at = run_page("memory", {**link, "context": "32768", "users": "50", "engine": "vllm"})
+    assert not any("checks its memory figure" in plain(c.value) for c in at.caption)
