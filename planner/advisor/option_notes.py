@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from planner.assessment.assess import Assessment
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
@@ -69,3 +70,24 @@ def market_note(gpu: GpuSpec) -> str | None:
     if gpu.restricted_market is None:
         return None
     return f"{gpu.name} is sold in {gpu.restricted_market} only (an export-compliance part)"
+
+
+MOST_SLOTS = 256  # the slots a fixed-slot engine's room is searched up to (llama-server's -np; 8 fills at most)
+
+
+def slots_note(a: Assessment, overhead: OverheadModel, replicas: int) -> str | None:
+    """For an engine that fixes its slots at start-up (llama.cpp ``-np``), that the option's conversations are the
+    slots it launches (one a user) and how many its memory would hold: the conversations column of a fixed-slot
+    option is its slots, not its pool (an outside review, 2026-12-05: a Strix Halo read "1 conversation, +0 %
+    headroom" with 30 GiB free)."""
+    report = a.report
+    if report is None or not isinstance(overhead, EngineProfile):
+        return None
+    engine = get_engine(overhead.engine_name)
+    room = engine.slots_room(a.request, a.result, overhead, MOST_SLOTS) if engine.fixed_slots else None
+    if room is None:
+        return None
+    each = " a replica" if replicas > 1 else ""
+    launched = report.max_running or 1
+    more = f"its memory holds up to {room:,}{' (the most searched)' if room >= MOST_SLOTS else ''}"
+    return f"{engine.label} launches {launched:,} slot{'s' if launched != 1 else ''}{each}, one a user; {more}"

@@ -287,6 +287,11 @@ class Engine(ABC):
         start-up (llama.cpp ``-np``) sets them, unless the profile already does."""
         return profile
 
+    def slots_room(self, request: PlanRequest, result: PlanResult, profile: EngineProfile, most: int) -> int | None:
+        """For an engine that fixes its slots at start-up (:attr:`fixed_slots`), the most, up to ``most``, its
+        memory holds beside the weights and buffers; ``None`` for one whose pool holds whatever fits."""
+        return None
+
     def releases(self) -> tuple[str, ...]:
         """The releases the engine's rules cover, oldest first (default: only the profile's default release)."""
         return (self.profile().engine_version,)

@@ -204,6 +204,12 @@ class LlamacppEngine(Engine):
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
         return llamacpp_report(request, result, self._own(profile))
 
+    def slots_room(self, request: PlanRequest, result: PlanResult, profile: EngineProfile, most: int) -> int | None:
+        """The most ``-np`` slots, up to ``most``, that fit (:func:`llamacpp_slots_that_fit`)."""
+        return llamacpp_slots_that_fit(
+            request, result, self._own(profile).model_copy(update={"n_parallel": None}), most
+        )
+
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
         """llama-server's draft model (``--model-draft``, its GGUF at the planned weight type), how many tokens it
         proposes (``--draft-max``) and, with a quantized cache, the draft's cache type (``--cache-type-k-draft`` /
