@@ -10,7 +10,14 @@ from typing import Any, NamedTuple
 
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
 from planner.advisor.engine_speed import Step, bandwidth_efficiency, prefill_alone, prefill_in_serving, served, step
-from planner.advisor.option_notes import market_note, sale_note, share_note, unverified_note, window_notes
+from planner.advisor.option_notes import (
+    market_note,
+    sale_note,
+    share_note,
+    slots_note,
+    unverified_note,
+    window_notes,
+)
 from planner.advisor.options import Candidate, Option, purchase_text
 from planner.advisor.quality import quality_caveat
 from planner.advisor.support import ENGINE_LABELS, SupportRow
@@ -45,7 +52,7 @@ class Built:
         self._setups: dict[tuple[str, str, str, int, str, ModelSpec], tuple[Setup, float | None, float]] = {}
         self._costs: dict[tuple[str, int, HostChoice | None], SystemCost] = {}
         self._purchases: dict[tuple[str, int, HostChoice | None], str] = {}
-        self._settings: dict[OverheadModel, tuple[str | None, float | None, bool]] = {}
+        self._settings: dict[OverheadModel, tuple[str | None, float | None, bool, bool]] = {}
         self._engine_notes: dict[tuple[str, str, str, str], str] = {}
         w = workload
         self.prefill_note = (
@@ -98,7 +105,7 @@ class Built:
             found = self._purchases[key] = purchase_text(c.gpu, c.gpu_count, cost.host_name, cost.hosts, priced)
         return found
 
-    def engine_settings(self, overhead: OverheadModel) -> tuple[str | None, float | None, bool]:
+    def engine_settings(self, overhead: OverheadModel) -> tuple[str | None, float | None, bool, bool]:
         """:func:`_engine_settings`, once per overhead model (its hash computed once: planner.bounds.hashing)."""
         found = self._settings.get(overhead)
         if found is None:
@@ -157,19 +164,21 @@ def _launch(overhead: OverheadModel) -> tuple[int | None, int | None]:
     return getattr(overhead, "max_num_seqs", None), getattr(overhead, "max_num_batched_tokens", None)
 
 
-def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None, bool]:
+def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None, bool, bool]:
     """The engine release and memory fraction the option was planned with (what the Memory-page link carries), and
-    whether that fraction was set below the default (the default does not start it)."""
+    whether that fraction was set below the default (the default does not start it) or above it (the default's pool
+    misses the target: :meth:`planner.advisor.levers.LaunchLevers.fraction_raised`)."""
     if not isinstance(overhead, EngineProfile):
-        return None, None, False
+        return None, None, False, False
     engine = get_engine(overhead.engine_name)
     launch = launch_values(overhead)
     field = engine.setting_fields.get("fraction")
     given = getattr(overhead, field, None) if field else None  # set by the advice (planner.advisor.levers)
     fraction = engine.fraction_default(overhead.engine_version, None, launch) if engine.default_fraction else None
-    if given is not None and (fraction is None or float(given) < fraction):  # TensorRT-LLM's profile holds its 0.9
-        return overhead.engine_version, float(given), True
-    return overhead.engine_version, fraction, False
+    if given is None or (fraction is not None and float(given) == fraction):  # TensorRT-LLM's profile holds its 0.9
+        return overhead.engine_version, fraction, False, False
+    lowered = fraction is None or float(given) < fraction
+    return overhead.engine_version, float(given), lowered, not lowered
 
 
 def _warnings(
@@ -297,7 +306,9 @@ def build_option(
     cost = b.cost(c, host, assumptions)
     warnings, undermining = _warnings(b, c, s, cost, row, a)
     warnings += window_notes(b.model, overhead)
-    version, fraction, lowered = b.engine_settings(overhead)
+    slots = slots_note(a, overhead, c.replicas)  # a fixed-slot engine's conversations are its slots
+    warnings += [slots] if slots else []
+    version, fraction, lowered, raised = b.engine_settings(overhead)
     launch = _launch(overhead)
     conversations = a.conversations * c.replicas
     return Option(
@@ -317,6 +328,7 @@ def build_option(
         engine_version=version,
         engine_fraction=fraction,
         engine_fraction_lowered=lowered,
+        engine_fraction_raised=raised,
         engine_max_num_seqs=launch[0],
         engine_max_num_batched_tokens=launch[1],
         **_capacity(c, a, w, s, batch),

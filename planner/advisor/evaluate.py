@@ -36,6 +36,7 @@ from planner.advisor.suitability import engine_problem, rack_only
 from planner.advisor.support import SupportRow, engine_kv, runners_or_why
 from planner.advisor.workload import Workload
 from planner.assessment.assess import Assessment, VerdictState, assess
+from planner.assessment.words import plural
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import GpuMemoryBytes
 from planner.core.gpu import GpuSpec
@@ -43,6 +44,7 @@ from planner.core.host import HostSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import parameter_breakdown
+from planner.engines.accuracy import kv_accuracy
 from planner.engines.registry import engine_names, engine_of, engine_profile
 from planner.planning.plan import (
     MemoryFit,
@@ -260,7 +262,7 @@ class Evaluator(LaunchLevers):
             return "does-not-fit", f"{a.engine_label} would not start: {failure}"
         whole = a.conversations * c.replicas
         if whole < max(1, self.target):
-            detail = f"holds {whole:,} conversations of {self.context:,} tokens, target {self.target:,}"
+            detail = f"holds {plural(whole, 'conversation')} of {self.context:,} tokens, target {self.target:,}"
             return ("below-target" if whole else "does-not-fit"), detail
         return None
 
@@ -297,8 +299,9 @@ class Evaluator(LaunchLevers):
         if not stages_reusable(self.profile(row.engine)):
             return Pending(c, row, host, False, fallbacks)
         misfit = self._weights_misfit(c, row.engine)
-        if misfit is not None and not fallbacks:
-            return misfit
+        limiting = self.weights_fit(c, row.engine).limiting
+        if misfit is not None and (not fallbacks or limiting.weights_bytes > limiting.gpu_memory_bytes):
+            return misfit  # the weights alone overflow the GPU: no engine's working memory changes that
         return Pending(c, row, host, misfit is None, fallbacks)
 
     def _weights_misfit(self, c: Candidate, engine: str) -> Rejected | None:
@@ -325,12 +328,28 @@ class Evaluator(LaunchLevers):
         first = self._serve(c, p.row, p.host, p.fit_checked)
         if isinstance(first, Option):
             return first
+        if first.reason == "below-target" and not self._any_engine_could_hold(c, p.row.engine):
+            return first
         for row in p.fallbacks:
             served = self._serve(c._replace(kv_dtype=engine_kv(c.kv_dtype, row.engine)), row, p.host, False)
             if isinstance(served, Option):
                 why = f"{p.row.label} does not serve it as planned ({first.detail}): {row.label} does"
-                return served.model_copy(update={"warnings": (why, *served.warnings)})
+                unchecked = kv_accuracy(row.engine, served.engine_version or "", c.gpu) is None
+                doubt = (why,) if unchecked else ()  # held only by a figure no public start-up checks: a caveat
+                return served.model_copy(
+                    update={"warnings": (why, *served.warnings), "undermining": (*doubt, *served.undermining)}
+                )
         return first
+
+    def _any_engine_could_hold(self, c: Candidate, engine: str) -> bool:
+        """Whether a pool of all the memory the weights leave (no engine's pool is larger) could hold the target, at
+        what a conversation costs ``engine``'s pool: most candidates short of the target are far short."""
+        a = self.assessment(c, engine)
+        stage, report = a.result.per_gpu, a.report
+        if report is None or report.available_kv_cache_bytes_per_gpu <= 0 or a.concurrency <= 0:
+            return True
+        largest = stage.gpu_memory_bytes - stage.weights_bytes
+        return a.concurrency * largest / report.available_kv_cache_bytes_per_gpu * c.replicas >= max(1, self.target)
 
     def _serve(self, c: Candidate, row: SupportRow, host: HostChoice | None, fit_checked: bool) -> Option | Rejected:
         """The candidate under one engine: its first memory check (unless made), its assessment, and the option
@@ -347,7 +366,7 @@ class Evaluator(LaunchLevers):
         except PlannerError as refused:  # the engine does not run the set-up as planned (its Engine.refusal)
             return reject(c, "no-engine", str(refused).removeprefix("engine: "))
         why = self._misfit(c, a)
-        for lever in (self.fraction_for_host, self.seqs_for_users, self.step_for_windows):
+        for lever in (self.fraction_for_host, self.fraction_raised, self.seqs_for_users, self.step_for_windows):
             retried = lever(c, row.engine, a) if why is not None else None
             if retried is not None and self._misfit(c, retried[0]) is None:  # else the default's reason stands
                 (a, overhead), why = retried, None

@@ -1,18 +1,23 @@
 """The launch settings the advisor plans an option with where an engine's defaults miss a workload the setting
 serves (:class:`LaunchLevers`, a part of :class:`planner.advisor.evaluate.Evaluator`): vLLM's ``--max-num-seqs``
-(a hybrid's Mamba blocks, its default limit on running sequences) and its step for windowed models
-(:mod:`planner.assessment.window_lever`)."""
+(a hybrid's Mamba blocks, its default limit on running sequences), its step for windowed models
+(:mod:`planner.assessment.window_lever`) and its memory fraction (lowered where the default is not free, raised on
+a headless datacenter GPU where the default's pool misses the target)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 
 from planner.advisor.options import Candidate
 from planner.assessment.assess import Assessment, VerdictState
 from planner.assessment.batch_lever import CURES, default_seqs
+from planner.assessment.fixed_kv import fixed_kv_bytes
 from planner.assessment.search import (
     FRACTION_STEP,
+    HIGHER_CURES,
+    HIGHEST_FRACTION,
     LOWER_CURES,
     LOWEST_FRACTION,
     current_fraction,
@@ -116,3 +121,50 @@ class LaunchLevers:
             return None
         key = f"{profile_engine(engine)} memory fraction {fraction:.2f}"
         return self._planned_with(c, key, lambda: with_fraction(request, fraction).overhead)
+
+    def fraction_raised(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
+        """The candidate at the lowest memory fraction above the default, up to :data:`HIGHEST_FRACTION`, whose pool
+        holds the target, where the default's misses it (or the engine refuses for too small a cache) on a GPU that
+        drives no display and shares no memory with a host (not a desktop card, not unified memory): the setting an
+        engineer raises (``--gpu-memory-utilization 0.95``) before changing engine (vLLM on two B200s had been
+        replaced by TensorRT-LLM for 48 of 50 conversations: an outside review, 2026-12-05). ``None`` otherwise."""
+        kind = a.report.failure_kind if a.report is not None else None
+        short = (a.fits and a.conversations * c.replicas < max(1, self.target)) or kind in HIGHER_CURES
+        platform = c.gpu.platform
+        if not short or self.fixed is not None or platform is None or platform.desktop_card or platform.integrated:
+            return None
+        request = self._planned_request(c, engine)
+        current = current_fraction(request)
+        if current is None or current >= HIGHEST_FRACTION or fixed_kv_bytes(request) is not None:
+            return None
+        if not _may_reach(a, current, c.replicas, max(1, self.target)):
+            return None  # most candidates fall far short: not assessed again
+        best: tuple[Assessment, OverheadModel] | None = None
+        for fraction in (HIGHEST_FRACTION, *_steps_up(current)):  # the highest first: most fall short even there
+            key = f"{profile_engine(engine)} memory fraction {fraction:.2f}"
+            found = self._planned_with(c, key, partial(_fraction_profile, request, fraction))
+            if not found[0].fits or found[0].conversations * c.replicas < max(1, self.target):
+                return best  # the one before it is the lowest that holds (None: not even the highest)
+            best = found
+        return best
+
+
+def _may_reach(a: Assessment, current: float, replicas: int, target: int) -> bool:
+    """Whether the pool at :data:`HIGHEST_FRACTION` could hold the target: the pool grows by the added share of the
+    engine's total, each conversation costing what it does now (an upper bound: the working memory does not shrink)."""
+    report = a.report
+    if report is None or report.available_kv_cache_bytes_per_gpu <= 0 or a.concurrency <= 0:
+        return True  # nothing to scale: assess it
+    grown = report.available_kv_cache_bytes_per_gpu + (HIGHEST_FRACTION - current) * report.total_memory_bytes
+    return a.concurrency * grown / report.available_kv_cache_bytes_per_gpu * replicas >= target
+
+
+def _fraction_profile(request: PlanRequest, fraction: float) -> OverheadModel:
+    return with_fraction(request, fraction).overhead
+
+
+def _steps_up(current: float) -> list[float]:
+    """The fractions above ``current`` below :data:`HIGHEST_FRACTION`, highest first (the search stops at the first
+    that falls short: the one before it is the lowest that holds)."""
+    steps = round((HIGHEST_FRACTION - current) / FRACTION_STEP)
+    return [round(current + k * FRACTION_STEP, 2) for k in range(steps - 1, 0, -1)]

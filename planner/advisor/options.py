@@ -66,6 +66,8 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     engine_max_num_batched_tokens: int | None = None
     # the memory fraction was set below the engine's default, which does not start the set-up (its free memory)
     engine_fraction_lowered: bool = False
+    # the memory fraction was set above the engine's default, whose pool misses the target (a headless datacenter GPU)
+    engine_fraction_raised: bool = False
     concurrency: float  # sequences of context_tokens held at once, all replicas (the engine's accounting)
     conversations: int  # whole conversations served at once, all replicas: THE figure every surface shows
     # sequences one replica runs at once (planner.engines.base.EngineReport.max_running): conversations stay under it
@@ -132,8 +134,8 @@ class Option(BaseModel, frozen=True, extra="forbid"):
         """The launch settings the option needs beyond the engine's defaults, in the engine's own flags
         (``", --max-num-seqs 8"``; TensorRT-LLM's ``--max_batch_size``), or ``""``."""
         engine, version = get_engine(self.engine), self.engine_version
-        lowered = self.engine_fraction_lowered and self.engine_fraction is not None and engine.fraction_flag
-        seqs = f", {engine.fraction_flag} {self.engine_fraction:.2f}" if lowered else ""
+        changed = self.engine_fraction_lowered or self.engine_fraction_raised
+        seqs = f", {engine.fraction_flag} {self.engine_fraction:.2f}" if changed and engine.fraction_flag else ""
         if self.engine_max_num_seqs:
             seqs += f", {engine.flag_for('max_num_seqs', version)} {self.engine_max_num_seqs}"
         step = self.engine_max_num_batched_tokens

@@ -65,3 +65,22 @@ def test_an_engine_that_serves_it_is_kept(engines: tuple[str, ...] | None) -> No
     options = rank(get_model("meta-llama/Llama-3.1-8B").spec, workload).options
     assert options and all(o.engine == "vllm" for o in options)
     assert not any("does not serve it as planned" in w for o in options for w in o.warnings)
+
+
+def test_a_fallback_held_only_by_an_unchecked_figure_is_a_caveat() -> None:
+    """TensorRT-LLM's memory figure is checked by no public start-up (planner/engines/accuracy.toml): a set-up only
+    it holds is offered amber, ranked after those nothing undermines (a regression review, 2026-12-05)."""
+    option = _pair(rank(QWEN3_30B, EIGHT_AT_32K).options)
+    assert option.engine == "trtllm" and option.warnings[0] in option.undermining
+
+
+def test_vllm_on_a_headless_gpu_is_planned_at_a_raised_fraction_before_another_engine() -> None:
+    """Llama 3.1 70B in FP8 on two B200s for 50 users at 32k: vLLM's default 0.92 holds 48 and TensorRT-LLM had been
+    chosen; an engineer sets --gpu-memory-utilization 0.94 (the lowest that holds 50), as the Memory page's nearest
+    set-up would. A desktop card is not raised (its display shares it)."""
+    workload = Workload.fixed_length(32_768, concurrent_conversations=50, pricing="cloud", gpu_ids=("b200-sxm",))
+    option = next(o for o in rank(get_model("meta-llama/Llama-3.1-70B").spec, workload).options if o.gpu_count == 2)
+    assert (option.engine, option.engine_fraction, option.engine_fraction_raised) == ("vllm", 0.94, True)
+    assert option.conversations == 50 and ", --gpu-memory-utilization 0.94" in option.label
+    desktop = rank(QWEN3_30B, EIGHT_AT_32K.model_copy(update={"engines": ("vllm",)}))
+    assert not any(o.engine_fraction_raised for o in desktop.options)
