@@ -42,14 +42,15 @@ def sort_options(options: list[Option], sort_by: SortKey, output_tokens: int = 3
     purchase's cost to the nearest :data:`PRICE_PRECISION_USD`: two $5,000 Macs $32 of power apart cost the same;
     an unpriced option by its GPU count, fewest first: eight unpriced H100s had outranked one for 8 users);
     ties: the reply a user waits for sooner (:func:`reply_seconds`: the first token, then ``output_tokens`` at the
-    speed per user, as shown: 17 tokens/s after a 26 s first token had outranked 16 after 10 s, an expert review),
-    more headroom, fewer GPUs, the label."""
+    speed per user, as shown, in whole seconds: 17 tokens/s after a 26 s first token had outranked 16 after 10 s, an
+    expert review; 15.26 s against 15.29 is no difference), more headroom, fewer GPUs, the label."""
 
     def group(o: Option) -> tuple[bool, bool, bool, int]:
         return (not o.compute_known, bool(o.undermining), _sort_value(o, sort_by) is None, len(o.undermining))
 
     def tie(o: Option) -> tuple[float, float, int, str]:
-        return (reply_seconds(o, output_tokens), -o.headroom, o.gpu_count, o.label)
+        reply = reply_seconds(o, output_tokens)
+        return (round(reply) if math.isfinite(reply) else math.inf, -o.headroom, o.gpu_count, o.label)
 
     def value(o: Option) -> float:  # an unpriced option by its GPU count: the fewest first, as a price would
         found = _sort_value(o, sort_by)

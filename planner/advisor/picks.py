@@ -1,18 +1,34 @@
-"""The advice's top picks: the best option of each of the first GPU models, none that another option beats on every
-figure a buyer compares (:func:`dominates`)."""
+"""The advice's top picks: the best option of each of the first GPU models, within reach of the best's cost, none
+that another option beats on every figure a buyer compares (:func:`dominates`)."""
 
 from __future__ import annotations
 
 from planner.advisor.options import Option, Ranking
 from planner.advisor.order import PRICE_PRECISION_USD
 
+# An alternative or a pick after the first costs at most this many times the recommendation: beyond it, it answers
+# another budget (a $190,000 baseboard beside an $11,000 card for one user: an outside review, 2026-12-05).
+ALTERNATIVE_COST_RATIO = 3.0
+
+
+def within_reach(option: Option, best: Option) -> bool:
+    """Whether ``option`` costs at most :data:`ALTERNATIVE_COST_RATIO` times ``best`` (unknown costs: not)."""
+    return option.cost is not None and best.cost is not None and option.cost <= ALTERNATIVE_COST_RATIO * best.cost
+
+
+def _cost_shown(o: Option) -> float:
+    """The cost as a reader compares it: a purchase to the nearest :data:`PRICE_PRECISION_USD`, a rental (dollars
+    an hour) to the cent (hundreds of dollars had made every rental under $50 an hour one price)."""
+    cost = o.cost or 0.0
+    return round(cost / PRICE_PRECISION_USD) if o.price_basis.startswith("purchase") else round(cost, 2)
+
 
 def _shown(o: Option) -> tuple[float, int, int, float]:
-    """An option's figures at the precision a reader sees them (the tie-break's: hundreds of dollars, whole
+    """An option's figures at the precision a reader sees them (the tie-break's: the cost as compared, whole
     conversations and tokens/s, tenths of a second): cost, -conversations, -tokens/s, first token."""
     speed = round(o.decode_tokens_per_s_per_user or 0.0)
     first = round(o.prefill_seconds, 1) if o.prefill_seconds is not None else float("inf")
-    return round((o.cost or 0.0) / PRICE_PRECISION_USD), -o.conversations, -speed, first
+    return _cost_shown(o), -o.conversations, -speed, first
 
 
 def dominates(a: Option, b: Option) -> bool:
@@ -25,14 +41,43 @@ def dominates(a: Option, b: Option) -> bool:
     return all(x <= y for x, y in zip(mine, theirs, strict=True)) and mine != theirs
 
 
+# Where fewer than three picks are within reach, the nearest beyond it that no option beats on every figure are
+# shown up to this many times the recommendation's cost (the performance pick: eight RTX 5090s at $99,028 beside
+# two RTX PRO 6000s at $32,095 for gpt-oss-120b), never a purchase an order of magnitude larger (four H100s at
+# $190,142 beside an $11,284 card for one user: an outside review, 2026-12-05).
+PICK_COST_RATIO = 10.0
+
+
+def _worth_showing(option: Option, best: Option, options: tuple[Option, ...], ratio: float) -> bool:
+    affordable = option.cost is not None and best.cost is not None and option.cost <= ratio * best.cost
+    return affordable and not any(dominates(other, option) for other in options)
+
+
 def top_picks(ranking: Ranking, n: int = 3) -> list[Option]:
     """The best option of each of the first ``n`` GPU models (variants of one GPU, and editions of one card, are one
-    pick: :attr:`Option.gpu_card`), after the first none that another option :func:`dominates` (eight L4s had been a
-    pick beside four RTX PRO 6000s that cost less, hold more and run faster: an outside review, 2026-12-05)."""
+    pick: :attr:`Option.gpu_card`); after the first, priced ones that no other option :func:`dominates` (eight L4s
+    had been a pick beside four RTX PRO 6000s that cost less, hold more and run faster: an outside review,
+    2026-12-05), :func:`within_reach` of the first, then, to make ``n``, up to :data:`PICK_COST_RATIO` times its
+    cost. Where the best has no price, the first of each GPU model (ranked by GPU count)."""
+    best = ranking.best
+    if best is None:
+        return []
+    if best.cost is None:
+        return _first_of_each(ranking.options, n)
+    picks = [best]
+    for ratio in (ALTERNATIVE_COST_RATIO, PICK_COST_RATIO):
+        for option in ranking.options:
+            if len(picks) == n:
+                return picks
+            new = all(option.gpu_card != p.gpu_card for p in picks)
+            if new and _worth_showing(option, best, ranking.options, ratio):
+                picks.append(option)
+    return picks
+
+
+def _first_of_each(options: tuple[Option, ...], n: int) -> list[Option]:
     picks: list[Option] = []
-    for option in ranking.options:
-        if picks and any(dominates(other, option) for other in ranking.options):
-            continue
+    for option in options:
         if all(option.gpu_card != p.gpu_card for p in picks):
             picks.append(option)
         if len(picks) == n:

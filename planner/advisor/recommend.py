@@ -9,6 +9,7 @@ from typing import Literal
 
 from planner.advisor.near import clause, remedy, short_clause
 from planner.advisor.options import Option, Ranking
+from planner.advisor.picks import ALTERNATIVE_COST_RATIO, within_reach
 from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER, Workload
 from planner.assessment.words import plural, seconds
 
@@ -16,9 +17,8 @@ Verdict = Literal["met", "caution", "none"]
 READING_SPEED = DEFAULT_MIN_TOKENS_PER_S_PER_USER  # tokens/s: about reading speed (the page's help says so)
 RISK_LIMIT = 0.05  # a pool that runs out more often than this at the target is not green
 # An alternative "on other hardware" is one a buyer weighs against the pick: the same budget, give or take. At
-# more than three times the recommendation's cost it is another budget (a $100k baseboard beside a $3k card), so it
-# is not named as an alternative; the page says how far the nearest one is instead.
-ALTERNATIVE_COST_RATIO = 3.0
+# more than ALTERNATIVE_COST_RATIO times the recommendation's cost it is another budget (a $100k baseboard beside a
+# $3k card), so it is not named as an alternative (planner.advisor.picks); the page says how far the nearest is.
 
 
 def _money(value: float) -> str:
@@ -68,18 +68,13 @@ def _other_hardware(ranking: Ranking) -> list[Option]:
     return found
 
 
-def _within_reach(option: Option, best: Option) -> bool:
-    """Whether ``option`` costs at most :data:`ALTERNATIVE_COST_RATIO` times ``best`` (unknown costs: not)."""
-    return option.cost is not None and best.cost is not None and option.cost <= ALTERNATIVE_COST_RATIO * best.cost
-
-
 def alternatives(ranking: Ranking, n: int = 2) -> list[Option]:
     """The best options on another vendor or form factor than the recommendation (and than each other), each
     within :data:`ALTERNATIVE_COST_RATIO` of its cost."""
     best = ranking.best
     if best is None:
         return []
-    return [o for o in _other_hardware(ranking) if _within_reach(o, best)][:n]
+    return [o for o in _other_hardware(ranking) if within_reach(o, best)][:n]
 
 
 def nearest_out_of_reach(ranking: Ranking) -> Option | None:

@@ -157,7 +157,8 @@ def test_other_hardware_is_the_same_order_of_money() -> None:
     """One user of an 8B model is served by one $2,657 card: a $101,897 4-GPU V100 baseboard and a $206,631 8-GPU
     MI300X system were named 'on other hardware'. An alternative costs at most ALTERNATIVE_COST_RATIO times the
     recommendation; when none does, the page says so and how far the nearest is."""
-    from planner.advisor.recommend import ALTERNATIVE_COST_RATIO, alternatives
+    from planner.advisor.picks import ALTERNATIVE_COST_RATIO
+    from planner.advisor.recommend import alternatives
 
     ranking = rank(get_model("Qwen/Qwen3-8B").spec, workload(1, 8_192), counts=[1, 2, 4, 8])
     best = ranking.best

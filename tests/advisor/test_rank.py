@@ -295,8 +295,11 @@ def test_a_speed_difference_nobody_sees_does_not_outrank_capacity() -> None:
     fewer = base.model_copy(update={"decode_tokens_per_s_per_user": 40.879, "headroom": 0.9, "conversations": 152})
     more = base.model_copy(update={"decode_tokens_per_s_per_user": 40.863, "headroom": 1.0, "conversations": 160})
     assert sort_options([fewer, more], "cost") == [more, fewer]
-    faster = fewer.model_copy(update={"decode_tokens_per_s_per_user": 42.0})
+    # faster by what a reply shows (whole seconds of a 300-token reply: 7.3 s at 41 tokens/s, 5.0 s at 60)
+    faster = fewer.model_copy(update={"decode_tokens_per_s_per_user": 60.0})
     assert sort_options([more, faster], "cost") == [faster, more]
+    barely = fewer.model_copy(update={"decode_tokens_per_s_per_user": 42.0})  # 7.1 s: within the same second
+    assert sort_options([barely, more], "cost") == [more, barely]
 
 
 def test_the_headline_names_each_format_once() -> None:

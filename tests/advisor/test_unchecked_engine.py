@@ -55,10 +55,11 @@ def test_the_widest_measured_miss_stands_in_for_its_error() -> None:
 
 
 def test_the_advice_says_so() -> None:
+    """Every TensorRT-LLM option of the cloud ranking says its figure is unchecked (the 2 x B200 one is now vLLM's
+    at a raised memory fraction: tests/advisor/test_engine_fallback.py)."""
     workload = Workload.fixed_length(32_768, concurrent_conversations=50, pricing="cloud")
-    best = rank(LLAMA_70B, workload).best
-    assert best is not None and best.engine == "trtllm" and UNCHECKED in best.warnings
-    assert UNCHECKED not in best.undermining
+    trt = [o for o in rank(LLAMA_70B, workload).options if o.engine == "trtllm"]
+    assert trt and all(any(w.startswith(UNCHECKED) for w in o.warnings) for o in trt)
 
 
 def test_fit_says_it_too(capsys: pytest.CaptureFixture[str]) -> None:
