@@ -53,6 +53,7 @@ from planner.advisor.kernels import (
     llamacpp_tensor_share,
 )
 from planner.advisor.throughput import Load, Setup
+from planner.core.kv import heads_per_rank
 from planner.engines.llamacpp.backend import llamacpp_backend
 
 Bound = Literal["memory", "compute", "unknown"]
@@ -232,7 +233,7 @@ def kv_copies(setup: Setup, load: Load) -> float:
         return 1.0
     if load.kv_heads <= 0:
         return float(gpus)
-    return gpus * max(1, load.kv_heads // gpus) / load.kv_heads
+    return gpus * heads_per_rank(load.kv_heads, gpus) / load.kv_heads
 
 
 def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -> Step:

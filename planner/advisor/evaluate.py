@@ -20,7 +20,7 @@ from pydantic import TypeAdapter
 
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
-from planner.advisor.levers import LaunchLevers, profile_engine
+from planner.advisor.levers import LaunchLevers, pool_could_hold, profile_engine
 from planner.advisor.options import Candidate, Option, Rejected, RejectReason, purchase_problem, reject
 from planner.advisor.reuse import (
     GpuStages,
@@ -299,9 +299,10 @@ class Evaluator(LaunchLevers):
         if not stages_reusable(self.profile(row.engine)):
             return Pending(c, row, host, False, fallbacks)
         misfit = self._weights_misfit(c, row.engine)
-        limiting = self.weights_fit(c, row.engine).limiting
-        if misfit is not None and (not fallbacks or limiting.weights_bytes > limiting.gpu_memory_bytes):
-            return misfit  # the weights alone overflow the GPU: no engine's working memory changes that
+        if misfit is not None:
+            limiting = self.weights_fit(c, row.engine).limiting  # kept: the misfit's own fit
+            if not fallbacks or limiting.weights_bytes > limiting.gpu_memory_bytes:
+                return misfit  # the weights alone overflow the GPU: no engine's working memory changes that
         return Pending(c, row, host, misfit is None, fallbacks)
 
     def _weights_misfit(self, c: Candidate, engine: str) -> Rejected | None:
@@ -345,11 +346,8 @@ class Evaluator(LaunchLevers):
         """Whether a pool of all the memory the weights leave (no engine's pool is larger) could hold the target, at
         what a conversation costs ``engine``'s pool: most candidates short of the target are far short."""
         a = self.assessment(c, engine)
-        stage, report = a.result.per_gpu, a.report
-        if report is None or report.available_kv_cache_bytes_per_gpu <= 0 or a.concurrency <= 0:
-            return True
-        largest = stage.gpu_memory_bytes - stage.weights_bytes
-        return a.concurrency * largest / report.available_kv_cache_bytes_per_gpu * c.replicas >= max(1, self.target)
+        largest = a.result.per_gpu.gpu_memory_bytes - a.result.per_gpu.weights_bytes
+        return pool_could_hold(a, largest, c.replicas, max(1, self.target))
 
     def _serve(self, c: Candidate, row: SupportRow, host: HostChoice | None, fit_checked: bool) -> Option | Rejected:
         """The candidate under one engine: its first memory check (unless made), its assessment, and the option

@@ -137,8 +137,11 @@ class LaunchLevers:
         current = current_fraction(request)
         if current is None or current >= HIGHEST_FRACTION or fixed_kv_bytes(request) is not None:
             return None
-        if not _may_reach(a, current, c.replicas, max(1, self.target)):
-            return None  # most candidates fall far short: not assessed again
+        report = a.report
+        if report is not None:  # the pool at the highest fraction: most candidates fall far short even there
+            grown = report.available_kv_cache_bytes_per_gpu + (HIGHEST_FRACTION - current) * report.total_memory_bytes
+            if not pool_could_hold(a, grown, c.replicas, max(1, self.target)):
+                return None
         best: tuple[Assessment, OverheadModel] | None = None
         for fraction in (HIGHEST_FRACTION, *_steps_up(current)):  # the highest first: most fall short even there
             key = f"{profile_engine(engine)} memory fraction {fraction:.2f}"
@@ -149,14 +152,14 @@ class LaunchLevers:
         return best
 
 
-def _may_reach(a: Assessment, current: float, replicas: int, target: int) -> bool:
-    """Whether the pool at :data:`HIGHEST_FRACTION` could hold the target: the pool grows by the added share of the
-    engine's total, each conversation costing what it does now (an upper bound: the working memory does not shrink)."""
+def pool_could_hold(a: Assessment, pool_bytes_per_gpu: float, replicas: int, target: int) -> bool:
+    """Whether a KV pool of ``pool_bytes_per_gpu`` could hold the target, each conversation costing what it does in
+    ``a``'s pool (an upper bound where the pool given is: the working memory does not shrink); ``True`` where ``a``
+    has no pool to scale (assess it)."""
     report = a.report
     if report is None or report.available_kv_cache_bytes_per_gpu <= 0 or a.concurrency <= 0:
-        return True  # nothing to scale: assess it
-    grown = report.available_kv_cache_bytes_per_gpu + (HIGHEST_FRACTION - current) * report.total_memory_bytes
-    return a.concurrency * grown / report.available_kv_cache_bytes_per_gpu * replicas >= target
+        return True
+    return a.concurrency * pool_bytes_per_gpu / report.available_kv_cache_bytes_per_gpu * replicas >= target
 
 
 def _fraction_profile(request: PlanRequest, fraction: float) -> OverheadModel:

@@ -29,15 +29,21 @@ from planner.core.kv_formats import kv_format
 from planner.core.model import ModelSpec
 
 
-def kv_heads_per_gpu(model: ModelSpec, tensor_parallel: int) -> int:
-    """KV heads one tensor-parallel rank stores: ``max(1, kv_heads // tp)``; MLA's latent counts as one.
+def heads_per_rank(kv_heads: int, tensor_parallel: int) -> int:
+    """KV heads one tensor-parallel rank stores of ``kv_heads``: ``max(1, kv_heads // tp)`` (vLLM
+    ``ModelConfig.get_num_kv_heads``, SGLang ``get_num_kv_heads``: heads are replicated when TP exceeds them).
 
-    Source: vLLM ``ModelConfig.get_num_kv_heads`` (heads are replicated when TP exceeds them) and
-    SGLang ``get_num_kv_heads``.
+    >>> heads_per_rank(8, 4), heads_per_rank(4, 8)
+    (2, 1)
     """
+    return max(1, kv_heads // tensor_parallel)
+
+
+def kv_heads_per_gpu(model: ModelSpec, tensor_parallel: int) -> int:
+    """KV heads one tensor-parallel rank stores (:func:`heads_per_rank`); MLA's latent counts as one."""
     if model.mla is not None:
         return 1
-    return max(1, model.resolved_kv_heads // tensor_parallel)
+    return heads_per_rank(model.resolved_kv_heads, tensor_parallel)
 
 
 def kv_values_per_token_per_layer(model: ModelSpec, tensor_parallel: int = 1, kind: LayerKind = LayerKind.FULL) -> int:
