@@ -229,7 +229,8 @@ def _picks(ranking: Ranking) -> None:
 
 def render(sel: Selection) -> None:
     name = sel.spec.display_name
-    st.title(f"Which GPU to buy for {as_text(name)}?")
+    verb = "rent" if binding.current(settings.PRICING.url, "purchase") == "cloud" else "buy"  # before its widget
+    st.title(f"Which GPU to {verb} for {as_text(name)}?")
     answer = st.container()  # the answer under the title, above the workload's widgets (a phone sees it first)
     workload = workload_from_widgets(sel)
     if workload is None:  # the tabs' settings stay in the link all the same
@@ -249,10 +250,12 @@ def render(sel: Selection) -> None:
         as_text(ranking.target_note)
         + ". Each set-up is planned under its own engine at that engine's defaults (the sidebar's engine settings "
         "apply on the Memory page), or, as its label says, with what a buyer would set where that default misses: "
-        "a lower --gpu-memory-utilization where the default fraction is not free, --max-num-seqs at its users raised "
-        "to what its pool holds where vLLM's default would not start or runs fewer at once, a smaller "
-        "--max-num-batched-tokens where a sliding-window model's default step keeps the target out; its link opens "
-        "it there with the same engine, release, memory fraction and launch settings."
+        "a lower --gpu-memory-utilization where the default fraction is not free, a higher one (up to 0.95) on a "
+        "datacenter GPU whose default pool misses the target, --max-num-seqs at its users raised to what its pool "
+        "holds where vLLM's default would not start or runs fewer at once, a smaller --max-num-batched-tokens where "
+        "a sliding-window model's default step keeps the target out; where its engine still misses, the next engine "
+        "that runs it, saying why. Its link opens it there with the same engine, release, memory fraction and launch "
+        "settings."
     )
     for warning in ranking.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
@@ -270,7 +273,7 @@ def render(sel: Selection) -> None:
     share_and_export(
         sel,
         PATH,
-        f"Which GPU to buy for {name}",
+        f"Which GPU to {verb} for {name}",
         recommendation(ranking),
         [],  # the advisor's own report (html=) draws no chart
         exported,

@@ -382,3 +382,11 @@ def test_the_caption_names_every_launch_setting_an_option_may_carry() -> None:
     assert not at.exception
     caption = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "--max-num-batched-tokens where a sliding-window model's default step" in caption, caption
+
+
+def test_a_rental_asks_which_gpu_to_rent() -> None:
+    """The page's title said "Which GPU to buy" under cloud pricing (an outside review, 2026-12-05)."""
+    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-8B", "users": "4", "pricing": "cloud"})
+    assert not at.exception and at.title[0].value.startswith("Which GPU to rent for ")
+    at = run_page("advisor", {"model": "meta-llama/Llama-3.1-8B", "users": "4"})
+    assert at.title[0].value.startswith("Which GPU to buy for ")
