@@ -171,6 +171,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     load_format: str | None = None
     safetensors_load_strategy: str | None = None
     max_attention_window: bool | None = None
+    enable_dp_attention: bool | None = None
     context_tokens: int = Field(default=DEFAULT_CONTEXT, ge=1)
     users: int = Field(default=DEFAULT_USERS, ge=1)
     unit: Literal["GiB", "GB"] = "GiB"

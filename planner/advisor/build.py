@@ -6,10 +6,10 @@ figures assume."""
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
-from planner.advisor.engine_speed import Step, bandwidth_efficiency, prefill_alone, prefill_in_serving, served, step
+from planner.advisor.engine_speed import bandwidth_efficiency, prefill_alone, prefill_in_serving
 from planner.advisor.option_notes import (
     market_note,
     sale_note,
@@ -18,6 +18,7 @@ from planner.advisor.option_notes import (
     unverified_note,
     window_notes,
 )
+from planner.advisor.option_speed import Speed, speed_fields, speed_of
 from planner.advisor.options import Candidate, Option, purchase_text
 from planner.advisor.quality import quality_caveat
 from planner.advisor.support import ENGINE_LABELS, SupportRow
@@ -49,7 +50,7 @@ class Built:
         self.new_tokens = workload.uncached_prompt_tokens
         self._decode: dict[tuple[str, str, int, ModelSpec], Load] = {}
         self._prefill: dict[tuple[str, int, ModelSpec], Load] = {}
-        self._setups: dict[tuple[str, str, str, int, str, ModelSpec], tuple[Setup, float | None, float]] = {}
+        self._setups: dict[tuple[str, str, str, int, str, ModelSpec, int], tuple[Setup, float | None, float]] = {}
         self._costs: dict[tuple[str, int, HostChoice | None], SystemCost] = {}
         self._purchases: dict[tuple[str, int, HostChoice | None], str] = {}
         self._settings: dict[OverheadModel, tuple[str | None, float | None, bool, bool]] = {}
@@ -71,15 +72,18 @@ class Built:
         return self._decode[key]
 
     def setup(
-        self, c: Candidate, row: SupportRow, cached: ModelSpec | None = None
+        self, c: Candidate, row: SupportRow, cached: ModelSpec | None = None, group: int = 1
     ) -> tuple[Setup, float | None, float]:
         """The set-up as the speed model sees it, one prompt alone on it and the GPU seconds of one prompt inside a
         serving run (:func:`planner.advisor.engine_speed.serving`'s; none reads the KV dtype, the batch or the
-        replicas): once per GPU, engine, compute path, split, weights and cached model."""
+        replicas): once per GPU, engine, compute path, split, weights, cached model and ``group`` (data-parallel
+        ranks that share the experts: one set-up of all their GPUs, each attending its own requests, as the
+        benchmark rows with attention data parallelism are priced, :attr:`Setup.attention_dp`)."""
         model = cached or self.model
-        key = (c.gpu.id, row.engine, row.compute, c.tensor_parallel, c.weights, model)
+        key = (c.gpu.id, row.engine, row.compute, c.tensor_parallel, c.weights, model, group)
         if key not in self._setups:
-            setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel, c.weights)
+            setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel * group, c.weights)
+            setup = setup._replace(attention_dp=True, attention_tp=c.tensor_parallel) if group > 1 else setup
             alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens, model))
             per_prompt = prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens, model)) or 0.0
             self._setups[key] = setup, alone, per_prompt
@@ -129,32 +133,6 @@ class Built:
         if key not in self._prefill:
             self._prefill[key] = prefill_load(model, weights, tokens, 0, self.params)
         return self._prefill[key]
-
-
-class Speed(NamedTuple):
-    setup: Setup
-    decode: Step
-    per_user: float | None
-    total: float | None
-    prefill: float | None
-    prefill_share: float | None
-
-
-def speed_of(b: Built, c: Candidate, row: SupportRow, batch: int, cached: ModelSpec | None = None) -> Speed:
-    """Decode at the target load (``batch`` users per replica) and a typical prompt, under the option's engine.
-    A user's speed counts the pauses for the other users' prompts (each user sends one prompt per reply): a cycle
-    of ``output`` decode steps and ``batch`` prefills (:func:`planner.advisor.engine_speed.serving`), what a
-    serving benchmark's time per output token measures at that concurrency. ``cached``: the model as the engine
-    caches and attends to it (TensorRT-LLM: every token of windowed layers, its KV read and attention included)."""
-    setup, alone, per_prompt = b.setup(c, row, cached)
-    decode_load = b.decode(c.weights, c.kv_dtype, batch, cached)
-    decode = step(setup, decode_load)
-    if decode.bound == "unknown":
-        return Speed(setup, decode, None, None, alone, None)
-    run = served(decode, decode_load.tokens, per_prompt, b.workload.mean_output_tokens)  # what serving() gives
-    cycle = b.workload.mean_output_tokens / run.per_user_tokens_per_s
-    share = 1.0 - b.workload.mean_output_tokens * decode.seconds / cycle
-    return Speed(setup, decode, run.per_user_tokens_per_s, run.total_tokens_per_s * c.replicas, alone, share)
 
 
 def _launch(overhead: OverheadModel) -> tuple[int | None, int | None]:
@@ -302,7 +280,8 @@ def build_option(
     """A set-up that holds the target, with its speed, costs, warnings and assumptions."""
     w = b.workload
     batch = max(1, math.ceil(w.target_concurrency / c.replicas))
-    s = speed_of(b, c, row, batch, overhead.kv_model(b.model))
+    group = c.replicas if c.replicas > 1 and overhead.spread_over_replicas(b.model) else 1  # ranks sharing experts
+    s = speed_of(b, c, row, batch, overhead.kv_model(b.model), group)
     cost = b.cost(c, host, assumptions)
     warnings, undermining = _warnings(b, c, s, cost, row, a)
     warnings += window_notes(b.model, overhead)
@@ -319,6 +298,7 @@ def build_option(
         gpu_count=c.gpu_count,
         tensor_parallel=c.tensor_parallel,
         replicas=c.replicas,
+        experts_shared=group > 1,
         split="layer" if s.setup.split == "layer" else "tensor",
         weights=c.weights,
         kv_dtype=c.kv_dtype,
@@ -332,7 +312,7 @@ def build_option(
         engine_max_num_seqs=launch[0],
         engine_max_num_batched_tokens=launch[1],
         **_capacity(c, a, w, s, batch),
-        **_speed_fields(s, row),
+        **speed_fields(s, row),
         **_cost_fields(c, cost, s, conversations, w),
         purchase_unit=b.purchase(c, host, cost),
         quality_caveat=None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
@@ -359,19 +339,6 @@ def _capacity(c: Candidate, a: Assessment, w: Workload, s: Speed, batch: int) ->
         "weights_bytes_per_gpu": a.result.per_gpu.weights_bytes,
         "memory_bytes_per_gpu": a.request.gpu_memory_bytes,
         "batch_per_replica": batch,
-    }
-
-
-def _speed_fields(s: Speed, row: SupportRow) -> dict[str, Any]:
-    return {
-        "decode_tokens_per_s_per_user": s.per_user,
-        "decode_tokens_per_s_total": s.total,
-        "decode_bound": s.decode.bound,
-        "step_seconds": s.decode.seconds,
-        "prefill_seconds": s.prefill,
-        "prefill_share": s.prefill_share,
-        "compute_path": row.compute,
-        "bandwidth_efficiency": bandwidth_efficiency(s.setup),
     }
 
 

@@ -217,7 +217,8 @@ def kv_copies(setup: Setup, load: Load) -> float:
     """How many copies of the batch's KV cache the GPUs of a tensor-parallel replica hold, and read, together: one,
     unless there are fewer KV heads than GPUs (vLLM and SGLang replicate them: ``max(1, heads // tp)`` a GPU) or the
     cache is MLA's latent, which every GPU holds whole (vLLM ``MLAAttentionSpec``, SGLang
-    ``get_cell_size_per_token``); with attention data parallelism each GPU holds its own requests'.
+    ``get_cell_size_per_token``); with attention data parallelism each rank holds its own requests', copied over
+    the GPUs of its attention (:attr:`Setup.attention_tp`; one at TP 1).
 
     >>> from model_catalog import get_gpu, get_model
     >>> from planner.advisor.throughput import decode_load
@@ -228,8 +229,8 @@ def kv_copies(setup: Setup, load: Load) -> float:
     >>> kv_copies(h100, base._replace(kv_heads=0)), kv_copies(h100._replace(attention_dp=True), base)
     (8.0, 1.0)
     """
-    gpus = setup.gpus
-    if setup.split != "tensor" or gpus < 2 or setup.attention_dp:
+    gpus = setup.attention_tp if setup.attention_dp else setup.gpus  # with DP attention: a rank's own GPUs
+    if setup.split != "tensor" or gpus < 2:
         return 1.0
     if load.kv_heads <= 0:
         return float(gpus)
@@ -285,7 +286,17 @@ def prefill_alone(setup: Setup, load: Load, r: Roofline = FITTED, chunk: int | N
     result = step(setup, scaled, r, with_kv=False)
     if result.compute_seconds is None:
         return None
-    return result.seconds + (passes - 1) * step_overhead(setup, load, r)
+    return result.seconds + (passes - 1) * step_overhead(setup, load, r) + rank_prefill_seconds(setup, load, r)
+
+
+def rank_prefill_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
+    """With attention data parallelism a prompt runs on one rank: its layers but the routed experts are computed by
+    that rank's GPUs (:attr:`Setup.attention_tp`) alone, not by every GPU the step divides them over; the time that
+    adds to a prompt alone (0 without attention data parallelism, or a compute figure)."""
+    if not setup.attention_dp or setup.gpus <= setup.attention_tp:
+        return 0.0
+    own = compute_seconds(setup, load._replace(flops=load.flops - load.expert_flops, expert_flops=0.0), r)
+    return 0.0 if own is None else own / setup.attention_tp - own / setup.gpus
 
 
 def serving_chunk(setup: Setup) -> int:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from pydantic import TypeAdapter
 
@@ -24,7 +23,9 @@ from planner.advisor.levers import LaunchLevers, pool_could_hold, profile_engine
 from planner.advisor.options import Candidate, Option, Rejected, RejectReason, purchase_problem, reject
 from planner.advisor.reuse import (
     GpuStages,
+    OnGpu,
     StagesMemo,
+    expert_group,
     gpu_stages,
     profiles_key,
     stage_key,
@@ -60,18 +61,6 @@ REFERENCE_MEMORY_BYTES = 10**12  # the memory size of the basis requests (plan_b
 MEMORY_BYTES: TypeAdapter[int] = TypeAdapter(GpuMemoryBytes)  # a request's memory size, validated alone
 
 
-class OnGpu(NamedTuple):
-    """What a replica on the candidate's GPU is planned from: the engine, the memory planned per GPU
-    (:meth:`Evaluator.memory`), the split, the precisions and the GPU."""
-
-    engine: str
-    memory: int
-    tensor_parallel: int
-    weights: str
-    kv_dtype: str
-    gpu_id: str
-
-
 class Evaluator(LaunchLevers):
     """Evaluates candidates of one model and workload (see the module docstring). ``overhead``: one overhead model
     for every set-up instead of each engine's own profile (tests comparing with a plain ``plan()``)."""
@@ -92,13 +81,13 @@ class Evaluator(LaunchLevers):
         self.params = parameter_breakdown(model)
         self.moe, self.state_layers = model.moe is not None, model.linear_attention is not None
         self._profiles: dict[str, OverheadModel] = {}
-        self._bases: dict[tuple[str, int, str, str], PlanBasis] = {}
-        self._fits: dict[tuple[str, int, int, str, str, str], MemoryFit] = {}
-        self._stages: dict[tuple[str, int, int, str, str, str], GpuStages] = {}
+        self._bases: dict[tuple[str, int, str, str, int], PlanBasis] = {}
+        self._fits: dict[OnGpu, MemoryFit] = {}
+        self._stages: dict[OnGpu, GpuStages] = {}
         self._held: dict[tuple[OnGpu, int], Assessment] = {}
         self._runners: dict[tuple[str | None, str, str], tuple[SupportRow, ...] | str] = {}
         self._hosts: dict[tuple[str, int, int], HostChoice | None] = {}
-        self._requests: dict[tuple[str, int, int, str, str, str], PlanRequest] = {}
+        self._requests: dict[OnGpu, PlanRequest] = {}
         self._memos: dict[int, StagesMemo | None] = {}
         self._gpu_memory: dict[tuple[str, str], int] = {}
         self._fixed_slots: dict[str, bool] = {}
@@ -121,13 +110,15 @@ class Evaluator(LaunchLevers):
         return gpu.memory_bytes_for(isinstance(overhead, EngineProfile), self.workload.unified_memory_share)
 
     def request(self, c: Candidate, overhead: OverheadModel, memory: int) -> PlanRequest:
-        """One replica of the candidate, as the Memory page plans it."""
+        """One replica of the candidate, as the Memory page plans it (one of its :func:`expert_group`)."""
         engine = isinstance(overhead, EngineProfile)
+        group = expert_group(c, overhead, self.model)
         return PlanRequest(
             model=self.model,
             gpu=c.gpu,
             gpu_memory_bytes=memory,
             gpu_count=c.tensor_parallel,
+            replica_of=group if group > 1 else None,
             tensor_parallel=c.tensor_parallel,
             weights=c.weights,
             kv_dtype=c.kv_dtype,
@@ -151,11 +142,12 @@ class Evaluator(LaunchLevers):
         memory = self._gpu_memory.get(gpu_engine)
         if memory is None:
             memory = self._gpu_memory[gpu_engine] = self.memory(c.gpu, self.profile(engine))
-        return OnGpu(engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id)
+        group = expert_group(c, self.profile(engine), self.model)
+        return OnGpu(engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id, group)
 
     def _basis(self, c: Candidate, engine: str) -> PlanBasis:
         """The GPU-less basis of the candidate's request (:func:`plan_basis`), once per engine, split and precisions."""
-        key = (engine, c.tensor_parallel, c.weights, c.kv_dtype)
+        key = (engine, c.tensor_parallel, c.weights, c.kv_dtype, expert_group(c, self.profile(engine), self.model))
         if key not in self._bases:
             base = self.request(c, self.profile(engine), REFERENCE_MEMORY_BYTES).model_copy(update={"gpu": None})
             self._bases[key] = plan_basis(base)
@@ -182,7 +174,7 @@ class Evaluator(LaunchLevers):
             return found
         overhead, memory = self.profile(engine), key.memory
         memo = self._memo(overhead)
-        memo_key = stage_key(c, memory, overhead, self.context)
+        memo_key = stage_key(c, memory, overhead, self.context, key.group)
         kept = memo.get(memo_key) if memo is not None else None
         if kept is None:
             kept = gpu_stages(self._planned_request(c, engine), self._basis(c, engine), memory, c.gpu)

@@ -51,6 +51,7 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     gpu_count: int
     tensor_parallel: int  # GPUs one replica spans (tensor parallel, or llama.cpp's layer split)
     replicas: int
+    experts_shared: bool = False  # the replicas are data-parallel ranks of one server sharing the experts (vLLM)
     split: Split
     weights: str
     kv_dtype: str
@@ -122,6 +123,8 @@ class Option(BaseModel, frozen=True, extra="forbid"):
             text = f"layer split over {self.tensor_parallel} GPUs"
         else:
             text = f"TP {self.tensor_parallel}"
+        if self.replicas > 1 and self.experts_shared:
+            return text + f" x {self.replicas} data-parallel ranks, experts split over {self.gpu_count} GPUs"
         return text + (f" x {self.replicas} replicas" if self.replicas > 1 else "")
 
     @property

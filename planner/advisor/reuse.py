@@ -75,12 +75,33 @@ def stages_memo(model: ModelSpec, overhead: OverheadModel, block_size: int) -> S
     return memo if memo is not None else _SCOPES.put(key, BoundedMemo(SCOPE_ENTRIES))
 
 
-def stage_key(c: Candidate, memory: int, overhead: OverheadModel, max_model_len: int) -> StageKey:
+class OnGpu(NamedTuple):
+    """What a replica on the candidate's GPU is planned from: the engine, the memory planned per GPU
+    (:meth:`planner.advisor.evaluate.Evaluator.memory`), the split, the precisions and the GPU."""
+
+    engine: str
+    memory: int
+    tensor_parallel: int
+    weights: str
+    kv_dtype: str
+    gpu_id: str
+    group: int = 1  # replicas whose experts the engine splits over them all (:func:`expert_group`)
+
+
+def expert_group(c: Candidate, overhead: OverheadModel, model: ModelSpec) -> int:
+    """The candidate's replicas where the engine splits the model's experts over them all (vLLM's data-parallel
+    ranks of a MoE model: :func:`planner.planning.plan.spread_of`), else 1: the advisor's one-replica request is
+    then one of them (``PlanRequest.replica_of``), and what is kept of it is kept per group."""
+    return c.replicas if c.replicas > 1 and overhead.spread_over_replicas(model) else 1
+
+
+def stage_key(c: Candidate, memory: int, overhead: OverheadModel, max_model_len: int, group: int = 1) -> StageKey:
     """The rest of an advisor request (one replica: GPU count = TP, PP 1, no shared prefix or deployment): the
     GPU's fields the plan reads (:func:`planner.engines.vllm.stage.gpu_fields`), its memory, split and
-    precisions, and the length where the profile's batch reads it (:func:`batch_length_of`)."""
+    precisions, the replicas that share its experts (``group``, its ``replica_of``) and the length where the
+    profile's batch reads it (:func:`batch_length_of`)."""
     length = batch_length_of(overhead, max_model_len)
-    return (*gpu_fields(c.gpu), memory, c.tensor_parallel, c.weights, c.kv_dtype, length)
+    return (*gpu_fields(c.gpu), memory, c.tensor_parallel, c.weights, c.kv_dtype, group, length)
 
 
 def batch_length_of(overhead: OverheadModel, max_model_len: int) -> int | None:

@@ -64,6 +64,7 @@ class Setup(NamedTuple):
     flash_attention: bool = False  # llama.cpp's CUDA flash-attention kernel: attention at its own rate (kernels)
     prefill_chunk: int | None = None  # tokens a serving step prefills (:func:`prefill_chunk_tokens`); None: 8192
     attention_dp: bool = False  # each GPU attends its own requests (TensorRT-LLM enable_attention_dp): no KV copies
+    attention_tp: int = 1  # with attention_dp: the GPUs each data-parallel rank's attention spans (its KV copies)
 
     @property
     def link(self) -> tuple[LinkKind, float]:

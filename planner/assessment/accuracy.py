@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 from planner.assessment.assess import Assessment, conversations_after
-from planner.assessment.words import mem
+from planner.assessment.words import mem, shares_experts
 from planner.engines.accuracy import DEVICE_WORDS, KvAccuracy, accuracy_groups, device_class
 from planner.engines.registry import get_engine
 
@@ -72,7 +72,8 @@ def accuracy_of(a: Assessment, unit: str = "GiB") -> AccuracyNote | None:
 
 
 def unchecked_margin(a: Assessment, replicas: int, target: int) -> tuple[str, bool] | None:
-    """For an engine set-up no public start-up is like (no :attr:`Assessment.accuracy`: TensorRT-LLM's today), a
+    """For an engine set-up no public start-up is like (no :attr:`Assessment.accuracy`: TensorRT-LLM's today, and
+    data-parallel ranks sharing the experts on any engine), a
     clause saying its memory figure is unchecked, and whether the widest miss measured on that kind of device, for
     any engine (the stand-in for its unknown error), would leave the target short (``True``: it undermines the
     option); ``None`` where a group measures it or no engine plans it."""
@@ -81,7 +82,8 @@ def unchecked_margin(a: Assessment, replicas: int, target: int) -> tuple[str, bo
     device = device_class(a.request.gpu)
     measured = [g for g in accuracy_groups() if g.device == device]
     label = get_engine(a.report.engine).label
-    unchecked = f"no public start-up of {label} on {DEVICE_WORDS[device]} checks its memory figure"
+    how = " with data-parallel ranks sharing the experts" if shares_experts(a.request, a.replicas) else ""
+    unchecked = f"no public start-up of {label}{how} on {DEVICE_WORDS[device]} checks its memory figure"
     if not measured:
         return unchecked, False
     widest = max(measured, key=lambda g: g.miss_bytes)

@@ -23,7 +23,16 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from planner.assessment.words import cache_words, context_label, mem, plural, refusal, setup_label, why_not_divided
+from planner.assessment.words import (
+    cache_words,
+    context_label,
+    mem,
+    plural,
+    refusal,
+    setup_label,
+    shares_experts,
+    why_not_divided,
+)
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import check
 from planner.core.overhead import EngineProfile
@@ -254,7 +263,8 @@ def assess(
     state = _state(result, report, per_replica, target_users)
     if state in (VerdictState.WEIGHTS_DO_NOT_FIT, VerdictState.ENGINE_REFUSES):
         tokens, per_replica = 0, 0.0  # nothing is served: the engine does not start or the weights do not load
-    group = kv_accuracy(report.engine, report.engine_version, request.gpu) if report is not None else None
+    checked = report is not None and not shares_experts(request, replicas)  # no public start-up splits them so
+    group = kv_accuracy(report.engine, report.engine_version, request.gpu) if checked and report else None
     miss = max(group.miss_bytes, report.first_boot_bytes) if group is not None and report is not None else 0
     after = conversations_after(report, per_replica, replicas, miss) if group is not None else None
     return Assessment(
@@ -293,7 +303,8 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
         assert a.report is not None
         return f"{name} in {precision} on {where}: {a.engine_label} would refuse to start, {refusal(a.report)}"
     tokens = format_tokens(a.kv_budget_tokens)
-    replicas = f" ({format_tokens(a.kv_budget_tokens_per_replica)} per replica)" if a.replicas > 1 else ""
+    each = "per data-parallel rank" if shares_experts(a.request, a.replicas) else "per replica"
+    replicas = f" ({format_tokens(a.kv_budget_tokens_per_replica)} {each})" if a.replicas > 1 else ""
     cache = cache_words(result.kv_dtype)
     if a.state is VerdictState.NO_ROOM:
         return (

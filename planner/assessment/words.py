@@ -90,7 +90,16 @@ def split_label(request: PlanRequest, result: PlanResult | None = None, short: b
         )
     else:
         split = f"TP {tp}" if short and pp == 1 else f"TP {tp} × PP {pp}"
+    if shares_experts(request, replicas):  # one server: experts over every rank
+        return split + f" · {replicas} data-parallel ranks, experts split over {tp * replicas} GPUs"
     return split + (f" · {replicas} replicas" if replicas > 1 else "")
+
+
+def shares_experts(request: PlanRequest, replicas: int) -> bool:
+    """Whether the ``replicas`` of ``request`` are data-parallel ranks of one server that split the model's experts
+    over them all (:meth:`planner.core.overhead.OverheadModelBase.spread_over_replicas`), not whole copies (a
+    request planning one of them alone says how many: ``replica_of``)."""
+    return (request.replica_of or replicas) > 1 and bool(request.overhead.spread_over_replicas(request.model))
 
 
 def cache_words(kv_dtype: str) -> str:

@@ -12,7 +12,7 @@ from planner.assessment.alternatives import nearest_for
 from planner.assessment.assess import Assessment, VerdictState, setup_label
 from planner.assessment.other_engines import engines_that_start
 from planner.assessment.trial import Alternative
-from planner.assessment.words import split_label
+from planner.assessment.words import shares_experts, split_label
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
 from planner.cli.args import decimal, release, whole
@@ -227,6 +227,13 @@ def _assessed(request: PlanRequest, args: argparse.Namespace) -> tuple[Assessmen
         raise PlannerError(f"{exc}. The same set-up starts under {instead}") from exc
 
 
+def _ranks_words(request: PlanRequest, result: PlanResult) -> str:
+    """The replicas, or with data-parallel attention the ranks sharing the experts."""
+    if shares_experts(request, result.replicas):
+        return f"{result.replicas} data-parallel ranks sharing the experts"
+    return f"{result.replicas} replica{'s' if result.replicas > 1 else ''}"
+
+
 def _split_words(request: PlanRequest, result: PlanResult) -> str:
     """How the model is split, as the page says it: 'TP 2, PP 1', or llama.cpp's 'layers split over 2 GPUs' (whole
     layers a GPU, no tensor parallelism: the plan's TP there only sizes each GPU's share)."""
@@ -257,8 +264,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             ("model", f"{request.model.display_name} in {result.weights}, KV cache {result.kv_dtype}"),
             (
                 "set-up",
-                f"{setup_label(request)} ({_split_words(request, result)}, "
-                f"{result.replicas} replica{'s' if result.replicas > 1 else ''})",
+                f"{setup_label(request)} ({_split_words(request, result)}, {_ranks_words(request, result)})",
             ),
             ("verdict", f"{_verdict_word(a)} ({data['fit_status']}): {data['verdict_sentence']}"),
             ("GPU memory", format_bytes(data["gpu_memory_bytes"], unit) + " per GPU"),

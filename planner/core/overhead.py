@@ -202,6 +202,19 @@ class OverheadModelBase(HashedOnce, frozen=True, extra="forbid"):
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """The working space of one GPU of one pipeline stage."""
 
+    @property
+    def attends_per_gpu(self) -> bool:
+        """Data-parallel attention asked for (``--enable-dp-attention``; vLLM ``--data-parallel-size`` with
+        ``--enable-expert-parallel``): an unset tensor-parallel size plans TP 1, one data-parallel rank a GPU, each
+        attending (and caching) its own requests (:meth:`spread_over_replicas` splits the experts over them all)."""
+        return False
+
+    def spread_over_replicas(self, model: ModelSpec) -> frozenset[str]:
+        """The weight categories (:class:`planner.core.params.ParameterBreakdown`'s) the engine splits over every
+        data-parallel rank of a stage rather than over one replica's tensor-parallel ranks (``experts``,
+        ``dense_mlp``, ``lm_head``); empty: each replica holds a whole copy (independent servers)."""
+        return frozenset()
+
     def kv_token_cap(self) -> int | None:
         """The tokens the engine's pool holds at most whatever memory is left (SGLang's ``--max-total-tokens``);
         the memory beyond them stays free. ``None``: the pool takes what is left."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 from planner.core.model import ModelSpec
 from planner.core.params import ParameterBreakdown
@@ -76,6 +77,16 @@ def weights_bytes(params: ParameterBreakdown, precision: str) -> int:
     return math.ceil(total_bits / 8)
 
 
+class Spread(NamedTuple):
+    """Categories of :class:`ParameterBreakdown` split over more GPUs than a replica's tensor-parallel ranks: a
+    mixture-of-experts model's routed experts over every data-parallel rank of a stage (vLLM's ``FusedMoE`` flattens
+    TP across DP; data-parallel attention in SGLang and TensorRT-LLM), :meth:`planner.core.overhead.
+    OverheadModelBase.spread_over_replicas`."""
+
+    gpus: int  # the GPUs of one pipeline stage the categories are split over (TP x data-parallel ranks)
+    categories: frozenset[str]  # "experts", "dense_mlp", "lm_head"
+
+
 def stage_weights_bytes_per_gpu(
     model: ModelSpec,
     layers: list[ParameterBreakdown],
@@ -85,6 +96,7 @@ def stage_weights_bytes_per_gpu(
     stage: range,
     first: bool,
     last: bool,
+    spread: Spread | None = None,
 ) -> int:
     """Weight bytes on one GPU of a pipeline stage holding decoder layers ``stage``.
 
@@ -93,10 +105,13 @@ def stage_weights_bytes_per_gpu(
     down-projections stay whole on every rank (``ReplicatedLinear``); when TP exceeds the KV heads each rank
     keeps a whole KV head, so its k/v projections are replicated (vLLM ``QKVParallelLinear``).
     The first stage holds the embedding and attached modules (vision tower), the last the lm_head and
-    final norm.
+    final norm. ``spread``: the categories split over all of the stage's data-parallel GPUs instead of ``tp``
+    (DeepSeek-V3 in FP8 at TP 1 on eight data-parallel ranks: the routed experts an eighth a GPU, the rest whole).
     """
     bits = category_bits(weight_format(precision), whole.experts > 0)
     tp = tensor_parallel
+    wide = spread.categories if spread is not None else frozenset()
+    over = Fraction(tp, spread.gpus) if spread is not None else Fraction(1)  # a spread category's share of 1/tp
     attention = replicated_attention = dense = experts = small = replicated_small = 0
     for index in stage:
         layer = layers[index]
@@ -109,15 +124,15 @@ def stage_weights_bytes_per_gpu(
         replicated_small += rep_small
     sharded_bits = (
         (attention - replicated_attention) * bits["attention"]
-        + dense * bits["dense_mlp"]
-        + experts * bits["experts"]
+        + dense * bits["dense_mlp"] * (over if "dense_mlp" in wide else 1)
+        + experts * bits["experts"] * (over if "experts" in wide else 1)
         + (small - replicated_small) * bits["small"]
     )
     replicated_bits = replicated_attention * bits["attention"] + replicated_small * bits["small"]
     if first:
         sharded_bits += whole.embedding * bits["embedding"] + whole.attached_loaded * bits["attached"]
     if last:
-        sharded_bits += whole.lm_head * bits["lm_head"]
+        sharded_bits += whole.lm_head * bits["lm_head"] * (over if "lm_head" in wide else 1)
         block_small = sum(layer.small for layer in layers)
         replicated_bits += (whole.small - block_small) * bits["small"]  # final norm, lm_head bias
     replicated_bits += kv_replication_extra(model, tp) * len(stage) * bits["attention"]

@@ -267,7 +267,7 @@ def launch_values(overhead: OverheadModelBase) -> dict[str, object]:
     unset ones are left out.
 
     >>> launch_values(overhead_profile("trtllm", max_attention_window=True))
-    {'max_attention_window': True}
+    {'enable_dp_attention': False, 'max_attention_window': True}
     """
     if isinstance(overhead, EngineProfile):
         fields = get_engine(overhead.engine_name).setting_fields

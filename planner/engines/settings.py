@@ -8,6 +8,9 @@ Bounds follow vLLM's argument checks (``vllm/engine/arg_utils.py``, ``vllm/confi
 ``--max-attention-window`` is TensorRT-LLM's ``KvCacheConfig.max_attention_window`` (``--max_attention_window_size``
 for engines built by ``trtllm-build``) given the model's own windows (:mod:`planner.engines.trtllm`).
 ``--max-total-tokens`` is SGLang's (``srt/server_args.py`` 0.5.4 :1818, a positive token count).
+``--enable-dp-attention`` is SGLang's spelling (``srt/server_args.py``); vLLM's is ``--data-parallel-size`` with
+``--enable-expert-parallel`` (``docs/serving/data_parallel_deployment.md``), TensorRT-LLM's ``enable_attention_dp``
+in its ``--extra_llm_api_options`` file (``tensorrt_llm/llmapi/llm_args.py``).
 """
 
 from __future__ import annotations
@@ -85,6 +88,13 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
         "how vLLM reads safetensors files: lazy (memory-mapped, the default on local disks) or prefetch (read into "
         "the page cache first); on unified memory (DGX Spark) prefetch leaves less for the KV cache",
         ("lazy", "prefetch"),
+    ),
+    EngineSetting(
+        "enable_dp_attention", "--enable-dp-attention", "flag", 0, 1,
+        "a mixture-of-experts model's attention data-parallel: one rank a GPU attends and caches its own "
+        "conversations, the routed experts split over every GPU (vLLM --data-parallel-size with "
+        "--enable-expert-parallel; TensorRT-LLM enable_attention_dp); MLA's latent cache is then held once, not on "
+        "every tensor-parallel GPU",
     ),
     EngineSetting(
         "max_attention_window", "--max-attention-window", "flag", 0, 1,

@@ -15,6 +15,7 @@ import math
 from typing import ClassVar, Literal, NamedTuple
 
 from planner.core.kv import kv_bytes_per_token_in_layers
+from planner.core.model import ModelSpec
 from planner.core.overhead import (
     EngineProfile,
     FailureKind,
@@ -36,11 +37,10 @@ from planner.engines.base import (
     own_profile,
     stage_total_bytes,
 )
-from planner.engines.checkpoints import with_note
 from planner.engines.commands import speculative_head, word
 from planner.engines.loading import kernel_padding_bytes
 from planner.engines.logscan import Lines
-from planner.engines.sglang_launch import launch_lines, launch_notes
+from planner.engines.sglang_launch import DP_ATTENTION_SPREAD, launch_lines, launch_notes, server_command
 from planner.engines.sglang_logparse import parse_sglang
 from planner.engines.sglang_rules import (
     SGLANG_DEFAULT_VERSION,
@@ -100,6 +100,16 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     max_total_tokens: PositiveInt | None = None  # a cap on the pool's tokens (--max-total-tokens)
     max_running_requests: PositiveInt | None = None  # None: the scheduler's own (sglang_running)
     disable_cuda_graph: bool = False  # --disable-cuda-graph: no graph captured; the default fraction is the same
+    enable_dp_attention: bool = False  # --enable-dp-attention: attention TP 1, a rank a GPU (sglang_launch)
+
+    @property
+    def attends_per_gpu(self) -> bool:
+        return self.enable_dp_attention
+
+    def spread_over_replicas(self, model: ModelSpec) -> frozenset[str]:
+        """Under ``--enable-dp-attention`` the MoE, dense-MLP and lm_head layers keep the whole ``--tp`` group
+        (:data:`planner.engines.sglang_launch.DP_ATTENTION_SPREAD`); plain ``--dp`` replicas are whole copies."""
+        return DP_ATTENTION_SPREAD if self.enable_dp_attention and model.moe is not None else frozenset()
 
     def fraction(
         self,
@@ -222,7 +232,9 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     tokens, rest_first, before = first.tokens, first.rest_bytes, first.before_bytes
     max_len = result.max_model_len
     pool = tokens * first.cell_bytes
-    running = sglang_running(tokens, max_len, profile.max_running_requests, profile.engine_version)
+    given = profile.max_running_requests  # with --enable-dp-attention the whole server's, a rank's share is // dp
+    given = max(1, given // result.replicas) if given and profile.enable_dp_attention else given
+    running = sglang_running(tokens, max_len, given, profile.engine_version)  # tp_worker.py: per rank
     lines = [
         pool_line(profile.engine_version, request.resolved_kv_dtype, tokens, pool, model.mla is not None),
         f"max_total_num_tokens={tokens}, max_running_requests={running}, context_len={max_len}",
@@ -313,6 +325,7 @@ class SglangEngine(Engine):
         "max_cudagraph_capture_size": "cuda_graph_max_bs",
         "max_total_tokens": "max_total_tokens",
         "enforce_eager": "disable_cuda_graph",
+        "enable_dp_attention": "enable_dp_attention",
     }
     setting_flags: ClassVar[dict[str, str]] = {
         "max_num_seqs": "--max-running-requests",
@@ -320,6 +333,7 @@ class SglangEngine(Engine):
         "max_cudagraph_capture_size": "--cuda-graph-max-bs",
         "max_total_tokens": "--max-total-tokens",
         "enforce_eager": "--disable-cuda-graph",
+        "enable_dp_attention": "--enable-dp-attention",
     }
     setting_instead: ClassVar[dict[str, str]] = {
         "kv_cache_memory_bytes": "its own cap is --max-total-tokens (tokens, planned)",
@@ -375,23 +389,8 @@ class SglangEngine(Engine):
 
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         sg = self._own(profile)
-        tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
         fraction = sg.fraction_of(result_context(request, result, 0, engine_total_bytes(request)))
-        loading = self.weight_loading(request.model, result.weights)
-        command = f"python -m sglang.launch_server --model-path {loading.model_argument}{loading.flags} --tp {tp}"
-        if pp > 1:
-            command += f" --pp-size {pp}"
-        if dp > 1:
-            command += f" --dp {dp}"
-        command += f" --mem-fraction-static {fraction:g} --context-length {result.max_model_len}"
-        for setting in self.setting_flags:  # the settings given, under SGLang's names in the planned release
-            value, flag = getattr(sg, self.setting_fields[setting]), self.flag_for(setting, sg.engine_version)
-            if value is True:
-                command += f" {flag}"
-            elif value is not None and value is not False:
-                command += f" {flag} {value}"
-        command = " ".join((command, *self.kv_cache_flags(result.kv_dtype)))
-        return with_note(command, loading)
+        return server_command(self, request, result, sg, fraction)
 
 
 ENGINE = SglangEngine()

@@ -1,12 +1,48 @@
-"""What SGLang says at launch about its own settings (:mod:`planner.engines.sglang`'s report adds these lines and
-notes): the warning for a ``--max-total-tokens`` above the profiled pool, and what ``--disable-cuda-graph`` frees
-release by release (:func:`planner.engines.sglang_rules.reserved_mb`)."""
+"""SGLang's launch: the server command a plan is started with (:func:`server_command`), and what SGLang says at
+launch about its own settings (:mod:`planner.engines.sglang`'s report adds these lines and notes): the warning for
+a ``--max-total-tokens`` above the profiled pool, and what ``--disable-cuda-graph`` frees release by release
+(:func:`planner.engines.sglang_rules.reserved_mb`)."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from planner.core.overhead import EngineProfile
+from planner.engines.base import Engine
+from planner.engines.checkpoints import with_note
 from planner.engines.sglang_rules import FractionInputs, reserved_mb, sglang_defaults
+from planner.planning.request import PlanRequest
+from planner.planning.results import PlanResult
+
+# --enable-dp-attention: attention (and the embedding) at attn_tp = tp / dp, a rank a GPU at --dp = --tp; the MoE
+# layers (routed and shared experts), the dense MLP layers and the vocabulary-parallel lm_head keep the whole --tp
+# group (srt/layers/dp_attention.py compute_dp_attention_world_info; srt/models/deepseek_v2.py)
+DP_ATTENTION_SPREAD = frozenset({"experts", "dense_mlp", "lm_head"})
+
+
+def server_command(engine: Engine, request: PlanRequest, result: PlanResult, sg: EngineProfile, fraction: float) -> str:
+    """``python -m sglang.launch_server`` for the plan: ``--tp`` a replica's TP, ``--dp`` its replicas (whole copies,
+    SGLang's data-parallel controller), or with data-parallel attention ``--tp`` every GPU of the stage and ``--dp``
+    its ranks (attention TP = tp / dp); the settings given under SGLang's names in the planned release."""
+    tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
+    version = str(sg.engine_version)
+    loading = engine.weight_loading(request.model, result.weights)
+    dp_attention = request.overhead.attends_per_gpu and dp > 1
+    command = f"python -m sglang.launch_server --model-path {loading.model_argument}{loading.flags}"
+    command += f" --tp {tp * dp if dp_attention else tp}"
+    if pp > 1:
+        command += f" --pp-size {pp}"
+    if dp > 1:
+        command += f" --dp {dp}"
+    command += f" --mem-fraction-static {fraction:g} --context-length {result.max_model_len}"
+    for setting in engine.setting_flags:  # the settings given, under SGLang's names in the planned release
+        value, flag = getattr(sg, engine.setting_fields[setting]), engine.flag_for(setting, version)
+        if value is True:
+            command += f" {flag}"
+        elif value is not None and value is not False:
+            command += f" {flag} {value}"
+    command = " ".join((command, *engine.kv_cache_flags(result.kv_dtype)))
+    return with_note(command, loading)
 
 
 class SglangProfile(Protocol):

@@ -30,7 +30,6 @@ import json
 import math
 from typing import ClassVar, Literal
 
-from planner.core.blocks import LayerKind
 from planner.core.kv import every_token_cached, has_windows, kv_bytes_per_sequence
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
@@ -47,10 +46,11 @@ from planner.deploy.options import SpeculativeOptions
 from planner.deploy.spark_hosts import unified_host_bytes
 from planner.engines.base import Engine, EngineReport, engine_total_bytes, gib_text, own_profile
 from planner.engines.checkpoints import with_note
-from planner.engines.commands import replicas_note, speculative_head, word
+from planner.engines.commands import replicas_note, speculative_head
 from planner.engines.logscan import Lines
 from planner.engines.support import EngineSupport
 from planner.engines.trtllm_logparse import parse_trtllm
+from planner.engines.trtllm_options import cache_config_lines, options_flag
 from planner.engines.trtllm_support import TRTLLM_SUPPORT
 from planner.engines.vllm.estimates import vllm_activation_bytes
 from planner.planning.context import speculative_method
@@ -77,6 +77,15 @@ class TrtllmProfile(EngineProfile, frozen=True, extra="forbid"):
     # KvCacheConfig.max_attention_window (--max_attention_window_size) set to the model's own windows; off (the
     # default): every layer keeps max_seq_len tokens, sliding-window and chunked layers included
     attention_windows: bool = False
+    attention_dp: bool = False  # enable_attention_dp (1.x): attention TP 1, a rank a GPU, routed experts over all
+
+    @property
+    def attends_per_gpu(self) -> bool:
+        return self.attention_dp
+
+    def spread_over_replicas(self, model: ModelSpec) -> frozenset[str]:
+        """``enable_attention_dp``: routed experts over every rank (``--ep_size``), the rest whole on each."""
+        return frozenset({"experts"}) if self.attention_dp and model.moe is not None else frozenset()
 
     @property
     def pytorch_flow(self) -> bool:
@@ -257,12 +266,14 @@ class TrtllmEngine(Engine):
         "max_num_seqs": "max_batch_size",
         "max_num_batched_tokens": "max_num_tokens",
         "max_attention_window": "attention_windows",
+        "enable_dp_attention": "attention_dp",
     }
     # trtllm-serve's own spelling (tensorrt_llm/commands/serve.py: --max_batch_size, --max_num_tokens; trtllm-build
     # takes the same names for an engine's built limits)
     setting_flags: ClassVar[dict[str, str]] = {
         "max_num_seqs": "--max_batch_size",
         "max_num_batched_tokens": "--max_num_tokens",
+        "enable_dp_attention": "enable_attention_dp",
     }
     # KvCacheConfig.max_tokens (in the --extra_llm_api_options file): the pool is the smaller of it and the fraction's
     setting_counterparts: ClassVar[dict[str, str]] = {"max_total_tokens": "kv_cache_config.max_tokens"}
@@ -294,8 +305,8 @@ class TrtllmEngine(Engine):
         here as a file the shell writes (bash process substitution); the cache's dtype and the model's attention
         windows, when set (:func:`cache_config_lines`), go in the same file, since trtllm-serve reads one."""
         k = spec.num_speculative_tokens
-        overhead = request.overhead if isinstance(request.overhead, TrtllmProfile) else None
-        lines = cache_config_lines(request, result, self._own(overhead))
+        trt = self._own(request.overhead if isinstance(request.overhead, TrtllmProfile) else None)
+        lines = cache_config_lines(request, result, trt.attention_windows, trt.attention_dp)
         lines += ["speculative_config:", f"  decoding_type: {TRTLLM_DECODING[spec.method]}"]
         if spec.method == "mtp":
             lines.append(f"  num_nextn_predict_layers: {k}")
@@ -324,18 +335,22 @@ class TrtllmEngine(Engine):
         if parse_version(trt.engine_version) < TRTLLM_SERVE_FROM:
             return triton_note(result, trt)
         loading = self.weight_loading(request.model, result.weights)
+        ranks = result.replicas if trt.attention_dp else 1  # enable_attention_dp: one server over every rank
+        size = f"--tp_size {result.tensor_parallel * ranks}" + (
+            f" --ep_size {result.tensor_parallel * ranks}" * (ranks > 1)
+        )
         command = (
-            f"trtllm-serve {loading.model_argument}{loading.flags} --tp_size {result.tensor_parallel} --pp_size "
+            f"trtllm-serve {loading.model_argument}{loading.flags} {size} --pp_size "
             f"{result.pipeline_parallel} --max_seq_len {result.max_model_len}"
             f" --max_batch_size {trt.batch_size} --max_num_tokens {trt.num_tokens}"
             f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
         )
         speculating = speculative_method(request) is not None
-        config = cache_config_lines(request, result, trt)
+        config = cache_config_lines(request, result, trt.attention_windows, trt.attention_dp)
         if config and not speculating:  # else in the speculative flag's file: trtllm-serve reads one
             command += " " + options_flag(config)
         command = with_note(command, loading)
-        if result.replicas == 1:
+        if ranks == result.replicas:
             return command
         gpus = result.tensor_parallel * result.pipeline_parallel
         return replicas_note("trtllm-serve serves one replica a process", result.replicas, gpus) + command
@@ -352,35 +367,6 @@ def triton_note(result: PlanResult, trt: TrtllmProfile) -> str:
         f"{trt.kv_cache_free_gpu_mem_fraction:g}"
         + (f", one server per replica ({result.replicas} in all)" if result.replicas > 1 else "")
     )
-
-
-def cache_config_lines(request: PlanRequest, result: PlanResult, trt: TrtllmProfile) -> list[str]:
-    """``kv_cache_config`` as YAML lines of the ``--extra_llm_api_options`` file (``tensorrt_llm/llmapi/llm_args.py``
-    ``KvCacheConfig``): ``dtype`` for a quantized cache (trtllm-serve's own ``--kv_cache_dtype`` came in the 1.3 line,
-    NVIDIA/TensorRT-LLM PR #11487, merged 2026-03-03; 1.0 has none) and ``max_attention_window`` at the model's own
-    windows when the profile sets them and the model has windowed layers (:func:`attention_windows`); none at the
-    defaults."""
-    lines = []
-    name = TRTLLM_SUPPORT.kv_cache_names.get(result.kv_dtype, "auto")
-    if name != "auto":
-        lines.append(f"  dtype: {name}")
-    if trt.attention_windows and has_windows(request.model):
-        windows = ", ".join(str(w) for w in attention_windows(request.model, result.max_model_len))
-        lines.append(f"  max_attention_window: [{windows}]")
-    return ["kv_cache_config:", *lines] if lines else []
-
-
-def options_flag(lines: list[str]) -> str:
-    """``--extra_llm_api_options`` with a file of ``lines`` the shell writes (bash process substitution), each line
-    one quoted word."""
-    return f"--extra_llm_api_options <(printf '%s\\n' {' '.join(word(line) for line in lines)})"
-
-
-def attention_windows(model: ModelSpec, max_len: int) -> list[int]:
-    """``KvCacheConfig.max_attention_window`` with the model's own windows, one per layer: ``max_len`` for a
-    full-attention layer, the window (or chunk) for a sliding-window (chunked) one."""
-    kinds = {LayerKind.SLIDING: model.sliding_window, LayerKind.CHUNKED: model.attention_chunk_size}
-    return [min(max_len, kinds.get(kind) or max_len) for kind in model.layers]
 
 
 ENGINE = TrtllmEngine()

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from planner.bounds.errors import PlannerError
 from planner.core.parallel import stage_layer_ranges
 from planner.core.params import ParameterBreakdown
-from planner.core.weights import stage_weights_bytes_per_gpu
+from planner.core.weights import Spread, stage_weights_bytes_per_gpu
 from planner.deploy.host import held_bytes
 from planner.deploy.lora import lora_slot_bytes
 from planner.deploy.mixed import check_split, ranges_of
@@ -52,8 +52,29 @@ def layer_offload(options: DeploymentOptions | None) -> bool:
     return options is not None and (options.gpu_layers is not None or options.cpu_moe_layers > 0)
 
 
+def check_dp_attention(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int) -> None:
+    """Data-parallel attention (:attr:`planner.core.overhead.OverheadModelBase.attends_per_gpu`) where it changes
+    nothing an engine plans: a model without routed experts (its data-parallel ranks are plain replicas; vLLM's
+    data-parallel deployment guide: expert layers form one group "for MoE models"), or one rank."""
+    if not request.overhead.attends_per_gpu:
+        return
+    model = request.model
+    if model.moe is None:
+        raise PlannerError(
+            f"data-parallel attention: {model.display_name} has no routed experts to split over the GPUs; its "
+            "data-parallel ranks would be plain replicas (leave the setting off and give the GPU count)"
+        )
+    ranks = request.gpu_count // (tensor_parallel * pipeline_parallel)
+    if ranks < 2:
+        raise PlannerError(
+            f"data-parallel attention needs two data-parallel ranks or more: {request.gpu_count} GPU(s) at TP "
+            f"{tensor_parallel} x PP {pipeline_parallel} leave {ranks}"
+        )
+
+
 def check_deployment(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int) -> None:
     """Combinations no engine runs, refused with a :class:`PlannerError` naming the options."""
+    check_dp_attention(request, tensor_parallel, pipeline_parallel)
     options = request.deployment
     if options is None:
         return
@@ -99,7 +120,7 @@ def stage_drafter(request: PlanRequest, tensor_parallel: int, last: bool) -> Dra
 
 def _stage(
     request: PlanRequest, params: ParameterBreakdown, layers: list[ParameterBreakdown] | None, tp: int,
-    stage: range, weights: int, last: bool,
+    stage: range, weights: int, last: bool, spread: Spread | None,
 ) -> StageExtras:  # fmt: skip
     options = request.deployment
     assert options is not None
@@ -110,7 +131,7 @@ def _stage(
         placement = llamacpp_placement(model, precision, ngl, options.cpu_moe_layers, output_first(request))
         weights, host = placement.gpu_bytes, placement.host_bytes
     elif options.cpu_offload_bytes and layers is not None:
-        decoder = stage_weights_bytes_per_gpu(model, layers, params, precision, tp, stage, False, False)
+        decoder = stage_weights_bytes_per_gpu(model, layers, params, precision, tp, stage, False, False, spread)
         host = vllm_offloaded_bytes(decoder, options.cpu_offload_bytes)
         weights -= host
     lora = 0
@@ -136,11 +157,14 @@ def stage_extras(
     tensor_parallel: int,
     ranges: list[range],
     weights: list[int],
+    spread: Spread | None = None,
 ) -> tuple[StageExtras, ...] | None:
-    """Every stage's :class:`StageExtras` (None without a deployment); ``weights`` are the stages' whole weights."""
+    """Every stage's :class:`StageExtras` (None without a deployment); ``weights`` are the stages' whole weights,
+    ``spread`` what is split over the data-parallel ranks."""
     if request.deployment is None:
         return None
     last = len(ranges) - 1
     return tuple(
-        _stage(request, params, layers, tensor_parallel, stage, weights[i], i == last) for i, stage in enumerate(ranges)
+        _stage(request, params, layers, tensor_parallel, stage, weights[i], i == last, spread)
+        for i, stage in enumerate(ranges)
     )

@@ -23,7 +23,7 @@ from planner.core.overhead import LoadContext
 from planner.core.parallel import check_parallel
 from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.core.precision import weight_format
-from planner.core.weights import stage_weights_bytes_per_gpu, weights_bytes
+from planner.core.weights import Spread, stage_weights_bytes_per_gpu, weights_bytes
 from planner.deploy.gpu_share import share_warning
 from planner.deploy.mixed import stage_memory_bytes
 from planner.planning.context import speculative_method, stage_context
@@ -74,7 +74,14 @@ class PlanBasis(BaseModel, frozen=True, extra="forbid"):
 # at most ~3 MB of specs alive.
 @lru_cache(maxsize=256)
 def _stage_weights_bytes(
-    model: ModelSpec, precision: str, tensor_parallel: int, start: int, stop: int, first: bool, last: bool
+    model: ModelSpec,
+    precision: str,
+    tensor_parallel: int,
+    start: int,
+    stop: int,
+    first: bool,
+    last: bool,
+    spread: Spread | None = None,
 ) -> int:
     """Weight bytes on one GPU of the stage holding layers ``[start, stop)``
     (:func:`planner.core.weights.stage_weights_bytes_per_gpu`); a model known by size alone is spread evenly over
@@ -84,8 +91,16 @@ def _stage_weights_bytes(
         return math.ceil(weights_bytes(params, precision) * (stop - start) / model.num_hidden_layers / tensor_parallel)
     layers = layer_breakdowns(model)
     return stage_weights_bytes_per_gpu(
-        model, layers, params, precision, tensor_parallel, range(start, stop), first, last
+        model, layers, params, precision, tensor_parallel, range(start, stop), first, last, spread
     )
+
+
+def spread_of(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int) -> Spread | None:
+    """The weights split over every data-parallel rank of a stage as the engine splits them (:meth:`planner.core.
+    overhead.OverheadModelBase.spread_over_replicas`); ``None`` with one replica, or whole copies."""
+    replicas = request.replica_of or request.gpu_count // (tensor_parallel * pipeline_parallel)
+    categories = request.overhead.spread_over_replicas(request.model) if replicas > 1 else frozenset()
+    return Spread(tensor_parallel * replicas, categories) if categories else None
 
 
 def load_context(
@@ -135,13 +150,14 @@ def plan_basis(request: PlanRequest, like: PlanBasis | None = None) -> PlanBasis
     ranges = layer_ranges(request, pp)
     weights = []
     per_token = []
+    spread = spread_of(request, tp, pp)
     for index, stage in enumerate(ranges):
         checkpoint = _stage_weights_bytes(
-            model, request.resolved_weights, tp, stage.start, stage.stop, index == 0, index == pp - 1
+            model, request.resolved_weights, tp, stage.start, stage.stop, index == 0, index == pp - 1, spread
         )
         weights.append(loaded_weights_bytes(request, checkpoint, tp, pp, index, stage))
         per_token.append(kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, stage))
-    extras = stage_extras(request, params, layers, tp, ranges, weights)
+    extras = stage_extras(request, params, layers, tp, ranges, weights, spread)
     if extras is not None:
         weights = [e.weights_bytes for e in extras]
         kv = request.resolved_kv_dtype
@@ -174,10 +190,11 @@ def _on_gpu(like: PlanBasis, request: PlanRequest) -> PlanBasis:
     the parameters, the stage ranges, the KV bytes per token and the sequence sizes read the model, the precisions
     and the lengths, which both share."""
     tp, pp = like.tensor_parallel, like.pipeline_parallel
+    spread = spread_of(request, tp, pp)
     weights = []
     for index, (start, stop) in enumerate(like.stage_ranges):
         checkpoint = _stage_weights_bytes(
-            request.model, request.resolved_weights, tp, start, stop, index == 0, index == pp - 1
+            request.model, request.resolved_weights, tp, start, stop, index == 0, index == pp - 1, spread
         )
         weights.append(loaded_weights_bytes(request, checkpoint, tp, pp, index, range(start, stop)))
     return with_loaded_weights(like, request, tuple(weights))

@@ -37,6 +37,9 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
     block_size: Context = 16
     overhead: OverheadModel = Estimate()
     deployment: DeploymentOptions | None = None  # offload, LoRA, speculation, shared or mixed GPUs (planner.deploy)
+    # One of this many data-parallel replicas, planned alone (the advisor's view: gpu_count = TP): the weights an
+    # engine splits over every replica (planner.planning.plan.spread_of) are split over them all. None: its own.
+    replica_of: GpuCount | None = None
 
     @model_validator(mode="after")
     def _check(self) -> PlanRequest:
@@ -74,6 +77,8 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
     @property
     def resolved_parallelism(self) -> tuple[int, int]:
         if self.tensor_parallel is None:
+            if self.pipeline_parallel == 1 and self.overhead.attends_per_gpu:
+                return 1, 1  # data-parallel attention: one rank a GPU (planner.planning.extras.check_dp_attention)
             if self.pipeline_parallel == 1:
                 widest = default_parallelism(self.model, self.gpu_count)
                 if self.overhead.splits_layers and self.gpu is not None and self.gpu.one_per_machine:

@@ -146,9 +146,10 @@ class _PlainBuilt(Built):
     """Every set-up and cost computed afresh."""
 
     def setup(
-        self, c: Candidate, row: SupportRow, cached: ModelSpec | None = None
+        self, c: Candidate, row: SupportRow, cached: ModelSpec | None = None, group: int = 1
     ) -> tuple[Setup, float | None, float]:
-        setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel, c.weights)
+        setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel * group, c.weights)
+        setup = setup._replace(attention_dp=True, attention_tp=c.tensor_parallel) if group > 1 else setup
         alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens, cached))
         return setup, alone, prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens, cached)) or 0.0
 

@@ -29,9 +29,19 @@ def test_every_gpu_reads_the_whole_latent_cache() -> None:
 
 
 def test_the_pick_runs_at_the_speed_its_reads_allow() -> None:
-    best = rank(DEEPSEEK, Workload.fixed_length(32_768, concurrent_conversations=50)).best
-    assert best is not None and best.gpu_id == "mi300x" and best.tensor_parallel == 8
-    assert best.decode_tokens_per_s_per_user == pytest.approx(36, abs=1.5)  # 56 before; the review's arithmetic: ~35
+    """At TP 8 every GPU reads all 50 conversations' latents (36 tokens/s, the review's arithmetic ~35). vLLM's
+    data-parallel ranks (TP 1 x 8: the experts split over all eight, ``FusedMoEParallelConfig``) each read their
+    own conversations' once: the pick, holding 8 x 64 conversations, at the speed the rows with attention data
+    parallelism are priced at, its first token on one rank's GPU."""
+    ranking = rank(DEEPSEEK, Workload.fixed_length(32_768, concurrent_conversations=50))
+    tp8 = next(o for o in ranking.options if (o.gpu_id, o.tensor_parallel, o.engine) == ("mi300x", 8, "vllm"))
+    assert tp8.decode_tokens_per_s_per_user == pytest.approx(36, abs=1.5)  # 56 before the copies were read
+    best = ranking.best
+    assert best is not None and (best.gpu_id, best.tensor_parallel, best.replicas) == ("mi300x", 1, 8)
+    assert best.experts_shared and best.conversations == 512 and "data-parallel ranks" in best.label
+    assert best.decode_tokens_per_s_per_user == pytest.approx(53, abs=1.5)
+    assert best.prefill_seconds is not None and tp8.prefill_seconds is not None
+    assert best.prefill_seconds > 3 * tp8.prefill_seconds  # a 24,576-token prompt's attention on one GPU
 
 
 def test_kv_heads_fewer_than_the_gpus_are_read_twice_and_enough_heads_once() -> None:
@@ -44,3 +54,19 @@ def test_kv_heads_fewer_than_the_gpus_are_read_twice_and_enough_heads_once() -> 
         kv_alone = step(h100, load).memory_seconds - step(h100, load, with_kv=False).memory_seconds
         bandwidth = h100.gpu.bandwidth_bytes_per_s * bandwidth_efficiency(h100)  # type: ignore[operator]
         assert kv_alone == pytest.approx(load.kv_bytes * copies / 8 / bandwidth, rel=1e-6), model_id
+
+
+def test_a_data_parallel_rank_copies_its_latent_over_its_own_gpus() -> None:
+    """Eight GPUs as two ranks of TP 4: each rank's four GPUs hold its conversations' latent whole (four copies in
+    a rank), where eight ranks of TP 1 hold one; a prompt's non-expert layers run on its rank's GPUs alone."""
+    from planner.advisor.engine_speed import kv_copies, rank_prefill_seconds
+    from planner.advisor.throughput import prefill_load
+
+    group = Setup(MI300X, "paged", "fp8", 8, "tensor", False, attention_dp=True)
+    load = decode_load(DEEPSEEK, "fp8", "fp8", 50, 32_768)
+    assert kv_copies(group, load._replace(kv_heads=0)) == 1.0
+    assert kv_copies(group._replace(attention_tp=4), load._replace(kv_heads=0)) == 4.0
+    prompt = prefill_load(DEEPSEEK, "fp8", 24_576, 0)
+    one, four = rank_prefill_seconds(group, prompt), rank_prefill_seconds(group._replace(attention_tp=4), prompt)
+    assert one == pytest.approx(7 * four, rel=1e-9) and four > 0  # C - C/8 against C/4 - C/8
+    assert rank_prefill_seconds(group._replace(attention_dp=False), prompt) == 0.0

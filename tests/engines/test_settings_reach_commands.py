@@ -14,6 +14,8 @@ from planner.planning.plan import PlanRequest, plan
 
 H100 = get_gpu("h100-sxm-80gb")
 GEMMA = get_model("google/gemma-3-27b-it").spec  # a VLM with sliding windows: every setting applies to it
+# but data-parallel attention, which splits a mixture-of-experts model's experts over two ranks or more
+MOE_ON_TWO = {"enable_dp_attention": (get_model("Qwen/Qwen3-30B-A3B").spec, 2)}
 COUNTS = {"max_num_batched_tokens": 4096, "max_num_seqs": 7, "max_cudagraph_capture_size": 64,
           "max_total_tokens": 100_000, "limit_mm_per_prompt": 2}  # fmt: skip
 
@@ -29,11 +31,12 @@ def changed_value(setting: EngineSetting) -> SettingValue:
     return COUNTS[setting.name]
 
 
-def _command(engine: str, **settings: SettingValue) -> str:
+def _command(engine: str, setup: str | None = None, **settings: SettingValue) -> str:
     profile = engine_profile(engine, **settings)
+    model, gpus = MOE_ON_TWO.get(setup or "", (GEMMA, 1))
     request = PlanRequest(
-        model=GEMMA, gpu=H100, gpu_memory_bytes=H100.memory_bytes, context_tokens=8192, max_model_len=8192,
-        overhead=profile,
+        model=model, gpu=H100, gpu_memory_bytes=H100.memory_bytes, gpu_count=gpus, context_tokens=8192,
+        max_model_len=8192, overhead=profile,
     )  # fmt: skip
     return get_engine(engine).launch_command(request, plan(request), profile)
 
@@ -45,8 +48,9 @@ def _command(engine: str, **settings: SettingValue) -> str:
 )
 def test_every_setting_an_engine_takes_reaches_its_command(engine: str, setting: EngineSetting) -> None:
     try:
-        changed = _command(engine, **{setting.name: changed_value(setting)})
+        changed = _command(engine, setting.name, **{setting.name: changed_value(setting)})
     except PlannerError as exc:  # the default release predates the flag: said, with the release that has it
         assert setting.flag in str(exc) and "came with" in str(exc)
         return
-    assert changed != _command(engine), f"{engine}: {setting.flag} set changes nothing in the launch command"
+    unset = _command(engine, setting.name)
+    assert changed != unset, f"{engine}: {setting.flag} set changes nothing in the launch command"

@@ -39,7 +39,7 @@ def test_the_launch_command_and_the_verdict_use_trtllm_names() -> None:
 
 def test_unset_settings_are_not_launch_values() -> None:
     """Their defaults (2048 sequences, 8192 tokens) are the engine's, as when the flags are not given."""
-    assert launch_values(overhead_profile("trtllm")) == {"max_attention_window": False}
+    assert launch_values(overhead_profile("trtllm")) == {"max_attention_window": False, "enable_dp_attention": False}
     assert launch_values(overhead_profile("trtllm", max_num_seqs=8))["max_num_seqs"] == 8
 
 

@@ -153,7 +153,8 @@ def test_the_attention_window_is_a_launch_setting_of_tensorrt_llm_alone() -> Non
     from planner.engines.registry import overhead_profile, settings_taken
 
     taken = [s.name for s in settings_taken("trtllm")]
-    assert taken == ["max_num_batched_tokens", "max_num_seqs", "max_attention_window"]  # the batch ones: its names
+    # the batch ones under its own names; data-parallel attention is its enable_attention_dp
+    assert taken == ["max_num_batched_tokens", "max_num_seqs", "enable_dp_attention", "max_attention_window"]
     assert overhead_profile("trtllm", max_attention_window=True) == TrtllmProfile(attention_windows=True)
     for engine in ("vllm", "sglang", "llamacpp"):
         assert "max_attention_window" not in {s.name for s in settings_taken(engine)}

@@ -43,6 +43,7 @@ def test_every_setting_has_one_unique_name() -> None:
         load_format="fastsafetensors",
         safetensors_load_strategy="prefetch",
         max_attention_window=True,
+        enable_dp_attention=True,
     )
     assert set(links.selection_params(with_all)) == sidebar
     for setting in settings.SETTINGS:  # every field a setting fills exists on its model

@@ -36,7 +36,10 @@ FLAG_RULES: dict[str, str] = {
     "language_model_only": "flag_language_model_only",
     "no_enable_extensible_kv_cache": "extensible_kv_cache",
     "safetensors_load_strategy": "flag_safetensors_load_strategy",
+    "enable_dp_attention": "flag_data_parallel_size",  # --data-parallel-size (--enable-expert-parallel is older)
 }
+# vLLM's own spelling of a setting whose generic flag is another engine's (SGLang's --enable-dp-attention)
+OWN_WORDS: dict[str, str] = {"enable_dp_attention": "--data-parallel-size (for data-parallel attention)"}
 # A choice's values a release may not take yet: (setting, value) -> the versions.toml rule on from the release that
 # does (vLLM checks --load-format and --safetensors-load-strategy values when it loads the weights)
 VALUE_RULES: dict[tuple[str, str], str] = {
@@ -57,7 +60,7 @@ def missing_flag(rules: VllmRules, settings: Mapping[str, object]) -> MissingFla
     lacks."""
     for setting, rule in FLAG_RULES.items():
         if settings.get(setting) not in (None, False) and not getattr(rules, rule):
-            return MissingFlag(BY_NAME[setting].flag, rule, "the flag")
+            return MissingFlag(OWN_WORDS.get(setting, BY_NAME[setting].flag), rule, "the flag")
     for (setting, value), rule in VALUE_RULES.items():
         if settings.get(setting) == value and not getattr(rules, rule):
             return MissingFlag(f"{BY_NAME[setting].flag} {value}", rule, "the value")

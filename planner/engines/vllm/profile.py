@@ -55,11 +55,11 @@ from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.kept import per_gpu_kept as _per_gpu_kept
 from planner.engines.vllm.kept import terms_kept as _terms_kept
 from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
+from planner.engines.vllm.non_torch import NonTorchInputs, graphics_compile_bytes, non_torch_bytes
 from planner.engines.vllm.runner import uses_model_runner_v2
 from planner.engines.vllm.setting_bounds import BatchTokens, CaptureSize, KvBytes, Sequences
 from planner.engines.vllm.terms import (
     VLLM_V0_ACTIVATION_SCALE,
-    VLLM_V0_NON_TORCH,
     ProfileTerms,
     TermsInputs,
     forward_bytes,
@@ -70,7 +70,7 @@ from planner.engines.vllm.terms import (
     sampler_term,
 )
 from planner.engines.vllm.towers import is_multimodal, serves_multimodal
-from planner.engines.vllm.unified import reads_ahead, unified_non_torch_bytes
+from planner.engines.vllm.unified import reads_ahead
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 
 VLLM_DEFAULT_VERSION = default_version()
@@ -92,6 +92,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     # --no-enable-extensible-kv-cache (0.34 on); unset: the extensible cache where the release and runtime have it
     no_enable_extensible_kv_cache: bool = False
     language_model_only: bool = False  # --language-model-only: no vision tower loaded, no encoder profile
+    enable_dp_attention: bool = False  # --data-parallel-size N --enable-expert-parallel at TP 1: a rank a GPU
     limit_mm_per_prompt: Annotated[int, Field(ge=0, le=1024)] | None = None  # items of each modality; 0: text only
     enable_prefix_caching: bool | None = None  # None: the release's default (hybrids: off until 0.25.1)
     disable_hybrid_kv_cache_manager: bool = False  # sliding-window layers then cache the whole context
@@ -185,6 +186,19 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         """Whether the weights' loader reads the checkpoint ahead (:func:`planner.engines.vllm.unified.reads_ahead`)."""
         return reads_ahead(self.load_format, self.safetensors_load_strategy)
 
+    @property
+    def attends_per_gpu(self) -> bool:
+        return self.enable_dp_attention
+
+    def spread_over_replicas(self, model: ModelSpec) -> frozenset[str]:
+        """A MoE model's routed experts over every data-parallel rank of a stage, from the release with
+        ``--data-parallel-size`` (``FusedMoEParallelConfig.make``, ``fused_moe/config.py``: the expert layers' TP is
+        ``dp x tp``, or their EP with ``--enable-expert-parallel``; attention, dense MLP, shared experts, embedding
+        and lm_head at each rank's own TP, ``models/deepseek_v2.py``); before it, a replica is a server of its own."""
+        if model.moe is None or not self.rules.flag_data_parallel_size:
+            return frozenset()
+        return frozenset({"experts"})
+
     def others_in_reserve(self) -> bool:
         """Not where the release counts other processes in non-torch (:func:`stage.others_counted`: 0.6.4,
         0.8.0-0.9.0)."""
@@ -228,35 +242,17 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         platform: VllmPlatform | None = None,
         weights_bytes: int = 0,
     ) -> int:
-        """Non-torch memory of the profile run (CUDA context growth, cuBLAS, NCCL and all-reduce buffers), by
-        release era: at TP 2 and more, vLLM's NVLink collectives where the device has them
-        (:attr:`VllmPlatform.nvlink_collectives`), NCCL alone elsewhere; graphics dies (GeForce, RTX workstation)
-        hold more at TP 1, a share that divides with TP (fitted, ``VllmConstants.graphics_extra``), on compiled
-        start-ups only: what vLLM prints there as non-torch is 0.15-0.56 GiB, so the fitted amount is what the
-        compiled start-ups' budgets leave beyond it, and public cold / warm pairs put a compile's cost in the
-        profile (docs/fidelity.md, 'Graphics dies'); ``--enforce-eager`` turns torch.compile and CUDA graphs off
-        (vllm-project/vllm ``docs/design/debug_vllm_compile.md``). On unified memory, a fitted share of the
-        ``weights_bytes`` this GPU loaded, by the loader that read them (:mod:`planner.engines.vllm.unified`).
-        ``platform`` None: a datacenter device."""
-        if not self.is_v1:
-            return VLLM_V0_NON_TORCH
-        device = platform or VllmPlatform()
-        era = self.fitted.non_torch_era(self.version)
-        extra = unified_non_torch_bytes(self.fitted, weights_bytes, self.reads_ahead) if device.integrated else 0
-        extra += self.graphics_compile_bytes(tensor_parallel, device)
-        if tensor_parallel > 1:
-            tp2 = era.tp2 if device.nvlink_collectives or era.tp2_nccl is None else era.tp2_nccl
-            return tp2 + era.per_extra_rank * (tensor_parallel - 2) + extra
-        return (era.pp if pipeline_parallel > 1 else era.tp1) + extra
+        """Non-torch memory of the profile run (:func:`planner.engines.vllm.non_torch.non_torch_bytes`)."""
+        return non_torch_bytes(self.era_inputs, tensor_parallel, pipeline_parallel, platform, weights_bytes)
 
     def graphics_compile_bytes(self, tensor_parallel: int, platform: VllmPlatform) -> int:
-        """What a compiled V1 start-up holds on a desktop card (:attr:`DevicePlatform.desktop_card`) beyond the
-        datacenter base, per rank (``VllmConstants.graphics_extra``, fitted on such cards, divided by TP); none on the
-        datacenter cards of the same dies (docs/fidelity.md, 'Desktop cards only'), off a Linux desktop
-        (``platform.desktop_host``) or under ``--enforce-eager``."""
-        if not self.is_v1 or self.enforce_eager or not (platform.desktop_card and platform.desktop_host):
-            return 0
-        return self.fitted.graphics_extra // tensor_parallel
+        """:func:`planner.engines.vllm.non_torch.graphics_compile_bytes`."""
+        return graphics_compile_bytes(self.era_inputs, tensor_parallel, platform)
+
+    @property
+    def era_inputs(self) -> NonTorchInputs:
+        """What the non-torch terms read of the profile."""
+        return NonTorchInputs(self.fitted, self.version, self.is_v1, self.enforce_eager, self.reads_ahead)
 
     def terms(self, model: ModelSpec, ctx: StageContext, tokens: int, seqs: int) -> ProfileTerms:
         """The activation peak of one rank of stage ``ctx.stage_index``, by term: :meth:`terms_of` of what it reads

@@ -292,6 +292,8 @@ def knob_flags(profile: VllmProfile) -> str:
         flags += f" --max-cudagraph-capture-size {profile.max_cudagraph_capture_size}"
     if profile.no_enable_extensible_kv_cache:
         flags += " --no-enable-extensible-kv-cache"
+    if profile.enable_dp_attention:
+        flags += " --enable-expert-parallel"
     if profile.language_model_only:
         flags += " --language-model-only"
     elif profile.limit_mm_per_prompt is not None:

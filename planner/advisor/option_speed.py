@@ -1,0 +1,72 @@
+"""An option's speed under its engine at the target load (:mod:`planner.advisor.engine_speed`), the part of
+:mod:`planner.advisor.build` that reads the speed model."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Protocol
+
+from planner.advisor.engine_speed import Step, bandwidth_efficiency, served, step
+from planner.advisor.options import Candidate
+from planner.advisor.support import SupportRow
+from planner.advisor.throughput import Load, Setup
+from planner.advisor.workload import Workload
+from planner.core.model import ModelSpec
+
+
+class Built(Protocol):
+    """What :func:`speed_of` reads of :class:`planner.advisor.build.Built`: its workload and kept loads."""
+
+    @property
+    def workload(self) -> Workload: ...
+
+    def setup(
+        self, c: Candidate, row: SupportRow, cached: ModelSpec | None = None, group: int = 1
+    ) -> tuple[Setup, float | None, float]: ...
+
+    def decode(self, weights: str, kv_dtype: str, batch: int, cached: ModelSpec | None = None) -> Load: ...
+
+
+class Speed(NamedTuple):
+    setup: Setup
+    decode: Step
+    per_user: float | None
+    total: float | None
+    prefill: float | None
+    prefill_share: float | None
+
+
+def speed_of(
+    b: Built, c: Candidate, row: SupportRow, batch: int, cached: ModelSpec | None = None, group: int = 1
+) -> Speed:
+    """Decode at the target load (``batch`` users per replica) and a typical prompt, under the option's engine.
+    A user's speed counts the pauses for the other users' prompts (each user sends one prompt per reply): a cycle
+    of ``output`` decode steps and ``batch`` prefills (:func:`planner.advisor.engine_speed.serving`), what a
+    serving benchmark's time per output token measures at that concurrency. ``cached``: the model as the engine
+    caches and attends to it (TensorRT-LLM: every token of windowed layers, its KV read and attention included).
+    ``group``: replicas that share their experts (vLLM's data-parallel ranks of a MoE model), run as one step of
+    ``batch x group`` sequences over all their GPUs (:meth:`Built.setup`)."""
+    setup, alone, per_prompt = b.setup(c, row, cached, group)
+    batch *= group
+    decode_load = b.decode(c.weights, c.kv_dtype, batch, cached)
+    decode = step(setup, decode_load)
+    if decode.bound == "unknown":
+        return Speed(setup, decode, None, None, alone, None)
+    run = served(decode, decode_load.tokens, per_prompt, b.workload.mean_output_tokens)  # what serving() gives
+    cycle = b.workload.mean_output_tokens / run.per_user_tokens_per_s
+    share = 1.0 - b.workload.mean_output_tokens * decode.seconds / cycle
+    total = run.total_tokens_per_s * (c.replicas // group)
+    return Speed(setup, decode, run.per_user_tokens_per_s, total, alone, share)
+
+
+def speed_fields(s: Speed, row: SupportRow) -> dict[str, Any]:
+    """The option's speed figures as its assumptions list them."""
+    return {
+        "decode_tokens_per_s_per_user": s.per_user,
+        "decode_tokens_per_s_total": s.total,
+        "decode_bound": s.decode.bound,
+        "step_seconds": s.decode.seconds,
+        "prefill_seconds": s.prefill,
+        "prefill_share": s.prefill_share,
+        "compute_path": row.compute,
+        "bandwidth_efficiency": bandwidth_efficiency(s.setup),
+    }

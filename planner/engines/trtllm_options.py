@@ -1,0 +1,44 @@
+"""TensorRT-LLM's ``--extra_llm_api_options`` file (``tensorrt_llm/llmapi/llm_args.py``): the lines a plan writes
+into it (its cache's dtype and attention windows, attention data parallelism) and the flag that hands it to
+``trtllm-serve``."""
+
+from __future__ import annotations
+
+from planner.core.blocks import LayerKind
+from planner.core.kv import has_windows
+from planner.core.model import ModelSpec
+from planner.engines.commands import word
+from planner.engines.trtllm_support import TRTLLM_SUPPORT
+from planner.planning.request import PlanRequest
+from planner.planning.results import PlanResult
+
+
+def cache_config_lines(request: PlanRequest, result: PlanResult, windows: bool, attention_dp: bool) -> list[str]:
+    """``kv_cache_config`` as YAML lines of the ``--extra_llm_api_options`` file (``tensorrt_llm/llmapi/llm_args.py``
+    ``KvCacheConfig``): ``dtype`` for a quantized cache (trtllm-serve's own ``--kv_cache_dtype`` came in the 1.3 line,
+    NVIDIA/TensorRT-LLM PR #11487, merged 2026-03-03; 1.0 has none) and ``max_attention_window`` at the model's own
+    windows when ``windows`` (the profile's ``attention_windows``) is set and the model has windowed layers
+    (:func:`attention_windows`), then ``enable_attention_dp: true`` when ``attention_dp`` is (the lines of a
+    ``kv_cache_config`` and the top-level key); none at the defaults."""
+    lines = []
+    name = TRTLLM_SUPPORT.kv_cache_names.get(result.kv_dtype, "auto")
+    if name != "auto":
+        lines.append(f"  dtype: {name}")
+    if windows and has_windows(request.model):
+        each = ", ".join(str(w) for w in attention_windows(request.model, result.max_model_len))
+        lines.append(f"  max_attention_window: [{each}]")
+    dp = ["enable_attention_dp: true"] if attention_dp else []
+    return ["kv_cache_config:", *lines, *dp] if lines else dp
+
+
+def options_flag(lines: list[str]) -> str:
+    """``--extra_llm_api_options`` with a file of ``lines`` the shell writes (bash process substitution), each line
+    one quoted word."""
+    return f"--extra_llm_api_options <(printf '%s\\n' {' '.join(word(line) for line in lines)})"
+
+
+def attention_windows(model: ModelSpec, max_len: int) -> list[int]:
+    """``KvCacheConfig.max_attention_window`` with the model's own windows, one per layer: ``max_len`` for a
+    full-attention layer, the window (or chunk) for a sliding-window (chunked) one."""
+    kinds = {LayerKind.SLIDING: model.sliding_window, LayerKind.CHUNKED: model.attention_chunk_size}
+    return [min(max_len, kinds.get(kind) or max_len) for kind in model.layers]
