@@ -12,6 +12,7 @@ from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cos
 from planner.advisor.engine_speed import bandwidth_efficiency, prefill_alone, prefill_in_serving
 from planner.advisor.option_notes import (
     market_note,
+    ranks_note,
     sale_note,
     share_note,
     slots_note,
@@ -287,6 +288,8 @@ def build_option(
     warnings += window_notes(b.model, overhead)
     slots = slots_note(a, overhead, c.replicas)  # a fixed-slot engine's conversations are its slots
     warnings += [slots] if slots else []
+    dense = b.decode(c.weights, c.kv_dtype, batch * group).dense_bytes
+    warnings += [ranks_note(c.replicas, dense, batch)] if group > 1 else []
     version, fraction, lowered, raised = b.engine_settings(overhead)
     launch = _launch(overhead)
     conversations = a.conversations * c.replicas

@@ -91,3 +91,16 @@ def slots_note(a: Assessment, overhead: OverheadModel, replicas: int) -> str | N
     launched = report.max_running or 1
     more = f"its memory holds up to {room:,}{' (the most searched)' if room >= MOST_SLOTS else ''}"
     return f"{engine.label} launches {launched:,} slot{'s' if launched != 1 else ''}{each}, one a user; {more}"
+
+
+def ranks_note(ranks: int, dense_bytes: float, batch: int) -> str:
+    """For data-parallel ranks that share the experts, how their speed is priced and where it may be optimistic: as
+    the 149 benchmark rows measured with attention data parallelism are (one step over all the GPUs, the weights
+    read as one copy), which fit better so than with each rank reading its own copy of the non-expert weights (the
+    fit's median error 4.4 -> 4.8 %, a PCIe blind row past 50 %); at few conversations a rank that read, the model's
+    ``dense_bytes`` again on every rank, may not hide behind compute (an outside review, 2026-12-05)."""
+    return (
+        f"speed of {ranks} data-parallel ranks priced as measured attention-data-parallel runs are; each rank also "
+        f"reads its own {dense_bytes / 1e9:,.0f} GB of non-expert weights a step, not counted, so at {batch:,} "
+        "conversations a rank it may be optimistic"
+    )

@@ -128,6 +128,11 @@ class Option(BaseModel, frozen=True, extra="forbid"):
         return text + (f" x {self.replicas} replicas" if self.replicas > 1 else "")
 
     @property
+    def replica_word(self) -> str:
+        """What one of :attr:`replicas` is: a data-parallel rank where they share the experts, else a replica."""
+        return "data-parallel rank" if self.experts_shared else "replica"
+
+    @property
     def label(self) -> str:
         split = f"{self.gpu_count} x {self.gpu_name} ({self.split_text})"
         return f"{split}, {self.weights} weights, {self.kv_dtype} KV{self.launch_text}"

@@ -208,7 +208,8 @@ def assumptions_line(ranking: Ranking, option: Option) -> str:
     """The assumptions behind an option's figures, in one line: engine, batch, bandwidth share, memory."""
     return (
         f"Assumes: {option.engine_label} {option.engine_version or ''} with {option.compute_path} matmuls "
-        f"({option.split_text}); {plural(option.batch_per_replica, 'conversation')} decoding together per replica; "
+        f"({option.split_text}); {plural(option.batch_per_replica, 'conversation')} decoding together per "
+        f"{option.replica_word}; "
         f"{option.bandwidth_efficiency:.0%} of the memory bandwidth reached; "
         f"{option.memory_bytes_per_gpu / 2**30:,.1f} GiB planned per GPU; each conversation sized at its "
         f"{ranking.workload.plan_at} length."
@@ -224,7 +225,7 @@ def _speed_sentence(best: Option, workload: Workload) -> str:
     per_user = best.decode_tokens_per_s_per_user
     text = (
         f" Each user should see about {per_user:.0f} tokens per second ({best.decode_bound}-bound at "
-        f"{plural(best.batch_per_replica, 'conversation')} per replica)"
+        f"{plural(best.batch_per_replica, 'conversation')} per {best.replica_word})"
     )
     text += f" (below the {READING_SPEED:g} tokens/s of reading speed)" if per_user < READING_SPEED else ""
     if best.prefill_seconds is not None:

@@ -90,8 +90,8 @@ class OnGpu(NamedTuple):
 
 def expert_group(c: Candidate, overhead: OverheadModel, model: ModelSpec) -> int:
     """The candidate's replicas where the engine splits the model's experts over them all (vLLM's data-parallel
-    ranks of a MoE model: :func:`planner.planning.plan.spread_of`), else 1: the advisor's one-replica request is
-    then one of them (``PlanRequest.replica_of``), and what is kept of it is kept per group."""
+    ranks of a MoE model: :func:`planner.planning.data_parallel.spread_of`), else 1: the advisor's one-replica
+    request is then one of them (``PlanRequest.replica_of``), and what is kept of it is kept per group."""
     return c.replicas if c.replicas > 1 and overhead.spread_over_replicas(model) else 1
 
 

@@ -21,6 +21,8 @@ show, so a suggestion's figures are the figures its link opens. The levers, in t
   sampler warm-up runs out of memory, higher when the pool is too small — the engine's own advice in its error;
 - a unified-memory machine's GPU share (macOS ``iogpu.wired_limit_mb``), raised as far as the OS allows
   (:mod:`planner.assessment.share_lever`);
+- data-parallel attention for a mixture-of-experts model (``--enable-dp-attention``: a rank a GPU, the experts split
+  over them all);
 - a wider split of the same GPUs, then more GPUs (any count the engine runs: tensor and pipeline splits,
   data-parallel replicas, llama.cpp's layer split), before anything that changes the model;
 - a smaller weight format and a smaller KV cache among those the engine runs on this GPU;
@@ -134,6 +136,23 @@ def _attention_window(request: PlanRequest, goal: Goal, found: Assessment) -> Al
     windowed = request.model_copy(update={"overhead": overhead.model_copy(update={field: True})})
     flag = BY_NAME[setting].flag
     return attempt(windowed, f"{flag} (the model's own windows for its sliding-window and chunked layers)", goal)
+
+
+def _dp_attention(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
+    """Data-parallel attention (``--enable-dp-attention``) on the same GPUs, for a mixture-of-experts model whose
+    engine takes it, split as the engine's default would (TP unset, one stage): each GPU then caches only its own
+    conversations, where tensor parallelism replicates MLA's latent (or KV heads fewer than the GPUs) on every GPU."""
+    overhead, model = request.overhead, request.model
+    if not isinstance(overhead, EngineProfile) or overhead.attends_per_gpu or model.moe is None:
+        return None
+    engine = get_engine(overhead.engine_name)
+    field = engine.setting_fields.get("enable_dp_attention")
+    if field is None or request.gpu_count < 2 or request.tensor_parallel is not None or request.pipeline_parallel > 1:
+        return None
+    ranks = request.model_copy(update={"overhead": overhead.model_copy(update={field: True})})
+    flag = engine.flag_for("enable_dp_attention", overhead.engine_version)
+    n = request.gpu_count
+    return attempt(ranks, f"{flag} ({n} data-parallel ranks at TP 1, each caching its own conversations)", goal)
 
 
 def _fraction(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
@@ -280,6 +299,7 @@ def nearest_fitting(
         _attention_window,
         _window_step,
         _fraction,
+        _dp_attention,
         _gpu_share,
         _wider_split,
         _more_gpus,

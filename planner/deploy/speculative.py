@@ -106,10 +106,29 @@ def mtp_load_bytes(model: ModelSpec, tensor_parallel: int) -> int:
     return one * (1 + heads)
 
 
+def mtp_expert_bytes(model: ModelSpec, precision: str) -> int:
+    """The routed experts of the MTP modules (one MoE layer each, as the target's): what data-parallel ranks that
+    share the target's experts split the same way (vLLM ``DeepSeekMTP``'s ``FusedMoE``, SGLang's NextN, TensorRT-LLM's
+    MTP layer)."""
+    moe_layers = sum(model.is_moe_layer(i) for i in range(model.num_hidden_layers))
+    if not moe_layers or not model.num_nextn_predict_layers:
+        return 0
+    per_layer = parameter_breakdown(model).experts // moe_layers
+    fmt = weight_format(precision)
+    return math.ceil(per_layer * model.num_nextn_predict_layers * (fmt.mtp_bits or fmt.bits_per_weight) / 8)
+
+
 def drafter(
-    model: ModelSpec, options: SpeculativeOptions, precision: str, kv_dtype: str, tensor_parallel: int
+    model: ModelSpec,
+    options: SpeculativeOptions,
+    precision: str,
+    kv_dtype: str,
+    tensor_parallel: int,
+    expert_gpus: int | None = None,
 ) -> Drafter:
-    """The proposer's weights and KV bytes per token on one GPU of the last stage (module docstring)."""
+    """The proposer's weights and KV bytes per token on one GPU of the last stage (module docstring); ``expert_gpus``:
+    the GPUs the target's routed experts are split over when more than ``tensor_parallel`` (data-parallel ranks that
+    share them), over which an MTP module's experts are split too."""
     k = options.num_speculative_tokens
     if options.method == "draft":
         draft = options.draft_model
@@ -120,8 +139,9 @@ def drafter(
         return Drafter(math.ceil(weights / tensor_parallel), kv_bytes_per_token(draft, kv_dtype, tensor_parallel), k)
     per_layer = kv_bytes_per_token_per_layer(model, kv_dtype, tensor_parallel, LayerKind.FULL)
     if options.method == "mtp":
-        weights = mtp_bytes(model, precision)
-        return Drafter(math.ceil(weights / tensor_parallel), model.num_nextn_predict_layers * per_layer, k)
+        weights, experts = mtp_bytes(model, precision), mtp_expert_bytes(model, precision) if expert_gpus else 0
+        on_gpu = math.ceil((weights - experts) / tensor_parallel + experts / (expert_gpus or 1))
+        return Drafter(on_gpu, model.num_nextn_predict_layers * per_layer, k)
     weights = math.ceil(head_parameters(model, options) * HEAD_BITS / 8)
     kv = 0 if options.method == "medusa" else per_layer
     return Drafter(math.ceil(weights / tensor_parallel), kv, k if options.method != "medusa" else 0)

@@ -233,6 +233,11 @@ class Engine(ABC):
             found[key] = support.weights_refusal(weights, fam, moe) or support.kv_refusal(kv, weights, fam)
         return found[key]
 
+    def ranks_refusal(self, tensor_parallel: int) -> str | None:
+        """Why the engine's data-parallel attention does not run ranks of ``tensor_parallel`` GPUs (``None``: it
+        does; an engine whose ranks attend on one GPU overrides this)."""
+        return None
+
     def check(self, request: PlanRequest) -> None:
         """:meth:`refusal` as an error: a request the engine cannot run is invalid input for it."""
         reason = self.refusal(request)

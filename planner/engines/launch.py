@@ -13,7 +13,7 @@ from planner.core.overhead import EngineProfile
 from planner.core.parallel import NODE_GPUS
 from planner.deploy.gpu_share import raise_shell
 from planner.deploy.kv_offload import KvOffloadTier, kv_offload_tier
-from planner.engines.base import EngineReport
+from planner.engines.base import Engine, EngineReport
 from planner.engines.registry import engines, get_engine
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
@@ -77,6 +77,19 @@ def across_servers(words: str, result: PlanResult) -> str:
     return "# " + words.format(servers=servers, last=servers - 1, gpus=gpus) + "\n"
 
 
+def ranks_profile(engine: Engine, request: PlanRequest, result: PlanResult) -> tuple[EngineProfile | None, str | None]:
+    """Another engine's profile for the plan (``None``: its defaults), and why it does not run it: where the plan's
+    data-parallel ranks share the experts (``spread_over_replicas``), its data-parallel attention, which splits them
+    so, where it takes it; else its replicas would be whole copies."""
+    replicas = request.replica_of or result.replicas
+    if replicas < 2 or not request.overhead.spread_over_replicas(request.model):
+        return None, None
+    if "enable_dp_attention" not in engine.setting_fields:
+        return None, f"{engine.label} runs data-parallel replicas as whole copies, not ranks sharing the experts"
+    profile = engine.profile(enable_dp_attention=True)
+    return profile, engine.ranks_refusal(result.tensor_parallel)
+
+
 def launch_commands(request: PlanRequest, result: PlanResult, report: EngineReport | None = None) -> dict[str, str]:
     """Ready-to-paste start commands for every engine, with the plan's parallelism, context and KV dtype and the
     deployment's flags (:func:`with_deployment`); the request's own engine uses its profile's settings, the others
@@ -95,8 +108,9 @@ def launch_commands(request: PlanRequest, result: PlanResult, report: EngineRepo
     host = tier.host_bytes if tier is not None else 0
     commands = {}
     for engine in sorted(engines(), key=lambda e: e.name != own_name):
-        command = engine.launch_command(request, result, own if engine.name == own_name else None)
-        reason = engine.refusal(request)  # an engine that does not run the plan says so above its command
+        profile, reason = (own, None) if engine.name == own_name else ranks_profile(engine, request, result)
+        command = engine.launch_command(request, result, profile)
+        reason = reason or engine.refusal(request)  # an engine that does not run the plan says so above its command
         if reason is None and engine.name == own_name and fails:
             command = f"# predicted not to start as planned: {fails.splitlines()[0]}\n" + command
         if reason is None and request.deployment is not None:

@@ -37,10 +37,15 @@ from planner.engines.base import (
     own_profile,
     stage_total_bytes,
 )
-from planner.engines.commands import speculative_head, word
 from planner.engines.loading import kernel_padding_bytes
 from planner.engines.logscan import Lines
-from planner.engines.sglang_launch import DP_ATTENTION_SPREAD, launch_lines, launch_notes, server_command
+from planner.engines.sglang_launch import (
+    DP_ATTENTION_SPREAD,
+    launch_lines,
+    launch_notes,
+    server_command,
+    speculative_words,
+)
 from planner.engines.sglang_logparse import parse_sglang
 from planner.engines.sglang_rules import (
     SGLANG_DEFAULT_VERSION,
@@ -165,13 +170,16 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
             lora=ctx.lora,
             speculative=ctx.speculative_method,
             disable_cuda_graph=self.disable_cuda_graph,
+            dp_ranks=ctx.attention_ranks,
         )
 
     def fraction_of(self, ctx: StageContext) -> float:
         """:meth:`fraction` on the GPU of ``ctx``, its default read from the total ``nvidia-smi`` reports
-        (:func:`heuristic_total_bytes`): the one the plan, the report and the launch command use."""
+        (:func:`heuristic_total_bytes`) and the server's ``--tp`` (every rank's GPUs under data-parallel
+        attention): the one the plan, the report and the launch command use."""
         smi_total = heuristic_total_bytes(ctx.platform, ctx.device_total_bytes, ctx.gpu_memory_bytes)
-        return self.fraction(smi_total, ctx.tensor_parallel, ctx.pipeline_parallel, self.fraction_inputs_of(ctx))
+        tp = ctx.tensor_parallel * ctx.attention_ranks
+        return self.fraction(smi_total, tp, ctx.pipeline_parallel, self.fraction_inputs_of(ctx))
 
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """The checkpoint's bytes and the padding of the MoE and Marlin kernels SGLang shares with vLLM
@@ -186,11 +194,12 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         loses from 0.5.18 (:func:`vlm_reserve_bytes`); framework = what SGLang holds before loading."""
         fraction = self.fraction_of(ctx)
         integrated = ctx.platform is not None and ctx.platform.integrated
-        before = self.before_loading_bytes(ctx.gpu_memory_bytes, ctx.other_bytes, ctx.tensor_parallel, integrated)
+        tp = ctx.tensor_parallel * ctx.attention_ranks  # the server's --tp: its NCCL group
+        before = self.before_loading_bytes(ctx.gpu_memory_bytes, ctx.other_bytes, tp, integrated)
         host = self.host_share_bytes(integrated)  # the host's share: not free either
         return OverheadBytes(
             activation_bytes=0,
-            framework_bytes=self.load_overhead_bytes(ctx.tensor_parallel),
+            framework_bytes=self.load_overhead_bytes(tp),
             reserved_bytes=before
             - math.floor(fraction * before)
             + vlm_reserve_bytes(self.engine_version, ctx.model)
@@ -256,7 +265,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         fraction=fraction,
         weights_bytes=first.weights_bytes,
         activation_bytes=0,
-        non_torch_bytes=profile.load_overhead_bytes(result.tensor_parallel),
+        non_torch_bytes=profile.load_overhead_bytes(ctx.tensor_parallel * ctx.attention_ranks),
         cuda_graph_bytes=0,
         available_kv_cache_bytes_per_gpu=pool if tokens > 0 else rest_first,
         min_available_kv_cache_bytes=pool if tokens > 0 else rest_first,
@@ -272,7 +281,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         lines=tuple(lines),
         notes=(
             f"mem_fraction_static = {fraction:.3f}{default}",
-            *launch_notes(profile, total, result.tensor_parallel, result.pipeline_parallel, inputs),
+            *launch_notes(profile, total, ctx.tensor_parallel * ctx.attention_ranks, result.pipeline_parallel, inputs),
         ),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
@@ -289,10 +298,6 @@ def _pool_failure(profile: SglangProfile, fraction: float, first: Pool) -> tuple
     if first.tokens <= 6:  # max_req_input_len = min(context_len, tokens) - 6 must be positive (tp_worker.py)
         return "no-kv-memory", "AssertionError: Memory pool size is too small"
     return None
-
-
-# The planner's speculative methods as SGLang's server_args.py speculative_algorithm names them
-SGLANG_ALGORITHMS = {"draft": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "mtp": "NEXTN"}
 
 
 class SglangEngine(Engine):
@@ -350,19 +355,7 @@ class SglangEngine(Engine):
         return super().flag_for(setting, version)
 
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
-        """``--speculative-algorithm`` (STANDALONE for a draft model, EAGLE, EAGLE3, NEXTN for MTP) with its draft
-        path (the draft model, or the EAGLE head's repository as a placeholder; NEXTN drafts with the target's own
-        layers) and a chain of ``k`` steps: ``--speculative-eagle-topk 1``, ``k + 1`` draft tokens (sgl-project
-        docs ``advanced_features/speculative_decoding.md``, its STANDALONE and EAGLE-3 examples)."""
-        k = spec.num_speculative_tokens
-        flags = f"--speculative-algorithm {SGLANG_ALGORITHMS[spec.method]}"
-        if spec.draft_model is not None:
-            flags += f" --speculative-draft-model-path {word(spec.draft_model.id)}"
-        elif spec.method != "mtp":
-            flags += f" --speculative-draft-model-path {word(speculative_head(spec.method, request.model))}"
-        return [
-            flags + f" --speculative-num-steps {k} --speculative-eagle-topk 1 --speculative-num-draft-tokens {k + 1}"
-        ]
+        return [speculative_words(spec, request.model)]  # planner.engines.sglang_launch
 
     def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:
         name = self.support.kv_cache_names.get(kv_dtype, "auto")

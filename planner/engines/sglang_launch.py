@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile
+from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import Engine
 from planner.engines.checkpoints import with_note
+from planner.engines.commands import speculative_head, word
 from planner.engines.sglang_rules import FractionInputs, reserved_mb, sglang_defaults
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
@@ -27,7 +30,7 @@ def server_command(engine: Engine, request: PlanRequest, result: PlanResult, sg:
     tp, pp, dp = result.tensor_parallel, result.pipeline_parallel, result.replicas
     version = str(sg.engine_version)
     loading = engine.weight_loading(request.model, result.weights)
-    dp_attention = request.overhead.attends_per_gpu and dp > 1
+    dp_attention = sg.attends_per_gpu and dp > 1  # the profile's own --enable-dp-attention
     command = f"python -m sglang.launch_server --model-path {loading.model_argument}{loading.flags}"
     command += f" --tp {tp * dp if dp_attention else tp}"
     if pp > 1:
@@ -96,3 +99,21 @@ def launch_notes(
         f"{freed:,.0f} MB less for them (the prefill graphs' share from 0.5.14, the decode graphs' from 0.5.15): "
         "the KV pool grows by it"
     ]
+
+
+# The planner's speculative methods as SGLang's server_args.py speculative_algorithm names them
+SGLANG_ALGORITHMS = {"draft": "STANDALONE", "eagle": "EAGLE", "eagle3": "EAGLE3", "mtp": "NEXTN"}
+
+
+def speculative_words(spec: SpeculativeOptions, model: ModelSpec) -> str:
+    """``--speculative-algorithm`` (STANDALONE for a draft model, EAGLE, EAGLE3, NEXTN for MTP) with its draft
+    path (the draft model, or the EAGLE head's repository as a placeholder; NEXTN drafts with the target's own
+    layers) and a chain of ``k`` steps: ``--speculative-eagle-topk 1``, ``k + 1`` draft tokens (sgl-project
+    docs ``advanced_features/speculative_decoding.md``, its STANDALONE and EAGLE-3 examples)."""
+    k = spec.num_speculative_tokens
+    flags = f"--speculative-algorithm {SGLANG_ALGORITHMS[spec.method]}"
+    if spec.draft_model is not None:
+        flags += f" --speculative-draft-model-path {word(spec.draft_model.id)}"
+    elif spec.method != "mtp":
+        flags += f" --speculative-draft-model-path {word(speculative_head(spec.method, model))}"
+    return flags + f" --speculative-num-steps {k} --speculative-eagle-topk 1 --speculative-num-draft-tokens {k + 1}"

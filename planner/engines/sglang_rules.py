@@ -55,6 +55,7 @@ class FractionInputs(NamedTuple):
     lora: bool = False  # adapters: no prefill graphs before 0.5.17
     speculative: str | None = None  # the planner's method ("draft", "eagle", "eagle3", "mtp")
     disable_cuda_graph: bool = False  # --disable-cuda-graph
+    dp_ranks: int = 1  # --dp under --enable-dp-attention (its padding reserve); 1 without
 
 
 def sglang_defaults(
@@ -121,6 +122,8 @@ def reserved_mb(
     decode = 0 if inputs.disable_cuda_graph and parse_version(version) >= (0, 5, 15) else graph_bs * 2
     reserved = 512 + max(chunk, 2048) * 1.5 + decode + tensor_parallel * pipeline_parallel / 8 * 1024
     reserved += prefill_graphs_mb(version, chunk, inputs)
+    if inputs.dp_ranks > 1:  # "DP attention needs more padding for some operations" (server_args.py, PR #10975)
+        reserved += graph_bs * inputs.dp_ranks * (3 + (1.5 if graph_bs > 300 else 0))
     if gpu_memory_bytes / MiB > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
     return reserved

@@ -50,7 +50,7 @@ from planner.engines.commands import replicas_note, speculative_head
 from planner.engines.logscan import Lines
 from planner.engines.support import EngineSupport
 from planner.engines.trtllm_logparse import parse_trtllm
-from planner.engines.trtllm_options import cache_config_lines, options_flag
+from planner.engines.trtllm_options import attention_dp_refusal, cache_config_lines, options_flag
 from planner.engines.trtllm_support import TRTLLM_SUPPORT
 from planner.engines.vllm.estimates import vllm_activation_bytes
 from planner.planning.context import speculative_method
@@ -282,10 +282,13 @@ class TrtllmEngine(Engine):
     support: ClassVar[EngineSupport] = TRTLLM_SUPPORT
 
     def refusal(self, request: PlanRequest) -> str | None:
-        """:meth:`Engine.refusal`, and speculative decoding before trtllm-serve, which builds it into the engine
-        (``trtllm-build --speculative_decoding_mode``) instead of reading an options file."""
+        """:meth:`Engine.refusal`, attention data parallelism over a TP above 1 (:func:`attention_dp_refusal`), and
+        speculative decoding before trtllm-serve, which builds it into the engine (``trtllm-build
+        --speculative_decoding_mode``) instead of reading an options file."""
         found = super().refusal(request)
         overhead, options = request.overhead, request.deployment
+        if found is None and isinstance(overhead, TrtllmProfile) and overhead.attention_dp:
+            found = self.ranks_refusal(request.resolved_parallelism[0])
         if found is not None or options is None or options.speculative is None:
             return found
         version = overhead.engine_version if isinstance(overhead, TrtllmProfile) else TRTLLM_DEFAULT_VERSION
@@ -296,6 +299,9 @@ class TrtllmEngine(Engine):
             f"TensorRT-LLM {version} builds speculative decoding into the engine "
             "(trtllm-build --speculative_decoding_mode), not planned here; plan 1.0"
         )
+
+    def ranks_refusal(self, tensor_parallel: int) -> str | None:
+        return attention_dp_refusal(tensor_parallel)
 
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
         """``speculative_config`` in an ``--extra_llm_api_options`` YAML file (trtllm-serve has no flag of its own

@@ -42,3 +42,19 @@ def attention_windows(model: ModelSpec, max_len: int) -> list[int]:
     full-attention layer, the window (or chunk) for a sliding-window (chunked) one."""
     kinds = {LayerKind.SLIDING: model.sliding_window, LayerKind.CHUNKED: model.attention_chunk_size}
     return [min(max_len, kinds.get(kind) or max_len) for kind in model.layers]
+
+
+def attention_dp_refusal(tensor_parallel: int) -> str | None:
+    """TensorRT-LLM's ``enable_attention_dp`` runs every rank's attention at TP 1 (its ``--tp_size`` counts the
+    ranks, ``Mapping``'s ``attn_tp_size`` is 1 under attention DP): a plan whose ranks span more GPUs is not what it
+    runs.
+
+    >>> attention_dp_refusal(1) is None, attention_dp_refusal(2)[:40]
+    (True, "TensorRT-LLM's enable_attention_dp runs ")
+    """
+    if tensor_parallel <= 1:
+        return None
+    return (
+        f"TensorRT-LLM's enable_attention_dp runs each rank's attention on one GPU, not TP {tensor_parallel}: "
+        "leave the tensor-parallel size unset"
+    )

@@ -66,6 +66,7 @@ def stage_context(
         speculative_tokens=spec_tokens(request),
         speculative_method=speculative_method(request),
         lora=bool(options and options.lora),
+        attention_ranks=request.gpu_count // (split[0] * split[1]) if request.overhead.attends_per_gpu else 1,
     )
 
 

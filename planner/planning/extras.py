@@ -52,29 +52,8 @@ def layer_offload(options: DeploymentOptions | None) -> bool:
     return options is not None and (options.gpu_layers is not None or options.cpu_moe_layers > 0)
 
 
-def check_dp_attention(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int) -> None:
-    """Data-parallel attention (:attr:`planner.core.overhead.OverheadModelBase.attends_per_gpu`) where it changes
-    nothing an engine plans: a model without routed experts (its data-parallel ranks are plain replicas; vLLM's
-    data-parallel deployment guide: expert layers form one group "for MoE models"), or one rank."""
-    if not request.overhead.attends_per_gpu:
-        return
-    model = request.model
-    if model.moe is None:
-        raise PlannerError(
-            f"data-parallel attention: {model.display_name} has no routed experts to split over the GPUs; its "
-            "data-parallel ranks would be plain replicas (leave the setting off and give the GPU count)"
-        )
-    ranks = request.gpu_count // (tensor_parallel * pipeline_parallel)
-    if ranks < 2:
-        raise PlannerError(
-            f"data-parallel attention needs two data-parallel ranks or more: {request.gpu_count} GPU(s) at TP "
-            f"{tensor_parallel} x PP {pipeline_parallel} leave {ranks}"
-        )
-
-
 def check_deployment(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int) -> None:
     """Combinations no engine runs, refused with a :class:`PlannerError` naming the options."""
-    check_dp_attention(request, tensor_parallel, pipeline_parallel)
     options = request.deployment
     if options is None:
         return
@@ -109,13 +88,15 @@ def kv_layers(request: PlanRequest, stage: range) -> range:
     return llamacpp_gpu_layers(n, ngl, output_first(request) or options.gpu_layers is None)[0]
 
 
-def stage_drafter(request: PlanRequest, tensor_parallel: int, last: bool) -> Drafter:
-    """The proposer on one GPU of a stage (the last one holds it)."""
+def stage_drafter(request: PlanRequest, tensor_parallel: int, last: bool, spread: Spread | None = None) -> Drafter:
+    """The proposer on one GPU of a stage (the last one holds it); ``spread``: the target's experts split over
+    data-parallel ranks (an MTP module's with them)."""
     options = request.deployment
     if options is None or options.speculative is None or not last:
         return NO_DRAFTER
     precision, kv = request.resolved_weights, request.resolved_kv_dtype
-    return drafter(request.model, options.speculative, precision, kv, tensor_parallel)
+    experts = spread.gpus if spread is not None and "experts" in spread.categories else None
+    return drafter(request.model, options.speculative, precision, kv, tensor_parallel, experts)
 
 
 def _stage(
@@ -137,7 +118,7 @@ def _stage(
     lora = 0
     if options.lora is not None:
         lora = lora_slot_bytes(model, options.lora, tp, stage, options.lora.max_loras)
-    proposer = stage_drafter(request, tp, last)
+    proposer = stage_drafter(request, tp, last, spread)
     return StageExtras(
         weights_bytes=weights,
         host_weights_bytes=host,

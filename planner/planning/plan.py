@@ -27,6 +27,7 @@ from planner.core.weights import Spread, stage_weights_bytes_per_gpu, weights_by
 from planner.deploy.gpu_share import share_warning
 from planner.deploy.mixed import stage_memory_bytes
 from planner.planning.context import speculative_method, stage_context
+from planner.planning.data_parallel import check_ranks, spread_of
 from planner.planning.extras import StageExtras, check_deployment, layer_ranges, stage_extras
 from planner.planning.request import FitStatus, PlanRequest
 from planner.planning.results import CapacityAt, PlanResult, StageMemory
@@ -95,14 +96,6 @@ def _stage_weights_bytes(
     )
 
 
-def spread_of(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int) -> Spread | None:
-    """The weights split over every data-parallel rank of a stage as the engine splits them (:meth:`planner.core.
-    overhead.OverheadModelBase.spread_over_replicas`); ``None`` with one replica, or whole copies."""
-    replicas = request.replica_of or request.gpu_count // (tensor_parallel * pipeline_parallel)
-    categories = request.overhead.spread_over_replicas(request.model) if replicas > 1 else frozenset()
-    return Spread(tensor_parallel * replicas, categories) if categories else None
-
-
 def load_context(
     request: PlanRequest, checkpoint_bytes: int, tensor_parallel: int, pipeline_parallel: int, stage: int, layers: range
 ) -> LoadContext:
@@ -143,6 +136,8 @@ def plan_basis(request: PlanRequest, like: PlanBasis | None = None) -> PlanBasis
     tp, pp = request.resolved_parallelism
     check_parallel(model, tp, pp, request.gpu_count)
     check_deployment(request, tp, pp)
+    spread = spread_of(request, tp, pp)
+    check_ranks(request, tp, pp, spread)
     weight_format(request.resolved_weights)
     kv_format(request.resolved_kv_dtype)
     params = parameter_breakdown(model)
@@ -150,7 +145,6 @@ def plan_basis(request: PlanRequest, like: PlanBasis | None = None) -> PlanBasis
     ranges = layer_ranges(request, pp)
     weights = []
     per_token = []
-    spread = spread_of(request, tp, pp)
     for index, stage in enumerate(ranges):
         checkpoint = _stage_weights_bytes(
             model, request.resolved_weights, tp, stage.start, stage.stop, index == 0, index == pp - 1, spread

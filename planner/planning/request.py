@@ -38,7 +38,8 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
     overhead: OverheadModel = Estimate()
     deployment: DeploymentOptions | None = None  # offload, LoRA, speculation, shared or mixed GPUs (planner.deploy)
     # One of this many data-parallel replicas, planned alone (the advisor's view: gpu_count = TP): the weights an
-    # engine splits over every replica (planner.planning.plan.spread_of) are split over them all. None: its own.
+    # engine splits over every replica (planner.planning.data_parallel.spread_of) are split over them all.
+    # None: the request's own replicas.
     replica_of: GpuCount | None = None
 
     @model_validator(mode="after")
@@ -78,7 +79,7 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
     def resolved_parallelism(self) -> tuple[int, int]:
         if self.tensor_parallel is None:
             if self.pipeline_parallel == 1 and self.overhead.attends_per_gpu:
-                return 1, 1  # data-parallel attention: one rank a GPU (planner.planning.extras.check_dp_attention)
+                return 1, 1  # data-parallel attention: one rank a GPU (planner.planning.data_parallel.check_ranks)
             if self.pipeline_parallel == 1:
                 widest = default_parallelism(self.model, self.gpu_count)
                 if self.overhead.splits_layers and self.gpu is not None and self.gpu.one_per_machine:

@@ -132,3 +132,87 @@ def test_sglang_divides_a_given_running_limit_over_its_ranks() -> None:
 
     a = assess(_request("sglang", enable_dp_attention=True, max_num_seqs=64))
     assert a.report is not None and a.report.max_running == 8
+
+
+def test_the_nearest_set_up_turns_it_on_in_the_engines_words() -> None:
+    """TP 8 holds 19 conversations of 32k; the same GPUs as eight ranks hold 96 under vLLM, 56 under SGLang."""
+    from planner.assessment.alternatives import nearest_fitting
+
+    for engine, words in (
+        ("vllm", "--data-parallel-size N --enable-expert-parallel"),
+        ("sglang", "--enable-dp-attention"),
+    ):
+        found = [a for a in nearest_fitting(_request(engine), 50) if "data-parallel ranks at TP 1" in a.change]
+        assert len(found) == 1 and found[0].change.startswith(words), engine
+        assert found[0].assessment.conversations >= 50
+    dense = _request("vllm", model=get_model("meta-llama/Llama-3.1-70B").spec)
+    assert not [a for a in nearest_fitting(dense, 500) if "data-parallel" in a.change]
+
+
+def test_every_engines_command_runs_the_ranks_the_plan_has() -> None:
+    """A vLLM plan of eight ranks: SGLang's command is its own data-parallel attention (not --dp replicas of TP 8 on
+    64 GPUs), TensorRT-LLM's one server with enable_attention_dp (not a whole model a GPU), llama.cpp says it would
+    run whole copies; ranks of TP 2 are not what TensorRT-LLM's attention DP runs."""
+    from planner.engines.launch import launch_commands
+
+    request = _request("vllm", enable_dp_attention=True)
+    commands = launch_commands(request, plan(request))
+    assert " --tp 8 --dp 8 " in commands["sglang"] and commands["sglang"].endswith("--enable-dp-attention")
+    assert "--tp_size 8 --ep_size 8" in commands["trtllm"] and "once per replica" not in commands["trtllm"]
+    assert commands["llamacpp"].startswith("# not runnable as planned: llama.cpp runs data-parallel replicas as whole")
+    wide = _request("vllm", tp=2, enable_dp_attention=True)
+    assert "runs each rank's attention on one GPU, not TP 2" in launch_commands(wide, plan(wide))["trtllm"]
+    trt = _request("trtllm", tp=2, enable_dp_attention=True)
+    assert "not TP 2" in (get_engine("trtllm").refusal(trt) or "")
+
+
+def test_an_mtp_module_splits_its_experts_with_the_target() -> None:
+    """DeepSeek-V3's MTP layer holds one MoE layer (256 experts of 3 x 7,168 x 2,048): over eight ranks an eighth of
+    them a GPU, the rest of the module whole (it had been the whole module, 11.7 GiB)."""
+    from planner.deploy.options import DeploymentOptions, SpeculativeOptions
+    from planner.deploy.speculative import mtp_bytes, mtp_expert_bytes
+
+    spec = SpeculativeOptions(method="mtp", num_speculative_tokens=1)
+    request = _request("vllm", enable_dp_attention=True).model_copy(
+        update={"deployment": DeploymentOptions(speculative=spec)}
+    )
+    experts = mtp_expert_bytes(V3, "fp8")
+    assert experts == pytest.approx(_fp8_bytes(256 * 3 * 7168 * 2048, "experts"), rel=1e-6)
+    draft = plan(request).per_gpu.draft_bytes
+    assert draft == pytest.approx(mtp_bytes(V3, "fp8") - experts * 7 / 8, abs=2)
+    assert draft < 3 * 2**30
+
+
+def test_sglang_reserves_its_data_parallel_attention_padding() -> None:
+    """server_args.py (PR #10975): ``cuda_graph_max_bs x dp_size x 3`` MB more, and ``x 1.5`` more above a
+    300-batch graph; the heuristic reads the server's --tp (every rank's GPUs)."""
+    from planner.engines.sglang_rules import FractionInputs, reserved_mb
+
+    sizes = (141 * 10**9, 8, 1, "0.5.23", 16384, 512)
+    extra = reserved_mb(*sizes, FractionInputs(dp_ranks=8)) - reserved_mb(*sizes, FractionInputs())
+    assert extra == 512 * 8 * (3 + 1.5)
+    small = (141 * 10**9, 8, 1, "0.5.23", 16384, 256)
+    assert reserved_mb(*small, FractionInputs(dp_ranks=8)) - reserved_mb(*small, FractionInputs()) == 256 * 8 * 3
+    assert _plan("sglang", enable_dp_attention=True).per_gpu.reserved_bytes > _plan("sglang").per_gpu.reserved_bytes
+
+
+@pytest.mark.parametrize(
+    ("gpus", "tp", "settings", "words"),
+    [(16, None, {}, "one server of up to 8 GPUs"), (8, None, {"max_num_seqs": 4}, None)],
+)
+def test_ranks_stay_on_one_server(gpus: int, tp: int | None, settings: dict[str, object], words: str | None) -> None:
+    request = _request("vllm", gpus=gpus, tp=tp, enable_dp_attention=True, **settings)
+    if words is None:
+        assert plan(request).replicas == 8
+        return
+    with pytest.raises(PlannerError, match=words):
+        plan(request)
+
+
+def test_lora_on_ranks_that_share_experts_is_refused() -> None:
+    from planner.deploy.options import DeploymentOptions, LoraOptions
+
+    lora = DeploymentOptions(lora=LoraOptions(max_loras=1, max_lora_rank=16))
+    for request in (_request("vllm", enable_dp_attention=True), _request("vllm", tp=2)):
+        with pytest.raises(PlannerError, match="LoRA: adapters on data-parallel ranks"):
+            plan(request.model_copy(update={"deployment": lora}))

@@ -151,6 +151,8 @@ class VllmEngine(Engine):
     }
     # CacheConfig.num_gpu_blocks_override (from 0.6.4 in the wheels read): a block count instead of the profiled one
     setting_counterparts: ClassVar[dict[str, str]] = {"max_total_tokens": "--num-gpu-blocks-override"}
+    # data-parallel attention is data-parallel ranks at TP 1 with the experts split by expert
+    setting_flags: ClassVar[dict[str, str]] = {"enable_dp_attention": "--data-parallel-size N --enable-expert-parallel"}
     running_flag: ClassVar[str] = "--max-num-seqs"
     support: ClassVar[EngineSupport] = VLLM_SUPPORT
 

@@ -1,0 +1,52 @@
+"""Data-parallel ranks that share a mixture-of-experts model's experts: which weights an engine splits over all of
+them (:func:`spread_of`), and the combinations with data-parallel attention no engine runs as planned
+(:func:`check_ranks`)."""
+
+from __future__ import annotations
+
+from planner.bounds.errors import PlannerError
+from planner.core.parallel import NODE_GPUS
+from planner.core.weights import Spread
+from planner.planning.request import PlanRequest
+
+
+def spread_of(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int) -> Spread | None:
+    """The weights split over every data-parallel rank of a stage as the engine splits them (:meth:`planner.core.
+    overhead.OverheadModelBase.spread_over_replicas`); ``None`` with one replica, or whole copies."""
+    replicas = request.replica_of or request.gpu_count // (tensor_parallel * pipeline_parallel)
+    categories = request.overhead.spread_over_replicas(request.model) if replicas > 1 else frozenset()
+    return Spread(tensor_parallel * replicas, categories) if categories else None
+
+
+def check_ranks(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int, spread: Spread | None) -> None:
+    """Refused with a :class:`PlannerError` that names them: data-parallel attention
+    (:attr:`planner.core.overhead.OverheadModelBase.attends_per_gpu`) where it changes nothing an engine plans (a
+    model without routed experts, whose ranks would be plain replicas; one rank), or beyond what is planned here
+    (pipeline stages, more GPUs than one server's: each engine's multi-node launch differs); and LoRA adapters on
+    ranks that share the experts (their expert slots are sized for whole copies)."""
+    options = request.deployment
+    if spread is not None and options is not None and options.lora is not None:
+        raise PlannerError(
+            "LoRA: adapters on data-parallel ranks that share the experts are not planned (their expert slots are "
+            "sized for whole copies); plan tensor parallelism, or one replica"
+        )
+    if not request.overhead.attends_per_gpu:
+        return
+    model = request.model
+    if model.moe is None:
+        raise PlannerError(
+            f"data-parallel attention: {model.display_name} has no routed experts to split over the GPUs; its "
+            "data-parallel ranks would be plain replicas (leave the setting off and give the GPU count)"
+        )
+    if pipeline_parallel > 1 or request.gpu_count > NODE_GPUS:
+        raise PlannerError(
+            f"data-parallel attention is planned on one server of up to {NODE_GPUS} GPUs without pipeline stages "
+            f"(asked: {request.gpu_count} GPUs, PP {pipeline_parallel}); across servers each engine launches "
+            "its ranks its own way"
+        )
+    ranks = request.gpu_count // (tensor_parallel * pipeline_parallel)
+    if ranks < 2:
+        raise PlannerError(
+            f"data-parallel attention needs two data-parallel ranks or more: {request.gpu_count} GPU(s) at TP "
+            f"{tensor_parallel} leave {ranks}"
+        )
