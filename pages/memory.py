@@ -9,7 +9,7 @@ import streamlit as st
 
 from planner.assessment.assess import Assessment, VerdictState
 from planner.assessment.search import current_fraction
-from planner.assessment.words import plural, refusal, split_label
+from planner.assessment.words import plural, refusal, replica_word, split_label
 from planner.bounds.errors import PlannerError
 from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
@@ -169,11 +169,12 @@ def _sources(sel: Selection, a: Assessment) -> None:
 def _metrics(sel: Selection, a: Assessment) -> None:
     """The headline figures (the same the HTML report leads with), in one HTML element
     (:func:`ui.tables.figures_html`: no metric script to fetch before the chart on a cold link)."""
-    per_replica = f" ({format_tokens(a.kv_budget_tokens_per_replica)} per replica)" if a.replicas > 1 else ""
+    one = replica_word(a.request, a.replicas)
+    per_replica = f" ({format_tokens(a.kv_budget_tokens_per_replica)} per {one})" if a.replicas > 1 else ""
     helps = (
         "Weights, working memory and one conversation fit.",
         f"Tokens the KV cache pools hold across the deployment{per_replica}.",
-        "Whole conversations of the chosen context held at once, every replica counted.",
+        f"Whole conversations of the chosen context held at once, every {one} counted.",
         "Whole model, every attention layer, before any sliding-window cap.",
     )
     figures = exports.headline_figures(a, sel.unit)

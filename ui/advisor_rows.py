@@ -14,7 +14,8 @@ from ui.state import Selection, splits_layers
 
 def option_selection(sel: Selection, option: Option) -> Selection:
     """The sidebar set to the option: its GPUs and split, precisions, context, the users it was planned for
-    (llama.cpp's -np), its engine with the release, memory fraction and --max-num-seqs it was planned with; every
+    (llama.cpp's -np), its engine with the release, memory fraction and --max-num-seqs it was planned with, its
+    data-parallel ranks' setting (``--enable-dp-attention``) where they share the experts; every
     other setting (the model, the unit) kept, a calibration dropped (it belongs to another set-up)."""
     engine = option.engine if option.engine in engine_names() else default_engine()
     return sel.model_copy(
@@ -32,6 +33,8 @@ def option_selection(sel: Selection, option: Option) -> Selection:
             "util": option.engine_fraction,
             "max_num_seqs": option.engine_max_num_seqs,  # None: the engine's default, as the option was planned
             "max_num_batched_tokens": option.engine_max_num_batched_tokens,
+            # ranks sharing the experts: the page plans them so under any engine it is switched to
+            "enable_dp_attention": True if option.experts_shared else None,
             "calibration": None,
         }
     )

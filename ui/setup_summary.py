@@ -76,7 +76,7 @@ def _flag_words(declared: EngineSetting, value: object, flag: str) -> str:
 def _hardware(sel: Selection) -> list[tuple[str, str]]:
     request = sel.request()
     split = split_label(request, short=True)
-    if sel.tensor_parallel is None and request.overhead.attends_per_gpu:
+    if sel.tensor_parallel is None and request.overhead.attends_per_gpu and request.model.moe is not None:
         split += " (auto: TP 1, a data-parallel attention rank a GPU)"
     elif sel.tensor_parallel is None and not request.overhead.splits_layers:
         split += " (auto: the largest legal split)"

@@ -193,11 +193,12 @@ def summary_lines(ranking: Ranking) -> list[str]:
     return [
         f"What to {'rent' if cloud else 'buy'}: "
         + (f"{best.gpu_count} x {best.gpu_name} ({best.split_text})" if cloud else best.purchase_unit)
-        + f", served with {best.engine_label} ({best.weights} weights, {best.kv_dtype} KV cache{best.launch_text}).",
+        + f", served with {best.engine_label}{ranks_words(best)} ({best.weights} weights, {best.kv_dtype} KV cache"
+        f"{best.launch_text}).",
         f"Total price: {price}.",
         f"Users held: {plural(best.conversations, 'conversation')} of {best.context_tokens:,} tokens at once (target "
         f"{ranking.target_concurrency:,}).",
-        f"Speed: {speed_text(best)} at that load"
+        f"Speed: {speed_text(best)} at the target's {plural(ranking.target_concurrency, 'conversation')} at once"
         + (f", first token after about {seconds(best.prefill_seconds)}" if best.prefill_seconds is not None else "")
         + ".",
         f"Main caveat: {caveat}.",
@@ -234,6 +235,14 @@ def _speed_sentence(best: Option, workload: Workload) -> str:
     return text + "."
 
 
+def ranks_words(option: Option) -> str:
+    """How an option of data-parallel ranks sharing the experts runs, for a sentence that names the purchase unit
+    and not the split (empty otherwise)."""
+    if not option.experts_shared:
+        return ""
+    return f" as {option.replicas} data-parallel ranks of TP {option.tensor_parallel} sharing the experts"
+
+
 def headline(ranking: Ranking) -> str:
     """The verdict in one sentence a phone shows without scrolling: what to buy (or rent) and run, what it holds
     against the target, how fast for each user, what it costs; :func:`recommendation` has the details.
@@ -258,7 +267,7 @@ def headline(ranking: Ranking) -> str:
         f"Rent {best.label} on {best.engine_label}"
         if cloud
         else f"Buy {best.purchase_unit}, {best.weights} weights and {best.kv_dtype} KV cache on {best.engine_label}"
-        f"{best.launch_text}"
+        f"{ranks_words(best)}{best.launch_text}"
     )
     price = (
         f"{_money(best.usd_per_hour or 0)} per hour"

@@ -140,19 +140,21 @@ def _attention_window(request: PlanRequest, goal: Goal, found: Assessment) -> Al
 
 def _dp_attention(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     """Data-parallel attention (``--enable-dp-attention``) on the same GPUs, for a mixture-of-experts model whose
-    engine takes it, split as the engine's default would (TP unset, one stage): each GPU then caches only its own
-    conversations, where tensor parallelism replicates MLA's latent (or KV heads fewer than the GPUs) on every GPU."""
+    engine takes it, at the TP asked (a rank a GPU when unset; one stage): each rank then caches only its own
+    conversations, where tensor parallelism replicates MLA's latent (or KV heads fewer than the GPUs) on every GPU,
+    and plain replicas each hold the whole model."""
     overhead, model = request.overhead, request.model
     if not isinstance(overhead, EngineProfile) or overhead.attends_per_gpu or model.moe is None:
         return None
     engine = get_engine(overhead.engine_name)
     field = engine.setting_fields.get("enable_dp_attention")
-    if field is None or request.gpu_count < 2 or request.tensor_parallel is not None or request.pipeline_parallel > 1:
+    tp = request.tensor_parallel or 1
+    if field is None or request.gpu_count < 2 * tp or request.pipeline_parallel > 1:
         return None
     ranks = request.model_copy(update={"overhead": overhead.model_copy(update={field: True})})
-    flag = engine.flag_for("enable_dp_attention", overhead.engine_version)
-    n = request.gpu_count
-    return attempt(ranks, f"{flag} ({n} data-parallel ranks at TP 1, each caching its own conversations)", goal)
+    n = request.gpu_count // tp
+    flag = engine.flag_for("enable_dp_attention", overhead.engine_version).replace(" N ", f" {n} ")
+    return attempt(ranks, f"{flag} ({n} data-parallel ranks at TP {tp}, each caching its own conversations)", goal)
 
 
 def _fraction(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:

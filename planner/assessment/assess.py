@@ -29,6 +29,7 @@ from planner.assessment.words import (
     mem,
     plural,
     refusal,
+    replica_word,
     setup_label,
     shares_experts,
     why_not_divided,
@@ -303,8 +304,8 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
         assert a.report is not None
         return f"{name} in {precision} on {where}: {a.engine_label} would refuse to start, {refusal(a.report)}"
     tokens = format_tokens(a.kv_budget_tokens)
-    each = "per data-parallel rank" if shares_experts(a.request, a.replicas) else "per replica"
-    replicas = f" ({format_tokens(a.kv_budget_tokens_per_replica)} {each})" if a.replicas > 1 else ""
+    each = replica_word(a.request, a.replicas)
+    replicas = f" ({format_tokens(a.kv_budget_tokens_per_replica)} per {each})" if a.replicas > 1 else ""
     cache = cache_words(result.kv_dtype)
     if a.state is VerdictState.NO_ROOM:
         return (

@@ -102,6 +102,12 @@ def shares_experts(request: PlanRequest, replicas: int) -> bool:
     return (request.replica_of or replicas) > 1 and bool(request.overhead.spread_over_replicas(request.model))
 
 
+def replica_word(request: PlanRequest, replicas: int) -> str:
+    """What one of the set-up's ``replicas`` is: a data-parallel rank where they share the experts
+    (:func:`shares_experts`), else a replica."""
+    return "data-parallel rank" if shares_experts(request, replicas) else "replica"
+
+
 def cache_words(kv_dtype: str) -> str:
     """The KV cache as a verdict names it: its format's label (:data:`planner.core.kv_formats.KV_FORMATS`, the words
     the page's header uses) when it is not 16-bit (the setting that halves or doubles the answer is in the sentence

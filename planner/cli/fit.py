@@ -12,7 +12,7 @@ from planner.assessment.alternatives import nearest_for
 from planner.assessment.assess import Assessment, VerdictState, setup_label
 from planner.assessment.other_engines import engines_that_start
 from planner.assessment.trial import Alternative
-from planner.assessment.words import shares_experts, split_label
+from planner.assessment.words import replica_word, shares_experts, split_label
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
 from planner.cli.args import decimal, release, whole
@@ -227,10 +227,6 @@ def _assessed(request: PlanRequest, args: argparse.Namespace) -> tuple[Assessmen
         raise PlannerError(f"{exc}. The same set-up starts under {instead}") from exc
 
 
-def _one(a: Assessment) -> str:
-    return "data-parallel rank" if shares_experts(a.request, a.replicas) else "replica"
-
-
 def _ranks_words(request: PlanRequest, result: PlanResult) -> str:
     """The replicas, or with data-parallel attention the ranks sharing the experts."""
     if shares_experts(request, result.replicas):
@@ -279,7 +275,11 @@ def cmd_fit(args: argparse.Namespace) -> int:
             ("KV cache pool", format_bytes(data["kv_cache_bytes_per_gpu"], unit) + " per GPU"),
             ("room for KV", format_bytes(data["headroom_bytes_per_gpu"], unit) + " per GPU (negative: short by)"),
             ("KV per token", f"{data['kv_bytes_per_token']:,} bytes (whole model)"),
-            ("KV budget", f"{a.kv_budget_tokens_per_replica:,} tokens per {_one(a)}, {a.kv_budget_tokens:,} in total"),
+            (
+                "KV budget",
+                f"{a.kv_budget_tokens_per_replica:,} tokens per {replica_word(a.request, a.replicas)}, "
+                f"{a.kv_budget_tokens:,} in total",
+            ),
             ("conversations", f"{a.conversations:,} of {args.context:,} tokens at once ({a.concurrency:.2f} exact)"),
             *deployment_rows(data, unit),
             *[("warning", w) for w in result.warnings],

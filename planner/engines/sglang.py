@@ -219,7 +219,8 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
         # LoRA pool and draft weights are allocated before init_memory_pool; other processes' memory is not free.
         weights = stage.weights_bytes + stage.lora_bytes + stage.draft_bytes  # as loaded (loaded_weights_bytes)
         total = stage_total_bytes(request, result, index)
-        before = profile.before_loading_bytes(total, stage.other_bytes, tp, integrated)
+        server_tp = tp * result.replicas if profile.enable_dp_attention else tp  # the --tp group NCCL joins
+        before = profile.before_loading_bytes(total, stage.other_bytes, server_tp, integrated)
         rest = math.floor(fraction * before) - weights - vlm_reserve_bytes(profile.engine_version, model)
         cell = kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, layers)
         cell += stage_drafter(request, tp, index == len(result.stages) - 1).kv_bytes_per_token

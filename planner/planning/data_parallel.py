@@ -48,5 +48,5 @@ def check_ranks(request: PlanRequest, tensor_parallel: int, pipeline_parallel: i
     if ranks < 2:
         raise PlannerError(
             f"data-parallel attention needs two data-parallel ranks or more: {request.gpu_count} GPU(s) at TP "
-            f"{tensor_parallel} leave {ranks}"
+            f"{tensor_parallel} make {ranks}; add GPUs, or leave the tensor-parallel size unset (a rank a GPU)"
         )

@@ -139,10 +139,10 @@ def test_the_nearest_set_up_turns_it_on_in_the_engines_words() -> None:
     from planner.assessment.alternatives import nearest_fitting
 
     for engine, words in (
-        ("vllm", "--data-parallel-size N --enable-expert-parallel"),
+        ("vllm", "--data-parallel-size 8 --enable-expert-parallel"),
         ("sglang", "--enable-dp-attention"),
     ):
-        found = [a for a in nearest_fitting(_request(engine), 50) if "data-parallel ranks at TP 1" in a.change]
+        found = [a for a in nearest_fitting(_request(engine), 50) if "data-parallel ranks at TP" in a.change]
         assert len(found) == 1 and found[0].change.startswith(words), engine
         assert found[0].assessment.conversations >= 50
     dense = _request("vllm", model=get_model("meta-llama/Llama-3.1-70B").spec)
@@ -216,3 +216,27 @@ def test_lora_on_ranks_that_share_experts_is_refused() -> None:
     for request in (_request("vllm", enable_dp_attention=True), _request("vllm", tp=2)):
         with pytest.raises(PlannerError, match="LoRA: adapters on data-parallel ranks"):
             plan(request.model_copy(update={"deployment": lora}))
+
+
+def test_plain_sglang_replicas_that_do_not_fit_are_offered_its_ranks() -> None:
+    """TP 1 on eight GPUs under SGLang is eight whole copies of DeepSeek-V3 (none fits one GPU); its
+    --enable-dp-attention at the same TP splits the experts over them and fits (an outside review, 2026-12-05)."""
+    from planner.assessment.alternatives import nearest_fitting
+
+    request = _request("sglang", tp=1)
+    assert not plan(request).fits
+    found = [a for a in nearest_fitting(request, 1) if a.change.startswith("--enable-dp-attention")]
+    assert len(found) == 1 and found[0].assessment.fits and "8 data-parallel ranks at TP 1" in found[0].change
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
+def test_the_chart_is_the_pool_the_engine_prints_under_ranks(engine: str) -> None:
+    """One answer with data-parallel attention: SGLang's pool had been sized from the memory free after a TP 1
+    start-up (0.93 GiB held before loading) where the server's --tp 8 holds 1.5 GiB, so its chart and its printed
+    tokens were 0.57 GiB apart (an outside review in Chromium, 2026-12-05)."""
+    request = _request(engine, enable_dp_attention=True)
+    result = plan(request)
+    report = get_engine(engine).report(request, result, request.overhead)  # type: ignore[arg-type]
+    assert report.available_kv_cache_bytes_per_gpu is not None
+    # SGLang's pool is whole tokens (one token's cell is 70,272 bytes); the others print the bytes the plan holds
+    assert abs(result.per_gpu.kv_cache_bytes - report.available_kv_cache_bytes_per_gpu) < 70_272
