@@ -22,6 +22,7 @@ from planner.advisor.option_notes import (
 from planner.advisor.option_speed import Speed, speed_fields, speed_of
 from planner.advisor.options import Candidate, Option, purchase_text
 from planner.advisor.quality import quality_caveat
+from planner.advisor.reuse import expert_group
 from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, setup_for
 from planner.advisor.workload import SLOW_FIRST_TOKEN_S, Workload
@@ -281,7 +282,7 @@ def build_option(
     """A set-up that holds the target, with its speed, costs, warnings and assumptions."""
     w = b.workload
     batch = max(1, math.ceil(w.target_concurrency / c.replicas))
-    group = c.replicas if c.replicas > 1 and overhead.spread_over_replicas(b.model) else 1  # ranks sharing experts
+    group = expert_group(c, overhead, b.model)  # ranks sharing the experts
     s = speed_of(b, c, row, batch, overhead.kv_model(b.model), group)
     cost = b.cost(c, host, assumptions)
     warnings, undermining = _warnings(b, c, s, cost, row, a)

@@ -95,8 +95,9 @@ def slots_note(a: Assessment, overhead: OverheadModel, replicas: int) -> str | N
 
 def ranks_note(ranks: int, dense_bytes: float, batch: int) -> str:
     """For data-parallel ranks that share the experts, how their speed is priced and where it may be optimistic: as
-    the 149 benchmark rows measured with attention data parallelism are (one step over all the GPUs, the weights
-    read as one copy), which fit better so than with each rank reading its own copy of the non-expert weights (the
+    the benchmark rows measured with attention data parallelism are (3 in the package's fit and held-out rows, 146
+    in the blind set ``tests/advisor/benchmarks/unseen-2026-12.toml``: one step over all the GPUs, the weights read
+    as one copy), which fit better so than with each rank reading its own copy of the non-expert weights (the
     fit's median error 4.4 -> 4.8 %, a PCIe blind row past 50 %); at few conversations a rank that read, the model's
     ``dense_bytes`` again on every rank, may not hide behind compute (an outside review, 2026-12-05)."""
     return (

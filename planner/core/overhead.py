@@ -158,6 +158,7 @@ class LoadContext(BaseModel, frozen=True, extra="forbid"):
     layers: tuple[int, int]  # the stage's decoder layers, [start, stop)
     platform: DevicePlatform | None = None  # None: a device the catalog does not name
     drafter: str | None = None  # the speculative method of a drafter loaded with the model ("mtp", "eagle", ...)
+    expert_gpus: int | None = None  # the GPUs the routed experts are split over when more than TP (shared ranks)
 
     @property
     def is_first_stage(self) -> bool:

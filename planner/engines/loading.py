@@ -45,7 +45,7 @@ def mxfp4_padding_bytes(ctx: LoadContext) -> int:
     if ctx.weights_format != "mxfp4" or moe is None or model.hidden_size is None:
         return 0
     blackwell = ctx.platform is not None and ctx.platform.fp4_native
-    inter = moe.moe_intermediate_size // ctx.tensor_parallel
+    inter = moe.moe_intermediate_size // (ctx.expert_gpus or ctx.tensor_parallel)  # shared ranks: dp x tp
     inter_pad = _round_up(inter, 256 if blackwell else 128)
     hidden = model.hidden_size
     hidden_pad = _round_up(hidden, 256)
@@ -64,9 +64,11 @@ def marlin_fp8_scale_bytes(ctx: LoadContext) -> int:
     model = ctx.model
     params = parameter_breakdown(model)
     bits = category_bits(weight_format("fp8"), params.experts > 0)
-    fp8: int = sum(int(getattr(params, name)) for name in ("attention", "dense_mlp", "experts") if bits[name] < 16)
+    fp8 = sum(Fraction(int(getattr(params, name))) for name in ("attention", "dense_mlp") if bits[name] < 16)
+    experts = Fraction(params.experts) if bits["experts"] < 16 else Fraction(0)
+    per_gpu = fp8 / ctx.tensor_parallel + experts / (ctx.expert_gpus or ctx.tensor_parallel)  # shared ranks: dp x tp
     share = Fraction(ctx.layers[1] - ctx.layers[0], max(1, model.num_hidden_layers))
-    return math.ceil(fp8 * share * MARLIN_FP8_SCALE_BYTES / ctx.tensor_parallel)
+    return math.ceil(per_gpu * share * MARLIN_FP8_SCALE_BYTES)
 
 
 def bf16_mtp_extra_bytes(ctx: LoadContext) -> int:

@@ -111,6 +111,10 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
     def attends_per_gpu(self) -> bool:
         return self.enable_dp_attention
 
+    def server_tp(self, tensor_parallel: int, replicas: int) -> int:
+        """The server's ``--tp``: every rank's GPUs under ``--enable-dp-attention`` (its NCCL group), else TP."""
+        return tensor_parallel * replicas if self.enable_dp_attention else tensor_parallel
+
     def spread_over_replicas(self, model: ModelSpec) -> frozenset[str]:
         """Under ``--enable-dp-attention`` the MoE, dense-MLP and lm_head layers keep the whole ``--tp`` group
         (:data:`planner.engines.sglang_launch.DP_ATTENTION_SPREAD`); plain ``--dp`` replicas are whole copies."""
@@ -212,6 +216,7 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
     (:meth:`SglangProfile.per_gpu`), the tightest stage wins; in whole pages, at most the cap
     (:meth:`SglangProfile.kv_token_cap`; ``model_runner.py:1690-1703``)."""
     model, tp = request.model, result.tensor_parallel
+    server_tp = profile.server_tp(tp, result.replicas)  # the --tp group NCCL joins
     integrated = request.gpu is not None and request.gpu.platform.integrated
     found: list[Pool] = []
     for index, stage in enumerate(result.stages):
@@ -219,7 +224,6 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
         # LoRA pool and draft weights are allocated before init_memory_pool; other processes' memory is not free.
         weights = stage.weights_bytes + stage.lora_bytes + stage.draft_bytes  # as loaded (loaded_weights_bytes)
         total = stage_total_bytes(request, result, index)
-        server_tp = tp * result.replicas if profile.enable_dp_attention else tp  # the --tp group NCCL joins
         before = profile.before_loading_bytes(total, stage.other_bytes, server_tp, integrated)
         rest = math.floor(fraction * before) - weights - vlm_reserve_bytes(profile.engine_version, model)
         cell = kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, layers)
@@ -383,7 +387,9 @@ class SglangEngine(Engine):
 
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         sg = self._own(profile)
-        fraction = sg.fraction_of(result_context(request, result, 0, engine_total_bytes(request)))
+        ctx = result_context(request, result, 0, engine_total_bytes(request))
+        ranks = sg.server_tp(1, result.replicas)  # this profile's ranks, whichever engine's plan it launches
+        fraction = sg.fraction_of(ctx.model_copy(update={"attention_ranks": ranks}))
         return server_command(self, request, result, sg, fraction)
 
 

@@ -288,7 +288,8 @@ class TrtllmEngine(Engine):
         found = super().refusal(request)
         overhead, options = request.overhead, request.deployment
         if found is None and isinstance(overhead, TrtllmProfile) and overhead.attention_dp:
-            found = self.ranks_refusal(request.resolved_parallelism[0])
+            old = f"TensorRT-LLM {overhead.engine_version} has no enable_attention_dp (the PyTorch flow's, from 1.0)"
+            found = self.ranks_refusal(request.resolved_parallelism[0]) or (None if overhead.pytorch_flow else old)
         if found is not None or options is None or options.speculative is None:
             return found
         version = overhead.engine_version if isinstance(overhead, TrtllmProfile) else TRTLLM_DEFAULT_VERSION

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from planner.core.overhead import StageContext
 from planner.deploy.host import on_host
+from planner.planning.data_parallel import ranks_of
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -66,7 +67,7 @@ def stage_context(
         speculative_tokens=spec_tokens(request),
         speculative_method=speculative_method(request),
         lora=bool(options and options.lora),
-        attention_ranks=request.gpu_count // (split[0] * split[1]) if request.overhead.attends_per_gpu else 1,
+        attention_ranks=ranks_of(request, *split) if request.overhead.attends_per_gpu else 1,
     )
 
 

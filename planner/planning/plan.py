@@ -101,6 +101,7 @@ def load_context(
 ) -> LoadContext:
     """What the overhead model sizes the loaded weights of one GPU of ``stage`` from (``checkpoint_bytes``: the
     checkpoint's weights there)."""
+    spread = spread_of(request, tensor_parallel, pipeline_parallel)
     # model_construct: every field is already validated (as in stage_memory)
     return LoadContext.model_construct(
         model=request.model,
@@ -112,6 +113,7 @@ def load_context(
         layers=(layers.start, layers.stop),
         platform=request.gpu.platform if request.gpu is not None else None,
         drafter=speculative_method(request),
+        expert_gpus=spread.gpus if spread is not None and "experts" in spread.categories else None,
     )
 
 

@@ -102,7 +102,7 @@ def test_launch_commands_say_it_each_engines_way() -> None:
         request = _request(engine, enable_dp_attention=True)
         commands[engine] = get_engine(engine).launch_command(request, plan(request), request.overhead)  # type: ignore[arg-type]
     assert "--tensor-parallel-size 1 --data-parallel-size 8" in commands["vllm"]
-    assert commands["vllm"].endswith("--enable-expert-parallel") or " --enable-expert-parallel" in commands["vllm"]
+    assert commands["vllm"].endswith(" --enable-expert-parallel")
     assert " --tp 8 --dp 8 " in commands["sglang"] and "--enable-dp-attention" in commands["sglang"]
     assert "--tp_size 8 --ep_size 8" in commands["trtllm"] and "'enable_attention_dp: true'" in commands["trtllm"]
     assert "# " not in commands["trtllm"]  # one server, not one a replica
@@ -209,13 +209,12 @@ def test_ranks_stay_on_one_server(gpus: int, tp: int | None, settings: dict[str,
         plan(request)
 
 
-def test_lora_on_ranks_that_share_experts_is_refused() -> None:
+def test_lora_on_data_parallel_attention_ranks_is_refused() -> None:
     from planner.deploy.options import DeploymentOptions, LoraOptions
 
     lora = DeploymentOptions(lora=LoraOptions(max_loras=1, max_lora_rank=16))
-    for request in (_request("vllm", enable_dp_attention=True), _request("vllm", tp=2)):
-        with pytest.raises(PlannerError, match="LoRA: adapters on data-parallel ranks"):
-            plan(request.model_copy(update={"deployment": lora}))
+    with pytest.raises(PlannerError, match="LoRA: adapters on data-parallel attention ranks"):
+        plan(_request("vllm", enable_dp_attention=True).model_copy(update={"deployment": lora}))
 
 
 def test_plain_sglang_replicas_that_do_not_fit_are_offered_its_ranks() -> None:
@@ -240,3 +239,28 @@ def test_the_chart_is_the_pool_the_engine_prints_under_ranks(engine: str) -> Non
     assert report.available_kv_cache_bytes_per_gpu is not None
     # SGLang's pool is whole tokens (one token's cell is 70,272 bytes); the others print the bytes the plan holds
     assert abs(result.per_gpu.kv_cache_bytes - report.available_kv_cache_bytes_per_gpu) < 70_272
+
+
+def test_the_second_review_s_regressions() -> None:
+    """A maintainer's review (2026-12-05): plain vLLM replicas of a MXFP4 MoE split the experts' padding with the
+    experts (gpt-oss-120b on 4 x H100 at TP 1: 1.95 GiB a GPU, as TP 4, not 5.13); replicas on several servers are
+    servers of their own (DeepSeek-V3 on 16 H200 at TP 8: whole copies, 79 GiB a GPU); LoRA on plain vLLM MoE
+    replicas is planned (refused only with data-parallel attention); TensorRT-LLM before 1.0 refuses the setting."""
+    from planner.deploy.options import DeploymentOptions, LoraOptions
+    from planner.engines.loading import kernel_padding_bytes
+    from planner.planning.plan import load_context
+
+    oss = get_model("openai/gpt-oss-120b").spec
+    ranks, tp4 = _request("vllm", gpus=4, tp=1, model=oss), _request("vllm", gpus=4, tp=4, model=oss)
+    pads = [kernel_padding_bytes(load_context(r, 0, t, 1, 0, range(36))) for r, t in ((ranks, 1), (tp4, 4))]
+    assert pads[0] == pads[1] and pads[0] < 2.1 * 2**30
+    two_servers = plan(_request("vllm", gpus=16, tp=8))
+    assert (
+        two_servers.replicas == 2
+        and two_servers.per_gpu.weights_bytes == plan(_request("vllm", tp=8)).per_gpu.weights_bytes
+    )
+    mixtral = _request("vllm", gpus=4, tp=2, model=get_model("mistralai/Mixtral-8x7B-v0.1").spec)
+    lora = DeploymentOptions(lora=LoraOptions(max_loras=1, max_lora_rank=16))
+    assert plan(mixtral.model_copy(update={"deployment": lora})).per_gpu.lora_bytes > 0
+    old = _request("trtllm", version="0.9.0", enable_dp_attention=True)
+    assert "has no enable_attention_dp" in (get_engine("trtllm").refusal(old) or "")
