@@ -35,10 +35,10 @@ from planner.bounds.memo import BoundedMemo
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
-from planner.core.parallel import NODE_GPUS
 from planner.engines.vllm.failures import clear_samplers
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import clear_length_free, gpu_fields
+from planner.planning.data_parallel import experts_shared
 from planner.planning.plan import PlanBasis, PlanRequest, plan_basis, stages_at
 from planner.planning.results import StageMemory
 
@@ -93,9 +93,7 @@ def expert_group(c: Candidate, overhead: OverheadModel, model: ModelSpec) -> int
     """The candidate's replicas where the engine splits the model's experts over them all (vLLM's data-parallel
     ranks of a MoE model: :func:`planner.planning.data_parallel.spread_of`), else 1: the advisor's one-replica
     request is then one of them (``PlanRequest.replica_of``), and what is kept of it is kept per group."""
-    if c.replicas < 2 or c.gpu_count > NODE_GPUS or not overhead.spread_over_replicas(model):
-        return 1  # beyond one server: servers of their own (planner.planning.data_parallel.spread_of)
-    return c.replicas
+    return c.replicas if experts_shared(overhead, model, c.tensor_parallel, c.replicas) else 1
 
 
 def stage_key(c: Candidate, memory: int, overhead: OverheadModel, max_model_len: int, group: int = 1) -> StageKey:

@@ -10,6 +10,7 @@ from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.units import format_bytes
 from planner.engines.base import EngineReport
+from planner.planning.data_parallel import experts_shared
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -97,9 +98,10 @@ def split_label(request: PlanRequest, result: PlanResult | None = None, short: b
 
 def shares_experts(request: PlanRequest, replicas: int) -> bool:
     """Whether the ``replicas`` of ``request`` are data-parallel ranks of one server that split the model's experts
-    over them all (:meth:`planner.core.overhead.OverheadModelBase.spread_over_replicas`), not whole copies (a
-    request planning one of them alone says how many: ``replica_of``)."""
-    return (request.replica_of or replicas) > 1 and bool(request.overhead.spread_over_replicas(request.model))
+    over them all (:func:`planner.planning.data_parallel.experts_shared`), not whole copies (a request planning
+    one of them alone says how many: ``replica_of``)."""
+    tp, pp = request.resolved_parallelism
+    return experts_shared(request.overhead, request.model, tp * pp, request.replica_of or replicas)
 
 
 def replica_word(request: PlanRequest, replicas: int) -> str:

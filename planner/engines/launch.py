@@ -15,6 +15,7 @@ from planner.deploy.gpu_share import raise_shell
 from planner.deploy.kv_offload import KvOffloadTier, kv_offload_tier
 from planner.engines.base import Engine, EngineReport
 from planner.engines.registry import engines, get_engine
+from planner.planning.data_parallel import experts_shared
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -79,10 +80,10 @@ def across_servers(words: str, result: PlanResult) -> str:
 
 def ranks_profile(engine: Engine, request: PlanRequest, result: PlanResult) -> tuple[EngineProfile | None, str | None]:
     """Another engine's profile for the plan (``None``: its defaults), and why it does not run it: where the plan's
-    data-parallel ranks share the experts (``spread_over_replicas``), its data-parallel attention, which splits them
+    data-parallel ranks share the experts (:func:`experts_shared`), its data-parallel attention, which splits them
     so, where it takes it; else its replicas would be whole copies."""
-    replicas = request.replica_of or result.replicas
-    if replicas < 2 or not request.overhead.spread_over_replicas(request.model):
+    gpus = result.tensor_parallel * result.pipeline_parallel
+    if not experts_shared(request.overhead, request.model, gpus, request.replica_of or result.replicas):
         return None, None
     if "enable_dp_attention" not in engine.setting_fields:
         return None, f"{engine.label} runs data-parallel replicas as whole copies, not ranks sharing the experts"

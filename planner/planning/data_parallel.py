@@ -5,6 +5,8 @@ them (:func:`spread_of`), and the combinations with data-parallel attention no e
 from __future__ import annotations
 
 from planner.bounds.errors import PlannerError
+from planner.core.model import ModelSpec
+from planner.core.overhead import OverheadModelBase
 from planner.core.parallel import NODE_GPUS
 from planner.core.weights import Spread
 from planner.planning.request import PlanRequest
@@ -16,16 +18,24 @@ def ranks_of(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int)
     return request.replica_of or request.gpu_count // (tensor_parallel * pipeline_parallel)
 
 
+def experts_shared(overhead: OverheadModelBase, model: ModelSpec, gpus_per_replica: int, replicas: int) -> bool:
+    """Whether ``replicas`` data-parallel replicas of ``gpus_per_replica`` GPUs each are ranks of one server that
+    split the model's experts over them all, as the engine splits them (:meth:`planner.core.overhead.
+    OverheadModelBase.spread_over_replicas`); not with one replica, whole copies, or beyond one server's
+    :data:`NODE_GPUS` (replicas on several servers are planned as servers of their own: a data-parallel group
+    across servers takes each engine's multi-node launch, not planned here). The one test the plan, its words,
+    the advisor's groups and the launch commands read."""
+    total = gpus_per_replica * replicas
+    return replicas > 1 and total <= NODE_GPUS and bool(overhead.spread_over_replicas(model))
+
+
 def spread_of(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int) -> Spread | None:
-    """The weights split over every data-parallel rank of a stage as the engine splits them (:meth:`planner.core.
-    overhead.OverheadModelBase.spread_over_replicas`); ``None`` with one replica, or whole copies, and beyond one
-    server's :data:`NODE_GPUS` (replicas on several servers are planned as servers of their own: a data-parallel
-    group across servers takes each engine's multi-node launch, not planned here)."""
+    """The weights split over every data-parallel rank of a stage (:func:`experts_shared`); ``None`` otherwise."""
     replicas = ranks_of(request, tensor_parallel, pipeline_parallel)
-    if replicas < 2 or tensor_parallel * pipeline_parallel * replicas > NODE_GPUS:
+    overhead, model = request.overhead, request.model
+    if not experts_shared(overhead, model, tensor_parallel * pipeline_parallel, replicas):
         return None
-    categories = request.overhead.spread_over_replicas(request.model)
-    return Spread(tensor_parallel * replicas, categories) if categories else None
+    return Spread(tensor_parallel * replicas, overhead.spread_over_replicas(model))
 
 
 def check_ranks(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int, spread: Spread | None) -> None:

@@ -254,7 +254,11 @@ def test_the_second_review_s_regressions() -> None:
     ranks, tp4 = _request("vllm", gpus=4, tp=1, model=oss), _request("vllm", gpus=4, tp=4, model=oss)
     pads = [kernel_padding_bytes(load_context(r, 0, t, 1, 0, range(36))) for r, t in ((ranks, 1), (tp4, 4))]
     assert pads[0] == pads[1] and pads[0] < 2.1 * 2**30
-    two_servers = plan(_request("vllm", gpus=16, tp=8))
+    from planner.assessment.words import shares_experts, split_label
+
+    sixteen = _request("vllm", gpus=16, tp=8)
+    two_servers = plan(sixteen)
+    assert not shares_experts(sixteen, 2) and split_label(sixteen, two_servers).endswith("· 2 replicas")
     assert (
         two_servers.replicas == 2
         and two_servers.per_gpu.weights_bytes == plan(_request("vllm", tp=8)).per_gpu.weights_bytes
