@@ -3,6 +3,8 @@ format and a smaller KV cache among those the engine runs on the GPU, and a shor
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from planner.assessment.assess import Assessment
 from planner.assessment.trial import SMALLER_TRIALS, Alternative, Goal, attempt, engine_name, longest_context_that_fits
 from planner.core.kv_formats import kv_format
@@ -17,14 +19,8 @@ def _moe(request: PlanRequest) -> ModelKind:
 
 
 def smaller_weights(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
-    bits = weight_format(request.resolved_weights).bits_per_weight
     runs, _ = formats_run(engine_name(request), request.gpu, _moe(request))
-    smaller = sorted((w for w in runs if weight_format(w).bits_per_weight < bits), key=_weight_bits, reverse=True)
-    for weights in smaller[:SMALLER_TRIALS]:
-        alternative = attempt(request.model_copy(update={"weights": weights}), f"weights in {weights}", goal)
-        if alternative:
-            return alternative
-    return None
+    return _first_smaller(request, goal, runs, _weight_bits, "weights", "weights")
 
 
 def _weight_bits(weights: str) -> float:
@@ -32,18 +28,26 @@ def _weight_bits(weights: str) -> float:
 
 
 def smaller_kv(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
-    bits = kv_format(request.resolved_kv_dtype).bits_per_value
     runs = kv_dtypes_run(engine_name(request), request.resolved_weights, request.gpu, _moe(request))
-    smaller = sorted((k for k in runs if kv_format(k).bits_per_value < bits), key=_kv_bits, reverse=True)
-    for kv in smaller[:SMALLER_TRIALS]:
-        alternative = attempt(request.model_copy(update={"kv_dtype": kv}), f"KV cache in {kv}", goal)
-        if alternative:
-            return alternative
-    return None
+    return _first_smaller(request, goal, runs, _kv_bits, "kv_dtype", "KV cache")
 
 
 def _kv_bits(kv: str) -> float:
     return kv_format(kv).bits_per_value
+
+
+def _first_smaller(
+    request: PlanRequest, goal: Goal, runs: Iterable[str], bits: Callable[[str], float], field: str, words: str
+) -> Alternative | None:
+    """The first of ``runs`` with fewer ``bits`` than the request's own ``field`` (``weights``, ``kv_dtype``), the
+    largest first and at most :data:`SMALLER_TRIALS` of them, that holds the goal."""
+    own = bits(getattr(request, f"resolved_{field}"))
+    smaller = sorted((value for value in runs if bits(value) < own), key=bits, reverse=True)
+    for value in smaller[:SMALLER_TRIALS]:
+        alternative = attempt(request.model_copy(update={field: value}), f"{words} in {value}", goal)
+        if alternative:
+            return alternative
+    return None
 
 
 def shorter_context(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:

@@ -140,6 +140,11 @@ class StageContext(BaseModel, frozen=True, extra="forbid"):
     attention_ranks: int = 1  # data-parallel attention: the server's ranks over this stage (SGLang's --dp)
 
     @property
+    def server_tensor_parallel(self) -> int:
+        """The server's tensor-parallel group: TP x the data-parallel attention ranks (SGLang's ``--tp``)."""
+        return self.tensor_parallel * self.attention_ranks
+
+    @property
     def speculative(self) -> bool:
         """Whether a drafter proposes tokens the target verifies (vLLM then warms its rejection sampler too)."""
         return self.speculative_tokens > 0

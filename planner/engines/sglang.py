@@ -182,8 +182,7 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         (:func:`heuristic_total_bytes`) and the server's ``--tp`` (every rank's GPUs under data-parallel
         attention): the one the plan, the report and the launch command use."""
         smi_total = heuristic_total_bytes(ctx.platform, ctx.device_total_bytes, ctx.gpu_memory_bytes)
-        tp = ctx.tensor_parallel * ctx.attention_ranks
-        return self.fraction(smi_total, tp, ctx.pipeline_parallel, self.fraction_inputs_of(ctx))
+        return self.fraction(smi_total, ctx.server_tensor_parallel, ctx.pipeline_parallel, self.fraction_inputs_of(ctx))
 
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """The checkpoint's bytes and the padding of the MoE and Marlin kernels SGLang shares with vLLM
@@ -198,7 +197,7 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         loses from 0.5.18 (:func:`vlm_reserve_bytes`); framework = what SGLang holds before loading."""
         fraction = self.fraction_of(ctx)
         integrated = ctx.platform is not None and ctx.platform.integrated
-        tp = ctx.tensor_parallel * ctx.attention_ranks  # the server's --tp: its NCCL group
+        tp = ctx.server_tensor_parallel  # the server's --tp: its NCCL group
         before = self.before_loading_bytes(ctx.gpu_memory_bytes, ctx.other_bytes, tp, integrated)
         host = self.host_share_bytes(integrated)  # the host's share: not free either
         return OverheadBytes(
@@ -270,7 +269,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         fraction=fraction,
         weights_bytes=first.weights_bytes,
         activation_bytes=0,
-        non_torch_bytes=profile.load_overhead_bytes(ctx.tensor_parallel * ctx.attention_ranks),
+        non_torch_bytes=profile.load_overhead_bytes(ctx.server_tensor_parallel),
         cuda_graph_bytes=0,
         available_kv_cache_bytes_per_gpu=pool if tokens > 0 else rest_first,
         min_available_kv_cache_bytes=pool if tokens > 0 else rest_first,
@@ -286,7 +285,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         lines=tuple(lines),
         notes=(
             f"mem_fraction_static = {fraction:.3f}{default}",
-            *launch_notes(profile, total, ctx.tensor_parallel * ctx.attention_ranks, result.pipeline_parallel, inputs),
+            *launch_notes(profile, total, ctx.server_tensor_parallel, result.pipeline_parallel, inputs),
         ),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
@@ -388,7 +387,7 @@ class SglangEngine(Engine):
     def launch_command(self, request: PlanRequest, result: PlanResult, profile: EngineProfile | None) -> str:
         sg = self._own(profile)
         ctx = result_context(request, result, 0, engine_total_bytes(request))
-        ranks = sg.server_tp(1, result.replicas)  # this profile's ranks, whichever engine's plan it launches
+        ranks = result.replicas if sg.attends_per_gpu else 1  # this profile's ranks, whichever engine's plan it is
         fraction = sg.fraction_of(ctx.model_copy(update={"attention_ranks": ranks}))
         return server_command(self, request, result, sg, fraction)
 
