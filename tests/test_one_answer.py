@@ -17,6 +17,7 @@ from planner.advisor import Assumptions, ContextDistribution, Workload
 from planner.advisor.evaluate import Evaluator
 from planner.advisor.options import Candidate, Option, Rejected
 from planner.assessment.assess import concurrency_curve
+from planner.assessment.words import plural
 from planner.bounds.errors import PlannerError
 from planner.cli import main
 from planner.core.parallel import parallel_problem
@@ -149,7 +150,7 @@ def test_every_surface_gives_the_same_answer(sel: Selection, capsys: pytest.Capt
         elif row.reason == "below-target":  # the advisor's words for the Memory page's amber verdict
             event("advisor: below the target")
             assert a.state.value == "misses-target"
-            assert row.detail.startswith(f"holds {a.conversations:,} conversations")
+            assert row.detail.startswith(f"holds {plural(a.conversations, 'conversation')} ")  # "1 conversation"
         else:  # no engine of the support table runs it, it suits too few users, or it has replicas no user fills
             event(f"advisor: {row.reason}")
             assert row.reason in ("no-engine", "engine-unsuited", "idle-replicas"), row
