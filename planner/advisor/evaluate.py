@@ -22,8 +22,10 @@ from planner.advisor.costs import Assumptions, HostChoice, choose_host
 from planner.advisor.levers import LaunchLevers, pool_could_hold, profile_engine
 from planner.advisor.options import Candidate, Option, Rejected, RejectReason, purchase_problem, reject
 from planner.advisor.reuse import (
+    FractionsMemo,
     GpuStages,
     OnGpu,
+    StageKey,
     StagesMemo,
     expert_group,
     gpu_stages,
@@ -89,6 +91,7 @@ class Evaluator(LaunchLevers):
         self._hosts: dict[tuple[str, int, int], HostChoice | None] = {}
         self._requests: dict[OnGpu, PlanRequest] = {}
         self._memos: dict[int, StagesMemo | None] = {}
+        self._fraction_memos: dict[int, FractionsMemo | None] = {}
         self._gpu_memory: dict[tuple[str, str], int] = {}
         self._fixed_slots: dict[str, bool] = {}
         self.built = Built(model, workload, self.params)
@@ -174,7 +177,7 @@ class Evaluator(LaunchLevers):
             return found
         overhead, memory = self.profile(engine), key.memory
         memo = self._memo(overhead)
-        memo_key = stage_key(c, memory, overhead, self.context, key.group)
+        memo_key = self._length_free_key(c, engine, key)
         kept = memo.get(memo_key) if memo is not None else None
         if kept is None:
             kept = gpu_stages(self._planned_request(c, engine), self._basis(c, engine), memory, c.gpu)
@@ -182,6 +185,11 @@ class Evaluator(LaunchLevers):
                 memo.put(memo_key, kept)
         self._stages[key] = kept
         return kept
+
+    def _length_free_key(self, c: Candidate, engine: str, on_gpu: OnGpu | None = None) -> StageKey:
+        """The candidate's request but its lengths (:func:`planner.advisor.reuse.stage_key`)."""
+        key = on_gpu or self._on_gpu(c, engine)
+        return stage_key(c, key.memory, self.profile(engine), self.context, key.group)
 
     def _plan(self, c: Candidate, engine: str, on_gpu: OnGpu) -> PlanResult:
         """The plan of the candidate's own request (:func:`plan_from`: what ``plan()`` returns), made when first

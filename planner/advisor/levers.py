@@ -11,6 +11,7 @@ from collections.abc import Callable
 from functools import partial
 
 from planner.advisor.options import Candidate
+from planner.advisor.reuse import FractionsMemo, KeptFraction, StageKey, fractions_memo
 from planner.assessment.assess import Assessment, VerdictState
 from planner.assessment.batch_lever import CURES, default_seqs
 from planner.assessment.fixed_kv import fixed_kv_bytes
@@ -21,10 +22,12 @@ from planner.assessment.search import (
     LOWER_CURES,
     LOWEST_FRACTION,
     current_fraction,
-    fraction_that_starts,
+    fraction_not_held_back,
+    starts,
     with_fraction,
 )
 from planner.assessment.window_lever import small_step, with_small_step
+from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.engines.registry import default_engine, engine_names
 from planner.planning.plan import PlanRequest
@@ -41,6 +44,9 @@ class LaunchLevers:
     target: int  # the conversations to hold
     fixed: OverheadModel | None  # one overhead model for every set-up: no lever then
     _profiles: dict[str, OverheadModel]
+    _fraction_memos: dict[int, FractionsMemo | None]
+    model: ModelSpec
+    block_size: int
 
     def profile(self, engine: str) -> OverheadModel:
         raise NotImplementedError
@@ -52,6 +58,9 @@ class LaunchLevers:
         raise NotImplementedError
 
     def _slots_fixed(self, engine: str) -> bool:
+        raise NotImplementedError
+
+    def _length_free_key(self, c: Candidate, engine: str) -> StageKey:
         raise NotImplementedError
 
     def seqs_for_users(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
@@ -116,11 +125,28 @@ class LaunchLevers:
         current = current_fraction(request)
         if current is None:
             return None
-        fraction = fraction_that_starts(request, LOWEST_FRACTION, current - FRACTION_STEP)
+        fraction = self._fraction_that_starts(c, engine, request, current - FRACTION_STEP)
         if fraction is None:
             return None
         key = f"{profile_engine(engine)} memory fraction {fraction:.2f}"
         return self._planned_with(c, key, lambda: with_fraction(request, fraction).overhead)
+
+    def _fraction_that_starts(self, c: Candidate, engine: str, request: PlanRequest, high: float) -> float | None:
+        """:func:`fraction_that_starts` from :data:`LOWEST_FRACTION` to ``high``, what it searches kept across
+        rankings (:class:`KeptFraction`) where the set-up starts there or not even the lowest is free: the failures
+        it steps over read no length. Where the fraction found does not start (a pool too small for this context,
+        which hides the sampler's failure above it), another context may find another: not kept."""
+        overhead = self.profile(engine)
+        if id(overhead) not in self._fraction_memos:  # the evaluator holds its profiles: an id is one of them
+            self._fraction_memos[id(overhead)] = fractions_memo(self.model, overhead, self.block_size)
+        memo = self._fraction_memos[id(overhead)]
+        key = self._length_free_key(c, engine)
+        kept = memo.get(key) if memo is not None else None
+        found = kept.fraction if kept is not None else fraction_not_held_back(request, LOWEST_FRACTION, high)
+        started = found is not None and starts(with_fraction(request, found))
+        if memo is not None and kept is None and (found is None or started):
+            memo.put(key, KeptFraction(found))
+        return found if started else None
 
     def fraction_raised(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
         """The candidate at the lowest memory fraction above the default, up to :data:`HIGHEST_FRACTION`, whose pool

@@ -19,9 +19,10 @@ stages are kept by the engine itself (:func:`planner.engines.vllm.stage.vllm_sta
 
 Keys: one scope per model, overhead model and block size (:func:`stages_memo`, hashed once per ranking and
 engine), and in it the rest of the advisor's request but its two lengths (:func:`stage_key`:
-:meth:`planner.advisor.evaluate.Evaluator.request` builds every request from exactly these). Both levels are
-bounded (:data:`SCOPES` x :data:`SCOPE_ENTRIES`, least recently used out); :func:`clear` empties them (tests
-compare with a cold ranking).
+:meth:`planner.advisor.evaluate.Evaluator.request` builds every request from exactly these). The entries of all
+scopes are bounded together (:data:`ENTRIES`, least recently used out; :class:`planner.bounds.memo.ScopedMemo`): a
+lever's profile (a lower memory fraction, ``--max-num-seqs``) is a scope of a few entries and does not cost the
+default's its place; :func:`clear` empties them (tests compare with a cold ranking).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import NamedTuple
 
 from planner.advisor.options import Candidate
 from planner.advisor.screen import clear as clear_screens
-from planner.bounds.memo import BoundedMemo
+from planner.bounds.memo import Scope, ScopedMemo
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
@@ -43,9 +44,19 @@ from planner.planning.plan import PlanBasis, PlanRequest, plan_basis, stages_at
 from planner.planning.results import StageMemory
 
 # A ranking plans at most ~1,500 distinct (GPU, split, weights, KV dtype) under one engine (~600 for Llama 3.1 8B
-# over the catalog); an entry is two tuples of one StageMemory each (~1 kB): 4 scopes of 2,048 keep ~8 MB at most.
-SCOPES = 4
-SCOPE_ENTRIES = 2048
+# over the catalog); an entry is two tuples of one StageMemory each (~1 kB): 8,192 entries keep ~8 MB at most.
+SCOPES = 64
+ENTRIES = 8192
+FRACTION_ENTRIES = 1024  # a lowered fraction: a few dozen set-ups a ranking (T4s, V100s, DGX Sparks), 50 bytes each
+
+
+class KeptFraction(NamedTuple):
+    """The highest memory fraction no failure a lower fraction cures stops (``None``: not even the lowest), as
+    :func:`planner.assessment.search.fraction_not_held_back` finds it where the set-up then starts: those failures
+    (free memory at start-up, other processes, the sampler's warm-up) read no length, so the fraction holds at every
+    context (:meth:`planner.advisor.levers.LaunchLevers.fraction_for_host`)."""
+
+    fraction: float | None
 
 
 class GpuStages(NamedTuple):
@@ -58,8 +69,11 @@ class GpuStages(NamedTuple):
 
 
 StageKey = tuple[object, ...]
-StagesMemo = BoundedMemo[StageKey, GpuStages]
-_SCOPES: BoundedMemo[tuple[ModelSpec, OverheadModel, int], StagesMemo] = BoundedMemo(SCOPES)
+StagesMemo = Scope[StageKey, GpuStages]
+FractionsMemo = Scope[StageKey, KeptFraction]
+ScopeKey = tuple[ModelSpec, OverheadModel, int]
+_STAGES: ScopedMemo[ScopeKey, StageKey, GpuStages] = ScopedMemo(SCOPES, ENTRIES)
+_FRACTIONS: ScopedMemo[ScopeKey, StageKey, KeptFraction] = ScopedMemo(SCOPES, FRACTION_ENTRIES)
 
 
 def stages_reusable(overhead: OverheadModel) -> bool:
@@ -71,9 +85,13 @@ def stages_memo(model: ModelSpec, overhead: OverheadModel, block_size: int) -> S
     """The kept stages of ``model`` under ``overhead`` (``None``: not kept, :func:`stages_reusable`)."""
     if not stages_reusable(overhead):
         return None
-    key = (model, overhead, block_size)
-    memo = _SCOPES.get(key)
-    return memo if memo is not None else _SCOPES.put(key, BoundedMemo(SCOPE_ENTRIES))
+    return _STAGES.scope((model, overhead, block_size))
+
+
+def fractions_memo(model: ModelSpec, overhead: OverheadModel, block_size: int) -> FractionsMemo | None:
+    """The lowered fractions kept for ``model`` under ``overhead`` (:class:`KeptFraction`; ``None``: not kept,
+    as for :func:`stages_memo`: the same request, the same key)."""
+    return _FRACTIONS.scope((model, overhead, block_size)) if stages_reusable(overhead) else None
 
 
 class OnGpu(NamedTuple):
@@ -120,7 +138,8 @@ def clear() -> None:
     the engine keeps (:func:`planner.engines.vllm.stage.vllm_stage`, the same argument: only V1 profiles, every
     input but ``max_model_len``, state pages computed again) and its sampler headrooms
     (:func:`planner.engines.vllm.failures.sampler_headroom`)."""
-    _SCOPES.clear()
+    _STAGES.clear()
+    _FRACTIONS.clear()
     clear_screens()
     clear_length_free()
     clear_samplers()

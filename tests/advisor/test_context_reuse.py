@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from model_catalog import get_model, load_gpus
 from planner.advisor import Workload, rank, reuse, screen
-from planner.bounds.memo import BoundedMemo
+from planner.bounds.memo import BoundedMemo, ScopedMemo
 from planner.core.model import ModelSpec
 from planner.engines.vllm import failures
 from planner.engines.vllm import stage as vllm_stage
@@ -34,22 +34,26 @@ MODELS = (
 )
 
 
-MEMOS: tuple[BoundedMemo[Any, Any], ...] = (screen._SCREENS, failures._SAMPLERS)  # fixed size (others: per scope)
+MEMOS: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
+    screen._SCREENS,
+    failures._SAMPLERS,
+    reuse._STAGES,
+    reuse._FRACTIONS,
+    vllm_stage._SCOPES,
+)
 
 
 @contextmanager
 def _keeping_nothing() -> Iterator[None]:
     """The memos hold no entry: every candidate computed from scratch (a key too coarse would make a cleared memo
     alias candidates within one ranking too, the same way cold and warm)."""
-    saved = reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, [memo.max_entries for memo in MEMOS]
+    sizes = [memo.max_entries for memo in MEMOS]
     reuse.clear()
-    reuse.SCOPE_ENTRIES = vllm_stage.LENGTH_FREE_ENTRIES = 0
     for memo in MEMOS:
         memo.max_entries = 0
     try:
         yield
     finally:
-        reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, sizes = saved
         for bounded, size in zip(MEMOS, sizes, strict=True):
             bounded.max_entries = size
         reuse.clear()
@@ -140,15 +144,20 @@ def test_a_set_up_refused_at_one_context_starts_at_another() -> None:
 
 
 def test_the_memos_are_bounded() -> None:
-    """One scope per model (and overhead model): a seventh model leaves at most SCOPES; each scope holds at most
-    SCOPE_ENTRIES (a ranking of the 8B over the catalog needs fewer)."""
+    """The entries of every scope (a model under one overhead model) are bounded together: two models over the
+    catalog plan more stages than a bound of 500, which keeps exactly 500 (the bounds themselves: 8,192 each)."""
+    assert (reuse.ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES) == (8192, 8192)
+    memos = (reuse._STAGES, vllm_stage._SCOPES)
     reuse.clear()
-    for model_id in MODELS[:7]:
-        rank(get_model(model_id).spec, Workload.fixed_length(1024, concurrent_conversations=4), gpus=GPUS)
-    scopes = reuse._SCOPES.values()
-    assert len(scopes) == reuse.SCOPES
-    assert all(0 < len(memo) <= reuse.SCOPE_ENTRIES for memo in scopes)
-    assert len(vllm_stage._SCOPES) == vllm_stage.LENGTH_FREE_SCOPES
+    for memo in memos:
+        memo.max_entries = 500
+    try:
+        for model_id in MODELS[:2]:
+            rank(get_model(model_id).spec, Workload.fixed_length(1024, concurrent_conversations=4), gpus=GPUS)
+        assert [len(memo) for memo in memos] == [500, 500]
+    finally:
+        reuse._STAGES.max_entries, vllm_stage._SCOPES.max_entries = reuse.ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES
+        reuse.clear()
 
 
 def test_llamacpp_whose_working_memory_reads_the_context() -> None:
@@ -167,3 +176,47 @@ def test_vllm_v0_whose_profile_batch_reads_the_context() -> None:
     short, long = _workloads(4096, 24576, concurrent_conversations=8)
     assert _after(spec, short, long, gpus=GPUS, overhead=v0) == _cold(spec, long, gpus=GPUS, overhead=v0)
     assert _after(spec, long, short, gpus=GPUS, overhead=v0) == _cold(spec, short, gpus=GPUS, overhead=v0)
+
+
+def test_lever_profiles_leave_the_default_stages_kept() -> None:
+    """The levers plan some set-ups under profiles of their own (a lower memory fraction on a T4 and a V100, where
+    vLLM's default asks for more than is free): each is a scope of a handful of stages. Under a bound on scopes (4)
+    those five pushed the default's ~600 stages out, so every ranking at a new context planned them all again (the
+    dashboard's advisor slider: 468 -> 268 ms for the 8B once kept). The bound is on entries in all: a ranking at a
+    context plans no vLLM stage it planned at another (at 4,096 tokens after 16,384 and 4,096: the longer context
+    raises the fraction of a few set-ups more, whose stages are new there)."""
+    spec = get_model("meta-llama/Llama-3.1-8B").spec
+    reuse.clear()
+    for context in (16384, 4096):
+        rank(spec, Workload.fixed_length(context, concurrent_conversations=32), gpus=GPUS)
+    planned: list[object] = []
+    original = vllm_stage._vllm_stage
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        planned.append(args)
+        return original(*args, **kwargs)
+
+    vllm_stage._vllm_stage = counted  # type: ignore[assignment]
+    try:
+        ranking = rank(spec, Workload.fixed_length(16384, concurrent_conversations=32), gpus=GPUS)
+    finally:
+        vllm_stage._vllm_stage = original  # type: ignore[assignment]
+    lowered = {o.gpu_id for o in ranking.options if o.engine_fraction_lowered}
+    assert lowered, "the case needs set-ups planned under a lever's profile"
+    assert planned == []
+
+
+def test_a_lowered_fraction_kept_across_contexts() -> None:
+    """Where vLLM's default fraction asks for more than is free (a T4, a V100, a DGX Spark) the advisor lowers it to
+    the highest that starts; what that search finds is kept across contexts (reuse.KeptFraction) only where the
+    set-up starts with it: at 131,072 tokens the pool is too small at every fraction, which hides the failures above
+    the threshold. Every order of a long, a middle and a short context equals a cold ranking."""
+    spec = get_model("meta-llama/Llama-3.1-8B").spec
+    gpus = [g for g in GPUS if g.id in ("t4", "v100-sxm2-16gb", "v100-sxm2-32gb", "dgx-spark-gb10")]
+    contexts = (131072, 24576, 2048)
+    for first in contexts:
+        for then in contexts:
+            a, b = _workloads(first, then, concurrent_conversations=4)
+            assert _after(spec, a, b, gpus=gpus) == _cold(spec, b, gpus=gpus), (first, then)
+    lowered = [o for o in rank(spec, Workload.fixed_length(2048, concurrent_conversations=4), gpus=gpus).options]
+    assert any(o.engine_fraction_lowered for o in lowered)

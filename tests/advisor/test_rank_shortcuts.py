@@ -33,7 +33,7 @@ from planner.advisor import Workload, hardware, rank, reuse, screen
 from planner.advisor import ranking as ranking_module
 from planner.bounds.errors import PlannerError
 from planner.bounds.hashing import field_values
-from planner.bounds.memo import BoundedMemo
+from planner.bounds.memo import BoundedMemo, ScopedMemo
 from planner.core import kv
 from planner.core.model import ModelSpec
 from planner.core.overhead import StageContext
@@ -58,7 +58,10 @@ MODELS = (
     "google/gemma-3-27b-it",  # sliding window, vision tower
     "openai/gpt-oss-20b",  # sliding window, MXFP4 experts
 )
-MEMOS: tuple[BoundedMemo[Any, Any], ...] = (
+MEMOS: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
+    reuse._STAGES,
+    reuse._FRACTIONS,
+    vllm_stage._SCOPES,
     screen._SCREENS,
     failures._SAMPLERS,
     kv._PER_TOKEN,
@@ -70,12 +73,11 @@ MEMOS: tuple[BoundedMemo[Any, Any], ...] = (
 @contextmanager
 def _plain() -> Iterator[None]:
     """The plain Evaluator, and every memo empty and kept empty (its size 0)."""
-    saved = reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, [memo.max_entries for memo in MEMOS]
+    sizes = [memo.max_entries for memo in MEMOS]
     reuse.clear()
     for memo in MEMOS:
         memo.clear()
         memo.max_entries = 0
-    reuse.SCOPE_ENTRIES = vllm_stage.LENGTH_FREE_ENTRIES = 0
     try:
         with pytest.MonkeyPatch.context() as patched:
             patched.setattr(ranking_module, "Evaluator", _PlainEvaluator)
@@ -85,7 +87,6 @@ def _plain() -> Iterator[None]:
             patched.setattr(blocks.VllmStage, "spec_counts", property(lambda s: tuple(Counter(s.layer_keys).items())))
             yield
     finally:
-        reuse.SCOPE_ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, sizes = saved
         for memo, size in zip(MEMOS, sizes, strict=True):
             memo.max_entries = size
         reuse.clear()

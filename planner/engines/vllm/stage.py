@@ -18,7 +18,7 @@ import math
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from planner.bounds.memo import BoundedMemo
+from planner.bounds.memo import Scope, ScopedMemo
 from planner.core.blocks import LayerKind
 from planner.core.gpu import GpuSpec
 from planner.core.kv import kv_bytes_per_token_per_layer
@@ -117,15 +117,16 @@ class StartChecks:
 
 # The stages of one model planned again at another context (the advisor's context slider): ~600 per ranking of one
 # model over the catalog, up to ~1,500; an entry is one VllmStage (~1 kB) and its start-up checks (two failures, a
-# few hundred bytes): 4 scopes of 2,048 keep ~10 MB at most.
-LENGTH_FREE_SCOPES = 4
-LENGTH_FREE_ENTRIES = 2048
+# few hundred bytes): 8,192 entries keep ~10 MB at most, over every scope (a lever's profile is a scope of a few
+# entries, which a bound on scopes had let push out the default's: planner.bounds.memo.ScopedMemo).
+LENGTH_FREE_SCOPES = 64
+LENGTH_FREE_ENTRIES = 8192
 StageKey = tuple[object, ...]
 Kept = tuple[VllmStage, StartChecks]
-_SCOPES: BoundedMemo[tuple[VllmProfile, ModelSpec], BoundedMemo[StageKey, Kept]] = BoundedMemo(LENGTH_FREE_SCOPES)
+_SCOPES: ScopedMemo[tuple[VllmProfile, ModelSpec], StageKey, Kept] = ScopedMemo(LENGTH_FREE_SCOPES, LENGTH_FREE_ENTRIES)
 # The last (profile, model, scope) asked for, as one tuple read and replaced whole (the dashboard ranks in several
 # threads): it holds the profile and model, so identity is equality.
-_LAST: list[tuple[VllmProfile, ModelSpec, BoundedMemo[StageKey, Kept]] | None] = [None]
+_LAST: list[tuple[VllmProfile, ModelSpec, Scope[StageKey, Kept]] | None] = [None]
 
 
 def clear_length_free() -> None:
@@ -141,14 +142,12 @@ def gpu_fields(gpu: GpuSpec | None) -> tuple[str | None, ...]:
     return (gpu.id, gpu.name, gpu.vendor, gpu.architecture, gpu.form_factor)
 
 
-def _scope(profile: VllmProfile, model: ModelSpec) -> BoundedMemo[StageKey, Kept]:
+def _scope(profile: VllmProfile, model: ModelSpec) -> Scope[StageKey, Kept]:
     """The kept stages of ``model`` under ``profile`` (the last one asked for without hashing either again)."""
     last = _LAST[0]
     if last is not None and last[0] is profile and last[1] is model:
         return last[2]
-    memo = _SCOPES.get((profile, model))
-    if memo is None:
-        memo = _SCOPES.put((profile, model), BoundedMemo(LENGTH_FREE_ENTRIES))
+    memo = _SCOPES.scope((profile, model))
     _LAST[0] = (profile, model, memo)
     return memo
 
@@ -231,7 +230,7 @@ def vllm_stage(
 ) -> VllmStage:
     """Available KV memory, page size, groups and blocks of one rank of pipeline stage ``stage_index``. Under a V1
     :class:`VllmProfile` itself (a subclass may read more) what reads no length is kept across calls (bounded:
-    :data:`LENGTH_FREE_SCOPES` x :data:`LENGTH_FREE_ENTRIES`, least recently used out; :func:`_length_free_key`)."""
+    :data:`LENGTH_FREE_ENTRIES` over every scope, least recently used out; :func:`_length_free_key`)."""
     return vllm_stage_kept(request, result, profile, stage_index, total, overrides)[0]
 
 
