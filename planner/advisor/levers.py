@@ -181,11 +181,18 @@ class LaunchLevers:
 def pool_could_hold(a: Assessment, pool_bytes_per_gpu: float, replicas: int, target: int) -> bool:
     """Whether a KV pool of ``pool_bytes_per_gpu`` could hold the target, each conversation costing what it does in
     ``a``'s pool (an upper bound where the pool given is: the working memory does not shrink); ``True`` where ``a``
-    has no pool to scale (assess it)."""
+    has no pool to scale (assess it). A pool the engine refuses as too small for one conversation still has its
+    concurrency (:attr:`EngineReport.max_concurrency`, below one): at 131,072 tokens most set-ups short of the target
+    are refused so, and were assessed again at a raised fraction that could not hold it either."""
     report = a.report
-    if report is None or report.available_kv_cache_bytes_per_gpu <= 0 or a.concurrency <= 0:
+    if report is None or report.available_kv_cache_bytes_per_gpu <= 0:
         return True
-    return a.concurrency * pool_bytes_per_gpu / report.available_kv_cache_bytes_per_gpu * replicas >= target
+    concurrency = a.concurrency or (
+        report.max_concurrency * a.replicas if report.min_available_kv_cache_bytes > 0 else 0
+    )
+    if concurrency <= 0:
+        return True
+    return concurrency * pool_bytes_per_gpu / report.available_kv_cache_bytes_per_gpu * replicas >= target
 
 
 def _fraction_profile(request: PlanRequest, fraction: float) -> OverheadModel:

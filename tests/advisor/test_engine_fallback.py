@@ -12,6 +12,7 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.advisor import Option, Workload, rank
+from planner.advisor.levers import pool_could_hold
 from planner.assessment.assess import assess
 from planner.engines.registry import engine_profile
 from planner.planning.request import PlanRequest
@@ -84,3 +85,27 @@ def test_vllm_on_a_headless_gpu_is_planned_at_a_raised_fraction_before_another_e
     assert option.conversations == 50 and ", --gpu-memory-utilization 0.94" in option.label
     desktop = rank(QWEN3_30B, EIGHT_AT_32K.model_copy(update={"engines": ("vllm",)}))
     assert not any(o.engine_fraction_raised for o in desktop.options)
+
+
+def test_a_pool_refused_as_too_small_is_bounded_like_one_that_starts() -> None:
+    """Llama-3.1-70B in FP8 on 2 x L40S at 131,072 tokens: vLLM refuses, its pool (4.88 GiB a GPU) holding 0.24 of
+    one conversation. Even all of a GPU's memory past the weights would hold 0.55 of one, so neither a raised
+    fraction nor another engine is assessed; the bound had said "assess it" for every refused pool (90 of the 682
+    assessments of a ranking at that context). A pool that starts is bounded as before."""
+    gpu = get_gpu("l40s")
+    request = PlanRequest(
+        model=get_model("meta-llama/Llama-3.1-70B").spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes, gpu_count=2,
+        tensor_parallel=2, weights="fp8", kv_dtype="bf16", context_tokens=131072, max_model_len=131072,
+        overhead=engine_profile("vllm"),
+    )  # fmt: skip
+    refused = assess(request)
+    assert refused.report is not None
+    assert (refused.report.failure_kind, round(refused.report.max_concurrency, 2)) == ("kv-cache-too-small", 0.24)
+    whole = refused.result.per_gpu.gpu_memory_bytes - refused.result.per_gpu.weights_bytes
+    assert refused.report.max_concurrency * whole / refused.report.available_kv_cache_bytes_per_gpu == pytest.approx(
+        0.55, abs=0.01
+    )
+    assert not pool_could_hold(refused, whole, 1, 1)
+    assert pool_could_hold(refused, whole, 2, 1)  # two replicas of 0.55
+    started = assess(request.model_copy(update={"context_tokens": 8192, "max_model_len": 8192}))
+    assert started.fits and not pool_could_hold(started, started.report.available_kv_cache_bytes_per_gpu, 1, 10**4)  # type: ignore[union-attr]
