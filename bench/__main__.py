@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from bench.coldlink import RATIO
 from bench.timing import median_ms
 from model_catalog import get_gpu, get_model, load_models
-from planner.assessment.assess import concurrency_curve
+from planner.assessment.curve import concurrency_curve
 from planner.core.overhead import SimpleFraction
 from planner.core.parallel import default_parallelism
 from planner.planning.plan import PlanRequest, plan

@@ -16,7 +16,7 @@ from model_catalog import get_model, running_costs
 from planner.advisor import Assumptions, ContextDistribution, Workload
 from planner.advisor.evaluate import Evaluator
 from planner.advisor.options import Candidate, Option, Rejected
-from planner.assessment.assess import concurrency_curve
+from planner.assessment.curve import concurrency_curve
 from planner.assessment.words import plural
 from planner.bounds.errors import PlannerError
 from planner.cli import main

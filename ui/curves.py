@@ -1,7 +1,7 @@
 """The context what-if, pure: for each GPU and each weight / KV pair, the conversations held at each context
 length and the longest context that still holds the target users; one small chart per GPU.
 
-Every figure comes from :func:`planner.assessment.assess.concurrency_curve` and
+Every figure comes from :func:`planner.assessment.curve.concurrency_curve` and
 :func:`planner.assessment.alternatives.longest_context_that_fits` (both judged by
 :func:`planner.assessment.assess.assess`), so the
 point at the chosen context is the Memory page's number. The charts have no legend: each line is labelled at
@@ -17,7 +17,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from planner.assessment.assess import CurvePoint, concurrency_curve, context_label
+from planner.assessment.assess import context_label
+from planner.assessment.curve import CurvePoint, concurrency_curve
 from planner.assessment.trial import longest_context_that_fits
 from planner.bounds.errors import PlannerError
 from planner.planning.plan import PlanRequest
@@ -369,7 +370,7 @@ def short_tokens(tokens: int) -> str:
 def longest_sentence(curve: Curve, where: str, users: int, context: int, x_max: int) -> str:
     """The page's question answered for one curve, in a sentence.
 
-    >>> from planner.assessment.assess import CurvePoint
+    >>> from planner.assessment.curve import CurvePoint
     >>> p = CurvePoint(context_tokens=32768, concurrency=12.4, conversations=12, contiguous=9, kv_bytes_per_sequence=1)
     >>> longest_sentence(Curve("fp8/fp8", [p], 8384), "2 × H100", 50, 32768, 131072)
     'fp8/fp8 on 2 × H100 holds 50 conversations up to 8,384 tokens each; at the chosen 32k it holds 12.'

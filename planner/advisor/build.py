@@ -185,8 +185,8 @@ def _warnings(
     if thin:  # the memory model's error, as the speed floor's margin above is the speed model's
         undermining.append(thin)
     unchecked = unchecked_margin(a, c.replicas, w.target_concurrency)  # an engine no public start-up measures
-    if unchecked is not None:
-        (undermining if unchecked[1] else notes).append(unchecked[0])
+    if unchecked is not None and not unchecked[1]:  # where the stand-in miss undermines it, the thin margin says so
+        notes.append(unchecked[0])
     engine = get_engine(row.engine)
     gap = engine.support.gap_for(b.model.model_type, c.weights, gpu)
     if gap is not None:

@@ -8,9 +8,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from planner.assessment.assess import Assessment, conversations_after
-from planner.assessment.words import mem, shares_experts
-from planner.engines.accuracy import DEVICE_WORDS, KvAccuracy, accuracy_groups, device_class
+from planner.assessment.assess import Assessment, conversations_after, unchecked_clause, unchecked_words
+from planner.assessment.words import mem
+from planner.engines.accuracy import DEVICE_WORDS, KvAccuracy
 from planner.engines.registry import get_engine
 
 Count = Annotated[int, Field(ge=0)]
@@ -73,28 +73,17 @@ def accuracy_of(a: Assessment, unit: str = "GiB") -> AccuracyNote | None:
 
 def unchecked_margin(a: Assessment, replicas: int, target: int) -> tuple[str, bool] | None:
     """For an engine set-up no public start-up is like (no :attr:`Assessment.accuracy`: TensorRT-LLM's today, and
-    data-parallel ranks sharing the experts on any engine), a
-    clause saying its memory figure is unchecked, and whether the widest miss measured on that kind of device, for
-    any engine (the stand-in for its unknown error), would leave the target short (``True``: it undermines the
-    option); ``None`` where a group measures it or no engine plans it."""
+    data-parallel ranks sharing the experts on any engine), a clause saying its memory figure is unchecked, and
+    whether the widest miss measured on that kind of device, for any engine (:attr:`Assessment.unchecked_miss`, the
+    stand-in for its unknown error), would leave the target short (``True``: it undermines the option, and its
+    verdict is a warning: :attr:`Assessment.margin_within_error`); ``None`` where a group measures it or no engine
+    plans it."""
     if a.accuracy is not None or a.report is None or not a.fits:
         return None
-    device = device_class(a.request.gpu)
-    measured = [g for g in accuracy_groups() if g.device == device]
-    label = get_engine(a.report.engine).label
-    how = " with data-parallel ranks sharing the experts" if shares_experts(a.request, a.replicas) else ""
-    unchecked = f"no public start-up of {label}{how} on {DEVICE_WORDS[device]} checks its memory figure"
-    if not measured:
-        return unchecked, False
-    widest = max(measured, key=lambda g: g.miss_bytes)
-    after = after_miss(a, widest.miss_bytes)
-    if after is None or after * replicas >= target:
-        return unchecked, False
-    return (
-        f"{unchecked}, and with the widest miss measured there ({mem(widest.miss_bytes, 'GiB')} per GPU, "
-        f"{get_engine(widest.engine).label}'s) it would hold {after * replicas:,} against the target of {target:,}",
-        True,
-    )
+    after = a.conversations_after_miss
+    if a.unchecked_miss is None or after is None or after * replicas >= target:
+        return unchecked_words(a), False
+    return unchecked_clause(a, "GiB", after * replicas, target), True
 
 
 def unchecked_sentence(a: Assessment) -> str | None:

@@ -34,11 +34,10 @@ from planner.assessment.words import (
     shares_experts,
     why_not_divided,
 )
-from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import check
 from planner.core.overhead import EngineProfile
 from planner.core.units import format_tokens
-from planner.engines.accuracy import KvAccuracy, kv_accuracy
+from planner.engines.accuracy import DEVICE_WORDS, KvAccuracy, device_class, kv_accuracy, widest_measured
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_of, get_engine
 from planner.planning.plan import PlanRequest, plan
@@ -46,10 +45,8 @@ from planner.planning.results import PlanResult
 
 __all__ = [
     "Assessment",
-    "CurvePoint",
     "VerdictState",
     "assess",
-    "concurrency_curve",
     "context_label",
     "mem",
     "setup_label",
@@ -98,9 +95,12 @@ class Assessment(BaseModel, frozen=True, extra="forbid"):
     conversations: int  # whole conversations served at once, all replicas (at most the engine runs: running_cap)
     replicas: int
     # How close public start-ups like this one came (planner.engines.accuracy), and the conversations its pool would
-    # hold after that group's miss (None: no engine or group, a fixed-slot engine, or a pool that does not start)
+    # hold after that group's miss (None: no engine, a fixed-slot engine, or a pool that does not start). Where no
+    # group is like it (an engine no public start-up measures, ranks sharing the experts), the widest miss measured
+    # on its kind of device, any engine's, stands in for its error (unchecked_miss), and the count is after that.
     accuracy: KvAccuracy | None = None
     conversations_after_miss: int | None = None
+    unchecked_miss: KvAccuracy | None = None
 
     @property
     def tone(self) -> Tone:
@@ -110,7 +110,8 @@ class Assessment(BaseModel, frozen=True, extra="forbid"):
 
     @property
     def margin_within_error(self) -> bool:
-        """The target is met, but the miss public start-ups like this one have shown would leave it short."""
+        """The target is met, but the miss public start-ups like this one have shown (or, where none is like it, the
+        widest measured on its kind of device) would leave it short."""
         after, target = self.conversations_after_miss, self.target_users
         if self.state is not VerdictState.MEETS_TARGET or after is None or target is None:
             return False
@@ -266,8 +267,10 @@ def assess(
         tokens, per_replica = 0, 0.0  # nothing is served: the engine does not start or the weights do not load
     checked = report is not None and not shares_experts(request, replicas)  # no public start-up splits them so
     group = kv_accuracy(report.engine, report.engine_version, request.gpu) if checked and report else None
-    miss = max(group.miss_bytes, report.first_boot_bytes) if group is not None and report is not None else 0
-    after = conversations_after(report, per_replica, replicas, miss) if group is not None else None
+    stand_in = widest_measured(device_class(request.gpu)) if report is not None and group is None else None
+    measure = group or stand_in
+    miss = max(measure.miss_bytes, report.first_boot_bytes) if measure is not None and report is not None else 0
+    after = conversations_after(report, per_replica, replicas, miss) if measure is not None else None
     return Assessment(
         request=request,
         result=result,
@@ -282,6 +285,7 @@ def assess(
         replicas=replicas,
         accuracy=group,
         conversations_after_miss=after,
+        unchecked_miss=stand_in,
     )
 
 
@@ -341,8 +345,11 @@ def thin_margin(a: Assessment, unit: str = "GiB", replicas: int = 1, target: int
     this one have shown (:attr:`Assessment.accuracy`) would leave it short, a sentence that says so; else nothing.
     ``replicas``: copies of ``a``'s set-up served side by side (the advisor's), their conversations summed."""
     after, group, target = a.conversations_after_miss, a.accuracy, target or a.target_users
-    if after is None or group is None or target is None or after * replicas >= target:
+    if after is None or (group is None and a.unchecked_miss is None) or target is None or after * replicas >= target:
         return ""
+    if group is None:
+        clause = unchecked_clause(a, unit, after * replicas, target)
+        return f" {clause[:1].upper()}{clause[1:]}."
     boot = a.report.first_boot_bytes if a.report is not None else 0
     if boot > group.miss_bytes:  # the first boot's transient, quoted in the engine's notes, is the larger miss
         return (
@@ -358,6 +365,23 @@ def thin_margin(a: Assessment, unit: str = "GiB", replicas: int = 1, target: int
     )
 
 
+def unchecked_words(a: Assessment) -> str:
+    """That no public start-up checks the memory figure of ``a``'s engine set-up (:attr:`Assessment.unchecked_miss`)."""
+    label = get_engine(a.report.engine).label if a.report is not None else "the estimate"
+    how = " with data-parallel ranks sharing the experts" if shares_experts(a.request, a.replicas) else ""
+    return f"no public start-up of {label}{how} on {DEVICE_WORDS[device_class(a.request.gpu)]} checks its memory figure"
+
+
+def unchecked_clause(a: Assessment, unit: str, after: int, target: int) -> str:
+    """:func:`unchecked_words`, and the ``after`` conversations the widest miss measured there would leave."""
+    widest = a.unchecked_miss
+    assert widest is not None
+    return (
+        f"{unchecked_words(a)}, and with the widest miss measured there ({mem(widest.miss_bytes, unit)} per GPU, "
+        f"{get_engine(widest.engine).label}'s) it would hold {after:,} against the target of {target:,}"
+    )
+
+
 def running_words(a: Assessment) -> str:
     """Why fewer conversations are served than the pool holds: the engine's limit on sequences run at once
     (:attr:`Assessment.running_cap`), by its own flag; empty when the pool sets the count."""
@@ -368,33 +392,3 @@ def running_words(a: Assessment) -> str:
     each = " per replica" if a.replicas > 1 else ""
     flag = get_engine(a.report.engine).running_flag
     return f" ({a.engine_label} runs at most {cap:,} at once{each}, {flag}; the pool would hold {held:,}{each})"
-
-
-class CurvePoint(BaseModel, frozen=True, extra="forbid"):
-    """The set-up at one context length: the figures :func:`assess` gives there."""
-
-    context_tokens: int
-    concurrency: float  # all replicas, at most what the engine runs at once (Assessment.served_concurrency)
-    conversations: int  # whole conversations, all replicas
-    contiguous: int  # conversations if each reserved its whole length up front (naive allocation)
-    kv_bytes_per_sequence: int
-
-
-def concurrency_curve(request: PlanRequest, contexts: list[int], users: int | None = None) -> list[CurvePoint]:
-    """:func:`assess` at each context length in ``contexts`` against ``users`` (an engine's ``max_model_len``
-    follows the context), so the curve at the chosen context is the figure every other surface shows."""
-    if any(c <= 0 for c in contexts):
-        raise PlannerError("contexts: every context length must be a positive number of tokens")
-    points = []
-    for tokens in contexts:
-        a = assess(request.at_context(tokens), users)
-        points.append(
-            CurvePoint(
-                context_tokens=tokens,
-                concurrency=a.served_concurrency,
-                conversations=a.conversations,
-                contiguous=a.result.capacity.sequences_contiguous,
-                kv_bytes_per_sequence=a.result.capacity.kv_bytes_per_sequence,
-            )
-        )
-    return points

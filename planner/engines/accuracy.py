@@ -131,5 +131,13 @@ def kv_accuracy(engine: str, version: str, gpu: GpuSpec | None) -> KvAccuracy | 
 
 
 @cache
+def widest_measured(device: DeviceClass) -> KvAccuracy | None:
+    """The group with the widest miss measured on ``device``, any engine's: what stands in for the error of a
+    set-up no public start-up is like (``None``: none measured on that kind of device)."""
+    measured = [g for g in accuracy_groups() if g.device == device]
+    return max(measured, key=lambda g: g.miss_bytes) if measured else None
+
+
+@cache
 def _by_key() -> dict[tuple[str, str, str, str], KvAccuracy]:
     return {(g.engine, g.device, g.since, g.until): g for g in accuracy_groups()}

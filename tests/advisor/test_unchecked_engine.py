@@ -12,7 +12,7 @@ import pytest
 from model_catalog import get_gpu, get_model
 from planner.advisor import Workload, rank
 from planner.assessment.accuracy import unchecked_margin
-from planner.assessment.assess import assess
+from planner.assessment.assess import Assessment, assess
 from planner.engines.accuracy import accuracy_groups
 from planner.engines.registry import engine_profile
 from planner.planning.plan import PlanRequest
@@ -22,7 +22,7 @@ LLAMA_70B = get_model("meta-llama/Llama-3.3-70B-Instruct").spec
 UNCHECKED = "no public start-up of TensorRT-LLM on datacenter GPUs checks its memory figure"
 
 
-def _assessed() -> object:
+def _assessed(context: int = 32_768, users: int | None = None) -> Assessment:
     request = PlanRequest(
         model=LLAMA_70B,
         gpu=B200,
@@ -31,11 +31,11 @@ def _assessed() -> object:
         tensor_parallel=2,
         weights="fp8",
         kv_dtype="fp8",
-        context_tokens=32_768,
-        max_model_len=32_768,
+        context_tokens=context,
+        max_model_len=context,
         overhead=engine_profile("trtllm"),
     )
-    return assess(request)
+    return assess(request, users)
 
 
 def test_no_group_measures_tensorrt_llm_on_datacenter_gpus() -> None:
@@ -44,14 +44,25 @@ def test_no_group_measures_tensorrt_llm_on_datacenter_gpus() -> None:
 
 def test_the_widest_measured_miss_stands_in_for_its_error() -> None:
     a = _assessed()
-    assert (a.conversations, round(a.concurrency, 2)) == (51, 51.38)  # type: ignore[attr-defined]
+    assert (a.conversations, round(a.concurrency, 2)) == (51, 51.38)
     # 0.80 GiB less per GPU (vLLM's 90th percentile on datacenter GPUs since 0.22) is 0.32 of a 2.68 GB conversation
     assert unchecked_margin(a, 1, 50) == (UNCHECKED, False)
     assert unchecked_margin(a, 1, 51) == (UNCHECKED, False)
-    tight = a.model_copy(update={"concurrency": 51.1})  # type: ignore[attr-defined]
+    assert a.unchecked_miss is not None and a.unchecked_miss.engine == "vllm"
+
+
+def test_where_the_stand_in_leaves_the_target_short_the_verdict_is_a_warning() -> None:
+    """At 32,832 tokens the pool holds 51.28 conversations: 51 for a target of 51, and 50 after 0.80 GiB less per
+    GPU. The advice had called that option undermined while the Memory page and `fit` kept a green verdict (one
+    set-up, two colours: an outside review, 2026-12-05); the verdict itself is now a warning, and says why."""
+    tight = _assessed(32_832, 51)
+    assert (tight.conversations, round(tight.concurrency, 2), tight.conversations_after_miss) == (51, 51.28, 50)
+    assert tight.margin_within_error and tight.tone == "warning"
     text, undermines = unchecked_margin(tight, 1, 51) or ("", False)
     assert undermines and text.startswith(UNCHECKED + ", and with the widest miss measured there (0.80 GiB per GPU")
     assert text.endswith("it would hold 50 against the target of 51")
+    assert tight.sentence().endswith(f" {UNCHECKED[:1].upper()}{UNCHECKED[1:]}{text[len(UNCHECKED) :]}.")
+    assert _assessed(32_832, 50).tone == "success"  # 50 after the miss: the target still held
 
 
 def test_the_advice_says_so() -> None:

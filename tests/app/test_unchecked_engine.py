@@ -14,3 +14,18 @@ def test_the_memory_page_says_the_figure_is_unchecked() -> None:
     assert "How close: No public start-up of TensorRT-LLM on datacenter GPUs checks its memory figure." in captions
     at = run_page("memory", {**link, "context": "32768", "users": "50", "engine": "vllm"})
     assert not any("checks its memory figure" in plain(c.value) for c in at.caption)
+
+
+def test_the_memory_page_verdict_is_the_advices_colour() -> None:
+    """Where the widest miss measured on datacenter GPUs would leave the target short (51 of 51 at 32,832 tokens, 50
+    after it), the Memory page's verdict is a warning that says so, as the advice undermines that option; one user
+    fewer and it is a success again."""
+    link = {"model": "meta-llama/Llama-3.3-70B-Instruct", "gpu": "b200-sxm", "gpus": "2", "weights": "fp8", "kv": "fp8"}
+    at = run_page("memory", {**link, "context": "32832", "users": "51", "engine": "trtllm"})
+    assert not at.exception and not at.success
+    assert (
+        "with the widest miss measured there (0.80 GiB per GPU, vLLM's) it would hold 50 against the target of 51"
+        in (plain(at.warning[0].value))
+    )
+    at = run_page("memory", {**link, "context": "32832", "users": "50", "engine": "trtllm"})
+    assert at.success and "widest miss" not in plain(at.success[0].value)

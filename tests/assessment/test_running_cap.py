@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from model_catalog import get_gpu, get_model
 from planner.assessment.alternatives import nearest_fitting
-from planner.assessment.assess import VerdictState, assess, concurrency_curve
+from planner.assessment.assess import VerdictState, assess
+from planner.assessment.curve import concurrency_curve
 from planner.engines.registry import overhead_profile
 from planner.engines.trtllm import TrtllmProfile
 from planner.planning.plan import PlanRequest

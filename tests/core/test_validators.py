@@ -7,7 +7,7 @@ import itertools
 import pytest
 from pydantic import ValidationError
 
-from planner.assessment.assess import concurrency_curve
+from planner.assessment.curve import concurrency_curve
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.kv import kv_bytes_per_sequence

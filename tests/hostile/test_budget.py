@@ -10,7 +10,8 @@ import pytest
 from model_catalog import get_gpu, get_model
 from planner.advisor import Workload, rank
 from planner.assessment.alternatives import nearest_fitting
-from planner.assessment.assess import assess, concurrency_curve
+from planner.assessment.assess import assess
+from planner.assessment.curve import concurrency_curve
 from planner.assessment.trial import longest_context_that_fits
 from planner.bounds import walltime as budget_module
 from planner.bounds.errors import PlannerError

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.assessment.assess import assess, concurrency_curve
+from planner.assessment.assess import assess
+from planner.assessment.curve import concurrency_curve
 from planner.core.units import GB, GiB
 from planner.planning.plan import PlanRequest, plan
 from ui import figures
