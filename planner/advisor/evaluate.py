@@ -19,7 +19,7 @@ from pydantic import TypeAdapter
 
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
-from planner.advisor.levers import LaunchLevers, pool_could_hold, profile_engine
+from planner.advisor.levers import LaunchLevers, profile_engine
 from planner.advisor.options import Candidate, Option, Rejected, RejectReason, purchase_problem, reject
 from planner.advisor.reuse import (
     FractionsMemo,
@@ -209,14 +209,18 @@ class Evaluator(LaunchLevers):
     def assessment(self, c: Candidate, engine: str) -> Assessment:
         """:func:`planner.assessment.assess.assess` of one replica under the engine's profile, launched for the
         target (an engine with fixed slots gets one per user of its replica)."""
-        on_gpu = self._on_gpu(c, engine)
-        users = math.ceil(max(1, self.target) / c.replicas) if self._slots_fixed(engine) else 0
-        key = (on_gpu, users)
+        key = self.held_key(c, engine)
         held = self._held.get(key)
         if held is None:
+            on_gpu, users = key
             request = self._planned_request(c, engine, on_gpu)
             held = self._held[key] = assess(request, users or None, self._plan(c, engine, on_gpu), notes=False)
         return held
+
+    def held_key(self, c: Candidate, engine: str) -> tuple[OnGpu, int]:
+        """What :meth:`assessment` is kept by: the candidate on its GPU and the slots a fixed-slot engine gets."""
+        users = math.ceil(max(1, self.target) / c.replicas) if self._slots_fixed(engine) else 0
+        return self._on_gpu(c, engine), users
 
     def _slots_fixed(self, engine: str) -> bool:
         """Whether the engine fixes its slots at start-up (llama.cpp ``-np``), asked once per engine."""
@@ -329,7 +333,7 @@ class Evaluator(LaunchLevers):
         first = self._serve(c, p.row, p.host, p.fit_checked)
         if isinstance(first, Option):
             return first
-        if first.reason == "below-target" and not self._any_engine_could_hold(c, p.row.engine):
+        if not self.another_engine_could_hold(c, p.row.engine, first):
             return first
         for row in p.fallbacks:
             served = self._serve(c._replace(kv_dtype=engine_kv(c.kv_dtype, row.engine)), row, p.host, False)
@@ -341,13 +345,6 @@ class Evaluator(LaunchLevers):
                     update={"warnings": (why, *served.warnings), "undermining": (*doubt, *served.undermining)}
                 )
         return first
-
-    def _any_engine_could_hold(self, c: Candidate, engine: str) -> bool:
-        """Whether a pool of all the memory the weights leave (no engine's pool is larger) could hold the target, at
-        what a conversation costs ``engine``'s pool: most candidates short of the target are far short."""
-        a = self.assessment(c, engine)
-        largest = a.result.per_gpu.gpu_memory_bytes - a.result.per_gpu.weights_bytes
-        return pool_could_hold(a, largest, c.replicas, max(1, self.target))
 
     def _serve(self, c: Candidate, row: SupportRow, host: HostChoice | None, fit_checked: bool) -> Option | Rejected:
         """The candidate under one engine: its first memory check (unless made), its assessment, and the option

@@ -10,8 +10,8 @@ import math
 from collections.abc import Callable
 from functools import partial
 
-from planner.advisor.options import Candidate
-from planner.advisor.reuse import FractionsMemo, KeptFraction, StageKey, fractions_memo
+from planner.advisor.options import Candidate, Rejected
+from planner.advisor.reuse import FractionsMemo, KeptFraction, OnGpu, StageKey, fractions_memo
 from planner.assessment.assess import Assessment, VerdictState
 from planner.assessment.batch_lever import CURES, default_seqs
 from planner.assessment.fixed_kv import fixed_kv_bytes
@@ -44,6 +44,7 @@ class LaunchLevers:
     target: int  # the conversations to hold
     fixed: OverheadModel | None  # one overhead model for every set-up: no lever then
     _profiles: dict[str, OverheadModel]
+    _held: dict[tuple[OnGpu, int], Assessment]
     _fraction_memos: dict[int, FractionsMemo | None]
     model: ModelSpec
     block_size: int
@@ -62,6 +63,22 @@ class LaunchLevers:
 
     def _length_free_key(self, c: Candidate, engine: str) -> StageKey:
         raise NotImplementedError
+
+    def held_key(self, c: Candidate, engine: str) -> tuple[OnGpu, int]:
+        raise NotImplementedError
+
+    def another_engine_could_hold(self, c: Candidate, engine: str, first: Rejected) -> bool:
+        """Whether the engines after ``engine`` are worth trying for a candidate it does not serve: not where it
+        holds too few, or refuses for a cache too small for one conversation, and a pool of all the memory the
+        weights leave (no engine's pool is larger) would still fall short at what a conversation costs ``engine``'s
+        pool (:func:`pool_could_hold`: most such candidates are far short; at 131,072 tokens most refusals are of
+        that kind). Any other reason (weights that do not fit, another refusal) goes to the next engine."""
+        a = self._held.get(self.held_key(c, engine)) if first.reason in ("below-target", "does-not-fit") else None
+        kind = a.report.failure_kind if a is not None and a.report is not None else None
+        if a is None or kind not in (None, "kv-cache-too-small"):
+            return True
+        largest = a.result.per_gpu.gpu_memory_bytes - a.result.per_gpu.weights_bytes
+        return pool_could_hold(a, largest, c.replicas, max(1, self.target))
 
     def seqs_for_users(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
         """The candidate with ``--max-num-seqs`` set, and that profile, where vLLM's default misses in a way the

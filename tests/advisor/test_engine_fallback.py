@@ -109,3 +109,25 @@ def test_a_pool_refused_as_too_small_is_bounded_like_one_that_starts() -> None:
     assert pool_could_hold(refused, whole, 2, 1)  # two replicas of 0.55
     started = assess(request.model_copy(update={"context_tokens": 8192, "max_model_len": 8192}))
     assert started.fits and not pool_could_hold(started, started.report.available_kv_cache_bytes_per_gpu, 1, 10**4)  # type: ignore[union-attr]
+
+
+def test_no_other_engine_is_tried_where_no_pool_could_hold_the_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Llama-3.1-70B at 131,072 tokens for 33 users on L40S cards: the vLLM set-ups whose weights fit are refused
+    for a cache too small for one conversation (25) or hold 2-8 conversations, and none could hold 33 with all the
+    memory its weights leave, so neither SGLang nor TensorRT-LLM is assessed (each had been, for every refused one:
+    172 of a catalog ranking's 682 assessments at that context); the refused ones keep vLLM's reason."""
+    from planner.advisor import evaluate
+
+    engines: list[str] = []
+    original = evaluate.assess
+
+    def counted(request: PlanRequest, *args: object, **kwargs: object) -> object:
+        engines.append(getattr(request.overhead, "engine_name", ""))
+        return original(request, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(evaluate, "assess", counted)
+    workload = Workload.fixed_length(131_072, concurrent_conversations=33)
+    ranking = rank(get_model("meta-llama/Llama-3.1-70B").spec, workload, gpus=[get_gpu("l40s")])
+    assert not ranking.options and engines and set(engines) == {"vllm"}
+    refused = [r for r in ranking.rejected if r.detail.startswith("vLLM would not start: ValueError: To serve")]
+    assert len(refused) == 25
