@@ -33,9 +33,11 @@ _MARK = "_headroom_nodelay"
 # CPython collects its youngest generation every 700 net allocations of container objects (tuples, dicts, models). An
 # advisor ranking at a new context allocates some hundreds of thousands, nearly all freed by reference counting, and
 # the server's collections took 10-48 ms of each slider move (25-33 of them a run, timed with gc.callbacks in the
-# dashboard, 2026-12-05); at 50,000 a run makes about one. What only a collection frees (reference cycles) waits at
-# most 50,000 allocations longer: a few MB.
-GC_THRESHOLD = (50_000, 20, 20)
+# dashboard, 2026-12-05); at 50,000 a run makes about one. The older generations keep CPython's ratios (10, 10):
+# a reference cycle that outlives a young collection is looked at again after ~500,000 allocations and the oldest
+# after ~5 million (700: ~7,000 and ~70,000), a run or a few of a busy server, so memory held only by cycles (a
+# traceback's frames) is freed a few runs later than before.
+GC_THRESHOLD = (50_000, 10, 10)
 
 
 def _is_tcp(sock: socket.socket) -> bool:

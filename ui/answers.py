@@ -45,7 +45,7 @@ def _memory(sel: Selection, options: DeploymentOptions | None) -> MemoryAnswer:
         max_model_len=max_model_len_allowed(a.request, a.result) if engine else None,
         commands=launch_commands(a.request, a.result, a.report) if engine else None,
         accuracy=accuracy_of(a, sel.unit),
-        unchecked=unchecked_sentence(a),
+        unchecked=unchecked_sentence(a, sel.unit),
     )
 
 

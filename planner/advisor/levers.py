@@ -75,8 +75,8 @@ class LaunchLevers:
         that kind). Any other reason (weights that do not fit, another refusal) goes to the next engine."""
         a = self._held.get(self.held_key(c, engine)) if first.reason in ("below-target", "does-not-fit") else None
         kind = a.report.failure_kind if a is not None and a.report is not None else None
-        if a is None or kind not in (None, "kv-cache-too-small"):
-            return True
+        if a is None or kind not in (None, "kv-cache-too-small") or (kind and self._slots_fixed(engine)):
+            return True  # a fixed-slot engine's concurrency is its slots, not its pool's: not scaled
         largest = a.result.per_gpu.gpu_memory_bytes - a.result.per_gpu.weights_bytes
         return pool_could_hold(a, largest, c.replicas, max(1, self.target))
 

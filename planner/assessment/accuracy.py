@@ -71,7 +71,7 @@ def accuracy_of(a: Assessment, unit: str = "GiB") -> AccuracyNote | None:
     )
 
 
-def unchecked_margin(a: Assessment, replicas: int, target: int) -> tuple[str, bool] | None:
+def unchecked_margin(a: Assessment, replicas: int, target: int, unit: str = "GiB") -> tuple[str, bool] | None:
     """For an engine set-up no public start-up is like (no :attr:`Assessment.accuracy`: TensorRT-LLM's today, and
     data-parallel ranks sharing the experts on any engine), a clause saying its memory figure is unchecked, and
     whether the widest miss measured on that kind of device, for any engine (:attr:`Assessment.unchecked_miss`, the
@@ -83,14 +83,22 @@ def unchecked_margin(a: Assessment, replicas: int, target: int) -> tuple[str, bo
     after = a.conversations_after_miss
     if a.unchecked_miss is None or after is None or after * replicas >= target:
         return unchecked_words(a), False
-    return unchecked_clause(a, "GiB", after * replicas, target), True
+    return unchecked_clause(a, unit, after * replicas, target), True
 
 
-def unchecked_sentence(a: Assessment) -> str | None:
-    """:func:`unchecked_margin` as the Memory page and ``fit`` say it, against the set-up's own target (else what it
-    holds); ``None`` where a group measures the set-up (its :func:`accuracy_of` note) or no engine plans it."""
-    found = unchecked_margin(a, 1, a.target_users or a.conversations)
-    if found is None:
+def unchecked_sentence(a: Assessment, unit: str = "GiB") -> str | None:
+    """That the memory figure of ``a``'s engine set-up is unchecked, as the Memory page and ``fit`` say it beside
+    the verdict: where the stand-in miss leaves a target short the verdict itself says what it would hold
+    (:func:`planner.assessment.assess.thin_margin`), so this says only that; without a target, what the set-up would
+    hold after that miss instead of what it holds. ``None`` where a group measures the set-up (its
+    :func:`accuracy_of` note) or no engine plans it."""
+    if unchecked_margin(a, 1, a.target_users or 1) is None:
         return None
-    clause = found[0]
+    clause, after, widest = unchecked_words(a), a.conversations_after_miss, a.unchecked_miss
+    if a.target_users is None and widest is not None and after is not None and after < a.conversations:
+        clause += (
+            f", and with the widest miss measured there ({mem(widest.miss_bytes, unit)} per GPU, "
+            f"{get_engine(widest.engine).label}'s) it would hold {after:,} conversations instead of "
+            f"{a.conversations:,}"
+        )
     return f"{clause[:1].upper()}{clause[1:]}."

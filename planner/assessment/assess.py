@@ -269,7 +269,8 @@ def assess(
     group = kv_accuracy(report.engine, report.engine_version, request.gpu) if checked and report else None
     stand_in = widest_measured(device_class(request.gpu)) if report is not None and group is None else None
     measure = group or stand_in
-    miss = max(measure.miss_bytes, report.first_boot_bytes) if measure is not None and report is not None else 0
+    miss = max(group.miss_bytes, report.first_boot_bytes) if group is not None and report is not None else 0
+    miss = stand_in.miss_bytes if stand_in is not None else miss  # what unchecked_clause names
     after = conversations_after(report, per_replica, replicas, miss) if measure is not None else None
     return Assessment(
         request=request,

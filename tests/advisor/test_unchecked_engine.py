@@ -11,7 +11,7 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.advisor import Workload, rank
-from planner.assessment.accuracy import unchecked_margin
+from planner.assessment.accuracy import unchecked_margin, unchecked_sentence
 from planner.assessment.assess import Assessment, assess
 from planner.engines.accuracy import accuracy_groups
 from planner.engines.registry import engine_profile
@@ -63,6 +63,14 @@ def test_where_the_stand_in_leaves_the_target_short_the_verdict_is_a_warning() -
     assert text.endswith("it would hold 50 against the target of 51")
     assert tight.sentence().endswith(f" {UNCHECKED[:1].upper()}{UNCHECKED[1:]}{text[len(UNCHECKED) :]}.")
     assert _assessed(32_832, 50).tone == "success"  # 50 after the miss: the target still held
+    # the sentence beside the verdict says only what the verdict does not (an outside review: it had repeated the
+    # verdict's clause, in GiB where the verdict spoke GB); without a target, what it would hold instead
+    assert unchecked_sentence(tight, "GB") == UNCHECKED[:1].upper() + UNCHECKED[1:] + "."
+    assert "(0.86 GB per GPU, vLLM's) it would hold 50 against the target of 51." in tight.sentence("GB")
+    assert unchecked_sentence(_assessed(32_832)) == (
+        f"{UNCHECKED[:1].upper()}{UNCHECKED[1:]}, and with the widest miss measured there (0.80 GiB per GPU, "
+        "vLLM's) it would hold 50 conversations instead of 51."
+    )
 
 
 def test_the_advice_says_so() -> None:

@@ -23,6 +23,8 @@ def test_the_memory_page_verdict_is_the_advices_colour() -> None:
     link = {"model": "meta-llama/Llama-3.3-70B-Instruct", "gpu": "b200-sxm", "gpus": "2", "weights": "fp8", "kv": "fp8"}
     at = run_page("memory", {**link, "context": "32832", "users": "51", "engine": "trtllm"})
     assert not at.exception and not at.success
+    captions = [plain(c.value) for c in at.caption]  # said once: the caption does not repeat the verdict's clause
+    assert "How close: No public start-up of TensorRT-LLM on datacenter GPUs checks its memory figure." in captions
     assert (
         "with the widest miss measured there (0.80 GiB per GPU, vLLM's) it would hold 50 against the target of 51"
         in (plain(at.warning[0].value))

@@ -99,6 +99,6 @@ def test_the_launcher_collects_garbage_less_often(restored: None, monkeypatch: p
     saved = gc.get_threshold()
     try:
         launch.main(["run", "app.py"])
-        assert (gc.get_threshold(), started) == ((50_000, 20, 20), [["streamlit", "run", "app.py"]])
+        assert (gc.get_threshold(), started) == ((50_000, 10, 10), [["streamlit", "run", "app.py"]])
     finally:
         gc.set_threshold(*saved)
