@@ -114,11 +114,12 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     def version(self) -> tuple[int, int, int]:
         return parse_version(self.engine_version)
 
-    # The release's rules, kept on the instance once read (a frozen profile's release never changes; a copy starts
-    # without them): every assessment reads them a dozen times.
-    __slots__ = ("_rules_kept",)
-    if TYPE_CHECKING:  # the slot, not a field nor a private attribute: pydantic does not see it
+    # The release's rules and the batch flags, kept on the instance once read (a frozen profile's fields never
+    # change; a copy starts without them): every assessment reads them a dozen times.
+    __slots__ = ("_batch_flags_kept", "_rules_kept")
+    if TYPE_CHECKING:  # the slots, not fields nor private attributes: pydantic does not see them
         _rules_kept: VllmRules
+        _batch_flags_kept: BatchFlags
 
     @property
     def rules(self) -> VllmRules:
@@ -229,11 +230,17 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
 
     @property
     def batch_flags(self) -> BatchFlags:
-        """What settles this profile's batch: its release's rules and the batch flags given."""
+        """What settles this profile's batch: its release's rules and the batch flags given (kept, as the rules)."""
+        try:
+            return self._batch_flags_kept
+        except AttributeError:
+            pass
         rules = self.rules
         floored = rules.mm_prefix_batch_floor and serves_multimodal(self.language_model_only, self.limit_mm_per_prompt)
         given = (self.max_num_batched_tokens, self.max_num_seqs, self.enable_chunked_prefill)
-        return BatchFlags(rules.v1, rules.batch_defaults, rules.batch_len_cap, floored, self.usage_context, *given)
+        kept = BatchFlags(rules.v1, rules.batch_defaults, rules.batch_len_cap, floored, self.usage_context, *given)
+        object.__setattr__(self, "_batch_flags_kept", kept)
+        return kept
 
     def non_torch_bytes(
         self,
