@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 from planner.assessment.assess import Assessment, conversations_after, unchecked_clause, unchecked_words
-from planner.assessment.words import mem
+from planner.assessment.words import mem, stand_in_words
 from planner.engines.accuracy import DEVICE_WORDS, KvAccuracy
 from planner.engines.registry import get_engine
 
@@ -96,9 +96,6 @@ def unchecked_sentence(a: Assessment, unit: str = "GiB") -> str | None:
         return None
     clause, after, widest = unchecked_words(a), a.conversations_after_miss, a.unchecked_miss
     if a.target_users is None and widest is not None and after is not None and after < a.conversations:
-        clause += (
-            f", and with the widest miss measured there ({mem(widest.miss_bytes, unit)} per GPU, "
-            f"{get_engine(widest.engine).label}'s) it would hold {after:,} conversations instead of "
-            f"{a.conversations:,}"
-        )
+        words = stand_in_words(widest, get_engine(widest.engine).label, unit)
+        clause += f", and {words} it would hold {after:,} conversations instead of {a.conversations:,}"
     return f"{clause[:1].upper()}{clause[1:]}."

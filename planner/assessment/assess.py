@@ -32,6 +32,7 @@ from planner.assessment.words import (
     replica_word,
     setup_label,
     shares_experts,
+    stand_in_words,
     why_not_divided,
 )
 from planner.bounds.walltime import check
@@ -377,10 +378,8 @@ def unchecked_clause(a: Assessment, unit: str, after: int, target: int) -> str:
     """:func:`unchecked_words`, and the ``after`` conversations the widest miss measured there would leave."""
     widest = a.unchecked_miss
     assert widest is not None
-    return (
-        f"{unchecked_words(a)}, and with the widest miss measured there ({mem(widest.miss_bytes, unit)} per GPU, "
-        f"{get_engine(widest.engine).label}'s) it would hold {after:,} against the target of {target:,}"
-    )
+    held = f"it would hold {after:,} against the target of {target:,}"
+    return f"{unchecked_words(a)}, and {stand_in_words(widest, get_engine(widest.engine).label, unit)} {held}"
 
 
 def running_words(a: Assessment) -> str:

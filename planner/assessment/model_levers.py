@@ -13,6 +13,11 @@ from planner.engines.registry import formats_run, kv_dtypes_run
 from planner.engines.support import ModelKind, kind_of
 from planner.planning.plan import PlanRequest
 
+# A smaller format saves at least half a bit a value: re-quantizing to the same width is not a fix a buyer takes
+# (gpt-oss-120b ships in MXFP4, 4.25 bits: INT4 at 4.0 had been offered, its gain only vLLM's MXFP4 padding; an outside
+# review, 2026-12-05). Every GGUF step (q6_k -> q5_k_m: 0.88) and every 16 -> 8 -> 4-bit step is larger.
+MIN_SAVING_BITS = 0.5
+
 
 def _moe(request: PlanRequest) -> ModelKind:
     return kind_of(request.model)
@@ -39,10 +44,10 @@ def _kv_bits(kv: str) -> float:
 def _first_smaller(
     request: PlanRequest, goal: Goal, runs: Iterable[str], bits: Callable[[str], float], field: str, words: str
 ) -> Alternative | None:
-    """The first of ``runs`` with fewer ``bits`` than the request's own ``field`` (``weights``, ``kv_dtype``), the
-    largest first and at most :data:`SMALLER_TRIALS` of them, that holds the goal."""
+    """The first of ``runs`` with at least :data:`MIN_SAVING_BITS` fewer ``bits`` than the request's own ``field``
+    (``weights``, ``kv_dtype``), the largest first and at most :data:`SMALLER_TRIALS` of them, that holds the goal."""
     own = bits(getattr(request, f"resolved_{field}"))
-    smaller = sorted((value for value in runs if bits(value) < own), key=bits, reverse=True)
+    smaller = sorted((value for value in runs if bits(value) <= own - MIN_SAVING_BITS), key=bits, reverse=True)
     for value in smaller[:SMALLER_TRIALS]:
         alternative = attempt(request.model_copy(update={field: value}), f"{words} in {value}", goal)
         if alternative:

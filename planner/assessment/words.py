@@ -9,6 +9,7 @@ from planner.core.blocks import LayerKind
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.units import format_bytes
+from planner.engines.accuracy import KvAccuracy
 from planner.engines.base import EngineReport
 from planner.planning.data_parallel import experts_shared
 from planner.planning.request import PlanRequest
@@ -222,3 +223,13 @@ def why_not_divided(
         reasons = _cache_reasons(model) or ["the engine counts its pool per group of layers"]
         return f", more than {quotient} because {' and '.join(reasons)}"
     return f", fewer than {quotient} because each conversation takes {allotment}"
+
+
+def stand_in_words(widest: KvAccuracy, label: str, unit: str) -> str:
+    """The stand-in miss of a figure no public start-up checks (``Assessment.unchecked_miss``, ``label`` its
+    engine's name) as it is: the widest of the groups' nine-in-ten misses on that kind of device (the worst, for a
+    group of few start-ups), not the worst any start-up showed."""
+    return (
+        f"with the widest miss measured there ({mem(widest.miss_bytes, unit)} per GPU, within which "
+        f"{widest.miss_share} of {widest.cases} public start-ups of {label} stayed)"
+    )
