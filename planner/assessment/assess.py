@@ -41,6 +41,7 @@ from planner.core.units import format_tokens
 from planner.engines.accuracy import DEVICE_WORDS, KvAccuracy, device_class, kv_accuracy, widest_measured
 from planner.engines.base import EngineReport
 from planner.engines.registry import engine_of, get_engine
+from planner.engines.served import unserved_warning
 from planner.planning.plan import PlanRequest, plan
 from planner.planning.results import PlanResult
 
@@ -255,6 +256,8 @@ def assess(
     if launched is not request:
         request, result = launched, plan(launched)
     report, label = None, None
+    unserved = None if isinstance(request.overhead, EngineProfile) else unserved_warning(request)  # a generic one
+    result = result.model_copy(update={"warnings": (*result.warnings, unserved)}) if unserved else result
     if isinstance(request.overhead, EngineProfile):
         engine, profile = engine_of(request.overhead)
         report = engine.report(request, result, profile) if notes else engine.report_figures(request, result, profile)

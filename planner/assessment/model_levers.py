@@ -9,7 +9,8 @@ from planner.assessment.assess import Assessment
 from planner.assessment.trial import SMALLER_TRIALS, Alternative, Goal, attempt, engine_name, longest_context_that_fits
 from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
-from planner.engines.registry import formats_run, kv_dtypes_run
+from planner.engines.registry import engine_names, formats_run, kv_dtypes_run
+from planner.engines.served import served_somewhere
 from planner.engines.support import ModelKind, kind_of
 from planner.planning.plan import PlanRequest
 
@@ -25,7 +26,16 @@ def _moe(request: PlanRequest) -> ModelKind:
 
 def smaller_weights(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     runs, _ = formats_run(engine_name(request), request.gpu, _moe(request))
-    return _first_smaller(request, goal, runs, _weight_bits, "weights", "weights")
+    served = [w for w in runs if _served(request, w, request.resolved_kv_dtype)]
+    return _first_smaller(request, goal, served, _weight_bits, "weights", "weights")
+
+
+def _served(request: PlanRequest, weights: str, kv_dtype: str) -> bool:
+    """Whether the pair is one to offer: under an engine, one it runs (its own lists are); under a generic profile,
+    one some engine serves (:func:`planner.engines.served.served_somewhere`)."""
+    if engine_name(request) in engine_names():
+        return True
+    return served_somewhere(weights, kv_dtype, request.gpu, _moe(request))
 
 
 def _weight_bits(weights: str) -> float:
@@ -34,7 +44,8 @@ def _weight_bits(weights: str) -> float:
 
 def smaller_kv(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
     runs = kv_dtypes_run(engine_name(request), request.resolved_weights, request.gpu, _moe(request))
-    return _first_smaller(request, goal, runs, _kv_bits, "kv_dtype", "KV cache")
+    served = [kv for kv in runs if _served(request, request.resolved_weights, kv)]
+    return _first_smaller(request, goal, served, _kv_bits, "kv_dtype", "KV cache")
 
 
 def _kv_bits(kv: str) -> float:

@@ -29,3 +29,27 @@ def test_a_native_4_bit_checkpoint_is_not_offered_4_bit_weights() -> None:
 def test_a_16_bit_checkpoint_is_still_offered_8_bit_weights() -> None:
     labels = _nearest("meta-llama/Llama-3.1-8B", "l4", "bf16", 8, 131072)
     assert "weights in fp8" in labels
+
+
+def _generic(weights: str, kv: str, users: int) -> tuple[list[str], tuple[str, ...]]:
+    gpu = get_gpu("h100-sxm-80gb")
+    request = PlanRequest(
+        model=get_model("meta-llama/Llama-3.3-70B-Instruct").spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes,
+        gpu_count=2, weights=weights, kv_dtype=kv, context_tokens=32768,
+    )  # fmt: skip
+    a = assess(request, users)
+    return [n.change for n in nearest_for(request, a, users)], a.result.warnings
+
+
+def test_a_generic_estimate_offers_only_what_some_engine_serves() -> None:
+    """Under the generic profile (``fit`` without ``--engine``) FP8 weights on two H100s had been offered an INT4
+    (q4_0) KV cache and Q6_K weights beside an FP8 cache, pairs vLLM, SGLang, TensorRT-LLM and llama.cpp each refuse
+    (an outside review, 2026-12-05); the pair itself, asked for, plans with a warning saying none serves it."""
+    offered, warnings = _generic("fp8", "fp8", 14)
+    assert "KV cache in int4" not in offered and "weights in q6_k" not in offered
+    assert "weights in int4-g32" in offered and not warnings
+    _, warnings = _generic("fp8", "int4", 14)
+    assert warnings == (
+        "no engine the planner models runs FP8 (block scales) weights with the KV cache in INT4 (q4_0) on this GPU: "
+        "the estimate is of a set-up none of them serves (choose an engine to see its reason)",
+    )
