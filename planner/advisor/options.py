@@ -204,6 +204,7 @@ class Ranking(BaseModel, frozen=True, extra="forbid"):
     four_bit_fallback: bool = False  # nothing served at 8 bits or more, so 4-bit weights were tried
     best_overflow_probability: float | None = None  # the best option's pool running out at the target
     near_misses: tuple[NearMiss, ...] = ()  # with no option left: what the buyer's own conditions left out
+    beyond_reach: str | None = None  # with no option: the target's KV cache beyond every set-up (planner.advisor.reach)
 
     @property
     def best(self) -> Option | None:

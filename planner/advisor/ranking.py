@@ -43,6 +43,7 @@ from planner.advisor.options import (
     reject,
 )
 from planner.advisor.order import sort_options
+from planner.advisor.reach import beyond_reach
 from planner.advisor.risk import pool_probability
 from planner.advisor.screen import Screened, keep, kept
 from planner.advisor.suitability import default_weights, fallback_weights, left_out
@@ -369,4 +370,7 @@ def rank(
         four_bit_fallback=fallback,
         best_overflow_probability=risk,
         near_misses=() if options else _near_misses(filtered, workload, sort_by),
+        beyond_reach=None
+        if options
+        else beyond_reach(model, workload.context_tokens, workload.target_concurrency, kv_dtypes, gpus, counts),
     )

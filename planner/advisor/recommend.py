@@ -346,6 +346,11 @@ def recommendation(ranking: Ranking) -> str:
     if best is None:
         counts = Counter(ranking.rejection_counts()).most_common(3)
         common = ", ".join(f"{n:,} {reason.replace('-', ' ')}" for reason, n in counts)
+        if ranking.beyond_reach:  # the binding fact, not the first rejection (planner.advisor.reach)
+            return (
+                f"No set-up in the catalog serves {plural(target, 'conversation')} of {context:,} tokens with "
+                f"{ranking.model_id}: {ranking.beyond_reach}. The set-ups ranked: {common}."
+            )
         first = next(r for r in ranking.rejected if r.reason == counts[0][0]) if counts else None
         example = f" The first {counts[0][0].replace('-', ' ')}: {first.detail}." if first is not None else ""
         fixes = "; or ".join(dict.fromkeys(REMEDIES[reason] for reason, _ in counts if reason in REMEDIES))
