@@ -30,6 +30,7 @@ from planner.cli.deploy import (
 from planner.cli.schema import with_deprecated_names
 from planner.cli.table import print_table
 from planner.core.kv_formats import KV_FORMATS
+from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, GiB, format_bytes
@@ -274,7 +275,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             ("reserved", format_bytes(data["reserved_bytes_per_gpu"], unit) + " per GPU"),
             ("KV cache pool", format_bytes(data["kv_cache_bytes_per_gpu"], unit) + " per GPU"),
             ("room for KV", format_bytes(data["headroom_bytes_per_gpu"], unit) + " per GPU (negative: short by)"),
-            ("KV per token", f"{data['kv_bytes_per_token']:,} bytes (whole model)"),
+            ("KV per token", f"{data['kv_bytes_per_token']:,} bytes (whole model{_window_words(request.model)})"),
             (
                 "KV budget",
                 f"{a.kv_budget_tokens_per_replica:,} tokens per {replica_word(a.request, a.replicas)}, "
@@ -291,6 +292,13 @@ def cmd_fit(args: argparse.Namespace) -> int:
         ]
     )
     return 0 if a.fits else 1
+
+
+def _window_words(model: ModelSpec) -> str:
+    """For a model with windowed layers, that the per-token figure counts every layer at every token, which its
+    windowed layers do not keep (an outside review read Gemma 3's 507,904 bytes as what vLLM stores a token)."""
+    window = model.sliding_window or model.attention_chunk_size
+    return f", as if every layer kept every token: its windowed layers keep at most {window:,}" if window else ""
 
 
 def nearest_data(alt: Alternative, users: int | None) -> dict[str, Any]:
