@@ -23,7 +23,7 @@ from planner.assessment.search import (
     LOWEST_FRACTION,
     current_fraction,
     fraction_not_held_back,
-    starts,
+    started_at,
     with_fraction,
 )
 from planner.assessment.window_lever import small_step, with_small_step
@@ -160,10 +160,10 @@ class LaunchLevers:
         key = self._length_free_key(c, engine)
         kept = memo.get(key) if memo is not None else None
         found = kept.fraction if kept is not None else fraction_not_held_back(request, LOWEST_FRACTION, high)
-        started = found is not None and starts(with_fraction(request, found))
-        if memo is not None and kept is None and (found is None or started):
+        started = started_at(request, found)
+        if memo is not None and kept is None and (found is None or started is not None):
             memo.put(key, KeptFraction(found))
-        return found if started else None
+        return started
 
     def fraction_raised(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
         """The candidate at the lowest memory fraction above the default, up to :data:`HIGHEST_FRACTION`, whose pool

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from planner.assessment.assess import Assessment, conversations_after, unchecked_clause, unchecked_words
+from planner.assessment.assess import Assessment, unchecked_clause, unchecked_words
 from planner.assessment.words import mem, stand_in_words
 from planner.engines.accuracy import DEVICE_WORDS, KvAccuracy
 from planner.engines.registry import get_engine
@@ -23,13 +23,6 @@ class AccuracyNote(BaseModel, frozen=True, extra="forbid"):
     conversations: Count  # whole conversations at once as planned, all replicas
     conversations_after_miss: Count | None  # with p90_abs_bytes less KV cache per GPU; None: not a paged pool
     sentence: str
-
-
-def after_miss(a: Assessment, miss_bytes: int) -> int | None:
-    """:func:`conversations_after` for assessment ``a``: its conversations if the engine's KV cache per GPU came out
-    ``miss_bytes`` smaller than planned."""
-    per_replica = a.concurrency / a.replicas if a.replicas else 0.0
-    return conversations_after(a.report, per_replica, a.replicas, miss_bytes)
 
 
 def _sentence(a: Assessment, group: KvAccuracy, after: int | None, unit: str) -> str:
@@ -71,6 +64,11 @@ def accuracy_of(a: Assessment, unit: str = "GiB") -> AccuracyNote | None:
     )
 
 
+def _unchecked(a: Assessment) -> bool:
+    """Whether ``a`` is an engine set-up that starts and no group of public start-ups is like."""
+    return a.accuracy is None and a.report is not None and a.fits
+
+
 def unchecked_margin(a: Assessment, replicas: int, target: int, unit: str = "GiB") -> tuple[str, bool] | None:
     """For an engine set-up no public start-up is like (no :attr:`Assessment.accuracy`: TensorRT-LLM's today, and
     data-parallel ranks sharing the experts on any engine), a clause saying its memory figure is unchecked, and
@@ -78,7 +76,7 @@ def unchecked_margin(a: Assessment, replicas: int, target: int, unit: str = "GiB
     stand-in for its unknown error), would leave the target short (``True``: it undermines the option, and its
     verdict is a warning: :attr:`Assessment.margin_within_error`); ``None`` where a group measures it or no engine
     plans it."""
-    if a.accuracy is not None or a.report is None or not a.fits:
+    if not _unchecked(a):
         return None
     after = a.conversations_after_miss
     if a.unchecked_miss is None or after is None or after * replicas >= target:
@@ -92,7 +90,7 @@ def unchecked_sentence(a: Assessment, unit: str = "GiB") -> str | None:
     (:func:`planner.assessment.assess.thin_margin`), so this says only that; without a target, what the set-up would
     hold after that miss instead of what it holds. ``None`` where a group measures the set-up (its
     :func:`accuracy_of` note) or no engine plans it."""
-    if unchecked_margin(a, 1, a.target_users or 1) is None:
+    if not _unchecked(a):
         return None
     clause, after, widest = unchecked_words(a), a.conversations_after_miss, a.unchecked_miss
     if a.target_users is None and widest is not None and after is not None and after < a.conversations:

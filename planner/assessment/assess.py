@@ -272,9 +272,9 @@ def assess(
     checked = report is not None and not shares_experts(request, replicas)  # no public start-up splits them so
     group = kv_accuracy(report.engine, report.engine_version, request.gpu) if checked and report else None
     stand_in = widest_measured(device_class(request.gpu)) if report is not None and group is None else None
-    measure = group or stand_in
-    miss = max(group.miss_bytes, report.first_boot_bytes) if group is not None and report is not None else 0
-    miss = stand_in.miss_bytes if stand_in is not None else miss  # what unchecked_clause names
+    measure = group or stand_in  # a stand-in's miss alone: what unchecked_clause names
+    first_boot = report.first_boot_bytes if group is not None and report is not None else 0
+    miss = max(measure.miss_bytes, first_boot) if measure is not None else 0
     after = conversations_after(report, per_replica, replicas, miss) if measure is not None else None
     return Assessment(
         request=request,

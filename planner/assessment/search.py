@@ -158,7 +158,11 @@ def fraction_that_starts(request: PlanRequest, low: float, high: float) -> float
     """The highest memory fraction in ``[low, high]`` with which the engine starts: :func:`fraction_not_held_back`,
     if the engine starts there; ``None`` when it does not (another failure stops it there, which a lower fraction
     does not cure)."""
-    fraction = fraction_not_held_back(request, low, high)
+    return started_at(request, fraction_not_held_back(request, low, high))
+
+
+def started_at(request: PlanRequest, fraction: float | None) -> float | None:
+    """``fraction`` if the engine starts with it (:func:`starts`), else ``None``."""
     return fraction if fraction is not None and starts(with_fraction(request, fraction)) else None
 
 

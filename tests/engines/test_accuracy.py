@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from bench.accuracy import groups, held_out_error_gib
 from bench.fidelity import run_all
 from model_catalog import get_gpu, load_gpus
-from planner.assessment.accuracy import accuracy_of, after_miss
-from planner.assessment.assess import assess
+from planner.assessment.accuracy import accuracy_of
+from planner.assessment.assess import Assessment, assess, conversations_after
 from planner.cli import main
 from planner.core.overhead import Estimate
 from planner.core.units import GiB
@@ -77,6 +77,12 @@ def test_every_surface_quotes_the_one_sentence(capsys) -> None:
     assert accuracy["conversations_after_miss"] < data["conversations_total"] == 3
     assert f"would hold {accuracy['conversations_after_miss']:,} conversation" in accuracy["sentence"]
     assert f"{accuracy['verdicts_right']} of {accuracy['verdicts']} start-or-refuse verdicts" in accuracy["sentence"]
+
+
+def after_miss(a: Assessment, miss_bytes: int) -> int | None:
+    """:func:`conversations_after` for assessment ``a``: its conversations if the KV cache per GPU came out
+    ``miss_bytes`` smaller than planned (as :func:`assess` computes ``conversations_after_miss``)."""
+    return conversations_after(a.report, a.concurrency / a.replicas, a.replicas, miss_bytes)
 
 
 @settings(max_examples=40, deadline=None)
