@@ -22,16 +22,15 @@ from planner.advisor.costs import Assumptions, HostChoice, choose_host
 from planner.advisor.levers import LaunchLevers, profile_engine
 from planner.advisor.options import Candidate, Option, Rejected, RejectReason, purchase_problem, reject
 from planner.advisor.reuse import (
-    FractionsMemo,
     GpuStages,
+    Kept,
     OnGpu,
     StageKey,
-    StagesMemo,
     expert_group,
     gpu_stages,
+    kept_for,
     profiles_key,
     stage_key,
-    stages_memo,
     stages_reusable,
 )
 from planner.advisor.screen import Pending, Screened, ScreenKey
@@ -90,8 +89,7 @@ class Evaluator(LaunchLevers):
         self._runners: dict[tuple[str | None, str, str], tuple[SupportRow, ...] | str] = {}
         self._hosts: dict[tuple[str, int, int], HostChoice | None] = {}
         self._requests: dict[OnGpu, PlanRequest] = {}
-        self._memos: dict[int, StagesMemo | None] = {}
-        self._fraction_memos: dict[int, FractionsMemo | None] = {}
+        self._kept_scopes: dict[int, Kept] = {}
         self._gpu_memory: dict[tuple[str, str], int] = {}
         self._fixed_slots: dict[str, bool] = {}
         self.built = Built(model, workload, self.params)
@@ -175,14 +173,15 @@ class Evaluator(LaunchLevers):
         found = self._stages.get(key)
         if found is not None:
             return found
-        overhead, memory = self.profile(engine), key.memory
-        memo = self._memo(overhead)
-        memo_key = self._length_free_key(c, engine, key)
-        kept = memo.get(memo_key) if memo is not None else None
+        scopes = self.kept(engine)
+        if scopes.stages is not None:
+            memo, memo_key = scopes.stages, self._length_free_key(c, engine, key)
+        else:  # stages that may read a length: kept at this one
+            memo, memo_key = scopes.stages_at_length, (c.gpu, key, self.context)
+        kept = memo.get(memo_key)
         if kept is None:
-            kept = gpu_stages(self._planned_request(c, engine), self._basis(c, engine), memory, c.gpu)
-            if memo is not None:
-                memo.put(memo_key, kept)
+            kept = gpu_stages(self._planned_request(c, engine), self._basis(c, engine), key.memory, c.gpu)
+            memo.put(memo_key, kept)
         self._stages[key] = kept
         return kept
 
@@ -198,13 +197,14 @@ class Evaluator(LaunchLevers):
         those), and the two bases differ in nothing else (:func:`planner.planning.plan.plan_basis` with ``like``)."""
         return plan_from(self._basis(c, engine), self._kept(c, engine, on_gpu).stages)
 
-    def _memo(self, overhead: OverheadModel) -> StagesMemo | None:
-        """The stages kept across rankings for this model under ``overhead``
-        (:func:`planner.advisor.reuse.stages_memo`)."""
+    def kept(self, engine: str) -> Kept:
+        """What is kept across rankings for this model under the engine's profile
+        (:func:`planner.advisor.reuse.kept_for`), asked once per profile."""
+        overhead = self.profile(engine)
         key = id(overhead)  # the evaluator holds its overhead models: an id is one of them while it lives
-        if key not in self._memos:
-            self._memos[key] = stages_memo(self.model, overhead, self.block_size)
-        return self._memos[key]
+        if key not in self._kept_scopes:
+            self._kept_scopes[key] = kept_for(self.model, overhead, self.block_size)
+        return self._kept_scopes[key]
 
     def assessment(self, c: Candidate, engine: str) -> Assessment:
         """:func:`planner.assessment.assess.assess` of one replica under the engine's profile, launched for the
@@ -213,8 +213,12 @@ class Evaluator(LaunchLevers):
         held = self._held.get(key)
         if held is None:
             on_gpu, users = key
-            request = self._planned_request(c, engine, on_gpu)
-            held = self._held[key] = assess(request, users or None, self._plan(c, engine, on_gpu), notes=False)
+            memo, memo_key = self.kept(engine).assessments, (c.gpu, on_gpu, users, self.context)
+            held = memo.get(memo_key)
+            if held is None:
+                request = self._planned_request(c, engine, on_gpu)
+                held = memo.put(memo_key, assess(request, users or None, self._plan(c, engine, on_gpu), notes=False))
+            self._held[key] = held
         return held
 
     def held_key(self, c: Candidate, engine: str) -> tuple[OnGpu, int]:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import partial
 
 from planner.advisor.options import Candidate, Rejected
-from planner.advisor.reuse import FractionsMemo, KeptFraction, OnGpu, StageKey, fractions_memo
+from planner.advisor.reuse import Kept, KeptFraction, OnGpu, StageKey
 from planner.assessment.assess import Assessment, VerdictState
 from planner.assessment.batch_lever import CURES, default_seqs
 from planner.assessment.fixed_kv import fixed_kv_bytes
@@ -27,7 +27,6 @@ from planner.assessment.search import (
     with_fraction,
 )
 from planner.assessment.window_lever import small_step, with_small_step
-from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.engines.registry import default_engine, engine_names
 from planner.planning.plan import PlanRequest
@@ -45,14 +44,14 @@ class LaunchLevers:
     fixed: OverheadModel | None  # one overhead model for every set-up: no lever then
     _profiles: dict[str, OverheadModel]
     _held: dict[tuple[OnGpu, int], Assessment]
-    _fraction_memos: dict[int, FractionsMemo | None]
-    model: ModelSpec
-    block_size: int
 
     def profile(self, engine: str) -> OverheadModel:
         raise NotImplementedError
 
     def assessment(self, c: Candidate, engine: str) -> Assessment:
+        raise NotImplementedError
+
+    def kept(self, engine: str) -> Kept:
         raise NotImplementedError
 
     def _planned_request(self, c: Candidate, engine: str) -> PlanRequest:
@@ -153,10 +152,7 @@ class LaunchLevers:
         rankings (:class:`KeptFraction`) where the set-up starts there or not even the lowest is free: the failures
         it steps over read no length. Where the fraction found does not start (a pool too small for this context,
         which hides the sampler's failure above it), another context may find another: not kept."""
-        overhead = self.profile(engine)
-        if id(overhead) not in self._fraction_memos:  # the evaluator holds its profiles: an id is one of them
-            self._fraction_memos[id(overhead)] = fractions_memo(self.model, overhead, self.block_size)
-        memo = self._fraction_memos[id(overhead)]
+        memo = self.kept(engine).fractions
         key = self._length_free_key(c, engine)
         kept = memo.get(key) if memo is not None else None
         found = kept.fraction if kept is not None else fraction_not_held_back(request, LOWEST_FRACTION, high)
@@ -176,15 +172,18 @@ class LaunchLevers:
         platform = c.gpu.platform
         if not short or self.fixed is not None or platform is None or platform.desktop_card or platform.integrated:
             return None
+        report = a.report  # the pool at the highest fraction first: most candidates fall far short even there
+        if report is not None and report.fraction is not None:  # the fraction in force, as current_fraction's
+            grown = (
+                report.available_kv_cache_bytes_per_gpu
+                + (HIGHEST_FRACTION - report.fraction) * report.total_memory_bytes
+            )
+            if not pool_could_hold(a, grown, c.replicas, max(1, self.target)):
+                return None
         request = self._planned_request(c, engine)
         current = current_fraction(request)
         if current is None or current >= HIGHEST_FRACTION or fixed_kv_bytes(request) is not None:
             return None
-        report = a.report
-        if report is not None:  # the pool at the highest fraction: most candidates fall far short even there
-            grown = report.available_kv_cache_bytes_per_gpu + (HIGHEST_FRACTION - current) * report.total_memory_bytes
-            if not pool_could_hold(a, grown, c.replicas, max(1, self.target)):
-                return None
         best: tuple[Assessment, OverheadModel] | None = None
         for fraction in (HIGHEST_FRACTION, *_steps_up(current)):  # the highest first: most fall short even there
             key = f"{profile_engine(engine)} memory fraction {fraction:.2f}"

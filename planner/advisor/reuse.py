@@ -23,6 +23,15 @@ engine), and in it the rest of the advisor's request but its two lengths (:func:
 scopes are bounded together (:data:`ENTRIES`, least recently used out; :class:`planner.bounds.memo.ScopedMemo`): a
 lever's profile (a lower memory fraction, ``--max-num-seqs``) is a scope of a few entries and does not cost the
 default's its place; :func:`clear` empties them (tests compare with a cold ranking).
+
+Kept at one length (:class:`Kept`, the same scopes): the stages of the profiles whose stages may read a length
+(SGLang, TensorRT-LLM, llama.cpp, vLLM V0: :func:`stages_reusable` is false), keyed by the context too, and every
+profile's assessments (:func:`planner.assessment.assess.assess` of one replica), keyed by the candidate's GPU, its
+:class:`OnGpu`, the slots a fixed-slot engine gets and the context. An assessment reads its request and plan only,
+and the advisor builds both from exactly these (:meth:`planner.advisor.evaluate.Evaluator.request`: the context is
+both lengths; the target enters only as a fixed-slot engine's slots): so a ranking for another number of users at
+a context seen before (a link for 33 users where one for 32 was opened, the users' field moved) assesses nothing
+again, nor does a context revisited (the slider moved back).
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from typing import NamedTuple
 
 from planner.advisor.options import Candidate
 from planner.advisor.screen import clear as clear_screens
+from planner.assessment.assess import Assessment
 from planner.bounds.memo import Scope, ScopedMemo
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
@@ -48,6 +58,11 @@ from planner.planning.results import StageMemory
 SCOPES = 64
 ENTRIES = 8192
 FRACTION_ENTRIES = 1024  # a lowered fraction: a few dozen set-ups a ranking (T4s, V100s, DGX Sparks), 50 bytes each
+# At one length: a ranking of Llama 3.1 70B over the catalog keeps ~560 assessments (its levers' profiles
+# included) and ~100 stage entries of profiles whose stages read a length; measured with tracemalloc, three
+# contexts' 1,685 assessments and 319 stage entries kept 19 MB (~11 kB an assessment beyond what it shares with
+# the stages and the catalog): 2,048 entries a memo keep ~23 MB at most, three contexts of one model.
+AT_LENGTH_ENTRIES = 2048
 
 
 class KeptFraction(NamedTuple):
@@ -74,6 +89,31 @@ FractionsMemo = Scope[StageKey, KeptFraction]
 ScopeKey = tuple[ModelSpec, OverheadModel, int]
 _STAGES: ScopedMemo[ScopeKey, StageKey, GpuStages] = ScopedMemo(SCOPES, ENTRIES)
 _FRACTIONS: ScopedMemo[ScopeKey, StageKey, KeptFraction] = ScopedMemo(SCOPES, FRACTION_ENTRIES)
+LengthKey = tuple[object, ...]  # the candidate's GPU, its OnGpu, [the slots of a fixed-slot engine,] the context
+_STAGES_AT_LENGTH: ScopedMemo[ScopeKey, LengthKey, GpuStages] = ScopedMemo(SCOPES, AT_LENGTH_ENTRIES)
+_ASSESSMENTS: ScopedMemo[ScopeKey, LengthKey, Assessment] = ScopedMemo(SCOPES, AT_LENGTH_ENTRIES)
+
+
+class Kept(NamedTuple):
+    """What is kept across rankings of one model under one overhead model and block size (the module
+    docstring): the stages that read no length and the lowered fractions (``None`` where the profile's stages may
+    read a length: :func:`stages_reusable`), the stages of the other profiles at one length, the assessments."""
+
+    stages: StagesMemo | None
+    fractions: FractionsMemo | None
+    stages_at_length: Scope[LengthKey, GpuStages]
+    assessments: Scope[LengthKey, Assessment]
+
+
+def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept:
+    """The scopes of ``model`` under ``overhead`` and ``block_size`` in each memo (:class:`Kept`)."""
+    scope = (model, overhead, block_size)
+    return Kept(
+        stages_memo(model, overhead, block_size),
+        fractions_memo(model, overhead, block_size),
+        _STAGES_AT_LENGTH.scope(scope),
+        _ASSESSMENTS.scope(scope),
+    )
 
 
 def stages_reusable(overhead: OverheadModel) -> bool:
@@ -140,6 +180,8 @@ def clear() -> None:
     (:func:`planner.engines.vllm.failures.sampler_headroom`)."""
     _STAGES.clear()
     _FRACTIONS.clear()
+    _STAGES_AT_LENGTH.clear()
+    _ASSESSMENTS.clear()
     clear_screens()
     clear_length_free()
     clear_samplers()

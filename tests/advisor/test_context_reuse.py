@@ -8,16 +8,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from model_catalog import get_model, load_gpus
-from planner.advisor import Workload, rank, reuse, screen
+from planner.advisor import Workload, evaluate, rank, reuse, screen
 from planner.bounds.memo import BoundedMemo, ScopedMemo
 from planner.core.model import ModelSpec
+from planner.engines.registry import engine_names, engine_profile
 from planner.engines.vllm import failures
 from planner.engines.vllm import stage as vllm_stage
 from planner.engines.vllm.profile import VllmProfile
+from planner.planning.plan import PlanRequest
 
 GPUS = list(load_gpus().values())
 # dense, MoE, hybrids (Mamba / linear attention), sliding-window (Gemma 2 / 3, gpt-oss: also MoE)
@@ -39,6 +42,8 @@ MEMOS: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
     failures._SAMPLERS,
     reuse._STAGES,
     reuse._FRACTIONS,
+    reuse._STAGES_AT_LENGTH,
+    reuse._ASSESSMENTS,
     vllm_stage._SCOPES,
 )
 
@@ -145,18 +150,21 @@ def test_a_set_up_refused_at_one_context_starts_at_another() -> None:
 
 def test_the_memos_are_bounded() -> None:
     """The entries of every scope (a model under one overhead model) are bounded together: two models over the
-    catalog plan more stages than a bound of 500, which keeps exactly 500 (the bounds themselves: 8,192 each)."""
-    assert (reuse.ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES) == (8192, 8192)
-    memos = (reuse._STAGES, vllm_stage._SCOPES)
+    catalog plan more stages and assessments than a bound of 500, which keeps exactly 500 (the bounds themselves:
+    8,192 stages that read no length in each memo, 2,048 assessments kept at one length)."""
+    assert (reuse.ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, reuse.AT_LENGTH_ENTRIES) == (8192, 8192, 2048)
+    memos = (reuse._STAGES, vllm_stage._SCOPES, reuse._ASSESSMENTS)
+    sizes = [memo.max_entries for memo in memos]
     reuse.clear()
     for memo in memos:
         memo.max_entries = 500
     try:
         for model_id in MODELS[:2]:
             rank(get_model(model_id).spec, Workload.fixed_length(1024, concurrent_conversations=4), gpus=GPUS)
-        assert [len(memo) for memo in memos] == [500, 500]
+        assert [len(memo) for memo in memos] == [500, 500, 500]
     finally:
-        reuse._STAGES.max_entries, vllm_stage._SCOPES.max_entries = reuse.ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES
+        for memo, size in zip(memos, sizes, strict=True):
+            memo.max_entries = size
         reuse.clear()
 
 
@@ -220,3 +228,60 @@ def test_a_lowered_fraction_kept_across_contexts() -> None:
             assert _after(spec, a, b, gpus=gpus) == _cold(spec, b, gpus=gpus), (first, then)
     lowered = [o for o in rank(spec, Workload.fixed_length(2048, concurrent_conversations=4), gpus=gpus).options]
     assert any(o.engine_fraction_lowered for o in lowered)
+
+
+def _assessed(
+    monkeypatch: pytest.MonkeyPatch, spec: ModelSpec, workload: Workload, **kw: Any
+) -> tuple[list[PlanRequest], str]:
+    """The assessments a ranking makes under the engines' own profiles (planner.assessment.assess.assess as the
+    evaluator calls it; not those under a lever's profile: a memory fraction or --max-num-seqs set for the target)
+    and its JSON."""
+    defaults = {engine_profile(name) for name in engine_names()}
+    calls: list[PlanRequest] = []
+    original = evaluate.assess
+
+    def counted(request: PlanRequest, *args: Any, **kwargs: Any) -> Any:
+        if request.overhead in defaults:
+            calls.append(request)
+        return original(request, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(evaluate, "assess", counted)
+        ranking = rank(spec, workload, **kw).model_dump_json()
+    return calls, ranking
+
+
+@pytest.mark.parametrize("context", [131072, 512])
+def test_another_count_of_users_at_a_context_seen_assesses_nothing_again(
+    monkeypatch: pytest.MonkeyPatch, context: int
+) -> None:
+    """An assessment reads its request and plan, and the advisor builds neither from the users (but for a
+    fixed-slot engine's slots: reuse.Kept): a link for 33 users at a context a link for 32 ranked (the dashboard's
+    slider, ``make bench``'s tries) assesses no set-up again under the engines' own profiles (before, all ~500 of
+    the 70B over the catalog again), only the few the 32 users' ranking did not reach, and equals the cold
+    ranking. (A lever's profile set for the target, a raised fraction or ``--max-num-seqs``, is a profile of its
+    own: a few dozen set-ups are assessed under those.)"""
+    spec = get_model("meta-llama/Llama-3.1-70B").spec
+    reuse.clear()
+    first, _ = _assessed(monkeypatch, spec, Workload.fixed_length(context, concurrent_conversations=32))
+    again, warm = _assessed(monkeypatch, spec, Workload.fixed_length(context, concurrent_conversations=33))
+    assert len(first) > 400
+    assert set(again).isdisjoint(first)  # only set-ups the 32 users' ranking did not reach (another engine tried)
+    assert len(again) < len(first) / 20
+    assert warm == _cold(spec, Workload.fixed_length(context, concurrent_conversations=33))
+
+
+def test_fixed_slots_are_assessed_again_for_other_users(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama.cpp gives each user a slot of its own (``-np``): another count of users is another launch, assessed
+    again, and the ranking equals the cold one."""
+    spec = get_model("meta-llama/Llama-3.1-8B").spec
+    fields: dict[str, Any] = {"engines": ("llamacpp",), "include_personal": True}
+    reuse.clear()
+    first, _ = _assessed(
+        monkeypatch, spec, Workload.fixed_length(8192, concurrent_conversations=2, **fields), gpus=GPUS
+    )
+    again, warm = _assessed(
+        monkeypatch, spec, Workload.fixed_length(8192, concurrent_conversations=3, **fields), gpus=GPUS
+    )
+    assert len(first) > 0 and len(again) > len(first) / 2  # a replica of one or two GPUs: 3 slots, not 2
+    assert warm == _cold(spec, Workload.fixed_length(8192, concurrent_conversations=3, **fields), gpus=GPUS)

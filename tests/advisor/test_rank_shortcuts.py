@@ -61,6 +61,8 @@ MODELS = (
 MEMOS: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
     reuse._STAGES,
     reuse._FRACTIONS,
+    reuse._STAGES_AT_LENGTH,
+    reuse._ASSESSMENTS,
     vllm_stage._SCOPES,
     screen._SCREENS,
     failures._SAMPLERS,
@@ -112,7 +114,7 @@ def _cases(draw: st.DrawFn) -> Case:
     kw: dict[str, Any] = {"gpus": gpus, "kv_dtypes": draw(st.sampled_from([("bf16", "fp8"), ("fp8",), ("bf16",)]))}
     if draw(st.booleans()):
         kw["overhead"] = VllmProfile(engine_version=draw(st.sampled_from(["0.19.0", "0.27.0"])))
-    return model, draw(contexts), draw(contexts), fields, kw
+    return model, draw(contexts), draw(contexts), fields, kw | {"then_users": draw(st.integers(1, 300))}
 
 
 def _outcome(spec: ModelSpec, workload: Workload, **kw: Any) -> str:
@@ -127,13 +129,17 @@ def _outcome(spec: ModelSpec, workload: Workload, **kw: Any) -> str:
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_cases())
 def test_a_ranking_through_the_shortcuts_equals_one_without(case: Case) -> None:
+    """The second ranking (another context, another count of users: what is kept at one context is kept across
+    users) equals the one made with no shortcut and nothing kept."""
     model, first, then, fields, kw = case
+    kw = dict(kw)
+    later = fields | {"concurrent_conversations": kw.pop("then_users")}
     spec = get_model(model).spec
     reuse.clear()
     _outcome(spec, Workload.fixed_length(first, **fields), **kw)
-    fast = _outcome(spec, Workload.fixed_length(then, **fields), **kw)
+    fast = _outcome(spec, Workload.fixed_length(then, **later), **kw)
     with _plain():
-        assert _outcome(spec, Workload.fixed_length(then, **fields), **kw) == fast
+        assert _outcome(spec, Workload.fixed_length(then, **later), **kw) == fast
 
 
 def test_the_70b_over_the_catalog_at_two_contexts() -> None:
