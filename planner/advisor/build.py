@@ -22,13 +22,14 @@ from planner.advisor.option_notes import (
 from planner.advisor.option_speed import Speed, speed_fields, speed_of
 from planner.advisor.options import Candidate, Option, purchase_text
 from planner.advisor.quality import quality_caveat
-from planner.advisor.reuse import expert_group
+from planner.advisor.reuse import SPEED_SETUPS, expert_group
 from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, setup_for
 from planner.advisor.workload import SLOW_FIRST_TOKEN_S, Workload
 from planner.assessment.accuracy import unchecked_margin
 from planner.assessment.assess import Assessment, thin_margin
 from planner.assessment.words import seconds
+from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import ParameterBreakdown
@@ -57,6 +58,7 @@ class Built:
         self._purchases: dict[tuple[str, int, HostChoice | None], str] = {}
         self._settings: dict[OverheadModel, tuple[str | None, float | None, bool, bool]] = {}
         self._engine_notes: dict[tuple[str, str, str, str], str] = {}
+        self._gaps: dict[tuple[str, str, str], str | None] = {}
         w = workload
         self.prefill_note = (
             f"first token: one prompt of {self.prompt_tokens:,} tokens alone on the GPUs (compute-bound, no queueing); "
@@ -83,13 +85,23 @@ class Built:
         benchmark rows with attention data parallelism are priced, :attr:`Setup.attention_dp`)."""
         model = cached or self.model
         key = (c.gpu.id, row.engine, row.compute, c.tensor_parallel, c.weights, model, group)
-        if key not in self._setups:
-            setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel * group, c.weights)
-            setup = setup._replace(attention_dp=True, attention_tp=c.tensor_parallel) if group > 1 else setup
-            alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens, model))
-            per_prompt = prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens, model)) or 0.0
-            self._setups[key] = setup, alone, per_prompt
-        return self._setups[key]
+        found = self._setups.get(key)
+        if found is None:  # kept across rankings too, by the GPU itself and the prompts' tokens (no user count)
+            kept = (c.gpu, *key[1:], self.model, self.prompt_tokens, self.new_tokens)
+            found = SPEED_SETUPS.get(kept)
+            if found is None:
+                found = SPEED_SETUPS.put(kept, self._new_setup(c, row, model, group))
+            self._setups[key] = found
+        return found
+
+    def _new_setup(
+        self, c: Candidate, row: SupportRow, model: ModelSpec, group: int
+    ) -> tuple[Setup, float | None, float]:
+        setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel * group, c.weights)
+        setup = setup._replace(attention_dp=True, attention_tp=c.tensor_parallel) if group > 1 else setup
+        alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens, model))
+        per_prompt = prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens, model)) or 0.0
+        return setup, alone, per_prompt
 
     def cost(self, c: Candidate, host: HostChoice | None, assumptions: Assumptions) -> SystemCost:
         """The purchase or the rent of ``c.gpu_count`` GPUs in ``host`` (the same for every precision and split)."""
@@ -117,6 +129,16 @@ class Built:
         if found is None:
             found = self._settings[overhead] = _engine_settings(overhead)
         return found
+
+    def speed_gap(self, engine: str, weights: str, gpu: GpuSpec) -> str | None:
+        """The engine's known speed gap for the model in ``weights`` on ``gpu`` (:meth:`EngineSupport.gap_for`), in
+        words: once per engine, weights and GPU."""
+        key = (engine, weights, gpu.id)
+        if key not in self._gaps:
+            runs = get_engine(engine)
+            gap = runs.support.gap_for(self.model.model_type, weights, gpu)
+            self._gaps[key] = None if gap is None else gap.words(runs.label)
+        return self._gaps[key]
 
     def engine_note(self, row: SupportRow) -> str:
         """The engine an option runs on, its matmuls and the support table's source: once per support row."""
@@ -187,10 +209,9 @@ def _warnings(
     unchecked = unchecked_margin(a, c.replicas, w.target_concurrency)  # an engine no public start-up measures
     if unchecked is not None and not unchecked[1]:  # where the stand-in miss undermines it, the thin margin says so
         notes.append(unchecked[0])
-    engine = get_engine(row.engine)
-    gap = engine.support.gap_for(b.model.model_type, c.weights, gpu)
+    gap = b.speed_gap(row.engine, c.weights, gpu)
     if gap is not None:
-        undermining.append(gap.words(engine.label))
+        undermining.append(gap)
     unverified = unverified_note(gpu, row.compute)  # last: what the figures rest on, not what they say
     if unverified:
         undermining.append(unverified)

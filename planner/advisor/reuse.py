@@ -31,7 +31,8 @@ profile's assessments (:func:`planner.assessment.assess.assess` of one replica),
 and the advisor builds both from exactly these (:meth:`planner.advisor.evaluate.Evaluator.request`: the context is
 both lengths; the target enters only as a fixed-slot engine's slots): so a ranking for another number of users at
 a context seen before (a link for 33 users where one for 32 was opened, the users' field moved) assesses nothing
-again, nor does a context revisited (the slider moved back).
+again, nor does a context revisited (the slider moved back). Likewise each option's speed set-up and its prompt
+alone and in serving (:meth:`planner.advisor.build.Built.setup`, :data:`SPEED_SETUPS`): they read no user count.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ from typing import NamedTuple
 
 from planner.advisor.options import Candidate
 from planner.advisor.screen import clear as clear_screens
+from planner.advisor.throughput import Setup
 from planner.assessment.assess import Assessment
-from planner.bounds.memo import Scope, ScopedMemo
+from planner.bounds.memo import BoundedMemo, Scope, ScopedMemo
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
@@ -92,6 +94,8 @@ _FRACTIONS: ScopedMemo[ScopeKey, StageKey, KeptFraction] = ScopedMemo(SCOPES, FR
 LengthKey = tuple[object, ...]  # the candidate's GPU, its OnGpu, [the slots of a fixed-slot engine,] the context
 _STAGES_AT_LENGTH: ScopedMemo[ScopeKey, LengthKey, GpuStages] = ScopedMemo(SCOPES, AT_LENGTH_ENTRIES)
 _ASSESSMENTS: ScopedMemo[ScopeKey, LengthKey, Assessment] = ScopedMemo(SCOPES, AT_LENGTH_ENTRIES)
+# Built.setup's answers (a Setup, two floats: ~1 kB), keyed by all it reads (planner.advisor.build.Built.setup).
+SPEED_SETUPS: BoundedMemo[tuple[object, ...], tuple[Setup, float | None, float]] = BoundedMemo(AT_LENGTH_ENTRIES)
 
 
 class Kept(NamedTuple):
@@ -182,6 +186,7 @@ def clear() -> None:
     _FRACTIONS.clear()
     _STAGES_AT_LENGTH.clear()
     _ASSESSMENTS.clear()
+    SPEED_SETUPS.clear()
     clear_screens()
     clear_length_free()
     clear_samplers()

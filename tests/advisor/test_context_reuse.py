@@ -44,6 +44,7 @@ MEMOS: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
     reuse._FRACTIONS,
     reuse._STAGES_AT_LENGTH,
     reuse._ASSESSMENTS,
+    reuse.SPEED_SETUPS,
     vllm_stage._SCOPES,
 )
 
