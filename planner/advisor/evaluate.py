@@ -6,8 +6,9 @@ workload (:mod:`planner.advisor.suitability`)? does it fit, and how many convers
 :func:`planner.assessment.assess.assess` under THAT engine's own profile at its defaults, the answer the Memory
 page gives for the same set-up? Then :func:`planner.advisor.build.build_option` adds speed and costs. It caches
 what candidates share (plan bases per engine, memory fits, assessments, loads); the checks that read no length
-(:meth:`Evaluator.screen`) are kept across rankings by :mod:`planner.advisor.screen`, the rest
-(:meth:`Evaluator.finish`) made at every ranking.
+(:meth:`Evaluator.screen`) are kept across rankings by :mod:`planner.advisor.screen`; of the rest
+(:meth:`Evaluator.finish`), the assessments and the stages are kept at their context
+(:class:`planner.advisor.reuse.Kept`: they read no user count), the options built at every ranking.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from pydantic import TypeAdapter
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
 from planner.advisor.levers import LaunchLevers, profile_engine
-from planner.advisor.options import Candidate, Option, Rejected, RejectReason, purchase_problem, reject
+from planner.advisor.misfits import short_of
+from planner.advisor.options import Candidate, Option, Rejected, purchase_problem, reject
 from planner.advisor.reuse import (
     GpuStages,
     Kept,
@@ -37,8 +39,7 @@ from planner.advisor.screen import Pending, Screened, ScreenKey
 from planner.advisor.suitability import engine_problem, rack_only
 from planner.advisor.support import SupportRow, engine_kv, runners_or_why
 from planner.advisor.workload import Workload
-from planner.assessment.assess import Assessment, VerdictState, assess
-from planner.assessment.words import plural
+from planner.assessment.assess import Assessment, assess
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import GpuMemoryBytes
 from planner.core.gpu import GpuSpec
@@ -168,19 +169,20 @@ class Evaluator(LaunchLevers):
 
     def _kept(self, c: Candidate, engine: str, on_gpu: OnGpu | None = None) -> GpuStages:
         """The candidate's memory on its GPU (:func:`planner.advisor.reuse.gpu_stages`), once per engine, memory,
-        split, precisions and GPU, and kept across rankings by :mod:`planner.advisor.reuse` when it reads no length."""
+        split, precisions and GPU, and kept across rankings by :mod:`planner.advisor.reuse`: at every context where
+        it reads no length (:func:`planner.advisor.reuse.stages_reusable`), else at this one."""
         key = on_gpu or self._on_gpu(c, engine)
         found = self._stages.get(key)
         if found is not None:
             return found
-        scopes = self.kept(engine)
+        scopes, request = self.kept_scopes(engine), self._planned_request(c, engine, key)
         if scopes.stages is not None:
             memo, memo_key = scopes.stages, self._length_free_key(c, engine, key)
-        else:  # stages that may read a length: kept at this one
-            memo, memo_key = scopes.stages_at_length, (c.gpu, key, self.context)
+        else:  # stages that may read a length: kept at this one, by the GPU they are planned on
+            memo, memo_key = scopes.stages_at_length, (request.gpu, key, self.context)
         kept = memo.get(memo_key)
         if kept is None:
-            kept = gpu_stages(self._planned_request(c, engine), self._basis(c, engine), key.memory, c.gpu)
+            kept = gpu_stages(request, self._basis(c, engine), key.memory, c.gpu)
             memo.put(memo_key, kept)
         self._stages[key] = kept
         return kept
@@ -197,7 +199,7 @@ class Evaluator(LaunchLevers):
         those), and the two bases differ in nothing else (:func:`planner.planning.plan.plan_basis` with ``like``)."""
         return plan_from(self._basis(c, engine), self._kept(c, engine, on_gpu).stages)
 
-    def kept(self, engine: str) -> Kept:
+    def kept_scopes(self, engine: str) -> Kept:
         """What is kept across rankings for this model under the engine's profile
         (:func:`planner.advisor.reuse.kept_for`), asked once per profile."""
         overhead = self.profile(engine)
@@ -208,15 +210,16 @@ class Evaluator(LaunchLevers):
 
     def assessment(self, c: Candidate, engine: str) -> Assessment:
         """:func:`planner.assessment.assess.assess` of one replica under the engine's profile, launched for the
-        target (an engine with fixed slots gets one per user of its replica)."""
+        target (an engine with fixed slots gets one per user of its replica); kept across rankings at this context
+        (:class:`planner.advisor.reuse.Kept`: it reads its request and plan, neither of which reads the users)."""
         key = self.held_key(c, engine)
         held = self._held.get(key)
         if held is None:
             on_gpu, users = key
-            memo, memo_key = self.kept(engine).assessments, (c.gpu, on_gpu, users, self.context)
+            request = self._planned_request(c, engine, on_gpu)
+            memo, memo_key = self.kept_scopes(engine).assessments, (request.gpu, on_gpu, users, self.context)
             held = memo.get(memo_key)
             if held is None:
-                request = self._planned_request(c, engine, on_gpu)
                 held = memo.put(memo_key, assess(request, users or None, self._plan(c, engine, on_gpu), notes=False))
             self._held[key] = held
         return held
@@ -257,22 +260,6 @@ class Evaluator(LaunchLevers):
         if key not in self._hosts:
             self._hosts[key] = choose_host(c.gpu, c.gpu_count, c.tensor_parallel, self.hosts, rack_only(self.workload))
         return self._hosts[key]
-
-    def _misfit(self, c: Candidate, a: Assessment) -> tuple[RejectReason, str] | None:
-        if a.state is VerdictState.WEIGHTS_DO_NOT_FIT:
-            stage = a.result.per_gpu
-            return "does-not-fit", (
-                f"weights and working memory exceed {stage.gpu_memory_bytes / 2**30:.1f} GiB per GPU by "
-                f"{max(0, -stage.headroom_bytes) / 2**30:.2f} GiB (under {a.engine_label or 'the estimate'})"
-            )
-        if a.state is VerdictState.ENGINE_REFUSES:
-            failure = a.report.failure if a.report is not None else None
-            return "does-not-fit", f"{a.engine_label} would not start: {failure}"
-        whole = a.conversations * c.replicas
-        if whole < max(1, self.target):
-            detail = f"holds {plural(whole, 'conversation')} of {self.context:,} tokens, target {self.target:,}"
-            return ("below-target" if whole else "does-not-fit"), detail
-        return None
 
     def evaluate(self, c: Candidate) -> Option | Rejected:
         """The candidate as an :class:`Option`, or rejected (in the order of
@@ -364,11 +351,11 @@ class Evaluator(LaunchLevers):
             a, overhead = self.assessment(c, row.engine), self.profile(row.engine)
         except PlannerError as refused:  # the engine does not run the set-up as planned (its Engine.refusal)
             return reject(c, "no-engine", str(refused).removeprefix("engine: "))
-        why = self._misfit(c, a)
+        why = short_of(a, c.replicas, self.target, self.context)
         for lever in (self.fraction_for_host, self.fraction_raised, self.seqs_for_users, self.step_for_windows):
             retried = lever(c, row.engine, a) if why is not None else None
-            if retried is not None and self._misfit(c, retried[0]) is None:  # else the default's reason stands
-                (a, overhead), why = retried, None
+            if retried is not None and short_of(retried[0], c.replicas, self.target, self.context) is None:
+                (a, overhead), why = retried, None  # else the default's reason stands
         if why is not None:
             return reject(c, *why)
         return build_option(self.built, c, row, a, overhead, host, self.assumptions)

@@ -51,7 +51,7 @@ class LaunchLevers:
     def assessment(self, c: Candidate, engine: str) -> Assessment:
         raise NotImplementedError
 
-    def kept(self, engine: str) -> Kept:
+    def kept_scopes(self, engine: str) -> Kept:
         raise NotImplementedError
 
     def _planned_request(self, c: Candidate, engine: str) -> PlanRequest:
@@ -152,7 +152,7 @@ class LaunchLevers:
         rankings (:class:`KeptFraction`) where the set-up starts there or not even the lowest is free: the failures
         it steps over read no length. Where the fraction found does not start (a pool too small for this context,
         which hides the sampler's failure above it), another context may find another: not kept."""
-        memo = self.kept(engine).fractions
+        memo = self.kept_scopes(engine).fractions
         key = self._length_free_key(c, engine)
         kept = memo.get(key) if memo is not None else None
         found = kept.fraction if kept is not None else fraction_not_held_back(request, LOWEST_FRACTION, high)
@@ -173,7 +173,7 @@ class LaunchLevers:
         if not short or self.fixed is not None or platform is None or platform.desktop_card or platform.integrated:
             return None
         report = a.report  # the pool at the highest fraction first: most candidates fall far short even there
-        if report is not None and report.fraction is not None:  # the fraction in force, as current_fraction's
+        if report is not None and report.fraction is not None:  # vLLM's and TensorRT-LLM's: current_fraction's
             grown = (
                 report.available_kv_cache_bytes_per_gpu
                 + (HIGHEST_FRACTION - report.fraction) * report.total_memory_bytes

@@ -140,6 +140,10 @@ def _catalog_gpus(workload: Workload, gpus: Sequence[GpuSpec] | None) -> tuple[l
 
 def _listed_gpus(workload: Workload, gpus: Sequence[GpuSpec] | None) -> list[GpuSpec]:
     if gpus is not None:
+        by_id: dict[str, GpuSpec] = {}
+        for gpu in gpus:  # the ranking knows a GPU by its id (and keeps what it planned across rankings by it)
+            if by_id.setdefault(gpu.id, gpu) != gpu:
+                raise PlannerError(f"gpus: two different GPUs share the id {gpu.id!r}; give each its own id")
         return [g for g in gpus if workload.gpu_ids is None or g.id in workload.gpu_ids]
     from model_catalog import load_gpus  # the catalog imports the planner: import late
 

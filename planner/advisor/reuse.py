@@ -2,9 +2,10 @@
 length, so a ranking at a new context (the dashboard's context slider) recomputes only what does (the plan's
 sequence sizes and capacity, the engine's KV checks against ``max_model_len``, the speed, the verdicts).
 
-Kept: :class:`GpuStages`, a candidate's memory per stage on its GPU (weights as loaded, working memory, reserve,
-KV headroom), for set-ups planned under vLLM V1's profile only (:func:`stages_reusable`); the assessment's vLLM
-stages are kept by the engine itself (:func:`planner.engines.vllm.stage.vllm_stage`). Why the stages read no length:
+Kept at every length: :class:`GpuStages`, a candidate's memory per stage on its GPU (weights as loaded, working
+memory, reserve, KV headroom), for set-ups planned under vLLM V1's profile (:func:`stages_reusable`); the
+assessment's vLLM stages are kept by the engine itself (:func:`planner.engines.vllm.stage.vllm_stage`). Why the
+stages read no length:
 
 - the weights as loaded (:func:`planner.planning.plan.loaded_weights_bytes`): the overhead model reads a
   :class:`~planner.core.overhead.LoadContext`, which holds no length;
@@ -24,10 +25,12 @@ scopes are bounded together (:data:`ENTRIES`, least recently used out; :class:`p
 lever's profile (a lower memory fraction, ``--max-num-seqs``) is a scope of a few entries and does not cost the
 default's its place; :func:`clear` empties them (tests compare with a cold ranking).
 
-Kept at one length (:class:`Kept`, the same scopes): the stages of the profiles whose stages may read a length
-(SGLang, TensorRT-LLM, llama.cpp, vLLM V0: :func:`stages_reusable` is false), keyed by the context too, and every
-profile's assessments (:func:`planner.assessment.assess.assess` of one replica), keyed by the candidate's GPU, its
-:class:`OnGpu`, the slots a fixed-slot engine gets and the context. An assessment reads its request and plan only,
+Kept at one length (:class:`Kept`, the same scopes): the stages of the other profiles, whose stages may read a
+length (SGLang, TensorRT-LLM, llama.cpp, vLLM V0, any overhead model given to ``rank``: :func:`stages_reusable` is
+false), keyed by the context too, and every profile's assessments (:func:`planner.assessment.assess.assess` of one
+replica), keyed by the GPU they are planned on (a ranking's GPUs have one id each:
+:func:`planner.advisor.ranking.rank` refuses two different GPUs of one id), its :class:`OnGpu`, the slots a
+fixed-slot engine gets and the context. An assessment reads its request and plan only,
 and the advisor builds both from exactly these (:meth:`planner.advisor.evaluate.Evaluator.request`: the context is
 both lengths; the target enters only as a fixed-slot engine's slots): so a ranking for another number of users at
 a context seen before (a link for 33 users where one for 32 was opened, the users' field moved) assesses nothing
@@ -38,12 +41,10 @@ alone and in serving (:meth:`planner.advisor.build.Built.setup`, :data:`SPEED_SE
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from planner.advisor.options import Candidate
 from planner.advisor.screen import clear as clear_screens
-from planner.advisor.throughput import Setup
-from planner.assessment.assess import Assessment
 from planner.bounds.memo import BoundedMemo, Scope, ScopedMemo
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
@@ -55,16 +56,22 @@ from planner.planning.data_parallel import experts_shared
 from planner.planning.plan import PlanBasis, PlanRequest, plan_basis, stages_at
 from planner.planning.results import StageMemory
 
+if TYPE_CHECKING:
+    from planner.advisor.throughput import Setup
+    from planner.assessment.assess import Assessment
+
 # A ranking plans at most ~1,500 distinct (GPU, split, weights, KV dtype) under one engine (~600 for Llama 3.1 8B
 # over the catalog); an entry is two tuples of one StageMemory each (~1 kB): 8,192 entries keep ~8 MB at most.
 SCOPES = 64
 ENTRIES = 8192
 FRACTION_ENTRIES = 1024  # a lowered fraction: a few dozen set-ups a ranking (T4s, V100s, DGX Sparks), 50 bytes each
-# At one length: a ranking of Llama 3.1 70B over the catalog keeps ~560 assessments (its levers' profiles
-# included) and ~100 stage entries of profiles whose stages read a length; measured with tracemalloc, three
-# contexts' 1,685 assessments and 319 stage entries kept 19 MB (~11 kB an assessment beyond what it shares with
-# the stages and the catalog): 2,048 entries a memo keep ~23 MB at most, three contexts of one model.
-AT_LENGTH_ENTRIES = 2048
+# At one length a ranking over the catalog keeps ~530 (Llama 3.1 70B at 512 tokens) to ~1,100 (Qwen3-30B-A3B at
+# 4,096) assessments, its levers' profiles included, and a few hundred stage entries of profiles whose stages read
+# a length. An assessment keeps 6-11 kB beyond what it shares with the stages and the catalog (tracemalloc: the
+# 70B's 1,685 assessments and 319 stage entries at three contexts, 19 MB). A bound below one ranking's entries keeps
+# nothing (least recently used out, a ranking reads them in the order it stored them): 4,096 a memo keep three or
+# more contexts of the heaviest model, ~45 MB at most.
+AT_LENGTH_ENTRIES = 4096
 
 
 class KeptFraction(NamedTuple):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from model_catalog import get_model, load_gpus
 from planner.advisor import Workload, evaluate, rank, reuse, screen
+from planner.bounds.errors import PlannerError
 from planner.bounds.memo import BoundedMemo, ScopedMemo
 from planner.core.model import ModelSpec
 from planner.engines.registry import engine_names, engine_profile
@@ -101,7 +102,10 @@ def _cases(draw: st.DrawFn) -> Case:
     engines = draw(st.sampled_from([None, ("llamacpp",), ("sglang", "vllm"), ("trtllm", "vllm")]))
     if engines is not None:
         fields["engines"] = engines
-    first, then = _workloads(draw(contexts), draw(contexts), **fields)
+    context = draw(contexts)
+    then_context = context if draw(st.booleans()) else draw(contexts)  # what is kept at one context, read
+    then_fields = fields | {"concurrent_conversations": draw(st.integers(1, 300))}  # ... for other users
+    first, then = Workload.fixed_length(context, **fields), Workload.fixed_length(then_context, **then_fields)
     gpus = draw(st.lists(st.sampled_from(GPUS), min_size=3, max_size=10, unique_by=lambda g: g.id))
     kv = draw(st.sampled_from([("bf16", "fp8"), ("fp8",), ("bf16",)]))
     return spec, first, then, {"gpus": gpus, "kv_dtypes": kv}
@@ -152,8 +156,8 @@ def test_a_set_up_refused_at_one_context_starts_at_another() -> None:
 def test_the_memos_are_bounded() -> None:
     """The entries of every scope (a model under one overhead model) are bounded together: two models over the
     catalog plan more stages and assessments than a bound of 500, which keeps exactly 500 (the bounds themselves:
-    8,192 stages that read no length in each memo, 2,048 assessments kept at one length)."""
-    assert (reuse.ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, reuse.AT_LENGTH_ENTRIES) == (8192, 8192, 2048)
+    8,192 stages that read no length in each memo, 4,096 assessments kept at one length)."""
+    assert (reuse.ENTRIES, vllm_stage.LENGTH_FREE_ENTRIES, reuse.AT_LENGTH_ENTRIES) == (8192, 8192, 4096)
     memos = (reuse._STAGES, vllm_stage._SCOPES, reuse._ASSESSMENTS)
     sizes = [memo.max_entries for memo in memos]
     reuse.clear()
@@ -286,3 +290,19 @@ def test_fixed_slots_are_assessed_again_for_other_users(monkeypatch: pytest.Monk
     )
     assert len(first) > 0 and len(again) > len(first) / 2  # a replica of one or two GPUs: 3 slots, not 2
     assert warm == _cold(spec, Workload.fixed_length(8192, concurrent_conversations=3, **fields), gpus=GPUS)
+
+
+def test_a_gpu_changed_under_its_id_is_planned_again() -> None:
+    """What is kept at one context is keyed by the GPU itself, not its id: a dashboard's custom GPU edited between
+    two rankings (here the catalog's L40S given Hopper's architecture, which changes the engines and kernels that
+    run it) is assessed again, and two different GPUs of one id in one ranking are refused by name."""
+    spec = get_model("meta-llama/Llama-3.1-8B").spec
+    l40s = next(g for g in GPUS if g.id == "l40s")
+    edited = l40s.model_copy(update={"architecture": "Hopper"})
+    workload = Workload.fixed_length(8192, concurrent_conversations=16)
+    assert _after(spec, workload, workload, gpus=[l40s]) != _cold(spec, workload, gpus=[edited])
+    reuse.clear()
+    rank(spec, workload, gpus=[l40s])
+    assert rank(spec, workload, gpus=[edited]).model_dump_json() == _cold(spec, workload, gpus=[edited])
+    with pytest.raises(PlannerError, match="two different GPUs share the id 'l40s'"):
+        rank(spec, workload, gpus=[l40s, edited])

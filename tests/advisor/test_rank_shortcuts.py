@@ -95,14 +95,11 @@ def _plain() -> Iterator[None]:
         reuse.clear()
 
 
-Case = tuple[str, int, int, dict[str, Any], dict[str, Any]]
+Case = tuple[str, int, int, dict[str, Any], dict[str, Any], dict[str, Any]]
 
 
-@st.composite
-def _cases(draw: st.DrawFn) -> Case:
-    model = draw(st.sampled_from(MODELS))
-    top = min(get_model(model).spec.max_position_embeddings, 131072)
-    contexts = st.integers(256, top) | st.sampled_from(sorted({c for c in (512, 4096, 32768, top) if c <= top}))
+def _fields(draw: st.DrawFn) -> dict[str, Any]:
+    """A workload's fields but its length: the users, pricing, personal devices and engines."""
     fields: dict[str, Any] = {
         "concurrent_conversations": draw(st.integers(1, 300)),
         "pricing": draw(st.sampled_from(["purchase", "cloud"])),
@@ -111,11 +108,23 @@ def _cases(draw: st.DrawFn) -> Case:
     engines = draw(st.sampled_from([None, None, ("sglang", "vllm"), ("trtllm", "vllm"), ("llamacpp",)]))
     if engines is not None:
         fields["engines"] = engines
+    return fields
+
+
+@st.composite
+def _cases(draw: st.DrawFn) -> Case:
+    """Two rankings of one model over the same GPUs: the second at the first's context half the time (what is kept
+    at one context is then read), each with fields of its own (what is kept must not read them)."""
+    model = draw(st.sampled_from(MODELS))
+    top = min(get_model(model).spec.max_position_embeddings, 131072)
+    contexts = st.integers(256, top) | st.sampled_from(sorted({c for c in (512, 4096, 32768, top) if c <= top}))
+    first = draw(contexts)
+    then = first if draw(st.booleans()) else draw(contexts)
     gpus = draw(st.lists(st.sampled_from(GPUS), min_size=3, max_size=8, unique_by=lambda g: g.id))
     kw: dict[str, Any] = {"gpus": gpus, "kv_dtypes": draw(st.sampled_from([("bf16", "fp8"), ("fp8",), ("bf16",)]))}
     if draw(st.booleans()):
         kw["overhead"] = VllmProfile(engine_version=draw(st.sampled_from(["0.19.0", "0.27.0"])))
-    return model, draw(contexts), draw(contexts), fields, kw | {"then_users": draw(st.integers(1, 300))}
+    return model, first, then, _fields(draw), _fields(draw), kw
 
 
 def _outcome(spec: ModelSpec, workload: Workload, **kw: Any) -> str:
@@ -130,28 +139,33 @@ def _outcome(spec: ModelSpec, workload: Workload, **kw: Any) -> str:
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_cases())
 def test_a_ranking_through_the_shortcuts_equals_one_without(case: Case) -> None:
-    """The second ranking (another context, another count of users: what is kept at one context is kept across
-    users) equals the one made with no shortcut and nothing kept."""
-    model, first, then, fields, kw = case
-    kw = dict(kw)
-    later = fields | {"concurrent_conversations": kw.pop("then_users")}
+    """The second ranking (at the first's context or another, with other users, pricing and engines: what is kept
+    at one context is kept across them) equals the one made with no shortcut and nothing kept."""
+    model, first, then, first_fields, then_fields, kw = case
     spec = get_model(model).spec
     reuse.clear()
-    _outcome(spec, Workload.fixed_length(first, **fields), **kw)
-    fast = _outcome(spec, Workload.fixed_length(then, **later), **kw)
+    _outcome(spec, Workload.fixed_length(first, **first_fields), **kw)
+    fast = _outcome(spec, Workload.fixed_length(then, **then_fields), **kw)
     with _plain():
-        assert _outcome(spec, Workload.fixed_length(then, **later), **kw) == fast
+        assert _outcome(spec, Workload.fixed_length(then, **then_fields), **kw) == fast
 
 
 def test_the_70b_over_the_catalog_at_two_contexts() -> None:
-    """The dashboard's case: the whole catalog, the slider moved from 131,072 tokens to 512 and back."""
+    """The dashboard's case: the whole catalog, the slider moved from 131,072 tokens to 512 and back, each link with
+    another count of users (the third ranking reads what the first kept). All the fast rankings first: the plain
+    ones clear what is kept."""
     spec = get_model("meta-llama/Llama-3.1-70B").spec
+    steps = ((131072, 32), (512, 33), (131072, 34))
     reuse.clear()
-    for context, users in ((131072, 32), (512, 33), (131072, 34)):
-        fast = rank(spec, Workload.fixed_length(context, concurrent_conversations=users), gpus=GPUS)
-        with _plain():
-            plain = rank(spec, Workload.fixed_length(context, concurrent_conversations=users), gpus=GPUS)
-        assert fast.model_dump_json() == plain.model_dump_json()
+    fast = [
+        rank(spec, Workload.fixed_length(c, concurrent_conversations=u), gpus=GPUS).model_dump_json() for c, u in steps
+    ]
+    with _plain():
+        plain = [
+            rank(spec, Workload.fixed_length(c, concurrent_conversations=u), gpus=GPUS).model_dump_json()
+            for c, u in steps
+        ]
+    assert fast == plain
 
 
 @pytest.mark.parametrize(
@@ -164,14 +178,14 @@ def test_the_70b_over_the_catalog_at_two_contexts() -> None:
 )
 def test_the_benchmarked_models_cold_and_at_a_new_context(model: str, contexts: tuple[int, int]) -> None:
     """The rankings bench.advisor_ab times (the catalog, 50 users), cold and then at a new context: the whole
-    output of each (``planner advise --json``'s ranking) equals the plain one's, byte for byte."""
+    output of each (``planner advise --json``'s ranking) equals the plain one's, byte for byte (the fast ones
+    first: the plain ones clear what is kept)."""
     spec = get_model(model).spec
     reuse.clear()
-    for context in contexts:
-        fast = rank(spec, Workload.fixed_length(context, concurrent_conversations=50))
-        with _plain():
-            plain = rank(spec, Workload.fixed_length(context, concurrent_conversations=50))
-        assert fast.model_dump_json() == plain.model_dump_json()
+    fast = [rank(spec, Workload.fixed_length(c, concurrent_conversations=50)).model_dump_json() for c in contexts]
+    with _plain():
+        plain = [rank(spec, Workload.fixed_length(c, concurrent_conversations=50)).model_dump_json() for c in contexts]
+    assert fast == plain
 
 
 @pytest.mark.parametrize("model", MODELS)
