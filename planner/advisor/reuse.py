@@ -18,7 +18,7 @@ stages read no length:
   read none. A subclass could read more, so only ``type(profile) is VllmProfile`` qualifies. The advisor's
   requests carry no deployment options (:func:`stage_memory_bytes` and the stage extras are then the identity).
 
-Keys: one scope per model, overhead model and block size (:func:`stages_memo`, hashed once per ranking and
+Keys: one scope per model, overhead model and block size (:func:`kept_for`, hashed once per ranking and
 engine), and in it the rest of the advisor's request but its two lengths (:func:`stage_key`:
 :meth:`planner.advisor.evaluate.Evaluator.request` builds every request from exactly these). The entries of all
 scopes are bounded together (:data:`ENTRIES`, least recently used out; :class:`planner.bounds.memo.ScopedMemo`): a
@@ -41,7 +41,7 @@ alone and in serving (:meth:`planner.advisor.build.Built.setup`, :data:`SPEED_SE
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planner.advisor.options import Candidate
 from planner.advisor.screen import clear as clear_screens
@@ -93,8 +93,6 @@ class GpuStages(NamedTuple):
 
 
 StageKey = tuple[object, ...]
-StagesMemo = Scope[StageKey, GpuStages]
-FractionsMemo = Scope[StageKey, KeptFraction]
 ScopeKey = tuple[ModelSpec, OverheadModel, int]
 _STAGES: ScopedMemo[ScopeKey, StageKey, GpuStages] = ScopedMemo(SCOPES, ENTRIES)
 _FRACTIONS: ScopedMemo[ScopeKey, StageKey, KeptFraction] = ScopedMemo(SCOPES, FRACTION_ENTRIES)
@@ -103,6 +101,14 @@ _STAGES_AT_LENGTH: ScopedMemo[ScopeKey, LengthKey, GpuStages] = ScopedMemo(SCOPE
 _ASSESSMENTS: ScopedMemo[ScopeKey, LengthKey, Assessment] = ScopedMemo(SCOPES, AT_LENGTH_ENTRIES)
 # Built.setup's answers (a Setup, two floats: ~1 kB), keyed by all it reads (planner.advisor.build.Built.setup).
 SPEED_SETUPS: BoundedMemo[tuple[object, ...], tuple[Setup, float | None, float]] = BoundedMemo(AT_LENGTH_ENTRIES)
+# Every memo this module keeps (clear() empties them; tests bound them to nothing to compare with a cold ranking).
+KEPT: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
+    _STAGES,
+    _FRACTIONS,
+    _STAGES_AT_LENGTH,
+    _ASSESSMENTS,
+    SPEED_SETUPS,
+)
 
 
 class Kept(NamedTuple):
@@ -110,18 +116,19 @@ class Kept(NamedTuple):
     docstring): the stages that read no length and the lowered fractions (``None`` where the profile's stages may
     read a length: :func:`stages_reusable`), the stages of the other profiles at one length, the assessments."""
 
-    stages: StagesMemo | None
-    fractions: FractionsMemo | None
+    stages: Scope[StageKey, GpuStages] | None
+    fractions: Scope[StageKey, KeptFraction] | None
     stages_at_length: Scope[LengthKey, GpuStages]
     assessments: Scope[LengthKey, Assessment]
 
 
 def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept:
-    """The scopes of ``model`` under ``overhead`` and ``block_size`` in each memo (:class:`Kept`)."""
-    scope = (model, overhead, block_size)
+    """The scopes of ``model`` under ``overhead`` and ``block_size`` in each memo (:class:`Kept`): the stages that
+    read no length and the lowered fractions only where :func:`stages_reusable` (the same request, the same key)."""
+    scope, reusable = (model, overhead, block_size), stages_reusable(overhead)
     return Kept(
-        stages_memo(model, overhead, block_size),
-        fractions_memo(model, overhead, block_size),
+        _STAGES.scope(scope) if reusable else None,
+        _FRACTIONS.scope(scope) if reusable else None,
         _STAGES_AT_LENGTH.scope(scope),
         _ASSESSMENTS.scope(scope),
     )
@@ -130,19 +137,6 @@ def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept
 def stages_reusable(overhead: OverheadModel) -> bool:
     """Whether a plan's stage memory under ``overhead`` reads no length (the module docstring)."""
     return type(overhead) is VllmProfile and overhead.is_v1
-
-
-def stages_memo(model: ModelSpec, overhead: OverheadModel, block_size: int) -> StagesMemo | None:
-    """The kept stages of ``model`` under ``overhead`` (``None``: not kept, :func:`stages_reusable`)."""
-    if not stages_reusable(overhead):
-        return None
-    return _STAGES.scope((model, overhead, block_size))
-
-
-def fractions_memo(model: ModelSpec, overhead: OverheadModel, block_size: int) -> FractionsMemo | None:
-    """The lowered fractions kept for ``model`` under ``overhead`` (:class:`KeptFraction`; ``None``: not kept,
-    as for :func:`stages_memo`: the same request, the same key)."""
-    return _FRACTIONS.scope((model, overhead, block_size)) if stages_reusable(overhead) else None
 
 
 class OnGpu(NamedTuple):
@@ -189,11 +183,8 @@ def clear() -> None:
     the engine keeps (:func:`planner.engines.vllm.stage.vllm_stage`, the same argument: only V1 profiles, every
     input but ``max_model_len``, state pages computed again) and its sampler headrooms
     (:func:`planner.engines.vllm.failures.sampler_headroom`)."""
-    _STAGES.clear()
-    _FRACTIONS.clear()
-    _STAGES_AT_LENGTH.clear()
-    _ASSESSMENTS.clear()
-    SPEED_SETUPS.clear()
+    for memo in KEPT:
+        memo.clear()
     clear_screens()
     clear_length_free()
     clear_samplers()

@@ -41,11 +41,7 @@ MODELS = (
 MEMOS: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
     screen._SCREENS,
     failures._SAMPLERS,
-    reuse._STAGES,
-    reuse._FRACTIONS,
-    reuse._STAGES_AT_LENGTH,
-    reuse._ASSESSMENTS,
-    reuse.SPEED_SETUPS,
+    *reuse.KEPT,
     vllm_stage._SCOPES,
 )
 

@@ -59,11 +59,7 @@ MODELS = (
     "openai/gpt-oss-20b",  # sliding window, MXFP4 experts
 )
 MEMOS: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
-    reuse._STAGES,
-    reuse._FRACTIONS,
-    reuse._STAGES_AT_LENGTH,
-    reuse._ASSESSMENTS,
-    reuse.SPEED_SETUPS,
+    *reuse.KEPT,
     vllm_stage._SCOPES,
     screen._SCREENS,
     failures._SAMPLERS,
