@@ -324,7 +324,7 @@ class Evaluator(LaunchLevers):
         first = self._serve(c, p.row, p.host, p.fit_checked)
         if isinstance(first, Option):
             return first
-        if not self.another_engine_could_hold(c, p.row.engine, first):
+        if not self.another_engine_could_hold(c, p.row.engine):
             return first
         for row in p.fallbacks:
             served = self._serve(c._replace(kv_dtype=engine_kv(c.kv_dtype, row.engine)), row, p.host, False)

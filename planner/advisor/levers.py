@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable
 from functools import partial
 
-from planner.advisor.options import Candidate, Rejected
+from planner.advisor.options import Candidate
 from planner.advisor.reuse import Kept, KeptFraction, OnGpu, StageKey
 from planner.assessment.assess import Assessment, VerdictState
 from planner.assessment.batch_lever import CURES, default_seqs
@@ -27,6 +27,8 @@ from planner.assessment.search import (
     with_fraction,
 )
 from planner.assessment.window_lever import small_step, with_small_step
+from planner.core.kv import kv_bytes_per_sequence
+from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.engines.registry import default_engine, engine_names
 from planner.planning.plan import PlanRequest
@@ -41,9 +43,10 @@ class LaunchLevers:
     """The levers of :class:`planner.advisor.evaluate.Evaluator`, which provides what they read (below)."""
 
     target: int  # the conversations to hold
+    context: int  # the tokens of each
+    model: ModelSpec
     fixed: OverheadModel | None  # one overhead model for every set-up: no lever then
     _profiles: dict[str, OverheadModel]
-    _held: dict[tuple[OnGpu, int], Assessment]
 
     def profile(self, engine: str) -> OverheadModel:
         raise NotImplementedError
@@ -63,21 +66,19 @@ class LaunchLevers:
     def _length_free_key(self, c: Candidate, engine: str) -> StageKey:
         raise NotImplementedError
 
-    def held_key(self, c: Candidate, engine: str) -> tuple[OnGpu, int]:
+    def _on_gpu(self, c: Candidate, engine: str) -> OnGpu:
         raise NotImplementedError
 
-    def another_engine_could_hold(self, c: Candidate, engine: str, first: Rejected) -> bool:
-        """Whether the engines after ``engine`` are worth trying for a candidate it does not serve: not where it
-        holds too few, or refuses for a cache too small for one conversation, and a pool of all the memory the
-        weights leave (no engine's pool is larger) would still fall short at what a conversation costs ``engine``'s
-        pool (:func:`pool_could_hold`: most such candidates are far short; at 131,072 tokens most refusals are of
-        that kind). Any other reason (weights that do not fit, another refusal) goes to the next engine."""
-        a = self._held.get(self.held_key(c, engine)) if first.reason in ("below-target", "does-not-fit") else None
-        kind = a.report.failure_kind if a is not None and a.report is not None else None
-        if a is None or kind not in (None, "kv-cache-too-small") or (kind and self._slots_fixed(engine)):
-            return True  # a fixed-slot engine's concurrency is its slots, not its pool's: not scaled
-        largest = a.result.per_gpu.gpu_memory_bytes - a.result.per_gpu.weights_bytes
-        return pool_could_hold(a, largest, c.replicas, max(1, self.target))
+    def another_engine_could_hold(self, c: Candidate, engine: str) -> bool:
+        """Whether the engines after ``engine`` are worth trying for a candidate it does not serve: not where even
+        all of a GPU's memory would hold fewer conversations than the target at the least any engine stores one in
+        (:func:`planner.core.kv.kv_bytes_per_sequence` in the candidate's KV dtype: windows capped, no block or
+        page padding). At 131,072 tokens most candidates are that far short. An engine's own cost of a conversation
+        is no bound on another's: vLLM's pool held 25 of Gemma 3 27B's 6,000-token conversations on an H100 where
+        TensorRT-LLM's, of the same memory, holds 33 (it had been kept from trying)."""
+        least = kv_bytes_per_sequence(self.model, c.kv_dtype, self.context, c.tensor_parallel)
+        memory = self._on_gpu(c, engine).memory
+        return least <= 0 or memory // least * c.replicas >= max(1, self.target)
 
     def seqs_for_users(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
         """The candidate with ``--max-num-seqs`` set, and that profile, where vLLM's default misses in a way the

@@ -113,9 +113,10 @@ def test_a_pool_refused_as_too_small_is_bounded_like_one_that_starts() -> None:
 
 def test_no_other_engine_is_tried_where_no_pool_could_hold_the_target(monkeypatch: pytest.MonkeyPatch) -> None:
     """Llama-3.1-70B at 131,072 tokens for 33 users on L40S cards: the vLLM set-ups whose weights fit are refused
-    for a cache too small for one conversation (25) or hold 2-8 conversations, and none could hold 33 with all the
-    memory its weights leave, so neither SGLang nor TensorRT-LLM is assessed (each had been, for every refused one:
-    172 of a catalog ranking's 682 assessments at that context); the refused ones keep vLLM's reason."""
+    for a cache too small for one conversation (25) or hold 2-8 conversations, and none could hold 33 even with all
+    of a GPU's memory at the least a conversation's KV cache takes, so neither SGLang nor TensorRT-LLM is assessed
+    (each had been, for every refused one: 172 of a catalog ranking's 682 assessments at that context); the refused
+    ones keep vLLM's reason."""
     from planner.advisor import evaluate
 
     engines: list[str] = []
@@ -131,3 +132,17 @@ def test_no_other_engine_is_tried_where_no_pool_could_hold_the_target(monkeypatc
     assert not ranking.options and engines and set(engines) == {"vllm"}
     refused = [r for r in ranking.rejected if r.detail.startswith("vLLM would not start: ValueError: To serve")]
     assert len(refused) == 25
+
+
+def test_another_engine_is_tried_where_it_stores_a_conversation_in_less() -> None:
+    """Gemma 3 27B in FP8 with an FP8 cache on one H100, 33 users of the support-chat workload (6,000 tokens):
+    vLLM's pool holds 25 and a pool of all the memory its weights leave, at vLLM's cost of a conversation, 32; the
+    fallback had been skipped on that bound, though TensorRT-LLM at a raised memory fraction holds all 33. An
+    engine's own cost is no bound on another's: only one under the least any engine stores (the model's KV cache,
+    windows capped) keeps the others from being tried."""
+    workload = Workload.from_preset(
+        "support-chat", concurrent_conversations=33, pricing="cloud", gpu_ids=("h100-sxm-80gb",)
+    )
+    ranking = rank(get_model("google/gemma-3-27b-it").spec, workload, kv_dtypes=("fp8",))
+    option = next(o for o in ranking.options if (o.gpu_count, o.weights) == (1, "fp8"))
+    assert (option.engine, option.engine_fraction, option.conversations) == ("trtllm", 0.94, 33)

@@ -190,6 +190,7 @@ RANK_GPUS = ("rtx-4090", "l40s", "h100-sxm-80gb", "a100-sxm-80gb", "mi300x", "ap
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example("google/gemma-3-27b-it", 512, 33, "support-chat", "cloud")  # found 2026-12-05: another engine's pool
 @given(
     model=st.sampled_from(MODELS),
     context=st.integers(512, 100_000),
