@@ -159,11 +159,16 @@ class Built:
         return self._prefill[key]
 
 
+LAUNCH_FIELDS = ("max_num_seqs", "max_num_batched_tokens")  # vLLM's profile fields, as an Option names them
+
+
 def _launch(overhead: OverheadModel) -> tuple[int | None, int | None]:
     """(``--max-num-seqs``, ``--max-num-batched-tokens``) the option was planned with (None: the default)."""
     if not isinstance(overhead, EngineProfile):
         return None, None
-    return getattr(overhead, "max_num_seqs", None), getattr(overhead, "max_num_batched_tokens", None)
+    fields = type(overhead).model_fields  # a field it lacks costs pydantic's __getattr__ an exception raised
+    seqs, tokens = (getattr(overhead, name) if name in fields else None for name in LAUNCH_FIELDS)
+    return seqs, tokens
 
 
 def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None, bool, bool]:

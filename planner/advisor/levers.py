@@ -152,15 +152,20 @@ class LaunchLevers:
         """:func:`fraction_that_starts` from :data:`LOWEST_FRACTION` to ``high``, what it searches kept across
         rankings (:class:`KeptFraction`) where the set-up starts there or not even the lowest is free: the failures
         it steps over read no length. Where the fraction found does not start (a pool too small for this context,
-        which hides the sampler's failure above it), another context may find another: not kept."""
-        memo = self.kept_scopes(engine).fractions
-        key = self._length_free_key(c, engine)
+        which hides the sampler's failure above it), another context may find another: kept at this context only
+        (keyed as the assessment is: the request reads no user count)."""
+        scopes = self.kept_scopes(engine)
+        at_length = (request.gpu, self._on_gpu(c, engine), self.context)
+        kept_here = scopes.starts_at_length.get(at_length)
+        if kept_here is not None:
+            return kept_here.fraction
+        memo, key = scopes.fractions, self._length_free_key(c, engine)
         kept = memo.get(key) if memo is not None else None
         found = kept.fraction if kept is not None else fraction_not_held_back(request, LOWEST_FRACTION, high)
         started = started_at(request, found)
         if memo is not None and kept is None and (found is None or started is not None):
             memo.put(key, KeptFraction(found))
-        return started
+        return scopes.starts_at_length.put(at_length, KeptFraction(started)).fraction
 
     def fraction_raised(self, c: Candidate, engine: str, a: Assessment) -> tuple[Assessment, OverheadModel] | None:
         """The candidate at the lowest memory fraction above the default, up to :data:`HIGHEST_FRACTION`, whose pool

@@ -99,6 +99,8 @@ _FRACTIONS: ScopedMemo[ScopeKey, StageKey, KeptFraction] = ScopedMemo(SCOPES, FR
 LengthKey = tuple[object, ...]  # the candidate's GPU, its OnGpu, [the slots of a fixed-slot engine,] the context
 _STAGES_AT_LENGTH: ScopedMemo[ScopeKey, LengthKey, GpuStages] = ScopedMemo(SCOPES, AT_LENGTH_ENTRIES)
 _ASSESSMENTS: ScopedMemo[ScopeKey, LengthKey, Assessment] = ScopedMemo(SCOPES, AT_LENGTH_ENTRIES)
+# The lowered fraction that starts a set-up at one length (a few dozen a ranking: T4s, V100s, DGX Sparks).
+_STARTS_AT_LENGTH: ScopedMemo[ScopeKey, LengthKey, KeptFraction] = ScopedMemo(SCOPES, FRACTION_ENTRIES)
 # Built.setup's answers (a Setup, two floats: ~1 kB), keyed by all it reads (planner.advisor.build.Built.setup).
 SPEED_SETUPS: BoundedMemo[tuple[object, ...], tuple[Setup, float | None, float]] = BoundedMemo(AT_LENGTH_ENTRIES)
 # Every memo this module keeps (clear() empties them; tests bound them to nothing to compare with a cold ranking).
@@ -107,6 +109,7 @@ KEPT: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
     _FRACTIONS,
     _STAGES_AT_LENGTH,
     _ASSESSMENTS,
+    _STARTS_AT_LENGTH,
     SPEED_SETUPS,
 )
 
@@ -114,12 +117,14 @@ KEPT: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
 class Kept(NamedTuple):
     """What is kept across rankings of one model under one overhead model and block size (the module
     docstring): the stages that read no length and the lowered fractions (``None`` where the profile's stages may
-    read a length: :func:`stages_reusable`), the stages of the other profiles at one length, the assessments."""
+    read a length: :func:`stages_reusable`), the stages of the other profiles at one length, the assessments, and
+    the lowered fraction that starts a set-up at one length (:meth:`LaunchLevers.fraction_for_host`)."""
 
     stages: Scope[StageKey, GpuStages] | None
     fractions: Scope[StageKey, KeptFraction] | None
     stages_at_length: Scope[LengthKey, GpuStages]
     assessments: Scope[LengthKey, Assessment]
+    starts_at_length: Scope[LengthKey, KeptFraction]
 
 
 def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept:
@@ -131,6 +136,7 @@ def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept
         _FRACTIONS.scope(scope) if reusable else None,
         _STAGES_AT_LENGTH.scope(scope),
         _ASSESSMENTS.scope(scope),
+        _STARTS_AT_LENGTH.scope(scope),
     )
 
 

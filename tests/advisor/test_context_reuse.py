@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from model_catalog import get_model, load_gpus
-from planner.advisor import Workload, evaluate, rank, reuse, screen
+from planner.advisor import Workload, evaluate, levers, rank, reuse, screen
 from planner.bounds.errors import PlannerError
 from planner.bounds.memo import BoundedMemo, ScopedMemo
 from planner.core.model import ModelSpec
@@ -229,6 +229,31 @@ def test_a_lowered_fraction_kept_across_contexts() -> None:
             assert _after(spec, a, b, gpus=gpus) == _cold(spec, b, gpus=gpus), (first, then)
     lowered = [o for o in rank(spec, Workload.fixed_length(2048, concurrent_conversations=4), gpus=gpus).options]
     assert any(o.engine_fraction_lowered for o in lowered)
+
+
+def test_a_lowered_fraction_that_does_not_start_is_searched_once_at_its_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the highest fraction free does not start the set-up at a context (the 70B on eight T4s at 131,072
+    tokens: the pool too small at every fraction), what the search found is not kept across contexts, but it is at
+    that context: a ranking for other users there (the slider's tries) searches no fraction again (before, each
+    ranking searched four T4 set-ups again, ~5 ms each), and equals the cold ranking."""
+    spec = get_model("meta-llama/Llama-3.1-70B").spec
+    searched: list[str] = []
+    original = levers.fraction_not_held_back
+
+    def counted(request: PlanRequest, low: float, high: float) -> float | None:
+        searched.append(request.gpu.id)
+        return original(request, low, high)
+
+    monkeypatch.setattr(levers, "fraction_not_held_back", counted)
+    reuse.clear()
+    rank(spec, Workload.fixed_length(131072, concurrent_conversations=32))
+    assert "t4" in searched
+    searched.clear()
+    warm = rank(spec, Workload.fixed_length(131072, concurrent_conversations=33)).model_dump_json()
+    assert searched == []
+    assert warm == _cold(spec, Workload.fixed_length(131072, concurrent_conversations=33))
 
 
 def _assessed(
