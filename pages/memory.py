@@ -24,6 +24,7 @@ from ui import (
     deployment,
     exports,
     figures,
+    first_paint,
     frame,
     link_changes,
     links,
@@ -217,11 +218,17 @@ def render(sel: Selection) -> None:
     )
     deployment.results(box, a)
     verdict = a.sentence(unit)
+    only = first_paint.answer_only()
     with head:
         ALERTS[a.tone](as_text(verdict), icon=ICONS[a.tone])
-        _metrics(sel, a)
+        if not only:
+            _metrics(sel, a)
         _chart(a, unit)
-        st.html(tables.html_table(tables.breakdown_rows(a.allocated, unit)))  # no data grid before the chart
+        if not only:
+            st.html(tables.html_table(tables.breakdown_rows(a.allocated, unit)))  # no data grid before the chart
+    if only:
+        first_paint.when_drawn()
+        return
     for warning in result.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
     if a.state is not VerdictState.MEETS_TARGET:

@@ -26,6 +26,7 @@ from ui.state import Selection
 EDITOR_KEY = "_setup_editor"  # the session has drawn its set-up once: the full editor from now on (view state)
 OPEN_KEY = "setup_open"  # the summary's expander: opening it reruns the page with the editor (view state)
 OPEN_LABEL = "Change the set-up"
+SHOWN_KEY = "_setup_summary_shown"  # this run drew the summary (view state)
 SUMMARY_KEY = "setup_summary"  # the summary's container (its CSS class st-key-setup_summary finds it in a browser)
 
 
@@ -116,6 +117,12 @@ def shown(editor: Deferred, sel: Selection | None, hardware: bool = True) -> Def
     (and from then on) ``editor``, the full set-up as :func:`ui.sidebar.render_sidebar` recorded it."""
     first = not st.session_state.get(EDITOR_KEY)
     st.session_state[EDITOR_KEY] = True
-    if first and sel is not None and not editor.alerts():
-        return summary(sel, hardware)
-    return editor
+    shown_summary = first and sel is not None and not editor.alerts()
+    st.session_state[SHOWN_KEY] = shown_summary
+    return summary(sel, hardware) if shown_summary and sel is not None else editor
+
+
+def keep_summary() -> None:
+    """The next run draws the summary again where this one drew it (a rerun the reader did not ask for:
+    :mod:`ui.first_paint`), and the editor where this one drew the editor."""
+    st.session_state[EDITOR_KEY] = not st.session_state.get(SHOWN_KEY, False)

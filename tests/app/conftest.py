@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from ui.advisor_settings import TAB_KEY
 from ui.common import SHARE_OPEN_KEY
+from ui.first_paint import SEEN_KEY
 from ui.memory_views import CALIBRATE_OPEN_KEY, COMMANDS_OPEN_KEY, SOURCES_OPEN_KEY
 from ui.page_registry import PAGES as REGISTERED_PAGES
 from ui.setup_summary import EDITOR_KEY
@@ -39,6 +40,7 @@ def run_page(
     share: bool = False,
     tab: str | None = None,
     open_keys: Iterable[str] = (),
+    first_paint: bool = False,
 ) -> AppTest:
     """A cold link to ``page`` with ``params``, run once: the sidebar shows the set-up's summary
     (:mod:`ui.setup_summary`), or with ``editor`` the full editor, as it is after the reader's first click on the
@@ -46,10 +48,13 @@ def run_page(
     "Share and export" popover open (what clicking it sends), so its link and buttons are drawn. ``tab``: the
     advisor's tab open (:data:`ui.advisor_settings.TABS`; the chart's on a cold link). ``open_keys``: each lazy
     section of that key open (what clicking it sends), so its content is drawn (the Memory page's: ``COMMANDS``,
-    ``CALIBRATE``, ``SOURCES``)."""
+    ``CALIBRATE``, ``SOURCES``). The page is drawn whole, as it is once a browser has drawn the cold link's chart
+    (:mod:`ui.first_paint`: the session's first run draws the answer alone); ``first_paint``: that first run."""
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in (params or {}).items():
         at.query_params[key] = value
+    if not first_paint:
+        at.session_state[SEEN_KEY] = True
     if editor:
         at.session_state[EDITOR_KEY] = True
     if share:

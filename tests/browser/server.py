@@ -20,6 +20,7 @@ from typing import Any
 
 from deploy import launch
 from deploy.config import serve_flags as production_flags
+from ui import first_paint
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -44,6 +45,8 @@ SETUP_DRAWN = (
 )
 # The set-up's summary (a cold link's first run, ui.setup_summary) and the expander that opens the editor.
 SUMMARY = "[data-testid='stSidebar'] .st-key-setup_summary"
+# No first-paint signal left on the page (ui.first_paint: the answer-only run's, gone once the page is whole).
+PAGE_WHOLE = f"() => !document.querySelector('[{first_paint.MARK}]')"
 SUMMARY_OPEN = f"{SUMMARY} [data-testid='stExpander'] summary"
 SETUP_SHOWN = f'() => !!document.querySelector("{SUMMARY}") || ({SETUP_DRAWN})()'
 
@@ -196,11 +199,14 @@ CHART_DRAWN = (
 
 
 def wait_for_chart(page: Any, timeout_ms: int = 30_000) -> None:
-    """Until Streamlit has finished the run, a chart is drawn (:data:`CHART_DRAWN`) and the set-up is drawn: its summary
+    """Until Streamlit has finished the run, a chart is drawn (:data:`CHART_DRAWN`), the page is whole (a cold link's
+    first run draws the answer alone and reruns once the chart is drawn: :mod:`ui.first_paint`) and the set-up is
+    drawn: its summary
     (a cold link's first run) or the editor's widgets (the frame draws them after the page's answer,
     :mod:`ui.deferred`, and each widget kind's script is fetched when it is first drawn, so on a cold link they may
     come a moment after the chart)."""
     page.wait_for_selector(CHART_DRAWN, timeout=timeout_ms)
+    page.wait_for_function(PAGE_WHOLE, timeout=timeout_ms)
     page.wait_for_function("() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=timeout_ms)
     page.wait_for_function(SETUP_SHOWN, timeout=timeout_ms)
 

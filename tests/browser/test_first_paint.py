@@ -1,4 +1,5 @@
-"""A cold link to the Memory page loads only what its first paint draws: no data-grid or code-highlighter
+"""A cold link to the Memory page draws the answer first and the rest once its chart is drawn (ui.first_paint), and
+loads only what its first paint draws: no data-grid or code-highlighter
 script (megabytes to parse on the same core that draws the chart; ``make bench`` times the difference), and none
 of the set-up's widget scripts: the sidebar summarises the set-up, and one click opens the editor
 (:mod:`ui.setup_summary`)."""
@@ -7,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
 from tests.browser.server import SUMMARY, open_setup, wait_for_chart
-from ui import links
+from ui import first_paint, links
 from ui.state import Selection
 
 HEAVY = ("StreamlitSyntaxHighlighter", "DataFrame", "arrowFormatUtils")
@@ -50,4 +53,37 @@ def test_a_cold_links_set_up_is_a_summary_and_one_click_opens_the_editor(browser
     assert page.locator(SUMMARY).count() == 0
     assert page.get_by_role("spinbutton", name="Target concurrent users").input_value() == "50"
     assert page.url == address, "opening the editor changes no setting"
+    context.close()
+
+
+def _element_kinds(payload: bytes | str) -> str | None:
+    """The kind of element a websocket frame adds (``None``: not an element), or ``"end"`` at a run's end."""
+    message = ForwardMsg()
+    message.ParseFromString(payload if isinstance(payload, bytes) else payload.encode())
+    if message.WhichOneof("type") == "script_finished":
+        return "end"
+    if message.WhichOneof("type") == "delta" and message.delta.WhichOneof("type") == "new_element":
+        return str(message.delta.new_element.WhichOneof("type"))
+    return None
+
+
+def test_a_cold_link_draws_the_answer_then_the_whole_page(browser: Any, app_url: str) -> None:
+    """The first run sends the answer (verdict, chart) and the signal, no headline figures or table (HTML
+    elements); once the chart is drawn the signal reruns the page, which sends them, with the set-up still a
+    summary (ui.first_paint)."""
+    sel = Selection(model_id="meta-llama/Llama-3.1-70B", gpu_count=2, tensor_parallel=2, weights="fp8", kv_dtype="fp8")
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    kinds: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda p: kinds.append(_element_kinds(p) or "")))
+    page.goto(f"{app_url}/{links.query_string(sel)}")
+    wait_for_chart(page)
+    runs = "|".join(k for k in kinds if k).split("|end|")
+    first, second = runs[0].split("|"), runs[1].split("|")
+    assert "vega_lite_chart" in first and "bidi_component" in first and "alert" in first
+    assert "html" not in first
+    assert second.count("html") >= 2 and "bidi_component" not in second
+    assert page.locator(f"[{first_paint.MARK}]").count() == 0
+    assert page.locator(SUMMARY).count() == 1, "the rerun the reader did not ask for keeps the summary"
+    assert page.get_by_text("Available KV cache memory:").count() == 1
     context.close()
