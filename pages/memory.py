@@ -218,19 +218,21 @@ def render(sel: Selection) -> None:
     )
     deployment.results(box, a)
     verdict = a.sentence(unit)
-    only = first_paint.answer_only()
+    only = first_paint.answer_only()  # a cold link: the answer, the rest once the chart is drawn
     with head:
         ALERTS[a.tone](as_text(verdict), icon=ICONS[a.tone])
-        if not only:
-            _metrics(sel, a)
+        figures_slot = st.container()  # in both runs: the chart keeps its place, so the browser keeps it drawn
         _chart(a, unit)
-        if not only:
-            st.html(tables.html_table(tables.breakdown_rows(a.allocated, unit)))  # no data grid before the chart
-    if only:
-        first_paint.when_drawn()
-        return
     for warning in result.warnings:
         st.warning(as_text(warning), icon=":material/warning:")
+    if only:
+        frame.page_params(page)  # the address bar as whole as the whole page writes it
+        first_paint.when_drawn()
+        return
+    with figures_slot:
+        _metrics(sel, a)
+    with head:
+        st.html(tables.html_table(tables.breakdown_rows(a.allocated, unit)))  # no data grid before the chart
     if a.state is not VerdictState.MEETS_TARGET:
         _alternatives(sel, answer, page)
     if a.report is not None:

@@ -10,10 +10,12 @@ whole page in the first run the chart came 1.33x the one-chart floor, with the a
 run; docs/benchmarks.md). Nothing is computed twice: the second run reads the answer the first one made
 (:mod:`ui.shared_cache`).
 
-Nothing is lost: the address bar, the share link and the settings are written by the first run as by any
-(:func:`ui.frame.finish`); the set-up summary stays on the second run (the reader has not touched the set-up); a
-browser that cannot draw the chart gets the page all the same after :data:`GIVE_UP_MS`; any other run of the
-session (a widget moved, another page) draws the whole page at once.
+Nothing is lost: the first run writes the address bar and the share link whole, as the whole page does (the
+page's own settings included, :func:`ui.frame.page_params`), and draws the result's warnings under the verdict;
+the set-up summary stays on the second run (the reader has not touched it), the editor where the reader opened
+it; a browser that has not drawn the chart after :data:`GIVE_UP_MS`, or a tab opened in the background, gets the
+rest at once; any other run of the session (a widget moved, another page, a first run on another page) draws the
+whole page.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ import streamlit as st
 
 from ui.setup_summary import keep_summary
 
-SEEN_KEY = "_answer_drawn"  # the session has run a page once: every later run draws the whole page (view state)
+SEEN_KEY = "_answer_drawn"  # the session has run once: every later run draws the whole page (view state)
+FIRST_KEY = "_first_run"  # this run is the session's first (set by :func:`begin_run`)
 SIGNAL_KEY = "answer_drawn"  # the signal's key (its trigger: "drawn")
 MARK = "data-first-paint"  # the signal's element carries it (tests wait for it to go: the page is then whole)
 # The Memory chart's drawn marks (ui.memory_chart: Vega-Lite draws SVG marks or a canvas).
@@ -33,23 +36,27 @@ GIVE_UP_MS = 5000  # a browser that has not drawn the chart by then gets the res
 
 # Looks for the drawn chart once per animation frame (a query a frame; an observer of every DOM change would run
 # on each of the thousands of mutations the chart and React make while the page is busy), then asks for the rerun
-# on the next frame, so the chart is painted before the rest of the page arrives.
+# on the next frame, so the chart is painted before the rest of the page arrives. A hidden tab (a link opened in
+# the background) paints nothing and runs no animation frame: it asks at once, and a timer gives up waiting.
 _SCRIPT = """
 export default function (component) {
   const { setTriggerValue } = component;
-  const chart = %(chart)s, giveUp = %(give_up)d, started = performance.now();
+  const chart = %(chart)s;
   let done = false, frame = 0;
+  const ask = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    setTriggerValue("drawn", true);
+  };
   const look = () => {
     if (done) return;
-    if (document.querySelector(chart) || performance.now() - started > giveUp) {
-      done = true;
-      requestAnimationFrame(() => setTriggerValue("drawn", true));
-      return;
-    }
-    frame = requestAnimationFrame(look);
+    if (document.visibilityState === "hidden") return ask();
+    frame = requestAnimationFrame(document.querySelector(chart) ? ask : look);
   };
-  frame = requestAnimationFrame(look);
-  return () => { done = true; cancelAnimationFrame(frame); };
+  const timer = setTimeout(ask, %(give_up)d);
+  look();
+  return () => { done = true; clearTimeout(timer); cancelAnimationFrame(frame); };
 }
 """
 
@@ -61,11 +68,15 @@ _signal = st.components.v2.component(
 )
 
 
-def answer_only() -> bool:
-    """Whether this run draws the answer alone: the session's first run (and the page's first in the session)."""
-    first = not st.session_state.get(SEEN_KEY)
+def begin_run() -> None:
+    """Note whether this run is the session's first (called at every run's start, :func:`ui.frame.begin`)."""
+    st.session_state[FIRST_KEY] = not st.session_state.get(SEEN_KEY)
     st.session_state[SEEN_KEY] = True
-    return first
+
+
+def answer_only() -> bool:
+    """Whether this run draws the answer alone: the session's first run (a cold link)."""
+    return bool(st.session_state.get(FIRST_KEY))
 
 
 def when_drawn() -> None:

@@ -18,7 +18,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from planner.bounds.walltime import budget
-from ui import binding, heap, interpreter, links, refusals, turns
+from ui import binding, first_paint, heap, interpreter, links, refusals, turns
 from ui.deferred import Deferred
 from ui.guard import guarded
 from ui.state import Selection
@@ -56,10 +56,11 @@ def leave_legacy_pages_mode() -> None:
 
 def begin() -> None:
     """Start a run: hand the interpreter lock over promptly (:mod:`ui.interpreter`); read the link on the session's
-    first run."""
+    first run, which draws a first paint (:mod:`ui.first_paint`)."""
     interpreter.share_the_lock()
     binding.begin_run()
     binding.load_from_url()
+    first_paint.begin_run()
 
 
 @contextmanager

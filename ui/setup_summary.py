@@ -2,7 +2,9 @@
 
 A link opened cold draws its answer with the set-up summarised at the top of the sidebar (model, GPUs, precisions,
 engine, launch settings, context, users, unit) and an expander that opens the full editor; every later run of the
-session (the expander opened, any widget changed, another page) draws the full editor, which then stays. The set-up's
+session (the expander opened, any widget changed, another page) draws the full editor, which then stays, but the
+rerun a cold link's first paint asks for once its chart is drawn (:mod:`ui.first_paint`, :func:`keep_summary`),
+which the reader did not ask for. The set-up's
 ~15 widgets are five widget kinds, each a script the browser fetches, evaluates and renders on the same main thread that
 draws the chart: on a cold link they cost the first chart ~25 % (``make bench``, :mod:`bench.coldlink`), a summary in
 two Markdown elements almost nothing. Nothing is lost: the settings are read, checked and put in the address bar and the
@@ -123,6 +125,8 @@ def shown(editor: Deferred, sel: Selection | None, hardware: bool = True) -> Def
 
 
 def keep_summary() -> None:
-    """The next run draws the summary again where this one drew it (a rerun the reader did not ask for:
-    :mod:`ui.first_paint`), and the editor where this one drew the editor."""
-    st.session_state[EDITOR_KEY] = not st.session_state.get(SHOWN_KEY, False)
+    """The next run draws the summary again where the last drew it (a rerun the reader did not ask for:
+    :mod:`ui.first_paint`), and the editor where it drew the editor or the reader has opened it (a click on
+    :data:`OPEN_LABEL` whose run the signal's rerun interrupted before it drew anything)."""
+    opened = bool(st.session_state.get(OPEN_KEY))
+    st.session_state[EDITOR_KEY] = opened or not st.session_state.get(SHOWN_KEY, False)

@@ -42,21 +42,72 @@ def test_the_next_run_draws_the_whole_page_once() -> None:
 
 def test_a_refused_set_up_draws_its_refusal_whole() -> None:
     """A set-up its engine refuses has no chart to wait for: its first run draws the refusal and the engines that
-    run it, and no signal; its next run (the reader's) is the first with a chart, drawn as a first paint."""
+    run it, and no signal; the session's next run (the reader's) draws its page whole."""
     hybrid = {"model": "Qwen/Qwen3.5-27B", "gpu": "h100-sxm-80gb", "gpus": "2", "kv": "fp8", "engine": "trtllm"}
     at = run_page("memory", hybrid, first_paint=True)
     assert "linear-attention / Mamba layers" in texts(at.error)[0]
     assert at.get("bidi_component") == []
-    assert SEEN_KEY not in at.session_state
+    at.query_params["engine"] = "vllm"
+    at.run()
+    assert at.get("bidi_component") == [] and len(at.get("html")) >= 2
 
 
-@pytest.mark.parametrize(("summary_drawn", "editor_next"), [(True, False), (False, True)])
+def test_the_first_run_writes_the_address_bar_the_whole_page_writes() -> None:
+    """The page's own settings (the deployment's, at their defaults) are in the address bar from the first run:
+    the signal's rerun changes nothing there (no second history entry, no link copied without them)."""
+    at = run_page("memory", LINK, first_paint=True)
+    first = dict(at.query_params)
+    at.run()
+    assert dict(at.query_params) == first
+    assert "hit_rate" in first  # a deployment setting, written by the first run too
+
+
+def test_the_results_warnings_are_under_the_first_paints_verdict() -> None:
+    """The plan's own warnings qualify the verdict: they come with it, not a moment later (a Mac's GPU share that
+    leaves the OS too little)."""
+    mac = {"model": "meta-llama/Llama-3.1-8B", "gpu": "apple-m4-max", "engine": "llamacpp", "gpu_share": "0.99"}
+    at = run_page("memory", mac, first_paint=True)
+    assert at.get("bidi_component")
+    assert any("GPU share leaves the OS 1.28 GiB" in w for w in texts(at.warning)), texts(at.warning)
+
+
+def _chart_place(at: AppTest) -> tuple[int, ...]:
+    """Where the chart sits in the page's element tree (the path of child indices from the main block)."""
+
+    def find(node: object, path: tuple[int, ...]) -> tuple[int, ...] | None:
+        if getattr(node, "type", None) == "vega_lite_chart":
+            return path
+        for index, child in getattr(node, "children", {}).items():
+            found = find(child, (*path, index))
+            if found is not None:
+                return found
+        return None
+
+    place = find(at.main, ())
+    assert place is not None
+    return place
+
+
+def test_the_chart_keeps_its_place_when_the_page_fills_in() -> None:
+    """The headline figures arrive above the chart in a container the first run already sent, so the browser keeps
+    the chart it has drawn (an element moved to another place is drawn anew)."""
+    at = run_page("memory", LINK, first_paint=True)
+    first = _chart_place(at)
+    at.run()
+    assert _chart_place(at) == first
+    assert len(at.get("html")) >= 2
+
+
+@pytest.mark.parametrize(
+    ("summary_drawn", "opened", "editor_next"), [(True, False, False), (False, False, True), (True, True, True)]
+)
 def test_the_signals_rerun_keeps_what_the_sidebar_drew(
-    monkeypatch: pytest.MonkeyPatch, summary_drawn: bool, editor_next: bool
+    monkeypatch: pytest.MonkeyPatch, summary_drawn: bool, opened: bool, editor_next: bool
 ) -> None:
     """The rerun the signal asks for was not the reader's: the summary stays where it was drawn, the editor where
-    the reader had opened it (on another page, before this one's first run)."""
-    state = {setup_summary.EDITOR_KEY: True, setup_summary.SHOWN_KEY: summary_drawn}
+    it was drawn or where the reader has opened the summary's expander (a click whose run the signal's rerun
+    interrupted before it drew the editor)."""
+    state = {setup_summary.EDITOR_KEY: True, setup_summary.SHOWN_KEY: summary_drawn, setup_summary.OPEN_KEY: opened}
     monkeypatch.setattr(setup_summary.st, "session_state", state)
     setup_summary.keep_summary()
     assert state[setup_summary.EDITOR_KEY] is editor_next
