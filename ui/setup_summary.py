@@ -2,9 +2,9 @@
 
 A link opened cold draws its answer with the set-up summarised at the top of the sidebar (model, GPUs, precisions,
 engine, launch settings, context, users, unit) and an expander that opens the full editor; every later run of the
-session (the expander opened, any widget changed, another page) draws the full editor, which then stays, but the
-rerun a cold link's first paint asks for once its chart is drawn (:mod:`ui.first_paint`, :func:`keep_summary`),
-which the reader did not ask for. The set-up's
+session (the expander opened, any widget changed, another page) draws the full editor, which then stays; the rerun
+a cold link's first paint asks for once its chart is drawn, which the reader did not ask for, keeps what the run
+before it drew (:mod:`ui.first_paint`, :func:`keep_summary`). The set-up's
 ~15 widgets are five widget kinds, each a script the browser fetches, evaluates and renders on the same main thread that
 draws the chart: on a cold link they cost the first chart ~25 % (``make bench``, :mod:`bench.coldlink`), a summary in
 two Markdown elements almost nothing. Nothing is lost: the settings are read, checked and put in the address bar and the

@@ -31,6 +31,7 @@ from planner.advisor.reuse import (
     expert_group,
     gpu_stages,
     kept_for,
+    length_key,
     profiles_key,
     stage_key,
     stages_reusable,
@@ -179,7 +180,7 @@ class Evaluator(LaunchLevers):
         if scopes.stages is not None:
             memo, memo_key = scopes.stages, self._length_free_key(c, engine, key)
         else:  # stages that may read a length: kept at this one, by the GPU they are planned on
-            memo, memo_key = scopes.stages_at_length, (request.gpu, key, self.context)
+            memo, memo_key = scopes.stages_at_length, length_key(request, key, self.context)
         kept = memo.get(memo_key)
         if kept is None:
             kept = gpu_stages(request, self._basis(c, engine), key.memory, c.gpu)
@@ -217,7 +218,7 @@ class Evaluator(LaunchLevers):
         if held is None:
             on_gpu, users = key
             request = self._planned_request(c, engine, on_gpu)
-            memo, memo_key = self.kept_scopes(engine).assessments, (request.gpu, on_gpu, users, self.context)
+            memo, memo_key = self.kept_scopes(engine).assessments, length_key(request, on_gpu, self.context, users)
             held = memo.get(memo_key)
             if held is None:
                 held = memo.put(memo_key, assess(request, users or None, self._plan(c, engine, on_gpu), notes=False))

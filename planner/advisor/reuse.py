@@ -158,6 +158,12 @@ class OnGpu(NamedTuple):
     group: int = 1  # replicas whose experts the engine splits over them all (:func:`expert_group`)
 
 
+def length_key(request: PlanRequest, on_gpu: OnGpu, context: int, *slots: int) -> LengthKey:
+    """The key of what is kept at one length (:class:`Kept`): the GPU the request is planned on (not its id: a GPU
+    edited under its id is another), the candidate on it, the slots of a fixed-slot engine where given, the context."""
+    return (request.gpu, on_gpu, *slots, context)
+
+
 def expert_group(c: Candidate, overhead: OverheadModel, model: ModelSpec) -> int:
     """The candidate's replicas where the engine splits the model's experts over them all (vLLM's data-parallel
     ranks of a MoE model: :func:`planner.planning.data_parallel.spread_of`), else 1: the advisor's one-replica

@@ -45,10 +45,10 @@ SETUP_DRAWN = (
 )
 # The set-up's summary (a cold link's first run, ui.setup_summary) and the expander that opens the editor.
 SUMMARY = "[data-testid='stSidebar'] .st-key-setup_summary"
-# No first-paint signal left on the page (ui.first_paint: the answer-only run's, gone once the page is whole).
-PAGE_WHOLE = f"() => !document.querySelector('[{first_paint.MARK}]')"
 SUMMARY_OPEN = f"{SUMMARY} [data-testid='stExpander'] summary"
 SETUP_SHOWN = f'() => !!document.querySelector("{SUMMARY}") || ({SETUP_DRAWN})()'
+# No first-paint signal left on the page (ui.first_paint: the answer-only run's, gone once the page is whole).
+PAGE_WHOLE = f"() => !document.querySelector('[{first_paint.MARK}]')"
 
 
 def chromium_path() -> str | None:
