@@ -29,6 +29,7 @@ from planner.cli.deploy import (
 )
 from planner.cli.schema import with_deprecated_names
 from planner.cli.table import print_table
+from planner.core.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_USERS, default_context_tokens
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
@@ -36,7 +37,7 @@ from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.host import device_memory_bytes
 from planner.engines.base import EngineReport
-from planner.engines.registry import engine_names, fraction_default_text, overhead_profile
+from planner.engines.registry import default_engine, engine_names, fraction_default_text, overhead_profile
 from planner.engines.settings import ENGINE_SETTINGS, SettingValue, profile_values
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -60,13 +61,18 @@ def add_fit_parser(sub: Any) -> None:
     fit.add_argument("--pp", type=whole(1, MAX_PARALLEL), default=1, help="pipeline-parallel size (default 1)")
     fit.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight precision (default: native)")
     fit.add_argument("--kv-dtype", choices=list(KV_FORMATS), help="KV cache dtype (default: model dtype)")
-    fit.add_argument("--context", type=whole(1, MAX_CONTEXT), default=4096, help="tokens per sequence (default 4096)")
+    fit.add_argument(
+        "--context",
+        type=whole(1, MAX_CONTEXT),
+        help=f"tokens per sequence (default {DEFAULT_CONTEXT_TOKENS:,}, or the model's maximum where shorter, as the "
+        "dashboard)",
+    )
     fit.add_argument(
         "--engine",
         choices=("generic", *engine_names()),
-        default="generic",
         help="the server to plan for and predict (its start-up lines, refusals and launch command); default "
-        "generic: memory only, no engine's rules (the dashboard and `advise` plan under vLLM)",
+        f"{default_engine()}, as the dashboard (generic: memory only, no engine's rules; with --overhead-fraction: "
+        "the simple model)",
     )
     fit.add_argument(
         "--engine-version", type=release, help="engine release, e.g. 0.19.0 (vLLM); default: the profile's"
@@ -85,9 +91,25 @@ def add_fit_parser(sub: Any) -> None:
     fit.add_argument(
         "--users",
         type=whole(1, MAX_USERS),
-        help="target concurrent users: the verdict says whether they are served",
+        default=DEFAULT_USERS,
+        help=f"target concurrent users: the verdict says whether they are served (default {DEFAULT_USERS}, as the "
+        "dashboard)",
     )
     add_deployment_arguments(fit)
+
+
+def with_defaults(args: argparse.Namespace, model: ModelSpec) -> argparse.Namespace:
+    """``args`` with what was not given filled in as the dashboard fills it (:mod:`planner.core.defaults`): the default
+    engine (the generic estimate's simple model where ``--overhead-fraction`` is given alone) and the context.
+    ``--overhead-fraction`` beside an engine's profile, whose memory fraction is ``--gpu-util``, is refused."""
+    if args.overhead_fraction is not None and args.engine not in (None, "generic"):
+        raise PlannerError(
+            f"--overhead-fraction is the simple model's share of memory; --engine {args.engine} takes its own "
+            "memory fraction as --gpu-util (or leave --engine out for the simple model)"
+        )
+    engine = args.engine or ("generic" if args.overhead_fraction is not None else default_engine())
+    context = args.context or default_context_tokens(model.max_position_embeddings)
+    return argparse.Namespace(**{**vars(args), "engine": engine, "context": context})
 
 
 def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
@@ -194,13 +216,13 @@ def engine_data(report: EngineReport) -> dict[str, Any]:
     }
 
 
-def _request(args: argparse.Namespace) -> PlanRequest:
+def _request(args: argparse.Namespace, model: ModelSpec) -> PlanRequest:
     gpu, stages = fit_gpus(args)
     engine = args.engine != "generic"
     share = args.unified_memory_share
     memory = device_memory_bytes(gpu, engine, args.host, share) if gpu is not None else round(args.gpu_memory_gb * GB)
     request = PlanRequest(
-        model=model_from_args(args),
+        model=model,
         gpu=gpu,
         gpu_memory_bytes=memory,
         gpu_count=args.gpus,
@@ -244,7 +266,9 @@ def _split_words(request: PlanRequest, result: PlanResult) -> str:
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
-    asked = _request(args)
+    model = model_from_args(args)
+    args = with_defaults(args, model)
+    asked = _request(args, model)
     a, others = _assessed(asked, args)
     request = a.request
     nearest = [] if others else nearest_for(asked, a, args.users or 1)  # beside another vLLM: its own set-up

@@ -16,7 +16,10 @@ def _sentence(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     """vLLM 0.19 prints the pool's tokens (blocks x 16 / groups); from 0.20.1 it prints concurrency x max_model_len,
     which a windowed model's headline then divides evenly (see the last test)."""
     main(["fit", "--gpu", "h100-sxm-80gb", "--engine", "vllm", "--engine-version", "0.19.0", *argv, "--json"])
-    return str(json.loads(capsys.readouterr().out)["verdict_sentence"])
+    text = str(json.loads(capsys.readouterr().out)["verdict_sentence"])
+    capacity, target = text.rsplit(" That ", 1)  # the target sentence (32 users unless --users, planner.core.defaults)
+    assert "the target of 32 users" in target, text
+    return capacity
 
 
 def test_contexts_in_mebi_tokens_are_written_as_such() -> None:

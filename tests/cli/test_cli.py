@@ -199,7 +199,10 @@ def _status(argv: list[str]) -> int:
             "'0.19.0' is not a llama.cpp build tag (such as b6000)",
         ),
         (
-            ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--engine-version", "0.5.0"],
+            [
+                *("fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb"),
+                *("--engine", "generic", "--engine-version", "0.5.0"),
+            ],
             "engine: the generic profile has no release; --engine-version needs an engine",
         ),
         (
@@ -309,14 +312,18 @@ def test_fit_offers_the_nearest_set_ups_as_the_memory_page_does(capsys) -> None:
     assert raised["conversations_total"] == 3 and raised["nearest"] == []
 
 
-def test_a_nearest_set_up_claims_no_target_when_none_was_given(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_nearest_set_up_names_the_target_the_verdict_was_asked_about(capsys: pytest.CaptureFixture[str]) -> None:
     """A maintainer's review (2026-12-05): without --users the nearest line ended "That covers the target of 1 user
-    with 10 to spare." while --json had target_users null. With --users the target is said."""
+    with 10 to spare." while --json had target_users null. Since 2026-12-06 a target not given is the dashboard's
+    (32 users, planner.core.defaults), and the nearest lines and --json both name it; with --users, that."""
     args = ["fit", "--model", "meta-llama/Llama-3.1-70B", "--gpu", "h100-sxm-80gb", "--gpus", "2", "--weights", "fp8"]
     args += ["--kv-dtype", "fp8", "--context", "32768", "--engine", "vllm", "--used-memory-gib", "10"]
     main(args)
-    nearest = [line for line in capsys.readouterr().out.splitlines() if line.startswith("nearest")]
-    assert nearest and not any("target" in line for line in nearest)
+    out = capsys.readouterr().out.splitlines()
+    nearest = [line for line in out if line.startswith("nearest")]
+    assert nearest and all("the target of 32 users" in line for line in nearest), nearest
+    main([*args, "--json"])
+    assert json.loads(capsys.readouterr().out)["target_users"] == 32
     main([*args, "--users", "8"])
     nearest = [line for line in capsys.readouterr().out.splitlines() if line.startswith("nearest")]
     assert any("That covers the target of 8 users" in line for line in nearest), nearest

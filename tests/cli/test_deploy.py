@@ -44,7 +44,7 @@ def test_lora_flags(capsys) -> None:
 
 
 def test_llamacpp_gpu_layers_and_the_layers_that_fit(capsys) -> None:
-    argv = ["fit", "--model", "mistralai/Mistral-7B-v0.1", "--gpu", "rtx-4090", "--engine", "llamacpp"]
+    argv = ["fit", "--model", "mistralai/Mistral-7B-v0.1", "--gpu", "rtx-4090", "--engine", "llamacpp", "--users", "1"]
     old = [*argv, "--engine-version", "b6000"]  # the EduHPC'25 log's build (before PR #18148): 20 repeating layers
     data = _fit(capsys, [*old, "--weights", "q4_k_m", "--context", "768", "--gpu-layers", "20", "--json"])
     assert data["available_kv_cache_bytes_per_gpu"] == 60 * MiB
