@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 
 from planner.advisor.options import Option, SortKey
 
 PRICE_PRECISION_USD = 100  # catalog prices are approximate to hundreds of dollars (HF's MSRPs, street prices)
+# Among purchases one price apart, a reply within this share of the soonest is no sooner: well inside the speed
+# model's held-out median error (11 %, README "Speed"). Whole seconds alone had put llama.cpp's 59.9 s reply (two
+# slots, the first token after 4.3 s) above vLLM's 61.0 s (eleven conversations, 2.2 s) on the same card.
+REPLY_TOLERANCE = 0.05
 
 
 def _sort_value(option: Option, sort_by: SortKey) -> float | None:
@@ -43,7 +48,8 @@ def sort_options(options: list[Option], sort_by: SortKey, output_tokens: int = 3
     an unpriced option by its GPU count, fewest first: eight unpriced H100s had outranked one for 8 users);
     ties: the reply a user waits for sooner (:func:`reply_seconds`: the first token, then ``output_tokens`` at the
     speed per user, as shown, in whole seconds: 17 tokens/s after a 26 s first token had outranked 16 after 10 s, an
-    expert review; 15.26 s against 15.29 is no difference), more headroom, fewer GPUs, the label."""
+    expert review; 15.26 s against 15.29 is no difference; among purchases one price apart, a reply within
+    :data:`REPLY_TOLERANCE` of the soonest is no difference either), more headroom, fewer GPUs, the label."""
 
     def group(o: Option) -> tuple[bool, bool, bool, int]:
         return (not o.compute_known, bool(o.undermining), _sort_value(o, sort_by) is None, len(o.undermining))
@@ -59,15 +65,33 @@ def sort_options(options: list[Option], sort_by: SortKey, output_tokens: int = 3
     ordered = sorted(options, key=lambda o: (*group(o), value(o), *tie(o)))
     if sort_by != "cost":
         return ordered
-    return _ties_by_speed(ordered, group, tie)
+    return _ties_by_speed(ordered, group, partial(_run_tie, tie=tie, output_tokens=output_tokens))
+
+
+def _run_tie(run: list[Option], tie: Callable[[Option], tuple[object, ...]], output_tokens: int) -> list[Option]:
+    """``run`` (purchases one price apart) by ``tie``, a reply within :data:`REPLY_TOLERANCE` of the run's soonest
+    counted as that soonest (then more headroom first): the whole seconds of ``tie`` split replies 2 % apart."""
+    replies = [reply_seconds(o, output_tokens) for o in run]
+    soonest = min(replies, default=math.inf)
+    if not math.isfinite(soonest):
+        return sorted(run, key=tie)
+
+    def key(pair: tuple[float, Option]) -> tuple[object, ...]:
+        reply, o = pair
+        near = reply <= soonest * (1 + REPLY_TOLERANCE)
+        return (soonest if near else max(soonest, round(reply)), *tie(o)[1:])  # never before the soonest
+
+    return [o for _, o in sorted(zip(replies, run, strict=True), key=key)]
 
 
 def _ties_by_speed(
-    ordered: list[Option], group: Callable[[Option], tuple[object, ...]], tie: Callable[[Option], tuple[object, ...]]
+    ordered: list[Option],
+    group: Callable[[Option], tuple[object, ...]],
+    order_run: Callable[[list[Option]], list[Option]],
 ) -> list[Option]:
     """Runs of purchases in one caveat group within :data:`PRICE_PRECISION_USD` of the run's cheapest, re-ordered
-    by the tie-break (the sooner reply first): two $5,000 Macs $33 of power apart cost the same, wherever the
-    hundreds fall."""
+    by ``order_run`` (the sooner reply first, :func:`_run_tie`): two $5,000 Macs $33 of power apart cost the same,
+    wherever the hundreds fall."""
     out: list[Option] = []
     run: list[Option] = []
     for o in ordered:
@@ -80,8 +104,8 @@ def _ties_by_speed(
         ):
             run.append(o)
             continue
-        out += sorted(run, key=tie)
+        out += order_run(run)
         run = [o] if priced else []
         if not priced:
             out.append(o)
-    return out + sorted(run, key=tie)
+    return out + order_run(run)
