@@ -35,6 +35,7 @@ from planner.bounds.limits import MAX_BUDGET_USD, MAX_CONTEXT, MAX_PARALLEL, MAX
 from planner.cli.args import decimal, whole
 from planner.cli.schema import SCHEMA_VERSION
 from planner.cli.table import print_table
+from planner.core.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_USERS, default_context_tokens
 from planner.core.precision import WEIGHT_FORMATS
 
 
@@ -42,13 +43,7 @@ def add_advise_parser(sub: Any) -> None:
     """Add the ``advise`` sub-command to ``sub`` (an argparse sub-parsers action)."""
     p = sub.add_parser("advise", help="what to buy for a model and a number of users, and what it costs")
     p.add_argument("--model", required=True, help="catalog model id (a Hugging Face repo id)")
-    p.add_argument("--users", type=whole(1, MAX_USERS), required=True, help="concurrent conversations to serve")
-    p.add_argument(
-        "--context",
-        type=whole(1, MAX_CONTEXT),
-        help="tokens per conversation (every conversation this long); with --preset: the cap (max_model_len)",
-    )
-    p.add_argument("--preset", choices=list(PRESETS), help="a context-length distribution instead of one length")
+    _add_workload_arguments(p)
     p.add_argument(
         "--gpus-max",
         type=whole(1, MAX_PARALLEL),
@@ -97,6 +92,24 @@ def add_advise_parser(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
 
 
+def _add_workload_arguments(p: Any) -> None:
+    """The users and their conversations' lengths, each by default as the dashboard opens the advisor
+    (:mod:`planner.core.defaults`)."""
+    p.add_argument(
+        "--users",
+        type=whole(1, MAX_USERS),
+        default=DEFAULT_USERS,
+        help=f"concurrent conversations to serve (default {DEFAULT_USERS}, as the dashboard)",
+    )
+    p.add_argument(
+        "--context",
+        type=whole(1, MAX_CONTEXT),
+        help=f"tokens per conversation (every conversation this long; default {DEFAULT_CONTEXT_TOKENS:,} or the "
+        "model's maximum where shorter, as the dashboard); with --preset: the cap (max_model_len)",
+    )
+    p.add_argument("--preset", choices=list(PRESETS), help="a context-length distribution instead of one length")
+
+
 def _add_target_arguments(p: Any) -> None:
     """The page's targets: the speed floor, a time-to-first-token bound and the length each option is sized for."""
     p.add_argument(
@@ -139,8 +152,9 @@ def _add_offer_arguments(p: Any) -> None:
     )
 
 
-def workload_from_args(args: argparse.Namespace) -> Workload:
-    """The :class:`Workload` the ``advise`` arguments describe."""
+def workload_from_args(args: argparse.Namespace, max_position_embeddings: int | None = None) -> Workload:
+    """The :class:`Workload` the ``advise`` arguments describe; without a context or a preset, every conversation
+    of the dashboard's default length for a model of ``max_position_embeddings`` (:mod:`planner.core.defaults`)."""
     common: dict[str, Any] = {
         "concurrent_conversations": args.users,
         "pricing": args.pricing,
@@ -175,9 +189,10 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
                 mean_tokens=context.mean_tokens, p95_tokens=context.p95_tokens, max_tokens=args.context
             )
         return Workload.from_preset(args.preset, context=context, **common)
-    if args.context is None:
+    if args.context is None and max_position_embeddings is None:
         raise PlannerError("context: give --context N (tokens per conversation) or --preset")
-    return Workload.fixed_length(args.context, **common)
+    length = args.context or default_context_tokens(max_position_embeddings or DEFAULT_CONTEXT_TOKENS)
+    return Workload.fixed_length(length, **common)
 
 
 def ranking_data(ranking: Ranking) -> dict[str, Any]:
@@ -238,7 +253,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     if args.unified_memory_share is not None and not 0 < args.unified_memory_share <= 1:
         raise PlannerError("unified-memory-share: a fraction in (0, 1]")
     spec = get_model(args.model).spec
-    workload = workload_from_args(args)
+    workload = workload_from_args(args, spec.max_position_embeddings)
     counts = [c for c in (1, 2, 4, 8, 16, 32, 64) if c <= args.gpus_max]
     load_gpus(), load_hosts(), running_costs()  # the catalogs the ranking reads, loaded (and cached) first
     freeze_long_lived()  # python -m planner: one ranking, then the process ends (planner.bounds.collector)

@@ -74,16 +74,16 @@ def test_nothing_fits_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1 and "No set-up" in out
 
 
+# A missing --users or context is not an error since 2026-12-06: the dashboard's defaults apply
+# (tests/cli/test_defaults_match_dashboard.py).
 @pytest.mark.parametrize(
     "argv",
     [
         ["advise", "--model", "no/such-model", "--context", "4096", "--users", "1"],
         ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "0"],
-        ["advise", "--model", "meta-llama/Llama-3.1-8B", "--users", "3"],
         ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "9999999", "--users", "3"],
         ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--gpus-max", "0"],
         ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--gpu", "nope"],
-        ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096"],
         ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--min-speed", "-1"],
         ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--min-speed", "nan"],
         ["advise", "--model", "meta-llama/Llama-3.1-8B", "--context", "4096", "--users", "3", "--max-ttft", "0"],

@@ -92,3 +92,24 @@ def test_an_overhead_fraction_plans_the_simple_model_and_an_engine_beside_it_is_
     err = capsys.readouterr().err
     assert status == 2
     assert "--overhead-fraction" in err and "--gpu-util" in err and "Traceback" not in err
+
+
+def test_advise_with_only_a_model_ranks_what_the_advisor_page_ranks(capsys: pytest.CaptureFixture[str]) -> None:
+    """``advise --model M`` (no users, no context) ranks the workload the "Which GPU to buy" page opens with for a
+    link naming only that model: the sidebar's context and users (8,192 tokens, 32 users), every other setting at
+    its default. Before, the command stopped: --users was required and a context or a preset had to be given."""
+    from planner.advisor import Workload, rank
+
+    model = "meta-llama/Llama-3.1-8B"
+    status = main(["advise", "--model", model, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0
+    spec = get_model(model).spec
+    page = rank(spec, Workload.fixed_length(state.default_context(spec), concurrent_conversations=state.DEFAULT_USERS))
+    assert data["target_concurrency"] == DEFAULT_USERS == page.workload.target_concurrency
+    assert data["context_tokens"] == DEFAULT_CONTEXT_TOKENS
+    fields = ("gpu_id", "gpu_count", "tensor_parallel", "replicas", "weights", "kv_dtype", "engine")
+    assert [tuple(o[f] for f in fields) for o in data["options"][:10]] == [
+        tuple(getattr(o, f) for f in fields) for o in page.options[:10]
+    ]
+    assert data["options"][0]["conversations"] == page.options[0].conversations
