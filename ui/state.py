@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
 from planner.assessment.assess import Assessment, assess
-from planner.core.defaults import DEFAULT_CONTEXT_TOKENS, SHORTEST_OFFERED_CONTEXT_TOKENS, default_context_tokens
+from planner.core.defaults import DEFAULT_CONTEXT_TOKENS, default_context_tokens
 from planner.core.defaults import DEFAULT_USERS as PLANNER_DEFAULT_USERS
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
@@ -52,7 +52,7 @@ from ui import settings
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 DEFAULT_GPU = "h100-sxm-80gb"
 MAX_GPU_COUNT = 64  # eight 8-GPU machines (the GPUs setting's bound, ui.settings.GPUS)
-MIN_CONTEXT = SHORTEST_OFFERED_CONTEXT_TOKENS // 2  # the slider's floor, half its shortest longest stop
+MIN_CONTEXT = 512
 DEFAULT_CONTEXT = DEFAULT_CONTEXT_TOKENS  # the defaults `planner fit` reads too (planner.core.defaults)
 DEFAULT_USERS = PLANNER_DEFAULT_USERS
 UNITS = ("GiB", "GB")

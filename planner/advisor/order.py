@@ -69,17 +69,21 @@ def sort_options(options: list[Option], sort_by: SortKey, output_tokens: int = 3
 
 
 def _run_tie(run: list[Option], tie: Callable[[Option], tuple[object, ...]], output_tokens: int) -> list[Option]:
-    """``run`` (purchases one price apart) by ``tie``, a reply within :data:`REPLY_TOLERANCE` of the run's soonest
-    counted as that soonest (then more headroom first): the whole seconds of ``tie`` split replies 2 % apart."""
+    """``run`` (purchases one price apart) by ``tie``, a reply in the same whole second as the run's soonest or within
+    :data:`REPLY_TOLERANCE` of it counted as that soonest (then more headroom first). The tolerance is anchored to the
+    run's soonest reply, so a set-up filtered out of the run can reorder the ones left, as a new soonest would."""
     replies = [reply_seconds(o, output_tokens) for o in run]
     soonest = min(replies, default=math.inf)
     if not math.isfinite(soonest):
         return sorted(run, key=tie)
+    anchor = round(soonest)
 
     def key(pair: tuple[float, Option]) -> tuple[object, ...]:
         reply, o = pair
-        near = reply <= soonest * (1 + REPLY_TOLERANCE)
-        return (soonest if near else max(soonest, round(reply)), *tie(o)[1:])  # never before the soonest
+        if not math.isfinite(reply):  # no speed shown: after every reply, as tie() puts it
+            return (math.inf, *tie(o)[1:])
+        near = reply <= soonest * (1 + REPLY_TOLERANCE) or round(reply) <= anchor
+        return (anchor if near else round(reply), *tie(o)[1:])
 
     return [o for _, o in sorted(zip(replies, run, strict=True), key=key)]
 

@@ -191,6 +191,8 @@ def check_engine(args: argparse.Namespace, options: DeploymentOptions) -> None:
     if args.engine not in engine_names():
         return
     reason = options_refusal(get_engine(args.engine).support, options)
+    if reason is not None and not getattr(args, "engine_given", True):  # the dashboard's engine, not asked for
+        raise PlannerError(f"no --engine given, so {args.engine} (the dashboard's default): {reason}")
     if reason is not None:
         raise PlannerError(f"--engine {args.engine}: {reason}")
 

@@ -30,6 +30,7 @@ from planner.cli.deploy import (
 from planner.cli.schema import with_deprecated_names
 from planner.cli.table import print_table
 from planner.core.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_USERS, default_context_tokens
+from planner.core.gpu import GpuSpec
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
@@ -98,18 +99,32 @@ def add_fit_parser(sub: Any) -> None:
     add_deployment_arguments(fit)
 
 
-def with_defaults(args: argparse.Namespace, model: ModelSpec) -> argparse.Namespace:
-    """``args`` with what was not given filled in as the dashboard fills it (:mod:`planner.core.defaults`): the default
-    engine (the generic estimate's simple model where ``--overhead-fraction`` is given alone) and the context.
-    ``--overhead-fraction`` beside an engine's profile, whose memory fraction is ``--gpu-util``, is refused."""
-    if args.overhead_fraction is not None and args.engine not in (None, "generic"):
-        raise PlannerError(
-            f"--overhead-fraction is the simple model's share of memory; --engine {args.engine} takes its own "
-            "memory fraction as --gpu-util (or leave --engine out for the simple model)"
-        )
+def with_engine(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with the engine filled in as the dashboard fills it (:func:`default_engine`; the simple model where
+    ``--overhead-fraction`` is given alone) and ``engine_given`` recorded. ``--overhead-fraction`` is the simple
+    model's whole overhead: beside an engine, its release, its memory fraction or its launch settings (which the
+    simple model would ignore) it is refused."""
+    if args.overhead_fraction is not None:
+        beside = [f"--engine {args.engine}"] if args.engine not in (None, "generic") else []
+        beside += [flag for flag, value in (("--gpu-util", args.gpu_util), ("--engine-version", args.engine_version))
+                   if value is not None]  # fmt: skip
+        named = {setting.name: setting.flag for setting in ENGINE_SETTINGS}
+        beside += [named[name] for name in engine_settings(args)]
+        if beside:
+            raise PlannerError(
+                "--overhead-fraction is the simple model's share of memory, which no engine's rules apply to: "
+                f"give it or {', '.join(beside)}, not both (an engine's own fraction is --gpu-util)"
+            )
     engine = args.engine or ("generic" if args.overhead_fraction is not None else default_engine())
-    context = args.context or default_context_tokens(model.max_position_embeddings)
-    return argparse.Namespace(**{**vars(args), "engine": engine, "context": context})
+    return argparse.Namespace(**{**vars(args), "engine": engine, "engine_given": args.engine is not None})
+
+
+def with_context(args: argparse.Namespace, model: ModelSpec) -> argparse.Namespace:
+    """``args`` with the context filled in as the dashboard fills it for ``model``
+    (:func:`planner.core.defaults.default_context_tokens`)."""
+    return argparse.Namespace(
+        **{**vars(args), "context": args.context or default_context_tokens(model.max_position_embeddings)}
+    )
 
 
 def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
@@ -216,8 +231,8 @@ def engine_data(report: EngineReport) -> dict[str, Any]:
     }
 
 
-def _request(args: argparse.Namespace, model: ModelSpec) -> PlanRequest:
-    gpu, stages = fit_gpus(args)
+def _request(args: argparse.Namespace, model: ModelSpec, gpus: tuple[GpuSpec | None, list[GpuSpec]]) -> PlanRequest:
+    gpu, stages = gpus
     engine = args.engine != "generic"
     share = args.unified_memory_share
     memory = device_memory_bytes(gpu, engine, args.host, share) if gpu is not None else round(args.gpu_memory_gb * GB)
@@ -266,18 +281,20 @@ def _split_words(request: PlanRequest, result: PlanResult) -> str:
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
+    args = with_engine(args)
+    gpus = fit_gpus(args)  # a GPU that is not in the catalog is named before a model is fetched from the Hub
     model = model_from_args(args)
-    args = with_defaults(args, model)
-    asked = _request(args, model)
+    args = with_context(args, model)
+    asked = _request(args, model, gpus)
     a, others = _assessed(asked, args)
     request = a.request
-    nearest = [] if others else nearest_for(asked, a, args.users or 1)  # beside another vLLM: its own set-up
+    nearest = [] if others else nearest_for(asked, a, args.users)  # beside another vLLM: its own set-up
     data = with_deprecated_names(
         {
             **fit_data(a),
             **answers(a, args),
             **({"colocated": others} if others else {}),
-            "nearest": [nearest_data(alt, args.users) for alt in nearest],
+            "nearest": [nearest_data(alt) for alt in nearest],
         }
     )
     if args.json:
@@ -325,11 +342,10 @@ def _window_words(model: ModelSpec) -> str:
     return f", as if every layer kept every token: its windowed layers keep at most {window:,}" if window else ""
 
 
-def nearest_data(alt: Alternative, users: int | None) -> dict[str, Any]:
-    """One nearest set-up (:func:`planner.assessment.alternatives.nearest_for`): what it changes and its verdict,
-    against the target only when one was given (it is judged for one user when none is: no target to cover)."""
-    shown = alt.assessment if users else alt.assessment.model_copy(update={"target_users": None})
-    return {"change": alt.change, "conversations": shown.conversations, "sentence": shown.sentence()}
+def nearest_data(alt: Alternative) -> dict[str, Any]:
+    """One nearest set-up (:func:`planner.assessment.alternatives.nearest_for`): what it changes and its verdict
+    against the target (``--users``, the dashboard's 32 when not given)."""
+    return {"change": alt.change, "conversations": alt.assessment.conversations, "sentence": alt.assessment.sentence()}
 
 
 def _verdict_word(a: Assessment) -> str:

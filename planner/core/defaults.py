@@ -13,14 +13,13 @@ from typing import Final
 
 DEFAULT_CONTEXT_TOKENS: Final = 8192  # a conversation of a chat assistant with its history and a document or two
 DEFAULT_USERS: Final = 32  # concurrent users the verdict is asked about
-SHORTEST_OFFERED_CONTEXT_TOKENS: Final = 1024  # the context slider's shortest longest stop (twice its 512 floor)
 
 
 def default_context_tokens(max_position_embeddings: int) -> int:
     """The context planned by default: :data:`DEFAULT_CONTEXT_TOKENS`, or the model's maximum where it is shorter
-    (never under :data:`SHORTEST_OFFERED_CONTEXT_TOKENS`, the shortest maximum the slider offers).
+    (an engine refuses a longer one).
 
     >>> default_context_tokens(131_072), default_context_tokens(4_096), default_context_tokens(512)
-    (8192, 4096, 1024)
+    (8192, 4096, 512)
     """
-    return min(DEFAULT_CONTEXT_TOKENS, max(SHORTEST_OFFERED_CONTEXT_TOKENS, max_position_embeddings))
+    return min(DEFAULT_CONTEXT_TOKENS, max_position_embeddings)

@@ -7,6 +7,7 @@ the page said 435,296)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -71,9 +72,10 @@ def test_the_70b_in_fp8_on_two_h100s_reads_as_on_the_page(capsys: pytest.Capture
 
 
 def test_the_default_context_is_the_models_maximum_when_shorter() -> None:
-    """>= 8,192 tokens where the model has them; a model of 4,096 positions gets its 4,096 (as the slider)."""
+    """8,192 tokens where the model has them; a model of 4,096 positions gets its 4,096 (as the slider)."""
     assert default_context_tokens(131_072) == DEFAULT_CONTEXT_TOKENS == 8_192
     assert default_context_tokens(4_096) == 4_096
+    assert default_context_tokens(512) == 512  # never past the model's own maximum (an engine refuses it)
     for model in ("meta-llama/Llama-3.1-8B", "mistralai/Mistral-7B-v0.1", "google/gemma-2-9b"):
         spec = get_model(model).spec
         assert state.default_context(spec) == default_context_tokens(spec.max_position_embeddings)
@@ -113,3 +115,49 @@ def test_advise_with_only_a_model_ranks_what_the_advisor_page_ranks(capsys: pyte
         tuple(getattr(o, f) for f in fields) for o in page.options[:10]
     ]
     assert data["options"][0]["conversations"] == page.options[0].conversations
+
+
+def test_a_model_shorter_than_the_default_is_planned_at_its_own_maximum(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A config of 512 positions (``--config``): planned at 512 tokens under vLLM, which starts it; planned past
+    its maximum it would refuse (max-model-len)."""
+    config = {
+        "model_type": "llama",
+        "hidden_size": 2048,
+        "num_hidden_layers": 16,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 4,
+        "intermediate_size": 5632,
+        "vocab_size": 32000,
+        "max_position_embeddings": 512,
+        "torch_dtype": "bfloat16",
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    data = _fit(capsys, "--config", str(path), "--gpu", "rtx-4090")
+    assert data["context_tokens"] == 512 and data["max_model_len"] == 512
+    assert data["engine_starts"] is True and data["fits"] is True
+
+
+def test_flags_the_default_engine_does_not_take_name_it_as_the_default(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--gpu-layers`` (llama.cpp's) without ``--engine``: refused in one line that says the engine was the
+    dashboard's default, not one the user typed; with ``--engine llamacpp`` it plans."""
+    argv = ["fit", "--model", "mistralai/Mistral-7B-v0.1", "--gpu", "rtx-4090", "--gpu-layers", "20"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "no --engine given, so vllm (the dashboard's default)" in err and "--engine vllm" not in err
+    assert main([*argv, "--engine", "llamacpp", "--json"]) in (0, 1)
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("beside", [("--gpu-util", "0.8"), ("--engine-version", "0.19.0"), ("--max-num-seqs", "8")])
+def test_an_overhead_fraction_beside_an_engines_setting_is_refused(
+    beside: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The simple model ignores every engine setting; given beside ``--overhead-fraction`` each was silently
+    dropped (an outside review of the defaults change, 2026-12-06). Now one named line, exit 2."""
+    argv = ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--overhead-fraction", "0.1"]
+    assert main([*argv, *beside]) == 2
+    err = capsys.readouterr().err
+    assert beside[0] in err and "--overhead-fraction" in err and "Traceback" not in err
