@@ -31,9 +31,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from streamlit.components.v2.bidi_component.constants import EVENT_DELIM
 from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 from websockets.typing import Origin, Subprotocol
@@ -107,7 +109,7 @@ async def _run_once(ws: ClientConnection, page: str, query: str, stats: Stats) -
     message.rerun_script.page_name = page
     start = time.perf_counter()
     await ws.send(message.SerializeToString())
-    signalled = False
+    signalled = ""  # the first paint's signal (its element id), answered as a browser answers it
     async with asyncio.timeout(RUN_TIMEOUT_S):
         while True:
             data = await ws.recv()
@@ -116,7 +118,8 @@ async def _run_once(ws: ClientConnection, page: str, query: str, stats: Stats) -
             kind = reply.WhichOneof("type")
             if kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
                 element = reply.delta.new_element
-                signalled = signalled or element.WhichOneof("type") == "bidi_component"
+                if element.WhichOneof("type") == "bidi_component":
+                    signalled = element.bidi_component.id
                 if element.WhichOneof("type") == "exception":
                     stats.errors["traceback shown"] += 1
                 elif element.WhichOneof("type") == "alert" and element.alert.format == Alert.ERROR:
@@ -130,10 +133,24 @@ async def _run_once(ws: ClientConnection, page: str, query: str, stats: Stats) -
                 if reply.script_finished == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
                     stats.errors["script error"] += 1
                 if signalled:  # the whole page, as the browser asks for it once the chart is drawn
-                    signalled = False
-                    await ws.send(message.SerializeToString())
+                    await ws.send(drawn_signal(message, signalled).SerializeToString())
+                    signalled = ""
                     continue
                 return time.perf_counter() - start
+
+
+def drawn_signal(asked: BackMsg, element_id: str) -> BackMsg:
+    """The rerun a browser sends once it has drawn a first paint's chart: the page asked for again with the signal's
+    trigger (``setTriggerValue("drawn")`` of :mod:`ui.first_paint`'s component, as Streamlit's frontend sends a
+    component's events: a JSON list on the ``<prefix>_<id>__events`` trigger), so the server keeps the set-up's
+    summary as it does for a browser (before 2026-12-06 the same request was sent again without it, and that run
+    drew the set-up's whole editor)."""
+    message = BackMsg()
+    message.CopyFrom(asked)
+    state = message.rerun_script.widget_states.widgets.add()
+    state.id = f"{STREAMLIT_INTERNAL_KEY_PREFIX}_{element_id}{EVENT_DELIM}events"
+    state.json_trigger_value = json.dumps([{"event": "drawn", "value": True}])
+    return message
 
 
 Link = tuple[str, dict[str, str], bool]  # page, parameters, hostile

@@ -58,3 +58,49 @@ def test_the_slider_benchmark_awaits_the_run_without_polling(browser, app_url: s
     query = slider.fresh_queries(BROWSER_VIEW, 1)[0]
     elapsed = slider.slider_once(browser, f"{app_url}/{query}", 0)
     assert 0 < elapsed < 30_000 and polls == []
+
+
+def test_the_load_client_answers_the_first_paints_signal_as_a_browser_does(app_url: str) -> None:
+    """The load test and the attacker mix answer a cold link's signal (ui/first_paint.py) with the component's
+    trigger, as Streamlit's frontend sends it: the rerun keeps the set-up's summary, as a browser's does. Before
+    2026-12-06 they sent the same request again, and that run drew the set-up's whole editor (eight select boxes,
+    four number inputs, a slider), which no browser is sent."""
+    from collections import Counter
+    from urllib.parse import urlencode
+
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from websockets.asyncio.client import connect
+    from websockets.typing import Origin, Subprotocol
+
+    from bench.attack import VICTIM_LINKS
+    from bench.load import drawn_signal
+
+    async def second_run(faithful: bool) -> Counter[str]:
+        stream = app_url.replace("http://", "ws://", 1) + "/_stcore/stream"
+        async with connect(stream, subprotocols=[Subprotocol("streamlit")], origin=Origin(app_url)) as ws:
+            asked = BackMsg()
+            asked.rerun_script.query_string = urlencode(VICTIM_LINKS[0])
+            await ws.send(asked.SerializeToString())
+            runs: list[Counter[str]] = [Counter()]
+            signal = ""
+            while True:
+                reply = ForwardMsg()
+                reply.ParseFromString(await ws.recv())
+                kind = reply.WhichOneof("type")
+                if kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
+                    element = reply.delta.new_element
+                    runs[-1][str(element.WhichOneof("type"))] += 1
+                    signal = element.bidi_component.id if element.HasField("bidi_component") else signal
+                elif kind == "script_finished" and reply.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    if len(runs) == 2:
+                        return runs[1]
+                    assert signal, runs
+                    await ws.send((drawn_signal(asked, signal) if faithful else asked).SerializeToString())
+                    runs.append(Counter())
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        browser_like = pool.submit(lambda: asyncio.run(second_run(True))).result(timeout=60)
+        again = pool.submit(lambda: asyncio.run(second_run(False))).result(timeout=60)
+    assert browser_like["vega_lite_chart"] == 1 and browser_like["selectbox"] == 0, browser_like
+    assert again["selectbox"] > 0, again
