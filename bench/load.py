@@ -102,8 +102,8 @@ class Stats:
 async def _run_once(ws: ClientConnection, page: str, query: str, stats: Stats) -> float:
     """Ask for one page run with ``query``; the seconds until its end (a rerun the app asks for included, and the
     one a browser asks for once it has drawn a first paint's chart: :mod:`ui.first_paint`'s signal, answered here
-    as soon as its run ends, so a cold link costs its two runs; the same request again, without the signal's
-    trigger, so that run draws the set-up's editor where a browser's keeps the summary: a little heavier)."""
+    as soon as its run ends with the trigger a browser sends, :func:`drawn_signal`, so a cold link costs its two
+    runs)."""
     message = BackMsg()
     message.rerun_script.query_string = query
     message.rerun_script.page_name = page

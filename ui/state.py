@@ -13,8 +13,7 @@ from pydantic import BaseModel, Field
 
 from model_catalog import CatalogModel, get_gpu, get_model, load_gpus, load_models
 from planner.assessment.assess import Assessment, assess
-from planner.core.defaults import DEFAULT_CONTEXT_TOKENS, default_context_tokens
-from planner.core.defaults import DEFAULT_USERS as PLANNER_DEFAULT_USERS
+from planner.core import defaults
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
@@ -53,8 +52,8 @@ DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 DEFAULT_GPU = "h100-sxm-80gb"
 MAX_GPU_COUNT = 64  # eight 8-GPU machines (the GPUs setting's bound, ui.settings.GPUS)
 MIN_CONTEXT = 512
-DEFAULT_CONTEXT = DEFAULT_CONTEXT_TOKENS  # the defaults `planner fit` reads too (planner.core.defaults)
-DEFAULT_USERS = PLANNER_DEFAULT_USERS
+DEFAULT_CONTEXT = defaults.DEFAULT_CONTEXT_TOKENS  # the defaults the CLI reads too (planner.core.defaults)
+DEFAULT_USERS = defaults.DEFAULT_USERS
 UNITS = ("GiB", "GB")
 DEFAULT_ENGINE = default_engine()  # the registry's first engine
 DEFAULT_UTIL = 0.90
@@ -363,7 +362,7 @@ def context_range(spec: ModelSpec) -> tuple[int, int]:
 
 def default_context(spec: ModelSpec) -> int:
     """The context a view of ``spec`` starts at (:func:`planner.core.defaults.default_context_tokens`)."""
-    return default_context_tokens(spec.max_position_embeddings)
+    return defaults.default_context_tokens(spec.max_position_embeddings)
 
 
 def context_snaps(spec: ModelSpec, current: int) -> list[int]:

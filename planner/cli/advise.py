@@ -152,7 +152,7 @@ def _add_offer_arguments(p: Any) -> None:
     )
 
 
-def workload_from_args(args: argparse.Namespace, max_position_embeddings: int | None = None) -> Workload:
+def workload_from_args(args: argparse.Namespace, max_position_embeddings: int) -> Workload:
     """The :class:`Workload` the ``advise`` arguments describe; without a context or a preset, every conversation
     of the dashboard's default length for a model of ``max_position_embeddings`` (:mod:`planner.core.defaults`)."""
     common: dict[str, Any] = {
@@ -189,10 +189,7 @@ def workload_from_args(args: argparse.Namespace, max_position_embeddings: int | 
                 mean_tokens=context.mean_tokens, p95_tokens=context.p95_tokens, max_tokens=args.context
             )
         return Workload.from_preset(args.preset, context=context, **common)
-    if args.context is None and max_position_embeddings is None:
-        raise PlannerError("context: give --context N (tokens per conversation) or --preset")
-    length = args.context or default_context_tokens(max_position_embeddings or DEFAULT_CONTEXT_TOKENS)
-    return Workload.fixed_length(length, **common)
+    return Workload.fixed_length(args.context or default_context_tokens(max_position_embeddings), **common)
 
 
 def ranking_data(ranking: Ranking) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.host import device_memory_bytes
 from planner.engines.base import EngineReport
 from planner.engines.registry import default_engine, engine_names, fraction_default_text, overhead_profile
-from planner.engines.settings import ENGINE_SETTINGS, SettingValue, profile_values
+from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, SettingValue, profile_values
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -105,10 +105,10 @@ def with_engine(args: argparse.Namespace) -> argparse.Namespace:
     model's whole overhead: beside an engine, its release, its memory fraction or its launch settings (which the
     simple model would ignore) it is refused."""
     if args.overhead_fraction is not None:
+        engine_flags = {"--gpu-util": args.gpu_util, "--engine-version": args.engine_version}
         beside = [f"--engine {args.engine}"] if args.engine not in (None, "generic") else []
-        beside += [flag for flag, value in (("--gpu-util", args.gpu_util), ("--engine-version", args.engine_version))
-                   if value is not None]  # fmt: skip
-        named = {setting.name: setting.flag for setting in ENGINE_SETTINGS}
+        beside += [flag for flag, value in engine_flags.items() if value is not None]
+        named = {setting.name: cli_flag(setting) for setting in ENGINE_SETTINGS}
         beside += [named[name] for name in engine_settings(args)]
         if beside:
             raise PlannerError(
@@ -135,9 +135,14 @@ def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
     return overhead_profile(args.engine, fraction=args.gpu_util, version=args.engine_version, **engine_settings(args))
 
 
+def cli_flag(setting: EngineSetting) -> str:
+    """The command line's flag of a launch setting: the engine's own, a size in GiB as a person types it
+    (``--kv-cache-memory-gib``; the engine takes bytes)."""
+    return setting.flag + "-gib" if setting.kind == "bytes" else setting.flag
+
+
 def add_engine_setting_arguments(parser: argparse.ArgumentParser) -> None:
-    """The launch settings of :mod:`planner.engines.settings` as flags (``--kv-cache-memory`` in GiB, as a person
-    types it; the engine takes bytes)."""
+    """The launch settings of :mod:`planner.engines.settings` as flags (:func:`cli_flag`)."""
     for setting in ENGINE_SETTINGS:
         if setting.kind == "flag":
             parser.add_argument(setting.flag, action="store_true", default=None, help=setting.help)
@@ -145,7 +150,7 @@ def add_engine_setting_arguments(parser: argparse.ArgumentParser) -> None:
             parser.add_argument(setting.flag, choices=setting.choices, help=setting.help)
         elif setting.kind == "bytes":
             parser.add_argument(
-                setting.flag + "-gib", type=decimal(0, setting.high / GiB, above_low=True), help=setting.help + " (GiB)"
+                cli_flag(setting), type=decimal(0, setting.high / GiB, above_low=True), help=setting.help + " (GiB)"
             )
         else:
             parser.add_argument(setting.flag, type=whole(setting.low, setting.high), help=setting.help)

@@ -151,7 +151,10 @@ def test_flags_the_default_engine_does_not_take_name_it_as_the_default(capsys: p
     capsys.readouterr()
 
 
-@pytest.mark.parametrize("beside", [("--gpu-util", "0.8"), ("--engine-version", "0.19.0"), ("--max-num-seqs", "8")])
+@pytest.mark.parametrize(
+    "beside",
+    [("--gpu-util", "0.8"), ("--engine-version", "0.19.0"), ("--max-num-seqs", "8"), ("--kv-cache-memory-gib", "2")],
+)
 def test_an_overhead_fraction_beside_an_engines_setting_is_refused(
     beside: tuple[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
