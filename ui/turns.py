@@ -8,8 +8,9 @@ failing Hub import made a plain Memory page wait 20 s (``make bench``: :mod:`ben
 - **Fair order.** Waiting runs start by their session's recent use of the server (:meth:`Turns.cost`: seconds its
   runs held a slot, halved every :data:`HALF_LIFE_S`), least first, less :data:`AGING` for every second waited (so
   none starves): a visitor who has used little goes ahead of sessions that loop pages.
-- **Heavy runs share one lane.** A run is heavy when its session is busy (its use is :data:`FRESH_S` or more: a
-  session looping even cheap pages) or once the run has used :data:`HEAVY_AFTER_S` of CPU itself; at most
+- **Heavy runs share one lane.** A run is heavy when its session is busy (its use is :data:`FRESH_S` or more, or
+  it asked for :data:`FRESH_RUNS` runs or more, counted as use is: a session looping even cheap pages) or once the
+  run has used :data:`HEAVY_AFTER_S` of CPU itself; at most
   :data:`HEAVY_SLOTS` heavy runs draw at once. A run that turns heavy while the lane is taken gives its slot up
   at its next check and waits, in fair order. It holds what it has built so far, so at most :data:`MAX_PAUSED`
   wait so: past that, the one whose session used the most is stopped with a named error.
@@ -57,6 +58,14 @@ HEAVY_AFTER_S = 0.25
 # load, so a visitor reading each page for a while stays fresh (ten pages a minute: ~1 s a minute, ~0.3 s of use
 # with a 20 s half-life), while a session looping links back to back is busy after a few.
 FRESH_S = 1.0
+# Or that asked for fewer runs than this (decayed as its use is). A cheap page holds its slot ~0.05 s, so a session
+# looping cheap pages back to back stayed fresh by its seconds alone, though each of its runs costs the event loop
+# its request and its ~50 messages outside any slot (bench/attack.py: eight sessions looping a failing Hub import
+# drawn as light pages, and a visitor's cold link waiting 0.4-1.0 s between its two runs for each round of theirs).
+# A person reading a page every 6 s counts at most ~5.3 runs, a cold link 2, the load test's visitor (three links in
+# one session) at most 6; a session asking for a page every 5 s or faster for a while is looping, whatever its pages
+# cost (1 run every 5 s: 6.3).
+FRESH_RUNS = 6.0
 HALF_LIFE_S = 20.0
 AGING = 1.0  # a waiting run's session is forgiven this many seconds of use per second it waits
 MAX_PAUSED = 8
@@ -144,18 +153,33 @@ class Turns:
         self._cond = threading.Condition()
         self._running: list[Run] = []
         self._waiting: list[Run] = []
-        self._usage: dict[str, tuple[float, float]] = {}  # session -> (seconds held, when)
+        self._usage: dict[str, tuple[float, float, float]] = {}  # session -> (seconds held, runs, when)
 
     # -- accounting
     def cost(self, session: str) -> float:
         """The session's recent use of the server: the seconds its runs held a slot, halved every
         :data:`HALF_LIFE_S`. Held time, not the run's own CPU time: the server's work for a run (its messages
         serialised and sent, the script's set-up) is done by other threads, but while the run holds its slot."""
-        seconds, at = self._usage.get(session, (0.0, 0.0))
-        return seconds * 0.5 ** ((self._clock() - at) / HALF_LIFE_S) if seconds else 0.0
+        return self._decayed(session)[0]
+
+    def runs(self, session: str) -> float:
+        """The runs the session asked for, decayed as its :meth:`cost` is."""
+        return self._decayed(session)[1]
+
+    def busy(self, session: str) -> bool:
+        """Whether the session's runs start heavy: its use is :data:`FRESH_S` or more, or its runs
+        :data:`FRESH_RUNS`."""
+        seconds, runs = self._decayed(session)
+        return seconds >= FRESH_S or runs >= FRESH_RUNS
+
+    def _decayed(self, session: str) -> tuple[float, float]:
+        seconds, runs, at = self._usage.get(session, (0.0, 0.0, 0.0))
+        factor = 0.5 ** ((self._clock() - at) / HALF_LIFE_S) if runs else 0.0
+        return seconds * factor, runs * factor
 
     def _charge(self, session: str, seconds: float) -> None:
-        self._usage[session] = (self.cost(session) + max(0.0, seconds), self._clock())
+        before, runs = self._decayed(session)
+        self._usage[session] = (before + max(0.0, seconds), runs + 1, self._clock())
         if len(self._usage) > MAX_SESSIONS:
             for name in sorted(self._usage, key=self.cost)[: MAX_SESSIONS // 4]:
                 del self._usage[name]
@@ -205,7 +229,7 @@ class Turns:
         raises: a newer request of the session)."""
         now = self._clock()
         with self._cond:
-            run = Run(session, now, now + seconds, self.cost(session) >= FRESH_S, on_wait)
+            run = Run(session, now, now + seconds, self.busy(session), on_wait)
             for older in self._waiting:  # one waiting run per session: the newer request wins
                 older.stopped = older.stopped or older.session == session
             self._wait(run)

@@ -103,6 +103,38 @@ def test_a_visitor_who_used_little_goes_before_a_session_that_loops(clock: Clock
     looper.done()
 
 
+def test_a_session_looping_cheap_pages_turns_busy_by_its_runs(clock: Clock, cpu: Clock) -> None:
+    """Eight sessions looping a failing Hub import (a cheap page, ~0.05 s in its slot) stayed fresh by their seconds
+    and were drawn as light pages beside a visitor's (bench/attack.py): runs count as well as seconds."""
+    t = _turns(clock, cpu, slots=4)
+    cheap = 0.05
+    for _ in range(int(turns.FRESH_RUNS) - 1):
+        _use(t, clock, "looper", cheap)
+    assert t.cost("looper") < turns.FRESH_S and not t.admit("looper", 60).heavy  # a few cheap runs: fresh still
+    t._running.clear()
+    for _ in range(2):  # two more back to back (the count decays a little while it loops)
+        _use(t, clock, "looper", cheap)
+    assert t.cost("looper") < turns.FRESH_S  # its seconds alone would keep it fresh
+    assert t.admit("looper", 60).heavy  # busy by its runs, whatever they cost
+    t._running.clear()
+    clock.now += turns.HALF_LIFE_S  # a person reading a while: its count halves, and it is fresh again
+    assert not t.busy("looper")
+
+
+def test_a_cold_link_and_a_reader_stay_fresh(clock: Clock, cpu: Clock) -> None:
+    t = _turns(clock, cpu, slots=4)
+    for _ in range(2):  # a cold link: its first paint, then the rest once the chart is drawn
+        _use(t, clock, "visitor", 0.1)
+    assert not t.busy("visitor")
+    for _ in range(6):  # the load test's visitor: three links in one session, two runs each, back to back
+        assert not t.busy("team")
+        _use(t, clock, "team", 0.1)
+    for _ in range(30):  # ten pages a minute for three minutes
+        _use(t, clock, "reader", 0.1)
+        clock.now += 6.0
+    assert t.runs("reader") < turns.FRESH_RUNS and not t.busy("reader")
+
+
 def test_heavy_sessions_share_one_lane_and_wait_for_light_pages(clock: Clock, cpu: Clock) -> None:
     t = _turns(clock, cpu, slots=4)
     for session in ("a", "b"):
