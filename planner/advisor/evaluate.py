@@ -255,11 +255,14 @@ class Evaluator(LaunchLevers):
             return (self.fixed.engine_name,)
         return self.workload.engines
 
-    def host(self, c: Candidate) -> HostChoice | None:
-        """The hosts of the purchase (:func:`choose_host`), once per GPU, count and split."""
-        key = (c.gpu.id, c.gpu_count, c.tensor_parallel)
+    def host(self, c: Candidate, engine: str) -> HostChoice | None:
+        """The hosts of the purchase (:func:`choose_host`), once per GPU, count and the GPUs one host must hold: a
+        tensor-parallel group, or every rank of a group sharing the experts under ``engine``
+        (:func:`expert_group`: an all-to-all or a tensor-parallel group over them all at every MoE layer)."""
+        together = c.tensor_parallel * expert_group(c, self.profile(engine), self.model)
+        key = (c.gpu.id, c.gpu_count, together)
         if key not in self._hosts:
-            self._hosts[key] = choose_host(c.gpu, c.gpu_count, c.tensor_parallel, self.hosts, rack_only(self.workload))
+            self._hosts[key] = choose_host(c.gpu, c.gpu_count, together, self.hosts, rack_only(self.workload))
         return self._hosts[key]
 
     def evaluate(self, c: Candidate) -> Option | Rejected:
@@ -285,12 +288,11 @@ class Evaluator(LaunchLevers):
         c = c._replace(kv_dtype=engine_kv(c.kv_dtype, row.engine))  # the 16-bit cache the engine keeps
         if not suited:
             return reject(c, "engine-unsuited", engine_problem(row.engine, self.workload) or "")
-        host = self.host(c)
+        host = self.host(c, row.engine)
         if host is None and self.workload.pricing == "purchase":
             where = " in a rack" if rack_only(self.workload) else ""
-            return reject(
-                c, "no-host", f"no catalog host{where} holds {c.tensor_parallel} x {c.gpu.name} and feeds their power"
-            )
+            together = c.tensor_parallel * expert_group(c, self.profile(row.engine), self.model)
+            return reject(c, "no-host", f"no catalog host{where} holds {together} x {c.gpu.name} and feeds their power")
         fallbacks = tuple(suited[1:])
         if not stages_reusable(self.profile(row.engine)):
             return Pending(c, row, host, False, fallbacks)

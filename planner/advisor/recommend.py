@@ -137,8 +137,9 @@ def why_beats(a: Option, b: Option, cloud: bool) -> str:
 
 def passed_over(ranking: Ranking) -> Option | None:
     """The cheapest set-up that costs less than the recommendation and ranks after it for what weighs on it (no
-    compute figure, or more undermining caveats: :func:`planner.advisor.order.sort_options`); ``None`` when
-    nothing cheaper is passed over."""
+    compute figure, or more undermining caveats: :func:`planner.advisor.order.sort_options`), the best ranked of
+    those at that price (the same cards at another KV dtype or split, say); ``None`` when nothing cheaper is
+    passed over."""
     best = ranking.best
     if best is None or best.cost is None:
         return None
@@ -150,7 +151,7 @@ def passed_over(ranking: Ranking) -> Option | None:
         and o.cost < cost
         and ((not o.compute_known and best.compute_known) or len(o.undermining) > len(best.undermining))
     ]
-    return min(behind, key=lambda o: (o.cost or 0.0, o.label), default=None)
+    return min(behind, key=lambda o: o.cost or 0.0, default=None)  # the first of equals: options are in rank order
 
 
 def passed_over_text(ranking: Ranking) -> str:

@@ -102,7 +102,7 @@ def shares_experts(request: PlanRequest, replicas: int) -> bool:
     over them all (:func:`planner.planning.data_parallel.experts_shared`), not whole copies (a request planning
     one of them alone says how many: ``replica_of``)."""
     tp, pp = request.resolved_parallelism
-    return experts_shared(request.overhead, request.model, tp * pp, request.replica_of or replicas)
+    return experts_shared(request.overhead, request.model, tp * pp, request.replica_of or replicas, request.gpu)
 
 
 def replica_word(request: PlanRequest, replicas: int) -> str:

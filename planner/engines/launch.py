@@ -83,7 +83,7 @@ def ranks_profile(engine: Engine, request: PlanRequest, result: PlanResult) -> t
     data-parallel ranks share the experts (:func:`experts_shared`), its data-parallel attention, which splits them
     so, where it takes it; else its replicas would be whole copies."""
     gpus = result.tensor_parallel * result.pipeline_parallel
-    if not experts_shared(request.overhead, request.model, gpus, request.replica_of or result.replicas):
+    if not experts_shared(request.overhead, request.model, gpus, request.replica_of or result.replicas, request.gpu):
         return None, None
     if "enable_dp_attention" not in engine.setting_fields:
         return None, f"{engine.label} runs data-parallel replicas as whole copies, not ranks sharing the experts"

@@ -28,6 +28,7 @@ from planner.advisor.costs import Assumptions, HostChoice, SystemCost, choose_ho
 from planner.advisor.engine_speed import prefill_alone, prefill_in_serving
 from planner.advisor.evaluate import Evaluator
 from planner.advisor.options import Candidate, purchase_text
+from planner.advisor.reuse import expert_group
 from planner.advisor.suitability import rack_only
 from planner.advisor.support import SupportRow, runner, runners, why_not
 from planner.advisor.throughput import Setup, setup_for
@@ -174,8 +175,9 @@ class _PlainEvaluator(Evaluator):
         rows = runners(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines(), state_layers=self.state_layers)
         return rows or why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines(), self.state_layers)
 
-    def host(self, c: Candidate) -> HostChoice | None:
-        return choose_host(c.gpu, c.gpu_count, c.tensor_parallel, self.hosts, rack_only(self.workload))
+    def host(self, c: Candidate, engine: str) -> HostChoice | None:
+        together = c.tensor_parallel * expert_group(c, self.profile(engine), self.model)
+        return choose_host(c.gpu, c.gpu_count, together, self.hosts, rack_only(self.workload))
 
     def weights_fit(self, c: Candidate, engine: str) -> MemoryFit:
         overhead = self.profile(engine)

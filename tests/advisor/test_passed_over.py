@@ -40,3 +40,20 @@ def test_nothing_cheaper_nothing_said() -> None:
     assert all(o.cost is None or o.cost >= best.cost for o in ranking.options)
     assert passed_over(ranking) is None and passed_over_text(ranking) == ""
     assert "A cheaper set-up" not in recommendation(ranking)
+
+
+def test_of_the_cheaper_set_ups_at_one_price_the_best_ranked_is_named() -> None:
+    """Llama-3.3-70B for 10 users at 32,768 tokens: two RTX PRO 6000 Max-Q in FP8 are passed over at one price both
+    with a BF16 KV cache (vLLM does not serve it, 12 tokens/s) and with an FP8 one (19 conversations, 17
+    tokens/s); the sentence named the BF16 one, the first by its label, where the FP8 one ranks far before it
+    (an outside review, 2026-12-06)."""
+    ranking = rank(
+        get_model("meta-llama/Llama-3.3-70B-Instruct").spec, Workload.fixed_length(32768, concurrent_conversations=10)
+    )
+    named = passed_over(ranking)
+    assert named is not None and named.cost is not None
+    same_price = [o for o in ranking.options if o.cost == named.cost and o.undermining and o is not named]
+    assert same_price, "the case has more than one set-up at the passed-over price"
+    position = {id(o): i for i, o in enumerate(ranking.options)}
+    assert all(position[id(named)] < position[id(o)] for o in same_price)
+    assert named.kv_dtype == "fp8"

@@ -26,3 +26,31 @@ def test_the_ranks_are_named_and_the_link_keeps_them() -> None:
     assert chosen.enable_dp_attention is True and chosen.tensor_parallel == 1 and chosen.gpu_count == 8
     plain = next(o for o in ranking.options if not o.experts_shared)
     assert option_selection(chosen, plain).enable_dp_attention is None  # an option without ranks clears it
+
+
+def test_ranks_sharing_the_experts_are_priced_in_one_host() -> None:
+    """Qwen3-235B-A22B for 50 users at 32,768 tokens: eight RTX PRO 6000 Max-Q as two data-parallel ranks of TP 4
+    sharing the experts were priced in two 4-GPU Threadripper hosts ($88,800), though the ranks exchange every MoE
+    layer's tokens and the engine runs them as one server; TP 8 on the same cards was priced in one 8-slot server
+    ($100,810) (an outside review, 2026-12-06)."""
+    ranking = rank(get_model("Qwen/Qwen3-235B-A22B").spec, Workload.fixed_length(32_768, concurrent_conversations=50))
+    shared = [o for o in ranking.options if o.experts_shared and o.host_id is not None]
+    assert shared, "the case has ranks sharing the experts"
+    assert all(o.hosts == 1 for o in shared), [(o.label, o.hosts) for o in shared if o.hosts != 1]
+    best = ranking.best
+    assert best is not None and best.experts_shared and best.gpu_count == 8 and best.hosts == 1
+    same_cards = next(o for o in ranking.options if o.gpu_id == best.gpu_id and o.tensor_parallel == 8)
+    assert best.purchase_usd == same_cards.purchase_usd  # one host, as TP 8 on the same cards
+
+
+def test_machines_are_whole_copies_not_ranks_over_the_network() -> None:
+    """Several DGX Sparks (one GPU a machine) were planned as data-parallel ranks sharing gpt-oss-120b's experts,
+    over a network the speed model does not cover; each machine is a server of its own, as tensor parallelism across
+    them is refused."""
+    ranking = rank(
+        get_model("openai/gpt-oss-120b").spec,
+        Workload.fixed_length(32_768, concurrent_conversations=50, include_personal=True),
+    )
+    sparks = [o for o in ranking.options if o.gpu_id == "dgx-spark-gb10"]
+    assert any(o.replicas > 1 for o in sparks), "the case has several Sparks"
+    assert not any(o.experts_shared for o in sparks)

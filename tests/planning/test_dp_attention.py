@@ -268,3 +268,33 @@ def test_the_second_review_s_regressions() -> None:
     assert plan(mixtral.model_copy(update={"deployment": lora})).per_gpu.lora_bytes > 0
     old = _request("trtllm", version="0.9.0", enable_dp_attention=True)
     assert "has no enable_attention_dp" in (get_engine("trtllm").refusal(old) or "")
+
+
+SPARK = get_gpu("dgx-spark-gb10")
+GPT_OSS = get_model("openai/gpt-oss-120b").spec
+
+
+def _on_sparks(engine: str, **settings: object) -> PlanRequest:
+    return PlanRequest(
+        model=GPT_OSS,
+        gpu=SPARK,
+        gpu_memory_bytes=SPARK.memory_bytes_for(True),
+        gpu_count=4,
+        tensor_parallel=1,
+        context_tokens=32768,
+        overhead=engine_profile(engine, **settings),
+    )
+
+
+def test_replicas_on_machines_are_whole_copies() -> None:
+    """Four DGX Sparks (one GPU a machine) at TP 1: four servers, each holding gpt-oss-120b's experts whole, not
+    vLLM's data-parallel ranks splitting them over a network nothing here plans (an outside review, 2026-12-06)."""
+    sparks = plan(_on_sparks("vllm"))
+    alone = plan(_on_sparks("vllm").model_copy(update={"gpu_count": 1}))
+    assert sparks.stages[0].weights_bytes == alone.stages[0].weights_bytes
+    assert sparks.replicas == 4
+
+
+def test_dp_attention_across_machines_is_refused() -> None:
+    with pytest.raises(PlannerError, match="one GPU per machine"):
+        plan(_on_sparks("sglang", enable_dp_attention=True).model_copy(update={"tensor_parallel": None}))
