@@ -72,8 +72,8 @@ def _draw(box: Any, declared: EngineSetting, label: str) -> Any:
 def _refuse(engine: str, declared: EngineSetting) -> None:
     """A link's value for a setting ``engine`` does not take is dropped, with the reason."""
     setting = settings.LAUNCH_BY_NAME[declared.name]
-    label = get_engine(engine).label if engine in engine_names() else f"The {engine} profile"
-    binding.ensure(setting, lambda v: v is None, None, f"{label} has no {declared.flag} setting")
+    why = get_engine(engine).untaken(declared.name) if engine in engine_names() else None
+    binding.ensure(setting, lambda v: v is None, None, why or f"The {engine} profile has no {declared.flag} setting")
 
 
 def render_launch(sb: Any, engine: str, version: str | None, calibration: str | None) -> dict[str, Any]:

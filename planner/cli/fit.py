@@ -38,7 +38,7 @@ from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.host import device_memory_bytes
 from planner.engines.base import EngineReport
-from planner.engines.registry import default_engine, engine_names, fraction_default_text, overhead_profile
+from planner.engines.registry import default_engine, engine_names, fraction_default_text, get_engine, overhead_profile
 from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, SettingValue, profile_values
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -58,7 +58,12 @@ def add_fit_parser(sub: Any) -> None:
         help="GPU memory in GB (10^9 bytes)",
     )
     fit.add_argument("--gpus", type=whole(1, MAX_GPUS), default=1, help="number of GPUs (default 1)")
-    fit.add_argument("--tp", type=whole(1, MAX_PARALLEL), help="tensor-parallel size (default: the largest legal one)")
+    fit.add_argument(
+        "--tp",
+        type=whole(1, MAX_PARALLEL),
+        help="tensor-parallel size (default: the largest legal one); for llama.cpp, which splits whole layers, the "
+        "GPUs each llama-server takes",
+    )
     fit.add_argument("--pp", type=whole(1, MAX_PARALLEL), default=1, help="pipeline-parallel size (default 1)")
     fit.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight precision (default: native)")
     fit.add_argument("--kv-dtype", choices=list(KV_FORMATS), help="KV cache dtype (default: model dtype)")
@@ -241,6 +246,13 @@ def _request(args: argparse.Namespace, model: ModelSpec, gpus: tuple[GpuSpec | N
     engine = args.engine != "generic"
     share = args.unified_memory_share
     memory = device_memory_bytes(gpu, engine, args.host, share) if gpu is not None else round(args.gpu_memory_gb * GB)
+    overhead = _overhead_from_args(args)
+    if overhead.splits_layers and args.pp > 1:
+        raise PlannerError(
+            f"--pp: {get_engine(args.engine).label} has no pipeline-parallel size: one server splits whole layers "
+            "over the GPUs it is given (--split-mode layer); --tp sets how many GPUs each server takes, --gpus how "
+            "many in all"
+        )
     request = PlanRequest(
         model=model,
         gpu=gpu,
@@ -252,7 +264,7 @@ def _request(args: argparse.Namespace, model: ModelSpec, gpus: tuple[GpuSpec | N
         kv_dtype=args.kv_dtype,
         context_tokens=args.context,
         max_model_len=args.context if engine else None,
-        overhead=_overhead_from_args(args),
+        overhead=overhead,
         deployment=deployment_from_args(args),
     )
     return with_stages(request, stages, args) if stages else request

@@ -119,6 +119,8 @@ class Engine(ABC):
     setting_counterparts: ClassVar[dict[str, str]] = {}
     # A launch setting the engine does not take -> what it plans instead, in words, said when the setting is refused
     setting_instead: ClassVar[dict[str, str]] = {}
+    # A launch setting the engine has under the same flag but that is not planned for it -> why, said when refused
+    setting_unplanned: ClassVar[dict[str, str]] = {}
     support: ClassVar[EngineSupport]  # what it runs (platforms, KV dtypes) and which options it takes
     full_pool_behaviour: ClassVar[str]  # what the engine does when the KV pool is full (for the advice)
     log_hint: ClassVar[str] = ""  # a start-up line the log reader looks for, for the message when none is found
@@ -155,12 +157,24 @@ class Engine(ABC):
                 continue
             field = self.setting_fields.get(setting)
             if field is None:
-                what = "memory fraction" if setting == "fraction" else flag_name(setting)
-                own, instead = self.setting_counterparts.get(setting), self.setting_instead.get(setting)
-                also = f"; {instead}" if instead else (f"; its own {own} is not planned here" if own else "")
-                raise PlannerError(f"engine: {self.label} has no {what} setting{also}")
+                raise PlannerError(f"engine: {self.untaken(setting)}")
             data[field] = value
         return self.profile_type.model_validate(data)
+
+    def untaken(self, setting: str) -> str:
+        """Why a setting the engine takes no field for is refused, in one sentence (the CLI's error and the
+        dashboard's note on a link's value): it has no such setting, or its own flag of that name is not planned.
+
+        >>> from planner.engines.registry import get_engine
+        >>> get_engine("sglang").untaken("load_format")[:43]
+        "SGLang's --load-format is not planned here:"
+        """
+        if setting in self.setting_unplanned:
+            return f"{self.label}'s {flag_name(setting)} is not planned here: {self.setting_unplanned[setting]}"
+        what = "memory fraction" if setting == "fraction" else flag_name(setting)
+        own, instead = self.setting_counterparts.get(setting), self.setting_instead.get(setting)
+        also = f"; {instead}" if instead else (f"; its own {own} is not planned here" if own else "")
+        return f"{self.label} has no {what} setting{also}"
 
     def flag_for(self, setting: str, version: str | None = None) -> str:
         """A launch setting as this engine spells it in ``version`` (``None``: its default release):

@@ -347,6 +347,9 @@ class SglangEngine(Engine):
     setting_instead: ClassVar[dict[str, str]] = {
         "kv_cache_memory_bytes": "its own cap is --max-total-tokens (tokens, planned)",
     }
+    setting_unplanned: ClassVar[dict[str, str]] = {
+        "load_format": "the memory a loader holds is read for vLLM's loaders only (its default loader is planned)",
+    }
     running_flag: ClassVar[str] = "--max-running-requests"
     support: ClassVar[EngineSupport] = SGLANG_SUPPORT
 

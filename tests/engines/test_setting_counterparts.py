@@ -49,3 +49,16 @@ def test_sglang_plans_its_own_batch_settings(setting: str, field: str, flag: str
 def test_a_setting_without_a_counterpart_says_only_that() -> None:
     with pytest.raises(PlannerError, match=r"SGLang has no --no-enable-extensible-kv-cache setting$"):
         overhead_profile("sglang", no_enable_extensible_kv_cache=True)
+
+
+def test_every_unplanned_flag_is_a_launch_setting_the_engine_does_not_plan() -> None:
+    """An engine's ``setting_unplanned`` (its own flag of that name, not planned) names a declared launch setting it
+    takes no field for, with a reason: the refusal says the flag is not planned, never that the engine lacks it."""
+    from planner.engines.registry import engine_names, get_engine
+    from planner.engines.settings import BY_NAME
+
+    for name in engine_names():
+        engine = get_engine(name)
+        for setting, why in engine.setting_unplanned.items():
+            assert setting in BY_NAME and setting not in engine.setting_fields and why, (name, setting)
+            assert engine.untaken(setting).startswith(f"{engine.label}'s {BY_NAME[setting].flag} is not planned")

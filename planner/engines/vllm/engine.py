@@ -26,6 +26,7 @@ from planner.engines.vllm.logparse import parse_vllm
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
 from planner.engines.vllm.support import VLLM_SUPPORT
+from planner.engines.vllm.towers import is_multimodal
 from planner.engines.vllm.versions import first_release_with, known_releases, vllm_rules
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult, StageMemory
@@ -106,6 +107,12 @@ class VllmEngine(Engine):
             return (
                 "vLLM reads GGUF weights with its GGUF loader: --load-format and --safetensors-load-strategy choose "
                 "how safetensors checkpoints are read"
+            )
+        if vllm.limit_mm_per_prompt is not None and not is_multimodal(request.model):
+            return (
+                f"--limit-mm-per-prompt: {request.model.display_name} has no vision or audio tower, so the limit "
+                "means nothing to it, and vLLM 0.9 and earlier stop at it ('`limit_mm_per_prompt` is only supported "
+                "for multimodal models', vllm/config.py _init_multimodal_config; vllm-project/vllm#21120): leave it out"
             )
         return batch_refusal(vllm) or release_refusal(vllm, request)
 

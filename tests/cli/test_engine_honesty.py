@@ -1,0 +1,46 @@
+"""What ``fit`` is told that an engine does not do is refused in one named line, not planned as if it did (an
+outside engineer's review on a clean clone, 2026-12-06)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from planner.cli import main
+
+LLAMA_70B_L40S = ["fit", "--model", "meta-llama/Llama-3.1-70B", "--gpu", "l40s", "--gpus", "4", "--weights", "q4_k_m"]
+
+
+def _error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(list(argv)) == 2
+    return capsys.readouterr().err.strip()
+
+
+def test_llamacpp_takes_no_pipeline_parallel_size(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--tp 2 --pp 2`` was planned as TP 2 x PP 2 in the JSON (10.67 GB of weights a GPU) and "layers split over
+    4 GPUs" in the text, where the default split of the same four GPUs gives 10.51 GB: llama.cpp has one layer
+    split, no TP x PP."""
+    error = _error(capsys, *LLAMA_70B_L40S, "--engine", "llamacpp", "--tp", "2", "--pp", "2")
+    assert error.startswith("error: --pp: llama.cpp has no pipeline-parallel size:"), error
+    assert main([*LLAMA_70B_L40S, "--engine", "llamacpp", "--tp", "2", "--json"]) == 0  # two servers of two GPUs
+    data = json.loads(capsys.readouterr().out)
+    assert data["replicas"] == 2 and data["split"] == "layer"
+
+
+def test_a_text_only_model_takes_no_multimodal_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    """vLLM 0.9 and earlier stop at ``--limit-mm-per-prompt`` for a model without a vision or audio tower; the plan
+    said FITS with the flag in its launch command."""
+    base = ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--engine", "vllm"]
+    error = _error(capsys, *base, "--engine-version", "0.9.2", "--limit-mm-per-prompt", "2")
+    assert "--limit-mm-per-prompt: Llama 3.1 8B has no vision or audio tower" in error, error
+    gemma = ["fit", "--model", "google/gemma-3-27b-it", "--gpu", "h100-sxm-80gb", "--engine", "vllm", "--json"]
+    assert main([*gemma, "--limit-mm-per-prompt", "2"]) == 0  # a vision-language model takes it
+
+
+def test_an_engine_s_own_flag_not_planned_is_not_said_to_be_missing(capsys: pytest.CaptureFixture[str]) -> None:
+    """SGLang has a ``--load-format``; the refusal said it had none."""
+    base = ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--engine", "sglang"]
+    error = _error(capsys, *base, "--load-format", "fastsafetensors")
+    assert error.startswith("error: engine: SGLang's --load-format is not planned here:"), error
+    assert "has no" not in error
