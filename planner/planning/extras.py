@@ -61,6 +61,14 @@ def check_deployment(request: PlanRequest, tensor_parallel: int, pipeline_parall
         raise PlannerError("gpu layers: llama.cpp's -ngl / --n-cpu-moe are planned on one GPU (TP 1, PP 1)")
     if layer_offload(options) and options.cpu_offload_bytes:
         raise PlannerError("offload: -ngl (llama.cpp) and --cpu-offload-gb (vLLM, SGLang) are different engines")
+    if options.mig_profile and tensor_parallel * pipeline_parallel > 1:
+        raise PlannerError(
+            f"MIG: one server over {tensor_parallel * pipeline_parallel} slices (TP {tensor_parallel} x PP "
+            f"{pipeline_parallel}) is not planned: a CUDA process enumerates one MIG slice (NVIDIA's MIG user guide, "
+            "CUDA device enumeration; pytorch/pytorch#130181), an engine's ranks are given the same list of "
+            "devices, and NCCL between slices is experimental and has no peer-to-peer path (NVIDIA/nccl#1716, "
+            "2026-08); plan TP 1, a replica each slice"
+        )
     if options.stage_gpus and (pipeline_parallel != len(options.stage_gpus) or tensor_parallel != 1):
         raise PlannerError(
             f"mixed GPUs: {len(options.stage_gpus)} GPUs are {len(options.stage_gpus)} pipeline stages of TP 1, "

@@ -80,6 +80,8 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
         if self.tensor_parallel is None:
             if self.pipeline_parallel == 1 and self.overhead.attends_per_gpu:
                 return 1, 1  # data-parallel attention: one rank a GPU (planner.planning.data_parallel.check_ranks)
+            if self.pipeline_parallel == 1 and self.deployment is not None and self.deployment.mig_profile:
+                return 1, 1  # MIG slices: a replica each (a process sees one slice: planning.extras.check_deployment)
             if self.pipeline_parallel == 1:
                 widest = default_parallelism(self.model, self.gpu_count)
                 if self.overhead.splits_layers and self.gpu is not None and self.gpu.one_per_machine:

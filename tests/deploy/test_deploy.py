@@ -340,6 +340,20 @@ def test_mig_slice_memory() -> None:
         mig_gpu(H100, "h100-sxm-80gb", "1g.5gb")
 
 
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm", "llamacpp"])
+def test_one_server_never_spans_mig_slices(engine: str) -> None:
+    """A CUDA process enumerates one MIG slice (NVIDIA's MIG user guide; pytorch/pytorch#130181): two slices at TP
+    2 (or llama.cpp's layer split over them) were planned as one server that fits (an outside review, 2026-12-06).
+    Two slices are two replicas by default, and TP 2 over them is refused by name."""
+    slice_ = mig_gpu(H100, "h100-sxm-80gb", "3g.40gb")
+    options = DeploymentOptions(mig_profile="3g.40gb")
+    base = _vllm(options, gpu=slice_, gpu_memory_bytes=slice_.memory_bytes_for(True), gpu_count=2)
+    request = base.model_copy(update={"overhead": overhead_profile(engine)})
+    assert request.resolved_parallelism == (1, 1) and plan(request).replicas == 2
+    with pytest.raises(PlannerError, match=r"MIG: one server over 2 slices \(TP 2 x PP 1\) is not planned"):
+        plan(request.model_copy(update={"tensor_parallel": 2}))
+
 SMI_TABLE = """
 +-----------------------------------------------------------------------------------------+
 | NVIDIA-SMI 550.127.05             Driver Version: 550.127.05     CUDA Version: 12.4     |
