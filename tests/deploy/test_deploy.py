@@ -340,7 +340,6 @@ def test_mig_slice_memory() -> None:
         mig_gpu(H100, "h100-sxm-80gb", "1g.5gb")
 
 
-
 @pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm", "llamacpp"])
 def test_one_server_never_spans_mig_slices(engine: str) -> None:
     """A CUDA process enumerates one MIG slice (NVIDIA's MIG user guide; pytorch/pytorch#130181): two slices at TP
@@ -353,6 +352,7 @@ def test_one_server_never_spans_mig_slices(engine: str) -> None:
     assert request.resolved_parallelism == (1, 1) and plan(request).replicas == 2
     with pytest.raises(PlannerError, match=r"MIG: one server over 2 slices \(TP 2 x PP 1\) is not planned"):
         plan(request.model_copy(update={"tensor_parallel": 2}))
+
 
 SMI_TABLE = """
 +-----------------------------------------------------------------------------------------+
