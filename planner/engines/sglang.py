@@ -253,11 +253,12 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         f"max_total_num_tokens={tokens}, max_running_requests={running}, context_len={max_len}",
     ]
     lines[:0] = launch_lines(profile, first.profiled)
-    failure = context_failure(model, max_len) or _pool_failure(profile, fraction, first)
+    too_long = context_failure(model, max_len)  # ModelConfig refuses it before loading: no pool is allocated
+    failure = too_long or _pool_failure(profile, fraction, first)
     if failure is None:
         lines += short_pool_lines(profile.engine_version, tokens, max_len)
     if failure is not None:
-        lines.append(failure[1])
+        lines = [failure[1]] if too_long else [*lines, failure[1]]
     default = " (SGLang's default heuristic)" if profile.mem_fraction_static is None else ""
     if vlm(model):
         default += f", x{SGLANG_VLM_FACTOR} for a vision-language model"

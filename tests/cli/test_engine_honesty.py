@@ -44,3 +44,13 @@ def test_an_engine_s_own_flag_not_planned_is_not_said_to_be_missing(capsys: pyte
     error = _error(capsys, *base, "--load-format", "fastsafetensors")
     assert error.startswith("error: engine: SGLang's --load-format is not planned here:"), error
     assert "has no" not in error
+
+
+def test_sglang_refusing_a_long_context_prints_no_pool(capsys: pytest.CaptureFixture[str]) -> None:
+    """SGLang's ModelConfig refuses a ``--context-length`` above the model's before any weight is loaded; the plan
+    printed the pool's "KV Cache is allocated" and scheduler lines before the refusal."""
+    base = ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--engine", "sglang"]
+    assert main([*base, "--context", "200000", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    lines = data["engine_lines"]
+    assert len(lines) == 1 and lines[0].startswith("ValueError: User-specified context_length (200000)"), lines
