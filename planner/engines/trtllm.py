@@ -313,7 +313,8 @@ class TrtllmEngine(Engine):
         windows, when set (:func:`cache_config_lines`), go in the same file, since trtllm-serve reads one."""
         k = spec.num_speculative_tokens
         trt = self._own(request.overhead if isinstance(request.overhead, TrtllmProfile) else None)
-        lines = cache_config_lines(request, result, trt.attention_windows, trt.attention_dp)
+        fraction, tokens = trt.kv_cache_free_gpu_mem_fraction, trt.num_tokens
+        lines = cache_config_lines(request, result, trt.attention_windows, trt.attention_dp, fraction, tokens)
         lines += ["speculative_config:", f"  decoding_type: {TRTLLM_DECODING[spec.method]}"]
         if spec.method == "mtp":
             lines.append(f"  num_nextn_predict_layers: {k}")
@@ -353,7 +354,8 @@ class TrtllmEngine(Engine):
             f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
         )
         speculating = speculative_method(request) is not None
-        config = cache_config_lines(request, result, trt.attention_windows, trt.attention_dp)
+        fraction = trt.kv_cache_free_gpu_mem_fraction
+        config = cache_config_lines(request, result, trt.attention_windows, trt.attention_dp, fraction, trt.num_tokens)
         if config and not speculating:  # else in the speculative flag's file: trtllm-serve reads one
             command += " " + options_flag(config)
         command = with_note(command, loading)

@@ -13,13 +13,23 @@ from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
 
 
-def cache_config_lines(request: PlanRequest, result: PlanResult, windows: bool, attention_dp: bool) -> list[str]:
-    """``kv_cache_config`` as YAML lines of the ``--extra_llm_api_options`` file (``tensorrt_llm/llmapi/llm_args.py``
-    ``KvCacheConfig``): ``dtype`` for a quantized cache (trtllm-serve's own ``--kv_cache_dtype`` came in the 1.3 line,
-    NVIDIA/TensorRT-LLM PR #11487, merged 2026-03-03; 1.0 has none) and ``max_attention_window`` at the model's own
-    windows when ``windows`` (the profile's ``attention_windows``) is set and the model has windowed layers
-    (:func:`attention_windows`), then ``enable_attention_dp: true`` when ``attention_dp`` is (the lines of a
-    ``kv_cache_config`` and the top-level key); none at the defaults."""
+def cache_config_lines(
+    request: PlanRequest, result: PlanResult, windows: bool, attention_dp: bool, fraction: float, num_tokens: int
+) -> list[str]:
+    """The ``--extra_llm_api_options`` file's lines (``tensorrt_llm/llmapi/llm_args.py``); none at the defaults.
+
+    - ``kv_cache_config`` (``KvCacheConfig``): ``dtype`` for a quantized cache (trtllm-serve's own
+      ``--kv_cache_dtype`` came in the 1.3 line, NVIDIA/TensorRT-LLM PR #11487, merged 2026-03-03; 1.0 has none) and
+      ``max_attention_window`` at the model's own windows when ``windows`` (the profile's ``attention_windows``) is
+      set and the model has windowed layers (:func:`attention_windows`); with either, ``free_gpu_memory_fraction``
+      too: the file's ``kv_cache_config`` replaces the command line's whole (``update_llm_args_with_extra_dict``
+      ends ``llm_args | llm_args_dict``), whose fraction would fall back to the class's 0.9;
+    - ``enable_attention_dp: true`` when ``attention_dp`` is;
+    - ``enable_chunked_prefill: true`` when the longest sequence is longer than a step's ``num_tokens``: off by
+      default, and without it the PyTorch flow refuses every prompt over ``max_num_tokens`` (``llm.py``
+      ``_check_arguments``: "The sum of prompt length (...), query length (...) should not exceed max_num_tokens",
+      a 400 per request).
+    """
     lines = []
     name = TRTLLM_SUPPORT.kv_cache_names.get(result.kv_dtype, "auto")
     if name != "auto":
@@ -27,8 +37,10 @@ def cache_config_lines(request: PlanRequest, result: PlanResult, windows: bool, 
     if windows and has_windows(request.model):
         each = ", ".join(str(w) for w in attention_windows(request.model, result.max_model_len))
         lines.append(f"  max_attention_window: [{each}]")
-    dp = ["enable_attention_dp: true"] if attention_dp else []
-    return ["kv_cache_config:", *lines, *dp] if lines else dp
+    if lines:
+        lines = ["kv_cache_config:", f"  free_gpu_memory_fraction: {fraction:g}", *lines]
+    lines += ["enable_attention_dp: true"] if attention_dp else []
+    return lines + (["enable_chunked_prefill: true"] if result.max_model_len > num_tokens else [])
 
 
 def options_flag(lines: list[str]) -> str:

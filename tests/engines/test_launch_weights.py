@@ -112,7 +112,7 @@ def test_a_checkpoint_in_the_planned_format_needs_no_flag() -> None:
     [
         ("vllm", "--kv-cache-dtype fp8"),
         ("sglang", "--kv-cache-dtype fp8_e4m3"),
-        ("trtllm", "--extra_llm_api_options <(printf '%s\\n' kv_cache_config: '  dtype: fp8')"),  # 1.0: no flag
+        ("trtllm", "kv_cache_config: '  free_gpu_memory_fraction: 0.9' '  dtype: fp8'"),  # 1.0: no flag
     ],
 )
 def test_fp8_kv_reaches_every_engine_that_has_one(engine: str, flag: str) -> None:

@@ -213,9 +213,10 @@ def test_tensorrt_llm_writes_the_windows_and_the_speculation_in_one_file() -> No
     (flag,) = engine.deployment_flags(request, result, 0)
     written = subprocess.run(["bash", "-c", f"cat {flag.split(' ', 1)[1]}"], capture_output=True, text=True, check=True)
     lines = written.stdout.splitlines()
-    assert lines[0] == "kv_cache_config:" and lines[1].startswith("  max_attention_window: [1024, ")
-    assert lines[1].count(", ") == gemma.num_hidden_layers - 1 and "8192" in lines[1]  # 1 global per 6 layers
-    assert lines[2:] == [
+    assert lines[:2] == ["kv_cache_config:", "  free_gpu_memory_fraction: 0.9"]
+    assert lines[2].startswith("  max_attention_window: [1024, ")
+    assert lines[2].count(", ") == gemma.num_hidden_layers - 1 and "8192" in lines[2]  # 1 global per 6 layers
+    assert lines[3:] == [
         "speculative_config:",
         "  decoding_type: DraftTarget",
         "  max_draft_len: 3",

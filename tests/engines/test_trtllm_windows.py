@@ -94,10 +94,11 @@ def test_the_launch_command_carries_the_windows_it_was_planned_with() -> None:
     request = _request(window)
     (serve,) = engine.launch_command(request, plan(request), window).split("\n")
     assert serve.startswith("trtllm-serve ")
-    assert options_file(serve) == ["kv_cache_config:", "  max_attention_window: [" + ", ".join(["4096"] * 32) + "]"]
-    assert "extra_llm_api_options" not in engine.launch_command(
-        _request(TrtllmProfile()), plan(_request(TrtllmProfile())), TrtllmProfile()
-    )
+    windows = "  max_attention_window: [" + ", ".join(["4096"] * 32) + "]"
+    chunked = "enable_chunked_prefill: true"  # 22,000 tokens at 8,192 a step
+    assert options_file(serve) == ["kv_cache_config:", "  free_gpu_memory_fraction: 0.9", windows, chunked]
+    plain = _request(TrtllmProfile(), context=8192)
+    assert "extra_llm_api_options" not in engine.launch_command(plain, plan(plain), TrtllmProfile())
 
 
 def options_file(command: str) -> list[str]:
@@ -118,7 +119,8 @@ def test_the_kv_dtype_goes_in_the_options_file() -> None:
     (serve,) = engine.launch_command(request, plan(request), window).split("\n")
     assert "--kv_cache_dtype" not in serve
     lines = options_file(serve)
-    assert lines[:2] == ["kv_cache_config:", "  dtype: fp8"] and lines[2].startswith("  max_attention_window: [4096")
+    assert lines[:3] == ["kv_cache_config:", "  free_gpu_memory_fraction: 0.9", "  dtype: fp8"]
+    assert lines[3].startswith("  max_attention_window: [4096")
 
 
 def test_the_report_says_what_the_windows_would_give() -> None:
@@ -235,3 +237,29 @@ def test_the_advisor_says_tensorrt_llm_keeps_every_token_of_windowed_layers(caps
         assert not any(note in str(w) for w in option["undermining"])  # type: ignore[attr-defined]
     for option in options("google/gemma-3-27b-it", "vllm") + options("meta-llama/Llama-3.1-8B", "trtllm"):
         assert not any(note in str(w) for w in option["warnings"])  # type: ignore[attr-defined]
+
+
+def test_the_options_file_keeps_the_planned_fraction() -> None:
+    """The file's ``kv_cache_config`` replaces the command line's whole object (``update_llm_args_with_extra_dict``:
+    ``llm_args | llm_args_dict``), so a planned fraction of 0.7 beside an FP8 cache went back to the class's 0.9
+    (an outside review, 2026-12-06): the file carries the fraction too."""
+    engine = get_engine("trtllm")
+    profile = TrtllmProfile(kv_cache_free_gpu_mem_fraction=0.7)
+    request = _request(profile).model_copy(update={"kv_dtype": "fp8"})
+    (serve,) = engine.launch_command(request, plan(request), profile).split("\n")
+    assert "--kv_cache_free_gpu_memory_fraction 0.7" in serve
+    assert options_file(serve)[:3] == ["kv_cache_config:", "  free_gpu_memory_fraction: 0.7", "  dtype: fp8"]
+
+
+def test_prompts_longer_than_a_step_are_chunked() -> None:
+    """Without ``enable_chunked_prefill`` (off by default) the PyTorch flow answers a prompt over ``max_num_tokens``
+    with a 400 (``llm.py`` ``_check_arguments``): a plan of 32,768-token conversations at 8,192 tokens a step turns
+    it on; at 8,192 it is not needed."""
+    engine = get_engine("trtllm")
+    profile = TrtllmProfile()
+    long = _request(profile).model_copy(update={"context_tokens": 32768, "max_model_len": 32768})
+    (serve,) = engine.launch_command(long, plan(long), profile).split("\n")
+    assert "--max_seq_len 32768" in serve and "--max_num_tokens 8192" in serve
+    assert options_file(serve) == ["enable_chunked_prefill: true"]
+    short = _request(profile).model_copy(update={"context_tokens": 8192, "max_model_len": 8192})
+    assert "extra_llm_api_options" not in engine.launch_command(short, plan(short), profile)
