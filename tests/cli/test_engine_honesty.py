@@ -54,3 +54,15 @@ def test_sglang_refusing_a_long_context_prints_no_pool(capsys: pytest.CaptureFix
     data = json.loads(capsys.readouterr().out)
     lines = data["engine_lines"]
     assert len(lines) == 1 and lines[0].startswith("ValueError: User-specified context_length (200000)"), lines
+
+
+def test_vllm_before_0_30_does_not_speculate_under_pipeline_parallelism(capsys: pytest.CaptureFixture[str]) -> None:
+    """Through 0.29 the stages' sampled-token broadcast asserts one token a request (vllm-project/vllm#57755, the
+    0.28.0 and 0.29.0 sources): a draft model at PP 2 was planned as FITS with its launch command."""
+    base = ["fit", "--model", "meta-llama/Llama-3.1-70B", "--gpu", "h100-sxm-80gb", "--gpus", "4", "--engine", "vllm"]
+    draft = ["--draft-model", "meta-llama/Llama-3.2-1B"]
+    error = _error(capsys, *base, "--tp", "2", "--pp", "2", "--engine-version", "0.28.0", *draft)
+    assert "vLLM 0.28.0 does not start speculative decoding under pipeline parallelism" in error, error
+    assert main([*base, "--tp", "4", "--engine-version", "0.28.0", *draft, "--json"]) == 0  # PP 1 runs it
+    capsys.readouterr()
+    assert main([*base, "--tp", "2", "--pp", "2", "--engine-version", "0.31.0", *draft, "--json"]) == 0

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from planner.core.model import ModelSpec
+from planner.core.overhead import parse_version
 from planner.deploy.options import LoraOptions
 from planner.engines.lora_flags import restricted
 from planner.engines.settings import BY_NAME
@@ -96,13 +97,21 @@ def batch_refusal(profile: VllmProfile) -> str | None:
 
 
 def release_refusal(profile: VllmProfile, request: PlanRequest) -> str | None:
-    """Why the planned release does not run the request's deployment options: a speculative method it does not
-    define (``SPECULATIVE_RULES``), a KV offload tier before ``--kv-offloading-size`` (0.11.1), or LoRA slots it
-    does not make as planned (:func:`lora_release_refusal`)."""
+    """Why the planned release does not run the request's deployment options: speculative decoding under pipeline
+    parallelism before 0.30, a speculative method it does not define (``SPECULATIVE_RULES``), a KV offload tier
+    before ``--kv-offloading-size`` (0.11.1), or LoRA slots it does not make as planned
+    (:func:`lora_release_refusal`)."""
     options, rules = request.deployment, profile.rules
     if options is None:
         return None
     spec = options.speculative
+    if spec is not None and request.resolved_parallelism[1] > 1 and parse_version(profile.engine_version) < (0, 30, 0):
+        return (
+            f"vLLM {profile.engine_version} does not start speculative decoding under pipeline parallelism: its "
+            "stages' sampled-token broadcast asserts one token a request (_pp_broadcast_prev_sampled_token_ids, "
+            "vllm-project/vllm#57755, in the 0.28.0 and 0.29.0 sources; MTP under PP fails on 0.25, #49355); plan "
+            "PP 1, or one of 0.30 and later (Model Runner V2 passes drafts between stages, PR #46994)"
+        )
     if spec is not None and spec.method in SPECULATIVE_RULES:
         rule, why = SPECULATIVE_RULES[spec.method]
         if not getattr(rules, rule):
