@@ -277,9 +277,10 @@ def purchase_text(gpu: GpuSpec, count: int, host: str | None, hosts: int, priced
     # A passive card has no fan of its own: why a single one is bought with a GPU server around it.
     them = "it" if unit.kind == "card" and count == 1 else "them"
     passive = f" (passive: the server's fans cool {them})" if unit.cooling == "passive" else ""
+    used = "used " if gpu.price is not None and gpu.price.used else ""  # priced second-hand: bought so
     gpus = {
-        "card": f"{count} x {gpu.name} PCIe card{'s' if count > 1 else ''}{passive}",
-        "pair": f"{n} x {gpu.name} NVLink pair{s}{passive}",
+        "card": f"{count} x {used}{gpu.name} PCIe card{'s' if count > 1 else ''}{passive}",
+        "pair": f"{n} x {used}{gpu.name} NVLink pair{s}{passive}",
         "baseboard": f"{n} x {size}-GPU {gpu.name} baseboard{s}",
         "machine": f"{n} x {gpu.name} machine{s} ({unit.description})",
         "rack": f"{n} x {size}-GPU {gpu.name} rack{s} ({unit.description})",

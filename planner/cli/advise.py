@@ -26,7 +26,7 @@ from planner.advisor import (
     verdict,
     why_beats,
 )
-from planner.advisor.suitability import EIGHT_BIT, FOUR_BIT
+from planner.advisor.suitability import EIGHT_BIT, FEW_USERS, FOUR_BIT
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER, FORM_FACTORS, VENDORS, PlanAt
 from planner.bounds.collector import freeze_long_lived
@@ -143,7 +143,8 @@ def _add_offer_arguments(p: Any) -> None:
     p.add_argument(
         "--include-personal",
         action="store_true",
-        help="also offer desktops and laptops (Macs, DGX Spark, Strix Halo) and non-rack hosts",
+        help="also offer desktops and laptops (Macs, DGX Spark, Strix Halo), and hosts that are not rack-mounted "
+        f"beyond {FEW_USERS} users (up to {FEW_USERS} a workstation or an open frame is offered anyway)",
     )
     p.add_argument("--usd-per-kwh", type=decimal(0, 10, above_low=True), help="electricity price (default: catalog)")
     p.add_argument("--pue", type=decimal(1, 5), help="data-centre PUE for rack-mounted hosts (default: catalog)")

@@ -21,6 +21,11 @@ class Price(BaseModel, frozen=True, extra="forbid"):
     date: str  # ISO year or year-month of the figure
     source: Annotated[str, Field(min_length=1)]
 
+    @property
+    def used(self) -> bool:
+        """Whether the figure is a used part's (a discontinued card bought second-hand): said where it is bought."""
+        return self.kind.startswith("used")
+
 
 class CloudPrice(BaseModel, frozen=True, extra="forbid"):
     """An on-demand cloud price per GPU-hour; a published range keeps its low end in ``usd_per_gpu_hour``.

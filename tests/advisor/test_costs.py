@@ -203,3 +203,15 @@ def test_the_purchase_says_why_a_passive_card_comes_with_a_server() -> None:
     )
     assert "cool them) in" in purchase_text(l4, 2, "8-slot PCIe GPU server (4U, dual socket)", 1, True)
     assert "passive" not in purchase_text(rtx, 2, "Desktop workstation (one GPU)", 2, True)
+
+
+def test_a_card_priced_second_hand_is_bought_used() -> None:
+    """The RTX 3090 and 4090 are priced at used street prices (discontinued): the purchase says so, where it said
+    only "1 x GeForce RTX 3090 PCIe card" and the price's kind was in the option's price basis alone (an outside
+    review, 2026-12-06); a card priced new is not."""
+    for gpu_id in ("rtx-3090", "rtx-4090"):
+        gpu = get_gpu(gpu_id)
+        assert gpu.price is not None and gpu.price.used
+        assert purchase_text(gpu, 2, None, 1, True).startswith(f"2 x used {gpu.name} PCIe cards")
+    l40s = get_gpu("l40s")
+    assert l40s.price is not None and not l40s.price.used and "used" not in purchase_text(l40s, 1, None, 1, True)

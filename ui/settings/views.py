@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from planner.advisor.suitability import FEW_USERS
 from planner.core.precision import WEIGHT_FORMATS
 from ui.page_registry import ADVISOR, CATALOG, COMPARE, WHAT_IF
 from ui.settings.parsing import Setting, decimal, default_or, flag, integer, one_of, show_flag, word
@@ -210,7 +211,8 @@ PERSONAL = Setting(
     "personal",
     "personal",
     "Offer desktops and laptops",
-    "Macs, DGX Spark, Strix Halo machines, and hosts that are not rack-mounted.",
+    f"Macs, DGX Spark, Strix Halo machines, and hosts that are not rack-mounted beyond {FEW_USERS} users (up to "
+    f"{FEW_USERS} a workstation or an open frame is offered anyway).",
     flag,
     show=show_flag,
     scope=ADVISOR,
