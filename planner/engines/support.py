@@ -188,7 +188,7 @@ class SpeedGap(BaseModel, frozen=True, extra="forbid"):
     """
 
     model_types: Annotated[tuple[str, ...], Field(min_length=1)]
-    weights: str
+    weights: str | None  # None: every weight format (a step's fixed cost, not its read, is what runs slower)
     families: Annotated[tuple[Family, ...], Field(min_length=1)]
     low: Annotated[float, Field(gt=0, lt=1)]
     high: Annotated[float, Field(gt=0, lt=1)]
@@ -201,13 +201,15 @@ class SpeedGap(BaseModel, frozen=True, extra="forbid"):
         return self
 
     def covers(self, model_type: str, weights: str, fam: Family | None) -> bool:
-        return model_type in self.model_types and weights == self.weights and fam in self.families
+        format_met = self.weights is None or weights == self.weights
+        return model_type in self.model_types and format_met and fam in self.families
 
     def words(self, engine_label: str) -> str:
         """The caveat as the advisor shows it."""
+        at = f"{self.low:.2f}x" if self.low == self.high else f"{self.low:.2f}-{self.high:.2f}x"
         return (
             f"speed likely optimistic: public measurements of this model under {engine_label} on this GPU family run "
-            f"at {self.low:.2f}-{self.high:.2f}x the modelled tokens/s ({self.source}); not modelled"
+            f"at {at} the modelled tokens/s ({self.source}); not modelled"
         )
 
 

@@ -82,3 +82,21 @@ def test_sglangs_gpt_oss_gap_is_the_labs_measurements(row_id: str) -> None:
     gap = get_engine("sglang").support.gap_for("gpt_oss", "mxfp4", get_gpu(row.gpu_id))
     assert gap is not None and "GPUStack" in gap.source
     assert gap.low - 0.005 <= row.value / result.predicted <= gap.high + 0.005
+
+
+def test_deepseek_one_request_at_tp_8_is_the_stated_gap() -> None:
+    """vllm-project/vllm#30832: DeepSeek-V3.2 on 8 x H20 at TP 8, one request, 30 tokens/s (vLLM 0.13), where the
+    advisor gave 167 with a green verdict (an outside review, 2026-12-06). The stated ratio moves with the model:
+    re-state it (planner/engines/vllm/support.py) if this fails; the caveat keeps the verdict from green."""
+    from planner.advisor.recommend import verdict
+
+    spec, gpu = get_model("deepseek-ai/DeepSeek-V3.2").spec, get_gpu("h20-141gb")
+    workload = Workload.fixed_length(4096, concurrent_conversations=1, gpu_ids=("h20-141gb",), engines=("vllm",))
+    ranking = rank(spec, workload)
+    best = ranking.best
+    assert best is not None and best.gpu_count == 8 and best.tensor_parallel == 8
+    assert best.decode_tokens_per_s_per_user is not None
+    gap = get_engine("vllm").support.gap_for(spec.model_type, best.weights, gpu)
+    assert gap is not None and gap.low - 0.02 <= 30 / best.decode_tokens_per_s_per_user <= gap.high + 0.02
+    assert any("vllm-project/vllm#30832" in u for u in best.undermining)
+    assert verdict(ranking) == "caution"

@@ -81,5 +81,16 @@ VLLM_SUPPORT = EngineSupport(
             high=0.71,
             source="vLLM PR 22428's A100 decode figures, batch 1-128",
         ),
+        SpeedGap(
+            # One request at TP 8, where the step is the MoE and MLA kernels' fixed cost, not the memory read the
+            # speed model prices (an outside review, 2026-12-06: 167 tokens/s planned on 8 x H20).
+            model_types=("deepseek_v3", "deepseek_v32"),
+            weights=None,  # measured in its FP8; the step's kernels, not its read, are the gap
+            families=("hopper",),
+            low=0.18,
+            high=0.18,
+            source="vllm-project/vllm#30832: DeepSeek-V3.2, V3's layers with a sparse indexer, one request at TP 8 "
+            "on 8 x H20 under vLLM 0.13, 30 tokens/s against the 167 modelled",
+        ),
     ),
 )
