@@ -81,6 +81,8 @@ def _hardware(sel: Selection) -> list[tuple[str, str]]:
     split = split_label(request, short=True)
     if sel.tensor_parallel is None and request.overhead.attends_per_gpu and request.model.moe is not None:
         split += " (auto: TP 1, a data-parallel attention rank a GPU)"
+    elif sel.tensor_parallel is None and sel.gpu.one_per_machine and sel.gpu_count > 1:
+        split += " (auto: a replica a machine)"
     elif sel.tensor_parallel is None and not request.overhead.splits_layers:
         split += " (auto: the largest legal split)"
     return [

@@ -128,7 +128,7 @@ def _reset_for_new_model(spec: ModelSpec, identity: str, precision: str | None) 
     _follow(LAST_MODEL_KEY, identity, state.model_defaults(spec, engine, precision))
 
 
-def _parallelism(sb: Any, spec: ModelSpec, engine: str) -> tuple[int, int | None, int]:
+def _parallelism(sb: Any, spec: ModelSpec, engine: str, apart: bool = False) -> tuple[int, int | None, int]:
     """Any number of GPUs up to 64 (tensor and pipeline splits the model allows, data-parallel replicas for the
     rest); an engine that splits whole layers (llama.cpp) has no split to choose and says so."""
     # one horizontal container, not three columns: one element the browser re-renders each run instead of four
@@ -141,6 +141,7 @@ def _parallelism(sb: Any, spec: ModelSpec, engine: str) -> tuple[int, int | None
         row.caption(f"{label} splits whole layers over the GPUs (--split-mode layer): no TP or PP to choose.")
         return count, None, 1
     widest, stages = default_parallelism(spec, count)  # beyond one server: a pipeline stage a server
+    widest, stages = (1, 1) if apart else (widest, stages)  # one GPU a machine: a replica each (PlanRequest)
     tp = binding.choose(
         row,
         settings.TP,
@@ -326,7 +327,7 @@ def render_sidebar(sb: Any = None, hardware: bool = True) -> Selection:
     hw.caption(device_memory(gpu, "GB" if st.session_state.get(settings.UNIT.url) == "GB" else "GiB"))
     engine, version, util, calibration = _engine(hw, gpu)  # first: what it runs decides the options below
     launch = render_launch(hw, engine, version, calibration)
-    count, tp, pp = _parallelism(hw, spec, engine)
+    count, tp, pp = _parallelism(hw, spec, engine, gpu.one_per_machine)
     _follow_kv_default(spec, engine)
     defaults = state.model_defaults(spec, engine, outside.precision if outside else None)
     weights, kv = _formats(hw, spec, engine, gpu, defaults)

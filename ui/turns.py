@@ -9,7 +9,7 @@ failing Hub import made a plain Memory page wait 20 s (``make bench``: :mod:`ben
   runs held a slot, halved every :data:`HALF_LIFE_S`), least first, less :data:`AGING` for every second waited (so
   none starves): a visitor who has used little goes ahead of sessions that loop pages.
 - **Heavy runs share one lane.** A run is heavy when its session is busy (its use is :data:`FRESH_S` or more, or
-  it asked for :data:`FRESH_RUNS` runs or more, counted as use is: a session looping even cheap pages) or once the
+  it ran :data:`FRESH_RUNS` runs or more, counted as use is: a session looping even cheap pages) or once the
   run has used :data:`HEAVY_AFTER_S` of CPU itself; at most
   :data:`HEAVY_SLOTS` heavy runs draw at once. A run that turns heavy while the lane is taken gives its slot up
   at its next check and waits, in fair order. It holds what it has built so far, so at most :data:`MAX_PAUSED`
@@ -58,10 +58,11 @@ HEAVY_AFTER_S = 0.25
 # load, so a visitor reading each page for a while stays fresh (ten pages a minute: ~1 s a minute, ~0.3 s of use
 # with a 20 s half-life), while a session looping links back to back is busy after a few.
 FRESH_S = 1.0
-# Or that asked for fewer runs than this (decayed as its use is). A cheap page holds its slot ~0.05 s, so a session
-# looping cheap pages back to back stayed fresh by its seconds alone, though each of its runs costs the event loop
-# its request and its ~50 messages outside any slot (bench/attack.py: eight sessions looping a failing Hub import
-# drawn as light pages, and a visitor's cold link waiting 0.4-1.0 s between its two runs for each round of theirs).
+# And that ran fewer runs than this (decayed as its use is): busy past either. A cheap page holds its slot ~0.05 s,
+# so a session looping cheap pages back to back stayed fresh by its seconds alone, though each of its runs costs the
+# event loop its request and its ~50 messages outside any slot (bench/attack.py: eight sessions looping a failing
+# Hub import drawn as light pages, and a visitor's cold link waiting 0.4-1.0 s between its two runs for each round
+# of theirs).
 # A person reading a page every 6 s counts at most ~5.3 runs, a cold link 2, the load test's visitor (three links in
 # one session) at most 6; a session asking for a page every 5 s or faster for a while is looping, whatever its pages
 # cost (1 run every 5 s: 6.3).
@@ -163,14 +164,19 @@ class Turns:
         return self._decayed(session)[0]
 
     def runs(self, session: str) -> float:
-        """The runs the session asked for, decayed as its :meth:`cost` is."""
+        """The runs the session ran (each admitted run, charged at its end), decayed as its :meth:`cost` is."""
         return self._decayed(session)[1]
 
     def busy(self, session: str) -> bool:
         """Whether the session's runs start heavy: its use is :data:`FRESH_S` or more, or its runs
-        :data:`FRESH_RUNS`."""
+        :data:`FRESH_RUNS` or more."""
         seconds, runs = self._decayed(session)
         return seconds >= FRESH_S or runs >= FRESH_RUNS
+
+    def _busyness(self, session: str) -> float:
+        """How near the session is to busy, by its seconds or its runs: the least busy are forgotten first."""
+        seconds, runs = self._decayed(session)
+        return max(seconds / FRESH_S, runs / FRESH_RUNS)
 
     def _decayed(self, session: str) -> tuple[float, float]:
         seconds, runs, at = self._usage.get(session, (0.0, 0.0, 0.0))
@@ -181,7 +187,7 @@ class Turns:
         before, runs = self._decayed(session)
         self._usage[session] = (before + max(0.0, seconds), runs + 1, self._clock())
         if len(self._usage) > MAX_SESSIONS:
-            for name in sorted(self._usage, key=self.cost)[: MAX_SESSIONS // 4]:
+            for name in sorted(self._usage, key=self._busyness)[: MAX_SESSIONS // 4]:
                 del self._usage[name]
 
     # -- admission

@@ -330,7 +330,10 @@ class Evaluator(LaunchLevers):
         if not self.another_engine_could_hold(c, p.row.engine):
             return first
         for row in p.fallbacks:
-            served = self._serve(c._replace(kv_dtype=engine_kv(c.kv_dtype, row.engine)), row, p.host, False)
+            host = self.host(c, row.engine)  # its own: the first engine's ranks may share the experts, its may not
+            if host is None and self.workload.pricing == "purchase":
+                continue
+            served = self._serve(c._replace(kv_dtype=engine_kv(c.kv_dtype, row.engine)), row, host, False)
             if isinstance(served, Option):
                 why = f"{p.row.label} does not serve it as planned ({first.detail}): {row.label} does"
                 unchecked = kv_accuracy(row.engine, served.engine_version or "", c.gpu) is None

@@ -168,7 +168,7 @@ def expert_group(c: Candidate, overhead: OverheadModel, model: ModelSpec) -> int
     """The candidate's replicas where the engine splits the model's experts over them all (vLLM's data-parallel
     ranks of a MoE model: :func:`planner.planning.data_parallel.spread_of`), else 1: the advisor's one-replica
     request is then one of them (``PlanRequest.replica_of``), and what is kept of it is kept per group."""
-    return c.replicas if experts_shared(overhead, model, c.tensor_parallel, c.replicas, c.gpu) else 1
+    return c.replicas if experts_shared(overhead, model, c.tensor_parallel, c.replicas, c.gpu.one_per_machine) else 1
 
 
 def stage_key(c: Candidate, memory: int, overhead: OverheadModel, max_model_len: int, group: int = 1) -> StageKey:

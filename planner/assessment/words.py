@@ -11,7 +11,7 @@ from planner.core.model import ModelSpec
 from planner.core.units import format_bytes
 from planner.engines.accuracy import KvAccuracy
 from planner.engines.base import EngineReport
-from planner.planning.data_parallel import experts_shared
+from planner.planning.data_parallel import experts_shared, ranks_apart
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -102,7 +102,9 @@ def shares_experts(request: PlanRequest, replicas: int) -> bool:
     over them all (:func:`planner.planning.data_parallel.experts_shared`), not whole copies (a request planning
     one of them alone says how many: ``replica_of``)."""
     tp, pp = request.resolved_parallelism
-    return experts_shared(request.overhead, request.model, tp * pp, request.replica_of or replicas, request.gpu)
+    return experts_shared(
+        request.overhead, request.model, tp * pp, request.replica_of or replicas, ranks_apart(request)
+    )
 
 
 def replica_word(request: PlanRequest, replicas: int) -> str:

@@ -61,8 +61,8 @@ def add_fit_parser(sub: Any) -> None:
     fit.add_argument(
         "--tp",
         type=whole(1, MAX_PARALLEL),
-        help="tensor-parallel size (default: the largest legal one); for llama.cpp, which splits whole layers, the "
-        "GPUs each llama-server takes",
+        help="tensor-parallel size (default: the largest legal one; 1 on MIG slices and one-GPU machines, a replica "
+        "each); for llama.cpp, which splits whole layers, the GPUs each llama-server takes",
     )
     fit.add_argument("--pp", type=whole(1, MAX_PARALLEL), default=1, help="pipeline-parallel size (default 1)")
     fit.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight precision (default: native)")

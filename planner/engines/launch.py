@@ -15,7 +15,7 @@ from planner.deploy.gpu_share import raise_shell
 from planner.deploy.kv_offload import KvOffloadTier, kv_offload_tier
 from planner.engines.base import Engine, EngineReport
 from planner.engines.registry import engines, get_engine
-from planner.planning.data_parallel import experts_shared
+from planner.planning.data_parallel import experts_shared, ranks_apart
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -83,7 +83,9 @@ def ranks_profile(engine: Engine, request: PlanRequest, result: PlanResult) -> t
     data-parallel ranks share the experts (:func:`experts_shared`), its data-parallel attention, which splits them
     so, where it takes it; else its replicas would be whole copies."""
     gpus = result.tensor_parallel * result.pipeline_parallel
-    if not experts_shared(request.overhead, request.model, gpus, request.replica_of or result.replicas, request.gpu):
+    if not experts_shared(
+        request.overhead, request.model, gpus, request.replica_of or result.replicas, ranks_apart(request)
+    ):
         return None, None
     if "enable_dp_attention" not in engine.setting_fields:
         return None, f"{engine.label} runs data-parallel replicas as whole copies, not ranks sharing the experts"

@@ -179,8 +179,9 @@ SpeedFamily = Literal["paged", "fused", "layer-split"]
 
 class SpeedGap(BaseModel, frozen=True, extra="forbid"):
     """Where public measurements run below the speed model on an engine's path: a model type (``config.json``'s
-    ``model_type``) in a weight format on a GPU family, measured at ``low``-``high`` times the modelled tokens/s,
-    with the source. Evidence only: nothing is fitted to it (:func:`gap_for` finds the one an option meets).
+    ``model_type``) in a weight format (or any, ``weights`` ``None``) on a GPU family, measured at ``low``-``high``
+    times the modelled tokens/s, with the source. Evidence only: nothing is fitted to it (:func:`gap_for` finds the
+    one an option meets).
 
     >>> g = SpeedGap(model_types=("gpt_oss",), weights="mxfp4", families=("ampere",), low=0.4, high=0.71, source="s")
     >>> g.covers("gpt_oss", "mxfp4", "ampere"), g.covers("gpt_oss", "mxfp4", "hopper")

@@ -309,8 +309,9 @@ class TrtllmEngine(Engine):
         for it; 1.0's ``tensorrt_llm/llmapi/llm_args.py``: ``decoding_type`` as :data:`TRTLLM_DECODING`,
         ``max_draft_len``, ``speculative_model_dir``, the name 1.0 reads, an alias of ``speculative_model`` from
         PR #10099; MTP's ``num_nextn_predict_layers`` is its draft length), given
-        here as a file the shell writes (bash process substitution); the cache's dtype and the model's attention
-        windows, when set (:func:`cache_config_lines`), go in the same file, since trtllm-serve reads one."""
+        here as a file the shell writes (bash process substitution); the cache's dtype, the model's attention
+        windows and the memory fraction, attention data parallelism and chunked prefill, when set
+        (:func:`cache_config_lines`), go in the same file, since trtllm-serve reads one."""
         k = spec.num_speculative_tokens
         trt = self._own(request.overhead if isinstance(request.overhead, TrtllmProfile) else None)
         fraction, tokens = trt.kv_cache_free_gpu_mem_fraction, trt.num_tokens

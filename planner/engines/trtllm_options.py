@@ -1,6 +1,6 @@
 """TensorRT-LLM's ``--extra_llm_api_options`` file (``tensorrt_llm/llmapi/llm_args.py``): the lines a plan writes
-into it (its cache's dtype and attention windows, attention data parallelism) and the flag that hands it to
-``trtllm-serve``."""
+into it (its cache's dtype, attention windows and memory fraction, attention data parallelism, chunked prefill) and
+the flag that hands it to ``trtllm-serve``."""
 
 from __future__ import annotations
 

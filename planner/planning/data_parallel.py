@@ -5,7 +5,6 @@ them (:func:`spread_of`), and the combinations with data-parallel attention no e
 from __future__ import annotations
 
 from planner.bounds.errors import PlannerError
-from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModelBase
 from planner.core.parallel import NODE_GPUS
@@ -20,26 +19,33 @@ def ranks_of(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int)
 
 
 def experts_shared(
-    overhead: OverheadModelBase, model: ModelSpec, gpus_per_replica: int, replicas: int, gpu: GpuSpec | None = None
+    overhead: OverheadModelBase, model: ModelSpec, gpus_per_replica: int, replicas: int, apart: bool = False
 ) -> bool:
     """Whether ``replicas`` data-parallel replicas of ``gpus_per_replica`` GPUs each are ranks of one server that
     split the model's experts over them all, as the engine splits them (:meth:`planner.core.overhead.
     OverheadModelBase.spread_over_replicas`); not with one replica, whole copies, beyond one server's
-    :data:`NODE_GPUS`, or on a ``gpu`` that is a machine's only one (Macs, DGX Spark, Strix Halo:
-    :attr:`planner.core.gpu.GpuSpec.one_per_machine`). Replicas on several servers or machines are planned as
-    servers of their own, each a whole copy: ranks sharing the experts across them would exchange every MoE layer's
-    tokens over the network and take each engine's multi-node launch, neither planned here. The one test the plan,
-    its words, the advisor's groups and hosts, and the launch commands read."""
+    :data:`NODE_GPUS`, or with the GPUs ``apart`` (:func:`ranks_apart`: machines of one GPU each, or MIG slices).
+    Replicas on several servers, machines or slices are planned as servers of their own, each a whole copy: ranks
+    sharing the experts across them would exchange every MoE layer's tokens over the network (or between slices,
+    which no peer-to-peer path joins) and take each engine's multi-node launch, neither planned here. The one test
+    the plan, its words, the advisor's groups and hosts, and the launch commands read."""
     total = gpus_per_replica * replicas
-    on_one_server = total <= NODE_GPUS and not (gpu is not None and gpu.one_per_machine)
-    return replicas > 1 and on_one_server and bool(overhead.spread_over_replicas(model))
+    return replicas > 1 and total <= NODE_GPUS and not apart and bool(overhead.spread_over_replicas(model))
+
+
+def ranks_apart(request: PlanRequest) -> bool:
+    """Whether the request's GPUs cannot join one server's ranks: each is a machine of its own (a Mac, DGX Spark,
+    Strix Halo: :attr:`planner.core.gpu.GpuSpec.one_per_machine`), or a MIG slice (a CUDA process enumerates one,
+    and no peer-to-peer path joins them: :func:`planner.planning.extras.check_deployment`)."""
+    machines = request.gpu is not None and request.gpu.one_per_machine
+    return machines or bool(request.deployment is not None and request.deployment.mig_profile)
 
 
 def spread_of(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int) -> Spread | None:
     """The weights split over every data-parallel rank of a stage (:func:`experts_shared`); ``None`` otherwise."""
     replicas = ranks_of(request, tensor_parallel, pipeline_parallel)
     overhead, model = request.overhead, request.model
-    if not experts_shared(overhead, model, tensor_parallel * pipeline_parallel, replicas, request.gpu):
+    if not experts_shared(overhead, model, tensor_parallel * pipeline_parallel, replicas, ranks_apart(request)):
         return None
     return Spread(tensor_parallel * replicas, overhead.spread_over_replicas(model))
 
@@ -65,11 +71,13 @@ def check_ranks(request: PlanRequest, tensor_parallel: int, pipeline_parallel: i
             f"data-parallel attention: {model.display_name} has no routed experts to split over the GPUs; its "
             "data-parallel ranks would be plain replicas (leave the setting off and give the GPU count)"
         )
-    if request.gpu is not None and request.gpu.one_per_machine and request.gpu_count > 1:
+    if ranks_apart(request) and request.gpu_count > 1:
+        mig = request.deployment is not None and request.deployment.mig_profile
+        what = "MIG slices, which no peer-to-peer path joins," if mig else "machines of one GPU each, over the network,"
         raise PlannerError(
-            f"data-parallel attention is planned on one server: {request.gpu.name} is one GPU per machine, and ranks "
-            f"on {request.gpu_count} machines would exchange every MoE layer's tokens over the network; plan one "
-            "machine, or leave the setting off (each machine then holds a whole copy)"
+            f"data-parallel attention is planned on one server: ranks on {request.gpu_count} {what} would exchange "
+            "every MoE layer's tokens; plan one GPU, or leave the setting off and plan --tp 1 (each then holds a "
+            "whole copy)"
         )
     if pipeline_parallel > 1 or request.gpu_count > NODE_GPUS:
         raise PlannerError(

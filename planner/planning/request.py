@@ -82,10 +82,10 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
                 return 1, 1  # data-parallel attention: one rank a GPU (planner.planning.data_parallel.check_ranks)
             if self.pipeline_parallel == 1 and self.deployment is not None and self.deployment.mig_profile:
                 return 1, 1  # MIG slices: a replica each (a process sees one slice: planning.extras.check_deployment)
+            if self.pipeline_parallel == 1 and self.gpu is not None and self.gpu.one_per_machine:
+                return 1, 1  # one GPU a machine: a replica each (a split over the network is asked for, not assumed)
             if self.pipeline_parallel == 1:
                 widest = default_parallelism(self.model, self.gpu_count)
-                if self.overhead.splits_layers and self.gpu is not None and self.gpu.one_per_machine:
-                    return 1, 1  # one GPU a machine: a replica each (a layer split is one machine's)
                 if self.overhead.splits_layers and widest[0] < self.gpu_count <= self.model.num_hidden_layers:
                     # llama.cpp splits whole layers over every GPU (--split-mode layer), whatever the heads allow:
                     # where no TP uses them all, one pipeline stage per GPU (else TP, which sizes it the same way)

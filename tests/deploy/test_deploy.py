@@ -354,6 +354,22 @@ def test_one_server_never_spans_mig_slices(engine: str) -> None:
         plan(request.model_copy(update={"tensor_parallel": 2}))
 
 
+def test_moe_ranks_never_share_experts_across_mig_slices() -> None:
+    """vLLM's data-parallel ranks of a MoE model (and SGLang's under data-parallel attention) split the experts over
+    every rank, a MoE layer's TP over them all: across MIG slices that is the collective no peer-to-peer path joins
+    (a maintainer's review of the slice rule, 2026-12-06). Each slice holds a whole copy; attention DP is refused."""
+    slice_ = mig_gpu(H100, "h100-sxm-80gb", "3g.40gb")
+    moe = get_model("Qwen/Qwen3-30B-A3B").spec
+    request = _vllm(
+        DeploymentOptions(mig_profile="3g.40gb"), model=moe, gpu=slice_, gpu_memory_bytes=slice_.memory_bytes_for(True),
+        gpu_count=2, weights="fp8", overhead=overhead_profile("vllm"),
+    )  # fmt: skip
+    alone = plan(request.model_copy(update={"gpu_count": 1}))
+    assert plan(request).stages[0].weights_bytes == alone.stages[0].weights_bytes  # a whole copy a slice
+    with pytest.raises(PlannerError, match="MIG slices, which no peer-to-peer path joins"):
+        plan(request.model_copy(update={"overhead": overhead_profile("sglang", enable_dp_attention=True)}))
+
+
 SMI_TABLE = """
 +-----------------------------------------------------------------------------------------+
 | NVIDIA-SMI 550.127.05             Driver Version: 550.127.05     CUDA Version: 12.4     |

@@ -296,5 +296,13 @@ def test_replicas_on_machines_are_whole_copies() -> None:
 
 
 def test_dp_attention_across_machines_is_refused() -> None:
-    with pytest.raises(PlannerError, match="one GPU per machine"):
+    with pytest.raises(PlannerError, match="machines of one GPU each, over the network"):
         plan(_on_sparks("sglang", enable_dp_attention=True).model_copy(update={"tensor_parallel": None}))
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
+def test_machines_default_to_a_replica_each(engine: str) -> None:
+    """Four DGX Sparks with no TP given were planned at TP 4 over the network by default, where the advisor refuses
+    tensor parallelism across machines (a maintainer's review, 2026-12-06): a replica a machine unless asked."""
+    request = _on_sparks(engine).model_copy(update={"tensor_parallel": None})
+    assert request.resolved_parallelism == (1, 1) and plan(request).replicas == 4

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
-from planner.core.overhead import EngineProfile
+from planner.core.overhead import EngineProfile, parse_version
 from planner.deploy.options import SpeculativeOptions
 from planner.engines.base import CalibratedProfile, Engine, EngineReport
 from planner.engines.checkpoints import GGUF
@@ -108,11 +108,12 @@ class VllmEngine(Engine):
                 "vLLM reads GGUF weights with its GGUF loader: --load-format and --safetensors-load-strategy choose "
                 "how safetensors checkpoints are read"
             )
-        if vllm.limit_mm_per_prompt is not None and not is_multimodal(request.model):
+        old = parse_version(vllm.engine_version) < (0, 10, 0)  # the releases read; later ones were not
+        if old and vllm.limit_mm_per_prompt is not None and not is_multimodal(request.model):
             return (
-                f"--limit-mm-per-prompt: {request.model.display_name} has no vision or audio tower, so the limit "
-                "means nothing to it, and vLLM 0.9 and earlier stop at it ('`limit_mm_per_prompt` is only supported "
-                "for multimodal models', vllm/config.py _init_multimodal_config; vllm-project/vllm#21120): leave it out"
+                f"--limit-mm-per-prompt: {request.model.display_name} has no vision or audio tower, and vLLM "
+                f"{vllm.engine_version} stops at the flag ('`limit_mm_per_prompt` is only supported for multimodal "
+                "models', vllm/config.py _init_multimodal_config, up to 0.9; vllm-project/vllm#21120): leave it out"
             )
         return batch_refusal(vllm) or release_refusal(vllm, request)
 
