@@ -255,11 +255,16 @@ class Evaluator(LaunchLevers):
             return (self.fixed.engine_name,)
         return self.workload.engines
 
+    def together(self, c: Candidate, engine: str) -> int:
+        """The GPUs one host must hold: a tensor-parallel group, or every rank of a group sharing the experts under
+        ``engine`` (:func:`expert_group`)."""
+        return c.tensor_parallel * expert_group(c, self.profile(engine), self.model)
+
     def host(self, c: Candidate, engine: str) -> HostChoice | None:
         """The hosts of the purchase (:func:`choose_host`), once per GPU, count and the GPUs one host must hold: a
         tensor-parallel group, or every rank of a group sharing the experts under ``engine``
         (:func:`expert_group`: an all-to-all or a tensor-parallel group over them all at every MoE layer)."""
-        together = c.tensor_parallel * expert_group(c, self.profile(engine), self.model)
+        together = self.together(c, engine)
         key = (c.gpu.id, c.gpu_count, together)
         if key not in self._hosts:
             self._hosts[key] = choose_host(c.gpu, c.gpu_count, together, self.hosts, rack_only(self.workload))
@@ -291,7 +296,7 @@ class Evaluator(LaunchLevers):
         host = self.host(c, row.engine)
         if host is None and self.workload.pricing == "purchase":
             where = " in a rack" if rack_only(self.workload) else ""
-            together = c.tensor_parallel * expert_group(c, self.profile(row.engine), self.model)
+            together = self.together(c, row.engine)
             return reject(c, "no-host", f"no catalog host{where} holds {together} x {c.gpu.name} and feeds their power")
         fallbacks = tuple(suited[1:])
         if not stages_reusable(self.profile(row.engine)):

@@ -314,8 +314,7 @@ class TrtllmEngine(Engine):
         (:func:`cache_config_lines`), go in the same file, since trtllm-serve reads one."""
         k = spec.num_speculative_tokens
         trt = self._own(request.overhead if isinstance(request.overhead, TrtllmProfile) else None)
-        fraction, tokens = trt.kv_cache_free_gpu_mem_fraction, trt.num_tokens
-        lines = cache_config_lines(request, result, trt.attention_windows, trt.attention_dp, fraction, tokens)
+        lines = _options_lines(request, result, trt)
         lines += ["speculative_config:", f"  decoding_type: {TRTLLM_DECODING[spec.method]}"]
         if spec.method == "mtp":
             lines.append(f"  num_nextn_predict_layers: {k}")
@@ -355,8 +354,7 @@ class TrtllmEngine(Engine):
             f" --kv_cache_free_gpu_memory_fraction {trt.kv_cache_free_gpu_mem_fraction:g}"
         )
         speculating = speculative_method(request) is not None
-        fraction = trt.kv_cache_free_gpu_mem_fraction
-        config = cache_config_lines(request, result, trt.attention_windows, trt.attention_dp, fraction, trt.num_tokens)
+        config = _options_lines(request, result, trt)
         if config and not speculating:  # else in the speculative flag's file: trtllm-serve reads one
             command += " " + options_flag(config)
         command = with_note(command, loading)
@@ -364,6 +362,12 @@ class TrtllmEngine(Engine):
             return command
         gpus = result.tensor_parallel * result.pipeline_parallel
         return replicas_note("trtllm-serve serves one replica a process", result.replicas, gpus) + command
+
+
+def _options_lines(request: PlanRequest, result: PlanResult, trt: TrtllmProfile) -> list[str]:
+    """The options file's lines for the profile's settings (:func:`cache_config_lines`)."""
+    fraction, tokens = trt.kv_cache_free_gpu_mem_fraction, trt.num_tokens
+    return cache_config_lines(request, result, trt.attention_windows, trt.attention_dp, fraction, tokens)
 
 
 def triton_note(result: PlanResult, trt: TrtllmProfile) -> str:

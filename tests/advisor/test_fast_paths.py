@@ -28,7 +28,6 @@ from planner.advisor.costs import Assumptions, HostChoice, SystemCost, choose_ho
 from planner.advisor.engine_speed import prefill_alone, prefill_in_serving
 from planner.advisor.evaluate import Evaluator
 from planner.advisor.options import Candidate, purchase_text
-from planner.advisor.reuse import expert_group
 from planner.advisor.suitability import rack_only
 from planner.advisor.support import SupportRow, runner, runners, why_not
 from planner.advisor.throughput import Setup, setup_for
@@ -176,8 +175,7 @@ class _PlainEvaluator(Evaluator):
         return rows or why_not(c.gpu, c.weights, c.kv_dtype, self.moe, self.engines(), self.state_layers)
 
     def host(self, c: Candidate, engine: str) -> HostChoice | None:
-        together = c.tensor_parallel * expert_group(c, self.profile(engine), self.model)
-        return choose_host(c.gpu, c.gpu_count, together, self.hosts, rack_only(self.workload))
+        return choose_host(c.gpu, c.gpu_count, self.together(c, engine), self.hosts, rack_only(self.workload))
 
     def weights_fit(self, c: Candidate, engine: str) -> MemoryFit:
         overhead = self.profile(engine)

@@ -25,11 +25,13 @@ H200 = get_gpu("h200-sxm-141gb")
 ROUTED = 58 * 256 * 3 * 7168 * 2048  # DeepSeek-V3's routed experts (config.json: 61 layers, first 3 dense)
 
 
-def _request(engine: str, gpus: int = 8, tp: int | None = None, model=V3, **settings: object) -> PlanRequest:
+def _request(
+    engine: str, gpus: int = 8, tp: int | None = None, model=V3, gpu=H200, **settings: object
+) -> PlanRequest:  # fmt: skip
     return PlanRequest(
         model=model,
-        gpu=H200,
-        gpu_memory_bytes=H200.memory_bytes_for(True),
+        gpu=gpu,
+        gpu_memory_bytes=gpu.memory_bytes_for(True),
         gpu_count=gpus,
         tensor_parallel=tp,
         context_tokens=32768,
@@ -275,15 +277,7 @@ GPT_OSS = get_model("openai/gpt-oss-120b").spec
 
 
 def _on_sparks(engine: str, **settings: object) -> PlanRequest:
-    return PlanRequest(
-        model=GPT_OSS,
-        gpu=SPARK,
-        gpu_memory_bytes=SPARK.memory_bytes_for(True),
-        gpu_count=4,
-        tensor_parallel=1,
-        context_tokens=32768,
-        overhead=engine_profile(engine, **settings),
-    )
+    return _request(engine, gpus=4, tp=1, model=GPT_OSS, gpu=SPARK, **settings)
 
 
 def test_replicas_on_machines_are_whole_copies() -> None:
