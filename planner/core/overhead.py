@@ -222,9 +222,9 @@ class OverheadModelBase(HashedOnce, frozen=True, extra="forbid"):
         ``dense_mlp``, ``lm_head``); empty: each replica holds a whole copy (independent servers)."""
         return frozenset()
 
-    def kv_token_cap(self) -> int | None:
-        """The tokens the engine's pool holds at most whatever memory is left (SGLang's ``--max-total-tokens``);
-        the memory beyond them stays free. ``None``: the pool takes what is left."""
+    def kv_cap_bytes(self, ctx: StageContext, kv_bytes_per_token: int) -> int | None:
+        """The most bytes the pool holds on a GPU of ``ctx`` (SGLang's ``--max-total-tokens``; ``kv_bytes_per_token``
+        a token there), the rest left free; ``None``: the pool takes what is left."""
         return None
 
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:

@@ -12,7 +12,7 @@ from the total ``nvidia-smi`` reports.
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal, NamedTuple
+from typing import ClassVar, Literal
 
 from planner.core.kv import kv_bytes_per_token_in_layers
 from planner.core.model import ModelSpec
@@ -47,6 +47,7 @@ from planner.engines.sglang_launch import (
     speculative_words,
 )
 from planner.engines.sglang_logparse import parse_sglang
+from planner.engines.sglang_pool import Pool, cap_bytes, request_apart, split_line, swa_split
 from planner.engines.sglang_rules import (
     SGLANG_DEFAULT_VERSION,
     SGLANG_RELEASES,
@@ -74,17 +75,6 @@ from planner.planning.results import PlanResult
 # blind set's other unshared H100 and B200 logs show 0.71-0.78); TP > 1 from the planner's earlier estimate.
 SGLANG_LOAD_OVERHEAD_TP1 = round(0.76 * GiB)
 SGLANG_LOAD_OVERHEAD_TP = round(1.5 * GiB)
-
-
-class Pool(NamedTuple):
-    """The pool SGLang sizes, with the first rank's figures (the tightest stage sets the tokens)."""
-
-    tokens: int
-    profiled: int  # before --max-total-tokens
-    cell_bytes: int  # KV bytes per token on the first rank
-    rest_bytes: int  # its budget for the pool: f x pre_model_load_memory - what loaded
-    weights_bytes: int
-    before_bytes: int  # free when its weights start loading (pre_model_load_memory)
 
 
 # python/sglang/srt/model_executor/model_runner.py ModelRunner.__init__: "Automatically reduce
@@ -160,6 +150,11 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         (:func:`planner.deploy.spark_hosts.unified_host_bytes`); none on a discrete GPU."""
         return unified_host_bytes(SGLANG_LOAD_OVERHEAD_TP1) if integrated else 0
 
+    def kv_cap_bytes(self, ctx: StageContext, kv_bytes_per_token: int) -> int | None:
+        """``--max-total-tokens`` in bytes (:func:`planner.engines.sglang_pool.cap_bytes`)."""
+        cap = self.kv_token_cap()
+        return None if cap is None else cap_bytes(ctx, self.engine_version, cap, self.page_size, kv_bytes_per_token)
+
     def kv_token_cap(self) -> int | None:
         """``--max-total-tokens`` in whole pages (``model_runner.py:1690-1703``: the smaller of it and the profiled
         pool, then ``// page_size * page_size``)."""
@@ -217,6 +212,7 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
     model, tp = request.model, result.tensor_parallel
     server_tp = profile.server_tp(tp, result.replicas)  # the --tp group NCCL joins
     integrated = request.gpu is not None and request.gpu.platform.integrated
+    apart = request_apart(request, profile.engine_version)
     found: list[Pool] = []
     for index, stage in enumerate(result.stages):
         layers = range(*stage.layers)
@@ -225,10 +221,11 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
         total = stage_total_bytes(request, result, index)
         before = profile.before_loading_bytes(total, stage.other_bytes, server_tp, integrated)
         rest = math.floor(fraction * before) - weights - vlm_reserve_bytes(profile.engine_version, model)
-        cell = kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, layers)
-        cell += stage_drafter(request, tp, index == len(result.stages) - 1).kv_bytes_per_token
-        held = max(0, rest) // cell if cell else 0
-        found.append(Pool(held, held, cell, rest, weights, before))
+        drafter = stage_drafter(request, tp, index == len(result.stages) - 1).kv_bytes_per_token
+        cell = kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, layers) + drafter
+        split = swa_split(model, request.resolved_kv_dtype, tp, layers, cell) if apart else None
+        held = (split.full_tokens(rest) if split else max(0, rest) // cell) if cell else 0
+        found.append(Pool(held, held, cell, rest, weights, before, split))
     profiled = min(p.tokens for p in found) or 0
     tokens, cap = profiled // profile.page_size * profile.page_size, profile.kv_token_cap()
     tokens = tokens if cap is None else min(tokens, cap)
@@ -244,12 +241,14 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     first = _pool_tokens(request, result, profile, fraction)
     tokens, rest_first, before = first.tokens, first.rest_bytes, first.before_bytes
     max_len = result.max_model_len
-    pool = tokens * first.cell_bytes
+    pool = first.pool_bytes(tokens, profile.page_size)
     given = profile.max_running_requests  # with --enable-dp-attention the whole server's, a rank's share is // dp
     given = max(1, given // result.replicas) if given and profile.enable_dp_attention else given
     running = sglang_running(tokens, max_len, given, profile.engine_version)  # tp_worker.py: per rank
     lines = [
-        pool_line(profile.engine_version, request.resolved_kv_dtype, tokens, pool, model.mla is not None),
+        split_line(tokens, profile.page_size)
+        if first.split
+        else pool_line(profile.engine_version, request.resolved_kv_dtype, tokens, pool, model.mla is not None),
         f"max_total_num_tokens={tokens}, max_running_requests={running}, context_len={max_len}",
     ]
     lines[:0] = launch_lines(profile, first.profiled)

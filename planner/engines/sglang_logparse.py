@@ -12,6 +12,10 @@ _DTYPE = r"(?:dtype: [\w.]+, )?"
 _SG_POOL = pattern(rf"KV Cache is allocated\. {_DTYPE}#tokens: NUM, K size: NUM GB, V size: NUM GB")
 _SG_MLA_POOL = pattern(rf"KV Cache is allocated\. {_DTYPE}#tokens: NUM, KV size: NUM GB")
 _SG_TOTAL = pattern(r"max_total_num_tokens=NUM")
+# -- the windowed layers' pool apart (0.5.8 on, planner.engines.sglang_pool): 'Use sliding window memory pool.
+# full_layer_tokens=N, swa_layer_tokens=M', then one 'KV Cache is allocated' line a pool (labelled 'Full' / 'SWA' in
+# some releases); the full pool's tokens are the scheduler's --
+_SG_SPLIT = pattern(r"[Ss]liding window memory pool\. full_layer_tokens=NUM, swa_layer_tokens=NUM")
 _SG_WEIGHTS = pattern(r"mem usage=NUM GB")
 _SG_CONTEXT = pattern(r"context_len=NUM")
 _SG_FRACTION = pattern(r"mem[-_]fraction[-_]static[= ]{1,3}NUM")
@@ -31,7 +35,10 @@ def parse_sglang(lines: Lines) -> dict[str, object] | None:
     fields: dict[str, object] = {}
     pool = lines.last("KV Cache is allocated", _SG_POOL)
     mla = lines.last("KV Cache is allocated", _SG_MLA_POOL)
-    if pool:
+    split = lines.last("memory pool", _SG_SPLIT)
+    if split:
+        fields.update(_split_pools(lines, int(number(split.group(1), "full")), int(number(split.group(2), "swa"))))
+    elif pool:
         k, v = number(pool.group(2), "K size"), number(pool.group(3), "V size")
         fields.update(kv_cache_tokens=int(number(pool.group(1), "#tokens")), kv_cache_gib=k + v)
     elif mla:
@@ -52,3 +59,16 @@ def parse_sglang(lines: Lines) -> dict[str, object] | None:
     if isinstance(tokens, int) and isinstance(context, int) and context:
         fields.update(max_concurrency=tokens / context, max_concurrency_at_tokens=context)
     return {"format": "sglang", **fields}
+
+
+def _split_pools(lines: Lines, full: int, swa: int) -> dict[str, object]:
+    """A split pool's figures: the full pool's tokens, and both pools' size (their last 'KV Cache is allocated'
+    lines, told apart by their token counts)."""
+    sizes: dict[int, float] = {}
+    for found in lines.matches("KV Cache is allocated", _SG_POOL):
+        size = number(found.group(2), "K size") + number(found.group(3), "V size")
+        sizes.setdefault(int(number(found.group(1), "#tokens")), size)  # the last line of each count
+    fields: dict[str, object] = {"kv_cache_tokens": full}
+    if full != swa and full in sizes and swa in sizes:  # equal counts (a ratio of 1) cannot be told apart
+        fields["kv_cache_gib"] = sizes[full] + sizes[swa]
+    return fields

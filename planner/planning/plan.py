@@ -19,7 +19,7 @@ from planner.bounds.walltime import check
 from planner.core.kv import kv_bytes_per_token, kv_bytes_per_token_in_layers
 from planner.core.kv_formats import kv_format
 from planner.core.model import ModelSpec
-from planner.core.overhead import LoadContext
+from planner.core.overhead import LoadContext, StageContext
 from planner.core.parallel import check_parallel
 from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.core.precision import weight_format
@@ -202,12 +202,12 @@ def with_loaded_weights(like: PlanBasis, request: PlanRequest, weights_bytes: tu
     return like.model_copy(update={"request": request, "weights_bytes": weights_bytes})
 
 
-def _pool_bytes(request: PlanRequest, headroom: int, kv_bytes_per_token: int) -> int:
+def _pool_bytes(request: PlanRequest, ctx: StageContext, headroom: int, kv_bytes_per_token: int) -> int:
     """The KV pool: the headroom when positive, at most the engine's token cap (:meth:`OverheadModelBase.
-    kv_token_cap`; the rest of the headroom is then left free)."""
-    cap = request.overhead.kv_token_cap()
+    kv_cap_bytes`; the rest of the headroom is then left free)."""
+    cap = request.overhead.kv_cap_bytes(ctx, kv_bytes_per_token)
     pool = max(0, headroom)
-    return pool if cap is None else min(pool, cap * kv_bytes_per_token)
+    return pool if cap is None else min(pool, cap)
 
 
 def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMemory:
@@ -220,18 +220,17 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
     gpu_memory_bytes = stage_memory_bytes(request.deployment, stage, gpu_memory_bytes)
     extra = basis.extras[stage] if basis.extras is not None else None
     lora, draft, other = (extra.lora_bytes, extra.draft_bytes, extra.other_bytes) if extra else (0, 0, 0)
-    overhead = request.overhead.per_gpu(
-        stage_context(
-            request,
-            gpu_memory_bytes=gpu_memory_bytes,
-            split=(basis.tensor_parallel, basis.pipeline_parallel),
-            stage_index=stage,
-            layers=(start, stop),
-            weights_bytes=weights,
-            held_bytes=(lora + draft, other),
-            max_model_len=request.max_model_len or request.context_tokens,
-        )
+    ctx = stage_context(
+        request,
+        gpu_memory_bytes=gpu_memory_bytes,
+        split=(basis.tensor_parallel, basis.pipeline_parallel),
+        stage_index=stage,
+        layers=(start, stop),
+        weights_bytes=weights,
+        held_bytes=(lora + draft, other),
+        max_model_len=request.max_model_len or request.context_tokens,
     )
+    overhead = request.overhead.per_gpu(ctx)
     # Memory other processes hold comes out of a reserve the engine leaves unused (vLLM's 1 - util) first.
     spare = min(other, overhead.reserved_bytes) if request.overhead.others_in_reserve() else 0
     reserved = overhead.reserved_bytes - spare
@@ -245,7 +244,7 @@ def stage_memory(basis: PlanBasis, stage: int, gpu_memory_bytes: int) -> StageMe
         activation_bytes=overhead.activation_bytes,
         framework_bytes=overhead.framework_bytes,
         reserved_bytes=reserved,
-        kv_cache_bytes=_pool_bytes(request, headroom, basis.kv_bytes_per_token[stage]),
+        kv_cache_bytes=_pool_bytes(request, ctx, headroom, basis.kv_bytes_per_token[stage]),
         headroom_bytes=headroom,
         kv_bytes_per_token=basis.kv_bytes_per_token[stage],
         lora_bytes=lora,
