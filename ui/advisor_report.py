@@ -23,6 +23,7 @@ from planner.advisor import (
     verdict,
     why_beats,
 )
+from planner.assessment.words import plural, seconds
 from ui import report
 from ui.advisor_rows import option_row
 
@@ -52,8 +53,11 @@ def _headline(ranking: Ranking) -> list[tuple[str, str]]:
     return [
         *price,
         ("Users held", f"{best.conversations:,} conversations of {best.context_tokens:,} tokens"),
-        ("Tokens/s per user", speed_text(best).split(" tokens")[0]),
-        ("First token", f"{best.prefill_seconds or 0:.1f} s"),
+        (
+            "Tokens/s per user",
+            f"{speed_text(best).split(' tokens')[0]} with {plural(ranking.target_concurrency, 'conversation')} at once",
+        ),
+        ("First token", seconds(best.prefill_seconds) if best.prefill_seconds is not None else "not estimated"),
         ("Power", f"{best.power_watts:,.0f} W"),
         ("Rack space", f"{best.rack_units}U" if best.rack_units else "not rack-mounted"),
     ]

@@ -332,7 +332,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             ("framework", format_bytes(data["overhead_bytes_per_gpu"], unit) + " per GPU"),
             ("reserved", format_bytes(data["reserved_bytes_per_gpu"], unit) + " per GPU"),
             ("KV cache pool", format_bytes(data["kv_cache_bytes_per_gpu"], unit) + " per GPU"),
-            ("room for KV", format_bytes(data["headroom_bytes_per_gpu"], unit) + " per GPU (negative: short by)"),
+            ("room for KV", _room_words(data["headroom_bytes_per_gpu"], unit)),
             ("KV per token", f"{data['kv_bytes_per_token']:,} bytes (whole model{_window_words(request.model)})"),
             (
                 "KV budget",
@@ -371,3 +371,14 @@ def _verdict_word(a: Assessment) -> str:
     if not a.fits:
         return "DOES NOT FIT"
     return "FITS, BELOW TARGET" if a.state is VerdictState.MISSES_TARGET else "FITS"
+
+
+def _room_words(headroom_bytes: int, unit: str) -> str:
+    """The room left for the KV cache, or by how much it is short.
+
+    >>> _room_words(2**30, "GiB"), _room_words(-(2**29), "GiB")
+    ('1.00 GiB per GPU', 'short by 0.50 GiB per GPU')
+    """
+    if headroom_bytes < 0:
+        return f"short by {format_bytes(-headroom_bytes, unit)} per GPU"
+    return format_bytes(headroom_bytes, unit) + " per GPU"

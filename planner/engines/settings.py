@@ -57,7 +57,7 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
     ),
     EngineSetting(
         "kv_cache_memory_bytes", "--kv-cache-memory", "bytes", 1, MAX_GPU_MEMORY_BYTES,
-        "a fixed KV-cache size per GPU in bytes, instead of the memory fraction",
+        "a fixed KV-cache size per GPU, instead of the memory fraction (the engine's flag takes bytes)",
     ),
     EngineSetting(
         "max_total_tokens", "--max-total-tokens", "count", 1, MAX_KV_TOKENS,

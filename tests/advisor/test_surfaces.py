@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import random
+import re
 from typing import Any
 
 import pytest
@@ -24,7 +25,7 @@ from planner.advisor import (
     summary_lines,
     verdict,
 )
-from planner.assessment.words import plural
+from planner.assessment.words import plural, seconds
 from planner.cli import main
 from planner.cli.advise import ranking_data
 from planner.deploy.options import DeploymentOptions
@@ -102,6 +103,11 @@ def check_surfaces(model_id: str, ranking: Ranking) -> None:
     # the report: the summary, the verdict's colour, the best option's count
     html = advisor_report_html(ranking, model_id, "https://example.test/advisor", {})
     assert f"class='verdict {TONES[verdict(ranking)]}'" in html and f"{best.conversations:,}" in html
+    # its headline figures as the summary words them: the first token to the same digits, the speed at the target
+    first = seconds(best.prefill_seconds) if best.prefill_seconds is not None else "not estimated"
+    assert f"<div class='label'>First token</div><div class='value'>{first}</div>" in html
+    at_once = f" with {plural(ranking.target_concurrency, 'conversation')} at once</div>"
+    assert re.search(rf"Tokens/s per user</div><div class='value'>[^<]*{at_once}", html), html
     # the row's Memory-page link: the sidebar set to the option (and a Mac's GPU share) gives the same count
     share = ranking.workload.unified_memory_share if best.gpu_id and get_gpu(best.gpu_id).unified_memory else None
     deployment = DeploymentOptions(unified_share=share) if share is not None else None

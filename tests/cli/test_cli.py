@@ -302,7 +302,7 @@ def test_fit_offers_the_nearest_set_ups_as_the_memory_page_does(capsys) -> None:
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert re.search(r"nearest +the GPU's share of memory raised to 79%: sudo sysctl iogpu\.wired_limit_mb=103547", out)
-    assert re.search(r"room for KV +25\.47 GiB per GPU \(negative: short by\)", out), out
+    assert re.search(r"room for KV +25\.47 GiB per GPU\n", out), out
     assert "host RAM" not in out  # Metal maps the whole model file as the GPU's buffer, token_embd included
     assert main([*argv, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -327,3 +327,12 @@ def test_a_nearest_set_up_names_the_target_the_verdict_was_asked_about(capsys: p
     main([*args, "--users", "8"])
     nearest = [line for line in capsys.readouterr().out.splitlines() if line.startswith("nearest")]
     assert any("That covers the target of 8 users" in line for line in nearest), nearest
+
+
+def test_fit_says_how_much_room_is_missing_and_no_sign_rule_beside_room_there_is(capsys) -> None:
+    """Llama-3.1-70B in BF16 (141 GB of weights) on one H100: the room for the KV cache is a shortfall, said as
+    one; before, a positive room carried "(negative: short by)" too."""
+    assert main(["fit", "--model", "meta-llama/Llama-3.1-70B", "--gpu", "h100-sxm-80gb", "--weights", "bf16"]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"room for KV +short by \d+\.\d\d GiB per GPU\n", out), out
+    assert "negative" not in out
