@@ -54,7 +54,7 @@ def test_every_release_to_0_33_is_known_with_its_rules() -> None:
     assert vllm_rules("0.20.0").printed_tokens == "blocks" and vllm_rules("0.20.1").printed_tokens == "concurrency"
     assert not vllm_rules("0.19.1").mamba_block_refusal and vllm_rules("0.20.0").mamba_block_refusal
     assert not vllm_rules("0.25.1").hybrid_prefix_caching and vllm_rules("0.26.0").hybrid_prefix_caching
-    assert not vllm_rules("0.28.0").mamba_align_always and vllm_rules("0.29.0").mamba_align_always
+    assert not vllm_rules("0.27.1").mamba_align_always and vllm_rules("0.28.0").mamba_align_always
     assert vllm_rules("0.26.0").non_kv_formula == "split" and vllm_rules("0.27.0").non_kv_formula == "consumed"
     assert [vllm_rules(v).model_runner for v in ("0.21.0", "0.22.0", "0.25.0", "0.29.0")] == [
         "v1",
@@ -283,3 +283,65 @@ def test_hybrid_tokens_by_release() -> None:
     assert new.max_concurrency == new.gpu_blocks / pages and new.kv_cache_tokens == int(new.max_concurrency * 32768)
     align = _report(overhead=VllmProfile(engine_version="0.26.0", max_num_seqs=2))
     assert align.max_concurrency == align.gpu_blocks / (math.ceil(32768 / align.block_size) + 3 * 2)
+
+
+def test_a_fixed_kv_size_still_meets_the_start_up_check_of_free_memory() -> None:
+    """vLLM's worker checks ``free >= util x total`` whatever ``--kv-cache-memory`` says (``init_device`` calls
+    ``request_memory``: 0.27.0 gpu_worker.py:396, v1/worker/utils.py:409-427). 4 GiB held by another process on an
+    RTX 3090 (23.56 GiB as vLLM sees it) leave 19.05 GiB once the worker's own CUDA context is up, under 0.92 x
+    23.56 = 21.68. Before, a fixed KV size skipped the check and the plan started (an outside review, 2026-12-06)."""
+    fixed = VllmProfile(engine_version="0.27.0", kv_cache_memory_bytes=2 * GiB, max_num_seqs=1)
+    held = DeploymentOptions(used_memory_bytes=4 * GiB)
+    report = _report(model="Qwen/Qwen3-8B", context=8192, overhead=fixed, deployment=held)
+    assert report.failure_kind == "free-memory"
+    assert report.failure is not None and "(19.05/23.56 GiB) on startup" in report.failure, report.failure
+    alone = _report(model="Qwen/Qwen3-8B", context=8192, overhead=fixed)
+    assert alone.failure is None and alone.available_kv_cache_bytes_per_gpu == 2 * GiB
+    # a fraction set beside it, under what is free, passes the check; the launch command carries both
+    lower = fixed.model_copy(update={"gpu_memory_utilization": 0.8})
+    less = DeploymentOptions(used_memory_bytes=2 * GiB)
+    request = _request(model="Qwen/Qwen3-8B", context=8192, overhead=lower, deployment=less)
+    assert engine_report(request, plan(request)).failure is None
+    command = launch_commands(request, plan(request))["vllm"]
+    assert f"--kv-cache-memory {2 * GiB}" in command and "--gpu-memory-utilization 0.8" in command
+
+
+def test_mamba2_hybrids_take_the_align_mode_from_0_28() -> None:
+    """0.28.0 sets Mamba cache mode 'align' whenever prefix caching is on (model_executor/models/config.py:602-609);
+    0.27.1 kept 'all' for models that support Mamba prefix caching (:616), a state page a block. Nemotron Nano 9B
+    v2 at 32k with 64 sequences on an RTX 3090: refused in 0.27.1, started in 0.28.0 (planned refused before)."""
+    kw = {"model": "nvidia/NVIDIA-Nemotron-Nano-9B-v2", "context": 32768}
+    old = _report(**kw, overhead=VllmProfile(engine_version="0.27.1", max_num_seqs=64))
+    new = _report(**kw, overhead=VllmProfile(engine_version="0.28.0", max_num_seqs=64))
+    assert old.failure_kind == "kv-cache-too-small" and new.failure is None
+    assert 3 < new.max_concurrency < 4
+
+
+# draft_model leaves the unsupported list in 0.31.0, medusa in 0.33.0 (config/vllm.py 0.30.0 :2844-2846, 0.31.0 :3079)
+DRAFT_ON_V2 = (("0.30.0", "draft"), ("0.31.0", "draft"), ("0.32.0", "medusa"), ("0.33.0", "medusa"))
+
+
+@pytest.mark.parametrize("version", ["0.23.0", "0.25.1", "0.27.0", "0.29.0"])
+def test_a_draft_model_or_medusa_keeps_the_release_on_model_runner_v1(version: str) -> None:
+    """Model Runner V2 runs only EAGLE, EAGLE-3 and MTP of the planner's methods ("Model Runner V2 does not yet
+    support speculative method ...; using the V1 model runner instead", config/vllm.py 0.22.0 :2002, 0.27.0
+    :2197-2203, 0.29.0 :2566-2573): a draft model's plan warms V1's sampler and, where V1 estimates its graphs,
+    counts them in the budget. Before, it was planned on V2 (Qwen3-8B with Qwen3-0.6B on an RTX 5090, 0.27.0:
+    10.66 GiB of KV cache where V1 leaves 9.27)."""
+    rules, llama = vllm_rules(version), get_model("meta-llama/Llama-3.1-8B").spec
+    assert uses_model_runner_v2(rules, llama, "bf16", speculative="eagle3")
+    assert uses_model_runner_v2(rules, llama, "bf16", speculative="mtp")
+    assert not uses_model_runner_v2(rules, llama, "bf16", speculative="draft")
+    assert not uses_model_runner_v2(rules, llama, "bf16", speculative="medusa")
+    later = [uses_model_runner_v2(vllm_rules(v), llama, "bf16", speculative=m) for v, m in DRAFT_ON_V2]
+    assert later == [False, True, False, True]
+    draft = DeploymentOptions(
+        speculative=SpeculativeOptions(method="draft", draft_model=get_model("Qwen/Qwen3-0.6B").spec)
+    )
+    eagle = DeploymentOptions(speculative=SpeculativeOptions(method="eagle3", num_speculative_tokens=1))
+    if not uses_model_runner_v2(rules, get_model("Qwen/Qwen3-8B").spec, "bf16"):
+        return  # a release that lists Qwen3 for V2 later
+    profile = VllmProfile(engine_version=version)
+    on_v1 = _report(model="Qwen/Qwen3-8B", gpu="rtx-5090", context=8192, overhead=profile, deployment=draft)
+    on_v2 = _report(model="Qwen/Qwen3-8B", gpu="rtx-5090", context=8192, overhead=profile, deployment=eagle)
+    assert "v2 sampler" not in " ".join(on_v1.notes) and "v2 sampler" in " ".join(on_v2.notes)

@@ -35,8 +35,15 @@ from planner.planning.plan import PlanRequest, plan
 
 def _report(model: str, gpu: str, version: str, kv_gib: float, batched: int | None) -> tuple[int, float]:
     device = get_gpu(gpu)
+    # the Spark's run set util 0.75 (its case's name): vLLM checks free memory against util x total whatever
+    # --kv-cache-memory says, and a GB10's MemAvailable is under the default 0.92 of its total
+    util = 0.75 if gpu == "dgx-spark-gb10" else None
     profile = overhead_profile(
-        "vllm", version=version, kv_cache_memory_bytes=round(kv_gib * GiB), max_num_batched_tokens=batched
+        "vllm",
+        fraction=util,
+        version=version,
+        kv_cache_memory_bytes=round(kv_gib * GiB),
+        max_num_batched_tokens=batched,
     )
     request = PlanRequest(
         model=get_model(model).spec, gpu=device, gpu_memory_bytes=device.memory_bytes_for(True),

@@ -29,6 +29,7 @@ from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.start_memory import free_at_start
 from planner.engines.vllm.unified import unified_non_torch_bytes
+from planner.planning.context import speculative_method
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -80,7 +81,7 @@ def first_boot_bytes(request: PlanRequest, result: PlanResult, profile: VllmProf
         return 0
     if model.moe is not None or model.linear_attention is not None:  # every boot that showed it was dense
         return 0
-    if not profile.runs_v2(model, request.resolved_weights):
+    if not profile.runs_v2(model, request.resolved_weights, speculative_method(request)):
         return 0
     if max_num_seqs_of(request, profile) <= FIRST_BOOT_MIN_SEQS:
         return 0

@@ -28,6 +28,7 @@ from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len,
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import is_multimodal
 from planner.engines.vllm.versions import first_release_with, known_releases, vllm_rules
+from planner.planning.context import speculative_method
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult, StageMemory
 
@@ -194,7 +195,7 @@ class VllmEngine(Engine):
         budget: releases before 0.20, and Model Runner V2 before 0.29): what another engine started after it finds
         taken."""
         vllm = as_vllm(profile)
-        in_budget = vllm.graphs_in_budget(request.model, request.resolved_weights)
+        in_budget = vllm.graphs_in_budget(request.model, request.resolved_weights, speculative_method(request))
         graphs = 0 if in_budget else vllm.cudagraph_capture_bytes(stage.layers[1] - stage.layers[0])
         return report.budget_bytes + graphs
 

@@ -51,7 +51,7 @@ from planner.engines.vllm.start_memory import (
     free_at_start,
     memory_failure,
 )
-from planner.planning.context import result_context
+from planner.planning.context import result_context, speculative_method
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -100,7 +100,11 @@ def _profiling_kv_failure(
     (:mod:`planner.engines.vllm.profiling_kv`): a CUDA out-of-memory error before the KV cache is sized."""
     if profile.kv_cache_memory_bytes is not None or profile.enforce_eager or stages[0].capacity is not None:
         return None  # the extensible KV cache measures the graphs after warm-up, without a profiling KV cache
-    if not profiles_graphs(profile.rules, profile.runs_v2(request.model, request.resolved_weights), request.gpu):
+    if not profiles_graphs(
+        profile.rules,
+        profile.runs_v2(request.model, request.resolved_weights, speculative_method(request)),
+        request.gpu,
+    ):
         return None
     _, free = free_at_start(request, result, profile)
     seqs = max_num_seqs_of(request, profile)
@@ -193,7 +197,7 @@ def _sampler_headroom(
     layers = result.stages[index].layers
     count = layers[1] - layers[0]
     # With the estimate in the budget the capture takes what was set aside for it.
-    in_budget = profile.graphs_in_budget(request.model, request.resolved_weights)
+    in_budget = profile.graphs_in_budget(request.model, request.resolved_weights, speculative_method(request))
     graph_set = last.graphs
     graphs = (
         profile.cudagraph_estimate_bytes(count, graph_set)

@@ -53,7 +53,7 @@ def in_flight_tokens(request: PlanRequest, result: PlanResult, profile: VllmProf
     rules = profile.rules
     if not rules.sliding_in_flight:
         return batched, batched
-    v2 = profile.runs_v2(request.model, request.resolved_weights)
+    v2 = profile.runs_v2(request.model, request.resolved_weights, speculative_method(request))
     on = async_scheduling(rules, speculative_method(request))
     return batched, batched * max_concurrent_batches(result.pipeline_parallel, on, v2)
 

@@ -170,17 +170,17 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         on = self.rules.cudagraph_in_budget if self.estimate_cudagraphs is None else self.estimate_cudagraphs
         return self.is_v1 and on and not self.enforce_eager and not self.extensible()
 
-    def runs_v2(self, model: ModelSpec, weights: str) -> bool:
-        """Whether ``model`` in ``weights`` starts on Model Runner V2 (:func:`uses_model_runner_v2`)."""
-        return uses_model_runner_v2(self.rules, model, weights, self.use_v2_model_runner)
+    def runs_v2(self, model: ModelSpec, weights: str, speculative: str | None = None) -> bool:
+        """Whether ``model`` in ``weights``, with a ``speculative`` method, runs V2 (:func:`uses_model_runner_v2`)."""
+        return uses_model_runner_v2(self.rules, model, weights, self.use_v2_model_runner, speculative)
 
-    def graphs_in_budget(self, model: ModelSpec, weights: str) -> bool:
+    def graphs_in_budget(self, model: ModelSpec, weights: str, speculative: str | None = None) -> bool:
         """Whether the KV budget loses a CUDA-graph estimate for ``model`` in ``weights``: :attr:`cudagraph_in_budget`,
         except on Model Runner V2 before 0.29.0, whose estimate is a stub returning 0 (``versions.toml`` rule
         ``v2_cudagraph_estimate``): its graphs are captured afterwards, in the ``1 - util`` headroom."""
         if not self.cudagraph_in_budget:
             return False
-        return self.rules.v2_cudagraph_estimate or not self.runs_v2(model, weights)
+        return self.rules.v2_cudagraph_estimate or not self.runs_v2(model, weights, speculative)
 
     @property
     def reads_ahead(self) -> bool:
@@ -209,10 +209,10 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     def sampler_kind(self) -> str:
         return self.sampler or self.rules.sampler
 
-    def sampler_for(self, model: ModelSpec, weights: str) -> str:
+    def sampler_for(self, model: ModelSpec, weights: str, speculative: str | None = None) -> str:
         """The sampler the profile run warms up: Model Runner V2's own (``v2``) where it runs
         (:mod:`planner.engines.vllm.runner`), else :attr:`sampler_kind`."""
-        return "v2" if self.runs_v2(model, weights) else self.sampler_kind
+        return "v2" if self.runs_v2(model, weights, speculative) else self.sampler_kind
 
     def batch(
         self,
@@ -266,9 +266,8 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         of ``ctx``, kept per profile, model and those (:mod:`planner.engines.vllm.kept`)."""
         layers = ctx.layers or (0, model.num_hidden_layers)
         first, last = ctx.stage_index == 0, ctx.is_last_stage
-        inputs = TermsInputs(
-            ctx.tensor_parallel, ctx.weights_format, first, layers, last, ctx.speculative, tokens, seqs
-        )
+        drafter = (ctx.speculative, tokens, seqs, ctx.speculative_method)
+        inputs = TermsInputs(ctx.tensor_parallel, ctx.weights_format, first, layers, last, *drafter)
         try:
             return _terms_kept(self, model, inputs)
         except TypeError:  # unhashable: a profile a calibration fit builds holds its trial constants in a dict
@@ -276,7 +275,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
 
     def terms_of(self, model: ModelSpec, inputs: TermsInputs) -> ProfileTerms:
         """:meth:`terms` from what it reads (:class:`planner.engines.vllm.terms.TermsInputs`)."""
-        tp, weights_format, first, layer_range, last, speculative, tokens, seqs = inputs
+        tp, weights_format, first, layer_range, last, speculative, tokens, seqs, method = inputs
         act = 4 if weights_format == "fp32" else 2
         layers = range(*layer_range)
         if not self.is_v1:
@@ -287,7 +286,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         workspace = 0 if weights_format == "mxfp4" else moe_workspace_bytes(model, tokens, tp, act, layers)
         if not self.rules.moe_workspace_persistent:
             forward, workspace = forward + workspace, 0
-        kind = self.sampler_for(model, weights_format)
+        kind = self.sampler_for(model, weights_format, method)
         rejection = last and speculative and kind != "v2"  # terms.REJECTION_FP32_ROWS
         return ProfileTerms(
             forward=forward,
@@ -305,7 +304,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         the earlier split formula counts torch's increase during the profile only, 0.25.1 ``gpu_worker.py``)."""
         if not ctx.is_last_stage or self.rules.non_kv_formula != "consumed":
             return 0
-        if not self.runs_v2(ctx.model, ctx.weights_format):
+        if not self.runs_v2(ctx.model, ctx.weights_format, ctx.speculative_method):
             return 0
         _, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len, ctx.model)
         return penalty_state_bytes(ctx.model, seqs)
@@ -385,7 +384,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         framework += self.sampler_state_bytes(ctx)
         layers = ctx.layers or (0, ctx.model.num_hidden_layers)
         graphs = self.default_graphs(total, ctx.gpu_name, ctx.platform, ctx.kv_dtype, ctx.speculative_tokens)
-        if self.graphs_in_budget(ctx.model, ctx.weights_format):
+        if self.graphs_in_budget(ctx.model, ctx.weights_format, ctx.speculative_method):
             framework += self.cudagraph_estimate_bytes(layers[1] - layers[0], graphs)
         if self.kv_cache_memory_bytes is not None:
             reserved = total - loaded - activation - framework - self.kv_cache_memory_bytes

@@ -32,7 +32,7 @@ from planner.engines.vllm.start_memory import Failure, free_at_start
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import replicated_tower_extra_bytes
 from planner.engines.vllm.versions import first_release_with, release_note
-from planner.planning.context import result_context
+from planner.planning.context import result_context, speculative_method
 from planner.planning.plan import PlanRequest, load_context
 from planner.planning.results import PlanResult
 
@@ -87,7 +87,7 @@ def _notes(
     if first.capacity is not None:
         notes.append(extensible_note(first, vllm_platform(request.gpu).runtime))
     elif (
-        not profile.graphs_in_budget(request.model, request.resolved_weights)
+        not profile.graphs_in_budget(request.model, request.resolved_weights, speculative_method(request))
         and not profile.enforce_eager
         and profile.is_v1
     ):
@@ -99,7 +99,7 @@ def _notes(
         ctx = result_context(request, result, 0, engine_total_bytes(request))
         tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len, request.model)
         t = profile.terms(request.model, ctx, tokens, seqs)
-        sampler = profile.sampler_for(request.model, request.resolved_weights)
+        sampler = profile.sampler_for(request.model, request.resolved_weights, speculative_method(request))
         notes.append(
             f"Profile run of v{profile.engine_version} ({tokens} tokens, {min(seqs, tokens)} sampler rows, "
             f"{sampler} sampler): forward {gib_text(t.forward)}, sampler {gib_text(t.sampler)}, "
@@ -242,7 +242,8 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
         command += f" --data-parallel-size {dp}"
     if profile.kv_cache_memory_bytes is not None:
         command += f" --kv-cache-memory {profile.kv_cache_memory_bytes}"
-    else:
+    if profile.kv_cache_memory_bytes is None or profile.gpu_memory_utilization is not None:
+        # with a fixed KV size the fraction still sets the start-up check of free memory (start_memory.py)
         command += f" --gpu-memory-utilization {profile.utilization_for(request.gpu):g}"
     command += f" --max-model-len {result.max_model_len} --max-num-seqs {seqs}{VLLM_KV_FLAGS.get(result.kv_dtype, '')}"
     command = with_note(command + knob_flags(profile), loading)

@@ -29,10 +29,28 @@ LISTED_MOE_024 = ("deepseek_v2", "qwen2_moe", "granitemoe")
 UNQUANTIZED = ("bf16", "fp16", "fp32")
 
 
-def uses_model_runner_v2(rules: VllmRules, model: ModelSpec, weights: str, forced: bool | None = None) -> bool:
+# The first release whose Model Runner V2 runs each of the planner's speculative methods; before it, "Model Runner
+# V2 does not yet support speculative method '...'; using the V1 model runner instead"
+# (VllmConfig._get_v2_model_runner_unsupported_features: 0.22.0 config/vllm.py:2002 takes eagle, eagle3, mtp only,
+# as 0.27.0 :2197-2203 and 0.29.0 :2566-2573 (with dflash, dspark); 0.30.0 :2839-2850 lists draft_model and medusa
+# as unsupported, 0.31.0 :3074-3083 medusa only, 0.33.0 :3067 neither; 0.34.0 has no V1 runner). Read after an
+# outside review, 2026-12-06.
+V2_SPECULATIVE_SINCE = {
+    "eagle": (0, 0, 0),
+    "eagle3": (0, 0, 0),
+    "mtp": (0, 0, 0),
+    "draft": (0, 31, 0),
+    "medusa": (0, 33, 0),
+}
+
+
+def uses_model_runner_v2(
+    rules: VllmRules, model: ModelSpec, weights: str, forced: bool | None = None, speculative: str | None = None
+) -> bool:
     """Whether ``model`` in ``weights`` starts on Model Runner V2 in the release of ``rules``; ``forced``:
     ``VLLM_USE_V2_MODEL_RUNNER`` set, which the release obeys before its own choice (``VllmConfig.
-    use_v2_model_runner``: 0.26.0 ``config/vllm.py:550-553``, 0.29.0 :645-648, 0.31.0 :718-720).
+    use_v2_model_runner``: 0.26.0 ``config/vllm.py:550-553``, 0.29.0 :645-648, 0.31.0 :718-720). A
+    ``speculative`` method V2 does not run yet (:data:`V2_SPECULATIVE_SINCE`) keeps the release on V1.
 
     >>> from planner.engines.vllm.versions import vllm_rules
     >>> from model_catalog import get_model
@@ -44,6 +62,8 @@ def uses_model_runner_v2(rules: VllmRules, model: ModelSpec, weights: str, force
     """
     if forced is not None and rules.model_runner != "v1":
         return forced
+    if speculative is not None and rules.version < V2_SPECULATIVE_SINCE.get(speculative, (0, 0, 0)):
+        return False
     hybrid = model.linear_attention is not None
     moe = model.moe is not None
     if rules.model_runner == "v2-all":

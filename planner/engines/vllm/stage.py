@@ -291,7 +291,9 @@ def _kv_budget(
         used = s.weights + s.non_torch + (0 if profile.enforce_eager else s.graph)
         measured = Measured(s.device_total, s.device_total - held, used, s.activation)
         return available_bytes(measured, util, platform.runtime), capacity
-    in_budget_graph = s.graph if profile.graphs_in_budget(request.model, request.resolved_weights) else 0
+    in_budget_graph = (
+        s.graph if profile.graphs_in_budget(request.model, request.resolved_weights, speculative_method(request)) else 0
+    )
     budget = math.floor(util * s.device_total)
     return budget - s.weights - s.activation - s.non_torch - in_budget_graph, None
 

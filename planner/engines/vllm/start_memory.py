@@ -68,7 +68,9 @@ def memory_failure(
             f"RuntimeError: CUDA error: out of memory (other processes leave the worker no room for its CUDA "
             f"context on the {gib_text(total)} GiB device)."
         )
-    if checked and profile.kv_cache_memory_bytes is None and free < requested:
+    # --kv-cache-memory does not skip it: init_device calls request_memory whatever the KV size (0.22.0
+    # v1/worker/utils.py:403, 0.27.0 :409-427 from gpu_worker.py:396, 0.29.0 :516)
+    if checked and free < requested:
         return "free-memory", (
             f"ValueError: Free memory on device ({gib_text(free)}/{gib_text(total)} GiB) on startup is less than "
             f"desired GPU memory utilization ({util:g}, {gib_text(requested)} GiB). Decrease GPU "

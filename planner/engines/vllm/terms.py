@@ -44,6 +44,7 @@ class TermsInputs(NamedTuple):
     speculative: bool
     tokens: int
     seqs: int
+    method: str | None = None  # the drafter's (planner.deploy.options.SpeculativeOptions): it picks the runner
 
 
 class ProfileTerms(BaseModel, frozen=True, extra="forbid"):
