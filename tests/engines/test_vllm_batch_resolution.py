@@ -58,6 +58,9 @@ def test_the_video_item_is_the_largest_gemma4_item() -> None:
         ("0.22.0", {}, (2496, 256)),
         ("0.31.0", {}, (2496, 256)),
         ("0.31.0", {"language_model_only": True}, (2048, 256)),  # no multimodal input: not a prefix-LM serve
+        ("0.26.0", {"language_model_only": True}, (2496, 256)),  # before 0.27.0 the floor is raised all the same
+        ("0.26.0", {"limit_mm_per_prompt": 0}, (2496, 256)),
+        ("0.27.0", {"language_model_only": True}, (2048, 256)),
         ("0.31.0", {"limit_mm_per_prompt": 0}, (2048, 256)),
         ("0.31.0", {"max_num_batched_tokens": 1024}, (1024, 256)),  # given: kept
         ("0.31.0", {"max_num_seqs": 1}, (2048, 1)),  # raised, then capped at 1 x 2,048 tokens

@@ -69,7 +69,7 @@ from planner.engines.vllm.terms import (
     rejection_bytes,
     sampler_term,
 )
-from planner.engines.vllm.towers import is_multimodal, serves_multimodal
+from planner.engines.vllm.towers import is_multimodal, prefix_floor_applies, serves_multimodal
 from planner.engines.vllm.unified import reads_ahead
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 
@@ -236,7 +236,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         except AttributeError:
             pass
         rules = self.rules
-        floored = rules.mm_prefix_batch_floor and serves_multimodal(self.language_model_only, self.limit_mm_per_prompt)
+        floored = prefix_floor_applies(rules.mm_prefix_batch_floor, self.language_model_only, self.limit_mm_per_prompt)
         given = (self.max_num_batched_tokens, self.max_num_seqs, self.enable_chunked_prefill)
         kept = BatchFlags(rules.v1, rules.batch_defaults, rules.batch_len_cap, floored, self.usage_context, *given)
         object.__setattr__(self, "_batch_flags_kept", kept)

@@ -73,3 +73,14 @@ def serves_multimodal(language_model_only: bool, limit_mm_per_prompt: int | None
     """Whether the server takes multimodal input: not with ``--language-model-only`` or a limit of 0 items per
     prompt (``config/multimodal.py``, 0.21.0 :77-79 and :315-316)."""
     return not language_model_only and limit_mm_per_prompt != 0
+
+
+def prefix_floor_applies(floor: str, language_model_only: bool, limit_mm_per_prompt: int | None) -> bool:
+    """Whether a release's prefix-LM batch floor (``VllmRules.mm_prefix_batch_floor``) is raised under these flags:
+    before 0.27.0 whatever input is enabled, then only where the server takes multimodal input.
+
+    >>> prefix_floor_applies("always", True, None), prefix_floor_applies("with-mm-input", True, None)
+    (True, False)
+    """
+    served = serves_multimodal(language_model_only, limit_mm_per_prompt)
+    return floor == "always" or (floor == "with-mm-input" and served)

@@ -55,7 +55,9 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     model_runner: ModelRunner = "v1"
     batch_defaults: Literal["v1", "v028", "v033"] = "v1"
     batch_len_cap: bool = False  # defaulted tokens capped at max_num_seqs x max_model_len (0.12.0 on)
-    mm_prefix_batch_floor: bool = False  # a multimodal prefix-LM model's largest item as the tokens' floor (0.22.0 on)
+    # a multimodal prefix-LM model's largest item as the tokens' floor: from 0.22.0 whatever input is enabled, from
+    # 0.27.0 only where multimodal input is (versions.toml)
+    mm_prefix_batch_floor: Literal["none", "always", "with-mm-input"] = "none"
     capture_cap_sm100: int = 512
     spec_capture_grid: Literal["tokens", "requests"] = "tokens"
     sampler_warms_native: bool = False  # the warm-up also runs forward_native (Triton top-k/top-p from 8 rows)
