@@ -80,13 +80,14 @@ def choose_host(
     cards' TDP beside its own draw (``rack_only``: a rack-mounted one), with as many as ``count`` GPUs need, each
     holding the whole groups its slots and power supply take (replicas need not share a host); ``None`` when no
     catalog host does."""
-    kind = gpu.purchase.kind
+    unit = gpu.purchase
+    kind = unit.kind
     if kind == "machine":
         return HostChoice(None, count)
     best: HostChoice | None = None
     best_cost = math.inf
     for host in hosts:
-        if not host.holds(kind, gpu.vendor, gpu.architecture, gpu.purchase.cooling) or host.gpu_slots < group:
+        if not host.holds(kind, gpu.vendor, gpu.architecture, unit.cooling, unit.slot_width) or host.gpu_slots < group:
             continue
         if rack_only and not host.rack_mounted:
             continue

@@ -21,7 +21,7 @@ from pydantic import TypeAdapter
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
 from planner.advisor.levers import LaunchLevers, profile_engine
-from planner.advisor.misfits import short_of
+from planner.advisor.misfits import no_host, short_of
 from planner.advisor.options import Candidate, Option, Rejected, purchase_problem, reject
 from planner.advisor.reuse import (
     GpuStages,
@@ -295,9 +295,9 @@ class Evaluator(LaunchLevers):
             return reject(c, "engine-unsuited", engine_problem(row.engine, self.workload) or "")
         host = self.host(c, row.engine)
         if host is None and self.workload.pricing == "purchase":
-            where = " in a rack" if rack_only(self.workload) else ""
-            together = self.together(c, row.engine)
-            return reject(c, "no-host", f"no catalog host{where} holds {together} x {c.gpu.name} and feeds their power")
+            weights = self._weights_misfit(c, row.engine) if stages_reusable(self.profile(row.engine)) else None
+            hosts = no_host(c.gpu, self.together(c, row.engine), rack_only(self.workload))
+            return weights or reject(c, "no-host", hosts)  # a misfit first: no host mends it
         fallbacks = tuple(suited[1:])
         if not stages_reusable(self.profile(row.engine)):
             return Pending(c, row, host, False, fallbacks)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from planner.advisor.options import RejectReason
 from planner.assessment.assess import Assessment, VerdictState
 from planner.assessment.words import plural
+from planner.core.gpu import GpuSpec
 
 
 def short_of(a: Assessment, replicas: int, target: int, context: int) -> tuple[RejectReason, str] | None:
@@ -26,3 +27,16 @@ def short_of(a: Assessment, replicas: int, target: int, context: int) -> tuple[R
         detail = f"holds {plural(whole, 'conversation')} of {context:,} tokens, target {target:,}"
         return ("below-target" if whole else "does-not-fit"), detail
     return None
+
+
+def no_host(gpu: GpuSpec, together: int, rack: bool) -> str:
+    """Why no catalog host takes ``together`` of ``gpu``'s cards (``rack``: it must be rack-mounted), naming a cooler
+    wider than two slots, which no rack server's bays take.
+
+    >>> from model_catalog import get_gpu
+    >>> no_host(get_gpu("rtx-3090"), 2, True)
+    'no catalog host in a rack holds 2 x GeForce RTX 3090 (3-slot cards) and feeds their power'
+    """
+    width = gpu.purchase.slot_width or 0
+    wide = f" ({width}-slot cards)" if width > 2 else ""
+    return f"no catalog host{' in a rack' if rack else ''} holds {together} x {gpu.name}{wide} and feeds their power"

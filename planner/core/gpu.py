@@ -38,6 +38,7 @@ PurchaseKind = Literal["card", "pair", "baseboard", "machine", "rack", "cloud-on
 # A PCIe card's cooler: its own fans ("active") or a bare heat sink that the server's fans blow through
 # ("passive"), which only a chassis built for it cools (:attr:`planner.core.host.HostSpec.cools_passive_cards`).
 Cooling = Literal["active", "passive"]
+SlotWidth = Annotated[int, Field(ge=1, le=5)]  # expansion slots a card's cooler takes (1: single-slot, 2: dual-slot)
 # CUDA compute capability by architecture (NVIDIA, "CUDA GPUs - Compute Capability", developer.nvidia.com/cuda-gpus):
 # Volta 7.0, Turing 7.5, Ampere 8.0 (A100, A800, A30) or 8.6 (GeForce RTX 30, RTX A-series, A10, A10G), Ada 8.9,
 # Hopper 9.0, Blackwell 10.0 (B200, B300, GB200, GB300), 12.0 (GB202: RTX 5090, RTX PRO 6000), 12.1 (GB10).
@@ -192,13 +193,17 @@ class PurchaseUnit(BaseModel, frozen=True, extra="forbid"):
     source: Source
     cooling: Cooling | None = None
     cooling_source: str = ""
+    slot_width: SlotWidth | None = None  # expansion slots one card's cooler takes (a card or a pair)
+    slot_width_source: str = ""
 
     @model_validator(mode="after")
     def _check(self) -> PurchaseUnit:
         if self.kind in ("card", "pair") and (self.cooling is None or not self.cooling_source):
             raise ValueError("cooling and cooling_source: required for a card or a pair (active or passive)")
-        if self.kind not in ("card", "pair") and self.cooling is not None:
-            raise ValueError("cooling: only a card or a pair states its cooler (a host cools the rest)")
+        if self.kind in ("card", "pair") and (self.slot_width is None or not self.slot_width_source):
+            raise ValueError("slot_width and slot_width_source: required for a card or a pair (slots one card takes)")
+        if self.kind not in ("card", "pair") and (self.cooling is not None or self.slot_width is not None):
+            raise ValueError("cooling, slot_width: only a card or a pair states its cooler (a host cools the rest)")
         return self
 
     @property
@@ -210,12 +215,14 @@ class PurchaseUnit(BaseModel, frozen=True, extra="forbid"):
         """What is bought, in a few words, with a card's cooler (a passive one needs a GPU server around it).
 
         >>> PurchaseUnit(kind="card", gpus_per_unit=1, description="d", source="s", cooling="passive",
-        ...              cooling_source="s").sold_as
-        'card, passive (needs a GPU server)'
+        ...              cooling_source="s", slot_width=2, slot_width_source="s").sold_as
+        'card, dual-slot, passive (needs a GPU server)'
         >>> PurchaseUnit(kind="baseboard", gpus_per_unit=8, description="d", source="s").sold_as
         '8-GPU baseboard'
         """
         cooler = {"passive": ", passive (needs a GPU server)", "active": ", active"}.get(self.cooling or "", "")
+        width = {1: "single-slot", 2: "dual-slot"}.get(self.slot_width or 0, f"{self.slot_width}-slot")
+        cooler = f", {width}{cooler}" if self.slot_width else cooler
         return {
             "card": f"card{cooler}",
             "pair": f"NVLink pair{cooler}",

@@ -19,7 +19,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from planner.bounds.hashing import HashedOnce
-from planner.core.gpu import Cooling, PurchaseKind
+from planner.core.gpu import Cooling, PurchaseKind, SlotWidth
 
 PositiveFloat = Annotated[float, Field(gt=0)]
 PositiveInt = Annotated[int, Field(gt=0)]
@@ -48,6 +48,8 @@ class HostSpec(HashedOnce, frozen=True, extra="forbid"):
     the running cost then counts the GPUs only and says so). ``rack_units``: ``None`` when it is not
     rack-mounted (a desktop, a tower, an open frame). ``cools_passive_cards``: its fans are built to push air
     through cards that have none of their own (a GPU server), with the source that says so (``cooling_source``).
+    ``max_card_slot_width``: the widest card (in expansion slots) one GPU position takes, with its source
+    (``None``: any width, as on risers or in a desktop tower).
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")]
@@ -63,6 +65,8 @@ class HostSpec(HashedOnce, frozen=True, extra="forbid"):
     rack_units: PositiveInt | None = None
     cools_passive_cards: bool = False
     cooling_source: str = ""
+    max_card_slot_width: SlotWidth | None = None  # the widest card a GPU position takes (None: any, on risers)
+    slot_width_source: str = ""
     price: HostPrice
     description: Source  # what it is, in a line a buyer recognises
     sources: Annotated[tuple[Source, ...], Field(min_length=1)]
@@ -76,6 +80,8 @@ class HostSpec(HashedOnce, frozen=True, extra="forbid"):
             raise ValueError("power_source: required when power_watts is given")
         if self.cools_passive_cards and not self.cooling_source:
             raise ValueError("cooling_source: required when cools_passive_cards is true")
+        if self.max_card_slot_width is not None and not self.slot_width_source:
+            raise ValueError("slot_width_source: required when max_card_slot_width is given")
         if "baseboard" in self.takes and self.kind != "baseboard-server":
             raise ValueError("takes: only a baseboard-server holds SXM / OAM baseboards")
         for name in self.unverified_fields:
@@ -87,11 +93,15 @@ class HostSpec(HashedOnce, frozen=True, extra="forbid"):
     def rack_mounted(self) -> bool:
         return self.rack_units is not None
 
-    def holds(self, kind: str, vendor: str, architecture: str | None, cooling: Cooling | None = None) -> bool:
-        """Whether GPUs sold as ``kind`` by ``vendor`` (of ``architecture``, with a ``cooling`` cooler) go in this
-        host: a passive card only in one that cools it."""
+    def holds(
+        self, kind: str, vendor: str, architecture: str | None, cooling: Cooling | None = None, width: int | None = None
+    ) -> bool:
+        """Whether GPUs sold as ``kind`` by ``vendor`` (of ``architecture``, with a ``cooling`` cooler ``width``
+        slots wide) go in this host: a passive card only in one that cools it, a card no wider than its bays."""
+        wide = width is not None and self.max_card_slot_width is not None and width > self.max_card_slot_width
         return (
             kind in self.takes
+            and not wide
             and (cooling != "passive" or self.cools_passive_cards)
             and (not self.vendors or vendor in self.vendors)
             and (not self.architectures or (architecture or "") in self.architectures)

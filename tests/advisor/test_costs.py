@@ -41,8 +41,8 @@ def test_every_buyable_gpu_has_a_host() -> None:
 
 def test_the_host_feeds_the_cards() -> None:
     """Four 600 W RTX PRO 6000s overload the 4-slot servers' 2,000 W supply: an 8-slot server holds them; two fit
-    the 4U Threadripper, as do four 300 W Max-Q editions; 350 W RTX 3090s fit the open-frame build, allowed for a
-    few users only."""
+    the 4U Threadripper, as do four 300 W Max-Q editions; 350 W RTX 3090s (3-slot) fit the open-frame build only,
+    allowed for a few users or when asked for."""
     pro = get_gpu("rtx-pro-6000-blackwell")
     four = choose_host(pro, 4, 4, HOSTS, rack_only=True)
     two = choose_host(pro, 2, 2, HOSTS, rack_only=True)
@@ -54,8 +54,8 @@ def test_the_host_feeds_the_cards() -> None:
     home = choose_host(rtx3090, 4, 4, HOSTS)
     rack = choose_host(rtx3090, 4, 4, HOSTS, rack_only=True)
     assert home is not None and home.host is not None and home.host.id == "epyc-open-frame-4-gpu"
-    assert rack is not None and rack.host is not None and rack.host.rack_mounted
-    eight = choose_host(rtx3090, 8, 4, HOSTS, rack_only=True)  # two TP-4 replicas
+    assert rack is None  # its 3-slot cooler fits no rack server's dual-slot bays (test_a_card_goes_only_in_bays...)
+    eight = choose_host(rtx3090, 8, 4, HOSTS)  # two TP-4 replicas: two open frames
     assert eight is not None and eight.host is not None and eight.units * eight.host.gpu_slots >= 8
     assert choose_host(get_gpu("apple-m4-max"), 1, 1, HOSTS) == (None, 1)  # a Mac is its own machine
     h100 = choose_host(get_gpu("h100-sxm-80gb"), 8, 8, HOSTS)
@@ -215,3 +215,22 @@ def test_a_card_priced_second_hand_is_bought_used() -> None:
         assert purchase_text(gpu, 2, None, 1, True).startswith(f"2 x used {gpu.name} PCIe cards")
     l40s = get_gpu("l40s")
     assert l40s.price is not None and not l40s.price.used and "used" not in purchase_text(l40s, 1, None, 1, True)
+
+
+def test_a_card_goes_only_in_bays_as_wide_as_its_cooler() -> None:
+    """The RTX 3090 and 4090 Founders Editions take three slots: the Threadripper server's four dual-slot bays and
+    the 8-slot server's dual-slot positions do not hold them, an open frame on risers and a desktop tower do.
+    Eight 3090s had been priced in two Threadripper servers for Gemma 4 31B at 20 users (a buyer's review,
+    2026-12-06)."""
+    hosts = load_hosts()
+    assert hosts["threadripper-pro-4u-4-gpu"].max_card_slot_width == hosts["pcie-server-8-gpu"].max_card_slot_width == 2
+    for gpu_id in ("rtx-3090", "rtx-4090"):
+        gpu = get_gpu(gpu_id)
+        assert gpu.purchase.slot_width == 3
+        assert choose_host(gpu, 4, 1, HOSTS, rack_only=True) is None, gpu_id
+        frame = choose_host(gpu, 4, 1, HOSTS)
+        assert frame is not None and frame.host is not None and frame.host.id == "epyc-open-frame-4-gpu"
+    dual = choose_host(get_gpu("rtx-5090"), 4, 1, HOSTS, rack_only=True)  # the 5090 Founders Edition: two slots
+    assert dual is not None and dual.host is not None and dual.host.rack_mounted
+    ranking = rank(get_model("google/gemma-4-31B-it").spec, workload(20, 32_768))
+    assert not [o.label for o in ranking.options if o.gpu_id in ("rtx-3090", "rtx-4090")]

@@ -19,7 +19,8 @@ from planner.planning.request import PlanRequest
 
 QWEN3_30B = get_model("Qwen/Qwen3-30B-A3B").spec
 RTX_4090 = get_gpu("rtx-4090")
-EIGHT_AT_32K = Workload.fixed_length(32_768, concurrent_conversations=8, gpu_ids=("rtx-4090",))
+# eight users on 3-slot RTX 4090s: an open frame, asked for (no rack server's dual-slot bays take them)
+EIGHT_AT_32K = Workload.fixed_length(32_768, concurrent_conversations=8, gpu_ids=("rtx-4090",), include_personal=True)
 
 
 def _pair(options: Sequence[Option]) -> Option:
@@ -62,7 +63,9 @@ def test_the_next_engine_serves_it_and_says_why() -> None:
 @pytest.mark.parametrize("engines", [None, ("vllm", "sglang", "trtllm")])
 def test_an_engine_that_serves_it_is_kept(engines: tuple[str, ...] | None) -> None:
     """Llama 3.1 8B on one RTX 4090 for 8 users at 8k: vLLM holds them, so vLLM runs it, with no fallback note."""
-    workload = Workload.fixed_length(8_192, concurrent_conversations=8, gpu_ids=("rtx-4090",), engines=engines)
+    workload = Workload.fixed_length(
+        8_192, concurrent_conversations=8, gpu_ids=("rtx-4090",), engines=engines, include_personal=True
+    )
     options = rank(get_model("meta-llama/Llama-3.1-8B").spec, workload).options
     assert options and all(o.engine == "vllm" for o in options)
     assert not any("does not serve it as planned" in w for o in options for w in o.warnings)

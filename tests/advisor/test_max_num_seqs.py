@@ -74,11 +74,12 @@ def test_dense_models_keep_the_defaults() -> None:
 
 def test_a_default_limit_below_the_users_is_raised() -> None:
     """vLLM runs at most 256 sequences at once on a card under 70 GiB (its default --max-num-seqs): Qwen3-0.6B for
-    300 users at 512 tokens fits one RTX 3090's pool but not its default limit, so the option is planned with
-    --max-num-seqs 300, as a buyer would launch it, and its link opens the same count."""
+    300 users at 512 tokens fits one RTX 5090's pool but not its default limit, so the option is planned with
+    --max-num-seqs 300, as a buyer would launch it, and its link opens the same count. (It was the RTX 3090's,
+    whose 3-slot cooler no rack server's bays now take.)"""
     small = "Qwen/Qwen3-0.6B"
     ranking = rank(get_model(small).spec, Workload.fixed_length(512, concurrent_conversations=300))
-    raised = [o for o in ranking.options if o.gpu_id == "rtx-3090" and o.gpu_count == 1]
+    raised = [o for o in ranking.options if o.gpu_id == "rtx-5090" and o.gpu_count == 1]
     assert raised and all(o.engine_max_num_seqs == 300 and o.conversations == 300 for o in raised)
     assert raised[0].label.endswith(", --max-num-seqs 300")
     sel = option_selection(Selection(model_id=small), raised[0])

@@ -217,8 +217,9 @@ def test_the_catalog_says_how_each_gpu_is_sold_and_cooled() -> None:
 
     sold = {row["id"]: row["sold as"] for row in gpu_rows()}
     assert (
-        sold["l40s"] == "card, passive (needs a GPU server)"
-        and sold["rtx-4090"] == "card, active; not sold new since 2024-10"
+        sold["l40s"] == "card, dual-slot, passive (needs a GPU server)"
+        and sold["rtx-4090"] == "card, 3-slot, active; not sold new since 2024-10"
     )
-    assert sold["h100-nvl-94gb"] == "NVLink pair, passive (needs a GPU server)" and sold["apple-m4-max"] == "machine"
+    assert sold["h100-nvl-94gb"] == "NVLink pair, dual-slot, passive (needs a GPU server)"
+    assert sold["apple-m4-max"] == "machine"
     assert sold["h100-sxm-80gb"] in ("4-GPU baseboard", "8-GPU baseboard")

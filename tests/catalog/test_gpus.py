@@ -224,6 +224,8 @@ purchase.description = "one card"
 purchase.source = "test"
 purchase.cooling = "active"
 purchase.cooling_source = "test"
+purchase.slot_width = 2
+purchase.slot_width_source = "test"
 """
 
 
@@ -307,6 +309,12 @@ def test_every_gpu_file_is_complete(path: Path) -> None:
                 f"{path.name}: [purchase] {field} is missing: a card's cooler decides the machine it goes in "
                 '(cooling = "active" for its own fans, "passive" for a bare heat sink the server cools; the source '
                 "that says so, e.g. the product brief's thermal solution)"
+            )
+        for field in ("slot_width", "slot_width_source"):
+            assert purchase.get(field), (
+                f"{path.name}: [purchase] {field} is missing: the expansion slots one card's cooler takes decide the "
+                "hosts it fits (slot_width = 2 for a dual-slot card; the source that says so, e.g. the datasheet's "
+                "form factor)"
             )
     if data.get("vendor") == "Apple":
         unified = data.get("unified_memory")

@@ -102,6 +102,8 @@ def test_gpu_validators() -> None:
             "source": "s",
             "cooling": "active",
             "cooling_source": "s",
+            "slot_width": 2,
+            "slot_width_source": "s",
         },
     )
     GpuSpec.model_validate(good)
