@@ -11,6 +11,7 @@ from typing import Any
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
 from planner.advisor.engine_speed import bandwidth_efficiency, prefill_alone, prefill_in_serving
 from planner.advisor.option_notes import (
+    half_note,
     market_note,
     ranks_note,
     sale_note,
@@ -35,6 +36,7 @@ from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import ParameterBreakdown
 from planner.core.serving import serving_weights
 from planner.engines.registry import get_engine, launch_values
+from planner.engines.support import family
 
 # The verdict is green only when the speed clears the floor by this margin: the speed model's held-out median
 # error is 13 % and its errors above 20 % are not rare (README, "Speed"), so a closer call is not a promise.
@@ -137,7 +139,7 @@ class Built:
         if key not in self._gaps:
             runs = get_engine(engine)
             gap = runs.support.gap_for(self.model.model_type, weights, gpu)
-            self._gaps[key] = None if gap is None else gap.words(runs.label)
+            self._gaps[key] = None if gap is None else gap.words(runs.label, family(gpu))
         return self._gaps[key]
 
     def engine_note(self, row: SupportRow) -> str:
@@ -232,7 +234,7 @@ def _warnings(
         )
     if s.setup.split == "layer" and c.tensor_parallel > 1:
         notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
-    notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu)) if n]
+    notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu), half_note(gpu, c.weights, c.kv_dtype)) if n]
     if cost.unverified:
         notes.append(f"cost rests on figures assumed or known only as a lower bound: {', '.join(cost.unverified)}")
     if gpu.unified_memory is not None:

@@ -105,3 +105,23 @@ def ranks_note(ranks: int, dense_bytes: float, batch: int) -> str:
         f"reads its own {dense_bytes / 1e9:,.0f} GB of non-expert weights a step, not counted, so at {batch:,} "
         "conversations a rank it may be optimistic"
     )
+
+
+def half_note(gpu: GpuSpec, weights: str, kv_dtype: str) -> str | None:
+    """A 16-bit plan on a GPU without BF16 (Volta, Turing: the catalog's ``compute.bf16`` "none") runs in FP16:
+    vLLM's launch command says ``--dtype half`` (from 0.9.0 it falls back itself, "Casting torch.bfloat16 to
+    torch.float16"), which a model trained in BF16 can overflow (an outside review, 2026-12-06: "bf16 weights" on
+    four V100s).
+
+    >>> from model_catalog import get_gpu
+    >>> half_note(get_gpu("v100-sxm2-32gb"), "bf16", "fp8")[:64]
+    'V100 SXM2 32GB has no BF16: the 16-bit weights and cache run as '
+    >>> half_note(get_gpu("a100-sxm-80gb"), "bf16", "bf16") is None
+    True
+    """
+    if gpu.compute.bf16 != "none" or "bf16" not in (weights, kv_dtype):
+        return None
+    return (
+        f"{gpu.name} has no BF16: the 16-bit weights and cache run as FP16 (--dtype half), which a model trained in "
+        "BF16 can overflow"
+    )

@@ -46,7 +46,7 @@ from planner.advisor.order import sort_options
 from planner.advisor.reach import beyond_reach
 from planner.advisor.risk import pool_probability
 from planner.advisor.screen import Screened, keep, kept
-from planner.advisor.suitability import default_weights, fallback_weights, left_out
+from planner.advisor.suitability import default_weights, fallback_weights, hosts_left_out, left_out
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import Workload
 from planner.bounds.errors import PlannerError
@@ -344,6 +344,8 @@ def rank(
     asked = _weights(model, workload, weights)
     tried = asked if asked is not None else default_weights(model)
     gpus, left = _catalog_gpus(workload, gpus)
+    not_offered = hosts_left_out(workload)
+    left = left if not_offered is None else (*left, not_offered)
     _check_inputs(model, workload, counts, tried, kv_dtypes)
     costs = Assumptions.from_catalog(running_costs(), workload.usd_per_kwh, workload.pue, workload.life_years)
     host_list = list(load_hosts().values()) if hosts is None else list(hosts)

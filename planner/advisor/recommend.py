@@ -9,7 +9,7 @@ from typing import Literal
 
 from planner.advisor.near import clause, remedy, short_clause
 from planner.advisor.options import Option, Ranking
-from planner.advisor.picks import ALTERNATIVE_COST_RATIO, within_reach
+from planner.advisor.picks import ALTERNATIVE_COST_RATIO, dominates, within_reach
 from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER, Workload
 from planner.assessment.words import plural, seconds
 
@@ -54,7 +54,10 @@ def verdict(ranking: Ranking) -> Verdict:
 
 
 def _other_hardware(ranking: Ranking) -> list[Option]:
-    """The best option of each vendor and form factor other than the recommendation's, in ranking order."""
+    """The best option of each vendor and form factor other than the recommendation's, in ranking order, that no
+    other option :func:`dominates`, as :func:`top_picks` chooses (eight A100s in FP8 had been the alternative where
+    the picks showed the same eight in INT8, as cheap and as large, with the first token sooner: a buyer's review,
+    2026-12-06)."""
     best = ranking.best
     if best is None:
         return []
@@ -62,7 +65,7 @@ def _other_hardware(ranking: Ranking) -> list[Option]:
     found: list[Option] = []
     for option in ranking.options[1:]:
         kind = (option.vendor, option.purchase_kind)
-        if kind not in seen:
+        if kind not in seen and not any(dominates(other, option) for other in ranking.options):
             found.append(option)
             seen.add(kind)
     return found

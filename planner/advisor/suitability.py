@@ -79,6 +79,14 @@ def engine_problem(engine: str, workload: Workload) -> str | None:
     return None
 
 
+def hosts_left_out(workload: Workload) -> str | None:
+    """The hosts not offered by default, in the words of :attr:`planner.advisor.options.Ranking.left_out`
+    (``None``: every host is offered)."""
+    if not rack_only(workload):
+        return None
+    return f"workstations and open frames for more than {FEW_USERS} users (PCIe cards are priced in rack servers)"
+
+
 def rack_only(workload: Workload) -> bool:
     """Whether the GPUs go in rack-mounted servers (more than a few users, desktops not asked for)."""
     return workload.target_concurrency > FEW_USERS and not workload.include_personal

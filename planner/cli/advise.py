@@ -281,6 +281,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
         print("\n".join(_caveat_lines(listed)))
     for warning in ranking.warnings:
         print(f"warning: {warning}")
+    if ranking.left_out:  # what --include-restricted / --include-personal (or naming a GPU) would add
+        print("offered only when asked for (--include-restricted, --include-personal): " + "; ".join(ranking.left_out))
     print()
     print(f"verdict: {verdict(ranking)}")
     for line in summary_lines(ranking):

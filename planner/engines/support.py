@@ -194,6 +194,9 @@ class SpeedGap(BaseModel, frozen=True, extra="forbid"):
     low: Annotated[float, Field(gt=0, lt=1)]
     high: Annotated[float, Field(gt=0, lt=1)]
     source: Annotated[str, Field(min_length=1)]
+    # the cause is the model's step on the engine (its MoE and MLA kernels), not a family's kernels: the model on
+    # another family, where nothing is measured, carries the caveat too, saying where it was measured
+    other_families: bool = False
 
     @model_validator(mode="after")
     def _ordered(self) -> SpeedGap:
@@ -203,11 +206,25 @@ class SpeedGap(BaseModel, frozen=True, extra="forbid"):
 
     def covers(self, model_type: str, weights: str, fam: Family | None) -> bool:
         format_met = self.weights is None or weights == self.weights
-        return model_type in self.model_types and format_met and fam in self.families
+        measured = fam in self.families or self.other_families
+        return model_type in self.model_types and format_met and measured
 
-    def words(self, engine_label: str) -> str:
-        """The caveat as the advisor shows it."""
+    def words(self, engine_label: str, fam: Family | None = None) -> str:
+        """The caveat as the advisor shows it, for an option on ``fam`` (the gap's own families when not given).
+
+        >>> g = SpeedGap(model_types=("x",), weights=None, families=("hopper",), low=0.37, high=0.49, source="s",
+        ...              other_families=True)
+        >>> g.words("vLLM", "cdna3")[:96]
+        'speed likely optimistic: this model is unmeasured under vLLM on this GPU family; on Hopper GPUs '
+        """
         at = f"{self.low:.2f}x" if self.low == self.high else f"{self.low:.2f}-{self.high:.2f}x"
+        if fam is not None and fam not in self.families:
+            where = ", ".join(family_words(f) for f in self.families)
+            return (
+                f"speed likely optimistic: this model is unmeasured under {engine_label} on this GPU family; on "
+                f"{where} GPUs public measurements of it run at {at} the modelled tokens/s ({self.source}); not "
+                "modelled"
+            )
         return (
             f"speed likely optimistic: public measurements of this model under {engine_label} on this GPU family run "
             f"at {at} the modelled tokens/s ({self.source}); not modelled"

@@ -7,7 +7,16 @@ import json
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.advisor import ContextDistribution, Workload, rank, recommendation, runner_up, top_picks, verdict
+from planner.advisor import (
+    FEW_USERS,
+    ContextDistribution,
+    Workload,
+    rank,
+    recommendation,
+    runner_up,
+    top_picks,
+    verdict,
+)
 from planner.cli import main
 
 LLAMA_8B = get_model("meta-llama/Llama-3.1-8B").spec
@@ -79,7 +88,10 @@ def test_llamacpp_on_a_few_users_and_the_issue_fit_cases() -> None:
     assert not many.options and many.rejection_counts().get("engine-unsuited")
     asked = rank(
         model,
-        workload(8, 1_024, weights=("q4_k_m",), engines=("llamacpp",), min_tokens_per_s_per_user=None),
+        # 8 users on 3-slot RTX 3090s: an open frame, asked for (no rack server's dual-slot bays take them)
+        workload(
+            8, 1_024, weights=("q4_k_m",), engines=("llamacpp",), min_tokens_per_s_per_user=None, include_personal=True
+        ),
         gpus=[get_gpu("rtx-3090")],
         counts=(2,),
     )
@@ -313,3 +325,34 @@ def test_the_headline_names_the_kv_cache_the_count_rests_on() -> None:
     assert best is not None and f"{best.weights} weights and {best.kv_dtype} KV cache" in headline(ranking)
     # the cost per token assumes the load around the clock (a single user's $0.60/M read as an API price)
     assert "per million output tokens if it serves that load around the clock" in recommendation(ranking)
+
+
+def test_the_hosts_left_out_beyond_a_few_users_are_named_with_the_parts_left_out() -> None:
+    """Qwen3-30B-A3B on two used RTX 3090s: an open frame at 4 users ($4,000), a Threadripper server at 5
+    ($12,686). The 5-user page named the Macs and China's parts left out, never the open frame (a buyer's review,
+    2026-12-06); now it says workstations and open frames are offered when asked for."""
+    spec = get_model("Qwen/Qwen3-30B-A3B").spec
+    few, more = (
+        rank(spec, Workload.fixed_length(8192, concurrent_conversations=n)) for n in (FEW_USERS, FEW_USERS + 1)
+    )
+    hosts = f"workstations and open frames for more than {FEW_USERS} users (PCIe cards are priced in rack servers)"
+    assert hosts in more.left_out and hosts not in few.left_out
+    asked = rank(spec, Workload.fixed_length(8192, concurrent_conversations=FEW_USERS + 1, include_personal=True))
+    assert hosts not in asked.left_out
+
+
+def test_the_alternative_on_other_hardware_is_the_set_up_the_picks_show() -> None:
+    """Llama-3.3-70B, 50 users at 32k: the picks showed eight A100s in INT8 and the recommendation's "on another
+    vendor or form factor" the same eight in FP8, which the INT8 row dominates (same price, count and speed, first
+    token 2.19 s against 2.64): a buyer's review, 2026-12-06. Neither now names a dominated set-up."""
+    from planner.advisor import alternatives
+    from planner.advisor.picks import dominates
+
+    ranking = rank(
+        get_model("meta-llama/Llama-3.3-70B-Instruct").spec, Workload.fixed_length(32768, concurrent_conversations=50)
+    )
+    shown = alternatives(ranking) + top_picks(ranking)
+    assert not [o.label for o in shown if any(dominates(other, o) for other in ranking.options)]
+    picked = {o.gpu_card: o for o in top_picks(ranking)}
+    for option in alternatives(ranking):
+        assert option.gpu_card not in picked or picked[option.gpu_card] == option, option.label
