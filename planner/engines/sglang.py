@@ -18,7 +18,6 @@ from planner.core.kv import kv_bytes_per_token_in_layers
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
     EngineProfile,
-    FailureKind,
     Fraction,
     LoadContext,
     OverheadBytes,
@@ -47,14 +46,21 @@ from planner.engines.sglang_launch import (
     speculative_words,
 )
 from planner.engines.sglang_logparse import parse_sglang
-from planner.engines.sglang_pool import Pool, cap_bytes, request_apart, split_line, swa_split
+from planner.engines.sglang_pool import (
+    Pool,
+    cap_bytes,
+    pool_failure,
+    request_apart,
+    settle,
+    split_line,
+    swa_split,
+)
 from planner.engines.sglang_rules import (
     SGLANG_DEFAULT_VERSION,
     SGLANG_RELEASES,
     FractionInputs,
     context_failure,
     heuristic_total_bytes,
-    no_memory_failure,
     pool_line,
     sglang_default_mem_fraction,
     sglang_defaults,
@@ -212,7 +218,8 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
     model, tp = request.model, result.tensor_parallel
     server_tp = profile.server_tp(tp, result.replicas)  # the --tp group NCCL joins
     integrated = request.gpu is not None and request.gpu.platform.integrated
-    apart = request_apart(request, profile.engine_version)
+    version = profile.engine_version
+    apart = request_apart(request, version)
     found: list[Pool] = []
     for index, stage in enumerate(result.stages):
         layers = range(*stage.layers)
@@ -221,15 +228,13 @@ def _pool_tokens(request: PlanRequest, result: PlanResult, profile: SglangProfil
         total = stage_total_bytes(request, result, index)
         before = profile.before_loading_bytes(total, stage.other_bytes, server_tp, integrated)
         rest = math.floor(fraction * before) - weights - vlm_reserve_bytes(profile.engine_version, model)
-        drafter = stage_drafter(request, tp, index == len(result.stages) - 1).kv_bytes_per_token
+        last = index == len(result.stages) - 1
+        drafter = stage_drafter(request, tp, last).kv_bytes_per_token
         cell = kv_bytes_per_token_in_layers(model, request.resolved_kv_dtype, tp, layers) + drafter
-        split = swa_split(model, request.resolved_kv_dtype, tp, layers, cell) if apart else None
+        split = swa_split(model, request.resolved_kv_dtype, tp, (layers, last), drafter, version) if apart else None
         held = (split.full_tokens(rest) if split else max(0, rest) // cell) if cell else 0
         found.append(Pool(held, held, cell, rest, weights, before, split))
-    profiled = min(p.tokens for p in found) or 0
-    tokens, cap = profiled // profile.page_size * profile.page_size, profile.kv_token_cap()
-    tokens = tokens if cap is None else min(tokens, cap)
-    return found[0]._replace(tokens=tokens, profiled=profiled)
+    return settle(found, profile.page_size, profile.kv_token_cap(), version)
 
 
 def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfile) -> EngineReport:
@@ -253,7 +258,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     ]
     lines[:0] = launch_lines(profile, first.profiled)
     too_long = context_failure(model, max_len)  # ModelConfig refuses it before loading: no pool is allocated
-    failure = too_long or _pool_failure(profile, fraction, first)
+    failure = too_long or pool_failure(first, fraction, model, (profile.engine_version, profile.page_size))
     if failure is None:
         lines += short_pool_lines(profile.engine_version, tokens, max_len)
     if failure is not None:
@@ -291,17 +296,6 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
         failure=failure[1] if failure else None,
         max_running=running or None,
     )
-
-
-def _pool_failure(profile: SglangProfile, fraction: float, first: Pool) -> tuple[FailureKind, str] | None:
-    """SGLang's refusals of a pool with no room: none left after the weights, or too small for one request."""
-    if first.tokens <= 0:
-        available = first.before_bytes - first.weights_bytes  # free after loading, on the first rank
-        why = no_memory_failure(profile.engine_version, fraction, available, first.before_bytes, first.rest_bytes)
-        return "no-kv-memory", why
-    if first.tokens <= 6:  # max_req_input_len = min(context_len, tokens) - 6 must be positive (tp_worker.py)
-        return "no-kv-memory", "AssertionError: Memory pool size is too small"
-    return None
 
 
 class SglangEngine(Engine):

@@ -8,11 +8,14 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model
+from planner.core.blocks import LayerKind
+from planner.core.kv import kv_bytes_per_token_per_layer
 from planner.deploy.options import DeploymentOptions, SpeculativeOptions
 from planner.engines.base import EngineReport
 from planner.engines.logscan import Lines
 from planner.engines.registry import get_engine, overhead_profile
 from planner.engines.sglang_logparse import parse_sglang
+from planner.engines.sglang_pool import swa_split
 from planner.engines.sglang_rules import vlm_reserve_bytes
 from planner.planning.plan import PlanRequest, plan
 
@@ -47,7 +50,7 @@ def _rest(report: EngineReport, model: str) -> int:
     ("model", "version", "split"),
     [
         ("openai/gpt-oss-20b", "0.5.18", GPT_OSS),
-        ("openai/gpt-oss-20b", "0.5.8", GPT_OSS),
+        ("openai/gpt-oss-20b", "0.5.11", GPT_OSS),
         ("google/gemma-4-31B-it", "0.5.11", GEMMA4),
         ("google/gemma-4-31B-it", "0.5.23", GEMMA4),
         ("meta-llama/Llama-4-Scout-17B-16E", "0.5.18", SCOUT),
@@ -92,8 +95,11 @@ def test_releases_and_set_ups_that_keep_one_pool(
 
 def test_gpt_oss_on_sm100_is_split_from_0_5_10() -> None:
     full, windowed = GPT_OSS
-    report = _report("openai/gpt-oss-20b", "0.5.10", "b200-sxm")
-    assert report.kv_cache_tokens == int(_rest(report, "openai/gpt-oss-20b") // (full + 0.8 * windowed))
+    report = _report("openai/gpt-oss-20b", "0.5.10", "b200-sxm")  # 0.5.10 splits the count over every layer
+    every = full + windowed
+    assert report.kv_cache_tokens == int(
+        _rest(report, "openai/gpt-oss-20b") // every * every // (full + 0.8 * windowed)
+    )
 
 
 def test_a_pasted_split_log_reads_the_full_pool_and_both_sizes() -> None:
@@ -127,3 +133,69 @@ def test_a_token_cap_caps_the_full_pool_and_the_plan_keeps_both_pools_bytes() ->
     assert (
         report.available_kv_cache_bytes_per_gpu == result.stages[0].kv_cache_bytes == 100_000 * full + 80_000 * windowed
     )
+
+
+@pytest.mark.parametrize("version", ["0.5.8", "0.5.9", "0.5.10"])
+def test_before_0_5_11_the_count_over_every_layer_is_split(version: str) -> None:
+    """0.5.8-0.5.10 size the pool over every layer, then split that count (0.5.9 ``init_memory_pool`` ->
+    ``set_num_tokens_hybrid_swa``): ``full = tokens x all / (F + 0.8 x S)``, the tokens capped first by
+    ``--max-total-tokens`` (a maintainer's review, 2026-12-06: 100,000 had been planned as the full pool's, where
+    0.5.9 gives 111,111 full and 88,888 windowed tokens)."""
+    full, windowed = GPT_OSS
+    every = full + windowed
+    report = _report("openai/gpt-oss-20b", version)
+    assert report.kv_cache_tokens == int(
+        _rest(report, "openai/gpt-oss-20b") // every * every // (full + 0.8 * windowed)
+    )
+    card = get_gpu("h100-sxm-80gb")
+    profile = overhead_profile("sglang", version=version, max_total_tokens=100_000)
+    request = PlanRequest(
+        model=get_model("openai/gpt-oss-20b").spec, gpu=card, gpu_memory_bytes=card.memory_bytes_for(True),
+        context_tokens=8192, max_model_len=8192, overhead=profile,
+    )  # fmt: skip
+    result = plan(request)
+    capped = SGLANG.report(request, result, profile)
+    assert capped.kv_cache_tokens == 111_111 and "swa_layer_tokens=88888" in capped.lines[0]
+    assert result.stages[0].kv_cache_bytes == 100_000 * every  # the chart's pool: the count over every layer
+
+
+def test_a_windowed_pool_too_small_for_one_window_is_refused_from_0_5_16() -> None:
+    """Llama 4's window is its 8,192-token attention chunk: a full pool capped at 8,192 tokens leaves 6,553
+    windowed ones, which 0.5.16 and later refuse ('SWA pool (6553 tokens) cannot hold even one request')."""
+    scout = "meta-llama/Llama-4-Scout-17B-16E"
+    for version, refused in (("0.5.15", False), ("0.5.16", True), ("0.5.23", True)):
+        card = get_gpu("b200-sxm")
+        profile = overhead_profile("sglang", version=version, max_total_tokens=8192)
+        request = PlanRequest(
+            model=get_model(scout).spec, gpu=card, gpu_memory_bytes=card.memory_bytes_for(True), context_tokens=8192,
+            max_model_len=8192, overhead=profile, weights="fp8",
+        )  # fmt: skip
+        report = SGLANG.report(request, plan(request), profile)
+        assert (report.failure_kind == "kv-cache-too-small") is refused, version
+        assert not refused or "SWA pool (6553 tokens) cannot hold even one request" in (report.failure or "")
+
+
+def test_shared_kv_layers_count_as_sglang_counts_them() -> None:
+    """Gemma 4 E4B's last 18 layers reuse earlier layers' KV, but SGLang's split counts every ``layer_types``
+    entry (7 full, 35 sliding): the planner had counted the 24 that cache, 1.75x the tokens SGLang holds."""
+    spec = get_model("google/gemma-4-E4B-it").spec
+    full = sum(k.value == "full" for k in spec.layers) * kv_bytes_per_token_per_layer(spec, "bf16", 1, LayerKind.FULL)
+    swa = sum(k.value == "sliding" for k in spec.layers) * kv_bytes_per_token_per_layer(
+        spec, "bf16", 1, LayerKind.SLIDING
+    )
+    assert sum(k.value == "full" for k in spec.layers) == 7 and sum(k.value == "sliding" for k in spec.layers) == 35
+    report = _report("google/gemma-4-E4B-it", "0.5.18", "l4")
+    assert report.kv_cache_tokens == int(_rest(report, "google/gemma-4-E4B-it") // (full + 0.8 * swa))
+
+
+def test_a_stage_before_the_last_counts_the_next_stages_first_layer_until_0_5_20() -> None:
+    """``range(start_layer, end_layer + 1)`` (0.5.8-0.5.20 ``adjust_hybrid_swa_layer_ids``): gpt-oss-120b's first
+    of two stages counts 19 layers, not 18; 0.5.21 counts the layers it owns."""
+    spec = get_model("openai/gpt-oss-120b").spec
+    layers = range(0, spec.num_hidden_layers // 2)
+    early = swa_split(spec, "bf16", 1, (layers, False), 0, "0.5.20")
+    owned = swa_split(spec, "bf16", 1, (layers, False), 0, "0.5.21")
+    last = swa_split(spec, "bf16", 1, (range(layers.stop, spec.num_hidden_layers), True), 0, "0.5.20")
+    per_layer = kv_bytes_per_token_per_layer(spec, "bf16", 1, LayerKind.FULL)
+    assert early.full_bytes + early.swa_bytes == owned.full_bytes + owned.swa_bytes + per_layer
+    assert last.full_bytes + last.swa_bytes == (spec.num_hidden_layers - layers.stop) * per_layer

@@ -16,7 +16,7 @@ holds.
   block grows to ``16 x cdiv(state page, 16 x attention bytes per token and layer)`` tokens so that one attention
   page holds one state ("Setting attention block size to N tokens"); the state page is padded to it.
 - Cache mode: ``none`` without prefix caching; with it ``align`` (or ``all`` where the model supports Mamba
-  prefix caching, until 0.29.0; rule ``mamba_align_always``). Prefix caching is off by default for hybrids until
+  prefix caching, until 0.28.0; rule ``mamba_align_always``). Prefix caching is off by default for hybrids until
   0.25.1 and on from 0.26.0 (rule ``hybrid_prefix_caching``).
 - Pages a running request holds per linear layer (``MambaSpec.max_memory_usage_bytes``, 0.21.0
   ``v1/kv_cache_interface.py:543-569``): ``1 + k`` (``none``), ``2 + k`` (``align``), one per block of the context
