@@ -55,7 +55,9 @@ def _headline(ranking: Ranking) -> list[tuple[str, str]]:
         ("Users held", f"{best.conversations:,} conversations of {best.context_tokens:,} tokens"),
         (
             "Tokens/s per user",
-            f"{speed_text(best).split(' tokens')[0]} with {plural(ranking.target_concurrency, 'conversation')} at once",
+            f"{best.decode_tokens_per_s_per_user:.0f} with {plural(ranking.target_concurrency, 'conversation')} at once"
+            if best.decode_tokens_per_s_per_user is not None
+            else speed_text(best),
         ),
         ("First token", seconds(best.prefill_seconds) if best.prefill_seconds is not None else "not estimated"),
         ("Power", f"{best.power_watts:,.0f} W"),

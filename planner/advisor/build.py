@@ -234,7 +234,8 @@ def _warnings(
         )
     if s.setup.split == "layer" and c.tensor_parallel > 1:
         notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
-    notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu), half_note(gpu, c.weights, c.kv_dtype)) if n]
+    half = half_note(gpu, c.weights, c.kv_dtype, row.engine)
+    notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu), half) if n]
     if cost.unverified:
         notes.append(f"cost rests on figures assumed or known only as a lower bound: {', '.join(cost.unverified)}")
     if gpu.unified_memory is not None:

@@ -107,21 +107,27 @@ def ranks_note(ranks: int, dense_bytes: float, batch: int) -> str:
     )
 
 
-def half_note(gpu: GpuSpec, weights: str, kv_dtype: str) -> str | None:
-    """A 16-bit plan on a GPU without BF16 (Volta, Turing: the catalog's ``compute.bf16`` "none") runs in FP16:
-    vLLM's launch command says ``--dtype half`` (from 0.9.0 it falls back itself, "Casting torch.bfloat16 to
-    torch.float16"), which a model trained in BF16 can overflow (an outside review, 2026-12-06: "bf16 weights" on
-    four V100s).
+def half_note(gpu: GpuSpec, weights: str, kv_dtype: str, engine: str) -> str | None:
+    """A 16-bit part of a plan (weights, cache) on a GPU without BF16 (Volta, Turing: the catalog's
+    ``compute.bf16`` "none") runs in FP16, which a model trained in BF16 can overflow: the engine's FP16 flag is
+    named where it has one (vLLM from 0.9.0 also falls back itself, "Casting torch.bfloat16 to torch.float16").
+    An outside review, 2026-12-06, found "bf16 weights" on four V100s.
 
     >>> from model_catalog import get_gpu
-    >>> half_note(get_gpu("v100-sxm2-32gb"), "bf16", "fp8")[:64]
-    'V100 SXM2 32GB has no BF16: the 16-bit weights and cache run as '
-    >>> half_note(get_gpu("a100-sxm-80gb"), "bf16", "bf16") is None
+    >>> half_note(get_gpu("v100-sxm2-32gb"), "bf16", "fp8", "vllm")[:77]
+    'V100 SXM2 32GB has no BF16: its 16-bit weights run as FP16 (--dtype float16),'
+    >>> half_note(get_gpu("t4"), "q8_0", "bf16", "llamacpp")
+    'T4 has no BF16: its 16-bit cache runs as FP16, which a model trained in BF16 can overflow'
+    >>> half_note(get_gpu("a100-sxm-80gb"), "bf16", "bf16", "vllm") is None
     True
     """
-    if gpu.compute.bf16 != "none" or "bf16" not in (weights, kv_dtype):
+    parts = [name for name, dtype in (("weights", weights), ("cache", kv_dtype)) if dtype == "bf16"]
+    if gpu.compute.bf16 != "none" or not parts:
         return None
+    given = get_engine(engine).support.online_quantization.get("fp16")  # vLLM's and SGLang's --dtype float16
+    flag = f" ({given})" if given else ""
+    verb = "run" if len(parts) > 1 or parts[0] == "weights" else "runs"
     return (
-        f"{gpu.name} has no BF16: the 16-bit weights and cache run as FP16 (--dtype half), which a model trained in "
-        "BF16 can overflow"
+        f"{gpu.name} has no BF16: its 16-bit {' and '.join(parts)} {verb} as FP16{flag}, which a model trained in BF16 "
+        "can overflow"
     )

@@ -131,11 +131,13 @@ def _allowed(gpu: GpuSpec, workload: Workload) -> bool:
 
 def _catalog_gpus(workload: Workload, gpus: Sequence[GpuSpec] | None) -> tuple[list[GpuSpec], tuple[str, ...]]:
     """``gpus`` (default: the catalog), filtered by ``workload.gpu_ids``, vendors and form factors, and by the
-    defaults of :func:`planner.advisor.suitability.left_out` (with what those left out); unknown ids are an
-    error."""
+    defaults of :func:`planner.advisor.suitability.left_out` (with what those left out, and the hosts left out:
+    :func:`~planner.advisor.suitability.hosts_left_out`); unknown ids are an error."""
     listed = [g for g in _listed_gpus(workload, gpus) if _allowed(g, workload)]
     reasons = {g.id: left_out(g, workload) for g in listed}
-    return [g for g in listed if reasons[g.id] is None], tuple(r for r in reasons.values() if r is not None)
+    offered = [g for g in listed if reasons[g.id] is None]
+    hosts = hosts_left_out(workload, offered)
+    return offered, tuple(r for r in (*reasons.values(), hosts) if r is not None)
 
 
 def _listed_gpus(workload: Workload, gpus: Sequence[GpuSpec] | None) -> list[GpuSpec]:
@@ -344,8 +346,6 @@ def rank(
     asked = _weights(model, workload, weights)
     tried = asked if asked is not None else default_weights(model)
     gpus, left = _catalog_gpus(workload, gpus)
-    not_offered = hosts_left_out(workload)
-    left = left if not_offered is None else (*left, not_offered)
     _check_inputs(model, workload, counts, tried, kv_dtypes)
     costs = Assumptions.from_catalog(running_costs(), workload.usd_per_kwh, workload.pue, workload.life_years)
     host_list = list(load_hosts().values()) if hosts is None else list(hosts)

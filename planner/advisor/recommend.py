@@ -326,7 +326,8 @@ REMEDIES: dict[str, str] = {
     "below-target": "allow more GPUs, a shorter context, or split the users over several deployments",
     "no-engine": "choose a weight precision and KV dtype an engine runs on these GPUs",
     "engine-unsuited": "name the engine if it is wanted for this many users",
-    "no-host": "allow fewer GPUs a replica, or rent them",
+    "no-host": "allow fewer GPUs a replica, choose a card no wider than two slots, ask for workstations and open "
+    "frames (--include-personal; the page's desktops and workstations), or rent them",
     "idle-replicas": "serve more users, or allow fewer GPUs",
 }
 GENERAL_REMEDY = (

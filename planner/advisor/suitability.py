@@ -17,6 +17,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from planner.advisor.workload import Workload
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
@@ -79,10 +81,11 @@ def engine_problem(engine: str, workload: Workload) -> str | None:
     return None
 
 
-def hosts_left_out(workload: Workload) -> str | None:
-    """The hosts not offered by default, in the words of :attr:`planner.advisor.options.Ranking.left_out`
-    (``None``: every host is offered)."""
-    if not rack_only(workload):
+def hosts_left_out(workload: Workload, gpus: Sequence[GpuSpec]) -> str | None:
+    """The hosts not offered by default for ``gpus``, in the words of :attr:`planner.advisor.options.Ranking.left_out`
+    (``None``: every host is offered, none is priced when renting, or no PCIe card is among ``gpus``)."""
+    cards = any(g.purchase.kind in ("card", "pair") for g in gpus)
+    if not rack_only(workload) or workload.pricing != "purchase" or not cards:
         return None
     return f"workstations and open frames for more than {FEW_USERS} users (PCIe cards are priced in rack servers)"
 

@@ -328,17 +328,19 @@ def test_the_headline_names_the_kv_cache_the_count_rests_on() -> None:
 
 
 def test_the_hosts_left_out_beyond_a_few_users_are_named_with_the_parts_left_out() -> None:
-    """Qwen3-30B-A3B on two used RTX 3090s: an open frame at 4 users ($4,000), a Threadripper server at 5
-    ($12,686). The 5-user page named the Macs and China's parts left out, never the open frame (a buyer's review,
-    2026-12-06); now it says workstations and open frames are offered when asked for."""
+    """Qwen3-30B-A3B on two used RTX 3090s was an open frame at 4 users ($4,000) and a Threadripper server at 5
+    ($12,686); the 5-user page named the Macs and China's parts left out, never the open frame (a buyer's review,
+    2026-12-06). Now the hosts left out are named, where they apply: buying, beyond a few users, with PCIe cards in
+    the running (not when renting, nor for SXM parts alone)."""
     spec = get_model("Qwen/Qwen3-30B-A3B").spec
     few, more = (
         rank(spec, Workload.fixed_length(8192, concurrent_conversations=n)) for n in (FEW_USERS, FEW_USERS + 1)
     )
     hosts = f"workstations and open frames for more than {FEW_USERS} users (PCIe cards are priced in rack servers)"
     assert hosts in more.left_out and hosts not in few.left_out
-    asked = rank(spec, Workload.fixed_length(8192, concurrent_conversations=FEW_USERS + 1, include_personal=True))
-    assert hosts not in asked.left_out
+    for fields in ({"include_personal": True}, {"pricing": "cloud"}, {"gpu_ids": ("h100-sxm-80gb",)}):
+        other = rank(spec, Workload.fixed_length(8192, concurrent_conversations=FEW_USERS + 1, **fields))
+        assert hosts not in other.left_out, fields
 
 
 def test_the_alternative_on_other_hardware_is_the_set_up_the_picks_show() -> None:

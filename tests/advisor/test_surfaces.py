@@ -107,6 +107,8 @@ def check_surfaces(model_id: str, ranking: Ranking) -> None:
     first = seconds(best.prefill_seconds) if best.prefill_seconds is not None else "not estimated"
     assert f"<div class='label'>First token</div><div class='value'>{first}</div>" in html
     at_once = f" with {plural(ranking.target_concurrency, 'conversation')} at once</div>"
+    if best.decode_tokens_per_s_per_user is None:
+        at_once = "speed not estimated</div>"  # not "... with N at once" beside no speed
     assert re.search(rf"Tokens/s per user</div><div class='value'>[^<]*{at_once}", html), html
     # the row's Memory-page link: the sidebar set to the option (and a Mac's GPU share) gives the same count
     share = ranking.workload.unified_memory_share if best.gpu_id and get_gpu(best.gpu_id).unified_memory else None
