@@ -18,6 +18,7 @@ from planner.engines.sglang_logparse import parse_sglang
 from planner.engines.sglang_pool import swa_split
 from planner.engines.sglang_rules import vlm_reserve_bytes
 from planner.planning.plan import PlanRequest, plan
+from planner.planning.results import PlanResult
 
 SGLANG = get_engine("sglang")
 # Per token on one GPU, bf16, from the configs: gpt-oss-20b 24 layers of 8 KV heads of 64 (12 sliding); Gemma 4
@@ -28,16 +29,25 @@ GEMMA4 = (10 * 2 * 4 * 512 * 2, 50 * 2 * 16 * 256 * 2)
 SCOUT = (12 * 2 * 8 * 128 * 2, 36 * 2 * 8 * 128 * 2)
 
 
-def _report(model: str, version: str, gpu: str = "h100-sxm-80gb", **deployment: object) -> EngineReport:
-    """SGLang's report at ``version`` on one ``gpu`` at 8k."""
+def _planned(
+    model: str, version: str, gpu: str = "h100-sxm-80gb", cap: int | None = None, **deployment: object
+) -> tuple[PlanResult, EngineReport]:
+    """The plan and SGLang's report at ``version`` on one ``gpu`` at 8k (``cap``: ``--max-total-tokens``)."""
     card = get_gpu(gpu)
+    settings = {} if cap is None else {"max_total_tokens": cap}
     request = PlanRequest(
         model=get_model(model).spec, gpu=card, gpu_memory_bytes=card.memory_bytes_for(True), context_tokens=8192,
-        max_model_len=8192, overhead=overhead_profile("sglang", version=version),
+        max_model_len=8192, overhead=overhead_profile("sglang", version=version, **settings),
         weights="fp8" if "Llama-4" in model else None,  # Scout's 109 B in BF16 is more than a B200 holds
         deployment=DeploymentOptions(**deployment) if deployment else None,  # type: ignore[arg-type]
     )  # fmt: skip
-    return SGLANG.report(request, plan(request), request.overhead)  # type: ignore[arg-type]
+    result = plan(request)
+    return result, SGLANG.report(request, result, request.overhead)  # type: ignore[arg-type]
+
+
+def _report(model: str, version: str, gpu: str = "h100-sxm-80gb", **deployment: object) -> EngineReport:
+    """SGLang's report at ``version`` on one ``gpu`` at 8k."""
+    return _planned(model, version, gpu, **deployment)[1]
 
 
 def _rest(report: EngineReport, model: str) -> int:
@@ -120,14 +130,7 @@ def test_a_pasted_split_log_reads_the_full_pool_and_both_sizes() -> None:
 def test_a_token_cap_caps_the_full_pool_and_the_plan_keeps_both_pools_bytes() -> None:
     """``--max-total-tokens 100000``: the full pool's 100,000 tokens and the SWA pool's 80,000, on the chart too
     (before, the plan capped the pool at 100,000 tokens in every layer: 4.58 GiB where SGLang holds 4.12)."""
-    card = get_gpu("h100-sxm-80gb")
-    profile = overhead_profile("sglang", version="0.5.18", max_total_tokens=100_000)
-    request = PlanRequest(
-        model=get_model("openai/gpt-oss-20b").spec, gpu=card, gpu_memory_bytes=card.memory_bytes_for(True),
-        context_tokens=8192, max_model_len=8192, overhead=profile,
-    )  # fmt: skip
-    result = plan(request)
-    report = SGLANG.report(request, result, profile)
+    result, report = _planned("openai/gpt-oss-20b", "0.5.18", cap=100_000)
     full, windowed = GPT_OSS
     assert report.kv_cache_tokens == 100_000
     assert (
@@ -147,14 +150,7 @@ def test_before_0_5_11_the_count_over_every_layer_is_split(version: str) -> None
     assert report.kv_cache_tokens == int(
         _rest(report, "openai/gpt-oss-20b") // every * every // (full + 0.8 * windowed)
     )
-    card = get_gpu("h100-sxm-80gb")
-    profile = overhead_profile("sglang", version=version, max_total_tokens=100_000)
-    request = PlanRequest(
-        model=get_model("openai/gpt-oss-20b").spec, gpu=card, gpu_memory_bytes=card.memory_bytes_for(True),
-        context_tokens=8192, max_model_len=8192, overhead=profile,
-    )  # fmt: skip
-    result = plan(request)
-    capped = SGLANG.report(request, result, profile)
+    result, capped = _planned("openai/gpt-oss-20b", version, cap=100_000)
     assert capped.kv_cache_tokens == 111_111 and "swa_layer_tokens=88888" in capped.lines[0]
     assert result.stages[0].kv_cache_bytes == 100_000 * every  # the chart's pool: the count over every layer
 
@@ -164,13 +160,7 @@ def test_a_windowed_pool_too_small_for_one_window_is_refused_from_0_5_16() -> No
     windowed ones, which 0.5.16 and later refuse ('SWA pool (6553 tokens) cannot hold even one request')."""
     scout = "meta-llama/Llama-4-Scout-17B-16E"
     for version, refused in (("0.5.15", False), ("0.5.16", True), ("0.5.23", True)):
-        card = get_gpu("b200-sxm")
-        profile = overhead_profile("sglang", version=version, max_total_tokens=8192)
-        request = PlanRequest(
-            model=get_model(scout).spec, gpu=card, gpu_memory_bytes=card.memory_bytes_for(True), context_tokens=8192,
-            max_model_len=8192, overhead=profile, weights="fp8",
-        )  # fmt: skip
-        report = SGLANG.report(request, plan(request), profile)
+        report = _planned(scout, version, "b200-sxm", cap=8192)[1]  # in FP8, as _planned plans Llama 4
         assert (report.failure_kind == "kv-cache-too-small") is refused, version
         assert not refused or "SWA pool (6553 tokens) cannot hold even one request" in (report.failure or "")
 
