@@ -133,6 +133,9 @@ class Mamba2Spec(BaseModel, frozen=True, extra="forbid"):
     mamba_d_conv: HeadDim = 4
     mamba_conv_bias: bool = True
     mamba_proj_bias: bool = False
+    # The config's ``mamba_chunk_size`` (``chunk_size`` in Nemotron-H's): the tokens its kernels scan as one chunk.
+    # None where the config does not state it; the config classes then give 256 (see planner.engines.vllm.mamba).
+    mamba_chunk_size: Context | None = None
 
 
 class GatedDeltaNetSpec(BaseModel, frozen=True, extra="forbid"):

@@ -295,6 +295,7 @@ def _linear(r: Reader, model_type: str) -> dict[str, Any] | None:
         "mamba_d_conv": r.count(names[4]) or 4,
         "mamba_conv_bias": r.flag(names[5], True),
         "mamba_proj_bias": r.flag("use_bias" if nemotron else "mamba_proj_bias"),
+        "mamba_chunk_size": r.count("mamba_chunk_size", "chunk_size") or None,
     }
 
 

@@ -14,14 +14,20 @@ holds.
   "float32"``, :464-489); other models keep the model dtype.
 - Block size (``Platform._align_hybrid_block_size``, 0.24.0 ``platforms/interface.py:633-800``): the attention
   block grows to ``16 x cdiv(state page, 16 x attention bytes per token and layer)`` tokens so that one attention
-  page holds one state ("Setting attention block size to N tokens"); the state page is padded to it.
+  page holds one state ("Setting attention block size to N tokens"); the state page is padded to it. In mode
+  ``all`` the block is a multiple of ``lcm(chunk, 16)`` instead, the model's Mamba chunk size (0.27.1
+  ``platforms/interface.py:890-899``, the same in 0.22.0-0.29.0: ``chunk x cdiv(cdiv(state page, attention bytes
+  per token and layer), chunk)``), which vLLM reads as the config's ``mamba_chunk_size``, else ``chunk_size``
+  (``config/model.py:1531-1546``). Where the config states neither, its config class gives 256: transformers'
+  ``mamba_chunk_size=256`` (``configuration_granitemoehybrid.py:177``, ``configuration_bamba.py:137``,
+  ``configuration_falcon_h1.py:160``; ``chunk_size=256`` in Mamba2's and Zamba2's) and vLLM's own
+  ``NemotronHConfig`` (``transformers_utils/configs/nemotron_h.py:189``, stored as ``chunk_size``).
 - Cache mode: ``none`` without prefix caching; with it ``align`` (or ``all`` where the model supports Mamba
   prefix caching, until 0.28.0; rule ``mamba_align_always``). Prefix caching is off by default for hybrids until
   0.25.1 and on from 0.26.0 (rule ``hybrid_prefix_caching``).
 - Pages a running request holds per linear layer (``MambaSpec.max_memory_usage_bytes``, 0.21.0
   ``v1/kv_cache_interface.py:543-569``): ``1 + k`` (``none``), ``2 + k`` (``align``), one per block of the context
-  (``all``). The ``all`` mode's block also aligns to the model's Mamba chunk size (``lcm``), which the catalog does
-  not hold; it is planned like ``align``'s block.
+  (``all``).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from planner.engines.vllm.versions import VllmRules
 MambaMode = Literal["none", "align", "all"]
 KERNEL_BLOCK_ALIGNMENT = 16  # FlashAttention / FlashInfer: blocks of a multiple of 16 tokens
 FP32_STATE_MODEL_TYPES = ("qwen3_5", "nemotron_h")  # temporal state kept in float32 (module docstring)
+CONFIG_CHUNK_TOKENS = 256  # the Mamba-2 config classes' default chunk size (module docstring)
 
 
 def supports_mamba_prefix_caching(model: ModelSpec) -> bool:
@@ -73,11 +80,27 @@ def state_page_bytes(model: ModelSpec, tensor_parallel: int, spec_tokens: int, d
     return conv + math.ceil(temporal / tensor_parallel) * temporal_bytes
 
 
-def hybrid_block_size(block_size: int, state_bytes: int, attention_bytes_per_token: int) -> int:
-    """The attention block that holds one state page (module docstring); ``block_size`` when it already does."""
+def chunk_tokens(model: ModelSpec) -> int:
+    """The Mamba chunk size vLLM aligns mode ``all``'s block to: the config's, else its class's default (module
+    docstring)."""
+    spec = model.linear_attention
+    stated = spec.mamba_chunk_size if isinstance(spec, Mamba2Spec) else None
+    return stated or CONFIG_CHUNK_TOKENS
+
+
+def hybrid_block_size(block_size: int, state_bytes: int, attention_bytes_per_token: int, chunk: int = 0) -> int:
+    """The attention block that holds one state page (module docstring); ``block_size`` when it already does.
+    ``chunk``: mode ``all``'s Mamba chunk size (:func:`chunk_tokens`), 0 in the other modes.
+
+    >>> hybrid_block_size(16, 2_147_840, 4096), hybrid_block_size(16, 2_147_840, 4096, chunk=256)
+    (528, 768)
+    """
     if state_bytes <= 0 or attention_bytes_per_token <= 0:
         return block_size
     align = max(KERNEL_BLOCK_ALIGNMENT, block_size)
+    if chunk:
+        step = math.lcm(chunk, align)
+        return max(block_size, step * math.ceil(math.ceil(state_bytes / attention_bytes_per_token) / step))
     needed = align * math.ceil(state_bytes / (align * attention_bytes_per_token))
     return max(block_size, needed)
 

@@ -36,7 +36,14 @@ from planner.engines.vllm.blocks import (
 from planner.engines.vllm.extensible import Measured, available_bytes, blocks_within
 from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.held import held_at_start
-from planner.engines.vllm.mamba import hybrid_block_size, mamba_mode, state_page_bytes, state_pages_per_request
+from planner.engines.vllm.mamba import (
+    MambaMode,
+    chunk_tokens,
+    hybrid_block_size,
+    mamba_mode,
+    state_page_bytes,
+    state_pages_per_request,
+)
 from planner.engines.vllm.profile import VllmProfile
 from planner.planning.context import result_context, spec_tokens, speculative_method
 from planner.planning.extras import stage_drafter
@@ -186,14 +193,16 @@ def _length_free_key(
 
 
 def _blocks(
-    request: PlanRequest, tp: int, spec_tokens: int, per_token_layer: int, layout: Layout
+    request: PlanRequest, tp: int, spec_tokens: int, per_token_layer: int, layout: Layout, mode: MambaMode
 ) -> tuple[int, int, tuple[tuple[str, int], ...]]:
     """(block size, page bytes, the blocks vLLM raised): a hybrid attention + Mamba stage's attention block holds
-    one state page (:func:`planner.engines.vllm.mamba.hybrid_block_size`); otherwise every layer takes the
-    largest page, the others a larger block (:func:`planner.engines.vllm.blocks.unified_blocks`)."""
+    one state page, in mode ``all`` in whole Mamba chunks (:func:`planner.engines.vllm.mamba.hybrid_block_size`);
+    otherwise every layer takes the largest page, the others a larger block
+    (:func:`planner.engines.vllm.blocks.unified_blocks`)."""
     model, block = request.model, request.block_size
     if any(key[0] == "mamba" for key, _ in layout.counts):
-        block = hybrid_block_size(block, state_page_bytes(model, tp, spec_tokens), per_token_layer)
+        chunk = chunk_tokens(model) if mode == "all" else 0
+        block = hybrid_block_size(block, state_page_bytes(model, tp, spec_tokens), per_token_layer, chunk)
         return block, block * per_token_layer, ()
     page, kind_blocks = unified_blocks(block, _per_token_by_kind(model, request.resolved_kv_dtype, tp, layout))
     return block, page, kind_blocks
@@ -329,8 +338,8 @@ def _vllm_stage(
     draft_layers = proposer.kv_bytes_per_token // per_token_layer if shared and per_token_layer else 0
     layout = _layout(request, profile, layers, draft_layers)
     keys = layout.keys
-    block, page, kind_blocks = _blocks(request, tp, k, per_token_layer, layout)
     mode = mamba_mode(profile.rules, model, profile.enable_prefix_caching)
+    block, page, kind_blocks = _blocks(request, tp, k, per_token_layer, layout, mode)
     group_size, groups = layout.group_size, layout.groups
     draft_page = 0 if shared else block * proposer.kv_bytes_per_token
     return VllmStage(
