@@ -169,13 +169,22 @@ REFUSALS: dict[str, str] = {
     "per sequence, each a whole state page for a hybrid model), before it sizes the real one; lower max_num_seqs or "
     "run it with --enforce-eager",
 }
+# On a GPU that shares the host's memory (DGX Spark, Jetson) the engine's "free memory" is the host's MemAvailable
+# (vLLM 0.28.0 ``gpu_worker.py:784``, planner.engines.vllm.start_memory): the OS and its programs hold the rest.
+UNIFIED_REFUSALS: dict[str, str] = {
+    "free-memory": "because the memory the operating system reports available (MemAvailable) on this unified-memory "
+    "machine is less than its memory fraction asks for: the OS and its programs hold part of the shared pool; lower "
+    "the memory fraction",
+}
 # Failures a shorter context cures: the engine starts at the longest context that fits.
 CONTEXT_FAILURES = frozenset({"kv-cache-too-small", "no-kv-memory", "max-model-len"})
 
 
-def refusal(report: EngineReport) -> str:
-    """Why the engine would not start, in words, with the longest context that would."""
-    reason = REFUSALS.get(report.failure_kind or "", "as its start-up check fails")
+def refusal(report: EngineReport, unified: bool = False) -> str:
+    """Why the engine would not start, in words, with the longest context that would; ``unified``: on a GPU that
+    shares the host's memory (:data:`UNIFIED_REFUSALS`)."""
+    kind = report.failure_kind or ""
+    reason = (UNIFIED_REFUSALS if unified else {}).get(kind) or REFUSALS.get(kind, "as its start-up check fails")
     longest = report.estimated_max_model_len
     tail = f"; the longest context that fits is about {longest:,} tokens." if longest else "."
     return f"{reason}{tail if report.failure_kind in ('kv-cache-too-small', 'no-kv-memory', None) else '.'}"

@@ -15,7 +15,7 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.assessment.alternatives import nearest_fitting
-from planner.assessment.assess import VerdictState, assess
+from planner.assessment.assess import VerdictState, assess, verdict_sentence
 from planner.assessment.search import deployment_answers, offload_cures
 from planner.cli import main
 from planner.core.units import GiB
@@ -126,3 +126,25 @@ def test_two_refusals_in_a_row_are_answered_with_both_changes() -> None:
         a for a in found if a.change.startswith("memory fraction 0.94 (--gpu-memory-utilization) and --max-num-seqs")
     ]
     assert len(both) == 1 and both[0].assessment.fits and both[0].assessment.conversations >= 4
+
+
+def test_a_unified_memory_machine_is_told_what_holds_its_memory() -> None:
+    """On a DGX Spark the 'free memory' vLLM checks is the host's MemAvailable (0.28.0 ``gpu_worker.py:784``): what
+    holds the rest is the OS and its programs, not "another process on the GPU". The default 0.92 of 121.69 GiB
+    (111.95) is more than a typical Spark has available, so the verdict says so and names the cure."""
+    spark = get_gpu("dgx-spark-gb10")
+    request = PlanRequest(
+        model=get_model("Qwen/Qwen3-8B").spec,
+        gpu=spark,
+        gpu_memory_bytes=spark.memory_bytes_for(True),
+        context_tokens=32768,
+        max_model_len=32768,
+        overhead=engine_profile("vllm"),
+    )
+    a = assess(request)
+    assert a.report is not None and a.report.failure_kind == "free-memory"
+    said = verdict_sentence(a)
+    assert "another process holds some of it" not in said
+    assert "the memory the operating system reports available (MemAvailable) on this unified-memory machine" in said
+    assert "the OS and its programs hold part of the shared pool; lower the memory fraction" in said
+    assert "another process holds some of it" in verdict_sentence(assess(_request()))  # a discrete GPU's words
