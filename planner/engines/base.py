@@ -219,9 +219,13 @@ class Engine(ABC):
         version = self.planned_version(request)
         if found is None and version is not None:
             found = self.support.model_refusal(request.model.model_type, version)
+            found = found or self.support.format_release_refusal(version, request.resolved_weights, fam, moe)
         if found is None and request.model.mla is not None:
             found = self.support.mla_kv_refusal(request.resolved_kv_dtype, fam)
         found = found or options_refusal(self.support, request.deployment)
+        speculating = request.deployment is not None and request.deployment.speculative is not None
+        if found is None and speculating and request.resolved_parallelism[1] > 1:
+            found = self.support.pipeline_speculation_refusal or None
         lora = request.deployment.lora if request.deployment is not None else None
         if found is None and lora is not None and self.support.lora is not None:
             found = lora_refusal(self.support, request.model, lora)  # the pool as the engine sizes it for the model

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from planner.engines.checkpoints import GGUF
 from planner.engines.first_release import model_releases
-from planner.engines.support import EngineSupport, LoraSupport, SpeedGap, platform_rows
+from planner.engines.support import EngineSupport, FormatRelease, LoraSupport, SpeedGap, platform_rows
 
 # srt/server_args.py (0.5.4 :2291-2331): --enable-lora, --max-loras-per-batch, --max-lora-rank, --max-loaded-loras,
 # --lora-target-modules ('all', or the names; required without --lora-paths). Its pool (srt/lora/mem_pool.py) has no
@@ -75,6 +75,22 @@ SGLANG_SUPPORT = EngineSupport(
             other_families=True,
         ),
     ),
+    # FP8 on Ampere (platforms/sglang.toml): SGLang's own Marlin FP8 kernel from 0.5.6; before it fp8.py imported
+    # vLLM's operators, which the sglang package does not install (0.5.4 fp8.py:14-28).
+    format_releases=(
+        FormatRelease(
+            weights="fp8",
+            families=("ampere",),
+            since="0.5.6",
+            why="its FP8 Marlin kernel is vLLM's ('marlin FP8 requires some operators from vllm. Please install "
+            "vllm.', srt/layers/quantization/fp8.py), which SGLang does not install; plan 0.5.6 or later",
+        ),
+    ),
+    # check_server_args (0.5.18 srt/server_args.py:9158-9161; 0.5.4 :3354-3358, which also bars mixed chunked
+    # prefill), called at launch (0.5.18 entrypoints/engine.py:1090)
+    pipeline_speculation_refusal="SGLang does not start speculative decoding under pipeline parallelism ('Pipeline "
+    "parallelism is not compatible with overlap schedule, speculative decoding', server_args.py check_server_args); "
+    "plan PP 1 with speculation, or PP without it",
     state_layers_refusal="SGLang sizes a state pool for the linear-attention / Mamba layers out of the KV budget "
     "(mem_cache/kv_cache_configurator.py _handle_max_mamba_cache), which is not planned here; plan this model with "
     "vLLM, whose state blocks are planned",

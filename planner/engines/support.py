@@ -24,6 +24,7 @@ from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
+from planner.core.overhead import parse_version
 from planner.core.precision import WEIGHT_FORMATS
 from planner.engines.first_release import ModelRelease
 
@@ -240,12 +241,37 @@ class MlaKvRefusal(BaseModel, frozen=True, extra="forbid"):
     (True, False)
     """
 
-    kv_dtypes: Annotated[tuple[str, ...], Field(min_length=1)]  # base KV dtypes (fp8 covers its variants)
+    kv_dtypes: Annotated[tuple[str, ...], Field(min_length=1)]  # base KV dtypes (fp8 covers its variants) or variants
     families: Annotated[tuple[Family, ...], Field(min_length=1)]
     reason: Annotated[str, Field(min_length=1)]
 
     def covers(self, kv_dtype: str, fam: Family | None) -> bool:
-        return base_kv(kv_dtype) in self.kv_dtypes and fam in self.families
+        return (kv_dtype in self.kv_dtypes or base_kv(kv_dtype) in self.kv_dtypes) and fam in self.families
+
+
+class FormatRelease(BaseModel, frozen=True, extra="forbid"):
+    """A weight format a platform row covers only from a release on, on some families (of MoE models alone with
+    ``moe_only``), with why the releases before it do not run it.
+
+    >>> r = FormatRelease(weights="fp8", families=("ampere",), since="0.9.0", moe_only=True, why="no Marlin MoE")
+    >>> r.refusal("vLLM", "0.8.5", "fp8", "ampere", True), r.refusal("vLLM", "0.9.0", "fp8", "ampere", True)
+    ('vLLM 0.8.5 does not run fp8 weights of this model on Ampere before 0.9.0: no Marlin MoE', None)
+    """
+
+    weights: str  # a base weight format (fp8 covers its variants)
+    families: Annotated[tuple[Family, ...], Field(min_length=1)]
+    since: str  # the first release that runs it
+    moe_only: bool = False  # mixture-of-experts models alone (dense ones ran before)
+    why: Annotated[str, Field(min_length=1)]  # the source's reason, with the release or PR that changed it
+
+    def refusal(self, label: str, version: str, weights: str, fam: Family | None, moe: bool) -> str | None:
+        old = parse_version(version) < parse_version(self.since)
+        if not old or base_weights(weights) != self.weights or fam not in self.families or (self.moe_only and not moe):
+            return None
+        return (
+            f"{label} {version} does not run {self.weights} weights of this model on {family_words(fam)} before "
+            f"{self.since}: {self.why}"
+        )
 
 
 class LoraSupport(BaseModel, frozen=True, extra="forbid"):
@@ -296,6 +322,10 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     mla_kv_refusals: tuple[MlaKvRefusal, ...] = ()
     # The first release that loads each model type (planner.engines.first_release, model_releases/<engine>.toml)
     model_releases: dict[str, ModelRelease] = {}
+    # Weight formats a platform row covers only from a release on (older releases are refused with the reason)
+    format_releases: tuple[FormatRelease, ...] = ()
+    # Why the engine does not start speculative decoding under pipeline parallelism, in every release ("": it does)
+    pipeline_speculation_refusal: str = ""
 
     def gap_for(self, model_type: str, weights: str, gpu: GpuSpec) -> SpeedGap | None:
         """The first of :attr:`speed_gaps` an option of ``model_type`` in ``weights`` on ``gpu`` meets."""
@@ -305,6 +335,11 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     def mla_kv_refusal(self, kv_dtype: str, fam: Family | None) -> str | None:
         """Why an MLA model's ``kv_dtype`` cache is not stored on ``fam`` (``None``: it is)."""
         return next((r.reason for r in self.mla_kv_refusals if r.covers(kv_dtype, fam)), None)
+
+    def format_release_refusal(self, version: str, weights: str, fam: Family | None, moe: bool) -> str | None:
+        """Why release ``version`` does not run ``weights`` on ``fam`` yet (:attr:`format_releases`)."""
+        refusals = (r.refusal(self.label, version, weights, fam, moe) for r in self.format_releases)
+        return next((found for found in refusals if found), None)
 
     def model_refusal(self, model_type: str, version: str) -> str | None:
         """Why release ``version`` does not load a ``model_type`` model (``None``: it does, or no row says)."""

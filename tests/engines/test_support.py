@@ -56,7 +56,9 @@ def test_what_no_engine_runs_is_explained() -> None:
     assert runner(mac, "q4_k_m", "fp8", moe=False) is None  # llama.cpp has no FP8 KV cache
     assert "fp8 KV cache" in why_not(mac, "q4_k_m", "fp8", moe=False)
     a100 = get_gpu("a100-sxm-80gb")
-    assert runner(a100, "fp8", "bf16", moe=True) is None  # no FP8 MoE on Ampere
+    row = runner(a100, "fp8", "bf16", moe=True)  # FP8 experts on Marlin (vLLM 0.29.0 fused_moe/oracle/fp8.py)
+    assert row is not None and row.engine == "vllm"
+    assert runner(a100, "fp8", "bf16", moe=True, engines=("sglang",)) is None  # SGLang's FP8 MoE has no Marlin path
     assert runner(get_gpu("mi300x"), "int4-awq", "bf16", moe=False, engines=("vllm",)) is None  # vLLM: no AWQ on ROCm
     row = runner(get_gpu("mi300x"), "int4-awq", "bf16", moe=False)
     assert row is not None and row.engine == "sglang"  # its docs: awq on MI300X, Triton dequantize

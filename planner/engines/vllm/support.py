@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from planner.engines.checkpoints import GGUF
 from planner.engines.first_release import model_releases
-from planner.engines.support import EngineSupport, LoraSupport, MlaKvRefusal, SpeedGap, platform_rows
+from planner.engines.support import EngineSupport, FormatRelease, LoraSupport, MlaKvRefusal, SpeedGap, platform_rows
 
 VLLM_SUPPORT = EngineSupport(
     label="vLLM",
@@ -70,6 +70,27 @@ VLLM_SUPPORT = EngineSupport(
             families=("volta", "turing", "ampere"),
             reason="vLLM's MLA attention below Ada (Triton MLA) stores no FP8 cache: 'FP8 KV cache is not supported "
             "by the Triton MLA backend ... native FP8 (fp8e4nv) requires SM89+'; plan a 16-bit KV cache",
+        ),
+        # Every CUDA MLA backend's supported_kv_cache_dtypes stop at fp8 / fp8_e4m3 (0.29.0 v1/attention/backends/
+        # mla/flashmla.py:49-55, cutlass_mla.py:40-46, flashinfer_mla.py:153-159, triton_mla.py:132-138,
+        # flashattn_mla.py:45-49 16-bit only; 0.22.0 alike), so platforms/cuda.py:456-459 finds no backend; ROCm's
+        # AITER MLA takes e5m2.
+        MlaKvRefusal(
+            kv_dtypes=("fp8_e5m2",),
+            families=("ada", "hopper", "blackwell"),
+            reason="no CUDA MLA attention backend stores FP8 e5m2 (FlashMLA, CUTLASS, FlashInfer and Triton MLA take "
+            "fp8 / fp8_e4m3): vLLM stops with 'No valid attention backend found'; plan --kv-cache-dtype fp8",
+        ),
+    ),
+    # FP8 experts on Marlin below Ada (platforms/vllm.toml): vllm-project/vllm#18026 (2025-05-12, in 0.9.0) made them
+    # run for every FP8 checkpoint; before it "vLLM supports FP8 MoE models only on Ada Lovelace or Hopper GPUs".
+    format_releases=(
+        FormatRelease(
+            weights="fp8",
+            families=("turing", "ampere"),
+            since="0.9.0",
+            moe_only=True,
+            why="its FP8 experts reach Marlin below Ada in 0.9.0 (vllm-project/vllm#18026); plan 0.9 or later",
         ),
     ),
     speed_gaps=(

@@ -1,0 +1,84 @@
+"""What the engines run, read from their sources (an outside maintainer's review, 2026-12-06): set-ups the planner
+refused that the engine runs, and set-ups it planned with a launch command that the engine refuses at start-up.
+
+- vLLM runs FP8 mixture-of-experts checkpoints below Ada as weight-only FP8 on Marlin: the FP8 MoE oracle lists
+  MARLIN, whose experts support compute capability 7.5 and up (0.29.0 ``fused_moe/oracle/fp8.py:81-96``,
+  ``fused_moe/experts/marlin_moe.py:605-624``; 0.22.0 the same), from 0.9.0 for every FP8 checkpoint (PR #18026).
+- SGLang runs FP8 dense layers on Ampere with its own Marlin kernel from 0.5.6 (``fp8.py`` ``use_marlin`` from
+  ``can_auto_enable_marlin_fp8``: 80 <= sm < 89); 0.5.2-0.5.5 import vLLM's operators for it ("marlin FP8 requires
+  some operators from vllm. Please install vllm."). Its FP8 MoE method has no Marlin path (0.5.18).
+- No CUDA MLA attention backend of vLLM stores an FP8 e5m2 cache (0.29.0 ``v1/attention/backends/mla/*.py``
+  ``supported_kv_cache_dtypes``: auto, float16, bfloat16, fp8, fp8_e4m3 at most).
+- SGLang asserts that pipeline parallelism runs without speculative decoding (0.5.18 ``server_args.py:9158-9161``,
+  0.5.4 ``:3354-3358``).
+"""
+
+from __future__ import annotations
+
+from model_catalog import get_gpu, get_model
+from planner.deploy.options import DeploymentOptions, SpeculativeOptions
+from planner.engines.registry import get_engine
+from planner.engines.sglang import SglangProfile
+from planner.engines.vllm.profile import VllmProfile
+from planner.planning.plan import PlanRequest
+
+
+def _request(model: str, gpu: str, overhead: object, **kw: object) -> PlanRequest:
+    card = get_gpu(gpu)
+    base: dict[str, object] = {
+        "model": get_model(model).spec,
+        "gpu": card,
+        "gpu_memory_bytes": card.engine_visible_bytes or card.memory_bytes,
+        "context_tokens": 8192,
+        "max_model_len": 8192,
+        "overhead": overhead,
+    }
+    return PlanRequest(**(base | kw))  # type: ignore[arg-type]
+
+
+def test_vllm_runs_fp8_experts_on_ampere_with_marlin_from_0_9() -> None:
+    vllm = get_engine("vllm")
+    for version in ("0.9.2", "0.19.1", "0.29.0"):
+        request = _request("Qwen/Qwen3-30B-A3B", "a100-sxm-80gb", VllmProfile(engine_version=version), weights="fp8")
+        assert vllm.refusal(request) is None, version
+    old = _request("Qwen/Qwen3-30B-A3B", "a100-sxm-80gb", VllmProfile(engine_version="0.8.5"), weights="fp8")
+    said = vllm.refusal(old) or ""
+    assert said.startswith("vLLM 0.8.5 does not run fp8 weights of this model on Ampere before 0.9.0")
+    assert "(vllm-project/vllm#18026)" in said
+    dense = _request("meta-llama/Llama-3.1-8B", "a100-sxm-80gb", VllmProfile(engine_version="0.8.5"), weights="fp8")
+    assert vllm.refusal(dense) is None  # dense FP8 on Marlin since vllm-project/vllm#5975 (2024)
+
+
+def test_sglang_runs_fp8_dense_layers_on_ampere_from_0_5_6_and_not_fp8_experts() -> None:
+    sglang = get_engine("sglang")
+    dense = _request("meta-llama/Llama-3.1-8B", "a100-sxm-80gb", SglangProfile(engine_version="0.5.18"), weights="fp8")
+    assert sglang.refusal(dense) is None
+    old = dense.model_copy(update={"overhead": SglangProfile(engine_version="0.5.4")})
+    assert "marlin FP8 requires some operators from vllm. Please install vllm." in (sglang.refusal(old) or "")
+    moe = _request("Qwen/Qwen3-30B-A3B", "a100-sxm-80gb", SglangProfile(engine_version="0.5.18"), weights="fp8")
+    assert "dense models only" in (sglang.refusal(moe) or "")
+
+
+def test_vllm_stores_no_fp8_e5m2_latent_cache_on_nvidia() -> None:
+    vllm = get_engine("vllm")
+    for gpu in ("h100-sxm-80gb", "b200-sxm", "rtx-4090"):
+        request = _request("deepseek-ai/DeepSeek-V2-Lite", gpu, VllmProfile(), kv_dtype="fp8_e5m2")
+        assert "no CUDA MLA attention backend stores FP8 e5m2" in (vllm.refusal(request) or ""), gpu
+        assert vllm.refusal(request.model_copy(update={"kv_dtype": "fp8"})) is None, gpu
+    dense = _request("meta-llama/Llama-3.1-8B", "h100-sxm-80gb", VllmProfile(), kv_dtype="fp8_e5m2")
+    assert vllm.refusal(dense) is None  # a model without a latent cache keeps its e5m2 cache
+
+
+def test_sglang_refuses_speculative_decoding_under_pipeline_parallelism() -> None:
+    draft = SpeculativeOptions(method="draft", draft_model=get_model("Qwen/Qwen3-0.6B").spec)
+    request = _request(
+        "Qwen/Qwen3-32B",
+        "h100-sxm-80gb",
+        SglangProfile(),
+        gpu_count=2,
+        pipeline_parallel=2,
+        deployment=DeploymentOptions(speculative=draft),
+    )
+    said = get_engine("sglang").refusal(request) or ""
+    assert "Pipeline parallelism is not compatible with overlap schedule, speculative decoding" in said
+    assert get_engine("sglang").refusal(request.model_copy(update={"pipeline_parallel": 1})) is None
