@@ -12,7 +12,7 @@ from ui.settings.parsing import show_flag, show_number
 
 def launch_changes(before: PlanRequest, after: PlanRequest) -> dict[str, str]:
     """The link parameters of the launch settings ``after`` starts its engine with differently from ``before``
-    (a nearest set-up's ``--kv-cache-memory`` or ``--max-num-seqs``), by the names a link uses."""
+    (a nearest set-up's ``--kv-cache-memory-bytes`` or ``--max-num-seqs``), by the names a link uses."""
     changes: dict[str, str] = {}
     was, now = launch_values(before.overhead), launch_values(after.overhead)
     for declared in ENGINE_SETTINGS:

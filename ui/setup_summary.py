@@ -19,8 +19,9 @@ import streamlit as st
 from planner.assessment.words import context_label, split_label
 from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
+from planner.core.units import GiB
 from planner.engines.registry import engine_names, get_engine, profile_label
-from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, shown_name
+from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, shown_name, size_argument
 from ui.deferred import Deferred
 from ui.guard import as_text
 from ui.state import Selection
@@ -68,12 +69,14 @@ def _launch(sel: Selection) -> list[tuple[str, str]]:
 
 def _flag_words(declared: EngineSetting, value: object, flag: str) -> str:
     """One launch setting as the engine is started with it (``flag``: its own spelling): ``--enforce-eager``,
-    ``--kv-cache-memory 4 GiB``."""
+    ``--kv-cache-memory-bytes 4294967296 (4 GiB)``."""
     if declared.kind == "flag":
         return flag
     if declared.kind == "choice":
         return f"{flag} {value}"
-    return f"{flag} {value:g}" + (" GiB" if declared.kind == "bytes" else "")
+    if declared.kind == "bytes":
+        return size_argument(flag, round(float(str(value)) * GiB))
+    return f"{flag} {value:g}"
 
 
 def _hardware(sel: Selection) -> list[tuple[str, str]]:

@@ -1,5 +1,5 @@
 """The sidebar's launch settings: the flags people start an engine with (``--max-num-seqs``, ``--enforce-eager``,
-``--kv-cache-memory`` …), drawn for the engine that takes them (:func:`planner.engines.registry.settings_taken`).
+``--kv-cache-memory-bytes`` …), drawn for the engine that takes them (:func:`planner.engines.registry.settings_taken`).
 A link's value for a flag the chosen engine has no use for is dropped and said so; an unset box is the engine's
 own default, as when the flag is not given."""
 

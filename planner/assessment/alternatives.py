@@ -7,7 +7,7 @@ show, so a suggestion's figures are the figures its link opens. The levers, in t
 - the sequences the engine runs at once (vLLM ``--max-num-seqs``, SGLang ``--max-running-requests``, TensorRT-LLM
   ``--max_batch_size``) raised to the users a replica serves, when that limit, not the pool, keeps the target from
   being met (:attr:`planner.assessment.assess.Assessment.running_cap`);
-- a fixed KV-cache size (vLLM ``--kv-cache-memory``), when one is set: it replaces the memory fraction
+- a fixed KV-cache size (vLLM ``--kv-cache-memory-bytes``), when one is set: it replaces the memory fraction
   (:mod:`planner.assessment.fixed_kv`);
 - a cap on the pool's tokens (SGLang ``--max-total-tokens``) raised to the target, when it, not the memory, sizes
   the pool;
@@ -62,10 +62,9 @@ from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import BudgetExceeded
 from planner.core.overhead import EngineProfile
 from planner.core.parallel import NODE_GPUS
-from planner.core.units import GiB
 from planner.deploy.gpu_share import HUNDREDTHS, raise_text
 from planner.engines.registry import get_engine, launch_values, setting_flag, window_setting_off
-from planner.engines.settings import BY_NAME
+from planner.engines.settings import BY_NAME, size_argument
 from planner.planning.plan import PlanRequest
 
 MOST_GPUS = 64  # eight 8-GPU machines: the largest set-up suggested (the dashboard's GPU count goes as far)
@@ -73,13 +72,14 @@ MORE_GPU_TRIALS = 6  # counts tried above the current one (each an assessment)
 
 
 def _kv_size(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:
-    """A fixed KV-cache size (vLLM ``--kv-cache-memory``) that starts and holds the goal
+    """A fixed KV-cache size (vLLM ``--kv-cache-memory-bytes``) that starts and holds the goal
     (:func:`planner.assessment.fixed_kv.size_for_goal`)."""
     sized = size_for_goal(request, goal.held, found)
     if sized is None:
         return None
     size, why = sized
-    return attempt(with_fixed_kv(request, size), f"--kv-cache-memory {size / GiB:g} GiB ({why})", goal)
+    flag = setting_flag(request.overhead, "kv_cache_memory_bytes")
+    return attempt(with_fixed_kv(request, size), f"{size_argument(flag, size)}: {why}", goal)
 
 
 def _running(request: PlanRequest, goal: Goal, found: Assessment) -> Alternative | None:

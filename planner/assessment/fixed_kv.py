@@ -1,11 +1,12 @@
-"""The fixed KV-cache size lever (vLLM ``--kv-cache-memory``): with a fixed size the memory fraction no longer
+"""The fixed KV-cache size lever (vLLM ``--kv-cache-memory-bytes``): with a fixed size the memory fraction no longer
 sizes the cache, so the nearest set-ups change the size itself — the largest that starts when the size asked for
 does not fit the GPU, the smallest that holds the goal when it is too small.
 
-Sizes are tried in steps of :data:`KV_SIZE_STEP_BYTES` (as people write the flag: ``--kv-cache-memory 40G``),
-each judged by :func:`planner.assessment.assess.assess`. Running out of memory is monotone (a smaller cache never
-fails where a larger one started; a pool too small for one request is the other end, and is not counted as a
-failure to start here), and the conversations held grow with the size.
+Sizes are tried in steps of :data:`KV_SIZE_STEP_BYTES` (``--kv-cache-memory-bytes 40G`` is 40 GiB to vLLM: a
+capital suffix is binary, ``utils/argparse_utils.py`` ``human_readable_int``), each judged by
+:func:`planner.assessment.assess.assess`. Running out of memory is monotone (a smaller cache never fails where a
+larger one started; a pool too small for one request is the other end, and is not counted as a failure to start
+here), and the conversations held grow with the size.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.host import device_memory_bytes
 from planner.engines.base import EngineReport
 from planner.engines.registry import default_engine, engine_names, fraction_default_text, get_engine, overhead_profile
-from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, SettingValue, profile_values
+from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, SettingValue, profile_values, shown_name
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -142,8 +142,8 @@ def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
 
 def cli_flag(setting: EngineSetting) -> str:
     """The command line's flag of a launch setting: the engine's own, a size in GiB as a person types it
-    (``--kv-cache-memory-gib``; the engine takes bytes)."""
-    return setting.flag + "-gib" if setting.kind == "bytes" else setting.flag
+    (``--kv-cache-memory-gib``, the name a link uses: :func:`shown_name`; the engine takes bytes)."""
+    return "--" + shown_name(setting).replace("_", "-") if setting.kind == "bytes" else setting.flag
 
 
 def add_engine_setting_arguments(parser: argparse.ArgumentParser) -> None:

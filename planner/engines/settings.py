@@ -4,7 +4,7 @@ and bounds, and what it does. An engine takes a setting when its ``setting_field
 any other engine refuses it with its own reason.
 
 Bounds follow vLLM's argument checks (``vllm/engine/arg_utils.py``, ``vllm/config/scheduler.py``,
-``vllm/config/compilation.py``): a sequence count and capture size are positive; ``--kv-cache-memory`` is bytes.
+``vllm/config/compilation.py``): a sequence count and capture size are positive; ``--kv-cache-memory-bytes`` is bytes.
 ``--max-attention-window`` is TensorRT-LLM's ``KvCacheConfig.max_attention_window`` (``--max_attention_window_size``
 for engines built by ``trtllm-build``) given the model's own windows (:mod:`planner.engines.trtllm`).
 ``--max-total-tokens`` is SGLang's (``srt/server_args.py`` 0.5.4 :1818, a positive token count).
@@ -56,7 +56,7 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
         "the largest batch a CUDA graph is captured for",
     ),
     EngineSetting(
-        "kv_cache_memory_bytes", "--kv-cache-memory", "bytes", 1, MAX_GPU_MEMORY_BYTES,
+        "kv_cache_memory_bytes", "--kv-cache-memory-bytes", "bytes", 1, MAX_GPU_MEMORY_BYTES,
         "a fixed KV-cache size per GPU, instead of the memory fraction (the engine's flag takes bytes)",
     ),
     EngineSetting(
@@ -112,6 +112,16 @@ def flag_name(name: str) -> str:
     ('--enforce-eager', 'tensor parallel')
     """
     return BY_NAME[name].flag if name in BY_NAME else name.replace("_", " ")
+
+
+def size_argument(flag: str, size_bytes: int) -> str:
+    """A size setting as it is pasted, in bytes (the engine's unit, read the same by every release that has the
+    flag), with the GiB a person reads beside it.
+
+    >>> size_argument("--kv-cache-memory-bytes", 40 * GiB)
+    '--kv-cache-memory-bytes 42949672960 (40 GiB)'
+    """
+    return f"{flag} {size_bytes} ({size_bytes / GiB:g} GiB)"
 
 
 def shown_name(setting: EngineSetting) -> str:

@@ -61,7 +61,7 @@ def test_a_fixed_kv_cache_size_is_the_pool(capsys: Any) -> None:
     cli = _cli(capsys, "--kv-cache-memory-gib", "4")
     assert f"{cli['kv_budget_tokens']:,} tokens" in _metrics(at)["KV budget"]
     # the fraction still sets vLLM's start-up check of free memory (init_device's request_memory), so it is kept
-    assert "--kv-cache-memory 4294967296" in _codes(at) and "--gpu-memory-utilization 0.92" in _codes(at)
+    assert "--kv-cache-memory-bytes 4294967296" in _codes(at) and "--gpu-memory-utilization 0.92" in _codes(at)
 
 
 def test_an_engine_without_the_flag_drops_it_and_says_why() -> None:
@@ -72,9 +72,9 @@ def test_an_engine_without_the_flag_drops_it_and_says_why() -> None:
     )
     assert not at.exception
     notes = " ".join(texts(at.warning) + texts(at.info) + [plain(c.value) for c in at.caption])
-    assert "SGLang has no --kv-cache-memory setting" in notes, notes
+    assert "SGLang has no --kv-cache-memory-bytes setting" in notes, notes
     assert "kv_cache_memory_gib" not in at.query_params and at.query_params["max_num_seqs"] == "2"
-    assert "--kv-cache-memory" not in _codes(at) and "--max-running-requests 2" in _codes(at)
+    assert "--kv-cache-memory-bytes" not in _codes(at) and "--max-running-requests 2" in _codes(at)
 
 
 def test_sglang_runs_eager_and_caps_its_pool_under_its_own_flags() -> None:
@@ -100,7 +100,9 @@ def test_sglang_runs_eager_and_caps_its_pool_under_its_own_flags() -> None:
 def test_a_cold_link_says_its_launch_settings_in_the_set_up_summary() -> None:
     at = run_page("memory", {**HOME, "max_num_seqs": "2", "enforce_eager": "true", "kv_cache_memory_gib": "4.5"})
     summary = "\n".join(plain(str(m.value)) for m in at.markdown)
-    assert "**Launch:** --max-num-seqs 2 --enforce-eager --kv-cache-memory 4.5 GiB" in summary, summary
+    assert "**Launch:** --max-num-seqs 2 --enforce-eager --kv-cache-memory-bytes 4831838208 (4.5 GiB)" in summary, (
+        summary
+    )
     assert "a fixed KV-cache size (the memory fraction is not used)" in summary and "fraction 0.92" not in summary
 
 
@@ -115,8 +117,8 @@ def test_a_fixed_kv_size_the_gpu_cannot_hold_offers_the_size_that_starts() -> No
     shown = "\n".join(plain(str(m.value)) for m in at.markdown)
     offered = [line for line in shown.splitlines() if "[open](" in line]
     assert not any("memory fraction" in o for o in offered), offered
-    params = nearest_link(shown, "--kv-cache-memory")
-    assert any("--kv-cache-memory" in o and "(the largest that starts)" in o for o in offered), offered
+    params = nearest_link(shown, "--kv-cache-memory-bytes")
+    assert any("--kv-cache-memory-bytes" in o and ": the largest that starts" in o for o in offered), offered
     opened = run_page("memory", params)
     assert not opened.error, texts(opened.error)
     assert float(params["kv_cache_memory_gib"]) < 500 and _metrics(opened)["Fits"] == "yes"

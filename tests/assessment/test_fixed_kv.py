@@ -28,13 +28,13 @@ def _request(size: float) -> PlanRequest:
 def _first(request: PlanRequest) -> tuple[str, PlanRequest]:
     alternatives = nearest_fitting(request, USERS)
     assert not any("memory fraction" in a.change for a in alternatives), [a.change for a in alternatives]
-    kv = next(a for a in alternatives if a.change.startswith("--kv-cache-memory"))
+    kv = next(a for a in alternatives if a.change.startswith("--kv-cache-memory-bytes"))
     return kv.change, kv.request
 
 
 def test_too_large_a_size_is_offered_the_largest_that_starts() -> None:
     change, request = _first(_request(500))
-    assert change.endswith("(the largest that starts)"), change
+    assert change.endswith(": the largest that starts"), change
     assert assess(request, USERS).fits
     larger = with_fixed_kv(request, request.overhead.kv_cache_memory_bytes + KV_SIZE_STEP_BYTES)  # type: ignore[attr-defined]
     assert assess(larger, USERS).state is VerdictState.ENGINE_REFUSES
@@ -42,7 +42,9 @@ def test_too_large_a_size_is_offered_the_largest_that_starts() -> None:
 
 def test_too_small_a_size_is_offered_the_smallest_that_holds_the_target() -> None:
     change, request = _first(_request(4))
-    assert change == f"--kv-cache-memory 40 GiB (the smallest that holds {USERS})", change  # 40 x 8,192 x 128 KiB
+    assert change == f"--kv-cache-memory-bytes {40 * GiB} (40 GiB): the smallest that holds {USERS}", (
+        change
+    )  # 40 x 8,192 x 128 KiB
     assert assess(request, USERS).conversations >= USERS
     smaller = with_fixed_kv(request, 40 * GiB - KV_SIZE_STEP_BYTES)
     assert assess(smaller, USERS).conversations < USERS

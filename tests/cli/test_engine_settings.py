@@ -50,13 +50,14 @@ def test_a_fixed_kv_size_replaces_the_fraction(capsys: pytest.CaptureFixture[str
     # vLLM's own line for a fixed size (it skips the profiling that prints "Available KV cache memory")
     assert "reserved 4.00 GiB memory for KV Cache as specified by kv_cache_memory_bytes config" in first
     command = _vllm_command(max_num_seqs=2, kv_cache_memory_bytes=4 * 2**30)
-    assert f"--kv-cache-memory {4 * 2**30}" in command and "--gpu-memory-utilization" not in command
+    assert f"--kv-cache-memory-bytes {4 * 2**30}" in command and "--gpu-memory-utilization" not in command
 
 
 def test_an_engine_without_the_setting_refuses_it(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*BASE, "--engine", "sglang", "--kv-cache-memory-gib", "4"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "error: engine: SGLang has no --kv-cache-memory setting; its own cap is --max-total-tokens (tokens, planned)"
+        "error: engine: SGLang has no --kv-cache-memory-bytes setting; its own cap is --max-total-tokens "
+        "(tokens, planned)"
     )
 
 

@@ -107,7 +107,7 @@ def test_a_fixed_kv_size_on_sglang_points_to_its_token_cap() -> None:
         overhead_profile("sglang", kv_cache_memory_bytes=2**34)
     message = str(refused.value)
     assert message == (
-        "engine: SGLang has no --kv-cache-memory setting; its own cap is --max-total-tokens (tokens, planned)"
+        "engine: SGLang has no --kv-cache-memory-bytes setting; its own cap is --max-total-tokens (tokens, planned)"
     ), message
 
 

@@ -175,7 +175,7 @@ def test_launch_command_carries_the_settings() -> None:
     assert "--language-model-only" in command and "--no-enable-prefix-caching" in command
     eager = VllmProfile(engine_version="0.28.0", enforce_eager=True, kv_cache_memory_bytes=3 * GiB)
     command = launch_commands(_request(overhead=eager), plan(_request(overhead=eager)))["vllm"]
-    assert "--enforce-eager" in command and f"--kv-cache-memory {3 * GiB}" in command
+    assert "--enforce-eager" in command and f"--kv-cache-memory-bytes {3 * GiB}" in command
     assert "--gpu-memory-utilization" not in command
 
 
@@ -303,7 +303,7 @@ def test_a_fixed_kv_size_still_meets_the_start_up_check_of_free_memory() -> None
     request = _request(model="Qwen/Qwen3-8B", context=8192, overhead=lower, deployment=less)
     assert engine_report(request, plan(request)).failure is None
     command = launch_commands(request, plan(request))["vllm"]
-    assert f"--kv-cache-memory {2 * GiB}" in command and "--gpu-memory-utilization 0.8" in command
+    assert f"--kv-cache-memory-bytes {2 * GiB}" in command and "--gpu-memory-utilization 0.8" in command
 
 
 def test_mamba2_hybrids_take_the_align_mode_from_0_28() -> None:

@@ -45,7 +45,7 @@ def test_a_size_the_gpu_cannot_hold_runs_out_of_memory_allocating_the_cache() ->
     request = _request(500 * GiB)
     report = engine_report(request, plan(request))
     assert report.failure_kind == "out-of-memory"  # was sampler-oom, "lower gpu_memory_utilization"
-    assert "--kv-cache-memory asks for 500.00 GiB per GPU" in (report.failure or "")
+    assert "--kv-cache-memory-bytes asks for 500.00 GiB per GPU" in (report.failure or "")
     assert not assess(request, 1).fits
 
 

@@ -1,4 +1,4 @@
-"""The engine launch settings (``--max-num-seqs``, ``--enforce-eager``, ``--kv-cache-memory`` …) as link
+"""The engine launch settings (``--max-num-seqs``, ``--enforce-eager``, ``--kv-cache-memory-bytes`` …) as link
 settings, one per :data:`planner.engines.settings.ENGINE_SETTINGS` entry and derived from it: the same name as
 the CLI's option, the same bounds, absent from the link when not set (the engine then uses its own default, as
 when the flag is not given)."""
@@ -9,7 +9,7 @@ from planner.core.units import GiB
 from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, shown_name
 from ui.settings.parsing import Setting, decimal, flag, integer, one_of, show_flag, show_number
 
-MIN_GIB = 0.01  # the smallest --kv-cache-memory the box takes, in GiB (about 10 MiB)
+MIN_GIB = 0.01  # the smallest --kv-cache-memory-bytes the box takes, in GiB (about 10 MiB)
 
 
 def _setting(declared: EngineSetting) -> Setting:

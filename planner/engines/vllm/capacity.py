@@ -86,7 +86,7 @@ def _worker(stages: list[VllmStage], rank: int) -> str:
 
 
 def v1_lines(stages: list[VllmStage], cap: Capacity, max_len: int, fixed_free: int | None = None) -> list[str]:
-    """The V1 engine's lines; ``fixed_free``: the free memory at start when ``--kv-cache-memory`` fixes the cache,
+    """The V1 engine's lines; ``fixed_free``: the free memory at start when ``--kv-cache-memory-bytes`` fixes the cache,
     which skips the profiling and its "Available KV cache memory" line for its own (0.19.0-0.31.0
     ``vllm/v1/worker/gpu_worker.py`` ``determine_available_memory``)."""
     first = stages[0]

@@ -141,7 +141,7 @@ class VllmEngine(Engine):
     ) -> float | None:
         """``gpu_memory_utilization``'s default: 0.9, 0.92 from v0.20.0 (vllm PR #38284; ``versions.toml``), 1.0
         from 0.34.0 with the extensible KV cache on CUDA and ROCm (:mod:`planner.engines.vllm.extensible`), which
-        ``--no-enable-extensible-kv-cache`` or a fixed ``--kv-cache-memory`` turns off (``settings``; values the
+        ``--no-enable-extensible-kv-cache`` or a fixed ``--kv-cache-memory-bytes`` turns off (``settings``; values the
         profile does not take are not read: :meth:`profile` refuses them)."""
         fields = VllmProfile.model_fields
         taken = {k: v for k, v in (settings or {}).items() if k in fields and k != "engine_version"}

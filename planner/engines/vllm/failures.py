@@ -10,7 +10,7 @@
 - ``weights-oom``: the weights do not fit what is free; on a unified-memory device (GB10) "free" is the host's
   ``MemAvailable`` (``MemorySnapshot.measure``, 0.20.0 ``utils/mem_utils.py:109-116``): total less what the OS and
   other programs hold (``VllmProfile.unified_memory_host_bytes``);
-- ``out-of-memory``: a fixed ``--kv-cache-memory`` larger than what the weights and non-torch memory leave free
+- ``out-of-memory``: a fixed ``--kv-cache-memory-bytes`` larger than what the weights and non-torch memory leave free
   (:func:`planner.engines.vllm.start_memory.fixed_kv_failure`);
 - ``others-oom``: on 0.6.5-0.7.x, other processes holding more than the ``1 - util`` reserve
   (:func:`planner.engines.vllm.start_memory.baseline_kv_failure`);

@@ -2,7 +2,7 @@
 
 The budget (``vllm/v1/worker/gpu_worker.py`` ``determine_available_memory``): available KV = total x
 ``gpu_memory_utilization`` - (weights + torch activation peak + non-torch memory), minus the CUDA-graph estimate
-from the releases that subtract it (``versions.toml`` rule ``cudagraph_in_budget``). ``--kv-cache-memory``
+from the releases that subtract it (``versions.toml`` rule ``cudagraph_in_budget``). ``--kv-cache-memory-bytes``
 replaces the whole sizing. The activation peak is what ``GPUModelRunner.profile_run`` allocates
 (``vllm/v1/worker/gpu_model_runner.py``, 0.19 tree):
 
@@ -88,7 +88,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     usage_context: Literal["server", "llm-class"] = "server"  # `vllm serve` or the offline `LLM` class
     enforce_eager: bool = False  # --enforce-eager: no CUDA graphs, no graph estimate
     max_cudagraph_capture_size: CaptureSize | None = None  # --max-cudagraph-capture-size; None: from max_num_seqs
-    kv_cache_memory_bytes: KvBytes | None = None  # --kv-cache-memory: skips the profile-based sizing
+    kv_cache_memory_bytes: KvBytes | None = None  # --kv-cache-memory-bytes: skips the profile-based sizing
     # --no-enable-extensible-kv-cache (0.34 on); unset: the extensible cache where the release and runtime have it
     no_enable_extensible_kv_cache: bool = False
     language_model_only: bool = False  # --language-model-only: no vision tower loaded, no encoder profile

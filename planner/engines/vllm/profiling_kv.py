@@ -15,7 +15,7 @@ not the estimate is then subtracted; 0.19.1 ``v1/worker/gpu_worker.py:378-381``,
   ``v2_cudagraph_estimate``);
 - on ROCm only from 0.26.0 (``current_platform.is_cuda_alike()``, 0.26.0 ``gpu_worker.py:502``; 0.24.0 :449 and
   0.25.1 :479 ask ``is_cuda()``);
-- not with ``--enforce-eager`` (no graphs) nor with ``--kv-cache-memory``, which skips the profiling.
+- not with ``--enforce-eager`` (no graphs) nor with ``--kv-cache-memory-bytes``, which skips the profiling.
 
 A block is small for an attention model (16 tokens), but a hybrid's (attention + Mamba / Gated DeltaNet) holds a
 whole state page in every layer: vLLM raises the attention block to the Mamba page size ("Setting attention block

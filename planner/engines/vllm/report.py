@@ -241,7 +241,7 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
     if dp > 1 and profile.rules.flag_data_parallel_size:
         command += f" --data-parallel-size {dp}"
     if profile.kv_cache_memory_bytes is not None:
-        command += f" --kv-cache-memory {profile.kv_cache_memory_bytes}"
+        command += f" --kv-cache-memory-bytes {profile.kv_cache_memory_bytes}"
     if profile.kv_cache_memory_bytes is None or profile.gpu_memory_utilization is not None:
         # with a fixed KV size the fraction still sets the start-up check of free memory (start_memory.py)
         command += f" --gpu-memory-utilization {profile.utilization_for(request.gpu):g}"

@@ -6,7 +6,7 @@ estimate, the KV budget, and the blocks of its pages (:mod:`planner.engines.vllm
   kernels' padding, the RoPE cache, the vision tower as vLLM holds it), LoRA slots and the drafter ("Model loading
   took" counts them).
 - Budget: ``util x total - weights - activation peak - non-torch - CUDA-graph estimate`` (the estimate from the
-  releases that subtract it), or ``--kv-cache-memory``.
+  releases that subtract it), or ``--kv-cache-memory-bytes``.
 - Pages: layers keyed by spec; an MTP or EAGLE drafter's attention layers have the target's spec and join the
   full-attention layers before grouping (the GB10 log's "Add 3 padding layers" for 16 + 1 full and 48 linear
   layers); a separate draft model keeps its own pages per block.
@@ -285,7 +285,7 @@ def _kv_budget(
     request: PlanRequest, result: PlanResult, profile: VllmProfile, stage_index: int, s: Sized
 ) -> tuple[int, int | None]:
     """(the bytes the KV cache may take on one rank, the extensible cache's capacity or ``None``):
-    ``--kv-cache-memory``; the extensible KV cache (0.34), the pool from what is free after warm-up and capture
+    ``--kv-cache-memory-bytes``; the extensible KV cache (0.34), the pool from what is free after warm-up and capture
     (:mod:`planner.engines.vllm.extensible`) and the profile run's capacity printed; else ``util x total`` less the
     rest, the graph estimate from the releases that subtract it."""
     platform = vllm_platform(request.gpu)

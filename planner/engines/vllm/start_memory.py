@@ -6,7 +6,7 @@ before the KV sizing):
   ``startup_free_memory_check``, from 0.9.1);
 - ``weights-oom``: the weights do not fit what is free, or an MTP drafter's own embedding and LM head do not fit
   beside them while it loads (freed once it shares the target's);
-- ``out-of-memory``: a fixed ``--kv-cache-memory`` above what the weights and non-torch memory leave
+- ``out-of-memory``: a fixed ``--kv-cache-memory-bytes`` above what the weights and non-torch memory leave
   (:func:`fixed_kv_failure`);
 - ``others-oom``: on a release that counts from its own start without that check (0.6.5-0.7.x), other processes
   holding more than the ``1 - util`` it leaves unused (:func:`baseline_kv_failure`).
@@ -68,7 +68,7 @@ def memory_failure(
             f"RuntimeError: CUDA error: out of memory (other processes leave the worker no room for its CUDA "
             f"context on the {gib_text(total)} GiB device)."
         )
-    # --kv-cache-memory does not skip it: init_device calls request_memory whatever the KV size (0.22.0
+    # --kv-cache-memory-bytes does not skip it: init_device calls request_memory whatever the KV size (0.22.0
     # v1/worker/utils.py:403, 0.27.0 :409-427 from gpu_worker.py:396, 0.29.0 :516)
     if checked and free < requested:
         return "free-memory", (
@@ -94,9 +94,9 @@ def memory_failure(
 def fixed_kv_failure(
     request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage
 ) -> Failure | None:
-    """``--kv-cache-memory`` skips the profile-based sizing: the worker allocates that many bytes of KV cache after
-    the profile run (``Worker.determine_available_memory``, 0.31.0 ``v1/worker/gpu_worker.py:586-607``, whose log
-    line says "If OOM'ed, check the difference of initial free memory"), so a size above what the weights and
+    """``--kv-cache-memory-bytes`` skips the profile-based sizing: the worker allocates that many bytes of KV cache
+    after the profile run (``Worker.determine_available_memory``, 0.31.0 ``v1/worker/gpu_worker.py:586-607``, whose
+    log line says "If OOM'ed, check the difference of initial free memory"), so a size above what the weights and
     non-torch memory leave free runs out of memory there."""
     if profile.kv_cache_memory_bytes is None:
         return None
@@ -105,7 +105,7 @@ def fixed_kv_failure(
     if profile.kv_cache_memory_bytes <= left:
         return None
     return "out-of-memory", (
-        f"torch.OutOfMemoryError: CUDA out of memory allocating the KV cache: --kv-cache-memory asks for "
+        f"torch.OutOfMemoryError: CUDA out of memory allocating the KV cache: --kv-cache-memory-bytes asks for "
         f"{gib_text(profile.kv_cache_memory_bytes)} GiB per GPU, {gib_text(max(0, left))} GiB is free after the "
         "weights and non-torch memory."
     )
