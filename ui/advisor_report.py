@@ -37,18 +37,24 @@ VERDICT_WORDS = {
 }
 
 
+def _usd(value: float | None, spec: str, unit: str = "") -> str:
+    """A price tile: the dollars, or that no price is sourced (never $0 for an unknown price).
+
+    >>> _usd(27_200.0, ",.0f"), _usd(None, ",.0f")
+    ('$27,200', 'unknown: no sourced price')
+    """
+    return "unknown: no sourced price" if value is None else f"${value:{spec}}{unit}"
+
+
 def _headline(ranking: Ranking) -> list[tuple[str, str]]:
     best = ranking.best
     if best is None:
         return []
     cloud = ranking.workload.pricing == "cloud"
     price = (
-        [("Cloud cost", f"${best.usd_per_hour or 0:,.2f} per hour")]
+        [("Cloud cost", _usd(best.usd_per_hour, ",.2f", " per hour"))]
         if cloud
-        else [
-            ("Purchase", f"${best.purchase_usd or 0:,.0f}"),
-            ("Total cost of ownership", f"${best.tco_usd or 0:,.0f}"),
-        ]
+        else [("Purchase", _usd(best.purchase_usd, ",.0f")), ("Total cost of ownership", _usd(best.tco_usd, ",.0f"))]
     )
     return [
         *price,

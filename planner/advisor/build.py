@@ -11,25 +11,26 @@ from typing import Any
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
 from planner.advisor.engine_speed import bandwidth_efficiency, prefill_alone, prefill_in_serving
 from planner.advisor.option_notes import (
+    cost_notes,
     half_note,
     market_note,
     ranks_note,
     sale_note,
     share_note,
     slots_note,
+    slow_first_token,
     unverified_note,
     window_notes,
 )
 from planner.advisor.option_speed import Speed, speed_fields, speed_of
-from planner.advisor.options import Candidate, Option, purchase_text
+from planner.advisor.options import Candidate, Option, purchase_text, unit_size
 from planner.advisor.quality import quality_caveat
 from planner.advisor.reuse import SPEED_SETUPS, expert_group
 from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, setup_for
-from planner.advisor.workload import SLOW_FIRST_TOKEN_S, Workload
+from planner.advisor.workload import Workload
 from planner.assessment.accuracy import unchecked_margin
 from planner.assessment.assess import Assessment, thin_margin
-from planner.assessment.words import seconds
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
@@ -206,7 +207,7 @@ def _warnings(
             f"{s.per_user:.0f} tokens/s per user is within {SPEED_MARGIN - 1:.0%} of the {floor:g} floor (the speed "
             "model's typical error)"
         )
-    slow = _slow_first_token(s, w, b.prompt_tokens)
+    slow = slow_first_token(s, w, b.prompt_tokens)
     if slow:
         undermining.append(slow)
     thin = thin_margin(a, "GiB", c.replicas, w.target_concurrency).strip().rstrip(".")  # a clause, as the others
@@ -236,27 +237,12 @@ def _warnings(
         notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
     half = half_note(gpu, c.weights, c.kv_dtype, row.engine)
     notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu), half) if n]
-    if cost.unverified:
-        notes.append(f"cost rests on figures assumed or known only as a lower bound: {', '.join(cost.unverified)}")
+    notes += cost_notes(cost.unverified, c.kv_dtype)
     if gpu.unified_memory is not None:
         notes.append(share_note(gpu, w.unified_memory_share))
     if cost.usd_per_hour is None:
         notes.append("price unknown")
     return undermining + notes, undermining
-
-
-def _slow_first_token(s: Speed, w: Workload, prompt: int) -> str | None:
-    """A typical prompt's first token later than MLPerf Inference's server scenario allows its longest prompts
-    (:data:`~planner.advisor.workload.SLOW_FIRST_TOKEN_S`), when the buyer set no first-token target of their own
-    (one they set filters the set-ups instead, :func:`planner.advisor.ranking.filter_reason`)."""
-    if w.max_time_to_first_token_s is not None or s.prefill is None or s.prefill <= SLOW_FIRST_TOKEN_S:
-        return None
-    bound = SLOW_FIRST_TOKEN_S
-    wait = f"about {seconds(s.prefill)}" if round(s.prefill, 1) > bound else f"just over {bound:g} s"  # not 6.0"
-    return (
-        f"first token after {wait} for a {prompt:,}-token prompt: slower than the {SLOW_FIRST_TOKEN_S:g} s "
-        "MLPerf Inference's server scenario allows its longest prompts (set a first-token target to rank by it)"
-    )
 
 
 def _assumptions(
@@ -381,7 +367,8 @@ def _cost_fields(c: Candidate, cost: SystemCost, s: Speed, conversations: int, w
     per_million = cost.usd_per_hour / (s.total * 3600) * 1e6 if cost.usd_per_hour is not None and s.total else None
     return {
         "purchase_kind": c.gpu.purchase.kind,
-        "gpus_per_unit": c.gpu.purchase.gpus_per_unit,
+        "gpus_per_unit": unit_size(c.gpu, c.gpu_count),
+        "assumed_costs": cost.unverified,
         "host_id": cost.host_id,
         "host_name": cost.host_name,
         "hosts": cost.hosts,

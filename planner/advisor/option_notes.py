@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+from planner.advisor.option_speed import Speed
+from planner.advisor.quality import FP8_KV_NOTE
+from planner.advisor.workload import SLOW_FIRST_TOKEN_S, Workload
 from planner.assessment.assess import Assessment
+from planner.assessment.words import seconds
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
@@ -130,4 +134,31 @@ def half_note(gpu: GpuSpec, weights: str, kv_dtype: str, engine: str) -> str | N
     return (
         f"{gpu.name} has no BF16: its 16-bit {' and '.join(parts)} {verb} as FP16{flag}, which a model trained in BF16 "
         "can overflow"
+    )
+
+
+def cost_notes(assumed: tuple[str, ...], kv_dtype: str) -> list[str]:
+    """The cost figures an option's price rests on as assumptions, and the note an FP8 KV cache carries
+    (:data:`planner.advisor.quality.FP8_KV_NOTE`).
+
+    >>> cost_notes(("host price",), "fp8")[0]
+    'cost rests on figures assumed or known only as a lower bound: host price'
+    >>> cost_notes((), "bf16")
+    []
+    """
+    notes = [f"cost rests on figures assumed or known only as a lower bound: {', '.join(assumed)}"] if assumed else []
+    return notes + ([FP8_KV_NOTE] if kv_dtype.startswith("fp8") else [])
+
+
+def slow_first_token(s: Speed, w: Workload, prompt: int) -> str | None:
+    """A typical prompt's first token later than MLPerf Inference's server scenario allows its longest prompts
+    (:data:`~planner.advisor.workload.SLOW_FIRST_TOKEN_S`), when the buyer set no first-token target of their own
+    (one they set filters the set-ups instead, :func:`planner.advisor.ranking.filter_reason`)."""
+    if w.max_time_to_first_token_s is not None or s.prefill is None or s.prefill <= SLOW_FIRST_TOKEN_S:
+        return None
+    bound = SLOW_FIRST_TOKEN_S
+    wait = f"about {seconds(s.prefill)}" if round(s.prefill, 1) > bound else f"just over {bound:g} s"  # not 6.0"
+    return (
+        f"first token after {wait} for a {prompt:,}-token prompt: slower than the {SLOW_FIRST_TOKEN_S:g} s "
+        "MLPerf Inference's server scenario allows its longest prompts (set a first-token target to rank by it)"
     )

@@ -107,6 +107,7 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     usd_per_conversation: float | None  # purchase: TCO dollars; cloud: dollars per hour
     usd_per_million_output_tokens: float | None
     price_basis: str
+    assumed_costs: tuple[str, ...] = ()  # cost figures that rest on an assumption (host price, host power, GPU price)
     quality_caveat: str | None = None
     assumptions: dict[str, str]
     warnings: tuple[str, ...] = ()
@@ -264,14 +265,19 @@ def purchase_problem(c: Candidate, pricing: str) -> str | None:
     return None
 
 
+def unit_size(gpu: GpuSpec, count: int) -> int:
+    """The GPUs of one unit bought for ``count`` of them: the catalog's unit, but a 4-GPU board family also comes
+    with 8, so eight or more are bought as the larger boards."""
+    size = gpu.purchase.gpus_per_unit
+    return 8 if gpu.purchase.kind == "baseboard" and size <= 8 and count % 8 == 0 else size
+
+
 def purchase_text(gpu: GpuSpec, count: int, host: str | None, hosts: int, priced: bool) -> str:
     """What is bought, in whole units with the machine around them, or why it is rent-only."""
     unit = gpu.purchase
     if not unit.buyable:
         return f"rent-only: {unit.description}"
-    size = unit.gpus_per_unit
-    if unit.kind == "baseboard" and size <= 8 and count % 8 == 0:
-        size = 8  # a 4-GPU board family also comes with 8: buy the larger boards
+    size = unit_size(gpu, count)
     n = max(1, count // size)
     s = "s" if n > 1 else ""
     # A passive card has no fan of its own: why a single one is bought with a GPU server around it.

@@ -42,8 +42,10 @@ def reply_seconds(option: Option, output_tokens: int) -> float:
 
 
 def sort_options(options: list[Option], sort_by: SortKey, output_tokens: int = 300) -> list[Option]:
-    """Options whose speed counts compute first (a GPU without a compute figure is ranked last), then those no
-    caveat undermines, then priced ones, then those with fewer undermining caveats, then cheapest by ``sort_by`` (a
+    """Options whose speed counts compute first (a GPU without a compute figure is ranked last), then priced ones (a
+    buyer is not told to buy what has no price while a priced set-up serves the target: two unpriced H100 NVLs had
+    been the pick over a $27,200 pair of RTX PRO 6000s, an outside review), then those no caveat undermines, then
+    those with fewer undermining caveats, then cheapest by ``sort_by`` (a
     purchase's cost to the nearest :data:`PRICE_PRECISION_USD`: two $5,000 Macs $32 of power apart cost the same;
     an unpriced option by its GPU count, fewest first: eight unpriced H100s had outranked one for 8 users);
     ties: the reply a user waits for sooner (:func:`reply_seconds`: the first token, then ``output_tokens`` at the
@@ -52,7 +54,7 @@ def sort_options(options: list[Option], sort_by: SortKey, output_tokens: int = 3
     :data:`REPLY_TOLERANCE` of the soonest is no difference either), more headroom, fewer GPUs, the label."""
 
     def group(o: Option) -> tuple[bool, bool, bool, int]:
-        return (not o.compute_known, bool(o.undermining), _sort_value(o, sort_by) is None, len(o.undermining))
+        return (not o.compute_known, _sort_value(o, sort_by) is None, bool(o.undermining), len(o.undermining))
 
     def tie(o: Option) -> tuple[float, float, int, str]:
         reply = reply_seconds(o, output_tokens)

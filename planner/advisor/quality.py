@@ -1,4 +1,5 @@
-"""One-line quality caveats for 4-bit and GGUF weights, each with its source (shown with every such pick)."""
+"""One-line quality caveats for 4-bit and GGUF weights, each with its source (shown with every such pick), and the
+note every FP8 KV cache carries."""
 
 from __future__ import annotations
 
@@ -43,6 +44,13 @@ CAVEATS: dict[str, str] = {
         "trained, model card); post-hoc INT4 experts lose more"
     ),
 }
+# An 8-bit float cache is a note, not a caveat: the seeds call its loss negligible on most models, and the engines
+# scale it by 1.0 unless the checkpoint carries calibrated scales.
+FP8_KV_NOTE = (
+    "FP8 KV cache: scaled by 1.0 unless the checkpoint carries calibrated scales (vLLM's docs recommend calibrating, "
+    "docs.vllm.ai features/quantization/quantized_kvcache); negligible loss on most models (The Memory Math of "
+    "Serving a Model), more at long contexts: check your own evaluations"
+)
 # NVIDIA's NVFP4 layouts that keep attention (or everything but the routed experts) in 8 or 16 bits: the same note.
 CAVEATS.update({name: CAVEATS["nvfp4"] for name in ("nvfp4-fp8attn", "nvfp4-mlp", "nvfp4-experts")})
 

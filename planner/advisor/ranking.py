@@ -194,8 +194,10 @@ def _global_assumptions(workload: Workload, overhead: OverheadModel | None, cost
     return {
         "target": workload.target_note,
         "context": (
-            f"each conversation sized at its {workload.plan_at} length, {workload.context_tokens:,} tokens; lengths: "
-            + workload.context.describe()
+            workload.context.describe()
+            if workload.context.one_length
+            else f"each conversation sized at its {workload.plan_at} length, {workload.context_tokens:,} tokens; "
+            "lengths: " + workload.context.describe()
         ),
         "shared prefix": (
             f"{workload.shared_prefix_tokens:,}-token shared system prompt: stored once per replica in the risk "
@@ -209,7 +211,7 @@ def _global_assumptions(workload: Workload, overhead: OverheadModel | None, cost
             "another) and batches its slots; MoE models read the experts their batch touches; KV reads at the mean "
             "length; constants fitted to public measurements, errors per engine and regime in the README"
         ),
-        "engine": "the first engine of the support table (planner/advisor/support.toml) that runs the set-up"
+        "engine": "the first engine of the registry whose platform table (planner/engines/platforms/) runs the set-up"
         + (f", among {', '.join(workload.engines)}" if workload.engines else "")
         + "; llama.cpp only for a few users unless asked for (planner.advisor.suitability)",
         "memory": (

@@ -185,8 +185,15 @@ def summary_lines(ranking: Ranking) -> list[str]:
     cloud = ranking.workload.pricing == "cloud"
     found = caveats(ranking)
     note = best.quality_caveat or (best.warnings[0] if best.warnings else None)
-    # a note is not a caveat (the table's caveats column counts only what undermines the verdict)
-    caveat = found[0] if found else ("none" + (f" (first note: {note})" if note else ""))
+    # a note is not a caveat (the table's caveats column counts only what undermines the verdict), but a purchase
+    # price resting on assumed figures is what a reader forwarding it needs first (an outside review, 2026-12-06)
+    assumed = best.assumed_costs if not cloud and best.cost is not None else ()
+    if found:
+        caveat = found[0]
+    elif assumed:
+        caveat = f"the price rests on assumed figures ({', '.join(assumed)}); nothing undermines the verdict"
+    else:
+        caveat = "none" + (f" (first note: {note})" if note else "")
     price = (
         f"{_money(best.usd_per_hour or 0)} per hour ({_money((best.usd_per_hour or 0) * 730)} a month)"
         if cloud
