@@ -51,7 +51,7 @@ from planner.engines.logscan import Lines
 from planner.engines.support import EngineSupport
 from planner.engines.trtllm_logparse import parse_trtllm
 from planner.engines.trtllm_options import attention_dp_refusal, cache_config_lines, options_flag
-from planner.engines.trtllm_support import TRTLLM_SUPPORT
+from planner.engines.trtllm_support import TRTLLM_SUPPORT, fp8_block_refusal
 from planner.engines.vllm.estimates import vllm_activation_bytes
 from planner.planning.context import speculative_method
 from planner.planning.plan import PlanRequest
@@ -285,7 +285,7 @@ class TrtllmEngine(Engine):
         """:meth:`Engine.refusal`, attention data parallelism over a TP above 1 (:func:`attention_dp_refusal`), and
         speculative decoding before trtllm-serve, which builds it into the engine (``trtllm-build
         --speculative_decoding_mode``) instead of reading an options file."""
-        found = super().refusal(request)
+        found = super().refusal(request) or fp8_block_refusal(request.model, request.resolved_weights, request.gpu)
         overhead, options = request.overhead, request.deployment
         if found is None and isinstance(overhead, TrtllmProfile) and overhead.attention_dp:
             old = f"TensorRT-LLM {overhead.engine_version} has no enable_attention_dp (the PyTorch flow's, from 1.0)"

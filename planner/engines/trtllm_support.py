@@ -3,8 +3,16 @@
 
 from __future__ import annotations
 
+from planner.core.gpu import GpuSpec
+from planner.core.model import ModelSpec
 from planner.engines.checkpoints import GGUF
-from planner.engines.support import EngineSupport, platform_rows
+from planner.engines.support import EngineSupport, base_weights, platform_rows
+
+# Compute capabilities whose FP8 block-scale GEMM TensorRT-LLM 1.0 has: Hopper, and datacenter Blackwell since
+# NVIDIA/TensorRT-LLM#5514 ("Fix block scale fp8 support for deepseek v3 on Blackwell", 2025-06). Ada and SM120
+# (RTX PRO 6000, RTX 5090) stop at "Unsupported SM version for FP8 block scaling GEMM" (#4599 on an RTX 5880 Ada,
+# 0.21.0rc0; #5581 on 8 x RTX PRO 6000 with DeepSeek-R1, open).
+FP8_BLOCK_CAPABILITIES = ((9, 0), (10, 0), (10, 3))
 
 INT8_GONE = (
     "TensorRT-LLM's PyTorch flow (trtllm-serve) has no {what}: its quantization recipes are FP8 and FP4 (and 4-bit "
@@ -47,3 +55,17 @@ TRTLLM_SUPPORT = EngineSupport(
     "(MambaHybridCacheManager, per --max_batch_size) beside the paged KV cache, which is not planned here; plan this "
     "model with vLLM, whose state blocks are planned",
 )
+
+
+def fp8_block_refusal(model: ModelSpec, weights: str, gpu: GpuSpec | None) -> str | None:
+    """Why TensorRT-LLM does not load a model's own FP8 checkpoint (DeepSeek-V3's and the like: 128 x 128 block
+    scales) on ``gpu`` (:data:`FP8_BLOCK_CAPABILITIES`); ``None`` where it does, or for another checkpoint (a 16-bit
+    model's FP8 from ModelOpt has per-tensor scales)."""
+    capability = gpu.platform.capability if gpu is not None else None
+    if model.native_dtype != "fp8" or base_weights(weights) != "fp8" or capability in FP8_BLOCK_CAPABILITIES:
+        return None
+    return (
+        f"TensorRT-LLM's FP8 block-scale GEMM, which {model.display_name}'s own FP8 checkpoint needs, runs on Hopper "
+        "and B200/B300 only: 'Unsupported SM version for FP8 block scaling GEMM' (NVIDIA/TensorRT-LLM#5581 on 8 x RTX "
+        "PRO 6000, #4599 on an RTX 5880 Ada); plan vLLM, or NVFP4 weights"
+    )

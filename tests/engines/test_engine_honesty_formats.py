@@ -82,3 +82,21 @@ def test_sglang_refuses_speculative_decoding_under_pipeline_parallelism() -> Non
     said = get_engine("sglang").refusal(request) or ""
     assert "Pipeline parallelism is not compatible with overlap schedule, speculative decoding" in said
     assert get_engine("sglang").refusal(request.model_copy(update={"pipeline_parallel": 1})) is None
+
+
+def test_tensorrt_llm_runs_block_scaled_fp8_checkpoints_only_on_hopper_and_datacenter_blackwell() -> None:
+    """DeepSeek-V3's own FP8 checkpoint (128 x 128 block scales) under TensorRT-LLM 1.0 on 8 x RTX PRO 6000 (SM120)
+    fails at load: 'Unsupported SM version for FP8 block scaling GEMM' (NVIDIA/TensorRT-LLM#5581, open; the same
+    error on an RTX 5880 Ada, #4599); on B200 it runs since NVIDIA/TensorRT-LLM#5514 (2025-06). A per-tensor FP8
+    checkpoint of a 16-bit model (ModelOpt's) is not held to it."""
+    from planner.engines.trtllm import TrtllmProfile
+
+    trtllm = get_engine("trtllm")
+    for gpu in ("rtx-pro-6000-blackwell", "l40s"):
+        request = _request("deepseek-ai/DeepSeek-V3", gpu, TrtllmProfile(), weights="fp8", gpu_count=8)
+        assert "Unsupported SM version for FP8 block scaling GEMM" in (trtllm.refusal(request) or ""), gpu
+    for gpu in ("h200-sxm-141gb", "b200-sxm"):
+        request = _request("deepseek-ai/DeepSeek-V3", gpu, TrtllmProfile(), weights="fp8", gpu_count=8)
+        assert trtllm.refusal(request) is None, gpu
+    llama = _request("meta-llama/Llama-3.1-8B", "rtx-pro-6000-blackwell", TrtllmProfile(), weights="fp8")
+    assert trtllm.refusal(llama) is None
