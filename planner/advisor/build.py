@@ -54,8 +54,8 @@ class Built:
         self.decode_context = min(workload.context_tokens, workload.context.mean_tokens)
         self.prompt_tokens = max(1, workload.mean_prompt_tokens - workload.shared_prefix_tokens)
         self.new_tokens = workload.uncached_prompt_tokens
-        self._decode: dict[tuple[str, str, int, ModelSpec], Load] = {}
-        self._prefill: dict[tuple[str, int, ModelSpec], Load] = {}
+        self._decode: dict[tuple[str, str, int, ModelSpec, float | None], Load] = {}
+        self._prefill: dict[tuple[str, int, ModelSpec, float | None], Load] = {}
         self._setups: dict[tuple[str, str, str, int, str, ModelSpec, int], tuple[Setup, float | None, float]] = {}
         self._costs: dict[tuple[str, int, HostChoice | None], SystemCost] = {}
         self._purchases: dict[tuple[str, int, HostChoice | None], str] = {}
@@ -69,13 +69,17 @@ class Built:
             "tokens (the rest in the prefix cache), their prefill counted in the speed per user"
         )
 
-    def decode(self, weights: str, kv_dtype: str, batch: int, cached: ModelSpec | None = None) -> Load:
+    def decode(
+        self, weights: str, kv_dtype: str, batch: int, cached: ModelSpec | None = None, other_bits: float | None = None
+    ) -> Load:
         """A decode step of ``batch`` sequences; ``cached``: the model as the engine caches it
-        (:meth:`planner.core.overhead.OverheadModelBase.kv_model`), the model itself by default."""
+        (:meth:`planner.core.overhead.OverheadModelBase.kv_model`), the model itself by default; ``other_bits``: the
+        engine's file keeps the tensors but the experts at these bits (:attr:`PlatformRow.other_bits`)."""
         model = cached or self.model
-        key = (weights, kv_dtype, batch, model)
+        key = (weights, kv_dtype, batch, model, other_bits)
         if key not in self._decode:
-            self._decode[key] = decode_load(model, weights, kv_dtype, batch, self.decode_context, self.params)
+            context, params = self.decode_context, self.params
+            self._decode[key] = decode_load(model, weights, kv_dtype, batch, context, params, other_bits=other_bits)
         return self._decode[key]
 
     def setup(
@@ -102,8 +106,8 @@ class Built:
     ) -> tuple[Setup, float | None, float]:
         setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel * group, c.weights)
         setup = setup._replace(attention_dp=True, attention_tp=c.tensor_parallel) if group > 1 else setup
-        alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens, model))
-        per_prompt = prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens, model)) or 0.0
+        alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens, model, row.other_bits))
+        per_prompt = prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens, model, row.other_bits)) or 0.0
         return setup, alone, per_prompt
 
     def cost(self, c: Candidate, host: HostChoice | None, assumptions: Assumptions) -> SystemCost:
@@ -152,13 +156,15 @@ class Built:
             found = self._engine_notes[key] = found + f"; source: {row.source}"
         return found
 
-    def prefill(self, weights: str, tokens: int, cached: ModelSpec | None = None) -> Load:
+    def prefill(
+        self, weights: str, tokens: int, cached: ModelSpec | None = None, other_bits: float | None = None
+    ) -> Load:
         """One prompt of ``tokens`` tokens (the whole prompt for a cold start, the new ones under load); ``cached``
-        as for :meth:`decode`."""
+        and ``other_bits`` as for :meth:`decode`."""
         model = cached or self.model
-        key = (weights, tokens, model)
+        key = (weights, tokens, model, other_bits)
         if key not in self._prefill:
-            self._prefill[key] = prefill_load(model, weights, tokens, 0, self.params)
+            self._prefill[key] = prefill_load(model, weights, tokens, 0, self.params, other_bits=other_bits)
         return self._prefill[key]
 
 
@@ -305,7 +311,8 @@ def build_option(
     slots = slots_note(a, overhead, c.replicas)  # a fixed-slot engine's conversations are its slots
     warnings += [slots] if slots else []
     if group > 1:  # the one decode load speed_of read (kept in Built)
-        warnings.append(ranks_note(c.replicas, b.decode(c.weights, c.kv_dtype, batch * group).dense_bytes, batch))
+        read = b.decode(c.weights, c.kv_dtype, batch * group, overhead.kv_model(b.model), row.other_bits)
+        warnings.append(ranks_note(c.replicas, read.dense_bytes, batch))
     version, fraction, lowered, raised = b.engine_settings(overhead)
     launch = _launch(overhead)
     conversations = a.conversations * c.replicas

@@ -23,7 +23,9 @@ class Built(Protocol):
         self, c: Candidate, row: SupportRow, cached: ModelSpec | None = None, group: int = 1
     ) -> tuple[Setup, float | None, float]: ...
 
-    def decode(self, weights: str, kv_dtype: str, batch: int, cached: ModelSpec | None = None) -> Load: ...
+    def decode(
+        self, weights: str, kv_dtype: str, batch: int, cached: ModelSpec | None = None, other_bits: float | None = None
+    ) -> Load: ...
 
 
 class Speed(NamedTuple):
@@ -47,7 +49,7 @@ def speed_of(
     ``batch x group`` sequences over all their GPUs (:meth:`Built.setup`)."""
     setup, alone, per_prompt = b.setup(c, row, cached, group)
     batch *= group
-    decode_load = b.decode(c.weights, c.kv_dtype, batch, cached)
+    decode_load = b.decode(c.weights, c.kv_dtype, batch, cached, row.other_bits)
     decode = step(setup, decode_load)
     if decode.bound == "unknown":
         return Speed(setup, decode, None, None, alone, None)

@@ -93,6 +93,7 @@ class PlatformRow(BaseModel, frozen=True, extra="forbid"):
     moe: bool = True  # mixture-of-experts models covered
     dense: bool = True  # dense models covered (False: a format only MoE checkpoints ship, llama.cpp's MXFP4)
     variant: str | None = None  # an install of its own (vLLM's Gaudi plugin), named in labels
+    other_bits: float | None = None  # the engine's file keeps the tensors but the routed experts at these bits
     source: Annotated[str, Field(min_length=1)]
     note: str = ""
 

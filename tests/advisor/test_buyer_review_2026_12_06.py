@@ -81,3 +81,19 @@ def test_an_fp8_kv_cache_carries_its_quality_note(capsys: pytest.CaptureFixture[
     assert any("FP8 KV cache" in w and "scales" in w for w in fp8["warnings"]), fp8["warnings"]
     bf16 = next(o for o in data["options"] if o["kv_dtype"] == "bf16")
     assert not any("FP8 KV cache" in w for w in bf16["warnings"])
+
+
+def test_the_advisor_reads_gpt_oss_as_its_gguf_stores_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """gpt-oss-120b for one user on a DGX Spark under llama.cpp: 33 tokens/s, where the validation of the same
+    set-up (the benchmark row, ggml-org's GGUF with Q8_0 outside the experts) predicts 46.8 and llama.cpp's own
+    table measures 59.02: the advisor read the non-expert tensors at 16 bits (an outside review, 2026-12-06)."""
+    from planner.advisor.benchmarks import load_rows
+    from planner.advisor.validation import predict
+
+    row = next(r for r in load_rows() if r.id == "llamacpp-gb10-gptoss120b-tg32")
+    assert main(["advise", "--model", "openai/gpt-oss-120b", "--users", "1", "--context", "512",
+                 "--gpu", "dgx-spark-gb10", "--include-personal", "--engine", "llamacpp", "--json"]) == 0  # fmt: skip
+    best = json.loads(capsys.readouterr().out)["options"][0]
+    predicted = predict(row)
+    assert predicted is not None and abs(best["decode_tokens_per_s_per_user"] / predicted - 1) < 0.03
+    assert abs(best["decode_tokens_per_s_per_user"] / row.value - 1) < 0.25  # 59.02 measured
