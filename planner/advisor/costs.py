@@ -127,7 +127,7 @@ def _hosts_text(choice: HostChoice) -> str:
     if choice.host is None:
         return "no host (the machine is the purchase)"
     h = choice.host
-    return f"{choice.units} x {h.name} at ${h.price.usd:,.0f} each ({h.price.kind}, {h.price.date}; {h.price.source})"
+    return f"{choice.units} x {h.name} at ${h.price.usd:,.0f} each ({h.price.kind}, as listed {h.price.date}; {h.price.source})"
 
 
 def purchase_cost(gpu: GpuSpec, count: int, choice: HostChoice | None, a: Assumptions) -> SystemCost:
@@ -150,7 +150,7 @@ def purchase_cost(gpu: GpuSpec, count: int, choice: HostChoice | None, a: Assump
     )
     unverified += ("GPU price",) if "price" in gpu.unverified_fields else ()
     gpu_text = (
-        f"{count} x {gpu.name} at ${gpu.price.usd:,.0f} ({gpu.price.kind}, {gpu.price.date}; {gpu.price.source})"
+        f"{count} x {gpu.name} at ${gpu.price.usd:,.0f} ({gpu.price.kind}, as listed {gpu.price.date}; {gpu.price.source})"
         if gpu.price is not None
         else f"{gpu.name}: no sourced price (rent-only)"
     )

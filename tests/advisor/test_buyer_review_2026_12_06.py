@@ -97,3 +97,12 @@ def test_the_advisor_reads_gpt_oss_as_its_gguf_stores_it(capsys: pytest.CaptureF
     predicted = predict(row)
     assert predicted is not None and abs(best["decode_tokens_per_s_per_user"] / predicted - 1) < 0.03
     assert abs(best["decode_tokens_per_s_per_user"] / row.value - 1) < 0.25  # 59.02 measured
+
+
+def test_a_listed_price_says_what_it_is_and_when_it_was_listed(capsys: pytest.CaptureFixture[str]) -> None:
+    """'$15,000 (approx/street, 2026-08; ...)' read as a 2026 street price where it is the HF hardware list's
+    launch-era MSRP, listed in 2026-08."""
+    data = _advise(capsys, "--users", "200", "--context", "8192", "--gpu", "a100-sxm-80gb")
+    basis = data["options"][0]["price_basis"]
+    assert "approx/street" not in basis
+    assert "an approximate launch MSRP or a widely reported street price, as listed 2026-08" in basis, basis
