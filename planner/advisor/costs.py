@@ -127,7 +127,8 @@ def _hosts_text(choice: HostChoice) -> str:
     if choice.host is None:
         return "no host (the machine is the purchase)"
     h = choice.host
-    return f"{choice.units} x {h.name} at ${h.price.usd:,.0f} each ({h.price.kind}, as listed {h.price.date}; {h.price.source})"
+    price = h.price
+    return f"{choice.units} x {h.name} at ${price.usd:,.0f} each ({price.kind}, as listed {price.date}; {price.source})"
 
 
 def purchase_cost(gpu: GpuSpec, count: int, choice: HostChoice | None, a: Assumptions) -> SystemCost:
@@ -150,7 +151,8 @@ def purchase_cost(gpu: GpuSpec, count: int, choice: HostChoice | None, a: Assump
     )
     unverified += ("GPU price",) if "price" in gpu.unverified_fields else ()
     gpu_text = (
-        f"{count} x {gpu.name} at ${gpu.price.usd:,.0f} ({gpu.price.kind}, as listed {gpu.price.date}; {gpu.price.source})"
+        f"{count} x {gpu.name} at ${gpu.price.usd:,.0f} ({gpu.price.kind}, as listed {gpu.price.date}; "
+        f"{gpu.price.source})"
         if gpu.price is not None
         else f"{gpu.name}: no sourced price (rent-only)"
     )
