@@ -102,7 +102,7 @@ def default_util(
     engine: str, version: str | None = None, gpu: GpuSpec | None = None, launch: Mapping[str, object] | None = None
 ) -> float | None:
     """The memory fraction a profile starts from: the engine's default in that release on that GPU with these launch
-    settings (vLLM 0.92 from 0.21, 1.0 from 0.34 on CUDA and ROCm unless its extensible KV cache is turned off),
+    settings (vLLM 0.92 from 0.20.0, 1.0 from 0.34 on CUDA and ROCm unless its extensible KV cache is turned off),
     ``None`` for an engine whose default is a heuristic of the whole set-up (SGLang: left unset, the engine decides),
     or the generic estimate's 0.9."""
     if engine in engine_names():
