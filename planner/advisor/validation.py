@@ -54,9 +54,6 @@ if TYPE_CHECKING:
     from planner.assessment.assess import Assessment
     from planner.engines.base import EngineReport
 
-# The batch limit an engine runs a max-throughput run at when its KV pool holds more (TensorRT-LLM 1.x
-# max_batch_size default 2048: planner.engines.trtllm.TrtllmProfile; vLLM max_num_seqs: planner.engines.vllm).
-TRTLLM_MAX_BATCH = 2048
 # A burst's decode steps are priced once per batch and this many tokens of mean context (planner.advisor.drain).
 DRAIN_CONTEXT_STEP = 64
 
@@ -148,8 +145,13 @@ def _max_batch(row: BenchmarkRow) -> int:
     from planner.engines.vllm.defaults import default_batch
 
     gpu = get_gpu(row.gpu_id)
-    held = max(1, math.floor(_assessed(row, engine_of_family(row.family)).concurrency))
-    limit = TRTLLM_MAX_BATCH if row.family == "fused" else default_batch(gpu.memory_bytes_for(True), gpu.name)[1]
+    assessed = _assessed(row, engine_of_family(row.family))
+    held = max(1, math.floor(assessed.concurrency))
+    # the batch limit the engine runs a max-throughput run at when its pool holds more: TensorRT-LLM's own report
+    # (its max_batch_size default, planner.engines.trtllm), vLLM's V1 default max_num_seqs on the GPU
+    running = assessed.report.max_running if assessed.report is not None else None
+    fused = row.family == "fused" and running is not None
+    limit = running if fused and running else default_batch(gpu.memory_bytes_for(True), gpu.name)[1]
     return min(held, limit)
 
 
