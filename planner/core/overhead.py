@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from abc import abstractmethod
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, SerializeAsAny
@@ -28,7 +29,6 @@ from planner.bounds.hashing import HashedOnce
 from planner.core.gpu import DevicePlatform
 from planner.core.model import ModelSpec
 from planner.core.units import GB, GiB
-from planner.core.versions import parse_version as parse_version  # re-exported: engine releases
 
 Fraction = Annotated[float, Field(gt=0, le=1)]
 # Why an engine does not start, machine-readable (EngineReport.failure_kind, ParsedLog.failure_kind):
@@ -234,12 +234,6 @@ class OverheadModelBase(HashedOnce, frozen=True, extra="forbid"):
         weights the engine prints."""
         return ctx.weights_bytes
 
-    def file_saving_bytes(self, model: ModelSpec, weights: str) -> int:
-        """What the engine's own file of ``weights`` saves against the format's bits over the whole model (0 by
-        default; llama.cpp's gpt-oss GGUFs keep the tensors but the experts in Q8_0): the plan's total weights less
-        it, so the weights no GPU holds are the file's."""
-        return 0
-
     def kv_model(self, model: ModelSpec) -> ModelSpec:
         """``model`` as the engine caches and attends to it: sliding-window and chunked layers keep their windows
         (vLLM, SGLang, llama.cpp); an engine that keeps every token of every layer overrides this
@@ -380,3 +374,27 @@ class Estimate(OverheadModelBase, frozen=True, extra="forbid"):
             framework_bytes=NON_TORCH_TP_BYTES if ctx.tensor_parallel > 1 else NON_TORCH_SINGLE_BYTES,
             reserved_bytes=round((1 - self.gpu_memory_utilization) * ctx.gpu_memory_bytes),
         )
+
+
+@lru_cache(maxsize=256)  # pure, called per stage of every plan; keyed by a release string: bounded
+def parse_version(version: str) -> tuple[int, int, int]:
+    """An engine release as a comparable triple; missing parts are 0.
+
+    >>> parse_version("0.19.0")
+    (0, 19, 0)
+    >>> parse_version("v0.10.2rc1")
+    (0, 10, 2)
+    >>> parse_version("~0.10")
+    (0, 10, 0)
+    """
+    parts: list[int] = []
+    for piece in version.strip().lstrip("v~").split(".")[:3]:
+        digits = ""
+        for char in piece:
+            if char not in "0123456789":  # str.isdigit() also accepts "²", which int() refuses
+                break
+            digits += char
+        parts.append(int(digits) if digits else 0)
+    while len(parts) < 3:
+        parts.append(0)
+    return parts[0], parts[1], parts[2]

@@ -381,8 +381,7 @@ def plan_from(basis: PlanBasis, stages: tuple[StageMemory, ...]) -> PlanResult:
         parameters_total=basis.params.total,
         parameters_active=basis.params.active,
         parameters_served=basis.params.served,
-        weights_bytes_total=weights_bytes(basis.params, request.resolved_weights)
-        - request.overhead.file_saving_bytes(model, request.resolved_weights),
+        weights_bytes_total=weights_bytes(basis.params, request.resolved_weights),
         per_gpu=fit.limiting,
         stages=fit.stages,
         kv_bytes_per_token=kv_bytes_per_token(model, request.resolved_kv_dtype),

@@ -100,20 +100,3 @@ def test_tensorrt_llm_runs_block_scaled_fp8_checkpoints_only_on_hopper_and_datac
         assert trtllm.refusal(request) is None, gpu
     llama = _request("meta-llama/Llama-3.1-8B", "rtx-pro-6000-blackwell", TrtllmProfile(), weights="fp8")
     assert trtllm.refusal(llama) is None
-
-
-def test_llamacpp_holds_gpt_oss_as_its_gguf_stores_it() -> None:
-    """ggml-org's gpt-oss-120b GGUF keeps the tensors but the MXFP4 experts in Q8_0: 59.02 GiB in every public
-    llama-bench table (116.83 B parameters). The model buffer on one GPU is that file less token_embd, which
-    llama.cpp keeps in host memory (0.58 B x 8.5 bits); at 16 bits outside the experts it had been 59.63 GiB."""
-    from planner.core.units import GiB
-    from planner.engines.llamacpp.profile import LlamacppProfile
-    from planner.engines.registry import engine_report
-    from planner.planning.plan import plan
-
-    request = _request("openai/gpt-oss-120b", "dgx-spark-gb10", LlamacppProfile(), weights="mxfp4")
-    buffer = plan(request).per_gpu.weights_bytes
-    assert abs(buffer / GiB - (59.02 - 0.579e9 * 8.5 / 8 / GiB)) < 0.2, buffer / GiB  # f32 norms and sinks
-    assert "CUDA0 model buffer size" in " ".join(engine_report(request, plan(request)).lines)
-    host = plan(request).host_weights_bytes_per_replica  # token_embd in Q8_0, as the file keeps it (was 1.08 GiB)
-    assert abs(host / GiB - 0.579e9 * 8.5 / 8 / GiB) < 0.01, host / GiB

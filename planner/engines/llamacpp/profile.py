@@ -20,12 +20,9 @@ from planner.core.overhead import (
     StageContext,
     mlp_width,
 )
-from planner.core.params import layer_breakdowns, parameter_breakdown
-from planner.core.precision import weight_format
+from planner.core.params import parameter_breakdown
 from planner.core.units import GiB
-from planner.core.weights import category_bits
 from planner.deploy.offload import LLAMACPP_OUTPUT_FIRST_BUILD, embedding_bytes, llamacpp_build
-from planner.engines.support import platform_rows
 
 LlamacppCacheType = Literal["f32", "f16", "q8_0", "q4_0"]
 # ggml block sizes: f32 4 bytes, f16 2 bytes; block_q8_0 34 bytes / 32 values; block_q4_0 18 bytes / 32 values
@@ -58,22 +55,6 @@ LLAMACPP_CACHE_NAMES: dict[str, LlamacppCacheType] = {
 LLAMACPP_DEFAULT_BUILD = "b9849"
 
 
-def gguf_saving_bits(model: ModelSpec, fmt: str, layers: range, head: bool, embedding: bool) -> int:
-    """What a GGUF that keeps the tensors but the routed experts at fewer bits (the platform row's ``other_bits``:
-    ggml-org's gpt-oss files, Q8_0 outside the MXFP4 experts) saves against the format's own bits (16), in bits:
-    ``layers``' attention and dense MLP, the output tensor with ``head``, token_embd with ``embedding``."""
-    other = next((r.other_bits for r in platform_rows("llamacpp") if fmt in r.weights), None)
-    if other is None or model.hidden_size is None or model.vocab_size is None:
-        return 0
-    bits, whole = category_bits(weight_format(fmt), True), parameter_breakdown(model)
-    per_layer = layer_breakdowns(model)
-    saved = sum(per_layer[i].attention * (bits["attention"] - other) for i in layers)
-    saved += sum(per_layer[i].dense_mlp * (bits["dense_mlp"] - other) for i in layers)
-    saved += whole.lm_head * (bits["lm_head"] - other) if head else 0
-    saved += whole.embedding * (bits["embedding"] - other) if embedding else 0
-    return max(0, math.floor(saved))
-
-
 class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
     """``llama-server`` settings: context, slots, cache types, GPU layers, micro-batch, flash attention."""
 
@@ -99,20 +80,12 @@ class LlamacppProfile(EngineProfile, frozen=True, extra="forbid"):
         Metal backend maps the whole file as the GPU's buffer (:attr:`DevicePlatform.maps_model_file`)."""
         # the stage's weights count the embedding split over its GPUs (a layer split planned as shards: each GPU's
         # share of every tensor), so each GPU's share of it comes off
-        layers = range(*ctx.layers)
-        file_bytes = ctx.weights_bytes - gguf_saving_bits(
-            ctx.model, ctx.weights_format, layers, ctx.is_last_stage, False
-        ) // (8 * ctx.tensor_parallel)
         if ctx.platform is not None and ctx.platform.maps_model_file:
-            return file_bytes  # Metal: the whole file is the GPU's mapped buffer
+            return ctx.weights_bytes  # Metal: the whole file is the GPU's mapped buffer
         embedding = math.ceil(embedding_bytes(ctx.model, ctx.weights_format) / ctx.tensor_parallel)
         tied = parameter_breakdown(ctx.model).lm_head == 0
-        weights = file_bytes - (embedding if ctx.is_first_stage else 0)
+        weights = ctx.weights_bytes - (embedding if ctx.is_first_stage else 0)
         return max(0, weights + (embedding if ctx.is_last_stage and tied else 0))
-
-    def file_saving_bytes(self, model: ModelSpec, weights: str) -> int:
-        """The GGUF's saving over the whole model (:func:`gguf_saving_bits`), token_embd included."""
-        return gguf_saving_bits(model, weights, range(model.num_hidden_layers), True, True) // 8
 
     def for_kv_dtype(self, kv_dtype: str) -> LlamacppProfile:
         """This profile with the cache types of the planned KV dtype where it leaves them unset: what
