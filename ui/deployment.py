@@ -337,7 +337,8 @@ def _answers(box: Any, a: Assessment) -> None:
             box.markdown("Offload needed: **more than the weights** (offloading them all does not start it).")
     if not offload_cures(a):
         label = a.engine_label
-        box.markdown(f"Offloading weights does not cure this: {label} would refuse to start, {refusal(a.report)}")
+        why = refusal(a.report, a.request.gpu)
+        box.markdown(f"Offloading weights does not cure this: {label} would refuse to start, {why}")
     if found.get("memory_fraction_that_starts") is not None:
         fraction = found["memory_fraction_that_starts"]
         flag = get_engine(a.report.engine).fraction_flag or "its memory fraction"

@@ -58,7 +58,8 @@ def _draw(box: Any, declared: EngineSetting, label: str) -> Any:
         )
     elif declared.kind == "bytes":
         box.number_input(
-            label + " (GiB)", min_value=MIN_GIB, max_value=declared.high / GiB, value=None, step=0.5, format="%.2f",
+            label + " (a size in GiB)", min_value=MIN_GIB, max_value=declared.high / GiB, value=None, step=0.5,
+            format="%.2f",
             key=setting.url, help=setting.help, placeholder="not set: from the fraction",
         )  # fmt: skip
     else:

@@ -1,5 +1,5 @@
-"""The order the advisor ranks its options in (:func:`sort_options`): what counts compute first, then what no
-caveat undermines, then the cheapest, with ties broken by what the reader sees."""
+"""The order the advisor ranks its options in (:func:`sort_options`): what counts compute first, then what has a
+price, then what no caveat undermines, then the cheapest, with ties broken by what the reader sees."""
 
 from __future__ import annotations
 

@@ -16,9 +16,9 @@ one :class:`Workload`, in four steps, each a function:
    reads a length, is kept across rankings (:mod:`planner.advisor.screen`: the context slider asks again only for
    the rest);
 3. **filter** (:func:`filter_reason`): latency targets and the budget;
-4. **sort** (:func:`sort_options`): set-ups whose speed could be estimated first, then those no caveat
-   undermines, then priced ones with fewer caveats, then cheapest by the sort key (the total cost of ownership of
-   a purchase, dollars per hour of a rental); ties: faster per user, more headroom, fewer GPUs.
+4. **sort** (:func:`sort_options`): set-ups whose speed could be estimated first, then priced ones, then those
+   no caveat undermines, then those with fewer caveats, then cheapest by the sort key (the total cost of ownership
+   of a purchase, dollars per hour of a rental); ties: faster per user, more headroom, fewer GPUs.
 
 Per conversation: total cost of ownership (or dollars per hour) / conversations held at once. Per million output
 tokens: dollars per hour / (output tokens per second at the target load x 3,600) x 10^6.

@@ -194,13 +194,9 @@ def summary_lines(ranking: Ranking) -> list[str]:
         caveat = f"the price rests on assumed figures ({', '.join(assumed)}); nothing undermines the verdict"
     else:
         caveat = "none" + (f" (first note: {note})" if note else "")
-    price = (
-        f"{_money(best.usd_per_hour or 0)} per hour ({_money((best.usd_per_hour or 0) * 730)} a month)"
-        if cloud
-        else f"{cost_text(best, cloud)}"
-        if best.cost is not None
-        else "unknown (no sourced price)"
-    )
+    hourly = best.cost or 0.0  # a rental's cost is its dollars an hour
+    monthly = f"{_money(hourly)} per hour ({_money(hourly * 730)} a month)"
+    price = "unknown (no sourced price)" if best.cost is None else monthly if cloud else cost_text(best, cloud)
     return [
         f"What to {'rent' if cloud else 'buy'}: "
         + (f"{best.gpu_count} x {best.gpu_name} ({best.split_text})" if cloud else best.purchase_unit)
@@ -216,6 +212,13 @@ def summary_lines(ranking: Ranking) -> list[str]:
     ]
 
 
+def _sized_words(workload: Workload) -> str:
+    """What each conversation is sized at: its one length, or the length the workload plans at."""
+    if workload.context.one_length:
+        return f"every conversation {workload.context_tokens:,} tokens"
+    return f"each conversation sized at its {workload.plan_at} length"
+
+
 def assumptions_line(ranking: Ranking, option: Option) -> str:
     """The assumptions behind an option's figures, in one line: engine, batch, bandwidth share, memory."""
     return (
@@ -223,8 +226,7 @@ def assumptions_line(ranking: Ranking, option: Option) -> str:
         f"({option.split_text}); {plural(option.batch_per_replica, 'conversation')} decoding together per "
         f"{option.replica_word}; "
         f"{option.bandwidth_efficiency:.0%} of the memory bandwidth reached; "
-        f"{option.memory_bytes_per_gpu / 2**30:,.1f} GiB planned per GPU; each conversation sized at its "
-        f"{ranking.workload.plan_at} length."
+        f"{option.memory_bytes_per_gpu / 2**30:,.1f} GiB planned per GPU; {_sized_words(ranking.workload)}."
     ).replace("  ", " ")
 
 

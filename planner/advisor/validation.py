@@ -150,9 +150,9 @@ def _max_batch(row: BenchmarkRow) -> int:
     # the batch limit the engine runs a max-throughput run at when its pool holds more: TensorRT-LLM's own report
     # (its max_batch_size default, planner.engines.trtllm), vLLM's V1 default max_num_seqs on the GPU
     running = assessed.report.max_running if assessed.report is not None else None
-    fused = row.family == "fused" and running is not None
-    limit = running if fused and running else default_batch(gpu.memory_bytes_for(True), gpu.name)[1]
-    return min(held, limit)
+    if row.family == "fused":
+        return min(held, running) if running is not None else held
+    return min(held, default_batch(gpu.memory_bytes_for(True), gpu.name)[1])
 
 
 def burst_pool(row: BenchmarkRow) -> EngineReport:

@@ -311,7 +311,7 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
         )
     if a.state is VerdictState.ENGINE_REFUSES:
         assert a.report is not None
-        why = refusal(a.report, request.gpu is not None and request.gpu.platform.integrated)
+        why = refusal(a.report, request.gpu)
         return f"{name} in {precision} on {where}: {a.engine_label} would refuse to start, {why}"
     tokens = format_tokens(a.kv_budget_tokens)
     each = replica_word(a.request, a.replicas)

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from planner.assessment.assess import Assessment
+from planner.core.overhead import EngineProfile
 from planner.deploy.kv_offload import KvOffloadTier
 from planner.deploy.lora import adapter_bytes
 from planner.deploy.offload import active_fraction, decode_seconds, llamacpp_placement, read_bytes
@@ -33,14 +34,24 @@ def _gpu_bandwidth(request: PlanRequest) -> int | None:
     return request.gpu.bandwidth_bytes_per_s if request.gpu is not None else None
 
 
+def _file_other_bits(request: PlanRequest) -> float | None:
+    """The bits the engine's own file of the weights keeps outside the routed experts (the platform row's
+    ``other_bits``, as the advisor's speed reads them), None where it keeps the format's."""
+    overhead, weights = request.overhead, request.resolved_weights
+    if not isinstance(overhead, EngineProfile):
+        return None
+    rows = get_engine(overhead.engine_name).support.platforms
+    return next((r.other_bits for r in rows if weights in r.weights and r.other_bits is not None), None)
+
+
 def decode_bound(request: PlanRequest, a: Assessment) -> DecodeBound | None:
     """The decode-speed consequence of partial offload (:mod:`planner.deploy.offload`), None without offload or
     without the GPU's bandwidth."""
     options, bandwidth = request.deployment, _gpu_bandwidth(request)
     if options is None or bandwidth is None:
         return None
-    model, precision = request.model, request.resolved_weights
-    everything = read_bytes(model, precision, range(model.num_hidden_layers), True)
+    model, precision, other = request.model, request.resolved_weights, _file_other_bits(request)
+    everything = read_bytes(model, precision, range(model.num_hidden_layers), True, other)
     tp = a.result.tensor_parallel
     all_on_gpu = 1 / decode_seconds(everything // (tp * a.result.pipeline_parallel), bandwidth, 0, 1)
     if layer_offload(options):
@@ -48,7 +59,7 @@ def decode_bound(request: PlanRequest, a: Assessment) -> DecodeBound | None:
             model, precision, options.gpu_layers, options.cpu_moe_layers, output_first(request)
         )
         moved = int(placement.host_expert_bytes * active_fraction(model))
-        gpu = read_bytes(model, precision, placement.gpu_layers, placement.output_on_gpu) - moved
+        gpu = read_bytes(model, precision, placement.gpu_layers, placement.output_on_gpu, other) - moved
         host = everything - gpu
         seconds = decode_seconds(gpu, bandwidth, host, options.host_bandwidth_bytes_per_s)
         return DecodeBound(

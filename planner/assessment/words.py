@@ -6,6 +6,7 @@ N divided by the context. :func:`planner.assessment.assess.verdict_sentence` bui
 from __future__ import annotations
 
 from planner.core.blocks import LayerKind
+from planner.core.gpu import GpuSpec
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.units import format_bytes
@@ -180,10 +181,10 @@ UNIFIED_REFUSALS: dict[str, str] = {
 CONTEXT_FAILURES = frozenset({"kv-cache-too-small", "no-kv-memory", "max-model-len"})
 
 
-def refusal(report: EngineReport, unified: bool = False) -> str:
-    """Why the engine would not start, in words, with the longest context that would; ``unified``: on a GPU that
-    shares the host's memory (:data:`UNIFIED_REFUSALS`)."""
-    kind = report.failure_kind or ""
+def refusal(report: EngineReport, gpu: GpuSpec | None = None) -> str:
+    """Why the engine would not start, in words, with the longest context that would; on a ``gpu`` that shares the
+    host's memory in its words (:data:`UNIFIED_REFUSALS`)."""
+    kind, unified = report.failure_kind or "", gpu is not None and gpu.platform.integrated
     reason = (UNIFIED_REFUSALS if unified else {}).get(kind) or REFUSALS.get(kind, "as its start-up check fails")
     longest = report.estimated_max_model_len
     tail = f"; the longest context that fits is about {longest:,} tokens." if longest else "."

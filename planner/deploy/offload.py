@@ -135,15 +135,18 @@ def active_fraction(model: ModelSpec) -> Fraction:
     return Fraction(model.moe.num_experts_per_tok, model.moe.num_experts)
 
 
-def read_bytes(model: ModelSpec, precision: str, layers: range, output: bool) -> int:
+def read_bytes(model: ModelSpec, precision: str, layers: range, output: bool, other_bits: float | None = None) -> int:
     """Weight bytes one decoded token reads from ``layers`` (and the output layer): dense parts whole, routed
-    experts at :func:`active_fraction`."""
+    experts at :func:`active_fraction`; ``other_bits``: the engine's file keeps the attention, dense MLP and output
+    layer at these bits (llama.cpp's gpt-oss GGUFs: Q8_0, the platform row's ``other_bits``)."""
     if model.hidden_size is None or model.vocab_size is None:
         params = parameter_breakdown(model)
         return math.ceil(weights_bytes(params, precision) * len(layers) / model.num_hidden_layers)
     per_layer = layer_breakdowns(model)
     params = parameter_breakdown(model)
     bits = _bits(model, precision)
+    if other_bits is not None:
+        bits = {**bits, **dict.fromkeys(("attention", "dense_mlp", "lm_head", "embedding"), Fraction(other_bits))}
     dense = Fraction(0)
     experts = Fraction(0)
     for i in layers:

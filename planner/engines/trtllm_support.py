@@ -62,7 +62,9 @@ def fp8_block_refusal(model: ModelSpec, weights: str, gpu: GpuSpec | None) -> st
     scales) on ``gpu`` (:data:`FP8_BLOCK_CAPABILITIES`); ``None`` where it does, or for another checkpoint (a 16-bit
     model's FP8 from ModelOpt has per-tensor scales)."""
     capability = gpu.platform.capability if gpu is not None else None
-    if model.native_dtype != "fp8" or base_weights(weights) != "fp8" or capability in FP8_BLOCK_CAPABILITIES:
+    if capability is None or capability in FP8_BLOCK_CAPABILITIES:
+        return None  # a GPU known by its memory alone, or one the GEMM runs on
+    if model.native_dtype != "fp8" or base_weights(weights) != "fp8":
         return None
     return (
         f"TensorRT-LLM's FP8 block-scale GEMM, which {model.display_name}'s own FP8 checkpoint needs, runs on Hopper "

@@ -106,3 +106,15 @@ def test_a_listed_price_says_what_it_is_and_when_it_was_listed(capsys: pytest.Ca
     basis = data["options"][0]["price_basis"]
     assert "approx/street" not in basis
     assert "an approximate launch MSRP or a widely reported street price, as listed 2026-08" in basis, basis
+
+
+def test_an_unknown_rent_is_not_zero_and_one_length_is_not_a_p95(capsys: pytest.CaptureFixture[str]) -> None:
+    """A maintainer's review of the session's fixes: the rented summary read '$0.00 per hour ($0.00 a month)' for
+    a GPU with no dated cloud price, and the recommendation's 'Assumes' line still said 'p95' for one length."""
+    data = _advise(capsys, "--users", "20", "--context", "8192", "--pricing", "cloud", "--gpu", "a10")
+    lines = data["summary"]
+    assert not any("$0.00" in line for line in lines), lines
+    if any(o["usd_per_hour"] is None for o in data["options"][:1]):
+        assert "Total price: unknown (no sourced price)." in lines
+    purchase = _advise(capsys, "--users", "20", "--context", "32768")
+    assert "p95" not in purchase["recommendation"] and "every conversation 32,768 tokens" in purchase["recommendation"]

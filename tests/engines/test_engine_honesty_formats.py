@@ -100,3 +100,59 @@ def test_tensorrt_llm_runs_block_scaled_fp8_checkpoints_only_on_hopper_and_datac
         assert trtllm.refusal(request) is None, gpu
     llama = _request("meta-llama/Llama-3.1-8B", "rtx-pro-6000-blackwell", TrtllmProfile(), weights="fp8")
     assert trtllm.refusal(llama) is None
+
+
+def test_every_speed_reads_gpt_oss_as_its_gguf_stores_it() -> None:
+    """ggml-org's gpt-oss GGUFs keep the tensors but the MXFP4 experts in Q8_0 (the platform row's other_bits):
+    the Memory page's decode bound reads 3.56 GB a token, as the advisor does (0.96 B of attention and 0.58 B of
+    output at 8.5 bits, 3.58 B of active experts at 4.25, 14 M of norms at 16), not 5.00 GB at 16 bits."""
+    from planner.assessment.assess import assess
+    from planner.assessment.summary import decode_bound
+    from planner.deploy.options import DeploymentOptions
+    from planner.engines.llamacpp.profile import LlamacppProfile
+
+    options = DeploymentOptions(gpu_layers=20)
+    request = _request(
+        "openai/gpt-oss-120b", "rtx-pro-6000-blackwell", LlamacppProfile(), weights="mxfp4", deployment=options
+    )
+    bound = decode_bound(request, assess(request))
+    assert bound is not None
+    read = request.gpu.bandwidth_bytes_per_s / bound.tokens_per_s_all_on_gpu  # type: ignore[union-attr]
+    assert abs(read / 3.562e9 - 1) < 0.005, read
+
+
+def test_a_gpu_known_by_its_memory_alone_is_not_held_to_a_compute_capability() -> None:
+    """``--gpu-memory-gb 141``: no catalog GPU, so no compute capability to refuse the block-scale GEMM on (a
+    maintainer's review: DeepSeek-V3 over 8 such GPUs under TensorRT-LLM had fit, and then was refused)."""
+    from planner.engines.trtllm import TrtllmProfile
+
+    request = PlanRequest(
+        model=get_model("deepseek-ai/DeepSeek-V3").spec,
+        gpu_memory_bytes=141 * 10**9,
+        gpu_count=8,
+        weights="fp8",
+        context_tokens=8192,
+        overhead=TrtllmProfile(),
+    )
+    assert get_engine("trtllm").refusal(request) is None
+
+
+def test_the_deployment_box_words_a_unified_memory_refusal_as_the_verdict_does() -> None:
+    """The verdict named MemAvailable on a DGX Spark while the Deployment box said 'another process holds some of
+    it' for the same assessment (a maintainer's review)."""
+    from planner.assessment.assess import assess
+    from planner.deploy.options import DeploymentOptions
+    from ui.deployment import _answers
+
+    said: list[str] = []
+
+    class Box:
+        def markdown(self, text: str) -> None:
+            said.append(text)
+
+    request = _request("Qwen/Qwen3-8B", "dgx-spark-gb10", VllmProfile(), deployment=DeploymentOptions())
+    a = assess(request)
+    assert a.report is not None and a.report.failure_kind == "free-memory"
+    _answers(Box(), a)
+    text = " ".join(said)
+    assert "MemAvailable" in text and "another process holds some of it" not in text, text

@@ -82,3 +82,15 @@ def test_the_chunk_size_comes_from_the_config() -> None:
     nemotron |= {"mamba_num_heads": 16, "mamba_head_dim": 64, "ssm_state_size": 128, "n_groups": 2}
     assert chunk_tokens(spec_from_hf_config({**nemotron, "chunk_size": 128})) == 128
     assert math.lcm(128, 16) == 128
+
+
+def test_nemotron_takes_the_chunk_its_config_states() -> None:
+    """Nemotron 3 Nano's config states 128 (a public copy of its config.json fields): its fp32 state page of
+    2,134,016 bytes over 1,024 bytes a token (two KV heads of 128 in bf16) makes 2,096-token blocks in 'align' and
+    2,176 (17 x 128) in 'all', not 2,304 (9 x 256). Nemotron Nano 9B v2's entry states none: the class's 256."""
+    nano3 = get_model("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16").spec
+    state = state_page_bytes(nano3, 1, 0)
+    assert (state, chunk_tokens(nano3)) == (2_134_016, 128)
+    assert hybrid_block_size(16, state, 1024) == 2096
+    assert hybrid_block_size(16, state, 1024, chunk=chunk_tokens(nano3)) == 2176
+    assert chunk_tokens(get_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2").spec) == CONFIG_CHUNK_TOKENS

@@ -20,7 +20,8 @@ def _setting(declared: EngineSetting) -> Setting:
         return Setting(name, name, declared.flag, declared.help, one_of(lambda: declared.choices), optional=True)
     if declared.kind == "bytes":  # typed in GiB, as nvidia-smi and the engines print
         parse = decimal(MIN_GIB, declared.high / GiB)
-        return Setting(name, name, f"{declared.flag} (GiB)", declared.help, parse, show=show_number, optional=True)
+        label = f"{declared.flag} (a size in GiB)"
+        return Setting(name, name, label, declared.help, parse, show=show_number, optional=True)
     return Setting(name, name, declared.flag, declared.help, integer(declared.low, declared.high), optional=True)
 
 

@@ -20,8 +20,9 @@ holds.
   per token and layer), chunk)``), which vLLM reads as the config's ``mamba_chunk_size``, else ``chunk_size``
   (``config/model.py:1531-1546``). Where the config states neither, its config class gives 256: transformers'
   ``mamba_chunk_size=256`` (``configuration_granitemoehybrid.py:177``, ``configuration_bamba.py:137``,
-  ``configuration_falcon_h1.py:160``; ``chunk_size=256`` in Mamba2's and Zamba2's) and vLLM's own
-  ``NemotronHConfig`` (``transformers_utils/configs/nemotron_h.py:189``, stored as ``chunk_size``).
+  ``configuration_falcon_h1.py:160``; ``chunk_size=256`` in Mamba2's and Zamba2's) and Nemotron-H's Hub config
+  class, loaded with ``trust_remote_code`` (0.27.1 registers none of its own for ``nemotron_h``; its adapted copy,
+  ``transformers_utils/configs/nemotron_h.py:189``, keeps the default 256; Nemotron 3 Nano's config states 128).
 - Cache mode: ``none`` without prefix caching; with it ``align`` (or ``all`` where the model supports Mamba
   prefix caching, until 0.28.0; rule ``mamba_align_always``). Prefix caching is off by default for hybrids until
   0.25.1 and on from 0.26.0 (rule ``hybrid_prefix_caching``).
