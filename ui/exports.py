@@ -39,8 +39,11 @@ def headline_figures(a: Assessment, unit: str) -> list[tuple[str, str]]:
     budget = f"{format_tokens(a.kv_budget_tokens)} tokens"
     if a.state is VerdictState.ENGINE_REFUSES:
         budget = f"none: {a.engine_label} does not start"
+    fits = "yes" if a.fits else "no"
+    if a.fits and a.state is VerdictState.MISSES_TARGET and a.target_users:
+        fits = f"in memory; {a.target_users - a.conversations:,} short of the target"  # not a bare 'yes'
     return [
-        ("Fits", "yes" if a.fits else "no"),
+        ("Fits", fits),
         ("KV budget", budget),
         (f"Conversations at {context_label(a.result.context_tokens)}", f"{a.conversations:,}"),
         ("KV per token", format_bytes_auto(a.result.kv_bytes_per_token, binary=unit == "GiB")),

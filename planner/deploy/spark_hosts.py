@@ -86,6 +86,21 @@ SPARK_HOSTS: tuple[SparkHost, ...] = (
 UMA_HOST_DEFAULT_BYTES = round(statistics.median(h.held_gib for h in SPARK_HOSTS) * GiB)
 
 
+def held_more_words(total_bytes: int, fraction: float) -> str:
+    """Where a memory fraction passes vLLM's start-up check on a DGX Spark (``MemAvailable`` at least ``fraction x
+    total``: the host holds at most the rest), and how many of the public Sparks held more.
+
+    >>> held_more_words(round(121.69 * GiB), 0.91)
+    'starts if the host holds at most 10.95 GiB of the pool; 18 of 37 public DGX Sparks held more'
+    """
+    allowed = total_bytes * (1 - fraction) / GiB
+    more = sum(h.held_gib > allowed for h in SPARK_HOSTS)
+    return (
+        f"starts if the host holds at most {allowed:.2f} GiB of the pool; {more} of {len(SPARK_HOSTS)} public DGX "
+        "Sparks held more"
+    )
+
+
 def unified_host_bytes(context_bytes: int) -> int:
     """What the host of a unified-memory machine holds beyond an engine's own start-up (``context_bytes``, of which
     the public figure already holds a CUDA context), when no figure of its own is given.

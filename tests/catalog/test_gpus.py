@@ -97,7 +97,7 @@ COMPLETED_SINCE_SURVEY: dict[str, dict[str, float]] = {
     "rtx-6000-ada": {"bf16": 364.2, "fp8": 728.5, "int8": 728.5},
 }
 # Cloud prices added since the survey (issue 21) name the research file they were read from.
-ISSUE_21_SOURCE = "via /work/research/advisor/hosts.toml, read 2026-12-01"
+ISSUE_21_SOURCE = "; read 2026-12-01"  # the cloud offers read for issue 21 (their sources say so)
 # Prices a buyer pays now, where the survey had a launch MSRP (each entry names its source and date).
 PRICED_SINCE_SURVEY: dict[str, float] = {
     "rtx-3090": 1343,  # used, September 2026 (ResalePrices / BestValueGPU)

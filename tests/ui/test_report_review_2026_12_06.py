@@ -1,0 +1,30 @@
+"""A manager's review of links and reports on a phone (2026-12-06): what the headline figures and the nearest
+set-ups said beside the verdict, each a test that fails before its fix."""
+
+from __future__ import annotations
+
+from planner.assessment.alternatives import nearest_fitting
+from planner.assessment.assess import VerdictState
+from ui import exports
+from ui.state import Selection
+
+
+def test_a_set_up_short_of_its_target_does_not_read_fits_yes() -> None:
+    """A big 'Fits: yes' sat under '14 short of the target' on the Memory page and in its report."""
+    sel = Selection(model_id="meta-llama/Llama-3.1-70B", gpu_id="h100-sxm-80gb", gpu_count=2, weights="fp8",
+                    kv_dtype="fp8", context_tokens=32768, users=40)  # fmt: skip
+    a = sel.assessment()
+    assert a.state is VerdictState.MISSES_TARGET and a.fits and a.target_users == 40
+    fits = dict(exports.headline_figures(a, "GiB"))["Fits"]
+    assert fits == f"in memory; {40 - a.conversations:,} short of the target", fits
+
+
+def test_the_fraction_that_starts_a_spark_says_how_many_public_sparks_it_would_start() -> None:
+    """The nearest set-up of a DGX Spark refused at vLLM's 0.92 was 'memory fraction 0.91' and a green verdict,
+    which starts only on a host holding at most 10.95 GiB of the pool: 18 of the 37 public Sparks held more."""
+    sel = Selection(model_id="Qwen/Qwen3-8B", gpu_id="dgx-spark-gb10", engine="vllm", context_tokens=32768, users=8)
+    a = sel.assessment()
+    assert a.report is not None and a.report.failure_kind == "free-memory"
+    changes = [alt.change for alt in nearest_fitting(a.request, a.target_users or 1)]
+    fraction = next(c for c in changes if c.startswith("memory fraction 0.91"))
+    assert "starts if the host holds at most 10.95 GiB of the pool; 18 of 37 public DGX Sparks held more" in fraction
