@@ -42,16 +42,17 @@ class Ignored(NamedTuple):
 
     name: str
     reason: str
+    value: str = ""  # what the link gave, where it could not be read (shown as plain text: ui.frame.safe_name)
 
 
 def _current_query() -> dict[str, list[str]]:
     return {key: st.query_params.get_all(key) for key in st.query_params}
 
 
-def _note(name: str, reason: str) -> None:
+def _note(name: str, reason: str, value: str = "") -> None:
     ignored: list[Ignored] = st.session_state.setdefault(IGNORED_KEY, [])
     if all(item.name != name for item in ignored):
-        ignored.append(Ignored(name, reason))
+        ignored.append(Ignored(name, reason, value))
 
 
 def load_from_url() -> None:
@@ -77,7 +78,7 @@ def load_from_url() -> None:
         try:
             value = setting.parse_values(raw)
         except (ValueError, TypeError) as exc:
-            _note(name, str(exc))
+            _note(name, str(exc), raw[0] if raw else "")
             continue
         st.session_state[setting.url] = value
         st.session_state.setdefault(PAGE_VALUES_KEY, {})[setting.url] = value

@@ -127,7 +127,10 @@ def finish(notes: st.delta_generator.DeltaGenerator) -> None:
     ignored = binding.ignored_parameters()
     if ignored:
         # names come from the link: plain text in code spans; reasons are the parsers' own fixed sentences
-        lines = "; ".join(f"`{safe_name(item.name)}` ({item.reason})" for item in ignored)
+        lines = "; ".join(
+            f"`{safe_name(item.name)}`" + (f" = `{safe_name(item.value)}`" if item.value else "") + f" ({item.reason})"
+            for item in ignored
+        )
         notes.warning(
             f"Some link parameters were ignored and their defaults used instead: {lines}.",
             icon=":material/link_off:",

@@ -34,7 +34,8 @@ MALFORMED: list[tuple[dict[str, str | list[str]], set[str]]] = [
     ({"context": "99999999999"}, {"context"}),
     ({"context": "NaN"}, {"context"}),
     ({"context": "inf"}, {"context"}),
-    ({"context": "4k"}, {"context"}),
+    ({"context": "4.5k"}, {"context"}),
+    ({"context": "4kb"}, {"context"}),
     ({"context": "4096.5"}, {"context"}),
     ({"users": "-3"}, {"users"}),
     ({"users": "1e12"}, {"users"}),
@@ -115,3 +116,13 @@ def test_a_pue_below_one_is_named_not_dropped() -> None:
     assert not at.exception
     note = _ignored_note(at).replace("\\", "")
     assert "`pue` (0 (the default) or 1–5)" in note, note
+
+
+def test_a_context_as_the_slider_labels_it_is_read_and_a_bad_value_is_named() -> None:
+    """``context=32k`` (the slider's own label) had been ignored for the default 8,192, flipping the verdict, and the
+    notice named the parameter but not the value (a manager's review, 2026-12-06)."""
+    at = run_page("memory", {"model": "Qwen/Qwen3-8B", "context": "32k"})
+    assert not [w.value for w in at.warning if "ignored" in w.value]
+    assert "32k tokens" in " ".join(str(m.value) for m in at.markdown) + " ".join(str(s.value) for s in at.success)
+    note = _ignored_note(run_page("memory", {"context": "32 K<b>"}))
+    assert "`context` = `32?K?b?`" in note and "<b>" not in note, note

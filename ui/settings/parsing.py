@@ -88,6 +88,38 @@ def integer(low: int, high: int) -> Bounded:
     return Bounded(low, high, whole=True)
 
 
+_TOKENS = re.compile(r"([0-9]{1,5})([kKmM])")
+
+
+@dataclass(frozen=True)
+class Tokens(Bounded):
+    """Whole numbers of tokens, also as the slider labels them: ``32k`` is 32,768 and ``1M`` 1,048,576
+    (:func:`planner.assessment.words.context_label`); a link typed as the page reads had been ignored."""
+
+    def __call__(self, text: str) -> Any:
+        found = _TOKENS.fullmatch(text.strip())
+        if found is None:
+            return super().__call__(text)
+        number = int(found.group(1)) * (1024 if found.group(2) in "kK" else 1024 * 1024)
+        if not self.low <= number <= self.high:
+            raise ValueError(f"outside {self.low:,}–{self.high:,}")
+        return number
+
+
+def tokens(low: int, high: int) -> Tokens:
+    """A parser of token counts in ``[low, high]``: ASCII digits, or a whole number of thousands (``k``, 1,024) or
+    millions (``M``, 1,048,576) as the slider labels them.
+
+    >>> tokens(1, 2**20)("32k"), tokens(1, 2**20)("1M"), tokens(1, 2**20)("8192")
+    (32768, 1048576, 8192)
+    >>> tokens(1, 2**20)("2M")
+    Traceback (most recent call last):
+    ...
+    ValueError: outside 1–1,048,576
+    """
+    return Tokens(low, high, whole=True)
+
+
 def decimal(low: float, high: float) -> Bounded:
     """A parser of plain decimal numbers in ``[low, high]`` (no exponent, no NaN, no infinity).
 

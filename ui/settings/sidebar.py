@@ -19,6 +19,7 @@ from ui.settings.parsing import (
     one_of,
     packed,
     show_tp,
+    tokens,
     tp_choice,
     word,
 )
@@ -145,7 +146,7 @@ CONTEXT = Setting(
     "context_tokens",
     "Context length (tokens)",
     "Tokens per conversation: prompt plus reply. The slider snaps to common lengths; type any number below it.",
-    integer(1, MAX_CONTEXT),
+    tokens(1, MAX_CONTEXT),
     views=("context_pick", "context_exact"),
 )
 USERS = Setting(
