@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from functools import partial
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from planner.assessment.assess import Assessment, VerdictState
@@ -23,7 +22,6 @@ from ui import (
     binding,
     deployment,
     exports,
-    figures,
     first_paint,
     frame,
     link_changes,
@@ -37,7 +35,9 @@ from ui import (
 from ui.common import data_grid, share_and_export
 from ui.compare_charts import with_data
 from ui.guard import as_text
+from ui.memory_svg import memory_svg
 from ui.memory_views import CALIBRATE_OPEN_KEY, COMMANDS_OPEN_KEY, SOURCES_OPEN_KEY
+from ui.report import StaticSvg
 from ui.state import Selection
 
 PATH = ""  # the default page lives at the root URL
@@ -191,9 +191,10 @@ def _chart(a: Assessment, unit: str) -> None:
     st.vega_lite_chart(None, with_data(spec, data), width="stretch", key="memory_chart")
 
 
-def _report_figures(a: Assessment, unit: str) -> list[go.Figure]:
-    """The HTML report's Plotly figure of the same content, made when its button is pressed."""
-    return [figures.memory_figure(a.allocated, unit, title=text.chart_title(a, unit))]
+def _report_figures(a: Assessment, unit: str) -> list[StaticSvg]:
+    """The HTML report's figure of the same content, drawn as SVG (a forwarded report stays small and reads
+    offline), made when its button is pressed."""
+    return [memory_svg(a.allocated, unit, title=text.chart_title(a, unit))]
 
 
 def render(sel: Selection) -> None:

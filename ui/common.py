@@ -20,7 +20,7 @@ SHARE_OPEN_KEY = "share_open"  # whether the Share and export popover is open: a
 # shows: the advisor's every option with its link, every rejected set-up).
 Rows = Sequence[Mapping[str, object]] | Callable[[], Sequence[Mapping[str, object]]]
 # The report's figures, or what makes them when its button is pressed (a page that draws other charts: Compare).
-Figures = Sequence[go.Figure] | Callable[[], Sequence[go.Figure]]
+Figures = Sequence[go.Figure | report.StaticSvg] | Callable[[], Sequence[go.Figure | report.StaticSvg]]
 
 
 def data_grid(

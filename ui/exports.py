@@ -244,7 +244,7 @@ def report_html(
     sel: Selection,
     title: str,
     verdict: str,
-    figures: Sequence[go.Figure],
+    figures: Sequence[go.Figure | report.StaticSvg],
     tables: Mapping[str, Sequence[Mapping[str, object]]],
     page: Mapping[str, str | list[str]],
     link: str,

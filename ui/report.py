@@ -8,6 +8,7 @@ import io
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import plotly.graph_objects as go
 
@@ -36,11 +37,18 @@ STYLE = (
 )
 
 
+class StaticSvg(NamedTuple):
+    """A figure as SVG markup from one of the dashboard's own builders (:func:`ui.memory_svg.memory_svg`, whose
+    texts are escaped there): placed in the report as it is."""
+
+    markup: str
+
+
 def html_report(
     title: str,
     verdict: str,
     inputs: Mapping[str, str],
-    figures: Sequence[go.Figure],
+    figures: Sequence[go.Figure | StaticSvg],
     tables: Mapping[str, Sequence[Mapping[str, object]]] | None = None,
     when: datetime | None = None,
     headline: Sequence[tuple[str, str]] = (),
@@ -51,9 +59,9 @@ def html_report(
 ) -> str:
     """One HTML file a manager can forward: title, date, a link back to the live view, the verdict in its colour
     (``tone``: success, warning, error; neutral without), a short ``summary`` list, the headline figures, the
-    inputs in words, ``sections`` (a heading and its points), interactive figures (plotly.js inlined, megabytes:
-    give none for a light report) and tables. Text is escaped; wide tables scroll inside themselves on a phone
-    instead of widening the page."""
+    inputs in words, ``sections`` (a heading and its points), figures (a :class:`StaticSvg`, drawn without a
+    script: kilobytes; an interactive Plotly figure inlines plotly.js: megabytes) and tables. Text is escaped;
+    wide tables scroll inside themselves on a phone instead of widening the page."""
     stamp = (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     tone_class = f" {tone}" if tone in ("success", "warning", "error") else ""
     parts = [
@@ -83,7 +91,9 @@ def html_report(
         parts += [f"<li>{html.escape(p)}</li>" for p in points]
         parts.append("</ul>")
     config = {"displaylogo": False, "responsive": True}
-    for index, shown in enumerate(figures):
+    plotted = [shown for shown in figures if isinstance(shown, go.Figure)]
+    parts += [f"<div class='chart'>{shown.markup}</div>" for shown in figures if isinstance(shown, StaticSvg)]
+    for index, shown in enumerate(plotted):
         figure = go.Figure(shown).update_layout(template="plotly_white")  # the dashboard's theme is not here
         chart = figure.to_html(
             full_html=False, include_plotlyjs="inline" if index == 0 else False, config=config, default_width="100%"

@@ -28,3 +28,19 @@ def test_the_fraction_that_starts_a_spark_says_how_many_public_sparks_it_would_s
     changes = [alt.change for alt in nearest_fitting(a.request, a.target_users or 1)]
     fraction = next(c for c in changes if c.startswith("memory fraction 0.91"))
     assert "starts if the host holds at most 10.95 GiB of the pool; 18 of 37 public DGX Sparks held more" in fraction
+
+
+def test_the_memory_report_draws_its_chart_without_a_megabyte_script() -> None:
+    """The Memory page's HTML report was 4.8 MB on a phone (Plotly's library inlined for one bar chart): the chart
+    is now SVG markup of the same bars, the report tens of kilobytes, and every bar's figure is in it."""
+    from ui.memory_svg import memory_svg
+
+    sel = Selection(model_id="meta-llama/Llama-3.1-70B", gpu_id="h100-sxm-80gb", gpu_count=2, weights="fp8")
+    a = sel.assessment()
+    svg = memory_svg(a.allocated, "GiB", title="Memory per GPU")
+    html = exports.report_html(sel, "t", a.sentence(), [svg], {}, {}, "http://127.0.0.2:8501/", assessment=a)
+    assert len(html.encode()) < 100_000 and "plotly" not in html.lower() and "<svg" in html
+    weights = a.allocated.stages[0].weights_bytes / 2**30
+    assert f"GPU 0, Weights: {weights:,.2f} GiB" in html and f"GPU 1, Weights: {weights:,.2f} GiB" in html
+    capacity = a.allocated.per_gpu.gpu_memory_bytes / 2**30
+    assert f"Capacity: {capacity:,.1f} GiB per GPU (dashed)" in html
