@@ -27,6 +27,7 @@ from ui import (
     link_changes,
     links,
     memory_chart,
+    memory_svg,
     refusals,
     settings,
     tables,
@@ -35,7 +36,6 @@ from ui import (
 from ui.common import data_grid, share_and_export
 from ui.compare_charts import with_data
 from ui.guard import as_text
-from ui.memory_svg import memory_svg
 from ui.memory_views import CALIBRATE_OPEN_KEY, COMMANDS_OPEN_KEY, SOURCES_OPEN_KEY
 from ui.report import StaticSvg
 from ui.state import Selection
@@ -194,7 +194,7 @@ def _chart(a: Assessment, unit: str) -> None:
 def _report_figures(a: Assessment, unit: str) -> list[StaticSvg]:
     """The HTML report's figure of the same content, drawn as SVG (a forwarded report stays small and reads
     offline), made when its button is pressed."""
-    return [memory_svg(a.allocated, unit, title=text.chart_title(a, unit))]
+    return [memory_svg.memory_svg(a.allocated, unit, title=text.chart_title(a, unit))]
 
 
 def render(sel: Selection) -> None:
@@ -253,6 +253,7 @@ def render(sel: Selection) -> None:
         page,
         assessment=a,
         worded=named,
+        sections=answers.report_sections(answer, unit),
     )
 
 

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from planner.assessment.accuracy import AccuracyNote, accuracy_of, unchecked_sentence
 from planner.assessment.alternatives import nearest_for
-from planner.assessment.assess import Assessment, assess
+from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.assessment.other_engines import engines_that_start
 from planner.assessment.trial import Alternative
 from planner.deploy.options import DeploymentOptions
@@ -94,3 +94,13 @@ def release_loading(sel: Selection) -> str | None:
         return release_that_loads(sel.request())
     except ValueError:  # a request no engine could take: the page says that error
         return None
+
+
+def report_sections(answer: MemoryAnswer, unit: str) -> list[tuple[str, list[str]]]:
+    """What the page says beside its figures, for the report: the result's warnings and the nearest set-ups (each
+    change with its verdict), as the page shows them."""
+    a = answer.assessment
+    sections = [("Warnings", list(a.result.warnings))] if a.result.warnings else []
+    heading = "Nearest set-ups that meet the target" if a.state is VerdictState.MISSES_TARGET else "Nearest set-ups"
+    nearest = [f"{alt.change}: {alt.assessment.sentence(unit)}" for alt in answer.nearest]
+    return sections + ([(heading, nearest)] if nearest and a.state is not VerdictState.MEETS_TARGET else [])

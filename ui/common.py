@@ -61,6 +61,7 @@ def share_and_export(
     assessment: Assessment | None = None,
     worded: Mapping[str, str | list[str]] | None = None,
     html: Callable[[str], str] | None = None,
+    sections: Sequence[tuple[str, Sequence[str]]] = (),
 ) -> None:
     """The page's settings join the address bar; a "Copy link" box (the code block has a copy button) and the
     HTML / CSV downloads carry the same settings. The link is absolute, on the address the reader used. The
@@ -89,7 +90,7 @@ def share_and_export(
             shown = {name: rows_of(rows) for name, rows in tables.items()}
             drawn = figures() if callable(figures) else figures
             args = (sel, title, verdict, drawn, shown, worded_settings, url, about_setup, names, assessment)
-            return exports.report_html(*args)
+            return exports.report_html(*args, sections=sections)
 
         _downloads(page_path, (lambda: html(url)) if html is not None else view_report, tables)
 

@@ -251,6 +251,7 @@ def report_html(
     about_setup: bool = True,
     names: Mapping[str, str] | None = None,
     assessment: Assessment | None = None,
+    sections: Sequence[tuple[str, Sequence[str]]] = (),
 ) -> str:
     """The HTML report of a view: with ``about_setup``, the sidebar's set-up in words and the headline figures
     of ``assessment`` (the page's own answer; the sidebar's set-up when not given); then the page's own settings
@@ -275,6 +276,9 @@ def report_html(
             link=link,
             tone=a.tone,
             summary=deployment_summary(sel, a),
+            sections=sections,
         )
     tone = a.tone if a is not None else None  # the verdict in the page's colour
-    return report.html_report(title, verdict, inputs, figures, tables, headline=headline, link=link, tone=tone)
+    return report.html_report(
+        title, verdict, inputs, figures, tables, headline=headline, link=link, tone=tone, sections=sections
+    )

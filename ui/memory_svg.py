@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import html
 
-from planner.planning.results import PlanResult
+from planner.planning.results import PlanResult, StageMemory
 from ui.figures import CAPACITY_COLOUR, SHORTFALL_COLOUR, gpu_rows, in_unit, shortfall_label, shown_components
 from ui.report import StaticSvg
 
@@ -44,7 +44,7 @@ def memory_svg(result: PlanResult, unit: str = "GiB", title: str | None = None) 
     ticks = _ticks(longest)
     scale = (WIDTH - LEFT - RIGHT) / (ticks[-1] or 1)
     bars_bottom = TOP + ROW * len(rows)
-    legend_top = bars_bottom + 34
+    legend_top = bars_bottom + 52
     height = legend_top + LEGEND_ROW * ((len(components) + 2) // 3) + 8
     parts = [
         f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {WIDTH} {height}' width='100%' role='img' "
@@ -52,31 +52,9 @@ def memory_svg(result: PlanResult, unit: str = "GiB", title: str | None = None) 
     ]
     if title:
         parts.append(f"<text x='0' y='16' font-size='14' font-weight='bold'>{html.escape(title)}</text>")
-    for tick in ticks:
-        x = LEFT + tick * scale
-        parts.append(f"<line x1='{x:.1f}' y1='{TOP - 4}' x2='{x:.1f}' y2='{bars_bottom}' stroke='#e5e7eb'/>")
-        parts.append(f"<text x='{x:.1f}' y='{bars_bottom + 14}' text-anchor='middle'>{tick:g}</text>")
-    parts.append(
-        f"<text x='{LEFT + (WIDTH - LEFT - RIGHT) / 2:.1f}' y='{bars_bottom + 28}' text-anchor='middle'>"
-        f"Memory per GPU ({html.escape(unit)})</text>"
-    )
+    parts += _axis(ticks, scale, bars_bottom, unit)
     for index, (label, stage) in enumerate(rows):
-        y, x = TOP + index * ROW, float(LEFT)
-        parts.append(f"<text x='{LEFT - 8}' y='{y + ROW / 2 + 4:.1f}' text-anchor='end'>{html.escape(label)}</text>")
-        for field, name, colour in components:
-            value = in_unit(getattr(stage, field), unit)
-            if value <= 0:
-                continue
-            parts.append(
-                f"<rect x='{x:.1f}' y='{y + 4}' width='{value * scale:.1f}' height='{ROW - 8}' fill='{colour}'>"
-                f"<title>{html.escape(f'{label}, {name}: {value:,.2f} {unit}')}</title></rect>"
-            )
-            x += value * scale
-        if stage.headroom_bytes < 0:
-            parts.append(
-                f"<text x='{LEFT + capacity * scale + 6:.1f}' y='{y + ROW / 2 + 4:.1f}' fill='{SHORTFALL_COLOUR}'>"
-                f"{html.escape(shortfall_label(stage, unit))}</text>"
-            )
+        parts += _bar(label, stage, TOP + index * ROW, components, scale, capacity, unit)
     cap_x = LEFT + capacity * scale
     parts.append(
         f"<line x1='{cap_x:.1f}' y1='{TOP - 4}' x2='{cap_x:.1f}' y2='{bars_bottom}' stroke='{CAPACITY_COLOUR}' "
@@ -90,3 +68,46 @@ def memory_svg(result: PlanResult, unit: str = "GiB", title: str | None = None) 
         parts.append(f"<text x='{lx + 16}' y='{ly}'>{html.escape(name)}</text>")
     parts.append("</svg>")
     return StaticSvg("".join(parts))
+
+
+def _axis(ticks: list[float], scale: float, bottom: int, unit: str) -> list[str]:
+    """The vertical grid lines, their values and the axis title."""
+    parts = []
+    for tick in ticks:
+        x = LEFT + tick * scale
+        parts.append(f"<line x1='{x:.1f}' y1='{TOP - 4}' x2='{x:.1f}' y2='{bottom}' stroke='#e5e7eb'/>")
+        parts.append(f"<text x='{x:.1f}' y='{bottom + 14}' text-anchor='middle'>{tick:g}</text>")
+    middle = LEFT + (WIDTH - LEFT - RIGHT) / 2
+    parts.append(
+        f"<text x='{middle:.1f}' y='{bottom + 28}' text-anchor='middle'>Memory per GPU ({html.escape(unit)})</text>"
+    )
+    return parts
+
+
+def _bar(
+    label: str,
+    stage: StageMemory,
+    y: int,
+    components: list[tuple[str, str, str]],
+    scale: float,
+    capacity: float,
+    unit: str,
+) -> list[str]:
+    """One GPU's row: its label, a rectangle per component (its figure in a tooltip), the shortfall in red."""
+    parts = [f"<text x='{LEFT - 8}' y='{y + ROW / 2 + 4:.1f}' text-anchor='end'>{html.escape(label)}</text>"]
+    x = float(LEFT)
+    for field, name, colour in components:
+        value = in_unit(getattr(stage, field), unit)
+        if value <= 0:
+            continue
+        parts.append(
+            f"<rect x='{x:.1f}' y='{y + 4}' width='{value * scale:.1f}' height='{ROW - 8}' fill='{colour}'>"
+            f"<title>{html.escape(f'{label}, {name}: {value:,.2f} {unit}')}</title></rect>"
+        )
+        x += value * scale
+    if stage.headroom_bytes < 0:
+        parts.append(
+            f"<text x='{LEFT + capacity * scale + 6:.1f}' y='{y + ROW / 2 + 4:.1f}' fill='{SHORTFALL_COLOUR}'>"
+            f"{html.escape(shortfall_label(stage, unit))}</text>"
+        )
+    return parts

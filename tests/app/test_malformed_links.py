@@ -106,7 +106,7 @@ def test_a_negative_number_is_named_as_below_the_least() -> None:
     """'gpus=-3' and 'users=-5' were noted as '(not a whole number)' (browser audit, 2026-12-05)."""
     at = run_page("memory", {"gpus": "-3", "users": "-5"})
     note = _ignored_note(at).replace("\\", "")
-    assert "`gpus` (below the least, 1)" in note and "`users` (below the least, 1)" in note, note
+    assert "`gpus` = `-3` (below the least, 1)" in note and "`users` = `-5` (below the least, 1)" in note, note
 
 
 def test_a_pue_below_one_is_named_not_dropped() -> None:
@@ -115,7 +115,7 @@ def test_a_pue_below_one_is_named_not_dropped() -> None:
     at = run_page("advisor", {"model": "meta-llama/Llama-3.1-8B", "users": "4", "pue": "0.1"})
     assert not at.exception
     note = _ignored_note(at).replace("\\", "")
-    assert "`pue` (0 (the default) or 1–5)" in note, note
+    assert "`pue` = `0.1` (0 (the default) or 1–5)" in note, note
 
 
 def test_a_context_as_the_slider_labels_it_is_read_and_a_bad_value_is_named() -> None:

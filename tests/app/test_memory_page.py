@@ -17,7 +17,7 @@ from planner.core.units import GiB
 from tests.app.conftest import run_page
 from tests.app.conftest import vega_rows as rows_of
 from tests.browser.screenshots import VIEW
-from ui import figures, links
+from ui import figures, links, memory_svg
 from ui.guard import as_text
 from ui.memory_chart import BARS, CAPACITY, SHORT
 from ui.state import Selection
@@ -85,14 +85,14 @@ def test_the_chart_shows_the_planners_numbers() -> None:
     assert data[SHORT] == []
 
 
-def test_the_report_has_the_plotly_figure_made_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A page run builds no Plotly figure (the chart is Vega-Lite); pressing "HTML report" makes it, with the same
-    title, capacity and shortfall as the page's chart (BF16 weights of a 70B model on one H100). (With a deployment
-    set, the report leaves the plotting library out: :func:`ui.exports.report_html`.)"""
+def test_the_report_has_its_svg_figure_made_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page run builds no report figure (the chart is Vega-Lite); pressing "HTML report" makes it, as SVG since
+    2026-12-06 (no plotting library: tens of kilobytes), with the same title, capacity and shortfall as the page's
+    chart (BF16 weights of a 70B model on one H100)."""
     made: list[str | None] = []
     deferred: dict[str, Callable[[], Any]] = {}
     original = MediaFileManager.add_deferred
-    build = figures.memory_figure
+    build = memory_svg.memory_svg
 
     def record(self: MediaFileManager, data_callable: Callable[[], Any], *args: Any, **kwargs: Any) -> str:
         file_id = original(self, data_callable, *args, **kwargs)
@@ -103,14 +103,15 @@ def test_the_report_has_the_plotly_figure_made_only_when_asked(monkeypatch: pyte
         made.append(kwargs.get("title"))
         return build(*args, **kwargs)
 
-    monkeypatch.setattr(figures, "memory_figure", counted)
+    monkeypatch.setattr(memory_svg, "memory_svg", counted)
     monkeypatch.setattr(MediaFileManager, "add_deferred", record)
     at = run_page("memory", {**PARAMS, "gpus": "1", "tp": "1", "weights": "bf16"}, share=True)
     assert not at.exception and made == []
     html = deferred["headroom-memory.html"]()
     assert made == ["Memory per GPU (GiB)"]
-    assert '"text":"Memory per GPU (GiB)"' in html and '"name":"Capacity: 79.2 GiB per GPU"' in html
-    assert '"type":"bar"' in html and '"name":"KV cache pool"' in html and '"text":"short by 63.2 GiB"' in html
+    assert ">Memory per GPU (GiB)</text>" in html and "Capacity: 79.2 GiB per GPU (dashed)" in html
+    assert "GPU 0, Weights: " in html and ">short by 63.2 GiB</text>" in html
+    assert "plotly" not in html.lower() and len(html.encode()) < 100_000
 
 
 def test_a_windowed_model_under_trtllm_says_what_its_windows_would_give() -> None:

@@ -44,3 +44,21 @@ def test_the_memory_report_draws_its_chart_without_a_megabyte_script() -> None:
     assert f"GPU 0, Weights: {weights:,.2f} GiB" in html and f"GPU 1, Weights: {weights:,.2f} GiB" in html
     capacity = a.allocated.per_gpu.gpu_memory_bytes / 2**30
     assert f"Capacity: {capacity:,.1f} GiB per GPU (dashed)" in html
+
+
+def test_the_memory_report_carries_the_nearest_set_ups_the_page_shows() -> None:
+    """The Memory page's report dropped the nearest set-ups (for a DGX Spark refused at vLLM's default fraction: the
+    fraction that starts it, and on how many public Sparks)."""
+    from ui import answers
+
+    sel = Selection(model_id="Qwen/Qwen3-8B", gpu_id="dgx-spark-gb10", engine="vllm", context_tokens=32768, users=8)
+    answer = answers.memory(sel, None)
+    sections = dict(answers.report_sections(answer, "GiB"))
+    nearest = sections["Nearest set-ups"]
+    assert nearest == [f"{alt.change}: {alt.assessment.sentence('GiB')}" for alt in answer.nearest] and nearest
+    assert any("18 of 37 public DGX Sparks held more" in line for line in nearest)
+    a = answer.assessment
+    html = exports.report_html(
+        sel, "t", a.sentence(), [], {}, {}, "http://127.0.0.2:8501/", sections=list(sections.items())
+    )
+    assert "<h2>Nearest set-ups</h2>" in html
