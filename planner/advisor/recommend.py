@@ -9,7 +9,7 @@ from typing import Literal
 
 from planner.advisor.near import clause, remedy, short_clause
 from planner.advisor.options import Option, Ranking
-from planner.advisor.picks import ALTERNATIVE_COST_RATIO, dominates, within_reach
+from planner.advisor.picks import ALTERNATIVE_COST_RATIO, other_hardware, within_reach
 from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER, Workload
 from planner.assessment.words import plural, seconds
 
@@ -53,31 +53,13 @@ def verdict(ranking: Ranking) -> Verdict:
     return "caution" if caveats(ranking) else "met"
 
 
-def _other_hardware(ranking: Ranking) -> list[Option]:
-    """The best option of each vendor and form factor other than the recommendation's, in ranking order, that no
-    other option :func:`dominates`, as :func:`top_picks` chooses (eight A100s in FP8 had been the alternative where
-    the picks showed the same eight in INT8, as cheap and as large, with the first token sooner: a buyer's review,
-    2026-12-06)."""
-    best = ranking.best
-    if best is None:
-        return []
-    seen = {(best.vendor, best.purchase_kind)}
-    found: list[Option] = []
-    for option in ranking.options[1:]:
-        kind = (option.vendor, option.purchase_kind)
-        if kind not in seen and not any(dominates(other, option) for other in ranking.options):
-            found.append(option)
-            seen.add(kind)
-    return found
-
-
 def alternatives(ranking: Ranking, n: int = 2) -> list[Option]:
     """The best options on another vendor or form factor than the recommendation (and than each other), each
     within :data:`ALTERNATIVE_COST_RATIO` of its cost."""
     best = ranking.best
     if best is None:
         return []
-    return [o for o in _other_hardware(ranking) if within_reach(o, best)][:n]
+    return [o for o in other_hardware(ranking) if within_reach(o, best)][:n]
 
 
 def nearest_out_of_reach(ranking: Ranking) -> Option | None:
@@ -85,7 +67,7 @@ def nearest_out_of_reach(ranking: Ranking) -> Option | None:
     best = ranking.best
     if best is None or alternatives(ranking):
         return None
-    priced = [o for o in _other_hardware(ranking) if o.cost is not None]
+    priced = [o for o in other_hardware(ranking) if o.cost is not None]
     return min(priced, key=lambda o: o.cost or 0.0, default=None)
 
 
