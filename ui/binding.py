@@ -78,7 +78,7 @@ def load_from_url() -> None:
         try:
             value = setting.parse_values(raw)
         except (ValueError, TypeError) as exc:
-            _note(name, str(exc), raw[0] if raw else "")
+            _note(name, str(exc), raw[-1] if raw else "")  # the value parsed (parse_values reads the last)
             continue
         st.session_state[setting.url] = value
         st.session_state.setdefault(PAGE_VALUES_KEY, {})[setting.url] = value

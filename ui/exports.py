@@ -33,17 +33,21 @@ def engine_name(sel: Selection, a: Assessment) -> str:
     return profile_label(sel.engine)
 
 
+def fits_words(a: Assessment) -> str:
+    """Whether the set-up fits, as the headline and the reports say it: not a bare "yes" short of the target."""
+    if a.fits and a.state is VerdictState.MISSES_TARGET and a.target_users:
+        return f"in memory; {a.target_users - a.conversations:,} short of the target"
+    return "yes" if a.fits else "no"
+
+
 def headline_figures(a: Assessment, unit: str) -> list[tuple[str, str]]:
     """The figures at the top of the Memory page, in its words: (label, value). An engine that refuses to start
     allocates no KV cache: its budget says so rather than show a pool that is never made."""
     budget = f"{format_tokens(a.kv_budget_tokens)} tokens"
     if a.state is VerdictState.ENGINE_REFUSES:
         budget = f"none: {a.engine_label} does not start"
-    fits = "yes" if a.fits else "no"
-    if a.fits and a.state is VerdictState.MISSES_TARGET and a.target_users:
-        fits = f"in memory; {a.target_users - a.conversations:,} short of the target"  # not a bare 'yes'
     return [
-        ("Fits", fits),
+        ("Fits", fits_words(a)),
         ("KV budget", budget),
         (f"Conversations at {context_label(a.result.context_tokens)}", f"{a.conversations:,}"),
         ("KV per token", format_bytes_auto(a.result.kv_bytes_per_token, binary=unit == "GiB")),
@@ -232,7 +236,7 @@ def deployment_summary(sel: Selection, a: Assessment) -> list[str]:
     return [
         f"Set-up: {a.request.gpu_count} x {(a.request.gpu or sel.gpu).name}, {result.weights} weights, "
         f"{result.kv_dtype} KV cache, {engine_name(sel, a)}.",
-        f"Fits: {'yes' if a.fits else 'no'} ({a.state.value}).",
+        f"Fits: {fits_words(a)}.",
         f"Holds: {plural(a.conversations, 'conversation')} of {result.context_tokens:,} tokens at once "
         f"(target {sel.users:,}).",
         f"KV budget: {format_tokens(a.kv_budget_tokens)} tokens.",

@@ -6,9 +6,18 @@ escaped."""
 from __future__ import annotations
 
 import html
+import math
 
 from planner.planning.results import PlanResult, StageMemory
-from ui.figures import CAPACITY_COLOUR, SHORTFALL_COLOUR, gpu_rows, in_unit, shortfall_label, shown_components
+from ui.figures import (
+    CAPACITY_COLOUR,
+    SHORTFALL_COLOUR,
+    gpu_rows,
+    in_unit,
+    mixed,
+    shortfall_label,
+    shown_components,
+)
 from ui.report import StaticSvg
 
 WIDTH, LEFT, RIGHT, ROW, TOP = 640, 120, 24, 34, 36  # pixels: the drawing's width, margins, one bar's row
@@ -18,12 +27,15 @@ LEGEND_ROW = 20
 def _ticks(top: float) -> list[float]:
     """Four or five round ticks from 0 to at least ``top``.
 
-    >>> _ticks(79.2), _ticks(8.0)
-    ([0, 20, 40, 60, 80], [0, 2, 4, 6, 8])
+    >>> _ticks(79.2), _ticks(8.0), _ticks(14_269)[-1], _ticks(0.3)
+    ([0, 20, 40, 60, 80], [0, 2, 4, 6, 8], 15000, [0.0, 0.1, 0.2, 0.3])
     """
-    step = next(s for s in (0.5, 1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000, 2000) if top / s <= 4) if top else 1
-    count = int(-(-top // step))
-    return [round(i * step, 6) if step < 1 else int(i * step) for i in range(count + 1)]
+    if top <= 0:
+        return [0, 1]
+    magnitude = 10 ** math.floor(math.log10(top / 4))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if top / (m * magnitude) <= 4)
+    count = math.ceil(top / step - 1e-9)
+    return [round(i * step, 6) if step < 1 else round(i * step) for i in range(count + 1)]
 
 
 def memory_svg(result: PlanResult, unit: str = "GiB", title: str | None = None) -> StaticSvg:
@@ -45,7 +57,7 @@ def memory_svg(result: PlanResult, unit: str = "GiB", title: str | None = None) 
     scale = (WIDTH - LEFT - RIGHT) / (ticks[-1] or 1)
     bars_bottom = TOP + ROW * len(rows)
     legend_top = bars_bottom + 52
-    height = legend_top + LEGEND_ROW * ((len(components) + 2) // 3) + 8
+    height = legend_top + LEGEND_ROW * ((len(components) + 2) // 3 + 1) + 8
     parts = [
         f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {WIDTH} {height}' width='100%' role='img' "
         f"aria-label='{html.escape(title or 'Memory per GPU', quote=True)}' font-family='sans-serif' font-size='12'>"
@@ -60,12 +72,22 @@ def memory_svg(result: PlanResult, unit: str = "GiB", title: str | None = None) 
         f"<line x1='{cap_x:.1f}' y1='{TOP - 4}' x2='{cap_x:.1f}' y2='{bars_bottom}' stroke='{CAPACITY_COLOUR}' "
         "stroke-dasharray='6 4' stroke-width='1.5'/>"
     )
-    legend = [(name, colour) for _, name, colour in components]
-    legend.append((f"Capacity: {capacity:,.1f} {unit} per GPU (dashed)", CAPACITY_COLOUR))
-    for index, (name, colour) in enumerate(legend):
+    if mixed(rows):  # each GPU's own capacity, a dotted mark on its row (the dashed line is the limiting GPU's)
+        parts += [
+            f"<line x1='{LEFT + in_unit(s.gpu_memory_bytes, unit) * scale:.1f}' y1='{TOP + i * ROW + 2}' "
+            f"x2='{LEFT + in_unit(s.gpu_memory_bytes, unit) * scale:.1f}' y2='{TOP + (i + 1) * ROW - 2}' "
+            f"stroke='{CAPACITY_COLOUR}' stroke-dasharray='2 2' stroke-width='2'/>"
+            for i, (_, s) in enumerate(rows)
+        ]
+    for index, (_, name, colour) in enumerate(components):
         lx, ly = (index % 3) * (WIDTH // 3), legend_top + (index // 3) * LEGEND_ROW
         parts.append(f"<rect x='{lx}' y='{ly - 10}' width='12' height='12' fill='{colour}'/>")
         parts.append(f"<text x='{lx + 16}' y='{ly}'>{html.escape(name)}</text>")
+    ly = legend_top + ((len(components) + 2) // 3) * LEGEND_ROW  # the capacity on a row of its own: it is long
+    parts.append(
+        f"<line x1='0' y1='{ly - 4}' x2='12' y2='{ly - 4}' stroke='{CAPACITY_COLOUR}' stroke-dasharray='4 2'/>"
+    )
+    parts.append(f"<text x='16' y='{ly}'>{html.escape(f'Capacity: {capacity:,.1f} {unit} per GPU (dashed)')}</text>")
     parts.append("</svg>")
     return StaticSvg("".join(parts))
 
@@ -107,7 +129,8 @@ def _bar(
         x += value * scale
     if stage.headroom_bytes < 0:
         parts.append(
-            f"<text x='{LEFT + capacity * scale + 6:.1f}' y='{y + ROW / 2 + 4:.1f}' fill='{SHORTFALL_COLOUR}'>"
+            f"<text x='{LEFT + capacity * scale + 6:.1f}' y='{y + ROW / 2 + 4:.1f}' fill='{SHORTFALL_COLOUR}' "
+            "stroke='white' stroke-width='3' paint-order='stroke'>"
             f"{html.escape(shortfall_label(stage, unit))}</text>"
         )
     return parts

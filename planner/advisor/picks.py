@@ -109,8 +109,8 @@ def _first_of_each(options: tuple[Option, ...], n: int) -> list[Option]:
     return picks
 
 
-# The last rankings' other hardware, by identity: one recommendation asks for it three times (the alternatives, twice,
-# and what is out of reach), each a scan of the options; a few entries hold a few rankings alive.
+# The last ranking's other hardware, by identity: one recommendation asks for it three times (the alternatives, twice,
+# and what is out of reach), each a scan of the options; the one entry holds one ranking alive.
 _OTHERS: list[tuple[Ranking, tuple[Option, ...]]] = []
 
 
@@ -132,5 +132,5 @@ def other_hardware(ranking: Ranking) -> tuple[Option, ...]:
         if kind not in seen and not index.beaten(option):
             found.append(option)
             seen.add(kind)
-    _OTHERS[:] = [(ranking, tuple(found)), *_OTHERS[:3]]
+    _OTHERS[:] = [(ranking, tuple(found))]  # the last ranking only: the advisor's own cache holds the rest
     return tuple(found)

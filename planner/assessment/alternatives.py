@@ -63,7 +63,7 @@ from planner.bounds.walltime import BudgetExceeded
 from planner.core.overhead import EngineProfile
 from planner.core.parallel import NODE_GPUS
 from planner.deploy.gpu_share import HUNDREDTHS, raise_text
-from planner.deploy.spark_hosts import held_more_words
+from planner.deploy.spark_hosts import SPARK_CAPABILITY, held_more_words
 from planner.engines.registry import get_engine, launch_values, setting_flag, window_setting_off
 from planner.engines.settings import BY_NAME, size_argument
 from planner.planning.plan import PlanRequest
@@ -172,8 +172,9 @@ def _fraction(request: PlanRequest, goal: Goal, found: Assessment) -> Alternativ
         if fraction is None:
             return None
         lowered, change = with_fraction(request, fraction), f"memory fraction {fraction:.2f}{flag}"
-        if failure == "free-memory" and request.gpu is not None and request.gpu.platform.integrated:
-            change += f": {held_more_words(request.gpu_memory_bytes, fraction)}"  # the host's share varies
+        if failure == "free-memory" and request.gpu is not None and request.gpu.platform.capability == SPARK_CAPABILITY:
+            in_use = request.deployment.used_memory_bytes if request.deployment else 0  # the host's share varies
+            change += f" ({held_more_words(request.gpu_memory_bytes, fraction, in_use)})"
         return attempt(lowered, change, goal) or _then_fewer_sequences(lowered, change, goal)
     if failure in HIGHER_CURES or found.state in (VerdictState.MISSES_TARGET, VerdictState.NO_ROOM):
         steps = round((HIGHEST_FRACTION - current) / FRACTION_STEP)

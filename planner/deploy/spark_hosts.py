@@ -86,14 +86,20 @@ SPARK_HOSTS: tuple[SparkHost, ...] = (
 UMA_HOST_DEFAULT_BYTES = round(statistics.median(h.held_gib for h in SPARK_HOSTS) * GiB)
 
 
-def held_more_words(total_bytes: int, fraction: float) -> str:
+SPARK_CAPABILITY = (12, 1)  # GB10: the machines below
+
+
+def held_more_words(total_bytes: int, fraction: float, in_use_bytes: int = 0) -> str:
     """Where a memory fraction passes vLLM's start-up check on a DGX Spark (``MemAvailable`` at least ``fraction x
-    total``: the host holds at most the rest), and how many of the public Sparks held more.
+    total``: the host, and the memory other processes hold, at most the rest), and how many of the public Sparks
+    held more.
 
     >>> held_more_words(round(121.69 * GiB), 0.91)
     'starts if the host holds at most 10.95 GiB of the pool; 18 of 37 public DGX Sparks held more'
+    >>> held_more_words(round(121.69 * GiB), 0.91, 8 * GiB)[:55]
+    'starts if the host holds at most 2.95 GiB of the pool; '
     """
-    allowed = total_bytes * (1 - fraction) / GiB
+    allowed = total_bytes * (1 - fraction) / GiB - in_use_bytes / GiB
     more = sum(h.held_gib > allowed for h in SPARK_HOSTS)
     return (
         f"starts if the host holds at most {allowed:.2f} GiB of the pool; {more} of {len(SPARK_HOSTS)} public DGX "

@@ -70,9 +70,7 @@ def test_memory_verdict_equals_the_planner(name: str) -> None:
     shown = {"success": at.success, "warning": at.warning, "error": at.error}[a.tone]
     assert a.sentence(sel.unit) in texts(shown)
     metrics = dict(figures(at))
-    short = a.fits and a.state.value == "misses-target" and a.target_users  # 2026-12-06: not a bare "yes"
-    expected = f"in memory; {a.target_users - a.conversations:,} short of the target" if short else "yes"
-    assert metrics["Fits"] == (expected if a.fits else "no")
+    assert metrics["Fits"] == exports.fits_words(a)  # one answer: the page's tile is the reports' words
     assert metrics[f"Conversations at {text.context_label(sel.context_tokens)}"] == f"{a.conversations:,}"
 
 

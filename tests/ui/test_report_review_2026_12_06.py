@@ -62,3 +62,30 @@ def test_the_memory_report_carries_the_nearest_set_ups_the_page_shows() -> None:
         sel, "t", a.sentence(), [], {}, {}, "http://127.0.0.2:8501/", sections=list(sections.items())
     )
     assert "<h2>Nearest set-ups</h2>" in html
+
+
+def test_the_report_chart_draws_what_the_page_chart_draws_at_the_edges() -> None:
+    """A later review: the SVG's ticks raised past 8,000 GiB (a hand-described model within the planner's limits
+    puts 14,269 GiB on one H100), a set-up that overflows names its shortfall, and mixed GPUs mark each GPU's own
+    capacity as the page's chart does."""
+    from planner.core.units import GiB
+    from planner.planning.results import StageMemory
+    from ui.memory_svg import memory_svg
+
+    a = Selection(model_id="meta-llama/Llama-3.1-70B", gpu_id="h100-sxm-80gb").assessment()  # BF16 on one H100
+    svg = memory_svg(a.allocated).markup
+    short = -a.allocated.per_gpu.headroom_bytes / GiB
+    assert a.allocated.per_gpu.headroom_bytes < 0 and f">short by {short:,.1f} GiB</text>" in svg
+    huge = a.allocated.model_copy(
+        update={"stages": tuple(s.model_copy(update={"weights_bytes": 14_269 * GiB}) for s in a.allocated.stages)}
+    )
+    assert ">15000</text>" in memory_svg(huge).markup
+    two = Selection(model_id="meta-llama/Llama-3.1-8B", gpu_id="h100-sxm-80gb", gpu_count=2, tensor_parallel=2)
+    result = two.assessment().allocated
+    stages: tuple[StageMemory, ...] = result.stages
+    small = stages[0].model_copy(update={"gpu_memory_bytes": stages[0].gpu_memory_bytes // 2})
+    mixed_result = result.model_copy(
+        update={"pipeline_parallel": 2, "tensor_parallel": 1, "stages": (stages[0], small)}
+    )
+    assert mixed_result.stages[1].gpu_memory_bytes != mixed_result.stages[0].gpu_memory_bytes
+    assert memory_svg(mixed_result).markup.count("stroke-dasharray='2 2'") == 2
