@@ -126,3 +126,10 @@ def test_a_context_as_the_slider_labels_it_is_read_and_a_bad_value_is_named() ->
     assert "32k tokens" in " ".join(str(m.value) for m in at.markdown) + " ".join(str(s.value) for s in at.success)
     note = _ignored_note(run_page("memory", {"context": "32 K<b>"}))
     assert "`context` = `32?K?b?`" in note and "<b>" not in note, note
+
+
+def test_a_repeated_parameter_is_named_by_the_value_read() -> None:
+    """``?context=32k&context=abc``: the last value is the one read, so the notice names it (it had named the first,
+    a valid one)."""
+    note = _ignored_note(run_page("memory", {"context": ["32k", "abc"]}))
+    assert "`context` = `abc` (not a whole number)" in note, note
