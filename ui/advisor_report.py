@@ -23,6 +23,7 @@ from planner.advisor import (
     verdict,
     why_beats,
 )
+from planner.advisor.picks import other_hardware
 from planner.assessment.words import plural, seconds
 from ui import report
 from ui.advisor_rows import option_row
@@ -102,7 +103,8 @@ def _sections(ranking: Ranking) -> list[tuple[str, list[str]]]:
                 + [why_beats(a, b, cloud) for a, b in itertools.pairwise(picks)],
             )
         )
-    alts = alternatives(ranking)
+    others = other_hardware(ranking)  # one scan for both sections
+    alts = alternatives(ranking, others=others)
     if alts:
         sections.append(
             (
@@ -110,7 +112,7 @@ def _sections(ranking: Ranking) -> list[tuple[str, list[str]]]:
                 [f"{alternative_text(o, cloud)}." for o in alts],
             )
         )
-    elif far := out_of_reach_text(ranking):
+    elif far := out_of_reach_text(ranking, others):
         sections.append(("On another vendor or form factor", [far]))
     best = ranking.best
     notes = [*caveats(ranking), *([] if best is None else [w for w in best.warnings if w not in best.undermining])]

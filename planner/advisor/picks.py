@@ -109,11 +109,6 @@ def _first_of_each(options: tuple[Option, ...], n: int) -> list[Option]:
     return picks
 
 
-# The last ranking's other hardware, by identity: one recommendation asks for it three times (the alternatives, twice,
-# and what is out of reach), each a scan of the options; the one entry holds one ranking alive.
-_OTHERS: list[tuple[Ranking, tuple[Option, ...]]] = []
-
-
 def other_hardware(ranking: Ranking) -> tuple[Option, ...]:
     """The best option of each vendor and form factor other than the recommendation's, in ranking order, that no
     other option :func:`dominates`, as :func:`top_picks` chooses (eight A100s in FP8 had been the alternative where
@@ -122,9 +117,6 @@ def other_hardware(ranking: Ranking) -> tuple[Option, ...]:
     best = ranking.best
     if best is None:
         return ()
-    for known, others in _OTHERS:
-        if known is ranking:
-            return others
     seen, index = {(best.vendor, best.purchase_kind)}, Dominance(ranking.options)
     found: list[Option] = []
     for option in ranking.options[1:]:
@@ -132,5 +124,4 @@ def other_hardware(ranking: Ranking) -> tuple[Option, ...]:
         if kind not in seen and not index.beaten(option):
             found.append(option)
             seen.add(kind)
-    _OTHERS[:] = [(ranking, tuple(found))]  # the last ranking only: the advisor's own cache holds the rest
     return tuple(found)

@@ -5,6 +5,7 @@ the option's own (:class:`~planner.advisor.options.Option`), so the page, the CL
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Literal
 
 from planner.advisor.near import clause, remedy, short_clause
@@ -53,21 +54,24 @@ def verdict(ranking: Ranking) -> Verdict:
     return "caution" if caveats(ranking) else "met"
 
 
-def alternatives(ranking: Ranking, n: int = 2) -> list[Option]:
+def alternatives(ranking: Ranking, n: int = 2, others: Sequence[Option] | None = None) -> list[Option]:
     """The best options on another vendor or form factor than the recommendation (and than each other), each
-    within :data:`ALTERNATIVE_COST_RATIO` of its cost."""
+    within :data:`ALTERNATIVE_COST_RATIO` of its cost; ``others``: :func:`other_hardware`'s answer, when the caller
+    has it (a scan of every option)."""
     best = ranking.best
     if best is None:
         return []
-    return [o for o in other_hardware(ranking) if within_reach(o, best)][:n]
+    return [o for o in (other_hardware(ranking) if others is None else others) if within_reach(o, best)][:n]
 
 
-def nearest_out_of_reach(ranking: Ranking) -> Option | None:
-    """When no alternative is within reach: the cheapest option on other hardware (``None``: there is none)."""
+def nearest_out_of_reach(ranking: Ranking, others: Sequence[Option] | None = None) -> Option | None:
+    """When no alternative is within reach: the cheapest option on other hardware (``None``: there is none);
+    ``others`` as for :func:`alternatives`."""
     best = ranking.best
-    if best is None or alternatives(ranking):
+    others = other_hardware(ranking) if others is None else others
+    if best is None or alternatives(ranking, others=others):
         return None
-    priced = [o for o in other_hardware(ranking) if o.cost is not None]
+    priced = [o for o in others if o.cost is not None]
     return min(priced, key=lambda o: o.cost or 0.0, default=None)
 
 
@@ -284,9 +288,10 @@ def alternative_text(option: Option, cloud: bool) -> str:
     return text + (f" (ranked lower: {'; '.join(option.undermining)})" if option.undermining else "")
 
 
-def out_of_reach_text(ranking: Ranking) -> str:
-    """How far the nearest option on other hardware is, when none is within reach ("": some is, or none exists)."""
-    best, near = ranking.best, nearest_out_of_reach(ranking)
+def out_of_reach_text(ranking: Ranking, others: Sequence[Option] | None = None) -> str:
+    """How far the nearest option on other hardware is, when none is within reach ("": some is, or none exists);
+    ``others`` as for :func:`alternatives`."""
+    best, near = ranking.best, nearest_out_of_reach(ranking, others)
     if best is None or near is None or near.cost is None or not best.cost:
         return ""
     cloud = ranking.workload.pricing == "cloud"
@@ -301,10 +306,11 @@ def out_of_reach_text(ranking: Ranking) -> str:
 
 def _alternatives_text(ranking: Ranking, cloud: bool) -> str:
     """The sentence on other hardware: the alternatives within reach, or how far the nearest is."""
-    alts = alternatives(ranking)
+    others = other_hardware(ranking)  # one scan for both sentences
+    alts = alternatives(ranking, others=others)
     if alts:
         return f" On other hardware: {'; '.join(alternative_text(o, cloud) for o in alts)}."
-    far = out_of_reach_text(ranking)
+    far = out_of_reach_text(ranking, others)
     return f" {far}" if far else ""
 
 
