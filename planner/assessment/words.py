@@ -6,6 +6,7 @@ N divided by the context. :func:`planner.assessment.assess.verdict_sentence` bui
 from __future__ import annotations
 
 from planner.core.blocks import LayerKind
+from planner.core.context_text import context_label as context_label
 from planner.core.gpu import GpuSpec
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
@@ -15,23 +16,6 @@ from planner.engines.base import EngineReport
 from planner.planning.data_parallel import experts_shared, ranks_apart
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
-
-MEBI_TOKENS = 2**20  # contexts are quoted in binary units: 1k = 1,024 tokens, 1M = 1,048,576
-
-
-def context_label(tokens: int) -> str:
-    """Context sizes as they are quoted (k = 1,024 tokens, M = 1,024k).
-
-    >>> context_label(32768), context_label(1048576), context_label(10485760), context_label(1572864)
-    ('32k', '1M', '10M', '1536k')
-    >>> context_label(5000)
-    '5,000'
-    """
-    if tokens >= MEBI_TOKENS and tokens % MEBI_TOKENS == 0:
-        return f"{tokens // MEBI_TOKENS}M"
-    if tokens >= 1024 and tokens % 1024 == 0:
-        return f"{tokens // 1024}k"
-    return f"{tokens:,}"
 
 
 def mem(n_bytes: float, unit: str) -> str:

@@ -32,7 +32,7 @@ from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER, FORM_FAC
 from planner.bounds.collector import freeze_long_lived
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_BUDGET_USD, MAX_CONTEXT, MAX_PARALLEL, MAX_USERS
-from planner.cli.args import decimal, whole
+from planner.cli.args import decimal, tokens, whole
 from planner.cli.schema import SCHEMA_VERSION
 from planner.cli.table import print_table
 from planner.core.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_USERS, default_context_tokens
@@ -57,7 +57,7 @@ def add_advise_parser(sub: Any) -> None:
     p.add_argument("--gpu", action="append", help="only this catalog GPU id (repeatable)")
     p.add_argument(
         "--shared-prefix",
-        type=whole(0, MAX_CONTEXT),
+        type=tokens(0, MAX_CONTEXT),
         default=0,
         help="tokens of a system prompt every conversation shares",
     )
@@ -103,9 +103,10 @@ def _add_workload_arguments(p: Any) -> None:
     )
     p.add_argument(
         "--context",
-        type=whole(1, MAX_CONTEXT),
-        help=f"tokens per conversation (every conversation this long; default {DEFAULT_CONTEXT_TOKENS:,} or the "
-        "model's maximum where shorter, as the dashboard); with --preset: the cap (max_model_len)",
+        type=tokens(1, MAX_CONTEXT),
+        help="tokens per conversation, in digits or as 32k = 32,768 (every conversation this long; default "
+        f"{DEFAULT_CONTEXT_TOKENS:,} or the model's maximum where shorter, as the dashboard); with --preset: the cap "
+        "(max_model_len)",
     )
     p.add_argument("--preset", choices=list(PRESETS), help="a context-length distribution instead of one length")
 

@@ -9,6 +9,7 @@ import math
 import re
 from collections.abc import Callable
 
+from planner.core.context_text import parse_context
 from planner.core.overhead import check_release
 
 _WHOLE = re.compile(r"[-+]?[0-9]{1,20}")
@@ -27,6 +28,28 @@ def whole(low: int, high: int) -> Callable[[str], int]:
         if not _WHOLE.fullmatch(text.strip()):
             raise argparse.ArgumentTypeError(f"expected a whole number from {low:,} to {high:,}, got {_shown(text)}")
         value = int(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value:,} is outside {low:,} to {high:,}")
+        return value
+
+    return parse
+
+
+def tokens(low: int, high: int) -> Callable[[str], int]:
+    """A token count in ``[low, high]``, in digits or as the dashboard labels it (``32k``, ``1M``:
+    :func:`planner.core.context_text.parse_context`, the links' parser too).
+
+    >>> tokens(1, 2**20)("32k"), tokens(1, 2**20)("131072")
+    (32768, 131072)
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value = parse_context(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected a token count from {low:,} to {high:,} (digits, or 32k, 1M), got {_shown(text)}"
+            ) from None
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{value:,} is outside {low:,} to {high:,}")
         return value

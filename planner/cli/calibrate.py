@@ -11,7 +11,7 @@ from typing import Any
 from planner.bounds.files import read_regular_file
 from planner.bounds.limits import MAX_CONTEXT, MAX_PARALLEL
 from planner.calibration import CalibrationResult, calibrate_log
-from planner.cli.args import decimal, release, whole
+from planner.cli.args import decimal, release, tokens, whole
 from planner.cli.schema import SCHEMA_VERSION
 from planner.cli.table import print_table
 from planner.core.kv_formats import KV_FORMATS
@@ -27,7 +27,7 @@ def add_calibrate_parser(sub: Any) -> None:
     p.add_argument("--gpu", help="catalog GPU id (default: the GPU whose memory the log prints)")
     p.add_argument("--tp", type=whole(1, MAX_PARALLEL), help="tensor-parallel size (default: the log's)")
     p.add_argument("--pp", type=whole(1, MAX_PARALLEL), help="pipeline-parallel size (default: the log's)")
-    p.add_argument("--max-model-len", type=whole(1, MAX_CONTEXT), help="context length (default: the log's)")
+    p.add_argument("--max-model-len", type=tokens(1, MAX_CONTEXT), help="context length (default: the log's)")
     p.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight format (default: the log's precision)")
     p.add_argument("--kv-dtype", choices=list(KV_FORMATS), help="KV cache dtype (default: the log's)")
     p.add_argument("--engine-version", type=release, help="vLLM release (default: the log's)")

@@ -15,7 +15,7 @@ from planner.assessment.trial import Alternative
 from planner.assessment.words import replica_word, shares_experts, split_label
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
-from planner.cli.args import decimal, release, whole
+from planner.cli.args import decimal, release, tokens, whole
 from planner.cli.catalog import add_model_arguments, model_from_args
 from planner.cli.deploy import (
     add_deployment_arguments,
@@ -69,9 +69,9 @@ def add_fit_parser(sub: Any) -> None:
     fit.add_argument("--kv-dtype", choices=list(KV_FORMATS), help="KV cache dtype (default: model dtype)")
     fit.add_argument(
         "--context",
-        type=whole(1, MAX_CONTEXT),
-        help=f"tokens per sequence (default {DEFAULT_CONTEXT_TOKENS:,}, or the model's maximum where shorter, as the "
-        "dashboard)",
+        type=tokens(1, MAX_CONTEXT),
+        help="tokens per sequence, in digits or as the dashboard labels them (32k = 32,768; default "
+        f"{DEFAULT_CONTEXT_TOKENS:,}, or the model's maximum where shorter, as the dashboard)",
     )
     fit.add_argument(
         "--engine",

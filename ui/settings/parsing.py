@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from planner.bounds.limits import field_range
+from planner.core.context_text import parse_context
 
 SIDEBAR = "sidebar"  # the scope of settings every page shares
 MAX_LIST_ITEMS = 16  # at most this many values for a repeated parameter
@@ -88,19 +89,16 @@ def integer(low: int, high: int) -> Bounded:
     return Bounded(low, high, whole=True)
 
 
-_TOKENS = re.compile(r"([0-9]{1,5})([kKmM])")
-
-
 @dataclass(frozen=True)
 class Tokens(Bounded):
     """Whole numbers of tokens, also as the slider labels them: ``32k`` is 32,768 and ``1M`` 1,048,576
-    (:func:`planner.assessment.words.context_label`); a link typed as the page reads had been ignored."""
+    (:func:`planner.core.context_text.parse_context`, the CLI's parser too); a link typed as the page reads had
+    been ignored."""
 
     def __call__(self, text: str) -> Any:
-        found = _TOKENS.fullmatch(text.strip())
-        if found is None:
-            return super().__call__(text)
-        number = int(found.group(1)) * (1024 if found.group(2) in "kK" else 1024 * 1024)
+        if text.strip().startswith("-"):
+            return super().__call__(text)  # a negative number is a number, below the least
+        number = parse_context(text)
         if not self.low <= number <= self.high:
             raise ValueError(f"outside {self.low:,}–{self.high:,}")
         return number

@@ -5,7 +5,7 @@ from __future__ import annotations
 from planner.advisor.suitability import FEW_USERS
 from planner.core.precision import WEIGHT_FORMATS
 from ui.page_registry import ADVISOR, CATALOG, COMPARE, WHAT_IF
-from ui.settings.parsing import Setting, decimal, default_or, flag, integer, one_of, show_flag, word
+from ui.settings.parsing import Setting, decimal, default_or, flag, integer, one_of, show_flag, tokens, word
 from ui.settings.sidebar import MAX_CONTEXT, _form_factors, _gpus, _models, _pair, _support_engines, _vendors
 
 # -- page settings ------------------------------------------------------------------------------------------
@@ -42,7 +42,7 @@ CTX_MEAN = Setting(
     "ctx_mean",
     "Mean conversation length (tokens)",
     "Tokens a conversation holds on average.",
-    integer(64, MAX_CONTEXT),
+    tokens(64, MAX_CONTEXT),
     scope=ADVISOR,
 )
 CTX_P95 = Setting(
@@ -50,7 +50,7 @@ CTX_P95 = Setting(
     "ctx_p95",
     "95th percentile (tokens)",
     "Nineteen conversations in twenty are at most this long.",
-    integer(64, MAX_CONTEXT),
+    tokens(64, MAX_CONTEXT),
     scope=ADVISOR,
 )
 PLAN_AT = Setting(
@@ -67,7 +67,7 @@ PREFIX = Setting(
     "prefix",
     "Shared system prompt (tokens)",
     "Stored once per replica (prefix caching).",
-    integer(0, 1_000_000),
+    tokens(0, 1_000_000),
     scope=ADVISOR,
 )
 RPS = Setting(
