@@ -18,6 +18,9 @@ more, a local search moves one layer at a time between neighbouring stages while
 
 from __future__ import annotations
 
+import bisect
+import struct
+
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.deploy.host import HostOs, device_memory_bytes
@@ -38,6 +41,35 @@ def check_split(split: tuple[int, ...], num_layers: int, stages: int) -> None:
     if sum(split) != num_layers:
         given = "+".join(map(str, split))
         raise PlannerError(f"layer split: {given} = {sum(split)} layers, the model has {num_layers}")
+
+
+def _f32(x: float) -> float:
+    """``x`` rounded to a C ``float`` (llama.cpp computes the split in single precision)."""
+    return float(struct.unpack("f", struct.pack("f", x))[0])
+
+
+def llamacpp_split(num_layers: int, devices: int) -> tuple[int, ...]:
+    """The decoder layers each of ``devices`` equal GPUs gets from llama.cpp's layer split (``--tensor-split
+    1,1,...``, or its default by free memory on identical cards): layer ``il`` goes to the first device whose
+    cumulative share exceeds ``il / (n_layer + 1)`` in single precision (``std::upper_bound`` in
+    ``llama_model::load_tensors``), the output layer (index ``n_layer``) to the last. So the first devices hold one
+    layer more where the last holds the output: Llama 3 70B's 80 layers on two GPUs are 41 and 39 plus the output
+    (a public 2 x RTX 3090 Qwen1.5-72B Q3_K_M load prints 16,854 and 16,893 MiB model buffers,
+    xorbitsai/inference#1202). With nearly as many devices as layers the last may hold the output alone.
+
+    >>> llamacpp_split(80, 2), llamacpp_split(80, 3), llamacpp_split(32, 4), llamacpp_split(3, 3)
+    ((41, 39), (27, 27, 26), (9, 8, 8, 7), (2, 1, 0))
+    """
+    bounds, total = [], 0.0
+    for _ in range(devices):
+        total = _f32(total + 1.0)
+        bounds.append(total)
+    bounds = [_f32(b / total) for b in bounds]
+    act = num_layers + 1  # the output layer counts (act_gpu_layers = min(-ngl, n_layer + 1))
+    counts = [0] * devices
+    for il in range(num_layers):
+        counts[min(bisect.bisect_right(bounds, _f32(_f32(il) / _f32(act))), devices - 1)] += 1
+    return tuple(counts)
 
 
 def ranges_of(split: tuple[int, ...]) -> list[range]:

@@ -16,7 +16,7 @@ from planner.core.params import ParameterBreakdown
 from planner.core.weights import Spread, stage_weights_bytes_per_gpu
 from planner.deploy.host import held_bytes
 from planner.deploy.lora import lora_slot_bytes
-from planner.deploy.mixed import check_split, ranges_of
+from planner.deploy.mixed import check_split, llamacpp_split, ranges_of
 from planner.deploy.offload import (
     llamacpp_gpu_layers,
     llamacpp_placement,
@@ -77,12 +77,16 @@ def check_deployment(request: PlanRequest, tensor_parallel: int, pipeline_parall
 
 
 def layer_ranges(request: PlanRequest, pipeline_parallel: int) -> list[range]:
-    """The decoder layers of each stage: the deployment's split, else vLLM's ``get_pp_indices``."""
+    """The decoder layers of each stage: the deployment's split, else the engine's: llama.cpp's over equal GPUs
+    (:func:`planner.deploy.mixed.llamacpp_split`, where every GPU gets a layer), vLLM's ``get_pp_indices``."""
     options = request.deployment
+    n = request.model.num_hidden_layers
     if options is not None and options.layer_split is not None:
-        check_split(options.layer_split, request.model.num_hidden_layers, pipeline_parallel)
+        check_split(options.layer_split, n, pipeline_parallel)
         return ranges_of(options.layer_split)
-    return stage_layer_ranges(request.model.num_hidden_layers, pipeline_parallel)
+    if request.overhead.splits_layers and pipeline_parallel > 1 and min(split := llamacpp_split(n, pipeline_parallel)):
+        return ranges_of(split)
+    return stage_layer_ranges(n, pipeline_parallel)
 
 
 def kv_layers(request: PlanRequest, stage: range) -> range:

@@ -136,8 +136,10 @@ def plan_basis(request: PlanRequest, like: PlanBasis | None = None) -> PlanBasis
         return _on_gpu(like, request)
     model = request.model
     tp, pp = request.resolved_parallelism
-    check_parallel(model, tp, pp, request.gpu_count)
     check_deployment(request, tp, pp)
+    if request.overhead.splits_layers and tp > 1:
+        tp, pp = 1, tp * pp  # llama.cpp splits whole layers over every GPU of a server: a stage each, as it places them
+    check_parallel(model, tp, pp, request.gpu_count)
     spread = spread_of(request, tp, pp)
     check_ranks(request, tp, pp, spread)
     weight_format(request.resolved_weights)

@@ -56,9 +56,9 @@ def test_the_cache_type_printed_is_the_one_planned_and_launched() -> None:
     kv_line = next(line for line in a.report.lines if "llama_kv_cache: size" in line)
     assert "K (q8_0)" in kv_line and "V (q8_0)" in kv_line, kv_line  # was K (f16), V (f16)
     slots = 32
-    per_device = llamacpp_kv_bytes(LLAMA_70B, 8192 * slots, "q8_0", "q8_0", range(0, 40), n_seq=slots, unified=False)
-    assert per_device == 40 * 8 * 128 * 2 * 8192 * slots * 34 // 32  # 40 of the 80 layers, 34 bytes per 32 values
-    assert f"CUDA0 KV buffer size = {per_device / MiB:.2f} MiB" in "\n".join(a.report.lines)  # 21760.00 MiB
+    per_device = llamacpp_kv_bytes(LLAMA_70B, 8192 * slots, "q8_0", "q8_0", range(0, 41), n_seq=slots, unified=False)
+    assert per_device == 41 * 8 * 128 * 2 * 8192 * slots * 34 // 32  # llama.cpp puts 41 of the 80 layers on CUDA0
+    assert f"CUDA0 KV buffer size = {per_device / MiB:.2f} MiB" in "\n".join(a.report.lines)  # 22304.00 MiB
     assert "--cache-type-k q8_0 --cache-type-v q8_0" in launch_commands(a.request, a.result)["llamacpp"]
     assert a.allocated.per_gpu.kv_cache_bytes == per_device  # the chart shows the buffer, not all that is free
 

@@ -7,7 +7,6 @@ import math
 from typing import NamedTuple
 
 from planner.core.gpu import GpuSpec
-from planner.core.parallel import stage_layer_ranges
 from planner.core.units import GiB, MiB
 from planner.engines.base import EngineReport, engine_total_bytes, stage_total_bytes
 from planner.engines.llamacpp.backend import device_name, llamacpp_backend
@@ -36,8 +35,9 @@ class _Device(NamedTuple):
 
 
 def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile, n_ctx: int) -> list[_Device]:
-    """Each device's buffers: the plan's per-stage weights with mixed GPUs or a deployment's -ngl (planner.deploy),
-    else the profile's ``n_gpu_layers`` (the first layers, weights in proportion)."""
+    """Each device's buffers: the plan's per-stage weights over several GPUs (a stage each, mixed or alike) or with a
+    deployment's -ngl (planner.deploy), else the profile's ``n_gpu_layers`` (the first layers, weights in
+    proportion)."""
     model, options = request.model, request.deployment
 
     def kv(layers: int | range) -> int:
@@ -47,7 +47,8 @@ def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile,
         return _rs(request, profile, layers)
 
     cells = profile.cells(n_ctx)  # the draft's contexts hold the slots' tokens too (a context a slot, as theirs)
-    if options is not None and (options.stage_gpus or layer_offload(options)):
+    if len(result.stages) > 1 or (options is not None and (options.stage_gpus or layer_offload(options))):
+        # a GPU a stage, its layers as llama.cpp places them (planner.planning.extras.layer_ranges)
         out = []
         for index, stage in enumerate(result.stages):
             gpu_kv = kv_layers(request, range(*stage.layers))
@@ -60,20 +61,7 @@ def _devices(request: PlanRequest, result: PlanResult, profile: LlamacppProfile,
     weights_total = result.gpu_weights_bytes_per_replica  # token_embd left in host memory (loaded_weights_bytes)
     layers = model.num_hidden_layers
     stage = result.stages[0]
-    devices = result.tensor_parallel * result.pipeline_parallel
-    # The draft model is split over the same devices by default (its --device-draft unset), its cache by its layers.
-    draft, draft_kv = -(-stage.draft_bytes // devices), _draft_kv(request, result, 0, cells)
-    if devices > 1 and gpu_layers >= layers:
-        # --split-mode layer --tensor-split 1,1,...: whole layers spread evenly over the devices
-        # (llama_model::load_tensors splits the layers by the split's cumulative fractions), weights in proportion
-        total = engine_total_bytes(request)
-        return [
-            _Device(
-                math.ceil(weights_total * len(part) / layers) + draft, kv(part), stage.other_bytes, total, rs(part),
-                draft_kv,
-            )
-            for part in stage_layer_ranges(layers, devices)
-        ]  # fmt: skip
+    draft, draft_kv = stage.draft_bytes, _draft_kv(request, result, 0, cells)
     weights = weights_total if gpu_layers >= layers else math.ceil(weights_total * gpu_layers / layers)
     total = engine_total_bytes(request)
     return [_Device(weights + draft, kv(gpu_layers), stage.other_bytes, total, rs(gpu_layers), draft_kv)]
