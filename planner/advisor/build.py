@@ -61,7 +61,7 @@ class Built:
         self._purchases: dict[tuple[str, int, HostChoice | None], str] = {}
         self._settings: dict[OverheadModel, tuple[str | None, float | None, bool, bool]] = {}
         self._engine_notes: dict[tuple[str, str, str, str], str] = {}
-        self._gaps: dict[tuple[str, str, str], str | None] = {}
+        self._gaps: dict[tuple[str, str, str], tuple[str, float] | None] = {}
         w = workload
         self.prefill_note = (
             f"first token: one prompt of {self.prompt_tokens:,} tokens alone on the GPUs (compute-bound, no queueing); "
@@ -137,14 +137,14 @@ class Built:
             found = self._settings[overhead] = _engine_settings(overhead)
         return found
 
-    def speed_gap(self, engine: str, weights: str, gpu: GpuSpec) -> str | None:
-        """The engine's known speed gap for the model in ``weights`` on ``gpu`` (:meth:`EngineSupport.gap_for`), in
-        words: once per engine, weights and GPU."""
+    def speed_gap(self, engine: str, weights: str, gpu: GpuSpec) -> tuple[str, float] | None:
+        """The engine's known speed gap for the model in ``weights`` on ``gpu`` (:meth:`EngineSupport.gap_for`): in
+        words, with the most public runs reached (a share of the modelled speed); once per engine, weights and GPU."""
         key = (engine, weights, gpu.id)
         if key not in self._gaps:
             runs = get_engine(engine)
             gap = runs.support.gap_for(self.model.model_type, weights, gpu)
-            self._gaps[key] = None if gap is None else gap.words(runs.label, family(gpu))
+            self._gaps[key] = None if gap is None else (gap.words(runs.label, family(gpu)), gap.high)
         return self._gaps[key]
 
     def engine_note(self, row: SupportRow) -> str:
@@ -225,7 +225,7 @@ def _warnings(
         notes.append(unchecked[0])
     gap = b.speed_gap(row.engine, c.weights, gpu)
     if gap is not None:
-        undermining.append(gap)
+        undermining.append(gap[0])
     unverified = unverified_note(gpu, row.compute)  # last: what the figures rest on, not what they say
     if unverified:
         undermining.append(unverified)
@@ -342,6 +342,7 @@ def build_option(
         **_cost_fields(c, cost, s, conversations, w),
         purchase_unit=b.purchase(c, host, cost),
         quality_caveat=None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
+        measured_speed_share=None if (gap := b.speed_gap(row.engine, c.weights, c.gpu)) is None else gap[1],
         assumptions=_assumptions(b, c, row, s, a, cost, launch),
         warnings=tuple(warnings),
         undermining=tuple(undermining),

@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
-from typing import Literal, NamedTuple
+from typing import Annotated, Literal, NamedTuple
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from planner.advisor.engine_speed import Bound
 from planner.advisor.workload import Workload
@@ -84,6 +84,9 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     batch_per_replica: int  # sequences decoding together at the target load
     decode_tokens_per_s_per_user: float | None
     decode_tokens_per_s_total: float | None
+    # where public runs of this model on its engine measure below the model (a known speed gap): the most they
+    # reached, as a share of the modelled tokens/s (planner.engines.support.SpeedGap.high); None: no gap known
+    measured_speed_share: Annotated[float, Field(gt=0, le=1)] | None = None
     decode_bound: Bound | None
     step_seconds: float | None
     prefill_seconds: float | None  # a typical prompt, alone
@@ -112,6 +115,13 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     assumptions: dict[str, str]
     warnings: tuple[str, ...] = ()
     undermining: tuple[str, ...] = ()
+
+    @property
+    def counted_tokens_per_s_per_user(self) -> float | None:
+        """The speed per user a buyer can count on: the modelled one, at most the share public runs of this model
+        on its engine reached where they ran below the model (:attr:`measured_speed_share`)."""
+        speed = self.decode_tokens_per_s_per_user
+        return None if speed is None else speed * (self.measured_speed_share or 1.0)
 
     @property
     def served_concurrency(self) -> float:

@@ -99,9 +99,14 @@ def _latency_problem(option: Option, workload: Workload) -> str | None:
     ttft, speed = workload.max_time_to_first_token_s, workload.min_tokens_per_s_per_user
     if ttft is not None and option.prefill_seconds is not None and option.prefill_seconds > ttft:
         return f"prefill {option.prefill_seconds:.2f} s > target {ttft:g} s to first token"
-    per_user = option.decode_tokens_per_s_per_user
+    per_user, counted = option.decode_tokens_per_s_per_user, option.counted_tokens_per_s_per_user
     if speed is not None and per_user is not None and per_user < speed:
         return f"{per_user:.1f} tokens/s per user at the target load < target {speed:g}"
+    if speed is not None and counted is not None and counted < speed:  # the model's own runs reach less
+        return (
+            f"{per_user:.1f} tokens/s per user modelled at the target load, at most {counted:.1f} as public runs of "
+            f"this model on its engine measure (x{option.measured_speed_share:.2f}) < target {speed:g}"
+        )
     return None
 
 

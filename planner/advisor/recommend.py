@@ -90,9 +90,15 @@ def cost_text(option: Option, cloud: bool) -> str:
 
 
 def speed_text(option: Option) -> str:
+    """The modelled speed per user, with what public runs of the model on its engine reached where they ran below
+    the model (:attr:`Option.counted_tokens_per_s_per_user`, what the speed floor is checked against)."""
     if option.decode_tokens_per_s_per_user is None:
         return "speed not estimated"
-    return f"{option.decode_tokens_per_s_per_user:.0f} tokens/s per user"
+    text = f"{option.decode_tokens_per_s_per_user:.0f} tokens/s per user"
+    counted = option.counted_tokens_per_s_per_user
+    if option.measured_speed_share is not None and counted is not None:
+        text += f" modelled (at most ~{counted:.0f} as public runs of this model on its engine measure)"
+    return text
 
 
 def why_beats(a: Option, b: Option, cloud: bool) -> str:
@@ -227,6 +233,9 @@ def _speed_sentence(best: Option, workload: Workload) -> str:
         f" Each user should see about {per_user:.0f} tokens per second ({best.decode_bound}-bound at "
         f"{plural(best.batch_per_replica, 'conversation')} per {best.replica_word})"
     )
+    counted = best.counted_tokens_per_s_per_user
+    if best.measured_speed_share is not None and counted is not None:
+        text += f" by the speed model (public runs of this model on its engine reach about {counted:.0f})"
     text += f" (below the {READING_SPEED:g} tokens/s of reading speed)" if per_user < READING_SPEED else ""
     if best.prefill_seconds is not None:
         prompt = max(1, workload.mean_prompt_tokens - workload.shared_prefix_tokens)  # the workload's mean
