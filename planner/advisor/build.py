@@ -56,7 +56,9 @@ class Built:
         self.new_tokens = workload.uncached_prompt_tokens
         self._decode: dict[tuple[str, str, int, ModelSpec, float | None], Load] = {}
         self._prefill: dict[tuple[str, int, ModelSpec, float | None], Load] = {}
-        self._setups: dict[tuple[str, str, str, int, str, ModelSpec, int], tuple[Setup, float | None, float]] = {}
+        self._setups: dict[
+            tuple[str, str, str, float | None, int, str, ModelSpec, int], tuple[Setup, float | None, float]
+        ] = {}
         self._costs: dict[tuple[str, int, HostChoice | None], SystemCost] = {}
         self._purchases: dict[tuple[str, int, HostChoice | None], str] = {}
         self._settings: dict[OverheadModel, tuple[str | None, float | None, bool, bool]] = {}
@@ -87,11 +89,11 @@ class Built:
     ) -> tuple[Setup, float | None, float]:
         """The set-up as the speed model sees it, one prompt alone on it and the GPU seconds of one prompt inside a
         serving run (:func:`planner.advisor.engine_speed.serving`'s; none reads the KV dtype, the batch or the
-        replicas): once per GPU, engine, compute path, split, weights, cached model and ``group`` (data-parallel
-        ranks that share the experts: one set-up of all their GPUs, each attending its own requests, as the
-        benchmark rows with attention data parallelism are priced, :attr:`Setup.attention_dp`)."""
+        replicas): once per GPU, engine, compute path, the row's other tensors' bits, split, weights, cached model
+        and ``group`` (data-parallel ranks that share the experts: one set-up of all their GPUs, each attending its
+        own requests, as the benchmark rows with attention data parallelism are priced, :attr:`Setup.attention_dp`)."""
         model = cached or self.model
-        key = (c.gpu.id, row.engine, row.compute, c.tensor_parallel, c.weights, model, group)
+        key = (c.gpu.id, row.engine, row.compute, row.other_bits, c.tensor_parallel, c.weights, model, group)
         found = self._setups.get(key)
         if found is None:  # kept across rankings too, by the GPU itself and the prompts' tokens (no user count)
             kept = (c.gpu, *key[1:], self.model, self.prompt_tokens, self.new_tokens)

@@ -25,12 +25,11 @@ from planner.advisor import Workload, rank
 from planner.advisor import ranking as ranking_module
 from planner.advisor.build import Built
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, choose_host, cloud_cost, purchase_cost
-from planner.advisor.engine_speed import prefill_alone, prefill_in_serving
 from planner.advisor.evaluate import Evaluator
 from planner.advisor.options import Candidate, purchase_text
 from planner.advisor.suitability import rack_only
 from planner.advisor.support import SupportRow, runner, runners, why_not
-from planner.advisor.throughput import Setup, setup_for
+from planner.advisor.throughput import Setup
 from planner.assessment.assess import Assessment, assess
 from planner.bounds.errors import PlannerError
 from planner.core.model import ModelSpec
@@ -148,10 +147,9 @@ class _PlainBuilt(Built):
     def setup(
         self, c: Candidate, row: SupportRow, cached: ModelSpec | None = None, group: int = 1
     ) -> tuple[Setup, float | None, float]:
-        setup = setup_for(c.gpu, row.engine, row.compute, c.tensor_parallel * group, c.weights)
-        setup = setup._replace(attention_dp=True, attention_tp=c.tensor_parallel) if group > 1 else setup
-        alone = prefill_alone(setup, self.prefill(c.weights, self.prompt_tokens, cached))
-        return setup, alone, prefill_in_serving(setup, self.prefill(c.weights, self.new_tokens, cached)) or 0.0
+        # Built's own computation, with nothing kept: a copy of it here had missed the row's other_bits (llama.cpp's
+        # gpt-oss GGUF) and disagreed with the ranking by 0.02 ms a prompt (hypothesis found it, 2026-12-06)
+        return self._new_setup(c, row, cached or self.model, group)
 
     def cost(self, c: Candidate, host: HostChoice | None, assumptions: Assumptions) -> SystemCost:
         if self.workload.pricing == "purchase":
