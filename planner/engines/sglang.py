@@ -66,6 +66,7 @@ from planner.engines.sglang_rules import (
     sglang_defaults,
     sglang_running,
     short_pool_lines,
+    speculative_running,
     vlm,
     vlm_reserve_bytes,
 )
@@ -247,7 +248,8 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     tokens, rest_first, before = first.tokens, first.rest_bytes, first.before_bytes
     max_len = result.max_model_len
     pool = first.pool_bytes(tokens, profile.page_size)
-    given = profile.max_running_requests  # with --enable-dp-attention the whole server's, a rank's share is // dp
+    # with --enable-dp-attention the whole server's (48 under speculation unless given), a rank's share is // dp
+    given = speculative_running(profile.max_running_requests, inputs.speculative is not None)
     given = max(1, given // result.replicas) if given and profile.enable_dp_attention else given
     running = sglang_running(tokens, max_len, given, profile.engine_version)  # tp_worker.py: per rank
     lines = [

@@ -1,0 +1,83 @@
+"""An outside SGLang maintainer's review (2026-12-06), checked against SGLang's wheels 0.5.2-0.5.23:
+
+- speculative decoding without ``--max-running-requests`` runs at most 48 requests ("Max running requests is reset to
+  48 for speculative decoding", every EAGLE-family algorithm and NGRAM: 0.5.4 ``srt/server_args.py:1290-1294``,
+  0.5.18 ``srt/arg_groups/speculative_hook.py:558-562``, 0.5.23 ``:1086-1094``; 0.5.2 ``server_args.py:729-730``
+  without the warning);
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from model_catalog import get_gpu, get_model
+from planner.assessment.alternatives import nearest_for
+from planner.assessment.assess import VerdictState, assess
+from planner.core.model import ModelSpec
+from planner.deploy.options import DeploymentOptions, SpeculativeOptions
+from planner.engines.launch import launch_commands
+from planner.engines.registry import get_engine, overhead_profile
+from planner.engines.sglang_rules import sglang_running
+from planner.planning.plan import PlanRequest, plan
+
+H100 = get_gpu("h100-sxm-80gb")
+LLAMA = get_model("meta-llama/Llama-3.1-8B").spec
+SGLANG = get_engine("sglang")
+
+
+def _request(
+    model: ModelSpec = LLAMA, gpus: int = 1, spec: SpeculativeOptions | None = None, **settings: object
+) -> PlanRequest:
+    return PlanRequest(
+        model=model,
+        gpu=H100,
+        gpu_memory_bytes=H100.memory_bytes_for(True),
+        gpu_count=gpus,
+        context_tokens=8192,
+        max_model_len=8192,
+        overhead=overhead_profile("sglang", **settings),
+        deployment=DeploymentOptions(speculative=spec) if spec is not None else None,
+    )
+
+
+EAGLE3 = SpeculativeOptions(method="eagle3", num_speculative_tokens=3)
+
+
+@pytest.mark.parametrize("version", ["0.5.2", "0.5.4", "0.5.13", "0.5.14", "0.5.18", "0.5.23"])
+def test_speculation_runs_48_requests_unless_given(version: str) -> None:
+    assert sglang_running(392_011, 8192, None, version, speculative=True) == 48
+    assert sglang_running(392_011, 8192, None, version) == 4096  # without speculation: the pool's estimate
+    assert sglang_running(392_011, 8192, 64, version, speculative=True) == 64  # a given one is kept
+    request = _request(spec=EAGLE3, version=version)
+    report = SGLANG.report(request, plan(request), request.overhead)  # type: ignore[arg-type]
+    assert report.max_running == 48
+    assert any(line.endswith("max_running_requests=48, context_len=8192") for line in report.lines), report.lines
+
+
+def test_speculation_serves_48_and_the_fix_raises_max_running_requests() -> None:
+    request = _request(spec=EAGLE3)
+    found = assess(request, 64)
+    # the pool holds 47 conversations of 8k with the EAGLE-3 head (392,011 tokens); a 2nd GPU or an FP8 cache holds
+    # 95-109, but SGLang runs 48 of them at once
+    assert found.conversations == 47 and found.state is VerdictState.MISSES_TARGET
+    nearest = nearest_for(request, found, 64)
+    assert nearest, "a set-up that serves 64 is offered"
+    for option in nearest:
+        served, replicas = option.assessment.conversations, option.assessment.replicas
+        assert served <= 48 * replicas or "--max-running-requests" in option.change, (option.change, served)
+
+
+def test_a_pool_above_48_serves_48_until_the_flag_is_given() -> None:
+    request = _request(spec=EAGLE3).model_copy(update={"kv_dtype": "fp8"})
+    found = assess(request, 64)
+    assert math.floor(found.concurrency) == 95 and found.conversations == 48
+    assert found.state is VerdictState.MISSES_TARGET
+    assert "SGLang runs at most 48 at once, --max-running-requests; the pool would hold 95" in found.sentence()
+    changes = [option.change for option in nearest_for(request, found, 64)]
+    assert "--max-running-requests 64" in changes, changes
+    raised = request.model_copy(update={"overhead": overhead_profile("sglang", max_num_seqs=64)})
+    assert assess(raised, 64).conversations == 64
+    command = launch_commands(raised, plan(raised))["sglang"]
+    assert " --max-running-requests 64" in command and "--speculative-algorithm EAGLE3" in command
