@@ -30,6 +30,7 @@ from planner.core.units import GiB
 from planner.deploy.options import SpeculativeOptions
 from planner.deploy.spark_hosts import unified_host_bytes
 from planner.engines.base import (
+    BEFORE_KV_CACHE,
     Engine,
     EngineReport,
     engine_total_bytes,
@@ -264,7 +265,7 @@ def sglang_report(request: PlanRequest, result: PlanResult, profile: SglangProfi
     if failure is None:
         lines += short_pool_lines(profile.engine_version, tokens, max_len)
     if failure is not None:
-        lines = [failure[1]] if too_long else [*lines, failure[1]]
+        lines = [failure[1]] if failure[0] in BEFORE_KV_CACHE else [*lines, failure[1]]
     default = " (SGLang's default heuristic)" if profile.mem_fraction_static is None else ""
     if vlm(model):
         default += f", x{SGLANG_VLM_FACTOR} for a vision-language model"

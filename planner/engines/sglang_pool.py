@@ -40,7 +40,7 @@ from planner.core.blocks import LayerKind
 from planner.core.kv import kv_bytes_per_token_in_layers, kv_bytes_per_token_per_layer
 from planner.core.model import ModelSpec
 from planner.core.overhead import FailureKind, StageContext, parse_version
-from planner.engines.sglang_rules import no_memory_failure
+from planner.engines.sglang_rules import load_failure, no_memory_failure
 from planner.planning.request import PlanRequest
 
 SWA_FULL_TOKENS_RATIO = 0.8  # server_args.py swa_full_tokens_ratio, every 0.5.x release read
@@ -173,6 +173,9 @@ def pool_failure(
     weights, too small for one request, or a windowed pool too small for one window (:func:`split_failure`)."""
     version, page_size = release
     if first.tokens <= 0:
+        unloaded = load_failure(first.weights_bytes, first.before_bytes)  # the weights alone: before any pool
+        if unloaded is not None:
+            return "weights-oom", unloaded
         available = first.before_bytes - first.weights_bytes  # free after loading, on the first rank
         why = no_memory_failure(version, fraction, available, first.before_bytes, first.rest_bytes)
         return "no-kv-memory", why

@@ -256,10 +256,28 @@ TORCH_KV_DTYPES = {
 }
 
 
+def load_failure(weights_bytes: int, before_bytes: int) -> str | None:
+    """Weights above the memory free before loading (``pre_model_load_memory``) run torch's allocator out of memory
+    while they load, before SGLang sizes a pool (its check of the rest, 0.5.18
+    ``mem_cache/kv_cache_configurator.py:1794-1809``, runs after the load, so its ``1 - available / pre`` is below 1
+    whenever it prints one); worded as the planner words vLLM's (:mod:`planner.engines.vllm.start_memory`).
+
+    >>> load_failure(10 * 2**30, 20 * 2**30) is None, load_failure(30 * 2**30, 20 * 2**30)[:40]
+    (True, 'torch.OutOfMemoryError: CUDA out of memo')
+    """
+    if weights_bytes <= before_bytes:
+        return None
+    return (
+        f"torch.OutOfMemoryError: CUDA out of memory while loading the weights ({weights_bytes / GiB:.2f} GiB per "
+        f"GPU, {before_bytes / GiB:.2f} GiB free)."
+    )
+
+
 def no_memory_failure(version: str, fraction: float, available_bytes: int, before_bytes: int, rest_bytes: int) -> str:
-    """SGLang's error when nothing is left for the KV pool: 0.5.4's, or from 0.5.14 the one that names the fraction
-    that would leave some (``model_runner_kv_cache_mixin.py:102-118``: ``1 - available / pre``, where ``pre`` is the
-    memory free before loading)."""
+    """SGLang's error when the weights loaded (:func:`load_failure` when they do not) and nothing is left for the KV
+    pool: 0.5.4's, or from 0.5.14 the one that names the fraction that would leave some
+    (``model_runner_kv_cache_mixin.py:102-118``: ``1 - available / pre``, where ``pre`` is the memory free before
+    loading, so below 1)."""
     if parse_version(version) < (0, 5, 14) or rest_bytes > 0:
         return "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
     minimum = 1 - available_bytes / before_bytes

@@ -4,6 +4,9 @@
   48 for speculative decoding", every EAGLE-family algorithm and NGRAM: 0.5.4 ``srt/server_args.py:1290-1294``,
   0.5.18 ``srt/arg_groups/speculative_hook.py:558-562``, 0.5.23 ``:1086-1094``; 0.5.2 ``server_args.py:729-730``
   without the warning);
+- weights larger than the memory free before loading never reach the KV sizing: the load runs out of memory, so no
+  ``--mem-fraction-static`` above 1 is suggested (SGLang's own "Raise --mem-fraction-static above X" is ``1 -
+  available / pre``, below 1 whenever the weights loaded: 0.5.18 ``mem_cache/kv_cache_configurator.py:1794-1809``);
 """
 
 from __future__ import annotations
@@ -81,3 +84,34 @@ def test_a_pool_above_48_serves_48_until_the_flag_is_given() -> None:
     assert assess(raised, 64).conversations == 64
     command = launch_commands(raised, plan(raised))["sglang"]
     assert " --max-running-requests 64" in command and "--speculative-algorithm EAGLE3" in command
+
+
+LLAMA_70B = get_model("meta-llama/Llama-3.1-70B").spec
+
+
+@pytest.mark.parametrize("version", ["0.5.4", "0.5.14", "0.5.18"])
+def test_weights_above_the_gpu_are_a_load_oom_not_a_fraction_above_1(version: str) -> None:
+    request = _request(model=LLAMA_70B, version=version)
+    report = SGLANG.report(request, plan(request), request.overhead)  # type: ignore[arg-type]
+    assert report.failure_kind == "weights-oom"
+    assert report.failure == (
+        "torch.OutOfMemoryError: CUDA out of memory while loading the weights (131.42 GiB per GPU, 78.43 GiB free)."
+    )
+    assert report.lines == (report.failure,)  # no KV pool is allocated, no scheduler line
+    assert not any("Raise --mem-fraction-static" in line for line in report.lines)
+    found = assess(request, 32)
+    assert "GiB more per GPU than the 79.2 GiB each GPU has" in found.sentence(), found.sentence()
+    changes = [option.change for option in nearest_for(request, found, 32)]
+    assert "4 GPUs (TP 4)" in changes and not any("fraction" in change for change in changes), changes
+
+
+def test_weights_that_load_keep_sglangs_own_fraction_advice() -> None:
+    """Llama 3.1 70B on two H100s with a 1B draft model: the weights load, nothing is left at SGLang's default
+    fraction, and SGLang's own advice (a fraction below 1) stands."""
+    draft = SpeculativeOptions(
+        method="draft", num_speculative_tokens=4, draft_model=get_model("meta-llama/Llama-3.2-1B").spec
+    )
+    request = _request(model=LLAMA_70B, gpus=2, spec=draft)
+    report = SGLANG.report(request, plan(request), request.overhead)  # type: ignore[arg-type]
+    assert report.failure_kind == "no-kv-memory"
+    assert report.failure is not None and "Raise --mem-fraction-static above 0.861 " in report.failure
