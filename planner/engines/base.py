@@ -226,10 +226,24 @@ class Engine(ABC):
         speculating = request.deployment is not None and request.deployment.speculative is not None
         if found is None and speculating and request.resolved_parallelism[1] > 1:
             found = self.support.pipeline_speculation_refusal or None
+        found = found or self.speculation_setting_refusal(request)
         lora = request.deployment.lora if request.deployment is not None else None
         if found is None and lora is not None and self.support.lora is not None:
             found = lora_refusal(self.support, request.model, lora)  # the pool as the engine sizes it for the model
         return found
+
+    def speculation_setting_refusal(self, request: PlanRequest) -> str | None:
+        """Why the engine does not start the request's speculative method with one of its launch settings on
+        (:attr:`EngineSupport.speculation_setting_refusals`); ``None`` when it does."""
+        spec = request.deployment.speculative if request.deployment is not None else None
+        overhead = request.overhead
+        if spec is None or not isinstance(overhead, self.profile_type):
+            return None
+        for setting, reason in self.support.speculation_setting_refusals.get(spec.method, {}).items():
+            field = self.setting_fields.get(setting)
+            if field is not None and getattr(overhead, field, None):
+                return reason
+        return None
 
     def planned_version(self, request: PlanRequest) -> str | None:
         """The release ``request`` plans this engine at (``None``: another engine's profile or a generic one)."""

@@ -327,6 +327,9 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     format_releases: tuple[FormatRelease, ...] = ()
     # Why the engine does not start speculative decoding under pipeline parallelism, in every release ("": it does)
     pipeline_speculation_refusal: str = ""
+    # Why the engine does not start a speculative method with a launch setting on, in every release: method -> the
+    # setting's generic name (planner.engines.settings) -> the reason
+    speculation_setting_refusals: dict[str, dict[str, str]] = {}
 
     def gap_for(self, model_type: str, weights: str, gpu: GpuSpec) -> SpeedGap | None:
         """The first of :attr:`speed_gaps` an option of ``model_type`` in ``weights`` on ``gpu`` meets."""

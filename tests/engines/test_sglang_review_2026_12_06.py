@@ -7,6 +7,9 @@
 - weights larger than the memory free before loading never reach the KV sizing: the load runs out of memory, so no
   ``--mem-fraction-static`` above 1 is suggested (SGLang's own "Raise --mem-fraction-static above X" is ``1 -
   available / pre``, below 1 whenever the weights loaded: 0.5.18 ``mem_cache/kv_cache_configurator.py:1794-1809``);
+- a draft model (STANDALONE) is refused with ``--enable-dp-attention`` in every release ("Currently standalone
+  speculative decoding does not support dp attention.", 0.5.3-0.5.23 a ValueError, 0.5.2 an assertion; 0.5.4
+  ``server_args.py:1285-1289``, 0.5.18 ``arg_groups/speculative_hook.py:549-555``);
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import pytest
 from model_catalog import get_gpu, get_model
 from planner.assessment.alternatives import nearest_for
 from planner.assessment.assess import VerdictState, assess
+from planner.bounds.errors import PlannerError
 from planner.core.model import ModelSpec
 from planner.deploy.options import DeploymentOptions, SpeculativeOptions
 from planner.engines.launch import launch_commands
@@ -115,3 +119,20 @@ def test_weights_that_load_keep_sglangs_own_fraction_advice() -> None:
     report = SGLANG.report(request, plan(request), request.overhead)  # type: ignore[arg-type]
     assert report.failure_kind == "no-kv-memory"
     assert report.failure is not None and "Raise --mem-fraction-static above 0.861 " in report.failure
+
+
+QWEN_MOE = get_model("Qwen/Qwen3-30B-A3B").spec
+QWEN_DRAFT = SpeculativeOptions(method="draft", num_speculative_tokens=3, draft_model=get_model("Qwen/Qwen3-0.6B").spec)
+
+
+@pytest.mark.parametrize("version", ["0.5.2", "0.5.4", "0.5.18", "0.5.23"])
+def test_a_draft_model_is_refused_with_dp_attention(version: str) -> None:
+    refused = _request(model=QWEN_MOE, gpus=2, spec=QWEN_DRAFT, version=version, enable_dp_attention=True)
+    reason = SGLANG.refusal(refused)
+    assert reason is not None
+    assert "'Currently standalone speculative decoding does not support dp attention.'" in reason
+    with pytest.raises(PlannerError, match="standalone speculative decoding does not support dp attention"):
+        assess(refused, 32)
+    assert SGLANG.refusal(_request(model=QWEN_MOE, gpus=2, spec=QWEN_DRAFT, version=version)) is None
+    mtp = SpeculativeOptions(method="eagle3", num_speculative_tokens=3)
+    assert SGLANG.refusal(_request(model=QWEN_MOE, gpus=2, spec=mtp, version=version, enable_dp_attention=True)) is None
