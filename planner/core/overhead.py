@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from abc import abstractmethod
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, SerializeAsAny
@@ -28,6 +27,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, Serializ
 from planner.bounds.hashing import HashedOnce
 from planner.core.gpu import DevicePlatform
 from planner.core.model import ModelSpec
+from planner.core.releases import parse_version as parse_version  # its home before; imported from here
 from planner.core.units import GB, GiB
 
 Fraction = Annotated[float, Field(gt=0, le=1)]
@@ -374,27 +374,3 @@ class Estimate(OverheadModelBase, frozen=True, extra="forbid"):
             framework_bytes=NON_TORCH_TP_BYTES if ctx.tensor_parallel > 1 else NON_TORCH_SINGLE_BYTES,
             reserved_bytes=round((1 - self.gpu_memory_utilization) * ctx.gpu_memory_bytes),
         )
-
-
-@lru_cache(maxsize=256)  # pure, called per stage of every plan; keyed by a release string: bounded
-def parse_version(version: str) -> tuple[int, int, int]:
-    """An engine release as a comparable triple; missing parts are 0.
-
-    >>> parse_version("0.19.0")
-    (0, 19, 0)
-    >>> parse_version("v0.10.2rc1")
-    (0, 10, 2)
-    >>> parse_version("~0.10")
-    (0, 10, 0)
-    """
-    parts: list[int] = []
-    for piece in version.strip().lstrip("v~").split(".")[:3]:
-        digits = ""
-        for char in piece:
-            if char not in "0123456789":  # str.isdigit() also accepts "²", which int() refuses
-                break
-            digits += char
-        parts.append(int(digits) if digits else 0)
-    while len(parts) < 3:
-        parts.append(0)
-    return parts[0], parts[1], parts[2]
