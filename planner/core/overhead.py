@@ -193,6 +193,11 @@ class OverheadModelBase(HashedOnce, frozen=True, extra="forbid"):
     # llama.cpp's --cache-type-k/v default is f16 (common/common.h cache_type_k = GGML_TYPE_F16), whatever the model
     default_kv_dtype: ClassVar[str | None] = None
 
+    def kv_dtype_for(self, model: ModelSpec, platform: DevicePlatform | None) -> str | None:
+        """The KV dtype the engine caches ``model`` in on ``platform`` when none is asked: :attr:`default_kv_dtype`
+        (an engine whose default depends on the model and the device overrides this); ``None``: the model's."""
+        return self.default_kv_dtype
+
     def others_in_reserve(self) -> bool:
         """Whether memory other processes hold comes out of the unused reserve before the pool
         (:attr:`reserve_is_spare`); an engine whose budget counts them in full (vLLM 0.6.4, 0.8.0-0.9.0) says no."""

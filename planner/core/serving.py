@@ -3,6 +3,7 @@ for the KV cache (vLLM ``--dtype auto``, ``--kv-cache-dtype auto``)."""
 
 from __future__ import annotations
 
+from planner.core.gpu import DevicePlatform
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModelBase
 
@@ -18,7 +19,8 @@ def serving_kv_dtype(model: ModelSpec) -> str:
     return "fp16" if model.native_dtype == "fp16" else "bf16"
 
 
-def engine_kv_dtype(model: ModelSpec, overhead: OverheadModelBase) -> str:
-    """The KV-cache dtype an engine caches ``model`` in when none is asked: its own default (llama.cpp's f16,
-    ``--cache-type-k/v`` in common/common.h), else :func:`serving_kv_dtype` (vLLM ``--kv-cache-dtype auto``)."""
-    return overhead.default_kv_dtype or serving_kv_dtype(model)
+def engine_kv_dtype(model: ModelSpec, overhead: OverheadModelBase, platform: DevicePlatform | None = None) -> str:
+    """The KV-cache dtype an engine caches ``model`` in on ``platform`` when none is asked: its own default
+    (:meth:`OverheadModelBase.kv_dtype_for`: llama.cpp's f16, ``--cache-type-k/v`` in common/common.h; an engine's
+    own for some models on some devices), else :func:`serving_kv_dtype` (vLLM ``--kv-cache-dtype auto``)."""
+    return overhead.kv_dtype_for(model, platform) or serving_kv_dtype(model)

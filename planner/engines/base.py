@@ -221,7 +221,8 @@ class Engine(ABC):
             found = self.support.model_refusal(request.model.model_type, version)
             found = found or self.support.format_release_refusal(version, request.resolved_weights, fam, moe)
         if found is None and request.model.mla is not None:
-            found = self.support.mla_kv_refusal(request.resolved_kv_dtype, fam)
+            sparse_at = version if request.model.indexer is not None else None  # DeepSeek sparse attention's rules
+            found = self.support.mla_kv_refusal(request.resolved_kv_dtype, fam, sparse_at)
         found = found or options_refusal(self.support, request.deployment)
         speculating = request.deployment is not None and request.deployment.speculative is not None
         if found is None and speculating and request.resolved_parallelism[1] > 1:

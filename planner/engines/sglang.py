@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar, Literal
 
+from planner.core.gpu import DevicePlatform
 from planner.core.kv import kv_bytes_per_token_in_layers
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
@@ -59,8 +60,10 @@ from planner.engines.sglang_pool import (
 from planner.engines.sglang_rules import (
     SGLANG_DEFAULT_VERSION,
     SGLANG_RELEASES,
+    SGLANG_VLM_FACTOR,
     FractionInputs,
     context_failure,
+    dsa_kv_dtype,
     heuristic_total_bytes,
     pool_line,
     sglang_default_mem_fraction,
@@ -83,12 +86,6 @@ from planner.planning.results import PlanResult
 # blind set's other unshared H100 and B200 logs show 0.71-0.78); TP > 1 from the planner's earlier estimate.
 SGLANG_LOAD_OVERHEAD_TP1 = round(0.76 * GiB)
 SGLANG_LOAD_OVERHEAD_TP = round(1.5 * GiB)
-
-
-# python/sglang/srt/model_executor/model_runner.py ModelRunner.__init__: "Automatically reduce
-# --mem-fraction-static ... because this is a multimodal model" (self.mem_fraction_static *= 0.95), applied to
-# the given or the heuristic fraction alike (releases 0.3-0.5 read through public copies of the file).
-SGLANG_VLM_FACTOR = 0.95
 
 
 class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
@@ -117,6 +114,10 @@ class SglangProfile(EngineProfile, frozen=True, extra="forbid"):
         """Under ``--enable-dp-attention`` the MoE, dense-MLP and lm_head layers keep the whole ``--tp`` group
         (:data:`planner.engines.sglang_launch.DP_ATTENTION_SPREAD`); plain ``--dp`` replicas are whole copies."""
         return DP_ATTENTION_SPREAD if self.enable_dp_attention and model.moe is not None else frozenset()
+
+    def kv_dtype_for(self, model: ModelSpec, platform: DevicePlatform | None) -> str | None:
+        """SGLang's own cache for a DeepSeek sparse-attention model (:func:`dsa_kv_dtype`), else the model's."""
+        return dsa_kv_dtype(model, platform, self.engine_version)
 
     def fraction(
         self,

@@ -176,6 +176,29 @@ def sglang_default_mem_fraction(
     return round((mib - reserved) / mib, 3)
 
 
+# python/sglang/srt/model_executor/model_runner.py ModelRunner.__init__: "Automatically reduce
+# --mem-fraction-static ... because this is a multimodal model" (self.mem_fraction_static *= 0.95), applied to
+# the given or the heuristic fraction alike (releases 0.3-0.5 read through public copies of the file).
+SGLANG_VLM_FACTOR = 0.95
+
+
+def dsa_kv_dtype(model: ModelSpec, platform: DevicePlatform | None, version: str) -> str | None:
+    """The KV dtype SGLang caches a DeepSeek sparse-attention model (MLA with an indexer: V3.2, GLM-5) in when none is
+    asked: FP8 e4m3 on compute capability 10 and up ("fp8_e4m3" if major >= 10 else "bfloat16": forced there in
+    0.5.3-0.5.4, 0.5.4 ``srt/server_args.py:1027-1031``; the default for ``auto`` from 0.5.5, ``:1081-1086``; 0.5.18
+    ``arg_groups/overrides.py:1626-1630``; not on NPU / XPU), else ``None`` (the model's 16-bit dtype). Not modelled:
+    0.5.20's bfloat16 for a config with ``learnable_sink`` (``overrides.py:596-606``; none in the catalog).
+
+    >>> from model_catalog import get_model
+    >>> v32, b200 = get_model("deepseek-ai/DeepSeek-V3.2").spec, DevicePlatform(capability=(10, 0))
+    >>> dsa_kv_dtype(v32, b200, "0.5.18"), dsa_kv_dtype(v32, DevicePlatform(capability=(9, 0)), "0.5.18")
+    ('fp8_e4m3', None)
+    """
+    blackwell = platform is not None and platform.capability is not None and platform.capability >= (10, 0)
+    since = parse_version(version) >= (0, 5, 3)  # the first release that loads DeepseekV32ForCausalLM
+    return "fp8_e4m3" if model.indexer is not None and blackwell and since else None
+
+
 def vlm(model: ModelSpec) -> bool:
     """A vision tower loaded for serving makes SGLang treat the model as multimodal."""
     return any(module.loaded_for_serving for module in model.attached_modules)

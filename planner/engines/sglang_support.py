@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from planner.engines.checkpoints import GGUF
 from planner.engines.first_release import model_releases
-from planner.engines.support import EngineSupport, FormatRelease, LoraSupport, SpeedGap, platform_rows
+from planner.engines.support import (
+    EngineSupport,
+    FormatRelease,
+    LoraSupport,
+    MlaKvRefusal,
+    SpeedGap,
+    platform_rows,
+)
 
 # srt/server_args.py (0.5.4 :2291-2331): --enable-lora, --max-loras-per-batch, --max-lora-rank, --max-loaded-loras,
 # --lora-target-modules ('all', or the names; required without --lora-paths). Its pool (srt/lora/mem_pool.py) has no
@@ -91,6 +98,18 @@ SGLANG_SUPPORT = EngineSupport(
     pipeline_speculation_refusal="SGLang does not start speculative decoding under pipeline parallelism ('Pipeline "
     "parallelism is not compatible with overlap schedule, speculative decoding', server_args.py check_server_args); "
     "plan PP 1 with speculation, or PP without it",
+    # DeepSeek sparse attention (V3.2, GLM-5) asserts its cache from 0.5.5 (0.5.5 srt/server_args.py:1087-1092, then
+    # "DeepSeek NSA ..."; 0.5.18 arg_groups/overrides.py:1633-1636); 0.5.3-0.5.4 force FP8 e4m3 on SM >= 10 instead
+    mla_kv_refusals=(
+        MlaKvRefusal(
+            kv_dtypes=("fp8_e5m2",),
+            families=("ampere", "ada", "hopper", "blackwell", "cdna3", "cdna4"),
+            sparse_since="0.5.5",
+            reason="SGLang stores DeepSeek sparse attention's cache in BF16 or FP8 e4m3 only ('DeepSeek DSA only "
+            "supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype', arg_groups/overrides.py); plan --kv-cache-dtype "
+            "fp8_e4m3 or a 16-bit cache",
+        ),
+    ),
     # A draft model with data-parallel attention: "TODO: support dp attention for standalone speculative decoding"
     # (0.5.2 server_args.py:724-727 an assertion; 0.5.3-0.5.12 a ValueError in _handle_speculative_decoding, 0.5.4
     # :1285-1289; 0.5.13-0.5.23 arg_groups/speculative_hook.py, 0.5.18 :549-555)

@@ -245,9 +245,13 @@ class MlaKvRefusal(BaseModel, frozen=True, extra="forbid"):
     kv_dtypes: Annotated[tuple[str, ...], Field(min_length=1)]  # base KV dtypes (fp8 covers its variants) or variants
     families: Annotated[tuple[Family, ...], Field(min_length=1)]
     reason: Annotated[str, Field(min_length=1)]
+    sparse_since: str | None = None  # DeepSeek sparse attention (an indexer) alone, from this release (None: any MLA)
 
-    def covers(self, kv_dtype: str, fam: Family | None) -> bool:
-        return (kv_dtype in self.kv_dtypes or base_kv(kv_dtype) in self.kv_dtypes) and fam in self.families
+    def covers(self, kv_dtype: str, fam: Family | None, sparse_at: str | None = None) -> bool:
+        """``sparse_at``: the release a model with an indexer is planned at (``None``: no indexer, or unknown)."""
+        since = self.sparse_since
+        met = since is None or (sparse_at is not None and parse_version(sparse_at) >= parse_version(since))
+        return (kv_dtype in self.kv_dtypes or base_kv(kv_dtype) in self.kv_dtypes) and fam in self.families and met
 
 
 class FormatRelease(BaseModel, frozen=True, extra="forbid"):
@@ -336,9 +340,9 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
         fam = family(gpu)
         return next((g for g in self.speed_gaps if g.covers(model_type, weights, fam)), None)
 
-    def mla_kv_refusal(self, kv_dtype: str, fam: Family | None) -> str | None:
-        """Why an MLA model's ``kv_dtype`` cache is not stored on ``fam`` (``None``: it is)."""
-        return next((r.reason for r in self.mla_kv_refusals if r.covers(kv_dtype, fam)), None)
+    def mla_kv_refusal(self, kv_dtype: str, fam: Family | None, sparse_at: str | None = None) -> str | None:
+        """Why an MLA model's ``kv_dtype`` cache is not stored on ``fam`` (``None``: it is; ``sparse_at``: covers')."""
+        return next((r.reason for r in self.mla_kv_refusals if r.covers(kv_dtype, fam, sparse_at)), None)
 
     def format_release_refusal(self, version: str, weights: str, fam: Family | None, moe: bool) -> str | None:
         """Why release ``version`` does not run ``weights`` on ``fam`` yet (:attr:`format_releases`)."""

@@ -62,7 +62,7 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
     @property
     def resolved_kv_dtype(self) -> str:
         """The KV-cache dtype: as asked, else :func:`engine_kv_dtype` (the engine's own default, else the model's)."""
-        return self.kv_dtype or engine_kv_dtype(self.model, self.overhead)
+        return self.kv_dtype or engine_kv_dtype(self.model, self.overhead, self.gpu.platform if self.gpu else None)
 
     def at_context(self, tokens: int) -> PlanRequest:
         """This request at another context length (an engine's ``max_model_len`` follows it when it did)."""

@@ -10,6 +10,11 @@
 - a draft model (STANDALONE) is refused with ``--enable-dp-attention`` in every release ("Currently standalone
   speculative decoding does not support dp attention.", 0.5.3-0.5.23 a ValueError, 0.5.2 an assertion; 0.5.4
   ``server_args.py:1285-1289``, 0.5.18 ``arg_groups/speculative_hook.py:549-555``);
+- a DeepSeek sparse-attention model (V3.2: MLA with an indexer) caches FP8 (e4m3) by default on compute capability
+  10 and up: forced there in 0.5.3-0.5.4 (0.5.4 ``server_args.py:1027-1031``), the default for ``auto`` from 0.5.5
+  (``:1081-1086``; the reviewer said 0.5.6), 0.5.18 ``arg_groups/overrides.py:1626-1630``; and from 0.5.5 it asserts
+  "DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype" (0.5.5-0.5.7 "DeepSeek NSA ...";
+  0.5.18 ``:1633-1636``), so its FP8 e5m2 cache is refused.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from model_catalog import get_gpu, get_model
 from planner.assessment.alternatives import nearest_for
 from planner.assessment.assess import VerdictState, assess
 from planner.bounds.errors import PlannerError
+from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
+from planner.core.overhead import parse_version
 from planner.deploy.options import DeploymentOptions, SpeculativeOptions
 from planner.engines.launch import launch_commands
 from planner.engines.registry import get_engine, overhead_profile
@@ -30,6 +37,7 @@ from planner.engines.sglang_rules import sglang_running
 from planner.planning.plan import PlanRequest, plan
 
 H100 = get_gpu("h100-sxm-80gb")
+H200 = get_gpu("h200-sxm-141gb")
 LLAMA = get_model("meta-llama/Llama-3.1-8B").spec
 SGLANG = get_engine("sglang")
 
@@ -136,3 +144,48 @@ def test_a_draft_model_is_refused_with_dp_attention(version: str) -> None:
     assert SGLANG.refusal(_request(model=QWEN_MOE, gpus=2, spec=QWEN_DRAFT, version=version)) is None
     mtp = SpeculativeOptions(method="eagle3", num_speculative_tokens=3)
     assert SGLANG.refusal(_request(model=QWEN_MOE, gpus=2, spec=mtp, version=version, enable_dp_attention=True)) is None
+
+
+V32 = get_model("deepseek-ai/DeepSeek-V3.2").spec
+B200 = get_gpu("b200-sxm")
+
+
+def _v32(gpu: GpuSpec = B200, kv: str | None = None, engine: str = "sglang", **settings: object) -> PlanRequest:
+    return PlanRequest(
+        model=V32,
+        gpu=gpu,
+        gpu_memory_bytes=gpu.memory_bytes_for(True),
+        gpu_count=8,
+        context_tokens=16384,
+        max_model_len=16384,
+        kv_dtype=kv,
+        overhead=overhead_profile(engine, **settings),
+    )
+
+
+@pytest.mark.parametrize("version", ["0.5.3", "0.5.4", "0.5.5", "0.5.18", "0.5.23"])
+def test_dsa_caches_fp8_e4m3_by_default_on_blackwell(version: str) -> None:
+    request = _v32(version=version)
+    assert request.resolved_kv_dtype == "fp8_e4m3"
+    assert "--kv-cache-dtype fp8_e4m3" in launch_commands(request, plan(request))["sglang"]
+    if parse_version(version) >= (0, 5, 13):  # the pool line names its dtype from 0.5.13
+        report = SGLANG.report(request, plan(request), request.overhead)  # type: ignore[arg-type]
+        assert report.lines[0].startswith("KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: ")
+    assert _v32(H200, version=version).resolved_kv_dtype == "bf16"  # Hopper: bfloat16
+    # asked: kept (as SGLang keeps it from 0.5.5; 0.5.3-0.5.4 forced FP8 on Blackwell whatever was asked: not modelled)
+    assert _v32(kv="bf16", version=version).resolved_kv_dtype == "bf16"
+    llama = _request(version=version).model_copy(update={"gpu": B200})
+    assert llama.resolved_kv_dtype == "bf16"  # no indexer: the model's dtype
+
+
+def test_other_engines_keep_their_own_default_for_dsa() -> None:
+    assert _v32(engine="vllm").resolved_kv_dtype == "bf16"
+
+
+@pytest.mark.parametrize("version", ["0.5.5", "0.5.18", "0.5.23"])
+def test_dsa_refuses_fp8_e5m2(version: str) -> None:
+    reason = SGLANG.refusal(_v32(H200, kv="fp8_e5m2", version=version))
+    assert reason is not None and "'DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype'" in reason
+    assert SGLANG.refusal(_v32(H200, kv="fp8_e4m3", version=version)) is None
+    assert SGLANG.refusal(_v32(H200, kv="fp8_e5m2", version="0.5.4")) is None  # no assertion before 0.5.5
+    assert SGLANG.refusal(_request(version=version).model_copy(update={"kv_dtype": "fp8_e5m2"})) is None  # not DSA
