@@ -127,7 +127,9 @@ def test_tensorrt_llm_speculative_config_is_a_yaml_file_the_shell_writes(
 
 
 def test_llama_cpp_takes_a_draft_gguf() -> None:
-    assert _flags("llamacpp", "draft") == ["--model-draft Llama-3.2-1B-Q8_0.gguf --draft-max 4"]
+    assert _flags("llamacpp", "draft") == [
+        "--spec-type draft-simple --model-draft Llama-3.2-1B-Q8_0.gguf --spec-draft-n-max 4"
+    ]  # b9849: test_llamacpp_review_2026_12_06
 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])

@@ -38,6 +38,15 @@ from planner.planning.results import PlanResult
 # after it a bare ``-fa`` takes the next argument as its value. ``--n-cpu-moe``: PR #15077, in b6089 (2025-08-04).
 LLAMACPP_FA_VALUE_FIRST_BUILD = 6327
 LLAMACPP_N_CPU_MOE_FIRST_BUILD = 6089
+# The draft's token count: ``--draft-max`` until PR #22397 ("spec : refactor params", merged 2026-04-26), which
+# removed it (llama-server exits "the argument has been removed. use --spec-draft-n-max or --spec-ngram-mod-n-max")
+# for ``--spec-draft-n-max``; ``--model-draft`` and ``--cache-type-k-draft`` / ``-v-draft`` stayed as aliases of
+# ``--spec-draft-model`` / ``--spec-draft-type-k`` / ``-v``. Approximate: b8925 (2026-04-24) is before the merge,
+# b9464 after it; the tag list is not in reach here, so the first build after b8925 is taken. PR #23988 (b9464,
+# 2026-06-01: its release notes) dropped the draft-simple type a draft model used to turn on by itself: from it
+# ``--spec-type`` (default none) names it.
+LLAMACPP_SPEC_DRAFT_FIRST_BUILD = 8926
+LLAMACPP_SPEC_TYPE_FIRST_BUILD = 9464
 
 
 def flash_attn_flag(version: str) -> str:
@@ -47,6 +56,20 @@ def flash_attn_flag(version: str) -> str:
     ('-fa', '-fa on')
     """
     return "-fa on" if llamacpp_build(version) >= LLAMACPP_FA_VALUE_FIRST_BUILD else "-fa"
+
+
+def draft_model_flags(version: str, draft: str, tokens: int) -> str:
+    """The draft model and how many tokens it proposes, as the build spells them
+    (:data:`LLAMACPP_SPEC_DRAFT_FIRST_BUILD`, :data:`LLAMACPP_SPEC_TYPE_FIRST_BUILD`).
+
+    >>> draft_model_flags("b7470", "d.gguf", 4), draft_model_flags("b9849", "d.gguf", 4)
+    ('--model-draft d.gguf --draft-max 4', '--spec-type draft-simple --model-draft d.gguf --spec-draft-n-max 4')
+    """
+    build = llamacpp_build(version)
+    if build < LLAMACPP_SPEC_DRAFT_FIRST_BUILD:
+        return f"--model-draft {draft} --draft-max {tokens}"
+    named = "--spec-type draft-simple " if build >= LLAMACPP_SPEC_TYPE_FIRST_BUILD else ""
+    return f"{named}--model-draft {draft} --spec-draft-n-max {tokens}"
 
 
 def has_n_cpu_moe(profile: LlamacppProfile) -> bool:
@@ -212,13 +235,16 @@ class LlamacppEngine(Engine):
 
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
         """llama-server's draft model (``--model-draft``, its GGUF at the planned weight type), how many tokens it
-        proposes (``--draft-max``) and, with a quantized cache, the draft's cache type (``--cache-type-k-draft`` /
+        proposes (``--draft-max``; later builds: :func:`draft_model_flags`) and, with a quantized cache, the draft's
+        cache type (``--cache-type-k-draft`` /
         ``-v-draft``, f16 by default) set to the target's, as planned (ggml-org/llama.cpp ``tools/server/README.md``,
         ``common/arg.cpp``)."""
         if spec.draft_model is None:
             return []  # a draft model is the only method llama.cpp runs (support.speculative_methods)
         draft = self.weight_loading(spec.draft_model, result.weights).model_argument
-        flags = f"--model-draft {draft} --draft-max {spec.num_speculative_tokens}"
+        profile = request.overhead
+        version = profile.engine_version if isinstance(profile, LlamacppProfile) else LLAMACPP_DEFAULT_BUILD
+        flags = draft_model_flags(version, draft, spec.num_speculative_tokens)
         cache = LLAMACPP_SUPPORT.kv_cache_names.get(request.resolved_kv_dtype, "f16")
         if cache != "f16":  # the draft's cache is f16 unless told (common/arg.cpp); the plan gives it the target's
             flags += f" --cache-type-k-draft {cache} --cache-type-v-draft {cache}"
