@@ -17,6 +17,7 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.deploy.options import DeploymentOptions, SpeculativeOptions
+from planner.engines.base import EngineReport
 from planner.engines.registry import get_engine, overhead_profile
 from planner.planning.plan import PlanRequest, plan
 
@@ -57,3 +58,53 @@ def test_builds_from_b9464_name_the_draft_type(version: str) -> None:
         "--spec-type", "draft-simple", "--model-draft", "Llama-3.2-1B-Q4_K_M.gguf", "--spec-draft-n-max", "5",
         "--cache-type-k-draft", "q8_0", "--cache-type-v-draft", "q8_0",
     ]  # fmt: skip
+
+
+def _report(model: str, ctx: int, slots: int = 1, ngl: int | None = None) -> EngineReport:
+    profile = overhead_profile("llamacpp").model_copy(update={"n_parallel": slots})
+    request = PlanRequest(
+        model=get_model(model).spec, gpu=RTX_4090, gpu_memory_bytes=RTX_4090.memory_bytes_for(True), weights="q4_k_m",
+        context_tokens=ctx, max_model_len=ctx, overhead=profile,
+        deployment=DeploymentOptions(gpu_layers=ngl) if ngl is not None else None,
+    )  # fmt: skip
+    return get_engine("llamacpp").report(request, plan(request), request.overhead)  # type: ignore[arg-type]
+
+
+def test_the_size_line_counts_every_layers_cache_whatever_its_device() -> None:
+    """``llama_kv_cache: size`` is ``size_k_bytes() + size_v_bytes()``, each a sum of ``ggml_nbytes`` over every
+    layer of the cache (``src/llama-kv-cache.cpp``), the CPU layers' with the GPU's: -ngl 40 of Llama 3.1 70B at
+    8,192 tokens in f16 is 80 layers x 8,192 x 8 x 128 x 2 bytes x 2 = 2,560 MiB (1,248 on CUDA0, 1,312 on the CPU),
+    where it printed the GPU's 1,248."""
+    lines = _report("meta-llama/Llama-3.1-70B", 8192, ngl=40).lines
+    assert "llama_kv_cache:      CUDA0 KV buffer size = 1248.00 MiB" in lines
+    assert "llama_kv_cache:        CPU KV buffer size = 1312.00 MiB" in lines
+    assert "llama_kv_cache: size = 2560.00 MiB, K (f16): 1280.00 MiB, V (f16): 1280.00 MiB" in lines
+
+
+def test_a_model_too_big_fails_at_its_model_buffer() -> None:
+    """load_tensors allocates the model buffers before any context (``src/llama-model.cpp``): Llama 3.1 70B's
+    Q4_K_M buffer on one 24 GB card is the first cudaMalloc that fails, with its own size (ggml-cuda.cu
+    ``ggml_backend_cuda_buffer_type_alloc_buffer``), then "unable to allocate CUDA0 buffer"; the line used to sum
+    model, KV, compute and context (51,075.07 MiB)."""
+    report = _report("meta-llama/Llama-3.1-70B", 8192)
+    model_line = next(line for line in report.lines if "CUDA0 model buffer size" in line)
+    size = model_line.split("= ")[1]
+    assert report.failure_kind == "weights-oom" and report.failure is not None
+    assert report.failure.startswith(
+        f"ggml_backend_cuda_buffer_type_alloc_buffer: allocating {size} on device 0: cudaMalloc failed: out of memory"
+    )
+    assert report.lines[-1] == "llama_model_load: error loading model: unable to allocate CUDA0 buffer"
+
+
+def test_a_cache_too_big_fails_at_its_kv_buffer() -> None:
+    """The weights load; the context's KV buffer is the first that does not fit (``llama_kv_cache`` throws "failed
+    to allocate buffer for kv cache", which ``llama_init_from_model`` prints): 4 slots of 131,072 tokens of Llama
+    3.1 8B in f16, 64 GiB."""
+    report = _report("meta-llama/Llama-3.1-8B", 131_072, slots=4)
+    assert report.failure_kind == "out-of-memory" and report.failure is not None
+    assert report.failure.startswith(
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 65536.00 MiB on device 0: cudaMalloc failed"
+    )
+    assert report.lines[-1] == (
+        "llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache"
+    )

@@ -101,7 +101,9 @@ def _offloaded_line(request: PlanRequest, profile: LlamacppProfile) -> str:
 def _lines(
     request: PlanRequest, profile: LlamacppProfile, n_ctx: int, devices: list[_Device], compute: int, kv_all: int
 ) -> list[str]:
-    kv = sum(d.kv - d.rs for d in devices)  # the attention layers' KV buffers (the states print their own)
+    # the size line sums every attention layer's K and V whatever its device, the CPU layers' too (size_k_bytes /
+    # size_v_bytes, src/llama-kv-cache.cpp); the recurrent states print their own
+    kv = _kv(request, profile, n_ctx, None)
     host_kv = kv_all - sum(d.kv for d in devices) if profile.n_gpu_layers is None else 0
     k_bits, v_bits = (LLAMACPP_CACHE_BITS[t or "f16"] for t in (profile.cache_type_k, profile.cache_type_v))
     k_share = kv * k_bits / (k_bits + v_bits) if request.model.mla is None else kv
@@ -193,16 +195,63 @@ def _slots_note(profile: LlamacppProfile, n_ctx: int, device: _Device, used: int
     )
 
 
-def _failure_line(gpu: GpuSpec | None, index: int, used: int, total: int) -> str:
-    """The allocation failure as the backend prints it: CUDA's ``cudaMalloc`` line, otherwise ggml's own
-    ``alloc_tensor_range: failed to allocate <device> buffer`` (public Vulkan and Metal logs)."""
-    if llamacpp_backend(gpu) == "cuda":
-        return (
-            f"ggml_backend_cuda_buffer_type_alloc_buffer: allocating {used / MiB:.2f} MiB on device {index}: "
-            f"cudaMalloc failed: out of memory ({total / MiB:.2f} MiB on the GPU)"
+class _Failure(NamedTuple):
+    """The first buffer llama.cpp cannot allocate."""
+
+    stage: str  # model, kv, rs or compute (:data:`_STAGE_ERRORS`)
+    device: int
+    size: int  # the buffer's own bytes
+
+
+# What llama.cpp prints after the backend's failed allocation, by the buffer: ``llama_model_load`` catches
+# load_tensors' "unable to allocate %s buffer" (src/llama-model.cpp); ``llama_init_from_model`` prints the context's
+# "failed to initialize the context: %s" with ``llama_kv_cache``'s, ``llama_memory_recurrent``'s or sched_reserve's
+# exception (src/llama-kv-cache.cpp, llama-memory-recurrent.cpp, llama-context.cpp).
+_STAGE_ERRORS = {
+    "model": "llama_model_load: error loading model: unable to allocate {device} buffer",
+    "kv": "llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache",
+    "rs": "llama_init_from_model: failed to initialize the context: failed to allocate buffer for rs cache",
+    "compute": "llama_init_from_model: failed to initialize the context: failed to allocate compute pp buffers",
+}
+
+
+def _first_failure(devices: list[_Device], compute: int) -> _Failure | None:
+    """llama.cpp's allocation order: load_tensors allocates every device's model buffer before any context
+    (src/llama-model.cpp), the context then its KV buffers (``llama_kv_cache``, then ``llama_memory_recurrent``'s
+    states), then sched_reserve the compute buffers (src/llama-context.cpp); a draft model's context comes after the
+    target's (tools/server). The first buffer that does not fit beside what its device already holds (other
+    processes, the CUDA context) fails, with its own size. The draft's weights are counted with the target's."""
+    used = [d.other + LLAMACPP_CONTEXT_BYTES for d in devices]
+    stages: tuple[tuple[str, list[int]], ...] = (
+        ("model", [d.weights for d in devices]),
+        ("kv", [d.kv - d.rs for d in devices]),
+        ("rs", [d.rs for d in devices]),
+        ("compute", [compute] * len(devices)),
+        ("kv", [d.draft_kv for d in devices]),
+    )
+    for stage, sizes in stages:
+        for i, (d, size) in enumerate(zip(devices, sizes, strict=True)):
+            if size > 0 and used[i] + size > d.total:
+                return _Failure(stage, i, size)
+            used[i] += size
+    return None
+
+
+def _failure_lines(gpu: GpuSpec | None, failure: _Failure, total: int) -> tuple[str, str]:
+    """The allocation failure as the backend prints it: CUDA's ``cudaMalloc`` line (ggml-cuda.cu
+    ``ggml_backend_cuda_buffer_type_alloc_buffer``), otherwise ggml's own ``alloc_tensor_range: failed to allocate
+    <device> buffer`` (public Vulkan and Metal logs), with the buffer's size; then llama.cpp's error for it."""
+    backend = llamacpp_backend(gpu)
+    name = device_name(backend, failure.device)
+    if backend == "cuda":
+        first = (
+            f"ggml_backend_cuda_buffer_type_alloc_buffer: allocating {failure.size / MiB:.2f} MiB on device "
+            f"{failure.device}: cudaMalloc failed: out of memory ({total / MiB:.2f} MiB on the GPU)"
         )
-    name = device_name(llamacpp_backend(gpu), index)
-    return f"alloc_tensor_range: failed to allocate {name} buffer of size {used} ({total / MiB:.2f} MiB on the GPU)"
+    else:
+        first = f"alloc_tensor_range: failed to allocate {name} buffer of size {failure.size}"
+        first += f" ({total / MiB:.2f} MiB on the GPU)"
+    return first, _STAGE_ERRORS[failure.stage].format(device=name)
 
 
 def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) -> EngineReport:
@@ -213,11 +262,11 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
     first, kv = devices[0], sum(d.kv for d in devices)
     kv_all = _cache(request, profile, n_ctx, None)
     note = _host_note(request, result, profile, n_ctx, kv) if profile.n_gpu_layers is None else None
+    first_failure = _first_failure(devices, compute) if short else None
     failure = None
-    if short:
-        i, d = short[0], devices[short[0]]
-        kind = "weights-oom" if d.weights + LLAMACPP_CONTEXT_BYTES + d.other > d.total else "out-of-memory"
-        failure = (kind, _failure_line(request.gpu, i, used[i], d.total))
+    if first_failure is not None:
+        kind = "weights-oom" if first_failure.stage == "model" else "out-of-memory"
+        failure = (kind, *_failure_lines(request.gpu, first_failure, devices[first_failure.device].total))
     slots = _slots_note(profile, n_ctx, devices[short[0]], used[short[0]]) if short else _slot_count(profile, n_ctx)
     return EngineReport(
         engine="llamacpp",
@@ -239,7 +288,7 @@ def llamacpp_report(request: PlanRequest, result: PlanResult, profile: LlamacppP
         fits_max_model_len=not short,
         estimated_max_model_len=None,
         fits=not short,
-        lines=tuple(_lines(request, profile, n_ctx, devices, compute, kv_all)) + ((failure[1],) if failure else ()),
+        lines=tuple(_lines(request, profile, n_ctx, devices, compute, kv_all)) + (failure[1:] if failure else ()),
         notes=tuple(n for n in (note, _legacy_note(request, result, profile, n_ctx), slots, _draft_note(devices)) if n),
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
