@@ -32,6 +32,7 @@ from planner.assessment.words import (
     replica_word,
     setup_label,
     shares_experts,
+    shortened,
     stand_in_words,
     why_not_divided,
 )
@@ -320,7 +321,7 @@ def verdict_sentence(a: Assessment, unit: str = "GiB") -> str:
     if a.state is VerdictState.NO_ROOM:
         return (
             f"{name} in {precision} loads on {where}, but its {tokens} tokens of {cache}{replicas} cannot hold "
-            f"one conversation of {context} tokens."
+            f"one conversation of {context} tokens.{shortened(a.report, a.engine_label)}"
         )
     allotment = f"whole blocks of {result.block_size} tokens"
     if a.report is not None:

@@ -175,6 +175,14 @@ def refusal(report: EngineReport, gpu: GpuSpec | None = None) -> str:
     return f"{reason}{tail if report.failure_kind in ('kv-cache-too-small', 'no-kv-memory', None) else '.'}"
 
 
+def shortened(report: EngineReport | None, engine_label: str | None) -> str:
+    """An engine that starts with a maximum length shorter than the planned one (TensorRT-LLM cuts ``max_seq_len``
+    to what its cache holds, SGLang caps each request at its pool), in a sentence; else nothing."""
+    if report is None or not report.fits or report.fits_max_model_len or not report.estimated_max_model_len:
+        return ""
+    return f" {engine_label} starts with its maximum length cut to {report.estimated_max_model_len:,} tokens."
+
+
 def _cache_reasons(model: ModelSpec) -> list[str]:
     """What a model's layers keep per conversation instead of the whole context."""
     counts = model.layer_kind_counts

@@ -51,6 +51,7 @@ from planner.engines.logscan import Lines
 from planner.engines.support import EngineSupport
 from planner.engines.trtllm_logparse import parse_trtllm
 from planner.engines.trtllm_options import attention_dp_refusal, cache_config_lines, options_flag
+from planner.engines.trtllm_seq_len import reduced_lines, reduced_max_seq_len
 from planner.engines.trtllm_support import TRTLLM_SUPPORT, fp8_block_refusal
 from planner.engines.vllm.estimates import vllm_activation_bytes
 from planner.planning.context import speculative_method
@@ -196,8 +197,7 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
     failure = None
     if tokens <= 0:
         failure = ("no-kv-memory", "[TensorRT-LLM][ERROR] no memory left for the paged KV cache")
-    elif blocks * block_bytes < per_sequence:
-        failure = ("kv-cache-too-small", f"[TensorRT-LLM] {tokens} KV tokens cannot hold one sequence of {max_len}")
+    reduced = reduced_max_seq_len(blocks, profile.block_tokens, blocks * block_bytes, per_sequence)
     return EngineReport(
         engine="trtllm",
         engine_version=profile.engine_version,
@@ -214,10 +214,10 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
         gpu_blocks=blocks,
         kv_cache_groups=1,
         kv_cache_tokens=tokens,
-        max_model_len=max_len,
+        max_model_len=reduced or max_len,
         max_concurrency=blocks * block_bytes / per_sequence if per_sequence else 0.0,
-        fits_max_model_len=failure is None,
-        estimated_max_model_len=None if failure is None else tokens,
+        fits_max_model_len=failure is None and reduced is None,
+        estimated_max_model_len=reduced,
         fits=failure is None,
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
@@ -226,6 +226,7 @@ def trtllm_report(request: PlanRequest, result: PlanResult, profile: TrtllmProfi
             f"[TensorRT-LLM][INFO] Using {tokens} tokens in paged KV cache.",
             f"[TensorRT-LLM][INFO] [MemUsageChange] Allocated {gib_text(kv)} GiB for max tokens in paged KV cache "
             f"({tokens}).",
+            *(reduced_lines(reduced, profile.pytorch_flow) if reduced else ()),
         ),
         notes=(
             "Indicative: the activation workspace depends on how the engine was built (max_num_tokens).",
