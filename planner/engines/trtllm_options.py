@@ -8,7 +8,8 @@ from planner.core.blocks import LayerKind
 from planner.core.kv import has_windows
 from planner.core.model import ModelSpec
 from planner.engines.commands import word
-from planner.engines.trtllm_support import TRTLLM_SUPPORT
+from planner.engines.support import base_weights
+from planner.engines.trtllm_support import FP8_BLOCK_DEEPGEMM_CAPABILITIES, TRTLLM_SUPPORT
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -28,7 +29,8 @@ def cache_config_lines(
     - ``enable_chunked_prefill: true`` when the longest sequence is longer than a step's ``num_tokens``: off by
       default, and without it the PyTorch flow refuses every prompt over ``max_num_tokens`` (``llm.py``
       ``_check_arguments``: "The sum of prompt length (...), query length (...) should not exceed max_num_tokens",
-      a 400 per request).
+      a 400 per request);
+    - ``moe_config: backend: DEEPGEMM`` for a block-scaled FP8 MoE on datacenter Blackwell (:func:`moe_lines`).
     """
     lines = []
     name = TRTLLM_SUPPORT.kv_cache_names.get(result.kv_dtype, "auto")
@@ -40,7 +42,18 @@ def cache_config_lines(
     if lines:
         lines = ["kv_cache_config:", f"  free_gpu_memory_fraction: {fraction:g}", *lines]
     lines += ["enable_attention_dp: true"] if attention_dp else []
-    return lines + (["enable_chunked_prefill: true"] if result.max_model_len > num_tokens else [])
+    lines += ["enable_chunked_prefill: true"] if result.max_model_len > num_tokens else []
+    return lines + moe_lines(request, result.weights)
+
+
+def moe_lines(request: PlanRequest, weights: str) -> list[str]:
+    """``moe_config.backend: DEEPGEMM`` where the default CUTLASS MoE does not run the model's own block-scaled FP8
+    checkpoint (DeepSeek-V3 / R1's 128 x 128 scales): B200/GB200 (:data:`FP8_BLOCK_DEEPGEMM_CAPABILITIES`, NVIDIA's
+    DeepSeek-R1 quick-start recipe: "one must set the moe_config.backend explicitly to run the model")."""
+    model, gpu = request.model, request.gpu
+    capability = gpu.platform.capability if gpu is not None else None
+    block_fp8 = model.moe is not None and model.native_dtype == "fp8" and base_weights(weights) == "fp8"
+    return ["moe_config:", "  backend: DEEPGEMM"] if block_fp8 and capability in FP8_BLOCK_DEEPGEMM_CAPABILITIES else []
 
 
 def options_flag(lines: list[str]) -> str:

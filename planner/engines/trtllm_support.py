@@ -13,6 +13,11 @@ from planner.engines.support import EngineSupport, base_weights, platform_rows
 # (RTX PRO 6000, RTX 5090) stop at "Unsupported SM version for FP8 block scaling GEMM" (#4599 on an RTX 5880 Ada,
 # 0.21.0rc0; #5581 on 8 x RTX PRO 6000 with DeepSeek-R1, open).
 FP8_BLOCK_CAPABILITIES = ((9, 0), (10, 0), (10, 3))
+# Where that FP8 checkpoint's MoE needs moe_config.backend DEEPGEMM, the default CUTLASS not running it: B200/GB200
+# (NVIDIA's DeepSeek-R1 quick-start recipe, docs/source/deployment-guide/quick-start-recipe-for-deepseek-r1-on-
+# trtllm.md, "MoE Backend Support Matrix": B200/GB200 EP<=8, FP8: DEEPGEMM; H100/H200 FP8: CUTLASS). B300 (10.3)
+# taken as B200's: the recipe does not list it.
+FP8_BLOCK_DEEPGEMM_CAPABILITIES = ((10, 0), (10, 3))
 
 INT8_GONE = (
     "TensorRT-LLM's PyTorch flow (trtllm-serve) has no {what}: its quantization recipes are FP8 and FP4 (and 4-bit "

@@ -12,7 +12,8 @@ from __future__ import annotations
 from model_catalog import get_gpu, get_model
 from planner.assessment.assess import VerdictState, assess, verdict_sentence
 from planner.engines.registry import engine_profile
-from planner.planning.plan import PlanRequest
+from planner.engines.trtllm_options import cache_config_lines
+from planner.planning.plan import PlanRequest, plan
 
 H100 = get_gpu("h100-sxm-80gb")
 
@@ -47,3 +48,23 @@ def test_a_pool_that_holds_the_sequence_prints_no_warning() -> None:
     assert report is not None and report.fits and report.fits_max_model_len
     assert report.estimated_max_model_len is None and report.max_model_len == 32_768
     assert not any("reduced to" in line for line in report.lines)
+
+
+def _options(gpu_id: str, weights: str, gpus: int = 8) -> list[str]:
+    gpu = get_gpu(gpu_id)
+    request = PlanRequest(
+        model=get_model("deepseek-ai/DeepSeek-R1").spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True),
+        gpu_count=gpus, weights=weights, kv_dtype="fp8", context_tokens=16_384, max_model_len=16_384,
+        overhead=engine_profile("trtllm"),
+    )  # fmt: skip
+    return cache_config_lines(request, plan(request), False, False, 0.9, 8192)
+
+
+def test_deepseek_r1_fp8_on_b200_asks_for_the_deepgemm_moe_backend() -> None:
+    """NVIDIA's DeepSeek-R1 quick-start recipe (docs/source/deployment-guide/quick-start-recipe-for-deepseek-r1-on-
+    trtllm.md, MoE backend support matrix): B200/GB200 runs the FP8 checkpoint with DEEPGEMM only, and "the default
+    moe backend is CUTLASS, so ... one must set the moe_config.backend explicitly"; Hopper's FP8 and Blackwell's
+    NVFP4 run on the default."""
+    assert _options("b200-sxm", "fp8")[-2:] == ["moe_config:", "  backend: DEEPGEMM"]
+    assert "moe_config:" not in _options("b200-sxm", "nvfp4")
+    assert "moe_config:" not in _options("h200-sxm-141gb", "fp8")
