@@ -13,6 +13,7 @@ from planner.advisor.engine_speed import bandwidth_efficiency, prefill_alone, pr
 from planner.advisor.option_notes import (
     cost_notes,
     half_note,
+    licence_note,
     market_note,
     ranks_note,
     sale_note,
@@ -244,7 +245,8 @@ def _warnings(
     if s.setup.split == "layer" and c.tensor_parallel > 1:
         notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
     half = half_note(gpu, c.weights, c.kv_dtype, row.engine)
-    notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu), half) if n]
+    licence = licence_note(gpu, cost.rack_units is not None and w.pricing == "purchase")
+    notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu), half, licence) if n]
     notes += cost_notes(cost.unverified, c.kv_dtype)
     if gpu.unified_memory is not None:
         notes.append(share_note(gpu, w.unified_memory_share))

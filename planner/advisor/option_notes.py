@@ -76,6 +76,23 @@ def market_note(gpu: GpuSpec) -> str | None:
     return f"{gpu.name} is sold in {gpu.restricted_market} only (an export-compliance part)"
 
 
+# NVIDIA GeForce software licence, section 2.1.3 (since its November 2017 revision), as quoted in Lambda's note on
+# the change (https://deeptalk.lambdalabs.com/t/nvidia-geforce-datacenter-ban-january-eula-change/138).
+GEFORCE_LICENCE = (
+    "GeForce cards in a rack server: NVIDIA's GeForce driver licence says \"The SOFTWARE is not licensed for "
+    'datacenter deployment" (section 2.1.3, since November 2017; deeptalk.lambdalabs.com/t/138): check it allows '
+    "where the server will run, or price RTX PRO or data-center cards"
+)
+
+
+def licence_note(gpu: GpuSpec, rack_mounted: bool) -> str | None:
+    """A GeForce card priced in a rack-mounted server: its driver's licence excludes data-center deployment (an
+    outside review, 2026-12-06: eight RTX 5090s in a 4U server had no word of it)."""
+    if gpu.vendor != "NVIDIA" or "geforce" not in gpu.name.lower() or not rack_mounted:
+        return None
+    return GEFORCE_LICENCE
+
+
 MOST_SLOTS = 256  # the slots a fixed-slot engine's room is searched up to (llama-server's -np; 8 fills at most)
 
 
