@@ -31,7 +31,7 @@ from planner.advisor.validation import scored
 from planner.core.model import ModelSpec
 from ui import binding, frame, pareto, settings, state, tables
 from ui.advisor_report import advisor_report_html
-from ui.advisor_rows import option_link, ranking_rows, rejected_rows, report_links
+from ui.advisor_rows import CLOUD_COST_COLUMN, option_link, ranking_rows, rejected_rows, report_links
 from ui.advisor_settings import ENGINES_OPEN_KEY, TAB_KEY, TABS, WHY_OPEN_KEY, workload_from_widgets
 from ui.common import Rows, data_grid, share_and_export
 from ui.deferred import Deferred
@@ -91,7 +91,7 @@ def _other_models(sel: Selection) -> list[str]:
 
 
 def _model_rows(sel: Selection, workload: Workload, ranking: Ranking, others: list[str]) -> list[dict[str, object]]:
-    cost_column = "total cost of ownership (USD)" if workload.pricing == "purchase" else "USD / hour"
+    cost_column = "total cost of ownership (USD)" if workload.pricing == "purchase" else CLOUD_COST_COLUMN
     results = [(sel.spec.id, (ranking.best, len(ranking.options)))] + [
         (m, _best_of(get_model(m).spec, workload, workload.gpu_ids or ())) for m in others
     ]

@@ -53,12 +53,16 @@ def _rounded(value: float | None, digits: int = 0) -> float | None:
     return None if value is None else round(value, digits)
 
 
+CLOUD_COST_COLUMN = "USD / hour (all its GPUs)"
+
+
 def option_row(position: int, o: Option, cloud: bool, link: str | None = None) -> dict[str, object]:
     """One option in words and figures (units in the column names), its caveats included."""
     row: dict[str, object] = {
         "#": position,
         "set-up": o.label,
-        "rent" if cloud else "buy": f"{o.gpu_count} x {o.gpu_name}, per GPU-hour" if cloud else o.purchase_unit,
+        # a rental's price is for all its GPUs (USD / hour), not per GPU-hour (an outside review, 2026-12-06)
+        "rent" if cloud else "buy": f"{o.gpu_count} x {o.gpu_name}, by the hour" if cloud else o.purchase_unit,
         "engine": f"{o.engine_label} {o.engine_version or ''}".strip(),
         "GPUs": o.gpu_count,
         "conversations": o.conversations,
@@ -69,7 +73,7 @@ def option_row(position: int, o: Option, cloud: bool, link: str | None = None) -
         "bound": o.decode_bound or "?",
     }
     if cloud:
-        row["USD / hour"] = _rounded(o.usd_per_hour, 2)
+        row[CLOUD_COST_COLUMN] = _rounded(o.usd_per_hour, 2)
     else:
         row |= {
             "GPUs (USD)": _rounded(o.gpus_usd),
@@ -81,7 +85,10 @@ def option_row(position: int, o: Option, cloud: bool, link: str | None = None) -
             "rack units": o.rack_units if o.rack_units is not None else "not rack-mounted",
         }
     row |= {
-        "USD per conversation": _rounded(o.usd_per_conversation, 2),
+        # cloud: dollars an hour per conversation held, cents and below (a rental of 200 read 0.0)
+        ("USD per conversation-hour" if cloud else "USD per conversation"): _rounded(
+            o.usd_per_conversation, 4 if cloud else 2
+        ),
         "USD per M output tokens": _rounded(o.usd_per_million_output_tokens, 3),
         "caveats": "; ".join(o.undermining),
         "notes": "; ".join(w for w in o.warnings if w not in o.undermining),

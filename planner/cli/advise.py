@@ -227,7 +227,7 @@ def _row(i: int, o: Option, cloud: bool) -> tuple[str, ...]:
         _fmt(o.prefill_seconds, ".2f"),
         _fmt(o.usd_per_hour if cloud else o.purchase_usd, ",.2f" if cloud else ",.0f", "$"),
         "" if cloud else _fmt(o.tco_usd, ",.0f", "$"),
-        _fmt(o.usd_per_conversation, ",.2f", "$"),
+        _fmt(o.usd_per_conversation, ",.4f" if cloud else ",.2f", "$"),  # a rental: cents an hour and below
         f"{len(o.undermining)} (below)" if o.undermining else "",
     )
 
