@@ -20,6 +20,7 @@ from planner.advisor.option_notes import (
     share_note,
     slots_note,
     slow_first_token,
+    unit_note,
     unverified_note,
     window_notes,
 )
@@ -246,7 +247,8 @@ def _warnings(
         notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
     half = half_note(gpu, c.weights, c.kv_dtype, row.engine)
     licence = licence_note(gpu, cost.rack_units is not None and w.pricing == "purchase")
-    notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu), half, licence) if n]
+    unit = unit_note(gpu, c.gpu_count, a.conversations * c.replicas, w.target_concurrency, w.pricing)
+    notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu), half, licence, unit) if n]
     notes += cost_notes(cost.unverified, c.kv_dtype)
     if gpu.unified_memory is not None:
         notes.append(share_note(gpu, w.unified_memory_share))

@@ -93,6 +93,26 @@ def licence_note(gpu: GpuSpec, rack_mounted: bool) -> str | None:
     return GEFORCE_LICENCE
 
 
+OVERSIZED = 10  # a unit holding this many times the target is a purchase for another workload
+
+
+def unit_note(gpu: GpuSpec, gpu_count: int, conversations: int, target: int, pricing: str) -> str | None:
+    """A GPU sold only in multi-GPU units whose smallest purchase holds many times the workload (an outside review,
+    2026-12-06: eight MI300X on their baseboard, +26,140 % headroom for ten users of an 8B model, without a word).
+
+    >>> from model_catalog import get_gpu
+    >>> unit_note(get_gpu("mi300x"), 8, 2624, 10, "purchase")[:60]
+    'Instinct MI300X is sold 8 to a unit: the smallest purchase h'
+    """
+    size = gpu.purchase.gpus_per_unit
+    if pricing != "purchase" or size <= 1 or gpu_count > size or conversations < OVERSIZED * target:
+        return None
+    return (
+        f"{gpu.name} is sold {size} to a unit: the smallest purchase holds {conversations / target:,.0f} x the "
+        "target; renting it, or a card sold singly, fits this workload better"
+    )
+
+
 MOST_SLOTS = 256  # the slots a fixed-slot engine's room is searched up to (llama-server's -np; 8 fills at most)
 
 
