@@ -11,28 +11,19 @@ from typing import Any
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
 from planner.advisor.engine_speed import bandwidth_efficiency, prefill_alone, prefill_in_serving
 from planner.advisor.option_notes import (
-    cost_notes,
-    half_note,
-    licence_note,
-    market_note,
     ranks_note,
-    sale_note,
-    share_note,
     slots_note,
-    slow_first_token,
-    unit_note,
-    unverified_note,
     window_notes,
 )
 from planner.advisor.option_speed import Speed, speed_fields, speed_of
+from planner.advisor.option_warnings import option_warnings
 from planner.advisor.options import Candidate, Option, purchase_text, unit_size
 from planner.advisor.quality import quality_caveat
 from planner.advisor.reuse import SPEED_SETUPS, expert_group
 from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, setup_for
 from planner.advisor.workload import Workload
-from planner.assessment.accuracy import unchecked_margin
-from planner.assessment.assess import Assessment, thin_margin
+from planner.assessment.assess import Assessment
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
@@ -40,12 +31,6 @@ from planner.core.params import ParameterBreakdown
 from planner.core.serving import serving_weights
 from planner.engines.registry import get_engine, launch_values
 from planner.engines.support import family
-
-# The verdict is green only when the speed clears the floor by this margin: the speed model's held-out median
-# error is 13 % and its errors above 20 % are not rare (README, "Speed"), so a closer call is not a promise.
-SPEED_MARGIN = 1.25
-# Prompts taking more of the GPU than this at the target load are worth a note (their pauses are in the speed).
-PREFILL_SHARE_LIMIT = 0.5
 
 
 class Built:
@@ -201,62 +186,6 @@ def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None,
     return overhead.engine_version, float(given), lowered, not lowered
 
 
-def _warnings(
-    b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow, a: Assessment
-) -> tuple[list[str], list[str]]:
-    """(every warning, the ones that undermine the verdict)."""
-    w = b.workload
-    notes: list[str] = []
-    undermining: list[str] = []
-    gpu = c.gpu
-    if s.per_user is None:
-        undermining.append("speed not estimated: no sourced compute figure for its arithmetic")
-    floor = w.min_tokens_per_s_per_user
-    if floor is not None and s.per_user is not None and s.per_user < floor * SPEED_MARGIN:
-        undermining.append(
-            f"{s.per_user:.0f} tokens/s per user is within {SPEED_MARGIN - 1:.0%} of the {floor:g} floor (the speed "
-            "model's typical error)"
-        )
-    slow = slow_first_token(s, w, b.prompt_tokens)
-    if slow:
-        undermining.append(slow)
-    thin = thin_margin(a, "GiB", c.replicas, w.target_concurrency).strip().rstrip(".")  # a clause, as the others
-    thin = thin[:1].lower() + thin[1:]
-    if thin:  # the memory model's error, as the speed floor's margin above is the speed model's
-        undermining.append(thin)
-    unchecked = unchecked_margin(a, c.replicas, w.target_concurrency)  # an engine no public start-up measures
-    if unchecked is not None and not unchecked[1]:  # where the stand-in miss undermines it, the thin margin says so
-        notes.append(unchecked[0])
-    gap = b.speed_gap(row.engine, c.weights, gpu)
-    if gap is not None:
-        undermining.append(gap[0])
-    unverified = unverified_note(gpu, row.compute)  # last: what the figures rest on, not what they say
-    if unverified:
-        undermining.append(unverified)
-    if s.prefill_share is not None and s.prefill_share > PREFILL_SHARE_LIMIT:
-        notes.append(
-            f"prompts take {s.prefill_share:.0%} of the GPU time at the target load (counted in the speed per user)"
-        )
-    kind, _ = s.setup.link
-    if c.tensor_parallel > 1 and s.setup.split == "tensor" and kind == "pcie":
-        notes.append(
-            f"tensor parallel {c.tensor_parallel} over PCIe: {s.decode.comm_seconds * 1e3:.1f} ms of all-reduce per "
-            "step (counted)"
-        )
-    if s.setup.split == "layer" and c.tensor_parallel > 1:
-        notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
-    half = half_note(gpu, c.weights, c.kv_dtype, row.engine)
-    licence = licence_note(gpu, cost.rack_units is not None and w.pricing == "purchase")
-    unit = unit_note(gpu, c.gpu_count, a.conversations * c.replicas, w.target_concurrency, w.pricing)
-    notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu), half, licence, unit) if n]
-    notes += cost_notes(cost.unverified, c.kv_dtype)
-    if gpu.unified_memory is not None:
-        notes.append(share_note(gpu, w.unified_memory_share))
-    if cost.usd_per_hour is None:
-        notes.append("price unknown")
-    return undermining + notes, undermining
-
-
 def _assumptions(
     b: Built, c: Candidate, row: SupportRow, s: Speed, a: Assessment, cost: SystemCost, launch: tuple[int | None, ...]
 ) -> dict[str, str]:
@@ -312,7 +241,7 @@ def build_option(
     group = expert_group(c, overhead, b.model)  # ranks sharing the experts
     s = speed_of(b, c, row, batch, overhead.kv_model(b.model), group)
     cost = b.cost(c, host, assumptions)
-    warnings, undermining = _warnings(b, c, s, cost, row, a)
+    warnings, undermining = option_warnings(b, c, s, cost, row, a)
     warnings += window_notes(b.model, overhead)
     slots = slots_note(a, overhead, c.replicas)  # a fixed-slot engine's conversations are its slots
     warnings += [slots] if slots else []

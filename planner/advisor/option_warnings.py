@@ -1,0 +1,139 @@
+"""An option's warnings: what undermines its verdict (the speed floor's margin, a slow first token, a thin memory
+margin, a known speed gap, unverified figures, a speed no public benchmark of its engine family on its vendor
+measures) and the notes beside it (PCIe all-reduce, llama.cpp's sequential stages, sale, market, licence, purchase
+unit, cost assumptions, unified memory's share)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Protocol
+
+from planner.advisor.benchmarks import load_rows
+from planner.advisor.costs import SystemCost
+from planner.advisor.option_notes import (
+    cost_notes,
+    half_note,
+    licence_note,
+    market_note,
+    sale_note,
+    share_note,
+    slow_first_token,
+    unit_note,
+    unverified_note,
+)
+from planner.advisor.option_speed import Speed
+from planner.advisor.options import Candidate
+from planner.advisor.support import ENGINE_LABELS, SupportRow
+from planner.advisor.workload import Workload
+from planner.assessment.accuracy import unchecked_margin
+from planner.assessment.assess import Assessment, thin_margin
+from planner.core.gpu import GpuSpec
+
+
+class Built(Protocol):
+    """What the warnings read of :class:`planner.advisor.build.Built`: the workload, the prompt and the known gaps."""
+
+    @property
+    def workload(self) -> Workload: ...
+
+    @property
+    def prompt_tokens(self) -> int: ...
+
+    def speed_gap(self, engine: str, weights: str, gpu: GpuSpec) -> tuple[str, float] | None: ...
+
+
+# The verdict is green only when the speed clears the floor by this margin: the speed model's held-out median
+# error is 13 % and its errors above 20 % are not rare (README, "Speed"), so a closer call is not a promise.
+SPEED_MARGIN = 1.25
+# Prompts taking more of the GPU than this at the target load are worth a note (their pauses are in the speed).
+PREFILL_SHARE_LIMIT = 0.5
+
+
+@cache
+def measured_pairs() -> frozenset[tuple[str, str]]:
+    """The (vendor, speed family) pairs the package's public benchmark rows measure (:mod:`planner.advisor.benchmarks`:
+    the speed model's fit and held-out rows)."""
+    from model_catalog import get_gpu
+
+    return frozenset((get_gpu(r.gpu_id).vendor, r.family) for r in load_rows())
+
+
+def unmeasured_note(vendor: str, speed_family: str, engine_label: str) -> str | None:
+    """A speed no public benchmark of its engine family on its vendor's GPUs checks: the model's efficiencies were
+    fitted on other vendors' rows (an outside review, 2026-12-06: eight MI300X were the green pick for Llama 3.3
+    70B under vLLM, with no AMD row of a paged engine among the 178; MLPerf Inference v4.1 puts 8 x MI300X's
+    Llama-2-70B offline result about level with 8 x H100, below 8 x H200, where the model ranked it above both)."""
+    if (vendor, speed_family) in measured_pairs():
+        return None
+    return (
+        f"speed unmeasured: no public benchmark of {engine_label} (or another {speed_family} engine) on {vendor} GPUs "
+        "is in the speed model's validation; its efficiencies are fitted on other vendors' runs"
+    )
+
+
+def option_warnings(
+    b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow, a: Assessment
+) -> tuple[list[str], list[str]]:
+    """(every warning, the ones that undermine the verdict)."""
+    undermining = _undermining(b, c, s, row, a)
+    return undermining + _notes(b, c, s, cost, row, a), undermining
+
+
+def _undermining(b: Built, c: Candidate, s: Speed, row: SupportRow, a: Assessment) -> list[str]:
+    w, gpu = b.workload, c.gpu
+    undermining: list[str] = []
+    if s.per_user is None:
+        undermining.append("speed not estimated: no sourced compute figure for its arithmetic")
+    floor = w.min_tokens_per_s_per_user
+    if floor is not None and s.per_user is not None and s.per_user < floor * SPEED_MARGIN:
+        undermining.append(
+            f"{s.per_user:.0f} tokens/s per user is within {SPEED_MARGIN - 1:.0%} of the {floor:g} floor (the speed "
+            "model's typical error)"
+        )
+    slow = slow_first_token(s, w, b.prompt_tokens)
+    if slow:
+        undermining.append(slow)
+    thin = thin_margin(a, "GiB", c.replicas, w.target_concurrency).strip().rstrip(".")  # a clause, as the others
+    thin = thin[:1].lower() + thin[1:]
+    if thin:  # the memory model's error, as the speed floor's margin above is the speed model's
+        undermining.append(thin)
+    gap = b.speed_gap(row.engine, c.weights, gpu)
+    if gap is not None:
+        undermining.append(gap[0])
+    elif s.per_user is not None:
+        unmeasured = unmeasured_note(gpu.vendor, s.setup.family, ENGINE_LABELS[row.engine])
+        undermining += [unmeasured] if unmeasured else []
+    unverified = unverified_note(gpu, row.compute)  # last: what the figures rest on, not what they say
+    if unverified:
+        undermining.append(unverified)
+    return undermining
+
+
+def _notes(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow, a: Assessment) -> list[str]:
+    w, gpu = b.workload, c.gpu
+    notes: list[str] = []
+    unchecked = unchecked_margin(a, c.replicas, w.target_concurrency)  # an engine no public start-up measures
+    if unchecked is not None and not unchecked[1]:  # where the stand-in miss undermines it, the thin margin says so
+        notes.append(unchecked[0])
+    if s.prefill_share is not None and s.prefill_share > PREFILL_SHARE_LIMIT:
+        notes.append(
+            f"prompts take {s.prefill_share:.0%} of the GPU time at the target load (counted in the speed per user)"
+        )
+    kind, _ = s.setup.link
+    if c.tensor_parallel > 1 and s.setup.split == "tensor" and kind == "pcie":
+        notes.append(
+            f"tensor parallel {c.tensor_parallel} over PCIe: {s.decode.comm_seconds * 1e3:.1f} ms of all-reduce per "
+            "step (counted)"
+        )
+    if s.setup.split == "layer" and c.tensor_parallel > 1:
+        notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
+    half = half_note(gpu, c.weights, c.kv_dtype, row.engine)
+    licence = licence_note(gpu, cost.rack_units is not None and w.pricing == "purchase")
+    unit = unit_note(gpu, c.gpu_count, a.conversations * c.replicas, w.target_concurrency, w.pricing)
+    notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu), half, licence, unit) if n]
+    notes += cost_notes(cost.unverified, c.kv_dtype)
+    if gpu.unified_memory is not None:
+        notes.append(share_note(gpu, w.unified_memory_share))
+    if cost.usd_per_hour is None:
+        notes.append("price unknown")
+    return notes
