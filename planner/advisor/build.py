@@ -30,7 +30,7 @@ from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import ParameterBreakdown
 from planner.core.serving import serving_weights
 from planner.engines.registry import get_engine, launch_values
-from planner.engines.support import family
+from planner.engines.support import family, family_words
 
 
 class Built:
@@ -50,7 +50,7 @@ class Built:
         self._purchases: dict[tuple[str, int, HostChoice | None], str] = {}
         self._settings: dict[OverheadModel, tuple[str | None, float | None, bool, bool]] = {}
         self._engine_notes: dict[tuple[str, str, str, str], str] = {}
-        self._gaps: dict[tuple[str, str, str], tuple[str, float] | None] = {}
+        self._gaps: dict[tuple[str, str, str], tuple[str, float, str | None] | None] = {}
         w = workload
         self.prefill_note = (
             f"first token: one prompt of {self.prompt_tokens:,} tokens alone on the GPUs (compute-bound, no queueing); "
@@ -126,14 +126,17 @@ class Built:
             found = self._settings[overhead] = _engine_settings(overhead)
         return found
 
-    def speed_gap(self, engine: str, weights: str, gpu: GpuSpec) -> tuple[str, float] | None:
+    def speed_gap(self, engine: str, weights: str, gpu: GpuSpec) -> tuple[str, float, str | None] | None:
         """The engine's known speed gap for the model in ``weights`` on ``gpu`` (:meth:`EngineSupport.gap_for`): in
-        words, with the most public runs reached (a share of the modelled speed); once per engine, weights and GPU."""
+        words, with the most public runs reached (a share of the modelled speed) and, where they ran on other GPU
+        families, which; once per engine, weights and GPU."""
         key = (engine, weights, gpu.id)
         if key not in self._gaps:
             runs = get_engine(engine)
             gap = runs.support.gap_for(self.model.model_type, weights, gpu)
-            self._gaps[key] = None if gap is None else (gap.words(runs.label, family(gpu)), gap.high)
+            fam = family(gpu)
+            where = None if gap is None or fam in gap.families else ", ".join(family_words(f) for f in gap.families)
+            self._gaps[key] = None if gap is None else (gap.words(runs.label, fam), gap.high, where)
         return self._gaps[key]
 
     def engine_note(self, row: SupportRow) -> str:
@@ -278,6 +281,7 @@ def build_option(
         purchase_unit=b.purchase(c, host, cost),
         quality_caveat=None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
         measured_speed_share=None if (gap := b.speed_gap(row.engine, c.weights, c.gpu)) is None else gap[1],
+        measured_speed_on=None if gap is None else gap[2],
         assumptions=_assumptions(b, c, row, s, a, cost, launch),
         warnings=tuple(warnings),
         undermining=tuple(undermining),

@@ -28,6 +28,7 @@ from planner.advisor.workload import Workload
 from planner.assessment.accuracy import unchecked_margin
 from planner.assessment.assess import Assessment, thin_margin
 from planner.core.gpu import GpuSpec
+from planner.engines.support import family, family_words
 
 
 class Built(Protocol):
@@ -39,7 +40,7 @@ class Built(Protocol):
     @property
     def prompt_tokens(self) -> int: ...
 
-    def speed_gap(self, engine: str, weights: str, gpu: GpuSpec) -> tuple[str, float] | None: ...
+    def speed_gap(self, engine: str, weights: str, gpu: GpuSpec) -> tuple[str, float, str | None] | None: ...
 
 
 # The verdict is green only when the speed clears the floor by this margin: the speed model's held-out median
@@ -49,25 +50,41 @@ SPEED_MARGIN = 1.25
 PREFILL_SHARE_LIMIT = 0.5
 
 
+def gpu_line(gpu: GpuSpec) -> str:
+    """The GPUs a speed measurement speaks for: NVIDIA's as one line (one CUDA stack; the speed model's efficiencies
+    are fitted across its generations), another vendor's by architecture family, each its own software stack (AMD
+    Instinct CDNA on ROCm apart from a Radeon APU on Vulkan, Intel Gaudi apart from Arc: an outside review,
+    2026-12-06, found a Strix Halo laptop's llama.cpp rows clearing eight MI300X).
+
+    >>> from model_catalog import get_gpu
+    >>> gpu_line(get_gpu("h100-sxm-80gb")), gpu_line(get_gpu("mi300x")), gpu_line(get_gpu("gaudi3"))
+    ('NVIDIA', 'AMD CDNA 3', 'Intel Gaudi 3')
+    """
+    if gpu.vendor == "NVIDIA":
+        return "NVIDIA"
+    words = family_words(family(gpu))
+    return words if words.startswith(gpu.vendor) else f"{gpu.vendor} {words}"
+
+
 @cache
 def measured_pairs() -> frozenset[tuple[str, str]]:
-    """The (vendor, speed family) pairs the package's public benchmark rows measure (:mod:`planner.advisor.benchmarks`:
-    the speed model's fit and held-out rows)."""
+    """The (GPU line, speed family) pairs the package's public benchmark rows measure (:func:`gpu_line`;
+    :mod:`planner.advisor.benchmarks`: the speed model's fit and held-out rows)."""
     from model_catalog import get_gpu
 
-    return frozenset((get_gpu(r.gpu_id).vendor, r.family) for r in load_rows())
+    return frozenset((gpu_line(get_gpu(r.gpu_id)), r.family) for r in load_rows())
 
 
-def unmeasured_note(vendor: str, speed_family: str, engine_label: str) -> str | None:
-    """A speed no public benchmark of its engine family on its vendor's GPUs checks: the model's efficiencies were
-    fitted on other vendors' rows (an outside review, 2026-12-06: eight MI300X were the green pick for Llama 3.3
-    70B under vLLM, with no AMD row of a paged engine among the 178; MLPerf Inference v4.1 puts 8 x MI300X's
+def unmeasured_note(line: str, speed_family: str, engine_label: str) -> str | None:
+    """A speed no public benchmark of its engine family on its GPU line checks (:func:`gpu_line`): the model's
+    efficiencies were fitted on other GPUs' rows (an outside review, 2026-12-06: eight MI300X were the green pick
+    for Llama 3.3 70B under vLLM with no Instinct row among the 178; MLPerf Inference v4.1 puts 8 x MI300X's
     Llama-2-70B offline result about level with 8 x H100, below 8 x H200, where the model ranked it above both)."""
-    if (vendor, speed_family) in measured_pairs():
+    if (line, speed_family) in measured_pairs():
         return None
     return (
-        f"speed unmeasured: no public benchmark of {engine_label} (or another {speed_family} engine) on {vendor} GPUs "
-        "is in the speed model's validation; its efficiencies are fitted on other vendors' runs"
+        f"speed unmeasured: no public benchmark of {engine_label} (or another {speed_family} engine) on {line} GPUs "
+        "is in the speed model's validation; its efficiencies are fitted on other GPUs' runs"
     )
 
 
@@ -100,8 +117,8 @@ def _undermining(b: Built, c: Candidate, s: Speed, row: SupportRow, a: Assessmen
     gap = b.speed_gap(row.engine, c.weights, gpu)
     if gap is not None:
         undermining.append(gap[0])
-    elif s.per_user is not None:
-        unmeasured = unmeasured_note(gpu.vendor, s.setup.family, ENGINE_LABELS[row.engine])
+    if s.per_user is not None:  # beside a gap measured on another family too (it does not measure this line)
+        unmeasured = unmeasured_note(gpu_line(gpu), s.setup.family, ENGINE_LABELS[row.engine])
         undermining += [unmeasured] if unmeasured else []
     unverified = unverified_note(gpu, row.compute)  # last: what the figures rest on, not what they say
     if unverified:

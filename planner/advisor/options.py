@@ -87,6 +87,7 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     # where public runs of this model on its engine measure below the model (a known speed gap): the most they
     # reached, as a share of the modelled tokens/s (planner.engines.support.SpeedGap.high); None: no gap known
     measured_speed_share: Annotated[float, Field(gt=0, le=1)] | None = None
+    measured_speed_on: str | None = None  # the GPU families those runs were on, when not this option's
     decode_bound: Bound | None
     step_seconds: float | None
     prefill_seconds: float | None  # a typical prompt, alone

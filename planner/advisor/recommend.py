@@ -89,6 +89,14 @@ def cost_text(option: Option, cloud: bool) -> str:
     return f"{_money(option.purchase_usd or 0)} to buy, {_money(option.tco_usd or 0)} with power over the life"
 
 
+def _measured_words(option: Option) -> str:
+    """Where the runs that cap an option's speed were measured: on its own GPU family, or on others (then the
+    figure is what it would reach if it ran as they did)."""
+    if option.measured_speed_on is None:
+        return "as public runs of this model on its engine measure"
+    return f"if it runs as public runs of this model on its engine do on {option.measured_speed_on} GPUs"
+
+
 def speed_text(option: Option) -> str:
     """The modelled speed per user, with what public runs of the model on its engine reached where they ran below
     the model (:attr:`Option.counted_tokens_per_s_per_user`, what the speed floor is checked against)."""
@@ -97,7 +105,7 @@ def speed_text(option: Option) -> str:
     text = f"{option.decode_tokens_per_s_per_user:.0f} tokens/s per user"
     counted = option.counted_tokens_per_s_per_user
     if option.measured_speed_share is not None and counted is not None:
-        text += f" modelled (at most ~{counted:.0f} as public runs of this model on its engine measure)"
+        text += f" modelled (at most ~{counted:.0f} {_measured_words(option)})"
     return text
 
 
@@ -235,7 +243,7 @@ def _speed_sentence(best: Option, workload: Workload) -> str:
     )
     counted = best.counted_tokens_per_s_per_user
     if best.measured_speed_share is not None and counted is not None:
-        text += f" by the speed model (public runs of this model on its engine reach about {counted:.0f})"
+        text += f" by the speed model (about {counted:.0f} {_measured_words(best)})"
     text += f" (below the {READING_SPEED:g} tokens/s of reading speed)" if per_user < READING_SPEED else ""
     if best.prefill_seconds is not None:
         prompt = max(1, workload.mean_prompt_tokens - workload.shared_prefix_tokens)  # the workload's mean

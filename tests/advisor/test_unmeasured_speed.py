@@ -15,9 +15,18 @@ LLAMA_70B = get_model("meta-llama/Llama-3.3-70B-Instruct").spec
 def test_the_measured_pairs_are_the_benchmark_rows() -> None:
     pairs = measured_pairs()
     assert {("NVIDIA", "paged"), ("NVIDIA", "fused"), ("NVIDIA", "layer-split"), ("Apple", "layer-split")} <= pairs
-    assert ("AMD", "paged") not in pairs and ("AMD", "layer-split") in pairs
+    # a Strix Halo laptop's llama.cpp rows (Radeon, Vulkan) do not measure Instinct; an Arc's vLLM rows not Gaudi
+    assert ("AMD RDNA 3.5", "layer-split") in pairs and ("AMD CDNA 3", "layer-split") not in pairs
+    assert ("AMD CDNA 3", "paged") not in pairs and ("Intel Gaudi 3", "paged") not in pairs
     assert unmeasured_note("NVIDIA", "paged", "vLLM") is None
-    assert (unmeasured_note("AMD", "paged", "vLLM") or "").startswith("speed unmeasured: no public benchmark of vLLM")
+    assert (unmeasured_note("AMD CDNA 3", "paged", "vLLM") or "").startswith("speed unmeasured: no public benchmark")
+
+
+def test_mi300x_under_llamacpp_is_caveated_too() -> None:
+    """The review's case: eight MI300X under llama.cpp had a green verdict because a Strix Halo's rows counted."""
+    workload = Workload.fixed_length(8192, concurrent_conversations=10, gpu_ids=("mi300x",), engines=("llamacpp",))
+    options = rank(LLAMA_70B, workload).options
+    assert options and all(any(u.startswith("speed unmeasured") for u in o.undermining) for o in options)
 
 
 def test_mi300x_under_vllm_is_caveated_and_no_longer_the_green_pick() -> None:
