@@ -184,9 +184,7 @@ def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:
         "weights": result.weights,
         "kv_dtype": result.kv_dtype,
         "gpu_count": result.gpu_count,
-        "tensor_parallel": result.tensor_parallel,
-        "pipeline_parallel": result.pipeline_parallel,
-        "split": "layer" if a.request.overhead.splits_layers else "tensor",
+        **_parallel_fields(a.request, result),
         "replicas": result.replicas,
         "context_tokens": result.context_tokens,
         "gpu_memory_bytes": gpu.gpu_memory_bytes,
@@ -287,6 +285,20 @@ def _ranks_words(request: PlanRequest, result: PlanResult) -> str:
     if shares_experts(request, result.replicas):
         return f"{result.replicas} data-parallel ranks sharing the experts"
     return f"{result.replicas} replica{'s' if result.replicas > 1 else ''}"
+
+
+def _parallel_fields(request: PlanRequest, result: PlanResult) -> dict[str, object]:
+    """TP, PP and the split as the command takes them: llama.cpp's one llama-server over N GPUs is ``--tp N`` (it has
+    no pipeline size), each GPU a stage of whole layers (``layers_per_gpu``, as llama.cpp places them)."""
+    if not request.overhead.splits_layers:
+        return {
+            "tensor_parallel": result.tensor_parallel,
+            "pipeline_parallel": result.pipeline_parallel,
+            "split": "tensor",
+        }
+    layers = [stop - start for start, stop in (stage.layers for stage in result.stages)]
+    gpus = result.tensor_parallel * result.pipeline_parallel
+    return {"tensor_parallel": gpus, "pipeline_parallel": 1, "split": "layer", "layers_per_gpu": layers}
 
 
 def _split_words(request: PlanRequest, result: PlanResult) -> str:

@@ -140,6 +140,7 @@ class FitDocument(_Doc):
     tensor_parallel: int = Field(ge=1)  # llama.cpp: the GPUs its layer split spans (split says so)
     pipeline_parallel: int = Field(ge=1)
     split: Literal["tensor", "layer"]  # every layer over the TP ranks, or whole layers a GPU (llama.cpp)
+    layers_per_gpu: list[int] | None = None  # llama.cpp: the decoder layers each GPU holds, as it places them
     replicas: int = Field(ge=1)
     context_tokens: int = Field(ge=1)
     gpu_memory_bytes: int

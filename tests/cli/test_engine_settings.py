@@ -141,7 +141,9 @@ def test_a_llamacpp_layer_split_is_not_called_tensor_parallel(capsys: pytest.Cap
     assert "2 × GeForce RTX 4090 (layers split over 2 GPUs, 1 replica)" in capsys.readouterr().out
     assert main([*argv, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    # llama.cpp has no TP: each GPU is a stage of whole layers, as it places them (41 / 39 + the output layer of 80)
-    assert data["split"] == "layer" and (data["tensor_parallel"], data["pipeline_parallel"]) == (1, 2)
+    # as the command takes it (--tp 2, llama.cpp has no --pp), each GPU a stage of whole layers as llama.cpp places
+    # them: 17 and 15 of Llama 3.1 8B's 32 (the output layer counts and goes to the last)
+    assert data["split"] == "layer" and (data["tensor_parallel"], data["pipeline_parallel"]) == (2, 1)
+    assert data["layers_per_gpu"] == [17, 15]
     assert main(["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--gpus", "2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["split"] == "tensor"
