@@ -31,7 +31,7 @@ from ui.text import device_memory, sentence
 TOKEN_KEY = "hf_token_session"  # the access token: session only, never in the link (not a setting)
 LAST_MODEL_KEY = "_last_model"  # which model the previous run planned (a change resets its defaults)
 LAST_ENGINE_KEY = "_last_engine"  # which engine release the previous run planned (its memory fraction follows)
-LAST_KV_ENGINE_KEY = "_last_kv_engine"  # which engine the previous run planned (its KV default gives way)
+LAST_KV_ENGINE_KEY = "_last_kv_engine"  # the engine and GPU the previous run planned (their KV default gives way)
 PICK_KEY, EXACT_KEY = settings.CONTEXT.views
 
 
@@ -113,19 +113,21 @@ def _follow(memory_key: str, identity: str, defaults: dict[str, Any]) -> None:
         st.session_state.update(defaults)
 
 
-def _follow_kv_default(spec: ModelSpec, engine: str) -> None:
-    """Another engine than last run: a KV dtype left at the previous engine's default takes the new one's (vLLM's
-    BF16 -> llama.cpp's f16); one the reader chose stays."""
+def _follow_kv_default(spec: ModelSpec, engine: str, gpu: str) -> None:
+    """Another engine or GPU than last run: a KV dtype left at the previous default takes the new one (vLLM's BF16
+    -> llama.cpp's f16; SGLang's FP8 for DeepSeek sparse attention on Blackwell); one the reader chose stays."""
     last = st.session_state.get(LAST_KV_ENGINE_KEY)
-    st.session_state[LAST_KV_ENGINE_KEY] = engine
-    if last is not None and last != engine and st.session_state.get(settings.KV.url) == state.kv_default(spec, last):
-        st.session_state[settings.KV.url] = state.kv_default(spec, engine)
+    st.session_state[LAST_KV_ENGINE_KEY] = (engine, gpu)
+    if not isinstance(last, tuple) or last == (engine, gpu):
+        return
+    if st.session_state.get(settings.KV.url) == state.kv_default(spec, *last):
+        st.session_state[settings.KV.url] = state.kv_default(spec, engine, gpu)
 
 
 def _reset_for_new_model(spec: ModelSpec, identity: str, precision: str | None) -> None:
     """A different model than last run: its serving precision, KV dtype and a context it has."""
-    engine = st.session_state.get(settings.ENGINE.url)
-    _follow(LAST_MODEL_KEY, identity, state.model_defaults(spec, engine, precision))
+    engine, gpu = st.session_state.get(settings.ENGINE.url), st.session_state.get(settings.GPU.url)
+    _follow(LAST_MODEL_KEY, identity, state.model_defaults(spec, engine, precision, gpu))
 
 
 def _parallelism(sb: Any, spec: ModelSpec, engine: str, apart: bool = False) -> tuple[int, int | None, int]:
@@ -328,8 +330,8 @@ def render_sidebar(sb: Any = None, hardware: bool = True) -> Selection:
     engine, version, util, calibration = _engine(hw, gpu)  # first: what it runs decides the options below
     launch = render_launch(hw, engine, version, calibration)
     count, tp, pp = _parallelism(hw, spec, engine, gpu.one_per_machine)
-    _follow_kv_default(spec, engine)
-    defaults = state.model_defaults(spec, engine, outside.precision if outside else None)
+    _follow_kv_default(spec, engine, gpu_id)
+    defaults = state.model_defaults(spec, engine, outside.precision if outside else None, gpu_id)
     weights, kv = _formats(hw, spec, engine, gpu, defaults)
     context = _context(sb, spec)
     users = binding.number(sb, settings.USERS, 1, settings.MAX_USERS, state.DEFAULT_USERS, step=1)

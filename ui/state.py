@@ -371,18 +371,23 @@ def context_snaps(spec: ModelSpec, current: int) -> list[int]:
     return sorted({*(s for s in CONTEXT_SNAPS if low <= s <= high), high, min(max(current, low), high)})
 
 
-def kv_default(spec: ModelSpec, engine: object) -> str:
-    """The KV dtype ``engine`` caches ``spec`` in when none is chosen (an unknown engine: the default engine's)."""
+def kv_default(spec: ModelSpec, engine: object, gpu: object = None) -> str:
+    """The KV dtype ``engine`` caches ``spec`` in on ``gpu`` (a catalog id; unknown: none) when none is chosen (an
+    unknown engine: the default engine's): SGLang's FP8 cache for DeepSeek sparse attention on Blackwell, as the
+    CLI plans it (:func:`planner.core.serving.engine_kv_dtype`; a maintainer's review, 2026-12-06)."""
     name = engine if isinstance(engine, str) and engine in engine_options() else DEFAULT_ENGINE
-    return engine_kv_dtype(spec, overhead_profile(name))
+    device = get_gpu(gpu).platform if isinstance(gpu, str) and gpu in load_gpus() else None
+    return engine_kv_dtype(spec, overhead_profile(name), device)
 
 
-def model_defaults(spec: ModelSpec, engine: object, checkpoint_precision: str | None = None) -> dict[str, Any]:
+def model_defaults(
+    spec: ModelSpec, engine: object, checkpoint_precision: str | None = None, gpu: object = None
+) -> dict[str, Any]:
     """What changes with the model: its serving precision (or the checkpoint's), the KV dtype ``engine`` caches it
-    in by default, and a context it has."""
+    in by default on ``gpu``, and a context it has."""
     return {
         settings.WEIGHTS.url: checkpoint_precision or serving_weights(spec),
-        settings.KV.url: kv_default(spec, engine),
+        settings.KV.url: kv_default(spec, engine, gpu),
         settings.CONTEXT.url: default_context(spec),
     }
 

@@ -66,7 +66,12 @@ def add_fit_parser(sub: Any) -> None:
     )
     fit.add_argument("--pp", type=whole(1, MAX_PARALLEL), default=1, help="pipeline-parallel size (default 1)")
     fit.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight precision (default: native)")
-    fit.add_argument("--kv-dtype", choices=list(KV_FORMATS), help="KV cache dtype (default: model dtype)")
+    fit.add_argument(
+        "--kv-dtype",
+        choices=list(KV_FORMATS),
+        help="KV cache dtype (default: the engine's for the model on the GPU: the model dtype, llama.cpp's f16, "
+        "SGLang's FP8 for DeepSeek sparse attention on Blackwell)",
+    )
     fit.add_argument(
         "--context",
         type=tokens(1, MAX_CONTEXT),

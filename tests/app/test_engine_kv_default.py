@@ -35,3 +35,17 @@ def test_the_engine_default_follows_the_engine_and_a_choice_stays() -> None:
     at.selectbox(key="engine").select("sglang").run()
     assert not at.exception, [e.value for e in at.exception]
     assert _kv(at) == "fp8"
+
+
+DSA = {"model": "deepseek-ai/DeepSeek-V3.2", "gpu": "b200-sxm", "gpus": "8", "engine": "sglang", "context": "32768"}
+
+
+def test_sglang_caches_deepseek_sparse_attention_in_fp8_on_blackwell_as_the_cli_does() -> None:
+    """A maintainer's review (2026-12-06): the CLI planned SGLang's FP8 e4m3 default for DeepSeek-V3.2 on B200s (its
+    auto on compute capability 10+), the page BF16, twice the cache. The default follows the GPU as the engine."""
+    at = run_page("memory", DSA, editor=True)
+    assert not at.exception, [e.value for e in at.exception]
+    assert _kv(at) == "fp8_e4m3"
+    at.selectbox(key="gpu").select("h200-sxm-141gb").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _kv(at) == "bf16"  # Hopper: the model's own dtype
