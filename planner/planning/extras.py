@@ -100,20 +100,25 @@ def kv_layers(request: PlanRequest, stage: range) -> range:
     return llamacpp_gpu_layers(n, ngl, output_first(request) or options.gpu_layers is None)[0]
 
 
-def stage_drafter(request: PlanRequest, tensor_parallel: int, last: bool, spread: Spread | None = None) -> Drafter:
-    """The proposer on one GPU of a stage (the last one holds it); ``spread``: the target's experts split over
-    data-parallel ranks (an MTP module's with them)."""
+def stage_drafter(
+    request: PlanRequest, tensor_parallel: int, last: bool, spread: Spread | None = None, stages: int = 1
+) -> Drafter:
+    """The proposer on one GPU of a stage (the last one holds it; llama.cpp's draft model is split over the same
+    ``stages`` GPUs as the target, its ``--device-draft`` unset: a share on each, common/speculative.cpp loads it
+    with the target's devices and tensor split); ``spread``: the target's experts split over data-parallel ranks
+    (an MTP module's with them)."""
     options = request.deployment
-    if options is None or options.speculative is None or not last:
+    split = request.overhead.splits_layers and stages > 1
+    if options is None or options.speculative is None or not (last or split):
         return NO_DRAFTER
     precision, kv = request.resolved_weights, request.resolved_kv_dtype
     experts = spread.gpus if spread is not None and "experts" in spread.categories else None
-    return drafter(request.model, options.speculative, precision, kv, tensor_parallel, experts)
+    return drafter(request.model, options.speculative, precision, kv, stages if split else tensor_parallel, experts)
 
 
 def _stage(
     request: PlanRequest, params: ParameterBreakdown, layers: list[ParameterBreakdown] | None, tp: int,
-    stage: range, weights: int, last: bool, spread: Spread | None,
+    stage: range, weights: int, last: bool, spread: Spread | None, stages: int,
 ) -> StageExtras:  # fmt: skip
     options = request.deployment
     assert options is not None
@@ -130,7 +135,7 @@ def _stage(
     lora = 0
     if options.lora is not None:
         lora = lora_slot_bytes(model, options.lora, tp, stage, options.lora.max_loras)
-    proposer = stage_drafter(request, tp, last, spread)
+    proposer = stage_drafter(request, tp, last, spread, stages)
     return StageExtras(
         weights_bytes=weights,
         host_weights_bytes=host,
@@ -158,6 +163,6 @@ def stage_extras(
         return None
     last = len(ranges) - 1
     return tuple(
-        _stage(request, params, layers, tensor_parallel, stage, weights[i], i == last, spread)
+        _stage(request, params, layers, tensor_parallel, stage, weights[i], i == last, spread, len(ranges))
         for i, stage in enumerate(ranges)
     )

@@ -45,7 +45,7 @@ def sequence_sizes(
     per_stage = []
     for index, (start, stop) in enumerate(stage_ranges):
         layers = kv_layers(request, range(start, stop))
-        proposer = stage_drafter(request, tensor_parallel, index == len(stage_ranges) - 1)
+        proposer = stage_drafter(request, tensor_parallel, index == len(stage_ranges) - 1, stages=len(stage_ranges))
         draft = [drafter_sequence_bytes(proposer, tokens) for tokens in (context_tokens, paged, max_len)]
         per_stage.append(
             SequenceBytes(

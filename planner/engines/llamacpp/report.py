@@ -80,11 +80,11 @@ def _draft_note(devices: list[_Device]) -> str | None:
 
 
 def _draft_kv(request: PlanRequest, result: PlanResult, index: int, cells: int) -> int:
-    """The draft model's cache on a GPU of stage ``index`` for ``cells`` tokens (the plan's drafter on its last
-    stage: :func:`planner.planning.extras.stage_drafter`; llama-server gives each slot's draft context the slot's
-    size, ``--ctx-size-draft`` unset, and its cache type is the target's, which the command sets)."""
+    """The draft model's cache on a GPU of stage ``index`` for ``cells`` tokens (the plan's drafter, a share on
+    each GPU of a split: :func:`planner.planning.extras.stage_drafter`; llama-server gives each slot's draft context
+    the slot's size, ``--ctx-size-draft`` unset, and its cache type is the target's, which the command sets)."""
     last = index == len(result.stages) - 1
-    return stage_drafter(request, result.tensor_parallel, last).kv_bytes_per_token * cells
+    return stage_drafter(request, result.tensor_parallel, last, stages=len(result.stages)).kv_bytes_per_token * cells
 
 
 def _offloaded_line(request: PlanRequest, profile: LlamacppProfile) -> str:
