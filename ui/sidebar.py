@@ -19,7 +19,7 @@ from planner.core.precision import WEIGHT_FORMATS, weight_format
 from planner.engines.registry import engine_names, get_engine, not_offered, profile_label, runs_on, version_warning
 from planner.engines.support import kind_of
 from planner.engines.vllm.calibrated import Calibrated
-from ui import binding, settings, state
+from ui import binding, model_defaults, settings, state
 from ui.custom_spec import decode_spec
 from ui.deferred import Deferred
 from ui.guard import as_text
@@ -120,14 +120,14 @@ def _follow_kv_default(spec: ModelSpec, engine: str, gpu: str) -> None:
     st.session_state[LAST_KV_ENGINE_KEY] = (engine, gpu)
     if not isinstance(last, tuple) or last == (engine, gpu):
         return
-    if st.session_state.get(settings.KV.url) == state.kv_default(spec, *last):
-        st.session_state[settings.KV.url] = state.kv_default(spec, engine, gpu)
+    if st.session_state.get(settings.KV.url) == model_defaults.kv_default(spec, *last):
+        st.session_state[settings.KV.url] = model_defaults.kv_default(spec, engine, gpu)
 
 
 def _reset_for_new_model(spec: ModelSpec, identity: str, precision: str | None) -> None:
     """A different model than last run: its serving precision, KV dtype and a context it has."""
     engine, gpu = st.session_state.get(settings.ENGINE.url), st.session_state.get(settings.GPU.url)
-    _follow(LAST_MODEL_KEY, identity, state.model_defaults(spec, engine, precision, gpu))
+    _follow(LAST_MODEL_KEY, identity, model_defaults.model_defaults(spec, engine, precision, gpu))
 
 
 def _parallelism(sb: Any, spec: ModelSpec, engine: str, apart: bool = False) -> tuple[int, int | None, int]:
@@ -331,7 +331,7 @@ def render_sidebar(sb: Any = None, hardware: bool = True) -> Selection:
     launch = render_launch(hw, engine, version, calibration)
     count, tp, pp = _parallelism(hw, spec, engine, gpu.one_per_machine)
     _follow_kv_default(spec, engine, gpu_id)
-    defaults = state.model_defaults(spec, engine, outside.precision if outside else None, gpu_id)
+    defaults = model_defaults.model_defaults(spec, engine, outside.precision if outside else None, gpu_id)
     weights, kv = _formats(hw, spec, engine, gpu, defaults)
     context = _context(sb, spec)
     users = binding.number(sb, settings.USERS, 1, settings.MAX_USERS, state.DEFAULT_USERS, step=1)

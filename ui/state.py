@@ -18,7 +18,6 @@ from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.parallel import default_parallelism, parallel_problem
-from planner.core.serving import engine_kv_dtype, serving_weights
 from planner.deploy.host import deployment_memory_bytes
 from planner.deploy.options import DeploymentOptions
 from planner.deploy.sharing import mig_gpu
@@ -369,27 +368,6 @@ def context_snaps(spec: ModelSpec, current: int) -> list[int]:
     """The slider's stops: powers of two from 512 to the model's maximum, its maximum, and the current value."""
     low, high = context_range(spec)
     return sorted({*(s for s in CONTEXT_SNAPS if low <= s <= high), high, min(max(current, low), high)})
-
-
-def kv_default(spec: ModelSpec, engine: object, gpu: object = None) -> str:
-    """The KV dtype ``engine`` caches ``spec`` in on ``gpu`` (a catalog id; unknown: none) when none is chosen (an
-    unknown engine: the default engine's): SGLang's FP8 cache for DeepSeek sparse attention on Blackwell, as the
-    CLI plans it (:func:`planner.core.serving.engine_kv_dtype`; a maintainer's review, 2026-12-06)."""
-    name = engine if isinstance(engine, str) and engine in engine_options() else DEFAULT_ENGINE
-    device = get_gpu(gpu).platform if isinstance(gpu, str) and gpu in load_gpus() else None
-    return engine_kv_dtype(spec, overhead_profile(name), device)
-
-
-def model_defaults(
-    spec: ModelSpec, engine: object, checkpoint_precision: str | None = None, gpu: object = None
-) -> dict[str, Any]:
-    """What changes with the model: its serving precision (or the checkpoint's), the KV dtype ``engine`` caches it
-    in by default on ``gpu``, and a context it has."""
-    return {
-        settings.WEIGHTS.url: checkpoint_precision or serving_weights(spec),
-        settings.KV.url: kv_default(spec, engine, gpu),
-        settings.CONTEXT.url: default_context(spec),
-    }
 
 
 def log_contexts(low: int, high: int, points: int = 64) -> list[int]:

@@ -33,12 +33,12 @@ from planner.advisor.recommend import (
     passed_over_text,
     recommendation,
     runner_up,
-    speed_text,
     summary_lines,
     verdict,
     why_beats,
 )
 from planner.advisor.risk import overflow_for
+from planner.advisor.speed_words import speed_text
 from planner.advisor.suitability import EIGHT_BIT, FEW_USERS, FOUR_BIT
 from planner.advisor.support import ENGINE_LABELS, ENGINE_PREFERENCE
 from planner.advisor.workload import (

@@ -13,7 +13,8 @@ from typing import NamedTuple
 from planner.advisor.options import Option, Ranking
 from planner.advisor.picks import top_picks
 from planner.advisor.ranking import rank
-from planner.advisor.recommend import caveats, cost_text, speed_text, verdict, why_beats
+from planner.advisor.recommend import caveats, cost_text, verdict, why_beats
+from planner.advisor.speed_words import speed_text
 from planner.advisor.validation import errors_table as speed_errors_table
 from planner.advisor.validation import scored, summary
 from planner.advisor.workload import Workload

@@ -11,11 +11,11 @@ from typing import Literal
 from planner.advisor.near import clause, remedy, short_clause
 from planner.advisor.options import Option, Ranking
 from planner.advisor.picks import ALTERNATIVE_COST_RATIO, other_hardware, within_reach
-from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER, Workload
+from planner.advisor.speed_words import speed_sentence, speed_text
+from planner.advisor.workload import Workload
 from planner.assessment.words import plural, seconds
 
 Verdict = Literal["met", "caution", "none"]
-READING_SPEED = DEFAULT_MIN_TOKENS_PER_S_PER_USER  # tokens/s: about reading speed (the page's help says so)
 RISK_LIMIT = 0.05  # a pool that runs out more often than this at the target is not green
 # An alternative "on other hardware" is one a buyer weighs against the pick: the same budget, give or take. At
 # more than ALTERNATIVE_COST_RATIO times the recommendation's cost it is another budget (a $100k baseboard beside a
@@ -87,26 +87,6 @@ def cost_text(option: Option, cloud: bool) -> str:
     if cloud:
         return f"{_money(option.usd_per_hour or 0)} per hour"
     return f"{_money(option.purchase_usd or 0)} to buy, {_money(option.tco_usd or 0)} with power over the life"
-
-
-def _measured_words(option: Option) -> str:
-    """Where the runs that cap an option's speed were measured: on its own GPU family, or on others (then the
-    figure is what it would reach if it ran as they did)."""
-    if option.measured_speed_on is None:
-        return "as public runs of this model on its engine measure"
-    return f"if it runs as public runs of this model on its engine do on {option.measured_speed_on} GPUs"
-
-
-def speed_text(option: Option) -> str:
-    """The modelled speed per user, with what public runs of the model on its engine reached where they ran below
-    the model (:attr:`Option.counted_tokens_per_s_per_user`, what the speed floor is checked against)."""
-    if option.decode_tokens_per_s_per_user is None:
-        return "speed not estimated"
-    text = f"{option.decode_tokens_per_s_per_user:.0f} tokens/s per user"
-    counted = option.counted_tokens_per_s_per_user
-    if option.measured_speed_share is not None and counted is not None:
-        text += f" modelled (at most ~{counted:.0f} {_measured_words(option)})"
-    return text
 
 
 def why_beats(a: Option, b: Option, cloud: bool) -> str:
@@ -228,27 +208,6 @@ def assumptions_line(ranking: Ranking, option: Option) -> str:
         f"{option.bandwidth_efficiency:.0%} of the memory bandwidth reached; "
         f"{option.memory_bytes_per_gpu / 2**30:,.1f} GiB planned per GPU; {_sized_words(ranking.workload)}."
     ).replace("  ", " ")
-
-
-def _speed_sentence(best: Option, workload: Workload) -> str:
-    if best.decode_tokens_per_s_per_user is None:
-        return (
-            " Its speed is not estimated: the catalog has no compute figure for its arithmetic, so it is listed "
-            "last (the memory bound alone would overstate it)."
-        )
-    per_user = best.decode_tokens_per_s_per_user
-    text = (
-        f" Each user should see about {per_user:.0f} tokens per second ({best.decode_bound}-bound at "
-        f"{plural(best.batch_per_replica, 'conversation')} per {best.replica_word})"
-    )
-    counted = best.counted_tokens_per_s_per_user
-    if best.measured_speed_share is not None and counted is not None:
-        text += f" by the speed model (about {counted:.0f} {_measured_words(best)})"
-    text += f" (below the {READING_SPEED:g} tokens/s of reading speed)" if per_user < READING_SPEED else ""
-    if best.prefill_seconds is not None:
-        prompt = max(1, workload.mean_prompt_tokens - workload.shared_prefix_tokens)  # the workload's mean
-        text += f" and the first token after about {seconds(best.prefill_seconds)} for a {prompt:,}-token prompt"
-    return text + "."
 
 
 def ranks_words(option: Option) -> str:
@@ -390,7 +349,7 @@ def recommendation(ranking: Ranking) -> str:
     return (
         f"{verb} {what}, served with {best.engine_label}. It holds {plural(best.conversations, 'conversation')} of "
         f"{context:,} tokens at once against a target of {target:,} ({best.headroom:+.0%} headroom)."
-        f"{_speed_sentence(best, w)} "
+        f"{speed_sentence(best, w)} "
         + (f"It costs {cost_text(best, cloud)}" if best.cost is not None else "Its price is unknown (none sourced)")
         + (
             f", about {_money(best.usd_per_million_output_tokens)} per million output tokens if it serves that load "

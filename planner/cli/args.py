@@ -39,11 +39,17 @@ def tokens(low: int, high: int) -> Callable[[str], int]:
     """A token count in ``[low, high]``, in digits or as the dashboard labels it (``32k``, ``1M``:
     :func:`planner.core.context_text.parse_context`, the links' parser too).
 
-    >>> tokens(1, 2**20)("32k"), tokens(1, 2**20)("131072")
-    (32768, 131072)
+    >>> tokens(1, 2**20)("32k"), tokens(1, 2**20)("131072"), tokens(1, 2**20)("+8192")
+    (32768, 131072, 8192)
     """
 
     def parse(text: str) -> int:
+        shown = text.strip()
+        if _WHOLE.fullmatch(shown) and shown[0] in "+-":  # a signed number, as whole() reads it
+            value = int(shown)
+            if not low <= value <= high:
+                raise argparse.ArgumentTypeError(f"{value:,} is outside {low:,} to {high:,}")
+            return value
         try:
             value = parse_context(text)
         except ValueError:

@@ -7,11 +7,9 @@ import argparse
 import json
 from typing import Any
 
-from planner.assessment.accuracy import accuracy_of, unchecked_sentence
 from planner.assessment.alternatives import nearest_for
 from planner.assessment.assess import Assessment, VerdictState, setup_label
 from planner.assessment.other_engines import engines_that_start
-from planner.assessment.trial import Alternative
 from planner.assessment.words import replica_word, shares_experts, split_label
 from planner.bounds.errors import PlannerError
 from planner.bounds.limits import MAX_CONTEXT, MAX_GPU_MEMORY_BYTES, MAX_GPUS, MAX_PARALLEL, MAX_USERS
@@ -21,12 +19,12 @@ from planner.cli.deploy import (
     add_deployment_arguments,
     answers,
     colocated,
-    deployment_data,
     deployment_from_args,
     deployment_rows,
     fit_gpus,
     with_stages,
 )
+from planner.cli.fit_data import fit_data, nearest_data
 from planner.cli.schema import with_deprecated_names
 from planner.cli.table import print_table
 from planner.core.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_USERS, default_context_tokens
@@ -37,18 +35,15 @@ from planner.core.overhead import OverheadModel
 from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.host import device_memory_bytes
-from planner.engines.base import EngineReport
 from planner.engines.registry import default_engine, engine_names, fraction_default_text, get_engine, overhead_profile
 from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, SettingValue, profile_values, shown_name
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
 
-def add_fit_parser(sub: Any) -> None:
-    """Add ``fit`` to ``sub`` (an argparse sub-parsers action)."""
-    fit = sub.add_parser("fit", help="will it fit, and how many sequences at once")
-    add_model_arguments(fit)
-    gpu = fit.add_mutually_exclusive_group(required=True)
+def _add_set_up_arguments(parser: Any) -> None:
+    """The GPUs, how the model is split over them, its precisions and the context."""
+    gpu = parser.add_mutually_exclusive_group(required=True)
     gpu.add_argument(
         "--gpu", action="append", help="catalog GPU id, e.g. h100-sxm-80gb; repeat for mixed GPUs (one per stage)"
     )
@@ -57,27 +52,34 @@ def add_fit_parser(sub: Any) -> None:
         type=decimal(0, MAX_GPU_MEMORY_BYTES / GB, above_low=True),
         help="GPU memory in GB (10^9 bytes)",
     )
-    fit.add_argument("--gpus", type=whole(1, MAX_GPUS), default=1, help="number of GPUs (default 1)")
-    fit.add_argument(
+    parser.add_argument("--gpus", type=whole(1, MAX_GPUS), default=1, help="number of GPUs (default 1)")
+    parser.add_argument(
         "--tp",
         type=whole(1, MAX_PARALLEL),
         help="tensor-parallel size (default: the largest legal one; 1 on MIG slices and one-GPU machines, a replica "
         "each); for llama.cpp, which splits whole layers, the GPUs each llama-server takes",
     )
-    fit.add_argument("--pp", type=whole(1, MAX_PARALLEL), default=1, help="pipeline-parallel size (default 1)")
-    fit.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight precision (default: native)")
-    fit.add_argument(
+    parser.add_argument("--pp", type=whole(1, MAX_PARALLEL), default=1, help="pipeline-parallel size (default 1)")
+    parser.add_argument("--weights", choices=list(WEIGHT_FORMATS), help="weight precision (default: native)")
+    parser.add_argument(
         "--kv-dtype",
         choices=list(KV_FORMATS),
         help="KV cache dtype (default: the engine's for the model on the GPU: the model dtype, llama.cpp's f16, "
         "SGLang's FP8 for DeepSeek sparse attention on Blackwell)",
     )
-    fit.add_argument(
+    parser.add_argument(
         "--context",
         type=tokens(1, MAX_CONTEXT),
         help="tokens per sequence, in digits or as the dashboard labels them (32k = 32,768; default "
         f"{DEFAULT_CONTEXT_TOKENS:,}, or the model's maximum where shorter, as the dashboard)",
     )
+
+
+def add_fit_parser(sub: Any) -> None:
+    """Add ``fit`` to ``sub`` (an argparse sub-parsers action)."""
+    fit = sub.add_parser("fit", help="will it fit, and how many sequences at once")
+    add_model_arguments(fit)
+    _add_set_up_arguments(fit)
     fit.add_argument(
         "--engine",
         choices=("generic", *engine_names()),
@@ -171,79 +173,6 @@ def engine_settings(args: argparse.Namespace) -> dict[str, SettingValue]:
     return profile_values(vars(args))
 
 
-def fit_data(a: Assessment, unit: str = "GiB") -> dict[str, Any]:
-    """What ``fit --json`` prints: the same figures and verdict as every page
-    (:func:`planner.assessment.assess.assess`).
-    Bytes are per GPU of the limiting stage unless named otherwise, as the engine leaves it (no KV pool when it
-    refuses to start: :attr:`Assessment.allocated`); per-replica and total figures say which."""
-    result, gpu = a.result, a.allocated.per_gpu
-    status = a.report.failure_kind if a.report is not None and a.report.failure_kind else None
-    return {
-        "model": result.model_id,
-        "fits": a.fits,
-        "fit_status": status or ("fits" if a.fits else a.state.value),
-        "verdict": a.state.value,
-        "verdict_tone": a.tone,
-        "verdict_sentence": a.sentence(unit),
-        "target_users": a.target_users,
-        "weights": result.weights,
-        "kv_dtype": result.kv_dtype,
-        "gpu_count": result.gpu_count,
-        **_parallel_fields(a.request, result),
-        "replicas": result.replicas,
-        "context_tokens": result.context_tokens,
-        "gpu_memory_bytes": gpu.gpu_memory_bytes,
-        "weights_bytes_per_gpu": gpu.weights_bytes,
-        "kv_cache_bytes_per_gpu": gpu.kv_cache_bytes,
-        "activation_bytes_per_gpu": gpu.activation_bytes,
-        "overhead_bytes_per_gpu": gpu.framework_bytes,
-        "reserved_bytes_per_gpu": gpu.reserved_bytes,
-        "headroom_bytes_per_gpu": gpu.headroom_bytes,
-        "weights_bytes_total": result.weights_bytes_total,
-        "kv_bytes_per_token": result.kv_bytes_per_token,
-        "kv_bytes_per_sequence": result.capacity.kv_bytes_per_sequence,
-        "kv_budget_tokens_per_replica": a.kv_budget_tokens_per_replica,
-        "kv_budget_tokens_total": a.kv_budget_tokens,
-        "conversations_per_replica": a.conversations_per_replica,
-        "conversations_total": a.conversations,
-        "max_concurrency_total": a.concurrency,
-        "max_concurrency_contiguous_total": result.capacity.sequences_contiguous,
-        "gpu_blocks_per_replica": a.report.gpu_blocks if a.report is not None else result.gpu_blocks,
-        "parameters_total": result.parameters_total,
-        "parameters_active": result.parameters_active,
-        "warnings": list(result.warnings),
-        **deployment_data(a),
-        **(engine_data(a.report) if a.report is not None else {}),
-        "kv_accuracy": accuracy_data(a, unit),
-        "kv_accuracy_unchecked": unchecked_sentence(a),
-    }
-
-
-def accuracy_data(a: Assessment, unit: str = "GiB") -> dict[str, Any] | None:
-    """How close the planner has been on public start-ups like this set-up (:func:`accuracy_of`)."""
-    note = accuracy_of(a, unit)
-    if note is None:
-        return None
-    after = note.conversations_after_miss
-    return {**note.group.model_dump(), "conversations_after_miss": after, "sentence": note.sentence}
-
-
-def engine_data(report: EngineReport) -> dict[str, Any]:
-    """What ``fit --engine E --json`` adds: what the engine prints at start-up, and why it would not start."""
-    return {
-        "engine": report.engine,
-        "engine_version": report.engine_version,
-        "engine_starts": report.fits,
-        "engine_failure": report.failure,
-        "engine_max_running_per_replica": report.max_running,
-        "available_kv_cache_bytes_per_gpu": report.available_kv_cache_bytes_per_gpu,
-        "max_model_len": report.max_model_len,
-        "estimated_max_model_len": report.estimated_max_model_len,
-        "engine_lines": list(report.lines),
-        "engine_notes": list(report.notes),
-    }
-
-
 def _request(args: argparse.Namespace, model: ModelSpec, gpus: tuple[GpuSpec | None, list[GpuSpec]]) -> PlanRequest:
     gpu, stages = gpus
     engine = args.engine != "generic"
@@ -290,20 +219,6 @@ def _ranks_words(request: PlanRequest, result: PlanResult) -> str:
     if shares_experts(request, result.replicas):
         return f"{result.replicas} data-parallel ranks sharing the experts"
     return f"{result.replicas} replica{'s' if result.replicas > 1 else ''}"
-
-
-def _parallel_fields(request: PlanRequest, result: PlanResult) -> dict[str, object]:
-    """TP, PP and the split as the command takes them: llama.cpp's one llama-server over N GPUs is ``--tp N`` (it has
-    no pipeline size), each GPU a stage of whole layers (``layers_per_gpu``, as llama.cpp places them)."""
-    if not request.overhead.splits_layers:
-        return {
-            "tensor_parallel": result.tensor_parallel,
-            "pipeline_parallel": result.pipeline_parallel,
-            "split": "tensor",
-        }
-    layers = [stop - start for start, stop in (stage.layers for stage in result.stages)]
-    gpus = result.tensor_parallel * result.pipeline_parallel
-    return {"tensor_parallel": gpus, "pipeline_parallel": 1, "split": "layer", "layers_per_gpu": layers}
 
 
 def _split_words(request: PlanRequest, result: PlanResult) -> str:
@@ -374,12 +289,6 @@ def _window_words(model: ModelSpec) -> str:
     windowed layers do not keep (an outside review read Gemma 3's 507,904 bytes as what vLLM stores a token)."""
     window = model.sliding_window or model.attention_chunk_size
     return f", as if every layer kept every token: its windowed layers keep at most {window:,}" if window else ""
-
-
-def nearest_data(alt: Alternative) -> dict[str, Any]:
-    """One nearest set-up (:func:`planner.assessment.alternatives.nearest_for`): what it changes and its verdict
-    against the target (``--users``, the dashboard's 32 when not given)."""
-    return {"change": alt.change, "conversations": alt.assessment.conversations, "sentence": alt.assessment.sentence()}
 
 
 def _verdict_word(a: Assessment) -> str:

@@ -240,10 +240,10 @@ class Engine(ABC):
         overhead = request.overhead
         if spec is None or not isinstance(overhead, self.profile_type):
             return None
-        for setting, reason in self.support.speculation_setting_refusals.get(spec.method, {}).items():
-            field = self.setting_fields.get(setting)
+        for refusal in self.support.speculation_setting_refusals:
+            field = self.setting_fields.get(refusal.setting) if refusal.method == spec.method else None
             if field is not None and getattr(overhead, field, None):
-                return reason
+                return refusal.reason
         return None
 
     def planned_version(self, request: PlanRequest) -> str | None:

@@ -204,26 +204,24 @@ def vlm(model: ModelSpec) -> bool:
     return any(module.loaded_for_serving for module in model.attached_modules)
 
 
-def sglang_running(
-    tokens: int, context_len: int, given: int | None, version: str = SGLANG_DEFAULT_VERSION, speculative: bool = False
-) -> int:
+def sglang_running(tokens: int, context_len: int, given: int | None, version: str = SGLANG_DEFAULT_VERSION) -> int:
     """The scheduler's ``max_running_requests``: the request pool's estimate ``min(max(int(tokens / context_len x
     512), 2048), 4096)`` and at most half the KV pool's tokens (0.5.4 ``srt/model_executor/model_runner.py``
     :1646-1655, ``srt/managers/tp_worker.py`` :279-287); one given is capped at the estimate until 0.5.13 (the
     request pool's size; 0.5.10 ``model_runner_kv_cache_mixin.py:840-856``) and at half the tokens from 0.5.14
-    (``:981-1019``); 0 without a pool. Speculative decoding gives 48 when none is given (:func:`speculative_running`).
+    (``:981-1019``); 0 without a pool. ``given`` is as the server's arguments leave it: under speculative decoding
+    48 when none is given (:func:`speculative_running`, applied by the caller before a DP-attention rank's share).
 
     >>> sglang_running(409_552, 8192, None), sglang_running(3000, 8192, None), sglang_running(409_552, 8192, 8)
     (4096, 1500, 8)
     >>> sglang_running(100_000, 8192, 8000, "0.5.13"), sglang_running(100_000, 8192, 8000, "0.5.14")
     (4096, 8000)
-    >>> sglang_running(409_552, 8192, None, speculative=True)
+    >>> sglang_running(409_552, 8192, speculative_running(None, True))
     48
     """
     if tokens <= 0:
         return 0
     estimate = min(max(int(tokens / context_len * 512), 2048), 4096)
-    given = speculative_running(given, speculative)
     if given is None:
         return min(tokens // 2, estimate)
     return min(given, estimate if parse_version(version) < (0, 5, 14) else tokens // 2)

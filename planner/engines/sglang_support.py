@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from planner.engines.checkpoints import GGUF
 from planner.engines.first_release import model_releases
+from planner.engines.speculation_refusals import SpeculationRefusal
 from planner.engines.support import (
     EngineSupport,
     FormatRelease,
@@ -113,14 +114,16 @@ SGLANG_SUPPORT = EngineSupport(
     # A draft model with data-parallel attention: "TODO: support dp attention for standalone speculative decoding"
     # (0.5.2 server_args.py:724-727 an assertion; 0.5.3-0.5.12 a ValueError in _handle_speculative_decoding, 0.5.4
     # :1285-1289; 0.5.13-0.5.23 arg_groups/speculative_hook.py, 0.5.18 :549-555)
-    speculation_setting_refusals={
-        "draft": {
-            "enable_dp_attention": "SGLang does not start a draft model (--speculative-algorithm STANDALONE) with "
+    speculation_setting_refusals=(
+        SpeculationRefusal(
+            method="draft",
+            setting="enable_dp_attention",
+            reason="SGLang does not start a draft model (--speculative-algorithm STANDALONE) with "
             "--enable-dp-attention ('Currently standalone speculative decoding does not support dp attention.', "
             "server_args.py / arg_groups/speculative_hook.py, every release); plan the draft model without "
             "data-parallel attention, or EAGLE / MTP with it",
-        }
-    },
+        ),
+    ),
     state_layers_refusal="SGLang sizes a state pool for the linear-attention / Mamba layers out of the KV budget "
     "(mem_cache/kv_cache_configurator.py _handle_max_mamba_cache), which is not planned here; plan this model with "
     "vLLM, whose state blocks are planned",

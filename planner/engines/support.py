@@ -27,6 +27,7 @@ from planner.core.model import ModelSpec
 from planner.core.overhead import parse_version
 from planner.core.precision import WEIGHT_FORMATS
 from planner.engines.first_release import ModelRelease
+from planner.engines.speculation_refusals import SpeculationRefusal
 
 PLATFORMS = Path(__file__).with_name("platforms")
 
@@ -331,9 +332,8 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     format_releases: tuple[FormatRelease, ...] = ()
     # Why the engine does not start speculative decoding under pipeline parallelism, in every release ("": it does)
     pipeline_speculation_refusal: str = ""
-    # Why the engine does not start a speculative method with a launch setting on, in every release: method -> the
-    # setting's generic name (planner.engines.settings) -> the reason
-    speculation_setting_refusals: dict[str, dict[str, str]] = {}
+    # Speculative methods the engine does not start with a launch setting on (planner.engines.speculation_refusals)
+    speculation_setting_refusals: tuple[SpeculationRefusal, ...] = ()
 
     def gap_for(self, model_type: str, weights: str, gpu: GpuSpec) -> SpeedGap | None:
         """The first of :attr:`speed_gaps` an option of ``model_type`` in ``weights`` on ``gpu`` meets."""

@@ -46,6 +46,6 @@ def test_a_gap_measured_on_another_family_says_where() -> None:
     workload = Workload.fixed_length(8192, concurrent_conversations=32, gpu_ids=("mi300x",))
     options = rank(DEEPSEEK, workload).options
     assert options and all(o.measured_speed_on == "Hopper" for o in options if o.measured_speed_share)
-    from planner.advisor.recommend import speed_text
+    from planner.advisor.speed_words import speed_text
 
     assert "if it runs as public runs of this model on its engine do on Hopper GPUs" in speed_text(options[0])

@@ -52,3 +52,13 @@ def test_the_link_and_the_advisor_fields_use_the_same_parser() -> None:
 def test_every_label_parses_back(tokens: int) -> None:
     label = context_label(tokens)
     assert parse_context(label.replace(",", "")) == tokens
+
+
+def test_signed_numbers_read_as_whole_numbers_did(capsys: pytest.CaptureFixture[str]) -> None:
+    """A maintainer's review (2026-12-06): the token parser had refused "+8192", which the whole-number one took,
+    and called "-5" not a token count instead of out of range."""
+    assert _fit_context(capsys, "+8192") == 8192
+    argv = ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--context", "-5"]
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert "-5 is outside 1 to" in capsys.readouterr().err

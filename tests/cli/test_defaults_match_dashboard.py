@@ -16,6 +16,7 @@ from model_catalog import get_model
 from planner.cli import main
 from planner.core.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_USERS, default_context_tokens
 from ui import settings, state
+from ui.model_defaults import model_defaults
 from ui.state import Selection
 
 CASES = (
@@ -30,9 +31,9 @@ CASES = (
 
 def _page_selection(model: str, gpu: str, gpus: int) -> Selection:
     """What the Memory page plans for ``?model=...&gpu=...&gpus=...``: the sidebar's defaults for that model
-    (:func:`ui.state.model_defaults`) under the default engine."""
+    (:func:`ui.model_defaults.model_defaults`) under the default engine."""
     spec = get_model(model).spec
-    defaults = state.model_defaults(spec, state.DEFAULT_ENGINE)
+    defaults = model_defaults(spec, state.DEFAULT_ENGINE)
     return Selection(
         model_id=model,
         gpu_id=gpu,

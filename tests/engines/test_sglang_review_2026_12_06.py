@@ -33,7 +33,7 @@ from planner.core.overhead import parse_version
 from planner.deploy.options import DeploymentOptions, SpeculativeOptions
 from planner.engines.launch import launch_commands
 from planner.engines.registry import get_engine, overhead_profile
-from planner.engines.sglang_rules import sglang_running
+from planner.engines.sglang_rules import sglang_running, speculative_running
 from planner.planning.plan import PlanRequest, plan
 
 H100 = get_gpu("h100-sxm-80gb")
@@ -62,9 +62,9 @@ EAGLE3 = SpeculativeOptions(method="eagle3", num_speculative_tokens=3)
 
 @pytest.mark.parametrize("version", ["0.5.2", "0.5.4", "0.5.13", "0.5.14", "0.5.18", "0.5.23"])
 def test_speculation_runs_48_requests_unless_given(version: str) -> None:
-    assert sglang_running(392_011, 8192, None, version, speculative=True) == 48
+    assert sglang_running(392_011, 8192, speculative_running(None, True), version) == 48
     assert sglang_running(392_011, 8192, None, version) == 4096  # without speculation: the pool's estimate
-    assert sglang_running(392_011, 8192, 64, version, speculative=True) == 64  # a given one is kept
+    assert sglang_running(392_011, 8192, speculative_running(64, True), version) == 64  # a given one is kept
     request = _request(spec=EAGLE3, version=version)
     report = SGLANG.report(request, plan(request), request.overhead)  # type: ignore[arg-type]
     assert report.max_running == 48
