@@ -132,4 +132,4 @@ def test_a_repeated_parameter_is_named_by_the_value_read() -> None:
     """``?context=32k&context=abc``: the last value is the one read, so the notice names it (it had named the first,
     a valid one)."""
     note = _ignored_note(run_page("memory", {"context": ["32k", "abc"]}))
-    assert "`context` = `abc` (not a whole number)" in note, note
+    assert "`context` = `abc` (not a token count" in note, note
