@@ -75,6 +75,7 @@ def measured_pairs() -> frozenset[tuple[str, str]]:
     return frozenset((gpu_line(get_gpu(r.gpu_id)), r.family) for r in load_rows())
 
 
+@cache
 def unmeasured_note(line: str, speed_family: str, engine_label: str) -> str | None:
     """A speed no public benchmark of its engine family on its GPU line checks (:func:`gpu_line`): the model's
     efficiencies were fitted on other GPUs' rows (an outside review, 2026-12-06: eight MI300X were the green pick
