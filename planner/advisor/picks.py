@@ -118,19 +118,15 @@ def other_hardware(ranking: Ranking) -> tuple[Option, ...]:
     if best is None:
         return ()
     own, index = (best.vendor, best.purchase_kind), Dominance(ranking.options)
-    first: dict[tuple[str, str], Option] = {}  # each kind's first option, and its first within reach
-    reach: dict[tuple[str, str], Option] = {}
+    chosen: dict[tuple[str, str], Option] = {}  # each kind's first option, replaced by its first within reach
     for option in ranking.options[1:]:
-        kind = (option.vendor, option.purchase_kind)
-        near = within_reach(option, best)
-        # a kind settled, or one with a first option that only one within reach would replace, asks no more of the
-        # index (each question scans the cheaper options: asked of every option, the text took 95 ms, not 6)
-        if kind == own or kind in reach or (kind in first and not near) or index.beaten(option):
+        kind, near = (option.vendor, option.purchase_kind), within_reach(option, best)
+        held = chosen.get(kind)
+        # four A100s at 2.4 x the pick, ranked after eight at 3.7 x for a caveat, had been passed over for "no other
+        # vendor within 3 x" (an outside review, 2026-12-06); a kind settled, or one only an option within reach
+        # would change, asks no more of the index (asked of every option, the text took 95 ms, not 6)
+        if kind == own or (held is not None and (within_reach(held, best) or not near)) or index.beaten(option):
             continue
-        first.setdefault(kind, option)
-        if near:
-            reach[kind] = option
-    # a kind's option within reach where it has one (four A100s at 2.4 x the pick, ranked after eight at 3.7 x for
-    # a caveat, had been passed over for "no other vendor within 3 x": an outside review, 2026-12-06)
-    chosen = {id(reach.get(kind, option)) for kind, option in first.items()}
-    return tuple(o for o in ranking.options if id(o) in chosen)
+        chosen[kind] = option
+    kept = {id(o) for o in chosen.values()}
+    return tuple(o for o in ranking.options if id(o) in kept)

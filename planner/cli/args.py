@@ -27,12 +27,16 @@ def whole(low: int, high: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         if not _WHOLE.fullmatch(text.strip()):
             raise argparse.ArgumentTypeError(f"expected a whole number from {low:,} to {high:,}, got {_shown(text)}")
-        value = int(text)
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value:,} is outside {low:,} to {high:,}")
-        return value
+        return _within(int(text), low, high)
 
     return parse
+
+
+def _within(value: int, low: int, high: int) -> int:
+    """``value`` when in ``[low, high]``, else the one line argparse prints."""
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{value:,} is outside {low:,} to {high:,}")
+    return value
 
 
 def tokens(low: int, high: int) -> Callable[[str], int]:
@@ -43,22 +47,18 @@ def tokens(low: int, high: int) -> Callable[[str], int]:
     (32768, 131072, 8192)
     """
 
+    signed = whole(low, high)
+
     def parse(text: str) -> int:
-        shown = text.strip()
-        if _WHOLE.fullmatch(shown) and shown[0] in "+-":  # a signed number, as whole() reads it
-            value = int(shown)
-            if not low <= value <= high:
-                raise argparse.ArgumentTypeError(f"{value:,} is outside {low:,} to {high:,}")
-            return value
+        if text.strip()[:1] in ("+", "-"):
+            return signed(text)  # a signed number, as whole() reads it
         try:
             value = parse_context(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"expected a token count from {low:,} to {high:,} (digits, or 32k, 1M), got {_shown(text)}"
             ) from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value:,} is outside {low:,} to {high:,}")
-        return value
+        return _within(value, low, high)
 
     return parse
 
