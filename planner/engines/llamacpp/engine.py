@@ -242,8 +242,7 @@ class LlamacppEngine(Engine):
         if spec.draft_model is None:
             return []  # a draft model is the only method llama.cpp runs (support.speculative_methods)
         draft = self.weight_loading(spec.draft_model, result.weights).model_argument
-        profile = request.overhead
-        version = profile.engine_version if isinstance(profile, LlamacppProfile) else LLAMACPP_DEFAULT_BUILD
+        version = self.planned_version(request) or LLAMACPP_DEFAULT_BUILD
         flags = draft_model_flags(version, draft, spec.num_speculative_tokens)
         cache = LLAMACPP_SUPPORT.kv_cache_names.get(request.resolved_kv_dtype, "f16")
         if cache != "f16":  # the draft's cache is f16 unless told (common/arg.cpp); the plan gives it the target's
