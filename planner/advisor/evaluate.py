@@ -149,12 +149,20 @@ class Evaluator(LaunchLevers):
         return OnGpu(engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id, group)
 
     def _basis(self, c: Candidate, engine: str) -> PlanBasis:
-        """The GPU-less basis of the candidate's request (:func:`plan_basis`), once per engine, split and precisions."""
-        key = (engine, c.tensor_parallel, c.weights, c.kv_dtype, expert_group(c, self.profile(engine), self.model))
-        if key not in self._bases:
-            base = self.request(c, self.profile(engine), REFERENCE_MEMORY_BYTES).model_copy(update={"gpu": None})
-            self._bases[key] = plan_basis(base)
-        return self._bases[key]
+        """The GPU-less basis of the candidate's request (:func:`plan_basis`), once per engine, split and precisions,
+        and kept across rankings at this context (:class:`Kept`: :meth:`request` reads no more than these, the
+        profile and the block size, which the scope holds, and the context)."""
+        group = expert_group(c, self.profile(engine), self.model)
+        key = (engine, c.tensor_parallel, c.weights, c.kv_dtype, group)
+        found = self._bases.get(key)
+        if found is None:
+            memo, kept_key = self.kept_scopes(engine).bases_at_length, (*key[1:], self.context)
+            found = memo.get(kept_key)
+            if found is None:
+                base = self.request(c, self.profile(engine), REFERENCE_MEMORY_BYTES).model_copy(update={"gpu": None})
+                found = memo.put(kept_key, plan_basis(base))
+            self._bases[key] = found
+        return found
 
     def _planned_request(self, c: Candidate, engine: str, on_gpu: OnGpu | None = None) -> PlanRequest:
         """The candidate's own request (:meth:`request` at its memory), once per engine, memory, split, precisions
@@ -176,13 +184,14 @@ class Evaluator(LaunchLevers):
         found = self._stages.get(key)
         if found is not None:
             return found
-        scopes, request = self.kept_scopes(engine), self._planned_request(c, engine, key)
+        scopes = self.kept_scopes(engine)
         if scopes.stages is not None:
             memo, memo_key = scopes.stages, self._length_free_key(c, engine, key)
         else:  # stages that may read a length: kept at this one, by the GPU they are planned on
-            memo, memo_key = scopes.stages_at_length, length_key(request, key, self.context)
+            memo, memo_key = scopes.stages_at_length, length_key(c.gpu, key, self.context)
         kept = memo.get(memo_key)
         if kept is None:
+            request = self._planned_request(c, engine, key)
             kept = gpu_stages(request, self._basis(c, engine), key.memory, c.gpu)
             memo.put(memo_key, kept)
         self._stages[key] = kept
@@ -217,10 +226,10 @@ class Evaluator(LaunchLevers):
         held = self._held.get(key)
         if held is None:
             on_gpu, users = key
-            request = self._planned_request(c, engine, on_gpu)
-            memo, memo_key = self.kept_scopes(engine).assessments, length_key(request, on_gpu, self.context, users)
+            memo, memo_key = self.kept_scopes(engine).assessments, length_key(c.gpu, on_gpu, self.context, users)
             held = memo.get(memo_key)
             if held is None:
+                request = self._planned_request(c, engine, on_gpu)
                 held = memo.put(memo_key, assess(request, users or None, self._plan(c, engine, on_gpu), notes=False))
             self._held[key] = held
         return held

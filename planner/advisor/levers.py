@@ -155,7 +155,7 @@ class LaunchLevers:
         which hides the sampler's failure above it), another context may find another: kept at this context only
         (keyed as the assessment is: the request reads no user count)."""
         scopes = self.kept_scopes(engine)
-        at_length = length_key(request, self._on_gpu(c, engine), self.context)
+        at_length = length_key(c.gpu, self._on_gpu(c, engine), self.context)
         kept_here = scopes.starts_at_length.get(at_length)
         if kept_here is not None:
             return kept_here.fraction

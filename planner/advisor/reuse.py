@@ -101,6 +101,9 @@ _STAGES_AT_LENGTH: ScopedMemo[ScopeKey, LengthKey, GpuStages] = ScopedMemo(SCOPE
 _ASSESSMENTS: ScopedMemo[ScopeKey, LengthKey, Assessment] = ScopedMemo(SCOPES, AT_LENGTH_ENTRIES)
 # The lowered fraction that starts a set-up at one length (a few dozen a ranking: T4s, V100s, DGX Sparks).
 _STARTS_AT_LENGTH: ScopedMemo[ScopeKey, LengthKey, KeptFraction] = ScopedMemo(SCOPES, FRACTION_ENTRIES)
+# The GPU-less plan bases (:func:`planner.planning.plan.plan_basis`) at one length, by split, precisions and the
+# replicas sharing the experts: a few dozen a ranking and profile, ~2 kB each.
+_BASES_AT_LENGTH: ScopedMemo[ScopeKey, LengthKey, PlanBasis] = ScopedMemo(SCOPES, FRACTION_ENTRIES)
 # Built.setup's answers (a Setup, two floats: ~1 kB), keyed by all it reads (planner.advisor.build.Built.setup).
 SPEED_SETUPS: BoundedMemo[tuple[object, ...], tuple[Setup, float | None, float]] = BoundedMemo(AT_LENGTH_ENTRIES)
 # Every memo this module keeps (clear() empties them; tests bound them to nothing to compare with a cold ranking).
@@ -110,6 +113,7 @@ KEPT: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
     _STAGES_AT_LENGTH,
     _ASSESSMENTS,
     _STARTS_AT_LENGTH,
+    _BASES_AT_LENGTH,
     SPEED_SETUPS,
 )
 
@@ -117,14 +121,16 @@ KEPT: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
 class Kept(NamedTuple):
     """What is kept across rankings of one model under one overhead model and block size (the module
     docstring): the stages that read no length and the lowered fractions (``None`` where the profile's stages may
-    read a length: :func:`stages_reusable`), the stages of the other profiles at one length, the assessments, and
-    the lowered fraction that starts a set-up at one length (:meth:`LaunchLevers.fraction_for_host`)."""
+    read a length: :func:`stages_reusable`), the stages of the other profiles at one length, the assessments, the
+    lowered fraction that starts a set-up at one length (:meth:`LaunchLevers.fraction_for_host`) and the plan bases
+    at one length (:meth:`planner.advisor.evaluate.Evaluator._basis`)."""
 
     stages: Scope[StageKey, GpuStages] | None
     fractions: Scope[StageKey, KeptFraction] | None
     stages_at_length: Scope[LengthKey, GpuStages]
     assessments: Scope[LengthKey, Assessment]
     starts_at_length: Scope[LengthKey, KeptFraction]
+    bases_at_length: Scope[LengthKey, PlanBasis]
 
 
 def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept:
@@ -137,6 +143,7 @@ def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept
         _STAGES_AT_LENGTH.scope(scope),
         _ASSESSMENTS.scope(scope),
         _STARTS_AT_LENGTH.scope(scope),
+        _BASES_AT_LENGTH.scope(scope),
     )
 
 
@@ -158,10 +165,12 @@ class OnGpu(NamedTuple):
     group: int = 1  # replicas whose experts the engine splits over them all (:func:`expert_group`)
 
 
-def length_key(request: PlanRequest, on_gpu: OnGpu, context: int, *slots: int) -> LengthKey:
+def length_key(gpu: GpuSpec, on_gpu: OnGpu, context: int, *slots: int) -> LengthKey:
     """The key of what is kept at one length (:class:`Kept`): the GPU the request is planned on (not its id: a GPU
-    edited under its id is another), the candidate on it, the slots of a fixed-slot engine where given, the context."""
-    return (request.gpu, on_gpu, *slots, context)
+    edited under its id is another; the candidate's own, which its request carries), the candidate on it, the slots
+    of a fixed-slot engine where given, the context. Made from the candidate, not its request: a ranking at a length
+    seen before finds what it kept without building the request (its basis and copy) first."""
+    return (gpu, on_gpu, *slots, context)
 
 
 def expert_group(c: Candidate, overhead: OverheadModel, model: ModelSpec) -> int:
