@@ -5,7 +5,8 @@ that holds them)? which engine runs it (:func:`planner.advisor.support.runner`),
 workload (:mod:`planner.advisor.suitability`)? does it fit, and how many conversations does it hold — by
 :func:`planner.assessment.assess.assess` under THAT engine's own profile at its defaults, the answer the Memory
 page gives for the same set-up? Then :func:`planner.advisor.build.build_option` adds speed and costs. It caches
-what candidates share (plan bases per engine, memory fits, assessments, loads); the checks that read no length
+what candidates share (plan bases per engine, memory fits, assessments, loads:
+:mod:`planner.advisor.kept_memory`); the checks that read no length
 (:meth:`Evaluator.screen`) are kept across rankings by :mod:`planner.advisor.screen`; of the rest
 (:meth:`Evaluator.finish`), the assessments and the stages are kept at their context
 (:class:`planner.advisor.reuse.Kept`: they read no user count), the options built at every ranking.
@@ -13,13 +14,11 @@ what candidates share (plan bases per engine, memory fits, assessments, loads); 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-
-from pydantic import TypeAdapter
 
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
+from planner.advisor.kept_memory import KeptMemory
 from planner.advisor.levers import LaunchLevers, profile_engine
 from planner.advisor.misfits import no_host, short_of
 from planner.advisor.options import Candidate, Option, Rejected, purchase_problem, reject
@@ -27,22 +26,16 @@ from planner.advisor.reuse import (
     GpuStages,
     Kept,
     OnGpu,
-    StageKey,
     expert_group,
-    gpu_stages,
-    kept_for,
-    length_key,
     profiles_key,
-    stage_key,
     stages_reusable,
 )
 from planner.advisor.screen import Pending, Screened, ScreenKey
 from planner.advisor.suitability import engine_problem, rack_only
 from planner.advisor.support import SupportRow, engine_kv, runners_or_why
 from planner.advisor.workload import Workload
-from planner.assessment.assess import Assessment, assess
+from planner.assessment.assess import Assessment
 from planner.bounds.errors import PlannerError
-from planner.bounds.limits import GpuMemoryBytes
 from planner.core.gpu import GpuSpec
 from planner.core.host import HostSpec
 from planner.core.model import ModelSpec
@@ -54,17 +47,10 @@ from planner.planning.plan import (
     MemoryFit,
     PlanBasis,
     PlanRequest,
-    fit_of,
-    plan_basis,
-    plan_from,
 )
-from planner.planning.results import PlanResult
-
-REFERENCE_MEMORY_BYTES = 10**12  # the memory size of the basis requests (plan_basis does not read it)
-MEMORY_BYTES: TypeAdapter[int] = TypeAdapter(GpuMemoryBytes)  # a request's memory size, validated alone
 
 
-class Evaluator(LaunchLevers):
+class Evaluator(KeptMemory, LaunchLevers):
     """Evaluates candidates of one model and workload (see the module docstring). ``overhead``: one overhead model
     for every set-up instead of each engine's own profile (tests comparing with a plain ``plan()``)."""
 
@@ -107,137 +93,6 @@ class Evaluator(LaunchLevers):
         if name not in self._profiles:
             self._profiles[name] = engine_profile(name)
         return self._profiles[name]
-
-    def memory(self, gpu: GpuSpec, overhead: OverheadModel) -> int:
-        """The memory planned per GPU, as the Memory page plans it (:meth:`GpuSpec.memory_bytes_for`)."""
-        return gpu.memory_bytes_for(isinstance(overhead, EngineProfile), self.workload.unified_memory_share)
-
-    def request(self, c: Candidate, overhead: OverheadModel, memory: int) -> PlanRequest:
-        """One replica of the candidate, as the Memory page plans it (one of its :func:`expert_group`)."""
-        engine = isinstance(overhead, EngineProfile)
-        group = expert_group(c, overhead, self.model)
-        return PlanRequest(
-            model=self.model,
-            gpu=c.gpu,
-            gpu_memory_bytes=memory,
-            gpu_count=c.tensor_parallel,
-            replica_of=group if group > 1 else None,
-            tensor_parallel=c.tensor_parallel,
-            weights=c.weights,
-            kv_dtype=c.kv_dtype,
-            context_tokens=self.context,
-            max_model_len=self.context if engine else None,
-            block_size=self.block_size,
-            overhead=overhead,
-        )
-
-    def weights_fit(self, c: Candidate, engine: str) -> MemoryFit:
-        """A cheap first check: the planner's fit of one replica (weights, working memory, one sequence)."""
-        key = self._on_gpu(c, engine)
-        if key not in self._fits:
-            self._fits[key] = fit_of(self._basis(c, engine), self._kept(c, engine).fit_stages, 1)
-        return self._fits[key]
-
-    def _on_gpu(self, c: Candidate, engine: str) -> OnGpu:
-        """The key of the candidate's fit, request and stages (:class:`OnGpu`); its memory (:meth:`memory`, which
-        reads only the GPU and the engine's profile) asked once per GPU and engine."""
-        gpu_engine = (c.gpu.id, engine)
-        memory = self._gpu_memory.get(gpu_engine)
-        if memory is None:
-            memory = self._gpu_memory[gpu_engine] = self.memory(c.gpu, self.profile(engine))
-        group = expert_group(c, self.profile(engine), self.model)
-        return OnGpu(engine, memory, c.tensor_parallel, c.weights, c.kv_dtype, c.gpu.id, group)
-
-    def _basis(self, c: Candidate, engine: str) -> PlanBasis:
-        """The GPU-less basis of the candidate's request (:func:`plan_basis`), once per engine, split and precisions,
-        and kept across rankings at this context (:class:`Kept`: :meth:`request` reads no more than these, the
-        profile and the block size, which the scope holds, and the context)."""
-        group = expert_group(c, self.profile(engine), self.model)
-        key = (engine, c.tensor_parallel, c.weights, c.kv_dtype, group)
-        found = self._bases.get(key)
-        if found is None:
-            memo, kept_key = self.kept_scopes(engine).bases_at_length, (*key[1:], self.context)
-            found = memo.get(kept_key)
-            if found is None:
-                base = self.request(c, self.profile(engine), REFERENCE_MEMORY_BYTES).model_copy(update={"gpu": None})
-                found = memo.put(kept_key, plan_basis(base))
-            self._bases[key] = found
-        return found
-
-    def _planned_request(self, c: Candidate, engine: str, on_gpu: OnGpu | None = None) -> PlanRequest:
-        """The candidate's own request (:meth:`request` at its memory), once per engine, memory, split, precisions
-        and GPU: its basis's request (:meth:`request` validated, once per engine, split and precisions) with the GPU
-        (a validated :class:`GpuSpec`) and its memory size, validated alone; the request's one validator (the shared
-        prefix against the context) reads neither. ``on_gpu``: its key (:meth:`_on_gpu`), when the caller has it."""
-        key = on_gpu or self._on_gpu(c, engine)
-        request = self._requests.get(key)
-        if request is None:
-            update = {"gpu": c.gpu, "gpu_memory_bytes": MEMORY_BYTES.validate_python(key.memory)}
-            request = self._requests[key] = self._basis(c, engine).request.model_copy(update=update)
-        return request
-
-    def _kept(self, c: Candidate, engine: str, on_gpu: OnGpu | None = None) -> GpuStages:
-        """The candidate's memory on its GPU (:func:`planner.advisor.reuse.gpu_stages`), once per engine, memory,
-        split, precisions and GPU, and kept across rankings by :mod:`planner.advisor.reuse`: at every context where
-        it reads no length (:func:`planner.advisor.reuse.stages_reusable`), else at this one."""
-        key = on_gpu or self._on_gpu(c, engine)
-        found = self._stages.get(key)
-        if found is not None:
-            return found
-        scopes = self.kept_scopes(engine)
-        if scopes.stages is not None:
-            memo, memo_key = scopes.stages, self._length_free_key(c, engine, key)
-        else:  # stages that may read a length: kept at this one, by the GPU they are planned on
-            memo, memo_key = scopes.stages_at_length, length_key(c.gpu, key, self.context)
-        kept = memo.get(memo_key)
-        if kept is None:
-            request = self._planned_request(c, engine, key)
-            kept = gpu_stages(request, self._basis(c, engine), key.memory, c.gpu)
-            memo.put(memo_key, kept)
-        self._stages[key] = kept
-        return kept
-
-    def _length_free_key(self, c: Candidate, engine: str, on_gpu: OnGpu | None = None) -> StageKey:
-        """The candidate's request but its lengths (:func:`planner.advisor.reuse.stage_key`)."""
-        key = on_gpu or self._on_gpu(c, engine)
-        return stage_key(c, key.memory, self.profile(engine), self.context, key.group)
-
-    def _plan(self, c: Candidate, engine: str, on_gpu: OnGpu) -> PlanResult:
-        """The plan of the candidate's own request (:func:`plan_from`: what ``plan()`` returns), made when first
-        assessed: it reads the lengths. From its stages on the GPU (:meth:`_kept`) and the GPU-less basis:
-        :func:`plan_from` reads neither the request's GPU and memory size nor the basis's weights (the stages hold
-        those), and the two bases differ in nothing else (:func:`planner.planning.plan.plan_basis` with ``like``)."""
-        return plan_from(self._basis(c, engine), self._kept(c, engine, on_gpu).stages)
-
-    def kept_scopes(self, engine: str) -> Kept:
-        """What is kept across rankings for this model under the engine's profile
-        (:func:`planner.advisor.reuse.kept_for`), asked once per profile."""
-        overhead = self.profile(engine)
-        key = id(overhead)  # the evaluator holds its overhead models: an id is one of them while it lives
-        if key not in self._kept_scopes:
-            self._kept_scopes[key] = kept_for(self.model, overhead, self.block_size)
-        return self._kept_scopes[key]
-
-    def assessment(self, c: Candidate, engine: str) -> Assessment:
-        """:func:`planner.assessment.assess.assess` of one replica under the engine's profile, launched for the
-        target (an engine with fixed slots gets one per user of its replica); kept across rankings at this context
-        (:class:`planner.advisor.reuse.Kept`: it reads its request and plan, neither of which reads the users)."""
-        key = self.held_key(c, engine)
-        held = self._held.get(key)
-        if held is None:
-            on_gpu, users = key
-            memo, memo_key = self.kept_scopes(engine).assessments, length_key(c.gpu, on_gpu, self.context, users)
-            held = memo.get(memo_key)
-            if held is None:
-                request = self._planned_request(c, engine, on_gpu)
-                held = memo.put(memo_key, assess(request, users or None, self._plan(c, engine, on_gpu), notes=False))
-            self._held[key] = held
-        return held
-
-    def held_key(self, c: Candidate, engine: str) -> tuple[OnGpu, int]:
-        """What :meth:`assessment` is kept by: the candidate on its GPU and the slots a fixed-slot engine gets."""
-        users = math.ceil(max(1, self.target) / c.replicas) if self._slots_fixed(engine) else 0
-        return self._on_gpu(c, engine), users
 
     def _slots_fixed(self, engine: str) -> bool:
         """Whether the engine fixes its slots at start-up (llama.cpp ``-np``), asked once per engine."""

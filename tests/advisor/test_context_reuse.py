@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from model_catalog import get_model, load_gpus
-from planner.advisor import Workload, evaluate, levers, rank, reuse, screen
+from planner.advisor import Workload, kept_memory, levers, rank, reuse, screen
 from planner.bounds.errors import PlannerError
 from planner.bounds.memo import BoundedMemo, ScopedMemo
 from planner.core.model import ModelSpec
@@ -264,7 +264,7 @@ def _assessed(
     and its JSON."""
     defaults = {engine_profile(name) for name in engine_names()}
     calls: list[PlanRequest] = []
-    original = evaluate.assess
+    original = kept_memory.assess
 
     def counted(request: PlanRequest, *args: Any, **kwargs: Any) -> Any:
         if request.overhead in defaults:
@@ -272,7 +272,7 @@ def _assessed(
         return original(request, *args, **kwargs)
 
     with monkeypatch.context() as patched:
-        patched.setattr(evaluate, "assess", counted)
+        patched.setattr(kept_memory, "assess", counted)
         ranking = rank(spec, workload, **kw).model_dump_json()
     return calls, ranking
 

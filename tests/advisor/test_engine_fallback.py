@@ -120,16 +120,16 @@ def test_no_other_engine_is_tried_where_no_pool_could_hold_the_target(monkeypatc
     of a GPU's memory at the least a conversation's KV cache takes, so neither SGLang nor TensorRT-LLM is assessed
     (each had been, for every refused one: 172 of a catalog ranking's 682 assessments at that context); the refused
     ones keep vLLM's reason."""
-    from planner.advisor import evaluate
+    from planner.advisor import kept_memory
 
     engines: list[str] = []
-    original = evaluate.assess
+    original = kept_memory.assess
 
     def counted(request: PlanRequest, *args: object, **kwargs: object) -> object:
         engines.append(getattr(request.overhead, "engine_name", ""))
         return original(request, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(evaluate, "assess", counted)
+    monkeypatch.setattr(kept_memory, "assess", counted)
     workload = Workload.fixed_length(131_072, concurrent_conversations=33)
     ranking = rank(get_model("meta-llama/Llama-3.1-70B").spec, workload, gpus=[get_gpu("l40s")])
     assert not ranking.options and engines and set(engines) == {"vllm"}

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from model_catalog import get_model
-from planner.advisor import Workload, evaluate, rank, reuse
+from planner.advisor import Workload, kept_memory, rank, reuse
 from planner.assessment.search import current_fraction
 
 
@@ -21,7 +21,7 @@ from planner.assessment.search import current_fraction
 )
 def test_the_reported_fraction_is_the_requests(monkeypatch: pytest.MonkeyPatch, context: int, model_id: str) -> None:
     seen: list[tuple[float, float | None]] = []
-    original = evaluate.assess
+    original = kept_memory.assess
 
     def checked(request: Any, *args: Any, **kwargs: Any) -> Any:
         a = original(request, *args, **kwargs)
@@ -29,7 +29,7 @@ def test_the_reported_fraction_is_the_requests(monkeypatch: pytest.MonkeyPatch, 
             seen.append((a.report.fraction, current_fraction(request)))
         return a
 
-    monkeypatch.setattr(evaluate, "assess", checked)
+    monkeypatch.setattr(kept_memory, "assess", checked)
     reuse.clear()
     rank(get_model(model_id).spec, Workload.fixed_length(context, concurrent_conversations=40))
     reuse.clear()
