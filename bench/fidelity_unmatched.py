@@ -3,6 +3,8 @@ reason and the source that would settle it. ``tests/fidelity`` asserts this list
 
 from __future__ import annotations
 
+from bench.fidelity_unmatched_n import FIFTEENTH
+
 # Shared by the boots of one set-up (the reasons below name their own figures first)
 AWQ_FIRST_BOOTS = (
     "the 0.28 RTX 5090 Qwen3 AWQ first boots print 1.46 GiB of peak activation (transient: torch's peak less its "
@@ -349,7 +351,10 @@ UNMATCHED: dict[str, str] = {
         "(1.87 GiB needed); the weights and MTP gaps of the MTP 3 boot, with 16,384 batched tokens"
     ),
     "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": (
-        "KV +0.94 GiB (twelfth blind set, 2026-12-04; its refusal right): weights 19.57 planned against 20.17 "
+        "KV +0.94 GiB, verdict (twelfth blind set, 2026-12-04; its refusal right until 2026-12-06, when prefix "
+        "caching became opt-in for hybrids in 0.26-0.27 as their source has it: one request's need, 1.52 GiB "
+        "planned against 1.53 printed, now fits the pool 0.94 GiB too large, and the sampler's warm-up is named "
+        "instead): weights 19.57 planned against 20.17 "
         "printed, and the rest (2.07 GiB of activation and non-torch memory against the planner's 1.73) on a rented "
         "Vast.ai card that held the desktop cards' share; an 'Actual usage' line would split it"
     ),
@@ -368,3 +373,4 @@ UNMATCHED: dict[str, str] = {
     "vllm-0.31-b200-qwen3-32b-nvfp4-w4a4-4k-util090-bf16kv": "KV -0.84 GiB, tokens -0.6 %: " + B200_NVFP4,
     "vllm-0.31-b200-qwen3-32b-nvfp4-w4a4-4k-util095-fp8kv": "KV -0.86 GiB, tokens -0.6 %: " + B200_NVFP4,
 }
+UNMATCHED.update(FIFTEENTH)

@@ -53,7 +53,14 @@ def test_every_release_to_0_33_is_known_with_its_rules() -> None:
     assert {"0.22.0", "0.25.1", "0.27.1", "0.29.0", "0.31.0", "0.33.0"} <= set(releases)
     assert vllm_rules("0.20.0").printed_tokens == "blocks" and vllm_rules("0.20.1").printed_tokens == "concurrency"
     assert not vllm_rules("0.19.1").mamba_block_refusal and vllm_rules("0.20.0").mamba_block_refusal
-    assert not vllm_rules("0.25.1").hybrid_prefix_caching and vllm_rules("0.26.0").hybrid_prefix_caching
+    # hybrids: unsupported until 0.25.1, opt-in in 0.26.0-0.27.1 (engine/arg_utils.py: "keep it opt-in for now"), on
+    # by default from 0.28.0
+    assert [vllm_rules(v).hybrid_prefix_caching for v in ("0.25.1", "0.26.0", "0.27.1", "0.28.0")] == [
+        False,
+        False,
+        False,
+        True,
+    ]
     assert not vllm_rules("0.27.1").mamba_align_always and vllm_rules("0.28.0").mamba_align_always
     assert vllm_rules("0.26.0").non_kv_formula == "split" and vllm_rules("0.27.0").non_kv_formula == "consumed"
     assert [vllm_rules(v).model_runner for v in ("0.21.0", "0.22.0", "0.25.0", "0.29.0")] == [
@@ -275,14 +282,53 @@ def test_mamba_refusal_at_the_default_max_num_seqs() -> None:
 
 def test_hybrid_tokens_by_release() -> None:
     """0.20.0 prints num_blocks // groups x block; from 0.20.1 int(concurrency x max_model_len), with 1 + k state
-    pages per request without prefix caching, 2 + k with it ('align', the default for hybrids from 0.26)."""
+    pages per request without prefix caching, 2 + k with it ('align': opt-in for hybrids in 0.26.0-0.27.1, the
+    default from 0.28.0)."""
     old = _report(overhead=VllmProfile(engine_version="0.20.0", max_num_seqs=2))
     assert old.kv_cache_tokens == old.gpu_blocks // old.kv_cache_groups * old.block_size
     new = _report(overhead=VllmProfile(engine_version="0.25.1", max_num_seqs=2))
     pages = math.ceil(32768 / new.block_size) + 3 * 1
     assert new.max_concurrency == new.gpu_blocks / pages and new.kv_cache_tokens == int(new.max_concurrency * 32768)
-    align = _report(overhead=VllmProfile(engine_version="0.26.0", max_num_seqs=2))
-    assert align.max_concurrency == align.gpu_blocks / (math.ceil(32768 / align.block_size) + 3 * 2)
+    for version, prefix in (("0.26.0", True), ("0.28.0", None)):
+        align = _report(overhead=VllmProfile(engine_version=version, max_num_seqs=2, enable_prefix_caching=prefix))
+        assert align.max_concurrency == align.gpu_blocks / (math.ceil(32768 / align.block_size) + 3 * 2)
+    opt_in = _report(overhead=VllmProfile(engine_version="0.27.1", max_num_seqs=2))
+    assert opt_in.max_concurrency == opt_in.gpu_blocks / (math.ceil(32768 / opt_in.block_size) + 3 * 1)
+
+
+def test_a_build_with_the_default_on_prints_whole_blocks_only_in_align_mode() -> None:
+    """vLLM's recipes PR #831 measured Qwen3.8-27B with MTP 3 at 262,144 tokens on an RTX PRO 6000 under a dev build
+    between 0.27.1 and 0.28.0 (tests/fidelity/cases/vllm-0.2x-consumer.json): 839,166 tokens (FP8) and 504,417 (BF16).
+    The blocks are the tokens over the request's length times its pages: whole (1,098 and 660) with 343 pages a
+    request, 'align' (prefix caching on, as vllm PR #50991 made it by default), 1,088.40 and 654.23 with 340, 'none'."""
+    speculative = DeploymentOptions(speculative=SpeculativeOptions(method="mtp", num_speculative_tokens=3))
+    for prefix, pages in ((True, 343), (False, 340)):
+        profile = VllmProfile(engine_version="0.27.1", max_num_seqs=256, enable_prefix_caching=prefix)
+        common = {"model": "Qwen/Qwen3.8-27B", "gpu": "rtx-pro-6000-blackwell-max-q", "context": 262144}
+        report = _report(**common, weights="fp8", overhead=profile, deployment=speculative)
+        assert report.gpu_blocks / report.max_concurrency == pytest.approx(pages)
+        blocks = [tokens / 262144 * pages for tokens in (839166, 504417)]
+        whole = [abs(b - round(b)) < 0.01 for b in blocks]
+        assert whole == [prefix, prefix]
+
+
+def test_hybrid_prefix_caching_is_opt_in_in_0_26_and_0_27() -> None:
+    """A public 0.27.1 start-up of Qwen3.6-35B-A3B (GPTQ INT4, fp8 KV, MTP 1, 2 sequences, no prefix-caching flag)
+    on an RTX 3090 refused with "1.53 GiB KV cache is needed" for one 131,072-token request
+    (tests/fidelity/cases/vllm-blind-2026-12l.json). Without prefix caching a request holds 1 + k state pages in each
+    linear-attention group, with it ('align') 2 + k: 1.52 GiB planned as 0.27.1 starts it (engine/arg_utils.py
+    :2602-2606, "keep it opt-in for now"), 1.58 had prefix caching been on, as the planner had it from 0.26.0."""
+    common: dict[str, object] = {"model": "Qwen/Qwen3.6-35B-A3B", "weights": "int4-gptq", "kv_dtype": "fp8"}
+    speculative = DeploymentOptions(speculative=SpeculativeOptions(method="mtp", num_speculative_tokens=1))
+    needed = []
+    for prefix in (None, True):
+        profile = VllmProfile(
+            engine_version="0.27.1", gpu_memory_utilization=0.95, max_num_seqs=2, enable_prefix_caching=prefix
+        )
+        report = _report(**common, context=131072, overhead=profile, deployment=speculative)
+        assert report.failure_kind == "kv-cache-too-small"
+        needed.append(float((report.failure or "").split(" GiB KV cache is needed")[0].rsplit("(", 1)[-1]))
+    assert needed == [1.52, 1.58]
 
 
 def test_a_fixed_kv_size_still_meets_the_start_up_check_of_free_memory() -> None:
@@ -309,9 +355,10 @@ def test_a_fixed_kv_size_still_meets_the_start_up_check_of_free_memory() -> None
 def test_mamba2_hybrids_take_the_align_mode_from_0_28() -> None:
     """0.28.0 sets Mamba cache mode 'align' whenever prefix caching is on (model_executor/models/config.py:602-609);
     0.27.1 kept 'all' for models that support Mamba prefix caching (:616), a state page a block. Nemotron Nano 9B
-    v2 at 32k with 64 sequences on an RTX 3090: refused in 0.27.1, started in 0.28.0 (planned refused before)."""
+    v2 at 32k with 64 sequences on an RTX 3090: refused in 0.27.1 with --enable-prefix-caching (opt-in there for
+    hybrids), started in 0.28.0 (planned refused before)."""
     kw = {"model": "nvidia/NVIDIA-Nemotron-Nano-9B-v2", "context": 32768}
-    old = _report(**kw, overhead=VllmProfile(engine_version="0.27.1", max_num_seqs=64))
+    old = _report(**kw, overhead=VllmProfile(engine_version="0.27.1", max_num_seqs=64, enable_prefix_caching=True))
     new = _report(**kw, overhead=VllmProfile(engine_version="0.28.0", max_num_seqs=64))
     assert old.failure_kind == "kv-cache-too-small" and new.failure is None
     assert 3 < new.max_concurrency < 4

@@ -25,7 +25,7 @@ STATE = 3 * (128 * 64 + 2 * 128) * 2 + 128 * 64 * 128 * 2
 PER_TOKEN_LAYER = 8 * 128 * 2 * 2  # 8 KV heads x 128 x K and V x bf16
 
 
-def _report(version: str, context: int = 32768):  # type: ignore[no-untyped-def]
+def _report(version: str, context: int = 32768, prefix: bool | None = None):  # type: ignore[no-untyped-def]
     gpu = get_gpu("h100-sxm-80gb")
     request = PlanRequest(
         model=GRANITE,
@@ -33,7 +33,7 @@ def _report(version: str, context: int = 32768):  # type: ignore[no-untyped-def]
         gpu_memory_bytes=gpu.engine_visible_bytes or gpu.memory_bytes,
         context_tokens=context,
         max_model_len=context,
-        overhead=VllmProfile(engine_version=version),
+        overhead=VllmProfile(engine_version=version, enable_prefix_caching=prefix),
     )
     return engine_report(request, plan(request))
 
@@ -47,11 +47,12 @@ def test_the_state_page_and_the_two_blocks() -> None:
 
 
 def test_the_release_that_caches_prefixes_in_mode_all_pads_to_the_chunk() -> None:
-    """0.27.1 (prefix caching on for hybrids, mode 'all' for a model that supports it) against 0.28.0 ('align'
-    always): 768 against 528 tokens. The larger block leaves 762 blocks at the defaults on an H100, fewer than the
-    1,024 sequences whose full decode graphs need one Mamba block each (0.27.1 ``config/compilation.py:1490-1512``),
-    so 0.27.1 refuses where 0.28.0 starts (with 528-token blocks it had 1,109)."""
-    all_mode, aligned = _report("0.27.1"), _report("0.28.0")
+    """0.27.1 with --enable-prefix-caching (opt-in there for hybrids; mode 'all' for a model that supports it)
+    against 0.28.0 (on by default, 'align' always): 768 against 528 tokens. The larger block leaves 762 blocks at
+    the defaults on an H100, fewer than the 1,024 sequences whose full decode graphs need one Mamba block each
+    (0.27.1 ``config/compilation.py:1490-1512``), so 0.27.1 refuses where 0.28.0 starts (with 528-token blocks it
+    had 1,109)."""
+    all_mode, aligned = _report("0.27.1", prefix=True), _report("0.28.0")
     assert (all_mode.block_size, aligned.block_size) == (768, 528)
     assert all_mode.failure_kind == "mamba-blocks" and aligned.failure_kind is None
     assert "max_num_seqs (1024) exceeds available Mamba cache blocks (762)" in (all_mode.failure or "")

@@ -25,7 +25,15 @@ import pytest
 from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores, load_blind_set
 
 BLIND, RESULTS = load_blind_set("vllm-blind-2026-12l.json")
-VERDICTS_NOW: dict[str, bool] = {"vllm-0.27-rtx3090-vast-qwen38-27b-awq-mtp-40k-drafter-oom": True}
+# The KV refusal on one RTX 3090 (0.27.1) was right by a pool 0.94 GiB too large and a request's need 0.05 GiB too
+# large: prefix caching, planned on for hybrids from 0.26.0, is opt-in there until 0.28.0 (engine/arg_utils.py; an
+# outside review, 2026-12-06), so a request holds 1 + k state pages, not 2 + k: 1.52 GiB needed against the printed
+# 1.53 (1.58 before; tests/engines/test_vllm_02x.py). With the pool still 0.94 GiB over, one request now fits it and
+# the planner names the sampler's warm-up as the failure instead of the KV check.
+VERDICTS_NOW: dict[str, bool] = {
+    "vllm-0.27-rtx3090-vast-qwen38-27b-awq-mtp-40k-drafter-oom": True,
+    "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": False,
+}
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:

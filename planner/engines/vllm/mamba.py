@@ -25,7 +25,7 @@ holds.
   ``transformers_utils/configs/nemotron_h.py:189``, keeps the default 256; Nemotron 3 Nano's config states 128).
 - Cache mode: ``none`` without prefix caching; with it ``align`` (or ``all`` where the model supports Mamba
   prefix caching, until 0.28.0; rule ``mamba_align_always``). Prefix caching is off by default for hybrids until
-  0.25.1 and on from 0.26.0 (rule ``hybrid_prefix_caching``).
+  0.27.1 (unsupported until 0.25.1, opt-in from 0.26.0) and on from 0.28.0 (rule ``hybrid_prefix_caching``).
 - Pages a running request holds per linear layer (``MambaSpec.max_memory_usage_bytes``, 0.21.0
   ``v1/kv_cache_interface.py:543-569``): ``1 + k`` (``none``), ``2 + k`` (``align``), one per block of the context
   (``all``).

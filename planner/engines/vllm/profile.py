@@ -94,7 +94,7 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
     language_model_only: bool = False  # --language-model-only: no vision tower loaded, no encoder profile
     enable_dp_attention: bool = False  # --data-parallel-size N --enable-expert-parallel at TP 1: a rank a GPU
     limit_mm_per_prompt: Annotated[int, Field(ge=0, le=1024)] | None = None  # items of each modality; 0: text only
-    enable_prefix_caching: bool | None = None  # None: the release's default (hybrids: off until 0.25.1)
+    enable_prefix_caching: bool | None = None  # None: the release's default (hybrids: off until 0.27.1)
     disable_hybrid_kv_cache_manager: bool = False  # sliding-window layers then cache the whole context
     enable_chunked_prefill: bool | None = Field(default=None)  # V0 only; None: on from max_model_len 32,768
     sampler: Literal["native-sort", "triton", "flashinfer"] | None = None  # None: the release's default
