@@ -201,16 +201,6 @@ UNMATCHED: dict[str, str] = {
     "vllm-0.28-rtx5090-qwen3-30b-a3b-gptq-fp8kv-p37": (
         "KV -0.99 GiB (fourth blind set): as the graph arm of the same page (see there), with an fp8 KV cache"
     ),
-    "vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082": (
-        "KV +1.10 GiB since its eight sequences were read from the project's own files (2026-12-05; +0.14 at 256 "
-        "sequences, where the planner predicted the Mamba-block refusal this engine did not print; -1.82 when found, "
-        "before the Windows host): the run's non-torch is 0.58 GiB (20.13 consumed - 19.55 weights, printed) where "
-        "the planner puts 0.26, and its peak 1.08 GiB (transient and Model Runner V2's measured graph estimate) "
-        "where the planner puts 0.34 (0.18 and 0.16): 0.80 GiB more than eight sequences' sampler, state and graphs "
-        "account for, which the planner's 256-sequence terms happened to match. Model Runner V2 at 0.29 estimates "
-        "graphs by capturing them (v1/worker/gpu/cudagraph_utils.py:718-832: PIECEWISE in full, FULL as the first "
-        "capture plus the second's cost for each other graph); the printed estimate, not quoted, would settle its part"
-    ),
     "vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09": (
         "KV -1.21 GiB (third blind set, 2026-12-03): on this headless RTX 3090 Ti (a NixOS VM, no display) the "
         "budget (0.9 x 23.56 GiB) less the printed 15.18 GiB of weights, 4.1 of KV and 0.79 of graph estimate leaves "
@@ -329,25 +319,25 @@ UNMATCHED: dict[str, str] = {
         "would settle where the rest is"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": (
-        "KV +3.50 GiB (eleventh blind set, 2026-12-04; +2.32 when found, before the Windows host took off the desktop "
-        "cards' 1.17 GiB, which the two WSL start-ups that print their split do not hold): the planner's "
+        "KV +2.32 GiB (eleventh blind set, 2026-12-04, as found; +3.50 while the Windows host took off the desktop "
+        "cards' share, 2026-12-04 to 12-06): the planner's "
         "nvfp4-fp8attn weights are 19.73 GiB where unsloth's checkpoint is 22.5 GB (20.95 GiB: its lm_head and last "
         "eight MLPs in FP8, its vision tower in BF16), ~1.2 GiB more; 28.66 - 4.56 - 20.95 leaves 3.15 GiB for "
-        "activation, non-torch and graphs where the planner puts 0.88 on this host; the README quotes no 'Model "
+        "activation, non-torch and graphs where the planner puts about 2.06 on this host; the README quotes no 'Model "
         "loading took' or 'Actual usage' line to split it"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": (
-        "KV +4.22 GiB (eleventh blind set, 2026-12-04; +3.05 when found): the baseline's gap, and the MTP head costs "
+        "KV +3.05 GiB (eleventh blind set, 2026-12-04, as found): the baseline's gap, and the MTP head costs "
         "the printed pool 1.53 GiB where the planner takes 0.80 (the drafter's weights); the drafter's start-up lines "
         "would settle what else it holds"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": (
-        "KV +4.23 GiB (eleventh blind set, 2026-12-04; +3.05 when found): as the MTP 2 boot, the printed pool 1.56 "
+        "KV +3.05 GiB (eleventh blind set, 2026-12-04, as found): as the MTP 2 boot, the printed pool 1.56 "
         "GiB under the baseline's where the planner takes 0.83"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": (
-        "verdict and KV +3.54 GiB (eleventh blind set, 2026-12-04; +3.57 before the forward's refit; +2.40 when "
-        "found): planned to start with 4.99 GiB where the printed 1.42 GiB could not hold one 32,768-token request "
+        "verdict and KV +2.36 GiB (eleventh blind set, 2026-12-04; +2.40 when found, +3.54 without the desktop "
+        "share): planned to start with 3.78 GiB where the printed 1.42 GiB could not hold one 32,768-token request "
         "(1.87 GiB needed); the weights and MTP gaps of the MTP 3 boot, with 16,384 batched tokens"
     ),
     "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": (

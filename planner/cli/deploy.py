@@ -74,8 +74,8 @@ def add_deployment_arguments(fit: argparse.ArgumentParser) -> None:
                         "the desktop's included)")  # fmt: skip
     d.add_argument("--used-memory-gb", type=float, help="the same in GB (10^9 bytes)")
     d.add_argument("--host", choices=HOSTS, default="linux",
-                   help="the machine: Linux (default) or Windows (WSL2, Docker Desktop: the whole card, the "
-                        "desktop's memory, no desktop-card share)")  # fmt: skip
+                   help="the machine: Linux (default) or Windows (WSL2, Docker Desktop: the whole card and the "
+                        "desktop's memory)")  # fmt: skip
     d.add_argument("--unified-memory-share", type=decimal(0, 1, above_low=True),
                    help="a Mac's (or Strix Halo's) GPU share of its memory (default: the OS default, macOS 0.75; "
                         "raise it with sudo sysctl iogpu.wired_limit_mb=<MB>)")  # fmt: skip

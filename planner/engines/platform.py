@@ -19,7 +19,6 @@ from functools import lru_cache
 
 from planner.bounds.memo import BoundedMemo
 from planner.core.gpu import DevicePlatform, GpuSpec
-from planner.deploy.host import on_host
 from planner.planning.request import PlanRequest
 
 
@@ -78,9 +77,6 @@ def vllm_platform(gpu: GpuSpec | None) -> VllmPlatform:
 
 
 def request_platform(request: PlanRequest) -> VllmPlatform:
-    """:func:`vllm_platform` of the request's GPU on the request's machine (``deployment.host``): a Windows
-    host holds no desktop share (:func:`planner.deploy.host.on_host`)."""
-    platform, options = vllm_platform(request.gpu), request.deployment
-    if options is None or options.host == "linux":
-        return platform
-    return platform_of(on_host(platform, options.host))
+    """:func:`vllm_platform` of the request's GPU, on any machine: a Windows host (WSL2, Docker Desktop) holds the
+    desktop cards' share as Linux does (:mod:`planner.deploy.host`)."""
+    return vllm_platform(request.gpu)

@@ -10,7 +10,6 @@ shape check) cost ~60 us per stage, more than the rest of the context.
 from __future__ import annotations
 
 from planner.core.overhead import StageContext
-from planner.deploy.host import on_host
 from planner.planning.data_parallel import ranks_of
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
@@ -61,7 +60,7 @@ def stage_context(
         weights_format=request.resolved_weights,
         kv_dtype=request.resolved_kv_dtype,
         gpu_name=gpu.name if gpu is not None else None,
-        platform=on_host(gpu.platform, options.host if options else "linux") if gpu is not None else None,
+        platform=gpu.platform if gpu is not None else None,
         device_total_bytes=gpu.memory_bytes if gpu is not None else None,
         other_bytes=other,
         speculative_tokens=spec_tokens(request),

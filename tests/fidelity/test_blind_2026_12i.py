@@ -27,8 +27,10 @@ NOW: dict[str, float] = {
     "vllm-0.25-l40s-gemma4-e4b-it-bf16-16k-util085": 0.09,
     # the Windows host (planner.deploy.host, since 2026-12-04, chosen after this case and the eleventh set's WSL2
     # start-ups were read): the card's whole 23.99 GiB and no desktop-card share; the first score took the total
-    # from the log and planned the share (-2.27); -1.10 until V2's sampler was derived (its printed peak 0.08 GiB)
-    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": -0.07,
+    # from the log and planned the share (-2.27); -1.10 until V2's sampler was derived (its printed peak 0.08 GiB);
+    # -0.07 until the desktop share was planned under Windows too (2026-12-06: ten of eleven WSL2 start-ups hold it,
+    # this one, Qwen2.5-0.5B, does not)
+    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": -1.25,
 }
 VERDICTS_NOW: dict[str, bool] = {"vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": False}
 

@@ -27,6 +27,15 @@ from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_
 
 BLIND, RESULTS = load_blind_set("vllm-blind-2026-12n.json")
 IN_SCOPE = [c for c in BLIND if "out_of_scope" not in c["setup"]]
+# The desktop share planned under Windows too (planner.deploy.host, 2026-12-06, chosen after this set was read, so no
+# longer blind for it): the RTX 5090 WSL2 start-ups 1.17 GiB closer
+NOW: dict[str, float] = {
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util090": 0.61,
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util093": 0.60,
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util094": 0.64,
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-128k-util094-kvoffload8": 0.64,
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-200k-util094": 0.64,
+}
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
@@ -35,7 +44,7 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
-    assert_as_scored(case, RESULTS)
+    assert_as_scored(case, RESULTS, NOW)
 
 
 def test_first_scores() -> None:
