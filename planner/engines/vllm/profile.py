@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from pydantic import Field
 
-from planner.core.gpu import DevicePlatform, GpuSpec
+from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
     DEFAULT_HIDDEN,
@@ -46,16 +46,15 @@ from planner.core.overhead import (
     layer_activation_bytes_per_token,
     parse_version,
 )
-from planner.core.units import GiB
 from planner.engines.platform import VllmPlatform, platform_of
 from planner.engines.vllm.defaults import BatchFlags, batch_length, engine_batch
 from planner.engines.vllm.extensible import EXTENSIBLE_UTILIZATION, reserved_bytes
-from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
 from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.kept import per_gpu_kept as _per_gpu_kept
 from planner.engines.vllm.kept import terms_kept as _terms_kept
 from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
 from planner.engines.vllm.non_torch import NonTorchInputs, graphics_compile_bytes, non_torch_bytes
+from planner.engines.vllm.profile_graphs import VllmGraphs
 from planner.engines.vllm.runner import uses_model_runner_v2
 from planner.engines.vllm.setting_bounds import BatchTokens, CaptureSize, KvBytes, Sequences
 from planner.engines.vllm.terms import (
@@ -76,7 +75,7 @@ from planner.engines.vllm.versions import VllmConstants, VllmRules, default_vers
 VLLM_DEFAULT_VERSION = default_version()
 
 
-class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
+class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
     """vLLM (V1 from 0.8, V0 before). Settings are the CLI flags of ``vllm serve``."""
 
     kind: Literal["vllm"] = "vllm"
@@ -321,51 +320,6 @@ class VllmProfile(EngineProfile, frozen=True, extra="forbid"):
         """Whether the vision tower is loaded and its encoder profiled: where the server takes multimodal input
         (:func:`serves_multimodal`)."""
         return is_multimodal(model) and serves_multimodal(self.language_model_only, self.limit_mm_per_prompt)
-
-    def graphs(
-        self, seqs: int, batched: int, spec_tokens: int = 0, sm100: bool = False, flashinfer: bool = False
-    ) -> GraphSet:
-        """The CUDA graphs one rank captures (:mod:`planner.engines.vllm.graphs`)."""
-        return graph_set(
-            self.rules,
-            max_num_seqs=seqs,
-            spec_tokens=spec_tokens,
-            batched=batched,
-            max_capture=self.max_cudagraph_capture_size,
-            sm100=sm100,
-            flashinfer=flashinfer,
-            enforce_eager=self.enforce_eager or not self.is_v1,
-        )
-
-    def default_graphs(
-        self, total: int, gpu_name: str | None, device: DevicePlatform | None = None, kv: str = "auto", drafted: int = 0
-    ) -> GraphSet:
-        """The graphs a rank of a ``total``-byte device captures at this profile's batch settings: on ``device``
-        (``None``: a datacenter one) with a ``kv`` cache (FlashInfer's graphs where it serves it,
-        :meth:`VllmPlatform.attention_backend`) and ``drafted`` tokens proposed per step."""
-        batched, seqs = self.batch(total, gpu_name)
-        platform = platform_of(device)
-        flashinfer = platform.attention_backend(kv.startswith("fp8")) == "flashinfer"
-        return self.graphs(seqs, batched, drafted, platform.sm100_family, flashinfer)
-
-    def cudagraph_estimate_bytes(self, layers: int, graphs: GraphSet | None = None) -> int:
-        """What vLLM's CUDA-graph profiling estimates for a rank with ``layers`` decoder layers capturing
-        ``graphs`` (fitted to the printed "Estimated CUDA graph memory"; None: the graphs of an 80 GiB device at
-        this profile's settings); subtracted from the budget when :attr:`cudagraph_in_budget`."""
-        c = self.fitted
-        graphs = graphs if graphs is not None else self.default_graphs(80 * GiB, None)
-        return graph_estimate_bytes(
-            graphs, layers, c.graph_estimate_base, c.graph_estimate_per_layer, c.graph_estimate_per_graph_layer
-        )
-
-    def cudagraph_capture_bytes(self, layers: int, graphs: GraphSet | None = None) -> int:
-        """What capturing the graphs takes after KV sizing ("Graph capturing finished ... took X GiB"; ``graphs``
-        as for :meth:`cudagraph_estimate_bytes`)."""
-        c = self.fitted
-        graphs = graphs if graphs is not None else self.default_graphs(80 * GiB, None)
-        return graph_estimate_bytes(
-            graphs, layers, c.graph_capture_base, c.graph_capture_per_layer, c.graph_capture_per_graph_layer
-        )
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """:meth:`per_gpu_of`, kept per profile and context (:mod:`planner.engines.vllm.kept`)."""

@@ -1,0 +1,87 @@
+"""The CUDA graphs of a vLLM profile (:class:`planner.engines.vllm.profile.VllmProfile` takes these methods from
+:class:`VllmGraphs`): which graphs a rank captures at the profile's settings (:mod:`planner.engines.vllm.graphs`) and
+what the fitted constants say they take, estimated by the profiler and captured after KV sizing."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from planner.core.gpu import DevicePlatform
+from planner.core.units import GiB
+from planner.engines.platform import platform_of
+from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
+
+if TYPE_CHECKING:
+    from planner.core.model import ModelSpec
+    from planner.engines.vllm.versions import VllmConstants, VllmRules
+
+
+class VllmGraphs:
+    """The graph methods of a vLLM profile, reading its release's rules, its graph settings and its fitted constants."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:  # what VllmProfile provides
+        max_cudagraph_capture_size: int | None
+        enforce_eager: bool
+
+        @property
+        def rules(self) -> VllmRules: ...
+
+        @property
+        def is_v1(self) -> bool: ...
+
+        @property
+        def fitted(self) -> VllmConstants: ...
+
+        def batch(
+            self,
+            gpu_memory_bytes: int,
+            gpu_name: str | None = None,
+            max_model_len: int | None = None,
+            model: ModelSpec | None = None,
+        ) -> tuple[int, int]: ...
+
+    def graphs(
+        self, seqs: int, batched: int, spec_tokens: int = 0, sm100: bool = False, flashinfer: bool = False
+    ) -> GraphSet:
+        """The CUDA graphs one rank captures (:mod:`planner.engines.vllm.graphs`)."""
+        return graph_set(
+            self.rules,
+            max_num_seqs=seqs,
+            spec_tokens=spec_tokens,
+            batched=batched,
+            max_capture=self.max_cudagraph_capture_size,
+            sm100=sm100,
+            flashinfer=flashinfer,
+            enforce_eager=self.enforce_eager or not self.is_v1,
+        )
+
+    def default_graphs(
+        self, total: int, gpu_name: str | None, device: DevicePlatform | None = None, kv: str = "auto", drafted: int = 0
+    ) -> GraphSet:
+        """The graphs a rank of a ``total``-byte device captures at this profile's batch settings: on ``device``
+        (``None``: a datacenter one) with a ``kv`` cache (FlashInfer's graphs where it serves it,
+        :meth:`VllmPlatform.attention_backend`) and ``drafted`` tokens proposed per step."""
+        batched, seqs = self.batch(total, gpu_name)
+        platform = platform_of(device)
+        flashinfer = platform.attention_backend(kv.startswith("fp8")) == "flashinfer"
+        return self.graphs(seqs, batched, drafted, platform.sm100_family, flashinfer)
+
+    def cudagraph_estimate_bytes(self, layers: int, graphs: GraphSet | None = None) -> int:
+        """What vLLM's CUDA-graph profiling estimates for a rank with ``layers`` decoder layers capturing
+        ``graphs`` (fitted to the printed "Estimated CUDA graph memory"; None: the graphs of an 80 GiB device at
+        this profile's settings); subtracted from the budget when :attr:`cudagraph_in_budget`."""
+        c = self.fitted
+        graphs = graphs if graphs is not None else self.default_graphs(80 * GiB, None)
+        return graph_estimate_bytes(
+            graphs, layers, c.graph_estimate_base, c.graph_estimate_per_layer, c.graph_estimate_per_graph_layer
+        )
+
+    def cudagraph_capture_bytes(self, layers: int, graphs: GraphSet | None = None) -> int:
+        """What capturing the graphs takes after KV sizing ("Graph capturing finished ... took X GiB"; ``graphs``
+        as for :meth:`cudagraph_estimate_bytes`)."""
+        c = self.fitted
+        graphs = graphs if graphs is not None else self.default_graphs(80 * GiB, None)
+        return graph_estimate_bytes(
+            graphs, layers, c.graph_capture_base, c.graph_capture_per_layer, c.graph_capture_per_graph_layer
+        )
