@@ -331,7 +331,11 @@ def _answers(box: Any, a: Assessment) -> None:
         box.markdown(f"Layers that fit on the GPU: **{'none' if fit is None else f'-ngl {fit}'}**.")
     if "cpu_offload_gib_needed" in found:
         needed = found["cpu_offload_gib_needed"]
-        if needed is not None:
+        needs = found.get("cpu_offload_needs")
+        if needed is not None and needs:
+            box.markdown(f"Offload needed: **{needed} GiB per GPU**, with `{needs}`: without it this release ignores "
+                         "--cpu-offload-gb for this model (the engine note says why).")  # fmt: skip
+        elif needed is not None:
             box.markdown(f"Offload needed: **{needed} GiB per GPU**.")
         elif offload_cures(a):
             box.markdown("Offload needed: **more than the weights** (offloading them all does not start it).")

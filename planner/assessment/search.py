@@ -17,6 +17,7 @@ from planner.core.units import GiB
 from planner.deploy.host import held_bytes
 from planner.deploy.options import DeploymentOptions
 from planner.engines.registry import engine_names, get_engine, launch_values
+from planner.planning.context import speculative_method
 from planner.planning.request import PlanRequest
 
 MAX_SEARCH_LAYERS = 1024  # a split search tries O(layers) set-ups; no model comes near
@@ -85,6 +86,19 @@ def cpu_offload_needed(request: PlanRequest, target: int | None = None) -> int |
         else:
             low = mid + 1
     return low
+
+
+def offload_taker(request: PlanRequest) -> tuple[PlanRequest, str] | None:
+    """``request`` under the profile with which the engine's ``--cpu-offload-gb`` moves its weights
+    (:meth:`~planner.core.overhead.OverheadModelBase.weight_offload_taker`: the request itself, or vLLM before 0.28.0
+    on the V1 runner where Model Runner V2 ignores the flag) and the setting that needs ("": none); None when no
+    profile of the engine takes it."""
+    method = speculative_method(request)
+    taker = request.overhead.weight_offload_taker(request.model, request.resolved_weights, method)
+    if taker is None:
+        return None
+    profile, needs = taker
+    return (request if profile is request.overhead else request.model_copy(update={"overhead": profile})), needs
 
 
 def fraction_field(request: PlanRequest) -> str | None:
@@ -176,12 +190,13 @@ def offload_cures(a: Assessment) -> bool:
 
 def deployment_answers(
     a: Assessment, target: int | None = None, layers_asked: bool = False, offload_asked: bool = False
-) -> dict[str, int | float | None]:
+) -> dict[str, int | float | str | None]:
     """What the Deployment section and ``fit`` answer for ``a`` (asked, or when it does not serve): the most
-    layers on the GPU (llama.cpp ``-ngl``), the least ``--cpu-offload-gb`` (whole GiB) — both only where moving
+    layers on the GPU (llama.cpp ``-ngl``), the least ``--cpu-offload-gb`` (whole GiB; with ``cpu_offload_needs``,
+    the setting without which the release ignores the flag, :func:`offload_taker`) — both only where moving
     weights off the GPU can cure it (:func:`offload_cures`) — and the highest memory fraction that starts the
     engine when memory in use or the sampler is what stops it. ``None``: nothing in range does."""
-    out: dict[str, int | float | None] = {}
+    out: dict[str, int | float | str | None] = {}
     if a.report is None:
         return out
     support = get_engine(a.report.engine).support
@@ -189,7 +204,10 @@ def deployment_answers(
     if support.layer_offload_flags and a.request.gpu_count == 1 and (layers_asked or cures):
         out["gpu_layers_that_fit"] = gpu_layers_that_fit(a.request, target)
     if support.cpu_offload_flag and (offload_asked or cures):
-        out["cpu_offload_gib_needed"] = cpu_offload_needed(a.request, target)
+        taker = offload_taker(a.request)
+        out["cpu_offload_gib_needed"] = cpu_offload_needed(taker[0], target) if taker is not None else None
+        if taker is not None and taker[1]:
+            out["cpu_offload_needs"] = taker[1]  # the offload moves nothing without it (offload_taker)
     current = current_fraction(a.request)
     if a.report.failure_kind in LOWER_CURES and current is not None:
         out["memory_fraction_that_starts"] = fraction_that_starts(a.request, LOWEST_FRACTION, current - FRACTION_STEP)

@@ -332,6 +332,8 @@ def deployment_rows(data: dict[str, Any], unit: str = "GiB") -> list[tuple[str, 
     ):
         if key in data:
             rows.append((label, none if data[key] is None else f"{data[key]:g}"))
+    if data.get("cpu_offload_needs") and data.get("cpu_offload_gib_needed") is not None:
+        rows.append(("offload needs", f"{data['cpu_offload_needs']} (the release ignores --cpu-offload-gb without it)"))
     if details.get("launch_settings"):
         rows.append(("engine settings", " ".join(details["launch_settings"])))
     for other in data.get("colocated", []):

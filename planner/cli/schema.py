@@ -193,6 +193,7 @@ class FitDocument(_Doc):
     # answers to the deployment flags (planner.assessment.search.deployment_answers)
     gpu_layers_that_fit: int | None = None
     cpu_offload_gib_needed: int | None = None
+    cpu_offload_needs: str | None = None  # the setting the offload needs (vLLM before 0.28: VLLM_USE_V2_MODEL_RUNNER=0)
     memory_fraction_that_starts: float | None = None
     colocated: list[ColocatedDoc] | None = None
     # the nearest set-ups that fit, or meet the target when it is missed (the Memory page's; none when it is met)

@@ -245,6 +245,15 @@ class OverheadModelBase(HashedOnce, frozen=True, extra="forbid"):
         (:func:`planner.core.kv.every_token_cached`)."""
         return model
 
+    def weight_offload_taker(
+        self, model: ModelSpec, weights: str, speculative: str | None = None
+    ) -> tuple[OverheadModelBase, str] | None:
+        """The profile under which ``--cpu-offload-gb`` moves ``model``'s weights (in ``weights``, with a
+        ``speculative`` method) off the GPU, and the setting it needs beyond this one ("": none): this very profile
+        where the engine offloads as asked (the default); where this profile's release ignores the flag for the
+        model, one of the same engine that takes it (an engine profile overrides this), or None."""
+        return self, ""
+
     @property
     def offloads_output_first(self) -> bool:
         """Whether partial offload keeps the output layer on the GPU before any decoder layer (llama.cpp builds

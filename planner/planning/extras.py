@@ -52,6 +52,16 @@ def layer_offload(options: DeploymentOptions | None) -> bool:
     return options is not None and (options.gpu_layers is not None or options.cpu_moe_layers > 0)
 
 
+def offloads_weights(request: PlanRequest) -> bool:
+    """Whether the engine's ``--cpu-offload-gb`` moves the request's weights off the GPU in the planned release: the
+    profile's :meth:`~planner.core.overhead.OverheadModelBase.weight_offload_taker` is the profile itself (vLLM's
+    Model Runner V2 before 0.28.0 installs no offloader: the weights then load whole)."""
+    overhead, options = request.overhead, request.deployment
+    method = options.speculative.method if options is not None and options.speculative is not None else None
+    taker = overhead.weight_offload_taker(request.model, request.resolved_weights, method)
+    return taker is not None and taker[0] is overhead
+
+
 def check_deployment(request: PlanRequest, tensor_parallel: int, pipeline_parallel: int) -> None:
     """Combinations no engine runs, refused with a :class:`PlannerError` naming the options."""
     options = request.deployment
@@ -128,7 +138,7 @@ def _stage(
         ngl = options.gpu_layers
         placement = llamacpp_placement(model, precision, ngl, options.cpu_moe_layers, output_first(request))
         weights, host = placement.gpu_bytes, placement.host_bytes
-    elif options.cpu_offload_bytes and layers is not None:
+    elif options.cpu_offload_bytes and layers is not None and offloads_weights(request):
         decoder = stage_weights_bytes_per_gpu(model, layers, params, precision, tp, stage, False, False, spread)
         host = vllm_offloaded_bytes(decoder, options.cpu_offload_bytes)
         weights -= host

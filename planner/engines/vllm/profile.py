@@ -41,6 +41,7 @@ from planner.core.overhead import (
     Fraction,
     LoadContext,
     OverheadBytes,
+    OverheadModelBase,
     StageContext,
     VllmRelease,
     layer_activation_bytes_per_token,
@@ -55,7 +56,7 @@ from planner.engines.vllm.kept import terms_kept as _terms_kept
 from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
 from planner.engines.vllm.non_torch import NonTorchInputs, graphics_compile_bytes, non_torch_bytes
 from planner.engines.vllm.profile_graphs import VllmGraphs
-from planner.engines.vllm.runner import uses_model_runner_v2
+from planner.engines.vllm.runner import V1_RUNNER_ENVIRONMENT, uses_model_runner_v2
 from planner.engines.vllm.setting_bounds import BatchTokens, CaptureSize, KvBytes, Sequences
 from planner.engines.vllm.terms import (
     VLLM_V0_ACTIVATION_SCALE,
@@ -180,6 +181,16 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         if not self.cudagraph_in_budget:
             return False
         return self.rules.v2_cudagraph_estimate or not self.runs_v2(model, weights, speculative)
+
+    def weight_offload_taker(
+        self, model: ModelSpec, weights: str, speculative: str | None = None
+    ) -> tuple[OverheadModelBase, str] | None:
+        """This profile, unless ``model`` runs on Model Runner V2 in a release whose V2 installs no weight offloader
+        (rule ``v2_weight_offload``: before 0.28.0 ``--cpu-offload-gb`` moves nothing there): then the V1 runner,
+        forced by its environment variable, which offloads."""
+        if self.rules.v2_weight_offload or not self.runs_v2(model, weights, speculative):
+            return self, ""
+        return self.model_copy(update={"use_v2_model_runner": False}), V1_RUNNER_ENVIRONMENT
 
     @property
     def reads_ahead(self) -> bool:

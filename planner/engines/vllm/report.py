@@ -22,6 +22,7 @@ from planner.engines.vllm.blocks import (
 from planner.engines.vllm.capacity import Capacity, capacity, v0_lines, v1_lines
 from planner.engines.vllm.caveats import first_boot_bytes, machine_notes
 from planner.engines.vllm.defaults import batch_raise_line
+from planner.engines.vllm.deployment_notes import deployment_notes
 from planner.engines.vllm.extensible import margin_bytes
 from planner.engines.vllm.failures import max_num_seqs_of, sampler_headroom, vllm_failure
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
@@ -109,7 +110,7 @@ def _notes(
         warning = _sampler_note(request, result, profile, stages[-1])
         if warning:
             notes.append(warning)
-    return [*notes, *machine_notes(request, result, profile, first)]
+    return [*notes, *deployment_notes(request, result, profile), *machine_notes(request, result, profile, first)]
 
 
 def extensible_note(first: VllmStage, runtime: str) -> str:

@@ -27,6 +27,9 @@ LISTED_023 = ("qwen3", "llama", "mistral")  # + LlamaForCausalLM, MistralForCaus
 # DeepseekV2ForCausalLM, Qwen2MoeForCausalLM, GraniteMoeForCausalLM: listed from 0.24.0 through 0.28.0
 LISTED_MOE_024 = ("deepseek_v2", "qwen2_moe", "granitemoe")
 UNQUANTIZED = ("bf16", "fp16", "fp32")
+# The environment that starts the V1 runner where the release would run Model Runner V2 (every release with V2:
+# 0.22.0 envs.py:1897, config/vllm.py:494; 0.27.1 envs.py:1954, config/vllm.py:579; VllmProfile.use_v2_model_runner)
+V1_RUNNER_ENVIRONMENT = "VLLM_USE_V2_MODEL_RUNNER=0"
 
 
 # The first release whose Model Runner V2 runs each of the planner's speculative methods; before it, "Model Runner
