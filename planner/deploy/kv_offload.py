@@ -9,8 +9,9 @@ tokens of the whole model's KV (every layer, every rank). Recent releases map th
 ``/dev/shm/vllm_offload_<engine>.mmap`` shared by the workers (``vllm/v1/kv_offload/cpu/shared_offload_region.py``,
 ``check_shm_free_space``): the container's ``/dev/shm`` must hold it (Docker's default is 64 MiB).
 
-With ``--kv-offloading-backend lmcache`` the same size goes to LMCache, ``lmcache.max_local_cpu_size = G /
-(TP x PP)`` per rank (``vllm/config/vllm.py``, the releases that configure LMCache in process).
+With ``--kv-offloading-backend lmcache`` the releases that configure LMCache in process give it the same size,
+``lmcache.max_local_cpu_size = G / (TP x PP)`` per rank (``vllm/config/vllm.py``); later ones connect to an LMCache
+server whose own buffer is the tier (the engine's rules say which: vLLM's ``lmcache_server``), sized here alike.
 
 A prefix working set sizes the tier: ``prefix tokens x users x hit rate`` tokens of whole-model KV, rounded up to
 whole blocks. What the tier buys: conversations whose KV waits in host RAM and comes back without recomputing the
@@ -31,7 +32,7 @@ class KvOffloadTier(NamedTuple):
 
     host_bytes: int  # pinned host memory of the tier, all ranks
     shm_bytes: int  # of which /dev/shm must hold (native backend)
-    per_rank_bytes: int  # LMCache's max_local_cpu_size per rank; the native tier's share per rank
+    per_rank_bytes: int  # LMCache's max_local_cpu_size per rank (in process); the native tier's share per rank
     tokens: int  # tokens of whole-model KV it holds
     conversations: int  # conversations of the planned context it can park
     working_set_bytes: int  # the prefix working set (0 when none is given)

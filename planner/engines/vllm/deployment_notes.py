@@ -4,6 +4,12 @@
 weight offloader (``set_offloader(create_offloader(...))``, 0.27.1 ``v1/worker/gpu_model_runner.py:939``; Model
 Runner V2 from 0.28.0 ``v1/worker/gpu/model_runner.py:324``), so the flag moves nothing there and the weights load
 whole (vllm-project/vllm#51396); the plan holds them whole (:func:`planner.planning.extras.offloads_weights`).
+
+``--kv-offloading-backend lmcache`` from 0.23.0 (rule ``lmcache_server``): vLLM runs LMCache's multi-process
+connector, which connects to an LMCache server (``tcp://localhost:5555`` unless ``kv_connector_extra_config`` says
+otherwise) and leaves the tier's size to it (0.27.0 ``config/vllm.py:918-924``, "kv_offloading_size is not
+propagated"); the flag only switches the offload on. The command says the server must run first, and the note that
+the host tier planned is that server's buffer, not a size vLLM sets.
 """
 
 from __future__ import annotations
@@ -32,6 +38,39 @@ def offload_note(request: PlanRequest, profile: VllmProfile) -> str | None:
     )
 
 
+LMCACHE_SERVER = "tcp://localhost:5555"  # LMCacheMPConnector's default (lmcache_mp_connector.py:486-489)
+
+
+def lmcache_server(request: PlanRequest, profile: VllmProfile) -> bool:
+    """The deployment's KV tier is LMCache's and the release connects to an LMCache server for it."""
+    options = request.deployment
+    tier = options.kv_offload if options is not None else None
+    return tier is not None and tier.backend == "lmcache" and profile.rules.lmcache_server
+
+
+def lmcache_command_line(request: PlanRequest, profile: VllmProfile) -> str:
+    """The comment line above the command where it needs an LMCache server running ("" where it does not)."""
+    if not lmcache_server(request, profile):
+        return ""
+    return (
+        f"# needs an LMCache server at {LMCACHE_SERVER} first (LMCache's multi-process mode, given the host tier's "
+        f"size): vLLM {profile.engine_version} connects to it for --kv-offloading-backend lmcache and does not pass "
+        "--kv-offloading-size on (the flag only switches the offload on)\n"
+    )
+
+
+def lmcache_note(request: PlanRequest, profile: VllmProfile) -> str | None:
+    """The LMCache tier's server, where the release connects to one (module docstring)."""
+    if not lmcache_server(request, profile):
+        return None
+    return (
+        f"KV offload: vLLM {profile.engine_version} runs --kv-offloading-backend lmcache through LMCacheMPConnector "
+        f"(from 0.23.0; vllm PR #42865), which connects to an LMCache server at {LMCACHE_SERVER}: it must be running "
+        "before vLLM starts, and it alone sizes the tier, since vLLM does not pass --kv-offloading-size on (the flag "
+        "only switches the offload on). The host tier planned here is what that server's CPU buffer must hold."
+    )
+
+
 def deployment_notes(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> list[str]:
     """Every note of this module that applies to the plan."""
-    return [n for n in (offload_note(request, profile),) if n]
+    return [n for n in (offload_note(request, profile), lmcache_note(request, profile)) if n]

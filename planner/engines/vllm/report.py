@@ -22,7 +22,7 @@ from planner.engines.vllm.blocks import (
 from planner.engines.vllm.capacity import Capacity, capacity, v0_lines, v1_lines
 from planner.engines.vllm.caveats import first_boot_bytes, machine_notes
 from planner.engines.vllm.defaults import batch_raise_line
-from planner.engines.vllm.deployment_notes import deployment_notes
+from planner.engines.vllm.deployment_notes import deployment_notes, lmcache_command_line
 from planner.engines.vllm.extensible import margin_bytes
 from planner.engines.vllm.failures import max_num_seqs_of, sampler_headroom, vllm_failure
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
@@ -234,7 +234,8 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
     argument = loading.model_argument
     if result.weights in GGUF:  # vLLM loads one local GGUF file, its tokenizer from the original repository
         argument = gguf_file(request.model, result.weights.upper())
-    command = f"{environment(profile)}vllm serve {argument}{flags} --tensor-parallel-size {tp}"
+    server = lmcache_command_line(request, profile)  # an LMCache server to start first (0.23.0 on)
+    command = f"{server}{environment(profile)}vllm serve {argument}{flags} --tensor-parallel-size {tp}"
     if result.weights in GGUF:
         command += f" --tokenizer {model_word(request.model)[0]}"
     if pp > 1:

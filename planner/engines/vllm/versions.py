@@ -81,6 +81,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     speculative_mtp: bool = False
     speculative_medusa: bool = False
     kv_offloading_flags: bool = False
+    lmcache_server: bool = False  # --kv-offloading-backend lmcache connects to an LMCache server (0.23.0 on)
     lora_ranks: tuple[int, ...] = (8, 16, 32, 64, 128, 256)  # what --max-lora-rank takes
     flag_lora_target_modules: bool = False
     lora_moe_experts: bool = False  # fused MoE experts get adapter slots

@@ -1,0 +1,66 @@
+"""``--kv-offloading-backend lmcache`` by release (``versions.toml`` rule ``lmcache_server``): up to 0.22.1 vLLM
+configures LMCache in its own process with ``max_local_cpu_size = --kv-offloading-size / (TP x PP)`` (0.22.0
+``config/vllm.py:771-777``); from 0.23.0 it runs ``LMCacheMPConnector``, which connects to an LMCache server at
+``tcp://localhost:5555`` and does not pass the size on (0.25.1 ``config/vllm.py:815-821``, 0.27.0 ``:918-924``).
+Found by an outside review (2026-12-06): the 0.27.0 command for a 16 GiB LMCache tier could not run alone."""
+
+from __future__ import annotations
+
+from model_catalog import get_gpu, get_model
+from planner.assessment.assess import assess
+from planner.assessment.summary import deployment_data
+from planner.core.units import GiB
+from planner.deploy.options import DeploymentOptions, KvOffloadOptions
+from planner.engines.launch import launch_commands
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.versions import vllm_rules
+from planner.planning.plan import PlanRequest
+
+RTX_4090 = get_gpu("rtx-4090")
+SERVER_LINE = (
+    "# needs an LMCache server at tcp://localhost:5555 first (LMCache's multi-process mode, given the host tier's "
+    "size): vLLM 0.27.0 connects to it for --kv-offloading-backend lmcache and does not pass --kv-offloading-size on "
+    "(the flag only switches the offload on)"
+)
+COMMAND = (
+    "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1 --gpu-memory-utilization 0.92 --max-model-len 8192 "
+    "--max-num-seqs 256 --kv-offloading-size 16.0 --kv-offloading-backend {backend}"
+)
+
+
+def _request(version: str, backend: str = "lmcache") -> PlanRequest:
+    tier = KvOffloadOptions(size_bytes=16 * GiB, backend=backend)  # type: ignore[arg-type]
+    return PlanRequest(
+        model=get_model("Qwen/Qwen3-8B").spec,
+        gpu=RTX_4090,
+        gpu_memory_bytes=RTX_4090.memory_bytes_for(True),
+        context_tokens=8192,
+        max_model_len=8192,
+        overhead=VllmProfile(engine_version=version),
+        deployment=DeploymentOptions(kv_offload=tier),
+    )
+
+
+def test_lmcache_connects_to_a_server_from_0_23() -> None:
+    assert not any(vllm_rules(v).lmcache_server for v in ("0.11.1", "0.19.1", "0.22.0", "0.22.1"))
+    assert all(vllm_rules(v).lmcache_server for v in ("0.23.0", "0.25.1", "0.27.0", "0.29.0", "0.34.0"))
+
+
+def test_the_0_27_command_says_the_server_must_run_first() -> None:
+    a = assess(_request("0.27.0"))
+    assert a.fits and a.report is not None
+    assert launch_commands(a.request, a.result)["vllm"] == SERVER_LINE + "\n" + COMMAND.format(backend="lmcache")
+    note = next(n for n in a.report.notes if n.startswith("KV offload:"))
+    assert "connects to an LMCache server at tcp://localhost:5555: it must be running before vLLM starts" in note
+    assert "vLLM does not pass --kv-offloading-size on" in note
+    # the tier the server must hold, as planned (the review's figures)
+    tier = deployment_data(a)["deployment"]["kv_offload"]
+    assert (tier["host_bytes"], tier["tokens"], tier["conversations"]) == (16 * GiB, 116_496, 14)
+
+
+def test_in_process_lmcache_and_the_native_tier_need_no_server() -> None:
+    old = assess(_request("0.22.0"))
+    assert old.report is not None and not any(n.startswith("KV offload:") for n in old.report.notes)
+    assert launch_commands(old.request, old.result)["vllm"] == COMMAND.format(backend="lmcache")
+    native = assess(_request("0.27.0", "native"))
+    assert launch_commands(native.request, native.result)["vllm"] == COMMAND.format(backend="native")
