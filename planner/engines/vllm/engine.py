@@ -21,6 +21,7 @@ from planner.engines.settings import BY_NAME
 from planner.engines.support import EngineSupport
 from planner.engines.vllm.calibrated import Calibrated, calibrated_from_log
 from planner.engines.vllm.defaults import default_batch
+from planner.engines.vllm.draft_slots import draft_slots, draft_slots_refusal
 from planner.engines.vllm.flags import batch_refusal, missing_flag, release_refusal
 from planner.engines.vllm.logparse import parse_vllm
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
@@ -97,8 +98,9 @@ class VllmEngine(Engine):
         return as_vllm(overhead).engine_version if isinstance(overhead, VllmProfile | Calibrated) else None
 
     def refusal(self, request: PlanRequest) -> str | None:
-        """:meth:`Engine.refusal`, a batch its scheduler refuses (:func:`batch_refusal`), and the deployment options
-        the planned release does not run (:func:`release_refusal`)."""
+        """:meth:`Engine.refusal`, a batch its scheduler refuses (:func:`batch_refusal`; with a draft model, one that
+        leaves no token to schedule, :func:`draft_slots_refusal`), and the deployment options the planned release
+        does not run (:func:`release_refusal`)."""
         found = super().refusal(request)
         overhead = request.overhead
         if found is not None or not isinstance(overhead, VllmProfile | Calibrated):
@@ -116,7 +118,8 @@ class VllmEngine(Engine):
                 f"{vllm.engine_version} stops at the flag ('`limit_mm_per_prompt` is only supported for multimodal "
                 "models', vllm/config.py _init_multimodal_config, up to 0.9; vllm-project/vllm#21120): leave it out"
             )
-        return batch_refusal(vllm) or release_refusal(vllm, request)
+        slots = draft_slots(vllm, request)  # a draft model's slot per sequence off the step (0.20.0-0.27.1)
+        return batch_refusal(vllm, slots) or draft_slots_refusal(vllm, request) or release_refusal(vllm, request)
 
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
         """``--speculative-config`` (0.34.0 ``config/speculative.py`` :90-97): a draft model is method

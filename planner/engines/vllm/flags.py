@@ -25,6 +25,7 @@ from planner.core.overhead import parse_version
 from planner.deploy.options import LoraOptions
 from planner.engines.lora_flags import restricted
 from planner.engines.settings import BY_NAME
+from planner.engines.vllm.draft_slots import step_fix
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import VllmRules, first_release_with
 from planner.planning.request import PlanRequest
@@ -76,10 +77,12 @@ SPECULATIVE_RULES = {
 }
 
 
-def batch_refusal(profile: VllmProfile) -> str | None:
+def batch_refusal(profile: VllmProfile, slots: int = 0) -> str | None:
     """``--max-num-batched-tokens`` below ``--max-num-seqs``, both given: every release's scheduler config stops there
     (0.8.5 ``config.py`` :2033, 0.19.0 ``config/scheduler.py`` :273-278, 0.31.0 :329-334); a defaulted one of them
-    settles below the other instead (:func:`planner.engines.vllm.defaults.settled_batch`).
+    settles below the other instead (:func:`planner.engines.vllm.defaults.settled_batch`). The fix leaves room for
+    the ``slots`` a draft model takes per sequence where the release takes them off the step
+    (:func:`planner.engines.vllm.draft_slots.step_fix`).
 
     >>> from planner.engines.vllm.profile import VllmProfile
     >>> batch_refusal(VllmProfile(max_num_batched_tokens=512, max_num_seqs=1024)).split("; ")[1]
@@ -92,7 +95,7 @@ def batch_refusal(profile: VllmProfile) -> str | None:
         return None
     return (
         f"vLLM stops at its arguments: max_num_batched_tokens ({tokens}) must be greater than or equal to max_num_seqs "
-        f"({seqs}); raise --max-num-batched-tokens to {seqs} or lower --max-num-seqs to {tokens}"
+        f"({seqs}); {step_fix(tokens, seqs, slots)}"
     )
 
 

@@ -80,6 +80,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     speculative_eagle3: bool = False
     speculative_mtp: bool = False
     speculative_medusa: bool = False
+    draft_step_slot: bool = False  # a draft model's slot per sequence off the step refuses an empty step (0.20-0.27)
     kv_offloading_flags: bool = False
     lmcache_server: bool = False  # --kv-offloading-backend lmcache connects to an LMCache server (0.23.0 on)
     lora_ranks: tuple[int, ...] = (8, 16, 32, 64, 128, 256)  # what --max-lora-rank takes
