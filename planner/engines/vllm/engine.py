@@ -26,6 +26,7 @@ from planner.engines.vllm.flags import batch_refusal, missing_flag, release_refu
 from planner.engines.vllm.logparse import parse_vllm
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
+from planner.engines.vllm.sink_attention import sink_fp8_refusal
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import is_multimodal
 from planner.engines.vllm.versions import first_release_with, known_releases, vllm_rules
@@ -98,9 +99,10 @@ class VllmEngine(Engine):
         return as_vllm(overhead).engine_version if isinstance(overhead, VllmProfile | Calibrated) else None
 
     def refusal(self, request: PlanRequest) -> str | None:
-        """:meth:`Engine.refusal`, a batch its scheduler refuses (:func:`batch_refusal`; with a draft model, one that
-        leaves no token to schedule, :func:`draft_slots_refusal`), and the deployment options the planned release
-        does not run (:func:`release_refusal`)."""
+        """:meth:`Engine.refusal`, an FP8 KV cache for attention sinks on Ada before 0.11.0 (:func:`sink_fp8_refusal`),
+        a batch its scheduler refuses (:func:`batch_refusal`; with a draft model, one that leaves no token to
+        schedule, :func:`draft_slots_refusal`), and the deployment options the planned release does not run
+        (:func:`release_refusal`)."""
         found = super().refusal(request)
         overhead = request.overhead
         if found is not None or not isinstance(overhead, VllmProfile | Calibrated):
@@ -119,7 +121,9 @@ class VllmEngine(Engine):
                 "models', vllm/config.py _init_multimodal_config, up to 0.9; vllm-project/vllm#21120): leave it out"
             )
         slots = draft_slots(vllm, request)  # a draft model's slot per sequence off the step (0.20.0-0.27.1)
-        return batch_refusal(vllm, slots) or draft_slots_refusal(vllm, request) or release_refusal(vllm, request)
+        found = sink_fp8_refusal(vllm, request)  # gpt-oss with FP8 KV on Ada before 0.11.0
+        found = found or batch_refusal(vllm, slots) or draft_slots_refusal(vllm, request)
+        return found or release_refusal(vllm, request)
 
     def speculative_flags(self, spec: SpeculativeOptions, request: PlanRequest, result: PlanResult) -> list[str]:
         """``--speculative-config`` (0.34.0 ``config/speculative.py`` :90-97): a draft model is method
