@@ -21,7 +21,7 @@ from planner.core.kv_formats import kv_format
 from planner.core.precision import weight_format
 from planner.core.units import GiB
 from planner.engines.registry import engine_names, get_engine, profile_label
-from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, shown_name, size_argument
+from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, is_given, shown_name, size_argument, switch_words
 from ui.deferred import Deferred
 from ui.guard import as_text
 from ui.state import Selection
@@ -55,16 +55,14 @@ def _engine(sel: Selection) -> str:
 
 def _launch(sel: Selection) -> list[tuple[str, str]]:
     """The launch settings given (``--max-num-seqs 2 --enforce-eager``), as the engine is started with them."""
-    given = [(d, getattr(sel, shown_name(d))) for d in ENGINE_SETTINGS if getattr(sel, shown_name(d)) is not None]
+    given = [(d, getattr(sel, shown_name(d))) for d in ENGINE_SETTINGS if is_given(d, getattr(sel, shown_name(d)))]
     if not given:
         return []
     engine = get_engine(sel.engine) if sel.engine in engine_names() else None
     words = [
-        _flag_words(d, value, engine.flag_for(d.name, sel.engine_version) if engine else d.flag)
-        for d, value in given
-        if value is not False
+        _flag_words(d, value, engine.flag_for(d.name, sel.engine_version) if engine else d.flag) for d, value in given
     ]
-    return [("Launch", " ".join(words))] if words else []
+    return [("Launch", " ".join(words))]
 
 
 def _flag_words(declared: EngineSetting, value: object, flag: str) -> str:
@@ -72,6 +70,8 @@ def _flag_words(declared: EngineSetting, value: object, flag: str) -> str:
     ``--kv-cache-memory-bytes 4294967296 (4 GiB)``."""
     if declared.kind == "flag":
         return flag
+    if declared.kind == "switch":
+        return switch_words(flag, bool(value))
     if declared.kind == "choice":
         return f"{flag} {value}"
     if declared.kind == "bytes":

@@ -13,14 +13,14 @@ import streamlit as st
 from planner.bounds.errors import PlannerError
 from planner.core.units import GiB
 from planner.engines.registry import engine_names, get_engine
-from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, profile_values, shown_name
+from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, is_given, profile_values, shown_name, switch_words
 from ui import binding, settings, state
 from ui.guard import as_text
 from ui.settings.launch import MIN_GIB
 from ui.text import sentence
 
 OPEN_KEY = "launch_open"  # whether the Launch settings expander is open: a view state, not a setting
-# What the settings hold while the box is closed (not drawn): every flag unticked, every number not given.
+# What the settings hold while the box is closed (not drawn): every flag unticked, every number and switch not given.
 DEFAULTS: dict[str, object] = {shown_name(d): (False if d.kind == "flag" else None) for d in ENGINE_SETTINGS}
 
 
@@ -30,7 +30,7 @@ def _valid(declared: EngineSetting) -> Callable[[object], bool]:
     def valid(value: object) -> bool:
         if value is None:
             return True
-        if declared.kind == "flag":
+        if declared.kind in ("flag", "switch"):
             return isinstance(value, bool)
         if declared.kind == "choice":
             return value in declared.choices
@@ -52,7 +52,12 @@ def _draw(box: Any, declared: EngineSetting, label: str) -> Any:
         binding.put(setting.url, bool(value))
         box.checkbox(label, key=setting.url, help=setting.help)
         return binding.record(setting, True if binding.drawn(setting) else None)
-    if declared.kind == "choice":
+    if declared.kind == "switch":  # on, off (its --no- form) or not chosen: the release's default
+        box.selectbox(
+            label, (True, False), index=None, key=setting.url, help=setting.help, placeholder="release default",
+            format_func=lambda on: switch_words(label, on),
+        )  # fmt: skip
+    elif declared.kind == "choice":
         box.selectbox(
             label, declared.choices, index=None, key=setting.url, help=setting.help, placeholder="engine default"
         )
@@ -86,7 +91,7 @@ def render_launch(sb: Any, engine: str, version: str | None, calibration: str | 
             _refuse(engine, declared)
     if not taken:
         return {}
-    is_set = any(st.session_state.get(shown_name(d)) not in (None, False) for d in ENGINE_SETTINGS)
+    is_set = any(is_given(d, st.session_state.get(shown_name(d))) for d in ENGINE_SETTINGS)
     # Streamlit's lazy expander (``on_change="rerun"``; its state is the session's ``OPEN_KEY``, readable before the
     # sidebar is drawn, :mod:`ui.deferred`): closed with every flag at the engine's default, its boxes are not drawn,
     # so a run does not send and the browser does not re-render them (make bench: the slider).

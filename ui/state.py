@@ -168,6 +168,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     max_total_tokens: int | None = Field(default=None, ge=1)
     language_model_only: bool | None = None
     limit_mm_per_prompt: int | None = Field(default=None, ge=0)
+    enable_prefix_caching: bool | None = None  # a switch: False is --no-enable-prefix-caching
     load_format: str | None = None
     safetensors_load_strategy: str | None = None
     max_attention_window: bool | None = None

@@ -36,7 +36,15 @@ from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB, GiB, format_bytes
 from planner.deploy.host import device_memory_bytes
 from planner.engines.registry import default_engine, engine_names, fraction_default_text, get_engine, overhead_profile
-from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, SettingValue, profile_values, shown_name
+from planner.engines.settings import (
+    BY_NAME,
+    ENGINE_SETTINGS,
+    EngineSetting,
+    SettingValue,
+    profile_values,
+    shown_name,
+    switch_words,
+)
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -120,8 +128,7 @@ def with_engine(args: argparse.Namespace) -> argparse.Namespace:
         engine_flags = {"--gpu-util": args.gpu_util, "--engine-version": args.engine_version}
         beside = [f"--engine {args.engine}"] if args.engine not in (None, "generic") else []
         beside += [flag for flag, value in engine_flags.items() if value is not None]
-        named = {setting.name: cli_flag(setting) for setting in ENGINE_SETTINGS}
-        beside += [named[name] for name in engine_settings(args)]
+        beside += [cli_flag(BY_NAME[name], value) for name, value in engine_settings(args).items()]
         if beside:
             raise PlannerError(
                 "--overhead-fraction is the simple model's share of memory, which no engine's rules apply to: "
@@ -147,9 +154,12 @@ def _overhead_from_args(args: argparse.Namespace) -> OverheadModel:
     return overhead_profile(args.engine, fraction=args.gpu_util, version=args.engine_version, **engine_settings(args))
 
 
-def cli_flag(setting: EngineSetting) -> str:
+def cli_flag(setting: EngineSetting, value: SettingValue | None = None) -> str:
     """The command line's flag of a launch setting: the engine's own, a size in GiB as a person types it
-    (``--kv-cache-memory-gib``, the name a link uses: :func:`shown_name`; the engine takes bytes)."""
+    (``--kv-cache-memory-gib``, the name a link uses: :func:`shown_name`; the engine takes bytes), a switch's side
+    ``value`` (``--no-enable-prefix-caching``)."""
+    if setting.kind == "switch" and value is not None:
+        return switch_words(setting.flag, bool(value))
     return "--" + shown_name(setting).replace("_", "-") if setting.kind == "bytes" else setting.flag
 
 
@@ -158,6 +168,8 @@ def add_engine_setting_arguments(parser: argparse.ArgumentParser) -> None:
     for setting in ENGINE_SETTINGS:
         if setting.kind == "flag":
             parser.add_argument(setting.flag, action="store_true", default=None, help=setting.help)
+        elif setting.kind == "switch":  # --X / --no-X, not given: None (the engine's default)
+            parser.add_argument(setting.flag, action=argparse.BooleanOptionalAction, default=None, help=setting.help)
         elif setting.kind == "choice":
             parser.add_argument(setting.flag, choices=setting.choices, help=setting.help)
         elif setting.kind == "bytes":

@@ -8,6 +8,9 @@ Bounds follow vLLM's argument checks (``vllm/engine/arg_utils.py``, ``vllm/confi
 ``--max-attention-window`` is TensorRT-LLM's ``KvCacheConfig.max_attention_window`` (``--max_attention_window_size``
 for engines built by ``trtllm-build``) given the model's own windows (:mod:`planner.engines.trtllm`).
 ``--max-total-tokens`` is SGLang's (``srt/server_args.py`` 0.5.4 :1818, a positive token count).
+``--enable-prefix-caching`` is a switch: given on, given off (``--no-enable-prefix-caching``, argparse's
+``BooleanOptionalAction``: 0.22.0 ``engine/arg_utils.py:1128-1134`` with :345) or not given, the release's default;
+SGLang's counterpart is ``--disable-radix-cache`` (``srt/server_args.py`` 0.5.4 :2853), not planned.
 ``--enable-dp-attention`` is SGLang's spelling (``srt/server_args.py``); vLLM's is ``--data-parallel-size`` with
 ``--enable-expert-parallel`` (``docs/serving/data_parallel_deployment.md``), TensorRT-LLM's ``enable_attention_dp``
 in its ``--extra_llm_api_options`` file (``tensorrt_llm/llmapi/llm_args.py``).
@@ -23,8 +26,9 @@ from planner.core.units import GiB
 
 MAX_KV_TOKENS = 1 << 40  # a KV pool's tokens: far above any GPU's (1 TB at one byte a token)
 
-SettingKind = Literal["count", "flag", "bytes", "choice"]
-SettingValue = int | bool | str  # a count or bytes, a flag given, a choice's value
+# a switch is on, off or not given (the engine's default), a flag given or not
+SettingKind = Literal["count", "flag", "bytes", "choice", "switch"]
+SettingValue = int | bool | str  # a count or bytes, a flag given or a switch's side, a choice's value
 
 
 class EngineSetting(NamedTuple):
@@ -78,6 +82,12 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
         "images (and videos) per prompt the encoder is profiled for; 0: text only",
     ),
     EngineSetting(
+        "enable_prefix_caching", "--enable-prefix-caching", "switch", 0, 1,
+        "automatic prefix caching on, or off (--no-enable-prefix-caching); not set: the release's default. For a "
+        "hybrid Mamba / Gated DeltaNet model vLLM's default is off until 0.27.1 and on from 0.28.0, and on it keeps "
+        "a second state page per running sequence ('align'); SGLang: --disable-radix-cache",
+    ),
+    EngineSetting(
         "load_format", "--load-format", "choice", 0, 0,
         "vLLM's weight loader: fastsafetensors or InstantTensor instead of its default safetensors loader; on unified "
         "memory (DGX Spark) they leave less for the KV cache than the default (docs/fidelity.md, 'Unified memory')",
@@ -114,6 +124,24 @@ def flag_name(name: str) -> str:
     return BY_NAME[name].flag if name in BY_NAME else name.replace("_", " ")
 
 
+def switch_words(flag: str, on: bool) -> str:
+    """A switch's side as the engine is started with it: its flag, or the flag's ``--no-`` form.
+
+    >>> switch_words("--enable-prefix-caching", True), switch_words("--enable-prefix-caching", False)
+    ('--enable-prefix-caching', '--no-enable-prefix-caching')
+    """
+    return flag if on else "--no-" + flag.removeprefix("--")
+
+
+def is_given(setting: EngineSetting, value: object) -> bool:
+    """Whether ``value`` asks the engine for something: a flag ticked, a switch either way, any other value set.
+
+    >>> is_given(BY_NAME["enforce_eager"], False), is_given(BY_NAME["enable_prefix_caching"], False)
+    (False, True)
+    """
+    return value not in (None, False) if setting.kind == "flag" else value is not None
+
+
 def size_argument(flag: str, size_bytes: int) -> str:
     """A size setting as it is pasted, in bytes (the engine's unit, read the same by every release that has the
     flag), with the GiB a person reads beside it.
@@ -142,7 +170,7 @@ def profile_value(setting: EngineSetting, shown: float | bool | str) -> SettingV
     """
     if setting.kind == "choice":
         return str(shown)
-    if setting.kind == "flag":
+    if setting.kind in ("flag", "switch"):
         return bool(shown)
     if setting.kind == "bytes":
         return round(float(shown) * GiB)
@@ -157,7 +185,7 @@ def profile_shown(setting: EngineSetting, value: SettingValue) -> float | bool |
     """
     if setting.kind == "choice":
         return str(value)
-    if setting.kind == "flag":
+    if setting.kind in ("flag", "switch"):
         return bool(value)
     if setting.kind == "bytes":
         return round(int(value) / GiB, 2)

@@ -342,6 +342,9 @@ class SglangEngine(Engine):
         "enforce_eager": "--disable-cuda-graph",
         "enable_dp_attention": "--enable-dp-attention",
     }
+    # --disable-radix-cache (0.5.4 srt/server_args.py :2853) resizes the Mamba and windowed pools (0.5.18
+    # kv_cache_configurator.py :1813-1815, pool_configurator.py :652-663), not planned (planner.engines.sglang_pool)
+    setting_counterparts: ClassVar[dict[str, str]] = {"enable_prefix_caching": "--disable-radix-cache"}
     setting_instead: ClassVar[dict[str, str]] = {
         "kv_cache_memory_bytes": "its own cap is --max-total-tokens (tokens, planned)",
     }

@@ -250,3 +250,35 @@ def test_a_binding_token_cap_offers_the_cap_that_holds_the_target() -> None:
     assert params["max_total_tokens"] == "81920" and params["engine"] == "sglang", params
     opened = run_page("memory", params)
     assert not opened.error and _metrics(opened)["KV budget"] == "81,920 tokens", _metrics(opened)
+
+
+def test_prefix_caching_on_or_off_in_a_link_plans_what_fit_plans(capsys: Any) -> None:
+    """Review 45c, finding 8: ``enable_prefix_caching=true`` on 0.27.1 (opt-in for hybrids there) and ``=false`` on
+    0.28.0 (on by default) plan what ``fit --enable-prefix-caching`` / ``--no-enable-prefix-caching`` plan (Qwen3.8-27B
+    FP8 on one H100, 256 sequences: 418,273 tokens with 'align's second state page, 507,904 without); the sidebar's
+    box holds the side, the set-up summary and the launch command say it, and SGLang drops it naming its own
+    --disable-radix-cache. Before, the link parameter was unknown and dropped."""
+    hybrid = {**HOME, "model": "Qwen/Qwen3.8-27B", "weights": "fp8", "gpu": "h100-sxm-80gb", "max_num_seqs": "256"}
+    flags = ["--model", "Qwen/Qwen3.8-27B", "--weights", "fp8", "--gpu", "h100-sxm-80gb", "--engine", "vllm"]
+    flags += ["--context", "8192", "--users", "2", "--max-num-seqs", "256"]
+    for version, value, flag, tokens in (
+        ("0.27.1", "true", "--enable-prefix-caching", 418_273),
+        ("0.28.0", "false", "--no-enable-prefix-caching", 507_904),
+    ):
+        link = {**hybrid, "engine_version": version, "enable_prefix_caching": value}
+        at = run_page("memory", link, editor=True, open_keys=[COMMANDS, "launch_open"])
+        assert not at.exception and not at.error, texts(at.error)
+        assert main(["fit", *flags, "--engine-version", version, flag, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["kv_budget_tokens"] == tokens
+        assert f"{tokens:,} tokens" in _metrics(at)["KV budget"], _metrics(at)
+        vllm = next(line for line in _codes(at).splitlines() if line.startswith("vllm serve"))
+        assert vllm.endswith(f"--max-num-seqs 256 {flag}"), vllm
+        assert at.selectbox(key="enable_prefix_caching").value is (value == "true")
+        assert at.query_params["enable_prefix_caching"] == value
+        summary = "\n".join(plain(str(m.value)) for m in run_page("memory", link).markdown)
+        assert f"**Launch:** --max-num-seqs 256 {flag}" in summary, summary
+    dense = {**hybrid, "model": "Qwen/Qwen3-8B", "engine": "sglang"}
+    sglang = run_page("memory", {**dense, "enable_prefix_caching": "false"})
+    notes = " ".join(texts(sglang.warning) + texts(sglang.info) + [plain(c.value) for c in sglang.caption])
+    assert "SGLang has no --enable-prefix-caching setting; its own --disable-radix-cache is not planned here" in notes
+    assert "enable_prefix_caching" not in sglang.query_params

@@ -24,6 +24,8 @@ def changed_value(setting: EngineSetting) -> SettingValue:
     """A value other than the engine's default for ``setting``."""
     if setting.kind == "flag":
         return True
+    if setting.kind == "switch":  # given either way it is said; off is not a dense model's default in any release
+        return False
     if setting.kind == "choice":
         return setting.choices[-1]
     if setting.kind == "bytes":

@@ -40,6 +40,7 @@ def test_every_setting_has_one_unique_name() -> None:
         max_total_tokens=100_000,
         language_model_only=True,
         limit_mm_per_prompt=0,
+        enable_prefix_caching=False,  # a switch's off side is in the link, as false
         load_format="fastsafetensors",
         safetensors_load_strategy="prefetch",
         max_attention_window=True,

@@ -14,7 +14,7 @@ MIN_GIB = 0.01  # the smallest --kv-cache-memory-bytes the box takes, in GiB (ab
 
 def _setting(declared: EngineSetting) -> Setting:
     name = shown_name(declared)
-    if declared.kind == "flag":
+    if declared.kind in ("flag", "switch"):  # a switch's link says true or false; absent: the engine's default
         return Setting(name, name, declared.flag, declared.help, flag, show=show_flag, optional=True)
     if declared.kind == "choice":
         return Setting(name, name, declared.flag, declared.help, one_of(lambda: declared.choices), optional=True)
