@@ -4,6 +4,8 @@ changing one thing the engine itself takes.
 Every candidate is judged by :func:`planner.assessment.assess.assess`, the same verdict the pages and the command line
 show, so a suggestion's figures are the figures its link opens. The levers, in the order they are offered:
 
+- the launch settings the engine names as the cure of its own refusal, each that starts (vLLM's Mamba 'align'
+  step check: a step of one attention block, or ``--no-enable-prefix-caching``; :mod:`planner.assessment.cure_lever`);
 - the sequences the engine runs at once (vLLM ``--max-num-seqs``, SGLang ``--max-running-requests``, TensorRT-LLM
   ``--max_batch_size``) raised to the users a replica serves, when that limit, not the pool, keeps the target from
   being met (:attr:`planner.assessment.assess.Assessment.running_cap`);
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 from planner.assessment.assess import Assessment, VerdictState, assess
 from planner.assessment.batch_lever import seqs_that_start, with_max_num_seqs
+from planner.assessment.cure_lever import setting_cures
 from planner.assessment.fixed_kv import fixed_kv_bytes, size_for_goal, with_fixed_kv
 from planner.assessment.model_levers import shorter_context, smaller_kv, smaller_weights
 from planner.assessment.search import (
@@ -313,7 +316,8 @@ def nearest_fitting(
         smaller_kv,
         shorter_context,
     )
-    return [alternative for lever in levers if (alternative := lever(request, goal, found)) is not None]
+    alternatives = [alternative for lever in levers if (alternative := lever(request, goal, found)) is not None]
+    return [*setting_cures(request, goal, found), *alternatives]
 
 
 def nearest_for(asked: PlanRequest, found: Assessment, users: int) -> list[Alternative]:

@@ -150,6 +150,9 @@ REFUSALS: dict[str, str] = {
     "unused (at start-up; with --enforce-eager at its first full batch); lower the memory fraction by the difference",
     "mm-item-batch": "because one image or video of this model needs more tokens than a step holds "
     "(max_num_batched_tokens) and vLLM will not split it; raise the step to the largest item",
+    "mamba-align-step": "because with prefix caching its Mamba cache mode is 'align', where one attention block must "
+    "fit a step (max_num_batched_tokens); raise --max-num-batched-tokens to the block, or start it with "
+    "--no-enable-prefix-caching",
     "graph-profile-oom": "running out of memory in the throwaway KV cache it measures its CUDA graphs with (a block "
     "per sequence, each a whole state page for a hybrid model), before it sizes the real one; lower max_num_seqs or "
     "run it with --enforce-eager",

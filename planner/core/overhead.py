@@ -43,7 +43,8 @@ Fraction = Annotated[float, Field(gt=0, le=1)]
 # measures its CUDA graphs with does not fit beside the weights (planner.engines.vllm.profiling_kv); others-oom: other
 # processes hold more than the 1 - util a release that counts from its own start leaves unused
 # (planner.engines.vllm.start_memory); mm-item-batch: a multimodal prefix-LM model's largest item does not fit the
-# max_num_batched_tokens given (vLLM will not split one across steps).
+# max_num_batched_tokens given (vLLM will not split one across steps); mamba-align-step: with prefix caching a hybrid's
+# attention block is larger than max_num_batched_tokens (vLLM 0.22-0.26 in Mamba cache mode 'align').
 FailureKind = Literal[
     "free-memory",
     "sampler-oom",
@@ -57,6 +58,7 @@ FailureKind = Literal[
     "graph-profile-oom",
     "others-oom",
     "mm-item-batch",
+    "mamba-align-step",
 ]
 PositiveInt = Annotated[int, Field(gt=0)]
 # An engine release as engines print them: 0.19.0, v0.10.2rc1, ~0.10 (a range), b6000 (llama.cpp), 0.11.0+cu128.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Annotated, ClassVar, TypeVar
+from typing import Annotated, ClassVar, NamedTuple, TypeVar
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -26,12 +26,19 @@ from planner.engines.logfigures import ParsedLog
 from planner.engines.logscan import Lines
 from planner.engines.lora_flags import lora_refusal
 from planner.engines.options import deployment_flags, options_refusal
-from planner.engines.settings import flag_name
+from planner.engines.settings import SettingValue, flag_name
 from planner.engines.support import EngineSupport, Family, family
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult, StageMemory
 
 P = TypeVar("P", bound=EngineProfile)
+
+
+class SettingCure(NamedTuple):
+    """Launch settings (by their :meth:`Engine.profile` names) that start a set-up the engine refused, and why."""
+
+    settings: Mapping[str, SettingValue]
+    why: str
 
 
 def own_profile(profile: EngineProfile | None, kind: type[P], what: str) -> P:
@@ -324,6 +331,11 @@ class Engine(ABC):
         whatever fits in their pool (vLLM, SGLang, TensorRT-LLM) need nothing; an engine that fixes its slots at
         start-up (llama.cpp ``-np``) sets them, unless the profile already does."""
         return profile
+
+    def setting_cures(self, report: EngineReport) -> tuple[SettingCure, ...]:
+        """The launch settings that cure the engine's refusal in ``report`` as its own rule says, each alone; none
+        by default (the nearest set-ups' other levers are tried for every engine)."""
+        return ()
 
     def slots_room(self, request: PlanRequest, result: PlanResult, profile: EngineProfile, most: int) -> int | None:
         """For an engine that fixes its slots at start-up (:attr:`fixed_slots`), the most, up to ``most``, its

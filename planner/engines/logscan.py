@@ -81,6 +81,7 @@ _FAILURES: tuple[tuple[str, FailureKind], ...] = (
     ("No available memory for the cache blocks", "no-kv-memory"),
     ("exceeds available Mamba cache blocks", "mamba-blocks"),
     ("Chunked MM input disabled but max_tokens_per_mm_item", "mm-item-batch"),
+    ("In Mamba cache align mode, block_size", "mamba-align-step"),
     ("Not enough memory. Please try to increase --mem-fraction-static", "no-kv-memory"),
     ("Loaded weights leave no GPU memory for the KV cache", "no-kv-memory"),  # SGLang from 0.5.14
     ("CUDA out of memory", "out-of-memory"),

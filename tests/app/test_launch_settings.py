@@ -282,3 +282,23 @@ def test_prefix_caching_on_or_off_in_a_link_plans_what_fit_plans(capsys: Any) ->
     notes = " ".join(texts(sglang.warning) + texts(sglang.info) + [plain(c.value) for c in sglang.caption])
     assert "SGLang has no --enable-prefix-caching setting; its own --disable-radix-cache is not planned here" in notes
     assert "enable_prefix_caching" not in sglang.query_params
+
+
+def test_an_align_step_refusal_offers_its_two_cures_whose_links_start() -> None:
+    """Review 45c, finding 3: vLLM 0.26.0 with prefix caching on asserts the hybrid's attention block (1,056 tokens)
+    fits a step (1,024 given): the page says vLLM's words, and the nearest set-ups are the step raised to the block
+    and prefix caching off, each link opening a page that starts with it."""
+    link = {**HOME, "model": "Qwen/Qwen3.6-35B-A3B", "gpu": "h100-sxm-80gb", "engine_version": "0.26.0",
+            "max_num_batched_tokens": "1024", "max_num_seqs": "64", "enable_prefix_caching": "true"}  # fmt: skip
+    at = run_page("memory", link)
+    said = "In Mamba cache align mode, block_size (1056) must be <= max_num_batched_tokens (1024)."
+    assert any(said in e for e in texts(at.error)), texts(at.error)
+    shown = "\n".join(plain(str(m.value)) for m in at.markdown)
+    for change, param, value in (
+        ("--max-num-batched-tokens 1056", "max_num_batched_tokens", "1056"),
+        ("--no-enable-prefix-caching", "enable_prefix_caching", "false"),
+    ):
+        params = nearest_link(shown, change)
+        assert params[param] == value, params
+        opened = run_page("memory", params)
+        assert not opened.error and _metrics(opened)["Fits"] == "yes", texts(opened.error)

@@ -12,13 +12,14 @@ from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.overhead import EngineProfile, parse_version
 from planner.deploy.options import SpeculativeOptions
-from planner.engines.base import CalibratedProfile, Engine, EngineReport
+from planner.engines.base import CalibratedProfile, Engine, EngineReport, SettingCure
 from planner.engines.checkpoints import GGUF
 from planner.engines.commands import speculative_head, word
 from planner.engines.logfigures import ParsedLog
 from planner.engines.logscan import Lines
 from planner.engines.settings import BY_NAME
 from planner.engines.support import EngineSupport
+from planner.engines.vllm.align_step import align_step_cures
 from planner.engines.vllm.calibrated import Calibrated, calibrated_from_log
 from planner.engines.vllm.defaults import default_batch
 from planner.engines.vllm.draft_slots import draft_slots, draft_slots_refusal
@@ -178,6 +179,9 @@ class VllmEngine(Engine):
         ``max_num_batched_tokens`` for A100 reduces throughput, see PR #17885"; every release since,
         :func:`planner.engines.vllm.defaults.default_batch`)."""
         return default_batch(gpu_memory_bytes, gpu_name)[0]
+
+    def setting_cures(self, report: EngineReport) -> tuple[SettingCure, ...]:
+        return align_step_cures(report)  # planner.engines.vllm.align_step
 
     def kv_cache_flags(self, kv_dtype: str) -> tuple[str, ...]:
         name = self.support.kv_cache_names.get(kv_dtype, "auto")

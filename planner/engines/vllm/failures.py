@@ -16,6 +16,8 @@
   (:func:`planner.engines.vllm.start_memory.baseline_kv_failure`);
 - ``no-kv-memory`` / ``kv-cache-too-small``: nothing left for the KV cache, or not one request of
   ``max_model_len`` (``check_enough_kv_cache_memory``, with the estimated maximum length);
+- ``mamba-align-step``: in Mamba cache mode 'align' a hybrid's attention block larger than ``max_num_batched_tokens``
+  (0.22-0.26, :mod:`planner.engines.vllm.align_step`);
 - ``mamba-blocks``: a hybrid model captured with FULL CUDA graphs refuses when ``max_num_seqs`` exceeds the pool's
   blocks (rule ``mamba_block_refusal``, from 0.20.0: "max_num_seqs (1024) exceeds available Mamba cache blocks
   (969)", vllm issue #49064);
@@ -36,6 +38,7 @@ from planner.core.model import ModelSpec
 from planner.core.units import MiB
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.platform import request_platform
+from planner.engines.vllm.align_step import align_step_failure
 from planner.engines.vllm.blocks import VllmStage, has_linear_layers, needed_bytes
 from planner.engines.vllm.defaults import prefix_item_floor
 from planner.engines.vllm.held import init_baseline_bytes
@@ -330,8 +333,9 @@ def _before_kv(
 def _after_kv(
     request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage]
 ) -> Failure | None:
-    """The checks after the KV cache's: the Mamba blocks, the sampler's warm-up."""
-    refusal = mamba_refusal(request, profile, stages)
+    """The checks after the KV cache's: the attention block against the step in Mamba mode 'align'
+    (``validate_block_size``, before the warm-up), the Mamba blocks, the sampler's warm-up."""
+    refusal = align_step_failure(request, result, profile, stages) or mamba_refusal(request, profile, stages)
     if refusal is not None:
         return refusal
     if profile.is_v1 and not profile.enforce_eager and stages[-1].capacity is None:  # extensible: warmed before

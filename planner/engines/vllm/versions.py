@@ -52,6 +52,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     mamba_block_refusal: bool = False
     hybrid_prefix_caching: bool = False  # prefix caching on by default for attention + Mamba/GDN models
     mamba_align_always: bool = False  # with prefix caching: 'align' even where the model supports 'all'
+    mamba_align_step_check: bool = False  # in 'align' mode the attention block must fit one step (to 0.26)
     non_kv_formula: Literal["split", "consumed"] = "split"
     model_runner: ModelRunner = "v1"
     batch_defaults: Literal["v1", "v028", "v033"] = "v1"

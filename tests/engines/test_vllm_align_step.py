@@ -1,0 +1,91 @@
+"""Review 45c, finding 3: in Mamba cache mode 'align' (prefix caching on for Qwen3.5 / 3.6 / 3.8) vLLM 0.22.0-0.26.0
+asserts that the hybrid's attention block fits one step (``VllmConfig.validate_block_size``, 0.22.0
+``config/vllm.py:2101-2107``, 0.25.1 :2186-2192, 0.26.0 :2265-2271, after the KV cache is sized: 0.26.0
+``v1/engine/core.py:321``); 0.27.0 dropped it (``config/vllm.py:2272-2310``). Before, the planner said these set-ups
+start. Prefix caching is opt-in for hybrids until 0.27.1, so by default nothing is checked there."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from planner.cli import main
+from planner.engines.logscan import Lines, find_failure
+
+# Qwen3.6-35B-A3B on one H100: attention blocks of 1,056 tokens (one state page each) against a 1,024-token step
+QWEN = ["fit", "--model", "Qwen/Qwen3.6-35B-A3B", "--gpu", "h100-sxm-80gb", "--max-num-batched-tokens", "1024"]
+QWEN += ["--max-num-seqs", "64", "--json"]
+ASSERTION = "AssertionError: In Mamba cache align mode, block_size (1056) must be <= max_num_batched_tokens (1024)."
+
+
+def _fit(capsys: pytest.CaptureFixture[str], version: str, *extra: str) -> dict[str, Any]:
+    main([*QWEN, "--engine-version", version, *extra])
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
+
+
+@pytest.mark.parametrize("version", ["0.22.0", "0.25.1", "0.26.0"])
+def test_align_mode_refuses_a_step_below_the_block(capsys: pytest.CaptureFixture[str], version: str) -> None:
+    """With --enable-prefix-caching: refused with vLLM's assertion once the pool is printed, and the nearest
+    set-ups are the two cures, each starting: the step raised to the block, or prefix caching off."""
+    data = _fit(capsys, version, "--enable-prefix-caching")
+    assert data["verdict"] == "engine-refuses-to-start" and data["engine_failure"] == ASSERTION
+    lines = data["engine_lines"]
+    assert lines == ["Available KV cache memory: 6.34 GiB", "GPU KV cache size: 183,734 tokens",
+                     "Maximum concurrency for 8,192 tokens per request: 22.43x", ASSERTION]  # fmt: skip
+    nearest = data["nearest"]
+    assert [n["change"] for n in nearest[:2]] == [
+        "--max-num-batched-tokens 1056 (a step of one whole attention block, as 'align' mode needs)",
+        "--no-enable-prefix-caching (Mamba cache mode 'none': no block checked against the step)",
+    ]
+    assert [n["conversations"] for n in nearest[:2]] == [22, 28]
+    raised = _fit(capsys, version, "--enable-prefix-caching", "--max-num-batched-tokens", "1056")
+    assert raised["engine_starts"] and raised["engine_lines"][1] == "GPU KV cache size: 183,734 tokens"
+    off = _fit(capsys, version, "--no-enable-prefix-caching")
+    assert off["engine_starts"] and off["engine_lines"][1] == "GPU KV cache size: 233,844 tokens"
+
+
+@pytest.mark.parametrize(
+    ("version", "extra", "tokens"),
+    [
+        ("0.26.0", (), "233,844"),  # opt-in for hybrids: mode 'none', nothing checked
+        ("0.27.0", ("--enable-prefix-caching",), "183,734"),  # the assertion is gone
+        ("0.27.1", ("--enable-prefix-caching",), "183,734"),
+        ("0.28.0", (), "183,734"),  # on by default, and no assertion
+    ],
+)
+def test_it_starts_where_the_release_checks_nothing(
+    capsys: pytest.CaptureFixture[str], version: str, extra: tuple[str, ...], tokens: str
+) -> None:
+    data = _fit(capsys, version, *extra)
+    assert data["engine_starts"] and data["engine_failure"] is None
+    assert data["engine_lines"][1] == f"GPU KV cache size: {tokens} tokens"
+
+
+@pytest.mark.parametrize(
+    ("flags", "block", "step"),
+    [
+        # the review's other two: a 27B's block is 784 tokens (bf16 KV) against a 512-token step, given or defaulted
+        (["--model", "Qwen/Qwen3.6-27B", "--gpu", "rtx-5090", "--weights", "int4", "--max-num-batched-tokens", "512"],
+         784, 512),
+        (["--model", "Qwen/Qwen3.5-27B", "--gpu", "rtx-pro-6000-blackwell", "--max-num-seqs", "1", "--context", "512"],
+         784, 512),  # the default step min(1 x 512, 8192)
+    ],
+)  # fmt: skip
+def test_the_default_step_is_checked_too(
+    capsys: pytest.CaptureFixture[str], flags: list[str], block: int, step: int
+) -> None:
+    main(["fit", *flags, "--engine-version", "0.26.0", "--enable-prefix-caching", "--json"])
+    failure = json.loads(capsys.readouterr().out)["engine_failure"]
+    assert failure == (
+        f"AssertionError: In Mamba cache align mode, block_size ({block}) must be <= max_num_batched_tokens ({step})."
+    )
+
+
+def test_a_log_with_the_assertion_reads_as_that_refusal() -> None:
+    assert find_failure(Lines(f"(EngineCore_DP0 pid=1) {ASSERTION}")) == (
+        "mamba-align-step",
+        f"(EngineCore_DP0 pid=1) {ASSERTION}",
+    )
