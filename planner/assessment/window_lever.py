@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from planner.core.kv import has_windows
 from planner.engines.base import engine_total_bytes
-from planner.engines.vllm.defaults import SMALL, prefix_item_floor
+from planner.engines.vllm.defaults import SMALL, given_step_item, prefix_item_floor
 from planner.engines.vllm.profile import VllmProfile
 from planner.planning.plan import PlanRequest
 
@@ -35,7 +35,7 @@ def with_small_step(request: PlanRequest) -> PlanRequest | None:
         return None
     given = overhead.max_num_batched_tokens
     if given is not None:
-        item = prefix_item_floor(overhead.batch_flags, request.model)
+        item = given_step_item(overhead.batch_flags, request.model, overhead.loads_encoder(request.model))
         fixed = overhead.model_copy(update={"max_num_batched_tokens": item})
         return request.model_copy(update={"overhead": fixed}) if given < item else None
     if not has_windows(request.model):

@@ -58,3 +58,38 @@ def test_the_refusal_is_offered_the_item_as_its_step() -> None:
     offered = nearest_fitting(refused.request, 50)  # type: ignore[attr-defined]
     assert offered and offered[0].change == "--max-num-batched-tokens 2496 (the model's largest multimodal item)"
     assert offered[0].assessment.conversations == 84
+
+
+def test_text_only_starts_with_a_small_step_in_every_release(capsys: object) -> None:
+    """Review 45c, finding 6: with --language-model-only or --limit-mm-per-prompt 0 (every modality at 0) vLLM runs in
+    text-only mode (supports_multimodal_inputs False, 0.22.0 and 0.26.0 multimodal/registry.py:123-136) and builds
+    no encoder budget, so the check of the item against a given step (v1/core/encoder_cache_manager.py:298-307) is
+    never reached. The planner had refused Gemma 4 26B-A4B at 0.22-0.26 with a given 2,048 ("prefix-LM floor"); it
+    starts as at 0.27.0 (244,707 tokens at 0.26, two batches in flight; 372,974 before 0.26, one). With multimodal
+    input on, the refusal stays."""
+    import json
+
+    from planner.cli import main
+
+    base = ["fit", "--model", "google/gemma-4-26B-A4B-it", "--gpu", "rtx-pro-6000-blackwell"]
+    base += ["--max-num-batched-tokens", "2048", "--json"]
+    for version, flag, tokens in (
+        ("0.22.0", "--limit-mm-per-prompt 0", "372,974"),
+        ("0.25.1", "--limit-mm-per-prompt 0", "372,974"),
+        ("0.26.0", "--limit-mm-per-prompt 0", "244,707"),
+        ("0.22.0", "--language-model-only", "372,974"),
+        ("0.26.0", "--language-model-only", "244,707"),
+        ("0.27.0", "--language-model-only", "244,707"),
+    ):
+        main([*base, "--engine-version", version, *flag.split()])
+        data = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+        assert data["engine_starts"] and data["engine_failure"] is None, (version, flag, data["engine_failure"])
+        assert data["engine_lines"][1] == f"GPU KV cache size: {tokens} tokens", (version, flag)
+        assert not any("multimodal item" in n["change"] for n in data["nearest"]), data["nearest"]
+    for version in ("0.22.0", "0.26.0", "0.27.0"):
+        main([*base, "--engine-version", version, "--limit-mm-per-prompt", "1"])
+        data = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+        assert data["engine_failure"] == (
+            "ValueError: Chunked MM input disabled but max_tokens_per_mm_item (2496) is larger than "
+            "max_num_batched_tokens (2048). Please increase max_num_batched_tokens."
+        )

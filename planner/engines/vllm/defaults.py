@@ -161,6 +161,20 @@ def prefix_item_floor(flags: BatchFlags, model: ModelSpec | None) -> int:
     return mm_prefix_item_tokens(model) if flags.floored and model is not None and is_multimodal(model) else 0
 
 
+def given_step_item(flags: BatchFlags, model: ModelSpec, serves_multimodal: bool) -> int:
+    """The largest item a ``--max-num-batched-tokens`` given must hold, or vLLM refuses ("Chunked MM input disabled
+    but max_tokens_per_mm_item ... is larger than max_num_batched_tokens"): the prefix-LM item where the server takes
+    multimodal input; 0 where it takes none (``--language-model-only``, a limit of 0 for every modality), in every
+    release: ``supports_multimodal_inputs`` is then False (0.22.0 and 0.26.0 ``multimodal/registry.py:123-136``), so
+    the input processor, the V1 runner and the scheduler build no ``MultiModalBudget`` (0.26.0
+    ``v1/engine/input_processor.py:58-62``, ``v1/worker/gpu_model_runner.py:863-866``,
+    ``v1/core/sched/scheduler.py:215``; Model Runner V2 builds none, ``v1/worker/gpu/model_runner.py:182-186``) and
+    the check
+    (``v1/core/encoder_cache_manager.py:288-307``) is never reached. A defaulted step keeps the release's floor
+    (:func:`prefix_item_floor`: 0.22-0.26 raise it whatever input is enabled)."""
+    return prefix_item_floor(flags, model) if serves_multimodal else 0
+
+
 def batch_raise_line(flags: BatchFlags, gpu_memory_bytes: int, gpu_name: str | None, model: ModelSpec) -> str | None:
     """The line vLLM logs where it raises its defaulted tokens to a prefix-LM model's largest item (0.22.0
     ``engine/arg_utils.py`` :2531-2539); None where it does not."""

@@ -40,7 +40,7 @@ from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.platform import request_platform
 from planner.engines.vllm.align_step import align_step_failure
 from planner.engines.vllm.blocks import VllmStage, has_linear_layers, needed_bytes
-from planner.engines.vllm.defaults import prefix_item_floor
+from planner.engines.vllm.defaults import given_step_item
 from planner.engines.vllm.held import init_baseline_bytes
 from planner.engines.vllm.in_flight import in_flight_tokens
 from planner.engines.vllm.profile import VllmProfile
@@ -78,10 +78,11 @@ def _config_failure(request: PlanRequest, result: PlanResult, profile: VllmProfi
 
 def _item_failure(request: PlanRequest, profile: VllmProfile) -> Failure | None:
     """A multimodal prefix-LM model's largest item over the ``--max-num-batched-tokens`` given: vLLM disables
-    chunked multimodal input for it and refuses (0.34.0 ``v1/core/encoder_cache_manager.py:358-367``); a defaulted
-    step is raised to the item instead (:func:`planner.engines.vllm.defaults.prefix_item_floor`)."""
+    chunked multimodal input for it and refuses (0.34.0 ``v1/core/encoder_cache_manager.py:358-367``), where the
+    server takes multimodal input (:func:`planner.engines.vllm.defaults.given_step_item`); a defaulted step is raised
+    to the item instead (:func:`planner.engines.vllm.defaults.prefix_item_floor`)."""
     given = profile.max_num_batched_tokens
-    item = prefix_item_floor(profile.batch_flags, request.model)
+    item = given_step_item(profile.batch_flags, request.model, profile.loads_encoder(request.model))
     if given is None or item <= given:
         return None
     return "mm-item-batch", (
