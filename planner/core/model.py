@@ -112,6 +112,9 @@ class ModelSpec(HashedOnce, frozen=True, extra="forbid"):
     # Nemotron-H: a block holds a token mixer (Mamba-2 or attention) *or* a feed-forward (NONE layers), never both
     mixer_blocks_without_mlp: bool = False
     attached_modules: Annotated[tuple[AttachedModule, ...], Field(max_length=16)] = ()
+    # Its attached towers take audio too (config.json audio_config: Gemma 4 E2B / E4B): an engine serves audio clips
+    # beside images and videos unless told otherwise (vLLM --limit-mm-per-prompt names every modality)
+    audio_input: bool = False
     mistral_native_files: bool = False  # the repo ships params.json + consolidated*.safetensors (engines.vllm.towers)
     # -- context and dtype
     # Attention applies rotary position embeddings (vLLM keeps their cos/sin cache per GPU); False for NoPE, ALiBi

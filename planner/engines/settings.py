@@ -79,7 +79,8 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
     ),
     EngineSetting(
         "limit_mm_per_prompt", "--limit-mm-per-prompt", "count", 0, 1024,
-        "images (and videos) per prompt the encoder is profiled for; 0: text only",
+        "items of each modality per prompt the encoder is profiled for: images, videos and, where the model takes "
+        "them, audio clips; 0: text only",
     ),
     EngineSetting(
         "enable_prefix_caching", "--enable-prefix-caching", "switch", 0, 1,

@@ -326,6 +326,7 @@ def spec_from_hf_config(config: dict[str, Any], model_id: str = "custom/config")
         spec.update(num_nextn_predict_layers=r.count("mtp_num_hidden_layers"), mtp_shares_embeddings=True)
     if model_type in GEMMA4_FAMILIES:
         spec.update(_gemma4(r))
+    spec["audio_input"] = outer.raw("audio_config") is not None  # an audio tower beside the text decoder
     spec.update(_layout(r, model_type, layers))
     if spec.get("rope", True):
         spec.update(_rope(r, model_type))

@@ -6,8 +6,10 @@ Block accounting: :mod:`planner.engines.vllm.blocks`. V1 lines follow ``vllm/v1/
 
 from __future__ import annotations
 
+import json
 import math
 
+from planner.core.model import ModelSpec
 from planner.engines.base import BEFORE_KV_CACHE, EngineReport, engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.checkpoints import GGUF, gguf_file, model_word, weight_loading, with_note
 from planner.engines.commands import replicas_note as one_per_replica
@@ -31,7 +33,7 @@ from planner.engines.vllm.rope import derived_max_model_len
 from planner.engines.vllm.stage import vllm_stage, vllm_stage_kept
 from planner.engines.vllm.start_memory import Failure, free_at_start
 from planner.engines.vllm.support import VLLM_SUPPORT
-from planner.engines.vllm.towers import replicated_tower_extra_bytes
+from planner.engines.vllm.towers import mm_limits, replicated_tower_extra_bytes
 from planner.engines.vllm.versions import first_release_with, release_note
 from planner.planning.context import result_context, speculative_method
 from planner.planning.plan import PlanRequest, load_context
@@ -248,7 +250,7 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
         # with a fixed KV size the fraction still sets the start-up check of free memory (start_memory.py)
         command += f" --gpu-memory-utilization {profile.utilization_for(request.gpu):g}"
     command += f" --max-model-len {result.max_model_len} --max-num-seqs {seqs}{VLLM_KV_FLAGS.get(result.kv_dtype, '')}"
-    command = with_note(command + knob_flags(profile), loading)
+    command = with_note(command + knob_flags(profile, request.model), loading)
     if dp > 1 and not profile.rules.flag_data_parallel_size:
         return replicas_note(profile, dp, tp * pp) + command
     return command
@@ -283,9 +285,10 @@ each on its own 2 GPUs (CUDA_VISIBLE_DEVICES), behind a load balancer'
     )
 
 
-def knob_flags(profile: VllmProfile) -> str:
+def knob_flags(profile: VllmProfile, model: ModelSpec | None = None) -> str:
     """The settings a plan carries beyond the defaults, as ``vllm serve`` flags (the speculative config is a
-    deployment setting: :func:`planner.assessment.summary.launch_settings`)."""
+    deployment setting: :func:`planner.assessment.summary.launch_settings`); ``--limit-mm-per-prompt`` names each
+    modality of ``model`` (:func:`mm_limits`)."""
     flags = ""
     if profile.max_num_batched_tokens:
         flags += f" --max-num-batched-tokens {profile.max_num_batched_tokens}"
@@ -300,11 +303,11 @@ def knob_flags(profile: VllmProfile) -> str:
     if profile.language_model_only:
         flags += " --language-model-only"
     elif profile.limit_mm_per_prompt is not None:
-        n = profile.limit_mm_per_prompt
+        limits = mm_limits(profile.limit_mm_per_prompt, model)
         if profile.rules.limit_mm_json:
-            flags += f' --limit-mm-per-prompt \'{{"image": {n}, "video": {n}}}\''
+            flags += f" --limit-mm-per-prompt '{json.dumps(limits)}'"
         else:  # KEY=VALUE items (nullable_kvs) before 0.8.5
-            flags += f" --limit-mm-per-prompt image={n},video={n}"
+            flags += " --limit-mm-per-prompt " + ",".join(f"{key}={n}" for key, n in limits.items())
     if profile.enable_prefix_caching is not None:
         flags += " --enable-prefix-caching" if profile.enable_prefix_caching else " --no-enable-prefix-caching"
     if profile.load_format is not None:

@@ -84,3 +84,19 @@ def prefix_floor_applies(floor: str, language_model_only: bool, limit_mm_per_pro
     """
     served = serves_multimodal(language_model_only, limit_mm_per_prompt)
     return floor == "always" or (floor == "with-mm-input" and served)
+
+
+def mm_limits(items: int, model: ModelSpec | None) -> dict[str, int]:
+    """``--limit-mm-per-prompt`` for every modality the model takes: images and videos, and audio where it has an
+    audio tower (:attr:`ModelSpec.audio_input`). A modality left out keeps vLLM's default of 999 (0.27.0
+    ``config/multimodal.py:345-356``), so a limit of 0 would leave Gemma 4 E4B's audio on, its audio tower loaded
+    (``model_executor/models/gemma4_mm.py:1075-1076``; ``interfaces.py:269-308`` skips a tower only when all its
+    modalities are 0) and the server not text-only (``multimodal/registry.py:123-138``). A key the model does not
+    take is ignored (``multimodal/processing/context.py:396-407`` reads the supported modalities only).
+
+    >>> from model_catalog import get_model
+    >>> mm_limits(0, get_model("google/gemma-4-E4B-it").spec), mm_limits(2, get_model("google/gemma-4-31B-it").spec)
+    ({'image': 0, 'video': 0, 'audio': 0}, {'image': 2, 'video': 2})
+    """
+    modalities = ("image", "video", "audio") if model is not None and model.audio_input else ("image", "video")
+    return dict.fromkeys(modalities, items)

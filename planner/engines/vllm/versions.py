@@ -89,7 +89,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     lora_moe_experts: bool = False  # fused MoE experts get adapter slots
     flag_speculative_config: bool = False  # before: --speculative-model, --num-speculative-tokens
     flag_data_parallel_size: bool = False  # before: one server per replica
-    limit_mm_json: bool = False  # --limit-mm-per-prompt as JSON; before: image=N,video=N
+    limit_mm_json: bool = False  # --limit-mm-per-prompt as JSON; before: image=N,video=N(,audio=N)
 
 
 class NonTorchEra(BaseModel, frozen=True, extra="forbid"):
