@@ -1,7 +1,7 @@
 """An option's warnings: what undermines its verdict (the speed floor's margin, a slow first token, a thin memory
 margin, a known speed gap, unverified figures, a speed no public benchmark of its engine family on its vendor
-measures) and the notes beside it (PCIe all-reduce, llama.cpp's sequential stages, sale, market, licence, purchase
-unit, cost assumptions, unified memory's share)."""
+measures, no sourced price) and the notes beside it (PCIe all-reduce, llama.cpp's sequential stages, sale, market,
+licence, purchase unit, cost assumptions, unified memory's share)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from planner.advisor.option_notes import (
 )
 from planner.advisor.option_speed import Speed
 from planner.advisor.options import Candidate
+from planner.advisor.row_caveats import PRICE_UNKNOWN
 from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.workload import Workload
 from planner.assessment.accuracy import unchecked_margin
@@ -94,6 +95,8 @@ def option_warnings(
 ) -> tuple[list[str], list[str]]:
     """(every warning, the ones that undermine the verdict)."""
     undermining = _undermining(b, c, s, row, a)
+    if cost.usd_per_hour is None:  # last: the price, not what the set-up does (ranked by its GPU count instead)
+        undermining.append(PRICE_UNKNOWN)
     return undermining + _notes(b, c, s, cost, row, a), undermining
 
 
@@ -152,6 +155,4 @@ def _notes(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow, 
     notes += cost_notes(cost.unverified, c.kv_dtype)
     if gpu.unified_memory is not None:
         notes.append(share_note(gpu, w.unified_memory_share))
-    if cost.usd_per_hour is None:
-        notes.append("price unknown")
     return notes

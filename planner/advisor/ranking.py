@@ -27,6 +27,7 @@ tokens: dollars per hour / (output tokens per second at the target load x 3,600)
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import partial
 
 from planner.advisor.costs import HOURS_PER_MONTH, Assumptions
 from planner.advisor.evaluate import Evaluator
@@ -44,7 +45,7 @@ from planner.advisor.options import (
 )
 from planner.advisor.order import sort_options
 from planner.advisor.reach import beyond_reach
-from planner.advisor.risk import pool_probability
+from planner.advisor.row_caveats import fallback_options, ranking_warnings, settle_risk
 from planner.advisor.screen import Screened, keep, kept
 from planner.advisor.suitability import default_weights, fallback_weights, hosts_left_out, left_out
 from planner.advisor.support import ENGINE_PREFERENCE
@@ -250,23 +251,6 @@ def _global_assumptions(workload: Workload, overhead: OverheadModel | None, cost
     }
 
 
-def _warnings(options: list[Option], workload: Workload, gpus: Sequence[GpuSpec], fallback: bool) -> tuple[str, ...]:
-    warnings: list[str] = []
-    if not options:
-        warnings.append("no set-up meets the workload: see the rejected options")
-    if fallback:
-        warnings.append(
-            "no set-up serves this at 8 bits or more: the options below use 4-bit weights (a quality loss: see each "
-            "option's caveat)"
-        )
-    priced = sum(1 for g in gpus if g.cloud_prices)
-    if workload.pricing == "cloud" and priced < len(gpus):
-        warnings.append(
-            f"only {priced} of {len(gpus)} GPUs have a dated cloud price in the catalog; the others are unpriced"
-        )
-    return tuple(warnings)
-
-
 def _evaluate_all(
     evaluator: Evaluator,
     model: ModelSpec,
@@ -364,10 +348,10 @@ def rank(
     if not options and asked is None:
         extra = [w for w in fallback_weights(model) if w not in tried]
         more, more_rejected, more_filtered = _evaluate_all(evaluator, model, gpus, counts, extra, kv_dtypes)
-        options, rejected, fallback = more, rejected + more_rejected, bool(more)
+        options, rejected, fallback = fallback_options(more), rejected + more_rejected, bool(more)
         filtered += more_filtered
-    options = sort_options(options, sort_by, workload.mean_output_tokens)
-    risk = pool_probability(options[0], workload, model) if options else None
+    order = partial(sort_options, sort_by=sort_by, output_tokens=workload.mean_output_tokens)
+    options, risk = settle_risk(order(options), workload, model, order)
     return Ranking(
         model_id=model.id,
         workload=workload,
@@ -380,7 +364,7 @@ def rank(
         pareto_cost_capacity=pareto_front(options, "capacity"),
         pareto_cost_throughput=pareto_front(options, "throughput"),
         assumptions=_global_assumptions(workload, overhead, costs),
-        warnings=_warnings(options, workload, gpus, fallback),
+        warnings=ranking_warnings(options, workload, gpus, fallback),
         left_out=left,
         four_bit_fallback=fallback,
         best_overflow_probability=risk,

@@ -16,7 +16,6 @@ from planner.advisor.workload import Workload
 from planner.assessment.words import plural, seconds
 
 Verdict = Literal["met", "caution", "none"]
-RISK_LIMIT = 0.05  # a pool that runs out more often than this at the target is not green
 # An alternative "on other hardware" is one a buyer weighs against the pick: the same budget, give or take. At
 # more than ALTERNATIVE_COST_RATIO times the recommendation's cost it is another budget (a $100k baseboard beside a
 # $3k card), so it is not named as an alternative (planner.advisor.picks); the page says how far the nearest is.
@@ -27,22 +26,13 @@ def _money(value: float) -> str:
 
 
 def caveats(ranking: Ranking) -> list[str]:
-    """What keeps the best option's verdict from green, the one a reader acts on first (the "main caveat"): a
-    4-bit fallback (the model's quality), a pool that runs out too often at the target, the option's undermining
-    warnings (speed, first token, memory margin, then the catalog figures they rest on), no sourced price."""
+    """What keeps the best option's verdict from green, the one a reader acts on first (the "main caveat"): its
+    undermining caveats (:attr:`Option.undermining`), which carry a 4-bit fallback (the model's quality) first, then
+    a pool that runs out too often at the target, the speed, first token and memory margin, the catalog figures
+    they rest on, and no sourced price last (:mod:`planner.advisor.row_caveats`): the verdict states no caveat the
+    row does not carry."""
     best = ranking.best
-    if best is None:
-        return []
-    found = []
-    if ranking.four_bit_fallback:
-        found.append("4-bit weights: nothing serves the workload at 8 bits or more")
-    risk = ranking.best_overflow_probability
-    if risk is not None and risk > RISK_LIMIT:
-        found.append(f"the KV pool runs out {risk:.0%} of the time at {ranking.target_concurrency:,} conversations")
-    found += best.undermining
-    if best.cost is None:
-        found.append("price unknown: no sourced price for this set-up, so it is ranked by its GPU count")
-    return found
+    return [] if best is None else list(best.undermining)
 
 
 def verdict(ranking: Ranking) -> Verdict:

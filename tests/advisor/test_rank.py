@@ -202,7 +202,9 @@ def test_unknown_prices_are_kept_without_a_budget_and_rejected_with_one() -> Non
     kept = rank(LLAMA_8B, workload(4, 2_048), gpus=mi325x, counts=(8,))
     assert kept.options and all(o.cost is None and o.usd_per_conversation is None for o in kept.options)
     assert all(
-        "price unknown" in o.warnings and o.purchase_unit.endswith(", at no sourced price") for o in kept.options
+        o.undermining[-1].startswith("price unknown: no sourced price")
+        and o.purchase_unit.endswith(", at no sourced price")
+        for o in kept.options
     )
     refused = rank(LLAMA_8B, workload(4, 2_048, budget_usd=1e9), gpus=mi325x, counts=(8,))
     assert not refused.options and refused.rejection_counts().get("unknown-price")

@@ -1,0 +1,98 @@
+"""An outside buyer's review of ``python -m planner advise`` (the forty-fifth session's, /tmp/review45b): each
+finding a test that fails on the tree before its fix, on the review's own commands."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from planner.cli import main
+from ui.advisor_rows import option_row
+from ui.report import csv_text
+
+LLAMA_33 = "meta-llama/Llama-3.3-70B-Instruct"
+PRICE_UNKNOWN = "price unknown: no sourced price for this set-up, so it is ranked by its GPU count"
+FOUR_BIT = "4-bit weights: nothing serves the workload at 8 bits or more"
+
+
+def _advise(capsys: pytest.CaptureFixture[str], *args: str) -> dict:  # type: ignore[type-arg]
+    assert main(["advise", *args, "--json"]) == 0
+    data: dict = json.loads(capsys.readouterr().out)  # type: ignore[type-arg]
+    return data
+
+
+def _csv_caveats(capsys: pytest.CaptureFixture[str], *args: str) -> list[str]:
+    """The CSV's caveats column, row by row, as the page writes it (ui.advisor_rows.option_row)."""
+    from model_catalog import get_model
+    from planner.advisor import rank
+    from planner.cli import build_parser
+    from planner.cli.advise import workload_from_args
+
+    parsed = build_parser().parse_args(["advise", *args])
+    spec = get_model(parsed.model).spec
+    counts = [c for c in (1, 2, 4, 8) if c <= parsed.gpus_max]
+    ranking = rank(spec, workload_from_args(parsed, spec.max_position_embeddings), counts=counts)
+    rows = [option_row(i, o, cloud=False) for i, o in enumerate(ranking.options, start=1)]
+    return [row["caveats"] for row in csv.DictReader(io.StringIO(csv_text(rows)))]
+
+
+def test_an_unknown_price_is_a_caveat_of_the_row_the_verdict_names_it_on(capsys: pytest.CaptureFixture[str]) -> None:
+    """Finding 2 (a): H100 PCIe (no sourced price) and L40S for Llama 3.3 70B, 50 users at 32k. The verdict was
+    amber on 'price unknown' while ``options[0].undermining`` and the table's and the CSV's caveats were empty."""
+    args = ("--model", LLAMA_33, "--users", "50", "--context", "32k", "--gpu", "h100-pcie-80gb", "--gpu", "l40s")
+    data = _advise(capsys, *args)
+    best = data["options"][0]
+    assert data["verdict"] == "caution" and best["purchase_usd"] is None
+    assert best["undermining"] == [PRICE_UNKNOWN] == data["caveats"]
+    assert all(PRICE_UNKNOWN in o["undermining"] for o in data["options"])  # every unpriced row, not the best alone
+    assert "Main caveat: price unknown: no sourced price for this set-up" in data["summary"][-1]
+    assert _csv_caveats(capsys, *args)[0] == PRICE_UNKNOWN
+    assert main(["advise", *args]) == 0
+    text = capsys.readouterr().out
+    assert "#1 caveats: price unknown: no sourced price" in text
+    first_row = next(line for line in text.splitlines() if line.startswith("1  8 x H100 PCIe 80GB"))
+    assert first_row.endswith("1 (below)"), first_row
+
+
+def test_a_four_bit_fallback_is_a_caveat_of_every_row(capsys: pytest.CaptureFixture[str]) -> None:
+    """Finding 2 (b): Llama 3.3 70B for one user on at most two RTX 4090s: nothing serves at 8 bits, so every option
+    is 4-bit. The verdict said 'Main caveat: 4-bit weights: ...' over a row with no caveat; each row carries it now,
+    first, and the order is the one the rows' own caveats gave (llama.cpp's q4_k_m, then the two int4-awq)."""
+    args = ("--model", LLAMA_33, "--users", "1", "--context", "4k", "--gpu", "rtx-4090", "--gpus-max", "2")
+    data = _advise(capsys, *args)
+    assert data["four_bit_fallback"] and data["verdict"] == "caution"
+    assert [(o["engine"], o["weights"]) for o in data["options"]] == [
+        ("llamacpp", "q4_k_m"),
+        ("trtllm", "int4-awq"),
+        ("vllm", "int4-awq"),
+    ]
+    assert data["options"][0]["undermining"] == [FOUR_BIT] == data["caveats"]
+    assert all(o["undermining"][0] == FOUR_BIT and len(o["undermining"]) == 2 for o in data["options"][1:])
+    assert _csv_caveats(capsys, *args)[0] == FOUR_BIT
+
+
+def test_a_pool_that_runs_out_too_often_is_a_caveat_of_its_row_and_ranks_it_so() -> None:
+    """The verdict's third caveat of its own, a KV pool that runs out more than 5 % of the time at the target: Qwen3
+    32B, long documents for 200 users planned at the mean length. Eight B200 (TP 1 x 8) were the pick with no caveat
+    on the row while the verdict said its pool runs out 96 % of the time; that row carries it now, ranked after the
+    set-ups without a caveat, and the pick's own pool runs out less than 5 % of the time."""
+    from model_catalog import get_model
+    from planner.advisor import Workload, caveats, rank, verdict
+
+    spec = get_model("Qwen/Qwen3-32B").spec
+    ranking = rank(spec, Workload.from_preset("long-document", concurrent_conversations=200, plan_at="mean"))
+    best = ranking.best
+    assert best is not None and ranking.best_overflow_probability is not None
+    assert ranking.best_overflow_probability <= 0.05 and caveats(ranking) == list(best.undermining)
+    marked = [(o.label, o.undermining) for o in ranking.options if any("KV pool runs out" in u for u in o.undermining)]
+    b200 = "8 x B200 (HGX/DGX B200) (TP {}), fp8 weights, fp8 KV"
+    assert marked == [
+        (b200.format("1 x 8 replicas"), ("the KV pool runs out 96% of the time at 200 conversations",)),
+        (b200.format("2 x 4 replicas"), ("the KV pool runs out 15% of the time at 200 conversations",)),
+    ]
+    # the two B200 set-ups were first and second; the B300s without a caveat come first now, at $469,819
+    assert best.label.startswith("8 x B300") and round(best.tco_usd or 0) == 469_819 and not best.undermining
+    assert verdict(ranking) == "met"
