@@ -27,16 +27,21 @@ def _cost_shown(o: Option) -> float:
 
 def _shown(o: Option) -> tuple[float, int, int, float]:
     """An option's figures at the precision a reader sees them (the tie-break's: the cost as compared, whole
-    conversations and tokens/s, tenths of a second): cost, -conversations, -tokens/s, first token."""
-    speed = round(o.decode_tokens_per_s_per_user or 0.0)
+    conversations and tokens/s, tenths of a second): cost, -conversations, -tokens/s, first token. The tokens/s are
+    the ones the option is checked against (:attr:`Option.counted_tokens_per_s_per_user`: the modelled speed, at
+    most what public runs of the model on its engine reached, as the speed floor reads it in
+    :func:`planner.advisor.ranking.filter_reason`): four RTX A5000s at "95 tokens/s modelled (at most ~67 as public
+    runs measure)" had been a pick beside one RTX PRO 6000 at 87 that costs less and holds more (an outside review,
+    2026-12-06)."""
+    speed = round(o.counted_tokens_per_s_per_user or 0.0)
     first = round(o.prefill_seconds, 1) if o.prefill_seconds is not None else float("inf")
     return _cost_shown(o), -o.conversations, -speed, first
 
 
 def dominates(a: Option, b: Option) -> bool:
     """Whether ``a`` is at least as good as ``b`` on every figure a buyer compares (cost, conversations held, tokens/s
-    per user, first token, caveats), at the precision they are shown, and better on one: nobody would buy ``b`` with
-    ``a`` on offer."""
+    per user as checked, first token, caveats: :func:`_shown`), at the precision they are shown, and better on one:
+    nobody would buy ``b`` with ``a`` on offer."""
     if a.cost is None or b.cost is None or len(a.undermining) > len(b.undermining):
         return False
     mine, theirs = _shown(a), _shown(b)
@@ -72,9 +77,23 @@ class Dominance:
 PICK_COST_RATIO = 10.0
 
 
+def faster(a: Option, b: Option) -> bool:
+    """Whether ``a`` runs faster per user than ``b`` on the tokens/s each is checked against
+    (:attr:`Option.counted_tokens_per_s_per_user`), in the whole tokens/s a reader sees."""
+    return round(a.counted_tokens_per_s_per_user or 0.0) > round(b.counted_tokens_per_s_per_user or 0.0)
+
+
 def _worth_showing(option: Option, best: Option, index: Dominance, ratio: float) -> bool:
-    affordable = option.cost is not None and best.cost is not None and option.cost <= ratio * best.cost
-    return affordable and not index.beaten(option)
+    """Priced, at most ``ratio`` times the best's cost, and no other option :func:`dominates` it; beyond
+    :func:`within_reach`, also :func:`faster` than the best: the performance pick that ratio is for (four A100s under
+    SGLang at 3.9 x two RTX PRO 6000s' cost, at most 15 tokens/s per user against 30 as public runs of the model on
+    that engine measure, had been a pick for one conversation more and a sooner first token: an outside review,
+    2026-12-06)."""
+    if option.cost is None or best.cost is None or option.cost > ratio * best.cost:
+        return False
+    if not within_reach(option, best) and not faster(option, best):
+        return False
+    return not index.beaten(option)
 
 
 def top_picks(ranking: Ranking, n: int = 3) -> list[Option]:
@@ -82,7 +101,8 @@ def top_picks(ranking: Ranking, n: int = 3) -> list[Option]:
     pick: :attr:`Option.gpu_card`); after the first, priced ones that no other option :func:`dominates` (eight L4s
     had been a pick beside four RTX PRO 6000s that cost less, hold more and run faster: an outside review,
     2026-12-05), :func:`within_reach` of the first, then, to make ``n``, up to :data:`PICK_COST_RATIO` times its
-    cost. Where the best has no price, the first of each GPU model (ranked by GPU count)."""
+    cost those :func:`faster` than the first. Where the best has no price, the first of each GPU model (ranked by
+    GPU count)."""
     best = ranking.best
     if best is None:
         return []

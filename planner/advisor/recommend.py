@@ -80,7 +80,8 @@ def cost_text(option: Option, cloud: bool) -> str:
 
 
 def why_beats(a: Option, b: Option, cloud: bool) -> str:
-    """Why ``a`` ranks above ``b``, in one sentence: the cost difference, then what ``b`` offers instead."""
+    """Why ``a`` ranks above ``b``, in one sentence: the cost difference, then what ``b`` offers instead (speeds
+    compared as each option is checked: :attr:`Option.counted_tokens_per_s_per_user`)."""
     reasons: list[str] = []
     if a.undermining and not b.undermining:
         reasons.append("cheaper, though with a caveat")
@@ -95,12 +96,12 @@ def why_beats(a: Option, b: Option, cloud: bool) -> str:
         reasons.append(f"fewer caveats ({b.gpu_name}: {'; '.join(b.undermining)})")
     if a.conversations > b.conversations:
         reasons.append(f"holds {a.conversations:,} against {b.conversations:,}")
-    if (a.decode_tokens_per_s_per_user or 0) > (b.decode_tokens_per_s_per_user or 0) * 1.1:
+    if (a.counted_tokens_per_s_per_user or 0) > (b.counted_tokens_per_s_per_user or 0) * 1.1:
         reasons.append(f"faster ({speed_text(a)} against {speed_text(b)})")
     gains = []
     if b.conversations > a.conversations:
         gains.append(f"holds {b.conversations:,} against {a.conversations:,}")
-    if (b.decode_tokens_per_s_per_user or 0) > (a.decode_tokens_per_s_per_user or 0) * 1.1:
+    if (b.counted_tokens_per_s_per_user or 0) > (a.counted_tokens_per_s_per_user or 0) * 1.1:
         gains.append(f"is faster ({speed_text(b)} against {speed_text(a)})")
     text = f"{a.gpu_count} x {a.gpu_name} over {b.gpu_count} x {b.gpu_name}: " + "; ".join(reasons or ["ranked first"])
     if gains:

@@ -96,3 +96,48 @@ def test_a_pool_that_runs_out_too_often_is_a_caveat_of_its_row_and_ranks_it_so()
     # the two B200 set-ups were first and second; the B300s without a caveat come first now, at $469,819
     assert best.label.startswith("8 x B300") and round(best.tco_usd or 0) == 469_819 and not best.undermining
     assert verdict(ranking) == "met"
+
+
+def test_a_pick_is_compared_on_the_speed_it_is_checked_against(capsys: pytest.CaptureFixture[str]) -> None:
+    """Finding 3: gpt-oss-120b for 5 users at 32k. Four RTX A5000s ("95 tokens/s per user modelled (at most ~67 as
+    public runs of this model on its engine measure)", $25,544, 8 conversations) were pick 2 beside one RTX PRO 6000
+    Max-Q at 87 tokens/s, $21,949 and 18 conversations: on the speed the floor is checked against, it is beaten on
+    every figure, so it is no pick; the picks are the RTX PRO 6000 and the four H100s and H200s beyond it."""
+    from planner.advisor.picks import Dominance, dominates
+
+    data = _advise(capsys, "--model", "openai/gpt-oss-120b", "--users", "5", "--context", "32k")
+    assert [p["label"] for p in data["top_picks"]] == [
+        "1 x RTX PRO 6000 Blackwell Max-Q Workstation Edition (TP 1), mxfp4 weights, fp8 KV",
+        "4 x H100 SXM5 80GB (TP 4), mxfp4 weights, fp8 KV",
+        "4 x H200 SXM 141GB (TP 4), mxfp4 weights, fp8 KV",
+    ]
+    from model_catalog import get_model
+    from planner.advisor import Option, Workload, rank
+
+    ranking = rank(get_model("openai/gpt-oss-120b").spec, Workload.fixed_length(32_768, concurrent_conversations=5))
+    best = ranking.best
+    a5000 = next(o for o in ranking.options if o.label == "4 x RTX A5000 (TP 4), mxfp4 weights, bf16 KV")
+    assert isinstance(best, Option) and round(best.decode_tokens_per_s_per_user or 0) == 87
+    assert (
+        round(a5000.decode_tokens_per_s_per_user or 0) == 95 and round(a5000.counted_tokens_per_s_per_user or 0) == 67
+    )
+    assert dominates(best, a5000) and Dominance(ranking.options).beaten(a5000)
+
+
+def test_a_pick_beyond_reach_is_a_faster_one(capsys: pytest.CaptureFixture[str]) -> None:
+    """Finding 3, under SGLang for 50 users: four A100s at $123,958 (3.9 x the pick), at most 15 tokens/s per user as
+    public runs of gpt-oss on SGLang on Ampere measure, were pick 3 beside two RTX PRO 6000s at 30 and $32,095, for
+    one conversation more (91 against 90) and a sooner first token. A pick beyond three times the first's cost is
+    the performance pick: faster than the first on the checked speed (four H200s, at most 39)."""
+    data = _advise(capsys, "--model", "openai/gpt-oss-120b", "--users", "50", "--context", "32k", "--engine", "sglang")
+    labels = [p["label"] for p in data["top_picks"]]
+    assert labels == [
+        "2 x RTX PRO 6000 Blackwell Max-Q Workstation Edition (TP 2), mxfp4 weights, fp8 KV",
+        "8 x GeForce RTX 5090 (TP 4 x 2 replicas), mxfp4 weights, fp8 KV",
+        "4 x H200 SXM 141GB (TP 1 x 4 replicas), mxfp4 weights, fp8 KV",
+    ]
+    assert not any(label.startswith("4 x A100") for label in labels)
+    # why each beats the next compares the checked speeds too: the RTX 5090s are the faster, not the H200s' 139
+    why = data["top_picks"][1]["why"]
+    assert "; faster (77 tokens/s per user against 139 tokens/s per user modelled (at most ~39 as" in why, why
+    assert "the second holds 232 against 66." in why and "the second is faster" not in why, why
