@@ -45,25 +45,50 @@ def shortfall(option: Option, workload: Workload) -> float:
     return max(ratios)
 
 
-def near_misses(filtered: Sequence[tuple[FilterReason, Option]], workload: Workload) -> tuple[NearMiss, ...]:
-    """Per condition, how many set-ups it left out and the closest: the cheapest over the budget, the fastest
-    (smallest :func:`shortfall`) under a speed target, the one holding most among the unpriced. The condition that
-    left out most comes first."""
+def _closest(reason: FilterReason, options: Sequence[Option], workload: Workload) -> Option:
+    """The set-up closest to passing ``reason``: the cheapest over the budget, the fastest (smallest
+    :func:`shortfall`) under a speed target, the one holding most among the unpriced; of two equally close, the one
+    without a quality caveat."""
+    if reason == "over-budget":
+        return min(options, key=lambda o: (spend(o, workload), o.quality_caveat is not None))
+    if reason == "latency-target-missed":
+        return min(options, key=lambda o: (shortfall(o, workload), o.quality_caveat is not None))
+    return max(options, key=lambda o: (o.conversations, o.quality_caveat is None))
+
+
+def _closer(reason: FilterReason, a: Option, b: Option, workload: Workload) -> bool:
+    """Whether ``a`` is strictly closer than ``b`` to passing ``reason`` (a missing price: neither is)."""
+    if reason == "over-budget":
+        return spend(a, workload) < spend(b, workload)
+    return reason == "latency-target-missed" and shortfall(a, workload) < shortfall(b, workload)
+
+
+def near_misses(
+    filtered: Sequence[tuple[FilterReason, Option]],
+    workload: Workload,
+    four_bit: Sequence[tuple[FilterReason, Option]] = (),
+) -> tuple[NearMiss, ...]:
+    """Per condition, how many set-ups it left out (``filtered`` at the default precisions and ``four_bit``, the 4-bit
+    fallback's) and the closest (:func:`_closest`) at the default precisions, with the closest 4-bit one where it
+    is closer: the budget to raise to is that of a set-up at the model's own precision or 8 bits (a buyer's review,
+    2026-12-06: "a budget of $11,996 buys 4 x Arc Pro B60, int4-awq weights" where two RTX A5000s in FP8 hold the
+    workload for $14,500); a 4-bit one only where no other serves. The condition that left out most comes first."""
     by_reason: dict[FilterReason, list[Option]] = defaultdict(list)
+    four_by_reason: dict[FilterReason, list[Option]] = defaultdict(list)
     for reason, option in filtered:
         by_reason[reason].append(option)
-    closest = {  # of two equally close, the one without a quality caveat (4-bit weights) is named
-        "over-budget": lambda os: min(os, key=lambda o: (spend(o, workload), o.quality_caveat is not None)),
-        "latency-target-missed": lambda os: min(
-            os, key=lambda o: (shortfall(o, workload), o.quality_caveat is not None)
-        ),
-        "unknown-price": lambda os: max(os, key=lambda o: (o.conversations, o.quality_caveat is None)),
-    }
-    found = [
-        NearMiss(reason=reason, count=len(by_reason[reason]), closest=closest[reason](by_reason[reason]))
-        for reason in ORDER
-        if by_reason[reason]
-    ]
+    for reason, option in four_bit:
+        four_by_reason[reason].append(option)
+    found = []
+    for reason in ORDER:
+        mine, fours = by_reason[reason], four_by_reason[reason]
+        if not mine and not fours:
+            continue
+        closest = _closest(reason, mine or fours, workload)
+        four = _closest(reason, fours, workload) if fours else None
+        if four is not None and mine and not _closer(reason, four, closest, workload):
+            four = None
+        found.append(NearMiss(reason=reason, count=len(mine) + len(fours), closest=closest, four_bit=four))
     return tuple(sorted(found, key=lambda m: -m.count))
 
 
@@ -127,26 +152,62 @@ def short_clause(miss: NearMiss) -> str:
     return CONDITION_WORDS[miss.reason]
 
 
+def four_bit_caveats(o: Option) -> str:
+    """What a 4-bit set-up named as a near miss carries: its quality caveat, then what undermines it."""
+    return "; ".join(c for c in (o.quality_caveat, *o.undermining) if c)
+
+
+def _named(o: Option, miss: NearMiss, caveats: bool = False) -> str:
+    """A set-up as the text names it: its label, said to be 4-bit (with its caveats, asked) where it is the 4-bit
+    fallback's."""
+    if miss.four_bit is None or o != miss.four_bit:
+        return o.label
+    return f"a 4-bit set-up, {o.label}" + (f" (caveats: {four_bit_caveats(o)})" if caveats else "")
+
+
 def clause(miss: NearMiss, workload: Workload) -> str:
-    """What one condition left out, in a clause: the count, the condition, the closest set-up and its figure."""
-    o = miss.closest
+    """What one condition left out, in a clause: the count, the condition, the closest set-up and its figure (and
+    the closest 4-bit one's, where it is closer)."""
+    o, four = miss.closest, miss.four_bit
+    beside = four is not None and four != o  # a 4-bit set-up closer than the closest at the default precisions
     if miss.reason == "over-budget":
         budget = spend_text(workload.budget_usd or 0.0, workload.pricing)
         price = spend_text(spend(o, workload), workload.pricing)
-        return f"cost more than the {budget} budget (the cheapest, {o.label}, {price})"
+        if four is not None and beside:
+            cheaper = spend_text(spend(four, workload), workload.pricing)
+            return (
+                f"cost more than the {budget} budget (the cheapest without 4-bit weights, {o.label}, {price}; with "
+                f"them, {four.label}, {cheaper})"
+            )
+        return f"cost more than the {budget} budget (the cheapest, {_named(o, miss)}, {price})"
     if miss.reason == "latency-target-missed":
-        return f"miss the speed target of {_speed_targets(workload)} (the closest, {o.label}: {_speed_of(o)})"
-    return f"{CONDITION_WORDS['unknown-price']} (among them {o.label})"
+        closest = f"the closest, {_named(o, miss)}: {_speed_of(o)}"
+        if four is not None and beside:
+            closest = (
+                f"the closest without 4-bit weights, {o.label}: {_speed_of(o)}; with them, {four.label}: "
+                f"{_speed_of(four)}"
+            )
+        return f"miss the speed target of {_speed_targets(workload)} ({closest})"
+    return f"{CONDITION_WORDS['unknown-price']} (among them {_named(o, miss)})"
 
 
 def remedy(miss: NearMiss, workload: Workload) -> str:
-    """What would let the closest set-up through."""
-    o = miss.closest
+    """What would let the closest set-up through; where a 4-bit set-up is closer, what would let it through too,
+    named as 4-bit with its caveats."""
+    text = _remedy(miss.closest, miss, workload)
+    four = miss.four_bit
+    if four is not None and four != miss.closest and miss.reason != "unknown-price":
+        text += f"; {_remedy(four, miss, workload)}"
+    return text
+
+
+def _remedy(o: Option, miss: NearMiss, workload: Workload) -> str:
+    named = _named(o, miss, caveats=True)
     if miss.reason == "over-budget":
         verb = "buys" if workload.pricing == "purchase" else "rents"
-        return f"a budget of {spend_text(spend(o, workload), workload.pricing)} {verb} {o.label}"
+        return f"a budget of {spend_text(spend(o, workload), workload.pricing)} {verb} {named}"
     if miss.reason == "latency-target-missed":
-        admits = f"a speed target of {_targets_at(o, workload)} admits {o.label}"
+        admits = f"a speed target of {_targets_at(o, workload)} admits {named}"
         budget = workload.budget_usd
         if budget is not None and o.cost is None:  # the other condition still stands
             return f"{admits}, which has no dated price to check against the budget"

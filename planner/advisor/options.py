@@ -190,11 +190,15 @@ class Rejected(BaseModel, frozen=True, extra="forbid"):
 
 class NearMiss(BaseModel, frozen=True, extra="forbid"):
     """Set-ups that serve the workload but one of the buyer's own conditions left out (``reason``): how many, and
-    the one closest to passing it (:mod:`planner.advisor.near`)."""
+    the one closest to passing it at the default precisions (the model's own and 8 bits), else among the 4-bit
+    fallback's (:mod:`planner.advisor.near`)."""
 
     reason: FilterReason
-    count: int
+    count: int  # every set-up the condition left out, the 4-bit fallback's included (as the rejection counts)
     closest: Option
+    # the closest 4-bit set-up (tried because nothing at 8 bits or more passed), where it is closer than
+    # ``closest`` or is ``closest`` (none at the default precisions serves); None: none
+    four_bit: Option | None = None
 
 
 class Ranking(BaseModel, frozen=True, extra="forbid"):

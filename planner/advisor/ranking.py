@@ -282,15 +282,20 @@ def _evaluate_all(
 
 
 def _near_misses(
-    filtered: list[tuple[FilterReason, Option]], workload: Workload, sort_by: SortKey
+    filtered: list[tuple[FilterReason, Option]],
+    four_bit: list[tuple[FilterReason, Option]],
+    workload: Workload,
+    sort_by: SortKey,
 ) -> tuple[NearMiss, ...]:
-    """:func:`~planner.advisor.near.near_misses` over the left-out set-ups in the ranking's own order, so that of
-    two equally close the one the ranking would put first is named."""
-    reasons = {id(o): r for r, o in filtered}
-    return near_misses(
-        [(reasons[id(o)], o) for o in sort_options([o for _, o in filtered], sort_by, workload.mean_output_tokens)],
-        workload,
-    )
+    """:func:`~planner.advisor.near.near_misses` over the left-out set-ups at the default precisions and the 4-bit
+    ones of the fallback, each in the ranking's own order, so that of two equally close the one the ranking would
+    put first is named."""
+
+    def ordered(left: list[tuple[FilterReason, Option]]) -> list[tuple[FilterReason, Option]]:
+        reasons = {id(o): r for r, o in left}
+        return [(reasons[id(o)], o) for o in sort_options([o for _, o in left], sort_by, workload.mean_output_tokens)]
+
+    return near_misses(ordered(filtered), workload, ordered(four_bit))
 
 
 def _screened(
@@ -344,12 +349,11 @@ def rank(
     host_list = list(load_hosts().values()) if hosts is None else list(hosts)
     evaluator = Evaluator(model, workload, overhead, block_size, host_list, costs)
     options, rejected, filtered = _evaluate_all(evaluator, model, gpus, counts, tried, kv_dtypes)
-    fallback = False
+    fallback, four_bit = False, list[tuple[FilterReason, Option]]()
     if not options and asked is None:
         extra = [w for w in fallback_weights(model) if w not in tried]
-        more, more_rejected, more_filtered = _evaluate_all(evaluator, model, gpus, counts, extra, kv_dtypes)
+        more, more_rejected, four_bit = _evaluate_all(evaluator, model, gpus, counts, extra, kv_dtypes)
         options, rejected, fallback = fallback_options(more), rejected + more_rejected, bool(more)
-        filtered += more_filtered
     order = partial(sort_options, sort_by=sort_by, output_tokens=workload.mean_output_tokens)
     options, risk = settle_risk(order(options), workload, model, order)
     return Ranking(
@@ -368,7 +372,7 @@ def rank(
         left_out=left,
         four_bit_fallback=fallback,
         best_overflow_probability=risk,
-        near_misses=() if options else _near_misses(filtered, workload, sort_by),
+        near_misses=() if options else _near_misses(filtered, four_bit, workload, sort_by),
         beyond_reach=None
         if options
         else beyond_reach(model, workload.context_tokens, workload.target_concurrency, kv_dtypes, gpus, counts),

@@ -37,14 +37,19 @@ def test_the_main_caveat_is_the_one_a_reader_acts_on() -> None:
 
 def test_a_speed_miss_is_not_rounded_up_to_the_floor_nor_offered_past_the_budget() -> None:
     """Llama 3.3 70B for 2 users at 32k on $3,000: the closest set-up under the speed floor runs 9.98 tokens/s;
-    it read "10.0 tokens/s per user" against a floor of 10, and "admits 4 x RTX A6000" ($19,914)."""
+    it read "10.0 tokens/s per user" against a floor of 10, and "admits 4 x RTX A6000" ($19,914). That one is 4-bit,
+    of the fallback: the closest without 4-bit weights is named first, the A6000s after it as 4-bit, with their
+    caveats (a buyer's review, 2026-12-06, finding 9: tests/advisor/test_buyer_review_45b.py)."""
     workload = Workload.fixed_length(32_768, concurrent_conversations=2, budget_usd=3_000)
     text = recommendation(rank(get_model("meta-llama/Llama-3.3-70B-Instruct").spec, workload))
     assert "fp16 KV: 9.9 tokens/s per user" in text and "10.0 tokens/s" not in text
-    assert text.endswith(
-        "a speed target of 9.9 tokens/s per user admits 4 x RTX A6000 (layer split over 4 GPUs), q4_k_m weights, fp16 "
-        "KV, which costs $19,914: over the budget too."
-    )
+    assert (
+        "a speed target of 9.8 tokens/s per user admits 4 x A100 SXM4 80GB (layer split over 4 GPUs), q8_0 weights, "
+        "fp16 KV, which costs $92,010: over the budget too; a speed target of 9.9 tokens/s per user admits a 4-bit "
+        "set-up, 4 x RTX A6000 (layer split over 4 GPUs), q4_k_m weights, fp16 KV (caveats: GGUF Q4_K_M: perplexity "
+        "+4.83 %"
+    ) in text
+    assert text.endswith("), which costs $19,914: over the budget too.")
 
 
 def test_a_survey_range_does_not_undercut_a_providers_offer() -> None:
