@@ -14,6 +14,7 @@ from planner.advisor.option_notes import (
     cost_notes,
     half_note,
     licence_note,
+    long_first_token,
     market_note,
     sale_note,
     share_note,
@@ -136,6 +137,8 @@ def _notes(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow, 
     unchecked = unchecked_margin(a, c.replicas, w.target_concurrency)  # an engine no public start-up measures
     if unchecked is not None and not unchecked[1]:  # where the stand-in miss undermines it, the thin margin says so
         notes.append(unchecked[0])
+    long_wait = long_first_token(s, w, b.prompt_tokens)
+    notes += [long_wait] if long_wait else []
     if s.prefill_share is not None and s.prefill_share > PREFILL_SHARE_LIMIT:
         notes.append(
             f"prompts take {s.prefill_share:.0%} of the GPU time at the target load (counted in the speed per user)"

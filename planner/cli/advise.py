@@ -124,7 +124,7 @@ def _add_target_arguments(p: Any) -> None:
         "--max-ttft",
         type=decimal(0, 600, above_low=True),
         help="seconds to the first token of a typical prompt, alone; slower set-ups are left out (default: none, a "
-        "set-up slower than 6 s keeps a caveat)",
+        "set-up slower than 6 s, or 6 s per 9,500 tokens of a longer prompt, keeps a caveat)",
     )
     p.add_argument(
         "--plan-at",
