@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from planner.advisor.option_warnings import SPEED_MARGIN
 from planner.advisor.options import Option, Ranking
 from planner.advisor.order import PRICE_PRECISION_USD
 
@@ -79,8 +80,12 @@ PICK_COST_RATIO = 10.0
 
 def faster(a: Option, b: Option) -> bool:
     """Whether ``a`` runs faster per user than ``b`` on the tokens/s each is checked against
-    (:attr:`Option.counted_tokens_per_s_per_user`), in the whole tokens/s a reader sees."""
-    return round(a.counted_tokens_per_s_per_user or 0.0) > round(b.counted_tokens_per_s_per_user or 0.0)
+    (:attr:`Option.counted_tokens_per_s_per_user`), in the whole tokens/s a reader sees, by more than the speed
+    model's typical error (:data:`planner.advisor.option_warnings.SPEED_MARGIN`): eight L40s at 94 tokens/s per user
+    and $108,499 had become the performance pick for gpt-oss-120b beside one RTX PRO 6000 at 87 and $21,949, a
+    difference the model cannot tell from none."""
+    mine, theirs = round(a.counted_tokens_per_s_per_user or 0.0), round(b.counted_tokens_per_s_per_user or 0.0)
+    return mine > theirs * SPEED_MARGIN
 
 
 def _worth_showing(option: Option, best: Option, index: Dominance, ratio: float) -> bool:
@@ -109,13 +114,18 @@ def top_picks(ranking: Ranking, n: int = 3) -> list[Option]:
     if best.cost is None:
         return _first_of_each(ranking.options, n)
     picks, index = [best], Dominance(ranking.options)
-    for ratio in (ALTERNATIVE_COST_RATIO, PICK_COST_RATIO):
-        for option in ranking.options:
-            if len(picks) == n:
-                return picks
-            new = all(option.gpu_card != p.gpu_card for p in picks)
-            if new and _worth_showing(option, best, index, ratio):
-                picks.append(option)
+    # where the best carries no caveat that undermines it, the picks without one come first, within reach and beyond:
+    # four RTX 6000 Ada, whose reported memory no public source confirms, had displaced eight RTX 5090s for
+    # gpt-oss-120b at 50 users
+    passes = (False, True) if not best.undermining else (True,)
+    for caveated in passes:
+        for ratio in (ALTERNATIVE_COST_RATIO, PICK_COST_RATIO):
+            for option in ranking.options:
+                if len(picks) == n:
+                    return picks
+                new = all(option.gpu_card != p.gpu_card for p in picks) and (caveated or not option.undermining)
+                if new and _worth_showing(option, best, index, ratio):
+                    picks.append(option)
     return picks
 
 

@@ -102,7 +102,10 @@ def test_a_pick_is_compared_on_the_speed_it_is_checked_against(capsys: pytest.Ca
     """Finding 3: gpt-oss-120b for 5 users at 32k. Four RTX A5000s ("95 tokens/s per user modelled (at most ~67 as
     public runs of this model on its engine measure)", $25,544, 8 conversations) were pick 2 beside one RTX PRO 6000
     Max-Q at 87 tokens/s, $21,949 and 18 conversations: on the speed the floor is checked against, it is beaten on
-    every figure, so it is no pick; the picks are the RTX PRO 6000 and the four H100s and H200s beyond it."""
+    every figure, so it is no pick; the picks are the RTX PRO 6000 and the four H100s and H200s beyond it. Since
+    gpt-oss keeps an FP8 KV cache on Ada (vLLM's Triton backend from 0.11.0), two RTX 6000 Ada are within reach but
+    carry a caveat (their reported memory unconfirmed), so the picks without one come first; eight L40s at 94 tokens/s
+    per user against 87 are no performance pick (within the speed model's error, planner.advisor.picks.faster)."""
     from planner.advisor.picks import Dominance, dominates
 
     data = _advise(capsys, "--model", "openai/gpt-oss-120b", "--users", "5", "--context", "32k")
