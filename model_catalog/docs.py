@@ -14,6 +14,7 @@ from pathlib import Path
 
 from model_catalog import CatalogModel, load_gpus, load_hosts, load_models, running_costs
 from planner.core.gpu import ComputeFormat, GpuSpec
+from planner.core.host import HostSpec
 from planner.core.kv import kv_bytes_per_token
 from planner.core.model import ModelSpec
 from planner.core.params import parameter_breakdown
@@ -122,6 +123,8 @@ def _gpu_section(gpu: GpuSpec) -> list[str]:
     if unit.cooling is not None:
         needs = " (only in a server whose fans cool it)" if unit.cooling == "passive" else ""
         lines.append(f"- Cooling: {unit.cooling}{needs}: {unit.cooling_source}")
+    if unit.max_per_host is not None:
+        lines.append(f"- At most {unit.max_per_host} to a host, {unit.max_per_host_why}: {unit.max_per_host_source}")
     if gpu.unified_memory is not None:
         um = gpu.unified_memory
         lines.append(
@@ -216,14 +219,17 @@ def _hosts_section() -> list[str]:
         "## Hosts and running costs",
         "",
         "What a buyer orders around the GPUs (prices without the GPUs; a Mac, a DGX Spark or a Strix Halo desktop is "
-        "its own machine). Unverified figures rest on an assumption stated in the entry.",
+        "its own machine). Unverified figures rest on an assumption stated in the entry. Every host's own power is "
+        "at its maximum, as the GPUs' TDP is: a baseboard server's is a DGX system's rated maximum minus its GPUs' "
+        "TDP, by GPU generation and board size; a PCIe host's is its parts at full load, plus a share of the cards' "
+        "TDP where its fans cool them.",
         "",
-        "| host | takes | GPUs | passive cards | price (no GPUs) | own power | rack | unverified |",
+        "| host | takes | GPUs | passive cards | price (no GPUs) | own power at its maximum | rack | unverified |",
         "|---|---|---|---|---|---|---|---|",
     ]
     hosts = load_hosts()
     for host in sorted(hosts.values(), key=lambda h: (h.kind, h.gpu_slots, h.price.usd)):
-        power = f"{host.power_watts:,} W" if host.power_watts else "not sourced"
+        power = _power_cell(host)
         rack = f"{host.rack_units}U" if host.rack_units else "not rack-mounted"
         lines.append(
             f"| {host.id} | {', '.join(host.takes)} | {host.gpu_slots} | {'yes' if host.cools_passive_cards else 'no'} "
@@ -236,6 +242,7 @@ def _hosts_section() -> list[str]:
             f"- **{host.id}**: {_cell(host.description)}. Price: {_cell(host.price.kind)}; {host.price.source}"
         )
         lines.extend(f"  - {_cell(s)}" for s in host.sources)
+        lines += _power_lines(host)
         if host.cools_passive_cards:
             lines.append(f"  - Cools passive cards: {_cell(host.cooling_source)}")
         lines.extend(f"  - {_cell(n)}" for n in host.notes)
@@ -249,6 +256,31 @@ def _hosts_section() -> list[str]:
     ):
         lines.append(f"- {name}: {figure.value:g} ({figure.date}): {_cell(figure.source)}")
     lines.append("")
+    return lines
+
+
+def _power_cell(host: HostSpec) -> str:
+    """The host's own power in the hosts' table: its figure, each board's, the fans' share of the cards."""
+    if host.power_watts is None:
+        return "not sourced"
+    boards = ", ".join(f"{'/'.join(b.architectures)} {b.gpus}-GPU {b.watts:,} W" for b in host.board_power)
+    fans = f" + {host.fan_share:.0%} of the cards' TDP" if host.fan_share else ""
+    return (boards or f"{host.power_watts:,} W") + fans
+
+
+def _power_lines(host: HostSpec) -> list[str]:
+    """The sources and arithmetic of the host's own power, each board's and the fans' share."""
+    if host.power_watts is None:
+        return []
+    derived = f" ({host.power_derivation})" if host.power_derivation else ""
+    lines = [f"  - Own power, {host.power_watts:,} W{derived}: {_cell(host.power_source)}"]
+    for b in host.board_power:
+        assumed = ", assumed" if b.assumed else ""
+        arithmetic = f" ({b.derivation}{assumed})" if b.derivation else ""
+        board = f"{'/'.join(b.architectures)} {b.gpus}-GPU board"
+        lines.append(f"  - {board}, {b.watts:,} W{arithmetic}: {_cell(b.source)}")
+    if host.fan_share:
+        lines.append(f"  - Fans: {host.fan_share:.0%} of the cards' TDP: {_cell(host.fan_source)}")
     return lines
 
 

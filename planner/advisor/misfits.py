@@ -31,12 +31,16 @@ def short_of(a: Assessment, replicas: int, target: int, context: int) -> tuple[R
 
 def no_host(gpu: GpuSpec, together: int, rack: bool) -> str:
     """Why no catalog host takes ``together`` of ``gpu``'s cards (``rack``: it must be rack-mounted), naming a cooler
-    wider than two slots, which no rack server's bays take.
+    wider than two slots, which no rack server's bays take, and a cooler built for fewer cards to a host.
 
     >>> from model_catalog import get_gpu
     >>> no_host(get_gpu("rtx-3090"), 2, True)
     'no catalog host in a rack holds 2 x GeForce RTX 3090 (3-slot cards) and feeds their power'
     """
-    width = gpu.purchase.slot_width or 0
+    unit = gpu.purchase
+    width = unit.slot_width or 0
     wide = f" ({width}-slot cards)" if width > 2 else ""
-    return f"no catalog host{' in a rack' if rack else ''} holds {together} x {gpu.name}{wide} and feeds their power"
+    few = unit.max_per_host is not None and together > unit.max_per_host
+    limit = f": at most {unit.max_per_host} go in one host, {unit.max_per_host_why}" if few else ""
+    where = " in a rack" if rack else ""
+    return f"no catalog host{where} holds {together} x {gpu.name}{wide} and feeds their power{limit}"

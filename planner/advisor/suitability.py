@@ -28,9 +28,9 @@ from planner.engines.registry import get_engine
 
 EIGHT_BIT = ("bf16", "fp8", "int8", "q8_0")
 FOUR_BIT = ("int4-awq", "nvfp4", "q4_k_m")
-# llama-server's slots each hold their own context and decode in one batch; for more than a household or a small
-# team the engines with a paged, shared KV pool and continuous batching hold more and run faster (the speed
-# model's llama.cpp rows, planner/advisor/benchmarks/llamacpp.toml: layer split gives no extra bandwidth).
+# llama-server's slots each hold a fixed share of the context and decode in one continuous batch; for more than a
+# household or a small team the engines with a paged, shared KV pool hold more and run faster (the speed model's
+# llama.cpp rows, planner/advisor/benchmarks/llamacpp.toml: layer split gives no extra bandwidth).
 FEW_USERS = 4
 
 

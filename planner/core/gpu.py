@@ -22,7 +22,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from planner.bounds.hashing import HashedOnce
-from planner.core.sale import CloudPrice, Discontinued, Price
+from planner.core.sale import DEFAULT_CLOUD_TIER, CloudPrice, Discontinued, Price
 from planner.core.units import GB, GiB
 
 PositiveFloat = Annotated[float, Field(gt=0)]
@@ -184,7 +184,9 @@ class PurchaseUnit(BaseModel, frozen=True, extra="forbid"):
     A purchase plan buys whole units: the GPU count must be a multiple of ``gpus_per_unit``, and a unit costs
     ``gpus_per_unit`` x the catalog price (``price`` is per GPU, or per machine for a Mac); without a price the
     unit is rent-only. A card or a pair states its ``cooling`` and where that is read (``cooling_source``): a
-    passive card goes only in a host built to blow air through it.
+    passive card goes only in a host built to blow air through it; ``max_per_host``: the most cards one host takes
+    where the cooler sets it (the 600 W flow-through Workstation Edition of the RTX PRO 6000: two, in a tower), with
+    why and its source.
     """
 
     kind: PurchaseKind
@@ -195,6 +197,9 @@ class PurchaseUnit(BaseModel, frozen=True, extra="forbid"):
     cooling_source: str = ""
     slot_width: SlotWidth | None = None  # expansion slots one card's cooler takes (a card or a pair)
     slot_width_source: str = ""
+    max_per_host: PositiveInt | None = None  # the most cards one host takes, where the cooler sets it
+    max_per_host_why: str = ""  # in a few words, for the option that is rejected
+    max_per_host_source: str = ""
 
     @model_validator(mode="after")
     def _check(self) -> PurchaseUnit:
@@ -204,6 +209,8 @@ class PurchaseUnit(BaseModel, frozen=True, extra="forbid"):
             raise ValueError("slot_width and slot_width_source: required for a card or a pair (slots one card takes)")
         if self.kind not in ("card", "pair") and (self.cooling is not None or self.slot_width is not None):
             raise ValueError("cooling, slot_width: only a card or a pair states its cooler (a host cools the rest)")
+        if self.max_per_host is not None and not (self.max_per_host_why and self.max_per_host_source):
+            raise ValueError("max_per_host_why and max_per_host_source: required with max_per_host")
         return self
 
     @property
@@ -365,7 +372,8 @@ class GpuSpec(HashedOnce, frozen=True, extra="forbid"):
 
     @property
     def cheapest_cloud_usd_per_hour(self) -> float | None:
-        return min((c.usd_per_gpu_hour for c in self.cloud_prices), default=None)
+        """The cheapest on-demand rate per GPU-hour (other tiers are not compared with it: :data:`CloudTier`)."""
+        return min((c.usd_per_gpu_hour for c in self.cloud_prices if c.tier == DEFAULT_CLOUD_TIER), default=None)
 
     @property
     def one_per_machine(self) -> bool:

@@ -3,6 +3,12 @@
 A PCIe card needs a machine around it, an SXM or OAM baseboard a server built for it: ``model_catalog/hosts/*.toml``
 holds one such host each (a workstation for one or two cards, a 4- or 8-slot PCIe server, an HGX or OAM
 8-GPU server) with its price WITHOUT the GPUs, the power its own parts draw, its rack space and what it takes.
+
+Every host's power is on one basis, its MAXIMUM, as the GPUs' TDP is: a baseboard server's is its vendor system's
+rated maximum minus the GPUs' TDP, per GPU generation and board size (:class:`BoardPower`: DGX A100 6.5 kW,
+DGX H100 10.2 kW, DGX B200 14.3 kW); a PCIe host's is its parts at full load (CPUs at TDP, memory and drives,
+NICs, and the fans: ServeTheHome's rule for an 8-GPU PCIe server), plus, where its fans cool the cards, a share of
+the cards' TDP (``fan_share``).
 A Mac, a DGX Spark or a Strix Halo desktop is its own machine (the GPU catalog prices the machine): no host.
 
 ``model_catalog/running_costs.toml`` holds the running-cost assumptions (:class:`RunningCosts`): the price of a
@@ -38,15 +44,29 @@ class HostPrice(BaseModel, frozen=True, extra="forbid"):
     derivation: str = ""  # the arithmetic, when the figure is derived from sourced ones
 
 
+class BoardPower(BaseModel, frozen=True, extra="forbid"):
+    """A baseboard server's own draw at its maximum with a board of ``gpus`` GPUs of ``architectures``: the vendor
+    system's rated maximum minus its GPUs' TDP, or derived from such a figure (``derivation``, the arithmetic)."""
+
+    architectures: Annotated[tuple[str, ...], Field(min_length=1)]
+    gpus: PositiveInt  # the GPUs on the board
+    watts: PositiveInt
+    source: Source
+    derivation: str = ""
+    assumed: bool = False  # rests on an assumption (a derived board size, a generation without its own figure)
+
+
 class HostSpec(HashedOnce, frozen=True, extra="forbid"):
     """One machine that holds GPUs (a TOML file in ``model_catalog/hosts/``; file name = ``id``).
 
     ``takes``: the purchase kinds it holds (``card``, ``pair``, ``baseboard``); ``gpu_slots``: how many GPUs;
     ``vendors`` / ``architectures``: the GPUs a baseboard server is built for (empty: any). ``psu_watts``: the
     power supplies' rating, which the GPUs' TDP must stay under (``None``: not limiting, a server sized for its
-    GPUs). ``power_watts``: what the host's own parts draw at load, GPUs excluded (``None``: no sourced figure;
-    the running cost then counts the GPUs only and says so). ``rack_units``: ``None`` when it is not
-    rack-mounted (a desktop, a tower, an open frame). ``cools_passive_cards``: its fans are built to push air
+    GPUs). ``power_watts``: what the host's own parts draw at their maximum, GPUs excluded (``None``: no sourced
+    figure; the running cost then counts the GPUs only and says so); ``board_power``: a baseboard server's draw by
+    GPU generation and board size, where it differs from ``power_watts``; ``fan_share``: the share of the cards'
+    TDP its fans add, in a server whose fans cool the cards (with ``fan_source``). ``rack_units``: ``None`` when it
+    is not rack-mounted (a desktop, a tower, an open frame). ``cools_passive_cards``: its fans are built to push air
     through cards that have none of their own (a GPU server), with the source that says so (``cooling_source``).
     ``max_card_slot_width``: the widest card (in expansion slots) one GPU position takes, with its source
     (``None``: any width, as on risers or in a desktop tower).
@@ -62,6 +82,10 @@ class HostSpec(HashedOnce, frozen=True, extra="forbid"):
     psu_watts: PositiveInt | None = None
     power_watts: PositiveInt | None = None
     power_source: str = ""
+    power_derivation: str = ""  # the arithmetic, when power_watts is derived from sourced figures
+    board_power: tuple[BoardPower, ...] = ()
+    fan_share: Annotated[float, Field(ge=0, lt=1)] = 0.0
+    fan_source: str = ""
     rack_units: PositiveInt | None = None
     cools_passive_cards: bool = False
     cooling_source: str = ""
@@ -78,6 +102,12 @@ class HostSpec(HashedOnce, frozen=True, extra="forbid"):
     def _check(self) -> HostSpec:
         if self.power_watts is not None and not self.power_source:
             raise ValueError("power_source: required when power_watts is given")
+        if self.fan_share and not self.fan_source:
+            raise ValueError("fan_source: required when fan_share is given")
+        if self.board_power and self.kind != "baseboard-server":
+            raise ValueError("board_power: only a baseboard server's draw depends on the board it holds")
+        if self.board_power and self.power_watts is None:
+            raise ValueError("power_watts: required beside board_power (the draw of a board no entry names)")
         if self.cools_passive_cards and not self.cooling_source:
             raise ValueError("cooling_source: required when cools_passive_cards is true")
         if self.max_card_slot_width is not None and not self.slot_width_source:
@@ -92,6 +122,18 @@ class HostSpec(HashedOnce, frozen=True, extra="forbid"):
     @property
     def rack_mounted(self) -> bool:
         return self.rack_units is not None
+
+    def board_for(self, architecture: str | None, gpus: int) -> BoardPower | None:
+        """The smallest board of ``architecture``'s generation that holds ``gpus`` (``None``: none is listed)."""
+        boards = [b for b in self.board_power if (architecture or "") in b.architectures and b.gpus >= gpus]
+        return min(boards, key=lambda b: b.gpus) if boards else None
+
+    def own_watts(self, architecture: str | None, gpus: int) -> int | None:
+        """What the host's own parts draw at their maximum holding ``gpus`` GPUs of ``architecture``: its board's
+        figure (:meth:`board_for`: a DGX system's rated maximum minus its GPUs' TDP), else ``power_watts``
+        (``None``: no sourced figure)."""
+        board = self.board_for(architecture, gpus)
+        return board.watts if board is not None else self.power_watts
 
     def holds(
         self, kind: str, vendor: str, architecture: str | None, cooling: Cooling | None = None, width: int | None = None

@@ -4,13 +4,18 @@ when it stopped being sold new (:class:`planner.core.gpu.GpuSpec` fields ``price
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
 PositiveFloat = Annotated[float, Field(gt=0)]
 PositiveInt = Annotated[int, Field(gt=0)]
 Source = Annotated[str, Field(min_length=1)]
+# How an offer is rented: a provider's own fixed hourly rate (on-demand), a marketplace of third-party hosts at a
+# lower price without a datacentre SLA (community: RunPod's Community Cloud, Vast.ai), interruptible capacity (spot),
+# or capacity booked ahead (reserved: AWS EC2 Capacity Blocks). Rentals are compared within one tier.
+CloudTier = Literal["on-demand", "community", "spot", "reserved"]
+DEFAULT_CLOUD_TIER: CloudTier = "on-demand"
 
 
 class Price(BaseModel, frozen=True, extra="forbid"):
@@ -28,11 +33,12 @@ class Price(BaseModel, frozen=True, extra="forbid"):
 
 
 class CloudPrice(BaseModel, frozen=True, extra="forbid"):
-    """An on-demand cloud price per GPU-hour; a published range keeps its low end in ``usd_per_gpu_hour``.
-    ``gpus_per_instance``: the GPUs of the smallest instance the price is for (AWS p5.48xlarge: 8 H100s), so a
-    plan rents whole instances."""
+    """A cloud price per GPU-hour in its ``tier`` (:data:`CloudTier`, as its source states it); a published range
+    keeps its low end in ``usd_per_gpu_hour``. ``gpus_per_instance``: the GPUs of the smallest instance the price is
+    for (AWS p5.48xlarge: 8 H100s), so a plan rents whole instances."""
 
     provider: str
+    tier: CloudTier
     usd_per_gpu_hour: PositiveFloat
     usd_per_gpu_hour_high: PositiveFloat | None = None  # the top of a published range
     gpus_per_instance: PositiveInt = 1
@@ -49,7 +55,8 @@ class CloudPrice(BaseModel, frozen=True, extra="forbid"):
     def label(self) -> str:
         high = f"-{self.usd_per_gpu_hour_high:g}" if self.usd_per_gpu_hour_high else ""
         instance = f" ({self.gpus_per_instance}-GPU instances)" if self.gpus_per_instance > 1 else ""
-        return f"{self.provider} ${self.usd_per_gpu_hour:g}{high}/GPU-hour{instance}, {self.date}"
+        tier = "" if self.tier in self.provider.lower() else f" ({self.tier})"
+        return f"{self.provider}{tier} ${self.usd_per_gpu_hour:g}{high}/GPU-hour{instance}, {self.date}"
 
 
 class Discontinued(BaseModel, frozen=True, extra="forbid"):

@@ -40,13 +40,15 @@ def test_every_buyable_gpu_has_a_host() -> None:
 
 
 def test_the_host_feeds_the_cards() -> None:
-    """Four 600 W RTX PRO 6000s overload the 4-slot servers' 2,000 W supply: an 8-slot server holds them; two fit
-    the 4U Threadripper, as do four 300 W Max-Q editions; 350 W RTX 3090s (3-slot) fit the open-frame build only,
-    allowed for a few users or when asked for."""
+    """Four 600 W RTX PRO 6000s overload the 4-slot servers' 2,000 W supply: an 8-slot server holds four passive
+    Server Editions (the flow-through Workstation Edition goes at most two to a host, its cooler built for one or
+    two in a tower: test_buyer_review_45b_costs_rent); two fit the 4U Threadripper, as do four 300 W Max-Q
+    editions; 350 W RTX 3090s (3-slot) fit the open-frame build only, allowed for a few users or when asked for."""
     pro = get_gpu("rtx-pro-6000-blackwell")
-    four = choose_host(pro, 4, 4, HOSTS, rack_only=True)
+    four = choose_host(get_gpu("rtx-pro-6000-blackwell-server"), 4, 4, HOSTS, rack_only=True)
     two = choose_host(pro, 2, 2, HOSTS, rack_only=True)
     assert four is not None and four.host is not None and four.host.gpu_slots == 8
+    assert choose_host(pro, 4, 4, HOSTS, rack_only=True) is None
     assert two is not None and two.host is not None and two.host.id == "threadripper-pro-4u-4-gpu"
     max_q = choose_host(get_gpu("rtx-pro-6000-blackwell-max-q"), 4, 4, HOSTS, rack_only=True)  # 4 x 300 W + 350 W
     assert max_q is not None and max_q.host is not None and max_q.host.id == "threadripper-pro-4u-4-gpu"
@@ -79,18 +81,20 @@ def test_replicas_go_in_as_many_hosts_as_their_power_needs() -> None:
 
 
 def test_a_pcie_host_draws_its_cpus_and_feeds_them_too() -> None:
-    """Two 600 W cards in the 4U Threadripper draw 1,200 W plus the 7975WX's 350 W (AMD's TDP); the supply feeds
-    the CPU as well as the cards, so a host whose spare watts the CPU takes is not chosen."""
+    """Two 600 W cards in the 4U Threadripper draw 1,200 W plus the host's parts at their maximum, 558 W (the
+    7975WX's 350 W TDP, memory, drives and a NIC, and 20 % for cooling: ServeTheHome's rule, the basis of every
+    host's power since 2026-12-06, where the CPU's 350 W alone had been counted); the supply feeds the host as well
+    as the cards, so a host whose spare watts its own parts take is not chosen."""
     pro = get_gpu("rtx-pro-6000-blackwell")
     two = choose_host(pro, 2, 2, HOSTS, rack_only=True)
     assert two is not None and two.host is not None
     cost = purchase_cost(pro, 2, two, DEFAULTS)
-    assert cost.power_watts == 2 * 600 + 350
-    assert "GPUs only" not in cost.basis and "hosts 350 W" in cost.basis
-    assert cost.unverified == ("host price", "host power")  # a bill of materials read in part; the CPU alone
-    assert cost.energy_usd == pytest.approx(1.55 * 1.58 * 3 * HOURS_PER_YEAR * 0.1241)
-    tight = load_hosts()["epyc-open-frame-4-gpu"].model_copy(update={"psu_watts": 4 * 350 + 119})
-    assert choose_host(get_gpu("rtx-3090"), 4, 4, [tight]) is None  # 1,400 W of cards + 120 W of EPYC 7252
+    assert cost.power_watts == 2 * 600 + 558
+    assert "GPUs only" not in cost.basis and "hosts 558 W at their maximum" in cost.basis
+    assert cost.unverified == ("host price", "host power")  # a bill of materials read in part; parts estimated
+    assert cost.energy_usd == pytest.approx(1.758 * 1.58 * 3 * HOURS_PER_YEAR * 0.1241)
+    tight = load_hosts()["epyc-open-frame-4-gpu"].model_copy(update={"psu_watts": 4 * 350 + 191})
+    assert choose_host(get_gpu("rtx-3090"), 4, 4, [tight]) is None  # 1,400 W of cards + the open frame's 192 W
 
 
 def test_power_over_the_life_is_the_arithmetic() -> None:
@@ -115,11 +119,16 @@ def test_cloud_rents_whole_instances() -> None:
     h100 = get_gpu("h100-sxm-80gb")
     one = cloud_cost(h100, 1)
     eight = cloud_cost(h100, 8)
-    cheapest = min(c.usd_per_gpu_hour for c in h100.cloud_prices if c.gpus_per_instance == 1)
-    assert one.usd_per_hour == pytest.approx(cheapest)
+    on_demand = [
+        c
+        for c in h100.cloud_prices
+        if c.gpus_per_instance == 1 and c.tier == "on-demand" and not c.usd_per_gpu_hour_high
+    ]
+    assert one.usd_per_hour == pytest.approx(min(c.usd_per_gpu_hour for c in on_demand))  # like with like
     a100 = get_gpu("a100-sxm-40gb")  # only 8-GPU AWS instances: two GPUs rent a whole instance
-    assert cloud_cost(a100, 2).usd_per_hour == pytest.approx(8 * 1.844)
-    assert "8-GPU instance" in cloud_cost(a100, 2).basis and eight.usd_per_hour is not None
+    reserved = cloud_cost(a100, 2, "reserved")  # AWS Capacity Blocks, reserved: compared only when asked
+    assert reserved.usd_per_hour == pytest.approx(8 * 1.844) and cloud_cost(a100, 2).usd_per_hour is None
+    assert "8-GPU instance" in reserved.basis and eight.usd_per_hour is not None
 
 
 def test_the_workload_edits_the_assumptions() -> None:

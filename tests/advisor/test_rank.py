@@ -210,11 +210,12 @@ def test_unknown_prices_are_kept_without_a_budget_and_rejected_with_one() -> Non
     assert not refused.options and refused.rejection_counts().get("unknown-price")
 
 
-def test_cloud_uses_the_cheapest_dated_price() -> None:
+def test_cloud_uses_the_cheapest_dated_on_demand_price() -> None:
     h100 = get_gpu("h100-sxm-80gb")
     ranking = rank(LLAMA_8B, workload(10, 4_096, pricing="cloud"), gpus=[h100], counts=(1,))
     option = ranking.options[0]
-    cheapest = min(h100.cloud_prices, key=lambda c: c.usd_per_gpu_hour)
+    offers = [c for c in h100.cloud_prices if c.tier == "on-demand" and not c.usd_per_gpu_hour_high]  # no range
+    cheapest = min(offers, key=lambda c: c.usd_per_gpu_hour)
     assert option.usd_per_hour == cheapest.usd_per_gpu_hour
     assert cheapest.provider in option.price_basis and cheapest.date in option.price_basis
     assert option.usd_per_million_output_tokens is not None

@@ -128,8 +128,8 @@ LLAMACPP_SUPPORT = EngineSupport(
     speed_family="layer-split",
     advised_max_users=4,
     advised_max_users_reason=(
-        "its slots each hold their own context, its layer split runs the GPUs one after another, and it batches "
-        "without the paged pool and continuous batching of a serving engine"
+        "its slots each hold a fixed share of the context (-c split over -np), its layer split runs the GPUs one "
+        "after another, and it has no paged KV pool that lets conversations share memory"
     ),
 )
 
