@@ -10,6 +10,7 @@ import itertools
 from collections.abc import Mapping
 
 from planner.advisor import (
+    Option,
     Ranking,
     alternative_text,
     alternatives,
@@ -67,6 +68,16 @@ def _headline(ranking: Ranking) -> list[tuple[str, str]]:
             else speed_text(best),
         ),
         ("First token", seconds(best.prefill_seconds) if best.prefill_seconds is not None else "not estimated"),
+        *_what_it_is(best),
+    ]
+
+
+def _what_it_is(best: Option) -> list[tuple[str, str]]:
+    """A purchase's power and rack space; a rental's provider, GPUs and rate (no power or rack space is the
+    renter's: an outside review, 2026-12-06, read 'Power 4,800 W' and 'Rack space: not rack-mounted' for one)."""
+    if best.power_watts is None:
+        return [("Rented", best.purchase_unit)]
+    return [
         ("Power", f"{best.power_watts:,.0f} W"),
         ("Rack space", f"{best.rack_units}U" if best.rack_units else "not rack-mounted"),
     ]

@@ -81,7 +81,7 @@ def option_row(position: int, o: Option, cloud: bool, link: str | None = None) -
             "purchase (USD)": _rounded(o.purchase_usd),
             "power over the life (USD)": _rounded(o.energy_usd),
             "total cost of ownership (USD)": _rounded(o.tco_usd),
-            "power (W)": round(o.power_watts),
+            "power (W)": round(o.power_watts or 0),
             "rack units": o.rack_units if o.rack_units is not None else "not rack-mounted",
         }
     row |= {

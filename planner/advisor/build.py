@@ -278,7 +278,7 @@ def build_option(
         **_capacity(c, a, w, s, batch),
         **speed_fields(s, row),
         **_cost_fields(c, cost, s, conversations, w),
-        purchase_unit=b.purchase(c, host, cost),
+        purchase_unit=cost.rented or b.purchase(c, host, cost),  # a rental: its provider's GPUs and rate
         quality_caveat=None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
         measured_speed_share=None if (gap := b.speed_gap(row.engine, c.weights, c.gpu)) is None else gap[1],
         measured_speed_on=None if gap is None else gap[2],

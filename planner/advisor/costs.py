@@ -132,7 +132,7 @@ class SystemCost(BaseModel, frozen=True, extra="forbid"):
     gpus_usd: float | None  # the GPUs (or the machines, for a Mac or a DGX Spark)
     hosts_usd: float  # the machines around the GPUs
     purchase_usd: float | None  # gpus + hosts
-    power_watts: float  # GPUs at TDP + hosts' own draw at their maximum (without the PUE)
+    power_watts: float | None  # GPUs at TDP + hosts' own draw at their maximum (no PUE); None: a rental's
     energy_usd: float | None  # power x PUE x hours of the life x $/kWh
     tco_usd: float | None  # purchase + energy over the life
     usd_per_hour: float | None  # purchase: TCO / hours of the life; cloud: the rent
@@ -142,6 +142,7 @@ class SystemCost(BaseModel, frozen=True, extra="forbid"):
     hosts: int
     basis: str  # what the figures are, with their sources and dates
     unverified: tuple[str, ...] = ()  # cost figures that rest on an assumption
+    rented: str = ""  # a rental: what is rented, whose GPUs at what rate ("": a purchase)
 
 
 def _hosts_text(choice: HostChoice) -> str:
@@ -230,10 +231,11 @@ def cloud_cost(gpu: GpuSpec, count: int, tier: CloudTier = DEFAULT_CLOUD_TIER) -
     if best is None:
         others = "; ".join(o.label for o in gpu.cloud_prices)
         other = f"; not compared with {tier} rates: {others}" if others else ""
-        return _rented(gpu, count, None, f"cloud: no dated {tier} offer in the catalog (unknown){other}")
+        nothing = f"{count} x {gpu.name}: no dated {tier} offer to rent"
+        return _rented(None, f"cloud: no dated {tier} offer in the catalog (unknown){other}", nothing)
     instances = math.ceil(count / best.gpus_per_instance)
-    if best.gpus_per_instance == 1 and count > 1:  # priced per GPU: one instance holds them, not separate ones
-        rented = f"{count} GPUs of {best.label}, priced per GPU"
+    if best.gpus_per_instance == 1:  # priced per GPU: one instance holds them, not separate ones
+        rented = f"{count} GPUs of {best.label}, priced per GPU" if count > 1 else f"1 GPU of {best.label}"
     else:
         rented = f"{instances} x {best.gpus_per_instance}-GPU instance{'s' if instances > 1 else ''} of {best.label}"
     basis = (
@@ -250,16 +252,17 @@ def cloud_cost(gpu: GpuSpec, count: int, tier: CloudTier = DEFAULT_CLOUD_TIER) -
         )
         + f"{best.source})"
     )
-    return _rented(gpu, count, _hourly(best, count), basis)
+    return _rented(_hourly(best, count), basis, rented)
 
 
-def _rented(gpu: GpuSpec, count: int, usd_per_hour: float | None, basis: str) -> SystemCost:
-    """What renting ``count`` GPUs costs: an hourly rate (``None``: no dated offer), nothing bought, no host."""
+def _rented(usd_per_hour: float | None, basis: str, rented: str) -> SystemCost:
+    """What a rental costs: an hourly rate (``None``: no dated offer); nothing bought, so no host, no rack space and
+    no power of the buyer's (the provider's rate includes them); ``rented``: what is rented, in words."""
     return SystemCost(
         gpus_usd=None,
         hosts_usd=0.0,
         purchase_usd=None,
-        power_watts=float((gpu.tdp_watts or 0) * count),
+        power_watts=None,
         energy_usd=None,
         tco_usd=None,
         usd_per_hour=usd_per_hour,
@@ -268,4 +271,5 @@ def _rented(gpu: GpuSpec, count: int, usd_per_hour: float | None, basis: str) ->
         host_name=None,
         hosts=0,
         basis=basis,
+        rented=rented,
     )

@@ -94,14 +94,14 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     prefill_share: float | None  # share of the GPU time prompts take at the target load
     compute_path: str
     bandwidth_efficiency: float
-    purchase_unit: str  # what is bought, in words
+    purchase_unit: str  # what is bought, in words; a rental: what is rented (its provider's GPUs and rate)
     purchase_kind: str  # card, pair, baseboard, machine, rack, cloud-only
     gpus_per_unit: int
     host_id: str | None
     host_name: str | None
     hosts: int
     rack_units: int | None
-    power_watts: float
+    power_watts: float | None  # the GPUs' TDP and the hosts' own draw; None for a rental (nothing bought)
     gpus_usd: float | None
     hosts_usd: float
     purchase_usd: float | None  # GPUs + hosts

@@ -10,7 +10,8 @@ with the same figure, for one more version and listed under ``deprecated`` with 
 - 2: those renamed with their scope (``kv_budget_tokens_per_replica``, ``max_concurrency_total``,
   ``gpu_blocks_per_replica``, ``max_concurrency_contiguous_total``); the verdict, its tone and sentence; the old
   names kept until version 3; later additions within it: ``kv_accuracy``, ``kv_accuracy_unchecked``, an advise
-  option's ``experts_shared``, an advise ranking's ``beyond_reach``.
+  option's ``experts_shared``, an advise ranking's ``beyond_reach``; an advise option's ``power_watts`` is null for a
+  rental (nothing is bought, its ``purchase_unit`` says what is rented).
 
 The documents are generated from the models below, which mirror what each command prints; the tests validate real
 outputs against the published files (``tests/cli/test_schema.py``).

@@ -5,6 +5,7 @@ rental; each a test that fails on the tree before its fix."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 
@@ -118,3 +119,24 @@ def test_the_flow_through_workstation_edition_goes_at_most_two_to_a_host() -> No
         "most 2 go in one host, its 600 W flow-through cooler being built for one or two cards in a tower (the 300 W "
         "Max-Q blower edition goes four to a workstation, the passive Server Edition eight to a GPU server)"
     )
+
+
+def test_a_rental_says_what_is_rented_and_no_purchase_power_or_rack(capsys: pytest.CaptureFixture[str]) -> None:
+    """A rented H100 had 'purchase_unit': '1 x 4-GPU H100 SXM5 80GB baseboard' in the JSON, a 2 x B200 rental '1 x
+    8-GPU B200 (HGX/DGX B200) baseboard', and the report of a rental showed 'Power 4,800 W' and 'Rack space: not
+    rack-mounted'. A rental's unit now says whose GPUs at what rate; it has no power or rack space of the buyer's."""
+    from planner.cli import main
+    from ui.advisor_report import advisor_report_html
+
+    assert main(["advise", "--model", "meta-llama/Llama-3.1-8B", "--users", "200", "--context", "4096", "--pricing",
+                 "cloud", "--gpu", "h100-sxm-80gb", "--gpus-max", "1", "--json"]) == 0  # fmt: skip
+    one = json.loads(capsys.readouterr().out)["options"][0]
+    assert one["purchase_unit"] == "1 GPU of Lambda (on-demand) $2.99/GPU-hour, 2026-03", one["purchase_unit"]
+    assert one["power_watts"] is None and one["rack_units"] is None
+    model = get_model("Qwen/Qwen3-235B-A22B").spec
+    b200 = rank(model, workload(200, 4_096, pricing="cloud"), gpus=[get_gpu("b200-sxm")], counts=[2])
+    best = b200.options[0]
+    assert best.purchase_unit == "2 GPUs of Spheron on-demand $6.03/GPU-hour, 2026-03, priced per GPU"
+    html = advisor_report_html(b200, "Qwen3 235B-A22B", "https://example.test/advisor", {})
+    assert "<div class='label'>Rented</div><div class='value'>2 GPUs of Spheron on-demand $6.03/GPU-hour" in html
+    assert "<div class='label'>Power</div>" not in html and "<div class='label'>Rack space</div>" not in html
