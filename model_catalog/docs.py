@@ -123,6 +123,8 @@ def _gpu_section(gpu: GpuSpec) -> list[str]:
     if unit.cooling is not None:
         needs = " (only in a server whose fans cool it)" if unit.cooling == "passive" else ""
         lines.append(f"- Cooling: {unit.cooling}{needs}: {unit.cooling_source}")
+    if gpu.liquid_cooling:
+        lines.append(f"- Liquid cooling: {gpu.liquid_cooling}")
     if unit.max_per_host is not None:
         lines.append(f"- At most {unit.max_per_host} to a host, {unit.max_per_host_why}: {unit.max_per_host_source}")
     if gpu.unified_memory is not None:

@@ -155,6 +155,8 @@ def _notes(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow, 
     licence = licence_note(gpu, cost.rack_units is not None and w.pricing == "purchase")
     unit = unit_note(gpu, c.gpu_count, a.conversations * c.replicas, w.target_concurrency, w.pricing)
     notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu), half, licence, unit) if n]
+    if gpu.liquid_cooling and w.pricing == "purchase":  # the buyer's data centre cools it, not a rental's
+        notes.append(f"cooling: {gpu.liquid_cooling}")
     notes += cost_notes(cost.unverified, c.kv_dtype)
     if gpu.unified_memory is not None:
         notes.append(share_note(gpu, w.unified_memory_share))

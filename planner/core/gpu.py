@@ -284,6 +284,9 @@ class GpuSpec(HashedOnce, frozen=True, extra="forbid"):
     price: Price | None = None
     cloud_prices: tuple[CloudPrice, ...] = ()
     discontinued: Discontinued | None = None  # no longer sold new: since when, by what replaced, where read
+    # The liquid cooling its systems are built for, which a data centre must provide and the purchase's price and
+    # power do not count, with its sources ("": air-cooled systems); said with every option that buys it.
+    liquid_cooling: str = ""
     sources: Annotated[tuple[str, ...], Field(min_length=1)]
     # The day the sources above were read (or last re-checked). Entries written before the field existed have
     # none: their reading date was not recorded, and it is shown as such rather than guessed.

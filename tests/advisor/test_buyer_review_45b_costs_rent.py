@@ -140,3 +140,22 @@ def test_a_rental_says_what_is_rented_and_no_purchase_power_or_rack(capsys: pyte
     html = advisor_report_html(b200, "Qwen3 235B-A22B", "https://example.test/advisor", {})
     assert "<div class='label'>Rented</div><div class='value'>2 GPUs of Spheron on-demand $6.03/GPU-hour" in html
     assert "<div class='label'>Power</div>" not in html and "<div class='label'>Rack space</div>" not in html
+
+
+def test_a_b300_purchase_notes_its_liquid_cooling() -> None:
+    """The HGX B300 host's note says 'B300 systems need direct liquid cooling ... not counted here', yet B300 picks
+    (DeepSeek-V3 for 50 users at 32k, pick 3) carried no such note, only 'host price' as assumed. Every option that
+    buys B300s now says so, as a note: it does not undermine the verdict."""
+    model = get_model("meta-llama/Llama-3.1-70B").spec
+    gpus = [get_gpu("b300-sxm"), get_gpu("b200-sxm")]
+    ranking = rank(model, workload(50, 8_192), gpus=gpus, counts=[8])
+    note = (
+        "cooling: B300 systems are mostly built for direct liquid cooling (ifactoryapp.com, 2026-05-01), which the "
+        "price and power here do not count; air-cooled 9U HGX B300 servers exist too (ASUS XA NB3I-E12: "
+        "neocloud.kedios.io, 2026-02-28; read 2026-12-06): check the data centre's cooling"
+    )
+    b300 = [o for o in ranking.options if o.gpu_id == "b300-sxm"]
+    b200 = [o for o in ranking.options if o.gpu_id == "b200-sxm"]
+    assert b300 and b200
+    assert all(note in o.warnings and note not in o.undermining for o in b300)
+    assert not any(w.startswith("cooling:") for o in b200 for w in o.warnings)
