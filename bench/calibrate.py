@@ -55,7 +55,7 @@ from planner.core.overhead import parse_version
 from planner.core.units import GiB
 from planner.engines.base import engine_total_bytes
 from planner.engines.evidence import EVIDENCE_PATH
-from planner.engines.platform import request_platform, vllm_platform
+from planner.engines.platform import vllm_platform
 from planner.engines.registry import get_engine
 from planner.engines.vllm.failures import sampler_headroom
 from planner.engines.vllm.graphs import GraphSet
@@ -188,7 +188,7 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
     points = []
     for c, q, r, p in vllm:
         reported = c["reported"]
-        platform = request_platform(q)
+        platform = vllm_platform(q.gpu)
         fitted = p.model_copy(update={"constants": probe})
         total = engine_total_bytes(q)
         stage = vllm_stage(q, r, fitted, 0, total)

@@ -19,7 +19,6 @@ from functools import lru_cache
 
 from planner.bounds.memo import BoundedMemo
 from planner.core.gpu import DevicePlatform, GpuSpec
-from planner.planning.request import PlanRequest
 
 
 class VllmPlatform(DevicePlatform, frozen=True, extra="forbid"):
@@ -74,9 +73,3 @@ def vllm_platform(gpu: GpuSpec | None) -> VllmPlatform:
         return platform_of(None)
     kept = _GPU_PLATFORMS.get(gpu)
     return kept if kept is not None else _GPU_PLATFORMS.put(gpu, platform_of(gpu.platform))
-
-
-def request_platform(request: PlanRequest) -> VllmPlatform:
-    """:func:`vllm_platform` of the request's GPU, on any machine: a Windows host (WSL2, Docker Desktop) holds the
-    desktop cards' share as Linux does (:mod:`planner.deploy.host`)."""
-    return vllm_platform(request.gpu)

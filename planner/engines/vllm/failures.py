@@ -37,7 +37,7 @@ from planner.bounds.memo import BoundedMemo
 from planner.core.model import ModelSpec
 from planner.core.units import MiB
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
-from planner.engines.platform import request_platform
+from planner.engines.platform import vllm_platform
 from planner.engines.vllm.align_step import align_step_failure
 from planner.engines.vllm.blocks import VllmStage, has_linear_layers, needed_bytes
 from planner.engines.vllm.defaults import given_step_item
@@ -112,7 +112,7 @@ def _profiling_kv_failure(
         return None
     _, free = free_at_start(request, result, profile)
     seqs = max_num_seqs_of(request, profile)
-    compile_bytes = profile.graphics_compile_bytes(result.tensor_parallel, request_platform(request))
+    compile_bytes = profile.graphics_compile_bytes(result.tensor_parallel, vllm_platform(request.gpu))
     for stage in stages:
         blocks = profiling_blocks(profile.rules, seqs, stage.graphs)
         left = free - stage.weights - (stage.non_torch - compile_bytes)

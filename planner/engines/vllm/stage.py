@@ -23,7 +23,7 @@ from planner.core.blocks import LayerKind
 from planner.core.gpu import GpuSpec
 from planner.core.kv import kv_bytes_per_token_per_layer
 from planner.core.model import ModelSpec
-from planner.engines.platform import request_platform, vllm_platform
+from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import (
     LayerKey,
     StageOverrides,
@@ -92,7 +92,7 @@ def _layer_layout(model: ModelSpec, hybrid: bool, start: int, stop: int, draft_l
 
 
 def _non_torch(request: PlanRequest, result: PlanResult, profile: VllmProfile, weights: int) -> int:
-    platform = request_platform(request)
+    platform = vllm_platform(request.gpu)
     return profile.non_torch_bytes(result.tensor_parallel, result.pipeline_parallel, platform, weights)
 
 
