@@ -14,9 +14,9 @@ from planner.core.overhead import EngineProfile
 from planner.deploy.kv_offload import KvOffloadTier
 from planner.deploy.lora import adapter_bytes
 from planner.deploy.offload import active_fraction, decode_seconds, llamacpp_placement, read_bytes
-from planner.engines.launch import offload_tier as launch_offload_tier
 from planner.engines.registry import get_engine
 from planner.planning.extras import layer_offload, output_first
+from planner.planning.kv_tier import planned_tier
 from planner.planning.request import PlanRequest
 
 
@@ -88,9 +88,9 @@ def decode_bound(request: PlanRequest, a: Assessment) -> DecodeBound | None:
 
 
 def offload_tier(request: PlanRequest, a: Assessment) -> KvOffloadTier | None:
-    """The KV offload tier of ``request`` (:func:`planner.engines.launch.offload_tier`, which the launch commands
+    """The KV offload tier of ``request`` (:func:`planner.planning.kv_tier.planned_tier`, which the launch commands
     size their flags by)."""
-    return launch_offload_tier(request, a.result)
+    return planned_tier(request, a.result)
 
 
 def launch_settings(request: PlanRequest, a: Assessment) -> list[str]:

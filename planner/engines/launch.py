@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import re
 
-from planner.core.kv import kv_bytes_per_token
 from planner.core.overhead import EngineProfile
 from planner.core.parallel import NODE_GPUS
 from planner.deploy.gpu_share import raise_shell
-from planner.deploy.kv_offload import KvOffloadTier, kv_offload_tier
 from planner.engines.base import Engine, EngineReport
 from planner.engines.registry import engines, get_engine
 from planner.planning.data_parallel import experts_shared, ranks_apart
+from planner.planning.kv_tier import planned_tier
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -26,16 +25,6 @@ REPLACED = {
     "--split-mode": re.compile(r"--split-mode layer --tensor-split \S+"),
     "--extra_llm_api_options": re.compile(r"--extra_llm_api_options <\(printf [^)]*\)"),
 }
-
-
-def offload_tier(request: PlanRequest, result: PlanResult) -> KvOffloadTier | None:
-    """The KV offload tier of ``request`` (:mod:`planner.deploy.kv_offload`); None without one."""
-    options = request.deployment
-    if options is None or options.kv_offload is None:
-        return None
-    per_token = kv_bytes_per_token(request.model, result.kv_dtype)
-    ranks = result.tensor_parallel * result.pipeline_parallel
-    return kv_offload_tier(options.kv_offload, per_token, result.block_size, ranks, result.context_tokens)
 
 
 def with_deployment(command: str, flags: list[str]) -> str:
@@ -107,7 +96,7 @@ def launch_commands(request: PlanRequest, result: PlanResult, report: EngineRepo
     fails = report.failure if report is not None and report.engine == own_name else None
     share = request.deployment.unified_share if request.deployment else None
     first = [raise_shell(request.gpu, share)] if share and request.gpu and request.gpu.unified_memory else []
-    tier = offload_tier(request, result)
+    tier = planned_tier(request, result)
     host = tier.host_bytes if tier is not None else 0
     commands = {}
     for engine in sorted(engines(), key=lambda e: e.name != own_name):

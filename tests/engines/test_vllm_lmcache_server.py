@@ -12,15 +12,19 @@ from planner.assessment.summary import deployment_data
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions, KvOffloadOptions
 from planner.engines.launch import launch_commands
+from planner.engines.vllm.deployment_notes import LMCACHE_SERVER_COMMAND
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import vllm_rules
 from planner.planning.plan import PlanRequest
 
 RTX_4090 = get_gpu("rtx-4090")
+# The server's own command, its buffer the 16 GiB tier (LMCache's --cpu-buffer-size takes GiB: lmcache 0.3.11
+# mp_storage_manager.py, "cpu_buffer_size * (1 << 30)"); before 2026-12-06 the line named the server, not its command.
 SERVER_LINE = (
-    "# needs an LMCache server at tcp://localhost:5555 first (LMCache's multi-process mode, given the host tier's "
-    "size): vLLM 0.27.0 connects to it for --kv-offloading-backend lmcache and does not pass --kv-offloading-size on "
-    "(the flag only switches the offload on)"
+    "# first, in another shell: python3 -m lmcache.v1.multiprocess.server --cpu-buffer-size 16 (LMCache's "
+    "multi-process server at tcp://localhost:5555, its CPU buffer the host tier in GiB): vLLM 0.27.0 connects to it "
+    "for --kv-offloading-backend lmcache and does not pass --kv-offloading-size on (the flag only switches the offload "
+    "on)"
 )
 COMMAND = (
     "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 1 --gpu-memory-utilization 0.92 --max-model-len 8192 "
@@ -56,6 +60,19 @@ def test_the_0_27_command_says_the_server_must_run_first() -> None:
     # the tier the server must hold, as planned (the review's figures)
     tier = deployment_data(a)["deployment"]["kv_offload"]
     assert (tier["host_bytes"], tier["tokens"], tier["conversations"]) == (16 * GiB, 116_496, 14)
+
+
+def test_the_server_is_sized_to_a_working_set_tier_rounded_up() -> None:
+    """A tier sized by a prefix working set is no whole number of GiB: the server's buffer is rounded up, never
+    below the tier (4,000 tokens x 10 users x 0.5 of Qwen3-8B's 147,456 bytes a token, whole blocks of 16)."""
+    tier = KvOffloadOptions(prefix_tokens=4000, users=10, hit_rate=0.5, backend="lmcache")
+    request = _request("0.29.0").model_copy(update={"deployment": DeploymentOptions(kv_offload=tier)})
+    a = assess(request)
+    host = deployment_data(a)["deployment"]["kv_offload"]["host_bytes"]
+    assert host == 20_000 * 147_456
+    line = launch_commands(a.request, a.result)["vllm"].splitlines()[0]
+    assert line.startswith("# first, in another shell: " + LMCACHE_SERVER_COMMAND + " 2.75 (")
+    assert 2.75 * GiB >= host > 2.74 * GiB
 
 
 def test_in_process_lmcache_and_the_native_tier_need_no_server() -> None:

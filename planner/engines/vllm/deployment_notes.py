@@ -8,16 +8,22 @@ whole (vllm-project/vllm#51396); the plan holds them whole (:func:`planner.plann
 ``--kv-offloading-backend lmcache`` from 0.23.0 (rule ``lmcache_server``): vLLM runs LMCache's multi-process
 connector, which connects to an LMCache server (``tcp://localhost:5555`` unless ``kv_connector_extra_config`` says
 otherwise) and leaves the tier's size to it (0.27.0 ``config/vllm.py:918-924``, "kv_offloading_size is not
-propagated"); the flag only switches the offload on. The command says the server must run first, and the note that
-the host tier planned is that server's buffer, not a size vLLM sets.
+propagated"); the flag only switches the offload on. The command's first line is the server to start before it, its
+CPU buffer the host tier planned: LMCache's multi-process server, ``python3 -m lmcache.v1.multiprocess.server
+--cpu-buffer-size G`` (LMCache's docs, ``docs/source/kv_cache/multiprocess_mode.rst``, lmcache 0.3.11; ``G`` in GiB:
+``MPStorageManager`` allocates ``cpu_buffer_size * (1 << 30)`` bytes, ``lmcache/v1/multiprocess/mp_storage_manager.py``;
+it listens on ``localhost:5555`` by default, ``--port``). The note says the buffer is a size vLLM does not set.
 """
 
 from __future__ import annotations
+
+import math
 
 from planner.core.units import GiB
 from planner.engines.vllm.profile import VllmProfile
 from planner.planning.context import speculative_method
 from planner.planning.extras import offloads_weights
+from planner.planning.kv_tier import planned_tier
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -39,6 +45,7 @@ def offload_note(request: PlanRequest, profile: VllmProfile) -> str | None:
 
 
 LMCACHE_SERVER = "tcp://localhost:5555"  # LMCacheMPConnector's default (lmcache_mp_connector.py:486-489)
+LMCACHE_SERVER_COMMAND = "python3 -m lmcache.v1.multiprocess.server --cpu-buffer-size"  # G in GiB (module docstring)
 
 
 def lmcache_server(request: PlanRequest, profile: VllmProfile) -> bool:
@@ -48,14 +55,26 @@ def lmcache_server(request: PlanRequest, profile: VllmProfile) -> bool:
     return tier is not None and tier.backend == "lmcache" and profile.rules.lmcache_server
 
 
-def lmcache_command_line(request: PlanRequest, profile: VllmProfile) -> str:
-    """The comment line above the command where it needs an LMCache server running ("" where it does not)."""
-    if not lmcache_server(request, profile):
+def buffer_gib(host_bytes: int) -> float:
+    """The server's ``--cpu-buffer-size``: the tier in GiB, rounded up to a hundredth (it must hold the whole tier).
+
+    >>> buffer_gib(16 * GiB), buffer_gib(4_000_000_000)
+    (16.0, 3.73)
+    """
+    return math.ceil(host_bytes * 100 / GiB) / 100
+
+
+def lmcache_command_line(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str:
+    """The comment line above the command where it needs an LMCache server running, with the server's own command
+    sized to the host tier planned ("" where it needs none; module docstring)."""
+    tier = planned_tier(request, result)
+    if not lmcache_server(request, profile) or tier is None:
         return ""
     return (
-        f"# needs an LMCache server at {LMCACHE_SERVER} first (LMCache's multi-process mode, given the host tier's "
-        f"size): vLLM {profile.engine_version} connects to it for --kv-offloading-backend lmcache and does not pass "
-        "--kv-offloading-size on (the flag only switches the offload on)\n"
+        f"# first, in another shell: {LMCACHE_SERVER_COMMAND} {buffer_gib(tier.host_bytes):g} (LMCache's multi-process "
+        f"server at {LMCACHE_SERVER}, its CPU buffer the host tier in GiB): vLLM {profile.engine_version} connects to "
+        "it for --kv-offloading-backend lmcache and does not pass --kv-offloading-size on (the flag only switches the "
+        "offload on)\n"
     )
 
 

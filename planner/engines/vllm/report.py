@@ -236,7 +236,7 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
     argument = loading.model_argument
     if result.weights in GGUF:  # vLLM loads one local GGUF file, its tokenizer from the original repository
         argument = gguf_file(request.model, result.weights.upper())
-    server = lmcache_command_line(request, profile)  # an LMCache server to start first (0.23.0 on)
+    server = lmcache_command_line(request, result, profile)  # an LMCache server to start first (0.23.0 on)
     command = f"{server}{environment(profile)}vllm serve {argument}{flags} --tensor-parallel-size {tp}"
     if result.weights in GGUF:
         command += f" --tokenizer {model_word(request.model)[0]}"
