@@ -41,6 +41,7 @@ from planner.engines.settings import (
     ENGINE_SETTINGS,
     EngineSetting,
     SettingValue,
+    option_flag,
     profile_values,
     shown_name,
     switch_words,
@@ -159,7 +160,7 @@ def cli_flag(setting: EngineSetting, value: SettingValue | None = None) -> str:
     (``--kv-cache-memory-gib``, the name a link uses: :func:`shown_name`; the engine takes bytes), a switch's side
     ``value`` (``--no-enable-prefix-caching``)."""
     if setting.kind == "switch" and value is not None:
-        return switch_words(setting.flag, bool(value))
+        return switch_words(option_flag(setting), bool(value))
     return "--" + shown_name(setting).replace("_", "-") if setting.kind == "bytes" else setting.flag
 
 
@@ -169,7 +170,8 @@ def add_engine_setting_arguments(parser: argparse.ArgumentParser) -> None:
         if setting.kind == "flag":
             parser.add_argument(setting.flag, action="store_true", default=None, help=setting.help)
         elif setting.kind == "switch":  # --X / --no-X, not given: None (the engine's default)
-            parser.add_argument(setting.flag, action=argparse.BooleanOptionalAction, default=None, help=setting.help)
+            option = option_flag(setting)  # an environment variable is typed as an option (--use-v2-model-runner)
+            parser.add_argument(option, action=argparse.BooleanOptionalAction, default=None, help=setting.help)
         elif setting.kind == "choice":
             parser.add_argument(setting.flag, choices=setting.choices, help=setting.help)
         elif setting.kind == "bytes":

@@ -11,6 +11,9 @@ for engines built by ``trtllm-build``) given the model's own windows (:mod:`plan
 ``--enable-prefix-caching`` is a switch: given on, given off (``--no-enable-prefix-caching``, argparse's
 ``BooleanOptionalAction``: 0.22.0 ``engine/arg_utils.py:1128-1134`` with :345) or not given, the release's default;
 SGLang's counterpart is ``--disable-radix-cache`` (``srt/server_args.py`` 0.5.4 :2853), not planned.
+A switch may be an environment variable (its flag in capitals, no dashes): ``VLLM_USE_V2_MODEL_RUNNER=0`` or ``=1``
+before the command (``VllmConfig.use_v2_model_runner``, 0.22.0-0.33.0; :mod:`planner.engines.vllm.runner`), typed
+on the command line as ``--use-v2-model-runner`` / ``--no-use-v2-model-runner`` (:func:`option_flag`).
 ``--enable-dp-attention`` is SGLang's spelling (``srt/server_args.py``); vLLM's is ``--data-parallel-size`` with
 ``--enable-expert-parallel`` (``docs/serving/data_parallel_deployment.md``), TensorRT-LLM's ``enable_attention_dp``
 in its ``--extra_llm_api_options`` file (``tensorrt_llm/llmapi/llm_args.py``).
@@ -18,6 +21,7 @@ in its ``--extra_llm_api_options`` file (``tensorrt_llm/llmapi/llm_args.py``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Literal, NamedTuple
 
@@ -89,6 +93,12 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
         "a second state page per running sequence ('align'); SGLang: --disable-radix-cache",
     ),
     EngineSetting(
+        "use_v2_model_runner", "VLLM_USE_V2_MODEL_RUNNER", "switch", 0, 1,
+        "vLLM 0.22-0.33: the model runner, 1 Model Runner V2 or 0 the V1 runner (an environment variable); not set: "
+        "the release's choice for the model. Before 0.29 V2 subtracts no CUDA-graph estimate from the KV budget and "
+        "installs no weight offloader before 0.28; 0.34 has only V2",
+    ),
+    EngineSetting(
         "load_format", "--load-format", "choice", 0, 0,
         "vLLM's weight loader: fastsafetensors or InstantTensor instead of its default safetensors loader; on unified "
         "memory (DGX Spark) they leave less for the KV cache than the default (docs/fidelity.md, 'Unified memory')",
@@ -125,13 +135,33 @@ def flag_name(name: str) -> str:
     return BY_NAME[name].flag if name in BY_NAME else name.replace("_", " ")
 
 
+ENVIRONMENT_NAME = re.compile(r"[A-Z][A-Z0-9_]*")  # a switch that is an environment variable, not a flag
+
+
 def switch_words(flag: str, on: bool) -> str:
-    """A switch's side as the engine is started with it: its flag, or the flag's ``--no-`` form.
+    """A switch's side as the engine is started with it: its flag, or the flag's ``--no-`` form; an environment
+    variable set to 1 or 0.
 
     >>> switch_words("--enable-prefix-caching", True), switch_words("--enable-prefix-caching", False)
     ('--enable-prefix-caching', '--no-enable-prefix-caching')
+    >>> switch_words("VLLM_USE_V2_MODEL_RUNNER", False)
+    'VLLM_USE_V2_MODEL_RUNNER=0'
     """
+    if ENVIRONMENT_NAME.fullmatch(flag):
+        return f"{flag}={int(on)}"
     return flag if on else "--no-" + flag.removeprefix("--")
+
+
+def option_flag(setting: EngineSetting) -> str:
+    """The command-line option a person types for ``setting``: its flag, or for an environment variable its name
+    as an option (argparse takes ``--no-`` of it for off).
+
+    >>> option_flag(BY_NAME["use_v2_model_runner"]), option_flag(BY_NAME["enforce_eager"])
+    ('--use-v2-model-runner', '--enforce-eager')
+    """
+    if ENVIRONMENT_NAME.fullmatch(setting.flag):
+        return "--" + setting.name.replace("_", "-")
+    return setting.flag
 
 
 def is_given(setting: EngineSetting, value: object) -> bool:

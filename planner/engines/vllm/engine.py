@@ -27,6 +27,7 @@ from planner.engines.vllm.flags import batch_refusal, missing_flag, release_refu
 from planner.engines.vllm.logparse import parse_vllm
 from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
+from planner.engines.vllm.runner import environment_problem
 from planner.engines.vllm.sink_attention import sink_fp8_refusal
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import is_multimodal
@@ -57,6 +58,20 @@ def as_vllm(profile: EngineProfile | None) -> VllmProfile:
     raise PlannerError(f"engine: a {profile.kind!r} profile is not a vLLM profile")
 
 
+def release_problem(profile: VllmProfile, settings: Mapping[str, object]) -> str | None:
+    """Why the profile's release does not take ``settings`` as given: a flag it does not define (:func:`missing_flag`;
+    an older ``vllm serve`` stops at an argument it does not know), or ``VLLM_USE_V2_MODEL_RUNNER`` where it has no
+    such choice (:func:`environment_problem`)."""
+    missing = missing_flag(profile.rules, settings)
+    if missing is not None:
+        since = first_release_with(missing.rule)
+        return (
+            f"vLLM {profile.engine_version} has no {missing.words}: {missing.what} came with {since} (an older vllm "
+            "serve stops at an argument it does not know)"
+        )
+    return environment_problem(profile.rules, profile.use_v2_model_runner, profile.engine_version)
+
+
 class VllmEngine(Engine):
     name: ClassVar[str] = "vllm"
     label: ClassVar[str] = "vLLM"
@@ -85,13 +100,9 @@ class VllmEngine(Engine):
         """:meth:`Engine.profile`; a launch flag the release does not define is refused by name
         (:mod:`planner.engines.vllm.flags`): its ``vllm serve`` stops at an argument it does not know."""
         made = super().profile(fraction=fraction, version=version, **settings)
-        missing = missing_flag(made.rules, settings) if isinstance(made, VllmProfile) else None
-        if missing is not None:
-            since = first_release_with(missing.rule)
-            raise PlannerError(
-                f"engine: vLLM {made.engine_version} has no {missing.words}: {missing.what} came with {since} (an "
-                "older vllm serve stops at an argument it does not know)"
-            )
+        problem = release_problem(made, settings) if isinstance(made, VllmProfile) else None
+        if problem is not None:
+            raise PlannerError(f"engine: {problem}")
         return made
 
     def planned_version(self, request: PlanRequest) -> str | None:

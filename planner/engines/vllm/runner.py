@@ -79,3 +79,27 @@ def uses_model_runner_v2(
         listed = LISTED_023 if rules.version >= (0, 23, 0) else LISTED_022
         return model.model_type in listed and not moe and not hybrid and weights in UNQUANTIZED
     return False
+
+
+def environment_problem(rules: VllmRules, forced: bool | None, version: str) -> str | None:
+    """Why ``VLLM_USE_V2_MODEL_RUNNER`` set to ``forced`` is not planned in the release of ``rules`` (rule
+    ``v2_runner_environment``): from 0.34.0 the variable is gone (Model Runner V2 is the only runner), and before
+    0.22.0 a 1 starts an experimental runner the planner does not model; a 0 there is the release's own runner.
+
+    >>> from planner.engines.vllm.versions import vllm_rules
+    >>> [environment_problem(vllm_rules(v), False, v) is None for v in ("0.19.1", "0.26.0", "0.33.0", "0.34.0")]
+    [True, True, True, False]
+    >>> environment_problem(vllm_rules("0.19.1"), True, "0.19.1")  # doctest: +ELLIPSIS
+    'vLLM 0.19.1 runs Model Runner V2 only as an experiment...'
+    """
+    if forced is None or rules.v2_runner_environment or (rules.model_runner == "v1" and not forced):
+        return None
+    if rules.model_runner == "v1":
+        return (
+            f"vLLM {version} runs Model Runner V2 only as an experiment (VLLM_USE_V2_MODEL_RUNNER=1, from 0.12.0), "
+            "which the planner does not plan: its runner is V1; Model Runner V2 is planned from 0.22.0"
+        )
+    return (
+        f"vLLM {version} has no VLLM_USE_V2_MODEL_RUNNER: Model Runner V2 is its only runner (the V1 runner and the "
+        "variable are gone from 0.34.0): leave it out"
+    )
