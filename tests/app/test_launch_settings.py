@@ -302,3 +302,29 @@ def test_an_align_step_refusal_offers_its_two_cures_whose_links_start() -> None:
         assert params[param] == value, params
         opened = run_page("memory", params)
         assert not opened.error and _metrics(opened)["Fits"] == "yes", texts(opened.error)
+
+
+def test_the_model_runner_in_a_link_plans_what_fit_plans(capsys: Any) -> None:
+    """``use_v2_model_runner=false`` (VLLM_USE_V2_MODEL_RUNNER=0): the public vLLM 0.26.0 boot of Gemma 4 31B on one
+    B300 run with it (blind set f, 182.37 GiB printed) is planned as ``fit --no-use-v2-model-runner`` plans it,
+    216,837 tokens (221,147 at the release's choice, Model Runner V2); the sidebar's box holds the side, the set-up
+    summary and the command say it. On 0.34.0, which has no such variable, the page names it, as ``fit`` does."""
+    gemma = {**HOME, "model": "google/gemma-4-31B-it", "gpu": "b300-sxm", "context": "16384", "users": "1"}
+    link = {**gemma, "engine_version": "0.26.0", "use_v2_model_runner": "false"}
+    at = run_page("memory", link, editor=True, open_keys=[COMMANDS, "launch_open"])
+    assert not at.exception and not at.error, texts(at.error)
+    flags = ["fit", "--model", "google/gemma-4-31B-it", "--gpu", "b300-sxm", "--engine", "vllm", "--context", "16384"]
+    assert main([*flags, "--engine-version", "0.26.0", "--no-use-v2-model-runner", "--json"]) == 0
+    tokens = json.loads(capsys.readouterr().out)["kv_budget_tokens"]
+    assert tokens == 216_837 and "216,837 tokens" in _metrics(at)["KV budget"], _metrics(at)
+    assert "221,147 tokens" in _metrics(run_page("memory", {**gemma, "engine_version": "0.26.0"}))["KV budget"]
+    vllm = next(line for line in _codes(at).splitlines() if "vllm serve" in line)
+    assert vllm.startswith("VLLM_USE_V2_MODEL_RUNNER=0 vllm serve google/gemma-4-31B-it "), vllm
+    assert at.selectbox(key="use_v2_model_runner").value is False
+    assert at.query_params["use_v2_model_runner"] == "false"
+    summary = "\n".join(plain(str(m.value)) for m in run_page("memory", link).markdown)
+    assert "**Launch:** VLLM_USE_V2_MODEL_RUNNER=0" in summary, summary
+    new = run_page("memory", {**link, "engine_version": "0.34.0"}, editor=True)
+    assert not new.exception
+    said = " ".join(texts(new.error))
+    assert "vLLM 0.34.0 has no VLLM_USE_V2_MODEL_RUNNER" in said, said
