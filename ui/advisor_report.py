@@ -89,7 +89,7 @@ def _inputs(ranking: Ranking, model_name: str) -> dict[str, str]:
         "Model": model_name,
         "Users": ranking.target_note,
         "Conversation length": ranking.assumptions["context"],
-        "Buy or rent": w.pricing,
+        "Buy or rent": w.pricing + (f" ({w.cloud_tier})" if w.pricing == "cloud" else ""),
         "Speed floor": f"{w.min_tokens_per_s_per_user:g} tokens/s per user" if w.min_tokens_per_s_per_user else "none",
     }
     if w.budget_usd:

@@ -10,7 +10,7 @@ and the ranking are the same; a link that sets one opens its expander. Whether o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import streamlit as st
 from pydantic import ValidationError
@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from planner.advisor import ENGINE_PREFERENCE, FORM_FACTORS, PRESETS, VENDORS, ContextDistribution, Workload
 from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.core.precision import WEIGHT_FORMATS
+from planner.core.sale import DEFAULT_CLOUD_TIER, CloudTier
 from ui import binding, settings, state
 from ui.deferred import Deferred
 from ui.guard import as_text
@@ -54,11 +55,12 @@ def _box(name: str, label: str, icon: str) -> Any:
     return box if active or box.open else Deferred(lambda: None)
 
 
-def _preset(sel: Selection) -> tuple[str, str, str]:
+def _preset(sel: Selection) -> tuple[str, str, str, str]:
     row = st.container(horizontal=True)  # one element a run re-renders, not a row of three columns
     preset = binding.choose(row, S.PRESET, [SIDEBAR, *PRESETS, CUSTOM], SIDEBAR)
     plan_at = binding.choose(row, S.PLAN_AT, ["p95", "mean", "max"], "p95")
     pricing = binding.segmented(row, S.PRICING, ["purchase", "cloud"], "purchase")
+    tier = binding.choose(row, S.CLOUD_TIER, list(get_args(CloudTier)), DEFAULT_CLOUD_TIER, disabled=pricing != "cloud")
     if preset == SIDEBAR:
         st.caption(
             f"From the sidebar: {sel.users:,} users, every conversation {sel.context_tokens:,} tokens long (prompts "
@@ -72,7 +74,7 @@ def _preset(sel: Selection) -> tuple[str, str, str]:
             f"{chosen.mean_prompt_tokens:,} and replies of {chosen.mean_output_tokens:,} tokens on average — "
             f"{chosen.justification}. This preset replaces the sidebar's context of {sel.context_tokens:,} tokens."
         )
-    return preset, plan_at, pricing
+    return preset, plan_at, pricing, tier
 
 
 def _targets() -> dict[str, Any]:
@@ -137,7 +139,7 @@ def _running_costs() -> dict[str, Any]:
 
 def workload_from_widgets(sel: Selection) -> Workload | None:
     """The workload the widgets describe, or None with the problem shown (as text)."""
-    preset, plan_at, pricing = _preset(sel)
+    preset, plan_at, pricing, tier = _preset(sel)
     if preset == CUSTOM:
         c1, c2 = st.columns(2)
         mean = int(binding.number(c1, S.CTX_MEAN, 64, S.MAX_CONTEXT, 4000))
@@ -145,6 +147,7 @@ def workload_from_widgets(sel: Selection) -> Workload | None:
     fields: dict[str, Any] = {
         "plan_at": plan_at,
         "pricing": pricing,
+        "cloud_tier": tier,
         **_targets(),
         **_constraints(),
         **_running_costs(),

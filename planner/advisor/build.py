@@ -106,7 +106,7 @@ class Built:
             if self.workload.pricing == "purchase":
                 self._costs[key] = purchase_cost(c.gpu, c.gpu_count, host, assumptions)
             else:
-                self._costs[key] = cloud_cost(c.gpu, c.gpu_count)
+                self._costs[key] = cloud_cost(c.gpu, c.gpu_count, self.workload.cloud_tier)
         return self._costs[key]
 
     def purchase(self, c: Candidate, host: HostChoice | None, cost: SystemCost) -> str:

@@ -246,7 +246,10 @@ def _global_assumptions(workload: Workload, overhead: OverheadModel | None, cost
             f"catalog prices as dated there; total cost of ownership = GPUs + hosts + power over the life: "
             f"{costs.describe()}"
             if workload.pricing == "purchase"
-            else f"cheapest dated on-demand cloud offer in whole instances; budget per month of {HOURS_PER_MONTH} hours"
+            else (
+                f"cheapest dated {workload.cloud_tier} cloud offer in whole instances; budget per month of "
+                f"{HOURS_PER_MONTH} hours"
+            )
         ),
     }
 

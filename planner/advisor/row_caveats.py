@@ -81,10 +81,10 @@ def ranking_warnings(
             "no set-up serves this at 8 bits or more: the options below use 4-bit weights (a quality loss: see each "
             "option's caveat)"
         )
-    priced = sum(1 for g in gpus if g.cheapest_cloud_usd_per_hour is not None)
+    tier = workload.cloud_tier
+    priced = sum(1 for g in gpus if any(c.tier == tier for c in g.cloud_prices))
     if workload.pricing == "cloud" and priced < len(gpus):
         warnings.append(
-            f"only {priced} of {len(gpus)} GPUs have a dated on-demand cloud price in the catalog; the others are "
-            "unpriced"
+            f"only {priced} of {len(gpus)} GPUs have a dated {tier} cloud price in the catalog; the others are unpriced"
         )
     return tuple(warnings)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from planner.advisor.overflow import ContextDistribution
 from planner.bounds.errors import PlannerError
+from planner.core.sale import DEFAULT_CLOUD_TIER, CloudTier
 
 PositiveInt = Annotated[int, Field(gt=0)]
 PositiveFloat = Annotated[float, Field(gt=0)]
@@ -123,6 +124,8 @@ class Workload(BaseModel, frozen=True, extra="forbid"):
     plan_at: PlanAt = "p95"  # the per-conversation length each option is sized for
     shared_prefix_tokens: Annotated[int, Field(ge=0)] = 0  # a system prompt every conversation shares
     pricing: Pricing = "purchase"
+    # The tier rentals are priced in (pricing "cloud"): offers are compared only within one (planner.core.sale).
+    cloud_tier: CloudTier = DEFAULT_CLOUD_TIER
     budget_usd: PositiveFloat | None = None  # purchase: total; cloud: per month (HOURS_PER_MONTH hours)
     gpu_ids: tuple[str, ...] | None = None  # candidate GPUs; None: the whole catalog
     max_time_to_first_token_s: PositiveFloat | None = None

@@ -37,6 +37,7 @@ from planner.cli.schema import SCHEMA_VERSION
 from planner.cli.table import print_table
 from planner.core.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_USERS, default_context_tokens
 from planner.core.precision import WEIGHT_FORMATS
+from planner.core.sale import DEFAULT_CLOUD_TIER, CloudTier
 
 
 def add_advise_parser(sub: Any) -> None:
@@ -54,6 +55,13 @@ def add_advise_parser(sub: Any) -> None:
         "--budget", type=decimal(0, MAX_BUDGET_USD), help="USD: total purchase, or per month with --pricing cloud"
     )
     p.add_argument("--pricing", choices=["purchase", "cloud"], default="purchase")
+    p.add_argument(
+        "--cloud-tier",
+        choices=list(get_args(CloudTier)),
+        default=DEFAULT_CLOUD_TIER,
+        help=f"with --pricing cloud: the tier rentals are priced in, offers compared only within it (default "
+        f"{DEFAULT_CLOUD_TIER}; community: a marketplace of third-party hosts; reserved: capacity booked ahead)",
+    )
     p.add_argument("--gpu", action="append", help="only this catalog GPU id (repeatable)")
     p.add_argument(
         "--shared-prefix",
@@ -160,6 +168,7 @@ def workload_from_args(args: argparse.Namespace, max_position_embeddings: int) -
     common: dict[str, Any] = {
         "concurrent_conversations": args.users,
         "pricing": args.pricing,
+        "cloud_tier": args.cloud_tier,
         "budget_usd": args.budget,
         "gpu_ids": tuple(args.gpu) if args.gpu else None,
         "shared_prefix_tokens": args.shared_prefix,

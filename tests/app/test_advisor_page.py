@@ -390,3 +390,23 @@ def test_a_rental_asks_which_gpu_to_rent() -> None:
     assert not at.exception and at.title[0].value.startswith("Which GPU to rent for ")
     at = run_page("advisor", {"model": "meta-llama/Llama-3.1-8B", "users": "4"})
     assert at.title[0].value.startswith("Which GPU to buy for ")
+
+
+def test_the_cloud_tier_is_the_planner_s() -> None:
+    """The page's cloud tier (a declared setting, in its link) ranks as the planner's Workload.cloud_tier does, as
+    ``advise --cloud-tier`` (tests/advisor/test_cloud_tier.py)."""
+    params: dict[str, str | list[str]] = {
+        "users": "4",
+        "context": "8192",
+        "pricing": "cloud",
+        "gpu_filter": ["h100-sxm-80gb"],
+    }
+    at = run_page("advisor", {**params, "cloud_tier": "community"})
+    assert not at.exception, [e.value for e in at.exception]
+    workload = Workload.fixed_length(
+        8192, concurrent_conversations=4, pricing="cloud", cloud_tier="community", gpu_ids=("h100-sxm-80gb",)
+    )
+    expected = rank(Selection().spec, workload, gpus=list(load_gpus().values()))
+    assert expected.options[0].usd_per_hour == pytest.approx(1.99)
+    assert headline(expected) in texts(at.success) + texts(at.warning)
+    assert at.selectbox(key="cloud_tier").value == "community"

@@ -199,6 +199,9 @@ from ui.settings.views import (
     BUDGET as BUDGET,
 )
 from ui.settings.views import (
+    CLOUD_TIER as CLOUD_TIER,
+)
+from ui.settings.views import (
     COMBOS as COMBOS,
 )
 from ui.settings.views import (
@@ -280,6 +283,7 @@ PAGE_SETTINGS = (
     PREFIX,
     RPS,
     PRICING,
+    CLOUD_TIER,
     BUDGET,
     GPU_FILTER,
     TTFT,

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 from planner.advisor.suitability import FEW_USERS
 from planner.core.precision import WEIGHT_FORMATS
+from planner.core.sale import CloudTier
 from ui.page_registry import ADVISOR, CATALOG, COMPARE, WHAT_IF
 from ui.settings.parsing import Setting, decimal, default_or, flag, integer, one_of, show_flag, tokens, word
 from ui.settings.sidebar import MAX_CONTEXT, _form_factors, _gpus, _models, _pair, _support_engines, _vendors
@@ -82,8 +85,18 @@ PRICING = Setting(
     "pricing",
     "pricing",
     "Buy or rent",
-    "Purchase price, or on-demand cloud dollars per GPU-hour.",
+    "Purchase price, or cloud dollars per GPU-hour in the cloud tier (on-demand by default).",
     one_of(lambda: ["purchase", "cloud"]),
+    show=str,
+    scope=ADVISOR,
+)
+CLOUD_TIER = Setting(
+    "cloud_tier",
+    "cloud_tier",
+    "Cloud tier",
+    "The tier rentals are priced in, offers compared only within it: on-demand (a provider's own hourly rate), "
+    "community (a marketplace of third-party hosts), spot (interruptible) or reserved (capacity booked ahead).",
+    one_of(lambda: list(get_args(CloudTier))),
     show=str,
     scope=ADVISOR,
 )
