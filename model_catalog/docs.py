@@ -235,8 +235,8 @@ def _hosts_section() -> list[str]:
         rack = f"{host.rack_units}U" if host.rack_units else "not rack-mounted"
         lines.append(
             f"| {host.id} | {', '.join(host.takes)} | {host.gpu_slots} | {'yes' if host.cools_passive_cards else 'no'} "
-            f"| ${host.price.usd:,.0f} ({host.price.date}) "
-            f"| {power} | {rack} | {', '.join(host.unverified_fields) or '-'} |"
+            f"| ${host.price.usd:,.0f} ({host.price.date}{', assumed' if 'price' in host.unverified_fields else ''}) "
+            f"| {power} | {rack} | {', '.join(_unverified(host)) or '-'} |"
         )
     lines.append("")
     for host in sorted(hosts.values(), key=lambda h: h.id):
@@ -265,9 +265,19 @@ def _power_cell(host: HostSpec) -> str:
     """The host's own power in the hosts' table: its figure, each board's, the fans' share of the cards."""
     if host.power_watts is None:
         return "not sourced"
-    boards = ", ".join(f"{'/'.join(b.architectures)} {b.gpus}-GPU {b.watts:,} W" for b in host.board_power)
+    boards = ", ".join(
+        f"{'/'.join(b.architectures)} {b.gpus}-GPU {b.watts:,} W{' (assumed)' if b.assumed else ''}"
+        for b in host.board_power
+    )
     fans = f" + {host.fan_share:.0%} of the cards' TDP" if host.fan_share else ""
     return (boards or f"{host.power_watts:,} W") + fans
+
+
+def _unverified(host: HostSpec) -> list[str]:
+    """The host's figures that rest on an assumption: its unverified fields and each board whose power is derived
+    or borrowed (:attr:`planner.core.host.BoardPower.assumed`), as the options that use them say."""
+    boards = [f"{'/'.join(b.architectures)} {b.gpus}-GPU board power" for b in host.board_power if b.assumed]
+    return [*host.unverified_fields, *boards]
 
 
 def _power_lines(host: HostSpec) -> list[str]:
