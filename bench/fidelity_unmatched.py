@@ -4,6 +4,7 @@ reason and the source that would settle it. ``tests/fidelity`` asserts this list
 from __future__ import annotations
 
 from bench.fidelity_unmatched_n import FIFTEENTH
+from bench.fidelity_unmatched_o import SIXTEENTH
 
 # Shared by the boots of one set-up (the reasons below name their own figures first)
 AWQ_FIRST_BOOTS = (
@@ -364,3 +365,4 @@ UNMATCHED: dict[str, str] = {
     "vllm-0.31-b200-qwen3-32b-nvfp4-w4a4-4k-util095-fp8kv": "KV -0.86 GiB, tokens -0.6 %: " + B200_NVFP4,
 }
 UNMATCHED.update(FIFTEENTH)
+UNMATCHED.update(SIXTEENTH)
