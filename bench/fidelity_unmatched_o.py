@@ -19,8 +19,8 @@ STRIX_HALO = (
     "total (platforms/rocm.py:847-863), on this APU the BIOS carve-out, not the GTT pool that mem_get_info "
     "reports; so the under-70-GiB branch ran: 2,048 batched tokens (the MTP boot's 'max_num_scheduled_tokens is "
     "set to 2048' and its compile_ranges_endpoints [2048]) and 256 sequences. Planned with 256 and 2,048 the two "
-    "boots come to +0.50 and -0.13 GiB with the verdicts right. `amd-smi static --vram` on such a box, or a DEBUG "
-    "start-up printing max_num_seqs, would settle which total vLLM reads"
+    "boots come to +0.50 and -0.13 GiB with the verdicts right (planned so since 2026-12-06). `amd-smi static "
+    "--vram` on such a box, or a DEBUG start-up printing max_num_seqs, would settle which total vLLM reads"
 )
 
 SIXTEENTH: dict[str, str] = {
@@ -68,11 +68,9 @@ SIXTEENTH: dict[str, str] = {
         "container restarted warm, or the 0.22 DEBUG profile_result line, would settle it"
     ),
     "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092": (
-        "KV -2.41 GiB, tokens -12.5 %, verdict (planned a 'mamba-blocks' refusal, 357 blocks under 1,024 "
-        "sequences; it started): " + STRIX_HALO
-    ),
-    "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092-mtp1": (
-        "KV -4.80 GiB, tokens -26 %, verdict (planned a 'kv-cache-too-small' refusal at 262,144 tokens; it "
-        "started with MTP 1): " + STRIX_HALO
+        "KV +0.50 GiB (by 0.002 over the target; -2.41 GiB, tokens -12.5 % and a wrong verdict when found: planned a "
+        "'mamba-blocks' refusal, 357 blocks under 1,024 sequences; it started). Since 2026-12-06 the batch defaults "
+        "read ROCm's VRAM total (rule rocm_vram_defaults, chosen after this set was read), and the MTP boot of the "
+        "same box is within 0.13 GiB: " + STRIX_HALO
     ),
 }

@@ -14,7 +14,11 @@ name is lower-cased:
   ``:770-773``), and ``get_batch_defaults`` then takes 0 GiB (``except Exception``, 0.27.0
   ``engine/arg_utils.py:2533-2539``); from 0.33.0 the query falls back to CUDA's total and ``is_gb10`` (compute
   capability 12.1) keeps it off the 70 GiB tier (0.33.0 ``:2963-2986``). A DGX Spark log shows it: 'Profiling
-  CUDA graph memory: PIECEWISE=51 (largest=512), FULL=35 (largest=256)' at vLLM 0.27.1 with no batch flags.
+  CUDA graph memory: PIECEWISE=51 (largest=512), FULL=35 (largest=256)' at vLLM 0.27.1 with no batch flags;
+- an AMD APU (Strix Halo) is on the small tier from 0.24.0 (rule ``rocm_vram_defaults``): ROCm's device total is
+  then amdsmi's VRAM total (0.28.0 ``platforms/rocm.py:192-196``, ``:847-863``), on an APU the BIOS carve-out, while
+  vLLM allocates from the shared pool (GTT) that the planned memory is; the carve-out is taken below 70 GiB, as
+  Linux set-ups for vLLM leave it (a public 0.28 boot with an 80 GiB pool logs the small tier's 2,048-token step).
 
 What the engine then runs with, the defaults and the flags given settled (:func:`settled_batch`): a defaulted
 ``max_num_seqs`` never above the tokens; from 0.12.0 defaulted tokens capped at ``max_num_seqs x max_model_len``;
@@ -33,17 +37,32 @@ from planner.engines.vllm.towers import is_multimodal
 SMALL = ((2048, 8192), 256)  # (server, LLM-class) tokens, sequences
 LARGE = ((8192, 16384), 1024)
 LARGEST = ((16384, 16384), 1024)
+# AMD APUs by the catalog's name: an integrated GPU whose VRAM total (amdsmi) is its BIOS carve-out
+APU_NAMES = ("strix halo",)
 LARGEST_DEFAULT_TOKENS = max(tokens for (pair, _) in (SMALL, LARGE, LARGEST) for tokens in pair)
 
 
 @lru_cache(maxsize=1024)  # pure, asked several times per stage of every plan; bounded
 def default_batch(
-    gpu_memory_bytes: int, gpu_name: str | None, usage_context: str = "server", tiers: str = "v1"
+    gpu_memory_bytes: int,
+    gpu_name: str | None,
+    usage_context: str = "server",
+    tiers: str = "v1",
+    rocm_vram: bool = False,
 ) -> tuple[int, int]:
-    """``(max_num_batched_tokens, max_num_seqs)`` vLLM picks when neither is set (module docstring)."""
+    """``(max_num_batched_tokens, max_num_seqs)`` vLLM picks when neither is set (module docstring); ``rocm_vram``:
+    the release reads ROCm's VRAM total, an APU's carve-out.
+
+    >>> strix = "AMD Ryzen AI Max+ 395 (Strix Halo, Radeon 8060S, 128 GB)"
+    >>> default_batch(80 * GiB, strix), default_batch(80 * GiB, strix, rocm_vram=True)
+    ((8192, 1024), (2048, 256))
+    """
     name = (gpu_name or "").lower()
     gb10 = "gb10" in name  # every release (module docstring)
-    if tiers != "v1" and gpu_memory_bytes >= 160 * GiB:
+    carve_out = rocm_vram and any(apu in name for apu in APU_NAMES)
+    if carve_out:
+        tokens, seqs = SMALL
+    elif tiers != "v1" and gpu_memory_bytes >= 160 * GiB:
         tokens, seqs = LARGEST
     elif gpu_memory_bytes >= 70 * GiB and "a100" not in name and not gb10:
         tokens, seqs = LARGE
@@ -136,6 +155,12 @@ class BatchFlags(NamedTuple):
     tokens: int | None
     seqs: int | None
     chunked: bool | None
+    rocm_vram: bool = False  # the defaults read ROCm's VRAM total (rule rocm_vram_defaults)
+
+
+def release_defaults(flags: BatchFlags, gpu_memory_bytes: int, gpu_name: str | None) -> tuple[int, int]:
+    """:func:`default_batch` as the release of ``flags`` reads the device (its tiers, ROCm's VRAM total)."""
+    return default_batch(gpu_memory_bytes, gpu_name, flags.usage_context, flags.tiers, flags.rocm_vram)
 
 
 def engine_batch(
@@ -151,7 +176,7 @@ def engine_batch(
     """
     if not flags.v1:
         return v0_batch(flags.tokens, flags.seqs, flags.chunked, max_model_len)
-    default = default_batch(gpu_memory_bytes, gpu_name, flags.usage_context, flags.tiers)
+    default = release_defaults(flags, gpu_memory_bytes, gpu_name)
     floor = prefix_item_floor(flags, model)
     return settled_batch(default, flags.tokens, flags.seqs, max_model_len, floor, flags.capped)
 
@@ -181,7 +206,7 @@ def batch_raise_line(flags: BatchFlags, gpu_memory_bytes: int, gpu_name: str | N
     if not flags.v1 or flags.tokens is not None:
         return None
     default, floor = (
-        default_batch(gpu_memory_bytes, gpu_name, flags.usage_context, flags.tiers)[0],
+        release_defaults(flags, gpu_memory_bytes, gpu_name)[0],
         prefix_item_floor(flags, model),
     )
     if floor <= default:

@@ -10,7 +10,7 @@ defaulted ``--max-num-seqs`` settles at the step when the step is smaller (``set
 from __future__ import annotations
 
 from planner.engines.base import engine_total_bytes
-from planner.engines.vllm.defaults import default_batch
+from planner.engines.vllm.defaults import release_defaults
 from planner.engines.vllm.profile import VllmProfile
 from planner.planning.plan import PlanRequest
 
@@ -54,7 +54,7 @@ def draft_slots_refusal(profile: VllmProfile, request: PlanRequest) -> str | Non
         return None
     flags = profile.batch_flags
     # a defaulted --max-num-seqs follows a raised step up to its default (settled_batch): the step must pass that
-    most = seqs if flags.seqs is not None else default_batch(total, gpu, flags.usage_context, flags.tiers)[1]
+    most = seqs if flags.seqs is not None else release_defaults(flags, total, gpu)[1]
     return (
         f"vLLM {profile.engine_version} stops at its arguments: max_num_scheduled_tokens is set to {left} based on the "
         "speculative decoding settings, which does not allow any tokens to be scheduled. Increase "

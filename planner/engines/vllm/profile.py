@@ -248,7 +248,10 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         rules = self.rules
         floored = prefix_floor_applies(rules.mm_prefix_batch_floor, self.language_model_only, self.limit_mm_per_prompt)
         given = (self.max_num_batched_tokens, self.max_num_seqs, self.enable_chunked_prefill)
-        kept = BatchFlags(rules.v1, rules.batch_defaults, rules.batch_len_cap, floored, self.usage_context, *given)
+        kept = BatchFlags(
+            rules.v1, rules.batch_defaults, rules.batch_len_cap, floored, self.usage_context, *given,
+            rocm_vram=rules.rocm_vram_defaults,
+        )  # fmt: skip
         object.__setattr__(self, "_batch_flags_kept", kept)
         return kept
 

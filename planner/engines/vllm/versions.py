@@ -84,6 +84,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     draft_step_slot: bool = False  # a draft model's slot per sequence off the step refuses an empty step (0.20-0.27)
     kv_offloading_flags: bool = False
     lmcache_server: bool = False  # --kv-offloading-backend lmcache connects to an LMCache server (0.23.0 on)
+    rocm_vram_defaults: bool = False  # the batch defaults read amdsmi's VRAM total: an APU's carve-out (0.24.0 on)
     v2_runner_environment: bool = False  # VLLM_USE_V2_MODEL_RUNNER chooses the runner, as planned (0.22.0-0.33.x)
     lora_ranks: tuple[int, ...] = (8, 16, 32, 64, 128, 256)  # what --max-lora-rank takes
     flag_lora_target_modules: bool = False
