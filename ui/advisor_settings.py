@@ -60,7 +60,10 @@ def _preset(sel: Selection) -> tuple[str, str, str, str]:
     preset = binding.choose(row, S.PRESET, [SIDEBAR, *PRESETS, CUSTOM], SIDEBAR)
     plan_at = binding.choose(row, S.PLAN_AT, ["p95", "mean", "max"], "p95")
     pricing = binding.segmented(row, S.PRICING, ["purchase", "cloud"], "purchase")
-    tier = binding.choose(row, S.CLOUD_TIER, list(get_args(CloudTier)), DEFAULT_CLOUD_TIER, disabled=pricing != "cloud")
+    # the tier box beside "Buy or rent" only for a rental; a purchase keeps it in the link, drawn nowhere (a disabled
+    # box is sent with "set this value" on every run, so a slider move rebuilt it: tests/app/test_widget_reuse.py)
+    tier_row = row if pricing == "cloud" else Deferred(lambda: None)
+    tier = binding.choose(tier_row, S.CLOUD_TIER, list(get_args(CloudTier)), DEFAULT_CLOUD_TIER)
     if preset == SIDEBAR:
         st.caption(
             f"From the sidebar: {sel.users:,} users, every conversation {sel.context_tokens:,} tokens long (prompts "
