@@ -64,6 +64,12 @@ def _model_section(entry: CatalogModel) -> list[str]:
         f"- KV cache per token in BF16: {kv_bytes_per_token(spec, 'bf16'):,} bytes; native weights: {spec.native_dtype}"
         + (f"; context advertised: {entry.context_advertised:,} tokens." if entry.context_advertised else ".")
     )
+    if spec.yarn is not None:
+        lines.append(
+            f"- YaRN (card, not in the config; planned above {spec.max_position_embeddings:,} tokens): factor "
+            f"{spec.yarn.factor:g} over {spec.yarn.original_max_position_embeddings:,}, up to {spec.yarn.ceiling:,} "
+            f"tokens. Source: {entry.yarn_source}"
+        )
     for module in spec.attached_modules:
         loaded = "loaded" if module.loaded_for_serving else "not loaded"
         lines.append(f"- Attached: {module.name}, {module.parameters:,} parameters ({loaded}): {module.source}")

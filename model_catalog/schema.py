@@ -61,6 +61,14 @@ class CatalogModel(BaseModel, frozen=True, extra="forbid"):
     sources: Annotated[tuple[Source, ...], Field(min_length=1)]
     read_on: datetime.date  # when the sources above were read
     notes: tuple[str, ...] = ()
+    # Where spec.yarn (a YaRN extension the card documents and the config does not ship) is stated: the card's words.
+    yarn_source: Source | None = None
+
+    @model_validator(mode="after")
+    def _check_yarn(self) -> CatalogModel:
+        if (self.spec.yarn is None) != (self.yarn_source is None):
+            raise ValueError("yarn_source: give it exactly when spec.yarn is given (the card that documents it)")
+        return self
 
     @property
     def id(self) -> str:

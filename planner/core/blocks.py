@@ -178,6 +178,22 @@ class RopeScaling(BaseModel, frozen=True, extra="forbid"):
     factor: Annotated[float, Field(ge=1, le=MAX_ROPE_FACTOR, allow_inf_nan=False)]
 
 
+class YarnExtension(BaseModel, frozen=True, extra="forbid"):
+    """A YaRN RoPE extension the model's card documents and its ``config.json`` does not ship (Qwen3: "natively
+    32,768, 131,072 with YaRN", ``rope_scaling`` factor 4 over an original 32,768, added by the reader): the
+    planner switches it on where a context needs it (:func:`planner.core.model.for_context`). ``rope_theta`` is
+    the config's, which vLLM's ``rope_parameters`` override carries beside it."""
+
+    factor: Annotated[float, Field(gt=1, le=MAX_ROPE_FACTOR, allow_inf_nan=False)]
+    original_max_position_embeddings: Context
+    rope_theta: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+    @property
+    def ceiling(self) -> int:
+        """The longest context the card documents with it: factor x the original length (4 x 32,768 = 131,072)."""
+        return int(self.factor * self.original_max_position_embeddings)
+
+
 class AttachedModule(BaseModel, frozen=True, extra="forbid"):
     """Weights that are not the text decoder but take memory (a vision tower) or sit in the checkpoint."""
 

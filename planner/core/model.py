@@ -40,6 +40,7 @@ from planner.core.blocks import (
     MoESpec,
     Name,
     RopeScaling,
+    YarnExtension,
 )
 from planner.core.precision import WeightPrecision
 
@@ -131,6 +132,10 @@ class ModelSpec(HashedOnce, frozen=True, extra="forbid"):
     # a second cos/sin cache beside the full-attention layers'.
     sliding_rope: bool = False
     max_position_embeddings: Context = 4096
+    # A YaRN extension the card documents and the config does not ship, and whether this plan switches it on (a
+    # context above max_position_embeddings: for_context): engines then serve up to its ceiling.
+    yarn: YarnExtension | None = None
+    yarn_on: bool = False
     native_dtype: WeightPrecision = "bf16"
 
     @model_validator(mode="before")
@@ -202,12 +207,28 @@ class ModelSpec(HashedOnce, frozen=True, extra="forbid"):
             raise ValueError("indexer: DeepSeek sparse attention needs multi-head latent attention (mla)")
         if self.hidden_size_per_layer_input and self.vocab_size_per_layer_input is None:
             raise ValueError("vocab_size_per_layer_input: required with hidden_size_per_layer_input")
+        if self.yarn_on and self.yarn is None:
+            raise ValueError("yarn_on: the model documents no YaRN extension (yarn)")
+        if self.yarn is not None and self.yarn.ceiling <= self.max_position_embeddings:
+            raise ValueError("yarn: its ceiling (factor x original_max_position_embeddings) must exceed the maximum")
         global_kv = self.num_global_key_value_heads
         if global_kv is not None and heads is not None and heads % global_kv != 0:
             raise ValueError(
                 f"num_attention_heads ({heads}) must be a multiple of num_global_key_value_heads ({global_kv})"
             )
         return self
+
+    # -- context -------------------------------------------------------------------------------------
+    @property
+    def context_limit(self) -> int:
+        """The positions an engine serves this model with: the YaRN ceiling where it is switched on, else the
+        config's ``max_position_embeddings``."""
+        return self.yarn.ceiling if self.yarn_on and self.yarn is not None else self.max_position_embeddings
+
+    @property
+    def longest_context(self) -> int:
+        """The longest context the model can be planned at: its documented YaRN ceiling, else its maximum."""
+        return max(self.max_position_embeddings, self.yarn.ceiling if self.yarn is not None else 0)
 
     # -- derived shape -------------------------------------------------------------------------------
     @property
@@ -291,6 +312,22 @@ class ModelSpec(HashedOnce, frozen=True, extra="forbid"):
         if self.mixer_blocks_without_mlp:
             return self.layers[index] is LayerKind.NONE
         return index % moe.moe_layer_period == moe.moe_layer_offset
+
+
+def for_context(model: ModelSpec, tokens: int) -> ModelSpec:
+    """``model`` as an engine serves ``tokens`` of context: with its documented YaRN extension switched on above
+    the config's maximum (up to the ceiling; beyond it the engines refuse), off at or below it (Qwen's cards add
+    ``rope_scaling`` "only when processing long contexts is required").
+
+    >>> from model_catalog import get_model
+    >>> qwen = get_model("Qwen/Qwen3-32B").spec
+    >>> for_context(qwen, 131_072).context_limit, for_context(qwen, 40_960).context_limit
+    (131072, 40960)
+    """
+    if model.yarn is None:
+        return model
+    on = tokens > model.max_position_embeddings
+    return model if on == model.yarn_on else model.model_copy(update={"yarn_on": on})
 
 
 # Layouts computed once: the attention kind of every layer is looked up per layer, so it must not be rebuilt per
