@@ -357,8 +357,9 @@ def default_tp(spec: ModelSpec, gpu_count: int) -> int:
 
 
 def context_range(spec: ModelSpec) -> tuple[int, int]:
-    """(min, max) context tokens offered: 512 to the model's maximum position."""
-    return MIN_CONTEXT, max(MIN_CONTEXT * 2, spec.max_position_embeddings)
+    """(min, max) context tokens offered: 512 to the model's longest context (its documented YaRN ceiling, else its
+    maximum position)."""
+    return MIN_CONTEXT, max(MIN_CONTEXT * 2, spec.longest_context)  # a documented YaRN: up to its ceiling
 
 
 def default_context(spec: ModelSpec) -> int:

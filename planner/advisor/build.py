@@ -31,6 +31,7 @@ from planner.core.params import ParameterBreakdown
 from planner.core.serving import serving_weights
 from planner.engines.registry import get_engine, launch_values
 from planner.engines.support import family, family_words
+from planner.planning.context_extension import yarn_note
 
 
 class Built:
@@ -246,6 +247,7 @@ def build_option(
     cost = b.cost(c, host, assumptions)
     warnings, undermining = option_warnings(b, c, s, cost, row, a)
     warnings += window_notes(b.model, overhead)
+    warnings += [note] if (note := yarn_note(a.request.model)) else []  # a documented YaRN, switched on: a note
     slots = slots_note(a, overhead, c.replicas)  # a fixed-slot engine's conversations are its slots
     warnings += [slots] if slots else []
     if group > 1:  # the one decode load speed_of read (kept in Built)

@@ -187,7 +187,7 @@ def _check_inputs(
             raise PlannerError(f"kv_dtypes: unknown KV dtype {name!r}; choose from {', '.join(KV_FORMATS)}")
     if any(c < 1 for c in counts):
         raise PlannerError("counts: every GPU count must be at least 1")
-    context, most = workload.context_tokens, model.max_position_embeddings
+    context, most = workload.context_tokens, model.longest_context  # a documented YaRN reaches its ceiling
     if context > most and workload.preset:  # the preset's length, not one the reader typed: say whose it is
         raise PlannerError(
             f"context: the {workload.preset} workload sizes each conversation at {context:,} tokens ({workload.plan_at}"
@@ -195,7 +195,8 @@ def _check_inputs(
             f"most {most:,} tokens"
         )
     if context > most:
-        raise PlannerError(f"context: {context:,} tokens exceeds {model.id}'s maximum of {most:,}")
+        with_yarn = " with the YaRN its card documents" if model.yarn is not None else ""
+        raise PlannerError(f"context: {context:,} tokens exceeds {model.id}'s maximum of {most:,}{with_yarn}")
 
 
 def _global_assumptions(workload: Workload, overhead: OverheadModel | None, costs: Assumptions) -> dict[str, str]:

@@ -63,7 +63,7 @@ def longest_context_that_fits(request: PlanRequest, conversations: int = 1, user
     conversation lives in one data-parallel replica, so whole conversations are counted per replica.
     """
     goal = Goal(conversations, users or conversations)
-    low, high = 0, request.model.max_position_embeddings
+    low, high = 0, request.model.context_limit
     while low < high:
         check()
         middle = (low + high + 1) // 2

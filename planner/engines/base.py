@@ -210,7 +210,7 @@ class Engine(ABC):
     def max_model_len(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> int:
         """The largest context the set-up accepts, capped at the model's maximum; 0 when nothing fits. By default the
         tokens the KV pool holds (engines that size a context otherwise override it)."""
-        return min(request.model.max_position_embeddings, max(0, self.report(request, result, profile).kv_cache_tokens))
+        return min(request.model.context_limit, max(0, self.report(request, result, profile).kv_cache_tokens))
 
     def context_limit_words(self) -> str:
         """The largest-context setting in the engine's own words, for "Largest … this set-up allows"."""

@@ -14,6 +14,7 @@ from planner.engines.base import Engine
 from planner.engines.checkpoints import with_note
 from planner.engines.commands import speculative_head, word
 from planner.engines.sglang_rules import FractionInputs, reserved_mb, sglang_defaults
+from planner.engines.yarn import sglang_yarn_flags
 from planner.planning.request import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -38,6 +39,7 @@ def server_command(engine: Engine, request: PlanRequest, result: PlanResult, sg:
     if dp > 1:
         command += f" --dp {dp}"
     command += f" --mem-fraction-static {fraction:g} --context-length {result.max_model_len}"
+    command += sglang_yarn_flags(request.model)  # a documented YaRN, switched on (planner.engines.yarn)
     for setting in engine.setting_flags:  # the settings given, under SGLang's names in the planned release
         value, flag = getattr(sg, engine.setting_fields[setting]), engine.flag_for(setting, version)
         if value is True:

@@ -342,7 +342,7 @@ def context_failure(model: ModelSpec, context_len: int) -> tuple[FailureKind, st
     True
     """
     factor = model.rope_scaling.factor if model.rope_scaling is not None else 1.0
-    derived = int(factor * model.max_position_embeddings)
+    derived = int(factor * model.context_limit)  # a YaRN switched on: its override's max_position_embeddings
     if context_len <= derived:
         return None
     return "max-model-len", (

@@ -54,6 +54,7 @@ from planner.engines.trtllm_options import attention_dp_refusal, cache_config_li
 from planner.engines.trtllm_seq_len import reduced_lines, reduced_max_seq_len
 from planner.engines.trtllm_support import TRTLLM_SUPPORT, fp8_block_refusal
 from planner.engines.vllm.estimates import vllm_activation_bytes
+from planner.engines.yarn import trtllm_yarn_refusal
 from planner.planning.context import speculative_method
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -287,6 +288,7 @@ class TrtllmEngine(Engine):
         speculative decoding before trtllm-serve, which builds it into the engine (``trtllm-build
         --speculative_decoding_mode``) instead of reading an options file."""
         found = super().refusal(request) or fp8_block_refusal(request.model, request.resolved_weights, request.gpu)
+        found = found or trtllm_yarn_refusal(request.model)
         overhead, options = request.overhead, request.deployment
         if found is None and isinstance(overhead, TrtllmProfile) and overhead.attention_dp:
             old = f"TensorRT-LLM {overhead.engine_version} has no enable_attention_dp (the PyTorch flow's, from 1.0)"

@@ -27,6 +27,7 @@ from planner.core.weights import Spread, stage_weights_bytes_per_gpu, weights_by
 from planner.deploy.gpu_share import share_warning
 from planner.deploy.mixed import stage_memory_bytes
 from planner.planning.context import speculative_method, stage_context
+from planner.planning.context_extension import yarn_note
 from planner.planning.data_parallel import check_ranks, spread_of
 from planner.planning.extras import StageExtras, check_deployment, layer_ranges, stage_extras
 from planner.planning.request import FitStatus, PlanRequest
@@ -359,11 +360,12 @@ def plan_from(basis: PlanBasis, stages: tuple[StageMemory, ...]) -> PlanResult:
     fit = fit_of(basis, stages)
     model = request.model
     warnings: list[str] = []
-    if model.max_position_embeddings < request.context_tokens:
+    if model.context_limit < request.context_tokens:
         warnings.append(
-            f"context of {request.context_tokens:,} tokens exceeds the model's maximum of "
-            f"{model.max_position_embeddings:,}"
+            f"context of {request.context_tokens:,} tokens exceeds the model's maximum of {model.context_limit:,}"
+            + (" with YaRN" if model.yarn_on else "")
         )
+    warnings += [note] if (note := yarn_note(model)) else []  # a documented YaRN switched on: the card's caveat
     share = request.deployment.unified_share if request.deployment else None
     too_much = share_warning(request.gpu, share) if request.gpu is not None else None
     warnings += [too_much] if too_much else []

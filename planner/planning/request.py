@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, model_validator
 from planner.bounds.limits import MAX_CONTEXT, MAX_LAYERS, Context, GpuCount, GpuMemoryBytes
 from planner.core.gpu import GpuSpec
 from planner.core.kv_formats import KvDtype
-from planner.core.model import ModelSpec
+from planner.core.model import ModelSpec, for_context
 from planner.core.overhead import Estimate, OverheadModel
 from planner.core.parallel import default_parallelism
 from planner.core.precision import WeightPrecision, dense_counterpart, weight_format
@@ -52,6 +52,9 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
                 f"checkpoint's layout); a dense checkpoint with every linear layer quantized is "
                 f"{dense_counterpart(self.weights)}"
             )
+        served = for_context(self.model, max(self.context_tokens, self.max_model_len or 0))
+        if served is not self.model:  # a documented YaRN switched on (or off) for this context
+            object.__setattr__(self, "model", served)
         return self
 
     @property
@@ -67,8 +70,10 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
     def at_context(self, tokens: int) -> PlanRequest:
         """This request at another context length (an engine's ``max_model_len`` follows it when it did)."""
         follows = self.max_model_len is not None and self.max_model_len == self.context_tokens
+        length = tokens if follows or self.max_model_len is None else max(tokens, self.max_model_len)
         return self.model_copy(
             update={
+                "model": for_context(self.model, length),
                 "context_tokens": tokens,
                 "shared_prefix_tokens": min(self.shared_prefix_tokens, tokens),
                 "max_model_len": tokens if follows else self.max_model_len,

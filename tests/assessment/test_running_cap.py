@@ -97,6 +97,6 @@ def test_the_nearest_set_up_raises_the_limit_first() -> None:
 
 def test_a_curve_of_conversations_stops_at_the_limit() -> None:
     """The What-if curve plots conversations at once: at most what the engine runs, however short the context."""
-    points = concurrency_curve(_request(max_num_seqs=4), [1024, 8192, 65536], users=20)
+    points = concurrency_curve(_request(max_num_seqs=4), [1024, 8192, 131072], users=20)
     assert [p.concurrency for p in points][:2] == [4.0, 4.0] and all(p.conversations <= 4 for p in points)
-    assert points[2].concurrency < 4  # at 64k the pool holds fewer than the limit: the pool sets it
+    assert 0 < points[2].concurrency < 4  # at 128k (YaRN) the pool holds fewer than the limit: the pool sets it

@@ -28,6 +28,7 @@ H100 = get_gpu("h100-sxm-80gb")
 LLAMA = get_model("meta-llama/Llama-3.1-8B").spec
 DRAFT = get_model("meta-llama/Llama-3.2-1B").spec
 QWEN_VL = get_model("Qwen/Qwen3-VL-30B-A3B-Instruct").spec
+QWEN3 = get_model("Qwen/Qwen3-8B").spec  # a YaRN its card documents (planner.engines.yarn)
 
 
 @cache
@@ -79,6 +80,7 @@ CASES: dict[str, tuple[dict[str, Any], DeploymentOptions | None, dict[str, Any]]
     "prefetch": ({"safetensors_load_strategy": "prefetch"}, None, {}),
     "language model only": ({"language_model_only": True}, None, {"model": QWEN_VL}),
     "images per prompt": ({"limit_mm_per_prompt": 2}, None, {"model": QWEN_VL}),
+    "yarn": ({}, None, {"model": QWEN3, "context_tokens": 131_072, "max_model_len": 131_072}),
     "lora": ({}, DeploymentOptions(lora=LoraOptions(max_loras=2, max_cpu_loras=4)), {}),
     "lora on some modules": ({}, DeploymentOptions(lora=LoraOptions(target_modules=("q_proj", "v_proj"))), {}),
     "cpu offload": ({}, DeploymentOptions(cpu_offload_bytes=4 * 2**30), {}),

@@ -28,6 +28,7 @@ from planner.engines.llamacpp.profile import LLAMACPP_DEFAULT_BUILD, LlamacppPro
 from planner.engines.llamacpp.report import llamacpp_max_model_len, llamacpp_report, llamacpp_slots_that_fit
 from planner.engines.logscan import Lines
 from planner.engines.support import EngineSupport, platform_rows
+from planner.engines.yarn import llamacpp_yarn_flags
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -259,6 +260,7 @@ class LlamacppEngine(Engine):
             f"llama-server -m {loading.model_argument} -c {result.max_model_len * lc.slots}"
             f" -np {lc.slots} -ngl {ngl}{' -kvu' if lc.kv_unified else ''}"
             f"{' ' + flash_attn_flag(lc.engine_version) if lc.flash_attn else ''}{kv_flags}"
+            f"{llamacpp_yarn_flags(request.model)}"
         )
         if tp > 1 or pp > 1:
             command += f" --split-mode layer --tensor-split {','.join(['1'] * (tp * pp))}"

@@ -349,7 +349,7 @@ def _legacy_note(request: PlanRequest, result: PlanResult, profile: LlamacppProf
 def llamacpp_max_model_len(request: PlanRequest, result: PlanResult, profile: LlamacppProfile) -> int:
     """The largest ``-c`` per slot that still fits (a binary search over the report), capped at the model's
     maximum."""
-    low, high = 0, request.model.max_position_embeddings
+    low, high = 0, request.model.context_limit
     while low < high:
         mid = (low + high + 1) // 2
         trial = profile.model_copy(update={"n_ctx": mid * profile.slots})

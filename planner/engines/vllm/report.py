@@ -35,6 +35,7 @@ from planner.engines.vllm.start_memory import Failure, free_at_start
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import mm_limits, replicated_tower_extra_bytes
 from planner.engines.vllm.versions import first_release_with, release_note
+from planner.engines.yarn import vllm_yarn_flags
 from planner.planning.context import result_context, speculative_method
 from planner.planning.plan import PlanRequest, load_context
 from planner.planning.results import PlanResult
@@ -250,6 +251,7 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
         # with a fixed KV size the fraction still sets the start-up check of free memory (start_memory.py)
         command += f" --gpu-memory-utilization {profile.utilization_for(request.gpu):g}"
     command += f" --max-model-len {result.max_model_len} --max-num-seqs {seqs}{VLLM_KV_FLAGS.get(result.kv_dtype, '')}"
+    command += vllm_yarn_flags(request.model, profile.rules.yarn_rope_parameters)  # a documented YaRN, switched on
     command = with_note(command + knob_flags(profile, request.model), loading)
     if dp > 1 and not profile.rules.flag_data_parallel_size:
         return replicas_note(profile, dp, tp * pp) + command

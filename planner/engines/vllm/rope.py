@@ -81,7 +81,7 @@ def cached_positions(model: ModelSpec, kind: LayerKind) -> int:
     A sliding layer's own RoPE is unscaled. YaRN and DeepSeek-YaRN caches hold ``original_max_position_embeddings
     x factor`` positions (``yarn_scaling_rope.py`` lines 75-79), which their configs set equal to
     ``max_position_embeddings`` (gpt-oss: 4,096 x 32 = 131,072)."""
-    positions = model.max_position_embeddings
+    positions = model.context_limit  # a YaRN switched on: the ceiling the launch command's override sets
     if has_own_rope(model, kind):
         return positions
     if model.rope_scaling is not None:
@@ -112,6 +112,8 @@ def derived_max_model_len(model: ModelSpec) -> int:
     262144
     """
     scaling = model.rope_scaling
+    if model.yarn_on:  # the override sets max_position_embeddings to the ceiling (planner.engines.vllm.yarn)
+        return model.context_limit
     if scaling is None or "gemma3" in model.model_type:
         return model.max_position_embeddings
     return int(model.max_position_embeddings * scaling.factor)

@@ -88,6 +88,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     v2_runner_environment: bool = False  # VLLM_USE_V2_MODEL_RUNNER chooses the runner, as planned (0.22.0-0.33.x)
     lora_ranks: tuple[int, ...] = (8, 16, 32, 64, 128, 256)  # what --max-lora-rank takes
     flag_lora_target_modules: bool = False
+    yarn_rope_parameters: bool = False  # --hf-overrides takes a YaRN as rope_parameters; before: rope_scaling
     lora_moe_experts: bool = False  # fused MoE experts get adapter slots
     flag_speculative_config: bool = False  # before: --speculative-model, --num-speculative-tokens
     flag_data_parallel_size: bool = False  # before: one server per replica
