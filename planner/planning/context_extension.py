@@ -9,7 +9,8 @@ from planner.core.model import ModelSpec
 CARD_CAVEAT = (
     "the card warns that engines implement static YaRN, 'the scaling factor remains constant regardless of input "
     "length, potentially impacting performance on shorter texts', and advises adding it 'only when processing long "
-    "contexts is required'"
+    "contexts is required' (and a smaller factor for shorter ones: 2.0 for a typical 65,536 tokens; planned at the "
+    "documented factor)"
 )
 
 
