@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from planner.bounds.limits import (
+    MAX_CONTEXT,
     MAX_EXPERTS,
     MAX_HIDDEN,
     MAX_LAYERS,
@@ -187,6 +188,12 @@ class YarnExtension(BaseModel, frozen=True, extra="forbid"):
     factor: Annotated[float, Field(gt=1, le=MAX_ROPE_FACTOR, allow_inf_nan=False)]
     original_max_position_embeddings: Context
     rope_theta: Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+    @model_validator(mode="after")
+    def _check_ceiling(self) -> YarnExtension:
+        if self.ceiling > MAX_CONTEXT:  # a context the planner takes at all (planner.bounds.limits)
+            raise ValueError(f"yarn: factor x original_max_position_embeddings exceeds {MAX_CONTEXT:,} tokens")
+        return self
 
     @property
     def ceiling(self) -> int:

@@ -13,6 +13,7 @@ import pytest
 from model_catalog import get_gpu, get_model, load_models
 from model_catalog.schema import CatalogModel
 from planner.cli import main
+from planner.core.blocks import YarnExtension
 from planner.core.model import for_context
 from planner.engines.launch import launch_commands
 from planner.engines.registry import engine_report, get_engine, overhead_profile
@@ -59,6 +60,12 @@ def test_the_catalog_records_the_cards_yarn_with_its_source() -> None:
     data["yarn_source"] = None
     with pytest.raises(ValueError, match="yarn_source"):
         CatalogModel.model_validate(data)
+
+
+def test_a_yarn_ceiling_is_bounded_like_any_context() -> None:
+    """A shared link's custom model carries any numbers: a ceiling past planner.bounds.limits.MAX_CONTEXT is refused."""
+    with pytest.raises(ValueError, match="exceeds 16,777,216 tokens"):
+        YarnExtension(factor=1024, original_max_position_embeddings=32_768, rope_theta=1e6)
 
 
 def test_yarn_is_switched_on_only_above_the_configs_maximum() -> None:
