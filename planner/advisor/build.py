@@ -19,7 +19,7 @@ from planner.advisor.option_speed import Speed, speed_fields, speed_of
 from planner.advisor.option_warnings import option_warnings
 from planner.advisor.options import Candidate, Option, purchase_text, unit_size
 from planner.advisor.quality import quality_caveat
-from planner.advisor.reuse import SPEED_SETUPS, expert_group
+from planner.advisor.reuse import PURCHASE_TEXTS, SPEED_SETUPS, SYSTEM_COSTS, expert_group
 from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, setup_for
 from planner.advisor.workload import Workload
@@ -50,6 +50,8 @@ class Built:
         self._costs: dict[tuple[str, int, HostChoice | None], SystemCost] = {}
         self._purchases: dict[tuple[str, int, HostChoice | None], str] = {}
         self._settings: dict[OverheadModel, tuple[str | None, float | None, bool, bool]] = {}
+        self._launches: dict[OverheadModel, tuple[int | None, int | None]] = {}
+        self._memory_notes: dict[tuple[str | None, tuple[int | None, int | None]], str] = {}
         self._engine_notes: dict[tuple[str, str, str, str], str] = {}
         self._gaps: dict[tuple[str, str, str], tuple[str, float, str | None] | None] = {}
         w = workload
@@ -101,23 +103,42 @@ class Built:
         return setup, alone, per_prompt
 
     def cost(self, c: Candidate, host: HostChoice | None, assumptions: Assumptions) -> SystemCost:
-        """The purchase or the rent of ``c.gpu_count`` GPUs in ``host`` (the same for every precision and split)."""
+        """The purchase or the rent of ``c.gpu_count`` GPUs in ``host`` (the same for every precision and split):
+        once per GPU, count and hosts, and kept across rankings (:data:`SYSTEM_COSTS`) by all it reads: the GPU
+        itself (not its id), the count, the hosts and the running-cost assumptions of a purchase, or the cloud tier
+        of a rental."""
         key = (c.gpu.id, c.gpu_count, host)
-        if key not in self._costs:
-            if self.workload.pricing == "purchase":
-                self._costs[key] = purchase_cost(c.gpu, c.gpu_count, host, assumptions)
-            else:
-                self._costs[key] = cloud_cost(c.gpu, c.gpu_count, self.workload.cloud_tier)
-        return self._costs[key]
+        found = self._costs.get(key)
+        if found is None:
+            w = self.workload
+            bought = w.pricing == "purchase"
+            kept = (
+                ("purchase", c.gpu, c.gpu_count, host, assumptions)
+                if bought
+                else ("cloud", c.gpu, c.gpu_count, w.cloud_tier)
+            )
+            found = SYSTEM_COSTS.get(kept)
+            if found is None and bought:
+                found = SYSTEM_COSTS.put(kept, purchase_cost(c.gpu, c.gpu_count, host, assumptions))
+            elif found is None:
+                found = SYSTEM_COSTS.put(kept, cloud_cost(c.gpu, c.gpu_count, w.cloud_tier))
+            self._costs[key] = found
+        return found
 
     def purchase(self, c: Candidate, host: HostChoice | None, cost: SystemCost) -> str:
         """What is bought (:func:`planner.advisor.options.purchase_text`), once per GPU, count and hosts, as
-        :meth:`cost` (``cost``: its answer for them)."""
+        :meth:`cost` (``cost``: its answer for them, which reads no more than these), and kept across rankings
+        (:data:`PURCHASE_TEXTS`) by the GPU itself, the count and the hosts."""
         key = (c.gpu.id, c.gpu_count, host)
         found = self._purchases.get(key)
         if found is None:
-            priced = c.gpu.price is not None
-            found = self._purchases[key] = purchase_text(c.gpu, c.gpu_count, cost.host_name, cost.hosts, priced)
+            kept = (c.gpu, c.gpu_count, host)
+            found = PURCHASE_TEXTS.get(kept)
+            if found is None:
+                priced = c.gpu.price is not None
+                made = purchase_text(c.gpu, c.gpu_count, cost.host_name, cost.hosts, priced)
+                found = PURCHASE_TEXTS.put(kept, made)
+            self._purchases[key] = found
         return found
 
     def engine_settings(self, overhead: OverheadModel) -> tuple[str | None, float | None, bool, bool]:
@@ -125,6 +146,21 @@ class Built:
         found = self._settings.get(overhead)
         if found is None:
             found = self._settings[overhead] = _engine_settings(overhead)
+        return found
+
+    def launch(self, overhead: OverheadModel) -> tuple[int | None, int | None]:
+        """:func:`_launch`, once per overhead model (as :meth:`engine_settings`)."""
+        found = self._launches.get(overhead)
+        if found is None:
+            found = self._launches[overhead] = _launch(overhead)
+        return found
+
+    def memory_note(self, label: str | None, launch: tuple[int | None, int | None]) -> str:
+        """:func:`_memory_note` at the workload's context, once per profile label and launch values (all it reads)."""
+        key = (label, launch)
+        found = self._memory_notes.get(key)
+        if found is None:
+            found = self._memory_notes[key] = _memory_note(label, launch, self.workload.context_tokens)
         return found
 
     def speed_gap(self, engine: str, weights: str, gpu: GpuSpec) -> tuple[str, float, str | None] | None:
@@ -190,11 +226,9 @@ def _engine_settings(overhead: OverheadModel) -> tuple[str | None, float | None,
     return overhead.engine_version, float(given), lowered, not lowered
 
 
-def _assumptions(
-    b: Built, c: Candidate, row: SupportRow, s: Speed, a: Assessment, cost: SystemCost, launch: tuple[int | None, ...]
-) -> dict[str, str]:
-    w = b.workload
-    d = s.decode
+def _memory_note(label: str | None, launch: tuple[int | None, int | None], context: int) -> str:
+    """The head of the assumption "memory": the profile ``label`` (None: the estimate) was assessed under, at its
+    defaults but the ``launch`` values (:func:`_launch`), at ``context`` tokens a conversation."""
     seqs, step = launch
     settings = (
         f"at its defaults but --max-num-seqs {seqs} (the users a replica serves: the default does not start)"
@@ -204,11 +238,29 @@ def _assumptions(
         if step
         else "at its defaults"
     )
+    return (
+        f"assess() under {label or 'the estimate'}'s own profile {settings}: the Memory page's "
+        f"answer for this set-up ({context:,}-token conversations"
+    )
+
+
+def _assumptions(
+    b: Built,
+    c: Candidate,
+    row: SupportRow,
+    s: Speed,
+    a: Assessment,
+    cost: SystemCost,
+    launch: tuple[int | None, int | None],
+    efficiency: float,
+) -> dict[str, str]:
+    """What the option's figures assume, in words (``efficiency``: :func:`bandwidth_efficiency` of its set-up)."""
+    w = b.workload
+    d = s.decode
     return {
         "engine": b.engine_note(row),
         "memory": (
-            f"assess() under {a.engine_label or 'the estimate'}'s own profile {settings}: the Memory page's "
-            f"answer for this set-up ({w.context_tokens:,}-token conversations"
+            b.memory_note(a.engine_label, launch)
             + (
                 f", {math.ceil(w.target_concurrency / c.replicas):,} slots per replica"
                 if s.setup.family == "layer-split"
@@ -221,7 +273,7 @@ def _assumptions(
             f"memory {d.memory_seconds * 1e3:.1f} ms, compute "
             + ("unknown" if d.compute_seconds is None else f"{d.compute_seconds * 1e3:.1f} ms")
             + f", all-reduce {d.comm_seconds * 1e3:.1f} ms; {d.bound}-bound; {d.seconds * 1e3:.1f} ms per step "
-            f"({bandwidth_efficiency(s.setup):.0%} of the bandwidth; planner.advisor.engine_speed)"
+            f"({efficiency:.0%} of the bandwidth; planner.advisor.engine_speed)"
         ),
         "prefill": b.prefill_note,
         "cost": cost.basis,
@@ -254,40 +306,42 @@ def build_option(
         read = b.decode(c.weights, c.kv_dtype, batch * group, overhead.kv_model(b.model), row.other_bits)
         warnings.append(ranks_note(c.replicas, read.dense_bytes, batch))
     version, fraction, lowered, raised = b.engine_settings(overhead)
-    launch = _launch(overhead)
+    launch = b.launch(overhead)
     conversations = a.conversations * c.replicas
-    return Option(
-        gpu_id=c.gpu.id,
-        gpu_card=c.gpu.variant_of or c.gpu.id,
-        gpu_name=c.gpu.name,
-        vendor=c.gpu.vendor,
-        gpu_count=c.gpu_count,
-        tensor_parallel=c.tensor_parallel,
-        replicas=c.replicas,
-        experts_shared=group > 1,
-        split="layer" if s.setup.split == "layer" else "tensor",
-        weights=c.weights,
-        kv_dtype=c.kv_dtype,
-        context_tokens=w.context_tokens,
-        engine=row.engine,
-        engine_label=ENGINE_LABELS[row.engine],
-        engine_version=version,
-        engine_fraction=fraction,
-        engine_fraction_lowered=lowered,
-        engine_fraction_raised=raised,
-        engine_max_num_seqs=launch[0],
-        engine_max_num_batched_tokens=launch[1],
+    efficiency = bandwidth_efficiency(s.setup)
+    fields = {
+        "gpu_id": c.gpu.id,
+        "gpu_card": c.gpu.variant_of or c.gpu.id,
+        "gpu_name": c.gpu.name,
+        "vendor": c.gpu.vendor,
+        "gpu_count": c.gpu_count,
+        "tensor_parallel": c.tensor_parallel,
+        "replicas": c.replicas,
+        "experts_shared": group > 1,
+        "split": "layer" if s.setup.split == "layer" else "tensor",
+        "weights": c.weights,
+        "kv_dtype": c.kv_dtype,
+        "context_tokens": w.context_tokens,
+        "engine": row.engine,
+        "engine_label": ENGINE_LABELS[row.engine],
+        "engine_version": version,
+        "engine_fraction": fraction,
+        "engine_fraction_lowered": lowered,
+        "engine_fraction_raised": raised,
+        "engine_max_num_seqs": launch[0],
+        "engine_max_num_batched_tokens": launch[1],
         **_capacity(c, a, w, s, batch),
-        **speed_fields(s, row),
+        **speed_fields(s, row, efficiency),
         **_cost_fields(c, cost, s, conversations, w),
-        purchase_unit=cost.rented or b.purchase(c, host, cost),  # a rental: its provider's GPUs and rate
-        quality_caveat=None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
-        measured_speed_share=None if (gap := b.speed_gap(row.engine, c.weights, c.gpu)) is None else gap[1],
-        measured_speed_on=None if gap is None else gap[2],
-        assumptions=_assumptions(b, c, row, s, a, cost, launch),
-        warnings=tuple(warnings),
-        undermining=tuple(undermining),
-    )
+        "purchase_unit": cost.rented or b.purchase(c, host, cost),  # a rental: its provider's GPUs and rate
+        "quality_caveat": None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
+        "measured_speed_share": None if (gap := b.speed_gap(row.engine, c.weights, c.gpu)) is None else gap[1],
+        "measured_speed_on": None if gap is None else gap[2],
+        "assumptions": _assumptions(b, c, row, s, a, cost, launch, efficiency),
+        "warnings": tuple(warnings),
+        "undermining": tuple(undermining),
+    }
+    return Option.model_validate(fields)  # Option(**fields)'s validation, ~30 % cheaper a call (pydantic 2.14)
 
 
 def _capacity(c: Candidate, a: Assessment, w: Workload, s: Speed, batch: int) -> dict[str, Any]:

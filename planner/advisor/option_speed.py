@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol
 
-from planner.advisor.engine_speed import Step, bandwidth_efficiency, served, step
+from planner.advisor.engine_speed import Step, served, step
 from planner.advisor.options import Candidate
 from planner.advisor.support import SupportRow
 from planner.advisor.throughput import Load, Setup
@@ -60,8 +60,9 @@ def speed_of(
     return Speed(setup, decode, run.per_user_tokens_per_s, total, alone, share)
 
 
-def speed_fields(s: Speed, row: SupportRow) -> dict[str, Any]:
-    """The option's speed figures as its assumptions list them."""
+def speed_fields(s: Speed, row: SupportRow, efficiency: float) -> dict[str, Any]:
+    """The option's speed figures as its assumptions list them (``efficiency``: :func:`bandwidth_efficiency` of
+    its set-up, computed once by the caller)."""
     return {
         "decode_tokens_per_s_per_user": s.per_user,
         "decode_tokens_per_s_total": s.total,
@@ -70,5 +71,5 @@ def speed_fields(s: Speed, row: SupportRow) -> dict[str, Any]:
         "prefill_seconds": s.prefill,
         "prefill_share": s.prefill_share,
         "compute_path": row.compute,
-        "bandwidth_efficiency": bandwidth_efficiency(s.setup),
+        "bandwidth_efficiency": efficiency,
     }

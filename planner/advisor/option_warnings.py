@@ -5,7 +5,7 @@ licence, purchase unit, cost assumptions, unified memory's share)."""
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import Protocol
 
 from planner.advisor.benchmarks import load_rows
@@ -91,6 +91,47 @@ def unmeasured_note(line: str, speed_family: str, engine_label: str) -> str | No
     )
 
 
+# The notes below read the GPU, its precisions and engine, the pricing and the costs' assumptions, never a length or
+# a user count: kept across rankings, by all they read (a catalog's ~60 GPUs x a few precisions and engines each).
+MACHINE_NOTES = 4096
+
+
+@lru_cache(maxsize=MACHINE_NOTES)
+def machine_caveats(gpu: GpuSpec, speed_family: str, engine: str, compute: str) -> tuple[str | None, str | None]:
+    """What undermines the verdict of any option of ``engine`` on ``gpu`` (its speed family and compute path):
+    a speed no public benchmark measures (:func:`unmeasured_note`, where a speed is estimated) and the unverified
+    catalog figures it rests on (:func:`planner.advisor.option_notes.unverified_note`); kept by all they read."""
+    unmeasured = unmeasured_note(gpu_line(gpu), speed_family, ENGINE_LABELS[engine])
+    return unmeasured, unverified_note(gpu, compute)
+
+
+@lru_cache(maxsize=MACHINE_NOTES)
+def machine_notes(
+    gpu: GpuSpec, weights: str, kv_dtype: str, engine: str, pricing: str, rack_mounted: bool
+) -> tuple[str, ...]:
+    """The notes of an option on ``gpu`` that read only it, its precisions, engine, the pricing and whether it is
+    priced in a rack server: its sale, its market, FP16 for BF16 and its driver's licence, in that order; kept by
+    all they read."""
+    half = half_note(gpu, weights, kv_dtype, engine)
+    licence = licence_note(gpu, rack_mounted)
+    return tuple(n for n in (sale_note(gpu, pricing), market_note(gpu), half, licence) if n)
+
+
+@lru_cache(maxsize=MACHINE_NOTES)
+def closing_notes(
+    gpu: GpuSpec, kv_dtype: str, pricing: str, assumed: tuple[str, ...], share: float | None
+) -> tuple[str, ...]:
+    """The last notes of an option on ``gpu``: its liquid cooling (a purchase), the cost figures assumed
+    (``assumed``) and an FP8 cache's note (:func:`planner.advisor.option_notes.cost_notes`), and the unified memory
+    share it is planned with (``share``: the workload's); kept by all they read."""
+    cooled = gpu.liquid_cooling and pricing == "purchase"  # the buyer's data centre cools it, not a rental's
+    notes = [f"cooling: {gpu.liquid_cooling}"] if cooled else []
+    notes += cost_notes(assumed, kv_dtype)
+    if gpu.unified_memory is not None:
+        notes.append(share_note(gpu, share))
+    return tuple(notes)
+
+
 def option_warnings(
     b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow, a: Assessment
 ) -> tuple[list[str], list[str]]:
@@ -122,11 +163,10 @@ def _undermining(b: Built, c: Candidate, s: Speed, row: SupportRow, a: Assessmen
     gap = b.speed_gap(row.engine, c.weights, gpu)
     if gap is not None:
         undermining.append(gap[0])
-    if s.per_user is not None:  # beside a gap measured on another family too (it does not measure this line)
-        unmeasured = unmeasured_note(gpu_line(gpu), s.setup.family, ENGINE_LABELS[row.engine])
-        undermining += [unmeasured] if unmeasured else []
-    unverified = unverified_note(gpu, row.compute)  # last: what the figures rest on, not what they say
-    if unverified:
+    unmeasured, unverified = machine_caveats(gpu, s.setup.family, row.engine, row.compute)
+    if s.per_user is not None and unmeasured:  # beside a gap measured on another family too (not on this line)
+        undermining.append(unmeasured)
+    if unverified:  # last: what the figures rest on, not what they say
         undermining.append(unverified)
     return undermining
 
@@ -151,13 +191,9 @@ def _notes(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow, 
         )
     if s.setup.split == "layer" and c.tensor_parallel > 1:
         notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
-    half = half_note(gpu, c.weights, c.kv_dtype, row.engine)
-    licence = licence_note(gpu, cost.rack_units is not None and w.pricing == "purchase")
+    rack_mounted = cost.rack_units is not None and w.pricing == "purchase"
+    notes += machine_notes(gpu, c.weights, c.kv_dtype, row.engine, w.pricing, rack_mounted)
     unit = unit_note(gpu, c.gpu_count, a.conversations * c.replicas, w.target_concurrency, w.pricing)
-    notes += [n for n in (sale_note(gpu, w.pricing), market_note(gpu), half, licence, unit) if n]
-    if gpu.liquid_cooling and w.pricing == "purchase":  # the buyer's data centre cools it, not a rental's
-        notes.append(f"cooling: {gpu.liquid_cooling}")
-    notes += cost_notes(cost.unverified, c.kv_dtype)
-    if gpu.unified_memory is not None:
-        notes.append(share_note(gpu, w.unified_memory_share))
+    notes += [unit] if unit else []
+    notes += closing_notes(gpu, c.kv_dtype, w.pricing, cost.unverified, w.unified_memory_share)
     return notes

@@ -36,6 +36,9 @@ both lengths; the target enters only as a fixed-slot engine's slots): so a ranki
 a context seen before (a link for 33 users where one for 32 was opened, the users' field moved) assesses nothing
 again, nor does a context revisited (the slider moved back). Likewise each option's speed set-up and its prompt
 alone and in serving (:meth:`planner.advisor.build.Built.setup`, :data:`SPEED_SETUPS`): they read no user count.
+So do an option's costs and what it buys (:meth:`planner.advisor.build.Built.cost` and ``purchase``,
+:data:`SYSTEM_COSTS`, :data:`PURCHASE_TEXTS`), kept by the GPU, its count, the hosts and the pricing's terms at
+every length.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from planner.planning.plan import PlanBasis, PlanRequest, plan_basis, stages_at
 from planner.planning.results import StageMemory
 
 if TYPE_CHECKING:
+    from planner.advisor.costs import SystemCost
     from planner.advisor.throughput import Setup
     from planner.assessment.assess import Assessment
 
@@ -106,6 +110,11 @@ _STARTS_AT_LENGTH: ScopedMemo[ScopeKey, LengthKey, KeptFraction] = ScopedMemo(SC
 _BASES_AT_LENGTH: ScopedMemo[ScopeKey, LengthKey, PlanBasis] = ScopedMemo(SCOPES, FRACTION_ENTRIES)
 # Built.setup's answers (a Setup, two floats: ~1 kB), keyed by all it reads (planner.advisor.build.Built.setup).
 SPEED_SETUPS: BoundedMemo[tuple[object, ...], tuple[Setup, float | None, float]] = BoundedMemo(AT_LENGTH_ENTRIES)
+# Built.cost's and Built.purchase's answers (a purchase's or a rental's cost of a GPU, count and hosts; what is bought),
+# keyed by all they read: ~60 a ranking over the catalog (its priced GPU, count and host choices), ~1 kB each.
+COST_ENTRIES = 1024
+SYSTEM_COSTS: BoundedMemo[tuple[object, ...], SystemCost] = BoundedMemo(COST_ENTRIES)
+PURCHASE_TEXTS: BoundedMemo[tuple[object, ...], str] = BoundedMemo(COST_ENTRIES)
 # Every memo this module keeps (clear() empties them; tests bound them to nothing to compare with a cold ranking).
 KEPT: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
     _STAGES,
@@ -115,6 +124,8 @@ KEPT: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
     _STARTS_AT_LENGTH,
     _BASES_AT_LENGTH,
     SPEED_SETUPS,
+    SYSTEM_COSTS,
+    PURCHASE_TEXTS,
 )
 
 
