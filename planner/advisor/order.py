@@ -53,12 +53,14 @@ def sort_options(options: list[Option], sort_by: SortKey, output_tokens: int = 3
     expert review; 15.26 s against 15.29 is no difference; among purchases one price apart, a reply within
     :data:`REPLY_TOLERANCE` of the soonest is no difference either), more headroom, fewer GPUs, the label."""
 
+    groups = {id(o): _group(o, sort_by) for o in options}  # each option's keys made once (a label is a property)
+    ties = {id(o): _tie(o, output_tokens) for o in options}
+
     def group(o: Option) -> tuple[bool, bool, bool, int]:
-        return (not o.compute_known, _sort_value(o, sort_by) is None, bool(o.undermining), len(o.undermining))
+        return groups[id(o)]
 
     def tie(o: Option) -> tuple[float, float, int, str]:
-        reply = reply_seconds(o, output_tokens)
-        return (round(reply) if math.isfinite(reply) else math.inf, -o.headroom, o.gpu_count, o.label)
+        return ties[id(o)]
 
     def value(o: Option) -> float:  # an unpriced option by its GPU count: the fewest first, as a price would
         found = _sort_value(o, sort_by)
@@ -68,6 +70,18 @@ def sort_options(options: list[Option], sort_by: SortKey, output_tokens: int = 3
     if sort_by != "cost":
         return ordered
     return _ties_by_speed(ordered, group, partial(_run_tie, tie=tie, output_tokens=output_tokens))
+
+
+def _group(o: Option, sort_by: SortKey) -> tuple[bool, bool, bool, int]:
+    """An option's group in :func:`sort_options`: compute counted, priced, not undermined, fewest caveats."""
+    return (not o.compute_known, _sort_value(o, sort_by) is None, bool(o.undermining), len(o.undermining))
+
+
+def _tie(o: Option, output_tokens: int) -> tuple[float, float, int, str]:
+    """An option's tie-break in :func:`sort_options`: the sooner reply in whole seconds, more headroom, fewer GPUs,
+    the label."""
+    reply = reply_seconds(o, output_tokens)
+    return (round(reply) if math.isfinite(reply) else math.inf, -o.headroom, o.gpu_count, o.label)
 
 
 def _run_tie(run: list[Option], tie: Callable[[Option], tuple[object, ...]], output_tokens: int) -> list[Option]:
