@@ -30,7 +30,7 @@ from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import ParameterBreakdown
 from planner.core.serving import serving_weights
 from planner.engines.registry import get_engine, launch_values
-from planner.engines.support import family, family_words
+from planner.engines.support import Family, family, family_words
 from planner.planning.context_extension import yarn_note
 
 
@@ -53,7 +53,7 @@ class Built:
         self._launches: dict[OverheadModel, tuple[int | None, int | None]] = {}
         self._memory_notes: dict[tuple[str | None, tuple[int | None, int | None]], str] = {}
         self._engine_notes: dict[tuple[str, str, str, str], str] = {}
-        self._gaps: dict[tuple[str, str, str], tuple[str, float, str | None] | None] = {}
+        self._gaps: dict[tuple[str, str, Family | None], tuple[str, float, str | None] | None] = {}
         w = workload
         self.prefill_note = (
             f"first token: one prompt of {self.prompt_tokens:,} tokens alone on the GPUs (compute-bound, no queueing); "
@@ -166,12 +166,13 @@ class Built:
     def speed_gap(self, engine: str, weights: str, gpu: GpuSpec) -> tuple[str, float, str | None] | None:
         """The engine's known speed gap for the model in ``weights`` on ``gpu`` (:meth:`EngineSupport.gap_for`): in
         words, with the most public runs reached (a share of the modelled speed) and, where they ran on other GPU
-        families, which; once per engine, weights and GPU."""
-        key = (engine, weights, gpu.id)
+        families, which; once per engine, weights and GPU family (all it reads of the GPU: :meth:`gap_for` and the
+        words read its family alone)."""
+        fam = family(gpu)
+        key = (engine, weights, fam)
         if key not in self._gaps:
             runs = get_engine(engine)
             gap = runs.support.gap_for(self.model.model_type, weights, gpu)
-            fam = family(gpu)
             where = None if gap is None or fam in gap.families else ", ".join(family_words(f) for f in gap.families)
             self._gaps[key] = None if gap is None else (gap.words(runs.label, fam), gap.high, where)
         return self._gaps[key]

@@ -103,12 +103,15 @@ def fabric_share(gpus: int) -> float:
     return min(max(gpus - 1, 1), XGMI_PEERS) / XGMI_PEERS
 
 
+LOW_PRECISION_LABELS = {"fp8": "FP8 dense", "int8": "INT8 dense", "fp4": "FP4 dense"}  # compute_tflops's figures
+
+
 def compute_tflops(gpu: GpuSpec, path: ComputePath) -> tuple[float | None, str]:
     """Dense TFLOPS the matmuls of ``path`` run at on ``gpu`` (``None``: unknown), and which figure that is."""
     compute = gpu.compute
     if path in ("fp8", "int8", "fp4"):
         value = compute.tflops(path)
-        label = {"fp8": "FP8 dense", "int8": "INT8 dense", "fp4": "FP4 dense"}[path]
+        label = LOW_PRECISION_LABELS[path]
         return (value, label) if value else (None, f"{label} unknown for this GPU")
     for fmt, label in (("bf16", "BF16 dense"), ("fp16", "FP16 dense")):
         value = compute.tflops(fmt)  # type: ignore[arg-type]

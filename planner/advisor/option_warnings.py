@@ -183,8 +183,7 @@ def _notes(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow, 
         notes.append(
             f"prompts take {s.prefill_share:.0%} of the GPU time at the target load (counted in the speed per user)"
         )
-    kind, _ = s.setup.link
-    if c.tensor_parallel > 1 and s.setup.split == "tensor" and kind == "pcie":
+    if c.tensor_parallel > 1 and s.setup.split == "tensor" and s.setup.link[0] == "pcie":  # its link asked last
         notes.append(
             f"tensor parallel {c.tensor_parallel} over PCIe: {s.decode.comm_seconds * 1e3:.1f} ms of all-reduce per "
             "step (counted)"
