@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from model_catalog import get_gpu, get_model
+from model_catalog import get_model
 from planner.assessment.assess import assess
 from planner.deploy.options import DeploymentOptions, SpeculativeOptions
 from planner.engines.registry import get_engine
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import vllm_rules
 from planner.planning.plan import PlanRequest
+from tests.engines.vllm_planned import on_one_gpu
 
-RTX_4090 = get_gpu("rtx-4090")
 VLLM = get_engine("vllm")
 REFUSAL = (
     "vLLM {version} stops at its arguments: max_num_scheduled_tokens is set to 0 based on the speculative decoding "
@@ -30,15 +30,8 @@ REFUSAL = (
 def _request(version: str, method: str = "draft", **settings: int) -> PlanRequest:
     draft = get_model("Qwen/Qwen3-0.6B").spec if method == "draft" else None
     spec = SpeculativeOptions(method=method, num_speculative_tokens=4, draft_model=draft)  # type: ignore[arg-type]
-    return PlanRequest(
-        model=get_model("Qwen/Qwen3-8B").spec,
-        gpu=RTX_4090,
-        gpu_memory_bytes=RTX_4090.memory_bytes_for(True),
-        context_tokens=8192,
-        max_model_len=8192,
-        overhead=VllmProfile(engine_version=version, **settings),  # type: ignore[arg-type]
-        deployment=DeploymentOptions(speculative=spec),
-    )
+    profile = VllmProfile(engine_version=version, **settings)  # type: ignore[arg-type]
+    return on_one_gpu("Qwen/Qwen3-8B", version, DeploymentOptions(speculative=spec), overhead=profile)
 
 
 def test_the_draft_slot_refuses_an_empty_step_from_0_20_to_0_27() -> None:

@@ -6,18 +6,16 @@ Found by an outside review (2026-12-06): the 0.27.0 command for a 16 GiB LMCache
 
 from __future__ import annotations
 
-from model_catalog import get_gpu, get_model
 from planner.assessment.assess import assess
 from planner.assessment.summary import deployment_data
 from planner.core.units import GiB
 from planner.deploy.options import DeploymentOptions, KvOffloadOptions
 from planner.engines.launch import launch_commands
 from planner.engines.vllm.deployment_notes import LMCACHE_SERVER_COMMAND
-from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import vllm_rules
 from planner.planning.plan import PlanRequest
+from tests.engines.vllm_planned import on_one_gpu
 
-RTX_4090 = get_gpu("rtx-4090")
 # The server's own command, its buffer the 16 GiB tier (LMCache's --cpu-buffer-size takes GiB: lmcache 0.3.11
 # mp_storage_manager.py, "cpu_buffer_size * (1 << 30)"); before 2026-12-06 the line named the server, not its command.
 SERVER_LINE = (
@@ -34,15 +32,7 @@ COMMAND = (
 
 def _request(version: str, backend: str = "lmcache") -> PlanRequest:
     tier = KvOffloadOptions(size_bytes=16 * GiB, backend=backend)  # type: ignore[arg-type]
-    return PlanRequest(
-        model=get_model("Qwen/Qwen3-8B").spec,
-        gpu=RTX_4090,
-        gpu_memory_bytes=RTX_4090.memory_bytes_for(True),
-        context_tokens=8192,
-        max_model_len=8192,
-        overhead=VllmProfile(engine_version=version),
-        deployment=DeploymentOptions(kv_offload=tier),
-    )
+    return on_one_gpu("Qwen/Qwen3-8B", version, DeploymentOptions(kv_offload=tier))
 
 
 def test_lmcache_connects_to_a_server_from_0_23() -> None:

@@ -6,7 +6,7 @@ review (2026-12-06): Qwen3-14B on an RTX 4090 at 0.27.1 planned to fit with 12 G
 
 from __future__ import annotations
 
-from model_catalog import get_gpu, get_model
+from model_catalog import get_model
 from planner.assessment.assess import assess
 from planner.assessment.search import deployment_answers
 from planner.cli import main
@@ -16,23 +16,12 @@ from planner.engines.launch import launch_commands
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import vllm_rules
 from planner.planning.plan import PlanRequest
-
-RTX_4090 = get_gpu("rtx-4090")
-QWEN3_14B = get_model("Qwen/Qwen3-14B").spec
+from tests.engines.vllm_planned import on_one_gpu
 
 
 def _request(version: str, offload_gib: int = 0, **changes: object) -> PlanRequest:
-    deployment = DeploymentOptions(cpu_offload_bytes=offload_gib * GiB) if offload_gib else None
-    settings: dict[str, object] = {
-        "model": QWEN3_14B,
-        "gpu": RTX_4090,
-        "gpu_memory_bytes": RTX_4090.memory_bytes_for(True),
-        "context_tokens": 8192,
-        "max_model_len": 8192,
-        "overhead": VllmProfile(engine_version=version),
-        "deployment": deployment,
-    }
-    return PlanRequest.model_validate({**settings, **changes})
+    offload = DeploymentOptions(cpu_offload_bytes=offload_gib * GiB) if offload_gib else None
+    return on_one_gpu("Qwen/Qwen3-14B", version, **{"deployment": offload, **changes})
 
 
 def test_model_runner_v2_installs_the_offloader_from_0_28() -> None:

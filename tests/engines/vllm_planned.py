@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from model_catalog import get_gpu, get_model
+from planner.deploy.options import DeploymentOptions
 from planner.engines.base import stage_total_bytes
 from planner.engines.registry import engine_profile
 from planner.engines.vllm.blocks import VllmStage
@@ -20,6 +21,24 @@ class Planned(NamedTuple):
     result: PlanResult
     profile: VllmProfile
     stages: list[VllmStage]
+
+
+def on_one_gpu(
+    model: str, version: str, deployment: DeploymentOptions | None = None, gpu: str = "rtx-4090", **changes: object
+) -> PlanRequest:
+    """``model`` on one ``gpu`` (its memory as engines see it) at 8,192 tokens under vLLM ``version`` at its
+    defaults, with ``deployment``; ``changes``: other request fields (``weights``, ``overhead``, ...)."""
+    device = get_gpu(gpu)
+    fields: dict[str, object] = {
+        "model": get_model(model).spec,
+        "gpu": device,
+        "gpu_memory_bytes": device.memory_bytes_for(True),
+        "context_tokens": 8192,
+        "max_model_len": 8192,
+        "overhead": VllmProfile(engine_version=version),
+        "deployment": deployment,
+    }
+    return PlanRequest.model_validate({**fields, **changes})
 
 
 def planned(model: str, gpu: str, tp: int, kv: str, context: int, version: str | None = None) -> Planned:
