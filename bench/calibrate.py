@@ -178,7 +178,7 @@ def _activation_rows(vllm: list[VllmCase], probe: VllmConstants) -> list[Activat
                 _estimate_bytes(c, q, r, fitted) / GiB if in_budget else 0.0
             )
             if target > 0:  # a peak below nothing means the graph estimate taken off it is wrong, not the peak
-                rows.append(ActivationRow(c, q, r, p, target))
+                rows.append(ActivationRow(c, q, r, p, target, transient=True))
     return _unique(rows)
 
 
@@ -204,7 +204,7 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
                 budget = math.floor(p.utilization * total)
                 gib = (budget - kv * GiB - weights_bytes - stage.activation - graph) / GiB
         if gib is not None:
-            gib -= fitted.sampler_state_bytes(result_context(q, r, 0, total)) / GiB  # derived, not fitted
+            gib -= fitted.persistent_bytes(result_context(q, r, 0, total)) / GiB  # derived, not fitted
             points.append(
                 NonTorchPoint(
                     p.engine_version,

@@ -61,8 +61,16 @@ class ActivationRow:
     """One case's activation features on the printing rank (stage 0)."""
 
     def __init__(
-        self, case: Case, request: PlanRequest, result: PlanResult, profile: VllmProfile, target_gib: float
+        self,
+        case: Case,
+        request: PlanRequest,
+        result: PlanResult,
+        profile: VllmProfile,
+        target_gib: float,
+        transient: bool = False,
     ) -> None:
+        """``transient``: the target is a >= 0.27 transient peak (torch peak less what torch holds after the
+        profile), which leaves out the workspace the budget counts as consumed (``VllmProfile.consumed_workspace``)."""
         ctx = result_context(request, result, 0, engine_total_bytes(request))
         tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len)
         kind = profile.sampler_for(request.model, request.resolved_weights)
@@ -76,7 +84,8 @@ class ActivationRow:
         self.kind = kind
         self.fixed_forward = zero.forward  # MLA expansion, transient MoE workspace
         self.hidden = zero.sampler  # the held hidden states (last stage only)
-        self.held = zero.pp_buffers + zero.moe_workspace
+        kept = transient and profile.consumed_workspace(ctx)
+        self.held = zero.pp_buffers + (0 if kept else zero.moe_workspace)
         self.rejection = zero.rejection  # derived, not fitted (planner.engines.vllm.terms)
         self.x_hidden = terms(forward_bytes_per_hidden=1.0).forward - zero.forward
         copies = {k: (1.0 if k == kind else 0.0) for k in (*SAMPLER_KINDS, "flashinfer")}

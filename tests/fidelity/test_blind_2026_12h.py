@@ -69,10 +69,12 @@ def test_the_plain_attention_spark_start_up_leaves_little_room_for_the_unified_m
     """Qwen3-30B-A3B-Thinking-FP8: 394,016 tokens of 98,304 bytes (48 layers x 4 KV heads x 128 x 2 x bf16) are
     36.07 GiB; 0.55 x 121.69 - 29.10 (weights) - 36.07 leaves 1.76 GiB for activations, non-torch memory and the
     1.10 GiB graph estimate its notice implies ((0.55 - 0.5410) x 121.69), where the planner's non-torch memory, the
-    default loader's share of the weights with it, is 3.75."""
+    default loader's share of the weights with it, is 3.75; 3.88 with the fused-MoE workspace, which vLLM 0.27 and
+    later count in the consumed memory, not in the peak (tests/engines/test_vllm_consumed_workspace.py: the KV
+    budget does not move)."""
     case = next(c for c in BLIND if "30b-a3b" in c["id"])
     kv = case["reported"]["kv_cache_tokens"] * 98_304 / GiB
     assert kv == pytest.approx(36.07, abs=0.01)
     assert 0.55 * 121.69 - case["reported"]["weights_gib"] - kv == pytest.approx(1.76, abs=0.01)
     report = RESULTS[case["id"]].report
-    assert report is not None and report.non_torch_bytes / GiB == pytest.approx(3.75, abs=0.01)
+    assert report is not None and report.non_torch_bytes / GiB == pytest.approx(3.88, abs=0.01)

@@ -218,7 +218,7 @@ def _sampler_headroom(
         + kv
         + last.non_torch
         + graphs
-        + terms.moe_workspace
+        + (0 if profile.consumed_workspace(ctx) else terms.moe_workspace)  # else in last.non_torch
     )
     return total - used, max(terms.sampler, terms.rejection)
 

@@ -12,7 +12,8 @@ replaces the whole sizing. The activation peak is what ``GPUModelRunner.profile_
   still held (:func:`sampler_bytes`; how many fp32 copies depends on the release's sampler); with speculative
   decoding the V1 runner then warms the rejection sampler on as many requests (:func:`rejection_bytes`, derived);
 - the fused-MoE workspace, persistent from the release that keeps it in the workspace manager
-  (:func:`moe_workspace_bytes`), else transient inside the forward;
+  (:func:`moe_workspace_bytes`), else transient inside the forward; from 0.27 a persistent one is counted with the
+  non-torch memory (:meth:`VllmProfile.consumed_workspace`);
 - the multimodal encoder's outputs and cache held through the run (a fitted constant);
 - a pipeline stage after the first also holds the received hidden states and residual.
 
@@ -327,8 +328,29 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         return vllm_loaded_weights_bytes(ctx, is_multimodal(ctx.model), self.loads_encoder(ctx.model))
 
     def activation_bytes(self, ctx: StageContext) -> int:
+        """The profile run's peak (:meth:`terms`), less the fused-MoE workspace where it is consumed memory."""
         tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len, ctx.model)
-        return self.terms(ctx.model, ctx, tokens, seqs).peak
+        terms = self.terms(ctx.model, ctx, tokens, seqs)
+        return terms.peak - (terms.moe_workspace if self.consumed_workspace(ctx) else 0)
+
+    def consumed_workspace(self, ctx: StageContext) -> bool:
+        """Whether the persistent fused-MoE workspace is in the consumed memory rather than the peak: from 0.27
+        (``non_kv_formula`` "consumed") the budget is the free-memory drop since the init snapshot plus the torch
+        peak less what torch still holds after the profile (0.27.1 ``utils/mem_utils.py:317-326``), and the
+        workspace manager holds the workspace from the profile run on (``v1/worker/workspace.py``
+        ``_current_workspaces``), so "Actual usage" prints it in "consumed memory (weights + non-torch)", not in
+        "peak activation" (``gpu_worker.py:527-528``). Not for the extensible KV cache (0.34), planned as it was."""
+        formula = self.rules.non_kv_formula == "consumed" and self.rules.moe_workspace_persistent
+        return formula and not self.extensible(platform_of(ctx.platform).runtime)
+
+    def persistent_bytes(self, ctx: StageContext) -> int:
+        """What torch holds from the profile run on that the budget counts with the non-torch memory:
+        :meth:`sampler_state_bytes` and the fused-MoE workspace where :meth:`consumed_workspace`."""
+        state = self.sampler_state_bytes(ctx)
+        if not self.consumed_workspace(ctx):
+            return state
+        tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len, ctx.model)
+        return state + self.terms(ctx.model, ctx, tokens, seqs).moe_workspace
 
     def loads_encoder(self, model: ModelSpec) -> bool:
         """Whether the vision tower is loaded and its encoder profiled: where the server takes multimodal input
@@ -349,7 +371,7 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         activation, device, total = self.activation_bytes(ctx), platform_of(ctx.platform), ctx.gpu_memory_bytes
         loaded = ctx.weights_bytes + ctx.lora_draft_bytes  # what the rank loaded (unified memory's share of it)
         framework = self.non_torch_bytes(ctx.tensor_parallel, ctx.pipeline_parallel, device, loaded)
-        framework += self.sampler_state_bytes(ctx)
+        framework += self.persistent_bytes(ctx)
         layers = ctx.layers or (0, ctx.model.num_hidden_layers)
         graphs = self.default_graphs(total, ctx.gpu_name, ctx.platform, ctx.kv_dtype, ctx.speculative_tokens)
         if self.graphs_in_budget(ctx.model, ctx.weights_format, ctx.speculative_method):

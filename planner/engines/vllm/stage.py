@@ -321,7 +321,7 @@ def _vllm_stage(
     ctx = result_context(request, result, stage_index, total)
     weights = loaded_weights(result, stage_index)
     activation = profile.activation_bytes(ctx) if o.activation is None else o.activation
-    state = profile.sampler_state_bytes(ctx)
+    state = profile.persistent_bytes(ctx)
     non_torch = _non_torch(request, result, profile, weights) + state if o.non_torch is None else o.non_torch
     non_torch += others_counted(result, profile, stage_index)
     graphs = stage_graphs(request, profile, total)
