@@ -19,9 +19,9 @@ What each printed figure is (:mod:`planner.engines.vllm.logparse`):
   the derived sampler state);
 - graph: "Estimated CUDA graph memory" against :attr:`EngineReport.cuda_graph_bytes`.
 
-The host column reads what the case records: ``wsl2`` (``setup.deployment.host`` windows), ``rented`` (a rented,
-cloud, VM or headless machine named in the case's GPU, source or notes), ``unified`` (GB10), ``rocm``,
-``datacenter`` (not a desktop card) or ``desktop?`` (a desktop card whose machine the case does not name).
+The host column reads what the case records: ``wsl2`` (``setup.deployment.host`` windows), ``unified`` (GB10),
+``rocm``, ``datacenter`` (not a desktop card), and on a desktop card ``rented`` (a rented, cloud, VM or headless
+machine named in the case's GPU, source or notes) or ``desktop?`` (the case does not name the machine).
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ class SplitRow(NamedTuple):
     d_graph: float | None
     d_weights: float | None
     d_kv: float | None
+    d_working: float | None  # activation + non-torch + graph estimate in the budget: -(d_kv + d_weights)
     graphics_share: float  # the desktop cards' fitted share inside the planned non-torch
 
 
@@ -73,10 +74,10 @@ def host_of(case: Case, desktop: bool, integrated: bool, runtime: str) -> str:
         return "unified"
     if runtime == "rocm":
         return "rocm"
+    if not desktop:
+        return "datacenter"
     text = " ".join(str(case.get(k, "")) for k in ("gpu", "source", "notes")) + " " + setup.mapping_note
-    if _RENTED.search(text):
-        return "rented"
-    return "desktop?" if desktop else "datacenter"
+    return "rented" if _RENTED.search(text) else "desktop?"
 
 
 class Printed(NamedTuple):
@@ -117,21 +118,24 @@ def _diff(planned_bytes: int, printed: float | None) -> float | None:
     return None if printed is None else round(planned_bytes / GiB - float(printed), 3)
 
 
+def _working(kv_bytes: int, weights_bytes: int, kv: float | None, weights: float | None) -> float | None:
+    """The working space (activation, non-torch, the graph estimate the budget subtracts) planned - printed, where
+    the log prints the KV budget and the weights: what the budget leaves beside them, the budget taken as the
+    printed one (the planner plans on the printed device total and utilization)."""
+    if kv is None or weights is None:
+        return None
+    return round(-((kv_bytes + weights_bytes) / GiB - float(kv) - float(weights)), 3)
+
+
 def audit_row(case: Case) -> SplitRow | None:
-    """The case's row, None when it prints no split or the planner does not plan it (vLLM only)."""
+    """The case's row, None when it prints neither a split nor its KV budget and weights, or the planner does not plan
+    it (vLLM only)."""
     setup = setup_of(case)
     reported = case["reported"]
     printed = printed_split(case)
-    if (
-        setup.engine != "vllm"
-        or setup.out_of_scope
-        or (printed.activation, printed.non_torch, printed.graph)
-        == (
-            None,
-            None,
-            None,
-        )
-    ):
+    split = (printed.activation, printed.non_torch, printed.graph) != (None, None, None)
+    whole = reported.get("kv_cache_gib") is not None and reported.get("weights_gib") is not None
+    if setup.engine != "vllm" or setup.out_of_scope or not (split or whole):
         return None
     try:
         request = build_request(case, setup)
@@ -164,12 +168,13 @@ def audit_row(case: Case) -> SplitRow | None:
         d_graph=_diff(report.cuda_graph_bytes, printed.graph),
         d_weights=_diff(report.weights_bytes, weights),
         d_kv=_diff(report.available_kv_cache_bytes_per_gpu, kv),
+        d_working=_working(report.available_kv_cache_bytes_per_gpu, report.weights_bytes, kv, weights),
         graphics_share=round(profile.graphics_compile_bytes(result.tensor_parallel, platform) / GiB, 3),
     )
 
 
 def audit(cases: Iterable[Case] | None = None) -> list[SplitRow]:
-    """Every case with a printed split (:func:`audit_row`)."""
+    """Every case with a printed split or a printed KV budget and weights (:func:`audit_row`)."""
     rows = (audit_row(c) for c in (load_cases() if cases is None else cases))
     return [r for r in rows if r is not None]
 
@@ -197,6 +202,7 @@ TERMS: tuple[tuple[str, Callable[[SplitRow], float | None]], ...] = (
     ("activation", lambda r: r.d_activation),
     ("non-torch", lambda r: r.d_non_torch),
     ("graph estimate", lambda r: r.d_graph),
+    ("working space", lambda r: r.d_working),
     ("KV", lambda r: r.d_kv),
 )
 GROUPS: tuple[tuple[str, Callable[[SplitRow], str]], ...] = (
@@ -235,15 +241,17 @@ def _cell(value: float | None, diff: float | None) -> str:
 
 def table(rows: list[SplitRow]) -> list[str]:
     """One line per case: printed / planned - printed for each term, and the KV difference."""
-    head = f"{'case':<66} {'rel':<7} {'gpu':<22} {'host':<10} {'act':>12} {'nt':>12} {'graph':>12} {'dW':>6} {'dKV':>6}"
+    terms = f"{'act':>12} {'nt':>12} {'graph':>12} {'dW':>6} {'dWS':>6} {'dKV':>6}"
+    head = f"{'case':<66} {'rel':<7} {'gpu':<22} {'host':<10} {terms}"
     lines = [head]
     for r in sorted(rows, key=lambda r: (era(r.release), r.host, r.id)):
         dw = "" if r.d_weights is None else f"{r.d_weights:+.2f}"
         dkv = "" if r.d_kv is None else f"{r.d_kv:+.2f}"
+        dws = "" if r.d_working is None else f"{r.d_working:+.2f}"
         lines.append(
             f"{r.id[:66]:<66} {r.release:<7} {r.gpu[:22]:<22} {r.host + ('/e' if r.eager else ''):<10} "
             f"{_cell(r.activation, r.d_activation):>12} {_cell(r.non_torch, r.d_non_torch):>12} "
-            f"{_cell(r.graph, r.d_graph):>12} {dw:>6} {dkv:>6}"
+            f"{_cell(r.graph, r.d_graph):>12} {dw:>6} {dws:>6} {dkv:>6}"
         )
     return lines
 

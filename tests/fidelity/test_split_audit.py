@@ -41,3 +41,11 @@ def test_every_printed_split_has_a_row() -> None:
     assert {r.host for r in rows} >= {"datacenter", "desktop?", "rented", "wsl2", "unified", "rocm"}
     assert all(era(r.release) for r in rows)
     assert any(line.startswith("non-torch: all") for line in summary(rows))
+
+
+def test_working_space_is_what_the_budget_leaves() -> None:
+    """The syv-ai RTX 3090 (util 0.972 of 23.56 GiB, the budget 22.9 as printed): 14.26 GiB of weights and the KV
+    budget leave the working space; planned - printed is -(KV difference + weights difference)."""
+    row = next(r for r in audit() if r.id == "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972")
+    assert row.d_kv is not None and row.d_weights is not None and row.d_working is not None
+    assert row.d_working == pytest.approx(-(row.d_kv + row.d_weights), abs=0.002)
