@@ -49,24 +49,41 @@ ATTENTION_DP_PCIE = (
 )
 HOPPER_FULL_MEMORY = (
     "H100 (80 GB) set-ups whose FP8 weights fill most of the memory (Llama 4 Maverick TP8 ~400 GB of 640, Llama 4 "
-    "Scout TP4, Llama-3.1-405B TP8 and Llama-3.1-70B TP4 at 128/4096): over-predicted (Maverick median +136 %, "
-    "Scout +71 %) where the same models on H200 (141 GB) are at a median -6 % / +20 %. The measured H100 Maverick "
-    "cells are 27-32 % of H200's (10,829 vs 40,572 at 128/2048). The batch is what is wrong: the sequences in "
-    "flight at which the model meets each measured H100 Maverick cell, times ISL + OSL, are a near-constant "
-    "0.27-0.33 M tokens over all seven lengths (Scout TP4 0.61-0.74 M; both a KV pool's signature), where the "
-    "planned pool holds 2.57 M (2.16 M): about 3.4 GiB of FP8 KV per GPU against 29.4 GiB planned. TensorRT-LLM's "
-    "accounting, as traced, does not close the gap. KvCacheCreator (tensorrt_llm/_torch/pyexecutor/_util.py, "
-    "search-index file id 843526953) sizes the pool as (total - profiled peak + temporary KV) x "
-    "free_gpu_memory_fraction, the planner's structure. Attention DP (the rows' MoE options) keeps the non-expert "
-    "weights whole on every GPU (modeling_llama.py Llama4MoE: shared expert overridden_tp_size=1, file id "
-    "3642749976) and whole KV heads per rank: priced so (61.8 GiB of weights per H100, a 15.0 GiB pool) six "
-    "Maverick cells go from +130..+215 % to +87..+136 % (5000/500 +65 to +49 %), but Qwen3-235B's pool grows (no "
-    "KV-head duplication over 8 GPUs) and four of its rows pass 50 % (H100 128/2048 +30 to +59 %): not shipped. "
-    "The KV is FP8 (TensorRT-LLM's accuracy test asserts kv_cache_quant_algo FP8 for "
-    "nvidia/Llama-4-Maverick-17B-128E-Instruct-FP8, tests/integration/defs/accuracy/test_llm_api_pytorch.py, file "
-    "id 2396620026) and trtllm-bench's own max_batch_size (tensorrt_llm/bench/build/tuning.py finetune_setting, "
-    "file id 118245889; its formula gives 1,280 at 128/2048) is above the KV limit: about 12 GiB per H100 remain "
-    "unaccounted"
+    "Scout TP4, Llama-3.1-405B TP8 and Llama-3.1-70B TP4 at 128/4096): over-predicted (Maverick median +138 %, "
+    "Scout +73 %) where the same models on H200 (141 GB) are at a median -5 % / +22 %. Read back through the speed "
+    "model, the H100 Maverick cells look like a pool of 0.27-0.33 M tokens (3.4 GiB of FP8 KV per GPU, 29.4 GiB "
+    "planned); TensorRT-LLM's source, read for what could take ~12 GiB per H100, has nothing of that size and "
+    "nothing flat over the lengths (NVIDIA/TensorRT-LLM, the search index's versions, not pinned to the v1.0 tag). "
+    "KvCacheCreator (pyexecutor/_util.py, file id 843526953): pool = (total - profiled peak + temporary KV) x "
+    "fraction, the non-torch memory (NCCL, graphs) counted as used; under attention DP the profile's dummy "
+    "requests are repeated tp_size times, a max_num_tokens batch per rank. trtllm-bench (bench/build/tuning.py "
+    "calc_engine_setting and finetune_setting, file id 9779382841; bench/benchmark/utils/general.py get_settings, "
+    "file id 51768079499) runs Maverick on 8 x H100 at fraction 0.95 with max_batch_size 1,280 and max_num_tokens "
+    "2,048 at 128/2048 (512 and 5,632 at 5000/500; max_num_tokens is at least ISL + max_batch_size without "
+    "chunking): a smaller profile than the planner's 8,192 tokens, so a larger pool, the wrong way. CUDA graphs: "
+    "the perf overview's batch sizes (1 to 8,192, padding) are cut to min(max_batch_size, max_num_tokens) "
+    "(model_engine.py _filter_cuda_graph_batch_sizes, file id 1034563403) and captured largest first, stopping at "
+    "the first the KV blocks cannot hold (warmup, same file); the estimation pool holds 8 x 65 = 520 blocks a rank "
+    "at 128/2048, so no graph is profiled, the estimation executor is torn down (_release_cuda_graphs, "
+    "py_executor_creator.py, file id 2399938814) and the served graphs come out of the 5 % left after the pool. "
+    "Their fp32 logits (LogitsProcessor .float(), file id 708156501) over Maverick's 202,048 tokens: 2.79 GiB per "
+    "GPU at 128/2048 (graphs 1-1,024 and 1,280), 1.06 GiB at 5000/500: more than the 0.8 GiB slack, hence the "
+    "overview's fall-back to 0.90 'or lower', but under a fifth of an attention-DP pool and shrinking with "
+    "length. The fused MoE's gather of dp x max_num_tokens tokens (16,384 to 45,056) runs in the profile, "
+    "counted. What the source does establish is attention DP's whole non-expert weights on every GPU "
+    "(modeling_llama.py Llama4MoE, shared expert overridden_tp_size=1, file id 3642749976): 61.8 GiB of weights per "
+    "H100, 164,219 tokens a rank (15.0 GiB, half the 29.4 planned), 1.31 M over eight against 6.35 M on 8 x H200. "
+    "The H100 / H200 ratios cannot tell the accountings apart: a step is never faster with more sequences and an "
+    "H200 step at most 1/0.70 faster (4.8 / 3.35 TB/s), so H100's batch is at most the measured ratio / 0.70 of "
+    "H200's (0.377-0.586 over the seven lengths), which attention DP's pools (0.207), the tensor-parallel ones at "
+    "trtllm-bench's own max_batch_size (0.338; 3,584 on 8 x H200 at 128/2048 by tuning.py) and a 0.3 M-token pool "
+    "all meet. (The shipped scoring caps H200 at the planner's max_batch_size default, 2,048, where trtllm-bench "
+    "runs 3,584: a lead not taken, it moves H200 rows, not these.) The ~12 GiB is the speed model's inference, "
+    "not memory the source shows; the source shows attention DP's pools, half the H100's planned one, and the rest "
+    "would be a step the speed model makes too fast at attention-DP batches (priced with attention DP the NVLink "
+    "cells go to +56..+153 %, ATTENTION_DP_PCIE; not shipped; Qwen3-235B's pool grows without KV-head duplication "
+    "and four of its rows pass 50 %). The dense Llama-3.1-405B TP8 (v1.0) and 70B TP4 (0.17, TensorRT engines) "
+    "cells run no attention DP: each is its set-up's only miss, at the longest output (+60 / +61 %)"
 )
 MOE_GRID_ENDS = (
     "Large MoE models over 8 GPUs with attention DP (Qwen3-235B-A22B, Llama 4 Maverick on B200 and H200) at the "
@@ -135,19 +152,19 @@ UNSEEN_2026_12_MISSES: dict[str, str] = {
     "trtllm-rtxpro6000x8-qwen3-30b-a3b-fp4-500-2000": ATTENTION_DP_PCIE,  # -67%
     "trtllm-rtxpro6000x8-qwen3-30b-a3b-fp4-5000-500": ATTENTION_DP_PCIE,  # -63%
     # HOPPER_FULL_MEMORY
-    "trtllm-h100x4-llama4-scout-fp8-1000-1000": HOPPER_FULL_MEMORY,  # +57%
-    "trtllm-h100x4-llama4-scout-fp8-1000-2000": HOPPER_FULL_MEMORY,  # +86%
-    "trtllm-h100x4-llama4-scout-fp8-128-2048": HOPPER_FULL_MEMORY,  # +79%
-    "trtllm-h100x4-llama4-scout-fp8-128-4096": HOPPER_FULL_MEMORY,  # +104%
+    "trtllm-h100x4-llama4-scout-fp8-1000-1000": HOPPER_FULL_MEMORY,  # +59%
+    "trtllm-h100x4-llama4-scout-fp8-1000-2000": HOPPER_FULL_MEMORY,  # +87%
+    "trtllm-h100x4-llama4-scout-fp8-128-2048": HOPPER_FULL_MEMORY,  # +81%
+    "trtllm-h100x4-llama4-scout-fp8-128-4096": HOPPER_FULL_MEMORY,  # +105%
     "trtllm-h100x4-llama4-scout-fp8-2048-2048": HOPPER_FULL_MEMORY,  # +64%
-    "trtllm-h100x4-llama4-scout-fp8-500-2000": HOPPER_FULL_MEMORY,  # +82%
-    "trtllm-h100x8-llama31-405b-fp8-128-4096": HOPPER_FULL_MEMORY,  # +59%
-    "trtllm-h100x8-llama4-maverick-fp8-1000-1000": HOPPER_FULL_MEMORY,  # +128%
-    "trtllm-h100x8-llama4-maverick-fp8-1000-2000": HOPPER_FULL_MEMORY,  # +135%
-    "trtllm-h100x8-llama4-maverick-fp8-128-2048": HOPPER_FULL_MEMORY,  # +169%
-    "trtllm-h100x8-llama4-maverick-fp8-128-4096": HOPPER_FULL_MEMORY,  # +212%
-    "trtllm-h100x8-llama4-maverick-fp8-2048-2048": HOPPER_FULL_MEMORY,  # +137%
-    "trtllm-h100x8-llama4-maverick-fp8-500-2000": HOPPER_FULL_MEMORY,  # +151%
+    "trtllm-h100x4-llama4-scout-fp8-500-2000": HOPPER_FULL_MEMORY,  # +83%
+    "trtllm-h100x8-llama31-405b-fp8-128-4096": HOPPER_FULL_MEMORY,  # +60%
+    "trtllm-h100x8-llama4-maverick-fp8-1000-1000": HOPPER_FULL_MEMORY,  # +130%
+    "trtllm-h100x8-llama4-maverick-fp8-1000-2000": HOPPER_FULL_MEMORY,  # +137%
+    "trtllm-h100x8-llama4-maverick-fp8-128-2048": HOPPER_FULL_MEMORY,  # +173%
+    "trtllm-h100x8-llama4-maverick-fp8-128-4096": HOPPER_FULL_MEMORY,  # +215%
+    "trtllm-h100x8-llama4-maverick-fp8-2048-2048": HOPPER_FULL_MEMORY,  # +138%
+    "trtllm-h100x8-llama4-maverick-fp8-500-2000": HOPPER_FULL_MEMORY,  # +153%
     "trtllm-h100x8-llama4-maverick-fp8-5000-500": HOPPER_FULL_MEMORY,  # +66%
     "trtllm017-h100x4-llama31-70b-fp8-128-4096": HOPPER_FULL_MEMORY,  # +61%
     # MOE_GRID_ENDS
