@@ -441,9 +441,10 @@ UNSEEN_2026_12D_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"
 
 # Hardware 2026 buyers use, under vLLM and SGLang (unseen-2026-12e.toml, found 2026-12-06): DGX Spark (LMSYS's SGLang
 # review and GPT-OSS post, Conselara's vLLM 0.19.0 notes, NVIDIA's dgx-spark-playbooks issue 79) and one RTX 5090
-# (vLLM). First scored: single stream median 12.7 % (7 rows, worst -38 %: the three gpt-oss rows on GB10 are
-# under-predicted 27-38 %), prompts 15.5 % (2); no row over 50 %. (A Strix Halo run of an AWQ MoE under vLLM on ROCm,
-# +501 %, is excluded: the planner's support table does not offer that set-up.)
+# (vLLM), with one RTX 3090 llama.cpp row. First scored: vLLM / SGLang single stream median 12.7 % (7 rows, worst
+# -38 %: the three gpt-oss rows on GB10 are under-predicted 27-38 %), prompts 15.5 % (2); llama.cpp -1.7 % (1); no row
+# over 50 %. (A Strix Halo run of an AWQ MoE under vLLM on ROCm, +501 %, is excluded: the planner's support table does
+# not offer that set-up.)
 UNSEEN_2026_12E_MISSES: dict[str, str] = {}
 UNSEEN_2026_12E_OVER_TARGET: dict[tuple[str, str], float] = {}
 
