@@ -203,12 +203,14 @@ UNMATCHED: dict[str, str] = {
         "KV -0.99 GiB (fourth blind set): as the graph arm of the same page (see there), with an fp8 KV cache"
     ),
     "vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09": (
-        "KV -1.21 GiB (third blind set, 2026-12-03): on this headless RTX 3090 Ti (a NixOS VM, no display) the "
+        "KV -1.31 GiB (third blind set, 2026-12-03; -1.21 until the shared-KV layers' k/v projections vLLM 0.22 "
+        "builds were planned, 2026-12-06): on this headless RTX 3090 Ti (a NixOS VM, no display) the "
         "budget (0.9 x 23.56 GiB) less the printed 15.18 GiB of weights, 4.1 of KV and 0.79 of graph estimate leaves "
         "1.13 GiB for activation and non-torch together, where the planner puts 1.07 of activation (0.94 of it the "
         "sampler's 256 rows over Gemma's 262,144-token vocabulary) and 1.42 of non-torch (the 0.25 base and the "
         "graphics dies' fitted 1.17; vLLM 0.27+ prints 0.23-0.58 GiB of non-torch on such cards: docs/fidelity.md, "
-        "'Graphics dies'), and 0.20 GiB less weights. The log prints no 'Free memory on device' split, which would "
+        "'Graphics dies'), and 0.10 GiB less weights (0.20 before those projections). The log prints no 'Free "
+        "memory on device' split, which would "
         "say which term is high. Tokens: exact given the printed pool (6.85x; "
         "tests/engines/test_vllm_page_unification.py)"
     ),
@@ -277,8 +279,10 @@ UNMATCHED: dict[str, str] = {
         "(eighth blind set, 2026-12-03)"
     ),
     "vllm-0.26.0-h100-gemma-4-31b-it-bf16-8k-gke": (
-        "tokens +5.6 % and KV 0.35 GiB under since Model Runner V2's sampler was read from the source (2026-12-04: "
-        "0.13 GiB of bf16 logits where the fitted term took 0.94 GiB); when found KV 4.09 GiB under (7.02 planned, "
+        "KV 0.56 GiB under and tokens +3.6 % since the V slot of the k_eq_v global layers is planned (2026-12-06: "
+        "0.21 GiB more weights, 58.83 GiB against the 58.99 the B300 and MI300X boots of the model print); 0.35 "
+        "under and tokens +5.6 % since Model Runner V2's sampler was read from the source (2026-12-04: 0.13 GiB of "
+        "bf16 logits where the fitted term took 0.94 GiB); when found KV 4.09 GiB under (7.02 planned, "
         "11.11 derived from the guide's 12,114 tokens): the flags are the repository's manifests at one commit "
         "(util 0.9, 8,192 tokens), which the measured run may not have used; at util 0.95 the plan would hold ~3.96 "
         "GiB more; the Run:ai streamer's own memory is not in the log (eighth blind set, 2026-12-03)"
@@ -289,13 +293,6 @@ UNMATCHED: dict[str, str] = {
         "state; 0.96 x 23.56 GiB less the ~16.8 GiB these weights load leaves ~5.8 GiB, less than the 7.1 GiB the "
         "printed tokens derive to, so this build's blocks are not the release's page arithmetic; its 'Available KV "
         "cache memory' and block-size lines would settle it"
-    ),
-    "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": (
-        "tokens +3.0 %, KV +0.39 GiB (ninth blind set, 2026-12-04; -0.75 when found, before the desktop-card rule "
-        "chosen on the L40S start-ups; +0.43 and tokens +10.6 % until vLLM's prefix-LM floor of 2,496 batched "
-        "tokens, 2026-12-05, at which the printed KV gives the printed tokens): weights 25.65 planned against 25.8 "
-        "printed; other services shared the card, so its own non-torch and peak lines (not quoted) would settle the "
-        "rest"
     ),
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": (
         "verdict (ninth blind set, 2026-12-04; right when found): without the desktop cards' compile amount on the "

@@ -2,8 +2,9 @@
 Gemma 4 E4B takes audio (its config has an audio_config; 0.27.0 ``model_executor/models/gemma4_mm.py:243-248``), and
 a modality left out of the JSON keeps vLLM's 999 (``config/multimodal.py:345-356``): the command had said
 ``{"image": 0, "video": 0}``, so vLLM kept the audio tower (``gemma4_mm.py:1075-1076``, ``interfaces.py:269-308``)
-and served multimodal input (``multimodal/registry.py:123-138``) while the planner planned it text-only (5.72 GiB of
-KV cache on an RTX 3090 against 4.71 with the towers). The command now names audio too, so the text-only plan is
+and served multimodal input (``multimodal/registry.py:123-138``) while the planner planned it text-only (5.62 GiB of
+KV cache on an RTX 3090 against 4.60 with the towers; 5.72 and 4.71 before the k/v projections 0.27 builds in the
+shared-KV layers were planned, 2026-12-06). The command now names audio too, so the text-only plan is
 what vLLM runs; a key a model does not take is ignored (``multimodal/processing/context.py:396-407``)."""
 
 from __future__ import annotations
@@ -39,10 +40,10 @@ def _planned(model: str, **settings: object) -> tuple[str, str]:
     ("model", "settings", "flag", "available"),
     [
         ("google/gemma-4-E4B-it", {"limit_mm_per_prompt": 0},
-         """--limit-mm-per-prompt '{"image": 0, "video": 0, "audio": 0}'""", "5.72"),
-        ("google/gemma-4-E4B-it", {"language_model_only": True}, "--language-model-only", "5.72"),
+         """--limit-mm-per-prompt '{"image": 0, "video": 0, "audio": 0}'""", "5.62"),
+        ("google/gemma-4-E4B-it", {"language_model_only": True}, "--language-model-only", "5.62"),
         ("google/gemma-4-E4B-it", {"limit_mm_per_prompt": 2},
-         """--limit-mm-per-prompt '{"image": 2, "video": 2, "audio": 2}'""", "4.71"),  # every tower loaded
+         """--limit-mm-per-prompt '{"image": 2, "video": 2, "audio": 2}'""", "4.60"),  # every tower loaded
         ("google/gemma-4-26B-A4B-it", {"limit_mm_per_prompt": 0},
          """--limit-mm-per-prompt '{"image": 0, "video": 0}'""", None),  # no audio tower
     ],

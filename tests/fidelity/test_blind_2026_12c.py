@@ -13,7 +13,9 @@ from tests.fidelity.blind_sets import load_blind_set
 BLIND, RESULTS = load_blind_set("vllm-blind-2026-12c.json")
 # (case, KV error GiB now, tokens error now); tolerance 0.01 GiB and 0.1 % (the figures' printed precision)
 NOW = [
-    ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -1.21, -0.295),
+    # -1.21 / -0.295 until the shared-KV layers' k/v projections 0.22 builds were planned (2026-12-06: 0.10 GiB
+    # more weights, planner.engines.vllm.slots)
+    ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -1.31, -0.319),
     # the three below moved 0.02-0.03 GiB with the forward's refit (12.28 -> 12.88 bytes per hidden unit) once
     # Model Runner V2's sampler was derived from the source (2026-12-04)
     ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-32k", 0.09, 0.003),

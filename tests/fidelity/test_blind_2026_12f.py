@@ -25,9 +25,10 @@ def test_the_case_is_sourced_and_kept_out_of_the_fit() -> None:
 def test_the_kv_budget_as_first_scored() -> None:
     """Printed 182.37 GiB; planned 182.02 (tolerance 0.01 GiB, the printed precision) when first scored and after the
     rule, 182.14 since the case's VLLM_USE_V2_MODEL_RUNNER=0 is planned (2026-12-04): the V1 runner's FlashInfer
-    warm-up (3.80 GiB) where the fitted Model Runner V2 term had given 3.90."""
+    warm-up (3.80 GiB) where the fitted Model Runner V2 term had given 3.90; 181.94 since the V slot of the ten
+    k_eq_v global layers is planned (2026-12-06: 0.21 GiB more weights, 58.83 planned against 58.99 printed)."""
     assert CASE["unseen_score"]["kv_error_gib"] == pytest.approx(-0.35, abs=0.01)
-    assert RESULT.kv_error_gib == pytest.approx(-0.23, abs=0.01)
+    assert RESULT.kv_error_gib == pytest.approx(-0.44, abs=0.01)
     assert RESULT.verdict_right
 
 

@@ -20,11 +20,13 @@ NOW: dict[str, float] = {
     "vllm-0.24-4xl40s-qwen3-coder-30b-a3b-bf16-tp4-32k": 0.12,
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": 0.41,
     # 0.42 before the forward's refit, 0.43 until vLLM's prefix-LM floor of 2,496 batched tokens (2026-12-05; its
-    # printed tokens are those of 2,496: tests/engines/test_vllm_batch_resolution.py)
-    "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": 0.39,
+    # printed tokens are those of 2,496: tests/engines/test_vllm_batch_resolution.py), 0.39 (tokens +3.0 %) until the
+    # V slot of the k_eq_v global layers was planned (2026-12-06: 25.66 GiB of weights planned, 25.80 printed)
+    "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": 0.38,
     # Model Runner V2's sampler derived from the source and no V2 graph estimate before 0.29 (2026-12-04): -1.34
-    # before (0.97 GiB of fitted sampler term over Gemma's 262,144-token vocabulary, 0.84 of graph estimate)
-    "vllm-0.25-l40s-gemma4-e4b-it-bf16-16k-util085": 0.09,
+    # before (0.97 GiB of fitted sampler term over Gemma's 262,144-token vocabulary, 0.84 of graph estimate); +0.09
+    # until the shared-KV layers' k/v projections vLLM 0.25 builds were planned (2026-12-06: 0.10 GiB more weights)
+    "vllm-0.25-l40s-gemma4-e4b-it-bf16-16k-util085": -0.01,
     # the Windows host (planner.deploy.host, since 2026-12-04, chosen after this case and the eleventh set's WSL2
     # start-ups were read): the card's whole 23.99 GiB and no desktop-card share; the first score took the total
     # from the log and planned the share (-2.27); -1.10 until V2's sampler was derived (its printed peak 0.08 GiB);

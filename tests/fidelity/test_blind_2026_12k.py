@@ -38,14 +38,16 @@ NOW: dict[str, float] = {
     "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util035-refusal": 0.66,
     "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util045": 0.66,
     "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util060": 0.65,
-    "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": 0.16,
+    # +0.16 until the shared-KV layers' k/v projections vLLM 0.28 builds were planned (2026-12-06)
+    "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": 0.14,
     "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": -0.34,
     # the RTX PRO 6000 Server Edition as its own catalog card (2026-12-05): a passive datacenter card of the GB202
     # die, without the desktop cards' compile amount (as the L40S of AD102): -1.15 -> +0.03
     "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": 0.03,
     # vLLM's prefix-LM floor of 2,496 batched tokens for Gemma 4 26B-A4B (2026-12-05): +5.09 -> +5.04, its printed
-    # tokens those of 2,496 (tests/engines/test_vllm_batch_resolution.py)
-    "vllm-0.25-gb10-gemma4-26b-a4b-bf16-lora4-util055-32k": 5.04,
+    # tokens those of 2,496 (tests/engines/test_vllm_batch_resolution.py); +5.01 since the V slot of the k_eq_v
+    # global layers is planned (2026-12-06)
+    "vllm-0.25-gb10-gemma4-26b-a4b-bf16-lora4-util055-32k": 5.01,
 }
 VERDICTS_NOW: dict[str, bool] = {
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-util098-free-memory": True,
@@ -89,7 +91,8 @@ RUNPOD = "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092"
 
 
 def test_the_engine_note_on_desktop_dies_says_what_rented_and_vm_machines_held() -> None:
-    """A VM start-up on a desktop die holds 1.21 GiB more KV than planned (the 1.17 GiB fitted on desktop cards,
+    """A VM start-up on a desktop die holds 1.31 GiB more KV than planned (1.21 until the shared-KV layers' k/v
+    projections of its Gemma 4 E4B were planned, 2026-12-06; the 1.17 GiB fitted on desktop cards,
     which it does not hold; the AutoDL RTX PRO 6000 that did the same is a passive Server Edition, planned since
     2026-12-05 as the datacenter card it is, +0.03 GiB); a rule planning such machines without it failed on the two
     found after it (a Vast.ai RTX 3090, a Proxmox VM driving no display), and the RunPod RTX 4090 counted with those
@@ -98,7 +101,7 @@ def test_the_engine_note_on_desktop_dies_says_what_rented_and_vm_machines_held()
     from planner.engines.vllm.caveats import HEADLESS_EVIDENCE
 
     errors = {r.id: r.kv_error_gib for r in run_all() if r.id in (*HEADLESS, RUNPOD)}
-    assert all(errors[i] is not None and -1.3 < errors[i] < -1.05 for i in HEADLESS), errors  # type: ignore[operator]
+    assert all(errors[i] is not None and -1.4 < errors[i] < -1.15 for i in HEADLESS), errors  # type: ignore[operator]
     assert abs(errors[RUNPOD] or 9.0) < 0.35
     assert "one held none of it" in HEADLESS_EVIDENCE and "three held it" in HEADLESS_EVIDENCE
     server = next(r for r in run_all() if r.id == "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256")

@@ -99,7 +99,7 @@ def first_boot_note(request: PlanRequest, result: PlanResult, profile: VllmProfi
 
 
 # Public start-ups on desktop dies in rented, server or VM machines (tests/fidelity): one held none of the desktop
-# share (vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09, 1.21 GiB more KV than planned; the AutoDL RTX PRO 6000 that
+# share (vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09, 1.31 GiB more KV than planned; the AutoDL RTX PRO 6000 that
 # held none either is a Server Edition, since 2026-12-05 its own catalog card, passive, planned without it as the
 # L40S is), three held it (a RunPod RTX 4090,
 # vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092, within 0.35 GiB since Model Runner V2's sampler is derived

@@ -325,7 +325,8 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
 
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """ "Model loading took": :func:`planner.engines.vllm.loaded.vllm_loaded_weights_bytes`."""
-        return vllm_loaded_weights_bytes(ctx, is_multimodal(ctx.model), self.loads_encoder(ctx.model))
+        multimodal, encoder = is_multimodal(ctx.model), self.loads_encoder(ctx.model)
+        return vllm_loaded_weights_bytes(ctx, multimodal, encoder, self.rules.gemma4_shared_kv_built)
 
     def activation_bytes(self, ctx: StageContext) -> int:
         """The profile run's peak (:meth:`terms`), less the fused-MoE workspace where it is consumed memory."""

@@ -40,6 +40,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     v2_cudagraph_estimate: bool = False  # Model Runner V2 estimates its graphs (a stub returns 0 before 0.29.0)
     v2_sampler_fp32_copy: bool = False  # Model Runner V2's sampler copies the logits to fp32 (0.22 - 0.25)
     v2_weight_offload: bool = False  # Model Runner V2 installs the --cpu-offload-gb offloader (0.28.0 on)
+    gemma4_shared_kv_built: bool = False  # Gemma 4's shared-KV layers get k/v projections too (0.19-0.29)
     # the minimal KV cache of the graph profiling: a block per capture-size token, or per sequence (0.26.0 on)
     profiling_kv_blocks: Literal["capture-size", "per-sequence"] = "capture-size"
     graph_profile_rocm: bool = False  # the graph profiling runs on ROCm too (0.26.0 on)
