@@ -49,21 +49,31 @@ GROUPS: dict[str, str] = {
         "such a local requantization"
     ),
     "gpt-oss-mxfp4": (
-        "gpt-oss MXFP4 across releases and devices: +1.49 / +0.22 on the llm-d-benchmark H100 table at 0.14.1 "
-        "(the same checkpoints print 65.97 at 0.10.1 and 13.64 at 0.19, within 0.1 of the plan), +0.34 on GB10 "
-        "at 0.30, +0.05 to +0.08 at 0.19 TP 1-2, -0.07 at TP 4; the 0.14 table's figure is a summary row, not a "
-        "log line; not settled here"
+        "gpt-oss MXFP4 by release and device: +1.49 / +0.22 on the llm-d-benchmark H100 table at 0.14.1 (the same "
+        "checkpoints print 65.97 at 0.10.1 and 13.64 at 0.19, within 0.1 of the plan), +0.34 on GB10 at 0.30, +0.05 "
+        "to +0.08 at 0.19 TP 1-2, -0.07 at TP 4. The plan pads the experts as Marlin and the 0.19 Hopper path do "
+        "(intermediate to 128, hidden 2880 -> 3072); 0.14.1's default on an H100 is the Triton backend (FlashInfer's "
+        "SM90 path only under VLLM_USE_FLASHINFER_MOE_MXFP4_BF16; 0.14.1 quantization/mxfp4.py:107-172), which "
+        "pads the intermediate only to 64 at create_weights (:323-330) and then swizzles with triton_kernels' "
+        "layout (utils/mxfp4_utils.py:17-60); the printed figures fit the hidden size padded to 3072 alone (20b "
+        "13.47 planned so, 13.47 printed; 120b 64.53, 64.38 printed), which triton_kernels' Hopper value layout "
+        "(not in the vLLM wheel, not read) would settle"
     ),
     "int4-marlin": (
         "INT4 W4A16 checkpoints (AWQ, GPTQ, compressed-tensors) repacked by Marlin print 0.11-0.23 GiB more than "
-        "planned (0.60 on the Qwen3.6-35B-A3B GPTQ with MTP); the Marlin workspace and the per-layer g_idx / "
-        "permutation tensors are the leads, not read in the source here"
+        "planned (0.60 on the Qwen3.6-35B-A3B GPTQ with MTP, whose MTP head and shared experts' format was not "
+        "read); which layers each checkpoint leaves in 16 bits (its quantization_config ignore list) is the first "
+        "lead, not read here"
     ),
     "nvfp4": (
         "NVFP4 checkpoints: -0.27 (Qwen3-32B compressed-tensors W4A4 on B200 at 0.31), +0.22 (Qwen3.8-27B MTP NVFP4 "
         "on an RTX 5090 at 0.28, the MTP head's format not read), -0.05 (GB10, ModelOpt FP8-attention)"
     ),
-    "fp8": "block FP8 checkpoints 0.06-0.21 GiB over the plan (scales and the Marlin repack on SM80 are the leads)",
+    "fp8": (
+        "block and channel FP8 checkpoints print 0.06-0.21 GiB more than planned (Qwen3.8-27B 0.10-0.13 on L40S and "
+        "H100, 0.21 with Marlin on an A100; Qwen3-235B-A22B TP 4 0.06): the scales' layout per kernel is the lead, "
+        "not read in the source here"
+    ),
     "gemma4-kv-shared": (
         "Gemma 4 E4B: before 0.30 vLLM builds the k/v projections of the shared-KV layers too and loads the "
         "checkpoint's unused copies into them (fixed); the rest (0.10 at 0.22.1, +0.19 at 0.31) is not settled"
