@@ -45,7 +45,7 @@ def test_sliding_windows_are_named_in_the_headline(capsys: pytest.CaptureFixture
         "--context", "32768",
     )  # fmt: skip
     assert text.endswith(
-        "holds 215,872 tokens of FP8 KV cache: 20 concurrent conversations of 32k tokens, more than 215,872 ÷ 32,768 "
+        "holds 215,648 tokens of FP8 KV cache: 20 concurrent conversations of 32k tokens, more than 215,648 ÷ 32,768 "
         "because its 50 sliding-window layers keep only the last 1,024 tokens of each conversation."
     ), text  # 431.7 k and 32 before vLLM's page unification; "215.9 k ÷ 32k" mixed 1,000 and 1,024 until 2026-12-05
 
