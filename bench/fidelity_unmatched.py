@@ -290,8 +290,10 @@ UNMATCHED: dict[str, str] = {
     "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": (
         "KV -3.33 GiB derived from the tokens, tokens -47 %, verdict (ninth blind set, 2026-12-04): a patched build "
         "(the syv-ai image's mamba-chunked-prefill-align.patch) with an FP8 attention cache beside an FP16 Mamba "
-        "state; 0.96 x 23.56 GiB less the ~16.8 GiB these weights load leaves ~5.8 GiB, less than the 7.1 GiB the "
-        "printed tokens derive to, so this build's blocks are not the release's page arithmetic; its 'Available KV "
+        "state; 0.96 x 23.56 GiB less the split the same image prints at util 0.972 (14.73 GiB of weights and "
+        "non-torch: its lm_head and embed_tokens requantized to int8, not the ~16.8 GiB the published BF16 heads "
+        "load; 1.09 of peak activation; 0.71 of graphs) leaves ~6.1 GiB, less than the 7.1 GiB the printed tokens "
+        "derive to, so this build's blocks are not the release's page arithmetic; its 'Available KV "
         "cache memory' and block-size lines would settle it"
     ),
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": (
