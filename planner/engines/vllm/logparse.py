@@ -56,6 +56,9 @@ _INITIAL_FREE = pattern(r"Initial free memory:? NUM ?GiB")
 _TOTAL = pattern(r"total_memory=NUM ?GiB")
 _UTIL_ARG = pattern(r"gpu[-_]memory[-_]utilization['\"]?[:=] ?NUM")
 _UTIL_CURRENT = pattern(r"current --gpu-memory-utilization=NUM")
+# The worker's notice (0.31.0 v1/worker/gpu_worker.py:697-718, the same from 0.22.0): current utilization and
+# current - estimate / total rounded to four places; Model Runner V2 prints no "Estimated CUDA graph memory" line.
+_UTIL_NOTICE = pattern(r"current --gpu-memory-utilization=NUM is equivalent to --gpu-memory-utilization=NUM")
 _BATCHED = pattern(r"max_num_batched_tokens['\"]?[:=] ?NUM")
 _SEQS = pattern(r"max_num_seqs['\"]?[:=] ?NUM")
 _SAMPLER_REQS = pattern(r"warming up sampler with NUM dummy requests")
@@ -154,11 +157,26 @@ def _v1_profile(lines: Lines, fields: Fields) -> None:
             value = lines.number(keyword, regex, name)
             if value is not None:
                 fields[name] = value
+    _estimate_from_notice(lines, fields)
     _consumed(lines, fields)
     if lines.has("CUDA graph memory profiling is enabled"):
         fields["cudagraph_in_budget"] = True
     elif lines.has("CUDA graph memory profiling will be enabled by default"):
         fields["cudagraph_in_budget"] = False
+
+
+def _estimate_from_notice(lines: Lines, fields: Fields) -> None:
+    """The graph estimate from the utilization notice where no line prints it (Model Runner V2, 0.31.0
+    ``v1/worker/gpu/cudagraph_utils.py`` ``profile_cudagraph_memory`` logs none): ``cg_util_delta = estimate /
+    total_mem``, ``total_mem`` the init snapshot's total (``gpu_worker.py:697-718``), which the "Free memory on
+    device (free/total GiB) on startup" line prints; the estimate to within 5e-5 of the total. Without the total
+    nothing is derived."""
+    notice = lines.last("is equivalent to --gpu-memory-utilization", _UTIL_NOTICE)
+    total = fields.get("total_memory_gib")
+    if "cuda_graph_estimate_gib" in fields or notice is None or not isinstance(total, float):
+        return
+    current, equivalent = number(notice.group(1), "current utilization"), number(notice.group(2), "equivalent")
+    fields["cuda_graph_estimate_gib"] = round((current - equivalent) * total, 2)
 
 
 def _consumed(lines: Lines, fields: Fields) -> None:
