@@ -227,24 +227,25 @@ UNMATCHED: dict[str, str] = {
         "KV +4.37 GiB (+1.90 before Model Runner V2's sampler was read from the source, 2026-12-04: the fitted term "
         "stood in for the ROCm graph estimate; seventh blind set, ROCm; -9.69 before the catalog took MI300X's "
         "191.69 GiB device total from these logs): the printed split puts 2.09 GiB of non-torch beside 14.79 of "
-        "weights, a 1.70 GiB transient peak and a 4.59 GiB CUDA-graph estimate, where the planner puts 1.28, 4.04 "
-        "(Gemma's sampler over 1,024 rows of a 262,144-token vocabulary) and 0.98: ROCm's graph estimate and "
-        "non-torch memory are not modelled (the planner's terms are fitted on CUDA logs). Concurrency exact given "
-        "the printed pool"
+        "weights, a 1.67 GiB transient peak and a 4.62 GiB CUDA-graph estimate (the utilization notice; 4.59 "
+        "captured), where the planner puts 1.28, 1.57 and 0.98: ROCm's graph estimate and non-torch memory are not "
+        "modelled (the planner's terms are fitted on CUDA logs; about 2.1 MiB per graph captured on this device, "
+        "51 sizes x 43 pieces + 51 FULL graphs, where the CUDA fit has 0.21 per graph and layer; vllm #19579). "
+        "Concurrency exact given the printed pool"
     ),
     "vllm-0.31-rocm-mi300x-gemma4-26b-a4b-bf16-32k": (
         "KV +4.13 GiB (+0.80 before Model Runner V2's sampler was read from the source, 2026-12-04: the fitted term "
         "stood in for the ROCm graph estimate; seventh blind set, ROCm; -10.79 before the MI300X device total): "
-        "printed non-torch 3.58 GiB (52.12 consumed - 48.54 weights), transient peak 1.20 and graph estimate 3.36, "
-        "where the planner puts 1.28, 5.42 and 0.74: the same ROCm terms as the E4B start-up; concurrency exact "
-        "given the printed pool"
+        "printed non-torch 3.58 GiB (52.12 consumed - 48.54 weights), transient peak 1.15 and graph estimate 3.41 "
+        "(3.36 captured), where the planner puts 2.66 (with the MoE workspace), 0.71 and 0.74: the same ROCm "
+        "terms as the E4B start-up; concurrency exact given the printed pool"
     ),
     "vllm-0.31-rocm-mi300x-gemma4-31b-bf16-32k": (
         "KV +6.28 GiB (+5.31 before Model Runner V2's sampler was read from the source, 2026-12-04), tokens +5.2 % "
         "(seventh blind set, ROCm; -6.27 before the MI300X device total): printed non-torch 2.23 GiB, transient "
-        "peak 3.01 and a 6.45 GiB CUDA-graph estimate, where the planner puts 1.28, 4.12 and 1.34, and 0.36 GiB "
-        "less weights (Gemma 4 31B's known weights miss, tests/engines/test_vllm_loaded_weights.py); the tokens "
-        "follow the pool (concurrency exact given it)"
+        "peak 2.92 and a 6.54 GiB CUDA-graph estimate (6.45 captured), where the planner puts 1.28, 3.15 and "
+        "1.34, and 0.36 GiB less weights (Gemma 4 31B's known weights miss, "
+        "tests/engines/test_vllm_loaded_weights.py); the tokens follow the pool (concurrency exact given it)"
     ),
     "vllm-0.30.0-gb10-gpt-oss-20b-mxfp4-32k": (
         "KV 1.98 GiB over (1.35 before Model Runner V2's sampler was read from the source, 2026-12-04; held out; "

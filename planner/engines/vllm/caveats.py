@@ -41,10 +41,11 @@ PUBLIC_SPARK_HOST_GIB = (min(h.held_gib for h in SPARK_HOSTS), max(h.held_gib fo
 # The seventh blind set (tests/fidelity/cases/vllm-blind-2026-12g.json): vLLM 0.31.1 (ROCm) on one MI300X, Gemma 4
 # E4B / 26B-A4B / 31B at 32,768 tokens, their printed split against the planner's (GiB), quoted, not fitted.
 ROCM_EVIDENCE = (
-    "three public vLLM 0.31 start-ups on one MI300X (Gemma 4 E4B, 26B-A4B, 31B) printed CUDA-graph estimates of "
-    "3.36-6.45 GiB and 2.1-3.6 GiB of non-torch memory where the planner puts 0.74-1.34 and 1.28 (its terms are "
-    "fitted on CUDA start-ups), and transient peaks of 1.2-3.0 GiB where it puts 4.0-5.4: their KV budgets were "
-    "0.8-5.3 GiB smaller than planned"
+    "three public vLLM 0.31 start-ups on one MI300X (Gemma 4 E4B, 26B-A4B, 31B) estimated 3.41-6.54 GiB of CUDA "
+    "graphs (about 2.1 MiB for each graph captured, one per layer piece and capture size: ROCm's graph runtime "
+    "takes more per graph than CUDA's, vllm issue #19579) and held 2.1-3.6 GiB of non-torch memory, where the "
+    "planner puts 0.74-1.34 and 1.28-2.66 (its terms are fitted on CUDA start-ups): their KV budgets were 4.1-6.3 "
+    "GiB smaller than planned"
 )
 
 
