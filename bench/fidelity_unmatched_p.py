@@ -29,9 +29,10 @@ SEVENTEENTH: dict[str, str] = {
         ":326 non_kv_cache_memory; v1/worker/gpu_worker.py:544-547). So the fitted share is right when the desktop "
         "grows during the start-up and not otherwise: the same machine's Qwen3-14B-FP8 boots at 8,192 tokens (this "
         "set, plain and with LMCache) are within 0.01 GiB with it, this boot is 1.40 under (-0.22 without it); "
-        "one constant cannot hold both. The verdict: after the KV sizing the planner also holds the desktop's "
-        "median 1.13 GiB as memory of other processes (the Windows host rule) beside the fitted share, the same "
-        "desktop twice, and the 0.09 GiB sampler warm-up no longer fits; given the desktop's holding "
+        "one constant cannot hold both. The verdict: what the planner leaves after the KV sizing is (1 - util) x "
+        "total less the desktop's median 1.13 GiB (the Windows host rule), the CUDA context and the 0.74 GiB graph "
+        "estimate, just under the 0.09 GiB sampler peak, a margin the boot's real desktop holding and capture (often "
+        "under the estimate) decide; with the desktop holding nothing "
         "(--used-memory-gib) the verdict is right and the KV unchanged. Each boot's 'Free memory on device (F/T "
         "GiB)' line (gpu_worker.py:762-775, printed once started) would settle how much the desktop held and when"
     ),
