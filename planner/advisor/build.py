@@ -6,20 +6,15 @@ figures assume."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
-from planner.advisor.engine_speed import bandwidth_efficiency, prefill_alone, prefill_in_serving
-from planner.advisor.option_notes import (
-    ranks_note,
-    slots_note,
-    window_notes,
-)
-from planner.advisor.option_speed import Speed, speed_fields, speed_of
+from planner.advisor.engine_speed import prefill_alone, prefill_in_serving
+from planner.advisor.option_base import Base, Scopes, base_of
+from planner.advisor.option_notes import ranks_note
+from planner.advisor.option_speed import Speed, speed_of
 from planner.advisor.option_warnings import option_warnings
-from planner.advisor.options import Candidate, Option, purchase_text, unit_size
-from planner.advisor.quality import quality_caveat
-from planner.advisor.reuse import PURCHASE_TEXTS, SPEED_SETUPS, SYSTEM_COSTS, expert_group
+from planner.advisor.options import Candidate, Option, purchase_text
+from planner.advisor.reuse import PURCHASE_TEXTS, SPEED_SETUPS, SYSTEM_COSTS
 from planner.advisor.support import ENGINE_LABELS, SupportRow
 from planner.advisor.throughput import Load, Setup, decode_load, prefill_load, setup_for
 from planner.advisor.workload import Workload
@@ -28,10 +23,8 @@ from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
 from planner.core.params import ParameterBreakdown
-from planner.core.serving import serving_weights
 from planner.engines.registry import get_engine, launch_values
 from planner.engines.support import Family, family, family_words
-from planner.planning.context_extension import yarn_note
 
 
 class Built:
@@ -54,6 +47,7 @@ class Built:
         self._memory_notes: dict[tuple[str | None, tuple[int | None, int | None]], str] = {}
         self._engine_notes: dict[tuple[str, str, str, str], str] = {}
         self._gaps: dict[tuple[str, str, Family | None], tuple[str, float, str | None] | None] = {}
+        self.bases = Scopes()  # this ranking's scope of the options' kept parts (planner.advisor.option_base)
         w = workload
         self.prefill_note = (
             f"first token: one prompt of {self.prompt_tokens:,} tokens alone on the GPUs (compute-bound, no queueing); "
@@ -245,39 +239,24 @@ def _memory_note(label: str | None, launch: tuple[int | None, int | None], conte
     )
 
 
-def _assumptions(
-    b: Built,
-    c: Candidate,
-    row: SupportRow,
-    s: Speed,
-    a: Assessment,
-    cost: SystemCost,
-    launch: tuple[int | None, int | None],
-    efficiency: float,
-) -> dict[str, str]:
-    """What the option's figures assume, in words (``efficiency``: :func:`bandwidth_efficiency` of its set-up)."""
-    w = b.workload
+def _assumptions(b: Built, base: Base, c: Candidate, s: Speed) -> dict[str, str]:
+    """What the option's figures assume, in words."""
     d = s.decode
+    users = math.ceil(b.workload.target_concurrency / c.replicas)
     return {
-        "engine": b.engine_note(row),
-        "memory": (
-            b.memory_note(a.engine_label, launch)
-            + (
-                f", {math.ceil(w.target_concurrency / c.replicas):,} slots per replica"
-                if s.setup.family == "layer-split"
-                else ""
-            )
-            + ")"
-        ),
+        "engine": base.engine_note,
+        "memory": base.memory_head
+        + (f", {users:,} slots per replica" if s.setup.family == "layer-split" else "")
+        + ")",
         "decode": (
-            f"batch {math.ceil(w.target_concurrency / c.replicas)} per replica at {b.decode_context:,} tokens: "
+            f"batch {users} per replica at {b.decode_context:,} tokens: "
             f"memory {d.memory_seconds * 1e3:.1f} ms, compute "
             + ("unknown" if d.compute_seconds is None else f"{d.compute_seconds * 1e3:.1f} ms")
             + f", all-reduce {d.comm_seconds * 1e3:.1f} ms; {d.bound}-bound; {d.seconds * 1e3:.1f} ms per step "
-            f"({efficiency:.0%} of the bandwidth; planner.advisor.engine_speed)"
+            f"({base.efficiency:.0%} of the bandwidth; planner.advisor.engine_speed)"
         ),
         "prefill": b.prefill_note,
-        "cost": cost.basis,
+        "cost": base.cost.basis,
         "cost per conversation": "total cost of ownership (or dollars per hour) / conversations held at once",
         "cost per million output tokens": "dollars per hour / (output tokens/s at the target load x 3,600) x 10^6",
     }
@@ -292,99 +271,36 @@ def build_option(
     host: HostChoice | None,
     assumptions: Assumptions,
 ) -> Option:
-    """A set-up that holds the target, with its speed, costs, warnings and assumptions."""
+    """A set-up that holds the target, with its speed, costs, warnings and assumptions: its parts that read no user
+    count made once and kept across rankings (:func:`planner.advisor.option_base.base_of`), the rest here."""
     w = b.workload
+    base = base_of(b, c, row, a, overhead, host, assumptions)
     batch = max(1, math.ceil(w.target_concurrency / c.replicas))
-    group = expert_group(c, overhead, b.model)  # ranks sharing the experts
-    s = speed_of(b, c, row, batch, overhead.kv_model(b.model), group)
-    cost = b.cost(c, host, assumptions)
+    group, cost = base.group, base.cost
+    s = speed_of(b, c, row, batch, base.cached, group, base.found)
     warnings, undermining = option_warnings(b, c, s, cost, row, a)
-    warnings += window_notes(b.model, overhead)
-    warnings += [note] if (note := yarn_note(a.request.model)) else []  # a documented YaRN, switched on: a note
-    slots = slots_note(a, overhead, c.replicas)  # a fixed-slot engine's conversations are its slots
-    warnings += [slots] if slots else []
+    warnings += base.tail
     if group > 1:  # the one decode load speed_of read (kept in Built)
-        read = b.decode(c.weights, c.kv_dtype, batch * group, overhead.kv_model(b.model), row.other_bits)
+        read = b.decode(c.weights, c.kv_dtype, batch * group, base.cached, row.other_bits)
         warnings.append(ranks_note(c.replicas, read.dense_bytes, batch))
-    version, fraction, lowered, raised = b.engine_settings(overhead)
-    launch = b.launch(overhead)
     conversations = a.conversations * c.replicas
-    efficiency = bandwidth_efficiency(s.setup)
+    per_million = cost.usd_per_hour / (s.total * 3600) * 1e6 if cost.usd_per_hour is not None and s.total else None
     fields = {
-        "gpu_id": c.gpu.id,
-        "gpu_card": c.gpu.variant_of or c.gpu.id,
-        "gpu_name": c.gpu.name,
-        "vendor": c.gpu.vendor,
-        "gpu_count": c.gpu_count,
-        "tensor_parallel": c.tensor_parallel,
-        "replicas": c.replicas,
-        "experts_shared": group > 1,
-        "split": "layer" if s.setup.split == "layer" else "tensor",
-        "weights": c.weights,
-        "kv_dtype": c.kv_dtype,
-        "context_tokens": w.context_tokens,
-        "engine": row.engine,
-        "engine_label": ENGINE_LABELS[row.engine],
-        "engine_version": version,
-        "engine_fraction": fraction,
-        "engine_fraction_lowered": lowered,
-        "engine_fraction_raised": raised,
-        "engine_max_num_seqs": launch[0],
-        "engine_max_num_batched_tokens": launch[1],
-        **_capacity(c, a, w, s, batch),
-        **speed_fields(s, row, efficiency),
-        **_cost_fields(c, cost, s, conversations, w),
-        "purchase_unit": cost.rented or b.purchase(c, host, cost),  # a rental: its provider's GPUs and rate
-        "quality_caveat": None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
-        "measured_speed_share": None if (gap := b.speed_gap(row.engine, c.weights, c.gpu)) is None else gap[1],
-        "measured_speed_on": None if gap is None else gap[2],
-        "assumptions": _assumptions(b, c, row, s, a, cost, launch, efficiency),
+        **base.fields,
+        "target_concurrency": w.target_concurrency,
+        "headroom": conversations / w.target_concurrency - 1,
+        "slots": batch if s.setup.family == "layer-split" else None,
+        "batch_per_replica": batch,
+        "decode_tokens_per_s_per_user": s.per_user,
+        "decode_tokens_per_s_total": s.total,
+        "decode_bound": s.decode.bound,
+        "step_seconds": s.decode.seconds,
+        "prefill_seconds": s.prefill,
+        "prefill_share": s.prefill_share,
+        "bandwidth_efficiency": base.efficiency,
+        "usd_per_million_output_tokens": per_million,
+        "assumptions": _assumptions(b, base, c, s),
         "warnings": tuple(warnings),
         "undermining": tuple(undermining),
     }
     return Option.model_validate(fields)  # Option(**fields)'s validation, ~30 % cheaper a call (pydantic 2.14)
-
-
-def _capacity(c: Candidate, a: Assessment, w: Workload, s: Speed, batch: int) -> dict[str, Any]:
-    """What the set-up holds, as assess() gives it under its engine (all replicas counted)."""
-    conversations = a.conversations * c.replicas
-    pool = a.report.available_kv_cache_bytes_per_gpu if a.report is not None else a.result.per_gpu.kv_cache_bytes
-    return {
-        "concurrency": a.concurrency * c.replicas,
-        "conversations": conversations,
-        "target_concurrency": w.target_concurrency,
-        "headroom": conversations / w.target_concurrency - 1,
-        "max_running": a.report.max_running if a.report is not None else None,
-        "slots": batch if s.setup.family == "layer-split" else None,
-        "kv_pool_bytes_per_gpu": max(0, pool),
-        "kv_budget_tokens": a.kv_budget_tokens_per_replica * c.replicas,
-        "kv_budget_tokens_per_replica": a.kv_budget_tokens_per_replica,
-        "weights_bytes_per_gpu": a.result.per_gpu.weights_bytes,
-        "memory_bytes_per_gpu": a.request.gpu_memory_bytes,
-        "batch_per_replica": batch,
-    }
-
-
-def _cost_fields(c: Candidate, cost: SystemCost, s: Speed, conversations: int, w: Workload) -> dict[str, Any]:
-    """The hosts, power over the life and the rates derived from them (what is bought: :meth:`Built.purchase`)."""
-    sort_cost = cost.tco_usd if w.pricing == "purchase" else cost.usd_per_hour
-    per_million = cost.usd_per_hour / (s.total * 3600) * 1e6 if cost.usd_per_hour is not None and s.total else None
-    return {
-        "purchase_kind": c.gpu.purchase.kind,
-        "gpus_per_unit": unit_size(c.gpu, c.gpu_count),
-        "assumed_costs": cost.unverified,
-        "host_id": cost.host_id,
-        "host_name": cost.host_name,
-        "hosts": cost.hosts,
-        "rack_units": cost.rack_units,
-        "power_watts": cost.power_watts,
-        "gpus_usd": cost.gpus_usd,
-        "hosts_usd": cost.hosts_usd,
-        "purchase_usd": cost.purchase_usd,
-        "energy_usd": cost.energy_usd,
-        "tco_usd": cost.tco_usd,
-        "usd_per_hour": cost.usd_per_hour,
-        "usd_per_conversation": sort_cost / conversations if sort_cost is not None and conversations else None,
-        "usd_per_million_output_tokens": per_million,
-        "price_basis": cost.basis,
-    }

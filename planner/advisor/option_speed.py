@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 from planner.advisor.engine_speed import Step, served, step
 from planner.advisor.options import Candidate
@@ -38,7 +38,13 @@ class Speed(NamedTuple):
 
 
 def speed_of(
-    b: Built, c: Candidate, row: SupportRow, batch: int, cached: ModelSpec | None = None, group: int = 1
+    b: Built,
+    c: Candidate,
+    row: SupportRow,
+    batch: int,
+    cached: ModelSpec | None = None,
+    group: int = 1,
+    found: tuple[Setup, float | None, float] | None = None,
 ) -> Speed:
     """Decode at the target load (``batch`` users per replica) and a typical prompt, under the option's engine.
     A user's speed counts the pauses for the other users' prompts (each user sends one prompt per reply): a cycle
@@ -46,8 +52,9 @@ def speed_of(
     serving benchmark's time per output token measures at that concurrency. ``cached``: the model as the engine
     caches and attends to it (TensorRT-LLM: every token of windowed layers, its KV read and attention included).
     ``group``: replicas that share their experts (vLLM's data-parallel ranks of a MoE model), run as one step of
-    ``batch x group`` sequences over all their GPUs (:meth:`Built.setup`)."""
-    setup, alone, per_prompt = b.setup(c, row, cached, group)
+    ``batch x group`` sequences over all their GPUs (:meth:`Built.setup`). ``found``: :meth:`Built.setup`'s answer
+    for these, where the caller has it."""
+    setup, alone, per_prompt = found or b.setup(c, row, cached, group)
     batch *= group
     decode_load = b.decode(c.weights, c.kv_dtype, batch, cached, row.other_bits)
     decode = step(setup, decode_load)
@@ -58,18 +65,3 @@ def speed_of(
     share = 1.0 - b.workload.mean_output_tokens * decode.seconds / cycle
     total = run.total_tokens_per_s * (c.replicas // group)
     return Speed(setup, decode, run.per_user_tokens_per_s, total, alone, share)
-
-
-def speed_fields(s: Speed, row: SupportRow, efficiency: float) -> dict[str, Any]:
-    """The option's speed figures as its assumptions list them (``efficiency``: :func:`bandwidth_efficiency` of
-    its set-up, computed once by the caller)."""
-    return {
-        "decode_tokens_per_s_per_user": s.per_user,
-        "decode_tokens_per_s_total": s.total,
-        "decode_bound": s.decode.bound,
-        "step_seconds": s.decode.seconds,
-        "prefill_seconds": s.prefill,
-        "prefill_share": s.prefill_share,
-        "compute_path": row.compute,
-        "bandwidth_efficiency": efficiency,
-    }

@@ -115,6 +115,15 @@ SPEED_SETUPS: BoundedMemo[tuple[object, ...], tuple[Setup, float | None, float]]
 COST_ENTRIES = 1024
 SYSTEM_COSTS: BoundedMemo[tuple[object, ...], SystemCost] = BoundedMemo(COST_ENTRIES)
 PURCHASE_TEXTS: BoundedMemo[tuple[object, ...], str] = BoundedMemo(COST_ENTRIES)
+# An option's parts that read no user count (planner.advisor.option_base), keyed by all they read, its assessment
+# among them: ~670 a ranking of Llama 3.1 70B over the catalog, ~1,100 of Qwen3-30B-A3B. An entry is ~4 kB of its
+# own (a dict of ~45 fields, a few notes) and holds its assessment and support row, which the memos above keep too
+# while they keep that length: 2,048 entries keep the last ranking of the heaviest model, ~8 MB of their own, and
+# at most as many assessments (6-11 kB each) the memos above may have let go.
+BASE_ENTRIES = 2048
+OPTION_BASES: ScopedMemo[tuple[object, ...], tuple[object, ...], Any] = ScopedMemo(SCOPES, BASE_ENTRIES)
+# One profile of each value the bases' keys have named (planner.advisor.option_base.Scopes.profile): a handful.
+PROFILES: BoundedMemo[OverheadModel, OverheadModel] = BoundedMemo(SCOPES)
 # Every memo this module keeps (clear() empties them; tests bound them to nothing to compare with a cold ranking).
 KEPT: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
     _STAGES,
@@ -126,6 +135,8 @@ KEPT: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
     SPEED_SETUPS,
     SYSTEM_COSTS,
     PURCHASE_TEXTS,
+    OPTION_BASES,
+    PROFILES,
 )
 
 
@@ -188,6 +199,8 @@ def expert_group(c: Candidate, overhead: OverheadModel, model: ModelSpec) -> int
     """The candidate's replicas where the engine splits the model's experts over them all (vLLM's data-parallel
     ranks of a MoE model: :func:`planner.planning.data_parallel.spread_of`), else 1: the advisor's one-replica
     request is then one of them (``PlanRequest.replica_of``), and what is kept of it is kept per group."""
+    if c.replicas == 1:  # one replica: none shares (experts_shared), asked ~3 times an option a ranking
+        return 1
     return c.replicas if experts_shared(overhead, model, c.tensor_parallel, c.replicas, c.gpu.one_per_machine) else 1
 
 
