@@ -80,6 +80,7 @@ class Evaluator(KeptMemory, LaunchLevers):
         self._kept_scopes: dict[int, Kept] = {}
         self._gpu_memory: dict[tuple[str, str], int] = {}
         self._fixed_slots: dict[str, bool] = {}
+        self._engine_kv: dict[tuple[str, str], str] = {}
         self.built = Built(model, workload, self.params)
 
     def profile(self, engine: str) -> OverheadModel:
@@ -154,7 +155,7 @@ class Evaluator(KeptMemory, LaunchLevers):
             return reject(c, "no-engine", rows)
         suited = [r for r in rows if engine_problem(r.engine, self.workload) is None]
         row = suited[0] if suited else rows[0]
-        c = c._replace(kv_dtype=engine_kv(c.kv_dtype, row.engine))  # the 16-bit cache the engine keeps
+        c = c._replace(kv_dtype=self.engine_kv(c.kv_dtype, row.engine))  # the 16-bit cache the engine keeps
         if not suited:
             return reject(c, "engine-unsuited", engine_problem(row.engine, self.workload) or "")
         host = self.host(c, row.engine)
@@ -202,7 +203,7 @@ class Evaluator(KeptMemory, LaunchLevers):
             host = self.host(c, row.engine)  # its own: the first engine's ranks may share the experts, its may not
             if host is None and self.workload.pricing == "purchase":
                 continue
-            served = self._serve(c._replace(kv_dtype=engine_kv(c.kv_dtype, row.engine)), row, host, False)
+            served = self._serve(c._replace(kv_dtype=self.engine_kv(c.kv_dtype, row.engine)), row, host, False)
             if isinstance(served, Option):
                 why = f"{p.row.label} does not serve it as planned ({first.detail}): {row.label} does"
                 unchecked = kv_accuracy(row.engine, served.engine_version or "", c.gpu) is None
@@ -211,6 +212,14 @@ class Evaluator(KeptMemory, LaunchLevers):
                     update={"warnings": (why, *served.warnings), "undermining": (*doubt, *served.undermining)}
                 )
         return first
+
+    def engine_kv(self, kv_dtype: str, engine: str) -> str:
+        """:func:`engine_kv`, once per dtype and engine a ranking (it builds the engine's profile to read its cache)."""
+        key = (kv_dtype, engine)
+        found = self._engine_kv.get(key)
+        if found is None:
+            found = self._engine_kv[key] = engine_kv(kv_dtype, engine)
+        return found
 
     def _serve(self, c: Candidate, row: SupportRow, host: HostChoice | None, fit_checked: bool) -> Option | Rejected:
         """The candidate under one engine: its first memory check (unless made), its assessment, and the option
