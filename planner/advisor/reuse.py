@@ -116,10 +116,10 @@ COST_ENTRIES = 1024
 SYSTEM_COSTS: BoundedMemo[tuple[object, ...], SystemCost] = BoundedMemo(COST_ENTRIES)
 PURCHASE_TEXTS: BoundedMemo[tuple[object, ...], str] = BoundedMemo(COST_ENTRIES)
 # An option's parts that read no user count (planner.advisor.option_base), keyed by all they read, its assessment
-# among them: ~670 a ranking of Llama 3.1 70B over the catalog, ~1,100 of Qwen3-30B-A3B. An entry is ~4 kB of its
-# own (a dict of ~45 fields, a few notes) and holds its assessment and support row, which the memos above keep too
-# while they keep that length: 2,048 entries keep the last ranking of the heaviest model, ~8 MB of their own, and
-# at most as many assessments (6-11 kB each) the memos above may have let go.
+# among them: ~670 a ranking of Llama 3.1 70B over the catalog, ~1,060 of Qwen3-30B-A3B at 4,096 tokens. An entry is
+# ~2.1 kB of its own (tracemalloc, the Qwen ranking's 1,056: 2.2 MB) and holds its assessment and support row, which
+# the memos above keep too while they keep that length: 2,048 entries keep the last ranking of the heaviest model,
+# ~4.3 MB of their own, and at most as many assessments (6-11 kB each) the memos above may have let go.
 BASE_ENTRIES = 2048
 OPTION_BASES: ScopedMemo[tuple[object, ...], tuple[object, ...], Any] = ScopedMemo(SCOPES, BASE_ENTRIES)
 # One profile of each value the bases' keys have named (planner.advisor.option_base.Scopes.profile): a handful.
