@@ -25,6 +25,9 @@ from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_
 
 BLIND, RESULTS = load_blind_set("vllm-blind-2026-12p.json")
 IN_SCOPE = [c for c in BLIND if "out_of_scope" not in c["setup"]]
+# Moved since first scored: Gemma 4 31B +0.13 -> -0.08 GiB once vLLM's V slot of its k_eq_v global layers is
+# planned (planner/engines/vllm/slots.py, read from the source the same session, this set not looked at).
+NOW: dict[str, float] = {"vllm-0.23-kaggle-rtxpro6000-gemma4-31b-bf16-32k-util094-seqs20": -0.08}
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
@@ -34,7 +37,7 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
-    assert_as_scored(case, RESULTS)
+    assert_as_scored(case, RESULTS, NOW)
 
 
 def test_first_scores() -> None:
