@@ -330,9 +330,13 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
 
     def activation_bytes(self, ctx: StageContext) -> int:
         """The profile run's peak (:meth:`terms`), less the fused-MoE workspace where it is consumed memory."""
-        tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len, ctx.model)
-        terms = self.terms(ctx.model, ctx, tokens, seqs)
+        terms = self.stage_terms(ctx)
         return terms.peak - (terms.moe_workspace if self.consumed_workspace(ctx) else 0)
+
+    def stage_terms(self, ctx: StageContext) -> ProfileTerms:
+        """:meth:`terms` at the batch vLLM settles for ``ctx`` (:meth:`batch`)."""
+        tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len, ctx.model)
+        return self.terms(ctx.model, ctx, tokens, seqs)
 
     def consumed_workspace(self, ctx: StageContext) -> bool:
         """Whether the persistent fused-MoE workspace is in the consumed memory rather than the peak: from 0.27
@@ -350,8 +354,7 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         state = self.sampler_state_bytes(ctx)
         if not self.consumed_workspace(ctx):
             return state
-        tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len, ctx.model)
-        return state + self.terms(ctx.model, ctx, tokens, seqs).moe_workspace
+        return state + self.stage_terms(ctx).moe_workspace
 
     def loads_encoder(self, model: ModelSpec) -> bool:
         """Whether the vision tower is loaded and its encoder profiled: where the server takes multimodal input
