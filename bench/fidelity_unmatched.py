@@ -152,11 +152,9 @@ UNMATCHED: dict[str, str] = {
         "refuses util 0.92 where this host held 7.37. The host's share is a fact of each machine (public Sparks "
         "held 5.27-24.94 GiB; 26 of the 37 held too much for util 0.92): the report says the check passes at util "
         "0.92 only with at most 9.57 GiB held, what it took, and that unified_memory_host_bytes settles it "
-        "(planner/engines/vllm/caveats.py)"
-    ),
-    "vllm-0.27-gb10-qwen38-27b-bf16-768k-yarn-noprefix": (
-        "verdict (unseen set; fitted since 2026-12-04; KV +0.30 GiB): as the 32k run of the same session, the "
-        "planner's host default (10.90 GiB) refuses util 0.92 where this host held 7.37"
+        "(planner/engines/vllm/caveats.py). The 768k run of the session records that figure from its own 'Free "
+        "memory on device (112.26/119.63 GiB)' line since 2026-12-06 and is right; this log prints no such line "
+        "(given the 768k run's figure an hour later, this one is planned to start too)"
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-util0.7": (
         "KV +0.91 GiB (+1.26 before Model Runner V2's sampler was read from the source, 2026-12-04; GB10 set of "

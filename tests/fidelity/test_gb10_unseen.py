@@ -14,6 +14,8 @@ import pytest
 from bench.fidelity_cases import CASES_DIR, build_request, setup_of
 from planner.core.units import GiB
 from planner.engines.registry import engine_report
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.start_memory import free_at_start
 from planner.planning.plan import plan
 
 GB10 = json.loads((CASES_DIR / "vllm-gb10-2026-12.json").read_text(encoding="utf-8"))
@@ -74,3 +76,24 @@ def test_gb10_non_torch_is_not_a_share_of_the_weights() -> None:
     large_non_torch = 55.99 - large["weights_gib"]
     assert round(small_non_torch, 2) == 2.23 and round(large_non_torch, 2) == 4.64
     assert small_non_torch / weights > 1.9 and large_non_torch / large["weights_gib"] < 0.1
+
+
+def test_the_768k_start_up_checks_the_free_memory_its_own_line_prints() -> None:
+    """The 768k start-up prints what its worker found free and what it asked for: "Free memory on device
+    (112.26/119.63 GiB) on startup. Desired GPU memory utilization is (0.92, 110.06 GiB)" (0.27.1
+    ``gpu_worker.py:789``, from ``init_snapshot.free_memory``, MemAvailable on unified memory, 0.27.0
+    ``utils/mem_utils.py:147-155``); vLLM refuses only when the first is below the second (0.27.1
+    ``v1/worker/utils.py`` ``request_memory``). The case records the host's share that line gives (total less free,
+    less the CUDA context the planner adds back, ``planner.engines.vllm.held``): the planner's check then compares
+    the same two figures and the start-up starts, as it did."""
+    case = UNSEEN["vllm-0.27-gb10-qwen38-27b-bf16-768k-yarn-noprefix"]
+    line = next(line for line in case["verbatim"] if "Free memory on device" in line)
+    assert "(112.26/119.63 GiB) on startup. Desired GPU memory utilization is (0.92, 110.06 GiB)" in line
+    request = build_request(case, setup_of(case))
+    result = plan(request)
+    assert isinstance(request.overhead, VllmProfile)
+    total, free = free_at_start(request, result, request.overhead)
+    assert (round(total / GiB, 2), round(free / GiB, 2)) == (119.63, 112.26)
+    report = engine_report(request, result)
+    assert round(report.budget_bytes / GiB, 2) == 110.06
+    assert report.failure_kind is None and report.fits
