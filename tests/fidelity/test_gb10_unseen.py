@@ -97,3 +97,19 @@ def test_the_768k_start_up_checks_the_free_memory_its_own_line_prints() -> None:
     report = engine_report(request, result)
     assert round(report.budget_bytes / GiB, 2) == 110.06
     assert report.failure_kind is None and report.fits
+
+
+def test_the_768k_start_up_holds_its_non_torch_memory_before_the_checkpoint_is_read() -> None:
+    """vLLM prints "Available RAM" (MemAvailable) from ``safetensors_weights_iterator`` (0.27.1
+    ``model_loader/weight_utils.py:862-871``), after ``initialize_model`` has allocated the parameters on the device
+    and before the checkpoint is read (``base_loader.py:53-64``). On the 768k start-up 112.26 GiB were free at the
+    first snapshot and 56.30 at that line: 55.96 gone, the 51.35 GiB of weights and 4.61 more, within 0.03 GiB of the
+    4.64 beyond the weights its end line prints (55.99 consumed). So the default loader's unified-memory term is in
+    place before the loader reads a byte (docs/fidelity.md, 'What 0.29 -> 0.30 changed')."""
+    case = UNSEEN["vllm-0.27-gb10-qwen38-27b-bf16-768k-yarn-noprefix"]
+    text = " ".join(case["verbatim"])
+    assert "Checkpoint size: 51.75 GiB. Available RAM: 56.30 GiB." in text
+    assert "Free memory on device (112.26/119.63 GiB)" in text and "Actual usage is 55.99 GiB" in text
+    weights = case["reported"]["weights_gib"]
+    before_reading = 112.26 - 56.30 - weights
+    assert round(before_reading, 2) == 4.61 and round(55.99 - weights, 2) == 4.64
