@@ -42,16 +42,16 @@ from planner.advisor.kernels import (
     moe_kernel_layer_seconds,
     trtllm_kv_per_query_head,
 )
+from planner.advisor.row_batch import assessed_row, engine_of_family, max_batch
 from planner.advisor.support import runner
 from planner.advisor.throughput import GGUF_QUANTS, Load, Setup, decode_load, prefill_chunk_tokens, prefill_load
 from planner.bounds.errors import PlannerError
 from planner.core.layer_params import ParameterBreakdown
 from planner.core.model import ModelSpec
 from planner.core.params import parameter_breakdown
-from planner.engines.registry import engine_labelled, engines
+from planner.engines.registry import engine_labelled
 
 if TYPE_CHECKING:
-    from planner.assessment.assess import Assessment
     from planner.engines.base import EngineReport
 
 # A burst's decode steps are priced once per batch and this many tokens of mean context (planner.advisor.drain).
@@ -66,14 +66,6 @@ class Case(NamedTuple):
     decode: Load | None
     prefill: Load | None
     batch: int
-
-
-def engine_of_family(family: str) -> str:
-    """The first registered engine whose speed is modelled as ``family`` (the benchmark rows name the family)."""
-    for engine in engines():
-        if engine.support.speed_family == family:
-            return engine.name
-    raise PlannerError(f"benchmarks: no registered engine has the {family!r} speed family")
 
 
 def row_engine(row: BenchmarkRow) -> str:
@@ -109,52 +101,6 @@ def _setup(row: BenchmarkRow) -> Setup:
     )  # fmt: skip
 
 
-def _assessed(row: BenchmarkRow, engine: str, version: str | None = None) -> Assessment:
-    """The row's replica planned under ``engine`` (its release ``version``; ``None``: the registry's default) at the
-    run's context (``input + output`` tokens), as its own accounting sizes the KV pool."""
-    from model_catalog import get_gpu, get_model
-    from planner.assessment.assess import assess
-    from planner.engines.registry import engine_profile
-    from planner.planning.plan import PlanRequest
-
-    gpu, spec = get_gpu(row.gpu_id), get_model(row.model_id).spec
-    context = row.input_tokens + row.output_tokens
-    # TensorRT-LLM's performance runs set kv_cache_free_gpu_mem_fraction 0.95 "where it fits" (perf-overview.md).
-    profile = engine_profile(engine, fraction=0.95 if row.family == "fused" else None, version=version)
-    pipeline = row.split == "pipeline"
-    request = PlanRequest(
-        model=spec,
-        gpu=gpu,
-        gpu_memory_bytes=gpu.memory_bytes_for(True),
-        gpu_count=row.gpus_per_replica,
-        tensor_parallel=1 if pipeline else row.gpus_per_replica,
-        pipeline_parallel=row.gpus_per_replica if pipeline else 1,
-        weights=row.weights,
-        kv_dtype=row.kv_dtype,
-        context_tokens=context,
-        max_model_len=context,
-        overhead=profile,
-    )
-    return assess(request)
-
-
-def _max_batch(row: BenchmarkRow) -> int:
-    """Sequences of ``input + output`` tokens one replica's KV pool holds under the row's engine (its own
-    accounting), capped at the engine's batch limit."""
-    from model_catalog import get_gpu
-    from planner.engines.vllm.defaults import default_batch
-
-    gpu = get_gpu(row.gpu_id)
-    assessed = _assessed(row, engine_of_family(row.family))
-    held = max(1, math.floor(assessed.concurrency))
-    # the batch limit the engine runs a max-throughput run at when its pool holds more: TensorRT-LLM's own report
-    # (its max_batch_size default, planner.engines.trtllm), vLLM's V1 default max_num_seqs on the GPU
-    running = assessed.report.max_running if assessed.report is not None else None
-    if row.family == "fused":
-        return min(held, running) if running is not None else held
-    return min(held, default_batch(gpu.memory_bytes_for(True), gpu.name)[1])
-
-
 def burst_pool(row: BenchmarkRow) -> EngineReport:
     """The engine report of the row's set-up under the registered engine it names (SGLang, vLLM) at the release it
     states (``engine_version``), else (none named, or a set-up the registry says that engine does not run) its
@@ -163,10 +109,10 @@ def burst_pool(row: BenchmarkRow) -> EngineReport:
     report = None
     if named is not None:
         try:
-            report = _assessed(row, named.name, row.engine_version).report
+            report = assessed_row(row, named.name, row.engine_version).report
         except PlannerError:
             report = None
-    report = report or _assessed(row, engine_of_family(row.family)).report
+    report = report or assessed_row(row, engine_of_family(row.family)).report
     assert report is not None  # a paged engine always reports
     return report
 
@@ -236,7 +182,7 @@ def case(row: BenchmarkRow) -> Case:
     if row.metric in ("prefill_per_s", "ttft_seconds"):
         alone = prefill_load(spec, row.weights, row.input_tokens, row.depth_tokens, params, bits, other)
         return Case(row, setup, None, alone, 1)
-    per_replica = row.concurrency if row.concurrency != "max" else _max_batch(row) * row.replicas
+    per_replica = row.concurrency if row.concurrency != "max" else max_batch(row) * row.replicas
     batch = max(1, math.ceil(per_replica / row.replicas))
     context = row.depth_tokens + row.input_tokens + row.output_tokens // 2
     decode = decode_load(spec, row.weights, row.kv_dtype, batch, context, params, bits, other)
