@@ -202,7 +202,9 @@ UNSEEN_2026_12_MISSES: dict[str, str] = {
 # latency paid once a step): batched 17.25 -> 15.1 %, 27 -> 24 over 50 % (the H200 Qwen3-235B 128/128 cell -56 ->
 # -2 %), but long context 15.4 -> 15.6 % and 11 -> 13, the package's fit rows 7.0 -> 9.9 % before a refit, and
 # applied to the paged family too (vLLM V1 also mixes them) GPUStack's vLLM rows at 4 users +12 -> +238 % and the
-# 2026-12b paged batched held-out 28.5 -> 30.7 %: it needs a refit and the paged rows' own reading, not done.
+# 2026-12b paged batched held-out 28.5 -> 30.7 %: it needs a refit and the paged rows' own reading, not done. On the
+# attention-DP rows alone, with their whole non-expert weights read by every GPU in a decode step as well: batched
+# 17.37 %, 24 over 50 %; long context 15.32 % (11); prefill 13.16 % (7); the H100 Maverick cells move 3 points.
 UNSEEN_2026_12_OVER_TARGET: dict[tuple[str, str], float] = {}
 
 # unseen-2026-12b.toml: llama.cpp's scoreboards and runs on an L40S and an M3 Ultra, a vLLM sweep on an A100 and
