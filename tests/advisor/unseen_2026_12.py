@@ -205,6 +205,10 @@ UNSEEN_2026_12_MISSES: dict[str, str] = {
 # 2026-12b paged batched held-out 28.5 -> 30.7 %: it needs a refit and the paged rows' own reading, not done. On the
 # attention-DP rows alone, with their whole non-expert weights read by every GPU in a decode step as well: batched
 # 17.37 %, 24 over 50 %; long context 15.32 % (11); prefill 13.16 % (7); the H100 Maverick cells move 3 points.
+# And an attention-DP step's MoE gather and reduce-scatter priced as one all-reduce a layer instead of two (on
+# top of the shipped limit, alone): the PCIe Qwen3-30B-A3B cells come within 50 % (TP8 -67 -> -45 % at 1000/1000)
+# but 15 NVLink cells cross +50 % (H100 Qwen3-235B +23 -> +55 %): batched 17.43 % (27), long context 15 over 50 %.
+# Both directions again: the PCIe ADP steps want less exchange, the NVLink ones a slower step.
 UNSEEN_2026_12_OVER_TARGET: dict[tuple[str, str], float] = {}
 
 # unseen-2026-12b.toml: llama.cpp's scoreboards and runs on an L40S and an M3 Ultra, a vLLM sweep on an A100 and
