@@ -6,6 +6,7 @@ from __future__ import annotations
 from bench.fidelity_unmatched_n import FIFTEENTH
 from bench.fidelity_unmatched_o import SIXTEENTH
 from bench.fidelity_unmatched_p import SEVENTEENTH
+from bench.fidelity_unmatched_q import EIGHTEENTH
 
 # Shared by the boots of one set-up (the reasons below name their own figures first)
 AWQ_FIRST_BOOTS = (
@@ -366,3 +367,4 @@ UNMATCHED: dict[str, str] = {
 UNMATCHED.update(FIFTEENTH)
 UNMATCHED.update(SIXTEENTH)
 UNMATCHED.update(SEVENTEENTH)
+UNMATCHED.update(EIGHTEENTH)

@@ -1,0 +1,67 @@
+"""The eighteenth blind set (tests/fidelity/cases/vllm-blind-2026-12q.json): five public vLLM start-ups found
+through the search index on 2026-12-06 and scored before anything changed (HEAD 2cd3e8b); three in scope, all vLLM
+0.27.1 on one headless RTX 3090 (a Talos VM under Proxmox) serving Qwen3.8-27B W4A16 AutoRound with its lm_head
+re-quantized to int8:
+
+- at util 0.972, 180,000 tokens and 3 sequences, --language-model-only, fp8 KV, capture size 4, and the
+  150,000-token probe of the same deployment (the same KV bytes, as the repository's docs say);
+- its MTP-2 deployment with the vision tower at util 0.90 and 65,536 tokens, which refused for one request's KV;
+
+and two kept as records: Qwen2.5-7B-Instruct-AWQ on an H200 under 0.31.0 (the lines kept give no utilization) and
+GLM-5.2-NVFP4 at TP 4 with EP on 184 GiB Blackwell devices under 0.26.0 (not in the catalog).
+
+As first scored: verdicts 1 / 3, median |KV error| 2.10 GiB, worst -2.11 (the 180,000-token boot, a KV refusal
+planned where it started: the catalog's BF16 head is 1.2 GiB heavier than the int8 one, and the fitted desktop
+non-torch share on a headless card); the MTP-2 refusal -0.39 with its verdict right. The fourteenth blind check's
+five start-ups of the same searches (docs/fidelity.md: Qwen3-32B on RTX PRO 6000 Server cards, Qwen3.8-27B-FP8 on
+two RTX 3090s of this same box), found again, are left out; scored at this HEAD they are as that check gave them.
+Each miss is named in ``bench.fidelity_unmatched`` with its reason read from vLLM's source at the release."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores, load_blind_set
+
+BLIND, RESULTS = load_blind_set("vllm-blind-2026-12q.json")
+IN_SCOPE = [c for c in BLIND if "out_of_scope" not in c["setup"]]
+
+
+def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
+    assert_sourced_and_held_out(BLIND, RESULTS, 5)
+    assert len(IN_SCOPE) == 3
+
+
+@pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
+def test_each_as_scored(case: dict[str, object]) -> None:
+    assert_as_scored(case, RESULTS)
+
+
+def test_first_scores() -> None:
+    median, worst, right = first_scores(IN_SCOPE)
+    assert (median, worst, right) == (pytest.approx(2.10, abs=0.01), pytest.approx(2.11, abs=0.01), 1)
+
+
+def test_the_records_are_reported_not_scored() -> None:
+    """The H200 boot with no utilization kept and the GLM-5.2 boot keep their printed KV figures and count no
+    error."""
+    printed = {
+        "vllm-0.31-h200-qwen25-7b-instruct-awq-4k-util-unstated": 34.79,
+        "vllm-0.26-4x184gb-glm52-nvfp4-tp4-ep-819k-util092": 50.62,
+    }
+    assert {str(c["id"]) for c in BLIND if "out_of_scope" in c["setup"]} == set(printed)
+    for case_id, kv in printed.items():
+        result = RESULTS[case_id]
+        assert result.reported_kv_gib == pytest.approx(kv) and result.kv_error_gib is None, case_id
+
+
+def test_the_probe_and_the_boot_share_one_budget() -> None:
+    """The 150,000-token probe (198,529 tokens) and the 180,000-token boot (200,826, 6.50 GiB printed) hold the
+    same KV bytes, as the repository's docs say; the tokens derive 6.48 GiB for the probe, and the plan is one
+    budget for both."""
+    probe = RESULTS["vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe"]
+    boot = RESULTS["vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972"]
+    assert probe.kv_how == "from tokens" and probe.reported_kv_gib == pytest.approx(6.48, abs=0.01)
+    assert boot.reported_kv_gib == pytest.approx(6.50)
+    assert probe.report is not None and boot.report is not None
+    assert probe.report.available_kv_cache_bytes_per_gpu == boot.report.available_kv_cache_bytes_per_gpu
