@@ -96,7 +96,15 @@ UNMATCHED: dict[str, str] = {
         "(planner.engines.vllm.terms) the BF16 refusal is within 0.43 GiB; the same author's FP8 and BF16 runs "
         "differ by the same ~0.35 GiB at 256 sequences (0.00 / -0.35) and at 1,024 (+0.78 / +0.43), so the rest "
         "is in what the FP8 checkpoint loads or holds, not in the sampler. The refused run's MTP head is inferred "
-        "(see the set-up); its 'Model loading took' line would settle it"
+        "(see the set-up); its 'Model loading took' line would settle it. Read 2026-12-06 in 0.27.1: the "
+        "rejection warm-up holds a sixth fp32 row the planner leaves out, inv_q = q.reciprocal() "
+        "(v1/sample/rejection_sampler.py:694, live with q, target_probs, the target rows, their clone and the "
+        "bonus row's raw logits when sample_recovered_tokens_kernel runs; also 0.19.1 :633, 0.22.0 :688, 0.31.0 "
+        ":709). With it the step from 256 to 1,024 sequences, 0.78 GiB short in both the FP8 and BF16 pairs (the "
+        "same graphs at both), is within 0.07 GiB, but the levels fall: this refusal -0.33, the BF16 one -0.68, "
+        "their 256-sequence runs -0.40 and -0.75 (family out), the A100 MTP 4 start-up +0.77 -> +0.53, the Strix "
+        "Halo MTP 1 one -0.13 -> -0.37; the 0.22+ headline's matched median 0.22 -> 0.24 GiB family out. Not kept "
+        "until what holds these runs 0.4-0.7 GiB under is found"
     ),
     "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k": (
         "KV -1.05 GiB (-2.3 while Model Runner V2's sampler term was fitted), verdict (predicted not to fit one "
@@ -299,9 +307,14 @@ UNMATCHED: dict[str, str] = {
     ),
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": (
         "verdict (ninth blind set, 2026-12-04; right when found): without the desktop cards' compile amount on the "
-        "L40S (0.29 GiB a rank at TP 4) the planner gives 0.83 GiB of pool, 267 blocks for the 256 sequences, where "
-        "the log printed 134 (0.42 GiB). The release is uncertain (0.24.0 or 0.25.1 by the repository's files); "
-        "its Available KV cache memory line would settle where the other 0.41 GiB went"
+        "L40S (0.29 GiB a rank at TP 4) the planner gives 0.83 GiB of pool, 265 blocks for the 256 sequences, where "
+        "the log printed 134 (0.42 GiB). The release is uncertain (0.24.0 or 0.25.1 by the repository's files). "
+        "134 is half of 265, and the author's prose puts the pool at '~1 GB', so the page may be twice the "
+        "planner's rather than the pool half: a float32 temporal state (524 KiB a layer a rank, a 528-token block) "
+        "gives 136 blocks of the planned pool, but 0.24.0 keeps Qwen3-Next's state in the model dtype (only "
+        "Qwen3.5's config hook reads mamba_ssm_dtype, model_executor/models/config.py:603-627; qwen3_next.py "
+        "reads --mamba-ssm-cache-dtype 'auto', :838-846), so no mechanism is found; its 'Setting attention block "
+        "size' and 'Available KV cache memory' lines would settle it"
     ),
     "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": (
         "KV +1.00 GiB (tenth blind set, 2026-12-04; -0.18 when found, before the desktop-card rule chosen on the "

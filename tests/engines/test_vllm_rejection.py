@@ -43,8 +43,11 @@ def test_no_rejection_warm_up_without_a_drafter_or_on_model_runner_v2() -> None:
 def test_refused_recipes831_runs_within_a_gib() -> None:
     """The refused runs at max_num_seqs 1,024 (vllm-project/recipes PR #831: RTX PRO 6000, Qwen3.8-27B, MTP 3,
     0.27.1) leave 28.87 GiB (BF16) and 48.74 GiB (FP8) by their printed blocks (bench.derived); without the
-    rejection warm-up the planner gave +2.9 and +3.2 GiB. The same author's 256-sequence runs stay within 0.5 GiB:
-    there the forward, not the sampler, sets the peak."""
+    rejection warm-up the planner gave +2.9 and +3.2 GiB. The same author's 256-sequence runs stay within 0.5 GiB;
+    there too the rejection warm-up sets the peak (1.62 GiB over 256 rows against the forward's 1.30). Its sixth
+    fp32 row, ``inv_q`` (``rejection_sampler.py`` 0.27.1 :694), is left out: with it the 256 -> 1,024 step of both
+    pairs is right to 0.07 GiB but the 256-sequence BF16 run falls to -0.69 (bench/fidelity_unmatched.py, the FP8
+    refusal's reason)."""
     results = {r.id: r for r in run_all()}
     for kind in ("bf16", "fp8"):
         refused = results[f"vllm-0.27-rtxpro6000-qwen38-27b-{kind}-mamba-refusal-recipes831"]
