@@ -52,7 +52,7 @@ FP8_KV_NOTE = (
     "Serving a Model), more at long contexts: check your own evaluations"
 )
 # NVIDIA's NVFP4 layouts that keep attention (or everything but the routed experts) in 8 or 16 bits: the same note.
-CAVEATS.update({name: CAVEATS["nvfp4"] for name in ("nvfp4-fp8attn", "nvfp4-mlp", "nvfp4-experts")})
+CAVEATS.update({name: CAVEATS["nvfp4"] for name in ("nvfp4-fp8attn", "nvfp4-fp8tail", "nvfp4-mlp", "nvfp4-experts")})
 
 
 def quality_caveat(weights: str) -> str | None:

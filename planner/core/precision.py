@@ -11,7 +11,8 @@ Weight formats say which parameters they quantize (their *scope*); the rest keep
   MXFP4 W4A4 checkpoints exist); the layouts named for MoE checkpoints (``moe_only``) are refused there.
 - ``mlp``: every feed-forward weight (dense MLPs, shared and routed experts) while attention keeps 16 bits, or
   ``attention_bits`` (NVIDIA ModelOpt NVFP4 checkpoints list ``*self_attn*`` in ``exclude_modules``; its
-  ``MIXED_PRECISION`` ones store attention in FP8).
+  ``MIXED_PRECISION`` ones store attention in FP8; unsloth's mixed export also its lm_head and the MLPs of its last
+  layers, the format's ``tail_layers``).
 - ``all``: every tensor but norms, with one effective bits-per-weight measured over the whole file
   (GGUF mixtures quantize embeddings and ``output.weight`` too).
 - ``none``: a plain dtype for everything (fp32, bf16, fp16) and the seeds' idealised ``int4``/``int8``.
@@ -41,6 +42,7 @@ WeightPrecision = Literal[
     "mxfp4",
     "nvfp4",
     "nvfp4-fp8attn",
+    "nvfp4-fp8tail",
     "nvfp4-mlp",
     "nvfp4-experts",
     "int4-experts",
@@ -75,6 +77,12 @@ class WeightFormat(BaseModel, frozen=True, extra="forbid"):
     mtp_bits: Annotated[float, Field(gt=0, le=32)] | None = None
     # A mixture-of-experts checkpoint's layout (its routed experts quantized): a dense model has no such checkpoint
     moe_only: bool = False
+    # The dense MLPs of the last ``tail_layers`` decoder layers stored at ``tail_bits`` instead (a layout read from a
+    # dense checkpoint, so refused on a mixture-of-experts model: ``dense_only``); planner.core.weights counts it, the
+    # advisor's decode-speed reads (planner.advisor.throughput, by category) take it at the MLP bits
+    tail_layers: Annotated[int, Field(ge=0)] = 0
+    tail_bits: Annotated[float, Field(gt=0, le=32)] | None = None
+    dense_only: bool = False
     quality_note: str
     source: str
 
@@ -229,6 +237,28 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
                 "nvidia/Qwen3.6-35B-A3B-NVFP4 in ai-dynamo/aiconfigurator model_configs): q/k/v/o and linear_attn "
                 "projections FP8 (1 byte + per-tensor scales), mlp / experts / lm_head W4A16_NVFP4 group 16 (FP4 "
                 "e2m1 + one FP8 e4m3 scale per 16 = 4.5 bits); embeddings, norms, gates BF16."
+            ),
+        ),
+        WeightFormat(
+            name="nvfp4-fp8tail",
+            label="NVFP4 MLP + FP8 attention, lm_head and last 8 MLPs",
+            bits_per_weight=4 + 8 / 16,
+            scope="mlp",
+            attention_bits=8,
+            lm_head_bits=8,
+            tail_layers=8,
+            tail_bits=8,
+            mtp_bits=16,
+            dense_only=True,
+            quality_note="unsloth's mixed NVFP4 export: the last layers' MLPs and the lm_head kept in FP8 for quality.",
+            source=(
+                "unsloth/Qwen3.8-27B-NVFP4, compressed-tensors format mixed-precision, as a public README of its vLLM "
+                "0.27.1 start-ups tabulates it (search-index file id 60293000203): group_0 FP8 W8A8 (channel weights) "
+                "on every self_attn and linear_attn projection, the lm_head and the MLPs of the last 8 layers (56-63), "
+                "group_1 NVFP4 W4A4 group 16 (4.5 bits) on the other MLPs, the vision tower unquantized, the MTP "
+                "module a separate BF16 file (811 MB); 22.5 GB stored, which this layout counts within 0.2 % "
+                "(tests/core/test_weights.py). vLLM loads the FP8 lm_head as stored (0.27.1 "
+                "compressed_tensors.py:180-187 gives ParallelLMHead its scheme)."
             ),
         ),
         WeightFormat(

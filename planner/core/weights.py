@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from planner.core.model import ModelSpec
-from planner.core.params import ParameterBreakdown
+from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.core.precision import WeightFormat, weight_format
 
 
@@ -64,8 +64,12 @@ def weights_bytes(params: ParameterBreakdown, precision: str) -> int:
 
     Memory Planning for LLMs: 8e9 parameters in FP16 = 16.0 GB; in 4-bit = 4.0 GB; 70e9 in 8-bit = 70.0 GB.
     """
+    return math.ceil(_total_bits(params, precision) / 8)
+
+
+def _total_bits(params: ParameterBreakdown, precision: str) -> Fraction:
     bits = category_bits(weight_format(precision), params.experts > 0)
-    total_bits = (
+    return (
         params.embedding * bits["embedding"]
         + params.lm_head * bits["lm_head"]
         + params.attention * bits["attention"]
@@ -74,7 +78,27 @@ def weights_bytes(params: ParameterBreakdown, precision: str) -> int:
         + params.small * bits["small"]
         + params.attached_loaded * bits["attached"]
     )
-    return math.ceil(total_bits / 8)
+
+
+def tail_bits(fmt: WeightFormat, layers: list[ParameterBreakdown], stage: range) -> Fraction:
+    """Bits a format's tail (:attr:`WeightFormat.tail_layers`: the dense MLPs of the last decoder layers at
+    ``tail_bits``) adds over its MLP bits in the layers ``stage`` of ``layers``; 0 without one."""
+    if not fmt.tail_layers or fmt.tail_bits is None:
+        return Fraction(0)
+    start = len(layers) - fmt.tail_layers
+    dense = sum(layers[i].dense_mlp for i in stage if i >= start)
+    return dense * (Fraction(fmt.tail_bits) - Fraction(fmt.bits_per_weight))
+
+
+def model_weights_bytes(model: ModelSpec, precision: str) -> int:
+    """:func:`weights_bytes` of ``model`` with the format's tail (:func:`tail_bits`) in its last layers; a model
+    known by its size alone has no layers to hold one."""
+    params = parameter_breakdown(model)
+    fmt = weight_format(precision)
+    if not fmt.tail_layers or model.hidden_size is None or model.vocab_size is None:
+        return weights_bytes(params, precision)
+    layers = layer_breakdowns(model)
+    return math.ceil((_total_bits(params, precision) + tail_bits(fmt, layers, range(len(layers)))) / 8)
 
 
 class Spread(NamedTuple):
@@ -105,10 +129,11 @@ def stage_weights_bytes_per_gpu(
     down-projections stay whole on every rank (``ReplicatedLinear``); when TP exceeds the KV heads each rank
     keeps a whole KV head, so its k/v projections are replicated (vLLM ``QKVParallelLinear``).
     The first stage holds the embedding and attached modules (vision tower), the last the lm_head and
-    final norm. ``spread``: the categories split over all of the stage's data-parallel GPUs instead of ``tp``
+    final norm; the format's tail (:func:`tail_bits`) is in the last layers. ``spread``: the categories split over all of the stage's data-parallel GPUs instead of ``tp``
     (DeepSeek-V3 in FP8 at TP 1 on eight data-parallel ranks: the routed experts an eighth a GPU, the rest whole).
     """
-    bits = category_bits(weight_format(precision), whole.experts > 0)
+    fmt = weight_format(precision)
+    bits = category_bits(fmt, whole.experts > 0)
     tp = tensor_parallel
     wide = spread.categories if spread is not None else frozenset()
     over = Fraction(tp, spread.gpus) if spread is not None else Fraction(1)  # a spread category's share of 1/tp
@@ -127,6 +152,7 @@ def stage_weights_bytes_per_gpu(
         + dense * bits["dense_mlp"] * (over if "dense_mlp" in wide else 1)
         + experts * bits["experts"] * (over if "experts" in wide else 1)
         + (small - replicated_small) * bits["small"]
+        + tail_bits(fmt, layers, stage) * (over if "dense_mlp" in wide else 1)
     )
     replicated_bits = replicated_attention * bits["attention"] + replicated_small * bits["small"]
     if first:

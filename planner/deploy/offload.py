@@ -33,7 +33,7 @@ from typing import NamedTuple
 from planner.core.model import ModelSpec
 from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.core.precision import weight_format
-from planner.core.weights import category_bits, stage_weights_bytes_per_gpu, weights_bytes
+from planner.core.weights import category_bits, stage_weights_bytes_per_gpu, tail_bits, weights_bytes
 
 # The first llama.cpp build with PR #18148 (output layer offloaded first). Builds are numbered tags b<N>; the
 # PR merged on 2025-12-17, and tags of that week are ~b7470 (approximate: the tag list is not in reach here).
@@ -154,6 +154,7 @@ def read_bytes(model: ModelSpec, precision: str, layers: range, output: bool, ot
         dense += layer.attention * bits["attention"] + layer.dense_mlp * bits["dense_mlp"]
         dense += layer.small * bits["small"]
         experts += layer.experts * bits["experts"]
+    dense += tail_bits(weight_format(precision), per_layer, layers) if other_bits is None else 0
     if output:
         head = params.lm_head * bits["lm_head"] if params.lm_head else params.embedding * bits["embedding"]
         dense += head

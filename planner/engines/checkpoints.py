@@ -39,6 +39,7 @@ CHECKPOINT_KIND = {
     "int4-g32": "a compressed-tensors W4A16 group-32 checkpoint (an AWQ-INT4 export)",
     "mxfp4": "an MXFP4 checkpoint",
     "nvfp4": "an NVFP4 (ModelOpt) checkpoint",
+    "nvfp4-fp8tail": "unsloth's mixed NVFP4 / FP8 (compressed-tensors) checkpoint",
     **{g: f"a GGUF {g.upper()} file" for g in GGUF},
 }
 

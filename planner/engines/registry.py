@@ -66,7 +66,7 @@ def formats_run(
     when not among them: llama.cpp's default FP16 cache) the engine ``name`` runs on ``gpu`` (every format, when
     ``name`` is a generic profile rather than an engine)."""
     experts = as_kind(moe).moe
-    layouts = tuple(w for w in WEIGHT_FORMATS if experts or not weight_format(w).moe_only)  # a MoE checkpoint's only
+    layouts = tuple(w for w in WEIGHT_FORMATS if _layout_fits(w, experts))
     compared = COMPARED_KV_DTYPES + ((kv_also,) if kv_also and kv_also not in COMPARED_KV_DTYPES else ())
     if name not in _ENGINES:
         return layouts, compared
@@ -83,6 +83,13 @@ def kv_dtypes_run(name: str, weights: str, gpu: GpuSpec | None, moe: bool | Mode
         return tuple(KV_FORMATS)
     support, fam = _ENGINES[name].support, family(gpu)
     return tuple(k for k in KV_FORMATS if support.runs(weights, k, fam, moe))
+
+
+def _layout_fits(weights: str, experts: bool) -> bool:
+    """Whether a model with (or without) routed experts has checkpoints of the layout ``weights``: a MoE
+    checkpoint's layout (``moe_only``) or one read from a dense checkpoint (``dense_only``) only on its kind."""
+    fmt = weight_format(weights)
+    return not ((fmt.moe_only and not experts) or (fmt.dense_only and experts))
 
 
 def weights_run(name: str, gpu: GpuSpec | None, moe: bool | ModelKind) -> tuple[str, ...]:
@@ -113,6 +120,8 @@ def not_offered(engine: str, setting: str, value: str, weights: str, gpu: GpuSpe
     kind = as_kind(moe)
     if setting == "weights" and not kind.moe and value in WEIGHT_FORMATS and weight_format(value).moe_only:
         return f"{value} is a mixture-of-experts checkpoint's layout, and this model has no experts"
+    if setting == "weights" and kind.moe and value in WEIGHT_FORMATS and weight_format(value).dense_only:
+        return f"{value} is a layout read from a dense checkpoint, and this model has routed experts"
     if engine not in _ENGINES:
         return f"{value} is not offered here"
     support, fam = _ENGINES[engine].support, family(gpu)

@@ -58,12 +58,14 @@ ARCHITECTURE_FAMILIES: dict[str, Family] = {
 }
 
 # Formats looked up in the platform rows by the format they are a variant of: the same kernels load them (NVFP4
-# with FP8 or 16-bit attention, MoE-only NVFP4 are ModelOpt NVFP4 checkpoints; AutoRound and expert-only INT4
+# with FP8 or 16-bit attention, MoE-only NVFP4 are ModelOpt NVFP4 checkpoints, unsloth's mixed NVFP4 / FP8 export a
+# compressed-tensors one the same NVFP4 and FP8 kernels load; AutoRound and expert-only INT4
 # export the GPTQ layout Marlin loads, auto-round README "export formats", as do compressed-tensors W4A16 group-32
 # checkpoints (vLLM CompressedTensorsWNA16 -> Marlin); the seeds' idealised int4 is a 4-bit
 # GPTQ/AWQ checkpoint in practice), and the FP8 KV variants are FP8 caches.
 BASE_WEIGHTS: dict[str, str] = {
     "nvfp4-fp8attn": "nvfp4",
+    "nvfp4-fp8tail": "nvfp4",
     "nvfp4-mlp": "nvfp4",
     "nvfp4-experts": "nvfp4",
     "int4-autoround": "int4-gptq",

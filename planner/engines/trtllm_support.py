@@ -46,6 +46,10 @@ TRTLLM_SUPPORT = EngineSupport(
             "TensorRT-LLM's PyTorch flow loads checkpoints quantized with ModelOpt (FP8, NVFP4, INT4-AWQ), not "
             "compressed-tensors W4A16"
         ),
+        "nvfp4-fp8tail": (
+            "TensorRT-LLM's PyTorch flow loads checkpoints quantized with ModelOpt (FP8, NVFP4, INT4-AWQ), not "
+            "unsloth's compressed-tensors NVFP4 / FP8 export"
+        ),
     },
     context_flag="--max_seq_len",
     # multi-node serving: trtllm-serve under trtllm-llmapi-launch, one MPI rank a GPU (examples/llm-api, Slurm)

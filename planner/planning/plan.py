@@ -23,7 +23,7 @@ from planner.core.overhead import LoadContext, StageContext
 from planner.core.parallel import check_parallel
 from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
 from planner.core.precision import weight_format
-from planner.core.weights import Spread, stage_weights_bytes_per_gpu, weights_bytes
+from planner.core.weights import Spread, model_weights_bytes, stage_weights_bytes_per_gpu, weights_bytes
 from planner.deploy.gpu_share import share_warning
 from planner.deploy.mixed import stage_memory_bytes
 from planner.planning.context import speculative_method, stage_context
@@ -385,7 +385,7 @@ def plan_from(basis: PlanBasis, stages: tuple[StageMemory, ...]) -> PlanResult:
         parameters_total=basis.params.total,
         parameters_active=basis.params.active,
         parameters_served=basis.params.served,
-        weights_bytes_total=weights_bytes(basis.params, request.resolved_weights),
+        weights_bytes_total=model_weights_bytes(model, request.resolved_weights),
         per_gpu=fit.limiting,
         stages=fit.stages,
         kv_bytes_per_token=kv_bytes_per_token(model, request.resolved_kv_dtype),

@@ -52,6 +52,11 @@ class PlanRequest(BaseModel, frozen=True, extra="forbid"):
                 f"checkpoint's layout); a dense checkpoint with every linear layer quantized is "
                 f"{dense_counterpart(self.weights)}"
             )
+        if self.weights is not None and self.model.moe is not None and weight_format(self.weights).dense_only:
+            raise ValueError(
+                f"{self.weights} is a layout read from a dense checkpoint; which of {self.model.name}'s experts it "
+                "would keep in its other format is in no source"
+            )
         served = for_context(self.model, max(self.context_tokens, self.max_model_len or 0))
         if served is not self.model:  # a documented YaRN switched on (or off) for this context
             object.__setattr__(self, "model", served)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import load_models
-from planner.core.params import parameter_breakdown
+from planner.core.params import layer_breakdowns, parameter_breakdown
 from planner.core.weights import weights_bytes
 
 MODELS = load_models()
@@ -99,3 +99,58 @@ def test_an_experts_only_layout_is_refused_on_a_dense_model(fmt: str) -> None:
     for engine in ("vllm", "sglang", "generic"):
         assert fmt not in weights_run(engine, get_gpu("b200-sxm"), moe=False)
         assert fmt in weights_run(engine, get_gpu("b200-sxm"), moe=True)
+
+
+def test_unsloths_mixed_nvfp4_export_is_its_checkpoint() -> None:
+    """unsloth/Qwen3.8-27B-NVFP4 (compressed-tensors ``mixed-precision``): FP8 W8A8 on every attention and
+    linear-attention projection, the lm_head and the MLPs of the last eight layers (56-63), NVFP4 on the other MLPs,
+    the vision tower and the MTP module unquantized (the README of the WSL2 RTX 5090 start-ups, search-index file id
+    60293000203, its 'group_0 / group_1' table). That README gives the checkpoint as 22.5 GB beside an 811 MB MTP
+    head; another user's notes 'about 23.4 GB' with the MTP module (file id 61657431155). The layout counts 22.54 GB
+    without the MTP module (BF16: 0.85 GB), where NVIDIA's mixed layout (NVFP4 lm_head and MLPs) counts 21.05,
+    1.39 GiB less: what the planner loaded for this checkpoint until 2026-12-06."""
+    from planner.core.weights import model_weights_bytes
+    from planner.deploy.speculative import mtp_bytes
+
+    spec = _entry("Qwen/Qwen3.8-27B")
+    b = parameter_breakdown(spec)
+    tail = sum(layer.dense_mlp for layer in layer_breakdowns(spec)[56:])
+    by_hand = (b.attention + b.lm_head + tail) * 8 + (b.dense_mlp - tail) * 4.5
+    by_hand += (b.embedding + b.small + b.attached_loaded) * 16
+    stored = model_weights_bytes(spec, "nvfp4-fp8tail")
+    assert stored == pytest.approx(by_hand / 8, abs=2)
+    assert abs(stored / 22.5e9 - 1) < 0.005
+    assert abs((stored + mtp_bytes(spec, "nvfp4-fp8tail")) / 23.4e9 - 1) < 0.005
+    assert mtp_bytes(spec, "nvfp4-fp8tail") == 2 * b.attached_not_loaded  # the MTP module at 16 bits
+    assert (stored - weights_bytes(b, "nvfp4-fp8attn")) / 2**30 == pytest.approx(1.39, abs=0.01)
+
+
+def test_a_layout_with_a_tail_counts_it_in_the_stage_that_holds_it() -> None:
+    """The FP8 tail is in the last pipeline stage's layers only; every stage together holds the whole checkpoint."""
+    from planner.core.weights import model_weights_bytes, stage_weights_bytes_per_gpu
+
+    spec = _entry("Qwen/Qwen3.8-27B")
+    b, layers = parameter_breakdown(spec), layer_breakdowns(spec)
+    first = stage_weights_bytes_per_gpu(spec, layers, b, "nvfp4-fp8tail", 1, range(0, 32), True, False)
+    last = stage_weights_bytes_per_gpu(spec, layers, b, "nvfp4-fp8tail", 1, range(32, 64), False, True)
+    plain_last = stage_weights_bytes_per_gpu(spec, layers, b, "nvfp4-fp8attn", 1, range(32, 64), False, True)
+    plain_first = stage_weights_bytes_per_gpu(spec, layers, b, "nvfp4-fp8attn", 1, range(0, 32), True, False)
+    assert first == plain_first
+    tail = sum(layer.dense_mlp for layer in layers[56:])
+    lm_head = b.lm_head * 3.5 / 8
+    assert last - plain_last == pytest.approx(tail * 3.5 / 8 + lm_head, abs=2)
+    assert first + last == pytest.approx(model_weights_bytes(spec, "nvfp4-fp8tail"), abs=2)
+
+
+def test_a_layout_read_from_a_dense_checkpoint_is_refused_on_a_mixture_of_experts_model() -> None:
+    """unsloth's tail of FP8 MLPs is read from a dense checkpoint; which of a MoE model's experts it would keep is not
+    in any source, so a MoE request for it is invalid input, and the engines leave it out there."""
+    from model_catalog import get_gpu
+    from planner.engines.registry import weights_run
+    from planner.planning.request import PlanRequest
+
+    moe = _entry("openai/gpt-oss-20b")
+    with pytest.raises(ValueError, match="read from a dense checkpoint"):
+        PlanRequest(model=moe, gpu_memory_bytes=80 * 2**30, weights="nvfp4-fp8tail")
+    assert "nvfp4-fp8tail" not in weights_run("vllm", get_gpu("rtx-5090"), moe=True)
+    assert "nvfp4-fp8tail" in weights_run("vllm", get_gpu("rtx-5090"), moe=False)

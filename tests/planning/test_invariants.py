@@ -12,7 +12,7 @@ from planner.core.parallel import parallel_problem
 from planner.core.params import layer_breakdowns, parameter_breakdown
 from planner.core.precision import WEIGHT_FORMATS
 from planner.core.units import GB
-from planner.core.weights import stage_weights_bytes_per_gpu, weights_bytes
+from planner.core.weights import model_weights_bytes, stage_weights_bytes_per_gpu
 from planner.planning.plan import PlanRequest, plan
 
 MODELS = load_models()
@@ -28,8 +28,10 @@ ORDERED = sorted(WEIGHT_FORMATS, key=lambda n: WEIGHT_FORMATS[n].bits_per_weight
 
 
 def _layout_of(model_id: str, name: str) -> bool:
-    """Whether ``name`` is a layout of ``model_id``'s checkpoints (a MoE checkpoint's: MoE models only)."""
-    return MODELS[model_id].spec.moe is not None or not WEIGHT_FORMATS[name].moe_only
+    """Whether ``name`` is a layout of ``model_id``'s checkpoints (a MoE checkpoint's: MoE models only; one read from
+    a dense checkpoint: dense models only)."""
+    fmt, moe = WEIGHT_FORMATS[name], MODELS[model_id].spec.moe is not None
+    return not ((fmt.moe_only and not moe) or (fmt.dense_only and moe))
 
 
 def _request(model_id: str, memory: int, context: int, **kw: object) -> PlanRequest:
@@ -89,7 +91,7 @@ def test_tensor_parallel_split_sums_back_to_the_whole(model_id, tp, precision) -
     layers = layer_breakdowns(spec)
     whole = stage_weights_bytes_per_gpu(spec, layers, params, precision, 1, range(spec.num_hidden_layers), True, True)
     shard = stage_weights_bytes_per_gpu(spec, layers, params, precision, tp, range(spec.num_hidden_layers), True, True)
-    assert whole == weights_bytes(params, precision)
+    assert whole == model_weights_bytes(spec, precision)  # weights_bytes(params, precision) but a format's tail
     assert shard * tp >= whole - tp  # rounding up per rank
     # Replicated parts are small: a few percent at most for every catalog model at TP <= 8.
     assert shard * tp <= whole * 1.10 + tp
