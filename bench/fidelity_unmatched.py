@@ -333,26 +333,29 @@ UNMATCHED: dict[str, str] = {
         "would settle where the rest is"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": (
-        "KV +2.32 GiB (eleventh blind set, 2026-12-04, as found; +3.50 while the Windows host took off the desktop "
-        "cards' share, 2026-12-04 to 12-06): the planner's "
-        "nvfp4-fp8attn weights are 19.73 GiB where unsloth's checkpoint is 22.5 GB (20.95 GiB: its lm_head and last "
-        "eight MLPs in FP8, its vision tower in BF16), ~1.2 GiB more; 28.66 - 4.56 - 20.95 leaves 3.15 GiB for "
-        "activation, non-torch and graphs where the planner puts about 2.06 on this host; the README quotes no 'Model "
-        "loading took' or 'Actual usage' line to split it"
+        "KV +0.93 GiB (eleventh blind set, 2026-12-04; +2.32 as found, +3.50 while the Windows host took off the "
+        "desktop cards' share, 2026-12-04 to 12-06): since 2026-12-06 unsloth's checkpoint is planned as stored "
+        "(nvfp4-fp8tail: its lm_head and last eight MLPs in FP8, 21.12 GiB loaded where NVIDIA's layout gave 19.73; "
+        "the layout read from the README's group table and checked against its 22.5 GB, not against this pool). "
+        "28.66 - 4.56 - 21.12 leaves 2.98 GiB for activation, non-torch and graphs where the planner puts 2.05 on "
+        "this host (0.45 + 0.25 + the desktop cards' 1.18 + 0.17); the README quotes no 'Actual usage' line to say "
+        "which term holds the rest. RadixArk's NVIDIA-layout checkpoint on another WSL2 RTX 5090 is +0.5 to +0.6 the "
+        "same way (bench.fidelity_unmatched_n)"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": (
-        "KV +3.05 GiB (eleventh blind set, 2026-12-04, as found): the baseline's gap, and the MTP head costs "
-        "the printed pool 1.53 GiB where the planner takes 0.80 (the drafter's weights); the drafter's start-up lines "
-        "would settle what else it holds"
+        "KV +1.66 GiB (eleventh blind set, 2026-12-04; +3.05 as found, before unsloth's layout): the baseline's gap, "
+        "and the MTP head costs the printed pool 1.53 GiB where the planner takes 0.80 (the drafter's BF16 weights, "
+        "the 811 MB file the README names); the drafter's start-up lines would settle what else it holds"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": (
-        "KV +3.05 GiB (eleventh blind set, 2026-12-04, as found): as the MTP 2 boot, the printed pool 1.56 "
-        "GiB under the baseline's where the planner takes 0.83"
+        "KV +1.66 GiB (eleventh blind set, 2026-12-04; +3.05 as found, before unsloth's layout): as the MTP 2 boot, "
+        "the printed pool 1.56 GiB under the baseline's where the planner takes 0.83"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": (
-        "verdict and KV +2.36 GiB (eleventh blind set, 2026-12-04; +2.40 when found, +3.54 without the desktop "
-        "share): planned to start with 3.78 GiB where the printed 1.42 GiB could not hold one 32,768-token request "
-        "(1.87 GiB needed); the weights and MTP gaps of the MTP 3 boot, with 16,384 batched tokens"
+        "verdict and KV +0.97 GiB (eleventh blind set, 2026-12-04; +2.40 when found, +2.36 before unsloth's layout "
+        "was planned, 2026-12-06): planned to start with 2.39 GiB where the printed 1.42 GiB could not hold one "
+        "32,768-token request (1.87 GiB needed); the baseline's and the MTP gaps of the MTP 3 boot, with 16,384 "
+        "batched tokens"
     ),
     "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": (
         "KV +0.94 GiB, verdict (twelfth blind set, 2026-12-04; its refusal right until 2026-12-06, when prefix "

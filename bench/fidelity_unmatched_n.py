@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 WSL2_5090 = (
-    "unsloth's Qwen3.8-27B NVFP4 (FP8 attention) on one RTX 5090 under WSL2, vLLM 0.27.1, --language-model-only, "
+    "RadixArk's Qwen3.8-27B NVFP4 (ModelOpt MIXED_PRECISION: FP8 attention, NVFP4 MLPs and lm_head, as the source "
+    "names it; not unsloth's export, whose lm_head and last eight MLPs are FP8: nvfp4-fp8tail) on one RTX 5090 under "
+    "WSL2, vLLM 0.27.1, --language-model-only, "
     "82k-200k tokens, 2 sequences (fifteenth blind set, 2026-12-06; as found): the five start-ups are consistent with "
     "each other (util 0.90 -> 0.93 adds 0.96 GiB = 0.03 x 31.84) and the weights are pinned by the same checkpoint's "
     "'Model loading took' on an A6000 (19.75 printed with the vision tower, 19.73 planned), so the miss is non-KV "

@@ -129,7 +129,8 @@ def stage_weights_bytes_per_gpu(
     down-projections stay whole on every rank (``ReplicatedLinear``); when TP exceeds the KV heads each rank
     keeps a whole KV head, so its k/v projections are replicated (vLLM ``QKVParallelLinear``).
     The first stage holds the embedding and attached modules (vision tower), the last the lm_head and
-    final norm; the format's tail (:func:`tail_bits`) is in the last layers. ``spread``: the categories split over all of the stage's data-parallel GPUs instead of ``tp``
+    final norm; the format's tail (:func:`tail_bits`) is in the last layers. ``spread``: the categories split
+    over all of the stage's data-parallel GPUs instead of ``tp``
     (DeepSeek-V3 in FP8 at TP 1 on eight data-parallel ranks: the routed experts an eighth a GPU, the rest whole).
     """
     fmt = weight_format(precision)

@@ -36,7 +36,7 @@ def _qwen_on_5090(host: HostOs, util: float, used_gib: float = 0) -> tuple[int, 
     )
     request = PlanRequest(
         model=get_model("Qwen/Qwen3.8-27B").spec, gpu=gpu, gpu_memory_bytes=device_memory_bytes(gpu, True, host),
-        weights="nvfp4-fp8attn", kv_dtype="fp8", context_tokens=32768, max_model_len=32768, overhead=profile,
+        weights="nvfp4-fp8tail", kv_dtype="fp8", context_tokens=32768, max_model_len=32768, overhead=profile,
         deployment=DeploymentOptions(host=host, used_memory_bytes=round(used_gib * GiB)),
     )  # fmt: skip
     result = plan(request)

@@ -27,11 +27,14 @@ BLIND, RESULTS = load_blind_set("vllm-blind-2026-12k.json")
 # unchanged)
 NOW: dict[str, float] = {
     # since 2026-12-06 the desktop share is planned under Windows too (ten of eleven WSL2 start-ups hold it): back to
-    # their first scores (3.50 / 4.22 / 4.23 / 3.54 without it)
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": 2.32,
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 3.05,
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 3.05,
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": 2.36,  # 3.57 before the forward's refit
+    # their first scores (3.50 / 4.22 / 4.23 / 3.54 without it); and since 2026-12-06 the checkpoint is planned as
+    # unsloth stores it (nvfp4-fp8tail: FP8 lm_head and last eight MLPs, 1.39 GiB more than NVIDIA's layout, read from
+    # its README's group table and checked against its 22.5 GB, not against these figures): 2.32 / 3.05 / 3.05 / 2.36
+    # before
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": 0.93,
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 1.66,
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 1.66,
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": 0.97,  # 3.57 before the forward's refit
     # Model Runner V2's sampler derived from the source and no V2 graph estimate before 0.29 (2026-12-04, after
     # this set was read): Qwen2.5-7B-AWQ beside Ollama -0.22 -> +0.66 (the util 0.35 refusal now missed, above),
     # Gemma 4 E4B -1.47 -> +0.16, the RunPod RTX 4090 -1.40 -> -0.34, the AutoDL RTX PRO 6000 -1.13 -> -1.15

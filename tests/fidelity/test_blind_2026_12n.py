@@ -5,8 +5,8 @@ anything changed (HEAD 9e0b68f):
 - Qwen3.8-27B-FP8 on one H100 (0.27.1), started at 256 sequences and refused by the Mamba-block check at the default;
 - an abliterated Qwen3.8-27B FP8 on an A100 80GB (Marlin W8A16) with MTP 4 at 131,072 tokens (0.27.1);
 - Qwen3.8-27B-FP8 on a DGX Spark at util 0.50 and 4 sequences (0.28.0, prefix caching in 'align' mode);
-- unsloth's Qwen3.8-27B NVFP4 on one RTX 5090 under WSL2 at util 0.90-0.95 (0.27.1; five start-ups and the
-  free-memory refusal at 0.95);
+- RadixArk's Qwen3.8-27B NVFP4 (NVIDIA's mixed layout) on one RTX 5090 under WSL2 at util 0.90-0.95 (0.27.1; five
+  start-ups and the free-memory refusal at 0.95);
 - Llama-3.1-8B AWQ on an RTX 3090 with a cold and a warm torch.compile cache (0.28.0);
 - Qwen3.6-35B-A3B in BF16 on an RTX PRO 6000, refused by the Mamba-block check (0.28.0);
 - Qwen2.5-7B AWQ on an RTX PRO 4000 Blackwell, a card the catalog lacks (planned on the RTX 4090's entry at its
