@@ -9,10 +9,12 @@
   the engine starts (:data:`WINDOWS_DESKTOP_BYTES`), and the desktop share above is held as on Linux. It had been
   left out (2026-12-04) because the two WSL2 start-ups that print their non-torch memory print 0.32 and 0.58 GiB,
   the datacenter base; but Linux desktop cards print 0.3-0.56 there too, and the share stands for what the
-  planner's estimates miss on them, not for that line (docs/fidelity.md). Ten of the eleven WSL2 start-ups with a
-  KV figure (three sources: Qwen3.8-27B NVFP4 on RTX 5090s, 0.27.1; Qwen3.6-35B-A3B NVFP4, 0.29) were over by
-  1.1-4.2 GiB without it and are 1.18 GiB closer with it; the eleventh, Qwen2.5-0.5B on an RTX 4090, goes from
-  -0.07 to -1.25.
+  planner's estimates miss on them, not for that line (docs/fidelity.md). Over the fifteen WSL2 / Docker Desktop
+  start-ups with a KV figure the median |KV error| is 0.64 GiB with it and 1.78 without (2026-12-06); three RTX 4090
+  boots go the other way (Qwen2.5-0.5B twice, printing 0.30-0.32 GiB of non-torch, and Qwen3-8B), the same card's
+  Qwen3-14B boots do not, and no line says which term the share stands for (docs/fidelity.md, "Windows hosts").
+  vLLM 0.22-0.31 count only what grows after the worker's snapshot, so the desktop's memory held before it is planned
+  at the start-up check and after the pool, never in the budget.
 
 A headless Linux host (a rented cloud card, a server, a VM) is not a setting: three public headless start-ups on
 desktop cards held none of the desktop share, and the two found after a rule was written for them held it (a
