@@ -21,15 +21,14 @@ import math
 from planner.core.units import GiB
 from planner.deploy.host import host_note
 from planner.deploy.spark_hosts import SPARK_HOSTS
-from planner.engines.base import gib_text
+from planner.engines.base import gib_text, stage_total_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage
-from planner.engines.vllm.failures import max_num_seqs_of
 from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.start_memory import free_at_start
 from planner.engines.vllm.unified import unified_non_torch_bytes
-from planner.planning.context import speculative_method
+from planner.planning.context import result_context
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
@@ -57,45 +56,36 @@ def rocm_note(request: PlanRequest, profile: VllmProfile) -> str | None:
     return f"ROCm: {ROCM_EVIDENCE}. The KV cache here may be that much smaller; --enforce-eager captures no graphs."
 
 
-# Model Runner V2's first boots (tests/fidelity, bench/fidelity_unmatched.py AWQ_FIRST_BOOTS): a transient peak the
-# profile run's terms do not hold, on dense models with their own lm_head, compiled, at vLLM's default 256 sequences;
-# none at 16 sequences, on tied-embedding models, on a hybrid or on a restart with a warm torch.compile cache. Quoted,
-# not planned: no source line that allocates it.
+# A first boot compiles cold (planner.engines.vllm.compile_copy): planned warm, the verdict's margin is held to what
+# the cold compile's table copy adds to the profile transient, derived, not quoted.
 FIRST_BOOT_EVIDENCE = (
-    "public vLLM 0.28-0.31 first boots on Model Runner V2 of dense models with their own lm_head, at 256 sequences, "
-    "printed a transient peak of 1.2-1.5 GiB the planner does not hold (Qwen3-14B and Qwen3-32B AWQ on an RTX 5090: "
-    "1.46 GiB; Qwen2.5-7B-AWQ on an L4 and Llama-3.1-8B on an A100 alike); a restart of the same container with its "
-    "torch.compile cache printed 0.33 GiB, and the same Qwen3 AWQ checkpoints at 16 sequences (RTX 3090, 0.30), "
-    "tied-embedding models and a hybrid printed what the planner holds"
+    "with an empty torch.compile cache (a first boot of this model and settings, a new container, "
+    "VLLM_DISABLE_COMPILE_CACHE=1) Inductor benchmarks the embedding lookup on a random copy of the embedding table "
+    "inside vLLM's memory profile; public first boots print it as their peak activation (Qwen3-14B / -32B AWQ on an "
+    "RTX 5090: 1.46 GiB, their table 1.45; a restart with its cache: 0.33)"
 )
-FIRST_BOOT_SINCE = (0, 28, 0)
-FIRST_BOOT_MIN_SEQS = 16  # the 0.30 RTX 3090 boots at 16 sequences showed none
-FIRST_BOOT_GIB = 1.5  # the largest the boots showed beyond the planner's peak
 
 
 def first_boot_bytes(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> int:
-    """On Model Runner V2 from 0.28, compiled, a dense model with its own lm_head above 16 sequences (what every such
-    boot had): the most KV cache per GPU a first boot's transient took from the plan (:data:`FIRST_BOOT_EVIDENCE`),
-    0 elsewhere. Quoted, not planned: the verdict's margin is held to it (``EngineReport.first_boot_bytes``)."""
-    model = request.model
-    if profile.version < FIRST_BOOT_SINCE or profile.enforce_eager or model.tie_word_embeddings:
+    """Planned with a warm compile cache (``VllmProfile.compile_cache``, the default): the KV cache per GPU a cold
+    first boot gives up, the first stage's transient planned cold less warm (:mod:`planner.engines.vllm.compile_copy`);
+    0 planned cold, with ``--kv-cache-memory-bytes`` (no memory profile sizes the cache) or where no compile reads the
+    table. The verdict's margin is held to it (``EngineReport.first_boot_bytes``)."""
+    if profile.compile_cache == "cold" or profile.kv_cache_memory_bytes is not None or not profile.is_v1:
         return 0
-    if model.moe is not None or model.linear_attention is not None:  # every boot that showed it was dense
-        return 0
-    if not profile.runs_v2(model, request.resolved_weights, speculative_method(request)):
-        return 0
-    if max_num_seqs_of(request, profile) <= FIRST_BOOT_MIN_SEQS:
-        return 0
-    return round(FIRST_BOOT_GIB * GiB)
+    ctx = result_context(request, result, 0, stage_total_bytes(request, result, 0))
+    cold = profile.model_copy(update={"compile_cache": "cold"})
+    return max(0, cold.activation_bytes(ctx) - profile.activation_bytes(ctx))
 
 
 def first_boot_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
     """:func:`first_boot_bytes` in words, where it applies."""
-    if not first_boot_bytes(request, result, profile):
+    lost = first_boot_bytes(request, result, profile)
+    if lost < GiB // 100:
         return None
     return (
-        f"First boot: {FIRST_BOOT_EVIDENCE}. Not planned (no allocation in vLLM's source explains it): a first boot "
-        f"here may hold up to about {FIRST_BOOT_GIB:g} GiB less KV cache per GPU than planned."
+        f"First boot: {FIRST_BOOT_EVIDENCE}. Planned with a warm cache: a first boot here holds {gib_text(lost)} GiB "
+        "less KV cache per GPU (plan it with compile_cache 'cold')."
     )
 
 

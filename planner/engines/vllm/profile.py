@@ -49,6 +49,7 @@ from planner.core.overhead import (
     parse_version,
 )
 from planner.engines.platform import VllmPlatform, platform_of
+from planner.engines.vllm.compile_copy import compile_copy_bytes, compile_inputs
 from planner.engines.vllm.defaults import BatchFlags, batch_length, engine_batch
 from planner.engines.vllm.extensible import EXTENSIBLE_UTILIZATION, reserved_bytes
 from planner.engines.vllm.held import held_at_start
@@ -88,6 +89,7 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
     max_num_seqs: Sequences | None = None  # --max-num-seqs; None: vLLM's default for the GPU and release
     usage_context: Literal["server", "llm-class"] = "server"  # `vllm serve` or the offline `LLM` class
     enforce_eager: bool = False  # --enforce-eager: no CUDA graphs, no graph estimate
+    compile_cache: Literal["cold", "warm"] = "warm"  # torch.compile cache; "cold": a first boot (vllm.compile_copy)
     max_cudagraph_capture_size: CaptureSize | None = None  # --max-cudagraph-capture-size; None: from max_num_seqs
     kv_cache_memory_bytes: KvBytes | None = None  # --kv-cache-memory-bytes: skips the profile-based sizing
     # --no-enable-extensible-kv-cache (0.34 on); unset: the extensible cache where the release and runtime have it
@@ -309,6 +311,7 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
             moe_workspace=workspace,
             encoder=constants.encoder_bytes if first and self.loads_encoder(model) else 0,
             pp_buffers=0 if first else 2 * tokens * (model.hidden_size or DEFAULT_HIDDEN) * act,
+            compile_copy=compile_copy_bytes(model, tp, act, compile_inputs(self, model, first)),
         )
 
     def sampler_state_bytes(self, ctx: StageContext) -> int:

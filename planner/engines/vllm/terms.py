@@ -56,10 +56,12 @@ class ProfileTerms(BaseModel, frozen=True, extra="forbid"):
     encoder: int = 0
     pp_buffers: int = 0
     rejection: int = 0  # the rejection sampler's warm-up after the sampler's (speculative decoding, V1 runner)
+    compile_copy: int = 0  # a cold compile's random embedding table, before the forward (vllm.compile_copy)
 
     @property
     def peak(self) -> int:
-        return self.pp_buffers + max(self.forward, self.sampler, self.rejection) + self.moe_workspace + self.encoder
+        run = self.pp_buffers + max(self.forward, self.sampler, self.rejection) + self.moe_workspace + self.encoder
+        return max(self.compile_copy, run)
 
 
 def mla_bytes_per_token(model: ModelSpec, tensor_parallel: int) -> float:

@@ -94,6 +94,8 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     flag_speculative_config: bool = False  # before: --speculative-model, --num-speculative-tokens
     flag_data_parallel_size: bool = False  # before: one server per replica
     limit_mm_json: bool = False  # --limit-mm-per-prompt as JSON; before: image=N,video=N(,audio=N)
+    # a cold compile benchmarks kernels on full-size random inputs (planner.engines.vllm.compile_copy)
+    compile_benchmarks_inputs: bool = False
 
 
 class NonTorchEra(BaseModel, frozen=True, extra="forbid"):
