@@ -9,30 +9,6 @@ from bench.fidelity_unmatched_p import SEVENTEENTH
 from bench.fidelity_unmatched_q import EIGHTEENTH
 
 # Shared by the boots of one set-up (the reasons below name their own figures first)
-AWQ_FIRST_BOOTS = (
-    "the 0.28 RTX 5090 Qwen3 AWQ first boots print 1.46 GiB of peak activation (transient: torch's peak less its "
-    "allocated memory, 0.28.0 utils/mem_utils.py:323-325) where the planner's profile run gives 0.33-0.42 (the "
-    "forward of 2,048 tokens; Model Runner V2's sampler, derived from the source since 2026-12-04, holds one "
-    "bf16 copy of 256 rows of logits, 0.09 GiB) and their consumed memory is 0.35 GiB over the planner's weights "
-    "and non-torch; the restart of the 32B (listed) printed 0.33 GiB of peak and 1.42 less consumed, so ~2.5 GiB "
-    "of these boots is the first compile's, beyond the 1.17 GiB desktop-card amount the planner fits. The fitted "
-    "V2 sampler term (3.82 fp32 copies) had absorbed it. What the boots that show it share: Model Runner V2 from "
-    "0.28, a dense model with its own lm_head, compiled, 256 sequences (Qwen3-14B and Qwen3-32B print the same "
-    "1.46 GiB; Qwen2.5-7B-AWQ on an L4 is +0.66 and Llama-3.1-8B on an A100 at 0.31 +0.39); the same Qwen3 AWQ "
-    "checkpoints at 16 sequences on an RTX 3090 (0.30) are within 0.1 GiB, and the tied-embedding Qwen2.5-0.5B "
-    "and Gemma 4 E4B boots, the warm restart and the 0.29 Qwen3.8-27B hybrid show none, so it is neither one "
-    "copy of the head nor a fixed amount. Which allocation it is (an Inductor or Triton autotune of the first "
-    "compile is a lead, not read in the source) would be settled by a torch.cuda.memory_snapshot() of one first "
-    "boot's profile run"
-)
-L4_AWQ = (
-    "Qwen2.5-7B-Instruct-AWQ beside Ollama on one L4, vLLM 0.28.0 (eleventh blind set, 2026-12-04; -0.22 "
-    "GiB when found, under the fitted Model Runner V2 sampler term): 0.65-0.66 GiB over in each of the "
-    "three boots since that term is derived from the source (one bf16 copy of the logits). The same "
-    "author's Gemma 4 E4B W4A16 boot on that card prints 0.27 GiB of peak activation and is within 0.16 "
-    "GiB, so the gap is this AWQ checkpoint's, as on the RTX 5090 AWQ first boots (+1.5 GiB); the table "
-    "quotes only the KV figures, so the split (non-torch or transient) is not known"
-)
 B200_NVFP4 = (
     "Qwen3-32B as a compressed-tensors NVFP4 W4A4 checkpoint on one B200 under vLLM 0.31.0, 512 sequences and 16,384 "
     "batched tokens (thirteenth blind set, 2026-12-05; as found): 0.27 GiB of it the weights (19.26 planned, 19.53 "
@@ -107,19 +83,16 @@ UNMATCHED: dict[str, str] = {
         "until what holds these runs 0.4-0.7 GiB under is found"
     ),
     "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k": (
-        "KV -1.05 GiB (-2.3 while Model Runner V2's sampler term was fitted), verdict (predicted not to fit one "
-        "8,192-token request, 1.95 GiB planned against 2.0 needed): this is the restart of the same "
-        "container 28 s after its first boot failed with 0.45 GiB (the -first-boot case, whose refusal the planner "
-        "predicts); that boot, like the util 0.85 run, took 21.50 GiB of consumed memory and peak activation where "
-        "the restart took 18.95, and utilization enters neither figure (0.28.0 v1/worker/gpu_worker.py:513-563). "
-        "Not fitted. The document blames the failed boot on the previous container still releasing VRAM, which "
-        "would move it the other way: 0.28 takes the drop of free memory from the worker's first snapshot "
-        "(utils/mem_utils.py :317-319; gpu_worker.py :547-558 asserts it is not negative), so memory another "
-        "process frees meanwhile counts as gained; and the restart's transient (torch's peak less its allocated "
-        "memory, mem_utils.py :323-325, which no other process moves) fell 1.46 -> 0.33 GiB with its consumed "
-        "memory (-1.42). So the difference is inside the restarted process; what it kept from its first boot (a "
-        "torch.compile cache in its filesystem is a lead, not in vLLM's source) would be settled by the restart's "
-        "'Directly load the compiled graph' or 'Compiling a graph' line"
+        "KV -1.05 GiB, verdict (predicted not to fit one 8,192-token request, 1.95 GiB planned against 2.0 "
+        "needed): the restart of the same container 28 s after its first boot failed with 0.45 GiB, planned with a "
+        "warm compile cache. Its transient is read since 2026-12-07: the first boots print 1.46 GiB of peak "
+        "activation, a cold compile's random copy of the 1.449 GiB embedding table (planner.engines.vllm."
+        "compile_copy; the -first-boot case is planned cold and within 0.5 GiB), the restart 0.33, the planner's "
+        "forward 0.42. What is left is consumed memory: the restart prints 18.62 GiB of weights and non-torch, "
+        "the first boots 20.04 (+1.42, the table's size again, on the cold boots of this box and of a 6 GB card "
+        "at 0.29, +0.53 for a 0.58 GiB table, but not on the RTX 3090 and RunPod cold / warm pairs), and the plan "
+        "puts the desktop cards' fitted 1.18 GiB there on both. No source line found that keeps a copy past the "
+        "profile's empty_cache; a torch.cuda.memory_snapshot() after one cold profile run would settle it"
     ),
     "vllm-0.30-rtx3090-qwen38-27b-w4a16-redhat-8k": (
         "KV +1.05 GiB: 0.19 is the planner's weights under the printed 16.84; the other 0.86 is memory beyond "
@@ -203,9 +176,10 @@ UNMATCHED: dict[str, str] = {
         "5090 (Qwen3-30B-A3B GPTQ-Int4 as the harness's later receipt names it, vLLM 0.28.0, offline LLM class). "
         "The eager run is within 0.22 GiB; compiled, the log holds 0.69 GiB less KV than eager (the same 16.7 GiB "
         "consumed) where the planner puts 2.11 (the graph estimate, a larger activation and the graphics dies' "
-        "1.17 GiB compile amount). The page runs its arms one after another on one box, so the compile cache was "
-        "likely warm, which holds less of that amount (docs/fidelity.md, 'Graphics dies'); a 'Directly load the "
-        "compiled graph' line would settle it"
+        "1.18 GiB fitted amount). Not the compile cache: a cold compile's table copy (0.58 GiB) is under this "
+        "model's 8,192-token forward (0.57 planned), so cold and warm plan alike (planner.engines.vllm."
+        "compile_copy); the fitted desktop amount is what this rented card does not hold (docs/fidelity.md, "
+        "'Graphics dies'). Its 'Actual usage' split, printed but cut in the page, would settle it"
     ),
     "vllm-0.28-rtx5090-qwen3-30b-a3b-gptq-fp8kv-p37": (
         "KV -0.99 GiB (fourth blind set): as the graph arm of the same page (see there), with an fp8 KV cache"
@@ -365,18 +339,17 @@ UNMATCHED: dict[str, str] = {
         "printed, and the rest (2.07 GiB of activation and non-torch memory against the planner's 1.73) on a rented "
         "Vast.ai card that held the desktop cards' share; an 'Actual usage' line would split it"
     ),
-    "vllm-0.28-rtx5090-qwen3-14b-awq-util070-16k": "KV +1.48 GiB, tokens: " + AWQ_FIRST_BOOTS,
-    "vllm-0.28-rtx5090-qwen3-14b-awq-util070-32k": "KV +1.48 GiB, tokens: " + AWQ_FIRST_BOOTS,
-    "vllm-0.28-rtx5090-qwen3-32b-awq-util085-8k": "KV +1.49 GiB, tokens: " + AWQ_FIRST_BOOTS,
-    "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k-first-boot": (
-        "KV +1.50 GiB (its refusal still predicted: 1.95 GiB planned, 2.0 needed): " + AWQ_FIRST_BOOTS
+    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": (
+        "KV -1.26 GiB, tokens -25 % (eleventh blind set, 2026-12-04; -1.40 when found, -0.34 until the cold "
+        "compile was read, 2026-12-07): Qwen3-8B BF16 on a RunPod RTX 4090, vLLM 0.27.1, planned cold as its notes "
+        "say ('the cold boot (a fresh compile)', 'torch.compile took 38.96 s'). The budget less the printed "
+        "weights and KV leaves 1.45 GiB; the plan holds 1.16 of transient (the cold compile's copy of the "
+        "151,936 x 4,096 table: the recon's cold boot printed 1.18 GiB of peak, its warm one 0.19, file id "
+        "58522340114), 0.40 of the release's non-torch and sampler state, within 0.11 of it, and the desktop "
+        "cards' fitted 1.18 GiB, which this headless rented card does not hold (as the RTX 3090 Ti VM and the "
+        "six-card RTX 3090 server do not). The warm restarts' 43,040 tokens are 0.99 GiB more KV, the table less "
+        "the forward (0.92 planned)"
     ),
-    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util035-refusal": (
-        "KV +0.66 GiB, verdict (planned to start with 1.76 GiB where one 32,768-token request needs 1.75; vLLM "
-        "refused with 1.1): " + L4_AWQ
-    ),
-    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util045": "KV +0.66 GiB, tokens: " + L4_AWQ,
-    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util060": "KV +0.65 GiB: " + L4_AWQ,
     "vllm-0.31-b200-qwen3-32b-nvfp4-w4a4-4k-util090-bf16kv": "KV -0.84 GiB, tokens -0.6 %: " + B200_NVFP4,
     "vllm-0.31-b200-qwen3-32b-nvfp4-w4a4-4k-util095-fp8kv": "KV -0.86 GiB, tokens -0.6 %: " + B200_NVFP4,
 }

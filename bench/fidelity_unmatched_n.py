@@ -17,11 +17,13 @@ WSL2_5090 = (
 )
 COMPILE_CACHE = (
     "Llama-3.1-8B AWQ on a headless six-card RTX 3090 server, vLLM 0.28.0 (fifteenth blind set, 2026-12-06; as "
-    "found): the same source measured the torch.compile cache's effect, 119,408 tokens on a cold cache and 125,952 on "
-    "a warm one (0.8 GiB: 'torch.compile is still holding about 0.8 GiB when that pass runs'); the planner plans one "
-    "state with the desktop cards' fitted compile amount, over even the cold boot. util 0.9 is read from the "
-    "project's capacity arithmetic and the length is not stated (8,192 assumed), so the absolute miss is partly "
-    "unsettled; a cache-state setting would need boots that print both"
+    "found -0.56 cold, -1.36 warm): the same source measured the torch.compile cache's effect, 119,408 tokens on a "
+    "cold cache and 125,952 on a warm one (0.80 GiB). Since 2026-12-07 each boot is planned in its own cache state "
+    "(planner.engines.vllm.compile_copy: a cold compile's random copy of the 0.98 GiB embedding table replaces the "
+    "0.26 GiB forward as the transient), which gives the pair's difference (0.72 planned); both boots then sit "
+    "~1.3 GiB under, the desktop cards' fitted 1.18 GiB non-torch amount this headless server does not hold, as "
+    "the RunPod RTX 4090 and RTX 3090 Ti do not. util 0.9 is read from the project's capacity arithmetic and the "
+    "length is not stated (8,192 assumed); an 'Actual usage' line would split it"
 )
 
 FIFTEENTH: dict[str, str] = {
@@ -78,7 +80,7 @@ FIFTEENTH: dict[str, str] = {
         "KV +0.64 GiB (the same pool with 8 GiB of native KV offload): " + WSL2_5090
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-200k-util094": "KV +0.64 GiB: " + WSL2_5090,
-    "vllm-0.28-rtx3090-llama31-8b-awq-util090-cold-compile": "KV -0.56 GiB, tokens (cold cache): " + COMPILE_CACHE,
+    "vllm-0.28-rtx3090-llama31-8b-awq-util090-cold-compile": "KV -1.27 GiB, tokens (cold cache): " + COMPILE_CACHE,
     "vllm-0.28-rtx3090-llama31-8b-awq-util090-warm-compile": "KV -1.36 GiB, tokens (warm cache): " + COMPILE_CACHE,
     "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": (
         "KV -1.25 GiB (ninth blind set, 2026-12-04; -2.27 when found, -0.07 under the Windows host rule of "

@@ -64,20 +64,4 @@ SIXTEENTH: dict[str, str] = {
         "rows, non-torch 1.43): " + HEADLESS_GEFORCE + "; the weights are 0.15 under (14.22 planned, 14.37 "
         "printed). The batch default is read from the source (2,048 tokens on a card under 70 GiB), not the log"
     ),
-    "vllm-0.22-48gb-ada-qwen25-7b-instruct-bf16-4k-util095-asyncengine": (
-        "KV +0.78 GiB (27.10 planned, 26.32 printed; sixteenth blind set, 2026-12-06; as found): Qwen2.5-7B-"
-        "Instruct through AsyncLLMEngine (128 sequences, 2,048 batched tokens) on a 46,068 MiB Ada/Ampere card "
-        "(L20 / L40 / L40S / A40 by the printed estimate; planned on the L40S entry), vLLM 0.22.0, util 0.95, "
-        "4,096 tokens: the printed budget leaves 1.31 GiB of activation and non-torch beside 0.37 of graph "
-        "estimate, where the planner puts 0.56 (forward 0.30, non-torch 0.25). The boot compiled cold ('Compiling "
-        "a graph for compile range (1, 2048) takes 9.43 s', AOT saved), and the 0.76 GiB gap is the size of the "
-        "fifteenth set's cold-versus-warm compile-cache difference (0.8 GiB on an RTX 3090 at 0.28): the same "
-        "container restarted warm, or the 0.22 DEBUG profile_result line, would settle it"
-    ),
-    "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092": (
-        "KV +0.50 GiB (by 0.002 over the target; -2.41 GiB, tokens -12.5 % and a wrong verdict when found: planned a "
-        "'mamba-blocks' refusal, 357 blocks under 1,024 sequences; it started). Since 2026-12-06 the batch defaults "
-        "read ROCm's VRAM total (rule rocm_vram_defaults, chosen after this set was read), and the MTP boot of the "
-        "same box is within 0.13 GiB: " + STRIX_HALO
-    ),
 }

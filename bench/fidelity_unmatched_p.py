@@ -5,19 +5,6 @@ reason read from vLLM's source at the release and what would settle each: merged
 from __future__ import annotations
 
 SEVENTEENTH: dict[str, str] = {
-    "vllm-0.26-a40-llama31-8b-instruct-bf16-4k-util090": (
-        "KV +0.66 GiB (24.56 planned, 23.90 printed), tokens +2.8 % (seventeenth blind set, 2026-12-06; as found): "
-        "Llama-3.1-8B-Instruct in BF16 on an A40 (not in the catalog; planned on the L40S entry, the same "
-        "46,068 MiB), vLLM 0.26.0, util 0.90, 4,096 tokens, 256 sequences. The budget leaves 40.07 - 14.99 - "
-        "23.90 = 1.18 GiB of activation and non-torch where the planner has 0.52 (forward 0.26, non-torch 0.25). "
-        "The boot compiled cold ('init engine ... took 54.24 s (compilation: 29.60 s)'), and vLLM 0.26.0 measures "
-        "the activation peak over profile_run inside memory_profiling (v1/worker/gpu_worker.py:484-516: "
-        "torch_peak_increase = the profile's torch peak over the pre-profile one), where the first, compiling "
-        "forward runs: Inductor's compile-time allocations count as activation. The gap is the size of the other "
-        "cold-compile gaps on record (the sixteenth set's 48 GB card +0.78, the fifteenth set's RTX 3090 cold "
-        "versus warm 0.8, the RunPod recon's peak 1.18 cold, 0.19 warm, file id 58522340114). The same container "
-        "restarted warm, whose log would print a few seconds of compilation, would settle it"
-    ),
     "vllm-0.27-rtx4090-wsl2-qwen3-8b-fp8-2k-util090": (
         "KV -1.40 GiB (10.97 planned, 12.37 from the printed 90,080 tokens), tokens -11.3 %, verdict (planned "
         "'sampler-oom', it started; seventeenth blind set, 2026-12-06; as found): Qwen/Qwen3-8B-FP8 on an RTX "
