@@ -87,7 +87,6 @@ class ActivationRow:
         kept = transient and profile.consumed_workspace(ctx)
         self.held = zero.pp_buffers + (0 if kept else zero.moe_workspace)
         self.rejection = zero.rejection  # derived, not fitted (planner.engines.vllm.terms)
-        self.copy = zero.compile_copy  # a cold compile's table copy, derived (planner.engines.vllm.compile_copy)
         self.x_hidden = terms(forward_bytes_per_hidden=1.0).forward - zero.forward
         copies = {k: (1.0 if k == kind else 0.0) for k in (*SAMPLER_KINDS, "flashinfer")}
         self.x_sampler = (terms(sampler_copies=copies).sampler - zero.sampler) if ctx.is_last_stage else 0
@@ -110,14 +109,12 @@ class ActivationRow:
 
     def predict(self, theta: dict[str, float]) -> float:
         forward, sampler = self.branches(theta)
-        run = self.held + max(forward, sampler, self.rejection) + theta["encoder_bytes"] * self.multimodal
-        return float(max(self.copy, run))
+        return float(self.held + max(forward, sampler, self.rejection) + theta["encoder_bytes"] * self.multimodal)
 
 
 # Huber's threshold for the activation fit: a start-up further than this from the fit counts in proportion to
-# 1 / its residual (iteratively reweighted least squares), so a peak no term of the profile run explains does not
-# move every model's forward. The 0.28 RTX 5090 AWQ first boots' 1.46 GiB, once such a peak, is a cold compile's
-# table copy since 2026-12-07 (planner.engines.vllm.compile_copy): a row it sets is not fitted.
+# 1 / its residual (iteratively reweighted least squares), so a peak no term of the profile run explains (the 0.28
+# RTX 5090 AWQ first boots print 1.46 GiB where their restarts print 0.33) does not move every model's forward.
 HUBER_GIB = 0.25
 
 
@@ -141,8 +138,8 @@ def _alternating_fit(rows: list[ActivationRow], names: list[str]) -> dict[str, f
         assignment, weights = sides, reweighted
         matrix, target = [], []
         for row, forward, weight in zip(rows, sides, weights, strict=True):
-            if row.rejection >= max(row.branches(theta)) or row.copy >= row.predict(theta):
-                continue  # the derived rejection warm-up or cold compile's copy sets this peak: nothing to fit
+            if row.rejection >= max(row.branches(theta)):
+                continue  # the derived rejection warm-up sets this peak: nothing of theta to fit
             features = {"encoder_bytes": row.multimodal}
             if forward:
                 features.update(forward_bytes_per_hidden=row.x_hidden)
