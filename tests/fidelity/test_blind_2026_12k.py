@@ -38,12 +38,16 @@ NOW: dict[str, float] = {
     # Model Runner V2's sampler derived from the source and no V2 graph estimate before 0.29 (2026-12-04, after
     # this set was read): Qwen2.5-7B-AWQ beside Ollama -0.22 -> +0.66 (the util 0.35 refusal now missed, above),
     # Gemma 4 E4B -1.47 -> +0.16, the RunPod RTX 4090 -1.40 -> -0.34, the AutoDL RTX PRO 6000 -1.13 -> -1.15
-    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util035-refusal": 0.66,
-    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util045": 0.66,
-    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util060": 0.65,
+    # ... and since a cold compile's random copy of the embedding table is planned (2026-12-07, planner.engines.vllm.
+    # compile_copy), the three planned cold as their printed 1.04 GiB peak (the 1.015 GiB table) shows: +0.66 -> -0.05
+    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util035-refusal": -0.05,
+    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util045": -0.05,
+    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util060": -0.06,
     # +0.16 until the shared-KV layers' k/v projections vLLM 0.28 builds were planned (2026-12-06)
     "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": 0.14,
-    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": -0.34,
+    # -0.34 until its cold boot's table copy was planned (2026-12-07: 'the cold boot (a fresh compile)'); the rest is
+    # the desktop cards' fitted share this headless rented card does not hold
+    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": -1.26,
     # the RTX PRO 6000 Server Edition as its own catalog card (2026-12-05): a passive datacenter card of the GB202
     # die, without the desktop cards' compile amount (as the L40S of AD102): -1.15 -> +0.03
     "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": 0.03,
@@ -54,7 +58,6 @@ NOW: dict[str, float] = {
 }
 VERDICTS_NOW: dict[str, bool] = {
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-util098-free-memory": True,
-    "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util035-refusal": False,
 }
 
 
@@ -73,18 +76,17 @@ def test_first_scores() -> None:
 
 
 def test_other_processes_memory_is_planned_beside_the_engine() -> None:
-    """The L4 start-ups beside Ollama's 4,902 MiB: every KV figure within 0.25 GiB and the refusal at util 0.35
-    predicted with vLLM's own reason (1.75 GiB needed) while Model Runner V2's sampler term was fitted; since it is
-    derived from the source (2026-12-04) Qwen2.5-7B-AWQ is 0.65-0.66 GiB over in all three, so the util 0.35 refusal
-    is planned to start (with 1.76 GiB, 0.01 over the 1.75 needed). The same author's Gemma 4 E4B start-up on that
-    card prints 0.27 GiB of peak activation and is within 0.16 GiB; the 0.28 RTX 5090 AWQ first boots are over by
-    1.45 GiB the same way (tests/fidelity/test_restart_boots.py): an AWQ boot's transient the source read so far
-    does not name."""
+    """The L4 start-ups beside Ollama's 4,902 MiB: every KV figure within 0.1 GiB and the refusal at util 0.35
+    predicted with vLLM's own reason (1.75 GiB needed). While Model Runner V2's sampler term was fitted they were
+    within 0.25 GiB; derived from the source (2026-12-04), Qwen2.5-7B-AWQ was 0.65-0.66 GiB over in all three and
+    the refusal planned to start: the author's table prints 1.04 GiB of peak activation, the cold compile's copy of
+    the 152,064 x 3,584 bf16 table (1.015 GiB; planner.engines.vllm.compile_copy, planned since 2026-12-07). The same
+    author's Gemma 4 E4B boot prints 0.27 GiB: its runner takes images, so the lookup is outside the compiled graph."""
     l4 = {r.id: r for r in RESULTS.values() if "-l4-ollama-" in r.id}
     assert len(l4) == 4
     awq = [r for i, r in l4.items() if "qwen25-7b-awq" in i]
-    assert all(r.kv_error_gib == pytest.approx(0.655, abs=0.01) for r in awq)
-    assert [r.verdict_right for r in awq].count(False) == 1
+    assert all(r.kv_error_gib is not None and abs(r.kv_error_gib) < 0.1 for r in awq)
+    assert all(r.verdict_right for r in awq)
     gemma = l4["vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062"]
     assert gemma.kv_error_gib is not None and abs(gemma.kv_error_gib) < 0.2 and gemma.verdict_right
 
@@ -99,14 +101,16 @@ def test_the_engine_note_on_desktop_dies_says_what_rented_and_vm_machines_held()
     which it does not hold; the AutoDL RTX PRO 6000 that did the same is a passive Server Edition, planned since
     2026-12-05 as the datacenter card it is, +0.03 GiB); a rule planning such machines without it failed on the two
     found after it (a Vast.ai RTX 3090, a Proxmox VM driving no display), and the RunPod RTX 4090 counted with those
-    first is within 0.35 GiB since Model Runner V2's sampler is derived from the source (-1.40 before: the fitted
-    term's gap, not the machine's), so the engine note names both sides."""
+    first was within 0.35 GiB once Model Runner V2's sampler was derived from the source (-1.40 before), and is
+    -1.26 since its cold boot's table copy is planned (2026-12-07): with the copy, the budget it printed leaves the
+    datacenter base and none of the desktop share (1.45 GiB left, 1.56 planned without the share). So two held none
+    and two held it, and the engine note names both sides."""
     from planner.engines.vllm.caveats import HEADLESS_EVIDENCE
 
     errors = {r.id: r.kv_error_gib for r in run_all() if r.id in (*HEADLESS, RUNPOD)}
     assert all(errors[i] is not None and -1.4 < errors[i] < -1.15 for i in HEADLESS), errors  # type: ignore[operator]
-    assert abs(errors[RUNPOD] or 9.0) < 0.35
-    assert "one held none of it" in HEADLESS_EVIDENCE and "three held it" in HEADLESS_EVIDENCE
+    assert -1.4 < (errors[RUNPOD] or 9.0) < -1.15
+    assert "two held none of it" in HEADLESS_EVIDENCE and "two held it" in HEADLESS_EVIDENCE
     server = next(r for r in run_all() if r.id == "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256")
     assert server.setup.gpu == "rtx-pro-6000-blackwell-server" and abs(server.kv_error_gib or 9.0) < 0.1
 

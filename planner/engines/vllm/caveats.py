@@ -89,17 +89,16 @@ def first_boot_note(request: PlanRequest, result: PlanResult, profile: VllmProfi
     )
 
 
-# Public start-ups on desktop dies in rented, server or VM machines (tests/fidelity): one held none of the desktop
-# share (vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09, 1.31 GiB more KV than planned; the AutoDL RTX PRO 6000 that
-# held none either is a Server Edition, since 2026-12-05 its own catalog card, passive, planned without it as the
-# L40S is), three held it (a RunPod RTX 4090,
-# vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092, within 0.35 GiB since Model Runner V2's sampler is derived
-# from the source: its 1.40 GiB gap was that term; a Vast.ai RTX 3090,
+# Public start-ups on desktop dies in rented, server or VM machines (tests/fidelity): two held none of the desktop
+# share (vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09, 1.31 GiB more KV than planned; the RunPod RTX 4090
+# vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092, 1.26 GiB more since its cold compile's table copy is planned,
+# 2026-12-07; the AutoDL RTX PRO 6000 that held none either is a Server Edition, since 2026-12-05 its own catalog card,
+# passive, planned without it as the L40S is), two held it (a Vast.ai RTX 3090,
 # vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal; a Proxmox VM driving no display,
 # vllm-0.24-2x3090-qwen36-27b-autoround-mtp3-club3090-642)
 HEADLESS_EVIDENCE = (
-    "one held none of it (an RTX 3090 Ti passed through to a VM) and three held it "
-    "(a RunPod RTX 4090, a Vast.ai RTX 3090, two RTX 3090s in a Proxmox VM driving no display)"
+    "two held none of it (an RTX 3090 Ti passed through to a VM, a RunPod RTX 4090) and two held it "
+    "(a Vast.ai RTX 3090, two RTX 3090s in a Proxmox VM driving no display)"
 )
 
 
