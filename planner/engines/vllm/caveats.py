@@ -84,8 +84,8 @@ def first_boot_note(request: PlanRequest, result: PlanResult, profile: VllmProfi
     if lost < GiB // 100:
         return None
     return (
-        f"First boot: {FIRST_BOOT_EVIDENCE}. Planned with a warm cache: a first boot here holds {gib_text(lost)} GiB "
-        "less KV cache per GPU (plan it with compile_cache 'cold')."
+        f"First boot: {FIRST_BOOT_EVIDENCE}. Planned with a warm cache, as a restart finds it: a first boot here "
+        f"holds {gib_text(lost)} GiB less KV cache per GPU."
     )
 
 
