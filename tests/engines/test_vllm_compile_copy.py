@@ -27,6 +27,7 @@ import pytest
 from bench.fidelity_cases import CASES_DIR, build_request, load_cases, setup_of
 from model_catalog import get_model
 from planner.core.units import GiB
+from planner.engines.base import EngineReport
 from planner.engines.registry import engine_report
 from planner.engines.vllm.compile_copy import CompileInputs, compile_copy_bytes
 from planner.engines.vllm.versions import vllm_rules
@@ -41,7 +42,7 @@ def _case(case_id: str) -> dict[str, object]:
     return found[0]
 
 
-def _report(case_id: str, **profile: object):  # type: ignore[no-untyped-def]
+def _report(case_id: str, **profile: object) -> EngineReport:
     case = _case(case_id)
     setup = setup_of(case)
     if profile:
@@ -87,17 +88,18 @@ def test_rtx3090_cold_and_warm_compile_pair() -> None:
     assert planned == pytest.approx(printed, abs=0.1)
 
 
-def _inputs(release: str = "0.28.0", **changes: bool) -> CompileInputs:
-    base = CompileInputs(vllm_rules(release), cold=True, enforce_eager=False, first_stage=True, embeds_outside=False)
-    return base._replace(**changes)
+def _inputs(
+    release: str = "0.28.0", cold: bool = True, eager: bool = False, first: bool = True, outside: bool = False
+) -> CompileInputs:
+    return CompileInputs(vllm_rules(release), cold, eager, first, outside)
 
 
 def test_where_no_compile_reads_the_table() -> None:
     model = get_model("Qwen/Qwen3-32B").spec
     assert compile_copy_bytes(model, 1, 2, _inputs()) == 151_936 * 5_120 * 2
     assert compile_copy_bytes(model, 4, 2, _inputs()) == 151_936 // 4 * 5_120 * 2
-    for changes in ({"cold": False}, {"enforce_eager": True}, {"first_stage": False}, {"embeds_outside": True}):
-        assert compile_copy_bytes(model, 1, 2, _inputs(**changes)) == 0
+    for inputs in (_inputs(cold=False), _inputs(eager=True), _inputs(first=False), _inputs(outside=True)):
+        assert compile_copy_bytes(model, 1, 2, inputs) == 0
     assert compile_copy_bytes(model, 1, 2, _inputs("0.21.0")) == 0  # releases before 0.22 not read
 
 
