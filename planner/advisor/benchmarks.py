@@ -130,6 +130,7 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     requests: PositiveInt | None = None  # a burst: this many requests sent at once and drained (planner.advisor.drain)
     lengths: Lengths = "fixed"  # a burst's lengths: every request the row's, ShareGPT's or uniform around its means
     max_running: PositiveInt | None = None  # the engine's running limit the source sets (--max-num-seqs, ...)
+    endpoint: Literal["chat", "completions"] | None = None  # the OpenAI endpoint the harness sent to, as stated
     metric: Metric
     value: Positive
     source: Annotated[str, Field(min_length=1)]

@@ -185,9 +185,11 @@ def drain(
     limits: Limits,
     decode_seconds: Callable[[int, int], float],
     prefill_seconds_per_token: float,
+    start_seconds: float = 0.0,
 ) -> Drained:
     """Every request of ``lengths`` (prompt, answer) sent at once and run to the end (see the module docstring).
-    ``decode_seconds(batch, context)``: one decode step of ``batch`` requests at a mean ``context``.
+    ``decode_seconds(batch, context)``: one decode step of ``batch`` requests at a mean ``context``;
+    ``start_seconds``: the time before the queue reaches the engine (:mod:`planner.advisor.frontend`).
 
     >>> flat = drain([(100, 10)] * 4, Limits(10_000, 8, 512), lambda batch, context: 0.01, 0.0001)
     >>> flat.output_tokens, round(flat.seconds, 3), flat.preemptions
@@ -195,7 +197,7 @@ def drain(
     """
     waiting = deque(_Request(p, max(1, o)) for p, o in lengths)
     running: list[_Request] = []
-    used, seconds, written, preemptions, firsts = 0, 0.0, 0, 0, []
+    used, seconds, written, preemptions, firsts = 0, start_seconds, 0, 0, []
     while waiting or running:
         step, used = _schedule(running, waiting, limits, used)
         if not (step.decoding or step.prefilled):  # a request larger than the pool: nothing can run

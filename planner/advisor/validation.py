@@ -34,6 +34,7 @@ from planner.advisor.engine_speed import (
     serving_chunk,
     step,
 )
+from planner.advisor.frontend import burst_wait_seconds
 from planner.advisor.hardware import default_compute_path
 from planner.advisor.kernels import (
     llamacpp_dequant_gemm,
@@ -138,7 +139,7 @@ def drained(row: BenchmarkRow, r: Roofline = FITTED) -> Drained:
         return steps[key]
 
     per_token = (prefill_in_serving(c.setup, c.prefill, r) or 0.0) / max(1, row.input_tokens)
-    return drain(lengths, limits, decode_seconds, per_token)
+    return drain(lengths, limits, decode_seconds, per_token, burst_wait_seconds(row))
 
 
 def burst_limits(row: BenchmarkRow, lengths: list[tuple[int, int]]) -> Limits:

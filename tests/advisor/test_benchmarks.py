@@ -176,8 +176,10 @@ def test_the_unseen_set_of_2026_12b() -> None:
     assert figures == {
         ("layer-split", "prefill"): (20, 0.094, 1.738),
         ("layer-split", "single_stream"): (11, 0.092, 0.184),
-        ("paged", "batched"): (38, 0.329, 26.515),
-        ("paged", "prefill"): (48, 0.642, 3.283),  # 0.659 before each GPU's KV copy was read (2026-12-05)
+        # 0.329 before vLLM 0.11.0's per-request chat-template parse was priced (planner.advisor.frontend, 2026-12-06)
+        ("paged", "batched"): (38, 0.301, 26.515),
+        # 0.659 before each GPU's KV copy was read (2026-12-05); 0.642 (worst 3.283) before the chat-template parse
+        ("paged", "prefill"): (48, 0.634, 1.989),
         ("paged", "single_stream"): (1, 0.171, 0.171),
     }
 
