@@ -1,7 +1,7 @@
 """The speed floor is checked against what public runs of the model on its engine reach, not the model alone (an
 outside review, 2026-12-06): DeepSeek-V3 for 100 users at a floor of 30 tokens/s had 8 x MI300X as its pick at 42
 modelled tokens/s per user, while its own caveat said public vLLM runs of the model measure 0.37-0.49x the model
-(at most ~21)."""
+(at most ~21; 0.37-0.58x, at most ~24, since a burst waits on vLLM 0.11.0's chat-template parse)."""
 
 from __future__ import annotations
 
@@ -27,12 +27,12 @@ def test_no_option_is_kept_below_the_floor_its_own_evidence_gives() -> None:
         assert counted is not None and counted >= 30.0, (option.label, option.decode_tokens_per_s_per_user, counted)
 
 
-def test_mi300x_at_42_modelled_and_0_49_measured_misses_30() -> None:
+def test_mi300x_at_42_modelled_and_0_58_measured_misses_30() -> None:
     ranking = _ranking(("mi300x",))
     assert not [o.label for o in ranking.options if (o.counted_tokens_per_s_per_user or 0) < 30]
-    missed = [r.detail for r in ranking.rejected if r.reason == "latency-target-missed" and "(x0.49" in r.detail]
+    missed = [r.detail for r in ranking.rejected if r.reason == "latency-target-missed" and "(x0.58" in r.detail]
     assert missed, sorted({r.reason for r in ranking.rejected})
-    assert "as public runs of this model on its engine measure (x0.49, on Hopper GPUs)" in missed[0]  # not MI300X's
+    assert "as public runs of this model on its engine measure (x0.58, on Hopper GPUs)" in missed[0]  # not MI300X's
 
 
 def test_the_summary_names_the_measured_speed_beside_the_modelled() -> None:
