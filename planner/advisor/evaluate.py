@@ -79,6 +79,7 @@ class Evaluator(KeptMemory, LaunchLevers):
         self._requests: dict[OnGpu, PlanRequest] = {}
         self._kept_scopes: dict[int, Kept] = {}
         self._gpu_memory: dict[tuple[str, str], int] = {}
+        self._on_gpus: dict[tuple[Candidate, str], OnGpu] = {}
         self._fixed_slots: dict[str, bool] = {}
         self._engine_kv: dict[tuple[str, str], str] = {}
         self.built = Built(model, workload, self.params)

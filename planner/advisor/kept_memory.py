@@ -50,6 +50,7 @@ class KeptMemory:
     _requests: dict[OnGpu, PlanRequest]
     _kept_scopes: dict[int, Kept]
     _gpu_memory: dict[tuple[str, str], int]
+    _on_gpus: dict[tuple[Candidate, str], OnGpu]
 
     def profile(self, engine: str) -> OverheadModel:
         raise NotImplementedError
@@ -88,6 +89,14 @@ class KeptMemory:
         return self._fits[key]
 
     def _on_gpu(self, c: Candidate, engine: str) -> OnGpu:
+        """The key of the candidate's fit, request and stages (:meth:`_new_on_gpu`), once per candidate and engine a
+        ranking: asked ~3 times an option, by its assessment and each lever (a candidate hashes its GPU's kept hash)."""
+        found = self._on_gpus.get((c, engine))
+        if found is None:
+            found = self._on_gpus[(c, engine)] = self._new_on_gpu(c, engine)
+        return found
+
+    def _new_on_gpu(self, c: Candidate, engine: str) -> OnGpu:
         """The key of the candidate's fit, request and stages (:class:`OnGpu`); its memory (:meth:`memory`, which
         reads only the GPU and the engine's profile) asked once per GPU and engine."""
         gpu_engine = (c.gpu.id, engine)

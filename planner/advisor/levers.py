@@ -92,7 +92,7 @@ class LaunchLevers:
         capped = a.running_cap is not None and a.conversations < self.target
         if not (refused or capped) or self._slots_fixed(engine) or self.fixed is not None:
             return None
-        seqs, default = math.ceil(max(1, self.target) / c.replicas), default_seqs(self._planned_request(c, engine))
+        seqs, default = math.ceil(max(1, self.target) / c.replicas), default_seqs(self._request_of(c, engine, a))
         if default is None or (refused and seqs >= default) or (capped and seqs <= default):
             return None
         found = self._with_seqs(c, engine, seqs)
@@ -103,6 +103,13 @@ class LaunchLevers:
                 break
             found, seqs = raised, pool
         return found
+
+    def _request_of(self, c: Candidate, engine: str, a: Assessment) -> PlanRequest:
+        """The candidate's own request under the engine (:meth:`_planned_request`), given ``a``, its assessment
+        there: an assessment for no target users is of that request itself (:func:`planner.assessment.assess.for_users`
+        launches nothing without one; a kept one, of an equal request: it is kept by what the request reads), so a
+        lever asks for it without building it (a copy of a validated request, once per set-up a ranking)."""
+        return a.request if a.target_users is None else self._planned_request(c, engine)
 
     def _with_seqs(self, c: Candidate, engine: str, seqs: int) -> tuple[Assessment, OverheadModel]:
         """The candidate under ``--max-num-seqs seqs``."""
@@ -124,7 +131,7 @@ class LaunchLevers:
         windowed layers' batches in flight, not its memory, keep it below the target; ``None`` otherwise."""
         if a.conversations * c.replicas >= self.target or self.fixed is not None:
             return None
-        smaller = with_small_step(self._planned_request(c, engine))
+        smaller = with_small_step(self._request_of(c, engine, a))
         if smaller is None:
             return None
         key = f"{profile_engine(engine)} --max-num-batched-tokens {small_step(smaller)}"
@@ -138,7 +145,7 @@ class LaunchLevers:
         kind = a.report.failure_kind if a.report is not None else None
         if a.state is not VerdictState.ENGINE_REFUSES or kind not in LOWER_CURES or self.fixed is not None:
             return None
-        request = self._planned_request(c, engine)
+        request = self._request_of(c, engine, a)
         current = current_fraction(request)
         if current is None:
             return None
@@ -186,7 +193,7 @@ class LaunchLevers:
             )
             if not pool_could_hold(a, grown, c.replicas, max(1, self.target)):
                 return None
-        request = self._planned_request(c, engine)
+        request = self._request_of(c, engine, a)
         current = current_fraction(request)
         if current is None or current >= HIGHEST_FRACTION or fixed_kv_bytes(request) is not None:
             return None
