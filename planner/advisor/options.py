@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from planner.advisor.engine_speed import Bound
 from planner.advisor.workload import Workload
 from planner.assessment.assess import served
+from planner.bounds.trusted import assembled
 from planner.core.gpu import GpuSpec
 from planner.engines.registry import get_engine
 
@@ -312,13 +313,16 @@ def purchase_text(gpu: GpuSpec, count: int, host: str | None, hosts: int, priced
 
 
 def reject(c: Candidate, reason: RejectReason, detail: str) -> Rejected:
-    """The rejection of candidate ``c`` for ``reason``, said in ``detail``."""
-    return Rejected(
-        gpu_id=c.gpu.id,
-        gpu_count=c.gpu_count,
-        tensor_parallel=c.tensor_parallel,
-        weights=c.weights,
-        kv_dtype=c.kv_dtype,
-        reason=reason,
-        detail=detail,
-    )
+    """The rejection of candidate ``c`` for ``reason``, said in ``detail``: its fields those of a validated candidate
+    and a reason the type checker holds to :data:`RejectReason`, so not validated again (hundreds a ranking:
+    :func:`planner.bounds.trusted.assembled`)."""
+    fields = {
+        "gpu_id": c.gpu.id,
+        "gpu_count": c.gpu_count,
+        "tensor_parallel": c.tensor_parallel,
+        "weights": c.weights,
+        "kv_dtype": c.kv_dtype,
+        "reason": reason,
+        "detail": detail,
+    }
+    return assembled(Rejected, fields)
