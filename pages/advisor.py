@@ -274,7 +274,7 @@ def render(sel: Selection) -> None:
         sel,
         PATH,
         f"Which GPU to {verb} for {name}",
-        recommendation(ranking),
+        lambda: recommendation(ranking),  # made only for a report (the advisor's own, html=, does not read it)
         [],  # the advisor's own report (html=) draws no chart
         exported,
         names=gpu_names,

@@ -52,7 +52,7 @@ def share_and_export(
     sel: Selection,
     page_path: str,
     title: str,
-    verdict: str,
+    verdict: str | Callable[[], str],
     figures: Figures,
     tables: Mapping[str, Rows],
     extra: Mapping[str, str | list[str]] | None = None,
@@ -66,7 +66,8 @@ def share_and_export(
     """The page's settings join the address bar; a "Copy link" box (the code block has a copy button) and the
     HTML / CSV downloads carry the same settings. The link is absolute, on the address the reader used. The
     report and the CSVs are written when their button is pressed (the report inlines plotly.js: megabytes no page
-    run should build); ``figures`` may be what makes them then.
+    run should build); ``figures`` and ``verdict`` may be what makes them then (the advisor's recommendation, a
+    scan of every option, is not made on a run that writes no report).
     ``about_setup``: the report shows the sidebar's set-up and its headline figures; ``names`` words the page
     settings' values (GPU ids as names); ``assessment``: the page's answer when it is not the sidebar's plain set-up
     (the Memory page's deployment); ``worded``: the page settings the report words (all of ``extra`` when not
@@ -89,7 +90,8 @@ def share_and_export(
         def view_report() -> str:
             shown = {name: rows_of(rows) for name, rows in tables.items()}
             drawn = figures() if callable(figures) else figures
-            args = (sel, title, verdict, drawn, shown, worded_settings, url, about_setup, names, assessment)
+            said = verdict() if callable(verdict) else verdict
+            args = (sel, title, said, drawn, shown, worded_settings, url, about_setup, names, assessment)
             return exports.report_html(*args, sections=sections)
 
         _downloads(page_path, (lambda: html(url)) if html is not None else view_report, tables)

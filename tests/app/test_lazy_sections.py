@@ -137,3 +137,25 @@ def test_a_calibration_in_use_keeps_its_section_drawn() -> None:
     cold = run_page("memory", link)  # a shared link with the calibration, the section closed
     assert not cold.exception and not cold.session_state[CALIBRATE]
     assert "Go back to estimates" in [b.label for b in cold.button]
+
+
+def test_the_advisor_writes_its_recommendation_only_where_it_is_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recommendation (a scan of every option for the alternatives) is made for the "Why" expander when open and
+    for the report when its button is pressed, not on every run (a slider move) for a report nobody asked for."""
+    import planner.advisor
+    from ui.advisor_settings import WHY_OPEN_KEY
+    from ui.common import SHARE_OPEN_KEY
+
+    made: list[object] = []
+    real = planner.advisor.recommendation
+    monkeypatch.setattr(planner.advisor, "recommendation", lambda ranking: made.append(ranking) or real(ranking))
+    at = run_page("advisor", HOME)
+    assert not at.exception
+    assert not made
+    at.session_state[SHARE_OPEN_KEY] = True  # the popover open: its buttons drawn, its report not yet written
+    at.run()
+    assert "HTML report" in [b.label for b in at.get("download_button")]
+    assert not made
+    at.session_state[WHY_OPEN_KEY] = True
+    at.run()
+    assert len(made) == 1
