@@ -25,13 +25,16 @@ from __future__ import annotations
 import pytest
 
 from bench.fidelity_cases import CASES_DIR, build_request, load_cases, setup_of
-from model_catalog import get_model
+from model_catalog import get_gpu, get_model
 from planner.core.units import GiB
-from planner.engines.base import EngineReport
-from planner.engines.registry import engine_report
+from planner.engines.base import EngineReport, stage_total_bytes
+from planner.engines.registry import engine_report, overhead_profile
+from planner.engines.vllm.caveats import first_boot_bytes
 from planner.engines.vllm.compile_copy import CompileInputs, compile_copy_bytes
+from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.versions import vllm_rules
-from planner.planning.plan import plan
+from planner.planning.context import result_context
+from planner.planning.plan import PlanRequest, plan
 
 QWEN3_TABLE_GIB = 151_936 * 5_120 * 2 / GiB  # 1.449
 
@@ -111,3 +114,35 @@ def test_a_multimodal_runner_looks_the_embeddings_up_outside_the_graph() -> None
     profile = VllmProfile(engine_version="0.28.0")
     assert profile.loads_encoder(model)
     assert VllmProfile(engine_version="0.28.0", language_model_only=True).loads_encoder(model) is False
+
+
+@pytest.mark.parametrize(
+    ("model_id", "gpu_id", "tp", "pp", "weights", "tokens", "eager"),
+    [
+        ("Qwen/Qwen3-14B", "l40s", 1, 1, "fp8", 8192, False),
+        ("Qwen/Qwen3-32B", "rtx-pro-6000-blackwell-server", 1, 1, "fp8", 8192, False),
+        ("Qwen/Qwen3-8B", "rtx-3090", 1, 1, "bf16", 8192, False),
+        ("Qwen/Qwen3-8B", "rtx-3090", 2, 1, "bf16", 32768, False),
+        ("meta-llama/Llama-3.1-70B", "h100-sxm-80gb", 2, 2, "fp8", 32768, False),
+        ("meta-llama/Llama-3.1-8B", "a100-sxm-80gb", 1, 1, "bf16", 4096, True),
+        ("openai/gpt-oss-20b", "rtx-5090", 1, 1, "mxfp4", 16384, False),
+    ],
+)
+def test_first_boot_bytes_is_the_activation_planned_cold_less_warm(
+    model_id: str, gpu_id: str, tp: int, pp: int, weights: str, tokens: int, eager: bool
+) -> None:
+    """The first-boot figure every vLLM report carries (caveats.first_boot_bytes) is the first stage's activation
+    planned cold less planned warm: the short form it takes (the cold table copy over the warm peak, without a second
+    profile) gives the figure the profile planned cold gives."""
+    gpu = get_gpu(gpu_id)
+    request = PlanRequest(
+        model=get_model(model_id).spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True), gpu_count=tp * pp,
+        tensor_parallel=tp, pipeline_parallel=pp, weights=weights, kv_dtype="bf16", context_tokens=tokens,
+        max_model_len=tokens, overhead=overhead_profile("vllm"),
+    )  # fmt: skip
+    result = plan(request)
+    profile = VllmProfile(enforce_eager=eager)
+    ctx = result_context(request, result, 0, stage_total_bytes(request, result, 0))
+    cold = profile.model_copy(update={"compile_cache": "cold"})
+    expected = max(0, cold.activation_bytes(ctx) - profile.activation_bytes(ctx))
+    assert first_boot_bytes(request, result, profile) == expected

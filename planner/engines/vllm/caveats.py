@@ -24,6 +24,7 @@ from planner.deploy.spark_hosts import SPARK_HOSTS
 from planner.engines.base import gib_text, stage_total_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.blocks import VllmStage
+from planner.engines.vllm.compile_copy import compile_copy_bytes, compile_inputs
 from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.start_memory import free_at_start
@@ -70,17 +71,23 @@ def first_boot_bytes(request: PlanRequest, result: PlanResult, profile: VllmProf
     """Planned with a warm compile cache (``VllmProfile.compile_cache``, the default): the KV cache per GPU a cold
     first boot gives up, the first stage's transient planned cold less warm (:mod:`planner.engines.vllm.compile_copy`);
     0 planned cold, with ``--kv-cache-memory-bytes`` (no memory profile sizes the cache) or where no compile reads the
-    table. The verdict's margin is held to it (``EngineReport.first_boot_bytes``)."""
+    table. The verdict's margin is held to it (``EngineReport.first_boot_bytes``).
+
+    Cold less warm without planning the profile twice: the copy is the only term the cache state moves, and the peak
+    is the larger of it and the run (``ProfileTerms.peak``; the fused-MoE workspace the activation leaves out is the
+    same in both), so the difference is what the cold copy holds over the warm peak
+    (tests/engines/test_vllm_compile_copy.py compares it with the profile planned cold)."""
     if profile.compile_cache == "cold" or profile.kv_cache_memory_bytes is not None or not profile.is_v1:
         return 0
     ctx = result_context(request, result, 0, stage_total_bytes(request, result, 0))
-    cold = profile.model_copy(update={"compile_cache": "cold"})
-    return max(0, cold.activation_bytes(ctx) - profile.activation_bytes(ctx))
+    act = 4 if ctx.weights_format == "fp32" else 2  # as VllmProfile.terms_of
+    inputs = compile_inputs(profile, ctx.model, first_stage=True)._replace(cold=True)
+    copy = compile_copy_bytes(ctx.model, ctx.tensor_parallel, act, inputs)
+    return max(0, copy - profile.stage_terms(ctx).peak) if copy else 0
 
 
-def first_boot_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
-    """:func:`first_boot_bytes` in words, where it applies."""
-    lost = first_boot_bytes(request, result, profile)
+def first_boot_note(lost: int) -> str | None:
+    """:func:`first_boot_bytes` (``lost``, the report's own figure) in words, where it applies."""
     if lost < GiB // 100:
         return None
     return (
@@ -185,12 +192,14 @@ def _held_basis(profile: VllmProfile) -> str:
     return f"the median of {len(SPARK_HOSTS)} public DGX Sparks'"
 
 
-def machine_notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage) -> list[str]:
+def machine_notes(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, first: VllmStage, first_boot: int
+) -> list[str]:
     """Every caveat of this module that applies to the plan: the desktop dies' compile amount, ROCm, the first boot's
-    transient and unified memory."""
+    transient (``first_boot``: :func:`first_boot_bytes`, computed once by the report) and unified memory."""
     caveats = (
         graphics_note(request, result, profile),
         rocm_note(request, profile),
-        first_boot_note(request, result, profile),
+        first_boot_note(first_boot),
     )
     return [*(n for n in caveats if n), *unified_memory_notes(request, result, profile, first)]

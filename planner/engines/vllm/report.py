@@ -59,7 +59,12 @@ def _sampler_note(request: PlanRequest, result: PlanResult, profile: VllmProfile
 
 
 def _notes(
-    request: PlanRequest, result: PlanResult, profile: VllmProfile, stages: list[VllmStage], cap: Capacity
+    request: PlanRequest,
+    result: PlanResult,
+    profile: VllmProfile,
+    stages: list[VllmStage],
+    cap: Capacity,
+    first_boot: int,
 ) -> list[str]:
     first = stages[0]
     release = release_note(profile.engine_version)
@@ -100,20 +105,28 @@ def _notes(
             f"(1 - gpu_memory_utilization) headroom in v{profile.engine_version}."
         )
     if profile.is_v1:
-        ctx = result_context(request, result, 0, engine_total_bytes(request))
-        tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len, request.model)
-        t = profile.terms(request.model, ctx, tokens, seqs)
-        sampler = profile.sampler_for(request.model, request.resolved_weights, speculative_method(request))
-        notes.append(
-            f"Profile run of v{profile.engine_version} ({tokens} tokens, {min(seqs, tokens)} sampler rows, "
-            f"{sampler} sampler): forward {gib_text(t.forward)}, sampler {gib_text(t.sampler)}, "
-            f"MoE workspace {gib_text(t.moe_workspace)}, encoder {gib_text(t.encoder)}, pipeline buffers "
-            f"{gib_text(t.pp_buffers)} GiB -> peak {gib_text(t.peak)} GiB."
-        )
-        warning = _sampler_note(request, result, profile, stages[-1])
-        if warning:
-            notes.append(warning)
-    return [*notes, *deployment_notes(request, result, profile), *machine_notes(request, result, profile, first)]
+        notes += _profile_notes(request, result, profile, stages[-1])
+    return [
+        *notes,
+        *deployment_notes(request, result, profile),
+        *machine_notes(request, result, profile, first, first_boot),
+    ]
+
+
+def _profile_notes(request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage) -> list[str]:
+    """The V1 profile run's terms in words, and the sampler warm-up's warning where it applies."""
+    ctx = result_context(request, result, 0, engine_total_bytes(request))
+    tokens, seqs = profile.batch(ctx.gpu_memory_bytes, ctx.gpu_name, result.max_model_len, request.model)
+    t = profile.terms(request.model, ctx, tokens, seqs)
+    sampler = profile.sampler_for(request.model, request.resolved_weights, speculative_method(request))
+    run = (
+        f"Profile run of v{profile.engine_version} ({tokens} tokens, {min(seqs, tokens)} sampler rows, "
+        f"{sampler} sampler): forward {gib_text(t.forward)}, sampler {gib_text(t.sampler)}, "
+        f"MoE workspace {gib_text(t.moe_workspace)}, encoder {gib_text(t.encoder)}, pipeline buffers "
+        f"{gib_text(t.pp_buffers)} GiB -> peak {gib_text(t.peak)} GiB."
+    )
+    warning = _sampler_note(request, result, profile, last)
+    return [run, warning] if warning else [run]
 
 
 def extensible_note(first: VllmStage, runtime: str) -> str:
@@ -172,6 +185,7 @@ def vllm_report(
     failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated, checks)
     seqs = max_num_seqs_of(request, profile)  # as the launch command
     lines = _printed(request, profile, total, lines, failure)
+    boot = first_boot_bytes(request, result, profile)
     return EngineReport(
         engine="vllm",
         engine_version=profile.engine_version,
@@ -194,8 +208,8 @@ def vllm_report(
         estimated_max_model_len=cap.estimated,
         fits=failure is None,
         lines=tuple(lines),
-        notes=tuple(_notes(request, result, profile, stages, cap)) if notes else (),
-        first_boot_bytes=first_boot_bytes(request, result, profile),
+        notes=tuple(_notes(request, result, profile, stages, cap, boot)) if notes else (),
+        first_boot_bytes=boot,
         failure_kind=failure[0] if failure else None,
         failure=failure[1] if failure else None,
         max_running=seqs,
