@@ -28,6 +28,7 @@ from planner.engines.vllm.compile_copy import compile_copy_bytes, compile_inputs
 from planner.engines.vllm.held import UMA_HOST_DEFAULT_BYTES
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.start_memory import free_at_start
+from planner.engines.vllm.terms import activation_dtype_bytes
 from planner.engines.vllm.unified import unified_non_torch_bytes
 from planner.planning.context import result_context
 from planner.planning.plan import PlanRequest
@@ -80,9 +81,8 @@ def first_boot_bytes(request: PlanRequest, result: PlanResult, profile: VllmProf
     if profile.compile_cache == "cold" or profile.kv_cache_memory_bytes is not None or not profile.is_v1:
         return 0
     ctx = result_context(request, result, 0, stage_total_bytes(request, result, 0))
-    act = 4 if ctx.weights_format == "fp32" else 2  # as VllmProfile.terms_of
     inputs = compile_inputs(profile, ctx.model, first_stage=True)._replace(cold=True)
-    copy = compile_copy_bytes(ctx.model, ctx.tensor_parallel, act, inputs)
+    copy = compile_copy_bytes(ctx.model, ctx.tensor_parallel, activation_dtype_bytes(ctx.weights_format), inputs)
     return max(0, copy - profile.stage_terms(ctx).peak) if copy else 0
 
 

@@ -14,6 +14,7 @@ from planner.core.overhead import LoadContext
 from planner.engines.loading import bf16_mtp_extra_bytes, kernel_padding_bytes
 from planner.engines.vllm.rope import rope_cache_bytes
 from planner.engines.vllm.slots import gemma4_slot_bytes
+from planner.engines.vllm.terms import activation_dtype_bytes
 from planner.engines.vllm.towers import replicated_tower_extra_bytes, tower_bytes_per_rank
 
 
@@ -41,7 +42,7 @@ def loaded_bytes(ctx: LoadContext, multimodal: bool, loads_encoder: bool, shared
     """:func:`vllm_loaded_weights_bytes`, computed."""
     model, tp, weights = ctx.model, ctx.tensor_parallel, ctx.weights_format
     first = ctx.is_first_stage
-    rope = rope_cache_bytes(model, 4 if weights == "fp32" else 2, range(*ctx.layers))
+    rope = rope_cache_bytes(model, activation_dtype_bytes(weights), range(*ctx.layers))
     tower = replicated_tower_extra_bytes(model, weights, tp, first) if multimodal else 0
     if first and multimodal and not loads_encoder:
         tower -= tower_bytes_per_rank(model, weights, tp)

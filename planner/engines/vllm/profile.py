@@ -64,6 +64,7 @@ from planner.engines.vllm.terms import (
     VLLM_V0_ACTIVATION_SCALE,
     ProfileTerms,
     TermsInputs,
+    activation_dtype_bytes,
     forward_bytes,
     mla_bytes_per_token,
     moe_workspace_bytes,
@@ -292,7 +293,7 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
     def terms_of(self, model: ModelSpec, inputs: TermsInputs) -> ProfileTerms:
         """:meth:`terms` from what it reads (:class:`planner.engines.vllm.terms.TermsInputs`)."""
         tp, weights_format, first, layer_range, last, speculative, tokens, seqs, method = inputs
-        act = 4 if weights_format == "fp32" else 2
+        act = activation_dtype_bytes(weights_format)
         layers = range(*layer_range)
         if not self.is_v1:
             per_token = layer_activation_bytes_per_token(model, tp) + mla_bytes_per_token(model, tp)

@@ -73,6 +73,15 @@ def mla_bytes_per_token(model: ModelSpec, tensor_parallel: int) -> float:
     return 2 * heads * (MLA_QK_BUFFERS * qk + model.mla.qk_nope_head_dim + 2 * model.mla.v_head_dim)
 
 
+def activation_dtype_bytes(weights_format: str) -> int:
+    """Bytes of one activation value: an fp32 checkpoint runs in fp32, every other format in 16 bits.
+
+    >>> activation_dtype_bytes("fp32"), activation_dtype_bytes("fp8")
+    (4, 2)
+    """
+    return 4 if weights_format == "fp32" else 2
+
+
 def dense_mlp_width(model: ModelSpec) -> int:
     """The MLP width the forward runs as ordinary matmuls: the dense ``intermediate_size``; for MoE models the
     shared experts (and the dense layers of models mixing both), the routed experts being in the MoE workspace."""
