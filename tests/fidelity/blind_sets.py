@@ -51,3 +51,14 @@ def first_scores(blind: list[dict[str, object]]) -> tuple[float, float, int]:
     scores = [c["unseen_score"] for c in blind]
     errors = [abs(s["kv_error_gib"]) for s in scores if isinstance(s, dict) and s["kv_error_gib"] is not None]
     return statistics.median(errors), max(errors), sum(bool(s["verdict_right"]) for s in scores if isinstance(s, dict))
+
+
+def assert_records_unscored(
+    blind: list[dict[str, object]], results: Mapping[str, CaseResult], printed: Mapping[str, float]
+) -> None:
+    """The set's out-of-scope cases are exactly ``printed``'s, each keeping its printed KV figure (GiB) and counting
+    no error."""
+    assert {str(c["id"]) for c in blind if "out_of_scope" in c["setup"]} == set(printed)  # type: ignore[operator]
+    for case_id, kv in printed.items():
+        result = results[case_id]
+        assert result.reported_kv_gib == pytest.approx(kv) and result.kv_error_gib is None, case_id

@@ -21,7 +21,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores, load_blind_set
+from tests.fidelity.blind_sets import (
+    assert_as_scored,
+    assert_records_unscored,
+    assert_sourced_and_held_out,
+    first_scores,
+    load_blind_set,
+)
 
 BLIND, RESULTS = load_blind_set("vllm-blind-2026-12p.json")
 IN_SCOPE = [c for c in BLIND if "out_of_scope" not in c["setup"]]
@@ -57,10 +63,7 @@ def test_the_records_are_reported_not_scored() -> None:
         "vllm-0.20-rtx5090-wsl2-qwen36-35b-a3b-nvfp4-fp8kv-64k-seqs1": 2.95,
         "vllm-0.20-dgxspark-qwen36-35b-a3b-nvfp4-fp8kv-64k-seqs1": 82.42,
     }
-    assert {str(c["id"]) for c in BLIND if "out_of_scope" in c["setup"]} == set(printed)
-    for case_id, kv in printed.items():
-        result = RESULTS[case_id]
-        assert result.reported_kv_gib == pytest.approx(kv) and result.kv_error_gib is None, case_id
+    assert_records_unscored(BLIND, RESULTS, printed)
 
 
 def test_the_connector_leaves_the_gpu_pool_as_it_was() -> None:

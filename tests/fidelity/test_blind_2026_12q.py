@@ -21,7 +21,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_out, first_scores, load_blind_set
+from tests.fidelity.blind_sets import (
+    assert_as_scored,
+    assert_records_unscored,
+    assert_sourced_and_held_out,
+    first_scores,
+    load_blind_set,
+)
 
 BLIND, RESULTS = load_blind_set("vllm-blind-2026-12q.json")
 IN_SCOPE = [c for c in BLIND if "out_of_scope" not in c["setup"]]
@@ -49,10 +55,7 @@ def test_the_records_are_reported_not_scored() -> None:
         "vllm-0.31-h200-qwen25-7b-instruct-awq-4k-util-unstated": 34.79,
         "vllm-0.26-4x184gb-glm52-nvfp4-tp4-ep-819k-util092": 50.62,
     }
-    assert {str(c["id"]) for c in BLIND if "out_of_scope" in c["setup"]} == set(printed)
-    for case_id, kv in printed.items():
-        result = RESULTS[case_id]
-        assert result.reported_kv_gib == pytest.approx(kv) and result.kv_error_gib is None, case_id
+    assert_records_unscored(BLIND, RESULTS, printed)
 
 
 def test_the_probe_and_the_boot_share_one_budget() -> None:
