@@ -170,6 +170,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     limit_mm_per_prompt: int | None = Field(default=None, ge=0)
     enable_prefix_caching: bool | None = None  # a switch: False is --no-enable-prefix-caching
     use_v2_model_runner: bool | None = None  # a switch: VLLM_USE_V2_MODEL_RUNNER=1 or =0
+    compile_cache: str | None = None  # "cold" or "warm" (vLLM's torch.compile cache; None: warm, the default)
     load_format: str | None = None
     safetensors_load_strategy: str | None = None
     max_attention_window: bool | None = None

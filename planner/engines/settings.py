@@ -14,6 +14,9 @@ SGLang's counterpart is ``--disable-radix-cache`` (``srt/server_args.py`` 0.5.4 
 A switch may be an environment variable (its flag in capitals, no dashes): ``VLLM_USE_V2_MODEL_RUNNER=0`` or ``=1``
 before the command (``VllmConfig.use_v2_model_runner``, 0.22.0-0.33.0; :mod:`planner.engines.vllm.runner`), typed
 on the command line as ``--use-v2-model-runner`` / ``--no-use-v2-model-runner`` (:func:`option_flag`).
+``--compile-cache cold|warm`` is the planner's own, not a ``vllm serve`` flag: the state of vLLM's torch.compile
+cache at start-up (:mod:`planner.engines.vllm.compile_cache`; ``VLLM_DISABLE_COMPILE_CACHE=1``, 0.28.0
+``envs.py:158``, makes every boot cold).
 ``--enable-dp-attention`` is SGLang's spelling (``srt/server_args.py``); vLLM's is ``--data-parallel-size`` with
 ``--enable-expert-parallel`` (``docs/serving/data_parallel_deployment.md``), TensorRT-LLM's ``enable_attention_dp``
 in its ``--extra_llm_api_options`` file (``tensorrt_llm/llmapi/llm_args.py``).
@@ -97,6 +100,14 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
         "vLLM 0.22-0.33: the model runner, 1 Model Runner V2 or 0 the V1 runner (an environment variable); not set: "
         "the release's choice for the model. Before 0.29 V2 subtracts no CUDA-graph estimate from the KV budget and "
         "installs no weight offloader before 0.28; 0.34 has only V2",
+    ),
+    EngineSetting(
+        "compile_cache", "--compile-cache", "choice", 0, 0,
+        "vLLM 0.22 and later: the torch.compile cache the start-up finds, warm (a restart that finds it; planned when "
+        "not given) or cold (a first boot of this model and settings, a container without a kept ~/.cache/vllm, "
+        "VLLM_DISABLE_COMPILE_CACHE=1): compiling, Inductor benchmarks the embedding lookup on a random copy of the "
+        "embedding table inside vLLM's memory profile, which leaves less for the KV cache",
+        ("warm", "cold"),
     ),
     EngineSetting(
         "load_format", "--load-format", "choice", 0, 0,

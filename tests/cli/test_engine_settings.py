@@ -8,6 +8,7 @@ import json
 import pytest
 
 from model_catalog import get_gpu, get_model
+from planner.assessment.assess import assess
 from planner.cli import main
 from planner.engines.launch import launch_commands
 from planner.engines.registry import engine_profile
@@ -147,3 +148,42 @@ def test_a_llamacpp_layer_split_is_not_called_tensor_parallel(capsys: pytest.Cap
     assert data["layers_per_gpu"] == [17, 15]
     assert main(["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--gpus", "2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["split"] == "tensor"
+
+
+def test_the_compile_cache_state_is_a_setting(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 20: ``--compile-cache cold`` (a first boot, a container without a kept ~/.cache/vllm,
+    VLLM_DISABLE_COMPILE_CACHE=1; planner.engines.vllm.compile_cache) plans what the Python API plans cold. Qwen3-8B
+    on one RTX 3090 under vLLM 0.31.0: 21,344 tokens cold, 28,016 warm and not given (the first-boot note's 0.92
+    GiB, 6,672 tokens of 144 KiB); the warm plan's note names the setting, the cold one has none. Before, the flag
+    did not exist (argparse stopped at it)."""
+    base = ["fit", "--model", "Qwen/Qwen3-8B", "--gpu", "rtx-3090", "--engine", "vllm", "--context", "8192"]
+    base += ["--users", "2", "--json"]
+    answers = {}
+    for given in ([], ["--compile-cache", "warm"], ["--compile-cache", "cold"]):
+        assert main([*base, *given]) == 0
+        answers[" ".join(given)] = json.loads(capsys.readouterr().out)
+    tokens = {given: data["kv_budget_tokens"] for given, data in answers.items()}
+    assert tokens == {"": 28_016, "--compile-cache warm": 28_016, "--compile-cache cold": 21_344}
+    gpu = get_gpu("rtx-3090")
+    request = PlanRequest(
+        model=get_model("Qwen/Qwen3-8B").spec, gpu=gpu, gpu_memory_bytes=gpu.memory_bytes_for(True),
+        context_tokens=8192, max_model_len=8192, overhead=engine_profile("vllm", compile_cache="cold"),
+    )  # fmt: skip
+    assert assess(request, 2).kv_budget_tokens == 21_344  # one answer: the Python API's
+    warm_notes = " ".join(map(str, answers[""]["engine_notes"]))  # type: ignore[call-overload]
+    cold_notes = " ".join(map(str, answers["--compile-cache cold"]["engine_notes"]))  # type: ignore[call-overload]
+    assert "holds 0.92 GiB less KV cache per GPU (plan it with --compile-cache cold)" in warm_notes
+    assert "First boot" not in cold_notes
+
+
+def test_the_compile_cache_does_not_apply_elsewhere(capsys: pytest.CaptureFixture[str]) -> None:
+    """Another engine, or a vLLM release before 0.22.0 (whose cold compile is not planned), says the setting does not
+    apply; a state it does not offer is argparse's named error."""
+    base = ["fit", "--model", "Qwen/Qwen3-8B", "--gpu", "rtx-3090", "--context", "8192", "--json"]
+    assert main([*base, "--engine", "sglang", "--compile-cache", "cold"]) == 2
+    assert capsys.readouterr().err.strip() == "error: engine: SGLang has no --compile-cache setting"
+    assert main([*base, "--engine", "vllm", "--engine-version", "0.21.0", "--compile-cache", "cold"]) == 2
+    assert "vLLM 0.21.0: --compile-cache does not apply before 0.22.0" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*base, "--engine", "vllm", "--compile-cache", "lukewarm"])
+    assert "invalid choice: 'lukewarm'" in capsys.readouterr().err

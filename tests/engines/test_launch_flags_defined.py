@@ -78,6 +78,7 @@ CASES: dict[str, tuple[dict[str, Any], DeploymentOptions | None, dict[str, Any]]
     "fastsafetensors": ({"load_format": "fastsafetensors"}, None, {}),
     "lazy safetensors": ({"safetensors_load_strategy": "lazy"}, None, {}),
     "prefetch": ({"safetensors_load_strategy": "prefetch"}, None, {}),
+    "cold compile cache": ({"compile_cache": "cold"}, None, {}),  # a comment line above the command, no flag
     "language model only": ({"language_model_only": True}, None, {"model": QWEN_VL}),
     "images per prompt": ({"limit_mm_per_prompt": 2}, None, {"model": QWEN_VL}),
     "yarn": ({}, None, {"model": QWEN3, "context_tokens": 131_072, "max_model_len": 131_072}),
@@ -158,6 +159,7 @@ SETTING_CASES = {
     "max_num_batched_tokens": "batched tokens",
     "load_format": "fastsafetensors",
     "safetensors_load_strategy": "prefetch",
+    "compile_cache": "cold compile cache",
 }
 OPTIONS = ("lora", "lora on some modules", "cpu offload", "kv offload", "draft model", "eagle-3")
 LAYOUTS = ("defaults", "tensor parallel", "pipeline parallel", "data parallel", "fp8 weights and KV")

@@ -42,6 +42,7 @@ def test_every_setting_has_one_unique_name() -> None:
         limit_mm_per_prompt=0,
         enable_prefix_caching=False,  # a switch's off side is in the link, as false
         use_v2_model_runner=False,  # an environment switch likewise (VLLM_USE_V2_MODEL_RUNNER=0)
+        compile_cache="cold",
         load_format="fastsafetensors",
         safetensors_load_strategy="prefetch",
         max_attention_window=True,
@@ -66,6 +67,21 @@ def test_every_launch_setting_is_a_link_setting_and_a_selection_field() -> None:
     assert (params["max_num_seqs"], params["kv_cache_memory_gib"], params["enforce_eager"]) == ("2", "1.5", "false")
     taken = Selection(engine="vllm", max_num_seqs=2, kv_cache_memory_gib=1.5).launch_settings
     assert taken == {"max_num_seqs": 2, "kv_cache_memory_bytes": 1_610_612_736}
+
+
+def test_a_cold_compile_cache_round_trips_and_plans_what_fit_plans() -> None:
+    """``compile_cache=cold`` in a link is the Selection's, reads back from the link it makes, and plans the profile
+    ``fit --compile-cache cold`` plans: Qwen3-8B on one RTX 3090, 21,344 tokens cold, 28,016 warm (vLLM 0.31.0)."""
+    base = Selection(model_id="Qwen/Qwen3-8B", gpu_id="rtx-3090", engine="vllm", context_tokens=8192)
+    cold = base.model_copy(update={"compile_cache": "cold"})
+    params = links.selection_params(cold)
+    assert params["compile_cache"] == "cold" and "compile_cache" not in links.selection_params(base)
+    assert settings.BY_URL["compile_cache"].parse_values([params["compile_cache"]]) == "cold"
+    assert cold.launch_settings == {"compile_cache": "cold"}
+    assert cold.request().overhead == overhead_profile("vllm", compile_cache="cold")
+    assert (cold.assessment().kv_budget_tokens, base.assessment().kv_budget_tokens) == (21_344, 28_016)
+    with pytest.raises(PlannerError, match="SGLang has no --compile-cache setting"):
+        cold.model_copy(update={"engine": "sglang"}).request()
 
 
 def test_launch_settings_change_the_plan_as_the_cli_flags_do() -> None:
@@ -121,6 +137,9 @@ def test_settings_parse_what_links_carry(url: str, raw: list[str], value: object
         ("hf", "x" * 300),
         ("curves", "x/y"),
         ("engine", "lmdeploy"),
+        ("compile_cache", "lukewarm"),
+        ("compile_cache", "<b>cold</b>"),
+        ("compile_cache", "c" * 100_000),
     ],
 )
 def test_settings_refuse_junk_with_a_reason(url: str, raw: str) -> None:

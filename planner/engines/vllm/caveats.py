@@ -92,7 +92,7 @@ def first_boot_note(lost: int) -> str | None:
         return None
     return (
         f"First boot: {FIRST_BOOT_EVIDENCE}. Planned with a warm cache, as a restart finds it: a first boot here "
-        f"holds {gib_text(lost)} GiB less KV cache per GPU."
+        f"holds {gib_text(lost)} GiB less KV cache per GPU (plan it with --compile-cache cold)."
     )
 
 

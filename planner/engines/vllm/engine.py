@@ -21,6 +21,7 @@ from planner.engines.settings import BY_NAME
 from planner.engines.support import EngineSupport
 from planner.engines.vllm.align_step import align_step_cures
 from planner.engines.vllm.calibrated import Calibrated, calibrated_from_log
+from planner.engines.vllm.compile_cache import compile_cache_problem
 from planner.engines.vllm.defaults import default_batch
 from planner.engines.vllm.draft_slots import draft_slots, draft_slots_refusal
 from planner.engines.vllm.flags import batch_refusal, missing_flag, release_refusal
@@ -60,8 +61,9 @@ def as_vllm(profile: EngineProfile | None) -> VllmProfile:
 
 def release_problem(profile: VllmProfile, settings: Mapping[str, object]) -> str | None:
     """Why the profile's release does not take ``settings`` as given: a flag it does not define (:func:`missing_flag`;
-    an older ``vllm serve`` stops at an argument it does not know), or ``VLLM_USE_V2_MODEL_RUNNER`` where it has no
-    such choice (:func:`environment_problem`)."""
+    an older ``vllm serve`` stops at an argument it does not know), ``VLLM_USE_V2_MODEL_RUNNER`` where it has no
+    such choice (:func:`environment_problem`), or a compile-cache state it is not planned in
+    (:func:`compile_cache_problem`)."""
     missing = missing_flag(profile.rules, settings)
     if missing is not None:
         since = first_release_with(missing.rule)
@@ -69,7 +71,9 @@ def release_problem(profile: VllmProfile, settings: Mapping[str, object]) -> str
             f"vLLM {profile.engine_version} has no {missing.words}: {missing.what} came with {since} (an older vllm "
             "serve stops at an argument it does not know)"
         )
-    return environment_problem(profile.rules, profile.use_v2_model_runner, profile.engine_version)
+    version = profile.engine_version
+    found = environment_problem(profile.rules, profile.use_v2_model_runner, version)
+    return found or compile_cache_problem(profile.rules, settings.get("compile_cache"), version)
 
 
 class VllmEngine(Engine):

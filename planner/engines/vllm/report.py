@@ -23,6 +23,7 @@ from planner.engines.vllm.blocks import (
 )
 from planner.engines.vllm.capacity import Capacity, capacity, v0_lines, v1_lines
 from planner.engines.vllm.caveats import first_boot_bytes, machine_notes
+from planner.engines.vllm.compile_cache import cold_note
 from planner.engines.vllm.defaults import batch_raise_line
 from planner.engines.vllm.deployment_notes import deployment_notes, lmcache_command_line
 from planner.engines.vllm.extensible import margin_bytes
@@ -266,7 +267,7 @@ def vllm_launch_command(request: PlanRequest, result: PlanResult, profile: VllmP
         command += f" --gpu-memory-utilization {profile.utilization_for(request.gpu):g}"
     command += f" --max-model-len {result.max_model_len} --max-num-seqs {seqs}{VLLM_KV_FLAGS.get(result.kv_dtype, '')}"
     command += vllm_yarn_flags(request.model, profile.rules.yarn_rope_parameters)  # a documented YaRN, switched on
-    command = with_note(command + knob_flags(profile, request.model), loading)
+    command = cold_note(profile.compile_cache) + with_note(command + knob_flags(profile, request.model), loading)
     if dp > 1 and not profile.rules.flag_data_parallel_size:
         return replicas_note(profile, dp, tp * pp) + command
     return command
