@@ -60,6 +60,7 @@ from planner.engines.registry import get_engine
 from planner.engines.vllm.failures import sampler_headroom
 from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.split_accum import split_accum_bytes
 from planner.engines.vllm.stage import stage_graphs, vllm_stage
 from planner.engines.vllm.versions import FITTED_PATH, VllmConstants
 from planner.planning.context import result_context
@@ -135,18 +136,30 @@ def _graph_point(request: PlanRequest, reported: dict[str, Any], q_est: bool) ->
     return value is not None and value > 0 and not vllm_platform(request.gpu).integrated
 
 
+def _split_gib(request: PlanRequest, result: PlanResult, graphs: GraphSet) -> float:
+    """FlashAttention 3's split-KV accumulators a printed capture holds on Hopper (derived, not fitted:
+    :mod:`planner.engines.vllm.split_accum`), taken off before the capture's graph terms are fitted."""
+    platform = vllm_platform(request.gpu)
+    return split_accum_bytes(request.model, result.tensor_parallel, platform, graphs, request.resolved_kv_dtype) / GiB
+
+
 def _graph_fit(vllm: list[VllmCase]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """(estimate, capture) graph terms from the printed positive figures."""
     layers = [
-        (r.stages[0].layers[1] - r.stages[0].layers[0], _graphs(q, p).extra_graphs, c["reported"], p, q)
-        for c, q, r, p in vllm
+        (r.stages[0].layers[1] - r.stages[0].layers[0], _graphs(q, p), c["reported"], p, q, r) for c, q, r, p in vllm
     ]
     estimate = fit_graphs(
-        [(n, g, rep["cuda_graph_estimate_gib"]) for n, g, rep, _, q in layers if _graph_point(q, rep, q_est=True)]
+        [
+            (n, g.extra_graphs, rep["cuda_graph_estimate_gib"])
+            for n, g, rep, _, q, _ in layers
+            if _graph_point(q, rep, True)
+        ]
     )
-    recent = [(n, g, rep, q) for n, g, rep, p, q in layers if (0, 18, 0) <= p.version < (0, 27, 0)]
+    recent = [
+        row for row in layers if (0, 18, 0) <= row[3].version < (0, 27, 0) and _graph_point(row[4], row[2], False)
+    ]
     capture = fit_graphs(
-        [(n, g, rep["cuda_graph_gib"]) for n, g, rep, q in recent if _graph_point(q, rep, q_est=False)]
+        [(n, g.extra_graphs, rep["cuda_graph_gib"] - _split_gib(q, r, g)) for n, g, rep, _, q, r in recent]
     )
     return estimate, capture
 

@@ -41,6 +41,7 @@ class GraphSet(HashedOnce, frozen=True, extra="forbid"):
     full: int = 0
     piecewise: int = 0
     mode: str = "NONE"
+    full_largest: int = 0  # tokens of the largest FULL graph (planner.engines.vllm.split_accum)
 
     @property
     def total(self) -> int:
@@ -105,7 +106,8 @@ def graph_set(
         rounded = {math.ceil(size / query) * query for size in sizes}
         sizes = tuple(sorted(size for size in rounded if size <= sizes[-1]))
     decode = [s for s in sizes if query <= s <= query * max_num_seqs]
-    return GraphSet(sizes=sizes, full=len(decode), piecewise=len(sizes), mode="FULL_AND_PIECEWISE")
+    top = max(decode, default=0)
+    return GraphSet(sizes=sizes, full=len(decode), piecewise=len(sizes), mode="FULL_AND_PIECEWISE", full_largest=top)
 
 
 def graph_estimate_bytes(graphs: GraphSet, layers: int, base: int, first_per_layer: int, per_graph_layer: int) -> int:

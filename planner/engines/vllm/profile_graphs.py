@@ -77,11 +77,13 @@ class VllmGraphs:
             graphs, layers, c.graph_estimate_base, c.graph_estimate_per_layer, c.graph_estimate_per_graph_layer
         )
 
-    def cudagraph_capture_bytes(self, layers: int, graphs: GraphSet | None = None) -> int:
+    def cudagraph_capture_bytes(self, layers: int, graphs: GraphSet | None = None, split: int = 0) -> int:
         """What capturing the graphs takes after KV sizing ("Graph capturing finished ... took X GiB"; ``graphs``
-        as for :meth:`cudagraph_estimate_bytes`)."""
+        as for :meth:`cudagraph_estimate_bytes`): the fitted graph terms plus ``split``, FlashAttention 3's
+        split-KV accumulators the FULL graphs' pool holds on Hopper (:mod:`planner.engines.vllm.split_accum`)."""
         c = self.fitted
         graphs = graphs if graphs is not None else self.default_graphs(80 * GiB, None)
-        return graph_estimate_bytes(
+        fitted = graph_estimate_bytes(
             graphs, layers, c.graph_capture_base, c.graph_capture_per_layer, c.graph_capture_per_graph_layer
         )
+        return fitted + split if graphs.total else 0

@@ -45,6 +45,7 @@ from planner.engines.vllm.mamba import (
     state_pages_per_request,
 )
 from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.split_accum import split_accum_bytes
 from planner.planning.context import result_context, spec_tokens, speculative_method
 from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
@@ -59,6 +60,17 @@ def stage_graphs(request: PlanRequest, profile: VllmProfile, total: int) -> Grap
     gpu = request.gpu
     name, device = (gpu.name, gpu.platform) if gpu is not None else (None, None)
     return profile.default_graphs(total, name, device, request.resolved_kv_dtype, spec_tokens(request))
+
+
+def _graph_term(request: PlanRequest, result: PlanResult, profile: VllmProfile, graphs: GraphSet, layers: int) -> int:
+    """The graph memory a rank's budget holds: the estimate, or with the extensible KV cache the capture itself,
+    measured before the pool is committed (FlashAttention 3's split accumulators included,
+    :mod:`planner.engines.vllm.split_accum`)."""
+    platform = vllm_platform(request.gpu)
+    if not (profile.extensible(platform.runtime) and not profile.enforce_eager):
+        return profile.cudagraph_estimate_bytes(layers, graphs)
+    split = split_accum_bytes(request.model, result.tensor_parallel, platform, graphs, request.resolved_kv_dtype)
+    return profile.cudagraph_capture_bytes(layers, graphs, split)
 
 
 def loaded_weights(result: PlanResult, stage_index: int) -> int:
@@ -325,10 +337,7 @@ def _vllm_stage(
     non_torch = _non_torch(request, result, profile, weights) + state if o.non_torch is None else o.non_torch
     non_torch += others_counted(result, profile, stage_index)
     graphs = stage_graphs(request, profile, total)
-    runtime = vllm_platform(request.gpu).runtime
-    measured = profile.extensible(runtime) and not profile.enforce_eager  # captured before the pool is committed
-    estimate = profile.cudagraph_capture_bytes if measured else profile.cudagraph_estimate_bytes
-    graph = estimate(len(layers), graphs) if o.cuda_graph is None else o.cuda_graph
+    graph = _graph_term(request, result, profile, graphs, len(layers)) if o.cuda_graph is None else o.cuda_graph
     sized = Sized(weights, activation, non_torch, graph, o.util_total or total)
     available, capacity = _kv_budget(request, result, profile, stage_index, sized)
     k = spec_tokens(request)
