@@ -23,6 +23,9 @@ SEVENTEENTH: dict[str, str] = {
         "and capture (0.28 printed by a 0.5B model's boot on another WSL2 RTX 4090) decide; no sysmem fallback is "
         "planned (public WSL2 reports run out of memory: docs/fidelity.md); with the desktop holding nothing "
         "(--used-memory-gib) the verdict is right and the KV unchanged. Each boot's 'Free memory on device (F/T "
-        "GiB)' line (gpu_worker.py:762-775, printed once started) would settle how much the desktop held and when"
+        "GiB)' line (gpu_worker.py:762-775, printed once started) would settle how much the desktop held and when. "
+        "Since 2026-12-07 the capture term is fitted without FlashAttention 3's split accumulators, which the H100 "
+        "lines it is fitted on hold and this card's FlashAttention 2 does not (planner/engines/vllm/split_accum.py): "
+        "a 0.75 GiB capture leaves 0.25 GiB and the verdict is right; the KV miss stays"
     ),
 }
