@@ -39,6 +39,10 @@ NOW: dict[str, float] = {
     # table replaces the 0.26 GiB forward as the transient (+0.66 -> -0.05)
     "vllm-0.26-a40-llama31-8b-instruct-bf16-4k-util090": -0.05,
 }
+# The WSL2 Qwen3-8B-FP8 boot's sampler verdict (sampler-oom planned, it started) is right since 2026-12-07: the
+# capture term is fitted without FlashAttention 3's split accumulators (planner.engines.vllm.split_accum), so its
+# 0.75 GiB capture leaves 0.25 GiB for the 0.088 GiB sampler peak (0.077 before); its KV error is as scored.
+VERDICTS_NOW = {"vllm-0.27-rtx4090-wsl2-qwen3-8b-fp8-2k-util090": True}
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
@@ -48,7 +52,7 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
-    assert_as_scored(case, RESULTS, NOW)
+    assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)
 
 
 def test_first_scores() -> None:
