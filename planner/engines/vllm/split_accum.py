@@ -10,9 +10,10 @@ log-sum-exp accumulator ``[num_splits, num_heads, num_tokens]``. Allocated insid
 graphs' pool, once (each layer's call frees them for the next), at the largest FULL graph's token count.
 
 The public 0.19 H100 capture lines ("Graph capturing finished ... took X GiB") hold it: what they print beyond
-the per-graph term grows with the rank's query heads x head size (0.23-0.36 GiB at 1,024, 0.35-0.55 at 4,096, 0.87
-at Llama-3.3-70B's 8,192 on one H100: +0.08-0.10 GiB per 1,024 where this term gives +0.06 at 512 tokens), while the
-capture lines of other cards print 0.1-0.3 GiB beyond it (docs/fidelity.md, 'The CUDA-graph capture on Hopper').
+the per-graph term grows with the rank's query heads x head size (0.23-0.36 GiB at 1,024, mostly 0.35-0.55 at
+4,096 (0.28-0.75 in all), 0.87 at Llama-3.3-70B's 8,192 on one H100: +0.08-0.10 GiB per 1,024 where this term
+gives +0.06 at 512 tokens), while the capture lines of other cards print 0.1-0.3 GiB beyond it (docs/fidelity.md,
+'The CUDA-graph capture on Hopper').
 Not on MLA models (their own attention backends) nor where vLLM forces another backend: FlashInfer where it serves
 the KV cache (:meth:`planner.engines.platform.VllmPlatform.attention_backend`), Triton attention for Gemma 4's
 two head sizes ("Gemma4 model has heterogeneous head dimensions ... Forcing TRITON_ATTN backend").
