@@ -7,6 +7,7 @@ from bench.fidelity_unmatched_n import FIFTEENTH
 from bench.fidelity_unmatched_o import SIXTEENTH
 from bench.fidelity_unmatched_p import SEVENTEENTH
 from bench.fidelity_unmatched_q import EIGHTEENTH
+from bench.fidelity_unmatched_r import NINETEENTH
 
 # Shared by the boots of one set-up (the reasons below name their own figures first)
 B200_NVFP4 = (
@@ -372,3 +373,4 @@ UNMATCHED.update(FIFTEENTH)
 UNMATCHED.update(SIXTEENTH)
 UNMATCHED.update(SEVENTEENTH)
 UNMATCHED.update(EIGHTEENTH)
+UNMATCHED.update(NINETEENTH)

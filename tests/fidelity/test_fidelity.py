@@ -138,7 +138,8 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
     # (bench.fidelity_unmatched_o), and the 5 of the seventeenth (vllm-blind-2026-12p.json, 0.23-0.27 on an A40, an RTX
     # 4090 under WSL2 and an RTX PRO 6000), one of whose verdicts is wrong (bench.fidelity_unmatched_p), and the 3 of
     # the eighteenth (vllm-blind-2026-12q.json, 0.27 on one RTX 3090), two of whose verdicts are wrong
-    # (bench.fidelity_unmatched_q); since the
+    # (bench.fidelity_unmatched_q), and the 6 of the nineteenth (vllm-blind-2026-12r.json, 0.24 and 0.29 on an RTX
+    # 4090 and two RTX 5090s), two of whose verdicts are wrong (bench.fidelity_unmatched_r); since the
     # desktop-card rule, chosen on their L40S start-ups, a Mamba-block refusal at TP 4 of the ninth is planned to
     # start and the tenth's, planned as a KV refusal when found, is right. The DGX Spark start-ups of
     # vllm-gb10-2026-12.json and the two of vllm-unseen-2026-12.json are fitted since the unified-memory share was
@@ -171,8 +172,12 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
         # int8-head AutoRound checkpoint on a headless RTX 3090
         "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972",
         "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe",
+        # the nineteenth blind set, wrong when found (bench.fidelity_unmatched_r): Qwen3-4B-Instruct-2507 at 131,072
+        # tokens refused for the catalog Qwen3-4B's 40,960 positions
+        "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-131k-util092",
+        "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-131k-util092",
     }
-    assert len(unseen) == 79
+    assert len(unseen) == 85
     assert sum(r.reported_failure == "mamba-blocks" and bool(r.verdict_right) for r in checked) >= 2
     assert sum(r.reported_failure == "graph-profile-oom" and bool(r.verdict_right) for r in checked) == 1
 
