@@ -287,13 +287,14 @@ UNMATCHED: dict[str, str] = {
         "GiB more; the Run:ai streamer's own memory is not in the log (eighth blind set, 2026-12-03)"
     ),
     "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": (
-        "KV -3.33 GiB derived from the tokens, tokens -47 %, verdict (ninth blind set, 2026-12-04): a patched build "
-        "(the syv-ai image's mamba-chunked-prefill-align.patch) with an FP8 attention cache beside an FP16 Mamba "
-        "state; 0.96 x 23.56 GiB less the split the same image prints at util 0.972 (14.73 GiB of weights and "
-        "non-torch: its lm_head and embed_tokens requantized to int8, not the ~16.8 GiB the published BF16 heads "
-        "load; 1.09 of peak activation; 0.71 of graphs) leaves ~6.1 GiB, less than the 7.1 GiB the printed tokens "
-        "derive to, so this build's blocks are not the release's page arithmetic; its 'Available KV "
-        "cache memory' and block-size lines would settle it"
+        "KV -1.01 GiB derived from the tokens, tokens -14 % (ninth blind set, 2026-12-04; -3.33, -47 % and a KV "
+        "refusal planned where it started when found): the syv-ai image, whose lm_head and embed_tokens it serves "
+        "in int8 (int4-int8vocab since 2026-12-07: 14.32 GiB planned, 14.26 printed by its util-0.972 boot), so it "
+        "starts as planned. The rest is its util-0.972 boot's (bench.fidelity_unmatched_o: the fitted desktop "
+        "non-torch share on a headless card, 0.96 GiB over, against a peak activation 0.31 under), and 0.31 more "
+        "that the printed tokens derive beyond that boot's budget less the split: a patched build "
+        "(mamba-chunked-prefill-align.patch) whose blocks may not be the release's page arithmetic; its 'Available "
+        "KV cache memory' line would settle it"
     ),
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": (
         "verdict (ninth blind set, 2026-12-04; right when found): without the desktop cards' compile amount on the "
@@ -346,14 +347,6 @@ UNMATCHED: dict[str, str] = {
         "was planned, 2026-12-06): planned to start with 2.39 GiB where the printed 1.42 GiB could not hold one "
         "32,768-token request (1.87 GiB needed); the baseline's and the MTP gaps of the MTP 3 boot, with 16,384 "
         "batched tokens"
-    ),
-    "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": (
-        "KV +0.94 GiB, verdict (twelfth blind set, 2026-12-04; its refusal right until 2026-12-06, when prefix "
-        "caching became opt-in for hybrids in 0.26-0.27 as their source has it: one request's need, 1.52 GiB "
-        "planned against 1.53 printed, now fits the pool 0.94 GiB too large, and the sampler's warm-up is named "
-        "instead): weights 19.57 planned against 20.17 "
-        "printed, and the rest (2.07 GiB of activation and non-torch memory against the planner's 1.73) on a rented "
-        "Vast.ai card that held the desktop cards' share; an 'Actual usage' line would split it"
     ),
     "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": (
         "KV -1.26 GiB, tokens -25 % (eleventh blind set, 2026-12-04; -1.40 when found, -0.34 until the cold "

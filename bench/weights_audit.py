@@ -44,9 +44,8 @@ GROUPS: dict[str, str] = {
     "modified-checkpoint": (
         "not the published checkpoint: the syv-ai image requantizes lm_head and embed_tokens of "
         "dbirks/Qwen3.8-27B-W4A16-AutoRound to int8 group 128 before serving (its prepare/quant_lm_head.py and "
-        "quant_embed.py; the published quant ships both 248,320 x 5,120 matrices in BF16, which the planner loads: "
-        "the two int8 matrices would plan 14.32 GiB, -0.06 off the printed 14.26); no catalog format describes "
-        "such a local requantization"
+        "quant_embed.py); planned so since 2026-12-07 (int4-int8vocab, planner.core.vocab_formats: 14.31 GiB, "
+        "+0.05 over the printed 14.26, where the published BF16 matrices plan 16.65)"
     ),
     "gpt-oss-mxfp4": (
         "gpt-oss MXFP4 by release and device: +1.49 / +0.22 on the llm-d-benchmark H100 table at 0.14.1 (the same "
@@ -61,9 +60,10 @@ GROUPS: dict[str, str] = {
     ),
     "int4-marlin": (
         "INT4 W4A16 checkpoints (AWQ, GPTQ, compressed-tensors) repacked by Marlin print 0.11-0.23 GiB more than "
-        "planned (0.60 on the Qwen3.6-35B-A3B GPTQ with MTP, whose MTP head and shared experts' format was not "
-        "read); which layers each checkpoint leaves in 16 bits (its quantization_config ignore list) is the first "
-        "lead, not read here"
+        "planned; which layers each checkpoint leaves in 16 bits (its quantization_config ignore list) is the first "
+        "lead, not read here. Those with an int8 lm_head and a BF16 MTP module (int4-int8head, "
+        "planner.core.vocab_formats) are planned 0.05-0.10 over: Twu31's Qwen3.6-35B-A3B GPTQ with MTP 20.27 against "
+        "20.17, the int8-head Qwen3.8-27B AutoRound 15.48 against 15.43"
     ),
     "nvfp4": (
         "NVFP4 checkpoints: -0.27 (Qwen3-32B compressed-tensors W4A4 on B200 at 0.31), +0.22 (Qwen3.8-27B MTP NVFP4 "

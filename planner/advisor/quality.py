@@ -39,6 +39,12 @@ CAVEATS: dict[str, str] = {
         "4-bit AutoRound weights: a small, model-dependent quality loss; check your own evaluations (Cheng et al. "
         "2023, AutoRound, arXiv:2309.05516)"
     ),
+    # W4A16 with int8 vocabulary matrices (planner.core.vocab_formats): the 4-bit body's caveat
+    **dict.fromkeys(
+        ("int4-int8head", "int4-int8vocab"),
+        "4-bit weights with an int8 lm_head: a small, model-dependent quality loss; check your own evaluations "
+        "(Frantar et al. 2022, GPTQ, arXiv:2210.17323)",
+    ),
     "int4-experts": (
         "4-bit routed experts: lossless only for models trained for it (Kimi-K2-Thinking is quantization-aware "
         "trained, model card); post-hoc INT4 experts lose more"

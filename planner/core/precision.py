@@ -5,7 +5,9 @@ One name per format, the same in the command line, the URL and the dashboard.
 Weight formats say which parameters they quantize (their *scope*); the rest keeps 16 bits:
 - ``linear``: every linear layer of the decoder blocks (attention, MLP, experts). Embeddings, the
   ``lm_head``, norms, biases and MoE routers stay in 16 bits, as AutoGPTQ / AutoAWQ / llm-compressor /
-  vLLM's fp8 leave them (vLLM ``LinearBase`` layers are the only quantized layers).
+  vLLM's fp8 leave them (vLLM ``LinearBase`` layers are the only quantized layers), but for the W4A16
+  checkpoints that store the lm_head, or the embeddings too, in int8 (``lm_head_bits`` / ``embedding_bits``:
+  :mod:`planner.core.vocab_formats`).
 - ``experts``: only the MoE expert weights (gpt-oss ships MXFP4 experts and BF16 attention; model card and
   ``config.json`` ``quantization_config.modules_to_not_convert``). On a dense model it acts as ``linear`` (dense
   MXFP4 W4A4 checkpoints exist); the layouts named for MoE checkpoints (``moe_only``) are refused there.
@@ -20,13 +22,11 @@ Weight formats say which parameters they quantize (their *scope*); the rest keep
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
-from pydantic import BaseModel, Field
+from typing import Literal
 
 from planner.bounds.errors import PlannerError
-
-QuantScope = Literal["none", "linear", "experts", "mlp", "all"]
+from planner.core.format_spec import WeightFormat, group_bits
+from planner.core.vocab_formats import VOCAB_FORMATS
 
 # The names, one per format: the same in the CLI, the URL and the UI (a test checks they match the tables).
 WeightPrecision = Literal[
@@ -47,6 +47,8 @@ WeightPrecision = Literal[
     "nvfp4-experts",
     "int4-experts",
     "int4-autoround",
+    "int4-int8head",
+    "int4-int8vocab",
     "q8_0",
     "q6_k",
     "q5_k_m",
@@ -59,44 +61,6 @@ WeightPrecision = Literal[
 # llama.cpp's GGUF types: a file of one type holds every tensor as the type says (a drafter loaded beside a GGUF
 # target is that draft model's file of the same type: ``--model-draft <draft>-Q4_K_M.gguf``).
 GGUF_TYPES = ("q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k")
-
-
-class WeightFormat(BaseModel, frozen=True, extra="forbid"):
-    """A weight storage format: bits per quantized weight (scales and zero points included)."""
-
-    name: str
-    label: str
-    bits_per_weight: Annotated[float, Field(gt=0, le=32)]
-    scope: QuantScope
-    # Bits of what the format leaves unquantized (embeddings, lm_head, norms, routers).
-    unquantized_bits: Annotated[int, Field(gt=0, le=32)] = 16
-    # Mixed checkpoints: attention projections / lm_head in another format than the rest (None: as the scope says).
-    attention_bits: Annotated[float, Field(gt=0, le=32)] | None = None
-    lm_head_bits: Annotated[float, Field(gt=0, le=32)] | None = None
-    # The MTP module's bits when the checkpoint keeps it out of the quantization (None: the format's own bits).
-    mtp_bits: Annotated[float, Field(gt=0, le=32)] | None = None
-    # A mixture-of-experts checkpoint's layout (its routed experts quantized): a dense model has no such checkpoint
-    moe_only: bool = False
-    # The dense MLPs of the last ``tail_layers`` decoder layers stored at ``tail_bits`` instead (a layout read from a
-    # dense checkpoint, so refused on a mixture-of-experts model: ``dense_only``); planner.core.weights counts it, the
-    # advisor's decode-speed reads (planner.advisor.throughput, by category) take it at the MLP bits
-    tail_layers: Annotated[int, Field(ge=0)] = 0
-    tail_bits: Annotated[float, Field(gt=0, le=32)] | None = None
-    dense_only: bool = False
-    quality_note: str
-    source: str
-
-
-def _group_bits(value_bits: int, group_size: int, scale_bits: int, zero_bits: int = 0) -> float:
-    """Effective bits per weight of a group-quantized format: value bits plus shared scale/zero per group.
-
-    Source: GPTQ/AWQ checkpoints store ``qweight`` (4 bit), one fp16 ``scales`` and one packed 4-bit
-    ``qzeros`` per group of ``group_size`` input channels (AutoGPTQ ``QuantLinear``, AutoAWQ ``WQLinear``).
-
-    >>> _group_bits(4, 128, 16, 4)
-    4.15625
-    """
-    return value_bits + (scale_bits + zero_bits) / group_size
 
 
 WEIGHT_FORMATS: dict[str, WeightFormat] = {
@@ -169,7 +133,7 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
         WeightFormat(
             name="int4-gptq",
             label="INT4 GPTQ g128",
-            bits_per_weight=_group_bits(4, 128, 16, 4),
+            bits_per_weight=group_bits(4, 128, 16, 4),
             scope="linear",
             quality_note="About 1 point of benchmark loss on 7B-70B models at group size 128.",
             source=(
@@ -180,7 +144,7 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
         WeightFormat(
             name="int4-awq",
             label="INT4 AWQ g128",
-            bits_per_weight=_group_bits(4, 128, 16, 4),
+            bits_per_weight=group_bits(4, 128, 16, 4),
             scope="linear",
             quality_note="Activation-aware 4-bit; similar to or slightly better than GPTQ at g128.",
             source=(
@@ -191,7 +155,7 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
         WeightFormat(
             name="int4-g32",
             label="INT4 W4A16 g32 (compressed-tensors)",
-            bits_per_weight=_group_bits(4, 32, 16, 4),
+            bits_per_weight=group_bits(4, 32, 16, 4),
             scope="linear",
             mtp_bits=16,  # llm-compressor's Qwen3.5 recipes ignore "re:.*mtp.*": the shard sizes below need it
             quality_note="AWQ or GPTQ rounding at group size 32: finer scales than g128, 0.47 bit more per weight.",
@@ -290,7 +254,7 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
         WeightFormat(
             name="int4-experts",
             label="INT4 g32 experts (compressed-tensors)",
-            bits_per_weight=_group_bits(4, 32, 16),
+            bits_per_weight=group_bits(4, 32, 16),
             scope="experts",
             moe_only=True,
             quality_note="Quantization-aware trained (Kimi-K2-Thinking ships it natively); attention stays BF16.",
@@ -303,7 +267,7 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
         WeightFormat(
             name="int4-autoround",
             label="INT4 AutoRound g128",
-            bits_per_weight=_group_bits(4, 128, 16, 4),
+            bits_per_weight=group_bits(4, 128, 16, 4),
             scope="linear",
             quality_note="Sign-gradient rounding (Intel AutoRound); usually at or above GPTQ at g128.",
             source=(
@@ -312,6 +276,7 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
                 "auto-round, bits 4, group_size 128)."
             ),
         ),
+        *VOCAB_FORMATS,
         WeightFormat(
             name="q8_0",
             label="GGUF Q8_0",

@@ -13,9 +13,10 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
 
+from planner.core.format_spec import WeightFormat
 from planner.core.model import ModelSpec
 from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
-from planner.core.precision import WeightFormat, weight_format
+from planner.core.precision import weight_format
 
 
 def category_bits(fmt: WeightFormat, has_experts: bool) -> dict[str, Fraction]:
@@ -47,8 +48,8 @@ def category_bits(fmt: WeightFormat, has_experts: bool) -> dict[str, Fraction]:
     experts_only = fmt.scope == "experts" and has_experts
     linear = u if experts_only else q
     return {
-        "embedding": u,
-        "lm_head": u,
+        "embedding": Fraction(fmt.embedding_bits) if fmt.embedding_bits is not None else u,
+        "lm_head": Fraction(fmt.lm_head_bits) if fmt.lm_head_bits is not None else u,
         "attention": linear,
         "dense_mlp": linear,
         "experts": q,

@@ -11,7 +11,8 @@ from __future__ import annotations
 # with FP8 or 16-bit attention, MoE-only NVFP4 are ModelOpt NVFP4 checkpoints, unsloth's mixed NVFP4 / FP8 export a
 # compressed-tensors one the same NVFP4 and FP8 kernels load; AutoRound and expert-only INT4
 # export the GPTQ layout Marlin loads, auto-round README "export formats", as do compressed-tensors W4A16 group-32
-# checkpoints (vLLM CompressedTensorsWNA16 -> Marlin); the seeds' idealised int4 is a 4-bit
+# checkpoints (vLLM CompressedTensorsWNA16 -> Marlin) and W4A16 ones with an int8 vocabulary (its W8A16 head the same
+# scheme, planner.core.vocab_formats); the seeds' idealised int4 is a 4-bit
 # GPTQ/AWQ checkpoint in practice), and the FP8 KV variants are FP8 caches.
 BASE_WEIGHTS: dict[str, str] = {
     "nvfp4-fp8attn": "nvfp4",
@@ -19,6 +20,8 @@ BASE_WEIGHTS: dict[str, str] = {
     "nvfp4-mlp": "nvfp4",
     "nvfp4-experts": "nvfp4",
     "int4-autoround": "int4-gptq",
+    "int4-int8head": "int4-gptq",
+    "int4-int8vocab": "int4-gptq",
     "int4-experts": "int4-gptq",
     "int4-g32": "int4-gptq",
     "int4": "int4-gptq",

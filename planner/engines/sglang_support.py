@@ -42,7 +42,15 @@ SGLANG_SUPPORT = EngineSupport(
         "int8": "SGLang has no INT8 KV cache; its 8-bit cache is FP8 (--kv-cache-dtype fp8_e4m3)",
         "int4": "SGLang has no 4-bit KV cache; its smallest is FP8 (--kv-cache-dtype fp8_e4m3)",
     },
-    weight_refusals={g: "SGLang does not serve GGUF files; use llama.cpp" for g in GGUF},
+    weight_refusals={
+        **{g: "SGLang does not serve GGUF files; use llama.cpp" for g in GGUF},
+        # vLLM's int8 vocabulary matrices (planner.core.vocab_formats): SGLang's loading of them is not read
+        **dict.fromkeys(
+            ("int4-int8head", "int4-int8vocab"),
+            "how SGLang loads an int8 compressed-tensors lm_head or embedding is not read here; plan this checkpoint "
+            "with vLLM",
+        ),
+    },
     online_quantization={"fp8": "--quantization fp8", "fp16": "--dtype float16", "bf16": "--dtype bfloat16"},
     context_flag="--context-length",
     cpu_offload_flag="--cpu-offload-gb",  # server_args.py cpu_offload_gb

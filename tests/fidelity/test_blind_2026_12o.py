@@ -38,6 +38,11 @@ NOW: dict[str, float] = {
     # its cold compile ('Compiling a graph for compile range (1, 2048) takes 9.43 s') planned since 2026-12-07: the
     # random copy of the 1.015 GiB embedding table replaces the 0.30 GiB forward as the transient (+0.78 -> +0.07)
     "vllm-0.22-48gb-ada-qwen25-7b-instruct-bf16-4k-util095-asyncengine": 0.07,
+    # the image's lm_head and embed_tokens as it serves them, int8 group 128 (2026-12-07, read from its prepare/
+    # scripts, planner.core.vocab_formats): weights 16.65 -> 14.32 GiB planned, 14.26 printed; KV -3.03 -> -0.70
+    # (the rest: the fitted desktop non-torch share, 1.43 GiB planned where this headless card printed 0.47, less
+    # the peak activation with the graph estimate, 0.78 planned where it printed 1.09), and it starts as it did
+    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972": -0.70,
 }
 VERDICTS_NOW = dict.fromkeys(NOW, True)
 

@@ -137,7 +137,7 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
     # under WSL2, an RTX 3090, an RTX 5090, a 48 GB Ada card and a Strix Halo), four of whose verdicts are wrong
     # (bench.fidelity_unmatched_o), and the 5 of the seventeenth (vllm-blind-2026-12p.json, 0.23-0.27 on an A40, an RTX
     # 4090 under WSL2 and an RTX PRO 6000), one of whose verdicts is wrong (bench.fidelity_unmatched_p), and the 3 of
-    # the eighteenth (vllm-blind-2026-12q.json, 0.27 on one RTX 3090), two of whose verdicts are wrong
+    # the eighteenth (vllm-blind-2026-12q.json, 0.27 on one RTX 3090), two of whose verdicts were wrong when found
     # (bench.fidelity_unmatched_q), and the 6 of the nineteenth (vllm-blind-2026-12r.json, 0.24 and 0.29 on an RTX
     # 4090 and two RTX 5090s), two of whose verdicts are wrong (bench.fidelity_unmatched_r); since the
     # desktop-card rule, chosen on their L40S start-ups, a Mamba-block refusal at TP 4 of the ninth is planned to
@@ -152,26 +152,24 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
         "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k",
         "vllm-0.27-gb10-qwen38-27b-bf16-32k-noprefix",
     }
+    # the syv-ai image's two boots and the int8-head probe, KV refusals planned when found, start since their int8
+    # vocabulary matrices are planned (2026-12-07: planner.core.vocab_formats)
     assert {r.id for r in checked if r.id in unseen and not r.verdict_right} == {
-        "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096",
         "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal",
         "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal",
         # (the L4 Qwen2.5-7B-AWQ refusal at util 0.35, wrong from 2026-12-04, is right again since its cold compile's
-        # table copy is planned, 2026-12-07: planner.engines.vllm.compile_copy)
-        # right when found by a need planned 0.05 GiB too large; since prefix caching is opt-in for hybrids in 0.26-0.27
-        # (2026-12-06) the need is the printed one and the pool, 0.94 GiB too large, holds it (bench.fidelity_unmatched)
-        "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal",
+        # table copy is planned, 2026-12-07: planner.engines.vllm.compile_copy; the Vast.ai Qwen3.6-35B-A3B GPTQ KV
+        # refusal, wrong from 2026-12-06, is right again since its int8 lm_head and BF16 MTP module are planned,
+        # 2026-12-07: planner.core.vocab_formats)
         # the sixteenth blind set, wrong when found (bench.fidelity_unmatched_o): a sampler refusal under WSL2 and a
         # KV refusal on the syv-ai RTX 3090 image (its Strix Halo boots, planned under the >70 GiB batch defaults when
         # found, are right since the defaults read ROCm's VRAM total, rule rocm_vram_defaults)
         "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-llmclass-util092",
-        "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972",
         # (the seventeenth blind set's sampler refusal under WSL2, wrong when found, is right since the capture term
         # is fitted without FlashAttention 3's split accumulators, 2026-12-07: planner.engines.vllm.split_accum)
-        # the eighteenth blind set, wrong when found (bench.fidelity_unmatched_q): KV refusals planned for an
-        # int8-head AutoRound checkpoint on a headless RTX 3090
+        # the eighteenth blind set, wrong when found (bench.fidelity_unmatched_q): a KV refusal planned for an
+        # int8-head AutoRound checkpoint on a headless RTX 3090 (its 150k probe right since the int8 head is counted)
         "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972",
-        "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe",
         # the nineteenth blind set, wrong when found (bench.fidelity_unmatched_r): Qwen3-4B-Instruct-2507 at 131,072
         # tokens refused for the catalog Qwen3-4B's 40,960 positions
         "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-131k-util092",
