@@ -52,8 +52,13 @@ def _compressed_tensors_precision(quant: dict[str, Any]) -> str | None:
     'int4-g32'
     """
     ignored = _names(quant.get("ignore"))
-    for group in _table(quant.get("config_groups")).values():
-        weights = _table(_table(group).get("weights"))
+    groups = [_table(group) for group in _table(quant.get("config_groups")).values()]
+    vocab = {name for group in groups for name in _int8_vocabulary(group)}
+    body = [group for group in groups if not _int8_vocabulary(group)]
+    if vocab and [_table(g.get("weights")).get("num_bits") for g in body] == [4]:
+        return "int4-int8vocab" if vocab == {"lm_head", "embed_tokens"} else "int4-int8head"
+    for group in body:
+        weights = _table(group.get("weights"))
         num_bits, kind = weights.get("num_bits"), weights.get("type")
         if num_bits == 8:
             return "fp8" if kind == "float" else "int8"
@@ -66,6 +71,16 @@ def _compressed_tensors_precision(quant: dict[str, Any]) -> str | None:
         if num_bits == 4:
             return "nvfp4" if kind == "float" else "int4-gptq"
     return None
+
+
+def _int8_vocabulary(group: dict[str, Any]) -> set[str]:
+    """The vocabulary matrices (``lm_head``, ``embed_tokens``) a weight group targets in int8: the groups syv-ai's
+    requantization scripts add beside a W4A16 body (planner.core.vocab_formats)."""
+    weights = _table(group.get("weights"))
+    if weights.get("num_bits") != 8 or weights.get("type") == "float":
+        return set()
+    targets = _names(group.get("targets"))
+    return {name for name in ("lm_head", "embed_tokens") if name in targets}
 
 
 def _modelopt_precision(quant: dict[str, Any]) -> str | None:

@@ -124,6 +124,25 @@ def test_quantized_checkpoints_map_to_their_formats() -> None:
     assert quantization_precision(awq_g32) == "int4-gptq"
 
 
+def test_an_int8_vocabulary_beside_w4a16_is_read_from_its_groups() -> None:
+    """syv-ai/qwen38-27b-rtx3090's prepare/quant_lm_head.py adds a ``group_1`` (group_0 copied, 8 bits) targeting
+    ``re:.*lm_head$`` and takes lm_head out of ``ignore``; quant_embed.py a ``group_2`` targeting
+    ``re:.*embed_tokens$`` (planner.core.vocab_formats). A floating-point 8-bit head is not this layout."""
+    w4 = {"num_bits": 4, "type": "int", "symmetric": True, "group_size": 128, "strategy": "group"}
+    w8 = {**w4, "num_bits": 8}
+    groups = {
+        "group_0": {"targets": ["Linear"], "weights": w4},
+        "group_1": {"targets": ["re:.*lm_head$"], "weights": w8},
+    }
+    quant = {"quant_method": "compressed-tensors", "ignore": ["re:.*visual.*", "mtp.fc"], "config_groups": groups}
+    assert quantization_precision({"quantization_config": quant}) == "int4-int8head"
+    groups["group_2"] = {"targets": ["re:.*embed_tokens$"], "weights": w8}
+    assert quantization_precision({"quantization_config": quant}) == "int4-int8vocab"
+    groups["group_1"] = {"targets": ["re:.*lm_head$"], "weights": {**w8, "type": "float"}}
+    del groups["group_2"]
+    assert quantization_precision({"quantization_config": quant}) == "int4-gptq"
+
+
 def test_a_config_alone_plans_like_the_catalog_model() -> None:
     """Found by an outside review (2026-12-05): 'fit --config' with Gemma 3 27B's own config.json planned the text
     model only (50.59 GiB of weights, 8 conversations where the catalog model holds 7): its SigLIP tower and
