@@ -36,6 +36,8 @@ WeightPrecision = Literal[
     "fp8",
     "int8",
     "int4",
+    "int4-int8vocab",
+    "int4-int8head",
     "int4-gptq",
     "int4-awq",
     "int4-g32",
@@ -47,8 +49,6 @@ WeightPrecision = Literal[
     "nvfp4-experts",
     "int4-experts",
     "int4-autoround",
-    "int4-int8head",
-    "int4-int8vocab",
     "q8_0",
     "q6_k",
     "q5_k_m",
@@ -130,6 +130,9 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
                 "4-bit weights as 0.5 byte."
             ),
         ),
+        # W4A16 with int8 vocabulary matrices, before the 4-bit formats of the same bits: they store less, and formats
+        # of equal bits keep this order where they are ranked (as ModelOpt MIXED_PRECISION below)
+        *VOCAB_FORMATS,
         WeightFormat(
             name="int4-gptq",
             label="INT4 GPTQ g128",
@@ -276,7 +279,6 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
                 "auto-round, bits 4, group_size 128)."
             ),
         ),
-        *VOCAB_FORMATS,
         WeightFormat(
             name="q8_0",
             label="GGUF Q8_0",

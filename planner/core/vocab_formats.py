@@ -34,22 +34,8 @@ _SOURCE = (
     "(planner.core.vocab_formats)."
 )
 
+# The one storing less first (formats of equal bits are ranked in this order: planner.core.precision)
 VOCAB_FORMATS: tuple[WeightFormat, ...] = (
-    WeightFormat(
-        name="int4-int8head",
-        label="INT4 W4A16 g128, int8 lm_head",
-        bits_per_weight=group_bits(4, 128, 16, 4),
-        scope="linear",
-        lm_head_bits=INT8_G128,
-        mtp_bits=16,
-        quality_note=_QUALITY.format(also=""),
-        source=_SOURCE.format(
-            what="the lm_head",
-            who="Twu31/Qwen3.6-35B-A3B-GPTQ-INT4-W4A16-LowLatency, dbirks/Qwen3.8-27B-W4A16-AutoRound after "
-            "syv-ai's prepare/quant_lm_head.py",
-            how="the head as a W8A16 ParallelLMHead (0.28.0 compressed_tensors.py:180-187)",
-        ),
-    ),
     WeightFormat(
         name="int4-int8vocab",
         label="INT4 W4A16 g128, int8 lm_head and embeddings",
@@ -64,6 +50,21 @@ VOCAB_FORMATS: tuple[WeightFormat, ...] = (
             who="dbirks/Qwen3.8-27B-W4A16-AutoRound after syv-ai's prepare/quant_lm_head.py and quant_embed.py",
             how="the head as a W8A16 ParallelLMHead and the embedding through CompressedTensorsEmbeddingWNA16Int "
             "(0.28.0 compressed_tensors.py:180-205; Qwen3.5's only with the image's embed-quant patch)",
+        ),
+    ),
+    WeightFormat(
+        name="int4-int8head",
+        label="INT4 W4A16 g128, int8 lm_head",
+        bits_per_weight=group_bits(4, 128, 16, 4),
+        scope="linear",
+        lm_head_bits=INT8_G128,
+        mtp_bits=16,
+        quality_note=_QUALITY.format(also=""),
+        source=_SOURCE.format(
+            what="the lm_head",
+            who="Twu31/Qwen3.6-35B-A3B-GPTQ-INT4-W4A16-LowLatency, dbirks/Qwen3.8-27B-W4A16-AutoRound after "
+            "syv-ai's prepare/quant_lm_head.py",
+            how="the head as a W8A16 ParallelLMHead (0.28.0 compressed_tensors.py:180-187)",
         ),
     ),
 )
