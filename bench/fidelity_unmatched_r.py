@@ -1,6 +1,7 @@
 """The nineteenth blind set's misses (tests/fidelity/cases/vllm-blind-2026-12r.json, found 2026-12-07), with the
 term read from each log's own split against the planner's and what would settle it: merged into
-:data:`bench.fidelity_unmatched.UNMATCHED`."""
+:data:`bench.fidelity_unmatched.UNMATCHED`. (Its two Qwen3-4B-Instruct-2507 boots at 131,072 tokens, refused when
+found for the catalog Qwen3-4B's 40,960 positions, start since the 2507 checkpoint has its own catalog entry.)"""
 
 from __future__ import annotations
 
@@ -36,18 +37,5 @@ NINETEENTH: dict[str, str] = {
         "of KV leaves 1.36 GiB; the plan puts 1.16 of activation (0.24 and the cold compile's 0.92 GiB copy of the "
         "embedding table, which the document's later boot printing 95,936 tokens, 'CUDA graph cache' by its own "
         "reading, bears out) and 1.43 of non-torch. " + LAB_SERVER
-    ),
-    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-131k-util092": (
-        "verdict (planned 'max-model-len', it started; KV -0.11 GiB, tokens -0.6 %; nineteenth blind set, "
-        "2026-12-07; as found): Qwen3-4B-Instruct-2507 BF16 at 131,072 tokens on one RTX 5090, vLLM 0.29, util "
-        "0.92. Not a memory term: the catalog's Qwen3-4B is the April 2025 checkpoint with max_position_embeddings "
-        "40,960, which vLLM's own check (config max_model_len against the derived length) refuses at 131,072; the "
-        "2507 Instruct checkpoint it ran raises that to 262,144 with the same 36 layers and 8 KV heads of 128. A "
-        "catalog entry for the 2507 checkpoint would settle it"
-    ),
-    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-131k-util092": (
-        "verdict (planned 'max-model-len', it started; KV -0.03 GiB, tokens -0.1 %; nineteenth blind set, "
-        "2026-12-07; as found): Qwen3-4B-Instruct-2507-FP8 at 131,072 tokens on the same RTX 5090; the same "
-        "catalog entry (40,960 positions where the 2507 checkpoint has 262,144) as its BF16 boot"
     ),
 }

@@ -170,10 +170,8 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
         # the eighteenth blind set, wrong when found (bench.fidelity_unmatched_q): a KV refusal planned for an
         # int8-head AutoRound checkpoint on a headless RTX 3090 (its 150k probe right since the int8 head is counted)
         "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972",
-        # the nineteenth blind set, wrong when found (bench.fidelity_unmatched_r): Qwen3-4B-Instruct-2507 at 131,072
-        # tokens refused for the catalog Qwen3-4B's 40,960 positions
-        "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-131k-util092",
-        "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-131k-util092",
+        # (the nineteenth blind set's two 131,072-token Qwen3-4B-Instruct-2507 boots, refused when found for the
+        # catalog Qwen3-4B's 40,960 positions, start since the 2507 checkpoint is catalogued, 2026-12-07)
     }
     assert len(unseen) == 85
     assert sum(r.reported_failure == "mamba-blocks" and bool(r.verdict_right) for r in checked) >= 2
