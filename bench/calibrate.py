@@ -21,6 +21,8 @@ print (``make calibrate`` = ``python -m bench.calibrate``; writes ``planner/engi
 - CUDA graphs: ``base + a x layers + b x layers x (graphs beyond the first of each mode)`` least squares on the
   printed estimates (graph counts from the capture sizes of planner/engines/vllm/graphs.py) and on the captured
   size; with a single graph count among them, the slope goes to the graphs (``a = 0``);
+- HIP on a CDNA 3 device (MI300X): its cost per graph captured and its non-torch memory, on its start-ups alone
+  (:mod:`bench.calibrate_hip`; the CUDA graph and non-torch fits leave them out);
 - the worker's baseline before its memory snapshot: the median printed ``cuda_memory`` at init;
 - the sampler warm-up risk ratio: the largest post-capture free / sampler peak at which a logged warm-up still ran
   out of memory (the report warns below it; it fails only below 1, where the warm-up cannot fit at all).
@@ -38,6 +40,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from bench.calibrate_hip import cdna3_non_torch, hip_per_graph
 from bench.calibrate_terms import (
     SAMPLER_KINDS,
     ActivationRow,
@@ -133,7 +136,8 @@ def _graph_point(request: PlanRequest, reported: dict[str, Any], q_est: bool) ->
     start-ups print -0.81 GiB (0.24, TP 1) and 5.07 (0.29, TP 2, from the worker's utilization notice), where the
     planner's graph model gives 0.18 and 1.38."""
     value = reported.get("cuda_graph_estimate_gib" if q_est else "cuda_graph_gib")
-    return value is not None and value > 0 and not vllm_platform(request.gpu).integrated
+    platform = vllm_platform(request.gpu)
+    return value is not None and value > 0 and not platform.integrated and not platform.cdna3  # HIP's: calibrate_hip
 
 
 def _split_gib(request: PlanRequest, result: PlanResult, graphs: GraphSet) -> float:
@@ -162,6 +166,19 @@ def _graph_fit(vllm: list[VllmCase]) -> tuple[tuple[int, int, int], tuple[int, i
         [(n, g.extra_graphs, rep["cuda_graph_gib"] - _split_gib(q, r, g)) for n, g, rep, _, q, r in recent]
     )
     return estimate, capture
+
+
+def _hip_graph_fit(vllm: list[VllmCase]) -> tuple[int, int]:
+    """(estimate, capture) bytes per graph captured on CDNA 3 devices (:func:`bench.calibrate_hip.hip_per_graph`)."""
+    points = [
+        (r.stages[0].layers[1] - r.stages[0].layers[0], _graphs(q, p), c["reported"])
+        for c, q, r, p in vllm
+        if vllm_platform(q.gpu).cdna3
+    ]
+    return (
+        hip_per_graph((n, g, rep.get("cuda_graph_estimate_gib")) for n, g, rep in points),
+        hip_per_graph((n, g, rep.get("cuda_graph_gib")) for n, g, rep in points),
+    )
 
 
 def _estimate_bytes(case: Case, request: PlanRequest, result: PlanResult, profile: VllmProfile) -> float:
@@ -239,7 +256,10 @@ def fit(cases: list[Case]) -> VllmConstants:
     for the logs that print only their KV budget)."""
     vllm = list(_vllm_cases(cases))
     estimate, capture = _graph_fit(vllm)
+    hip_estimate, hip_capture = _hip_graph_fit(vllm)
     graphs = {
+        "hip_graph_bytes": hip_estimate,
+        "hip_graph_capture_bytes": hip_capture,
         "graph_estimate_base": estimate[0],
         "graph_estimate_per_layer": estimate[1],
         "graph_estimate_per_graph_layer": estimate[2],
@@ -253,7 +273,9 @@ def fit(cases: list[Case]) -> VllmConstants:
         "sampler_copies": {k: round(theta[k], 4) for k in SAMPLER_KINDS if k in theta},
         "encoder_bytes": round(theta.get("encoder_bytes", 0.0)),
     }
-    eras, uma_shares, graphics_extra = fit_non_torch(_non_torch_points(vllm, base_constants(**graphs, **activation)))
+    points = _non_torch_points(vllm, base_constants(**graphs, **activation))
+    eras, uma_shares, graphics_extra = fit_non_torch(points)
+    cdna3 = [(p.version, p.gib) for p in points if p.platform.cdna3 and p.tp == 1 and p.pp == 1]
     base_tp1, base_tp = init_baselines(vllm)
     constants = VllmConstants(
         **activation,
@@ -262,6 +284,7 @@ def fit(cases: list[Case]) -> VllmConstants:
         uma_weights_share=uma_shares.read_ahead,
         uma_weights_share_lazy=uma_shares.lazy,
         graphics_extra=graphics_extra,
+        cdna3_non_torch=cdna3_non_torch(cdna3, base_constants(non_torch=list(eras))),
         init_baseline_tp1=base_tp1,
         init_baseline_tp=base_tp,
         sampler_risk_ratio=0.0,

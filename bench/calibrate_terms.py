@@ -194,8 +194,9 @@ class NonTorchPoint(NamedTuple):
 
     @property
     def datacenter(self) -> bool:
-        """A discrete compute die (not a graphics die, not unified memory): where the era's base is read."""
-        return not self.platform.integrated and not self.platform.graphics_die
+        """A discrete CUDA compute die (not a graphics die, not unified memory, not a CDNA 3 device, whose HIP terms
+        bench.calibrate_hip fits): where the era's base is read."""
+        return not self.platform.integrated and not self.platform.graphics_die and not self.platform.cdna3
 
 
 def _in_era(version: str, index: int) -> bool:

@@ -76,6 +76,9 @@ class DevicePlatform(HashedOnce, frozen=True, extra="forbid"):
     # Apple silicon: llama.cpp's Metal backend maps the whole model file as the GPU's buffer (a public M4 log's
     # "MTL0_Mapped model buffer size = 4789.19 MiB" is the CUDA log's 4455.34 plus its CPU_Mapped 333.84)
     maps_model_file: bool = False
+    # An AMD Instinct CDNA 3 die (gfx942: MI300X, MI325X), a discrete ROCm device: where HIP's cost per graph captured
+    # and its non-torch memory were measured (planner.engines.vllm.hip_graphs); not the APUs, not CDNA 4 (unmeasured)
+    cdna3: bool = False
 
     @property
     def fp8_native(self) -> bool:
@@ -109,6 +112,7 @@ def device_platform(vendor: str, architecture: str | None, name: str, form_facto
         peer_access="consumer" not in (form_factor or "").lower(),
         runtime=RUNTIMES.get(vendor, "other"),
         maps_model_file=vendor == "Apple",
+        cdna3=vendor == "AMD" and (architecture or "").upper() == "CDNA 3",
         desktop_card=capability in GRAPHICS_CAPABILITIES
         and any(w in words for w in DESKTOP_WORDS)
         and not any(w in words for w in DATACENTER_WORDS),

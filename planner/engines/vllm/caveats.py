@@ -40,22 +40,32 @@ PUBLIC_SPARK_HOST_GIB = (min(h.held_gib for h in SPARK_HOSTS), max(h.held_gib fo
 
 
 # The seventh blind set (tests/fidelity/cases/vllm-blind-2026-12g.json): vLLM 0.31.1 (ROCm) on one MI300X, Gemma 4
-# E4B / 26B-A4B / 31B at 32,768 tokens, their printed split against the planner's (GiB), quoted, not fitted.
+# E4B / 26B-A4B / 31B at 32,768 tokens, on which HIP's terms of a CDNA 3 device are fitted
+# (planner.engines.vllm.hip_graphs); their KV as planned with them, and as the CUDA terms planned them (GiB,
+# planned - printed), quoted.
 ROCM_EVIDENCE = (
-    "three public vLLM 0.31 start-ups on one MI300X (Gemma 4 E4B, 26B-A4B, 31B) estimated 3.41-6.54 GiB of CUDA "
-    "graphs (about 2.1 MiB for each graph captured, one per layer piece and capture size: ROCm's graph runtime "
-    "takes more per graph than CUDA's, vllm issue #19579) and held 2.1-3.6 GiB of non-torch memory, where the "
-    "planner puts 0.74-1.34 and 1.28-2.66 (its terms are fitted on CUDA start-ups): their KV budgets were 4.1-6.3 "
-    "GiB smaller than planned"
+    "HIP's cost per graph captured (one per layer piece and capture size; vllm issue #19579, ROCm/pytorch#2286) and "
+    "its non-torch memory are fitted on three public vLLM 0.31 start-ups on one MI300X (Gemma 4 E4B, 26B-A4B, 31B; "
+    "KV -0.21 to +0.54 GiB of theirs, -0.25 to +0.60 with each left out of the fit): one card, one ROCm image, one "
+    "model family"
+)
+ROCM_ELSEWHERE = (
+    "three public vLLM 0.31 start-ups on one MI300X took about 2.1 MiB for each graph captured (one per layer piece "
+    "and capture size; vllm issue #19579) and 0.8-0.95 GiB more non-torch memory than the CUDA-fitted terms planned "
+    "here, which were 4.1-6.1 GiB short on their KV; no start-up of this device shows its own (a Strix Halo APU took "
+    "0.22 MiB a graph)"
 )
 
 
 def rocm_note(request: PlanRequest, profile: VllmProfile) -> str | None:
-    """On an AMD GPU (ROCm), with graphs captured: what public ROCm start-ups showed beside the planner's CUDA-fitted
-    working memory (:data:`ROCM_EVIDENCE`); none under ``--enforce-eager`` or the V0 engine."""
+    """On an AMD GPU (ROCm), with graphs captured: on a CDNA 3 device, where HIP's fitted terms are planned
+    (:data:`ROCM_EVIDENCE`); elsewhere what the MI300X start-ups showed beside the CUDA-fitted working memory planned
+    there (:data:`ROCM_ELSEWHERE`); none under ``--enforce-eager`` or the V0 engine."""
     if request.gpu is None or request.gpu.vendor != "AMD" or not profile.is_v1 or profile.enforce_eager:
         return None
-    return f"ROCm: {ROCM_EVIDENCE}. The KV cache here may be that much smaller; --enforce-eager captures no graphs."
+    if request.gpu.platform.cdna3 and profile.fitted.hip_graph_bytes:
+        return f"ROCm: {ROCM_EVIDENCE}. Other models and releases are not measured; --enforce-eager captures no graphs."
+    return f"ROCm: {ROCM_ELSEWHERE}. The KV cache here may be that much smaller; --enforce-eager captures no graphs."
 
 
 # A first boot compiles cold (planner.engines.vllm.compile_copy): planned warm, the verdict's margin is held to what

@@ -42,6 +42,7 @@ class GraphSet(HashedOnce, frozen=True, extra="forbid"):
     piecewise: int = 0
     mode: str = "NONE"
     full_largest: int = 0  # tokens of the largest FULL graph (planner.engines.vllm.split_accum)
+    hip: bool = False  # captured by HIP on a CDNA 3 device: each graph costs what planner.engines.vllm.hip_graphs says
 
     @property
     def total(self) -> int:
@@ -93,21 +94,24 @@ def graph_set(
     sm100: bool,
     flashinfer: bool,
     enforce_eager: bool,
+    hip: bool = False,
 ) -> GraphSet:
-    """The graphs one rank captures (module docstring)."""
+    """The graphs one rank captures (module docstring; ``hip``: on a CDNA 3 device, :attr:`GraphSet.hip`)."""
     if enforce_eager:
         return GraphSet()
     sizes = capture_sizes(rules, max_num_seqs, spec_tokens, batched, max_capture, sm100)
     query = 1 + spec_tokens
     piecewise_only = spec_tokens > 0 and flashinfer and not sm100
     if piecewise_only:
-        return GraphSet(sizes=sizes, piecewise=len(sizes), mode="PIECEWISE")
+        return GraphSet(sizes=sizes, piecewise=len(sizes), mode="PIECEWISE", hip=hip)
     if query > 1 and rules.spec_capture_grid == "tokens":  # adjust_cudagraph_sizes_for_spec_decode
         rounded = {math.ceil(size / query) * query for size in sizes}
         sizes = tuple(sorted(size for size in rounded if size <= sizes[-1]))
     decode = [s for s in sizes if query <= s <= query * max_num_seqs]
     top = max(decode, default=0)
-    return GraphSet(sizes=sizes, full=len(decode), piecewise=len(sizes), mode="FULL_AND_PIECEWISE", full_largest=top)
+    return GraphSet(
+        sizes=sizes, full=len(decode), piecewise=len(sizes), mode="FULL_AND_PIECEWISE", full_largest=top, hip=hip
+    )
 
 
 def graph_estimate_bytes(graphs: GraphSet, layers: int, base: int, first_per_layer: int, per_graph_layer: int) -> int:

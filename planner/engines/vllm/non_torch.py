@@ -36,14 +36,15 @@ def non_torch_bytes(
     compiled start-ups' budgets leave beyond it, and public cold / warm pairs put a compile's cost in the
     profile (docs/fidelity.md, 'Graphics dies'); ``--enforce-eager`` turns torch.compile and CUDA graphs off
     (vllm-project/vllm ``docs/design/debug_vllm_compile.md``). On unified memory, a fitted share of the
-    ``weights_bytes`` this GPU loaded, by the loader that read them (:mod:`planner.engines.vllm.unified`).
-    ``platform`` None: a datacenter device."""
+    ``weights_bytes`` this GPU loaded, by the loader that read them (:mod:`planner.engines.vllm.unified`). On a
+    CDNA 3 device, HIP's fitted amount (:func:`cdna3_non_torch_bytes`). ``platform`` None: a datacenter device."""
     if not inputs.v1:
         return VLLM_V0_NON_TORCH
     device = platform or VllmPlatform()
     era = inputs.fitted.non_torch_era(inputs.version)
     extra = unified_non_torch_bytes(inputs.fitted, weights_bytes, inputs.reads_ahead) if device.integrated else 0
     extra += graphics_compile_bytes(inputs, tensor_parallel, device)
+    extra += cdna3_non_torch_bytes(inputs, device)
     if tensor_parallel > 1:
         tp2 = era.tp2 if device.nvlink_collectives or era.tp2_nccl is None else era.tp2_nccl
         return tp2 + era.per_extra_rank * (tensor_parallel - 2) + extra
@@ -58,3 +59,13 @@ def graphics_compile_bytes(inputs: NonTorchInputs, tensor_parallel: int, platfor
     if not inputs.v1 or inputs.enforce_eager or not (platform.desktop_card and platform.desktop_host):
         return 0
     return inputs.fitted.graphics_extra // tensor_parallel
+
+
+def cdna3_non_torch_bytes(inputs: NonTorchInputs, platform: VllmPlatform) -> int:
+    """What a V1 rank on a CDNA 3 device (:attr:`DevicePlatform.cdna3`: MI300X, MI325X) holds outside torch beyond
+    the era's datacenter base: ``VllmConstants.cdna3_non_torch``, fitted on the public MI300X start-ups (0.81-0.95
+    GiB over the base, whatever the model; no allocation of that size in vLLM 0.31's ROCm paths at TP 1:
+    :mod:`planner.engines.vllm.hip_graphs`), per rank; measured at TP 1 with graphs captured only."""
+    if not inputs.v1 or not platform.cdna3:
+        return 0
+    return inputs.fitted.cdna3_non_torch

@@ -10,6 +10,7 @@ from planner.core.gpu import DevicePlatform
 from planner.core.units import GiB
 from planner.engines.platform import platform_of
 from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
+from planner.engines.vllm.hip_graphs import hip_graph_bytes
 
 if TYPE_CHECKING:
     from planner.core.model import ModelSpec
@@ -42,9 +43,15 @@ class VllmGraphs:
         ) -> tuple[int, int]: ...
 
     def graphs(
-        self, seqs: int, batched: int, spec_tokens: int = 0, sm100: bool = False, flashinfer: bool = False
+        self,
+        seqs: int,
+        batched: int,
+        spec_tokens: int = 0,
+        sm100: bool = False,
+        flashinfer: bool = False,
+        hip: bool = False,
     ) -> GraphSet:
-        """The CUDA graphs one rank captures (:mod:`planner.engines.vllm.graphs`)."""
+        """The CUDA graphs one rank captures (:mod:`planner.engines.vllm.graphs`; ``hip``: on a CDNA 3 device)."""
         return graph_set(
             self.rules,
             max_num_seqs=seqs,
@@ -54,6 +61,7 @@ class VllmGraphs:
             sm100=sm100,
             flashinfer=flashinfer,
             enforce_eager=self.enforce_eager or not self.is_v1,
+            hip=hip,
         )
 
     def default_graphs(
@@ -65,14 +73,17 @@ class VllmGraphs:
         batched, seqs = self.batch(total, gpu_name)
         platform = platform_of(device)
         flashinfer = platform.attention_backend(kv.startswith("fp8")) == "flashinfer"
-        return self.graphs(seqs, batched, drafted, platform.sm100_family, flashinfer)
+        return self.graphs(seqs, batched, drafted, platform.sm100_family, flashinfer, platform.cdna3)
 
     def cudagraph_estimate_bytes(self, layers: int, graphs: GraphSet | None = None) -> int:
         """What vLLM's CUDA-graph profiling estimates for a rank with ``layers`` decoder layers capturing
         ``graphs`` (fitted to the printed "Estimated CUDA graph memory"; None: the graphs of an 80 GiB device at
-        this profile's settings); subtracted from the budget when :attr:`cudagraph_in_budget`."""
+        this profile's settings); subtracted from the budget when :attr:`cudagraph_in_budget`. On a CDNA 3 device,
+        HIP's fitted cost per graph captured where one was fitted (:mod:`planner.engines.vllm.hip_graphs`)."""
         c = self.fitted
         graphs = graphs if graphs is not None else self.default_graphs(80 * GiB, None)
+        if graphs.hip and c.hip_graph_bytes:
+            return hip_graph_bytes(graphs, layers, c.hip_graph_bytes)
         return graph_estimate_bytes(
             graphs, layers, c.graph_estimate_base, c.graph_estimate_per_layer, c.graph_estimate_per_graph_layer
         )
@@ -80,9 +91,12 @@ class VllmGraphs:
     def cudagraph_capture_bytes(self, layers: int, graphs: GraphSet | None = None, split: int = 0) -> int:
         """What capturing the graphs takes after KV sizing ("Graph capturing finished ... took X GiB"; ``graphs``
         as for :meth:`cudagraph_estimate_bytes`): the fitted graph terms plus ``split``, FlashAttention 3's
-        split-KV accumulators the FULL graphs' pool holds on Hopper (:mod:`planner.engines.vllm.split_accum`)."""
+        split-KV accumulators the FULL graphs' pool holds on Hopper (:mod:`planner.engines.vllm.split_accum`); on a
+        CDNA 3 device HIP's fitted cost per graph captured instead of the graph terms."""
         c = self.fitted
         graphs = graphs if graphs is not None else self.default_graphs(80 * GiB, None)
+        if graphs.hip and c.hip_graph_capture_bytes:
+            return hip_graph_bytes(graphs, layers, c.hip_graph_capture_bytes) + split
         fitted = graph_estimate_bytes(
             graphs, layers, c.graph_capture_base, c.graph_capture_per_layer, c.graph_capture_per_graph_layer
         )

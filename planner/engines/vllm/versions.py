@@ -133,6 +133,12 @@ class VllmConstants(BaseModel, frozen=True, extra="forbid"):
     uma_weights_share: Annotated[float, Field(ge=0, le=2)] = 0.0  # loaders that read ahead (unified.py)
     uma_weights_share_lazy: Annotated[float, Field(ge=0, le=2)] = 0.0  # vLLM's default, memory-mapped loader
     graphics_extra: int = 0  # non-torch added on desktop cards at TP 1 (DevicePlatform.desktop_card), shared by TP
+    # HIP on a CDNA 3 device (DevicePlatform.cdna3), fitted on its start-ups (planner.engines.vllm.hip_graphs): bytes
+    # per graph captured (each piece of each PIECEWISE size, each FULL graph) in the estimate and in the capture, and
+    # the non-torch memory held beyond the era's datacenter base; 0 (the CUDA terms) where no such start-up was fitted
+    hip_graph_bytes: int = 0
+    hip_graph_capture_bytes: int = 0
+    cdna3_non_torch: int = 0
     fit: dict[str, Any] = Field(default_factory=dict)  # how the constants were fitted (cases, errors)
 
     def non_torch_era(self, version: tuple[int, int, int]) -> NonTorchEra:
