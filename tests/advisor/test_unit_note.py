@@ -19,7 +19,8 @@ def test_eight_mi300x_for_ten_users_say_the_unit_is_far_larger() -> None:
     found = _notes(10, vendors=("AMD",))
     mi300x = [w for gpu, w in found if gpu == "mi300x"]
     assert mi300x and all(any(n.startswith("Instinct MI300X is sold 8 to a unit") for n in w) for w in mi300x)
-    assert any("holds 262 x the target" in n for n in mi300x[0])
+    # 262 x until HIP's graph and non-torch terms on a CDNA 3 device were fitted (2026-12-07, hip_graphs.py)
+    assert any("holds 256 x the target" in n for n in mi300x[0])
 
 
 def test_cards_sold_singly_and_rentals_do_not() -> None:
