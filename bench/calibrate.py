@@ -40,14 +40,14 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from bench.calibrate_hip import cdna3_non_torch, hip_per_graph
+from bench.calibrate_graphs import VllmCase, graph_fit, graphs_of, hip_graph_fit
+from bench.calibrate_hip import cdna3_non_torch
 from bench.calibrate_terms import (
     SAMPLER_KINDS,
     ActivationRow,
     NonTorchPoint,
     base_constants,
     fit_activation,
-    fit_graphs,
     fit_non_torch,
     median_bytes,
 )
@@ -61,10 +61,8 @@ from planner.engines.evidence import EVIDENCE_PATH
 from planner.engines.platform import vllm_platform
 from planner.engines.registry import get_engine
 from planner.engines.vllm.failures import sampler_headroom
-from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.split_accum import split_accum_bytes
-from planner.engines.vllm.stage import stage_graphs, vllm_stage
+from planner.engines.vllm.stage import vllm_stage
 from planner.engines.vllm.versions import FITTED_PATH, VllmConstants
 from planner.planning.context import result_context
 from planner.planning.plan import PlanRequest, plan
@@ -72,7 +70,6 @@ from planner.planning.results import PlanResult
 
 Case = dict[str, Any]
 _CUDA_MEMORY = re.compile(r"cuda_memory=(\d{1,3}\.\d{1,3})GiB")
-VllmCase = tuple[Case, PlanRequest, PlanResult, VllmProfile]
 
 
 def _vllm_cases(cases: Iterable[Case]) -> Iterable[VllmCase]:
@@ -124,73 +121,16 @@ def _unique(rows: list[ActivationRow]) -> list[ActivationRow]:
     return list(seen.values())
 
 
-def _graphs(request: PlanRequest, profile: VllmProfile) -> GraphSet:
-    return stage_graphs(request, profile, engine_total_bytes(request))
-
-
-def _graph_point(request: PlanRequest, reported: dict[str, Any], q_est: bool) -> bool:
-    """A printed graph figure to fit: positive, and not from a unified-memory device. vLLM measures both the
-    estimate and the capture as drops of ``cudaMemGetInfo`` free memory (V1: 0.24.0 ``v1/worker/gpu_model_runner.py``
-    :6513-6552 and :6618-6636; Model Runner V2: 0.29.0 ``v1/worker/gpu/model_runner.py`` :921-958,
-    ``cudagraph_utils.py`` :385-398), which on unified memory moves with whatever the host does meanwhile: the GB10
-    start-ups print -0.81 GiB (0.24, TP 1) and 5.07 (0.29, TP 2, from the worker's utilization notice), where the
-    planner's graph model gives 0.18 and 1.38."""
-    value = reported.get("cuda_graph_estimate_gib" if q_est else "cuda_graph_gib")
-    platform = vllm_platform(request.gpu)
-    return value is not None and value > 0 and not platform.integrated and not platform.cdna3  # HIP's: calibrate_hip
-
-
-def _split_gib(request: PlanRequest, result: PlanResult, graphs: GraphSet) -> float:
-    """FlashAttention 3's split-KV accumulators a printed capture holds on Hopper (derived, not fitted:
-    :mod:`planner.engines.vllm.split_accum`), taken off before the capture's graph terms are fitted."""
-    platform = vllm_platform(request.gpu)
-    return split_accum_bytes(request.model, result.tensor_parallel, platform, graphs, request.resolved_kv_dtype) / GiB
-
-
-def _graph_fit(vllm: list[VllmCase]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-    """(estimate, capture) graph terms from the printed positive figures."""
-    layers = [
-        (r.stages[0].layers[1] - r.stages[0].layers[0], _graphs(q, p), c["reported"], p, q, r) for c, q, r, p in vllm
-    ]
-    estimate = fit_graphs(
-        [
-            (n, g.extra_graphs, rep["cuda_graph_estimate_gib"])
-            for n, g, rep, _, q, _ in layers
-            if _graph_point(q, rep, True)
-        ]
-    )
-    recent = [
-        row for row in layers if (0, 18, 0) <= row[3].version < (0, 27, 0) and _graph_point(row[4], row[2], False)
-    ]
-    capture = fit_graphs(
-        [(n, g.extra_graphs, rep["cuda_graph_gib"] - _split_gib(q, r, g)) for n, g, rep, _, q, r in recent]
-    )
-    return estimate, capture
-
-
-def _hip_graph_fit(vllm: list[VllmCase]) -> tuple[int, int]:
-    """(estimate, capture) bytes per graph captured on CDNA 3 devices (:func:`bench.calibrate_hip.hip_per_graph`)."""
-    points = [
-        (r.stages[0].layers[1] - r.stages[0].layers[0], _graphs(q, p), c["reported"])
-        for c, q, r, p in vllm
-        if vllm_platform(q.gpu).cdna3
-    ]
-    return (
-        hip_per_graph((n, g, rep.get("cuda_graph_estimate_gib")) for n, g, rep in points),
-        hip_per_graph((n, g, rep.get("cuda_graph_gib")) for n, g, rep in points),
-    )
-
-
 def _estimate_bytes(case: Case, request: PlanRequest, result: PlanResult, profile: VllmProfile) -> float:
     """The graph estimate of the printing rank: printed, else predicted with ``profile``'s constants. On unified
     memory always the predicted one: the printed figure there is a free-memory drift the planner does not predict
-    (:func:`_graph_point`), so what a start-up's budget leaves beyond the prediction belongs to the unified-memory
+    (:func:`graph_point`), so what a start-up's budget leaves beyond the prediction belongs to the unified-memory
     term fitted from it, as it will when that term is applied."""
     printed = case["reported"].get("cuda_graph_estimate_gib")
     if printed is not None and not vllm_platform(request.gpu).integrated:
         return float(printed) * GiB
     layers = result.stages[0].layers
-    return profile.cudagraph_estimate_bytes(layers[1] - layers[0], _graphs(request, profile))
+    return profile.cudagraph_estimate_bytes(layers[1] - layers[0], graphs_of(request, profile))
 
 
 def _activation_rows(vllm: list[VllmCase], probe: VllmConstants) -> list[ActivationRow]:
@@ -255,8 +195,8 @@ def fit(cases: list[Case]) -> VllmConstants:
     activation terms (which need the graph estimate for >= 0.27 logs), then the non-torch memory (which needs both
     for the logs that print only their KV budget)."""
     vllm = list(_vllm_cases(cases))
-    estimate, capture = _graph_fit(vllm)
-    hip_estimate, hip_capture = _hip_graph_fit(vllm)
+    estimate, capture = graph_fit(vllm)
+    hip_estimate, hip_capture = hip_graph_fit(vllm)
     graphs = {
         "hip_graph_bytes": hip_estimate,
         "hip_graph_capture_bytes": hip_capture,

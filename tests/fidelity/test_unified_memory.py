@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.calibrate import _graph_point, _non_torch_points, _vllm_cases
+from bench.calibrate import _non_torch_points, _vllm_cases
+from bench.calibrate_graphs import graph_point
 from bench.fidelity_cases import build_request, load_cases, setup_of
 from planner.engines.vllm.versions import fitted_constants
 
@@ -26,9 +27,9 @@ def _request(case_id: str) -> Any:
 
 def test_graph_figures_printed_on_unified_memory_are_not_graph_points() -> None:
     gb10 = _request(QWEN_GB10)
-    assert not _graph_point(gb10, {"cuda_graph_estimate_gib": 5.07}, q_est=True)
-    assert not _graph_point(gb10, {"cuda_graph_gib": 0.23}, q_est=False)
-    assert _graph_point(_request(H100), {"cuda_graph_estimate_gib": 0.84}, q_est=True)
+    assert not graph_point(gb10, {"cuda_graph_estimate_gib": 5.07}, q_est=True)
+    assert not graph_point(gb10, {"cuda_graph_gib": 0.23}, q_est=False)
+    assert graph_point(_request(H100), {"cuda_graph_estimate_gib": 0.84}, q_est=True)
 
 
 def test_the_unified_memory_point_does_not_read_the_printed_estimate() -> None:

@@ -1,0 +1,77 @@
+"""The CUDA-graph terms of ``make calibrate`` (:mod:`bench.calibrate`): which printed graph figures are fitted, the
+estimate's and the capture's least-squares terms (less FlashAttention 3's split accumulators on Hopper), and HIP's
+cost per graph captured on CDNA 3 devices (:mod:`bench.calibrate_hip`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.calibrate_hip import hip_per_graph
+from bench.calibrate_terms import fit_graphs
+from planner.core.units import GiB
+from planner.engines.base import engine_total_bytes
+from planner.engines.platform import vllm_platform
+from planner.engines.vllm.graphs import GraphSet
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.split_accum import split_accum_bytes
+from planner.engines.vllm.stage import stage_graphs
+from planner.planning.plan import PlanRequest
+from planner.planning.results import PlanResult
+
+Case = dict[str, Any]
+VllmCase = tuple[Case, PlanRequest, PlanResult, VllmProfile]
+
+
+def graphs_of(request: PlanRequest, profile: VllmProfile) -> GraphSet:
+    return stage_graphs(request, profile, engine_total_bytes(request))
+
+
+def graph_point(request: PlanRequest, reported: dict[str, Any], q_est: bool) -> bool:
+    """A printed graph figure to fit: positive, and not from a unified-memory device. vLLM measures both the
+    estimate and the capture as drops of ``cudaMemGetInfo`` free memory (V1: 0.24.0 ``v1/worker/gpu_model_runner.py``
+    :6513-6552 and :6618-6636; Model Runner V2: 0.29.0 ``v1/worker/gpu/model_runner.py`` :921-958,
+    ``cudagraph_utils.py`` :385-398), which on unified memory moves with whatever the host does meanwhile: the GB10
+    start-ups print -0.81 GiB (0.24, TP 1) and 5.07 (0.29, TP 2, from the worker's utilization notice), where the
+    planner's graph model gives 0.18 and 1.38."""
+    value = reported.get("cuda_graph_estimate_gib" if q_est else "cuda_graph_gib")
+    platform = vllm_platform(request.gpu)
+    return value is not None and value > 0 and not platform.integrated and not platform.cdna3  # HIP's: calibrate_hip
+
+
+def _split_gib(request: PlanRequest, result: PlanResult, graphs: GraphSet) -> float:
+    """FlashAttention 3's split-KV accumulators a printed capture holds on Hopper (derived, not fitted:
+    :mod:`planner.engines.vllm.split_accum`), taken off before the capture's graph terms are fitted."""
+    platform = vllm_platform(request.gpu)
+    return split_accum_bytes(request.model, result.tensor_parallel, platform, graphs, request.resolved_kv_dtype) / GiB
+
+
+def graph_fit(vllm: list[VllmCase]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(estimate, capture) graph terms from the printed positive figures."""
+    layers = [
+        (r.stages[0].layers[1] - r.stages[0].layers[0], graphs_of(q, p), c["reported"], p, q, r) for c, q, r, p in vllm
+    ]
+    estimate = fit_graphs(
+        [
+            (n, g.extra_graphs, rep["cuda_graph_estimate_gib"])
+            for n, g, rep, _, q, _ in layers
+            if graph_point(q, rep, True)
+        ]
+    )
+    recent = [row for row in layers if (0, 18, 0) <= row[3].version < (0, 27, 0) and graph_point(row[4], row[2], False)]
+    capture = fit_graphs(
+        [(n, g.extra_graphs, rep["cuda_graph_gib"] - _split_gib(q, r, g)) for n, g, rep, _, q, r in recent]
+    )
+    return estimate, capture
+
+
+def hip_graph_fit(vllm: list[VllmCase]) -> tuple[int, int]:
+    """(estimate, capture) bytes per graph captured on CDNA 3 devices (:func:`bench.calibrate_hip.hip_per_graph`)."""
+    points = [
+        (r.stages[0].layers[1] - r.stages[0].layers[0], graphs_of(q, p), c["reported"])
+        for c, q, r, p in vllm
+        if vllm_platform(q.gpu).cdna3
+    ]
+    return (
+        hip_per_graph((n, g, rep.get("cuda_graph_estimate_gib")) for n, g, rep in points),
+        hip_per_graph((n, g, rep.get("cuda_graph_gib")) for n, g, rep in points),
+    )
