@@ -82,10 +82,11 @@ def test_the_activation_fit_is_robust_to_the_peaks_no_term_explains() -> None:
     14.46 in plain least squares, which moves the 0.19 H100 start-ups (median 0.04 GiB) and not those boots."""
     from bench import calibrate as cal
     from bench import calibrate_terms as terms
+    from bench.calibrate_graphs import graph_fit
     from bench.fidelity import _is_fitted
 
     vllm = list(cal._vllm_cases([c for c in load_cases() if _is_fitted(c)]))
-    estimate, capture = cal._graph_fit(vllm)
+    estimate, capture = graph_fit(vllm)
     graphs = dict(
         zip(
             ("graph_estimate_base", "graph_estimate_per_layer", "graph_estimate_per_graph_layer"), estimate, strict=True
