@@ -31,7 +31,7 @@ from planner.engines.vllm.failures import max_num_seqs_of, sampler_headroom, vll
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.rope import derived_max_model_len
-from planner.engines.vllm.stage import vllm_stage, vllm_stage_kept
+from planner.engines.vllm.stage import StartChecks, vllm_stage, vllm_stage_kept
 from planner.engines.vllm.start_memory import Failure, free_at_start
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import mm_limits, replicated_tower_extra_bytes
@@ -186,7 +186,7 @@ def vllm_report(
     failure = vllm_failure(request, result, profile, stages, cap.min_available, cap.fits_len, cap.estimated, checks)
     seqs = max_num_seqs_of(request, profile)  # as the launch command
     lines = _printed(request, profile, total, lines, failure)
-    boot = first_boot_bytes(request, result, profile)
+    boot = kept_first_boot(request, result, profile, kept[0][1])
     return EngineReport(
         engine="vllm",
         engine_version=profile.engine_version,
@@ -215,6 +215,19 @@ def vllm_report(
         failure=failure[1] if failure else None,
         max_running=seqs,
     )
+
+
+def kept_first_boot(request: PlanRequest, result: PlanResult, profile: VllmProfile, first: StartChecks | None) -> int:
+    """:func:`first_boot_bytes`, kept with the first stage where :func:`vllm_stage_kept` keeps it (``first``, its
+    checks; ``None``: computed afresh): it reads the profile, the model and the first stage's context at that stage's
+    device total, which the stage's key holds (the context's length only through the batch, whose length is in the
+    key), so a ranking at another context (the advisor's slider) builds no context for it again."""
+    if first is None:
+        return first_boot_bytes(request, result, profile)
+    if first.first_boot is StartChecks.UNSET:
+        first.first_boot = first_boot_bytes(request, result, profile)
+    found: int = first.first_boot
+    return found
 
 
 def vllm_max_model_len(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> int:

@@ -124,14 +124,17 @@ def others_counted(result: PlanResult, profile: VllmProfile, stage_index: int) -
 class StartChecks:
     """The start-up checks of a one-stage plan that read no length (:mod:`planner.engines.vllm.failures`: those
     before the KV sizing, and those after the length's check), kept with its stage by :func:`vllm_stage_kept`: each
-    made when first asked (``UNSET`` until then)."""
+    made when first asked (``UNSET`` until then). With a first stage's, at any stage count, the KV cache a cold first
+    boot gives up (:func:`planner.engines.vllm.report.kept_first_boot`: it reads the first stage's context at the
+    stage's device total, which the stage's key holds)."""
 
     UNSET: Any = object()
-    __slots__ = ("after_kv", "before_kv")
+    __slots__ = ("after_kv", "before_kv", "first_boot")
 
     def __init__(self) -> None:
         self.before_kv: Any = StartChecks.UNSET
         self.after_kv: Any = StartChecks.UNSET
+        self.first_boot: Any = StartChecks.UNSET
 
 
 # The stages of one model planned again at another context (the advisor's context slider): ~600 per ranking of one
