@@ -3,7 +3,8 @@ length, so a ranking at a new context (the dashboard's context slider) recompute
 sequence sizes and capacity, the engine's KV checks against ``max_model_len``, the speed, the verdicts).
 
 Kept at every length: :class:`GpuStages`, a candidate's memory per stage on its GPU (weights as loaded, working
-memory, reserve, KV headroom), for set-ups planned under vLLM V1's profile (:func:`stages_reusable`); the
+memory, reserve, KV headroom), for set-ups planned under vLLM V1's, SGLang's or TensorRT-LLM's profile
+(:func:`stages_kept`); the
 assessment's vLLM stages are kept by the engine itself (:func:`planner.engines.vllm.stage.vllm_stage`). Why the
 stages read no length:
 
@@ -17,6 +18,13 @@ stages read no length:
   :func:`profiles_key`); its non-torch memory, default CUDA graphs (``batch`` without a length) and their estimate
   read none. A subclass could read more, so only ``type(profile) is VllmProfile`` qualifies. The advisor's
   requests carry no deployment options (:func:`stage_memory_bytes` and the stage extras are then the identity).
+- SGLang's and TensorRT-LLM's working memory (:data:`LENGTH_FREE_STAGES`): :meth:`SglangProfile.per_gpu` reads
+  the fraction in force (the GPU's platform and total, the split, the model's kind, the LoRA and drafter flags, the
+  attention ranks), the memory free before loading and the vision reserve, and its pool's cap
+  (``kv_cap_bytes``) the layers, KV dtype and split; :meth:`TrtllmProfile.per_gpu` the model, split, platform,
+  weights, held bytes and memory. Neither reads ``max_model_len``; the GPU's total is in the key (:func:`stage_key`).
+  The first memory check stays where its stages are planned (:func:`stages_reusable` is false for them: the screen
+  that keeps its outcome is unchanged), only its stages are kept.
 
 Keys: one scope per model, overhead model and block size (:func:`kept_for`, hashed once per ranking and
 engine), and in it the rest of the advisor's request but its two lengths (:func:`stage_key`:
@@ -26,8 +34,8 @@ lever's profile (a lower memory fraction, ``--max-num-seqs``) is a scope of a fe
 default's its place; :func:`clear` empties them (tests compare with a cold ranking).
 
 Kept at one length (:class:`Kept`, the same scopes): the stages of the other profiles, whose stages may read a
-length (SGLang, TensorRT-LLM, llama.cpp, vLLM V0, any overhead model given to ``rank``: :func:`stages_reusable` is
-false), keyed by the context too, and every profile's assessments (:func:`planner.assessment.assess.assess` of one
+length (llama.cpp, vLLM V0, any overhead model given to ``rank``: :func:`stages_kept` is false), keyed by the
+context too, and every profile's assessments (:func:`planner.assessment.assess.assess` of one
 replica), keyed by the GPU they are planned on (a ranking's GPUs have one id each:
 :func:`planner.advisor.ranking.rank` refuses two different GPUs of one id), its :class:`OnGpu`, the slots a
 fixed-slot engine gets and the context. An assessment reads its request and plan only,
@@ -52,6 +60,8 @@ from planner.bounds.memo import BoundedMemo, Scope, ScopedMemo
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
+from planner.engines.sglang import SglangProfile
+from planner.engines.trtllm import TrtllmProfile
 from planner.engines.vllm.failures import clear_samplers
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import clear_length_free, gpu_fields
@@ -157,10 +167,11 @@ class Kept(NamedTuple):
 
 def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept:
     """The scopes of ``model`` under ``overhead`` and ``block_size`` in each memo (:class:`Kept`): the stages that
-    read no length and the lowered fractions only where :func:`stages_reusable` (the same request, the same key)."""
+    read no length only where :func:`stages_kept` and the lowered fractions only where :func:`stages_reusable` (the
+    same request, the same key)."""
     scope, reusable = (model, overhead, block_size), stages_reusable(overhead)
     return Kept(
-        _STAGES.scope(scope) if reusable else None,
+        _STAGES.scope(scope) if stages_kept(overhead) else None,
         _FRACTIONS.scope(scope) if reusable else None,
         _STAGES_AT_LENGTH.scope(scope),
         _ASSESSMENTS.scope(scope),
@@ -170,8 +181,19 @@ def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept
 
 
 def stages_reusable(overhead: OverheadModel) -> bool:
-    """Whether a plan's stage memory under ``overhead`` reads no length (the module docstring)."""
+    """Whether a plan's stage memory under ``overhead`` reads no length and the first memory check is made with the
+    first checks (:meth:`planner.advisor.evaluate.Evaluator.screen`; the module docstring)."""
     return type(overhead) is VllmProfile and overhead.is_v1
+
+
+# Engine profiles (their own class: a subclass could read more) whose stage memory reads no length (the module
+# docstring), beside vLLM V1's: kept at every length, their first memory check made where it was.
+LENGTH_FREE_STAGES: tuple[type[OverheadModel], ...] = (SglangProfile, TrtllmProfile)
+
+
+def stages_kept(overhead: OverheadModel) -> bool:
+    """Whether a plan's stage memory under ``overhead`` is kept at every length (the module docstring)."""
+    return stages_reusable(overhead) or type(overhead) in LENGTH_FREE_STAGES
 
 
 class OnGpu(NamedTuple):
@@ -206,11 +228,12 @@ def expert_group(c: Candidate, overhead: OverheadModel, model: ModelSpec) -> int
 
 def stage_key(c: Candidate, memory: int, overhead: OverheadModel, max_model_len: int, group: int = 1) -> StageKey:
     """The rest of an advisor request (one replica: GPU count = TP, PP 1, no shared prefix or deployment): the
-    GPU's fields the plan reads (:func:`planner.engines.vllm.stage.gpu_fields`), its memory, split and
+    GPU's fields the plan reads (:func:`planner.engines.vllm.stage.gpu_fields`, and its total, which SGLang's default
+    fraction reads: :func:`planner.planning.context.stage_context`), its memory, split and
     precisions, the replicas that share its experts (``group``, its ``replica_of``) and the length where the
     profile's batch reads it (:func:`batch_length_of`)."""
     length = batch_length_of(overhead, max_model_len)
-    return (*gpu_fields(c.gpu), memory, c.tensor_parallel, c.weights, c.kv_dtype, group, length)
+    return (*gpu_fields(c.gpu), c.gpu.memory_bytes, memory, c.tensor_parallel, c.weights, c.kv_dtype, group, length)
 
 
 def batch_length_of(overhead: OverheadModel, max_model_len: int) -> int | None:
