@@ -24,7 +24,7 @@ def _planned_stages(monkeypatch: pytest.MonkeyPatch, engine: str) -> Counter[boo
     """Each stage planned (:func:`planner.advisor.reuse.gpu_stages`), counted by whether its profile is the engine's
     default (``False``: a lever's, a raised memory fraction, first asked at this context)."""
     planned: Counter[bool] = Counter()
-    original, default = kept_memory.gpu_stages, engine_profile(engine)
+    original, default = reuse.gpu_stages, engine_profile(engine)
 
     def counted(request: Any, basis: Any, memory: int, gpu: Any) -> reuse.GpuStages:
         planned[request.overhead == default] += 1
