@@ -46,7 +46,6 @@ from planner.engines.vllm.in_flight import in_flight_tokens
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.profiling_kv import cache_bytes, profiles_graphs, profiling_blocks, tensor_bytes
 from planner.engines.vllm.rope import derived_max_model_len
-from planner.engines.vllm.split_accum import split_accum_bytes
 from planner.engines.vllm.stage import StartChecks, gpu_fields, held_by_others, others_counted
 from planner.engines.vllm.start_memory import (
     Failure,
@@ -204,12 +203,17 @@ def _sampler_headroom(
     # With the estimate in the budget the capture takes what was set aside for it.
     in_budget = profile.graphs_in_budget(request.model, request.resolved_weights, speculative_method(request))
     graph_set = last.graphs
-    platform = vllm_platform(request.gpu)
-    split = split_accum_bytes(request.model, result.tensor_parallel, platform, graph_set, request.resolved_kv_dtype)
     graphs = (
         profile.cudagraph_estimate_bytes(count, graph_set)
         if in_budget
-        else profile.cudagraph_capture_bytes(count, graph_set, split)
+        else profile.rank_capture_bytes(
+            count,
+            graph_set,
+            request.model,
+            result.tensor_parallel,
+            vllm_platform(request.gpu),
+            request.resolved_kv_dtype,
+        )
     )
     kv = cache_bytes(last, last.blocks)
     # what others hold, less what the release's non-torch figure (in last.non_torch) already counts of it

@@ -60,7 +60,6 @@ from planner.engines.vllm.non_torch import NonTorchInputs, graphics_compile_byte
 from planner.engines.vllm.profile_graphs import VllmGraphs
 from planner.engines.vllm.runner import V1_RUNNER_ENVIRONMENT, uses_model_runner_v2
 from planner.engines.vllm.setting_bounds import BatchTokens, CaptureSize, KvBytes, Sequences
-from planner.engines.vllm.split_accum import split_accum_bytes
 from planner.engines.vllm.terms import (
     VLLM_V0_ACTIVATION_SCALE,
     ProfileTerms,
@@ -389,8 +388,9 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
             reserved = total - loaded - activation - framework - self.kv_cache_memory_bytes
         elif self.extensible(device.runtime):
             if not self.enforce_eager:  # captured before the pool is committed: measured, not estimated
-                split = split_accum_bytes(ctx.model, ctx.tensor_parallel, device, graphs, ctx.kv_dtype)
-                framework += self.cudagraph_capture_bytes(layers[1] - layers[0], graphs, split)
+                framework += self.rank_capture_bytes(
+                    layers[1] - layers[0], graphs, ctx.model, ctx.tensor_parallel, device, ctx.kv_dtype
+                )
             world, in_use = ctx.tensor_parallel * ctx.pipeline_parallel, self.gpu_memory_in_use_bytes + ctx.other_bytes
             held = held_at_start(self.fitted, world, device.integrated, in_use, self.unified_memory_host_bytes)
             reserved = reserved_bytes(total, self.utilization_on(device.runtime), held, activation, device.runtime)

@@ -11,9 +11,11 @@ from planner.core.units import GiB
 from planner.engines.platform import platform_of
 from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
 from planner.engines.vllm.hip_graphs import hip_graph_bytes
+from planner.engines.vllm.split_accum import split_accum_bytes
 
 if TYPE_CHECKING:
     from planner.core.model import ModelSpec
+    from planner.engines.platform import VllmPlatform
     from planner.engines.vllm.versions import VllmConstants, VllmRules
 
 
@@ -101,3 +103,10 @@ class VllmGraphs:
             graphs, layers, c.graph_capture_base, c.graph_capture_per_layer, c.graph_capture_per_graph_layer
         )
         return fitted + split if graphs.total else 0
+
+    def rank_capture_bytes(
+        self, layers: int, graphs: GraphSet, model: ModelSpec, tp: int, platform: VllmPlatform, kv_dtype: str
+    ) -> int:
+        """:meth:`cudagraph_capture_bytes` of a rank of ``tp`` serving ``model`` on ``platform``: with FlashAttention
+        3's split-KV accumulators where that rank runs them (:func:`split_accum_bytes`)."""
+        return self.cudagraph_capture_bytes(layers, graphs, split_accum_bytes(model, tp, platform, graphs, kv_dtype))

@@ -45,7 +45,6 @@ from planner.engines.vllm.mamba import (
     state_pages_per_request,
 )
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.split_accum import split_accum_bytes
 from planner.planning.context import result_context, spec_tokens, speculative_method
 from planner.planning.extras import stage_drafter
 from planner.planning.plan import PlanRequest
@@ -69,8 +68,9 @@ def _graph_term(request: PlanRequest, result: PlanResult, profile: VllmProfile, 
     platform = vllm_platform(request.gpu)
     if not (profile.extensible(platform.runtime) and not profile.enforce_eager):
         return profile.cudagraph_estimate_bytes(layers, graphs)
-    split = split_accum_bytes(request.model, result.tensor_parallel, platform, graphs, request.resolved_kv_dtype)
-    return profile.cudagraph_capture_bytes(layers, graphs, split)
+    return profile.rank_capture_bytes(
+        layers, graphs, request.model, result.tensor_parallel, platform, request.resolved_kv_dtype
+    )
 
 
 def loaded_weights(result: PlanResult, stage_index: int) -> int:
