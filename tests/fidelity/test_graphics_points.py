@@ -21,8 +21,8 @@ def _case(case_id: str) -> dict:  # type: ignore[type-arg]
 @pytest.mark.parametrize(
     ("case_id", "implied"),
     [
-        # one RTX 4090 under WSL2, one venv of vLLM 0.27.1 (search-index file id 61464053627): 90,080 tokens of
-        # Qwen3-8B-FP8 at util 0.90 hold none of the share, 29,248 tokens of Qwen3-14B-FP8 hold all of it
+        # one RTX 4090 under WSL2 in one study's notes, vLLM 0.27.1 (search-index file id 61464053627): 90,080
+        # tokens of Qwen3-8B-FP8 at util 0.90 hold none of the share, 29,248 tokens of Qwen3-14B-FP8 hold all of it
         ("vllm-0.27-rtx4090-wsl2-qwen3-8b-fp8-2k-util090", -0.22),
         ("vllm-0.27-rtx4090-wsl2-qwen3-14b-fp8-8k-util090", 1.18),
         # one RTX 5090 box, vLLM 0.28.0 (file id 69451098589): Qwen3-32B-AWQ's cold first boot, its warm restart
