@@ -141,18 +141,15 @@ UNMATCHED: dict[str, str] = {
         "0.30.0 source rules out)"
     ),
     "vllm-0.27-gb10-qwen38-27b-bf16-32k-noprefix": (
-        "KV -1.11 GiB, verdict (unseen set, 2026-12; fitted since 2026-12-04): on this DGX Spark (vLLM 0.27.1, "
-        "BF16, the default safetensors load with auto-prefetch off on EXT4, 0.27.0 model_loader/weight_utils.py "
-        "'Auto-prefetch is disabled') the 768k start-up of the same session prints 55.99 GiB consumed for 51.35 "
-        "GiB of weights: 0.09 of the weights beyond them, the default loader's fitted share 0.12 (it was the read-"
-        "ahead loaders' 0.28, -9.6 GiB); the two start-ups of one session differ by 1.4 GiB of KV. And the "
-        "planner's host default (10.90 GiB, the median of 37 public Sparks, planner/deploy/spark_hosts.py) "
-        "refuses util 0.92 where this host held 7.37. The host's share is a fact of each machine (public Sparks "
-        "held 5.27-24.94 GiB; 26 of the 37 held too much for util 0.92): the report says the check passes at util "
-        "0.92 only with at most 9.57 GiB held, what it took, and that unified_memory_host_bytes settles it "
-        "(planner/engines/vllm/caveats.py). The 768k run of the session records that figure from its own 'Free "
-        "memory on device (112.26/119.63 GiB)' line since 2026-12-06 and is right; this log prints no such line "
-        "(given the 768k run's figure an hour later, this one is planned to start too)"
+        "KV -1.11 GiB (unseen set, 2026-12; fitted since 2026-12-04): on this DGX Spark (vLLM 0.27.1, BF16, the "
+        "default safetensors load with auto-prefetch off on EXT4, 0.27.0 model_loader/weight_utils.py 'Auto-prefetch "
+        "is disabled') the 768k start-up of the same session prints 55.99 GiB consumed for 51.35 GiB of weights: "
+        "0.09 of the weights beyond them, the default loader's fitted share 0.12 (it was the read-ahead loaders' "
+        "0.28, -9.6 GiB); the two start-ups of one session differ by 1.4 GiB of KV. Its verdict, a free-memory "
+        "refusal under the planner's host default (10.90 GiB, the median of 37 public Sparks), is right since "
+        "2026-12-07: its loader's 'Available RAM: 58.40 GiB' (MemAvailable after the parameters are allocated) "
+        "and what the 768k run took before that line (55.96 GiB, less 0.90 of V1's host token buffers at its "
+        "length) give 113.46 GiB free at the snapshot, above the 110.06 asked (bench/uma_host.py)"
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-util0.7": (
         "KV +0.91 GiB (+1.26 before Model Runner V2's sampler was read from the source, 2026-12-04; GB10 set of "

@@ -143,15 +143,15 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
     # desktop-card rule, chosen on their L40S start-ups, a Mamba-block refusal at TP 4 of the ninth is planned to
     # start and the tenth's, planned as a KV refusal when found, is right. The DGX Spark start-ups of
     # vllm-gb10-2026-12.json and the two of vllm-unseen-2026-12.json are fitted since the unified-memory share was
-    # split by loader (their blind scores kept); the 32k Qwen3.8 one keeps its wrong verdict, the host's share
-    # (planner.engines.vllm.held), which the 768k one records from its own "Free memory on device" line since
-    # 2026-12-06. The 3 MI300X ones of the seventh (vllm-blind-2026-12g.json), all right, are fitted since HIP's
-    # terms on a CDNA 3 device were (2026-12-07, planner.engines.vllm.hip_graphs; their blind scores kept)
+    # split by loader (their blind scores kept); the host's share (planner.engines.vllm.held) the 768k Qwen3.8 one
+    # records from its own "Free memory on device" line since 2026-12-06, and the 32k one, wrong until then, from its
+    # loader's "Available RAM" line since 2026-12-07 (bench.uma_host). The 3 MI300X ones of the seventh
+    # (vllm-blind-2026-12g.json), all right, are fitted since HIP's terms on a CDNA 3 device were (2026-12-07,
+    # planner.engines.vllm.hip_graphs; their blind scores kept)
     unseen = {r.id for r in checked if r.setup.not_fitted and "unseen" in r.setup.not_fitted}
     seen = [r for r in checked if r.id not in unseen]
     assert {r.id for r in seen if not r.verdict_right} == {
         "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k",
-        "vllm-0.27-gb10-qwen38-27b-bf16-32k-noprefix",
     }
     # the syv-ai image's two boots and the int8-head probe, KV refusals planned when found, start since their int8
     # vocabulary matrices are planned (2026-12-07: planner.core.vocab_formats)

@@ -12,15 +12,18 @@ import json
 import pytest
 
 from bench.fidelity_cases import CASES_DIR, build_request, setup_of
+from bench.uma_host import free_at_start_gib, host_bytes, taken_before_read_gib, token_buffer_bytes
 from planner.core.units import GiB
 from planner.engines.registry import engine_report
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.start_memory import free_at_start
+from planner.engines.vllm.versions import fitted_constants
 from planner.planning.plan import plan
 
 GB10 = json.loads((CASES_DIR / "vllm-gb10-2026-12.json").read_text(encoding="utf-8"))
 UNSEEN = {c["id"]: c for c in json.loads((CASES_DIR / "vllm-unseen-2026-12.json").read_text(encoding="utf-8"))}
 BY_ID = {c["id"]: c for c in GB10}
+BY_ID_UNSEEN_32K = UNSEEN["vllm-0.27-gb10-qwen38-27b-bf16-32k-noprefix"]
 # (case, printed KV GiB, printed tokens, printed concurrency or None)
 PRINTED = [
     ("vllm-0.24-gb10-qwen36-27b-nvfp4-util0.7", 47.84, 1_505_068, 5.74),
@@ -113,3 +116,30 @@ def test_the_768k_start_up_holds_its_non_torch_memory_before_the_checkpoint_is_r
     weights = case["reported"]["weights_gib"]
     before_reading = 112.26 - 56.30 - weights
     assert round(before_reading, 2) == 4.61 and round(55.99 - weights, 2) == 4.64
+
+
+def test_the_32k_start_up_reads_its_free_memory_off_its_loader_line() -> None:
+    """The 32k start-up of the same machine an hour earlier prints no "Free memory on device" line, but its loader
+    prints MemAvailable after the parameters are on the device ("Available RAM: 58.40 GiB", the 768k run's 56.30;
+    bench.uma_host). Same checkpoint, release and 256 sequences: the 768k run took 112.26 - 56.30 = 55.96 GiB
+    between the snapshot and that line, 0.94 GiB of it V1's host token buffers at 786,432 tokens (0.04 at 32,768).
+    So the 32k run found 58.40 + 55.96 - 0.90 = 113.46 GiB free, above the 110.06 it asked for: it starts, as it
+    did (planned as a free-memory refusal under the 37 public Sparks' 10.90 GiB median)."""
+    short, long_ = BY_ID_UNSEEN_32K, UNSEEN["vllm-0.27-gb10-qwen38-27b-bf16-768k-yarn-noprefix"]
+    assert any("Checkpoint size: 51.75 GiB. Available RAM: 58.40 GiB." in line for line in short["verbatim"])
+    taken = taken_before_read_gib(112.26, 56.30)
+    buffers = (token_buffer_bytes(256, 786_432) - token_buffer_bytes(256, 32_768)) / GiB
+    assert round(taken, 2) == 55.96 and round(buffers, 2) == 0.90
+    free = free_at_start_gib(58.40, taken - buffers)
+    assert round(free, 2) == 113.46
+    context = fitted_constants().init_baseline_tp1
+    assert host_bytes(119.63, 112.26, context) == long_["setup"]["profile"]["unified_memory_host_bytes"]
+    assert host_bytes(119.63, free, context) == short["setup"]["profile"]["unified_memory_host_bytes"]
+    request = build_request(short, setup_of(short))
+    result = plan(request)
+    assert isinstance(request.overhead, VllmProfile)
+    total, at_start = free_at_start(request, result, request.overhead)
+    assert (round(total / GiB, 2), round(at_start / GiB, 2)) == (119.63, 113.46)
+    report = engine_report(request, result)
+    assert round(report.budget_bytes / GiB, 2) == 110.06
+    assert report.failure_kind is None and report.fits
