@@ -227,10 +227,13 @@ UNMATCHED: dict[str, str] = {
         "and 0.07 GiB fewer weights planned than printed; concurrency exact given the printed pool"
     ),
     "vllm-0.30.0-gb10-gpt-oss-20b-mxfp4-32k": (
-        "KV 1.98 GiB over (1.35 before Model Runner V2's sampler was read from the source, 2026-12-04; held out; "
-        "1.01 under with one share for every loader): the default loader's share (0.12 of the loaded weights, 1.6 "
-        "GiB) where this start-up leaves 0.24 beyond the planner's other terms; weights 14.14 planned against 13.80 "
-        "printed (eighth blind set, 2026-12-03)"
+        "KV 2.48 GiB over (1.98 until its experts were padded as Marlin pads them on a 12.x device, 2026-12-07, "
+        "planner/engines/loading.py: weights 14.14 -> 13.69 planned, 13.80 printed; 1.35 before Model Runner V2's "
+        "sampler was read from the source, 2026-12-04; held out; 1.01 under with one share for every loader): the "
+        "default loader's share (0.12 of the loaded weights, 1.6 GiB) where this start-up leaves none beyond the "
+        "planner's other terms; the excerpt prints no graph notice (vLLM prints it only for a positive estimate), "
+        "so its graph estimate is unknown. The report logs 'min MemAvailable' 36.3 GiB while it served: 18.5 GiB "
+        "held by the host and other processes beside the 66.93 of the budget (eighth blind set, 2026-12-03)"
     ),
     "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": (
         "KV 1.82 GiB over (1.21 before Model Runner V2's sampler was read from the source, 2026-12-04; held out; "

@@ -6,8 +6,12 @@ for a fallback kernel shows in it (vLLM; SGLang shares the kernels):
 - **MXFP4 MoE experts** (gpt-oss): Marlin on Ampere and Ada pads the per-rank intermediate size to a multiple of
   128 and the hidden size to 256 (``mxfp4_round_up_hidden_size_and_intermediate_size``, 0.29.0
   ``model_executor/layers/fused_moe/oracle/mxfp4.py:713-767``); the Hopper path of the 0.19 logs pads the same
-  (gpt-oss-20b TP 2 prints 7.01 GiB: 1440 -> 1536, 2880 -> 3072); Blackwell's FlashInfer path pads both to 256.
-  gpt-oss-20b on one A100: x 3072 x 2944 / 2880^2 on the experts, 13.72 GiB printed.
+  (gpt-oss-20b TP 2 prints 7.01 GiB: 1440 -> 1536, 2880 -> 3072); datacenter Blackwell's (capability 10.x)
+  FlashInfer TRTLLM path pads both to 256. gpt-oss-20b on one A100: x 3072 x 2944 / 2880^2 on the experts, 13.72
+  GiB printed. Capability 12.x (RTX 50, DGX Spark GB10) runs Marlin too: TRTLLM needs the 10.x family, OpenAI's
+  Triton kernels 9.0 <= capability < 11.0, FlashInfer CUTLASS's W-MXFP4/A16 9.0 (0.30.0 ``fused_moe/oracle/mxfp4.py``
+  :332-354, ``experts/trtllm_mxfp4_moe.py`` :123-125, ``gpt_oss_triton_kernels_moe.py`` :36-48,
+  ``flashinfer_cutlass_moe.py`` :129-181; the same order in 0.22.0 :270-289); the 0.30.0 GB10 log prints 13.8 GiB.
 - **Block-FP8 on GPUs without FP8 (compute capability < 8.9)**: Marlin W8A16 keeps the FP8 bytes and turns the
   fp32 128 x 128 block scales into 16-bit scales per output channel and group of 128 inputs
   (``prepare_fp8_layer_for_marlin``, 0.29.0 ``model_executor/layers/quantization/utils/marlin_utils_fp8.py:107-190``):
@@ -44,9 +48,9 @@ def mxfp4_padding_bytes(ctx: LoadContext) -> int:
     moe = model.moe
     if ctx.weights_format != "mxfp4" or moe is None or model.hidden_size is None:
         return 0
-    blackwell = ctx.platform is not None and ctx.platform.fp4_native
+    trtllm = ctx.platform is not None and ctx.platform.sm100_family  # FlashInfer TRTLLM; Marlin elsewhere
     inter = moe.moe_intermediate_size // (ctx.expert_gpus or ctx.tensor_parallel)  # shared ranks: dp x tp
-    inter_pad = _round_up(inter, 256 if blackwell else 128)
+    inter_pad = _round_up(inter, 256 if trtllm else 128)
     hidden = model.hidden_size
     hidden_pad = _round_up(hidden, 256)
     per_expert = 3 * inter * hidden

@@ -31,9 +31,11 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 
 # The held-out KV error of each Spark start-up with the loader classes' shares (GiB; 0.01: the printed precision):
 # +1.35 / +1.21 / -8.02 / -3.57 / -0.55 then; since Model Runner V2's sampler is derived from the source (one bf16
-# copy of the logits where the fitted term took 3.82 fp32 copies, 2026-12-04) the values below
+# copy of the logits where the fitted term took 3.82 fp32 copies, 2026-12-04) the values below; gpt-oss-20b +1.98
+# until its experts were padded as Marlin pads them on a 12.x device (2026-12-07, planner.engines.loading: 14.14 ->
+# 13.69 GiB of weights planned, 13.80 printed), which leaves 0.45 GiB more for its KV
 SPLIT_SCORE = {
-    "vllm-0.30.0-gb10-gpt-oss-20b-mxfp4-32k": 1.98,
+    "vllm-0.30.0-gb10-gpt-oss-20b-mxfp4-32k": 2.48,
     "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": 1.82,
     "vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k": -7.23,
     "vllm-0.30.0-gb10-qwen3-30b-a3b-thinking-2507-fp8-32k": -3.09,
@@ -58,11 +60,12 @@ def test_each_as_first_scored(case: dict[str, object]) -> None:
 
 def test_the_default_loader_share_cuts_the_held_out_spark_error() -> None:
     """Held out, the five Sparks: median 3.52 GiB as first scored, 1.35 with the loader classes' shares, 1.98 since
-    the sampler's derivation (the shares were fitted beside the fitted sampler term)."""
+    the sampler's derivation (the shares were fitted beside the fitted sampler term), 2.48 since gpt-oss-20b's
+    weights are padded as Marlin pads them on the GB10 (2026-12-07)."""
     firsts = [abs(c["unseen_score"]["kv_error_gib"]) for c in BLIND if c["id"] in SPARKS]  # type: ignore[index]
     now = [abs(RESULTS[i].kv_error_gib or 0.0) for i in SPARKS]
     assert statistics.median(firsts) == pytest.approx(3.52, abs=0.01)
-    assert statistics.median(now) == pytest.approx(1.98, abs=0.01)
+    assert statistics.median(now) == pytest.approx(2.48, abs=0.01)
     assert max(now) == pytest.approx(7.23, abs=0.01) and max(firsts) == pytest.approx(13.72, abs=0.01)
 
 
