@@ -33,11 +33,12 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 # +1.35 / +1.21 / -8.02 / -3.57 / -0.55 then; since Model Runner V2's sampler is derived from the source (one bf16
 # copy of the logits where the fitted term took 3.82 fp32 copies, 2026-12-04) the values below; gpt-oss-20b +1.98
 # until its experts were padded as Marlin pads them on a 12.x device (2026-12-07, planner.engines.loading: 14.14 ->
-# 13.69 GiB of weights planned, 13.80 printed), which leaves 0.45 GiB more for its KV
+# 13.69 GiB of weights planned, 13.80 printed), which leaves 0.45 GiB more for its KV; the two hybrids +1.82 and
+# -7.23 until mapped without the vision tower their printed weights leave out (2026-12-07)
 SPLIT_SCORE = {
     "vllm-0.30.0-gb10-gpt-oss-20b-mxfp4-32k": 2.48,
-    "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": 1.82,
-    "vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k": -7.23,
+    "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": 2.90,
+    "vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k": -6.18,
     "vllm-0.30.0-gb10-qwen3-30b-a3b-thinking-2507-fp8-32k": -3.09,
     "vllm-0.30.0-gb10-hermes-4-14b-fp8-32k": -0.31,
     # Gemma 4 31B on an H100 (GKE): -4.09 as first scored, -0.35 with the derived sampler (Gemma's 262,144-token
@@ -61,12 +62,14 @@ def test_each_as_first_scored(case: dict[str, object]) -> None:
 def test_the_default_loader_share_cuts_the_held_out_spark_error() -> None:
     """Held out, the five Sparks: median 3.52 GiB as first scored, 1.35 with the loader classes' shares, 1.98 since
     the sampler's derivation (the shares were fitted beside the fitted sampler term), 2.48 since gpt-oss-20b's
-    weights are padded as Marlin pads them on the GB10 (2026-12-07)."""
+    weights are padded as Marlin pads them on the GB10 and 2.90 since the two hybrids load no vision tower (both
+    2026-12-07: the weights as printed, which leave more for the KV the planner already overstates on two of
+    them); the worst 7.23 -> 6.18."""
     firsts = [abs(c["unseen_score"]["kv_error_gib"]) for c in BLIND if c["id"] in SPARKS]  # type: ignore[index]
     now = [abs(RESULTS[i].kv_error_gib or 0.0) for i in SPARKS]
     assert statistics.median(firsts) == pytest.approx(3.52, abs=0.01)
-    assert statistics.median(now) == pytest.approx(2.48, abs=0.01)
-    assert max(now) == pytest.approx(7.23, abs=0.01) and max(firsts) == pytest.approx(13.72, abs=0.01)
+    assert statistics.median(now) == pytest.approx(2.90, abs=0.01)
+    assert max(now) == pytest.approx(6.18, abs=0.01) and max(firsts) == pytest.approx(13.72, abs=0.01)
 
 
 def test_the_plain_attention_spark_start_up_leaves_little_room_for_the_unified_memory_share() -> None:
@@ -101,3 +104,21 @@ def test_the_hybrid_moe_spark_start_up_holds_more_kv_than_its_budget_leaves_besi
     assert "--gpu-memory-utilization=0.5413 without" in notice
     left = 0.55 * 121.69 - reported["weights_gib"] - (0.55 - 0.5413) * 121.69
     assert (round(kv, 2), round(left, 2)) == (34.30, 32.49)
+
+
+@pytest.mark.parametrize(
+    ("case_id", "printed", "with_tower"),
+    [("vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k", 27.64, 28.51), ("vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k", 33.38, None)],
+)
+def test_the_hybrid_sparks_load_no_vision_tower(case_id: str, printed: float, with_tower: float | None) -> None:
+    """'Model loading took' is torch's allocation (0.30.0 v1/worker/gpu/model_runner.py:394-428,
+    ``DeviceMemoryProfiler``, ``platforms/cuda.py:379-384``), so unified memory does not move it: the two hybrid
+    Sparks print the language model alone. The vision towers are 460.7 M and 446.6 M bf16 parameters (0.86 and 0.83
+    GiB); the same Qwen3.8-27B-FP8 checkpoint with its tower prints 28.51 GiB on an L40S under 0.26 (the planner
+    28.41). Mapped as --language-model-only (--limit-mm-per-prompt at 0 for every modality loads the same), the
+    planned weights are within 0.1 GiB of the printed (0.77 and 0.83 over with the tower)."""
+    result = RESULTS[case_id]
+    assert result.report is not None and result.setup.profile["language_model_only"]
+    assert result.report.weights_bytes / GiB == pytest.approx(printed, abs=0.1)
+    if with_tower is not None:
+        assert with_tower - printed == pytest.approx(0.86, abs=0.02)
