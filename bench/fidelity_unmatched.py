@@ -233,17 +233,18 @@ UNMATCHED: dict[str, str] = {
         "default loader's share (0.12 of the loaded weights, 1.6 GiB) where this start-up leaves none beyond the "
         "planner's other terms; the excerpt prints no graph notice (vLLM prints it only for a positive estimate), "
         "so its graph estimate is unknown. The report logs 'min MemAvailable' 36.3 GiB while it served: 18.5 GiB "
-        "held by the host and other processes beside the 66.93 of the budget (eighth blind set, 2026-12-03)"
+        "left to the host and anything else beside the 66.93 of the budget (eighth blind set, 2026-12-03)"
     ),
     "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": (
         "KV 2.90 GiB over (1.82 until mapped without the vision tower its printed weights leave out, 2026-12-07: "
         "27.55 planned, 27.64 printed, 28.41 with the tower; 1.21 before Model Runner V2's sampler was read from the "
         "source, 2026-12-04; held out; 3.52 under with one share for every loader): 0.55 x 121.69 less the printed "
         "weights, the derived KV and the 1.45 GiB graph estimate its notice implies leaves 6.57 GiB for activation "
-        "and non-torch memory, where the planner puts 3.4 and its four siblings of the afternoon leave -1.82 to "
-        "1.64. The report logs 'min MemAvailable' 39.1 GiB while it served (15.7 GiB held by the host and other "
-        "processes beside the budget; 15.7-26.1 over the report's seven runs), so others' memory moved under the "
-        "profile; no input of the planner's places it (eighth blind set, 2026-12-03)"
+        "and non-torch memory, where the planner puts 4.0 and its four siblings of the afternoon leave -1.82 to "
+        "1.64. The report logs 'min MemAvailable' 39.1 GiB while it served (15.7 GiB left to the host and anything "
+        "else beside the budget; 15.7-26.1 over the report's seven started runs, and 37.5 GiB logged for a "
+        "candidate whose engine never started), so the machine held memory for something besides the candidate; "
+        "no input of the planner's places it (eighth blind set, 2026-12-03)"
     ),
     "vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k": (
         "KV 6.18 GiB under (7.23 until mapped without the vision tower its printed weights leave out, 2026-12-07: "
@@ -256,7 +257,7 @@ UNMATCHED: dict[str, str] = {
         "34.30 GiB, more than 0.55 x 121.69 less the printed 33.38 GiB of weights and the 1.06 GiB graph estimate "
         "leave (32.49), so the page or the device total differs from the planner's; the log prints neither its block "
         "size nor its total, which would settle it. The report logs 'min MemAvailable' 29.4 GiB while it served: "
-        "25.4 GiB held by the host and other processes beside the budget (15.7-26.1 over the report's seven runs); "
+        "25.4 GiB left to the host and anything else beside the budget (15.7-26.1 over the report's seven runs); "
         "its log is the report's earliest (13:08), and memory another process returned during the profile would "
         "count as gained (eighth blind set, 2026-12-03)"
     ),
@@ -267,7 +268,7 @@ UNMATCHED: dict[str, str] = {
         "the log's notice implies, where the planner's non-torch alone, the default loader's share with it, is 3.75 "
         "GiB: this start-up shows none of the weights beyond them. The report logs 'min MemAvailable' and ran its "
         "candidates one after another, so memory freed by another process during the profile would count as gained "
-        "('min MemAvailable' 37.7 GiB: 17.1 GiB held by the host and other processes beside the budget; eighth "
+        "('min MemAvailable' 37.7 GiB: 17.1 GiB left to the host and anything else beside the budget; eighth "
         "blind set, 2026-12-03)"
     ),
     "vllm-0.26.0-h100-gemma-4-31b-it-bf16-8k-gke": (
