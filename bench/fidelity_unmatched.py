@@ -8,6 +8,7 @@ from bench.fidelity_unmatched_o import SIXTEENTH
 from bench.fidelity_unmatched_p import SEVENTEENTH
 from bench.fidelity_unmatched_q import EIGHTEENTH
 from bench.fidelity_unmatched_r import NINETEENTH
+from bench.fidelity_unmatched_s import TWENTIETH
 
 # Shared by the boots of one set-up (the reasons below name their own figures first)
 B200_NVFP4 = (
@@ -361,3 +362,4 @@ UNMATCHED.update(SIXTEENTH)
 UNMATCHED.update(SEVENTEENTH)
 UNMATCHED.update(EIGHTEENTH)
 UNMATCHED.update(NINETEENTH)
+UNMATCHED.update(TWENTIETH)
