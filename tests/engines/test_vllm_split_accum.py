@@ -104,3 +104,21 @@ def test_capture_lines_after_0_19() -> None:
     errors = _capture_errors((0, 20, 0))
     assert len(errors) == 16
     assert statistics.median(abs(e) for e in errors) == pytest.approx(0.245, abs=0.02)
+
+
+def test_an_h100_engine_before_0_20_holds_its_capture_with_the_accumulators() -> None:
+    """What another engine started after it finds taken (:meth:`VllmEngine.footprint_bytes`): the budget plus the
+    graphs captured after KV sizing, the same capture the profile's budget counts (its stage's graphs and FA3's
+    split accumulators: 32 splits x 32 heads x 512 tokens x 129 x 4 bytes, 0.252 GiB, on Llama-3.1-8B at TP 1)."""
+    from planner.assessment.assess import assess
+    from planner.assessment.search import footprint_bytes
+
+    case = next(c for c in load_cases() if c["id"] == "vllm-0.19-h100-llama-3-1-8b-instruct-tp1pp1-8192")
+    request = build_request(case, setup_of(case))
+    profile = request.overhead
+    a = assess(request, None, plan(request))
+    assert isinstance(profile, VllmProfile) and a.report is not None
+    layers = a.result.per_gpu.layers
+    graphs = stage_graphs(request, profile, engine_total_bytes(request))
+    capture = profile.cudagraph_capture_bytes(layers[1] - layers[0], graphs)
+    assert footprint_bytes(a) == a.report.budget_bytes + capture + 32 * 32 * 512 * 129 * 4

@@ -17,6 +17,7 @@ from planner.engines.checkpoints import GGUF
 from planner.engines.commands import speculative_head, word
 from planner.engines.logfigures import ParsedLog
 from planner.engines.logscan import Lines
+from planner.engines.platform import vllm_platform
 from planner.engines.settings import BY_NAME
 from planner.engines.support import EngineSupport
 from planner.engines.vllm.align_step import align_step_cures
@@ -30,6 +31,7 @@ from planner.engines.vllm.profile import VLLM_DEFAULT_VERSION, VllmProfile
 from planner.engines.vllm.report import vllm_launch_command, vllm_max_model_len, vllm_report
 from planner.engines.vllm.runner import environment_problem
 from planner.engines.vllm.sink_attention import sink_fp8_refusal
+from planner.engines.vllm.stage import stage_graphs
 from planner.engines.vllm.support import VLLM_SUPPORT
 from planner.engines.vllm.towers import is_multimodal
 from planner.engines.vllm.versions import first_release_with, known_releases, vllm_rules
@@ -219,11 +221,16 @@ class VllmEngine(Engine):
     ) -> int:
         """vLLM's budget ``util x total``, plus the CUDA graphs captured after sizing the KV cache (outside the
         budget: releases before 0.20, and Model Runner V2 before 0.29): what another engine started after it finds
-        taken."""
+        taken. The capture is the stage's graphs with FlashAttention 3's split accumulators on Hopper
+        (:meth:`VllmGraphs.rank_capture_bytes`), as the profile's budget counts it."""
         vllm = as_vllm(profile)
-        in_budget = vllm.graphs_in_budget(request.model, request.resolved_weights, speculative_method(request))
-        graphs = 0 if in_budget else vllm.cudagraph_capture_bytes(stage.layers[1] - stage.layers[0])
-        return report.budget_bytes + graphs
+        if vllm.graphs_in_budget(request.model, request.resolved_weights, speculative_method(request)):
+            return report.budget_bytes
+        graphs = stage_graphs(request, vllm, stage.gpu_memory_bytes)
+        tp, platform = request.resolved_parallelism[0], vllm_platform(request.gpu)
+        layers = stage.layers[1] - stage.layers[0]
+        capture = vllm.rank_capture_bytes(layers, graphs, request.model, tp, platform, request.resolved_kv_dtype)
+        return report.budget_bytes + capture
 
     def report(self, request: PlanRequest, result: PlanResult, profile: EngineProfile) -> EngineReport:
         if isinstance(profile, Calibrated):
