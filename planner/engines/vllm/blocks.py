@@ -28,6 +28,7 @@ from planner.bounds.walltime import check
 from planner.core.blocks import LayerKind
 from planner.core.model import ModelSpec
 from planner.engines.vllm.graphs import GraphSet
+from planner.engines.vllm.versions import KvCheck
 
 LayerKey = tuple[str, int]  # (spec type, window) of one layer as vLLM groups it
 
@@ -112,6 +113,7 @@ class VllmStage(BaseModel, frozen=True, extra="forbid"):
     spec_tokens: int = 0  # speculative tokens per step (0: none)
     graphs: GraphSet = GraphSet()
     capacity: int | None = None  # the extensible KV cache's capacity, printed as "Available KV cache memory" (0.34)
+    kv_check: KvCheck = "layers"  # how the start-up check counts a request's pages (:func:`needed_bytes`)
 
     # The spec counts of the layer keys, kept on the instance once read (:attr:`spec_counts`; a frozen stage's keys
     # never change, a copy starts without them): every assessment reads them a few times, and looking them up by
@@ -177,13 +179,19 @@ def has_linear_layers(stage: VllmStage) -> bool:
 
 def needed_bytes(stage: VllmStage, max_model_len: int, batched_tokens: int) -> int:
     """KV bytes one request of ``max_model_len`` needs on this rank (``check_enough_kv_cache_memory``), a
-    speculative proposer's pages (with its look-ahead slots) included."""
-    own = sum(  # layers of one spec need the same pages: counted once per spec (integers: the same sum)
-        n
-        * pages_per_request(key, max_model_len, block_of(stage, key), batched_tokens, stage.mamba_pages)
-        * stage.page_bytes
-        for key, n in stage.spec_counts
-    )
+    speculative proposer's pages (with its look-ahead slots) included. By the release's rule ``kv_check``
+    (``versions.toml``): each layer's own pages; or, from 0.14 (``_max_memory_usage_bytes_from_groups``), the group
+    size times the pages of the first group (0.14-0.18) or of every group (0.19 on), padding slots included."""
+
+    def pages(key: LayerKey) -> int:
+        return pages_per_request(key, max_model_len, block_of(stage, key), batched_tokens, stage.mamba_pages)
+
+    if stage.kv_check == "groups":
+        own = stage.group_size * stage.page_bytes * sum(pages(key) for key in stage.groups)
+    elif stage.kv_check == "first-group":
+        own = stage.group_size * stage.page_bytes * pages(stage.groups[0])
+    else:  # layers of one spec need the same pages: counted once per spec (integers: the same sum)
+        own = sum(n * pages(key) * stage.page_bytes for key, n in stage.spec_counts)
     draft = math.ceil((max_model_len + stage.lookahead_tokens) / stage.block_size) * stage.draft_page_bytes
     return own + draft
 

@@ -373,4 +373,5 @@ def _vllm_stage(
         mamba_pages=state_pages_per_request(mode, k, result.max_model_len, block),
         spec_tokens=k,
         graphs=graphs,
+        kv_check=profile.rules.kv_check,
     ).keeping_counts(layout.counts)

@@ -23,6 +23,7 @@ VERSIONS_PATH = HERE / "versions.toml"
 FITTED_PATH = HERE / "fitted.toml"
 SamplerKind = Literal["none", "native-sort", "triton", "flashinfer", "v2"]
 ModelRunner = Literal["v1", "v2-listed", "v2-dense", "v2-all"]
+KvCheck = Literal["layers", "first-group", "groups"]
 # FlashInfer's top-k/top-p path holds 3 fp32 copies of num_reqs x vocab (the fp32 cast in Sampler.forward,
 # top_k_mask_logits, softmax): derived from vllm/v1/sample/ops/topk_topp_sampler.py flashinfer_sample, not fitted.
 FLASHINFER_SAMPLER_COPIES = 3.0
@@ -54,6 +55,9 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     hybrid_prefix_caching: bool = False  # prefix caching on by default for attention + Mamba/GDN models
     mamba_align_always: bool = False  # with prefix caching: 'align' even where the model supports 'all'
     mamba_align_step_check: bool = False  # in 'align' mode the attention block must fit one step (to 0.26)
+    # how the start-up check counts one request's KV (planner.engines.vllm.blocks.needed_bytes): each layer's own
+    # pages, the first group's pages in every slot of a group (0.14-0.18), or every group's (0.19 on)
+    kv_check: KvCheck = "layers"
     non_kv_formula: Literal["split", "consumed"] = "split"
     model_runner: ModelRunner = "v1"
     batch_defaults: Literal["v1", "v028", "v033"] = "v1"
