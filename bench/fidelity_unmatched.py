@@ -300,7 +300,15 @@ UNMATCHED: dict[str, str] = {
         "gives 136 blocks of the planned pool, but 0.24.0 keeps Qwen3-Next's state in the model dtype (only "
         "Qwen3.5's config hook reads mamba_ssm_dtype, model_executor/models/config.py:603-627; qwen3_next.py "
         "reads --mamba-ssm-cache-dtype 'auto', :838-846), so no mechanism is found; its 'Setting attention block "
-        "size' and 'Available KV cache memory' lines would settle it"
+        "size' and 'Available KV cache memory' lines would settle it. Read again 2026-12-07: 0.24.0 splits both "
+        "states by TP (model_executor/layers/mamba/mamba_utils.py:213-234: conv_dim / tp, value heads / tp), so a "
+        "rank's state page is 274,432 bytes and the attention block 272 tokens (platforms/interface.py:760-765, "
+        "the FLASH_ATTN kernel blocks a multiple of 16 with a bf16 state, v1/attention/backends/flash_attn.py:77-94) "
+        "in mode 'align' (prefix caching on, model_executor/models/config.py:416-432): 278,528-byte pages, 12 "
+        "layers a group, as planned. The refusal compares kv_cache_config.num_blocks with max_num_seqs "
+        "(config/compilation.py:1435-1458), the default 256 as printed: the planned 265 blocks are 9 above it "
+        "(0.03 GiB of pool), the printed 134 need 0.41 GiB more memory elsewhere than planned, where the same "
+        "machine's Qwen3-Coder-30B-A3B boot at TP 4 is +0.12"
     ),
     "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": (
         "KV +1.00 GiB (tenth blind set, 2026-12-04; -0.18 when found, before the desktop-card rule chosen on the "
@@ -340,8 +348,14 @@ UNMATCHED: dict[str, str] = {
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": (
         "verdict and KV +0.97 GiB (eleventh blind set, 2026-12-04; +2.40 when found, +2.36 before unsloth's layout "
         "was planned, 2026-12-06): planned to start with 2.39 GiB where the printed 1.42 GiB could not hold one "
-        "32,768-token request (1.87 GiB needed); the baseline's and the MTP gaps of the MTP 3 boot, with 16,384 "
-        "batched tokens"
+        "32,768-token request; the baseline's and the MTP gaps of the MTP 3 boot, with 16,384 batched tokens. The "
+        "need is planned as printed since 2026-12-07, 1.87 GiB (1.68 before): vLLM's check counts the groups' "
+        "padding slots (rule kv_check) and the boot ran with prefix caching, Mamba cache mode 'align' (17 x 36 "
+        "pages; tests/engines/test_vllm_kv_check_groups.py). From 2,048 to 16,384 batched tokens the printed pool "
+        "falls 1.58 GiB (3.00 -> 1.42) where the planner's falls 2.27 (4.66 -> 2.39: the forward's 0.33 -> 2.60 "
+        "GiB at 16,384 tokens, the rejection warm-up's 0.07 -> 0.20, 8 sequences); the verdict needs 0.52 GiB "
+        "less pool, which the 2,048-token boot's +1.66 (the drafter's 1.53 GiB against the planned 0.80 of "
+        "weights, and +0.93 without a drafter) holds, no term of it read"
     ),
     "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": (
         "KV -1.26 GiB, tokens -25 % (eleventh blind set, 2026-12-04; -1.40 when found, -0.34 until the cold "

@@ -40,7 +40,14 @@ SIXTEENTH: dict[str, str] = {
         "the per-graph-layer term) where the same model's serve boot printed 0.28. The WDDM sysmem-fallback reading "
         "first given here is not taken: public WSL2 reports run out of memory rather than page (microsoft/WSL#11050, "
         "syv-ai/qwen38-27b-rtx3090#1, microsoft/WSL#41176), and this boot did not overflow. Capture lines of small "
-        "models under Model Runner V2 would settle the capture term"
+        "models under Model Runner V2 would settle the capture term. Read again 2026-12-07: the LLM class's "
+        "defaults under 70 GiB are 8,192 batched tokens and 256 sequences, as vllm serve's sequences (0.27.1 "
+        "engine/arg_utils.py:2544-2563, util 0.92 entrypoints/llm.py:196), as planned: the sampler warms 256 dummy "
+        "requests (0.086 GiB) and both boots capture the same graphs (35 FULL up to 256, 51 PIECEWISE up to 512). "
+        "The capture is the drop in free memory around capture_model (v1/worker/gpu/model_runner.py:754-790), 0.00 "
+        "GiB in both LLM-class boots (Lab 3 and Lab 5), 0.28 in the serve boot. With the planner's 0.62 GiB "
+        "capture the sampler finds -0.03 GiB; the serve boot's 0.28 would leave 0.31 and start it. Nothing in the "
+        "release's capture path reads the usage context"
     ),
     "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972": (
         "KV -0.70 GiB, tokens -13 % (sixteenth blind set, 2026-12-06; weights +2.39, KV -3.03, tokens -45 % and a "
