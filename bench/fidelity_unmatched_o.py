@@ -47,7 +47,10 @@ SIXTEENTH: dict[str, str] = {
         "The capture is the drop in free memory around capture_model (v1/worker/gpu/model_runner.py:754-790), 0.00 "
         "GiB in both LLM-class boots (Lab 3 and Lab 5), 0.28 in the serve boot. With the planner's 0.62 GiB "
         "capture the sampler finds -0.03 GiB; the serve boot's 0.28 would leave 0.31 and start it. Nothing in the "
-        "release's capture path reads the usage context"
+        "release's capture path reads the usage context. Read by the WSL2 helper the same day: the fitted share is not "
+        "in the sampler's headroom (the pool takes it; tests/engines/test_vllm_sampler_share.py), and on Model Runner "
+        "V2 0.27.1 warms up through warmup_kernels, not the V1 sampler run whose message the plan gives "
+        "(bench.fidelity_unmatched_s)"
     ),
     "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972": (
         "KV -0.70 GiB, tokens -13 % (sixteenth blind set, 2026-12-06; weights +2.39, KV -3.03, tokens -45 % and a "

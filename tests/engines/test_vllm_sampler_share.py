@@ -1,0 +1,64 @@
+"""The desktop share (``VllmConstants.graphics_extra``) sits inside vLLM's budget, never in the ``1 - util`` headroom
+the sampler warms up in (issue 20, fiftieth session).
+
+vLLM 0.27.1 sizes the pool as ``requested_memory - non_kv_cache_memory`` (``v1/worker/gpu_worker.py:544-548``),
+``requested_memory`` being ``util x total`` taken from the worker's snapshot (``:395-396``); whatever the non-torch
+figure holds comes out of the pool, not out of the memory beside the budget. After the pool and the capture
+(``compile_or_warm_up_model``, ``:679-816``) the card holds what was there before the snapshot (the worker's context,
+the Windows desktop), ``util x total`` less the freed transient peak, and the capture. So the planner's sampler
+headroom (:func:`planner.engines.vllm.failures.sampler_headroom`) does not move with the share while the pool moves
+by all of it: the WSL2 RTX 4090 boots planned as sampler refusals (``bench/fidelity_unmatched_s.py``) are planned so
+whatever the share is on that machine."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.fidelity_cases import build_request, load_cases, setup_of
+from planner.engines.base import stage_total_bytes
+from planner.engines.registry import engine_report
+from planner.engines.vllm.failures import clear_samplers, sampler_headroom
+from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.stage import vllm_stage
+from planner.planning.plan import PlanRequest, plan
+
+WSL2_BOOTS = (
+    "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-bf16-8k-util092",
+    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-llmclass-util092",
+)
+
+
+def _request(case_id: str, share: int | None) -> PlanRequest:
+    case = next(c for c in load_cases() if c["id"] == case_id)
+    request = build_request(case, setup_of(case))
+    profile = request.overhead
+    assert isinstance(profile, VllmProfile)
+    if share is None:
+        return request
+    constants = profile.fitted.model_copy(update={"graphics_extra": share})
+    return request.model_copy(update={"overhead": profile.model_copy(update={"constants": constants})})
+
+
+def _headroom_and_pool(request: PlanRequest) -> tuple[tuple[int, int], int]:
+    clear_samplers()
+    result = plan(request)
+    profile = request.overhead
+    assert isinstance(profile, VllmProfile)
+    report = engine_report(request, result)
+    last = len(result.stages) - 1
+    stage = vllm_stage(request, result, profile, last, stage_total_bytes(request, result, last))
+    return sampler_headroom(request, result, profile, stage), report.available_kv_cache_bytes_per_gpu
+
+
+@pytest.mark.parametrize("case_id", WSL2_BOOTS)
+def test_the_share_moves_the_pool_not_the_sampler_headroom(case_id: str) -> None:
+    fitted = _request(case_id, None)
+    assert isinstance(fitted.overhead, VllmProfile)
+    share = fitted.overhead.fitted.graphics_extra
+    (free, need), pool = _headroom_and_pool(fitted)
+    (free0, need0), pool0 = _headroom_and_pool(_request(case_id, 0))
+    assert share > 2**30  # the fitted 1.18 GiB
+    assert need0 == need
+    assert abs(free0 - free) < 2**20  # one KV block at most: the pool is a whole number of blocks
+    assert abs((pool0 - pool) - share) < 2**20  # the pool takes all of it, the same block rounding aside
+    assert free < need  # the refusal stands either way: the share is not its cause
