@@ -101,6 +101,9 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     default range ratio 0: prompts of 1 to the stated length). A burst with an integer ``concurrency`` was capped
     by its client (``--max-concurrency``): at most that many run. ``max_running``: the running limit the source
     sets on the engine (vLLM ``--max-num-seqs``, SGLang ``--max-running-requests``), where it does.
+    ``max_model_len``: the longest request the engine was started for (vLLM ``--max-model-len``), where the source's
+    command states it: vLLM starts only with a KV pool that holds one such request, so a burst's pool is at least it
+    (:func:`planner.advisor.validation.burst_limits`).
     """
 
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -130,6 +133,7 @@ class BenchmarkRow(BaseModel, frozen=True, extra="forbid"):
     requests: PositiveInt | None = None  # a burst: this many requests sent at once and drained (planner.advisor.drain)
     lengths: Lengths = "fixed"  # a burst's lengths: every request the row's, ShareGPT's or uniform around its means
     max_running: PositiveInt | None = None  # the engine's running limit the source sets (--max-num-seqs, ...)
+    max_model_len: PositiveInt | None = None  # the longest request the engine was started for (--max-model-len)
     endpoint: Literal["chat", "completions"] | None = None  # the OpenAI endpoint the harness sent to, as stated
     metric: Metric
     value: Positive

@@ -144,11 +144,14 @@ def drained(row: BenchmarkRow, r: Roofline = FITTED) -> Drained:
 
 def burst_limits(row: BenchmarkRow, lengths: list[tuple[int, int]]) -> Limits:
     """What bounds a burst's running batch: the engine's pool for the set-up (:func:`burst_pool`), at least its
-    longest request (the run finished, so the engine started, and vLLM refuses to start when one ``max_model_len``
-    request does not fit); the fewest of the engine's own running limit, the one the source sets on it
-    (``max_running``) and the client's cap (an integer ``concurrency``); the engine's step budget."""
+    longest request and, under vLLM, the ``max_model_len`` the row states (the run finished, so the engine started,
+    and vLLM refuses to start unless its pool holds one ``max_model_len`` request: vllm 0.11.0
+    ``v1/core/kv_cache_utils.py:678-723``, ``check_enough_kv_cache_memory``); the fewest of the engine's own running
+    limit, the one the source sets on it (``max_running``) and the client's cap (an integer ``concurrency``); the
+    engine's step budget."""
     report = burst_pool(row)
-    pool = max(report.kv_cache_tokens, max(p + o for p, o in lengths))
+    started = row.max_model_len if report.engine == "vllm" else None
+    pool = max(report.kv_cache_tokens, max(p + o for p, o in lengths), started or 0)
     caps = (report.max_running, row.max_running, row.concurrency if row.concurrency != "max" else None)
     return Limits(pool, min((cap for cap in caps if cap), default=len(lengths)), serving_chunk(case(row).setup))
 

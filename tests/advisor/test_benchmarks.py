@@ -176,10 +176,12 @@ def test_the_unseen_set_of_2026_12b() -> None:
     assert figures == {
         ("layer-split", "prefill"): (20, 0.094, 1.738),
         ("layer-split", "single_stream"): (11, 0.092, 0.184),
-        # 0.329 before vLLM 0.11.0's per-request chat-template parse was priced (planner.advisor.frontend, 2026-12-06)
-        ("paged", "batched"): (38, 0.301, 26.515),
-        # 0.659 before each GPU's KV copy was read (2026-12-05); 0.642 (worst 3.283) before the chat-template parse
-        ("paged", "prefill"): (48, 0.634, 1.989),
+        # 0.329 before vLLM 0.11.0's per-request chat-template parse was priced (planner.advisor.frontend, 2026-12-06);
+        # 0.301 before a vLLM burst's pool held the --max-model-len its command states (2026-12-07)
+        ("paged", "batched"): (38, 0.285, 26.515),
+        # 0.659 before each GPU's KV copy was read (2026-12-05); 0.642 (worst 3.283) before the chat-template parse;
+        # 0.634 (worst 1.989) before the stated --max-model-len pool
+        ("paged", "prefill"): (48, 0.544, 2.068),
         ("paged", "single_stream"): (1, 0.171, 0.171),
     }
 

@@ -250,17 +250,16 @@ BURST_DRAIN_SHAREGPT = (
     "the same H100 crossed 50 % (+45 -> +53 %) when the pool became SGLang's own at the row's release (0.5.5: a "
     "larger default mem_fraction_static than the registry's default release)"
 )
-HOPPER_MXFP4_PADDING = (
-    "gpt-oss-120b on one H100 under vLLM 0.11.0 (the rows' stated release, since 2026-12-04 the release their pool "
-    "is planned at): the planner loads 65.87 GiB of weights, the MXFP4 experts padded as Marlin pads them (hidden to "
-    '256, intermediate to 128), which leaves no KV pool at util 0.9 ("No available memory for the cache blocks") '
-    "where the run served, so the drain holds one request at a time (-81 %; +5 % at the registry's default "
-    "release, by accident). vLLM 0.11.0 runs MXFP4 experts on Hopper with the Triton backend when triton_kernels is "
-    "installed (model_executor/layers/quantization/mxfp4.py:59-105; bundled from 0.12.0 as "
-    "vllm/third_party/triton_kernels), whose weights pad only the intermediate size, to 64 (:180-228), and the llm-d "
-    "start-up of the same card (<=0.14, tests/fidelity) prints 64.38 GiB: the padding by release and install is not "
-    "modelled (0.10.1's pip log prints 65.97, the Marlin figure)"
-)
+# HOPPER_MXFP4_PADDING (a named miss until 2026-12-07, fiftieth): gpt-oss-120b on one H100 under vLLM 0.10.2 (the
+# release its rows state) is planned with 65.87 GiB of weights, the MXFP4 experts padded as Marlin pads them (hidden
+# to 256, intermediate to 128), which leaves no KV pool at util 0.9 ("No available memory for the cache blocks")
+# where the run served; 0.11.0's Triton backend (model_executor/layers/quantization/mxfp4.py:59-105) pads only the
+# intermediate size, to 64 (:180-228), and the llm-d start-up of the same card (<=0.14, tests/fidelity) prints
+# 64.38 GiB (0.10.1's pip log prints 65.97, the Marlin figure): the padding by release and install is still not
+# modelled. The drain held one request at a time (-81 %); the run's command states --max-model-len 32768, and vLLM
+# starts only with a pool that holds one such request (v1/core/kv_cache_utils.py:678-723,
+# check_enough_kv_cache_memory), so its pool is at least that (BenchmarkRow.max_model_len,
+# planner.advisor.validation.burst_limits): -81 -> +9.5 %.
 SGLANG_GPTOSS = (
     "SGLang (v0.5.3rc0, v0.5.3, v0.5.4.post2) serving gpt-oss on the same GPUs as vLLM in the same pages: 266-2,679 "
     "output tokens/s where vLLM gives 2,276-7,817, median TPOT up to 2,508 ms (gpt-oss-20b on A100) and median "
@@ -353,7 +352,7 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
     "gpustack-a100-gptoss120b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +110%
     # (gpustack-a100-qwen314b-vllm-random-128-4: +65 %, +53 % drained, +9 % with the chat-template wait, CHAT_WAIT)
     # (gpustack-a100x8-qwen3235ba22b-vllm-random-128-4: +64 %, +45.3 % with vLLM's 2,048-token chunk, PREFILL_CHUNK)
-    "gpustack-h100-gptoss120b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +195%
+    "gpustack-h100-gptoss120b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +195% (+207% at its --max-model-len pool)
     "gpustack-h100-gptoss20b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +208%
     "gpustack-h100-qwen314b-fp8-sglang-random-128-4": REQUEST_BOUND_128_4,  # +85%
     "gpustack-h100-qwen314b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +329%
@@ -372,7 +371,8 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
     "gpustack-h200x8-deepseekr1-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +251% first, +109% drained
     "gpustack-h100-qwen332b-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +53% drained at SGLang 0.5.5's pool
     # HOPPER_MXFP4_PADDING
-    "gpustack-h100-gptoss120b-vllm-sharegpt-max": HOPPER_MXFP4_PADDING,  # +18% first, +5% drained, -81% at 0.11.0
+    # (gpustack-h100-gptoss120b-vllm-sharegpt-max: +18 % first, +5 % drained, -81 % at its release's pool, +9.5 % at
+    # the pool its stated --max-model-len guarantees)
     # PAGED_PROMPT_RATE
     # (gpustack-a100x8-qwen3235ba22b-vllm-random-2000-100: +103 %; +50.0 % since vLLM's chunk; +47.5 % since each
     # GPU reads the KV it holds, Qwen3-235B's 4 KV heads on 8 GPUs being two copies: planner.advisor.engine_speed)
@@ -411,6 +411,9 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
 # 47.9 %, 53 -> 35 rows over 50 %. With each burst's pool planned at the release the row states (engine_version, 74
 # rows): batched 33.2 -> 32.9 %, prompts 67.3 -> 65.9 %; the bursts 47.9 -> 49.5 %, 35 -> 37 over 50 % (gpt-oss-120b
 # on an H100 at vLLM 0.11.0, HOPPER_MXFP4_PADDING, its three random rows among them).
+# With a vLLM burst's pool at least the --max-model-len its command states (BenchmarkRow.max_model_len, 13 rows;
+# 2026-12-07, fiftieth; HOPPER_MXFP4_PADDING): batched 30.1 -> 28.5 %, prompts 63.4 -> 54.4 %; the bursts 43.9 ->
+# 40.6 %, 34 -> 31 over 50 %.
 UNSEEN_2026_12B_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.33}
 
 # unseen-2026-12c.toml (2026-12-04, twenty-sixth session): 15 public bursts found by a helper after the drain was built
