@@ -4,6 +4,7 @@ vLLM's filter, invariants over random bursts, and what it does to the public bur
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from pathlib import Path
 
@@ -13,7 +14,9 @@ from hypothesis import strategies as st
 
 from planner.advisor.benchmarks import BenchmarkRow, load_rows
 from planner.advisor.drain import Limits, drain, sharegpt_lengths, truncated_exponential
-from planner.advisor.validation import burst_lengths, burst_limits, burst_pool, drained, scored
+from planner.advisor.engine_speed import mfu, prefill_in_serving
+from planner.advisor.hardware import compute_tflops
+from planner.advisor.validation import burst_lengths, burst_limits, burst_pool, case, drained, scored
 from planner.bounds.errors import PlannerError
 
 DECODE_S, PREFILL_S = 0.01, 0.0001  # a decode step, a prompt token
@@ -190,3 +193,33 @@ def test_any_stated_burst_is_drained_in_full(
     assert run.output_tokens == sum(o for _, o in burst_lengths(changed)) and run.seconds > 0
     (result,) = scored((changed,))
     assert result.predicted == pytest.approx(run.output_tokens_per_s)
+
+
+def _prompt_excess(row_id: str) -> tuple[float, float, float]:
+    """A fixed-length burst's prompt time per token as measured (the run's duration over its input tokens, decode
+    included: an upper bound) less the model's (``prefill_in_serving``), in seconds; the prompt's attention FLOPs
+    per token; the rate the model gives those FLOPs (the paged family's share of the GPU's peak)."""
+    row = next(r for r in load_rows((BURSTS,)) if r.id == row_id)
+    seconds = float(re.findall(r"Benchmark duration \(s\):\s+([\d.]+)", row.excerpt)[0])
+    tokens = int(re.findall(r"Total input tokens:\s+(\d+)", row.excerpt)[0])
+    c = case(row)
+    assert c.prefill is not None
+    modelled = (prefill_in_serving(c.setup, c.prefill) or 0.0) / row.input_tokens
+    tflops, _ = compute_tflops(c.setup.gpu, c.setup.path)
+    return seconds / tokens - modelled, c.prefill.attention_flops / c.prefill.tokens, tflops * 1e12 * mfu(c.setup)
+
+
+def test_the_a100_gptoss_prompts_slow_with_length_where_qwen3s_do_not() -> None:
+    """The reading behind docs/advisor.md, 'The drained bursts read a fourth time' (not a model): on the lab's A100
+    under vLLM 0.11.0, gpt-oss (attention in Triton, for its sinks) runs its prompts slower than modelled by more as
+    they grow from 2,000 to 32,000 tokens, Qwen3-14B (FlashAttention 2) by the same; over the attention FLOPs that
+    adds, the kernel would run at 0.12-0.13 of the A100's 16-bit peak (312 TFLOPS) in both gpt-oss models."""
+    qwen = [_prompt_excess(f"gpustack-a100-qwen314b-vllm-random-{n}")[0] for n in ("2000-100", "32000-100")]
+    assert [round(1e6 * s, 1) for s in qwen] == [45.6, 43.6]
+    for model, excess_us, share in (("gptoss20b", [23.1, 90.2], 0.119), ("gptoss120b", [62.2, 150.5], 0.132)):
+        (short, short_flops, rate), (long, long_flops, _) = (
+            _prompt_excess(f"gpustack-a100-{model}-vllm-random-{n}") for n in ("2000-100", "32000-100")
+        )
+        assert [round(1e6 * short, 1), round(1e6 * long, 1)] == excess_us
+        kernel = 1 / (1 / rate + (long - short) / (long_flops - short_flops))
+        assert kernel / 312e12 == pytest.approx(share, abs=0.0005), model
