@@ -51,6 +51,7 @@ from planner.core.layer_params import ParameterBreakdown
 from planner.core.model import ModelSpec
 from planner.core.params import parameter_breakdown
 from planner.engines.registry import engine_labelled
+from planner.engines.startup import pool_holds_max_model_len
 
 if TYPE_CHECKING:
     from planner.engines.base import EngineReport
@@ -150,7 +151,7 @@ def burst_limits(row: BenchmarkRow, lengths: list[tuple[int, int]]) -> Limits:
     limit, the one the source sets on it (``max_running``) and the client's cap (an integer ``concurrency``); the
     engine's step budget."""
     report = burst_pool(row)
-    started = row.max_model_len if report.engine == "vllm" else None
+    started = row.max_model_len if pool_holds_max_model_len(report.engine) else None
     pool = max(report.kv_cache_tokens, max(p + o for p, o in lengths), started or 0)
     caps = (report.max_running, row.max_running, row.concurrency if row.concurrency != "max" else None)
     return Limits(pool, min((cap for cap in caps if cap), default=len(lengths)), serving_chunk(case(row).setup))
