@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from planner.advisor.build import Built, build_option
 from planner.advisor.costs import Assumptions, HostChoice, choose_host
+from planner.advisor.fallback_pool import FallbackPools, full_attention
 from planner.advisor.kept_memory import KeptMemory
 from planner.advisor.levers import LaunchLevers, profile_engine
 from planner.advisor.misfits import no_host, short_of
@@ -50,7 +51,7 @@ from planner.planning.plan import (
 )
 
 
-class Evaluator(KeptMemory, LaunchLevers):
+class Evaluator(KeptMemory, LaunchLevers, FallbackPools):
     """Evaluates candidates of one model and workload (see the module docstring). ``overhead``: one overhead model
     for every set-up instead of each engine's own profile (tests comparing with a plain ``plan()``)."""
 
@@ -69,6 +70,7 @@ class Evaluator(KeptMemory, LaunchLevers):
         self.target = workload.target_concurrency
         self.params = parameter_breakdown(model)
         self.moe, self.state_layers = model.moe is not None, model.linear_attention is not None
+        self.full_attention = full_attention(model)
         self._profiles: dict[str, OverheadModel] = {}
         self._bases: dict[tuple[str, int, str, str, int], PlanBasis] = {}
         self._fits: dict[OnGpu, MemoryFit] = {}
@@ -204,7 +206,10 @@ class Evaluator(KeptMemory, LaunchLevers):
             host = self.host(c, row.engine)  # its own: the first engine's ranks may share the experts, its may not
             if host is None and self.workload.pricing == "purchase":
                 continue
-            served = self._serve(c._replace(kv_dtype=self.engine_kv(c.kv_dtype, row.engine)), row, host, False)
+            tried = c._replace(kv_dtype=self.engine_kv(c.kv_dtype, row.engine))
+            if self.pool_short(tried, row.engine):  # could not serve it: not assessed (planner.advisor.fallback_pool)
+                continue
+            served = self._serve(tried, row, host, False)
             if isinstance(served, Option):
                 why = f"{p.row.label} does not serve it as planned ({first.detail}): {row.label} does"
                 unchecked = kv_accuracy(row.engine, served.engine_version or "", c.gpu) is None
@@ -236,6 +241,7 @@ class Evaluator(KeptMemory, LaunchLevers):
             a, overhead = self.assessment(c, row.engine), self.profile(row.engine)
         except PlannerError as refused:  # the engine does not run the set-up as planned (its Engine.refusal)
             return reject(c, "no-engine", str(refused).removeprefix("engine: "))
+        self.keep_pool(c, row.engine, a)  # the pool at the engine's defaults, for the fallback's bound
         why = short_of(a, c.replicas, self.target, self.context)
         for lever in (self.fraction_for_host, self.fraction_raised, self.seqs_for_users, self.step_for_windows):
             retried = lever(c, row.engine, a) if why is not None else None

@@ -97,6 +97,16 @@ class KeptFraction(NamedTuple):
     fraction: float | None
 
 
+class KeptPool(NamedTuple):
+    """What a SGLang or TensorRT-LLM report at the engine's defaults gives of its KV pool per GPU, which reads no
+    length (:data:`LENGTH_FREE_STAGES`: the stages, the fraction in force and the device total read none), for the
+    bound that lets a fallback engine at a new length go unassessed (:mod:`planner.advisor.fallback_pool`)."""
+
+    available: int  # EngineReport.available_kv_cache_bytes_per_gpu
+    fraction: float | None  # EngineReport.fraction
+    total: int  # EngineReport.total_memory_bytes
+
+
 class GpuStages(NamedTuple):
     """A candidate's memory on its GPU: the weights as loaded per stage (its basis on that GPU), the stages of its
     plan, and the stages of the advisor's first check (the GPU-less basis on the GPU)."""
@@ -110,6 +120,9 @@ StageKey = tuple[object, ...]
 ScopeKey = tuple[ModelSpec, OverheadModel, int]
 _STAGES: ScopedMemo[ScopeKey, StageKey, GpuStages] = ScopedMemo(SCOPES, ENTRIES)
 _FRACTIONS: ScopedMemo[ScopeKey, StageKey, KeptFraction] = ScopedMemo(SCOPES, FRACTION_ENTRIES)
+# A fallback engine's pool per set-up (KeptPool, three numbers): one per candidate a length-free engine is assessed
+# for, as many as the stages kept (ENTRIES).
+_POOLS: ScopedMemo[ScopeKey, StageKey, KeptPool] = ScopedMemo(SCOPES, ENTRIES)
 LengthKey = tuple[object, ...]  # the candidate's GPU, its OnGpu, [the slots of a fixed-slot engine,] the context
 _STAGES_AT_LENGTH: ScopedMemo[ScopeKey, LengthKey, GpuStages] = ScopedMemo(SCOPES, AT_LENGTH_ENTRIES)
 _ASSESSMENTS: ScopedMemo[ScopeKey, LengthKey, Assessment] = ScopedMemo(SCOPES, AT_LENGTH_ENTRIES)
@@ -138,6 +151,7 @@ PROFILES: BoundedMemo[OverheadModel, OverheadModel] = BoundedMemo(SCOPES)
 KEPT: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
     _STAGES,
     _FRACTIONS,
+    _POOLS,
     _STAGES_AT_LENGTH,
     _ASSESSMENTS,
     _STARTS_AT_LENGTH,
@@ -154,8 +168,9 @@ class Kept(NamedTuple):
     """What is kept across rankings of one model under one overhead model and block size (the module
     docstring): the stages that read no length and the lowered fractions (``None`` where the profile's stages may
     read a length: :func:`stages_reusable`), the stages of the other profiles at one length, the assessments, the
-    lowered fraction that starts a set-up at one length (:meth:`LaunchLevers.fraction_for_host`) and the plan bases
-    at one length (:meth:`planner.advisor.evaluate.Evaluator._basis`)."""
+    lowered fraction that starts a set-up at one length (:meth:`LaunchLevers.fraction_for_host`), the plan bases
+    at one length (:meth:`planner.advisor.evaluate.Evaluator._basis`) and the pools of the profiles whose stages are
+    kept but not reusable (:class:`KeptPool`; ``None`` elsewhere)."""
 
     stages: Scope[StageKey, GpuStages] | None
     fractions: Scope[StageKey, KeptFraction] | None
@@ -163,6 +178,7 @@ class Kept(NamedTuple):
     assessments: Scope[LengthKey, Assessment]
     starts_at_length: Scope[LengthKey, KeptFraction]
     bases_at_length: Scope[LengthKey, PlanBasis]
+    pools: Scope[StageKey, KeptPool] | None
 
 
 def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept:
@@ -177,6 +193,7 @@ def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept
         _ASSESSMENTS.scope(scope),
         _STARTS_AT_LENGTH.scope(scope),
         _BASES_AT_LENGTH.scope(scope),
+        _POOLS.scope(scope) if type(overhead) in LENGTH_FREE_STAGES else None,
     )
 
 
