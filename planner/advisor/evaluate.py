@@ -70,7 +70,7 @@ class Evaluator(KeptMemory, LaunchLevers, FallbackPools):
         self.target = workload.target_concurrency
         self.params = parameter_breakdown(model)
         self.moe, self.state_layers = model.moe is not None, model.linear_attention is not None
-        self.full_attention = full_attention(model)
+        self.full_attention, self._least = full_attention(model), {}
         self._profiles: dict[str, OverheadModel] = {}
         self._bases: dict[tuple[str, int, str, str, int], PlanBasis] = {}
         self._fits: dict[OnGpu, MemoryFit] = {}

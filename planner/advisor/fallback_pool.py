@@ -43,6 +43,7 @@ class FallbackPools:
     context: int  # the tokens of each conversation
     target: int  # the conversations to hold
     full_attention: bool  # every layer of the model attends to the full context (:func:`full_attention`)
+    _least: dict[tuple[str, int], int]  # a conversation's least bytes by KV dtype and split, this ranking's context
 
     def profile(self, engine: str) -> OverheadModel:
         raise NotImplementedError
@@ -73,7 +74,10 @@ class FallbackPools:
         kept = pools.get(self._length_free_key(c, engine))
         if kept is None or kept.fraction is None:
             return False
-        least = kv_bytes_per_sequence(self.model, c.kv_dtype, self.context, c.tensor_parallel)
+        least = self._least.get((c.kv_dtype, c.tensor_parallel))
+        if least is None:  # once per KV dtype and split a ranking
+            least = kv_bytes_per_sequence(self.model, c.kv_dtype, self.context, c.tensor_parallel)
+            self._least[(c.kv_dtype, c.tensor_parallel)] = least
         if least <= 0:
             return False
         grown = kept.available + max(0.0, HIGHEST_FRACTION - kept.fraction) * kept.total
