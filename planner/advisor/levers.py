@@ -106,7 +106,7 @@ class LaunchLevers:
 
     def _request_of(self, c: Candidate, engine: str, a: Assessment) -> PlanRequest:
         """The candidate's own request under the engine (:meth:`_planned_request`), given ``a``, its assessment
-        there: an assessment for no target users is of that request itself (:func:`planner.assessment.assess.for_users`
+        there: an assessment for no target users is of that very request (:func:`planner.assessment.launched.for_users`
         launches nothing without one; a kept one, of an equal request: it is kept by what the request reads), so a
         lever asks for it without building it (a copy of a validated request, once per set-up a ranking)."""
         return a.request if a.target_users is None else self._planned_request(c, engine)

@@ -23,6 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from planner.assessment.launched import for_users
 from planner.assessment.words import (
     cache_words,
     context_label,
@@ -231,26 +232,22 @@ def conversations_after(report: EngineReport | None, per_replica: float, replica
     return served_per_replica(per_replica * max(0, pool - miss_bytes) / pool, report) * replicas
 
 
-def for_users(request: PlanRequest, result: PlanResult, users: int | None) -> PlanRequest:
-    """``request`` as its engine is launched for ``users`` at once, spread over the replicas
-    (:meth:`planner.engines.base.Engine.for_users`: llama.cpp's ``-np``); unchanged without a target."""
-    if users is None or not isinstance(request.overhead, EngineProfile):
-        return request
-    engine, profile = engine_of(request.overhead)
-    sized = engine.for_users(request, result, profile, math.ceil(users / result.replicas))
-    return request if sized == profile else request.model_copy(update={"overhead": sized})
-
-
 def assess(
-    request: PlanRequest, target_users: int | None = None, result: PlanResult | None = None, *, notes: bool = True
+    request: PlanRequest,
+    target_users: int | None = None,
+    result: PlanResult | None = None,
+    *,
+    notes: bool = True,
+    engine_checked: bool = False,
 ) -> Assessment:
     """Plan ``request`` (or take its ``result``), ask its engine, and give the verdict against ``target_users``.
     A request its engine does not run (weights, KV dtype or deployment options on this GPU) raises
     :class:`PlannerError` with the engine's reason (:meth:`planner.engines.base.Engine.refusal`). ``notes`` False:
     the engine's report without its notes (:meth:`planner.engines.base.Engine.report_figures`), every figure and
-    the verdict the same (the advisor reads no notes)."""
+    the verdict the same (the advisor reads no notes). ``engine_checked``: the caller has asked that refusal
+    already (the advisor keeps it across lengths: :class:`planner.advisor.reuse.KeptRefusal`)."""
     check()  # every loop of assessments (curves, alternatives, the advisor) stops at the run's budget
-    if isinstance(request.overhead, EngineProfile):
+    if isinstance(request.overhead, EngineProfile) and not engine_checked:
         engine_of(request.overhead)[0].check(request)  # what the engine does not run is refused, with its reason
     result = result or plan(request)
     launched = for_users(request, result, target_users)
