@@ -14,6 +14,7 @@ from planner.advisor.options import Candidate
 from planner.advisor.reuse import (
     GpuStages,
     Kept,
+    KeptRefusal,
     OnGpu,
     StageKey,
     expert_group,
@@ -24,10 +25,13 @@ from planner.advisor.reuse import (
 )
 from planner.advisor.workload import Workload
 from planner.assessment.assess import Assessment, assess
+from planner.bounds.errors import PlannerError
 from planner.bounds.limits import GpuMemoryBytes
+from planner.bounds.walltime import check as walltime_check
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import EngineProfile, OverheadModel
+from planner.engines.registry import engine_of
 from planner.planning.plan import MemoryFit, PlanBasis, PlanRequest, fit_of, plan_basis, plan_from
 from planner.planning.results import PlanResult
 
@@ -187,10 +191,24 @@ class KeptMemory:
             memo, memo_key = self.kept_scopes(engine).assessments, length_key(c.gpu, on_gpu, self.context, users)
             held = memo.get(memo_key)
             if held is None:
-                request = self._planned_request(c, engine, on_gpu)
-                held = memo.put(memo_key, assess(request, users or None, self._plan(c, engine, on_gpu), notes=False))
+                request, result = self._planned_request(c, engine, on_gpu), self._plan(c, engine, on_gpu)
+                self._check(c, engine, on_gpu, request)
+                held = memo.put(memo_key, assess(request, users or None, result, notes=False, engine_checked=True))
             self._held[key] = held
         return held
+
+    def _check(self, c: Candidate, engine: str, on_gpu: OnGpu, request: PlanRequest) -> None:
+        """:meth:`planner.engines.base.Engine.check` of the candidate's request, what the engine refuses kept at
+        every length (:class:`planner.advisor.reuse.KeptRefusal`: it reads none of the advisor's requests' lengths)."""
+        if not isinstance(request.overhead, EngineProfile):
+            return
+        memo, key = self.kept_scopes(engine).refusals, (c.gpu, on_gpu)
+        kept = memo.get(key)
+        if kept is None:
+            kept = memo.put(key, KeptRefusal(engine_of(request.overhead)[0].refusal(request)))
+        if kept.reason is not None:
+            walltime_check()  # as assess() does before asking the engine
+            raise PlannerError(f"engine: {kept.reason}")  # as Engine.check raises it
 
     def held_key(self, c: Candidate, engine: str) -> tuple[OnGpu, int]:
         """What :meth:`assessment` is kept by: the candidate on its GPU and the slots a fixed-slot engine gets."""

@@ -26,6 +26,12 @@ stages read no length:
   The first memory check stays where its stages are planned (:func:`stages_reusable` is false for them: the screen
   that keeps its outcome is unchanged), only its stages are kept.
 
+Kept at every length too: the engine's start-up refusal of the candidate's request (:class:`KeptRefusal`,
+:meth:`planner.engines.base.Engine.refusal`), keyed by the GPU and the candidate on it (:class:`OnGpu`). It reads
+the model, the GPU (its architecture, platform, one per machine), the precisions, the split and the profile (its
+release and launch values), and a length only through deployment options (a draft model's slots), which the
+advisor's requests never carry (``tests/advisor/test_kept_refusals.py`` draws lengths and compares).
+
 Keys: one scope per model, overhead model and block size (:func:`kept_for`, hashed once per ranking and
 engine), and in it the rest of the advisor's request but its two lengths (:func:`stage_key`:
 :meth:`planner.advisor.evaluate.Evaluator.request` builds every request from exactly these). The entries of all
@@ -107,6 +113,13 @@ class KeptPool(NamedTuple):
     total: int  # EngineReport.total_memory_bytes
 
 
+class KeptRefusal(NamedTuple):
+    """Why the engine does not run the candidate's request (:meth:`planner.engines.base.Engine.refusal`; ``None``:
+    it does), which for the advisor's requests reads no length (the module docstring)."""
+
+    reason: str | None
+
+
 class GpuStages(NamedTuple):
     """A candidate's memory on its GPU: the weights as loaded per stage (its basis on that GPU), the stages of its
     plan, and the stages of the advisor's first check (the GPU-less basis on the GPU)."""
@@ -123,6 +136,8 @@ _FRACTIONS: ScopedMemo[ScopeKey, StageKey, KeptFraction] = ScopedMemo(SCOPES, FR
 # A fallback engine's pool per set-up (KeptPool, three numbers): one per candidate a length-free engine is assessed
 # for, as many as the stages kept (ENTRIES).
 _POOLS: ScopedMemo[ScopeKey, StageKey, KeptPool] = ScopedMemo(SCOPES, ENTRIES)
+# The engine's refusal per candidate on its GPU (KeptRefusal: None or one sentence): as many as the stages kept.
+_REFUSALS: ScopedMemo[ScopeKey, tuple[GpuSpec, OnGpu], KeptRefusal] = ScopedMemo(SCOPES, ENTRIES)
 LengthKey = tuple[object, ...]  # the candidate's GPU, its OnGpu, [the slots of a fixed-slot engine,] the context
 _STAGES_AT_LENGTH: ScopedMemo[ScopeKey, LengthKey, GpuStages] = ScopedMemo(SCOPES, AT_LENGTH_ENTRIES)
 _ASSESSMENTS: ScopedMemo[ScopeKey, LengthKey, Assessment] = ScopedMemo(SCOPES, AT_LENGTH_ENTRIES)
@@ -152,6 +167,7 @@ KEPT: tuple[BoundedMemo[Any, Any] | ScopedMemo[Any, Any, Any], ...] = (
     _STAGES,
     _FRACTIONS,
     _POOLS,
+    _REFUSALS,
     _STAGES_AT_LENGTH,
     _ASSESSMENTS,
     _STARTS_AT_LENGTH,
@@ -169,8 +185,8 @@ class Kept(NamedTuple):
     docstring): the stages that read no length and the lowered fractions (``None`` where the profile's stages may
     read a length: :func:`stages_reusable`), the stages of the other profiles at one length, the assessments, the
     lowered fraction that starts a set-up at one length (:meth:`LaunchLevers.fraction_for_host`), the plan bases
-    at one length (:meth:`planner.advisor.evaluate.Evaluator._basis`) and the pools of the profiles whose stages are
-    kept but not reusable (:class:`KeptPool`; ``None`` elsewhere)."""
+    at one length (:meth:`planner.advisor.evaluate.Evaluator._basis`), the pools of the profiles whose stages are
+    kept but not reusable (:class:`KeptPool`; ``None`` elsewhere) and the engine's refusals (:class:`KeptRefusal`)."""
 
     stages: Scope[StageKey, GpuStages] | None
     fractions: Scope[StageKey, KeptFraction] | None
@@ -179,6 +195,7 @@ class Kept(NamedTuple):
     starts_at_length: Scope[LengthKey, KeptFraction]
     bases_at_length: Scope[LengthKey, PlanBasis]
     pools: Scope[StageKey, KeptPool] | None
+    refusals: Scope[tuple[GpuSpec, OnGpu], KeptRefusal]
 
 
 def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept:
@@ -194,6 +211,7 @@ def kept_for(model: ModelSpec, overhead: OverheadModel, block_size: int) -> Kept
         _STARTS_AT_LENGTH.scope(scope),
         _BASES_AT_LENGTH.scope(scope),
         _POOLS.scope(scope) if type(overhead) in LENGTH_FREE_STAGES else None,
+        _REFUSALS.scope(scope),
     )
 
 
