@@ -15,7 +15,8 @@ from typing import Any
 
 from planner.core.units import GiB
 from planner.engines.base import engine_total_bytes
-from planner.engines.vllm.blocks import VllmStage, pages_per_request
+from planner.engines.vllm.blocks import VllmStage, block_of, pages_per_request
+from planner.engines.vllm.in_flight import in_flight_tokens
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import vllm_stage
 from planner.planning.plan import PlanRequest
@@ -27,10 +28,13 @@ def block_bytes(stage: VllmStage) -> int:
     return stage.page_bytes * stage.group_size + stage.draft_page_bytes
 
 
-def request_pages(stage: VllmStage, max_model_len: int, batched: int) -> int:
-    """Pages one request of ``max_model_len`` holds (the divisor of the printed concurrency)."""
+def request_pages(stage: VllmStage, max_model_len: int, in_flight: int) -> int:
+    """Pages one request of ``max_model_len`` holds (the divisor of the printed concurrency), as the planner's
+    capacity counts them (planner.engines.vllm.capacity): each group at its own spec type's block, a windowed group
+    over every batch in flight (``in_flight``: 0.30.0 ``config/vllm.py`` :602-610 ``max_in_flight_tokens``)."""
     return sum(
-        pages_per_request(key, max_model_len, stage.block_size, batched, stage.mamba_pages) for key in stage.groups
+        pages_per_request(key, max_model_len, block_of(stage, key), in_flight, stage.mamba_pages)
+        for key in stage.groups
     )
 
 
@@ -52,8 +56,8 @@ def printed_kv(
         reported.get("max_concurrency_at_tokens") or case.get("max_model_len"),
     )
     if blocks is None and tokens and max_len and profile.rules.printed_tokens == "concurrency":
-        batched, _ = profile.batch(engine_total_bytes(request), request.gpu.name if request.gpu else None)
-        blocks = round(tokens / max_len * request_pages(stage, max_len, batched))
+        _, in_flight = in_flight_tokens(request, result, profile)
+        blocks = round(tokens / max_len * request_pages(stage, max_len, in_flight))
         how = "from tokens"
     if blocks is None or not per_block:
         return None, ""
