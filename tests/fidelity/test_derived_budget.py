@@ -1,11 +1,11 @@
 """A budget derived from the printed tokens (bench.derived) inverts the planner's own token arithmetic
 (planner.engines.vllm.capacity): from 0.20.1 vLLM prints ``int(num_blocks / pages per request x max_model_len)``
 (0.30.0 ``v1/core/kv_cache_utils.py`` :2373-2383, ``get_max_concurrency_for_kv_cache_config`` :1083-1094), where a
-sliding-window group's pages per request are ``cdiv(min(max_in_flight_tokens, max_model_len), block) + 1`` and
-``max_in_flight_tokens`` is every concurrent batch's ``max_num_batched_tokens`` (``v1/kv_cache_interface.py``
-:770-790 and :844-852, ``config/vllm.py`` :602-610), the planner's ``in_flight_tokens``. A derivation that reads one
-batch where the planner reads every batch in flight scores a sliding-window model against a budget the planner would
-not print from the same tokens."""
+sliding-window group's pages per request are ``cdiv(min(window - 1 + max_in_flight_tokens, max_model_len), block)
++ 1`` (``v1/kv_cache_interface.py``, ``SlidingWindowSpec`` :807-852) and ``max_in_flight_tokens`` is every
+concurrent batch's ``max_num_batched_tokens`` (``config/vllm.py`` :602-610), the planner's ``in_flight_tokens``. A
+derivation that reads one batch where the planner reads every batch in flight scores a sliding-window model against
+a budget the planner would not print from the same tokens."""
 
 from __future__ import annotations
 
