@@ -38,7 +38,7 @@ class VllmPlatform(DevicePlatform, frozen=True, extra="forbid"):
             return False
         return self.capability is None or self.capability == (9, 0) or self.sm100_family
 
-    def attention_backend(self, kv_fp8: bool) -> str:
+    def attention_backend(self, kv_fp8: bool, sinks: bool = False) -> str:
         """FlashInfer first on compute capability 10; elsewhere FlashAttention, unless the KV cache is FP8 and
         the device has no FlashAttention 3 (Hopper) or 4 (compute capability 10): FlashAttention 2, the one on
         Ampere, Ada and the 12.x parts (GB202, GB10), takes no FP8 KV cache, so FlashInfer serves it
@@ -46,9 +46,13 @@ class VllmPlatform(DevicePlatform, frozen=True, extra="forbid"):
         ``v1/attention/backends/fa_utils.py`` ``flash_attn_supports_kv_cache_dtype``, 0.27.1 :296-316). The
         GB10 and GB202 logs with an FP8 KV cache show FlashInfer; with a BF16 cache the RTX PRO 6000's MTP runs
         keep FULL_AND_PIECEWISE graphs, which FlashInfer would drop with speculative decoding (vllm-project/recipes
-        commit 2297292)."""
+        commit 2297292). A model with attention sinks (gpt-oss) off Hopper, compute capability 10 and the 12.x parts
+        takes Triton, the one backend of the list with sinks there (0.28.0 ``platforms/cuda.py:156-163``,
+        ``fa_utils.py:250-253``, ``flashinfer.py:543-555``; :mod:`planner.engines.vllm.sink_attention`)."""
         if self.capability is None:
             return "flash_attn"
+        if sinks and self.capability[0] not in (9, 10, 12):
+            return "triton"
         if self.capability[0] == 10 or (kv_fp8 and self.capability != (9, 0)):
             return "flashinfer"
         return "flash_attn"

@@ -34,7 +34,4 @@ def vllm_cudagraph_bytes(model: ModelSpec, ctx: StageContext, profile: VllmProfi
     """vLLM's CUDA-graph estimate on one GPU of ``ctx`` (the default release's profile unless given)."""
     profile = profile or VllmProfile()
     layers = ctx.layers or (0, model.num_hidden_layers)
-    graphs = profile.default_graphs(
-        ctx.gpu_memory_bytes, ctx.gpu_name, ctx.platform, ctx.kv_dtype, ctx.speculative_tokens
-    )
-    return profile.cudagraph_estimate_bytes(layers[1] - layers[0], graphs)
+    return profile.cudagraph_estimate_bytes(layers[1] - layers[0], profile.context_graphs(ctx))

@@ -20,7 +20,9 @@ The estimate (``GPUModelRunner.profile_cudagraph_memory``, 0.24.0 ``v1/worker/gp
 captures the two largest graphs of each mode into a scratch pool: ``first capture + per graph x (n - 1)`` per mode,
 the first capture counted once. The planner's form: ``first = base + a x layers`` and ``per graph = b x layers``
 (each captured graph holds one piece per layer), ``base``, ``a`` and ``b`` fitted by ``make calibrate`` to the
-printed "Estimated CUDA graph memory" lines (H100 at 51 + 51 graphs, RTX 3090 / 5090 at 5 to 9).
+printed "Estimated CUDA graph memory" lines (H100 at 51 + 51 graphs, RTX 3090 / 5090 at 5 to 9). FULL graphs
+through FlashInfer off compute capability 10 add its decode wrapper's float workspace to the first capture
+(:data:`FLASHINFER_WORKSPACE_BYTES`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,15 @@ from planner.bounds.hashing import HashedOnce
 from planner.engines.vllm.versions import VllmRules
 
 MIN_PER_GRAPH = 1 << 20  # "Use at least 1 MiB per graph for driver overhead" (gpu_model_runner.py:6531)
+# FlashInfer's float workspace, VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE's default (0.27.1 envs.py:205, :1667-1669; the
+# same in 0.22.0 - 0.30.0). Off compute capability 10 its own decode wrapper serves FULL decode graphs on the metadata
+# builder's workspace, allocated at the builder's first build (v1/attention/backends/flashinfer.py:938-961,
+# :1013-1036, :1476-1485), which the profiler's first FULL capture makes (force_attention for FULL,
+# v1/worker/gpu_model_runner.py:6013-6068) and reads from the free memory around it (:6730-6746); PIECEWISE graphs
+# build no attention metadata. From 0.27 the workspace grows past 394 MiB when max_num_batched_tokens x query heads x
+# head size x 16 bytes does (flashinfer.py:938-961), not planned: at the 2,048 batched tokens of cards under 70 GiB it
+# stays below for every head layout up to 12,608 query-head dimensions.
+FLASHINFER_WORKSPACE_BYTES = 394 * 1024 * 1024
 
 
 class GraphSet(HashedOnce, frozen=True, extra="forbid"):
@@ -43,6 +54,7 @@ class GraphSet(HashedOnce, frozen=True, extra="forbid"):
     mode: str = "NONE"
     full_largest: int = 0  # tokens of the largest FULL graph (planner.engines.vllm.split_accum)
     hip: bool = False  # captured by HIP on a CDNA 3 device: each graph costs what planner.engines.vllm.hip_graphs says
+    flashinfer_workspace: bool = False  # FULL graphs on FlashInfer's own decode wrapper (FLASHINFER_WORKSPACE_BYTES)
 
     @property
     def total(self) -> int:
@@ -109,15 +121,23 @@ def graph_set(
         sizes = tuple(sorted(size for size in rounded if size <= sizes[-1]))
     decode = [s for s in sizes if query <= s <= query * max_num_seqs]
     top = max(decode, default=0)
+    workspace = flashinfer and not sm100 and bool(decode)
     return GraphSet(
-        sizes=sizes, full=len(decode), piecewise=len(sizes), mode="FULL_AND_PIECEWISE", full_largest=top, hip=hip
+        sizes=sizes,
+        full=len(decode),
+        piecewise=len(sizes),
+        mode="FULL_AND_PIECEWISE",
+        full_largest=top,
+        hip=hip,
+        flashinfer_workspace=workspace,
     )
 
 
 def graph_estimate_bytes(graphs: GraphSet, layers: int, base: int, first_per_layer: int, per_graph_layer: int) -> int:
-    """``first capture + per graph x (n - 1)`` per mode for a rank with ``layers`` decoder layers (0 when
-    nothing is captured)."""
+    """``first capture + per graph x (n - 1)`` per mode for a rank with ``layers`` decoder layers, FlashInfer's
+    decode workspace in the first FULL capture where it serves them (0 when nothing is captured)."""
     if graphs.total == 0:
         return 0
     per_graph = max(MIN_PER_GRAPH, per_graph_layer * layers)
-    return max(0, base + first_per_layer * layers + per_graph * graphs.extra_graphs)
+    workspace = FLASHINFER_WORKSPACE_BYTES if graphs.flashinfer_workspace else 0
+    return max(0, base + first_per_layer * layers + per_graph * graphs.extra_graphs) + workspace

@@ -381,7 +381,7 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         framework = self.non_torch_bytes(ctx.tensor_parallel, ctx.pipeline_parallel, device, loaded)
         framework += self.persistent_bytes(ctx)
         layers = ctx.layers or (0, ctx.model.num_hidden_layers)
-        graphs = self.default_graphs(total, ctx.gpu_name, ctx.platform, ctx.kv_dtype, ctx.speculative_tokens)
+        graphs = self.context_graphs(ctx)
         if self.graphs_in_budget(ctx.model, ctx.weights_format, ctx.speculative_method):
             framework += self.cudagraph_estimate_bytes(layers[1] - layers[0], graphs)
         if self.kv_cache_memory_bytes is not None:

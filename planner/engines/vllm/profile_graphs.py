@@ -15,6 +15,7 @@ from planner.engines.vllm.split_accum import split_accum_bytes
 
 if TYPE_CHECKING:
     from planner.core.model import ModelSpec
+    from planner.core.overhead import StageContext
     from planner.engines.platform import VllmPlatform
     from planner.engines.vllm.versions import VllmConstants, VllmRules
 
@@ -67,15 +68,27 @@ class VllmGraphs:
         )
 
     def default_graphs(
-        self, total: int, gpu_name: str | None, device: DevicePlatform | None = None, kv: str = "auto", drafted: int = 0
+        self,
+        total: int,
+        gpu_name: str | None,
+        device: DevicePlatform | None = None,
+        kv: str = "auto",
+        drafted: int = 0,
+        sinks: bool = False,
     ) -> GraphSet:
         """The graphs a rank of a ``total``-byte device captures at this profile's batch settings: on ``device``
         (``None``: a datacenter one) with a ``kv`` cache (FlashInfer's graphs where it serves it,
-        :meth:`VllmPlatform.attention_backend`) and ``drafted`` tokens proposed per step."""
+        :meth:`VllmPlatform.attention_backend`, which a model with attention ``sinks`` may not take) and ``drafted``
+        tokens proposed per step."""
         batched, seqs = self.batch(total, gpu_name)
         platform = platform_of(device)
-        flashinfer = platform.attention_backend(kv.startswith("fp8")) == "flashinfer"
+        flashinfer = platform.attention_backend(kv.startswith("fp8"), sinks) == "flashinfer"
         return self.graphs(seqs, batched, drafted, platform.sm100_family, flashinfer, platform.cdna3)
+
+    def context_graphs(self, ctx: StageContext) -> GraphSet:
+        """:meth:`default_graphs` of the rank ``ctx`` describes."""
+        kv, drafted, sinks = ctx.kv_dtype, ctx.speculative_tokens, ctx.model.attention_sinks
+        return self.default_graphs(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.platform, kv, drafted, sinks)
 
     def cudagraph_estimate_bytes(self, layers: int, graphs: GraphSet | None = None) -> int:
         """What vLLM's CUDA-graph profiling estimates for a rank with ``layers`` decoder layers capturing

@@ -58,7 +58,8 @@ def stage_graphs(request: PlanRequest, profile: VllmProfile, total: int) -> Grap
     overhead sizes them (:meth:`VllmProfile.default_graphs`)."""
     gpu = request.gpu
     name, device = (gpu.name, gpu.platform) if gpu is not None else (None, None)
-    return profile.default_graphs(total, name, device, request.resolved_kv_dtype, spec_tokens(request))
+    sinks = request.model.attention_sinks
+    return profile.default_graphs(total, name, device, request.resolved_kv_dtype, spec_tokens(request), sinks)
 
 
 def _graph_term(request: PlanRequest, result: PlanResult, profile: VllmProfile, graphs: GraphSet, layers: int) -> int:
