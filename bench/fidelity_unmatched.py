@@ -100,16 +100,27 @@ UNMATCHED: dict[str, str] = {
         "at 2,048 tokens): the 'Estimated CUDA graph memory' line would settle it"
     ),
     "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k": (
-        "KV -1.05 GiB, verdict (predicted not to fit one 8,192-token request, 1.95 GiB planned against 2.0 "
-        "needed): the restart of the same container 28 s after its first boot failed with 0.45 GiB, planned with a "
+        "KV -0.92 GiB, tokens (-1.05 and a verdict planned as a refusal until the desktop cards' share was refitted "
+        "beside FlashInfer's decode workspace, 1.18 -> 1.05 GiB, 2026-12-07): the restart of the same container 28 s "
+        "after its first boot failed with 0.45 GiB, planned with a "
         "warm compile cache. Its transient is read since 2026-12-07: the first boots print 1.46 GiB of peak "
         "activation, a cold compile's random copy of the 1.449 GiB embedding table (planner.engines.vllm."
-        "compile_copy; the -first-boot case is planned cold and within 0.5 GiB), the restart 0.33, the planner's "
+        "compile_copy; the -first-boot case is planned cold), the restart 0.33, the planner's "
         "forward 0.42. What is left is consumed memory: the restart prints 18.62 GiB of weights and non-torch, "
         "the first boots 20.04 (+1.42, the table's size again, on the cold boots of this box and of a 6 GB card "
         "at 0.29, +0.53 for a 0.58 GiB table, but not on the RTX 3090 and RunPod cold / warm pairs), and the plan "
-        "puts the desktop cards' fitted 1.18 GiB there on both. No source line found that keeps a copy past the "
+        "puts the desktop cards' fitted share there on both. No source line found that keeps a copy past the "
         "profile's empty_cache; a torch.cuda.memory_snapshot() after one cold profile run would settle it"
+    ),
+    "vllm-0.28-rtx5090-qwen3-32b-awq-util085-8k": (
+        "KV +0.59 GiB, tokens (+0.46 until the desktop cards' share was refitted beside FlashInfer's decode "
+        "workspace, 1.18 -> 1.05 GiB, 2026-12-07; FlashAttention serves this AWQ model's 16-bit cache, so no "
+        "workspace of its own): the cold first boot of the util 0.70 restart's container, the same consumed-memory "
+        "gap as that restart the other way (its reason)"
+    ),
+    "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k-first-boot": (
+        "KV +0.60 GiB (+0.47 until the desktop cards' share was refitted beside FlashInfer's decode workspace, "
+        "2026-12-07): the failed first boot at util 0.70, planned cold; the same gap as its util 0.85 twin"
     ),
     "vllm-0.30-rtx3090-qwen38-27b-w4a16-redhat-8k": (
         "KV +1.05 GiB: 0.19 is the planner's weights under the printed 16.84; the other 0.86 is memory beyond "
@@ -327,7 +338,7 @@ UNMATCHED: dict[str, str] = {
         "28.66 - 4.56 - 21.12 leaves 2.98 GiB for activation, non-torch and graphs where the planner puts 2.05 on "
         "this host (0.45 + 0.25 + the desktop cards' 1.18 + 0.17); the README quotes no 'Actual usage' line to say "
         "which term holds the rest. RadixArk's NVIDIA-layout checkpoint on another WSL2 RTX 5090 is +0.5 to +0.6 the "
-        "same way (bench.fidelity_unmatched_n)"
+        "same way (+0.35 to +0.38 since FlashInfer's decode workspace is planned, 2026-12-07)"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": (
         "KV +1.66 GiB (eleventh blind set, 2026-12-04; +3.05 as found, before unsloth's layout): the baseline's gap, "

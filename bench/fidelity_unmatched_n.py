@@ -3,18 +3,6 @@
 
 from __future__ import annotations
 
-WSL2_5090 = (
-    "RadixArk's Qwen3.8-27B NVFP4 (ModelOpt MIXED_PRECISION: FP8 attention, NVFP4 MLPs and lm_head, as the source "
-    "names it; not unsloth's export, whose lm_head and last eight MLPs are FP8: nvfp4-fp8tail) on one RTX 5090 under "
-    "WSL2, vLLM 0.27.1, --language-model-only, "
-    "82k-200k tokens, 2 sequences (fifteenth blind set, 2026-12-06; as found): the five start-ups are consistent with "
-    "each other (util 0.90 -> 0.93 adds 0.96 GiB = 0.03 x 31.84) and the weights are pinned by the same checkpoint's "
-    "'Model loading took' on an A6000 (19.75 printed with the vision tower, 19.73 planned), so the miss is non-KV "
-    "memory: +1.78 to +1.81 when found, under a Windows host rule that planned no desktop-card share; since that "
-    "share is planned under WSL2 too (planner/deploy/host.py, 2026-12-06, chosen after this set was read) +0.60 to "
-    "+0.64. The log prints no 'Free memory on device ... Actual usage' line, so which term (non-torch, peak, graphs) "
-    "holds the rest is not settled"
-)
 COMPILE_CACHE = (
     "Llama-3.1-8B AWQ on a headless six-card RTX 3090 server, vLLM 0.28.0 (fifteenth blind set, 2026-12-06; as "
     "found -0.56 cold, -1.36 warm): the same source measured the torch.compile cache's effect, 119,408 tokens on a "
@@ -73,13 +61,6 @@ FIFTEENTH: dict[str, str] = {
         "whole drop of MemAvailable since its first snapshot, 0.28.0 utils/mem_utils.py:148-155, :317-326). The "
         "run logged at DEBUG, so its 'Memory profiling takes ... total consumed' line exists but is not quoted"
     ),
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util090": "KV +0.61 GiB: " + WSL2_5090,
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util093": "KV +0.60 GiB: " + WSL2_5090,
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util094": "KV +0.64 GiB: " + WSL2_5090,
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-128k-util094-kvoffload8": (
-        "KV +0.64 GiB (the same pool with 8 GiB of native KV offload): " + WSL2_5090
-    ),
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-200k-util094": "KV +0.64 GiB: " + WSL2_5090,
     "vllm-0.28-rtx3090-llama31-8b-awq-util090-cold-compile": "KV -1.27 GiB, tokens (cold cache): " + COMPILE_CACHE,
     "vllm-0.28-rtx3090-llama31-8b-awq-util090-warm-compile": "KV -1.36 GiB, tokens (warm cache): " + COMPILE_CACHE,
     "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": (

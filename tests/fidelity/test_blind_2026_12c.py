@@ -15,12 +15,14 @@ BLIND, RESULTS = load_blind_set("vllm-blind-2026-12c.json")
 NOW = [
     # -1.21 / -0.295 until the shared-KV layers' k/v projections 0.22 builds were planned (2026-12-06: 0.10 GiB
     # more weights, planner.engines.vllm.slots)
-    ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -1.31, -0.319),
+    # -1.31 / -0.319 and the three below 0.09, -0.02, 1.30 until the desktop cards' share was refitted beside
+    # FlashInfer's decode workspace (2026-12-07: 1.18 -> 1.05 GiB)
+    ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -1.18, -0.287),
     # the three below moved 0.02-0.03 GiB with the forward's refit (12.28 -> 12.88 bytes per hidden unit) once
     # Model Runner V2's sampler was derived from the source (2026-12-04)
-    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-32k", 0.09, 0.003),
-    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-ep-32k", -0.02, -0.001),
-    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k", 1.30, 0.056),
+    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-32k", 0.12, 0.004),
+    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-ep-32k", 0.01, 0.001),
+    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k", 1.43, 0.061),
 ]
 
 

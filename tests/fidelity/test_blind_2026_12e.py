@@ -31,10 +31,12 @@ def test_every_case_is_sourced_and_kept_out_of_the_fit() -> None:
 
 
 def test_the_boot_that_served() -> None:
-    """Printed 8.03 GiB of KV; planned 7.80 (tolerance 0.01 GiB, the printed precision), as first scored."""
+    """Printed 8.03 GiB of KV; planned 7.92 (tolerance 0.01 GiB, the printed precision); 7.80 as first scored, until
+    the desktop cards' share was refitted beside FlashInfer's decode workspace (2026-12-07; a drafter on FlashInfer
+    captures PIECEWISE graphs only, so none of its own here)."""
     result = RESULTS[STARTED]
-    assert result.kv_error_gib == pytest.approx(-0.23, abs=0.01)
-    assert result.kv_error_gib == pytest.approx(BY_ID[STARTED]["unseen_score"]["kv_error_gib"], abs=0.01)
+    assert result.kv_error_gib == pytest.approx(-0.11, abs=0.01)
+    assert BY_ID[STARTED]["unseen_score"]["kv_error_gib"] == pytest.approx(-0.23, abs=0.01)
     assert result.verdict_right
 
 

@@ -32,11 +32,13 @@ NOW: dict[str, float] = {
     # from the log and planned the share (-2.27); -1.10 until V2's sampler was derived (its printed peak 0.08 GiB);
     # -0.07 until the desktop share was planned under Windows too (2026-12-06: ten of eleven WSL2 start-ups hold it,
     # this one, Qwen2.5-0.5B, does not)
-    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": -1.25,
+    # -1.25 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": -1.12,
     # the syv-ai image's lm_head and embed_tokens as it serves them, int8 group 128 (2026-12-07, read from its
     # prepare/ scripts, planner.core.vocab_formats; the printed weights of its util-0.972 boot, 14.26 GiB, planned
     # 14.32): -3.33 from the tokens when found, -1.01 now, and it starts as it did
-    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": -1.01,
+    # -1.01 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": -1.26,
 }
 VERDICTS_NOW: dict[str, bool] = {
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": False,

@@ -31,10 +31,14 @@ NOW: dict[str, float] = {
     # unsloth stores it (nvfp4-fp8tail: FP8 lm_head and last eight MLPs, 1.39 GiB more than NVIDIA's layout, read from
     # its README's group table and checked against its 22.5 GB, not against these figures): 2.32 / 3.05 / 3.05 / 2.36
     # before
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": 0.93,
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 1.66,
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 1.66,
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": 0.97,  # 3.57 before the forward's refit
+    # +0.93 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": 0.68,
+    # +1.66 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 1.79,
+    # +1.66 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 1.79,
+    # +0.97 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": 1.10,  # 3.57 before the forward's refit
     # Model Runner V2's sampler derived from the source and no V2 graph estimate before 0.29 (2026-12-04, after
     # this set was read): Qwen2.5-7B-AWQ beside Ollama -0.22 -> +0.66 (the util 0.35 refusal now missed, above),
     # Gemma 4 E4B -1.47 -> +0.16, the RunPod RTX 4090 -1.40 -> -0.34, the AutoDL RTX PRO 6000 -1.13 -> -1.15
@@ -47,7 +51,8 @@ NOW: dict[str, float] = {
     "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": 0.14,
     # -0.34 until its cold boot's table copy was planned (2026-12-07: 'the cold boot (a fresh compile)'); the rest is
     # the desktop cards' fitted share this headless rented card does not hold
-    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": -1.26,
+    # -1.26 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": -1.12,
     # the RTX PRO 6000 Server Edition as its own catalog card (2026-12-05): a passive datacenter card of the GB202
     # die, without the desktop cards' compile amount (as the L40S of AD102): -1.15 -> +0.03
     "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": 0.03,
@@ -108,8 +113,10 @@ def test_the_engine_note_on_desktop_dies_says_what_rented_and_vm_machines_held()
     from planner.engines.vllm.caveats import HEADLESS_EVIDENCE
 
     errors = {r.id: r.kv_error_gib for r in run_all() if r.id in (*HEADLESS, RUNPOD)}
-    assert all(errors[i] is not None and -1.4 < errors[i] < -1.15 for i in HEADLESS), errors  # type: ignore[operator]
-    assert -1.4 < (errors[RUNPOD] or 9.0) < -1.15
+    # the desktop share is fitted at 1.05 GiB since FlashInfer's decode workspace is planned beside it (1.18 before,
+    # these bounds -1.4 and -1.15 then): -1.18 and -1.12 GiB now
+    assert all(errors[i] is not None and -1.27 < errors[i] < -1.02 for i in HEADLESS), errors  # type: ignore[operator]
+    assert -1.27 < (errors[RUNPOD] or 9.0) < -1.02
     assert "two held none of it" in HEADLESS_EVIDENCE and "two held it" in HEADLESS_EVIDENCE
     server = next(r for r in run_all() if r.id == "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256")
     assert server.setup.gpu == "rtx-pro-6000-blackwell-server" and abs(server.kv_error_gib or 9.0) < 0.1

@@ -32,7 +32,8 @@ BLIND, RESULTS = load_blind_set("vllm-blind-2026-12l.json")
 # the planner named the sampler's warm-up as the failure instead of the KV check. Since 2026-12-07 the checkpoint is
 # read as its card gives it (int4-int8head: lm_head int8 g128, MTP module BF16, planner.core.vocab_formats): weights
 # 19.57 -> 20.27 GiB planned against 20.17 printed, KV +0.94 -> +0.24, and the KV refusal is the one planned again.
-NOW: dict[str, float] = {"vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": 0.24}
+# 0.24 until the desktop cards' share was refitted beside FlashInfer's decode workspace (2026-12-07)
+NOW: dict[str, float] = {"vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": 0.37}
 VERDICTS_NOW: dict[str, bool] = {"vllm-0.27-rtx3090-vast-qwen38-27b-awq-mtp-40k-drafter-oom": True}
 
 

@@ -38,6 +38,12 @@ NOW: dict[str, float] = {
     # its cold compile ('compilation: 29.60 s') planned since 2026-12-07: the random copy of the 0.98 GiB embedding
     # table replaces the 0.26 GiB forward as the transient (+0.66 -> -0.05)
     "vllm-0.26-a40-llama31-8b-instruct-bf16-4k-util090": -0.05,
+    # -1.40 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.27-rtx4090-wsl2-qwen3-8b-fp8-2k-util090": -1.27,
+    # +0.01 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.27-rtx4090-wsl2-qwen3-14b-fp8-8k-util090": 0.14,
+    # +0.01 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.27-rtx4090-wsl2-qwen3-14b-fp8-8k-util090-lmcache": 0.14,
 }
 # The WSL2 Qwen3-8B-FP8 boot's sampler verdict (sampler-oom planned, it started) is right since 2026-12-07: the
 # capture term is fitted without FlashAttention 3's split accumulators (planner.engines.vllm.split_accum), so its

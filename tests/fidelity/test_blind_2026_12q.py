@@ -37,9 +37,12 @@ IN_SCOPE = [c for c in BLIND if "out_of_scope" not in c["setup"]]
 # non-torch share, 1.43 GiB planned where this headless card holds 0.22 (bench.fidelity_unmatched_q). The MTP-2
 # refusal, right when found at -0.39, is right at +0.19 (its BF16 MTP module 0.59 GiB more than the 4-bit count).
 NOW: dict[str, float] = {
-    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972": -0.95,
-    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe": -0.93,
-    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-mtp2-64k-util090-kv-refusal": 0.19,
+    # -0.95 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972": -1.20,
+    # -0.93 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe": -1.19,
+    # +0.19 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-mtp2-64k-util090-kv-refusal": 0.32,
 }
 VERDICTS_NOW = {"vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe": True}
 

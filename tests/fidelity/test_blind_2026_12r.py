@@ -37,10 +37,18 @@ VERDICTS_NOW = {
 # and their KV errors: the 2507 entry's 262,144 positions size the RoPE cache vLLM loads (planner.engines.vllm.rope),
 # and the capture term is refitted without FlashAttention 3's split accumulators (planner.engines.vllm.split_accum)
 NOW = {
-    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-32k-util092": -0.156,
-    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-131k-util092": -0.158,
-    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-32k-util092": -0.084,
-    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-131k-util092": -0.082,
+    # -0.16 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-32k-util092": -0.03,
+    # -0.16 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-131k-util092": -0.03,
+    # -0.08 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-32k-util092": 0.05,
+    # -0.08 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-131k-util092": 0.05,
+    # -1.30 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.24-rtx4090-qwen3-8b-32k-util092": -1.17,
+    # -1.23 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
+    "vllm-0.24-rtx5090-qwen3-8b-32k-util092-first-boot": -1.10,
 }
 
 

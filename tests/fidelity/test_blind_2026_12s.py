@@ -28,6 +28,13 @@ IN_SCOPE = [c for c in BLIND if "out_of_scope" not in c["setup"]]
 REFUSAL = "vllm-0.29-rtx5080laptop-wsl2-qwen25-7b-instruct-bf16-32k-no-kv-memory"
 # Qwen2.5-7B's KV page a token: 28 layers x 4 KV heads x 128 x (K and V) x 2 bytes (config.json; 56 KiB)
 PAGE = 28 * 4 * 128 * 2 * 2
+# What the planner gives now: the desktop cards' share refitted beside FlashInfer's decode workspace (2026-12-07,
+# 1.18 -> 1.05 GiB; these 16-bit caches run FlashAttention, so no workspace of their own): +0.49 / -0.45 / -0.26 before
+NOW: dict[str, float] = {
+    "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-bf16-8k-util092": 0.63,
+    "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-gptq-int4-8k-util092": -0.32,
+    "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-fp8-dynamic-8k-util092": -0.12,
+}
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
@@ -37,7 +44,7 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
-    assert_as_scored(case, RESULTS)
+    assert_as_scored(case, RESULTS, NOW)
 
 
 def test_first_scores() -> None:
