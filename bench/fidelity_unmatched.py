@@ -331,26 +331,33 @@ UNMATCHED: dict[str, str] = {
         "would settle where the rest is"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": (
-        "KV +0.93 GiB (eleventh blind set, 2026-12-04; +2.32 as found, +3.50 while the Windows host took off the "
+        "KV +0.68 GiB (+0.93 until FlashInfer's decode workspace was planned and the desktop share refitted, "
+        "2026-12-07; eleventh blind set, 2026-12-04; +2.32 as found, +3.50 while the Windows host took off the "
         "desktop cards' share, 2026-12-04 to 12-06): since 2026-12-06 unsloth's checkpoint is planned as stored "
         "(nvfp4-fp8tail: its lm_head and last eight MLPs in FP8, 21.12 GiB loaded where NVIDIA's layout gave 19.73; "
         "the layout read from the README's group table and checked against its 22.5 GB, not against this pool). "
-        "28.66 - 4.56 - 21.12 leaves 2.98 GiB for activation, non-torch and graphs where the planner puts 2.05 on "
-        "this host (0.45 + 0.25 + the desktop cards' 1.18 + 0.17); the README quotes no 'Actual usage' line to say "
+        "28.66 - 4.56 - 21.12 leaves 2.98 GiB for activation, non-torch and graphs where the planner puts 2.30 on "
+        "this host (0.45 + 0.25 + the desktop cards' 1.05 + 0.55 of graphs with FlashInfer's workspace); the README "
+        "quotes no 'Actual usage' line to say "
         "which term holds the rest. RadixArk's NVIDIA-layout checkpoint on another WSL2 RTX 5090 is +0.5 to +0.6 the "
         "same way (+0.35 to +0.38 since FlashInfer's decode workspace is planned, 2026-12-07)"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": (
-        "KV +1.66 GiB (eleventh blind set, 2026-12-04; +3.05 as found, before unsloth's layout): the baseline's gap, "
-        "and the MTP head costs the printed pool 1.53 GiB where the planner takes 0.80 (the drafter's BF16 weights, "
-        "the 811 MB file the README names); the drafter's start-up lines would settle what else it holds"
+        "KV +1.79 GiB (+1.66 until FlashInfer's decode workspace was planned, 2026-12-07: the no-drafter boot's "
+        "FULL graphs hold it, this PIECEWISE-only one none; eleventh blind set, 2026-12-04; +3.05 as found, before "
+        "unsloth's layout): the baseline's gap, and the MTP head costs the printed pool 1.53 GiB where the planner "
+        "takes 0.42 (the drafter's BF16 weights, the 811 MB file the README names, less the workspace); vLLM 0.27.1's "
+        "source frees the drafter's own embedding and head before the profile (docs/fidelity.md, 2026-12-07), and "
+        "its DEBUG 'Memory profiling takes ... total consumed' line would settle what else it holds"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": (
-        "KV +1.66 GiB (eleventh blind set, 2026-12-04; +3.05 as found, before unsloth's layout): as the MTP 2 boot, "
-        "the printed pool 1.56 GiB under the baseline's where the planner takes 0.83"
+        "KV +1.79 GiB (+1.66 until FlashInfer's decode workspace was planned, 2026-12-07; eleventh blind set, "
+        "2026-12-04; +3.05 as found, before unsloth's layout): as the MTP 2 boot, the printed pool 1.56 GiB under "
+        "the baseline's where the planner takes 0.45"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": (
-        "verdict and KV +0.97 GiB (eleventh blind set, 2026-12-04; +2.40 when found, +2.36 before unsloth's layout "
+        "verdict and KV +1.10 GiB (+0.97 until FlashInfer's decode workspace was planned and the desktop share "
+        "refitted, 2026-12-07; eleventh blind set, 2026-12-04; +2.40 when found, +2.36 before unsloth's layout "
         "was planned, 2026-12-06): planned to start with 2.39 GiB where the printed 1.42 GiB could not hold one "
         "32,768-token request; the baseline's and the MTP gaps of the MTP 3 boot, with 16,384 batched tokens. The "
         "need is planned as printed since 2026-12-07, 1.87 GiB (1.68 before): vLLM's check counts the groups' "
