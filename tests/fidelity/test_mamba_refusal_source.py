@@ -1,0 +1,142 @@
+"""The Mamba-block refusal as vLLM 0.24.0 / 0.25.1 / 0.27.1 make it, and what the two refusals still off are made of
+(issue 20, read 2026-12-07; docs/fidelity.md "The Mamba-block refusals read at the source").
+
+Source facts pinned here:
+
+- A refusing boot prints its pool first. The worker prints "Available KV cache memory" (0.27.1
+  ``v1/worker/gpu_worker.py:544-564``, the budget ``requested - non_kv_cache_memory - cudagraph estimate``), the
+  engine core sizes every rank's pool and prints "GPU KV cache size" / "Maximum concurrency" (``v1/engine/core.py``
+  ``_initialize_kv_caches`` :293-316, ``v1/core/kv_cache_utils.py:2213-2237``, the smallest rank's blocks), and only
+  then ``initialize_from_config`` -> ``initialize_kv_cache`` -> ``initialize_attn_backend`` (``gpu_model_runner.py``
+  :7640, before the tensors are allocated at :7659) -> ``resolve_cudagraph_mode_and_sizes`` (:7188-7197) refuses
+  (``config/compilation.py:1497-1512``; 0.24.0 :1441-1458). The blocks it names are the final pool's, so a budget
+  derived from them (``bench.derived``) is the pool's.
+- The threshold: ``max_num_reqs > kv_cache_config.num_blocks`` with FULL graphs and not while profiling (0.27.1
+  ``config/compilation.py:1499-1504``): as many sequences as blocks start. The minimal KV cache of
+  ``min(max_num_reqs, max_cudagraph_capture_size)`` blocks that the graph profiling allocates (0.27.1
+  ``gpu_model_runner.py:6508-6535``; 0.22.0 :6179-6199 took the capture size alone) is initialized with
+  ``is_profiling=True``, so it never refuses, and it is freed before the budget is taken (:6574-6605, :6645-6665).
+- Qwen3-Next's Gated DeltaNet state on a rank: ``conv_dim / tp`` x (kernel - 1) and ``value heads / tp`` x value
+  dim x key dim (``model_executor/layers/mamba/mamba_utils.py:213-234`` in 0.24.0 and 0.25.1), in the model dtype:
+  the hook that reads a config's ``mamba_ssm_dtype`` is mapped to the Qwen3.5 architectures only (0.24.0
+  ``model_executor/models/config.py:603-627`` and :704-705; 0.25.1 :744-770 and :845-846).
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from typing import Any
+
+import pytest
+
+from bench.derived import block_bytes
+from bench.fidelity import run_case
+from bench.fidelity_cases import build_request, load_cases, setup_of
+from bench.fidelity_result import CaseResult
+from model_catalog import get_model
+from planner.core.units import GiB
+from planner.engines.base import engine_total_bytes
+from planner.engines.vllm.blocks import VllmStage
+from planner.engines.vllm.mamba import hybrid_block_size, state_page_bytes
+from planner.engines.vllm.stage import vllm_stage
+from planner.planning.plan import plan
+
+H100_REFUSAL = "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-mamba-refusal"
+H100_SIBLING = "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-seqs256"
+H100_022 = "vllm-0.22-h100-qwen36-27b-fp8-mamba-refusal-recipes551"
+L40S_TP4 = "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal"
+
+
+@cache
+def _cases() -> dict[str, dict[str, Any]]:
+    return {c["id"]: c for c in load_cases()}
+
+
+def _result(case_id: str, max_num_seqs: int | None = None) -> CaseResult:
+    case = copy.deepcopy(_cases()[case_id])
+    if max_num_seqs is not None:
+        case["setup"]["profile"]["max_num_seqs"] = max_num_seqs
+    return run_case(case)
+
+
+def _stage(case_id: str) -> VllmStage:
+    case = _cases()[case_id]
+    request = build_request(case, setup_of(case))
+    return vllm_stage(request, plan(request), request.overhead, 0, engine_total_bytes(request))  # type: ignore[arg-type]
+
+
+def test_a_refusing_boot_prints_its_pool_before_it_refuses() -> None:
+    report = _result(H100_REFUSAL).report
+    assert report is not None and report.failure_kind == "mamba-blocks"
+    assert [line.split(":")[0] for line in report.lines] == [
+        "Available KV cache memory",
+        "GPU KV cache size",
+        "Maximum concurrency for 8,192 tokens per request",
+        "ValueError",
+    ]
+    assert f"exceeds available Mamba cache blocks ({report.gpu_blocks})" in report.lines[-1]
+
+
+def test_as_many_sequences_as_blocks_start() -> None:
+    # 799 sequences leave 799 blocks (the sampler's rows and the graphs move the pool with max_num_seqs)
+    at, above = _result(H100_REFUSAL, 799).report, _result(H100_REFUSAL, 800).report
+    assert at is not None and above is not None
+    assert (at.gpu_blocks, at.failure_kind) == (799, None)
+    assert (above.gpu_blocks, above.failure_kind) == (799, "mamba-blocks")
+
+
+def test_the_h100_refusal_is_its_sibling_plus_a_step_the_planner_does_not_take() -> None:
+    """+4.24 GiB = the 256-sequence sibling's +0.29 and 3.95 GiB of the step from 256 to 1,024 sequences: the
+    printed step is 829 - 694 = 135 blocks of 16 x 784 x 4,096 bytes (6.46 GiB), the planned one 2.51 GiB (the
+    sampler's 1,024 rows +2.30 GiB of peak, the FULL graphs up to 512 sequences +0.21)."""
+    stage = _stage(H100_REFUSAL)
+    assert (stage.block_size, stage.page_bytes, stage.group_size) == (784, 784 * 4096, 16)
+    refusal, sibling = _result(H100_REFUSAL), _result(H100_SIBLING)
+    assert refusal.reported_blocks == 694 and sibling.reported_kv_gib is not None
+    assert int(sibling.reported_kv_gib * GiB / block_bytes(stage)) == 829  # 485,083 tokens at 59.21x
+    assert 135 * block_bytes(stage) / GiB == pytest.approx(6.46, abs=0.005)
+    assert sibling.kv_error_gib == pytest.approx(0.29, abs=0.01)
+    assert refusal.kv_error_gib == pytest.approx(4.24, abs=0.01)
+    assert refusal.report is not None and sibling.report is not None
+    planned = sibling.report.available_kv_cache_bytes_per_gpu - refusal.report.available_kv_cache_bytes_per_gpu
+    assert planned / GiB == pytest.approx(2.51, abs=0.01)
+    assert (refusal.report.activation_bytes - sibling.report.activation_bytes) / GiB == pytest.approx(2.30, abs=0.01)
+    assert (refusal.report.cuda_graph_bytes - sibling.report.cuda_graph_bytes) / GiB == pytest.approx(0.21, abs=0.01)
+    assert (sibling.kv_error_gib or 0.0) + 6.46 - planned / GiB == pytest.approx(4.24, abs=0.01)
+
+
+def test_the_same_model_on_the_same_card_at_1024_sequences_on_0_22_is_as_planned() -> None:
+    """recipes PR #551 (Qwen3.6-27B-FP8, the same shapes and weights as planned, util 0.95): 856 blocks printed,
+    865 planned, +0.45 GiB; its 1,024 sequences run the same sampler rows and graphs as the 0.27.1 refusal's."""
+    boot = _result(H100_022)
+    assert boot.report is not None and boot.report.failure_kind == "mamba-blocks"
+    assert (boot.reported_blocks, boot.report.gpu_blocks) == (856, 865)
+    assert boot.kv_error_gib == pytest.approx(0.45, abs=0.01)
+    assert boot.report.activation_bytes == _result(H100_REFUSAL).report.activation_bytes  # type: ignore[union-attr]
+
+
+def test_qwen3_next_state_page_at_tp_4_is_split_by_heads_in_the_model_dtype() -> None:
+    model = get_model("Qwen/Qwen3-Next-80B-A3B-Instruct").spec
+    conv = 3 * (2 * 16 * 128 + 32 * 128) // 4 * 2  # (kernel - 1) x conv_dim / tp, bf16
+    temporal = 32 // 4 * 128 * 128 * 2  # value heads / tp x value dim x key dim, bf16
+    assert state_page_bytes(model, 4, 0) == conv + temporal == 274_432
+    # one KV head a rank (two over four ranks, replicated): 1,024 bytes a token; FLASH_ATTN's 16-token multiple
+    assert hybrid_block_size(16, 274_432, 1024) == 272
+    stage = _stage(L40S_TP4)
+    assert (stage.block_size, stage.page_bytes, stage.group_size, stage.blocks) == (272, 278_528, 12, 265)
+
+
+def test_the_l40s_refusal_needs_0_41_gib_less_pool_than_planned() -> None:
+    """The planned 265 blocks are 9 above the default 256 sequences (0.03 GiB of pool); the printed 134 are half.
+    A float32 temporal state would give 136 (a 528-token block), but neither candidate release keeps Qwen3-Next's
+    state in float32 (module docstring), so the page stands and the 0.41 GiB is memory held elsewhere."""
+    refusal = _result(L40S_TP4)
+    stage = _stage(L40S_TP4)
+    assert refusal.report is not None and refusal.report.failure_kind is None
+    assert (refusal.reported_blocks, refusal.report.max_running) == (134, 256)
+    assert 9 * block_bytes(stage) / GiB == pytest.approx(0.028, abs=0.001)
+    assert refusal.kv_error_gib == pytest.approx(0.41, abs=0.01)
+    float32_page = 3 * 2048 * 2 + 8 * 128 * 128 * 4
+    block = hybrid_block_size(16, float32_page, 1024)
+    assert (block, refusal.report.available_kv_cache_bytes_per_gpu // (block * 1024 * 12)) == (528, 136)
