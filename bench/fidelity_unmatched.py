@@ -312,7 +312,9 @@ UNMATCHED: dict[str, str] = {
         "layers a group, as planned. The refusal compares kv_cache_config.num_blocks with max_num_seqs "
         "(config/compilation.py:1435-1458), the default 256 as printed: the planned 265 blocks are 9 above it "
         "(0.03 GiB of pool), the printed 134 need 0.41 GiB more memory elsewhere than planned, where the same "
-        "machine's Qwen3-Coder-30B-A3B boot at TP 4 is +0.12"
+        "machine's Qwen3-Coder-30B-A3B boot at TP 4 is +0.12. Read 2026-12-07 (fifty-first session): 0.25.1, the "
+        "other candidate release, keeps the same page (its mamba_ssm_dtype hook is mapped to the Qwen3.5 "
+        "architectures only, model_executor/models/config.py:744-770, :845-846; qwen3_next.py:768-787)"
     ),
     "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": (
         "KV +1.00 GiB (tenth blind set, 2026-12-04; -0.18 when found, before the desktop-card rule chosen on the "

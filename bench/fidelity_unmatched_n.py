@@ -45,7 +45,10 @@ FIFTEENTH: dict[str, str] = {
         "short by 0.78 GiB, of which the rejection warm-up's inv_q row accounts for 0.71 (see that case). The box "
         "is shared (a neighbour's allocation during the profile is charged too: total_consumed is mem_get_info's, "
         "utils/mem_utils.py:317-319) and the README quotes no 'Estimated CUDA graph memory' line, which would "
-        "settle it"
+        "settle it. Read 2026-12-07 (fifty-first session): the same shapes on the same card at 1,024 sequences and "
+        "8,192 batched tokens on 0.22 (recipes PR #551, util 0.95) print 856 blocks against 865 planned (+0.45), "
+        "so the planner's 1,024-sequence terms hold there; the CUDA sampler warm-up is the same in 0.22.0 and "
+        "0.27.1 but for the off-by-default use_fp64_gumbel"
     ),
     "vllm-0.27-a100-80gb-qwen38-27b-fp8-marlin-mtp4-131k-util092": (
         "KV +0.77 GiB (fifteenth blind set, 2026-12-06; as found): 0.20 of it the weights (the MTP head 0.40 "
