@@ -17,6 +17,7 @@ import argparse
 import math
 import statistics
 import sys
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -119,10 +120,11 @@ def burst_pool(row: BenchmarkRow) -> EngineReport:
     return report
 
 
-def drained(row: BenchmarkRow, r: Roofline = FITTED) -> Drained:
-    """A burst row (``requests``) run through the scheduler (:mod:`planner.advisor.drain`): the engine's own KV pool
-    (tokens) and running limit for the set-up, its step budget, the row's lengths; each decode step priced by the
-    speed model at its batch and mean context, each prompt token as a prompt inside a serving run."""
+def drained(row: BenchmarkRow, r: Roofline = FITTED, scheduler: Callable[..., Drained] = drain) -> Drained:
+    """A burst row (``requests``) run through the scheduler (:mod:`planner.advisor.drain`; another of the same
+    signature for an A/B, :mod:`bench.drain_sglang`): the engine's own KV pool (tokens) and running limit for the
+    set-up, its step budget, the row's lengths; each decode step priced by the speed model at its batch and mean
+    context, each prompt token as a prompt inside a serving run."""
     assert row.requests is not None
     c = case(row)
     assert c.prefill is not None
@@ -140,7 +142,7 @@ def drained(row: BenchmarkRow, r: Roofline = FITTED) -> Drained:
         return steps[key]
 
     per_token = (prefill_in_serving(c.setup, c.prefill, r) or 0.0) / max(1, row.input_tokens)
-    return drain(lengths, limits, decode_seconds, per_token, burst_wait_seconds(row))
+    return scheduler(lengths, limits, decode_seconds, per_token, burst_wait_seconds(row))
 
 
 def burst_limits(row: BenchmarkRow, lengths: list[tuple[int, int]]) -> Limits:

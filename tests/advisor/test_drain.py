@@ -223,3 +223,15 @@ def test_the_a100_gptoss_prompts_slow_with_length_where_qwen3s_do_not() -> None:
         assert [round(1e6 * short, 1), round(1e6 * long, 1)] == excess_us
         kernel = 1 / (1 / rate + (long - short) / (long_flops - short_flops))
         assert kernel / 312e12 == pytest.approx(share, abs=0.0005), model
+
+
+def test_sglangs_scheduler_reserves_each_answer_and_runs_prompts_first() -> None:
+    """bench.drain_sglang (an A/B, not the model): four requests of 100 + 50 in a 500-token pool. SGLang admits a
+    request while its prompt and whole answer fit (schedule_policy.py add_one_req): three (450 tokens), where
+    vLLM's rules admit all four and preempt one; the fourth waits until the three end, then runs alone."""
+    from bench.drain_sglang import drain_sglang
+
+    run = drain_sglang([(100, 50)] * 4, Limits(500, 8, 1000), flat, PREFILL_S)
+    assert run.output_tokens == 200 and run.preemptions == 0
+    assert run.seconds == pytest.approx(300 * PREFILL_S + 49 * DECODE_S + 100 * PREFILL_S + 49 * DECODE_S)
+    assert run.median_first_token_s == pytest.approx(300 * PREFILL_S)
