@@ -271,7 +271,17 @@ SGLANG_GPTOSS = (
     "planner reads it (mem_fraction_static 0.83 of 79.2 GiB against 65.8 GiB of weights) leaves no pool, so the "
     "planner says SGLang refuses to start where both runs served; the drain holds one request at a time, the "
     "longest the run served, and the runs' median times to first token (140 s of 227 and 598) say their pools were "
-    "small)"
+    "small). gpt-oss-20b on the A100 decomposed (2026-12-07): the drain runs all 1,000 at once in a 1.13 M-token "
+    "pool (the run needs 0.41 M), prompts at 31,400 tokens/s and a 1,000-request step in 72 ms, 26.8 s in all; the "
+    "run took 735 s, its prompts done by the P99 time to first token (274 s: 785 prompt tokens/s) and its median "
+    "inter-token gap 1.3 s at about 1,000 running: 1.3 ms per token in both phases, a cost per token, not per step "
+    "or per queue (bench.drain_sglang: SGLang's own scheduler leaves the row at +2,658 %). The path: SGLang 0.5.4 "
+    "runs gpt-oss's MXFP4 experts through triton_kernels on every GPU but Blackwell (srt/server_args.py:954-966, "
+    "attention 'triton' below Hopper :921-926), where vLLM 0.11.0 takes Marlin below capability 9 "
+    "(model_executor/layers/quantization/mxfp4.py:95-99); triton_kernels' sm80 path then dequantized the weight and "
+    "multiplied in 16-bit math (triton-lang/triton issue 8335), its A100 upcast and layout added in PRs 8428 and "
+    "8474 in October 2025. No public time for that kernel on an A100 was found, so it is not priced (pricing it "
+    "from this row would fit the blind set)"
 )
 REQUEST_BOUND_128_4 = (
     "Random 128-token prompts with 4 output tokens, 984-1,000 requests at once: the run is a queue of requests, "
@@ -288,7 +298,13 @@ PAGED_PROMPT_RATE = (
     "A100 cells of dense Qwen3-14B / 32B of the same pages are within +4 to +28 %, and TensorRT-LLM's H100 prompt "
     "cells are within the bound (unseen-2026-12.toml, prefill median 12.9 %): vLLM's and SGLang's prompt kernels "
     "on Hopper reach about half the rate the fit gives them. gpt-oss-20b's outputs ended early (the commands have "
-    "no --ignore-eos: 52 % of the asked tokens at 4,000 / 200), the rows take the mean"
+    "no --ignore-eos: 52 % of the asked tokens at 4,000 / 200), the rows take the mean. Not a queue counted on one "
+    "side only (2026-12-07): these rows are output tokens over the whole burst, measured and drained alike, and the "
+    "measured median time to first token exceeds the drained one by the factor the duration does (Qwen3-14B on "
+    "the H100 1.65-1.77 and 1.70-1.80, on the A100 1.12-1.17 and 1.13-1.19; gpt-oss-20b on the H100 2.1-2.7 and "
+    "2.1-2.2): the prompt rate itself is off. gpt-oss-20b's on the H100 is flat, 29,600-32,400 prompt tokens/s "
+    "from 2,000- to 32,000-token prompts, where the GPU's time per prompt token grows 38 % (10.5 -> 14.5 us "
+    "modelled): a bound outside the GPU (the API server's per-token work?), not read in any source yet"
 )
 GPTOSS_AMPERE = (
     "gpt-oss on A100 (capability 8.0) with vLLM: per-user decode at 4 users +96 %, prompt-bound bursts +55 to "
