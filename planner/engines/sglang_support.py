@@ -68,7 +68,10 @@ SGLANG_SUPPORT = EngineSupport(
     # docs/performance-lab/gpt-oss-20b/a100.md, h100.md), 0.04x and 0.28x what the speed model gives the same bursts
     # drained (planner.advisor.drain), where vLLM on the same pages is within 24-50 % of it: SGLang's gpt-oss path at
     # those releases (median time per output token 2.5 s on the A100). Two runs, one model: stated for Ampere and
-    # Hopper only.
+    # Hopper only. The path (0.5.4 srt/server_args.py:915-966): below Blackwell the experts run through
+    # triton_kernels (vLLM 0.11.0 takes Marlin below capability 9, mxfp4.py:95-99), attention through Triton below
+    # Hopper; on the A100 the run spent about 1.3 ms per token in prefill and decode alike
+    # (tests/advisor/unseen_2026_12.py, SGLANG_GPTOSS).
     speed_gaps=(
         SpeedGap(
             model_types=("gpt_oss",),

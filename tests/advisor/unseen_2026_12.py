@@ -302,9 +302,10 @@ PAGED_PROMPT_RATE = (
     "side only (2026-12-07): these rows are output tokens over the whole burst, measured and drained alike, and the "
     "measured median time to first token exceeds the drained one by the factor the duration does (Qwen3-14B on "
     "the H100 1.65-1.77 and 1.70-1.80, on the A100 1.12-1.17 and 1.13-1.19; gpt-oss-20b on the H100 2.1-2.7 and "
-    "2.1-2.2): the prompt rate itself is off. gpt-oss-20b's on the H100 is flat, 29,600-32,400 prompt tokens/s "
-    "from 2,000- to 32,000-token prompts, where the GPU's time per prompt token grows 38 % (10.5 -> 14.5 us "
-    "modelled): a bound outside the GPU (the API server's per-token work?), not read in any source yet"
+    "2.1-2.2): the prompt rate itself is off, inside the engine's step (docs/advisor.md, 2026-12-06: the lab's "
+    "H100 chunk takes about twice the measured GEMMs). gpt-oss-20b's on the H100 is flat, 29,600-32,400 prompt "
+    "tokens/s from 2,000- to 32,000-token prompts, where the modelled time per prompt token grows 38 % (10.5 -> "
+    "14.5 us, the attention): a cost per token that does not grow with the context, not read in any source yet"
 )
 GPTOSS_AMPERE = (
     "gpt-oss on A100 (capability 8.0) with vLLM: per-user decode at 4 users +96 %, prompt-bound bursts +55 to "
