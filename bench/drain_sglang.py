@@ -1,7 +1,9 @@
 """The SGLang burst rows drained through SGLang's own scheduler as well as vLLM V1's (:mod:`planner.advisor.drain`,
 which the speed model uses for every paged row): an A/B, never asserted in tests, kept because its answer is a
-negative one (2026-12-07, fifty-first session). SGLang's rules move the 30 SGLang bursts of the blind sets away from
-their measurements more often than toward them (unseen-2026-12c median 53.55 -> 60.79 %) and leave their drained
+negative one. The thirty-first session tried the same rules from SGLang 0.5.5 in scratch (docs/advisor.md,
+2026-12-06); this is them from 0.5.4.post2, kept runnable (2026-12-07, fifty-first), with the same answer: SGLang's
+rules move the 30 SGLang bursts of the blind sets away from their measurements more often than toward them
+(unseen-2026-12c median 53.55 -> 60.79 %, as the scratch's 53.5 -> 60.8 %) and leave their drained
 median time to first token where vLLM's rules put it (both about half the measured one on H100): what the model
 misses on these runs is the step's time (the prompt rate), not the order the scheduler runs the steps in; so
 :func:`planner.advisor.validation.drained` keeps vLLM V1's rules. ``PYTHONPATH=. python -m bench.drain_sglang``.
