@@ -19,27 +19,11 @@ from planner.assessment.search import HIGHEST_FRACTION, with_fraction
 from planner.bounds.errors import PlannerError
 from planner.core.kv import kv_bytes_per_sequence
 from planner.engines.registry import engine_profile
-from planner.planning.plan import PlanRequest
+from tests.advisor.advisor_requests import advisor_request
 
 GPUS = load_gpus()
 MODELS = ("meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-70B", "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-8B")
 GPU_IDS = ("h100-sxm-80gb", "a100-sxm-80gb", "l40s", "rtx-4090", "mi300x", "b200-sxm", "t4", "a10g")
-
-
-def _request(model: str, gpu: str, tp: int, weights: str, kv: str, engine: str, context: int) -> PlanRequest:
-    g = GPUS[gpu]
-    return PlanRequest(
-        model=get_model(model).spec,
-        gpu=g,
-        gpu_memory_bytes=g.memory_bytes,
-        gpu_count=tp,
-        tensor_parallel=tp,
-        weights=weights,
-        kv_dtype=kv,
-        context_tokens=context,
-        max_model_len=context,
-        overhead=engine_profile(engine),
-    )
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -62,7 +46,9 @@ def test_the_pool_kept_reads_no_length_and_bounds_the_conversations(
     kept = set()
     for context in lengths:
         try:
-            request = _request(model, gpu, tp, weights, kv, engine, min(context, spec.max_position_embeddings))
+            request = advisor_request(
+                model, gpu, tp, weights, kv, engine_profile(engine), min(context, spec.max_position_embeddings)
+            )
             a = assess(request, notes=False)
         except PlannerError:  # an illegal split, or the engine does not run it
             return

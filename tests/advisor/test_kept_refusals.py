@@ -16,6 +16,7 @@ from planner.bounds.errors import PlannerError
 from planner.core.overhead import OverheadModel
 from planner.engines.registry import engine_of, engine_profile
 from planner.planning.plan import PlanRequest
+from tests.advisor.advisor_requests import advisor_request
 
 GPUS = load_gpus()
 MODELS = (
@@ -47,22 +48,10 @@ def _profiles() -> tuple[OverheadModel, ...]:
 
 
 def _request(model: str, gpu: str, tp: int, weights: str, kv: str, overhead: OverheadModel) -> PlanRequest | None:
-    """The advisor's request (:meth:`planner.advisor.kept_memory.KeptMemory.request`) at 4,096 tokens; ``None``
-    where the combination is not a valid request."""
-    g, spec = GPUS[gpu], get_model(model).spec
+    """The advisor's request (:func:`advisor_request`) at 4,096 tokens; ``None`` where the combination is not a
+    valid request."""
     try:
-        return PlanRequest(
-            model=spec,
-            gpu=g,
-            gpu_memory_bytes=g.memory_bytes,
-            gpu_count=tp,
-            tensor_parallel=tp,
-            weights=weights,
-            kv_dtype=kv,
-            context_tokens=4096,
-            max_model_len=4096,
-            overhead=overhead,
-        )
+        return advisor_request(model, gpu, tp, weights, kv, overhead, 4096)
     except (PlannerError, ValidationError):
         return None
 
