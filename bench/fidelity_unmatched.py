@@ -9,6 +9,7 @@ from bench.fidelity_unmatched_p import SEVENTEENTH
 from bench.fidelity_unmatched_q import EIGHTEENTH
 from bench.fidelity_unmatched_r import NINETEENTH
 from bench.fidelity_unmatched_s import TWENTIETH
+from bench.fidelity_unmatched_t import TWENTY_FIRST
 
 # Shared by the boots of one set-up (the reasons below name their own figures first)
 B200_NVFP4 = (
@@ -390,3 +391,4 @@ UNMATCHED.update(SEVENTEENTH)
 UNMATCHED.update(EIGHTEENTH)
 UNMATCHED.update(NINETEENTH)
 UNMATCHED.update(TWENTIETH)
+UNMATCHED.update(TWENTY_FIRST)

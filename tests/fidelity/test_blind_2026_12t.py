@@ -1,0 +1,71 @@
+"""The twenty-first blind set (tests/fidelity/cases/vllm-blind-2026-12t.json): eight public vLLM start-ups found
+through the search index on 2026-12-07, not in the repository, and scored before anything changed (HEAD 43be0aa);
+seven in scope: six boots of Qwen3-4B with LoRA slots (1, 16, 64) at 8,192 tokens on RunPod RTX 4090s under vLLM
+0.27.1 (a project's serverless probes, alexostapiuk11/coldstart-recon-worker fixtures/a5: util 0.80 and 0.85
+started; at the default 0.92 a cold boot ran out of memory in the sampler warm-up and its warm restart in the CUDA
+graph capture), each printing its 'Free memory on device ... Actual usage' line; and Qwen3.8-27B-FP8 in eager mode
+at 32K on an H200 (0.29.0, tokens only, util not published); one record, its model not in the catalog
+(gemma-4-12b-it NVFP4 with a fixed KV cache on an RTX PRO 6000, 0.30.0).
+
+As first scored: verdicts 5 / 7 (both 0.92 refusals planned to start), median |KV error| 1.06 GiB, worst -1.22
+(the 0.85 one-slot boot); the LoRA boots all under (-0.24 to -1.22). Each miss is named in
+``bench.fidelity_unmatched`` (``bench.fidelity_unmatched_t``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fidelity.blind_sets import (
+    assert_as_scored,
+    assert_sourced_and_held_out,
+    first_scores,
+    load_blind_set,
+)
+
+BLIND, RESULTS = load_blind_set("vllm-blind-2026-12t.json")
+IN_SCOPE = [c for c in BLIND if "out_of_scope" not in c["setup"]]
+LORA = [c for c in IN_SCOPE if "lora" in str(c["id"])]
+RECORD = "vllm-0.30-rtxpro6000-gemma-4-12b-it-nvfp4-kvbytes-65k"
+# Qwen3-4B's KV page a token: 36 layers x 8 KV heads x 128 x (K and V) x 2 bytes (config.json; 144 KiB)
+PAGE = 36 * 8 * 128 * 2 * 2
+
+
+def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
+    assert_sourced_and_held_out(BLIND, RESULTS, 8)
+    assert len(IN_SCOPE) == 7 and len(LORA) == 6
+
+
+@pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
+def test_each_as_scored(case: dict[str, object]) -> None:
+    assert_as_scored(case, RESULTS)
+
+
+def test_first_scores() -> None:
+    median, worst, right = first_scores(IN_SCOPE)
+    assert (median, worst, right) == (pytest.approx(1.06, abs=0.01), pytest.approx(1.22, abs=0.01), 5)
+
+
+def test_the_record_is_reported_not_scored() -> None:
+    """The gemma-4-12b-it boot keeps no KV figure (a fixed 52.0 GiB pool, its tokens only) and counts no error."""
+    assert [c["id"] for c in BLIND if "out_of_scope" in c["setup"]] == [RECORD]
+    result = RESULTS[RECORD]
+    assert result.report is None and result.reported_kv_gib is None and result.kv_error_gib is None
+    assert result.reported_tokens == 1078887 and result.verdict_right is None
+
+
+def test_the_printed_pools_are_whole_pages() -> None:
+    """Each LoRA boot's printed GiB is its printed tokens x 144 KiB (to the printed 0.01 GiB): one KV group, so
+    the scores are not a derivation's."""
+    for case in LORA:
+        reported = case["reported"]
+        assert isinstance(reported, dict)
+        assert reported["kv_cache_tokens"] * PAGE / 2**30 == pytest.approx(reported["kv_cache_gib"], abs=0.006)
+
+
+def test_the_refusals_are_the_logs() -> None:
+    """At util 0.92 the cold boot refused in the sampler warm-up, its warm restart in the capture; both planned to
+    start (the misses bench.fidelity_unmatched_t names)."""
+    kinds = {str(c["id"]).rsplit("-", 2)[-2]: RESULTS[str(c["id"])] for c in LORA if "util092" in str(c["id"])}
+    assert kinds["sampler"].reported_failure == "sampler-oom"
+    assert kinds["capture"].reported_failure == "graph-capture-oom"
+    assert all(r.predicted_failure is None and r.verdict_right is False for r in kinds.values())
