@@ -66,11 +66,11 @@ def test_where_the_stand_in_leaves_the_target_short_the_verdict_is_a_warning() -
     # the sentence beside the verdict says only what the verdict does not (an outside review: it had repeated the
     # verdict's clause, in GiB where the verdict spoke GB); without a target, what it would hold instead
     assert unchecked_sentence(tight, "GB") == UNCHECKED[:1].upper() + UNCHECKED[1:] + "."
-    stand_in = "(0.89 GB per GPU, within which nine in ten of 27 public start-ups of vLLM stayed)"  # not "the worst"
+    stand_in = "(0.89 GB per GPU, within which nine in ten of 28 public start-ups of vLLM stayed)"  # not "the worst"
     assert f"{stand_in} it would hold 50 against the target of 51." in tight.sentence("GB")
     assert unchecked_sentence(_assessed(32_832)) == (
         f"{UNCHECKED[:1].upper()}{UNCHECKED[1:]}, and with the widest miss measured there (0.83 GiB per GPU, "
-        "within which nine in ten of 27 public start-ups of vLLM stayed) it would hold 50 conversations instead of 51."
+        "within which nine in ten of 28 public start-ups of vLLM stayed) it would hold 50 conversations instead of 51."
     )
 
 
