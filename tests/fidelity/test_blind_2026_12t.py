@@ -28,6 +28,16 @@ LORA = [c for c in IN_SCOPE if "lora" in str(c["id"])]
 RECORD = "vllm-0.30-rtxpro6000-gemma-4-12b-it-nvfp4-kvbytes-65k"
 # Qwen3-4B's KV page a token: 36 layers x 8 KV heads x 128 x (K and V) x 2 bytes (config.json; 144 KiB)
 PAGE = 36 * 8 * 128 * 2 * 2
+# The KV errors since FlashInfer's decode workspace was planned and the desktop share refitted 1.18 -> 1.05 GiB
+# (2026-12-07, fifty-first session; each first score is kept in the case file and in test_first_scores).
+NOW: dict[str, float] = {
+    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util080": -1.08,
+    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora16-8k-util080": -0.88,
+    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora64-8k-util080": -0.11,
+    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util085": -1.09,
+    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-cold-sampler-oom": -0.93,
+    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-capture-oom": -1.08,
+}
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
@@ -37,7 +47,7 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
-    assert_as_scored(case, RESULTS)
+    assert_as_scored(case, RESULTS, NOW)
 
 
 def test_first_scores() -> None:
