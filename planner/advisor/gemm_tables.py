@@ -30,9 +30,19 @@ GEMMs for 16-bit and NVFP4 matrices, and the A100 cells above are the check.
 :func:`decode_gemm_seconds` is one GPU's matmul time of a TensorRT-LLM decode step, the sum over its
 :class:`~planner.advisor.matmuls.Matmuls` of the latency interpolated linearly in ``m``, ``n`` and ``k`` on the
 table's own grids (past the widest ``n`` or ``k``, in proportion to the width: a wide matrix is read in proportion).
-Routed experts run expert parallel over the replica's GPUs (the perf overview's MoE runs: ``--ep``), the fused MoE's
-``num_tokens`` the step's tokens. ``None`` where the tables do not reach: another engine, GPU, arithmetic or split,
-a model without shapes, a MoE shape the tables do not hold; the rate model prices those steps.
+Routed experts run expert parallel over the replica's GPUs where the run names an expert-parallel size (the v1.0 perf
+overview's MoE runs, ``--ep``, all with attention data parallelism: :attr:`Setup.attention_dp`), else tensor parallel
+(``moe_tp_us``): with neither size given TensorRT-LLM splits every expert's width over the GPUs (``Mapping.__init__``,
+``tensorrt_llm/mapping.py`` at NVIDIA/TensorRT-LLM@05ebebb2c1d3: ``moe_tp_size = tp_size``, ``moe_ep_size = 1``), and
+0.17's ``trtllm-bench build`` names none (``LLM(..., tensor_parallel_size=tp_size, pipeline_parallel_size=pp_size)``,
+``tensorrt_llm/bench/build/build.py`` at @000a01de66f0; perf-overview.md at v0.17: ``build --tp_size --pp_size
+--dataset``); nor does the advisor's own ``trtllm-serve`` line without attention data parallelism. Each GPU then runs
+all the step's tokens through every expert's slice, so aiconfigurator's skewed routing (power law) barely moves it,
+where one expert a GPU waits on the most-routed one (A100 Mixtral-8x7B at 2,048 tokens: 1.255 ms a layer at moe TP 8,
+4.494 ms at EP 8; TensorRT-LLM 0.17's 8 x A100 long-output cells were under-predicted by 43-49 % with the EP time).
+The fused MoE's ``num_tokens`` is the step's tokens. ``None`` where the tables do not reach: another engine, GPU,
+arithmetic or split, a model without shapes, a MoE shape the tables do not hold at that parallelism; the rate model
+prices those steps.
 
 The extract is made with pandas from the parquet files: for each table, the rows of its ``gemm_dtype`` and
 ``kernel_source``, the median latency at each (``n``, ``k``, ``m``) of its grids; for MoE, ``moe_tp_size`` 1,
@@ -74,6 +84,7 @@ class _Table(BaseModel, frozen=True, extra="forbid"):
     moe_tokens: tuple[int, ...]
     gemm_us: tuple[tuple[float, ...], ...]  # n, k, then microseconds at each of ``m``
     moe_us: tuple[tuple[float, ...], ...]  # hidden, width, top-k, experts, expert-parallel size, then microseconds
+    moe_tp_us: tuple[tuple[float, ...], ...] = ()  # the same, tensor-parallel experts: the moe TP size for the EP one
 
 
 class _Tables(BaseModel, frozen=True, extra="forbid"):
@@ -90,18 +101,23 @@ class GpuTimes(NamedTuple):
     moe_tokens: tuple[int, ...]
     gemm: dict[tuple[int, int], tuple[float, ...]]  # (n, k) -> seconds at each of ``m``
     moe: dict[tuple[int, int, int, int, int], tuple[float, ...]]  # (hidden, width, top-k, experts, ep) -> seconds
+    moe_tp: dict[tuple[int, int, int, int, int], tuple[float, ...]]  # (hidden, width, top-k, experts, moe tp) -> s
 
 
 def _times(path: Path, t: _Table) -> GpuTimes:
     """One table, checked: every (n, k) pair of its grids, every row as long as its grid."""
     gemm = {(int(r[0]), int(r[1])): tuple(us / 1e6 for us in r[2:]) for r in t.gemm_us}
-    moe = {(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])): tuple(us / 1e6 for us in r[5:]) for r in t.moe_us}
+    moe, moe_tp = _moe_rows(t.moe_us), _moe_rows(t.moe_tp_us)
     complete = set(gemm) == {(n, k) for n in t.n for k in t.k}
     if not complete or any(len(v) != len(t.m) for v in gemm.values()):
         raise PlannerError(f"{path.name}: {t.gpu} {t.path}: the GEMM rows do not cover the grid")
-    if any(len(v) != len(t.moe_tokens) for v in moe.values()):
+    if any(len(v) != len(t.moe_tokens) for v in (*moe.values(), *moe_tp.values())):
         raise PlannerError(f"{path.name}: {t.gpu} {t.path}: a MoE row does not match its grid")
-    return GpuTimes(t.m, t.n, t.k, t.moe_tokens, gemm, moe)
+    return GpuTimes(t.m, t.n, t.k, t.moe_tokens, gemm, moe, moe_tp)
+
+
+def _moe_rows(rows: tuple[tuple[float, ...], ...]) -> dict[tuple[int, int, int, int, int], tuple[float, ...]]:
+    return {(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])): tuple(us / 1e6 for us in r[5:]) for r in rows}
 
 
 @cache
@@ -152,9 +168,12 @@ def _per_gpu(mm: Matmul, gpus: int) -> tuple[int, int]:
     return mm.n, max(1, mm.k // gpus)
 
 
-def step_gemm_seconds(gpu_id: str, path: str, shapes: Matmuls, tokens: int, gpus: int) -> float | None:
+def step_gemm_seconds(
+    gpu_id: str, path: str, shapes: Matmuls, tokens: int, gpus: int, expert_parallel: bool = True
+) -> float | None:
     """One GPU's matmul time of a decode step of ``tokens`` tokens over ``gpus`` tensor-parallel GPUs in the
-    arithmetic ``path`` (``None``: the GPU, the arithmetic or the MoE shape is not in the tables)."""
+    arithmetic ``path``, the routed experts expert parallel or tensor parallel over them (``None``: the GPU, the
+    arithmetic or the MoE shape at that parallelism is not in the tables)."""
     times = tables().get((gpu_id, path))
     if times is None:
         return None
@@ -163,7 +182,7 @@ def step_gemm_seconds(gpu_id: str, path: str, shapes: Matmuls, tokens: int, gpus
         n, k = _per_gpu(mm, gpus)
         total += mm.repeats * gemm_seconds(times, tokens, n, k)
     if shapes.moe is not None:
-        moe = times.moe.get((*shapes.moe, gpus))
+        moe = (times.moe if expert_parallel or gpus == 1 else times.moe_tp).get((*shapes.moe, gpus))
         if moe is None:
             return None
         total += shapes.moe_layers * _along(times.moe_tokens, moe, tokens)
@@ -172,7 +191,8 @@ def step_gemm_seconds(gpu_id: str, path: str, shapes: Matmuls, tokens: int, gpus
 
 def decode_gemm_seconds(setup: Setup, load: Load) -> float | None:
     """The measured matmul time of one GPU in a TensorRT-LLM decode step, where the tables hold its GPU and
-    arithmetic (see the module docstring)."""
+    arithmetic (see the module docstring): the experts expert parallel with attention data parallelism (its runs
+    name ``--ep``), else tensor parallel (TensorRT-LLM's default)."""
     if setup.family != "fused" or setup.split != "tensor" or load.matmuls is None:
         return None
-    return step_gemm_seconds(setup.gpu.id, setup.path, load.matmuls, load.tokens, setup.gpus)
+    return step_gemm_seconds(setup.gpu.id, setup.path, load.matmuls, load.tokens, setup.gpus, setup.attention_dp)
