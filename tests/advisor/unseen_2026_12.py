@@ -231,6 +231,10 @@ UNSEEN_2026_12_MISSES: dict[str, str] = {
 # 20 tests of tests/advisor pin picks and speeds made with the shared constants (the buyer reviews', the speed gaps',
 # the chat-template wait's): the lead's call, not one session's. The share alone (trt_bw_hbm, no prompt change): fit
 # 3.87 %, held-out 11.05 %, this set batched 17.26 % (26), 2026-12b 25.63 %, 2026-12c 51.47 %.
+# (2026-12-07, fifty-first) The routed experts tensor parallel where the run names no expert parallelism (0.17's
+# trtllm-bench build; planner/advisor/gemm_tables.py): the A100 Mixtral long-output cells -49 / -43 % -> +5 / +7 %;
+# batched 17.25 -> 15.76 %, long context 15.41 -> 15.24 %, prefill 12.78 -> 12.97 %, the same rows over 50 %. The
+# candidate above re-made on top: batched 12.43 % (22), long context 13.69 % (9), prefill 13.95 % (7), not shipped.
 UNSEEN_2026_12_OVER_TARGET: dict[tuple[str, str], float] = {}
 
 # unseen-2026-12b.toml: llama.cpp's scoreboards and runs on an L40S and an M3 Ultra, a vLLM sweep on an A100 and
