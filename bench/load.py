@@ -48,7 +48,8 @@ APOLOGY = "Something went wrong while drawing this view"  # ui.guard.guarded's m
 BUSY = "The server is busy"  # ui.turns: a run that got no turn within its budget, or stopped for lighter pages
 
 
-def _packed_spec(data: Any) -> str:
+def packed_spec(data: Any) -> str:
+    """A link's ``spec`` for ``data`` (a config as JSON, a string as it is), packed as ui.custom_spec packs it."""
     raw = data.encode() if isinstance(data, str) else json.dumps(data).encode()
     return pack_token(raw)
 
@@ -73,17 +74,17 @@ NORMAL: list[tuple[str, dict[str, str]]] = [
     ("custom", {"model": "meta-llama/Llama-4-Scout-17B-16E"}),
 ]
 HOSTILE: list[tuple[str, dict[str, str]]] = [
-    ("", {"spec": _packed_spec({**LLAMA_8B, "num_hidden_layers": 1e6})}),  # the 189-character link
-    ("", {"spec": _packed_spec({**LLAMA_8B, "num_hidden_layers": 10**7, "layer_pattern": ["sliding", "full"]})}),
-    ("", {"spec": _packed_spec("[" * 3_000_000)}),  # 3M nested brackets in a 3.9 kB link
-    ("", {"spec": _packed_spec({**LLAMA_8B, "num_parameters": 16 * 10**9})}),  # a contradiction
-    ("", {"spec": _packed_spec({**LLAMA_8B, "max_position_embeddings": 2**60})}),
+    ("", {"spec": packed_spec({**LLAMA_8B, "num_hidden_layers": 1e6})}),  # the 189-character link
+    ("", {"spec": packed_spec({**LLAMA_8B, "num_hidden_layers": 10**7, "layer_pattern": ["sliding", "full"]})}),
+    ("", {"spec": packed_spec("[" * 3_000_000)}),  # 3M nested brackets in a 3.9 kB link
+    ("", {"spec": packed_spec({**LLAMA_8B, "num_parameters": 16 * 10**9})}),  # a contradiction
+    ("", {"spec": packed_spec({**LLAMA_8B, "max_position_embeddings": 2**60})}),
     ("", {"calib": "cal1~vllm~0.19.0~0.9~w\u00b2"}),
     ("", {"calib": "cal1~vllm~0.19.0~0.9~w" + "9" * 150}),
     ("", {"model": "<img src=x onerror=alert(1)>", "gpus": "NaN", "context": "-1", "junk": "1"}),
     ("what_if", {"context": "99999999999", "gpus": "1e9", "tp": "3", "curves": "nope/nope"}),
     ("advisor", {"users": "1e12", "ctx_mean": "0", "budget": "inf"}),
-    ("custom", {"spec": _packed_spec({**LLAMA_8B, "layer_pattern": ["full"] * 100_000})}),
+    ("custom", {"spec": packed_spec({**LLAMA_8B, "layer_pattern": ["full"] * 100_000})}),
 ]
 
 

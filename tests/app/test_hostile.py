@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import time
 
 import pytest
 import streamlit as st
 
+from bench.load import LLAMA_8B, packed_spec
 from tests.app.conftest import CALIBRATE, run_page, texts
-from ui.custom_spec import pack_token
 from ui.shared_cache import ANSWERS
 from ui.turns import Turns
 
@@ -82,30 +81,19 @@ def test_a_run_that_waits_its_whole_budget_for_a_turn_says_so(monkeypatch: pytes
     assert any("The server is busy" in e for e in texts(at.error)), texts(at.error)
 
 
-def _spec(data: object) -> str:
-    raw = data.encode() if isinstance(data, str) else json.dumps(data).encode()
-    return pack_token(raw)
-
-
-LLAMA = {
-    "id": "x/y",
-    "hidden_size": 4096,
-    "num_hidden_layers": 32,
-    "num_attention_heads": 32,
-    "num_key_value_heads": 8,
-    "intermediate_size": 14336,
-    "vocab_size": 128256,
-}
 ISSUE_LINKS = {
-    "a million layers (pinned a core 15-20 min)": ({"spec": _spec({**LLAMA, "num_hidden_layers": 1e6})}, "spec"),
-    "ten million layers by pattern": (
-        {"spec": _spec({**LLAMA, "num_hidden_layers": 10**7, "layer_pattern": ["sliding", "full"]})},
+    "a million layers (pinned a core 15-20 min)": (
+        {"spec": packed_spec({**LLAMA_8B, "num_hidden_layers": 1e6})},
         "spec",
     ),
-    "3M nested brackets": ({"spec": _spec("[" * 3_000_000)}, "spec"),
-    "context above 2^53": ({"spec": _spec({**LLAMA, "max_position_embeddings": 2**53 + 1})}, "spec"),
-    "hidden size of 10^400": ({"spec": _spec({**LLAMA, "hidden_size": 10**400})}, "spec"),
-    "16B parameters on an 8B shape": ({"spec": _spec({**LLAMA, "num_parameters": 16 * 10**9})}, "spec"),
+    "ten million layers by pattern": (
+        {"spec": packed_spec({**LLAMA_8B, "num_hidden_layers": 10**7, "layer_pattern": ["sliding", "full"]})},
+        "spec",
+    ),
+    "3M nested brackets": ({"spec": packed_spec("[" * 3_000_000)}, "spec"),
+    "context above 2^53": ({"spec": packed_spec({**LLAMA_8B, "max_position_embeddings": 2**53 + 1})}, "spec"),
+    "hidden size of 10^400": ({"spec": packed_spec({**LLAMA_8B, "hidden_size": 10**400})}, "spec"),
+    "16B parameters on an 8B shape": ({"spec": packed_spec({**LLAMA_8B, "num_parameters": 16 * 10**9})}, "spec"),
     "calib with w²": ({"calib": "cal1~vllm~0.19.0~0.9~w\u00b2"}, "calib"),
     "calib with 400 digits": ({"calib": "cal1~vllm~0.19.0~0.9~w" + "9" * 400}, "calib"),
     "calib with 5,000 digits": ({"calib": "cal1~vllm~0.19.0~0.9~w" + "9" * 5_000}, "calib"),
