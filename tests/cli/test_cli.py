@@ -13,6 +13,7 @@ import pytest
 from planner.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
+FIT_8B = ("fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb")  # on one H100 SXM
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str], status: int = 0) -> dict:
@@ -107,11 +108,7 @@ def test_fit_engine_json(capsys) -> None:
     data = _json(
         capsys,
         [
-            "fit",
-            "--model",
-            "meta-llama/Llama-3.1-8B",
-            "--gpu",
-            "h100-sxm-80gb",
+            *FIT_8B,
             "--engine",
             "vllm",
             "--engine-version",
@@ -171,42 +168,19 @@ def _status(argv: list[str]) -> int:
         (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "l40s", "--context", "0"], "argument --context: "),
         (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "l40s", "--weights", "int3"], "invalid choice"),
         (
-            [
-                "fit",
-                "--model",
-                "meta-llama/Llama-3.1-8B",
-                "--gpu",
-                "h100-sxm-80gb",
-                "--engine",
-                "vllm",
-                "--engine-version",
-                "banana",
-            ],
+            [*FIT_8B, "--engine", "vllm", "--engine-version", "banana"],
             "'banana' is not a vLLM release (such as 0.19.0)",
         ),
         (
-            [
-                "fit",
-                "--model",
-                "meta-llama/Llama-3.1-8B",
-                "--gpu",
-                "h100-sxm-80gb",
-                "--engine",
-                "llamacpp",
-                "--engine-version",
-                "0.19.0",
-            ],
+            [*FIT_8B, "--engine", "llamacpp", "--engine-version", "0.19.0"],
             "'0.19.0' is not a llama.cpp build tag (such as b6000)",
         ),
         (
-            [
-                *("fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb"),
-                *("--engine", "generic", "--engine-version", "0.5.0"),
-            ],
+            [*FIT_8B, "--engine", "generic", "--engine-version", "0.5.0"],
             "engine: the generic profile has no release; --engine-version needs an engine",
         ),
         (
-            ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--nvidia-smi", "/no/such/smi.txt"],
+            [*FIT_8B, "--nvidia-smi", "/no/such/smi.txt"],
             "--nvidia-smi: /no/such/smi.txt: no such file",
         ),
         (["inspect"], "one of the arguments"),
@@ -274,7 +248,7 @@ def test_fit_json_names_per_replica_and_total_and_the_engines_refusal(capsys) ->
 
 def test_a_set_up_below_its_target_says_so_in_the_verdicts_first_words(capsys: pytest.CaptureFixture[str]) -> None:
     """'FITS (fits): ... 390 short of the target of 500 users' led with FITS alone (review, 2026-12-05)."""
-    args = ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--engine", "vllm"]
+    args = [*FIT_8B, "--engine", "vllm"]
     assert main([*args, "--users", "500"]) == 0
     assert "verdict        FITS, BELOW TARGET (fits): " in capsys.readouterr().out
     assert main([*args, "--users", "10"]) == 0
@@ -284,7 +258,7 @@ def test_a_set_up_below_its_target_says_so_in_the_verdicts_first_words(capsys: p
 def test_json_output_names_an_invalid_request_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     """'fit --json' for a format the engine does not run printed nothing on stdout (exit 2, the reason on stderr
     only), where a refusal to start prints its JSON verdict (review, 2026-12-05)."""
-    args = ["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--engine", "llamacpp"]
+    args = [*FIT_8B, "--engine", "llamacpp"]
     assert main([*args, "--weights", "fp8", "--json"]) == 2
     out, err = capsys.readouterr()
     data = json.loads(out)
