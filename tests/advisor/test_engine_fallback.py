@@ -16,6 +16,7 @@ from planner.advisor.levers import pool_could_hold
 from planner.assessment.assess import assess
 from planner.engines.registry import engine_profile
 from planner.planning.request import PlanRequest
+from tests.advisor.pair_request import tp2_fp8_request
 
 QWEN3_30B = get_model("Qwen/Qwen3-30B-A3B").spec
 RTX_4090 = get_gpu("rtx-4090")
@@ -45,18 +46,7 @@ def test_the_next_engine_serves_it_and_says_why() -> None:
         "vLLM does not serve it as planned (holds 6 conversations of 32,768 tokens, target 8): TensorRT-LLM does"
     )
     # The Memory page's answer under TensorRT-LLM at its defaults, for one replica of the set-up.
-    request = PlanRequest(
-        model=QWEN3_30B,
-        gpu=RTX_4090,
-        gpu_memory_bytes=RTX_4090.memory_bytes_for(True, None),
-        gpu_count=2,
-        tensor_parallel=2,
-        weights="fp8",
-        kv_dtype="fp8",
-        context_tokens=32_768,
-        max_model_len=32_768,
-        overhead=engine_profile("trtllm"),
-    )
+    request = tp2_fp8_request(QWEN3_30B, RTX_4090, 32_768, "trtllm")
     assert option.conversations == assess(request).conversations == 9
 
 

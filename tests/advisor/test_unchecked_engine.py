@@ -14,8 +14,7 @@ from planner.advisor import Workload, rank
 from planner.assessment.accuracy import unchecked_margin, unchecked_sentence
 from planner.assessment.assess import Assessment, assess
 from planner.engines.accuracy import accuracy_groups
-from planner.engines.registry import engine_profile
-from planner.planning.plan import PlanRequest
+from tests.advisor.pair_request import tp2_fp8_request
 
 B200 = get_gpu("b200-sxm")
 LLAMA_70B = get_model("meta-llama/Llama-3.3-70B-Instruct").spec
@@ -23,19 +22,7 @@ UNCHECKED = "no public start-up of TensorRT-LLM on datacenter GPUs checks its me
 
 
 def _assessed(context: int = 32_768, users: int | None = None) -> Assessment:
-    request = PlanRequest(
-        model=LLAMA_70B,
-        gpu=B200,
-        gpu_memory_bytes=B200.memory_bytes_for(True, None),
-        gpu_count=2,
-        tensor_parallel=2,
-        weights="fp8",
-        kv_dtype="fp8",
-        context_tokens=context,
-        max_model_len=context,
-        overhead=engine_profile("trtllm"),
-    )
-    return assess(request, users)
+    return assess(tp2_fp8_request(LLAMA_70B, B200, context, "trtllm"), users)
 
 
 def test_no_group_measures_tensorrt_llm_on_datacenter_gpus() -> None:
