@@ -11,22 +11,13 @@ import time
 from typing import Any, NamedTuple
 
 from tests.browser.server import CHROMIUM_ARGS, ROOT, chromium_path, running_app, wait_for_chart
+from tests.ui.views import llama_70b_fp8
 from ui import links
-from ui.state import Selection
 
 OUT = ROOT / "docs" / "screenshots"
 DESKTOP, PHONE = 1400, 390
 MAX_HEIGHT = 4200
-VIEW = Selection(
-    model_id="meta-llama/Llama-3.1-70B",
-    gpu_id="h100-sxm-80gb",
-    gpu_count=2,
-    tensor_parallel=2,
-    weights="fp8",
-    kv_dtype="fp8",
-    context_tokens=32768,
-    users=40,
-)
+VIEW = llama_70b_fp8(40, gpu_id="h100-sxm-80gb")
 # Four weight / KV pairs on three GPUs: the what-if as the issue tried it.
 FOUR_BY_THREE = {
     "curves": ["fp8/fp8", "bf16/bf16", "int4-awq/fp8", "fp8/bf16"],

@@ -224,3 +224,11 @@ def open_setup(page: Any, timeout_ms: int = 30_000) -> None:
         page.locator(SUMMARY_OPEN).click()
     page.wait_for_function(SETUP_DRAWN, timeout=timeout_ms)
     page.wait_for_function("() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=timeout_ms)
+
+
+def share_link(page: Any) -> str:
+    """The link in the page's "Share and export" box, opened the way a reader opens it."""
+    page.get_by_text("Share and export", exact=True).click()
+    code = page.locator("[data-testid='stCode']").filter(has_text="?model=").first
+    code.wait_for(timeout=30_000)
+    return str(code.inner_text()).strip()

@@ -8,19 +8,11 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from tests.browser.server import open_setup, wait_for_chart
+from tests.ui.views import llama_70b_fp8
 from ui import figures, links
 from ui.state import Selection
 
-SHARED = Selection(
-    model_id="meta-llama/Llama-3.1-70B",
-    gpu_id="h100-sxm-80gb",
-    gpu_count=2,
-    tensor_parallel=2,
-    weights="fp8",
-    kv_dtype="fp8",
-    context_tokens=32768,
-    users=20,
-)
+SHARED = llama_70b_fp8(20, gpu_id="h100-sxm-80gb")
 
 
 def _verdict(sel: Selection) -> str:

@@ -9,18 +9,10 @@ import pytest
 from tests.browser.layout import chart_overlaps, chart_parts
 from tests.browser.screenshots import FOUR_BY_THREE
 from tests.browser.server import wait_for_chart
+from tests.ui.views import llama_70b_fp8
 from ui import links
-from ui.state import Selection
 
-VIEW = Selection(
-    model_id="meta-llama/Llama-3.1-70B",
-    gpu_count=2,
-    tensor_parallel=2,
-    weights="fp8",
-    kv_dtype="fp8",
-    context_tokens=32768,
-    users=50,
-)
+VIEW = llama_70b_fp8(50)
 VIEWS: dict[str, tuple[str, dict[str, list[str]], dict[str, str]]] = {
     "memory": ("", {}, {}),
     "memory_short": ("", {}, {"gpus": "1", "tp": "1", "weights": "bf16"}),  # "short by 63.2 GiB" over the bar

@@ -13,20 +13,20 @@ from typing import Any
 import pytest
 
 from deploy.config import COOKIE
-from tests.browser.server import free_port, make_command, open_setup, running_server, setup_visible, wait_for_chart
+from tests.browser.server import (
+    free_port,
+    make_command,
+    open_setup,
+    running_server,
+    setup_visible,
+    share_link,
+    wait_for_chart,
+)
+from tests.ui.views import llama_70b_fp8
 from ui import links
 from ui.page_registry import PAGES
-from ui.state import Selection
 
-VIEW = Selection(
-    model_id="meta-llama/Llama-3.1-70B",
-    gpu_count=2,
-    tensor_parallel=2,
-    weights="fp8",
-    kv_dtype="fp8",
-    context_tokens=32768,
-    users=40,
-)
+VIEW = llama_70b_fp8(40)
 DEEP = {"compare": "Precisions compared", "what_if": "How long can conversations get?"}  # each page's title
 FRESH_CONTEXTS = 6  # new browsers, each placed at random: both replicas see a deep link first (1 - 2^-5)
 
@@ -45,13 +45,6 @@ def team() -> Iterator[str]:
 
 def _fresh(browser: Any) -> Any:
     return browser.new_context(viewport={"width": 1400, "height": 1000})
-
-
-def _share_link(page: Any) -> str:
-    page.get_by_text("Share and export", exact=True).click()
-    code = page.locator("[data-testid='stCode']").filter(has_text="?model=").first
-    code.wait_for(timeout=30_000)
-    return str(code.inner_text()).strip()
 
 
 def _in_the_frame(tab: Any, path: str) -> None:
@@ -79,7 +72,7 @@ def test_a_share_link_carries_the_proxys_address_and_opens_anywhere(browser: Any
     page = context.new_page()
     page.goto(f"{team}/{links.query_string(VIEW)}")
     wait_for_chart(page)
-    link = _share_link(page)
+    link = share_link(page)
     assert link.startswith(f"{team}/?model="), link
     context.close()
     verdict = VIEW.assessment().sentence(VIEW.unit)
@@ -156,5 +149,5 @@ def test_behind_a_path_prefix(browser: Any) -> None:
         tab.goto(f"{base}/what_if{links.query_string(VIEW)}")
         wait_for_chart(tab, 60_000)
         _in_the_frame(tab, "what_if")
-        assert _share_link(tab).startswith(f"{base}/what_if?model=")
+        assert share_link(tab).startswith(f"{base}/what_if?model=")
         context.close()

@@ -14,19 +14,11 @@ from typing import Any
 
 import pytest
 
-from tests.browser.server import running_app, serve_flags, wait_for_chart
+from tests.browser.server import running_app, serve_flags, share_link, wait_for_chart
+from tests.ui.views import llama_70b_fp8
 from ui import links
-from ui.state import Selection
 
-VIEW = Selection(
-    model_id="meta-llama/Llama-3.1-70B",
-    gpu_count=2,
-    tensor_parallel=2,
-    weights="fp8",
-    kv_dtype="fp8",
-    context_tokens=32768,
-    users=40,
-)
+VIEW = llama_70b_fp8(40)
 
 
 def test_make_serve_binds_every_interface_with_production_settings() -> None:
@@ -47,13 +39,6 @@ def team_url() -> Iterator[str]:
         yield base
 
 
-def _share_box(page: Any) -> str:
-    page.get_by_text("Share and export", exact=True).click()
-    code = page.locator("[data-testid='stCode']").filter(has_text="?model=").first
-    code.wait_for(timeout=30_000)
-    return str(code.inner_text()).strip()
-
-
 def _download(page: Any, label: str) -> str:
     with page.expect_download(timeout=60_000) as download:
         page.get_by_role("button", name=label).click()
@@ -65,7 +50,7 @@ def test_share_link_and_report_carry_the_readers_address(browser: Any, team_url:
     page = context.new_page()
     page.goto(f"{team_url}/{links.query_string(VIEW)}")
     wait_for_chart(page)
-    link = _share_box(page)
+    link = share_link(page)
     assert link.startswith(f"{team_url}/?model="), link
     report = _download(page, "HTML report")
     assert f"Live view: <a href='{team_url}/?model=" in report
@@ -74,7 +59,7 @@ def test_share_link_and_report_carry_the_readers_address(browser: Any, team_url:
     assert rows and rows[0]["verdict"] == VIEW.assessment().state.value
     page.goto(f"{team_url}/what_if{links.query_string(VIEW)}")
     wait_for_chart(page)
-    assert _share_box(page).startswith(f"{team_url}/what_if?model=")
+    assert share_link(page).startswith(f"{team_url}/what_if?model=")
     context.close()
 
 
@@ -83,7 +68,7 @@ def test_advisor_open_links_carry_the_readers_address(browser: Any, team_url: st
     page = context.new_page()
     page.goto(f"{team_url}/advisor?users=40&preset=support-chat")
     wait_for_chart(page)
-    _share_box(page)
+    share_link(page)
     ranking = list(csv.DictReader(io.StringIO(_download(page, "CSV: ranking"))))
     assert ranking
     assert all(row["open"].startswith(f"{team_url}/?model=") for row in ranking), ranking[0]["open"]
@@ -99,5 +84,5 @@ def test_links_keep_a_proxys_path_prefix(browser: Any) -> None:
         page = context.new_page()
         page.goto(f"{base}/what_if{links.query_string(VIEW)}")
         wait_for_chart(page)
-        assert _share_box(page).startswith(f"{base}/what_if?model=")
+        assert share_link(page).startswith(f"{base}/what_if?model=")
         context.close()

@@ -12,18 +12,10 @@ from hypothesis import strategies as st
 from model_catalog import get_gpu
 from planner.assessment.assess import assess
 from planner.assessment.trial import longest_context_that_fits
+from tests.ui.views import llama_70b_fp8
 from ui import curves, figures, state
-from ui.state import Selection
 
-SEL = Selection(
-    model_id="meta-llama/Llama-3.1-70B",
-    gpu_count=2,
-    tensor_parallel=2,
-    weights="fp8",
-    kv_dtype="fp8",
-    context_tokens=32768,
-    users=50,
-)
+SEL = llama_70b_fp8(50)
 PAIRS = ("fp8/fp8", "bf16/bf16", "int4-awq/fp8", "fp8/bf16")
 GPUS = ("h100-sxm-80gb", "a100-sxm-80gb", "h100-pcie-80gb")
 

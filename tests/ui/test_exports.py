@@ -11,18 +11,11 @@ from datetime import UTC, datetime
 import pytest
 
 from planner.core.units import GB, GiB
+from tests.ui.views import llama_70b_fp8
 from ui import exports, report, tables
 from ui.state import Selection
 
-SEL = Selection(
-    model_id="meta-llama/Llama-3.1-70B",
-    gpu_count=2,
-    tensor_parallel=2,
-    weights="fp8",
-    kv_dtype="fp8",
-    context_tokens=32768,
-    users=50,
-)
+SEL = llama_70b_fp8(50)
 LINK = "http://127.0.0.2:8501/?model=meta-llama%2FLlama-3.1-70B&gpus=2"
 
 
