@@ -144,23 +144,11 @@ def base_of(
     assumptions: Assumptions,
 ) -> Base:
     """The option's parts that read no user count, kept across rankings by all they read (:func:`ranking_key`,
-    :func:`base_key`)."""
+    :func:`base_key`): the kept ones, or made here and kept."""
     scope, key = b.bases.scope(b, assumptions), base_key(c, row, a, b.bases.profile(overhead), host)
-    found = scope.get(key)
-    if found is None:
-        found = scope.put(key, _new_base(b, c, row, a, overhead, host, assumptions))
-    return found
-
-
-def _new_base(
-    b: Built,
-    c: Candidate,
-    row: SupportRow,
-    a: Assessment,
-    overhead: OverheadModel,
-    host: HostChoice | None,
-    assumptions: Assumptions,
-) -> Base:
+    kept = scope.get(key)
+    if kept is not None:
+        return kept
     group = expert_group(c, overhead, b.model)  # ranks sharing the experts
     cached = overhead.kv_model(b.model)
     found = b.setup(c, row, cached, group)
@@ -173,9 +161,10 @@ def _new_base(
     tail += [slots] if slots else []
     fields = _fields(b, c, row, a, overhead, host, cost, found[0], group, launch)
     memory_head = b.memory_note(a.engine_label, launch)
-    return Base(
+    made = Base(
         a, row, cached, group, found, cost, efficiency, launch, fields, tuple(tail), b.engine_note(row), memory_head
     )
+    return scope.put(key, made)
 
 
 def _fields(
