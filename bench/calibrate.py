@@ -206,6 +206,7 @@ def fit(cases: list[Case]) -> VllmConstants:
         "graph_capture_base": capture[0],
         "graph_capture_per_layer": capture[1],
         "graph_capture_per_graph_layer": capture[2],
+        "graph_capture_hopper": capture[3],
     }
     theta, activation_stats = fit_activation(_activation_rows(vllm, base_constants(**graphs)))
     activation = {
@@ -298,7 +299,8 @@ def describe(constants: VllmConstants, out: Callable[[str], Any] = print) -> Non
     out(
         f"graph estimate {c.graph_estimate_base / GiB:.3f} + {c.graph_estimate_per_layer / GiB:.4f}/layer + "
         f"{c.graph_estimate_per_graph_layer / 2**20:.3f} MiB/layer/graph; capture {c.graph_capture_base / GiB:.3f} + "
-        f"{c.graph_capture_per_layer / GiB:.4f}/layer + {c.graph_capture_per_graph_layer / 2**20:.3f} MiB/layer/graph"
+        f"{c.graph_capture_per_layer / GiB:.4f}/layer + {c.graph_capture_per_graph_layer / 2**20:.3f} MiB/layer/graph "
+        f"(+{c.graph_capture_hopper / GiB:.3f} on Hopper)"
     )
     out(
         f"init baseline {constants.init_baseline_tp1 / GiB:.2f} / {constants.init_baseline_tp / GiB:.2f} GiB; "

@@ -4,6 +4,7 @@ cost per graph captured on CDNA 3 devices (:mod:`bench.calibrate_hip`)."""
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from bench.calibrate_hip import hip_per_graph
@@ -11,7 +12,7 @@ from bench.calibrate_terms import fit_graphs
 from planner.core.units import GiB
 from planner.engines.base import engine_total_bytes
 from planner.engines.platform import vllm_platform
-from planner.engines.vllm.graphs import GraphSet
+from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.split_accum import split_accum_bytes
 from planner.engines.vllm.stage import stage_graphs
@@ -45,8 +46,9 @@ def _split_gib(request: PlanRequest, result: PlanResult, graphs: GraphSet) -> fl
     return split_accum_bytes(request.model, result.tensor_parallel, platform, graphs, request.resolved_kv_dtype) / GiB
 
 
-def graph_fit(vllm: list[VllmCase]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-    """(estimate, capture) graph terms from the printed positive figures."""
+def graph_fit(vllm: list[VllmCase]) -> tuple[tuple[int, int, int], tuple[int, int, int, int]]:
+    """(estimate, capture) graph terms from the printed positive figures; the capture's as ``(base, per layer, per
+    graph and layer, Hopper's share of the base)`` (:func:`split_hopper_base`)."""
     layers = [
         (r.stages[0].layers[1] - r.stages[0].layers[0], graphs_of(q, p), c["reported"], p, q, r) for c, q, r, p in vllm
     ]
@@ -61,7 +63,30 @@ def graph_fit(vllm: list[VllmCase]) -> tuple[tuple[int, int, int], tuple[int, in
     capture = fit_graphs(
         [(n, g.extra_graphs, rep["cuda_graph_gib"] - _split_gib(q, r, g)) for n, g, rep, _, q, r in recent]
     )
-    return estimate, capture
+    others = [(n, g, rep["cuda_graph_gib"]) for n, g, rep, _, q, _ in layers if _off_hopper(q, rep)]
+    return estimate, split_hopper_base(capture, others)
+
+
+def _off_hopper(request: PlanRequest, reported: dict[str, Any]) -> bool:
+    """A printed capture to fit the base on: of a CUDA device that is not compute capability 9.x."""
+    capability = vllm_platform(request.gpu).capability
+    return graph_point(request, reported, False) and capability is not None and capability[0] != 9
+
+
+def split_hopper_base(
+    capture: tuple[int, int, int], others: list[tuple[int, GraphSet, float]]
+) -> tuple[int, int, int, int]:
+    """The capture's graph terms fitted on the 0.18-0.26 lines, which are H100 lines but one, all at 51 + 51
+    graphs: their base and their per-graph cost are one intercept there. The base is the median of what the
+    capture lines of other devices (every release; ``others``: layers, graphs, printed GiB) print beyond the
+    per-layer and per-graph terms, between 0 and the fitted base; the rest of that base is Hopper's
+    (:func:`planner.engines.vllm.profile_graphs.hopper_capture_bytes`). No such line: all of it is everyone's."""
+    base, per_layer, per_graph = capture
+    if not others:
+        return base, per_layer, per_graph, 0
+    residuals = [gib * GiB - graph_estimate_bytes(g, n, 0, per_layer, per_graph) for n, g, gib in others]
+    off = min(base, max(0, round(statistics.median(residuals))))
+    return off, per_layer, per_graph, base - off
 
 
 def hip_graph_fit(vllm: list[VllmCase]) -> tuple[int, int]:

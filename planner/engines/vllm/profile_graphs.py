@@ -121,5 +121,24 @@ class VllmGraphs:
         self, layers: int, graphs: GraphSet, model: ModelSpec, tp: int, platform: VllmPlatform, kv_dtype: str
     ) -> int:
         """:meth:`cudagraph_capture_bytes` of a rank of ``tp`` serving ``model`` on ``platform``: with FlashAttention
-        3's split-KV accumulators where that rank runs them (:func:`split_accum_bytes`)."""
-        return self.cudagraph_capture_bytes(layers, graphs, split_accum_bytes(model, tp, platform, graphs, kv_dtype))
+        3's split-KV accumulators where that rank runs them (:func:`split_accum_bytes`), and on compute capability
+        9.x what the Hopper capture lines hold beyond the others' base (:func:`hopper_capture_bytes`)."""
+        split = split_accum_bytes(model, tp, platform, graphs, kv_dtype)
+        return self.cudagraph_capture_bytes(layers, graphs, split + hopper_capture_bytes(self.fitted, graphs, platform))
+
+
+def hopper_capture_bytes(constants: VllmConstants, graphs: GraphSet, platform: VllmPlatform) -> int:
+    """The fitted ``graph_capture_hopper`` where a CUDA device of compute capability 9.x captures graphs, else 0.
+
+    Every capture line fitted before 0.27 but one is an H100's, all at the same 51 + 51 graphs, so their base and
+    their per-graph cost are one intercept; the capture lines of other cards (RTX 3090 / 4090 / 5090, RTX PRO 6000,
+    L4, A100, an A10-class 8.6 card; FlashAttention 2 on 8.x and 12.x, 0.27.1 ``v1/attention/backends/fa_utils.py
+    :163-171``) print ~0.3 GiB less at the same graph counts, and 0.08-0.14 GiB with 3 to 11 graphs. Where the source
+    differs for Hopper, FlashAttention 3 (``_cudagraph_support`` ALWAYS against UNIFORM_BATCH, ahead-of-time
+    scheduling and 32 fixed splits with FULL graphs, 0.27.1 ``flash_attn.py:352-356``, ``:389-431``), the split
+    accumulators are planned (:mod:`planner.engines.vllm.split_accum`) and the scheduler metadata is ``1 + 4 x
+    round_up(batch, 4)`` int32 (``:416-420``, a few KiB); the rest is fitted (``bench/calibrate_graphs.py``), kept on
+    every Hopper rank that captures (MLA models too: their H100 lines print more still)."""
+    capability = platform.capability
+    hopper = capability is not None and capability[0] == 9 and not graphs.hip
+    return constants.graph_capture_hopper if hopper and graphs.total else 0

@@ -128,6 +128,9 @@ class VllmConstants(BaseModel, frozen=True, extra="forbid"):
     graph_capture_base: int  # "Graph capturing finished ... took X GiB" (the headroom graphs take), same form
     graph_capture_per_layer: int
     graph_capture_per_graph_layer: int
+    # what the capture lines of compute capability 9.x (Hopper) hold beyond the others' base, beside FlashAttention
+    # 3's split accumulators: found in no source line (planner.engines.vllm.profile_graphs, bench/calibrate_graphs.py)
+    graph_capture_hopper: int = 0
     init_baseline_tp1: int  # CUDA context before the worker's memory snapshot ("cuda_memory=" at init)
     init_baseline_tp: int  # the same with NCCL initialised (TP or PP > 1)
     sampler_risk_ratio: float  # post-capture free / sampler peak at which logged warm-ups still ran out of memory
