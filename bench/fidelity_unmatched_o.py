@@ -25,8 +25,11 @@ STRIX_HALO = (
 
 SIXTEENTH: dict[str, str] = {
     "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-llmclass-util092": (
-        "KV -1.26 GiB, tokens -6.2 %, verdict (planned 'sampler-oom', it started; sixteenth blind set, 2026-12-06; "
-        "as found): Qwen2.5-0.5B in the offline LLM class on an RTX 4090 under WSL2, vLLM 0.27.1, util 0.92. "
+        "KV -1.26 GiB, tokens -6.2 %; the verdict (planned 'sampler-oom' when found, it started) is right since "
+        "2026-12-07, fifty-first session: the capture's base off Hopper is fitted on the other devices' capture "
+        "lines (planner.engines.vllm.profile_graphs.hopper_capture_bytes), 0.35 GiB planned where 0.62 was. As "
+        "found (sixteenth blind set, 2026-12-06): Qwen2.5-0.5B in the offline LLM class on an RTX 4090 under WSL2, "
+        "vLLM 0.27.1, util 0.92. "
         "Two terms (read again 2026-12-06, forty-eighth session). (1) The log prints its split: 1.23 GiB consumed "
         "for 0.93 of weights (0.30 of non-torch), 0.31 of peak activation. The planner's non-torch is 1.58: the "
         "era's 0.25, Model Runner V2's 0.15 of persistent buffers and the 1.18 fitted on compiled desktop-card "

@@ -7,8 +7,8 @@ figure holds comes out of the pool, not out of the memory beside the budget. Aft
 (``compile_or_warm_up_model``, ``:679-816``) the card holds what was there before the snapshot (the worker's context,
 the Windows desktop), ``util x total`` less the freed transient peak, and the capture. So the planner's sampler
 headroom (:func:`planner.engines.vllm.failures.sampler_headroom`) does not move with the share while the pool moves
-by all of it: the WSL2 RTX 4090 boots planned as sampler refusals (``bench/fidelity_unmatched_s.py``) are planned so
-whatever the share is on that machine."""
+by all of it: the WSL2 RTX 4090 boots planned as sampler refusals (``bench/fidelity_unmatched_s.py``) were planned so
+whatever the share is on that machine (and start either way since the capture's base off Hopper is its own)."""
 
 from __future__ import annotations
 
@@ -61,4 +61,6 @@ def test_the_share_moves_the_pool_not_the_sampler_headroom(case_id: str) -> None
     assert need0 == need
     assert abs(free0 - free) < 2**20  # one KV block at most: the pool is a whole number of blocks
     assert abs((pool0 - pool) - share) < 2**20  # the pool takes all of it, the same block rounding aside
-    assert free < need  # the refusal stands either way: the share is not its cause
+    # the verdict is the same either way: the share is not its cause (a refusal before the capture's base off Hopper
+    # was fitted on the other devices' lines, tests/engines/test_vllm_capture_base.py; a start since)
+    assert free > need

@@ -93,7 +93,11 @@ def test_the_activation_fit_is_robust_to_the_peaks_no_term_explains() -> None:
         )
     )
     graphs |= dict(
-        zip(("graph_capture_base", "graph_capture_per_layer", "graph_capture_per_graph_layer"), capture, strict=True)
+        zip(
+            ("graph_capture_base", "graph_capture_per_layer", "graph_capture_per_graph_layer", "graph_capture_hopper"),
+            capture,
+            strict=True,
+        )
     )
     rows = cal._activation_rows(vllm, terms.base_constants(**graphs))
     theta, stats = terms.fit_activation(rows)

@@ -49,9 +49,11 @@ NOW: dict[str, float] = {
     # -0.50 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
     "vllm-0.24-rtx5090-vast-qwen25-7b-bf16-8k-util090": -0.37,
 }
-# every moved case's verdict is right now but the 0.5B's (llm-class sampler refusal, as first scored), which moved
-# only with the desktop cards' share refit (2026-12-07)
-VERDICTS_NOW = dict.fromkeys(NOW, True) | {"vllm-0.27-rtx4090-wsl2-qwen25-0.5b-llmclass-util092": False}
+VERDICTS_NOW = dict.fromkeys(NOW, True)
+# The WSL2 Qwen2.5-0.5B LLM-class boot starts as it did since 2026-12-07 (fifty-first session): the capture's base
+# off Hopper is fitted on the other devices' lines (planner.engines.vllm.profile_graphs.hopper_capture_bytes), a
+# 0.35 GiB capture where 0.62 was planned (it printed 0.00, the same machine's serve boot 0.28); its KV as scored.
+VERDICTS_NOW["vllm-0.27-rtx4090-wsl2-qwen25-0.5b-llmclass-util092"] = True
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:

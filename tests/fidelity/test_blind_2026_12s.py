@@ -26,6 +26,10 @@ from tests.fidelity.blind_sets import (
 BLIND, RESULTS = load_blind_set("vllm-blind-2026-12s.json")
 IN_SCOPE = [c for c in BLIND if "out_of_scope" not in c["setup"]]
 REFUSAL = "vllm-0.29-rtx5080laptop-wsl2-qwen25-7b-instruct-bf16-32k-no-kv-memory"
+# All three start as they did since 2026-12-07 (fifty-first session): the capture's base off Hopper is fitted on the
+# other devices' lines (planner.engines.vllm.profile_graphs.hopper_capture_bytes): 0.38 GiB of capture where 0.66
+# was planned leaves the sampler warm-up room; the KV errors are as scored (the capture is outside the budget here).
+VERDICTS_NOW = {str(c["id"]): True for c in IN_SCOPE}
 # Qwen2.5-7B's KV page a token: 28 layers x 4 KV heads x 128 x (K and V) x 2 bytes (config.json; 56 KiB)
 PAGE = 28 * 4 * 128 * 2 * 2
 # What the planner gives now: the desktop cards' share refitted beside FlashInfer's decode workspace (2026-12-07,
@@ -44,12 +48,19 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
-    assert_as_scored(case, RESULTS, NOW)
+    assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)
 
 
 def test_first_scores() -> None:
     median, worst, right = first_scores(IN_SCOPE)
     assert (median, worst, right) == (pytest.approx(0.45, abs=0.01), pytest.approx(0.49, abs=0.01), 0)
+
+
+def test_scores_now() -> None:
+    """Since 2026-12-07 (fifty-first session): the same KV errors, verdicts 3 / 3 (0 / 3 as first scored)."""
+    errors = [abs(RESULTS[str(c["id"])].kv_error_gib or 0.0) for c in IN_SCOPE]
+    right = sum(bool(RESULTS[str(c["id"])].verdict_right) for c in IN_SCOPE)
+    assert (sorted(errors)[1], max(errors), right) == (pytest.approx(0.45, abs=0.01), pytest.approx(0.49, abs=0.01), 3)
 
 
 def test_the_records_are_reported_not_scored() -> None:
@@ -72,6 +83,6 @@ def test_the_kv_budgets_come_from_the_printed_tokens() -> None:
         assert result.reported_tokens == tokens and result.kv_how == "from tokens"
         assert result.reported_kv_gib == pytest.approx(tokens * PAGE / 2**30, abs=0.005)
         assert result.reported_kv_gib == pytest.approx(gib, abs=0.005)
-        assert result.report is not None and result.predicted_failure == "sampler-oom"
+        assert result.report is not None and result.predicted_failure is None  # "sampler-oom" as first scored
         kept.add(round((result.report.available_kv_cache_bytes_per_gpu + result.report.weights_bytes) / 2**30, 2))
     assert len(kept) == 1
