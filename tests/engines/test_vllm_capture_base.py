@@ -2,7 +2,7 @@
 ``bench/calibrate_graphs.py`` ``split_hopper_base``).
 
 The capture term ("Graph capturing finished in ... took X GiB": the drop in free memory around ``capture_model``,
-0.27.1 ``v1/worker/gpu/model_runner.py:764-789``, V1 ``v1/worker/gpu_model_runner.py:6869-6912``) was fitted on the
+0.27.1 ``v1/worker/gpu/model_runner.py:768-789``, V1 ``v1/worker/gpu_model_runner.py:6874-6911``) was fitted on the
 0.18-0.26 lines, 75 H100 lines at 51 + 51 graphs and one 8.6 card's: there the base and the per-graph cost are one
 intercept (0.358 GiB). Lines with 3 to 11 graphs on other cards print 0.08-0.14 GiB. The source's Hopper difference is
 FlashAttention 3 (FA2 on 8.x and 12.x, ``v1/attention/backends/fa_utils.py:163-171``): ALWAYS-supported FULL graphs,

@@ -137,7 +137,7 @@ def hopper_capture_bytes(constants: VllmConstants, graphs: GraphSet, platform: V
     differs for Hopper, FlashAttention 3 (``_cudagraph_support`` ALWAYS against UNIFORM_BATCH, ahead-of-time
     scheduling and 32 fixed splits with FULL graphs, 0.27.1 ``flash_attn.py:352-356``, ``:389-431``), the split
     accumulators are planned (:mod:`planner.engines.vllm.split_accum`) and the scheduler metadata is ``1 + 4 x
-    round_up(batch, 4)`` int32 (``:416-420``, a few KiB); the rest is fitted (``bench/calibrate_graphs.py``), kept on
+    round_up(batch, 4)`` int32 (``:421-425``, a few KiB); the rest is fitted (``bench/calibrate_graphs.py``), kept on
     every Hopper rank that captures (MLA models too: their H100 lines print more still)."""
     capability = platform.capability
     hopper = capability is not None and capability[0] == 9 and not graphs.hip
