@@ -20,7 +20,9 @@ CAPTURE = (
     "cudagraph_specialize_lora (default True) vLLM captures each size once per LoRA case, [0, max_loras + 1] "
     "without --specialize-active-lora (0.27.1 v1/worker/gpu/lora_utils.py:20-36; the project's record: "
     "--specialize-active-lora asked for 459 / 102 = 4.5 times as many). The capture runs after the KV pool in the "
-    "1 - util headroom, so 0.54 GiB of capture the planner does not hold"
+    "1 - util headroom, so 0.54 GiB of capture the planner does not hold. Since 2026-12-07 (fifty-first session) "
+    "the planner captures each size for both LoRA cases (rules lora_graph_cases, lora_graph_cases_v2): 102 + 70 "
+    "graphs, 1.15 GiB (-0.13)"
 )
 # The slot buffers the log's model load holds against the planner's (the 64-slot boot)
 SLOTS = (
@@ -74,6 +76,7 @@ TWENTY_FIRST: dict[str, str] = {
         "out of memory before the sampler. "
         + CAPTURE
         + ". Which kind the planner should name for a capture that does not fit (the sampler's, or its own) is "
-        "the lead's call. " + NON_TORCH
+        "the lead's call: with both LoRA cases captured the plan now refuses it after the pool (0.09 GiB short "
+        "before the sampler) under the one kind it has there, 'sampler-oom'. " + NON_TORCH
     ),
 }

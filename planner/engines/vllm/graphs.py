@@ -23,6 +23,12 @@ the first capture counted once. The planner's form: ``first = base + a x layers`
 printed "Estimated CUDA graph memory" lines (H100 at 51 + 51 graphs, RTX 3090 / 5090 at 5 to 9). FULL graphs
 through FlashInfer off compute capability 10 add its decode wrapper's float workspace to the first capture
 (:data:`FLASHINFER_WORKSPACE_BYTES`).
+
+With LoRA on, every size of each mode is captured for each LoRA case, ``[0, max_loras + 1]`` active adapters
+(``cudagraph_specialize_lora``, default True, without ``--specialize-active-lora``; 0.27.1
+``v1/cudagraph_dispatcher.py:111-130``, ``:181-233``, ``v1/worker/gpu/lora_utils.py:20-36``, ``lora/utils.py:49-64``):
+twice the graphs, in the capture and in the V1 profiler's estimate (rules ``lora_graph_cases``, V1 from 0.11.1, and
+``lora_graph_cases_v2``, Model Runner V2 from 0.24.0; :func:`lora_graph_cases`).
 """
 
 from __future__ import annotations
@@ -66,6 +72,13 @@ class GraphSet(HashedOnce, frozen=True, extra="forbid"):
         return max(0, self.full - 1) + max(0, self.piecewise - 1)
 
 
+def lora_graph_cases(rules: VllmRules, lora: bool, v2: bool) -> int:
+    """The LoRA cases each size is captured for (module docstring): 2 with adapters where the runner (``v2``: Model
+    Runner V2) keys its graphs by them, else 1."""
+    keyed = rules.lora_graph_cases_v2 if v2 else rules.lora_graph_cases
+    return 2 if lora and keyed else 1
+
+
 def _grid(limit: int) -> list[int]:
     sizes = [n for n in (1, 2, 4) if n <= limit]
     if limit >= 8:
@@ -107,15 +120,17 @@ def graph_set(
     flashinfer: bool,
     enforce_eager: bool,
     hip: bool = False,
+    lora_cases: int = 1,
 ) -> GraphSet:
-    """The graphs one rank captures (module docstring; ``hip``: on a CDNA 3 device, :attr:`GraphSet.hip`)."""
+    """The graphs one rank captures (module docstring; ``hip``: on a CDNA 3 device, :attr:`GraphSet.hip`; each size
+    ``lora_cases`` times, :func:`lora_graph_cases`)."""
     if enforce_eager:
         return GraphSet()
     sizes = capture_sizes(rules, max_num_seqs, spec_tokens, batched, max_capture, sm100)
     query = 1 + spec_tokens
     piecewise_only = spec_tokens > 0 and flashinfer and not sm100
     if piecewise_only:
-        return GraphSet(sizes=sizes, piecewise=len(sizes), mode="PIECEWISE", hip=hip)
+        return GraphSet(sizes=sizes, piecewise=len(sizes) * lora_cases, mode="PIECEWISE", hip=hip)
     if query > 1 and rules.spec_capture_grid == "tokens":  # adjust_cudagraph_sizes_for_spec_decode
         rounded = {math.ceil(size / query) * query for size in sizes}
         sizes = tuple(sorted(size for size in rounded if size <= sizes[-1]))
@@ -124,8 +139,8 @@ def graph_set(
     workspace = flashinfer and not sm100 and bool(decode)
     return GraphSet(
         sizes=sizes,
-        full=len(decode),
-        piecewise=len(sizes),
+        full=len(decode) * lora_cases,
+        piecewise=len(sizes) * lora_cases,
         mode="FULL_AND_PIECEWISE",
         full_largest=top,
         hip=hip,

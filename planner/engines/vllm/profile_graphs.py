@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from planner.core.gpu import DevicePlatform
 from planner.core.units import GiB
 from planner.engines.platform import platform_of
-from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set
+from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set, lora_graph_cases
 from planner.engines.vllm.hip_graphs import hip_graph_bytes
 from planner.engines.vllm.split_accum import split_accum_bytes
 
@@ -37,6 +37,8 @@ class VllmGraphs:
         @property
         def fitted(self) -> VllmConstants: ...
 
+        def runs_v2(self, model: ModelSpec, weights: str, speculative: str | None = None) -> bool: ...
+
         def batch(
             self,
             gpu_memory_bytes: int,
@@ -53,8 +55,10 @@ class VllmGraphs:
         sm100: bool = False,
         flashinfer: bool = False,
         hip: bool = False,
+        lora_cases: int = 1,
     ) -> GraphSet:
-        """The CUDA graphs one rank captures (:mod:`planner.engines.vllm.graphs`; ``hip``: on a CDNA 3 device)."""
+        """The CUDA graphs one rank captures (:mod:`planner.engines.vllm.graphs`; ``hip``: on a CDNA 3 device; each
+        size for ``lora_cases`` LoRA cases)."""
         return graph_set(
             self.rules,
             max_num_seqs=seqs,
@@ -65,7 +69,13 @@ class VllmGraphs:
             flashinfer=flashinfer,
             enforce_eager=self.enforce_eager or not self.is_v1,
             hip=hip,
+            lora_cases=lora_cases,
         )
+
+    def lora_cases(self, lora: bool, model: ModelSpec, weights: str, speculative: str | None = None) -> int:
+        """The LoRA cases each graph size is captured for, with adapters served or not (``lora``), on the runner
+        ``model`` in ``weights`` takes (:func:`planner.engines.vllm.graphs.lora_graph_cases`)."""
+        return lora_graph_cases(self.rules, lora, lora and self.runs_v2(model, weights, speculative))
 
     def default_graphs(
         self,
@@ -75,20 +85,22 @@ class VllmGraphs:
         kv: str = "auto",
         drafted: int = 0,
         sinks: bool = False,
+        lora_cases: int = 1,
     ) -> GraphSet:
         """The graphs a rank of a ``total``-byte device captures at this profile's batch settings: on ``device``
         (``None``: a datacenter one) with a ``kv`` cache (FlashInfer's graphs where it serves it,
         :meth:`VllmPlatform.attention_backend`, which a model with attention ``sinks`` may not take) and ``drafted``
-        tokens proposed per step."""
+        tokens proposed per step, each size for ``lora_cases`` LoRA cases."""
         batched, seqs = self.batch(total, gpu_name)
         platform = platform_of(device)
         flashinfer = platform.attention_backend(kv.startswith("fp8"), sinks) == "flashinfer"
-        return self.graphs(seqs, batched, drafted, platform.sm100_family, flashinfer, platform.cdna3)
+        return self.graphs(seqs, batched, drafted, platform.sm100_family, flashinfer, platform.cdna3, lora_cases)
 
     def context_graphs(self, ctx: StageContext) -> GraphSet:
         """:meth:`default_graphs` of the rank ``ctx`` describes."""
         kv, drafted, sinks = ctx.kv_dtype, ctx.speculative_tokens, ctx.model.attention_sinks
-        return self.default_graphs(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.platform, kv, drafted, sinks)
+        cases = self.lora_cases(ctx.lora, ctx.model, ctx.weights_format, ctx.speculative_method)
+        return self.default_graphs(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.platform, kv, drafted, sinks, cases)
 
     def cudagraph_estimate_bytes(self, layers: int, graphs: GraphSet | None = None) -> int:
         """What vLLM's CUDA-graph profiling estimates for a rank with ``layers`` decoder layers capturing

@@ -59,7 +59,9 @@ def stage_graphs(request: PlanRequest, profile: VllmProfile, total: int) -> Grap
     gpu = request.gpu
     name, device = (gpu.name, gpu.platform) if gpu is not None else (None, None)
     sinks = request.model.attention_sinks
-    return profile.default_graphs(total, name, device, request.resolved_kv_dtype, spec_tokens(request), sinks)
+    lora = request.deployment is not None and request.deployment.lora is not None
+    cases = profile.lora_cases(lora, request.model, request.resolved_weights, speculative_method(request))
+    return profile.default_graphs(total, name, device, request.resolved_kv_dtype, spec_tokens(request), sinks, cases)
 
 
 def _graph_term(request: PlanRequest, result: PlanResult, profile: VllmProfile, graphs: GraphSet, layers: int) -> int:
