@@ -15,7 +15,6 @@ import planner.engines.vllm.engine as vllm
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.kv import has_windows
-from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
     EngineProfile,
@@ -28,6 +27,7 @@ from planner.core.overhead import (
 from planner.core.precision import WEIGHT_FORMATS, weight_format
 from planner.engines.base import CONTEXT_CURES, Engine, EngineReport
 from planner.engines.evidence import SupportedVersion, log_counts
+from planner.engines.formats_kept import formats_of, kv_dtypes_of
 from planner.engines.settings import BY_NAME, ENGINE_SETTINGS, EngineSetting
 from planner.engines.support import ModelKind, as_kind, family
 from planner.planning.plan import PlanRequest, plan
@@ -64,32 +64,15 @@ def formats_run(
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The weight formats and the compared KV dtypes (:data:`COMPARED_KV_DTYPES`, and ``kv_also``, the set-up's own,
     when not among them: llama.cpp's default FP16 cache) the engine ``name`` runs on ``gpu`` (every format, when
-    ``name`` is a generic profile rather than an engine)."""
-    experts = as_kind(moe).moe
-    layouts = tuple(w for w in WEIGHT_FORMATS if _layout_fits(w, experts))
+    ``name`` is a generic profile rather than an engine); kept (:mod:`planner.engines.formats_kept`)."""
     compared = COMPARED_KV_DTYPES + ((kv_also,) if kv_also and kv_also not in COMPARED_KV_DTYPES else ())
-    if name not in _ENGINES:
-        return layouts, compared
-    support, fam = _ENGINES[name].support, family(gpu)
-    weights = tuple(w for w in layouts if any(support.runs(w, k, fam, moe) for k in support.kv_dtypes()))
-    kvs = tuple(k for k in compared if any(support.runs(w, k, fam, moe) for w in weights))
-    return weights, kvs
+    return formats_of(_ENGINES.get(name), family(gpu), as_kind(moe), compared)
 
 
 def kv_dtypes_run(name: str, weights: str, gpu: GpuSpec | None, moe: bool | ModelKind) -> tuple[str, ...]:
     """Every KV dtype (:data:`planner.core.kv_formats.KV_FORMATS`) the engine ``name`` keeps with ``weights`` on
-    ``gpu`` (every one, when ``name`` is a generic profile)."""
-    if name not in _ENGINES:
-        return tuple(KV_FORMATS)
-    support, fam = _ENGINES[name].support, family(gpu)
-    return tuple(k for k in KV_FORMATS if support.runs(weights, k, fam, moe))
-
-
-def _layout_fits(weights: str, experts: bool) -> bool:
-    """Whether a model with (or without) routed experts has checkpoints of the layout ``weights``: a MoE
-    checkpoint's layout (``moe_only``) or one read from a dense checkpoint (``dense_only``) only on its kind."""
-    fmt = weight_format(weights)
-    return not ((fmt.moe_only and not experts) or (fmt.dense_only and experts))
+    ``gpu`` (every one, when ``name`` is a generic profile); kept as :func:`formats_run` is."""
+    return kv_dtypes_of(_ENGINES.get(name), weights, family(gpu), as_kind(moe))
 
 
 def weights_run(name: str, gpu: GpuSpec | None, moe: bool | ModelKind) -> tuple[str, ...]:
