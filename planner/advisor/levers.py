@@ -95,13 +95,18 @@ class LaunchLevers:
         seqs, default = math.ceil(max(1, self.target) / c.replicas), default_seqs(self._request_of(c, engine, a))
         if default is None or (refused and seqs >= default) or (capped and seqs <= default):
             return None
-        found = self._with_seqs(c, engine, seqs)
+        found, asked = self._with_seqs(c, engine, seqs), seqs
         for _ in range(2 if refused else 0):  # to the pool's count, which a larger flag shrinks a little (graphs)
             pool = min(default - 1, math.floor(found[0].concurrency / c.replicas + 1e-9))
-            raised = self._with_seqs(c, engine, pool) if pool > seqs else None
-            if raised is None or raised[0].conversations <= found[0].conversations:
+            if pool > seqs:
+                raised = self._with_seqs(c, engine, pool)
+                if raised[0].conversations <= found[0].conversations:
+                    break
+                found, seqs = raised, pool
+            elif asked < pool < seqs:  # raised past what the pool then holds: a hybrid's blocks would refuse it
+                found, seqs = self._with_seqs(c, engine, pool), pool
+            else:
                 break
-            found, seqs = raised, pool
         return found
 
     def _request_of(self, c: Candidate, engine: str, a: Assessment) -> PlanRequest:

@@ -52,9 +52,11 @@ def test_the_next_engine_serves_it_and_says_why() -> None:
 
 @pytest.mark.parametrize("engines", [None, ("vllm", "sglang", "trtllm")])
 def test_an_engine_that_serves_it_is_kept(engines: tuple[str, ...] | None) -> None:
-    """Llama 3.1 8B on one RTX 4090 for 8 users at 8k: vLLM holds them, so vLLM runs it, with no fallback note."""
+    """Llama 3.1 8B on one RTX 4090 for 7 users at 8k: vLLM holds them, so vLLM runs it, with no fallback note (8
+    users until FlashInfer's decode workspace was planned in vLLM's graph estimate, 2026-12-07: one card in BF16 with
+    an FP8 cache then holds 7, and SGLang, which holds 8, serves that one as the fallback)."""
     workload = Workload.fixed_length(
-        8_192, concurrent_conversations=8, gpu_ids=("rtx-4090",), engines=engines, include_personal=True
+        8_192, concurrent_conversations=7, gpu_ids=("rtx-4090",), engines=engines, include_personal=True
     )
     options = rank(get_model("meta-llama/Llama-3.1-8B").spec, workload).options
     assert options and all(o.engine == "vllm" for o in options)

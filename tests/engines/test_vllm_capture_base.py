@@ -131,8 +131,8 @@ def test_capture_lines_off_hopper() -> None:
     """The 16 capture lines of 0.20 and later (none on Hopper) before the twenty-first blind set: median |error| 0.055
     GiB, the 10 held out of the fit 0.072, the 6 fitted 0.032; mean -0.04 (0.245 / 0.235 / 0.269, mean +0.23, before);
     0.042 / 0.057 / 0.032, mean -0.02, with FlashInfer's decode workspace planned (2026-12-07, fifty-first session:
-    held-out lines move). With its five LoRA boots (held out; each -0.80 with one LoRA case, -0.40 since each size is captured for both,
-    tests/engines/test_vllm_lora_graphs.py): 21 lines, 0.070 / 0.079 / 0.032."""
+    held-out lines move). With its five LoRA boots (held out; each -0.80 with one LoRA case, -0.40 since each size is
+    captured for both, tests/engines/test_vllm_lora_graphs.py): 21 lines, 0.070 / 0.079 / 0.032."""
     fitted, held_out = _off_hopper_errors()
     assert (len(fitted), len(held_out)) == (6, 15)
     lora = [e for e in held_out if e == pytest.approx(-0.398, abs=0.005)]
