@@ -223,6 +223,10 @@ class OverheadModelBase(HashedOnce, frozen=True, extra="forbid"):
         attending (and caching) its own requests (:meth:`spread_over_replicas` splits the experts over them all)."""
         return False
 
+    def lora_wraps_vocabulary(self) -> bool:
+        """Whether adapters get vocabulary-sized slots too (vLLM: planner.deploy.lora.vocab_slot_bytes)."""
+        return False
+
     def spread_over_replicas(self, model: ModelSpec) -> frozenset[str]:
         """The weight categories (:class:`planner.core.params.ParameterBreakdown`'s) the engine splits over every
         data-parallel rank of a stage rather than over one replica's tensor-parallel ranks (``experts``,

@@ -13,6 +13,11 @@ and B ``(max_loras, E, I/tp, rank)`` for gate and up, ``w2`` A ``(max_loras, E, 
 counts them in the non-KV memory ("LoRA is not taken into account when determining the number of KV cache blocks"
 was V0's bug, vllm#14450). The CPU cache holds ``max_cpu_loras`` whole adapters in host memory.
 
+vLLM from 0.22.0 (rule ``lora_vocab_wrappers``) also gives vocabulary-sized slots to a model class that declares
+``embedding_modules`` (:func:`vocab_wrappers`, :func:`vocab_slot_bytes`): ``VocabParallelEmbeddingWithLoRA`` and
+``LogitsProcessorWithLoRA`` each hold ``rank x (vocab + hidden)`` values a slot, unsplit by TP (0.27.1
+``lora/layers/vocal_parallel_embedding.py:49-67``, ``lora/layers/logits_processor.py:93-112``).
+
 SGLang (``python/sglang/srt/lora/mem_pool.py`` ``LoRAMemoryPool.get_lora_A_shape`` / ``get_lora_B_shape``): A
 ``(max_loras_per_batch, rank x stacked, input_dim)`` with row-parallel inputs divided by TP, B ``(max_loras_per_batch,
 output_dim, rank)``; the same bytes as vLLM's with ``max_loras_per_batch`` (default 8) slots. The pool is made by
@@ -135,3 +140,39 @@ def adapter_bytes(model: ModelSpec, options: LoraOptions) -> int:
     """One whole adapter of ``max_lora_rank`` (no TP split) as the host cache keeps it: an upper bound, an
     adapter of a lower rank takes proportionally less."""
     return lora_slot_bytes(model, options, 1, range(model.num_hidden_layers), 1)
+
+
+# HF model types whose vLLM class declares embedding_modules {"embed_tokens", "lm_head"} at 0.22.0, 0.27.1 and 0.30.0
+# (model_executor/models/<file>.py: llama, qwen3, qwen3_moe, mixtral, granite*, exaone*, minicpm, nemotron*, phimoe,
+# jamba, solar, apertus, falcon_h1, lfm2*, commandr); mistral (0.30.0 on) and qwen3_5 (0.30.0 on) are left out.
+VOCAB_WRAPPED = frozenset(
+    {
+        "llama", "qwen3", "qwen3_moe", "mixtral", "granite", "granitemoe", "granitemoeshared", "granitemoehybrid",
+        "exaone", "exaone4", "minicpm", "nemotron", "nemotron_h", "phimoe", "jamba", "solar", "apertus",
+        "falcon_h1", "lfm2", "lfm2_moe", "cohere",
+    }
+)  # fmt: skip
+
+
+def vocab_wrappers(model: ModelSpec, first: bool, last: bool) -> int:
+    """vLLM's vocabulary-sized LoRA wrappers on a stage: ``embed_tokens`` (the first stage, or the last when tied),
+    a tied ``lm_head`` (the embedding module itself, wrapped a second time: 0.27.1 ``lora/model_manager.py:401``
+    ``named_modules(remove_duplicate=False)``, ``:432`` lets ``lm_head`` past the already-wrapped check,
+    ``lora/utils.py:106-124``), and the logits processor on the last stage (``model_manager.py:473-495``); an
+    untied ``ParallelLMHead`` is no ``VocabParallelEmbedding`` (``vocal_parallel_embedding.py:129-136``).
+    """
+    if model.model_type not in VOCAB_WRAPPED:
+        return 0
+    tied = model.tie_word_embeddings
+    return int(first or (tied and last)) + int(tied and last) + int(last)
+
+
+def vocab_slot_bytes(model: ModelSpec, options: LoraOptions, first: bool, last: bool, slots: int) -> int:
+    """GPU bytes of ``slots`` slots of :func:`vocab_wrappers` (each ``rank x (vocab + hidden)`` values in the LoRA
+    dtype: embedding A ``(max_loras, org_vocab_size, rank)`` + B ``(max_loras, 1, embedding_dim, rank)``, 0.27.1
+    ``lora/layers/vocal_parallel_embedding.py:49-67``; logits A ``(max_loras, 1, rank, hidden)`` + B ``(max_loras, 1,
+    vocab_size, rank)``, ``lora/layers/logits_processor.py:93-112``; neither split by TP)."""
+    if model.hidden_size is None or model.vocab_size is None:
+        return 0
+    values = options.max_lora_rank * (model.vocab_size + model.hidden_size)
+    return slots * vocab_wrappers(model, first, last) * values * LORA_DTYPE_BYTES

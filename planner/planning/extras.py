@@ -15,7 +15,7 @@ from planner.core.parallel import stage_layer_ranges
 from planner.core.params import ParameterBreakdown
 from planner.core.weights import Spread, stage_weights_bytes_per_gpu
 from planner.deploy.host import held_bytes
-from planner.deploy.lora import lora_slot_bytes
+from planner.deploy.lora import lora_slot_bytes, vocab_slot_bytes
 from planner.deploy.mixed import check_split, llamacpp_split, ranges_of
 from planner.deploy.offload import (
     llamacpp_gpu_layers,
@@ -145,6 +145,8 @@ def _stage(
     lora = 0
     if options.lora is not None:
         lora = lora_slot_bytes(model, options.lora, tp, stage, options.lora.max_loras)
+        if request.overhead.lora_wraps_vocabulary():
+            lora += vocab_slot_bytes(model, options.lora, stage.start == 0, last, options.lora.max_loras)
     proposer = stage_drafter(request, tp, last, spread, stages)
     return StageExtras(
         weights_bytes=weights,

@@ -47,6 +47,10 @@ class VllmGraphs:
             model: ModelSpec | None = None,
         ) -> tuple[int, int]: ...
 
+    def lora_wraps_vocabulary(self) -> bool:
+        """Rule ``lora_vocab_wrappers`` (kept here: planner.deploy.lora.vocab_slot_bytes)."""
+        return self.rules.lora_vocab_wrappers
+
     def graphs(
         self,
         seqs: int,

@@ -97,6 +97,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     lora_moe_experts: bool = False  # fused MoE experts get adapter slots
     lora_graph_cases: bool = False  # with LoRA the V1 runner captures each graph for 2 LoRA cases (0.11.1 on)
     lora_graph_cases_v2: bool = False  # the same on Model Runner V2 (0.24.0 on)
+    lora_vocab_wrappers: bool = False  # embed_tokens / lm_head get vocabulary-sized slots (planner.deploy.lora)
     flag_speculative_config: bool = False  # before: --speculative-model, --num-speculative-tokens
     flag_data_parallel_size: bool = False  # before: one server per replica
     limit_mm_json: bool = False  # --limit-mm-per-prompt as JSON; before: image=N,video=N(,audio=N)
