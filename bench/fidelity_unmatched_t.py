@@ -31,7 +31,12 @@ SLOTS = (
     "linears) leaves out. A candidate read, not settled: vocabulary-sized LoRA buffers, "
     "LogitsProcessorWithLoRA's lora_b (max_loras, 1, vocab, rank) and VocabParallelEmbeddingWithLoRA's lora_a "
     "(max_loras, vocab, rank) (0.27.1 lora/layers/logits_processor.py:93-112, lora/layers/vocal_parallel_"
-    "embedding.py:49-66), 2 x 151,936 x 16 x 2 bytes = 9.3 MiB a slot, if Qwen3's embedding and head are wrapped"
+    "embedding.py:49-66), 2 x 151,936 x 16 x 2 bytes = 9.3 MiB a slot, if Qwen3's embedding and head are wrapped. "
+    "Since 2026-12-07 (fifty-first session) planned as read: three vocabulary-sized wrappers a slot, the tied "
+    "lm_head (the embedding module itself) wrapped a second time (0.27.1 lora/model_manager.py:401, :432), 3 x 16 x "
+    "(151,936 + 2,560) x 2 bytes = 14.14 MiB (rule lora_vocab_wrappers): the loads' errors -0.07 / -0.29 / -1.05 "
+    "-> -0.05 / -0.07 / -0.17 GiB at 1 / 16 / 64 slots, 1.4-2.0 MiB a slot still unread; the KV errors grow "
+    "(64 slots -0.11 -> -0.99), the framework share below no longer cancelling them"
 )
 
 # The sampler warm-up's failing allocation against the planner's whole sampler peak
@@ -51,7 +56,8 @@ TWENTY_FIRST: dict[str, str] = {
     "vllm-0.27-rtx4090-runpod-qwen3-4b-lora16-8k-util080": (
         "KV -1.01 GiB (8.60 planned, 9.61 printed), tokens -10.5 % (twenty-first blind set, 2026-12-07; as found): "
         "sixteen slots at util 0.80; the load 8.49 planned against 8.78 printed (0.29 GiB of slot buffers short, "
-        "the 64-slot boot's 16 MiB a slot). " + NON_TORCH
+        "the 64-slot boot's 16 MiB a slot; -0.07 since the vocabulary-sized slots, the 64-slot boot's note). "
+        + NON_TORCH
     ),
     "vllm-0.27-rtx4090-runpod-qwen3-4b-lora64-8k-util080": (
         "weights -1.05 GiB (11.44 planned, 12.49 printed; twenty-first blind set, 2026-12-07; as found): 64 slots "
