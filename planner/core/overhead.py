@@ -33,7 +33,8 @@ from planner.core.units import GB, GiB
 Fraction = Annotated[float, Field(gt=0, le=1)]
 # Why an engine does not start, machine-readable (EngineReport.failure_kind, ParsedLog.failure_kind):
 # free-memory: the GPU has less free memory than the fraction asks for (another process holds some);
-# sampler-oom: the sampler warm-up after CUDA-graph capture runs out of the headroom;
+# sampler-oom: the sampler warm-up after CUDA-graph capture runs out of the headroom; graph-capture-oom: the CUDA-graph
+# capture itself, after the KV pool, runs out of it (vLLM V1 / V2, planner.engines.vllm.failures);
 # tp-indivisible: the tensor-parallel size does not divide the attention heads or the vocabulary;
 # max-model-len: the context is longer than the model's maximum;
 # kv-cache-too-small: one request of max_model_len does not fit the KV cache; no-kv-memory: nothing is left for
@@ -59,6 +60,7 @@ FailureKind = Literal[
     "others-oom",
     "mm-item-batch",
     "mamba-align-step",
+    "graph-capture-oom",
 ]
 PositiveInt = Annotated[int, Field(gt=0)]
 # An engine release as engines print them: 0.19.0, v0.10.2rc1, ~0.10 (a range), b6000 (llama.cpp), 0.11.0+cu128.

@@ -94,11 +94,43 @@ PROFILING_KV = "_init_minimal_kv_cache_for_profiling"
 OUT_OF_MEMORY = ("CUDA out of memory", "CUDA error: out of memory", "OutOfMemoryError")
 
 
+# Out-of-memory errors vLLM raises after the KV pool, in ``compile_or_warm_up_model``, named by the traceback's frames
+# (0.27.1 ``v1/worker/gpu_worker.py``): the CUDA-graph capture (:717 ``self.model_runner.capture_model()``; the log's
+# 'torch.AcceleratorError: CUDA error: out of memory') and Model Runner V2's kernel warm-up (:795 ``warmup_kernels``)
+# failing in its sampler (``v1/worker/gpu/sample/sampler.py:252``), which prints no message of its own as V1's
+# sampler warm-up does ('out of memory occurred when warming up sampler', ``gpu_model_runner.py:6303-6310``).
+CAPTURE = "capture_model"
+V2_WARMUP = "warmup_kernels"
+SAMPLER_FRAME = re.compile(r"sampler\.py\"?,? line \d+")
+
+
+def _oom_line(lines: Lines) -> str | None:
+    """The last line saying the device ran out of memory, when one does."""
+    if not any(lines.has(k) for k in OUT_OF_MEMORY):
+        return None
+    return next(line for line in reversed(lines.lines) if any(k in line for k in OUT_OF_MEMORY)).strip()[:400]
+
+
+def _after_pool_oom(lines: Lines) -> tuple[FailureKind, str] | None:
+    """An out-of-memory error the traceback places in the graph capture or in V2's sampler warm-up."""
+    oom = _oom_line(lines)
+    if oom is None:
+        return None
+    if lines.has(CAPTURE):
+        return "graph-capture-oom", oom
+    if lines.has(V2_WARMUP) and any(SAMPLER_FRAME.search(line) for line in lines.lines):
+        return "sampler-oom", oom
+    return None
+
+
 def find_failure(lines: Lines) -> tuple[FailureKind, str] | None:
     """The first failure the log shows, with the line that says it."""
     if lines.has(PROFILING_KV) and any(lines.has(k) for k in OUT_OF_MEMORY):
         line = next(line for line in lines.lines if PROFILING_KV in line)
         return "graph-profile-oom", line.strip()[:400]
+    found = _after_pool_oom(lines)
+    if found is not None:
+        return found
     for keyword, kind in _FAILURES:
         if lines.has(keyword):
             for line in lines.lines:

@@ -27,21 +27,7 @@ FIELDS = (
 )
 
 
-# Failures the parser does not read as the log's kind, as found (the twenty-first blind set, 2026-12-07): Model Runner
-# V2's sampler warm-up runs out of memory without V1's 'warming up sampler' message (0.27.1 v1/worker/gpu/warmup.py:296
-# -> sampler.py:252), read as a bare 'out-of-memory'; a capture's 'torch.AcceleratorError: CUDA error: out of memory'
-# (0.27.1 v1/worker/gpu_worker.py:717) is not read as a failure at all (planner/engines/logscan.py)
-PARSER_GAPS = {
-    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-cold-sampler-oom": "V2's sampler OOM read as 'out-of-memory'",
-    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-capture-oom": "a capture's AcceleratorError OOM not read",
-}
-PARAMS = [
-    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=PARSER_GAPS[c["id"]])) if c["id"] in PARSER_GAPS else c
-    for c in LOGGED
-]
-
-
-@pytest.mark.parametrize("case", PARAMS, ids=[c["id"] for c in LOGGED])
+@pytest.mark.parametrize("case", LOGGED, ids=[c["id"] for c in LOGGED])
 def test_parses_every_printed_figure(case: dict) -> None:
     """Each figure the reference records from a printed line is parsed back (the DEBUG total line and the
     figures the issue texts paraphrase are not among the verbatim lines and may stay unknown), and a failed
@@ -230,3 +216,43 @@ def test_mamba_refusal_and_kv_in_use() -> None:
         "activation, and 0.37 GiB for CUDAGraph memory. Current kv cache memory in use is 18.65 GiB."
     )
     assert in_use.kv_cache_gib == 18.65 and in_use.consumed_gib == 1.49
+
+
+# A traceback as Python prints it (0.27.1 v1/worker/gpu_worker.py:717 and :795, v1/worker/gpu/sample/sampler.py:252)
+CAPTURE_TRACEBACK = (
+    "Capturing CUDA graphs (mixed prefill-decode, FULL):  64%|######4   | 45/70\n"
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 717, in '
+    "compile_or_warm_up_model\n"
+    "    cuda_graph_memory_bytes = self.model_runner.capture_model()\n"
+    "torch.AcceleratorError: CUDA error: out of memory"
+)
+V2_SAMPLER_TRACEBACK = (
+    "INFO [topk_topp_sampler.py:63] Using FlashInfer for top-p & top-k sampling.\n"
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_worker.py", line 795, in '
+    "compile_or_warm_up_model\n"
+    "    warmup_kernels(self.model_runner, self.execute_model, self.sample_tokens)\n"
+    '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu/sample/sampler.py", line 252, in sample\n'
+    "    sampled = flashinfer_sample(processed_logits, top_k, top_p).to(torch.int64)\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 150.00 MiB. GPU 0 has a total capacity of 23.52 "
+    "GiB of which 146.44 MiB is free."
+)
+
+
+def test_after_the_pool_the_traceback_names_the_failing_step() -> None:
+    """An out-of-memory error in the CUDA-graph capture reads 'graph-capture-oom', one in Model Runner V2's sampler
+    warm-up 'sampler-oom', each with the error's own line; V2's warm-up failing outside its sampler (the model's
+    forward) stays a bare 'out-of-memory', and so does an OOM where the log only names the sampler in an INFO line."""
+    capture = parse_log(CAPTURE_TRACEBACK)
+    assert (capture.failure_kind, capture.failure) == (
+        "graph-capture-oom",
+        "torch.AcceleratorError: CUDA error: out of memory",
+    )
+    sampler = parse_log(V2_SAMPLER_TRACEBACK)
+    assert sampler.failure_kind == "sampler-oom"
+    assert sampler.failure is not None and sampler.failure.startswith(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried"
+    )
+    forward = V2_SAMPLER_TRACEBACK.replace("gpu/sample/sampler.py", "gpu/model_runner.py")
+    assert parse_log(forward).failure_kind == "out-of-memory"
+    info_only = V2_SAMPLER_TRACEBACK.replace("warmup_kernels", "load_model")
+    assert parse_log(info_only).failure_kind == "out-of-memory"
