@@ -1,8 +1,10 @@
 """The batch-size lever (vLLM ``--max-num-seqs``): what vLLM itself advises when a hybrid model's running
 sequences outnumber its Mamba cache blocks ("Please lower max_num_seqs to at most N", rule ``mamba_block_refusal``,
 vllm issue #49064) or when the sampler warm-up after graph capture runs out of memory ("Please try lowering
-``max_num_seqs``", ``compile_or_warm_up_model``), and what cures the throwaway KV cache its graph profiling
-allocates when that does not fit beside the weights (a block per sequence, :mod:`planner.engines.vllm.profiling_kv`).
+``max_num_seqs``", ``compile_or_warm_up_model``) or the CUDA-graph capture before it does (fewer sequences, fewer
+capture sizes: ``max_cudagraph_capture_size`` defaults to twice ``max_num_seqs``, at most 512, 0.27.1
+``config/vllm.py:1784``), and what cures the throwaway KV cache its graph profiling allocates when that does not
+fit beside the weights (a block per sequence, :mod:`planner.engines.vllm.profiling_kv`).
 Fewer sequences need fewer Mamba blocks, fewer CUDA-graph captures, a smaller profiling cache and a smaller sampler
 warm-up, so starting is monotone in it: a binary search finds the largest that starts, judged by
 :func:`planner.assessment.assess.assess`.
@@ -17,7 +19,7 @@ from planner.engines.vllm.profile import VllmProfile
 from planner.planning.plan import PlanRequest
 
 FIELD = "max_num_seqs"  # the launch setting's profile field (planner.engines.settings)
-CURES = frozenset({"mamba-blocks", "sampler-oom", "graph-profile-oom"})  # refusals lowering it cures
+CURES = frozenset({"mamba-blocks", "sampler-oom", "graph-capture-oom", "graph-profile-oom"})  # lowering it cures
 HIGHEST = 1024  # vLLM's largest default max_num_seqs (vllm/engine/arg_utils.py, _set_default_args)
 
 

@@ -24,10 +24,10 @@ MAX_SEARCH_LAYERS = 1024  # a split search tries O(layers) set-ups; no model com
 FRACTION_STEP = 0.01  # memory fractions are tried in hundredths, as the engines' flags are written
 LOWEST_FRACTION = 0.05
 HIGHEST_FRACTION = 0.95  # above it vLLM's sampler warm-up and CUDA graphs have next to no room
-# Failures a lower memory fraction cures (it leaves more of the GPU to others and to the sampler), those a higher
-# one may cure (a larger pool), and those offloading weights cures (it frees the GPU of weights); memory in use
+# Failures a lower memory fraction cures (it leaves more of the GPU to others, the capture and the sampler), those a
+# higher one may cure (a larger pool), and those offloading weights cures (it frees the GPU of weights); memory in use
 # or a sampler without room is not cured by offloading: the engine still asks for its fraction of the GPU.
-LOWER_CURES = frozenset({"free-memory", "sampler-oom", "others-oom"})
+LOWER_CURES = frozenset({"free-memory", "sampler-oom", "graph-capture-oom", "others-oom"})
 HIGHER_CURES = frozenset({"kv-cache-too-small", "no-kv-memory"})
 OFFLOAD_CURES = frozenset({"weights-oom", "no-kv-memory", "kv-cache-too-small", "out-of-memory"})
 

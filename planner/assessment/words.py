@@ -138,6 +138,8 @@ REFUSALS: dict[str, str] = {
     "free-memory": "because less memory is free on the GPU than its memory fraction asks for (another process holds "
     "some of it)",
     "sampler-oom": "running out of memory while warming up its sampler (the memory fraction leaves too little)",
+    "graph-capture-oom": "running out of memory while capturing its CUDA graphs after sizing the KV cache (the memory "
+    "fraction leaves too little); lower the memory fraction or max_num_seqs, or run it with --enforce-eager",
     "tp-indivisible": "because the tensor-parallel size does not divide the model's heads or vocabulary",
     "max-model-len": "because the context is longer than the model's maximum",
     "kv-cache-too-small": "because one conversation of the chosen context needs more KV cache than is left",

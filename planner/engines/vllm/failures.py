@@ -21,6 +21,9 @@
 - ``mamba-blocks``: a hybrid model captured with FULL CUDA graphs refuses when ``max_num_seqs`` exceeds the pool's
   blocks (rule ``mamba_block_refusal``, from 0.20.0: "max_num_seqs (1024) exceeds available Mamba cache blocks
   (969)", vllm issue #49064);
+- ``graph-capture-oom``: after KV allocation ``compile_or_warm_up_model`` captures the CUDA graphs in the ``1 - util``
+  headroom (0.27.1 ``v1/worker/gpu_worker.py:717``); it fails when what the pool leaves is less than the capture
+  ("torch.AcceleratorError: CUDA error: out of memory", the twenty-first blind set's warm RTX 4090 LoRA restart);
 - ``sampler-oom``: after KV allocation and CUDA-graph capture, ``compile_or_warm_up_model`` runs the sampler on
   ``min(max_num_seqs, max_num_batched_tokens)`` dummy requests in what is left of the ``1 - util`` headroom;
   it fails when that is less than the sampler's profiled peak. Below :attr:`VllmConstants.sampler_risk_ratio`
@@ -198,23 +201,7 @@ def _sampler_headroom(
     tokens, seqs = profile.batch(total, ctx.gpu_name, result.max_model_len, request.model)
     terms = profile.terms(request.model, ctx, tokens, seqs)
     world = result.tensor_parallel * result.pipeline_parallel
-    layers = result.stages[index].layers
-    count = layers[1] - layers[0]
-    # With the estimate in the budget the capture takes what was set aside for it.
-    in_budget = profile.graphs_in_budget(request.model, request.resolved_weights, speculative_method(request))
-    graph_set = last.graphs
-    graphs = (
-        profile.cudagraph_estimate_bytes(count, graph_set)
-        if in_budget
-        else profile.rank_capture_bytes(
-            count,
-            graph_set,
-            request.model,
-            result.tensor_parallel,
-            vllm_platform(request.gpu),
-            request.resolved_kv_dtype,
-        )
-    )
+    graphs = capture_bytes(request, result, profile, last)
     kv = cache_bytes(last, last.blocks)
     # what others hold, less what the release's non-torch figure (in last.non_torch) already counts of it
     others = held_by_others(result, profile, index) - others_counted(result, profile, index)
@@ -228,6 +215,22 @@ def _sampler_headroom(
         + (0 if profile.consumed_workspace(ctx) else terms.moe_workspace)  # else in last.non_torch
     )
     return total - used, max(terms.sampler, terms.rejection)
+
+
+def capture_bytes(request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage) -> int:
+    """The CUDA graphs the last stage's rank captures after its KV pool: with the estimate in the budget the capture
+    takes what was set aside for it."""
+    layers = result.stages[-1].layers
+    if profile.graphs_in_budget(request.model, request.resolved_weights, speculative_method(request)):
+        return profile.cudagraph_estimate_bytes(layers[1] - layers[0], last.graphs)
+    return profile.rank_capture_bytes(
+        layers[1] - layers[0],
+        last.graphs,
+        request.model,
+        result.tensor_parallel,
+        vllm_platform(request.gpu),
+        request.resolved_kv_dtype,
+    )
 
 
 def mamba_refusal(request: PlanRequest, profile: VllmProfile, stages: list[VllmStage]) -> Failure | None:
@@ -347,13 +350,31 @@ def _after_kv(
     if refusal is not None:
         return refusal
     if profile.is_v1 and not profile.enforce_eager and stages[-1].capacity is None:  # extensible: warmed before
-        free, need = sampler_headroom(request, result, profile, stages[-1])
-        if free < need:
-            gpu_name = request.gpu.name if request.gpu else None
-            tokens, seqs = profile.batch(engine_total_bytes(request), gpu_name, result.max_model_len, request.model)
-            return "sampler-oom", (
-                "RuntimeError: CUDA out of memory occurred when warming up sampler with "
-                f"{min(seqs, tokens)} dummy requests. "
-                "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
-            )
+        return _headroom_failure(request, result, profile, stages[-1])
     return None
+
+
+def _headroom_failure(
+    request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage
+) -> Failure | None:
+    """What runs out of the ``1 - util`` headroom after the KV pool first, in ``compile_or_warm_up_model``'s order
+    (0.27.1 ``v1/worker/gpu_worker.py``): the CUDA-graph capture (:717 ``capture_model``, V1
+    ``gpu_model_runner.py:6814``, V2 ``gpu/model_runner.py:754``) when what the pool leaves is less than the capture
+    (the free memory after it below zero), else the sampler warm-up after it (:795 V2's ``warmup_kernels``, :816 V1's
+    ``_dummy_sampler_run``) when what the capture leaves is less than the sampler's peak."""
+    free, need = sampler_headroom(request, result, profile, last)
+    if free >= need:
+        return None
+    if free < 0:
+        graphs = capture_bytes(request, result, profile, last)
+        return "graph-capture-oom", (
+            "torch.AcceleratorError: CUDA error: out of memory (in capture_model): the CUDA graphs take "
+            f"{gib_text(graphs)} GiB per GPU where {gib_text(max(0, free + graphs))} GiB is free after the KV cache. "
+            "Lower gpu_memory_utilization or max_num_seqs, or use --enforce-eager."
+        )
+    gpu_name = request.gpu.name if request.gpu else None
+    tokens, seqs = profile.batch(engine_total_bytes(request), gpu_name, result.max_model_len, request.model)
+    return "sampler-oom", (
+        f"RuntimeError: CUDA out of memory occurred when warming up sampler with {min(seqs, tokens)} dummy requests. "
+        "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
+    )
