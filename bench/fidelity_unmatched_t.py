@@ -75,14 +75,16 @@ TWENTY_FIRST: dict[str, str] = {
         "process (planned). " + CAPTURE + "; and " + SAMPLER + ". " + NON_TORCH
     ),
     "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-capture-oom": (
-        "verdict (planned to start, it ran out of memory capturing the FULL graphs, 45 of 70; recorded as "
-        "'graph-capture-oom', a kind the planner has no name for), KV -1.21 GiB (12.35 planned, 13.56 printed; "
+        "verdict (planned to start, it ran out of memory capturing the FULL graphs, 45 of 70: 'graph-capture-oom', "
+        "a kind the planner names since 2026-12-07), KV -1.21 GiB (12.35 planned, 13.56 printed; "
         "twenty-first blind set, 2026-12-07; as found): the warm restart of the cold boot above, less peak "
         "activation (0.80 cold, 0.15 on every warm boot that prints it) so 0.70 GiB more KV and less headroom, "
         "out of memory before the sampler. "
         + CAPTURE
-        + ". Which kind the planner should name for a capture that does not fit (the sampler's, or its own) is "
-        "the lead's call: with both LoRA cases captured the plan now refuses it after the pool (0.09 GiB short "
-        "before the sampler) under the one kind it has there, 'sampler-oom'. " + NON_TORCH
+        + ". The planner keeps 0.18 GiB after a 0.88 GiB capture for a 0.08 GiB sampler peak: since 2026-12-07 "
+        "it names the capture when the pool leaves less than it (from util 0.93 here) and the sampler when the "
+        "capture leaves less than its peak (0.926), in compile_or_warm_up_model's order (0.27.1 "
+        "v1/worker/gpu_worker.py:717, :795); the 0.40 GiB of capture it does not hold leaves this boot planned to "
+        "start. " + NON_TORCH
     ),
 }

@@ -80,10 +80,11 @@ def test_the_refusals_are_the_logs() -> None:
     """At util 0.92 the cold boot refused in the sampler warm-up, its warm restart in the capture; as first scored
     both planned to start (the misses bench.fidelity_unmatched_t names). Since each graph size is captured for both
     LoRA cases (102 + 70 graphs, 1.15 GiB planned; tests/engines/test_vllm_lora_graphs.py) the warm restart is
-    planned to refuse after its KV pool, 0.09 GiB short before the sampler, named 'sampler-oom' (the planner's one
-    kind for the headroom after the pool): still a miss by its kind; the cold boot keeps 0.46 GiB free. With the
-    capture's base off Hopper (0.088 GiB where 0.358 was every card's, the same session) the capture is planned at
-    0.88 GiB (1.28 printed) and both are planned to start again."""
+    planned to refuse after its KV pool, 0.09 GiB short before the sampler, named 'sampler-oom' (then the planner's
+    one kind for the headroom after the pool; 'graph-capture-oom' since, tests/engines/test_vllm_capture_oom.py):
+    still a miss by its kind; the cold boot keeps 0.46 GiB free. With the capture's base off Hopper (0.088 GiB
+    where 0.358 was every card's, the same session) the capture is planned at 0.88 GiB (1.28 printed) and both are
+    planned to start again."""
     kinds = {str(c["id"]).rsplit("-", 2)[-2]: RESULTS[str(c["id"])] for c in LORA if "util092" in str(c["id"])}
     assert kinds["sampler"].reported_failure == "sampler-oom"
     assert kinds["capture"].reported_failure == "graph-capture-oom"
