@@ -35,7 +35,7 @@ def _request(util: float) -> PlanRequest:
     [
         (0.92, None),  # 0.180 GiB left after the capture, the sampler's peak 0.082
         (0.926, "sampler-oom"),  # 0.037 GiB left after the capture: the sampler warm-up runs out
-        (0.93, "graph-capture-oom"),  # 0.82 GiB left after the pool for a 0.88 GiB capture
+        (0.93, "graph-capture-oom"),  # 0.83 GiB left after the pool for a 0.88 GiB capture
     ],
 )
 def test_the_first_step_out_of_headroom_is_named(util: float, kind: str | None) -> None:
@@ -48,7 +48,7 @@ def test_the_capture_refusal_says_the_engine_error_and_both_figures() -> None:
     report = engine_report(request, plan(request))
     assert report.failure == (
         "torch.AcceleratorError: CUDA error: out of memory (in capture_model): the CUDA graphs take 0.88 GiB per GPU "
-        "where 0.82 GiB is free after the KV cache. Lower gpu_memory_utilization or max_num_seqs, or use "
+        "where 0.83 GiB is free after the KV cache. Lower gpu_memory_utilization or max_num_seqs, or use "
         "--enforce-eager."
     )
     assert refusal(report) == REFUSALS["graph-capture-oom"] + "."
