@@ -33,7 +33,8 @@ from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.profile_graphs import hopper_capture_bytes
 from planner.engines.vllm.stage import stage_graphs
-from planner.planning.plan import plan
+from planner.planning.plan import PlanRequest, plan
+from tests.engines.capture_lines import capture_lines
 
 WSL2 = "vllm-0.27-rtx4090-wsl2-qwen25"
 STARTED = [
@@ -53,7 +54,11 @@ def _case(case_id: str) -> dict[str, object]:
 
 def _capture_gib(case_id: str) -> float:
     case = _case(case_id)
-    request = build_request(case, setup_of(case))
+    return _planned_capture_gib(build_request(case, setup_of(case)))
+
+
+def _planned_capture_gib(request: PlanRequest) -> float:
+    """The capture a rank of ``request`` is planned to take, in GiB (:meth:`VllmGraphs.rank_capture_bytes`)."""
     profile = request.overhead
     assert isinstance(profile, VllmProfile)
     result = plan(request)
@@ -111,19 +116,8 @@ def test_the_base_is_what_other_devices_print_beyond_the_graphs() -> None:
 def _off_hopper_errors() -> tuple[list[float], list[float]]:
     fitted: list[float] = []
     held_out: list[float] = []
-    for case in load_cases():
-        printed = case["reported"].get("cuda_graph_gib")
-        setup = setup_of(case)
-        if printed is None or printed <= 0 or setup.engine != "vllm" or setup.out_of_scope:
-            continue
-        request = build_request(case, setup)
-        profile = request.overhead
-        platform = vllm_platform(request.gpu)
-        if not isinstance(profile, VllmProfile) or profile.version < (0, 20, 0) or platform.integrated:
-            continue
-        if platform.runtime != "cuda" or not profile.is_v1:
-            continue
-        (held_out if setup.not_fitted else fitted).append(_capture_gib(str(case["id"])) - printed)
+    for setup, request, _, printed in capture_lines((0, 20, 0)):
+        (held_out if setup.not_fitted else fitted).append(_planned_capture_gib(request) - printed)
     return fitted, held_out
 
 

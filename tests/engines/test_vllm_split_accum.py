@@ -28,6 +28,7 @@ from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.split_accum import split_accum_bytes
 from planner.engines.vllm.stage import stage_graphs
 from planner.planning.plan import plan
+from tests.engines.capture_lines import capture_lines
 
 WSL2_QWEN3_8B_FP8 = "vllm-0.27-rtx4090-wsl2-qwen3-8b-fp8-2k-util090"
 H100 = vllm_platform(get_gpu("h100-sxm-80gb"))
@@ -78,18 +79,8 @@ def test_wsl2_qwen3_8b_fp8_starts() -> None:
 
 def _capture_errors(since: tuple[int, int, int]) -> list[float]:
     errors = []
-    for case in load_cases():
-        printed = case["reported"].get("cuda_graph_gib")
-        setup = setup_of(case)
-        if printed is None or printed <= 0 or setup.engine != "vllm" or setup.out_of_scope:
-            continue
-        request = build_request(case, setup)
-        profile = request.overhead
+    for _, request, profile, printed in capture_lines(since):
         platform = vllm_platform(request.gpu)
-        if not isinstance(profile, VllmProfile) or profile.version < since or platform.integrated:
-            continue
-        if platform.runtime != "cuda" or not profile.is_v1:
-            continue
         result = plan(request)
         graphs = stage_graphs(request, profile, engine_total_bytes(request))
         split = split_accum_bytes(request.model, result.tensor_parallel, platform, graphs, request.resolved_kv_dtype)
