@@ -74,3 +74,13 @@ def test_fewer_sequences_or_a_lower_fraction_cure_the_capture_refusal() -> None:
     assert all(a.assessment.fits and a.assessment.conversations == 11 for a in offered)
     above = assess(with_max_num_seqs(_request(0.93), 208), 1)
     assert above.report is not None and above.report.failure_kind == "sampler-oom"
+
+
+def test_the_headroom_note_states_the_capture_the_refusal_weighs() -> None:
+    """One answer: the note on graphs captured in the ``1 - util`` headroom states the capture the check weighs (0.88
+    GiB here), not the profiler's estimate (1.39 GiB, which Model Runner V2 does not take from the budget)."""
+    request = _request(0.93)
+    report = engine_report(request, plan(request))
+    (note,) = [n for n in report.notes if "are captured after KV sizing" in n]
+    assert note.startswith("CUDA graphs (~0.88 GiB planned) are captured after KV sizing")
+    assert "the CUDA graphs take 0.88 GiB per GPU" in (report.failure or "")

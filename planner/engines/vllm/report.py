@@ -27,7 +27,7 @@ from planner.engines.vllm.compile_cache import cold_note
 from planner.engines.vllm.defaults import batch_raise_line
 from planner.engines.vllm.deployment_notes import deployment_notes, lmcache_command_line
 from planner.engines.vllm.extensible import margin_bytes
-from planner.engines.vllm.failures import max_num_seqs_of, sampler_headroom, vllm_failure
+from planner.engines.vllm.failures import capture_bytes, max_num_seqs_of, sampler_headroom, vllm_failure
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.rope import derived_max_model_len
@@ -101,8 +101,9 @@ def _notes(
         and not profile.enforce_eager
         and profile.is_v1
     ):
+        captured = capture_bytes(request, result, profile, stages[-1])  # what the start-up check weighs
         notes.append(
-            f"CUDA graphs (~{gib_text(first.cuda_graph)} GiB estimated) are captured after KV sizing and use the "
+            f"CUDA graphs (~{gib_text(captured)} GiB planned) are captured after KV sizing and use the "
             f"(1 - gpu_memory_utilization) headroom in v{profile.engine_version}."
         )
     if profile.is_v1:
