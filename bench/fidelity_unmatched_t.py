@@ -22,7 +22,11 @@ CAPTURE = (
     "--specialize-active-lora asked for 459 / 102 = 4.5 times as many). The capture runs after the KV pool in the "
     "1 - util headroom, so 0.54 GiB of capture the planner does not hold. Since 2026-12-07 (fifty-first session) "
     "the planner captures each size for both LoRA cases (rules lora_graph_cases, lora_graph_cases_v2): 102 + 70 "
-    "graphs, 1.15 GiB (-0.13)"
+    "graphs, 1.15 GiB (-0.13); 0.88 (-0.40) with the capture's base off Hopper (the same session). Since 2026-12-07 "
+    "(fifty-second session) the 86 graphs captured with adapters active hold their LoRA kernels, three a wrapped "
+    "linear layer (the shrink buffer's zero_, shrink, expand: 0.27.1 lora/punica_wrapper/punica_gpu.py:203-263; "
+    "none in the case of no adapter, lora_shrink_op.py:172), 10,614 bytes a kernel measured on the project's "
+    "--specialize-active-lora boot (408 such graphs): 1.25 GiB planned (-0.03; planner.engines.vllm.lora_graphs)"
 )
 # The slot buffers the log's model load holds against the planner's (the 64-slot boot)
 SLOTS = (
@@ -72,7 +76,10 @@ TWENTY_FIRST: dict[str, str] = {
         "planned, 12.86 printed; twenty-first blind set, 2026-12-07; as found): one slot at the default util 0.92, "
         "a cold compile (peak activation 0.80 printed, 0.72 planned). The planner leaves 0.86 GiB free when the "
         "warm-up starts for a 0.08 GiB peak; the log had 146 MiB free asking 150 MiB, with 500 MiB held by another "
-        "process (planned). " + CAPTURE + "; and " + SAMPLER + ". " + NON_TORCH
+        "process (planned). " + CAPTURE + "; and " + SAMPLER + ". With the capture's LoRA kernels planned (2026-12-07, "
+        "fifty-second session) 0.36 GiB is left for the warm-up, where the log's figures leave 0.53 (22.64 - 7.97 - "
+        "12.86 - 1.28) and its warm-up took all but 0.14 of it; the pool planned 0.94 GiB under the printed keeps "
+        "it planned to start. " + NON_TORCH
     ),
     "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-capture-oom": (
         "verdict (planned to start, it ran out of memory capturing the FULL graphs, 45 of 70: 'graph-capture-oom', "
@@ -81,10 +88,11 @@ TWENTY_FIRST: dict[str, str] = {
         "activation (0.80 cold, 0.15 on every warm boot that prints it) so 0.70 GiB more KV and less headroom, "
         "out of memory before the sampler. "
         + CAPTURE
-        + ". The planner keeps 0.18 GiB after a 0.88 GiB capture for a 0.08 GiB sampler peak: since 2026-12-07 "
-        "it names the capture when the pool leaves less than it (from util 0.93 here) and the sampler when the "
-        "capture leaves less than its peak (0.926), in compile_or_warm_up_model's order (0.27.1 "
-        "v1/worker/gpu_worker.py:717, :795); the 0.40 GiB of capture it does not hold leaves this boot planned to "
-        "start. " + NON_TORCH
+        + ". The planner kept 0.18 GiB after a 0.88 GiB capture for a 0.08 GiB sampler peak: since 2026-12-07 "
+        "it names the capture when the pool leaves less than it and the sampler when the capture leaves less than "
+        "its peak, in compile_or_warm_up_model's order (0.27.1 v1/worker/gpu_worker.py:717, :795). The verdict is "
+        "right since the capture's LoRA kernels are planned (fifty-second session): 1.25 GiB for 1.06 free after "
+        "the pool (1.16 by the log: 22.64 - 7.92 - 13.56), 'graph-capture-oom' at util 0.92 as logged; the KV "
+        "error stands. " + NON_TORCH
     ),
 }

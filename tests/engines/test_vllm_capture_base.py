@@ -126,15 +126,18 @@ def test_capture_lines_off_hopper() -> None:
     GiB, the 10 held out of the fit 0.072, the 6 fitted 0.032; mean -0.04 (0.245 / 0.235 / 0.269, mean +0.23, before);
     0.042 / 0.057 / 0.032, mean -0.02, with FlashInfer's decode workspace planned (2026-12-07, fifty-first session:
     held-out lines move). With its five LoRA boots (held out; each -0.80 with one LoRA case, -0.40 since each size is
-    captured for both, tests/engines/test_vllm_lora_graphs.py): 21 lines, 0.070 / 0.079 / 0.032."""
+    captured for both, tests/engines/test_vllm_lora_graphs.py): 21 lines, 0.070 / 0.079 / 0.032, mean -0.11; each
+    -0.03 since the LoRA kernels of the graphs captured with adapters active are planned (2026-12-07, fifty-second
+    session, tests/engines/test_vllm_lora_kernels.py): 0.033 / 0.033 / 0.032, mean -0.02, the other 16 unchanged."""
     fitted, held_out = _off_hopper_errors()
     assert (len(fitted), len(held_out)) == (6, 15)
-    lora = [e for e in held_out if e == pytest.approx(-0.398, abs=0.005)]
+    lora = [e for e in held_out if e == pytest.approx(-0.0303, abs=0.0005)]
     assert len(lora) == 5
     before = [e for e in held_out if e not in lora]
     assert statistics.median(abs(e) for e in fitted + before) == pytest.approx(0.042, abs=0.01)
     assert statistics.median(abs(e) for e in before) == pytest.approx(0.057, abs=0.01)
     assert statistics.median(abs(e) for e in fitted) == pytest.approx(0.032, abs=0.01)
     assert statistics.mean(fitted + before) == pytest.approx(-0.02, abs=0.01)
-    assert statistics.median(abs(e) for e in fitted + held_out) == pytest.approx(0.070, abs=0.01)
-    assert statistics.median(abs(e) for e in held_out) == pytest.approx(0.079, abs=0.01)
+    assert statistics.median(abs(e) for e in fitted + held_out) == pytest.approx(0.033, abs=0.005)
+    assert statistics.median(abs(e) for e in held_out) == pytest.approx(0.033, abs=0.005)
+    assert statistics.mean(fitted + held_out) == pytest.approx(-0.02, abs=0.01)

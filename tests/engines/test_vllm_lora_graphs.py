@@ -69,8 +69,9 @@ def test_the_lora_boots_capture_what_the_logs_print(case_id: str) -> None:
     """'took 1.28 GiB' printed, 0.88 planned (-0.40): the graphs counted as printed, each at the fitted per-graph cost,
     on the capture's base off Hopper (0.088 GiB, tests/engines/test_vllm_capture_base.py). With the Hopper-fitted base
     of every card before 2026-12-07 (fifty-first session) it was 1.15 (-0.13), and 0.75 (-0.53) with one LoRA case.
-    These boots capture more a graph than the fitted term (a blind set: not refitted to them); the rest is not read
-    from the source."""
+    These are the graph terms alone: the 86 graphs captured with adapters active also hold their LoRA kernels, 0.37 GiB
+    more, 1.25 planned (2026-12-07, fifty-second session, tests/engines/test_vllm_lora_kernels.py; not refitted to
+    these boots)."""
     case = _case(case_id)
     _, capture = _graphs(case)
     assert case["reported"]["cuda_graph_gib"] == 1.28

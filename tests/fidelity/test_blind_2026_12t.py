@@ -42,6 +42,9 @@ NOW: dict[str, float] = {
     "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-cold-sampler-oom": -0.94,
     "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-capture-oom": -1.09,
 }
+# Right since the LoRA kernels of the graphs captured with adapters active are planned (2026-12-07, fifty-second
+# session: the capture 0.88 -> 1.25 GiB, 1.28 printed; tests/engines/test_vllm_lora_kernels.py).
+VERDICTS_NOW: dict[str, bool] = {"vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-capture-oom": True}
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
@@ -51,7 +54,7 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
-    assert_as_scored(case, RESULTS, NOW)
+    assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)
 
 
 def test_first_scores() -> None:
@@ -88,5 +91,5 @@ def test_the_refusals_are_the_logs() -> None:
     kinds = {str(c["id"]).rsplit("-", 2)[-2]: RESULTS[str(c["id"])] for c in LORA if "util092" in str(c["id"])}
     assert kinds["sampler"].reported_failure == "sampler-oom"
     assert kinds["capture"].reported_failure == "graph-capture-oom"
-    assert kinds["sampler"].predicted_failure is None and kinds["capture"].predicted_failure is None
-    assert all(r.verdict_right is False for r in kinds.values())
+    assert kinds["sampler"].predicted_failure is None and kinds["capture"].predicted_failure == "graph-capture-oom"
+    assert kinds["sampler"].verdict_right is False and kinds["capture"].verdict_right is True

@@ -61,6 +61,7 @@ class GraphSet(HashedOnce, frozen=True, extra="forbid"):
     full_largest: int = 0  # tokens of the largest FULL graph (planner.engines.vllm.split_accum)
     hip: bool = False  # captured by HIP on a CDNA 3 device: each graph costs what planner.engines.vllm.hip_graphs says
     flashinfer_workspace: bool = False  # FULL graphs on FlashInfer's own decode wrapper (FLASHINFER_WORKSPACE_BYTES)
+    lora_active: int = 0  # graphs captured with adapters active (planner.engines.vllm.lora_graphs)
 
     @property
     def total(self) -> int:
@@ -123,14 +124,18 @@ def graph_set(
     lora_cases: int = 1,
 ) -> GraphSet:
     """The graphs one rank captures (module docstring; ``hip``: on a CDNA 3 device, :attr:`GraphSet.hip`; each size
-    ``lora_cases`` times, :func:`lora_graph_cases`)."""
+    ``lora_cases`` times, :func:`lora_graph_cases`, all but one with adapters active)."""
     if enforce_eager:
         return GraphSet()
     sizes = capture_sizes(rules, max_num_seqs, spec_tokens, batched, max_capture, sm100)
     query = 1 + spec_tokens
     piecewise_only = spec_tokens > 0 and flashinfer and not sm100
+    active = lora_cases - 1  # every LoRA case but the one of none
     if piecewise_only:
-        return GraphSet(sizes=sizes, piecewise=len(sizes) * lora_cases, mode="PIECEWISE", hip=hip)
+        pieces = len(sizes)
+        return GraphSet(
+            sizes=sizes, piecewise=pieces * lora_cases, mode="PIECEWISE", hip=hip, lora_active=pieces * active
+        )
     if query > 1 and rules.spec_capture_grid == "tokens":  # adjust_cudagraph_sizes_for_spec_decode
         rounded = {math.ceil(size / query) * query for size in sizes}
         sizes = tuple(sorted(size for size in rounded if size <= sizes[-1]))
@@ -145,6 +150,7 @@ def graph_set(
         full_largest=top,
         hip=hip,
         flashinfer_workspace=workspace,
+        lora_active=(len(decode) + len(sizes)) * active,
     )
 
 

@@ -11,6 +11,7 @@ from planner.core.units import GiB
 from planner.engines.platform import platform_of
 from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set, lora_graph_cases
 from planner.engines.vllm.hip_graphs import hip_graph_bytes
+from planner.engines.vllm.lora_graphs import lora_graph_bytes, lora_graph_kernels
 from planner.engines.vllm.split_accum import split_accum_bytes
 
 if TYPE_CHECKING:
@@ -137,10 +138,14 @@ class VllmGraphs:
         self, layers: int, graphs: GraphSet, model: ModelSpec, tp: int, platform: VllmPlatform, kv_dtype: str
     ) -> int:
         """:meth:`cudagraph_capture_bytes` of a rank of ``tp`` serving ``model`` on ``platform``: with FlashAttention
-        3's split-KV accumulators where that rank runs them (:func:`split_accum_bytes`), and on compute capability
-        9.x what the Hopper capture lines hold beyond the others' base (:func:`hopper_capture_bytes`)."""
+        3's split-KV accumulators where that rank runs them (:func:`split_accum_bytes`), on compute capability 9.x
+        what the Hopper capture lines hold beyond the others' base (:func:`hopper_capture_bytes`), and the LoRA
+        kernels of the graphs captured with adapters active (:mod:`planner.engines.vllm.lora_graphs`)."""
         split = split_accum_bytes(model, tp, platform, graphs, kv_dtype)
-        return self.cudagraph_capture_bytes(layers, graphs, split + hopper_capture_bytes(self.fitted, graphs, platform))
+        lora = lora_graph_bytes(graphs, lora_graph_kernels(model, layers)) if graphs.lora_active else 0
+        return self.cudagraph_capture_bytes(
+            layers, graphs, split + hopper_capture_bytes(self.fitted, graphs, platform) + lora
+        )
 
 
 def hopper_capture_bytes(constants: VllmConstants, graphs: GraphSet, platform: VllmPlatform) -> int:
