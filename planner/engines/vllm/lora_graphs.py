@@ -30,8 +30,8 @@ KV cache as this boot prints) leaves, 22.64 - 12.78 - 5.89 = 3.97 GiB; less the 
 
 Not planned: the vocabulary embedding's one expand kernel a graph (``lora/layers/vocal_parallel_embedding.py:96-126``,
 ~10 KiB); fused-MoE experts' LoRA kernels (``punica_gpu.py:419-738``, another kernel count, no capture line to check);
-releases that capture a single LoRA case with adapters active in every graph (before 0.11.1 on V1, 0.22-0.23 on Model
-Runner V2), counted as plain graphs.
+releases that capture a single LoRA case (before 0.11.1 on V1, 0.22-0.23 on Model Runner V2; whether it holds the
+kernels is not read), counted as plain graphs.
 """
 
 from __future__ import annotations
