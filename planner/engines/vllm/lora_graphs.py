@@ -26,7 +26,9 @@ same settings' boot (``fixtures/a5/lora-N64-restart.json``: 22.64 GiB free at st
 KV cache as this boot prints) leaves, 22.64 - 12.78 - 5.89 = 3.97 GiB; less the plain graphs' planned terms (base +
 458 x the per-graph term at 36 layers, 2.23 GiB), 1.74 GiB over 408 x 36 layers x 4 wrapped linears x 3 kernels:
 10,614 bytes a kernel (``tests/engines/test_vllm_lora_kernels.py``). Held out: the five boots printing 1.28 GiB
-(86 adapter-active graphs of 172) are planned at 1.25.
+(86 adapter-active graphs of 172) are planned at 1.25; the same specialize boot at util 0.85
+(``fixtures/a5/budget-085/lora-N64-specialize.json``, 7.06 GiB of KV cache, 2.80 GiB for the capture) ran out in
+its 319th graph, where 320 fit as planned.
 
 Not planned: the vocabulary embedding's one expand kernel a graph (``lora/layers/vocal_parallel_embedding.py:96-126``,
 ~10 KiB); fused-MoE experts' LoRA kernels (``punica_gpu.py:419-738``, another kernel count, no capture line to check);
