@@ -315,7 +315,14 @@ UNMATCHED: dict[str, str] = {
         "(0.03 GiB of pool), the printed 134 need 0.41 GiB more memory elsewhere than planned, where the same "
         "machine's Qwen3-Coder-30B-A3B boot at TP 4 is +0.12. Read 2026-12-07 (fifty-first session): 0.25.1, the "
         "other candidate release, keeps the same page (its mamba_ssm_dtype hook is mapped to the Qwen3.5 "
-        "architectures only, model_executor/models/config.py:744-770, :845-846; qwen3_next.py:768-787)"
+        "architectures only, model_executor/models/config.py:744-770, :845-846; qwen3_next.py:768-787). Read "
+        "again 2026-12-07 (fifty-second session, tests/fidelity/test_mamba_refusal_source.py): every factor of the "
+        "block count is as planned (groups of 12, available // page // 12, kv_cache_utils.py:972-989, "
+        ":1176-1225, :1377-1385); 0.24.0 profiles the graphs inside memory_profiling on a minimal pool of 512 "
+        "blocks (1.59 GiB here), torch memory released before the snapshot and outside the budget's pre-graph peak "
+        "(gpu_worker.py:434-474, gpu_model_runner.py:6314-6336, :6376-6408). The verdict turns on the desktop-card "
+        "share the L40S no longer takes: 0.26 GiB a rank at TP 4, more than the 9 blocks between the planned pool "
+        "and a refusal (181 blocks with it, -0.14 for the 30B sibling)"
     ),
     "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": (
         "KV +1.00 GiB (tenth blind set, 2026-12-04; -0.18 when found, before the desktop-card rule chosen on the "
@@ -369,7 +376,15 @@ UNMATCHED: dict[str, str] = {
         "falls 1.58 GiB (3.00 -> 1.42) where the planner's falls 2.27 (4.66 -> 2.39: the forward's 0.33 -> 2.60 "
         "GiB at 16,384 tokens, the rejection warm-up's 0.07 -> 0.20, 8 sequences); the verdict needs 0.52 GiB "
         "less pool, which the 2,048-token boot's +1.66 (the drafter's 1.53 GiB against the planned 0.80 of "
-        "weights, and +0.93 without a drafter) holds, no term of it read"
+        "weights, and +0.93 without a drafter) holds, no term of it read. Read again 2026-12-07 (fifty-second "
+        "session, tests/fidelity/test_mtp_batch_refusal_source.py): MTP takes no drafting slots off the batch "
+        "(0.27.1 config/vllm.py:1728-1764, config/speculative.py:1357-1371), so its boots profile the default "
+        "2,048 tokens as planned (the README quotes the warning; the mapping note's 8,192 is a slip), and the "
+        "drafter's dummy forward runs after the target's (gpu_model_runner.py:6168-6212): the miss is the MTP "
+        "boots' level, not the batched tokens. 0.27.1 takes the free-memory drop since the worker's snapshot as "
+        "consumed (utils/mem_utils.py:317-326), and another README of the same checkpoint, card, release and host "
+        "(file id 60241779257) printed pools of 85K to 158K tokens across boots of one command (~3.0 GiB), more "
+        "than the 0.45 GiB margin here: one boot per setting cannot settle the level"
     ),
     "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": (
         "KV -1.26 GiB, tokens -25 % (eleventh blind set, 2026-12-04; -1.40 when found, -0.34 until the cold "

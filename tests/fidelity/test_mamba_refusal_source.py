@@ -20,6 +20,22 @@ Source facts pinned here:
   dim x key dim (``model_executor/layers/mamba/mamba_utils.py:213-234`` in 0.24.0 and 0.25.1), in the model dtype:
   the hook that reads a config's ``mamba_ssm_dtype`` is mapped to the Qwen3.5 architectures only (0.24.0
   ``model_executor/models/config.py:603-627`` and :704-705; 0.25.1 :744-770 and :845-846).
+- Read again 2026-12-07 (fifty-second session), 0.24.0 at TP 4: a rank's GDN state (conv ``(conv_dim / tp, kernel -
+  1)``, temporal ``(value heads / tp, v dim, k dim)``, ``mamba_utils.py:212-234``, ``qwen3_next.py:848-868``) in
+  the model dtype (``qwen3_next.py:838-846``), one KV head a rank (``max(1, 2 // 4)``), the attention block padded to
+  the state page in mode 'align' (``platforms/interface.py:633-800``; Qwen3-Next does not support mode 'all':
+  ``models/config.py:416-421``), one group of 12 attention layers and three of 12 GDN layers
+  (``v1/core/kv_cache_utils.py:1176-1225``), ``available // page // 12`` blocks (:972-989, :1377-1385), and the
+  check ``max_num_reqs > num_blocks`` (``config/compilation.py:1435-1458``): every factor as planned.
+- 0.24.0 profiles the graphs inside ``memory_profiling`` (``v1/worker/gpu_worker.py:434-474``; 0.27.1 after it),
+  on a minimal KV cache of ``max_cudagraph_capture_size`` blocks (``gpu_model_runner.py:6314-6336``; 0.27.1 takes
+  ``min(max_num_reqs, ...)``), 512 here: 1.59 GiB of this rank's pages. It is torch memory, released by
+  ``_cleanup_profiling_kv_cache`` (:6376-6408) before the after-profile snapshot, and the 0.24.0 budget takes
+  torch's peak from before the graphs (``profile_torch_peak``, ``gpu_worker.py:440-463``): not in the printed pool.
+- So the 0.41 GiB is the budget's. Its L40S rank at TP 4 carries no desktop-card share since the desktop-card rule
+  (``planner.engines.vllm.non_torch.graphics_compile_bytes``); the fitted share a rank at TP 4 is larger than the 9
+  blocks between the planned pool and a refusal (the verdict was right with it when found), and the same machine's
+  Qwen3-Coder-30B-A3B boot is +0.12 without it, -0.14 with it: the verdict turns on that share's rule.
 """
 
 from __future__ import annotations
@@ -39,6 +55,7 @@ from planner.core.units import GiB
 from planner.engines.base import engine_total_bytes
 from planner.engines.vllm.blocks import VllmStage
 from planner.engines.vllm.mamba import hybrid_block_size, state_page_bytes
+from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import vllm_stage
 from planner.planning.plan import plan
 
@@ -140,3 +157,19 @@ def test_the_l40s_refusal_needs_0_41_gib_less_pool_than_planned() -> None:
     float32_page = 3 * 2048 * 2 + 8 * 128 * 128 * 4
     block = hybrid_block_size(16, float32_page, 1024)
     assert (block, refusal.report.available_kv_cache_bytes_per_gpu // (block * 1024 * 12)) == (528, 136)
+
+
+def test_the_l40s_verdict_turns_on_the_desktop_share_its_ranks_no_longer_take() -> None:
+    """The fitted desktop-card share a rank at TP 4 (``VllmConstants.graphics_extra // 4``) against the 9 blocks
+    between the planned pool and the refusal; 0.24.0's graph profiling pool of 512 blocks (1.59 GiB) is not in it."""
+    refusal, stage = _result(L40S_TP4), _stage(L40S_TP4)
+    assert refusal.report is not None
+    case = _cases()[L40S_TP4]
+    profile = build_request(case, setup_of(case)).overhead
+    assert isinstance(profile, VllmProfile)
+    share = profile.fitted.graphics_extra // 4
+    available = refusal.report.available_kv_cache_bytes_per_gpu
+    assert available // block_bytes(stage) - 256 == 9
+    assert share > 9 * block_bytes(stage)  # with it the plan refuses, as the log
+    assert (available - share) // block_bytes(stage) < 256
+    assert 512 * block_bytes(stage) / GiB == pytest.approx(1.59, abs=0.005)
