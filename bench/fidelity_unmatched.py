@@ -10,6 +10,7 @@ from bench.fidelity_unmatched_q import EIGHTEENTH
 from bench.fidelity_unmatched_r import NINETEENTH
 from bench.fidelity_unmatched_s import TWENTIETH
 from bench.fidelity_unmatched_t import TWENTY_FIRST
+from bench.fidelity_unmatched_u import TWENTY_SECOND
 
 # Shared by the boots of one set-up (the reasons below name their own figures first)
 B200_NVFP4 = (
@@ -407,3 +408,4 @@ UNMATCHED.update(EIGHTEENTH)
 UNMATCHED.update(NINETEENTH)
 UNMATCHED.update(TWENTIETH)
 UNMATCHED.update(TWENTY_FIRST)
+UNMATCHED.update(TWENTY_SECOND)

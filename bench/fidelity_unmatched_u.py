@@ -1,0 +1,51 @@
+"""The twenty-second blind set's misses (tests/fidelity/cases/vllm-blind-2026-12u.json, found 2026-12-07), with the
+term read from each source's own figures against the planner's and what would settle it: merged into
+:data:`bench.fidelity_unmatched.UNMATCHED`. Two set-ups: Qwen2.5-0.5B-Instruct under Model Runner V1 on an RTX PRO
+6000 Blackwell Server Edition (vLLM 0.26.0, an A/B of the two runners in vllm issue #50159), and Intel's
+Qwen3.6-35B-A3B int4-mixed AutoRound on one RTX 3090 (vLLM 0.22.0, club-3090 pull request #323)."""
+
+from __future__ import annotations
+
+# The V1 runner's sampler warm-up: the planner's 1,024-row peak against the A/B's equal eager pools
+V1_SAMPLER = (
+    "The comment's eager boots print the same 6,908,880 tokens under Model Runner V1 and V2, so V1's profile peak "
+    "is V2's; the planner holds V1's dummy sampler run at 2.18 GiB (1,024 rows x the 151,936-token vocabulary "
+    "through the Triton top-k/top-p path, VLLM_USE_FLASHINFER_SAMPLER=0: 3.75 fp32 copies) where V2's peak is the "
+    "forward's 0.62 GiB, and V2 lands within 0.14 GiB. Read, not settled: which of the warm-up's fp32 copies 0.26.0 "
+    "does not hold at once (0.27.1 v1/worker/gpu_model_runner.py:6242-6302 runs the sampler twice, "
+    "v1/sample/ops/topk_topp_sampler.py:131-153 forward_native: the Triton mask in place, softmax, the exponential "
+    "noise); a 0.26.0 V1 log with its 'Actual usage' split would settle it"
+)
+# Intel's int4-mixed checkpoint on one RTX 3090 at 8,192 tokens and one sequence
+A3B = (
+    "Intel/Qwen3.6-35B-A3B-int4-mixed-AutoRound on one RTX 3090 under stock 0.22.0 (the compose at 195bd470: 8,192 "
+    "tokens, one sequence, 4,096 batched tokens, fp8_e5m2 KV, prefix caching in 'align' mode, the vision tower "
+    "loaded as video is not limited): the planner leaves 0.16-0.17 GiB more KV than the PR's figures (eight "
+    "2,096-token blocks of the 47 planned at 0.95), with 19.16 GiB of int4-autoround weights for a 'mixed' "
+    "checkpoint whose higher-precision tensors the catalog's format does not list, 1.30 GiB of non-torch memory "
+    "(1.05 of it the GeForce share) and a 0.50 GiB graph estimate where the PR's quoted notice implies 0.41 "
+    "(0.95 - 0.9325 = 0.0175 of 23.56 GiB). The PR prints no 'Model loading took', so weights and non-torch "
+    "memory cannot be told apart"
+)
+
+TWENTY_SECOND: dict[str, str] = {
+    "vllm-0.26-rtxpro6000se-qwen25-05b-instruct-util085-eager-mr1": (
+        "KV -1.70 GiB (77.37 planned, 79.07 from the 6,908,880 tokens; twenty-second blind set, 2026-12-07; as "
+        "found): Qwen2.5-0.5B-Instruct in eager mode under Model Runner V1 at util 0.85. " + V1_SAMPLER
+    ),
+    "vllm-0.26-rtxpro6000se-qwen25-05b-instruct-util085-graphs-mr1": (
+        "KV -2.12 GiB (76.75 planned, 78.86 from the 6,891,296 tokens; twenty-second blind set, 2026-12-07; as "
+        "found): the same under V1 with CUDA graphs, 0.42 GiB more than eager: the planner's graph estimate is "
+        "0.62 GiB where the comment reads ~0.21 GiB of capture headroom from the V1 logs (the eager and graph "
+        "pools differ by 17,584 tokens, 0.20 GiB). " + V1_SAMPLER
+    ),
+    "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal": (
+        "verdict (planned to start with 0.24 GiB of KV, 11 blocks against the 10 one 8,192-token request needs; "
+        "the PR: 'leaves only 0.07 GiB for KV at mem_util=0.92, so it can't even serve its 8K window'), KV +0.17 "
+        "GiB (twenty-second blind set, 2026-12-07; as found). " + A3B
+    ),
+    "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util095": (
+        "tokens +23.7 % (38,502 planned, 31,129 printed; KV 0.94 planned, 0.78 printed, +0.16 GiB; twenty-second "
+        "blind set, 2026-12-07; as found): the token miss is the KV one on a pool of a few blocks. " + A3B
+    ),
+}

@@ -1,0 +1,85 @@
+"""The twenty-second blind set (tests/fidelity/cases/vllm-blind-2026-12u.json): ten public vLLM start-ups found
+through the search index on 2026-12-07, not in the repository, and scored before anything changed (HEAD a8059bb);
+eight in scope: Qwen2.5-0.5B-Instruct on an RTX PRO 6000 Blackwell Server Edition at util 0.85 under vLLM 0.26.0,
+eager and with CUDA graphs, each under Model Runner V1 and V2 (an A/B in vllm issue #50159, tokens only); Intel's
+Qwen3.6-35B-A3B int4-mixed AutoRound on one RTX 3090 at 8,192 tokens under 0.22.0, refused for its KV cache at util
+0.92 and started at 0.95 (club-3090 pull request #323); Qwen3.6-27B-FP8 with MTP 3 and fp8 KV at 262,144 tokens on
+two RTX 3090s under 0.24.0 (pull request #594) and Qwen3.8-27B-FP8 likewise under 0.27.1 (pull request #1139, its
+'Actual usage' split); two records, vLLM's int8 KV not modelled (cyankiwi's Gemma 4 31B AWQ at TP 2 on two RTX
+3090s, 0.26.0, Model Runner V1 and V2; the issue's own description).
+
+As first scored: verdicts 7 / 8 (the 0.92 refusal planned to start), median |KV error| 0.195 GiB, worst -2.12 (the
+V1 graph boot); the V2 boots within 0.14 GiB, both V1 boots 1.70-2.12 GiB under. Each miss is named in
+``bench.fidelity_unmatched`` (``bench.fidelity_unmatched_u``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.fidelity import misses
+from tests.fidelity.blind_sets import (
+    assert_as_scored,
+    assert_records_unscored,
+    first_scores,
+    load_blind_set,
+)
+
+BLIND, RESULTS = load_blind_set("vllm-blind-2026-12u.json")
+IN_SCOPE = [c for c in BLIND if "out_of_scope" not in c["setup"]]
+AB = "vllm-0.26-rtxpro6000se-qwen25-05b-instruct-util085-"
+REFUSAL = "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal"
+RECORDS = {
+    "vllm-0.26-2x3090-gemma4-31b-awq-int8kv-util094-mr1": 10.54,
+    "vllm-0.26-2x3090-gemma4-31b-awq-int8kv-util094-mr2": 11.43,
+}
+# Qwen2.5-0.5B's KV page a token: 24 layers x 2 KV heads x 64 x (K and V) x 2 bytes (config.json)
+PAGE = 24 * 2 * 64 * 2 * 2
+
+
+def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
+    """Every case cites its public source (a search-index file id, or the issue or pull request the 'issues'
+    corpus returned, with its address), is scored, and is kept out of ``make calibrate``."""
+    assert len(BLIND) == len(RESULTS) == 10 and len(IN_SCOPE) == 8
+    for case in BLIND:
+        source, setup = str(case["source"]), case["setup"]
+        assert "file id" in source or "https://github.com/" in source
+        assert isinstance(setup, dict) and "unseen" in setup["not_fitted"]
+
+
+@pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
+def test_each_as_scored(case: dict[str, object]) -> None:
+    assert_as_scored(case, RESULTS)
+
+
+def test_first_scores() -> None:
+    median, worst, right = first_scores(IN_SCOPE)
+    assert (median, worst, right) == (pytest.approx(0.195, abs=0.001), pytest.approx(2.12, abs=0.01), 7)
+
+
+def test_the_records_are_reported_not_scored() -> None:
+    """The Gemma 4 AWQ boots keep their printed KV (int8 per-token-head KV is not modelled) and count no error."""
+    assert_records_unscored(BLIND, RESULTS, RECORDS)
+
+
+def test_the_ab_pools_are_the_tokens() -> None:
+    """The A/B quotes tokens only: each budget is its tokens x 12 KiB (one KV group of a plain model), and the
+    graph boots hold 17,584 (V1) and 8,544 (V2) tokens fewer than eager, 0.20 and 0.10 GiB, as the comment reads
+    the logs ('MRv1 reserving ~0.21 GiB of capture headroom vs ~0.10 GiB for MRv2')."""
+    tokens = {str(c["id"]).removeprefix(AB): c["reported"]["kv_cache_tokens"] for c in BLIND if AB in str(c["id"])}
+    assert tokens["eager-mr1"] == tokens["eager-mr2"] == 6_908_880
+    for name, count in tokens.items():
+        assert RESULTS[AB + name].reported_kv_gib == pytest.approx(count * PAGE / 2**30, abs=0.005)
+    assert (tokens["eager-mr1"] - tokens["graphs-mr1"]) * PAGE / 2**30 == pytest.approx(0.20, abs=0.005)
+    assert (tokens["eager-mr2"] - tokens["graphs-mr2"]) * PAGE / 2**30 == pytest.approx(0.10, abs=0.005)
+
+
+@pytest.mark.xfail(strict=True, reason="bench.fidelity_unmatched_u: the V1 sampler warm-up the A/B does not show")
+def test_model_runner_v1_within_target() -> None:
+    """Both V1 boots within 0.5 GiB: fails as found (-1.70 eager, -2.12 with graphs), the V2 boots within 0.14."""
+    assert all(not misses(RESULTS[AB + name]) for name in ("eager-mr1", "graphs-mr1", "eager-mr2", "graphs-mr2"))
+
+
+@pytest.mark.xfail(strict=True, reason="bench.fidelity_unmatched_u: 0.24 GiB of KV planned where the PR had 0.07")
+def test_the_kv_refusal_is_planned() -> None:
+    """The 0.92 boot refused for its KV cache (0.07 GiB left for an 8,192-token window); planned to start."""
+    assert RESULTS[REFUSAL].predicted_failure == "kv-cache-too-small"
