@@ -10,11 +10,16 @@ from __future__ import annotations
 V1_SAMPLER = (
     "The comment's eager boots print the same 6,908,880 tokens under Model Runner V1 and V2, so V1's profile peak "
     "is V2's; the planner holds V1's dummy sampler run at 2.18 GiB (1,024 rows x the 151,936-token vocabulary "
-    "through the Triton top-k/top-p path, VLLM_USE_FLASHINFER_SAMPLER=0: 3.75 fp32 copies) where V2's peak is the "
-    "forward's 0.62 GiB, and V2 lands within 0.14 GiB. Read, not settled: which of the warm-up's fp32 copies 0.26.0 "
-    "does not hold at once (0.27.1 v1/worker/gpu_model_runner.py:6242-6302 runs the sampler twice, "
-    "v1/sample/ops/topk_topp_sampler.py:131-153 forward_native: the Triton mask in place, softmax, the exponential "
-    "noise); a 0.26.0 V1 log with its 'Actual usage' split would settle it"
+    "through the Triton top-k/top-p path, VLLM_USE_FLASHINFER_SAMPLER=0) where V2's peak is the forward's 0.62 GiB, "
+    "and V2 lands within 0.14 GiB. Read in 0.26.0's source, the planner's figure is the source's: "
+    "_dummy_sampler_run samples min(max_num_seqs, tokens) = 1,024 rows (v1/worker/gpu_model_runner.py:6170-6243, "
+    "the rows from _dummy_run's min(num_tokens, max_num_seqs)), holding the bf16 logits (0.29 GiB), their fp32 "
+    "copy (v1/sample/sampler.py:96, 0.58), the Triton kernel's min(SMs, rows) x vocab fp32 buffer "
+    "(v1/sample/ops/topk_topp_triton.py:906-919, 0.11 at 188 SMs), the probabilities (topk_topp_sampler.py:141, "
+    "0.58) and the exponential noise (:457, 0.58): 2.13 GiB, inside a profile whose peak counter is reset first "
+    "(utils/mem_utils.py:284-294). So the A/B's V1 row is not the stated set-up at 1,024 sequences: the pools match "
+    "V2's if V1 sampled at most ~280 rows (the planner at 256 sequences gives the V2 pool exactly); not fitted, "
+    "the comment's own script or its 'Actual usage' lines would settle it"
 )
 # Intel's int4-mixed checkpoint on one RTX 3090 at 8,192 tokens and one sequence
 A3B = (

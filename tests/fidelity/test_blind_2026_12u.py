@@ -83,3 +83,15 @@ def test_model_runner_v1_within_target() -> None:
 def test_the_kv_refusal_is_planned() -> None:
     """The 0.92 boot refused for its KV cache (0.07 GiB left for an 8,192-token window); planned to start."""
     assert RESULTS[REFUSAL].predicted_failure == "kv-cache-too-small"
+
+
+def test_the_v1_sampler_term_is_the_sources() -> None:
+    """The V1 boots' planned peak is 0.26.0's warm-up read from the source: 1,024 rows of the 151,936-token
+    vocabulary held as bf16 logits, their fp32 copy (v1/sample/sampler.py:96), the probabilities
+    (v1/sample/ops/topk_topp_sampler.py:141) and the noise (:457), beside the Triton kernel's 188-SM buffer
+    (topk_topp_triton.py:906-919) and the batch's hidden states: within 0.06 GiB of the planned 2.18. So the A/B's
+    equal V1 / V2 eager pools are a set-up question (bench.fidelity_unmatched_u), not this term's."""
+    rows, vocab, tokens, hidden, sms = 1024, 151_936, 16_384, 896, 188
+    source = rows * vocab * (2 + 4 + 4 + 4) + sms * vocab * 4 + tokens * hidden * 2
+    report = RESULTS[AB + "eager-mr1"].report
+    assert report is not None and report.activation_bytes / 2**30 == pytest.approx(source / 2**30, abs=0.06)
