@@ -193,8 +193,8 @@ class VllmEngine(Engine):
     def prefill_chunk_tokens(self, gpu_memory_bytes: int, gpu_name: str, tensor_parallel: int) -> int | None:
         """``max_num_batched_tokens`` for ``vllm serve``: 8,192 on a device of 70 GiB or more that is not an A100,
         else 2,048 (vllm 0.11.0 ``engine/arg_utils.py:1594-1624``, ``_set_default_args``: "Setting large
-        ``max_num_batched_tokens`` for A100 reduces throughput, see PR #17885"; every release since,
-        :func:`planner.engines.vllm.defaults.default_batch`)."""
+        ``max_num_batched_tokens`` for A100 reduces throughput, see PR #17885"; the same rule at 0.10.2,
+        ``:1665-1688``; every release since, :func:`planner.engines.vllm.defaults.default_batch`)."""
         return default_batch(gpu_memory_bytes, gpu_name)[0]
 
     def setting_cures(self, report: EngineReport) -> tuple[SettingCure, ...]:
