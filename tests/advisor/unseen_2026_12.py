@@ -309,7 +309,14 @@ PAGED_PROMPT_RATE = (
     "2.1-2.2): the prompt rate itself is off, inside the engine's step (docs/advisor.md, 2026-12-06: the lab's "
     "H100 chunk takes about twice the measured GEMMs). gpt-oss-20b's on the H100 is flat, 29,600-32,400 prompt "
     "tokens/s from 2,000- to 32,000-token prompts, where the modelled time per prompt token grows 38 % (10.5 -> "
-    "14.5 us, the attention): a cost per token that does not grow with the context, not read in any source yet"
+    "14.5 us, the attention): a cost per token that does not grow with the context, not read in any source yet. "
+    "Read a sixth time (2026-12-07, fifty-second; tests/advisor/test_lab_h100_prompts.py): per prompt token, not "
+    "per request (Qwen3-14B's excess 42 / 47 / 54 us a prompt token at 2,000 / 4,000 / 32,000 tokens, 84 -> 1,714 "
+    "ms a request), so not the API server's per-request work; not attention (flat where its FLOPs per token grow "
+    "16-fold); not a per-step cost (the A100 runs four steps for the H100's one, at vLLM 0.10.2 as at 0.11.0, and "
+    "is at 1.14-1.23x); the same 1.9-2.1x under vLLM's BF16 GEMMs and SGLang's block FP8, 0.42-0.47 and 0.31-0.33 "
+    "of the public MAMF ceiling of a healthy H100 SXM (stas00/ml-engineering), while the same lab's H100 decodes "
+    "Qwen3-8B above an H100 PCIe's bandwidth: a compute-only slowdown of the card, no engine mechanism found"
 )
 GPTOSS_AMPERE = (
     "gpt-oss on A100 (capability 8.0) with vLLM: per-user decode at 4 users +96 %, prompt-bound bursts +55 to "
