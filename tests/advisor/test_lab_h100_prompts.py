@@ -123,3 +123,14 @@ def test_the_lab_h100_decodes_faster_than_an_h100_pcie_can() -> None:
     bandwidth = weights / (_excerpt(row, "Median TPOT (ms)") / 1e3)
     assert round(bandwidth / 1e12, 2) == 2.27
     assert bandwidth > (get_gpu("h100-pcie-80gb").bandwidth_bytes_per_s or 0)
+
+
+def test_no_single_hopper_factor_describes_the_paged_prompts() -> None:
+    """The same reading on the lab's 8-GPU machines, Qwen3-235B-A22B under vLLM 0.11.0 at TP8: the prompts over
+    8 x H100 take 1.28-1.55x the modelled time, over 8 x A100 more, 1.64-1.91x. A prompt-rate mechanism of the
+    paged engines on Hopper would have to spare the one and not the other (docs/advisor.md, 'read a sixth time')."""
+    factors = {}
+    for gpus in ("h100x8", "a100x8"):
+        parts = [_parts(f"gpustack-{gpus}-qwen3235ba22b-vllm-random-{n}") for n in LENGTHS]
+        factors[gpus] = [round((measured - decodes - wait) / prompts, 2) for measured, prompts, decodes, wait in parts]
+    assert factors == {"h100x8": [1.28, 1.28, 1.55], "a100x8": [1.64, 1.89, 1.91]}
