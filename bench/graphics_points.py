@@ -12,7 +12,11 @@ the held-out blind sets are the other rows (docs/fidelity.md, 'Graphics dies').
 The features: the release, the card, the host (:func:`bench.split_audit.host_of`), the compile cache the case
 states (``VllmProfile.compile_cache``; warm when not stated), the model runner (Model Runner V2's sampler, or V1's),
 whether the KV budget loses a CUDA-graph estimate (:meth:`VllmProfile.graphs_in_budget`), ``max_num_seqs`` and the
-profile's batched tokens (:meth:`VllmProfile.batch`), the weights format, the hidden size and the vocabulary.
+profile's batched tokens (:meth:`VllmProfile.batch`), the weights format, the hidden size, the vocabulary and whether
+the profile runs the vision encoder (:meth:`VllmProfile.loads_encoder`). Each row also gives the cold compile's copy:
+how much less KV the plan gives when the same start-up is planned with a cold torch.compile cache
+(:mod:`planner.engines.vllm.compile_copy`; 0 where the case states its cache or no copy is planned), and the last
+lines split the share less that copy (docs/fidelity.md, 'The share decomposed').
 """
 
 from __future__ import annotations
@@ -27,9 +31,11 @@ from bench.split_audit import host_of
 from planner.bounds.errors import PlannerError
 from planner.core.units import GiB
 from planner.engines.platform import vllm_platform
+from planner.engines.registry import engine_report
 from planner.engines.vllm.profile import VllmProfile
 from planner.planning.context import speculative_method
 from planner.planning.plan import plan
+from planner.planning.request import PlanRequest
 
 Case = dict[str, Any]
 
@@ -50,6 +56,8 @@ class SharePoint(NamedTuple):
     weights: str
     hidden: int
     vocab: int
+    encoder: bool  # the profile runs the vision encoder on its largest dummy item
+    cold_copy: float  # KV the plan loses when planned cold (GiB; 0 where the case states its compile cache)
     applied: float  # the share planned
     error: float  # in-sample KV error, planned - printed
 
@@ -57,6 +65,21 @@ class SharePoint(NamedTuple):
     def implied(self) -> float:
         """The share the printed KV implies, every other term as planned."""
         return self.applied + self.error
+
+    @property
+    def implied_cold(self) -> float:
+        """The implied share left when a start-up that does not state its compile cache is planned cold."""
+        return self.implied - self.cold_copy
+
+
+def cold_copy_gib(request: PlanRequest, kv_bytes: int) -> float:
+    """How much less KV (GiB) ``request`` is planned with when its compile cache is cold, where its profile plans it
+    warm without the case saying so (``kv_bytes``: the KV planned as given); 0 where the case states it."""
+    profile = request.overhead
+    if not isinstance(profile, VllmProfile) or "compile_cache" in profile.model_fields_set:
+        return 0.0
+    cold = request.model_copy(update={"overhead": profile.model_copy(update={"compile_cache": "cold"})})
+    return (kv_bytes - engine_report(cold, plan(cold)).available_kv_cache_bytes_per_gpu) / GiB
 
 
 def share_point(case: Case) -> SharePoint | None:
@@ -95,6 +118,8 @@ def share_point(case: Case) -> SharePoint | None:
         weights=weights,
         hidden=model.hidden_size or 0,
         vocab=model.vocab_size or 0,
+        encoder=profile.loads_encoder(model),
+        cold_copy=cold_copy_gib(request, engine_report(request, result).available_kv_cache_bytes_per_gpu),
         applied=profile.graphics_compile_bytes(1, platform) / GiB,
         error=error,
     )
@@ -121,6 +146,7 @@ FEATURES: dict[str, Callable[[SharePoint], bool]] = {
     "hidden >= 5120": lambda p: p.hidden >= 5120,
     "vocabulary 248,320 (Qwen3.5+)": lambda p: p.vocab == 248_320,
     "held out (blind sets)": lambda p: not p.fitted,
+    "vision encoder profiled": lambda p: p.encoder,
 }
 
 
@@ -130,12 +156,13 @@ def _spread(values: list[float]) -> str:
     return f"n={n:2} median {statistics.median(ordered):+.2f} ({ordered[n // 4]:+.2f} to {ordered[3 * n // 4]:+.2f})"
 
 
-def feature_lines(points: list[SharePoint]) -> list[str]:
-    """One line per :data:`FEATURES` entry: the implied share where it holds and where it does not."""
+def feature_lines(points: list[SharePoint], cold: bool = False) -> list[str]:
+    """One line per :data:`FEATURES` entry: the implied share (``cold``: less the cold compile's copy) where it holds
+    and where it does not."""
     lines = []
     for name, holds in FEATURES.items():
-        yes = [p.implied for p in points if holds(p)]
-        no = [p.implied for p in points if not holds(p)]
+        yes = [p.implied_cold if cold else p.implied for p in points if holds(p)]
+        no = [p.implied_cold if cold else p.implied for p in points if not holds(p)]
         if yes and no:
             lines.append(f"{name:30} yes {_spread(yes)} | no {_spread(no)}")
     return lines
@@ -146,7 +173,8 @@ def row(p: SharePoint) -> str:
     return (
         f"{p.implied:+.2f} {p.error:+.2f} {p.release:7} {p.gpu[:12]:12} {p.host:8} {'fit ' if p.fitted else 'held'} "
         f"{p.compile_cache:4} {p.runner} {'budget' if p.graphs_in_budget else 'after '} seqs={p.seqs:<4} "
-        f"tok={p.tokens:<5} {p.weights[:14]:14} H={p.hidden:<5} {p.id}"
+        f"tok={p.tokens:<5} {p.weights[:14]:14} H={p.hidden:<5} {'enc' if p.encoder else '   '} "
+        f"copy={p.cold_copy:.2f} {p.id}"
     )
 
 
@@ -159,6 +187,11 @@ def main() -> int:
     print(f"all: {_spread([p.implied for p in points])}")
     print(f"fitted: {_spread([p.implied for p in points if p.fitted])}")
     for line in feature_lines(points):
+        print(line)
+    print()
+    print("less a cold compile's copy where the case does not state its cache:")
+    print(f"all: {_spread([p.implied_cold for p in points])}")
+    for line in feature_lines(points, cold=True):
         print(line)
     return 0
 
