@@ -55,9 +55,10 @@ def test_eager_and_tensor_parallel_start_ups_are_not_points() -> None:
 @pytest.mark.parametrize(
     ("case_id", "copy", "implied_cold"),
     [
-        # one model-selection document for one RTX 3090 (vLLM 0.30.0, search-index file id 71124810209): each model
-        # booted once in the image, the compile cache not stated; a cold compile's random copy of the embedding
-        # table (vocab x hidden in bf16, planner.engines.vllm.compile_copy) is what their share holds
+        # one model-selection document for one RTX 3090 (vLLM 0.30.0, search-index file id 71124810209): "Each run
+        # is a new container, so torch.compile and CUDA graphs are rebuilt", the cases not stating it; a cold
+        # compile's random copy of the embedding table (vocab x hidden in bf16, planner.engines.vllm.compile_copy)
+        # is what their share holds
         ("vllm-0.30-rtx3090-qwen3-14b-awq-8k", 1.29, -0.10),
         ("vllm-0.30-rtx3090-qwen2.5-32b-awq-8k", 1.23, -0.09),
         ("vllm-0.30-rtx3090-qwen3-32b-awq-8k", 1.24, 0.03),
