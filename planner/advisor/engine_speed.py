@@ -67,7 +67,8 @@ class Roofline(NamedTuple):
     """The fitted constants of the speed model (see the module docstring). ``cb_``: the continuous-batching
     engines (vLLM, SGLang, TensorRT-LLM); ``ll_``: llama.cpp."""
 
-    cb_bw_hbm: float  # share of the datasheet bandwidth a decode step reaches
+    cb_bw_hbm: float  # share of the datasheet bandwidth a decode step reaches (vLLM, SGLang)
+    trt_bw_hbm: float  # TensorRT-LLM's share on HBM (its own kernels: fitted on its rows alone)
     cb_bw_gddr: float
     cb_bw_lpddr: float
     ll_bw_hbm: float
@@ -92,24 +93,25 @@ class Roofline(NamedTuple):
 
 # Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_benchmarks.py checks it).
 FITTED = Roofline(
-    cb_bw_hbm=0.92,
-    cb_bw_gddr=0.7,
+    cb_bw_hbm=0.82,
+    trt_bw_hbm=0.99,
+    cb_bw_gddr=0.69,
     cb_bw_lpddr=0.7,
     ll_bw_hbm=0.49,
     ll_bw_gddr=0.9,
     ll_bw_apple=0.71,
     ll_bw_lpddr=0.77,
-    trt_step_s=0.0022,
-    vllm_step_s=0.0012,
+    trt_step_s=0.0025,
+    vllm_step_s=0.0009,
     ll_step_s=0.0006,
     ll_layer_s=5e-05,
     ll_moe_layer_s=5.6e-05,
     ll_mfu_16=0.46,
     ll_mfu_quant=0.56,
     ll_mfu_alu=0.76,
-    ar_nvlink_s=2.9e-05,
-    trt_seq_s=8e-06,
-    vllm_seq_s=4e-05,
+    ar_nvlink_s=3.3e-05,
+    trt_seq_s=1.35e-05,
+    vllm_seq_s=3.85e-05,
     moe_locality=0.76,
     ll_moe_mfu=0.17,
     ll_mfu_quant_vulkan=0.33,
@@ -129,6 +131,8 @@ def bandwidth_efficiency(setup: Setup, r: Roofline = FITTED) -> float:
     cls = memory_class(setup.gpu)
     if setup.family == "layer-split":
         return float(getattr(r, f"ll_bw_{cls}"))
+    if setup.family == "fused" and cls == "hbm":
+        return r.trt_bw_hbm
     return float(getattr(r, f"cb_bw_{'lpddr' if cls == 'apple' else cls}"))
 
 
@@ -313,7 +317,24 @@ def prefill_in_serving(setup: Setup, load: Load, r: Roofline = FITTED) -> float 
         return None
     share = load.tokens / serving_chunk(setup)
     weights = step(setup, load._replace(flops=0.0, allreduce_bytes=0.0), r, with_kv=False).memory_seconds
-    return result.compute_seconds + result.comm_seconds + share * weights
+    comm = prompt_allreduce_seconds(setup, load, r) if setup.family == "fused" else result.comm_seconds
+    return result.compute_seconds + comm + share * weights
+
+
+def prompt_allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
+    """A TensorRT-LLM prompt's all-reduces inside a serving run: its share (tokens / chunk) of one chunk's, less
+    their latency. TensorRT-LLM runs a step's context chunks and generation tokens in one forward (each context
+    request's chunk, then each generation request's token, in one ``input_ids``: ``PyTorchModelEngine.
+    _prepare_tp_inputs``, ``tensorrt_llm/_torch/pyexecutor/model_engine.py`` at NVIDIA/TensorRT-LLM@001e67005b4f; the
+    0.x TensorRT engines' in-flight batching packs context then generation tokens in one input tensor:
+    ``docs/source/advanced/gpt-attention.md``, "In-flight Batching", search-index file id 49065559), so a step's
+    all-reduces carry both and their latency is the decode step's (:func:`allreduce_seconds`); the prompt adds its
+    bytes."""
+    if setup.split != "tensor" or setup.gpus < 2 or not load.tokens:
+        return 0.0
+    share = load.tokens / serving_chunk(setup)
+    chunk = allreduce_seconds(setup, load._replace(allreduce_bytes=load.allreduce_bytes / share), r)
+    return share * (chunk - allreduce_seconds(setup, load._replace(allreduce_bytes=0.0), r))
 
 
 class Serving(NamedTuple):

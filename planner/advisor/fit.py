@@ -18,6 +18,7 @@ from planner.advisor.validation import errors_table, predict, scored, summary
 # Where the descent starts: round, physically plausible values (no fitting behind them).
 START = Roofline(
     cb_bw_hbm=0.80,
+    trt_bw_hbm=0.80,
     cb_bw_gddr=0.80,
     cb_bw_lpddr=0.70,
     ll_bw_hbm=0.65,
@@ -42,6 +43,7 @@ START = Roofline(
 # (first, last, step) of each constant's grid; the step is the precision the constant is stated to.
 GRIDS: dict[str, tuple[float, float, float]] = {
     "cb_bw_hbm": (0.40, 1.00, 0.01),
+    "trt_bw_hbm": (0.40, 1.00, 0.01),
     "cb_bw_gddr": (0.40, 1.00, 0.01),
     "cb_bw_lpddr": (0.40, 1.00, 0.01),
     "ll_bw_hbm": (0.30, 1.00, 0.01),

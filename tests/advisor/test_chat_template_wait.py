@@ -84,6 +84,7 @@ def test_the_runs_own_figures_show_a_dead_time_where_a_template_is_parsed() -> N
 
 
 def test_the_a100_qwen3_32b_run_now_waits() -> None:
-    """GPUStack's A100 Qwen3-32B 128 / 4 run: 49.57 s measured; drained 39.7 s before the wait, 46.7 s with it."""
+    """GPUStack's A100 Qwen3-32B 128 / 4 run: 49.57 s measured; drained 39.7 s before the wait, 46.7 s with it,
+    47.2 s since the shared constants' refit (2026-12-07)."""
     run = drained(_row("gpustack-a100-qwen332b-vllm-random-128-4"))
-    assert run.seconds == pytest.approx(46.7, abs=0.2)
+    assert run.seconds == pytest.approx(47.2, abs=0.2)

@@ -27,12 +27,16 @@ def test_no_option_is_kept_below_the_floor_its_own_evidence_gives() -> None:
         assert counted is not None and counted >= 30.0, (option.label, option.decode_tokens_per_s_per_user, counted)
 
 
-def test_mi300x_at_42_modelled_and_0_58_measured_misses_30() -> None:
+def test_mi300x_at_39_modelled_and_0_61_measured_misses_30() -> None:
+    """42 modelled and x0.58 until TensorRT-LLM's HBM share was its own and the shared constants were refitted
+    (2026-12-07: vLLM's HBM share 0.92 -> 0.82, the gap re-stated 0.39-0.61 from the same GPUStack run, 2,621 tokens/s
+    in all against 4,276 modelled): the fastest MI300X set-up is 39.0 modelled, at most 23.8."""
     ranking = _ranking(("mi300x",))
     assert not [o.label for o in ranking.options if (o.counted_tokens_per_s_per_user or 0) < 30]
-    missed = [r.detail for r in ranking.rejected if r.reason == "latency-target-missed" and "(x0.58" in r.detail]
+    missed = [r.detail for r in ranking.rejected if r.reason == "latency-target-missed" and "(x0.61" in r.detail]
     assert missed, sorted({r.reason for r in ranking.rejected})
-    assert "as public runs of this model on its engine measure (x0.58, on Hopper GPUs)" in missed[0]  # not MI300X's
+    assert "as public runs of this model on its engine measure (x0.61, on Hopper GPUs)" in missed[0]  # not MI300X's
+    assert any(d.startswith("39.0 tokens/s per user modelled") and "at most 23.8" in d for d in missed), missed
 
 
 def test_the_summary_names_the_measured_speed_beside_the_modelled() -> None:

@@ -99,7 +99,7 @@ VLLM_SUPPORT = EngineSupport(
             weights="mxfp4",
             families=("ampere",),
             low=0.40,
-            high=0.71,
+            high=0.75,
             source="vLLM PR 22428's A100 decode figures, batch 1-128",
         ),
         SpeedGap(
@@ -121,10 +121,10 @@ VLLM_SUPPORT = EngineSupport(
             model_types=("deepseek_v3",),
             weights=None,
             families=("hopper",),
-            low=0.37,
-            high=0.58,  # 0.49 before the burst's wait on vLLM 0.11.0's chat-template parse (planner.advisor.frontend)
+            low=0.39,
+            high=0.61,  # 0.49 before the burst's wait on vLLM 0.11.0's chat-template parse (planner.advisor.frontend)
             source="GPUStack Performance Lab, vLLM 0.11, DeepSeek-R1 on 8 x H200: 52 tokens/s per user at 4 users "
-            "against 142 modelled, 2,621 tokens/s in all at full load against 4,485",
+            "against 134 modelled, 2,621 tokens/s in all at full load against 4,276",
             other_families=True,
         ),
     ),
