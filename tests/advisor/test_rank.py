@@ -336,8 +336,11 @@ def test_a_reply_within_the_speed_models_error_does_not_outrank_room_and_a_soone
     """Llama 3.1 70B for 2 users at 8,192 tokens: llama.cpp in Q8_0 on one RTX PRO 6000 Max-Q (2 slots, exactly
     the target, first token after 4.3 s) had outranked vLLM in FP8 on the same card at the same price (11
     conversations, first token after 2.2 s) because its 1,000-token reply came 1.2 s sooner, 59.9 s against 61.0:
-    2 %, inside a speed model whose held-out median error is 11 %. Within a price run, a reply within 5 % of the
-    soonest is no sooner, and the set-up with more room goes first (four of 108 workloads over six models moved)."""
+    2 %, inside a speed model whose held-out median error is 11 %. Within a price run, a reply within that error of
+    the soonest is no sooner, and the set-up with more room goes first (four of 108 workloads over six models moved).
+    Since TensorRT-LLM's HBM share is its own and the shared constants were refitted (2026-12-07) the pair is 59.9
+    against 64.7 s (vLLM's 16.42 tokens/s per user shown as 16), 8 % apart: past the hand-set 5 %, inside the
+    model's held-out median error (10.7 %), which the tolerance now is (``order.reply_tolerance``)."""
     moved = (
         ("meta-llama/Llama-3.1-70B", 2),
         ("meta-llama/Llama-3.1-70B", 4),
@@ -356,10 +359,13 @@ def _timed(base: Option, first_s: float, speed: float, headroom: float) -> Optio
     )
 
 
-def test_the_reply_tolerance_is_five_percent_of_the_soonest_in_a_price_run() -> None:
+def test_the_reply_tolerance_is_the_speed_models_held_out_median_error() -> None:
     """1,000-token replies: 4.3 s + 1,000 / 18 = 59.9 s against 2.2 s + 1,000 / 17 = 61.0 s (2 % apart, different
-    whole seconds) count as one, so the set-up with more room goes first; 51.0 s against 61.0 s (20 %) do not."""
-    from planner.advisor.order import sort_options
+    whole seconds) count as one, so the set-up with more room goes first; so do 59.9 s against 2.2 s + 1,000 / 16 =
+    64.7 s (8 %, the Llama 3.1 70B pair since the refit of 2026-12-07); 51.0 s against 61.0 s (20 %) do not. The
+    tolerance is the median |error| of the package's held-out rows (10.7 % over 109), not a hand-set share."""
+    from planner.advisor.order import reply_tolerance, sort_options
+    from planner.advisor.validation import scored, summary
 
     spec = get_model("meta-llama/Llama-3.1-8B").spec
     base = rank(spec, Workload.fixed_length(8192, concurrent_conversations=8), gpus=[get_gpu("h100-sxm-80gb")]).best
@@ -367,11 +373,40 @@ def test_the_reply_tolerance_is_five_percent_of_the_soonest_in_a_price_run() -> 
     slots = _timed(base, 4.3, 18.0, 0.0)
     room = _timed(base, 2.2, 17.0, 4.5)
     assert sort_options([slots, room], "cost", 1_000) == [room, slots]
+    slower_room = _timed(base, 2.2, 16.0, 4.5)  # 64.7 s, 8 % after 59.9 s
+    assert sort_options([slots, slower_room], "cost", 1_000) == [slower_room, slots]
     sooner = _timed(base, 1.0, 20.0, 0.0)  # 51.0 s
     assert sort_options([room, sooner], "cost", 1_000) == [sooner, room]
-    from planner.advisor.order import REPLY_TOLERANCE
+    n, median, _ = summary(scored(), "held-out")
+    assert reply_tolerance() == median and n == 109
+    assert 64.7 / 59.9 - 1 < reply_tolerance() < 61.0 / 51.0 - 1
 
-    assert REPLY_TOLERANCE == 0.05
+
+def test_where_room_and_gpus_tie_the_sooner_reply_goes_before_the_label() -> None:
+    """A reply within the tolerance does not outrank room, but where the room and the GPUs are the same it is still the
+    model's best guess, not the alphabet's: 0.8 s + 1,000 / 70 = 15.1 s against 1.9 s + 1,000 / 69 = 16.4 s (9 %
+    apart, within the held-out error), both holding 20 conversations, the sooner first though its label ("int8")
+    sorts after the other's ("fp8")."""
+    from planner.advisor.order import reply_tolerance, sort_options
+
+    spec = get_model("meta-llama/Llama-3.1-8B").spec
+    base = rank(spec, Workload.fixed_length(8192, concurrent_conversations=8), gpus=[get_gpu("h100-sxm-80gb")]).best
+    assert base is not None
+    sooner = _timed(base.model_copy(update={"weights": "int8"}), 0.77, 70.0, 19.0)
+    later = _timed(base.model_copy(update={"weights": "fp8"}), 1.92, 69.0, 19.0)
+    assert later.label < sooner.label and reply_tolerance() > 16.4 / 15.1 - 1
+    assert sort_options([later, sooner], "cost", 1_000) == [sooner, later]
+
+
+def test_llama_8b_on_one_rtx_3090_is_int8_first() -> None:
+    """Llama-3.1-8B for one user at 8,192 tokens: on one RTX 3090 under vLLM, INT8 weights (W8A8: first token 0.77 s,
+    69.8 tokens/s per user) and FP8 (weight-only on Ampere: 1.92 s, 69.0) hold the same 20 conversations at the same
+    price; INT8's reply is the sooner (15.1 against 16.4 s for 1,000 tokens), so it is the pick, as before the
+    tolerance was the held-out error."""
+    ranking = rank(get_model("meta-llama/Llama-3.1-8B").spec, Workload.fixed_length(8192, concurrent_conversations=1))
+    first, second = ranking.options[:2]
+    assert first.label == "1 x GeForce RTX 3090 (TP 1), int8 weights, fp8 KV" and first.engine == "vllm"
+    assert second.label == "1 x GeForce RTX 3090 (TP 1), fp8 weights, fp8 KV" and second.headroom == first.headroom
 
 
 def test_a_whole_second_tie_with_the_soonest_still_goes_to_the_room() -> None:
