@@ -151,13 +151,16 @@ def test_the_unseen_set_of_2026_12() -> None:
         for g in group_errors(scored(load_rows((path,))))
         if g.role == "held-out"
     }
+    # before the refit of 2026-12-07 (TensorRT-LLM's own HBM share, its prompts' all-reduce bytes without their
+    # latency): fused batched (289, 0.158, 1.726), long context (194, 0.152, 2.147), prefill (133, 0.13, 1.191), paged
+    # batched (5, 0.079, 0.163), single stream (1, 0.127, 0.127)
     assert figures == {
-        ("fused", "batched"): (289, 0.158, 1.726),
-        ("fused", "long_context"): (194, 0.152, 2.147),
-        ("fused", "prefill"): (133, 0.13, 1.191),
+        ("fused", "batched"): (289, 0.124, 1.465),
+        ("fused", "long_context"): (194, 0.137, 1.895),
+        ("fused", "prefill"): (133, 0.139, 1.061),
         ("layer-split", "single_stream"): (2, 0.026, 0.033),
-        ("paged", "batched"): (5, 0.079, 0.163),
-        ("paged", "single_stream"): (1, 0.127, 0.127),
+        ("paged", "batched"): (5, 0.078, 0.163),
+        ("paged", "single_stream"): (1, 0.04, 0.04),
     }
 
 
@@ -177,12 +180,13 @@ def test_the_unseen_set_of_2026_12b() -> None:
         ("layer-split", "prefill"): (20, 0.094, 1.738),
         ("layer-split", "single_stream"): (11, 0.092, 0.184),
         # 0.329 before vLLM 0.11.0's per-request chat-template parse was priced (planner.advisor.frontend, 2026-12-06);
-        # 0.301 before a vLLM burst's pool held the --max-model-len its command states (2026-12-07)
-        ("paged", "batched"): (38, 0.285, 26.515),
+        # 0.301 before a vLLM burst's pool held the --max-model-len its command states (2026-12-07); 0.285 (worst
+        # 26.515) before the refit with TensorRT-LLM's own HBM share (vLLM's 0.92 -> 0.82, 2026-12-07)
+        ("paged", "batched"): (38, 0.219, 26.481),
         # 0.659 before each GPU's KV copy was read (2026-12-05); 0.642 (worst 3.283) before the chat-template parse;
-        # 0.634 (worst 1.989) before the stated --max-model-len pool
-        ("paged", "prefill"): (48, 0.544, 2.068),
-        ("paged", "single_stream"): (1, 0.171, 0.171),
+        # 0.634 (worst 1.989) before the stated --max-model-len pool; 0.544 (worst 2.068) before the refit
+        ("paged", "prefill"): (48, 0.486, 2.002),
+        ("paged", "single_stream"): (1, 0.116, 0.116),  # 0.171 before the refit
     }
 
 
@@ -192,8 +196,9 @@ def test_the_unseen_set_of_2026_12c() -> None:
     path = UNSEEN_DIR / "unseen-2026-12c.toml"
     assert len(load_rows((path,))) == 15 and len(excluded_rows((path,))) == 5
     errors = [abs(s.error) for s in scored(load_rows((path,))) if s.error is not None]
-    # worst 2.863 before each GPU's KV copy was read (planner.advisor.engine_speed.kv_copies, 2026-12-05)
-    assert (len(errors), round(statistics.median(errors), 3), round(max(errors), 3)) == (15, 0.535, 2.788)
+    # worst 2.863 before each GPU's KV copy was read (planner.advisor.engine_speed.kv_copies, 2026-12-05); 0.535 /
+    # 2.788 before the refit with TensorRT-LLM's own HBM share (2026-12-07)
+    assert (len(errors), round(statistics.median(errors), 3), round(max(errors), 3)) == (15, 0.499, 2.681)
 
 
 def test_the_unseen_amd_instinct_rows() -> None:
@@ -202,34 +207,36 @@ def test_the_unseen_amd_instinct_rows() -> None:
     AMD's batch-1 row is a package row (held out by its id's hash), within the model's typical error."""
     path = UNSEEN_DIR / "unseen-2026-12d.toml"
     errors = {s.id: round(s.error or 0, 3) for s in scored(load_rows((path,)))}
-    assert errors == {
-        "amd-mi300x8-llama31-70b-fp8-tp8-bs2-128-2048": 0.135,
-        "oci-mi300x8-llama31-405b-fp8-bs1-128-128": 0.439,
-        "oci-mi300x8-llama31-405b-fp8-bs8-128-128": 0.486,
-        "oci-mi300x8-llama31-405b-fp8-bs64-128-128": 0.555,
+    assert errors == {  # 0.135, 0.439, 0.486, 0.555 before the refit of 2026-12-07 (vLLM's HBM share 0.92 -> 0.82)
+        "amd-mi300x8-llama31-70b-fp8-tp8-bs2-128-2048": 0.059,
+        "oci-mi300x8-llama31-405b-fp8-bs1-128-128": 0.303,
+        "oci-mi300x8-llama31-405b-fp8-bs8-128-128": 0.354,
+        "oci-mi300x8-llama31-405b-fp8-bs64-128-128": 0.454,
     }
     amd = next(s for s in RESULTS if s.id == "amd-mi300x8-llama31-70b-fp8-tp8-bs1-128-2048")
-    assert amd.role == "held-out" and round(amd.error or 0, 3) == 0.092  # 129.7 modelled against 118.8 measured
+    # 129.7 modelled (+9.2 %) before the refit
+    assert amd.role == "held-out" and round(amd.error or 0, 3) == 0.018  # 120.9 modelled against 118.8 measured
 
 
 def test_the_unseen_rows_of_2026_buyers_hardware() -> None:
     """DGX Spark (GB10) under SGLang and vLLM, an RTX 5090 under vLLM and an RTX 3090 under llama.cpp
     (tests/advisor/benchmarks/unseen-2026-12e.toml, found 2026-12-06), scored with the constants unchanged: each row's
     error to a tenth of a percent. The dense GB10 decode rows land within 13 %, the three gpt-oss rows on GB10 are
-    under-predicted by 27-38 %."""
+    under-predicted by 27-37 % (each moved by at most a point with the refit of 2026-12-07: the shared constants'
+    step and per-sequence times)."""
     path = UNSEEN_DIR / "unseen-2026-12e.toml"
     assert len(load_rows((path,))) == 10 and len(excluded_rows((path,))) == 19
     errors = {s.id: round(s.error or 0, 3) for s in scored(load_rows((path,)))}
     assert errors == {
-        "lmsys-gb10-llama31-8b-fp8-sglang-bs1-decode": 0.091,  # 22.4 modelled against 20.5 tokens/s
+        "lmsys-gb10-llama31-8b-fp8-sglang-bs1-decode": 0.098,  # 22.5 modelled against 20.5 tokens/s
         "lmsys-gb10-llama31-8b-fp8-sglang-bs1-prefill": -0.193,  # 6,445 against 7,991
-        "lmsys-gb10-llama31-70b-fp8-sglang-bs1-decode": -0.010,  # 2.67 against 2.7
+        "lmsys-gb10-llama31-70b-fp8-sglang-bs1-decode": -0.009,  # 2.67 against 2.7
         "lmsys-gb10-llama31-70b-fp8-sglang-bs1-prefill": -0.116,  # 710 against 803
-        "lmsys-gb10-gptoss120b-sglang-c1-decode": -0.274,  # 36.3 against ~50
-        "lmsys-gb10-gptoss20b-sglang-c1-decode": -0.311,  # 48.2 against ~70
-        "conselara-gb10-gptoss120b-vllm0190-c1-decode": -0.380,  # 36.3 against 57-60
-        "sparkplaybooks79-gb10-llama33-70b-nvfp4-vllm0151-c1": 0.127,  # 4.62 against 4.0-4.2
-        "cloudlinuxer-rtx5090-qwen3-8b-bf16-vllm-c1-3000": -0.085,  # 74.0 against 80.84
+        "lmsys-gb10-gptoss120b-sglang-c1-decode": -0.266,  # 36.7 against ~50
+        "lmsys-gb10-gptoss20b-sglang-c1-decode": -0.301,  # 49.0 against ~70
+        "conselara-gb10-gptoss120b-vllm0190-c1-decode": -0.373,  # 36.7 against 57-60
+        "sparkplaybooks79-gb10-llama33-70b-nvfp4-vllm0151-c1": 0.129,  # 4.63 against 4.0-4.2
+        "cloudlinuxer-rtx5090-qwen3-8b-bf16-vllm-c1-3000": -0.077,  # 74.6 against 80.84
         "atlas-rtx3090-qwen3-8b-q4km-llamacpp-b7000-c1": -0.017,  # 127.1 against 129.3 (llama.cpp)
     }
 

@@ -106,7 +106,8 @@ ISOLATED = (
     "A single cell of its set-up beyond 50 % (RTX PRO 6000 PP8 Llama-3.1-405B at 2048/2048, H100 Mixtral-8x22B TP8 "
     "at 128/4096, H200 Llama-3.1-70B TP1 at 500/2000): the other lengths of the same set-up are within 50 %. (H200 "
     "Llama 4 Scout TP4 at 20000/2000, +77 %, is +42 % since TensorRT-LLM's chunked layers cache and read every "
-    "token: planner/engines/trtllm.py)"
+    "token: planner/engines/trtllm.py; the 405B 2048/2048 and Mixtral-8x22B 128/4096 cells are +47 / +36 % since "
+    "TensorRT-LLM's HBM share is its own and the constants were refit, 2026-12-07)"
 )
 
 GDDR_REFIT_EDGE = (
@@ -117,21 +118,30 @@ GDDR_REFIT_EDGE = (
     "500/2000 and 1000/2000 are at +45 / +43 / +48 %, the set-up's long-output cells all lean over"
 )
 
+TRT_SEQ_REFIT = (
+    "Two cells under-predicted past 50 % since TensorRT-LLM's HBM share was fitted apart and the constants refit "
+    "(2026-12-07): 8 x B200 Llama 4 Maverick NVFP4 at 128/2048 (-43.9 -> -58.3 %; attention DP, trtllm-bench's "
+    "limit of one max_batch_size per rank, thousands of sequences a GPU) and the RTX PRO 6000 PP 8 Llama-3.1-405B "
+    "NVFP4 at 128/128 (-49.3 -> -50.5 %). Each moves with the per-sequence time alone (trt_seq_s 8 -> 13.5 us; "
+    "with it at 8 us and the rest refit they are -43.9 / -49.3 %): the refit's per-sequence time is too slow at "
+    "their batches, or their step is faster per sequence than the fit rows'; not traced"
+)
+
 UNSEEN_2026_12_MISSES: dict[str, str] = {
     # BLACKWELL_NVFP4
     "trtllm-b200-qwen3-30b-a3b-fp4-2048-128": BLACKWELL_NVFP4,  # +112%
     "trtllm-b200-qwen3-30b-a3b-fp4-5000-500": BLACKWELL_NVFP4,  # +71%
     "trtllm-gb200-llama4-scout-fp4-1000-1000": BLACKWELL_NVFP4,  # +88%
-    "trtllm-gb200-llama4-scout-fp4-128-128": BLACKWELL_NVFP4,  # +54%
+    # (trtllm-gb200-llama4-scout-fp4-128-128, BLACKWELL_NVFP4: +54%, +32.5 % since the refit of 2026-12-07)
     "trtllm-gb200-qwen3-30b-a3b-fp4-1000-1000": BLACKWELL_NVFP4,  # +89%
-    "trtllm-gb200-qwen3-30b-a3b-fp4-1000-2000": BLACKWELL_NVFP4,  # +67%
+    # (trtllm-gb200-qwen3-30b-a3b-fp4-1000-2000, BLACKWELL_NVFP4: +67%, +48.4 % since the refit of 2026-12-07)
     "trtllm-gb200-qwen3-30b-a3b-fp4-128-128": BLACKWELL_NVFP4,  # +124%
     "trtllm-gb200-qwen3-30b-a3b-fp4-2048-128": BLACKWELL_NVFP4,  # +118%
-    "trtllm-gb200-qwen3-30b-a3b-fp4-500-2000": BLACKWELL_NVFP4,  # +63%
+    # (trtllm-gb200-qwen3-30b-a3b-fp4-500-2000, BLACKWELL_NVFP4: +63%, +41.0 % since the refit of 2026-12-07)
     "trtllm-gb200-qwen3-30b-a3b-fp4-5000-500": BLACKWELL_NVFP4,  # +92%
     # ATTENTION_DP_PCIE
     "trtllm-rtxpro6000x2-qwen3-30b-a3b-fp4-128-128": ATTENTION_DP_PCIE,  # -72%
-    "trtllm-rtxpro6000x2-qwen3-30b-a3b-fp4-2048-128": ATTENTION_DP_PCIE,  # -51.0%
+    # (trtllm-rtxpro6000x2-qwen3-30b-a3b-fp4-2048-128, ATTENTION_DP_PCIE: -51.0%, -48.8 % since the refit of 2026-12-07)
     "trtllm-rtxpro6000x4-qwen3-30b-a3b-fp4-128-128": ATTENTION_DP_PCIE,  # -73%
     # (trtllm-rtxpro6000x4-qwen3-30b-a3b-fp4-2048-128: -50.1 %, -49.9 % since the 2026-12-02 refit, GDDR_REFIT_EDGE)
     "trtllm-rtxpro6000x8-qwen3-30b-a3b-fp4-1000-1000": ATTENTION_DP_PCIE,  # -67%
@@ -161,9 +171,9 @@ UNSEEN_2026_12_MISSES: dict[str, str] = {
     "trtllm017-h100x4-llama31-70b-fp8-128-4096": HOPPER_FULL_MEMORY,  # +61%
     # MOE_GRID_ENDS
     "trtllm-b200x8-llama4-maverick-fp4-128-128": MOE_GRID_ENDS,  # -79%
-    "trtllm-b200x8-qwen3-235b-fp4-128-128": MOE_GRID_ENDS,  # -75%
-    "trtllm-h200x8-llama4-maverick-fp8-128-128": MOE_GRID_ENDS,  # -67%
-    "trtllm-h200x8-qwen3-235b-fp8-128-128": MOE_GRID_ENDS,  # -56%
+    # (trtllm-b200x8-qwen3-235b-fp4-128-128, MOE_GRID_ENDS: -75%, -41.2 % since the refit of 2026-12-07)
+    # (trtllm-h200x8-llama4-maverick-fp8-128-128, MOE_GRID_ENDS: -67%, -48.7 % since the refit of 2026-12-07)
+    # (trtllm-h200x8-qwen3-235b-fp8-128-128, MOE_GRID_ENDS: -56%, -14.3 % since the refit of 2026-12-07)
     "trtllm-h200x8-qwen3-235b-fp8-20000-2000": MOE_GRID_ENDS,  # +74%
     # (MISTRAL_WINDOW: TensorRT-LLM 0.17's Mistral-7B-v0.1 at 20000/2000 on A100, H100, H200 and L40S, +96 to
     # +106 % while the planner gave the model its 4,096-token window; TensorRT-LLM keeps every token of it unless the
@@ -174,11 +184,13 @@ UNSEEN_2026_12_MISSES: dict[str, str] = {
     # 128/2048, pushed to -52 / -58 % by the measured GEMM times, are -44 / -48 % at trtllm-bench's limit of one
     # max_batch_size per attention-DP rank: the pool, 6,194 / 5,739 sequences, bounds them, not 2,048.)
     # ISOLATED
-    "trtllm-rtxpro6000x8-pp8-llama31-405b-fp4-2048-2048": ISOLATED,  # +50.4%
-    # GDDR_REFIT_EDGE
-    "trtllm-rtxpro6000x8-pp8-llama33-70b-fp4-128-2048": GDDR_REFIT_EDGE,  # +51.1%
-    "trtllm017-h100x8-mixtral-8x22b-fp8-128-4096": ISOLATED,  # +51%
+    # (trtllm-rtxpro6000x8-pp8-llama31-405b-fp4-2048-2048, ISOLATED: +50.4%, +47.2 % since the refit of 2026-12-07)
+    # (trtllm-rtxpro6000x8-pp8-llama33-70b-fp4-128-2048, GDDR_REFIT_EDGE: +51.1%, +30.6 % since the refit of 2026-12-07)
+    # (trtllm017-h100x8-mixtral-8x22b-fp8-128-4096, ISOLATED: +51%, +36.4 % since the refit of 2026-12-07)
     "trtllm017-h200-llama31-70b-fp8-500-2000": ISOLATED,  # +55%
+    # TRT_SEQ_REFIT
+    "trtllm-b200x8-llama4-maverick-fp4-128-2048": TRT_SEQ_REFIT,  # -58.3%
+    "trtllm-rtxpro6000x8-pp8-llama31-405b-fp4-128-128": TRT_SEQ_REFIT,  # -50.5%
 }
 
 # TensorRT-LLM's decode regimes over the 20 % median target on this set, first scored: batched 289 rows 25.5 %, long
@@ -235,6 +247,11 @@ UNSEEN_2026_12_MISSES: dict[str, str] = {
 # trtllm-bench build; planner/advisor/gemm_tables.py): the A100 Mixtral long-output cells -49 / -43 % -> +5 / +7 %;
 # batched 17.25 -> 15.76 %, long context 15.41 -> 15.24 %, prefill 12.78 -> 12.97 %, the same rows over 50 %. The
 # candidate above re-made on top: batched 12.43 % (22), long context 13.69 % (9), prefill 13.95 % (7), not shipped.
+# (2026-12-07, fifty-second) That candidate shipped, with the advisor's reply tolerance now the speed model's held-out
+# median error (planner.advisor.order.reply_tolerance): batched 15.76 -> 12.43 % (27 -> 22 over 50 %), long context
+# 15.24 -> 13.69 % (11 -> 9), prefill 12.97 -> 13.95 % (8 -> 7); rows over 50 % 46 -> 38 (ten leave, TRT_SEQ_REFIT's
+# two join). The other sets: 2026-12b 36 -> 32 misses (paged batched 28.50 -> 21.89 %), 2026-12c 8 -> 7 (53.55 ->
+# 49.91 %), 2026-12d 1 -> 0 (48.58 -> 35.41 %); their pins below tightened to the new medians.
 UNSEEN_2026_12_OVER_TARGET: dict[tuple[str, str], float] = {}
 
 # unseen-2026-12b.toml: llama.cpp's scoreboards and runs on an L40S and an M3 Ultra, a vLLM sweep on an A100 and
@@ -392,12 +409,14 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
     "gpustack-a100-gptoss120b-vllm-sharegpt-c4": GPTOSS_AMPERE,  # +96%
     # (gpustack-a100-gptoss20b-vllm-random-2000-100: +55 %, +45.8 % with vLLM's 2,048-token A100 chunk, PREFILL_CHUNK)
     "gpustack-a100-gptoss20b-vllm-random-32000-100": GPTOSS_AMPERE,  # +193%
-    "gpustack-a100-gptoss20b-vllm-random-4000-200": GPTOSS_AMPERE,  # +75%
+    # (gpustack-a100-gptoss20b-vllm-random-4000-200, GPTOSS_AMPERE: +75%, +49.0 % since the refit of 2026-12-07)
     # BURST_DRAIN_SHAREGPT
-    "gpustack-a100x4-glm45air-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +135% first, +67% drained
+    # (gpustack-a100x4-glm45air-vllm-sharegpt-max, BURST_DRAIN_SHAREGPT: +135% first, +67% drained,
+    #  +41.1 % since the refit of 2026-12-07)
     # (gpustack-h100-qwen314b-vllm-sharegpt-max: +158 % first, +69 % drained, +43 % with the chat-template wait)
     "gpustack-h200x8-deepseekr1-vllm-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +251% first, +109% drained
-    "gpustack-h100-qwen332b-sglang-sharegpt-max": BURST_DRAIN_SHAREGPT,  # +53% drained at SGLang 0.5.5's pool
+    # (gpustack-h100-qwen332b-sglang-sharegpt-max, BURST_DRAIN_SHAREGPT: +53% drained at SGLang 0.5.5's pool,
+    #  +41.8 % since the refit of 2026-12-07)
     # HOPPER_MXFP4_PADDING
     # (gpustack-h100-gptoss120b-vllm-sharegpt-max: +18 % first, +5 % drained, -81 % at its release's pool, +9.5 % at
     # the pool its stated --max-model-len guarantees)
@@ -405,7 +424,8 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
     # (gpustack-a100x8-qwen3235ba22b-vllm-random-2000-100: +103 %; +50.0 % since vLLM's chunk; +47.5 % since each
     # GPU reads the KV it holds, Qwen3-235B's 4 KV heads on 8 GPUs being two copies: planner.advisor.engine_speed)
     "gpustack-a100x8-qwen3235ba22b-vllm-random-32000-100": PAGED_PROMPT_RATE,  # +122%
-    "gpustack-a100x8-qwen3235ba22b-vllm-random-4000-200": PAGED_PROMPT_RATE,  # +100%
+    # (gpustack-a100x8-qwen3235ba22b-vllm-random-4000-200, PAGED_PROMPT_RATE: +100%,
+    #  +48.1 % since the refit of 2026-12-07)
     "gpustack-h100-gptoss20b-vllm-random-2000-100": PAGED_PROMPT_RATE,  # +136%
     "gpustack-h100-gptoss20b-vllm-random-32000-100": PAGED_PROMPT_RATE,  # +116%
     "gpustack-h100-gptoss20b-vllm-random-4000-200": PAGED_PROMPT_RATE,  # +132%
@@ -442,7 +462,7 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
 # With a vLLM burst's pool at least the --max-model-len its command states (BenchmarkRow.max_model_len, 13 rows;
 # 2026-12-07, fiftieth; HOPPER_MXFP4_PADDING): batched 30.1 -> 28.5 %, prompts 63.4 -> 54.4 %; the bursts 43.9 ->
 # 40.6 %, 34 -> 31 over 50 %.
-UNSEEN_2026_12B_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.33}
+UNSEEN_2026_12B_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.219}  # 0.33 until 2026-12-07
 
 # unseen-2026-12c.toml (2026-12-04, twenty-sixth session): 15 public bursts found by a helper after the drain was built
 # (planner.advisor.drain) and scored with it unchanged, before anything else changed: a vLLM 0.8.5 issue, DataCrunch's
@@ -484,14 +504,15 @@ MOE_100_IN_FLIGHT = (
 UNSEEN_2026_12C_MISSES: dict[str, str] = {
     "vllm-issue17788-h100nvl-qwen3-32b-sharegpt-1000": ISSUE_17788_SAMPLING,  # +87%
     "datacrunch-4xh200-llama33-70b-sglang-random-4096-2048-800": HOPPER_PROMPTS_AGAIN,  # +61%
-    "datacrunch-4xh200-llama33-70b-sglang-random-4096-1024-1500": HOPPER_PROMPTS_AGAIN,  # +54%
+    # (datacrunch-4xh200-llama33-70b-sglang-random-4096-1024-1500, HOPPER_PROMPTS_AGAIN: +54%,
+    #  +49.9 % since the refit of 2026-12-07)
     "datacrunch-8xh200-deepseek-v3-sglang-random-256-32-10000-no-overlap": DEEPSEEK_PREFILL,  # +174%
     "datacrunch-8xh200-deepseek-v3-sglang-random-256-32-10000-overlap": DEEPSEEK_PREFILL,  # +184%
     "sglcookbook-qwen3next80b-8xb200-sharegpt-1000-c100": SGLANG_HYBRID,  # +286%
     "sglcookbook-minimax-m25-8xh100-random-1000-1000-c100": MOE_100_IN_FLIGHT,  # +68%
     "sglcookbook-qwen3-235b-8xb200-random-1000-1000-c100": MOE_100_IN_FLIGHT,  # +63%
 }
-UNSEEN_2026_12C_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.536}
+UNSEEN_2026_12C_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.5}  # 0.536 until 2026-12-07
 
 # AMD Instinct under vLLM (unseen-2026-12d.toml): OCI's run of Llama 3.1 405B FP8 on 8 x MI300X (2024-10-10) is slower
 # than the model at every batch it prints (+44 % at 1, +49 % at 8, +56 % at 64), where AMD's own image of 2025-07
@@ -503,8 +524,9 @@ OCI_MI300X_2024 = (
     "2024 ROCm vLLM build or the 405B's FP8 path is slower is not shown by the sources: the model prices one "
     "current release per engine family"
 )
-UNSEEN_2026_12D_MISSES: dict[str, str] = {"oci-mi300x8-llama31-405b-fp8-bs64-128-128": OCI_MI300X_2024}
-UNSEEN_2026_12D_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.486}
+# (OCI_MI300X_2024 named the batch-64 row, +55.5 %, until the refit of 2026-12-07: +45.4 %; batch 1 / 8 30.3 / 35.4 %)
+UNSEEN_2026_12D_MISSES: dict[str, str] = {}
+UNSEEN_2026_12D_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.355}  # 0.486 until 2026-12-07
 
 # Hardware 2026 buyers use, under vLLM and SGLang (unseen-2026-12e.toml, found 2026-12-06): DGX Spark (LMSYS's SGLang
 # review and GPT-OSS post, Conselara's vLLM 0.19.0 notes, NVIDIA's dgx-spark-playbooks issue 79) and one RTX 5090
