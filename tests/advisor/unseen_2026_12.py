@@ -248,7 +248,7 @@ UNSEEN_2026_12_MISSES: dict[str, str] = {
 # batched 17.25 -> 15.76 %, long context 15.41 -> 15.24 %, prefill 12.78 -> 12.97 %, the same rows over 50 %. The
 # candidate above re-made on top: batched 12.43 % (22), long context 13.69 % (9), prefill 13.95 % (7), not shipped.
 # (2026-12-07, fifty-second) That candidate shipped, with the advisor's reply tolerance now the speed model's held-out
-# median error (planner.advisor.order.reply_tolerance): batched 15.76 -> 12.43 % (27 -> 22 over 50 %), long context
+# median error (planner.advisor.order.REPLY_TOLERANCE): batched 15.76 -> 12.43 % (27 -> 22 over 50 %), long context
 # 15.24 -> 13.69 % (11 -> 9), prefill 12.97 -> 13.95 % (8 -> 7); rows over 50 % 46 -> 38 (ten leave, TRT_SEQ_REFIT's
 # two join). The other sets: 2026-12b 36 -> 32 misses (paged batched 28.50 -> 21.89 %), 2026-12c 8 -> 7 (53.55 ->
 # 49.91 %), 2026-12d 1 -> 0 (48.58 -> 35.41 %); their pins below tightened to the new medians.
