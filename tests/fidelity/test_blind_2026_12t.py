@@ -93,3 +93,20 @@ def test_the_refusals_are_the_logs() -> None:
     assert kinds["capture"].reported_failure == "graph-capture-oom"
     assert kinds["sampler"].predicted_failure is None and kinds["capture"].predicted_failure == "graph-capture-oom"
     assert kinds["sampler"].verdict_right is False and kinds["capture"].verdict_right is True
+
+
+def test_the_restarts_state_their_warm_compile_cache() -> None:
+    """Each restart states its compile cache warm from its own log (issue 20, 2026-12-07, helper share3): the
+    fixture's log_lines load the AOT artifact and print the compile time, quoted in the case's mapping note; the
+    cold first probe of 'oom-attempt-1' stays stated cold. Stating warm plans what the default planned."""
+    restarts = [c for c in LORA if "cold-sampler" not in str(c["id"])]
+    assert len(restarts) == 5
+    for case in restarts:
+        setup = case["setup"]
+        assert isinstance(setup, dict)
+        assert setup["profile"]["compile_cache"] == "warm"
+        note = str(setup["mapping_note"])
+        assert "[decorators.py:311] Directly load AOT compilation from path /runpod-volume/a5/vllm-cache" in note
+        assert "torch.compile took 0." in note
+    cold = [c for c in LORA if "cold-sampler" in str(c["id"])]
+    assert [c["setup"]["profile"]["compile_cache"] for c in cold] == ["cold"]
