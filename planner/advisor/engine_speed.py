@@ -52,6 +52,7 @@ from planner.advisor.kernels import (
     LLAMACPP_MMQ_MAX_BATCH,
     llamacpp_tensor_share,
 )
+from planner.advisor.paged_moe import paged_moe_seconds
 from planner.advisor.throughput import Load, Setup
 from planner.core.kv import heads_per_rank
 from planner.engines.llamacpp.backend import llamacpp_backend
@@ -242,8 +243,13 @@ def kv_copies(setup: Setup, load: Load) -> float:
 
 
 def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -> Step:
-    """The time of ``load`` on ``setup`` (see the module docstring); ``None`` compute when TFLOPS are unknown."""
+    """The time of ``load`` on ``setup`` (see the module docstring); ``None`` compute when TFLOPS are unknown.
+    A vLLM or SGLang decode step whose routed experts aiconfigurator measured takes their measured time instead of
+    their bytes and FLOPs (:func:`planner.advisor.paged_moe.paged_moe_seconds`)."""
     gpu = setup.gpu
+    experts = paged_moe_seconds(setup, load) if with_kv else None
+    if experts is not None:
+        load = load._replace(experts_bytes=0.0, flops=load.flops - load.expert_flops, expert_flops=0.0)
     bandwidth = (gpu.bandwidth_bytes_per_s or 0) * bandwidth_efficiency(setup, r)
     kv = load.kv_bytes * (load.query_groups if setup.kv_per_query_head else 1.0)  # Metal without flash attention
     kv *= kv_copies(setup, load)  # each GPU reads the cache it holds
@@ -259,6 +265,7 @@ def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -
     comm = allreduce_seconds(setup, load, r)
     bound: Bound = "unknown" if compute is None else ("compute" if compute > memory else "memory")
     seconds = max(memory, compute or 0.0) + step_overhead(setup, load, r) + comm + dequant_seconds(setup, load, r)
+    seconds += experts or 0.0
     if setup.split == "pipeline":  # G micro-batches through G stages: (2G - 1) / G stage times (GPipe's bubble)
         seconds *= (2 * setup.gpus - 1) / setup.gpus
     return Step(seconds, memory, compute, comm, bound)

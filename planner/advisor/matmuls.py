@@ -64,6 +64,15 @@ def _plain(model: ModelSpec) -> bool:
     )
 
 
+def moe_shape(model: ModelSpec) -> MoeShape | None:
+    """The routed experts' shape of ``model`` (any attention kind; ``None`` for a dense model or one without a
+    hidden size)."""
+    moe = model.moe
+    if moe is None or not model.hidden_size:
+        return None
+    return MoeShape(model.hidden_size, moe.moe_intermediate_size, moe.num_experts_per_tok, moe.num_experts)
+
+
 @lru_cache(maxsize=256)
 def matmul_shapes(model: ModelSpec) -> Matmuls | None:
     """The weight matmuls of ``model`` (``None``: a kind the shapes do not cover, see the module docstring)."""
@@ -81,7 +90,7 @@ def matmul_shapes(model: ModelSpec) -> Matmuls | None:
         dense += _mlp(hidden, model.intermediate_size, layers - moe_layers)
     shape = None
     if moe is not None and moe_layers:
-        shape = MoeShape(hidden, moe.moe_intermediate_size, moe.num_experts_per_tok, moe.num_experts)
+        shape = moe_shape(model)
         if moe.num_shared_experts:
             width = (moe.shared_expert_intermediate_size or moe.moe_intermediate_size) * moe.num_shared_experts
             dense += _mlp(hidden, width, moe_layers)

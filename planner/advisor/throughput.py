@@ -29,7 +29,7 @@ from typing import Literal, NamedTuple
 
 from planner.advisor.hardware import LinkKind, link
 from planner.advisor.kernels import ComputePath, llamacpp_flash_attention, moe_kernel_layer_seconds
-from planner.advisor.matmuls import Matmuls, matmul_shapes
+from planner.advisor.matmuls import Matmuls, MoeShape, matmul_shapes, moe_shape
 from planner.core.blocks import ATTENTION_KINDS, LayerKind
 from planner.core.gpu import GpuSpec
 from planner.core.kv import cached_tokens, kv_bytes_per_sequence
@@ -65,6 +65,7 @@ class Setup(NamedTuple):
     prefill_chunk: int | None = None  # tokens a serving step prefills (:func:`prefill_chunk_tokens`); None: 8192
     attention_dp: bool = False  # each GPU attends its own requests (TensorRT-LLM enable_attention_dp): no KV copies
     attention_tp: int = 1  # with attention_dp: the GPUs each data-parallel rank's attention spans (its KV copies)
+    engine: str = ""  # the registered engine (vLLM, SGLang, ...): whose measured MoE times apply (paged_moe)
 
     @property
     def link(self) -> tuple[LinkKind, float]:
@@ -90,7 +91,9 @@ def setup_for(gpu: GpuSpec, engine: str, path: ComputePath, gpus: int, weights: 
     moe = moe_kernel_layer_seconds(gpu, engine, weights)
     flash = layer_split and llamacpp_flash_attention(gpu, None)  # a current build: flash attention on
     chunk = prefill_chunk_tokens(gpu, engine, gpus)
-    return Setup(gpu, family, path, gpus, split, quantized, moe, flash_attention=flash, prefill_chunk=chunk)
+    return Setup(
+        gpu, family, path, gpus, split, quantized, moe, flash_attention=flash, prefill_chunk=chunk, engine=engine
+    )
 
 
 class Load(NamedTuple):
@@ -112,6 +115,7 @@ class Load(NamedTuple):
     attention_flops: float = 0.0  # the part of ``flops`` the attention matmuls do (scores and their weighted sum)
     matmuls: Matmuls | None = None  # a decode step's weight matmuls by shape (planner.advisor.matmuls)
     kv_heads: int = 0  # KV heads a token's cache has (0: MLA's one latent, which every tensor-parallel GPU holds)
+    moe: MoeShape | None = None  # a decode step's routed experts by shape (planner.advisor.paged_moe)
 
     def weights_bytes(self, locality: float) -> float:
         """Weights read this step: the dense part and the share of the experts the tokens touch."""
@@ -276,6 +280,7 @@ def decode_load(
         attention_flops=float(attention * batch),
         matmuls=matmul_shapes(model),
         kv_heads=0 if model.mla is not None else model.resolved_kv_heads,
+        moe=moe_shape(model),
     )
 
 

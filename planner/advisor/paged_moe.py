@@ -1,0 +1,108 @@
+"""vLLM's and SGLang's fused MoE layer as measured, read from NVIDIA aiconfigurator's tables (no constant fitted).
+
+The memory roofline prices a decode step's routed experts as the bytes of the experts its tokens touch at
+``cb_bw_hbm`` of the bandwidth. vLLM's and SGLang's fused MoE (``vllm_fused_moe``, ``sglang_fused_moe_triton``: the
+Triton grouped GEMM with its routing, token sorting by expert and block padding) is far from that at the batches a
+decode step runs: aiconfigurator's collectors time the engines' own MoE modules under CUDA graphs, and on 8 x B200
+SGLang 0.5.9's layer of Qwen3-235B-A22B (hidden 4,096, experts 1,536 wide, 8 of 128, BF16, the experts' width split
+over 8 GPUs) takes 33 us at 1 token (its 8 experts' bytes take 5 us at the datasheet bandwidth) and 141 us at 96
+tokens (every expert's share of a GPU, 604 MB, takes 75 us). A step of ``tokens`` tokens then costs the measured
+layer time per MoE layer, on top of the step's other reads and matmuls (the kernels run one after another).
+
+``paged_moe_tables.toml`` (beside this module) is the extract (``python -m bench.paged_moe_extract``): from
+ai-dynamo/aiconfigurator@095f58a51 ``aic-core/src/aiconfigurator_core/systems/data/<system>/moe/<vllm|sglang>/
+<version>/moe_perf.parquet``, for A100 SXM, H100 SXM, H200 and B200, BF16 and block-FP8 experts (``fp8_block``, the
+format of the published FP8 MoE checkpoints: DeepSeek-V3 / R1, Qwen3 FP8, MiniMax-M2), the engine's default kernel,
+expert-parallel size 1 (vLLM and SGLang split each expert's width over the tensor-parallel GPUs unless the run
+enables expert parallelism), aiconfigurator's default skewed routing (``power_law_1.01``), moe TP sizes 1-8, tokens
+1-1,024. One release per engine and GPU (vLLM 0.14.0, B200 0.19.0; SGLang 0.5.9), the speed model's one-release
+stance. The time is linear in the tokens between grid points, in proportion past 1,024.
+
+``None`` (the rate model prices the experts) for TensorRT-LLM and llama.cpp, a set-up that names no engine
+(:attr:`Setup.engine` unset), another GPU, arithmetic or shape, a split other than tensor parallel, or experts whose
+bytes are not the table's format (MXFP4, GGUF quants).
+"""
+
+from __future__ import annotations
+
+import bisect
+import tomllib
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from planner.advisor.kernels import ComputePath
+from planner.advisor.throughput import Load, Setup
+from planner.bounds.errors import PlannerError
+
+TABLES_FILE = Path(__file__).with_name("paged_moe_tables.toml")
+# Bits per expert weight of each table's format: BF16, and block FP8 (1 byte + one fp32 scale per 128 x 128 block).
+TABLE_BITS: dict[ComputePath, float] = {"16-bit": 16.0, "fp8": 8.0}
+
+Key = tuple[int, int, int, int, int]  # hidden, width, top-k, experts, moe TP size
+BySetup = dict[tuple[str, str, str], dict[Key, tuple[float, ...]]]  # (engine, GPU id, path) -> shape -> seconds
+
+
+class _Table(BaseModel, frozen=True, extra="forbid"):
+    engine: str  # the registry's name of the engine (planner.engines.registry)
+    gpu: str
+    path: ComputePath
+    file: str
+    dtype: str
+    kernel: str
+    moe_us: tuple[tuple[float, ...], ...]  # hidden, width, top-k, experts, moe TP size, then us at each token count
+
+
+class _Tables(BaseModel, frozen=True, extra="forbid"):
+    source: str = Field(pattern=r"^ai-dynamo/aiconfigurator@[0-9a-f]{40}$")
+    tokens: tuple[int, ...]
+    table: tuple[_Table, ...]
+
+
+@cache
+def tables(path: Path = TABLES_FILE) -> tuple[tuple[int, ...], BySetup]:
+    """The token grid and, by (engine, catalog GPU id, compute path), each shape's seconds at the grid's tokens."""
+    raw = _Tables.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+    out: BySetup = {}
+    for t in raw.table:
+        rows: dict[Key, tuple[float, ...]] = {}
+        for r in t.moe_us:
+            if len(r) != 5 + len(raw.tokens):
+                raise PlannerError(f"{path.name}: {t.engine} {t.gpu} {t.path}: a row does not match the token grid")
+            key = (int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]))
+            rows[key] = tuple(us / 1e6 for us in r[5:])
+        out[(t.engine, t.gpu, t.path)] = rows
+    return raw.tokens, out
+
+
+def along(grid: tuple[int, ...], values: tuple[float, ...], x: int) -> float:
+    """``values`` at ``x``: linear between grid points, the first below the grid, in proportion past its end."""
+    if x <= grid[0]:
+        return values[0]
+    if x >= grid[-1]:
+        return values[-1] * x / grid[-1]
+    j = bisect.bisect_left(grid, x)
+    x0, x1 = grid[j - 1], grid[j]
+    return values[j - 1] + (values[j] - values[j - 1]) * (x - x0) / (x1 - x0)
+
+
+def experts_bits(load: Load) -> float:
+    """Bits per routed-expert weight of ``load`` (its experts' bytes over their parameters)."""
+    assert load.moe is not None
+    per_layer = load.moe.experts * 3 * load.moe.hidden * load.moe.width
+    return 8 * load.experts_bytes / (per_layer * load.moe_layers) if per_layer and load.moe_layers else 0.0
+
+
+def paged_moe_seconds(setup: Setup, load: Load) -> float | None:
+    """One GPU's routed-expert time of a vLLM or SGLang decode step: the measured layer time at ``load.tokens``
+    tokens and the replica's tensor-parallel size, times the MoE layers (``None``: not in the tables, see the
+    module docstring)."""
+    if setup.family != "paged" or setup.split != "tensor" or load.moe is None:
+        return None
+    bits = TABLE_BITS.get(setup.path)
+    if bits is None or abs(experts_bits(load) - bits) > 1.0:  # block FP8's scales add ~0.002 bits
+        return None
+    grid, by_setup = tables()
+    row = by_setup.get((setup.engine, setup.gpu.id, setup.path), {}).get((*load.moe, setup.gpus))
+    return None if row is None else load.moe_layers * along(grid, row, load.tokens)
