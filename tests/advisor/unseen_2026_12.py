@@ -478,8 +478,14 @@ ISSUE_17788_SAMPLING = (
     "Qwen3-32B BF16 on one H100 NVL, vLLM 0.8.5.post1 with --max-num-seqs 32 (1,000 ShareGPT prompts at once): "
     "653.6 tokens/s, 20 a sequence, a 49 ms step at 32 in flight where the model gives 26 ms (+87 %; +454 % as a "
     "steady state at the pool's batch). The issue itself reports the run as surprisingly slow (the BF16 and FP8 "
-    "checkpoints measure alike, so it is not the weights' read); the bench sends temperature, top-k and top-p per "
-    "request, and how vLLM 0.8.5's V1 sampler ran them is a lead, not read"
+    "checkpoints measure alike, so it is not the weights' read). The sampler, read (2026-12-07, fifty-second) and "
+    "ruled out as the cause: vLLM 0.8.5 applies the model's generation_config.json by default (engine/arg_utils.py:332 "
+    "generation_config 'auto': Qwen3's top-k 20, top-p 0.95 on every request), and its V1 sampler runs top-k / top-p "
+    "in PyTorch, FlashInfer's kernel off for FlashInfer >= 0.2.3 or absent (v1/sample/ops/topk_topp_sampler.py:29-76), "
+    "sorting the whole vocabulary (:189, 32 x 151,936 logits a step). vLLM PR 40376's microbenchmark times that "
+    "PyTorch path at 0.40-0.66 ms for 64-128 rows of a 32,768 vocabulary (4.2 M logits, this run's 4.9 M), PR 11394 "
+    "at ~15 % of ShareGPT throughput on a small model's short steps: about 1 ms of the ~20 ms gap. The experts "
+    "(none) and the all-reduce (one GPU) are not it either; what is left is not read"
 )
 HOPPER_PROMPTS_AGAIN = (
     "Llama-3.3-70B BF16 over 4 x H200 (SGLang, Dec 2024) at SGLang's random 4,096-token prompts: +61 % and +54 % "
