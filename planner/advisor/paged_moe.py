@@ -19,8 +19,9 @@ enables expert parallelism), aiconfigurator's default skewed routing (``power_la
 stance. The time is linear in the tokens between grid points, in proportion past 1,024.
 
 ``None`` (the rate model prices the experts) for TensorRT-LLM and llama.cpp, a set-up that names no engine
-(:attr:`Setup.engine` unset), another GPU, arithmetic or shape, a split other than tensor parallel, or experts whose
-bytes are not the table's format (MXFP4, GGUF quants).
+(:attr:`Setup.engine` unset), another GPU, arithmetic or shape, a split other than tensor parallel, data-parallel
+ranks sharing expert-parallel experts (:attr:`Setup.attention_dp`: the extract holds expert-parallel size 1 only), or
+experts whose bytes are not the table's format (MXFP4, GGUF quants).
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def paged_moe_seconds(setup: Setup, load: Load) -> float | None:
     """One GPU's routed-expert time of a vLLM or SGLang decode step: the measured layer time at ``load.tokens``
     tokens and the replica's tensor-parallel size, times the MoE layers (``None``: not in the tables, see the
     module docstring)."""
-    if setup.family != "paged" or setup.split != "tensor" or load.moe is None:
+    if setup.family != "paged" or setup.split != "tensor" or setup.attention_dp or load.moe is None:
         return None
     bits = TABLE_BITS.get(setup.path)
     if bits is None or abs(experts_bits(load) - bits) > 1.0:  # block FP8's scales add ~0.002 bits

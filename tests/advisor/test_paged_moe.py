@@ -44,6 +44,8 @@ def test_only_the_tables_formats_engines_and_gpus() -> None:
     assert paged_moe_seconds(setup_for(b200, "trtllm", "16-bit", 8, "bf16"), load) is None
     assert paged_moe_seconds(setup_for(get_gpu("rtx-4090"), "vllm", "16-bit", 8, "bf16"), load) is None
     assert paged_moe_seconds(setup_for(b200, "vllm", "16-bit", 3, "bf16"), load) is None  # no moe TP 3
+    ranks = setup_for(b200, "vllm", "16-bit", 8, "bf16")._replace(attention_dp=True, attention_tp=4)
+    assert paged_moe_seconds(ranks, load) is None  # 2 data-parallel ranks, experts expert parallel: not extracted
     _, fp8 = qwen3_235b(32, "fp8")
     assert paged_moe_seconds(setup_for(b200, "vllm", "16-bit", 8, "bf16"), fp8) is None  # FP8 bytes, BF16 table
     assert paged_moe_seconds(setup_for(b200, "vllm", "fp8", 4, "fp8"), fp8) is not None
