@@ -50,6 +50,20 @@ def window_notes(model: ModelSpec, overhead: OverheadModel) -> list[str]:
 FIGURES = ("bandwidth_bytes_per_s", "memory_reported_bytes", "engine_visible_bytes")
 
 
+def experts_unmeasured_note(engine_label: str, weights: str, measured: tuple[str, ...], ranks: bool) -> str:
+    """An option whose routed experts the rate model prices (their bytes at the bandwidth) where aiconfigurator's
+    tables measure other formats of the same shape on the same engine and GPU, or where its data-parallel ranks
+    (``ranks``) hold the experts expert parallel and the tables measure them split by width
+    (:func:`planner.advisor.paged_moe.measured_beside`): its speed is not comparable with theirs, and no number
+    stands in for the missing measurement."""
+    which = "expert parallel over data-parallel ranks" if ranks else weights
+    return (
+        f"experts' speed unmeasured: aiconfigurator's tables time {engine_label}'s fused MoE for "
+        f"{' and '.join(measured)} experts of this shape split over these GPUs, not {which}; priced at their bytes' "
+        "bandwidth, its speed is likely optimistic beside theirs"
+    )
+
+
 def unverified_note(gpu: GpuSpec, compute: str) -> str | None:
     """The GPU's unverified catalog figures an option rests on (its memory, its bandwidth, the TFLOPS of its
     compute path: ``"16-bit"``, ``"fp8"``, ``"int8"``, ``"fp4"``), a caveat."""

@@ -7,6 +7,7 @@ from typing import NamedTuple, Protocol
 
 from planner.advisor.engine_speed import Step, served, step
 from planner.advisor.options import Candidate
+from planner.advisor.paged_moe import measured_beside
 from planner.advisor.support import SupportRow
 from planner.advisor.throughput import Load, Setup
 from planner.advisor.workload import Workload
@@ -35,6 +36,7 @@ class Speed(NamedTuple):
     total: float | None
     prefill: float | None
     prefill_share: float | None
+    measured_beside: tuple[str, ...] = ()  # formats measured where this one's experts are not (paged_moe)
 
 
 def speed_of(
@@ -64,4 +66,5 @@ def speed_of(
     cycle = b.workload.mean_output_tokens / run.per_user_tokens_per_s
     share = 1.0 - b.workload.mean_output_tokens * decode.seconds / cycle
     total = run.total_tokens_per_s * (c.replicas // group)
-    return Speed(setup, decode, run.per_user_tokens_per_s, total, alone, share)
+    beside = measured_beside(setup, decode_load)
+    return Speed(setup, decode, run.per_user_tokens_per_s, total, alone, share, beside)

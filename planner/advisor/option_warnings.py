@@ -1,7 +1,8 @@
 """An option's warnings: what undermines its verdict (the speed floor's margin, a slow first token, a thin memory
-margin, a known speed gap, unverified figures, a speed no public benchmark of its engine family on its vendor
-measures, no sourced price) and the notes beside it (PCIe all-reduce, llama.cpp's sequential stages, sale, market,
-licence, purchase unit, cost assumptions, unified memory's share)."""
+margin, a known speed gap, routed experts priced by the roofline beside measured formats, unverified figures, a
+speed no public benchmark of its engine family on its vendor measures, no sourced price) and the notes beside it
+(PCIe all-reduce, llama.cpp's sequential stages, sale, market, licence, purchase unit, cost assumptions, unified
+memory's share)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from planner.advisor.benchmarks import load_rows
 from planner.advisor.costs import SystemCost
 from planner.advisor.option_notes import (
     cost_notes,
+    experts_unmeasured_note,
     half_note,
     licence_note,
     long_first_token,
@@ -163,6 +165,9 @@ def _undermining(b: Built, c: Candidate, s: Speed, row: SupportRow, a: Assessmen
     gap = b.speed_gap(row.engine, c.weights, gpu)
     if gap is not None:
         undermining.append(gap[0])
+    if s.per_user is not None and s.measured_beside:  # a roofline beside measured formats (planner.advisor.paged_moe)
+        beside = s.measured_beside
+        undermining.append(experts_unmeasured_note(ENGINE_LABELS[row.engine], c.weights, beside, s.setup.attention_dp))
     unmeasured, unverified = machine_caveats(gpu, s.setup.family, row.engine, row.compute)
     if s.per_user is not None and unmeasured:  # beside a gap measured on another family too (not on this line)
         undermining.append(unmeasured)

@@ -18,6 +18,17 @@ enables expert parallelism), aiconfigurator's default skewed routing (``power_la
 1-1,024. One release per engine and GPU (vLLM 0.14.0, B200 0.19.0; SGLang 0.5.9), the speed model's one-release
 stance. The time is linear in the tokens between grid points, in proportion past 1,024.
 
+INT8 W8A8 experts (the ``int8`` compute path) take the FP8 rows: one byte a weight through the same Triton grouped
+GEMM, whose INT8 and FP8 W8A8 branches differ only in where the scales apply. vLLM 0.11.0's ``fused_moe_kernel``
+(model_executor/layers/fused_moe/fused_moe.py:271, ``use_fp8_w8a8`` / ``use_int8_w8a8`` :317-318, their shared
+scale and ``tl.dot`` branches :399-473) is what its INT8 method calls (quantization/compressed_tensors/
+compressed_tensors_moe.py:1073-1094 channel-wise INT8 only, ``fused_experts`` :1212) and what aiconfigurator's FP8
+rows timed (its collectors call ``fused_experts`` without DeepGEMM or CUTLASS, so fused_moe.py:1372-1460 dispatches
+to that kernel). SGLang 0.5.9's INT8 method runs the Triton runner (layers/quantization/w8a8_int8.py:328-372),
+the ``fused_moe_kernel`` (layers/moe/fused_moe_triton/fused_moe_triton_kernels.py:324, shared branches :485-589)
+the ``sglang_fused_moe_triton`` rows time; its FP8-only TMA loads (:458-459) need a block shape the collector does
+not pass. An A100 has no FP8 rows (nor FP8 tensor cores): its INT8 experts keep the rate model.
+
 ``None`` (the rate model prices the experts) for TensorRT-LLM and llama.cpp, a set-up that names no engine
 (:attr:`Setup.engine` unset), another GPU, arithmetic or shape, a split other than tensor parallel, data-parallel
 ranks sharing expert-parallel experts (:attr:`Setup.attention_dp`: the extract holds expert-parallel size 1 only), or
@@ -40,6 +51,8 @@ from planner.bounds.errors import PlannerError
 TABLES_FILE = Path(__file__).with_name("paged_moe_tables.toml")
 # Bits per expert weight of each table's format: BF16, and block FP8 (1 byte + one fp32 scale per 128 x 128 block).
 TABLE_BITS: dict[ComputePath, float] = {"16-bit": 16.0, "fp8": 8.0}
+# A compute path priced at another's rows: INT8 W8A8 runs the FP8 rows' kernel, one byte a weight (module docstring).
+SAME_KERNEL: dict[ComputePath, ComputePath] = {"int8": "fp8"}
 
 Key = tuple[int, int, int, int, int]  # hidden, width, top-k, experts, moe TP size
 BySetup = dict[tuple[str, str, str], dict[Key, tuple[float, ...]]]  # (engine, GPU id, path) -> shape -> seconds
@@ -101,9 +114,29 @@ def paged_moe_seconds(setup: Setup, load: Load) -> float | None:
     module docstring)."""
     if setup.family != "paged" or setup.split != "tensor" or setup.attention_dp or load.moe is None:
         return None
-    bits = TABLE_BITS.get(setup.path)
+    path = SAME_KERNEL.get(setup.path, setup.path)
+    bits = TABLE_BITS.get(path)
     if bits is None or abs(experts_bits(load) - bits) > 1.0:  # block FP8's scales add ~0.002 bits
         return None
     grid, by_setup = tables()
-    row = by_setup.get((setup.engine, setup.gpu.id, setup.path), {}).get((*load.moe, setup.gpus))
+    row = by_setup.get((setup.engine, setup.gpu.id, path), {}).get((*load.moe, setup.gpus))
     return None if row is None else load.moe_layers * along(grid, row, load.tokens)
+
+
+# The tables' formats as a caveat names them (the FP8 rows price INT8 W8A8 too, :data:`SAME_KERNEL`).
+MEASURED_WORDS: dict[ComputePath, str] = {"16-bit": "BF16", "fp8": "FP8 / INT8 W8A8"}
+
+
+def measured_beside(setup: Setup, load: Load) -> tuple[str, ...]:
+    """The formats whose measured rows price this engine, GPU and expert shape split by width over the set-up's GPUs
+    while ``load``'s own experts take the rate model (their bytes at the bandwidth, optimistic beside a measured
+    kernel): another format, or expert-parallel data-parallel ranks (:attr:`Setup.attention_dp`, whose kernel the
+    extract lacks) beside the measured tensor-parallel split. Empty where its experts are measured or nothing here
+    is, so no option is preferred only for being priced by the roofline."""
+    if setup.family != "paged" or setup.split != "tensor" or load.moe is None:
+        return ()
+    if paged_moe_seconds(setup, load) is not None:
+        return ()
+    _, by_setup = tables()
+    key = (*load.moe, setup.gpus)
+    return tuple(w for p, w in MEASURED_WORDS.items() if key in by_setup.get((setup.engine, setup.gpu.id, p), {}))

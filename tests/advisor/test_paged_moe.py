@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model
+from planner.advisor import Option, Workload, rank
 from planner.advisor.engine_speed import step
-from planner.advisor.paged_moe import along, paged_moe_seconds, tables
+from planner.advisor.paged_moe import along, measured_beside, paged_moe_seconds, tables
 from planner.advisor.throughput import decode_load, setup_for
 
 
@@ -53,3 +54,53 @@ def test_only_the_tables_formats_engines_and_gpus() -> None:
     assert paged_moe_seconds(setup_for(b200, "vllm", "fp8", 8, "fp8"), fp8) is None
     oss = decode_load(get_model("openai/gpt-oss-120b").spec, "mxfp4", "bf16", 32, 1500)
     assert paged_moe_seconds(setup_for(get_gpu("h100-sxm-80gb"), "vllm", "16-bit", 1, "mxfp4"), oss) is None
+
+
+def test_int8_w8a8_experts_take_the_fp8_tables_time() -> None:
+    """INT8 W8A8 and FP8 W8A8 experts run the same Triton grouped GEMM, one byte a weight: vLLM 0.11.0's
+    ``fused_moe_kernel`` (model_executor/layers/fused_moe/fused_moe.py:271, the two formats' branches :317-318,
+    :399-473), reached by INT8's compressed-tensors method (compressed_tensors_moe.py:1073-1094, :1212) and by
+    aiconfigurator's FP8 rows (``fused_experts`` called without DeepGEMM or CUTLASS, fused_moe.py:1372-1460);
+    SGLang 0.5.9's (layers/moe/fused_moe_triton/fused_moe_triton_kernels.py:324, :485-589), its INT8 method on the
+    Triton runner (quantization/w8a8_int8.py:328-372). Qwen3-235B-A22B INT8 on 4 x H200 at 32 in flight: 94 MoE
+    layers x the FP8 rows at moe TP 4, 32 tokens (vLLM 0.14.0 173.3 us, SGLang 0.5.9 170.2 us)."""
+    _, load = qwen3_235b(32, "int8")
+    h200 = get_gpu("h200-sxm-141gb")
+    vllm, sglang = (paged_moe_seconds(setup_for(h200, e, "int8", 4, "int8"), load) for e in ("vllm", "sglang"))
+    assert vllm == pytest.approx(94 * 173.3e-6, rel=1e-9)
+    assert sglang == pytest.approx(94 * 170.2e-6, rel=1e-9)
+    # an A100 has no FP8 tensor cores and aiconfigurator no FP8 rows for it: its INT8 experts keep the rate model
+    assert paged_moe_seconds(setup_for(get_gpu("a100-sxm-80gb"), "vllm", "int8", 4, "int8"), load) is None
+    # INT8 weights on the 16-bit path (W8A16: dequantised in the kernel, another branch) are not the table's
+    assert paged_moe_seconds(setup_for(h200, "vllm", "16-bit", 4, "int8"), load) is None
+
+
+def test_a_format_priced_by_the_roofline_beside_measured_ones_is_caveated() -> None:
+    """aiconfigurator's vLLM tables hold BF16 and block-FP8 experts only (besides Marlin INT4 and FP4 kernels not
+    extracted): AWQ experts of Qwen3-235B on 4 x H200 take their bytes at the bandwidth where BF16, FP8 and INT8 W8A8
+    take the measured kernel, so the AWQ option says so instead of winning on an optimistic price; the measured
+    formats carry no such caveat. Data-parallel ranks holding the experts expert parallel say it too."""
+    h200 = get_gpu("h200-sxm-141gb")
+    awq = decode_load(get_model("Qwen/Qwen3-235B-A22B").spec, "int4-awq", "bf16", 32, 1500)
+    assert measured_beside(setup_for(h200, "vllm", "16-bit", 4, "int4-awq"), awq) == ("BF16", "FP8 / INT8 W8A8")
+    _, int8 = qwen3_235b(32, "int8")
+    assert measured_beside(setup_for(h200, "vllm", "int8", 4, "int8"), int8) == ()
+    _, bf16 = qwen3_235b(32)
+    ranks = setup_for(get_gpu("b200-sxm"), "vllm", "16-bit", 8, "bf16")._replace(attention_dp=True, attention_tp=4)
+    assert measured_beside(ranks, bf16) == ("BF16",)  # 1,536 / 8 is no whole FP8 block: BF16 rows only at TP 8
+    assert measured_beside(setup_for(get_gpu("mi300x"), "vllm", "fp8", 4, "fp8"), int8) == ()  # nothing measured
+    workload = Workload.fixed_length(
+        4096, concurrent_conversations=10, gpu_ids=("h200-sxm-141gb",), engines=("vllm",), weights=("fp8", "int4-awq")
+    )
+    options = rank(get_model("Qwen/Qwen3-235B-A22B").spec, workload).options
+
+    def caveat(o: Option) -> str:
+        return next((u for u in o.undermining if u.startswith("experts' speed unmeasured")), "")
+
+    split = [o for o in options if "data-parallel" not in o.split_text and o.tensor_parallel == 4]
+    ranks = [o for o in options if "data-parallel" in o.split_text]
+    assert {o.weights for o in split} == {"fp8", "int4-awq"} and ranks
+    assert all(bool(caveat(o)) == (o.weights == "int4-awq") for o in split)
+    assert all("not expert parallel over data-parallel ranks" in caveat(o) for o in ranks)
+    awq = next(o for o in split if o.weights == "int4-awq")
+    assert "BF16 and FP8 / INT8 W8A8 experts of this shape split over these GPUs, not int4-awq" in caveat(awq)
