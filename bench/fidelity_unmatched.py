@@ -18,9 +18,15 @@ B200_NVFP4 = (
     "batched tokens (thirteenth blind set, 2026-12-05; as found): 0.27 GiB of it the weights (19.26 planned, 19.53 "
     "printed); the rest is working memory the planner holds and the start-up does not: the budget less the printed "
     "weights and KV leaves 4.61-4.64 GiB for the forward, non-torch memory and the graph estimate where the planner "
-    "puts 5.75 (3.35 forward, 0.55 non-torch, 1.85 graphs up to 1,024 sequences, Blackwell's capture cap). The "
-    "project publishes parsed figures, not the 'Free memory on device' line that would say which term is high; the "
-    "error is on the safe side (fewer conversations planned than held)"
+    "puts 5.75 (3.35 forward, 0.55 non-torch, 1.85 graphs up to 1,024 sequences, Blackwell's capture cap, the 83 "
+    "sizes the sessions print). The project publishes parsed figures, not the 'Free memory on device' line that "
+    "would say which term is high; the error is on the safe side (fewer conversations planned than held). Read "
+    "2026-12-07 (fifty-second session): the one datacenter-Blackwell log that prints its split, the B300 Gemma 4 "
+    "boot, prints the planner's activation and non-torch memory and a graph estimate of 0.76 GiB where the planner "
+    "puts 1.34, a graph costing 0.54 of the fitted cost per graph and layer; at that cost these boots would be "
+    "-0.02 / -0.05 GiB and the GB300 Qwen3-8B -0.09 (tests/fidelity/test_blackwell_graph_estimate.py). Not "
+    "planned: vLLM's profiler has no device branch (0.31.0 v1/worker/gpu/cudagraph_utils.py:854-966), every such "
+    "case is blind, and a fitted B200 / B300 start-up printing its 'Estimated CUDA graph memory' would settle it"
 )
 
 UNMATCHED: dict[str, str] = {
