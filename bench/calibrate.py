@@ -20,7 +20,8 @@ print (``make calibrate`` = ``python -m bench.calibrate``; writes ``planner/engi
   only term those logs leave open;
 - CUDA graphs: ``base + a x layers + b x layers x (graphs beyond the first of each mode)`` least squares on the
   printed estimates (graph counts from the capture sizes of planner/engines/vllm/graphs.py) and on the captured
-  size; with a single graph count among them, the slope goes to the graphs (``a = 0``);
+  size; with a single graph count among them, the slope goes to the graphs (``a = 0``); the estimate's cost per
+  graph on compute capability 10.x from its own printed lines (:func:`bench.calibrate_graphs.sm100_graph_fit`);
 - HIP on a CDNA 3 device (MI300X): its cost per graph captured and its non-torch memory, on its start-ups alone
   (:mod:`bench.calibrate_hip`; the CUDA graph and non-torch fits leave them out);
 - the worker's baseline before its memory snapshot: the median printed ``cuda_memory`` at init;
@@ -40,7 +41,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from bench.calibrate_graphs import VllmCase, graph_fit, graphs_of, hip_graph_fit
+from bench.calibrate_graphs import ESTIMATE, VllmCase, graph_fit, graphs_of, hip_graph_fit, sm100_graph_fit
 from bench.calibrate_hip import cdna3_non_torch
 from bench.calibrate_terms import (
     SAMPLER_KINDS,
@@ -72,10 +73,13 @@ Case = dict[str, Any]
 _CUDA_MEMORY = re.compile(r"cuda_memory=(\d{1,3}\.\d{1,3})GiB")
 
 
-def _vllm_cases(cases: Iterable[Case]) -> Iterable[VllmCase]:
+def _vllm_cases(cases: Iterable[Case], figure: str | None = None) -> Iterable[VllmCase]:
+    """The fitted vLLM V1 cases; with ``figure``, a held-out case too where its setup fits that printed figure all
+    the same (``Setup.fitted_figures``)."""
     for case in cases:
         setup = setup_of(case)
-        if setup.engine != "vllm" or setup.out_of_scope or setup.not_fitted:
+        held = setup.not_fitted and figure not in setup.fitted_figures
+        if setup.engine != "vllm" or setup.out_of_scope or held:
             continue
         try:
             request = build_request(case, setup)
@@ -196,6 +200,8 @@ def fit(cases: list[Case]) -> VllmConstants:
     for the logs that print only their KV budget)."""
     vllm = list(_vllm_cases(cases))
     estimate, capture = graph_fit(vllm)
+    held = [c for c in cases if (s := setup_of(c)).not_fitted and ESTIMATE in s.fitted_figures]
+    sm100 = sm100_graph_fit(vllm + list(_vllm_cases(held, ESTIMATE)), estimate)
     hip_estimate, hip_capture = hip_graph_fit(vllm)
     graphs = {
         "hip_graph_bytes": hip_estimate,
@@ -203,6 +209,7 @@ def fit(cases: list[Case]) -> VllmConstants:
         "graph_estimate_base": estimate[0],
         "graph_estimate_per_layer": estimate[1],
         "graph_estimate_per_graph_layer": estimate[2],
+        "graph_estimate_sm100": sm100,
         "graph_capture_base": capture[0],
         "graph_capture_per_layer": capture[1],
         "graph_capture_per_graph_layer": capture[2],
@@ -298,7 +305,8 @@ def describe(constants: VllmConstants, out: Callable[[str], Any] = print) -> Non
         )
     out(
         f"graph estimate {c.graph_estimate_base / GiB:.3f} + {c.graph_estimate_per_layer / GiB:.4f}/layer + "
-        f"{c.graph_estimate_per_graph_layer / 2**20:.3f} MiB/layer/graph; capture {c.graph_capture_base / GiB:.3f} + "
+        f"{c.graph_estimate_per_graph_layer / 2**20:.3f} MiB/layer/graph ({c.graph_estimate_sm100 / 2**20:.3f} on "
+        f"compute capability 10.x); capture {c.graph_capture_base / GiB:.3f} + "
         f"{c.graph_capture_per_layer / GiB:.4f}/layer + {c.graph_capture_per_graph_layer / 2**20:.3f} MiB/layer/graph "
         f"(+{c.graph_capture_hopper / GiB:.3f} on Hopper)"
     )

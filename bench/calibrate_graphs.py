@@ -21,6 +21,7 @@ from planner.planning.results import PlanResult
 
 Case = dict[str, Any]
 VllmCase = tuple[Case, PlanRequest, PlanResult, VllmProfile]
+ESTIMATE = "cuda_graph_estimate_gib"  # the printed "Estimated CUDA graph memory" (Setup.fitted_figures)
 
 
 def graphs_of(request: PlanRequest, profile: VllmProfile) -> GraphSet:
@@ -34,7 +35,7 @@ def graph_point(request: PlanRequest, reported: dict[str, Any], q_est: bool) -> 
     ``cudagraph_utils.py`` :385-398), which on unified memory moves with whatever the host does meanwhile: the GB10
     start-ups print -0.81 GiB (0.24, TP 1) and 5.07 (0.29, TP 2, from the worker's utilization notice), where the
     planner's graph model gives 0.18 and 1.38."""
-    value = reported.get("cuda_graph_estimate_gib" if q_est else "cuda_graph_gib")
+    value = reported.get(ESTIMATE if q_est else "cuda_graph_gib")
     platform = vllm_platform(request.gpu)
     return value is not None and value > 0 and not platform.integrated and not platform.cdna3  # HIP's: calibrate_hip
 
@@ -54,9 +55,9 @@ def graph_fit(vllm: list[VllmCase]) -> tuple[tuple[int, int, int], tuple[int, in
     ]
     estimate = fit_graphs(
         [
-            (n, g.extra_graphs, rep["cuda_graph_estimate_gib"])
+            (n, g.extra_graphs, rep[ESTIMATE])
             for n, g, rep, _, q, _ in layers
-            if graph_point(q, rep, True)
+            if graph_point(q, rep, True) and not vllm_platform(q.gpu).sm100_family  # sm100_graph_fit
         ]
     )
     recent = [row for row in layers if (0, 18, 0) <= row[3].version < (0, 27, 0) and graph_point(row[4], row[2], False)]
@@ -65,6 +66,25 @@ def graph_fit(vllm: list[VllmCase]) -> tuple[tuple[int, int, int], tuple[int, in
     )
     others = [(n, g, rep["cuda_graph_gib"]) for n, g, rep, _, q, _ in layers if _off_hopper(q, rep)]
     return estimate, split_hopper_base(capture, others)
+
+
+def sm100_graph_fit(lines: list[VllmCase], estimate: tuple[int, int, int]) -> int:
+    """The estimate's bytes per graph beyond the first of each mode and per layer on compute capability 10.x
+    (datacenter Blackwell): the median over the estimates printed there of what each holds beyond the shared first
+    capture (``estimate``'s base and per-layer terms; no FlashInfer decode workspace on 10.x,
+    :func:`planner.engines.vllm.graphs.graph_set`), divided by its layers and those graphs. vLLM's profiler measures
+    a capture as a drop of free memory with no device branch (0.26.0 ``v1/worker/gpu_model_runner.py:6576``,
+    ``:6660-6680``; 0.31.0 ``v1/worker/gpu/cudagraph_utils.py:854-966``), so what a graph costs is the driver's and
+    the attention kernels' (FlashInfer / TRT-LLM there, FlashAttention 3 on Hopper, 2 on Ampere and Ada). 0 without
+    such a line: the shared term (:meth:`planner.engines.vllm.profile_graphs.VllmGraphs.cudagraph_estimate_bytes`)."""
+    base, per_layer, _ = estimate
+    costs = []
+    for c, q, r, p in lines:
+        graphs, layers = graphs_of(q, p), r.stages[0].layers[1] - r.stages[0].layers[0]
+        if vllm_platform(q.gpu).sm100_family and graph_point(q, c["reported"], True) and graphs.extra_graphs:
+            left = c["reported"][ESTIMATE] * GiB - base - per_layer * layers
+            costs.append(left / (layers * graphs.extra_graphs))
+    return max(0, round(statistics.median(costs))) if costs else 0
 
 
 def _off_hopper(request: PlanRequest, reported: dict[str, Any]) -> bool:

@@ -48,6 +48,8 @@ class Setup(BaseModel, frozen=True, extra="forbid"):
     deployment: dict[str, Any] | None = None  # planner.deploy.options.DeploymentOptions (partial offload, LoRA, ...)
     # Why the case's figures do not enter `make calibrate` (a mapping known to be uncertain); it is still scored
     not_fitted: str | None = None
+    # The printed figures (``reported`` keys) of a ``not_fitted`` case that do enter it (bench.calibrate_graphs)
+    fitted_figures: tuple[str, ...] = ()
 
 
 _LLAMA_8B = "meta-llama/Llama-3.1-8B"

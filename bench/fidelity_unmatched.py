@@ -12,23 +12,6 @@ from bench.fidelity_unmatched_s import TWENTIETH
 from bench.fidelity_unmatched_t import TWENTY_FIRST
 from bench.fidelity_unmatched_u import TWENTY_SECOND
 
-# Shared by the boots of one set-up (the reasons below name their own figures first)
-B200_NVFP4 = (
-    "Qwen3-32B as a compressed-tensors NVFP4 W4A4 checkpoint on one B200 under vLLM 0.31.0, 512 sequences and 16,384 "
-    "batched tokens (thirteenth blind set, 2026-12-05; as found): 0.27 GiB of it the weights (19.26 planned, 19.53 "
-    "printed); the rest is working memory the planner holds and the start-up does not: the budget less the printed "
-    "weights and KV leaves 4.61-4.64 GiB for the forward, non-torch memory and the graph estimate where the planner "
-    "puts 5.75 (3.35 forward, 0.55 non-torch, 1.85 graphs up to 1,024 sequences, Blackwell's capture cap, the 83 "
-    "sizes the sessions print). The project publishes parsed figures, not the 'Free memory on device' line that "
-    "would say which term is high; the error is on the safe side (fewer conversations planned than held). Read "
-    "2026-12-07 (fifty-second session): the one datacenter-Blackwell log that prints its split, the B300 Gemma 4 "
-    "boot, prints the planner's activation and non-torch memory and a graph estimate of 0.76 GiB where the planner "
-    "puts 1.34, a graph costing 0.54 of the fitted cost per graph and layer; at that cost these boots would be "
-    "-0.02 / -0.05 GiB and the GB300 Qwen3-8B -0.09 (tests/fidelity/test_blackwell_graph_estimate.py). Not "
-    "planned: vLLM's profiler has no device branch (0.31.0 v1/worker/gpu/cudagraph_utils.py:854-966), every such "
-    "case is blind, and a fitted B200 / B300 start-up printing its 'Estimated CUDA graph memory' would settle it"
-)
-
 UNMATCHED: dict[str, str] = {
     "sglang-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
         "KV +0.67 GiB: SGLang's free memory before and after loading at TP 4 (CUDA context, NCCL and custom "
@@ -404,8 +387,6 @@ UNMATCHED: dict[str, str] = {
         "six-card RTX 3090 server do not). The warm restarts' 43,040 tokens are 0.99 GiB more KV, the table less "
         "the forward (0.92 planned)"
     ),
-    "vllm-0.31-b200-qwen3-32b-nvfp4-w4a4-4k-util090-bf16kv": "KV -0.84 GiB, tokens -0.6 %: " + B200_NVFP4,
-    "vllm-0.31-b200-qwen3-32b-nvfp4-w4a4-4k-util095-fp8kv": "KV -0.86 GiB, tokens -0.6 %: " + B200_NVFP4,
 }
 UNMATCHED.update(FIFTEENTH)
 UNMATCHED.update(SIXTEENTH)

@@ -307,8 +307,9 @@ def test_an_align_step_refusal_offers_its_two_cures_whose_links_start() -> None:
 def test_the_model_runner_in_a_link_plans_what_fit_plans(capsys: Any) -> None:
     """``use_v2_model_runner=false`` (VLLM_USE_V2_MODEL_RUNNER=0): the public vLLM 0.26.0 boot of Gemma 4 31B on one
     B300 run with it (blind set f, 182.37 GiB printed) is planned as ``fit --no-use-v2-model-runner`` plans it,
-    216,593 tokens (220,903 at the release's choice, Model Runner V2; 216,837 and 221,147 before Gemma 4's V slot was
-    planned, planner/engines/vllm/slots.py); the sidebar's box holds the side, the set-up
+    217,282 tokens (220,903 at the release's choice, Model Runner V2; 216,837 and 221,147 before Gemma 4's V slot was
+    planned, planner/engines/vllm/slots.py; 216,593 before the graph estimate's cost per graph on compute capability
+    10.x was fitted on this boot, 2026-12-07); the sidebar's box holds the side, the set-up
     summary and the command say it. On 0.34.0, which has no such variable, the page names it, as ``fit`` does."""
     gemma = {**HOME, "model": "google/gemma-4-31B-it", "gpu": "b300-sxm", "context": "16384", "users": "1"}
     link = {**gemma, "engine_version": "0.26.0", "use_v2_model_runner": "false"}
@@ -317,7 +318,7 @@ def test_the_model_runner_in_a_link_plans_what_fit_plans(capsys: Any) -> None:
     flags = ["fit", "--model", "google/gemma-4-31B-it", "--gpu", "b300-sxm", "--engine", "vllm", "--context", "16384"]
     assert main([*flags, "--engine-version", "0.26.0", "--no-use-v2-model-runner", "--json"]) == 0
     tokens = json.loads(capsys.readouterr().out)["kv_budget_tokens"]
-    assert tokens == 216_593 and "216,593 tokens" in _metrics(at)["KV budget"], _metrics(at)
+    assert tokens == 217_282 and "217,282 tokens" in _metrics(at)["KV budget"], _metrics(at)
     assert "220,903 tokens" in _metrics(run_page("memory", {**gemma, "engine_version": "0.26.0"}))["KV budget"]
     vllm = next(line for line in _codes(at).splitlines() if "vllm serve" in line)
     assert vllm.startswith("VLLM_USE_V2_MODEL_RUNNER=0 vllm serve google/gemma-4-31B-it "), vllm

@@ -62,6 +62,7 @@ class GraphSet(HashedOnce, frozen=True, extra="forbid"):
     hip: bool = False  # captured by HIP on a CDNA 3 device: each graph costs what planner.engines.vllm.hip_graphs says
     flashinfer_workspace: bool = False  # FULL graphs on FlashInfer's own decode wrapper (FLASHINFER_WORKSPACE_BYTES)
     lora_active: int = 0  # graphs captured with adapters active (planner.engines.vllm.lora_graphs)
+    sm100: bool = False  # captured on compute capability 10.x: the estimate's fitted per-graph cost there (VllmGraphs)
 
     @property
     def total(self) -> int:
@@ -151,6 +152,7 @@ def graph_set(
         hip=hip,
         flashinfer_workspace=workspace,
         lora_active=(len(decode) + len(sizes)) * active,
+        sm100=sm100,
     )
 
 

@@ -111,14 +111,19 @@ class VllmGraphs:
         """What vLLM's CUDA-graph profiling estimates for a rank with ``layers`` decoder layers capturing
         ``graphs`` (fitted to the printed "Estimated CUDA graph memory"; None: the graphs of an 80 GiB device at
         this profile's settings); subtracted from the budget when :attr:`cudagraph_in_budget`. On a CDNA 3 device,
-        HIP's fitted cost per graph captured where one was fitted (:mod:`planner.engines.vllm.hip_graphs`)."""
+        HIP's fitted cost per graph captured where one was fitted (:mod:`planner.engines.vllm.hip_graphs`); on
+        compute capability 10.x the per-graph cost fitted on the estimates printed there (``graph_estimate_sm100``,
+        ``bench/calibrate_graphs.py`` ``sm100_graph_fit``: the B300 Gemma 4 31B start-up's 0.76 GiB at 51 + 51
+        graphs; vLLM's profiler has no device branch, 0.26.0 ``v1/worker/gpu_model_runner.py:6660-6680``, so a
+        graph's cost is the driver's and the attention kernels')."""
         c = self.fitted
         graphs = graphs if graphs is not None else self.default_graphs(80 * GiB, None)
         if graphs.hip and c.hip_graph_bytes:
             return hip_graph_bytes(graphs, layers, c.hip_graph_bytes)
-        return graph_estimate_bytes(
-            graphs, layers, c.graph_estimate_base, c.graph_estimate_per_layer, c.graph_estimate_per_graph_layer
+        per_graph = (
+            c.graph_estimate_sm100 if graphs.sm100 and c.graph_estimate_sm100 else c.graph_estimate_per_graph_layer
         )
+        return graph_estimate_bytes(graphs, layers, c.graph_estimate_base, c.graph_estimate_per_layer, per_graph)
 
     def cudagraph_capture_bytes(self, layers: int, graphs: GraphSet | None = None, split: int = 0) -> int:
         """What capturing the graphs takes after KV sizing ("Graph capturing finished ... took X GiB"; ``graphs``

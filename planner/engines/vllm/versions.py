@@ -128,6 +128,9 @@ class VllmConstants(BaseModel, frozen=True, extra="forbid"):
     graph_estimate_base: int
     graph_estimate_per_layer: int
     graph_estimate_per_graph_layer: int
+    # the per-graph-and-layer term on compute capability 10.x (datacenter Blackwell), fitted on the estimates printed
+    # there (bench/calibrate_graphs.py sm100_graph_fit); 0: none fitted, the shared term
+    graph_estimate_sm100: int = 0
     graph_capture_base: int  # "Graph capturing finished ... took X GiB" (the headroom graphs take), same form
     graph_capture_per_layer: int
     graph_capture_per_graph_layer: int
