@@ -122,11 +122,12 @@ VLLM_SUPPORT = EngineSupport(
             weights=None,
             families=("hopper",),
             # 0.37-0.49 before the burst's wait on vLLM 0.11.0's chat-template parse (planner.advisor.frontend);
-            # 0.37-0.58 before the routed experts took vLLM's measured fused-MoE time (planner.advisor.paged_moe)
-            low=0.53,
-            high=0.72,
+            # 0.37-0.58 before the routed experts took vLLM's measured fused-MoE time (planner.advisor.paged_moe);
+            # 0.53-0.72 before TensorRT-LLM's HBM share was its own and the shared constants refitted (2026-12-07)
+            low=0.54,
+            high=0.73,
             source="GPUStack Performance Lab, vLLM 0.11, DeepSeek-R1 on 8 x H200: 52 tokens/s per user at 4 users "
-            "against 99 modelled, 2,621 tokens/s in all at full load against 3,649",
+            "against 97 modelled, 2,621 tokens/s in all at full load against 3,598",
             other_families=True,
         ),
     ),
