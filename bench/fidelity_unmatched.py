@@ -3,6 +3,7 @@ reason and the source that would settle it. ``tests/fidelity`` asserts this list
 
 from __future__ import annotations
 
+from bench.fidelity_unmatched_gb10 import GB10_PINS
 from bench.fidelity_unmatched_n import FIFTEENTH
 from bench.fidelity_unmatched_o import SIXTEENTH
 from bench.fidelity_unmatched_p import SEVENTEENTH
@@ -321,15 +322,6 @@ UNMATCHED: dict[str, str] = {
         "('torch.compile took 97.6 s') held ~1 GiB the rule no longer plans on an L40S; its 'Free memory on "
         "device ... Actual usage' line would settle the split"
     ),
-    "vllm-0.25-gb10-gemma4-26b-a4b-bf16-lora4-util055-32k": (
-        "KV +5.04 GiB (eleventh blind set, 2026-12-04; +5.10 until vLLM's prefix-LM floor of 2,496 batched tokens, "
-        "2026-12-05): weights with the four LoRA slots 53.36 planned against the 53.62 quoted, so 0.55 x 121.69 "
-        "leaves 11.77 GiB for the rest where the planner puts 6.98 (unified-memory non-torch 6.41, activation 0.42, "
-        "graphs 0.15): the 4.79 GiB gap is the adapters' expert slots again (4.92 "
-        "GiB). vLLM 0.25.0 builds its warm-up adapter once on pinned host memory at rank 8 and shares it (0.61 GiB "
-        "here, lora/model_manager.py create_dummy_lora, lora_model.py clone); the start-up's 'Actual usage' line "
-        "would settle where the rest is"
-    ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": (
         "KV +0.68 GiB (+0.93 until FlashInfer's decode workspace was planned and the desktop share refitted, "
         "2026-12-07; eleventh blind set, 2026-12-04; +2.32 as found, +3.50 while the Windows host took off the "
@@ -396,3 +388,4 @@ UNMATCHED.update(NINETEENTH)
 UNMATCHED.update(TWENTIETH)
 UNMATCHED.update(TWENTY_FIRST)
 UNMATCHED.update(TWENTY_SECOND)
+UNMATCHED.update(GB10_PINS)

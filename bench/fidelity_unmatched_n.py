@@ -56,14 +56,6 @@ FIFTEENTH: dict[str, str] = {
         "and match that boot); the rest sits in the rejection sampler, the graphs (1.34 GiB planned, 1.24 captured) "
         "or the six state pages a request of MTP 4 in 'align' mode: only tokens and the graph pool are printed"
     ),
-    "vllm-0.28-gb10-qwen38-27b-fp8-4k-util050-seqs4-align": (
-        "KV +5.84 GiB, tokens +26 % (fifteenth blind set, 2026-12-06; as found): 469 blocks printed by the "
-        "author's debug line (a fourth arm 458), 12 pages a request ('align', as the planner's 0.28 rules have "
-        "it, confirmed by the printed 39.08x); 0.5 x 121.69 - 22.47 leaves 38.38 GiB beyond the KV for 28.41 of "
-        "weights: ~9.4 GiB of non-torch memory where the unified-memory share plans 3.3 (vLLM charges the host's "
-        "whole drop of MemAvailable since its first snapshot, 0.28.0 utils/mem_utils.py:148-155, :317-326). The "
-        "run logged at DEBUG, so its 'Memory profiling takes ... total consumed' line exists but is not quoted"
-    ),
     "vllm-0.28-rtx3090-llama31-8b-awq-util090-cold-compile": "KV -1.27 GiB, tokens (cold cache): " + COMPILE_CACHE,
     "vllm-0.28-rtx3090-llama31-8b-awq-util090-warm-compile": "KV -1.36 GiB, tokens (warm cache): " + COMPILE_CACHE,
     "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": (
