@@ -177,17 +177,6 @@ UNMATCHED: dict[str, str] = {
         "(74.76 against 73.13) with the same weights and graph estimate; the planner's one figure sits between the "
         "two boots (+0.93 / -0.70), which no input it has can separate"
     ),
-    "vllm-0.27-gb10-qwen3-0.6b-util06": (
-        "KV +1.89 GiB (+0.80 before Model Runner V2's sampler was read from the source, 2026-12-04: a 0.6B model's "
-        "graph estimate and fitted sampler had covered what its consumed memory holds beyond the planner's "
-        "non-torch; GB10 set of 2026-12; fitted since 2026-12-04): the printed consumed memory (3.35 GiB, one "
-        "MemAvailable drop, 0.27.0 utils/mem_utils.py:317-318) holds 2.23 GiB beside the planner's 1.12 GiB of "
-        "weights, where the planner puts 0.38 (the base and the default loader's 0.12 of the weights); its "
-        "predicted activation and graph estimate (0.56 + 0.61 GiB) are above the 0.26 the line leaves for both "
-        "(73.01 - 3.35 - 69.40), which halves the miss. No share of the weights gives 2.2 GiB at 1.1 GiB and 4.6 at "
-        "51 GiB (the 0.27.1 Qwen3.8-27B BF16 start-ups, same default loader): on GB10 the non-torch figure is not "
-        "proportional to the weights (docs/fidelity.md, 'Unified memory')"
-    ),
     "vllm-0.28-rtx5090-qwen3-30b-a3b-gptq-graph-p37": (
         "KV -1.20 GiB (fourth blind set, 2026-12-03): the compiled twin of an eager start-up on the same RTX "
         "5090 (Qwen3-30B-A3B GPTQ-Int4 as the harness's later receipt names it, vLLM 0.28.0, offline LLM class). "

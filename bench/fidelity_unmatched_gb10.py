@@ -1,6 +1,7 @@
 """The held-out GB10 misses read again against their own sources (issue 20, 2026-12-07, fifty-second session): what each
 source's own figures place beyond the lines the cases quote (tests/fidelity/test_gb10_pins.py), merged into
-:data:`bench.fidelity_unmatched.UNMATCHED`. The mappings hold as the logs state them; nothing here moves a plan."""
+:data:`bench.fidelity_unmatched.UNMATCHED`, with the Qwen3-0.6B start-up's, which is planned since as the first
+boot its launch command makes."""
 
 from __future__ import annotations
 
@@ -31,5 +32,16 @@ GB10_PINS: dict[str, str] = {
         "utils/mem_utils.py:148-155, :317-326). The run logged at DEBUG, so its 'Memory profiling takes ... total "
         "consumed' line exists but is not quoted; the file system (auto-prefetch reads ahead on NFS or Lustre, "
         "where the read-ahead share would put it near +0.9) is not stated"
+    ),
+    "vllm-0.27-gb10-qwen3-0.6b-util06": (
+        "KV +1.68 GiB (+1.89 until planned as the first boot its launch command makes, 2026-12-07: 'docker run --rm' "
+        "with only the Hub cache mounted, so the torch.compile cache starts empty; the cold compile's 0.29 GiB copy of "
+        "the embedding table against the 0.26 the log leaves for the transient, 73.01 - 3.35 - 69.40; +0.80 before "
+        "Model Runner V2's sampler was read from the source, 2026-12-04; GB10 set of 2026-12; fitted since "
+        "2026-12-04): the printed consumed memory (3.35 GiB, one MemAvailable drop, 0.27.0 utils/mem_utils.py:317-318) "
+        "holds 2.23 GiB beside the planner's 1.12 GiB of weights, where the planner puts 0.53 (the base and the "
+        "default loader's 0.12 of the weights). No share of the weights gives 2.2 GiB at 1.1 GiB and 4.6 at 51 GiB "
+        "(the 0.27.1 Qwen3.8-27B BF16 start-ups, same default loader): on GB10 the non-torch figure is not "
+        "proportional to the weights (docs/fidelity.md, 'Unified memory')"
     ),
 }
