@@ -25,7 +25,7 @@ GPU_IDS = {
 }
 VLLM = {"a100_sxm": "0.14.0", "h100_sxm": "0.14.0", "h200_sxm": "0.14.0", "b200_sxm": "0.19.0"}
 SGLANG = dict.fromkeys(GPU_IDS, "0.5.9")
-# (engine, catalog GPU id, system, framework dir, version, file dtype, kernel_source, planner compute path)
+# (engine, catalog GPU id, system, framework dir, version, file dtype, kernel_source, the planner's table format)
 FILES = [
     (engine, GPU_IDS[system], system, fw, version, dtype, kernel, path)
     for engine, fw, kernel, versions in (
@@ -35,6 +35,24 @@ FILES = [
     for system, version in versions.items()
     for dtype, path in (("bfloat16", "16-bit"), ("fp8_block", "fp8"))
 ]
+# Marlin INT4 (``int4_wo``: GPTQ-packed uint4b8, group 128, bf16 scales, repacked by ``gptq_marlin_moe_repack`` and
+# run by ``fused_marlin_moe``, the kernel vLLM's and SGLang's AWQ / GPTQ-Marlin MoE methods serve): vLLM 0.14.0
+# (collector/vllm/collect_moe_v1.py at a4827ce20 :73-98, :413-465) and SGLang 0.5.9 (collector/sglang/collect_moe.py
+# at a4827ce20 :575-690). vLLM 0.19.0's B200 ``int4_wo`` rows are not: collect_moe_v2.py calls ``fused_experts`` with
+# ``int4_w4a16_moe_quant_config`` (:228-258, :585-600), vLLM's Triton W4A16 path, not Marlin. MXFP4 (gpt-oss): vLLM
+# 0.19.0 on B200 builds vLLM's own ``FusedMoE`` with ``Mxfp4Config`` and lets vLLM pick the backend as it serves
+# (collect_moe_v2.py :261-320). NVFP4 is not read: vLLM's rows call FlashInfer's TRT-LLM FP4 kernel directly (:322-
+# 380), not vLLM's backend choice; SGLang's time ``flashinfer_cutedsl_moe_masked`` on tokens already dispatched per
+# expert (collect_moe.py :725-760), the expert-parallel low-latency layout, without routing or permutation.
+FILES += [
+    (engine, GPU_IDS[system], system, fw, version, "int4_wo", kernel, "int4-marlin")
+    for engine, fw, kernel, versions in (
+        ("vllm", "vllm", "vllm_marlin_moe", {"h100_sxm": "0.14.0", "h200_sxm": "0.14.0"}),
+        ("sglang", "sglang", "sglang_marlin_moe", {s: "0.5.9" for s in ("h100_sxm", "h200_sxm", "b200_sxm")}),
+    )
+    for system, version in versions.items()
+]
+FILES += [("vllm", GPU_IDS["b200_sxm"], "b200_sxm", "vllm", "0.19.0", "w4a16_mxfp4", "vllm_mxfp4_moe", "mxfp4")]
 TOKENS = (1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512, 768, 1024)
 TP = (1, 2, 4, 8)
 

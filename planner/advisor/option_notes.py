@@ -59,9 +59,14 @@ def experts_unmeasured_note(engine_label: str, weights: str, measured: tuple[str
     which = "expert parallel over data-parallel ranks" if ranks else weights
     return (
         f"experts' speed unmeasured: aiconfigurator's tables time {engine_label}'s fused MoE for "
-        f"{' and '.join(measured)} experts of this shape split over these GPUs, not {which}; priced at their bytes' "
+        f"{listed(measured)} experts of this shape split over these GPUs, not {which}; priced at their bytes' "
         "bandwidth, its speed is likely optimistic beside theirs"
     )
+
+
+def listed(words: tuple[str, ...]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join(w for w in (", ".join(words[:-1]), words[-1] if words else "") if w)
 
 
 def unverified_note(gpu: GpuSpec, compute: str) -> str | None:

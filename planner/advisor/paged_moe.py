@@ -29,10 +29,22 @@ the ``fused_moe_kernel`` (layers/moe/fused_moe_triton/fused_moe_triton_kernels.p
 the ``sglang_fused_moe_triton`` rows time; its FP8-only TMA loads (:458-459) need a block shape the collector does
 not pass. An A100 has no FP8 rows (nor FP8 tensor cores): its INT8 experts keep the rate model.
 
+AWQ and GPTQ experts (``int4-awq``, ``int4-gptq``: 4-bit, groups of 128) take the Marlin INT4 rows (``int4_wo``:
+GPTQ-packed uint4b8, group 128, repacked by ``gptq_marlin_moe_repack`` and run by ``fused_marlin_moe``, the kernel of
+vLLM's and SGLang's AWQ / GPTQ-Marlin MoE methods; aiconfigurator collector/vllm/collect_moe_v1.py at a4827ce20
+:73-98, :413-465, collector/sglang/collect_moe.py :575-690) on H100 / H200 (vLLM 0.14.0, SGLang 0.5.9) and B200
+(SGLang 0.5.9). MXFP4 experts (gpt-oss) on a B200 under vLLM take the 0.19.0 rows that time vLLM's own ``FusedMoE``
+module with ``Mxfp4Config``, the backend chosen by vLLM as it serves (collect_moe_v2.py :261-320). Not read, the
+roofline kept: vLLM 0.19.0's B200 ``int4_wo`` rows (``fused_experts`` with ``int4_w4a16_moe_quant_config``,
+collect_moe_v2.py :228-258, :585-600: the Triton W4A16 path, not Marlin) and both engines' NVFP4 rows (vLLM's call
+FlashInfer's TRT-LLM FP4 kernel directly, :322-380, not vLLM's backend choice; SGLang's time
+``flashinfer_cutedsl_moe_masked`` on tokens already dispatched per expert, collect_moe.py :725-760, the
+expert-parallel low-latency layout without routing or permutation).
+
 ``None`` (the rate model prices the experts) for TensorRT-LLM and llama.cpp, a set-up that names no engine
 (:attr:`Setup.engine` unset), another GPU, arithmetic or shape, a split other than tensor parallel, data-parallel
 ranks sharing expert-parallel experts (:attr:`Setup.attention_dp`: the extract holds expert-parallel size 1 only), or
-experts whose bytes are not the table's format (MXFP4, GGUF quants).
+experts whose bytes are not the table's format (NVFP4, GGUF quants).
 """
 
 from __future__ import annotations
@@ -49,10 +61,13 @@ from planner.advisor.throughput import Load, Setup
 from planner.bounds.errors import PlannerError
 
 TABLES_FILE = Path(__file__).with_name("paged_moe_tables.toml")
-# Bits per expert weight of each table's format: BF16, and block FP8 (1 byte + one fp32 scale per 128 x 128 block).
-TABLE_BITS: dict[ComputePath, float] = {"16-bit": 16.0, "fp8": 8.0}
+# Bits per expert weight of each table's format: BF16, block FP8 (1 byte + one fp32 scale per 128 x 128 block), and
+# the 4-bit formats (their scales add 0.13-0.25 bits).
+TABLE_BITS: dict[str, float] = {"16-bit": 16.0, "fp8": 8.0, "int4-marlin": 4.0, "mxfp4": 4.0}
 # A compute path priced at another's rows: INT8 W8A8 runs the FP8 rows' kernel, one byte a weight (module docstring).
 SAME_KERNEL: dict[ComputePath, ComputePath] = {"int8": "fp8"}
+# Weight formats whose experts run a table's kernel whatever the compute path of the rest (module docstring).
+NAMED: dict[str, str] = {"int4-awq": "int4-marlin", "int4-gptq": "int4-marlin", "mxfp4": "mxfp4"}
 
 Key = tuple[int, int, int, int, int]  # hidden, width, top-k, experts, moe TP size
 BySetup = dict[tuple[str, str, str], dict[Key, tuple[float, ...]]]  # (engine, GPU id, path) -> shape -> seconds
@@ -61,7 +76,7 @@ BySetup = dict[tuple[str, str, str], dict[Key, tuple[float, ...]]]  # (engine, G
 class _Table(BaseModel, frozen=True, extra="forbid"):
     engine: str  # the registry's name of the engine (planner.engines.registry)
     gpu: str
-    path: ComputePath
+    path: str  # a compute path (16-bit, fp8) or a named kernel's format (int4-marlin, mxfp4): :data:`TABLE_BITS`
     file: str
     dtype: str
     kernel: str
@@ -108,15 +123,24 @@ def experts_bits(load: Load) -> float:
     return 8 * load.experts_bytes / (per_layer * load.moe_layers) if per_layer and load.moe_layers else 0.0
 
 
+def table_format(setup: Setup, load: Load) -> str | None:
+    """The table whose kernel runs ``load``'s experts: the named format's (:data:`NAMED`), else the compute path's
+    (INT8 W8A8 at FP8's, :data:`SAME_KERNEL`), if the experts' bytes are that format's (``None``: no table's)."""
+    path = NAMED.get(setup.weights) or SAME_KERNEL.get(setup.path, setup.path)
+    bits = TABLE_BITS.get(path)
+    if bits is None or load.moe is None or abs(experts_bits(load) - bits) > 1.0:  # scales add 0.002-0.25 bits
+        return None
+    return path
+
+
 def paged_moe_seconds(setup: Setup, load: Load) -> float | None:
     """One GPU's routed-expert time of a vLLM or SGLang decode step: the measured layer time at ``load.tokens``
     tokens and the replica's tensor-parallel size, times the MoE layers (``None``: not in the tables, see the
     module docstring)."""
     if setup.family != "paged" or setup.split != "tensor" or setup.attention_dp or load.moe is None:
         return None
-    path = SAME_KERNEL.get(setup.path, setup.path)
-    bits = TABLE_BITS.get(path)
-    if bits is None or abs(experts_bits(load) - bits) > 1.0:  # block FP8's scales add ~0.002 bits
+    path = table_format(setup, load)
+    if path is None:
         return None
     grid, by_setup = tables()
     row = by_setup.get((setup.engine, setup.gpu.id, path), {}).get((*load.moe, setup.gpus))
@@ -124,7 +148,12 @@ def paged_moe_seconds(setup: Setup, load: Load) -> float | None:
 
 
 # The tables' formats as a caveat names them (the FP8 rows price INT8 W8A8 too, :data:`SAME_KERNEL`).
-MEASURED_WORDS: dict[ComputePath, str] = {"16-bit": "BF16", "fp8": "FP8 / INT8 W8A8"}
+MEASURED_WORDS: dict[str, str] = {
+    "16-bit": "BF16",
+    "fp8": "FP8 / INT8 W8A8",
+    "int4-marlin": "AWQ / GPTQ INT4 (Marlin)",
+    "mxfp4": "MXFP4",
+}
 
 
 def measured_beside(setup: Setup, load: Load) -> tuple[str, ...]:

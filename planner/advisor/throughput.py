@@ -66,6 +66,7 @@ class Setup(NamedTuple):
     attention_dp: bool = False  # each GPU attends its own requests (TensorRT-LLM enable_attention_dp): no KV copies
     attention_tp: int = 1  # with attention_dp: the GPUs each data-parallel rank's attention spans (its KV copies)
     engine: str = ""  # the registered engine (vLLM, SGLang, ...): whose measured MoE times apply (paged_moe)
+    weights: str = ""  # the weight format's name (int4-awq, mxfp4, ...): which measured MoE kernel applies (paged_moe)
 
     @property
     def link(self) -> tuple[LinkKind, float]:
@@ -92,8 +93,9 @@ def setup_for(gpu: GpuSpec, engine: str, path: ComputePath, gpus: int, weights: 
     flash = layer_split and llamacpp_flash_attention(gpu, None)  # a current build: flash attention on
     chunk = prefill_chunk_tokens(gpu, engine, gpus)
     return Setup(
-        gpu, family, path, gpus, split, quantized, moe, flash_attention=flash, prefill_chunk=chunk, engine=engine
-    )
+        gpu, family, path, gpus, split, quantized, moe, flash_attention=flash, prefill_chunk=chunk, engine=engine,
+        weights=weights,
+    )  # fmt: skip
 
 
 class Load(NamedTuple):

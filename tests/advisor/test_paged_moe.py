@@ -76,21 +76,30 @@ def test_int8_w8a8_experts_take_the_fp8_tables_time() -> None:
 
 
 def test_a_format_priced_by_the_roofline_beside_measured_ones_is_caveated() -> None:
-    """aiconfigurator's vLLM tables hold BF16 and block-FP8 experts only (besides Marlin INT4 and FP4 kernels not
-    extracted): AWQ experts of Qwen3-235B on 4 x H200 take their bytes at the bandwidth where BF16, FP8 and INT8 W8A8
-    take the measured kernel, so the AWQ option says so instead of winning on an optimistic price; the measured
-    formats carry no such caveat. Data-parallel ranks holding the experts expert parallel say it too."""
-    h200 = get_gpu("h200-sxm-141gb")
+    """aiconfigurator measures no NVFP4 experts on an H100 (and its B200 NVFP4 rows, a kernel called directly, are
+    not read): NVFP4 experts of Qwen3-235B on 4 x H100 take their bytes at the bandwidth where BF16, FP8 and INT8
+    W8A8 take the measured kernel, so the NVFP4 option says so instead of
+    winning on an optimistic price; the measured formats (now AWQ on an H200 too) carry no such caveat. Data-parallel
+    ranks holding the experts expert parallel say it too."""
+    h200, b200 = get_gpu("h200-sxm-141gb"), get_gpu("b200-sxm")
     awq = decode_load(get_model("Qwen/Qwen3-235B-A22B").spec, "int4-awq", "bf16", 32, 1500)
-    assert measured_beside(setup_for(h200, "vllm", "16-bit", 4, "int4-awq"), awq) == ("BF16", "FP8 / INT8 W8A8")
+    assert measured_beside(setup_for(h200, "vllm", "16-bit", 4, "int4-awq"), awq) == ()
+    nvfp4 = decode_load(get_model("Qwen/Qwen3-235B-A22B").spec, "nvfp4", "bf16", 32, 1500)
+    assert measured_beside(setup_for(b200, "vllm", "fp4", 4, "nvfp4"), nvfp4) == ("BF16", "FP8 / INT8 W8A8")
+    h100 = get_gpu("h100-sxm-80gb")
+    assert measured_beside(setup_for(h100, "vllm", "16-bit", 4, "nvfp4"), nvfp4) == (
+        "BF16",
+        "FP8 / INT8 W8A8",
+        "AWQ / GPTQ INT4 (Marlin)",
+    )
     _, int8 = qwen3_235b(32, "int8")
     assert measured_beside(setup_for(h200, "vllm", "int8", 4, "int8"), int8) == ()
     _, bf16 = qwen3_235b(32)
-    ranks = setup_for(get_gpu("b200-sxm"), "vllm", "16-bit", 8, "bf16")._replace(attention_dp=True, attention_tp=4)
+    ranks = setup_for(b200, "vllm", "16-bit", 8, "bf16")._replace(attention_dp=True, attention_tp=4)
     assert measured_beside(ranks, bf16) == ("BF16",)  # 1,536 / 8 is no whole FP8 block: BF16 rows only at TP 8
     assert measured_beside(setup_for(get_gpu("mi300x"), "vllm", "fp8", 4, "fp8"), int8) == ()  # nothing measured
     workload = Workload.fixed_length(
-        4096, concurrent_conversations=10, gpu_ids=("h200-sxm-141gb",), engines=("vllm",), weights=("fp8", "int4-awq")
+        4096, concurrent_conversations=10, gpu_ids=("h100-sxm-80gb",), engines=("vllm",), weights=("fp8", "nvfp4")
     )
     options = rank(get_model("Qwen/Qwen3-235B-A22B").spec, workload).options
 
@@ -99,8 +108,46 @@ def test_a_format_priced_by_the_roofline_beside_measured_ones_is_caveated() -> N
 
     split = [o for o in options if "data-parallel" not in o.split_text and o.tensor_parallel == 4]
     ranks = [o for o in options if "data-parallel" in o.split_text]
-    assert {o.weights for o in split} == {"fp8", "int4-awq"} and ranks
-    assert all(bool(caveat(o)) == (o.weights == "int4-awq") for o in split)
+    assert {o.weights for o in split} == {"fp8", "nvfp4"} and ranks
+    assert all(bool(caveat(o)) == (o.weights == "nvfp4") for o in split)
     assert all("not expert parallel over data-parallel ranks" in caveat(o) for o in ranks)
-    awq = next(o for o in split if o.weights == "int4-awq")
-    assert "BF16 and FP8 / INT8 W8A8 experts of this shape split over these GPUs, not int4-awq" in caveat(awq)
+    four = next(o for o in split if o.weights == "nvfp4")
+    assert (
+        "BF16, FP8 / INT8 W8A8 and AWQ / GPTQ INT4 (Marlin) experts of this shape split over these GPUs, not nvfp4"
+        in caveat(four)
+    )
+
+
+def test_awq_and_gptq_experts_take_the_marlin_int4_rows() -> None:
+    """aiconfigurator's ``int4_wo`` rows time Marlin INT4 (GPTQ uint4b8, group 128, ``gptq_marlin_moe_repack`` +
+    ``fused_marlin_moe``: collector/vllm/collect_moe_v1.py at a4827ce20 :73-98, :413-465), the kernel of vLLM's AWQ /
+    GPTQ-Marlin MoE methods. ai-dynamo/aiconfigurator@095f58a51 .../h200_sxm/moe/vllm/0.14.0/moe_perf.parquet,
+    vllm_marlin_moe, hidden 4,096, width 1,536, top-8 of 128, moe TP 4, EP 1, power_law_1.01, 32 tokens: 0.117562 ms
+    (the extract keeps 117.6 us). Qwen3-235B-A22B AWQ on 4 x H200 at 32 in flight: 94 MoE layers x 117.6 us, where
+    their bytes at the bandwidth took ~18 us."""
+    h200 = get_gpu("h200-sxm-141gb")
+    for weights in ("int4-awq", "int4-gptq"):
+        load = decode_load(get_model("Qwen/Qwen3-235B-A22B").spec, weights, "bf16", 32, 1500)
+        assert paged_moe_seconds(setup_for(h200, "vllm", "16-bit", 4, weights), load) == pytest.approx(
+            94 * 117.6e-6, rel=1e-9
+        )
+    # vLLM 0.19.0's B200 int4_wo rows run fused_experts' Triton W4A16 path (collect_moe_v2.py :228-258), not Marlin
+    awq = decode_load(get_model("Qwen/Qwen3-235B-A22B").spec, "int4-awq", "bf16", 32, 1500)
+    assert paged_moe_seconds(setup_for(get_gpu("b200-sxm"), "vllm", "16-bit", 4, "int4-awq"), awq) is None
+    # SGLang's Marlin rows need (width / TP) % 256 == 0 (collect_moe.py :484-490): 1,536 / 2 is, 1,536 / 4 is not
+    assert paged_moe_seconds(setup_for(h200, "sglang", "16-bit", 2, "int4-awq"), awq) is not None
+    assert paged_moe_seconds(setup_for(h200, "sglang", "16-bit", 4, "int4-awq"), awq) is None
+
+
+def test_gpt_oss_mxfp4_experts_on_a_b200_take_vllms_own_module_time() -> None:
+    """vLLM 0.19.0's ``w4a16_mxfp4`` rows time vLLM's ``FusedMoE`` with ``Mxfp4Config``, the backend vLLM picks
+    (collect_moe_v2.py at a4827ce20 :261-320). .../b200_sxm/moe/vllm/0.19.0/moe_perf.parquet, vllm_mxfp4_moe, hidden
+    2,880, width 2,880, top-4 of 128, moe TP 1, EP 1, power_law_1.01, 32 tokens: 0.724947 ms. gpt-oss-120b on one
+    B200 at 32 in flight: 36 MoE layers x 724.9 us. NVFP4 rows (a kernel called directly, not vLLM's choice) are not
+    read: NVFP4 experts keep the roofline."""
+    b200 = get_gpu("b200-sxm")
+    oss = decode_load(get_model("openai/gpt-oss-120b").spec, "mxfp4", "bf16", 32, 1500)
+    assert paged_moe_seconds(setup_for(b200, "vllm", "fp4", 1, "mxfp4"), oss) == pytest.approx(36 * 724.9e-6, rel=1e-9)
+    assert paged_moe_seconds(setup_for(b200, "sglang", "fp4", 1, "mxfp4"), oss) is None  # SGLang: no MXFP4 rows
+    nvfp4 = decode_load(get_model("Qwen/Qwen3-235B-A22B").spec, "nvfp4", "bf16", 32, 1500)
+    assert paged_moe_seconds(setup_for(b200, "vllm", "fp4", 4, "nvfp4"), nvfp4) is None
