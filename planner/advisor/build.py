@@ -298,6 +298,7 @@ def build_option(
         "step_seconds": s.decode.seconds,
         "prefill_seconds": s.prefill,
         "prefill_share": s.prefill_share,
+        "experts_priced": s.experts,
         "bandwidth_efficiency": base.efficiency,
         "usd_per_million_output_tokens": per_million,
         "assumptions": _assumptions(b, base, c, s),

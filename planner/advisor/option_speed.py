@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol
 
 from planner.advisor.engine_speed import Step, served, step
+from planner.advisor.moe_priced import Priced, experts_priced
 from planner.advisor.options import Candidate
 from planner.advisor.paged_moe import measured_beside
 from planner.advisor.support import SupportRow
@@ -37,6 +38,7 @@ class Speed(NamedTuple):
     prefill: float | None
     prefill_share: float | None
     measured_beside: tuple[str, ...] = ()  # formats measured where this one's experts are not (paged_moe)
+    experts: Priced | None = None  # how the routed experts are priced (planner.advisor.moe_priced)
 
 
 def speed_of(
@@ -67,4 +69,5 @@ def speed_of(
     share = 1.0 - b.workload.mean_output_tokens * decode.seconds / cycle
     total = run.total_tokens_per_s * (c.replicas // group)
     beside = measured_beside(setup, decode_load)
-    return Speed(setup, decode, run.per_user_tokens_per_s, total, alone, share, beside)
+    priced = experts_priced(setup, decode_load)
+    return Speed(setup, decode, run.per_user_tokens_per_s, total, alone, share, beside, priced)

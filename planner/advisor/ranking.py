@@ -31,6 +31,7 @@ from functools import partial
 
 from planner.advisor.costs import HOURS_PER_MONTH, Assumptions
 from planner.advisor.evaluate import Evaluator
+from planner.advisor.moe_priced import caveat_unmeasured_gpus
 from planner.advisor.near import near_misses, spend, spend_text
 from planner.advisor.options import (
     Candidate,
@@ -358,6 +359,7 @@ def rank(
         extra = [w for w in fallback_weights(model) if w not in tried]
         more, more_rejected, four_bit = _evaluate_all(evaluator, model, gpus, counts, extra, kv_dtypes)
         options, rejected, fallback = fallback_options(more), rejected + more_rejected, bool(more)
+    options = caveat_unmeasured_gpus(options)  # a roofline-priced MoE beside measured ones (moe_priced)
     order = partial(sort_options, sort_by=sort_by, output_tokens=workload.mean_output_tokens)
     options, risk = settle_risk(order(options), workload, model, order)
     return Ranking(

@@ -13,8 +13,11 @@ from ui.state import Selection
 
 
 def test_the_ranks_are_named_and_the_link_keeps_them() -> None:
+    """On MI300X alone (2026-12-07: beside a B200 or H200, whose experts aiconfigurator measures, the MI300X options
+    carry an "experts' speed unmeasured" caveat and the B200 leads: planner.advisor.moe_priced)."""
     ranking = rank(
-        get_model("deepseek-ai/DeepSeek-V3").spec, Workload.fixed_length(32_768, concurrent_conversations=50)
+        get_model("deepseek-ai/DeepSeek-V3").spec,
+        Workload.fixed_length(32_768, concurrent_conversations=50, gpu_ids=("mi300x",)),
     )
     best = ranking.best
     assert best is not None and best.experts_shared
@@ -32,8 +35,10 @@ def test_ranks_sharing_the_experts_are_priced_in_one_host() -> None:
     """Qwen3-235B-A22B for 50 users at 32,768 tokens: eight RTX PRO 6000 Max-Q as two data-parallel ranks of TP 4
     sharing the experts were priced in two 4-GPU Threadripper hosts ($88,800), though the ranks exchange every MoE
     layer's tokens and the engine runs them as one server; TP 8 on the same cards was priced in one 8-slot server
-    ($100,810) (an outside review, 2026-12-06)."""
-    ranking = rank(get_model("Qwen/Qwen3-235B-A22B").spec, Workload.fixed_length(32_768, concurrent_conversations=50))
+    ($100,810) (an outside review, 2026-12-06). On those cards alone: beside the H200s, whose experts aiconfigurator
+    measures, they carry an "experts' speed unmeasured" caveat and rank after them (2026-12-07, moe_priced)."""
+    workload = Workload.fixed_length(32_768, concurrent_conversations=50, gpu_ids=("rtx-pro-6000-blackwell-max-q",))
+    ranking = rank(get_model("Qwen/Qwen3-235B-A22B").spec, workload)
     shared = [o for o in ranking.options if o.experts_shared and o.host_id is not None]
     assert shared, "the case has ranks sharing the experts"
     assert all(o.hosts == 1 for o in shared), [(o.label, o.hosts) for o in shared if o.hosts != 1]
