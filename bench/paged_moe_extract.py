@@ -39,11 +39,14 @@ FILES = [
 # run by ``fused_marlin_moe``, the kernel vLLM's and SGLang's AWQ / GPTQ-Marlin MoE methods serve): vLLM 0.14.0
 # (collector/vllm/collect_moe_v1.py at a4827ce20 :73-98, :413-465) and SGLang 0.5.9 (collector/sglang/collect_moe.py
 # at a4827ce20 :575-690). vLLM 0.19.0's B200 ``int4_wo`` rows are not: collect_moe_v2.py calls ``fused_experts`` with
-# ``int4_w4a16_moe_quant_config`` (:228-258, :585-600), vLLM's Triton W4A16 path, not Marlin. MXFP4 (gpt-oss): vLLM
-# 0.19.0 on B200 builds vLLM's own ``FusedMoE`` with ``Mxfp4Config`` and lets vLLM pick the backend as it serves
-# (collect_moe_v2.py :261-320). NVFP4 is not read: vLLM's rows call FlashInfer's TRT-LLM FP4 kernel directly (:322-
-# 380), not vLLM's backend choice; SGLang's time ``flashinfer_cutedsl_moe_masked`` on tokens already dispatched per
-# expert (collect_moe.py :725-760), the expert-parallel low-latency layout, without routing or permutation.
+# ``int4_w4a16_moe_quant_config`` (:228-258, :585-600), vLLM's Triton W4A16 path, not Marlin. NVFP4 is not read:
+# vLLM's rows call FlashInfer's TRT-LLM FP4 kernel directly (:322-380), not vLLM's backend choice; SGLang's time
+# ``flashinfer_cutedsl_moe_masked`` on tokens already dispatched per expert (collect_moe.py :725-760), the
+# expert-parallel low-latency layout, without routing or permutation. Nor MXFP4 (vLLM 0.19.0 B200 ``w4a16_mxfp4``,
+# vLLM's ``FusedMoE`` with ``Mxfp4Config``, the backend left to the collector's environment, collect_moe_v2.py
+# :261-320): gpt-oss-120b's layer there takes 369.5 us at 8 tokens, 13.3 ms a step over 36 layers, where a whole
+# batch-8 step of the same model on an H100 with Marlin took 9.1 ms (vLLM PR 27523: 1.17 s for 128 steps; see
+# planner/advisor/kernels.py), so those rows are not the kernel a B200 serves gpt-oss with.
 FILES += [
     (engine, GPU_IDS[system], system, fw, version, "int4_wo", kernel, "int4-marlin")
     for engine, fw, kernel, versions in (
@@ -52,7 +55,6 @@ FILES += [
     )
     for system, version in versions.items()
 ]
-FILES += [("vllm", GPU_IDS["b200_sxm"], "b200_sxm", "vllm", "0.19.0", "w4a16_mxfp4", "vllm_mxfp4_moe", "mxfp4")]
 TOKENS = (1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512, 768, 1024)
 TP = (1, 2, 4, 8)
 

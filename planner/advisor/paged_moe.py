@@ -33,18 +33,19 @@ AWQ and GPTQ experts (``int4-awq``, ``int4-gptq``: 4-bit, groups of 128) take th
 GPTQ-packed uint4b8, group 128, repacked by ``gptq_marlin_moe_repack`` and run by ``fused_marlin_moe``, the kernel of
 vLLM's and SGLang's AWQ / GPTQ-Marlin MoE methods; aiconfigurator collector/vllm/collect_moe_v1.py at a4827ce20
 :73-98, :413-465, collector/sglang/collect_moe.py :575-690) on H100 / H200 (vLLM 0.14.0, SGLang 0.5.9) and B200
-(SGLang 0.5.9). MXFP4 experts (gpt-oss) on a B200 under vLLM take the 0.19.0 rows that time vLLM's own ``FusedMoE``
-module with ``Mxfp4Config``, the backend chosen by vLLM as it serves (collect_moe_v2.py :261-320). Not read, the
-roofline kept: vLLM 0.19.0's B200 ``int4_wo`` rows (``fused_experts`` with ``int4_w4a16_moe_quant_config``,
-collect_moe_v2.py :228-258, :585-600: the Triton W4A16 path, not Marlin) and both engines' NVFP4 rows (vLLM's call
-FlashInfer's TRT-LLM FP4 kernel directly, :322-380, not vLLM's backend choice; SGLang's time
-``flashinfer_cutedsl_moe_masked`` on tokens already dispatched per expert, collect_moe.py :725-760, the
-expert-parallel low-latency layout without routing or permutation).
+(SGLang 0.5.9). Not read, the roofline kept: vLLM 0.19.0's B200 ``int4_wo`` rows (``fused_experts`` with
+``int4_w4a16_moe_quant_config``, collect_moe_v2.py :228-258, :585-600: the Triton W4A16 path, not Marlin), both
+engines' NVFP4 rows (vLLM's call FlashInfer's TRT-LLM FP4 kernel directly, :322-380, not vLLM's backend choice;
+SGLang's time ``flashinfer_cutedsl_moe_masked`` on tokens already dispatched per expert, collect_moe.py :725-760, the
+expert-parallel low-latency layout without routing or permutation) and vLLM 0.19.0's B200 MXFP4 rows (the backend left
+to the collector's environment, :261-320: gpt-oss-120b's layer at 8 tokens, 369.5 us, is 13.3 ms a step over 36
+layers where a whole batch-8 step on an H100 with Marlin took 9.1 ms: vLLM PR 27523, read in
+:mod:`planner.advisor.kernels`).
 
 ``None`` (the rate model prices the experts) for TensorRT-LLM and llama.cpp, a set-up that names no engine
 (:attr:`Setup.engine` unset), another GPU, arithmetic or shape, a split other than tensor parallel, data-parallel
 ranks sharing expert-parallel experts (:attr:`Setup.attention_dp`: the extract holds expert-parallel size 1 only), or
-experts whose bytes are not the table's format (NVFP4, GGUF quants).
+experts whose bytes are not the table's format (NVFP4, MXFP4, GGUF quants).
 """
 
 from __future__ import annotations
@@ -62,12 +63,12 @@ from planner.bounds.errors import PlannerError
 
 TABLES_FILE = Path(__file__).with_name("paged_moe_tables.toml")
 # Bits per expert weight of each table's format: BF16, block FP8 (1 byte + one fp32 scale per 128 x 128 block), and
-# the 4-bit formats (their scales add 0.13-0.25 bits).
-TABLE_BITS: dict[str, float] = {"16-bit": 16.0, "fp8": 8.0, "int4-marlin": 4.0, "mxfp4": 4.0}
+# Marlin INT4 (a 16-bit scale and a 4-bit zero per group of 128 add 0.13-0.16 bits).
+TABLE_BITS: dict[str, float] = {"16-bit": 16.0, "fp8": 8.0, "int4-marlin": 4.0}
 # A compute path priced at another's rows: INT8 W8A8 runs the FP8 rows' kernel, one byte a weight (module docstring).
 SAME_KERNEL: dict[ComputePath, ComputePath] = {"int8": "fp8"}
 # Weight formats whose experts run a table's kernel whatever the compute path of the rest (module docstring).
-NAMED: dict[str, str] = {"int4-awq": "int4-marlin", "int4-gptq": "int4-marlin", "mxfp4": "mxfp4"}
+NAMED: dict[str, str] = {"int4-awq": "int4-marlin", "int4-gptq": "int4-marlin"}
 
 Key = tuple[int, int, int, int, int]  # hidden, width, top-k, experts, moe TP size
 BySetup = dict[tuple[str, str, str], dict[Key, tuple[float, ...]]]  # (engine, GPU id, path) -> shape -> seconds
@@ -76,7 +77,7 @@ BySetup = dict[tuple[str, str, str], dict[Key, tuple[float, ...]]]  # (engine, G
 class _Table(BaseModel, frozen=True, extra="forbid"):
     engine: str  # the registry's name of the engine (planner.engines.registry)
     gpu: str
-    path: str  # a compute path (16-bit, fp8) or a named kernel's format (int4-marlin, mxfp4): :data:`TABLE_BITS`
+    path: str  # a compute path (16-bit, fp8) or a named kernel's format (int4-marlin): :data:`TABLE_BITS`
     file: str
     dtype: str
     kernel: str
@@ -152,7 +153,6 @@ MEASURED_WORDS: dict[str, str] = {
     "16-bit": "BF16",
     "fp8": "FP8 / INT8 W8A8",
     "int4-marlin": "AWQ / GPTQ INT4 (Marlin)",
-    "mxfp4": "MXFP4",
 }
 
 
