@@ -49,7 +49,16 @@ SAMPLER = (
     "vocabulary x 4 bytes: FlashInfer's top_k_top_p_sampling_from_logits softmax, 0.27.1 "
     "v1/worker/gpu/sample/sampler.py:252 -> flashinfer/sampling.py:1548) where the planner holds 0.08 GiB for the "
     "whole sampler peak; with the printed capture and that tensor the planned 0.86 GiB falls to 0.17 before the "
-    "warm-up's other tensors, which the log does not size (not settled)"
+    "warm-up's other tensors, which the log does not size (not settled). Read at the source the same day (fifty-second "
+    "session): after the capture 0.27.1 runs warmup_kernels (v1/worker/gpu_worker.py:795; v1/worker/gpu/warmup.py:"
+    "155-376), 256 two-token requests with SamplingParams.for_sampler_warmup (top-k, top-p, min-p, penalties, "
+    "logprobs; sampling_params.py:1117-1132), not the profile's greedy dummy batch the planner sizes: the logits, "
+    "their fp32 copy (sample/sampler.py:159) and FlashInfer's masked logits and softmax (sampler.py:252), 0.51 GiB "
+    "where the log's figures leave 0.52 and torch's 21.16 GiB allocated at the refusal holds them (before the softmax) "
+    "within 0.07 GiB; the five V2 boots printing their split that started leave 0.18-2.18 GiB more. Not planned: "
+    "four WSL2 RTX 4090 starts are planned with 0.19-0.24 GiB free, under the same warm-up (their capture planned "
+    "0.35-0.39 GiB where the machine printed 0.28 and 0.00), so the term would refuse them "
+    "(tests/fidelity/test_v2_warmup_pin.py pins both)"
 )
 
 TWENTY_FIRST: dict[str, str] = {
