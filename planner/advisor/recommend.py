@@ -300,6 +300,31 @@ GENERAL_REMEDY = (
 )
 
 
+def _none_example(ranking: Ranking, common: str) -> str:
+    """The rejection a verdict with nothing left names: a set-up that runs but holds fewer than the target (the
+    closest, with its label), else the first of the most common reason (issue 21, review 2026-12-07: two RTX 3090s
+    holding 2 of 3 conversations were passed over for an FP8-cache variant no engine runs on Ampere)."""
+    from model_catalog import get_gpu  # the catalog imports the planner: import late
+
+    close = [r for r in ranking.rejected if r.reason == "below-target"]
+    if close:
+        r = max(close, key=lambda r: int(r.detail.split()[1].replace(",", "")))  # "holds N ..." (misfits.short_of)
+        name = get_gpu(r.gpu_id).name
+        setup = f"{r.gpu_count} x {name} (TP {r.tensor_parallel}), {r.weights} weights, {r.kv_dtype} KV"
+        return f" The closest: {setup}: {r.detail}."
+    first = next(r for r in ranking.rejected if r.reason == common)
+    return f" The first {common.replace('-', ' ')}: {first.detail}."
+
+
+def _remedy(ranking: Ranking, reason: str) -> str:
+    """:data:`REMEDIES`' words for ``reason``, without the FP8 KV cache where every set-up with one was left out
+    for want of an engine that runs it (llama.cpp has none; Ampere's engines run none with GGUF weights)."""
+    fp8 = [r for r in ranking.rejected if r.kv_dtype.startswith("fp8")]
+    if fp8 and all(r.reason == "no-engine" for r in fp8):
+        return REMEDIES[reason].replace(" or an FP8 KV cache", "")
+    return REMEDIES[reason]
+
+
 def recommendation(ranking: Ranking) -> str:
     """One paragraph a manager can read: what to buy, the engine, what it holds, how fast, what it costs, the
     alternatives on other hardware, every caveat, and the assumptions."""
@@ -320,9 +345,8 @@ def recommendation(ranking: Ranking) -> str:
                 f"No set-up in the catalog serves {plural(target, 'conversation')} of {context:,} tokens with "
                 f"{ranking.model_id}: {ranking.beyond_reach}. The set-ups ranked: {common}."
             )
-        first = next(r for r in ranking.rejected if r.reason == counts[0][0]) if counts else None
-        example = f" The first {counts[0][0].replace('-', ' ')}: {first.detail}." if first is not None else ""
-        fixes = "; or ".join(dict.fromkeys(REMEDIES[reason] for reason, _ in counts if reason in REMEDIES))
+        example = _none_example(ranking, counts[0][0]) if counts else ""
+        fixes = "; or ".join(dict.fromkeys(_remedy(ranking, reason) for reason, _ in counts if reason in REMEDIES))
         return (
             f"No set-up in the catalog serves {plural(target, 'conversation')} of {context:,} tokens with "
             f"{ranking.model_id} under these conditions ({common}).{example} "
