@@ -310,7 +310,9 @@ def _none_example(ranking: Ranking, common: str) -> str:
     if close:
         r = max(close, key=lambda r: int(r.detail.split()[1].replace(",", "")))  # "holds N ..." (misfits.short_of)
         name = get_gpu(r.gpu_id).name
-        setup = f"{r.gpu_count} x {name} (TP {r.tensor_parallel}), {r.weights} weights, {r.kv_dtype} KV"
+        replicas = r.gpu_count // r.tensor_parallel  # llama.cpp's layer split is its engine's, not named here
+        split = f" (TP {r.tensor_parallel} x {replicas} replicas)" if replicas > 1 else ""
+        setup = f"{r.gpu_count} x {name}{split}, {r.weights} weights, {r.kv_dtype} KV"
         return f" The closest: {setup}: {r.detail}."
     first = next(r for r in ranking.rejected if r.reason == common)
     return f" The first {common.replace('-', ' ')}: {first.detail}."

@@ -22,5 +22,5 @@ def test_the_home_set_up_names_the_closest_and_no_fp8_cache() -> None:
     assert [(r.gpu_count, r.tensor_parallel, r.kv_dtype) for r in close] == [(2, 2, "fp16")]
     assert "holds 2 conversations of 8,192 tokens, target 3" in close[0].detail
     text = recommendation(ranking)
-    assert "The closest: 2 x GeForce RTX 3090 (TP 2), q4_k_m weights, fp16 KV: holds 2 conversations" in text
+    assert "The closest: 2 x GeForce RTX 3090, q4_k_m weights, fp16 KV: holds 2 conversations" in text
     assert "FP8 KV cache" not in text and "The first no engine" not in text
