@@ -70,8 +70,8 @@ EXAMPLES: tuple[Example, ...] = (
         50,
         None,
         {"preset": "rag"},
-        "470 GB of BF16 weights (235 GB in FP8) before any cache: an 8-GPU server, and prompts of 5k new tokens "
-        "per answer make prefill compute count",
+        "470 GB of BF16 weights (235 GB in FP8) before any cache: four 141 GB GPUs hold it in FP8, eight in BF16, "
+        "and prompts of 5k tokens per 400-token answer take about a third of the GPU time",
     ),
 )
 
