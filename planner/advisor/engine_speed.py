@@ -52,6 +52,7 @@ from planner.advisor.kernels import (
     LLAMACPP_MMQ_MAX_BATCH,
     llamacpp_tensor_share,
 )
+from planner.advisor.moe_transfer import transferred_moe
 from planner.advisor.paged_moe import paged_moe_seconds
 from planner.advisor.throughput import Load, Setup
 from planner.core.kv import heads_per_rank
@@ -248,6 +249,9 @@ def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -
     their bytes and FLOPs (:func:`planner.advisor.paged_moe.paged_moe_seconds`)."""
     gpu = setup.gpu
     experts = paged_moe_seconds(setup, load) if with_kv else None
+    if with_kv and experts is None:  # elsewhere the measured kernel's efficiency (planner.advisor.moe_transfer)
+        moved = transferred_moe(setup, load, lambda s: experts_roofline_seconds(s, load, r))
+        experts = None if moved is None else moved.seconds
     if experts is not None:
         load = load._replace(experts_bytes=0.0, flops=load.flops - load.expert_flops, expert_flops=0.0)
     bandwidth = (gpu.bandwidth_bytes_per_s or 0) * bandwidth_efficiency(setup, r)
@@ -269,6 +273,16 @@ def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -
     if setup.split == "pipeline":  # G micro-batches through G stages: (2G - 1) / G stage times (GPipe's bubble)
         seconds *= (2 * setup.gpus - 1) / setup.gpus
     return Step(seconds, memory, compute, comm, bound)
+
+
+def experts_roofline_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
+    """One GPU's routed-expert time of ``load`` at the roofline, as :func:`step` prices them where nothing is
+    measured: the experts' touched bytes at the bandwidth's share (:func:`bandwidth_efficiency`) or their FLOPs at
+    the compute rate (:func:`compute_seconds`), the longer, divided over the set-up's GPUs."""
+    bandwidth = (setup.gpu.bandwidth_bytes_per_s or 0) * bandwidth_efficiency(setup, r)
+    experts = load._replace(dense_bytes=0.0, flops=load.expert_flops, attention_flops=0.0)
+    memory = experts.weights_bytes(r.moe_locality) / bandwidth if bandwidth else 0.0
+    return max(memory, compute_seconds(setup, experts, r) or 0.0) / setup.gpus
 
 
 def dequant_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:

@@ -1,33 +1,38 @@
 """An option whose MoE experts the roofline prices, ranked beside options whose experts are measured on other GPUs.
 
 vLLM's and SGLang's routed experts take aiconfigurator's measured fused-MoE time where its tables hold the engine, GPU,
-shape and format (:mod:`planner.advisor.paged_moe`); everywhere else (AMD Instinct, RTX cards, the L40S, a format not
-read) they take their bytes at the bandwidth. At decode batches the measured kernel is several times the bytes' time
-(Qwen3-235B-A22B's BF16 layer on a B200 at moe TP 8: 33 us at 1 token where its bytes take 5, 141 at 96 where they
-take 75), so an unmeasured GPU would be flattered against a measured one by how it is priced, not by what it does.
-No factor stands in for the missing measurement (none is measured off NVIDIA's tables): such an option says so among
-its caveats (:func:`caveat_unmeasured_gpus`), so it ranks after the options priced alike instead of first.
+shape and format (:mod:`planner.advisor.paged_moe`), and elsewhere their roofline time at the measured kernel's
+efficiency on the neighbouring measured GPU where the tables time the shape (:mod:`planner.advisor.moe_transfer`:
+AMD Instinct, RTX cards, B300, expert-parallel ranks, NVFP4 / MXFP4). Only where neither applies (a shape or split the
+tables never time) do they take their bytes at the bandwidth. At decode batches the measured kernel is several times
+the bytes' time (Qwen3-235B-A22B's BF16 layer on a B200 at moe TP 8: 33 us at 1 token where its bytes take 5, 141 at
+96 where they take 75), so such an option beside a measured one says so among its caveats
+(:func:`caveat_unmeasured_gpus`), so it ranks after the options priced alike instead of first.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
+from planner.advisor.moe_transfer import transfer_source
 from planner.advisor.options import Option
 from planner.advisor.paged_moe import paged_moe_seconds
 from planner.advisor.support import ENGINE_LABELS
 from planner.advisor.throughput import Load, Setup
 
-Priced = Literal["measured", "roofline"]
+Priced = Literal["measured", "transferred", "roofline"]
 UNMEASURED = "experts' speed unmeasured"  # the prefix of every such caveat (planner.advisor.option_notes)
 
 
 def experts_priced(setup: Setup, load: Load) -> Priced | None:
     """How a vLLM or SGLang decode step's routed experts are priced: ``"measured"`` (aiconfigurator's tables),
+    ``"transferred"`` (their roofline at a measured GPU's kernel efficiency, :mod:`planner.advisor.moe_transfer`),
     ``"roofline"`` (their bytes at the bandwidth); ``None`` for a dense model or another engine family."""
     if setup.family != "paged" or load.moe is None:
         return None
-    return "measured" if paged_moe_seconds(setup, load) is not None else "roofline"
+    if paged_moe_seconds(setup, load) is not None:
+        return "measured"
+    return "transferred" if transfer_source(setup, load) is not None else "roofline"
 
 
 def unmeasured_gpu_note(gpu_name: str, engines: list[str], measured_on: list[str]) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from planner.advisor.moe_transfer import Transfer
 from planner.advisor.option_speed import Speed
 from planner.advisor.quality import FP8_KV_NOTE
 from planner.advisor.workload import MLPERF_PROMPT_TOKENS, SLOW_FIRST_TOKEN_S, Workload, first_token_bound_s
@@ -54,13 +55,23 @@ def experts_unmeasured_note(engine_label: str, weights: str, measured: tuple[str
     """An option whose routed experts the rate model prices (their bytes at the bandwidth) where aiconfigurator's
     tables measure other formats of the same shape on the same engine and GPU, or where its data-parallel ranks
     (``ranks``) hold the experts expert parallel and the tables measure them split by width
-    (:func:`planner.advisor.paged_moe.measured_beside`): its speed is not comparable with theirs, and no number
-    stands in for the missing measurement."""
+    (:func:`planner.advisor.paged_moe.measured_beside`) and no measured ratio transfers
+    (:mod:`planner.advisor.moe_transfer`): its speed is not comparable with theirs."""
     which = "expert parallel over data-parallel ranks" if ranks else weights
     return (
         f"experts' speed unmeasured: aiconfigurator's tables time {engine_label}'s fused MoE for "
         f"{listed(measured)} experts of this shape split over these GPUs, not {which}; priced at their bytes' "
         "bandwidth, its speed is likely optimistic beside theirs"
+    )
+
+
+def experts_transferred_note(engine_label: str, t: Transfer) -> str:
+    """An option whose routed experts take their roofline time at a measured GPU's fused-MoE efficiency
+    (:func:`planner.advisor.moe_transfer.transferred_moe`): where the ratio comes from and its spread, a note."""
+    return (
+        f"experts' time transferred from {t.gpu_name}'s measured {engine_label} fused MoE: {t.ratio:.1f}x their "
+        f"roofline at this shape and batch, the slower neighbour of {t.low:.1f}-{t.high:.1f}x across "
+        f"{listed(t.measured_on)}"
     )
 
 

@@ -13,6 +13,7 @@ from planner.advisor.benchmarks import load_rows
 from planner.advisor.costs import SystemCost
 from planner.advisor.option_notes import (
     cost_notes,
+    experts_transferred_note,
     experts_unmeasured_note,
     half_note,
     licence_note,
@@ -193,6 +194,8 @@ def _notes(b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow, 
             f"tensor parallel {c.tensor_parallel} over PCIe: {s.decode.comm_seconds * 1e3:.1f} ms of all-reduce per "
             "step (counted)"
         )
+    if s.transfer is not None:  # a measured GPU's fused-MoE efficiency (planner.advisor.moe_transfer)
+        notes.append(experts_transferred_note(ENGINE_LABELS[row.engine], s.transfer))
     if s.setup.split == "layer" and c.tensor_parallel > 1:
         notes.append(f"llama.cpp splits the layers over {c.tensor_parallel} GPUs: they run one after another")
     rack_mounted = cost.rack_units is not None and w.pricing == "purchase"

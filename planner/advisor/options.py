@@ -94,7 +94,7 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     prefill_seconds: float | None  # a typical prompt, alone
     prefill_share: float | None  # share of the GPU time prompts take at the target load
     # a vLLM / SGLang MoE's routed experts: at a measured time or their bytes' (planner.advisor.moe_priced)
-    experts_priced: Literal["measured", "roofline"] | None = None
+    experts_priced: Literal["measured", "transferred", "roofline"] | None = None
     compute_path: str
     bandwidth_efficiency: float
     purchase_unit: str  # what is bought, in words; a rental: what is rented (its provider's GPUs and rate)

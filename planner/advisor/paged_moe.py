@@ -42,7 +42,8 @@ to the collector's environment, :261-320: gpt-oss-120b's layer at 8 tokens, 369.
 layers where a whole batch-8 step on an H100 with Marlin took 9.1 ms: vLLM PR 27523, read in
 :mod:`planner.advisor.kernels`).
 
-``None`` (the rate model prices the experts) for TensorRT-LLM and llama.cpp, a set-up that names no engine
+``None`` (:mod:`planner.advisor.moe_transfer` prices the experts at a measured GPU's kernel efficiency, else the rate
+model) for TensorRT-LLM and llama.cpp, a set-up that names no engine
 (:attr:`Setup.engine` unset), another GPU, arithmetic or shape, a split other than tensor parallel, data-parallel
 ranks sharing expert-parallel experts (:attr:`Setup.attention_dp`: the extract holds expert-parallel size 1 only), or
 experts whose bytes are not the table's format (NVFP4, MXFP4, GGUF quants).

@@ -38,7 +38,8 @@ def test_the_pick_runs_at_the_speed_its_reads_allow() -> None:
     measured rows fit better without)."""
     ranking = rank(DEEPSEEK, Workload.fixed_length(32_768, concurrent_conversations=50))
     tp8 = next(o for o in ranking.options if (o.gpu_id, o.tensor_parallel, o.engine) == ("mi300x", 8, "vllm"))
-    assert tp8.decode_tokens_per_s_per_user == pytest.approx(32.6, abs=1.5)  # 56 before the copies were read
+    # 56 before the copies were read; 32.6 before the experts took B200's measured fused-MoE efficiency (moe_transfer)
+    assert tp8.decode_tokens_per_s_per_user == pytest.approx(23.1, abs=1.5)
     # the MI300X ranks' figures are what this test reads; since AMD's vLLM row on eight MI300X (2026-12-06) they no
     # longer carry "speed unmeasured" (planner.advisor.option_warnings.unmeasured_note), DeepSeek's own gap they do
     best = next(o for o in ranking.options if (o.gpu_id, o.tensor_parallel, o.replicas) == ("mi300x", 1, 8))
@@ -46,7 +47,7 @@ def test_the_pick_runs_at_the_speed_its_reads_allow() -> None:
     assert any(u.startswith("speed likely optimistic") for u in best.undermining)
     # 512 until HIP's graph and non-torch terms on a CDNA 3 device were fitted (2026-12-07, hip_graphs.py)
     assert best.experts_shared and best.conversations == 464 and "data-parallel ranks" in best.label
-    assert best.decode_tokens_per_s_per_user == pytest.approx(49.4, abs=1.5)
+    assert best.decode_tokens_per_s_per_user == pytest.approx(30.7, abs=1.5)  # 49.4 by the experts' roofline
     assert any("reads its own 17 GB of non-expert weights" in w for w in best.warnings)
     assert not any("non-expert" in w for w in tp8.warnings)
     assert best.prefill_seconds is not None and tp8.prefill_seconds is not None

@@ -75,12 +75,12 @@ def test_int8_w8a8_experts_take_the_fp8_tables_time() -> None:
     assert paged_moe_seconds(setup_for(h200, "vllm", "16-bit", 4, "int8"), load) is None
 
 
-def test_a_format_priced_by_the_roofline_beside_measured_ones_is_caveated() -> None:
+def test_a_format_the_tables_do_not_time_takes_a_measured_kernels_efficiency() -> None:
     """aiconfigurator measures no NVFP4 experts on an H100 (and its B200 NVFP4 rows, a kernel called directly, are
-    not read): NVFP4 experts of Qwen3-235B on 4 x H100 take their bytes at the bandwidth where BF16, FP8 and INT8
-    W8A8 take the measured kernel, so the NVFP4 option says so instead of
-    winning on an optimistic price; the measured formats (now AWQ on an H200 too) carry no such caveat. Data-parallel
-    ranks holding the experts expert parallel say it too."""
+    not read): NVFP4 experts of Qwen3-235B on 4 x H100 took their bytes at the bandwidth where BF16, FP8 and INT8
+    W8A8 take the measured kernel, and said so (``measured_beside``). Since the Marlin INT4 rows' efficiency prices
+    them (planner.advisor.moe_transfer), as it does data-parallel ranks holding the experts expert parallel, both
+    carry a note where the measured kernel's ratio comes from, not the undermining caveat."""
     h200, b200 = get_gpu("h200-sxm-141gb"), get_gpu("b200-sxm")
     awq = decode_load(get_model("Qwen/Qwen3-235B-A22B").spec, "int4-awq", "bf16", 32, 1500)
     assert measured_beside(setup_for(h200, "vllm", "16-bit", 4, "int4-awq"), awq) == ()
@@ -106,16 +106,17 @@ def test_a_format_priced_by_the_roofline_beside_measured_ones_is_caveated() -> N
     def caveat(o: Option) -> str:
         return next((u for u in o.undermining if u.startswith("experts' speed unmeasured")), "")
 
+    def note(o: Option) -> str:
+        return next((u for u in o.warnings if u.startswith("experts' time transferred from")), "")
+
     split = [o for o in options if "data-parallel" not in o.split_text and o.tensor_parallel == 4]
     ranks = [o for o in options if "data-parallel" in o.split_text]
     assert {o.weights for o in split} == {"fp8", "nvfp4"} and ranks
-    assert all(bool(caveat(o)) == (o.weights == "nvfp4") for o in split)
-    assert all("not expert parallel over data-parallel ranks" in caveat(o) for o in ranks)
+    assert not any(caveat(o) for o in options)
+    assert all(bool(note(o)) == (o.weights == "nvfp4") for o in split)
+    assert all(note(o).startswith("experts' time transferred from H100 SXM5 80GB's measured vLLM") for o in ranks)
     four = next(o for o in split if o.weights == "nvfp4")
-    assert (
-        "BF16, FP8 / INT8 W8A8 and AWQ / GPTQ INT4 (Marlin) experts of this shape split over these GPUs, not nvfp4"
-        in caveat(four)
-    )
+    assert four.experts_priced == "transferred" and "H100 SXM5 80GB" in note(four)
 
 
 def test_awq_and_gptq_experts_take_the_marlin_int4_rows() -> None:
