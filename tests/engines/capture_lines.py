@@ -6,11 +6,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from bench.fidelity_cases import Setup, build_request, load_cases, setup_of
+from planner.engines.base import engine_total_bytes
 from planner.engines.platform import vllm_platform
+from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.profile import VllmProfile
-from planner.planning.plan import PlanRequest
+from planner.engines.vllm.split_accum import split_accum_bytes
+from planner.engines.vllm.stage import stage_graphs
+from planner.planning.plan import PlanRequest, plan
 
 
 def capture_lines(
@@ -39,3 +44,36 @@ def blind_set_ids(name: str) -> frozenset[str]:
     path = Path(__file__).resolve().parent.parent / "fidelity" / "cases" / f"vllm-blind-{name}.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     return frozenset(c["id"] for c in (data if isinstance(data, list) else [data]))
+
+
+class PlannedCapture(NamedTuple):
+    """What a rank of a request is planned to capture: its graphs, the capture the profile's budget counts
+    (:meth:`VllmProfile.cudagraph_capture_bytes`, FA3's split accumulators included) and the capture the start-up
+    check weighs (:meth:`VllmProfile.rank_capture_bytes`, LoRA's kernels too), in bytes."""
+
+    graphs: GraphSet
+    capture_bytes: int
+    rank_bytes: int
+
+
+def planned_capture(request: PlanRequest) -> PlannedCapture:
+    """The planned capture of ``request``'s first stage (a vLLM V1 set-up)."""
+    profile = request.overhead
+    assert isinstance(profile, VllmProfile)
+    result = plan(request)
+    graphs = stage_graphs(request, profile, engine_total_bytes(request))
+    layers = result.stages[0].layers[1] - result.stages[0].layers[0]
+    platform, tp, kv = vllm_platform(request.gpu), result.tensor_parallel, request.resolved_kv_dtype
+    split = split_accum_bytes(request.model, tp, platform, graphs, kv)
+    capture = profile.cudagraph_capture_bytes(layers, graphs, split)
+    return PlannedCapture(graphs, capture, profile.rank_capture_bytes(layers, graphs, request.model, tp, platform, kv))
+
+
+def case_by_id(case_id: str) -> dict[str, Any]:
+    """One public case, by its id."""
+    return next(c for c in load_cases() if c["id"] == case_id)
+
+
+def case_capture(case: dict[str, Any]) -> PlannedCapture:
+    """:func:`planned_capture` of a case (a public one, or one changed by a test)."""
+    return planned_capture(build_request(case, setup_of(case)))

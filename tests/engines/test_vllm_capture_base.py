@@ -26,15 +26,13 @@ from bench.calibrate_graphs import split_hopper_base
 from bench.fidelity_cases import build_request, load_cases, setup_of
 from model_catalog import get_gpu
 from planner.core.units import GiB
-from planner.engines.base import engine_total_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.registry import engine_report
 from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.profile_graphs import hopper_capture_bytes
-from planner.engines.vllm.stage import stage_graphs
 from planner.planning.plan import PlanRequest, plan
-from tests.engines.capture_lines import blind_set_ids, capture_lines
+from tests.engines.capture_lines import blind_set_ids, capture_lines, planned_capture
 
 WSL2 = "vllm-0.27-rtx4090-wsl2-qwen25"
 STARTED = [
@@ -59,15 +57,7 @@ def _capture_gib(case_id: str) -> float:
 
 def _planned_capture_gib(request: PlanRequest) -> float:
     """The capture a rank of ``request`` is planned to take, in GiB (:meth:`VllmGraphs.rank_capture_bytes`)."""
-    profile = request.overhead
-    assert isinstance(profile, VllmProfile)
-    result = plan(request)
-    graphs = stage_graphs(request, profile, engine_total_bytes(request))
-    layers = result.stages[0].layers
-    platform = vllm_platform(request.gpu)
-    kv = request.resolved_kv_dtype
-    tp = result.tensor_parallel
-    return profile.rank_capture_bytes(layers[1] - layers[0], graphs, request.model, tp, platform, kv) / GiB
+    return planned_capture(request).rank_bytes / GiB
 
 
 @pytest.mark.parametrize("case_id", STARTED)

@@ -12,43 +12,17 @@ The check: the twenty-first blind set's Qwen3-4B LoRA boots on an RTX 4090 (vLLM
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from bench.fidelity_cases import build_request, load_cases, setup_of
 from planner.core.units import GiB
-from planner.engines.base import engine_total_bytes
-from planner.engines.platform import vllm_platform
-from planner.engines.vllm.graphs import GraphSet
-from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.split_accum import split_accum_bytes
-from planner.engines.vllm.stage import stage_graphs
 from planner.engines.vllm.versions import vllm_rules
-from planner.planning.plan import plan
+from tests.engines.capture_lines import case_by_id, case_capture
 
 LORA = (
     "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util080",
     "vllm-0.27-rtx4090-runpod-qwen3-4b-lora16-8k-util080",
     "vllm-0.27-rtx4090-runpod-qwen3-4b-lora64-8k-util080",
 )
-
-
-def _case(case_id: str) -> dict[str, Any]:
-    return next(c for c in load_cases() if c["id"] == case_id)
-
-
-def _graphs(case: dict[str, Any]) -> tuple[GraphSet, int]:
-    """The plan's graphs for ``case`` and the capture it holds for them (bytes)."""
-    request = build_request(case, setup_of(case))
-    profile = request.overhead
-    assert isinstance(profile, VllmProfile)
-    result = plan(request)
-    graphs = stage_graphs(request, profile, engine_total_bytes(request))
-    platform = vllm_platform(request.gpu)
-    split = split_accum_bytes(request.model, result.tensor_parallel, platform, graphs, request.resolved_kv_dtype)
-    layers = result.stages[0].layers
-    return graphs, profile.cudagraph_capture_bytes(layers[1] - layers[0], graphs, split)
 
 
 def test_the_releases_that_capture_per_lora_case() -> None:
@@ -60,7 +34,7 @@ def test_the_releases_that_capture_per_lora_case() -> None:
 @pytest.mark.parametrize("case_id", LORA)
 def test_the_lora_boots_capture_twice_the_graphs(case_id: str) -> None:
     """The logs' 102 PIECEWISE + 70 FULL (51 + 35 sizes, 2 LoRA cases) at every slot count."""
-    graphs, _ = _graphs(_case(case_id))
+    graphs = case_capture(case_by_id(case_id)).graphs
     assert (graphs.piecewise, graphs.full) == (102, 70)
 
 
@@ -72,16 +46,16 @@ def test_the_lora_boots_capture_what_the_logs_print(case_id: str) -> None:
     These are the graph terms alone: the 86 graphs captured with adapters active also hold their LoRA kernels, 0.37 GiB
     more, 1.25 planned (2026-12-07, fifty-second session, tests/engines/test_vllm_lora_kernels.py; not refitted to
     these boots)."""
-    case = _case(case_id)
-    _, capture = _graphs(case)
+    case = case_by_id(case_id)
+    capture = case_capture(case).capture_bytes
     assert case["reported"]["cuda_graph_gib"] == 1.28
     assert capture / GiB == pytest.approx(0.88, abs=0.005)
 
 
 def test_without_lora_one_case() -> None:
     """The same boot without adapters captures the 51 + 35 sizes once."""
-    case = _case(LORA[0])
+    case = case_by_id(LORA[0])
     setup = case["setup"]
     plain = {**case, "setup": {**setup, "deployment": {k: v for k, v in setup["deployment"].items() if k != "lora"}}}
-    graphs, _ = _graphs(plain)
+    graphs = case_capture(plain).graphs
     assert (graphs.piecewise, graphs.full) == (51, 35)

@@ -13,16 +13,12 @@ from typing import Any
 
 import pytest
 
-from bench.fidelity_cases import build_request, load_cases, setup_of
 from model_catalog import get_model
 from planner.core.units import GiB
-from planner.engines.base import engine_total_bytes
-from planner.engines.platform import vllm_platform
 from planner.engines.vllm.graphs import GraphSet
 from planner.engines.vllm.lora_graphs import LORA_KERNEL_BYTES, lora_graph_bytes, lora_graph_kernels
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import stage_graphs
-from planner.planning.plan import plan
+from tests.engines.capture_lines import case_by_id, case_capture
 
 QWEN3_4B = "Qwen/Qwen3-4B"
 LINES = (  # the boots that print their capture, 86 of 172 graphs with adapters active
@@ -36,19 +32,9 @@ LINES = (  # the boots that print their capture, 86 of 172 graphs with adapters 
 SPECIALIZE = GraphSet(sizes=tuple(range(51)), piecewise=459, mode="PIECEWISE", lora_active=408)
 
 
-def _case(case_id: str) -> dict[str, Any]:
-    return next(c for c in load_cases() if c["id"] == case_id)
-
-
 def _capture_gib(case: dict[str, Any]) -> tuple[GraphSet, float]:
-    request = build_request(case, setup_of(case))
-    profile = request.overhead
-    assert isinstance(profile, VllmProfile)
-    result = plan(request)
-    graphs = stage_graphs(request, profile, engine_total_bytes(request))
-    layers = result.stages[0].layers[1] - result.stages[0].layers[0]
-    tp, kv = result.tensor_parallel, request.resolved_kv_dtype
-    return graphs, profile.rank_capture_bytes(layers, graphs, request.model, tp, vllm_platform(request.gpu), kv) / GiB
+    planned = case_capture(case)
+    return planned.graphs, planned.rank_bytes / GiB
 
 
 def test_qwen3_4b_launches_twelve_lora_kernels_a_layer() -> None:
@@ -75,7 +61,7 @@ def test_the_cost_a_kernel_is_the_specialize_boots() -> None:
 def test_the_held_out_lines(case_id: str) -> None:
     """'took 1.28 GiB' printed (the cold boot's Free memory line prints it too): 1.25 planned (0.88, -0.40, with
     every graph at the plain per-graph cost), 86 of the 102 + 70 graphs with adapters active."""
-    case = _case(case_id)
+    case = case_by_id(case_id)
     graphs, capture = _capture_gib(case)
     assert case["reported"]["cuda_graph_gib"] == 1.28
     assert graphs.lora_active == 86 and graphs.total == 172
@@ -106,7 +92,7 @@ def test_the_util_085_specialize_boot_runs_out_where_planned() -> None:
 
 def test_without_adapters_nothing_is_added() -> None:
     """The same boot without adapters: no graph with adapters active, the plain capture."""
-    case = _case(LINES[0])
+    case = case_by_id(LINES[0])
     setup = case["setup"]
     plain = {**case, "setup": {**setup, "deployment": {k: v for k, v in setup["deployment"].items() if k != "lora"}}}
     graphs, capture = _capture_gib(plain)

@@ -28,7 +28,7 @@ from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.split_accum import split_accum_bytes
 from planner.engines.vllm.stage import stage_graphs
 from planner.planning.plan import plan
-from tests.engines.capture_lines import capture_lines
+from tests.engines.capture_lines import capture_lines, planned_capture
 
 WSL2_QWEN3_8B_FP8 = "vllm-0.27-rtx4090-wsl2-qwen3-8b-fp8-2k-util090"
 H100 = vllm_platform(get_gpu("h100-sxm-80gb"))
@@ -78,15 +78,7 @@ def test_wsl2_qwen3_8b_fp8_starts() -> None:
 
 
 def _capture_errors(since: tuple[int, int, int]) -> list[float]:
-    errors = []
-    for _, request, profile, printed in capture_lines(since):
-        platform = vllm_platform(request.gpu)
-        result = plan(request)
-        graphs = stage_graphs(request, profile, engine_total_bytes(request))
-        split = split_accum_bytes(request.model, result.tensor_parallel, platform, graphs, request.resolved_kv_dtype)
-        layers = result.stages[0].layers
-        errors.append(profile.cudagraph_capture_bytes(layers[1] - layers[0], graphs, split) / GiB - printed)
-    return errors
+    return [planned_capture(request).capture_bytes / GiB - printed for _, request, _, printed in capture_lines(since)]
 
 
 def test_capture_lines_after_0_19() -> None:
