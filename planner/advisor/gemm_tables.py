@@ -59,6 +59,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
+from planner.advisor.kernel_grid import along, moe_rows
 from planner.advisor.kernels import ComputePath
 from planner.advisor.matmuls import Matmul, Matmuls
 from planner.advisor.throughput import Load, Setup
@@ -107,7 +108,7 @@ class GpuTimes(NamedTuple):
 def _times(path: Path, t: _Table) -> GpuTimes:
     """One table, checked: every (n, k) pair of its grids, every row as long as its grid."""
     gemm = {(int(r[0]), int(r[1])): tuple(us / 1e6 for us in r[2:]) for r in t.gemm_us}
-    moe, moe_tp = _moe_rows(t.moe_us), _moe_rows(t.moe_tp_us)
+    moe, moe_tp = moe_rows(t.moe_us), moe_rows(t.moe_tp_us)
     complete = set(gemm) == {(n, k) for n in t.n for k in t.k}
     if not complete or any(len(v) != len(t.m) for v in gemm.values()):
         raise PlannerError(f"{path.name}: {t.gpu} {t.path}: the GEMM rows do not cover the grid")
@@ -116,27 +117,11 @@ def _times(path: Path, t: _Table) -> GpuTimes:
     return GpuTimes(t.m, t.n, t.k, t.moe_tokens, gemm, moe, moe_tp)
 
 
-def _moe_rows(rows: tuple[tuple[float, ...], ...]) -> dict[tuple[int, int, int, int, int], tuple[float, ...]]:
-    return {(int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])): tuple(us / 1e6 for us in r[5:]) for r in rows}
-
-
 @cache
 def tables(path: Path = TABLES_FILE) -> dict[tuple[str, str], GpuTimes]:
     """The extract, validated, by (catalog GPU id, compute path)."""
     raw = _Tables.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
     return {(t.gpu, t.path): _times(path, t) for t in raw.table}
-
-
-def _along(grid: tuple[int, ...], values: tuple[float, ...], x: float) -> float:
-    """``values`` (one per ``grid`` point) at ``x``: linear between points, the first below the grid, in proportion
-    past its end."""
-    if x <= grid[0]:
-        return values[0]
-    if x >= grid[-1]:
-        return values[-1] * x / grid[-1]
-    j = bisect.bisect_left(grid, x)
-    x0, x1 = grid[j - 1], grid[j]
-    return values[j - 1] + (values[j] - values[j - 1]) * (x - x0) / (x1 - x0)
 
 
 def _bracket(grid: tuple[int, ...], x: int) -> tuple[int, int, float, float]:
@@ -155,7 +140,7 @@ def gemm_seconds(times: GpuTimes, m: int, n: int, k: int) -> float:
     k0, k1, wk, sk = _bracket(times.k, k)
 
     def at(a: int, b: int) -> float:
-        return _along(times.m, times.gemm[(a, b)], m)
+        return along(times.m, times.gemm[(a, b)], m)
 
     low = at(n0, k0) * (1 - wk) + at(n0, k1) * wk
     high = at(n1, k0) * (1 - wk) + at(n1, k1) * wk
@@ -185,7 +170,7 @@ def step_gemm_seconds(
         moe = (times.moe if expert_parallel or gpus == 1 else times.moe_tp).get((*shapes.moe, gpus))
         if moe is None:
             return None
-        total += shapes.moe_layers * _along(times.moe_tokens, moe, tokens)
+        total += shapes.moe_layers * along(times.moe_tokens, moe, tokens)
     return total
 
 

@@ -34,7 +34,8 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from model_catalog import get_gpu
-from planner.advisor.paged_moe import NAMED, SAME_KERNEL, TABLE_BITS, along, experts_bits, paged_moe_seconds, tables
+from planner.advisor.kernel_grid import along
+from planner.advisor.paged_moe import NAMED, SAME_KERNEL, TABLE_BITS, experts_bits, paged_moe_seconds, tables
 from planner.advisor.throughput import Load, Setup
 
 # 4-bit float experts take the Marlin INT4 rows (module docstring).

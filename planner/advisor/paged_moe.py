@@ -51,13 +51,13 @@ experts whose bytes are not the table's format (NVFP4, MXFP4, GGUF quants).
 
 from __future__ import annotations
 
-import bisect
 import tomllib
 from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from planner.advisor.kernel_grid import MoeKey, along, moe_rows
 from planner.advisor.kernels import ComputePath
 from planner.advisor.throughput import Load, Setup
 from planner.bounds.errors import PlannerError
@@ -71,7 +71,7 @@ SAME_KERNEL: dict[ComputePath, ComputePath] = {"int8": "fp8"}
 # Weight formats whose experts run a table's kernel whatever the compute path of the rest (module docstring).
 NAMED: dict[str, str] = {"int4-awq": "int4-marlin", "int4-gptq": "int4-marlin"}
 
-Key = tuple[int, int, int, int, int]  # hidden, width, top-k, experts, moe TP size
+Key = MoeKey  # hidden, width, top-k, experts, moe TP size
 BySetup = dict[tuple[str, str, str], dict[Key, tuple[float, ...]]]  # (engine, GPU id, path) -> shape -> seconds
 
 
@@ -97,25 +97,10 @@ def tables(path: Path = TABLES_FILE) -> tuple[tuple[int, ...], BySetup]:
     raw = _Tables.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
     out: BySetup = {}
     for t in raw.table:
-        rows: dict[Key, tuple[float, ...]] = {}
-        for r in t.moe_us:
-            if len(r) != 5 + len(raw.tokens):
-                raise PlannerError(f"{path.name}: {t.engine} {t.gpu} {t.path}: a row does not match the token grid")
-            key = (int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]))
-            rows[key] = tuple(us / 1e6 for us in r[5:])
-        out[(t.engine, t.gpu, t.path)] = rows
+        if any(len(r) != 5 + len(raw.tokens) for r in t.moe_us):
+            raise PlannerError(f"{path.name}: {t.engine} {t.gpu} {t.path}: a row does not match the token grid")
+        out[(t.engine, t.gpu, t.path)] = moe_rows(t.moe_us)
     return raw.tokens, out
-
-
-def along(grid: tuple[int, ...], values: tuple[float, ...], x: int) -> float:
-    """``values`` at ``x``: linear between grid points, the first below the grid, in proportion past its end."""
-    if x <= grid[0]:
-        return values[0]
-    if x >= grid[-1]:
-        return values[-1] * x / grid[-1]
-    j = bisect.bisect_left(grid, x)
-    x0, x1 = grid[j - 1], grid[j]
-    return values[j - 1] + (values[j] - values[j - 1]) * (x - x0) / (x1 - x0)
 
 
 def experts_bits(load: Load) -> float:

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from model_catalog import get_gpu, get_model
 from planner.advisor.benchmarks import load_rows
 from planner.advisor.engine_speed import step
-from planner.advisor.gemm_tables import TABLES_FILE, _along, decode_gemm_seconds, tables
+from planner.advisor.gemm_tables import TABLES_FILE, decode_gemm_seconds, tables
+from planner.advisor.kernel_grid import along
 from planner.advisor.matmuls import Matmul, MoeShape, matmul_shapes
 from planner.advisor.throughput import decode_load, setup_for
 from planner.advisor.validation import scored
@@ -156,7 +157,7 @@ def test_one_blackwell_die_is_not_over_predicted() -> None:
 def test_interpolation_stays_between_its_points(m: int) -> None:
     t = tables()[("a100-sxm-80gb", "16-bit")]
     curve = t.gemm[(8192, 8192)]
-    value = _along(t.m, curve, m)
+    value = along(t.m, curve, m)
     if m >= t.m[-1]:
         assert value == curve[-1] * m / t.m[-1]
     elif m in t.m:

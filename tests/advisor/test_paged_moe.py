@@ -7,7 +7,8 @@ import pytest
 from model_catalog import get_gpu, get_model
 from planner.advisor import Option, Workload, rank
 from planner.advisor.engine_speed import step
-from planner.advisor.paged_moe import along, measured_beside, paged_moe_seconds, tables
+from planner.advisor.kernel_grid import along
+from planner.advisor.paged_moe import measured_beside, paged_moe_seconds, tables
 from planner.advisor.throughput import decode_load, setup_for
 
 
