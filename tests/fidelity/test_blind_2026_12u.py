@@ -20,6 +20,7 @@ from bench.fidelity import misses
 from tests.fidelity.blind_sets import (
     assert_as_scored,
     assert_records_unscored,
+    assert_sourced_and_held_out,
     first_scores,
     load_blind_set,
 )
@@ -39,11 +40,8 @@ PAGE = 24 * 2 * 64 * 2 * 2
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
     """Every case cites its public source (a search-index file id, or the issue or pull request the 'issues'
     corpus returned, with its address), is scored, and is kept out of ``make calibrate``."""
-    assert len(BLIND) == len(RESULTS) == 10 and len(IN_SCOPE) == 8
-    for case in BLIND:
-        source, setup = str(case["source"]), case["setup"]
-        assert "file id" in source or "https://github.com/" in source
-        assert isinstance(setup, dict) and "unseen" in setup["not_fitted"]
+    assert_sourced_and_held_out(BLIND, RESULTS, 10, cites=("file id", "https://github.com/"))
+    assert len(IN_SCOPE) == 8
 
 
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
