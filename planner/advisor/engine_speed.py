@@ -52,7 +52,7 @@ from planner.advisor.kernels import (
     LLAMACPP_MMQ_MAX_BATCH,
     llamacpp_tensor_share,
 )
-from planner.advisor.moe_transfer import transferred_moe
+from planner.advisor.moe_transfer import Transfer, transferred_moe
 from planner.advisor.paged_moe import paged_moe_seconds
 from planner.advisor.throughput import Load, Setup
 from planner.core.kv import heads_per_rank
@@ -185,6 +185,7 @@ class Step(NamedTuple):
     compute_seconds: float | None
     comm_seconds: float
     bound: Bound
+    transfer: Transfer | None = None  # the measured kernel's efficiency that priced its experts (moe_transfer)
 
 
 def compute_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float | None:
@@ -249,6 +250,7 @@ def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -
     their bytes and FLOPs (:func:`planner.advisor.paged_moe.paged_moe_seconds`)."""
     gpu = setup.gpu
     experts = paged_moe_seconds(setup, load) if with_kv else None
+    moved = None
     if with_kv and experts is None:  # elsewhere the measured kernel's efficiency (planner.advisor.moe_transfer)
         moved = transferred_moe(setup, load, lambda s: experts_roofline_seconds(s, load, r))
         experts = None if moved is None else moved.seconds
@@ -272,7 +274,7 @@ def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -
     seconds += experts or 0.0
     if setup.split == "pipeline":  # G micro-batches through G stages: (2G - 1) / G stage times (GPipe's bubble)
         seconds *= (2 * setup.gpus - 1) / setup.gpus
-    return Step(seconds, memory, compute, comm, bound)
+    return Step(seconds, memory, compute, comm, bound, moved)
 
 
 def experts_roofline_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
-from planner.advisor.engine_speed import Step, experts_roofline_seconds, served, step
+from planner.advisor.engine_speed import Step, served, step
 from planner.advisor.moe_priced import Priced, experts_priced
-from planner.advisor.moe_transfer import Transfer, transferred_moe
+from planner.advisor.moe_transfer import Transfer
 from planner.advisor.options import Candidate
 from planner.advisor.paged_moe import measured_beside
 from planner.advisor.support import SupportRow
@@ -70,7 +70,7 @@ def speed_of(
     cycle = b.workload.mean_output_tokens / run.per_user_tokens_per_s
     share = 1.0 - b.workload.mean_output_tokens * decode.seconds / cycle
     total = run.total_tokens_per_s * (c.replicas // group)
-    moved = transferred_moe(setup, decode_load, lambda s: experts_roofline_seconds(s, decode_load))
+    moved = decode.transfer  # as the step priced its experts
     beside = () if moved is not None else measured_beside(setup, decode_load)
     priced = experts_priced(setup, decode_load)
     return Speed(setup, decode, run.per_user_tokens_per_s, total, alone, share, beside, priced, moved)
