@@ -269,7 +269,8 @@ UNMATCHED: dict[str, str] = {
     "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": (
         "KV -1.01 GiB derived from the tokens, tokens -14 % (ninth blind set, 2026-12-04; -3.33, -47 % and a KV "
         "refusal planned where it started when found): the syv-ai image, whose lm_head and embed_tokens it serves "
-        "in int8 (int4-int8vocab since 2026-12-07: 14.32 GiB planned, 14.26 printed by its util-0.972 boot), so it "
+        "in int8 (int4-int8vocab since 2026-12-07: 14.23 GiB planned, the 4-bit body symmetric at 4.125 bits, 14.26 "
+        "printed by its util-0.972 boot), so it "
         "starts as planned. The rest is its util-0.972 boot's (bench.fidelity_unmatched_o: the fitted desktop "
         "non-torch share on a headless card, 0.96 GiB over, against a peak activation 0.31 under), and 0.31 more "
         "that the printed tokens derive beyond that boot's budget less the split: a patched build "

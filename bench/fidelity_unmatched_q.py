@@ -11,23 +11,25 @@ INT8_HEAD = (
     "Qwen3.8-27B W4A16 AutoRound with its lm_head re-quantized to int8 group 128 by syv-ai's quant_lm_head.py "
     "(embeddings left BF16) on one headless RTX 3090 (a Talos VM under Proxmox), vLLM 0.27.1, util 0.972, 3 "
     "sequences, 2,048 batched tokens, --language-model-only, fp8 KV, capture size 4. Its weights are planned as the "
-    "script writes them since 2026-12-07 (int4-int8head, planner.core.vocab_formats: 15.48 GiB against the README's "
-    "15.43; 16.65 with the catalog's BF16 head before, KV -2.11 then). The rest, 0.95 GiB: the summary's 0.75 GiB of "
-    "peak activation (0.27.1 counts the graph estimate in it, v1/worker/gpu_worker.py:527-529; planned 0.44) leaves "
-    "22.90 - 15.43 - 6.50 - 0.75 = 0.22 GiB of non-torch where the plan has 1.43: "
+    "script writes them since 2026-12-07 (int4-int8head, planner.core.vocab_formats: 15.39 GiB against the README's "
+    "15.43, the 4-bit body symmetric at 4.125 bits; 16.65 with the catalog's BF16 head before, KV -2.11 then). "
+    "The rest, 1.11 GiB: the summary's 0.75 GiB of peak activation (0.27.1 counts the graph estimate in it, "
+    "v1/worker/gpu_worker.py:527-529; planned 0.83 with it) leaves 22.90 - 15.43 - 6.50 - 0.75 = 0.22 GiB of "
+    "non-torch where the plan has 1.30 (the era's 0.25 and the desktop share's 1.05): "
     + HEADLESS_GEFORCE
     + ". The same box's two TP 2 FP8 boots (the fourteenth blind check, docs/fidelity.md) are within 0.26 GiB "
-    "with that share, so one constant does not hold both"
+    "with that share, so one constant does not hold both. The need, 5.79 GiB, is the engine's: 6.50 / 5.79 = "
+    "1.12x, the README's concurrency at 180,000 tokens"
 )
 
 EIGHTEENTH: dict[str, str] = {
     "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972": (
-        "KV -0.95 GiB, tokens -14 %, verdict (eighteenth blind set, 2026-12-06; weights +1.22, KV -2.11 when "
-        "found): a 'kv-cache-too-small' refusal planned (5.55 GiB where one 180,000-token request needs 5.79) "
+        "KV -1.11 GiB, tokens -17 %, verdict (eighteenth blind set, 2026-12-06; weights +1.22, KV -2.11 when "
+        "found): a 'kv-cache-too-small' refusal planned (5.39 GiB where one 180,000-token request needs 5.79) "
         "where it started with 6.50: " + INT8_HEAD
     ),
     "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe": (
-        "KV -0.93 GiB (from the 198,529 tokens), tokens -14 % (the 150,000-token probe of the same deployment, as "
+        "KV -1.10 GiB (from the 198,529 tokens), tokens -17 % (the 150,000-token probe of the same deployment, as "
         "its commit message gives the boot log's tokens; eighteenth blind set, 2026-12-06; -2.10 and a KV refusal "
         "planned when found, it starts as planned since 2026-12-07): " + INT8_HEAD
     ),

@@ -44,8 +44,8 @@ GROUPS: dict[str, str] = {
     "modified-checkpoint": (
         "not the published checkpoint: the syv-ai image requantizes lm_head and embed_tokens of "
         "dbirks/Qwen3.8-27B-W4A16-AutoRound to int8 group 128 before serving (its prepare/quant_lm_head.py and "
-        "quant_embed.py); planned so since 2026-12-07 (int4-int8vocab, planner.core.vocab_formats: 14.31 GiB, "
-        "+0.05 over the printed 14.26, where the published BF16 matrices plan 16.65)"
+        "quant_embed.py); planned so since 2026-12-07 (int4-int8vocab, planner.core.vocab_formats: 14.23 GiB, "
+        "-0.03 under the printed 14.26, where the published BF16 matrices plan 16.65)"
     ),
     "gpt-oss-mxfp4": (
         "gpt-oss MXFP4 by release and device: +1.49 / +0.22 on the llm-d-benchmark H100 table at 0.14.1 (the same "
@@ -62,8 +62,9 @@ GROUPS: dict[str, str] = {
         "INT4 W4A16 checkpoints (AWQ, GPTQ, compressed-tensors) repacked by Marlin print 0.11-0.23 GiB more than "
         "planned; which layers each checkpoint leaves in 16 bits (its quantization_config ignore list) is the first "
         "lead, not read here. Those with an int8 lm_head and a BF16 MTP module (int4-int8head, "
-        "planner.core.vocab_formats) are planned 0.05-0.10 over: Twu31's Qwen3.6-35B-A3B GPTQ with MTP 20.27 against "
-        "20.17, the int8-head Qwen3.8-27B AutoRound 15.48 against 15.43"
+        "planner.core.vocab_formats) are planned 0.03-0.04 under since their symmetric 4-bit body is counted without "
+        "zero points (4.125 bits; 0.05-0.10 over at 4.156): Twu31's Qwen3.6-35B-A3B GPTQ with MTP 20.14 against "
+        "20.17, the int8-head Qwen3.8-27B AutoRound 15.39 against 15.43, the GDN gates kept in BF16 the rest"
     ),
     "nvfp4": (
         "NVFP4 checkpoints: -0.27 (Qwen3-32B compressed-tensors W4A4 on B200 at 0.31), +0.22 (Qwen3.8-27B MTP NVFP4 "

@@ -19,17 +19,23 @@ vLLM loads them as stored: the LM head through compressed-tensors' scheme for a 
 ``CompressedTensorsEmbeddingWNA16Int`` (from 0.24.0; 0.28.0 ``compressed_tensors.py:189-205``: the packed int32
 values and a ``params_dtype`` scale per group, ``compressed_tensors_embedding.py:94-150``), which Qwen3.5's model
 builds only with syv-ai's patch passing ``quant_config`` (0.28.0 ``models/qwen3_5.py:244-247`` passes none;
-``patches/0001-qwen3_5-embed-quant.patch``). The 4-bit layers are counted as int4-gptq's 4.156 bits.
+``patches/0001-qwen3_5-embed-quant.patch``). The 4-bit layers are W4A16 symmetric group 128 in both (Twu31's card:
+"symmetric"; dbirks' compressed-tensors export), which stores no zero point: 4 + 16 / 128 = 4.125 bits, not
+int4-gptq's 4.156 (0.28.0 ``schemes/compressed_tensors_wNa16.py:130`` ``zero_points=not self.symmetric``, ``:196-227``
+the ``weight_zero_point`` built and registered only when not symmetric). The three start-ups that print their
+weights load 0.03-0.04 GiB more than planned at 4.125 bits, 0.05-0.10 less than at 4.156
+(tests/fidelity/test_int8_vocab.py).
 """
 
 from __future__ import annotations
 
 from planner.core.format_spec import WeightFormat, group_bits
 
+W4A16_SYM_G128 = group_bits(4, 128, 16)  # int4 values and one 16-bit scale per 128 (symmetric: no zero point)
 INT8_G128 = group_bits(8, 128, 16)  # int8 values and one 16-bit scale per 128 (symmetric: no zero point)
 _QUALITY = "4-bit linear layers (GPTQ or AutoRound rounding); the lm_head{also} in int8 group 128."
 _SOURCE = (
-    "W4A16 group 128 (compressed-tensors, counted at 4.156 bits as int4-gptq) with {what} in int8 symmetric group "
+    "W4A16 symmetric group 128 (compressed-tensors: 4.125 bits, no zero point) with {what} in int8 symmetric group "
     "128 with 16-bit scales (8.125 bits) and the MTP module in BF16: {who}; vLLM loads {how} "
     "(planner.core.vocab_formats)."
 )
@@ -39,7 +45,7 @@ VOCAB_FORMATS: tuple[WeightFormat, ...] = (
     WeightFormat(
         name="int4-int8vocab",
         label="INT4 W4A16 g128, int8 lm_head and embeddings",
-        bits_per_weight=group_bits(4, 128, 16, 4),
+        bits_per_weight=W4A16_SYM_G128,
         scope="linear",
         lm_head_bits=INT8_G128,
         embedding_bits=INT8_G128,
@@ -55,7 +61,7 @@ VOCAB_FORMATS: tuple[WeightFormat, ...] = (
     WeightFormat(
         name="int4-int8head",
         label="INT4 W4A16 g128, int8 lm_head",
-        bits_per_weight=group_bits(4, 128, 16, 4),
+        bits_per_weight=W4A16_SYM_G128,
         scope="linear",
         lm_head_bits=INT8_G128,
         mtp_bits=16,

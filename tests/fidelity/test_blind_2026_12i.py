@@ -38,7 +38,8 @@ NOW: dict[str, float] = {
     # prepare/ scripts, planner.core.vocab_formats; the printed weights of its util-0.972 boot, 14.26 GiB, planned
     # 14.32): -3.33 from the tokens when found, -1.01 now, and it starts as it did
     # -1.01 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": -1.26,
+    # -1.26 before the 4-bit body at 4.125 bits, symmetric with no zero point (2026-12-07, planner.core.vocab_formats)
+    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": -1.17,
 }
 VERDICTS_NOW: dict[str, bool] = {
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": False,

@@ -33,7 +33,9 @@ BLIND, RESULTS = load_blind_set("vllm-blind-2026-12l.json")
 # read as its card gives it (int4-int8head: lm_head int8 g128, MTP module BF16, planner.core.vocab_formats): weights
 # 19.57 -> 20.27 GiB planned against 20.17 printed, KV +0.94 -> +0.24, and the KV refusal is the one planned again.
 # 0.24 until the desktop cards' share was refitted beside FlashInfer's decode workspace (2026-12-07)
-NOW: dict[str, float] = {"vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": 0.37}
+# 0.37 before the 4-bit body at 4.125 bits, symmetric with no zero point (2026-12-07, planner.core.vocab_formats):
+# 20.14 GiB of weights planned against 20.17 printed (20.27 before)
+NOW: dict[str, float] = {"vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": 0.50}
 VERDICTS_NOW: dict[str, bool] = {"vllm-0.27-rtx3090-vast-qwen38-27b-awq-mtp-40k-drafter-oom": True}
 
 

@@ -43,7 +43,9 @@ NOW: dict[str, float] = {
     # (the rest: the fitted desktop non-torch share, 1.43 GiB planned where this headless card printed 0.47, less
     # the peak activation with the graph estimate, 0.78 planned where it printed 1.09), and it starts as it did
     # -0.70 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972": -0.95,
+    # -0.95 before the 4-bit body at 4.125 bits, symmetric with no zero point (2026-12-07,
+    # planner.core.vocab_formats): 14.23 GiB of weights planned
+    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972": -0.86,
     # -1.26 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
     "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-llmclass-util092": -1.13,
     # -0.50 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)

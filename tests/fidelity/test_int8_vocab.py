@@ -8,8 +8,14 @@ against the weights their vLLM start-ups print ("Model loading took X GiB").
 - Twu31/Qwen3.6-35B-A3B-GPTQ-INT4-W4A16-LowLatency (lm_head int8 g128, MTP module and vision tower BF16) with MTP 1
   on a rented RTX 3090 (vLLM 0.27.1): 20.17 GiB printed, planned 19.57 as int4-gptq until then.
 
-Tolerance 0.1 GiB, the loaded-weights tolerance of tests/engines/test_vllm_02x.py; they are planned 0.05, 0.05 and
-0.10 GiB over, with the 4-bit layers at int4-gptq's 4.156 bits as before.
+Tolerance 0.1 GiB, the loaded-weights tolerance of tests/engines/test_vllm_02x.py. Their 4-bit layers are
+compressed-tensors W4A16 symmetric, group 128, which stores no zero point: 4 + 16 / 128 = 4.125 bits (vLLM 0.27.1
+``model_executor/layers/quantization/compressed_tensors/schemes/compressed_tensors_wNa16.py:130``
+``zero_points=not self.symmetric``, ``:196-209`` the ``qzeros`` built only when not symmetric, ``:226-227``
+``weight_zero_point`` registered only then; the same in 0.28.0). Counted at int4-gptq's 4.156 bits until 2026-12-07
+they were planned 0.05, 0.05 and 0.10 GiB over; at 4.125 bits 0.03-0.04 under, the GDN ``in_proj_a`` / ``in_proj_b``
+gates these checkpoints keep in BF16 (Twu31's card; 48 x 5,120 x 96 = 23.6M parameters, 0.033 GiB on Qwen3.8-27B)
+being counted at the 4-bit body's bits.
 """
 
 from __future__ import annotations
@@ -46,20 +52,31 @@ def test_the_requantized_vocabulary_loads_as_printed(case_id: str, weights: str,
 
 
 def test_each_int8_matrix_is_what_the_scripts_write() -> None:
-    """248,320 x 5,120 int8 values and one 16-bit scale per 128: 1.2025 GiB where BF16 holds 2.3682, so the head
-    saves 1.166 GiB and head plus embeddings 2.331 (planned 16.65 -> 15.49 and 14.32 GiB loaded)."""
+    """248,320 x 5,120 int8 values and one 16-bit scale per 128: 1.2025 GiB where BF16 holds 2.3682, so the int8
+    embeddings save 1.166 GiB beside the int8 head; the rest of the model is the same in both formats."""
     from model_catalog import get_model
+    from planner.core.format_spec import group_bits
     from planner.core.params import parameter_breakdown
+    from planner.core.precision import weight_format
     from planner.core.weights import weights_bytes
 
     b = parameter_breakdown(get_model("Qwen/Qwen3.8-27B").spec)
     assert b.lm_head == b.embedding == 248_320 * 5_120
-    plain = weights_bytes(b, "int4-autoround")
-    head = plain - weights_bytes(b, "int4-int8head")
-    both = plain - weights_bytes(b, "int4-int8vocab")
-    assert head == pytest.approx(b.lm_head * (16 - 8.125) / 8, abs=1)
-    assert both == pytest.approx(2 * head, abs=1)
+    head = weights_bytes(b, "int4-int8head") - weights_bytes(b, "int4-int8vocab")
+    assert head == pytest.approx(b.embedding * (16 - 8.125) / 8, abs=1)
     assert head / GiB == pytest.approx(1.166, abs=0.001)
+    for name in ("int4-int8head", "int4-int8vocab"):
+        fmt = weight_format(name)
+        assert (fmt.lm_head_bits, fmt.bits_per_weight) == (8.125, group_bits(4, 128, 16)) == (8.125, 4.125)
+
+
+@pytest.mark.parametrize(("case_id", "printed"), [(SYVAI, 14.26), (INT8_HEAD, 15.43), (TWU31, 20.17)])
+def test_the_symmetric_body_stores_no_zero_points(case_id: str, printed: float) -> None:
+    """At 4.125 bits (module docstring) each start-up is planned under its printed weights by less than the BF16
+    GDN gates counted at 4 bits (0.033 GiB on the 27B) and the print's rounding: 0 < printed - planned < 0.05 GiB.
+    At 4.156 bits (int4-gptq's, with a 4-bit zero point per group) all three were over: +0.054, +0.050, +0.096."""
+    short = printed - _planned_weights_gib(CASES[case_id])
+    assert 0 < short < 0.05
 
 
 def test_twu31s_card_gives_the_head_alone() -> None:
