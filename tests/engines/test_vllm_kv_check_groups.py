@@ -72,3 +72,28 @@ def test_from_0_14_to_0_18_the_first_group_in_every_slot() -> None:
     ``any_spec = kv_cache_groups[0].kv_cache_spec``): layer 0 is a Gated DeltaNet one, so 17 x 5 pages."""
     need = _need(MTP3_16K, engine_version="0.18.0")
     assert need == 17 * 5 * PAGE
+
+
+INT8_HEAD_180K = "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972"
+
+
+def test_the_int8_head_boots_need_is_the_engines() -> None:
+    """The Talos RTX 3090 boot of Qwen3.8-27B W4A16 at 180,000 tokens (fp8 KV, prefix caching: mode 'align', no
+    drafter) started with 6.50 GiB of KV and printed 1.12x concurrency (its README, search-index file id
+    61175742748). Its 16 full-attention layers are one group and its 48 Gated DeltaNet layers three groups of 16; the
+    page is a 1,568-token block of fp8 K and V (4 heads of 256: 2,048 bytes a token), 3,211,264 bytes. One request
+    needs cdiv(180,000, 1,568) = 115 pages in the full group and 2 in each linear group: 16 x 121 pages, 5.79 GiB,
+    and 6.50 / 5.79 = 1.12x as printed. The planned refusal of this boot is the pool's (5.39 GiB planned), not the
+    need's (tests/fidelity/test_blind_2026_12q.py)."""
+    case = next(c for c in load_cases() if c["id"] == INT8_HEAD_180K)
+    request = build_request(case, setup_of(case))
+    vllm = request.overhead
+    assert isinstance(vllm, VllmProfile)
+    result = plan(request)
+    stage = vllm_stage(request, result, vllm, 0, engine_total_bytes(request))
+    page = 1568 * 2048
+    assert (stage.page_bytes, stage.group_size) == (page, 16)
+    need = needed_bytes(stage, result.max_model_len, 2048)
+    assert need == 16 * (115 + 3 * 2) * page
+    assert round(need / GiB, 2) == 5.79
+    assert round(case["reported"]["kv_cache_gib"] / (need / GiB), 2) == case["reported"]["max_concurrency"] == 1.12
