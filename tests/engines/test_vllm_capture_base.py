@@ -122,12 +122,13 @@ def test_capture_lines_off_hopper() -> None:
     -0.03 since the LoRA kernels of the graphs captured with adapters active are planned (2026-12-07, fifty-second
     session, tests/engines/test_vllm_lora_kernels.py): 0.033 / 0.033 / 0.032, mean -0.02, the other 16 unchanged.
     With the twenty-second blind set's line (held out, two RTX 3090s, 0.27.1): 22 lines, 0.031 / 0.031 / 0.032,
-    mean -0.02."""
+    mean -0.02; with the twenty-third's (held out, two RTX 5090s, 0.27.1: 0.12 GiB planned, 0.09 printed, +0.03):
+    23 lines, 0.032 / 0.032 / 0.032, mean -0.02."""
     fitted, held_out = _off_hopper_errors()
-    assert (len(fitted), len(held_out)) == (6, 16)
-    assert statistics.median(abs(e) for e in fitted + held_out) == pytest.approx(0.031, abs=0.01)
+    assert (len(fitted), len(held_out)) == (6, 17)
+    assert statistics.median(abs(e) for e in fitted + held_out) == pytest.approx(0.032, abs=0.01)
     assert statistics.mean(fitted + held_out) == pytest.approx(-0.02, abs=0.01)
-    fitted, held_out = _off_hopper_errors(blind_set_ids("2026-12u"))
+    fitted, held_out = _off_hopper_errors(blind_set_ids("2026-12u") | blind_set_ids("2026-12v"))
     assert (len(fitted), len(held_out)) == (6, 15)
     lora = [e for e in held_out if e == pytest.approx(-0.0303, abs=0.0005)]
     assert len(lora) == 5
