@@ -1,10 +1,13 @@
 """Every speed set scored per engine and regime, for a before -> after of the speed model (issue 21;
-``python -m bench.speed_sets [--json]``). Never asserted in tests.
+``python -m bench.speed_sets [--json] [--worst N] [--set NAME]``). Its figures are never asserted in tests.
 
 Printed for the package's rows (``planner/advisor/benchmarks/*.toml``, fit and held-out apart) and for each blind
 file of ``tests/advisor/benchmarks`` (every row, the roles of a blind file mean nothing): per engine family and
 regime the rows, the median and worst |error| and how many rows miss by more than 50 %. Run it in two checkouts
-(or before and after a change of :data:`planner.advisor.engine_speed.FITTED`) and compare the lines.
+(or before and after a change of :data:`planner.advisor.engine_speed.FITTED`) and compare the lines. ``--worst N``
+lists each set's N rows of largest |error| with what groups them (:func:`worst_lines`: model, GPUs, lengths,
+concurrency and burst, the engine's prompt chunk); ``--set NAME`` keeps one set (``fit``, ``held-out``,
+``fit+held-out`` or a blind file's name).
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ import json
 import statistics
 from pathlib import Path
 
-from planner.advisor.benchmarks import load_rows
-from planner.advisor.validation import Scored, scored
+from planner.advisor.benchmarks import BenchmarkRow, load_rows
+from planner.advisor.validation import Scored, case, scored
 
 BLIND_DIR = Path(__file__).resolve().parent.parent / "tests" / "advisor" / "benchmarks"
 Cell = tuple[int, float, float, int]  # rows, median |error|, worst |error|, rows over 50 %
@@ -33,21 +36,54 @@ def cells(results: list[Scored]) -> dict[str, Cell]:
     }
 
 
-def measure() -> dict[str, dict[str, Cell]]:
+def sets(only: str | None = None) -> dict[str, tuple[BenchmarkRow, ...]]:
+    """The package's fit rows, held-out rows and both, then each blind file, by name (``only``: that set alone)."""
+    package = load_rows()
+    out = {role: tuple(r for r in package if r.role == role) for role in ("fit", "held-out")}
+    out |= {"fit+held-out": package}
+    out |= {path.name: load_rows((path,)) for path in sorted(BLIND_DIR.glob("*.toml"))}
+    if only is not None and only not in out:
+        raise SystemExit(f"no speed set {only!r}: one of {', '.join(out)}")
+    return out if only is None else {only: out[only]}
+
+
+def measure(only: str | None = None) -> dict[str, dict[str, Cell]]:
     """The package's fit and held-out rows, then each blind file, as :func:`cells`."""
-    package = scored()
-    out = {role: cells([s for s in package if s.role == role]) for role in ("fit", "held-out")}
-    out |= {"fit+held-out": cells(package)}
-    for path in sorted(BLIND_DIR.glob("*.toml")):
-        out[path.name] = cells(scored(load_rows((path,))))
-    return out
+    return {name: cells(scored(rows)) for name, rows in sets(only).items()}
+
+
+def describe(row: BenchmarkRow) -> str:
+    """What groups a row's miss: model, GPUs, prompt / answer lengths, concurrency and burst size, the prompt chunk
+    the scoring gives the engine (``Setup.prefill_chunk``; ``-``: the default), engine and release."""
+    burst = f" x{row.requests}" if row.requests is not None else ""
+    chunk = case(row).setup.prefill_chunk or "-"
+    return (
+        f"{row.model_id} {row.weights} on {row.gpus_per_replica} x {row.gpu_id}, {row.input_tokens}/{row.output_tokens}"
+        f" c={row.concurrency}{burst} chunk={chunk} {row.engine.split(' (')[0]} [{row.engine_version or '?'}]"
+    )
+
+
+def worst_lines(rows: tuple[BenchmarkRow, ...], count: int) -> list[str]:
+    """The ``count`` rows of ``rows`` the model misses most (largest |error| first), one line each: the error, the
+    family / regime, the id and :func:`describe`."""
+    by_id = {r.id: r for r in rows}
+    missed = sorted((s for s in scored(rows) if s.error is not None), key=lambda s: -abs(s.error or 0.0))
+    return [f"{s.error:+9.1%} {s.family}/{s.regime} {s.id}: {describe(by_id[s.id])}" for s in missed[:count]]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.speed_sets", description=__doc__)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--worst", type=int, default=0, metavar="N", help="list each set's N worst rows")
+    parser.add_argument("--set", dest="only", metavar="NAME", help="one set: fit, held-out, fit+held-out or a file")
     args = parser.parse_args(argv)
-    figures = measure()
+    if args.worst:
+        for name, rows in sets(args.only).items():
+            print(name)
+            for line in worst_lines(rows, args.worst):
+                print(f"    {line}")
+        return 0
+    figures = measure(args.only)
     if args.json:
         print(json.dumps(figures, indent=1))
         return 0
