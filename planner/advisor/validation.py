@@ -83,13 +83,14 @@ def _setup(row: BenchmarkRow) -> Setup:
     gpu, spec = get_gpu(row.gpu_id), get_model(row.model_id).spec
     engine = engine_of_family(row.family)
     found = runner(gpu, row.weights, row.kv_dtype, spec.moe is not None, (engine,))
+    named = row_engine(row)  # the engine the row names: its kernels by GPU (SGLang's are not vLLM's)
     path = (
         found.compute if found is not None and row.family != "layer-split" else default_compute_path(gpu, row.weights)
     )
     if row.family == "layer-split":
         path = "16-bit"
     quantized = row.family == "layer-split" and row.weights in GGUF_QUANTS
-    moe = moe_kernel_layer_seconds(gpu, engine, row.weights, row.moe_kernel)
+    moe = moe_kernel_layer_seconds(gpu, named, row.weights, row.moe_kernel)
     dequant = llamacpp_dequant_gemm(gpu, quantized, row.engine_release)
     per_head = (row.family == "layer-split" and llamacpp_kv_per_query_head(gpu, row.flash_attention)) or (
         row.engine.startswith("TensorRT-LLM") and trtllm_kv_per_query_head(row.engine_version)
@@ -97,7 +98,7 @@ def _setup(row: BenchmarkRow) -> Setup:
     flash = row.family == "layer-split" and llamacpp_flash_attention(gpu, row.flash_attention)
     chunk = None
     if row.family == "paged":  # the paged rows are the family's first engine's (vLLM's) unless they name another
-        chunk = prefill_chunk_tokens(gpu, row_engine(row), row.gpus_per_replica)
+        chunk = prefill_chunk_tokens(gpu, named, row.gpus_per_replica)
     return Setup(
         gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe, dequant, per_head, flash, chunk,
         row.attention_dp, engine=row_engine(row), weights=row.weights,

@@ -63,6 +63,13 @@ SGLANG_SUPPORT = EngineSupport(
     # 0.5.18 mem_cache/kv_cache_configurator.py _profile_available_bytes -> _handle_max_mamba_cache: the states'
     # pool (per running request, times a ratio for the radix cache, speculative scratch) comes out of the budget
     # first, by rules that change from release to release.
+    # MXFP4 experts (gpt-oss) run through OpenAI's Triton MoE kernels (triton_kernels matmul_ogs) on every GPU below
+    # Blackwell when the run sets no expert parallelism: 0.5.4 srt/server_args.py:951-966 (FlashInfer's MXFP4 MoE if
+    # is_blackwell_supported, capability 10.x or 12.x, srt/utils/common.py:195-200; else moe_runner_backend
+    # "triton_kernel" with ep_size 1 and triton_kernels importable), the same at 0.5.0rc2 (:2145-2159, Blackwell
+    # being 10.x there) and 0.5.9 (:1375-1397). The kernels' time per MoE layer is measured on 9.0 only
+    # (planner.advisor.kernels.VLLM_TRITON_MXFP4_MOE_LAYER_S); Ampere and Ada take it too.
+    triton_mxfp4_moe=((8, 0), (8, 6), (8, 9), (9, 0)),
     # gpt-oss (MXFP4) under SGLang 0.5.3-0.5.4 on an A100 and an H100: GPUStack's Performance Lab served gpt-oss-20b
     # 1,000 ShareGPT prompts at once at 266 and 2,679 output tokens/s (gpustack/gpustack@47277d79f4a5
     # docs/performance-lab/gpt-oss-20b/a100.md, h100.md), 0.04x and 0.28x what the speed model gives the same bursts

@@ -182,8 +182,9 @@ def test_the_unseen_set_of_2026_12b() -> None:
         # 0.329 before vLLM 0.11.0's per-request chat-template parse was priced (planner.advisor.frontend, 2026-12-06);
         # 0.301 before a vLLM burst's pool held the --max-model-len its command states (2026-12-07); 0.285 (worst
         # 26.515) before the refit with TensorRT-LLM's own HBM share (vLLM's 0.92 -> 0.82, 2026-12-07); 0.219 before
-        # vLLM's and SGLang's fused MoE took aiconfigurator's measured times (planner.advisor.paged_moe, 2026-12-07)
-        ("paged", "batched"): (38, 0.193, 26.481),
+        # vLLM's and SGLang's fused MoE took aiconfigurator's measured times (planner.advisor.paged_moe, 2026-12-07);
+        # worst 26.481 before an SGLang row took SGLang's MoE kernels, not vLLM's (Triton on Ampere, 2026-12-07)
+        ("paged", "batched"): (38, 0.193, 23.588),
         # 0.659 before each GPU's KV copy was read (2026-12-05); 0.642 (worst 3.283) before the chat-template parse;
         # 0.634 (worst 1.989) before the stated --max-model-len pool; 0.544 (worst 2.068) before the refit; 0.486
         # before the measured fused MoE

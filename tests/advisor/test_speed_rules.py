@@ -40,6 +40,11 @@ def test_vllm_triton_mxfp4_moe_cost_is_pr_27523s_measurement() -> None:
         ("h100-sxm-80gb", "vllm", "fp8", None, 0.0),
         ("h100-sxm-80gb", "trtllm", "mxfp4", None, 0.0),
         ("h100-sxm-80gb", "llamacpp", "mxfp4", None, 0.0),
+        # SGLang: Triton's MoE kernels below Blackwell, Ampere too (0.5.4 srt/server_args.py:951-966)
+        ("h100-sxm-80gb", "sglang", "mxfp4", None, VLLM_TRITON_MXFP4_MOE_LAYER_S),
+        ("a100-sxm-80gb", "sglang", "mxfp4", None, VLLM_TRITON_MXFP4_MOE_LAYER_S),
+        ("b200-sxm", "sglang", "mxfp4", None, 0.0),  # Blackwell: FlashInfer's MXFP4 MoE
+        ("a100-sxm-80gb", "sglang", "bf16", None, 0.0),
     ],
 )
 def test_which_setups_run_vllms_triton_mxfp4_moe(
@@ -52,6 +57,29 @@ def test_setup_for_carries_the_moe_kernel_time() -> None:
     gpu = get_gpu("h100-sxm-80gb")
     assert setup_for(gpu, "vllm", "16-bit", 1, "mxfp4").moe_layer_s == VLLM_TRITON_MXFP4_MOE_LAYER_S
     assert setup_for(gpu, "vllm", "16-bit", 1, "bf16").moe_layer_s == 0.0
+
+
+def test_a_row_takes_the_kernels_of_the_engine_it_names() -> None:
+    """A paged row is scored with the MoE kernels of the engine it names, not its family's first (vLLM): GPUStack's
+    SGLang 0.5.3 gpt-oss-120b burst on one A100 runs Triton's MoE kernels (SGLang 0.5.4 srt/server_args.py:951-966)
+    where vLLM 0.11.0 takes Marlin (model_executor/layers/quantization/mxfp4.py:95-99), and the advisor prices an
+    SGLang option so (setup_for). Scored with vLLM's rule the burst was +88.3 %, with SGLang's +25.7 %."""
+    from pathlib import Path
+
+    from planner.advisor.validation import case
+
+    blind = Path(__file__).parent / "benchmarks" / "unseen-2026-12b.toml"
+    rows = {r.id: r for r in load_rows((blind,))}
+    sglang, vllm = (
+        rows["gpustack-a100-gptoss120b-sglang-sharegpt-max"],
+        rows["gpustack-a100-gptoss120b-vllm-random-128-4"],
+    )
+    assert case(sglang).setup.moe_layer_s == VLLM_TRITON_MXFP4_MOE_LAYER_S
+    assert case(vllm).setup.moe_layer_s == 0.0
+    a100 = get_gpu("a100-sxm-80gb")
+    assert setup_for(a100, "sglang", "16-bit", 1, "mxfp4").moe_layer_s == case(sglang).setup.moe_layer_s
+    error = scored((sglang,))[0].error
+    assert error is not None and abs(error - 0.257) < 0.005
 
 
 def test_the_inferencex_h100_rows_state_marlin() -> None:
