@@ -47,9 +47,9 @@ from planner.advisor.allreduce import pcie_allreduce_seconds
 from planner.advisor.gemm_tables import decode_gemm_seconds
 from planner.advisor.hardware import compute_tflops, fp16_accumulate_factor, memory_class, pcie_generation
 from planner.advisor.kernels import (
-    GEMM_EFFICIENCY,
     LLAMACPP_FLASH_ATTENTION_SHARE,
     LLAMACPP_MMQ_MAX_BATCH,
+    gemm_efficiency,
     llamacpp_tensor_share,
 )
 from planner.advisor.moe_transfer import Transfer, transferred_moe
@@ -145,7 +145,7 @@ def mfu(setup: Setup, r: Roofline = FITTED) -> float:
         if not setup.quantized_gguf or setup.dequant_gemm:  # dequantized: the F16 files' cuBLAS GEMM
             return r.ll_mfu_16
         return r.ll_mfu_quant_vulkan if llamacpp_backend(setup.gpu) == "vulkan" else r.ll_mfu_quant
-    return GEMM_EFFICIENCY[setup.path]  # measured per arithmetic (planner.advisor.kernels), not fitted
+    return gemm_efficiency(setup.path, setup.gpu, setup.engine, setup.release)  # measured (kernels), not fitted
 
 
 def step_overhead(setup: Setup, load: Load, r: Roofline = FITTED) -> float:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Literal
 
 from planner.core.gpu import GpuSpec
+from planner.core.releases import parse_version
 from planner.engines.registry import get_engine
 
 ComputePath = Literal["16-bit", "fp8", "int8", "fp4"]
@@ -58,6 +59,26 @@ def moe_kernel_layer_seconds(gpu: GpuSpec, engine: str, weights: str, forced: Mo
 # most GPUs) takes FP8's. FP8 and FP4 reach a smaller share of their doubled peaks: the same GEMM is shorter and
 # its fixed costs (scales, epilogue, waves) weigh more.
 GEMM_EFFICIENCY: dict[ComputePath, float] = {"16-bit": 0.75, "fp8": 0.47, "int8": 0.47, "fp4": 0.34}
+
+
+def gemm_efficiency(path: ComputePath, gpu: GpuSpec, engine: str = "", release: str | None = None) -> float:
+    """The share of the dense peak a continuous-batching engine's GEMMs reach on ``path``: :data:`GEMM_EFFICIENCY`,
+    but for FP8 on capability 9.0 under a release the run states at or before the engine's
+    ``EngineSupport.hopper_fp8_gemm_until`` (vLLM <= 0.14: aiconfigurator's vLLM 0.14.0 tables, 0.261), that
+    release's measured share (no release stated: the engine's current kernels).
+
+    >>> from model_catalog import get_gpu
+    >>> h200 = get_gpu("h200-sxm-141gb")
+    >>> gemm_efficiency("fp8", h200, "vllm", "0.11.0"), gemm_efficiency("fp8", h200, "vllm", "0.19.0")
+    (0.261, 0.47)
+    >>> gemm_efficiency("fp8", h200, "sglang", "0.4.3"), gemm_efficiency("16-bit", h200, "vllm", "0.11.0")
+    (0.47, 0.75)
+    """
+    until = get_engine(engine).support.hopper_fp8_gemm_until if engine else None
+    hopper = gpu.platform.capability == (9, 0)
+    if path == "fp8" and hopper and until and release and parse_version(release) <= parse_version(until[0]):
+        return until[1]
+    return GEMM_EFFICIENCY[path]
 
 
 # Hopper's tensor cores reach their datasheet rate only through the warpgroup instruction (PTX ``wgmma.mma_async``,

@@ -67,6 +67,7 @@ class Setup(NamedTuple):
     attention_tp: int = 1  # with attention_dp: the GPUs each data-parallel rank's attention spans (its KV copies)
     engine: str = ""  # the registered engine (vLLM, SGLang, ...): whose measured MoE times apply (paged_moe)
     weights: str = ""  # the weight format's name (int4-awq, mxfp4, ...): which measured MoE kernel applies (paged_moe)
+    release: str | None = None  # the engine release a measured run states (kernels.gemm_efficiency); None: current
 
     @property
     def link(self) -> tuple[LinkKind, float]:

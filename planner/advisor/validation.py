@@ -101,7 +101,7 @@ def _setup(row: BenchmarkRow) -> Setup:
         chunk = prefill_chunk_tokens(gpu, named, row.gpus_per_replica)
     return Setup(
         gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe, dequant, per_head, flash, chunk,
-        row.attention_dp, engine=row_engine(row), weights=row.weights,
+        row.attention_dp, engine=named, weights=row.weights, release=row.engine_version,
     )  # fmt: skip
 
 

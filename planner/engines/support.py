@@ -291,6 +291,9 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     # Compute capabilities on which the engine's default kernels for MXFP4 experts are OpenAI's Triton MoE kernels
     # (planner.advisor.kernels prices them per MoE layer and step).
     triton_mxfp4_moe: tuple[tuple[int, int], ...] = ()
+    # (last release, share): up to that release the engine's FP8 prompt GEMMs on capability 9.0 reach this share of
+    # the FP8 dense peak, measured below planner.advisor.kernels.GEMM_EFFICIENCY's (None: the shared figure).
+    hopper_fp8_gemm_until: tuple[str, float] | None = None
     # Why a model with linear-attention or state-space layers (ModelSpec.linear_attention) is not planned on the
     # engine: its per-sequence states come out of the KV budget in a way not modelled ("": planned).
     state_layers_refusal: str = ""

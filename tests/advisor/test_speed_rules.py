@@ -305,3 +305,37 @@ def test_may_2024_h100_pcie_prompts_scale_from_the_a100s_without_hoppers_tensor_
     f16 = results["xd-h100pcie-8b-f16-pp512"]
     assert f16.predicted == pytest.approx(14364, rel=0.01)
     assert f16.error is not None and abs(f16.error) < 0.5
+
+
+def test_vllm_before_0_15_prices_its_fp8_gemms_at_0_14s_measured_rate() -> None:
+    """aiconfigurator's vLLM 0.14.0 GEMM tables (h100_sxm / h200_sxm gemm/vllm/0.14.0) put FP8 prompt GEMMs at 0.230
+    -0.307 of the FP8 peak, 0.18.0 and later at 0.43-0.56 (planner.advisor.kernels): a run that states vLLM 0.14 or
+    before on Hopper takes the 0.14.0 median, 0.261; the advisor, pricing current releases, and every other engine,
+    format and GPU keep GEMM_EFFICIENCY. GPUStack's DeepSeek-R1 prompt bursts on 8 x H200 (vLLM 0.11.0) leave the
+    misses: +62.0 / +64.1 / +72.9 % at 2,000 / 4,000 / 32,000-token prompts -> +31.3 / +33.2 / +16.3 %."""
+    from pathlib import Path
+
+    from planner.advisor.engine_speed import mfu
+    from planner.advisor.kernels import GEMM_EFFICIENCY, gemm_efficiency
+    from planner.advisor.validation import case
+    from planner.engines.registry import get_engine
+
+    until = get_engine("vllm").support.hopper_fp8_gemm_until
+    assert until is not None and abs(until[1] - 0.261) < 1e-9
+    old_share = until[1]
+    h200, h100, b200 = get_gpu("h200-sxm-141gb"), get_gpu("h100-sxm-80gb"), get_gpu("b200-sxm")
+    assert gemm_efficiency("fp8", h100, "vllm", "0.14.0") == old_share
+    assert gemm_efficiency("fp8", h100, "vllm", "0.15.0") == GEMM_EFFICIENCY["fp8"]  # 0.15-0.17: not measured
+    assert gemm_efficiency("fp8", b200, "vllm", "0.11.0") == GEMM_EFFICIENCY["fp8"]  # measured on Hopper only
+    assert gemm_efficiency("fp8", h200, "vllm", None) == GEMM_EFFICIENCY["fp8"]
+    assert mfu(setup_for(h200, "vllm", "fp8", 8, "fp8")) == GEMM_EFFICIENCY["fp8"]  # the advisor: current release
+    blind = Path(__file__).parent / "benchmarks" / "unseen-2026-12b.toml"
+    rows = {r.id: r for r in load_rows((blind,))}
+    expected = {"2000-100": 0.313, "4000-200": 0.332, "32000-100": 0.163}
+    for lengths, error in expected.items():
+        row = rows[f"gpustack-h200x8-deepseekr1-vllm-random-{lengths}"]
+        assert row.engine_version == "0.11.0" and mfu(case(row).setup) == old_share
+        scored_error = scored((row,))[0].error
+        assert scored_error is not None and abs(scored_error - error) < 0.005, (lengths, scored_error)
+    fit_row = next(r for r in load_rows() if r.id == "vllm-h200-nemotron3nano-fp8-c1024")  # states no release
+    assert mfu(case(fit_row).setup) == GEMM_EFFICIENCY["fp8"]

@@ -52,6 +52,13 @@ VLLM_SUPPORT = EngineSupport(
     # Hopper, Triton (0.19.1 model_executor/layers/fused_moe/oracle/mxfp4.py:169-184, :346-357,
     # fused_moe/gpt_oss_triton_kernels_moe.py:555-564; the same order at 0.33.0, oracle/mxfp4.py:402).
     triton_mxfp4_moe=((9, 0),),
+    # FP8 GEMMs on Hopper at about half the later rate until 0.18: aiconfigurator (ai-dynamo/aiconfigurator@095f58a51
+    # aic-core/src/aiconfigurator_core/systems/data/{h100_sxm,h200_sxm}/gemm/vllm/0.14.0/gemm_perf.parquet, the
+    # oldest vLLM it measured) puts the prompt-sized shapes (m 1,024-8,192, n and k 2,048-16,384) at a median share
+    # of the FP8 peak of 0.281 per-tensor and 0.230 block-scaled on H100, 0.307 and 0.241 on H200; 0.18.0 (H200)
+    # 0.556 / 0.447, 0.19.0 0.493 / 0.438 (H100) and 0.547 / 0.429 (H200), 0.24.0 0.431-0.464; the 16-bit GEMMs did
+    # not move (0.811 / 0.793 at 0.14.0). The median of the four 0.14.0 figures, to 0.14 (0.15-0.17 not measured).
+    hopper_fp8_gemm_until=("0.14.99", (0.241 + 0.281) / 2),
     # gpt-oss (MXFP4 experts) on Ampere: below compute capability 9 vLLM runs its experts with Marlin W4A16
     # (0.11.0 model_executor/layers/quantization/mxfp4.py:59-107 get_mxfp4_backend, :785-799 fused_marlin_moe) and
     # its attention with sinks on Triton. vLLM PR 22428 (the PR that added MXFP4 to Marlin, 2025-08-07) prints A100
@@ -115,7 +122,9 @@ VLLM_SUPPORT = EngineSupport(
         ),
         SpeedGap(
             # The blind set's DeepSeek-R1 rows (decode at 4 users and at full load; their prompt rows run at
-            # 0.29-0.55x too): every public DeepSeek-V3-architecture row under vLLM is over-predicted. The step's MoE
+            # 0.68-0.86x too, 0.29-0.55x before vLLM 0.11's FP8 GEMMs took aiconfigurator's measured 0.14.0 rate,
+            # planner.advisor.kernels.gemm_efficiency): every public DeepSeek-V3-architecture row under vLLM is
+            # over-predicted. The step's MoE
             # and MLA kernels are the cause, so other families, unmeasured, carry the caveat too (an outside review,
             # 2026-12-06: DeepSeek-V3 green on 8 x MI300X).
             model_types=("deepseek_v3",),
@@ -123,9 +132,10 @@ VLLM_SUPPORT = EngineSupport(
             families=("hopper",),
             # 0.37-0.49 before the burst's wait on vLLM 0.11.0's chat-template parse (planner.advisor.frontend);
             # 0.37-0.58 before the routed experts took vLLM's measured fused-MoE time (planner.advisor.paged_moe);
-            # 0.53-0.72 before TensorRT-LLM's HBM share was its own and the shared constants refitted (2026-12-07)
+            # 0.53-0.72 before TensorRT-LLM's HBM share was its own and the shared constants refitted (2026-12-07);
+            # 0.54-0.73 before a vLLM 0.14-or-older run's FP8 GEMMs took that release's measured rate (kernels)
             low=0.54,
-            high=0.73,
+            high=0.75,
             source="GPUStack Performance Lab, vLLM 0.11, DeepSeek-R1 on 8 x H200: 52 tokens/s per user at 4 users "
             "against 97 modelled, 2,621 tokens/s in all at full load against 3,598",
             other_families=True,
