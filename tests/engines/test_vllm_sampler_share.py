@@ -62,5 +62,8 @@ def test_the_share_moves_the_pool_not_the_sampler_headroom(case_id: str) -> None
     assert abs(free0 - free) < 2**20  # one KV block at most: the pool is a whole number of blocks
     assert abs((pool0 - pool) - share) < 2**20  # the pool takes all of it, the same block rounding aside
     # the verdict is the same either way: the share is not its cause (a refusal before the capture's base off Hopper
-    # was fitted on the other devices' lines, tests/engines/test_vllm_capture_base.py; a start since)
-    assert free > need
+    # was fitted on the other devices' lines, tests/engines/test_vllm_capture_base.py; a start since, and since the
+    # post-capture warm-up landed one through Windows' system-memory fallback, tests/deploy/test_sysmem.py)
+    for request in (fitted, _request(case_id, 0)):
+        clear_samplers()
+        assert engine_report(request, plan(request)).failure is None

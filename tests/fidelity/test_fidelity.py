@@ -183,11 +183,12 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
         # (the twentieth blind set, wrong when found (bench.fidelity_unmatched_s): three RTX 4090 boots under WSL2
         # at util 0.92 planned as sampler warm-up refusals, right since the capture's base off Hopper is its own,
         # 2026-12-07, fifty-first session)
-        # the twenty-first blind set, wrong when found (bench.fidelity_unmatched_t): Qwen3-4B with one LoRA slot on a
-        # RunPod RTX 4090 at util 0.92, planned to start; it refused in the sampler warm-up (cold; its warm restart,
-        # refused in the capture, is right since the LoRA kernels of the graphs captured with adapters active are
-        # planned, 2026-12-07, fifty-second session: planner.engines.vllm.lora_graphs)
-        "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-cold-sampler-oom",
+        # (the twenty-first blind set, wrong when found (bench.fidelity_unmatched_t): Qwen3-4B with one LoRA slot on a
+        # RunPod RTX 4090 at util 0.92, planned to start; it refused in the sampler warm-up, right since Model Runner
+        # V2's post-capture warm-up is read from the source with Windows' system-memory fallback beside it, 2026-12-07,
+        # fifty-third session: planner.engines.vllm.warmup, planner.deploy.sysmem; its warm restart, refused in the
+        # capture, is right since the LoRA kernels of the graphs captured with adapters active are planned,
+        # 2026-12-07, fifty-second session: planner.engines.vllm.lora_graphs)
         # the twenty-second blind set, wrong when found (bench.fidelity_unmatched_u): Intel's Qwen3.6-35B-A3B
         # int4-mixed AutoRound on one RTX 3090 at util 0.92 (0.22.0), planned to start; it refused for its KV cache
         "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal",

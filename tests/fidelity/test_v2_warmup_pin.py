@@ -22,10 +22,12 @@ The log's own figures place that peak at what the capture left, within 0.02 GiB 
 113 MiB of reserved, split blocks and the last 150 MiB did the rest), and torch's allocated figure at the refusal
 holds the source's tensors before the softmax within 0.07 GiB; the five V2 boots that print their split and started
 left 0.18-2.18 GiB more than it. The planner leaves 0.36 GiB there and plans 0.08 (the profile's greedy logits), so
-the source's 0.51 would refuse this boot as logged. It is not planned: four WSL2 RTX 4090 boots that started are
-planned with less free memory than the same warm-up takes (0.19 / 0.24 GiB: 0.39 / 0.35 GiB of capture planned where
+the source's 0.51 would refuse this boot as logged. Planned since the fifty-third session
+(:mod:`planner.engines.vllm.warmup`), with Windows' system-memory fallback beside it (:mod:`planner.deploy.sysmem`,
+``tests/deploy/test_sysmem.py``): four WSL2 RTX 4090 boots that started are planned with less free memory than the
+same warm-up takes (0.19 / 0.24 GiB: 0.39 / 0.35 GiB of capture planned where
 the same machine printed 0.28 serving and 0.00 in the LLM class, whose own split leaves 0.69 GiB for the 0.51),
-and would be refused. ``test_the_term_waits_for_these_starts`` pins that: when it fails, the term can land. Read
+and start through the fallback. ``test_the_term_waits_for_these_starts`` pins their shortfall. Read
 again (fifty-third session): the Triton boots' warm-up also keeps Triton's per-program buffer, 0.30 GiB in all (the
 last test), and the same machine's capture lines (``tests/engines/test_vllm_wsl2_capture.py``: 0.37 and 0.28
 serving, 0.35 planned) leave the LLM class's printed 0.00 as the one capture after which its warm-up fits; no
@@ -193,7 +195,7 @@ def test_the_cold_boot_is_refused_by_the_source_peak() -> None:
 def test_the_term_waits_for_these_starts(case_id: str, sampler: str) -> None:
     free, failed, spec = _planned_free(case_id)
     assert not failed
-    assert 0 < free < _warmup_peak(spec, sampler)  # planned to start now; the source's warm-up would refuse
+    assert 0 < free < _warmup_peak(spec, sampler)  # short of the source's warm-up: a start through the fallback
 
 
 def test_the_triton_warmup_holds_its_program_buffer() -> None:

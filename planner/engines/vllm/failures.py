@@ -39,6 +39,7 @@ import math
 from planner.bounds.memo import BoundedMemo
 from planner.core.model import ModelSpec
 from planner.core.units import MiB
+from planner.deploy.sysmem import spills_to_system_memory
 from planner.engines.base import engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.platform import vllm_platform
 from planner.engines.vllm.align_step import align_step_failure
@@ -57,6 +58,7 @@ from planner.engines.vllm.start_memory import (
     free_at_start,
     memory_failure,
 )
+from planner.engines.vllm.warmup import warmup_bytes
 from planner.planning.context import result_context, speculative_method
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -214,7 +216,8 @@ def _sampler_headroom(
         + graphs
         + (0 if profile.consumed_workspace(ctx) else terms.moe_workspace)  # else in last.non_torch
     )
-    return total - used, max(terms.sampler, terms.rejection)
+    warm = warmup_bytes(request, profile, last, (tokens, seqs), graphs)
+    return total - used, max(terms.sampler, terms.rejection, warm)
 
 
 def capture_bytes(request: PlanRequest, result: PlanResult, profile: VllmProfile, last: VllmStage) -> int:
@@ -363,7 +366,7 @@ def _headroom_failure(
     (the free memory after it below zero), else the sampler warm-up after it (:795 V2's ``warmup_kernels``, :816 V1's
     ``_dummy_sampler_run``) when what the capture leaves is less than the sampler's peak."""
     free, need = sampler_headroom(request, result, profile, last)
-    if free >= need:
+    if free >= need or spills(request, result):
         return None
     if free < 0:
         graphs = capture_bytes(request, result, profile, last)
@@ -378,3 +381,10 @@ def _headroom_failure(
         f"RuntimeError: CUDA out of memory occurred when warming up sampler with {min(seqs, tokens)} dummy requests. "
         "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
     )
+
+
+def spills(request: PlanRequest, result: PlanResult) -> bool:
+    """Whether what the capture and the warm-up need beyond the card runs from system memory instead of failing
+    (:func:`planner.deploy.sysmem.spills_to_system_memory`: one GPU under Windows)."""
+    host = request.deployment.host if request.deployment is not None else "linux"
+    return spills_to_system_memory(host, result.tensor_parallel * result.pipeline_parallel)

@@ -10,6 +10,7 @@ import json
 import math
 
 from planner.core.model import ModelSpec
+from planner.deploy.sysmem import spill_note
 from planner.engines.base import BEFORE_KV_CACHE, EngineReport, engine_total_bytes, gib_text, stage_total_bytes
 from planner.engines.checkpoints import GGUF, gguf_file, model_word, weight_loading, with_note
 from planner.engines.commands import replicas_note as one_per_replica
@@ -27,7 +28,7 @@ from planner.engines.vllm.compile_cache import cold_note
 from planner.engines.vllm.defaults import batch_raise_line
 from planner.engines.vllm.deployment_notes import deployment_notes, lmcache_command_line
 from planner.engines.vllm.extensible import margin_bytes
-from planner.engines.vllm.failures import capture_bytes, max_num_seqs_of, sampler_headroom, vllm_failure
+from planner.engines.vllm.failures import capture_bytes, max_num_seqs_of, sampler_headroom, spills, vllm_failure
 from planner.engines.vllm.in_flight import in_flight_tokens, window_note
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.rope import derived_max_model_len
@@ -48,8 +49,13 @@ def _sampler_note(request: PlanRequest, result: PlanResult, profile: VllmProfile
     if last.capacity is not None:
         return None
     free, need = sampler_headroom(request, result, profile, last)
+    if not profile.is_v1 or profile.enforce_eager:
+        return None
+    if free < need:  # refused, unless the overflow runs from system memory (planner.deploy.sysmem)
+        spilled = spills(request, result)
+        return spill_note(need - free, "The CUDA-graph capture and sampler warm-up") if spilled else None
     ratio = free / need if need else math.inf
-    if not profile.is_v1 or profile.enforce_eager or ratio >= profile.fitted.sampler_risk_ratio or ratio < 1:
+    if ratio >= profile.fitted.sampler_risk_ratio:
         return None
     return (
         f"Sampler warm-up after CUDA-graph capture: {gib_text(free)} GiB free for a {gib_text(need)} GiB peak "
