@@ -36,7 +36,7 @@ from ui import (
 from ui.common import data_grid, share_and_export
 from ui.compare_charts import with_data
 from ui.guard import as_text
-from ui.memory_views import CALIBRATE_OPEN_KEY, COMMANDS_OPEN_KEY, SOURCES_OPEN_KEY
+from ui.memory_views import CALIBRATE_OPEN_KEY, CHART_LAYERS_KEY, COMMANDS_OPEN_KEY, SOURCES_OPEN_KEY
 from ui.report import StaticSvg
 from ui.state import Selection
 
@@ -186,8 +186,13 @@ def _metrics(sel: Selection, a: Assessment) -> None:
 
 def _chart(a: Assessment, unit: str) -> None:
     """A Vega-Lite chart (:mod:`ui.memory_chart`) whose spec is the same from run to run, so a slider move sends new
-    rows that the browser draws in place (as the what-if's and Compare's: ``pages/what_if.py``)."""
-    data, spec = memory_chart.memory_chart(a.allocated, unit, title=text.chart_title(a, unit))
+    rows that the browser draws in place (as the what-if's and Compare's: ``pages/what_if.py``). Its optional layers
+    (mixed GPUs, a shortfall) are drawn from the first view that needs them and kept for the session: a cold link
+    that fits draws none (~25 ms of the browser's main thread before the chart), and a slider move sends a new
+    spec at most once a layer."""
+    kept = st.session_state.get(CHART_LAYERS_KEY, frozenset())
+    data, spec = memory_chart.memory_chart(a.allocated, unit, title=text.chart_title(a, unit), kept=kept)
+    st.session_state[CHART_LAYERS_KEY] = kept | memory_chart.layers_needed(data)
     st.vega_lite_chart(None, with_data(spec, data), width="stretch", key="memory_chart")
 
 
@@ -202,7 +207,7 @@ def render(sel: Selection) -> None:
     # section below it has given its settings: on a cold link the chart is then requested before the section's
     # widgets, whose scripts the browser would otherwise fetch first.
     head = st.container()
-    box, options, page = deployment.section(sel)
+    box, options, page = deployment.section(sel, closed_drawn=not first_paint.answer_only())
     try:
         answer = answers.memory(sel, options)
     except PlannerError as exc:  # the engine refuses the set-up: say so, and offer the engines that run it

@@ -255,9 +255,15 @@ def _smi(box: Any, sel: Selection) -> None:
         st.rerun()
 
 
-def section(sel: Selection) -> tuple[Any, DeploymentOptions | None, dict[str, str | list[str]]]:
-    """Draw the section's settings; (the expander, the options, the section's link parameters)."""
+def section(
+    sel: Selection, closed_drawn: bool = True
+) -> tuple[Any, DeploymentOptions | None, dict[str, str | list[str]]]:
+    """Draw the section's settings; (the expander, the options, the section's link parameters). ``closed_drawn``
+    false (a cold link's first paint, :mod:`ui.first_paint`): a section at its defaults is not drawn at all (None
+    for the expander), its closed box coming with the rest of the page."""
     active = any(st.session_state.get(s.url, DEFAULTS[s.url]) != DEFAULTS[s.url] for s in S.DEPLOYMENT_SETTINGS)
+    if not (active or closed_drawn):
+        return None, None, links.page_params(S.MEMORY, DEFAULTS)
     # Streamlit's lazy expander (``on_change="rerun"``, ``.open``): while it is closed and every setting is at its
     # default, its ~20 widgets are not drawn, so a cold link's first paint does not render them (make bench).
     box = st.expander("Deployment: offload, KV tier, LoRA, speculation, shared and mixed GPUs", expanded=active,

@@ -13,9 +13,16 @@ same helpers: the GPUs (:func:`ui.figures.gpu_rows`), the components (:func:`ui.
 capacity (:func:`ui.figures.capacity_label`), mixed GPUs (:func:`ui.figures.mixed`) and the shortfall
 (:func:`ui.figures.shortfall_label`).
 
+The mixed GPUs' capacities and the shortfall's two labels are layers a view draws only once it has rows for them
+(:func:`layers_needed`; the page keeps what a session has needed, so a slider moves them in place from then on):
+three empty layers cost a cold link's browser ~25 ms of main-thread CPU before the chart is drawn (a Chrome trace,
+5 alternating cold opens each, 2026-12-07, fifty-third session; docs/benchmarks.md).
+
 >>> spec = memory_spec("GiB")
 >>> [layer["data"]["name"] for layer in spec["layer"]], [layer["mark"]["type"] for layer in spec["layer"]]
 (['bars', 'capacity', 'stages', 'short', 'short'], ['bar', 'rule', 'tick', 'text', 'text'])
+>>> [layer["data"]["name"] for layer in memory_spec("GiB", frozenset({SHORT}))["layer"]]
+['bars', 'capacity', 'short', 'short']
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from ui.figures import (
 )
 
 BARS, CAPACITY, STAGES, SHORT = "bars", "capacity", "stages", "short"  # the named datasets
+OPTIONAL = frozenset({STAGES, SHORT})  # the datasets whose layers a view draws only when it needs them
 # A GPU's row: its bar is 90 % of it (Vega-Lite's band padding, 0.1), as the Plotly figure's mixed-GPU marks are
 # (y ± 0.45 of a row).
 STEP_PX = 44
@@ -158,8 +166,18 @@ def _shortfall(halo: bool) -> dict[str, Any]:
     }
 
 
-def memory_spec(unit: str = "GiB") -> dict[str, Any]:
-    """The chart's spec: what the unit decides (the axis title); nothing a slider or a plan changes."""
+def layers_needed(data: Data) -> frozenset[str]:
+    """The optional layers (:data:`OPTIONAL`) with rows in this view: mixed GPUs' own capacities, a shortfall.
+
+    >>> sorted(layers_needed({BARS: [{}], CAPACITY: [{}], STAGES: [], SHORT: [{"text": "short by 1 GiB"}]}))
+    ['short']
+    """
+    return frozenset(name for name in sorted(OPTIONAL) if data[name])
+
+
+def memory_spec(unit: str = "GiB", layers: frozenset[str] = OPTIONAL) -> dict[str, Any]:
+    """The chart's spec: what the unit decides (the axis title) and which optional ``layers`` it draws
+    (:data:`OPTIONAL`); nothing a slider or a plan changes within them."""
     # The two legends under the chart one above the other (a row of them runs off a phone's screen).
     stacked = {"layout": {"bottom": {"anchor": "start", "direction": "vertical"}}}
     subtitle = f"length(data('{BARS}')) ? data('{BARS}')[0].subtitle : ''"
@@ -168,11 +186,20 @@ def memory_spec(unit: str = "GiB") -> dict[str, Any]:
         "autosize": AUTOSIZE,
         "padding": PADDING,  # a shortfall's label past the plot's right edge is in the chart's bounds: fit-x
         "height": {"step": STEP_PX},
-        "layer": [_bars(unit), _capacity(), _stages(unit), _shortfall(halo=True), _shortfall(halo=False)],
+        "layer": [
+            _bars(unit),
+            _capacity(),
+            *([_stages(unit)] if STAGES in layers else []),
+            *([_shortfall(halo=True), _shortfall(halo=False)] if SHORT in layers else []),
+        ],
         "config": {"legend": stacked, "axis": {"labelFontSize": 13, "titleFontSize": 14}},
     }
 
 
-def memory_chart(result: PlanResult, unit: str = "GiB", title: str = "") -> tuple[Data, dict[str, Any]]:
-    """The chart :func:`ui.figures.memory_figure` draws (the same arguments): its rows and its spec."""
-    return memory_rows(result, unit, title), memory_spec(unit)
+def memory_chart(
+    result: PlanResult, unit: str = "GiB", title: str = "", kept: frozenset[str] | None = None
+) -> tuple[Data, dict[str, Any]]:
+    """The chart :func:`ui.figures.memory_figure` draws (the same arguments): its rows and its spec, with every
+    optional layer, or (``kept``: the layers already drawn) those drawn before and those this view needs."""
+    data = memory_rows(result, unit, title)
+    return data, memory_spec(unit, OPTIONAL if kept is None else kept | layers_needed(data))

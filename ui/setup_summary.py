@@ -112,8 +112,11 @@ def summary(sel: Selection, hardware: bool = True) -> Deferred:
     """The summary and the expander that opens the editor, recorded for the sidebar (drawn after the page)."""
     sidebar = Deferred(lambda: st.sidebar)
     box = sidebar.container(key=SUMMARY_KEY)
-    box.markdown("### Set-up")
-    box.markdown("  \n".join(f"**{what}:** {as_text(value)}" for what, value in lines(sel, hardware)))
+    # One Markdown element, heading and lines: each element a cold link draws costs the browser's main thread
+    # before the chart is drawn (bench/coldlink_cpu.py).
+    box.markdown(
+        "### Set-up\n\n" + "  \n".join(f"**{what}:** {as_text(value)}" for what, value in lines(sel, hardware))
+    )
     # Streamlit's lazy expander (on_change="rerun"): opening it reruns the page, and the rerun draws the editor.
     box.expander(OPEN_LABEL, icon=":material/tune:", on_change="rerun", key=OPEN_KEY)
     return sidebar

@@ -111,3 +111,26 @@ def test_the_signals_rerun_keeps_what_the_sidebar_drew(
     monkeypatch.setattr(setup_summary.st, "session_state", state)
     setup_summary.keep_summary()
     assert state[setup_summary.EDITOR_KEY] is editor_next
+
+
+DEPLOYMENT = "Deployment: offload, KV tier, LoRA, speculation, shared and mixed GPUs"
+
+
+def test_the_closed_deployment_section_comes_with_the_rest_of_the_page() -> None:
+    """At its defaults the Deployment section is a closed box below the chart: a cold link's first run does not draw
+    it (one element fewer before the chart), the signal's rerun does; a link that sets one of its settings draws it
+    open from the first run (the settings it shows are the plan's)."""
+    at = run_page("memory", LINK, first_paint=True)
+    assert DEPLOYMENT not in [e.label for e in at.main.get("expander")]
+    at.run()
+    assert DEPLOYMENT in [e.label for e in at.main.get("expander")]
+    used = run_page("memory", {**LINK, "used_mem": "10"}, first_paint=True)
+    assert DEPLOYMENT in [e.label for e in used.main.get("expander")] and used.get("bidi_component")
+
+
+def test_the_summary_is_one_markdown_element() -> None:
+    """The set-up summary's heading and lines are one Markdown element (each element costs a cold link's browser
+    time before the chart), the expander that opens the editor under it."""
+    at = run_page("memory", LINK, first_paint=True)
+    (summary,) = at.sidebar.markdown
+    assert summary.value.startswith("### Set-up\n\n**Model:** Llama 3") and "**Users:**" in summary.value
