@@ -3,7 +3,9 @@ kernels' padding and repacking on this device (:mod:`planner.engines.loading`), 
 in BF16, the RoPE cos/sin cache each rotary layer builds (:mod:`planner.engines.vllm.rope`), the projection slots
 Gemma 4's layers get beyond the checkpoint's tensors (:mod:`planner.engines.vllm.slots`), and a vision tower vLLM
 keeps whole (Mistral-format Pixtral) or does not load at all (``--language-model-only`` or ``--limit-mm-per-prompt``
-of 0; :mod:`planner.engines.vllm.towers`). LoRA slots and a drafter's own weights are the plan's separate rows.
+of 0; :mod:`planner.engines.vllm.towers`), and the tails of the 2 MiB segments PyTorch's caching allocator counts
+with the large weight tensors (:mod:`planner.engines.vllm.allocator`). LoRA slots and a drafter's own weights are the
+plan's separate rows.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from functools import lru_cache
 
 from planner.core.overhead import LoadContext
 from planner.engines.loading import bf16_mtp_extra_bytes, kernel_padding_bytes
+from planner.engines.vllm.allocator import allocator_tail_bytes
 from planner.engines.vllm.rope import rope_cache_bytes
 from planner.engines.vllm.slots import gemma4_slot_bytes
 from planner.engines.vllm.terms import activation_dtype_bytes
@@ -47,4 +50,5 @@ def loaded_bytes(ctx: LoadContext, multimodal: bool, loads_encoder: bool, shared
     if first and multimodal and not loads_encoder:
         tower -= tower_bytes_per_rank(model, weights, tp)
     slots = gemma4_slot_bytes(model, weights, tp, range(*ctx.layers), shared_kv_built)
-    return ctx.weights_bytes + kernel_padding_bytes(ctx) + bf16_mtp_extra_bytes(ctx) + rope + tower + slots
+    tails = allocator_tail_bytes(ctx)
+    return ctx.weights_bytes + kernel_padding_bytes(ctx) + bf16_mtp_extra_bytes(ctx) + rope + tower + slots + tails
