@@ -92,8 +92,11 @@ UNMATCHED: dict[str, str] = {
         "at 2,048 tokens): the 'Estimated CUDA graph memory' line would settle it"
     ),
     "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k": (
-        "KV -0.92 GiB, tokens (-1.05 and a verdict planned as a refusal until the desktop cards' share was refitted "
-        "beside FlashInfer's decode workspace, 1.18 -> 1.05 GiB, 2026-12-07): the restart of the same container 28 s "
+        "KV -1.03 GiB, tokens and the verdict: a refusal planned by 0.05 GiB (1.95 GiB of KV where 2.00 is needed) "
+        "since the allocator's 2 MiB segment tails are counted with the weights (2026-12-07, planner.engines.vllm."
+        "allocator: 0.125 GiB of Qwen3-32B's AWQ tensors, which its first boots' printed figures bear out); -0.92 and "
+        "starting from the desktop cards' share refitted beside FlashInfer's decode workspace (1.18 -> 1.05 GiB) "
+        "until then, -1.05 and a refusal before that: the restart of the same container 28 s "
         "after its first boot failed with 0.45 GiB, planned with a "
         "warm compile cache. Its transient is read since 2026-12-07: the first boots print 1.46 GiB of peak "
         "activation, a cold compile's random copy of the 1.449 GiB embedding table (planner.engines.vllm."
@@ -103,16 +106,6 @@ UNMATCHED: dict[str, str] = {
         "at 0.29, +0.53 for a 0.58 GiB table, but not on the RTX 3090 and RunPod cold / warm pairs), and the plan "
         "puts the desktop cards' fitted share there on both. No source line found that keeps a copy past the "
         "profile's empty_cache; a torch.cuda.memory_snapshot() after one cold profile run would settle it"
-    ),
-    "vllm-0.28-rtx5090-qwen3-32b-awq-util085-8k": (
-        "KV +0.59 GiB, tokens (+0.46 until the desktop cards' share was refitted beside FlashInfer's decode "
-        "workspace, 1.18 -> 1.05 GiB, 2026-12-07; FlashAttention serves this AWQ model's 16-bit cache, so no "
-        "workspace of its own): the cold first boot of the util 0.70 restart's container, the same consumed-memory "
-        "gap as that restart the other way (its reason)"
-    ),
-    "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k-first-boot": (
-        "KV +0.60 GiB (+0.47 until the desktop cards' share was refitted beside FlashInfer's decode workspace, "
-        "2026-12-07): the failed first boot at util 0.70, planned cold; the same gap as its util 0.85 twin"
     ),
     "vllm-0.30-rtx3090-qwen38-27b-w4a16-redhat-8k": (
         "KV +1.05 GiB: 0.19 is the planner's weights under the printed 16.84; the other 0.86 is memory beyond "
@@ -154,14 +147,6 @@ UNMATCHED: dict[str, str] = {
         "2026-12-07: its loader's 'Available RAM: 58.40 GiB' (MemAvailable after the parameters are allocated) "
         "and what the 768k run took before that line (55.96 GiB, less 0.90 of V1's host token buffers at its "
         "length) give 113.46 GiB free at the snapshot, above the 110.06 asked (bench/uma_host.py)"
-    ),
-    "vllm-0.24-gb10-qwen36-27b-nvfp4-util0.7": (
-        "KV +0.91 GiB (+1.26 before Model Runner V2's sampler was read from the source, 2026-12-04; GB10 set of "
-        "2026-12; fitted since 2026-12-04): this start-up leaves 6.9 GiB beyond the planner's other terms for the "
-        "unified-memory one (0.34 of its 19.78 GiB of weights) and its MTP twin of the same evening (same image, "
-        "prefetch loader and flags; vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7) 5.3 (0.25): one set-up moves 1.6 "
-        "GiB between two boots, and the read-ahead share (0.28) sits between them. Its printed graph estimate (0.61 "
-        "GiB, capture 0.62) is a discrete GPU's where the twin printed -0.81"
     ),
     "vllm-0.22-gb10-qwen36-35b-a3b-nvfp4-mtp2-util085": (
         "KV +0.74 GiB (+0.93 before Model Runner V2's sampler was read from the source, 2026-12-04; GB10 set of "

@@ -75,10 +75,4 @@ SIXTEENTH: dict[str, str] = {
         "rows, non-torch 1.43): " + HEADLESS_GEFORCE + "; the weights are 0.15 under (14.22 planned, 14.37 "
         "printed). The batch default is read from the source (2,048 tokens on a card under 70 GiB), not the log"
     ),
-    "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092": (
-        "KV +0.50 GiB (by 0.002 over the target; -2.41 GiB, tokens -12.5 % and a wrong verdict when found: planned a "
-        "'mamba-blocks' refusal, 357 blocks under 1,024 sequences; it started). Since 2026-12-06 the batch defaults "
-        "read ROCm's VRAM total (rule rocm_vram_defaults, chosen after this set was read), and the MTP boot of the "
-        "same box is within 0.13 GiB: " + STRIX_HALO
-    ),
 }

@@ -40,7 +40,8 @@ def test_only_desktop_cards_hold_the_fitted_compile_amount() -> None:
 def test_the_l40s_start_ups_that_chose_it() -> None:
     """Their KV errors with the rule (GiB, 0.01: the printed precision); without it each was 1.17 GiB (0.29 at TP 4)
     lower: -0.17, +0.12, -0.75, -2.51, -0.82, -0.82, -0.18. Median 0.41 then; 0.36 since Model Runner V2's sampler
-    is derived from the source (the Gemma 4 E4B start-up -1.34 -> +0.09 GiB)."""
+    is derived from the source (the Gemma 4 E4B start-up -1.34 -> +0.09 GiB); 0.30 since the allocator's segment
+    tails are counted with the weights (2026-12-07: the Qwen3.8-27B FP8 boots 0.06 GiB lower)."""
     # the sixteenth blind set's 46,068 MiB Ada card and the seventeenth's A40 (2026-12-06), planned on the L40S entry,
     # came after the rule
     later = {
@@ -50,4 +51,4 @@ def test_the_l40s_start_ups_that_chose_it() -> None:
     chose = [r for r in run_all() if r.setup.gpu == "l40s" and r.kv_error_gib is not None and r.id not in later]
     errors = {r.id: r.kv_error_gib for r in chose}
     assert len(errors) == 7
-    assert statistics.median(abs(e) for e in errors.values() if e is not None) == pytest.approx(0.36, abs=0.01)
+    assert statistics.median(abs(e) for e in errors.values() if e is not None) == pytest.approx(0.30, abs=0.01)

@@ -5,7 +5,8 @@ a modality left out of the JSON keeps vLLM's 999 (``config/multimodal.py:345-356
 and served multimodal input (``multimodal/registry.py:123-138``) while the planner planned it text-only (5.62 GiB of
 KV cache on an RTX 3090 against 4.60 with the towers; 5.72 and 4.71 before the k/v projections 0.27 builds in the
 shared-KV layers were planned, 2026-12-06; 5.75 and 4.73 since the desktop cards' share was refitted beside
-FlashInfer's decode workspace, 2026-12-07). The command now names audio too, so the text-only plan is
+FlashInfer's decode workspace, 2026-12-07; 5.73 and 4.71 since the allocator's segment tails are counted with the
+weights, 2026-12-07). The command now names audio too, so the text-only plan is
 what vLLM runs; a key a model does not take is ignored (``multimodal/processing/context.py:396-407``)."""
 
 from __future__ import annotations
@@ -41,10 +42,10 @@ def _planned(model: str, **settings: object) -> tuple[str, str]:
     ("model", "settings", "flag", "available"),
     [
         ("google/gemma-4-E4B-it", {"limit_mm_per_prompt": 0},
-         """--limit-mm-per-prompt '{"image": 0, "video": 0, "audio": 0}'""", "5.75"),
-        ("google/gemma-4-E4B-it", {"language_model_only": True}, "--language-model-only", "5.75"),
+         """--limit-mm-per-prompt '{"image": 0, "video": 0, "audio": 0}'""", "5.73"),
+        ("google/gemma-4-E4B-it", {"language_model_only": True}, "--language-model-only", "5.73"),
         ("google/gemma-4-E4B-it", {"limit_mm_per_prompt": 2},
-         """--limit-mm-per-prompt '{"image": 2, "video": 2, "audio": 2}'""", "4.73"),  # every tower loaded
+         """--limit-mm-per-prompt '{"image": 2, "video": 2, "audio": 2}'""", "4.71"),  # every tower loaded
         ("google/gemma-4-26B-A4B-it", {"limit_mm_per_prompt": 0},
          """--limit-mm-per-prompt '{"image": 0, "video": 0}'""", None),  # no audio tower
     ],

@@ -70,8 +70,9 @@ def _estimates(case_id: str) -> tuple[int, int]:
 
 def test_the_b300_split_term_by_term() -> None:
     """The B300 log's split: activation, non-torch and the graph counts as printed; the graph estimate as printed
-    (its own line, fitted), the weights 0.16 GiB under, so the KV +0.14 in sample; without its line (its family's and
-    its release's folds) no compute-capability-10 estimate is fitted and the KV is -0.44 as before."""
+    (its own line, fitted), the weights 0.10 GiB under, so the KV +0.08 in sample; without its line (its family's and
+    its release's folds) no compute-capability-10 estimate is fitted and the KV is -0.49 (the weights 0.16 under, the
+    KV +0.14 and -0.44 until the allocator's segment tails were counted with the weights, 2026-12-07)."""
     graphs = _rank(B300)[1]
     assert (graphs.piecewise, graphs.full, graphs.sizes[-1], graphs.full_largest, graphs.sm100) == (
         51,
@@ -85,11 +86,11 @@ def test_the_b300_split_term_by_term() -> None:
     assert report is not None
     assert report.activation_bytes / GiB == pytest.approx(3.9, abs=0.03)
     assert report.non_torch_bytes / GiB == pytest.approx(0.25, abs=0.01)
-    assert report.weights_bytes / GiB - 58.99 == pytest.approx(-0.16, abs=0.01)
+    assert report.weights_bytes / GiB - 58.99 == pytest.approx(-0.10, abs=0.01)
     assert report.cuda_graph_bytes / GiB == pytest.approx(B300_ESTIMATE_GIB, abs=0.005)  # the printed precision
-    assert result.kv_error_gib == pytest.approx(0.14, abs=0.01)
-    assert result.cv_error_gib == pytest.approx(-0.44, abs=0.01)
-    assert result.loro_error_gib == pytest.approx(-0.44, abs=0.01)
+    assert result.kv_error_gib == pytest.approx(0.08, abs=0.01)
+    assert result.cv_error_gib == pytest.approx(-0.49, abs=0.01)
+    assert result.loro_error_gib == pytest.approx(-0.49, abs=0.01)
 
 
 def test_a_graph_on_compute_capability_10_costs_the_b300_line() -> None:
@@ -144,13 +145,17 @@ def test_the_b200_boots_capture_up_to_1024() -> None:
 
 
 @pytest.mark.parametrize(
-    ("case_id", "planned_gib", "shared_gib", "error_gib"),
-    [(B200[0], 1.03, 1.85, -0.02), (B200[1], 1.03, 1.85, -0.05), (GB300, 0.32, 0.50, -0.09)],
+    ("case_id", "planned_gib", "shared_gib", "error_gib", "tails_gib"),
+    [(B200[0], 1.03, 1.85, -0.15, 0.125), (B200[1], 1.03, 1.85, -0.17, 0.125), (GB300, 0.32, 0.50, -0.09, 0.002)],
 )
-def test_the_held_out_start_ups(case_id: str, planned_gib: float, shared_gib: float, error_gib: float) -> None:
+def test_the_held_out_start_ups(
+    case_id: str, planned_gib: float, shared_gib: float, error_gib: float, tails_gib: float
+) -> None:
     """The three 0.31.0 start-ups the term was not fitted on (held out, printing no estimate): their planned graph
     estimate falls from 1.85 / 1.85 / 0.50 GiB (the shared term) to 1.03 / 1.03 / 0.32, their KV error from -0.84 /
-    -0.86 / -0.27 GiB (as first scored) to -0.02 / -0.05 / -0.09."""
+    -0.86 / -0.27 GiB (as first scored) to -0.02 / -0.05 / -0.09; the allocator's segment tails counted with the
+    weights since (2026-12-07: Qwen3-32B's NVFP4 tensors 0.125 GiB, planner.engines.vllm.allocator) take the B200
+    pair to -0.15 / -0.17, where their printed weights are still 0.15 GiB over the plan."""
     planned, shared = _estimates(case_id)
     assert planned / GiB == pytest.approx(planned_gib, abs=0.01)
     assert shared / GiB == pytest.approx(shared_gib, abs=0.01)
@@ -158,7 +163,7 @@ def test_the_held_out_start_ups(case_id: str, planned_gib: float, shared_gib: fl
     assert result.setup.not_fitted and not result.setup.fitted_figures
     assert result.kv_error_gib == pytest.approx(error_gib, abs=0.01)
     first = CASES[case_id]["unseen_score"]["kv_error_gib"]
-    assert first == pytest.approx(error_gib - (shared - planned) / GiB, abs=0.01)
+    assert first == pytest.approx(error_gib + tails_gib - (shared - planned) / GiB, abs=0.01)
 
 
 def test_only_the_b300_estimate_enters_the_fit() -> None:

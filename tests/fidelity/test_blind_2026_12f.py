@@ -31,15 +31,17 @@ def test_the_kv_budget_as_first_scored() -> None:
     warm-up (3.80 GiB) where the fitted Model Runner V2 term had given 3.90; 181.94 since the V slot of the ten
     k_eq_v global layers is planned (2026-12-06: 0.21 GiB more weights, 58.83 planned against 58.99 printed); 182.51
     (+0.14, in sample) since its printed graph estimate is fitted (2026-12-07: 0.76 GiB planned where the shared
-    per-graph term gave 1.34)."""
+    per-graph term gave 1.34); 182.45 (+0.08) since the allocator's segment tails are counted with the weights
+    (2026-12-07: 58.89 planned against 58.99 printed)."""
     assert CASE["unseen_score"]["kv_error_gib"] == pytest.approx(-0.35, abs=0.01)
-    assert RESULT.kv_error_gib == pytest.approx(0.14, abs=0.01)
+    assert RESULT.kv_error_gib == pytest.approx(0.08, abs=0.01)
     assert RESULT.verdict_right
 
 
 def test_the_tokens_after_the_rule() -> None:
     """217,116 printed; 359,584 (+65.6 %) as first scored, 216,694 (-0.2 %: the KV budget's own miss) after the rule,
-    217,282 (+0.08 %) since the graph estimate is fitted (2026-12-07)."""
+    217,282 (+0.08 %) since the graph estimate is fitted (2026-12-07), 217,212 (+0.04 %) since the allocator's segment
+    tails are counted with the weights (the same day)."""
     assert CASE["unseen_score"]["token_error"] == pytest.approx(0.656)
     assert RESULT.report is not None
-    assert RESULT.report.kv_cache_tokens / CASE["reported"]["kv_cache_tokens"] - 1 == pytest.approx(0.0008, abs=0.0001)
+    assert RESULT.report.kv_cache_tokens / CASE["reported"]["kv_cache_tokens"] - 1 == pytest.approx(0.0004, abs=0.0001)

@@ -39,10 +39,12 @@ RESULTS = {r.id: r for r in run_all() if r.id in BY_ID}
 # and 0.21 GiB more weights; the E4B at 0.31 builds none)
 # +4.37 / +4.10 / +6.08 until HIP's terms on a CDNA 3 device were fitted on these three (2026-12-07); the family-out
 # and release-out folds still give those (no CDNA 3 start-up outside Gemma 4 at 0.31)
-NOW = {"e4b": -0.21, "26b-a4b": 0.54, "31b": -0.05}
-CUDA_TERMS = {"e4b": 4.37, "26b-a4b": 4.10, "31b": 6.08}
+# -0.21 / +0.54 / -0.05 now and +4.37 / +4.10 / +6.08 in the CUDA folds, -0.25 / +0.60 / -0.01 left out of the HIP fit,
+# until the allocator's segment tails were counted with the weights (2026-12-07: 0.03 / 0.005 / 0.06 GiB more)
+NOW = {"e4b": -0.25, "26b-a4b": 0.52, "31b": -0.10}
+CUDA_TERMS = {"e4b": 4.34, "26b-a4b": 4.08, "31b": 6.02}
 # Each case with the HIP terms fitted on the other two: KV (GiB, planned - printed) and the graph estimate (GiB)
-LEAVE_ONE_OUT = {"e4b": (-0.25, 4.67), "26b-a4b": (0.60, 3.37), "31b": (-0.01, 6.56)}
+LEAVE_ONE_OUT = {"e4b": (-0.28, 4.67), "26b-a4b": (0.57, 3.37), "31b": (-0.07, 6.56)}
 
 
 def _short(case_id: str) -> str:
@@ -74,8 +76,8 @@ def test_the_printed_concurrency_from_the_printed_pool(case_id: str) -> None:
 @pytest.mark.parametrize("case_id", sorted(BY_ID))
 def test_kv_as_first_scored_and_now(case_id: str) -> None:
     """As first scored (the catalog's 178.81 GiB MI300X): -9.69 / -10.79 / -6.27 GiB; with the printed device
-    total and HIP's fitted terms: -0.21 / +0.54 / -0.05 now (:data:`NOW`; tolerance 0.01 GiB, the printed
-    precision), and in the folds that fit no HIP term the CUDA terms' +4.37 / +4.10 / +6.08. Every verdict right."""
+    total and HIP's fitted terms: -0.25 / +0.52 / -0.10 now (:data:`NOW`; tolerance 0.01 GiB, the printed
+    precision), and in the folds that fit no HIP term the CUDA terms' +4.34 / +4.08 / +6.02. Every verdict right."""
     result, case = RESULTS[case_id], BY_ID[case_id]
     assert case["unseen_score"]["kv_error_gib"] < -6
     assert result.kv_error_gib == pytest.approx(NOW[_short(case_id)], abs=0.01)
@@ -109,7 +111,7 @@ def _left_out_graph_gib(case_id: str, constants: VllmConstants) -> float:
 @pytest.mark.parametrize("case_id", sorted(BY_ID))
 def test_each_held_out_of_the_hip_fit(case_id: str) -> None:
     """Fitted on the other two MI300X start-ups, each case's graph estimate and KV are as :data:`LEAVE_ONE_OUT`
-    says (tolerance 0.01 GiB): graphs within 0.05 GiB of the printed 4.62 / 3.41 / 6.54, KV -0.25 / +0.60 / -0.01."""
+    says (tolerance 0.01 GiB): graphs within 0.05 GiB of the printed 4.62 / 3.41 / 6.54, KV -0.28 / +0.57 / -0.07."""
     constants = fit([c for c in load_cases() if c["id"] != case_id])
     assert constants.hip_graph_bytes > 0 and constants.cdna3_non_torch > 0
     kv, graph = LEAVE_ONE_OUT[_short(case_id)]

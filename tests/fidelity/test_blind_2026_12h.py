@@ -36,18 +36,21 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 # 13.69 GiB of weights planned, 13.80 printed), which leaves 0.45 GiB more for its KV; the two hybrids +1.82 and
 # -7.23 until mapped without the vision tower their printed weights leave out (2026-12-07); gpt-oss-20b +2.48 until
 # its budget was derived from its tokens over every batch in flight, as its sliding-window layers reserve them
-# (2026-12-07, tests/fidelity/test_derived_budget.py: 48.07 -> 50.89 GiB derived, 50.55 planned)
+# (2026-12-07, tests/fidelity/test_derived_budget.py: 48.07 -> 50.89 GiB derived, 50.55 planned); Qwen3.8-27B +2.90
+# and Hermes-4-14B -0.31 until the allocator's segment tails were counted with the weights (2026-12-07,
+# planner.engines.vllm.allocator: 0.06 and 0.12 GiB more)
 SPLIT_SCORE = {
     "vllm-0.30.0-gb10-gpt-oss-20b-mxfp4-32k": -0.34,
-    "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": 2.90,
+    "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": 2.83,
     "vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k": -6.18,
     "vllm-0.30.0-gb10-qwen3-30b-a3b-thinking-2507-fp8-32k": -3.09,
-    "vllm-0.30.0-gb10-hermes-4-14b-fp8-32k": -0.31,
+    "vllm-0.30.0-gb10-hermes-4-14b-fp8-32k": -0.44,
     # Gemma 4 31B on an H100 (GKE): -4.09 as first scored, -0.35 with the derived sampler (Gemma's 262,144-token
     # vocabulary: 0.94 GiB of fitted sampler term against 0.13 GiB of bf16 logits), -0.56 since the V slot of the ten
     # k_eq_v global layers is planned (2026-12-06: 0.21 GiB more weights; 58.83 planned, 58.99 printed on a B300),
-    # +0.36 since its budget is derived over every batch in flight (2026-12-07: 11.11 -> 10.19 GiB derived)
-    "vllm-0.26.0-h100-gemma-4-31b-it-bf16-8k-gke": 0.36,
+    # +0.36 since its budget is derived over every batch in flight (2026-12-07: 11.11 -> 10.19 GiB derived), +0.31
+    # since the allocator's segment tails are counted with the weights (2026-12-07: 58.89 planned)
+    "vllm-0.26.0-h100-gemma-4-31b-it-bf16-8k-gke": 0.31,
 }
 SPARKS = [case_id for case_id in SPLIT_SCORE if "-gb10-" in case_id]
 
@@ -68,11 +71,12 @@ def test_the_default_loader_share_cuts_the_held_out_spark_error() -> None:
     weights are padded as Marlin pads them on the GB10 and 2.90 since the two hybrids load no vision tower (both
     2026-12-07: the weights as printed, which leave more for the KV the planner already overstates on two of
     them); the worst 7.23 -> 6.18. gpt-oss-20b's budget derived over every batch in flight (2026-12-07: +2.48 ->
-    -0.34) leaves the median at 2.90, now Qwen3.8-27B's."""
+    -0.34) leaves the median at 2.90, now Qwen3.8-27B's; 2.83 since the allocator's segment tails are counted with
+    the weights (2026-12-07: 0.06 GiB more weights planned for it)."""
     firsts = [abs(c["unseen_score"]["kv_error_gib"]) for c in BLIND if c["id"] in SPARKS]  # type: ignore[index]
     now = [abs(RESULTS[i].kv_error_gib or 0.0) for i in SPARKS]
     assert statistics.median(firsts) == pytest.approx(3.52, abs=0.01)
-    assert statistics.median(now) == pytest.approx(2.90, abs=0.01)
+    assert statistics.median(now) == pytest.approx(2.83, abs=0.01)
     assert max(now) == pytest.approx(6.18, abs=0.01) and max(firsts) == pytest.approx(13.72, abs=0.01)
 
 
@@ -119,7 +123,7 @@ def test_the_hybrid_sparks_load_no_vision_tower(case_id: str, printed: float, wi
     ``DeviceMemoryProfiler``, ``platforms/cuda.py:379-384``), so unified memory does not move it: the two hybrid
     Sparks print the language model alone. The vision towers are 460.7 M and 446.6 M bf16 parameters (0.86 and 0.83
     GiB); the same Qwen3.8-27B-FP8 checkpoint with its tower prints 28.51 GiB on an L40S under 0.26 (the planner
-    28.41). Mapped as --language-model-only (--limit-mm-per-prompt at 0 for every modality loads the same), the
+    28.47). Mapped as --language-model-only (--limit-mm-per-prompt at 0 for every modality loads the same), the
     planned weights are within 0.1 GiB of the printed (0.77 and 0.83 over with the tower)."""
     result = RESULTS[case_id]
     assert result.report is not None and result.setup.profile["language_model_only"]
@@ -130,11 +134,13 @@ def test_the_hybrid_sparks_load_no_vision_tower(case_id: str, printed: float, wi
 
 # (case, KV error split as printed-figure terms: weights, graph estimate, the rest; what the budget leaves for
 # activation and non-torch memory beside the printed weights, the derived KV and the notice's graph estimate)
+# (the weights' terms 0.09 and 0.12 for Qwen3.8-27B and Hermes-4-14B until the allocator's segment tails were
+# counted with the weights, 2026-12-07; Hermes-4-14B's rest -0.83 then)
 SPLIT_BY_TERM = [
-    ("vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k", (0.09, 0.25, 2.56), 6.57),
+    ("vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k", (0.03, 0.25, 2.56), 6.57),
     ("vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k", (0.00, 0.25, -6.43), -1.82),
     ("vllm-0.30.0-gb10-qwen3-30b-a3b-thinking-2507-fp8-32k", (0.06, 0.16, -3.30), 0.66),
-    ("vllm-0.30.0-gb10-hermes-4-14b-fp8-32k", (0.12, 0.41, -0.83), 1.65),
+    ("vllm-0.30.0-gb10-hermes-4-14b-fp8-32k", (0.01, 0.41, -0.85), 1.65),
 ]
 
 
@@ -147,7 +153,7 @@ def test_each_spark_error_is_in_the_term_no_line_prints(
     (``utils/mem_utils.py`` :143-150, unchanged from 0.27.1) and the applied graph estimate (``gpu_worker.py``
     :621-625). On the catalog's 121.69 GiB each KV error is the sum of the printed weights less the planned, the
     graph estimate the notice implies less the planned, and what the budget leaves for activation and non-torch
-    memory less the planned. The first two are at most 0.12 and 0.41 GiB (the planner's estimate is under every
+    memory less the planned. The first two are at most 0.06 and 0.41 GiB (the planner's estimate is under every
     notice); the third, 2.56 to -6.43 GiB, is the term no line prints: on one machine, release and loader in one
     afternoon the budgets leave -1.82 to 6.57 GiB for it, in no order of the weights (27.64, 33.38, 29.10, 15.34)."""
     case = next(c for c in BLIND if c["id"] == case_id)

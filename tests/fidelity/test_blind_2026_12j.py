@@ -15,9 +15,14 @@ BLIND, RESULTS = load_blind_set("vllm-blind-2026-12j.json")
 # What the planner gives now where it differs from the first score: the L40S boots since the desktop-card rule
 # (tests/fidelity/test_blind_2026_12i.py), chosen on them; no longer blind for it
 NOW: dict[str, float] = {
-    "vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal": 0.36,  # 0.35 before the forward's refit (2026-12-04)
-    "vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal": 0.36,
-    "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": 1.00,
+    # +0.38 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.26-a100-40gb-qwen38-27b-redhat-int4-util090-seqs16-131k": 0.24,
+    # +0.36 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal": 0.3,  # 0.35 before the forward's refit (2026-12-04)
+    # +0.36 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal": 0.3,
+    # +1.00 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": 0.94,
 }
 VERDICTS_NOW: dict[str, bool] = {"vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal": True}
 

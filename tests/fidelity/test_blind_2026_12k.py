@@ -32,13 +32,17 @@ NOW: dict[str, float] = {
     # its README's group table and checked against its 22.5 GB, not against these figures): 2.32 / 3.05 / 3.05 / 2.36
     # before
     # +0.93 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": 0.68,
+    # +0.68 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": 0.63,
     # +1.66 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 1.79,
+    # +1.79 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 1.74,
     # +1.66 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 1.79,
+    # +1.79 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 1.75,
     # +0.97 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": 1.10,  # 3.57 before the forward's refit
+    # +1.10 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": 1.05,  # 3.57 before the forward's refit
     # Model Runner V2's sampler derived from the source and no V2 graph estimate before 0.29 (2026-12-04, after
     # this set was read): Qwen2.5-7B-AWQ beside Ollama -0.22 -> +0.66 (the util 0.35 refusal now missed, above),
     # Gemma 4 E4B -1.47 -> +0.16, the RunPod RTX 4090 -1.40 -> -0.34, the AutoDL RTX PRO 6000 -1.13 -> -1.15
@@ -48,7 +52,8 @@ NOW: dict[str, float] = {
     "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util045": -0.05,
     "vllm-0.28-l4-ollama-qwen25-7b-awq-32k-util060": -0.06,
     # +0.16 until the shared-KV layers' k/v projections vLLM 0.28 builds were planned (2026-12-06)
-    "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": 0.14,
+    # +0.14 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": 0.09,
     # -0.34 until its cold boot's table copy was planned (2026-12-07: 'the cold boot (a fresh compile)'); the rest is
     # the desktop cards' fitted share this headless rented card does not hold
     # -1.26 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
@@ -60,7 +65,8 @@ NOW: dict[str, float] = {
     # tokens those of 2,496 (tests/engines/test_vllm_batch_resolution.py); +5.01 since the V slot of the k_eq_v
     # global layers is planned (2026-12-06); +4.97 since with LoRA the V1 runner captures (and estimates) each graph
     # size for both LoRA cases (2026-12-07, rule lora_graph_cases)
-    "vllm-0.25-gb10-gemma4-26b-a4b-bf16-lora4-util055-32k": 4.97,
+    # +4.97 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.25-gb10-gemma4-26b-a4b-bf16-lora4-util055-32k": 4.94,
 }
 VERDICTS_NOW: dict[str, bool] = {
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-util098-free-memory": True,

@@ -37,7 +37,8 @@ NOW: dict[str, float] = {
     "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092-mtp1": -0.13,
     # its cold compile ('Compiling a graph for compile range (1, 2048) takes 9.43 s') planned since 2026-12-07: the
     # random copy of the 1.015 GiB embedding table replaces the 0.30 GiB forward as the transient (+0.78 -> +0.07)
-    "vllm-0.22-48gb-ada-qwen25-7b-instruct-bf16-4k-util095-asyncengine": 0.07,
+    # +0.07 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.22-48gb-ada-qwen25-7b-instruct-bf16-4k-util095-asyncengine": 0.01,
     # the image's lm_head and embed_tokens as it serves them, int8 group 128 (2026-12-07, read from its prepare/
     # scripts, planner.core.vocab_formats): weights 16.65 -> 14.32 GiB planned, 14.26 printed; KV -3.03 -> -0.70
     # (the rest: the fitted desktop non-torch share, 1.43 GiB planned where this headless card printed 0.47, less
@@ -45,11 +46,14 @@ NOW: dict[str, float] = {
     # -0.70 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
     # -0.95 before the 4-bit body at 4.125 bits, symmetric with no zero point (2026-12-07,
     # planner.core.vocab_formats): 14.23 GiB of weights planned
-    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972": -0.86,
+    # -0.86 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972": -1.00,
     # -1.26 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-llmclass-util092": -1.13,
+    # -1.13 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-llmclass-util092": -1.12,
     # -0.50 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.24-rtx5090-vast-qwen25-7b-bf16-8k-util090": -0.37,
+    # -0.37 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.24-rtx5090-vast-qwen25-7b-bf16-8k-util090": -0.41,
 }
 VERDICTS_NOW = dict.fromkeys(NOW, True)
 # The WSL2 Qwen2.5-0.5B LLM-class boot starts as it did since 2026-12-07 (fifty-first session): the capture's base

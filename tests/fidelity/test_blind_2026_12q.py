@@ -40,13 +40,16 @@ NOW: dict[str, float] = {
     # -0.95 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
     # -1.20 before the 4-bit body at 4.125 bits, symmetric with no zero point (2026-12-07,
     # planner.core.vocab_formats): 15.39 GiB of weights planned against 15.43 printed
-    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972": -1.11,
+    # -1.11 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972": -1.25,
     # -0.93 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
     # -1.19 before the 4-bit body at 4.125 bits, symmetric with no zero point (2026-12-07, planner.core.vocab_formats)
-    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe": -1.10,
+    # -1.10 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe": -1.24,
     # +0.19 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
     # 0.32 before the 4-bit body at 4.125 bits, symmetric with no zero point (2026-12-07, planner.core.vocab_formats)
-    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-mtp2-64k-util090-kv-refusal": 0.41,
+    # +0.41 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-mtp2-64k-util090-kv-refusal": 0.27,
 }
 VERDICTS_NOW = {"vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe": True}
 

@@ -38,17 +38,23 @@ VERDICTS_NOW = {
 # and the capture term is refitted without FlashAttention 3's split accumulators (planner.engines.vllm.split_accum)
 NOW = {
     # -0.16 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-32k-util092": -0.03,
+    # -0.03 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-32k-util092": -0.06,
     # -0.16 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-131k-util092": -0.03,
+    # -0.03 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-131k-util092": -0.07,
     # -0.08 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-32k-util092": 0.05,
+    # +0.05 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-32k-util092": 0.0,
     # -0.08 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-131k-util092": 0.05,
+    # +0.05 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-131k-util092": 0.0,
     # -1.30 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.24-rtx4090-qwen3-8b-32k-util092": -1.17,
+    # -1.17 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.24-rtx4090-qwen3-8b-32k-util092": -1.16,
     # -1.23 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
-    "vllm-0.24-rtx5090-qwen3-8b-32k-util092-first-boot": -1.10,
+    # -1.10 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.24-rtx5090-qwen3-8b-32k-util092-first-boot": -1.09,
 }
 
 

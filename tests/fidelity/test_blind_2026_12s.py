@@ -35,9 +35,12 @@ PAGE = 28 * 4 * 128 * 2 * 2
 # What the planner gives now: the desktop cards' share refitted beside FlashInfer's decode workspace (2026-12-07,
 # 1.18 -> 1.05 GiB; these 16-bit caches run FlashAttention, so no workspace of their own): +0.49 / -0.45 / -0.26 before
 NOW: dict[str, float] = {
-    "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-bf16-8k-util092": 0.63,
-    "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-gptq-int4-8k-util092": -0.32,
-    "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-fp8-dynamic-8k-util092": -0.12,
+    # +0.63 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-bf16-8k-util092": 0.58,
+    # -0.32 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-gptq-int4-8k-util092": -0.3,
+    # -0.12 before the allocator's segment tails counted with the loaded weights (2026-12-07)
+    "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-fp8-dynamic-8k-util092": -0.13,
 }
 
 
@@ -57,10 +60,11 @@ def test_first_scores() -> None:
 
 
 def test_scores_now() -> None:
-    """Since 2026-12-07 (fifty-first session): the KV errors of NOW, verdicts 3 / 3 (0 / 3 as first scored)."""
+    """Since 2026-12-07 (fifty-first session): the KV errors of NOW, verdicts 3 / 3 (0 / 3 as first scored); the
+    second 0.32 and the worst 0.63 until the allocator's segment tails were counted with the weights (2026-12-07)."""
     errors = [abs(RESULTS[str(c["id"])].kv_error_gib or 0.0) for c in IN_SCOPE]
     right = sum(bool(RESULTS[str(c["id"])].verdict_right) for c in IN_SCOPE)
-    assert (sorted(errors)[1], max(errors), right) == (pytest.approx(0.32, abs=0.01), pytest.approx(0.63, abs=0.01), 3)
+    assert (sorted(errors)[1], max(errors), right) == (pytest.approx(0.30, abs=0.01), pytest.approx(0.58, abs=0.01), 3)
 
 
 def test_the_records_are_reported_not_scored() -> None:

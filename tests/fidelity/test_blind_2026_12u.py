@@ -33,6 +33,16 @@ RECORDS = {
     "vllm-0.26-2x3090-gemma4-31b-awq-int8kv-util094-mr1": 10.54,
     "vllm-0.26-2x3090-gemma4-31b-awq-int8kv-util094-mr2": 11.43,
 }
+# Moved since first scored (GiB): the allocator's segment tails counted with the weights (2026-12-07,
+# planner.engines.vllm.allocator), 0.14 GiB of them on each rank of the two-card Qwen3.6 / 3.8-27B FP8 boots
+NOW = {
+    # +0.16 as first scored
+    "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util095": 0.18,
+    # -0.22 as first scored
+    "vllm-0.24-2x3090-qwen36-27b-fp8-mtp3-fp8kv-262k-club3090-594": -0.36,
+    # +0.35 as first scored
+    "vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-1139": 0.21,
+}
 # Qwen2.5-0.5B's KV page a token: 24 layers x 2 KV heads x 64 x (K and V) x 2 bytes (config.json)
 PAGE = 24 * 2 * 64 * 2 * 2
 
@@ -46,7 +56,7 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
-    assert_as_scored(case, RESULTS)
+    assert_as_scored(case, RESULTS, NOW)
 
 
 def test_first_scores() -> None:

@@ -15,7 +15,11 @@ compressed-tensors W4A16 symmetric, group 128, which stores no zero point: 4 + 1
 ``weight_zero_point`` registered only then; the same in 0.28.0). Counted at int4-gptq's 4.156 bits until 2026-12-07
 they were planned 0.05, 0.05 and 0.10 GiB over; at 4.125 bits 0.03-0.04 under, the GDN ``in_proj_a`` / ``in_proj_b``
 gates these checkpoints keep in BF16 (Twu31's card; 48 x 5,120 x 96 = 23.6M parameters, 0.033 GiB on Qwen3.8-27B)
-being counted at the 4-bit body's bits.
+being counted at the 4-bit body's bits. Since the allocator's 2 MiB segment tails are counted with the weights
+(the same day, planner.engines.vllm.allocator: 0.14 GiB of the 27B's 4-bit tensors, where RedHatAI's W4A16
+Qwen3.8-27B and the AWQ / FP8 / BF16 boots print them) the two 27B copies are 0.10-0.11 over and the MoE one (its
+experts leave no tail) 0.03 under: which GDN gates stay 16-bit and these formats' layout are the lead. Pinned to
+0.01 GiB so that a change is seen.
 """
 
 from __future__ import annotations
@@ -41,14 +45,20 @@ def _planned_weights_gib(case: dict[str, Any]) -> float:
 
 
 @pytest.mark.parametrize(
-    ("case_id", "weights", "printed"),
-    [(SYVAI, "int4-int8vocab", 14.26), (INT8_HEAD, "int4-int8head", 15.43), (TWU31, "int4-int8head", 20.17)],
+    ("case_id", "weights", "printed", "over"),
+    [
+        (SYVAI, "int4-int8vocab", 14.26, 0.11),  # 0.20 at 4.156 bits with the tails
+        (INT8_HEAD, "int4-int8head", 15.43, 0.10),  # 0.19 at 4.156 bits with the tails
+        (TWU31, "int4-int8head", 20.17, -0.03),  # 0.10 at 4.156 bits with the tails
+    ],
 )
-def test_the_requantized_vocabulary_loads_as_printed(case_id: str, weights: str, printed: float) -> None:
+def test_the_requantized_vocabulary_loads_near_the_print(
+    case_id: str, weights: str, printed: float, over: float
+) -> None:
     case = CASES[case_id]
     assert case["reported"]["weights_gib"] == printed
     assert setup_of(case).weights == weights
-    assert _planned_weights_gib(case) == pytest.approx(printed, abs=0.1)
+    assert _planned_weights_gib(case) - printed == pytest.approx(over, abs=0.01)
 
 
 def test_each_int8_matrix_is_what_the_scripts_write() -> None:
@@ -71,11 +81,22 @@ def test_each_int8_matrix_is_what_the_scripts_write() -> None:
 
 
 @pytest.mark.parametrize(("case_id", "printed"), [(SYVAI, 14.26), (INT8_HEAD, 15.43), (TWU31, 20.17)])
-def test_the_symmetric_body_stores_no_zero_points(case_id: str, printed: float) -> None:
-    """At 4.125 bits (module docstring) each start-up is planned under its printed weights by less than the BF16
-    GDN gates counted at 4 bits (0.033 GiB on the 27B) and the print's rounding: 0 < printed - planned < 0.05 GiB.
-    At 4.156 bits (int4-gptq's, with a 4-bit zero point per group) all three were over: +0.054, +0.050, +0.096."""
-    short = printed - _planned_weights_gib(CASES[case_id])
+def test_the_symmetric_body_stores_no_zero_points(
+    case_id: str, printed: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 4.125 bits (module docstring) and without the allocator's segment tails each start-up is planned under its
+    printed weights by less than the BF16 GDN gates counted at 4 bits (0.033 GiB on the 27B) and the print's
+    rounding: 0 < printed - planned < 0.05 GiB. At 4.156 bits (int4-gptq's, with a 4-bit zero point per group) all
+    three were over: +0.054, +0.050, +0.096. The tails (planner.engines.vllm.allocator) are left out here so that
+    the body's bits are checked alone; with them the plan is the parametrized figures above."""
+    import planner.engines.vllm.loaded as loaded
+
+    monkeypatch.setattr(loaded, "allocator_tail_bytes", lambda ctx: 0)
+    loaded._loaded_kept.cache_clear()
+    try:
+        short = printed - _planned_weights_gib(CASES[case_id])
+    finally:
+        loaded._loaded_kept.cache_clear()
     assert 0 < short < 0.05
 
 

@@ -16,7 +16,8 @@ found that the plan misses; what was read is pinned here.
   forward at 2,048 tokens (``gpu_model_runner.py:6313-6343``). The plan's peak is the same with and without it.
 - The verdict's miss is a level, not a slope: from 2,048 to 16,384 batched tokens the printed pool falls 1.58 GiB
   (3.00 -> 1.42) and the planned 2.27, so the batched-token terms are over, not under; the 2,048-token MTP 3 boot is
-  +1.79 GiB, of which the refusal needs 0.65 (2.52 planned against the 1.87 printed need).
+  +1.75 GiB, of which the refusal needs 0.60 (2.47 planned against the 1.87 printed need; +1.79 and 0.65 until the
+  allocator's segment tails were counted with the weights, 2026-12-07).
 - That level is not decidable from the README's one boot per setting: 0.27.1 counts the device's free-memory drop
   from the worker's snapshot to the end of the profile as consumed (``utils/mem_utils.py:317-326``), so memory the
   Windows desktop takes meanwhile comes off the pool, and another public README of the same checkpoint, card,
@@ -77,9 +78,9 @@ def test_the_refusal_misses_by_the_mtp_level_not_by_the_batched_tokens() -> None
     planned_drop = (mtp.report.available_kv_cache_bytes_per_gpu - refusal.report.available_kv_cache_bytes_per_gpu) / GiB
     assert planned_drop == pytest.approx(2.27, abs=0.01)
     assert planned_drop > 3.00 - 1.42  # the printed drop, 1.58
-    assert mtp.kv_error_gib == pytest.approx(1.79, abs=0.01)
+    assert mtp.kv_error_gib == pytest.approx(1.75, abs=0.01)
     planned = refusal.report.available_kv_cache_bytes_per_gpu / GiB
-    assert planned - PRINTED_NEED_GIB == pytest.approx(0.65, abs=0.01)  # what the verdict needs off the plan
+    assert planned - PRINTED_NEED_GIB == pytest.approx(0.60, abs=0.01)  # what the verdict needs off the plan
     assert refusal.report.failure_kind is None and refusal.reported_failure == "kv-cache-too-small"
 
 

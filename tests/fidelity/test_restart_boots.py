@@ -31,9 +31,11 @@ def test_first_boot_refuses_as_the_planner_predicts() -> None:
     first, restart = by_id[FIRST], by_id[RESTART]
     assert first.reported_failure == "kv-cache-too-small"
     assert first.predicted_failure == "kv-cache-too-small"
-    # +0.47 / -1.05 until the desktop cards' share was refitted beside FlashInfer's decode workspace (2026-12-07)
-    assert first.kv_error_gib == pytest.approx(0.60, abs=0.01)  # +1.50 planned warm
-    assert restart.kv_error_gib == pytest.approx(-0.92, abs=0.01)
+    # +0.47 / -1.05 until the desktop cards' share was refitted beside FlashInfer's decode workspace (2026-12-07),
+    # +0.60 / -0.92 until the allocator's segment tails were counted with the weights (the same day: 0.125 GiB of
+    # Qwen3-32B's AWQ tensors)
+    assert first.kv_error_gib == pytest.approx(0.49, abs=0.01)  # +1.50 planned warm
+    assert restart.kv_error_gib == pytest.approx(-1.03, abs=0.01)
 
 
 def test_first_boot_overhead_is_the_util_085_runs() -> None:
@@ -43,4 +45,5 @@ def test_first_boot_overhead_is_the_util_085_runs() -> None:
     assert first.reported_kv_gib is not None and at_085.reported_kv_gib is not None
     overhead_070 = round(0.70 * 31.36, 2) - first.reported_kv_gib
     assert abs(overhead_070 - (20.04 + 1.46)) < 0.02
-    assert RESTART in UNMATCHED and FIRST in UNMATCHED  # +0.60 since 2026-12-07 (its reason)
+    # the first boot meets the 0.5 GiB target since the allocator's segment tails are counted (2026-12-07: +0.49)
+    assert RESTART in UNMATCHED and FIRST not in UNMATCHED
