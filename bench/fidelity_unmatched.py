@@ -354,6 +354,11 @@ UNMATCHED: dict[str, str] = {
         "six-card RTX 3090 server do not). The warm restarts' 43,040 tokens are 0.99 GiB more KV, the table less "
         "the forward (0.92 planned)"
     ),
+    "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": (
+        "KV +0.51 GiB, verdict right (twelfth blind set; +0.50 until the desktop share's refit on the merged tree, "
+        "2026-12-07: graphics_extra 1.046 -> 1.032 GiB): the rented headless RTX 3090's planned desktop-card share "
+        "(1.03 GiB) is memory a card without a display does not hold; its weights planned within 0.03 GiB"
+    ),
 }
 UNMATCHED.update(FIFTEENTH)
 UNMATCHED.update(SIXTEENTH)

@@ -31,14 +31,15 @@ def test_model_runner_v2_installs_the_offloader_from_0_28() -> None:
 
 def test_the_offload_moves_nothing_on_v2_before_0_28() -> None:
     """0.27.1 runs Qwen3-14B (dense) on V2: 27.52 GiB load whole on the 24 GiB card, a weights OOM as vLLM's; 0.28.0
-    offloads the 12 GiB and starts with 4.38 GiB of KV cache (4.25, the review's figure, until the desktop cards'
-    share was refitted beside FlashInfer's decode workspace, 2026-12-07; before: also at 0.27.1)."""
+    offloads the 12 GiB and starts with 4.39 GiB of KV cache (4.25, the review's figure, until the desktop cards'
+    share was refitted beside FlashInfer's decode workspace, 2026-12-07, 4.38 until its refit on the merged tree,
+    the same day; before: also at 0.27.1)."""
     old, new = assess(_request("0.27.1", 12)), assess(_request("0.28.0", 12))
     assert old.report is not None and new.report is not None
     assert old.report.failure_kind == "weights-oom" and not old.fits
     assert round(old.result.per_gpu.weights_bytes / GiB, 2) == 27.52
     assert all(s.host_weights_bytes == 0 for s in old.result.deployment_stages or ())
-    assert new.fits and round(new.report.available_kv_cache_bytes_per_gpu / GiB, 2) == 4.38
+    assert new.fits and round(new.report.available_kv_cache_bytes_per_gpu / GiB, 2) == 4.39
     assert round(new.result.per_gpu.weights_bytes / GiB, 2) == 15.52
     note = next(n for n in old.report.notes if n.startswith("--cpu-offload-gb 12 moves nothing"))
     assert "vLLM 0.27.1 runs Qwen3 14B on Model Runner V2" in note

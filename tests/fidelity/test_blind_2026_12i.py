@@ -43,7 +43,8 @@ NOW: dict[str, float] = {
     # -1.01 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
     # -1.26 before the 4-bit body at 4.125 bits, symmetric with no zero point (2026-12-07, planner.core.vocab_formats)
     # -1.17 before the allocator's segment tails counted with the loaded weights (2026-12-07)
-    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": -1.31,
+    # -1.31 before the desktop share's refit on the merged tree (2026-12-07, graphics_extra 1.046 -> 1.032 GiB)
+    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": -1.30,
 }
 VERDICTS_NOW: dict[str, bool] = {
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": False,

@@ -35,7 +35,8 @@ BLIND, RESULTS = load_blind_set("vllm-blind-2026-12l.json")
 # 0.24 until the desktop cards' share was refitted beside FlashInfer's decode workspace (2026-12-07)
 # 0.37 before the 4-bit body at 4.125 bits, symmetric with no zero point (2026-12-07, planner.core.vocab_formats):
 # 20.14 GiB of weights planned against 20.17 printed (20.27 before)
-NOW: dict[str, float] = {"vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": 0.50}
+# 0.50 before the desktop share's refit on the merged tree (2026-12-07, graphics_extra 1.046 -> 1.032 GiB)
+NOW: dict[str, float] = {"vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": 0.51}
 VERDICTS_NOW: dict[str, bool] = {"vllm-0.27-rtx3090-vast-qwen38-27b-awq-mtp-40k-drafter-oom": True}
 
 

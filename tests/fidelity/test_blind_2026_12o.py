@@ -47,7 +47,8 @@ NOW: dict[str, float] = {
     # -0.95 before the 4-bit body at 4.125 bits, symmetric with no zero point (2026-12-07,
     # planner.core.vocab_formats): 14.23 GiB of weights planned
     # -0.86 before the allocator's segment tails counted with the loaded weights (2026-12-07)
-    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972": -1.00,
+    # -1.00 before the desktop share's refit on the merged tree (2026-12-07, graphics_extra 1.046 -> 1.032 GiB)
+    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972": -0.99,
     # -1.26 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
     # -1.13 before the allocator's segment tails counted with the loaded weights (2026-12-07)
     "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-llmclass-util092": -1.12,

@@ -45,11 +45,13 @@ NOW: dict[str, float] = {
     # -0.93 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
     # -1.19 before the 4-bit body at 4.125 bits, symmetric with no zero point (2026-12-07, planner.core.vocab_formats)
     # -1.10 before the allocator's segment tails counted with the loaded weights (2026-12-07)
-    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe": -1.24,
+    # -1.24 before the desktop share's refit on the merged tree (2026-12-07, graphics_extra 1.046 -> 1.032 GiB)
+    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe": -1.23,
     # +0.19 before FlashInfer's decode workspace in the graph estimate and the desktop share's refit (2026-12-07)
     # 0.32 before the 4-bit body at 4.125 bits, symmetric with no zero point (2026-12-07, planner.core.vocab_formats)
     # +0.41 before the allocator's segment tails counted with the loaded weights (2026-12-07)
-    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-mtp2-64k-util090-kv-refusal": 0.27,
+    # 0.27 before the desktop share's refit on the merged tree (2026-12-07, graphics_extra 1.046 -> 1.032 GiB)
+    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-mtp2-64k-util090-kv-refusal": 0.29,
 }
 VERDICTS_NOW = {"vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe": True}
 

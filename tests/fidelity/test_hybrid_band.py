@@ -67,22 +67,24 @@ def test_rtxpro6000_server_activation_and_estimate_cancel() -> None:
 def test_two_3090_mtp_activation_under_in_0271() -> None:
     """0.27.1, TP 2, 8,192 tokens: "Actual usage is 15.25 GiB for consumed memory (weights + non-torch), 1.66 GiB
     for peak activation", the estimate 0.2 GiB ("CUDA graph pool memory: 0.14 GiB (actual), 0.2 GiB (estimated)"):
-    a transient peak of 1.46 GiB where 1.03 is planned (0.43 under); consumed planned 15.41 (0.16 over)."""
+    a transient peak of 1.46 GiB where 1.03 is planned (0.43 under); consumed planned 15.55 (0.30 over; 15.41, 0.16
+    over, before the allocator's segment tails counted with the loaded weights, 2026-12-07)."""
     report = _report("vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-1139")
     transient = 1.66 - 0.2
     assert _gib(report.activation_bytes) == pytest.approx(1.028, abs=PINNED)
     assert _gib(report.activation_bytes) - transient == pytest.approx(-0.43, abs=PRINTED + PINNED)
     consumed = _gib(report.weights_bytes + report.non_torch_bytes)
-    assert consumed - 15.25 == pytest.approx(0.16, abs=PRINTED + PINNED)
+    assert consumed - 15.25 == pytest.approx(0.30, abs=PRINTED + PINNED)
 
 
 def test_same_two_3090_setup_prints_less_kv_in_0271_than_0240() -> None:
     """Qwen3.6/3.8-27B FP8, two RTX 3090s, 262,144 tokens, util 0.92, 2 sequences, 8,192 batched tokens, fp8 KV,
-    MTP 3: 0.24.0 prints 5.33 GiB of KV, 0.27.1 4.76; the planner plans 5.11 for both."""
+    MTP 3: 0.24.0 prints 5.33 GiB of KV, 0.27.1 4.76; the planner plans 4.97 for both (5.11 before the allocator's
+    segment tails counted with the loaded weights, 2026-12-07)."""
     old = _report("vllm-0.24-2x3090-qwen36-27b-fp8-mtp3-fp8kv-262k-club3090-594")
     new = _report("vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-1139")
     assert old.available_kv_cache_bytes_per_gpu == new.available_kv_cache_bytes_per_gpu
-    assert _gib(new.available_kv_cache_bytes_per_gpu) == pytest.approx(5.106, abs=PINNED)
+    assert _gib(new.available_kv_cache_bytes_per_gpu) == pytest.approx(4.973, abs=PINNED)
     printed_drop = 5.33 - 4.76
     assert printed_drop == pytest.approx(0.57, abs=PRINTED)
 
