@@ -49,6 +49,7 @@ from bench.calibrate_terms import (
     NonTorchPoint,
     base_constants,
     fit_activation,
+    fit_encoder_non_torch,
     fit_non_torch,
     median_bytes,
 )
@@ -61,6 +62,7 @@ from planner.engines.base import engine_total_bytes
 from planner.engines.evidence import EVIDENCE_PATH
 from planner.engines.platform import vllm_platform
 from planner.engines.registry import get_engine
+from planner.engines.vllm.encoder_memory import encoder_item_tokens
 from planner.engines.vllm.failures import sampler_headroom
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import vllm_stage
@@ -189,15 +191,17 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
                     weights_bytes / GiB,
                     p.enforce_eager,
                     p.reads_ahead,
+                    encoder_item_tokens(q.model) if p.is_v1 and p.loads_encoder(q.model) else 0,
                 )
             )
     return points
 
 
-def fit(cases: list[Case]) -> VllmConstants:
+def fit(cases: list[Case], encoder_share: bool = False) -> VllmConstants:
     """Every fitted vLLM constant from ``cases`` (any subset of the public cases): the graph terms, then the
     activation terms (which need the graph estimate for >= 0.27 logs), then the non-torch memory (which needs both
-    for the logs that print only their KV budget)."""
+    for the logs that print only their KV budget). ``encoder_share``: the encoder's non-torch amount fitted in place
+    of the desktop share (measured, not shipped: :mod:`bench.share_split`)."""
     vllm = list(_vllm_cases(cases))
     estimate, capture = graph_fit(vllm)
     held = [c for c in cases if (s := setup_of(c)).not_fitted and ESTIMATE in s.fitted_figures]
@@ -222,7 +226,8 @@ def fit(cases: list[Case]) -> VllmConstants:
         "encoder_bytes": round(theta.get("encoder_bytes", 0.0)),
     }
     points = _non_torch_points(vllm, base_constants(**graphs, **activation))
-    eras, uma_shares, graphics_extra = fit_non_torch(points)
+    eras, uma_shares, graphics_extra = fit_non_torch(points, encoder_share)
+    encoder_non_torch = fit_encoder_non_torch(points, base_constants(non_torch=list(eras))) if encoder_share else 0
     cdna3 = [(p.version, p.gib) for p in points if p.platform.cdna3 and p.tp == 1 and p.pp == 1]
     base_tp1, base_tp = init_baselines(vllm)
     constants = VllmConstants(
@@ -232,6 +237,7 @@ def fit(cases: list[Case]) -> VllmConstants:
         uma_weights_share=uma_shares.read_ahead,
         uma_weights_share_lazy=uma_shares.lazy,
         graphics_extra=graphics_extra,
+        encoder_non_torch=encoder_non_torch,
         cdna3_non_torch=cdna3_non_torch(cdna3, base_constants(non_torch=list(eras))),
         init_baseline_tp1=base_tp1,
         init_baseline_tp=base_tp,

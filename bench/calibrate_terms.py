@@ -191,6 +191,7 @@ class NonTorchPoint(NamedTuple):
     weights_gib: float  # what the rank loaded (unified memory counts a share of it again)
     eager: bool = False  # --enforce-eager: no compile, so none of the graphics dies' fitted amount
     read_ahead: bool = False  # a loader that reads the checkpoint ahead (planner.engines.vllm.unified)
+    item_tokens: int = 0  # the largest item its encoder profile runs (planner.engines.vllm.encoder_memory); 0: none
 
     @property
     def datacenter(self) -> bool:
@@ -253,7 +254,9 @@ def _graphics_extra(points: list[NonTorchPoint], eras: tuple[NonTorchEra, ...]) 
     return median_bytes(over) or 0
 
 
-def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...], UmaShares, int]:
+def fit_non_torch(
+    points: list[NonTorchPoint], encoder_share: bool = False
+) -> tuple[tuple[NonTorchEra, ...], UmaShares, int]:
     """The non-torch memory by era and device class, in order: (1) per era the medians of the datacenter compute
     dies' figures at TP 1, with a pipeline stage, and at TP 2 and per rank beyond with vLLM's NVLink collectives
     (an H100 at TP 2: 2.07 GiB in 0.19, against 0.25 at TP 1); (2) what graphics dies (RTX 3090, RTX 5090,
@@ -265,7 +268,9 @@ def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...],
     the rank loaded (what the host stops counting in the MemAvailable vLLM reads there, and in the
     ``cudaMemGetInfo`` its graph estimate reads, beyond the planner's own estimate), by loader class
     (:func:`uma_shares`). A class with fewer than two figures in an era takes the nearest earlier, else later,
-    era's and says so."""
+    era's and says so. ``encoder_share``: the encoder's non-torch amount in place of the desktop share
+    (:mod:`bench.share_split`): the start-ups that profile an encoder leave the eras, and no desktop share."""
+    every, points = points, [p for p in points if not (encoder_share and p.item_tokens)]
     found = [{"since": since, **_era_fields([p for p in points if _in_era(p.version, i)])}
              for i, since in enumerate(NON_TORCH_ERAS)]  # fmt: skip
     donated = _donated(found, ("tp1", "tp2", "per_extra_rank", "pp"))
@@ -273,7 +278,7 @@ def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...],
         NonTorchEra(since=era["since"], **{"tp1": 0, "tp2": 0, "pp": 0, **values})
         for era, (values, _) in zip(found, donated, strict=True)
     )
-    graphics = _graphics_extra(points, base)
+    graphics = 0 if encoder_share else _graphics_extra(points, base)
     eras = []
     for era, (values, notes) in zip(found, donated, strict=True):
         counts = "/".join(map(str, era["counts"]))
@@ -283,7 +288,20 @@ def fit_non_torch(points: list[NonTorchPoint]) -> tuple[tuple[NonTorchEra, ...],
             NonTorchEra(since=era["since"], evidence=evidence, **{"tp1": 0, "tp2": 0, "pp": 0, **values, **nccl})
         )
     fitted = tuple(eras)
-    return fitted, uma_shares(points, base_constants(non_torch=list(fitted), graphics_extra=graphics)), graphics
+    return fitted, uma_shares(every, base_constants(non_torch=list(fitted), graphics_extra=graphics)), graphics
+
+
+def fit_encoder_non_torch(points: list[NonTorchPoint], probe: VllmConstants) -> int:
+    """``VllmConstants.encoder_non_torch``: what the start-ups that profile an encoder hold beyond ``probe``'s
+    non-torch memory, per token of the item profiled and on one rank (``x tp``), the median over those on discrete
+    CUDA cards (unified memory's fitted shares hold what its start-ups left; a CDNA 3 device has its own term):
+    :mod:`planner.engines.vllm.encoder_memory`."""
+    over = []
+    for p in points:
+        if p.item_tokens and not p.platform.integrated and not p.platform.cdna3 and p.platform.runtime == "cuda":
+            base = VllmProfile(engine_version=p.version, constants=probe).non_torch_bytes(p.tp, p.pp, p.platform)
+            over.append((p.gib * GiB - base) * p.tp / p.item_tokens)
+    return max(0, round(statistics.median(over))) if over else 0
 
 
 class UmaShares(NamedTuple):

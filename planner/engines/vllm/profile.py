@@ -51,6 +51,7 @@ from planner.core.overhead import (
 from planner.engines.platform import VllmPlatform, platform_of
 from planner.engines.vllm.compile_copy import compile_copy_bytes, compile_inputs
 from planner.engines.vllm.defaults import BatchFlags, batch_length, engine_batch
+from planner.engines.vllm.encoder_memory import stage_encoder_non_torch
 from planner.engines.vllm.extensible import EXTENSIBLE_UTILIZATION, reserved_bytes
 from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.kept import per_gpu_kept as _per_gpu_kept
@@ -353,9 +354,9 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         return formula and not self.extensible(platform_of(ctx.platform).runtime)
 
     def persistent_bytes(self, ctx: StageContext) -> int:
-        """What torch holds from the profile run on that the budget counts with the non-torch memory:
-        :meth:`sampler_state_bytes` and the fused-MoE workspace where :meth:`consumed_workspace`."""
-        state = self.sampler_state_bytes(ctx)
+        """What the budget counts with the non-torch memory: :meth:`sampler_state_bytes`, the encoder profile's
+        (:mod:`planner.engines.vllm.encoder_memory`), the fused-MoE workspace where :meth:`consumed_workspace`."""
+        state = self.sampler_state_bytes(ctx) + stage_encoder_non_torch(self, ctx)
         if not self.consumed_workspace(ctx):
             return state
         return state + self.stage_terms(ctx).moe_workspace
