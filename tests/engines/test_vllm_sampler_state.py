@@ -46,6 +46,9 @@ def test_a100_0_31_start_up_as_planned_now() -> None:
     planner gave 0.12 GiB more KV). +0.39 GiB since Model Runner V2's sampler warm-up is derived from the source
     (one bf16 copy of the logits, 0.28 -> 0.08 GiB; it was +0.18 with the fitted 3.82 fp32 copies): the log's 1.44 GiB
     of peak activation holds V2's own graph estimate from 0.29 (every PIECEWISE graph captured into a throwaway pool,
-    0.29.0 cudagraph_utils.py:718-801), which the planner still prices in the V1 runner's form (0.68 GiB)."""
+    0.29.0 cudagraph_utils.py:718-801), which the planner still prices in the V1 runner's form (0.68 GiB). Planned
+    cold since 2026-12-07 (fifty-third session), as its notes state ('Compilation stayed at ~15 s both times, so it
+    isn't cached across container restarts'; search-index file id 70682754770): -0.32 GiB, the cold compile's copy of
+    the embedding table (0.71 GiB beyond the forward it replaces as the peak) planned beside that estimate."""
     case = {r.id: r for r in run_all()}["vllm-0.31-a100-llama-3-1-8b-instruct-131k"]
-    assert case.kv_error_gib == pytest.approx(0.39, abs=0.01)
+    assert case.kv_error_gib == pytest.approx(-0.32, abs=0.01)  # +0.39 planned warm

@@ -39,11 +39,12 @@ def test_the_candidate_is_not_shipped() -> None:
 
 
 def test_candidate_medians_and_the_verdict_it_trades() -> None:
-    """Over the 135 vLLM >= 0.22 start-ups: in sample / family out / release out 0.363 / 0.390 / 0.383 -> 0.291 /
-    0.337 / 0.337 GiB, the 98 held-out blind start-ups 0.373 -> 0.320; verdicts 139 / 144 either way, one traded."""
+    """Over the 135 vLLM >= 0.22 start-ups: in sample / family out / release out 0.353 / 0.379 / 0.383 -> 0.291 /
+    0.335 / 0.335 GiB, the 98 held-out blind start-ups 0.373 -> 0.320; verdicts 139 / 144 either way, one traded."""
     held = held_ids()
     head, candidate = summary(recent(run_all()), held), summary(candidate_runs(), held)
-    for name, before, after in (("in", 0.363, 0.291), ("family", 0.390, 0.337), ("release", 0.383, 0.337),
+    # 0.363 / 0.390 / 0.383 -> 0.291 / 0.337 / 0.337 until the A100 Llama-3.1-8B of 0.31 was stated cold (2026-12-07)
+    for name, before, after in (("in", 0.353, 0.291), ("family", 0.379, 0.335), ("release", 0.383, 0.335),
                                 ("held", 0.373, 0.320)):  # fmt: skip
         assert head[name] == pytest.approx(before, abs=MEDIAN_TOLERANCE_GIB)
         assert candidate[name] == pytest.approx(after, abs=MEDIAN_TOLERANCE_GIB)
@@ -61,7 +62,7 @@ def test_per_host_split() -> None:
     over-plans nothing there only because it is there; the rented boots hold none of it."""
     by_host = split(rows(), "host")
     expected = {
-        "datacenter": (32, 0.10, -0.05),
+        "datacenter": (32, 0.05, -0.05),  # +0.10 at HEAD until the A100 Llama-3.1-8B of 0.31 was stated cold
         "desktop?": (43, 0.01, 0.10),
         "rented": (21, -0.99, 0.05),
         "rocm": (5, -0.05, -0.29),
@@ -126,7 +127,7 @@ def test_head_on_the_restated_mapping() -> None:
     """The one-RTX-3090 document's six first-table boots stated cold (file id 71124810209, 'Method': 'Each run is a
     new container, so torch.compile and CUDA graphs are rebuilt'), the only compile-cache state the unstated
     desktop-card boots' sources give, planned with HEAD's model: its desktop share refitted 1.05 -> 0.81 GiB (they
-    hold the cold copy instead), and HEAD gets worse: 0.363 / 0.390 / 0.383 -> 0.450 / 0.506 / 0.495 GiB, held out
+    hold the cold copy instead), and HEAD gets worse: 0.353 / 0.379 / 0.383 -> 0.450 / 0.506 / 0.495 GiB, held out
     0.373 -> 0.483, verdicts 139 -> 137 / 144 (the document's Qwen3-32B-AWQ and Qwen2.5-32B-AWQ planned to refuse,
     -0.79 and -0.90 GiB: the cold copy and the share both planned), over-planned (> +0.5 GiB) 23 -> 31."""
     held = held_ids()
@@ -134,7 +135,7 @@ def test_head_on_the_restated_mapping() -> None:
     share = fit([candidate_case(c) for c in load_cases()]).graphics_extra / GiB
     assert fitted_constants().graphics_extra / GiB == pytest.approx(1.05, abs=0.01)
     assert share == pytest.approx(0.81, abs=0.01)
-    for name, before, after in (("in", 0.363, 0.450), ("family", 0.390, 0.506), ("release", 0.383, 0.495),
+    for name, before, after in (("in", 0.353, 0.450), ("family", 0.379, 0.506), ("release", 0.383, 0.495),
                                 ("held", 0.373, 0.483)):  # fmt: skip
         assert head[name] == pytest.approx(before, abs=MEDIAN_TOLERANCE_GIB)
         assert restated[name] == pytest.approx(after, abs=MEDIAN_TOLERANCE_GIB)
