@@ -38,9 +38,9 @@ Case = dict[str, Any]
 
 # The one-RTX-3090 document of 0.30.0 (search-index file id 71124810209), 'Method', step 1: 'Each run is a new
 # container, so torch.compile and CUDA graphs are rebuilt and the prefix cache is empty'; its first table's six
-# boots, not the 'Small models' section's Llama 3.2 3B, which does not restate it. The only compile-cache state found
-# stated for the start-ups HEAD plans warm by default: the other unstated desktop-card boots' public sources (read
-# 2026-12-07, fifty-third session; docs/fidelity.md, 'The compile cache read from the logs') quote no compile line.
+# boots, not the 'Small models' section's Llama 3.2 3B, which does not restate it. The only desktop-card start-ups
+# found stated cold among those HEAD plans warm by default: the other unstated ones' public sources (read 2026-12-07,
+# fifty-third session; docs/fidelity.md, 'The compile cache read from the logs') quote no compile line.
 # Not written into the cases: with HEAD's desktop share they lose two verdicts (tests/fidelity/test_share_split.py).
 COLD_BY_METHOD = (
     "vllm-0.30-rtx3090-qwen3-32b-awq-8k",
