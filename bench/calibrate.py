@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import statistics
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -197,11 +198,12 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
     return points
 
 
-def fit(cases: list[Case], encoder_share: bool = False) -> VllmConstants:
+def fit(cases: list[Case], encoder_share: bool = False, windows_share: bool = False) -> VllmConstants:
     """Every fitted vLLM constant from ``cases`` (any subset of the public cases): the graph terms, then the
     activation terms (which need the graph estimate for >= 0.27 logs), then the non-torch memory (which needs both
     for the logs that print only their KV budget). ``encoder_share``: the encoder's non-torch amount fitted in place
-    of the desktop share (measured, not shipped: :mod:`bench.share_split`)."""
+    of the desktop share (measured, not shipped: :mod:`bench.share_split`); ``windows_share``: with it, the Windows
+    share fitted on the Windows start-ups among ``cases`` (:func:`fit_windows_non_torch`)."""
     vllm = list(_vllm_cases(cases))
     estimate, capture = graph_fit(vllm)
     held = [c for c in cases if (s := setup_of(c)).not_fitted and ESTIMATE in s.fitted_figures]
@@ -246,7 +248,26 @@ def fit(cases: list[Case], encoder_share: bool = False) -> VllmConstants:
     )
     ratio, counts = risk_ratio(_sampler_labels(vllm, constants))
     fit_stats = {**constants.fit, "sampler_oom": counts}
-    return constants.model_copy(update={"sampler_risk_ratio": ratio, "fit": fit_stats})
+    windows = fit_windows_non_torch(cases, constants) if encoder_share and windows_share else 0
+    return constants.model_copy(update={"sampler_risk_ratio": ratio, "fit": fit_stats, "windows_non_torch": windows})
+
+
+def windows_cases(cases: Iterable[Case]) -> list[Case]:
+    """The vLLM cases planned with ``--host windows`` (WSL2, Docker Desktop), held out or not."""
+    return [c for c in cases if (d := setup_of(c).deployment) and d.get("host") == "windows"]
+
+
+def fit_windows_non_torch(cases: list[Case], probe: VllmConstants) -> int:
+    """``VllmConstants.windows_non_torch`` (:mod:`planner.engines.vllm.windows_share`): the median over the V1
+    start-ups under Windows among ``cases`` (the blind ones too: no other term is fitted on them) of what each rank's
+    non-torch figure (printed, or what its KV budget leaves) holds beyond ``probe``'s, planned on that host."""
+    unblind = [{**c, "setup": {k: v for k, v in c["setup"].items() if k != "not_fitted"}} for c in windows_cases(cases)]
+    points = _non_torch_points(list(_vllm_cases(unblind)), probe.model_copy(update={"windows_non_torch": 0}))
+    over = [
+        p.gib * GiB - VllmProfile(engine_version=p.version, constants=probe).non_torch_bytes(p.tp, p.pp, p.platform)
+        for p in points
+    ]
+    return max(0, round(statistics.median(over))) if over else 0
 
 
 def _sampler_labels(vllm: list[VllmCase], constants: VllmConstants) -> list[tuple[float, bool]]:

@@ -84,19 +84,19 @@ def candidate_runs() -> tuple[CaseResult, ...]:
 
 
 @cache
-def restated_runs(encoder_share: bool = False) -> tuple[CaseResult, ...]:
+def restated_runs(encoder_share: bool = False, windows_share: bool = False) -> tuple[CaseResult, ...]:
     """Every vLLM >= 0.22 case with :data:`COLD_BY_METHOD` planned cold: its in-sample report and its family-out /
     release-out KV from constants refitted on those cases without the case's family and release (as
     :func:`bench.fidelity.run_all`); HEAD's model (its desktop share refitted) or, with ``encoder_share``, the
     candidate's."""
     cases = [candidate_case(c) for c in load_cases()]
-    whole = fit(cases, encoder_share=encoder_share)
+    whole = fit(cases, encoder_share, windows_share)
     heads = {r.id: r for r in recent(run_all())}
     fitted = [c for c in cases if c["id"] in heads and heads[c["id"]].cv_kv_gib is not None]
     families = {setup_of(c).family for c in fitted}
     releases = {case_release(c) for c in fitted}
-    by_family = {f: fit([c for c in cases if setup_of(c).family != f], encoder_share) for f in families}
-    by_release = {r: fit([c for c in cases if case_release(c) != r], encoder_share) for r in releases}
+    by_family = {f: fit([c for c in cases if setup_of(c).family != f], encoder_share, windows_share) for f in families}
+    by_release = {r: fit([c for c in cases if case_release(c) != r], encoder_share, windows_share) for r in releases}
     out = []
     for case in cases:
         if case["id"] not in heads:

@@ -141,6 +141,7 @@ class StageContext(BaseModel, frozen=True, extra="forbid"):
     speculative_tokens: int = 0  # tokens a drafter proposes per step (vLLM: its graphs and rejection sampler)
     speculative_method: str | None = None  # its method (planner.deploy.options.SpeculativeOptions.method)
     lora: bool = False  # adapters are served (SGLang then captures no prefill graphs before 0.5.17)
+    windows_host: bool = False  # under Windows: WSL2, Docker Desktop (planner.deploy.host; vLLM's Windows share)
     attention_ranks: int = 1  # data-parallel attention: the server's ranks over this stage (SGLang's --dp)
 
     @property

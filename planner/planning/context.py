@@ -66,6 +66,7 @@ def stage_context(
         speculative_tokens=spec_tokens(request),
         speculative_method=speculative_method(request),
         lora=bool(options and options.lora),
+        windows_host=bool(options and options.host == "windows"),
         attention_ranks=ranks_of(request, *split) if request.overhead.attends_per_gpu else 1,
     )
 

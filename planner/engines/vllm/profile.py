@@ -1,9 +1,9 @@
 """vLLM's memory settings and its profile run, term by term, by release.
 
 The budget (``vllm/v1/worker/gpu_worker.py`` ``determine_available_memory``): available KV = total x
-``gpu_memory_utilization`` - (weights + torch activation peak + non-torch memory), minus the CUDA-graph estimate
-from the releases that subtract it (``versions.toml`` rule ``cudagraph_in_budget``). ``--kv-cache-memory-bytes``
-replaces the whole sizing. The activation peak is what ``GPUModelRunner.profile_run`` allocates
+``gpu_memory_utilization`` - (weights + torch activation peak + non-torch memory), minus the CUDA-graph estimate from
+the releases that subtract it (``versions.toml`` rule ``cudagraph_in_budget``). ``--kv-cache-memory-bytes`` replaces
+the whole sizing. The activation peak is what ``GPUModelRunner.profile_run`` allocates
 (``vllm/v1/worker/gpu_model_runner.py``, 0.19 tree):
 
 - the forward of a dummy batch of ``max_num_batched_tokens`` tokens (:func:`forward_bytes`);
@@ -18,13 +18,13 @@ replaces the whole sizing. The activation peak is what ``GPUModelRunner.profile_
 - a pipeline stage after the first also holds the received hidden states and residual.
 
 The peak is the largest of the forward and the two samplers, plus what is held throughout. Model Runner V2 (the default
-for dense models from 0.25, for all from 0.29: :mod:`planner.engines.vllm.runner`) warms its own sampler (kind
-``v2``, derived: :func:`v2_sampler_bytes`). From 0.20 the CUDA-graph estimate is subtracted from the budget (on
-Model Runner V2 from 0.29: :meth:`VllmProfile.graphs_in_budget`) and depends on the graphs captured
+for dense models from 0.25, for all from 0.29: :mod:`planner.engines.vllm.runner`) warms its own sampler (kind ``v2``,
+derived: :func:`v2_sampler_bytes`). From 0.20 the CUDA-graph estimate is subtracted from the budget (on Model Runner V2
+from 0.29: :meth:`VllmProfile.graphs_in_budget`) and depends on the graphs captured
 (:mod:`planner.engines.vllm.graphs`: ``max_num_seqs``, speculative tokens, ``--max-cudagraph-capture-size``,
-``--enforce-eager``); hybrid models' pages are :mod:`planner.engines.vllm.mamba`'s. Constants the source does not
-fix are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 (before 0.8,
-``vllm/worker/worker.py``) profiled one prefill of ``max(max_model_len, 2048)`` tokens without a sampler warm-up.
+``--enforce-eager``); hybrid models' pages are :mod:`planner.engines.vllm.mamba`'s. Constants the source does not fix
+are fitted by ``make calibrate`` (:mod:`planner.engines.vllm.versions`). V0 (before 0.8, ``vllm/worker/worker.py``)
+profiled one prefill of ``max(max_model_len, 2048)`` tokens without a sampler warm-up.
 """
 
 from __future__ import annotations
@@ -76,6 +76,7 @@ from planner.engines.vllm.terms import (
 from planner.engines.vllm.towers import is_multimodal, prefix_floor_applies, serves_multimodal
 from planner.engines.vllm.unified import reads_ahead
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
+from planner.engines.vllm.windows_share import stage_windows_non_torch
 
 VLLM_DEFAULT_VERSION = default_version()
 
@@ -216,8 +217,7 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         return frozenset({"experts"})
 
     def others_in_reserve(self) -> bool:
-        """Not where the release counts other processes in non-torch (:func:`stage.others_counted`: 0.6.4,
-        0.8.0-0.9.0)."""
+        """Not where the release counts other processes in non-torch (:func:`stage.others_counted`: 0.6.4, 0.8-0.9)."""
         return not self.rules.non_torch_device_wide
 
     @property
@@ -354,9 +354,9 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         return formula and not self.extensible(platform_of(ctx.platform).runtime)
 
     def persistent_bytes(self, ctx: StageContext) -> int:
-        """What the budget counts with the non-torch memory: :meth:`sampler_state_bytes`, the encoder profile's
-        (:mod:`planner.engines.vllm.encoder_memory`), the fused-MoE workspace where :meth:`consumed_workspace`."""
-        state = self.sampler_state_bytes(ctx) + stage_encoder_non_torch(self, ctx)
+        """What the budget counts with the non-torch memory: :meth:`sampler_state_bytes`, the encoder's and the Windows
+        share (:mod:`.encoder_memory`, :mod:`.windows_share`), the MoE workspace where :meth:`consumed_workspace`."""
+        state = self.sampler_state_bytes(ctx) + stage_encoder_non_torch(self, ctx) + stage_windows_non_torch(self, ctx)
         if not self.consumed_workspace(ctx):
             return state
         return state + self.stage_terms(ctx).moe_workspace
