@@ -30,6 +30,7 @@ from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.start_memory import free_at_start
 from planner.engines.vllm.terms import activation_dtype_bytes
 from planner.engines.vllm.unified import unified_non_torch_bytes
+from planner.engines.vllm.windows_share import windows_note
 from planner.planning.context import result_context
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
@@ -122,10 +123,10 @@ HEADLESS_EVIDENCE = (
 def graphics_note(request: PlanRequest, result: PlanResult, profile: VllmProfile) -> str | None:
     """On a graphics die (GeForce, RTX workstation), compiled: the fitted share the non-torch figure holds there
     (:meth:`VllmProfile.graphics_compile_bytes`: none for an eager start-up or under Windows); under Windows what
-    that host changes (:func:`planner.deploy.host.host_note`)."""
+    that host changes (:func:`planner.deploy.host.host_note`) and the Windows share (:func:`windows_note`)."""
     options = request.deployment
     if options is not None and options.host != "linux":
-        return host_note(options.host, options.used_memory_bytes)
+        return f"{host_note(options.host, options.used_memory_bytes)} {windows_note(profile.fitted)}".strip()
     share = profile.graphics_compile_bytes(result.tensor_parallel, vllm_platform(request.gpu))
     if share <= 0:
         return None

@@ -1,5 +1,7 @@
 """What a vLLM process holds outside torch under Windows (WSL2, Docker Desktop) beyond the Linux figure: a fitted
-share per process, measured, not shipped (``VllmConstants.windows_non_torch``; 0 in the shipped constants).
+share per process (``VllmConstants.windows_non_torch``, fitted on the public WSL2 / Docker Desktop start-ups),
+measured, not yet the default: 0 in the shipped constants (docs/fidelity.md, 'The share candidate with a Windows
+term').
 
 Under WSL2 CUDA runs through the Windows display driver model (the paravirtualised ``/dev/dxg`` device: the Linux
 ``libcuda`` hands allocations and their residency to the Windows driver, ``dxgkio_make_resident``), and what a
@@ -42,3 +44,21 @@ def stage_windows_non_torch(profile: WindowsProfile, ctx: StageContext) -> int:
     if not profile.is_v1 or not ctx.windows_host:
         return 0
     return profile.fitted.windows_non_torch
+
+
+def windows_note(fitted: VllmConstants) -> str:
+    """The Windows share in words (empty where it is 0).
+
+    >>> from planner.engines.vllm.versions import fitted_constants
+    >>> windows_note(fitted_constants())
+    ''
+    >>> windows_note(fitted_constants().model_copy(update={"windows_non_torch": 2**30}))[:40]
+    'Non-torch memory includes 1.00 GiB per p'
+    """
+    if not fitted.windows_non_torch:
+        return ""
+    return (
+        f"Non-torch memory includes {fitted.windows_non_torch / 2**30:.2f} GiB per process fitted on public WSL2 / "
+        "Docker Desktop start-ups (what the Windows driver holds for vLLM's process beyond Linux's figure; no "
+        "log line splits it out): public runs held from none of it to about 1.6 times it."
+    )
