@@ -198,12 +198,13 @@ def _non_torch_points(vllm: list[VllmCase], probe: VllmConstants) -> list[NonTor
     return points
 
 
-def fit(cases: list[Case], encoder_share: bool = False, windows_share: bool = False) -> VllmConstants:
+def fit(cases: list[Case], encoder_share: bool = True, windows_share: bool = True) -> VllmConstants:
     """Every fitted vLLM constant from ``cases`` (any subset of the public cases): the graph terms, then the
     activation terms (which need the graph estimate for >= 0.27 logs), then the non-torch memory (which needs both
-    for the logs that print only their KV budget). ``encoder_share``: the encoder's non-torch amount fitted in place
-    of the desktop share (measured, not shipped: :mod:`bench.share_split`); ``windows_share``: with it, the Windows
-    share fitted on the Windows start-ups among ``cases`` (:func:`fit_windows_non_torch`)."""
+    for the logs that print only their KV budget). ``encoder_share`` (shipped): the encoder's non-torch amount fitted
+    in place of the desktop share (:mod:`bench.share_split`; False: the model before 2026-12-07); ``windows_share``
+    (shipped): with it, the Windows share fitted on the Windows start-ups among ``cases``
+    (:func:`fit_windows_non_torch`, :mod:`bench.windows_split`)."""
     vllm = list(_vllm_cases(cases))
     estimate, capture = graph_fit(vllm)
     held = [c for c in cases if (s := setup_of(c)).not_fitted and ESTIMATE in s.fitted_figures]

@@ -1,17 +1,17 @@
-"""The desktop share's mechanistic candidate measured start-up by start-up, split by host, compile cache and model
-kind (issue 20; docs/fidelity.md, 'The share candidate split by host').
+"""The desktop share's mechanistic candidate measured start-up by start-up, split by host, compile cache and model kind
+(issue 20; docs/fidelity.md, 'The share candidate split by host').
 
-The candidate (measured, not shipped): (1) the vision encoder's profile leaves non-torch memory, per token of the
-largest item it runs (:mod:`planner.engines.vllm.encoder_memory`); (2) that amount is fitted on the start-ups that
-profile an encoder on discrete CUDA cards, which leave the era bases (``bench.calibrate.fit(encoder_share=True)``);
-(3) the one-RTX-3090 document's six first-table boots are planned cold, as its method states (:data:`COLD_BY_METHOD`);
-(4) no desktop share (``VllmConstants.graphics_extra`` 0). ``python -m bench.share_split`` prints the vLLM >= 0.22
-medians (in sample / family out / release out, and the held-out start-ups alone), verdicts and over-planned start-ups
-at HEAD, under HEAD's model with (3) alone (:func:`restated_runs`: its desktop share refitted, 1.05 -> 0.81 GiB) and
-under the candidate, then every start-up the candidate moves by more than 0.3 GiB with its host
-(:func:`bench.split_audit.host_of`), its compile cache (stated cold / warm, or unstated) and its model kind
-(``encoder``: the tower loaded and profiled; ``lm-only``: a multimodal model with ``--language-model-only`` or no
-item allowed; ``text``), and the median error of each host, cache state and kind under both.
+The candidate (shipped since 2026-12-07 with a Windows term, :mod:`bench.windows_split`): (1) the vision encoder's
+profile leaves non-torch memory, per token of the largest item it runs (:mod:`planner.engines.vllm.encoder_memory`);
+(2) that amount is fitted on the start-ups that profile an encoder on discrete CUDA cards, which leave the era bases
+(``bench.calibrate.fit(encoder_share=True)``); (3) the one-RTX-3090 document's six first-table boots are planned cold,
+as its method states (:data:`COLD_BY_METHOD`); (4) no desktop share (``VllmConstants.graphics_extra`` 0). ``python -m
+bench.share_split`` prints the vLLM >= 0.22 medians (in sample / family out / release out, and the held-out start-ups
+alone), verdicts and over-planned start-ups at HEAD, under HEAD's model with (3) alone (:func:`restated_runs`: its
+desktop share refitted, 1.03 -> 0.81 GiB) and under the candidate, then every start-up the candidate moves by more than
+0.3 GiB with its host (:func:`bench.split_audit.host_of`), its compile cache (stated cold / warm, or unstated) and its
+model kind (``encoder``: the tower loaded and profiled; ``lm-only``: a multimodal model with ``--language-model-only``
+or no item allowed; ``text``), and the median error of each host, cache state and kind under both.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ Case = dict[str, Any]
 # boots, not the 'Small models' section's Llama 3.2 3B, which does not restate it. The only desktop-card start-ups
 # found stated cold among those HEAD plans warm by default: the other unstated ones' public sources (read 2026-12-07,
 # fifty-third session; docs/fidelity.md, 'The compile cache read from the logs') quote no compile line.
-# Not written into the cases: with HEAD's desktop share they lose two verdicts (tests/fidelity/test_share_split.py).
+# Written into the cases (compile_cache cold) since 2026-12-07, when the candidate shipped with a Windows term; with
+# the desktop share they lose two verdicts (tests/fidelity/test_share_split.py).
 COLD_BY_METHOD = (
     "vllm-0.30-rtx3090-qwen3-32b-awq-8k",
     "vllm-0.30-rtx3090-qwen3-14b-awq-8k",

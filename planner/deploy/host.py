@@ -3,10 +3,13 @@
 
 - ``linux`` (the default): the planner's figures are the ones fitted on public Linux start-ups; on a desktop card
   (GeForce, RTX workstation) vLLM's non-torch figure holds a share fitted there
-  (:meth:`planner.engines.vllm.profile.VllmProfile.graphics_compile_bytes`).
+  (:meth:`planner.engines.vllm.profile.VllmProfile.graphics_compile_bytes`; fitted 0 since 2026-12-07, when the
+  vision encoder's non-torch amount and the cold compiles stated took its place: docs/fidelity.md).
 - ``windows``: WSL2 or Docker Desktop on Windows. CUDA reports the card's whole memory (the 32,607 MiB nvidia-smi
   shows on an RTX 5090: 31.84 GiB, where Linux's driver gives 31.36), the Windows desktop holds part of it before
-  the engine starts (:data:`WINDOWS_DESKTOP_BYTES`), and the desktop share above is held as on Linux. It had been
+  the engine starts (:data:`WINDOWS_DESKTOP_BYTES`), and vLLM's non-torch figure holds a per-process share fitted on
+  the public WSL2 / Docker Desktop start-ups alone (:mod:`planner.engines.vllm.windows_share`, since 2026-12-07; the
+  desktop share above is fitted 0 since then). The desktop share had been
   left out (2026-12-04) because the two WSL2 start-ups that print their non-torch memory print 0.32 and 0.58 GiB,
   the datacenter base; but Linux desktop cards print 0.3-0.56 there too, and the share stands for what the
   planner's estimates miss on them, not for that line (docs/fidelity.md). Over the fifteen WSL2 / Docker Desktop

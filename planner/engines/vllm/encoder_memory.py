@@ -5,10 +5,9 @@ tokens inside ``memory_profiling`` (0.28.0 ``v1/worker/gpu_model_runner.py:6559-
 One public boot measures what that leaves (docs/fidelity.md, 'The encoder's part is non-torch memory'): one rented
 RTX 5090, vLLM 0.28.0, Qwen3.8-27B NVFP4 (search-index file id 69381046304) prints 1.28 GiB of non-torch memory
 (consumed less weights) with the tower loaded and 0.36 with ``--limit-mm-per-prompt '{"image":0,"video":0}'``, which
-drops the encoder's profile. The amount per item token (``VllmConstants.encoder_non_torch``) is measured, not
-shipped: ``bench.calibrate.fit(encoder_share=True)`` fits it in place of the desktop cards' share for
-``bench.share_split``, which trades a verdict (docs/fidelity.md, 'The share candidate split by host'); the shipped
-constants hold 0, so nothing is planned here beside the share.
+drops the encoder's profile. The amount per item token (``VllmConstants.encoder_non_torch``) is fitted by
+``bench.calibrate.fit`` in place of the desktop cards' share (fitted 0 since 2026-12-07, with the Windows term of
+:mod:`planner.engines.vllm.windows_share`; docs/fidelity.md, 'The share candidate with a Windows term, shipped').
 
 The largest item, by the tower's model type: the Qwen3.5 family (Qwen3.5 / 3.6 / 3.8) profiles one image of 16,384
 tokens ('Encoder cache will be initialized with a budget of 16384 tokens, and profiled with 1 image items' in the
