@@ -12,6 +12,7 @@ from bench.fidelity_unmatched_r import NINETEENTH
 from bench.fidelity_unmatched_s import TWENTIETH
 from bench.fidelity_unmatched_t import TWENTY_FIRST
 from bench.fidelity_unmatched_u import TWENTY_SECOND
+from bench.fidelity_unmatched_w import FIFTY_THIRD
 
 UNMATCHED: dict[str, str] = {
     "sglang-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
@@ -43,13 +44,6 @@ UNMATCHED: dict[str, str] = {
         "KV: printed 8.11 GiB, ~1.8 GiB less than predicted; the log gives no weights/activation/non-torch split, "
         "and the run loads the LMCache KV connector and FP8 block-scaled MoE weights whose loaded size the planner "
         "does not pin; the full start-up log would settle it"
-    ),
-    "vllm-qwen3-8b-tp1pp1-lmcacheis3430": (
-        "KV -1.49 GiB: this RTX A5000 (a GA102 graphics die) start-up at util 0.9764 with LMCache's connector holds "
-        "none of the ~1.1 GiB more non-torch memory the graphics dies of the 0.24-0.30 logs hold at TP 1 (RTX 3090, "
-        "RTX 5090, RTX PRO 6000), which the planner adds; its budget-derived non-torch (0.04 GiB) is below even the "
-        "H100's 0.25. Whether LMCache's start-up or the 0.21 release makes the difference is not settled by one log; "
-        "its 'Memory profiling takes' DEBUG line would"
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
         "KV -0.89 GiB (-0.53 before Model Runner V2's sampler was read from the source, 2026-12-04): unified "
@@ -91,52 +85,6 @@ UNMATCHED: dict[str, str] = {
         "hybrids carry a context transient; the L40S Qwen3.8 FP8 start-up of 0.26 prints 1.11 against 1.20 planned "
         "at 2,048 tokens): the 'Estimated CUDA graph memory' line would settle it"
     ),
-    "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k": (
-        "KV -1.03 GiB, tokens and the verdict: a refusal planned by 0.05 GiB (1.95 GiB of KV where 2.00 is needed) "
-        "since the allocator's 2 MiB segment tails are counted with the weights (2026-12-07, planner.engines.vllm."
-        "allocator: 0.125 GiB of Qwen3-32B's AWQ tensors, which its first boots' printed figures bear out); -0.92 and "
-        "starting from the desktop cards' share refitted beside FlashInfer's decode workspace (1.18 -> 1.05 GiB) "
-        "until then, -1.05 and a refusal before that: the restart of the same container 28 s "
-        "after its first boot failed with 0.45 GiB, planned with a "
-        "warm compile cache. Its transient is read since 2026-12-07: the first boots print 1.46 GiB of peak "
-        "activation, a cold compile's random copy of the 1.449 GiB embedding table (planner.engines.vllm."
-        "compile_copy; the -first-boot case is planned cold), the restart 0.33, the planner's "
-        "forward 0.42. What is left is consumed memory: the restart prints 18.62 GiB of weights and non-torch, "
-        "the first boots 20.04 (+1.42, the table's size again, on the cold boots of this box and of a 6 GB card "
-        "at 0.29, +0.53 for a 0.58 GiB table, but not on the RTX 3090 and RunPod cold / warm pairs), and the plan "
-        "puts the desktop cards' fitted share there on both. No source line found that keeps a copy past the "
-        "profile's empty_cache; a torch.cuda.memory_snapshot() after one cold profile run would settle it"
-    ),
-    "vllm-0.30-rtx3090-qwen38-27b-w4a16-redhat-8k": (
-        "KV +1.05 GiB: 0.19 is the planner's weights under the printed 16.84; the other 0.86 is memory beyond "
-        "weights and KV that this hybrid (Gated DeltaNet) holds at 0.30 on the RTX 3090 and the dense runs of the "
-        "same document and settings do not (matched within 0.13 GiB), where the RTX PRO 6000's hybrids at 0.27-0.28 "
-        "(V1 runner) hold none. The document's other presets (not cases) place it: beyond weights and KV all eight "
-        "27B builds leave 2.66-2.78 GiB of the budget, Qwen3.5-9B 2.12-2.17, -4B 1.41, -2B 1.17, the dense Qwen3, "
-        "Qwen2.5 and Llama presets 1.64-1.72 (Phi-4-mini 2.43, Gemma 4 12B 2.22), and the document reads "
-        "Qwen3.5-35B-A3B's 1.39 from its log as 0.26 non-torch, 1.13 peak activation with the graph estimate and "
-        "0.10 of graphs: so the hybrids' extra sits in Model Runner V2's transient peak or "
-        "graph estimate, not in non-torch memory, and grows with the model (with the 35B-A3B's 0.26 of non-torch, "
-        "the 9B's and 27B's rest is within 0.15 GiB of one bf16 vocab x hidden matrix: a lead, not found in the "
-        "source). Ruled out in the 0.30.0 wheel: the profile skips the GDN core (v1/worker/gpu/model_runner.py:"
-        "955-956, qwen_gdn_linear_attn.py:1286-1291) and warms the FLA chunk kernels once at 64 tokens (:1075-1202, "
-        "ending in empty_cache; autotune keys are shapes only, chunk_delta_h.py:34-41, so capture does not re-tune): "
-        "at most Triton's 256 MiB benchmark buffer in the transient; the estimate's minimal KV cache (16 blocks of "
-        "784 tokens x 16 layers = 0.77 GiB here, cudagraph_utils.py:963-987) is allocated after the profile's "
-        "snapshot (gpu_worker.py:568-585) and before capture_model measures (model_runner.py:1017-1018); the capture "
-        "sizes are the dense runs' (7 PIECEWISE to 32, 5 FULL to 16) and its dummy batches carry no context "
-        "(input_batch.py:150-152), so vllm issue #50780's V1-runner estimate transient (hybrids, since 0.26) does not "
-        "arise; MambaHybridModelState (model_states/mamba_hybrid.py:84-106), the GDN metadata builder "
-        "(v1/attention/backends/gdn_attn.py:117-165) and Marlin's workspace (kernels/linear/mixed_precision/"
-        "marlin.py:94-97) hold KiB; the lm_head runs in the model dtype (config/model.py:2369-2390); Model Runner V2 "
-        "estimates graphs only from 0.29 (0.28.0 v1/worker/gpu/model_runner.py:843-845 returns 0). The server log's "
-        "'Actual usage' line (consumed, peak activation, graphs) would settle which term holds it"
-    ),
-    "vllm-0.30-rtx3090-qwen36-27b-gptq-groxaxo-8k": (
-        "KV +1.12 GiB: 0.18 the planner's weights under the printed 16.83, 0.94 held beyond weights and KV as by the "
-        "RedHatAI Qwen3.8-27B row of the same document (a hybrid at 0.30 on an RTX 3090; see there for what the "
-        "0.30.0 source rules out)"
-    ),
     "vllm-0.27-gb10-qwen38-27b-bf16-32k-noprefix": (
         "KV -1.11 GiB (unseen set, 2026-12; fitted since 2026-12-04): on this DGX Spark (vLLM 0.27.1, BF16, the "
         "default safetensors load with auto-prefetch off on EXT4, 0.27.0 model_loader/weight_utils.py 'Auto-prefetch "
@@ -162,31 +110,6 @@ UNMATCHED: dict[str, str] = {
         "(74.76 against 73.13) with the same weights and graph estimate; the planner's one figure sits between the "
         "two boots (+0.93 / -0.70), which no input it has can separate"
     ),
-    "vllm-0.28-rtx5090-qwen3-30b-a3b-gptq-graph-p37": (
-        "KV -1.20 GiB (fourth blind set, 2026-12-03): the compiled twin of an eager start-up on the same RTX "
-        "5090 (Qwen3-30B-A3B GPTQ-Int4 as the harness's later receipt names it, vLLM 0.28.0, offline LLM class). "
-        "The eager run is within 0.22 GiB; compiled, the log holds 0.69 GiB less KV than eager (the same 16.7 GiB "
-        "consumed) where the planner puts 2.11 (the graph estimate, a larger activation and the graphics dies' "
-        "1.18 GiB fitted amount). Not the compile cache: a cold compile's table copy (0.58 GiB) is under this "
-        "model's 8,192-token forward (0.57 planned), so cold and warm plan alike (planner.engines.vllm."
-        "compile_copy); the fitted desktop amount is what this rented card does not hold (docs/fidelity.md, "
-        "'Graphics dies'). Its 'Actual usage' split, printed but cut in the page, would settle it"
-    ),
-    "vllm-0.28-rtx5090-qwen3-30b-a3b-gptq-fp8kv-p37": (
-        "KV -0.99 GiB (fourth blind set): as the graph arm of the same page (see there), with an fp8 KV cache"
-    ),
-    "vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09": (
-        "KV -1.31 GiB (third blind set, 2026-12-03; -1.21 until the shared-KV layers' k/v projections vLLM 0.22 "
-        "builds were planned, 2026-12-06): on this headless RTX 3090 Ti (a NixOS VM, no display) the "
-        "budget (0.9 x 23.56 GiB) less the printed 15.18 GiB of weights, 4.1 of KV and 0.79 of graph estimate leaves "
-        "1.13 GiB for activation and non-torch together, where the planner puts 1.07 of activation (0.94 of it the "
-        "sampler's 256 rows over Gemma's 262,144-token vocabulary) and 1.42 of non-torch (the 0.25 base and the "
-        "graphics dies' fitted 1.17; vLLM 0.27+ prints 0.23-0.58 GiB of non-torch on such cards: docs/fidelity.md, "
-        "'Graphics dies'), and 0.10 GiB less weights (0.20 before those projections). The log prints no 'Free "
-        "memory on device' split, which would "
-        "say which term is high. Tokens: exact given the printed pool (6.85x; "
-        "tests/engines/test_vllm_page_unification.py)"
-    ),
     "vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k": (
         "KV +1.30 GiB (+1.33 before the forward's refit, 2026-12-04), tokens +5.7 % (third blind set; the post's "
         "summary table, not log lines): 555,680 tokens are 34,730 blocks, which a 24-layer middle rank holds in "
@@ -195,14 +118,6 @@ UNMATCHED: dict[str, str] = {
         "likely quotes): ~1.4 GiB more working memory on each TP 1 rank than planned, where the same box at TP 4 is "
         "within 0.11 GiB. The PP run's per-rank 'Free memory on device' lines would say whether the MoE activation "
         "of whole experts at TP 1 or non-torch memory is high"
-    ),
-    "vllm-0.31-rocm-mi300x-gemma4-26b-a4b-bf16-32k": (
-        "KV +0.54 GiB (+4.10 before HIP's terms on a CDNA 3 device were fitted on the seventh blind set, "
-        "2026-12-07; +0.60 with this case left out of that fit; -10.79 before the MI300X device total): the graph "
-        "estimate (3.38 planned, 3.41 printed) and non-torch memory (3.58 with the MoE workspace, 3.58 printed) are "
-        "HIP's as fitted; the transient peak is 0.71 planned against 1.15 printed (4.56 - 3.41: the CUDA-fitted "
-        "forward of an MoE under the TRITON unquantized MoE backend, where the dense E4B and 31B are within 0.23), "
-        "and 0.07 GiB fewer weights planned than printed; concurrency exact given the printed pool"
     ),
     "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": (
         "KV 2.90 GiB over (1.82 until mapped without the vision tower its printed weights leave out, 2026-12-07: "
@@ -240,28 +155,6 @@ UNMATCHED: dict[str, str] = {
         "('min MemAvailable' 37.7 GiB: 17.1 GiB left to the host and anything else beside the budget; eighth "
         "blind set, 2026-12-03)"
     ),
-    "vllm-0.26.0-h100-gemma-4-31b-it-bf16-8k-gke": (
-        "Tokens +3.6 %, KV 0.36 GiB over since its budget is derived from the tokens over every batch in flight, as "
-        "its sliding-window layers reserve them (2026-12-07, tests/fidelity/test_derived_budget.py: 11.11 -> 10.19 "
-        "GiB derived); KV 0.56 GiB under since the V slot of the k_eq_v global layers is planned (2026-12-06: "
-        "0.21 GiB more weights, 58.83 GiB against the 58.99 the B300 and MI300X boots of the model print); 0.35 "
-        "under and tokens +5.6 % since Model Runner V2's sampler was read from the source (2026-12-04: 0.13 GiB of "
-        "bf16 logits where the fitted term took 0.94 GiB); when found KV 4.09 GiB under (7.02 planned, "
-        "11.11 derived from the guide's 12,114 tokens): the flags are the repository's manifests at one commit "
-        "(util 0.9, 8,192 tokens), which the measured run may not have used; at util 0.95 the plan would hold ~3.96 "
-        "GiB more; the Run:ai streamer's own memory is not in the log (eighth blind set, 2026-12-03)"
-    ),
-    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": (
-        "KV -1.01 GiB derived from the tokens, tokens -14 % (ninth blind set, 2026-12-04; -3.33, -47 % and a KV "
-        "refusal planned where it started when found): the syv-ai image, whose lm_head and embed_tokens it serves "
-        "in int8 (int4-int8vocab since 2026-12-07: 14.23 GiB planned, the 4-bit body symmetric at 4.125 bits, 14.26 "
-        "printed by its util-0.972 boot), so it "
-        "starts as planned. The rest is its util-0.972 boot's (bench.fidelity_unmatched_o: the fitted desktop "
-        "non-torch share on a headless card, 0.96 GiB over, against a peak activation 0.31 under), and 0.31 more "
-        "that the printed tokens derive beyond that boot's budget less the split: a patched build "
-        "(mamba-chunked-prefill-align.patch) whose blocks may not be the release's page arithmetic; its 'Available "
-        "KV cache memory' line would settle it"
-    ),
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": (
         "verdict (ninth blind set, 2026-12-04; right when found): without the desktop cards' compile amount on the "
         "L40S (0.29 GiB a rank at TP 4) the planner gives 0.83 GiB of pool, 265 blocks for the 256 sequences, where "
@@ -290,25 +183,6 @@ UNMATCHED: dict[str, str] = {
         "share the L40S no longer takes: 0.26 GiB a rank at TP 4, more than the 9 blocks between the planned pool "
         "and a refusal (181 blocks with it, -0.14 for the 30B sibling)"
     ),
-    "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": (
-        "KV +1.00 GiB (tenth blind set, 2026-12-04; -0.18 when found, before the desktop-card rule chosen on the "
-        "L40S start-ups, which brought its two sibling boots at vLLM's default sequences from -0.82 to +0.35): at "
-        "16 sequences the planner's graph estimate is 0.21 GiB against 1.20 at 256, and this fresh compile "
-        "('torch.compile took 97.6 s') held ~1 GiB the rule no longer plans on an L40S; its 'Free memory on "
-        "device ... Actual usage' line would settle the split"
-    ),
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": (
-        "KV +0.68 GiB (+0.93 until FlashInfer's decode workspace was planned and the desktop share refitted, "
-        "2026-12-07; eleventh blind set, 2026-12-04; +2.32 as found, +3.50 while the Windows host took off the "
-        "desktop cards' share, 2026-12-04 to 12-06): since 2026-12-06 unsloth's checkpoint is planned as stored "
-        "(nvfp4-fp8tail: its lm_head and last eight MLPs in FP8, 21.12 GiB loaded where NVIDIA's layout gave 19.73; "
-        "the layout read from the README's group table and checked against its 22.5 GB, not against this pool). "
-        "28.66 - 4.56 - 21.12 leaves 2.98 GiB for activation, non-torch and graphs where the planner puts 2.30 on "
-        "this host (0.45 + 0.25 + the desktop cards' 1.05 + 0.55 of graphs with FlashInfer's workspace); the README "
-        "quotes no 'Actual usage' line to say "
-        "which term holds the rest. RadixArk's NVIDIA-layout checkpoint on another WSL2 RTX 5090 is +0.5 to +0.6 the "
-        "same way (+0.35 to +0.38 since FlashInfer's decode workspace is planned, 2026-12-07)"
-    ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": (
         "KV +1.79 GiB (+1.66 until FlashInfer's decode workspace was planned, 2026-12-07: the no-drafter boot's "
         "FULL graphs hold it, this PIECEWISE-only one none; eleventh blind set, 2026-12-04; +3.05 as found, before "
@@ -321,38 +195,6 @@ UNMATCHED: dict[str, str] = {
         "KV +1.79 GiB (+1.66 until FlashInfer's decode workspace was planned, 2026-12-07; eleventh blind set, "
         "2026-12-04; +3.05 as found, before unsloth's layout): as the MTP 2 boot, the printed pool 1.56 GiB under "
         "the baseline's where the planner takes 0.45"
-    ),
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": (
-        "verdict and KV +1.10 GiB (+0.97 until FlashInfer's decode workspace was planned and the desktop share "
-        "refitted, 2026-12-07; eleventh blind set, 2026-12-04; +2.40 when found, +2.36 before unsloth's layout "
-        "was planned, 2026-12-06): planned to start with 2.39 GiB where the printed 1.42 GiB could not hold one "
-        "32,768-token request; the baseline's and the MTP gaps of the MTP 3 boot, with 16,384 batched tokens. The "
-        "need is planned as printed since 2026-12-07, 1.87 GiB (1.68 before): vLLM's check counts the groups' "
-        "padding slots (rule kv_check) and the boot ran with prefix caching, Mamba cache mode 'align' (17 x 36 "
-        "pages; tests/engines/test_vllm_kv_check_groups.py). From 2,048 to 16,384 batched tokens the printed pool "
-        "falls 1.58 GiB (3.00 -> 1.42) where the planner's falls 2.27 (4.66 -> 2.39: the forward's 0.33 -> 2.60 "
-        "GiB at 16,384 tokens, the rejection warm-up's 0.07 -> 0.20, 8 sequences); the verdict needs 0.52 GiB "
-        "less pool, which the 2,048-token boot's +1.66 (the drafter's 1.53 GiB against the planned 0.80 of "
-        "weights, and +0.93 without a drafter) holds, no term of it read. Read again 2026-12-07 (fifty-second "
-        "session, tests/fidelity/test_mtp_batch_refusal_source.py): MTP takes no drafting slots off the batch "
-        "(0.27.1 config/vllm.py:1728-1764, config/speculative.py:1357-1371), so its boots profile the default "
-        "2,048 tokens as planned (the README quotes the warning; the mapping note's 8,192 is a slip), and the "
-        "drafter's dummy forward runs after the target's (gpu_model_runner.py:6168-6212): the miss is the MTP "
-        "boots' level, not the batched tokens. 0.27.1 takes the free-memory drop since the worker's snapshot as "
-        "consumed (utils/mem_utils.py:317-326), and another README of the same checkpoint, card, release and host "
-        "(file id 60241779257) printed pools of 85K to 158K tokens across boots of one command (~3.0 GiB), more "
-        "than the 0.45 GiB margin here: one boot per setting cannot settle the level"
-    ),
-    "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": (
-        "KV -1.26 GiB, tokens -25 % (eleventh blind set, 2026-12-04; -1.40 when found, -0.34 until the cold "
-        "compile was read, 2026-12-07): Qwen3-8B BF16 on a RunPod RTX 4090, vLLM 0.27.1, planned cold as its notes "
-        "say ('the cold boot (a fresh compile)', 'torch.compile took 38.96 s'). The budget less the printed "
-        "weights and KV leaves 1.45 GiB; the plan holds 1.16 of transient (the cold compile's copy of the "
-        "151,936 x 4,096 table: the recon's cold boot printed 1.18 GiB of peak, its warm one 0.19, file id "
-        "58522340114), 0.40 of the release's non-torch and sampler state, within 0.11 of it, and the desktop "
-        "cards' fitted 1.18 GiB, which this headless rented card does not hold (as the RTX 3090 Ti VM and the "
-        "six-card RTX 3090 server do not). The warm restarts' 43,040 tokens are 0.99 GiB more KV, the table less "
-        "the forward (0.92 planned)"
     ),
     "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": (
         "KV +0.51 GiB, verdict right (twelfth blind set; +0.50 until the desktop share's refit on the merged tree, "
@@ -369,3 +211,4 @@ UNMATCHED.update(TWENTIETH)
 UNMATCHED.update(TWENTY_FIRST)
 UNMATCHED.update(TWENTY_SECOND)
 UNMATCHED.update(GB10_PINS)
+UNMATCHED.update(FIFTY_THIRD)

@@ -50,14 +50,6 @@ FIFTEENTH: dict[str, str] = {
         "so the planner's 1,024-sequence terms hold there; the CUDA sampler warm-up is the same in 0.22.0 and "
         "0.27.1 but for the off-by-default use_fp64_gumbel"
     ),
-    "vllm-0.27-a100-80gb-qwen38-27b-fp8-marlin-mtp4-131k-util092": (
-        "KV +0.77 GiB (fifteenth blind set, 2026-12-06; as found): 0.20 of it the weights (the MTP head 0.40 "
-        "planned, 0.46 printed against the author's no-MTP boot; Marlin's 16-bit block scales on SM80 are planned "
-        "and match that boot); the rest sits in the rejection sampler, the graphs (1.34 GiB planned, 1.24 captured) "
-        "or the six state pages a request of MTP 4 in 'align' mode: only tokens and the graph pool are printed"
-    ),
-    "vllm-0.28-rtx3090-llama31-8b-awq-util090-cold-compile": "KV -1.27 GiB, tokens (cold cache): " + COMPILE_CACHE,
-    "vllm-0.28-rtx3090-llama31-8b-awq-util090-warm-compile": "KV -1.36 GiB, tokens (warm cache): " + COMPILE_CACHE,
     "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": (
         "KV -1.25 GiB (ninth blind set, 2026-12-04; -2.27 when found, -0.07 under the Windows host rule of "
         "2026-12-04 to 12-06, which planned no desktop-card share): Qwen2.5-0.5B on an RTX 4090 under WSL2 holds "

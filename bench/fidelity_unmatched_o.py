@@ -55,18 +55,6 @@ SIXTEENTH: dict[str, str] = {
         "V2 0.27.1 warms up through warmup_kernels, not the V1 sampler run whose message the plan gives "
         "(bench.fidelity_unmatched_s)"
     ),
-    "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972": (
-        "KV -0.70 GiB, tokens -13 % (sixteenth blind set, 2026-12-06; weights +2.39, KV -3.03, tokens -45 % and a "
-        "'kv-cache-too-small' refusal planned where it started when found): the syv-ai RTX 3090 image "
-        "(dbirks/Qwen3.8-27B-W4A16-AutoRound, --language-model-only, fp8 KV, 64 sequences, 2,048 batched tokens) "
-        "at its default util 0.972 prints the whole split. Its weights, 14.26 GiB, are planned 14.32 since "
-        "2026-12-07: the image requantizes lm_head and embed_tokens (each 248,320 x 5,120, BF16 in the published "
-        "quant) to int8 group 128 before serving (prepare/quant_lm_head.py and quant_embed.py; search-index file "
-        "ids 61456994360, 70108794798; int4-int8vocab, planner.core.vocab_formats), and it starts as planned. The "
-        "rest: non-torch 0.47 planned 1.43 (" + HEADLESS_GEFORCE + "); peak activation with the graph estimate "
-        "1.09 planned 0.78 (0.33 of forward at 2,048 tokens and 0.45 of graphs; a warm restart's line would say "
-        "whether a cold compile holds it)"
-    ),
     "vllm-0.24-rtx5090-vast-qwen25-7b-bf16-8k-util090": (
         "KV -0.50 GiB (11.42 planned, 11.92 printed), tokens -4.2 % (sixteenth blind set, 2026-12-06; as found): a "
         "Qwen2.5-7B fine-tune in BF16 on a rented RTX 5090 (Vast.ai), vLLM 0.24.0, util 0.9, 8,192 tokens (card "

@@ -22,15 +22,5 @@ INT8_HEAD = (
     "1.12x, the README's concurrency at 180,000 tokens"
 )
 
-EIGHTEENTH: dict[str, str] = {
-    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972": (
-        "KV -1.11 GiB, tokens -17 %, verdict (eighteenth blind set, 2026-12-06; weights +1.22, KV -2.11 when "
-        "found): a 'kv-cache-too-small' refusal planned (5.39 GiB where one 180,000-token request needs 5.79) "
-        "where it started with 6.50: " + INT8_HEAD
-    ),
-    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe": (
-        "KV -1.10 GiB (from the 198,529 tokens), tokens -17 % (the 150,000-token probe of the same deployment, as "
-        "its commit message gives the boot log's tokens; eighteenth blind set, 2026-12-06; -2.10 and a KV refusal "
-        "planned when found, it starts as planned since 2026-12-07): " + INT8_HEAD
-    ),
-}
+# Empty since the mechanistic non-torch model (2026-12-07, fifty-third session): its start-ups meet their targets
+EIGHTEENTH: dict[str, str] = {}

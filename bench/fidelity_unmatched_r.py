@@ -21,21 +21,5 @@ LAB_SERVER = (
     "settle it"
 )
 
-NINETEENTH: dict[str, str] = {
-    "vllm-0.24-rtx4090-qwen3-8b-32k-util092": (
-        "KV -1.30 GiB (4.73 planned, 6.03 printed), tokens -21.5 % (nineteenth blind set, 2026-12-07; as found): "
-        "Qwen3-8B BF16 on one RTX 4090 of a lab server, vLLM 0.24.0, util 0.92, 32,768 tokens, "
-        "VLLM_USE_FLASHINFER_SAMPLER=0. The budget, 0.92 x 23.55 = 21.67 GiB (the card's total as torch reports "
-        "it), less 15.27 of weights and "
-        "6.03 of KV leaves 0.37 GiB for the profile's activation and non-torch together; the plan puts 0.24 and "
-        "1.43 there. " + LAB_SERVER
-    ),
-    "vllm-0.24-rtx5090-qwen3-8b-32k-util092-first-boot": (
-        "KV -1.23 GiB (11.00 planned, 12.23 from the printed 89,040 tokens), tokens -10.1 % (nineteenth blind set, "
-        "2026-12-07; as found): Qwen3-8B BF16 on one RTX 5090 of a lab server, vLLM 0.24.0, util 0.92, 32,768 "
-        "tokens, the server's first boot. 0.92 x 31.36 = 28.85 GiB less the printed 15.27 GiB of weights and 12.23 "
-        "of KV leaves 1.36 GiB; the plan puts 1.16 of activation (0.24 and the cold compile's 0.92 GiB copy of the "
-        "embedding table, which the document's later boot printing 95,936 tokens, 'CUDA graph cache' by its own "
-        "reading, bears out) and 1.43 of non-torch. " + LAB_SERVER
-    ),
-}
+# Empty since the mechanistic non-torch model (2026-12-07, fifty-third session): its start-ups meet their targets
+NINETEENTH: dict[str, str] = {}

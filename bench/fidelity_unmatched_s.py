@@ -48,12 +48,5 @@ WSL2_SAMPLER = (
 # .hopper_capture_bytes: a 0.38 GiB capture where 0.66 was planned). WSL2_SAMPLER keeps the reading of the sampler's
 # headroom as it was when they were wrong. The BF16 boot's KV misses since the desktop share's refit beside
 # FlashInfer's decode workspace (1.18 -> 1.05 GiB: +0.49 -> +0.63 GiB).
-TWENTIETH: dict[str, str] = {
-    "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-bf16-8k-util092": (
-        "KV +0.63 GiB from the printed 102,544 tokens, tokens +11.4 % (twentieth blind set, 2026-12-07; +0.49 and "
-        "+9.0 % as found, the verdict wrong then, right since the capture's base off Hopper; the KV moved with the "
-        "desktop share's refit, 1.18 -> 1.05 GiB, 2026-12-07): Qwen2.5-7B-Instruct BF16, the script's first model. "
-        "The KV errors of the three (+0.63, -0.32, -0.12) share every planned term but the weights (14.22 / 5.22 / "
-        "8.14 GiB planned, none printed in the lines kept): a 'Model loading took' line would place them"
-    ),
-}
+# Empty since the mechanistic non-torch model (2026-12-07, fifty-third session): its start-ups meet their targets
+TWENTIETH: dict[str, str] = {}

@@ -61,47 +61,5 @@ SAMPLER = (
     "(tests/fidelity/test_v2_warmup_pin.py pins both)"
 )
 
-TWENTY_FIRST: dict[str, str] = {
-    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util080": (
-        "KV -1.21 GiB (9.53 planned, 10.74 printed), tokens -11.3 % (twenty-first blind set, 2026-12-07; as "
-        "found): one LoRA slot at util 0.80, warm. " + NON_TORCH
-    ),
-    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora16-8k-util080": (
-        "KV -1.01 GiB (8.60 planned, 9.61 printed), tokens -10.5 % (twenty-first blind set, 2026-12-07; as found): "
-        "sixteen slots at util 0.80; the load 8.49 planned against 8.78 printed (0.29 GiB of slot buffers short, "
-        "the 64-slot boot's 16 MiB a slot; -0.07 since the vocabulary-sized slots, the 64-slot boot's note). "
-        + NON_TORCH
-    ),
-    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora64-8k-util080": (
-        "weights -1.05 GiB (11.44 planned, 12.49 printed; twenty-first blind set, 2026-12-07; as found): 64 slots "
-        "at util 0.80; KV -0.24 GiB within the target only because the two errors cancel: " + SLOTS + ". " + NON_TORCH
-    ),
-    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util085": (
-        "KV -1.22 GiB (10.70 planned, 11.92 printed), tokens -10.2 % (twenty-first blind set, 2026-12-07; as "
-        "found): one slot at util 0.85, warm. " + NON_TORCH
-    ),
-    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-cold-sampler-oom": (
-        "verdict (planned to start, it ran out of memory in Model Runner V2's sampler warm-up), KV -1.06 GiB (11.80 "
-        "planned, 12.86 printed; twenty-first blind set, 2026-12-07; as found): one slot at the default util 0.92, "
-        "a cold compile (peak activation 0.80 printed, 0.72 planned). The planner leaves 0.86 GiB free when the "
-        "warm-up starts for a 0.08 GiB peak; the log had 146 MiB free asking 150 MiB, with 500 MiB held by another "
-        "process (planned). " + CAPTURE + "; and " + SAMPLER + ". With the capture's LoRA kernels planned (2026-12-07, "
-        "fifty-second session) 0.36 GiB is left for the warm-up, where the log's figures leave 0.53 (22.64 - 7.97 - "
-        "12.86 - 1.28) and its warm-up took all but 0.14 of it; the pool planned 0.94 GiB under the printed keeps "
-        "it planned to start. " + NON_TORCH
-    ),
-    "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-capture-oom": (
-        "verdict (planned to start, it ran out of memory capturing the FULL graphs, 45 of 70: 'graph-capture-oom', "
-        "a kind the planner names since 2026-12-07), KV -1.21 GiB (12.35 planned, 13.56 printed; "
-        "twenty-first blind set, 2026-12-07; as found): the warm restart of the cold boot above, less peak "
-        "activation (0.80 cold, 0.15 on every warm boot that prints it) so 0.70 GiB more KV and less headroom, "
-        "out of memory before the sampler. "
-        + CAPTURE
-        + ". The planner kept 0.18 GiB after a 0.88 GiB capture for a 0.08 GiB sampler peak: since 2026-12-07 "
-        "it names the capture when the pool leaves less than it and the sampler when the capture leaves less than "
-        "its peak, in compile_or_warm_up_model's order (0.27.1 v1/worker/gpu_worker.py:717, :795). The verdict is "
-        "right since the capture's LoRA kernels are planned (fifty-second session): 1.25 GiB for 1.06 free after "
-        "the pool (1.16 by the log: 22.64 - 7.92 - 13.56), 'graph-capture-oom' at util 0.92 as logged; the KV "
-        "error stands. " + NON_TORCH
-    ),
-}
+# Empty since the mechanistic non-torch model (2026-12-07, fifty-third session): its start-ups meet their targets
+TWENTY_FIRST: dict[str, str] = {}

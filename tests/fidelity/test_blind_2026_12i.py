@@ -56,6 +56,23 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
     assert_sourced_and_held_out(BLIND, RESULTS, 6)
 
 
+# The mechanistic non-torch model (2026-12-07, fifty-third session; docs/fidelity.md 'The share candidate split
+# by host'): no desktop share, the vision encoder's non-torch per item token, a per-process share under --host
+# windows, the one-RTX-3090 document's boots cold; each value before it in the comment above it
+NOW.update(
+    {
+        # -1.10 before
+        "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": -1.25,
+        # -1.30 before
+        "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util096": -0.27,
+        # +0.33 before
+        "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": 0.21,
+        # -0.04 before
+        "vllm-0.25-l40s-gemma4-e4b-it-bf16-16k-util085": -0.16,
+    }
+)
+
+
 @pytest.mark.parametrize("case", BLIND, ids=[c["id"] for c in BLIND])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)

@@ -31,6 +31,23 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
     assert_sourced_and_held_out(BLIND, RESULTS, 4)
 
 
+# The mechanistic non-torch model (2026-12-07, fifty-third session; docs/fidelity.md 'The share candidate split
+# by host'): no desktop share, the vision encoder's non-torch per item token, a per-process share under --host
+# windows, the one-RTX-3090 document's boots cold; each value before it in the comment above it
+NOW.update(
+    {
+        # +0.30 before
+        "vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal": -0.49,
+        # +0.30 before
+        "vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal": -0.49,
+        # +0.94 before
+        "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": 0.15,
+        # +0.24 before
+        "vllm-0.26-a100-40gb-qwen38-27b-redhat-int4-util090-seqs16-131k": -0.55,
+    }
+)
+
+
 @pytest.mark.parametrize("case", BLIND, ids=[c["id"] for c in BLIND])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)

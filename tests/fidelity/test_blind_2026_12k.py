@@ -77,6 +77,35 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
     assert_sourced_and_held_out(BLIND, RESULTS, 13)
 
 
+# The mechanistic non-torch model (2026-12-07, fifty-third session; docs/fidelity.md 'The share candidate split
+# by host'): no desktop share, the vision encoder's non-torch per item token, a per-process share under --host
+# windows, the one-RTX-3090 document's boots cold; each value before it in the comment above it
+NOW.update(
+    {
+        # +0.03 before
+        "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": -0.76,
+        # +0.09 before
+        "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": -0.03,
+        # -1.12 before
+        "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": -0.08,
+        # +0.63 before
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": -0.31,
+        # +1.74 before
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 0.80,
+        # +1.75 before
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 0.81,
+        # +1.05 before
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": 0.11,
+    }
+)
+VERDICTS_NOW.update(
+    {
+        # wrong before
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": True,
+    }
+)
+
+
 @pytest.mark.parametrize("case", BLIND, ids=[c["id"] for c in BLIND])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)

@@ -67,6 +67,25 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
     assert_sourced_and_held_out(BLIND, RESULTS, 7)
 
 
+# The mechanistic non-torch model (2026-12-07, fifty-third session; docs/fidelity.md 'The share candidate split
+# by host'): no desktop share, the vision encoder's non-torch per item token, a per-process share under --host
+# windows, the one-RTX-3090 document's boots cold; each value before it in the comment above it
+NOW.update(
+    {
+        # -1.12 before
+        "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-llmclass-util092": -1.26,
+        # -0.99 before
+        "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972": 0.04,
+        # -0.41 before
+        "vllm-0.24-rtx5090-vast-qwen25-7b-bf16-8k-util090": 0.62,
+        # +0.50 before
+        "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092": -0.29,
+        # -0.13 before
+        "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092-mtp1": -0.92,
+    }
+)
+
+
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)

@@ -60,6 +60,23 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
     assert len(IN_SCOPE) == 5
 
 
+# The mechanistic non-torch model (2026-12-07, fifty-third session; docs/fidelity.md 'The share candidate split
+# by host'): no desktop share, the vision encoder's non-torch per item token, a per-process share under --host
+# windows, the one-RTX-3090 document's boots cold; each value before it in the comment above it
+NOW.update(
+    {
+        # -1.26 before
+        "vllm-0.27-rtx4090-wsl2-qwen3-8b-fp8-2k-util090": -1.40,
+        # +0.03 before
+        "vllm-0.27-rtx4090-wsl2-qwen3-14b-fp8-8k-util090": -0.11,
+        # +0.03 before
+        "vllm-0.27-rtx4090-wsl2-qwen3-14b-fp8-8k-util090-lmcache": -0.11,
+        # -0.14 before
+        "vllm-0.23-kaggle-rtxpro6000-gemma4-31b-bf16-32k-util094-seqs20": -0.26,
+    }
+)
+
+
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)

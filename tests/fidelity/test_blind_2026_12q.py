@@ -61,6 +61,27 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
     assert len(IN_SCOPE) == 3
 
 
+# The mechanistic non-torch model (2026-12-07, fifty-third session; docs/fidelity.md 'The share candidate split
+# by host'): no desktop share, the vision encoder's non-torch per item token, a per-process share under --host
+# windows, the one-RTX-3090 document's boots cold; each value before it in the comment above it
+NOW.update(
+    {
+        # -1.25 before
+        "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972": -0.21,
+        # -1.23 before
+        "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-150k-seqs3-util0972-probe": -0.19,
+        # +0.29 before
+        "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-mtp2-64k-util090-kv-refusal": 0.53,
+    }
+)
+VERDICTS_NOW.update(
+    {
+        # wrong before
+        "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-180k-seqs3-util0972": True,
+    }
+)
+
+
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)

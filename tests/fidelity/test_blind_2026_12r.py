@@ -63,6 +63,27 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
     assert len(IN_SCOPE) == 6
 
 
+# The mechanistic non-torch model (2026-12-07, fifty-third session; docs/fidelity.md 'The share candidate split
+# by host'): no desktop share, the vision encoder's non-torch per item token, a per-process share under --host
+# windows, the one-RTX-3090 document's boots cold; each value before it in the comment above it
+NOW.update(
+    {
+        # -1.16 before
+        "vllm-0.24-rtx4090-qwen3-8b-32k-util092": -0.12,
+        # -1.09 before
+        "vllm-0.24-rtx5090-qwen3-8b-32k-util092-first-boot": -0.06,
+        # -0.06 before
+        "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-32k-util092": 0.97,
+        # -0.07 before
+        "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-131k-util092": 0.97,
+        # +0.00 before
+        "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-32k-util092": 1.03,
+        # +0.00 before
+        "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-131k-util092": 1.03,
+    }
+)
+
+
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)

@@ -49,6 +49,21 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
     assert len(IN_SCOPE) == 3 and all("rtx4090-wsl2" in str(c["id"]) for c in IN_SCOPE)
 
 
+# The mechanistic non-torch model (2026-12-07, fifty-third session; docs/fidelity.md 'The share candidate split
+# by host'): no desktop share, the vision encoder's non-torch per item token, a per-process share under --host
+# windows, the one-RTX-3090 document's boots cold; each value before it in the comment above it
+NOW.update(
+    {
+        # +0.58 before
+        "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-bf16-8k-util092": 0.44,
+        # -0.30 before
+        "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-gptq-int4-8k-util092": -0.45,
+        # -0.13 before
+        "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-fp8-dynamic-8k-util092": -0.28,
+    }
+)
+
+
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)

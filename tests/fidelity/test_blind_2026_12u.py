@@ -54,6 +54,23 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
     assert len(IN_SCOPE) == 8
 
 
+# The mechanistic non-torch model (2026-12-07, fifty-third session; docs/fidelity.md 'The share candidate split
+# by host'): no desktop share, the vision encoder's non-torch per item token, a per-process share under --host
+# windows, the one-RTX-3090 document's boots cold; each value before it in the comment above it
+NOW.update(
+    {
+        # +0.17 before
+        "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal": 0.42,
+        # +0.18 before
+        "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util095": 0.42,
+        # -0.36 before
+        "vllm-0.24-2x3090-qwen36-27b-fp8-mtp3-fp8kv-262k-club3090-594": -0.24,
+        # +0.21 before
+        "vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-1139": 0.33,
+    }
+)
+
+
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW)

@@ -53,6 +53,25 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
     assert len(IN_SCOPE) == 5
 
 
+# The mechanistic non-torch model (2026-12-07, fifty-third session; docs/fidelity.md 'The share candidate split
+# by host'): no desktop share, the vision encoder's non-torch per item token, a per-process share under --host
+# windows, the one-RTX-3090 document's boots cold; each value before it in the comment above it
+NOW.update(
+    {
+        # -0.20 before
+        "vllm-0.25-2x5090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-998": -0.08,
+        # +0.10 before
+        "vllm-0.27-2x5090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-1087": 0.22,
+        # +0.33 before
+        "vllm-0.27-2x5090-qwen38-27b-nvfp4-mtp3-fp8kv-262k-util090-club3090-1026": 0.45,
+        # -0.36 before
+        "vllm-0.25-2x3090-qwen38-27b-nvfp4-marlin-mtp3-fp8kv-262k-util090-club3090-refrig": -0.24,
+        # -0.01 before
+        "vllm-0.25-rtxpro6000-qwen36-35b-a3b-nvfp4-fp8kv-180k-seqs8-marlin-49476": 0.23,
+    }
+)
+
+
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW)

@@ -1,0 +1,57 @@
+"""The start-ups the mechanistic non-torch model (2026-12-07, fifty-third session: no desktop share, the vision
+encoder's non-torch per item token, a per-process share under ``--host windows``; docs/fidelity.md, 'The share
+candidate split by host') takes beyond a target, each with its figure before it (the desktop share of 1.03 GiB)."""
+
+from __future__ import annotations
+
+_RTX5090_BOX = (
+    "the RTX 5090 production box (file id 69451098589: 'RTX 5090, 32 GB VRAM, Ryzen 9950X', vllm-openai v0.28.0) "
+    "holds about 1.0-1.5 GiB its logs do not name once the desktop share is not planned: whether the card "
+    "drives a display is not stated; a 'Free memory on device' line at start-up would settle it"
+)
+_HOME_5090 = (
+    "the home inference server's RTX 5090 (file id 69057007511, vLLM 0.29) holds about 1 GiB its README does not "
+    "name once the desktop share is not planned: whether the card drives a display is not stated"
+)
+_ENCODER = (
+    "Qwen3.8-27B profiles its vision encoder, whose non-torch amount per item token is fitted on discrete desktop "
+    "and datacenter CUDA boots together (encoder_memory.py); this boot's 'Model loading took' and non-torch lines "
+    "would say whether its card leaves less"
+)
+
+FIFTY_THIRD: dict[str, str] = {
+    "vllm-0.26-a100-40gb-qwen38-27b-awq-int4-util093": "KV -1.06 GiB, tokens -6.8 % (-0.27 before): " + _ENCODER,
+    "vllm-0.26-a100-40gb-qwen38-27b-redhat-int4-util090-seqs16-131k": (
+        "KV -0.55 GiB, tokens -3.2 % (+0.24 before): " + _ENCODER
+    ),
+    "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-seqs256": "KV -0.56 GiB (+0.23 before): " + _ENCODER,
+    "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": "KV -0.76 GiB (+0.03 before): " + _ENCODER,
+    "vllm-0.27-rtxpro6000-qwen38-27b-bf16-mamba-refusal-recipes831": (
+        "KV +0.71 GiB, the refusal right (+0.47 before): the rejection sampler's warm-up at 1,024 sequences as its "
+        "FP8 sibling (+0.78 before, now within target); " + _ENCODER
+    ),
+    "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092-mtp1": (
+        "KV -0.92 GiB, tokens -5.2 % (-0.13 before): the encoder's non-torch amount, fitted on CUDA cards, is "
+        "planned on the Strix Halo's ROCm unified memory too, where the MTP 1 boot's printed pool does not hold it"
+    ),
+    "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-mtp2-64k-util090-kv-refusal": (
+        "KV +0.53 GiB, the refusal right (+0.29 before): the headless RTX 3090 (Proxmox pass-through) no longer "
+        "planned with the desktop share; the MTP 2 module's BF16 weights counted, its drafter's profile not printed"
+    ),
+    "vllm-0.28-rtx5090-qwen3-14b-awq-util070-16k": "KV +1.47 GiB, tokens +15.9 % (+0.44 before): " + _RTX5090_BOX,
+    "vllm-0.28-rtx5090-qwen3-14b-awq-util070-32k": "KV +1.47 GiB, tokens +15.9 % (+0.44 before): " + _RTX5090_BOX,
+    "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k-first-boot": (
+        "KV +1.52 GiB, the refusal right by 0.03 GiB (1.97 planned, 2.00 needed, 0.45 printed; +0.49 and planned "
+        "a refusal before): " + _RTX5090_BOX
+    ),
+    "vllm-0.28-rtx5090-qwen3-32b-awq-util085-8k": "KV +1.51 GiB, tokens +29.4 % (+0.48 before): " + _RTX5090_BOX,
+    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-131k-util092": "KV +0.97 GiB (-0.07 before): " + _HOME_5090,
+    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-bf16-32k-util092": "KV +0.97 GiB (-0.06 before): " + _HOME_5090,
+    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-131k-util092": "KV +1.03 GiB (0.00 before): " + _HOME_5090,
+    "vllm-0.29-rtx5090-qwen3-4b-instruct-2507-fp8-32k-util092": "KV +1.03 GiB (0.00 before): " + _HOME_5090,
+    "vllm-0.30-rtx3090-llama-3-2-3b-instruct-8k": (
+        "KV +1.17 GiB, tokens +8.5 % (+0.14 before): the one-RTX-3090 document's 'Small models' Llama 3.2 3B, "
+        "which its method does not state cold (file id 71124810209), planned warm and without the desktop share: "
+        "its boot holds 1.17 GiB more than planned, about the cold compile's table copy its siblings print"
+    ),
+}
