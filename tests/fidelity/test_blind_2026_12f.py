@@ -32,16 +32,18 @@ def test_the_kv_budget_as_first_scored() -> None:
     k_eq_v global layers is planned (2026-12-06: 0.21 GiB more weights, 58.83 planned against 58.99 printed); 182.51
     (+0.14, in sample) since its printed graph estimate is fitted (2026-12-07: 0.76 GiB planned where the shared
     per-graph term gave 1.34); 182.45 (+0.08) since the allocator's segment tails are counted with the weights
-    (2026-12-07: 58.89 planned against 58.99 printed)."""
+    (2026-12-07: 58.89 planned against 58.99 printed); 182.33 (-0.04) since the mechanistic non-torch model (2026-12-07, fifty-third session): Gemma 4 31B's vision encoder's
+    non-torch amount, 0.37 GiB where 0.25 was planned)."""
     assert CASE["unseen_score"]["kv_error_gib"] == pytest.approx(-0.35, abs=0.01)
-    assert RESULT.kv_error_gib == pytest.approx(0.08, abs=0.01)
+    assert RESULT.kv_error_gib == pytest.approx(-0.04, abs=0.01)
     assert RESULT.verdict_right
 
 
 def test_the_tokens_after_the_rule() -> None:
     """217,116 printed; 359,584 (+65.6 %) as first scored, 216,694 (-0.2 %: the KV budget's own miss) after the rule,
     217,282 (+0.08 %) since the graph estimate is fitted (2026-12-07), 217,212 (+0.04 %) since the allocator's segment
-    tails are counted with the weights (the same day)."""
+    tails are counted with the weights (the same day), 217,066 (-0.02 %) since the mechanistic non-torch model (the
+    same day)."""
     assert CASE["unseen_score"]["token_error"] == pytest.approx(0.656)
     assert RESULT.report is not None
-    assert RESULT.report.kv_cache_tokens / CASE["reported"]["kv_cache_tokens"] - 1 == pytest.approx(0.0004, abs=0.0001)
+    assert RESULT.report.kv_cache_tokens / CASE["reported"]["kv_cache_tokens"] - 1 == pytest.approx(-0.0002, abs=0.0001)

@@ -49,8 +49,9 @@ SPLIT_SCORE = {
     # vocabulary: 0.94 GiB of fitted sampler term against 0.13 GiB of bf16 logits), -0.56 since the V slot of the ten
     # k_eq_v global layers is planned (2026-12-06: 0.21 GiB more weights; 58.83 planned, 58.99 printed on a B300),
     # +0.36 since its budget is derived over every batch in flight (2026-12-07: 11.11 -> 10.19 GiB derived), +0.31
-    # since the allocator's segment tails are counted with the weights (2026-12-07: 58.89 planned)
-    "vllm-0.26.0-h100-gemma-4-31b-it-bf16-8k-gke": 0.31,
+    # since the allocator's segment tails are counted with the weights (2026-12-07: 58.89 planned), +0.19 since
+    # the mechanistic non-torch model (2026-12-07, fifty-third session): its vision encoder's non-torch amount
+    "vllm-0.26.0-h100-gemma-4-31b-it-bf16-8k-gke": 0.19,
 }
 SPARKS = [case_id for case_id in SPLIT_SCORE if "-gb10-" in case_id]
 

@@ -76,10 +76,11 @@ def test_first_scores() -> None:
 
 def test_scores_now() -> None:
     """Since 2026-12-07 (fifty-first session): the KV errors of NOW, verdicts 3 / 3 (0 / 3 as first scored); the
-    second 0.32 and the worst 0.63 until the allocator's segment tails were counted with the weights (2026-12-07)."""
+    second 0.32 and the worst 0.63 until the allocator's segment tails were counted with the weights (2026-12-07);
+    0.30 and 0.58 until the mechanistic non-torch model's Windows share (the same day, fifty-third session)."""
     errors = [abs(RESULTS[str(c["id"])].kv_error_gib or 0.0) for c in IN_SCOPE]
     right = sum(bool(RESULTS[str(c["id"])].verdict_right) for c in IN_SCOPE)
-    assert (sorted(errors)[1], max(errors), right) == (pytest.approx(0.30, abs=0.01), pytest.approx(0.58, abs=0.01), 3)
+    assert (sorted(errors)[1], max(errors), right) == (pytest.approx(0.44, abs=0.01), pytest.approx(0.45, abs=0.01), 3)
 
 
 def test_the_records_are_reported_not_scored() -> None:
