@@ -87,7 +87,8 @@ def test_the_b300_split_term_by_term() -> None:
     report = result.report
     assert report is not None
     assert report.activation_bytes / GiB == pytest.approx(3.9, abs=0.03)
-    # 0.25 before the mechanistic non-torch model (2026-12-07, fifty-third session): Gemma 4 31B's vision encoder's non-torch amount per item token
+    # 0.25 before the mechanistic non-torch model (2026-12-07, fifty-third session): Gemma 4 31B's vision encoder's
+    # non-torch amount per item token
     assert report.non_torch_bytes / GiB == pytest.approx(0.37, abs=0.01)
     assert report.weights_bytes / GiB - 58.99 == pytest.approx(-0.10, abs=0.01)
     assert report.cuda_graph_bytes / GiB == pytest.approx(B300_ESTIMATE_GIB, abs=0.005)  # the printed precision

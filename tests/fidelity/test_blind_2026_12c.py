@@ -19,11 +19,13 @@ NOW = [
     # FlashInfer's decode workspace (2026-12-07: 1.18 -> 1.05 GiB)
     # -1.18 / -0.287 and the pipeline-parallel one 1.43 until the allocator's segment tails were counted with the
     # weights (2026-12-07, planner.engines.vllm.allocator)
-    # -1.20 / -0.292 before the mechanistic non-torch model (2026-12-07, fifty-third session): no desktop share on the headless RTX 3090 Ti VM
+    # -1.20 / -0.292 before the mechanistic non-torch model (2026-12-07, fifty-third session): no desktop share on the
+    # headless RTX 3090 Ti VM
     ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -0.29, -0.070),
     # the three below moved 0.02-0.03 GiB with the forward's refit (12.28 -> 12.88 bytes per hidden unit) once
     # Model Runner V2's sampler was derived from the source (2026-12-04)
-    # 0.12 / 0.004, 0.01 / 0.001 and 1.44 / 0.061 before the mechanistic non-torch model (2026-12-07, fifty-third session): no desktop share on the RTX PRO 6000s
+    # 0.12 / 0.004, 0.01 / 0.001 and 1.44 / 0.061 before the mechanistic non-torch model (2026-12-07, fifty-third
+    # session): no desktop share on the RTX PRO 6000s
     ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-32k", 0.38, 0.0136),
     ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-ep-32k", 0.27, 0.0099),
     ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k", 2.48, 0.102),

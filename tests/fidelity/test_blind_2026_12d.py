@@ -27,7 +27,8 @@ EAGER, GRAPH, FP8KV = (f"vllm-0.28-rtx5090-qwen3-30b-a3b-gptq-{arm}-p37" for arm
 # decode workspace (the FP8 arm's FULL graphs) is planned and the desktop cards' share refitted beside it (2026-12-07)
 # -1.08 (GRAPH) before the desktop share's refit on the merged tree
 # (2026-12-07, fifty-third session: graphics_extra 1.046 -> 1.032 GiB)
-# -1.07 / -1.25 (GRAPH / FP8KV) before the mechanistic non-torch model (2026-12-07, fifty-third session): no desktop share
+# -1.07 / -1.25 (GRAPH / FP8KV) before the mechanistic non-torch model (2026-12-07, fifty-third session): no desktop
+# share
 NOW = [(EAGER, 0.22), (GRAPH, -0.03), (FP8KV, -0.21)]
 FIRST = {EAGER: 0.22, GRAPH: -1.20, FP8KV: -0.99}
 

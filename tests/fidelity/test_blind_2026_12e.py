@@ -35,7 +35,8 @@ def test_the_boot_that_served() -> None:
     after the desktop cards' share was refitted beside FlashInfer's decode workspace (2026-12-07; a drafter on
     FlashInfer captures PIECEWISE graphs only, so none of its own here), 7.79 since the allocator's segment tails are
     counted with the weights (the same day: 0.14 GiB of the NVFP4 tensors' tails that the printed 18.48 GiB of
-    weights does not show), 8.03 since the mechanistic non-torch model (2026-12-07, fifty-third session): no desktop share, the vision encoder's non-torch per item token)."""
+    weights does not show), 8.03 since the mechanistic non-torch model (2026-12-07, fifty-third session): no desktop
+    share, the vision encoder's non-torch per item token)."""
     result = RESULTS[STARTED]
     assert result.kv_error_gib == pytest.approx(0.01, abs=0.01)
     assert BY_ID[STARTED]["unseen_score"]["kv_error_gib"] == pytest.approx(-0.23, abs=0.01)

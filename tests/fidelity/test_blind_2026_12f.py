@@ -32,7 +32,8 @@ def test_the_kv_budget_as_first_scored() -> None:
     k_eq_v global layers is planned (2026-12-06: 0.21 GiB more weights, 58.83 planned against 58.99 printed); 182.51
     (+0.14, in sample) since its printed graph estimate is fitted (2026-12-07: 0.76 GiB planned where the shared
     per-graph term gave 1.34); 182.45 (+0.08) since the allocator's segment tails are counted with the weights
-    (2026-12-07: 58.89 planned against 58.99 printed); 182.33 (-0.04) since the mechanistic non-torch model (2026-12-07, fifty-third session): Gemma 4 31B's vision encoder's
+    (2026-12-07: 58.89 planned against 58.99 printed); 182.33 (-0.04) since the mechanistic non-torch model (2026-12-07,
+    fifty-third session): Gemma 4 31B's vision encoder's
     non-torch amount, 0.37 GiB where 0.25 was planned)."""
     assert CASE["unseen_score"]["kv_error_gib"] == pytest.approx(-0.35, abs=0.01)
     assert RESULT.kv_error_gib == pytest.approx(-0.04, abs=0.01)

@@ -42,7 +42,8 @@ RESULTS = {r.id: r for r in run_all() if r.id in BY_ID}
 # -0.21 / +0.54 / -0.05 now and +4.37 / +4.10 / +6.08 in the CUDA folds, -0.25 / +0.60 / -0.01 left out of the HIP fit,
 # until the allocator's segment tails were counted with the weights (2026-12-07: 0.03 / 0.005 / 0.06 GiB more)
 # -0.25 / +0.52 / -0.10 now, +4.34 / +4.08 / +6.02 in the CUDA folds and -0.28 / +0.57 / -0.07 left out of the HIP
-# fit before the mechanistic non-torch model (2026-12-07, fifty-third session): Gemma 4's encoder amount, fitted on CUDA cards, planned on the MI300X too
+# fit before the mechanistic non-torch model (2026-12-07, fifty-third session): Gemma 4's encoder amount, fitted on CUDA
+# cards, planned on the MI300X too
 NOW = {"e4b": -0.37, "26b-a4b": 0.40, "31b": -0.23}
 CUDA_TERMS = {"e4b": 4.22, "26b-a4b": 3.96, "31b": 5.90}
 # Each case with the HIP terms fitted on the other two: KV (GiB, planned - printed) and the graph estimate (GiB)

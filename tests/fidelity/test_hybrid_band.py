@@ -53,7 +53,8 @@ def test_rtxpro6000_server_activation_and_estimate_cancel() -> None:
     of peak activation, which 0.29.0 prints as the transient peak plus the graph estimate applied
     (``v1/worker/gpu_worker.py:601-603``), and the log "CUDA graph pool memory: 0.3 GiB (actual) / 0.69 GiB
     (estimated)": a transient peak of 1.89 GiB. Planned: 1.43 of activation (0.46 under), 1.20 of estimate (0.51
-    over); the KV 30.48 against 31.24 (31.27 before the mechanistic non-torch model (2026-12-07, fifty-third session): Qwen3.8-27B's vision encoder's non-torch amount,
+    over); the KV 30.48 against 31.24 (31.27 before the mechanistic non-torch model (2026-12-07, fifty-third session):
+    Qwen3.8-27B's vision encoder's non-torch amount,
     bench.fidelity_unmatched_w)."""
     report = _report("vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256")
     transient = 2.58 - 0.69
@@ -69,7 +70,8 @@ def test_two_3090_mtp_activation_under_in_0271() -> None:
     """0.27.1, TP 2, 8,192 tokens: "Actual usage is 15.25 GiB for consumed memory (weights + non-torch), 1.66 GiB
     for peak activation", the estimate 0.2 GiB ("CUDA graph pool memory: 0.14 GiB (actual), 0.2 GiB (estimated)"):
     a transient peak of 1.46 GiB where 1.03 is planned (0.43 under); consumed planned 15.42 (0.17 over; 15.55, 0.30
-    over, before the mechanistic non-torch model (2026-12-07, fifty-third session); 15.41, 0.16 over, before the allocator's segment tails counted with the loaded weights)."""
+    over, before the mechanistic non-torch model (2026-12-07, fifty-third session); 15.41, 0.16 over, before the
+    allocator's segment tails counted with the loaded weights)."""
     report = _report("vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-1139")
     transient = 1.66 - 0.2
     assert _gib(report.activation_bytes) == pytest.approx(1.028, abs=PINNED)
@@ -80,7 +82,8 @@ def test_two_3090_mtp_activation_under_in_0271() -> None:
 
 def test_same_two_3090_setup_prints_less_kv_in_0271_than_0240() -> None:
     """Qwen3.6/3.8-27B FP8, two RTX 3090s, 262,144 tokens, util 0.92, 2 sequences, 8,192 batched tokens, fp8 KV,
-    MTP 3: 0.24.0 prints 5.33 GiB of KV, 0.27.1 4.76; the planner plans 5.09 for both (4.97 before the mechanistic non-torch model (2026-12-07, fifty-third session); 5.11
+    MTP 3: 0.24.0 prints 5.33 GiB of KV, 0.27.1 4.76; the planner plans 5.09 for both (4.97 before the mechanistic
+    non-torch model (2026-12-07, fifty-third session); 5.11
     before the allocator's segment tails counted with the loaded weights)."""
     old = _report("vllm-0.24-2x3090-qwen36-27b-fp8-mtp3-fp8kv-262k-club3090-594")
     new = _report("vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-1139")
@@ -93,7 +96,8 @@ def test_same_two_3090_setup_prints_less_kv_in_0271_than_0240() -> None:
 def test_l40s_leaves_little_for_an_encoder_peak() -> None:
     """0.26.0 L40S (44.52 GiB, util 0.86): "Model loading took 28.51 GiB", "Estimated CUDA graph memory: 1.11 GiB",
     "Available KV cache memory: 7.04 GiB": 1.63 GiB for activation and non-torch memory together, where 1.28 is
-    planned (1.03 + 0.25) before the mechanistic non-torch model (2026-12-07, fifty-third session), 2.07 since (1.03 + 1.04: the vision encoder's non-torch amount): 0.43 GiB
+    planned (1.03 + 0.25) before the mechanistic non-torch model (2026-12-07, fifty-third session), 2.07 since (1.03 +
+    1.04: the vision encoder's non-torch amount): 0.43 GiB
     more than the log leaves, where the KV refusal is still planned as printed."""
     report = _report("vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal")
     left = 0.86 * 44.52 - 28.51 - 1.11 - 7.04
@@ -106,7 +110,8 @@ def test_l40s_leaves_little_for_an_encoder_peak() -> None:
 def test_strix_halo_split() -> None:
     """0.28.0 on ROCm (gfx1151), --skip-mm-profiling: "Actual usage is 51.66 GiB for consumed memory (weights +
     non-torch), 2.4 GiB for peak activation", estimate 1.55 GiB, "Model loading took 51.1 GiB": transient 0.85
-    (planned 1.03, of which 0.13 the encoder the log skips), non-torch 0.56 (planned 1.04: 0.25 before the mechanistic non-torch model (2026-12-07, fifty-third session), whose
+    (planned 1.03, of which 0.13 the encoder the log skips), non-torch 0.56 (planned 1.04: 0.25 before the mechanistic
+    non-torch model (2026-12-07, fifty-third session), whose
     encoder amount, 0.79 GiB, is planned though the log skips the encoder's profile: the planner does not read
     --skip-mm-profiling), estimate planned 1.20."""
     report = _report("vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092")

@@ -97,7 +97,8 @@ def test_a_refusing_boot_prints_its_pool_before_it_refuses() -> None:
 
 def test_as_many_sequences_as_blocks_start() -> None:
     # 782 sequences leave 782 blocks (the sampler's rows and the graphs move the pool with max_num_seqs; 798 until
-    # the mechanistic non-torch model (2026-12-07, fifty-third session), whose vision encoder's non-torch amount takes 0.79 GiB; 799 until the allocator's segment tails were
+    # the mechanistic non-torch model (2026-12-07, fifty-third session), whose vision encoder's non-torch amount takes
+    # 0.79 GiB; 799 until the allocator's segment tails were
     # counted with the weights)
     at, above = _result(H100_REFUSAL, 782).report, _result(H100_REFUSAL, 783).report
     assert at is not None and above is not None
@@ -110,7 +111,8 @@ def test_the_h100_refusal_is_its_sibling_plus_a_step_the_planner_does_not_take()
     printed step is 829 - 694 = 135 blocks of 16 x 784 x 4,096 bytes (6.46 GiB), the planned one 2.51 GiB (the
     sampler's 1,024 rows +2.30 GiB of peak, the FULL graphs up to 512 sequences +0.21). +4.24 and +0.29 until the
     allocator's segment tails were counted with the weights (2026-12-07: 0.06 GiB more weights); +4.18 and +0.23
-    until the mechanistic non-torch model (2026-12-07, fifty-third session): the vision encoder's non-torch amount, 0.79 GiB in both)."""
+    until the mechanistic non-torch model (2026-12-07, fifty-third session): the vision encoder's non-torch amount, 0.79
+    GiB in both)."""
     stage = _stage(H100_REFUSAL)
     assert (stage.block_size, stage.page_bytes, stage.group_size) == (784, 784 * 4096, 16)
     refusal, sibling = _result(H100_REFUSAL), _result(H100_SIBLING)
@@ -129,8 +131,10 @@ def test_the_h100_refusal_is_its_sibling_plus_a_step_the_planner_does_not_take()
 
 def test_the_same_model_on_the_same_card_at_1024_sequences_on_0_22_is_as_planned() -> None:
     """recipes PR #551 (Qwen3.6-27B-FP8, the same shapes and weights as planned, util 0.95): 856 blocks printed,
-    848 planned, -0.40 GiB (864 and +0.39 until the mechanistic non-torch model (2026-12-07, fifty-third session), its vision encoder's non-torch amount; 865 and +0.45 until
-    the allocator's segment tails were counted with the weights); its 1,024 sequences run the same sampler rows and graphs as the 0.27.1 refusal's."""
+    848 planned, -0.40 GiB (864 and +0.39 until the mechanistic non-torch model (2026-12-07, fifty-third session), its
+    vision encoder's non-torch amount; 865 and +0.45 until
+    the allocator's segment tails were counted with the weights); its 1,024 sequences run the same sampler rows and
+    graphs as the 0.27.1 refusal's."""
     boot = _result(H100_022)
     assert boot.report is not None and boot.report.failure_kind == "mamba-blocks"
     assert (boot.reported_blocks, boot.report.gpu_blocks) == (856, 848)
@@ -167,7 +171,8 @@ def test_the_l40s_refusal_needs_0_41_gib_less_pool_than_planned() -> None:
 def test_the_l40s_verdict_turns_on_the_desktop_share_its_ranks_no_longer_take() -> None:
     """The fitted desktop-card share a rank at TP 4 (``VllmConstants.graphics_extra // 4``) against the 9 blocks
     between the planned pool and the refusal; 0.24.0's graph profiling pool of 512 blocks (1.59 GiB) is not in it.
-    Since the mechanistic non-torch model (2026-12-07, fifty-third session) the share is fitted 0 on every card, so no plan of this model refuses here: the verdict stays wrong
+    Since the mechanistic non-torch model (2026-12-07, fifty-third session) the share is fitted 0 on every card, so no
+    plan of this model refuses here: the verdict stays wrong
     (listed), 0.41 GiB of pool held elsewhere than any term of the planner's (the 0.26 GiB a rank the desktop
     share gave before would have refused it, as the log)."""
     refusal, stage = _result(L40S_TP4), _stage(L40S_TP4)

@@ -17,7 +17,8 @@ found that the plan misses; what was read is pinned here.
 - The verdict's miss is a level, not a slope: from 2,048 to 16,384 batched tokens the printed pool falls 1.58 GiB
   (3.00 -> 1.42) and the planned 2.27, so the batched-token terms are over, not under; the 2,048-token MTP 3 boot is
   +1.75 GiB, of which the refusal needs 0.60 (2.47 planned against the 1.87 printed need; +1.79 and 0.65 until the
-  allocator's segment tails were counted with the weights, 2026-12-07). Since the mechanistic non-torch model (2026-12-07, fifty-third session), whose Windows share
+  allocator's segment tails were counted with the weights, 2026-12-07). Since the mechanistic non-torch model
+  (2026-12-07, fifty-third session), whose Windows share
   replaces the desktop share under WSL2, the MTP 3 boot is +0.81 and the refusal planned, 0.34 GiB short of the
   need (1.53 planned against 1.87): the verdict right.
 - That level is not decidable from the README's one boot per setting: 0.27.1 counts the device's free-memory drop

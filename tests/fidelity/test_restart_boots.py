@@ -33,7 +33,8 @@ def test_first_boot_refuses_as_the_planner_predicts() -> None:
     assert first.predicted_failure == "kv-cache-too-small"
     # +0.47 / -1.05 until the desktop cards' share was refitted beside FlashInfer's decode workspace (2026-12-07),
     # +0.60 / -0.92 until the allocator's segment tails were counted with the weights (the same day: 0.125 GiB of
-    # Qwen3-32B's AWQ tensors), +0.49 / -1.03 until the mechanistic non-torch model (2026-12-07, fifty-third session): no desktop share, so the restart is planned as printed
+    # Qwen3-32B's AWQ tensors), +0.49 / -1.03 until the mechanistic non-torch model (2026-12-07, fifty-third session):
+    # no desktop share, so the restart is planned as printed
     # and the first boot's refusal by 0.03 GiB (1.97 planned, 2.00 needed)
     assert first.kv_error_gib == pytest.approx(1.52, abs=0.01)
     assert restart.kv_error_gib == pytest.approx(0.00, abs=0.01)
@@ -46,6 +47,7 @@ def test_first_boot_overhead_is_the_util_085_runs() -> None:
     assert first.reported_kv_gib is not None and at_085.reported_kv_gib is not None
     overhead_070 = round(0.70 * 31.36, 2) - first.reported_kv_gib
     assert abs(overhead_070 - (20.04 + 1.46)) < 0.02
-    # the first boot met the 0.5 GiB target from the allocator's segment tails (+0.49) until the mechanistic non-torch model (2026-12-07, fifty-third session) (+1.52); the
+    # the first boot met the 0.5 GiB target from the allocator's segment tails (+0.49) until the mechanistic non-torch
+    # model (2026-12-07, fifty-third session) (+1.52); the
     # restart meets it since (0.00)
     assert RESTART not in UNMATCHED and FIRST in UNMATCHED
