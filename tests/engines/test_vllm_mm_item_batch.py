@@ -52,13 +52,14 @@ def test_a_pasted_log_with_the_refusal_is_read_as_it() -> None:
 
 def test_the_refusal_is_offered_the_item_as_its_step() -> None:
     """The Memory page had said 'Nothing close does ... try a GPU with more memory' (review, 2026-12-05). 84
-    conversations until the allocator's segment tails were counted with the weights (2026-12-07)."""
+    conversations until the allocator's segment tails were counted with the weights (2026-12-07), 83 until the
+    mechanistic non-torch model (the same day, fifty-third session)."""
     from planner.assessment.alternatives import nearest_fitting
 
     refused = _assessed(max_num_batched_tokens=2048)
     offered = nearest_fitting(refused.request, 50)  # type: ignore[attr-defined]
     assert offered and offered[0].change == "--max-num-batched-tokens 2496 (the model's largest multimodal item)"
-    assert offered[0].assessment.conversations == 83
+    assert offered[0].assessment.conversations == 84
 
 
 def test_text_only_starts_with_a_small_step_in_every_release(capsys: object) -> None:
@@ -69,7 +70,8 @@ def test_text_only_starts_with_a_small_step_in_every_release(capsys: object) -> 
     starts as at 0.27.0 (245,385 tokens at 0.26, two batches in flight; 374,007 before 0.26, one; 244,707 and 372,974
     until the V slot of the k_eq_v global layers was planned, 2026-12-06, 244,514 and 372,678 until the desktop cards'
     share was refitted beside FlashInfer's decode workspace, 2026-12-07, 245,456 and 374,114 until the allocator's
-    segment tails were counted with the weights, the same day). With multimodal input on, the refusal stays."""
+    segment tails were counted with the weights, the same day; 252,829 and 385,352 since the mechanistic non-torch
+    model plans no desktop share, the same day). With multimodal input on, the refusal stays."""
     import json
 
     from planner.cli import main
@@ -77,12 +79,12 @@ def test_text_only_starts_with_a_small_step_in_every_release(capsys: object) -> 
     base = ["fit", "--model", "google/gemma-4-26B-A4B-it", "--gpu", "rtx-pro-6000-blackwell"]
     base += ["--max-num-batched-tokens", "2048", "--json"]
     for version, flag, tokens in (
-        ("0.22.0", "--limit-mm-per-prompt 0", "374,007"),
-        ("0.25.1", "--limit-mm-per-prompt 0", "374,007"),
-        ("0.26.0", "--limit-mm-per-prompt 0", "245,385"),
-        ("0.22.0", "--language-model-only", "374,007"),
-        ("0.26.0", "--language-model-only", "245,385"),
-        ("0.27.0", "--language-model-only", "245,385"),
+        ("0.22.0", "--limit-mm-per-prompt 0", "385,352"),
+        ("0.25.1", "--limit-mm-per-prompt 0", "385,352"),
+        ("0.26.0", "--limit-mm-per-prompt 0", "252,829"),
+        ("0.22.0", "--language-model-only", "385,352"),
+        ("0.26.0", "--language-model-only", "252,829"),
+        ("0.27.0", "--language-model-only", "252,829"),
     ):
         main([*base, "--engine-version", version, *flag.split()])
         data = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]

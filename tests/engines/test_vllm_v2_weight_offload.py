@@ -33,13 +33,14 @@ def test_the_offload_moves_nothing_on_v2_before_0_28() -> None:
     """0.27.1 runs Qwen3-14B (dense) on V2: 27.52 GiB load whole on the 24 GiB card, a weights OOM as vLLM's; 0.28.0
     offloads the 12 GiB and starts with 4.39 GiB of KV cache (4.25, the review's figure, until the desktop cards'
     share was refitted beside FlashInfer's decode workspace, 2026-12-07, 4.38 until its refit on the merged tree,
-    the same day; before: also at 0.27.1)."""
+    the same day, 4.39 until the mechanistic non-torch model planned no desktop share, the same day, fifty-third
+    session: 5.42 since; before: also at 0.27.1)."""
     old, new = assess(_request("0.27.1", 12)), assess(_request("0.28.0", 12))
     assert old.report is not None and new.report is not None
     assert old.report.failure_kind == "weights-oom" and not old.fits
     assert round(old.result.per_gpu.weights_bytes / GiB, 2) == 27.52
     assert all(s.host_weights_bytes == 0 for s in old.result.deployment_stages or ())
-    assert new.fits and round(new.report.available_kv_cache_bytes_per_gpu / GiB, 2) == 4.39
+    assert new.fits and round(new.report.available_kv_cache_bytes_per_gpu / GiB, 2) == 5.42
     assert round(new.result.per_gpu.weights_bytes / GiB, 2) == 15.52
     note = next(n for n in old.report.notes if n.startswith("--cpu-offload-gb 12 moves nothing"))
     assert "vLLM 0.27.1 runs Qwen3 14B on Model Runner V2" in note
@@ -61,18 +62,20 @@ def test_the_v1_runner_offloads_at_0_27() -> None:
 
 
 def test_the_cure_of_a_weights_oom_on_v2_names_the_v1_runner() -> None:
-    """Without the flag the set-up is a weights OOM at both releases; 10 GiB cures it, at 0.27.1 only with
+    """Without the flag the set-up is a weights OOM at both releases; 9 GiB cures it, at 0.27.1 only with
     VLLM_USE_V2_MODEL_RUNNER=0 (before: 10 with nothing said, an offload that does not happen); 0.28.0 needs 9 since the
-    desktop cards' share was refitted beside FlashInfer's decode workspace (2026-12-07), 10 before."""
+    desktop cards' share was refitted beside FlashInfer's decode workspace (2026-12-07), 10 before; since the
+    mechanistic non-torch model plans no desktop share (the same day, fifty-third session) 9 cures it at 0.27.1 and
+    8 at 0.28.0."""
     old, new = assess(_request("0.27.1")), assess(_request("0.28.0"))
     assert old.report is not None and old.report.failure_kind == "weights-oom"
-    assert deployment_answers(old) == {"cpu_offload_gib_needed": 10, "cpu_offload_needs": "VLLM_USE_V2_MODEL_RUNNER=0"}
-    assert deployment_answers(new) == {"cpu_offload_gib_needed": 9}
+    assert deployment_answers(old) == {"cpu_offload_gib_needed": 9, "cpu_offload_needs": "VLLM_USE_V2_MODEL_RUNNER=0"}
+    assert deployment_answers(new) == {"cpu_offload_gib_needed": 8}
 
 
 def test_fit_prints_what_the_offload_needs(capsys: object) -> None:
     args = ["fit", "--model", "Qwen/Qwen3-14B", "--gpu", "rtx-4090", "--engine-version", "0.27.1"]
     assert main(args) == 1  # does not fit
     out = capsys.readouterr().out  # type: ignore[attr-defined]
-    assert "offload needed (GiB)  10\n" in out
+    assert "offload needed (GiB)  9\n" in out  # 10 before the mechanistic non-torch model (2026-12-07)
     assert "offload needs         VLLM_USE_V2_MODEL_RUNNER=0 (the release ignores --cpu-offload-gb without it)" in out
