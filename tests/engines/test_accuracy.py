@@ -67,14 +67,15 @@ def test_the_shipped_groups_are_the_cases_held_out_errors() -> None:
 
 def test_every_surface_quotes_the_one_sentence(capsys) -> None:
     """Qwen3-8B on one RTX 3090 under vLLM at 8k: the CLI's line, fit --json and the planner's note say the same,
-    and the pool after the group's 90th-percentile miss holds fewer conversations than planned."""
+    and the pool after the group's 90th-percentile miss holds fewer conversations than planned (4 planned since the
+    mechanistic non-torch model, 2026-12-07, fifty-third session: no desktop share; 3 before)."""
     main([*RTX3090_8B, "--json"])
     data = json.loads(capsys.readouterr().out)
     main(RTX3090_8B)
     text = " ".join(capsys.readouterr().out.split())
     accuracy = data["kv_accuracy"]
     assert accuracy["sentence"] in text and accuracy["cases"] >= 30
-    assert accuracy["conversations_after_miss"] < data["conversations_total"] == 3
+    assert accuracy["conversations_after_miss"] < data["conversations_total"] == 4
     assert f"would hold {accuracy['conversations_after_miss']:,} conversation" in accuracy["sentence"]
     assert f"{accuracy['verdicts_right']} of {accuracy['verdicts']} start-or-refuse verdicts" in accuracy["sentence"]
 
@@ -107,16 +108,17 @@ def test_a_generic_profile_and_a_fixed_slot_engine() -> None:
 
 
 def test_the_verdict_says_when_the_margin_is_within_the_planners_error() -> None:
-    """Qwen3-8B on one RTX 3090 at 8k holds 3 conversations: against 3 users the target is met with none to spare,
+    """Qwen3-8B on one RTX 3090 at 8k holds 4 conversations (3 before the mechanistic non-torch model, 2026-12-07,
+    fifty-third session, and these figures against 3 users): against 4 users the target is met with none to spare,
     and the group's 90th-percentile miss would leave fewer, so the verdict says so (every surface shows the verdict
     sentence); at 2,048 tokens against 1 user (a miss still leaves several), or without a target, it does not. (At
     8k against 1 user it did until the group's 90th percentile grew past 2.6 GiB, 2026-12-04: a miss now leaves
     none there.)"""
     request = qwen3_8b_on_an_rtx_3090(8192)
-    tight = assess(request, 3)
-    assert tight.state.value == "meets-target" and tight.conversations == 3
+    tight = assess(request, 4)
+    assert tight.state.value == "meets-target" and tight.conversations == 4
     group, after = tight.accuracy, tight.conversations_after_miss
-    assert group is not None and after is not None and after < 3
+    assert group is not None and after is not None and after < 4
     sentence = tight.sentence()
     assert "The margin is thinner than the planner's error" in sentence
     assert f"of {group.cases} public start-ups like this one" in sentence
@@ -128,10 +130,10 @@ def test_the_verdict_says_when_the_margin_is_within_the_planners_error() -> None
 def test_a_margin_within_the_error_is_a_warning_on_every_surface(capsys) -> None:
     """The verdict's colour follows: the tight RTX 3090 set-up's tone is a warning (the Memory page's alert, fit
     --json's verdict_tone), the same set-up at 2,048 tokens against 1 user a success."""
-    tight, roomy = assess(qwen3_8b_on_an_rtx_3090(8192), 3), assess(qwen3_8b_on_an_rtx_3090(2048), 1)
+    tight, roomy = assess(qwen3_8b_on_an_rtx_3090(8192), 4), assess(qwen3_8b_on_an_rtx_3090(2048), 1)  # 3 before
     assert tight.margin_within_error and tight.tone == "warning" and tight.state.value == "meets-target"
     assert not roomy.margin_within_error and roomy.tone == "success"
-    main([*RTX3090_8B, "--users", "3", "--json"])
+    main([*RTX3090_8B, "--users", "4", "--json"])
     assert json.loads(capsys.readouterr().out)["verdict_tone"] == "warning"
 
 

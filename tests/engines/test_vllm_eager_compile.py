@@ -36,7 +36,9 @@ def test_eager_start_up_holds_no_compile_amount_on_a_graphics_die(version: str, 
     compiled = VllmProfile(engine_version=version)
     eager = VllmProfile(engine_version=version, enforce_eager=True)
     extra = compiled.fitted.graphics_extra // tp
-    assert extra > GiB // 2  # the fitted amount is material (1.17 GiB at TP 1 when written)
+    # the fitted amount was material (1.17 GiB at TP 1 when written); fitted 0 since the mechanistic non-torch mo
+    # el (2026-12-07, fifty-third session), so compiled and eager hold the same non-torch memory
+    assert extra == 0
     assert compiled.non_torch_bytes(tp, platform=platform) - eager.non_torch_bytes(tp, platform=platform) == extra
 
 

@@ -1,5 +1,7 @@
-"""The desktop share (``VllmConstants.graphics_extra``) sits inside vLLM's budget, never in the ``1 - util`` headroom
-the sampler warms up in (issue 20, fiftieth session).
+"""The Windows share (``VllmConstants.windows_non_torch``, fitted on the WSL2 / Docker Desktop start-ups since
+the mechanistic non-torch model (2026-12-07, fifty-third session); the desktop share, ``graphics_extra``, before it, now
+fitted 0) sits inside vLLM's budget, never in the
+``1 - util`` headroom the sampler warms up in (issue 20, fiftieth session).
 
 vLLM 0.27.1 sizes the pool as ``requested_memory - non_kv_cache_memory`` (``v1/worker/gpu_worker.py:544-548``),
 ``requested_memory`` being ``util x total`` taken from the worker's snapshot (``:395-396``); whatever the non-torch
@@ -35,7 +37,7 @@ def _request(case_id: str, share: int | None) -> PlanRequest:
     assert isinstance(profile, VllmProfile)
     if share is None:
         return request
-    constants = profile.fitted.model_copy(update={"graphics_extra": share})
+    constants = profile.fitted.model_copy(update={"windows_non_torch": share})
     return request.model_copy(update={"overhead": profile.model_copy(update={"constants": constants})})
 
 
@@ -54,10 +56,10 @@ def _headroom_and_pool(request: PlanRequest) -> tuple[tuple[int, int], int]:
 def test_the_share_moves_the_pool_not_the_sampler_headroom(case_id: str) -> None:
     fitted = _request(case_id, None)
     assert isinstance(fitted.overhead, VllmProfile)
-    share = fitted.overhead.fitted.graphics_extra
+    share = fitted.overhead.fitted.windows_non_torch
     (free, need), pool = _headroom_and_pool(fitted)
     (free0, need0), pool0 = _headroom_and_pool(_request(case_id, 0))
-    assert share > 2**30  # the fitted 1.18 GiB
+    assert share > 2**30  # the fitted 1.18 GiB (the desktop share's 1.03 before the Windows term, 2026-12-07)
     assert need0 == need
     assert abs(free0 - free) < 2**20  # one KV block at most: the pool is a whole number of blocks
     assert abs((pool0 - pool) - share) < 2**20  # the pool takes all of it, the same block rounding aside

@@ -50,7 +50,7 @@ def windows_note(fitted: VllmConstants) -> str:
     """The Windows share in words (empty where it is 0).
 
     >>> from planner.engines.vllm.versions import fitted_constants
-    >>> windows_note(fitted_constants())
+    >>> windows_note(fitted_constants().model_copy(update={"windows_non_torch": 0}))
     ''
     >>> windows_note(fitted_constants().model_copy(update={"windows_non_torch": 2**30}))[:40]
     'Non-torch memory includes 1.00 GiB per p'
