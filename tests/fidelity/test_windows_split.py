@@ -22,13 +22,14 @@ FIRST_BOOT = "vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k-first-boot"
 
 
 def test_windows_amount_and_its_halves() -> None:
-    """1.27 GiB a process fitted on all 18 Windows start-ups; 1.19 and 1.40 fitted on each half by source, which
-    plans the other half at a median |KV error| of 0.24 and 0.47 GiB (0.16 and 0.33 in sample)."""
+    """1.18 GiB a process fitted on all 18 Windows start-ups; 1.07 and 1.34 fitted on each half by source, which
+    plans the other half at a median |KV error| of 0.30 and 0.46 GiB (0.19 and 0.31 in sample). At 8918bde, before
+    the merge's allocator tails and system-memory fallback: 1.27, halves 1.19 / 1.40, held out 0.24 / 0.47."""
     whole = fit([candidate_case(c) for c in load_cases()], True, True).windows_non_torch
-    assert whole / GiB == pytest.approx(1.27, abs=MEDIAN_TOLERANCE_GIB)
+    assert whole / GiB == pytest.approx(1.18, abs=MEDIAN_TOLERANCE_GIB)
     first, second = halves()
     assert not first & second
-    for half, amount, median in ((first, 1.19, 0.24), (second, 1.40, 0.47)):
+    for half, amount, median in ((first, 1.07, 0.30), (second, 1.34, 0.46)):
         fitted, errors = fold(half)
         assert len(errors) == 9
         assert fitted / GiB == pytest.approx(amount, abs=MEDIAN_TOLERANCE_GIB)
@@ -39,24 +40,27 @@ def test_candidate_with_windows_term() -> None:
     """Against the candidate without it (0.291 / 0.335 / 0.335 GiB, held out 0.320, 139 / 144, 38 over-planned):
     0.244 / 0.302 / 0.314, held out 0.230 (0.253 / 0.248 with each Windows start-up planned from the other half),
     140 / 144, 25 over-planned (> +0.5 GiB); wrong beside HEAD's: the RTX 5090 box's Qwen3-32B-AWQ first boot
-    alone (a refusal planned to start: 2.10 GiB of KV planned, 0.45 printed, one 8,192-token request needs 2.00)."""
+    alone (a refusal planned to start: 2.10 GiB of KV planned, 0.45 printed, one 8,192-token request needs 2.00).
+    Those are 8918bde's figures over 135; on the merged tree (140), against 0.273 / 0.348 / 0.317, held out 0.287,
+    146 / 149, 37: 0.232 / 0.328 / 0.297, held out 0.236 (0.269 / 0.269 with the Windows folds), 147 / 149, 24
+    over-planned, and the first boot refused as logged by 0.03 GiB (1.97 planned against 2.00)."""
     held = held_ids()
     results = restated_runs(True, True)
     s = summary(results, held)
-    for name, value in (("in", 0.244), ("family", 0.302), ("release", 0.314), ("held", 0.230)):
+    for name, value in (("in", 0.232), ("family", 0.328), ("release", 0.297), ("held", 0.236)):
         assert s[name] == pytest.approx(value, abs=MEDIAN_TOLERANCE_GIB)
     cross = held_out(results)
-    assert statistics.median(abs(e) for e in cross.values()) == pytest.approx(0.253, abs=MEDIAN_TOLERANCE_GIB)
+    assert statistics.median(abs(e) for e in cross.values()) == pytest.approx(0.269, abs=MEDIAN_TOLERANCE_GIB)
     assert statistics.median(abs(e) for k, e in cross.items() if k in held) == pytest.approx(
-        0.248, abs=MEDIAN_TOLERANCE_GIB
+        0.269, abs=MEDIAN_TOLERANCE_GIB
     )
-    assert s["verdicts"] == (140, 144)
-    assert over_planned(results) == 25
+    assert s["verdicts"] == (147, 149)
+    assert over_planned(results) == 24
     assert set(s["wrong"]) == {
         "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal",
         "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal",
-        "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-cold-sampler-oom",
-        FIRST_BOOT,
     }
     first_boot = next(r for r in results if r.id == FIRST_BOOT)
-    assert first_boot.kv_error_gib == pytest.approx(2.10 - 0.45, abs=CASE_TOLERANCE_GIB)
+    # 2.10 - 0.45 planned to start at 8918bde; 1.97 - 0.45 on the merged tree, refused as logged
+    assert first_boot.kv_error_gib == pytest.approx(1.97 - 0.45, abs=CASE_TOLERANCE_GIB)
+    assert first_boot.verdict_right
