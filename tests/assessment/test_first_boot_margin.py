@@ -29,18 +29,26 @@ def _request(model_id: str, users_context: int = 8192, gpu_id: str = "rtx-pro-60
 
 
 def test_a_first_boots_transient_turns_a_thin_margin_amber() -> None:
-    a = assess(_request("Qwen/Qwen3-14B", gpu_id="l40s"), 150)
+    """Qwen3-14B FP8 on 4 x L40S: 1.12 GiB of first-boot transient. Until the mechanistic non-torch model (2026-12-07,
+    fifty-third session) 152 conversations against 150 users,
+    the transient above the datacenter group's 90th-percentile miss (0.87 GiB), so the sentence named the first
+    boot; since, 148 (the merged tree's allocator tails) against 146, and the group's miss, 1.15 GiB (the
+    encoder's amount on the datacenter Qwen3.5-family boots), covers the transient: amber, naming the planner's
+    error, to the same 144 conversations."""
+    a = assess(_request("Qwen/Qwen3-14B", gpu_id="l40s"), 146)
     assert a.report is not None and a.report.first_boot_bytes / GiB == pytest.approx(1.12, abs=0.01)
-    assert a.conversations == 152 and a.conversations_after_miss == 144
+    assert a.accuracy is not None and a.accuracy.p90_abs_bytes / GiB == pytest.approx(1.15, abs=0.01)
+    assert a.conversations == 148 and a.conversations_after_miss == 144
     assert a.tone == "warning" and a.margin_within_error
-    assert "thinner than a first boot's transient" in a.sentence() and "144 conversations" in a.sentence()
+    assert "thinner than the planner's error" in a.sentence() and "144 conversations" in a.sentence()
 
 
 def test_no_transient_where_the_forward_is_larger_than_the_table() -> None:
     """The reviewer's set-up: at 8,192 batched tokens the forward's peak is above the table."""
     a = assess(_request("Qwen/Qwen3-32B"), 200)
     assert a.report is not None and a.report.first_boot_bytes == 0
-    assert a.conversations == 204 and a.conversations_after_miss == 200
+    # 204 / 200 until the mechanistic non-torch model widened the datacenter group's miss (0.87 -> 1.15 GiB)
+    assert a.conversations == 204 and a.conversations_after_miss == 196
 
 
 def test_no_transient_where_no_first_boot_showed_one() -> None:
