@@ -1,7 +1,7 @@
 """What a vLLM process holds outside torch under Windows (WSL2, Docker Desktop) beyond the Linux figure: a fitted
 share per process (``VllmConstants.windows_non_torch``, fitted on the public WSL2 / Docker Desktop start-ups),
-measured, not yet the default: 0 in the shipped constants (docs/fidelity.md, 'The share candidate with a Windows
-term').
+shipped since 2026-12-07 (fifty-third session): 1.18 GiB (docs/fidelity.md, 'The share candidate with a Windows
+term, shipped').
 
 Under WSL2 CUDA runs through the Windows display driver model (the paravirtualised ``/dev/dxg`` device: the Linux
 ``libcuda`` hands allocations and their residency to the Windows driver, ``dxgkio_make_resident``), and what a
@@ -17,8 +17,8 @@ halves by source, each held out once). Per process, so per rank at any TP (one c
 planned with ``--host windows`` (:attr:`planner.core.overhead.StageContext.windows_host`), eager or compiled.
 
 >>> from planner.engines.vllm.versions import fitted_constants
->>> fitted_constants().windows_non_torch
-0
+>>> round(fitted_constants().windows_non_torch / 2**30, 2)
+1.18
 """
 
 from __future__ import annotations
