@@ -27,8 +27,9 @@ A3B = (
     "tokens, one sequence, 4,096 batched tokens, fp8_e5m2 KV, prefix caching in 'align' mode, the vision tower "
     "loaded as video is not limited): the planner leaves 0.16-0.17 GiB more KV than the PR's figures (eight "
     "2,096-token blocks of the 47 planned at 0.95), with 19.16 GiB of int4-autoround weights for a 'mixed' "
-    "checkpoint whose higher-precision tensors the catalog's format does not list, 1.30 GiB of non-torch memory "
-    "(1.05 of it the GeForce share) and a 0.50 GiB graph estimate where the PR's quoted notice implies 0.41 "
+    "checkpoint whose higher-precision tensors the catalog's format does not list, 1.04 GiB of non-torch memory "
+    "(0.79 of it the vision encoder's amount; 1.30 with the GeForce share before) and a 0.50 GiB graph estimate "
+    "where the PR's quoted notice implies 0.41 "
     "(0.95 - 0.9325 = 0.0175 of 23.56 GiB). The PR prints no 'Model loading took', so weights and non-torch "
     "memory cannot be told apart"
 )
@@ -45,9 +46,9 @@ TWENTY_SECOND: dict[str, str] = {
         "pools differ by 17,584 tokens, 0.20 GiB). " + V1_SAMPLER
     ),
     "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal": (
-        "verdict (planned to start with 0.24 GiB of KV, 11 blocks against the 10 one 8,192-token request needs; "
-        "the PR: 'leaves only 0.07 GiB for KV at mem_util=0.92, so it can't even serve its 8K window'), KV +0.17 "
-        "GiB (twenty-second blind set, 2026-12-07; as found). " + A3B
+        "verdict (planned to start with 0.49 GiB of KV, 0.24 until the mechanistic non-torch model, 2026-12-07, "
+        "fifty-third session; the PR: 'leaves only 0.07 GiB for KV at mem_util=0.92, so it can't even serve its 8K "
+        "window'), KV +0.42 GiB (+0.17 as found, twenty-second blind set, 2026-12-07). " + A3B
     ),
     "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util095": (
         "tokens +23.7 % (38,502 planned, 31,129 printed; KV 0.94 planned, 0.78 printed, +0.16 GiB; twenty-second "
