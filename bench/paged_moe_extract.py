@@ -55,7 +55,10 @@ FILES += [
     )
     for system, version in versions.items()
 ]
-TOKENS = (1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512, 768, 1024)
+# Decode batches, then a prompt chunk's tokens: vLLM's max_num_batched_tokens and SGLang's chunked_prefill_size run
+# 2,048-16,384 (planner.advisor.prompt_moe); 16,384 is the last count every file of FILES times.
+DECODE_TOKENS = (1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 512, 768, 1024)
+TOKENS = (*DECODE_TOKENS, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384)
 TP = (1, 2, 4, 8)
 
 
