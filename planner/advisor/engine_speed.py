@@ -54,6 +54,7 @@ from planner.advisor.kernels import (
 )
 from planner.advisor.moe_transfer import Transfer, transferred_moe
 from planner.advisor.paged_moe import paged_moe_seconds
+from planner.advisor.prompt_moe import alone_moe_seconds, prompt_moe_seconds
 from planner.advisor.throughput import Load, Setup
 from planner.core.kv import heads_per_rank
 from planner.engines.llamacpp.backend import llamacpp_backend
@@ -305,15 +306,23 @@ def prefill_alone(setup: Setup, load: Load, r: Roofline = FITTED, chunk: int | N
     if chunk is None:
         chunk = 512 if setup.family == "layer-split" else serving_chunk(setup)
     passes = -(-load.tokens // chunk)
-    scaled = load._replace(
-        dense_bytes=load.dense_bytes * passes,
-        experts_bytes=load.experts_bytes * passes,
-        matrix_weights=load.matrix_weights * passes,
+    experts = alone_moe_seconds(setup, load, chunk, lambda s, at: experts_roofline_seconds(s, at, r))
+    own = load if experts is None else _without_experts(load)  # measured passes (planner.advisor.prompt_moe)
+    scaled = own._replace(
+        dense_bytes=own.dense_bytes * passes,
+        experts_bytes=own.experts_bytes * passes,
+        matrix_weights=own.matrix_weights * passes,
     )
     result = step(setup, scaled, r, with_kv=False)
     if result.compute_seconds is None:
         return None
-    return result.seconds + (passes - 1) * step_overhead(setup, load, r) + rank_prefill_seconds(setup, load, r)
+    extra = (passes - 1) * step_overhead(setup, load, r) + rank_prefill_seconds(setup, load, r)
+    return result.seconds + extra + (experts or 0.0)
+
+
+def _without_experts(load: Load) -> Load:
+    """``load`` without its routed experts' bytes and FLOPs (priced apart, at their measured kernel time)."""
+    return load._replace(experts_bytes=0.0, flops=load.flops - load.expert_flops, expert_flops=0.0)
 
 
 def rank_prefill_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
@@ -334,14 +343,17 @@ def serving_chunk(setup: Setup) -> int:
 
 def prefill_in_serving(setup: Setup, load: Load, r: Roofline = FITTED) -> float | None:
     """GPU seconds one prompt costs inside a serving run: its compute, its share of a chunk's weight read (one
-    read per :func:`serving_chunk` tokens) and its all-reduces (chunked prefill rides along the decode steps)."""
+    read per :func:`serving_chunk` tokens) and its all-reduces (chunked prefill rides along the decode steps); a
+    vLLM or SGLang prompt's routed experts at their measured time (:func:`planner.advisor.prompt_moe`)."""
+    experts = prompt_moe_seconds(setup, load, serving_chunk(setup), lambda s, at: experts_roofline_seconds(s, at, r))
+    load = load if experts is None else _without_experts(load)
     result = step(setup, load._replace(dense_bytes=0.0, experts_bytes=0.0), r, with_kv=False)
     if result.compute_seconds is None:
         return None
     share = load.tokens / serving_chunk(setup)
     weights = step(setup, load._replace(flops=0.0, allreduce_bytes=0.0), r, with_kv=False).memory_seconds
     comm = prompt_allreduce_seconds(setup, load, r) if setup.family == "fused" else result.comm_seconds
-    return result.compute_seconds + comm + share * weights
+    return result.compute_seconds + comm + share * weights + (experts or 0.0)
 
 
 def prompt_allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:

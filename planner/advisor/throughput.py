@@ -118,7 +118,7 @@ class Load(NamedTuple):
     attention_flops: float = 0.0  # the part of ``flops`` the attention matmuls do (scores and their weighted sum)
     matmuls: Matmuls | None = None  # a decode step's weight matmuls by shape (planner.advisor.matmuls)
     kv_heads: int = 0  # KV heads a token's cache has (0: MLA's one latent, which every tensor-parallel GPU holds)
-    moe: MoeShape | None = None  # a decode step's routed experts by shape (planner.advisor.paged_moe)
+    moe: MoeShape | None = None  # the routed experts by shape (planner.advisor.paged_moe, prompt_moe)
 
     def weights_bytes(self, locality: float) -> float:
         """Weights read this step: the dense part and the share of the experts the tokens touch."""
@@ -317,4 +317,5 @@ def prefill_load(
         moe_layers=_moe_layers(model),
         matrix_weights=_matrix_weights(params),
         attention_flops=float(attention),
+        moe=moe_shape(model),  # its chunks' routed experts by shape (planner.advisor.prompt_moe)
     )
