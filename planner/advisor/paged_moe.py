@@ -15,8 +15,9 @@ ai-dynamo/aiconfigurator@095f58a51 ``aic-core/src/aiconfigurator_core/systems/da
 format of the published FP8 MoE checkpoints: DeepSeek-V3 / R1, Qwen3 FP8, MiniMax-M2), the engine's default kernel,
 expert-parallel size 1 (vLLM and SGLang split each expert's width over the tensor-parallel GPUs unless the run
 enables expert parallelism), aiconfigurator's default skewed routing (``power_law_1.01``), moe TP sizes 1-8, tokens
-1-1,024. One release per engine and GPU (vLLM 0.14.0, B200 0.19.0; SGLang 0.5.9), the speed model's one-release
-stance. The time is linear in the tokens between grid points, in proportion past 1,024.
+1-16,384 (a decode step's batch, and a prompt chunk's tokens: :mod:`planner.advisor.prompt_moe`). One release per
+engine and GPU (vLLM 0.14.0, B200 0.19.0; SGLang 0.5.9), the speed model's one-release stance. The time is linear in
+the tokens between grid points, in proportion past 16,384.
 
 INT8 W8A8 experts (the ``int8`` compute path) take the FP8 rows: one byte a weight through the same Triton grouped
 GEMM, whose INT8 and FP8 W8A8 branches differ only in where the scales apply. vLLM 0.11.0's ``fused_moe_kernel``

@@ -47,11 +47,14 @@ def test_the_pick_runs_at_the_speed_its_reads_allow() -> None:
     assert any(u.startswith("speed likely optimistic") for u in best.undermining)
     # 512 until HIP's graph and non-torch terms on a CDNA 3 device were fitted (2026-12-07, hip_graphs.py)
     assert best.experts_shared and best.conversations == 464 and "data-parallel ranks" in best.label
-    assert best.decode_tokens_per_s_per_user == pytest.approx(30.7, abs=1.5)  # 49.4 by the experts' roofline
+    # 49.4 by the experts' roofline; 30.7 before a prompt's experts took the measured kernel's efficiency (prompt_moe)
+    assert best.decode_tokens_per_s_per_user == pytest.approx(27.9, abs=1.5)
     assert any("reads its own 17 GB of non-expert weights" in w for w in best.warnings)
     assert not any("non-expert" in w for w in tp8.warnings)
     assert best.prefill_seconds is not None and tp8.prefill_seconds is not None
-    assert best.prefill_seconds > 3 * tp8.prefill_seconds  # a 24,576-token prompt's attention on one GPU
+    # a 24,576-token prompt's attention on one GPU: 1.9 s more (3.9 against 2.0; over 3x before the prompt's routed
+    # experts, split over all eight GPUs in both, took the measured kernel's efficiency, planner.advisor.prompt_moe)
+    assert best.prefill_seconds > tp8.prefill_seconds + 1.8
 
 
 def test_kv_heads_fewer_than_the_gpus_are_read_twice_and_enough_heads_once() -> None:
