@@ -1,5 +1,6 @@
 """Every speed set scored per engine and regime, for a before -> after of the speed model (issue 21;
-``python -m bench.speed_sets [--json] [--worst N] [--set NAME]``). Its figures are never asserted in tests.
+``python -m bench.speed_sets [--json] [--worst N] [--set NAME] [--over [SHARE]]``). Its figures are never asserted
+in tests (the listings are: ``tests/advisor/test_speed_sets.py``).
 
 Printed for the package's rows (``planner/advisor/benchmarks/*.toml``, fit and held-out apart) and for each blind
 file of ``tests/advisor/benchmarks`` (every row, the roles of a blind file mean nothing): per engine family and
@@ -7,7 +8,8 @@ regime the rows, the median and worst |error| and how many rows miss by more tha
 (or before and after a change of :data:`planner.advisor.engine_speed.FITTED`) and compare the lines. ``--worst N``
 lists each set's N rows of largest |error| with what groups them (:func:`worst_lines`: model, GPUs, lengths,
 concurrency and burst, the engine's prompt chunk); ``--set NAME`` keeps one set (``fit``, ``held-out``,
-``fit+held-out`` or a blind file's name).
+``fit+held-out`` or a blind file's name). ``--over [SHARE]`` lists, per set, every row missed by more than a share
+(0.5 unless given), worst first, with its measured and predicted figures, so the misses can be grouped by set-up.
 """
 
 from __future__ import annotations
@@ -71,12 +73,42 @@ def worst_lines(rows: tuple[BenchmarkRow, ...], count: int) -> list[str]:
     return [f"{s.error:+9.1%} {s.family}/{s.regime} {s.id}: {describe(by_id[s.id])}" for s in missed[:count]]
 
 
+def worst(results: list[Scored], share: float = 0.5) -> list[Scored]:
+    """The rows with a prediction missed by more than ``share`` (|error|), worst first.
+
+    >>> row = dict(family="fused", regime="batched", role="held-out", metric="output_total", source="s")
+    >>> rows = [Scored(id=str(e), measured=100.0, predicted=100 * (1 + e), error=e, **row) for e in (0.4, -0.7, 0.9)]
+    >>> [s.id for s in worst(rows)]
+    ['0.9', '-0.7']
+    """
+    missed = [s for s in results if s.error is not None and abs(s.error) > share]
+    return sorted(missed, key=lambda s: -abs(s.error or 0.0))
+
+
+def print_worst(share: float) -> None:
+    """:func:`worst` of the package's rows and of each blind file, one line a row."""
+    found = {"package": scored()} | {p.name: scored(load_rows((p,))) for p in sorted(BLIND_DIR.glob("*.toml"))}
+    for name, results in found.items():
+        missed = worst(results, share)
+        print(f"{name}: {len(missed)} rows over {share:.0%}")
+        for s in missed:
+            figures = f"{s.measured:12.5g} {s.predicted or 0.0:12.5g}"
+            print(f"    {s.error or 0.0:+8.1%}  {s.family}/{s.regime:13} {figures}  {s.id}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.speed_sets", description=__doc__)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--worst", type=int, default=0, metavar="N", help="list each set's N worst rows")
     parser.add_argument("--set", dest="only", metavar="NAME", help="one set: fit, held-out, fit+held-out or a file")
+    parser.add_argument(
+        "--over", nargs="?", type=float, const=0.5, default=None, metavar="SHARE",
+        help="list every row missed by more than SHARE (0.5), worst first, per set",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if args.over is not None:
+        print_worst(args.over)
+        return 0
     if args.worst:
         for name, rows in sets(args.only).items():
             print(name)
