@@ -15,8 +15,8 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
   fitted latency and ``bytes x 2(G-1)/G / link``, over PCIe NCCL's measured time at the message's size
   (:mod:`planner.advisor.allreduce`); a TensorRT-LLM decode step on a GPU and arithmetic NVIDIA's aiconfigurator
   measured (NVFP4 on B200, GB200, RTX PRO 6000; 16-bit on A100 SXM, H100 SXM, H200, L40S) takes as compute its
-  GEMMs' and fused MoE's measured times by shape, then attention (the KV read or its FLOPs):
-  :mod:`planner.advisor.gemm_tables`;
+  GEMMs' and fused MoE's measured times by shape, then attention (the KV read or its FLOPs), and a prompt's routed
+  experts the time they add to that step's fused MoE: :mod:`planner.advisor.gemm_tables`;
 - **llama.cpp** (layer split: the GPUs run one after another, each over its own layers): ``G x max(memory,
   compute)`` of one GPU's share, i.e. the time of the whole model on one GPU, + a fixed time per step and per layer
   (kernel launches) + a measured hop per extra GPU (:data:`LLAMACPP_HOP_S`). Bandwidth is not multiplied by
@@ -54,7 +54,7 @@ from planner.advisor.kernels import (
 )
 from planner.advisor.moe_transfer import Transfer, transferred_moe
 from planner.advisor.paged_moe import paged_moe_seconds
-from planner.advisor.prompt_moe import alone_moe_seconds, prompt_moe_seconds
+from planner.advisor.prompt_moe import alone_moe_seconds, serving_moe_seconds
 from planner.advisor.throughput import Load, Setup
 from planner.core.kv import heads_per_rank
 from planner.engines.llamacpp.backend import llamacpp_backend
@@ -97,14 +97,14 @@ class Roofline(NamedTuple):
 # Reproduced by planner.advisor.fit.fit_roofline() from the "fit" rows (tests/advisor/test_benchmarks.py checks it).
 FITTED = Roofline(
     cb_bw_hbm=0.82,
-    trt_bw_hbm=0.99,
+    trt_bw_hbm=0.98,
     cb_bw_gddr=0.69,
     cb_bw_lpddr=0.7,
     ll_bw_hbm=0.49,
     ll_bw_gddr=0.9,
     ll_bw_apple=0.71,
     ll_bw_lpddr=0.77,
-    trt_step_s=0.0025,
+    trt_step_s=0.0024,
     vllm_step_s=0.0009,
     ll_step_s=0.0006,
     ll_layer_s=5e-05,
@@ -113,7 +113,7 @@ FITTED = Roofline(
     ll_mfu_quant=0.56,
     ll_mfu_alu=0.76,
     ar_nvlink_s=3.3e-05,
-    trt_seq_s=1.35e-05,
+    trt_seq_s=1.2e-05,
     vllm_seq_s=3.85e-05,
     moe_locality=0.76,
     ll_moe_mfu=0.17,
@@ -341,11 +341,13 @@ def serving_chunk(setup: Setup) -> int:
     return setup.prefill_chunk or PREFILL_CHUNK_TOKENS
 
 
-def prefill_in_serving(setup: Setup, load: Load, r: Roofline = FITTED) -> float | None:
+def prefill_in_serving(setup: Setup, load: Load, r: Roofline = FITTED, batch: int = 0) -> float | None:
     """GPU seconds one prompt costs inside a serving run: its compute, its share of a chunk's weight read (one
-    read per :func:`serving_chunk` tokens) and its all-reduces (chunked prefill rides along the decode steps); a
-    vLLM or SGLang prompt's routed experts at their measured time (:func:`planner.advisor.prompt_moe`)."""
-    experts = prompt_moe_seconds(setup, load, serving_chunk(setup), lambda s, at: experts_roofline_seconds(s, at, r))
+    read per :func:`serving_chunk` tokens) and its all-reduces (chunked prefill rides along the decode steps); the
+    routed experts at their measured time, beside ``batch`` decoding sequences for TensorRT-LLM
+    (:func:`planner.advisor.prompt_moe.serving_moe_seconds`), not their FLOPs at the dense GEMMs' share."""
+    roofline = lambda s, at: experts_roofline_seconds(s, at, r)  # noqa: E731
+    experts = serving_moe_seconds(setup, load, serving_chunk(setup), roofline, batch)
     load = load if experts is None else _without_experts(load)
     result = step(setup, load._replace(dense_bytes=0.0, experts_bytes=0.0), r, with_kv=False)
     if result.compute_seconds is None:
@@ -384,7 +386,7 @@ class Serving(NamedTuple):
 def serving(setup: Setup, decode: Load, prefill: Load | None, output_tokens: int, r: Roofline = FITTED) -> Serving:
     """``decode.tokens`` users in flight, each writing ``output_tokens`` after a prompt (``prefill``; ``None``:
     decode only): a cycle of ``output_tokens`` steps and the batch's prefills."""
-    per_prompt = 0.0 if prefill is None else (prefill_in_serving(setup, prefill, r) or 0.0)
+    per_prompt = 0.0 if prefill is None else (prefill_in_serving(setup, prefill, r, decode.tokens) or 0.0)
     return served(step(setup, decode, r), decode.tokens, per_prompt, output_tokens)
 
 

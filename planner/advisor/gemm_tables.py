@@ -40,7 +40,12 @@ overview's MoE runs, ``--ep``, all with attention data parallelism: :attr:`Setup
 all the step's tokens through every expert's slice, so aiconfigurator's skewed routing (power law) barely moves it,
 where one expert a GPU waits on the most-routed one (A100 Mixtral-8x7B at 2,048 tokens: 1.255 ms a layer at moe TP 8,
 4.494 ms at EP 8; TensorRT-LLM 0.17's 8 x A100 long-output cells were under-predicted by 43-49 % with the EP time).
-The fused MoE's ``num_tokens`` is the step's tokens. ``None`` where the tables do not reach: another engine, GPU,
+The fused MoE's ``num_tokens`` is the step's tokens. A prompt in a serving run
+(:func:`prompt_moe_seconds`) adds its share of a chunk's tokens to the decode step's MoE, which TensorRT-LLM runs in
+the same forward: the measured time at the decode batch plus the chunk, less that at the batch (its dense matmuls
+keep the rate model: only the experts, whose grouped GEMM over ``tokens x top-k / experts`` rows a dense GEMM's share
+does not describe, are read from the table; pricing the dense ones too moved the fit's vLLM constants and put the
+unseen 12c / 12d sets over more rows). ``None`` where the tables do not reach: another engine, GPU,
 arithmetic or split, a model without shapes, a MoE shape the tables do not hold at that parallelism; the rate model
 prices those steps.
 
@@ -167,11 +172,17 @@ def step_gemm_seconds(
         n, k = _per_gpu(mm, gpus)
         total += mm.repeats * gemm_seconds(times, tokens, n, k)
     if shapes.moe is not None:
-        moe = (times.moe if expert_parallel or gpus == 1 else times.moe_tp).get((*shapes.moe, gpus))
+        moe = _moe_row(times, shapes, gpus, expert_parallel)
         if moe is None:
             return None
         total += shapes.moe_layers * along(times.moe_tokens, moe, tokens)
     return total
+
+
+def _moe_row(times: GpuTimes, shapes: Matmuls, gpus: int, expert_parallel: bool) -> tuple[float, ...] | None:
+    """The fused MoE's measured times of ``shapes``' experts over ``gpus``, expert or tensor parallel."""
+    assert shapes.moe is not None
+    return (times.moe if expert_parallel or gpus == 1 else times.moe_tp).get((*shapes.moe, gpus))
 
 
 def decode_gemm_seconds(setup: Setup, load: Load) -> float | None:
@@ -181,3 +192,33 @@ def decode_gemm_seconds(setup: Setup, load: Load) -> float | None:
     if setup.family != "fused" or setup.split != "tensor" or load.matmuls is None:
         return None
     return step_gemm_seconds(setup.gpu.id, setup.path, load.matmuls, load.tokens, setup.gpus, setup.attention_dp)
+
+
+def prompt_moe_seconds(setup: Setup, load: Load, chunk: int, batch: int = 0) -> float | None:
+    """The routed experts' measured time one TensorRT-LLM prompt of ``load.tokens`` adds to a serving run: the
+    fused MoE of a step that carries ``chunk`` prompt tokens a rank beside ``batch`` decoding sequences, less that of
+    the decode tokens alone, for the prompt's share of the chunk. TensorRT-LLM runs a step's context chunks and
+    generation tokens in one forward (``PyTorchModelEngine._prepare_tp_inputs``, see
+    :func:`planner.advisor.engine_speed.prompt_allreduce_seconds`), so the prompt's tokens join the decode step's
+    MoE, whose expert weights that step already reads; with attention data parallelism every rank's chunk meets in
+    the experts (``batch`` counts every rank's sequences). ``batch`` 0: the chunk's MoE alone, weights included
+    (the advisor's prompt, priced before its batch is known). ``None`` where :func:`decode_gemm_seconds` has no
+    table: another engine, split, GPU or arithmetic, a dense model, a MoE shape not measured at that parallelism.
+
+    >>> from model_catalog import get_gpu, get_model
+    >>> from planner.advisor.throughput import prefill_load
+    >>> b200 = Setup(get_gpu("b200-sxm"), "fused", "fp4", 1, "tensor", False)
+    >>> prompt = prefill_load(get_model("Qwen/Qwen3-30B-A3B").spec, "nvfp4", 8192)
+    >>> alone, beside = prompt_moe_seconds(b200, prompt, 8192), prompt_moe_seconds(b200, prompt, 8192, 1024)
+    >>> round(alone * 1e3, 1), round(beside * 1e3, 1)
+    (46.5, 39.1)
+    """
+    if setup.family != "fused" or setup.split != "tensor" or load.matmuls is None or load.matmuls.moe is None:
+        return None
+    times = tables().get((setup.gpu.id, setup.path))
+    row = None if times is None else _moe_row(times, load.matmuls, setup.gpus, setup.attention_dp)
+    if times is None or row is None:
+        return None
+    tokens = chunk * (setup.gpus // setup.attention_tp if setup.attention_dp else 1)
+    added = along(times.moe_tokens, row, batch + tokens) - (along(times.moe_tokens, row, batch) if batch else 0.0)
+    return load.matmuls.moe_layers * added * load.tokens / tokens

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from planner.advisor.gemm_tables import prompt_moe_seconds as fused_prompt_moe_seconds
 from planner.advisor.moe_transfer import transferred_moe
 from planner.advisor.paged_moe import paged_moe_seconds
 from planner.advisor.throughput import Load, Setup
@@ -45,6 +46,14 @@ def prompt_moe_seconds(setup: Setup, load: Load, chunk: int, roofline: Roofline)
     """A prompt's routed-expert time inside a serving run: its share, ``tokens / chunk``, of a chunk's."""
     per_chunk = chunk_experts_seconds(setup, load, chunk, roofline)
     return None if per_chunk is None else per_chunk * load.tokens / chunk
+
+
+def serving_moe_seconds(setup: Setup, load: Load, chunk: int, roofline: Roofline, batch: int = 0) -> float | None:
+    """A prompt's measured routed-expert time inside a serving run: vLLM's / SGLang's share of a chunk's
+    (:func:`prompt_moe_seconds`), else TensorRT-LLM's time added to a step beside ``batch`` decoding sequences
+    (:func:`planner.advisor.gemm_tables.prompt_moe_seconds`); ``None`` where neither is measured."""
+    paged = prompt_moe_seconds(setup, load, chunk, roofline)
+    return paged if paged is not None else fused_prompt_moe_seconds(setup, load, chunk, batch)
 
 
 def alone_moe_seconds(setup: Setup, load: Load, chunk: int, roofline: Roofline) -> float | None:

@@ -318,4 +318,5 @@ def prefill_load(
         matrix_weights=_matrix_weights(params),
         attention_flops=float(attention),
         moe=moe_shape(model),  # its chunks' routed experts by shape (planner.advisor.prompt_moe)
+        matmuls=matmul_shapes(model),
     )

@@ -39,13 +39,13 @@ def test_a_set_not_known_is_refused() -> None:
 
 def test_the_worst_rows_of_the_first_blind_set_are_its_named_misses() -> None:
     """Over 50 % on unseen-2026-12.toml: exactly the rows tests/advisor/unseen_2026_12.py names with a reason, the
-    worst first (8 x H100 Llama 4 Maverick FP8 at 128/4096: 6,744 tokens/s measured, +190 %)."""
+    worst first (8 x H100 Llama 4 Maverick FP8 at 128/4096: 6,744 tokens/s measured, +198 %)."""
     missed = worst(scored(load_rows((UNSEEN,))))
     assert {s.id for s in missed} == set(UNSEEN_2026_12_MISSES)
     assert [abs(s.error or 0.0) for s in missed] == sorted((abs(s.error or 0.0) for s in missed), reverse=True)
     first = missed[0]
     assert first.id == "trtllm-h100x8-llama4-maverick-fp8-128-4096" and first.measured == 6744.0
-    assert round(first.error or 0.0, 2) == 1.9
+    assert round(first.error or 0.0, 2) == 1.98
 
 
 def test_the_command_lists_them_per_set(capsys: pytest.CaptureFixture[str]) -> None:
@@ -55,4 +55,4 @@ def test_the_command_lists_them_per_set(capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     assert "unseen-2026-12.toml: 1 rows over 180%" in out
     line = next(x for x in out.splitlines() if x.endswith("trtllm-h100x8-llama4-maverick-fp8-128-4096"))
-    assert line.split()[:3] == ["+189.5%", "fused/long_context", "6744"]
+    assert line.split()[:3] == ["+197.7%", "fused/long_context", "6744"]

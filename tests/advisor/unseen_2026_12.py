@@ -27,8 +27,10 @@ BLACKWELL_NVFP4 = (
     "(planner/advisor/gemm_tables.py: ai-dynamo/aiconfigurator@095f58a51's tables, which put an 8192 x 8192 NVFP4 "
     "GEMM at 1-128 tokens at 22.7 us on B200, ~0.2 of its bandwidth time; constants refit on the fit rows) 20 of "
     "them are within 50 % and the TP4 / TP8 cells of the same dies moved little (Llama-3.1-405B +16 / +17 % to "
-    "+8 / +6 % median). What remains: Qwen3-30B-A3B on B200 at the prompt-heavy 2048/128 and 5000/500 (prompts "
-    "keep the rate model's NVFP4 share: the tables are read for decode steps only) and on GB200 at seven lengths, "
+    "+8 / +6 % median). Qwen3-30B-A3B's prompt-heavy 2048/128 and 5000/500 cells on B200 and GB200 (+66 to +106 "
+    "%, prompts at the rate model's NVFP4 share) left since a prompt's experts take the measured fused MoE "
+    "(planner/advisor/gemm_tables.py prompt_moe_seconds, 2026-12-07). What remains: Qwen3-30B-A3B on GB200 at "
+    "four lengths, "
     "and GB200 Llama 4 Scout 1000/1000. The perf overview's GB200 TP1 cells are below its B200 ones (Qwen3-30B-A3B "
     "1000/1000: 17,481 vs 25,828 tokens/s) while aiconfigurator's GB200 GEMM and MoE tables are as fast as B200's "
     "or faster (8192 x 8192 at 128 tokens: 21.9 vs 22.7 us): the GB200 gap is not in the GEMMs. GB200 Scout at "
@@ -129,16 +131,16 @@ TRT_SEQ_REFIT = (
 
 UNSEEN_2026_12_MISSES: dict[str, str] = {
     # BLACKWELL_NVFP4
-    "trtllm-b200-qwen3-30b-a3b-fp4-2048-128": BLACKWELL_NVFP4,  # +112%
-    "trtllm-b200-qwen3-30b-a3b-fp4-5000-500": BLACKWELL_NVFP4,  # +71%
+    # (trtllm-b200-qwen3-30b-a3b-fp4-2048-128 / -5000-500, BLACKWELL_NVFP4: +101 / +66 %, +22 / +25 % since a
+    # TensorRT-LLM prompt's experts take the measured fused-MoE time, 2026-12-07 fifty-third; the GB200 pair too)
     "trtllm-gb200-llama4-scout-fp4-1000-1000": BLACKWELL_NVFP4,  # +88%
     # (trtllm-gb200-llama4-scout-fp4-128-128, BLACKWELL_NVFP4: +54%, +32.5 % since the refit of 2026-12-07)
     "trtllm-gb200-qwen3-30b-a3b-fp4-1000-1000": BLACKWELL_NVFP4,  # +89%
     # (trtllm-gb200-qwen3-30b-a3b-fp4-1000-2000, BLACKWELL_NVFP4: +67%, +48.4 % since the refit of 2026-12-07)
     "trtllm-gb200-qwen3-30b-a3b-fp4-128-128": BLACKWELL_NVFP4,  # +124%
-    "trtllm-gb200-qwen3-30b-a3b-fp4-2048-128": BLACKWELL_NVFP4,  # +118%
+    # (trtllm-gb200-qwen3-30b-a3b-fp4-2048-128, BLACKWELL_NVFP4: +118%, +25.2 % since the prompt's measured MoE)
     # (trtllm-gb200-qwen3-30b-a3b-fp4-500-2000, BLACKWELL_NVFP4: +63%, +41.0 % since the refit of 2026-12-07)
-    "trtllm-gb200-qwen3-30b-a3b-fp4-5000-500": BLACKWELL_NVFP4,  # +92%
+    # (trtllm-gb200-qwen3-30b-a3b-fp4-5000-500, BLACKWELL_NVFP4: +92%, +40.9 % since the prompt's measured MoE)
     # ATTENTION_DP_PCIE
     "trtllm-rtxpro6000x2-qwen3-30b-a3b-fp4-128-128": ATTENTION_DP_PCIE,  # -72%
     # (trtllm-rtxpro6000x2-qwen3-30b-a3b-fp4-2048-128, ATTENTION_DP_PCIE: -51.0%, -48.8 % since the refit of 2026-12-07)
