@@ -202,8 +202,10 @@ def prompt_moe_seconds(setup: Setup, load: Load, chunk: int, batch: int = 0) -> 
     :func:`planner.advisor.engine_speed.prompt_allreduce_seconds`), so the prompt's tokens join the decode step's
     MoE, whose expert weights that step already reads; with attention data parallelism every rank's chunk meets in
     the experts (``batch`` counts every rank's sequences). ``batch`` 0: the chunk's MoE alone, weights included
-    (the advisor's prompt, priced before its batch is known). ``None`` where :func:`decode_gemm_seconds` has no
-    table: another engine, split, GPU or arithmetic, a dense model, a MoE shape not measured at that parallelism.
+    (a prompt priced before its batch is known, :meth:`planner.advisor.build.Built.setup`'s; an option's speed
+    prices it again beside its batch, :func:`planner.advisor.option_speed.speed_of`). ``None`` where
+    :func:`decode_gemm_seconds` has no table: another engine, split, GPU or arithmetic, a dense model, a MoE shape
+    not measured at that parallelism.
 
     >>> from model_catalog import get_gpu, get_model
     >>> from planner.advisor.throughput import prefill_load

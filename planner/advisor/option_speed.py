@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
-from planner.advisor.engine_speed import Step, served, step
+from planner.advisor.engine_speed import Step, prefill_in_serving, served, step
 from planner.advisor.moe_priced import Priced, experts_priced
 from planner.advisor.moe_transfer import Transfer
 from planner.advisor.options import Candidate
@@ -22,9 +22,16 @@ class Built(Protocol):
     @property
     def workload(self) -> Workload: ...
 
+    @property
+    def new_tokens(self) -> int: ...
+
     def setup(
         self, c: Candidate, row: SupportRow, cached: ModelSpec | None = None, group: int = 1
     ) -> tuple[Setup, float | None, float]: ...
+
+    def prefill(
+        self, weights: str, tokens: int, cached: ModelSpec | None = None, other_bits: float | None = None
+    ) -> Load: ...
 
     def decode(
         self, weights: str, kv_dtype: str, batch: int, cached: ModelSpec | None = None, other_bits: float | None = None
@@ -66,6 +73,9 @@ def speed_of(
     decode = step(setup, decode_load)
     if decode.bound == "unknown":
         return Speed(setup, decode, None, None, alone, None)
+    if setup.family == "fused" and decode_load.moe is not None:  # its experts beside the batch (gemm_tables)
+        prompt = b.prefill(c.weights, b.new_tokens, cached, row.other_bits)
+        per_prompt = prefill_in_serving(setup, prompt, batch=decode_load.tokens) or per_prompt
     run = served(decode, decode_load.tokens, per_prompt, b.workload.mean_output_tokens)  # what serving() gives
     cycle = b.workload.mean_output_tokens / run.per_user_tokens_per_s
     share = 1.0 - b.workload.mean_output_tokens * decode.seconds / cycle

@@ -59,3 +59,31 @@ def test_the_prompt_heavy_b200_cells_land_within_a_quarter() -> None:
     errors = {s.id: s.error for s in scored(tuple(rows[i] for i in ids))}
     assert (rows[ids[0]].value, rows[ids[1]].value) == (6251.0, 6142.0)
     assert all(e is not None and 0.15 < e < 0.30 for e in errors.values()), errors
+
+
+def test_an_options_prompt_is_priced_beside_its_batch() -> None:
+    """The advisor prices an option's prompt as the benchmark rows are: a TensorRT-LLM Qwen3-30B-A3B NVFP4 option on
+    one B200 at 64 users pays what the prompt's experts add beside the 64 decoding sequences, not the chunk's MoE
+    alone that :meth:`Built.setup` keeps (priced before the batch is known)."""
+    from planner.advisor.build import Built
+    from planner.advisor.engine_speed import served
+    from planner.advisor.option_speed import speed_of
+    from planner.advisor.options import Candidate
+    from planner.advisor.support import runner
+    from planner.advisor.workload import PRESETS, Workload
+    from planner.core.params import parameter_breakdown
+
+    b200 = get_gpu("b200-sxm")
+    b = Built(
+        QWEN3_30B, Workload(context=PRESETS["rag"].context, concurrent_conversations=64), parameter_breakdown(QWEN3_30B)
+    )
+    row = runner(b200, "nvfp4", "fp8", True, ("trtllm",))
+    assert row is not None and row.engine == "trtllm"
+    c = Candidate(b200, 1, 1, 1, "nvfp4", "fp8", None)
+    setup, _, alone = b.setup(c, row)
+    speed = speed_of(b, c, row, 64)
+    prompt = b.prefill("nvfp4", b.new_tokens, None, row.other_bits)
+    beside = prefill_in_serving(setup, prompt, batch=64) or 0.0
+    assert 0.0 < beside < alone
+    run = served(speed.decode, 64, beside, b.workload.mean_output_tokens)
+    assert speed.per_user == run.per_user_tokens_per_s
