@@ -135,6 +135,24 @@ LLAMACPP_SUPPORT = EngineSupport(
 )
 
 
+def quantized_v_refusal(request: PlanRequest) -> str | None:
+    """A block-quantized V cache (q8_0, q4_0) with flash attention off: llama.cpp ``src/llama-context.cpp``
+    ``llama_init_from_model`` logs "quantized V cache requires flash_attn to be enabled" and returns no context
+    (flash attention on auto is turned on for it; the constructor throws "quantized V cache was requested, but this
+    requires Flash Attention"; older builds: "V cache quantization requires flash_attn"): without flash attention
+    the V cache is stored transposed, one value a row, which a 32-value block cannot hold."""
+    profile = request.overhead
+    if not isinstance(profile, LlamacppProfile) or profile.flash_attn:
+        return None
+    cache = profile.for_kv_dtype(request.resolved_kv_dtype).cache_type_v
+    if cache not in ("q8_0", "q4_0"):
+        return None
+    return (
+        f"llama.cpp quantizes the V cache ({cache}) only with flash attention on (src/llama-context.cpp: "
+        "'quantized V cache requires flash_attn'): turn flash attention on (-fa on) or keep an f16 cache"
+    )
+
+
 class LlamacppEngine(Engine):
     name: ClassVar[str] = "llamacpp"
     label: ClassVar[str] = "llama.cpp"
@@ -200,8 +218,9 @@ class LlamacppEngine(Engine):
 
     def refusal(self, request: PlanRequest) -> str | None:
         """:meth:`Engine.refusal`, ``--n-cpu-moe`` on a build before it (:data:`LLAMACPP_N_CPU_MOE_FIRST_BUILD`),
-        and a layer split over machines of one GPU each (:func:`machine_split_refusal`)."""
-        found = super().refusal(request) or machine_split_refusal(request)
+        a layer split over machines of one GPU each (:func:`machine_split_refusal`) and a quantized V cache without
+        flash attention (:func:`quantized_v_refusal`)."""
+        found = super().refusal(request) or machine_split_refusal(request) or quantized_v_refusal(request)
         options, profile = request.deployment, request.overhead
         moe_offload = options is not None and options.cpu_moe_layers > 0
         if found is None and moe_offload and isinstance(profile, LlamacppProfile) and not has_n_cpu_moe(profile):
