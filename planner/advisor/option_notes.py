@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from planner.advisor.moe_transfer import Transfer
 from planner.advisor.option_speed import Speed
-from planner.advisor.quality import FP8_KV_NOTE
+from planner.advisor.quality import kv_note
 from planner.advisor.workload import MLPERF_PROMPT_TOKENS, SLOW_FIRST_TOKEN_S, Workload, first_token_bound_s
 from planner.assessment.assess import Assessment
 from planner.assessment.words import seconds
@@ -205,8 +205,8 @@ def half_note(gpu: GpuSpec, weights: str, kv_dtype: str, engine: str) -> str | N
 
 
 def cost_notes(assumed: tuple[str, ...], kv_dtype: str) -> list[str]:
-    """The cost figures an option's price rests on as assumptions, and the note an FP8 KV cache carries
-    (:data:`planner.advisor.quality.FP8_KV_NOTE`).
+    """The cost figures an option's price rests on as assumptions, and the note an FP8 or llama.cpp block-quantized
+    KV cache carries (:func:`planner.advisor.quality.kv_note`).
 
     >>> cost_notes(("host price",), "fp8")[0]
     'cost rests on figures assumed or known only as a lower bound: host price'
@@ -214,7 +214,8 @@ def cost_notes(assumed: tuple[str, ...], kv_dtype: str) -> list[str]:
     []
     """
     notes = [f"cost rests on figures assumed or known only as a lower bound: {', '.join(assumed)}"] if assumed else []
-    return notes + ([FP8_KV_NOTE] if kv_dtype.startswith("fp8") else [])
+    note = kv_note(kv_dtype)
+    return notes + ([note] if note else [])
 
 
 def _bound_words(prompt: int, aside: str = "") -> str:

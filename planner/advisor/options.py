@@ -150,7 +150,14 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     @property
     def label(self) -> str:
         split = f"{self.gpu_count} x {self.gpu_name} ({self.split_text})"
-        return f"{split}, {self.weights} weights, {self.kv_dtype} KV{self.launch_text}"
+        return f"{split}, {self.weights} weights, {self.kv_words} KV{self.launch_text}"
+
+    @property
+    def kv_words(self) -> str:
+        """The KV dtype, with the engine's own name for a block-quantized cache (``int8 (q8_0)``: llama.cpp's
+        ``--cache-type-k/v q8_0``), so that the label names the cache the engine runs."""
+        own = get_engine(self.engine).support.kv_cache_names.get(self.kv_dtype)
+        return f"{self.kv_dtype} ({own})" if self.kv_dtype in ("int8", "int4") and own else self.kv_dtype
 
     @property
     def launch_text(self) -> str:

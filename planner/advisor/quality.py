@@ -1,5 +1,5 @@
 """One-line quality caveats for 4-bit and GGUF weights, each with its source (shown with every such pick), and the
-note every FP8 KV cache carries."""
+note every FP8 or block-quantized (llama.cpp q8_0 / q4_0) KV cache carries (:func:`kv_note`)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,23 @@ FP8_KV_NOTE = (
     "docs.vllm.ai features/quantization/quantized_kvcache); negligible loss on most models (The Memory Math of "
     "Serving a Model), more at long contexts: check your own evaluations"
 )
+# llama.cpp's block caches (--cache-type-k/v, ggml block_q8_0 / block_q4_0: one fp16 scale per 32 values): q8_0 the
+# common advice, q4_0 lossier. Sources: ikawrakow (author of llama.cpp's k-quants) calls a Q8_0 KV cache "basically
+# lossless while reducing required memory by 2X" (ikawrakow/ik_llama.cpp#173, 2025-01-19); a user thread on
+# llama.cpp's Gemma 4 cache (lmstudio-ai/lmstudio-bug-tracker#1740, 2026-04-08) points to a KL-divergence measurement
+# showing q8_0 degrades measurably (ggml-org/llama.cpp#21038, comment 4150413357) and calls q4_0 impractical.
+INT8_KV_NOTE = (
+    "q8_0 KV cache (llama.cpp --cache-type-k/v q8_0, 8.5 bits a value): near-lossless by perplexity "
+    "(ikawrakow/ik_llama.cpp#173: 'basically lossless'), a measurable KL-divergence shift on some models "
+    "(ggml-org/llama.cpp#21038): check your own evaluations; its speed is modelled from the bytes read, unmeasured "
+    "(no llama.cpp run with a quantized cache in the speed model's validation)"
+)
+INT4_KV_NOTE = (
+    "q4_0 KV cache (llama.cpp --cache-type-k/v q4_0, 4.5 bits a value): a clear quality loss, worse at long contexts "
+    "(users report degraded output, lmstudio-ai/lmstudio-bug-tracker#1740; KL-divergence, ggml-org/llama.cpp#21038): "
+    "check your own evaluations"
+)
+KV_NOTES = {"int8": INT8_KV_NOTE, "int4": INT4_KV_NOTE}
 # NVIDIA's NVFP4 layouts that keep attention (or everything but the routed experts) in 8 or 16 bits: the same note.
 CAVEATS.update({name: CAVEATS["nvfp4"] for name in ("nvfp4-fp8attn", "nvfp4-fp8tail", "nvfp4-mlp", "nvfp4-experts")})
 
@@ -65,3 +82,13 @@ def quality_caveat(weights: str) -> str | None:
     """The caveat for ``weights`` (``None``: 8 bits or more outside GGUF, no caveat; every format under 8 bits has
     one, tests/advisor/test_quality.py)."""
     return CAVEATS.get(weights)
+
+
+def kv_note(kv_dtype: str) -> str | None:
+    """The note a KV cache below 16 bits carries: :data:`FP8_KV_NOTE` for the FP8 caches, :data:`KV_NOTES` for
+    llama.cpp's block caches (``None``: a 16- or 32-bit cache).
+
+    >>> kv_note("bf16") is None, kv_note("fp8_e5m2") == FP8_KV_NOTE, kv_note("int8").startswith("q8_0")
+    (True, True, True)
+    """
+    return FP8_KV_NOTE if kv_dtype.startswith("fp8") else KV_NOTES.get(kv_dtype)

@@ -5,7 +5,8 @@ one :class:`Workload`, in four steps, each a function:
 
 1. **enumerate** (:func:`candidates`): every set-up the buyer allows (GPUs of the allowed vendors and form
    factors, offered by default or asked for: :mod:`planner.advisor.suitability`; the model's own precision and
-   8-bit formats, 4-bit ones only when asked or when nothing else serves), with the reason when its split is
+   8-bit formats, 4-bit ones only when asked or when nothing else serves; 16-bit and FP8 caches, llama.cpp's q8_0
+   where it suits, its q4_0 only when asked or when nothing else serves), with the reason when its split is
    illegal;
 2. **evaluate** (:class:`planner.advisor.evaluate.Evaluator`): whether it can be bought as planned (whole
    purchase units in a catalog host that holds them), which engine runs it (:mod:`planner.advisor.support`) and
@@ -31,6 +32,7 @@ from functools import partial
 
 from planner.advisor.costs import HOURS_PER_MONTH, Assumptions
 from planner.advisor.evaluate import Evaluator
+from planner.advisor.inputs import check_inputs
 from planner.advisor.moe_priced import caveat_unmeasured_gpus
 from planner.advisor.near import near_misses, spend, spend_text
 from planner.advisor.options import (
@@ -46,23 +48,28 @@ from planner.advisor.options import (
 )
 from planner.advisor.order import sort_options
 from planner.advisor.reach import beyond_reach
-from planner.advisor.row_caveats import fallback_options, ranking_warnings, settle_risk
+from planner.advisor.row_caveats import fallback_options, kv_fallback_options, ranking_warnings, settle_risk
 from planner.advisor.screen import Screened, keep, kept
-from planner.advisor.suitability import default_weights, fallback_weights, hosts_left_out, left_out
-from planner.advisor.support import ENGINE_PREFERENCE
+from planner.advisor.suitability import (
+    DEFAULT_KV,
+    default_kv_dtypes,
+    default_weights,
+    fallback_kv_dtypes,
+    fallback_weights,
+    hosts_left_out,
+    left_out,
+)
 from planner.advisor.workload import Workload
 from planner.bounds.errors import PlannerError
 from planner.bounds.walltime import check
 from planner.core.gpu import GpuSpec
 from planner.core.host import HostSpec
-from planner.core.kv_formats import KV_FORMATS
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.parallel import parallel_problem
-from planner.core.precision import WEIGHT_FORMATS
 
 DEFAULT_COUNTS = (1, 2, 4, 8)
-DEFAULT_KV_DTYPES = ("bf16", "fp8")
+DEFAULT_KV_DTYPES = DEFAULT_KV  # and llama.cpp's q8_0 where it suits (suitability.default_kv_dtypes)
 
 
 def _splits(count: int) -> list[tuple[int, int]]:
@@ -174,32 +181,6 @@ def _weights(model: ModelSpec, workload: Workload, weights: Sequence[str] | None
     return workload.weights
 
 
-def _check_inputs(
-    model: ModelSpec, workload: Workload, counts: Sequence[int], weights: Sequence[str], kv_dtypes: Sequence[str]
-) -> None:
-    for name in weights:
-        if name not in WEIGHT_FORMATS:
-            raise PlannerError(f"weights: unknown precision {name!r}; choose from {', '.join(WEIGHT_FORMATS)}")
-    for name in workload.engines or ():
-        if name not in ENGINE_PREFERENCE:
-            raise PlannerError(f"engines: unknown engine {name!r}; choose from {', '.join(ENGINE_PREFERENCE)}")
-    for name in kv_dtypes:
-        if name not in KV_FORMATS:
-            raise PlannerError(f"kv_dtypes: unknown KV dtype {name!r}; choose from {', '.join(KV_FORMATS)}")
-    if any(c < 1 for c in counts):
-        raise PlannerError("counts: every GPU count must be at least 1")
-    context, most = workload.context_tokens, model.longest_context  # a documented YaRN reaches its ceiling
-    if context > most and workload.preset:  # the preset's length, not one the reader typed: say whose it is
-        raise PlannerError(
-            f"context: the {workload.preset} workload sizes each conversation at {context:,} tokens ({workload.plan_at}"
-            f" of its lengths), past {model.id}'s maximum of {most:,}: choose a shorter workload or one length of at "
-            f"most {most:,} tokens"
-        )
-    if context > most:
-        with_yarn = " with the YaRN its card documents" if model.yarn is not None else ""
-        raise PlannerError(f"context: {context:,} tokens exceeds {model.id}'s maximum of {most:,}{with_yarn}")
-
-
 def _global_assumptions(workload: Workload, overhead: OverheadModel | None, costs: Assumptions) -> dict[str, str]:
     return {
         "target": workload.target_note,
@@ -286,6 +267,19 @@ def _evaluate_all(
     return options, rejected, filtered
 
 
+def _four_bit_kv(
+    evaluator: Evaluator, gpus: list[GpuSpec], counts: Sequence[int], weights: Sequence[str], rejected: list[Rejected]
+) -> tuple[list[Option], list[Rejected]]:
+    """Nothing served with an 8-bit cache or more: ``weights`` with the 4-bit caches an engine that suits the
+    workload stores (:func:`~planner.advisor.suitability.fallback_kv_dtypes`), each option saying so."""
+    fours = fallback_kv_dtypes(evaluator.workload)
+    if not fours:
+        return [], rejected
+    more, more_rejected, _ = _evaluate_all(evaluator, evaluator.model, gpus, counts, weights, fours)
+    four_bit_weights = [w for w in weights if w not in default_weights(evaluator.model)]
+    return kv_fallback_options(more, four_bit_weights), rejected + more_rejected
+
+
 def _near_misses(
     filtered: list[tuple[FilterReason, Option]],
     four_bit: list[tuple[FilterReason, Option]],
@@ -330,35 +324,36 @@ def rank(
     gpus: Sequence[GpuSpec] | None = None,
     counts: Sequence[int] = DEFAULT_COUNTS,
     weights: Sequence[str] | None = None,
-    kv_dtypes: Sequence[str] = DEFAULT_KV_DTYPES,
+    kv_dtypes: Sequence[str] | None = None,
     overhead: OverheadModel | None = None,
     sort_by: SortKey = "cost",
     block_size: int = 16,
     hosts: Sequence[HostSpec] | None = None,
 ) -> Ranking:
     """Plan every GPU x count x legal TP split (PP 1, leftover GPUs as data-parallel replicas) x weight precision
-    x KV dtype and rank the feasible ones: enumerate, evaluate, filter, sort (see the module docstring).
-
-    ``gpus`` defaults to the catalog, filtered by ``workload.gpu_ids`` and the defaults of
-    :mod:`planner.advisor.suitability`; ``weights`` to ``workload.weights``, else the model's own precision and the
-    8-bit formats, and the 4-bit ones only when nothing else serves the workload. ``overhead``: one overhead
-    model for every set-up (default: each engine's own profile, as the Memory page plans it).
-    """
+    x KV dtype and rank the feasible ones (the module docstring). Defaults (:mod:`planner.advisor.suitability`):
+    ``gpus`` the catalog's, filtered by ``workload.gpu_ids``; ``weights`` ``workload.weights``, else the model's own
+    and the 8-bit ones; ``kv_dtypes`` :func:`~planner.advisor.suitability.default_kv_dtypes`; 4-bit weights, then
+    4-bit caches (:func:`_four_bit_kv`), only when nothing else serves. ``overhead``: default each engine's own."""
     from model_catalog import load_hosts, running_costs  # the catalog imports the planner: import late
 
     asked = _weights(model, workload, weights)
     tried = asked if asked is not None else default_weights(model)
     gpus, left = _catalog_gpus(workload, gpus)
-    _check_inputs(model, workload, counts, tried, kv_dtypes)
+    kvs = tuple(kv_dtypes) if kv_dtypes is not None else default_kv_dtypes(workload)
+    check_inputs(model, workload, counts, tried, kvs)
     costs = Assumptions.from_catalog(running_costs(), workload.usd_per_kwh, workload.pue, workload.life_years)
     host_list = list(load_hosts().values()) if hosts is None else list(hosts)
     evaluator = Evaluator(model, workload, overhead, block_size, host_list, costs)
-    options, rejected, filtered = _evaluate_all(evaluator, model, gpus, counts, tried, kv_dtypes)
+    options, rejected, filtered = _evaluate_all(evaluator, model, gpus, counts, tried, kvs)
     fallback, four_bit = False, list[tuple[FilterReason, Option]]()
     if not options and asked is None:
         extra = [w for w in fallback_weights(model) if w not in tried]
-        more, more_rejected, four_bit = _evaluate_all(evaluator, model, gpus, counts, extra, kv_dtypes)
+        more, more_rejected, four_bit = _evaluate_all(evaluator, model, gpus, counts, extra, kvs)
         options, rejected, fallback = fallback_options(more), rejected + more_rejected, bool(more)
+    kv_fallback = not options and kv_dtypes is None
+    if kv_fallback:  # weights asked: those; else every default and 4-bit format
+        options, rejected = _four_bit_kv(evaluator, gpus, counts, asked or fallback_weights(model), rejected)
     options = caveat_unmeasured_gpus(options)  # a roofline-priced MoE beside measured ones (moe_priced)
     order = partial(sort_options, sort_by=sort_by, output_tokens=workload.mean_output_tokens)
     options, risk = settle_risk(order(options), workload, model, order)
@@ -374,12 +369,12 @@ def rank(
         pareto_cost_capacity=pareto_front(options, "capacity"),
         pareto_cost_throughput=pareto_front(options, "throughput"),
         assumptions=_global_assumptions(workload, overhead, costs),
-        warnings=ranking_warnings(options, workload, gpus, fallback),
+        warnings=ranking_warnings(options, workload, gpus, fallback, kv_fallback and bool(options)),
         left_out=left,
         four_bit_fallback=fallback,
         best_overflow_probability=risk,
         near_misses=() if options else _near_misses(filtered, four_bit, workload, sort_by),
         beyond_reach=None
         if options
-        else beyond_reach(model, workload.context_tokens, workload.target_concurrency, kv_dtypes, gpus, counts),
+        else beyond_reach(model, workload.context_tokens, workload.target_concurrency, kvs, gpus, counts),
     )

@@ -171,7 +171,7 @@ def summary_lines(ranking: Ranking) -> list[str]:
     return [
         f"What to {'rent' if cloud else 'buy'}: "
         + (f"{best.gpu_count} x {best.gpu_name} ({best.split_text})" if cloud else best.purchase_unit)
-        + f", served with {best.engine_label}{ranks_words(best)} ({best.weights} weights, {best.kv_dtype} KV cache"
+        + f", served with {best.engine_label}{ranks_words(best)} ({best.weights} weights, {best.kv_words} KV cache"
         f"{best.launch_text}).",
         f"Total price: {price}.",
         f"Users held: {plural(best.conversations, 'conversation')} of {best.context_tokens:,} tokens at once (target "
@@ -232,7 +232,7 @@ def headline(ranking: Ranking) -> str:
     what = (
         f"Rent {best.label} on {best.engine_label}"
         if cloud
-        else f"Buy {best.purchase_unit}, {best.weights} weights and {best.kv_dtype} KV cache on {best.engine_label}"
+        else f"Buy {best.purchase_unit}, {best.weights} weights and {best.kv_words} KV cache on {best.engine_label}"
         f"{ranks_words(best)}{best.launch_text}"
     )
     price = (

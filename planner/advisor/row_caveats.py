@@ -17,6 +17,7 @@ from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 
 FOUR_BIT_FALLBACK = "4-bit weights: nothing serves the workload at 8 bits or more"
+FOUR_BIT_KV_FALLBACK = "4-bit KV cache (llama.cpp q4_0): nothing serves the workload with an 8-bit cache or more"
 PRICE_UNKNOWN = "price unknown: no sourced price for this set-up, so it is ranked by its GPU count"
 RISK_LIMIT = 0.05  # a pool that runs out more often than this at the target is not green
 # The best options whose pool is checked in turn (each check ~20 ms: planner.advisor.sums): the catalog's riskiest
@@ -37,6 +38,13 @@ def fallback_options(options: Sequence[Option]) -> list[Option]:
     :data:`FOUR_BIT_FALLBACK` first: what a reader acts on first, the model's quality. Every option of a fallback
     carries it, so the order among them is what it was."""
     return [with_caveat(o, FOUR_BIT_FALLBACK) for o in options]
+
+
+def kv_fallback_options(options: Sequence[Option], four_bit_weights: Sequence[str] = ()) -> list[Option]:
+    """The options of a 4-bit KV fallback (nothing served with an 8-bit cache or more), each carrying
+    :data:`FOUR_BIT_KV_FALLBACK` first, and :data:`FOUR_BIT_FALLBACK` after it on those with ``four_bit_weights``."""
+    marked = [with_caveat(o, FOUR_BIT_KV_FALLBACK) for o in options]
+    return [with_caveat(o, FOUR_BIT_FALLBACK, 1) if o.weights in four_bit_weights else o for o in marked]
 
 
 def risk_caveat(risk: float, target: int) -> str:
@@ -63,16 +71,17 @@ def settle_risk(
         caveat = risk_caveat(risk, best.target_concurrency)
         if caveat in best.undermining:  # sorted again with it, still first
             return options, risk
-        at = 1 if best.undermining[:1] == (FOUR_BIT_FALLBACK,) else 0
+        at = sum(1 for c in best.undermining[:2] if c in (FOUR_BIT_FALLBACK, FOUR_BIT_KV_FALLBACK))
         marked = [with_caveat(best, caveat, at), *options[1:]]
         options = order(marked) if attempt < RISK_RERANKS - 1 else marked
     return options, risk
 
 
 def ranking_warnings(
-    options: list[Option], workload: Workload, gpus: Sequence[GpuSpec], fallback: bool
+    options: list[Option], workload: Workload, gpus: Sequence[GpuSpec], fallback: bool, kv_fallback: bool = False
 ) -> tuple[str, ...]:
-    """What the ranking says above its options: nothing serves, a 4-bit fallback, cloud prices missing."""
+    """What the ranking says above its options: nothing serves, a 4-bit (weights or KV cache) fallback, cloud
+    prices missing."""
     warnings: list[str] = []
     if not options:
         warnings.append("no set-up meets the workload: see the rejected options")
@@ -80,6 +89,11 @@ def ranking_warnings(
         warnings.append(
             "no set-up serves this at 8 bits or more: the options below use 4-bit weights (a quality loss: see each "
             "option's caveat)"
+        )
+    if kv_fallback:
+        warnings.append(
+            "no set-up serves this with an 8-bit KV cache or more: the options below use llama.cpp's 4-bit q4_0 cache "
+            "(a quality loss: see each option's notes)"
         )
     tier = workload.cloud_tier
     priced = sum(1 for g in gpus if any(c.tier == tier for c in g.cloud_prices))

@@ -3,6 +3,10 @@
 - **Precisions**: the model's own serving precision and 8-bit formats (:data:`EIGHT_BIT`); 4-bit formats
   (:data:`FOUR_BIT`) only when the buyer lists them, or when nothing serves the workload at 8 bits or more (the
   ranking then says so: :attr:`planner.advisor.options.Ranking.four_bit_fallback`).
+- **KV caches**: 16-bit and FP8 (:data:`DEFAULT_KV`), and llama.cpp's q8_0 block cache (``int8``) where an engine
+  that suits the workload stores it (:func:`default_kv_dtypes`: llama.cpp for a few users); its q4_0 cache
+  (``int4``, :data:`FOUR_BIT_KV`) only when the buyer lists it, or when nothing serves the workload with an 8-bit
+  cache or more (each such option then says so: :data:`planner.advisor.row_caveats.FOUR_BIT_KV_FALLBACK`).
 - **GPUs**: parts sold in one market only (``restricted_market``: China's H20, L20, H800, A800) and desktops or
   laptops (purchase kind ``machine``: Macs, DGX Spark, Strix Halo) only when asked for: by a flag, by naming them
   in ``gpu_ids``, or by asking for their vendor (Apple) or their form factor (``machine``).
@@ -24,10 +28,13 @@ from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.precision import weight_format
 from planner.core.serving import serving_weights
-from planner.engines.registry import get_engine
+from planner.engines.registry import engine_names, get_engine
 
 EIGHT_BIT = ("bf16", "fp8", "int8", "q8_0")
 FOUR_BIT = ("int4-awq", "nvfp4", "q4_k_m")
+DEFAULT_KV = ("bf16", "fp8")
+EIGHT_BIT_KV = ("int8",)  # llama.cpp q8_0 (planner.core.kv_formats): tried where an engine that suits stores it
+FOUR_BIT_KV = ("int4",)  # llama.cpp q4_0: only when asked or when nothing else serves
 # llama-server's slots each hold a fixed share of the context and decode in one continuous batch; for more than a
 # household or a small team the engines with a paged, shared KV pool hold more and run faster (the speed model's
 # llama.cpp rows, planner/advisor/benchmarks/llamacpp.toml: layer split gives no extra bandwidth).
@@ -93,3 +100,24 @@ def hosts_left_out(workload: Workload, gpus: Sequence[GpuSpec]) -> str | None:
 def rack_only(workload: Workload) -> bool:
     """Whether the GPUs go in rack-mounted servers (more than a few users, desktops not asked for)."""
     return workload.target_concurrency > FEW_USERS and not workload.include_personal
+
+
+def _stored(kv_dtypes: tuple[str, ...], workload: Workload) -> tuple[str, ...]:
+    """The dtypes of ``kv_dtypes`` that an engine the workload allows (``workload.engines``) and suits
+    (:func:`engine_problem`) stores (its ``kv_cache_names``)."""
+    allowed = [e for e in engine_names() if workload.engines is None or e in workload.engines]
+    suited = [get_engine(e).support for e in allowed if engine_problem(e, workload) is None]
+    return tuple(kv for kv in kv_dtypes if any(kv in s.kv_cache_names for s in suited))
+
+
+def default_kv_dtypes(workload: Workload) -> tuple[str, ...]:
+    """The KV caches tried unless the buyer lists them: :data:`DEFAULT_KV`, and an 8-bit block cache
+    (:data:`EIGHT_BIT_KV`, llama.cpp's q8_0: ``--cache-type-k/v q8_0``, common/arg.cpp) where an engine that
+    suits the workload stores it, as an expert running llama.cpp for a few users sets it."""
+    return (*DEFAULT_KV, *_stored(EIGHT_BIT_KV, workload))
+
+
+def fallback_kv_dtypes(workload: Workload) -> tuple[str, ...]:
+    """The 4-bit caches (:data:`FOUR_BIT_KV`, llama.cpp's q4_0) an engine that suits the workload stores: tried
+    only when nothing serves it with :func:`default_kv_dtypes`."""
+    return _stored(FOUR_BIT_KV, workload)

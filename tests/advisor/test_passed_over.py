@@ -53,7 +53,8 @@ def test_of_the_cheaper_set_ups_at_one_price_the_best_ranked_is_named() -> None:
     carry the same caveats and the FP8 one ranks first, so that case no longer tells the best ranked from the first
     by label. The case is Qwen3-32B for 3 users: two RTX 3090s at $6,909 in INT8 (a thin memory margin), under
     llama.cpp in Q8_0 and in FP8 (each a first token slower than MLPerf's bound), the INT8 one ranked first and
-    last by its label."""
+    last by its label (and, since llama.cpp's q8_0 cache is offered, issue 21, under llama.cpp in Q8_0 with it: three
+    at that price besides the named one)."""
     ranking = rank(get_model("Qwen/Qwen3-32B").spec, Workload.fixed_length(12_288, concurrent_conversations=3))
     named = passed_over(ranking)
     assert named is not None and named.cost is not None and round(named.cost) == 6_909
@@ -61,5 +62,5 @@ def test_of_the_cheaper_set_ups_at_one_price_the_best_ranked_is_named() -> None:
     assert same_price, "the case has more than one set-up at the passed-over price"
     position = {id(o): i for i, o in enumerate(ranking.options)}
     assert all(position[id(named)] < position[id(o)] for o in same_price)
-    assert named.label == "2 x GeForce RTX 3090 (TP 2), int8 weights, fp8 KV" and len(same_price) == 2
+    assert named.label == "2 x GeForce RTX 3090 (TP 2), int8 weights, fp8 KV" and len(same_price) == 3
     assert any(o.label < named.label for o in same_price)  # the first by its label is not the one named

@@ -347,10 +347,18 @@ def test_a_reply_within_the_speed_models_error_does_not_outrank_room_and_a_soone
         ("Qwen/Qwen2.5-7B", 1),
         ("Qwen/Qwen2.5-7B", 2),
     )
-    for model, users in moved:
-        ranking = rank(get_model(model).spec, Workload.fixed_length(8_192, concurrent_conversations=users))
+    for model, users in moved:  # the caches these pairs were found with (16-bit and FP8; q8_0 below)
+        work = Workload.fixed_length(8_192, concurrent_conversations=users)
+        ranking = rank(get_model(model).spec, work, kv_dtypes=("bf16", "fp8"))
         best = ranking.options[0]
         assert best.engine == "vllm" and best.headroom > 1, (model, users, best.label, best.headroom)
+    # With llama.cpp's q8_0 cache offered (issue 21) its modelled decode for 70B at 2 users is 18.7 tokens/s (shown
+    # 19; f16 cache 18.2, shown 18): 4.3 + 1000/19 = 56.9 s against vLLM's 2.2 + 1000/16 = 64.7 s, 13.6 % apart,
+    # past the tolerance, so it goes first by the rule. Its speed with a quantized cache is modelled from the bytes
+    # read, unmeasured (no llama.cpp run with one in planner/advisor/benchmarks/llamacpp.toml): its note says so.
+    ranking = rank(get_model("meta-llama/Llama-3.1-70B").spec, Workload.fixed_length(8_192, concurrent_conversations=2))
+    best = ranking.options[0]
+    assert (best.engine, best.kv_dtype, round(best.decode_tokens_per_s_per_user or 0)) == ("llamacpp", "int8", 19)
 
 
 def _timed(base: Option, first_s: float, speed: float, headroom: float) -> Option:
@@ -405,7 +413,8 @@ def test_llama_8b_on_one_rtx_3090_is_int8_first() -> None:
     69.8 tokens/s per user) and FP8 (weight-only on Ampere: 1.92 s, 69.0) hold the same 20 conversations at the same
     price; INT8's reply is the sooner (15.1 against 16.4 s for 1,000 tokens), so it is the pick, as before the
     tolerance was the held-out error."""
-    ranking = rank(get_model("meta-llama/Llama-3.1-8B").spec, Workload.fixed_length(8192, concurrent_conversations=1))
+    work = Workload.fixed_length(8192, concurrent_conversations=1)
+    ranking = rank(get_model("meta-llama/Llama-3.1-8B").spec, work, kv_dtypes=("bf16", "fp8"))  # the pair's caches
     first, second = ranking.options[:2]
     assert first.label == "1 x GeForce RTX 3090 (TP 1), int8 weights, fp8 KV" and first.engine == "vllm"
     assert second.label == "1 x GeForce RTX 3090 (TP 1), fp8 weights, fp8 KV" and second.headroom == first.headroom

@@ -14,9 +14,12 @@ from planner.advisor.recommend import recommendation
 
 def test_the_home_set_up_names_the_closest_and_no_fp8_cache() -> None:
     model, gpu = get_model("meta-llama/Meta-Llama-3-70B").spec, get_gpu("rtx-3090")
-    ranking = rank(
-        model, Workload.fixed_length(8192, concurrent_conversations=3), gpus=[gpu], counts=(1, 2), weights=["q4_k_m"]
-    )
+    work = Workload.fixed_length(8192, concurrent_conversations=3)
+    # llama.cpp's q8_0 cache (tried by default since issue 21) holds the three: the expert's set-up
+    served = rank(model, work, gpus=[gpu], counts=(1, 2), weights=["q4_k_m"]).best
+    assert served is not None and (served.gpu_count, served.kv_dtype, served.conversations) == (2, "int8", 3)
+    # with the 16-bit and FP8 caches of the review nothing serves, and the verdict names the closest
+    ranking = rank(model, work, gpus=[gpu], counts=(1, 2), weights=["q4_k_m"], kv_dtypes=("bf16", "fp8"))
     assert ranking.best is None
     close = [r for r in ranking.rejected if r.reason == "below-target"]
     assert [(r.gpu_count, r.tensor_parallel, r.kv_dtype) for r in close] == [(2, 2, "fp16")]
