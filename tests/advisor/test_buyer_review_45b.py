@@ -65,17 +65,19 @@ def test_a_four_bit_fallback_is_a_caveat_of_every_row(capsys: pytest.CaptureFixt
     was vLLM's until FlashInfer's 394 MiB decode workspace was planned in vLLM's CUDA-graph estimate (80c3084,
     2026-12-07): vLLM's int4-awq no longer fits 23.5 GiB a GPU by 0.00 GiB, and TensorRT-LLM's BF16-KV one is third.
     Since the mechanistic non-torch model (2026-12-07, fifty-third session: no desktop share on the RTX 4090s) vLLM's
-    two int4-awq rows fit again and are second and third (TensorRT-LLM's two before)."""
+    two int4-awq rows fit again; since llama.cpp's q8_0 cache is tried (issue 21, the same day) its q4_k_m comes
+    twice, f16 and q8_0 cache, both with the one caveat."""
     args = ("--model", LLAMA_33, "--users", "1", "--context", "4k", "--gpu", "rtx-4090", "--gpus-max", "2")
     data = _advise(capsys, *args)
     assert data["four_bit_fallback"] and data["verdict"] == "caution"
-    assert [(o["engine"], o["weights"]) for o in data["options"]] == [
-        ("llamacpp", "q4_k_m"),
-        ("vllm", "int4-awq"),
-        ("vllm", "int4-awq"),
+    assert [(o["engine"], o["weights"], o["kv_dtype"]) for o in data["options"]] == [
+        ("llamacpp", "q4_k_m", "fp16"),
+        ("llamacpp", "q4_k_m", "int8"),
+        ("vllm", "int4-awq", "bf16"),
+        ("vllm", "int4-awq", "fp8"),
     ]
-    assert data["options"][0]["undermining"] == [FOUR_BIT] == data["caveats"]
-    assert all(o["undermining"][0] == FOUR_BIT and len(o["undermining"]) == 2 for o in data["options"][1:])
+    assert data["options"][0]["undermining"] == [FOUR_BIT] == data["caveats"] == data["options"][1]["undermining"]
+    assert all(o["undermining"][0] == FOUR_BIT and len(o["undermining"]) == 2 for o in data["options"][2:])
     assert _csv_caveats(capsys, *args)[0] == FOUR_BIT
 
 
