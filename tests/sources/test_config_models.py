@@ -169,4 +169,4 @@ def test_a_config_alone_plans_like_the_catalog_model() -> None:
         )
         return assess(request, 20).kv_budget_tokens
 
-    assert held(spec) == held(entry) == 32_057
+    assert held(spec) == held(entry) == 31_945  # 32,057 until the allocator's segment tails were counted
