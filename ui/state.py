@@ -167,6 +167,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     kv_cache_memory_gib: float | None = Field(default=None, gt=0)
     max_total_tokens: int | None = Field(default=None, ge=1)
     language_model_only: bool | None = None
+    skip_mm_profiling: bool | None = None
     limit_mm_per_prompt: int | None = Field(default=None, ge=0)
     enable_prefix_caching: bool | None = None  # a switch: False is --no-enable-prefix-caching
     use_v2_model_runner: bool | None = None  # a switch: VLLM_USE_V2_MODEL_RUNNER=1 or =0

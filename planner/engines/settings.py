@@ -85,6 +85,11 @@ ENGINE_SETTINGS: tuple[EngineSetting, ...] = (
         "load the language model alone: no vision tower, no encoder profile",
     ),
     EngineSetting(
+        "skip_mm_profiling", "--skip-mm-profiling", "flag", 0, 1,
+        "load the vision tower but skip its encoder's profile run (vLLM 0.10.1 on): the plan then holds no encoder "
+        "activation nor the non-torch memory the profile leaves; images at serve time need their own headroom",
+    ),
+    EngineSetting(
         "limit_mm_per_prompt", "--limit-mm-per-prompt", "count", 0, 1024,
         "items of each modality per prompt the encoder is profiled for: images, videos and, where the model takes "
         "them, audio clips; 0: text only",

@@ -39,6 +39,7 @@ def test_every_setting_has_one_unique_name() -> None:
         kv_cache_memory_gib=4.5,
         max_total_tokens=100_000,
         language_model_only=True,
+        skip_mm_profiling=True,
         limit_mm_per_prompt=0,
         enable_prefix_caching=False,  # a switch's off side is in the link, as false
         use_v2_model_runner=False,  # an environment switch likewise (VLLM_USE_V2_MODEL_RUNNER=0)

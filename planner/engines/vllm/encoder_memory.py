@@ -65,15 +65,25 @@ class EncoderProfile(Protocol):
     @property
     def fitted(self) -> VllmConstants: ...
 
+    @property
+    def skip_mm_profiling(self) -> bool: ...
+
     def loads_encoder(self, model: ModelSpec) -> bool: ...
+
+
+def profiles_encoder(profile: EncoderProfile, model: ModelSpec) -> bool:
+    """Whether the profile run profiles the encoder: where it is loaded (``VllmProfile.loads_encoder``) and not
+    under ``--skip-mm-profiling`` (0.28.0 ``v1/worker/gpu_model_runner.py:6558-6566``, 0.27.1 ``:6437``: "Skipping
+    memory profiling for multimodal encoder and encoder cache.", no dummy item, no ``embed_multimodal``)."""
+    return profile.loads_encoder(model) and not profile.skip_mm_profiling
 
 
 def stage_encoder_non_torch(profile: EncoderProfile, ctx: StageContext) -> int:
     """:func:`encoder_non_torch_bytes` of one rank of ``ctx``: a V1 start-up's first stage that profiles the encoder
-    (``VllmProfile.loads_encoder``), off unified memory (whose fitted shares of the weights hold what its
+    (:func:`profiles_encoder`), off unified memory (whose fitted shares of the weights hold what its
     start-ups left, :mod:`planner.engines.vllm.unified`)."""
     device = platform_of(ctx.platform)
-    if not profile.is_v1 or ctx.stage_index != 0 or device.integrated or not profile.loads_encoder(ctx.model):
+    if not profile.is_v1 or ctx.stage_index != 0 or device.integrated or not profiles_encoder(profile, ctx.model):
         return 0
     item = encoder_item_tokens(ctx.model)
     return encoder_non_torch_bytes(profile.fitted.encoder_non_torch, item, ctx.tensor_parallel)

@@ -36,6 +36,7 @@ FLAG_RULES: dict[str, str] = {
     "kv_cache_memory_bytes": "flag_kv_cache_memory_bytes",
     "max_cudagraph_capture_size": "flag_max_cudagraph_capture_size",
     "language_model_only": "flag_language_model_only",
+    "skip_mm_profiling": "flag_skip_mm_profiling",
     "no_enable_extensible_kv_cache": "extensible_kv_cache",
     "safetensors_load_strategy": "flag_safetensors_load_strategy",
     "enable_dp_attention": "flag_data_parallel_size",  # --data-parallel-size (--enable-expert-parallel is older)

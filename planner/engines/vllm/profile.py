@@ -51,7 +51,7 @@ from planner.core.overhead import (
 from planner.engines.platform import VllmPlatform, platform_of
 from planner.engines.vllm.compile_copy import compile_copy_bytes, compile_inputs
 from planner.engines.vllm.defaults import BatchFlags, batch_length, engine_batch
-from planner.engines.vllm.encoder_memory import stage_encoder_non_torch
+from planner.engines.vllm.encoder_memory import profiles_encoder, stage_encoder_non_torch
 from planner.engines.vllm.extensible import EXTENSIBLE_UTILIZATION, reserved_bytes
 from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.kept import per_gpu_kept as _per_gpu_kept
@@ -98,6 +98,7 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
     # --no-enable-extensible-kv-cache (0.34 on); unset: the extensible cache where the release and runtime have it
     no_enable_extensible_kv_cache: bool = False
     language_model_only: bool = False  # --language-model-only: no vision tower loaded, no encoder profile
+    skip_mm_profiling: bool = False  # --skip-mm-profiling: the tower loaded, no encoder profile
     enable_dp_attention: bool = False  # --data-parallel-size N --enable-expert-parallel at TP 1: a rank a GPU
     limit_mm_per_prompt: Annotated[int, Field(ge=0, le=1024)] | None = None  # items of each modality; 0: text only
     enable_prefix_caching: bool | None = None  # None: the release's default (hybrids: off until 0.27.1)
@@ -311,7 +312,7 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
             sampler=sampler_term(kind, model, (tokens, seqs, act, tp), constants, self.rules) if last else 0,
             rejection=rejection_bytes(model, tokens, seqs, act) if rejection else 0,
             moe_workspace=workspace,
-            encoder=constants.encoder_bytes if first and self.loads_encoder(model) else 0,
+            encoder=constants.encoder_bytes if first and profiles_encoder(self, model) else 0,
             pp_buffers=0 if first else 2 * tokens * (model.hidden_size or DEFAULT_HIDDEN) * act,
             compile_copy=compile_copy_bytes(model, tp, act, compile_inputs(self, model, first)),
         )
@@ -362,8 +363,7 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         return state + self.stage_terms(ctx).moe_workspace
 
     def loads_encoder(self, model: ModelSpec) -> bool:
-        """Whether the vision tower is loaded and its encoder profiled: where the server takes multimodal input
-        (:func:`serves_multimodal`)."""
+        """Whether the vision tower is loaded: where the server takes multimodal input (:func:`serves_multimodal`)."""
         return is_multimodal(model) and serves_multimodal(self.language_model_only, self.limit_mm_per_prompt)
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:

@@ -337,6 +337,8 @@ def knob_flags(profile: VllmProfile, model: ModelSpec | None = None) -> str:
         flags += " --no-enable-extensible-kv-cache"
     if profile.enable_dp_attention:
         flags += " --enable-expert-parallel"
+    if profile.skip_mm_profiling:
+        flags += " --skip-mm-profiling"
     if profile.language_model_only:
         flags += " --language-model-only"
     elif profile.limit_mm_per_prompt is not None:

@@ -78,6 +78,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     flag_kv_cache_memory_bytes: bool = False
     flag_max_cudagraph_capture_size: bool = False
     flag_language_model_only: bool = False
+    flag_skip_mm_profiling: bool = False
     flag_safetensors_load_strategy: bool = False
     safetensors_prefetch: bool = False  # --safetensors-load-strategy prefetch
     load_format_fastsafetensors: bool = False  # --load-format fastsafetensors
