@@ -84,6 +84,16 @@ NOW.update(
         "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092-mtp1": -0.92,
     }
 )
+# --skip-mm-profiling read (2026-12-07, fifty-third session, helper skipmm): the Strix Halo boots plan no encoder
+# profile (0.79 GiB of non-torch memory and 0.13 of encoder outputs fewer); each value before in the comment above it
+NOW.update(
+    {
+        # -0.29 before
+        "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092": 0.63,
+        # -0.92 before
+        "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092-mtp1": -0.00,
+    }
+)
 
 
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
@@ -109,13 +119,12 @@ def test_strix_halo_is_planned_at_the_defaults_vllm_resolved() -> None:
     not the 80 GiB pool (0.28.0 platforms/rocm.py:192-196, :847-863). Planned at the >70 GiB defaults when found:
     1,024 sequences (a Mamba-block refusal) and 8,192 tokens (-2.41 and -4.80 GiB, both verdicts wrong). Both within
     0.51 GiB until the mechanistic non-torch model (2026-12-07, fifty-third session): the MTP 1 boot is -0.92 since
-    (-0.13 before; bench.fidelity_unmatched_w), its verdict right."""
+    (-0.13 before; bench.fidelity_unmatched_w), its verdict right. With --skip-mm-profiling read (no encoder profile,
+    0.92 GiB fewer) the MTP 1 boot is -0.00 and the other +0.63 (-0.29 before): its plan's non-torch memory (0.25 GiB
+    against 0.56 printed) and graph estimate (1.20 against 1.55) are both under, which the encoder amount hid."""
     for case in [c for c in BLIND if "strixhalo" in str(c["id"])]:
         result = RESULTS[str(case["id"])]
         assert result.report is not None and result.report.max_running == 256, result.id
         assert result.verdict_right, result.id
-        expected = -0.92 if str(case["id"]).endswith("-mtp1") else None
-        if expected is None:
-            assert abs(result.kv_error_gib or 9.9) < 0.51, result.id
-        else:
-            assert result.kv_error_gib == pytest.approx(expected, abs=0.01)
+        expected = -0.00 if str(case["id"]).endswith("-mtp1") else 0.63  # -0.92 and within 0.51 (-0.29) before
+        assert result.kv_error_gib == pytest.approx(expected, abs=0.01), result.id

@@ -52,8 +52,10 @@ def test_candidate_medians_and_the_verdict_it_trades() -> None:
     Qwen3.8-27B at 180k wrong)."""
     held = held_ids()
     head, candidate = summary(recent(run_all()), held), summary(candidate_runs(), held)
-    for name, before, after in (("in", 0.232, 0.273), ("family", 0.328, 0.348), ("release", 0.297, 0.317),
-                                ("held", 0.236, 0.287)):  # fmt: skip
+    # --skip-mm-profiling read (helper skipmm): HEAD 0.232 / 0.328 / 0.297, held 0.236; candidate 0.273 / 0.348 /
+    # 0.317, held 0.287 before
+    for name, before, after in (("in", 0.226, 0.271), ("family", 0.315, 0.345), ("release", 0.297, 0.317),
+                                ("held", 0.228, 0.272)):  # fmt: skip
         assert head[name] == pytest.approx(before, abs=MEDIAN_TOLERANCE_GIB)
         assert candidate[name] == pytest.approx(after, abs=MEDIAN_TOLERANCE_GIB)
     assert head["verdicts"] == (147, 149)  # 144 until 2026-12-07 (140 / 144 at 8918bde)
@@ -77,7 +79,7 @@ def test_per_host_split() -> None:
         "datacenter": (32, -0.09, -0.09),
         "desktop?": (48, 0.07, 0.07),
         "rented": (21, 0.00, 0.00),
-        "rocm": (5, -0.29, -0.29),
+        "rocm": (5, -0.00, -0.00),  # -0.29 until --skip-mm-profiling was read (the Strix Halo boots)
         "unified": (16, 0.00, 0.00),
         "wsl2": (18, 0.01, 1.19),
     }
@@ -156,8 +158,9 @@ def test_head_on_the_restated_mapping() -> None:
     share = fit([candidate_case(c) for c in load_cases()], False, False).graphics_extra / GiB
     assert fitted_constants().graphics_extra == 0  # 1.03 GiB until 2026-12-07
     assert share == pytest.approx(0.81, abs=0.01)
-    for name, before, after in (("in", 0.232, 0.399), ("family", 0.328, 0.442), ("release", 0.297, 0.438),
-                                ("held", 0.236, 0.408)):  # fmt: skip
+    # HEAD 0.232 / 0.328 / 0.297, held 0.236 until --skip-mm-profiling was read
+    for name, before, after in (("in", 0.226, 0.399), ("family", 0.315, 0.442), ("release", 0.297, 0.438),
+                                ("held", 0.228, 0.408)):  # fmt: skip
         assert head[name] == pytest.approx(before, abs=MEDIAN_TOLERANCE_GIB)
         assert restated[name] == pytest.approx(after, abs=MEDIAN_TOLERANCE_GIB)
     assert restated["verdicts"] == (143, 149)  # (137, 144) at 8918bde
@@ -167,7 +170,8 @@ def test_head_on_the_restated_mapping() -> None:
         "vllm-0.30-rtx3090-qwen2.5-32b-awq-8k",
         "vllm-0.30-rtx3090-qwen3-32b-awq-8k",
     }
-    assert (over_planned(recent(run_all())), over_planned(restated_runs())) == (24, 29)  # (25, 31) at 8918bde
+    # (24, 29) until --skip-mm-profiling was read (the Strix Halo util 0.92 boot +0.63); (25, 31) at 8918bde
+    assert (over_planned(recent(run_all())), over_planned(restated_runs())) == (25, 30)
 
 
 def test_the_candidate_against_head_on_the_restated_mapping() -> None:
@@ -184,4 +188,4 @@ def test_the_candidate_against_head_on_the_restated_mapping() -> None:
         "vllm-0.30-rtx3090-qwen3-32b-awq-8k",
     }
     assert set(candidate["wrong"]) - set(restated["wrong"]) == set()  # the RTX 5090 first boot at 8918bde
-    assert over_planned(candidate_runs()) == 37  # 38 at 8918bde
+    assert over_planned(candidate_runs()) == 38  # 37 until --skip-mm-profiling was read; 38 at 8918bde
