@@ -61,3 +61,18 @@ def test_the_flag_is_refused_before_its_release() -> None:
     overhead_profile("vllm", version="0.10.1", skip_mm_profiling=True)
     with pytest.raises(PlannerError, match=r"vLLM 0\.9\.2 has no --skip-mm-profiling: the flag came with 0\.10\.1"):
         overhead_profile("vllm", version="0.9.2", skip_mm_profiling=True)
+
+
+def test_the_encoder_amount_is_planned_on_cuda_alone() -> None:
+    """The amount per item token is fitted on CUDA start-ups (:mod:`planner.engines.vllm.encoder_memory`); on the
+    MI300X HIP's fitted non-torch amount (``cdna3_non_torch``, fitted without it, bench/calibrate_hip.py) already
+    holds what the three public Gemma 4 boots print, which the amount took 0.10-0.24 GiB over
+    (tests/fidelity/test_blind_2026_12g.py). A CUDA device plans it, a ROCm one does not."""
+    from planner.engines.platform import vllm_platform
+
+    profiled = VllmProfile(engine_version="0.31.0")
+    mi300x, h100 = get_gpu("mi300x"), get_gpu("h100-sxm-80gb")
+    on_rocm = _ctx().model_copy(update={"platform": vllm_platform(mi300x), "gpu_name": mi300x.name})
+    on_cuda = _ctx().model_copy(update={"platform": vllm_platform(h100), "gpu_name": h100.name})
+    assert stage_encoder_non_torch(profiled, on_cuda) == 51_796 * 16_384
+    assert stage_encoder_non_torch(profiled, on_rocm) == 0

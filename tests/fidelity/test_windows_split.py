@@ -47,8 +47,9 @@ def test_candidate_with_windows_term() -> None:
     held = held_ids()
     results = restated_runs(True, True)
     s = summary(results, held)
-    # 0.232 / 0.328 / 0.297, held 0.236, 24 over-planned until --skip-mm-profiling was read (helper skipmm)
-    for name, value in (("in", 0.226), ("family", 0.315), ("release", 0.297), ("held", 0.228)):
+    # 0.232 / 0.328 / 0.297, held 0.236, 24 over-planned until --skip-mm-profiling was read and the encoder amount
+    # planned on CUDA alone (helper skipmm)
+    for name, value in (("in", 0.224), ("family", 0.315), ("release", 0.297), ("held", 0.228)):
         assert s[name] == pytest.approx(value, abs=MEDIAN_TOLERANCE_GIB)
     cross = held_out(results)
     assert statistics.median(abs(e) for e in cross.values()) == pytest.approx(0.269, abs=MEDIAN_TOLERANCE_GIB)
@@ -56,7 +57,7 @@ def test_candidate_with_windows_term() -> None:
         0.269, abs=MEDIAN_TOLERANCE_GIB
     )
     assert s["verdicts"] == (147, 149)
-    assert over_planned(results) == 25
+    assert over_planned(results) == 26
     assert set(s["wrong"]) == {
         "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal",
         "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal",

@@ -81,9 +81,13 @@ def profiles_encoder(profile: EncoderProfile, model: ModelSpec) -> bool:
 def stage_encoder_non_torch(profile: EncoderProfile, ctx: StageContext) -> int:
     """:func:`encoder_non_torch_bytes` of one rank of ``ctx``: a V1 start-up's first stage that profiles the encoder
     (:func:`profiles_encoder`), off unified memory (whose fitted shares of the weights hold what its
-    start-ups left, :mod:`planner.engines.vllm.unified`)."""
+    start-ups left, :mod:`planner.engines.vllm.unified`), on CUDA alone: fitted on CUDA start-ups, and HIP's
+    fitted non-torch amount (``cdna3_non_torch``, :mod:`planner.engines.vllm.hip_graphs`) holds what the three public
+    MI300X Gemma 4 boots print without it (0.10-0.24 GiB over with it, tests/fidelity/test_blind_2026_12g.py)."""
     device = platform_of(ctx.platform)
-    if not profile.is_v1 or ctx.stage_index != 0 or device.integrated or not profiles_encoder(profile, ctx.model):
+    if not profile.is_v1 or ctx.stage_index != 0 or device.integrated or device.runtime != "cuda":
+        return 0
+    if not profiles_encoder(profile, ctx.model):
         return 0
     item = encoder_item_tokens(ctx.model)
     return encoder_non_torch_bytes(profile.fitted.encoder_non_torch, item, ctx.tensor_parallel)
