@@ -17,13 +17,11 @@ import pytest
 from bench.fidelity_cases import build_request, load_cases, setup_of
 from planner.core.units import GiB
 from planner.deploy.sysmem import spills_to_system_memory
-from planner.engines.base import stage_total_bytes
 from planner.engines.registry import engine_report
 from planner.engines.vllm import failures
-from planner.engines.vllm.failures import clear_samplers, sampler_headroom
-from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import vllm_stage
+from planner.engines.vllm.failures import clear_samplers
 from planner.planning.plan import plan
+from tests.engines.sampler_headroom import planned_sampler_headroom
 
 COLD = "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-cold-sampler-oom"
 # the Windows starts planned beyond the card after the pool: GiB short (the capture and the warm-up less what is free)
@@ -49,14 +47,7 @@ def _windows_cases() -> list[dict[str, Any]]:
 
 
 def _short(case: dict[str, Any]) -> float:
-    request = build_request(case, setup_of(case))
-    clear_samplers()
-    result = plan(request)
-    profile = request.overhead
-    assert isinstance(profile, VllmProfile)
-    last = len(result.stages) - 1
-    stage = vllm_stage(request, result, profile, last, stage_total_bytes(request, result, last))
-    free, need = sampler_headroom(request, result, profile, stage)
+    (free, need), _ = planned_sampler_headroom(build_request(case, setup_of(case)))
     return (need - free) / GiB
 
 

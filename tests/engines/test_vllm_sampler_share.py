@@ -17,12 +17,11 @@ from __future__ import annotations
 import pytest
 
 from bench.fidelity_cases import build_request, load_cases, setup_of
-from planner.engines.base import stage_total_bytes
 from planner.engines.registry import engine_report
-from planner.engines.vllm.failures import clear_samplers, sampler_headroom
+from planner.engines.vllm.failures import clear_samplers
 from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import vllm_stage
 from planner.planning.plan import PlanRequest, plan
+from tests.engines.sampler_headroom import planned_sampler_headroom
 
 WSL2_BOOTS = (
     "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-bf16-8k-util092",
@@ -42,14 +41,8 @@ def _request(case_id: str, share: int | None) -> PlanRequest:
 
 
 def _headroom_and_pool(request: PlanRequest) -> tuple[tuple[int, int], int]:
-    clear_samplers()
-    result = plan(request)
-    profile = request.overhead
-    assert isinstance(profile, VllmProfile)
-    report = engine_report(request, result)
-    last = len(result.stages) - 1
-    stage = vllm_stage(request, result, profile, last, stage_total_bytes(request, result, last))
-    return sampler_headroom(request, result, profile, stage), report.available_kv_cache_bytes_per_gpu
+    headroom, result = planned_sampler_headroom(request)
+    return headroom, engine_report(request, result).available_kv_cache_bytes_per_gpu
 
 
 @pytest.mark.parametrize("case_id", WSL2_BOOTS)

@@ -45,12 +45,8 @@ from bench.fidelity_cases import build_request, load_cases, setup_of
 from model_catalog import get_model
 from planner.core.model import ModelSpec
 from planner.core.units import GiB, MiB
-from planner.engines.base import stage_total_bytes
-from planner.engines.vllm.failures import clear_samplers, sampler_headroom
-from planner.engines.vllm.profile import VllmProfile
-from planner.engines.vllm.stage import vllm_stage
 from planner.engines.vllm.terms import penalty_state_bytes
-from planner.planning.plan import plan
+from tests.engines.sampler_headroom import planned_sampler_headroom
 
 COLD = "vllm-0.27-rtx4090-runpod-qwen3-4b-lora1-8k-util092-cold-sampler-oom"
 SEQS, BATCHED = 256, 2048  # the log's defaults on a card under 70 GiB (the case's mapping note)
@@ -174,13 +170,7 @@ BLOCKERS = (
 def _planned_free(case_id: str) -> tuple[int, bool, ModelSpec]:
     case = _case(case_id)
     request = build_request(case, setup_of(case))
-    clear_samplers()
-    result = plan(request)
-    profile = request.overhead
-    assert isinstance(profile, VllmProfile)
-    last = len(result.stages) - 1
-    stage = vllm_stage(request, result, profile, last, stage_total_bytes(request, result, last))
-    free, _ = sampler_headroom(request, result, profile, stage)
+    (free, _), _ = planned_sampler_headroom(request)
     return free, bool(case.get("failed")), request.model
 
 
