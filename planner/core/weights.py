@@ -13,6 +13,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
 
+from planner.core.blocks import ATTENTION_KINDS
 from planner.core.format_spec import WeightFormat
 from planner.core.model import ModelSpec
 from planner.core.params import ParameterBreakdown, layer_breakdowns, parameter_breakdown
@@ -163,12 +164,23 @@ def stage_weights_bytes_per_gpu(
         sharded_bits += whole.lm_head * bits["lm_head"] * (over if "lm_head" in wide else 1)
         block_small = sum(layer.small for layer in layers)
         replicated_bits += (whole.small - block_small) * bits["small"]  # final norm, lm_head bias
-    replicated_bits += kv_replication_extra(model, tp) * len(stage) * bits["attention"]
+    replicated_bits += kv_replication_extra(model, tp) * attention_layers(model, stage) * bits["attention"]
     return math.ceil((sharded_bits / tp + replicated_bits) / 8)
 
 
+def attention_layers(model: ModelSpec, stage: range) -> int:
+    """The layers of ``stage`` that project K and V (:data:`ATTENTION_KINDS`): a hybrid's linear-attention,
+    state-space and feed-forward-only layers have no KV heads to replicate. Qwen3-Next's ``full_attention`` layers
+    build ``Qwen3NextAttention`` on a ``QKVParallelLinear``, its ``linear_attention`` layers a Gated DeltaNet of
+    their own heads (vLLM 0.24.0 ``model_executor/models/qwen3_next.py:398-410``, :246-250; the replicas
+    ``model_executor/layers/linear.py:970``)."""
+    kinds = model.layers
+    return sum(1 for index in stage if kinds[index] in ATTENTION_KINDS)
+
+
 def kv_replication_extra(model: ModelSpec, tensor_parallel: int) -> Fraction:
-    """Extra k/v projection parameters per layer on one rank when TP exceeds the KV heads.
+    """Extra k/v projection parameters per attention layer (:func:`attention_layers`) on one rank when TP exceeds
+    the KV heads.
 
     Each rank holds ``max(1, kv // tp)`` whole heads where an even split would give ``kv / tp``:
     ``2 x hidden x head_dim x (heads held - kv / tp)``.

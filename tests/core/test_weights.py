@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import load_models
+from planner.core.model import ModelSpec
 from planner.core.params import layer_breakdowns, parameter_breakdown
 from planner.core.weights import weights_bytes
 
@@ -154,3 +155,23 @@ def test_a_layout_read_from_a_dense_checkpoint_is_refused_on_a_mixture_of_expert
         PlanRequest(model=moe, gpu_memory_bytes=80 * 2**30, weights="nvfp4-fp8tail")
     assert "nvfp4-fp8tail" not in weights_run("vllm", get_gpu("rtx-5090"), moe=True)
     assert "nvfp4-fp8tail" in weights_run("vllm", get_gpu("rtx-5090"), moe=False)
+
+
+def test_a_hybrid_replicates_kv_heads_in_its_attention_layers_only() -> None:
+    """Qwen3-Next at TP 4 (2 KV heads of 256): each rank holds one whole KV head in each of its 12 full-attention
+    layers (vLLM 0.24.0 ``model_executor/layers/linear.py:970``, ``num_kv_head_replicas = tp // kv heads``; the
+    ``QKVParallelLinear`` of ``Qwen3NextAttention``, ``models/qwen3_next.py:246-250``), and none in its 36 Gated
+    DeltaNet layers, which project no KV heads (:398-410). One whole head a rank is what 4 KV heads split over 4
+    ranks give too, so the two weigh the same a GPU; counting the replication in all 48 layers put 36 x 2 x 2,048 x
+    128 x 2 = 37,748,736 bytes more on each rank of the 2-head model."""
+    from planner.core.weights import stage_weights_bytes_per_gpu
+
+    spec = _entry("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    wide = spec.model_copy(update={"num_key_value_heads": 4})
+
+    def per_gpu(model: ModelSpec) -> int:
+        b, layers = parameter_breakdown(model), layer_breakdowns(model)
+        return stage_weights_bytes_per_gpu(model, layers, b, "bf16", 4, range(48), True, True)
+
+    assert sum(kind == "full" for kind in spec.layers) == 12
+    assert per_gpu(spec) == per_gpu(wide)

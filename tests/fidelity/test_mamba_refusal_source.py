@@ -32,9 +32,10 @@ Source facts pinned here:
   ``min(max_num_reqs, ...)``), 512 here: 1.59 GiB of this rank's pages. It is torch memory, released by
   ``_cleanup_profiling_kv_cache`` (:6376-6408) before the after-profile snapshot, and the 0.24.0 budget takes
   torch's peak from before the graphs (``profile_torch_peak``, ``gpu_worker.py:440-463``): not in the printed pool.
-- So the 0.41 GiB is the budget's. Its L40S rank at TP 4 carries no desktop-card share since the desktop-card rule
-  (``planner.engines.vllm.non_torch.graphics_compile_bytes``); the fitted share a rank at TP 4 is larger than the 9
-  blocks between the planned pool and a refusal (the verdict was right with it when found), and the same machine's
+- So the 0.44 GiB (0.41 until the KV-head replication was counted in the attention layers only, 2026-12-07,
+  fifty-fourth session) is the budget's. Its L40S rank at TP 4 carries no desktop-card share since the desktop-card
+  rule (``planner.engines.vllm.non_torch.graphics_compile_bytes``); the fitted share a rank at TP 4 is larger than the
+  20 blocks between the planned pool and a refusal (the verdict was right with it when found), and the same machine's
   Qwen3-Coder-30B-A3B boot is +0.12 without it, -0.14 with it: the verdict turns on that share's rule.
 """
 
@@ -150,31 +151,36 @@ def test_qwen3_next_state_page_at_tp_4_is_split_by_heads_in_the_model_dtype() ->
     # one KV head a rank (two over four ranks, replicated): 1,024 bytes a token; FLASH_ATTN's 16-token multiple
     assert hybrid_block_size(16, 274_432, 1024) == 272
     stage = _stage(L40S_TP4)
-    assert (stage.block_size, stage.page_bytes, stage.group_size, stage.blocks) == (272, 278_528, 12, 265)
+    # 265 blocks until the KV-head replication was counted in the 12 attention layers only (2026-12-07, fifty-fourth
+    # session: 0.035 GiB less weights a rank, tests/core/test_weights.py)
+    assert (stage.block_size, stage.page_bytes, stage.group_size, stage.blocks) == (272, 278_528, 12, 276)
 
 
-def test_the_l40s_refusal_needs_0_41_gib_less_pool_than_planned() -> None:
-    """The planned 265 blocks are 9 above the default 256 sequences (0.03 GiB of pool); the printed 134 are half.
-    A float32 temporal state would give 136 (a 528-token block), but neither candidate release keeps Qwen3-Next's
-    state in float32 (module docstring), so the page stands and the 0.41 GiB is memory held elsewhere."""
+def test_the_l40s_refusal_needs_0_44_gib_less_pool_than_planned() -> None:
+    """The planned 276 blocks are 20 above the default 256 sequences (0.06 GiB of pool); the printed 134 are half.
+    A float32 temporal state would give 142 (a 528-token block), but neither candidate release keeps Qwen3-Next's
+    state in float32 (module docstring), so the page stands and the 0.44 GiB is memory held elsewhere. (265 blocks,
+    9 above, +0.41 GiB and 136 until the KV-head replication was counted in the attention layers only, 2026-12-07,
+    fifty-fourth session.)"""
     refusal = _result(L40S_TP4)
     stage = _stage(L40S_TP4)
     assert refusal.report is not None and refusal.report.failure_kind is None
     assert (refusal.reported_blocks, refusal.report.max_running) == (134, 256)
-    assert 9 * block_bytes(stage) / GiB == pytest.approx(0.028, abs=0.001)
-    assert refusal.kv_error_gib == pytest.approx(0.41, abs=0.01)
+    assert 20 * block_bytes(stage) / GiB == pytest.approx(0.062, abs=0.001)
+    assert refusal.kv_error_gib == pytest.approx(0.44, abs=0.01)
     float32_page = 3 * 2048 * 2 + 8 * 128 * 128 * 4
     block = hybrid_block_size(16, float32_page, 1024)
-    assert (block, refusal.report.available_kv_cache_bytes_per_gpu // (block * 1024 * 12)) == (528, 136)
+    assert (block, refusal.report.available_kv_cache_bytes_per_gpu // (block * 1024 * 12)) == (528, 142)
 
 
 def test_the_l40s_verdict_turns_on_the_desktop_share_its_ranks_no_longer_take() -> None:
-    """The fitted desktop-card share a rank at TP 4 (``VllmConstants.graphics_extra // 4``) against the 9 blocks
+    """The fitted desktop-card share a rank at TP 4 (``VllmConstants.graphics_extra // 4``) against the 20 blocks
     between the planned pool and the refusal; 0.24.0's graph profiling pool of 512 blocks (1.59 GiB) is not in it.
     Since the mechanistic non-torch model (2026-12-07, fifty-third session) the share is fitted 0 on every card, so no
     plan of this model refuses here: the verdict stays wrong
-    (listed), 0.41 GiB of pool held elsewhere than any term of the planner's (the 0.26 GiB a rank the desktop
-    share gave before would have refused it, as the log)."""
+    (listed), 0.44 GiB of pool held elsewhere than any term of the planner's (the 0.26 GiB a rank the desktop
+    share gave before would have refused it, as the log; 9 blocks and 0.41 GiB until the KV-head replication was
+    counted in the attention layers only, 2026-12-07, fifty-fourth session)."""
     refusal, stage = _result(L40S_TP4), _stage(L40S_TP4)
     assert refusal.report is not None
     case = _cases()[L40S_TP4]
@@ -182,7 +188,7 @@ def test_the_l40s_verdict_turns_on_the_desktop_share_its_ranks_no_longer_take() 
     assert isinstance(profile, VllmProfile)
     share = profile.fitted.graphics_extra // 4
     available = refusal.report.available_kv_cache_bytes_per_gpu
-    assert available // block_bytes(stage) - 256 == 9
-    assert share == 0  # 0.26 GiB a rank before, more than the 9 blocks: the plan refused, as the log
-    assert (available - share) // block_bytes(stage) - 256 == 9
+    assert available // block_bytes(stage) - 256 == 20
+    assert share == 0  # 0.26 GiB a rank before, more than the 20 blocks: the plan refused, as the log
+    assert (available - share) // block_bytes(stage) - 256 == 20
     assert 512 * block_bytes(stage) / GiB == pytest.approx(1.59, abs=0.005)
