@@ -181,7 +181,15 @@ UNMATCHED: dict[str, str] = {
         "blocks (1.59 GiB here), torch memory released before the snapshot and outside the budget's pre-graph peak "
         "(gpu_worker.py:434-474, gpu_model_runner.py:6314-6336, :6376-6408). The verdict turns on the desktop-card "
         "share the L40S no longer takes: 0.26 GiB a rank at TP 4, more than the 9 blocks between the planned pool "
-        "and a refusal (181 blocks with it, -0.14 for the 30B sibling)"
+        "and a refusal (181 blocks with it, -0.14 for the 30B sibling). Read again 2026-12-07 (fifty-fourth "
+        "session): the planner counted TP 4's KV-head replication in all 48 layers where only the 12 attention "
+        "layers project K and V (layers/linear.py:970, models/qwen3_next.py:246-250, :398-410): 0.035 GiB less "
+        "weights a rank, 276 blocks planned (20 above 256), +0.44 GiB. The 30B sibling is planned with the same "
+        "budget, sampler, graph estimate and non-torch memory (weights and the MoE workspace differ), and plans "
+        "Qwen3-Coder-30B-A3B's RoPE cache over Qwen3-30B-A3B's 40,960 positions, not its 262,144 (0.05 GiB): the "
+        "machine leaves about +0.07, so some +0.37 GiB is Qwen3-Next's own (its GDN or 512-expert layers in the "
+        "load, profile or graph estimate), which its 'Model loading took' and 'Estimated CUDA graph memory' lines "
+        "would place (tests/fidelity/test_mamba_refusal_source.py)"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": (
         "KV +1.79 GiB (+1.66 until FlashInfer's decode workspace was planned, 2026-12-07: the no-drafter boot's "

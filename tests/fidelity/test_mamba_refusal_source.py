@@ -64,6 +64,7 @@ H100_REFUSAL = "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-mamba-refusal"
 H100_SIBLING = "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-seqs256"
 H100_022 = "vllm-0.22-h100-qwen36-27b-fp8-mamba-refusal-recipes551"
 L40S_TP4 = "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal"
+L40S_SIBLING = "vllm-0.24-4xl40s-qwen3-coder-30b-a3b-bf16-tp4-32k"
 
 
 @cache
@@ -192,3 +193,26 @@ def test_the_l40s_verdict_turns_on_the_desktop_share_its_ranks_no_longer_take() 
     assert share == 0  # 0.26 GiB a rank before, more than the 20 blocks: the plan refused, as the log
     assert (available - share) // block_bytes(stage) - 256 == 20
     assert 512 * block_bytes(stage) / GiB == pytest.approx(1.59, abs=0.005)
+
+
+def test_the_l40s_residual_is_qwen3_next_s_own_not_the_machine_s() -> None:
+    """The same repository's Qwen3-Coder-30B-A3B boot on the same four L40S under the same release (util 0.90, TP 4,
+    256 sequences, 2,048 batched tokens, prefix caching, the non-FlashInfer sampler) is planned with the same budget,
+    sampler warm-up, graph estimate (48 layers each, 51 PIECEWISE + 35 FULL) and non-torch memory (NCCL-only TP 4);
+    the two differ in the weights and the persistent MoE workspace only, 2,048 tokens x (10 - 8) experts a token x
+    2,048 x 2 bytes x 2 buffers (read 2026-12-07, fifty-fourth session). The sibling is +0.12 GiB and maps
+    Qwen3-Coder-30B-A3B (262,144 positions, its model card) on Qwen3-30B-A3B (40,960), so it plans 56,623,104 bytes
+    of RoPE cache too few (``planner.engines.vllm.rope``): the machine leaves about +0.07 GiB, and some +0.37 GiB of
+    the Qwen3-Next boot's +0.44 is a term of its own (its Gated DeltaNet or 512-expert layers in the load, the profile
+    or the graph estimate), which its unprinted 'Model loading took', 'Estimated CUDA graph memory' and 'Available KV
+    cache memory' lines would place."""
+    next_, sibling = _result(L40S_TP4), _result(L40S_SIBLING)
+    a, b = next_.report, sibling.report
+    assert a is not None and b is not None
+    same = ("budget_bytes", "cuda_graph_bytes", "non_torch_bytes", "max_running")
+    assert [getattr(a, name) for name in same] == [getattr(b, name) for name in same]
+    assert a.activation_bytes - b.activation_bytes == 2048 * (10 - 8) * 2048 * 2 * 2 == 33_554_432
+    assert (262_144 - 40_960) * 128 * 2 == 56_623_104
+    assert sibling.kv_error_gib == pytest.approx(0.12, abs=0.01)
+    assert next_.kv_error_gib == pytest.approx(0.44, abs=0.01)
+    assert (sibling.kv_error_gib or 0.0) - 56_623_104 / GiB == pytest.approx(0.07, abs=0.01)
