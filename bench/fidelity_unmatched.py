@@ -13,6 +13,7 @@ from bench.fidelity_unmatched_s import TWENTIETH
 from bench.fidelity_unmatched_t import TWENTY_FIRST
 from bench.fidelity_unmatched_u import TWENTY_SECOND
 from bench.fidelity_unmatched_w import FIFTY_THIRD
+from bench.fidelity_unmatched_x import TWENTY_FOURTH
 
 UNMATCHED: dict[str, str] = {
     "sglang-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
@@ -220,3 +221,4 @@ UNMATCHED.update(TWENTY_FIRST)
 UNMATCHED.update(TWENTY_SECOND)
 UNMATCHED.update(GB10_PINS)
 UNMATCHED.update(FIFTY_THIRD)
+UNMATCHED.update(TWENTY_FOURTH)

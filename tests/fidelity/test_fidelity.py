@@ -145,7 +145,8 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
     # with LoRA and 0.29.0 on an H200), two wrong when found, one since (bench.fidelity_unmatched_t), and the 8 of the
     # twenty-second (vllm-blind-2026-12u.json, 0.22-0.27 on an RTX PRO 6000 Server Edition and RTX 3090s), one wrong
     # (bench.fidelity_unmatched_u), and the 5 of the twenty-third (vllm-blind-2026-12v.json, 0.25.1 and 0.27.1 on
-    # two RTX 5090s, two RTX 3090s and an RTX PRO 6000), all right; since the
+    # two RTX 5090s, two RTX 3090s and an RTX PRO 6000), all right, and the 2 of the twenty-fourth
+    # (vllm-blind-2026-12w.json, 0.28.0 on an A100 80GB PCIe and 0.26.0 on a DGX Spark), both right; since the
     # desktop-card rule, chosen on their L40S start-ups, a Mamba-block refusal at TP 4 of the ninth is planned to
     # start and the tenth's, planned as a KV refusal when found, is right. The DGX Spark start-ups of
     # vllm-gb10-2026-12.json and the two of vllm-unseen-2026-12.json are fitted since the unified-memory share was
@@ -197,7 +198,7 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
         # int4-mixed AutoRound on one RTX 3090 at util 0.92 (0.22.0), planned to start; it refused for its KV cache
         "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal",
     }
-    assert len(unseen) == 104  # 105 with the twenty-third set, less the B300 whose graph estimate is fitted
+    assert len(unseen) == 106  # 107 with the twenty-fourth set, less the B300 whose graph estimate is fitted
     assert sum(r.reported_failure == "mamba-blocks" and bool(r.verdict_right) for r in checked) >= 2
     assert sum(r.reported_failure == "graph-profile-oom" and bool(r.verdict_right) for r in checked) == 1
 
