@@ -33,12 +33,14 @@ Source facts pinned here:
   post-snapshot NCCL amount of an NVSwitch box (the fitted ``tp2``), has no PCIe counterpart.
 
 So no rule in TP size, transport and communicator count moves these boots by their residuals: the RTX PRO 6000's
-rank prints 0.35 GiB more non-torch memory than planned where NCCL could add 0.11 at most, and its EP twin, with the
-same communicators, prints 0.11 GiB more pool. The planner is unchanged.
+rank prints 0.35 GiB more non-torch memory than planned where NCCL could add 0.11 at most (its TP communicator alone
+would need 14 channels of fresh connections; at twice the logged 2 channels both would hold 0.22), and its
+EP twin, with the same communicators, prints 0.11 GiB more pool. The planner is unchanged.
 """
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from typing import Any
 
@@ -123,6 +125,10 @@ def test_the_rtx_pro_6000_tp4_miss_is_non_torch_memory_nccl_cannot_hold() -> Non
     non_torch_miss = printed_consumed - printed_weights - report.non_torch_bytes / GiB
     assert abs(non_torch_miss - 0.35) < 0.01
     assert non_torch_miss > 3 * _nccl_bound() / GiB
+    # the EP group's communicator runs no collective after its warm-up in a boot without expert parallelism, so the TP
+    # communicator alone would need 14 channels of three fresh connections (PCIe boxes log 2)
+    per_channel = RECV_CONNECTIONS * (NCCL_LL + NCCL_LL128 + NCCL_SIMPLE)
+    assert math.ceil(non_torch_miss * GiB / per_channel) == 14
 
 
 def test_the_ep_twin_holds_the_same_communicators_and_prints_more_pool() -> None:
