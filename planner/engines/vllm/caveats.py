@@ -31,13 +31,17 @@ from planner.engines.vllm.start_memory import free_at_start
 from planner.engines.vllm.terms import activation_dtype_bytes
 from planner.engines.vllm.unified import unified_non_torch_bytes
 from planner.engines.vllm.windows_share import windows_note
-from planner.planning.context import result_context
+from planner.planning.context import result_context, speculative_method
 from planner.planning.plan import PlanRequest
 from planner.planning.results import PlanResult
 
 # What public DGX Sparks' hosts held of the pool when vLLM's worker started (planner/deploy/spark_hosts.py):
 # a fact of each machine (desktop, services, page cache), quoted, not fitted.
 PUBLIC_SPARK_HOST_GIB = (min(h.held_gib for h in SPARK_HOSTS), max(h.held_gib for h in SPARK_HOSTS))
+# The CUDA-graph estimates public DGX Spark start-ups printed ("Estimated CUDA graph memory", or the worker's
+# "equivalent to" notice): -0.81 GiB (0.24, Qwen3.6-27B NVFP4 with MTP 2) to 5.07 (0.29, MiniMax-M2.7 AWQ at TP 2),
+# tests/fidelity/cases; quoted, not fitted.
+PUBLIC_SPARK_GRAPH_ESTIMATE_GIB = (-0.81, 5.07)
 
 
 # The seventh blind set (tests/fidelity/cases/vllm-blind-2026-12g.json): vLLM 0.31.1 (ROCm) on one MI300X, Gemma 4
@@ -181,6 +185,26 @@ def unified_memory_notes(request: PlanRequest, result: PlanResult, profile: Vllm
     return notes
 
 
+def unified_graph_note(request: PlanRequest, profile: VllmProfile) -> str | None:
+    """On unified memory, where the budget loses a CUDA-graph estimate: vLLM measures it as the drop in
+    ``cudaMemGetInfo`` across the first captures, ``first_capture = mem_samples[0]`` unclamped (0.24.0
+    ``v1/worker/gpu_model_runner.py`` :6512-6533, 0.30.0 :6762-6766, 0.31.0 :6687-6691), and subtracts it as measured
+    (0.24.0 ``v1/worker/gpu_worker.py`` :467-492, 0.30.0 :588-625, 0.31.0 :640-676); on an integrated GPU that reading
+    moves with the host, so the estimate can fall below zero and add to the KV pool (vllm issue #44740)."""
+    platform = vllm_platform(request.gpu)
+    if not platform.integrated or platform.runtime != "cuda":
+        return None
+    if not profile.graphs_in_budget(request.model, request.resolved_weights, speculative_method(request)):
+        return None
+    low, high = PUBLIC_SPARK_GRAPH_ESTIMATE_GIB
+    return (
+        "Unified memory: the CUDA-graph estimate vLLM takes off the KV budget is the drop in cudaMemGetInfo across "
+        "its first captures, which moves with the host and is applied as measured; the planner's is a discrete "
+        f"GPU's. Public DGX Spark start-ups printed {low:g} to {high:g} GiB (below zero it adds to the KV cache; "
+        "vllm issue #44740: -35.69 GiB with MTP, then out of memory once serving)."
+    )
+
+
 def _share_basis(profile: VllmProfile) -> str:
     """The fitted share the note applies, its loader class and the other class's (planner.engines.vllm.unified)."""
     fitted = profile.fitted
@@ -213,4 +237,5 @@ def machine_notes(
         rocm_note(request, profile),
         first_boot_note(first_boot),
     )
-    return [*(n for n in caveats if n), *unified_memory_notes(request, result, profile, first)]
+    unified = [*unified_memory_notes(request, result, profile, first), unified_graph_note(request, profile)]
+    return [*(n for n in caveats if n), *(n for n in unified if n)]
