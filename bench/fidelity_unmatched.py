@@ -47,14 +47,15 @@ UNMATCHED: dict[str, str] = {
         "does not pin; the full start-up log would settle it"
     ),
     "vllm-0.24-gb10-qwen36-27b-nvfp4-mtp2-util0.7": (
-        "KV -0.89 GiB (-0.53 before Model Runner V2's sampler was read from the source, 2026-12-04): unified "
-        "memory's non-torch is an empirical share of the loaded weights by loader class, the median of the "
-        "read-ahead loaders' six start-ups (0.28) read beside the planner's own graph estimate: this one "
-        "(safetensors prefetch) shows 0.25, its no-MTP twin of the same evening 0.34, the two MiniMax-M2.7 ones "
-        "(fastsafetensors) 0.28. The source fixes no loader footprint to model instead (docs/fidelity.md, 'Unified "
-        "memory'; its vision encoder's outputs held at a 65,536-token budget are a lead); GB10 start-ups with "
-        "/proc/meminfo read around loading, profiling and the graph estimate, per loader and page-cache state, "
-        "would pin it"
+        "KV -0.97 GiB (-0.89 on 2026-12-06, -0.53 before Model Runner V2's sampler was read from the source, "
+        "2026-12-04): the boot printed 'Estimated CUDA graph memory: -0.81 GiB total', which vLLM takes off the budget "
+        "as measured (an unclamped cudaMemGetInfo drop across the first captures, 0.24.0 v1/worker/"
+        "gpu_model_runner.py:6512-6533, gpu_worker.py:467-492; vllm issue #44740), where the planner takes its 0.18: "
+        "0.99 GiB apart, the whole miss (within 0.02 GiB with the printed figure). With the printed estimates the "
+        "MTP and no-MTP twins of the same evening leave 16.82 and 16.95 GiB beyond their weights and KV, 0.13 apart "
+        "(1.18 with the planner's, the 0.25 / 0.34 shares): their difference is the estimate's drift "
+        "(tests/fidelity/test_uma_graph_drift.py). On unified memory the estimate moves with the host (the public "
+        "Sparks printed -0.81 to 5.07 GiB), so the planner keeps its own and says so in the report"
     ),
     "vllm-0.27-rtxpro6000-qwen38-27b-fp8-mamba-refusal-recipes831": (
         "KV +0.78 GiB (the refusal is predicted): with the rejection sampler's warm-up at 1,024 sequences "
