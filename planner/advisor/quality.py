@@ -35,9 +35,10 @@ CAVEATS: dict[str, str] = {
         "MXFP4 weights: lossless only for models trained for it (gpt-oss ships MXFP4 experts, model card); "
         "post-hoc MXFP4 loses more"
     ),
-    "int4-autoround": (
+    **dict.fromkeys(
+        ("int4-autoround", "int4-mixed-autoround"),
         "4-bit AutoRound weights: a small, model-dependent quality loss; check your own evaluations (Cheng et al. "
-        "2023, AutoRound, arXiv:2309.05516)"
+        "2023, AutoRound, arXiv:2309.05516)",
     ),
     # W4A16 with int8 vocabulary matrices (planner.core.vocab_formats): the 4-bit body's caveat
     **dict.fromkeys(

@@ -27,6 +27,9 @@ class WeightFormat(BaseModel, frozen=True, extra="forbid"):
     embedding_bits: Annotated[float, Field(gt=0, le=32)] | None = None
     # The MTP module's bits when the checkpoint keeps it out of the quantization (None: the format's own bits).
     mtp_bits: Annotated[float, Field(gt=0, le=32)] | None = None
+    # An experts-scoped checkpoint that quantizes the other decoder linear layers too (attention, shared experts,
+    # dense MLPs), at these bits (None: 16 bits, as the scope says): planner.core.mixed_formats
+    non_expert_bits: Annotated[float, Field(gt=0, le=32)] | None = None
     # A mixture-of-experts checkpoint's layout (its routed experts quantized): a dense model has no such checkpoint
     moe_only: bool = False
     # The dense MLPs of the last ``tail_layers`` decoder layers stored at ``tail_bits`` instead (a layout read from a

@@ -26,6 +26,7 @@ from typing import Literal
 
 from planner.bounds.errors import PlannerError
 from planner.core.format_spec import WeightFormat, group_bits
+from planner.core.mixed_formats import MIXED_FORMATS
 from planner.core.vocab_formats import VOCAB_FORMATS
 
 # The names, one per format: the same in the CLI, the URL and the UI (a test checks they match the tables).
@@ -49,6 +50,7 @@ WeightPrecision = Literal[
     "nvfp4-experts",
     "int4-experts",
     "int4-autoround",
+    "int4-mixed-autoround",
     "q8_0",
     "q6_k",
     "q5_k_m",
@@ -279,6 +281,7 @@ WEIGHT_FORMATS: dict[str, WeightFormat] = {
                 "auto-round, bits 4, group_size 128)."
             ),
         ),
+        *MIXED_FORMATS,
         WeightFormat(
             name="q8_0",
             label="GGUF Q8_0",
@@ -347,7 +350,11 @@ def weight_format(name: str) -> WeightFormat:
 
 
 # What a dense model's checkpoint of a MoE-only layout's arithmetic is called (WeightFormat.moe_only)
-_DENSE_COUNTERPARTS = {"nvfp4-experts": "nvfp4", "int4-experts": "int4-g32 (W4A16 at group 32) or int4-gptq"}
+_DENSE_COUNTERPARTS = {
+    "nvfp4-experts": "nvfp4",
+    "int4-experts": "int4-g32 (W4A16 at group 32) or int4-gptq",
+    "int4-mixed-autoround": "int4-autoround",
+}
 
 
 def dense_counterpart(name: str) -> str:

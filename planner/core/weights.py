@@ -47,7 +47,8 @@ def category_bits(fmt: WeightFormat, has_experts: bool) -> dict[str, Fraction]:
             "attached": u,
         }
     experts_only = fmt.scope == "experts" and has_experts
-    linear = u if experts_only else q
+    rest = Fraction(fmt.non_expert_bits) if fmt.non_expert_bits is not None else u
+    linear = rest if experts_only else q
     return {
         "embedding": Fraction(fmt.embedding_bits) if fmt.embedding_bits is not None else u,
         "lm_head": Fraction(fmt.lm_head_bits) if fmt.lm_head_bits is not None else u,

@@ -20,6 +20,7 @@ BASE_WEIGHTS: dict[str, str] = {
     "nvfp4-mlp": "nvfp4",
     "nvfp4-experts": "nvfp4",
     "int4-autoround": "int4-gptq",
+    "int4-mixed-autoround": "int4-gptq",
     "int4-int8head": "int4-gptq",
     "int4-int8vocab": "int4-gptq",
     "int4-experts": "int4-gptq",

@@ -39,6 +39,7 @@ CHECKPOINT_KIND = {
     "int4-g32": "a compressed-tensors W4A16 group-32 checkpoint (an AWQ-INT4 export)",
     "int4-int8head": "a W4A16 checkpoint with an int8 lm_head (compressed-tensors)",
     "int4-int8vocab": "a W4A16 checkpoint with an int8 lm_head and embeddings (compressed-tensors)",
+    "int4-mixed-autoround": "an Intel int4-mixed AutoRound checkpoint",
     "mxfp4": "an MXFP4 checkpoint",
     "nvfp4": "an NVFP4 (ModelOpt) checkpoint",
     "nvfp4-fp8tail": "unsloth's mixed NVFP4 / FP8 (compressed-tensors) checkpoint",

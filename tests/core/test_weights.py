@@ -175,3 +175,18 @@ def test_a_hybrid_replicates_kv_heads_in_its_attention_layers_only() -> None:
 
     assert sum(kind == "full" for kind in spec.layers) == 12
     assert per_gpu(spec) == per_gpu(wide)
+
+
+def test_intels_int4_mixed_moe_layout_keeps_the_non_expert_layers_in_int8() -> None:
+    """Intel's ``int4-mixed`` AutoRound MoE checkpoints (Intel/Qwen3.6-35B-A3B-int4-mixed-AutoRound): the routed
+    experts INT4 group 128 in the auto_gptq packing (4 + (16 + 4) / 128 bits), every other decoder linear layer
+    (attention, Gated DeltaNet projections, the shared expert) INT8 group 128 in the same packing (8 + (16 + 8) / 128
+    = 8.1875 bits), routers, embeddings, lm_head and the vision tower in 16 bits (planner.core.mixed_formats).
+    Qwen3.6-35B-A3B: 1.29 + 0.13 billion non-expert linear weights, 0.66 GiB more than at 4 bits."""
+    qwen = parameter_breakdown(_entry("Qwen/Qwen3.6-35B-A3B"))
+    four, eight = 4 + 20 / 128, 8 + 24 / 128
+    rest = (qwen.embedding + qwen.lm_head + qwen.small + qwen.attached_loaded) * 2
+    by_hand = qwen.experts * four / 8 + (qwen.attention + qwen.dense_mlp) * eight / 8 + rest
+    assert weights_bytes(qwen, "int4-mixed-autoround") == pytest.approx(by_hand, abs=1)
+    more = weights_bytes(qwen, "int4-mixed-autoround") - weights_bytes(qwen, "int4-autoround")
+    assert more / 2**30 == pytest.approx(0.66, abs=0.005)
