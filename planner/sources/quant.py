@@ -38,10 +38,33 @@ def quantization_precision(config: dict[str, Any]) -> str | None:
     if method == "bitsandbytes":
         return "int8" if quant.get("load_in_8bit") else "int4"
     if method in ("auto-round", "autoround"):  # Intel AutoRound exports (auto_round / auto_gptq packing)
-        return "int4-autoround" if bits == 4 and quant.get("group_size", 128) == 128 else None
+        return (
+            _autoround_precision(quant, _routed_experts(config))
+            if bits == 4 and quant.get("group_size", 128) == 128
+            else None
+        )
     if method == "compressed-tensors":
         return _compressed_tensors_precision(quant)
     return None
+
+
+def _routed_experts(config: dict[str, Any]) -> bool:
+    """Whether the model (or its text model) has routed experts (config.json ``num_experts`` / ``n_routed_experts`` /
+    ``num_local_experts``)."""
+    keys = ("num_experts", "n_routed_experts", "num_local_experts")
+    return any(config.get(k) or _table(config.get("text_config")).get(k) for k in keys)
+
+
+def _autoround_precision(quant: dict[str, Any], experts: bool) -> str:
+    """An INT4 g128 AutoRound export: Intel's ``int4-mixed`` MoE layout when the model has routed experts and the
+    per-layer ``extra_config`` puts layers at 8 bits (vLLM 0.22.0 ``quantization/inc.py:141-178`` reads each layer's
+    ``bits`` there; planner.core.mixed_formats), else every linear layer at 4.
+
+    >>> _autoround_precision({"extra_config": {"model.layers.0.self_attn.q_proj": {"bits": 8}}}, True)
+    'int4-mixed-autoround'
+    """
+    layers = [_table(layer) for layer in _table(quant.get("extra_config")).values()]
+    return "int4-mixed-autoround" if experts and any(layer.get("bits") == 8 for layer in layers) else "int4-autoround"
 
 
 def _compressed_tensors_precision(quant: dict[str, Any]) -> str | None:

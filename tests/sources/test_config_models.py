@@ -97,6 +97,16 @@ def test_quantized_checkpoints_map_to_their_formats() -> None:
     assert quantization_precision(kimi_int4) == "int4-experts"
     autoround = {"quantization_config": {"quant_method": "auto-round", "bits": 4, "group_size": 128, "sym": True}}
     assert quantization_precision(autoround) == "int4-autoround"
+    # Intel's int4-mixed MoE exports: per-layer "bits" in extra_config (vLLM 0.22.0 quantization/inc.py:141-178),
+    # 8 on the non-expert layers (planner.core.mixed_formats); 16-bit gates alone keep the plain layout
+    mixed = {"bits": 8, "data_type": "int", "group_size": 128, "sym": True}
+    gates = {"model.language_model.layers.0.mlp.shared_expert_gate": {"bits": 16, "data_type": "fp"}}
+    layers = {**gates, "model.language_model.layers.0.linear_attn.in_proj_qkv": mixed}
+    intel = {"quantization_config": {**autoround["quantization_config"], "extra_config": layers}}
+    assert quantization_precision({**intel, "text_config": {"num_experts": 256}}) == "int4-mixed-autoround"
+    assert quantization_precision(intel) == "int4-autoround"  # a dense model: no MoE layout to read
+    plain = {"quantization_config": {**autoround["quantization_config"], "extra_config": gates}}
+    assert quantization_precision({**plain, "text_config": {"num_experts": 256}}) == "int4-autoround"
     # cyankiwi's AWQ-INT4 exports (llm-compressor): W4A16 pack-quantized, asymmetric, group 32; the vision tower and
     # the MTP module ignored (search-index file ids 58766832803, 66119884463: "group 32, asymmetric", "vision tower
     # stays bf16"); at group 128 the same layout stays a GPTQ g128 checkpoint
