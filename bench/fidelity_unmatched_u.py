@@ -31,7 +31,15 @@ A3B = (
     "(0.79 of it the vision encoder's amount; 1.30 with the GeForce share before) and a 0.50 GiB graph estimate "
     "where the PR's quoted notice implies 0.41 "
     "(0.95 - 0.9325 = 0.0175 of 23.56 GiB). The PR prints no 'Model loading took', so weights and non-torch "
-    "memory cannot be told apart"
+    "memory cannot be told apart. Read 2026-12-07 (fifty-fourth session): Intel's int4-mixed MoE layout keeps the "
+    "attention, Gated DeltaNet projections and shared expert in INT8 g128 (int4-mixed-autoround, "
+    "planner.core.mixed_formats), 19.82 GiB, 0.66 more; mapped so, both boots plan 0.24 GiB under (0.10 under once "
+    "make calibrate refits the encoder amount without the 0.33 GiB a rank club-3090 #851's INT4 weights left in it, "
+    "a 14-point median: 51,796 -> 42,337 bytes a token), and the 0.92 boot plans -0.03 GiB: refused, but for no "
+    "memory at all rather than 'too small'. The notice's 0.41 GiB graph estimate (0.22.0 v1/worker/gpu_worker.py:"
+    "472-490: util less the estimate over the total) against the planner's 0.50 (the fitted first capture 0.11 and "
+    "FlashInfer's 394 MiB workspace) is the one sourced term left that would plan +0.06 GiB at 0.92. The mapping "
+    "is not applied: the refit moves 68 pinned figures of tests/fidelity"
 )
 
 TWENTY_SECOND: dict[str, str] = {
