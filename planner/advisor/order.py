@@ -30,20 +30,23 @@ def _sort_value(option: Option, sort_by: SortKey) -> float | None:
 
 
 def reply_seconds(option: Option, output_tokens: int) -> float:
-    """How long a user waits for a reply of ``output_tokens`` tokens, from the figures as the page shows them: the
-    first token (tenths of a second), then the rest at the whole tokens/s per user (``inf`` without a speed); a
-    difference below what is shown is inside the speed model's error and invisible to the reader.
+    """How long a user waits for a reply of ``output_tokens`` tokens, from the figures as modelled (unrounded): the
+    first token, then the rest at the tokens/s per user (``inf`` without a speed). The figures as shown (tenths of a
+    second, whole tokens/s) had been read here: at 1,000 tokens, 18.75 tokens/s shown as 19 is 1.3 s sooner and
+    16.42 shown as 16 2.6 s later, enough to carry Llama 3.1 70B's llama.cpp q8_0 pick past vLLM's FP8 on the same
+    card across :data:`REPLY_TOLERANCE` (tests/advisor/test_rank.py). What the model cannot tell apart is
+    :func:`sort_options`' whole seconds and tolerance, not the rounding of its inputs.
 
     >>> from types import SimpleNamespace as O
     >>> reply_seconds(O(prefill_seconds=26.15, decode_tokens_per_s_per_user=17.0), 300)  # doctest: +ELLIPSIS
-    43.74...
+    43.79...
     >>> reply_seconds(O(prefill_seconds=10.21, decode_tokens_per_s_per_user=16.0), 300)
-    28.95
+    28.96
     """
     speed, first = option.decode_tokens_per_s_per_user, option.prefill_seconds
-    if speed is None or round(speed) <= 0 or first is None:
+    if speed is None or speed <= 0 or first is None:
         return math.inf
-    return round(first, 1) + output_tokens / round(speed)
+    return first + output_tokens / speed
 
 
 def sort_options(options: list[Option], sort_by: SortKey, output_tokens: int = 300) -> list[Option]:
@@ -54,7 +57,7 @@ def sort_options(options: list[Option], sort_by: SortKey, output_tokens: int = 3
     purchase's cost to the nearest :data:`PRICE_PRECISION_USD`: two $5,000 Macs $32 of power apart cost the same;
     an unpriced option by its GPU count, fewest first: eight unpriced H100s had outranked one for 8 users);
     ties: the reply a user waits for sooner (:func:`reply_seconds`: the first token, then ``output_tokens`` at the
-    speed per user, as shown, in whole seconds: 17 tokens/s after a 26 s first token had outranked 16 after 10 s, an
+    speed per user, as modelled, in whole seconds: 17 tokens/s after a 26 s first token had outranked 16 after 10 s, an
     expert review; 15.26 s against 15.29 is no difference; among purchases one price apart, a reply within
     :data:`REPLY_TOLERANCE` of the soonest is no difference either), more headroom, fewer GPUs, the sooner reply as
     modelled, the label."""
