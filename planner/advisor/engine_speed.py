@@ -56,6 +56,7 @@ from planner.advisor.moe_transfer import Transfer, transferred_moe
 from planner.advisor.paged_moe import paged_moe_seconds
 from planner.advisor.prompt_moe import alone_moe_seconds, serving_moe_seconds
 from planner.advisor.throughput import Load, Setup
+from planner.advisor.triton_attention import triton_prompt_seconds
 from planner.core.kv import heads_per_rank
 from planner.engines.llamacpp.backend import llamacpp_backend
 
@@ -317,7 +318,7 @@ def prefill_alone(setup: Setup, load: Load, r: Roofline = FITTED, chunk: int | N
     if result.compute_seconds is None:
         return None
     extra = (passes - 1) * step_overhead(setup, load, r) + rank_prefill_seconds(setup, load, r)
-    return result.seconds + extra + (experts or 0.0)
+    return result.seconds + extra + (experts or 0.0) + triton_prompt_seconds(setup, load.attention_flops)
 
 
 def _without_experts(load: Load) -> Load:
@@ -355,7 +356,8 @@ def prefill_in_serving(setup: Setup, load: Load, r: Roofline = FITTED, batch: in
     share = load.tokens / serving_chunk(setup)
     weights = step(setup, load._replace(flops=0.0, allreduce_bytes=0.0), r, with_kv=False).memory_seconds
     comm = prompt_allreduce_seconds(setup, load, r) if setup.family == "fused" else result.comm_seconds
-    return result.compute_seconds + comm + share * weights + (experts or 0.0)
+    attention = triton_prompt_seconds(setup, load.attention_flops)  # vLLM's Triton backend (triton_attention)
+    return result.compute_seconds + comm + share * weights + (experts or 0.0) + attention
 
 
 def prompt_allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:

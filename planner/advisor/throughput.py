@@ -68,6 +68,7 @@ class Setup(NamedTuple):
     engine: str = ""  # the registered engine (vLLM, SGLang, ...): whose measured MoE times apply (paged_moe)
     weights: str = ""  # the weight format's name (int4-awq, mxfp4, ...): which measured MoE kernel applies (paged_moe)
     release: str | None = None  # the engine release a measured run states (kernels.gemm_efficiency); None: current
+    triton_attention: bool = False  # the engine's Triton attention backend: its prompt rate (triton_attention)
 
     @property
     def link(self) -> tuple[LinkKind, float]:

@@ -47,6 +47,7 @@ from planner.advisor.kernels import (
 from planner.advisor.row_batch import assessed_row, engine_of_family, max_batch
 from planner.advisor.support import runner
 from planner.advisor.throughput import GGUF_QUANTS, Load, Setup, decode_load, prefill_chunk_tokens, prefill_load
+from planner.advisor.triton_attention import vllm_triton_attention
 from planner.bounds.errors import PlannerError
 from planner.core.layer_params import ParameterBreakdown
 from planner.core.model import ModelSpec
@@ -99,9 +100,11 @@ def _setup(row: BenchmarkRow) -> Setup:
     chunk = None
     if row.family == "paged":  # the paged rows are the family's first engine's (vLLM's) unless they name another
         chunk = prefill_chunk_tokens(gpu, named, row.gpus_per_replica)
+    sinks, kv = spec.attention_sinks, row.kv_dtype  # vLLM's Triton attention where the release picks it
+    triton = row.family == "paged" and vllm_triton_attention(gpu, named, row.engine_version, sinks, kv)
     return Setup(
         gpu, row.family, path, row.gpus_per_replica, row.split, quantized, moe, dequant, per_head, flash, chunk,
-        row.attention_dp, engine=named, weights=row.weights, release=row.engine_version,
+        row.attention_dp, engine=named, weights=row.weights, release=row.engine_version, triton_attention=triton,
     )  # fmt: skip
 
 

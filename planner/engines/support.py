@@ -294,6 +294,9 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     # (last release, share): up to that release the engine's FP8 prompt GEMMs on capability 9.0 reach this share of
     # the FP8 dense peak, measured below planner.advisor.kernels.GEMM_EFFICIENCY's (None: the shared figure).
     hopper_fp8_gemm_until: tuple[str, float] | None = None
+    # (first, FP8-KV-from, last) releases read in which attention sinks, and from the second an FP8 KV cache, send
+    # attention to the engine's Triton backend below Hopper and on SM 12.x (planner.advisor.triton_attention).
+    triton_attention_releases: tuple[str, str, str] | None = None
     # Why a model with linear-attention or state-space layers (ModelSpec.linear_attention) is not planned on the
     # engine: its per-sequence states come out of the KV budget in a way not modelled ("": planned).
     state_layers_refusal: str = ""

@@ -59,6 +59,9 @@ VLLM_SUPPORT = EngineSupport(
     # 0.556 / 0.447, 0.19.0 0.493 / 0.438 (H100) and 0.547 / 0.429 (H200), 0.24.0 0.431-0.464; the 16-bit GEMMs did
     # not move (0.811 / 0.793 at 0.14.0). The median of the four 0.14.0 figures, to 0.14 (0.15-0.17 not measured).
     hopper_fp8_gemm_until=("0.14.99", (0.241 + 0.281) / 2),
+    # Attention sinks (0.10.2 on) or an FP8 KV cache (0.11.0) on capability >= 8.0 but 9.0 (10.0 takes FlashInfer
+    # first): the Triton backend (0.10.2 platforms/cuda.py:355-358, 0.11.0 :358-361); later releases not traced.
+    triton_attention_releases=("0.10.2", "0.11.0", "0.11.0"),
     # gpt-oss (MXFP4 experts) on Ampere: below compute capability 9 vLLM runs its experts with Marlin W4A16
     # (0.11.0 model_executor/layers/quantization/mxfp4.py:59-107 get_mxfp4_backend, :785-799 fused_marlin_moe) and
     # its attention with sinks on Triton. vLLM PR 22428 (the PR that added MXFP4 to Marlin, 2025-08-07) prints A100
