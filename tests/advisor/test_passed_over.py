@@ -51,11 +51,13 @@ def test_of_the_cheaper_set_ups_at_one_price_the_best_ranked_is_named() -> None:
     FP8 one is the pick); the case was then Qwen3-32B for 5 users at 12,288 tokens (one RTX A6000 at $19,071 in INT8
     and in FP8), until the shared constants' refit (2026-12-07) put the INT8 one's speed near the floor too: the two
     carry the same caveats and the FP8 one ranks first, so that case no longer tells the best ranked from the first
-    by label. The case is Qwen3-32B for 3 users: two RTX 3090s at $6,909 in INT8 (a thin memory margin), under
+    by label. The case is Qwen3-32B for 4 users: two RTX 3090s at $6,909 in INT8 (a thin memory margin), under
     llama.cpp in Q8_0 and in FP8 (each a first token slower than MLPerf's bound), the INT8 one ranked first and
     last by its label (and, since llama.cpp's q8_0 cache is offered, issue 21, under llama.cpp in Q8_0 with it: three
-    at that price besides the named one)."""
-    ranking = rank(get_model("Qwen/Qwen3-32B").spec, Workload.fixed_length(12_288, concurrent_conversations=3))
+    at that price besides the named one). It was 3 users until the desktop cards' measured error narrowed (90th
+    percentile 1.18 -> 1.00 GiB, planner/engines/accuracy.toml, 2026-12-07, fifty-fourth session: five first boots
+    planned cold), which left the INT8 pair for 3 users no thin margin, the pick."""
+    ranking = rank(get_model("Qwen/Qwen3-32B").spec, Workload.fixed_length(12_288, concurrent_conversations=4))
     named = passed_over(ranking)
     assert named is not None and named.cost is not None and round(named.cost) == 6_909
     same_price = [o for o in ranking.options if o.cost == named.cost and o.undermining and o is not named]
