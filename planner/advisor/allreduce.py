@@ -53,7 +53,7 @@ _SIZES: dict[int, tuple[int, ...]] = {
 }
 
 
-def _measured_us(message_bytes: float, curve: tuple[tuple[int, float], ...], sizes: tuple[int, ...]) -> float:
+def measured_us(message_bytes: float, curve: tuple[tuple[int, float], ...], sizes: tuple[int, ...]) -> float:
     """The curve's time at ``message_bytes`` (``sizes``: its message sizes): interpolated, the first point's below
     it, the last segment's rate beyond it."""
     if message_bytes <= sizes[0]:
@@ -70,7 +70,7 @@ def pcie_allreduce_seconds(message_bytes: float, gpus: int, generation: int) -> 
     measured = 4 if gpus <= 4 else 8
     curve = PCIE_NCCL_ALLREDUCE_US[measured]
     floor = curve[0][1]
-    above = _measured_us(message_bytes, curve, _SIZES[measured]) - floor
+    above = measured_us(message_bytes, curve, _SIZES[measured]) - floor
     if gpus > 8:
         above *= gpus / 8
     scale: float = 2.0 ** (5 - generation)

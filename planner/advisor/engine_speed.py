@@ -44,6 +44,7 @@ from __future__ import annotations
 from typing import Literal, NamedTuple
 
 from planner.advisor.allreduce import pcie_allreduce_seconds
+from planner.advisor.collectives import attention_dp_seconds, measured_collective_seconds
 from planner.advisor.gemm_tables import decode_gemm_seconds
 from planner.advisor.hardware import compute_tflops, fp16_accumulate_factor, memory_class, pcie_generation
 from planner.advisor.kernels import (
@@ -55,9 +56,9 @@ from planner.advisor.kernels import (
 from planner.advisor.moe_transfer import Transfer, transferred_moe
 from planner.advisor.paged_moe import paged_moe_seconds
 from planner.advisor.prompt_moe import alone_moe_seconds, serving_moe_seconds
+from planner.advisor.replica_kv import kv_copies
 from planner.advisor.throughput import Load, Setup
 from planner.advisor.triton_attention import triton_prompt_seconds
-from planner.core.kv import heads_per_rank
 from planner.engines.llamacpp.backend import llamacpp_backend
 
 Bound = Literal["memory", "compute", "unknown"]
@@ -167,12 +168,18 @@ def step_overhead(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
 def allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
     """The step's all-reduces under tensor parallelism (two per layer, :func:`allreduces_per_step`; none for one
     GPU, a layer split or a pipeline): over NVLink a fitted latency and the fabric's bandwidth, over PCIe NCCL's
-    measured time at the message's size (:func:`planner.advisor.allreduce.pcie_allreduce_seconds`)."""
+    measured time at the message's size (:func:`planner.advisor.allreduce.pcie_allreduce_seconds`; TensorRT-LLM's on
+    a server aiconfigurator measured, and its attention-DP gather and scatter: :mod:`planner.advisor.collectives`)."""
     g = setup.gpus
     if setup.split != "tensor" or g < 2:
         return 0.0
+    if setup.attention_dp and setup.family == "fused":  # TensorRT-LLM: a gather and a scatter per MoE layer
+        return attention_dp_seconds(setup, load, r.ar_nvlink_s)  # (planner.advisor.collectives)
     kind, bytes_per_s = setup.link
-    if kind == "nvlink":
+    measured = measured_collective_seconds(setup, "all_reduce", load.allreduce_bytes)
+    if measured is not None:  # TensorRT-LLM's NCCL as measured on the server (planner.advisor.collectives)
+        one = measured
+    elif kind == "nvlink":
         one = r.ar_nvlink_s + load.allreduce_bytes * 2 * (g - 1) / g / bytes_per_s
     else:
         one = pcie_allreduce_seconds(load.allreduce_bytes, g, pcie_generation(setup.gpu))
@@ -220,30 +227,6 @@ def moe_matmul_share(setup: Setup, r: Roofline = FITTED) -> float:
     rates; held out: gpt-oss-120b on DGX Spark, Qwen3-30B-A3B and Llama-2-7B Q4_0 on Strix Halo. Metal has no MoE
     prompt row."""
     return r.ll_moe_mfu
-
-
-def kv_copies(setup: Setup, load: Load) -> float:
-    """How many copies of the batch's KV cache the GPUs of a tensor-parallel replica hold, and read, together: one,
-    unless there are fewer KV heads than GPUs (vLLM and SGLang replicate them: ``max(1, heads // tp)`` a GPU) or the
-    cache is MLA's latent, which every GPU holds whole (vLLM ``MLAAttentionSpec``, SGLang
-    ``get_cell_size_per_token``); with attention data parallelism each rank holds its own requests', copied over
-    the GPUs of its attention (:attr:`Setup.attention_tp`; one at TP 1).
-
-    >>> from model_catalog import get_gpu, get_model
-    >>> from planner.advisor.throughput import decode_load
-    >>> h100 = Setup(get_gpu("h100-sxm-80gb"), "paged", "fp8", 8, "tensor", False)
-    >>> base = decode_load(get_model("meta-llama/Llama-3.1-8B").spec, "fp8", "fp8", 8, 4096)
-    >>> kv_copies(h100, base._replace(kv_heads=8)), kv_copies(h100, base._replace(kv_heads=4))
-    (1.0, 2.0)
-    >>> kv_copies(h100, base._replace(kv_heads=0)), kv_copies(h100._replace(attention_dp=True), base)
-    (8.0, 1.0)
-    """
-    gpus = setup.attention_tp if setup.attention_dp else setup.gpus  # with DP attention: a rank's own GPUs
-    if setup.split != "tensor" or gpus < 2:
-        return 1.0
-    if load.kv_heads <= 0:
-        return float(gpus)
-    return gpus * heads_per_rank(load.kv_heads, gpus) / load.kv_heads
 
 
 def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -> Step:

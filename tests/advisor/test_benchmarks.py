@@ -155,11 +155,14 @@ def test_the_unseen_set_of_2026_12() -> None:
     # latency): fused batched (289, 0.158, 1.726), long context (194, 0.152, 2.147), prefill (133, 0.13, 1.191), paged
     # batched (5, 0.079, 0.163), single stream (1, 0.127, 0.127); before a TensorRT-LLM prompt's experts took the
     # measured fused MoE (2026-12-07, fifty-third): fused batched (289, 0.124, 1.465), long context (194, 0.137, 1.895),
-    # prefill (133, 0.139, 1.061)
+    # prefill (133, 0.139, 1.061); before an attention-DP step's collectives were TensorRT-LLM's all-gather and
+    # reduce-scatter a MoE layer, on the RTX PRO server's measured NCCL times (planner/advisor/collectives.py,
+    # 2026-12-07, fifty-fourth): fused batched (289, 0.123, 1.563), long context (194, 0.131, 1.977), prefill (133,
+    # 0.121, 0.703)
     assert figures == {
-        ("fused", "batched"): (289, 0.123, 1.563),
-        ("fused", "long_context"): (194, 0.131, 1.977),
-        ("fused", "prefill"): (133, 0.121, 0.703),
+        ("fused", "batched"): (289, 0.123, 1.942),
+        ("fused", "long_context"): (194, 0.125, 2.37),
+        ("fused", "prefill"): (133, 0.113, 1.186),
         ("layer-split", "single_stream"): (2, 0.026, 0.033),
         ("paged", "batched"): (5, 0.078, 0.163),
         ("paged", "single_stream"): (1, 0.04, 0.04),

@@ -129,6 +129,20 @@ TRT_SEQ_REFIT = (
     "their batches, or their step is faster per sequence than the fit rows'; not traced"
 )
 
+ATTENTION_DP_HOPPER_FP8 = (
+    "H100 / H200 FP8 cells with attention DP over NVLink that crossed +50 % when an attention-DP step's collectives "
+    "became TensorRT-LLM's (planner/advisor/collectives.py, 2026-12-07 fifty-fourth: no all-reduce after attention, "
+    "one all-gather and one reduce-scatter per MoE layer, where two all-reduces a layer were charged): Qwen3-235B "
+    "prompt-heavy cells (H100 5000/500 +40 -> +72 %, H200 2048/128 and 5000/500 +26 / +50 -> +72 / +92 %), H200 "
+    "Maverick 128/4096 (+34 -> +55 %) and H200 Scout 20000/2000 (+44 -> +54 %), beside HOPPER_FULL_MEMORY's cells "
+    "that were already over; the package's fit row of the same table, H200 Qwen3-235B 1000/1000, +3 -> +26 %. "
+    "The exchange is the source's; what these Hopper FP8 attention-DP steps spend beyond the model "
+    "is not traced: not the fused MoE (aiconfigurator's FP8 moe_torch_flow_cutlass tables on H100 put Maverick at "
+    "EP 8 and 600-1,200 tokens at 0.65-0.70 ms a layer, what the bandwidth model charges), not the per-sequence "
+    "time (divided over the ranks it makes them faster still). The NVFP4 cells over PCIe and on B200 move the "
+    "other way and the right way"
+)
+
 UNSEEN_2026_12_MISSES: dict[str, str] = {
     # BLACKWELL_NVFP4
     # (trtllm-b200-qwen3-30b-a3b-fp4-2048-128 / -5000-500, BLACKWELL_NVFP4: +101 / +66 %, +22 / +25 % since a
@@ -141,20 +155,15 @@ UNSEEN_2026_12_MISSES: dict[str, str] = {
     # (trtllm-gb200-qwen3-30b-a3b-fp4-2048-128, BLACKWELL_NVFP4: +118%, +25.2 % since the prompt's measured MoE)
     # (trtllm-gb200-qwen3-30b-a3b-fp4-500-2000, BLACKWELL_NVFP4: +63%, +41.0 % since the refit of 2026-12-07)
     # (trtllm-gb200-qwen3-30b-a3b-fp4-5000-500, BLACKWELL_NVFP4: +92%, +40.9 % since the prompt's measured MoE)
-    # ATTENTION_DP_PCIE
-    "trtllm-rtxpro6000x2-qwen3-30b-a3b-fp4-128-128": ATTENTION_DP_PCIE,  # -72%
-    # (trtllm-rtxpro6000x2-qwen3-30b-a3b-fp4-2048-128, ATTENTION_DP_PCIE: -51.0%, -48.8 % since the refit of 2026-12-07)
-    "trtllm-rtxpro6000x4-qwen3-30b-a3b-fp4-128-128": ATTENTION_DP_PCIE,  # -73%
-    # (trtllm-rtxpro6000x4-qwen3-30b-a3b-fp4-2048-128: -50.1 %, -49.9 % since the 2026-12-02 refit, GDDR_REFIT_EDGE)
-    "trtllm-rtxpro6000x8-qwen3-30b-a3b-fp4-1000-1000": ATTENTION_DP_PCIE,  # -67%
-    "trtllm-rtxpro6000x8-qwen3-30b-a3b-fp4-1000-2000": ATTENTION_DP_PCIE,  # -56%
-    "trtllm-rtxpro6000x8-qwen3-30b-a3b-fp4-128-128": ATTENTION_DP_PCIE,  # -80%
-    "trtllm-rtxpro6000x8-qwen3-30b-a3b-fp4-128-2048": ATTENTION_DP_PCIE,  # -67%
-    "trtllm-rtxpro6000x8-qwen3-30b-a3b-fp4-128-4096": ATTENTION_DP_PCIE,  # -54%
-    "trtllm-rtxpro6000x8-qwen3-30b-a3b-fp4-2048-128": ATTENTION_DP_PCIE,  # -69%
-    "trtllm-rtxpro6000x8-qwen3-30b-a3b-fp4-2048-2048": ATTENTION_DP_PCIE,  # -57%
-    "trtllm-rtxpro6000x8-qwen3-30b-a3b-fp4-500-2000": ATTENTION_DP_PCIE,  # -66%
-    "trtllm-rtxpro6000x8-qwen3-30b-a3b-fp4-5000-500": ATTENTION_DP_PCIE,  # -63%
+    # (ATTENTION_DP_PCIE: the eleven Qwen3-30B-A3B cells on 2, 4 and 8 RTX PRO 6000, -54 to -80 % first, are -4 to -40 %
+    # since an attention-DP step gathers and scatters once per MoE layer on the server's measured NCCL times,
+    # planner/advisor/collectives.py, 2026-12-07 fifty-fourth; TP2 / TP4 128/128 -13.5 / -24.7 %, TP8 128/2048 -39.8 %)
+    # ATTENTION_DP_HOPPER_FP8
+    "trtllm-h100x8-qwen3-235b-fp8-5000-500": ATTENTION_DP_HOPPER_FP8,  # +72.0%
+    "trtllm-h200x4-llama4-scout-fp8-20000-2000": ATTENTION_DP_HOPPER_FP8,  # +54.2%
+    "trtllm-h200x8-llama4-maverick-fp8-128-4096": ATTENTION_DP_HOPPER_FP8,  # +55.3%
+    "trtllm-h200x8-qwen3-235b-fp8-2048-128": ATTENTION_DP_HOPPER_FP8,  # +72.3%
+    "trtllm-h200x8-qwen3-235b-fp8-5000-500": ATTENTION_DP_HOPPER_FP8,  # +92.4%
     # HOPPER_FULL_MEMORY
     "trtllm-h100x4-llama4-scout-fp8-1000-1000": HOPPER_FULL_MEMORY,  # +59%
     "trtllm-h100x4-llama4-scout-fp8-1000-2000": HOPPER_FULL_MEMORY,  # +87%
