@@ -188,8 +188,9 @@ UNMATCHED: dict[str, str] = {
         "layers project K and V (layers/linear.py:970, models/qwen3_next.py:246-250, :398-410): 0.035 GiB less "
         "weights a rank, 276 blocks planned (20 above 256), +0.44 GiB. The 30B sibling is planned with the same "
         "budget, sampler, graph estimate and non-torch memory (weights and the MoE workspace differ), and plans "
-        "Qwen3-Coder-30B-A3B's RoPE cache over Qwen3-30B-A3B's 40,960 positions, not its 262,144 (0.05 GiB): the "
-        "machine leaves about +0.07, so some +0.37 GiB is Qwen3-Next's own (its GDN or 512-expert layers in the "
+        "Qwen3-Coder-30B-A3B's RoPE cache over its own 262,144 positions (over Qwen3-30B-A3B's 40,960 until "
+        "2026-12-07: +0.12, 0.05 GiB more): the machine leaves about +0.07, "
+        "so some +0.37 GiB is Qwen3-Next's own (its GDN or 512-expert layers in the "
         "load, profile or graph estimate), which its 'Model loading took' and 'Estimated CUDA graph memory' lines "
         "would place (tests/fidelity/test_mamba_refusal_source.py)"
     ),

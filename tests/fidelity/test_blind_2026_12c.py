@@ -26,9 +26,12 @@ NOW = [
     # Model Runner V2's sampler was derived from the source (2026-12-04)
     # 0.12 / 0.004, 0.01 / 0.001 and 1.44 / 0.061 before the mechanistic non-torch model (2026-12-07, fifty-third
     # session): no desktop share on the RTX PRO 6000s
-    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-32k", 0.38, 0.0136),
-    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-ep-32k", 0.27, 0.0099),
-    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k", 2.48, 0.102),
+    # 0.38 / 0.0136, 0.27 / 0.0099 and 2.48 / 0.102 until the 2507 checkpoint was catalogued with its 262,144 RoPE
+    # positions (2026-12-07, fifty-fourth session: 0.053 GiB more weights a rank,
+    # tests/fidelity/test_qwen3_2507_positions.py)
+    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-32k", 0.33, 0.0117),
+    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-ep-32k", 0.22, 0.0080),
+    ("vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-pp4-32k", 2.42, 0.100),
 ]
 
 

@@ -17,7 +17,9 @@ BLIND, RESULTS = load_blind_set("vllm-blind-2026-12i.json")
 # DevicePlatform.desktop_card), a rule chosen on the seven L40S start-ups of this set and the tenth, which are no
 # longer blind for it (median |KV error| 0.75 -> 0.41 GiB; 6 of 7 verdicts right before and after)
 NOW: dict[str, float] = {
-    "vllm-0.24-4xl40s-qwen3-coder-30b-a3b-bf16-tp4-32k": 0.12,
+    # 0.12 until Qwen3-Coder-30B-A3B-Instruct was catalogued with its 262,144 RoPE positions (2026-12-07, fifty-fourth
+    # session; Qwen3-30B-A3B's 40,960 before: 0.053 GiB more weights a rank)
+    "vllm-0.24-4xl40s-qwen3-coder-30b-a3b-bf16-tp4-32k": 0.07,
     # +0.41 until the KV-head replication was counted in the 12 attention layers only (2026-12-07, fifty-fourth session)
     "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal": 0.44,
     # 0.42 before the forward's refit, 0.43 until vLLM's prefix-LM floor of 2,496 batched tokens (2026-12-05; its
