@@ -1,0 +1,104 @@
+"""Which fitted vLLM constant a leave-one-family-out fold moves, and which start-ups it moves (issue 20).
+
+``python -m bench.fold_drift`` refits the vLLM constants without each model family, as ``make fidelity``'s
+family-out fold does (:func:`bench.fidelity.run_all`), and for every fitted field whose refit value differs from the
+shipped one plans each vLLM >= 0.22 start-up of the held-out family (those with a KV figure) with the shipped constants
+but that one field taken from the fold. It prints, per family, each moved field (shipped -> refit) with the summed
+|KV move| over the family's start-ups and the start-ups it moves most: the term whose fit depends on the family.
+"""
+
+from __future__ import annotations
+
+import argparse
+from functools import cache
+from typing import Any, NamedTuple
+
+from bench.calibrate import fit
+from bench.fidelity import _is_fitted, _report, run_all
+from bench.fidelity_cases import load_cases, setup_of
+from bench.fidelity_tables import recent
+from planner.core.units import GiB
+from planner.engines.vllm.versions import VllmConstants
+
+Case = dict[str, Any]
+SKIPPED = frozenset({"fit"})  # how the constants were fitted: no term of the plan
+TOP = 3  # start-ups listed per moved field
+
+
+class Drift(NamedTuple):
+    """One fitted field a family's fold moves: its values and the KV it moves each of the family's start-ups by."""
+
+    family: str
+    field: str
+    shipped: Any
+    refit: Any
+    moves: tuple[tuple[str, float], ...]  # (case id, KV with the refit field less in sample, GiB), largest first
+
+    @property
+    def total_gib(self) -> float:
+        return sum(abs(m) for _, m in self.moves)
+
+
+def moved_fields(shipped: VllmConstants, refit: VllmConstants) -> list[str]:
+    """The fields of ``refit`` that differ from ``shipped`` (the fit record left aside)."""
+    return [n for n in type(shipped).model_fields if n not in SKIPPED and getattr(shipped, n) != getattr(refit, n)]
+
+
+def kv_gib(case: Case, constants: VllmConstants) -> float:
+    return _report(case, setup_of(case), constants).available_kv_cache_bytes_per_gpu / GiB
+
+
+@cache
+def scored_ids() -> frozenset[str]:
+    """The vLLM >= 0.22 start-ups with a KV figure (``/tmp/tools/list_cases.py``'s 140)."""
+    return frozenset(r.id for r in recent(run_all()) if r.kv_error_gib is not None and r.cv_error_gib is not None)
+
+
+def family_drift(family: str, cases: list[Case], shipped: VllmConstants) -> list[Drift]:
+    """Each field the fold without ``family`` moves, and the KV move of its scored start-ups, largest total first."""
+    refit = fit([c for c in cases if setup_of(c).family != family])
+    own = [c for c in cases if setup_of(c).family == family and c["id"] in scored_ids()]
+    base = {c["id"]: kv_gib(c, shipped) for c in own}
+    out = []
+    for field in moved_fields(shipped, refit):
+        swapped = shipped.model_copy(update={field: getattr(refit, field)})
+        moves = sorted(((c["id"], kv_gib(c, swapped) - base[c["id"]]) for c in own), key=lambda m: -abs(m[1]))
+        out.append(Drift(family, field, getattr(shipped, field), getattr(refit, field), tuple(moves)))
+    return sorted(out, key=lambda d: -d.total_gib)
+
+
+def all_drift() -> list[Drift]:
+    """:func:`family_drift` of every family with a fitted start-up."""
+    cases = load_cases()
+    shipped = fit(cases)
+    families = sorted({setup_of(c).family for c in cases if _is_fitted(c)})
+    return [d for f in families for d in family_drift(f, cases, shipped)]
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, tuple):
+        return "[" + ", ".join(f"{e.since}: tp1 {e.tp1} tp2 {e.tp2} pp {e.pp}" for e in v) + "]"
+    return str(v)
+
+
+def lines(drifts: list[Drift], min_gib: float = 0.0) -> list[str]:
+    """One line per moved field (summed |KV move| at least ``min_gib``), its top start-ups indented below."""
+    out = []
+    for d in drifts:
+        if d.total_gib < min_gib or not d.moves:
+            continue
+        out.append(f"{d.family}: {d.field} {_value(d.shipped)} -> {_value(d.refit)}  sum|move| {d.total_gib:.2f} GiB")
+        out.extend(f"    {m:+.2f} {i}" for i, m in d.moves[:TOP])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.fold_drift", description=__doc__.splitlines()[0])
+    parser.add_argument("--min-gib", type=float, default=0.05, help="list fields moving at least this much in all")
+    args = parser.parse_args(argv)
+    print("\n".join(lines(all_drift(), args.min_gib)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
