@@ -204,7 +204,7 @@ def fit(cases: list[Case], encoder_share: bool = True, windows_share: bool = Tru
     for the logs that print only their KV budget). ``encoder_share`` (shipped): the encoder's non-torch amount fitted
     in place of the desktop share (:mod:`bench.share_split`; False: the model before 2026-12-07); ``windows_share``
     (shipped): with it, the Windows share fitted on the Windows start-ups among ``cases``
-    (:func:`fit_windows_non_torch`, :mod:`bench.windows_split`)."""
+    (:func:`fit_windows_share`, :mod:`bench.windows_split`)."""
     vllm = list(_vllm_cases(cases))
     estimate, capture = graph_fit(vllm)
     held = [c for c in cases if (s := setup_of(c)).not_fitted and ESTIMATE in s.fitted_figures]
@@ -249,8 +249,9 @@ def fit(cases: list[Case], encoder_share: bool = True, windows_share: bool = Tru
     )
     ratio, counts = risk_ratio(_sampler_labels(vllm, constants))
     fit_stats = {**constants.fit, "sampler_oom": counts}
-    windows = fit_windows_non_torch(cases, constants) if encoder_share and windows_share else 0
-    return constants.model_copy(update={"sampler_risk_ratio": ratio, "fit": fit_stats, "windows_non_torch": windows})
+    windows = fit_windows_share(cases, constants) if encoder_share and windows_share else 0.0
+    update = {"sampler_risk_ratio": ratio, "fit": fit_stats, "windows_weights_share": windows}
+    return constants.model_copy(update=update)
 
 
 def windows_cases(cases: Iterable[Case]) -> list[Case]:
@@ -258,17 +259,21 @@ def windows_cases(cases: Iterable[Case]) -> list[Case]:
     return [c for c in cases if (d := setup_of(c).deployment) and d.get("host") == "windows"]
 
 
-def fit_windows_non_torch(cases: list[Case], probe: VllmConstants) -> int:
-    """``VllmConstants.windows_non_torch`` (:mod:`planner.engines.vllm.windows_share`): the median over the V1
+def fit_windows_share(cases: list[Case], probe: VllmConstants) -> float:
+    """``VllmConstants.windows_weights_share`` (:mod:`planner.engines.vllm.windows_share`): the median over the V1
     start-ups under Windows among ``cases`` (the blind ones too: no other term is fitted on them) of what each rank's
-    non-torch figure (printed, or what its KV budget leaves) holds beyond ``probe``'s, planned on that host."""
+    non-torch figure (printed, or what its KV budget leaves) holds beyond ``probe``'s, planned on that host, as a
+    share of the weights the rank loaded (printed "Model loading took", else planned), as unified memory's
+    :func:`bench.calibrate_terms.uma_shares`."""
     unblind = [{**c, "setup": {k: v for k, v in c["setup"].items() if k != "not_fitted"}} for c in windows_cases(cases)]
-    points = _non_torch_points(list(_vllm_cases(unblind)), probe.model_copy(update={"windows_non_torch": 0}))
-    over = [
-        p.gib * GiB - VllmProfile(engine_version=p.version, constants=probe).non_torch_bytes(p.tp, p.pp, p.platform)
+    points = _non_torch_points(list(_vllm_cases(unblind)), probe.model_copy(update={"windows_weights_share": 0.0}))
+    shares = [
+        (p.gib - VllmProfile(engine_version=p.version, constants=probe).non_torch_bytes(p.tp, p.pp, p.platform) / GiB)
+        / p.weights_gib
         for p in points
+        if p.weights_gib > 0
     ]
-    return max(0, round(statistics.median(over))) if over else 0
+    return max(0.0, round(statistics.median(shares), 4)) if shares else 0.0
 
 
 def _sampler_labels(vllm: list[VllmCase], constants: VllmConstants) -> list[tuple[float, bool]]:

@@ -14,6 +14,7 @@ from bench.fidelity_unmatched_t import TWENTY_FIRST
 from bench.fidelity_unmatched_u import TWENTY_SECOND
 from bench.fidelity_unmatched_w import FIFTY_THIRD
 from bench.fidelity_unmatched_x import TWENTY_FOURTH
+from bench.fidelity_unmatched_y import FIFTY_FOURTH
 
 UNMATCHED: dict[str, str] = {
     "sglang-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
@@ -195,7 +196,9 @@ UNMATCHED: dict[str, str] = {
         "would place (tests/fidelity/test_mamba_refusal_source.py)"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": (
-        "KV +1.79 GiB (+1.66 until FlashInfer's decode workspace was planned, 2026-12-07: the no-drafter boot's "
+        "KV +0.43 GiB, tokens +13.8 % (+0.80 until the Windows term was 7.05 % of the weights loaded, 2026-12-07, "
+        "fifty-fourth session: 1.55 GiB for these 21.97 where 1.18 was planned; +1.79 before the mechanistic "
+        "non-torch model; +1.66 until FlashInfer's decode workspace was planned, 2026-12-07: the no-drafter boot's "
         "FULL graphs hold it, this PIECEWISE-only one none; eleventh blind set, 2026-12-04; +3.05 as found, before "
         "unsloth's layout): the baseline's gap, and the MTP head costs the printed pool 1.53 GiB where the planner "
         "takes 0.42 (the drafter's BF16 weights, the 811 MB file the README names, less the workspace); vLLM 0.27.1's "
@@ -203,7 +206,9 @@ UNMATCHED: dict[str, str] = {
         "its DEBUG 'Memory profiling takes ... total consumed' line would settle what else it holds"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": (
-        "KV +1.79 GiB (+1.66 until FlashInfer's decode workspace was planned, 2026-12-07; eleventh blind set, "
+        "KV +0.44 GiB, tokens +15.8 % (+0.81 until the Windows term was 7.05 % of the weights loaded, 2026-12-07, "
+        "fifty-fourth session; +1.79 before the mechanistic non-torch model; +1.66 until FlashInfer's decode "
+        "workspace was planned, 2026-12-07; eleventh blind set, "
         "2026-12-04; +3.05 as found, before unsloth's layout): as the MTP 2 boot, the printed pool 1.56 GiB under "
         "the baseline's where the planner takes 0.45"
     ),
@@ -224,3 +229,4 @@ UNMATCHED.update(TWENTY_SECOND)
 UNMATCHED.update(GB10_PINS)
 UNMATCHED.update(FIFTY_THIRD)
 UNMATCHED.update(TWENTY_FOURTH)
+UNMATCHED.update(FIFTY_FOURTH)

@@ -50,13 +50,6 @@ FIFTEENTH: dict[str, str] = {
         "so the planner's 1,024-sequence terms hold there; the CUDA sampler warm-up is the same in 0.22.0 and "
         "0.27.1 but for the off-by-default use_fp64_gumbel"
     ),
-    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-2k-util085": (
-        "KV -1.25 GiB (ninth blind set, 2026-12-04; -2.27 when found, -0.07 under the Windows host rule of "
-        "2026-12-04 to 12-06, which planned no desktop-card share): Qwen2.5-0.5B on an RTX 4090 under WSL2 holds "
-        "none of the share its compiled Linux peers and ten of the eleven WSL2 start-ups with a KV figure hold "
-        "(planner/deploy/host.py); whether the share scales with the model (a 0.5B model's compiled graphs are small) "
-        "would be settled by small models' start-ups on desktop cards that print their KV budget"
-    ),
     "vllm-0.28-rtxpro6000-qwen36-35b-a3b-bf16-32k-mamba-refusal": (
         "KV +0.76 GiB from the printed blocks (its refusal right, weights exact: 65.52 planned, 65.53 printed; "
         "fifteenth blind set, 2026-12-06): 722 blocks printed against 760 planned at the release's default util "

@@ -24,37 +24,6 @@ STRIX_HALO = (
 )
 
 SIXTEENTH: dict[str, str] = {
-    "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-llmclass-util092": (
-        "KV -1.26 GiB, tokens -6.2 %; the verdict (planned 'sampler-oom' when found, it started) is right since "
-        "2026-12-07, fifty-first session: the capture's base off Hopper is fitted on the other devices' capture "
-        "lines (planner.engines.vllm.profile_graphs.hopper_capture_bytes), 0.35 GiB planned where 0.62 was. As "
-        "found (sixteenth blind set, 2026-12-06): Qwen2.5-0.5B in the offline LLM class on an RTX 4090 under WSL2, "
-        "vLLM 0.27.1, util 0.92. "
-        "Two terms (read again 2026-12-06, forty-eighth session). (1) The log prints its split: 1.23 GiB consumed "
-        "for 0.93 of weights (0.30 of non-torch), 0.31 of peak activation. The planner's non-torch is 1.58: the "
-        "era's 0.25, Model Runner V2's 0.15 of persistent buffers and the 1.18 fitted on compiled desktop-card "
-        "start-ups (graphics_extra), which this boot, like the same machine's serve boot (0.32 printed), does not "
-        "hold, where other WSL2 boots need it (docs/fidelity.md, 'Windows hosts'). The desktop's own memory is not "
-        "in the planned budget: vLLM 0.22-0.31 count only what grows after the worker's snapshot (0.22.0 "
-        "utils/mem_utils.py:266-275, 0.27.1 :317-326), and the planner holds the desktop's 1.13 GiB only at the "
-        "start-up check and after the pool. (2) The verdict: after the pool the card held the desktop's 1.54 GiB "
-        "and util x total less the freed peak, 0.70 GiB free, and the log prints 0.00 GiB of graph capture; the "
-        "planner leaves -0.20 because it captures 0.79 GiB (its fitted graph_capture_base, 0.51 GiB a model, and "
-        "the per-graph-layer term) where the same model's serve boot printed 0.28. The WDDM sysmem-fallback reading "
-        "first given here is not taken: public WSL2 reports run out of memory rather than page (microsoft/WSL#11050, "
-        "syv-ai/qwen38-27b-rtx3090#1, microsoft/WSL#41176), and this boot did not overflow. Capture lines of small "
-        "models under Model Runner V2 would settle the capture term. Read again 2026-12-07: the LLM class's "
-        "defaults under 70 GiB are 8,192 batched tokens and 256 sequences, as vllm serve's sequences (0.27.1 "
-        "engine/arg_utils.py:2544-2563, util 0.92 entrypoints/llm.py:196), as planned: the sampler warms 256 dummy "
-        "requests (0.086 GiB) and both boots capture the same graphs (35 FULL up to 256, 51 PIECEWISE up to 512). "
-        "The capture is the drop in free memory around capture_model (v1/worker/gpu/model_runner.py:754-790), 0.00 "
-        "GiB in both LLM-class boots (Lab 3 and Lab 5), 0.28 in the serve boot. With the planner's 0.62 GiB "
-        "capture the sampler finds -0.03 GiB; the serve boot's 0.28 would leave 0.31 and start it. Nothing in the "
-        "release's capture path reads the usage context. Read by the WSL2 helper the same day: the fitted share is not "
-        "in the sampler's headroom (the pool takes it; tests/engines/test_vllm_sampler_share.py), and on Model Runner "
-        "V2 0.27.1 warms up through warmup_kernels, not the V1 sampler run whose message the plan gives "
-        "(bench.fidelity_unmatched_s)"
-    ),
     "vllm-0.24-rtx5090-vast-qwen25-7b-bf16-8k-util090": (
         "KV -0.50 GiB (11.42 planned, 11.92 printed), tokens -4.2 % (sixteenth blind set, 2026-12-06; as found): a "
         "Qwen2.5-7B fine-tune in BF16 on a rented RTX 5090 (Vast.ai), vLLM 0.24.0, util 0.9, 8,192 tokens (card "

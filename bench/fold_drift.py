@@ -1,20 +1,22 @@
-"""Which fitted vLLM constant a leave-one-family-out fold moves, and which start-ups it moves (issue 20).
+"""Which fitted vLLM constant a leave-one-family-out (or release-out) fold moves, and which start-ups it moves.
 
 ``python -m bench.fold_drift`` refits the vLLM constants without each model family, as ``make fidelity``'s
 family-out fold does (:func:`bench.fidelity.run_all`), and for every fitted field whose refit value differs from the
 shipped one plans each vLLM >= 0.22 start-up of the held-out family (those with a KV figure) with the shipped constants
 but that one field taken from the fold. It prints, per family, each moved field (shipped -> refit) with the summed
-|KV move| over the family's start-ups and the start-ups it moves most: the term whose fit depends on the family.
+|KV move| over the family's start-ups and the start-ups it moves most: the term whose fit depends on the family
+(issue 20). ``--by release``: the same per release (:func:`bench.fidelity.case_release`).
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from functools import cache
 from typing import Any, NamedTuple
 
 from bench.calibrate import fit
-from bench.fidelity import _is_fitted, _report, run_all
+from bench.fidelity import _is_fitted, _report, case_release, run_all
 from bench.fidelity_cases import load_cases, setup_of
 from bench.fidelity_tables import recent
 from planner.core.units import GiB
@@ -54,10 +56,20 @@ def scored_ids() -> frozenset[str]:
     return frozenset(r.id for r in recent(run_all()) if r.kv_error_gib is not None and r.cv_error_gib is not None)
 
 
-def family_drift(family: str, cases: list[Case], shipped: VllmConstants) -> list[Drift]:
-    """Each field the fold without ``family`` moves, and the KV move of its scored start-ups, largest total first."""
-    refit = fit([c for c in cases if setup_of(c).family != family])
-    own = [c for c in cases if setup_of(c).family == family and c["id"] in scored_ids()]
+def family_of(case: Case) -> str:
+    return setup_of(case).family
+
+
+FOLDS: dict[str, Callable[[Case], str]] = {"family": family_of, "release": case_release}
+
+
+def family_drift(
+    family: str, cases: list[Case], shipped: VllmConstants, key: Callable[[Case], str] = family_of
+) -> list[Drift]:
+    """Each field the fold without ``family`` (a release with ``key`` :func:`bench.fidelity.case_release`) moves,
+    and the KV move of its scored start-ups, largest total first."""
+    refit = fit([c for c in cases if key(c) != family])
+    own = [c for c in cases if key(c) == family and c["id"] in scored_ids()]
     base = {c["id"]: kv_gib(c, shipped) for c in own}
     out = []
     for field in moved_fields(shipped, refit):
@@ -67,12 +79,12 @@ def family_drift(family: str, cases: list[Case], shipped: VllmConstants) -> list
     return sorted(out, key=lambda d: -d.total_gib)
 
 
-def all_drift() -> list[Drift]:
-    """:func:`family_drift` of every family with a fitted start-up."""
-    cases = load_cases()
+def all_drift(by: str = "family") -> list[Drift]:
+    """:func:`family_drift` of every family (``by`` "release": release) with a fitted start-up."""
+    cases, key = load_cases(), FOLDS[by]
     shipped = fit(cases)
-    families = sorted({setup_of(c).family for c in cases if _is_fitted(c)})
-    return [d for f in families for d in family_drift(f, cases, shipped)]
+    folds = sorted({key(c) for c in cases if _is_fitted(c)})
+    return [d for f in folds for d in family_drift(f, cases, shipped, key)]
 
 
 def _value(v: Any) -> str:
@@ -95,8 +107,9 @@ def lines(drifts: list[Drift], min_gib: float = 0.0) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.fold_drift", description=__doc__.splitlines()[0])
     parser.add_argument("--min-gib", type=float, default=0.05, help="list fields moving at least this much in all")
+    parser.add_argument("--by", choices=sorted(FOLDS), default="family", help="the folds: families or releases")
     args = parser.parse_args(argv)
-    print("\n".join(lines(all_drift(), args.min_gib)))
+    print("\n".join(lines(all_drift(args.by), args.min_gib)))
     return 0
 
 

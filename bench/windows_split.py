@@ -1,10 +1,11 @@
 """The share candidate with a Windows term (issue 20; docs/fidelity.md, 'The share candidate with a Windows term'):
 :mod:`bench.share_split`'s candidate (the encoder's non-torch per item token, the one-RTX-3090 document's six boots
-cold, no desktop share) plus :mod:`planner.engines.vllm.windows_share`'s per-process amount, fitted on the start-ups
-planned ``--host windows`` alone. Those start-ups are blind cases (no other term is fitted on them), so the amount is
+cold, no desktop share) plus :mod:`planner.engines.vllm.windows_share`'s term (a per-process amount until 2026-12-07's
+fifty-fourth session, since then a share of the weights the rank loaded), fitted on the start-ups
+planned ``--host windows`` alone. Those start-ups are blind cases (no other term is fitted on them), so the term is
 checked by two halves by source (:func:`halves`: the public documents, each whole in one half, the larger first into
 the smaller half): fitted on one half, each start-up of the other is planned with it; ``python -m bench.windows_split``
-prints both halves' amounts and held-out medians beside the whole set's figures.
+prints both halves' shares and held-out medians beside the whole set's figures.
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ def halves() -> tuple[frozenset[str], frozenset[str]]:
 
 
 @cache
-def fold(held: frozenset[str]) -> tuple[int, dict[str, float]]:
-    """The Windows amount fitted without the start-ups ``held`` (bytes), and each of those start-ups' KV error
+def fold(held: frozenset[str]) -> tuple[float, dict[str, float]]:
+    """The Windows share fitted without the start-ups ``held``, and each of those start-ups' KV error
     (planned - printed, GiB) planned with it."""
     cases = [candidate_case(c) for c in load_cases()]
     constants = fit([c for c in cases if c["id"] not in held], True, True)
@@ -63,7 +64,7 @@ def fold(held: frozenset[str]) -> tuple[int, dict[str, float]]:
             continue
         planned = _report(case, setup_of(case), constants).available_kv_cache_bytes_per_gpu
         errors[case["id"]] = result.kv_error_gib + (planned - result.report.available_kv_cache_bytes_per_gpu) / GiB
-    return constants.windows_non_torch, errors
+    return constants.windows_weights_share, errors
 
 
 def held_out(results: tuple[CaseResult, ...]) -> dict[str, float]:
@@ -83,14 +84,12 @@ def main() -> int:
         medians = f"{s['in']:.3f} / {s['family']:.3f} / {s['release']:.3f} GiB, held out {s['held']:.3f}"
         print(f"{name}: {medians}, verdicts {s['verdicts']}, over-planned {over_planned(results)}; {s['wrong']}")
     whole = restated_runs(True, True)
-    print(
-        f"Windows amount, all: {fit([candidate_case(c) for c in load_cases()], True, True).windows_non_torch / GiB:.3f}"
-    )
+    print(f"Windows share, all: {fit([candidate_case(c) for c in load_cases()], True, True).windows_weights_share:.4f}")
     for i, half in enumerate(halves()):
         amount, errors = fold(half)
         in_sample = {r.id: r.kv_error_gib for r in whole if r.id in errors}
         print(
-            f"half {i} held ({len(errors)}): fitted on the other {amount / GiB:.3f} GiB; median |error| held out "
+            f"half {i} held ({len(errors)}): fitted on the other {amount:.4f}; median |error| held out "
             f"{statistics.median(abs(e) for e in errors.values()):.3f}, in sample "
             f"{statistics.median(abs(e) for e in in_sample.values() if e is not None):.3f}"
         )

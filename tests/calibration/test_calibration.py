@@ -81,14 +81,14 @@ def _wsl_4090_log() -> str:
 def test_a_windows_log_is_planned_on_the_windows_machine() -> None:
     """The log prints 23.99 GiB, the RTX 4090's whole 24,564 MiB as CUDA reports it under WSL2 (Linux's vLLM prints
     23.55): the comparison plans it on the Windows machine, so the device total matches. Its non-torch memory holds
-    the Windows per-process amount since the mechanistic non-torch model (2026-12-07, fifty-third session:
-    planner.engines.vllm.windows_share, 1.18 GiB fitted on the WSL2 / Docker Desktop start-ups), 1.58 planned (1.45
-    with the desktop cards' share refitted beside FlashInfer's decode workspace, 1.58 before that; 0.32 printed):
-    this one boot holds less than the amount, the WSL2 start-ups' median holds it (docs/fidelity.md)."""
+    the Windows term since the mechanistic non-torch model (2026-12-07, fifty-third session:
+    planner.engines.vllm.windows_share), a share of the weights loaded since the fifty-fourth session (7.05 % of
+    0.93 GiB): 0.46 planned, 0.32 printed (1.58 with 1.18 GiB per process; 1.45 with the desktop cards' share
+    refitted beside FlashInfer's decode workspace, 1.58 before that)."""
     result = calibrate_log(_wsl_4090_log(), model="Qwen/Qwen2.5-0.5B-Instruct", gpu="rtx-4090", engine_version="0.27.1")
     by_name = {c.name: c for c in result.comparisons}
     assert by_name["device total"].predicted == pytest.approx(23.99, abs=0.005)
-    assert by_name["non-torch memory"].predicted == pytest.approx(1.58, abs=0.01)
+    assert by_name["non-torch memory"].predicted == pytest.approx(0.46, abs=0.01)
     assert any("the card's whole memory, as CUDA reports it under Windows" in n for n in result.notes)
 
 

@@ -1,4 +1,5 @@
-"""The Windows share (``VllmConstants.windows_non_torch``, fitted on the WSL2 / Docker Desktop start-ups since
+"""The Windows share (``VllmConstants.windows_weights_share``, a per-process amount until 2026-12-07's fifty-fourth
+session, fitted on the WSL2 / Docker Desktop start-ups since
 the mechanistic non-torch model (2026-12-07, fifty-third session); the desktop share, ``graphics_extra``, before it, now
 fitted 0) sits inside vLLM's budget, never in the
 ``1 - util`` headroom the sampler warms up in (issue 20, fiftieth session).
@@ -17,9 +18,11 @@ from __future__ import annotations
 import pytest
 
 from bench.fidelity_cases import build_request, load_cases, setup_of
+from planner.core.units import GiB
 from planner.engines.registry import engine_report
 from planner.engines.vllm.failures import clear_samplers
 from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.windows_share import windows_non_torch_bytes
 from planner.planning.plan import PlanRequest, plan
 from tests.engines.sampler_headroom import planned_sampler_headroom
 
@@ -27,16 +30,17 @@ WSL2_BOOTS = (
     "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-bf16-8k-util092",
     "vllm-0.27-rtx4090-wsl2-qwen25-0.5b-llmclass-util092",
 )
+WINDOWS_GIB = dict(zip(WSL2_BOOTS, (1.00, 0.07), strict=True))
 
 
-def _request(case_id: str, share: int | None) -> PlanRequest:
+def _request(case_id: str, share: float | None) -> PlanRequest:
     case = next(c for c in load_cases() if c["id"] == case_id)
     request = build_request(case, setup_of(case))
     profile = request.overhead
     assert isinstance(profile, VllmProfile)
     if share is None:
         return request
-    constants = profile.fitted.model_copy(update={"windows_non_torch": share})
+    constants = profile.fitted.model_copy(update={"windows_weights_share": share})
     return request.model_copy(update={"overhead": profile.model_copy(update={"constants": constants})})
 
 
@@ -49,16 +53,19 @@ def _headroom_and_pool(request: PlanRequest) -> tuple[tuple[int, int], int]:
 def test_the_share_moves_the_pool_not_the_sampler_headroom(case_id: str) -> None:
     fitted = _request(case_id, None)
     assert isinstance(fitted.overhead, VllmProfile)
-    share = fitted.overhead.fitted.windows_non_torch
+    report = engine_report(fitted, plan(fitted))
+    share = windows_non_torch_bytes(fitted.overhead.fitted.windows_weights_share, report.weights_bytes)
     (free, need), pool = _headroom_and_pool(fitted)
-    (free0, need0), pool0 = _headroom_and_pool(_request(case_id, 0))
-    assert share > 2**30  # the fitted 1.18 GiB (the desktop share's 1.03 before the Windows term, 2026-12-07)
+    (free0, need0), pool0 = _headroom_and_pool(_request(case_id, 0.0))
+    # 7.05 % of the weights loaded since 2026-12-07's fifty-fourth session: 1.00 GiB for the 7B's 14.27, 0.07 for the
+    # 0.5B's 0.93 (1.18 GiB a process before; the desktop share's 1.03 before the Windows term)
+    assert share / GiB == pytest.approx(WINDOWS_GIB[case_id], abs=0.01)
     assert need0 == need
     assert abs(free0 - free) < 2**20  # one KV block at most: the pool is a whole number of blocks
     assert abs((pool0 - pool) - share) < 2**20  # the pool takes all of it, the same block rounding aside
     # the verdict is the same either way: the share is not its cause (a refusal before the capture's base off Hopper
     # was fitted on the other devices' lines, tests/engines/test_vllm_capture_base.py; a start since, and since the
     # post-capture warm-up landed one through Windows' system-memory fallback, tests/deploy/test_sysmem.py)
-    for request in (fitted, _request(case_id, 0)):
+    for request in (fitted, _request(case_id, 0.0)):
         clear_samplers()
         assert engine_report(request, plan(request)).failure is None

@@ -89,13 +89,17 @@ NOW.update(
         # -1.12 before
         "vllm-0.27-rtx4090-runpod-qwen3-8b-bf16-8k-util092": -0.08,
         # +0.63 before
-        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": -0.31,
+        # -0.31 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": -0.62,
         # +1.74 before
-        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 0.80,
+        # +0.80 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 0.43,
         # +1.75 before
-        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 0.81,
+        # +0.81 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 0.44,
         # +1.05 before
-        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": 0.11,
+        # +0.11 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": -0.26,
     }
 )
 VERDICTS_NOW.update(

@@ -83,15 +83,20 @@ NOW.update(
         # +0.71 before
         "vllm-0.27-a100-80gb-qwen38-27b-fp8-marlin-mtp4-131k-util092": -0.08,
         # +0.30 before
-        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util090": 0.16,
+        # +0.16 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util090": 0.00,
         # +0.30 before
-        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util093": 0.15,
+        # +0.15 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util093": 0.00,
         # +0.33 before
-        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util094": 0.19,
+        # +0.19 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util094": 0.03,
         # +0.33 before
-        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-128k-util094-kvoffload8": 0.19,
+        # +0.19 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-128k-util094-kvoffload8": 0.03,
         # +0.33 before
-        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-200k-util094": 0.19,
+        # +0.19 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-200k-util094": 0.03,
         # -1.13 before
         "vllm-0.28-rtx3090-llama31-8b-awq-util090-cold-compile": -0.09,
         # -1.22 before

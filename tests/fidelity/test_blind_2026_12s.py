@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import pytest
 
+from planner.engines.vllm.versions import fitted_constants
+from planner.engines.vllm.windows_share import windows_non_torch_bytes
 from tests.fidelity.blind_sets import (
     assert_as_scored,
     assert_records_unscored,
@@ -55,11 +57,14 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 NOW.update(
     {
         # +0.58 before
-        "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-bf16-8k-util092": 0.44,
+        # +0.44 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-bf16-8k-util092": 0.61,
         # -0.30 before
-        "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-gptq-int4-8k-util092": -0.45,
+        # -0.45 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-gptq-int4-8k-util092": 0.36,
         # -0.13 before
-        "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-fp8-dynamic-8k-util092": -0.28,
+        # -0.28 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-fp8-dynamic-8k-util092": 0.32,
     }
 )
 
@@ -77,10 +82,12 @@ def test_first_scores() -> None:
 def test_scores_now() -> None:
     """Since 2026-12-07 (fifty-first session): the KV errors of NOW, verdicts 3 / 3 (0 / 3 as first scored); the
     second 0.32 and the worst 0.63 until the allocator's segment tails were counted with the weights (2026-12-07);
-    0.30 and 0.58 until the mechanistic non-torch model's Windows share (the same day, fifty-third session)."""
+    0.30 and 0.58 until the mechanistic non-torch model's Windows share (the same day, fifty-third session); 0.44 and
+    0.45 until that share was one of the weights loaded (fifty-fourth session: 7.05 % of 14.27 / 5.22 / 8.16 GiB is
+    1.00 / 0.37 / 0.58 GiB where 1.18 was planned, and the three boots are +0.61 / +0.36 / +0.32)."""
     errors = [abs(RESULTS[str(c["id"])].kv_error_gib or 0.0) for c in IN_SCOPE]
     right = sum(bool(RESULTS[str(c["id"])].verdict_right) for c in IN_SCOPE)
-    assert (sorted(errors)[1], max(errors), right) == (pytest.approx(0.44, abs=0.01), pytest.approx(0.45, abs=0.01), 3)
+    assert (sorted(errors)[1], max(errors), right) == (pytest.approx(0.36, abs=0.01), pytest.approx(0.61, abs=0.01), 3)
 
 
 def test_the_records_are_reported_not_scored() -> None:
@@ -95,7 +102,8 @@ def test_the_records_are_reported_not_scored() -> None:
 
 def test_the_kv_budgets_come_from_the_printed_tokens() -> None:
     """Tokens only are printed: each budget is tokens x 56 KiB (102,544 -> 5.48 GiB, 288,656 -> 15.42, 230,352 ->
-    12.30), and the three plans differ by their weights alone (one budget less the weights and the same terms)."""
+    12.30), and the three plans differ by their weights alone (one budget less the weights, the Windows share of them
+    since 2026-12-07's fifty-fourth session, and the same terms)."""
     printed = {"bf16": (102544, 5.48), "gptq-int4": (288656, 15.42), "fp8-dynamic": (230352, 12.30)}
     kept = set()
     for weights, (tokens, gib) in printed.items():
@@ -104,5 +112,7 @@ def test_the_kv_budgets_come_from_the_printed_tokens() -> None:
         assert result.reported_kv_gib == pytest.approx(tokens * PAGE / 2**30, abs=0.005)
         assert result.reported_kv_gib == pytest.approx(gib, abs=0.005)
         assert result.report is not None and result.predicted_failure is None  # "sampler-oom" as first scored
-        kept.add(round((result.report.available_kv_cache_bytes_per_gpu + result.report.weights_bytes) / 2**30, 2))
+        weights = result.report.weights_bytes
+        windows = windows_non_torch_bytes(fitted_constants().windows_weights_share, weights)
+        kept.add(round((result.report.available_kv_cache_bytes_per_gpu + weights + windows) / 2**30, 2))
     assert len(kept) == 1

@@ -147,7 +147,8 @@ class VllmConstants(BaseModel, frozen=True, extra="forbid"):
     uma_weights_share: Annotated[float, Field(ge=0, le=2)] = 0.0  # loaders that read ahead (unified.py)
     uma_weights_share_lazy: Annotated[float, Field(ge=0, le=2)] = 0.0  # vLLM's default, memory-mapped loader
     encoder_non_torch: int = 0  # non-torch a V1 encoder profile leaves, per token of its largest item (encoder_memory)
-    windows_non_torch: int = 0  # non-torch a V1 process holds under Windows (WSL2), per rank (windows_share)
+    # non-torch a V1 process holds under Windows (WSL2), as a share of the weights it loaded (windows_share)
+    windows_weights_share: Annotated[float, Field(ge=0, le=2)] = 0.0
     graphics_extra: int = 0  # non-torch added on desktop cards at TP 1 (DevicePlatform.desktop_card), shared by TP
     # HIP on a CDNA 3 device (DevicePlatform.cdna3), fitted on its start-ups (planner.engines.vllm.hip_graphs): bytes
     # per graph captured (each piece of each PIECEWISE size, each FULL graph) in the estimate and in the capture, and
