@@ -15,6 +15,12 @@ three phases:
 and by kind (style, layout, paint, the rest: script). ``python -m bench.coldlink_cpu [--tries N] [COMMIT]``: the
 floor page (one Vega-Lite chart, :mod:`bench.floor_vega`) and this tree's Memory page, with ``COMMIT`` that commit's
 Memory page as well, in turn, served as ``make serve`` serves them; medians.
+
+``--by-file`` says whose script it is instead: V8's sampling profiler (DevTools' ``Profiler`` domain, a sample
+every 200 µs) through the same cold opens, each sample's time counted in the script file of the function it landed
+in (Streamlit's chunks by name: ``StreamlitMarkdown``, ``embed`` (Vega), ``react-dom``, ``emotion-styled``, ...;
+V8's own ``(program)`` and ``(garbage collector)``), until the chart is drawn. The profiler slows the page (its
+totals read ~1.5-2x the trace's), so its figures compare pages and chunks, not milliseconds of a plain open.
 """
 
 from __future__ import annotations
@@ -24,8 +30,8 @@ import contextlib
 import json
 import statistics
 import sys
-from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -119,16 +125,84 @@ def cold_cpu(browser: Any, url: str, marks: Mapping[str, str]) -> dict[str, floa
     return {**{f"wall {name}": ms for name, ms in bounds.items()}, **cpu_split(main, start, bounds)}
 
 
-def run(browser: Any, links: Mapping[str, tuple[str, Mapping[str, str]]], tries: int) -> dict[str, dict[str, float]]:
-    """Medians of ``tries`` traced cold opens of each link, in turn, after one untimed open each."""
+def file_times(profile: Mapping[str, Any], until_us: float) -> Counter[str]:
+    """Milliseconds of a V8 CPU profile's samples until ``until_us`` (its own clock), each counted in the script
+    file of the function it landed in (the file's name without its folder and content hash; V8's own entries, such
+    as ``(program)`` and ``(garbage collector)``, by their name); ``(idle)`` left out.
+
+    >>> nodes = [{"id": 1, "callFrame": {"functionName": "r", "url": "http://h/static/js/StreamlitMarkdown.oOG.js"}},
+    ...          {"id": 2, "callFrame": {"functionName": "(garbage collector)", "url": ""}},
+    ...          {"id": 3, "callFrame": {"functionName": "(idle)", "url": ""}}]
+    >>> profile = {"nodes": nodes, "startTime": 0, "samples": [1, 2, 3, 1, 1], "timeDeltas": [500, 500, 500, 500, 500]}
+    >>> dict(file_times(profile, 2_000))
+    {'StreamlitMarkdown': 1.0, '(garbage collector)': 0.5}
+    """
+    frames = {node["id"]: node["callFrame"] for node in profile["nodes"]}
+    found: Counter[str] = Counter()
+    at = profile["startTime"]
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        at += delta
+        if at > until_us:
+            break
+        frame = frames[sample]
+        name = frame["url"].rsplit("/", 1)[-1].split(".")[0] if frame["url"] else frame["functionName"]
+        if name != "(idle)":
+            found[name] += delta / 1000
+    return found
+
+
+def cold_profile(browser: Any, url: str, marks: Mapping[str, str]) -> Counter[str]:
+    """One cold open of ``url`` in a fresh context under V8's sampling profiler: :func:`file_times` until the chart
+    mark (the page's clock read with the profile's end, so the samples after the mark are left out)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.add_init_script(_observer(marks))
+    session = context.new_cdp_session(page)
+    session.send("Profiler.enable")
+    session.send("Profiler.setSamplingInterval", {"interval": 200})
+    session.send("Profiler.start")
+    page.goto(url, wait_until="commit")
+    page.wait_for_function(
+        "names => names.every(name => name in (window.__headroomMarks || {}))", arg=list(marks), timeout=60_000
+    )
+    chart, now = page.evaluate("() => [window.__headroomMarks.chart, performance.now()]")
+    profile = session.send("Profiler.stop")["profile"]
+    context.close()
+    return file_times(profile, profile["endTime"] - (now - chart) * 1000)
+
+
+def run(
+    browser: Any,
+    links: Mapping[str, tuple[str, Mapping[str, str]]],
+    tries: int,
+    opener: Callable[[Any, str, Mapping[str, str]], Mapping[str, float]] = cold_cpu,
+) -> dict[str, dict[str, float]]:
+    """Medians of ``tries`` cold opens of each link by ``opener`` (traced: :func:`cold_cpu`; profiled:
+    :func:`cold_profile`), in turn, after one untimed open each; a figure an open did not have counts 0 in it."""
     for url, marks in links.values():
-        cold_cpu(browser, url, marks)
-    found: dict[str, defaultdict[str, list[float]]] = {name: defaultdict(list) for name in links}
+        opener(browser, url, marks)
+    found: dict[str, list[Mapping[str, float]]] = {name: [] for name in links}
     for _ in range(tries):
         for name, (url, marks) in links.items():
-            for key, value in cold_cpu(browser, url, marks).items():
-                found[name][key].append(value)
-    return {name: {key: statistics.median(values) for key, values in rows.items()} for name, rows in found.items()}
+            found[name].append(opener(browser, url, marks))
+    return {
+        name: {key: statistics.median(one.get(key, 0.0) for one in opens) for key in {k for one in opens for k in one}}
+        for name, opens in found.items()
+    }
+
+
+def _print(medians: Mapping[str, Mapping[str, float]], by_file: bool) -> None:
+    """The medians, one row a figure (by file: the 24 files whose median differs most from the floor's, then all)."""
+    rows = sorted({key for found in medians.values() for key in found})
+    if by_file:
+        floor = medians["floor"]
+        gap = {key: max(found.get(key, 0.0) for found in medians.values()) - floor.get(key, 0.0) for key in rows}
+        rows = sorted(rows, key=lambda key: -gap[key])[:24]
+        medians = {name: {**found, "all": sum(found.values())} for name, found in medians.items()}
+        rows.append("all")
+    print("median ms".ljust(24) + "".join(name.rjust(14) for name in medians))
+    for key in rows:
+        print(key[:23].ljust(24) + "".join(f"{found.get(key, 0.0):14.{int(by_file)}f}" for found in medians.values()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.coldlink_cpu")
     parser.add_argument("commit", nargs="?", help="another commit's Memory page beside this tree's")
     parser.add_argument("--tries", type=int, default=9, help="cold opens of each page, in turn")
+    parser.add_argument("--by-file", action="store_true", help="V8's profile by script file, not the trace")
     args = parser.parse_args(argv)
     if chromium_path() is None:
         print("needs Debian's chromium", file=sys.stderr)
@@ -156,12 +231,10 @@ def main(argv: list[str] | None = None) -> int:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         memory = {"app": APP, "verdict": ALERT, "chart": CHART}
         links = {name: (f"{base}/{query}", memory) for name, base in apps.items() if name != "floor"}
-        medians = run(browser, {"floor": (f"{apps['floor']}/", {"app": APP, "chart": CHART}), **links}, args.tries)
+        floor = {"floor": (f"{apps['floor']}/", {"app": APP, "chart": CHART})}
+        medians = run(browser, {**floor, **links}, args.tries, cold_profile if args.by_file else cold_cpu)
         browser.close()
-    rows = sorted({key for found in medians.values() for key in found})
-    print("median ms".ljust(24) + "".join(name.rjust(14) for name in medians))
-    for key in rows:
-        print(key.ljust(24) + "".join(f"{found.get(key, 0.0):14.0f}" for found in medians.values()))
+    _print(medians, args.by_file)
     return 0
 
 
