@@ -33,7 +33,10 @@ So no term of the load, the profile run or the graph estimate that Qwen3-Next ha
 lacks comes near 0.37 GiB; one thing the source shows it does that the sibling does not, and the planner has no term
 for, is compile and load every autotuned FLA config during the profile (12 configs for ``chunk_gated_delta_rule_fwd_h``
 alone, ``chunk_delta_h.py:32-41``; the fused MoE reads fixed configs): memory outside torch whose size the source does
-not give. Nothing shipped.
+not give (the public precedent, a TMA ``solve_tril`` config's ~22 MiB an SM on Blackwell, vllm#36973 / #37088, is off
+by default in 0.24.0 and below capability 9, ``fla/ops/utils.py:151-162``). As a term it would be the device's, on
+every Gated DeltaNet boot off SM 9.0, and the same L40S's Qwen3.8-27B boots are planned -0.35, -0.35 and +0.29:
+nothing shipped.
 """
 
 from __future__ import annotations
