@@ -14,7 +14,11 @@ after its snapshot lands in the non-torch figure (docs/fidelity.md, 'Windows hos
 No public log splits it out beyond two boots: the WSL2 RTX 4090's two Qwen2.5-0.5B start-ups print 0.32 / 0.30 GiB
 of non-torch memory (consumed 1.25 / 1.23 GiB less 0.93 of weights), the Linux figure, where the 14B and 27B boots
 of the same hosts leave 1.1-2.0 GiB beyond it: what Windows holds grows with what the process loaded, not per
-process (a fixed amount planned those two 1.2 GiB short). The share is fitted on the public WSL2 / Docker Desktop
+process (a fixed amount planned those two 1.2 GiB short). A third boot that prints its split holds none of it for
+5.29 GiB of weights (a WSL2 RTX 4080 record under 0.26.0, run with ``VLLM_WSL2_ENABLE_PIN_MEMORY=1``: pinned memory
+on, 0.27.1 ``platforms/cuda.py:286-304``); no per-allocation or per-layer form transfers better held out by source,
+and none can be checked release out (:mod:`bench.windows_rules`; docs/fidelity.md, 'The Windows term's form'). The
+share is fitted on the public WSL2 / Docker Desktop
 start-ups' figures alone (``bench.calibrate.fit_windows_share``; :mod:`bench.windows_split`, two halves by source,
 each held out once; :mod:`bench.fold_drift`: the share moves 0.0705 -> 0.0696 without the Qwen3.5 hybrids, whose
 nine WSL2 RTX 5090 start-ups moved the amount per process 1.18 -> 0.90 GiB). An empirical share, as unified
