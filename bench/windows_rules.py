@@ -3,9 +3,10 @@ source and by release'): what each vLLM start-up planned ``--host windows`` hold
 (:func:`bench.calibrate.fit_windows_share`'s points), against five forms fitted on the other start-ups: none, an
 amount per process, a share of the weights the rank loaded (shipped, :mod:`planner.engines.vllm.windows_share`), an
 amount per decoder layer (vLLM loads a fixed number of weight tensors a layer, each its own caching-allocator segment
-above 1 MiB: the per-tensor / per-allocation form) and an affine form in the weights. Each is scored by the median
-|excess - predicted| (GiB, what it moves the KV budget by) in sample, by :func:`bench.windows_split.halves`, with each
-source held out in turn, and with each release held out in turn.
+above 1 MiB: the per-tensor / per-allocation form), a share of every byte torch asked CUDA for by the profile's end
+(the weights and the planned activation peak: a per-byte form) and an affine form in the weights. Each is scored
+by the median |excess - predicted| (GiB, what it moves the KV budget by) in sample, by
+:func:`bench.windows_split.halves`, with each source held out in turn, and with each release held out in turn.
 
 Beside them, the records of :data:`RECORDS`: Windows start-ups that print their own split but cannot be planned (a
 card the catalog lacks), read the same way with the placeholder card the case names (the non-torch figure does not
@@ -25,7 +26,9 @@ from bench.calibrate_graphs import VllmCase
 from bench.fidelity_cases import load_cases
 from bench.windows_split import halves, source_of
 from planner.core.units import GiB
+from planner.engines.base import engine_total_bytes
 from planner.engines.vllm.profile import VllmProfile
+from planner.engines.vllm.stage import vllm_stage
 from planner.engines.vllm.versions import VllmConstants, fitted_constants
 
 Case = dict[str, Any]
@@ -42,6 +45,7 @@ class WindowsPoint(NamedTuple):
     weights_gib: float
     excess_gib: float
     layers: int
+    activation_gib: float  # the planned activation peak of the profile run (torch's, beside the weights)
     source: str
     printed: bool  # the log prints its non-torch or consumed figure (else what its KV budget leaves)
 
@@ -51,7 +55,7 @@ def _unblind(case: Case, *keys: str) -> Case:
 
 
 def _point(vllm: VllmCase, probe: VllmConstants) -> WindowsPoint | None:
-    case, request, _, _ = vllm
+    case, request, result, profile = vllm
     found = _non_torch_points([vllm], probe)
     if not found:
         return None
@@ -59,8 +63,11 @@ def _point(vllm: VllmCase, probe: VllmConstants) -> WindowsPoint | None:
     linux = VllmProfile(engine_version=p.version, constants=probe).non_torch_bytes(p.tp, p.pp, p.platform) / GiB
     reported = case["reported"]
     printed = reported.get("non_torch_gib") is not None or reported.get("consumed_gib") is not None
-    layers = request.model.num_hidden_layers
-    return WindowsPoint(case["id"], p.version, p.weights_gib, p.gib - linux, layers, source_of(case), printed)
+    stage = vllm_stage(request, result, profile.model_copy(update={"constants": probe}), 0, engine_total_bytes(request))
+    layers, activation = request.model.num_hidden_layers, stage.activation / GiB
+    return WindowsPoint(
+        case["id"], p.version, p.weights_gib, p.gib - linux, layers, activation, source_of(case), printed
+    )
 
 
 def points(cases: Iterable[Case], probe: VllmConstants | None = None) -> list[WindowsPoint]:
@@ -99,6 +106,7 @@ FORMS: dict[str, Callable[[list[WindowsPoint]], Predict]] = {
     "amount a process": lambda pts: _ratio(pts, lambda p: 1.0),
     "share of the weights (shipped)": lambda pts: _ratio(pts, lambda p: p.weights_gib),
     "amount a layer (per tensor)": lambda pts: _ratio(pts, lambda p: float(p.layers)),
+    "share of weights + activation peak": lambda pts: _ratio(pts, lambda p: p.weights_gib + p.activation_gib),
     "affine in the weights": _affine,
 }
 
