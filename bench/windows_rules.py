@@ -1,12 +1,13 @@
-"""Which form of the Windows term transfers (issue 20; docs/fidelity.md, 'The Windows term's form, held out by
-source and by release'): what each vLLM start-up planned ``--host windows`` holds beyond Linux's non-torch figure
-(:func:`bench.calibrate.fit_windows_share`'s points), against five forms fitted on the other start-ups: none, an
+"""Which form of the Windows term transfers (issue 20; docs/fidelity.md, 'The Windows term's form, held out by source
+and by release'): what each vLLM start-up planned ``--host windows`` holds beyond Linux's non-torch figure
+(:func:`bench.calibrate.fit_windows_share`'s points), against six forms fitted on the other start-ups: none, an
 amount per process, a share of the weights the rank loaded (shipped, :mod:`planner.engines.vllm.windows_share`), an
-amount per decoder layer (vLLM loads a fixed number of weight tensors a layer, each its own caching-allocator segment
-above 1 MiB: the per-tensor / per-allocation form), a share of every byte torch asked CUDA for by the profile's end
-(the weights and the planned activation peak: a per-byte form) and an affine form in the weights. Each is scored
-by the median |excess - predicted| (GiB, what it moves the KV budget by) in sample, by
-:func:`bench.windows_split.halves`, with each source held out in turn, and with each release held out in turn.
+amount per decoder layer (vLLM loads a fixed number of weight tensors a layer, each of 10 MiB or more its own
+caching-allocator segment, :mod:`planner.engines.vllm.allocator`: the per-tensor / per-allocation form), a share of
+every byte torch asked CUDA for by the profile's end (the weights and the planned activation peak: a per-byte form)
+and an affine form in the weights. Each is scored by the median |excess - predicted| (GiB, what it moves the KV
+budget by) in sample, by :func:`bench.windows_split.halves`, with each source held out in turn, and with each release
+held out in turn.
 
 Beside them, the records of :data:`RECORDS`: Windows start-ups that print their own split but cannot be planned (a
 card the catalog lacks), read the same way with the placeholder card the case names (the non-torch figure does not
