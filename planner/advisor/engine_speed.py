@@ -56,6 +56,7 @@ from planner.advisor.kernels import (
 from planner.advisor.moe_transfer import Transfer, transferred_moe
 from planner.advisor.paged_moe import paged_moe_seconds
 from planner.advisor.prompt_moe import alone_moe_seconds, serving_moe_seconds
+from planner.advisor.rank_balance import rank_wait_seconds
 from planner.advisor.replica_kv import kv_copies
 from planner.advisor.throughput import Load, Setup
 from planner.advisor.triton_attention import triton_prompt_seconds
@@ -315,8 +316,14 @@ def rank_prefill_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> floa
     adds to a prompt alone (0 without attention data parallelism, or a compute figure)."""
     if not setup.attention_dp or setup.gpus <= setup.attention_tp:
         return 0.0
-    own = compute_seconds(setup, load._replace(flops=load.flops - load.expert_flops, expert_flops=0.0), r)
+    own = rank_compute_seconds(setup, load, r)
     return 0.0 if own is None else own / setup.attention_tp - own / setup.gpus
+
+
+def rank_compute_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float | None:
+    """The matmul time of ``load`` but its routed experts on one GPU holding the whole model: what an attention-DP
+    rank computes by itself (:func:`rank_prefill_seconds`, :func:`planner.advisor.rank_balance.rank_wait_seconds`)."""
+    return compute_seconds(setup, load._replace(flops=load.flops - load.expert_flops, expert_flops=0.0), r)
 
 
 def serving_chunk(setup: Setup) -> int:
@@ -370,8 +377,12 @@ class Serving(NamedTuple):
 
 def serving(setup: Setup, decode: Load, prefill: Load | None, output_tokens: int, r: Roofline = FITTED) -> Serving:
     """``decode.tokens`` users in flight, each writing ``output_tokens`` after a prompt (``prefill``; ``None``:
-    decode only): a cycle of ``output_tokens`` steps and the batch's prefills."""
+    decode only): a cycle of ``output_tokens`` steps and the batch's prefills; under TensorRT-LLM's attention data
+    parallelism each prompt also holds the step on its rank (:func:`planner.advisor.rank_balance.rank_wait_seconds`
+    at ``decode.tokens / output_tokens`` prompts a step)."""
     per_prompt = 0.0 if prefill is None else (prefill_in_serving(setup, prefill, r, decode.tokens) or 0.0)
+    own = rank_compute_seconds(setup, prefill, r) if prefill is not None and per_prompt else None
+    per_prompt += 0.0 if own is None else rank_wait_seconds(setup, own, decode.tokens / output_tokens)
     return served(step(setup, decode, r), decode.tokens, per_prompt, output_tokens)
 
 

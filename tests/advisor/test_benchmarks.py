@@ -158,11 +158,13 @@ def test_the_unseen_set_of_2026_12() -> None:
     # prefill (133, 0.139, 1.061); before an attention-DP step's collectives were TensorRT-LLM's all-gather and
     # reduce-scatter a MoE layer, on the RTX PRO server's measured NCCL times (planner/advisor/collectives.py,
     # 2026-12-07, fifty-fourth): fused batched (289, 0.123, 1.563), long context (194, 0.131, 1.977), prefill (133,
-    # 0.121, 0.703)
+    # 0.121, 0.703); before an attention-DP step waited for its busiest rank's prompts (planner/advisor/rank_balance.py,
+    # 2026-12-07, fifty-fourth): fused batched (289, 0.123, 1.942), long context (194, 0.125, 2.37), prefill (133,
+    # 0.113, 1.186)
     assert figures == {
-        ("fused", "batched"): (289, 0.123, 1.942),
-        ("fused", "long_context"): (194, 0.125, 2.37),
-        ("fused", "prefill"): (133, 0.113, 1.186),
+        ("fused", "batched"): (289, 0.119, 1.804),
+        ("fused", "long_context"): (194, 0.127, 2.312),
+        ("fused", "prefill"): (133, 0.112, 0.577),
         ("layer-split", "single_stream"): (2, 0.026, 0.033),
         ("paged", "batched"): (5, 0.078, 0.163),
         ("paged", "single_stream"): (1, 0.04, 0.04),

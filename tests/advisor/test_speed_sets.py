@@ -39,14 +39,15 @@ def test_a_set_not_known_is_refused() -> None:
 
 def test_the_worst_rows_of_the_first_blind_set_are_its_named_misses() -> None:
     """Over 50 % on unseen-2026-12.toml: exactly the rows tests/advisor/unseen_2026_12.py names with a reason, the
-    worst first (8 x H100 Llama 4 Maverick FP8 at 128/4096: 6,744 tokens/s measured, +237 %; +198 % before an
-    attention-DP step's collectives were TensorRT-LLM's, planner/advisor/collectives.py)."""
+    worst first (8 x H100 Llama 4 Maverick FP8 at 128/4096: 6,744 tokens/s measured, +231 %; +198 % before an
+    attention-DP step's collectives were TensorRT-LLM's, planner/advisor/collectives.py, +237 % before its rank's
+    prompts held the step, planner/advisor/rank_balance.py)."""
     missed = worst(scored(load_rows((UNSEEN,))))
     assert {s.id for s in missed} == set(UNSEEN_2026_12_MISSES)
     assert [abs(s.error or 0.0) for s in missed] == sorted((abs(s.error or 0.0) for s in missed), reverse=True)
     first = missed[0]
     assert first.id == "trtllm-h100x8-llama4-maverick-fp8-128-4096" and first.measured == 6744.0
-    assert round(first.error or 0.0, 2) == 2.37
+    assert round(first.error or 0.0, 2) == 2.31
 
 
 def test_the_command_lists_them_per_set(capsys: pytest.CaptureFixture[str]) -> None:
@@ -56,4 +57,4 @@ def test_the_command_lists_them_per_set(capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     assert "unseen-2026-12.toml: 1 rows over 200%" in out
     line = next(x for x in out.splitlines() if x.endswith("trtllm-h100x8-llama4-maverick-fp8-128-4096"))
-    assert line.split()[:3] == ["+237.0%", "fused/long_context", "6744"]
+    assert line.split()[:3] == ["+231.2%", "fused/long_context", "6744"]
