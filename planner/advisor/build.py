@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from planner.advisor.attended import attended_model
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
 from planner.advisor.engine_speed import prefill_alone, prefill_in_serving
 from planner.advisor.option_base import Base, Scopes, base_of
@@ -186,7 +187,7 @@ class Built:
     ) -> Load:
         """One prompt of ``tokens`` tokens (the whole prompt for a cold start, the new ones under load); ``cached``
         and ``other_bits`` as for :meth:`decode`."""
-        model = cached or self.model
+        model = attended_model(cached or self.model, self.model)  # chunked layers attend within chunks (attended)
         key = (weights, tokens, model, other_bits)
         if key not in self._prefill:
             self._prefill[key] = prefill_load(model, weights, tokens, 0, self.params, other_bits=other_bits)

@@ -12,7 +12,8 @@ batch and of one prompt, for the whole replica:
 - **KV read**: each sequence's whole cache at its current length, window caps and linear-attention states
   included (:func:`planner.core.kv.kv_bytes_per_sequence`);
 - **FLOPs**: ``2 x`` the parameters a token multiplies (the embedding gather excluded) plus attention,
-  ``4 x q-width x`` the tokens each attention layer attends to (a sliding window caps them);
+  ``4 x q-width x`` the tokens each attention layer attends to (a sliding window caps them; a prompt: the pairs
+  each layer scores within its window or chunk, :mod:`planner.advisor.attended`);
 - **all-reduces**: tensor parallelism sums the ``B x hidden`` activations after every row-parallel block: a token
   mixer (attention, Mamba) and a feed-forward, twice a layer, once for a Nemotron-H block that holds one or the
   other (:func:`allreduces_per_step`).
@@ -27,6 +28,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
+from planner.advisor.attended import prompt_pairs
 from planner.advisor.hardware import LinkKind, link
 from planner.advisor.kernels import ComputePath, llamacpp_flash_attention, moe_kernel_layer_seconds
 from planner.advisor.matmuls import Matmuls, MoeShape, matmul_shapes, moe_shape
@@ -298,11 +300,11 @@ def prefill_load(
     other_bits: float | None = None,
 ) -> Load:
     """One prompt of ``prompt`` tokens after ``depth`` tokens already cached, whole replica: every weight read
-    once, causal attention over the prompt and the cached tokens."""
+    once, causal attention over the prompt and the cached tokens, each layer within its window or chunk
+    (:func:`planner.advisor.attended.prompt_pairs`)."""
     params = params or parameter_breakdown(model)
     n = max(1, prompt)
-    attended = attended_tokens(model, depth + n) + attended_tokens(model, depth)  # mean over the prompt, x 2
-    attention = 2 * _q_width(model) * n * attended
+    attention = 4 * _q_width(model) * prompt_pairs(model, depth, n)  # each layer's attended span (attended)
     w = weight_bytes(params, weights, bits_per_weight, other_bits)
     return Load(
         tokens=n,

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from pydantic import BaseModel
 
+from planner.advisor.attended import attended_model
 from planner.advisor.benchmarks import FAMILY_LABELS, BenchmarkRow, load_rows
 from planner.advisor.drain import Drained, Limits, drain, sharegpt_lengths, uniform_lengths
 from planner.advisor.engine_speed import (
@@ -134,7 +135,7 @@ def drained(row: BenchmarkRow, r: Roofline = FITTED, scheduler: Callable[..., Dr
     assert c.prefill is not None
     lengths = burst_lengths(row)
     limits = burst_limits(row, lengths)
-    spec, params = _served_model(row)
+    spec, _, params = _served_model(row)
     steps: dict[tuple[int, int], float] = {}
 
     def decode_seconds(batch: int, context: int) -> float:
@@ -173,13 +174,15 @@ def burst_lengths(row: BenchmarkRow) -> list[tuple[int, int]]:
     return [(row.input_tokens, row.output_tokens)] * row.requests
 
 
-def _served_model(row: BenchmarkRow) -> tuple[ModelSpec, ParameterBreakdown]:
-    """The model as the row's engine caches and attends to it, and its parameters."""
+def _served_model(row: BenchmarkRow) -> tuple[ModelSpec, ModelSpec, ParameterBreakdown]:
+    """The model as the row's engine caches and attends to it, as its prompts attend (chunked layers within their
+    chunks, :func:`planner.advisor.attended.attended_model`), and its parameters."""
     from model_catalog import get_model
     from planner.engines.registry import engine_profile
 
     model = get_model(row.model_id).spec
-    return engine_profile(engine_of_family(row.family)).kv_model(model), parameter_breakdown(model)
+    cached = engine_profile(engine_of_family(row.family)).kv_model(model)
+    return cached, attended_model(cached, model), parameter_breakdown(model)
 
 
 @cache
@@ -187,11 +190,11 @@ def case(row: BenchmarkRow) -> Case:
     """The loads of ``row`` (cached: the fit evaluates every row many times), on the model as the row's engine
     caches and attends to it (:meth:`planner.core.overhead.OverheadModelBase.kv_model`: TensorRT-LLM keeps every
     token of sliding-window and chunked layers unless the run sets an attention window, which no row states)."""
-    spec, params = _served_model(row)
+    spec, prompt_spec, params = _served_model(row)
     setup = _setup(row)
     bits, other = row.weights_bits, row.other_bits
     if row.metric in ("prefill_per_s", "ttft_seconds"):
-        alone = prefill_load(spec, row.weights, row.input_tokens, row.depth_tokens, params, bits, other)
+        alone = prefill_load(prompt_spec, row.weights, row.input_tokens, row.depth_tokens, params, bits, other)
         return Case(row, setup, None, alone, 1)
     per_replica = row.concurrency if row.concurrency != "max" else max_batch(row) * row.replicas
     batch = max(1, math.ceil(per_replica / row.replicas))
@@ -199,7 +202,7 @@ def case(row: BenchmarkRow) -> Case:
     decode = decode_load(spec, row.weights, row.kv_dtype, batch, context, params, bits, other)
     prefill: Load | None = None
     if row.metric in ("output_total", "output_per_gpu") and row.input_tokens:
-        prefill = prefill_load(spec, row.weights, row.input_tokens, 0, params, bits, other)
+        prefill = prefill_load(prompt_spec, row.weights, row.input_tokens, 0, params, bits, other)
     return Case(row, setup, decode, prefill, batch)
 
 

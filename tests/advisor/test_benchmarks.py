@@ -160,10 +160,11 @@ def test_the_unseen_set_of_2026_12() -> None:
     # 2026-12-07, fifty-fourth): fused batched (289, 0.123, 1.563), long context (194, 0.131, 1.977), prefill (133,
     # 0.121, 0.703); before an attention-DP step waited for its busiest rank's prompts (planner/advisor/rank_balance.py,
     # 2026-12-07, fifty-fourth): fused batched (289, 0.123, 1.942), long context (194, 0.125, 2.37), prefill (133,
-    # 0.113, 1.186)
+    # 0.113, 1.186); before a prompt's chunked layers attended within their chunks (planner/advisor/attended.py,
+    # 2026-12-07, fifty-fourth): long context (194, 0.127, 2.312)
     assert figures == {
         ("fused", "batched"): (289, 0.119, 1.804),
-        ("fused", "long_context"): (194, 0.127, 2.312),
+        ("fused", "long_context"): (194, 0.126, 2.312),
         ("fused", "prefill"): (133, 0.112, 0.577),
         ("layer-split", "single_stream"): (2, 0.026, 0.033),
         ("paged", "batched"): (5, 0.078, 0.163),
@@ -192,8 +193,9 @@ def test_the_unseen_set_of_2026_12b() -> None:
         # vLLM's and SGLang's fused MoE took aiconfigurator's measured times (planner.advisor.paged_moe, 2026-12-07);
         # worst 26.481 before an SGLang row took SGLang's MoE kernels, not vLLM's (Triton on Ampere, 2026-12-07); 0.193
         # before a prompt's routed experts took the measured fused-MoE time at the chunk's tokens (prompt_moe: the
-        # H100 Qwen3-235B-A22B ShareGPT runs, already under-predicted, -19.1 / -1.8 -> -21.1 / -4.5 %)
-        ("paged", "batched"): (38, 0.198, 23.588),
+        # H100 Qwen3-235B-A22B ShareGPT runs, already under-predicted, -19.1 / -1.8 -> -21.1 / -4.5 %); worst 23.588
+        # before a prompt's sliding-window layers scored each token's whole window (planner/advisor/attended.py)
+        ("paged", "batched"): (38, 0.198, 23.585),
         # 0.659 before each GPU's KV copy was read (2026-12-05); 0.642 (worst 3.283) before the chat-template parse;
         # 0.634 (worst 1.989) before the stated --max-model-len pool; 0.544 (worst 2.068) before the refit; 0.486
         # before the measured fused MoE; 0.466 before vLLM 0.11.0's FP8 GEMMs took aiconfigurator's 0.14.0 rate; 0.392
