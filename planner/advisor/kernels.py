@@ -166,7 +166,8 @@ def trtllm_kv_per_query_head(version: str | None) -> bool:
 # slope of the prompt's seconds over its attention FLOPs (:func:`planner.advisor.throughput.prefill_load`, a window
 # capping its layers) isolates the kernel's rate. Of GB10's 213 TFLOPS: gpt-oss-20b (64 heads of 64) 0.123,
 # Qwen3-Coder-30B-A3B Q8_0 (32 of 128) 0.264, Qwen2.5-Coder-7B Q8_0 (28 of 128) 0.181, gemma-3-4b Q4_0 (8 of 256)
-# 0.070; the median, 0.15 (tests/advisor/test_flash_attention.py recomputes it). The share varies with the head
+# 0.068 (0.070 before a prompt's sliding layers scored each token's whole window, planner.advisor.attended); the
+# median, 0.15 (tests/advisor/test_flash_attention.py recomputes it). The share varies with the head
 # size (the kernel's tile configuration), which one figure does not follow. gpt-oss-120b's series is left out:
 # two of its cells are held-out rows. Measured on GB10 only; every CUDA GPU takes it (no other GPU's depth series
 # is published here).

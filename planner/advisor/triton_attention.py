@@ -13,9 +13,11 @@ cores far below the rate of the weight GEMMs, which the speed model otherwise gi
 Its rate, :data:`VLLM_TRITON_PREFILL_ATTENTION_SHARE` of the GPU's 16-bit peak, is fitted (no public kernel
 benchmark of this release on an NVIDIA GPU was found): on one row, GPUStack's gpt-oss-20b on one A100 at 32,000
 prompt tokens (vLLM 0.11.0, 100 requests, 21.62 output tokens/s; tests/advisor/benchmarks/unseen-2026-12b.toml), a
-bisection of the share until the row's drained prediction meets it. Held out: the same page set's gpt-oss-120b at
-32,000 tokens (+132.5 -> +0.1 %), both models at 4,000 (+49.0 / +38.0 -> +18.9 / +17.8 %) and 2,000 tokens (+32.9
-/ +25.9 -> +17.6 / +15.5 %) and every other row (unchanged: none states a release in the range on such a GPU).
+bisection of the share until the row's drained prediction meets it (0.1028; 0.1024 before a prompt's sliding
+layers scored each token's whole window, :mod:`planner.advisor.attended`). Held out: the same page set's
+gpt-oss-120b at 32,000 tokens (+132.5 -> +0.2 %), both models at 4,000 (+49.0 / +38.0 -> +18.2 / +17.4 %) and 2,000
+tokens (+32.9 / +25.9 -> +16.8 / +15.0 %) and every other row (unchanged: none states a release in the range on such
+a GPU).
 Only the releases read take it (``EngineSupport.triton_attention_releases``); later ones choose by a priority list
 not traced here, and a set-up without a stated release (the advisor's) keeps the GEMM rate.
 """
@@ -30,7 +32,7 @@ from planner.core.releases import parse_version
 from planner.engines.registry import get_engine
 
 # The Triton prefill attention kernel's share of the 16-bit dense peak: fitted on one row (the module docstring).
-VLLM_TRITON_PREFILL_ATTENTION_SHARE = 0.102
+VLLM_TRITON_PREFILL_ATTENTION_SHARE = 0.103
 
 
 def vllm_triton_attention(gpu: GpuSpec, engine: str, release: str | None, sinks: bool, kv_dtype: str) -> bool:

@@ -75,7 +75,7 @@ def test_the_share_is_the_fit_rows_and_the_held_out_rows_follow() -> None:
 
 
 def test_the_share_is_refitted_to_three_places(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Bisecting the share until the fit row's prediction meets its measurement gives 0.1024: the constant is that
+    """Bisecting the share until the fit row's prediction meets its measurement gives 0.1028: the constant is that
     figure to three places, not one picked by hand."""
     lo, hi = 0.01, 1.0
     for _ in range(30):
@@ -84,4 +84,5 @@ def test_the_share_is_refitted_to_three_places(monkeypatch: pytest.MonkeyPatch) 
         lo, hi = (lo, mid) if _error(FIT_ROW) > 0 else (mid, hi)
     monkeypatch.undo()
     case.cache_clear()
-    assert round(mid, 3) == triton.VLLM_TRITON_PREFILL_ATTENTION_SHARE == 0.102
+    # 0.102 (0.1024) before a prompt's sliding layers scored each token's whole window (planner.advisor.attended)
+    assert round(mid, 3) == triton.VLLM_TRITON_PREFILL_ATTENTION_SHARE == 0.103
