@@ -38,8 +38,8 @@ A3B = (
     "a 14-point median: 51,796 -> 42,337 bytes a token), and the 0.92 boot plans -0.03 GiB: refused, but for no "
     "memory at all rather than 'too small'. The notice's 0.41 GiB graph estimate (0.22.0 v1/worker/gpu_worker.py:"
     "472-490: util less the estimate over the total) against the planner's 0.50 (the fitted first capture 0.11 and "
-    "FlashInfer's 394 MiB workspace) is the one sourced term left that would plan +0.06 GiB at 0.92. The mapping "
-    "is not applied: the refit moves 68 pinned figures of tests/fidelity"
+    "FlashInfer's 394 MiB workspace) is the one sourced term left that would plan +0.06 GiB at 0.92. Mapped so "
+    "since the remap (4c96c4a) and make calibrate's refit (6f541ba) of 2026-12-07, the pins they moved restated"
 )
 
 TWENTY_SECOND: dict[str, str] = {
@@ -54,12 +54,16 @@ TWENTY_SECOND: dict[str, str] = {
         "pools differ by 17,584 tokens, 0.20 GiB). " + V1_SAMPLER
     ),
     "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal": (
-        "verdict (planned to start with 0.49 GiB of KV, 0.24 until the mechanistic non-torch model, 2026-12-07, "
-        "fifty-third session; the PR: 'leaves only 0.07 GiB for KV at mem_util=0.92, so it can't even serve its 8K "
-        "window'), KV +0.42 GiB (+0.17 as found, twenty-second blind set, 2026-12-07). " + A3B
+        "verdict (planned to refuse with -0.03 GiB of KV, 'No available memory', since the int4-mixed remap and "
+        "refit, 2026-12-07, fifty-fourth session; to start with 0.49 GiB before them, 0.24 until the mechanistic "
+        "non-torch model, fifty-third session; the PR: 'leaves only 0.07 GiB for KV at mem_util=0.92, so it can't "
+        "even serve its 8K window'), KV -0.10 GiB (+0.42 before the remap and refit; +0.17 as found, "
+        "twenty-second blind set, 2026-12-07). " + A3B
     ),
     "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util095": (
-        "tokens +23.7 % (38,502 planned, 31,129 printed; KV 0.94 planned, 0.78 printed, +0.16 GiB; twenty-second "
+        "tokens -10.5 % (27,852 planned, 31,129 printed; KV 0.68 planned, 0.78 printed, -0.10 GiB since the "
+        "int4-mixed remap and refit, 2026-12-07, fifty-fourth session; +0.42 GiB before them; as found: tokens "
+        "+23.7 %, 38,502 planned, KV 0.94 planned, +0.16 GiB; twenty-second "
         "blind set, 2026-12-07; as found): the token miss is the KV one on a pool of a few blocks. " + A3B
     ),
 }

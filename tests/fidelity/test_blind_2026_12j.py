@@ -37,13 +37,17 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 NOW.update(
     {
         # +0.30 before
-        "vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal": -0.49,
+        # -0.49 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
+        "vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal": -0.35,
         # +0.30 before
-        "vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal": -0.49,
+        # -0.49 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
+        "vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal": -0.35,
         # +0.94 before
-        "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": 0.15,
+        # +0.15 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
+        "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": 0.29,
         # +0.24 before
-        "vllm-0.26-a100-40gb-qwen38-27b-redhat-int4-util090-seqs16-131k": -0.55,
+        # -0.55 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
+        "vllm-0.26-a100-40gb-qwen38-27b-redhat-int4-util090-seqs16-131k": -0.40,
     }
 )
 

@@ -50,7 +50,8 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 NOW.update(
     {
         # +0.51 before
-        "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": 0.75,
+        # +0.75 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
+        "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": 0.90,
     }
 )
 

@@ -77,11 +77,14 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 NOW.update(
     {
         # +0.23 before
-        "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-seqs256": -0.56,
+        # -0.56 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
+        "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-seqs256": -0.42,
         # +4.18 before
-        "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-mamba-refusal": 3.39,
+        # +3.39 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
+        "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-mamba-refusal": 3.53,
         # +0.71 before
-        "vllm-0.27-a100-80gb-qwen38-27b-fp8-marlin-mtp4-131k-util092": -0.08,
+        # -0.08 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
+        "vllm-0.27-a100-80gb-qwen38-27b-fp8-marlin-mtp4-131k-util092": 0.06,
         # +0.30 before
         # +0.16 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
         "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util090": 0.00,
@@ -102,7 +105,8 @@ NOW.update(
         # -1.22 before
         "vllm-0.28-rtx3090-llama31-8b-awq-util090-warm-compile": -0.18,
         # +0.90 before
-        "vllm-0.28-rtxpro6000-qwen36-35b-a3b-bf16-32k-mamba-refusal": 1.15,
+        # +1.15 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
+        "vllm-0.28-rtxpro6000-qwen36-35b-a3b-bf16-32k-mamba-refusal": 1.29,
     }
 )
 

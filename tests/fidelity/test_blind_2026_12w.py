@@ -47,9 +47,17 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
     assert [str(c["id"]) for c in IN_SCOPE] == [A100, GB10]
 
 
+# Moved since first scored (GiB): make calibrate's refit of the vision encoder's non-torch per item token without
+# club-3090 #851's under-counted INT4 weights (51,796 -> 42,337 bytes, 6f541ba, 2026-12-07, fifty-fourth session)
+NOW: dict[str, float] = {
+    # +0.24 as first scored, until the encoder refit (2026-12-07, fifty-fourth session)
+    A100: 0.38,
+}
+
+
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
-    assert_as_scored(case, RESULTS)
+    assert_as_scored(case, RESULTS, NOW)
 
 
 def test_first_scores() -> None:
@@ -58,14 +66,17 @@ def test_first_scores() -> None:
 
 
 def test_the_a100_llm_class_boot_within_target() -> None:
-    """The A100 boot: KV +0.24 GiB (0.32 leaving its release out, 0.15 its family), tokens +1.3 % of the printed
+    """The A100 boot: KV +0.38 GiB (0.45 leaving its release out, 0.21 its family), tokens +2.1 % of the printed
     298,275, the printed 51.1 GiB 'Model loading took' planned as 51.08; under the LLM class's A100 defaults (0.28.0
-    engine/arg_utils.py:2601-2610: 8,192 batched tokens, 256 sequences) at util 0.92 (config/cache.py:69)."""
+    engine/arg_utils.py:2601-2610: 8,192 batched tokens, 256 sequences) at util 0.92 (config/cache.py:69). As first
+    scored: +0.24 (0.32 / 0.15), tokens +1.3 %, until the int4-mixed remap (4c96c4a: the folds' encoder amounts no
+    longer hold club-3090 #851's under-counted INT4 weights) and make calibrate's refit of it (6f541ba, 2026-12-07,
+    fifty-fourth session)."""
     result = RESULTS[A100]
     assert misses(result) == []
-    assert result.loro_error_gib == pytest.approx(0.32, abs=0.01)
-    assert result.cv_error_gib == pytest.approx(0.15, abs=0.01)
-    assert result.token_error == pytest.approx(0.013, abs=0.001)
+    assert result.loro_error_gib == pytest.approx(0.45, abs=0.01)  # 0.32 until the remap (2026-12-07)
+    assert result.cv_error_gib == pytest.approx(0.21, abs=0.01)  # 0.15 until the remap (2026-12-07)
+    assert result.token_error == pytest.approx(0.021, abs=0.001)  # 0.013 until the encoder refit (2026-12-07)
     assert result.report is not None and result.report.weights_bytes / GiB == pytest.approx(51.1, abs=0.03)
 
 
