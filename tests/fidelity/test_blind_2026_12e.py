@@ -36,9 +36,12 @@ def test_the_boot_that_served() -> None:
     FlashInfer captures PIECEWISE graphs only, so none of its own here), 7.79 since the allocator's segment tails are
     counted with the weights (the same day: 0.14 GiB of the NVFP4 tensors' tails that the printed 18.48 GiB of
     weights does not show), 8.03 since the mechanistic non-torch model (2026-12-07, fifty-third session): no desktop
-    share, the vision encoder's non-torch per item token)."""
+    share, the vision encoder's non-torch per item token), 8.18 since make calibrate refitted that amount without
+    club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth session: 51,796 -> 42,337 bytes a token)."""
     result = RESULTS[STARTED]
-    assert result.kv_error_gib == pytest.approx(0.01, abs=0.01)
+    assert result.kv_error_gib == pytest.approx(
+        0.15, abs=0.01
+    )  # 0.01 until the encoder refit (2026-12-07, fifty-fourth session)
     assert BY_ID[STARTED]["unseen_score"]["kv_error_gib"] == pytest.approx(-0.23, abs=0.01)
     assert result.verdict_right
 

@@ -102,11 +102,12 @@ def test_the_moe_backend_ab_is_the_comments() -> None:
     """The comment's A/B on one RTX PRO 6000 ('Same weights, same flags, same GPU'): the b12x arm prints 11.47 GiB
     less KV than the Marlin arm; the planner's Marlin arm is +0.23 GiB (-0.01 before the mechanistic non-torch model,
     2026-12-07, fifty-third session: the RTX PRO 6000's desktop share of 1.03 GiB no longer planned, the vision
-    encoder's amount in its place)."""
+    encoder's amount in its place; +0.37 since make calibrate refitted that amount without club-3090 #851's
+    under-counted INT4 weights, 2026-12-07, fifty-fourth session)."""
     marlin, b12x = RESULTS[AB + "marlin-49476"], RESULTS[AB + "b12x-49476"]
     assert marlin.reported_kv_gib is not None and b12x.reported_kv_gib is not None
     assert marlin.reported_kv_gib - b12x.reported_kv_gib == pytest.approx(11.47, abs=0.005)
-    assert marlin.kv_error_gib == pytest.approx(0.23, abs=0.01)
+    assert marlin.kv_error_gib == pytest.approx(0.37, abs=0.01)  # +0.23 until the encoder refit (2026-12-07)
 
 
 def test_the_0271_split_places_the_error() -> None:
@@ -123,5 +124,7 @@ def test_the_0271_split_places_the_error() -> None:
     report = RESULTS[SPLIT].report
     assert report is not None
     consumed = (report.weights_bytes + report.non_torch_bytes) / GiB
-    assert consumed - 15.03 == pytest.approx(0.22, abs=0.01)
+    # 0.22 until make calibrate refitted the encoder amount without club-3090 #851's INT4 weights (2026-12-07,
+    # fifty-fourth session)
+    assert consumed - 15.03 == pytest.approx(0.15, abs=0.01)
     assert report.activation_bytes / GiB - (1.59 - 0.13) == pytest.approx(-0.43, abs=0.01)
