@@ -88,13 +88,16 @@ def test_the_b300_split_term_by_term() -> None:
     assert report is not None
     assert report.activation_bytes / GiB == pytest.approx(3.9, abs=0.03)
     # 0.25 before the mechanistic non-torch model (2026-12-07, fifty-third session): Gemma 4 31B's vision encoder's
-    # non-torch amount per item token
-    assert report.non_torch_bytes / GiB == pytest.approx(0.37, abs=0.01)
+    # non-torch amount per item token; 0.37 until make calibrate refitted it without club-3090 #851's under-counted
+    # INT4 weights (2026-12-07, fifty-fourth session)
+    assert report.non_torch_bytes / GiB == pytest.approx(0.35, abs=0.01)
     assert report.weights_bytes / GiB - 58.99 == pytest.approx(-0.10, abs=0.01)
     assert report.cuda_graph_bytes / GiB == pytest.approx(B300_ESTIMATE_GIB, abs=0.005)  # the printed precision
-    assert result.kv_error_gib == pytest.approx(-0.04, abs=0.01)
-    assert result.cv_error_gib == pytest.approx(-0.61, abs=0.01)
-    assert result.loro_error_gib == pytest.approx(-0.61, abs=0.01)
+    assert result.kv_error_gib == pytest.approx(-0.01, abs=0.01)  # -0.04 until the encoder refit (2026-12-07)
+    # -0.61 in both folds until the int4-mixed remap (4c96c4a, 2026-12-07): the folds' encoder amounts no longer
+    # hold club-3090 #851's under-counted INT4 weights
+    assert result.cv_error_gib == pytest.approx(-0.59, abs=0.01)
+    assert result.loro_error_gib == pytest.approx(-0.59, abs=0.01)
 
 
 def test_a_graph_on_compute_capability_10_costs_the_b300_line() -> None:
