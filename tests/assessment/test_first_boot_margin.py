@@ -33,14 +33,17 @@ def test_a_first_boots_transient_turns_a_thin_margin_amber() -> None:
     fifty-third session) 152 conversations against 150 users,
     the transient above the datacenter group's 90th-percentile miss (0.87 GiB), so the sentence named the first
     boot; since, 148 (the merged tree's allocator tails) against 146, and the group's miss, 1.15 GiB (the
-    encoder's amount on the datacenter Qwen3.5-family boots), covers the transient: amber, naming the planner's
-    error, to the same 144 conversations."""
+    encoder's amount on the datacenter Qwen3.5-family boots), covered the transient until make calibrate refitted that
+    amount without club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth session): the group's miss is
+    1.09 GiB, below the transient again, so the sentence names the first boot: amber, to the same 144 conversations."""
     a = assess(_request("Qwen/Qwen3-14B", gpu_id="l40s"), 146)
     assert a.report is not None and a.report.first_boot_bytes / GiB == pytest.approx(1.12, abs=0.01)
-    assert a.accuracy is not None and a.accuracy.p90_abs_bytes / GiB == pytest.approx(1.15, abs=0.01)
+    # 1.15 until the encoder refit (2026-12-07, fifty-fourth session; planner/engines/accuracy.toml)
+    assert a.accuracy is not None and a.accuracy.p90_abs_bytes / GiB == pytest.approx(1.09, abs=0.01)
     assert a.conversations == 148 and a.conversations_after_miss == 144
     assert a.tone == "warning" and a.margin_within_error
-    assert "thinner than the planner's error" in a.sentence() and "144 conversations" in a.sentence()
+    # "thinner than the planner's error" until the encoder refit (the group's miss then 1.15 GiB, above the transient)
+    assert "thinner than a first boot's transient" in a.sentence() and "144 conversations" in a.sentence()
 
 
 def test_no_transient_where_the_forward_is_larger_than_the_table() -> None:
