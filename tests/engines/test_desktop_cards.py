@@ -30,13 +30,15 @@ def test_desktop_cards_are_the_graphics_dies_sold_for_desktops(gpu_id: str) -> N
 def test_only_desktop_cards_hold_the_fitted_compile_amount() -> None:
     """Fitted 0 since the mechanistic non-torch model (2026-12-07, fifty-third session) (1.03 GiB before): the vision
     encoder's non-torch amount per item token
-    (``encoder_non_torch``, 51,796 bytes: 0.79 GiB for a Qwen3.5-family image of 16,384 tokens, where the rented
+    (``encoder_non_torch``, 42,337 bytes since make calibrate refitted it without club-3090 #851's under-counted INT4
+    weights, 2026-12-07, fifty-fourth session: 0.65 GiB for a Qwen3.5-family image of 16,384 tokens, 51,796 and 0.79
+    before, where the rented
     RTX 5090's A/B of file id 69381046304 prints 1.28 - 0.36 = 0.92) and the Windows share took its place; the rule
     still routes any amount to desktop cards alone."""
     profile = VllmProfile(engine_version="0.31.0")
     extra = profile.fitted.graphics_extra
     assert extra == 0
-    assert profile.fitted.encoder_non_torch * 16_384 / GiB == pytest.approx(0.79, abs=0.01)
+    assert profile.fitted.encoder_non_torch * 16_384 / GiB == pytest.approx(0.65, abs=0.01)  # 0.79 until the refit
     assert profile.graphics_compile_bytes(1, vllm_platform(get_gpu("rtx-3090"))) == extra
     assert profile.graphics_compile_bytes(4, vllm_platform(get_gpu("rtx-pro-6000-blackwell"))) == extra // 4
     assert profile.graphics_compile_bytes(1, vllm_platform(get_gpu("l40s"))) == 0
@@ -48,7 +50,9 @@ def test_the_l40s_start_ups_that_chose_it() -> None:
     lower: -0.17, +0.12, -0.75, -2.51, -0.82, -0.82, -0.18. Median 0.41 then; 0.36 since Model Runner V2's sampler
     is derived from the source (the Gemma 4 E4B start-up -1.34 -> +0.09 GiB); 0.30 since the allocator's segment
     tails are counted with the weights (2026-12-07: the Qwen3.8-27B FP8 boots 0.06 GiB lower); 0.21 since the
-    mechanistic non-torch model (2026-12-07, fifty-third session)."""
+    mechanistic non-torch model (2026-12-07, fifty-third session); 0.29 since make calibrate refitted the encoder
+    amount without club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth session: the Qwen3.8-27B FP8
+    boots 0.14 GiB higher)."""
     # the sixteenth blind set's 46,068 MiB Ada card and the seventeenth's A40 (2026-12-06), planned on the L40S entry,
     # came after the rule
     later = {
@@ -58,4 +62,4 @@ def test_the_l40s_start_ups_that_chose_it() -> None:
     chose = [r for r in run_all() if r.setup.gpu == "l40s" and r.kv_error_gib is not None and r.id not in later]
     errors = {r.id: r.kv_error_gib for r in chose}
     assert len(errors) == 7
-    assert statistics.median(abs(e) for e in errors.values() if e is not None) == pytest.approx(0.21, abs=0.01)
+    assert statistics.median(abs(e) for e in errors.values() if e is not None) == pytest.approx(0.29, abs=0.01)
