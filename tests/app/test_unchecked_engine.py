@@ -26,8 +26,9 @@ def test_the_memory_page_verdict_is_the_advices_colour() -> None:
     captions = [plain(c.value) for c in at.caption]  # said once: the caption does not repeat the verdict's clause
     assert "How close: No public start-up of TensorRT-LLM on datacenter GPUs checks its memory figure." in captions
     assert (
-        # 0.93 GiB until the mechanistic non-torch model (2026-12-07, fifty-third session)
-        "with the widest miss measured there (1.15 GiB per GPU, within which nine in ten of 32 public start-ups of "
+        # 0.93 GiB until the mechanistic non-torch model (2026-12-07, fifty-third session); 1.15 GiB of 32 until the
+        # twenty-fourth blind set's A100 boot and make calibrate's encoder refit (2026-12-07, fifty-fourth session)
+        "with the widest miss measured there (1.09 GiB per GPU, within which nine in ten of 33 public start-ups of "
         "vLLM stayed) it would hold 50 against the target of 51" in (plain(at.warning[0].value))
     )
     at = run_page("memory", {**link, "context": "32832", "users": "50", "engine": "trtllm"})
