@@ -114,11 +114,13 @@ def test_the_0271_split_places_the_error() -> None:
     """vLLM 0.27.1 prints KV = requested - consumed - peak activation, its peak being the transient profile peak
     plus the CUDA-graph estimate (0.27.1 v1/worker/gpu_worker.py:527-528, :544-548): 28.88 - 15.03 - 1.59 = 12.26
     GiB on #1087's first worker, whose estimate was 0.13 GiB (the second worker's 'CUDA graph pool memory' line).
-    The planner's +0.22 is two offsetting terms: weights and non-torch memory 0.22 GiB over the printed 15.03 (+0.10
-    and 0.34 before the mechanistic non-torch model, 2026-12-07, fifty-third session: no desktop share, the vision
-    encoder's amount; +0.23 and 0.20 before the allocator's segment tails counted with the loaded weights), and
-    a transient peak of 1.03 GiB against the log's 1.46 (1.59 - 0.13), which club-3090 PR #1139's 0.27.1 boot on two
-    RTX 3090s of the same compose prints too (1.66 - 0.20, vllm-blind-2026-12u.json)."""
+    The planner's +0.29 is two offsetting terms: weights and non-torch memory 0.15 GiB over the printed 15.03 (+0.22
+    and 0.22 until make calibrate refitted the encoder amount without club-3090 #851's under-counted INT4 weights,
+    2026-12-07, fifty-fourth session; +0.10 and 0.34 before the mechanistic non-torch model, 2026-12-07, fifty-third
+    session: no desktop share, the vision encoder's amount; +0.23 and 0.20 before the allocator's segment tails
+    counted with the loaded weights), and a transient peak of 1.03 GiB against the log's 1.46 (1.59 - 0.13), which
+    club-3090 PR #1139's 0.27.1 boot on two RTX 3090s of the same compose prints too (1.66 - 0.20,
+    vllm-blind-2026-12u.json)."""
     printed = next(c["reported"] for c in BLIND if c["id"] == SPLIT)
     assert printed["kv_cache_gib"] == pytest.approx(28.88 - printed["consumed_gib"] - printed["activation_peak_gib"])
     report = RESULTS[SPLIT].report
