@@ -21,8 +21,8 @@ captures the two largest graphs of each mode into a scratch pool: ``first captur
 the first capture counted once. The planner's form: ``first = base + a x layers`` and ``per graph = b x layers``
 (each captured graph holds one piece per layer), ``base``, ``a`` and ``b`` fitted by ``make calibrate`` to the
 printed "Estimated CUDA graph memory" lines (H100 at 51 + 51 graphs, RTX 3090 / 5090 at 5 to 9). FULL graphs
-through FlashInfer off compute capability 10 add its decode wrapper's float workspace to the first capture
-(:data:`FLASHINFER_WORKSPACE_BYTES`).
+through FlashInfer off compute capability 10 hold its decode wrapper's float workspace in FULL's first capture
+(:data:`FLASHINFER_WORKSPACE_BYTES`), which the estimate takes by the larger of the modes' first captures.
 
 With LoRA on, every size of each mode is captured for each LoRA case, ``[0, max_loras + 1]`` active adapters
 (``cudagraph_specialize_lora``, default True, without ``--specialize-active-lora``; 0.27.1
@@ -157,10 +157,15 @@ def graph_set(
 
 
 def graph_estimate_bytes(graphs: GraphSet, layers: int, base: int, first_per_layer: int, per_graph_layer: int) -> int:
-    """``first capture + per graph x (n - 1)`` per mode for a rank with ``layers`` decoder layers, FlashInfer's
-    decode workspace in the first FULL capture where it serves them (0 when nothing is captured)."""
+    """``largest first capture + per graph x (n - 1)`` per mode for a rank with ``layers`` decoder layers (0 when
+    nothing is captured). Where FlashInfer's decode wrapper serves the FULL graphs, FULL's first capture is its
+    workspace and one graph, taken against the fitted shared first capture by the larger, not added to it: the
+    estimate is ``max(first captures) + sum(per graph x (n - 1))`` (0.22.0 ``v1/worker/gpu_model_runner.py:6359-6364``,
+    the same in 0.24.0 - 0.31.0), PIECEWISE captured first (``v1/cudagraph_dispatcher.py:330-337``)."""
     if graphs.total == 0:
         return 0
     per_graph = max(MIN_PER_GRAPH, per_graph_layer * layers)
-    workspace = FLASHINFER_WORKSPACE_BYTES if graphs.flashinfer_workspace else 0
-    return max(0, base + first_per_layer * layers + per_graph * graphs.extra_graphs) + workspace
+    first = max(0, base + first_per_layer * layers)
+    if graphs.flashinfer_workspace:
+        first = max(first, FLASHINFER_WORKSPACE_BYTES + per_graph)
+    return first + per_graph * graphs.extra_graphs
