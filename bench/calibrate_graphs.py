@@ -12,7 +12,7 @@ from bench.calibrate_terms import fit_graphs
 from planner.core.units import GiB
 from planner.engines.base import engine_total_bytes
 from planner.engines.platform import vllm_platform
-from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes
+from planner.engines.vllm.graphs import GraphSet, graph_capture_total_bytes
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.split_accum import split_accum_bytes
 from planner.engines.vllm.stage import stage_graphs
@@ -104,7 +104,7 @@ def split_hopper_base(
     base, per_layer, per_graph = capture
     if not others:
         return base, per_layer, per_graph, 0
-    residuals = [gib * GiB - graph_estimate_bytes(g, n, 0, per_layer, per_graph) for n, g, gib in others]
+    residuals = [gib * GiB - graph_capture_total_bytes(g, n, 0, per_layer, per_graph) for n, g, gib in others]
     off = min(base, max(0, round(statistics.median(residuals))))
     return off, per_layer, per_graph, base - off
 

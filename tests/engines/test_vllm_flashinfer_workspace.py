@@ -118,3 +118,14 @@ def test_the_estimate_takes_the_larger_first_capture() -> None:
     assert graph_estimate_bytes(graphs, 10, 100 * mib, 0, mib) == FLASHINFER_WORKSPACE_BYTES + 10 * mib + 10 * mib
     big = graph_estimate_bytes(graphs, 10, 500 * mib, 0, mib)
     assert big == 500 * mib + 10 * mib
+
+
+def test_the_capture_adds_the_workspace_to_every_graph() -> None:
+    """The capture after KV sizing is one drop of free memory over every mode's graphs (0.22.0
+    v1/worker/gpu_model_runner.py:6416-6436): the workspace adds to the graphs' pool, whatever the first capture."""
+    from planner.engines.vllm.graphs import GraphSet, graph_capture_total_bytes
+
+    mib = 1 << 20
+    graphs = GraphSet(sizes=(1, 2), full=1, piecewise=2, mode="FULL_AND_PIECEWISE", flashinfer_workspace=True)
+    for base in (100 * mib, 500 * mib):
+        assert graph_capture_total_bytes(graphs, 10, base, 0, mib) == base + 10 * mib + FLASHINFER_WORKSPACE_BYTES

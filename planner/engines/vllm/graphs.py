@@ -169,3 +169,18 @@ def graph_estimate_bytes(graphs: GraphSet, layers: int, base: int, first_per_lay
     if graphs.flashinfer_workspace:
         first = max(first, FLASHINFER_WORKSPACE_BYTES + per_graph)
     return first + per_graph * graphs.extra_graphs
+
+
+def graph_capture_total_bytes(
+    graphs: GraphSet, layers: int, base: int, first_per_layer: int, per_graph_layer: int
+) -> int:
+    """What the capture after KV sizing takes: ``first capture + per graph x (n - 1)`` for a rank with ``layers``
+    decoder layers, plus FlashInfer's decode workspace where it serves the FULL graphs (0 when nothing is captured).
+    The capture is one drop of free memory over every mode's graphs (0.22.0 ``v1/worker/gpu_model_runner.py``
+    :6416-6436), so the workspace the first FULL capture allocates adds to the graphs' pool rather than overlaying
+    it as in the estimate's per-mode samples (:func:`graph_estimate_bytes`)."""
+    if graphs.total == 0:
+        return 0
+    per_graph = max(MIN_PER_GRAPH, per_graph_layer * layers)
+    workspace = FLASHINFER_WORKSPACE_BYTES if graphs.flashinfer_workspace else 0
+    return max(0, base + first_per_layer * layers + per_graph * graphs.extra_graphs) + workspace

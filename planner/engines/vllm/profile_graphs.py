@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING
 from planner.core.gpu import DevicePlatform
 from planner.core.units import GiB
 from planner.engines.platform import platform_of
-from planner.engines.vllm.graphs import GraphSet, graph_estimate_bytes, graph_set, lora_graph_cases
+from planner.engines.vllm.graphs import (
+    GraphSet,
+    graph_capture_total_bytes,
+    graph_estimate_bytes,
+    graph_set,
+    lora_graph_cases,
+)
 from planner.engines.vllm.hip_graphs import hip_graph_bytes
 from planner.engines.vllm.lora_graphs import lora_graph_bytes, lora_graph_kernels
 from planner.engines.vllm.split_accum import split_accum_bytes
@@ -134,7 +140,7 @@ class VllmGraphs:
         graphs = graphs if graphs is not None else self.default_graphs(80 * GiB, None)
         if graphs.hip and c.hip_graph_capture_bytes:
             return hip_graph_bytes(graphs, layers, c.hip_graph_capture_bytes) + split
-        fitted = graph_estimate_bytes(
+        fitted = graph_capture_total_bytes(
             graphs, layers, c.graph_capture_base, c.graph_capture_per_layer, c.graph_capture_per_graph_layer
         )
         return fitted + split if graphs.total else 0
