@@ -433,7 +433,10 @@ def test_llama_8b_on_one_rtx_3090_is_int8_first() -> None:
     ranking = rank(get_model("meta-llama/Llama-3.1-8B").spec, work, kv_dtypes=("bf16", "fp8"))  # the pair's caches
     first, second = ranking.options[:2]
     assert first.label == "1 x GeForce RTX 3090 (TP 1), int8 weights, fp8 KV" and first.engine == "vllm"
-    assert second.label == "1 x GeForce RTX 3090 (TP 1), fp8 weights, fp8 KV" and second.headroom == first.headroom
+    # the same room until FlashInfer's decode workspace sat in FULL's first capture (2026-12-07, fifty-fourth session):
+    # 0.09 GiB less estimate, one conversation more for INT8 (23 against 22), so INT8 leads on room as well
+    assert second.label == "1 x GeForce RTX 3090 (TP 1), fp8 weights, fp8 KV"
+    assert (first.conversations, second.conversations) == (23, 22)
 
 
 def test_a_whole_second_tie_with_the_soonest_still_goes_to_the_room() -> None:

@@ -97,6 +97,17 @@ NOW.update(
 )
 
 
+# FlashInfer's decode workspace inside FULL's first capture (2026-12-07, fifty-fourth session: vLLM's estimate
+# takes the larger of the modes' first captures; the refit Windows share 0.0705 -> 0.0738 and encoder amount
+# 42,337 -> 46,417 B a token); each value before it in the comment above it
+NOW.update(
+    {
+        # +0.04 before
+        "vllm-0.28-rtx3090-qwen38-27b-w4a16-autoround-syvai-131k-util0972": 0.11,
+    }
+)
+
+
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)

@@ -69,6 +69,21 @@ NOW.update(
 )
 
 
+# FlashInfer's decode workspace inside FULL's first capture (2026-12-07, fifty-fourth session: vLLM's estimate
+# takes the larger of the modes' first captures; the refit Windows share 0.0705 -> 0.0738 and encoder amount
+# 42,337 -> 46,417 B a token); each value before it in the comment above it
+NOW.update(
+    {
+        # +0.61 before
+        "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-bf16-8k-util092": 0.56,
+        # +0.36 before
+        "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-gptq-int4-8k-util092": 0.34,
+        # +0.32 before
+        "vllm-0.27-rtx4090-wsl2-qwen25-7b-instruct-fp8-dynamic-8k-util092": 0.30,
+    }
+)
+
+
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)
@@ -84,10 +99,11 @@ def test_scores_now() -> None:
     second 0.32 and the worst 0.63 until the allocator's segment tails were counted with the weights (2026-12-07);
     0.30 and 0.58 until the mechanistic non-torch model's Windows share (the same day, fifty-third session); 0.44 and
     0.45 until that share was one of the weights loaded (fifty-fourth session: 7.05 % of 14.27 / 5.22 / 8.16 GiB is
-    1.00 / 0.37 / 0.58 GiB where 1.18 was planned, and the three boots are +0.61 / +0.36 / +0.32)."""
+    1.00 / 0.37 / 0.58 GiB where 1.18 was planned, and the three boots are +0.61 / +0.36 / +0.32); 0.36 and 0.61 until
+    FlashInfer's decode workspace sat in FULL's first capture (the refit share 7.38 %: +0.56 / +0.34 / +0.30)."""
     errors = [abs(RESULTS[str(c["id"])].kv_error_gib or 0.0) for c in IN_SCOPE]
     right = sum(bool(RESULTS[str(c["id"])].verdict_right) for c in IN_SCOPE)
-    assert (sorted(errors)[1], max(errors), right) == (pytest.approx(0.36, abs=0.01), pytest.approx(0.61, abs=0.01), 3)
+    assert (sorted(errors)[1], max(errors), right) == (pytest.approx(0.34, abs=0.01), pytest.approx(0.56, abs=0.01), 3)
 
 
 def test_the_records_are_reported_not_scored() -> None:

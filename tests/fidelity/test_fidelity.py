@@ -194,9 +194,10 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
         # fifty-third session: planner.engines.vllm.warmup, planner.deploy.sysmem; its warm restart, refused in the
         # capture, is right since the LoRA kernels of the graphs captured with adapters active are planned,
         # 2026-12-07, fifty-second session: planner.engines.vllm.lora_graphs)
-        # the twenty-second blind set, wrong when found (bench.fidelity_unmatched_u): Intel's Qwen3.6-35B-A3B
-        # int4-mixed AutoRound on one RTX 3090 at util 0.92 (0.22.0), planned to start; it refused for its KV cache
-        "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal",
+        # (the twenty-second blind set, wrong when found (bench.fidelity_unmatched_u): Intel's Qwen3.6-35B-A3B
+        # int4-mixed AutoRound on one RTX 3090 at util 0.92 (0.22.0), planned to start; it refused for its KV cache;
+        # right since its int4-mixed weights and FlashInfer's workspace inside FULL's first capture, 2026-12-07,
+        # fifty-fourth session: planned 0.01 GiB, 'too small')
     }
     assert len(unseen) == 106  # 107 with the twenty-fourth set, less the B300 whose graph estimate is fitted
     assert sum(r.reported_failure == "mamba-blocks" and bool(r.verdict_right) for r in checked) >= 2

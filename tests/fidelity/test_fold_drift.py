@@ -41,12 +41,14 @@ def test_hybrid_moe_fold_moves_the_encoder_amount() -> None:
 def test_hybrid_fold_barely_moves_the_windows_share() -> None:
     """Without the Qwen3.5 hybrids the Windows term fitted as an amount per process fell 1.18 -> 0.90 GiB and moved
     their nine WSL2 RTX 5090 start-ups +0.28 GiB each (at 366efd3); as a share of the weights the rank loaded
-    (planner.engines.vllm.windows_share) it moves 0.0705 -> 0.0696, those start-ups +0.02 GiB at most."""
+    (planner.engines.vllm.windows_share) it moves 0.0705 -> 0.0696, those start-ups +0.02 GiB at most; 0.0738 -> 0.0696
+    (+0.09 GiB at most) since FlashInfer's decode workspace sits in FULL's first capture (2026-12-07, fifty-fourth
+    session: the WSL2 RTX 5090 boots' graph estimate 0.09 GiB lower, their residual read as Windows share)."""
     cases = load_cases()
     drifts = {d.field: d for d in family_drift("qwen3.5-hybrid", cases, fit(cases))}
     windows = drifts["windows_weights_share"]
-    assert (windows.shipped, windows.refit) == (0.0705, 0.0696)
-    assert max(abs(m) for _, m in windows.moves) == pytest.approx(0.02, abs=TOLERANCE_GIB)
+    assert (windows.shipped, windows.refit) == (0.0738, 0.0696)
+    assert max(abs(m) for _, m in windows.moves) == pytest.approx(0.09, abs=TOLERANCE_GIB)
 
 
 def test_printed_split_windows_boots() -> None:
@@ -60,11 +62,12 @@ def test_printed_split_windows_boots() -> None:
 
 def test_release_fold_fits_the_windows_share_on_three_boots() -> None:
     """``--by release``: 15 of the 18 Windows start-ups are 0.27.1 boots; without them the share is fitted on the other
-    three (0.0542), which moves the WSL2 RTX 5090 MTP boots +0.36 GiB (release out 0.297 -> 0.302 GiB)."""
+    three (0.0542), which moves the WSL2 RTX 5090 MTP boots +0.36 GiB (release out 0.297 -> 0.302 GiB); shipped 0.0738
+    (+0.43 GiB) since FlashInfer's decode workspace sits in FULL's first capture (2026-12-07, fifty-fourth session)."""
     cases = load_cases()
     drifts = {d.field: d for d in family_drift("0.27", cases, fit(cases), case_release)}
     windows = drifts["windows_weights_share"]
-    assert (windows.shipped, windows.refit) == (0.0705, 0.0542)
+    assert (windows.shipped, windows.refit) == (0.0738, 0.0542)
     moved = dict(windows.moves)
     mtp3 = moved["vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3"]
-    assert mtp3 == pytest.approx(0.36, abs=TOLERANCE_GIB)
+    assert mtp3 == pytest.approx(0.43, abs=TOLERANCE_GIB)

@@ -30,9 +30,10 @@ def _case(case_id: str) -> dict:  # type: ignore[type-arg]
         # 2026-12-07: Qwen3-14B's FP8 tensors 0.12 GiB, Qwen3-32B's AWQ ones 0.125)
         # -0.22 and 1.07 until the mechanistic non-torch model (2026-12-07, fifty-third session): the Windows share
         # (1.18 GiB) planned and no desktop share, so what they hold beyond the plan is 1.18 less; -1.40 and -0.11 until
-        # that share was 7.05 % of the weights loaded (fifty-fourth session: 0.62 and 1.08 GiB for 8.80 and 15.33)
-        ("vllm-0.27-rtx4090-wsl2-qwen3-8b-fp8-2k-util090", -0.84),
-        ("vllm-0.27-rtx4090-wsl2-qwen3-14b-fp8-8k-util090", -0.01),
+        # that share was 7.05 % of the weights loaded (fifty-fourth session: 0.62 and 1.08 GiB for 8.80 and 15.33);
+        # -0.84 and -0.01 until FlashInfer's decode workspace sat in FULL's first capture (the refit share 7.38 %)
+        ("vllm-0.27-rtx4090-wsl2-qwen3-8b-fp8-2k-util090", -0.87),
+        ("vllm-0.27-rtx4090-wsl2-qwen3-14b-fp8-8k-util090", -0.06),
         # one RTX 5090 box, vLLM 0.28.0 (file id 69451098589): Qwen3-32B-AWQ's cold first boot, its warm restart
         ("vllm-0.28-rtx5090-qwen3-32b-awq-util085-8k", 1.51),
         ("vllm-0.28-rtx5090-qwen3-32b-awq-util070-8k", 0.00),

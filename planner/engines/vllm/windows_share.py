@@ -20,14 +20,14 @@ on, 0.27.1 ``platforms/cuda.py:286-304``); no per-allocation or per-layer form t
 and none can be checked release out (:mod:`bench.windows_rules`; docs/fidelity.md, 'The Windows term's form'). The
 share is fitted on the public WSL2 / Docker Desktop
 start-ups' figures alone (``bench.calibrate.fit_windows_share``; :mod:`bench.windows_split`, two halves by source,
-each held out once; :mod:`bench.fold_drift`: the share moves 0.0705 -> 0.0696 without the Qwen3.5 hybrids, whose
+each held out once; :mod:`bench.fold_drift`: the share moves 0.0738 -> 0.0696 without the Qwen3.5 hybrids, whose
 nine WSL2 RTX 5090 start-ups moved the amount per process 1.18 -> 0.90 GiB). An empirical share, as unified
 memory's (:mod:`planner.engines.vllm.unified`): no source line sets it. Per rank, on a V1 start-up planned with
 ``--host windows`` (:attr:`planner.core.overhead.StageContext.windows_host`), eager or compiled.
 
 >>> from planner.engines.vllm.versions import fitted_constants
 >>> fitted_constants().windows_weights_share
-0.0705
+0.0738
 """
 
 from __future__ import annotations
