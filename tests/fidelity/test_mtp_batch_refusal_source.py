@@ -83,12 +83,14 @@ def test_the_refusal_misses_by_the_mtp_level_not_by_the_batched_tokens() -> None
     assert planned_drop > 3.00 - 1.42  # the printed drop, 1.58
     # +1.75 before the mechanistic non-torch model; +0.81 until the Windows term was a share of the weights loaded
     # (2026-12-07, fifty-fourth session: 1.49 GiB for these 21.18 GiB of weights, not 1.18); +0.44 until make
-    # calibrate refitted the encoder amount without club-3090 #851's under-counted INT4 weights (the same session)
-    assert mtp.kv_error_gib == pytest.approx(0.58, abs=0.01)
+    # calibrate refitted the encoder amount without club-3090 #851's under-counted INT4 weights (the same session);
+    # +0.58 until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder amount
+    # to 46,417 B, 2026-12-07
+    assert mtp.kv_error_gib == pytest.approx(0.45, abs=0.01)
     planned = refusal.report.available_kv_cache_bytes_per_gpu / GiB
     # +0.60 before the mechanistic non-torch model: planned to start; -0.34 until the Windows share (above); -0.71
-    # until the encoder refit (above)
-    assert planned - PRINTED_NEED_GIB == pytest.approx(-0.56, abs=0.01)
+    # until the encoder refit (above); -0.56 until the second encoder refit (above)
+    assert planned - PRINTED_NEED_GIB == pytest.approx(-0.70, abs=0.01)
     assert refusal.report.failure_kind == refusal.reported_failure == "kv-cache-too-small"
 
 
