@@ -28,13 +28,17 @@ def test_the_forms_held_out() -> None:
     per-tensor form, 0.022 GiB a layer): 0.155 / 0.157 / 0.155 / 0.329 GiB (in sample / halves / source out / release
     out) against 0.209 / 0.298 / 0.305 / 0.305 and 0.192 / 0.339 / 0.339 / 0.346; a share of the weights and the
     planned activation peak (6.75 %, the per-byte form) 0.207 / 0.210 / 0.207 / 0.267. Release out, 17 of the 18 are
-    0.27.1 boots: held out, the share is fitted on the one 0.29.0 boot (5.4 %)."""
+    0.27.1 boots: held out, the share is fitted on the one 0.29.0 boot (5.4 %). Those were 6f541ba's figures; on the
+    merged tree since FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder
+    amount to 46,417 B and the share to 7.38 % (2026-12-07): the share 0.208 / 0.264 / 0.208 / 0.393 against
+    0.207 / 0.361 / 0.368 / 0.353 and 0.175 / 0.283 / 0.287 / 0.299, the per-byte form 0.240 / 0.313 / 0.240 / 0.319:
+    the share is still the best held out by halves and by source, no longer in sample (the per-tensor form 0.175)."""
     got = scores(list(_points()), halves()[0])
     for form, figures in (
-        (SHARE, (0.155, 0.157, 0.155, 0.329)),
-        ("amount a process", (0.209, 0.298, 0.305, 0.305)),
-        ("amount a layer (per tensor)", (0.192, 0.339, 0.339, 0.346)),
-        ("share of weights + activation peak", (0.207, 0.210, 0.207, 0.267)),
+        (SHARE, (0.208, 0.264, 0.208, 0.393)),  # 0.155 / 0.157 / 0.155 / 0.329 at 6f541ba
+        ("amount a process", (0.207, 0.361, 0.368, 0.353)),  # 0.209 / 0.298 / 0.305 / 0.305
+        ("amount a layer (per tensor)", (0.175, 0.283, 0.287, 0.299)),  # 0.192 / 0.339 / 0.339 / 0.346
+        ("share of weights + activation peak", (0.240, 0.313, 0.240, 0.319)),  # 0.207 / 0.210 / 0.207 / 0.267
     ):
         assert got[form] == pytest.approx(figures, abs=TOLERANCE_GIB)
     assert sum(p.release == "0.27.1" for p in _points()) == 17
@@ -55,11 +59,13 @@ def test_printed_splits_hold_none() -> None:
     """The Windows start-ups that print their own split hold nothing beyond Linux's figure: the two WSL2 RTX 4090
     Qwen2.5-0.5B boots -0.08 / -0.10 GiB, and the WSL2 RTX 4080 record under 0.26.0 with
     VLLM_WSL2_ENABLE_PIN_MEMORY=1 (file id 57428438798) -0.19, where the share plans +0.37; those whose excess is what
-    the KV budget leaves hold a median +1.34."""
+    the KV budget leaves hold a median +1.39 (+1.34 at 6f541ba)."""
     printed = sorted(round(p.excess_gib, 2) for p in _points() if p.printed)
     assert printed == pytest.approx([-0.10, -0.08], abs=TOLERANCE_GIB)
     left = statistics.median(p.excess_gib for p in _points() if not p.printed)
-    assert left == pytest.approx(1.34, abs=TOLERANCE_GIB)
+    # 1.34 at 6f541ba, until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the
+    # encoder amount to 46,417 B (2026-12-07, the merged tree)
+    assert left == pytest.approx(1.39, abs=TOLERANCE_GIB)
     (record,) = records(load_cases())
     assert record.excess_gib == pytest.approx(-0.19, abs=TOLERANCE_GIB)
     assert record.printed
