@@ -53,20 +53,20 @@ def test_candidate_with_windows_term() -> None:
     s = summary(results, held)
     # 0.232 / 0.328 / 0.297, held 0.236, 24 over-planned until --skip-mm-profiling was read and the encoder amount
     # planned on CUDA alone (helper skipmm); family / release 0.315 / 0.297, cross 0.269 / 0.269, 26 over-planned until
-    # the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
-    for name, value in (("in", 0.224), ("family", 0.285), ("release", 0.302), ("held", 0.228)):
+    # the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session); 0.224 / 0.285 / 0.302,
+    # held 0.228, cross 0.243 / 0.252, 147 / 149, 25 over-planned, the 0.22 RTX 3090 A3B AutoRound refusal wrong, until
+    # the session's merge: FlashInfer's workspace placed in FULL's first capture and make calibrate's refit of the
+    # encoder amount to 46,417 B (2026-12-07), with the twenty-fourth blind set's two boots
+    for name, value in (("in", 0.230), ("family", 0.268), ("release", 0.329), ("held", 0.215)):
         assert s[name] == pytest.approx(value, abs=MEDIAN_TOLERANCE_GIB)
     cross = held_out(results)
     assert statistics.median(abs(e) for e in cross.values()) == pytest.approx(0.243, abs=MEDIAN_TOLERANCE_GIB)
     assert statistics.median(abs(e) for k, e in cross.items() if k in held) == pytest.approx(
-        0.252, abs=MEDIAN_TOLERANCE_GIB
+        0.228, abs=MEDIAN_TOLERANCE_GIB
     )
-    assert s["verdicts"] == (147, 149)
-    assert over_planned(results) == 25
-    assert set(s["wrong"]) == {
-        "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal",
-        "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal",
-    }
+    assert s["verdicts"] == (150, 151)
+    assert over_planned(results) == 22
+    assert set(s["wrong"]) == {"vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal"}
     first_boot = next(r for r in results if r.id == FIRST_BOOT)
     # 2.10 - 0.45 planned to start at 8918bde; 1.97 - 0.45 on the merged tree, refused as logged
     assert first_boot.kv_error_gib == pytest.approx(1.97 - 0.45, abs=CASE_TOLERANCE_GIB)
