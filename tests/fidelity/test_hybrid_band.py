@@ -56,7 +56,8 @@ def test_rtxpro6000_server_activation_and_estimate_cancel() -> None:
     over); the KV 30.48 against 31.24 (31.27 before the mechanistic non-torch model (2026-12-07, fifty-third session):
     Qwen3.8-27B's vision encoder's non-torch amount,
     bench.fidelity_unmatched_w); 30.62 since make calibrate refitted that amount without club-3090 #851's
-    under-counted INT4 weights, 2026-12-07, fifty-fourth session)."""
+    under-counted INT4 weights, 2026-12-07, fifty-fourth session; 30.56 since FlashInfer's workspace was placed in
+    FULL's first capture and make calibrate refit the encoder amount to 46,417 B, 2026-12-07)."""
     report = _report("vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256")
     transient = 2.58 - 0.69
     assert transient == pytest.approx(1.89, abs=PRINTED)
@@ -75,7 +76,8 @@ def test_two_3090_mtp_activation_under_in_0271() -> None:
     a transient peak of 1.46 GiB where 1.03 is planned (0.43 under); consumed planned 15.42 (0.17 over; 15.55, 0.30
     over, before the mechanistic non-torch model (2026-12-07, fifty-third session); 15.41, 0.16 over, before the
     allocator's segment tails counted with the loaded weights; 15.35, 0.10 over, since make calibrate refitted the
-    encoder amount without club-3090 #851's under-counted INT4 weights, 2026-12-07, fifty-fourth session)."""
+    encoder amount without club-3090 #851's under-counted INT4 weights, 2026-12-07, fifty-fourth session; 15.38, 0.13
+    over, since the encoder refit to 46,417 B with FlashInfer's workspace in FULL's first capture, 2026-12-07)."""
     report = _report("vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-1139")
     transient = 1.66 - 0.2
     assert _gib(report.activation_bytes) == pytest.approx(1.028, abs=PINNED)
@@ -91,7 +93,8 @@ def test_same_two_3090_setup_prints_less_kv_in_0271_than_0240() -> None:
     MTP 3: 0.24.0 prints 5.33 GiB of KV, 0.27.1 4.76; the planner plans 5.09 for both (4.97 before the mechanistic
     non-torch model (2026-12-07, fifty-third session); 5.11
     before the allocator's segment tails counted with the loaded weights; 5.17 since make calibrate refitted the
-    encoder amount without club-3090 #851's under-counted INT4 weights, 2026-12-07, fifty-fourth session)."""
+    encoder amount without club-3090 #851's under-counted INT4 weights, 2026-12-07, fifty-fourth session; 5.13 since
+    the encoder refit to 46,417 B with FlashInfer's workspace in FULL's first capture, 2026-12-07)."""
     old = _report("vllm-0.24-2x3090-qwen36-27b-fp8-mtp3-fp8kv-262k-club3090-594")
     new = _report("vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-1139")
     assert old.available_kv_cache_bytes_per_gpu == new.available_kv_cache_bytes_per_gpu
@@ -109,7 +112,8 @@ def test_l40s_leaves_little_for_an_encoder_peak() -> None:
     1.04: the vision encoder's non-torch amount): 0.43 GiB
     more than the log leaves, where the KV refusal is still planned as printed; 1.92 (0.29 more) since make calibrate
     refitted the encoder amount without club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth
-    session)."""
+    session); 1.98 (0.35 more) since the encoder refit to 46,417 B with FlashInfer's workspace in FULL's first
+    capture (2026-12-07)."""
     report = _report("vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal")
     left = 0.86 * 44.52 - 28.51 - 1.11 - 7.04
     assert left == pytest.approx(1.63, abs=PRINTED)

@@ -120,7 +120,9 @@ def test_the_h100_refusal_is_its_sibling_plus_a_step_the_planner_does_not_take()
     allocator's segment tails were counted with the weights (2026-12-07: 0.06 GiB more weights); +4.18 and +0.23
     until the mechanistic non-torch model (2026-12-07, fifty-third session): the vision encoder's non-torch amount, 0.79
     GiB in both); +3.53 and -0.42 since make calibrate refitted that amount without club-3090 #851's under-counted
-    INT4 weights (2026-12-07, fifty-fourth session: 0.14 GiB less in both, the step unchanged)."""
+    INT4 weights (2026-12-07, fifty-fourth session: 0.14 GiB less in both, the step unchanged); +3.47 and -0.48 since
+    FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder amount to 46,417 B
+    (2026-12-07: 0.06 GiB more in both, the step unchanged)."""
     stage = _stage(H100_REFUSAL)
     assert (stage.block_size, stage.page_bytes, stage.group_size) == (784, 784 * 4096, 16)
     refusal, sibling = _result(H100_REFUSAL), _result(H100_SIBLING)
@@ -146,7 +148,8 @@ def test_the_same_model_on_the_same_card_at_1024_sequences_on_0_22_is_as_planned
     vision encoder's non-torch amount; 865 and +0.45 until
     the allocator's segment tails were counted with the weights); its 1,024 sequences run the same sampler rows and
     graphs as the 0.27.1 refusal's. 851 and -0.26 since make calibrate refitted the encoder amount without
-    club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth session)."""
+    club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth session); 849 and -0.32 since the encoder
+    refit to 46,417 B with FlashInfer's workspace in FULL's first capture (2026-12-07)."""
     boot = _result(H100_022)
     assert boot.report is not None and boot.report.failure_kind == "mamba-blocks"
     # 848 until the encoder refit; 851 until FlashInfer's workspace was placed in FULL's first capture and make
