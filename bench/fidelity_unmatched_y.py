@@ -21,9 +21,11 @@ FIFTY_FOURTH: dict[str, str] = {
         "and MTP 3 siblings of the same README hold 1.98-1.99 (+0.43 / +0.44 planned); " + _SHARE
     ),
     "vllm-0.27-2x5090-qwen38-27b-nvfp4-mtp3-fp8kv-262k-util090-club3090-1026": (
-        "KV +0.53 GiB, tokens +3.3 % (+0.45 / +2.8 % until make calibrate refitted the vision encoder's non-torch "
-        "amount per item token without club-3090 #851's under-counted INT4 weights, 51,796 -> 42,337 bytes, "
-        "2026-12-07): RadixArk's Qwen3.8-27B NVFP4 at TP 2 (club-3090 issue #1026, twenty-third blind set) now "
+        "KV +0.50 GiB, tokens +3.2 % (+0.53 / +3.3 % until FlashInfer's workspace was placed in FULL's first capture "
+        "and make calibrate refit the encoder amount to 46,417 bytes; +0.45 / +2.8 % until make calibrate refitted "
+        "the vision encoder's non-torch amount per item token without club-3090 #851's under-counted INT4 weights, "
+        "51,796 -> 42,337 bytes, 2026-12-07): RadixArk's Qwen3.8-27B NVFP4 at TP 2 (club-3090 issue #1026, "
+        "twenty-third blind set) now "
         "plans 0.08 GiB less encoder memory a rank than its log leaves; the issue prints no 'Model loading took' "
         "or non-torch line that would split the rest"
     ),
