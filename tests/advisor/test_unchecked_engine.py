@@ -42,18 +42,21 @@ def test_the_widest_measured_miss_stands_in_for_its_error() -> None:
 
 
 def test_where_the_stand_in_leaves_the_target_short_the_verdict_is_a_warning() -> None:
-    """At 32,832 tokens the pool holds 51.28 conversations: 51 for a target of 51, and 50 after 1.15 GiB less per
+    """At 32,832 tokens the pool holds 51.28 conversations: 51 for a target of 51, and 50 after 1.29 GiB less per
     GPU (0.93 until the mechanistic non-torch model, 2026-12-07, fifty-third session; 0.77 over 28 start-ups before the
-    twenty-second blind set's four RTX PRO 6000 Server Edition boots; 1.09 since make calibrate refitted the encoder
-    amount without club-3090 #851's under-counted INT4 weights, 2026-12-07, fifty-fourth session). The
-    advice had called that option undermined while the Memory page and `fit` kept a green verdict (one
-    set-up, two colours: an outside review, 2026-12-05); the verdict itself is now a warning, and says why."""
+    twenty-second blind set's four RTX PRO 6000 Server Edition boots; 1.15 after that model, 1.09 since make calibrate
+    refitted the encoder amount without club-3090 #851's under-counted INT4 weights, 2026-12-07, fifty-fourth session;
+    1.29 since FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder amount to
+    46,417 B, 2026-12-07). The advice had called that option undermined while the Memory page and `fit` kept a green
+    verdict (one set-up, two colours: an outside review, 2026-12-05); the verdict itself is now a warning, and says
+    why."""
     tight = _assessed(32_832, 51)
     assert (tight.conversations, round(tight.concurrency, 2), tight.conversations_after_miss) == (51, 51.28, 50)
     assert tight.margin_within_error and tight.tone == "warning"
     text, undermines = unchecked_margin(tight, 1, 51) or ("", False)
-    # 1.15 GiB until the encoder refit (2026-12-07, fifty-fourth session; planner/engines/accuracy.toml)
-    assert undermines and text.startswith(UNCHECKED + ", and with the widest miss measured there (1.09 GiB per GPU")
+    # 1.15 GiB until the encoder refit (2026-12-07, fifty-fourth session; planner/engines/accuracy.toml); 1.09 until
+    # FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder amount to 46,417 B
+    assert undermines and text.startswith(UNCHECKED + ", and with the widest miss measured there (1.29 GiB per GPU")
     assert text.endswith("it would hold 50 against the target of 51")
     assert tight.sentence().endswith(f" {UNCHECKED[:1].upper()}{UNCHECKED[1:]}{text[len(UNCHECKED) :]}.")
     assert _assessed(32_832, 50).tone == "success"  # 50 after the miss: the target still held
@@ -61,11 +64,13 @@ def test_where_the_stand_in_leaves_the_target_short_the_verdict_is_a_warning() -
     # verdict's clause, in GiB where the verdict spoke GB); without a target, what it would hold instead
     assert unchecked_sentence(tight, "GB") == UNCHECKED[:1].upper() + UNCHECKED[1:] + "."
     # 1.23 GB (1.15 GiB) of 32 until the twenty-fourth blind set's A100 boot joined the group (33) and make calibrate
-    # refitted the encoder amount without club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth session)
-    stand_in = "(1.17 GB per GPU, within which nine in ten of 33 public start-ups of vLLM stayed)"  # not "the worst"
+    # refitted the encoder amount without club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth
+    # session); 1.17 GB (1.09 GiB) until FlashInfer's workspace was placed in FULL's first capture and make
+    # calibrate refit the encoder amount to 46,417 B (2026-12-07)
+    stand_in = "(1.39 GB per GPU, within which nine in ten of 33 public start-ups of vLLM stayed)"  # not "the worst"
     assert f"{stand_in} it would hold 50 against the target of 51." in tight.sentence("GB")
     assert unchecked_sentence(_assessed(32_832)) == (
-        f"{UNCHECKED[:1].upper()}{UNCHECKED[1:]}, and with the widest miss measured there (1.09 GiB per GPU, "
+        f"{UNCHECKED[:1].upper()}{UNCHECKED[1:]}, and with the widest miss measured there (1.29 GiB per GPU, "
         "within which nine in ten of 33 public start-ups of vLLM stayed) it would hold 50 conversations instead of 51."
     )
 
