@@ -56,7 +56,7 @@ from planner.advisor.kernels import (
 from planner.advisor.moe_transfer import Transfer, transferred_moe
 from planner.advisor.paged_moe import paged_moe_seconds
 from planner.advisor.prompt_moe import alone_moe_seconds, serving_moe_seconds
-from planner.advisor.rank_balance import rank_wait_seconds
+from planner.advisor.rank_balance import rank_wait_seconds, ranks_wait
 from planner.advisor.replica_kv import kv_copies
 from planner.advisor.throughput import Load, Setup
 from planner.advisor.triton_attention import triton_prompt_seconds
@@ -316,14 +316,16 @@ def rank_prefill_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> floa
     adds to a prompt alone (0 without attention data parallelism, or a compute figure)."""
     if not setup.attention_dp or setup.gpus <= setup.attention_tp:
         return 0.0
-    own = rank_compute_seconds(setup, load, r)
+    own = compute_seconds(setup, _without_experts(load), r)  # what the rank computes by itself
     return 0.0 if own is None else own / setup.attention_tp - own / setup.gpus
 
 
-def rank_compute_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float | None:
-    """The matmul time of ``load`` but its routed experts on one GPU holding the whole model: what an attention-DP
-    rank computes by itself (:func:`rank_prefill_seconds`, :func:`planner.advisor.rank_balance.rank_wait_seconds`)."""
-    return compute_seconds(setup, load._replace(flops=load.flops - load.expert_flops, expert_flops=0.0), r)
+def prompt_rank_wait_seconds(setup: Setup, prompt: Load, prompts_per_step: float, r: Roofline = FITTED) -> float:
+    """What ``prompt`` holds a TensorRT-LLM attention-DP step on its busiest rank
+    (:func:`planner.advisor.rank_balance.rank_wait_seconds` of its layers but the routed experts on one GPU holding
+    the whole model), computed only where a rank waits (:func:`planner.advisor.rank_balance.ranks_wait`)."""
+    own = compute_seconds(setup, _without_experts(prompt), r) if ranks_wait(setup) else None
+    return 0.0 if own is None else rank_wait_seconds(setup, own, prompts_per_step)
 
 
 def serving_chunk(setup: Setup) -> int:
@@ -381,8 +383,8 @@ def serving(setup: Setup, decode: Load, prefill: Load | None, output_tokens: int
     parallelism each prompt also holds the step on its rank (:func:`planner.advisor.rank_balance.rank_wait_seconds`
     at ``decode.tokens / output_tokens`` prompts a step)."""
     per_prompt = 0.0 if prefill is None else (prefill_in_serving(setup, prefill, r, decode.tokens) or 0.0)
-    own = rank_compute_seconds(setup, prefill, r) if prefill is not None and per_prompt else None
-    per_prompt += 0.0 if own is None else rank_wait_seconds(setup, own, decode.tokens / output_tokens)
+    if prefill is not None and per_prompt:
+        per_prompt += prompt_rank_wait_seconds(setup, prefill, decode.tokens / output_tokens, r)
     return served(step(setup, decode, r), decode.tokens, per_prompt, output_tokens)
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
-from planner.advisor.engine_speed import Step, prefill_in_serving, rank_compute_seconds, served, step
+from planner.advisor.engine_speed import Step, prefill_in_serving, prompt_rank_wait_seconds, served, step
 from planner.advisor.moe_priced import Priced, experts_priced
 from planner.advisor.moe_transfer import Transfer
 from planner.advisor.options import Candidate
 from planner.advisor.paged_moe import measured_beside
-from planner.advisor.rank_balance import rank_wait_seconds
 from planner.advisor.support import SupportRow
 from planner.advisor.throughput import Load, Setup
 from planner.advisor.workload import Workload
@@ -77,8 +76,7 @@ def speed_of(
     if setup.family == "fused" and decode_load.moe is not None:  # its experts beside the batch (gemm_tables)
         prompt = b.prefill(c.weights, b.new_tokens, cached, row.other_bits)
         per_prompt = prefill_in_serving(setup, prompt, batch=decode_load.tokens) or per_prompt
-        own = rank_compute_seconds(setup, prompt) or 0.0  # its rank's prompts hold an attention-DP step (rank_balance)
-        per_prompt += rank_wait_seconds(setup, own, decode_load.tokens / b.workload.mean_output_tokens)
+        per_prompt += prompt_rank_wait_seconds(setup, prompt, decode_load.tokens / b.workload.mean_output_tokens)
     run = served(decode, decode_load.tokens, per_prompt, b.workload.mean_output_tokens)  # what serving() gives
     cycle = b.workload.mean_output_tokens / run.per_user_tokens_per_s
     share = 1.0 - b.workload.mean_output_tokens * decode.seconds / cycle

@@ -48,8 +48,14 @@ def rank_wait_seconds(setup: Setup, own_seconds: float, prompts_per_step: float)
     >>> round(rank_wait_seconds(h200, 0.08, 0.5), 3), round(rank_wait_seconds(h200, 0.08, 16.0), 3)
     (0.07, 0.0)
     """
-    if setup.family != "fused" or not setup.attention_dp or setup.gpus <= setup.attention_tp:
+    if not ranks_wait(setup):
         return 0.0
     ranks = setup.gpus // setup.attention_tp
     share = busiest_rank_share(prompts_per_step, ranks)
     return own_seconds / setup.attention_tp * share - own_seconds / setup.gpus
+
+
+def ranks_wait(setup: Setup) -> bool:
+    """Whether a step of ``setup`` waits on its busiest rank's prompts: TensorRT-LLM's attention data parallelism
+    over several ranks (:func:`rank_wait_seconds`)."""
+    return setup.family == "fused" and setup.attention_dp and setup.gpus > setup.attention_tp
