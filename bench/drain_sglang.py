@@ -44,7 +44,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planner.advisor.drain import Drained, Limits, _Request
+from planner.advisor.drain import NO_EAGER, Drained, Eager, Limits, _Request
 
 if TYPE_CHECKING:
     from planner.advisor.benchmarks import BenchmarkRow
@@ -141,9 +141,11 @@ def drain_sglang(
     decode_seconds: Callable[[int, int], float],
     prefill_seconds_per_token: float,
     start_seconds: float = 0.0,
+    eager: Eager = NO_EAGER,
 ) -> Drained:
     """Every request of ``lengths`` sent at once and run to the end under SGLang's rules (the module docstring);
-    the arguments as :func:`planner.advisor.drain.drain`'s.
+    the arguments as :func:`planner.advisor.drain.drain`'s (a prefill batch, and a decode batch the graphs do not
+    hold, pays ``eager.seconds``).
 
     >>> run = drain_sglang([(100, 10)] * 4, Limits(10_000, 8, 512), lambda batch, context: 0.01, 0.0001)
     >>> run.output_tokens, round(run.seconds, 3), run.preemptions
@@ -154,7 +156,7 @@ def drain_sglang(
     while s.waiting or s.running or s.chunked is not None:
         tokens, batch = _prefill(s)
         if batch:
-            seconds += tokens * prefill_seconds_per_token
+            seconds += tokens * prefill_seconds_per_token + eager.seconds
             done = [r for r in batch if r.kept == r.goal]
             for r in done:
                 firsts += [seconds] if not r.written else []
@@ -172,6 +174,7 @@ def drain_sglang(
             s.ratio = max(s.ratio - RATIO_DECAY, MIN_RATIO)
         context = sum(r.kept for r in s.running) // len(s.running)
         seconds += decode_seconds(len(s.running), context)
+        seconds += eager.seconds if len(s.running) > eager.graph_max_batch else 0.0
         for r in s.running:
             r.kept, s.used, r.written, r.goal = r.kept + 1, s.used + 1, r.written + 1, r.goal + 1
         written += _finish(s, s.running)

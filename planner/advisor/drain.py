@@ -20,6 +20,8 @@ in tokens (block rounding left out). Nothing here is fitted.
 
 SGLang's rows are drained the same way, with its own pool, running limit and chunk: its admission (which keeps room
 for the answers by a decaying ``new_token_ratio`` and retracts requests when the pool runs out) is not modelled.
+Where the engine runs a step outside its CUDA graphs (a step that prefills, or decodes more requests than its graphs
+hold: :mod:`planner.advisor.eager_steps`) and the time that adds is measured, the step pays it (:class:`Eager`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,17 @@ class Limits(NamedTuple):
     pool_tokens: int
     max_seqs: int
     step_tokens: int
+
+
+class Eager(NamedTuple):
+    """What a step run outside the engine's CUDA graphs adds (seconds), and the largest decode batch its graphs
+    replay: a step that prefills, or decodes more requests than that, pays it."""
+
+    seconds: float
+    graph_max_batch: int
+
+
+NO_EAGER = Eager(0.0, 0)  # nothing measured: no step pays anything
 
 
 class Drained(NamedTuple):
@@ -180,16 +193,28 @@ def _schedule(running: list[_Request], waiting: deque[_Request], limits: Limits,
     return _Step(decoding, context, prefilled, preempted), used
 
 
+def eager_seconds(step: _Step, eager: Eager) -> float:
+    """What ``step`` pays outside the CUDA graphs: ``eager.seconds`` if it prefills or decodes more requests than
+    the graphs hold (sglang 0.4.3.post2 ``srt/model_executor/model_runner.py:785-796``), else nothing.
+
+    >>> eager_seconds(_Step(200, 0, 0, 0), Eager(0.2, 160)), eager_seconds(_Step(100, 0, 8, 0), Eager(0.2, 160))
+    (0.2, 0.2)
+    """
+    return eager.seconds if step.prefilled or step.decoding > eager.graph_max_batch else 0.0
+
+
 def drain(
     lengths: list[tuple[int, int]],
     limits: Limits,
     decode_seconds: Callable[[int, int], float],
     prefill_seconds_per_token: float,
     start_seconds: float = 0.0,
+    eager: Eager = NO_EAGER,
 ) -> Drained:
     """Every request of ``lengths`` (prompt, answer) sent at once and run to the end (see the module docstring).
     ``decode_seconds(batch, context)``: one decode step of ``batch`` requests at a mean ``context``;
-    ``start_seconds``: the time before the queue reaches the engine (:mod:`planner.advisor.frontend`).
+    ``start_seconds``: the time before the queue reaches the engine (:mod:`planner.advisor.frontend`); ``eager``:
+    what a step outside the engine's CUDA graphs adds (:func:`eager_seconds`).
 
     >>> flat = drain([(100, 10)] * 4, Limits(10_000, 8, 512), lambda batch, context: 0.01, 0.0001)
     >>> flat.output_tokens, round(flat.seconds, 3), flat.preemptions
@@ -203,7 +228,7 @@ def drain(
         if not (step.decoding or step.prefilled):  # a request larger than the pool: nothing can run
             break
         decode = decode_seconds(step.decoding, step.context_tokens // step.decoding) if step.decoding else 0.0
-        seconds += decode + step.prefilled * prefill_seconds_per_token
+        seconds += decode + step.prefilled * prefill_seconds_per_token + eager_seconds(step, eager)
         preemptions += step.preempted
         still: list[_Request] = []
         for r in running:

@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from planner.advisor.attended import attended_model
 from planner.advisor.benchmarks import FAMILY_LABELS, BenchmarkRow, load_rows
 from planner.advisor.drain import Drained, Limits, drain, sharegpt_lengths, uniform_lengths
+from planner.advisor.eager_steps import eager_forward
 from planner.advisor.engine_speed import (
     FITTED,
     Roofline,
@@ -129,7 +130,8 @@ def drained(row: BenchmarkRow, r: Roofline = FITTED, scheduler: Callable[..., Dr
     """A burst row (``requests``) run through the scheduler (:mod:`planner.advisor.drain`; another of the same
     signature for an A/B, :mod:`bench.drain_sglang`): the engine's own KV pool (tokens) and running limit for the
     set-up, its step budget, the row's lengths; each decode step priced by the speed model at its batch and mean
-    context, each prompt token as a prompt inside a serving run."""
+    context, each prompt token as a prompt inside a serving run, each step outside the engine's CUDA graphs with
+    the time that adds where it is measured (:func:`planner.advisor.eager_steps.eager_forward`)."""
     assert row.requests is not None
     c = case(row)
     assert c.prefill is not None
@@ -147,7 +149,9 @@ def drained(row: BenchmarkRow, r: Roofline = FITTED, scheduler: Callable[..., Dr
         return steps[key]
 
     per_token = (prefill_in_serving(c.setup, c.prefill, r) or 0.0) / max(1, row.input_tokens)
-    return scheduler(lengths, limits, decode_seconds, per_token, burst_wait_seconds(row))
+    eager = eager_forward(row)
+    extra = {"eager": eager} if eager.seconds else {}  # the A/B schedulers take it where it is priced
+    return scheduler(lengths, limits, decode_seconds, per_token, burst_wait_seconds(row), **extra)
 
 
 def burst_limits(row: BenchmarkRow, lengths: list[tuple[int, int]]) -> Limits:

@@ -539,7 +539,14 @@ DEEPSEEK_PREFILL = (
     "DeepSeek-V3 (FP8) over 8 x H200 under SGLang 0.4.3.post2, 10,000 fixed 256 / 32 prompts at once, with and "
     "without the overlap scheduler: 8,721 and 8,416 prompt tokens/s measured where the drain runs ~24,000 (+174 / "
     "+184 %). MLA with block-FP8 prefill at TP 8 (no DP attention) is far below the modelled rate, as GPUStack's "
-    "DeepSeek-R1 over 8 x H200 (+90 to +117 % on its random prompts)"
+    "DeepSeek-R1 over 8 x H200 (+90 to +117 % on its random prompts). Read again (2026-12-07, fifty-fifth): the "
+    "post's own bench_one_batch of the same server (batch 1, 256 / 32) takes 229.4 ms a decode step with CUDA graphs "
+    "off and 32.2 ms with them, its prefill 212 ms (never graphed): SGLang 0.4.3 replays a graph only for a decode "
+    "batch of at most cuda_graph_max_bs, 160 on an H200 (srt/model_executor/model_runner.py:785-796, "
+    "cuda_graph_runner.py:259-274, server_args.py:215-223), and these bursts run ~2,000 requests: every step eager, "
+    "the bursts' median inter-token gap 235 / 251 ms. With that 197 ms priced on each eager step "
+    "(planner.advisor.eager_steps) they are at +48 / +43 %; the median time to first token is still 99 s drained "
+    "against 142 / 144 s measured"
 )
 SGLANG_HYBRID = (
     "Qwen3-Next-80B-A3B BF16 over 8 x B200 under SGLang 0.5.6, 1,000 ShareGPT prompts, 100 in flight: median time "
@@ -564,8 +571,9 @@ UNSEEN_2026_12C_MISSES: dict[str, str] = {
     "datacrunch-4xh200-llama33-70b-sglang-random-4096-2048-800": HOPPER_PROMPTS_AGAIN,  # +61%
     # (datacrunch-4xh200-llama33-70b-sglang-random-4096-1024-1500, HOPPER_PROMPTS_AGAIN: +54%,
     #  +49.9 % since the refit of 2026-12-07)
-    "datacrunch-8xh200-deepseek-v3-sglang-random-256-32-10000-no-overlap": DEEPSEEK_PREFILL,  # +174%
-    "datacrunch-8xh200-deepseek-v3-sglang-random-256-32-10000-overlap": DEEPSEEK_PREFILL,  # +184%
+    # (DEEPSEEK_PREFILL: datacrunch-8xh200-deepseek-v3-sglang-random-256-32-10000-no-overlap / -overlap, +174 / +184 %
+    #  first, +122 / +130 % with the measured fused MoE, +42.5 / +47.7 % since SGLang 0.4.3's eager steps are priced:
+    #  planner.advisor.eager_steps, 2026-12-07, fifty-fifth)
     "sglcookbook-qwen3next80b-8xb200-sharegpt-1000-c100": SGLANG_HYBRID,  # +286%
     # (MOE_100_IN_FLIGHT: sglcookbook-minimax-m25-8xh100-random-1000-1000-c100 +68 -> +22 % and
     # sglcookbook-qwen3-235b-8xb200-random-1000-1000-c100 +61 -> +19 % with SGLang's measured fused MoE, PAGED_MOE)
