@@ -543,8 +543,8 @@ DEEPSEEK_PREFILL = (
     "post's own bench_one_batch of the same server (batch 1, 256 / 32) takes 229.4 ms a decode step with CUDA graphs "
     "off and 32.2 ms with them, its prefill 212 ms (never graphed): SGLang 0.4.3 replays a graph only for a decode "
     "batch of at most cuda_graph_max_bs, 160 on an H200 (srt/model_executor/model_runner.py:785-796, "
-    "cuda_graph_runner.py:259-274, server_args.py:215-223), and these bursts run ~2,000 requests: every step eager, "
-    "the bursts' median inter-token gap 235 / 251 ms. With that 197 ms priced on each eager step "
+    "cuda_graph_runner.py:259-274, server_args.py:215-223), and these bursts run ~1,700 requests (the pool): every "
+    "step eager, the bursts' median inter-token gap 235 / 251 ms. With that 197 ms priced on each eager step "
     "(planner.advisor.eager_steps) they are at +48 / +43 %; the median time to first token is still 99 s drained "
     "against 142 / 144 s measured"
 )
@@ -552,7 +552,13 @@ SGLANG_HYBRID = (
     "Qwen3-Next-80B-A3B BF16 over 8 x B200 under SGLang 0.5.6, 1,000 ShareGPT prompts, 100 in flight: median time "
     "per output token 50 ms where the model gives ~13 (+286 %). The planner does not plan SGLang's state pool for "
     "linear-attention layers (the registry's state_layers_refusal), so the pool is vLLM's; SGLang's Gated-DeltaNet "
-    "path at that release is not priced"
+    "path at that release is not priced. Read again (2026-12-07, fifty-fifth): the cookbook's own figures put the "
+    "gap in the prefill batches, not the decode step: median inter-token gap 13.8 ms (the model's step at 100 is "
+    "9.9 ms), mean 47.1 ms, P95 195 ms; SGLang runs each prefill batch alone and eagerly (no graph for extend, "
+    "enable_mixed_chunk off), and the cookbook's one-user run of the same server takes 128 ms to a first token of "
+    "338 prompt tokens (gpt-oss-120b's, same GPUs and release: 34 ms). Drained with a 0.115 s eager prefill the "
+    "row is -7 %, but no public source times that forward apart from the server's per-request work, so its eager "
+    "time is not priced (planner.advisor.eager_steps prices only measured set-ups)"
 )
 # MOE_100_IN_FLIGHT (a named miss until 2026-12-07, fifty-second): large MoE models 100 in flight on 8 GPUs under
 # SGLang (cookbook, random 1,000 / 1,000), MiniMax-M2.5 FP8 on 8 x H100 with --ep 8 (+68 %) and Qwen3-235B-A22B BF16
