@@ -9,6 +9,7 @@ from bench.fidelity_unmatched_o import SIXTEENTH
 from bench.fidelity_unmatched_p import SEVENTEENTH
 from bench.fidelity_unmatched_q import EIGHTEENTH
 from bench.fidelity_unmatched_r import NINETEENTH
+from bench.fidelity_unmatched_relboots import RELBOOTS
 from bench.fidelity_unmatched_s import TWENTIETH
 from bench.fidelity_unmatched_t import TWENTY_FIRST
 from bench.fidelity_unmatched_u import TWENTY_SECOND
@@ -239,3 +240,4 @@ UNMATCHED.update(GB10_PINS)
 UNMATCHED.update(FIFTY_THIRD)
 UNMATCHED.update(TWENTY_FOURTH)
 UNMATCHED.update(FIFTY_FOURTH)
+UNMATCHED.update(RELBOOTS)
