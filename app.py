@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import frame, setup_summary
+from ui import first_paint, frame
 from ui.deferred import Deferred
 from ui.guard import guarded
 from ui.page_registry import PAGES, plans_hardware
@@ -27,21 +27,32 @@ import_module("pandas")
 # it from fonts.gstatic.com, which leaks each visit and fails offline. Everything else is served by the app.
 FAVICON = str(Path(__file__).resolve().parent / "ui" / "static" / "favicon.svg")
 frame.leave_legacy_pages_mode()  # before anything is drawn (see its docstring)
-st.set_page_config(page_title="Headroom — LLM serving memory", page_icon=FAVICON, layout="wide")
+# A cold link to the Memory page opens with the sidebar collapsed and draws nothing in it on its first run
+# (ui.first_paint.sidebar_state): its first paint is the answer alone, at the width it keeps.
+st.set_page_config(
+    page_title="Headroom — LLM serving memory",
+    page_icon=FAVICON,
+    layout="wide",
+    initial_sidebar_state=first_paint.sidebar_state(),
+)
 frame.begin()
 notes = st.container()
 navigation = st.navigation(
     [
         st.Page(page.file, title=page.title, icon=page.icon, url_path=page.path, default=index == 0)
         for index, page in enumerate(PAGES)
-    ]
+    ],
+    position="hidden" if first_paint.sidebar_put_off() else "sidebar",
 )
 sidebar = Deferred(lambda: st.sidebar)
 hardware = plans_hardware(navigation.url_path)  # the advisor plans every set-up under its own (ui.page_registry)
 with frame.run_budget():  # the sidebar and the page share one wall-clock budget per run
     selection = guarded(render_sidebar, sidebar, hardware)
+    first_paint.open_for_alerts(sidebar)
     frame.publish(selection)
     # the answer first, the set-up after it: on a cold link its summary, the full editor one click away
-    with frame.drawn_after(setup_summary.shown(sidebar, selection, hardware)):
+    with frame.drawn_after(first_paint.sidebar_drawn(sidebar, selection, hardware)):
         navigation.run()
+    first_paint.summary_in_main(selection, hardware)
 frame.finish(notes)
+first_paint.rerun_unless_signalled()

@@ -21,10 +21,18 @@ whole page.
 from __future__ import annotations
 
 import json
+from typing import Literal
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+from streamlit.util import calc_hash
 
+from ui import setup_summary
+from ui.deferred import Deferred
+from ui.page_registry import MEMORY, PAGE_PATHS
+from ui.settings import BY_URL
 from ui.setup_summary import keep_summary
+from ui.state import Selection
 
 SEEN_KEY = "_answer_drawn"  # the session has run once: every later run draws the whole page (view state)
 FIRST_KEY = "_first_run"  # this run is the session's first (set by :func:`begin_run`)
@@ -33,6 +41,9 @@ MARK = "data-first-paint"  # the signal's element carries it (tests wait for it 
 # The Memory chart's drawn marks (ui.memory_chart: Vega-Lite draws SVG marks or a canvas).
 CHART = "[data-testid='stVegaLiteChart'] svg .role-mark, [data-testid='stVegaLiteChart'] canvas"
 GIVE_UP_MS = 5000  # a browser that has not drawn the chart by then gets the rest of the page anyway
+SIDEBAR_KEY = "_sidebar_state"  # the session's sidebar: "collapsed" (a cold link), "expanded" or "auto" (view state)
+SIGNALLED_KEY = "_signal_mounted"  # this run mounted the signal (the rerun that draws the rest will come)
+SidebarState = Literal["collapsed", "expanded"]
 
 # Looks for the drawn chart once per animation frame (a query a frame; an observer of every DOM change would run
 # on each of the thousands of mutations the chart and React make while the page is busy), then asks for the rerun
@@ -72,6 +83,7 @@ def begin_run() -> None:
     """Note whether this run is the session's first (called at every run's start, :func:`ui.frame.begin`)."""
     st.session_state[FIRST_KEY] = not st.session_state.get(SEEN_KEY)
     st.session_state[SEEN_KEY] = True
+    st.session_state[SIGNALLED_KEY] = False
 
 
 def answer_only() -> bool:
@@ -81,4 +93,75 @@ def answer_only() -> bool:
 
 def when_drawn() -> None:
     """Mount the signal that reruns the page once the browser has drawn its chart."""
+    st.session_state[SIGNALLED_KEY] = True
     _signal(key=SIGNAL_KEY, on_drawn_change=keep_summary)
+
+
+def _memory_requested() -> bool:
+    """Whether this run's URL asks for the Memory page (the landing page: a bare path, its own, or one no page has),
+    read as Streamlit 1.67 resolves it (``runtime/pages_manager.py``, ``_resolve_page_script``: the page whose hash,
+    ``calc_hash`` of its URL path, the browser sent, else the one its path names, else the default)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return False
+    others = [path for path in PAGE_PATHS if path != MEMORY]
+    if ctx.pages_manager.intended_page_script_hash:
+        return ctx.pages_manager.intended_page_script_hash not in {calc_hash(path) for path in others}
+    return ctx.pages_manager.intended_page_name in ("", None)
+
+
+def sidebar_state() -> SidebarState | None:
+    """The sidebar's initial state for ``st.set_page_config``, decided from the URL alone before any element is
+    drawn, once per session: collapsed when the session's first run is a link to the Memory page that carries
+    settings (a shared or deep link: its first paint draws no sidebar, :func:`sidebar_put_off`), else Streamlit's
+    default (None: ``auto``). Every run sends the same state: Streamlit 1.67 recomputes the sidebar's state when the
+    page config's changes (``AppView``), so a collapsed session stays collapsed unless the reader opens the set-up
+    from the main column's summary (:data:`ui.setup_summary.OPEN_KEY`) or the set-up has an alert to show
+    (:func:`open_for_alerts`), either of which opens it."""
+    state: str | None = st.session_state.get(SIDEBAR_KEY)
+    if state is None:
+        cold = not st.session_state.get(SEEN_KEY) and any(name in BY_URL for name in st.query_params)
+        state = "collapsed" if cold and _memory_requested() else "auto"
+    if state == "collapsed" and st.session_state.get(setup_summary.OPEN_KEY):
+        state = "expanded"
+    st.session_state[SIDEBAR_KEY] = state
+    return "collapsed" if state == "collapsed" else "expanded" if state == "expanded" else None
+
+
+def sidebar_put_off() -> bool:
+    """Whether this run draws nothing in the sidebar (no navigation, no set-up): a collapsed session's first run.
+    The sidebar costs a cold link ~30-40 ms of the browser's main thread before the chart (docs/benchmarks.md);
+    collapsed, its arrival in the next run changes no width on screen."""
+    return answer_only() and st.session_state.get(SIDEBAR_KEY) == "collapsed"
+
+
+def open_for_alerts(editor: Deferred) -> None:
+    """A collapsed session whose set-up has something to say (an import, a replaced value: an alert) opens its
+    sidebar, the editor drawn at once (:func:`ui.setup_summary.shown`)."""
+    if sidebar_put_off() and editor.alerts():
+        st.session_state[SIDEBAR_KEY] = "expanded"
+        st.set_page_config(initial_sidebar_state="expanded")
+
+
+def sidebar_drawn(editor: Deferred, sel: Selection | None, hardware: bool) -> Deferred:
+    """What the sidebar draws after the page this run: nothing on a collapsed session's first run (the editor in
+    the next, :func:`ui.setup_summary.keep_summary`), otherwise what :func:`ui.setup_summary.shown` says."""
+    if sidebar_put_off():
+        st.session_state[setup_summary.EDITOR_KEY] = True
+        st.session_state[setup_summary.SHOWN_KEY] = False
+        return Deferred(lambda: st.sidebar)
+    return setup_summary.shown(editor, sel, hardware)
+
+
+def summary_in_main(sel: Selection | None, hardware: bool) -> None:
+    """The set-up in words at the main column's end while the session's sidebar is collapsed (after its first run),
+    with the expander that opens the sidebar's editor (:func:`sidebar_state`)."""
+    if sel is not None and not answer_only() and st.session_state.get(SIDEBAR_KEY) == "collapsed":
+        setup_summary.summary(sel, hardware, Deferred(lambda: st)).draw()
+
+
+def rerun_unless_signalled() -> None:
+    """A collapsed session's first run that mounted no signal (a refusal, an error: no chart to wait for) reruns at
+    once, so its navigation and set-up are drawn."""
+    if sidebar_put_off() and not st.session_state.get(SIGNALLED_KEY):
+        st.rerun()

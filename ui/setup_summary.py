@@ -108,9 +108,10 @@ def lines(sel: Selection, hardware: bool = True) -> list[tuple[str, str]]:
     ]
 
 
-def summary(sel: Selection, hardware: bool = True) -> Deferred:
-    """The summary and the expander that opens the editor, recorded for the sidebar (drawn after the page)."""
-    sidebar = Deferred(lambda: st.sidebar)
+def summary(sel: Selection, hardware: bool = True, where: Deferred | None = None) -> Deferred:
+    """The summary and the expander that opens the editor, recorded for the sidebar (drawn after the page), or for
+    ``where`` (the main column while the sidebar is collapsed, :func:`ui.first_paint.summary_in_main`)."""
+    sidebar = Deferred(lambda: st.sidebar) if where is None else where
     box = sidebar.container(key=SUMMARY_KEY)
     # One Markdown element, heading and lines: each element a cold link draws costs the browser's main thread
     # before the chart is drawn (bench/coldlink_cpu.py).

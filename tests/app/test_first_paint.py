@@ -27,7 +27,7 @@ def test_the_first_run_draws_the_answer_and_the_signal() -> None:
     assert at.get("html") == []  # no headline figures, no breakdown table
     assert [s.value for s in at.subheader] == []  # nor the engine's lines, the nearest set-ups, the sources
     assert at.session_state[SEEN_KEY] is True
-    assert at.sidebar.get("expander")[0].label == setup_summary.OPEN_LABEL  # the set-up as a summary
+    assert not at.sidebar.children, "no sidebar on a cold link's first paint: collapsed, drawn in the next run"
 
 
 def test_the_next_run_draws_the_whole_page_once() -> None:
@@ -130,7 +130,13 @@ def test_the_closed_deployment_section_comes_with_the_rest_of_the_page() -> None
 
 def test_the_summary_is_one_markdown_element() -> None:
     """The set-up summary's heading and lines are one Markdown element (each element costs a cold link's browser
-    time before the chart), the expander that opens the editor under it."""
-    at = run_page("memory", LINK, first_paint=True)
+    time before the chart), the expander that opens the editor under it: in the sidebar of a deep link to another
+    page, at the main column's end once a cold link to the Memory page has drawn its chart (its sidebar collapsed)."""
+    at = run_page("what_if", LINK, first_paint=True)
     (summary,) = at.sidebar.markdown
     assert summary.value.startswith("### Set-up\n\n**Model:** Llama 3") and "**Users:**" in summary.value
+    memory = run_page("memory", LINK, first_paint=True)
+    memory.run()
+    summary = memory.main.markdown[-1]
+    assert summary.value.startswith("### Set-up\n\n**Model:** Llama 3") and "**Users:**" in summary.value
+    assert memory.main.expander[-1].label == setup_summary.OPEN_LABEL

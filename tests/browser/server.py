@@ -43,8 +43,10 @@ SETUP_DRAWN = (
     f"() => {list(SETUP_KINDS)}"
     ".every(kind => document.querySelector(`[data-testid='stSidebar'] [data-testid=${kind}]`))"
 )
-# The set-up's summary (a cold link's first run, ui.setup_summary) and the expander that opens the editor.
-SUMMARY = "[data-testid='stSidebar'] .st-key-setup_summary"
+# The set-up's summary and the expander that opens the editor (ui.setup_summary): at the top of the sidebar on a cold
+# link's first run, at the main column's end while a cold link to the Memory page keeps its sidebar collapsed
+# (ui.first_paint.sidebar_state).
+SUMMARY = ".st-key-setup_summary"
 SUMMARY_OPEN = f"{SUMMARY} [data-testid='stExpander'] summary"
 SETUP_SHOWN = f'() => !!document.querySelector("{SUMMARY}") || ({SETUP_DRAWN})()'
 # No first-paint signal left on the page (ui.first_paint: the answer-only run's, gone once the page is whole).
@@ -222,7 +224,9 @@ def open_setup(page: Any, timeout_ms: int = 30_000) -> None:
     calls it first."""
     if page.locator(SUMMARY).count():
         page.locator(SUMMARY_OPEN).click()
+        page.wait_for_function(f'() => !document.querySelector("{SUMMARY}")', timeout=timeout_ms)  # the editor's run
     page.wait_for_function(SETUP_DRAWN, timeout=timeout_ms)
+    page.get_by_role("combobox", name="Model").wait_for(state="visible", timeout=timeout_ms)  # the sidebar open
     page.wait_for_function("() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=timeout_ms)
 
 

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.Navigation_pb2 import Navigation as NavigationProto
 
-from tests.browser.server import SUMMARY, open_setup, wait_for_chart
+from bench.coldlink import _observer
+from tests.browser.server import CHART_DRAWN, SUMMARY, open_setup, wait_for_chart
 from ui import first_paint, links
 from ui.state import Selection
 
 HEAVY = ("StreamlitSyntaxHighlighter", "DataFrame", "arrowFormatUtils")
+SIDEBAR_ROOT = 1  # the sidebar's root container in a delta's path (streamlit 1.67 proto/RootContainer.proto)
 SETUP_SCRIPTS = ("Selectbox", "NumberInput", "Slider", "TextInput", "ButtonGroup")  # the editor's widget kinds
 
 
@@ -41,15 +45,43 @@ def test_memory_first_paint_loads_no_grid_or_highlighter(browser: Any, app_url: 
     context.close()
 
 
-def test_a_cold_links_set_up_is_a_summary_and_one_click_opens_the_editor(browser: Any, app_url: str) -> None:
+# Every width the main column is drawn at while the page loads (a layout shift adds a second).
+_MAIN_WIDTH = (
+    "(() => { window.__mainWidths = []; new MutationObserver(() => {"
+    " const main = document.querySelector(\"[data-testid='stMain']\"); if (!main) return;"
+    " const width = Math.round(main.getBoundingClientRect().width);"
+    " if (width && window.__mainWidths.at(-1) !== width) window.__mainWidths.push(width);"
+    " }).observe(document, {subtree: true, childList: true}); })();"
+)
+
+
+@pytest.mark.parametrize(("width", "height"), [(1400, 1000), (390, 844)])  # a desktop, a phone
+def test_a_cold_links_set_up_is_a_summary_and_one_click_opens_the_editor(
+    browser: Any, app_url: str, width: int, height: int
+) -> None:
+    """The sidebar stays collapsed and empty until the chart is drawn (ui.first_paint.sidebar_state): no widget
+    script is requested before it, the main column keeps its width, the set-up is summarised in the main column,
+    and one click on its expander opens the sidebar's editor with the same settings."""
     sel = Selection(model_id="meta-llama/Llama-3.1-70B", gpu_count=2, weights="fp8", kv_dtype="fp8", users=50)
-    context, page, scripts = _opened_cold(browser, app_url, sel)
-    assert [name for name in scripts if name.startswith(SETUP_SCRIPTS)] == []
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.add_init_script(_observer({"chart": CHART_DRAWN}))
+    page.add_init_script(_MAIN_WIDTH)
+    page.goto(f"{app_url}/{links.query_string(sel)}")
+    wait_for_chart(page)
+    requested = page.evaluate(
+        "() => performance.getEntriesByType('resource').map(e => [e.name.split('/').pop(), e.startTime])"
+    )
+    chart = page.evaluate("() => window.__headroomMarks.chart")
+    assert [name for name, start in requested if name.startswith(SETUP_SCRIPTS) and start < chart] == []
+    assert page.locator("[data-testid='stSidebar']").bounding_box()["width"] == 0, "collapsed"
+    assert page.evaluate("() => window.__mainWidths") == [width], "one width from the first paint on"
+    assert page.locator("[data-testid='stMain']").bounding_box()["width"] == width
     summary = page.locator(SUMMARY).inner_text()
     assert "Llama 3.1 70B" in summary and "2 × H100 SXM5 80GB" in summary and "50 at once" in summary
+    assert page.locator(f"[data-testid='stMain'] {SUMMARY}").count() == 1, "in the main column"
     address = page.url
     open_setup(page)
-    assert {name.split(".")[0] for name in scripts} >= set(SETUP_SCRIPTS)
     assert page.locator(SUMMARY).count() == 0
     assert page.get_by_role("spinbutton", name="Target concurrent users").input_value() == "50"
     assert page.url == address, "opening the editor changes no setting"
@@ -62,8 +94,12 @@ def _element_kinds(payload: bytes | str) -> str | None:
     message.ParseFromString(payload if isinstance(payload, bytes) else payload.encode())
     if message.WhichOneof("type") == "script_finished":
         return "end"
+    if message.WhichOneof("type") == "delta" and list(message.metadata.delta_path[:1]) == [SIDEBAR_ROOT]:
+        return "sidebar"  # anything drawn in the sidebar
     if message.WhichOneof("type") == "delta" and message.delta.WhichOneof("type") == "new_element":
         return str(message.delta.new_element.WhichOneof("type"))
+    if message.WhichOneof("type") == "navigation":
+        return f"navigation {NavigationProto.Position.Name(message.navigation.position)}"
     return None
 
 
@@ -82,8 +118,10 @@ def test_a_cold_link_draws_the_answer_then_the_whole_page(browser: Any, app_url:
     first, second = runs[0].split("|"), runs[1].split("|")
     assert "vega_lite_chart" in first and "bidi_component" in first and "alert" in first
     assert "html" not in first
+    assert "sidebar" not in first and "navigation HIDDEN" in first, "no sidebar in the first paint"
+    assert "sidebar" in second and "navigation SIDEBAR" in second
     assert second.count("html") >= 2 and "bidi_component" not in second
     assert page.locator(f"[{first_paint.MARK}]").count() == 0
-    assert page.locator(SUMMARY).count() == 1, "the rerun the reader did not ask for keeps the summary"
+    assert page.locator(SUMMARY).count() == 1, "the rerun the reader did not ask for draws the summary"
     assert page.get_by_text("Available KV cache memory:").count() == 1
     context.close()
