@@ -49,6 +49,7 @@ KINDS = {
     "ParseAuthorStyleSheet": "css parse",
 }
 PHASES = ("to ws", "to chart script", "to chart")
+VIEWPORT = {"width": 1400, "height": 1000}  # the bench's desktop; ``--phone``: 390 x 844
 # The first websocket message's time, in the page's clock (Streamlit's socket, wrapped before its first script).
 _WS = (
     "(() => { window.__headroomWs = []; const Socket = window.WebSocket;"
@@ -108,7 +109,7 @@ def cpu_split(events: list[dict[str, Any]], start: float, bounds: Mapping[str, f
 
 def cold_cpu(browser: Any, url: str, marks: Mapping[str, str]) -> dict[str, float]:
     """One cold open of ``url`` in a fresh context, traced: the wall times of the phases' ends and the CPU split."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     page.add_init_script(_observer(marks))
     page.add_init_script(_WS)
@@ -216,7 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("commit", nargs="?", help="another commit's Memory page beside this tree's")
     parser.add_argument("--tries", type=int, default=9, help="cold opens of each page, in turn")
     parser.add_argument("--by-file", action="store_true", help="V8's profile by script file, not the trace")
+    parser.add_argument("--phone", action="store_true", help="a 390 x 844 viewport (the trace only)")
     args = parser.parse_args(argv)
+    if args.phone:
+        VIEWPORT.update(width=390, height=844)
     if chromium_path() is None:
         print("needs Debian's chromium", file=sys.stderr)
         return 1
