@@ -1,14 +1,20 @@
 """A cold link's first paint: the answer alone, then the rest of the page once the browser has drawn its chart.
 
-A session's first run of the Memory page draws its title, set-up line, verdict and chart (and the sidebar's
-summary, :mod:`ui.setup_summary`), then a signal: a custom component (``st.components.v2``, in the page's own
-document, no iframe) whose script waits until the browser has drawn the chart and then asks for a rerun. That
-rerun, the session's second, draws the whole page: the headline figures, the breakdown table, the engine's lines,
-the nearest set-ups, sources, share and export. Every element the first run sends costs the browser's one main
-thread time before the chart's 4.7 MB script is requested and evaluated (``make bench``, the cold link: with the
-whole page in the first run the chart came 1.33x the one-chart floor, with the answer alone 1.16x in the same
-run; docs/benchmarks.md). Nothing is computed twice: the second run reads the answer the first one made
-(:mod:`ui.shared_cache`).
+A session's first run of the Memory page draws its title, set-up line, verdict and chart, then a signal: a custom
+component (``st.components.v2``, in the page's own document, no iframe) whose script waits until the browser has drawn
+the chart and then asks for a rerun. That rerun, the session's second, draws the whole page: the headline figures, the
+breakdown table, the engine's lines, the nearest set-ups, sources, share and export. Every element the first run sends
+costs the browser's one main thread time before the chart's 4.7 MB script is requested and evaluated (``make bench``,
+the cold link: with the whole page in the first run the chart came 1.33x the one-chart floor, with the answer alone
+1.16x in the same run; docs/benchmarks.md). Nothing is computed twice: the second run reads the answer the first one
+made (:mod:`ui.shared_cache`).
+
+When that first run's URL carries settings (a shared or deep link), the session opens with its sidebar collapsed
+and the first run draws nothing in it, not even the navigation (:func:`sidebar_state`, :func:`sidebar_put_off`):
+the sidebar's panel costs the browser's main thread ~30-40 ms before the chart, and collapsed its arrival in the
+signal's rerun (the navigation, the editor) changes no width on screen; that rerun draws the set-up's summary at the
+main column's end, whose expander opens the sidebar on the editor. Main-thread CPU to the chart, the floor page /
+before / after (``python -m bench.coldlink_cpu``, 15 alternating opens): 302 / 409 / 380 ms (docs/benchmarks.md).
 
 Nothing is lost: the first run writes the address bar and the share link whole, as the whole page does (the
 page's own settings included, :func:`ui.frame.page_params`), and draws the result's warnings under the verdict;

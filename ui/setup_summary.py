@@ -10,6 +10,8 @@ draws the chart: on a cold link they cost the first chart ~25 % (``make bench``,
 two Markdown elements almost nothing. Nothing is lost: the settings are read, checked and put in the address bar and the
 share link the same way whichever is drawn (:func:`ui.sidebar.render_sidebar` runs either way), and a set-up with
 anything to say (an import, a replaced value, an extrapolated release: an alert) draws the editor at once.
+A link to the Memory page that carries settings keeps its sidebar collapsed and draws the summary at the main
+column's end instead, the editor behind the collapsed sidebar (:func:`ui.first_paint.sidebar_state`).
 """
 
 from __future__ import annotations

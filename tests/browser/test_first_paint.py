@@ -1,8 +1,8 @@
 """A cold link to the Memory page draws the answer first and the rest once its chart is drawn (ui.first_paint), and
 loads only what its first paint draws: no data-grid or code-highlighter
 script (megabytes to parse on the same core that draws the chart; ``make bench`` times the difference), and none
-of the set-up's widget scripts: the sidebar summarises the set-up, and one click opens the editor
-(:mod:`ui.setup_summary`)."""
+of the set-up's widget scripts before its chart: the sidebar is collapsed and empty until then, the main column
+summarises the set-up, and one click opens the editor (:mod:`ui.setup_summary`, ``ui.first_paint.sidebar_state``)."""
 
 from __future__ import annotations
 
