@@ -11,9 +11,9 @@ the whole sizing. The activation peak is what ``GPUModelRunner.profile_run`` all
   max_num_batched_tokens)`` rows of fp32 logits with top-k and top-p, while the batch's hidden states are
   still held (:func:`sampler_bytes`; how many fp32 copies depends on the release's sampler); with speculative
   decoding the V1 runner then warms the rejection sampler on as many requests (:func:`rejection_bytes`, derived);
-- the fused-MoE workspace, persistent from the release that keeps it in the workspace manager
-  (:func:`moe_workspace_bytes`), else transient inside the forward; from 0.27 a persistent one is counted with the
-  non-torch memory (:meth:`VllmProfile.consumed_workspace`);
+- the fused-MoE workspace of the experts backend (:mod:`.moe_backend`), persistent from the release that keeps it in
+  the workspace manager (:func:`moe_workspace_bytes`), else transient inside the forward; from 0.27 a persistent one
+  is counted with the non-torch memory (:meth:`VllmProfile.consumed_workspace`);
 - the multimodal encoder's outputs and cache held through the run (a fitted constant);
 - a pipeline stage after the first also holds the received hidden states and residual.
 
@@ -57,6 +57,7 @@ from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.kept import per_gpu_kept as _per_gpu_kept
 from planner.engines.vllm.kept import terms_kept as _terms_kept
 from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
+from planner.engines.vllm.moe_backend import moe_backend_of, moe_scratch_bytes
 from planner.engines.vllm.non_torch import NonTorchInputs, graphics_compile_bytes, non_torch_bytes
 from planner.engines.vllm.profile_graphs import VllmGraphs
 from planner.engines.vllm.runner import V1_RUNNER_ENVIRONMENT, uses_model_runner_v2
@@ -68,7 +69,6 @@ from planner.engines.vllm.terms import (
     activation_dtype_bytes,
     forward_bytes,
     mla_bytes_per_token,
-    moe_workspace_bytes,
     penalty_state_bytes,
     rejection_bytes,
     sampler_term,
@@ -286,7 +286,8 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         layers = ctx.layers or (0, model.num_hidden_layers)
         first, last = ctx.stage_index == 0, ctx.is_last_stage
         drafter = (ctx.speculative, tokens, seqs, ctx.speculative_method)
-        inputs = TermsInputs(ctx.tensor_parallel, ctx.weights_format, first, layers, last, *drafter)
+        moe = moe_backend_of(ctx.weights_format, ctx.platform, self.rules.nvfp4_moe_flashinfer_sm12)
+        inputs = TermsInputs(ctx.tensor_parallel, ctx.weights_format, first, layers, last, *drafter, moe)
         try:
             return _terms_kept(self, model, inputs)
         except TypeError:  # unhashable: a profile a calibration fit builds holds its trial constants in a dict
@@ -294,15 +295,14 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
 
     def terms_of(self, model: ModelSpec, inputs: TermsInputs) -> ProfileTerms:
         """:meth:`terms` from what it reads (:class:`planner.engines.vllm.terms.TermsInputs`)."""
-        tp, weights_format, first, layer_range, last, speculative, tokens, seqs, method = inputs
-        act = activation_dtype_bytes(weights_format)
-        layers = range(*layer_range)
+        tp, weights_format, first, layer_range, last, speculative, tokens, seqs, method, backend = inputs
+        act, layers = activation_dtype_bytes(weights_format), range(*layer_range)
         if not self.is_v1:
             per_token = layer_activation_bytes_per_token(model, tp) + mla_bytes_per_token(model, tp)
             return ProfileTerms(forward=round(VLLM_V0_ACTIVATION_SCALE * tokens * per_token))
         constants = self.fitted
-        forward = forward_bytes(model, tokens, tp, act, constants)
-        workspace = 0 if weights_format == "mxfp4" else moe_workspace_bytes(model, tokens, tp, act, layers)
+        scratch, workspace = moe_scratch_bytes(model, backend, tokens, tp, act, layers)  # scratch: freed per call
+        forward = forward_bytes(model, tokens, tp, act, constants) + scratch
         if not self.rules.moe_workspace_persistent:
             forward, workspace = forward + workspace, 0
         kind = self.sampler_for(model, weights_format, method)

@@ -33,8 +33,9 @@ VLLM_V0_NON_TORCH = round(0.35 * GiB)  # vllm#10517 (v0.6.4, RTX 3090): non_torc
 class TermsInputs(NamedTuple):
     """What the profile run's terms of one rank read besides the profile and the model
     (:meth:`planner.engines.vllm.profile.VllmProfile.terms_of`): the split, the weight format, whether the rank
-    holds the first and the last stage, its decoder layers, whether a drafter proposes tokens, and the profile
-    batch (tokens and sequences). The key its answers are kept by (:mod:`planner.engines.vllm.kept`)."""
+    holds the first and the last stage, its decoder layers, whether a drafter proposes tokens, the profile batch
+    (tokens and sequences) and the fused-MoE backend. The key its answers are kept by
+    (:mod:`planner.engines.vllm.kept`)."""
 
     tensor_parallel: int
     weights_format: str
@@ -45,6 +46,7 @@ class TermsInputs(NamedTuple):
     tokens: int
     seqs: int
     method: str | None = None  # the drafter's (planner.deploy.options.SpeculativeOptions): it picks the runner
+    moe_backend: str = "triton"  # the experts backend (planner.engines.vllm.moe_backend.moe_backend_of)
 
 
 class ProfileTerms(BaseModel, frozen=True, extra="forbid"):

@@ -49,6 +49,7 @@ class VllmRules(BaseModel, frozen=True, extra="forbid"):
     non_torch_device_wide: bool = False
     sampler: SamplerKind = "none"
     moe_workspace_persistent: bool = False
+    nvfp4_moe_flashinfer_sm12: bool = False  # W4A4 NVFP4 experts on FlashInfer CUTLASS on 12.x (read 0.22-0.31)
     startup_free_memory_check: bool = False
     printed_tokens: Literal["blocks", "concurrency"] = "blocks"
     mamba_block_refusal: bool = False
