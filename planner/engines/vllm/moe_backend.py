@@ -64,8 +64,9 @@ def _tokens_per_block(tokens: int, experts: int) -> int:
 
 def flashinfer_cutlass_scratch_bytes(tokens: int, hidden: int, inter: int, experts: int, topk: int) -> int:
     """FlashInfer's per-call workspace of its CUTLASS fused MoE on NVFP4 (bf16 output) for ``tokens`` rows:
-    TensorRT-LLM's ``CutlassMoeFCRunner::getWorkspaceDeviceBufferSizes`` (FlashInfer 0.6.12 and 0.6.13, identical:
-    ``cutlass_fused_moe_kernels.cuh:2572-2740``, not min-latency, gated activation, finalize fused) plus the
+    TensorRT-LLM's ``CutlassMoeFCRunner::getWorkspaceDeviceBufferSizes`` (FlashInfer 0.6.12
+    ``cutlass_fused_moe_kernels.cuh:2572-2740``, identical in the 0.6.11.post2, 0.6.13 and 0.6.16.post3 vLLM 0.22.0 -
+    0.28.0 pin; 0.6.18 adds buffers of SM 90 mixed-input and W4A8 only; not min-latency, gated, finalize fused) plus the
     binding's ``src_to_dest_map`` (``flashinfer_cutlass_fused_moe_binding.cu:853-876``), each buffer aligned to 128
     bytes. The per-expert TMA pointer arrays and the grouped GEMM's own workspace (a few hundred KiB at 256 experts,
     ``moe_gemm_tma_warp_specialized_input.cu:26-79``) are left out. ``inter``: the intermediate size a rank."""
