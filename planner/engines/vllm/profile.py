@@ -51,6 +51,7 @@ from planner.core.overhead import (
 from planner.engines.platform import VllmPlatform, platform_of
 from planner.engines.vllm.compile_copy import compile_copy_bytes, compile_inputs
 from planner.engines.vllm.defaults import BatchFlags, batch_length, engine_batch
+from planner.engines.vllm.drafter_buffers import stage_drafter_buffers
 from planner.engines.vllm.encoder_memory import profiles_encoder, stage_encoder_non_torch
 from planner.engines.vllm.extensible import EXTENSIBLE_UTILIZATION, reserved_bytes
 from planner.engines.vllm.held import held_at_start
@@ -322,9 +323,8 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         statistics (:func:`penalty_state_bytes`) on the last stage, where the release takes the device's drop in
         free memory (``non_kv_formula`` "consumed", from 0.27: torch memory allocated before the profile is in it;
         the earlier split formula counts torch's increase during the profile only, 0.25.1 ``gpu_worker.py``)."""
-        if not ctx.is_last_stage or self.rules.non_kv_formula != "consumed":
-            return 0
-        if not self.runs_v2(ctx.model, ctx.weights_format, ctx.speculative_method):
+        consumed = ctx.is_last_stage and self.rules.non_kv_formula == "consumed"
+        if not consumed or not self.runs_v2(ctx.model, ctx.weights_format, ctx.speculative_method):
             return 0
         _, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len, ctx.model)
         return penalty_state_bytes(ctx.model, seqs)
@@ -356,11 +356,11 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
 
     def persistent_bytes(self, ctx: StageContext) -> int:
         """What the budget counts with the non-torch memory: :meth:`sampler_state_bytes`, the encoder's and the Windows
-        share (:mod:`.encoder_memory`, :mod:`.windows_share`), the MoE workspace where :meth:`consumed_workspace`."""
+        share, an EAGLE-family drafter's buffers (:mod:`.encoder_memory`, :mod:`.windows_share`,
+        :mod:`.drafter_buffers`), the MoE workspace where :meth:`consumed_workspace`."""
         state = self.sampler_state_bytes(ctx) + stage_encoder_non_torch(self, ctx) + stage_windows_non_torch(self, ctx)
-        if not self.consumed_workspace(ctx):
-            return state
-        return state + self.stage_terms(ctx).moe_workspace
+        state += stage_drafter_buffers(self, ctx)
+        return state + (self.stage_terms(ctx).moe_workspace if self.consumed_workspace(ctx) else 0)
 
     def loads_encoder(self, model: ModelSpec) -> bool:
         """Whether the vision tower is loaded: where the server takes multimodal input (:func:`serves_multimodal`)."""
