@@ -16,17 +16,10 @@ FIFTY_FOURTH: dict[str, str] = {
         "it holds 1.62 GiB beyond the era's base, 11 % of its weights, " + _SHARE
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": (
-        "KV -0.62 GiB, tokens -13.7 % (-0.31 before: 1.49 GiB planned for its 21.18 GiB of weights where 1.18 "
+        "KV -0.47 GiB, tokens -10.5 % since the MTP drafter's buffers and make calibrate's encoder refit to 41,312 B "
+        "(2026-12-07, fifty-fifth session; -0.54 / -12.6 % before, and -0.62 / -13.7 % on the fifty-fourth session's "
+        "tree; -0.31 before that: 1.49 GiB planned for its 21.18 GiB of weights where 1.18 "
         "was): it holds 0.87 GiB beyond the era's base and its encoder's amount, 4 % of its weights, while its MTP 2 "
         "and MTP 3 siblings of the same README hold 1.98-1.99 (+0.43 / +0.44 planned); " + _SHARE
-    ),
-    "vllm-0.27-2x5090-qwen38-27b-nvfp4-mtp3-fp8kv-262k-util090-club3090-1026": (
-        "KV +0.50 GiB, tokens +3.2 % (+0.53 / +3.3 % until FlashInfer's workspace was placed in FULL's first capture "
-        "and make calibrate refit the encoder amount to 46,417 bytes; +0.45 / +2.8 % until make calibrate refitted "
-        "the vision encoder's non-torch amount per item token without club-3090 #851's under-counted INT4 weights, "
-        "51,796 -> 42,337 bytes, 2026-12-07): RadixArk's Qwen3.8-27B NVFP4 at TP 2 (club-3090 issue #1026, "
-        "twenty-third blind set) now "
-        "plans 0.08 GiB less encoder memory a rank than its log leaves; the issue prints no 'Model loading took' "
-        "or non-torch line that would split the rest"
     ),
 }

@@ -47,9 +47,10 @@ def test_sliding_windows_are_named_in_the_headline(capsys: pytest.CaptureFixture
     # 215,648 until the mechanistic non-torch model (2026-12-07, fifty-third session): Gemma 4's encoder amount;
     # 214,960 until make calibrate refitted that amount without club-3090 #851's INT4 weights (fifty-fourth session);
     # 215,008 until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder
-    # amount to 46,417 B (2026-12-07)
+    # amount to 46,417 B (2026-12-07); 214,976 until make calibrate refit it to 41,312 B beside the MTP drafter's
+    # buffers (2026-12-07, fifty-fifth session)
     assert text.endswith(
-        "holds 214,976 tokens of FP8 KV cache: 20 concurrent conversations of 32k tokens, more than 214,976 ÷ 32,768 "
+        "holds 215,008 tokens of FP8 KV cache: 20 concurrent conversations of 32k tokens, more than 215,008 ÷ 32,768 "
         "because its 50 sliding-window layers keep only the last 1,024 tokens of each conversation."
     ), text  # 431.7 k and 32 before vLLM's page unification; "215.9 k ÷ 32k" mixed 1,000 and 1,024 until 2026-12-05
 

@@ -39,20 +39,21 @@ def _lines(capsys: pytest.CaptureFixture[str], version: str, *extra: str) -> lis
         # Qwen3.8-27B's vision encoder's amount; 466,944 / 384,542 from 38.20 GiB until make calibrate refitted that
         # amount without club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth session); 468,699 /
         # 385,987 from 38.35 GiB until FlashInfer's workspace was placed in FULL's first capture and make calibrate
-        # refit the encoder amount to 46,417 B (2026-12-07)
-        ("0.27.1", "468,114", "385,505", "468,114"),
+        # refit the encoder amount to 46,417 B (2026-12-07); 468,114 / 385,505 from 38.29 GiB until make calibrate refit
+        # it to 41,312 B beside the MTP drafter's buffers (2026-12-07, fifty-fifth session)
+        ("0.27.1", "468,699", "385,987", "468,699"),
         # 0.28.0: on by default; --no-enable-prefix-caching: one state page, 0.27.1's default pool
-        ("0.28.0", "385,505", "385,505", "468,114"),
+        ("0.28.0", "385,987", "385,987", "468,699"),
     ],
 )
 def test_fit_plans_prefix_caching_on_and_off(
     capsys: pytest.CaptureFixture[str], version: str, default: str, on: str, off: str
 ) -> None:
-    """Qwen3.8-27B FP8 on one H100 at 8,192 tokens: the same 38.29 GiB holds 468,114 tokens with one state page per
-    sequence and 385,505 with two ('align')."""
+    """Qwen3.8-27B FP8 on one H100 at 8,192 tokens: the same 38.36 GiB holds 468,699 tokens with one state page per
+    sequence and 385,987 with two ('align')."""
     for extra, tokens in (((), default), (("--enable-prefix-caching",), on), (("--no-enable-prefix-caching",), off)):
         lines = _lines(capsys, version, *extra)
-        assert lines[:2] == ["Available KV cache memory: 38.29 GiB", f"GPU KV cache size: {tokens} tokens"], lines
+        assert lines[:2] == ["Available KV cache memory: 38.36 GiB", f"GPU KV cache size: {tokens} tokens"], lines
 
 
 def _command(version: str, **settings: object) -> str:

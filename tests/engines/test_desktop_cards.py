@@ -38,9 +38,9 @@ def test_only_desktop_cards_hold_the_fitted_compile_amount() -> None:
     profile = VllmProfile(engine_version="0.31.0")
     extra = profile.fitted.graphics_extra
     assert extra == 0
-    assert profile.fitted.encoder_non_torch * 16_384 / GiB == pytest.approx(
-        0.71, abs=0.01
-    )  # 0.65 until the graph22 refit, 0.79 before
+    # 0.71 until make calibrate refit it to 41,312 B beside the MTP drafter's buffers (2026-12-07, fifty-fifth session),
+    # 0.65 until the graph22 refit, 0.79 before
+    assert profile.fitted.encoder_non_torch * 16_384 / GiB == pytest.approx(0.63, abs=0.01)
     assert profile.graphics_compile_bytes(1, vllm_platform(get_gpu("rtx-3090"))) == extra
     assert profile.graphics_compile_bytes(4, vllm_platform(get_gpu("rtx-pro-6000-blackwell"))) == extra // 4
     assert profile.graphics_compile_bytes(1, vllm_platform(get_gpu("l40s"))) == 0
@@ -55,7 +55,8 @@ def test_the_l40s_start_ups_that_chose_it() -> None:
     mechanistic non-torch model (2026-12-07, fifty-third session); 0.29 since make calibrate refitted the encoder
     amount without club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth session: the Qwen3.8-27B FP8
     boots 0.14 GiB higher); 0.23 since FlashInfer's workspace was placed in FULL's first capture and make calibrate
-    refit the encoder amount to 46,417 B (2026-12-07)."""
+    refit the encoder amount to 46,417 B (2026-12-07); 0.31 since make calibrate refit it to 41,312 B beside the MTP
+    drafter's buffers (2026-12-07, fifty-fifth session: the Qwen3.8-27B FP8 boots 0.08 GiB higher)."""
     # the sixteenth blind set's 46,068 MiB Ada card and the seventeenth's A40 (2026-12-06), planned on the L40S entry,
     # came after the rule
     later = {
@@ -66,5 +67,5 @@ def test_the_l40s_start_ups_that_chose_it() -> None:
     errors = {r.id: r.kv_error_gib for r in chose}
     assert len(errors) == 7
     # 0.29 until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder
-    # amount to 46,417 B, 2026-12-07
-    assert statistics.median(abs(e) for e in errors.values() if e is not None) == pytest.approx(0.23, abs=0.01)
+    # amount to 46,417 B, 2026-12-07; 0.23 until its refit to 41,312 B beside the MTP drafter's buffers
+    assert statistics.median(abs(e) for e in errors.values() if e is not None) == pytest.approx(0.31, abs=0.01)

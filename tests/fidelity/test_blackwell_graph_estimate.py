@@ -100,8 +100,9 @@ def test_the_b300_split_term_by_term() -> None:
     # hold club-3090 #851's under-counted INT4 weights
     # -0.59 in both until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder
     # amount to 46,417 B, 2026-12-07
-    assert result.cv_error_gib == pytest.approx(-0.60, abs=0.01)
-    assert result.loro_error_gib == pytest.approx(-0.60, abs=0.01)
+    # -0.60 in both until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+    assert result.cv_error_gib == pytest.approx(-0.59, abs=0.01)
+    assert result.loro_error_gib == pytest.approx(-0.59, abs=0.01)
 
 
 def test_a_graph_on_compute_capability_10_costs_the_b300_line() -> None:

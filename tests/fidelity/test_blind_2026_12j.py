@@ -39,19 +39,23 @@ NOW.update(
         # +0.30 before
         # -0.49 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
         # -0.35 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal": -0.41,
+        # -0.41 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal": -0.33,
         # +0.30 before
         # -0.49 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
         # -0.35 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal": -0.41,
+        # -0.41 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal": -0.33,
         # +0.94 before
         # +0.15 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
         # +0.29 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": 0.23,
+        # +0.23 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": 0.31,
         # +0.24 before
         # -0.55 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
         # -0.40 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.26-a100-40gb-qwen38-27b-redhat-int4-util090-seqs16-131k": -0.46,
+        # -0.46 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.26-a100-40gb-qwen38-27b-redhat-int4-util090-seqs16-131k": -0.39,
     }
 )
 

@@ -52,7 +52,8 @@ NOW.update(
         # +0.51 before
         # +0.75 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
         # +0.90 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": 0.83,
+        # +0.83 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.27-rtx3090-vast-qwen36-35b-a3b-gptq-mtp1-131k-kv-refusal": 0.90,
     }
 )
 

@@ -79,15 +79,18 @@ NOW.update(
         # +0.23 before
         # -0.56 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
         # -0.42 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-seqs256": -0.48,
+        # -0.48 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-seqs256": -0.40,
         # +4.18 before
         # +3.39 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
         # +3.53 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-mamba-refusal": 3.47,
+        # +3.47 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-mamba-refusal": 3.55,
         # +0.71 before
         # -0.08 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
         # +0.06 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.27-a100-80gb-qwen38-27b-fp8-marlin-mtp4-131k-util092": 0.00,
+        # +0.00 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.27-a100-80gb-qwen38-27b-fp8-marlin-mtp4-131k-util092": 0.04,
         # +0.30 before
         # +0.16 until the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session)
         "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4fp8attn-fp8kv-82k-util090": 0.00,
@@ -110,7 +113,8 @@ NOW.update(
         # +0.90 before
         # +1.15 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
         # +1.29 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.28-rtxpro6000-qwen36-35b-a3b-bf16-32k-mamba-refusal": 1.23,
+        # +1.23 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.28-rtxpro6000-qwen36-35b-a3b-bf16-32k-mamba-refusal": 1.31,
     }
 )
 

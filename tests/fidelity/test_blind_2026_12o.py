@@ -92,7 +92,8 @@ NOW.update(
         # -0.29 before
         "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092": 0.63,
         # -0.92 before
-        "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092-mtp1": -0.00,
+        # -0.00 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092-mtp1": -0.04,
     }
 )
 
@@ -138,5 +139,6 @@ def test_strix_halo_is_planned_at_the_defaults_vllm_resolved() -> None:
         result = RESULTS[str(case["id"])]
         assert result.report is not None and result.report.max_running == 256, result.id
         assert result.verdict_right, result.id
-        expected = -0.00 if str(case["id"]).endswith("-mtp1") else 0.63  # -0.92 and within 0.51 (-0.29) before
+        # -0.92 and within 0.51 (-0.29) before; the MTP 1 boot -0.00 until its drafter's buffers (0.02 GiB, 2026-12-07)
+        expected = -0.04 if str(case["id"]).endswith("-mtp1") else 0.63
         assert result.kv_error_gib == pytest.approx(expected, abs=0.01), result.id

@@ -73,7 +73,8 @@ NOW.update(
         # +0.29 before
         # +0.53 until the encoder refit without #851's INT4 weights (2026-12-07, fifty-fourth session)
         # +0.67 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-mtp2-64k-util090-kv-refusal": 0.61,
+        # +0.61 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.27-rtx3090-qwen38-27b-w4a16-autoround-int8lmhead-mtp2-64k-util090-kv-refusal": 0.65,
     }
 )
 VERDICTS_NOW.update(

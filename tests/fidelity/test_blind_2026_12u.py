@@ -96,16 +96,20 @@ NOW.update(
     {
         # +0.42 until the remap and refit (2026-12-07)
         # -0.10 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal": -0.06,
+        # -0.06 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util092-kv-refusal": 0.01,
         # +0.42 until the remap and refit (2026-12-07)
         # -0.10 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util095": -0.07,
+        # -0.07 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.22-rtx3090-qwen36-35b-a3b-autoround-int4-8k-util095": 0.01,
         # -0.24 until the refit (2026-12-07)
         # -0.16 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.24-2x3090-qwen36-27b-fp8-mtp3-fp8kv-262k-club3090-594": -0.20,
+        # -0.20 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.24-2x3090-qwen36-27b-fp8-mtp3-fp8kv-262k-club3090-594": -0.16,
         # +0.33 until the refit (2026-12-07)
         # +0.41 until FlashInfer's workspace sat in FULL's first capture and the encoder refit to 46,417 B (2026-12-07)
-        "vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-1139": 0.37,
+        # +0.37 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+        "vllm-0.27-2x3090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-1139": 0.26,
     }
 )
 

@@ -53,7 +53,8 @@ NOW: dict[str, float] = {
     # +0.24 as first scored, until the encoder refit (2026-12-07, fifty-fourth session)
     # +0.38 until FlashInfer's workspace sat in FULL's first capture and make calibrate refit the encoder amount to
     # 46,417 B a token (2026-12-07, fifty-fourth session)
-    A100: 0.32,
+    # +0.32 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+    A100: 0.40,
 }
 
 
@@ -74,12 +75,15 @@ def test_the_a100_llm_class_boot_within_target() -> None:
     scored: +0.24 (0.32 / 0.15), tokens +1.3 %, until the int4-mixed remap (4c96c4a: the folds' encoder amounts no
     longer hold club-3090 #851's under-counted INT4 weights) and make calibrate's refit of it (6f541ba, 2026-12-07,
     fifty-fourth session); +0.38 (0.45 / 0.21), tokens +2.1 %, until FlashInfer's workspace sat in FULL's first capture
-    and make calibrate refit the encoder amount to 46,417 B a token (the same session)."""
+    and make calibrate refit the encoder amount to 46,417 B a token (the same session); +0.32 (0.35 / 0.01), tokens
+    +1.8 %, until make calibrate refit it to 41,312 B beside the MTP drafter's buffers (fifty-fifth session): +0.40
+    (0.45 / 0.01), tokens +2.3 %."""
     result = RESULTS[A100]
     assert misses(result) == []
-    assert result.loro_error_gib == pytest.approx(0.35, abs=0.01)  # 0.32 until the remap, 0.45 until the refit
+    # 0.32 until the remap, 0.45 until the refit, 0.35 until the refit beside the drafter's buffers
+    assert result.loro_error_gib == pytest.approx(0.45, abs=0.01)
     assert result.cv_error_gib == pytest.approx(0.01, abs=0.01)  # 0.15 until the remap, 0.21 until the refit
-    assert result.token_error == pytest.approx(0.018, abs=0.001)  # 0.013, then 0.021 until the refits
+    assert result.token_error == pytest.approx(0.023, abs=0.001)  # 0.013, 0.021, 0.018 until the refits
     assert result.report is not None and result.report.weights_bytes / GiB == pytest.approx(51.1, abs=0.03)
 
 

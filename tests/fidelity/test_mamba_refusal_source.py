@@ -106,11 +106,12 @@ def test_as_many_sequences_as_blocks_start() -> None:
     # with max_num_seqs; 798 until
     # the mechanistic non-torch model (2026-12-07, fifty-third session), whose vision encoder's non-torch amount takes
     # 0.79 GiB; 799 until the allocator's segment tails were
-    # counted with the weights)
-    at, above = _result(H100_REFUSAL, 784).report, _result(H100_REFUSAL, 785).report
+    # counted with the weights); 785 sequences leave 785 blocks since the MTP drafter's buffers and the encoder refit to
+    # 41,312 B (2026-12-07, fifty-fifth session)
+    at, above = _result(H100_REFUSAL, 785).report, _result(H100_REFUSAL, 786).report
     assert at is not None and above is not None
-    assert (at.gpu_blocks, at.failure_kind) == (784, None)
-    assert (above.gpu_blocks, above.failure_kind) == (784, "mamba-blocks")
+    assert (at.gpu_blocks, at.failure_kind) == (785, None)
+    assert (above.gpu_blocks, above.failure_kind) == (785, "mamba-blocks")
 
 
 def test_the_h100_refusal_is_its_sibling_plus_a_step_the_planner_does_not_take() -> None:
@@ -122,7 +123,8 @@ def test_the_h100_refusal_is_its_sibling_plus_a_step_the_planner_does_not_take()
     GiB in both); +3.53 and -0.42 since make calibrate refitted that amount without club-3090 #851's under-counted
     INT4 weights (2026-12-07, fifty-fourth session: 0.14 GiB less in both, the step unchanged); +3.47 and -0.48 since
     FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder amount to 46,417 B
-    (2026-12-07: 0.06 GiB more in both, the step unchanged)."""
+    (2026-12-07: 0.06 GiB more in both, the step unchanged); +3.55 and -0.40 since make calibrate refit it to 41,312 B
+    beside the MTP drafter's buffers (2026-12-07, fifty-fifth session: 0.08 GiB less in both, the step unchanged)."""
     stage = _stage(H100_REFUSAL)
     assert (stage.block_size, stage.page_bytes, stage.group_size) == (784, 784 * 4096, 16)
     refusal, sibling = _result(H100_REFUSAL), _result(H100_SIBLING)
@@ -130,16 +132,16 @@ def test_the_h100_refusal_is_its_sibling_plus_a_step_the_planner_does_not_take()
     assert int(sibling.reported_kv_gib * GiB / block_bytes(stage)) == 829  # 485,083 tokens at 59.21x
     assert 135 * block_bytes(stage) / GiB == pytest.approx(6.46, abs=0.005)
     # -0.56 until the encoder refit; -0.42 until FlashInfer's workspace was placed in FULL's first capture and make
-    # calibrate refit the encoder amount to 46,417 B, 2026-12-07
-    assert sibling.kv_error_gib == pytest.approx(-0.48, abs=0.01)
-    # +3.39 until the encoder refit; +3.53 (above)
-    assert refusal.kv_error_gib == pytest.approx(3.47, abs=0.01)
+    # calibrate refit the encoder amount to 46,417 B, 2026-12-07; -0.48 until its refit to 41,312 B (above)
+    assert sibling.kv_error_gib == pytest.approx(-0.40, abs=0.01)
+    # +3.39 until the encoder refit; +3.53, +3.47 (above)
+    assert refusal.kv_error_gib == pytest.approx(3.55, abs=0.01)
     assert refusal.report is not None and sibling.report is not None
     planned = sibling.report.available_kv_cache_bytes_per_gpu - refusal.report.available_kv_cache_bytes_per_gpu
     assert planned / GiB == pytest.approx(2.51, abs=0.01)
     assert (refusal.report.activation_bytes - sibling.report.activation_bytes) / GiB == pytest.approx(2.30, abs=0.01)
     assert (refusal.report.cuda_graph_bytes - sibling.report.cuda_graph_bytes) / GiB == pytest.approx(0.21, abs=0.01)
-    assert (sibling.kv_error_gib or 0.0) + 6.46 - planned / GiB == pytest.approx(3.47, abs=0.01)  # 3.53 (above)
+    assert (sibling.kv_error_gib or 0.0) + 6.46 - planned / GiB == pytest.approx(3.55, abs=0.01)  # 3.53, 3.47
 
 
 def test_the_same_model_on_the_same_card_at_1024_sequences_on_0_22_is_as_planned() -> None:
@@ -149,14 +151,15 @@ def test_the_same_model_on_the_same_card_at_1024_sequences_on_0_22_is_as_planned
     the allocator's segment tails were counted with the weights); its 1,024 sequences run the same sampler rows and
     graphs as the 0.27.1 refusal's. 851 and -0.26 since make calibrate refitted the encoder amount without
     club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth session); 849 and -0.32 since the encoder
-    refit to 46,417 B with FlashInfer's workspace in FULL's first capture (2026-12-07)."""
+    refit to 46,417 B with FlashInfer's workspace in FULL's first capture (2026-12-07); 851 and -0.24 since its refit to
+    41,312 B beside the MTP drafter's buffers (2026-12-07, fifty-fifth session)."""
     boot = _result(H100_022)
     assert boot.report is not None and boot.report.failure_kind == "mamba-blocks"
     # 848 until the encoder refit; 851 until FlashInfer's workspace was placed in FULL's first capture and make
-    # calibrate refit the encoder amount to 46,417 B, 2026-12-07
-    assert (boot.reported_blocks, boot.report.gpu_blocks) == (856, 849)
-    # -0.40 until the encoder refit; -0.26 (above)
-    assert boot.kv_error_gib == pytest.approx(-0.32, abs=0.01)
+    # calibrate refit the encoder amount to 46,417 B, 2026-12-07; 849 until its refit to 41,312 B
+    assert (boot.reported_blocks, boot.report.gpu_blocks) == (856, 851)
+    # -0.40 until the encoder refit; -0.26, -0.32 (above)
+    assert boot.kv_error_gib == pytest.approx(-0.24, abs=0.01)
     assert boot.report.activation_bytes == _result(H100_REFUSAL).report.activation_bytes  # type: ignore[union-attr]
 
 

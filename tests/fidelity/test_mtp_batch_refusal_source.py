@@ -79,18 +79,22 @@ def test_the_refusal_misses_by_the_mtp_level_not_by_the_batched_tokens() -> None
     assert mtp.report is not None and refusal.report is not None
     assert mtp.reported_kv_gib == 3.00 and refusal.reported_kv_gib == 1.42
     planned_drop = (mtp.report.available_kv_cache_bytes_per_gpu - refusal.report.available_kv_cache_bytes_per_gpu) / GiB
-    assert planned_drop == pytest.approx(2.27, abs=0.01)
+    # 2.27 until the MTP drafter's two buffers, 2 x tokens x 5,120 x 2 bytes, were planned in 0.27.1's consumed memory
+    # (2026-12-07, fifty-fifth session): 0.04 GiB at 2,048 tokens, 0.31 at 16,384
+    assert planned_drop == pytest.approx(2.55, abs=0.01)
     assert planned_drop > 3.00 - 1.42  # the printed drop, 1.58
     # +1.75 before the mechanistic non-torch model; +0.81 until the Windows term was a share of the weights loaded
     # (2026-12-07, fifty-fourth session: 1.49 GiB for these 21.18 GiB of weights, not 1.18); +0.44 until make
     # calibrate refitted the encoder amount without club-3090 #851's under-counted INT4 weights (the same session);
     # +0.58 until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder amount
-    # to 46,417 B, 2026-12-07
-    assert mtp.kv_error_gib == pytest.approx(0.45, abs=0.01)
+    # to 46,417 B, 2026-12-07; +0.45 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07,
+    # fifty-fifth session)
+    assert mtp.kv_error_gib == pytest.approx(0.49, abs=0.01)
     planned = refusal.report.available_kv_cache_bytes_per_gpu / GiB
     # +0.60 before the mechanistic non-torch model: planned to start; -0.34 until the Windows share (above); -0.71
-    # until the encoder refit (above); -0.56 until the second encoder refit (above)
-    assert planned - PRINTED_NEED_GIB == pytest.approx(-0.70, abs=0.01)
+    # until the encoder refit (above); -0.56 until the second encoder refit (above); -0.70 until the drafter's buffers
+    # and the third refit (above)
+    assert planned - PRINTED_NEED_GIB == pytest.approx(-0.93, abs=0.01)
     assert refusal.report.failure_kind == refusal.reported_failure == "kv-cache-too-small"
 
 

@@ -32,8 +32,9 @@ def test_windows_share_and_its_halves() -> None:
     first, second = halves()
     assert not first & second
     # 5.88 % / 7.21 %, held out 0.25 / 0.31, until FlashInfer's decode workspace sat in FULL's first capture
-    # (2026-12-07, fifty-fourth session)
-    for half, share, median in ((first, 0.0625, 0.25), (second, 0.0754, 0.38)):
+    # (2026-12-07, fifty-fourth session); 6.25 % / 7.54 %, held out 0.25 / 0.38, until the MTP drafter's buffers and the
+    # encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
+    for half, share, median in ((first, 0.0542, 0.40), (second, 0.0754, 0.45)):
         fitted, errors = fold(half)
         assert len(errors) == 9
         assert fitted == pytest.approx(share, abs=SHARE_TOLERANCE)
@@ -56,13 +57,15 @@ def test_candidate_with_windows_term() -> None:
     # the Windows term was a share of the weights loaded (2026-12-07, fifty-fourth session); 0.224 / 0.285 / 0.302,
     # held 0.228, cross 0.243 / 0.252, 147 / 149, 25 over-planned, the 0.22 RTX 3090 A3B AutoRound refusal wrong, until
     # the session's merge: FlashInfer's workspace placed in FULL's first capture and make calibrate's refit of the
-    # encoder amount to 46,417 B (2026-12-07), with the twenty-fourth blind set's two boots
-    for name, value in (("in", 0.230), ("family", 0.268), ("release", 0.329), ("held", 0.215)):
+    # encoder amount to 46,417 B (2026-12-07), with the twenty-fourth blind set's two boots; 0.230 / 0.268 / 0.329, held
+    # 0.215, cross 0.243 / 0.228 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07,
+    # fifty-fifth session)
+    for name, value in (("in", 0.216), ("family", 0.259), ("release", 0.286), ("held", 0.210)):
         assert s[name] == pytest.approx(value, abs=MEDIAN_TOLERANCE_GIB)
     cross = held_out(results)
-    assert statistics.median(abs(e) for e in cross.values()) == pytest.approx(0.243, abs=MEDIAN_TOLERANCE_GIB)
+    assert statistics.median(abs(e) for e in cross.values()) == pytest.approx(0.241, abs=MEDIAN_TOLERANCE_GIB)
     assert statistics.median(abs(e) for k, e in cross.items() if k in held) == pytest.approx(
-        0.228, abs=MEDIAN_TOLERANCE_GIB
+        0.257, abs=MEDIAN_TOLERANCE_GIB
     )
     assert s["verdicts"] == (150, 151)
     assert over_planned(results) == 22
