@@ -169,6 +169,7 @@ class Selection(BaseModel, frozen=True, extra="forbid"):
     language_model_only: bool | None = None
     skip_mm_profiling: bool | None = None
     limit_mm_per_prompt: int | None = Field(default=None, ge=0)
+    limit_mm_audio: int | None = Field(default=None, ge=0)
     enable_prefix_caching: bool | None = None  # a switch: False is --no-enable-prefix-caching
     use_v2_model_runner: bool | None = None  # a switch: VLLM_USE_V2_MODEL_RUNNER=1 or =0
     compile_cache: str | None = None  # "cold" or "warm" (vLLM's torch.compile cache; None: warm, the default)

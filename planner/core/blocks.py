@@ -207,4 +207,5 @@ class AttachedModule(BaseModel, frozen=True, extra="forbid"):
     name: Name
     parameters: Parameters
     loaded_for_serving: bool = True  # a vision tower is loaded; an MTP head is not, without speculation
+    audio: bool = False  # an audio tower (with its embedder): vLLM leaves it unloaded where audio's limit is 0
     source: Annotated[str, Field(max_length=4096)]

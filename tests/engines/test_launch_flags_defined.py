@@ -82,6 +82,7 @@ CASES: dict[str, tuple[dict[str, Any], DeploymentOptions | None, dict[str, Any]]
     "language model only": ({"language_model_only": True}, None, {"model": QWEN_VL}),
     "images per prompt": ({"limit_mm_per_prompt": 2}, None, {"model": QWEN_VL}),
     "skip mm profiling": ({"skip_mm_profiling": True}, None, {"model": QWEN_VL}),
+    "audio off": ({"limit_mm_audio": 0}, None, {"model": get_model("google/gemma-4-E2B-it").spec}),
     "yarn": ({}, None, {"model": QWEN3, "context_tokens": 131_072, "max_model_len": 131_072}),
     "lora": ({}, DeploymentOptions(lora=LoraOptions(max_loras=2, max_cpu_loras=4)), {}),
     "lora on some modules": ({}, DeploymentOptions(lora=LoraOptions(target_modules=("q_proj", "v_proj"))), {}),

@@ -14,10 +14,14 @@ from planner.planning.plan import PlanRequest, plan
 
 H100 = get_gpu("h100-sxm-80gb")
 GEMMA = get_model("google/gemma-3-27b-it").spec  # a VLM with sliding windows: every setting applies to it
-# but data-parallel attention, which splits a mixture-of-experts model's experts over two ranks or more
-MOE_ON_TWO = {"enable_dp_attention": (get_model("Qwen/Qwen3-30B-A3B").spec, 2)}
+# but data-parallel attention, which splits a mixture-of-experts model's experts over two ranks or more, and audio's
+# own limit, which only a model with an audio tower takes (vLLM ignores a modality the model lacks)
+MOE_ON_TWO = {
+    "enable_dp_attention": (get_model("Qwen/Qwen3-30B-A3B").spec, 2),
+    "limit_mm_audio": (get_model("google/gemma-4-E2B-it").spec, 1),
+}
 COUNTS = {"max_num_batched_tokens": 4096, "max_num_seqs": 7, "max_cudagraph_capture_size": 64,
-          "max_total_tokens": 100_000, "limit_mm_per_prompt": 2}  # fmt: skip
+          "max_total_tokens": 100_000, "limit_mm_per_prompt": 2, "limit_mm_audio": 0}  # fmt: skip
 
 
 def changed_value(setting: EngineSetting) -> SettingValue:

@@ -41,6 +41,7 @@ def test_every_setting_has_one_unique_name() -> None:
         language_model_only=True,
         skip_mm_profiling=True,
         limit_mm_per_prompt=0,
+        limit_mm_audio=0,
         enable_prefix_caching=False,  # a switch's off side is in the link, as false
         use_v2_model_runner=False,  # an environment switch likewise (VLLM_USE_V2_MODEL_RUNNER=0)
         compile_cache="cold",

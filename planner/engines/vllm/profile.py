@@ -74,7 +74,7 @@ from planner.engines.vllm.terms import (
     rejection_bytes,
     sampler_term,
 )
-from planner.engines.vllm.towers import is_multimodal, prefix_floor_applies, serves_multimodal
+from planner.engines.vllm.towers import is_multimodal, loads_a_tower, prefix_floor_applies, towers_off
 from planner.engines.vllm.unified import reads_ahead
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
 from planner.engines.vllm.windows_share import stage_windows_non_torch
@@ -96,12 +96,12 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
     compile_cache: Literal["cold", "warm"] = "warm"  # torch.compile cache; "cold": a first boot (vllm.compile_copy)
     max_cudagraph_capture_size: CaptureSize | None = None  # --max-cudagraph-capture-size; None: from max_num_seqs
     kv_cache_memory_bytes: KvBytes | None = None  # --kv-cache-memory-bytes: skips the profile-based sizing
-    # --no-enable-extensible-kv-cache (0.34 on); unset: the extensible cache where the release and runtime have it
-    no_enable_extensible_kv_cache: bool = False
+    no_enable_extensible_kv_cache: bool = False  # --no-enable-extensible-kv-cache (0.34 on); unset: where it exists
     language_model_only: bool = False  # --language-model-only: no vision tower loaded, no encoder profile
     skip_mm_profiling: bool = False  # --skip-mm-profiling: the tower loaded, no encoder profile
     enable_dp_attention: bool = False  # --data-parallel-size N --enable-expert-parallel at TP 1: a rank a GPU
     limit_mm_per_prompt: Annotated[int, Field(ge=0, le=1024)] | None = None  # items of each modality; 0: text only
+    limit_mm_audio: Annotated[int, Field(ge=0, le=1024)] | None = None  # audio's own; 0: no audio tower (towers_off)
     enable_prefix_caching: bool | None = None  # None: the release's default (hybrids: off until 0.27.1)
     disable_hybrid_kv_cache_manager: bool = False  # sliding-window layers then cache the whole context
     enable_chunked_prefill: bool | None = Field(default=None)  # V0 only; None: on from max_model_len 32,768
@@ -331,8 +331,8 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
 
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """ "Model loading took": :func:`planner.engines.vllm.loaded.vllm_loaded_weights_bytes`."""
-        multimodal, encoder = is_multimodal(ctx.model), self.loads_encoder(ctx.model)
-        return vllm_loaded_weights_bytes(ctx, multimodal, encoder, self.rules.gemma4_shared_kv_built)
+        off = towers_off(self, ctx.model)
+        return vllm_loaded_weights_bytes(ctx, is_multimodal(ctx.model), off, self.rules.gemma4_shared_kv_built)
 
     def activation_bytes(self, ctx: StageContext) -> int:
         """The profile run's peak (:meth:`terms`), less the fused-MoE workspace where it is consumed memory."""
@@ -363,8 +363,8 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         return state + (self.stage_terms(ctx).moe_workspace if self.consumed_workspace(ctx) else 0)
 
     def loads_encoder(self, model: ModelSpec) -> bool:
-        """Whether the vision tower is loaded: where the server takes multimodal input (:func:`serves_multimodal`)."""
-        return is_multimodal(model) and serves_multimodal(self.language_model_only, self.limit_mm_per_prompt)
+        """Whether a tower is loaded, so profiled (:func:`towers_off`: the vision tower, or an audio tower alone)."""
+        return loads_a_tower(towers_off(self, model), model)
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """:meth:`per_gpu_of`, kept per profile and context (:mod:`planner.engines.vllm.kept`)."""

@@ -341,8 +341,7 @@ def knob_flags(profile: VllmProfile, model: ModelSpec | None = None) -> str:
         flags += " --skip-mm-profiling"
     if profile.language_model_only:
         flags += " --language-model-only"
-    elif profile.limit_mm_per_prompt is not None:
-        limits = mm_limits(profile.limit_mm_per_prompt, model)
+    elif limits := mm_limits(profile.limit_mm_per_prompt, model, profile.limit_mm_audio):
         if profile.rules.limit_mm_json:
             flags += f" --limit-mm-per-prompt '{json.dumps(limits)}'"
         else:  # KEY=VALUE items (nullable_kvs) before 0.8.5

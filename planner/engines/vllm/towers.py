@@ -1,4 +1,6 @@
-"""Vision-tower weights vLLM keeps whole on every tensor-parallel rank, where the generic plan splits them.
+"""The towers vLLM loads: which it leaves out under the multimodal limits (:func:`towers_off`: a tower whose
+modalities are all at 0, Gemma 4's audio tower with audio alone at 0), and the vision-tower weights it keeps whole on
+every tensor-parallel rank, where the generic plan splits them.
 
 The generic plan (:func:`planner.core.weights.stage_weights_bytes_per_gpu`) divides a loaded attached module (a vision
 tower) by TP on the first pipeline stage, as vLLM's vision encoders built from ``QKVParallelLinear`` /
@@ -24,6 +26,7 @@ Gemma 4's ``embedding_projection`` (``gemma4_mm.py`` line 823) are small and not
 from __future__ import annotations
 
 import math
+from typing import NamedTuple, Protocol
 
 from planner.core.model import ModelSpec
 from planner.core.params import parameter_breakdown
@@ -56,12 +59,53 @@ def replicated_tower_extra_bytes(model: ModelSpec, weights: str, tensor_parallel
     return math.ceil(tower_bits / 8) - math.ceil(tower_bits / tensor_parallel / 8)
 
 
-def tower_bytes_per_rank(model: ModelSpec, weights: str, tensor_parallel: int) -> int:
-    """The loaded attached modules (vision tower) on one rank of the first stage as the generic plan splits them
-    (``attached_loaded / tp`` at the attached modules' bits): what ``--language-model-only`` leaves unloaded."""
-    params = parameter_breakdown(model)
-    bits = category_bits(weight_format(weights), params.experts > 0)["attached"]
-    return math.ceil(params.attached_loaded * bits / tensor_parallel / 8)
+class TowersOff(NamedTuple):
+    """The towers vLLM leaves unloaded (:func:`towers_off`)."""
+
+    vision: bool  # the vision tower and its embedder (images and videos)
+    audio: bool  # the audio tower and its embedder (AttachedModule.audio)
+
+
+class TowerLimits(Protocol):
+    """What :func:`towers_off` reads of a vLLM profile (``VllmProfile``)."""
+
+    @property
+    def language_model_only(self) -> bool: ...
+
+    @property
+    def limit_mm_per_prompt(self) -> int | None: ...
+
+    @property
+    def limit_mm_audio(self) -> int | None: ...
+
+
+def towers_off(limits: TowerLimits, model: ModelSpec) -> TowersOff:
+    """Which towers vLLM does not build: one whose modalities all have a limit of 0 is a ``StageMissingLayer``
+    under ``no_init_weights`` (0.29.0 ``model_executor/models/interfaces.py:332-378``, the test at :374; every
+    release from 0.22.0, :284-287), Gemma 4's vision tower for images and videos, its audio tower for audio
+    (``gemma4_mm.py:1086``, :1103-1120). ``--language-model-only`` makes every limit 0 (``config/multimodal.py:495``);
+    audio's limit is ``limit_mm_audio`` where given, else the shared count; a model without audio has no audio
+    tower to leave (its ``audio`` is then whatever the flags say, and moves nothing)."""
+    vision = not serves_multimodal(limits.language_model_only, limits.limit_mm_per_prompt)
+    audio_items = limits.limit_mm_per_prompt if limits.limit_mm_audio is None else limits.limit_mm_audio
+    return TowersOff(vision=vision, audio=limits.language_model_only or audio_items == 0)
+
+
+def loads_a_tower(off: TowersOff, model: ModelSpec) -> bool:
+    """Whether vLLM loads any tower of the model, so profiles its encoder: the vision tower, or an audio tower alone
+    (images and videos at 0, audio given)."""
+    return is_multimodal(model) and not (off.vision and (off.audio or not model.audio_input))
+
+
+def unloaded_tower_bytes(model: ModelSpec, weights: str, tensor_parallel: int, off: TowersOff) -> int:
+    """The loaded attached modules (towers) vLLM leaves unloaded, on one rank of the first stage as the generic plan
+    splits them (``parameters / tp`` at the attached modules' bits): the audio modules where ``off.audio``, the
+    others where ``off.vision`` (:func:`towers_off`)."""
+    unloaded = sum(
+        m.parameters for m in model.attached_modules if m.loaded_for_serving and (off.audio if m.audio else off.vision)
+    )
+    bits = category_bits(weight_format(weights), parameter_breakdown(model).experts > 0)["attached"]
+    return math.ceil(unloaded * bits / tensor_parallel / 8)
 
 
 def is_multimodal(model: ModelSpec) -> bool:
@@ -86,17 +130,22 @@ def prefix_floor_applies(floor: str, language_model_only: bool, limit_mm_per_pro
     return floor == "always" or (floor == "with-mm-input" and served)
 
 
-def mm_limits(items: int, model: ModelSpec | None) -> dict[str, int]:
+def mm_limits(items: int | None, model: ModelSpec | None, audio: int | None = None) -> dict[str, int]:
     """``--limit-mm-per-prompt`` for every modality the model takes: images and videos, and audio where it has an
     audio tower (:attr:`ModelSpec.audio_input`). A modality left out keeps vLLM's default of 999 (0.27.0
     ``config/multimodal.py:345-356``), so a limit of 0 would leave Gemma 4 E4B's audio on, its audio tower loaded
     (``model_executor/models/gemma4_mm.py:1075-1076``; ``interfaces.py:269-308`` skips a tower only when all its
     modalities are 0) and the server not text-only (``multimodal/registry.py:123-138``). A key the model does not
-    take is ignored (``multimodal/processing/context.py:396-407`` reads the supported modalities only).
+    take is ignored (``multimodal/processing/context.py:396-407`` reads the supported modalities only). ``audio``
+    (``--limit-mm-audio``) sets audio's own count, alone where ``items`` is None (images and videos keep 999).
 
     >>> from model_catalog import get_model
     >>> mm_limits(0, get_model("google/gemma-4-E4B-it").spec), mm_limits(2, get_model("google/gemma-4-31B-it").spec)
     ({'image': 0, 'video': 0, 'audio': 0}, {'image': 2, 'video': 2})
+    >>> mm_limits(None, get_model("google/gemma-4-E2B-it").spec, 0)
+    {'audio': 0}
     """
-    modalities = ("image", "video", "audio") if model is not None and model.audio_input else ("image", "video")
-    return dict.fromkeys(modalities, items)
+    takes_audio = model is not None and model.audio_input
+    modalities = ("image", "video", "audio") if takes_audio else ("image", "video")
+    limits = {} if items is None else dict.fromkeys(modalities, items)
+    return limits | ({"audio": audio} if takes_audio and audio is not None else {})
