@@ -25,6 +25,9 @@ text width, no norm weight: 0.29.0 ``gemma4_mm.py:939-984``).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from model_catalog import get_gpu, get_model
@@ -36,6 +39,7 @@ from planner.engines.vllm.towers import towers_off
 E2B = get_model("google/gemma-4-E2B-it").spec
 E4B = get_model("google/gemma-4-E4B-it").spec
 MI300X = get_gpu("mi300x")
+CASE = Path(__file__).parents[1] / "fidelity" / "cases" / "vllm-relboots-2026-12.json"
 
 
 def _audio_tower_parameters(hidden: int = 1024, layers: int = 12, heads: int = 8, out: int = 1536) -> int:
@@ -123,3 +127,11 @@ def test_audio_is_ignored_without_an_audio_tower() -> None:
     spec = get_model("google/gemma-4-31B-it").spec
     assert knob_flags(VllmProfile(engine_version="0.29.0", limit_mm_audio=0), spec) == ""
     assert towers_off(VllmProfile(engine_version="0.29.0", limit_mm_audio=0), spec) == (False, True)
+
+
+def test_the_mi300x_boot_is_mapped_with_audio_off() -> None:
+    """The 0.29.1rc1 MI300X E2B boot served ``--limit-mm-per-prompt '{"image": 4, "audio": 0}'``: its profile states
+    audio 0 (images at 4 against 999 moves no memory: the encoder's item and budget are per item)."""
+    case = json.loads(CASE.read_text())[0]
+    assert '\'{\\"image\\": 4, \\"audio\\": 0}\'' in json.dumps(case["notes"])
+    assert VllmProfile(**case["setup"]["profile"]).limit_mm_audio == 0

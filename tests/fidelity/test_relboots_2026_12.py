@@ -23,6 +23,9 @@ from tests.fidelity.blind_sets import assert_as_scored, assert_sourced_and_held_
 
 BLIND, RESULTS = load_blind_set("vllm-relboots-2026-12.json")
 E2B = "vllm-0.29-rocm-mi300x-gemma4-e2b-bf16-32k"
+# +0.65 unseen at fdc50ac, both towers planned loaded; +1.22 since its audio-off flag is planned (limit_mm_audio 0:
+# the audio tower's 0.57 GiB unloaded, 2026-12-07, mmzero session)
+NOW = {E2B: 1.22}
 
 
 def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
@@ -33,7 +36,7 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 
 @pytest.mark.parametrize("case", BLIND, ids=[c["id"] for c in BLIND])
 def test_each_as_scored(case: dict[str, object]) -> None:
-    assert_as_scored(case, RESULTS, {})
+    assert_as_scored(case, RESULTS, NOW)
 
 
 def test_first_scores() -> None:
@@ -68,11 +71,14 @@ def test_the_catalog_entry_matches_the_printed_pool() -> None:
 
 
 def test_the_hip_terms_carry_to_029() -> None:
-    """KV +0.65 GiB in sample and leaving its release out (the HIP terms stay fitted on 0.31), +4.63 leaving its
-    family out (every CDNA 3 boot is Gemma 4, so the fold has no HIP terms): the 0.31 fit carries to 0.29; the miss
-    is named in UNMATCHED."""
+    """KV +1.22 GiB in sample and leaving its release out (the HIP terms stay fitted on 0.31), +5.20 leaving its
+    family out (every CDNA 3 boot is Gemma 4, so the fold has no HIP terms). +0.65 / +0.65 / +4.63 until the audio
+    tower its ``--limit-mm-per-prompt`` leaves unloaded was planned unloaded (0.57 GiB, mmzero): that part of the
+    earlier match was the tower counted in error. The fitted graph cost carries (estimate 3.90 GiB, capture printed
+    3.9); the consumed memory is now planned 0.51 under the printed 11.88 and the transient 0.70 under: named in
+    UNMATCHED."""
     result = RESULTS[E2B]
-    assert result.kv_error_gib == pytest.approx(0.65, abs=0.01)
-    assert result.loro_error_gib == pytest.approx(0.65, abs=0.01)
-    assert result.cv_error_gib == pytest.approx(4.63, abs=0.01)
+    assert result.kv_error_gib == pytest.approx(1.22, abs=0.01)  # 0.65 with the audio tower planned loaded
+    assert result.loro_error_gib == pytest.approx(1.22, abs=0.01)  # 0.65
+    assert result.cv_error_gib == pytest.approx(5.20, abs=0.01)  # 4.63
     assert misses(result) == ["kv"] and E2B in UNMATCHED
