@@ -4,7 +4,9 @@ vLLM builds each tower of a multimodal model inside ``_mark_tower_model(vllm_con
 ``get_limit_per_prompt`` is 0 for every one of its modalities, builds it as ``StageMissingLayer`` under
 ``no_init_weights``: no weights allocated or loaded (0.29.0 ``model_executor/models/interfaces.py:332-378``, the test
 at :374; the same at 0.22.0 :284-287, 0.24.0 :285-288, 0.26.0 :290-293, 0.27.1 :302-305, 0.28.0 :329-332, 0.30.0
-:373-376, 0.31.0 :375-378; not in 0.11.0). Gemma 4 builds its vision tower for ``{"image", "video"}`` and its audio
+:373-376, 0.31.0 :375-378, and 0.17.0 :258-261 with Gemma 3n's towers at ``gemma3n_mm.py:509``
+and :515; not in 0.11.0, whose Gemma 3n builds both towers whatever the limits; made generic by vllm-project/vllm#32757,
+after the per-model skips of #22299). Gemma 4 builds its vision tower for ``{"image", "video"}`` and its audio
 tower with ``embed_audio`` for ``"audio"`` (0.29.0 ``gemma4_mm.py:1086`` and :1103-1120), Gemma 3n likewise
 (``gemma3n_mm.py:636`` and :642). A modality left out of the JSON keeps 999 (0.29.0 ``config/multimodal.py:490-503``)
 and ``--language-model-only`` makes every limit 0 (:495-496). The encoder's profile and cache budget take only the
