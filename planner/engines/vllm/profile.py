@@ -51,8 +51,7 @@ from planner.core.overhead import (
 from planner.engines.platform import VllmPlatform, platform_of
 from planner.engines.vllm.compile_copy import compile_copy_bytes, compile_inputs
 from planner.engines.vllm.defaults import BatchFlags, batch_length, engine_batch
-from planner.engines.vllm.drafter_buffers import stage_drafter_buffers
-from planner.engines.vllm.encoder_memory import profiles_encoder, stage_encoder_non_torch
+from planner.engines.vllm.encoder_memory import profiles_encoder
 from planner.engines.vllm.extensible import EXTENSIBLE_UTILIZATION, reserved_bytes
 from planner.engines.vllm.held import held_at_start
 from planner.engines.vllm.kept import per_gpu_kept as _per_gpu_kept
@@ -61,6 +60,7 @@ from planner.engines.vllm.loaded import vllm_loaded_weights_bytes
 from planner.engines.vllm.moe_backend import moe_backend_of, moe_scratch_bytes
 from planner.engines.vllm.non_torch import NonTorchInputs, graphics_compile_bytes, non_torch_bytes
 from planner.engines.vllm.profile_graphs import VllmGraphs
+from planner.engines.vllm.profile_held import VllmHeld
 from planner.engines.vllm.runner import V1_RUNNER_ENVIRONMENT, uses_model_runner_v2
 from planner.engines.vllm.setting_bounds import BatchTokens, CaptureSize, KvBytes, Sequences
 from planner.engines.vllm.terms import (
@@ -70,19 +70,17 @@ from planner.engines.vllm.terms import (
     activation_dtype_bytes,
     forward_bytes,
     mla_bytes_per_token,
-    penalty_state_bytes,
     rejection_bytes,
     sampler_term,
 )
 from planner.engines.vllm.towers import is_multimodal, loads_a_tower, prefix_floor_applies, towers_off
 from planner.engines.vllm.unified import reads_ahead
 from planner.engines.vllm.versions import VllmConstants, VllmRules, default_version, fitted_constants, vllm_rules
-from planner.engines.vllm.windows_share import stage_windows_non_torch
 
 VLLM_DEFAULT_VERSION = default_version()
 
 
-class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
+class VllmProfile(VllmHeld, VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
     """vLLM (V1 from 0.8, V0 before). Settings are the CLI flags of ``vllm serve``."""
 
     kind: Literal["vllm"] = "vllm"
@@ -96,7 +94,8 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
     compile_cache: Literal["cold", "warm"] = "warm"  # torch.compile cache; "cold": a first boot (vllm.compile_copy)
     max_cudagraph_capture_size: CaptureSize | None = None  # --max-cudagraph-capture-size; None: from max_num_seqs
     kv_cache_memory_bytes: KvBytes | None = None  # --kv-cache-memory-bytes: skips the profile-based sizing
-    no_enable_extensible_kv_cache: bool = False  # --no-enable-extensible-kv-cache (0.34 on); unset: where it exists
+    # --no-enable-extensible-kv-cache (0.34 on); unset: the extensible cache where the release and runtime have it
+    no_enable_extensible_kv_cache: bool = False
     language_model_only: bool = False  # --language-model-only: no vision tower loaded, no encoder profile
     skip_mm_profiling: bool = False  # --skip-mm-profiling: the tower loaded, no encoder profile
     enable_dp_attention: bool = False  # --data-parallel-size N --enable-expert-parallel at TP 1: a rank a GPU
@@ -318,17 +317,6 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
             compile_copy=compile_copy_bytes(model, tp, act, compile_inputs(self, model, first)),
         )
 
-    def sampler_state_bytes(self, ctx: StageContext) -> int:
-        """Persistent sampler state the budget counts with the non-torch memory: Model Runner V2's penalty
-        statistics (:func:`penalty_state_bytes`) on the last stage, where the release takes the device's drop in
-        free memory (``non_kv_formula`` "consumed", from 0.27: torch memory allocated before the profile is in it;
-        the earlier split formula counts torch's increase during the profile only, 0.25.1 ``gpu_worker.py``)."""
-        consumed = ctx.is_last_stage and self.rules.non_kv_formula == "consumed"
-        if not consumed or not self.runs_v2(ctx.model, ctx.weights_format, ctx.speculative_method):
-            return 0
-        _, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len, ctx.model)
-        return penalty_state_bytes(ctx.model, seqs)
-
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """ "Model loading took": :func:`planner.engines.vllm.loaded.vllm_loaded_weights_bytes`."""
         off = towers_off(self, ctx.model)
@@ -343,24 +331,6 @@ class VllmProfile(VllmGraphs, EngineProfile, frozen=True, extra="forbid"):
         """:meth:`terms` at the batch vLLM settles for ``ctx`` (:meth:`batch`)."""
         tokens, seqs = self.batch(ctx.gpu_memory_bytes, ctx.gpu_name, ctx.max_model_len, ctx.model)
         return self.terms(ctx.model, ctx, tokens, seqs)
-
-    def consumed_workspace(self, ctx: StageContext) -> bool:
-        """Whether the persistent fused-MoE workspace is in the consumed memory rather than the peak: from 0.27
-        (``non_kv_formula`` "consumed") the budget is the free-memory drop since the init snapshot plus the torch
-        peak less what torch still holds after the profile (0.27.1 ``utils/mem_utils.py:317-326``), and the
-        workspace manager holds the workspace from the profile run on (``v1/worker/workspace.py``
-        ``_current_workspaces``), so "Actual usage" prints it in "consumed memory (weights + non-torch)", not in
-        "peak activation" (``gpu_worker.py:527-528``). Not for the extensible KV cache (0.34), planned as it was."""
-        formula = self.rules.non_kv_formula == "consumed" and self.rules.moe_workspace_persistent
-        return formula and not self.extensible(platform_of(ctx.platform).runtime)
-
-    def persistent_bytes(self, ctx: StageContext) -> int:
-        """What the budget counts with the non-torch memory: :meth:`sampler_state_bytes`, the encoder's and the Windows
-        share, an EAGLE-family drafter's buffers (:mod:`.encoder_memory`, :mod:`.windows_share`,
-        :mod:`.drafter_buffers`), the MoE workspace where :meth:`consumed_workspace`."""
-        state = self.sampler_state_bytes(ctx) + stage_encoder_non_torch(self, ctx) + stage_windows_non_torch(self, ctx)
-        state += stage_drafter_buffers(self, ctx)
-        return state + (self.stage_terms(ctx).moe_workspace if self.consumed_workspace(ctx) else 0)
 
     def loads_encoder(self, model: ModelSpec) -> bool:
         """Whether a tower is loaded, so profiled (:func:`towers_off`: the vision tower, or an audio tower alone)."""
