@@ -47,6 +47,7 @@ from planner.advisor.allreduce import pcie_allreduce_seconds
 from planner.advisor.collectives import attention_dp_seconds, measured_collective_seconds
 from planner.advisor.gemm_tables import decode_gemm_seconds
 from planner.advisor.hardware import compute_tflops, fp16_accumulate_factor, memory_class, pcie_generation
+from planner.advisor.host_cpu import host_time_factor
 from planner.advisor.kernels import (
     LLAMACPP_FLASH_ATTENTION_SHARE,
     LLAMACPP_MMQ_MAX_BATCH,
@@ -163,7 +164,7 @@ def step_overhead(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
     fixed = r.trt_step_s if trt else r.vllm_step_s
     per_sequence = r.trt_seq_s if trt else r.vllm_seq_s
     kernels = load.moe_layers * setup.moe_layer_s  # vLLM's Triton MXFP4 MoE on Hopper (planner.advisor.kernels)
-    return fixed + kernels + (per_sequence * load.tokens if load.kv_bytes else 0.0)
+    return fixed + (per_sequence * load.tokens if load.kv_bytes else 0.0) + kernels
 
 
 def allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float:
@@ -258,6 +259,7 @@ def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -
     bound: Bound = "unknown" if compute is None else ("compute" if compute > memory else "memory")
     seconds = max(memory, compute or 0.0) + step_overhead(setup, load, r) + comm + dequant_seconds(setup, load, r)
     seconds += experts or 0.0
+    seconds = max(seconds, host_time_factor(setup) * step_overhead(setup, load, r))  # a Grace host (host_cpu)
     if setup.split == "pipeline":  # G micro-batches through G stages: (2G - 1) / G stage times (GPipe's bubble)
         seconds *= (2 * setup.gpus - 1) / setup.gpus
     return Step(seconds, memory, compute, comm, bound, moved)

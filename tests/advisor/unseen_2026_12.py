@@ -29,11 +29,15 @@ BLACKWELL_NVFP4 = (
     "them are within 50 % and the TP4 / TP8 cells of the same dies moved little (Llama-3.1-405B +16 / +17 % to "
     "+8 / +6 % median). Qwen3-30B-A3B's prompt-heavy 2048/128 and 5000/500 cells on B200 and GB200 (+66 to +106 "
     "%, prompts at the rate model's NVFP4 share) left since a prompt's experts take the measured fused MoE "
-    "(planner/advisor/gemm_tables.py prompt_moe_seconds, 2026-12-07). What remains: Qwen3-30B-A3B on GB200 at "
-    "four lengths, "
-    "and GB200 Llama 4 Scout 1000/1000. The perf overview's GB200 TP1 cells are below its B200 ones (Qwen3-30B-A3B "
+    "(planner/advisor/gemm_tables.py prompt_moe_seconds, 2026-12-07). Qwen3-30B-A3B on GB200 at 128/128 and "
+    "1000/1000 left since a step on a Grace host lasts at least the host's time, TransformerEngine#2053's 37.08 / "
+    "13.48 us (GB200 / Xeon 8480C) times the x86-fitted host time, its work overlapping the GPU's "
+    "(planner/advisor/host_cpu.py, 2026-12-07 fifty-fifth: +63 / +57 -> +4.6 / +35.9 %). What remains: GB200 "
+    "Llama 4 Scout 1000/1000 (+84 %: at 627 sequences the Grace host's time, 27 ms, is under the 38 ms step). "
+    "The perf overview's GB200 TP1 cells are below its B200 ones (Qwen3-30B-A3B "
     "1000/1000: 17,481 vs 25,828 tokens/s) while aiconfigurator's GB200 GEMM and MoE tables are as fast as B200's "
-    "or faster (8192 x 8192 at 128 tokens: 21.9 vs 22.7 us): the GB200 gap is not in the GEMMs. GB200 Scout at "
+    "or faster (8192 x 8192 at 128 tokens: 21.9 vs 22.7 us; their generation attention within 1 % by median): "
+    "the GB200 gap is not in the GPU's kernels but in its host, largest where the batch is largest. GB200 Scout at "
     "128/128 joined them (+41 -> +54 %) when the scoring's batch became trtllm-bench's own (4,096 where the "
     "planner's 2,048 stood, planner/engines/trtllm_bench.py); B200's same cell went -9 -> +4 %"
 )
@@ -161,9 +165,10 @@ UNSEEN_2026_12_MISSES: dict[str, str] = {
     # TensorRT-LLM prompt's experts take the measured fused-MoE time, 2026-12-07 fifty-third; the GB200 pair too)
     "trtllm-gb200-llama4-scout-fp4-1000-1000": BLACKWELL_NVFP4,  # +88%
     # (trtllm-gb200-llama4-scout-fp4-128-128, BLACKWELL_NVFP4: +54%, +32.5 % since the refit of 2026-12-07)
-    "trtllm-gb200-qwen3-30b-a3b-fp4-1000-1000": BLACKWELL_NVFP4,  # +89%
+    # (trtllm-gb200-qwen3-30b-a3b-fp4-1000-1000, BLACKWELL_NVFP4: +89 %, +57.0 -> +35.9 % since a step on a Grace
+    # host lasts at least its host's time, planner/advisor/host_cpu.py, 2026-12-07 fifty-fifth)
     # (trtllm-gb200-qwen3-30b-a3b-fp4-1000-2000, BLACKWELL_NVFP4: +67%, +48.4 % since the refit of 2026-12-07)
-    "trtllm-gb200-qwen3-30b-a3b-fp4-128-128": BLACKWELL_NVFP4,  # +124%
+    # (trtllm-gb200-qwen3-30b-a3b-fp4-128-128, BLACKWELL_NVFP4: +124 %, +62.8 -> +4.6 % since the same)
     # (trtllm-gb200-qwen3-30b-a3b-fp4-2048-128, BLACKWELL_NVFP4: +118%, +25.2 % since the prompt's measured MoE)
     # (trtllm-gb200-qwen3-30b-a3b-fp4-500-2000, BLACKWELL_NVFP4: +63%, +41.0 % since the refit of 2026-12-07)
     # (trtllm-gb200-qwen3-30b-a3b-fp4-5000-500, BLACKWELL_NVFP4: +92%, +40.9 % since the prompt's measured MoE)
