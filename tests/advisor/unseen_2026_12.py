@@ -374,7 +374,9 @@ GPTOSS_AMPERE = (
     "share with no per-layer kernel cost (planner/advisor/kernels.py prices the Triton MoE kernel only for 9.0 <= "
     "capability < 11.0). gpt-oss-120b's same rows on H100 are within 50 % (4 users +13 %, 4,000 / 200 burst +24 "
     "%). The random runs' outputs ended early at 4,000 / 200 (no --ignore-eos; 54 % and 67 % of the asked tokens, "
-    "94-100 % at the other lengths), the rows take the mean"
+    "94-100 % at the other lengths), the rows take the mean. Read again (2026-12-07, fifty-fifth): vLLM 0.11.0 runs "
+    "Marlin below capability 9.0 (quantization/mxfp4.py:94-99); no aiconfigurator table times gpt-oss's expert shape "
+    "(2,880 x 2,880, 4 of 128) on an A100, so planner.advisor.moe_transfer has nothing to carry"
 )
 DEEPSEEK_TP8_FEW_USERS = (
     "DeepSeek-R1-0528 over 8 x H200 (vLLM v0.11.0, TP8, no expert parallelism) at 4 users: 19.1 ms per token "
@@ -451,7 +453,7 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
     # (gpustack-a100-gptoss120b-vllm-random-2000-100: +67 %, +42.5 % with vLLM's 2,048-token A100 chunk, PREFILL_CHUNK)
     # (gpustack-a100-gptoss120b-vllm-random-32000-100, GPTOSS_AMPERE: +210 %, +132.5 % before vLLM 0.11.0's Triton
     #  attention rate on Ampere, -0.2 % with it, held out: planner/advisor/triton_attention.py)
-    "gpustack-a100-gptoss120b-vllm-sharegpt-c4": GPTOSS_AMPERE,  # +96%
+    "gpustack-a100-gptoss120b-vllm-sharegpt-c4": GPTOSS_AMPERE,  # +96% first, +87.0% at fdc50ac
     # (gpustack-a100-gptoss20b-vllm-random-2000-100: +55 %, +45.8 % with vLLM's 2,048-token A100 chunk, PREFILL_CHUNK)
     # (gpustack-a100-gptoss20b-vllm-random-32000-100, GPTOSS_AMPERE: +193 %, +164.3 % before vLLM 0.11.0's Triton
     #  attention rate on Ampere, -0.3 % with it: the row its share is fitted on, planner/advisor/triton_attention.py)
@@ -531,14 +533,19 @@ ISSUE_17788_SAMPLING = (
     "sorting the whole vocabulary (:189, 32 x 151,936 logits a step). vLLM PR 40376's microbenchmark times that "
     "PyTorch path at 0.40-0.66 ms for 64-128 rows of a 32,768 vocabulary (4.2 M logits, this run's 4.9 M), PR 11394 "
     "at ~15 % of ShareGPT throughput on a small model's short steps: about 1 ms of the ~20 ms gap. The experts "
-    "(none) and the all-reduce (one GPU) are not it either; what is left is not read"
+    "(none) and the all-reduce (one GPU) are not it either; what is left is not read. Read again (2026-12-07, "
+    "fifty-fifth, +73.1 % then): nor eager steps, V1 replaying every step of at most 512 tokens (config.py:4032-4046, "
+    "v1/worker/gpu_model_runner.py:1022-1026), nearly all of this run's (32 decodes and one ~217-token prompt)"
 )
 HOPPER_PROMPTS_AGAIN = (
     "Llama-3.3-70B BF16 over 4 x H200 (SGLang, Dec 2024) at SGLang's random 4,096-token prompts: +61 % and +54 % "
     "(median time to first token 62 and 187 s measured, 53 and 123 s drained); the same machine's short-prompt "
     "bursts are +3 to +24 % and its ShareGPT burst +11 %. A second machine whose Hopper prompts run below the "
     "modelled rate, as GPUStack's H100 (PAGED_PROMPT_RATE): the 'machine, not the engines' reading of that set is "
-    "weaker for it"
+    "weaker for it. Read again (2026-12-07, fifty-fifth): every one of the server's six bursts decodes beyond SGLang "
+    "0.4's 160-request graphs (0.4.0.post1 srt/server_args.py:189-197), yet the measured - drained gap per decode "
+    "step is 43-70 ms on the 1,024- and 4,096-token rows and 4-7 ms on 256 / 512 and ShareGPT, and an eager Llama "
+    "layer costs ~27 us (sgl-project/sglang PR 1401): not the eager steps; the decode step at long context is missed"
 )
 DEEPSEEK_PREFILL = (
     "DeepSeek-V3 (FP8) over 8 x H200 under SGLang 0.4.3.post2, 10,000 fixed 256 / 32 prompts at once, with and "
@@ -578,8 +585,8 @@ SGLANG_HYBRID = (
 # 26.51 %, 8 -> 6 over 50 %. On unseen-2026-12b.toml batched 28.50 -> 24.38 % (8 -> 7 over 50 %), prompts 54.35 ->
 # 48.49 % (25 -> 24); unseen-2026-12d / -12e and the TensorRT-LLM file do not move.
 UNSEEN_2026_12C_MISSES: dict[str, str] = {
-    "vllm-issue17788-h100nvl-qwen3-32b-sharegpt-1000": ISSUE_17788_SAMPLING,  # +87%
-    "datacrunch-4xh200-llama33-70b-sglang-random-4096-2048-800": HOPPER_PROMPTS_AGAIN,  # +61%
+    "vllm-issue17788-h100nvl-qwen3-32b-sharegpt-1000": ISSUE_17788_SAMPLING,  # +87%, +73.1% at fdc50ac
+    "datacrunch-4xh200-llama33-70b-sglang-random-4096-2048-800": HOPPER_PROMPTS_AGAIN,  # +61%, +55.2% at fdc50ac
     # (datacrunch-4xh200-llama33-70b-sglang-random-4096-1024-1500, HOPPER_PROMPTS_AGAIN: +54%,
     #  +49.9 % since the refit of 2026-12-07)
     # (DEEPSEEK_PREFILL: datacrunch-8xh200-deepseek-v3-sglang-random-256-32-10000-no-overlap / -overlap, +174 / +184 %
