@@ -106,14 +106,15 @@ def when_drawn() -> None:
 def _memory_requested() -> bool:
     """Whether this run's URL asks for the Memory page (the landing page: a bare path, its own, or one no page has),
     read as Streamlit 1.67 resolves it (``runtime/pages_manager.py``, ``_resolve_page_script``: the page whose hash,
-    ``calc_hash`` of its URL path, the browser sent, else the one its path names, else the default)."""
+    ``calc_hash`` of its URL path, the browser sent, else the one its path names, else the default; a name no page
+    has runs the default page, ``commands/navigation.py:543-563``)."""
     ctx = get_script_run_ctx(suppress_warning=True)
     if ctx is None:
         return False
     others = [path for path in PAGE_PATHS if path != MEMORY]
     if ctx.pages_manager.intended_page_script_hash:
         return ctx.pages_manager.intended_page_script_hash not in {calc_hash(path) for path in others}
-    return ctx.pages_manager.intended_page_name in ("", None)
+    return ctx.pages_manager.intended_page_name not in others
 
 
 def sidebar_state() -> SidebarState | None:
