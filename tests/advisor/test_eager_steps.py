@@ -40,7 +40,7 @@ def test_deepseek_v3_eager_time_is_datacrunchs_bench_one_batch() -> None:
 
 def test_the_drain_pays_the_eager_time_on_prefill_steps_and_large_decodes() -> None:
     """Four requests of 100 + 10, two running at most, decode graphs up to one request: each wave's prefill step
-    and its nine two-request decode steps run eagerly (20 eager steps of 0.5 s on top of the run's 0.38 s); with
+    and its nine two-request decode steps run eagerly (20 eager steps of 0.5 s on top of the run's 0.22 s); with
     graphs up to two requests only the two prefill steps do."""
     base = drain([(100, 10)] * 4, Limits(10_000, 2, 512), lambda b, c: 0.01, 0.0001)
     every = drain([(100, 10)] * 4, Limits(10_000, 2, 512), lambda b, c: 0.01, 0.0001, eager=Eager(0.5, 1))
