@@ -89,14 +89,14 @@ def test_audio_at_zero_unloads_the_audio_tower_only() -> None:
     all_off = VllmProfile(engine_version="0.29.0", limit_mm_per_prompt=0)
     assert _loaded(served) - _loaded(audio_off) == 2 * 307_184_384
     assert _loaded(served) - _loaded(all_off) == 2 * (307_184_384 + 168_543_776)
-    assert towers_off(audio_off, E2B) == (False, True)
+    assert towers_off(audio_off) == (False, True)
     assert audio_off.loads_encoder(E2B) and not all_off.loads_encoder(E2B)
 
 
 def test_audio_alone_keeps_the_audio_tower() -> None:
     """Images and videos at 0 with audio given: the vision tower goes, the audio tower stays."""
     audio_only = VllmProfile(engine_version="0.29.0", limit_mm_per_prompt=0, limit_mm_audio=1)
-    assert towers_off(audio_only, E2B) == (True, False)
+    assert towers_off(audio_only) == (True, False)
     assert _loaded(VllmProfile(engine_version="0.29.0")) - _loaded(audio_only) == 2 * 168_543_776
 
 
@@ -128,7 +128,7 @@ def test_audio_is_ignored_without_an_audio_tower() -> None:
     ``multimodal/processing/context.py:396-407``), so nothing is written and nothing moves."""
     spec = get_model("google/gemma-4-31B-it").spec
     assert knob_flags(VllmProfile(engine_version="0.29.0", limit_mm_audio=0), spec) == ""
-    assert towers_off(VllmProfile(engine_version="0.29.0", limit_mm_audio=0), spec) == (False, True)
+    assert towers_off(VllmProfile(engine_version="0.29.0", limit_mm_audio=0)) == (False, True)
 
 
 def test_the_mi300x_boot_is_mapped_with_audio_off() -> None:

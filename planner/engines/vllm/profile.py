@@ -319,7 +319,7 @@ class VllmProfile(VllmHeld, VllmGraphs, EngineProfile, frozen=True, extra="forbi
 
     def loaded_weights_bytes(self, ctx: LoadContext) -> int:
         """ "Model loading took": :func:`planner.engines.vllm.loaded.vllm_loaded_weights_bytes`."""
-        off = towers_off(self, ctx.model)
+        off = towers_off(self)
         return vllm_loaded_weights_bytes(ctx, is_multimodal(ctx.model), off, self.rules.gemma4_shared_kv_built)
 
     def activation_bytes(self, ctx: StageContext) -> int:
@@ -334,7 +334,7 @@ class VllmProfile(VllmHeld, VllmGraphs, EngineProfile, frozen=True, extra="forbi
 
     def loads_encoder(self, model: ModelSpec) -> bool:
         """Whether a tower is loaded, so profiled (:func:`towers_off`: the vision tower, or an audio tower alone)."""
-        return loads_a_tower(towers_off(self, model), model)
+        return loads_a_tower(towers_off(self), model)
 
     def per_gpu(self, ctx: StageContext) -> OverheadBytes:
         """:meth:`per_gpu_of`, kept per profile and context (:mod:`planner.engines.vllm.kept`)."""

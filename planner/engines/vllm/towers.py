@@ -79,13 +79,14 @@ class TowerLimits(Protocol):
     def limit_mm_audio(self) -> int | None: ...
 
 
-def towers_off(limits: TowerLimits, model: ModelSpec) -> TowersOff:
+def towers_off(limits: TowerLimits) -> TowersOff:
     """Which towers vLLM does not build: one whose modalities all have a limit of 0 is a ``StageMissingLayer``
     under ``no_init_weights`` (0.29.0 ``model_executor/models/interfaces.py:332-378``, the test at :374; 0.17.0
     :258-261 and every release read since; not 0.11.0), Gemma 4's vision tower for images and videos, its audio
     tower for audio (``gemma4_mm.py:1086``, :1103-1120). ``--language-model-only`` makes every limit 0
-    (``config/multimodal.py:495``); audio's limit is ``limit_mm_audio`` where given, else the shared count; a model
-    without audio has no audio tower to leave (its ``audio`` is then whatever the flags say, and moves nothing)."""
+    (``config/multimodal.py:495``); audio's limit is ``limit_mm_audio`` where given, else the shared count. The flags
+    alone decide it: a model without an audio tower has no audio module for ``audio`` to leave out
+    (:func:`unloaded_tower_bytes`, :func:`loads_a_tower`)."""
     vision = not serves_multimodal(limits.language_model_only, limits.limit_mm_per_prompt)
     audio_items = limits.limit_mm_per_prompt if limits.limit_mm_audio is None else limits.limit_mm_audio
     return TowersOff(vision=vision, audio=limits.language_model_only or audio_items == 0)
