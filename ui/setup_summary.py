@@ -16,6 +16,8 @@ column's end instead, the editor behind the collapsed sidebar (:func:`ui.first_p
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 from planner.assessment.words import context_label, split_label
@@ -24,6 +26,7 @@ from planner.core.precision import weight_format
 from planner.core.units import GiB
 from planner.engines.registry import engine_names, get_engine, profile_label
 from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, is_given, shown_name, size_argument, switch_words
+from planner.engines.vllm.towers import mm_limits
 from ui.deferred import Deferred
 from ui.guard import as_text
 from ui.state import Selection
@@ -32,6 +35,7 @@ EDITOR_KEY = "_setup_editor"  # the session has drawn its set-up once: the full 
 OPEN_KEY = "setup_open"  # the summary's expander: opening it reruns the page with the editor (view state)
 OPEN_LABEL = "Change the set-up"
 SHOWN_KEY = "_setup_summary_shown"  # this run drew the summary (view state)
+MM_SETTINGS = ("limit_mm_per_prompt", "limit_mm_audio")  # vLLM writes both into one --limit-mm-per-prompt JSON
 SUMMARY_KEY = "setup_summary"  # the summary's container (its CSS class st-key-setup_summary finds it in a browser)
 
 
@@ -56,15 +60,29 @@ def _engine(sel: Selection) -> str:
 
 
 def _launch(sel: Selection) -> list[tuple[str, str]]:
-    """The launch settings given (``--max-num-seqs 2 --enforce-eager``), as the engine is started with them."""
+    """The launch settings given (``--max-num-seqs 2 --enforce-eager``), as the engine is started with them: vLLM's
+    multimodal counts as the one ``--limit-mm-per-prompt`` JSON its command carries (:func:`_vllm_mm_words`)."""
     given = [(d, getattr(sel, shown_name(d))) for d in ENGINE_SETTINGS if is_given(d, getattr(sel, shown_name(d)))]
     if not given:
         return []
     engine = get_engine(sel.engine) if sel.engine in engine_names() else None
+    mm = sel.engine == "vllm" and any(d.name in MM_SETTINGS for d, _ in given)
     words = [
-        _flag_words(d, value, engine.flag_for(d.name, sel.engine_version) if engine else d.flag) for d, value in given
+        _flag_words(d, value, engine.flag_for(d.name, sel.engine_version) if engine else d.flag)
+        for d, value in given
+        if not (mm and d.name in MM_SETTINGS)
     ]
-    return [("Launch", " ".join(words))]
+    mm_words = _vllm_mm_words(sel) if mm else ""
+    return [("Launch", " ".join([*words, mm_words] if mm_words else words))]
+
+
+def _vllm_mm_words(sel: Selection) -> str:
+    """vLLM's multimodal counts as its command writes them (``--limit-mm-per-prompt '{"image": 2, "video": 2}'``,
+    :func:`planner.engines.vllm.towers.mm_limits`; audio's own count is a key of the same JSON, not a flag)."""
+    if sel.language_model_only:
+        return ""
+    limits = mm_limits(sel.limit_mm_per_prompt, sel.spec, sel.limit_mm_audio)
+    return f"--limit-mm-per-prompt '{json.dumps(limits)}'" if limits else ""
 
 
 def _flag_words(declared: EngineSetting, value: object, flag: str) -> str:
