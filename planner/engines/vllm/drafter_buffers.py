@@ -1,18 +1,21 @@
 """An EAGLE-family drafter's persistent input buffers, which vLLM's budget holds from 0.27.
 
-``LLMBaseProposer.__init__``, the proposer of the ``eagle``, ``eagle3`` and ``mtp`` methods (``EagleProposer``, built
-by the V1 runner's constructor: 0.27.1 ``v1/worker/gpu_model_runner.py:637``, 0.28.0 ``:686``), allocates for its
-CUDA graphs ``hidden_states`` of ``(max_num_batched_tokens, hidden_size)`` and ``inputs_embeds`` of
+``LLMBaseProposer.__init__``, the proposer of the ``eagle``, ``eagle3`` and ``mtp`` methods (``EagleProposer``, built by
+the V1 runner's constructor: 0.27.1 ``v1/worker/gpu_model_runner.py:637``, 0.28.0 ``:686``), allocates for its CUDA
+graphs ``hidden_states`` of ``(max_num_batched_tokens, hidden_size)`` and ``inputs_embeds`` of
 ``(max_num_batched_tokens, inputs_embeds_size)``, both in the model's dtype (0.27.1
-``v1/spec_decode/llm_base_proposer.py:85``, ``:94-95``, ``:139``, ``:202-204``, ``:236-240``; 0.28.0 ``:142``,
-``:205``, ``:239``; 0.26.0 ``:139``, ``:202``, ``:236``); its integer index buffers (at most 40 bytes a token) are
-left out. The runner is built after the worker's init snapshot (0.27.1 ``v1/worker/gpu_worker.py:395`` before
-``:423``; 0.28.0 ``:406`` before ``:438``), so where the budget is the free-memory drop since that snapshot
-(``versions.toml`` rule ``non_kv_formula`` "consumed", 0.27.1 and 0.28.0 ``utils/mem_utils.py:317-326``) the buffers
-are in the consumed memory; the earlier split formula counts the weights, the torch peak's rise during the profile and
-the non-torch rise (0.26.0 ``utils/mem_utils.py:305-313``), none of which holds them. The drafter lives on the last
-pipeline stage (0.27.1 ``gpu_model_runner.py:583``, 0.28.0 ``:632``). Model Runner V2's proposers
-(``v1/worker/gpu/spec_decode``) are not read, nor the extensible KV cache of 0.34: nothing is planned there.
+``v1/spec_decode/llm_base_proposer.py:85``, ``:94-95``, ``:139``, ``:202-204``, ``:236-240``; 0.28.0 ``:142``, ``:205``,
+``:239``; 0.26.0 ``:139``, ``:202``, ``:236``); its integer index buffers (at most 40 bytes a token) are left out.
+``hidden_size`` is the draft model's (``:91-95``), taken here as the target's: an MTP drafter is the model's own layers,
+and the planner holds no EAGLE head's config (the heads it would read match their targets' width, but a head of another
+width would change the figure). The runner is built after the worker's init snapshot (0.27.1
+``v1/worker/gpu_worker.py:395`` before ``:423``; 0.28.0 ``:406`` before ``:438``), so where the budget is the
+free-memory drop since that snapshot (``versions.toml`` rule ``non_kv_formula`` "consumed", 0.27.1 and 0.28.0
+``utils/mem_utils.py:317-326``) the buffers are in the consumed memory; the earlier split formula counts the weights,
+the torch peak's rise during the profile and the non-torch rise (0.26.0 ``utils/mem_utils.py:305-313``), none of which
+holds them. The drafter lives on the last pipeline stage (0.27.1 ``gpu_model_runner.py:583``, 0.28.0 ``:632``). Model
+Runner V2's proposers (``v1/worker/gpu/spec_decode``) are not read, nor the extensible KV cache of 0.34: nothing is
+planned there.
 """
 
 from __future__ import annotations
