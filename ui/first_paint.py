@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import json
 from typing import Literal
-from urllib.parse import urlsplit
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+from streamlit.util import calc_hash
 
 from ui import setup_summary
 from ui.deferred import Deferred
@@ -103,16 +104,17 @@ def when_drawn() -> None:
 
 
 def _memory_requested() -> bool:
-    """Whether this run's URL asks for the Memory page (the landing page: a bare path, its own, or one no page has):
-    the last segment of the address's path, read from ``st.context.url`` (Streamlit 1.67 ``runtime/context.py:402-430``:
-    the browser's URL less its query, which the frontend sends with every rerun, the session's first included), is no
-    other page's URL path. Streamlit resolves a page the same way on a session's first run (``runtime/pages_manager.py``
-    ``_resolve_page_script``: the path names the page; a name no page has runs the default page,
-    ``commands/navigation.py:543-563``). No URL sent (a client without one): not asked, the sidebar as it was."""
-    url = st.context.url
-    if url is None:
+    """Whether this run's URL asks for the Memory page (the landing page: a bare path, its own, or one no page has),
+    read as Streamlit 1.67 resolves it (``runtime/pages_manager.py``, ``_resolve_page_script``: the page whose hash,
+    ``calc_hash`` of its URL path, the browser sent, else the one its path names, else the default; a name no page
+    has runs the default page, ``commands/navigation.py:543-563``)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
         return False
-    return urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1] not in {path for path in PAGE_PATHS if path != MEMORY}
+    others = [path for path in PAGE_PATHS if path != MEMORY]
+    if ctx.pages_manager.intended_page_script_hash:
+        return ctx.pages_manager.intended_page_script_hash not in {calc_hash(path) for path in others}
+    return ctx.pages_manager.intended_page_name not in others
 
 
 def sidebar_state() -> SidebarState | None:

@@ -51,7 +51,6 @@ def run_page(
     ``CALIBRATE``, ``SOURCES``). The page is drawn whole, as it is once a browser has drawn the cold link's chart
     (:mod:`ui.first_paint`: the session's first run draws the answer alone); ``first_paint``: that first run."""
     at = AppTest.from_file(APP, default_timeout=60)
-    at.context = {"url": f"http://localhost:8501/{'' if page == 'memory' else page}"}  # the page's address (st.context)
     for key, value in (params or {}).items():
         at.query_params[key] = value
     if not first_paint:
