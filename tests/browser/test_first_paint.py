@@ -123,5 +123,8 @@ def test_a_cold_link_draws_the_answer_then_the_whole_page(browser: Any, app_url:
     assert second.count("html") >= 2 and "bidi_component" not in second
     assert page.locator(f"[{first_paint.MARK}]").count() == 0
     assert page.locator(SUMMARY).count() == 1, "the rerun the reader did not ask for draws the summary"
+    # the engine's lines are a code block, whose highlighter script the rerun fetches after the chart (with the editor's
+    # widget scripts since the sidebar is drawn in the rerun): drawn a moment after the page's run ends
+    page.get_by_text("Available KV cache memory:").first.wait_for(timeout=15_000)
     assert page.get_by_text("Available KV cache memory:").count() == 1
     context.close()
