@@ -61,12 +61,13 @@ def _engine(sel: Selection) -> str:
 
 def _launch(sel: Selection) -> list[tuple[str, str]]:
     """The launch settings given (``--max-num-seqs 2 --enforce-eager``), as the engine is started with them: vLLM's
-    multimodal counts as the one ``--limit-mm-per-prompt`` JSON its command carries (:func:`_vllm_mm_words`)."""
+    multimodal counts (its settings alone) as the one ``--limit-mm-per-prompt`` JSON its command carries
+    (:func:`_vllm_mm_words`)."""
     given = [(d, getattr(sel, shown_name(d))) for d in ENGINE_SETTINGS if is_given(d, getattr(sel, shown_name(d)))]
     if not given:
         return []
     engine = get_engine(sel.engine) if sel.engine in engine_names() else None
-    mm = sel.engine == "vllm" and any(d.name in MM_SETTINGS for d, _ in given)
+    mm = any(d.name in MM_SETTINGS for d, _ in given)  # vLLM's settings alone
     words = [
         _flag_words(d, value, engine.flag_for(d.name, sel.engine_version) if engine else d.flag)
         for d, value in given
