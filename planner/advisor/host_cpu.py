@@ -23,14 +23,12 @@ from planner.advisor.throughput import Setup
 X86_LINEAR_CPU_US = 13.48  # TransformerEngine#2053: H100 DGX (Xeon Platinum 8480C), torch Linear forward, CPU time
 GRACE_LINEAR_CPU_US = 37.08  # the same on GB200
 GRACE_HOST_FACTOR = GRACE_LINEAR_CPU_US / X86_LINEAR_CPU_US
-# Catalog GPUs whose host is a Grace CPU (NVL72 racks: 36 Grace CPUs for 72 GPUs, model_catalog/gpus/*.toml).
-GRACE_HOST_GPUS = frozenset({"gb200-per-gpu", "gb300"})
 
 
 def host_time_factor(setup: Setup) -> float:
     """What a TensorRT-LLM step's fitted host time is multiplied by on ``setup``'s host: :data:`GRACE_HOST_FACTOR`
     on a Grace host (TransformerEngine#2053's 37.08 / 13.48 us), else 1 (x86, as fitted, which leaves the step as
     priced). Other engines: 1 (their per-sequence times are fitted apart and no change here touches them)."""
-    if setup.family == "fused" and setup.gpu.id in GRACE_HOST_GPUS:
+    if setup.family == "fused" and setup.gpu.platform.grace_host:  # the catalog entry's form factor names Grace
         return GRACE_HOST_FACTOR
     return 1.0

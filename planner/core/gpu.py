@@ -79,6 +79,10 @@ class DevicePlatform(HashedOnce, frozen=True, extra="forbid"):
     # An AMD Instinct CDNA 3 die (gfx942: MI300X, MI325X), a discrete ROCm device: where HIP's cost per graph captured
     # and its non-torch memory were measured (planner.engines.vllm.hip_graphs); not the APUs, not CDNA 4 (unmeasured)
     cdna3: bool = False
+    # A Grace CPU hosts the GPU (a Grace Blackwell / Grace Hopper superchip: the entry's form factor names it), whose
+    # host-side Python runs slower than an x86 server's (planner.advisor.host_cpu); not GB10, whose Arm cores are
+    # MediaTek's
+    grace_host: bool = False
 
     @property
     def fp8_native(self) -> bool:
@@ -113,6 +117,7 @@ def device_platform(vendor: str, architecture: str | None, name: str, form_facto
         runtime=RUNTIMES.get(vendor, "other"),
         maps_model_file=vendor == "Apple",
         cdna3=vendor == "AMD" and (architecture or "").upper() == "CDNA 3",
+        grace_host="grace" in (form_factor or "").lower(),
         desktop_card=capability in GRAPHICS_CAPABILITIES
         and any(w in words for w in DESKTOP_WORDS)
         and not any(w in words for w in DATACENTER_WORDS),

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from model_catalog import get_gpu, get_model
+from model_catalog import get_gpu, get_model, load_gpus
 from planner.advisor.engine_speed import FITTED, step, step_overhead
-from planner.advisor.host_cpu import GRACE_HOST_GPUS, host_time_factor
+from planner.advisor.host_cpu import host_time_factor
 from planner.advisor.throughput import Load, Setup, decode_load
 from planner.core.params import parameter_breakdown
 
@@ -32,7 +32,12 @@ def test_x86_and_non_grace_hosts_keep_the_fitted_host_time(gpu: str) -> None:
 def test_only_tensorrt_llm_steps_are_scaled() -> None:
     """The paged engines' per-sequence time is fitted apart (vllm_seq_s); this change keeps to TensorRT-LLM."""
     assert host_time_factor(_setup("gb200-per-gpu", "paged")) == 1.0
-    assert frozenset({"gb200-per-gpu", "gb300"}) == GRACE_HOST_GPUS
+
+
+def test_the_catalog_names_its_grace_hosts() -> None:
+    """A Grace host is read from the catalog entry (its form factor names the Grace CPU: GB200 and GB300 in NVL72
+    racks), so a Grace entry added to the catalog is one without another list to edit; GB10 is not one."""
+    assert {slug for slug, gpu in load_gpus().items() if gpu.platform.grace_host} == {"gb200-per-gpu", "gb300"}
 
 
 def _load(model_id: str, batch: int, context: int) -> Load:
