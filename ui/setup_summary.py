@@ -16,8 +16,6 @@ column's end instead, the editor behind the collapsed sidebar (:func:`ui.first_p
 
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
 from planner.assessment.words import context_label, split_label
@@ -26,7 +24,7 @@ from planner.core.precision import weight_format
 from planner.core.units import GiB
 from planner.engines.registry import engine_names, get_engine, profile_label
 from planner.engines.settings import ENGINE_SETTINGS, EngineSetting, is_given, shown_name, size_argument, switch_words
-from planner.engines.vllm.towers import mm_limits
+from planner.engines.vllm.towers import limit_mm_argument
 from ui.deferred import Deferred
 from ui.guard import as_text
 from ui.state import Selection
@@ -78,12 +76,12 @@ def _launch(sel: Selection) -> list[tuple[str, str]]:
 
 
 def _vllm_mm_words(sel: Selection) -> str:
-    """vLLM's multimodal counts as its command writes them (``--limit-mm-per-prompt '{"image": 2, "video": 2}'``,
-    :func:`planner.engines.vllm.towers.mm_limits`; audio's own count is a key of the same JSON, not a flag)."""
+    """vLLM's multimodal counts as its command writes them (``--limit-mm-per-prompt '{"image": 2, "video": 2}'``:
+    :func:`planner.engines.vllm.towers.limit_mm_argument`, the launch command's; audio's own count is a key of the same
+    JSON, not a flag)."""
     if sel.language_model_only:
         return ""
-    limits = mm_limits(sel.limit_mm_per_prompt, sel.spec, sel.limit_mm_audio)
-    return f"--limit-mm-per-prompt '{json.dumps(limits)}'" if limits else ""
+    return limit_mm_argument(sel.limit_mm_per_prompt, sel.spec, sel.limit_mm_audio)
 
 
 def _flag_words(declared: EngineSetting, value: object, flag: str) -> str:

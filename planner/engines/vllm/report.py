@@ -6,7 +6,6 @@ Block accounting: :mod:`planner.engines.vllm.blocks`. V1 lines follow ``vllm/v1/
 
 from __future__ import annotations
 
-import json
 import math
 
 from planner.core.model import ModelSpec
@@ -35,7 +34,7 @@ from planner.engines.vllm.rope import derived_max_model_len
 from planner.engines.vllm.stage import StartChecks, vllm_stage, vllm_stage_kept
 from planner.engines.vllm.start_memory import Failure, free_at_start
 from planner.engines.vllm.support import VLLM_SUPPORT
-from planner.engines.vllm.towers import mm_limits, replicated_tower_extra_bytes
+from planner.engines.vllm.towers import limit_mm_argument, replicated_tower_extra_bytes
 from planner.engines.vllm.versions import first_release_with, release_note
 from planner.engines.yarn import vllm_yarn_flags
 from planner.planning.context import result_context, speculative_method
@@ -325,7 +324,7 @@ each on its own 2 GPUs (CUDA_VISIBLE_DEVICES), behind a load balancer'
 def knob_flags(profile: VllmProfile, model: ModelSpec | None = None) -> str:
     """The settings a plan carries beyond the defaults, as ``vllm serve`` flags (the speculative config is a
     deployment setting: :func:`planner.assessment.summary.launch_settings`); ``--limit-mm-per-prompt`` names each
-    modality of ``model`` (:func:`mm_limits`)."""
+    modality of ``model`` (:func:`limit_mm_argument`)."""
     flags = ""
     if profile.max_num_batched_tokens:
         flags += f" --max-num-batched-tokens {profile.max_num_batched_tokens}"
@@ -341,11 +340,10 @@ def knob_flags(profile: VllmProfile, model: ModelSpec | None = None) -> str:
         flags += " --skip-mm-profiling"
     if profile.language_model_only:
         flags += " --language-model-only"
-    elif limits := mm_limits(profile.limit_mm_per_prompt, model, profile.limit_mm_audio):
-        if profile.rules.limit_mm_json:
-            flags += f" --limit-mm-per-prompt '{json.dumps(limits)}'"
-        else:  # KEY=VALUE items (nullable_kvs) before 0.8.5
-            flags += " --limit-mm-per-prompt " + ",".join(f"{key}={n}" for key, n in limits.items())
+    elif argument := limit_mm_argument(
+        profile.limit_mm_per_prompt, model, profile.limit_mm_audio, profile.rules.limit_mm_json
+    ):
+        flags += f" {argument}"
     if profile.enable_prefix_caching is not None:
         flags += " --enable-prefix-caching" if profile.enable_prefix_caching else " --no-enable-prefix-caching"
     if profile.load_format is not None:

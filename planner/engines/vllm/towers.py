@@ -25,6 +25,7 @@ Gemma 4's ``embedding_projection`` (``gemma4_mm.py`` line 823) are small and not
 
 from __future__ import annotations
 
+import json
 import math
 from typing import NamedTuple, Protocol
 
@@ -150,3 +151,21 @@ def mm_limits(items: int | None, model: ModelSpec | None, audio: int | None = No
     modalities = ("image", "video", "audio") if takes_audio else ("image", "video")
     limits = {} if items is None else dict.fromkeys(modalities, items)
     return limits | ({"audio": audio} if takes_audio and audio is not None else {})
+
+
+def limit_mm_argument(items: int | None, model: ModelSpec | None, audio: int | None, as_json: bool = True) -> str:
+    """``--limit-mm-per-prompt`` as ``vllm serve`` takes it, from :func:`mm_limits` (``""``: no limit given): a JSON
+    of counts by modality, or ``KEY=VALUE`` items before 0.8.5 (``as_json`` False: ``nullable_kvs``).
+
+    >>> from model_catalog import get_model
+    >>> print(limit_mm_argument(2, get_model("google/gemma-4-E2B-it").spec, 0))
+    --limit-mm-per-prompt '{"image": 2, "video": 2, "audio": 0}'
+    >>> limit_mm_argument(2, get_model("google/gemma-4-31B-it").spec, None, as_json=False)
+    '--limit-mm-per-prompt image=2,video=2'
+    """
+    limits = mm_limits(items, model, audio)
+    if not limits:
+        return ""
+    if as_json:
+        return f"--limit-mm-per-prompt '{json.dumps(limits)}'"
+    return "--limit-mm-per-prompt " + ",".join(f"{key}={n}" for key, n in limits.items())
