@@ -20,34 +20,16 @@ planned there.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING
 
-from planner.core.model import ModelSpec
 from planner.core.overhead import DEFAULT_HIDDEN, StageContext
 from planner.engines.platform import platform_of
 from planner.engines.vllm.terms import activation_dtype_bytes
-from planner.engines.vllm.versions import VllmRules
+
+if TYPE_CHECKING:
+    from planner.engines.vllm.profile_view import VllmProfileView
 
 EAGLE_FAMILY = frozenset({"eagle", "eagle3", "mtp"})  # the methods whose proposer is LLMBaseProposer's EagleProposer
-
-
-class DrafterProfile(Protocol):
-    """What :func:`stage_drafter_buffers` reads of a vLLM profile (``VllmProfile``)."""
-
-    @property
-    def rules(self) -> VllmRules: ...
-
-    def runs_v2(self, model: ModelSpec, weights: str, speculative: str | None = None) -> bool: ...
-
-    def extensible(self, runtime: str = "cuda") -> bool: ...
-
-    def batch(
-        self,
-        gpu_memory_bytes: int,
-        gpu_name: str | None = None,
-        max_model_len: int | None = None,
-        model: ModelSpec | None = None,
-    ) -> tuple[int, int]: ...
 
 
 def drafter_buffer_bytes(tokens: int, hidden: int, act_bytes: int) -> int:
@@ -60,7 +42,7 @@ def drafter_buffer_bytes(tokens: int, hidden: int, act_bytes: int) -> int:
     return 2 * tokens * hidden * act_bytes
 
 
-def stage_drafter_buffers(profile: DrafterProfile, ctx: StageContext) -> int:
+def stage_drafter_buffers(profile: VllmProfileView, ctx: StageContext) -> int:
     """:func:`drafter_buffer_bytes` of one rank of ``ctx``'s last stage, at the batched tokens vLLM settles, where an
     EAGLE-family drafter runs on the V1 runner and the release counts the consumed memory; else 0."""
     if ctx.speculative_method not in EAGLE_FAMILY or not ctx.is_last_stage:

@@ -24,35 +24,16 @@ if TYPE_CHECKING:
     from planner.core.model import ModelSpec
     from planner.core.overhead import StageContext
     from planner.engines.platform import VllmPlatform
-    from planner.engines.vllm.versions import VllmConstants, VllmRules
+    from planner.engines.vllm.profile_view import VllmProfileView as _Profile
+    from planner.engines.vllm.versions import VllmConstants
+else:
+    _Profile = object  # the protocol types the mixin; at run time VllmProfile provides its members
 
 
-class VllmGraphs:
+class VllmGraphs(_Profile):
     """The graph methods of a vLLM profile, reading its release's rules, its graph settings and its fitted constants."""
 
     __slots__ = ()
-    if TYPE_CHECKING:  # what VllmProfile provides
-        max_cudagraph_capture_size: int | None
-        enforce_eager: bool
-
-        @property
-        def rules(self) -> VllmRules: ...
-
-        @property
-        def is_v1(self) -> bool: ...
-
-        @property
-        def fitted(self) -> VllmConstants: ...
-
-        def runs_v2(self, model: ModelSpec, weights: str, speculative: str | None = None) -> bool: ...
-
-        def batch(
-            self,
-            gpu_memory_bytes: int,
-            gpu_name: str | None = None,
-            max_model_len: int | None = None,
-            model: ModelSpec | None = None,
-        ) -> tuple[int, int]: ...
 
     def lora_wraps_vocabulary(self) -> bool:
         """Rule ``lora_vocab_wrappers`` (kept here: planner.deploy.lora.vocab_slot_bytes)."""

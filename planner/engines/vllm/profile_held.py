@@ -14,43 +14,16 @@ from planner.engines.vllm.terms import penalty_state_bytes
 from planner.engines.vllm.windows_share import stage_windows_non_torch
 
 if TYPE_CHECKING:
-    from planner.core.model import ModelSpec
     from planner.core.overhead import StageContext
-    from planner.engines.vllm.terms import ProfileTerms
-    from planner.engines.vllm.versions import VllmConstants, VllmRules
+    from planner.engines.vllm.profile_view import VllmProfileView as _Profile
+else:
+    _Profile = object  # the protocol types the mixin; at run time VllmProfile provides its members
 
 
-class VllmHeld:
+class VllmHeld(_Profile):
     """The held-memory methods of a vLLM profile, reading its release's rules, its batch and its fitted constants."""
 
     __slots__ = ()
-    if TYPE_CHECKING:  # what VllmProfile provides
-        skip_mm_profiling: bool
-
-        @property
-        def rules(self) -> VllmRules: ...
-
-        @property
-        def is_v1(self) -> bool: ...
-
-        @property
-        def fitted(self) -> VllmConstants: ...
-
-        def runs_v2(self, model: ModelSpec, weights: str, speculative: str | None = None) -> bool: ...
-
-        def extensible(self, runtime: str = "cuda") -> bool: ...
-
-        def loads_encoder(self, model: ModelSpec) -> bool: ...
-
-        def stage_terms(self, ctx: StageContext) -> ProfileTerms: ...
-
-        def batch(
-            self,
-            gpu_memory_bytes: int,
-            gpu_name: str | None = None,
-            max_model_len: int | None = None,
-            model: ModelSpec | None = None,
-        ) -> tuple[int, int]: ...
 
     def sampler_state_bytes(self, ctx: StageContext) -> int:
         """Persistent sampler state the budget counts with the non-torch memory: Model Runner V2's penalty
