@@ -31,7 +31,7 @@ import random
 import statistics
 from collections import deque
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 # vLLM's benchmark datasets keep a ShareGPT conversation when its prompt and answer have at least 4 tokens, the
 # prompt at most 1,024 and both at most 2,048 (vllm/benchmarks/datasets.py ``is_valid_sequence``, its defaults;
@@ -191,6 +191,23 @@ def _schedule(running: list[_Request], waiting: deque[_Request], limits: Limits,
         running.append(waiting.popleft())
         r.kept, used, budget, prefilled = need, used + need, budget - need, prefilled + need
     return _Step(decoding, context, prefilled, preempted), used
+
+
+class Scheduler(Protocol):
+    """A drain of a burst (:func:`drain`; another for an A/B, ``bench.drain_sglang``): ``eager`` is what a step
+    outside the engine's CUDA graphs adds, :data:`NO_EAGER` where nothing is measured."""
+
+    def __call__(
+        self,
+        lengths: list[tuple[int, int]],
+        limits: Limits,
+        decode_seconds: Callable[[int, int], float],
+        prefill_seconds_per_token: float,
+        start_seconds: float = 0.0,
+        eager: Eager = NO_EAGER,
+        /,
+    ) -> Drained:
+        """Every request of ``lengths`` sent at once and run to the end (positional: an A/B's own names)."""
 
 
 def eager_seconds(step: _Step, eager: Eager) -> float:

@@ -17,7 +17,6 @@ import argparse
 import math
 import statistics
 import sys
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -26,7 +25,7 @@ from pydantic import BaseModel
 
 from planner.advisor.attended import attended_model
 from planner.advisor.benchmarks import FAMILY_LABELS, BenchmarkRow, load_rows
-from planner.advisor.drain import Drained, Limits, drain, sharegpt_lengths, uniform_lengths
+from planner.advisor.drain import Drained, Limits, Scheduler, drain, sharegpt_lengths, uniform_lengths
 from planner.advisor.eager_steps import eager_forward
 from planner.advisor.engine_speed import (
     FITTED,
@@ -126,7 +125,7 @@ def burst_pool(row: BenchmarkRow) -> EngineReport:
     return report
 
 
-def drained(row: BenchmarkRow, r: Roofline = FITTED, scheduler: Callable[..., Drained] = drain) -> Drained:
+def drained(row: BenchmarkRow, r: Roofline = FITTED, scheduler: Scheduler = drain) -> Drained:
     """A burst row (``requests``) run through the scheduler (:mod:`planner.advisor.drain`; another of the same
     signature for an A/B, :mod:`bench.drain_sglang`): the engine's own KV pool (tokens) and running limit for the
     set-up, its step budget, the row's lengths; each decode step priced by the speed model at its batch and mean
@@ -149,9 +148,7 @@ def drained(row: BenchmarkRow, r: Roofline = FITTED, scheduler: Callable[..., Dr
         return steps[key]
 
     per_token = (prefill_in_serving(c.setup, c.prefill, r) or 0.0) / max(1, row.input_tokens)
-    eager = eager_forward(row)
-    extra = {"eager": eager} if eager.seconds else {}  # the A/B schedulers take it where it is priced
-    return scheduler(lengths, limits, decode_seconds, per_token, burst_wait_seconds(row), **extra)
+    return scheduler(lengths, limits, decode_seconds, per_token, burst_wait_seconds(row), eager_forward(row))
 
 
 def burst_limits(row: BenchmarkRow, lengths: list[tuple[int, int]]) -> Limits:

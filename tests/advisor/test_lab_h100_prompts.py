@@ -18,7 +18,7 @@ import pytest
 
 from model_catalog import get_gpu, get_model
 from planner.advisor.benchmarks import BenchmarkRow, load_rows
-from planner.advisor.drain import Drained, Limits, drain
+from planner.advisor.drain import NO_EAGER, Drained, Eager, Limits, drain
 from planner.advisor.frontend import burst_wait_seconds
 from planner.advisor.hardware import compute_tflops
 from planner.advisor.validation import case, drained
@@ -46,12 +46,16 @@ def _no_step(batch: int, context: int) -> float:
     return 0.0
 
 
-def _prompts_alone(lengths: Lengths, limits: Limits, step: Step, per_token: float, start: float) -> Drained:
+def _prompts_alone(
+    lengths: Lengths, limits: Limits, step: Step, per_token: float, start: float, eager: Eager = NO_EAGER
+) -> Drained:
     """The drain with every decode step free and no wait: the modelled prompt time of the burst."""
     return drain(lengths, limits, _no_step, per_token)
 
 
-def _decodes_alone(lengths: Lengths, limits: Limits, step: Step, per_token: float, start: float) -> Drained:
+def _decodes_alone(
+    lengths: Lengths, limits: Limits, step: Step, per_token: float, start: float, eager: Eager = NO_EAGER
+) -> Drained:
     """The drain with every prompt token free and no wait: the modelled decode steps of the burst."""
     return drain(lengths, limits, step, 0.0)
 
