@@ -35,14 +35,9 @@ from planner.engines.vllm.moe_backend import (
 from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.terms import moe_workspace_bytes
 
-MIB = 1 << 20
 TOKENS = 8192  # max_num_batched_tokens of every boot of the band
 HIDDEN, INTER, EXPERTS, TOPK = 2048, 512, 256, 8  # Qwen3.6-35B-A3B
 MARLIN_0_29 = "vllm-0.29-rtx5090-wsl-qwen36-35b-a3b-nvfp4-util082"
-
-
-def _align(n: int) -> int:
-    return -(-n // 128) * 128  # kCudaMemAlign (tensorrt_llm/common/workspace.h:22, :64-72)
 
 
 def test_the_band_runs_marlin_whose_workspace_is_the_planned_one() -> None:
@@ -60,29 +55,40 @@ def test_the_band_runs_marlin_whose_workspace_is_the_planned_one() -> None:
 
 
 def test_flashinfer_cutlass_workspace_from_tensorrt_llm_runner() -> None:
-    rows = TOPK * TOKENS  # num_moe_inputs (not min-latency)
-    for tp in (1, 2):  # fc2's bf16 result (rows x H) bounds both overlapped pairs at either split
-        inter = INTER // tp
-        blocks = -(-TOKENS // 1024)  # computeNumTokensPerBlock: 1024 (8 blocks x 256 experts > 512)
-        sf_rows = _align(min(rows, TOKENS * EXPERTS) + EXPERTS * 127)  # getOffsetActivationSF at the last expert
-        sizes = [
-            rows * 4,  # permuted_row_to_unpermuted_row
-            rows * 4,  # permuted_token_selected_experts
-            EXPERTS * blocks * 4,  # blocked_expert_counts
-            EXPERTS * blocks * 4,  # blocked_expert_counts_cumsum
-            EXPERTS * TOKENS * 4,  # blocked_row_to_unpermuted_row
-            (EXPERTS + 1) * 8,  # expert_first_token_offset
-            rows * 4,  # permuted_token_final_scales (finalize fused from SM 90)
-            max(rows * HIDDEN // 2, rows * HIDDEN * 2, rows * inter // 2),  # FP4 permuted / bf16 fc2 / FP4 fc1
-            max(rows * 2 * inter * 2, rows * HIDDEN * 2, rows * inter // 2),  # bf16 GLU input / fc2 / FP4 fc1
-            EXPERTS * 8,  # alpha_scale_ptr_array_fc1
-            EXPERTS * 8,  # alpha_scale_ptr_array_fc2
-            sf_rows * HIDDEN // 16,  # fp4_act_scale: one e4m3 a 16 (fc1's K = hidden > fc2's)
-        ]
-        total = sum(_align(s) for s in sizes) + _align(rows * 4)  # + src_to_dest_map (binding :861)
-        assert flashinfer_cutlass_scratch_bytes(TOKENS, HIDDEN, inter, EXPERTS, TOPK) == total
-        assert round(total / MIB, 2) == 532.99  # Triton's form: 512 MiB
-    assert fp4_input_bytes(TOKENS, HIDDEN) == TOKENS * HIDDEN // 2 + TOKENS * HIDDEN // 16  # _custom_ops.py:1580-1650
+    """Each buffer of ``getWorkspaceDeviceBufferSizes`` worked by hand from FlashInfer 0.6.12's source
+    (``csrc/fused_moe/cutlass_backend/cutlass_fused_moe_kernels.cuh``: sizes :2582-2646, overlaps :2669-2683, the list
+    :2718-2729; NVFP4 activations, bf16 output, SwiGLU, not min-latency, finalize fused), each aligned to
+    ``kCudaMemAlign`` 128 (``nv_internal/tensorrt_llm/common/workspace.h:22``), plus the binding's ``src_to_dest_map``
+    (``flashinfer_cutlass_fused_moe_binding.cu:862``). ``computeNumTokensPerBlock`` (:586-595): the first power of two
+    from 32 to 1024 with ``ceil(M / t) x E <= t``, else 1024. ``getOffsetActivationSF`` (:987-1001) with NVFP4's atom
+    (``moe_gemm_kernels.h:96``, :102-117: 16 a scale, rows to 128, K to 16 x 4 = 64): ``align128(rows + E x 127) x
+    align64(K) / 16`` one-byte scales."""
+    # Qwen3.6-35B-A3B at TP 1: M 8,192 tokens, H 2,048, I 512, E 256, top-8; rows = 8 x 8,192 = 65,536.
+    # Tokens a block: 1,024 (8 x 256 = 2,048 > 1,024 at every t, the fallback), 8 blocks.
+    # permuted_row_to_unpermuted_row, permuted_token_selected_experts, permuted_token_final_scales and the binding's
+    #   src_to_dest_map: 65,536 x 4 = 262,144 each                                                    1,048,576
+    # blocked_expert_counts and its cumsum: 256 x 8 x 4 = 8,192 each                                     16,384
+    # blocked_row_to_unpermuted_row: 256 x 8,192 x 4                                                  8,388,608
+    # expert_first_token_offset: 257 x 8 = 2,056, aligned                                                 2,176
+    # inputs overlap: max(FP4 permuted 65,536 x 2,048 / 2 = 67,108,864, bf16 fc2 65,536 x 2,048 x 2 =
+    #   268,435,456, FP4 fc1 65,536 x 512 / 2 = 16,777,216)                                          268,435,456
+    # outputs overlap: max(bf16 GLU 65,536 x 1,024 x 2 = 134,217,728, fc2 268,435,456, fc1)           268,435,456
+    # alpha_scale_ptr_array fc1 and fc2: 256 x 8 = 2,048 each                                             4,096
+    # fp4_act_scale: align128(65,536 + 256 x 127 = 98,048) = 98,048 rows x max(2,048, 512) / 16      12,550,144
+    # total                                                                                         558,880,896
+    # At TP 2 (I 256) only fc1, the GLU input and fc2's scales shrink, all below fc2's bf16 result: the same total.
+    for tp in (1, 2):
+        assert flashinfer_cutlass_scratch_bytes(TOKENS, HIDDEN, INTER // tp, EXPERTS, TOPK) == 558_880_896
+    # Qwen3-30B-A3B's shape at 256 tokens: H 2,048, I 768, E 128, top-8; rows 2,048. Tokens a block: 256 (1 block
+    # x 128 <= 256). Four row-sized int buffers 4 x 8,192 = 32,768; counts and cumsum 2 x 128 x 4 = 1,024;
+    # blocked rows 128 x 256 x 4 = 131,072; first offsets 129 x 8 = 1,032 -> 1,152; inputs max(2,097,152, fc2
+    # 2,048 x 2,048 x 2 = 8,388,608, 786,432) and outputs max(GLU 2,048 x 1,536 x 2 = 6,291,456, 8,388,608): 2 x
+    # 8,388,608; alphas 2 x 1,024; scales align128(2,048 + 128 x 127 = 18,304) x 2,048 / 16 = 2,342,912.
+    # 32,768 + 1,024 + 131,072 + 1,152 + 16,777,216 + 2,048 + 2,342,912 = 19,288,192
+    assert flashinfer_cutlass_scratch_bytes(256, 2048, 768, 128, 8) == 19_288_192
+    # scaled_fp4_quant's output (0.24.0 _custom_ops.py:1580-1650): 8,192 x 2,048 / 2 = 8,388,608 packed values and
+    # scales swizzled to 128 rows x 4 columns of 16: 8,192 x (2,048 / 64) x 4 = 1,048,576; 9,437,184
+    assert fp4_input_bytes(TOKENS, HIDDEN) == 9_437_184
 
 
 def test_the_planner_sizes_the_backend_the_oracle_picks() -> None:
@@ -113,7 +119,6 @@ def test_the_planner_sizes_the_backend_the_oracle_picks() -> None:
         marlin_forward, marlin_workspace = terms("nvfp4-fp8attn", tp)
         assert marlin_workspace == GiB // 2
         assert workspace == TOKENS * HIDDEN * 2  # the modular (M, H) bf16 buffer, persistent
-        scratch = flashinfer_cutlass_scratch_bytes(TOKENS, HIDDEN, INTER // tp, EXPERTS, TOPK)
-        assert forward - marlin_forward == scratch + fp4_input_bytes(TOKENS, HIDDEN)  # per call, in the peak
+        assert forward - marlin_forward == 558_880_896 + 9_437_184  # per call, in the peak: the scratch and FP4 input
         more = forward + workspace - marlin_forward - marlin_workspace  # 21 + 9 + 32 MiB: 0.061 GiB
         assert round(more / GiB, 3) == 0.061
