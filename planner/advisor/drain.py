@@ -31,7 +31,7 @@ import random
 import statistics
 from collections import deque
 from collections.abc import Callable
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 # vLLM's benchmark datasets keep a ShareGPT conversation when its prompt and answer have at least 4 tokens, the
 # prompt at most 1,024 and both at most 2,048 (vllm/benchmarks/datasets.py ``is_valid_sequence``, its defaults;
@@ -72,6 +72,11 @@ class Drained(NamedTuple):
     @property
     def output_tokens_per_s(self) -> float:
         return self.output_tokens / self.seconds if self.seconds > 0 else 0.0
+
+
+# A drain of a burst (:func:`drain`; another for an A/B, ``bench.drain_sglang``), called with every argument:
+# lengths, limits, decode_seconds, prefill_seconds_per_token, start_seconds and eager (NO_EAGER where unmeasured).
+Scheduler = Callable[[list[tuple[int, int]], Limits, Callable[[int, int], float], float, float, Eager], Drained]
 
 
 def truncated_exponential(n: int, mean: float, low: int, high: int) -> list[int]:
@@ -191,23 +196,6 @@ def _schedule(running: list[_Request], waiting: deque[_Request], limits: Limits,
         running.append(waiting.popleft())
         r.kept, used, budget, prefilled = need, used + need, budget - need, prefilled + need
     return _Step(decoding, context, prefilled, preempted), used
-
-
-class Scheduler(Protocol):
-    """A drain of a burst (:func:`drain`; another for an A/B, ``bench.drain_sglang``): ``eager`` is what a step
-    outside the engine's CUDA graphs adds, :data:`NO_EAGER` where nothing is measured."""
-
-    def __call__(
-        self,
-        lengths: list[tuple[int, int]],
-        limits: Limits,
-        decode_seconds: Callable[[int, int], float],
-        prefill_seconds_per_token: float,
-        start_seconds: float = 0.0,
-        eager: Eager = NO_EAGER,
-        /,
-    ) -> Drained:
-        """Every request of ``lengths`` sent at once and run to the end (positional: an A/B's own names)."""
 
 
 def eager_seconds(step: _Step, eager: Eager) -> float:
