@@ -13,7 +13,7 @@ import math
 
 from planner.advisor.benchmarks import BenchmarkRow, load_rows
 from planner.advisor.engine_speed import Roofline
-from planner.advisor.validation import errors_table, predict, scored, summary
+from planner.advisor.validation import predict, scored, scores_report
 
 # Where the descent starts: round, physically plausible values (no fitting behind them).
 START = Roofline(
@@ -144,11 +144,7 @@ def main() -> int:
     print("fitted constants:")
     for name, value in fitted._asdict().items():
         print(f"    {name}={value:g},")
-    results = scored(r=fitted)
-    print(errors_table(results))
-    for role in ("fit", "held-out"):
-        n, median, worst = summary(results, role)
-        print(f"{role}: {n} rows, median |error| {median:.1%}, worst {worst:.1%}")
+    print(scores_report(scored(r=fitted)))
     return 0
 
 

@@ -335,6 +335,16 @@ def errors_table(results: list[Scored]) -> str:
     return "\n".join(lines)
 
 
+def scores_report(results: list[Scored]) -> str:
+    """:func:`errors_table` and, for the fit rows and the held-out ones, the count, median and worst |error| (what
+    ``python -m planner.advisor.validation`` and ``python -m planner.advisor.fit`` print)."""
+    lines = [errors_table(results)]
+    for role in ("fit", "held-out"):
+        n, median, worst = summary(results, role)
+        lines.append(f"{role}: {n} rows, median |error| {median:.1%}, worst {worst:.1%}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the error table of the package's rows, or of the files named; a file that cannot be read or is not of
     the schema ends with a named message on stderr and status 2."""
@@ -350,10 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     except PlannerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(errors_table(results))
-    for role in ("fit", "held-out"):
-        n, median, worst = summary(results, role)
-        print(f"{role}: {n} rows, median |error| {median:.1%}, worst {worst:.1%}")
+    print(scores_report(results))
     return 0
 
 
