@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import multiprocessing
 import os
 import random
@@ -39,7 +38,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 from websockets.typing import Origin, Subprotocol
 
-from bench.load import RUN_TIMEOUT_S, Stats, _rss_mb, _run_once
+from bench.load import RUN_TIMEOUT_S, Stats, _rss_mb, _run_once, print_figures
 
 MODELS = ("meta-llama/Llama-3.1-70B", "deepseek-ai/DeepSeek-V3", "Qwen/Qwen3-235B-A22B", "meta-llama/Llama-3.1-405B")
 HEAVY_MODEL = "Qwen/Qwen3-30B-A3B"
@@ -218,12 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     figures = run(args.heavy, args.hub, args.visits)
-    if args.json:
-        print(json.dumps(figures, indent=2))
-    else:
-        width = max(len(k) for k in figures)
-        for name, value in figures.items():
-            print(f"{name.ljust(width)}  {value}")
+    print_figures(figures, args.json)
     return 0 if figures["within_bound"] and not (figures["visitor_errors"] or figures["visitor_told_busy"]) else 1
 
 

@@ -348,6 +348,17 @@ def _merge(into: Stats, more: Stats) -> None:
     into.visits += more.visits
 
 
+def print_figures(figures: dict[str, Any], as_json: bool) -> None:
+    """A run's figures on stdout: as indented JSON, or a name a line with the values aligned (``bench.load``,
+    ``bench.attack``)."""
+    if as_json:
+        print(json.dumps(figures, indent=2))
+        return
+    width = max(len(k) for k in figures)
+    for name, value in figures.items():
+        print(f"{name.ljust(width)}  {value}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.load")
     parser.add_argument("--sessions", type=int, default=25)
@@ -355,12 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     figures = run(args.sessions, args.seconds)
-    if args.json:
-        print(json.dumps(figures, indent=2))
-    else:
-        width = max(len(k) for k in figures)
-        for name, value in figures.items():
-            print(f"{name.ljust(width)}  {value}")
+    print_figures(figures, args.json)
     return 1 if figures["errors"] or figures["server_tracebacks_logged"] else 0
 
 
