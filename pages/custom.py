@@ -121,32 +121,45 @@ def _shape(base: ModelSpec, prefill: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _moe(prefill: dict[str, Any]) -> dict[str, Any] | None:
-    with st.expander("Mixture of experts"):
-        on = st.checkbox("MoE layers", key=_seeded("moe", bool(prefill.get("num_experts"))))
-        m1, m2, m3, m4 = st.columns(4)
-        moe = {
-            "num_experts": _number(m1, "experts", 1, 4096, prefill.get("num_experts") or 8),
-            "num_experts_per_tok": _number(m2, "experts per token", 1, 4096, prefill.get("num_experts_per_tok") or 2),
-            "moe_intermediate_size": _number(
-                m3, "expert width", 1, 1_000_000, prefill.get("moe_intermediate_size") or 1408
-            ),
-            "num_shared_experts": _number(m4, "shared experts", 0, 64, prefill.get("n_shared_experts") or 0),
+# A section's field: its spec key, its label, its range, the prefill key it starts from, and the start without one.
+Field = tuple[str, str, int, int, str, int]
+
+
+def _section(
+    title: str, toggle: str, name: str, on: bool, fields: tuple[Field, ...], prefill: dict[str, Any]
+) -> dict[str, Any] | None:
+    """An optional part of the spec in an expander: a checkbox (``toggle``, keyed ``name``, first ``on``) that puts
+    it in the spec, and one whole-number field a column, pre-filled from the Hub import or the current model."""
+    with st.expander(title):
+        checked = st.checkbox(toggle, key=_seeded(name, on))
+        columns = st.columns(len(fields))
+        values = {
+            key: _number(column, label, low, high, prefill.get(source) or start)
+            for column, (key, label, low, high, source, start) in zip(columns, fields, strict=True)
         }
-    return moe if on else None
+    return values if checked else None
+
+
+def _moe(prefill: dict[str, Any]) -> dict[str, Any] | None:
+    fields: tuple[Field, ...] = (
+        ("num_experts", "experts", 1, 4096, "num_experts", 8),
+        ("num_experts_per_tok", "experts per token", 1, 4096, "num_experts_per_tok", 2),
+        ("moe_intermediate_size", "expert width", 1, 1_000_000, "moe_intermediate_size", 1408),
+        ("num_shared_experts", "shared experts", 0, 64, "n_shared_experts", 0),
+    )
+    return _section("Mixture of experts", "MoE layers", "moe", bool(prefill.get("num_experts")), fields, prefill)
 
 
 def _mla(prefill: dict[str, Any]) -> dict[str, Any] | None:
-    with st.expander("Multi-head latent attention (DeepSeek)"):
-        on = st.checkbox("MLA", key=_seeded("mla", bool(prefill.get("kv_lora_rank"))))
-        a1, a2, a3, a4 = st.columns(4)
-        mla = {
-            "kv_lora_rank": _number(a1, "kv_lora_rank", 1, 65536, prefill.get("kv_lora_rank") or 512),
-            "qk_rope_head_dim": _number(a2, "qk_rope_head_dim", 1, 4096, prefill.get("qk_rope_head_dim") or 64),
-            "qk_nope_head_dim": _number(a3, "qk_nope_head_dim", 1, 4096, prefill.get("qk_nope_head_dim") or 128),
-            "v_head_dim": _number(a4, "v_head_dim", 1, 4096, prefill.get("v_head_dim") or 128),
-        }
-    return mla if on else None
+    fields: tuple[Field, ...] = (
+        ("kv_lora_rank", "kv_lora_rank", 1, 65536, "kv_lora_rank", 512),
+        ("qk_rope_head_dim", "qk_rope_head_dim", 1, 4096, "qk_rope_head_dim", 64),
+        ("qk_nope_head_dim", "qk_nope_head_dim", 1, 4096, "qk_nope_head_dim", 128),
+        ("v_head_dim", "v_head_dim", 1, 4096, "v_head_dim", 128),
+    )
+    return _section(
+        "Multi-head latent attention (DeepSeek)", "MLA", "mla", bool(prefill.get("kv_lora_rank")), fields, prefill
+    )
 
 
 def _form(base: ModelSpec, prefill: dict[str, Any]) -> dict[str, Any] | None:
