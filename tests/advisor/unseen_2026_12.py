@@ -92,7 +92,12 @@ HOPPER_FULL_MEMORY = (
     "would be a step the speed model makes too fast at attention-DP batches (priced with attention DP the NVLink "
     "cells go to +56..+153 %, ATTENTION_DP_PCIE; not shipped; Qwen3-235B's pool grows without KV-head duplication "
     "and four of its rows pass 50 %). The dense Llama-3.1-405B TP8 (v1.0) and 70B TP4 (0.17, TensorRT engines) "
-    "cells run no attention DP: each is its set-up's only miss, at the longest output (+60 / +61 %)"
+    "cells run no attention DP: each is its set-up's only miss, at the longest output (+60 / +61 %). Read again "
+    "(fifty-sixth, helper llama4h): the decode step's routed experts at aiconfigurator's measured per-tensor FP8 "
+    "fused MoE (1.64x / 1.55x the roofline charge at the H100 Maverick / Scout batches, "
+    "tests/advisor/test_hopper_fp8_experts.py) take H100 Maverick's six cells over 50 % to +63..+171 % and "
+    "Scout's four to +45..+78 %, but the fit's H200 Qwen3-235B row moves and the refit slides vLLM's ridge: not "
+    "shipped (docs/advisor.md)"
 )
 MOE_GRID_ENDS = (
     "Large MoE models over 8 GPUs with attention DP (Qwen3-235B-A22B, Llama 4 Maverick on B200 and H200) at the "
