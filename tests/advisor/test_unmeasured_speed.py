@@ -5,10 +5,12 @@ on Llama-2-70B and below 8 x H200, where the speed model ranked it above both.
 
 Since 2026-12-06 (an outside buyer review, "advice an expert would sign", finding 2) AMD's own vLLM run of Llama
 3.1 70B FP8 on 8 x MI300X (amd.com "Performance Results", batch 1, 128 in / 2,048 out: 118.8 tokens/s, modelled
-129.7, +9.2 %, within the model's typical error) is a package row held out by its id's hash: it measures vLLM on
-AMD CDNA 3 (MI300X, MI325X), so the caveat goes there for vLLM and SGLang (one speed family), and stays on CDNA 4
-(MI350X, MI355X) and on llama.cpp on Instinct. OCI's 2024 runs of Llama 3.1 405B on the same GPUs are slower than
-modelled (+44 to +56 %, tests/advisor/benchmarks/unseen-2026-12d.toml), a gap named there."""
+120.9 since the refit of 2026-12-07, +1.8 %; 129.7, +9.2 % before) is a package row held out by its id's hash: it
+measures vLLM on AMD CDNA 3 (MI300X, MI325X), so the caveat goes there for vLLM and SGLang (one speed family), and
+stays on CDNA 4 (MI350X, MI355X) and on llama.cpp on Instinct. OCI's 2024 runs of Llama 3.1 405B on the same GPUs
+are slower than modelled (+30 to +45 %, tests/advisor/benchmarks/unseen-2026-12d.toml), a gap named there; AMD's
+own tables of both models, not scored, put the model +36 % (70B) / +62 % (405B) at batch 64 (docs/advisor.md,
+"the MI300X misses read", 2026-12-07): the lifted caveat rests on batch 1-2."""
 
 from __future__ import annotations
 

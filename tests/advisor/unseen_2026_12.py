@@ -607,14 +607,18 @@ UNSEEN_2026_12C_MISSES: dict[str, str] = {
 UNSEEN_2026_12C_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.235}
 
 # AMD Instinct under vLLM (unseen-2026-12d.toml): OCI's run of Llama 3.1 405B FP8 on 8 x MI300X (2024-10-10) is slower
-# than the model at every batch it prints (+44 % at 1, +49 % at 8, +56 % at 64), where AMD's own image of 2025-07
-# (vLLM 0.9.1) runs Llama 3.1 70B FP8 on the same eight GPUs within 9-14 % of it (its batch-1 row is a package row).
+# than the model at every batch it prints (+30 % at 1, +35 % at 8, +45 % at 64), where AMD's own image of 2025-07
+# (vLLM 0.9.1) runs Llama 3.1 70B FP8 on the same eight GPUs within 2-6 % of it at batch 1-2 (its batch-1 row is a
+# package row). Read on 2026-12-07 (fifty-sixth, helper mi300x; docs/advisor.md): AMD's own latency tables (ROCm/vllm
+# docs/dev-docker/README.md, the 0.6.6 and 0.10.0 images) put 405B at +13 / +23 / +62 % and 70B at +2 / +11 / +36 %
+# at batch 1 / 8 / 64, so the growth with the batch is the MI300X step's, and OCI's 2024 build adds 3-4 ms a step at
+# batch 1-8; no sourced mechanism found (RCCL's small-message time, 13.3 us, is under the fitted latency).
 OCI_MI300X_2024 = (
     "OCI's Llama 3.1 405B FP8 on 8 x MI300X (blogs.oracle.com, 2024-10-10; vLLM's benchmark_latency, its release "
-    "not stated): over-predicted +44 / +49 / +56 % at batch 1 / 8 / 64, growing with the batch, where AMD's "
-    "2025-07 image (vLLM 0.9.1) of Llama 3.1 70B FP8 on the same GPUs is at +9 / +14 % (batch 1 / 2). Whether the "
-    "2024 ROCm vLLM build or the 405B's FP8 path is slower is not shown by the sources: the model prices one "
-    "current release per engine family"
+    "not stated): over-predicted +30 / +35 / +45 % at batch 1 / 8 / 64, growing with the batch, where AMD's "
+    "2025-07 image (vLLM 0.9.1) of Llama 3.1 70B FP8 on the same GPUs is at +2 / +6 % (batch 1 / 2). AMD's own "
+    "tables of both models at batch 1-128 grow the same way (70B +36 %, 405B +62 % at batch 64): the MI300X step's "
+    "growth with the batch, unpriced for want of a measured FP8 decode GEMM or custom all-reduce time on MI300X"
 )
 # (OCI_MI300X_2024 named the batch-64 row, +55.5 %, until the refit of 2026-12-07: +45.4 %; batch 1 / 8 30.3 / 35.4 %)
 UNSEEN_2026_12D_MISSES: dict[str, str] = {}
