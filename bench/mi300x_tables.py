@@ -1,6 +1,7 @@
 """AMD's own vLLM latency tables on eight MI300X scored by the speed model, a diagnosis of the MI300X misses (issue 21,
-unseen-2026-12d; ``python -m bench.mi300x_tables``). Not rows of any set and never asserted in tests: found while
-reading that set's misses, they are kept out of the scored sets so they can check a change they did not choose.
+unseen-2026-12d; ``python -m bench.mi300x_tables``), with the decode step each latency implies. Found while reading
+that set's misses; since 2026-12-07 (issue 21) the same tables, with their 2,048-token prompts and each image's own
+release and KV dtype, are a scored set (tests/advisor/benchmarks/unseen-2026-12f.toml).
 
 The source is ROCm/vllm ``docs/dev-docker/README.md`` ("Latency Measurements", ``benchmark_latency``, TP 8, 128 tokens
 in, 2,048 out, amd/Llama-3.1-70B-Instruct-FP8-KV and amd/Llama-3.1-405B-Instruct-FP8-KV, FP8 weights and KV cache):

@@ -633,7 +633,30 @@ UNSEEN_2026_12D_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"
 UNSEEN_2026_12E_MISSES: dict[str, str] = {}
 UNSEEN_2026_12E_OVER_TARGET: dict[tuple[str, str], float] = {}
 
+# AMD's own vLLM latency tables on 8 x MI300X (unseen-2026-12f.toml, ROCm/vllm docs/dev-docker/README.md, the vLLM
+# 0.10.0 and 0.6.6 images: Llama 3.1 70B and 405B FP8, TP 8, batch 1-128, 128 or 2,048 in, 2,048 out; read by helper
+# mi300x on 2026-12-07, scored by helper cdna3 the same day with the constants unchanged): 62 rows, batched median
+# 22.9 % (55 rows), single stream 12.7 % (7). The model is above every row, the more the larger the batch (batch-4
+# median 16.1 %, batch-128 43.8 %): declared as vLLM's CDNA 3 gap from 5 users a replica on
+# (planner/engines/vllm/support.py, tests/advisor/test_cdna3_gap.py), not modelled.
+AMD_MI300X_TABLES = (
+    "AMD's own vLLM latency tables of Llama 3.1 405B FP8 on 8 x MI300X (ROCm/vllm docs/dev-docker/README.md, the "
+    "0.6.6 and 0.10.0 images) at batch 64-128: the decode step AMD's latency implies grows with the batch (0.10.0, "
+    "128 in: 23.7 ms at batch 1, 55.7 ms at 128) faster than the modelled one (21.0 -> 31.0 ms), with no mechanism "
+    "a source shows (bench.mi300x_tables; docs/advisor.md, the MI300X misses read); declared as vLLM's CDNA 3 "
+    "speed gap from 5 users a replica on, not modelled"
+)
+UNSEEN_2026_12F_MISSES: dict[str, str] = {
+    "amd-devdocker-066-mi300x8-llama31-405b-fp8-tp8-bs128-128-2048": AMD_MI300X_TABLES,  # +74.5%
+    "amd-devdocker-066-mi300x8-llama31-405b-fp8-tp8-bs128-2048-2048": AMD_MI300X_TABLES,  # +70.6%
+    "amd-devdocker-0100-mi300x8-llama31-405b-fp8-tp8-bs128-128-2048": AMD_MI300X_TABLES,  # +70.1%
+    "amd-devdocker-0100-mi300x8-llama31-405b-fp8-tp8-bs64-128-2048": AMD_MI300X_TABLES,  # +58.9%
+    "amd-devdocker-066-mi300x8-llama31-405b-fp8-tp8-bs64-2048-2048": AMD_MI300X_TABLES,  # +53.1%
+}
+UNSEEN_2026_12F_OVER_TARGET: dict[tuple[str, str], float] = {("paged", "batched"): 0.229}
+
 KNOWN_UNSEEN: dict[str, Unseen] = {
+    "unseen-2026-12f.toml": Unseen(UNSEEN_2026_12F_OVER_TARGET, UNSEEN_2026_12F_MISSES),
     "unseen-2026-12e.toml": Unseen(UNSEEN_2026_12E_OVER_TARGET, UNSEEN_2026_12E_MISSES),
     "unseen-2026-12d.toml": Unseen(UNSEEN_2026_12D_OVER_TARGET, UNSEEN_2026_12D_MISSES),
     "unseen-2026-12c.toml": Unseen(UNSEEN_2026_12C_OVER_TARGET, UNSEEN_2026_12C_MISSES),
