@@ -10,8 +10,8 @@ compute path and other bits, the model as cached, the prompts' tokens); the whol
 (:meth:`Built.cost`, :meth:`Built.purchase`: the GPU, its count, the hosts, the pricing's terms); the engine's
 release, fraction and launch values (the profile); what the assessment holds (conversations, pool, budget, weights,
 memory, the engine's label, the slots it launches: :func:`planner.advisor.option_notes.slots_note`); the windows'
-and YaRN's notes (the model, the profile, the assessment's model); the quality caveat and the known speed gap
-(the weights, the engine, the GPU); the context.
+and YaRN's notes (the model, the profile, the assessment's model); the quality caveat (the weights); the context.
+The known speed gap is not among them: it holds from a batch on (planner.engines.support.SpeedGap.from_batch).
 
 Kept (:data:`planner.advisor.reuse.OPTION_BASES`) by all of these: the assessment and the support row by identity
 (each frozen; the entry holds both, so their ids name no other object while it lives; an assessment is itself kept
@@ -35,7 +35,6 @@ from planner.advisor.throughput import Setup
 from planner.advisor.workload import Workload
 from planner.assessment.assess import Assessment
 from planner.bounds.memo import Scope
-from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModel
 from planner.core.serving import serving_weights
@@ -70,8 +69,6 @@ class Built(Protocol):
     def launch(self, overhead: OverheadModel) -> tuple[int | None, int | None]: ...
 
     def memory_note(self, label: str | None, launch: tuple[int | None, int | None]) -> str: ...
-
-    def speed_gap(self, engine: str, weights: str, gpu: GpuSpec) -> tuple[str, float, str | None] | None: ...
 
     def engine_note(self, row: SupportRow) -> str: ...
 
@@ -181,7 +178,6 @@ def _fields(
 ) -> dict[str, Any]:
     """The Option's fields that read no user count: the set-up, its engine, what it holds and what it costs."""
     version, fraction, lowered, raised = b.engine_settings(overhead)
-    gap = b.speed_gap(row.engine, c.weights, c.gpu)
     return {
         "gpu_id": c.gpu.id,
         "gpu_card": c.gpu.variant_of or c.gpu.id,
@@ -208,8 +204,6 @@ def _fields(
         "compute_path": row.compute,
         "purchase_unit": cost.rented or b.purchase(c, host, cost),  # a rental: its provider's GPUs and rate
         "quality_caveat": None if c.weights == serving_weights(b.model) else quality_caveat(c.weights),
-        "measured_speed_share": None if gap is None else gap[1],
-        "measured_speed_on": None if gap is None else gap[2],
     }
 
 

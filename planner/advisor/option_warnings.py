@@ -37,15 +37,13 @@ from planner.engines.support import family, family_words
 
 
 class Built(Protocol):
-    """What the warnings read of :class:`planner.advisor.build.Built`: the workload, the prompt and the known gaps."""
+    """What the warnings read of :class:`planner.advisor.build.Built`: the workload and the prompt."""
 
     @property
     def workload(self) -> Workload: ...
 
     @property
     def prompt_tokens(self) -> int: ...
-
-    def speed_gap(self, engine: str, weights: str, gpu: GpuSpec) -> tuple[str, float, str | None] | None: ...
 
 
 # The verdict is green only when the speed clears the floor by this margin: the speed model's held-out median
@@ -136,16 +134,25 @@ def closing_notes(
 
 
 def option_warnings(
-    b: Built, c: Candidate, s: Speed, cost: SystemCost, row: SupportRow, a: Assessment
+    b: Built,
+    c: Candidate,
+    s: Speed,
+    cost: SystemCost,
+    row: SupportRow,
+    a: Assessment,
+    gap: tuple[str, float, str | None] | None,
 ) -> tuple[list[str], list[str]]:
-    """(every warning, the ones that undermine the verdict)."""
-    undermining = _undermining(b, c, s, row, a)
+    """(every warning, the ones that undermine the verdict); ``gap``: the known speed gap the option meets at its
+    batch (:meth:`planner.advisor.build.Built.speed_gap`), its words first."""
+    undermining = _undermining(b, c, s, row, a, gap)
     if cost.usd_per_hour is None:  # last: the price, not what the set-up does (ranked by its GPU count instead)
         undermining.append(PRICE_UNKNOWN)
     return undermining + _notes(b, c, s, cost, row, a), undermining
 
 
-def _undermining(b: Built, c: Candidate, s: Speed, row: SupportRow, a: Assessment) -> list[str]:
+def _undermining(
+    b: Built, c: Candidate, s: Speed, row: SupportRow, a: Assessment, gap: tuple[str, float, str | None] | None
+) -> list[str]:
     w, gpu = b.workload, c.gpu
     undermining: list[str] = []
     if s.per_user is None:
@@ -163,7 +170,6 @@ def _undermining(b: Built, c: Candidate, s: Speed, row: SupportRow, a: Assessmen
     thin = thin[:1].lower() + thin[1:]
     if thin:  # the memory model's error, as the speed floor's margin above is the speed model's
         undermining.append(thin)
-    gap = b.speed_gap(row.engine, c.weights, gpu)
     if gap is not None:
         undermining.append(gap[0])
     if s.per_user is not None and s.measured_beside:  # a roofline beside measured formats (planner.advisor.paged_moe)

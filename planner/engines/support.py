@@ -158,16 +158,21 @@ SpeedFamily = Literal["paged", "fused", "layer-split"]
 
 class SpeedGap(BaseModel, frozen=True, extra="forbid"):
     """Where public measurements run below the speed model on an engine's path: a model type (``config.json``'s
-    ``model_type``) in a weight format (or any, ``weights`` ``None``) on a GPU family, measured at ``low``-``high``
-    times the modelled tokens/s, with the source. Evidence only: nothing is fitted to it (:func:`gap_for` finds the
-    one an option meets).
+    ``model_type``; every model, ``None``, where the family's step is what runs slower, the runs' models in
+    ``measured_on``) in a weight format (or any, ``weights`` ``None``) on a GPU family, from ``from_batch``
+    sequences decoding together a replica on (1: every batch), measured at ``low``-``high`` times the modelled
+    tokens/s, with the source. Evidence only: nothing is fitted to it (:func:`gap_for` finds the one an option meets).
 
     >>> g = SpeedGap(model_types=("gpt_oss",), weights="mxfp4", families=("ampere",), low=0.4, high=0.71, source="s")
     >>> g.covers("gpt_oss", "mxfp4", "ampere"), g.covers("gpt_oss", "mxfp4", "hopper")
     (True, False)
+    >>> g = SpeedGap(model_types=None, weights=None, families=("cdna3",), low=0.5, high=0.9, source="s", from_batch=8,
+    ...              measured_on="m")
+    >>> g.covers("qwen3", "bf16", "cdna3", batch=7), g.covers("qwen3", "bf16", "cdna3", batch=8)
+    (False, True)
     """
 
-    model_types: Annotated[tuple[str, ...], Field(min_length=1)]
+    model_types: Annotated[tuple[str, ...], Field(min_length=1)] | None
     weights: str | None  # None: every weight format (a step's fixed cost, not its read, is what runs slower)
     families: Annotated[tuple[Family, ...], Field(min_length=1)]
     low: Annotated[float, Field(gt=0, lt=1)]
@@ -176,17 +181,22 @@ class SpeedGap(BaseModel, frozen=True, extra="forbid"):
     # the cause is the model's step on the engine (its MoE and MLA kernels), not a family's kernels: the model on
     # another family, where nothing is measured, carries the caveat too, saying where it was measured
     other_families: bool = False
+    from_batch: Annotated[int, Field(ge=1)] = 1  # the least sequences decoding together a replica it holds at
+    measured_on: str = ""  # the models the runs measured, named in the caveat when it covers every model
 
     @model_validator(mode="after")
     def _ordered(self) -> SpeedGap:
         if self.low > self.high:
             raise ValueError("speed gap: low is above high")
+        if self.model_types is None and not self.measured_on:
+            raise ValueError("speed gap: every model covered, the models measured not named (measured_on)")
         return self
 
-    def covers(self, model_type: str, weights: str, fam: Family | None) -> bool:
+    def covers(self, model_type: str, weights: str, fam: Family | None, batch: int = 1) -> bool:
         format_met = self.weights is None or weights == self.weights
         measured = fam in self.families or self.other_families
-        return model_type in self.model_types and format_met and measured
+        model_met = self.model_types is None or model_type in self.model_types
+        return model_met and format_met and measured and batch >= self.from_batch
 
     def words(self, engine_label: str, fam: Family | None = None) -> str:
         """The caveat as the advisor shows it, for an option on ``fam`` (the gap's own families when not given).
@@ -197,6 +207,7 @@ class SpeedGap(BaseModel, frozen=True, extra="forbid"):
         'speed likely optimistic: this model is unmeasured under vLLM on this GPU family; on Hopper GPUs '
         """
         at = f"{self.low:.2f}x" if self.low == self.high else f"{self.low:.2f}-{self.high:.2f}x"
+        at += f" at {self.from_batch} or more users a replica" if self.from_batch > 1 else ""
         if fam is not None and fam not in self.families:
             where = ", ".join(family_words(f) for f in self.families)
             return (
@@ -204,8 +215,9 @@ class SpeedGap(BaseModel, frozen=True, extra="forbid"):
                 f"{where} GPUs public measurements of it run at {at} the modelled tokens/s ({self.source}); not "
                 "modelled"
             )
+        runs = "this model" if self.model_types is not None else self.measured_on
         return (
-            f"speed likely optimistic: public measurements of this model under {engine_label} on this GPU family run "
+            f"speed likely optimistic: public measurements of {runs} under {engine_label} on this GPU family run "
             f"at {at} the modelled tokens/s ({self.source}); not modelled"
         )
 
@@ -317,10 +329,11 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     # Speculative methods the engine does not start with a launch setting on (planner.engines.speculation_refusals)
     speculation_setting_refusals: tuple[SpeculationRefusal, ...] = ()
 
-    def gap_for(self, model_type: str, weights: str, gpu: GpuSpec) -> SpeedGap | None:
-        """The first of :attr:`speed_gaps` an option of ``model_type`` in ``weights`` on ``gpu`` meets."""
+    def gap_for(self, model_type: str, weights: str, gpu: GpuSpec, batch: int = 1) -> SpeedGap | None:
+        """The first of :attr:`speed_gaps` an option of ``model_type`` in ``weights`` on ``gpu`` at ``batch``
+        sequences decoding together a replica meets."""
         fam = family(gpu)
-        return next((g for g in self.speed_gaps if g.covers(model_type, weights, fam)), None)
+        return next((g for g in self.speed_gaps if g.covers(model_type, weights, fam, batch)), None)
 
     def mla_kv_refusal(self, kv_dtype: str, fam: Family | None, sparse_at: str | None = None) -> str | None:
         """Why an MLA model's ``kv_dtype`` cache is not stored on ``fam`` (``None``: it is; ``sparse_at``: covers')."""
