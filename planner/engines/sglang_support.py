@@ -106,6 +106,22 @@ SGLANG_SUPPORT = EngineSupport(
             "eager steps included)",
             other_families=True,
         ),
+        SpeedGap(
+            # sgl-project/sglang PR #31216 (tests/advisor/benchmarks/unseen-2026-12f.toml; issue 21): SGLang 0.5.13 on
+            # one MI300X runs further below the model the larger the batch, as vLLM on CDNA 3 does (AMD's tables,
+            # planner/engines/vllm/support.py), and below it at one request too: vLLM's rule, the batch past the
+            # largest the source puts within issue 21's 20 % target, is batch 1 here (+41.6 % at 1, +60.9 % at 16,
+            # +88.1 % at 64); low / high the least and most measured / modelled of its three rows
+            # (tests/advisor/test_cdna3_gap.py). One model, one source: every model on CDNA 3 carries it, naming it.
+            model_types=None,
+            weights=None,
+            families=("cdna3",),
+            low=0.53,
+            high=0.71,
+            measured_on="Gemma 4 31B BF16 at TP 1",
+            source="sgl-project/sglang PR #31216: SGLang 0.5.13 on one MI300X, 1,000 in / 1,000 out at 1, 16 and 64 "
+            "requests, 46 / 492 / 951 output tokens/s against 65 / 791 / 1,789 modelled",
+        ),
     ),
     # FP8 on Ampere (platforms/sglang.toml): SGLang's own Marlin FP8 kernel from 0.5.6; before it fp8.py imported
     # vLLM's operators, which the sglang package does not install (0.5.4 fp8.py:14-28).
