@@ -48,7 +48,7 @@ class Built:
         self._launches: dict[OverheadModel, tuple[int | None, int | None]] = {}
         self._memory_notes: dict[tuple[str | None, tuple[int | None, int | None]], str] = {}
         self._engine_notes: dict[tuple[str, str, str, str], str] = {}
-        self._gaps: dict[tuple[str, str, Family | None, int], tuple[str, float, str | None] | None] = {}
+        self._gaps: dict[tuple[str, str, Family | None, int], tuple[str, float, str | None, str | None] | None] = {}
         self.bases = Scopes()  # this ranking's scope of the options' kept parts (planner.advisor.option_base)
         w = workload
         self.prefill_note = (
@@ -159,18 +159,21 @@ class Built:
             found = self._memory_notes[key] = _memory_note(label, launch, self.workload.context_tokens)
         return found
 
-    def speed_gap(self, engine: str, weights: str, gpu: GpuSpec, batch: int) -> tuple[str, float, str | None] | None:
+    def speed_gap(
+        self, engine: str, weights: str, gpu: GpuSpec, batch: int
+    ) -> tuple[str, float, str | None, str | None] | None:
         """The engine's known speed gap for the model in ``weights`` on ``gpu`` at ``batch`` users a replica
         (:meth:`EngineSupport.gap_for`): in words, with the most public runs reached (a share of the modelled speed)
-        and, where they ran on other GPU families, which; once per engine, weights, GPU family and batch (all it
-        reads of the GPU: :meth:`gap_for` and the words read its family alone)."""
+        and, where they ran on other GPU families or other models, which; once per engine, weights, GPU family and
+        batch (all it reads of the GPU: :meth:`gap_for` and the words read its family alone)."""
         fam = family(gpu)
         key = (engine, weights, fam, batch)
         if key not in self._gaps:
             runs = get_engine(engine)
             gap = runs.support.gap_for(self.model.model_type, weights, gpu, batch)
             where = None if gap is None or fam in gap.families else ", ".join(family_words(f) for f in gap.families)
-            self._gaps[key] = None if gap is None else (gap.words(runs.label, fam), gap.high, where)
+            models = None if gap is None or gap.model_types is not None else gap.measured_on
+            self._gaps[key] = None if gap is None else (gap.words(runs.label, fam), gap.high, where, models)
         return self._gaps[key]
 
     def engine_note(self, row: SupportRow) -> str:
@@ -296,6 +299,7 @@ def build_option(
         "batch_per_replica": batch,
         "measured_speed_share": None if gap is None else gap[1],
         "measured_speed_on": None if gap is None else gap[2],
+        "measured_speed_models": None if gap is None else gap[3],
         "decode_tokens_per_s_per_user": s.per_user,
         "decode_tokens_per_s_total": s.total,
         "decode_bound": s.decode.bound,

@@ -140,7 +140,7 @@ def option_warnings(
     cost: SystemCost,
     row: SupportRow,
     a: Assessment,
-    gap: tuple[str, float, str | None] | None,
+    gap: tuple[str, float, str | None, str | None] | None,
 ) -> tuple[list[str], list[str]]:
     """(every warning, the ones that undermine the verdict); ``gap``: the known speed gap the option meets at its
     batch (:meth:`planner.advisor.build.Built.speed_gap`), its words first."""
@@ -151,7 +151,12 @@ def option_warnings(
 
 
 def _undermining(
-    b: Built, c: Candidate, s: Speed, row: SupportRow, a: Assessment, gap: tuple[str, float, str | None] | None
+    b: Built,
+    c: Candidate,
+    s: Speed,
+    row: SupportRow,
+    a: Assessment,
+    gap: tuple[str, float, str | None, str | None] | None,
 ) -> list[str]:
     w, gpu = b.workload, c.gpu
     undermining: list[str] = []

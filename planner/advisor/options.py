@@ -89,6 +89,7 @@ class Option(BaseModel, frozen=True, extra="forbid"):
     # reached, as a share of the modelled tokens/s (planner.engines.support.SpeedGap.high); None: no gap known
     measured_speed_share: Annotated[float, Field(gt=0, le=1)] | None = None
     measured_speed_on: str | None = None  # the GPU families those runs were on, when not this option's
+    measured_speed_models: str | None = None  # the models those runs measured, when not this option's (a family's gap)
     decode_bound: Bound | None
     step_seconds: float | None
     prefill_seconds: float | None  # a typical prompt, alone

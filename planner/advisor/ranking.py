@@ -114,7 +114,7 @@ def _latency_problem(option: Option, workload: Workload) -> str | None:
     if speed is not None and counted is not None and counted < speed:  # the model's own runs reach less
         return (
             f"{per_user:.1f} tokens/s per user modelled at the target load, at most {counted:.1f} as public runs of "
-            f"this model on its engine measure (x{option.measured_speed_share:.2f}"
+            f"{option.measured_speed_models or 'this model'} on its engine measure (x{option.measured_speed_share:.2f}"
             + (f", on {option.measured_speed_on} GPUs" if option.measured_speed_on else "")
             + f") < target {speed:g}"
         )

@@ -13,9 +13,10 @@ READING_SPEED = DEFAULT_MIN_TOKENS_PER_S_PER_USER  # tokens/s: about reading spe
 def _measured_words(option: Option) -> str:
     """Where the runs that cap an option's speed were measured: on its own GPU family, or on others (then the
     figure is what it would reach if it ran as they did)."""
+    runs = option.measured_speed_models or "this model"
     if option.measured_speed_on is None:
-        return "as public runs of this model on its engine measure"
-    return f"if it runs as public runs of this model on its engine do on {option.measured_speed_on} GPUs"
+        return f"as public runs of {runs} on its engine measure"
+    return f"if it runs as public runs of {runs} on its engine do on {option.measured_speed_on} GPUs"
 
 
 def speed_text(option: Option) -> str:

@@ -14,6 +14,7 @@ from model_catalog import get_gpu, get_model
 from planner.advisor import Workload, rank
 from planner.advisor.benchmarks import BenchmarkRow, load_rows
 from planner.advisor.recommend import verdict
+from planner.advisor.speed_words import speed_text
 from planner.advisor.validation import scored
 from planner.engines.registry import get_engine
 
@@ -95,6 +96,8 @@ def test_eight_mi300x_for_50_users_carry_the_gap_and_are_not_green() -> None:
     for o in sglang:
         assert any("sglang PR #31216" in u for u in o.undermining), o.undermining
         assert o.measured_speed_share == 0.71
+        # the speed in words names the model the runs measured, not "this model"
+        assert "as public runs of Gemma 4 31B BF16 at TP 1 on its engine measure" in speed_text(o)
     assert verdict(ranking) != "met"
 
 
