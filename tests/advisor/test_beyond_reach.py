@@ -28,3 +28,21 @@ def test_a_workload_within_reach_keeps_the_rejections_reasons() -> None:
     )
     assert not ranking.options and ranking.beyond_reach is None
     assert "The first does not fit" in recommendation(ranking)
+
+
+GPT_OSS_120B = get_model("openai/gpt-oss-120b").spec
+
+
+def test_the_bytes_a_token_given_make_the_total_given_for_a_windowed_model() -> None:
+    """gpt-oss-120b (18 full-attention layers, 18 of a 128-token window; 8 KV heads x 64) for 100,000 conversations
+    of 32,768 tokens in FP8: 18 x 2 x 8 x 64 = 18,432 bytes a token over 32,768 in the full layers and over 128 in
+    the windowed ones, 606,339,072 bytes a conversation, 60.6 TB. The text had put 36,864 bytes a token (every layer
+    at its first token) beside that total, which 36,864 x 32,768 x 100,000 = 120.8 TB contradicts (a review of
+    ``advise --users 100000``, 2026-12-07): the figure given is now the mean over the conversation, 18,504."""
+    ranking = rank(GPT_OSS_120B, Workload.fixed_length(32_768, concurrent_conversations=100_000))
+    assert not ranking.options and ranking.beyond_reach is not None
+    assert ranking.beyond_reach.startswith(
+        "their KV cache alone needs 60.6 TB in FP8 (18,504 bytes a token on average over 32,768 tokens, its "
+        "sliding-window and state layers capped)"
+    )
+    assert round(18_504 * 32_768 * 100_000 / 1e12, 1) == 60.6
