@@ -295,8 +295,9 @@ def cmd_advise(args: argparse.Namespace) -> int:
         print("offered only when asked for (--include-restricted, --include-personal): " + "; ".join(ranking.left_out))
     print()
     print(f"verdict: {verdict(ranking)}")
-    for line in summary_lines(ranking):
-        print(line)
-    print()
+    if ranking.best is not None:  # with none, the summary is the recommendation itself: printed once, below
+        for line in summary_lines(ranking):
+            print(line)
+        print()
     print(recommendation(ranking))
     return 0 if ranking.options else 1

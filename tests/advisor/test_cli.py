@@ -72,6 +72,10 @@ def test_nothing_fits_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
         "1",
     )
     assert code == 1 and "No set-up" in out
+    # the reason once, after the verdict line: the summary of an empty ranking is the recommendation itself, which
+    # had been printed twice (a review of ``advise --users 100000``, 2026-12-07)
+    assert out.count("No set-up in the catalog serves") == 1
+    assert out.splitlines()[-1].startswith("No set-up in the catalog serves")
 
 
 # A missing --users or context is not an error since 2026-12-06: the dashboard's defaults apply
