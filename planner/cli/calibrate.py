@@ -61,8 +61,15 @@ def calibration_data(result: CalibrationResult) -> dict[str, Any]:
     }
 
 
-def _cell(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.2f}"
+def _cell(value: float | None, unit: str) -> str:
+    """A figure as the engine prints it: tokens and blocks whole, GiB and the concurrency in hundredths.
+
+    >>> _cell(476_016.0, "tokens"), _cell(58.114, "GiB"), _cell(None, "x")
+    ('476,016', '58.11', '-')
+    """
+    if value is None:
+        return "-"
+    return f"{value:,.0f}" if unit in ("tokens", "blocks") else f"{value:,.2f}"
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -87,7 +94,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         f"max_model_len {s.max_model_len:,}, vLLM {s.engine_version} at {s.gpu_memory_utilization:g}"
     )
     rows = [("figure", "unit", "predicted", "printed", "difference")]
-    rows += [(c.name, c.unit, _cell(c.predicted), _cell(c.printed), _cell(c.difference)) for c in result.comparisons]
+    rows += [
+        (c.name, c.unit, _cell(c.predicted, c.unit), _cell(c.printed, c.unit), _cell(c.difference, c.unit))
+        for c in result.comparisons
+    ]
     print_table(rows)
     print(f"start-up: predicted {result.predicted_failure or 'starts'}, printed {result.printed_failure or 'starts'}")
     print(f"calibrated: {result.calibration_token} (KV cache {result.calibrated_kv_gib:.2f} GiB per GPU)")

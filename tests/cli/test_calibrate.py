@@ -54,6 +54,11 @@ def test_calibrate_table_and_given_set_up(log_file: Path, capsys) -> None:
     assert main(["calibrate", "--log", str(log_file), *SETUP, "--tp", "1"]) == 0
     out = capsys.readouterr().out
     assert "available KV cache" in out and "calibrated: cal1~vllm~" in out
+    # counts in whole numbers, GiB and the concurrency in hundredths: the log's 476,016 tokens and 29,751 blocks
+    # (CASE["reported"]) had read "476,016.00" and "29,751.00" (a review, 2026-12-07)
+    rows = {line.split("  ")[0]: line.split() for line in out.splitlines()}
+    assert rows["KV cache tokens"][-2] == "476,016" and rows["GPU blocks"][-2] == "29,751"
+    assert rows["available KV cache"][-2] == "58.11" and rows["maximum concurrency"][-2] == "58.11"
 
 
 @pytest.mark.slow
