@@ -11,7 +11,7 @@ from planner.advisor.attended import attended_model
 from planner.advisor.costs import Assumptions, HostChoice, SystemCost, cloud_cost, purchase_cost
 from planner.advisor.engine_speed import prefill_alone, prefill_in_serving
 from planner.advisor.option_base import Base, Scopes, base_of
-from planner.advisor.option_notes import ranks_note
+from planner.advisor.option_notes import ranks_note, servers_note
 from planner.advisor.option_speed import Speed, speed_of
 from planner.advisor.option_warnings import option_warnings
 from planner.advisor.options import Candidate, Option, purchase_text
@@ -267,6 +267,12 @@ def _assumptions(b: Built, base: Base, c: Candidate, s: Speed) -> dict[str, str]
     }
 
 
+def _servers(engine: str, replicas: int, hosts: int) -> str | None:
+    """How replicas bought in several servers are started (:func:`servers_note`, from the engine's declaration)."""
+    support = get_engine(engine).support
+    return servers_note(support.label, support.replicas_flag, replicas, hosts)
+
+
 def build_option(
     b: Built,
     c: Candidate,
@@ -289,6 +295,8 @@ def build_option(
     if group > 1:  # the one decode load speed_of read (kept in Built)
         read = b.decode(c.weights, c.kv_dtype, batch * group, base.cached, row.other_bits)
         warnings.append(ranks_note(c.replicas, read.dense_bytes, batch))
+    elif not cost.rented and (servers := _servers(row.engine, c.replicas, cost.hosts)):
+        warnings.append(servers)  # whole copies bought in several servers: one command a server
     conversations = a.conversations * c.replicas
     per_million = cost.usd_per_hour / (s.total * 3600) * 1e6 if cost.usd_per_hour is not None and s.total else None
     fields = {

@@ -164,6 +164,29 @@ def slots_note(a: Assessment, overhead: OverheadModel, replicas: int) -> str | N
     return f"{engine.label} launches {launched:,} slot{'s' if launched != 1 else ''}{each}, one a user; {more}"
 
 
+def servers_note(label: str, flag: str, replicas: int, hosts: int) -> str | None:
+    """How whole-copy replicas bought in ``hosts`` servers are started where the engine's one command serves every
+    replica on the server it runs on with ``flag`` (vLLM's ``--data-parallel-size``: 0.31.0
+    ``engine/arg_utils.py:2428-2429``, the local data-parallel size defaulting to the global one; ``:2356-2358``, a
+    dense model over several servers only as "independent vLLM instances without --data-parallel-* arguments"):
+    each server starts its own share behind a load balancer. ``None`` within one server, for one replica, and for
+    an engine whose command runs once per replica (``flag`` empty: :func:`planner.engines.commands.replicas_note`).
+
+    >>> servers_note("vLLM", "--data-parallel-size", 2, 2)  # doctest: +NORMALIZE_WHITESPACE
+    "2 servers: start one vLLM server on each without --data-parallel-size (1 replica a server), behind a load
+    balancer; the Memory page's one command with --data-parallel-size 2 puts every replica on one server"
+    """
+    if not flag or replicas < 2 or hosts < 2:
+        return None
+    each = -(-replicas // hosts)
+    given = f"without {flag}" if each == 1 else f"with {flag} {each}"
+    return (
+        f"{hosts} servers: start one {label} server on each {given} ({each} replica{'s' if each > 1 else ''} a "
+        f"server), behind a load balancer; the Memory page's one command with {flag} {replicas} puts every replica "
+        "on one server"
+    )
+
+
 def ranks_note(ranks: int, dense_bytes: float, batch: int) -> str:
     """For data-parallel ranks that share the experts, how their speed is priced and where it may be optimistic: as
     the benchmark rows measured with attention data parallelism are (3 in the package's fit and held-out rows, 146

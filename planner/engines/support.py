@@ -299,6 +299,10 @@ class EngineSupport(BaseModel, frozen=True, extra="forbid"):
     # How a replica that spans servers is started, a comment above its command ({servers}, {last}, {gpus} filled in;
     # "": the engine's plans stay within one machine)
     multi_node: str = ""
+    # The flag with which one command serves every whole-copy replica on the server it runs on ("": the command
+    # runs once per replica): replicas bought in several servers are started with it on each server
+    # (planner.advisor.option_notes.servers_note)
+    replicas_flag: str = ""
     speed_family: SpeedFamily = "paged"
     # Compute capabilities on which the engine's default kernels for MXFP4 experts are OpenAI's Triton MoE kernels
     # (planner.advisor.kernels prices them per MoE layer and step).

@@ -40,6 +40,10 @@ VLLM_SUPPORT = EngineSupport(
     # docs/serving/parallelism_scaling.md ("Running vLLM on multiple nodes"): a Ray cluster, the command on its head
     multi_node="{servers} servers: start a Ray cluster over them first (ray start --head on one, ray start "
     "--address=<head>:6379 on the others), then run this on the head node",
+    # 0.31.0 engine/arg_utils.py:2428-2429: the local data-parallel size defaults to the global one (every rank on
+    # the node the command runs on); :2356-2358: a dense model over several servers runs only as "independent vLLM
+    # instances without --data-parallel-* arguments"
+    replicas_flag="--data-parallel-size",
     # engine/arg_utils.py (0.34.0 :1628-1650): --enable-lora --max-loras --max-lora-rank --max-cpu-loras; every
     # supported module wrapped unless --lora-target-modules (from 0.19.0) names them; fused MoE experts get slots
     lora=LoraSupport(slots_flag="--max-loras", host_flag="--max-cpu-loras"),
