@@ -5,12 +5,16 @@ family-out fold does (:func:`bench.fidelity.run_all`), and for every fitted fiel
 shipped one plans each vLLM >= 0.22 start-up of the held-out family (those with a KV figure) with the shipped constants
 but that one field taken from the fold. It prints, per family, each moved field (shipped -> refit) with the summed
 |KV move| over the family's start-ups and the start-ups it moves most: the term whose fit depends on the family
-(issue 20). ``--by release``: the same per release (:func:`bench.fidelity.case_release`).
+(issue 20). ``--by release``: the same per release (:func:`bench.fidelity.case_release`). ``--median``: beside each
+field, the folds' median |held-out error| over every scored start-up (family out, or release out with ``--by release``)
+as the fold leaves it and with that field's drift undone (:func:`median_without`): which fitted constant's drift
+carries the median.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 from collections.abc import Callable
 from functools import cache
 from typing import Any, NamedTuple
@@ -56,6 +60,22 @@ def scored_ids() -> frozenset[str]:
     return frozenset(r.id for r in recent(run_all()) if r.kv_error_gib is not None and r.cv_error_gib is not None)
 
 
+def fold_errors(by: str = "family") -> dict[str, float]:
+    """Each scored start-up's held-out KV error (GiB): family out (``cv_error_gib``), or release out
+    (``loro_error_gib``) with ``by`` "release"."""
+    field = "loro_error_gib" if by == "release" else "cv_error_gib"
+    errors = ((r.id, getattr(r, field)) for r in recent(run_all()) if r.id in scored_ids())
+    return {i: e for i, e in errors if e is not None}
+
+
+def median_without(drift: Drift, errors: dict[str, float]) -> float:
+    """The median |held-out error| over ``errors`` (:func:`fold_errors`) with ``drift``'s moves taken off its
+    start-ups' errors: the fold's median had that one field kept at its shipped value (the fold's other refit fields
+    left as they are; their interaction with it ignored)."""
+    moved = dict(drift.moves)
+    return statistics.median(abs(e - moved.get(i, 0.0)) for i, e in errors.items())
+
+
 def family_of(case: Case) -> str:
     return setup_of(case).family
 
@@ -93,13 +113,17 @@ def _value(v: Any) -> str:
     return str(v)
 
 
-def lines(drifts: list[Drift], min_gib: float = 0.0) -> list[str]:
-    """One line per moved field (summed |KV move| at least ``min_gib``), its top start-ups indented below."""
+def lines(drifts: list[Drift], min_gib: float = 0.0, errors: dict[str, float] | None = None) -> list[str]:
+    """One line per moved field (summed |KV move| at least ``min_gib``), its top start-ups indented below; with
+    ``errors`` (:func:`fold_errors`), the folds' median as it is and without that field's drift."""
     out = []
+    base = statistics.median(abs(e) for e in errors.values()) if errors else None
     for d in drifts:
         if d.total_gib < min_gib or not d.moves:
             continue
-        out.append(f"{d.family}: {d.field} {_value(d.shipped)} -> {_value(d.refit)}  sum|move| {d.total_gib:.2f} GiB")
+        median = f"  median {base:.3f} -> {median_without(d, errors):.3f}" if errors and base is not None else ""
+        head = f"{d.family}: {d.field} {_value(d.shipped)} -> {_value(d.refit)}  sum|move| {d.total_gib:.2f} GiB"
+        out.append(head + median)
         out.extend(f"    {m:+.2f} {i}" for i, m in d.moves[:TOP])
     return out
 
@@ -108,8 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.fold_drift", description=__doc__.splitlines()[0])
     parser.add_argument("--min-gib", type=float, default=0.05, help="list fields moving at least this much in all")
     parser.add_argument("--by", choices=sorted(FOLDS), default="family", help="the folds: families or releases")
+    parser.add_argument("--median", action="store_true", help="the folds' median without each field's drift")
     args = parser.parse_args(argv)
-    print("\n".join(lines(all_drift(args.by), args.min_gib)))
+    errors = fold_errors(args.by) if args.median else None
+    print("\n".join(lines(all_drift(args.by), args.min_gib, errors)))
     return 0
 
 
