@@ -95,13 +95,42 @@ def dense_mlp_width(model: ModelSpec) -> int:
     return max(moe.shared_width, (model.intermediate_size or 0) if mixed else 0)
 
 
+def gdn_profile_layer_bytes_per_token(model: ModelSpec, tp: int) -> int:
+    """What a Gated DeltaNet layer holds per token at its peak in vLLM's profile run, in 16-bit activations, on one
+    rank (0 without such layers). The profile builds no attention metadata, so the mixer's core returns at once
+    after a 64-token autotuning warm-up (0.24.0 ``model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py:1278-1280``,
+    ``:1068-1120``; the chunked prefill's tensors are never allocated) and the layer holds what ``forward_cuda``
+    builds around it (:908-968, :851-869): the ``in_proj_qkvz`` output ``(2K + 2V) / tp`` (q, k, v, z; ``z`` stays a
+    view of it until the gated norm), Qwen3-Next's concatenated ``q, k, v`` ``(2K + V) / tp`` (its interleaved
+    layout, :926-934), the zeroed core output and the gated norm's output ``V / tp`` each, the ``out_proj`` result,
+    and the decoder layer's residual, normalized input and ``torch.empty_like`` output buffer, ``hidden`` each
+    (``models/qwen3_next.py:466-478``); ``K`` / ``V`` the key / value heads x their head size. Read from the source,
+    nothing fitted; the same structure in 0.22.0, 0.25.1, 0.27.1, 0.29.0 and 0.31.0 (the early return, the zeroed
+    output, the projections).
+
+    >>> from model_catalog import get_model
+    >>> gdn_profile_layer_bytes_per_token(get_model("Qwen/Qwen3.6-35B-A3B").spec, 1)
+    57344
+    """
+    gdn = model.linear_attention
+    if gdn is None or gdn.kind != "gated_deltanet":
+        return 0
+    key = gdn.linear_num_key_heads * gdn.linear_key_head_dim
+    value = gdn.linear_num_value_heads * gdn.linear_value_head_dim
+    concatenated = 2 * key + value if model.model_type == "qwen3_next" else 0
+    per_rank = (2 * key + 2 * value + concatenated + 2 * value) / tp
+    return round(2 * (per_rank + 4 * (model.hidden_size or DEFAULT_HIDDEN)))
+
+
 def forward_bytes(model: ModelSpec, tokens: int, tp: int, act_bytes: int, constants: VllmConstants) -> int:
     """The forward's own peak: ``tokens x (a x hidden + 6 x dense MLP width / tp)`` in 16-bit activations
     (doubled for fp32), plus MLA's per-head expansion; ``a`` fitted (``forward_bytes_per_hidden``), 6 derived
-    (:data:`FORWARD_BYTES_PER_MLP`)."""
+    (:data:`FORWARD_BYTES_PER_MLP`); a Gated DeltaNet layer's own where it holds more
+    (:func:`gdn_profile_layer_bytes_per_token`: a hybrid MoE's dense part is small, its mixer's projections wide)."""
     hidden = model.hidden_size or DEFAULT_HIDDEN
     mlp = FORWARD_BYTES_PER_MLP * dense_mlp_width(model) / tp
     per_token = constants.forward_bytes_per_hidden * hidden + mlp + mla_bytes_per_token(model, tp)
+    per_token = max(per_token, gdn_profile_layer_bytes_per_token(model, tp))
     return round(tokens * per_token * act_bytes / 2)
 
 
