@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from model_catalog.schema import CatalogModel, ParameterReference
+from model_catalog.schema import CatalogModel, ModelAlias, ParameterReference
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.host import HostSpec, RunningCosts
@@ -22,13 +22,18 @@ from planner.core.host import HostSpec, RunningCosts
 __all__ = [
     "CatalogError",
     "CatalogModel",
+    "ModelAlias",
     "ParameterReference",
+    "alias_note",
     "get_gpu",
     "get_host",
     "get_model",
     "load_gpus",
     "load_hosts",
     "load_models",
+    "model_aliases",
+    "model_label",
+    "resolve_model_id",
     "running_costs",
 ]
 
@@ -128,9 +133,61 @@ def _hint(index: dict[str, T], wanted: str, what: str) -> str:
     return f"; see `python -m planner {what}s`"
 
 
+@cache
+def model_aliases() -> dict[str, str]:
+    """Every catalog alias (lower case) -> the id of the entry it is planned as (:class:`ModelAlias`). An alias that
+    repeats another or names a catalog entry raises :class:`CatalogError`."""
+    models = load_models()
+    entries = {k.lower() for k in models}
+    aliases: dict[str, str] = {}
+    for entry in models.values():
+        for alias in entry.aliases:
+            key = alias.id.lower()
+            if key in entries or key in aliases:
+                raise CatalogError(f"{entry.id}: alias {alias.id!r} is already a catalog id or another alias")
+            aliases[key] = entry.id
+    return aliases
+
+
+def resolve_model_id(model_id: str) -> str:
+    """The catalog id a model id names: the entry itself or the entry an alias is planned as (case-insensitive).
+    The one place ids are resolved: the CLI, ``calibrate``, the dashboard's model box and link all call it.
+
+    >>> resolve_model_id("meta-llama/llama-3.1-70b-instruct")
+    'meta-llama/Llama-3.1-70B'
+    """
+    target = model_aliases().get(model_id.strip().lower())
+    return target if target is not None else _lookup(load_models(), model_id.strip(), "model").id
+
+
+def alias_note(model_id: str) -> str | None:
+    """What to tell the reader when ``model_id`` is an alias (None for a catalog id): the entry planned instead.
+
+    >>> print(alias_note("meta-llama/Llama-3.1-70B-Instruct"))
+    Llama-3.1-70B-Instruct: planned as the catalog's Llama 3.1 70B (meta-llama/Llama-3.1-70B), same shapes
+    """
+    wanted = model_id.strip().lower()
+    target = model_aliases().get(wanted)
+    if target is None:
+        return None
+    entry = load_models()[target]
+    (alias,) = [a.id for a in entry.aliases if a.id.lower() == wanted]  # the catalog's spelling, not the input's
+    return f"{alias.split('/')[-1]}: planned as the catalog's {entry.spec.name} ({entry.id}), same shapes"
+
+
+def model_label(model_id: str) -> str:
+    """A catalog id as the dashboard's model box offers it: with its aliases' names, so typing one finds it.
+
+    >>> model_label("meta-llama/Llama-3.1-405B")
+    'meta-llama/Llama-3.1-405B (also Llama-3.1-405B-Instruct)'
+    """
+    names = [a.id.split("/")[-1] for a in load_models()[model_id].aliases]
+    return f"{model_id} (also {', '.join(names)})" if names else model_id
+
+
 def get_model(model_id: str) -> CatalogModel:
-    """The catalog model with this Hugging Face id (case-insensitive)."""
-    return _lookup(load_models(), model_id, "model")
+    """The catalog model with this Hugging Face id or alias (case-insensitive; :func:`resolve_model_id`)."""
+    return load_models()[resolve_model_id(model_id)]
 
 
 def get_gpu(gpu_id: str) -> GpuSpec:

@@ -12,6 +12,17 @@ from planner.core.model import ModelSpec
 from planner.core.precision import WeightPrecision
 
 Source = Annotated[str, Field(min_length=8)]
+# A Hugging Face repository id: owner/name, plain text.
+HubId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")]
+
+
+class ModelAlias(BaseModel, frozen=True, extra="forbid"):
+    """Another checkpoint planned as this entry: an instruct, chat or base checkpoint (a fine-tune) whose config has
+    the entry's shapes (layers, heads, KV heads, head dim, hidden, intermediate, vocabulary, experts, context), with
+    where that is shown."""
+
+    id: HubId
+    source: Source
 
 
 class ParameterReference(BaseModel, frozen=True, extra="forbid"):
@@ -61,6 +72,8 @@ class CatalogModel(BaseModel, frozen=True, extra="forbid"):
     sources: Annotated[tuple[Source, ...], Field(min_length=1)]
     read_on: datetime.date  # when the sources above were read
     notes: tuple[str, ...] = ()
+    # Checkpoints with this entry's config shapes, planned as it (model_catalog.get_model resolves them).
+    aliases: tuple[ModelAlias, ...] = ()
     # Where spec.yarn (a YaRN extension the card documents and the config does not ship) is stated: the card's words.
     yarn_source: Source | None = None
 

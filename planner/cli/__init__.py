@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
-from model_catalog import CatalogError
+from model_catalog import CatalogError, alias_note
 from planner.bounds.errors import PlannerError, describe_validation_error
 from planner.bounds.walltime import budget
 from planner.cli.advise import add_advise_parser, cmd_advise
@@ -94,12 +94,23 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        _say_aliases(args)
         with budget(COMMAND_BUDGET_SECONDS, f"the {args.command} command"):
             return COMMANDS[args.command](args)
     except (PlannerError, CatalogError) as exc:
         return _refused(args, str(exc))
     except ValidationError as exc:
         return _refused(args, describe_validation_error(exc))
+
+
+def _say_aliases(args: argparse.Namespace) -> None:
+    """A model named by a catalog alias is planned as its entry (:func:`model_catalog.resolve_model_id`): say so on
+    stderr, so ``--json`` output stays the same document."""
+    for flag in ("model", "draft_model"):
+        value = getattr(args, flag, None)
+        note = alias_note(value) if isinstance(value, str) else None
+        if note is not None:
+            print(f"note: {note}", file=sys.stderr)
 
 
 def _refused(args: argparse.Namespace, message: str) -> int:

@@ -43,7 +43,7 @@ from planner.core.sale import DEFAULT_CLOUD_TIER, CloudTier
 def add_advise_parser(sub: Any) -> None:
     """Add the ``advise`` sub-command to ``sub`` (an argparse sub-parsers action)."""
     p = sub.add_parser("advise", help="what to buy for a model and a number of users, and what it costs")
-    p.add_argument("--model", required=True, help="catalog model id (a Hugging Face repo id)")
+    p.add_argument("--model", required=True, help="catalog model id or alias (a Hugging Face repo id)")
     _add_workload_arguments(p)
     p.add_argument(
         "--gpus-max",

@@ -20,7 +20,7 @@ from planner.sources.config import load_config_file
 def add_model_arguments(p: argparse.ArgumentParser) -> None:
     """``--model``, ``--config`` or ``--hf`` (exactly one), and ``--json``."""
     group = p.add_mutually_exclusive_group(required=True)
-    group.add_argument("--model", help="catalog model id (a Hugging Face repo id)")
+    group.add_argument("--model", help="catalog model id or alias (a Hugging Face repo id)")
     group.add_argument("--config", help="path to a Hugging Face config.json")
     group.add_argument(
         "--hf",

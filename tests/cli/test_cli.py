@@ -148,16 +148,16 @@ def _status(argv: list[str]) -> int:
         (["fit", "--model", "no/such-model", "--gpu", "h100-sxm-80gb"], "model: unknown id 'no/such-model'"),
         (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100"], "gpu: unknown id 'h100'; did you mean"),
         (
-            ["advise", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--users", "50"],
-            "model: unknown id 'meta-llama/Llama-3.1-70B-Instruct'; did you mean meta-llama/Llama-3.1-70B (the base",
+            ["advise", "--model", "meta-llama/Llama-3.3-70B", "--users", "50"],
+            "model: unknown id 'meta-llama/Llama-3.3-70B'; did you mean meta-llama/Llama-3.3-70B-Instruct?",
         ),
         (
             ["fit", "--model", "Qwen/Qwen3-32B-AWQ", "--gpu", "l40s"],
             "did you mean Qwen/Qwen3-32B (the base model: a fine-tune",
         ),
         (
-            ["fit", "--model", "meta-llama/Meta-Llama-3.1-8B-Instruct", "--gpu", "l40s"],
-            "did you mean meta-llama/Llama-3.1-8B (the base model",
+            ["fit", "--model", "meta-llama/Meta-Llama-3-8B-Instruct", "--gpu", "l40s"],
+            "did you mean meta-llama/Meta-Llama-3-8B (the base model",
         ),
         (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu-memory-gb", "-3"], "argument --gpu-memory-gb: "),
         (["fit", "--model", "meta-llama/Llama-3.1-8B", "--gpu-memory-gb", "nan"], "argument --gpu-memory-gb: "),
@@ -310,3 +310,22 @@ def test_fit_says_how_much_room_is_missing_and_no_sign_rule_beside_room_there_is
     out = capsys.readouterr().out
     assert re.search(r"room for KV +short by \d+\.\d\d GiB per GPU\n", out), out
     assert "negative" not in out
+
+
+@pytest.mark.parametrize("command", ["fit", "advise"])
+def test_an_instruct_checkpoint_plans_as_its_catalog_entry_and_says_so(command: str, capsys) -> None:
+    """The review's own command (2026-12-07, finding 3): ``advise`` / ``fit`` named Llama-3.1-70B-Instruct and were
+    refused while ``calibrate`` planned it as the base. The catalog's alias (same config shapes,
+    tests/catalog/test_aliases.py) resolves it for both: the answer is the base entry's, and stderr says so."""
+    setup = {
+        "fit": ["--gpu", "h100-sxm-80gb", "--gpus", "2", "--tp", "2", "--weights", "fp8", "--context", "32768"],
+        "advise": ["--users", "50", "--context", "32768"],
+    }[command]
+    assert main([command, "--model", "meta-llama/Llama-3.1-70B-Instruct", *setup, "--json"]) in (0, 1)
+    aliased = capsys.readouterr()
+    assert aliased.err == (
+        "note: Llama-3.1-70B-Instruct: planned as the catalog's Llama 3.1 70B (meta-llama/Llama-3.1-70B), same shapes\n"
+    )
+    assert main([command, "--model", "meta-llama/Llama-3.1-70B", *setup, "--json"]) in (0, 1)
+    base = capsys.readouterr()
+    assert base.err == "" and json.loads(aliased.out) == json.loads(base.out)
