@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from model_catalog import get_gpu, get_model, load_gpus, load_models
+from model_catalog import CatalogError, alias_note, get_gpu, get_model, load_gpus
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
 from planner.core.model import ModelSpec
@@ -84,13 +84,14 @@ class CalibrationResult(BaseModel, frozen=True, extra="forbid"):
 
 
 def _catalog_model(name: str) -> ModelSpec:
-    """The catalog model a log names, matched on the id with an -Instruct/-Chat/-it suffix removed if needed."""
-    models = {key.lower(): entry for key, entry in load_models().items()}
-    for candidate in (name, name.removesuffix("-Instruct"), name.removesuffix("-Chat"), name.removesuffix("-it")):
-        entry = models.get(candidate.lower())
-        if entry is not None:
-            return entry.spec
-    raise PlannerError(f"calibration: the log's model {name!r} is not in the catalog; name it (model=...)")
+    """The catalog model a log names: the entry or an entry's alias (:func:`model_catalog.resolve_model_id`, the
+    one resolution every surface uses), else a refusal naming the CLI's flag."""
+    try:
+        return get_model(name).spec
+    except CatalogError:
+        raise PlannerError(
+            f"calibration: the log's model {name!r} is not in the catalog; name it with --model (a catalog id)"
+        ) from None
 
 
 WINDOWS_NOTE = (
@@ -111,7 +112,7 @@ def _catalog_gpu(parsed: ParsedLog) -> GpuSpec:
         return found["linux"][0]
     if len(found["windows"]) == 1:
         return found["windows"][0]
-    raise PlannerError("calibration: the log does not say which GPU; name it (gpu=..., a catalog id)")
+    raise PlannerError("calibration: the log does not say which GPU; name it with --gpu (a catalog id)")
 
 
 def _weights(parsed: ParsedLog, model: ModelSpec) -> str:
@@ -120,7 +121,7 @@ def _weights(parsed: ParsedLog, model: ModelSpec) -> str:
         return QUANTIZATION_WEIGHTS[quantization]
     if quantization not in ("none", ""):
         raise PlannerError(
-            f"calibration: the log's checkpoint is {parsed.quantization}; name the weight format (weights=...)"
+            f"calibration: the log's checkpoint is {parsed.quantization}; name the weight format with --weights"
         )
     return DTYPE_WEIGHTS.get((parsed.dtype or "").lower(), model.native_dtype)
 
@@ -162,7 +163,7 @@ def _resolve_setup(parsed: ParsedLog, given: dict[str, Any]) -> tuple[ModelSpec,
     elif parsed.model is not None:
         spec, read = _catalog_model(parsed.model), ["model"]
     else:
-        raise PlannerError("calibration: the log does not name its model; name it (model=...)")
+        raise PlannerError("calibration: the log does not name its model; name it with --model (a catalog id)")
     gpu = given["gpu"]
     device = gpu if isinstance(gpu, GpuSpec) else get_gpu(gpu) if isinstance(gpu, str) else _catalog_gpu(parsed)
     read += [] if gpu is not None else ["gpu"]
@@ -228,6 +229,7 @@ def calibrate_log(
     cal_request = request.model_copy(update={"overhead": calibrated})
     cal_report = engine_report(cal_request, plan(cal_request))
     renamed = parsed.model is not None and parsed.model != spec.id
+    note = alias_note(parsed.model) if parsed.model is not None and "model" in setup.from_log else None
     return CalibrationResult(
         parsed=parsed,
         setup=setup,
@@ -238,7 +240,7 @@ def calibrate_log(
         calibration_token=calibrated.to_token(),
         calibrated_kv_gib=cal_report.available_kv_cache_bytes_per_gpu / GiB,
         notes=(
-            *([f"log model {parsed.model} planned as {spec.id}"] if renamed else []),
+            *([note or f"log model {parsed.model} planned as {spec.id}"] if renamed else []),
             *([WINDOWS_NOTE.format(total=parsed.total_memory_gib)] if windows else []),
             *report.notes,
         ),

@@ -23,7 +23,7 @@ def add_calibrate_parser(sub: Any) -> None:
     """Add ``calibrate`` to ``sub`` (an argparse sub-parsers action)."""
     p = sub.add_parser("calibrate", help="compare a vLLM start-up log with the prediction, and calibrate from it")
     p.add_argument("--log", required=True, help="the engine's start-up log (a regular file, at most 4 MB)")
-    p.add_argument("--model", help="catalog model id (default: the model the log names)")
+    p.add_argument("--model", help="catalog model id or alias (default: the model the log names)")
     p.add_argument("--gpu", help="catalog GPU id (default: the GPU whose memory the log prints)")
     p.add_argument("--tp", type=whole(1, MAX_PARALLEL), help="tensor-parallel size (default: the log's)")
     p.add_argument("--pp", type=whole(1, MAX_PARALLEL), help="pipeline-parallel size (default: the log's)")

@@ -58,9 +58,13 @@ def test_a_failed_start_up_is_compared_too() -> None:
     ("text", "message"),
     [
         ("INFO Initializing a V1 LLM engine (v0.19.0) with config: model='acme/unknown-7b', dtype=torch.bfloat16\n"
-         "INFO Available KV cache memory: 10.0 GiB", "not in the catalog"),
+         "INFO Available KV cache memory: 10.0 GiB", r"not in the catalog; name it with --model \(a catalog id\)"),
         ("INFO Initializing a V1 LLM engine (v0.19.0) with config: model='meta-llama/Llama-3.1-8B', dtype=x\n"
-         "INFO Available KV cache memory: 10.0 GiB", "which GPU"),
+         "INFO Available KV cache memory: 10.0 GiB", r"which GPU; name it with --gpu \(a catalog id\)"),
+        ("INFO Available KV cache memory: 10.0 GiB", r"does not name its model; name it with --model"),
+        # a fine-tune the catalog holds no alias for is no longer planned as a base silently
+        ("INFO Initializing a V1 LLM engine (v0.19.0) with config: model='Qwen/Qwen2.5-7B-Instruct', dtype=x\n"
+         "INFO Available KV cache memory: 10.0 GiB", r"'Qwen/Qwen2.5-7B-Instruct' is not in the catalog"),
         ("KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB", "only vLLM"),
     ],
 )  # fmt: skip
@@ -106,3 +110,36 @@ def test_a_windows_refusal_names_its_card_and_is_predicted() -> None:
     )  # fmt: skip
     assert result.setup.gpu == "rtx-5090" and "gpu" in result.setup.from_log
     assert result.printed_failure == result.predicted_failure == "free-memory"
+
+
+LLMD = Path(__file__).parents[1] / "fidelity" / "cases" / "llmd-planner-v0.19-logs.json"
+
+
+def test_the_model_is_read_from_the_non_default_args_line() -> None:
+    """vLLM 0.19.0 prints the served model in ``entrypoints/utils.py:233``'s "non-default args" line and, in this
+    excerpt (llm-d-incubation/llm-d-planner@d3121e059da8 accuracy/results/v0.19.0/logs/
+    meta-llama-llama-3-1-8b---h100-80gb--tp1pp1dp1--2048.log), nowhere else: it is read, and the instruct
+    checkpoint is planned as its catalog entry through the catalog's alias, said in a note."""
+    cases = json.loads(LLMD.read_text(encoding="utf-8"))
+    (case,) = [c for c in cases if c["id"] == "vllm-0.19-h100-meta-llama-llama-3-1-8b--h100-80gb-tp1pp1dp1-2048"]
+    text = "\n".join(case["verbatim"])
+    assert "with config: model=" not in text and "'model': 'meta-llama/Llama-3.1-8B-Instruct'" in text
+    result = calibrate_log(text)
+    assert result.parsed.model == "meta-llama/Llama-3.1-8B-Instruct"
+    assert (result.setup.model, result.setup.gpu) == ("meta-llama/Llama-3.1-8B", "h100-sxm-80gb")
+    assert {"model", "gpu"} <= set(result.setup.from_log)
+    assert "Llama-3.1-8B-Instruct: planned as the catalog's Llama 3.1 8B (meta-llama/Llama-3.1-8B), same shapes" in (
+        result.notes
+    )
+    by_name = {c.name: c for c in result.comparisons}
+    assert by_name["weights"].printed == 14.99 and by_name["available KV cache"].printed == 58.11
+
+
+def test_a_checkpoint_the_log_names_by_path_asks_for_the_model_by_the_cli_flag() -> None:
+    text = (
+        "INFO Initializing a V1 LLM engine (v0.19.0) with config: model='/models/my-finetune', dtype=x\n"
+        "INFO Available KV cache memory: 10.0 GiB"
+    )
+    with pytest.raises(PlannerError) as caught:
+        calibrate_log(text)
+    assert "model=..." not in str(caught.value) and "--model" in str(caught.value)

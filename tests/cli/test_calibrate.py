@@ -75,9 +75,22 @@ def test_calibrate_runs_as_a_module(log_file: Path) -> None:
     assert json.loads(done.stdout)["setup"]["gpu"] == "h100-sxm-80gb"
 
 
-def test_a_log_without_its_model_asks_for_it(log_file: Path, capsys) -> None:
+def test_a_log_naming_its_model_only_in_its_arguments_asks_for_the_gpu_by_the_cli_flag(log_file: Path, capsys) -> None:
+    """The excerpt names its model only in vLLM's "non-default args" line ('model': 'meta-llama/Llama-3.1-8B-Instruct')
+    and prints no device total: the model is read, the GPU asked for by the CLI's own flag (the review of
+    2026-12-07, finding 7: it had said the log does not name its model, and suggested ``gpu=...``)."""
     assert main(["calibrate", "--log", str(log_file), "--json"]) == 2
-    assert "name it" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "does not say which GPU; name it with --gpu (a catalog id)" in err
+    assert "model" not in err.split("calibration:")[-1].split(";")[0]
+    assert main(["calibrate", "--log", str(log_file), "--gpu", "h100-sxm-80gb", "--json"]) == 0
+    out = capsys.readouterr()
+    data = json.loads(out.out)
+    assert data["setup"]["model"] == "meta-llama/Llama-3.1-8B" and "model" in data["setup"]["from_log"]
+    assert (
+        "Llama-3.1-8B-Instruct: planned as the catalog's Llama 3.1 8B (meta-llama/Llama-3.1-8B), same shapes"
+        in (data["notes"])
+    )
 
 
 @pytest.mark.parametrize(

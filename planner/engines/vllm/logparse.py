@@ -82,6 +82,10 @@ _V065 = pattern(
 # The engine's config line: "Initializing a V1 LLM engine (v0.19.0) with config: model='...', ..., dtype=torch.bfloat16,
 # max_seq_len=8192, ..., tensor_parallel_size=2, pipeline_parallel_size=1, ..., quantization=None, ...".
 _MODEL = re.compile(r"with config: model='([^',]{1,200})'")
+# The API server's arguments line, which an excerpt may hold alone (0.19.0 entrypoints/utils.py:233):
+# "non-default args: {'model_tag': 'meta-llama/Llama-3.1-8B-Instruct', 'model': 'meta-llama/Llama-3.1-8B-Instruct',
+# 'max_model_len': 2048, ...}" (the key 'model', not 'model_tag').
+_ARGS_MODEL = re.compile(r"'model': '([^',]{1,200})'")
 _DTYPE = re.compile(r", dtype=(?:torch\.)?(\w{1,20})")
 _QUANT = re.compile(r", quantization=([\w-]{1,40})")
 _KV_DTYPE = re.compile(r", kv_cache_dtype=(\w{1,20})")
@@ -225,6 +229,9 @@ def _settings(lines: Lines, fields: Fields) -> None:
         match = lines.last("with config:", regex)
         if match:
             fields[name] = match.group(1)
+    args_model = None if "model" in fields else lines.last("non-default args", _ARGS_MODEL)
+    if args_model:
+        fields["model"] = args_model.group(1)
 
 
 def _capacity(lines: Lines, fields: Fields) -> None:
