@@ -23,12 +23,14 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 from streamlit.runtime.state import get_session_state
 
+from model_catalog import alias_note
 from ui.settings import BY_URL, STREAMLIT_PARAMETERS, Setting
 
 T = TypeVar("T")
 LOADED_KEY = "_url_loaded"
 WRITTEN_KEY = "_url_written"
 IGNORED_KEY = "_url_ignored"
+ALIASED_KEY = "_url_aliased"  # what a link's model alias is planned as (model_catalog.alias_note)
 FROM_URL_KEY = "_url_pending"  # settings whose session value came from the link and is not yet checked
 PAGE_VALUES_KEY = "_page_values"  # page settings kept across page switches (Streamlit drops unrendered widgets)
 VIEW_PARAMS_KEY = "_view_params"  # what this run's view puts in the address bar
@@ -68,6 +70,7 @@ def load_from_url() -> None:
     if len(query) > MAX_PARAMETERS or size > MAX_QUERY_CHARS:
         _note("link", f"longer than any link Headroom makes ({len(query)} parameters, {size:,} characters)")
         query = {}
+    st.session_state[ALIASED_KEY] = [note for note in map(alias_note, query.get("model", [])[-1:]) if note]
     for name, raw in query.items():
         if name in STREAMLIT_PARAMETERS:
             continue
@@ -297,3 +300,8 @@ def write_url() -> None:
 def ignored_parameters() -> list[Ignored]:
     """The link parameters this session did not use (also those a page found unusable)."""
     return list(st.session_state.get(IGNORED_KEY, []))
+
+
+def aliased_models() -> list[str]:
+    """What the link's model, named by a catalog alias, is planned as (one sentence, or none)."""
+    return list(st.session_state.get(ALIASED_KEY, []))

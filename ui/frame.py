@@ -20,7 +20,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_r
 from planner.bounds.walltime import budget
 from ui import binding, first_paint, heap, interpreter, links, refusals, turns
 from ui.deferred import Deferred
-from ui.guard import guarded
+from ui.guard import as_text, guarded
 from ui.state import Selection
 
 SELECTION_KEY = "_selection"
@@ -124,6 +124,8 @@ def finish(notes: st.delta_generator.DeltaGenerator) -> None:
     heap.freeze_new_imports()
     binding.keep_held()
     binding.write_url()
+    for note in binding.aliased_models():  # the catalog's own words (an alias it lists), shown literally
+        notes.info(as_text(note), icon=":material/link:")
     ignored = binding.ignored_parameters()
     if ignored:
         # names come from the link: plain text in code spans; reasons are the parsers' own fixed sentences

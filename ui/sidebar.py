@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from model_catalog import get_gpu, get_model
+from model_catalog import get_gpu, get_model, model_label
 from planner.assessment.assess import context_label
 from planner.bounds.errors import PlannerError
 from planner.core.gpu import GpuSpec
@@ -317,7 +317,7 @@ def render_sidebar(sb: Any = None, hardware: bool = True) -> Selection:
     read and the browser renders ~15 fewer elements a run."""
     sb = st.sidebar if sb is None else sb
     sb.markdown("### Set-up")
-    model_id = binding.choose(sb, settings.MODEL, state.model_options(), state.DEFAULT_MODEL)
+    model_id = binding.choose(sb, settings.MODEL, state.model_options(), state.DEFAULT_MODEL, format_func=model_label)
     outside = _custom_model(sb) or _hub_model(sb)
     spec = outside.spec if outside is not None else get_model(model_id).spec
     _reset_for_new_model(spec, outside.note if outside else model_id, outside.precision if outside else None)

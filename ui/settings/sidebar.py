@@ -3,7 +3,7 @@ users, the unit."""
 
 from __future__ import annotations
 
-from model_catalog import load_gpus, load_models
+from model_catalog import CatalogError, load_gpus, resolve_model_id
 from planner.advisor import ENGINE_PREFERENCE, FORM_FACTORS, VENDORS
 from planner.core.kv_formats import KV_FORMATS
 from planner.core.precision import WEIGHT_FORMATS
@@ -25,8 +25,17 @@ from ui.settings.parsing import (
 )
 
 
-def _models() -> list[str]:
-    return list(load_models())
+def _model(text: str) -> str:
+    """A catalog model id or alias in any letter case, as the catalog spells its entry (an alias opens the entry it
+    is planned as: :func:`model_catalog.resolve_model_id`, the one resolution the CLI uses too).
+
+    >>> _model("meta-llama/llama-3.1-70b-instruct"), _model("google/gemma-4-31b-it")
+    ('meta-llama/Llama-3.1-70B', 'google/gemma-4-31B-it')
+    """
+    try:
+        return resolve_model_id(text)
+    except CatalogError:
+        raise ValueError("not one of the offered values") from None
 
 
 def _gpus() -> list[str]:
@@ -55,9 +64,7 @@ def _pair(text: str) -> str:
 
 MAX_USERS = 100_000
 MAX_CONTEXT = 10_485_760  # the longest max_position_embeddings in the catalog (Llama 4 Scout)
-MODEL = Setting(
-    "model", "model_id", "Model", "A Hugging Face repo id from the catalog; type to search.", one_of(_models)
-)
+MODEL = Setting("model", "model_id", "Model", "A Hugging Face repo id from the catalog; type to search.", _model)
 HF = Setting(
     "hf",
     "hub_reference",

@@ -9,7 +9,7 @@ from planner.core.precision import WEIGHT_FORMATS
 from planner.core.sale import CloudTier
 from ui.page_registry import ADVISOR, CATALOG, COMPARE, WHAT_IF
 from ui.settings.parsing import Setting, decimal, default_or, flag, integer, one_of, show_flag, tokens, word
-from ui.settings.sidebar import MAX_CONTEXT, _form_factors, _gpus, _models, _pair, _support_engines, _vendors
+from ui.settings.sidebar import MAX_CONTEXT, _form_factors, _gpus, _model, _pair, _support_engines, _vendors
 
 # -- page settings ------------------------------------------------------------------------------------------
 CURVES = Setting(
@@ -143,7 +143,7 @@ COMPARE_MODELS = Setting(
     "compare_models",
     "Compare with other models",
     "The best set-up for each, side by side.",
-    one_of(_models),
+    _model,
     many=True,
     scope=ADVISOR,
 )
