@@ -75,6 +75,9 @@ def _model_section(entry: CatalogModel) -> list[str]:
         lines.append(f"- Attached: {module.name}, {module.parameters:,} parameters ({loaded}): {module.source}")
     lines.append(f"- Sources, read {entry.read_on.isoformat()}:")
     lines.extend(f"  - {source}" for source in entry.sources)
+    if entry.aliases:
+        lines.append("- Aliases (same config shapes, planned as this entry):")
+        lines.extend(f"  - `{alias.id}`: {alias.source}" for alias in entry.aliases)
     if entry.notes:
         lines.append("- Notes:")
         lines.extend(f"  - {note}" for note in entry.notes)
