@@ -355,7 +355,9 @@ def rank(
     if kv_fallback:  # weights asked: those; else every default and 4-bit format
         options, rejected = _four_bit_kv(evaluator, gpus, counts, asked or fallback_weights(model), rejected)
     options = caveat_unmeasured_gpus(options)  # a roofline-priced MoE beside measured ones (moe_priced)
-    order = partial(sort_options, sort_by=sort_by, output_tokens=workload.mean_output_tokens)
+    order = partial(
+        sort_options, sort_by=sort_by, output_tokens=workload.mean_output_tokens, native=default_weights(model)[0]
+    )
     options, risk = settle_risk(order(options), workload, model, order)
     return Ranking(
         model_id=model.id,
