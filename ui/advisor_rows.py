@@ -56,10 +56,30 @@ def _rounded(value: float | None, digits: int = 0) -> float | None:
 CLOUD_COST_COLUMN = "USD / hour (all its GPUs)"
 
 
+def option_key(o: Option) -> str:
+    """What tells a set-up apart from the ones ranked beside it, most telling first: its split, weight and KV
+    formats, engine, then its GPUs (by id, short). The label begins with the GPUs' full name, the same in the top
+    rows, and a 390 px screen shows ~25 characters of the table's first text column: every top row had read "2 x RTX
+    PRO 6000 Blackwell Max-Q Workstation Edit..." (an outside review, 2026-12-07).
+
+    >>> from types import SimpleNamespace as O
+    >>> option_key(O(split="tp", tensor_parallel=2, replicas=4, experts_shared=False, weights="mxfp4", kv_dtype="fp8",
+    ...     engine_label="vLLM", gpu_count=8, gpu_id="h100-sxm-80gb"))
+    'TP 2 x 4 · MXFP4 · FP8 KV · vLLM · 8 x h100-sxm-80gb'
+    """
+    split = f"layers {o.tensor_parallel}" if o.split == "layer" and o.tensor_parallel > 1 else f"TP {o.tensor_parallel}"
+    if o.replicas > 1:
+        split += f" x {o.replicas}" + (" DP" if o.experts_shared else "")
+    parts = (split, o.weights.upper(), f"{o.kv_dtype.upper()} KV", o.engine_label, f"{o.gpu_count} x {o.gpu_id}")
+    return " · ".join(parts)
+
+
 def option_row(position: int, o: Option, cloud: bool, link: str | None = None) -> dict[str, object]:
-    """One option in words and figures (units in the column names), its caveats included."""
+    """One option in words and figures (units in the column names), its caveats included; its short key
+    (:func:`option_key`) first, so a phone's narrow first column tells the rows apart."""
     row: dict[str, object] = {
         "#": position,
+        "key": option_key(o),
         "set-up": o.label,
         # a rental's price is for all its GPUs (USD / hour), not per GPU-hour (an outside review, 2026-12-06)
         "rent" if cloud else "buy": f"{o.gpu_count} x {o.gpu_name}, by the hour" if cloud else o.purchase_unit,
