@@ -57,6 +57,10 @@ SGLANG_SUPPORT = EngineSupport(
     # server_args.py nnodes, node_rank, dist_init_addr (the multi-node deployment docs)
     multi_node="{servers} servers: run this on each with --nnodes {servers} --node-rank <0 to {last}> "
     "--dist-init-addr <the first server>:<a free port>",
+    # 0.5.18 srt/managers/data_parallel_controller.py:363-390 (launch_dp_schedulers, without data-parallel attention,
+    # :198-208): replica dp_rank starts at base_gpu_id, + tp_size * pp_size * gpu_id_step a rank from 0, local GPU ids:
+    # every --dp replica on the server the command runs on (the command's own flag, planner.engines.sglang_launch)
+    replicas_flag="--dp",
     lora=SGLANG_LORA,
     # server_args.py speculative_algorithm: EAGLE, EAGLE3, NEXTN (MTP), STANDALONE (a draft model).
     speculative_methods=("draft", "eagle", "eagle3", "mtp"),

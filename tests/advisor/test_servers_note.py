@@ -44,3 +44,21 @@ def test_the_note_reads_replicas_per_server() -> None:
     assert servers_note("vLLM", "--data-parallel-size", 2, 1) is None
     assert servers_note("vLLM", "--data-parallel-size", 1, 2) is None
     assert servers_note("llama.cpp", "", 2, 2) is None  # its command already runs once per replica
+
+
+def test_sglangs_dp_replicas_are_started_one_server_at_a_time_too() -> None:
+    """SGLang's ``--dp`` starts every whole-copy replica on the GPUs of the server it runs on: 0.5.18
+    ``srt/managers/data_parallel_controller.py:363-390`` (``launch_dp_schedulers``, taken without data-parallel
+    attention, ``:198-208``) starts replica ``dp_rank`` at ``base_gpu_id``, which adds ``tp_size * pp_size *
+    gpu_id_step`` per rank from 0, local GPU ids. The 70B's SGLang set-ups for 50 x 32k in TP 4 x 2 over two hosts
+    say so (``--engine sglang``: 8 x RTX PRO 6000 Max-Q in two Threadripper hosts, as vLLM's pick)."""
+    workload = Workload.fixed_length(32_768, concurrent_conversations=50).model_copy(update={"engines": ("sglang",)})
+    ranking = rank(LLAMA_70B, workload, counts=(8,))  # advise ... --engine sglang
+    best = next(o for o in ranking.options if o.hosts == 2 and o.replicas == 2)
+    assert (best.gpu_id, best.gpu_count, best.tensor_parallel) == ("rtx-pro-6000-blackwell-max-q", 8, 4)
+    note = servers_note("SGLang", "--dp", best.replicas, best.hosts)
+    assert note == (
+        "2 servers: start one SGLang server on each without --dp (1 replica a server), behind a load balancer; the "
+        "Memory page's one command with --dp 2 puts every replica on one server"
+    )
+    assert note in best.warnings and note not in best.undermining
