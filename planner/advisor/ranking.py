@@ -318,6 +318,11 @@ def _screened(
     return keep(key, tuple(screened))
 
 
+def native_of(model: ModelSpec) -> str:
+    """The model's own serving precision, the first of :func:`default_weights` (the order's format tie-break)."""
+    return default_weights(model)[0]
+
+
 def rank(
     model: ModelSpec,
     workload: Workload,
@@ -355,9 +360,7 @@ def rank(
     if kv_fallback:  # weights asked: those; else every default and 4-bit format
         options, rejected = _four_bit_kv(evaluator, gpus, counts, asked or fallback_weights(model), rejected)
     options = caveat_unmeasured_gpus(options)  # a roofline-priced MoE beside measured ones (moe_priced)
-    order = partial(
-        sort_options, sort_by=sort_by, output_tokens=workload.mean_output_tokens, native=default_weights(model)[0]
-    )
+    order = partial(sort_options, sort_by=sort_by, output_tokens=workload.mean_output_tokens, native=native_of(model))
     options, risk = settle_risk(order(options), workload, model, order)
     return Ranking(
         model_id=model.id,
