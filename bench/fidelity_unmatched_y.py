@@ -15,11 +15,4 @@ FIFTY_FOURTH: dict[str, str] = {
         "KV +0.61 GiB, tokens +11.1 % (+0.44 before: 1.00 GiB planned for its 14.27 GiB of weights where 1.18 was): "
         "it holds 1.62 GiB beyond the era's base, 11 % of its weights, " + _SHARE
     ),
-    "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": (
-        "KV -0.47 GiB, tokens -10.5 % since the MTP drafter's buffers and make calibrate's encoder refit to 41,312 B "
-        "(2026-12-07, fifty-fifth session; -0.54 / -12.6 % before, and -0.62 / -13.7 % on the fifty-fourth session's "
-        "tree; -0.31 before that: 1.49 GiB planned for its 21.18 GiB of weights where 1.18 "
-        "was): it holds 0.87 GiB beyond the era's base and its encoder's amount, 4 % of its weights, while its MTP 2 "
-        "and MTP 3 siblings of the same README hold 1.98-1.99 (+0.43 / +0.44 planned); " + _SHARE
-    ),
 }

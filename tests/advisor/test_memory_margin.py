@@ -23,8 +23,11 @@ def test_a_margin_inside_the_memory_error_undermines_the_option() -> None:
     dies' 90th-percentile miss while that miss (1.35 GiB when this was written) was above the first boot's 0.92; on
     the merged tree of 2026-12-07 (FlashInfer's workspace placed in FULL's first capture, make calibrate's encoder
     refit to 46,417 B) it is 0.75 GiB (0.69 on the merge before the refit), so the caveat names the first boot, the
-    larger miss. The planner's own error still undermines an option where it is the larger miss: Qwen3-14B FP8 on four
-    L40S for 146 users holds 152 and the datacenter group's miss (1.29 GiB, above that boot's 1.12 transient) 144."""
+    larger miss. The planner's own error still undermines an option where it is the larger miss: Mistral-Small-3.2-24B
+    FP8 on four L40S for 90 users holds 92 and the datacenter group's miss (1.08 GiB; no first-boot transient planned)
+    84. The example was Qwen3-14B FP8 on four L40S for 146 users (152, 144 after a 1.29 GiB miss) until a Gated
+    DeltaNet layer's own profile peak and make calibrate's encoder refit to 37,217 B (2026-12-07, fifty-sixth session)
+    took that miss to 1.08 GiB, under the boot's 1.12 GiB first-boot transient."""
     model, gpu = get_model("Qwen/Qwen3-8B").spec, get_gpu("rtx-3090")
     ranking = rank(model, Workload.fixed_length(8192, concurrent_conversations=4), gpus=[gpu])
     by_key = {o.key: o for o in ranking.options}
@@ -41,10 +44,10 @@ def test_a_margin_inside_the_memory_error_undermines_the_option() -> None:
     best = ranking.best
     assert best is not None and best.key == ("rtx-3090", 1, 1, "int8", "fp8") and best.conversations == 19
     assert not any(u.startswith(MARGIN) for u in best.undermining)
-    l40s = rank(get_model("Qwen/Qwen3-14B").spec, Workload.fixed_length(8192, concurrent_conversations=146),
-                gpus=[get_gpu("l40s")])  # fmt: skip
+    l40s = rank(get_model("mistralai/Mistral-Small-3.2-24B-Instruct-2506").spec,
+                Workload.fixed_length(8192, concurrent_conversations=90), gpus=[get_gpu("l40s")])  # fmt: skip
     four = {o.key: o for o in l40s.options}[("l40s", 4, 1, "fp8", "fp8")]
-    assert four.engine == "vllm" and four.conversations == 152
+    assert four.engine == "vllm" and four.conversations == 92
     (error,) = [u for u in four.undermining if u.startswith(THIN)]
-    assert "1.29 GiB less would hold 144 conversations" in error
+    assert "1.08 GiB less would hold 84 conversations" in error
     assert l40s.best is not None and not any(u.startswith(MARGIN) for u in l40s.best.undermining)

@@ -42,12 +42,13 @@ def test_the_widest_measured_miss_stands_in_for_its_error() -> None:
 
 
 def test_where_the_stand_in_leaves_the_target_short_the_verdict_is_a_warning() -> None:
-    """At 32,832 tokens the pool holds 51.28 conversations: 51 for a target of 51, and 50 after 1.29 GiB less per
+    """At 32,832 tokens the pool holds 51.28 conversations: 51 for a target of 51, and 50 after 1.08 GiB less per
     GPU (0.93 until the mechanistic non-torch model, 2026-12-07, fifty-third session; 0.77 over 28 start-ups before the
     twenty-second blind set's four RTX PRO 6000 Server Edition boots; 1.15 after that model, 1.09 since make calibrate
     refitted the encoder amount without club-3090 #851's under-counted INT4 weights, 2026-12-07, fifty-fourth session;
     1.29 since FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder amount to
-    46,417 B, 2026-12-07). The advice had called that option undermined while the Memory page and `fit` kept a green
+    46,417 B, 2026-12-07; 1.08 since a Gated DeltaNet layer's own profile peak and the encoder refit to 37,217 B,
+    fifty-sixth session). The advice had called that option undermined while the Memory page and `fit` kept a green
     verdict (one set-up, two colours: an outside review, 2026-12-05); the verdict itself is now a warning, and says
     why."""
     tight = _assessed(32_832, 51)
@@ -55,8 +56,9 @@ def test_where_the_stand_in_leaves_the_target_short_the_verdict_is_a_warning() -
     assert tight.margin_within_error and tight.tone == "warning"
     text, undermines = unchecked_margin(tight, 1, 51) or ("", False)
     # 1.15 GiB until the encoder refit (2026-12-07, fifty-fourth session; planner/engines/accuracy.toml); 1.09 until
-    # FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder amount to 46,417 B
-    assert undermines and text.startswith(UNCHECKED + ", and with the widest miss measured there (1.29 GiB per GPU")
+    # FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder amount to 46,417 B;
+    # 1.29 until a Gated DeltaNet layer's own profile peak and the encoder refit to 37,217 B (2026-12-07, fifty-sixth)
+    assert undermines and text.startswith(UNCHECKED + ", and with the widest miss measured there (1.08 GiB per GPU")
     assert text.endswith("it would hold 50 against the target of 51")
     assert tight.sentence().endswith(f" {UNCHECKED[:1].upper()}{UNCHECKED[1:]}{text[len(UNCHECKED) :]}.")
     assert _assessed(32_832, 50).tone == "success"  # 50 after the miss: the target still held
@@ -66,11 +68,12 @@ def test_where_the_stand_in_leaves_the_target_short_the_verdict_is_a_warning() -
     # 1.23 GB (1.15 GiB) of 32 until the twenty-fourth blind set's A100 boot joined the group (33) and make calibrate
     # refitted the encoder amount without club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth
     # session); 1.17 GB (1.09 GiB) until FlashInfer's workspace was placed in FULL's first capture and make
-    # calibrate refit the encoder amount to 46,417 B (2026-12-07)
-    stand_in = "(1.39 GB per GPU, within which nine in ten of 33 public start-ups of vLLM stayed)"  # not "the worst"
+    # calibrate refit the encoder amount to 46,417 B (2026-12-07); 1.39 GB (1.29 GiB) until a Gated DeltaNet layer's
+    # own profile peak and the encoder refit to 37,217 B (2026-12-07, fifty-sixth session)
+    stand_in = "(1.16 GB per GPU, within which nine in ten of 33 public start-ups of vLLM stayed)"  # not "the worst"
     assert f"{stand_in} it would hold 50 against the target of 51." in tight.sentence("GB")
     assert unchecked_sentence(_assessed(32_832)) == (
-        f"{UNCHECKED[:1].upper()}{UNCHECKED[1:]}, and with the widest miss measured there (1.29 GiB per GPU, "
+        f"{UNCHECKED[:1].upper()}{UNCHECKED[1:]}, and with the widest miss measured there (1.08 GiB per GPU, "
         "within which nine in ten of 33 public start-ups of vLLM stayed) it would hold 50 conversations instead of 51."
     )
 

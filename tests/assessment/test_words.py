@@ -50,7 +50,8 @@ def test_sliding_windows_are_named_in_the_headline(capsys: pytest.CaptureFixture
     # amount to 46,417 B (2026-12-07); 214,976 until make calibrate refit it to 41,312 B beside the MTP drafter's
     # buffers (2026-12-07, fifty-fifth session)
     assert text.endswith(
-        "holds 215,008 tokens of FP8 KV cache: 20 concurrent conversations of 32k tokens, more than 215,008 ÷ 32,768 "
+        # 215,008 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+        "holds 215,024 tokens of FP8 KV cache: 20 concurrent conversations of 32k tokens, more than 215,024 ÷ 32,768 "
         "because its 50 sliding-window layers keep only the last 1,024 tokens of each conversation."
     ), text  # 431.7 k and 32 before vLLM's page unification; "215.9 k ÷ 32k" mixed 1,000 and 1,024 until 2026-12-05
 

@@ -46,8 +46,10 @@ def test_the_public_v1_runner_boot_is_planned_as_it_ran(capsys: pytest.CaptureFi
     session)."""
     v1 = _kv_gib(capsys, "--engine-version", "0.26.0", "--no-use-v2-model-runner")
     default = _kv_gib(capsys, "--engine-version", "0.26.0")
-    assert v1 == pytest.approx(182.36, abs=0.005) and abs(v1 - PRINTED_KV_GIB) < 0.5
-    assert default == pytest.approx(185.40, abs=0.005)
+    # 182.36 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert v1 == pytest.approx(182.37, abs=0.005) and abs(v1 - PRINTED_KV_GIB) < 0.5
+    # 185.4 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert default == pytest.approx(185.410, abs=0.005)
     assert _kv_gib(capsys, "--engine-version", "0.26.0", "--use-v2-model-runner") == pytest.approx(default)
 
 

@@ -40,20 +40,22 @@ def _lines(capsys: pytest.CaptureFixture[str], version: str, *extra: str) -> lis
         # amount without club-3090 #851's under-counted INT4 weights (2026-12-07, fifty-fourth session); 468,699 /
         # 385,987 from 38.35 GiB until FlashInfer's workspace was placed in FULL's first capture and make calibrate
         # refit the encoder amount to 46,417 B (2026-12-07); 468,114 / 385,505 from 38.29 GiB until make calibrate refit
-        # it to 41,312 B beside the MTP drafter's buffers (2026-12-07, fifty-fifth session)
-        ("0.27.1", "468,699", "385,987", "468,699"),
+        # it to 41,312 B beside the MTP drafter's buffers (2026-12-07, fifty-fifth session); 468,699 / 385,987 from
+        # 38.36 GiB until a Gated DeltaNet layer's own profile peak and the encoder refit to 37,217 B (2026-12-07,
+        # fifty-sixth session)
+        ("0.27.1", "469,869", "386,951", "469,869"),
         # 0.28.0: on by default; --no-enable-prefix-caching: one state page, 0.27.1's default pool
-        ("0.28.0", "385,987", "385,987", "468,699"),
+        ("0.28.0", "386,951", "386,951", "469,869"),
     ],
 )
 def test_fit_plans_prefix_caching_on_and_off(
     capsys: pytest.CaptureFixture[str], version: str, default: str, on: str, off: str
 ) -> None:
-    """Qwen3.8-27B FP8 on one H100 at 8,192 tokens: the same 38.36 GiB holds 468,699 tokens with one state page per
-    sequence and 385,987 with two ('align')."""
+    """Qwen3.8-27B FP8 on one H100 at 8,192 tokens: the same 38.43 GiB holds 469,869 tokens with one state page per
+    sequence and 386,951 with two ('align')."""
     for extra, tokens in (((), default), (("--enable-prefix-caching",), on), (("--no-enable-prefix-caching",), off)):
         lines = _lines(capsys, version, *extra)
-        assert lines[:2] == ["Available KV cache memory: 38.36 GiB", f"GPU KV cache size: {tokens} tokens"], lines
+        assert lines[:2] == ["Available KV cache memory: 38.43 GiB", f"GPU KV cache size: {tokens} tokens"], lines
 
 
 def _command(version: str, **settings: object) -> str:

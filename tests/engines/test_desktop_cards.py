@@ -40,7 +40,8 @@ def test_only_desktop_cards_hold_the_fitted_compile_amount() -> None:
     assert extra == 0
     # 0.71 until make calibrate refit it to 41,312 B beside the MTP drafter's buffers (2026-12-07, fifty-fifth session),
     # 0.65 until the graph22 refit, 0.79 before
-    assert profile.fitted.encoder_non_torch * 16_384 / GiB == pytest.approx(0.63, abs=0.01)
+    # 0.63 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert profile.fitted.encoder_non_torch * 16_384 / GiB == pytest.approx(0.57, abs=0.01)
     assert profile.graphics_compile_bytes(1, vllm_platform(get_gpu("rtx-3090"))) == extra
     assert profile.graphics_compile_bytes(4, vllm_platform(get_gpu("rtx-pro-6000-blackwell"))) == extra // 4
     assert profile.graphics_compile_bytes(1, vllm_platform(get_gpu("l40s"))) == 0
@@ -68,4 +69,5 @@ def test_the_l40s_start_ups_that_chose_it() -> None:
     assert len(errors) == 7
     # 0.29 until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder
     # amount to 46,417 B, 2026-12-07; 0.23 until its refit to 41,312 B beside the MTP drafter's buffers
-    assert statistics.median(abs(e) for e in errors.values() if e is not None) == pytest.approx(0.31, abs=0.01)
+    # 0.31 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert statistics.median(abs(e) for e in errors.values() if e is not None) == pytest.approx(0.27, abs=0.01)

@@ -84,7 +84,8 @@ def test_under_windows_the_windows_share_is_planned_beside_linux_figures() -> No
     assert windows.weights_bytes / GiB == pytest.approx(21.18, abs=0.01)
     assert (windows.non_torch_bytes - linux.non_torch_bytes) / GiB == pytest.approx(1.56, abs=0.01)
     # 0.25 + 0.79 in the pin until the refit, 0.25 + 0.71 until the refit beside the MTP drafter's buffers (2026-12-07)
-    assert linux.non_torch_bytes / GiB == pytest.approx(0.25 + 0.63, abs=0.01)
+    # 0.25 + 0.63 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert linux.non_torch_bytes / GiB == pytest.approx(0.25 + 0.57, abs=0.01)
 
 
 def test_memory_in_use_given_replaces_the_desktop_default() -> None:

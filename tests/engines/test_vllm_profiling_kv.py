@@ -88,7 +88,9 @@ def test_the_launch_that_started_does_not() -> None:
     report = _report(_request("Qwen/Qwen3.8-27B", "rtx-5090", profile, 131072, mtp=True))
     assert report.failure_kind is None
     assert report.available_kv_cache_bytes_per_gpu / GiB == pytest.approx(
-        8.12, abs=0.01
+        # 8.12 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+        8.18,
+        abs=0.01,
     )  # 8.18 until the graph22 refit
 
 

@@ -60,7 +60,9 @@ def test_refused_recipes831_runs_within_a_gib_but_the_fp8_one() -> None:
         refused = results[f"vllm-0.27-rtxpro6000-qwen38-27b-{kind}-mamba-refusal-recipes831"]
         started = results[f"vllm-0.27-rtxpro6000-qwen38-27b-{kind}-mtp3-seqs256-recipes831"]
         assert refused.kv_error_gib is not None
-        pinned = {"bf16": 0.71, "fp8": 1.00}[kind]  # +0.79 / +1.08 before the drafter's buffers and the refit
+        # 0.71 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+        # "fp8": 1.00 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+        pinned = {"bf16": 0.78, "fp8": 1.07}[kind]  # +0.79 / +1.08 before the drafter's buffers and the refit
         assert refused.kv_error_gib == pytest.approx(pinned, abs=0.01)
         assert refused.verdict_right
         assert started.kv_error_gib is not None and abs(started.kv_error_gib) < 0.5

@@ -44,7 +44,8 @@ def test_no_encoder_profile_under_the_flag() -> None:
     profiled = VllmProfile(engine_version="0.28.0")
     skipped = VllmProfile(engine_version="0.28.0", skip_mm_profiling=True)
     assert (
-        stage_encoder_non_torch(profiled, _ctx()) == 41_312 * 16_384
+        # 41_312 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+        stage_encoder_non_torch(profiled, _ctx()) == 37_217 * 16_384
     )  # 46,417 until the drafter's buffers, 42,337 until the graph22 refit (51,796 before)
     assert profiled.stage_terms(_ctx()).encoder == profiled.fitted.encoder_bytes > 0
     assert stage_encoder_non_torch(skipped, _ctx()) == 0
@@ -80,6 +81,7 @@ def test_the_encoder_amount_is_planned_on_cuda_alone() -> None:
     on_rocm = _ctx().model_copy(update={"platform": vllm_platform(mi300x), "gpu_name": mi300x.name})
     on_cuda = _ctx().model_copy(update={"platform": vllm_platform(h100), "gpu_name": h100.name})
     assert (
-        stage_encoder_non_torch(profiled, on_cuda) == 41_312 * 16_384
+        # 41_312 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+        stage_encoder_non_torch(profiled, on_cuda) == 37_217 * 16_384
     )  # 46,417 until the drafter's buffers, 42,337 until the graph22 refit (51,796 before)
     assert stage_encoder_non_torch(profiled, on_rocm) == 0

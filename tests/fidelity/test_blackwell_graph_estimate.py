@@ -90,12 +90,14 @@ def test_the_b300_split_term_by_term() -> None:
     # 0.25 before the mechanistic non-torch model (2026-12-07, fifty-third session): Gemma 4 31B's vision encoder's
     # non-torch amount per item token; 0.37 until make calibrate refitted it without club-3090 #851's under-counted
     # INT4 weights (2026-12-07, fifty-fourth session)
-    assert report.non_torch_bytes / GiB == pytest.approx(0.35, abs=0.01)
+    # 0.35 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert report.non_torch_bytes / GiB == pytest.approx(0.34, abs=0.01)
     assert report.weights_bytes / GiB - 58.99 == pytest.approx(-0.10, abs=0.01)
     assert report.cuda_graph_bytes / GiB == pytest.approx(B300_ESTIMATE_GIB, abs=0.005)  # the printed precision
     # -0.04 until the encoder refit (2026-12-07); -0.01 until FlashInfer's workspace was placed in FULL's first capture
     # and make calibrate refit the encoder amount to 46,417 B, 2026-12-07
-    assert result.kv_error_gib == pytest.approx(-0.02, abs=0.01)
+    # -0.02 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert result.kv_error_gib == pytest.approx(-0.00, abs=0.01)
     # -0.61 in both folds until the int4-mixed remap (4c96c4a, 2026-12-07): the folds' encoder amounts no longer
     # hold club-3090 #851's under-counted INT4 weights
     # -0.59 in both until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder

@@ -27,7 +27,8 @@ NOW = [
     # amount to 46,417 B a token (2026-12-07, fifty-fourth session)
     # -0.27 / -0.067 until the encoder refit to 41,312 B beside the MTP drafter's buffers (2026-12-07, fifty-fifth
     # session)
-    ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -0.26, -0.064),
+    # -0.064 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -0.26, -0.062),
     # the three below moved 0.02-0.03 GiB with the forward's refit (12.28 -> 12.88 bytes per hidden unit) once
     # Model Runner V2's sampler was derived from the source (2026-12-04)
     # 0.12 / 0.004, 0.01 / 0.001 and 1.44 / 0.061 before the mechanistic non-torch model (2026-12-07, fifty-third

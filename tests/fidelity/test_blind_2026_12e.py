@@ -42,7 +42,9 @@ def test_the_boot_that_served() -> None:
     token (the same session)."""
     result = RESULTS[STARTED]
     assert result.kv_error_gib == pytest.approx(
-        0.09, abs=0.01
+        # 0.09 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+        0.15,
+        abs=0.01,
     )  # 0.01 until the encoder refit (2026-12-07, fifty-fourth session), 0.15 until its refit to 46,417 B
     assert BY_ID[STARTED]["unseen_score"]["kv_error_gib"] == pytest.approx(-0.23, abs=0.01)
     assert result.verdict_right

@@ -39,7 +39,8 @@ def test_the_kv_budget_as_first_scored() -> None:
     FlashInfer's workspace sat in FULL's first capture and make calibrate refit that amount to 46,417 B a token (the
     same session)."""
     assert CASE["unseen_score"]["kv_error_gib"] == pytest.approx(-0.35, abs=0.01)
-    assert RESULT.kv_error_gib == pytest.approx(-0.02, abs=0.01)  # -0.04, then -0.01 until the encoder refits
+    # -0.02 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert RESULT.kv_error_gib == pytest.approx(-0.00, abs=0.01)  # -0.04, then -0.01 until the encoder refits
     assert RESULT.verdict_right
 
 

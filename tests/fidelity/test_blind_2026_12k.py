@@ -178,12 +178,14 @@ def test_the_engine_note_on_desktop_dies_says_what_rented_and_vm_machines_held()
     # Edition -0.68 since FlashInfer's workspace sat in FULL's first capture and make calibrate refit that amount to
     # 46,417 B a token (the same session; -0.26 and -0.62 before); the Server Edition -0.60 since make calibrate refit
     # it to 41,312 B beside the MTP drafter's buffers (2026-12-07, fifty-fifth session; -0.68 before)
-    assert errors[HEADLESS[0]] == pytest.approx(-0.27, abs=0.01)
+    # -0.27 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert errors[HEADLESS[0]] == pytest.approx(-0.25, abs=0.01)
     assert errors[RUNPOD] == pytest.approx(-0.08, abs=0.01)
     assert "two held none of it" in HEADLESS_EVIDENCE and "two held it" in HEADLESS_EVIDENCE
     server = next(r for r in run_all() if r.id == "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256")
     assert server.setup.gpu == "rtx-pro-6000-blackwell-server"
-    assert server.kv_error_gib == pytest.approx(-0.60, abs=0.01)
+    # -0.60 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert server.kv_error_gib == pytest.approx(-0.54, abs=0.01)
 
 
 def test_the_windows_desktop_default_is_the_public_figures() -> None:
@@ -201,3 +203,18 @@ def test_the_windows_desktop_default_is_the_public_figures() -> None:
     assert "| Already resident when vLLM read the card | 1.64 |" in docker
     assert [round(gib, 2) for _, gib in WINDOWS_HELD_AT_SNAPSHOT] == [1.54, 1.64, 1.64]
     assert WINDOWS_DESKTOP_BYTES / GiB == pytest.approx(1.13, abs=0.005)
+
+
+# Restated from the planner's output for a Gated DeltaNet layer's own peak in the profile run and make calibrate's
+# encoder refit 41,312 -> 37,217 B a token (2026-12-07, fifty-sixth session, helper relout2); the value before in the
+# comment.
+NOW.update(
+    {
+        "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256": -0.54,  # -0.60
+        "vllm-0.28-l4-ollama-gemma4-e4b-qat-w4a16-32k-util062": 0.01,  # -0.00
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8": -0.40,  # -0.47
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": 0.55,  # +0.48
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp3": 0.55,  # +0.49
+        "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-mtp3-mbt16384-kv-refusal": -0.42,  # -0.48
+    }
+)

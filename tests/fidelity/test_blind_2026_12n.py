@@ -134,3 +134,16 @@ def test_the_card_the_catalog_lacks_is_reported_not_scored() -> None:
     (case,) = [c for c in BLIND if "out_of_scope" in c["setup"]]
     result = RESULTS[str(case["id"])]
     assert result.reported_kv_gib == pytest.approx(13.42) and result.kv_error_gib is None
+
+
+# Restated from the planner's output for a Gated DeltaNet layer's own peak in the profile run and make calibrate's
+# encoder refit 41,312 -> 37,217 B a token (2026-12-07, fifty-sixth session, helper relout2); the value before in the
+# comment.
+NOW.update(
+    {
+        "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-seqs256": -0.34,  # -0.40
+        "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-mamba-refusal": 3.61,  # +3.55
+        "vllm-0.27-a100-80gb-qwen38-27b-fp8-marlin-mtp4-131k-util092": 0.10,  # +0.04
+        "vllm-0.28-rtxpro6000-qwen36-35b-a3b-bf16-32k-mamba-refusal": 1.37,  # +1.31
+    }
+)

@@ -125,3 +125,13 @@ def test_the_connector_leaves_the_gpu_pool_as_it_was() -> None:
     assert plain.reported_tokens == lmcache.reported_tokens == 29248
     assert plain.report is not None and lmcache.report is not None
     assert plain.report.available_kv_cache_bytes_per_gpu == lmcache.report.available_kv_cache_bytes_per_gpu
+
+
+# Restated from the planner's output for a Gated DeltaNet layer's own peak in the profile run and make calibrate's
+# encoder refit 41,312 -> 37,217 B a token (2026-12-07, fifty-sixth session, helper relout2); the value before in the
+# comment.
+NOW.update(
+    {
+        "vllm-0.23-kaggle-rtxpro6000-gemma4-31b-bf16-32k-util094-seqs20": -0.22,  # -0.23
+    }
+)

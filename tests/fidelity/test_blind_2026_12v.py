@@ -108,7 +108,8 @@ def test_every_start_up_but_1026_within_target() -> None:
     out = {str(c["id"]): misses(RESULTS[str(c["id"])]) for c in IN_SCOPE if misses(RESULTS[str(c["id"])])}
     assert out == {}  # #1026's tokens until the drafter's buffers
     assert RESULTS["vllm-0.27-2x5090-qwen38-27b-nvfp4-mtp3-fp8kv-262k-util090-club3090-1026"].token_error == (
-        pytest.approx(0.023, abs=0.001)  # 0.032 until the drafter's buffers
+        # 0.023 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+        pytest.approx(0.027, abs=0.001)  # 0.032 until the drafter's buffers
     )
 
 
@@ -129,7 +130,8 @@ def test_the_moe_backend_ab_is_the_comments() -> None:
     marlin, b12x = RESULTS[AB + "marlin-49476"], RESULTS[AB + "b12x-49476"]
     assert marlin.reported_kv_gib is not None and b12x.reported_kv_gib is not None
     assert marlin.reported_kv_gib - b12x.reported_kv_gib == pytest.approx(11.47, abs=0.005)
-    assert marlin.kv_error_gib == pytest.approx(0.48, abs=0.01)  # +0.23, +0.37, +0.40 until the encoder refits
+    # 0.48 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert marlin.kv_error_gib == pytest.approx(0.33, abs=0.01)  # +0.23, +0.37, +0.40 until the encoder refits
 
 
 def test_the_0271_split_places_the_error() -> None:
@@ -154,5 +156,20 @@ def test_the_0271_split_places_the_error() -> None:
     # 0.22 until make calibrate refitted the encoder amount without club-3090 #851's INT4 weights (2026-12-07,
     # fifty-fourth session), 0.15 until its refit to 46,417 B a token (the same session), 0.18 until the MTP drafter's
     # buffers (2026-12-07, fifty-fifth session)
-    assert consumed - 15.03 == pytest.approx(0.30, abs=0.01)
+    # 0.30 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert consumed - 15.03 == pytest.approx(0.26, abs=0.01)
     assert report.activation_bytes / GiB - (1.59 - 0.13) == pytest.approx(-0.43, abs=0.01)
+
+
+# Restated from the planner's output for a Gated DeltaNet layer's own peak in the profile run and make calibrate's
+# encoder refit 41,312 -> 37,217 B a token (2026-12-07, fifty-sixth session, helper relout2); the value before in the
+# comment.
+NOW.update(
+    {
+        "vllm-0.25-2x5090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-998": 0.04,  # +0.00
+        "vllm-0.27-2x5090-qwen38-27b-fp8-mtp3-fp8kv-262k-club3090-1087": 0.18,  # +0.14
+        "vllm-0.27-2x5090-qwen38-27b-nvfp4-mtp3-fp8kv-262k-util090-club3090-1026": 0.41,  # +0.38
+        "vllm-0.25-2x3090-qwen38-27b-nvfp4-marlin-mtp3-fp8kv-262k-util090-club3090-refrig": -0.13,  # -0.16
+        "vllm-0.25-rtxpro6000-qwen36-35b-a3b-nvfp4-fp8kv-180k-seqs8-marlin-49476": 0.33,  # +0.48
+    }
+)

@@ -81,9 +81,12 @@ def test_the_a100_llm_class_boot_within_target() -> None:
     result = RESULTS[A100]
     assert misses(result) == []
     # 0.32 until the remap, 0.45 until the refit, 0.35 until the refit beside the drafter's buffers
-    assert result.loro_error_gib == pytest.approx(0.45, abs=0.01)
-    assert result.cv_error_gib == pytest.approx(0.01, abs=0.01)  # 0.15 until the remap, 0.21 until the refit
-    assert result.token_error == pytest.approx(0.023, abs=0.001)  # 0.013, 0.021, 0.018 until the refits
+    # 0.45 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert result.loro_error_gib == pytest.approx(0.48, abs=0.01)
+    # approx(0.01 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert result.cv_error_gib == pytest.approx(0.22, abs=0.01)  # 0.15 until the remap, 0.21 until the refit
+    # 0.023 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert result.token_error == pytest.approx(0.026, abs=0.001)  # 0.013, 0.021, 0.018 until the refits
     assert result.report is not None and result.report.weights_bytes / GiB == pytest.approx(51.1, abs=0.03)
 
 
@@ -93,13 +96,15 @@ def test_the_negative_graph_estimate_places_the_gb10_miss() -> None:
     +0.15 GiB estimate in its place leaves -2.18 GiB of the -22.83 (the planner names a unified-memory band of about
     1.4 GiB around its read-ahead share). Named in ``bench.fidelity_unmatched`` with the issue."""
     result = RESULTS[GB10]
-    assert result.kv_error_gib == pytest.approx(-22.83, abs=0.01)
+    # -22.83 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert result.kv_error_gib == pytest.approx(-23.04, abs=0.01)
     printed = next(c["reported"] for c in BLIND if c["id"] == GB10)
     assert result.report is not None
     planned_graphs = result.report.cuda_graph_bytes / GiB
     assert planned_graphs == pytest.approx(0.15, abs=0.01)
     residual = result.kv_error_gib + planned_graphs - printed["cuda_graph_estimate_gib"]
-    assert residual == pytest.approx(-2.18, abs=0.01)
+    # -2.18 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert residual == pytest.approx(-2.39, abs=0.01)
     assert GB10 in UNMATCHED and "#44740" in UNMATCHED[GB10]
 
 
@@ -108,3 +113,14 @@ def test_the_records_are_reported_not_scored() -> None:
     GPUStack boot (its cards unnamed: 0.36 / (0.8200 - 0.8048) puts them at 23.4-24.0 GiB), the 15.55 GiB card and
     the RTX A4000."""
     assert_records_unscored(BLIND, RESULTS, RECORDS)
+
+
+# Restated from the planner's output for a Gated DeltaNet layer's own peak in the profile run and make calibrate's
+# encoder refit 41,312 -> 37,217 B a token (2026-12-07, fifty-sixth session, helper relout2); the value before in the
+# comment.
+NOW.update(
+    {
+        "vllm-0.28-a100-80gb-pcie-qwen38-27b-bf16-262k-llm-class": 0.46,  # +0.40
+        "vllm-0.26-gb10-qwen36-35b-a3b-nvfp4-mtp3-bf16kv-262k-util080-negative-graph-estimate-44740": -23.04,  # -22.83
+    }
+)

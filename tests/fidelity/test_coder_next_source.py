@@ -109,11 +109,16 @@ def test_the_chunked_gdn_buffers_the_profile_never_allocates() -> None:
 def test_the_autotuner_flush_sits_below_the_planned_peak() -> None:
     """The warm-up's autotuning flushes L2 with 256 MiB of torch memory at the first Gated DeltaNet layer, before
     any MoE layer has run: even with the planner's whole forward term and the MoE workspace beside it the moment is
-    0.24 GiB under the planned peak (the sampler's warm-up with the workspace held), so it does not move the budget."""
+    0.24 GiB under the planned peak (the sampler's warm-up with the workspace held), so it does not move the budget
+    (0.237 since a Gated DeltaNet layer's own profile peak, 2026-12-07, fifty-sixth session)."""
     terms = _terms(CODER_NEXT)
-    assert (terms.forward, terms.sampler, terms.peak) == (55_613_535, 586_112_972, 753_885_132)
+    # forward 55,613,535 until a Gated DeltaNet layer's own profile peak (Qwen3-Next's qkvz projection, its concatenated
+    # q, k, v, the core and norm outputs and four hidden-wide buffers: 30,720 bytes a token at TP 4; 2026-12-07,
+    # fifty-sixth session); the peak is the sampler's moment, unchanged
+    assert (terms.forward, terms.sampler, terms.peak) == (62_914_560, 586_112_972, 753_885_132)
     flush_moment = TRITON_FLUSH + terms.forward + terms.moe_workspace
-    assert (terms.peak - flush_moment) / GiB == pytest.approx(0.244, abs=0.001)
+    # 0.244 until a Gated DeltaNet layer's own profile peak (2026-12-07, fifty-sixth session)
+    assert (terms.peak - flush_moment) / GiB == pytest.approx(0.237, abs=0.001)
 
 
 def test_what_stays_unplaced_is_qwen3_next_s_own() -> None:

@@ -108,13 +108,15 @@ def test_what_is_left_is_the_vision_encoders_profile() -> None:
     rest = [p.implied_cold for p in points if not p.encoder]
     assert (len(enc), len(rest)) == (20, 49)
     # 1.21 before; 0.22 until the remap and refit (2026-12-07, fifty-fourth session)
-    assert statistics.median(enc) == pytest.approx(0.31, abs=TOLERANCE_GIB)
+    # 0.31 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert statistics.median(enc) == pytest.approx(0.25, abs=TOLERANCE_GIB)
     new = blind_set_ids("2026-12u") | blind_set_ids("2026-12v")
     enc = [p.implied_cold for p in points if p.encoder and p.id not in new]
     assert len(enc) == 17
     # +1.37 when read; +1.46 with the 4.125-bit body; +1.23 with the tails alone (2026-12-07); +1.32 until the
     # mechanistic non-torch model (the same day); +0.19 until the encoder refit (fifty-fourth session)
-    assert statistics.median(enc) == pytest.approx(0.34, abs=TOLERANCE_GIB)
+    # 0.34 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert statistics.median(enc) == pytest.approx(0.26, abs=TOLERANCE_GIB)
     # +0.03 before the allocator's segment tails (2026-12-07), -0.06 until the mechanistic non-torch model
     assert statistics.median(rest) == pytest.approx(-0.13, abs=TOLERANCE_GIB)
     others = [p for p in points if p.encoder and p.vocab != 248_320]

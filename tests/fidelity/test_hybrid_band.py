@@ -68,7 +68,8 @@ def test_rtxpro6000_server_activation_and_estimate_cancel() -> None:
     # -0.76 until the encoder refit (2026-12-07, fifty-fourth session); -0.62 until FlashInfer's workspace was placed in
     # FULL's first capture and make calibrate refit the encoder amount to 46,417 B, 2026-12-07; -0.68 until
     # the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
-    assert _gib(report.available_kv_cache_bytes_per_gpu) - 31.24 == pytest.approx(-0.60, abs=PRINTED + PINNED)
+    # -0.6 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert _gib(report.available_kv_cache_bytes_per_gpu) - 31.24 == pytest.approx(-0.54, abs=PRINTED + PINNED)
 
 
 def test_two_3090_mtp_activation_under_in_0271() -> None:
@@ -87,7 +88,8 @@ def test_two_3090_mtp_activation_under_in_0271() -> None:
     # 0.17 until the encoder refit; 0.10 until FlashInfer's workspace was placed in FULL's first capture and make
     # calibrate refit the encoder amount to 46,417 B, 2026-12-07; 0.13 until the MTP drafter's two buffers (0.16 GiB
     # at 8,192 tokens, planner/engines/vllm/drafter_buffers.py) and the encoder refit to 41,312 B, 2026-12-07
-    assert consumed - 15.25 == pytest.approx(0.25, abs=PRINTED + PINNED)
+    # 0.25 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert consumed - 15.25 == pytest.approx(0.22, abs=PRINTED + PINNED)
 
 
 def test_same_two_3090_setup_prints_less_kv_in_0271_than_0240() -> None:
@@ -106,7 +108,8 @@ def test_same_two_3090_setup_prints_less_kv_in_0271_than_0240() -> None:
     assert planned_drop == pytest.approx(0.156, abs=PINNED)  # 0 until the drafter's buffers
     # 5.094 until the refit; 5.166 until FlashInfer's workspace was placed in FULL's first capture and make calibrate
     # refit the encoder amount to 46,417 B, 2026-12-07; 5.135 until the drafter's buffers and the refit to 41,312 B
-    assert _gib(new.available_kv_cache_bytes_per_gpu) == pytest.approx(5.017, abs=PINNED)
+    # 5.017 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert _gib(new.available_kv_cache_bytes_per_gpu) == pytest.approx(5.049, abs=PINNED)
     printed_drop = 5.33 - 4.76
     assert printed_drop == pytest.approx(0.57, abs=PRINTED)
 
@@ -127,10 +130,12 @@ def test_l40s_leaves_little_for_an_encoder_peak() -> None:
     # 1.275 before, 2.065 until the encoder refit, 1.921 until FlashInfer's workspace was placed in FULL's first capture
     # and make calibrate refit the encoder amount to 46,417 B, 2026-12-07, 1.983 until its refit to 41,312 B beside the
     # MTP drafter's buffers (2026-12-07, fifty-fifth session)
-    assert planned == pytest.approx(1.905, abs=PINNED)
+    # 1.905 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert planned == pytest.approx(1.843, abs=PINNED)
     # -0.35 before, 0.43 until the refit, 0.29 until FlashInfer's workspace was placed in FULL's first capture and make
     # calibrate refit the encoder amount to 46,417 B, 2026-12-07, 0.35 until its refit to 41,312 B
-    assert planned - left == pytest.approx(0.27, abs=PRINTED + PINNED)
+    # 0.27 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert planned - left == pytest.approx(0.22, abs=PRINTED + PINNED)
 
 
 def test_strix_halo_split() -> None:

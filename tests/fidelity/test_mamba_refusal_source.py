@@ -108,10 +108,12 @@ def test_as_many_sequences_as_blocks_start() -> None:
     # 0.79 GiB; 799 until the allocator's segment tails were
     # counted with the weights); 785 sequences leave 785 blocks since the MTP drafter's buffers and the encoder refit to
     # 41,312 B (2026-12-07, fifty-fifth session)
-    at, above = _result(H100_REFUSAL, 785).report, _result(H100_REFUSAL, 786).report
+    # 786 sequences leave 787 blocks, 787 leave 786, since a Gated DeltaNet layer's own profile peak and the encoder
+    # refit to 37,217 B (2026-12-07, fifty-sixth session; 785 / 785 and 786 / 785 before)
+    at, above = _result(H100_REFUSAL, 786).report, _result(H100_REFUSAL, 787).report
     assert at is not None and above is not None
-    assert (at.gpu_blocks, at.failure_kind) == (785, None)
-    assert (above.gpu_blocks, above.failure_kind) == (785, "mamba-blocks")
+    assert (at.gpu_blocks, at.failure_kind) == (787, None)
+    assert (above.gpu_blocks, above.failure_kind) == (786, "mamba-blocks")
 
 
 def test_the_h100_refusal_is_its_sibling_plus_a_step_the_planner_does_not_take() -> None:
@@ -133,15 +135,18 @@ def test_the_h100_refusal_is_its_sibling_plus_a_step_the_planner_does_not_take()
     assert 135 * block_bytes(stage) / GiB == pytest.approx(6.46, abs=0.005)
     # -0.56 until the encoder refit; -0.42 until FlashInfer's workspace was placed in FULL's first capture and make
     # calibrate refit the encoder amount to 46,417 B, 2026-12-07; -0.48 until its refit to 41,312 B (above)
-    assert sibling.kv_error_gib == pytest.approx(-0.40, abs=0.01)
+    # -0.4 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert sibling.kv_error_gib == pytest.approx(-0.34, abs=0.01)
     # +3.39 until the encoder refit; +3.53, +3.47 (above)
-    assert refusal.kv_error_gib == pytest.approx(3.55, abs=0.01)
+    # 3.55 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert refusal.kv_error_gib == pytest.approx(3.61, abs=0.01)
     assert refusal.report is not None and sibling.report is not None
     planned = sibling.report.available_kv_cache_bytes_per_gpu - refusal.report.available_kv_cache_bytes_per_gpu
     assert planned / GiB == pytest.approx(2.51, abs=0.01)
     assert (refusal.report.activation_bytes - sibling.report.activation_bytes) / GiB == pytest.approx(2.30, abs=0.01)
     assert (refusal.report.cuda_graph_bytes - sibling.report.cuda_graph_bytes) / GiB == pytest.approx(0.21, abs=0.01)
-    assert (sibling.kv_error_gib or 0.0) + 6.46 - planned / GiB == pytest.approx(3.55, abs=0.01)  # 3.53, 3.47
+    # 3.55 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert (sibling.kv_error_gib or 0.0) + 6.46 - planned / GiB == pytest.approx(3.61, abs=0.01)  # 3.53, 3.47
 
 
 def test_the_same_model_on_the_same_card_at_1024_sequences_on_0_22_is_as_planned() -> None:
@@ -157,9 +162,11 @@ def test_the_same_model_on_the_same_card_at_1024_sequences_on_0_22_is_as_planned
     assert boot.report is not None and boot.report.failure_kind == "mamba-blocks"
     # 848 until the encoder refit; 851 until FlashInfer's workspace was placed in FULL's first capture and make
     # calibrate refit the encoder amount to 46,417 B, 2026-12-07; 849 until its refit to 41,312 B
-    assert (boot.reported_blocks, boot.report.gpu_blocks) == (856, 851)
+    # (856, 851) until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert (boot.reported_blocks, boot.report.gpu_blocks) == (856, 852)
     # -0.40 until the encoder refit; -0.26, -0.32 (above)
-    assert boot.kv_error_gib == pytest.approx(-0.24, abs=0.01)
+    # -0.24 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert boot.kv_error_gib == pytest.approx(-0.18, abs=0.01)
     assert boot.report.activation_bytes == _result(H100_REFUSAL).report.activation_bytes  # type: ignore[union-attr]
 
 

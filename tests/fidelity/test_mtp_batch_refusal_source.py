@@ -89,12 +89,14 @@ def test_the_refusal_misses_by_the_mtp_level_not_by_the_batched_tokens() -> None
     # +0.58 until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder amount
     # to 46,417 B, 2026-12-07; +0.45 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07,
     # fifty-fifth session)
-    assert mtp.kv_error_gib == pytest.approx(0.49, abs=0.01)
+    # 0.49 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert mtp.kv_error_gib == pytest.approx(0.55, abs=0.01)
     planned = refusal.report.available_kv_cache_bytes_per_gpu / GiB
     # +0.60 before the mechanistic non-torch model: planned to start; -0.34 until the Windows share (above); -0.71
     # until the encoder refit (above); -0.56 until the second encoder refit (above); -0.70 until the drafter's buffers
     # and the third refit (above)
-    assert planned - PRINTED_NEED_GIB == pytest.approx(-0.93, abs=0.01)
+    # -0.93 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert planned - PRINTED_NEED_GIB == pytest.approx(-0.87, abs=0.01)
     assert refusal.report.failure_kind == refusal.reported_failure == "kv-cache-too-small"
 
 

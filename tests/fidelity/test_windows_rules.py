@@ -38,11 +38,14 @@ def test_the_forms_held_out() -> None:
     # 0.208 / 0.264 / 0.208 / 0.393, a process 0.207 / 0.361 / 0.368 / 0.353, per tensor
     # 0.175 / 0.283 / 0.287 / 0.299, with the peak 0.240 / 0.313 / 0.240 / 0.319 (the WSL2 RTX 5090's MTP boots now
     # hold the drafter's buffers in the plan: the share's first half is fitted lower, 6.25 -> 5.42 %)
+    # until a Gated DeltaNet layer's own profile peak and the encoder refit to 37,217 B (2026-12-07, fifty-sixth
+    # session): the share 0.233 / 0.408 / 0.250 / 0.393, a process 0.310 / 0.350 / 0.361 / 0.353, per tensor
+    # 0.225 / 0.293 / 0.293 / 0.299, with the peak 0.240 / 0.334 / 0.240 / 0.319
     for form, figures in (
-        (SHARE, (0.233, 0.408, 0.250, 0.393)),  # 0.155 / 0.157 / 0.155 / 0.329 at 6f541ba
-        ("amount a process", (0.310, 0.350, 0.361, 0.353)),  # 0.209 / 0.298 / 0.305 / 0.305
-        ("amount a layer (per tensor)", (0.225, 0.293, 0.293, 0.299)),  # 0.192 / 0.339 / 0.339 / 0.346
-        ("share of weights + activation peak", (0.240, 0.334, 0.240, 0.319)),  # 0.207 / 0.210 / 0.207 / 0.267
+        (SHARE, (0.233, 0.416, 0.250, 0.445)),  # 0.155 / 0.157 / 0.155 / 0.329 at 6f541ba
+        ("amount a process", (0.248, 0.361, 0.361, 0.406)),  # 0.209 / 0.298 / 0.305 / 0.305
+        ("amount a layer (per tensor)", (0.200, 0.214, 0.267, 0.214)),  # 0.192 / 0.339 / 0.339 / 0.346
+        ("share of weights + activation peak", (0.250, 0.356, 0.254, 0.377)),  # 0.207 / 0.210 / 0.207 / 0.267
     ):
         assert got[form] == pytest.approx(figures, abs=TOLERANCE_GIB)
     assert sum(p.release == "0.27.1" for p in _points()) == 17
@@ -70,7 +73,8 @@ def test_printed_splits_hold_none() -> None:
     # 1.34 at 6f541ba, until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the
     # encoder amount to 46,417 B (2026-12-07, the merged tree); 1.39 until the MTP drafter's buffers and the encoder
     # refit to 41,312 B (2026-12-07, fifty-fifth session)
-    assert left == pytest.approx(1.27, abs=TOLERANCE_GIB)
+    # 1.27 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert left == pytest.approx(1.30, abs=TOLERANCE_GIB)
     (record,) = records(load_cases())
     assert record.excess_gib == pytest.approx(-0.19, abs=TOLERANCE_GIB)
     assert record.printed

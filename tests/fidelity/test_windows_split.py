@@ -34,7 +34,8 @@ def test_windows_share_and_its_halves() -> None:
     # 5.88 % / 7.21 %, held out 0.25 / 0.31, until FlashInfer's decode workspace sat in FULL's first capture
     # (2026-12-07, fifty-fourth session); 6.25 % / 7.54 %, held out 0.25 / 0.38, until the MTP drafter's buffers and the
     # encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
-    for half, share, median in ((first, 0.0542, 0.40), (second, 0.0754, 0.45)):
+    # 0.0542 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    for half, share, median in ((first, 0.0547, 0.39), (second, 0.0754, 0.44)):
         fitted, errors = fold(half)
         assert len(errors) == 9
         assert fitted == pytest.approx(share, abs=SHARE_TOLERANCE)
@@ -60,7 +61,8 @@ def test_candidate_with_windows_term() -> None:
     # encoder amount to 46,417 B (2026-12-07), with the twenty-fourth blind set's two boots; 0.230 / 0.268 / 0.329, held
     # 0.215, cross 0.243 / 0.228 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07,
     # fifty-fifth session)
-    for name, value in (("in", 0.216), ("family", 0.259), ("release", 0.286), ("held", 0.210)):
+    # 0.259 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    for name, value in (("in", 0.216), ("family", 0.231), ("release", 0.286), ("held", 0.210)):
         assert s[name] == pytest.approx(value, abs=MEDIAN_TOLERANCE_GIB)
     cross = held_out(results)
     assert statistics.median(abs(e) for e in cross.values()) == pytest.approx(0.241, abs=MEDIAN_TOLERANCE_GIB)
@@ -68,7 +70,8 @@ def test_candidate_with_windows_term() -> None:
         0.257, abs=MEDIAN_TOLERANCE_GIB
     )
     assert s["verdicts"] == (151, 152)  # (150, 151) until the MI300X Gemma 4 E2B boot (relboots) joined
-    assert over_planned(results) == 23  # 22 until the MI300X Gemma 4 E2B boot (relboots, +1.22 GiB) joined
+    # == 23 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    assert over_planned(results) == 25  # 22 until the MI300X Gemma 4 E2B boot (relboots, +1.22 GiB) joined
     assert set(s["wrong"]) == {"vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal"}
     first_boot = next(r for r in results if r.id == FIRST_BOOT)
     # 2.10 - 0.45 planned to start at 8918bde; 1.97 - 0.45 on the merged tree, refused as logged
