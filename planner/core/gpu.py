@@ -22,6 +22,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from planner.bounds.hashing import HashedOnce
+from planner.core.multiprocessors import multiprocessor_count
 from planner.core.sale import DEFAULT_CLOUD_TIER, CloudPrice, Discontinued, Price
 from planner.core.units import GB, GiB
 
@@ -83,6 +84,7 @@ class DevicePlatform(HashedOnce, frozen=True, extra="forbid"):
     # host-side Python runs slower than an x86 server's (planner.advisor.host_cpu); not GB10, whose Arm cores are
     # MediaTek's
     grace_host: bool = False
+    multiprocessors: int | None = None  # SMs, as torch reports them (planner.core.multiprocessors); None: unknown
 
     @property
     def fp8_native(self) -> bool:
@@ -118,6 +120,7 @@ def device_platform(vendor: str, architecture: str | None, name: str, form_facto
         maps_model_file=vendor == "Apple",
         cdna3=vendor == "AMD" and (architecture or "").upper() == "CDNA 3",
         grace_host="grace" in (form_factor or "").lower(),
+        multiprocessors=multiprocessor_count(name.split()[0]) if name else None,
         desktop_card=capability in GRAPHICS_CAPABILITIES
         and any(w in words for w in DESKTOP_WORDS)
         and not any(w in words for w in DATACENTER_WORDS),

@@ -287,7 +287,8 @@ class VllmProfile(VllmHeld, VllmGraphs, EngineProfile, frozen=True, extra="forbi
         first, last = ctx.stage_index == 0, ctx.is_last_stage
         drafter = (ctx.speculative, tokens, seqs, ctx.speculative_method)
         moe = moe_backend_of(ctx.weights_format, ctx.platform, self.rules.nvfp4_moe_flashinfer_sm12)
-        inputs = TermsInputs(ctx.tensor_parallel, ctx.weights_format, first, layers, last, *drafter, moe)
+        sms = ctx.platform.multiprocessors if ctx.platform else None
+        inputs = TermsInputs(ctx.tensor_parallel, ctx.weights_format, first, layers, last, *drafter, moe, sms)
         try:
             return _terms_kept(self, model, inputs)
         except TypeError:  # unhashable: a profile a calibration fit builds holds its trial constants in a dict
@@ -295,7 +296,7 @@ class VllmProfile(VllmHeld, VllmGraphs, EngineProfile, frozen=True, extra="forbi
 
     def terms_of(self, model: ModelSpec, inputs: TermsInputs) -> ProfileTerms:
         """:meth:`terms` from what it reads (:class:`planner.engines.vllm.terms.TermsInputs`)."""
-        tp, weights_format, first, layer_range, last, speculative, tokens, seqs, method, backend = inputs
+        tp, weights_format, first, layer_range, last, speculative, tokens, seqs, method, backend, sms = inputs
         act, layers = activation_dtype_bytes(weights_format), range(*layer_range)
         if not self.is_v1:
             per_token = layer_activation_bytes_per_token(model, tp) + mla_bytes_per_token(model, tp)
@@ -309,7 +310,7 @@ class VllmProfile(VllmHeld, VllmGraphs, EngineProfile, frozen=True, extra="forbi
         rejection = last and speculative and kind != "v2"  # terms.REJECTION_FP32_ROWS
         return ProfileTerms(
             forward=forward,
-            sampler=sampler_term(kind, model, (tokens, seqs, act, tp), constants, self.rules) if last else 0,
+            sampler=sampler_term(kind, model, (tokens, seqs, act, tp), constants, self.rules, sms) if last else 0,
             rejection=rejection_bytes(model, tokens, seqs, act) if rejection else 0,
             moe_workspace=workspace,
             encoder=constants.encoder_bytes if first and profiles_encoder(self, model) else 0,

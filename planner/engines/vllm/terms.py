@@ -47,6 +47,7 @@ class TermsInputs(NamedTuple):
     seqs: int
     method: str | None = None  # the drafter's (planner.deploy.options.SpeculativeOptions): it picks the runner
     moe_backend: str = "triton"  # the experts backend (planner.engines.vllm.moe_backend.moe_backend_of)
+    multiprocessors: int | None = None  # the device's SMs (the Triton sampler's buffer: triton_buffer_rows)
 
 
 class ProfileTerms(BaseModel, frozen=True, extra="forbid"):
@@ -188,19 +189,44 @@ def v2_sampler_bytes(model: ModelSpec, tokens: int, seqs: int, act_bytes: int, t
     return round(max(gathered, copied) + tokens * hidden * act_bytes)
 
 
+def triton_buffer_rows(multiprocessors: int | None, rows: int) -> int:
+    """The fp32 vocabulary rows the Triton top-k / top-p kernel caches for good on its first call over ``rows``
+    rows: one a program, ``min(next_power_of_2(n), SMs)`` with ``n = min(SMs, rows)`` (vLLM 0.24.0
+    ``v1/sample/ops/topk_topp_triton.py:906-917``, the module-level cache at :19; 0.17.0 :993-1001, 0.28.0
+    :908-916); below 8 rows the sampler sorts in PyTorch instead (``topk_topp_sampler.py:356-360``). ``None``: the
+    device's multiprocessors are not known, no buffer counted.
+
+    >>> triton_buffer_rows(142, 256), triton_buffer_rows(170, 100), triton_buffer_rows(132, 7)
+    (142, 128, 0)
+    """
+    if multiprocessors is None or rows < 8:
+        return 0
+    programs = min(multiprocessors, rows)
+    return min(1 << (programs - 1).bit_length(), multiprocessors)
+
+
 def sampler_term(
-    kind: str, model: ModelSpec, batch: tuple[int, int, int, int], constants: VllmConstants, rules: VllmRules
+    kind: str,
+    model: ModelSpec,
+    batch: tuple[int, int, int, int],
+    constants: VllmConstants,
+    rules: VllmRules,
+    multiprocessors: int | None = None,
 ) -> int:
     """The sampler warm-up of sampler ``kind`` over ``batch`` (tokens, max_num_seqs, activation bytes, TP):
     Model Runner V2's derived from the source (:func:`v2_sampler_bytes`), the V1 runner's with its fitted copies
-    (:func:`sampler_bytes`; FlashInfer's warm-up also runs the Triton path where ``sampler_warms_native``)."""
+    (:func:`sampler_bytes`; FlashInfer's warm-up also runs the Triton path where ``sampler_warms_native``) and,
+    where the Triton path runs, its cached buffer (:func:`triton_buffer_rows` on the device's
+    ``multiprocessors``)."""
     tokens, seqs, act, tp = batch
     if kind == "v2":
         return v2_sampler_bytes(model, tokens, seqs, act, tp, rules.v2_sampler_fp32_copy)
     copies = constants.copies(kind)
+    triton = kind == "triton"
     if kind == "flashinfer" and rules.sampler_warms_native:
-        copies = max(copies, constants.copies("triton"))
-    return sampler_bytes(model, tokens, seqs, act, copies)
+        copies, triton = max(copies, constants.copies("triton")), True
+    rows = triton_buffer_rows(multiprocessors, min(seqs, tokens)) if triton else 0
+    return sampler_bytes(model, tokens, seqs, act, copies) + rows * (model.vocab_size or DEFAULT_VOCAB) * 4
 
 
 # With speculative decoding the V1 runner's ``_dummy_sampler_run`` then warms the rejection sampler on R requests
