@@ -203,7 +203,12 @@ UNMATCHED: dict[str, str] = {
         "2026-12-07: +0.12, 0.05 GiB more): the machine leaves about +0.07, "
         "so some +0.37 GiB is Qwen3-Next's own (its GDN or 512-expert layers in the "
         "load, profile or graph estimate), which its 'Model loading took' and 'Estimated CUDA graph memory' lines "
-        "would place (tests/fidelity/test_mamba_refusal_source.py)"
+        "would place (tests/fidelity/test_mamba_refusal_source.py). Read again 2026-12-07 (fifty-sixth session, "
+        "helper coder3): the Triton top-k / top-p kernel's cached buffer (142 fp32 vocabulary rows on the L40S, "
+        "v1/sample/ops/topk_topp_triton.py:906-917) and the refit Triton copies: 256 blocks planned, as many as the "
+        "sequences (a refusal needs fewer), +0.38 GiB; the sibling +0.01, so the 0.37 stays Qwen3-Next's own. The "
+        "profile's chunked Gated DeltaNet buffers, the sampler's other copies, the all-reduce and the BF16 weights "
+        "were read and ruled out (tests/fidelity/test_coder_next_profile_peak.py)"
     ),
     "vllm-0.27-rtx5090-wsl2-qwen38-27b-nvfp4-fp8kv-32k-seqs8-mtp2": (
         "KV +0.43 GiB, tokens +13.8 % (+0.80 until the Windows term was 7.05 % of the weights loaded, 2026-12-07, "

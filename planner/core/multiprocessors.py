@@ -2,7 +2,7 @@
 ``multi_processor_count`` and vLLM reads as ``num_compute_units`` (0.24.0 ``platforms/cuda.py:676-677``), by catalog
 id, each from a public print of the device's properties (search-index file ids; read 2026-12-07).
 
-A part with no such print stays out (``None``: unknown, nothing invented): the B300 / GB300 / GB200 GPUs, the
+A part with no such print stays out (``None``: unknown, nothing invented): the GB300 GPU, the
 Volta, Turing and China parts, the A10 / A10G, H100 PCIe / NVL, L20, L40, RTX 6000 Ada, and the AMD devices (HIP's
 count is the compute units; no print was read for them).
 """
@@ -27,6 +27,8 @@ MULTIPROCESSORS: dict[str, tuple[int, str]] = {
     "dgx-spark-gb10": (48, "DeviceProperties(multi_processor_count=48, cc=121), file id 56176516669"),
     "l4": (58, "DeviceProperties(multi_processor_count=58, cc=89), file id 66305385590"),
     "b200-sxm": (148, "DeviceProperties(multi_processor_count=148, cc=100), file id 66211390466"),
+    "b300-sxm": (148, "'The tested B300 has 148 SMs ... the local GB200 has 152 SMs', file id 62202934152"),
+    "gb200-per-gpu": (152, "'The tested B300 has 148 SMs ... the local GB200 has 152 SMs', file id 62202934152"),
     "a100-sxm-80gb": (108, "DeviceProperties(multi_processor_count=108, cc=80), file id 51863593567"),
     "a100-sxm-40gb": (108, "GA100 as shipped in every A100 (cc 8.0, file id 51863593567)"),
     "a100-pcie-80gb": (108, "GA100 as shipped in every A100 (cc 8.0, file id 51863593567)"),

@@ -43,6 +43,7 @@ def test_the_public_v1_runner_boot_is_planned_as_it_ran(capsys: pytest.CaptureFi
     under-counted INT4 weights, 2026-12-07, fifty-fourth session; 182.36 and 185.40 until FlashInfer's workspace was
     placed in FULL's first capture and make calibrate refit the encoder amount to 46,417 B, 2026-12-07; 182.35 and
     185.39 until make calibrate refit it to 41,312 B beside the MTP drafter's buffers, 2026-12-07, fifty-fifth
+    session; V1 182.36 until the Triton sampler's cached buffer and the refit Triton copies, 2026-12-07, fifty-sixth
     session)."""
     v1 = _kv_gib(capsys, "--engine-version", "0.26.0", "--no-use-v2-model-runner")
     default = _kv_gib(capsys, "--engine-version", "0.26.0")

@@ -71,7 +71,8 @@ def test_text_only_starts_with_a_small_step_in_every_release(capsys: object) -> 
     until the V slot of the k_eq_v global layers was planned, 2026-12-06, 244,514 and 372,678 until the desktop cards'
     share was refitted beside FlashInfer's decode workspace, 2026-12-07, 245,456 and 374,114 until the allocator's
     segment tails were counted with the weights, the same day; 252,829 and 385,352 since the mechanistic non-torch
-    model plans no desktop share, the same day). With multimodal input on, the refusal stays."""
+    model plans no desktop share, the same day; 252,433 and 384,748 since the Triton sampler's cached buffer,
+    2026-12-07, fifty-sixth session). With multimodal input on, the refusal stays."""
     import json
 
     from planner.cli import main
@@ -79,12 +80,12 @@ def test_text_only_starts_with_a_small_step_in_every_release(capsys: object) -> 
     base = ["fit", "--model", "google/gemma-4-26B-A4B-it", "--gpu", "rtx-pro-6000-blackwell"]
     base += ["--max-num-batched-tokens", "2048", "--json"]
     for version, flag, tokens in (
-        ("0.22.0", "--limit-mm-per-prompt 0", "385,352"),
-        ("0.25.1", "--limit-mm-per-prompt 0", "385,352"),
-        ("0.26.0", "--limit-mm-per-prompt 0", "252,829"),
-        ("0.22.0", "--language-model-only", "385,352"),
-        ("0.26.0", "--language-model-only", "252,829"),
-        ("0.27.0", "--language-model-only", "252,829"),
+        ("0.22.0", "--limit-mm-per-prompt 0", "384,748"),
+        ("0.25.1", "--limit-mm-per-prompt 0", "384,748"),
+        ("0.26.0", "--limit-mm-per-prompt 0", "252,433"),
+        ("0.22.0", "--language-model-only", "384,748"),
+        ("0.26.0", "--language-model-only", "252,433"),
+        ("0.27.0", "--language-model-only", "252,433"),
     ):
         main([*base, "--engine-version", version, *flag.split()])
         data = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]

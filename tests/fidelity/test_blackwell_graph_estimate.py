@@ -86,7 +86,9 @@ def test_the_b300_split_term_by_term() -> None:
     result = RESULTS[B300]
     report = result.report
     assert report is not None
-    assert report.activation_bytes / GiB == pytest.approx(3.9, abs=0.03)
+    # 3.9 until the Triton sampler's cached buffer (148 rows of the vocabulary on the B300's 148 multiprocessors) and
+    # the refit Triton copies (2026-12-07, fifty-sixth session)
+    assert report.activation_bytes / GiB == pytest.approx(3.94, abs=0.03)
     # 0.25 before the mechanistic non-torch model (2026-12-07, fifty-third session): Gemma 4 31B's vision encoder's
     # non-torch amount per item token; 0.37 until make calibrate refitted it without club-3090 #851's under-counted
     # INT4 weights (2026-12-07, fifty-fourth session)
@@ -103,8 +105,9 @@ def test_the_b300_split_term_by_term() -> None:
     # -0.59 in both until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder
     # amount to 46,417 B, 2026-12-07
     # -0.60 in both until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
-    assert result.cv_error_gib == pytest.approx(-0.59, abs=0.01)
-    assert result.loro_error_gib == pytest.approx(-0.59, abs=0.01)
+    # -0.59 in both until the Triton sampler's cached buffer (2026-12-07, fifty-sixth session)
+    assert result.cv_error_gib == pytest.approx(-0.61, abs=0.01)
+    assert result.loro_error_gib == pytest.approx(-0.61, abs=0.01)
 
 
 def test_a_graph_on_compute_capability_10_costs_the_b300_line() -> None:

@@ -42,7 +42,8 @@ def test_the_set_is_sourced_and_kept_out_of_the_fit() -> None:
 SPLIT_SCORE = {
     "vllm-0.30.0-gb10-gpt-oss-20b-mxfp4-32k": -0.34,
     "vllm-0.30.0-gb10-qwen3.8-27b-fp8-32k": 2.83,
-    "vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k": -6.18,
+    # -6.18 until the Triton sampler's cached buffer (2026-12-07, fifty-sixth session, coder3)
+    "vllm-0.30.0-gb10-qwen3.6-35b-a3b-fp8-32k": -6.17,
     "vllm-0.30.0-gb10-qwen3-30b-a3b-thinking-2507-fp8-32k": -3.09,
     "vllm-0.30.0-gb10-hermes-4-14b-fp8-32k": -0.44,
     # Gemma 4 31B on an H100 (GKE): -4.09 as first scored, -0.35 with the derived sampler (Gemma's 262,144-token
@@ -81,7 +82,8 @@ def test_the_default_loader_share_cuts_the_held_out_spark_error() -> None:
     now = [abs(RESULTS[i].kv_error_gib or 0.0) for i in SPARKS]
     assert statistics.median(firsts) == pytest.approx(3.52, abs=0.01)
     assert statistics.median(now) == pytest.approx(2.83, abs=0.01)
-    assert max(now) == pytest.approx(6.18, abs=0.01) and max(firsts) == pytest.approx(13.72, abs=0.01)
+    # the worst 6.18 until the Triton sampler's cached buffer (2026-12-07, fifty-sixth session)
+    assert max(now) == pytest.approx(6.17, abs=0.01) and max(firsts) == pytest.approx(13.72, abs=0.01)
 
 
 def test_the_plain_attention_spark_start_up_leaves_little_room_for_the_unified_memory_share() -> None:

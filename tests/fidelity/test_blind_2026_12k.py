@@ -127,6 +127,17 @@ VERDICTS_NOW.update(
 )
 
 
+# The Triton top-k / top-p kernel's cached buffer in the sampler warm-up, min(next_pow2(min(SMs, rows)), SMs)
+# fp32 vocabulary rows (2026-12-07, fifty-sixth session, helper coder3; the refit Triton copies 3.7133 -> 3.5844);
+# each value before it in the comment above it
+NOW.update(
+    {
+        # +4.94 before
+        "vllm-0.25-gb10-gemma4-26b-a4b-bf16-lora4-util055-32k": 4.95,
+    }
+)
+
+
 @pytest.mark.parametrize("case", BLIND, ids=[c["id"] for c in BLIND])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)

@@ -119,6 +119,17 @@ NOW.update(
 )
 
 
+# The Triton top-k / top-p kernel's cached buffer in the sampler warm-up, min(next_pow2(min(SMs, rows)), SMs)
+# fp32 vocabulary rows (2026-12-07, fifty-sixth session, helper coder3; the refit Triton copies 3.7133 -> 3.5844);
+# each value before it in the comment above it
+NOW.update(
+    {
+        # +1.31 before
+        "vllm-0.28-rtxpro6000-qwen36-35b-a3b-bf16-32k-mamba-refusal": 1.25,
+    }
+)
+
+
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW)

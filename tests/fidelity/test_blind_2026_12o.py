@@ -109,6 +109,19 @@ NOW.update(
 )
 
 
+# The Triton top-k / top-p kernel's cached buffer in the sampler warm-up, min(next_pow2(min(SMs, rows)), SMs)
+# fp32 vocabulary rows (2026-12-07, fifty-sixth session, helper coder3; the refit Triton copies 3.7133 -> 3.5844);
+# each value before it in the comment above it
+NOW.update(
+    {
+        # +0.62 before
+        "vllm-0.24-rtx5090-vast-qwen25-7b-bf16-8k-util090": 0.54,
+        # +0.63 before
+        "vllm-0.28-strixhalo-qwen38-27b-bf16-262k-util092": 0.66,
+    }
+)
+
+
 @pytest.mark.parametrize("case", IN_SCOPE, ids=[c["id"] for c in IN_SCOPE])
 def test_each_as_scored(case: dict[str, object]) -> None:
     assert_as_scored(case, RESULTS, NOW, VERDICTS_NOW)
@@ -140,5 +153,7 @@ def test_strix_halo_is_planned_at_the_defaults_vllm_resolved() -> None:
         assert result.report is not None and result.report.max_running == 256, result.id
         assert result.verdict_right, result.id
         # -0.92 and within 0.51 (-0.29) before; the MTP 1 boot -0.00 until its drafter's buffers (0.02 GiB, 2026-12-07)
-        expected = -0.04 if str(case["id"]).endswith("-mtp1") else 0.63
+        # the other 0.63 until the Triton copies were refit beside the sampler's cached buffer
+        # (2026-12-07, fifty-sixth session, coder3: the Triton copies refit 3.7133 -> 3.5844)
+        expected = -0.04 if str(case["id"]).endswith("-mtp1") else 0.66
         assert result.kv_error_gib == pytest.approx(expected, abs=0.01), result.id

@@ -34,14 +34,15 @@ def test_gemma_lora_holds_its_non_torch_memory_once_loaded() -> None:
     use, 9.4-15.4 GiB beyond the printed weights, before the profile run. The budget (vLLM 0.25.0: the weights, the
     torch peak and the non-torch increase since the worker's first snapshot, 0.26.0 utils/mem_utils.py:306-313, the
     same before 0.27) leaves 11.16 GiB for non-torch memory after the printed weights and KV and the planner's
-    activation and graph estimate: inside that bracket, where the planner's share (0.12 of the weights) puts 6.43.
+    activation and graph estimate: inside that bracket, where the planner's share (0.12 of the weights) puts 6.41
+    (6.43 until make calibrate refit the share 0.1157 -> 0.1154 beside the Triton sampler's cached buffer, 2026-12-07).
     So the miss is memory held from the load on, not the profile's forward or LoRA's expert slots (in the weights)."""
     report = RESULTS_K[GEMMA].report
     assert report is not None
     left = report.budget_bytes / GiB - WEIGHTS - KV - (report.activation_bytes + report.cuda_graph_bytes) / GiB
     low, high = (BEFORE_LAUNCH - free - WEIGHTS for free in reversed(AFTER_LAST_SHARD))
     assert (round(low, 2), round(high, 2), round(left, 2)) == (9.38, 15.38, 11.16)
-    assert low < left < high and report.non_torch_bytes / GiB == pytest.approx(6.43, abs=0.01)
+    assert low < left < high and report.non_torch_bytes / GiB == pytest.approx(6.41, abs=0.01)
 
 
 def test_gemma_lora_serving_footprint_is_beyond_the_budget_after_start_up() -> None:

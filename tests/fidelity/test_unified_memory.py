@@ -67,7 +67,8 @@ def test_the_default_loader_share_is_three_start_ups_and_two_folds_lose_them() -
     +9.06 / +6.08 (docs/fidelity.md, 'The GB10 start-ups against the source, term by term')."""
     cases = load_cases()
     fitted = fitted_constants()
-    assert (fitted.uma_weights_share_lazy, fitted.uma_weights_share) == (0.1157, 0.2922)
+    # 0.1157 until make calibrate refit it beside the Triton sampler's cached buffer (2026-12-07, fifty-sixth session)
+    assert (fitted.uma_weights_share_lazy, fitted.uma_weights_share) == (0.1154, 0.2922)
     no_hybrids = fit([c for c in cases if setup_of(c).family != "qwen3.5-hybrid"])
     no_027 = fit([c for c in cases if case_release(c) != "0.27"])
     assert (no_hybrids.uma_weights_share_lazy, no_027.uma_weights_share_lazy) == (0.2934, 0.2922)
