@@ -36,5 +36,9 @@ def test_the_tables_rows_and_misses_are_the_blind_sets_now() -> None:
     cells = [cell for name, found in measure().items() if name.startswith("unseen") for cell in found.values()]
     rows = table_rows()
     assert all(len(r) == 6 for r in rows)
-    assert sum(leading_int(r[3]) for r in rows) == sum(c[0] for c in cells) == 836  # 771 until 2026-12f (AMD's MI300X tables, 65 rows) was scored
-    assert sum(leading_int(r[5]) for r in rows) == sum(c[3] for c in cells) == 54  # 47 until 2026-12f (its 7 batched rows over 50 %)
+    assert (
+        sum(leading_int(r[3]) for r in rows) == sum(c[0] for c in cells) == 836
+    )  # 771 until 2026-12f (AMD's MI300X tables, 65 rows) was scored
+    assert (
+        sum(leading_int(r[5]) for r in rows) == sum(c[3] for c in cells) == 54
+    )  # 47 until 2026-12f (its 7 batched rows over 50 %)

@@ -48,7 +48,8 @@ def test_the_public_v1_runner_boot_is_planned_as_it_ran(capsys: pytest.CaptureFi
     v1 = _kv_gib(capsys, "--engine-version", "0.26.0", "--no-use-v2-model-runner")
     default = _kv_gib(capsys, "--engine-version", "0.26.0")
     # 182.36 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
-    assert v1 == pytest.approx(182.37, abs=0.005) and abs(v1 - PRINTED_KV_GIB) < 0.5
+    # 182.37 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session)
+    assert v1 == pytest.approx(182.35, abs=0.005) and abs(v1 - PRINTED_KV_GIB) < 0.5
     # 185.4 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
     assert default == pytest.approx(185.410, abs=0.005)
     assert _kv_gib(capsys, "--engine-version", "0.26.0", "--use-v2-model-runner") == pytest.approx(default)

@@ -120,7 +120,8 @@ def test_the_verdict_says_when_the_margin_is_within_the_planners_error() -> None
     past 2.6 GiB, 2026-12-04: a miss now leaves none there.) The example was Qwen3-14B FP8 on four L40S against 146
     users (152 conversations, 144 after the miss) until a Gated DeltaNet layer's own profile peak and make calibrate's
     encoder refit to 37,217 B (2026-12-07, fifty-sixth session) took the group's miss 1.29 -> 1.08 GiB, under that
-    boot's 1.12 GiB first-boot transient: its sentence names the first boot
+    boot's 1.12 GiB first-boot transient, so its sentence named the first boot (1.15 GiB with the Triton sampler's
+    cached buffer beside it, the same session, and it names the planner's error again)
     (tests/assessment/test_first_boot_margin.py)."""
     gpu = get_gpu("l40s")
     request = PlanRequest(
@@ -133,7 +134,8 @@ def test_the_verdict_says_when_the_margin_is_within_the_planners_error() -> None
     assert tight.state.value == "meets-target" and tight.conversations == 92
     group, after = tight.accuracy, tight.conversations_after_miss
     # 1.29 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
-    assert group is not None and after == 84 and group.p90_abs_bytes / GiB == pytest.approx(1.08, abs=0.01)
+    # 1.08 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session)
+    assert group is not None and after == 84 and group.p90_abs_bytes / GiB == pytest.approx(1.15, abs=0.01)
     assert tight.report is not None and tight.report.first_boot_bytes < group.miss_bytes
     sentence = tight.sentence()
     assert "The margin is thinner than the planner's error" in sentence

@@ -99,15 +99,18 @@ def test_the_b300_split_term_by_term() -> None:
     # -0.04 until the encoder refit (2026-12-07); -0.01 until FlashInfer's workspace was placed in FULL's first capture
     # and make calibrate refit the encoder amount to 46,417 B, 2026-12-07
     # -0.02 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
-    assert result.kv_error_gib == pytest.approx(-0.00, abs=0.01)
+    # -0.00 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session)
+    assert result.kv_error_gib == pytest.approx(-0.02, abs=0.01)
     # -0.61 in both folds until the int4-mixed remap (4c96c4a, 2026-12-07): the folds' encoder amounts no longer
     # hold club-3090 #851's under-counted INT4 weights
     # -0.59 in both until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder
     # amount to 46,417 B, 2026-12-07
     # -0.60 in both until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
     # -0.59 in both until the Triton sampler's cached buffer (2026-12-07, fifty-sixth session)
-    assert result.cv_error_gib == pytest.approx(-0.61, abs=0.01)
-    assert result.loro_error_gib == pytest.approx(-0.61, abs=0.01)
+    # -0.61 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session)
+    assert result.cv_error_gib == pytest.approx(-0.60, abs=0.01)
+    # -0.61 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session)
+    assert result.loro_error_gib == pytest.approx(-0.60, abs=0.01)
 
 
 def test_a_graph_on_compute_capability_10_costs_the_b300_line() -> None:

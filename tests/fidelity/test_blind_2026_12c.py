@@ -28,7 +28,9 @@ NOW = [
     # -0.27 / -0.067 until the encoder refit to 41,312 B beside the MTP drafter's buffers (2026-12-07, fifty-fifth
     # session)
     # -0.064 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
-    ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -0.26, -0.062),
+    # -0.26 / -0.062 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth
+    # session)
+    ("vllm-0.22-rtx3090ti-gemma4-e4b-it-32k-util09", -0.30, -0.073),
     # the three below moved 0.02-0.03 GiB with the forward's refit (12.28 -> 12.88 bytes per hidden unit) once
     # Model Runner V2's sampler was derived from the source (2026-12-04)
     # 0.12 / 0.004, 0.01 / 0.001 and 1.44 / 0.061 before the mechanistic non-torch model (2026-12-07, fifty-third

@@ -121,7 +121,9 @@ def test_first_scores() -> None:
 # comment.
 NOW.update(
     {
-        "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": 0.25,  # +0.24
+        # +0.25 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session,
+        # both refits)
+        "vllm-0.25-l40s-gemma4-26b-a4b-fp8-32k-util092": 0.14,  # +0.24
         "vllm-0.25-l40s-gemma4-e4b-it-bf16-16k-util085": -0.13,  # -0.14
     }
 )

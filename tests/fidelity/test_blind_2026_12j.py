@@ -88,8 +88,12 @@ def test_first_scores() -> None:
 # comment.
 NOW.update(
     {
-        "vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal": -0.27,  # -0.33
-        "vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal": -0.27,  # -0.33
+        # -0.27 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session,
+        # both refits)
+        "vllm-0.26-l40s-qwen38-27b-fp8-util086-131k-kv-refusal": -0.37,  # -0.33
+        # -0.27 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session,
+        # both refits)
+        "vllm-0.26-l40s-qwen38-27b-fp8-util090-131k-mamba-refusal": -0.37,  # -0.33
         "vllm-0.26-l40s-qwen38-27b-fp8-util090-seqs16-131k": 0.37,  # +0.31
         "vllm-0.26-a100-40gb-qwen38-27b-redhat-int4-util090-seqs16-131k": -0.32,  # -0.39
     }

@@ -190,7 +190,8 @@ def test_the_engine_note_on_desktop_dies_says_what_rented_and_vm_machines_held()
     # 46,417 B a token (the same session; -0.26 and -0.62 before); the Server Edition -0.60 since make calibrate refit
     # it to 41,312 B beside the MTP drafter's buffers (2026-12-07, fifty-fifth session; -0.68 before)
     # -0.27 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
-    assert errors[HEADLESS[0]] == pytest.approx(-0.25, abs=0.01)
+    # -0.25 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session)
+    assert errors[HEADLESS[0]] == pytest.approx(-0.30, abs=0.01)
     assert errors[RUNPOD] == pytest.approx(-0.08, abs=0.01)
     assert "two held none of it" in HEADLESS_EVIDENCE and "two held it" in HEADLESS_EVIDENCE
     server = next(r for r in run_all() if r.id == "vllm-0.29-rtxpro6000-server-qwen38-27b-bf16-8k-seqs256")

@@ -155,6 +155,8 @@ NOW.update(
         "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-seqs256": -0.34,  # -0.40
         "vllm-0.27-h100-qwen38-27b-fp8-8k-util090-mamba-refusal": 3.61,  # +3.55
         "vllm-0.27-a100-80gb-qwen38-27b-fp8-marlin-mtp4-131k-util092": 0.10,  # +0.04
-        "vllm-0.28-rtxpro6000-qwen36-35b-a3b-bf16-32k-mamba-refusal": 1.37,  # +1.31
+        # +1.37 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session,
+        # both refits)
+        "vllm-0.28-rtxpro6000-qwen36-35b-a3b-bf16-32k-mamba-refusal": 1.32,  # +1.31
     }
 )

@@ -83,7 +83,7 @@ def test_the_a100_llm_class_boot_within_target() -> None:
     # 0.32 until the remap, 0.45 until the refit, 0.35 until the refit beside the drafter's buffers
     # 0.45 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
     assert result.loro_error_gib == pytest.approx(0.48, abs=0.01)
-    # approx(0.01 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
+    # 0.01 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
     assert result.cv_error_gib == pytest.approx(0.22, abs=0.01)  # 0.15 until the remap, 0.21 until the refit
     # 0.023 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
     assert result.token_error == pytest.approx(0.026, abs=0.001)  # 0.013, 0.021, 0.018 until the refits

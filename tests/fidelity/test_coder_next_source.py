@@ -117,10 +117,13 @@ def test_the_autotuner_flush_sits_below_the_planned_peak() -> None:
     # forward 55,613,535 until a Gated DeltaNet layer's own profile peak (Qwen3-Next's qkvz projection, its concatenated
     # q, k, v, the core and norm outputs and four hidden-wide buffers: 30,720 bytes a token at TP 4; 2026-12-07,
     # fifty-sixth session); the peak is the sampler's moment, unchanged
-    assert (terms.forward, terms.sampler, terms.peak) == (62_914_560, 586_112_972, 753_885_132)
+    # 586_112_972, 753_885_132 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-
+    # sixth session)
+    assert (terms.forward, terms.sampler, terms.peak) == (62_914_560, 652_358_040, 820_130_200)
     flush_moment = TRITON_FLUSH + terms.forward + terms.moe_workspace
     # 0.244 until a Gated DeltaNet layer's own profile peak (2026-12-07, fifty-sixth session)
-    assert (terms.peak - flush_moment) / GiB == pytest.approx(0.237, abs=0.001)
+    # 0.237 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session)
+    assert (terms.peak - flush_moment) / GiB == pytest.approx(0.299, abs=0.001)
 
 
 def test_what_stays_unplaced_is_qwen3_next_s_own() -> None:

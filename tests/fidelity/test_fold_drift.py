@@ -107,10 +107,13 @@ def test_release_fold_median_carried_by_the_windows_share() -> None:
     assert len(errors) == 143
     assert statistics.median(abs(e) for e in errors.values()) == pytest.approx(0.277, abs=MEDIAN_TOLERANCE_GIB)
     drifts = {d.field: d for d in family_drift("0.27", cases, shipped, case_release)}
-    assert median_without(drifts["windows_weights_share"], errors) == pytest.approx(0.247, abs=MEDIAN_TOLERANCE_GIB)
+    # 0.247 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session)
+    assert median_without(drifts["windows_weights_share"], errors) == pytest.approx(0.244, abs=MEDIAN_TOLERANCE_GIB)
     assert median_without(drifts["encoder_non_torch"], errors) == pytest.approx(0.277, abs=MEDIAN_TOLERANCE_GIB)
     line = lines([drifts["windows_weights_share"]], errors=errors)[0]
-    assert line.endswith("median 0.277 -> 0.247")
+    # median 0.277 -> 0.247 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth
+    # session)
+    assert line.endswith("median 0.277 -> 0.244")
 
 
 def test_release_fold_windows_boot_prints_no_windows_share() -> None:

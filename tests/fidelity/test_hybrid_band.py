@@ -131,11 +131,13 @@ def test_l40s_leaves_little_for_an_encoder_peak() -> None:
     # and make calibrate refit the encoder amount to 46,417 B, 2026-12-07, 1.983 until its refit to 41,312 B beside the
     # MTP drafter's buffers (2026-12-07, fifty-fifth session)
     # 1.905 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
-    assert planned == pytest.approx(1.843, abs=PINNED)
+    # 1.843 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session)
+    assert planned == pytest.approx(1.943, abs=PINNED)
     # -0.35 before, 0.43 until the refit, 0.29 until FlashInfer's workspace was placed in FULL's first capture and make
     # calibrate refit the encoder amount to 46,417 B, 2026-12-07, 0.35 until its refit to 41,312 B
     # 0.27 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
-    assert planned - left == pytest.approx(0.22, abs=PRINTED + PINNED)
+    # 0.22 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session)
+    assert planned - left == pytest.approx(0.32, abs=PRINTED + PINNED)
 
 
 def test_strix_halo_split() -> None:

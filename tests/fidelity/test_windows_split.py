@@ -62,12 +62,15 @@ def test_candidate_with_windows_term() -> None:
     # 0.215, cross 0.243 / 0.228 until the MTP drafter's buffers and the encoder refit to 41,312 B (2026-12-07,
     # fifty-fifth session)
     # 0.259 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
-    for name, value in (("in", 0.216), ("family", 0.231), ("release", 0.286), ("held", 0.210)):
+    # 0.216 / 0.231 / 0.286, held 0.210, cross held 0.257 until the Triton sampler's cached buffer beside the Gated
+    # DeltaNet layer's peak (fifty-sixth session, coder3
+    # with relout2)
+    for name, value in (("in", 0.217), ("family", 0.225), ("release", 0.277), ("held", 0.203)):
         assert s[name] == pytest.approx(value, abs=MEDIAN_TOLERANCE_GIB)
     cross = held_out(results)
     assert statistics.median(abs(e) for e in cross.values()) == pytest.approx(0.241, abs=MEDIAN_TOLERANCE_GIB)
     assert statistics.median(abs(e) for k, e in cross.items() if k in held) == pytest.approx(
-        0.257, abs=MEDIAN_TOLERANCE_GIB
+        0.279, abs=MEDIAN_TOLERANCE_GIB
     )
     assert s["verdicts"] == (151, 152)  # (150, 151) until the MI300X Gemma 4 E2B boot (relboots) joined
     # == 23 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
