@@ -267,9 +267,10 @@ def test_prefix_caching_on_or_off_in_a_link_plans_what_fit_plans(capsys: Any) ->
         #  make calibrate refitted that amount without club-3090 #851's INT4 weights (2026-12-07, fifty-fourth session);
         #  411,045 and 499,126 until FlashInfer's workspace was placed in FULL's first capture and make calibrate
         #  refit the encoder amount to 46,417 B (2026-12-07); 410,563 and 498,541 until the MTP drafter's buffers and
-        #  make calibrate's encoder refit to 41,312 B (2026-12-07, fifty-fifth session)
-        ("0.27.1", "true", "--enable-prefix-caching", 411_527),
-        ("0.28.0", "false", "--no-enable-prefix-caching", 499_712),
+        #  make calibrate's encoder refit to 41,312 B (2026-12-07, fifty-fifth session); 411,527 and 499,712 until the
+        #  Triton sampler's cached buffer beside the Gated DeltaNet layer's peak (fifty-sixth session)
+        ("0.27.1", "true", "--enable-prefix-caching", 412_009),
+        ("0.28.0", "false", "--no-enable-prefix-caching", 500_297),
     ):
         link = {**hybrid, "engine_version": version, "enable_prefix_caching": value}
         at = run_page("memory", link, editor=True, open_keys=[COMMANDS, "launch_open"])
@@ -313,7 +314,9 @@ def test_an_align_step_refusal_offers_its_two_cures_whose_links_start() -> None:
 def test_the_model_runner_in_a_link_plans_what_fit_plans(capsys: Any) -> None:
     """``use_v2_model_runner=false`` (VLLM_USE_V2_MODEL_RUNNER=0): the public vLLM 0.26.0 boot of Gemma 4 31B on one
     B300 run with it (blind set f, 182.37 GiB printed) is planned as ``fit --no-use-v2-model-runner`` plans it,
-    217,078 tokens (220,720 at the release's choice, Model Runner V2; 217,095 until the Triton sampler's cached buffer
+    217,090 tokens (220,732 at the release's choice, Model Runner V2; 217,078 and 220,720 until the Gated DeltaNet
+    layer's peak beside the Triton sampler's cached buffer, 2026-12-07, fifty-sixth session; 217,095 until the Triton
+    sampler's cached buffer
     and the refit Triton copies, 2026-12-07, fifty-sixth session; 217,084 and 220,705 until the MTP drafter's
     buffers and make calibrate's encoder refit to 41,312 B, 2026-12-07, fifty-fifth session; 217,093 and 220,717
     until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder amount to
@@ -332,8 +335,8 @@ def test_the_model_runner_in_a_link_plans_what_fit_plans(capsys: Any) -> None:
     flags = ["fit", "--model", "google/gemma-4-31B-it", "--gpu", "b300-sxm", "--engine", "vllm", "--context", "16384"]
     assert main([*flags, "--engine-version", "0.26.0", "--no-use-v2-model-runner", "--json"]) == 0
     tokens = json.loads(capsys.readouterr().out)["kv_budget_tokens"]
-    assert tokens == 217_078 and "217,078 tokens" in _metrics(at)["KV budget"], _metrics(at)
-    assert "220,720 tokens" in _metrics(run_page("memory", {**gemma, "engine_version": "0.26.0"}))["KV budget"]
+    assert tokens == 217_090 and "217,090 tokens" in _metrics(at)["KV budget"], _metrics(at)
+    assert "220,732 tokens" in _metrics(run_page("memory", {**gemma, "engine_version": "0.26.0"}))["KV budget"]
     vllm = next(line for line in _codes(at).splitlines() if "vllm serve" in line)
     assert vllm.startswith("VLLM_USE_V2_MODEL_RUNNER=0 vllm serve google/gemma-4-31B-it "), vllm
     assert at.selectbox(key="use_v2_model_runner").value is False
