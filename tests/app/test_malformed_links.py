@@ -109,6 +109,18 @@ def test_a_negative_number_is_named_as_below_the_least() -> None:
     assert "`gpus` = `-3` (below the least, 1)" in note and "`users` = `-5` (below the least, 1)" in note, note
 
 
+def test_a_number_too_large_is_named_as_outside_the_range() -> None:
+    """'users=1000000000000' and 'users=1e12' were noted as '(not a whole number)' (a review, 2026-12-07): a number
+    of ASCII digits beyond the range is outside it, and one written with an exponent is a number in a form the link
+    does not take, each said so."""
+    at = run_page("memory", {"users": "1000000000000"})
+    note = _ignored_note(at).replace("\\", "")
+    assert "`users` = `1000000000000` (outside 1–100,000)" in note, note
+    at = run_page("memory", {"users": "1e12"})
+    note = _ignored_note(at).replace("\\", "")
+    assert "`users` = `1e12` (not a whole number in digits: no exponent or decimal point)" in note, note
+
+
 def test_a_pue_below_one_is_named_not_dropped() -> None:
     """'pue=0.1' on the advisor was planned at the catalog's PUE with no word (outside review, 2026-12-05): a PUE
     is 0 (the catalog's) or at least 1, and the link says which it ignored and why."""

@@ -22,6 +22,8 @@ MAX_SPEC_CHARS = 6000  # ui.custom_spec.MAX_TOKEN_CHARS: a packed model descript
 
 _DIGITS = re.compile(r"[0-9]{1,12}")
 _DECIMAL = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,9})?")
+_LONG_DIGITS = re.compile(r"[0-9]{13,}")  # a whole number past any range (the text is bounded before parsing)
+_NUMBER_FORM = re.compile(r"(?=[^eE]*[0-9])[0-9]{0,12}(?:\.[0-9]{0,12})?(?:[eE][+-]?[0-9]{1,4})?")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~/:@-]{0,199}")
 _PACKED = re.compile(r"[A-Za-z0-9._~-]+")
 
@@ -44,7 +46,7 @@ class Bounded:
             raise ValueError(f"below the least, {self.low:,g}")  # a negative number is a number
         if self.whole:
             if not _DIGITS.fullmatch(text):
-                raise ValueError("not a whole number")
+                raise ValueError(_not_whole(text, self))
             number: float = int(text)
             if not self.low <= number <= self.high:
                 raise ValueError(f"outside {self.low:,}–{self.high:,}")
@@ -57,6 +59,22 @@ class Bounded:
         if self.least is not None and self.low < number < self.least:
             raise ValueError(f"{self.low:g} (the default) or {self.least:g}–{self.high:g}")
         return number
+
+
+def _not_whole(text: str, bounded: Bounded) -> str:
+    """Why ``text`` is not read as a whole number: past the range (digits only), a number in another form (an
+    exponent or a decimal point), or not a number.
+
+    >>> _not_whole("1000000000000", integer(1, 100_000)), _not_whole("1e12", integer(1, 16))
+    ('outside 1–100,000', 'not a whole number in digits: no exponent or decimal point')
+    >>> _not_whole("four", integer(1, 16))
+    'not a whole number'
+    """
+    if _LONG_DIGITS.fullmatch(text):
+        return f"outside {bounded.low:,}–{bounded.high:,}"
+    if _NUMBER_FORM.fullmatch(text):
+        return "not a whole number in digits: no exponent or decimal point"
+    return "not a whole number"
 
 
 def default_or(least: float, high: float) -> Bounded:
