@@ -25,8 +25,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, SerializeAsAny
 
 from planner.bounds.hashing import HashedOnce
-from planner.core.gpu import DevicePlatform
 from planner.core.model import ModelSpec
+from planner.core.platform import DevicePlatform
 from planner.core.releases import parse_version as parse_version  # its home before; imported from here
 from planner.core.units import GB, GiB
 

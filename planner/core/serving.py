@@ -3,9 +3,9 @@ for the KV cache (vLLM ``--dtype auto``, ``--kv-cache-dtype auto``)."""
 
 from __future__ import annotations
 
-from planner.core.gpu import DevicePlatform
 from planner.core.model import ModelSpec
 from planner.core.overhead import OverheadModelBase
+from planner.core.platform import DevicePlatform
 
 
 def serving_weights(model: ModelSpec) -> str:

@@ -18,7 +18,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from planner.bounds.memo import BoundedMemo
-from planner.core.gpu import DevicePlatform, GpuSpec
+from planner.core.gpu import GpuSpec
+from planner.core.platform import DevicePlatform
 
 
 class VllmPlatform(DevicePlatform, frozen=True, extra="forbid"):

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from typing import ClassVar, Literal
 
-from planner.core.gpu import DevicePlatform
 from planner.core.kv import kv_bytes_per_token_in_layers
 from planner.core.model import ModelSpec
 from planner.core.overhead import (
@@ -27,6 +26,7 @@ from planner.core.overhead import (
     StageContext,
     parse_version,
 )
+from planner.core.platform import DevicePlatform
 from planner.core.units import GiB
 from planner.deploy.options import SpeculativeOptions
 from planner.deploy.spark_hosts import unified_host_bytes

@@ -35,9 +35,9 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from planner.core.gpu import DevicePlatform
 from planner.core.model import ModelSpec
 from planner.core.overhead import FailureKind, parse_version
+from planner.core.platform import DevicePlatform
 from planner.core.units import GiB, MiB
 
 SGLANG_DEFAULT_VERSION = "0.5.18"  # the newest release with a public start-up log among the fixtures (evidence.toml)
@@ -136,7 +136,7 @@ def heuristic_total_bytes(platform: DevicePlatform | None, memory_bytes: int | N
     of MiB; torch's total (``engine_total_bytes``) on ROCm (``get_amdgpu_memory_capacity``), on unified memory
     (nvidia-smi prints no total there: ``_cuda_mem_fallback``) and where the catalog holds a datasheet label.
 
-    >>> from planner.core.gpu import DevicePlatform
+    >>> from planner.core.platform import DevicePlatform
     >>> heuristic_total_bytes(DevicePlatform(capability=(9, 0)), 81_559 * 2**20, 85_029_615_043) // 2**20
     81559
     >>> heuristic_total_bytes(DevicePlatform(runtime="rocm"), 192 * 10**9, 205_822_885_888)

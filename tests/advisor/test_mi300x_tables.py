@@ -1,7 +1,7 @@
-"""AMD's MI300X latency tables as ``bench.mi300x_tables`` reads them (a diagnosis of unseen-2026-12d, not a scored
-set): the 0.10.0 image's 70B batch-1 / 2 latencies are the scored rows' own figures (the package row and the
-unseen-2026-12d row, from AMD's "Performance Results" page for the 0.9.1 image), which ties the tables to the rows'
-source; every table has its eight batches."""
+"""AMD's MI300X latency tables as ``bench.mi300x_tables`` reads them (a diagnosis of unseen-2026-12d; the same tables
+are scored as the blind set unseen-2026-12f since 2026-12-07): the 0.10.0 image's 70B batch-1 / 2 latencies are the
+scored rows' own figures (the package row and the unseen-2026-12d row, from AMD's "Performance Results" page for the
+0.9.1 image), which ties the tables to the rows' source; every table has its eight batches."""
 
 from __future__ import annotations
 

@@ -71,6 +71,8 @@ def test_every_entry_has_sources(gpu_id: str) -> None:
     if gpu.engine_visible_bytes is not None:
         assert gpu.engine_visible_source
         assert gpu.memory_reported_bytes is None or gpu.engine_visible_bytes <= gpu.memory_reported_bytes
+    if gpu.multiprocessors is not None:  # the Triton sampler's cached rows (planner.engines.vllm.terms)
+        assert gpu.multiprocessors_source and "read 2026-" in gpu.multiprocessors_source
     if gpu.price is not None:
         assert gpu.price.source.strip() and re.fullmatch(r"\d{4}(-\d{2})?", gpu.price.date)
     for cloud in gpu.cloud_prices:

@@ -60,7 +60,7 @@ TP, TOKENS, SEQS = 4, 2048, 256  # the L40S defaults (engine/arg_utils.py:2414-2
 HIDDEN, EXPERTS, TOPK, MOE_WIDTH = 2048, 512, 10, 512  # Qwen3-Next-80B-A3B's config
 V_HEADS, K_DIM, V_DIM = 32, 128, 128  # its Gated DeltaNet: linear_num_value_heads, key / value head dims
 TRITON_FLUSH = 256 * MiB  # Triton's do_bench L2 flush buffer (get_empty_cache_for_benchmark)
-L40S_SMS = 142  # its multiprocessors (planner.core.multiprocessors): the Triton sampler's cached buffer rows
+L40S_SMS = 142  # its multiprocessors (the catalog entry's multiprocessors): the Triton sampler's cached buffer rows
 
 
 @cache

@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from planner.core.gpu import DevicePlatform
 from planner.core.model import ModelSpec
 from planner.core.overhead import DEFAULT_HIDDEN
+from planner.core.platform import DevicePlatform
 from planner.engines.vllm.terms import moe_workspace_bytes
 
 MoeBackend = Literal["triton", "marlin", "flashinfer_cutlass", "mxfp4"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from planner.core.gpu import DevicePlatform
+from planner.core.platform import DevicePlatform
 from planner.core.units import GiB
 from planner.engines.platform import platform_of
 from planner.engines.vllm.graphs import (
