@@ -1,6 +1,7 @@
 """Steps SGLang runs outside its CUDA graphs (planner.advisor.eager_steps): the graphs' batch limit as sglang
-0.4.3.post2 sets it, the measured eager time of DeepSeek-V3 over 8 x H200, the drain paying it on each eager step,
-and what it does to DataCrunch's 10,000-request DeepSeek-V3 bursts (unseen-2026-12c.toml)."""
+0.4.3.post2 and 0.5.6 set it, the measured eager time of DeepSeek-V3 over 8 x H200 and of Qwen3-Next-80B over
+8 x B200, the drain paying it on each eager step, and what it does to DataCrunch's 10,000-request DeepSeek-V3 bursts
+and the cookbook's Qwen3-Next burst (unseen-2026-12c.toml)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,30 @@ def test_sglang_043_graphs_decode_batches_up_to_160_on_a_large_gpu() -> None:
     assert graph_max_batch("sglang", "0.4.3", 143_771, 8) == 160
     assert graph_max_batch("sglang", "0.4.3", 24_576, 4) == 80
     assert graph_max_batch("sglang", "0.4.3", 24_576, 2) == 8
-    assert graph_max_batch("sglang", "0.5.6", 143_771, 8) is None
+    assert graph_max_batch("sglang", "0.5.5", 143_771, 8) is None
+
+
+@pytest.mark.parametrize(
+    ("mib", "tp", "limit"),
+    [
+        (183_359, 8, 512),  # B200: 160 GiB and more, any TP
+        (183_359, 1, 512),
+        (143_771, 8, 512),  # H200: under 160 GiB, TP 4 and up
+        (143_771, 2, 256),
+        (81_559, 4, 512),  # H100: under 90 GiB
+        (81_559, 1, 256),
+        (46_068, 4, 160),  # L40S: under 60 GiB
+        (46_068, 2, 32),
+        (24_564, 4, 80),  # RTX 4090: under 35 GiB
+        (24_564, 1, 24),
+        (16_384, 8, 8),  # under 20 GiB
+    ],
+)
+def test_sglang_056_graph_limit_by_memory_and_tp(mib: int, tp: int, limit: int) -> None:
+    """sglang 0.5.6 ``srt/server_args.py:725-785`` (``_handle_gpu_memory_settings``, nvidia-smi's memory.total in
+    MiB, ``utils/common.py:1610-1628``): 8 under 20 GiB; 24 / 80 under 35; 32 / 160 under 60; 256 / 512 under 160
+    (TP under 4 / TP 4 and up); 512 above."""
+    assert graph_max_batch("sglang", "0.5.6", mib, tp) == limit
 
 
 def test_deepseek_v3_eager_time_is_datacrunchs_bench_one_batch() -> None:
@@ -35,7 +59,28 @@ def test_deepseek_v3_eager_time_is_datacrunchs_bench_one_batch() -> None:
     eager = eager_forward(rows[DEEPSEEK + "overlap"])
     assert eager.seconds == pytest.approx(0.19717, abs=1e-5)
     assert eager.graph_max_batch == 160
-    assert eager_forward(rows["sglcookbook-qwen3next80b-8xb200-sharegpt-1000-c100"]).seconds == 0.0
+    assert eager_forward(rows["sglcookbook-gptoss120b-8xb200-sharegpt-1000-c100"]).seconds == 0.0
+
+
+def test_qwen3_next_eager_prefill_is_the_cookbooks_one_user_first_token_over_gpt_oss() -> None:
+    """sgl-cookbook@7b5bd9c05e3d, the one-user runs (5.1.1) of the same 8 x B200 TP 8 server at SGLang 0.5.6 and the
+    same harness (100 ShareGPT prompts, --max-concurrency 1): Qwen3-Next-80B-A3B mean first token 127.88 ms (338
+    prompt tokens a request), gpt-oss-120b 33.71 ms (332): 94.17 ms more a prefill pass; decode batches replayed up
+    to 512 on a B200."""
+    rows = {r.id: r for r in load_rows((BLIND_C,))}
+    eager = eager_forward(rows["sglcookbook-qwen3next80b-8xb200-sharegpt-1000-c100"])
+    assert eager.seconds == pytest.approx(0.09417, abs=1e-5)
+    assert eager.graph_max_batch == 512
+
+
+def test_qwen3_next_burst_with_its_eager_prefills() -> None:
+    """1,000 ShareGPT prompts, 100 in flight (the cookbook's 5.1.2: 1,951.6 output tokens/s over 100.32 s, median
+    inter-token gap 13.84 ms, mean 47.11 ms, P95 195 ms: the prefill batches): drained at +268 % without the eager
+    prefills, +7.9 % with them (within half a point)."""
+    row = next(r for r in load_rows((BLIND_C,)) if r.id == "sglcookbook-qwen3next80b-8xb200-sharegpt-1000-c100")
+    assert row.value == 1951.6
+    error = drained(row).output_tokens_per_s / row.value - 1
+    assert error == pytest.approx(0.079, abs=0.005)
 
 
 def test_the_drain_pays_the_eager_time_on_prefill_steps_and_large_decodes() -> None:
