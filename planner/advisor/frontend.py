@@ -15,13 +15,17 @@ Only the parse is priced: the rest of the server's work per request (HTTP, valid
 tokenization, streaming) is not, so this is a lower bound of what such a burst waits. GPUStack's 128-token,
 4-answer bursts on vLLM 0.11.0 show 11.0-14.8 s of dead time per 1,000 Qwen3 requests and at most 1.4 s for
 gpt-oss (tests/advisor/test_chat_template_wait.py).
+
+The server also renders each chat request into the prompt the engine prefills: the client counts its prompt's
+tokens, the engine prefills those and the chat format's (:func:`chat_prompt_tokens`; only the format read from the
+source is counted, gpt-oss's Harmony under vLLM 0.10.2 / 0.11.0: 69 tokens, 54 % more than a 128-token prompt).
 """
 
 from __future__ import annotations
 
 from model_catalog import get_model
 from planner.advisor.benchmarks import BenchmarkRow
-from planner.engines.frontend import parses_chat_template
+from planner.engines.frontend import chat_format_tokens, parses_chat_template
 from planner.engines.registry import engine_labelled
 
 # One parse of a chat template on an API server: vLLM PR 20065 (2025-06-25, "[Perf][Frontend] Cached resolution for
@@ -42,3 +46,13 @@ def burst_wait_seconds(row: BenchmarkRow) -> float:
     if not parses_chat_template(engine.name, row.engine_version, get_model(row.model_id).spec.model_type):
         return 0.0
     return row.requests * CHAT_TEMPLATE_PARSE_S
+
+
+def chat_prompt_tokens(row: BenchmarkRow) -> int:
+    """Tokens a chat row's engine prefills for each request besides the prompt the client counts: the chat format's
+    (:func:`planner.engines.frontend.chat_format_tokens`, vLLM 0.11.0 ``entrypoints/openai/serving_chat.py:1564-1591``
+    for gpt-oss); 0 where the row does not state the chat endpoint or names no engine."""
+    engine = engine_labelled(row.engine)
+    if engine is None or row.endpoint != "chat":
+        return 0
+    return chat_format_tokens(engine.name, row.engine_version, get_model(row.model_id).spec.model_type)

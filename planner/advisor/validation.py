@@ -36,7 +36,7 @@ from planner.advisor.engine_speed import (
     serving_chunk,
     step,
 )
-from planner.advisor.frontend import burst_wait_seconds
+from planner.advisor.frontend import burst_wait_seconds, chat_prompt_tokens
 from planner.advisor.hardware import default_compute_path
 from planner.advisor.kernels import (
     llamacpp_dequant_gemm,
@@ -166,13 +166,17 @@ def burst_limits(row: BenchmarkRow, lengths: list[tuple[int, int]]) -> Limits:
 
 
 def burst_lengths(row: BenchmarkRow) -> list[tuple[int, int]]:
-    """The (prompt, answer) lengths of a burst row's requests, by its ``lengths``."""
+    """The (prompt, answer) lengths of a burst row's requests, by its ``lengths``, each prompt as the engine prefills
+    it: the client's count and the tokens the chat format adds (:func:`planner.advisor.frontend.chat_prompt_tokens`)."""
     assert row.requests is not None
     if row.lengths == "sharegpt":
-        return sharegpt_lengths(row.requests, row.input_tokens, row.output_tokens)
-    if row.lengths == "uniform":
-        return uniform_lengths(row.requests, row.input_tokens, row.output_tokens)
-    return [(row.input_tokens, row.output_tokens)] * row.requests
+        lengths = sharegpt_lengths(row.requests, row.input_tokens, row.output_tokens)
+    elif row.lengths == "uniform":
+        lengths = uniform_lengths(row.requests, row.input_tokens, row.output_tokens)
+    else:
+        lengths = [(row.input_tokens, row.output_tokens)] * row.requests
+    added = chat_prompt_tokens(row)
+    return [(prompt + added, answer) for prompt, answer in lengths]
 
 
 def _served_model(row: BenchmarkRow) -> tuple[ModelSpec, ModelSpec, ParameterBreakdown]:

@@ -1,6 +1,7 @@
 """What an engine's API server does for each chat request before the engine sees it, per engine and release (read
 from the engines' sources): whether it parses the model's chat template anew each time
-(:func:`planner.advisor.frontend.burst_wait_seconds` prices what that costs a burst)."""
+(:func:`planner.advisor.frontend.burst_wait_seconds` prices what that costs a burst), and the tokens its chat
+rendering adds to the user's prompt (:func:`planner.advisor.frontend.chat_prompt_tokens` adds them to a burst's)."""
 
 from __future__ import annotations
 
@@ -32,3 +33,27 @@ def parses_chat_template(engine: str, release: str | None, model_type: str) -> b
     if frontend is None or release not in frontend.parse_releases:
         return False
     return model_type not in frontend.template_free_model_types
+
+
+# vLLM renders a gpt-oss chat request with Harmony, not the model's chat template: 0.10.2 and 0.11.0 (the wheels)
+# ``OpenAIServingChat._make_request_with_harmony`` (entrypoints/openai/serving_chat.py:1564-1591 in 0.11.0,
+# :1558-1585 in 0.10.2) puts a system message (entrypoints/harmony_utils.py:61-100, ``get_system_message``:
+# openai-harmony's default identity, knowledge cutoff 2024-06, the date, "Reasoning: medium", the channels less
+# commentary) and an empty developer message (:117-121) before the user's, and renders them for the assistant's
+# turn. openai/harmony src/encoding.rs renders that as ``<|start|>system<|message|>You are ChatGPT, a large
+# language model trained by OpenAI.\nKnowledge cutoff: 2024-06\nCurrent date: YYYY-MM-DD\n\nReasoning:
+# medium\n\n# Valid channels: analysis, final. Channel must be included for every message.<|end|><|start|>
+# developer<|message|><|end|><|start|>user<|message|>`` + the prompt + ``<|end|><|start|>assistant``: 69 tokens of
+# o200k_harmony besides the prompt's (counted with quicktok-v1 0.4.0's bundled o200k_harmony; the same for any date).
+HARMONY_CHAT_TOKENS = 69
+HARMONY_RELEASES: dict[str, tuple[str, ...]] = {"vllm": ("0.10.2", "0.11.0")}
+HARMONY_MODEL_TYPES = ("gpt_oss",)
+
+
+def chat_format_tokens(engine: str, release: str | None, model_type: str) -> int:
+    """Tokens ``engine`` at ``release`` adds to a one-message chat prompt of a ``model_type`` model before its engine
+    prefills it: :data:`HARMONY_CHAT_TOKENS` where it renders the chat with Harmony (:data:`HARMONY_RELEASES`, with
+    its sources); 0 for a model, engine or release not read."""
+    if model_type not in HARMONY_MODEL_TYPES or release not in HARMONY_RELEASES.get(engine, ()):
+        return 0
+    return HARMONY_CHAT_TOKENS

@@ -159,16 +159,17 @@ def test_a_vllm_pool_holds_the_max_model_len_the_run_started_with() -> None:
     ``v1/core/kv_cache_utils.py:678-723``, ``check_enough_kv_cache_memory``), so a run that started with a stated
     ``--max-model-len`` had at least that pool. GPUStack's gpt-oss-120b on one H100 under vLLM 0.10.2 (``vllm serve
     openai/gpt-oss-120b --max-model-len 32768``, 1,000 ShareGPT prompts, 2,901.05 tokens/s) is planned with no pool
-    (the MXFP4 experts padded as Marlin pads them), so the drain held its longest request, 1,888 tokens, and gave
-    537 tokens/s (-81 %); at the 32,768 the run's start-up guarantees, 3,033 (+4.6 %; 3,176, +9.5 %, before
-    TensorRT-LLM's HBM share was its own and the shared constants were refitted, 2026-12-07)."""
+    (the MXFP4 experts padded as Marlin pads them), so the drain held its longest request, 1,957 tokens (1,888 and
+    the 69 of Harmony's chat format), and gave 485 tokens/s (-83 %); at the 32,768 the run's start-up guarantees,
+    2,791 (-3.8 %; 3,033, +4.6 %, before the engine's prompts counted Harmony's tokens, 2026-12-08; 3,176, +9.5 %,
+    before TensorRT-LLM's HBM share was its own and the shared constants were refitted, 2026-12-07)."""
     row = next(r for r in load_rows((BURSTS,)) if r.id == "gpustack-h100-gptoss120b-vllm-sharegpt-max")
     assert row.max_model_len == 32768 and burst_pool(row).kv_cache_tokens == 0
     lengths = burst_lengths(row)
     assert burst_limits(row, lengths).pool_tokens == 32768
-    assert burst_limits(row.model_copy(update={"max_model_len": None}), lengths).pool_tokens == 1888
-    assert drained(row).output_tokens_per_s == pytest.approx(3033, rel=0.002)
-    assert drained(row.model_copy(update={"max_model_len": None})).output_tokens_per_s == pytest.approx(537, rel=0.002)
+    assert burst_limits(row.model_copy(update={"max_model_len": None}), lengths).pool_tokens == 1888 + 69
+    assert drained(row).output_tokens_per_s == pytest.approx(2791, rel=0.002)
+    assert drained(row.model_copy(update={"max_model_len": None})).output_tokens_per_s == pytest.approx(485, rel=0.002)
     roomy = next(r for r in load_rows((BURSTS,)) if r.id == "gpustack-a100-qwen332b-vllm-sharegpt-max")
     assert roomy.max_model_len == 32768 and burst_limits(roomy, burst_lengths(roomy)).pool_tokens > 32768
 

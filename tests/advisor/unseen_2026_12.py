@@ -438,6 +438,13 @@ LLAMACPP_L40S_KQUANT_PROMPT = (
 # the four prompt bursts +57.5..+72.9 % -> +16.3..+46.9 %, the ShareGPT burst +37.3 -> +32.5 %, the 4-user decode
 # row +85.6 % unchanged; no other row of any set states such a run. Read from the tables, not fitted; found while
 # reading these rows' decomposition (they are not blind to it).
+# HARMONY_PROMPT (2026-12-08, fifty-seventh): vLLM 0.10.2 / 0.11.0 render a gpt-oss chat request with Harmony
+# (entrypoints/openai/serving_chat.py:1564-1591 in 0.11.0), a system and an empty developer message before the user's:
+# 69 tokens the engine prefills besides the prompt the client counts (planner.engines.frontend.HARMONY_CHAT_TOKENS),
+# 54 % more at 128 tokens. A burst's prompts are now the engine's (planner.advisor.frontend.chat_prompt_tokens): the
+# 20 gpt-oss vLLM bursts moved, the four 128 / 4 ones most (H100 gpt-oss-20b +197.4 -> +99.1 %, gpt-oss-120b +200.2
+# -> +102.4 %, A100 gpt-oss-120b +58.6 -> +6.5 % and off the misses, gpt-oss-20b +5.4 -> -30.4 %). Read from the
+# source, not fitted; found while reading these rows (they are not blind to it).
 UNSEEN_2026_12B_MISSES: dict[str, str] = {
     # SGLANG_GPTOSS
     # (gpustack-a100-gptoss120b-sglang-sharegpt-max: +1049 % first, +96 % drained, +88.3 % until 2026-12-07, +25.7 %
@@ -446,7 +453,8 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
     "gpustack-a100-gptoss20b-sglang-sharegpt-max": SGLANG_GPTOSS,
     "gpustack-h100-gptoss20b-sglang-sharegpt-max": SGLANG_GPTOSS,  # +475% first, +262% drained
     # REQUEST_BOUND_128_4
-    "gpustack-a100-gptoss120b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +110%
+    # (gpustack-a100-gptoss120b-vllm-random-128-4: +110 %, +58.6 % until 2026-12-08, +6.5 % since the engine prefills
+    # the 69 tokens Harmony adds to each gpt-oss chat prompt, HARMONY_PROMPT)
     # (gpustack-a100-qwen314b-vllm-random-128-4: +65 %, +53 % drained, +9 % with the chat-template wait, CHAT_WAIT)
     # (gpustack-a100x8-qwen3235ba22b-vllm-random-128-4: +64 %, +45.3 % with vLLM's 2,048-token chunk, PREFILL_CHUNK)
     "gpustack-h100-gptoss120b-vllm-random-128-4": REQUEST_BOUND_128_4,  # +195% (+207% at its --max-model-len pool)
