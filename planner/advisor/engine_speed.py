@@ -57,7 +57,7 @@ from planner.advisor.kernels import (
 from planner.advisor.moe_transfer import Transfer, transferred_moe
 from planner.advisor.paged_moe import paged_moe_seconds
 from planner.advisor.prompt_moe import alone_moe_seconds, serving_moe_seconds
-from planner.advisor.rank_balance import rank_wait_seconds, ranks_wait
+from planner.advisor.rank_balance import rank_wait_seconds, ranks_wait, replicated_dense_seconds
 from planner.advisor.replica_kv import kv_copies
 from planner.advisor.throughput import Load, Setup
 from planner.advisor.triton_attention import triton_prompt_seconds
@@ -249,8 +249,9 @@ def step(setup: Setup, load: Load, r: Roofline = FITTED, with_kv: bool = True) -
     read = load.weights_bytes(r.moe_locality) + (kv if with_kv else 0.0)
     memory = read / bandwidth if bandwidth else 0.0
     compute = compute_seconds(setup, load, r)
-    if setup.split != "layer":  # tensor or pipeline: each GPU holds 1/G and they work at once
-        memory, compute = memory / setup.gpus, None if compute is None else compute / setup.gpus
+    if setup.split != "layer":  # tensor or pipeline: each GPU holds 1/G (attention DP: its own layers whole)
+        memory = memory / setup.gpus + replicated_dense_seconds(setup, load, bandwidth)
+        compute = None if compute is None else compute / setup.gpus
     gemm = decode_gemm_seconds(setup, load) if with_kv and bandwidth else None
     if gemm is not None and compute is not None:  # measured GEMM times, then attention (planner.advisor.gemm_tables)
         attention = max(kv / bandwidth / setup.gpus, load.attention_flops / (load.flops or 1.0) * compute)

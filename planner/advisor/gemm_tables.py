@@ -159,18 +159,20 @@ def _per_gpu(mm: Matmul, gpus: int) -> tuple[int, int]:
 
 
 def step_gemm_seconds(
-    gpu_id: str, path: str, shapes: Matmuls, tokens: int, gpus: int, expert_parallel: bool = True
+    gpu_id: str, path: str, shapes: Matmuls, tokens: int, gpus: int, expert_parallel: bool = True, ranks: int = 1
 ) -> float | None:
-    """One GPU's matmul time of a decode step of ``tokens`` tokens over ``gpus`` tensor-parallel GPUs in the
-    arithmetic ``path``, the routed experts expert parallel or tensor parallel over them (``None``: the GPU, the
-    arithmetic or the MoE shape at that parallelism is not in the tables)."""
+    """One GPU's matmul time of a decode step of ``tokens`` tokens over ``gpus`` GPUs in the arithmetic ``path``,
+    the routed experts expert parallel or tensor parallel over them (``None``: the GPU, the arithmetic or the MoE
+    shape at that parallelism is not in the tables). With ``ranks`` attention data-parallel ranks each runs its own
+    ``tokens / ranks`` through the dense matmuls split over its ``gpus / ranks`` GPUs (whole at one GPU a rank:
+    :mod:`planner.advisor.rank_balance`), and the experts every rank's tokens."""
     times = tables().get((gpu_id, path))
     if times is None:
         return None
-    total = 0.0
+    total, own = 0.0, -(-tokens // ranks)
     for mm in (*shapes.dense, shapes.head):
-        n, k = _per_gpu(mm, gpus)
-        total += mm.repeats * gemm_seconds(times, tokens, n, k)
+        n, k = _per_gpu(mm, gpus // ranks)
+        total += mm.repeats * gemm_seconds(times, own, n, k)
     if shapes.moe is not None:
         moe = _moe_row(times, shapes, gpus, expert_parallel)
         if moe is None:
@@ -188,10 +190,13 @@ def _moe_row(times: GpuTimes, shapes: Matmuls, gpus: int, expert_parallel: bool)
 def decode_gemm_seconds(setup: Setup, load: Load) -> float | None:
     """The measured matmul time of one GPU in a TensorRT-LLM decode step, where the tables hold its GPU and
     arithmetic (see the module docstring): the experts expert parallel with attention data parallelism (its runs
-    name ``--ep``), else tensor parallel (TensorRT-LLM's default)."""
+    name ``--ep``; each rank's dense matmuls on its own tokens), else tensor parallel (TensorRT-LLM's default)."""
     if setup.family != "fused" or setup.split != "tensor" or load.matmuls is None:
         return None
-    return step_gemm_seconds(setup.gpu.id, setup.path, load.matmuls, load.tokens, setup.gpus, setup.attention_dp)
+    ranks = setup.gpus // setup.attention_tp if setup.attention_dp else 1
+    return step_gemm_seconds(
+        setup.gpu.id, setup.path, load.matmuls, load.tokens, setup.gpus, setup.attention_dp, max(1, ranks)
+    )
 
 
 def prompt_moe_seconds(setup: Setup, load: Load, chunk: int, batch: int = 0) -> float | None:

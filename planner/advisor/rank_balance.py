@@ -18,13 +18,21 @@ many prompts a step this tends to the even ``1 / R``. Only the layers each rank 
 and the dense layers at the rank's own tensor parallelism); the routed experts meet in the gathered MoE and are
 priced there (:mod:`planner.advisor.gemm_tables`). Nothing here is fitted; the steady-state count is the mean
 (a step's arrivals vary, which only adds to the busiest rank).
+
+Each rank also holds and reads whole the layers it runs by itself (:func:`replicated_dense_seconds`): attention at
+TP 1 (``Attention.__init__``: ``tp_size = 1`` when ``mapping.enable_attention_dp``,
+``tensorrt_llm/_torch/modules/attention.py``, search-index file id 55090639134), Llama 4's dense MLPs and shared
+experts (``overridden_tp_size=1 if self.enable_attention_dp``, ``tensorrt_llm/_torch/models/modeling_llama.py``
+``Llama4DecoderLayer.__init__`` / ``Llama4MoE.__init__``, file id 3642749976) and the LM head ("Attention DP doesn't
+work with embedding parallelization", ``tensorrt_llm/_torch/modules/embedding.py``, file id 55163191102;
+``enable_lm_head_tp_in_adp`` off by default); only the routed experts are split (expert parallel).
 """
 
 from __future__ import annotations
 
 import math
 
-from planner.advisor.throughput import Setup
+from planner.advisor.throughput import Load, Setup
 
 
 def busiest_rank_share(prompts_per_step: float, ranks: int) -> float:
@@ -59,3 +67,21 @@ def ranks_wait(setup: Setup) -> bool:
     """Whether a step of ``setup`` waits on its busiest rank's prompts: TensorRT-LLM's attention data parallelism
     over several ranks (:func:`rank_wait_seconds`)."""
     return setup.family == "fused" and setup.attention_dp and setup.gpus > setup.attention_tp
+
+
+def replicated_dense_seconds(setup: Setup, load: Load, bandwidth: float) -> float:
+    """What one GPU of a TensorRT-LLM attention-DP step reads beyond the ``1 / G`` of the non-expert weights the
+    tensor-parallel step charges it (module docstring): ``dense x (1 / attention_tp - 1 / G) / bandwidth``, ``dense``
+    the weights every step reads whole (:attr:`Load.dense_bytes`: attention, dense MLPs and shared experts, LM head,
+    norms), ``bandwidth`` the engine's effective bytes a second. 0 without attention data parallelism over several
+    ranks, for another engine, or without a bandwidth.
+
+    >>> from model_catalog import get_gpu
+    >>> h200 = Setup(get_gpu("h200-sxm-141gb"), "fused", "fp8", 8, "tensor", False, attention_dp=True)
+    >>> load = Load(1, 8e9, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, layers=1, allreduces=0, moe_layers=0)
+    >>> round(replicated_dense_seconds(h200, load, 4.0e12) * 1e3, 3)
+    1.75
+    """
+    if not ranks_wait(setup) or bandwidth <= 0:
+        return 0.0
+    return load.dense_bytes * (1 / setup.attention_tp - 1 / setup.gpus) / bandwidth

@@ -59,9 +59,10 @@ def test_the_hopper_128_128_cells_under_tensor_parallelism() -> None:
     paid two all-reduce latencies a layer of its own; with the bytes alone and the refit constants -4 to -27 %."""
     pattern = re.compile(r"trtllm017-h[12]00x[248]-.*-128-128$|trtllm-h200x8-qwen3-235b-fp8-128-128$")
     errors = {s.id: s.error for s in scored(load_rows((UNSEEN,))) if pattern.match(s.id) and s.error is not None}
-    # the attention-DP Qwen3-235B cell at +11.9 % (-14.3 % before its step's collectives were TensorRT-LLM's
-    # all-gather and reduce-scatter per MoE layer, planner/advisor/collectives.py); the tensor-parallel ones unchanged
+    # the attention-DP Qwen3-235B cell at +11.2 % (-14.3 % before its step's collectives were TensorRT-LLM's
+    # all-gather and reduce-scatter per MoE layer, planner/advisor/collectives.py; +11.9 % before each attention-DP
+    # rank read its own layers whole, planner/advisor/rank_balance.py); the tensor-parallel ones unchanged
     adp = errors.pop("trtllm-h200x8-qwen3-235b-fp8-128-128")
-    assert round(adp, 3) == 0.119 and len(errors) == 15 and all(e < 0 for e in errors.values())
+    assert round(adp, 3) == 0.112 and len(errors) == 15 and all(e < 0 for e in errors.values())
     errors[""] = adp
     assert statistics.median(abs(e) for e in errors.values()) <= 0.18 and max(abs(e) for e in errors.values()) <= 0.30
