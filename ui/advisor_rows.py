@@ -15,11 +15,14 @@ from ui.state import Selection, splits_layers
 def option_selection(sel: Selection, option: Option) -> Selection:
     """The sidebar set to the option: its GPUs and split, precisions, context, the users it was planned for
     (llama.cpp's -np), its engine with the release, memory fraction and --max-num-seqs it was planned with, its
-    data-parallel ranks' setting (``--enable-dp-attention``) where they share the experts; every
-    other setting (the model, the unit) kept, a calibration dropped (it belongs to another set-up)."""
+    data-parallel ranks' setting (``--enable-dp-attention``) where they share the experts; every other launch
+    setting at the engine's default, as the option was planned (one the sidebar still carries from the Memory page,
+    ``--kv-cache-memory-bytes`` or ``--enforce-eager``, would open another count); every other setting (the model,
+    the unit) kept, a calibration dropped (it belongs to another set-up)."""
     engine = option.engine if option.engine in engine_names() else default_engine()
     return sel.model_copy(
         update={
+            **{s.field: None for s in settings.LAUNCH_SETTINGS},  # the engine's defaults, the option's below
             "gpu_id": option.gpu_id,
             "gpu_count": option.gpu_count,
             "tensor_parallel": None if splits_layers(engine) else option.tensor_parallel,  # llama.cpp: no TP
