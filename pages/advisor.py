@@ -4,7 +4,6 @@ link carry the whole workload."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -23,10 +22,9 @@ from planner.advisor import (
     rank,
     recommendation,
     summary_lines,
-    top_picks,
     verdict,
-    why_beats,
 )
+from planner.advisor.pick_lines import PICKS_HEADING, pick_lines
 from planner.advisor.validation import scored
 from planner.core.model import ModelSpec
 from ui import binding, frame, pareto, settings, state, tables
@@ -218,13 +216,11 @@ def _assumptions(ranking: Ranking) -> None:
 
 
 def _picks(ranking: Ranking) -> None:
-    """The top picks (one per GPU model) and why each beats the next."""
-    picks = top_picks(ranking)
-    if len(picks) < 2:
+    """The top picks (one per GPU model), each with its whole-system price, and why each beats the next."""
+    lines = pick_lines(ranking)
+    if len(lines) < 3:  # one pick: the recommendation above says it all
         return
-    cloud = ranking.workload.pricing == "cloud"
-    lines = [f"- {as_text(why_beats(a, b, cloud))}" for a, b in itertools.pairwise(picks)]
-    st.markdown("\n".join(["**Top picks**, and why each beats the next:", *lines]))  # one element a run
+    st.markdown("\n".join([f"**{PICKS_HEADING}**", *(f"- {as_text(line)}" for line in lines)]))  # one element a run
 
 
 def render(sel: Selection) -> None:

@@ -6,7 +6,6 @@ form factor, every caveat; no figure library and no rejected set-ups (those are 
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 
 from planner.advisor import (
@@ -15,15 +14,13 @@ from planner.advisor import (
     alternative_text,
     alternatives,
     caveats,
-    cost_text,
     out_of_reach_text,
     recommendation,
     speed_text,
     summary_lines,
-    top_picks,
     verdict,
-    why_beats,
 )
+from planner.advisor.pick_lines import pick_lines
 from planner.advisor.picks import other_hardware
 from planner.assessment.words import plural, seconds
 from ui import report
@@ -100,20 +97,10 @@ def _inputs(ranking: Ranking, model_name: str) -> dict[str, str]:
 
 def _sections(ranking: Ranking) -> list[tuple[str, list[str]]]:
     cloud = ranking.workload.pricing == "cloud"
-    picks = top_picks(ranking)
     sections: list[tuple[str, list[str]]] = []
+    picks = pick_lines(ranking)
     if picks:
-        sections.append(
-            (
-                "Top picks and why each beats the next",
-                [
-                    f"{i}. {o.label} with {o.engine_label}: {cost_text(o, cloud)}; holds {o.conversations:,}; "
-                    f"{speed_text(o)}."
-                    for i, o in enumerate(picks, start=1)
-                ]
-                + [why_beats(a, b, cloud) for a, b in itertools.pairwise(picks)],
-            )
-        )
+        sections.append(("Top picks and why each beats the next", picks))
     others = other_hardware(ranking)  # one scan for both sections
     alts = alternatives(ranking, others=others)
     if alts:

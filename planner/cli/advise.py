@@ -26,6 +26,7 @@ from planner.advisor import (
     verdict,
     why_beats,
 )
+from planner.advisor.pick_lines import PICKS_HEADING, pick_lines
 from planner.advisor.suitability import EIGHT_BIT, FEW_USERS, FOUR_BIT
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER, FORM_FACTORS, VENDORS, PlanAt
@@ -299,5 +300,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
         for line in summary_lines(ranking):
             print(line)
         print()
+        picks = pick_lines(ranking)
+        if picks:  # each pick with its whole-system price and why each beats the next, as the page and the report
+            print("\n".join([PICKS_HEADING, *picks, ""]))
     print(recommendation(ranking))
     return 0 if ranking.options else 1
