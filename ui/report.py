@@ -33,6 +33,7 @@ STYLE = (
     "table.inputs th{white-space:nowrap;background:#f9fafb}"
     ".chart{width:100%;margin:1rem 0}"
     "@media (max-width:600px){body{margin:.8rem auto;padding:0 .6rem}h1{font-size:1.3rem}"
+    ".figure .value{font-size:1.15rem}"  # a phone's half-width box holds "conversations" (tests/browser)
     "td,th{padding:.25rem .4rem}table.inputs th,table.inputs td{white-space:normal;min-width:0}}"
 )
 
