@@ -9,9 +9,11 @@ backend torch) at 37.08 us on GB200, 33.17 us on GH200 and 13.48 us on an H100 D
 GPU's: the PyTorch executor's overlap loop launches a step's forward and sampling, then does the previous step's host
 work (``_process_previous_batch``: request updates, responses, KV resources) while the GPU runs
 (``PyExecutor._executor_loop_overlap``, ``tensorrt_llm/_torch/pyexecutor/py_executor.py``; the loop as NVIDIA documents
-it, NVIDIA/TensorRT-LLM@081661b76c54 ``docs/source/features/overlap-scheduler.md:20-29``, on by default ``:37``; no
-release tag of the source could be read here: the repository's snapshot exceeds what the tool library brings, and the
-index holds py_executor.py at untagged commits only). So a step on a Grace host takes the longer of the step as priced
+it, NVIDIA/TensorRT-LLM@081661b76c54 ``docs/source/features/overlap-scheduler.md:20-29``, on by default ``:37``, and as
+release 1.4.0rc4's documentation prints it, the same loop and "Enabled by default" under its "How It Works" and "Usage",
+nvidia.github.io/TensorRT-LLM/1.4.0rc4/features/overlap-scheduler.html; no release tag of the source could be read
+here: the repository's snapshot exceeds what the tool library brings, and the index holds py_executor.py at untagged
+commits only). So a step on a Grace host takes the longer of the step as priced
 on an x86 host and the Grace host's time, :data:`GRACE_HOST_FACTOR` times the fitted host time
 (:func:`planner.advisor.engine_speed.step`): where the GPU's work is long (a dense 70B model) nothing changes, where a
 small MoE model runs thousands of sequences the host sets the pace. GB10 (DGX Spark) is not a Grace host: its CPU is
