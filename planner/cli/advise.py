@@ -26,7 +26,7 @@ from planner.advisor import (
     verdict,
     why_beats,
 )
-from planner.advisor.pick_lines import PICKS_HEADING, pick_lines
+from planner.advisor.pick_lines import PICKS_HEADING, pick_line, pick_lines
 from planner.advisor.suitability import EIGHT_BIT, FEW_USERS, FOUR_BIT
 from planner.advisor.support import ENGINE_PREFERENCE
 from planner.advisor.workload import DEFAULT_MIN_TOKENS_PER_S_PER_USER, FORM_FACTORS, VENDORS, PlanAt
@@ -215,7 +215,11 @@ def ranking_data(ranking: Ranking) -> dict[str, Any]:
     data["caveats"] = caveats(ranking)
     data["summary"] = summary_lines(ranking)
     data["top_picks"] = [
-        {"label": o.label, "why": why_beats(o, picks[i + 1], cloud) if i + 1 < len(picks) else None}
+        {
+            "label": o.label,
+            "line": pick_line(i + 1, o, cloud),
+            "why": why_beats(o, picks[i + 1], cloud) if i + 1 < len(picks) else None,
+        }
         for i, o in enumerate(picks)
     ]
     data["rejection_counts"] = ranking.rejection_counts()

@@ -209,6 +209,7 @@ class FitDocument(_Doc):
 
 class TopPickDoc(_Doc):
     label: str
+    line: str  # what it buys, engine, precisions, split, whole-system price, conversations, speed (the page's words)
     why: str | None  # why it beats the next pick (None for the last)
 
 

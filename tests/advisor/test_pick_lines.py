@@ -3,11 +3,14 @@
 The page listed only why each pick beats the next (the GPU's name and the total cost of ownership), ``advise``'s table
 output not even that, and the HTML report each pick by its set-up label without the hosts that hold the cards: a
 buyer reading the page or the command line could not tell what the second and third picks buy or cost to buy. Every
-surface now lists the picks as :func:`planner.advisor.pick_lines.pick_lines` words them. Figures: Llama 3.1 70B and
-gpt-oss-120b for 50 users at 32k, as docs/advisor.md's worked examples (``python -m planner.advisor.examples``).
+surface now lists the picks as :func:`planner.advisor.pick_lines.pick_lines` words them, and ``advise --json`` carries
+each pick's ``line``. Figures: Llama 3.1 70B and gpt-oss-120b for 50 users at 32k, as docs/advisor.md's worked
+examples (``python -m planner.advisor.examples``).
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -53,6 +56,14 @@ def test_advise_prints_the_picks(capsys: pytest.CaptureFixture[str]) -> None:
     at = lines.index(PICKS_HEADING)
     assert lines[at + 2] == GPT_OSS_SECOND
     assert lines[at + 4].startswith("2 x RTX PRO 6000 Blackwell Max-Q Workstation Edition over 8 x GeForce RTX 5090")
+
+
+def test_advise_json_carries_each_picks_line(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["advise", "--model", "meta-llama/Llama-3.1-70B", "--context", "32768", "--users", "50", "--json"]
+    assert main(argv) == 0
+    picks = json.loads(capsys.readouterr().out)["top_picks"]
+    assert [p["line"] for p in picks] == LLAMA_70B[:3]
+    assert [p["why"] for p in picks] == [*LLAMA_70B[3:], None]
 
 
 def test_the_report_lists_what_each_pick_buys() -> None:
