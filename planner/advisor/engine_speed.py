@@ -24,8 +24,8 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
   backend's quantized rate (:func:`moe_matmul_share`); a CUDA build before PR 8075 dequantizes a quant's prompt for
   cuBLAS (:func:`dequant_seconds`); on Metal without flash attention the KV cache is read per query head; on CUDA
   with flash attention the attention matmuls run at that kernel's measured share of the 16-bit peak
-  (:data:`planner.advisor.kernels.LLAMACPP_FLASH_ATTENTION_SHARE`); on Hopper its matmuls (mma.sync, no wgmma)
-  reach :data:`planner.advisor.kernels.HOPPER_MMA_SYNC_SHARE` of the tensor peak;
+  (:data:`planner.advisor.kernels.LLAMACPP_FLASH_ATTENTION_SHARE`); its 16-bit matmuls on Hopper reach 2/3 of the
+  peak, its quantized ones (MMQ) an SM's consumer-line rate (:mod:`planner.advisor.kernels`: A100 1/2, Hopper 1/4);
 - **pipeline stages** (an ideal pipeline, enough micro-batches in flight): as tensor parallel without all-reduces.
 
 A prompt (prefill) is compute-bound with every weight read once; in a serving run its weights are read once per
@@ -52,6 +52,7 @@ from planner.advisor.kernels import (
     LLAMACPP_FLASH_ATTENTION_SHARE,
     LLAMACPP_MMQ_MAX_BATCH,
     gemm_efficiency,
+    llamacpp_mmq_share,
     llamacpp_tensor_share,
 )
 from planner.advisor.moe_transfer import Transfer, transferred_moe
@@ -206,8 +207,9 @@ def compute_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> float | N
         return None
     if setup.family != "layer-split":
         return load.flops / (tflops * 1e12 * mfu(setup, r))
+    mmq = setup.quantized_gguf and not setup.dequant_gemm  # MMQ: an SM's consumer-line int8 rate (kernels)
+    rate = tflops * (llamacpp_mmq_share(setup.gpu) if mmq else llamacpp_tensor_share(setup.gpu)) * 1e12 * mfu(setup, r)
     tflops *= llamacpp_tensor_share(setup.gpu)  # mma.sync on Hopper (planner.advisor.kernels)
-    rate = tflops * 1e12 * mfu(setup, r)
     attention = 0.0
     if setup.flash_attention:  # its own rate, of the catalog's 16-bit figure (planner.advisor.kernels)
         attention = load.attention_flops / (tflops * 1e12 * LLAMACPP_FLASH_ATTENTION_SHARE)

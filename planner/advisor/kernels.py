@@ -103,6 +103,32 @@ def llamacpp_tensor_share(gpu: GpuSpec) -> float:
     return HOPPER_MMA_SYNC_SHARE if capability is not None and capability[0] == 9 else 1.0
 
 
+# llama.cpp's quantized matmuls on CUDA (MMQ): on compute capability 7.5 and up every GGUF quant's matmul runs them
+# at any batch (ggml-org/llama.cpp@027ef8769913 ggml/src/ggml-cuda/mmq.cu ``ggml_cuda_should_use_mmq``: the type in
+# its list, then ``if (turing_mma_available(cc)) return true``), as int8 ``mma.sync.aligned.m16n8k32`` tiles
+# (@032f69d46583 mma.cuh), the same tile code on every architecture. Their rate follows an SM's clock at what an SM
+# of the consumer line issues, 2,048 dense int8 operations a clock (NVIDIA's GA102 and AD102 whitepapers: RTX 3090
+# 284 TOPS = 82 SMs x 1.695 GHz x 2,048, RTX 4090 660.6 = 128 x 2.52 x 2,048; GB202: RTX 5090 838 = 170 x 2.41 x
+# 2,048), not the larger per-SM rate of the datacenter parts' peaks: GA100's 4,096 (A100 whitepaper: 624 = 108 x
+# 1.41 x 4,096), GH100's 8,192 (H100 whitepaper: 1,979 = 132 x 1.83 x 8,192, through wgmma, which MMQ does not
+# issue). So MMQ's rate is the peak scaled by 2,048 over the architecture's figure: an inference from those sources
+# and llama.cpp's CUDA scoreboard, not a source (discussion 15013, Llama 2 7B Q4_0 pp512 at build 5143fa8: H100
+# 80GB 9,918 t/s and A100 80GB 4,850, under the RTX 4090's 11,993 though their int8 peaks are 3.0x and 0.94x of
+# it; 13.35 GFLOP a token gives 548 and 425 int8 operations per SM per datasheet clock, the 4090 496, the RTX 3090
+# 497). Blackwell datacenter parts (10.x) keep their peak (no MMQ row measures one).
+MMQ_INT8_OPS_PER_SM_CLOCK = 2048
+_INT8_OPS_PER_SM_CLOCK: dict[tuple[int, int], int] = {(8, 0): 4096, (9, 0): 8192}  # GA100, GH100
+
+
+def llamacpp_mmq_share(gpu: GpuSpec) -> float:
+    """The share of ``gpu``'s dense tensor peak llama.cpp's MMQ kernels can reach (see
+    :data:`MMQ_INT8_OPS_PER_SM_CLOCK`): 2,048 over the architecture's int8 operations per SM per clock (A100 1/2,
+    Hopper 1/4), 1 on the consumer line's SMs and every GPU not listed."""
+    capability = gpu.platform.capability
+    own = _INT8_OPS_PER_SM_CLOCK.get(capability, MMQ_INT8_OPS_PER_SM_CLOCK) if capability else MMQ_INT8_OPS_PER_SM_CLOCK
+    return MMQ_INT8_OPS_PER_SM_CLOCK / own
+
+
 # llama.cpp's CUDA matmul of a quantized GGUF over more than 32 tokens, before ggml-org/llama.cpp PR 8075
 # ("CUDA: use MMQ instead of cuBLAS by default", merged 2024-06-24): ``ggml_cuda_mul_mat`` dropped its own
 # quantized kernels (MMQ) for ``src1->ne[1] > MMQ_MAX_BATCH_SIZE`` (32) on GPUs with good FP16

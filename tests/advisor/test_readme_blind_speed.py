@@ -40,7 +40,7 @@ def test_the_tables_rows_and_misses_are_the_blind_sets_now() -> None:
         sum(leading_int(r[3]) for r in rows) == sum(c[0] for c in cells) == 836
     )  # 771 until 2026-12f (AMD's MI300X tables, 65 rows) was scored
     assert (
-        sum(leading_int(r[5]) for r in rows) == sum(c[3] for c in cells) == 50
+        sum(leading_int(r[5]) for r in rows) == sum(c[3] for c in cells) == 49
     )  # 47 until 2026-12f (its 7 batched rows over 50 %); 54 until, on 2026-12-08, Qwen3-Next's eager prefills
-    # (2026-12c), gpt-oss's chat prompts counting Harmony's tokens (2026-12b) and each attention-DP rank reading its
-    # layers whole (2026-12, two rows)
+    # (2026-12c), gpt-oss's chat prompts counting Harmony's tokens (2026-12b), llama.cpp's MMQ rate per SM (2026-12b)
+    # and each attention-DP rank reading its layers whole (2026-12, two rows)

@@ -395,14 +395,6 @@ DEEPSEEK_TP8_FEW_USERS = (
     "with its absorbed q / kv_b matmuls), the dense and shared-expert block-FP8 GEMMs at 4 tokens and two "
     "all-reduces over 8 GPUs; aiconfigurator measures MLA and block-FP8 GEMMs too (not read here)"
 )
-LLAMACPP_HOPPER_PROMPT = (
-    "llama.cpp's Q4_0 prompt (pp512) on an H100: 9,918 tokens/s at build 5143fa8, below the same scoreboard's RTX "
-    "4090 (11,993) though an H100 SXM has 3x its dense INT8 tensor rate (1,979 vs 661 TOPS) and 6x its FP16 rate. "
-    "llama.cpp's quantized prompt matmuls (MMQ) are int8 mma.sync tiles, which reach 2/3 of Hopper's tensor peak "
-    "(planner.advisor.kernels.HOPPER_MMA_SYNC_SHARE: +247 % -> +143 %); what is left: MMQ reaches 496-507 int8 "
-    "operations per SM per boost clock on this scoreboard's RTX 3090 (5,175 t/s), RTX 4090 and H100 alike (13.35 "
-    "GFLOP a token), a per-SM ceiling of the kernel the model does not price"
-)
 LLAMACPP_GB10_EARLY_BUILD = (
     "llama.cpp's Q4_0 prompt on DGX Spark (GB10) at build 5acd455: 3,062 tokens/s against 8,383 modelled. GB10's "
     "prompt kernels improved after launch: llama.cpp's own GB10 figures for gpt-oss-20b pp2048 went from 2,131 "
@@ -511,8 +503,9 @@ UNSEEN_2026_12B_MISSES: dict[str, str] = {
     "orca-l40s-qwen3-8b-q5km-pp512": LLAMACPP_L40S_KQUANT_PROMPT,  # +54%
     # LLAMACPP_GB10_EARLY_BUILD
     "sb15013-gb10-llama2-7b-q4_0-pp512-b5acd455": LLAMACPP_GB10_EARLY_BUILD,  # +174%
-    # LLAMACPP_HOPPER_PROMPT
-    "sb15013-h100-llama2-7b-q4_0-pp512-b5143fa8": LLAMACPP_HOPPER_PROMPT,  # +143%
+    # (LLAMACPP_HOPPER_PROMPT: sb15013-h100-llama2-7b-q4_0-pp512-b5143fa8, +247 % first, +143 % with llama.cpp's
+    # matmuls at 2/3 of Hopper's tensor peak, -0.3 % since its MMQ runs at an SM's consumer-line int8 rate, 1/4 of
+    # GH100's per SM: planner.advisor.kernels.llamacpp_mmq_share, tests/advisor/test_llamacpp_mmq.py)
 }
 
 # vLLM / SGLang batched on this file, first scored: 38 rows, median 86.0 % (the 19 burst-drained ShareGPT runs and the
