@@ -400,7 +400,9 @@ LLAMACPP_GB10_EARLY_BUILD = (
     "prompt kernels improved after launch: llama.cpp's own GB10 figures for gpt-oss-20b pp2048 went from 2,131 "
     "(build b6761, discussion 16578, 2025-10-14) to 4,506 (b7941, benches/dgx-spark.md; quoted by search-index "
     "file id 71248589943), and the package's GB10 prompt rows are from the later builds. The entry's build is not "
-    "dated; likely one of the first after GB10 shipped"
+    "dated; likely one of the first after GB10 shipped. MMQ at GB10's int8 figure per SM (the rule "
+    "planner.advisor.kernels.llamacpp_mmq_share applies to A100 and Hopper) would give +33 %, but its gpt-oss "
+    "prompts (fit) then move the expert share every backend shares: docs/advisor.md, 'MMQ's own ceiling'"
 )
 LLAMACPP_L40S_KQUANT_PROMPT = (
     "Qwen3-8B Q5_K_M prompt (pp512) on an L40S at build 8c32d9d96 (7199): 7,908 tokens/s against 12,175 modelled "
