@@ -74,7 +74,7 @@ class Built:
         self, c: Candidate, row: SupportRow, cached: ModelSpec | None = None, group: int = 1
     ) -> tuple[Setup, float | None, float]:
         """The set-up as the speed model sees it, one prompt alone on it and the GPU seconds of one prompt inside a
-        serving run (:func:`planner.advisor.engine_speed.serving`'s; none reads the KV dtype, the batch or the
+        serving run (:func:`planner.advisor.serving_cycle.serving`'s; none reads the KV dtype, the batch or the
         replicas): once per GPU, engine, compute path, the row's other tensors' bits, split, weights, cached model
         and ``group`` (data-parallel ranks that share the experts: one set-up of all their GPUs, each attending its
         own requests, as the benchmark rows with attention data parallelism are priced, :attr:`Setup.attention_dp`)."""

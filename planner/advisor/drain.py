@@ -3,7 +3,7 @@ measures.
 
 ``vllm bench serve`` at its default request rate (``inf``) with no concurrency cap sends every prompt at once and
 reports the output tokens over the whole run, from the first request to the last answer. That is not the steady
-state :func:`planner.advisor.engine_speed.serving` prices: the run starts with a queue of prompts to prefill and
+state :func:`planner.advisor.serving_cycle.serving` prices: the run starts with a queue of prompts to prefill and
 ends on the longest answers decoding at a small batch. This module runs the queue step by step.
 
 The scheduler is vLLM V1's (``vllm/v1/core/sched/scheduler.py``, ``Scheduler.schedule``): each step first gives

@@ -31,9 +31,9 @@ A decode step of a replica (the loads of :mod:`planner.advisor.throughput`, ``G`
 A prompt (prefill) is compute-bound with every weight read once; in a serving run its weights are read once per
 chunk, the tokens the engine prefills per step (``Setup.prefill_chunk``: vLLM's ``max_num_batched_tokens`` default,
 2,048 on an A100 and on GPUs under 70 GiB; SGLang's ``chunked_prefill_size`` by memory; else
-:data:`PREFILL_CHUNK_TOKENS`). :func:`serving` puts them together for ``B`` users in flight, each
-reading a prompt and writing a reply: a cycle of ``output`` decode steps at batch ``B`` plus ``B`` prefills,
-``B x output`` tokens per cycle (what continuous batching sustains once the batch is full).
+:data:`PREFILL_CHUNK_TOKENS`). :func:`planner.advisor.serving_cycle.serving` puts them together for ``B`` users in
+flight, each reading a prompt and writing a reply: a cycle of ``output`` decode steps at batch ``B`` plus ``B``
+prefills, ``B x output`` tokens per cycle (what continuous batching sustains once the batch is full).
 
 The constants (:data:`FITTED`) are fitted by :func:`planner.advisor.fit.fit_roofline` to the ``fit`` rows of
 ``planner/advisor/benchmarks/*.toml``; the ``held-out`` rows measure the error (README, "Speed").
@@ -371,31 +371,3 @@ def prompt_allreduce_seconds(setup: Setup, load: Load, r: Roofline = FITTED) -> 
     share = load.tokens / serving_chunk(setup)
     chunk = allreduce_seconds(setup, load._replace(allreduce_bytes=load.allreduce_bytes / share), r)
     return share * (chunk - allreduce_seconds(setup, load._replace(allreduce_bytes=0.0), r))
-
-
-class Serving(NamedTuple):
-    """Users in flight on one replica and what they get."""
-
-    batch: int
-    per_user_tokens_per_s: float  # output tokens/s one user sees while generating (prefill stalls counted)
-    total_tokens_per_s: float  # output tokens/s of the replica
-    decode: Step
-
-
-def serving(setup: Setup, decode: Load, prefill: Load | None, output_tokens: int, r: Roofline = FITTED) -> Serving:
-    """``decode.tokens`` users in flight, each writing ``output_tokens`` after a prompt (``prefill``; ``None``:
-    decode only): a cycle of ``output_tokens`` steps and the batch's prefills; under TensorRT-LLM's attention data
-    parallelism each prompt also holds the step on its rank (:func:`planner.advisor.rank_balance.rank_wait_seconds`
-    at ``decode.tokens / output_tokens`` prompts a step)."""
-    per_prompt = 0.0 if prefill is None else (prefill_in_serving(setup, prefill, r, decode.tokens) or 0.0)
-    if prefill is not None and per_prompt:
-        per_prompt += prompt_rank_wait_seconds(setup, prefill, decode.tokens / output_tokens, r)
-    return served(step(setup, decode, r), decode.tokens, per_prompt, output_tokens)
-
-
-def served(d: Step, batch: int, per_prompt: float, output_tokens: int) -> Serving:
-    """:func:`serving` from its parts: the decode step ``d`` of ``batch`` users and the GPU seconds of one prompt
-    in the run (:func:`prefill_in_serving`, 0 when unknown or without prompts), for a caller that has them."""
-    cycle = output_tokens * d.seconds + per_prompt * batch
-    per_user = output_tokens / cycle
-    return Serving(batch, per_user, per_user * batch, d)

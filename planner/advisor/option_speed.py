@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
-from planner.advisor.engine_speed import Step, prefill_in_serving, prompt_rank_wait_seconds, served, step
+from planner.advisor.engine_speed import Step, prefill_in_serving, prompt_rank_wait_seconds, step
 from planner.advisor.moe_priced import Priced, experts_priced
 from planner.advisor.moe_transfer import Transfer
 from planner.advisor.options import Candidate
 from planner.advisor.paged_moe import measured_beside
+from planner.advisor.serving_cycle import served
 from planner.advisor.support import SupportRow
 from planner.advisor.throughput import Load, Setup
 from planner.advisor.workload import Workload
@@ -61,7 +62,7 @@ def speed_of(
 ) -> Speed:
     """Decode at the target load (``batch`` users per replica) and a typical prompt, under the option's engine.
     A user's speed counts the pauses for the other users' prompts (each user sends one prompt per reply): a cycle
-    of ``output`` decode steps and ``batch`` prefills (:func:`planner.advisor.engine_speed.serving`), what a
+    of ``output`` decode steps and ``batch`` prefills (:func:`planner.advisor.serving_cycle.serving`), what a
     serving benchmark's time per output token measures at that concurrency. ``cached``: the model as the engine
     caches and attends to it (TensorRT-LLM: every token of windowed layers, its KV read and attention included).
     ``group``: replicas that share their experts (vLLM's data-parallel ranks of a MoE model), run as one step of

@@ -32,7 +32,6 @@ from planner.advisor.engine_speed import (
     Roofline,
     prefill_alone,
     prefill_in_serving,
-    serving,
     serving_chunk,
     step,
 )
@@ -46,6 +45,7 @@ from planner.advisor.kernels import (
     trtllm_kv_per_query_head,
 )
 from planner.advisor.row_batch import assessed_row, engine_of_family, max_batch
+from planner.advisor.serving_cycle import serving
 from planner.advisor.support import runner
 from planner.advisor.throughput import GGUF_QUANTS, Load, Setup, decode_load, prefill_chunk_tokens, prefill_load
 from planner.advisor.triton_attention import vllm_triton_attention

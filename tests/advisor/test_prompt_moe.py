@@ -66,9 +66,9 @@ def test_an_options_prompt_is_priced_beside_its_batch() -> None:
     one B200 at 64 users pays what the prompt's experts add beside the 64 decoding sequences, not the chunk's MoE
     alone that :meth:`Built.setup` keeps (priced before the batch is known)."""
     from planner.advisor.build import Built
-    from planner.advisor.engine_speed import served
     from planner.advisor.option_speed import speed_of
     from planner.advisor.options import Candidate
+    from planner.advisor.serving_cycle import served
     from planner.advisor.support import runner
     from planner.advisor.workload import PRESETS, Workload
     from planner.core.params import parameter_breakdown

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from model_catalog import get_gpu, get_model
-from planner.advisor.engine_speed import FITTED, prefill_alone, serving, step
+from planner.advisor.engine_speed import FITTED, prefill_alone, step
 from planner.advisor.hardware import link, memory_class
 from planner.advisor.kernels import GEMM_EFFICIENCY
+from planner.advisor.serving_cycle import serving
 from planner.advisor.throughput import decode_load, experts_touched, prefill_load, setup_for, weight_bytes
 from planner.core.params import parameter_breakdown
 
