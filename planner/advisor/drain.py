@@ -11,7 +11,12 @@ every running request its tokens (one decode token, or the next chunk of its pro
 (``max_num_batched_tokens``), taking room in the KV pool as it goes; when the pool has none left the request
 admitted last is preempted (its cache freed; later it is recomputed from its prompt and the tokens it had written);
 then, if nothing was preempted in the step, waiting requests are admitted in order while fewer than
-``max_num_seqs`` run and budget is left. A request whose prompt is complete writes a token in the same step.
+``max_num_seqs`` run and budget is left. A request whose prompt is complete writes a token in the same step. Under
+vLLM (``Limits.cached_prefix``) the request that finds no room is itself preempted when it is the last admitted, and
+a preempted request's tokens stay in the prefix cache until other requests' allocations evict them, first freed
+first evicted: it resumes from the prefix left (:class:`_Pool`). Without that, the one prompt filling the pool
+exactly was preempted whole by the next decode token of another request, its prefill lost, and the run's time
+jumped with a few tokens' change of prompt length (issue 21).
 
 A step takes the decode step of the requests that decode (:func:`planner.advisor.engine_speed.step` at their mean
 context) plus the GPU seconds of the prompt tokens it prefills (per token, as
@@ -43,11 +48,15 @@ SHUFFLE_SEED = 0  # prompts and answers are paired by this seeded shuffle: the s
 
 
 class Limits(NamedTuple):
-    """What bounds the running batch: the KV pool (tokens), the running requests, the tokens of one step."""
+    """What bounds the running batch: the KV pool (tokens), the running requests, the tokens of one step; and
+    whether a preempted request's tokens stay in a prefix cache it resumes from (vLLM V1's default, chunked prefill
+    and prefix caching on for a generating model: vllm 0.11.0 ``engine/arg_utils.py:1544-1561``, 0.10.2
+    ``:1621-1625``)."""
 
     pool_tokens: int
     max_seqs: int
     step_tokens: int
+    cached_prefix: bool = False
 
 
 class Eager(NamedTuple):
@@ -147,12 +156,66 @@ def _paired(prompts: list[int], answers: list[int]) -> list[tuple[int, int]]:
 
 class _Request:
     """A request in the run: ``kept`` tokens in the pool, ``goal`` the tokens to compute before it writes the next
-    (its prompt; one more after each token it writes; its prompt and answer so far after a preemption)."""
+    (its prompt; one more after each token it writes; its prompt and answer so far after a preemption), ``cached``
+    the tokens a preemption left in the prefix cache that are not yet evicted."""
 
-    __slots__ = ("goal", "kept", "output", "prompt", "written")
+    __slots__ = ("cached", "goal", "kept", "output", "prompt", "written")
 
     def __init__(self, prompt: int, output: int) -> None:
         self.prompt, self.output, self.goal, self.kept, self.written = prompt, output, prompt, 0, 0
+        self.cached = 0
+
+
+class _Free:
+    """Free tokens of the pool, in the order they were freed: ``owner`` the preempted request whose prefix they still
+    cache (``None``: no request will find them again)."""
+
+    __slots__ = ("owner", "tokens")
+
+    def __init__(self, owner: _Request | None, tokens: int) -> None:
+        self.owner, self.tokens = owner, tokens
+
+
+class _Pool:
+    """The KV pool in tokens: those in use and the free ones as a queue, the first freed evicted first (vLLM 0.11.0
+    ``v1/core/block_pool.py:257-277``, ``get_new_blocks`` pops the free queue's head and evicts a cached block it
+    takes; ``:338-350``, ``free_blocks`` appends to its tail; a request's blocks are freed tail first,
+    ``v1/core/single_type_kv_cache_manager.py:156-170``, so what it loses first is the end of its prefix)."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.used, self.free = size, 0, deque([_Free(None, size)])
+
+    def room(self) -> int:
+        return self.size - self.used
+
+    def take(self, tokens: int) -> None:
+        """``tokens`` leave the free queue from its head, evicting what they find cached there."""
+        self.used += tokens
+        while tokens:
+            head = self.free[0]
+            n = min(tokens, head.tokens)
+            head.tokens, tokens = head.tokens - n, tokens - n
+            if head.owner is not None:
+                head.owner.cached -= n
+            if not head.tokens:
+                self.free.popleft()
+
+    def give(self, r: _Request, cache: bool) -> int:
+        """``r``'s tokens back to the queue's tail, still cached for it if ``cache``; the tokens freed."""
+        freed, self.used, r.kept = r.kept, self.used - r.kept, 0
+        self.free.append(_Free(r if cache else None, freed))
+        r.cached = freed if cache else 0
+        return freed
+
+    def reuse(self, r: _Request) -> int:
+        """The prefix ``r`` finds cached (all but its last token to compute: vLLM 0.11.0
+        ``v1/core/kv_cache_manager.py:175-183``, ``max_cache_hit_length = request.num_tokens - 1``) back in use."""
+        hit = min(r.cached, r.goal - 1)
+        if r.cached:
+            spot = next(f for f in self.free if f.owner is r)
+            spot.owner, spot.tokens, r.cached = None, spot.tokens - hit, 0
+            self.used += hit
+        return hit
 
 
 class _Step(NamedTuple):
@@ -162,40 +225,51 @@ class _Step(NamedTuple):
     preempted: int
 
 
-def _preempt(running: list[_Request], waiting: deque[_Request]) -> int:
-    """Preempt the request admitted last: its tokens leave the pool; it waits first in line. The tokens freed."""
+def _preempt(running: list[_Request], waiting: deque[_Request], pool: _Pool, cache: bool) -> None:
+    """Preempt the request admitted last: its tokens leave the pool (still cached for it if ``cache``); it waits
+    first in line."""
     victim = running.pop()
-    freed, victim.kept, victim.goal = victim.kept, 0, victim.prompt + victim.written
+    pool.give(victim, cache)
+    victim.goal = victim.prompt + victim.written
     waiting.appendleft(victim)
-    return freed
 
 
-def _schedule(running: list[_Request], waiting: deque[_Request], limits: Limits, used: int) -> tuple[_Step, int]:
-    """One step of the scheduler (see the module docstring); the step and the pool's tokens in use after it."""
+def _schedule(running: list[_Request], waiting: deque[_Request], limits: Limits, pool: _Pool) -> _Step:
+    """One step of the scheduler (see the module docstring). Under ``limits.cached_prefix`` a request whose tokens the
+    pool cannot hold preempts the last admitted, itself if it is the last (vLLM 0.11.0
+    ``v1/core/sched/scheduler.py:255-287``; 0.10.2 ``:269-284``), and a waiting request resumes from the prefix it
+    finds cached (:meth:`_Pool.reuse`); else it stops there, keeping its tokens."""
     budget, decoding, context, prefilled, preempted = limits.step_tokens, 0, 0, 0, 0
-    i = 0
+    cache, i = limits.cached_prefix, 0
     while i < len(running) and budget > 0:
         r = running[i]
         need = min(r.goal - r.kept, budget)
-        while used + need > limits.pool_tokens and len(running) > i + 1:
-            used -= _preempt(running, waiting)
+        while need > pool.room() and len(running) > i + 1:
+            _preempt(running, waiting, pool, cache)
             preempted += 1
-        if used + need > limits.pool_tokens:
+        if need > pool.room():
+            if cache:
+                _preempt(running, waiting, pool, cache)
+                preempted += 1
             break
-        used, budget, r.kept = used + need, budget - need, r.kept + need
+        pool.take(need)
+        budget, r.kept = budget - need, r.kept + need
         if r.written and need == 1:
             decoding, context = decoding + 1, context + r.kept
         else:
             prefilled += need
         i += 1
-    while not preempted and waiting and len(running) < limits.max_seqs and budget > 0:
+    while not preempted and waiting and len(running) < limits.max_seqs and budget > 0:  # scheduler.py:335
         r = waiting[0]
-        need = min(r.goal, budget)
-        if used + need > limits.pool_tokens:
+        hit = min(r.cached, r.goal - 1)
+        need = min(r.goal - hit, budget)
+        if hit + need > pool.room():
             break
         running.append(waiting.popleft())
-        r.kept, used, budget, prefilled = need, used + need, budget - need, prefilled + need
-    return _Step(decoding, context, prefilled, preempted), used
+        pool.reuse(r)
+        pool.take(need)
+        r.kept, budget, prefilled = hit + need, budget - need, prefilled + need
+    return _Step(decoding, context, prefilled, preempted)
 
 
 def eager_seconds(step: _Step, eager: Eager) -> float:
@@ -227,10 +301,10 @@ def drain(
     """
     waiting = deque(_Request(p, max(1, o)) for p, o in lengths)
     running: list[_Request] = []
-    used, seconds, written, preemptions, firsts = 0, start_seconds, 0, 0, []
+    pool, seconds, written, preemptions, firsts = _Pool(limits.pool_tokens), start_seconds, 0, 0, []
     while waiting or running:
-        step, used = _schedule(running, waiting, limits, used)
-        if not (step.decoding or step.prefilled):  # a request larger than the pool: nothing can run
+        step = _schedule(running, waiting, limits, pool)
+        if not (step.decoding or step.prefilled or step.preempted):  # a request larger than the pool: none can run
             break
         decode = decode_seconds(step.decoding, step.context_tokens // step.decoding) if step.decoding else 0.0
         seconds += decode + step.prefilled * prefill_seconds_per_token + eager_seconds(step, eager)
@@ -242,7 +316,7 @@ def drain(
                     firsts.append(seconds)
                 r.written, r.goal = r.written + 1, r.goal + 1
             if r.written >= r.output:
-                used -= r.kept
+                pool.give(r, cache=False)
                 written += r.output
             else:
                 still.append(r)

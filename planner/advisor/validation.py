@@ -53,6 +53,7 @@ from planner.bounds.errors import PlannerError
 from planner.core.layer_params import ParameterBreakdown
 from planner.core.model import ModelSpec
 from planner.core.params import parameter_breakdown
+from planner.engines.preemption import resumes_from_cached_prefix
 from planner.engines.registry import engine_labelled
 from planner.engines.startup import pool_holds_max_model_len
 
@@ -157,12 +158,14 @@ def burst_limits(row: BenchmarkRow, lengths: list[tuple[int, int]]) -> Limits:
     and vLLM refuses to start unless its pool holds one ``max_model_len`` request: vllm 0.11.0
     ``v1/core/kv_cache_utils.py:678-723``, ``check_enough_kv_cache_memory``); the fewest of the engine's own running
     limit, the one the source sets on it (``max_running``) and the client's cap (an integer ``concurrency``); the
-    engine's step budget."""
+    engine's step budget; under vLLM (V1) a preempted request's prefix kept in its prefix cache
+    (:class:`planner.advisor.drain.Limits`)."""
     report = burst_pool(row)
     started = row.max_model_len if pool_holds_max_model_len(report.engine) else None
     pool = max(report.kv_cache_tokens, max(p + o for p, o in lengths), started or 0)
     caps = (report.max_running, row.max_running, row.concurrency if row.concurrency != "max" else None)
-    return Limits(pool, min((cap for cap in caps if cap), default=len(lengths)), serving_chunk(case(row).setup))
+    most = min((cap for cap in caps if cap), default=len(lengths))
+    return Limits(pool, most, serving_chunk(case(row).setup), cached_prefix=resumes_from_cached_prefix(report.engine))
 
 
 def burst_lengths(row: BenchmarkRow) -> list[tuple[int, int]]:

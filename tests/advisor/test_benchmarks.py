@@ -199,15 +199,17 @@ def test_the_unseen_set_of_2026_12b() -> None:
         # before a prompt's routed experts took the measured fused-MoE time at the chunk's tokens (prompt_moe: the
         # H100 Qwen3-235B-A22B ShareGPT runs, already under-predicted, -19.1 / -1.8 -> -21.1 / -4.5 %); worst 23.588
         # before a prompt's sliding-window layers scored each token's whole window (planner/advisor/attended.py); 0.198
-        # before a gpt-oss chat burst's prompts counted the 69 tokens vLLM's Harmony rendering adds (2026-12-08)
-        ("paged", "batched"): (38, 0.196, 23.585),
+        # before a gpt-oss chat burst's prompts counted the 69 tokens vLLM's Harmony rendering adds (2026-12-08); 0.196
+        # before a request vLLM preempts resumed from its cached prefix (planner/advisor/drain.py, 2026-12-08)
+        ("paged", "batched"): (38, 0.198, 23.585),
         # 0.659 before each GPU's KV copy was read (2026-12-05); 0.642 (worst 3.283) before the chat-template parse;
         # 0.634 (worst 1.989) before the stated --max-model-len pool; 0.544 (worst 2.068) before the refit; 0.486
         # before the measured fused MoE; 0.466 before vLLM 0.11.0's FP8 GEMMs took aiconfigurator's 0.14.0 rate; 0.392
         # before a prompt's routed experts took the measured fused-MoE time at the chunk's tokens (prompt_moe); 0.359
         # before gpt-oss on vLLM 0.11.0's Triton attention on Ampere took that kernel's rate (triton_attention); worst
-        # 2.002 before a gpt-oss chat burst's prompts counted Harmony's 69 tokens (frontend.chat_prompt_tokens)
-        ("paged", "prefill"): (48, 0.22, 1.158),
+        # 2.002 before a gpt-oss chat burst's prompts counted Harmony's 69 tokens (frontend.chat_prompt_tokens); 0.22
+        # before a request vLLM preempts resumed from its cached prefix (planner/advisor/drain.py, 2026-12-08)
+        ("paged", "prefill"): (48, 0.223, 1.158),
         ("paged", "single_stream"): (1, 0.116, 0.116),  # 0.171 before the refit
     }
 

@@ -332,7 +332,8 @@ def test_vllm_before_0_15_prices_its_fp8_gemms_at_0_14s_measured_rate() -> None:
     assert mfu(setup_for(h200, "vllm", "fp8", 8, "fp8")) == GEMM_EFFICIENCY["fp8"]  # the advisor: current release
     blind = Path(__file__).parent / "benchmarks" / "unseen-2026-12b.toml"
     rows = {r.id: r for r in load_rows((blind,))}
-    expected = {"2000-100": 0.185, "4000-200": 0.211, "32000-100": 0.069}
+    # 4000-200: 0.211 before a request vLLM preempts resumed from its cached prefix (planner/advisor/drain.py)
+    expected = {"2000-100": 0.185, "4000-200": 0.217, "32000-100": 0.069}
     for lengths, error in expected.items():
         row = rows[f"gpustack-h200x8-deepseekr1-vllm-random-{lengths}"]
         assert row.engine_version == "0.11.0" and mfu(case(row).setup) == old_share

@@ -61,10 +61,13 @@ def test_the_lab_rows_take_it() -> None:
 def test_the_share_is_the_fit_rows_and_the_held_out_rows_follow() -> None:
     """The share meets the fit row (gpt-oss-20b on one A100, 32,000-token prompts, 21.62 tokens/s; +164.3 % at the
     GEMM rate) within 0.5 %. Held out, the same lab's gpt-oss-120b at 32,000 tokens (13.50 tokens/s measured; +132.5 %
-    at the GEMM rate) within 1 %, and both models at 4,000 and 2,000 tokens within 20 % (+49.0, +38.0, +32.9, +25.9 %
-    at the GEMM rate; their decode and the rest of their prompts are what remains)."""
+    at the GEMM rate) within 3 %, and both models at 4,000 and 2,000 tokens within 20 % (+49.0, +38.0, +32.9, +25.9 %
+    at the GEMM rate; their decode and the rest of their prompts are what remains). The 32,000-token gpt-oss-120b
+    row was within 1 % (+0.2 %) while the drain preempted a second prompt whole when it filled the pool exactly (at
+    32,000 tokens five times, at the 32,069 Harmony makes them 33 times: -12.8 %); under vLLM's rule (a preempted
+    request resumes from its cached prefix, planner.advisor.drain) it is +2.7 %, whatever the prompt's length."""
     assert abs(_error(FIT_ROW)) < 0.005
-    assert abs(_error("gpustack-a100-gptoss120b-vllm-random-32000-100")) < 0.01
+    assert abs(_error("gpustack-a100-gptoss120b-vllm-random-32000-100")) < 0.03  # 0.01 before 2026-12-08
     for row_id in (
         "gpustack-a100-gptoss20b-vllm-random-4000-200",
         "gpustack-a100-gptoss120b-vllm-random-4000-200",
