@@ -16,6 +16,7 @@ from bench.fidelity_unmatched_u import TWENTY_SECOND
 from bench.fidelity_unmatched_w import FIFTY_THIRD
 from bench.fidelity_unmatched_x import TWENTY_FOURTH
 from bench.fidelity_unmatched_y import FIFTY_FOURTH
+from bench.fidelity_unmatched_z import TWENTY_FIFTH
 
 UNMATCHED: dict[str, str] = {
     "sglang-qwen3-235b-a22b-fp8-tp4pp1-vllmis21348": (
@@ -246,3 +247,4 @@ UNMATCHED.update(FIFTY_THIRD)
 UNMATCHED.update(TWENTY_FOURTH)
 UNMATCHED.update(FIFTY_FOURTH)
 UNMATCHED.update(RELBOOTS)
+UNMATCHED.update(TWENTY_FIFTH)
