@@ -146,9 +146,10 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
     # twenty-second (vllm-blind-2026-12u.json, 0.22-0.27 on an RTX PRO 6000 Server Edition and RTX 3090s), one wrong
     # (bench.fidelity_unmatched_u), and the 5 of the twenty-third (vllm-blind-2026-12v.json, 0.25.1 and 0.27.1 on
     # two RTX 5090s, two RTX 3090s and an RTX PRO 6000), all right, and the 2 of the twenty-fourth
-    # (vllm-blind-2026-12w.json, 0.28.0 on an A100 80GB PCIe and 0.26.0 on a DGX Spark), both right, and the 5 of
-    # the twenty-fifth (vllm-blind-2026-12x.json: the fourteenth check's 0.27.1 start-ups on RTX PRO 6000 Server
-    # Edition cards at TP 1, TP 2 and PP 2 and on two RTX 3090s), all right (bench.fidelity_unmatched_z); since the
+    # (vllm-blind-2026-12w.json, 0.28.0 on an A100 80GB PCIe and 0.26.0 on a DGX Spark), both right, and the 6 of
+    # the twenty-fifth (vllm-blind-2026-12x.json: a 0.22.1 T4 start-up and the fourteenth check's 0.27.1 ones on RTX
+    # PRO 6000 Server Edition cards at TP 1, TP 2 and PP 2 and on two RTX 3090s), all right
+    # (bench.fidelity_unmatched_z); since the
     # desktop-card rule, chosen on their L40S start-ups, a Mamba-block refusal at TP 4 of the ninth is planned to
     # start and the tenth's, planned as a KV refusal when found, is right. The DGX Spark start-ups of
     # vllm-gb10-2026-12.json and the two of vllm-unseen-2026-12.json are fitted since the unified-memory share was
@@ -202,8 +203,8 @@ def test_recent_releases_are_evidenced_and_cross_validated() -> None:
         # fifty-fourth session: planned 0.01 GiB, 'too small')
     }
     # 107 with the twenty-fourth set, less the B300 whose graph estimate is fitted, and the MI300X Gemma 4 E2B boot on
-    # a 0.29.1rc1 ROCm nightly (vllm-relboots-2026-12.json, 2026-12-07), its verdict right; 112 with the twenty-fifth
-    assert len(unseen) == 112
+    # a 0.29.1rc1 ROCm nightly (vllm-relboots-2026-12.json, 2026-12-07), its verdict right; 113 with the twenty-fifth
+    assert len(unseen) == 113
     assert sum(r.reported_failure == "mamba-blocks" and bool(r.verdict_right) for r in checked) >= 2
     assert sum(r.reported_failure == "graph-profile-oom" and bool(r.verdict_right) for r in checked) == 1
 
