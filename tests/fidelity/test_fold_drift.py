@@ -104,7 +104,8 @@ def test_release_fold_median_carried_by_the_windows_share() -> None:
     cases = load_cases()
     shipped = fit(cases)
     errors = fold_errors("release")
-    assert len(errors) == 143
+    # 143 until the twenty-fifth blind set's six start-ups (2026-12-08, fifty-seventh session: the medians unmoved)
+    assert len(errors) == 149
     assert statistics.median(abs(e) for e in errors.values()) == pytest.approx(0.277, abs=MEDIAN_TOLERANCE_GIB)
     drifts = {d.field: d for d in family_drift("0.27", cases, shipped, case_release)}
     # 0.247 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session)

@@ -72,9 +72,11 @@ def test_candidate_with_windows_term() -> None:
     assert statistics.median(abs(e) for k, e in cross.items() if k in held) == pytest.approx(
         0.279, abs=MEDIAN_TOLERANCE_GIB
     )
-    assert s["verdicts"] == (151, 152)  # (150, 151) until the MI300X Gemma 4 E2B boot (relboots) joined
+    # (151, 152) until the twenty-fifth blind set's six start-ups (2026-12-08, fifty-seventh session)
+    assert s["verdicts"] == (157, 158)  # (150, 151) until the MI300X Gemma 4 E2B boot (relboots) joined
     # == 23 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
-    assert over_planned(results) == 25  # 22 until the MI300X Gemma 4 E2B boot (relboots, +1.22 GiB) joined
+    # 25 until the twenty-fifth blind set (2026-12-08: the RTX PRO 6000 Server refusal and PP 2 boot, +1.32 / +1.27)
+    assert over_planned(results) == 27  # 22 until the MI300X Gemma 4 E2B boot (relboots, +1.22 GiB) joined
     assert set(s["wrong"]) == {"vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal"}
     first_boot = next(r for r in results if r.id == FIRST_BOOT)
     # 2.10 - 0.45 planned to start at 8918bde; 1.97 - 0.45 on the merged tree, refused as logged
