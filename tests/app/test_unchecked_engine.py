@@ -31,8 +31,8 @@ def test_the_memory_page_verdict_is_the_advices_colour() -> None:
         # 1.09 until FlashInfer's workspace was placed in FULL's first capture and make calibrate refit the encoder
         # amount to 46,417 B (2026-12-07, planner/engines/accuracy.toml); 1.29 until the Triton sampler's cached
         # buffer and the refit Triton copies (2026-12-07, fifty-sixth session); 1.36 until the Gated DeltaNet layer's
-        # own peak beside it (the same session)
-        "with the widest miss measured there (1.15 GiB per GPU, within which nine in ten of 33 public start-ups of "
+        # own peak beside it (the same session); 1.15 of 33 until the twenty-fifth blind set (2026-12-08)
+        "with the widest miss measured there (1.34 GiB per GPU, within which nine in ten of 37 public start-ups of "
         "vLLM stayed) it would hold 50 against the target of 51" in (plain(at.warning[0].value))
     )
     at = run_page("memory", {**link, "context": "32832", "users": "50", "engine": "trtllm"})

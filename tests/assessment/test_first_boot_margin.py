@@ -51,7 +51,9 @@ def test_a_first_boots_transient_turns_a_thin_margin_amber() -> None:
     assert "thinner than a first boot's transient" in a.sentence() and "3 conversations" in a.sentence()
     l40s = assess(_request("Qwen/Qwen3-14B", gpu_id="l40s"), 146)  # the former example
     assert l40s.report is not None and l40s.report.first_boot_bytes / GiB == pytest.approx(1.12, abs=0.01)
-    assert l40s.conversations == 152 and l40s.conversations_after_miss == 144 and l40s.tone == "warning"
+    # 144 after the miss until the twenty-fifth blind set's five start-ups, three on RTX PRO 6000 Server Edition
+    # cards (2026-12-08, fifty-seventh session): the datacenter miss 1.15 -> 1.34 GiB
+    assert l40s.conversations == 152 and l40s.conversations_after_miss == 140 and l40s.tone == "warning"
     # "a first boot's transient" while the datacenter miss was 1.08 GiB (relout2 alone, fifty-sixth session)
     assert "thinner than the planner's error" in l40s.sentence()
 

@@ -135,7 +135,9 @@ def test_the_verdict_says_when_the_margin_is_within_the_planners_error() -> None
     group, after = tight.accuracy, tight.conversations_after_miss
     # 1.29 until a Gated DeltaNet layer's own profile peak and the encoder refit (fifty-sixth session)
     # 1.08 until coder3's Triton sampler buffer beside relout2's Gated DeltaNet layer peak (fifty-sixth session)
-    assert group is not None and after == 84 and group.p90_abs_bytes / GiB == pytest.approx(1.15, abs=0.01)
+    # 1.15 until the twenty-fifth blind set's five start-ups, three on RTX PRO 6000 Server Edition cards (2026-12-08,
+    # fifty-seventh session)
+    assert group is not None and after == 84 and group.p90_abs_bytes / GiB == pytest.approx(1.34, abs=0.01)
     assert tight.report is not None and tight.report.first_boot_bytes < group.miss_bytes
     sentence = tight.sentence()
     assert "The margin is thinner than the planner's error" in sentence
