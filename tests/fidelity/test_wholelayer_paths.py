@@ -20,7 +20,7 @@ refusal +1.32 GiB, PP 2 +1.27, TP 2 -0.28. Nothing here closes the ~1.3 GiB; eac
     stage (0.78 GiB: 0.58 penalty state and the 0.25 against 0.07 non-torch) is the printed one (0.83) within 0.05.
 (d) Model Runner V2's persistent buffers. ``InputBuffers`` (``v1/worker/gpu/input_batch.py:23-32``) are token- and
     request-sized: 8,192 x (4 + 8 + 1) bytes and 1,024 x 4-byte rows, 0.11 MiB; the hidden-sized buffers are the
-    non-first ranks' intermediate tensors (``model_runner.py:388-399``, 2 x 8,192 x 5,120 x 2 bytes), planned.
+    non-first ranks' intermediate tensors (``model_runner.py:390-399``, 2 x 8,192 x 5,120 x 2 bytes), planned.
 (e) The compile cache. The post's TP 2 and PP 2 runs are ``docker run`` with only ``/root/.cache/huggingface``
     mounted (the single card's elides its flags, read alike), so vLLM's torch.compile cache starts empty on each: cold
     boots, the fixtures' ``compile_cache`` since this session. Planned warm or cold, nothing moves: the copy of the
