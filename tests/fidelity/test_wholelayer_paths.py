@@ -12,7 +12,10 @@ refusal +1.32 GiB, PP 2 +1.27, TP 2 -0.28. Nothing here closes the ~1.3 GiB; eac
     pairs: 1.68 GiB at TP 1, 1.09 at TP 2. A forward of the form ``A + B / tp`` that closes both TP 1 (+1.32) and TP 2
     (-0.28) needs ``B`` 3.20 GiB more and ``A`` 1.88 GiB less, where the whole TP-free part is 0.50 GiB: no forward
     shape closes the two, and the B200 Qwen3-32B NVFP4 boot of 0.31.0 at 16,384 batched tokens (3.36 GiB of forward
-    planned, TP 1) is within 0.17 GiB.
+    planned, TP 1) is within 0.17 GiB. No compile pass divides TP 2's hidden-sized activations either: sequence
+    parallelism and the fused GEMM collectives are off by default (``IS_DENSE = False``, ``config/vllm.py:122``, the
+    O2 level's ``enable_sp`` / ``fuse_gemm_comms`` at :282-283), and the all-reduce + RMSNorm fusion needs sm_90 or
+    sm_100 (:155-175; these cards are sm_120).
 (c) The logits and lm_head at TP 1. ``_dummy_sampler_run`` computes the logits of ``hidden_states[logits_indices]``
     (``model_runner.py:679``, :683-695), the dummy batch's min(8,192, 1,024) = 1,024 rows (:571): 0.29 GiB in bf16,
     under the forward; and the first PP stage, which runs neither (``profile_run`` :723-729) and holds no penalty
