@@ -24,7 +24,7 @@ from planner.advisor.pick_lines import pick_lines
 from planner.advisor.picks import other_hardware
 from planner.assessment.words import plural, seconds
 from ui import report
-from ui.advisor_rows import option_row
+from ui.advisor_rows import option_keys, option_row
 
 TONES = {"met": "success", "caution": "warning", "none": "error"}
 # The verdict box of a report that has a pick: one line, the five-line summary under it, the reasoning further
@@ -125,7 +125,11 @@ def advisor_report_html(ranking: Ranking, model_name: str, link: str, option_lin
     """The report of one ranking (see the module docstring); ``option_links``: the Memory-page link of the first
     options, by position."""
     cloud = ranking.workload.pricing == "cloud"
-    rows = [option_row(i, o, cloud, option_links.get(i)) for i, o in enumerate(ranking.options[:10], start=1)]
+    shown = ranking.options[:10]
+    rows = [
+        option_row(i, o, cloud, option_links.get(i), key)
+        for i, (o, key) in enumerate(zip(shown, option_keys(shown), strict=True), start=1)
+    ]
     state = verdict(ranking)
     reasoning = [("The recommendation in full", [recommendation(ranking)])] if ranking.best is not None else []
     return report.html_report(

@@ -4,6 +4,8 @@ the report and ``advise --json`` agree."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from model_catalog import get_gpu
 from planner.advisor import Option, Ranking
 from planner.advisor.options import Rejected
@@ -59,11 +61,39 @@ def _rounded(value: float | None, digits: int = 0) -> float | None:
 CLOUD_COST_COLUMN = "USD / hour (all its GPUs)"
 
 
-def option_key(o: Option) -> str:
+def gpu_words(gpu_ids: Sequence[str]) -> dict[str, str]:
+    """Each GPU id as a row key names it among ``gpu_ids``: its variant words, the leading words it shares with
+    another listed id dropped (the id whole where it shares none, or where nothing would be left). The RTX PRO 6000
+    Max-Q and Server Edition rows had differed only after the 55 characters a 390 px screen shows of the key column
+    ("... vLLM · 8 x rtx-pro-6000-blackwell-max-q" / "-server": a user review, 2026-12-08).
+
+    >>> ids = ["rtx-pro-6000-blackwell-max-q", "rtx-pro-6000-blackwell-server", "h200-sxm-141gb", "rtx-5090"]
+    >>> list(gpu_words(ids).values())
+    ['max-q', 'server', 'h200-sxm-141gb', '5090']
+    """
+    words = {g: g.split("-") for g in dict.fromkeys(gpu_ids)}
+    named: dict[str, str] = {}
+    for g, mine in words.items():
+        shared = max((_shared(mine, theirs) for other, theirs in words.items() if other != g), default=0)
+        named[g] = "-".join(mine[shared:]) if 0 < shared < len(mine) else g
+    return named
+
+
+def _shared(a: list[str], b: list[str]) -> int:
+    """How many leading words two ids share."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def option_key(o: Option, gpu: str | None = None) -> str:
     """What tells a set-up apart from the ones ranked beside it, most telling first: its split, weight and KV
-    formats, engine, then its GPUs (by id, short). The label begins with the GPUs' full name, the same in the top
-    rows, and a 390 px screen shows ~25 characters of the table's first text column: every top row had read "2 x RTX
-    PRO 6000 Blackwell Max-Q Workstation Edit..." (an outside review, 2026-12-07).
+    formats, engine, then its GPUs (``gpu``: the id as :func:`gpu_words` names it among the rows; by default the
+    id). The label begins with the GPUs' full name, the same in the top rows, and a 390 px screen shows the first
+    ~55 characters of the key column (the review of 2026-12-08; the review of 2026-12-07 had read ~25 of the label's
+    column): every top row had read "2 x RTX PRO 6000 Blackwell Max-Q Workstation Edit..." (an outside review,
+    2026-12-07).
 
     >>> from types import SimpleNamespace as O
     >>> option_key(O(split="tp", tensor_parallel=2, replicas=4, experts_shared=False, weights="mxfp4", kv_dtype="fp8",
@@ -73,16 +103,25 @@ def option_key(o: Option) -> str:
     split = f"layers {o.tensor_parallel}" if o.split == "layer" and o.tensor_parallel > 1 else f"TP {o.tensor_parallel}"
     if o.replicas > 1:
         split += f" x {o.replicas}" + (" DP" if o.experts_shared else "")
-    parts = (split, o.weights.upper(), f"{o.kv_dtype.upper()} KV", o.engine_label, f"{o.gpu_count} x {o.gpu_id}")
-    return " · ".join(parts)
+    gpus = f"{o.gpu_count} x {gpu or o.gpu_id}"
+    return " · ".join((split, o.weights.upper(), f"{o.kv_dtype.upper()} KV", o.engine_label, gpus))
 
 
-def option_row(position: int, o: Option, cloud: bool, link: str | None = None) -> dict[str, object]:
-    """One option in words and figures (units in the column names), its caveats included; its short key
-    (:func:`option_key`) first, so a phone's narrow first column tells the rows apart."""
+def option_keys(options: Sequence[Option]) -> list[str]:
+    """Each option's :func:`option_key`, its GPUs named among the options' (:func:`gpu_words`)."""
+    named = gpu_words([o.gpu_id for o in options])
+    return [option_key(o, named[o.gpu_id]) for o in options]
+
+
+def option_row(
+    position: int, o: Option, cloud: bool, link: str | None = None, key: str | None = None
+) -> dict[str, object]:
+    """One option in words and figures (units in the column names), its caveats included; its short key first
+    (``key``, as :func:`option_keys` makes it among the rows shown; by default :func:`option_key`), so a phone's
+    narrow first column tells the rows apart."""
     row: dict[str, object] = {
         "#": position,
-        "key": option_key(o),
+        "key": key or option_key(o),
         "set-up": o.label,
         # a rental's price is for all its GPUs (USD / hour), not per GPU-hour (an outside review, 2026-12-06)
         "rent" if cloud else "buy": f"{o.gpu_count} x {o.gpu_name}, by the hour" if cloud else o.purchase_unit,
@@ -133,7 +172,11 @@ def ranking_rows(
     if not options and limit is None:
         return [{"note": "no set-up meets every condition; the rejected set-ups' CSV gives each with its reason"}]
     share = ranking.workload.unified_memory_share
-    return [option_row(i, o, cloud, option_link(sel, o, base_url, share)) for i, o in enumerate(options, start=1)]
+    keys = option_keys(options)
+    return [
+        option_row(i, o, cloud, option_link(sel, o, base_url, share), key)
+        for i, (o, key) in enumerate(zip(options, keys, strict=True), start=1)
+    ]
 
 
 def report_links(ranking: Ranking, sel: Selection, base_url: str | None, first: int = 10) -> dict[int, str]:
