@@ -10,6 +10,10 @@ from functools import partial
 from planner.advisor.options import Option, SortKey
 
 PRICE_PRECISION_USD = 100  # catalog prices are approximate to hundreds of dollars (HF's MSRPs, street prices)
+# The coarsest unit a GPU quote is read to: HF's hardware pages, the source of the data-centre prices, give them in
+# thousands ("MSRP $32k" for the H200, "$15k" for the A100: huggingface.js@fe42e68017ff packages/tasks/src/hardware*.ts,
+# model_catalog/gpus/*.toml [price]); a quote of $40,000 is not read as known to the $10,000.
+QUOTE_UNIT_USD = 1000
 # Among purchases one price apart, a reply within this share of the soonest is no sooner: the speed model's median
 # |error| over its held-out rows (planner.advisor.validation.held_out_median_error, 10.65 % over 109 rows with the fit
 # of 2026-12-07; tests/advisor/test_rank.py checks it is that figure, as test_benchmarks checks FITTED is the fit's, so
@@ -49,6 +53,32 @@ def reply_seconds(option: Option, output_tokens: int) -> float:
     return first + output_tokens / speed
 
 
+def quote_margin_usd(option: Option) -> float:
+    """How far an option's GPU price can lie from the catalog's quote: half the unit the card's quote is given to
+    (a whole number of thousands, as HF's "$32k": to the $1,000, :data:`QUOTE_UNIT_USD`; $8,600 to the $100; $4,899
+    to the dollar), times its GPUs; 0 without a GPU price. Eight A100s at "$15k" are known to +-$4,000.
+
+    >>> from types import SimpleNamespace as O
+    >>> quote_margin_usd(O(gpus_usd=128_000.0, gpu_count=4))
+    2000.0
+    """
+    if not option.gpus_usd or option.gpu_count < 1:
+        return 0.0
+    card, unit = round(option.gpus_usd / option.gpu_count), 1
+    while unit < QUOTE_UNIT_USD and card % (unit * 10) == 0:
+        unit *= 10
+    return unit / 2 * option.gpu_count
+
+
+def one_price(a: Option, b: Option) -> bool:
+    """Whether two purchases' costs are one price: within :data:`PRICE_PRECISION_USD`, or within what their GPU
+    quotes tell apart (:func:`quote_margin_usd`, both margins: each quote may lie either way). Eight A100s
+    ($185,504 over the life, +-$4,000) and four H200s ($188,093, +-$2,000) are one price (an outside review,
+    2026-12-08: the A100s had ranked first for $2,589 less although the H200s ran 19 % faster)."""
+    gap = abs((a.cost or 0.0) - (b.cost or 0.0))
+    return gap <= max(PRICE_PRECISION_USD, quote_margin_usd(a) + quote_margin_usd(b))
+
+
 def sort_options(
     options: list[Option], sort_by: SortKey, output_tokens: int = 300, native: str | None = None
 ) -> list[Option]:
@@ -57,6 +87,7 @@ def sort_options(
     been the pick over a $27,200 pair of RTX PRO 6000s, an outside review), then those no caveat undermines, then
     those with fewer undermining caveats, then cheapest by ``sort_by`` (a
     purchase's cost to the nearest :data:`PRICE_PRECISION_USD`: two $5,000 Macs $32 of power apart cost the same;
+    purchases within what their GPU quotes tell apart, :func:`one_price`, are one price too;
     an unpriced option by its GPU count, fewest first: eight unpriced H100s had outranked one for 8 users);
     ties: the reply a user waits for sooner (:func:`reply_seconds`: the first token, then ``output_tokens`` at the
     speed per user, as modelled, in whole seconds: 17 tokens/s after a 26 s first token had outranked 16 after 10 s, an
@@ -167,19 +198,14 @@ def _ties_by_speed(
     group: Callable[[Option], tuple[object, ...]],
     order_run: Callable[[list[Option]], list[Option]],
 ) -> list[Option]:
-    """Runs of purchases in one caveat group within :data:`PRICE_PRECISION_USD` of the run's cheapest, re-ordered
-    by ``order_run`` (the sooner reply first, :func:`_run_tie`): two $5,000 Macs $33 of power apart cost the same,
-    wherever the hundreds fall."""
+    """Runs of purchases in one caveat group at one price with the run's cheapest (:func:`one_price`: within
+    :data:`PRICE_PRECISION_USD` or the GPU quotes' margins), re-ordered by ``order_run`` (the sooner reply first,
+    :func:`_run_tie`): two $5,000 Macs $33 of power apart cost the same, wherever the hundreds fall."""
     out: list[Option] = []
     run: list[Option] = []
     for o in ordered:
         priced = o.cost is not None and o.price_basis.startswith("purchase")
-        if (
-            run
-            and priced
-            and group(o) == group(run[0])
-            and (o.cost or 0.0) - (run[0].cost or 0.0) <= PRICE_PRECISION_USD
-        ):
+        if run and priced and group(o) == group(run[0]) and one_price(o, run[0]):
             run.append(o)
             continue
         out += order_run(run)

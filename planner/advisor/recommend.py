@@ -10,6 +10,7 @@ from typing import Literal
 
 from planner.advisor.near import clause, remedy, short_clause
 from planner.advisor.options import Option, Ranking
+from planner.advisor.order import PRICE_PRECISION_USD, one_price, quote_margin_usd
 from planner.advisor.picks import ALTERNATIVE_COST_RATIO, other_hardware, within_reach
 from planner.advisor.speed_words import speed_sentence, speed_text
 from planner.advisor.workload import Workload
@@ -89,7 +90,7 @@ def why_beats(a: Option, b: Option, cloud: bool) -> str:
         diff = b.cost - a.cost
         unit = " per hour" if cloud else " over the life"
         totals = f"{_money(a.cost)} against {_money(b.cost)}{' per hour' if cloud else ' with power'}"
-        reasons.append(f"{_money(abs(diff))} {'less' if diff >= 0 else 'more'}{unit} ({totals})")
+        reasons.append(f"{_money(abs(diff))} {'less' if diff >= 0 else 'more'}{unit} ({totals}){_one_price(a, b)}")
     if not a.undermining and b.undermining:
         reasons.append(f"{b.gpu_name} carries a caveat: {b.undermining[0]}")
     elif a.undermining and len(b.undermining) > len(a.undermining):
@@ -107,6 +108,17 @@ def why_beats(a: Option, b: Option, cloud: bool) -> str:
     if gains:
         text += f"; the second {' and '.join(gains)}"
     return text + "."
+
+
+def _one_price(a: Option, b: Option) -> str:
+    """Why ``a`` goes first though it costs more (empty otherwise): the two purchases are one price within what
+    their GPU quotes tell apart (:func:`planner.advisor.order.one_price`), so the sooner reply goes first."""
+    if not (a.price_basis.startswith("purchase") and b.price_basis.startswith("purchase")):
+        return ""
+    if (a.cost or 0.0) <= (b.cost or 0.0) + PRICE_PRECISION_USD or not one_price(a, b):
+        return ""
+    margin = quote_margin_usd(a) + quote_margin_usd(b)
+    return f", one price within the {_money(margin)} their GPU quotes leave open, so the sooner reply goes first"
 
 
 def passed_over(ranking: Ranking) -> Option | None:

@@ -24,17 +24,24 @@ LLAMA_70B = [
     "1. 8 x RTX PRO 6000 Blackwell Max-Q Workstation Edition PCIe cards in 2 x Threadripper Pro 4U server (up to four "
     "GPUs), vLLM, fp8 weights / fp8 KV (TP 4 x 2 replicas): $88,800 to buy, $106,918 with power over the life; holds "
     "106; 17 tokens/s per user; first token 5.9 s",
-    "2. 1 x 8-GPU A100 SXM4 80GB baseboard in 1 x HGX 8-GPU server (A100, H100 or H200 class), vLLM, int8 weights / "
-    "fp8 KV (TP 8): $152,010 to buy, $185,504 with power over the life; holds 98; 26 tokens/s per user; first token "
-    "2.2 s",
-    "3. 1 x 4-GPU H200 SXM 141GB baseboard in 1 x HGX 8-GPU server (A100, H100 or H200 class), vLLM, fp8 weights / "
+    # 2026-12-08: the H200s and the A100s are one price within their GPU quotes' $6,000 (order.one_price), so the
+    # sooner reply goes first; before, the A100s were second for $2,589 less
+    "2. 1 x 4-GPU H200 SXM 141GB baseboard in 1 x HGX 8-GPU server (A100, H100 or H200 class), vLLM, fp8 weights / "
     "fp8 KV (TP 4): $160,010 to buy, $188,093 with power over the life; holds 84; 31 tokens/s per user; first token "
     "1.4 s",
-    "8 x RTX PRO 6000 Blackwell Max-Q Workstation Edition over 8 x A100 SXM4 80GB: $78,586 less over the life "
-    "($106,918 against $185,504 with power); holds 106 against 98; the second is faster (26 tokens/s per user against "
+    "3. 1 x 8-GPU A100 SXM4 80GB baseboard in 1 x HGX 8-GPU server (A100, H100 or H200 class), vLLM, int8 weights / "
+    "fp8 KV (TP 8): $152,010 to buy, $185,504 with power over the life; holds 98; 26 tokens/s per user; first token "
+    "2.2 s",
+    # before: "... over 8 x A100 SXM4 80GB: $78,586 less over the life ($106,918 against $185,504 with power); holds
+    # 106 against 98; the second is faster (26 tokens/s per user against 17 tokens/s per user)."
+    "8 x RTX PRO 6000 Blackwell Max-Q Workstation Edition over 4 x H200 SXM 141GB: $81,176 less over the life "
+    "($106,918 against $188,093 with power); holds 106 against 84; the second is faster (31 tokens/s per user against "
     "17 tokens/s per user).",
-    "8 x A100 SXM4 80GB over 4 x H200 SXM 141GB: $2,589 less over the life ($185,504 against $188,093 with power); "
-    "holds 98 against 84; the second is faster (31 tokens/s per user against 26 tokens/s per user).",
+    # before: "8 x A100 SXM4 80GB over 4 x H200 SXM 141GB: $2,589 less over the life ($185,504 against $188,093 with
+    # power); holds 98 against 84; the second is faster (31 tokens/s per user against 26 tokens/s per user)."
+    "4 x H200 SXM 141GB over 8 x A100 SXM4 80GB: $2,589 more over the life ($188,093 against $185,504 with power), one "
+    "price within the $6,000 their GPU quotes leave open, so the sooner reply goes first; faster (31 tokens/s per user "
+    "against 26 tokens/s per user); the second holds 98 against 84.",
 ]
 GPT_OSS_SECOND = (
     "2. 8 x GeForce RTX 5090 PCIe cards in 1 x 8-slot PCIe GPU server (4U, dual socket), vLLM, mxfp4 weights / fp8 KV "
