@@ -122,7 +122,7 @@ def example_section(example: Example, ranking: Ranking) -> str:
     lines += ["", f"Verdict: {verdict(ranking)}" + (f" ({'; '.join(found)})" if found else "") + ".", ""]
     lines += [_pick_line(i, o) for i, o in enumerate(picks, start=1)]
     lines.append("")
-    lines += [f"- {why_beats(a, b, False)}" for a, b in itertools.pairwise(picks)]
+    lines += [f"- {why_beats(a, b, False, ranking.workload.mean_output_tokens)}" for a, b in itertools.pairwise(picks)]
     return "\n".join(lines)
 
 

@@ -34,6 +34,6 @@ def pick_line(position: int, option: Option, cloud: bool) -> str:
 def pick_lines(ranking: Ranking) -> list[str]:
     """The top picks, numbered, then why each beats the next (none without a recommendation)."""
     picks = top_picks(ranking)
-    cloud = ranking.workload.pricing == "cloud"
+    cloud, tokens = ranking.workload.pricing == "cloud", ranking.workload.mean_output_tokens
     numbered = [pick_line(i, o, cloud) for i, o in enumerate(picks, start=1)]
-    return numbered + [why_beats(a, b, cloud) for a, b in itertools.pairwise(picks)]
+    return numbered + [why_beats(a, b, cloud, tokens) for a, b in itertools.pairwise(picks)]

@@ -10,7 +10,7 @@ from typing import Literal
 
 from planner.advisor.near import clause, remedy, short_clause
 from planner.advisor.options import Option, Ranking
-from planner.advisor.order import PRICE_PRECISION_USD, one_price, quote_margin_usd
+from planner.advisor.order import PRICE_PRECISION_USD, one_price, quote_margin_usd, reply_seconds
 from planner.advisor.picks import ALTERNATIVE_COST_RATIO, other_hardware, within_reach
 from planner.advisor.speed_words import speed_sentence, speed_text
 from planner.advisor.workload import Workload
@@ -80,9 +80,10 @@ def cost_text(option: Option, cloud: bool) -> str:
     return f"{_money(option.purchase_usd or 0)} to buy, {_money(option.tco_usd or 0)} with power over the life"
 
 
-def why_beats(a: Option, b: Option, cloud: bool) -> str:
+def why_beats(a: Option, b: Option, cloud: bool, output_tokens: int = 300) -> str:
     """Why ``a`` ranks above ``b``, in one sentence: the cost difference, then what ``b`` offers instead (speeds
-    compared as each option is checked: :attr:`Option.counted_tokens_per_s_per_user`)."""
+    compared as each option is checked: :attr:`Option.counted_tokens_per_s_per_user`); ``output_tokens``: the reply
+    the ranking timed (:func:`planner.advisor.order.reply_seconds`, the workload's mean output)."""
     reasons: list[str] = []
     if a.undermining and not b.undermining:
         reasons.append("cheaper, though with a caveat")
@@ -90,7 +91,8 @@ def why_beats(a: Option, b: Option, cloud: bool) -> str:
         diff = b.cost - a.cost
         unit = " per hour" if cloud else " over the life"
         totals = f"{_money(a.cost)} against {_money(b.cost)}{' per hour' if cloud else ' with power'}"
-        reasons.append(f"{_money(abs(diff))} {'less' if diff >= 0 else 'more'}{unit} ({totals}){_one_price(a, b)}")
+        tie = _one_price(a, b, output_tokens)
+        reasons.append(f"{_money(abs(diff))} {'less' if diff >= 0 else 'more'}{unit} ({totals}){tie}")
     if not a.undermining and b.undermining:
         reasons.append(f"{b.gpu_name} carries a caveat: {b.undermining[0]}")
     elif a.undermining and len(b.undermining) > len(a.undermining):
@@ -110,15 +112,23 @@ def why_beats(a: Option, b: Option, cloud: bool) -> str:
     return text + "."
 
 
-def _one_price(a: Option, b: Option) -> str:
+def _one_price(a: Option, b: Option, output_tokens: int) -> str:
     """Why ``a`` goes first though it costs more (empty otherwise): the two purchases are one price within what
-    their GPU quotes tell apart (:func:`planner.advisor.order.one_price`), so the sooner reply goes first."""
+    their GPU quotes tell apart (:func:`planner.advisor.order.one_price`), so the sooner reply goes first; where
+    ``a``'s reply is not the sooner, the run put it first for its room (:func:`planner.advisor.order.sort_options`:
+    replies within the speed model's error, then more headroom). Eight A100s (31.5 s) had gone before four H100s
+    (30.8 s) "so the sooner reply goes first" for gemma-2-27b at 200 x 4k (review57b, 2026-12-08)."""
     if not (a.price_basis.startswith("purchase") and b.price_basis.startswith("purchase")):
         return ""
     if (a.cost or 0.0) <= (b.cost or 0.0) + PRICE_PRECISION_USD or not one_price(a, b):
         return ""
     margin = quote_margin_usd(a) + quote_margin_usd(b)
-    return f", one price within the {_money(margin)} their GPU quotes leave open, so the sooner reply goes first"
+    said = f", one price within the {_money(margin)} their GPU quotes leave open"
+    if reply_seconds(a, output_tokens) <= reply_seconds(b, output_tokens):
+        return f"{said}, so the sooner reply goes first"
+    if a.headroom > b.headroom:
+        return f"{said}, and replies the speed model does not tell apart, so the one holding more goes first"
+    return f"{said}, and replies the speed model does not tell apart"
 
 
 def passed_over(ranking: Ranking) -> Option | None:

@@ -208,7 +208,7 @@ def ranking_data(ranking: Ranking) -> dict[str, Any]:
     """What ``advise --json`` prints: the ranking, its verdict and recommendation, the summary and the top picks
     with why each beats the next (the same words the page shows)."""
     data = {"schema_version": SCHEMA_VERSION, **ranking.model_dump(mode="json")}
-    cloud = ranking.workload.pricing == "cloud"
+    cloud, tokens = ranking.workload.pricing == "cloud", ranking.workload.mean_output_tokens
     picks = top_picks(ranking)
     data["recommendation"] = recommendation(ranking)
     data["verdict"] = verdict(ranking)
@@ -218,7 +218,7 @@ def ranking_data(ranking: Ranking) -> dict[str, Any]:
         {
             "label": o.label,
             "line": pick_line(i + 1, o, cloud),
-            "why": why_beats(o, picks[i + 1], cloud) if i + 1 < len(picks) else None,
+            "why": why_beats(o, picks[i + 1], cloud, tokens) if i + 1 < len(picks) else None,
         }
         for i, o in enumerate(picks)
     ]

@@ -49,3 +49,23 @@ def test_qwen3_235b_rag_the_h200s_go_before_the_a100s_one_quote_apart() -> None:
     assert [(p.gpu_count, p.gpu_id) for p in picks][:2] == [(4, "h200-sxm-141gb"), (8, "a100-sxm-80gb")]
     assert round(picks[0].counted_tokens_per_s_per_user or 0) == 20
     assert round(picks[1].counted_tokens_per_s_per_user or 0) == 13
+
+
+def test_one_price_says_what_put_the_dearer_first_when_its_reply_is_not_sooner() -> None:
+    """gemma-2-27b, 200 x 4k (review57b, 2026-12-08): eight A100s ($185,504; the workload's 1,000-token reply in
+    31.5 s as modelled) go before four H100s ($180,093; 30.8 s), one price within the $6,000 their quotes leave open,
+    because the replies are within the speed model's held-out error (planner.advisor.order.REPLY_TOLERANCE, 10.65 %)
+    and the A100s hold 636 against 300. The why sentence had said "so the sooner reply goes first" of the later."""
+    from planner.advisor.order import reply_seconds
+
+    ranking = rank(get_model("google/gemma-2-27b").spec, Workload.fixed_length(4096, concurrent_conversations=200))
+    picks = top_picks(ranking)
+    a100, h100 = picks[1], picks[2]
+    assert (a100.gpu_count, a100.gpu_id, h100.gpu_count, h100.gpu_id) == (8, "a100-sxm-80gb", 4, "h100-sxm-80gb")
+    tokens = ranking.workload.mean_output_tokens
+    assert round(reply_seconds(a100, tokens), 1) == 31.5 and round(reply_seconds(h100, tokens), 1) == 30.8
+    assert why_beats(a100, h100, cloud=False, output_tokens=tokens) == (
+        "8 x A100 SXM4 80GB over 4 x H100 SXM5 80GB: $5,411 more over the life ($185,504 against $180,093 with "
+        "power), one price within the $6,000 their GPU quotes leave open, and replies the speed model does not tell "
+        "apart, so the one holding more goes first; holds 636 against 300."
+    )
