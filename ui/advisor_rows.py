@@ -65,17 +65,23 @@ def gpu_words(gpu_ids: Sequence[str]) -> dict[str, str]:
     """Each GPU id as a row key names it among ``gpu_ids``: its variant words, the leading words it shares with
     another listed id dropped (the id whole where it shares none, or where nothing would be left). The RTX PRO 6000
     Max-Q and Server Edition rows had differed only after the 55 characters a 390 px screen shows of the key column
-    ("... vLLM · 8 x rtx-pro-6000-blackwell-max-q" / "-server": a user review, 2026-12-08).
+    ("... vLLM · 8 x rtx-pro-6000-blackwell-max-q" / "-server": a user review, 2026-12-08). Words that would name
+    two GPUs are the ids whole: a CSV of every option had named the A100 SXM4 and the H100 SXM5 both "sxm-80gb", each
+    sharing its first word with its PCIe card (review57b, 2026-12-08).
 
     >>> ids = ["rtx-pro-6000-blackwell-max-q", "rtx-pro-6000-blackwell-server", "h200-sxm-141gb", "rtx-5090"]
     >>> list(gpu_words(ids).values())
     ['max-q', 'server', 'h200-sxm-141gb', '5090']
+    >>> list(gpu_words(["a100-sxm-80gb", "a100-pcie-40gb", "h100-sxm-80gb", "h100-nvl"]).values())
+    ['a100-sxm-80gb', 'pcie-40gb', 'h100-sxm-80gb', 'nvl']
     """
     words = {g: g.split("-") for g in dict.fromkeys(gpu_ids)}
     named: dict[str, str] = {}
     for g, mine in words.items():
         shared = max((_shared(mine, theirs) for other, theirs in words.items() if other != g), default=0)
         named[g] = "-".join(mine[shared:]) if 0 < shared < len(mine) else g
+    while clashes := [g for g, n in named.items() if n != g and list(named.values()).count(n) > 1]:
+        named |= {g: g for g in clashes}  # ids are unique: each pass leaves fewer shortened names
     return named
 
 
