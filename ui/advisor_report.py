@@ -128,7 +128,7 @@ def advisor_report_html(ranking: Ranking, model_name: str, link: str, option_lin
     shown = ranking.options[:10]
     rows = [
         option_row(i, o, cloud, option_links.get(i), key)
-        for i, (o, key) in enumerate(zip(shown, option_keys(shown), strict=True), start=1)
+        for i, (o, key) in enumerate(zip(shown, option_keys(ranking.options), strict=False), start=1)
     ]
     state = verdict(ranking)
     reasoning = [("The recommendation in full", [recommendation(ranking)])] if ranking.best is not None else []

@@ -123,7 +123,7 @@ def option_row(
     position: int, o: Option, cloud: bool, link: str | None = None, key: str | None = None
 ) -> dict[str, object]:
     """One option in words and figures (units in the column names), its caveats included; its short key first
-    (``key``, as :func:`option_keys` makes it among the rows shown; by default :func:`option_key`), so a phone's
+    (``key``, as :func:`option_keys` makes it among the ranking's options; by default :func:`option_key`), so a phone's
     narrow first column tells the rows apart."""
     row: dict[str, object] = {
         "#": position,
@@ -178,10 +178,10 @@ def ranking_rows(
     if not options and limit is None:
         return [{"note": "no set-up meets every condition; the rejected set-ups' CSV gives each with its reason"}]
     share = ranking.workload.unified_memory_share
-    keys = option_keys(options)
+    keys = option_keys(ranking.options)  # named among every option: the page's rows and the CSV's agree (review57b)
     return [
         option_row(i, o, cloud, option_link(sel, o, base_url, share), key)
-        for i, (o, key) in enumerate(zip(options, keys, strict=True), start=1)
+        for i, (o, key) in enumerate(zip(options, keys, strict=False), start=1)
     ]
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from model_catalog import get_model, load_gpus
 from planner.advisor import Workload, rank
-from ui.advisor_rows import gpu_words, option_keys
+from ui.advisor_rows import gpu_words, option_keys, ranking_rows
+from ui.state import Selection
 
 
 def test_every_catalog_gpu_has_its_own_words() -> None:
@@ -29,3 +30,16 @@ def test_the_csv_keys_name_one_gpu_each() -> None:
         "h100-sxm-80gb": "h100-sxm-80gb",
         "h100-pcie-80gb": "h100-pcie-80gb",
     }
+
+
+def test_the_page_and_the_csv_give_a_row_one_key() -> None:
+    """The page shows the first 40 rows, the CSV every row: both name the GPUs among every option, so a row's key is
+    the same in both. Qwen3-235B-A22B-Instruct-2507 at 50 x 8k (review57b, 2026-12-08): row 5 read
+    "... 4 x h100-sxm-80gb" on the page and "... 4 x sxm-80gb" in the CSV."""
+    model = "Qwen/Qwen3-235B-A22B-Instruct-2507"
+    ranking = rank(get_model(model).spec, Workload.fixed_length(8192, concurrent_conversations=50))
+    sel = Selection(model_id=model)
+    page = [row["key"] for row in ranking_rows(ranking, sel, None, limit=40)]
+    csv = [row["key"] for row in ranking_rows(ranking, sel, None)]
+    assert len(page) == 40
+    assert page == csv[:40]
