@@ -31,7 +31,7 @@ import json
 import statistics
 import sys
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -206,11 +206,32 @@ def _print(medians: Mapping[str, Mapping[str, float]], by_file: bool) -> None:
         print(key[:23].ljust(24) + "".join(f"{found.get(key, 0.0):14.{int(by_file)}f}" for found in medians.values()))
 
 
-def main(argv: list[str] | None = None) -> int:
+@contextlib.contextmanager
+def served_pages(commit: str | None) -> Iterator[tuple[Any, dict[str, str]]]:
+    """The floor page (:data:`bench.coldlink.FLOOR_VEGA_SCRIPT`), ``commit``'s Memory page when given and this
+    tree's, each served as in production, and a headless chromium: ``(browser, {name: base URL})``, the floor's
+    named ``"floor"``, this tree's ``"this tree"``. The bench's cold-link probes (this module,
+    :mod:`bench.coldlink_dom`) open them in turn."""
     from playwright.sync_api import sync_playwright
 
-    from bench.__main__ import BROWSER_VIEW
     from bench.before_after import tree
+
+    with contextlib.ExitStack() as stack:
+        apps = {"floor": stack.enter_context(running_app(script=FLOOR_VEGA_SCRIPT, production=True))}
+        if commit:
+            old = Path(stack.enter_context(tree(commit)))
+            apps[commit] = stack.enter_context(running_app(script=old / "app.py", production=True))
+        apps["this tree"] = stack.enter_context(running_app(script=ROOT / "app.py", production=True))
+        playwright = stack.enter_context(sync_playwright())
+        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            yield browser, apps
+        finally:
+            browser.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.__main__ import BROWSER_VIEW
     from ui.links import query_string
 
     parser = argparse.ArgumentParser(prog="python -m bench.coldlink_cpu")
@@ -225,19 +246,11 @@ def main(argv: list[str] | None = None) -> int:
         print("needs Debian's chromium", file=sys.stderr)
         return 1
     query = query_string(BROWSER_VIEW)
-    with contextlib.ExitStack() as stack:
-        apps = {"floor": stack.enter_context(running_app(script=FLOOR_VEGA_SCRIPT, production=True))}
-        if args.commit:
-            old = Path(stack.enter_context(tree(args.commit)))
-            apps[args.commit] = stack.enter_context(running_app(script=old / "app.py", production=True))
-        apps["this tree"] = stack.enter_context(running_app(script=ROOT / "app.py", production=True))
-        playwright = stack.enter_context(sync_playwright())
-        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+    with served_pages(args.commit) as (browser, apps):
         memory = {"app": APP, "verdict": ALERT, "chart": CHART}
         links = {name: (f"{base}/{query}", memory) for name, base in apps.items() if name != "floor"}
         floor = {"floor": (f"{apps['floor']}/", {"app": APP, "chart": CHART})}
         medians = run(browser, {**floor, **links}, args.tries, cold_profile if args.by_file else cold_cpu)
-        browser.close()
     _print(medians, args.by_file)
     return 0
 

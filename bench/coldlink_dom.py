@@ -13,16 +13,14 @@ the last open, each page's beside the floor's. It counts, it does not time: the 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from bench.coldlink import APP, CHART, FLOOR_VEGA_SCRIPT
-from bench.coldlink_cpu import run
-from tests.browser.server import CHROMIUM_ARGS, ROOT, chromium_path, running_app
+from bench.coldlink import APP, CHART
+from bench.coldlink_cpu import run, served_pages
+from tests.browser.server import chromium_path
 
 # Records, when the chart's selector first matches, what the page holds (``window.__headroomDom``).
 _PROBE = """
@@ -59,10 +57,7 @@ def cold_dom(browser: Any, url: str, marks: Mapping[str, str]) -> dict[str, floa
 
 
 def main(argv: list[str] | None = None) -> int:
-    from playwright.sync_api import sync_playwright
-
     from bench.__main__ import BROWSER_VIEW
-    from bench.before_after import tree
     from ui.links import query_string
 
     parser = argparse.ArgumentParser(prog="python -m bench.coldlink_dom")
@@ -73,17 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         print("needs Debian's chromium", file=sys.stderr)
         return 1
     query = query_string(BROWSER_VIEW)
-    with contextlib.ExitStack() as stack:
-        apps = {"floor": stack.enter_context(running_app(script=FLOOR_VEGA_SCRIPT, production=True))}
-        if args.commit:
-            old = Path(stack.enter_context(tree(args.commit)))
-            apps[args.commit] = stack.enter_context(running_app(script=old / "app.py", production=True))
-        apps["this tree"] = stack.enter_context(running_app(script=ROOT / "app.py", production=True))
-        playwright = stack.enter_context(sync_playwright())
-        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+    with served_pages(args.commit) as (browser, apps):
         links = {name: (f"{base}/" + ("" if name == "floor" else query), {"app": APP}) for name, base in apps.items()}
         medians = run(browser, links, args.tries, cold_dom)
-        browser.close()
     rows = sorted({key for found in medians.values() for key in found})
     print("at the chart's mark".ljust(40) + "".join(name.rjust(12) for name in medians))
     for key in rows:
