@@ -34,23 +34,18 @@ four paths"). Nothing here closes the 0.38 GiB; each test pins what one path doe
 
 from __future__ import annotations
 
-import copy
 import math
-from functools import cache
-from typing import Any
 
 import pytest
 
 from bench.derived import block_bytes
-from bench.fidelity import run_case
-from bench.fidelity_cases import build_request, load_cases, setup_of
-from bench.fidelity_result import CaseResult
+from bench.fidelity_cases import build_request, setup_of
 from planner.core.units import GiB, MiB
 from planner.engines.base import engine_total_bytes
 from planner.engines.vllm.graphs import GraphSet
-from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import vllm_stage
 from planner.planning.plan import plan
+from tests.fidelity import by_id
 
 CODER_NEXT = "vllm-0.24-4xl40s-qwen3-coder-next-tp4-16k-mamba-refusal"
 SIBLING = "vllm-0.24-4xl40s-qwen3-coder-30b-a3b-bf16-tp4-32k"  # the same repository's boot on the same four L40S
@@ -60,26 +55,9 @@ PAGE, GROUP = 278_528, 12  # 272 tokens x 1,024 bytes; 12 tensors, each shared b
 VOCAB, GDN_LAYERS, V_HEADS = 151_936, 36, 32
 
 
-@cache
-def _cases() -> dict[str, dict[str, Any]]:
-    return {c["id"]: c for c in load_cases()}
-
-
-@cache
-def _result(case_id: str) -> CaseResult:
-    return run_case(copy.deepcopy(_cases()[case_id]))
-
-
-def _profile(case_id: str) -> VllmProfile:
-    case = _cases()[case_id]
-    profile = build_request(case, setup_of(case)).overhead
-    assert isinstance(profile, VllmProfile)
-    return profile
-
-
 def test_the_printed_pool_passes_the_admission_check_and_prints_two_requests() -> None:
     """(a): 61 attention pages and 2 'align' state pages in each of three Gated DeltaNet groups make one request."""
-    case = _cases()[CODER_NEXT]
+    case = by_id.case(CODER_NEXT)
     request = build_request(case, setup_of(case))
     stage = vllm_stage(request, plan(request), request.overhead, 0, engine_total_bytes(request))  # type: ignore[arg-type]
     assert (stage.page_bytes, stage.group_size, block_bytes(stage)) == (PAGE, GROUP, PAGE * GROUP)
@@ -94,7 +72,7 @@ def test_the_printed_pool_passes_the_admission_check_and_prints_two_requests() -
 def test_the_vocabulary_needs_no_padding_and_the_float32_decay_is_bytes() -> None:
     """(b): ``pad_vocab_size`` to 64, then ``divide`` by TP: 37,984 rows a rank, none padded; ``A_log`` (8 value heads
     a rank) in float32 is 576 bytes beyond a 16-bit count over the 36 layers."""
-    case = _cases()[CODER_NEXT]
+    case = by_id.case(CODER_NEXT)
     model = build_request(case, setup_of(case)).model
     assert (model.vocab_size, model.num_hidden_layers) == (VOCAB, 48)
     assert VOCAB % 64 == 0 and VOCAB // TP == 37_984 and (VOCAB // TP) * TP == VOCAB
@@ -110,7 +88,7 @@ def test_the_profiling_kv_cache_is_ten_times_the_sibling_s_and_in_no_term() -> N
     assert (coder_next, sibling) == (1_711_276_032, 201_326_592)
     assert (round(coder_next / GiB, 2), round(sibling / GiB, 2)) == (1.59, 0.19)
     # both boots plan the same graphs and the same estimate: the cache is not in it
-    next_report, sibling_report = _result(CODER_NEXT).report, _result(SIBLING).report
+    next_report, sibling_report = by_id.result(CODER_NEXT).report, by_id.result(SIBLING).report
     assert next_report is not None and sibling_report is not None
     assert next_report.cuda_graph_bytes == sibling_report.cuda_graph_bytes == 1_008_717_636
 
@@ -124,7 +102,7 @@ def test_the_shared_experts_fork_only_at_256_tokens_or_fewer() -> None:
     per_layer = 256 * (2 * 512 // TP) * 2 + 256 * (512 // TP) * 2 + 256 * 2048 * 2
     assert per_layer == 1_245_184 and round(per_layer / MiB, 2) == 1.19
     assert 48 * per_layer / GiB == pytest.approx(0.0557, abs=0.0001)
-    gap = _result(CODER_NEXT).kv_error_gib
+    gap = by_id.result(CODER_NEXT).kv_error_gib
     assert gap is not None and 48 * per_layer / GiB / gap == pytest.approx(0.146, abs=0.002)
 
 
@@ -132,19 +110,19 @@ def test_closing_the_gap_through_the_estimate_needs_each_graph_45_percent_dearer
     """(c): the planned estimate is a first capture (0.094 GiB) and 84 graphs at 48 layers (0.845); the gap is 45 % of
     the graphs' part, 41 % of the whole. The L40S Gated DeltaNet boot that prints its estimate (1.11 GiB, 64 layers,
     51 + 35 graphs) is planned at 1.20: its Gated DeltaNet layers' graphs cost no more than the fit says."""
-    profile = _profile(CODER_NEXT)
+    profile = by_id.vllm_profile(CODER_NEXT)
     graphs = profile.graphs(SEQS, 2048)
     assert (graphs.piecewise, graphs.full, graphs.extra_graphs) == (51, 35, 84)
     total = profile.cudagraph_estimate_bytes(48, graphs)
     first = profile.cudagraph_estimate_bytes(48, GraphSet(piecewise=1, mode="PIECEWISE"))  # no graph beyond the first
     per_graphs = total - first
-    gap = _result(CODER_NEXT).kv_error_gib
+    gap = by_id.result(CODER_NEXT).kv_error_gib
     assert gap is not None
     assert (total / GiB, per_graphs / GiB) == pytest.approx((0.939, 0.845), abs=0.001)
     assert gap * GiB / per_graphs == pytest.approx(0.451, abs=0.002)
     assert gap * GiB / total == pytest.approx(0.406, abs=0.002)
-    l40s = _result(L40S_GDN).report
-    assert l40s is not None and _cases()[L40S_GDN]["reported"]["cuda_graph_estimate_gib"] == 1.11
+    l40s = by_id.result(L40S_GDN).report
+    assert l40s is not None and by_id.case(L40S_GDN)["reported"]["cuda_graph_estimate_gib"] == 1.11
     assert l40s.cuda_graph_bytes / GiB == pytest.approx(1.203, abs=0.001)
 
 
@@ -152,7 +130,7 @@ def test_the_planned_pool_is_vllm_s_formula_over_the_four_terms() -> None:
     """(d): requested - weights - peak - non-torch - estimate, to the byte; 256 blocks of 3,342,336 bytes. What the
     printed 134 needs beyond it is 0.38 GiB in one of the four: +1.0 % of the weights, +50 % of the profile's peak,
     +109 % of the non-torch increase or +40 % of the graph estimate."""
-    report = _result(CODER_NEXT).report
+    report = by_id.result(CODER_NEXT).report
     assert report is not None
     terms = (report.weights_bytes, report.activation_bytes, report.non_torch_bytes, report.cuda_graph_bytes)
     assert terms == (39_959_148_032, 820_130_200, 375_809_638, 1_008_717_636)

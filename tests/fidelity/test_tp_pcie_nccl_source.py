@@ -41,17 +41,12 @@ EP twin, with the same communicators, prints 0.11 GiB more pool. The planner is 
 from __future__ import annotations
 
 import math
-from functools import cache
-from typing import Any
 
-from bench.fidelity import run_case
-from bench.fidelity_cases import build_request, load_cases, setup_of
-from bench.fidelity_result import CaseResult
 from model_catalog import get_gpu
 from planner.core.units import GiB
 from planner.engines.base import EngineReport
 from planner.engines.platform import vllm_platform
-from planner.engines.vllm.profile import VllmProfile
+from tests.fidelity import by_id
 
 RTX_TP4 = "vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-32k"
 RTX_TP4_EP = "vllm-0.27-4xrtxpro6000-qwen3-235b-a22b-2507-fp8-tp4-ep-32k"
@@ -65,27 +60,10 @@ RECV_CONNECTIONS = 3  # ring's previous rank, tree parent, tree child
 MOE_COMMUNICATORS = 2  # the TP group's and the EP group's PyNcclCommunicator
 
 
-@cache
-def _cases() -> dict[str, dict[str, Any]]:
-    return {c["id"]: c for c in load_cases()}
-
-
-@cache
-def _result(case_id: str) -> CaseResult:
-    return run_case(_cases()[case_id])
-
-
 def _report(case_id: str) -> EngineReport:
-    report = _result(case_id).report
+    report = by_id.result(case_id).report
     assert report is not None
     return report
-
-
-def _profile(case_id: str) -> VllmProfile:
-    case = _cases()[case_id]
-    overhead = build_request(case, setup_of(case)).overhead
-    assert isinstance(overhead, VllmProfile)
-    return overhead
 
 
 def _nccl_bound() -> int:
@@ -103,7 +81,7 @@ def test_the_planned_tp_term_off_nvlink_already_holds_nccl_pcie_buffers() -> Non
     """Off NVLink the planner adds to TP 1's non-torch memory nothing at TP 2 (``tp2_nccl``: the era's tp1) and
     ``per_extra_rank`` a rank beyond (0.05 GiB, fitted on H100s): 0.100 GiB at TP 4, within 0.01 GiB of NCCL's bound."""
     for case_id, gpu in ((RTX_TP4, "rtx-pro-6000-blackwell"), (L40S_TP4, "l40s")):
-        profile, platform = _profile(case_id), vllm_platform(get_gpu(gpu))
+        profile, platform = by_id.vllm_profile(case_id), vllm_platform(get_gpu(gpu))
         assert platform.peer_access and not platform.nvlink_collectives
         tp1, tp2, tp4 = (profile.non_torch_bytes(tp, 1, platform) for tp in (1, 2, 4))
         assert tp2 == tp1
@@ -137,7 +115,7 @@ def test_the_ep_twin_holds_the_same_communicators_and_prints_more_pool() -> None
     plans the two boots alike (+0.33 and +0.22 GiB; +0.38 and +0.27 before the 2507 checkpoint's RoPE positions);
     the post's table prints 27.85 and 27.96 GiB: 0.11 apart, by what the expert-parallel layers hold, not by a
     communicator."""
-    plain, ep = _result(RTX_TP4), _result(RTX_TP4_EP)
+    plain, ep = by_id.result(RTX_TP4), by_id.result(RTX_TP4_EP)
     assert plain.report is not None and ep.report is not None
     assert plain.report.available_kv_cache_bytes_per_gpu == ep.report.available_kv_cache_bytes_per_gpu
     assert plain.kv_error_gib is not None and ep.kv_error_gib is not None

@@ -41,21 +41,18 @@ refusal +1.32 GiB, PP 2 +1.27, TP 2 -0.28. Nothing here closes the ~1.3 GiB; eac
 from __future__ import annotations
 
 import copy
-from functools import cache
-from typing import Any
 
 import pytest
 
 from bench.fidelity import run_case
-from bench.fidelity_cases import build_request, load_cases, setup_of
-from bench.fidelity_result import CaseResult
+from bench.fidelity_cases import build_request, setup_of
 from planner.core.units import GiB, MiB
 from planner.engines.base import engine_total_bytes
 from planner.engines.vllm.failures import capture_bytes
-from planner.engines.vllm.profile import VllmProfile
 from planner.engines.vllm.stage import vllm_stage
 from planner.engines.vllm.terms import forward_bytes
 from planner.planning.plan import plan
+from tests.fidelity import by_id
 
 TP1 = "vllm-0.27-rtxpro6000-server-qwen3-32b-bf16-tp1-util0426-32k-no-kv-memory"
 TP2 = "vllm-0.27-2xrtxpro6000-server-qwen3-32b-bf16-tp2-util0426-32k"
@@ -66,27 +63,10 @@ TABLE = VOCAB * HIDDEN * 2  # the embedding table in bf16 (151,936 = 64 x 2,374:
 PP0_SMI_MIB, POOL_BLOCKS, STAGE_TOKEN_BYTES = 40_701, 3540, 32 * 2 * 8 * 128 * 2  # the post; 128 KiB a token
 
 
-@cache
-def _cases() -> dict[str, dict[str, Any]]:
-    return {c["id"]: c for c in load_cases()}
-
-
-@cache
-def _result(case_id: str) -> CaseResult:
-    return run_case(copy.deepcopy(_cases()[case_id]))
-
-
 def _error(case_id: str) -> float:
-    error = _result(case_id).kv_error_gib
+    error = by_id.result(case_id).kv_error_gib
     assert error is not None
     return error
-
-
-def _profile(case_id: str) -> VllmProfile:
-    case = _cases()[case_id]
-    profile = build_request(case, setup_of(case)).overhead
-    assert isinstance(profile, VllmProfile)
-    return profile
 
 
 def test_the_misses_as_scored() -> None:
@@ -99,20 +79,20 @@ def test_the_graph_estimate_is_in_no_budget_and_the_lines_are_model_runner_v2_s(
     """(a): ``model_runner.py:329`` (V2's "Model loading took") in the quoted lines; the planned estimate (1.42 GiB a
     rank) outside each budget: budget - weights - peak - non-torch is the planned pool, to the byte."""
     for case_id in (TP1, TP2, PP2):
-        assert any("model_runner.py:329" in line for line in _cases()[case_id]["verbatim"])
-        report = _result(case_id).report
+        assert any("model_runner.py:329" in line for line in by_id.case(case_id)["verbatim"])
+        report = by_id.result(case_id).report
         assert report is not None
         terms = report.weights_bytes + report.activation_bytes + report.non_torch_bytes
         assert report.budget_bytes - terms == report.available_kv_cache_bytes_per_gpu
-    single = _result(TP1).report
+    single = by_id.result(TP1).report
     assert single is not None and single.cuda_graph_bytes / GiB == pytest.approx(1.417, abs=0.001)
 
 
 def test_no_forward_of_the_form_a_plus_b_over_tp_closes_tp1_and_tp2() -> None:
     """(b): the planned forwards, and what ``A + B / tp`` would need: B +3.20 GiB, A -1.88 where the TP-free part of
     the forward is 0.50 GiB."""
-    profile = _profile(TP1)
-    model = build_request(_cases()[TP1], setup_of(_cases()[TP1])).model
+    profile = by_id.vllm_profile(TP1)
+    model = build_request(by_id.case(TP1), setup_of(by_id.case(TP1))).model
     one, two = (forward_bytes(model, TOKENS, tp, 2, profile.fitted) for tp in (1, 2))
     assert (round(one / GiB, 2), round(two / GiB, 2)) == (1.68, 1.09)
     mlp_one = TOKENS * 6 * WIDTH  # the MLP part at TP 1 (halves at TP 2)
@@ -129,8 +109,8 @@ def test_no_forward_of_the_form_a_plus_b_over_tp_closes_tp1_and_tp2() -> None:
 def test_the_same_shapes_at_16k_tokens_on_a_b200_are_within_a_fifth_of_a_gib() -> None:
     """(b): Qwen3-32B NVFP4 on one B200 under 0.31.0 at 16,384 batched tokens plans 3.36 GiB of forward and misses
     by -0.15: the forward's form holds for these shapes at twice the tokens there."""
-    model = build_request(_cases()[B200], setup_of(_cases()[B200])).model
-    planned = forward_bytes(model, 16_384, 1, 2, _profile(B200).fitted)
+    model = build_request(by_id.case(B200), setup_of(by_id.case(B200))).model
+    planned = forward_bytes(model, 16_384, 1, 2, by_id.vllm_profile(B200).fitted)
     assert planned / GiB == pytest.approx(3.36, abs=0.01)
     assert abs(_error(B200)) < 0.2
 
@@ -140,7 +120,7 @@ def test_the_logits_are_1024_rows_and_the_first_stage_runs_none() -> None:
     penalty state, yet misses by +1.27; the planned single-card less first-stage difference is the printed one."""
     logits = min(TOKENS, ROWS) * VOCAB * 2
     assert logits / GiB == pytest.approx(0.290, abs=0.001)
-    single, stage = _result(TP1).report, _result(PP2).report
+    single, stage = by_id.result(TP1).report, by_id.result(PP2).report
     assert single is not None and stage is not None
     assert logits < single.activation_bytes
     assert stage.non_torch_bytes == 75_161_928  # the era's pipeline figure, no penalty state on the first stage
@@ -157,8 +137,8 @@ def test_model_runner_v2_s_input_buffers_are_token_sized() -> None:
     assert buffers / MiB == pytest.approx(0.113, abs=0.001)
     intermediate = 2 * TOKENS * HIDDEN * 2
     assert intermediate == 167_772_160
-    profile = _profile(PP2)
-    case = _cases()[PP2]
+    profile = by_id.vllm_profile(PP2)
+    case = by_id.case(PP2)
     request = build_request(case, setup_of(case))
     result = plan(request)
     last = vllm_stage(request, result, profile, 1, engine_total_bytes(request))
@@ -171,7 +151,7 @@ def test_planned_cold_nothing_moves_and_a_held_table_breaks_tp2() -> None:
     one table held beyond the plan would take the three to -0.13, -1.01 and -0.18."""
     assert TABLE / GiB == pytest.approx(1.449, abs=0.001)
     for case_id in (TP1, TP2, PP2):
-        case = copy.deepcopy(_cases()[case_id])
+        case = copy.deepcopy(by_id.case(case_id))
         assert case["setup"]["profile"]["compile_cache"] == "cold"
         case["setup"]["profile"]["compile_cache"] = "warm"
         assert run_case(case).kv_error_gib == pytest.approx(_error(case_id), abs=1e-9)
@@ -185,10 +165,10 @@ def test_what_the_first_stage_holds_after_the_start_up() -> None:
     fitted multi-rank baseline (1.54) 0.20 GiB is left, with the single card's (0.51) 1.23: the line does not say
     whether the +1.27 outlives the profile. A whole held table (1.449) does not fit even beside the single card's
     baseline: 0.22 GiB over."""
-    case = _cases()[PP2]
+    case = by_id.case(PP2)
     request = build_request(case, setup_of(case))
-    profile, result = _profile(PP2), plan(request)
-    report = _result(PP2).report
+    profile, result = by_id.vllm_profile(PP2), plan(request)
+    report = by_id.result(PP2).report
     assert report is not None
     pool = POOL_BLOCKS * 16 * STAGE_TOKEN_BYTES
     assert case["reported"]["kv_cache_tokens"] == POOL_BLOCKS * 16 and pool / GiB == pytest.approx(6.914, abs=0.001)
