@@ -9,11 +9,13 @@ from typing import NamedTuple
 
 
 class ChatFrontend(NamedTuple):
-    """The releases whose API server parses the chat template for every chat request, and the model types whose chat
-    it renders without that template."""
+    """The releases whose API server parses the chat template for every chat request, the model types whose chat it
+    renders with Harmony instead of that template, and the releases whose Harmony rendering is read
+    (:data:`HARMONY_CHAT_TOKENS`)."""
 
     parse_releases: tuple[str, ...]
     template_free_model_types: tuple[str, ...]
+    harmony_releases: tuple[str, ...] = ()
 
 
 CHAT_FRONTENDS: dict[str, ChatFrontend] = {
@@ -21,8 +23,11 @@ CHAT_FRONTENDS: dict[str, ChatFrontend] = {
     # resolve_chat_template_kwargs (:1575-1599), which builds a jinja2 environment and parses the whole template
     # (:1585-1591) for every chat request, uncached (vLLM PR 25794, a security fix, added the call); 0.22.0 caches the
     # parse (vllm/renderers/hf.py:546-557). gpt-oss's chat is rendered by Harmony instead
-    # (entrypoints/openai/serving_chat.py:146, :254-260). The releases between are not read.
-    "vllm": ChatFrontend(parse_releases=("0.11.0",), template_free_model_types=("gpt_oss",)),
+    # (entrypoints/openai/serving_chat.py:146, :254-260), read at 0.10.2 and 0.11.0 (HARMONY_CHAT_TOKENS). The
+    # releases between are not read.
+    "vllm": ChatFrontend(
+        parse_releases=("0.11.0",), template_free_model_types=("gpt_oss",), harmony_releases=("0.10.2", "0.11.0")
+    ),
 }
 
 
@@ -46,14 +51,13 @@ def parses_chat_template(engine: str, release: str | None, model_type: str) -> b
 # developer<|message|><|end|><|start|>user<|message|>`` + the prompt + ``<|end|><|start|>assistant``: 69 tokens of
 # o200k_harmony besides the prompt's (counted with quicktok-v1 0.4.0's bundled o200k_harmony; the same for any date).
 HARMONY_CHAT_TOKENS = 69
-HARMONY_RELEASES: dict[str, tuple[str, ...]] = {"vllm": ("0.10.2", "0.11.0")}
-HARMONY_MODEL_TYPES = ("gpt_oss",)
 
 
 def chat_format_tokens(engine: str, release: str | None, model_type: str) -> int:
     """Tokens ``engine`` at ``release`` adds to a one-message chat prompt of a ``model_type`` model before its engine
-    prefills it: :data:`HARMONY_CHAT_TOKENS` where it renders the chat with Harmony (:data:`HARMONY_RELEASES`, with
+    prefills it: :data:`HARMONY_CHAT_TOKENS` where it renders the chat with Harmony (:data:`CHAT_FRONTENDS`, with
     its sources); 0 for a model, engine or release not read."""
-    if model_type not in HARMONY_MODEL_TYPES or release not in HARMONY_RELEASES.get(engine, ()):
+    frontend = CHAT_FRONTENDS.get(engine)
+    if frontend is None or release not in frontend.harmony_releases:
         return 0
-    return HARMONY_CHAT_TOKENS
+    return HARMONY_CHAT_TOKENS if model_type in frontend.template_free_model_types else 0
