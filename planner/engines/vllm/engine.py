@@ -95,7 +95,8 @@ class VllmEngine(Engine):
         "vLLM admits requests while free KV blocks remain. When a running sequence needs a new block and none is "
         "free, the scheduler preempts the most recently admitted running request: its blocks are freed and it goes "
         "back to the front of the waiting queue, to be recomputed from its prompt and the tokens generated so far "
-        "(V1 recomputes; V0 could also swap the blocks to CPU memory). New requests wait in the queue. Nothing "
+        "(V1 recomputes, from whatever of that prefix its prefix cache, on by default, still holds; V0 could also "
+        "swap the blocks to CPU memory). New requests wait in the queue. Nothing "
         "fails, but the preempted user's stream stalls and the recomputation costs GPU time; the log warns about "
         "preemption."
     )
